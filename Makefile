@@ -1,0 +1,51 @@
+# cthtorch: the common moves. `make test` and `make run` set up a fresh
+# machine by themselves (system packages, a venv, the build).
+VENV ?= .venv
+PY := $(VENV)/bin/python
+PIP := $(VENV)/bin/pip
+STAMP := $(VENV)/.deps-installed
+export OMP_WAIT_POLICY ?= PASSIVE
+
+.PHONY: all develop debug asan test test-asan run bench clean deps sysdeps
+
+all: develop
+
+sysdeps:
+	@command -v gcc >/dev/null && python3 -c 'import venv, ensurepip' 2>/dev/null || \
+	  (apt-get update && apt-get install -y gcc python3-venv python3-dev)
+
+$(STAMP): requirements.txt
+	$(MAKE) sysdeps
+	test -x $(PY) || python3 -m venv $(VENV)
+	$(PIP) install -q --upgrade pip
+	$(PIP) install -q -r requirements.txt
+	touch $(STAMP)
+
+deps: $(STAMP)
+
+develop: deps
+	$(PY) setup.py -q develop
+
+debug: deps
+	CTHTORCH_DEBUG=1 $(PY) setup.py -q develop
+
+# AddressSanitizer + UBSan build. Run the tests under it with `make test-asan`
+# (LD_PRELOAD of libasan is needed because python itself is not instrumented).
+asan: deps
+	CTHTORCH_ASAN=1 $(PY) setup.py -q develop
+
+test-asan: asan
+	LD_PRELOAD=$$(gcc -print-file-name=libasan.so) ASAN_OPTIONS=detect_leaks=0 \
+	  $(PY) -m pytest -x -q tests
+
+test: develop
+	$(PY) -m pytest -q tests
+
+run: develop
+	$(PY) examples/mnist.py
+
+bench: develop
+	$(PY) bench/compare.py
+
+clean:
+	rm -rf build cthtorch/lib cthtorch/include cthtorch/_C*.so cthtorch/_C.pyi *.egg-info

@@ -1,0 +1,110 @@
+"""cthtorch: PyTorch's classic architecture, written by hand.
+
+`import cthtorch as torch` gives the names a PyTorch program uses. The ops
+live in the C extension cthtorch._C (TH kernels -> ATen -> THP bindings);
+this package adds the Python-level API on top, as torch/__init__.py does.
+"""
+import builtins as _builtins
+import math as _math
+import os as _os
+import sys as _sys
+
+from . import _C
+from ._C import (  # noqa: F401
+    Size, dtype, device, layout, memory_format, Generator, default_generator,
+    get_default_dtype, is_grad_enabled, set_num_threads, get_num_threads,
+    promote_types, can_cast, result_type, is_anomaly_enabled,
+    strided, contiguous_format, preserve_format, channels_last, channels_last_3d,
+)
+
+# dtypes, by their PyTorch names (torch.float32, torch.float, torch.long ...)
+for _name in ("bool", "uint8", "int8", "int16", "int32", "int64", "float16", "bfloat16", "float32",
+              "float64", "float", "double", "half", "long", "int", "short"):
+    globals()[_name] = getattr(_C, _name)
+del _name
+cfloat = complex64 = complex128 = cdouble = None   # complex dtypes are not implemented
+
+# torch.<op> functions: every public static method of _VariableFunctions
+for _name in dir(_C._VariableFunctions):
+    if _name.startswith("__"):
+        continue
+    _obj = getattr(_C._VariableFunctions, _name)
+    if not _name.startswith("_") or _name in ("_to_copy",):
+        globals()[_name] = _obj
+    else:
+        globals()[_name] = _obj
+del _name, _obj
+
+from ._tensor import Tensor  # noqa: E402
+_C._set_tensor_class(Tensor)
+from ._legacy import (  # noqa: E402,F401
+    FloatTensor, DoubleTensor, HalfTensor, BFloat16Tensor, LongTensor, IntTensor, ShortTensor,
+    CharTensor, ByteTensor, BoolTensor,
+)
+from . import return_types  # noqa: E402,F401
+from ._random import (  # noqa: E402,F401
+    manual_seed, seed, initial_seed, get_rng_state, set_rng_state,
+)
+from . import autograd  # noqa: E402
+from .autograd import no_grad, enable_grad, set_grad_enabled, inference_mode  # noqa: E402,F401
+
+from . import cuda  # noqa: E402,F401
+try:  # until the printing branch lands
+    from ._dtype_info import finfo, iinfo  # noqa: E402,F401
+    from ._tensor_str import set_printoptions, get_printoptions  # noqa: E402,F401
+except ImportError:
+    pass
+
+e = _math.e
+pi = _math.pi
+inf = _math.inf
+nan = _math.nan
+newaxis = None
+
+__version__ = "2.13.0+cthtorch"
+
+
+def set_default_dtype(d):
+    """Sets the dtype of new floating-point tensors (float32 or float64)."""
+    _C._set_default_dtype(d)
+
+
+def is_storage(obj):
+    return False
+
+
+def is_nonzero(input):
+    if input.numel() != 1:
+        raise RuntimeError("Boolean value of Tensor with more than one value is ambiguous")
+    return _builtins.bool(input.item())
+
+
+def typename(obj):
+    if isinstance(obj, Tensor):
+        return obj.type()
+    return type(obj).__name__
+
+
+def compile(model=None, *args, **kwargs):
+    """No compiler here: returns the function or module unchanged."""
+    if model is None:
+        return lambda m: m
+    return model
+
+
+def _lazy(name):
+    import importlib
+    return importlib.import_module("." + name, __name__)
+
+
+def __getattr__(name):
+    # subpackages load on first use (import cthtorch stays fast)
+    if name in ("nn", "optim", "utils", "vision", "linalg", "special", "fft", "multiprocessing",
+                "distributed", "jit", "testing", "backends", "hub", "onnx", "distributions", "amp"):
+        mod = _lazy(name)
+        globals()[name] = mod
+        return mod
+    if name in ("save", "load"):
+        from . import serialization
+        return getattr(serialization, name)
+    raise AttributeError("module 'cthtorch' has no attribute '%s'" % name)

@@ -1,0 +1,33 @@
+"""Legacy typed constructors: cthtorch.FloatTensor(2, 3), isinstance(x, cthtorch.LongTensor)."""
+import cthtorch
+
+
+class _LegacyMeta(type):
+    def __instancecheck__(cls, obj):
+        return isinstance(obj, cthtorch.Tensor) and obj.dtype == cls.dtype
+
+    def __subclasscheck__(cls, sub):
+        return sub is cls
+
+
+def _make(name, dt):
+    def __new__(cls, *args, **kwargs):
+        if len(args) == 1 and not isinstance(args[0], int) and not isinstance(args[0], cthtorch.Size):
+            data = args[0]
+            if isinstance(data, cthtorch.Tensor):
+                return data.to(dt)
+            return cthtorch.tensor(data, dtype=dt)
+        return cthtorch.empty(*args, dtype=dt) if args else cthtorch.empty(0, dtype=dt)
+    return _LegacyMeta(name, (object,), {"__new__": __new__, "dtype": dt, "__module__": "cthtorch"})
+
+
+FloatTensor = _make("FloatTensor", cthtorch.float32)
+DoubleTensor = _make("DoubleTensor", cthtorch.float64)
+HalfTensor = _make("HalfTensor", cthtorch.float16)
+BFloat16Tensor = _make("BFloat16Tensor", cthtorch.bfloat16)
+LongTensor = _make("LongTensor", cthtorch.int64)
+IntTensor = _make("IntTensor", cthtorch.int32)
+ShortTensor = _make("ShortTensor", cthtorch.int16)
+CharTensor = _make("CharTensor", cthtorch.int8)
+ByteTensor = _make("ByteTensor", cthtorch.uint8)
+BoolTensor = _make("BoolTensor", cthtorch.bool)

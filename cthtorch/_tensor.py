@@ -1,0 +1,230 @@
+"""cthtorch.Tensor: _C._TensorBase plus the methods PyTorch writes in Python."""
+import copy as _copy
+
+import cthtorch
+from cthtorch import _C
+
+
+class Tensor(_C._TensorBase):
+    # ---- printing ----
+    def __repr__(self, *, tensor_contents=None):
+        try:
+            from cthtorch._tensor_str import _str
+        except ImportError:   # printing lands separately; a plain form until then
+            return "tensor(%s)" % (self.tolist(),)
+        return _str(self, tensor_contents=tensor_contents)
+
+    def __format__(self, spec):
+        if self.dim() == 0:
+            return self.item().__format__(spec)
+        return object.__format__(self, spec)
+
+    # ---- autograd ----
+    def backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None):
+        cthtorch.autograd.backward(self, gradient, retain_graph, create_graph, inputs=inputs)
+
+    def register_hook(self, hook):
+        if not self.requires_grad:
+            raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
+        from cthtorch.utils.hooks import _ListHandle
+        if self.grad_fn is None:
+            if self._backward_hooks is None:
+                self._backward_hooks = []
+            self._backward_hooks.append(hook)
+            return _ListHandle(self._backward_hooks, hook)
+        return self.grad_fn._register_tensor_prehook(self.output_nr, hook)
+
+    def retain_grad(self):
+        if not self.requires_grad:
+            raise RuntimeError("can't retain_grad on Tensor that has requires_grad=False")
+        if self.grad_fn is None or getattr(self, "_retain_handle", None) is not None:
+            return
+        import weakref
+        ref = weakref.ref(self)
+
+        def hook(grad):
+            t = ref()
+            if t is not None:
+                t.grad = grad.detach().clone() if t.grad is None else t.grad + grad.detach()
+            return grad
+        self._retain_handle = self.grad_fn._register_tensor_prehook(self.output_nr, hook)
+
+    @property
+    def retains_grad(self):
+        return getattr(self, "_retain_handle", None) is not None
+
+    # ---- Python protocols ----
+    def __iter__(self):
+        if self.dim() == 0:
+            raise TypeError("iteration over a 0-d tensor")
+        return iter(self.unbind(0))
+
+    def __array__(self, dtype=None, copy=None):
+        a = self.detach().numpy() if self.requires_grad else self.numpy()
+        return a if dtype is None else a.astype(dtype, copy=False)
+
+    def __array_wrap__(self, array, context=None, return_scalar=False):
+        return cthtorch.from_numpy(array)
+
+    def __contains__(self, element):
+        if isinstance(element, (Tensor, int, float, bool)):
+            return bool((self == element).any().item())
+        raise RuntimeError("Tensor.__contains__ only supports Tensor or scalar, but you passed in a %s." % type(element))
+
+    def __reversed__(self):
+        return self.flip(0) if self.dim() else self
+
+    def __rsub__(self, other):
+        return cthtorch.rsub(self, other)
+
+    def __rtruediv__(self, other):
+        return cthtorch.reciprocal(self) * other if not isinstance(other, Tensor) else other / self
+
+    __rdiv__ = __rtruediv__
+
+    def __rpow__(self, other):
+        return cthtorch.pow(cthtorch.tensor(other, dtype=self.dtype if self.is_floating_point() else None), self)
+
+    def __rmatmul__(self, other):
+        return other.matmul(self)
+
+    def __rfloordiv__(self, other):
+        return cthtorch.floor_divide(cthtorch.tensor(other), self)
+
+    def __rmod__(self, other):
+        return cthtorch.remainder(cthtorch.tensor(other), self)
+
+    def __deepcopy__(self, memo):
+        if not self.is_leaf:
+            raise RuntimeError("Only Tensors created explicitly by the user (graph leaves) support the deepcopy "
+                               "protocol at the moment.  If you were attempting to deepcopy a module, this may be "
+                               "because of a torch.nn.utils.weight_norm usage, see "
+                               "https://github.com/pytorch/pytorch/pull/103001")
+        if id(self) in memo:
+            return memo[id(self)]
+        with cthtorch.no_grad():
+            new = self.clone()
+            if type(self) is not Tensor:
+                new = type(self).__new__(type(self), new, self.requires_grad) if _is_param(self) else \
+                    Tensor._make_subclass(type(self), new, self.requires_grad)
+            else:
+                new.requires_grad_(self.requires_grad)
+        if self.grad is not None:
+            new.grad = _copy.deepcopy(self.grad, memo)
+        if getattr(self, "__dict__", None):
+            for k, v in self.__dict__.items():
+                if k != "_retain_handle":
+                    setattr(new, k, _copy.deepcopy(v, memo))
+        memo[id(self)] = new
+        return new
+
+    def __reduce_ex__(self, proto):
+        # numpy carries the bytes; bfloat16 goes through float32 exactly
+        data = self.detach()
+        dt = str(self.dtype).split(".")[1]
+        arr = (data.float() if dt == "bfloat16" else data).contiguous().numpy().copy()
+        state = {k: v for k, v in getattr(self, "__dict__", {}).items() if k != "_retain_handle"}
+        return (_rebuild_tensor, (type(self), arr, dt, self.requires_grad, state))
+
+    def __setstate__(self, state):
+        pass
+
+    # ---- conveniences written in Python in PyTorch too ----
+    def split(self, split_size, dim=0):
+        return cthtorch.split(self, split_size, dim)
+
+    def unique(self, sorted=True, return_inverse=False, return_counts=False, dim=None):
+        return cthtorch.unique(self, sorted=sorted, return_inverse=return_inverse, return_counts=return_counts, dim=dim)
+
+    def new_tensor(self, data, dtype=None, device=None, requires_grad=False):
+        return cthtorch.tensor(data, dtype=dtype or self.dtype, requires_grad=requires_grad)
+
+    def new_zeros(self, *size, dtype=None, device=None, requires_grad=False, **kw):
+        return cthtorch.zeros(*size, dtype=dtype or self.dtype, requires_grad=requires_grad)
+
+    def new_ones(self, *size, dtype=None, device=None, requires_grad=False, **kw):
+        return cthtorch.ones(*size, dtype=dtype or self.dtype, requires_grad=requires_grad)
+
+    def new_empty(self, *size, dtype=None, device=None, requires_grad=False, **kw):
+        return cthtorch.empty(*size, dtype=dtype or self.dtype, requires_grad=requires_grad)
+
+    def new_full(self, size, fill_value, dtype=None, device=None, requires_grad=False, **kw):
+        return cthtorch.full(size, fill_value, dtype=dtype or self.dtype, requires_grad=requires_grad)
+
+    def view_as(self, other):
+        return self.view(other.size())
+
+    def reshape_as(self, other):
+        return self.reshape(other.size())
+
+    def expand_as(self, other):
+        return self.expand(other.size())
+
+    def type_as(self, other):
+        return self.to(other.dtype)
+
+    def is_shared(self):
+        return _C._is_shared(self) if hasattr(_C, "_is_shared") else False
+
+    def share_memory_(self):
+        if hasattr(_C, "_share_memory_"):
+            _C._share_memory_(self)
+        return self
+
+    @property
+    def T(self):
+        if self.dim() not in (0, 2):
+            import warnings
+            warnings.warn("The use of `x.T` on tensors of dimension other than 2 to reverse their shape is "
+                          "deprecated and it will throw an error in a future release.")
+        return self.permute(*reversed(range(self.dim())))
+
+    @property
+    def mT(self):
+        if self.dim() < 2:
+            raise RuntimeError("tensor.mT is only supported on matrices or batches of matrices. Got %d-D tensor."
+                               % self.dim())
+        return self.transpose(-2, -1)
+
+    @property
+    def H(self):
+        return self.T
+
+    @property
+    def mH(self):
+        return self.mT
+
+    @property
+    def real(self):
+        return self
+
+    @property
+    def device_type(self):
+        return "cpu"
+
+    def __torch_function__(self, *args, **kwargs):
+        return NotImplemented
+
+
+def _is_param(t):
+    return type(t).__name__ == "Parameter"
+
+
+def _rebuild_tensor(cls, arr, dt, requires_grad, state):
+    t = cthtorch.from_numpy(arr)
+    if dt == "bfloat16":
+        t = t.to(cthtorch.bfloat16)
+    if cls is not Tensor:
+        if _is_param_cls(cls):
+            t = cls(t, requires_grad)
+        else:
+            t = Tensor._make_subclass(cls, t, requires_grad)
+    elif requires_grad:
+        t.requires_grad_(True)
+    for k, v in state.items():
+        setattr(t, k, v)
+    return t
+
+
+def _is_param_cls(cls):
+    return any(c.__name__ == "Parameter" for c in cls.__mro__)

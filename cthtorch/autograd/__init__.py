@@ -1,0 +1,108 @@
+"""cthtorch.autograd: the Python API over the C engine (_C._ImperativeEngine)."""
+import cthtorch
+from cthtorch import _C
+
+from .function import Function, FunctionCtx, once_differentiable  # noqa: F401
+from .variable import Variable  # noqa: F401
+
+try:   # grad-mode context managers (their own branch); a minimal fallback until it lands
+    from .grad_mode import no_grad, enable_grad, set_grad_enabled, inference_mode  # noqa: F401
+except ImportError:
+    from ._grad_mode_min import no_grad, enable_grad, set_grad_enabled, inference_mode  # noqa: F401
+try:
+    from .anomaly_mode import detect_anomaly, set_detect_anomaly  # noqa: F401
+except ImportError:
+    pass
+try:
+    from .gradcheck import gradcheck, gradgradcheck  # noqa: F401
+except ImportError:
+    pass
+from . import graph  # noqa: F401,E402
+
+
+def _make_grads(outputs, grads):
+    new = []
+    for out, g in zip(outputs, grads):
+        if isinstance(g, cthtorch.Tensor):
+            if g.shape != out.shape:
+                raise RuntimeError("Mismatch in shape: grad_output[0] has a shape of %s and output[0] has a shape of %s."
+                                   % (g.shape, out.shape))
+            new.append(g)
+        elif g is None:
+            if out.requires_grad:
+                if out.numel() != 1:
+                    raise RuntimeError("grad can be implicitly created only for scalar outputs")
+                new.append(cthtorch.ones_like(out))
+            else:
+                new.append(None)
+        else:
+            raise TypeError("gradients can be either Tensors or None, but got " + type(g).__name__)
+    return tuple(new)
+
+
+def _as_tuple(x):
+    if x is None:
+        return ()
+    if isinstance(x, cthtorch.Tensor):
+        return (x,)
+    return tuple(x)
+
+
+def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, grad_variables=None, inputs=None):
+    """Computes the sum of gradients of `tensors` w.r.t. graph leaves (into .grad)."""
+    tensors = _as_tuple(tensors)
+    if grad_tensors is None:
+        grad_tensors = [None] * len(tensors)
+    else:
+        grad_tensors = list(_as_tuple(grad_tensors))
+    if len(grad_tensors) != len(tensors):
+        raise RuntimeError("grad can be implicitly created only for scalar outputs")
+    inputs = _as_tuple(inputs)
+    if inputs and any(not isinstance(i, cthtorch.Tensor) for i in inputs):
+        raise TypeError("inputs must be Tensors")
+    if retain_graph is None:
+        retain_graph = create_graph
+    grads = _make_grads(tensors, grad_tensors)
+    if inputs:
+        res = Variable._execution_engine.run_backward(tensors, grads, retain_graph, create_graph, inputs, True, True)
+        # inputs= that are not leaves get their .grad from the captured values
+        for t, g in zip(inputs, res):
+            if t.grad_fn is not None and g is not None:
+                t.grad = g if t.grad is None else t.grad + g
+        return
+    Variable._execution_engine.run_backward(tensors, grads, retain_graph, create_graph, None, True, True)
+
+
+def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=False, only_inputs=True,
+         allow_unused=None, is_grads_batched=False, materialize_grads=False):
+    """Returns the gradients of outputs w.r.t. inputs (nothing is accumulated into .grad)."""
+    outputs = _as_tuple(outputs)
+    inputs_t = _as_tuple(inputs)
+    if allow_unused is None:
+        allow_unused = materialize_grads
+    if grad_outputs is None:
+        grad_outputs = [None] * len(outputs)
+    else:
+        grad_outputs = list(_as_tuple(grad_outputs))
+    if retain_graph is None:
+        retain_graph = create_graph
+    for t in inputs_t:
+        if not t.requires_grad:
+            raise RuntimeError("One of the differentiated Tensors does not require grad")
+    grads = _make_grads(outputs, grad_outputs)
+    res = Variable._execution_engine.run_backward(outputs, grads, retain_graph, create_graph, inputs_t,
+                                                  allow_unused, False)
+    out = []
+    for t, g in zip(inputs_t, res):
+        if g is None:
+            if materialize_grads:
+                g = cthtorch.zeros_like(t)
+            elif not allow_unused:
+                raise RuntimeError("One of the differentiated Tensors appears to not have been used in the graph. "
+                                   "Set allow_unused=True if this is the desired behavior.")
+        out.append(g)
+    return tuple(out)
+
+
+def _is_checkpoint_valid():
+    return True

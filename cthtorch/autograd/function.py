@@ -1,0 +1,137 @@
+"""Custom differentiable functions: forward/backward static methods whose
+backward node runs inside the C engine. The ctx is the backward node."""
+import functools
+
+import cthtorch
+from cthtorch import _C
+
+
+class FunctionCtx:
+    def save_for_backward(self, *tensors):
+        for t in tensors:
+            if t is not None and not isinstance(t, cthtorch.Tensor):
+                raise TypeError("save_for_backward can only save variables, but argument %d is of type %s"
+                                % (tensors.index(t), type(t).__name__))
+        self._saved_store = tuple((t, t._version if t is not None else 0) for t in tensors)
+
+    @property
+    def saved_tensors(self):
+        store = self.__dict__.get("_saved_store", ())
+        if store is None:
+            raise RuntimeError("Trying to backward through the graph a second time (or directly access saved "
+                               "tensors after they have already been freed). Saved intermediate values of the graph "
+                               "are freed when you call .backward() or autograd.grad(). Specify retain_graph=True if "
+                               "you need to backward through the graph a second time or if you need to access saved "
+                               "tensors after calling backward.")
+        out = []
+        for t, v in store:
+            if t is not None and t._version != v:
+                raise RuntimeError("one of the variables needed for gradient computation has been modified by an "
+                                   "inplace operation: [torch.%sTensor %s] is at version %d; expected version %d "
+                                   "instead." % (t.type().split(".")[-1].replace("Tensor", ""), list(t.shape),
+                                                 t._version, v))
+            out.append(t)
+        return tuple(out)
+
+    saved_variables = saved_tensors
+
+    def mark_dirty(self, *args):
+        self._dirty = args
+
+    def mark_non_differentiable(self, *args):
+        self._non_differentiable = args
+
+    def set_materialize_grads(self, value):
+        self._materialize_grads = bool(value)
+
+
+class BackwardCFunction(_C._FunctionBase, FunctionCtx):
+    _materialize_grads = True
+
+    def _do_backward(self, grads):
+        cls = self._forward_cls
+        with cthtorch.enable_grad() if cthtorch.is_grad_enabled() else cthtorch.no_grad():
+            r = cls.backward(self, *grads)
+        return r if isinstance(r, tuple) else (r,)
+
+    def apply(self, *args):
+        return self._forward_cls.backward(self, *args)
+
+
+class FunctionMeta(type):
+    def __init__(cls, name, bases, attrs):
+        backward_cls = type(name + "Backward", (BackwardCFunction,), {"_forward_cls": cls})
+        cls._backward_cls = backward_cls
+        super().__init__(name, bases, attrs)
+
+
+class Function(FunctionCtx, metaclass=FunctionMeta):
+    """Subclass with @staticmethod forward(ctx, ...) and backward(ctx, *grads); call .apply(...)."""
+
+    def __init__(self, *args, **kwargs):
+        import warnings
+        warnings.warn("Legacy autograd function with non-static forward method is deprecated.")
+
+    def __call__(self, *args, **kwargs):
+        raise RuntimeError("Legacy autograd function with non-static forward method is deprecated. Please use new-style "
+                           "autograd function with static forward method.")
+
+    @staticmethod
+    def forward(ctx, *args, **kwargs):
+        raise NotImplementedError("You must implement the forward function for custom autograd.Function.")
+
+    @staticmethod
+    def backward(ctx, *grad_outputs):
+        raise NotImplementedError("You must implement either the backward or vjp method for your custom "
+                                  "autograd.Function to use it with backward mode AD.")
+
+    vjp = backward
+
+    @staticmethod
+    def setup_context(ctx, inputs, output):
+        raise NotImplementedError
+
+    @classmethod
+    def apply(cls, *args, **kwargs):
+        ctx = cls._backward_cls()
+        ctx.needs_input_grad = tuple(isinstance(a, cthtorch.Tensor) and a.requires_grad for a in args)
+        uses_setup = cls.setup_context is not Function.setup_context
+        with cthtorch.no_grad():
+            if uses_setup:
+                outputs = cls.forward(*args, **kwargs)
+            else:
+                outputs = cls.forward(ctx, *args, **kwargs)
+        if uses_setup:
+            cls.setup_context(ctx, args, outputs)
+        is_tuple = isinstance(outputs, tuple)
+        outs = outputs if is_tuple else (outputs,)
+        dirty = getattr(ctx, "_dirty", ())
+        # an input returned unchanged becomes a new alias, so its history stays intact
+        fixed = []
+        for o in outs:
+            if isinstance(o, cthtorch.Tensor) and any(o is a for a in args) and not any(o is d for d in dirty):
+                with cthtorch.no_grad():
+                    o = o.view_as(o)
+            fixed.append(o)
+        outs = tuple(fixed)
+        if cthtorch.is_grad_enabled() and any(ctx.needs_input_grad):
+            _C._function_record(ctx, tuple(args), outs, getattr(ctx, "_non_differentiable", ()), dirty)
+        return outs if is_tuple else outs[0]
+
+
+def once_differentiable(fn):
+    @functools.wraps(fn)
+    def wrapper(ctx, *args):
+        with cthtorch.no_grad():
+            return fn(ctx, *args)
+    return wrapper
+
+
+class InplaceFunction(Function):
+    def __init__(self, inplace=False):
+        super().__init__()
+        self.inplace = inplace
+
+
+class NestedIOFunction(Function):
+    pass

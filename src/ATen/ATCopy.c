@@ -1,0 +1,101 @@
+/* Copies, fills and dtype conversions. */
+#include "ATen.h"
+#include "../TH/THKernels.h"
+#include "../TH/THLoops.h"
+
+#include <string.h>
+
+static const THLoopFn copy_loops[TH_NDTYPES] = TH_ALL_TABLE(copy_loop);
+static const THLoopFn fill_loops[TH_NDTYPES] = TH_ALL_TABLE(fill_loop);
+
+static bool same_geometry(const THTensor *a, const THTensor *b) {
+  return a->ndim == b->ndim && !memcmp(a->sizes, b->sizes, a->ndim * sizeof(int64_t)) &&
+         !memcmp(a->strides, b->strides, a->ndim * sizeof(int64_t));
+}
+
+int at_copy_(THTensor *dst, const THTensor *src) {
+  if (dst == src) return 0;
+  if (dst->dtype == src->dtype && same_geometry(dst, src) && THTensor_isContiguous(dst)) {
+    if (THTensor_data(dst) == THTensor_data(src)) return 0;
+    if (at_check_no_partial_overlap(dst, src) < 0) return -1;
+    memmove(THTensor_data(dst), THTensor_data(src), THTensor_numel(dst) * THDtype_size(dst->dtype));
+    return 0;
+  }
+  ATIterSpec spec = { dst, dst->dtype, src->dtype, true, false, "copy_" };
+  const THTensor *in[1] = { src };
+  THTensor *r = at_iter_run(&spec, 1, in, copy_loops[dst->dtype], &src->dtype);
+  if (!r) return -1;
+  THTensor_free(r);
+  return 0;
+}
+
+static void scalar_args(THOpArgs *a, int k, ATScalar s) {
+  if (s.kind == AT_SCALAR_FLOAT) { a->d[k] = s.d; a->i[k] = (int64_t)s.d; }
+  else { a->d[k] = (double)s.i; a->i[k] = s.i; }
+}
+
+int at_fill_(THTensor *t, ATScalar value) {
+  THOpArgs args;
+  scalar_args(&args, 0, value);
+  if (t->dtype == TH_Bool) args.i[0] = value.kind == AT_SCALAR_FLOAT ? value.d != 0 : value.i != 0;
+  if (at_check_no_internal_overlap(t) < 0) return -1;
+  ATIterSpec spec = { t, t->dtype, t->dtype, true, false, "fill_" };
+  THTensor *r = at_iter_run(&spec, 0, NULL, fill_loops[t->dtype], &args);
+  if (!r) return -1;
+  THTensor_free(r);
+  return 0;
+}
+
+/* A new tensor shaped like t; dense permuted layouts are preserved. */
+static THTensor *empty_like_layout(const THTensor *t, THDtype dtype, bool preserve) {
+  if (preserve && !THTensor_isContiguous(t) && THTensor_isNonOverlappingAndDense(t))
+    return THTensor_newStrided(dtype, t->ndim, t->sizes, t->strides);
+  return THTensor_new(dtype, t->ndim, t->sizes);
+}
+
+THTensor *at_clone(const THTensor *t, bool preserve_layout) {
+  THTensor *r = empty_like_layout(t, t->dtype, preserve_layout);
+  if (!r) return NULL;
+  if (at_copy_(r, t) < 0) { THTensor_free(r); return NULL; }
+  return r;
+}
+
+THTensor *at_contiguous(const THTensor *t) {
+  if (THTensor_isContiguous(t)) return THTensor_retain((THTensor *)t);
+  return at_clone(t, false);
+}
+
+THTensor *at_to_dtype(const THTensor *t, THDtype dtype, bool copy) {
+  if (t->dtype == dtype && !copy) return THTensor_retain((THTensor *)t);
+  THTensor *r = empty_like_layout(t, dtype, true);
+  if (!r) return NULL;
+  if (at_copy_(r, t) < 0) { THTensor_free(r); return NULL; }
+  r->wrapped_number = t->wrapped_number;
+  return r;
+}
+
+THTensor *at_scalar_tensor(ATScalar s, THDtype dtype) {
+  THTensor *r = THTensor_new(dtype, 0, NULL);
+  if (!r) return NULL;
+  if (at_fill_(r, s) < 0) { THTensor_free(r); return NULL; }
+  return r;
+}
+
+/* Element 0 of t, read directly (no loop machinery: this is .item()'s path). */
+#define AT_READ(T, RESULT)                                                   \
+  const char *p = THTensor_data(t);                                          \
+  switch (t->dtype) {                                                        \
+    case TH_Bool: return (T)*(const bool *)p;                                \
+    case TH_UInt8: return (T)*(const uint8_t *)p;                            \
+    case TH_Int8: return (T)*(const int8_t *)p;                              \
+    case TH_Int16: return (T)*(const int16_t *)p;                            \
+    case TH_Int32: return (T)*(const int32_t *)p;                            \
+    case TH_Int64: return (T)*(const int64_t *)p;                            \
+    case TH_Half: return (T)th_half2float(*(const THHalf *)p);               \
+    case TH_BFloat16: return (T)th_bf2float(*(const THBFloat16 *)p);         \
+    case TH_Float: return (T)*(const float *)p;                              \
+    case TH_Double: return (T)*(const double *)p;                            \
+    default: return RESULT;                                                  \
+  }
+double at_item_double(const THTensor *t) { AT_READ(double, 0) }
+int64_t at_item_int(const THTensor *t) { AT_READ(int64_t, 0) }

@@ -1,0 +1,149 @@
+#define _GNU_SOURCE
+#include "THAllocator.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+static atomic_llong live_bytes;
+
+int64_t THAllocator_liveBytes(void) { return atomic_load(&live_bytes); }
+
+/* Large blocks (>= 1 MiB) come from mmap. Fresh mmap'd pages fault on first
+ * touch, which for a 64 MiB result costs more than the arithmetic itself;
+ * so freed large blocks are kept in a small cache and handed out again to a
+ * request of the same rounded size, already faulted in. */
+#define LARGE_BLOCK (1u << 20)
+#define CACHE_SLOTS 8
+#define CACHE_MAX_BYTES ((size_t)1 << 30)
+static struct { void *ptr; size_t size; } cache[CACHE_SLOTS];
+static size_t cache_bytes;
+static pthread_mutex_t cache_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static size_t round_large(size_t n) { return (n + 4095) & ~(size_t)4095; }
+
+static void *cpu_malloc(const THAllocator *self, size_t nbytes, void **ctx) {
+  (void)self;
+  *ctx = NULL;
+  void *p = NULL;
+  if (nbytes >= LARGE_BLOCK) {
+    size_t sz = round_large(nbytes);
+    pthread_mutex_lock(&cache_lock);
+    for (int i = 0; i < CACHE_SLOTS; i++)
+      if (cache[i].ptr && cache[i].size == sz) {
+        p = cache[i].ptr;
+        cache[i].ptr = NULL;
+        cache_bytes -= sz;
+        break;
+      }
+    pthread_mutex_unlock(&cache_lock);
+    if (!p) {
+      p = mmap(NULL, sz, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+      if (p == MAP_FAILED) p = NULL;
+      else madvise(p, sz, MADV_HUGEPAGE);
+    }
+  } else if (posix_memalign(&p, 64, nbytes ? nbytes : 1) != 0) {
+    p = NULL;
+  }
+  if (!p) {
+    THError_set(TH_ERR_MEMORY,
+                "[enforce fail at alloc_cpu.cpp] DefaultCPUAllocator: can't allocate memory: "
+                "you tried to allocate %zu bytes.", nbytes);
+    return NULL;
+  }
+  atomic_fetch_add(&live_bytes, (long long)nbytes);
+  return p;
+}
+
+static void cpu_free(const THAllocator *self, void *ptr, size_t nbytes, void *ctx) {
+  (void)self; (void)ctx;
+  if (!ptr) return;
+  atomic_fetch_sub(&live_bytes, (long long)nbytes);
+  if (nbytes < LARGE_BLOCK) { free(ptr); return; }
+  size_t sz = round_large(nbytes);
+  pthread_mutex_lock(&cache_lock);
+  if (cache_bytes + sz <= CACHE_MAX_BYTES) {
+    for (int i = 0; i < CACHE_SLOTS; i++)
+      if (!cache[i].ptr) {
+        cache[i].ptr = ptr; cache[i].size = sz; cache_bytes += sz;
+        ptr = NULL;
+        break;
+      }
+  }
+  pthread_mutex_unlock(&cache_lock);
+  if (ptr) munmap(ptr, sz);
+}
+
+void THAllocator_emptyCache(void) {
+  pthread_mutex_lock(&cache_lock);
+  for (int i = 0; i < CACHE_SLOTS; i++)
+    if (cache[i].ptr) { munmap(cache[i].ptr, cache[i].size); cache[i].ptr = NULL; }
+  cache_bytes = 0;
+  pthread_mutex_unlock(&cache_lock);
+}
+
+const THAllocator THDefaultAllocator = { cpu_malloc, cpu_free, "cpu" };
+
+/* ---- shared memory ---- */
+typedef struct { char name[64]; int owner; } ShmCtx;
+
+static void *shm_map(const char *name, size_t nbytes, int create, void **ctx) {
+  ShmCtx *c = calloc(1, sizeof *c);
+  if (!c) { THError_set(TH_ERR_MEMORY, "out of memory"); return NULL; }
+  snprintf(c->name, sizeof c->name, "%s", name);
+  c->owner = create;
+  int fd = shm_open(c->name, create ? (O_RDWR | O_CREAT | O_EXCL) : O_RDWR, 0600);
+  if (fd < 0) {
+    THError_set(TH_ERR_RUNTIME, "unable to open shared memory object <%s>: %s", c->name, strerror(errno));
+    free(c);
+    return NULL;
+  }
+  size_t sz = nbytes ? nbytes : 1;
+  if (create && ftruncate(fd, (off_t)sz) != 0) {
+    THError_set(TH_ERR_RUNTIME, "unable to resize shared memory <%s> to %zu bytes: %s", c->name, sz, strerror(errno));
+    close(fd); shm_unlink(c->name); free(c);
+    return NULL;
+  }
+  void *p = mmap(NULL, sz, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+  close(fd);
+  if (p == MAP_FAILED) {
+    THError_set(TH_ERR_RUNTIME, "unable to mmap shared memory <%s>: %s", c->name, strerror(errno));
+    if (create) shm_unlink(c->name);
+    free(c);
+    return NULL;
+  }
+  *ctx = c;
+  return p;
+}
+
+static void *shm_malloc(const THAllocator *self, size_t nbytes, void **ctx) {
+  (void)self;
+  static atomic_int counter;
+  char name[64];
+  snprintf(name, sizeof name, "/cthtorch_%d_%d_%ld", (int)getpid(),
+           atomic_fetch_add(&counter, 1), (long)random());
+  return shm_map(name, nbytes, 1, ctx);
+}
+
+/* The segment's name is unlinked as soon as every process that will attach
+ * has attached — by protocol, the receiver unlinks right after attaching
+ * (see cthtorch/multiprocessing); the creator unlinks at free as a backstop. */
+static void shm_free(const THAllocator *self, void *ptr, size_t nbytes, void *ctx) {
+  (void)self;
+  ShmCtx *c = ctx;
+  munmap(ptr, nbytes ? nbytes : 1);
+  if (c) {
+    if (c->owner) shm_unlink(c->name);
+    free(c);
+  }
+}
+
+const THAllocator THShmAllocator = { shm_malloc, shm_free, "shm" };
+const char *THShm_name(void *ctx) { return ctx ? ((ShmCtx *)ctx)->name : NULL; }
+void *THShm_attach(const char *name, size_t nbytes, void **ctx) { return shm_map(name, nbytes, 0, ctx); }

@@ -1,0 +1,30 @@
+/* Allocators: a struct of function pointers, so storages can live in
+ * ordinary heap memory, in shared memory (DataLoader workers), in memory
+ * borrowed from numpy, or on a GPU, and be freed by whoever made them. */
+#ifndef TH_ALLOCATOR_H
+#define TH_ALLOCATOR_H
+
+#include "THGeneral.h"
+
+typedef struct THAllocator {
+  /* returns the block (64-byte aligned for the CPU allocator) or NULL with
+   * THError set; *ctx receives per-block state handed back to free. */
+  void *(*malloc)(const struct THAllocator *self, size_t nbytes, void **ctx);
+  void (*free)(const struct THAllocator *self, void *ptr, size_t nbytes, void *ctx);
+  const char *name;
+} THAllocator;
+
+TH_API extern const THAllocator THDefaultAllocator;
+/* Bytes handed out by the default allocator and not yet returned. */
+TH_API int64_t THAllocator_liveBytes(void);
+/* Drop the cache of large free blocks (returns them to the OS). */
+TH_API void THAllocator_emptyCache(void);
+
+/* POSIX shared memory: the block is a named segment (ctx holds the name).
+ * The creator unlinks the name when the last mapping of its storage dies. */
+TH_API extern const THAllocator THShmAllocator;
+TH_API const char *THShm_name(void *ctx);
+/* Maps an existing segment; the returned block is freed by THShmAllocator. */
+TH_API void *THShm_attach(const char *name, size_t nbytes, void **ctx);
+
+#endif

@@ -1,0 +1,120 @@
+/* THGeneral: what every TH/ATen file needs — dtypes, half-precision
+ * conversions, overflow-checked arithmetic and the error protocol.
+ *
+ * Error protocol (the one rule for everything below src/python):
+ *   a function that fails records a message and a kind with THError_set()
+ *   and returns NULL (pointer results) or -1 (int results). Nothing here
+ *   prints, exits, aborts or longjmps. src/python turns the recorded kind
+ *   into the matching Python exception.
+ *
+ * Ownership rule (the one rule for references):
+ *   you own what a *_new*, *_retain or at_* function returned; free it
+ *   (THTensor_free / THStorage_free) or return it. Arguments are borrowed.
+ */
+#ifndef TH_GENERAL_H
+#define TH_GENERAL_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdbool.h>
+
+#define TH_API __attribute__((visibility("default")))
+#define TH_MAX_DIMS 25
+
+typedef enum {
+  TH_Bool = 0, TH_UInt8, TH_Int8, TH_Int16, TH_Int32, TH_Int64,
+  TH_Half, TH_BFloat16, TH_Float, TH_Double,
+  TH_NDTYPES,
+  TH_Undefined = -1
+} THDtype;
+
+typedef struct {
+  const char *name;       /* "float32" — torch.<name> on the Python side */
+  const char *legacy;     /* "Float" — FloatTensor, THFloatTensor_* */
+  int itemsize;
+  bool is_floating;
+  bool is_signed;
+} THDtypeInfo;
+
+TH_API extern const THDtypeInfo THDtype_info[TH_NDTYPES];
+static inline int THDtype_size(THDtype t) { return THDtype_info[t].itemsize; }
+static inline bool THDtype_isFloating(THDtype t) { return t >= TH_Half; }
+static inline bool THDtype_isIntegral(THDtype t, bool include_bool) {
+  return (t >= TH_UInt8 && t <= TH_Int64) || (include_bool && t == TH_Bool);
+}
+
+/* ---- errors ---- */
+typedef enum {
+  TH_ERR_NONE = 0, TH_ERR_RUNTIME, TH_ERR_VALUE, TH_ERR_TYPE, TH_ERR_INDEX,
+  TH_ERR_MEMORY, TH_ERR_NOTIMPL
+} THErrorKind;
+
+TH_API void THError_set(THErrorKind kind, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+TH_API THErrorKind THError_kind(void);
+TH_API const char *THError_message(void);
+TH_API void THError_clear(void);
+/* Warnings are queued (thread-local) and flushed by src/python as UserWarning. */
+TH_API void THWarn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+TH_API const char *THWarn_pop(void);   /* NULL when empty; valid until next call */
+
+/* ---- checked arithmetic: false on overflow ---- */
+static inline bool th_mul_overflow(int64_t a, int64_t b, int64_t *r) {
+  return __builtin_mul_overflow(a, b, r);
+}
+static inline bool th_add_overflow(int64_t a, int64_t b, int64_t *r) {
+  return __builtin_add_overflow(a, b, r);
+}
+
+/* ---- half and bfloat16 live as uint16 bit patterns; arithmetic goes through float ---- */
+typedef struct { uint16_t x; } THHalf;
+typedef struct { uint16_t x; } THBFloat16;
+
+static inline float th_half2float(THHalf h) {
+  uint32_t sign = (uint32_t)(h.x & 0x8000) << 16, exp = (h.x >> 10) & 0x1f, man = h.x & 0x3ff, bits;
+  if (exp == 0) {
+    if (man == 0) bits = sign;
+    else { /* subnormal: normalise */
+      exp = 127 - 15 + 1;
+      while (!(man & 0x400)) { man <<= 1; exp--; }
+      man &= 0x3ff;
+      bits = sign | (exp << 23) | (man << 13);
+    }
+  } else if (exp == 0x1f) bits = sign | 0x7f800000u | (man << 13);
+  else bits = sign | ((exp + 127 - 15) << 23) | (man << 13);
+  union { uint32_t u; float f; } v = { bits };
+  return v.f;
+}
+static inline THHalf th_float2half(float f) {
+  union { float f; uint32_t u; } v = { f };
+  uint32_t x = v.u, sign = (x >> 16) & 0x8000, absx = x & 0x7fffffffu;
+  THHalf h;
+  if (absx >= 0x7f800000u) { h.x = (uint16_t)(sign | 0x7c00 | (absx > 0x7f800000u ? 0x200 : 0)); return h; }
+  if (absx >= 0x477ff000u) { h.x = (uint16_t)(sign | 0x7c00); return h; } /* overflow -> inf */
+  if (absx < 0x38800000u) { /* subnormal or zero: round to nearest even */
+    union { uint32_t u; float f; } a = { absx };
+    float scaled = a.f * 16777216.0f; /* 2^24 = 1/min subnormal */
+    uint32_t m = (uint32_t)scaled; float rem = scaled - (float)m;
+    if (rem > 0.5f || (rem == 0.5f && (m & 1))) m++;
+    h.x = (uint16_t)(sign | m); return h;
+  }
+  uint32_t e = ((absx >> 23) - 127 + 15), man = absx & 0x7fffff;
+  uint32_t r = (e << 10) | (man >> 13), rest = man & 0x1fff;
+  if (rest > 0x1000 || (rest == 0x1000 && (r & 1))) r++;
+  h.x = (uint16_t)(sign | r);
+  return h;
+}
+static inline float th_bf2float(THBFloat16 b) {
+  union { uint32_t u; float f; } v = { (uint32_t)b.x << 16 };
+  return v.f;
+}
+static inline THBFloat16 th_float2bf(float f) {
+  union { float f; uint32_t u; } v = { f };
+  THBFloat16 b;
+  if ((v.u & 0x7fffffffu) > 0x7f800000u) { b.x = 0x7fc0; return b; }
+  uint32_t rounding = 0x7fff + ((v.u >> 16) & 1);  /* round to nearest even */
+  b.x = (uint16_t)((v.u + rounding) >> 16);
+  return b;
+}
+
+#endif

@@ -1,0 +1,8 @@
+/* Instantiates TH_GENERIC_FILE for: BOOL INTEGRAL FLOATING */
+#define TH_GEN_BOOL
+#define TH_GEN_INTEGRAL
+#define TH_GEN_FLOATING
+#include "THGenerateTypes.h"
+#undef TH_GEN_BOOL
+#undef TH_GEN_INTEGRAL
+#undef TH_GEN_FLOATING

@@ -1,0 +1,97 @@
+/* Loop shapes shared by the generic kernels. Each macro expands to one
+ * THLoopFn for the current dtype (see THGenerateTypes.h). The contiguous
+ * and scalar-broadcast branches are plain indexed loops the compiler
+ * vectorizes; the last branch walks arbitrary byte strides. */
+#ifndef TH_LOOPS_H
+#define TH_LOOPS_H
+
+#include "THDispatch.h"
+
+/* Op parameters passed through `extra` (alpha, bounds, exponents...). */
+typedef struct { double d[4]; int64_t i[4]; } THOpArgs;
+
+/* Set by a kernel that meets an error it cannot return (integer division
+ * by zero); ATen checks and clears it after the loop. */
+extern int th_kernel_error;   /* plain global: worker threads set it too */
+#define TH_KERR_ZERODIV 1
+
+#endif
+
+/* These depend on the per-dtype macros, so they are (re)defined on every
+ * inclusion by a generic file. */
+#undef TH_ARG
+#ifdef TH_REAL_IS_FLOATING
+#define TH_ARG(k) ((compute_t)((const THOpArgs *)extra)->d[k])
+#else
+#define TH_ARG(k) ((compute_t)((const THOpArgs *)extra)->i[k])
+#endif
+
+#ifndef TH_LOOP_MACROS
+#define TH_LOOP_MACROS
+
+#define TH_S ((int64_t)sizeof(scalar_t))
+#define TH_AT(p, s, i) (*(scalar_t *)((p) + (s) * (i)))
+
+/* out = EXPR(x) with x a compute_t */
+#define TH_UNARY_LOOP(NAME, EXPR)                                               \
+  void THTensor_(NAME)(char **data, const int64_t *st, int64_t n, const void *extra) { \
+    (void)extra;                                                                \
+    char *po = data[0], *pa = data[1];                                          \
+    if (st[0] == TH_S && st[1] == TH_S) {                                       \
+      scalar_t *o = (scalar_t *)po; const scalar_t *a = (const scalar_t *)pa;   \
+      for (int64_t i = 0; i < n; i++) { compute_t x = TOC(a[i]); o[i] = FROMC(EXPR); } \
+    } else {                                                                    \
+      for (int64_t i = 0; i < n; i++) {                                         \
+        compute_t x = TOC(TH_AT(pa, st[1], i)); TH_AT(po, st[0], i) = FROMC(EXPR); \
+      }                                                                         \
+    }                                                                           \
+  }
+
+/* out = EXPR(a, b); OTYPE/OFROM give the output type (bool for comparisons) */
+#define TH_BINARY_LOOP_T(NAME, OTYPE, OFROM, EXPR)                              \
+  void THTensor_(NAME)(char **data, const int64_t *st, int64_t n, const void *extra) { \
+    (void)extra;                                                                \
+    char *po = data[0], *pa = data[1], *pb = data[2];                           \
+    const int64_t so = st[0], sa = st[1], sb = st[2], S = TH_S;                 \
+    OTYPE *o = (OTYPE *)po;                                                     \
+    if (so == (int64_t)sizeof(OTYPE) && sa == S && sb == S) {                   \
+      const scalar_t *A = (const scalar_t *)pa, *B = (const scalar_t *)pb;      \
+      for (int64_t i = 0; i < n; i++) { compute_t a = TOC(A[i]), b = TOC(B[i]); o[i] = OFROM(EXPR); } \
+    } else if (so == (int64_t)sizeof(OTYPE) && sa == S && sb == 0) {            \
+      const scalar_t *A = (const scalar_t *)pa; const compute_t b = TOC(*(const scalar_t *)pb); \
+      for (int64_t i = 0; i < n; i++) { compute_t a = TOC(A[i]); o[i] = OFROM(EXPR); } \
+    } else if (so == (int64_t)sizeof(OTYPE) && sa == 0 && sb == S) {            \
+      const scalar_t *B = (const scalar_t *)pb; const compute_t a = TOC(*(const scalar_t *)pa); \
+      for (int64_t i = 0; i < n; i++) { compute_t b = TOC(B[i]); o[i] = OFROM(EXPR); } \
+    } else {                                                                    \
+      for (int64_t i = 0; i < n; i++) {                                         \
+        compute_t a = TOC(TH_AT(pa, sa, i)), b = TOC(TH_AT(pb, sb, i));         \
+        *(OTYPE *)(po + so * i) = OFROM(EXPR);                                  \
+      }                                                                         \
+    }                                                                           \
+  }
+#define TH_BINARY_LOOP(NAME, EXPR) TH_BINARY_LOOP_T(NAME, scalar_t, FROMC, EXPR)
+#define TH_TO_BOOL(v) ((bool)(v))
+#define TH_PREDICATE_LOOP(NAME, EXPR) TH_BINARY_LOOP_T(NAME, bool, TH_TO_BOOL, EXPR)
+
+/* out = EXPR(a, b, c) */
+#define TH_TERNARY_LOOP(NAME, EXPR)                                             \
+  void THTensor_(NAME)(char **data, const int64_t *st, int64_t n, const void *extra) { \
+    (void)extra;                                                                \
+    for (int64_t i = 0; i < n; i++) {                                           \
+      compute_t a = TOC(TH_AT(data[1], st[1], i)), b = TOC(TH_AT(data[2], st[2], i)), \
+                c = TOC(TH_AT(data[3], st[3], i));                              \
+      TH_AT(data[0], st[0], i) = FROMC(EXPR);                                   \
+    }                                                                           \
+  }
+
+/* bool out = EXPR(x) */
+#define TH_UNARY_PREDICATE_LOOP(NAME, EXPR)                                     \
+  void THTensor_(NAME)(char **data, const int64_t *st, int64_t n, const void *extra) { \
+    (void)extra;                                                                \
+    for (int64_t i = 0; i < n; i++) {                                           \
+      compute_t x = TOC(TH_AT(data[1], st[1], i));                              \
+      *(bool *)(data[0] + st[0] * i) = (bool)(EXPR);                            \
+    }                                                                           \
+  }
+#endif

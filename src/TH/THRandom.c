@@ -1,0 +1,118 @@
+#include "THRandom.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+THGenerator *THGenerator_new(void) {
+  THGenerator *g = calloc(1, sizeof *g);
+  if (!g) { THError_set(TH_ERR_MEMORY, "out of memory"); return NULL; }
+  pthread_mutex_init(&g->mutex, NULL);
+  THGenerator_manualSeed(g, 67280421310721ULL);   /* PyTorch's default seed value */
+  return g;
+}
+
+void THGenerator_free(THGenerator *g) {
+  if (!g) return;
+  pthread_mutex_destroy(&g->mutex);
+  free(g);
+}
+
+static THGenerator *default_gen;
+static void init_default(void) { default_gen = THGenerator_new(); }
+
+THGenerator *THGenerator_default(void) {
+  static pthread_once_t once = PTHREAD_ONCE_INIT;
+  pthread_once(&once, init_default);
+  return default_gen;
+}
+
+void THGenerator_manualSeed(THGenerator *g, uint64_t seed) {
+  g->seed = seed;
+  g->state[0] = (uint32_t)(seed & 0xffffffffu);
+  for (int j = 1; j < TH_MT_N; j++)
+    g->state[j] = 1812433253u * (g->state[j - 1] ^ (g->state[j - 1] >> 30)) + j;
+  g->left = 0;
+  g->has_next_normal = false;
+}
+
+uint64_t THGenerator_seedRandomly(THGenerator *g) {
+  uint64_t s = 0;
+  FILE *f = fopen("/dev/urandom", "rb");
+  if (!f || fread(&s, sizeof s, 1, f) != 1) s = (uint64_t)time(NULL) ^ (uint64_t)clock();
+  if (f) fclose(f);
+  THGenerator_manualSeed(g, s);
+  return s;
+}
+
+void THGenerator_getState(THGenerator *g, THGeneratorState *out) {
+  out->seed = g->seed;
+  memcpy(out->state, g->state, sizeof g->state);
+  out->left = g->left;
+  out->has_next_normal = g->has_next_normal;
+  out->next_normal = g->next_normal;
+}
+
+int THGenerator_setState(THGenerator *g, const THGeneratorState *in) {
+  if (in->left < 0 || in->left > TH_MT_N) {
+    THError_set(TH_ERR_RUNTIME, "Invalid mt19937 state");
+    return -1;
+  }
+  g->seed = in->seed;
+  memcpy(g->state, in->state, sizeof g->state);
+  g->left = in->left;
+  g->has_next_normal = in->has_next_normal != 0;
+  g->next_normal = in->next_normal;
+  return 0;
+}
+
+static void regenerate(THGenerator *g) {
+  static const uint32_t mag[2] = {0, 0x9908b0dfu};
+  uint32_t *s = g->state;
+  int k;
+  for (k = 0; k < TH_MT_N - 397; k++) {
+    uint32_t y = (s[k] & 0x80000000u) | (s[k + 1] & 0x7fffffffu);
+    s[k] = s[k + 397] ^ (y >> 1) ^ mag[y & 1];
+  }
+  for (; k < TH_MT_N - 1; k++) {
+    uint32_t y = (s[k] & 0x80000000u) | (s[k + 1] & 0x7fffffffu);
+    s[k] = s[k + (397 - TH_MT_N)] ^ (y >> 1) ^ mag[y & 1];
+  }
+  uint32_t y = (s[TH_MT_N - 1] & 0x80000000u) | (s[0] & 0x7fffffffu);
+  s[TH_MT_N - 1] = s[396] ^ (y >> 1) ^ mag[y & 1];
+  g->left = TH_MT_N;
+}
+
+uint32_t THRandom_random(THGenerator *g) {
+  if (g->left == 0) regenerate(g);
+  uint32_t y = g->state[TH_MT_N - g->left--];
+  y ^= y >> 11;
+  y ^= (y << 7) & 0x9d2c5680u;
+  y ^= (y << 15) & 0xefc60000u;
+  y ^= y >> 18;
+  return y;
+}
+
+uint64_t THRandom_random64(THGenerator *g) {
+  uint64_t hi = THRandom_random(g), lo = THRandom_random(g);
+  return (hi << 32) | lo;
+}
+
+double THRandom_uniform(THGenerator *g) {
+  return (double)(THRandom_random64(g) >> 11) * (1.0 / 9007199254740992.0);
+}
+
+float THRandom_uniformFloat(THGenerator *g) {
+  return (float)(THRandom_random(g) >> 8) * (1.0f / 16777216.0f);
+}
+
+double THRandom_normal(THGenerator *g) {
+  if (g->has_next_normal) { g->has_next_normal = false; return g->next_normal; }
+  double u1 = THRandom_uniform(g), u2 = THRandom_uniform(g);
+  double r = sqrt(-2.0 * log1p(-u1)), th = 2.0 * M_PI * u2;
+  g->next_normal = r * sin(th);
+  g->has_next_normal = true;
+  return r * cos(th);
+}

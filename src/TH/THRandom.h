@@ -1,0 +1,44 @@
+/* Random number generation: a Mersenne Twister (mt19937) per generator,
+ * so the same seed gives the same stream in every process. */
+#ifndef TH_RANDOM_H
+#define TH_RANDOM_H
+
+#include "THGeneral.h"
+#include <pthread.h>
+
+#define TH_MT_N 624
+
+typedef struct THGenerator {
+  uint64_t seed;
+  uint32_t state[TH_MT_N];
+  int left;                 /* words left before the state is regenerated */
+  bool has_next_normal;     /* Box-Muller makes normals in pairs */
+  double next_normal;
+  pthread_mutex_t mutex;    /* ops that draw hold it for their whole fill */
+} THGenerator;
+
+/* The serialized state (get_rng_state / set_rng_state): a flat byte image. */
+typedef struct {
+  uint64_t seed;
+  uint32_t state[TH_MT_N];
+  int32_t left;
+  int32_t has_next_normal;
+  double next_normal;
+} THGeneratorState;
+
+TH_API THGenerator *THGenerator_new(void);
+TH_API void THGenerator_free(THGenerator *g);
+TH_API THGenerator *THGenerator_default(void);
+TH_API void THGenerator_manualSeed(THGenerator *g, uint64_t seed);
+TH_API uint64_t THGenerator_seedRandomly(THGenerator *g);   /* from /dev/urandom; returns the seed */
+TH_API void THGenerator_getState(THGenerator *g, THGeneratorState *out);
+TH_API int THGenerator_setState(THGenerator *g, const THGeneratorState *in);
+
+/* Draws; callers hold g->mutex. */
+TH_API uint32_t THRandom_random(THGenerator *g);
+TH_API uint64_t THRandom_random64(THGenerator *g);
+TH_API double THRandom_uniform(THGenerator *g);          /* [0, 1) with 53 random bits */
+TH_API float THRandom_uniformFloat(THGenerator *g);      /* [0, 1) with 24 random bits */
+TH_API double THRandom_normal(THGenerator *g);           /* standard normal */
+
+#endif

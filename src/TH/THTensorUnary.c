@@ -1,0 +1,3 @@
+#include "THLoops.h"
+#define TH_GENERIC_FILE "generic/THTensorUnary.c"
+#include "THGenerateAllTypes.h"

@@ -1,0 +1,115 @@
+/* Binary pointwise kernels: out = f(a, b). Arithmetic happens in
+ * compute_t (float for half/bfloat16); THOpArgs slot 0 carries alpha. */
+#include "../THLoops.h"
+
+#if defined(TH_REAL_IS_BOOL)
+TH_BINARY_LOOP(add_loop, a || (TH_ARG(0) && b))
+TH_BINARY_LOOP(sub_loop, a && !(TH_ARG(0) && b))
+TH_BINARY_LOOP(mul_loop, a && b)
+#else
+TH_BINARY_LOOP(add_loop, a + TH_ARG(0) * b)
+TH_BINARY_LOOP(sub_loop, a - TH_ARG(0) * b)
+TH_BINARY_LOOP(mul_loop, a * b)
+#endif
+TH_PREDICATE_LOOP(eq_loop, a == b)
+TH_PREDICATE_LOOP(ne_loop, a != b)
+TH_PREDICATE_LOOP(lt_loop, a < b)
+TH_PREDICATE_LOOP(le_loop, a <= b)
+TH_PREDICATE_LOOP(gt_loop, a > b)
+TH_PREDICATE_LOOP(ge_loop, a >= b)
+TH_PREDICATE_LOOP(logical_and_loop, (a != 0) && (b != 0))
+TH_PREDICATE_LOOP(logical_or_loop, (a != 0) || (b != 0))
+TH_PREDICATE_LOOP(logical_xor_loop, (a != 0) != (b != 0))
+
+#if defined(TH_REAL_IS_FLOATING)
+TH_BINARY_LOOP(div_loop, a / b)
+TH_BINARY_LOOP(div_trunc_loop, trunc(a / b))
+/* Python's floor division, as PyTorch computes it: from fmod so that
+ * a == b * q + r holds as closely as floating point allows. */
+static inline compute_t THTensor_(floordiv)(compute_t a, compute_t b) {
+  if (b == 0) return a / b;
+  compute_t mod = fmod(a, b), div = (a - mod) / b;
+  if (mod != 0 && ((b < 0) != (mod < 0))) div -= 1;
+  compute_t fl;
+  if (div != 0) { fl = floor(div); if (div - fl > (compute_t)0.5) fl += 1; }
+  else fl = copysign((compute_t)0, a / b);
+  return fl;
+}
+static inline compute_t THTensor_(pymod)(compute_t a, compute_t b) {
+  compute_t m = fmod(a, b);
+  if (m != 0 && ((b < 0) != (m < 0))) m += b;
+  return m;
+}
+TH_BINARY_LOOP(div_floor_loop, THTensor_(floordiv)(a, b))
+TH_BINARY_LOOP(remainder_loop, THTensor_(pymod)(a, b))
+TH_BINARY_LOOP(fmod_loop, fmod(a, b))
+TH_BINARY_LOOP(pow_loop, pow(a, b))
+TH_BINARY_LOOP(atan2_loop, atan2(a, b))
+TH_BINARY_LOOP(hypot_loop, hypot(a, b))
+TH_BINARY_LOOP(copysign_loop, copysign(a, b))
+TH_BINARY_LOOP(maximum_loop, (isnan(a) || isnan(b)) ? (compute_t)NAN : (a > b ? a : b))
+TH_BINARY_LOOP(minimum_loop, (isnan(a) || isnan(b)) ? (compute_t)NAN : (a < b ? a : b))
+TH_BINARY_LOOP(fmax_loop, fmax(a, b))
+TH_BINARY_LOOP(fmin_loop, fmin(a, b))
+#else
+/* Integer division by zero would trap; flag it and let ATen raise. */
+static inline compute_t THTensor_(idiv)(compute_t a, compute_t b, int mode) {
+  if (b == 0) { th_kernel_error = TH_KERR_ZERODIV; return 0; }
+#if defined(TH_REAL_IS_SIGNED)
+  if (b == -1) return (compute_t)(0 - (uint64_t)a);   /* avoids INT_MIN / -1 trap */
+  compute_t q = a / b;
+  if (mode == 1 && (a % b != 0) && ((a < 0) != (b < 0))) q -= 1;
+  return q;
+#else
+  (void)mode;
+  return a / b;
+#endif
+}
+static inline compute_t THTensor_(imod)(compute_t a, compute_t b, int python) {
+  if (b == 0) { th_kernel_error = TH_KERR_ZERODIV; return 0; }
+#if defined(TH_REAL_IS_SIGNED)
+  if (b == -1) return 0;
+  compute_t m = a % b;
+  if (python && m != 0 && ((m < 0) != (b < 0))) m += b;
+  return m;
+#else
+  (void)python;
+  return a % b;
+#endif
+}
+TH_BINARY_LOOP(div_trunc_loop, THTensor_(idiv)(a, b, 0))
+TH_BINARY_LOOP(div_floor_loop, THTensor_(idiv)(a, b, 1))
+TH_BINARY_LOOP(remainder_loop, THTensor_(imod)(a, b, 1))
+TH_BINARY_LOOP(fmod_loop, THTensor_(imod)(a, b, 0))
+TH_BINARY_LOOP(maximum_loop, a > b ? a : b)
+TH_BINARY_LOOP(minimum_loop, a < b ? a : b)
+TH_BINARY_LOOP(bitwise_and_loop, a & b)
+TH_BINARY_LOOP(bitwise_or_loop, a | b)
+TH_BINARY_LOOP(bitwise_xor_loop, a ^ b)
+#if !defined(TH_REAL_IS_BOOL)
+/* Integer power by squaring; negative exponents give 0 except for |a| == 1. */
+static inline compute_t THTensor_(ipow)(compute_t a, compute_t b) {
+#if defined(TH_REAL_IS_SIGNED)
+  if (b < 0) return a == 1 ? 1 : (a == -1 ? ((b & 1) ? -1 : 1) : 0);
+#endif
+  uint64_t r = 1, base = (uint64_t)a; uint64_t e = (uint64_t)b;
+  while (e) { if (e & 1) r *= base; base *= base; e >>= 1; }
+  return (compute_t)r;
+}
+TH_BINARY_LOOP(pow_loop, THTensor_(ipow)(a, b))
+/* Shifts as PyTorch: out-of-range shift counts give 0 (or -1 for negative >>). */
+#define TH_NBITS ((compute_t)(sizeof(scalar_t) * 8))
+TH_BINARY_LOOP(lshift_loop, (b < 0 || b >= TH_NBITS) ? 0 : (compute_t)((uint64_t)a << b))
+TH_BINARY_LOOP(rshift_loop, (b < 0 || b >= TH_NBITS) ? (a < 0 ? -1 : 0) : (a >> b))
+#undef TH_NBITS
+#endif
+#endif
+
+/* where: data[1] is the bool condition, data[2]/data[3] the values */
+void THTensor_(where_loop)(char **data, const int64_t *st, int64_t n, const void *extra) {
+  (void)extra;
+  for (int64_t i = 0; i < n; i++) {
+    bool c = *(const bool *)(data[1] + st[1] * i);
+    TH_AT(data[0], st[0], i) = c ? TH_AT(data[2], st[2], i) : TH_AT(data[3], st[3], i);
+  }
+}

@@ -1,0 +1,84 @@
+/* Unary pointwise kernels. Floating ones are instantiated for the four
+ * float dtypes (ATen computes integer inputs in the default float dtype);
+ * the rest for every dtype they make sense for. */
+#include "../THLoops.h"
+#include "../THMath.h"
+
+#define TH_SIMD_UNARY_LOOP(NAME, EXPR)                                          \
+  void THTensor_(NAME)(char **data, const int64_t *st, int64_t n, const void *extra) { \
+    (void)extra;                                                                \
+    if (st[0] == TH_S && st[1] == TH_S) {                                       \
+      scalar_t *o = (scalar_t *)data[0]; const scalar_t *A = (const scalar_t *)data[1]; \
+      _Pragma("omp simd")                                                       \
+      for (int64_t i = 0; i < n; i++) { compute_t x = TOC(A[i]); o[i] = FROMC(EXPR); } \
+    } else {                                                                    \
+      for (int64_t i = 0; i < n; i++) {                                         \
+        compute_t x = TOC(TH_AT(data[1], st[1], i)); TH_AT(data[0], st[0], i) = FROMC(EXPR); \
+      }                                                                         \
+    }                                                                           \
+  }
+
+#if defined(TH_REAL_IS_FLOATING)
+#define C(v) ((compute_t)(v))
+TH_SIMD_UNARY_LOOP(exp_loop, exp(x))
+TH_UNARY_LOOP(exp2_loop, exp2(x))
+TH_UNARY_LOOP(expm1_loop, expm1(x))
+TH_SIMD_UNARY_LOOP(log_loop, log(x))
+TH_UNARY_LOOP(log2_loop, log2(x))
+TH_UNARY_LOOP(log10_loop, log10(x))
+TH_UNARY_LOOP(log1p_loop, log1p(x))
+TH_UNARY_LOOP(sin_loop, sin(x))
+TH_UNARY_LOOP(cos_loop, cos(x))
+TH_UNARY_LOOP(tan_loop, tan(x))
+TH_UNARY_LOOP(asin_loop, asin(x))
+TH_UNARY_LOOP(acos_loop, acos(x))
+TH_UNARY_LOOP(atan_loop, atan(x))
+TH_UNARY_LOOP(sinh_loop, sinh(x))
+TH_UNARY_LOOP(cosh_loop, cosh(x))
+TH_SIMD_UNARY_LOOP(tanh_loop, tanh(x))
+TH_UNARY_LOOP(asinh_loop, asinh(x))
+TH_UNARY_LOOP(acosh_loop, acosh(x))
+TH_UNARY_LOOP(atanh_loop, atanh(x))
+TH_UNARY_LOOP(sqrt_loop, sqrt(x))
+TH_UNARY_LOOP(rsqrt_loop, C(1) / sqrt(x))
+TH_SIMD_UNARY_LOOP(sigmoid_loop, C(1) / (C(1) + exp(-x)))
+TH_UNARY_LOOP(erf_loop, erf(x))
+TH_UNARY_LOOP(erfc_loop, erfc(x))
+TH_UNARY_LOOP(erfinv_loop, th_erfinv(x))
+TH_UNARY_LOOP(lgamma_loop, lgamma(x))
+TH_UNARY_LOOP(digamma_loop, th_digamma(x))
+TH_UNARY_LOOP(reciprocal_loop, C(1) / x)
+TH_UNARY_LOOP(ceil_loop, ceil(x))
+TH_UNARY_LOOP(floor_loop, floor(x))
+TH_UNARY_LOOP(round_loop, th_round_even(x))
+TH_UNARY_LOOP(trunc_loop, trunc(x))
+TH_UNARY_LOOP(frac_loop, x - trunc(x))
+TH_UNARY_LOOP(neg_loop, -x)
+TH_UNARY_LOOP(abs_loop, fabs(x))
+TH_UNARY_LOOP(sign_loop, isnan(x) ? x : (compute_t)((x > 0) - (x < 0)))
+TH_UNARY_LOOP(relu_loop, x > 0 ? x : (isnan(x) ? x : C(0)))
+TH_UNARY_PREDICATE_LOOP(isnan_loop, isnan(x))
+TH_UNARY_PREDICATE_LOOP(isinf_loop, isinf(x))
+TH_UNARY_PREDICATE_LOOP(isfinite_loop, isfinite(x))
+TH_UNARY_PREDICATE_LOOP(signbit_loop, signbit(x))
+#undef C
+#elif defined(TH_REAL_IS_INTEGRAL)
+#if defined(TH_REAL_IS_SIGNED)
+TH_UNARY_LOOP(neg_loop, (compute_t)(0 - (uint64_t)x))
+TH_UNARY_LOOP(abs_loop, x < 0 ? (compute_t)(0 - (uint64_t)x) : x)
+TH_UNARY_LOOP(sign_loop, (x > 0) - (x < 0))
+#else
+TH_UNARY_LOOP(neg_loop, (compute_t)(0 - (uint64_t)x))
+TH_UNARY_LOOP(abs_loop, x)
+TH_UNARY_LOOP(sign_loop, x > 0)
+#endif
+TH_UNARY_LOOP(relu_loop, x > 0 ? x : 0)
+TH_UNARY_LOOP(bitwise_not_loop, ~x)
+TH_UNARY_LOOP(identity_loop, x)
+#else /* bool */
+TH_UNARY_LOOP(bitwise_not_loop, !x)
+TH_UNARY_LOOP(abs_loop, x)
+TH_UNARY_LOOP(sign_loop, x)
+#endif
+TH_UNARY_PREDICATE_LOOP(logical_not_loop, !(x != 0))
+TH_UNARY_PREDICATE_LOOP(nonzero_loop, x != 0)

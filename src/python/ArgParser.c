@@ -1,0 +1,614 @@
+/* Signature-driven argument parsing (see ArgParser.h). */
+#include "ArgParser.h"
+#include "THP.h"
+
+#include <ctype.h>
+#include <string.h>
+
+/* ---------- signature strings -> APSignature ---------- */
+
+static char *dupn(const char *s, size_t n) {
+  char *d = PyMem_Malloc(n + 1);
+  if (d) { memcpy(d, s, n); d[n] = 0; }
+  return d;
+}
+
+static void trim(const char **s, const char **e) {
+  while (*s < *e && isspace((unsigned char)**s)) (*s)++;
+  while (*e > *s && isspace((unsigned char)(*e)[-1])) (*e)--;
+}
+
+static int parse_type(APParam *p, const char *t, size_t n) {
+  char buf[64];
+  if (n >= sizeof buf) return -1;
+  memcpy(buf, t, n); buf[n] = 0;
+  if (n && buf[n - 1] == '?') { p->optional = true; buf[--n] = 0; }
+  p->size = 0;
+  char *br = strchr(buf, '[');
+  if (br) {
+    if (br[1] != ']') p->size = atoi(br + 1);
+    *br = 0;
+    if (!strcmp(buf, "int") || !strcmp(buf, "SymInt")) { p->type = p->size == 1 ? AP_DIMLIST : AP_INTLIST; return 0; }
+    if (!strcmp(buf, "Tensor")) { p->type = AP_TENSORLIST; return 0; }
+    if (!strcmp(buf, "float")) { p->type = AP_FLOATLIST; return 0; }
+    return -1;
+  }
+  static const struct { const char *n; APType t; } names[] = {
+    {"Tensor", AP_TENSOR}, {"Scalar", AP_SCALAR}, {"int", AP_INT}, {"SymInt", AP_INT}, {"float", AP_FLOAT},
+    {"bool", AP_BOOL}, {"ScalarType", AP_DTYPE}, {"Device", AP_DEVICE}, {"str", AP_STRING},
+    {"Generator", AP_GENERATOR}, {"PyObject*", AP_OBJECT}, {"Layout", AP_LAYOUT},
+    {"MemoryFormat", AP_MEMFORMAT},
+  };
+  for (size_t i = 0; i < sizeof names / sizeof *names; i++)
+    if (!strcmp(buf, names[i].n)) { p->type = names[i].t; return 0; }
+  return -1;
+}
+
+static int parse_default(APParam *p, const char *s) {
+  p->has_default = true;
+  if (!strcmp(s, "None")) { p->default_none = true; p->optional = true; return 0; }
+  if (!strcmp(s, "True") || !strcmp(s, "False")) { p->def_bool = s[0] == 'T'; p->def_int = p->def_bool; return 0; }
+  if (s[0] == '"' || s[0] == '\'') { p->def_str = dupn(s + 1, strlen(s) - 2); return 0; }
+  if (s[0] == '[' || s[0] == '(') {
+    p->def_list_given = true;
+    const char *c = s + 1;
+    while (*c && *c != ']' && *c != ')') {
+      while (*c == ' ' || *c == ',') c++;
+      if (*c == ']' || *c == ')') break;
+      p->def_list[p->def_list_n++] = strtoll(c, (char **)&c, 10);
+    }
+    return 0;
+  }
+  if (!strcmp(s, "contiguous_format")) { p->def_int = 0; return 0; }
+  if (!strcmp(s, "inf")) { p->def_float = INFINITY; p->def_is_float = true; return 0; }
+  char *end;
+  if (strpbrk(s, ".e")) { p->def_float = strtod(s, &end); p->def_is_float = true; p->def_int = (int64_t)p->def_float; }
+  else {
+    p->def_int = strtoll(s, &end, 10);
+    p->def_float = (double)p->def_int;
+    if (p->type == AP_INTLIST || p->type == AP_DIMLIST) {
+      p->def_list_given = true;
+      int k = p->size > 0 ? p->size : 1;
+      for (int i = 0; i < k; i++) p->def_list[p->def_list_n++] = p->def_int;
+    }
+  }
+  return 0;
+}
+
+static int parse_signature(APSignature *sig, const char *text) {
+  const char *lp = strchr(text, '('), *rp = strrchr(text, ')');
+  if (!lp || !rp) return -1;
+  sig->text = dupn(text, strlen(text));
+  sig->name = dupn(text, lp - text);
+  sig->nparams = 0;
+  sig->npositional = 0;
+  sig->hidden = strstr(rp, "|hidden") != NULL;
+  bool kwonly = false;
+  const char *s = lp + 1;
+  while (s < rp) {
+    const char *e = s;
+    int depth = 0;
+    while (e < rp && (depth || *e != ',')) { if (*e == '[' || *e == '(') depth++; if (*e == ']' || *e == ')') depth--; e++; }
+    const char *a = s, *b = e;
+    trim(&a, &b);
+    s = e + 1;
+    if (a == b) continue;
+    if (b - a == 1 && *a == '*') { kwonly = true; continue; }
+    APParam *p = &sig->params[sig->nparams];
+    memset(p, 0, sizeof *p);
+    const char *sp = a;
+    while (sp < b && !isspace((unsigned char)*sp)) sp++;
+    if (parse_type(p, a, sp - a) < 0) {
+      PyErr_Format(PyExc_SystemError, "cthtorch: bad type in signature %s", text);
+      return -1;
+    }
+    while (sp < b && isspace((unsigned char)*sp)) sp++;
+    const char *eq = memchr(sp, '=', b - sp);
+    const char *ne = eq ? eq : b;
+    trim(&sp, &ne);
+    p->name = dupn(sp, ne - sp);
+    p->py_name = PyUnicode_InternFromString(p->name);
+    if (eq) {
+      const char *d = eq + 1, *de = b;
+      trim(&d, &de);
+      char *dv = dupn(d, de - d);
+      parse_default(p, dv);
+      PyMem_Free(dv);
+    }
+    p->kwonly = kwonly;
+    if (!kwonly) sig->npositional++;
+    sig->nparams++;
+  }
+  return 0;
+}
+
+static int ensure_ready(APParser *p) {
+  if (p->ready) return 0;
+  p->nsigs = 0;
+  for (const char *const *s = p->sigs; *s; s++)
+    if (parse_signature(&p->parsed[p->nsigs++], *s) < 0) return -1;
+  p->ready = true;
+  return 0;
+}
+
+/* ---------- type checks ---------- */
+
+bool ap_is_scalar(PyObject *o) {
+  if (PyLong_Check(o) || PyFloat_Check(o) || PyBool_Check(o)) return true;
+  if (THPTensor_Check(o)) return false;
+  if (PyComplex_Check(o)) return false;
+  /* numpy scalars */
+  return PyIndex_Check(o) || (Py_TYPE(o)->tp_as_number && Py_TYPE(o)->tp_as_number->nb_float && !PySequence_Check(o));
+}
+
+static bool is_int_like(PyObject *o) {
+  if (PyBool_Check(o)) return false;
+  if (PyLong_Check(o)) return true;
+  if (THPTensor_Check(o)) {
+    THTensor *t = ((THPTensor *)o)->t;
+    return t->ndim == 0 && !THDtype_isFloating(t->dtype) && t->dtype != TH_Bool;
+  }
+  return PyIndex_Check(o);
+}
+
+static bool is_float_like(PyObject *o) {
+  if (PyFloat_Check(o) || PyLong_Check(o)) return true;
+  if (THPTensor_Check(o)) return ((THPTensor *)o)->t->ndim == 0;
+  return PyIndex_Check(o) || (Py_TYPE(o)->tp_as_number && Py_TYPE(o)->tp_as_number->nb_float && !PySequence_Check(o));
+}
+
+static bool is_intlist(PyObject *o, int size) {
+  if (PyTuple_Check(o) || PyList_Check(o)) {
+    Py_ssize_t n = PySequence_Fast_GET_SIZE(o);
+    if (n > TH_MAX_DIMS) return false;
+    for (Py_ssize_t i = 0; i < n; i++)
+      if (!is_int_like(PySequence_Fast_GET_ITEM(o, i))) return false;
+    return true;
+  }
+  return size > 0 && is_int_like(o);
+}
+
+static bool is_dtype_obj(PyObject *o) {
+  return THPDtype_Check(o) || o == (PyObject *)&PyFloat_Type || o == (PyObject *)&PyLong_Type ||
+         o == (PyObject *)&PyBool_Type;
+}
+
+static bool check_param(const APParam *p, PyObject *o, bool first) {
+  if (o == Py_None) return p->optional;
+  switch (p->type) {
+    case AP_TENSOR: return THPTensor_Check(o) || (!first && ap_is_scalar(o));
+    case AP_SCALAR: return ap_is_scalar(o) || (THPTensor_Check(o) && THTensor_numel(((THPTensor *)o)->t) == 1 &&
+                                               ((THPTensor *)o)->t->ndim == 0);
+    case AP_INT: return is_int_like(o);
+    case AP_INTLIST: return is_intlist(o, p->size);
+    case AP_DIMLIST: return is_intlist(o, 1);
+    case AP_FLOAT: return is_float_like(o);
+    case AP_BOOL: return PyBool_Check(o) || (PyIndex_Check(o) && !PyLong_Check(o) && !THPTensor_Check(o) &&
+                                             !strcmp(Py_TYPE(o)->tp_name, "numpy.bool_"));
+    case AP_DTYPE: return is_dtype_obj(o);
+    case AP_DEVICE: return THPDevice_Check(o) || PyUnicode_Check(o) || PyLong_Check(o);
+    case AP_STRING: return PyUnicode_Check(o);
+    case AP_GENERATOR: return PyObject_TypeCheck(o, &THPGeneratorType);
+    case AP_TENSORLIST:
+      if (!PyTuple_Check(o) && !PyList_Check(o)) return false;
+      for (Py_ssize_t i = 0; i < PySequence_Fast_GET_SIZE(o); i++)
+        if (!THPTensor_Check(PySequence_Fast_GET_ITEM(o, i))) return false;
+      return true;
+    case AP_FLOATLIST:
+      if (!PyTuple_Check(o) && !PyList_Check(o)) return is_float_like(o);
+      for (Py_ssize_t i = 0; i < PySequence_Fast_GET_SIZE(o); i++)
+        if (!is_float_like(PySequence_Fast_GET_ITEM(o, i))) return false;
+      return true;
+    case AP_OBJECT: return true;
+    case AP_LAYOUT: return true;
+    case AP_MEMFORMAT: return true;
+  }
+  return false;
+}
+
+static const char *type_label(const APParam *p) {
+  switch (p->type) {
+    case AP_TENSOR: return "Tensor";
+    case AP_SCALAR: return "Number";
+    case AP_INT: return "int";
+    case AP_INTLIST: return "tuple of ints";
+    case AP_DIMLIST: return "tuple of ints";
+    case AP_FLOAT: return "float";
+    case AP_BOOL: return "bool";
+    case AP_DTYPE: return "torch.dtype";
+    case AP_DEVICE: return "torch.device";
+    case AP_STRING: return "str";
+    case AP_GENERATOR: return "torch.Generator";
+    case AP_TENSORLIST: return "tuple of Tensors";
+    case AP_FLOATLIST: return "tuple of floats";
+    case AP_OBJECT: return "object";
+    case AP_LAYOUT: return "torch.layout";
+    case AP_MEMFORMAT: return "torch.memory_format";
+  }
+  return "?";
+}
+
+static const char *obj_label(PyObject *o) {
+  if (THPTensor_Check(o)) return "Tensor";
+  return Py_TYPE(o)->tp_name;
+}
+
+/* ---------- matching ---------- */
+
+/* Tries one signature. On failure fills why (for single-signature errors). */
+static bool match(const APSignature *sig, PyObject *self, PyObject *const *args, Py_ssize_t nargs,
+                  PyObject *kwnames, PyObject **out, char *why, size_t whyn) {
+  int pi = 0;
+  memset(out, 0, sizeof(PyObject *) * sig->nparams);
+  if (self) out[pi++] = self;
+  Py_ssize_t npos = nargs;
+  /* x.view(2, 3) / torch.zeros(2, 3): varargs ints fill the first int[] parameter */
+  if (pi < sig->nparams && (sig->params[pi].type == AP_INTLIST) && npos >= 1 &&
+      !(npos == 1 && (PyTuple_Check(args[0]) || PyList_Check(args[0])))) {
+    bool all_int = true;
+    for (Py_ssize_t i = 0; i < npos && all_int; i++) all_int = is_int_like(args[i]);
+    if (all_int && (npos > 1 || sig->params[pi].size == 0)) {
+      /* pack into a tuple held by the caller's result (see ap_parse) */
+      out[pi] = (PyObject *)-1;   /* marker: varargs */
+      pi++;
+      npos = 0;
+      args += nargs;
+    }
+  }
+  int available = sig->npositional - (self ? 1 : 0);
+  if (npos > available + 0) {
+    snprintf(why, whyn, "%s() takes %d positional argument%s but %zd %s given", sig->name, available,
+             available == 1 ? "" : "s", nargs, nargs == 1 ? "was" : "were");
+    return false;
+  }
+  for (Py_ssize_t i = 0; i < npos; i++) {
+    const APParam *p = &sig->params[pi];
+    if (!check_param(p, args[i], pi == 0 && !self)) {
+      snprintf(why, whyn, "%s(): argument '%s' (position %d) must be %s, not %s", sig->name, p->name,
+               (int)(i + 1), type_label(p), obj_label(args[i]));
+      return false;
+    }
+    out[pi++] = args[i];
+  }
+  if (kwnames) {
+    Py_ssize_t nk = PyTuple_GET_SIZE(kwnames);
+    for (Py_ssize_t k = 0; k < nk; k++) {
+      PyObject *key = PyTuple_GET_ITEM(kwnames, k), *val = args[npos + k];
+      int j;
+      for (j = 0; j < sig->nparams; j++)
+        if (sig->params[j].py_name == key || PyUnicode_Compare(sig->params[j].py_name, key) == 0) break;
+      if (j == sig->nparams) {
+        snprintf(why, whyn, "%s() got an unexpected keyword argument '%s'", sig->name, PyUnicode_AsUTF8(key));
+        return false;
+      }
+      if (out[j]) {
+        snprintf(why, whyn, "%s() got multiple values for argument '%s'", sig->name, sig->params[j].name);
+        return false;
+      }
+      if (!check_param(&sig->params[j], val, false)) {
+        snprintf(why, whyn, "%s(): argument '%s' must be %s, not %s", sig->name, sig->params[j].name,
+                 type_label(&sig->params[j]), obj_label(val));
+        return false;
+      }
+      out[j] = val;
+    }
+  }
+  for (int j = 0; j < sig->nparams; j++)
+    if (!out[j] && !sig->params[j].has_default) {
+      snprintf(why, whyn, "%s() missing 1 required positional arguments: \"%s\"", sig->name, sig->params[j].name);
+      return false;
+    }
+  return true;
+}
+
+static void raise_no_match(APParser *p, PyObject *self, PyObject *const *args, Py_ssize_t nargs,
+                           PyObject *kwnames, const char *why) {
+  int visible = 0;
+  for (int i = 0; i < p->nsigs; i++) visible += !p->parsed[i].hidden;
+  if (visible <= 1) { PyErr_SetString(PyExc_TypeError, why); return; }
+#define APPEND(acc, ...) do { PyObject *tmp_ = (acc) ? PyUnicode_FromFormat(__VA_ARGS__) : NULL; \
+                              Py_XDECREF(acc); acc = tmp_; } while (0)
+  PyObject *got = PyUnicode_FromString("");
+  for (Py_ssize_t i = 0; i < nargs; i++)
+    APPEND(got, "%U%s%s", got, i ? ", " : "", obj_label(args[i]));
+  if (kwnames)
+    for (Py_ssize_t k = 0; k < PyTuple_GET_SIZE(kwnames); k++)
+      APPEND(got, "%U%s%U=%s", got, (nargs || k) ? ", " : "", PyTuple_GET_ITEM(kwnames, k),
+             obj_label(args[nargs + k]));
+  if (!got) return;
+  PyObject *msg = PyUnicode_FromFormat("%s() received an invalid combination of arguments - got (%U), but expected one of:",
+                                       p->parsed[0].name, got);
+  for (int i = 0; i < p->nsigs; i++) {
+    if (p->parsed[i].hidden) continue;
+    const char *t = strchr(p->parsed[i].text, '(');
+    const char *e = strrchr(p->parsed[i].text, ')');
+    APPEND(msg, "%U\n * %.*s", msg, (int)(e - t + 1), t);
+  }
+#undef APPEND
+  if (!msg) { Py_DECREF(got); return; }
+  PyErr_SetObject(PyExc_TypeError, msg);
+  Py_XDECREF(msg);
+  Py_XDECREF(got);
+  (void)self;
+}
+
+static int convert_intlist(PyObject *o, ATIntList *out, int size) {
+  if (!PyTuple_Check(o) && !PyList_Check(o)) {
+    int64_t v;
+    if (ap_to_int(o, &v) < 0) return -1;
+    out->n = size > 0 ? size : 1;
+    for (int i = 0; i < out->n; i++) out->v[i] = v;
+    return 0;
+  }
+  Py_ssize_t n = PySequence_Fast_GET_SIZE(o);
+  if (n > TH_MAX_DIMS) { PyErr_Format(PyExc_RuntimeError, "too many dimensions (%zd)", n); return -1; }
+  if (size > 1 && n == 1) {
+    int64_t v;
+    if (ap_to_int(PySequence_Fast_GET_ITEM(o, 0), &v) < 0) return -1;
+    out->n = size;
+    for (int i = 0; i < size; i++) out->v[i] = v;
+    return 0;
+  }
+  out->n = (int)n;
+  for (Py_ssize_t i = 0; i < n; i++)
+    if (ap_to_int(PySequence_Fast_GET_ITEM(o, i), &out->v[i]) < 0) return -1;
+  return 0;
+}
+
+int ap_to_int(PyObject *o, int64_t *out) {
+  if (PyLong_Check(o)) {
+    int overflow;
+    long long v = PyLong_AsLongLongAndOverflow(o, &overflow);
+    if (overflow) { PyErr_SetString(PyExc_RuntimeError, "Overflow when unpacking long"); return -1; }
+    if (v == -1 && PyErr_Occurred()) return -1;
+    *out = v;
+    return 0;
+  }
+  if (THPTensor_Check(o)) { *out = at_item_int(((THPTensor *)o)->t); return 0; }
+  PyObject *i = PyNumber_Index(o);
+  if (!i) return -1;
+  int rc = ap_to_int(i, out);
+  Py_DECREF(i);
+  return rc;
+}
+
+int ap_to_scalar(PyObject *o, ATScalar *out) {
+  if (PyBool_Check(o)) { *out = at_scalar_bool(o == Py_True); return 0; }
+  if (PyLong_Check(o)) {
+    int overflow;
+    long long v = PyLong_AsLongLongAndOverflow(o, &overflow);
+    if (overflow) {   /* PyTorch accepts uint64-range ints only for some ops; say so clearly */
+      PyErr_SetString(PyExc_RuntimeError, "Overflow when unpacking long");
+      return -1;
+    }
+    *out = at_scalar_int(v);
+    return 0;
+  }
+  if (PyFloat_Check(o)) { *out = at_scalar_float(PyFloat_AS_DOUBLE(o)); return 0; }
+  if (THPTensor_Check(o)) {
+    THTensor *t = ((THPTensor *)o)->t;
+    if (THDtype_isFloating(t->dtype)) *out = at_scalar_float(at_item_double(t));
+    else if (t->dtype == TH_Bool) *out = at_scalar_bool(at_item_int(t) != 0);
+    else *out = at_scalar_int(at_item_int(t));
+    return 0;
+  }
+  if (!strcmp(Py_TYPE(o)->tp_name, "numpy.bool_") || !strcmp(Py_TYPE(o)->tp_name, "numpy.bool")) {
+    int v = PyObject_IsTrue(o);
+    if (v < 0) return -1;
+    *out = at_scalar_bool(v);
+    return 0;
+  }
+  if (PyIndex_Check(o)) {
+    PyObject *i = PyNumber_Index(o);
+    if (!i) return -1;
+    int rc = ap_to_scalar(i, out);
+    Py_DECREF(i);
+    return rc;
+  }
+  double d = PyFloat_AsDouble(o);
+  if (d == -1 && PyErr_Occurred()) return -1;
+  *out = at_scalar_float(d);
+  return 0;
+}
+
+int ap_to_intlist(PyObject *o, ATIntList *out, const char *fn, const char *arg) {
+  if (!is_intlist(o, 1)) {
+    PyErr_Format(PyExc_TypeError, "%s(): argument '%s' must be tuple of ints, not %s", fn, arg, obj_label(o));
+    return -1;
+  }
+  return convert_intlist(o, out, 0);
+}
+
+/* Second pass: numbers given for Tensor parameters become wrapped 0-d
+ * tensors; int lists are unpacked. */
+static int finish(APResult *r, PyObject *const *args, Py_ssize_t nargs, bool varargs_first, int first_idx) {
+  const APSignature *sig = r->sig;
+  for (int j = 0; j < sig->nparams; j++) {
+    const APParam *p = &sig->params[j];
+    PyObject *o = r->obj[j];
+    if (o == (PyObject *)-1) {   /* varargs ints */
+      PyObject *t = PyTuple_New(nargs);
+      if (!t) return -1;
+      for (Py_ssize_t i = 0; i < nargs; i++) { Py_INCREF(args[i]); PyTuple_SET_ITEM(t, i, args[i]); }
+      r->owned[r->nowned++] = t;
+      r->obj[j] = o = t;
+    }
+    if (!o || o == Py_None) continue;
+    if (p->type == AP_TENSOR && !THPTensor_Check(o)) {
+      ATScalar s;
+      if (ap_to_scalar(o, &s) < 0) return -1;
+      THTensor *t = at_scalar_tensor(s, s.kind == AT_SCALAR_FLOAT ? TH_Double : (s.kind == AT_SCALAR_INT ? TH_Int64 : TH_Bool));
+      if (!t) return THP_raise_int();
+      t->wrapped_number = true;
+      PyObject *w = THPTensor_wrap(t);
+      if (!w) return -1;
+      r->owned[r->nowned++] = w;
+      r->obj[j] = w;
+    }
+  }
+  (void)varargs_first; (void)first_idx;
+  return 0;
+}
+
+int ap_parse(APParser *p, PyObject *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames,
+             APResult *r) {
+  char why[512], first_why[512] = "";
+  if (ensure_ready(p) < 0) return -1;
+  r->nowned = 0;
+  r->nlists = 0;
+  for (int i = 0; i < p->nsigs; i++) {
+    if (match(&p->parsed[i], self, args, nargs, kwnames, r->obj, why, sizeof why)) {
+      r->idx = i;
+      r->sig = &p->parsed[i];
+      if (finish(r, args, nargs, false, 0) < 0) { ap_release(r); return -1; }
+      return i;
+    }
+    if (!first_why[0]) memcpy(first_why, why, sizeof why);
+  }
+  raise_no_match(p, self, args, nargs, kwnames, first_why);
+  return -1;
+}
+
+int ap_parse_tuple(APParser *p, PyObject *self, PyObject *args, PyObject *kwargs, APResult *r) {
+  Py_ssize_t n = args ? PyTuple_GET_SIZE(args) : 0, nk = kwargs ? PyDict_GET_SIZE(kwargs) : 0;
+  PyObject *stack[AP_MAX_ARGS * 2];
+  PyObject *kwnames = NULL;
+  if (n + nk > AP_MAX_ARGS * 2) { PyErr_SetString(PyExc_TypeError, "too many arguments"); return -1; }
+  for (Py_ssize_t i = 0; i < n; i++) stack[i] = PyTuple_GET_ITEM(args, i);
+  if (nk) {
+    kwnames = PyTuple_New(nk);
+    if (!kwnames) return -1;
+    Py_ssize_t pos = 0, k = 0;
+    PyObject *key, *val;
+    while (PyDict_Next(kwargs, &pos, &key, &val)) {
+      Py_INCREF(key);
+      PyTuple_SET_ITEM(kwnames, k, key);
+      stack[n + k++] = val;
+    }
+  }
+  int rc = ap_parse(p, self, stack, n, kwnames, r);
+  /* obj[] entries borrow from args/kwargs, which outlive the call */
+  Py_XDECREF(kwnames);
+  return rc;
+}
+
+void ap_release(APResult *r) {
+  for (int i = 0; i < r->nowned; i++) Py_DECREF(r->owned[i]);
+  r->nowned = 0;
+}
+
+/* ---------- accessors ---------- */
+
+static inline PyObject *get(APResult *r, int i) {
+  PyObject *o = r->obj[i];
+  return (o == Py_None) ? NULL : o;
+}
+
+struct THPTensor *ap_tensor(APResult *r, int i) { return (THPTensor *)get(r, i); }
+
+ATScalar ap_scalar(APResult *r, int i) {
+  PyObject *o = get(r, i);
+  const APParam *p = &r->sig->params[i];
+  if (!o) return p->def_is_float ? at_scalar_float(p->def_float) : at_scalar_int(p->def_int);
+  ATScalar s = at_scalar_int(0);
+  if (ap_to_scalar(o, &s) < 0) PyErr_Clear();
+  return s;
+}
+
+int64_t ap_int(APResult *r, int i) {
+  PyObject *o = get(r, i);
+  int64_t v = r->sig->params[i].def_int;
+  if (o && ap_to_int(o, &v) < 0) PyErr_Clear();
+  return v;
+}
+
+ATOptInt ap_optint(APResult *r, int i) {
+  PyObject *o = get(r, i);
+  ATOptInt v = { false, 0 };
+  if (!o) {
+    const APParam *p = &r->sig->params[i];
+    if (p->has_default && !p->default_none && r->obj[i] != Py_None) { v.has = true; v.v = p->def_int; }
+    return v;
+  }
+  v.has = ap_to_int(o, &v.v) == 0;
+  if (!v.has) PyErr_Clear();
+  return v;
+}
+
+double ap_float(APResult *r, int i) {
+  PyObject *o = get(r, i);
+  if (!o) return r->sig->params[i].def_float;
+  if (THPTensor_Check(o)) return at_item_double(((THPTensor *)o)->t);
+  double d = PyFloat_AsDouble(o);
+  if (d == -1 && PyErr_Occurred()) PyErr_Clear();
+  return d;
+}
+
+ATOptDouble ap_optfloat(APResult *r, int i) {
+  PyObject *o = get(r, i);
+  ATOptDouble v = { false, 0 };
+  if (!o) {
+    const APParam *p = &r->sig->params[i];
+    if (p->has_default && !p->default_none && r->obj[i] != Py_None) { v.has = true; v.v = p->def_float; }
+    return v;
+  }
+  v.has = true;
+  v.v = ap_float(r, i);
+  return v;
+}
+
+bool ap_bool(APResult *r, int i) {
+  PyObject *o = get(r, i);
+  if (!o) return r->sig->params[i].def_bool;
+  return PyObject_IsTrue(o) == 1;
+}
+
+int ap_optbool(APResult *r, int i) {
+  PyObject *o = get(r, i);
+  if (!o) {
+    const APParam *p = &r->sig->params[i];
+    return (p->default_none || r->obj[i] == Py_None) ? -1 : p->def_bool;
+  }
+  return PyObject_IsTrue(o) == 1;
+}
+
+const ATIntList *ap_intlist(APResult *r, int i) {
+  PyObject *o = get(r, i);
+  const APParam *p = &r->sig->params[i];
+  if (r->nlists >= 4) return NULL;
+  ATIntList *l = &r->lists[r->nlists];
+  if (!o) {
+    if (!p->def_list_given) return NULL;
+    l->n = p->def_list_n;
+    memcpy(l->v, p->def_list, sizeof(int64_t) * p->def_list_n);
+    r->nlists++;
+    return l;
+  }
+  if (convert_intlist(o, l, p->size) < 0) { PyErr_Clear(); return NULL; }
+  r->nlists++;
+  return l;
+}
+
+THDtype ap_dtype(APResult *r, int i, THDtype dflt) {
+  PyObject *o = get(r, i);
+  if (!o) return dflt;
+  if (THPDtype_Check(o)) return ((THPDtype *)o)->dtype;
+  if (o == (PyObject *)&PyFloat_Type) return TH_Double;
+  if (o == (PyObject *)&PyLong_Type) return TH_Int64;
+  if (o == (PyObject *)&PyBool_Type) return TH_Bool;
+  return dflt;
+}
+
+const char *ap_string(APResult *r, int i) {
+  PyObject *o = get(r, i);
+  if (!o) return r->sig->params[i].def_str;
+  return PyUnicode_AsUTF8(o);
+}
+
+PyObject *ap_object(APResult *r, int i) { return r->obj[i]; }
+bool ap_isnone(APResult *r, int i) { return get(r, i) == NULL; }
+
+int ap_device_check(APResult *r, int i) {
+  int type, index;
+  return THPDevice_parse(get(r, i), &type, &index);
+}

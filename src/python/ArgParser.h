@@ -1,0 +1,99 @@
+/* Parses Python arguments against PyTorch-style signatures, e.g.
+ *   "add(Tensor input, Tensor other, *, Scalar alpha=1, Tensor out=None)"
+ * A parser holds several overloads; the first that accepts the arguments
+ * wins, and a mismatch raises PyTorch's TypeError listing them all.
+ * Generated bindings (build/generated/) and hand-written methods use it. */
+#ifndef THP_ARG_PARSER_H
+#define THP_ARG_PARSER_H
+
+#include <Python.h>
+#include "../ATen/ATen.h"
+
+#define AP_MAX_ARGS 16
+#define AP_MAX_SIGS 8
+
+typedef enum {
+  AP_TENSOR, AP_SCALAR, AP_INT, AP_INTLIST, AP_FLOAT, AP_BOOL, AP_DTYPE, AP_DEVICE,
+  AP_STRING, AP_GENERATOR, AP_TENSORLIST, AP_FLOATLIST, AP_OBJECT, AP_LAYOUT, AP_MEMFORMAT,
+  AP_DIMLIST,  /* int or int[] (dim=) */
+} APType;
+
+typedef struct {
+  APType type;
+  char *name;
+  PyObject *py_name;     /* interned */
+  bool optional;         /* accepts None */
+  bool kwonly;
+  bool has_default;
+  bool default_none;
+  int size;              /* int[2]: a lone int expands to this many */
+  /* defaults */
+  int64_t def_int;
+  double def_float;
+  bool def_bool;
+  bool def_is_float;     /* Scalar default written with a '.' */
+  char *def_str;
+  int64_t def_list[8];
+  int def_list_n;
+  bool def_list_given;
+} APParam;
+
+typedef struct {
+  char *name;
+  APParam params[AP_MAX_ARGS];
+  int nparams;
+  int npositional;
+  char *text;            /* for error messages */
+  bool hidden;
+} APSignature;
+
+typedef struct {
+  const char *const *sigs;   /* NULL-terminated signature strings */
+  APSignature parsed[AP_MAX_SIGS];
+  int nsigs;
+  bool ready;
+} APParser;
+
+typedef struct {
+  int idx;                       /* which overload matched */
+  const APSignature *sig;
+  PyObject *obj[AP_MAX_ARGS];    /* borrowed; NULL when absent (use default) */
+  PyObject *owned[AP_MAX_ARGS];  /* temporaries made while converting */
+  int nowned;
+  /* storage for converted int lists */
+  ATIntList lists[4];
+  int nlists;
+} APResult;
+
+/* self: a tensor bound as the first parameter (methods), or NULL. Returns
+ * the overload index or -1 with a Python error set. */
+int ap_parse(APParser *p, PyObject *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames,
+             APResult *r);
+/* tuple/dict form (tp_new, tp_call) */
+int ap_parse_tuple(APParser *p, PyObject *self, PyObject *args, PyObject *kwargs, APResult *r);
+void ap_release(APResult *r);
+
+/* Accessors: the i-th parameter of the matched signature, converted. */
+struct THPTensor;
+struct THPTensor *ap_tensor(APResult *r, int i);          /* NULL when None/absent (optional) */
+ATScalar ap_scalar(APResult *r, int i);
+int64_t ap_int(APResult *r, int i);
+ATOptInt ap_optint(APResult *r, int i);
+double ap_float(APResult *r, int i);
+ATOptDouble ap_optfloat(APResult *r, int i);
+bool ap_bool(APResult *r, int i);
+int ap_optbool(APResult *r, int i);                        /* -1 for None */
+const ATIntList *ap_intlist(APResult *r, int i);           /* NULL when None */
+THDtype ap_dtype(APResult *r, int i, THDtype dflt);       /* dflt when None/absent */
+const char *ap_string(APResult *r, int i);                 /* NULL when None */
+PyObject *ap_object(APResult *r, int i);                   /* borrowed, NULL when absent */
+bool ap_isnone(APResult *r, int i);                        /* absent or None */
+int ap_device_check(APResult *r, int i);                   /* -1 (error set) unless cpu/None */
+
+/* Conversions also used outside the parser. */
+bool ap_is_scalar(PyObject *o);
+int ap_to_scalar(PyObject *o, ATScalar *out);
+int ap_to_intlist(PyObject *o, ATIntList *out, const char *fn, const char *arg);
+int ap_to_int(PyObject *o, int64_t *out);
+
+#endif

@@ -1,0 +1,154 @@
+/* torch.device: a (type, index) pair. Only "cpu" runs here; "cuda" devices
+ * can be named but tensors on them raise unless THC is built with a GPU. */
+#include "THP.h"
+
+static const char *type_names[] = {"cpu", "cuda", "meta"};
+static PyObject *cpu_device;
+
+static int parse_type(const char *s, Py_ssize_t n, int *type) {
+  for (int i = 0; i < 3; i++)
+    if ((Py_ssize_t)strlen(type_names[i]) == n && !strncmp(s, type_names[i], n)) { *type = i; return 0; }
+  PyErr_Format(PyExc_RuntimeError,
+               "Expected one of cpu, cuda, meta device type at start of device string: %s", s);
+  return -1;
+}
+
+static int parse_string(PyObject *str, int *type, int *index) {
+  Py_ssize_t n;
+  const char *s = PyUnicode_AsUTF8AndSize(str, &n);
+  if (!s) return -1;
+  const char *colon = strchr(s, ':');
+  *index = -1;
+  if (parse_type(s, colon ? colon - s : n, type) < 0) return -1;
+  if (colon) {
+    char *end;
+    long v = strtol(colon + 1, &end, 10);
+    if (end == colon + 1 || *end || v < 0) {
+      PyErr_Format(PyExc_RuntimeError, "Invalid device string: '%s'", s);
+      return -1;
+    }
+    *index = (int)v;
+  }
+  return 0;
+}
+
+static PyObject *make(PyTypeObject *tp, int type, int index) {
+  THPDevice *d = (THPDevice *)tp->tp_alloc(tp, 0);
+  if (!d) return NULL;
+  d->type = type;
+  d->index = index;
+  return (PyObject *)d;
+}
+
+static PyObject *device_new(PyTypeObject *tp, PyObject *args, PyObject *kw) {
+  static char *kwlist[] = {"type", "index", NULL};
+  PyObject *t, *idx = Py_None;
+  if (!PyArg_ParseTupleAndKeywords(args, kw, "O|O:device", kwlist, &t, &idx)) return NULL;
+  if (THPDevice_Check(t)) { Py_INCREF(t); return t; }
+  int type, index = -1;
+  if (PyLong_Check(t)) {
+    long v = PyLong_AsLong(t);
+    if (v < 0) { PyErr_SetString(PyExc_RuntimeError, "Device index must not be negative"); return NULL; }
+    return make(tp, 1, (int)v);
+  }
+  if (!PyUnicode_Check(t)) {
+    PyErr_Format(PyExc_TypeError, "device() received an invalid combination of arguments - got (%s)",
+                 Py_TYPE(t)->tp_name);
+    return NULL;
+  }
+  if (parse_string(t, &type, &index) < 0) return NULL;
+  if (idx != Py_None) {
+    if (index >= 0) {
+      PyErr_SetString(PyExc_RuntimeError, "type (string) must not include an index because index was passed explicitly");
+      return NULL;
+    }
+    long v = PyLong_AsLong(idx);
+    if (v == -1 && PyErr_Occurred()) return NULL;
+    if (v < 0) { PyErr_SetString(PyExc_RuntimeError, "Device index must not be negative"); return NULL; }
+    index = (int)v;
+  }
+  return make(tp, type, index);
+}
+
+static PyObject *device_repr(THPDevice *d) {
+  if (d->index >= 0) return PyUnicode_FromFormat("device(type='%s', index=%d)", type_names[d->type], d->index);
+  return PyUnicode_FromFormat("device(type='%s')", type_names[d->type]);
+}
+static PyObject *device_str(THPDevice *d) {
+  if (d->index >= 0) return PyUnicode_FromFormat("%s:%d", type_names[d->type], d->index);
+  return PyUnicode_FromString(type_names[d->type]);
+}
+static PyObject *device_type(THPDevice *d, void *c) { return PyUnicode_FromString(type_names[d->type]); }
+static PyObject *device_index(THPDevice *d, void *c) {
+  if (d->index < 0) Py_RETURN_NONE;
+  return PyLong_FromLong(d->index);
+}
+static PyObject *device_richcompare(PyObject *a, PyObject *b, int op) {
+  if (!THPDevice_Check(a) || !THPDevice_Check(b) || (op != Py_EQ && op != Py_NE)) Py_RETURN_NOTIMPLEMENTED;
+  THPDevice *x = (THPDevice *)a, *y = (THPDevice *)b;
+  bool eq = x->type == y->type && x->index == y->index;
+  return PyBool_FromLong(op == Py_EQ ? eq : !eq);
+}
+static Py_hash_t device_hash(THPDevice *d) { return (Py_hash_t)(d->type * 1000003 + d->index + 2); }
+static PyObject *device_reduce(THPDevice *d, PyObject *u) {
+  PyObject *args = d->index >= 0 ? Py_BuildValue("(si)", type_names[d->type], d->index)
+                                 : Py_BuildValue("(s)", type_names[d->type]);
+  if (!args) return NULL;
+  return Py_BuildValue("(ON)", Py_TYPE(d), args);
+}
+
+static PyGetSetDef device_getset[] = {
+  {"type", (getter)device_type, NULL, NULL, NULL},
+  {"index", (getter)device_index, NULL, NULL, NULL},
+  {NULL}
+};
+static PyMethodDef device_methods[] = {
+  {"__reduce__", (PyCFunction)device_reduce, METH_NOARGS, NULL},
+  {NULL}
+};
+
+PyTypeObject THPDeviceType = {
+  PyVarObject_HEAD_INIT(NULL, 0)
+  .tp_name = "torch.device",
+  .tp_basicsize = sizeof(THPDevice),
+  .tp_flags = Py_TPFLAGS_DEFAULT,
+  .tp_new = device_new,
+  .tp_repr = (reprfunc)device_repr,
+  .tp_str = (reprfunc)device_str,
+  .tp_richcompare = device_richcompare,
+  .tp_hash = (hashfunc)device_hash,
+  .tp_getset = device_getset,
+  .tp_methods = device_methods,
+};
+
+PyObject *THPDevice_cpu(void) { return cpu_device; }
+
+int THPDevice_parse(PyObject *o, int *type, int *index) {
+  *type = 0; *index = -1;
+  if (!o || o == Py_None) return 0;
+  if (THPDevice_Check(o)) { *type = ((THPDevice *)o)->type; *index = ((THPDevice *)o)->index; }
+  else if (PyUnicode_Check(o)) { if (parse_string(o, type, index) < 0) return -1; }
+  else if (PyLong_Check(o)) { *type = 1; *index = (int)PyLong_AsLong(o); }
+  else {
+    PyErr_Format(PyExc_TypeError, "expected a torch.device, a string or an int, got %s", Py_TYPE(o)->tp_name);
+    return -1;
+  }
+  if (*type == 1) {
+    PyErr_SetString(PyExc_RuntimeError,
+                    "CUDA is not available: cthtorch has no GPU on this machine (cthtorch.cuda.is_available() "
+                    "is False). Use device='cpu'.");
+    return -1;
+  }
+  if (*type == 2) {
+    PyErr_SetString(PyExc_NotImplementedError, "cthtorch does not implement the 'meta' device");
+    return -1;
+  }
+  return 0;
+}
+
+int THP_initDevice(PyObject *m) {
+  if (PyType_Ready(&THPDeviceType) < 0) return -1;
+  cpu_device = make(&THPDeviceType, 0, -1);
+  if (!cpu_device) return -1;
+  return PyModule_AddObjectRef(m, "device", (PyObject *)&THPDeviceType);
+}

@@ -1,0 +1,306 @@
+/* Factory functions (torch.zeros, torch.tensor, ...): parse, make, then
+ * apply requires_grad. They take dtype/device/layout/requires_grad like
+ * PyTorch's; device must be CPU here. */
+#include "THP.h"
+#include "ArgParser.h"
+#include "autograd/Formulas.h"
+
+PyObject *THP_tensor_from_data(PyObject *data, THDtype dtype, bool dtype_given, bool copy_tensor);
+PyObject *THP_as_tensor(PyObject *data, THDtype dtype, bool dtype_given);
+PyObject *THP_from_numpy(PyObject *m, PyObject *arr);
+
+#define FACTORY_KW "ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=False, bool requires_grad=False"
+
+/* Sets requires_grad on a fresh leaf (with PyTorch's dtype check). */
+static PyObject *finish(PyObject *t, bool requires_grad) {
+  if (!t || !requires_grad) return t;
+  THPTensor *x = (THPTensor *)t;
+  if (!THDtype_isFloating(x->t->dtype)) {
+    Py_DECREF(t);
+    PyErr_SetString(PyExc_RuntimeError, "Only Tensors of floating point and complex dtype can require gradients");
+    return NULL;
+  }
+  x->requires_grad = true;
+  return t;
+}
+
+/* index of the first factory keyword (dtype) in a signature with k leading params */
+#define FK(k) (k)
+
+static PyObject *make_filled(PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames, APParser *p,
+                             int mode /* 0 empty, 1 zeros, 2 ones */) {
+  APResult r;
+  int idx = ap_parse(p, NULL, args, nargs, kwnames, &r);
+  if (idx < 0) return NULL;
+  PyObject *res = NULL;
+  /* (int[] size, *, Tensor? out, dtype, layout, device, pin_memory, requires_grad, memory_format) */
+  if (ap_device_check(&r, 4) < 0) goto done;
+  const ATIntList *size = ap_intlist(&r, 0);
+  if (!size) { PyErr_SetString(PyExc_TypeError, "size must be a tuple of ints"); goto done; }
+  THDtype dt = ap_dtype(&r, 2, at_default_dtype());
+  THPTensor *out = ap_tensor(&r, 1);
+  if (out) {
+    if (THTensor_resize(out->t, size->n, size->v) < 0) { THP_raise(); goto done; }
+    if (mode && at_fill_(out->t, at_scalar_int(mode == 2)) < 0) { THP_raise(); goto done; }
+    res = Py_NewRef((PyObject *)out);
+    goto done;
+  }
+  THTensor *t = mode ? at_full(size, at_scalar_int(mode == 2), dt) : at_empty(size, dt);
+  res = finish(THPTensor_wrap(t), ap_bool(&r, 6));
+done:
+  ap_release(&r);
+  return res;
+}
+
+#define SIZED_SIG(name) #name "(int[] size, *, Tensor? out=None, " FACTORY_KW ", MemoryFormat? memory_format=None)"
+
+static PyObject *f_empty(PyObject *m, PyObject *const *a, Py_ssize_t n, PyObject *k) {
+  static const char *s[] = { SIZED_SIG(empty), NULL };
+  static APParser p = { s };
+  return make_filled(a, n, k, &p, 0);
+}
+static PyObject *f_zeros(PyObject *m, PyObject *const *a, Py_ssize_t n, PyObject *k) {
+  static const char *s[] = { SIZED_SIG(zeros), NULL };
+  static APParser p = { s };
+  return make_filled(a, n, k, &p, 1);
+}
+static PyObject *f_ones(PyObject *m, PyObject *const *a, Py_ssize_t n, PyObject *k) {
+  static const char *s[] = { SIZED_SIG(ones), NULL };
+  static APParser p = { s };
+  return make_filled(a, n, k, &p, 2);
+}
+
+static PyObject *f_full(PyObject *m, PyObject *const *a, Py_ssize_t n, PyObject *k) {
+  static const char *s[] = { "full(int[] size, Scalar fill_value, *, Tensor? out=None, " FACTORY_KW ")", NULL };
+  static APParser p = { s };
+  APResult r;
+  if (ap_parse(&p, NULL, a, n, k, &r) < 0) return NULL;
+  PyObject *res = NULL;
+  if (ap_device_check(&r, 5) < 0) goto done;
+  ATScalar v = ap_scalar(&r, 1);
+  THDtype dt = ap_dtype(&r, 3, v.kind == AT_SCALAR_FLOAT ? at_default_dtype() : (v.kind == AT_SCALAR_INT ? TH_Int64 : TH_Bool));
+  res = finish(THPTensor_wrap(at_full(ap_intlist(&r, 0), v, dt)), ap_bool(&r, 7));
+done:
+  ap_release(&r);
+  return res;
+}
+
+static PyObject *f_empty_strided(PyObject *m, PyObject *const *a, Py_ssize_t n, PyObject *k) {
+  static const char *s[] = { "empty_strided(int[] size, int[] stride, *, " FACTORY_KW ")", NULL };
+  static APParser p = { s };
+  APResult r;
+  if (ap_parse(&p, NULL, a, n, k, &r) < 0) return NULL;
+  PyObject *res = NULL;
+  if (ap_device_check(&r, 4) < 0) goto done;
+  res = finish(THPTensor_wrap(at_empty_strided(ap_intlist(&r, 0), ap_intlist(&r, 1), ap_dtype(&r, 2, at_default_dtype()))),
+               ap_bool(&r, 6));
+done:
+  ap_release(&r);
+  return res;
+}
+
+static PyObject *f_arange(PyObject *m, PyObject *const *a, Py_ssize_t n, PyObject *k) {
+  static const char *s[] = {
+    "arange(Scalar end, *, Tensor? out=None, " FACTORY_KW ")",
+    "arange(Scalar start, Scalar end, Scalar step=1, *, Tensor? out=None, " FACTORY_KW ")",
+    NULL };
+  static APParser p = { s };
+  APResult r;
+  int idx = ap_parse(&p, NULL, a, n, k, &r);
+  if (idx < 0) return NULL;
+  PyObject *res = NULL;
+  int base = idx == 0 ? 1 : 3;   /* index of out= */
+  if (ap_device_check(&r, base + 3) < 0) goto done;
+  ATScalar start = idx == 0 ? at_scalar_int(0) : ap_scalar(&r, 0);
+  ATScalar end = idx == 0 ? ap_scalar(&r, 0) : ap_scalar(&r, 1);
+  ATScalar step = idx == 0 ? at_scalar_int(1) : ap_scalar(&r, 2);
+  bool given = !ap_isnone(&r, base + 1);
+  THTensor *t = at_arange(start, end, step, ap_dtype(&r, base + 1, TH_Undefined), given);
+  THPTensor *out = ap_tensor(&r, base);
+  if (out && t) {
+    int rc = THTensor_resize(out->t, t->ndim, t->sizes) < 0 ? -1 : at_copy_(out->t, t);
+    THTensor_free(t);
+    res = rc < 0 ? THP_raise() : Py_NewRef((PyObject *)out);
+    goto done;
+  }
+  res = finish(THPTensor_wrap(t), ap_bool(&r, base + 5));
+done:
+  ap_release(&r);
+  return res;
+}
+
+static PyObject *f_range(PyObject *m, PyObject *const *a, Py_ssize_t n, PyObject *k) {
+  static const char *s[] = { "range(Scalar start, Scalar end, Scalar step=1, *, Tensor? out=None, " FACTORY_KW ")", NULL };
+  static APParser p = { s };
+  APResult r;
+  if (ap_parse(&p, NULL, a, n, k, &r) < 0) return NULL;
+  PyObject *res = NULL;
+  ATScalar start = ap_scalar(&r, 0), end = ap_scalar(&r, 1), step = ap_scalar(&r, 2);
+  double st = step.kind == AT_SCALAR_FLOAT ? step.d : (double)step.i;
+  ATScalar e2 = at_scalar_float((end.kind == AT_SCALAR_FLOAT ? end.d : (double)end.i) + st * 0.5);
+  res = finish(THPTensor_wrap(at_arange(start, e2, step, ap_dtype(&r, 4, at_default_dtype()), true)), ap_bool(&r, 8));
+  ap_release(&r);
+  return res;
+}
+
+static PyObject *f_linspace(PyObject *m, PyObject *const *a, Py_ssize_t n, PyObject *k) {
+  static const char *s[] = { "linspace(Scalar start, Scalar end, int steps, *, Tensor? out=None, " FACTORY_KW ")", NULL };
+  static APParser p = { s };
+  APResult r;
+  if (ap_parse(&p, NULL, a, n, k, &r) < 0) return NULL;
+  PyObject *res = NULL;
+  if (ap_device_check(&r, 6) < 0) goto done;
+  res = finish(THPTensor_wrap(at_linspace(ap_scalar(&r, 0), ap_scalar(&r, 1), ap_int(&r, 2),
+                                          ap_dtype(&r, 4, at_default_dtype()))), ap_bool(&r, 8));
+done:
+  ap_release(&r);
+  return res;
+}
+
+static PyObject *f_logspace(PyObject *m, PyObject *const *a, Py_ssize_t n, PyObject *k) {
+  static const char *s[] = { "logspace(Scalar start, Scalar end, int steps, float base=10.0, *, Tensor? out=None, " FACTORY_KW ")", NULL };
+  static APParser p = { s };
+  APResult r;
+  if (ap_parse(&p, NULL, a, n, k, &r) < 0) return NULL;
+  PyObject *res = NULL;
+  if (ap_device_check(&r, 7) < 0) goto done;
+  res = finish(THPTensor_wrap(at_logspace(ap_scalar(&r, 0), ap_scalar(&r, 1), ap_int(&r, 2), ap_float(&r, 3),
+                                          ap_dtype(&r, 5, at_default_dtype()))), ap_bool(&r, 9));
+done:
+  ap_release(&r);
+  return res;
+}
+
+static PyObject *f_eye(PyObject *m, PyObject *const *a, Py_ssize_t n, PyObject *k) {
+  static const char *s[] = { "eye(int n, int? m=None, *, Tensor? out=None, " FACTORY_KW ")", NULL };
+  static APParser p = { s };
+  APResult r;
+  if (ap_parse(&p, NULL, a, n, k, &r) < 0) return NULL;
+  PyObject *res = NULL;
+  if (ap_device_check(&r, 5) < 0) goto done;
+  ATOptInt mm = ap_optint(&r, 1);
+  res = finish(THPTensor_wrap(at_eye(ap_int(&r, 0), mm.has ? mm.v : -1, ap_dtype(&r, 3, at_default_dtype()))),
+               ap_bool(&r, 7));
+done:
+  ap_release(&r);
+  return res;
+}
+
+static PyObject *f_tensor(PyObject *m, PyObject *const *a, Py_ssize_t n, PyObject *k) {
+  static const char *s[] = { "tensor(PyObject* data, *, " FACTORY_KW ")", NULL };
+  static APParser p = { s };
+  APResult r;
+  if (ap_parse(&p, NULL, a, n, k, &r) < 0) return NULL;
+  PyObject *res = NULL;
+  if (ap_device_check(&r, 3) < 0) goto done;
+  bool given = !ap_isnone(&r, 1);
+  PyObject *data = ap_object(&r, 0);
+  if (THPTensor_Check(data) &&
+      PyErr_WarnEx(PyExc_UserWarning, "To copy construct from a tensor, it is recommended to use "
+                   "sourceTensor.detach().clone() or sourceTensor.detach().clone().requires_grad_(True), rather than "
+                   "torch.tensor(sourceTensor).", 1) < 0)
+    goto done;
+  res = THP_tensor_from_data(data, ap_dtype(&r, 1, TH_Undefined), given, true);
+  res = finish(res, ap_bool(&r, 5));
+done:
+  ap_release(&r);
+  return res;
+}
+
+static PyObject *f_as_tensor(PyObject *m, PyObject *const *a, Py_ssize_t n, PyObject *k) {
+  static const char *s[] = { "as_tensor(PyObject* data, ScalarType? dtype=None, Device? device=None)", NULL };
+  static APParser p = { s };
+  APResult r;
+  if (ap_parse(&p, NULL, a, n, k, &r) < 0) return NULL;
+  PyObject *res = NULL;
+  if (ap_device_check(&r, 2) < 0) goto done;
+  res = THP_as_tensor(ap_object(&r, 0), ap_dtype(&r, 1, TH_Undefined), !ap_isnone(&r, 1));
+done:
+  ap_release(&r);
+  return res;
+}
+
+static PyObject *f_scalar_tensor(PyObject *m, PyObject *const *a, Py_ssize_t n, PyObject *k) {
+  static const char *s[] = { "scalar_tensor(Scalar s, *, " FACTORY_KW ")", NULL };
+  static APParser p = { s };
+  APResult r;
+  if (ap_parse(&p, NULL, a, n, k, &r) < 0) return NULL;
+  PyObject *res = finish(THPTensor_wrap(at_scalar_tensor(ap_scalar(&r, 0), ap_dtype(&r, 1, at_default_dtype()))),
+                         ap_bool(&r, 5));
+  ap_release(&r);
+  return res;
+}
+
+/* *_like: (Tensor input, *, dtype, layout, device, pin_memory, requires_grad, memory_format) */
+#define LIKE_KW "ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, bool requires_grad=False, MemoryFormat? memory_format=None"
+
+THTensor *THP_full_like(const THTensor *self, ATScalar v, THDtype dtype) {
+  ATIntList l = { self->ndim };
+  memcpy(l.v, self->sizes, self->ndim * sizeof(int64_t));
+  return at_full(&l, v, dtype == TH_Undefined ? self->dtype : dtype);
+}
+
+static PyObject *like(PyObject *const *a, Py_ssize_t n, PyObject *k, APParser *p, int mode) {
+  APResult r;
+  if (ap_parse(p, NULL, a, n, k, &r) < 0) return NULL;
+  PyObject *res = NULL;
+  int off = mode == 3 ? 1 : 0;
+  if (ap_device_check(&r, 3 + off) < 0) goto done;
+  THTensor *self = ap_tensor(&r, 0)->t;
+  THDtype dt = ap_dtype(&r, 1 + off, self->dtype);
+  THTensor *t;
+  if (mode == 0) {
+    t = THTensor_isNonOverlappingAndDense(self) ? THTensor_newStrided(dt, self->ndim, self->sizes, self->strides)
+                                                 : THTensor_new(dt, self->ndim, self->sizes);
+  } else {
+    ATScalar v = mode == 3 ? ap_scalar(&r, 1) : at_scalar_int(mode == 2);
+    t = THP_full_like(self, v, dt);
+  }
+  res = finish(THPTensor_wrap(t), ap_bool(&r, 5 + off));
+done:
+  ap_release(&r);
+  return res;
+}
+static PyObject *f_empty_like(PyObject *m, PyObject *const *a, Py_ssize_t n, PyObject *k) {
+  static const char *s[] = { "empty_like(Tensor input, *, " LIKE_KW ")", NULL };
+  static APParser p = { s };
+  return like(a, n, k, &p, 0);
+}
+static PyObject *f_zeros_like(PyObject *m, PyObject *const *a, Py_ssize_t n, PyObject *k) {
+  static const char *s[] = { "zeros_like(Tensor input, *, " LIKE_KW ")", NULL };
+  static APParser p = { s };
+  return like(a, n, k, &p, 1);
+}
+static PyObject *f_ones_like(PyObject *m, PyObject *const *a, Py_ssize_t n, PyObject *k) {
+  static const char *s[] = { "ones_like(Tensor input, *, " LIKE_KW ")", NULL };
+  static APParser p = { s };
+  return like(a, n, k, &p, 2);
+}
+static PyObject *f_full_like(PyObject *m, PyObject *const *a, Py_ssize_t n, PyObject *k) {
+  static const char *s[] = { "full_like(Tensor input, Scalar fill_value, *, " LIKE_KW ")", NULL };
+  static APParser p = { s };
+  return like(a, n, k, &p, 3);
+}
+
+#define FASTCALL(f) (PyCFunction)(void (*)(void))f, METH_FASTCALL | METH_KEYWORDS
+PyMethodDef THP_factory_functions[] = {
+  {"empty", FASTCALL(f_empty), NULL},
+  {"zeros", FASTCALL(f_zeros), NULL},
+  {"ones", FASTCALL(f_ones), NULL},
+  {"full", FASTCALL(f_full), NULL},
+  {"empty_strided", FASTCALL(f_empty_strided), NULL},
+  {"arange", FASTCALL(f_arange), NULL},
+  {"range", FASTCALL(f_range), NULL},
+  {"linspace", FASTCALL(f_linspace), NULL},
+  {"logspace", FASTCALL(f_logspace), NULL},
+  {"eye", FASTCALL(f_eye), NULL},
+  {"tensor", FASTCALL(f_tensor), NULL},
+  {"as_tensor", FASTCALL(f_as_tensor), NULL},
+  {"scalar_tensor", FASTCALL(f_scalar_tensor), NULL},
+  {"empty_like", FASTCALL(f_empty_like), NULL},
+  {"zeros_like", FASTCALL(f_zeros_like), NULL},
+  {"ones_like", FASTCALL(f_ones_like), NULL},
+  {"full_like", FASTCALL(f_full_like), NULL},
+  {"from_numpy", (PyCFunction)THP_from_numpy, METH_O, NULL},
+  {NULL}
+};

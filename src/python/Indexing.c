@@ -1,0 +1,240 @@
+/* Tensor.__getitem__ / __setitem__.
+ * Basic indices (ints, slices, None, ..., bools) become views through the
+ * recorded view ops (select/slice/unsqueeze), so gradients flow. Tensors
+ * and lists are advanced indices: the basic part is applied first, then
+ * `_index` / `_index_put_` (declared ops) handle the advanced part with
+ * PyTorch's broadcasting and placement rules. */
+#include "THP.h"
+#include "ArgParser.h"
+#include "autograd/Formulas.h"
+#include "Functions.h"
+
+static bool is_int_index(PyObject *o) {
+  if (PyBool_Check(o)) return false;
+  if (PyLong_Check(o)) return true;
+  if (THPTensor_Check(o)) return false;
+  return PyIndex_Check(o);
+}
+
+static bool is_advanced(PyObject *o) {
+  return THPTensor_Check(o) || PyList_Check(o) ||
+         (!PyTuple_Check(o) && !PySlice_Check(o) && o != Py_None && o != Py_Ellipsis && !PyBool_Check(o) &&
+          !is_int_index(o) && PySequence_Check(o) && !PyUnicode_Check(o));
+}
+
+static PyObject *as_tuple(PyObject *index) {
+  if (PyTuple_Check(index)) return Py_NewRef(index);
+  return PyTuple_Pack(1, index);
+}
+
+/* Applies the basic part of `index` to self. For each advanced entry,
+ * records (result dim, index object) in adv; returns the view (new ref). */
+static PyObject *apply_basic(PyObject *self, PyObject *tup, PyObject *adv) {
+  Py_ssize_t n = PyTuple_GET_SIZE(tup);
+  int ndim = ((THPTensor *)self)->t->ndim;
+  int consumed = 0, ellipsis = 0;
+  for (Py_ssize_t i = 0; i < n; i++) {
+    PyObject *it = PyTuple_GET_ITEM(tup, i);
+    if (it == Py_Ellipsis) { if (ellipsis++) { PyErr_SetString(PyExc_IndexError, "an index can only have a single ellipsis ('...')"); return NULL; } }
+    else if (it == Py_None || PyBool_Check(it)) {}
+    else if (THPTensor_Check(it) && ((THPTensor *)it)->t->dtype == TH_Bool) consumed += ((THPTensor *)it)->t->ndim ? ((THPTensor *)it)->t->ndim : 0;
+    else consumed++;
+  }
+  if (consumed > ndim) {
+    PyErr_Format(PyExc_IndexError, "too many indices for tensor of dimension %d", ndim);
+    return NULL;
+  }
+  PyObject *cur = Py_NewRef(self);
+  int dim = 0;
+  for (Py_ssize_t i = 0; i < n; i++) {
+    PyObject *it = PyTuple_GET_ITEM(tup, i), *next = NULL;
+    if (it == Py_Ellipsis) { dim += ndim - consumed; continue; }
+    if (it == Py_None || PyBool_Check(it)) {
+      PyObject *d = PyLong_FromLong(dim);
+      next = d ? F_unsqueeze(cur, d) : NULL;
+      Py_XDECREF(d);
+      if (next && it == Py_False) {   /* x[False]: an empty leading dim */
+        PyObject *z = PyLong_FromLong(0), *dd = PyLong_FromLong(dim);
+        PyObject *e = F_slice_Tensor(next, dd, z, z, NULL);
+        Py_XDECREF(z); Py_XDECREF(dd);
+        Py_DECREF(next);
+        next = e;
+      }
+      dim++;
+    } else if (is_int_index(it)) {
+      int64_t idx;
+      if (ap_to_int(it, &idx) < 0) { Py_DECREF(cur); return NULL; }
+      THTensor *t = ((THPTensor *)cur)->t;
+      if (dim >= t->ndim) { Py_DECREF(cur); PyErr_Format(PyExc_IndexError, "too many indices for tensor of dimension %d", ndim); return NULL; }
+      if (idx < -t->sizes[dim] || idx >= t->sizes[dim]) {
+        PyErr_Format(PyExc_IndexError, "index %lld is out of bounds for dimension %d with size %lld",
+                     (long long)idx, dim, (long long)t->sizes[dim]);
+        Py_DECREF(cur);
+        return NULL;
+      }
+      PyObject *d = PyLong_FromLong(dim), *ix = PyLong_FromLongLong(idx);
+      next = (d && ix) ? F_select_int(cur, d, ix) : NULL;
+      Py_XDECREF(d); Py_XDECREF(ix);
+    } else if (PySlice_Check(it)) {
+      PySliceObject *sl = (PySliceObject *)it;
+      int64_t step = 1;
+      if (sl->step != Py_None && ap_to_int(sl->step, &step) < 0) { Py_DECREF(cur); return NULL; }
+      if (step <= 0) { Py_DECREF(cur); PyErr_SetString(PyExc_ValueError, "step must be greater than zero"); return NULL; }
+      PyObject *d = PyLong_FromLong(dim), *stp = PyLong_FromLongLong(step);
+      next = (d && stp) ? F_slice_Tensor(cur, d, sl->start, sl->stop, stp) : NULL;
+      Py_XDECREF(d); Py_XDECREF(stp);
+      dim++;
+    } else if (is_advanced(it)) {
+      PyObject *entry = Py_BuildValue("(iO)", dim, it);
+      if (!entry || PyList_Append(adv, entry) < 0) { Py_XDECREF(entry); Py_DECREF(cur); return NULL; }
+      Py_DECREF(entry);
+      int span = (THPTensor_Check(it) && ((THPTensor *)it)->t->dtype == TH_Bool) ? ((THPTensor *)it)->t->ndim : 1;
+      if (THPTensor_Check(it) && ((THPTensor *)it)->t->dtype == TH_Bool && span == 0) {
+        /* a 0-d bool mask adds a dim, like None */
+        PyObject *d = PyLong_FromLong(dim);
+        next = d ? F_unsqueeze(cur, d) : NULL;
+        Py_XDECREF(d);
+        span = 1;
+      } else {
+        next = Py_NewRef(cur);
+      }
+      dim += span;
+    } else {
+      PyErr_Format(PyExc_IndexError, "only integers, slices (`:`), ellipsis (`...`), None and long or byte Variables "
+                   "are valid indices (got %s)", Py_TYPE(it)->tp_name);
+      Py_DECREF(cur);
+      return NULL;
+    }
+    Py_DECREF(cur);
+    if (!next) return NULL;
+    cur = next;
+  }
+  return cur;
+}
+
+/* [ (dim, idx), ... ] -> a list of length ndim with None for untouched dims */
+static PyObject *index_list(PyObject *view, PyObject *adv) {
+  int ndim = ((THPTensor *)view)->t->ndim;
+  PyObject *l = PyList_New(0);
+  if (!l) return NULL;
+  for (Py_ssize_t i = 0; i < PyList_GET_SIZE(adv); i++) {
+    PyObject *e = PyList_GET_ITEM(adv, i);
+    int dim = (int)PyLong_AsLong(PyTuple_GET_ITEM(e, 0));
+    while (PyList_GET_SIZE(l) < dim) PyList_Append(l, Py_None);
+    PyObject *idx = PyTuple_GET_ITEM(e, 1);
+    PyObject *t = THPTensor_Check(idx) ? Py_NewRef(idx) : NULL;
+    if (!t) {
+      PyObject *data = idx;
+      PyObject *args[1] = { data };
+      extern PyMethodDef THP_factory_functions[];
+      t = NULL;
+      for (PyMethodDef *d = THP_factory_functions; d->ml_name; d++)
+        if (!strcmp(d->ml_name, "tensor"))
+          t = ((PyObject *(*)(PyObject *, PyObject *const *, Py_ssize_t, PyObject *))(void (*)(void))d->ml_meth)(NULL, args, 1, NULL);
+      if (!t) { Py_DECREF(l); return NULL; }
+    }
+    if (PyList_Append(l, t) < 0) { Py_DECREF(t); Py_DECREF(l); return NULL; }
+    int span = ((THPTensor *)t)->t->dtype == TH_Bool ? ((THPTensor *)t)->t->ndim : 1;
+    for (int k = 1; k < span; k++) PyList_Append(l, Py_None);   /* placeholder; _index expands masks */
+    Py_DECREF(t);
+  }
+  (void)ndim;
+  return l;
+}
+
+PyObject *THPTensor_getitem(PyObject *self, PyObject *index) {
+  /* fast path: x[i] */
+  if (is_int_index(index) && !PyTuple_Check(index)) {
+    THTensor *t = ((THPTensor *)self)->t;
+    int64_t idx;
+    if (ap_to_int(index, &idx) < 0) return NULL;
+    if (t->ndim == 0) { PyErr_SetString(PyExc_IndexError, "invalid index of a 0-dim tensor. Use `tensor.item()` in Python or `tensor.item<T>()` in C++ to convert a 0-dim tensor to a number"); return NULL; }
+    if (idx < -t->sizes[0] || idx >= t->sizes[0]) {
+      PyErr_Format(PyExc_IndexError, "index %lld is out of bounds for dimension 0 with size %lld",
+                   (long long)idx, (long long)t->sizes[0]);
+      return NULL;
+    }
+    PyObject *zero = PyLong_FromLong(0), *ix = PyLong_FromLongLong(idx);
+    PyObject *r = (zero && ix) ? F_select_int(self, zero, ix) : NULL;
+    Py_XDECREF(zero); Py_XDECREF(ix);
+    return r;
+  }
+  PyObject *tup = as_tuple(index);
+  if (!tup) return NULL;
+  PyObject *adv = PyList_New(0);
+  if (!adv) { Py_DECREF(tup); return NULL; }
+  PyObject *view = apply_basic(self, tup, adv);
+  Py_DECREF(tup);
+  if (!view || PyList_GET_SIZE(adv) == 0) {
+    Py_DECREF(adv);
+    if (view == self) { Py_DECREF(view); return F_alias(self); }   /* x[...] / x[()] is a new view */
+    return view;
+  }
+  PyObject *idx = index_list(view, adv);
+  Py_DECREF(adv);
+  if (!idx) { Py_DECREF(view); return NULL; }
+  PyObject *r = PyObject_CallMethod(view, "_index", "O", idx);
+  Py_DECREF(idx);
+  Py_DECREF(view);
+  return r;
+}
+
+int THPTensor_setitem(PyObject *self, PyObject *index, PyObject *value) {
+  if (!value) { PyErr_SetString(PyExc_TypeError, "Tensor does not support deleting items"); return -1; }
+  PyObject *tup = as_tuple(index);
+  if (!tup) return -1;
+  PyObject *adv = PyList_New(0);
+  if (!adv) { Py_DECREF(tup); return -1; }
+  PyObject *view = apply_basic(self, tup, adv);
+  Py_DECREF(tup);
+  if (!view) { Py_DECREF(adv); return -1; }
+  PyObject *r = NULL;
+  if (PyList_GET_SIZE(adv)) {
+    PyObject *idx = index_list(view, adv);
+    PyObject *v = idx ? fa_tensor(value) : NULL;
+    if (v) r = PyObject_CallMethod(view, "_index_put_", "OO", idx, v);
+    Py_XDECREF(idx);
+    Py_XDECREF(v);
+  } else if (THPTensor_Check(value)) {
+    THTensor *dst = ((THPTensor *)view)->t, *src = ((THPTensor *)value)->t;
+    int nd;
+    int64_t shape[TH_MAX_DIMS];
+    char b1[256], b2[256];
+    if (at_broadcast_sizes(dst->ndim, dst->sizes, src->ndim, src->sizes, &nd, shape) < 0 || nd != dst->ndim ||
+        memcmp(shape, dst->sizes, nd * sizeof(int64_t))) {
+      THError_clear();
+      /* leading size-1 dims of the value may be dropped, as PyTorch allows */
+      int lead = 0;
+      while (lead < src->ndim - dst->ndim && src->sizes[lead] == 1) lead++;
+      if (lead && at_broadcast_sizes(dst->ndim, dst->sizes, src->ndim - lead, src->sizes + lead, &nd, shape) == 0 &&
+          nd == dst->ndim && !memcmp(shape, dst->sizes, nd * sizeof(int64_t))) {
+        THTensor *sq = THTensor_newView(src, src->ndim - lead, src->sizes + lead, src->strides + lead, src->offset);
+        PyObject *w = THPTensor_wrapView(sq, value);
+        if (w) r = F_copy_(view, w, NULL);
+        Py_XDECREF(w);
+      } else {
+        PyErr_Format(PyExc_RuntimeError, "shape mismatch: value tensor of shape %s cannot be broadcast to indexing "
+                     "result of shape %s", THTensor_sizeStr(src->ndim, src->sizes, b1, 256),
+                     THTensor_sizeStr(dst->ndim, dst->sizes, b2, 256));
+      }
+    } else {
+      r = F_copy_(view, value, NULL);
+    }
+  } else if (ap_is_scalar(value)) {
+    r = F_fill__Scalar(view, value);
+  } else {
+    PyObject *v = NULL;
+    extern PyMethodDef THP_factory_functions[];
+    for (PyMethodDef *d = THP_factory_functions; d->ml_name; d++)
+      if (!strcmp(d->ml_name, "tensor")) {
+        PyObject *args[1] = { value };
+        v = ((PyObject *(*)(PyObject *, PyObject *const *, Py_ssize_t, PyObject *))(void (*)(void))d->ml_meth)(NULL, args, 1, NULL);
+      }
+    if (v) { r = F_copy_(view, v, NULL); Py_DECREF(v); }
+  }
+  Py_DECREF(adv);
+  Py_DECREF(view);
+  if (!r) return -1;
+  Py_DECREF(r);
+  return 0;
+}

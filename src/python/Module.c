@@ -1,0 +1,163 @@
+/* initModule: builds cthtorch._C. */
+#include "THP.h"
+#include "ArgParser.h"
+#include "autograd/Formulas.h"
+#include "../TH/THRandom.h"
+
+_Thread_local bool THP_grad_enabled_off = false;
+bool THP_anomaly_enabled = false;
+
+int THP_initNodes(PyObject *m);
+int THP_initEngine(PyObject *m);
+extern PyMethodDef THP_generated_functions_main[], THP_generated_functions_nn[],
+    THP_generated_functions_linalg[], THP_generated_functions_special[], THP_generated_functions_fft[];
+
+static PyObject *set_grad_enabled(PyObject *m, PyObject *arg) {
+  int v = PyObject_IsTrue(arg);
+  if (v < 0) return NULL;
+  THP_grad_enabled_off = !v;
+  Py_RETURN_NONE;
+}
+static PyObject *is_grad_enabled(PyObject *m, PyObject *u) { return PyBool_FromLong(THP_grad_enabled()); }
+static PyObject *set_anomaly(PyObject *m, PyObject *args) {
+  PyObject *v;
+  int check_nan = 1;
+  if (!PyArg_ParseTuple(args, "O|p", &v, &check_nan)) return NULL;
+  THP_anomaly_enabled = PyObject_IsTrue(v) == 1;
+  Py_RETURN_NONE;
+}
+static PyObject *is_anomaly(PyObject *m, PyObject *u) { return PyBool_FromLong(THP_anomaly_enabled); }
+
+static PyObject *set_tensor_class(PyObject *m, PyObject *cls) {
+  if (!PyType_Check(cls) || !PyType_IsSubtype((PyTypeObject *)cls, &THPTensorType)) {
+    PyErr_SetString(PyExc_TypeError, "expected a subclass of _TensorBase");
+    return NULL;
+  }
+  Py_INCREF(cls);
+  Py_XSETREF(THPTensorClass, cls);
+  Py_RETURN_NONE;
+}
+
+static PyObject *get_default_dtype(PyObject *m, PyObject *u) { return Py_NewRef(THPDtype_get(at_default_dtype())); }
+static PyObject *set_default_dtype(PyObject *m, PyObject *d) {
+  if (!THPDtype_Check(d)) { PyErr_SetString(PyExc_TypeError, "set_default_dtype expects a torch.dtype"); return NULL; }
+  if (at_set_default_dtype(((THPDtype *)d)->dtype) < 0) return THP_raise();
+  Py_RETURN_NONE;
+}
+static PyObject *set_num_threads(PyObject *m, PyObject *n) {
+  long v = PyLong_AsLong(n);
+  if (v == -1 && PyErr_Occurred()) return NULL;
+  if (v <= 0) { PyErr_SetString(PyExc_RuntimeError, "set_num_threads expects a positive integer"); return NULL; }
+  at_set_num_threads((int)v);
+  Py_RETURN_NONE;
+}
+static PyObject *get_num_threads(PyObject *m, PyObject *u) { return PyLong_FromLong(at_get_num_threads()); }
+static PyObject *live_bytes(PyObject *m, PyObject *u) { return PyLong_FromLongLong(THAllocator_liveBytes()); }
+static PyObject *empty_cache(PyObject *m, PyObject *u) { THAllocator_emptyCache(); Py_RETURN_NONE; }
+
+static PyObject *promote_types(PyObject *m, PyObject *args) {
+  PyObject *a, *b;
+  if (!PyArg_ParseTuple(args, "O!O!:promote_types", &THPDtypeType, &a, &THPDtypeType, &b)) return NULL;
+  return Py_NewRef(THPDtype_get(at_promote_types(((THPDtype *)a)->dtype, ((THPDtype *)b)->dtype)));
+}
+static PyObject *can_cast(PyObject *m, PyObject *args) {
+  PyObject *a, *b;
+  if (!PyArg_ParseTuple(args, "O!O!:can_cast", &THPDtypeType, &a, &THPDtypeType, &b)) return NULL;
+  return PyBool_FromLong(at_can_cast(((THPDtype *)a)->dtype, ((THPDtype *)b)->dtype));
+}
+/* result_type(tensor_or_scalar, tensor_or_scalar) */
+static PyObject *result_type(PyObject *m, PyObject *args) {
+  PyObject *a, *b;
+  if (!PyArg_ParseTuple(args, "OO:result_type", &a, &b)) return NULL;
+  PyObject *ta = fa_tensor(a);
+  if (!ta) return NULL;
+  PyObject *tb = fa_tensor(b);
+  if (!tb) { Py_DECREF(ta); return NULL; }
+  const THTensor *ts[2] = { ((THPTensor *)ta)->t, ((THPTensor *)tb)->t };
+  THDtype r = at_result_type(2, ts);
+  Py_DECREF(ta);
+  Py_DECREF(tb);
+  return Py_NewRef(THPDtype_get(r));
+}
+
+static PyObject *set_return_types(PyObject *m, PyObject *ns) { return THP_set_return_types(m, ns); }
+
+PyMethodDef THP_module_functions[] = {
+  {"_set_grad_enabled", set_grad_enabled, METH_O, NULL},
+  {"is_grad_enabled", is_grad_enabled, METH_NOARGS, NULL},
+  {"_set_anomaly_enabled", set_anomaly, METH_VARARGS, NULL},
+  {"is_anomaly_enabled", is_anomaly, METH_NOARGS, NULL},
+  {"_set_tensor_class", set_tensor_class, METH_O, NULL},
+  {"_set_return_types", set_return_types, METH_O, NULL},
+  {"get_default_dtype", get_default_dtype, METH_NOARGS, NULL},
+  {"_set_default_dtype", set_default_dtype, METH_O, NULL},
+  {"set_num_threads", set_num_threads, METH_O, NULL},
+  {"get_num_threads", get_num_threads, METH_NOARGS, NULL},
+  {"_live_bytes", live_bytes, METH_NOARGS, "Bytes held by the default CPU allocator (for leak tests)."},
+  {"_empty_cache", empty_cache, METH_NOARGS, NULL},
+  {"promote_types", promote_types, METH_VARARGS, NULL},
+  {"can_cast", can_cast, METH_VARARGS, NULL},
+  {"result_type", result_type, METH_VARARGS, NULL},
+  {NULL}
+};
+
+/* _VariableFunctions: a class whose static methods are the torch.* ops. */
+static PyTypeObject VariableFunctionsType = {
+  PyVarObject_HEAD_INIT(NULL, 0)
+  .tp_name = "torch._C._VariableFunctionsClass",
+  .tp_basicsize = sizeof(PyObject),
+  .tp_flags = Py_TPFLAGS_DEFAULT,
+};
+
+static int add_functions(PyObject *holder_dict, PyMethodDef *defs) {
+  for (PyMethodDef *d = defs; d && d->ml_name; d++) {
+    PyObject *f = PyCFunction_New(d, NULL);
+    if (!f) return -1;
+    PyObject *sm = PyStaticMethod_New(f);
+    Py_DECREF(f);
+    if (!sm || PyDict_SetItemString(holder_dict, d->ml_name, sm) < 0) { Py_XDECREF(sm); return -1; }
+    Py_DECREF(sm);
+  }
+  return 0;
+}
+
+static int make_submodule(PyObject *m, const char *name, PyMethodDef *defs) {
+  PyObject *sub = PyModule_New(name);
+  if (!sub) return -1;
+  for (PyMethodDef *d = defs; d && d->ml_name; d++) {
+    PyObject *f = PyCFunction_NewEx(d, NULL, NULL);
+    if (!f || PyModule_AddObject(sub, d->ml_name, f) < 0) { Py_XDECREF(f); Py_DECREF(sub); return -1; }
+  }
+  return PyModule_AddObject(m, name, sub);
+}
+
+static struct PyModuleDef module_def = {
+  PyModuleDef_HEAD_INIT, "cthtorch._C", "cthtorch's C core: tensors, ops and the autograd engine.", -1,
+  THP_module_functions,
+};
+
+PyMODINIT_FUNC PyInit__C(void) {
+  PyObject *m = PyModule_Create(&module_def);
+  if (!m) return NULL;
+  if (THP_initDtypes(m) < 0 || THP_initDevice(m) < 0 || THP_initSize(m) < 0 || THP_initGenerator(m) < 0 ||
+      THP_initTensor(m) < 0 || THP_initNodes(m) < 0 || THP_initEngine(m) < 0)
+    goto fail;
+  if (PyType_Ready(&VariableFunctionsType) < 0) goto fail;
+  PyObject *vdict = VariableFunctionsType.tp_dict;
+  extern PyMethodDef THP_factory_functions[];
+  if (add_functions(vdict, THP_generated_functions_main) < 0 || add_functions(vdict, THP_manual_functions) < 0 ||
+      add_functions(vdict, THP_factory_functions) < 0)
+    goto fail;
+  PyType_Modified(&VariableFunctionsType);
+  if (PyModule_AddObjectRef(m, "_VariableFunctions", (PyObject *)&VariableFunctionsType) < 0) goto fail;
+  if (make_submodule(m, "_nn", THP_generated_functions_nn) < 0 ||
+      make_submodule(m, "_linalg", THP_generated_functions_linalg) < 0 ||
+      make_submodule(m, "_special", THP_generated_functions_special) < 0 ||
+      make_submodule(m, "_fft", THP_generated_functions_fft) < 0)
+    goto fail;
+  PyModule_AddIntConstant(m, "_max_dims", TH_MAX_DIMS);
+  return m;
+fail:
+  Py_DECREF(m);
+  return NULL;
+}

@@ -1,0 +1,141 @@
+/* Python operators of tensors: the number protocol and rich comparisons,
+ * routed to the same generated ops as their named forms (x + y == x.add(y)).
+ * Reflected forms (2 - x) put the number first; unsupported operand types
+ * return NotImplemented so Python can try the other side. */
+#include "THP.h"
+#include "autograd/Formulas.h"
+#include "Functions.h"
+
+static bool operand_ok(PyObject *o) { return THPTensor_Check(o) || ap_is_scalar(o); }
+
+#define BINARY_SLOT(NAME, CALL)                                   \
+  static PyObject *NAME(PyObject *a, PyObject *b) {               \
+    if (!operand_ok(a) || !operand_ok(b)) Py_RETURN_NOTIMPLEMENTED; \
+    PyObject *ta = fa_tensor(a);                                   \
+    if (!ta) return NULL;                                          \
+    PyObject *tb = fa_tensor(b);                                   \
+    if (!tb) { Py_DECREF(ta); return NULL; }                       \
+    PyObject *r = CALL;                                            \
+    Py_DECREF(ta);                                                 \
+    Py_DECREF(tb);                                                 \
+    return r;                                                      \
+  }
+
+BINARY_SLOT(nb_add, F_add(ta, tb, NULL))
+BINARY_SLOT(nb_sub, F_sub(ta, tb, NULL))
+BINARY_SLOT(nb_mul, F_mul(ta, tb))
+BINARY_SLOT(nb_truediv, F_div(ta, tb))
+BINARY_SLOT(nb_floordiv, F_floor_divide(ta, tb))
+BINARY_SLOT(nb_mod, F_remainder(ta, tb))
+BINARY_SLOT(nb_and, F_bitwise_and(ta, tb))
+BINARY_SLOT(nb_or, F_bitwise_or(ta, tb))
+BINARY_SLOT(nb_xor, F_bitwise_xor(ta, tb))
+BINARY_SLOT(nb_lshift, F_bitwise_left_shift(ta, tb))
+BINARY_SLOT(nb_rshift, F_bitwise_right_shift(ta, tb))
+BINARY_SLOT(nb_matmul, PyObject_CallMethod(ta, "matmul", "O", tb))
+
+static PyObject *nb_pow(PyObject *a, PyObject *b, PyObject *mod) {
+  if (mod != Py_None) Py_RETURN_NOTIMPLEMENTED;
+  if (!operand_ok(a) || !operand_ok(b)) Py_RETURN_NOTIMPLEMENTED;
+  PyObject *ta = fa_tensor(a);
+  if (!ta) return NULL;
+  PyObject *tb = fa_tensor(b);
+  if (!tb) { Py_DECREF(ta); return NULL; }
+  PyObject *r = F_pow(ta, tb);
+  Py_DECREF(ta);
+  Py_DECREF(tb);
+  return r;
+}
+
+/* In-place: x += y calls add_, keeping x's identity. */
+#define INPLACE_SLOT(NAME, CALL)                                  \
+  static PyObject *NAME(PyObject *a, PyObject *b) {               \
+    if (!THPTensor_Check(a) || !operand_ok(b)) Py_RETURN_NOTIMPLEMENTED; \
+    PyObject *tb = fa_tensor(b);                                   \
+    if (!tb) return NULL;                                          \
+    PyObject *r = CALL;                                            \
+    Py_DECREF(tb);                                                 \
+    return r;                                                      \
+  }
+INPLACE_SLOT(nb_iadd, VT_add_Tensor_(a, tb, at_scalar_int(1)))
+INPLACE_SLOT(nb_isub, VT_sub_Tensor_(a, tb, at_scalar_int(1)))
+INPLACE_SLOT(nb_imul, VT_mul_Tensor_(a, tb))
+INPLACE_SLOT(nb_itruediv, VT_div_Tensor_(a, tb))
+INPLACE_SLOT(nb_ifloordiv, VT_floor_divide_(a, tb))
+INPLACE_SLOT(nb_imod, VT_remainder_Tensor_(a, tb))
+INPLACE_SLOT(nb_iand, VT_bitwise_and_Tensor_(a, tb))
+INPLACE_SLOT(nb_ior, VT_bitwise_or_Tensor_(a, tb))
+INPLACE_SLOT(nb_ixor, VT_bitwise_xor_Tensor_(a, tb))
+INPLACE_SLOT(nb_ilshift, VT_bitwise_left_shift_Tensor_(a, tb))
+INPLACE_SLOT(nb_irshift, VT_bitwise_right_shift_Tensor_(a, tb))
+static PyObject *nb_ipow(PyObject *a, PyObject *b, PyObject *mod) {
+  if (!THPTensor_Check(a) || !operand_ok(b)) Py_RETURN_NOTIMPLEMENTED;
+  PyObject *tb = fa_tensor(b);
+  if (!tb) return NULL;
+  PyObject *r = VT_pow_Tensor_Tensor_(a, tb);
+  Py_DECREF(tb);
+  return r;
+}
+
+static PyObject *nb_neg(PyObject *a) { return F_neg(a); }
+static PyObject *nb_pos(PyObject *a) { return Py_NewRef(a); }
+static PyObject *nb_abs(PyObject *a) { return F_abs(a); }
+static PyObject *nb_invert(PyObject *a) {
+  if (((THPTensor *)a)->t->dtype != TH_Bool && THDtype_isFloating(((THPTensor *)a)->t->dtype)) {
+    PyErr_SetString(PyExc_TypeError, "~ (operator.invert) is only implemented on integer and Boolean-type tensors");
+    return NULL;
+  }
+  return F_bitwise_not(a);
+}
+
+void THP_fill_number_slots(PyNumberMethods *nb) {
+  nb->nb_add = nb_add;
+  nb->nb_subtract = nb_sub;
+  nb->nb_multiply = nb_mul;
+  nb->nb_true_divide = nb_truediv;
+  nb->nb_floor_divide = nb_floordiv;
+  nb->nb_remainder = nb_mod;
+  nb->nb_power = nb_pow;
+  nb->nb_and = nb_and;
+  nb->nb_or = nb_or;
+  nb->nb_xor = nb_xor;
+  nb->nb_lshift = nb_lshift;
+  nb->nb_rshift = nb_rshift;
+  nb->nb_matrix_multiply = nb_matmul;
+  nb->nb_inplace_add = nb_iadd;
+  nb->nb_inplace_subtract = nb_isub;
+  nb->nb_inplace_multiply = nb_imul;
+  nb->nb_inplace_true_divide = nb_itruediv;
+  nb->nb_inplace_floor_divide = nb_ifloordiv;
+  nb->nb_inplace_remainder = nb_imod;
+  nb->nb_inplace_power = nb_ipow;
+  nb->nb_inplace_and = nb_iand;
+  nb->nb_inplace_or = nb_ior;
+  nb->nb_inplace_xor = nb_ixor;
+  nb->nb_inplace_lshift = nb_ilshift;
+  nb->nb_inplace_rshift = nb_irshift;
+  nb->nb_negative = nb_neg;
+  nb->nb_positive = nb_pos;
+  nb->nb_absolute = nb_abs;
+  nb->nb_invert = nb_invert;
+}
+
+PyObject *THP_tensor_richcompare(PyObject *a, PyObject *b, int op) {
+  if (!operand_ok(a) || !operand_ok(b)) Py_RETURN_NOTIMPLEMENTED;
+  PyObject *ta = fa_tensor(a);
+  if (!ta) return NULL;
+  PyObject *tb = fa_tensor(b);
+  if (!tb) { Py_DECREF(ta); return NULL; }
+  PyObject *r = NULL;
+  switch (op) {
+    case Py_EQ: r = F_eq(ta, tb); break;
+    case Py_NE: r = F_ne(ta, tb); break;
+    case Py_LT: r = F_lt(ta, tb); break;
+    case Py_LE: r = F_le(ta, tb); break;
+    case Py_GT: r = F_gt(ta, tb); break;
+    case Py_GE: r = F_ge(ta, tb); break;
+  }
+  Py_DECREF(ta);
+  Py_DECREF(tb);
+  return r;
+}

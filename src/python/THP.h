@@ -1,0 +1,163 @@
+/* The THP layer: everything that talks to CPython. Shared declarations. */
+#ifndef THP_H
+#define THP_H
+
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+#include <structmember.h>
+#include "../ATen/ATen.h"
+
+/* ---- version counters: shared by a tensor and its views ---- */
+typedef struct { int64_t refcount; int64_t version; } THPVersion;
+THPVersion *THPVersion_new(void);
+static inline THPVersion *THPVersion_retain(THPVersion *v) { v->refcount++; return v; }
+void THPVersion_free(THPVersion *v);
+
+/* ---- Tensor (_TensorBase) ---- */
+typedef struct THPTensor {
+  PyObject_HEAD
+  THTensor *t;
+  THPVersion *version;
+  PyObject *grad;          /* .grad (leaf or retained), or NULL */
+  PyObject *grad_fn;       /* a Node for non-leaves, else NULL */
+  PyObject *grad_acc;      /* borrowed: the AccumulateGrad node while alive */
+  PyObject *hooks;         /* list of tensor hooks, or NULL */
+  PyObject *base;          /* the tensor this is a view of, or NULL */
+  PyObject *dict;
+  PyObject *weakreflist;
+  int output_nr;
+  bool requires_grad;      /* meaningful for leaves */
+  bool retains_grad;
+} THPTensor;
+
+extern PyTypeObject THPTensorType;
+extern PyObject *THPTensorClass;   /* cthtorch.Tensor, set by _set_tensor_class; results are made of this type */
+#define THPTensor_Check(o) PyObject_TypeCheck(o, &THPTensorType)
+/* Wraps (steals) a THTensor into a new Python tensor of class cthtorch.Tensor.
+ * NULL t (an ATen error) raises and returns NULL. */
+PyObject *THPTensor_wrap(THTensor *t);
+/* Same, for a view of `base`: shares base's version counter. */
+PyObject *THPTensor_wrapView(THTensor *t, PyObject *base);
+PyObject *THPTensor_wrapType(PyTypeObject *type, THTensor *t);
+static inline bool THPTensor_requiresGrad(PyObject *o) {
+  THPTensor *t = (THPTensor *)o;
+  return t->requires_grad || t->grad_fn;
+}
+
+/* ---- dtype, device, Size, Generator, layout ---- */
+typedef struct { PyObject_HEAD THDtype dtype; const char *name; } THPDtype;
+extern PyTypeObject THPDtypeType;
+extern PyObject *THPDtype_objs[TH_NDTYPES];
+#define THPDtype_Check(o) (Py_TYPE(o) == &THPDtypeType)
+PyObject *THPDtype_get(THDtype t);     /* borrowed */
+
+typedef struct { PyObject_HEAD int type; int index; } THPDevice;  /* type: 0 cpu, 1 cuda, 2 meta */
+extern PyTypeObject THPDeviceType;
+#define THPDevice_Check(o) (Py_TYPE(o) == &THPDeviceType)
+PyObject *THPDevice_cpu(void);         /* borrowed */
+/* Parses a device argument (str, int, device); 0 cpu, -1 error (CUDA absent raises). */
+int THPDevice_parse(PyObject *o, int *type, int *index);
+
+extern PyTypeObject THPSizeType;
+PyObject *THPSize_new(int ndim, const int64_t *sizes);
+
+struct THGenerator;
+typedef struct { PyObject_HEAD struct THGenerator *gen; } THPGenerator;
+extern PyTypeObject THPGeneratorType;
+
+extern PyObject *THPLayout_strided;
+extern PyObject *THPMemoryFormat_objs[4];   /* contiguous, preserve, channels_last, channels_last_3d */
+
+/* ---- errors: THError -> Python exception ---- */
+PyObject *THP_raise(void);            /* sets the Python error from THError; returns NULL */
+int THP_raise_int(void);              /* same, returns -1 */
+int THP_flush_warnings(void);         /* THWarn queue -> UserWarning; -1 if a warning became an error */
+#define THP_CHECK(t) ((t) ? (t) : (THP_raise(), (void *)NULL))
+
+/* ---- grad mode (thread-local) ---- */
+extern _Thread_local bool THP_grad_enabled_off;   /* inverted so zero-init means enabled */
+static inline bool THP_grad_enabled(void) { return !THP_grad_enabled_off; }
+extern bool THP_anomaly_enabled;
+
+/* ---- autograd nodes ---- */
+typedef struct { PyObject *fn; int input_nr; } THPEdge;   /* fn NULL: no gradient flows */
+typedef struct THPNode THPNode;
+/* grads: num_inputs borrowed gradients (Py_None when absent). Returns a new
+ * tuple of num_edges gradients (None allowed) or NULL. */
+typedef PyObject *(*THPNodeApply)(THPNode *self, PyObject *const *grads);
+typedef int (*THPNodeTraverse)(THPNode *self, visitproc visit, void *arg);
+typedef void (*THPNodeRelease)(THPNode *self);
+typedef struct {
+  THDtype dtype;
+  int ndim;
+  int64_t sizes[TH_MAX_DIMS];
+} THPInputMeta;
+struct THPNode {
+  PyObject_HEAD
+  THPNodeApply apply;
+  THPNodeTraverse traverse_saved;   /* visits the subclass's saved objects */
+  THPNodeRelease release_saved;     /* drops them (after backward, tp_clear) */
+  int num_inputs;                   /* gradients flowing in = forward outputs */
+  int num_edges;
+  THPEdge *edges;                   /* next_functions */
+  THPInputMeta *meta;               /* shape/dtype of each forward output */
+  uint64_t seq;
+  PyObject *pre_hooks;              /* list or NULL */
+  PyObject *post_hooks;
+  PyObject *dict;
+  PyObject *anomaly_trace;          /* str or NULL */
+  PyObject *weakreflist;
+  bool released;
+};
+extern PyTypeObject THPNodeType;
+#define THPNode_Check(o) PyObject_TypeCheck(o, &THPNodeType)
+/* Allocates a node of `type` (a THPNodeType subtype) with n edges and n inputs. */
+THPNode *THPNode_new(PyTypeObject *type, int num_edges, int num_inputs);
+/* Edge for an input tensor: its grad_fn, or its leaf's AccumulateGrad. */
+int THPNode_setEdgeFor(THPNode *node, int i, PyObject *tensor);
+/* Records node as grad_fn of output tensor number nr. */
+void THPNode_setOutput(THPNode *node, int nr, PyObject *tensor);
+uint64_t THPNode_nextSeq(void);
+PyObject *THPAccumulateGrad_get(PyObject *leaf);   /* new ref */
+
+/* Saved variables (version-checked). */
+typedef struct {
+  PyObject *data;        /* input tensor (strong), or an alias of an output without grad_fn */
+  int64_t version;
+  bool is_output;
+  int output_nr;
+  bool was_none;
+  bool requires_grad;
+} THPSavedVar;
+void THPSavedVar_save(THPSavedVar *sv, PyObject *tensor, bool is_output);
+/* New reference to the saved tensor (None when it was None), or NULL with
+ * PyTorch's "modified by an inplace operation" / "backward through the graph
+ * a second time" error. */
+PyObject *THPSavedVar_unpack(THPSavedVar *sv, THPNode *owner);
+void THPSavedVar_release(THPSavedVar *sv);
+
+/* Autograd recording helpers for generated code. */
+bool THP_any_requires_grad(int n, PyObject *const *tensors);   /* grad mode on and any requires */
+int THP_check_inplace(PyObject *self_tensor);                    /* leaf-requires-grad error */
+void THP_bump_version(PyObject *tensor);
+/* After an in-place op recorded `node`: self's history now ends at node. */
+void THP_rebase_history(PyObject *self_tensor, THPNode *node);
+
+/* ---- the module ---- */
+int THP_initDtypes(PyObject *m);
+int THP_initDevice(PyObject *m);
+int THP_initSize(PyObject *m);
+int THP_initGenerator(PyObject *m);
+int THP_initTensor(PyObject *m);
+int THP_initAutograd(PyObject *m);
+int THP_initFunctions(PyObject *m);        /* generated: _VariableFunctions, _nn, return types */
+extern PyMethodDef THP_generated_tensor_methods[];   /* generated */
+extern PyMethodDef THP_manual_tensor_methods[];
+extern PyMethodDef THP_manual_functions[];           /* added to _VariableFunctions */
+extern PyMethodDef THP_module_functions[];           /* module-level _C functions */
+extern PyNumberMethods THP_tensor_as_number;         /* generated from the operator table */
+
+/* release the GIL around large work */
+#define THP_BIG_WORK(t) ((t) && THTensor_numel(t) >= 65536)
+
+#endif

@@ -1,0 +1,337 @@
+/* _TensorBase: the Python tensor type. Holds a THTensor plus autograd
+ * state (grad, grad_fn, version counter, hooks). cthtorch.Tensor (Python)
+ * subclasses it; results of ops are made of that class. */
+#include "THP.h"
+#include "ArgParser.h"
+
+PyObject *THPTensorClass = NULL;
+
+static PyObject *alloc_of(PyTypeObject *type, THTensor *t) {
+  THPTensor *self = (THPTensor *)type->tp_alloc(type, 0);
+  if (!self) { THTensor_free(t); return NULL; }
+  self->t = t;
+  self->version = NULL;
+  self->output_nr = 0;
+  return (PyObject *)self;
+}
+
+PyObject *THPTensor_wrapType(PyTypeObject *type, THTensor *t) {
+  if (!t) return THP_raise();
+  THPTensor *self = (THPTensor *)alloc_of(type, t);
+  if (!self) return NULL;
+  if (!(self->version = THPVersion_new())) { Py_DECREF(self); return NULL; }
+  return (PyObject *)self;
+}
+
+PyObject *THPTensor_wrap(THTensor *t) {
+  return THPTensor_wrapType(THPTensorClass ? (PyTypeObject *)THPTensorClass : &THPTensorType, t);
+}
+
+PyObject *THPTensor_wrapView(THTensor *t, PyObject *base) {
+  if (!t) return THP_raise();
+  THPTensor *self = (THPTensor *)alloc_of(THPTensorClass ? (PyTypeObject *)THPTensorClass : &THPTensorType, t);
+  if (!self) return NULL;
+  THPTensor *b = (THPTensor *)base;
+  self->version = THPVersion_retain(b->version);
+  PyObject *root = b->base ? b->base : base;
+  Py_INCREF(root);
+  self->base = root;
+  return (PyObject *)self;
+}
+
+static int tensor_traverse(THPTensor *self, visitproc visit, void *arg) {
+  Py_VISIT(self->grad);
+  Py_VISIT(self->grad_fn);
+  Py_VISIT(self->hooks);
+  Py_VISIT(self->base);
+  Py_VISIT(self->dict);
+  return 0;
+}
+
+static int tensor_clear(THPTensor *self) {
+  Py_CLEAR(self->grad);
+  Py_CLEAR(self->grad_fn);
+  Py_CLEAR(self->hooks);
+  Py_CLEAR(self->base);
+  Py_CLEAR(self->dict);
+  return 0;
+}
+
+extern bool THPNode_deferDecref(PyObject *fn);
+static void tensor_dealloc(THPTensor *self) {
+  PyTypeObject *tp = Py_TYPE(self);
+  PyObject_GC_UnTrack(self);
+  if (self->weakreflist) PyObject_ClearWeakRefs((PyObject *)self);
+  /* inside a graph teardown, hand our grad_fn to the node free loop so a
+   * chain of saved tensors does not recurse (see autograd/Node.c) */
+  if (THPNode_deferDecref(self->grad_fn)) self->grad_fn = NULL;
+  tensor_clear(self);
+  THTensor_free(self->t);
+  self->t = NULL;
+  THPVersion_free(self->version);
+  /* no Py_DECREF(tp) here: for Python subclasses subtype_dealloc does it */
+  tp->tp_free((PyObject *)self);
+}
+
+/* ---- legacy constructor: Tensor(), Tensor(*sizes), Tensor(sequence), Tensor(tensor) ---- */
+extern PyObject *THP_tensor_from_data(PyObject *data, THDtype dtype, bool dtype_given, bool copy_tensor);
+static PyObject *tensor_new(PyTypeObject *type, PyObject *args, PyObject *kwargs) {
+  static const char *sigs[] = {
+    "new(*, Device? device=None)",
+    "new(int[] size, *, Device? device=None)",
+    "new(Tensor other)",
+    "new(PyObject* data, *, Device? device=None)",
+    NULL
+  };
+  static APParser parser = { sigs };
+  APResult r;
+  int idx = ap_parse_tuple(&parser, NULL, args, kwargs, &r);
+  if (idx < 0) return NULL;
+  THDtype dt = at_default_dtype();
+  PyObject *res = NULL;
+  THTensor *t = NULL;
+  if (idx != 2 && ap_device_check(&r, idx == 0 ? 0 : 1) < 0) goto done;
+  switch (idx) {
+    case 0: { ATIntList z = { 1, {0} }; t = at_empty(&z, dt); break; }
+    case 1: t = at_empty(ap_intlist(&r, 0), dt); break;
+    case 2: {
+      THPTensor *o = ap_tensor(&r, 0);
+      t = at_alias(o->t);
+      break;
+    }
+    case 3: {
+      PyObject *data = ap_object(&r, 0);
+      if (PyLong_Check(data)) { ATIntList l = { 1, { PyLong_AsLongLong(data) } }; t = at_empty(&l, dt); break; }
+      PyObject *made = THP_tensor_from_data(data, dt, true, true);
+      if (!made) goto done;
+      t = THTensor_retain(((THPTensor *)made)->t);
+      Py_DECREF(made);
+      break;
+    }
+  }
+  res = THPTensor_wrapType(type, t);
+done:
+  ap_release(&r);
+  return res;
+}
+
+/* ---- properties ---- */
+static PyObject *get_shape(THPTensor *self, void *c) { return THPSize_new(self->t->ndim, self->t->sizes); }
+static PyObject *get_dtype(THPTensor *self, void *c) { PyObject *d = THPDtype_get(self->t->dtype); Py_INCREF(d); return d; }
+static PyObject *get_device(THPTensor *self, void *c) { PyObject *d = THPDevice_cpu(); Py_INCREF(d); return d; }
+static PyObject *get_ndim(THPTensor *self, void *c) { return PyLong_FromLong(self->t->ndim); }
+static PyObject *get_false(THPTensor *self, void *c) { Py_RETURN_FALSE; }
+static PyObject *get_true(THPTensor *self, void *c) { Py_RETURN_TRUE; }
+static PyObject *get_layout(THPTensor *self, void *c) { Py_INCREF(THPLayout_strided); return THPLayout_strided; }
+static PyObject *get_version(THPTensor *self, void *c) { return PyLong_FromLongLong(self->version->version); }
+static PyObject *get_itemsize(THPTensor *self, void *c) { return PyLong_FromLong(THDtype_size(self->t->dtype)); }
+static PyObject *get_nbytes(THPTensor *self, void *c) {
+  return PyLong_FromLongLong(THTensor_numel(self->t) * THDtype_size(self->t->dtype));
+}
+static PyObject *get_requires_grad(THPTensor *self, void *c) { return PyBool_FromLong(THPTensor_requiresGrad((PyObject *)self)); }
+static int set_requires_grad(THPTensor *self, PyObject *v, void *c) {
+  if (!v || !PyBool_Check(v)) { PyErr_SetString(PyExc_TypeError, "requires_grad must be a bool"); return -1; }
+  bool rg = v == Py_True;
+  if (self->grad_fn) {
+    if (rg) return 0;
+    PyErr_SetString(PyExc_RuntimeError,
+                    "you can only change requires_grad flags of leaf variables. If you want to use a computed "
+                    "variable in a subgraph that doesn't require differentiation use var_no_grad = var.detach().");
+    return -1;
+  }
+  if (rg && !THDtype_isFloating(self->t->dtype)) {
+    PyErr_SetString(PyExc_RuntimeError, "only Tensors of floating point and complex dtype can require gradients");
+    return -1;
+  }
+  self->requires_grad = rg;
+  return 0;
+}
+static PyObject *get_grad(THPTensor *self, void *c) {
+  if (!self->grad) Py_RETURN_NONE;
+  Py_INCREF(self->grad);
+  return self->grad;
+}
+static int set_grad(THPTensor *self, PyObject *v, void *c) {
+  if (!v || v == Py_None) { Py_CLEAR(self->grad); return 0; }
+  if (!THPTensor_Check(v)) {
+    PyErr_Format(PyExc_TypeError, "assigned grad expected to be a Tensor or None but got grad of type %s",
+                 Py_TYPE(v)->tp_name);
+    return -1;
+  }
+  THTensor *g = ((THPTensor *)v)->t;
+  if (g->dtype != self->t->dtype) {
+    PyErr_SetString(PyExc_RuntimeError, "assigned grad has data of a different type");
+    return -1;
+  }
+  if (g->ndim != self->t->ndim || memcmp(g->sizes, self->t->sizes, g->ndim * sizeof(int64_t))) {
+    PyErr_SetString(PyExc_RuntimeError, "assigned grad has data of a different size");
+    return -1;
+  }
+  Py_INCREF(v);
+  Py_XSETREF(self->grad, v);
+  return 0;
+}
+static PyObject *get_grad_fn(THPTensor *self, void *c) {
+  if (!self->grad_fn) Py_RETURN_NONE;
+  Py_INCREF(self->grad_fn);
+  return self->grad_fn;
+}
+static PyObject *get_is_leaf(THPTensor *self, void *c) { return PyBool_FromLong(self->grad_fn == NULL); }
+static PyObject *get_output_nr(THPTensor *self, void *c) { return PyLong_FromLong(self->output_nr); }
+static PyObject *get_retains_grad(THPTensor *self, void *c) { return PyBool_FromLong(self->retains_grad); }
+static PyObject *get_base(THPTensor *self, void *c) {
+  if (!self->base) Py_RETURN_NONE;
+  Py_INCREF(self->base);
+  return self->base;
+}
+static PyObject *get_data(THPTensor *self, void *c) {
+  /* .data: same storage, no history, its own version counter */
+  THTensor *t = at_alias(self->t);
+  return THPTensor_wrapType(Py_TYPE(self) == &THPTensorType || !THPTensorClass ? Py_TYPE(self) : (PyTypeObject *)THPTensorClass, t);
+}
+static int set_data(THPTensor *self, PyObject *v, void *c) {
+  if (!v || !THPTensor_Check(v)) { PyErr_SetString(PyExc_TypeError, "Variable data has to be a tensor"); return -1; }
+  THTensor_setTo(self->t, ((THPTensor *)v)->t);
+  return 0;
+}
+static PyObject *get_hooks(THPTensor *self, void *c) {
+  if (!self->hooks) Py_RETURN_NONE;
+  Py_INCREF(self->hooks);
+  return self->hooks;
+}
+static int set_hooks(THPTensor *self, PyObject *v, void *c) {
+  Py_XINCREF(v == Py_None ? NULL : v);
+  Py_XSETREF(self->hooks, v == Py_None ? NULL : v);
+  return 0;
+}
+static PyObject *get_cdata(THPTensor *self, void *c) { return PyLong_FromVoidPtr(self->t); }
+
+static PyGetSetDef tensor_getset[] = {
+  {"shape", (getter)get_shape, NULL, "The size of the tensor, as a torch.Size.", NULL},
+  {"dtype", (getter)get_dtype, NULL, NULL, NULL},
+  {"device", (getter)get_device, NULL, NULL, NULL},
+  {"ndim", (getter)get_ndim, NULL, NULL, NULL},
+  {"layout", (getter)get_layout, NULL, NULL, NULL},
+  {"is_cuda", (getter)get_false, NULL, NULL, NULL},
+  {"is_cpu", (getter)get_true, NULL, NULL, NULL},
+  {"is_sparse", (getter)get_false, NULL, NULL, NULL},
+  {"is_quantized", (getter)get_false, NULL, NULL, NULL},
+  {"is_meta", (getter)get_false, NULL, NULL, NULL},
+  {"is_mkldnn", (getter)get_false, NULL, NULL, NULL},
+  {"is_nested", (getter)get_false, NULL, NULL, NULL},
+  {"_version", (getter)get_version, NULL, NULL, NULL},
+  {"itemsize", (getter)get_itemsize, NULL, NULL, NULL},
+  {"nbytes", (getter)get_nbytes, NULL, NULL, NULL},
+  {"requires_grad", (getter)get_requires_grad, (setter)set_requires_grad, NULL, NULL},
+  {"grad", (getter)get_grad, (setter)set_grad, NULL, NULL},
+  {"grad_fn", (getter)get_grad_fn, NULL, NULL, NULL},
+  {"is_leaf", (getter)get_is_leaf, NULL, NULL, NULL},
+  {"output_nr", (getter)get_output_nr, NULL, NULL, NULL},
+  {"retains_grad", (getter)get_retains_grad, NULL, NULL, NULL},
+  {"_base", (getter)get_base, NULL, NULL, NULL},
+  {"data", (getter)get_data, (setter)set_data, NULL, NULL},
+  {"_backward_hooks", (getter)get_hooks, (setter)set_hooks, NULL, NULL},
+  {"_cdata", (getter)get_cdata, NULL, NULL, NULL},
+  {NULL}
+};
+
+/* ---- number conversions: __bool__, __float__, __int__, __index__ ---- */
+static int require_one(THPTensor *self, const char *what) {
+  if (THTensor_numel(self->t) != 1) {
+    if (!strcmp(what, "bool"))
+      PyErr_SetString(PyExc_RuntimeError, "Boolean value of Tensor with more than one value is ambiguous");
+    else
+      PyErr_SetString(PyExc_RuntimeError, "a Tensor with 0 elements cannot be converted to Scalar");
+    if (THTensor_numel(self->t) > 1 && strcmp(what, "bool"))
+      PyErr_SetString(PyExc_RuntimeError, "only one element tensors can be converted to Python scalars");
+    return -1;
+  }
+  return 0;
+}
+static int tensor_bool(THPTensor *self) {
+  if (require_one(self, "bool") < 0) return -1;
+  return THDtype_isFloating(self->t->dtype) ? at_item_double(self->t) != 0 : at_item_int(self->t) != 0;
+}
+static PyObject *tensor_float(THPTensor *self) {
+  if (require_one(self, "float") < 0) return NULL;
+  return PyFloat_FromDouble(at_item_double(self->t));
+}
+static PyObject *tensor_int(THPTensor *self) {
+  if (require_one(self, "int") < 0) return NULL;
+  if (THDtype_isFloating(self->t->dtype)) {
+    double d = at_item_double(self->t);
+    PyObject *f = PyFloat_FromDouble(d);
+    if (!f) return NULL;
+    PyObject *r = PyNumber_Long(f);
+    Py_DECREF(f);
+    return r;
+  }
+  return PyLong_FromLongLong(at_item_int(self->t));
+}
+static PyObject *tensor_index(THPTensor *self) {
+  if (THTensor_numel(self->t) != 1 || THDtype_isFloating(self->t->dtype) || self->t->dtype == TH_Bool) {
+    PyErr_SetString(PyExc_TypeError, "only integer tensors of a single element can be converted to an index");
+    return NULL;
+  }
+  return PyLong_FromLongLong(at_item_int(self->t));
+}
+
+static Py_ssize_t tensor_len(THPTensor *self) {
+  if (self->t->ndim == 0) {
+    PyErr_SetString(PyExc_TypeError, "len() of a 0-d tensor");
+    return -1;
+  }
+  return (Py_ssize_t)self->t->sizes[0];
+}
+
+PyNumberMethods THP_tensor_as_number;   /* filled by THP_initTensor from the generated slots */
+extern void THP_fill_number_slots(PyNumberMethods *nb);
+extern PyObject *THPTensor_getitem(PyObject *self, PyObject *index);
+extern int THPTensor_setitem(PyObject *self, PyObject *index, PyObject *value);
+extern PyBufferProcs THP_tensor_as_buffer;
+extern PyObject *THP_tensor_richcompare(PyObject *a, PyObject *b, int op);
+static PyMappingMethods tensor_as_mapping = {
+  .mp_length = (lenfunc)tensor_len,
+  .mp_subscript = THPTensor_getitem,
+  .mp_ass_subscript = THPTensor_setitem,
+};
+static PySequenceMethods tensor_as_sequence = { .sq_length = (lenfunc)tensor_len };
+
+PyTypeObject THPTensorType = {
+  PyVarObject_HEAD_INIT(NULL, 0)
+  .tp_name = "torch._C._TensorBase",
+  .tp_basicsize = sizeof(THPTensor),
+  .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE | Py_TPFLAGS_HAVE_GC,
+  .tp_dealloc = (destructor)tensor_dealloc,
+  .tp_traverse = (traverseproc)tensor_traverse,
+  .tp_clear = (inquiry)tensor_clear,
+  .tp_new = tensor_new,
+  .tp_getset = tensor_getset,
+  .tp_as_number = &THP_tensor_as_number,
+  .tp_as_mapping = &tensor_as_mapping,
+  .tp_as_sequence = &tensor_as_sequence,
+  .tp_as_buffer = &THP_tensor_as_buffer,
+  .tp_hash = (hashfunc)_Py_HashPointer,
+  .tp_richcompare = THP_tensor_richcompare,
+  .tp_weaklistoffset = offsetof(THPTensor, weakreflist),
+  .tp_dictoffset = offsetof(THPTensor, dict),
+};
+
+int THP_initTensor(PyObject *m) {
+  THP_fill_number_slots(&THP_tensor_as_number);
+  THP_tensor_as_number.nb_bool = (inquiry)tensor_bool;
+  THP_tensor_as_number.nb_float = (unaryfunc)tensor_float;
+  THP_tensor_as_number.nb_int = (unaryfunc)tensor_int;
+  THP_tensor_as_number.nb_index = (unaryfunc)tensor_index;
+  /* methods: generated from the declarations, then the hand-written ones */
+  int ng = 0, nm = 0;
+  while (THP_generated_tensor_methods[ng].ml_name) ng++;
+  while (THP_manual_tensor_methods[nm].ml_name) nm++;
+  PyMethodDef *all = PyMem_Calloc(ng + nm + 1, sizeof(PyMethodDef));
+  if (!all) return -1;
+  memcpy(all, THP_manual_tensor_methods, nm * sizeof(PyMethodDef));
+  memcpy(all + nm, THP_generated_tensor_methods, ng * sizeof(PyMethodDef));
+  THPTensorType.tp_methods = all;
+  if (PyType_Ready(&THPTensorType) < 0) return -1;
+  return PyModule_AddObjectRef(m, "_TensorBase", (PyObject *)&THPTensorType);
+}

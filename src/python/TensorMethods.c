@@ -1,0 +1,333 @@
+/* Hand-written _TensorBase methods: properties-like queries, conversions
+ * to Python values, to()/type(), and the few ATen-level helpers some
+ * declarations use as their impl. Everything else is generated. */
+#include "THP.h"
+#include "ArgParser.h"
+#include "autograd/Formulas.h"
+#include "Functions.h"
+
+#define SELF ((THPTensor *)self)
+
+static PyObject *m_size(PyObject *self, PyObject *args) {
+  PyObject *d = NULL;
+  if (!PyArg_ParseTuple(args, "|O:size", &d)) return NULL;
+  if (!d || d == Py_None) return THPSize_new(SELF->t->ndim, SELF->t->sizes);
+  int64_t dim, w;
+  if (ap_to_int(d, &dim) < 0) return NULL;
+  if (at_wrap_dim(dim, SELF->t->ndim, &w) < 0) return THP_raise();
+  return PyLong_FromLongLong(SELF->t->ndim ? SELF->t->sizes[w] : 1);
+}
+
+static PyObject *m_stride(PyObject *self, PyObject *args) {
+  PyObject *d = NULL;
+  if (!PyArg_ParseTuple(args, "|O:stride", &d)) return NULL;
+  THTensor *t = SELF->t;
+  if (!d || d == Py_None) {
+    PyObject *r = PyTuple_New(t->ndim);
+    if (!r) return NULL;
+    for (int i = 0; i < t->ndim; i++) PyTuple_SET_ITEM(r, i, PyLong_FromLongLong(t->strides[i]));
+    return r;
+  }
+  int64_t dim, w;
+  if (ap_to_int(d, &dim) < 0) return NULL;
+  if (at_wrap_dim(dim, t->ndim, &w) < 0) return THP_raise();
+  return PyLong_FromLongLong(t->ndim ? t->strides[w] : 1);
+}
+
+static PyObject *m_dim(PyObject *self, PyObject *u) { return PyLong_FromLong(SELF->t->ndim); }
+static PyObject *m_numel(PyObject *self, PyObject *u) { return PyLong_FromLongLong(THTensor_numel(SELF->t)); }
+static PyObject *m_element_size(PyObject *self, PyObject *u) { return PyLong_FromLong(THDtype_size(SELF->t->dtype)); }
+static PyObject *m_storage_offset(PyObject *self, PyObject *u) { return PyLong_FromLongLong(SELF->t->offset); }
+static PyObject *m_data_ptr(PyObject *self, PyObject *u) { return PyLong_FromVoidPtr(THTensor_data(SELF->t)); }
+static PyObject *m_is_floating_point(PyObject *self, PyObject *u) { return PyBool_FromLong(THDtype_isFloating(SELF->t->dtype)); }
+static PyObject *m_is_signed(PyObject *self, PyObject *u) { return PyBool_FromLong(THDtype_info[SELF->t->dtype].is_signed); }
+static PyObject *m_false(PyObject *self, PyObject *u) { Py_RETURN_FALSE; }
+static PyObject *m_get_device(PyObject *self, PyObject *u) { return PyLong_FromLong(-1); }
+static PyObject *m_is_view(PyObject *self, PyObject *u) { return PyBool_FromLong(SELF->base != NULL); }
+
+static PyObject *m_is_contiguous(PyObject *self, PyObject *args, PyObject *kw) {
+  static char *kwlist[] = {"memory_format", NULL};
+  PyObject *mf = NULL;
+  if (!PyArg_ParseTupleAndKeywords(args, kw, "|O:is_contiguous", kwlist, &mf)) return NULL;
+  return PyBool_FromLong(THTensor_isContiguous(SELF->t));
+}
+
+static PyObject *scalar_of(THTensor *t) {
+  if (t->dtype == TH_Bool) return PyBool_FromLong(at_item_int(t) != 0);
+  if (THDtype_isFloating(t->dtype)) return PyFloat_FromDouble(at_item_double(t));
+  return PyLong_FromLongLong(at_item_int(t));
+}
+
+static PyObject *m_item(PyObject *self, PyObject *u) {
+  int64_t n = THTensor_numel(SELF->t);
+  if (n != 1) {
+    PyErr_Format(PyExc_RuntimeError, "a Tensor with %lld elements cannot be converted to Scalar", (long long)n);
+    return NULL;
+  }
+  return scalar_of(SELF->t);
+}
+
+static PyObject *tolist_rec(THTensor *t, int dim, int64_t offset) {
+  if (dim == t->ndim) {
+    THTensor e = *t;
+    e.ndim = 0;
+    e.offset = offset;
+    return scalar_of(&e);
+  }
+  PyObject *l = PyList_New(t->sizes[dim]);
+  if (!l) return NULL;
+  for (int64_t i = 0; i < t->sizes[dim]; i++) {
+    PyObject *v = tolist_rec(t, dim + 1, offset + i * t->strides[dim]);
+    if (!v) { Py_DECREF(l); return NULL; }
+    PyList_SET_ITEM(l, i, v);
+  }
+  return l;
+}
+static PyObject *m_tolist(PyObject *self, PyObject *u) { return tolist_rec(SELF->t, 0, SELF->t->offset); }
+
+static PyObject *m_requires_grad_(PyObject *self, PyObject *args, PyObject *kw) {
+  static char *kwlist[] = {"requires_grad", NULL};
+  int rg = 1;
+  if (!PyArg_ParseTupleAndKeywords(args, kw, "|p:requires_grad_", kwlist, &rg)) return NULL;
+  if (PyObject_SetAttrString(self, "requires_grad", rg ? Py_True : Py_False) < 0) return NULL;
+  return Py_NewRef(self);
+}
+
+static PyObject *m_detach_(PyObject *self, PyObject *u) {
+  if (SELF->base && SELF->grad_fn) {
+    PyErr_SetString(PyExc_RuntimeError, "Can't detach views in-place. Use detach() instead.");
+    return NULL;
+  }
+  Py_CLEAR(SELF->grad_fn);
+  SELF->requires_grad = false;
+  SELF->output_nr = 0;
+  return Py_NewRef(self);
+}
+
+/* Tensor._make_subclass(cls, data, require_grad=False): a `cls` instance
+ * sharing data's storage (how nn.Parameter is made). */
+static PyObject *m_make_subclass(PyObject *unused, PyObject *args, PyObject *kw) {
+  static char *kwlist[] = {"cls", "data", "require_grad", "dispatch_strides", "dispatch_device",
+                           "device_for_backend_keys", NULL};
+  PyObject *cls, *data, *a = NULL, *b = NULL, *c = NULL;
+  int rg = 0;
+  if (!PyArg_ParseTupleAndKeywords(args, kw, "OO!|pOOO:_make_subclass", kwlist, &cls, &THPTensorType, &data, &rg,
+                                   &a, &b, &c))
+    return NULL;
+  if (!PyType_Check(cls) || !PyType_IsSubtype((PyTypeObject *)cls, &THPTensorType)) {
+    PyErr_SetString(PyExc_TypeError, "cls must be a Tensor subclass");
+    return NULL;
+  }
+  THTensor *t = at_alias(((THPTensor *)data)->t);
+  PyObject *r = THPTensor_wrapType((PyTypeObject *)cls, t);
+  if (!r) return NULL;
+  if (rg && !THDtype_isFloating(((THPTensor *)r)->t->dtype)) {
+    Py_DECREF(r);
+    PyErr_SetString(PyExc_RuntimeError, "Only Tensors of floating point and complex dtype can require gradients");
+    return NULL;
+  }
+  ((THPTensor *)r)->requires_grad = rg;
+  return r;
+}
+
+/* ---- conversions ---- */
+static PyObject *convert(PyObject *self, THDtype dt, bool copy) {
+  PyObject *d = THPDtype_get(dt);
+  PyObject *cp = PyBool_FromLong(copy);
+  PyObject *r = F__to_copy(self, d, cp);
+  Py_DECREF(cp);
+  return r;
+}
+#define CONV(NAME, DT) \
+  static PyObject *m_##NAME(PyObject *self, PyObject *args, PyObject *kw) { \
+    if (SELF->t->dtype == DT) return Py_NewRef(self);                     \
+    return convert(self, DT, false);                                       \
+  }
+CONV(float, TH_Float) CONV(double, TH_Double) CONV(half, TH_Half) CONV(bfloat16, TH_BFloat16)
+CONV(long, TH_Int64) CONV(int, TH_Int32) CONV(short, TH_Int16) CONV(char, TH_Int8) CONV(byte, TH_UInt8)
+CONV(bool, TH_Bool)
+
+static PyObject *m_to(PyObject *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames) {
+  static const char *sigs[] = {
+    "to(Device? device=None, ScalarType? dtype=None, bool non_blocking=False, bool copy=False, *, MemoryFormat? memory_format=None)",
+    "to(ScalarType dtype, bool non_blocking=False, bool copy=False, *, MemoryFormat? memory_format=None)",
+    "to(Tensor other, bool non_blocking=False, bool copy=False, *, MemoryFormat? memory_format=None)",
+    NULL };
+  static APParser p = { sigs };
+  APResult r;
+  int idx = ap_parse(&p, self, args, nargs, kwnames, &r);
+  if (idx < 0) return NULL;
+  PyObject *res = NULL;
+  THDtype dt = SELF->t->dtype;
+  bool copy;
+  if (idx == 0) {
+    if (ap_device_check(&r, 1) < 0) goto done;
+    dt = ap_dtype(&r, 2, dt);
+    copy = ap_bool(&r, 4);
+  } else if (idx == 1) {
+    dt = ap_dtype(&r, 1, dt);
+    copy = ap_bool(&r, 3);
+  } else {
+    dt = ap_tensor(&r, 1)->t->dtype;
+    copy = ap_bool(&r, 3);
+  }
+  if (dt == SELF->t->dtype && !copy) res = Py_NewRef(self);
+  else res = convert(self, dt, copy);
+done:
+  ap_release(&r);
+  return res;
+}
+
+static PyObject *m_cpu(PyObject *self, PyObject *args, PyObject *kw) { return Py_NewRef(self); }
+static PyObject *m_cuda(PyObject *self, PyObject *args, PyObject *kw) {
+  int t, i;
+  PyObject *cuda = PyUnicode_FromString("cuda");
+  THPDevice_parse(cuda, &t, &i);
+  Py_DECREF(cuda);
+  return NULL;
+}
+
+/* type(): the legacy name ("torch.FloatTensor"); type(dtype or name): convert. */
+static PyObject *m_type(PyObject *self, PyObject *args, PyObject *kw) {
+  static char *kwlist[] = {"dtype", "non_blocking", NULL};
+  PyObject *d = NULL;
+  int nb = 0;
+  if (!PyArg_ParseTupleAndKeywords(args, kw, "|Op:type", kwlist, &d, &nb)) return NULL;
+  if (!d || d == Py_None) return PyUnicode_FromFormat("torch.%sTensor", THDtype_info[SELF->t->dtype].legacy);
+  if (THPDtype_Check(d)) {
+    THDtype dt = ((THPDtype *)d)->dtype;
+    return dt == SELF->t->dtype ? Py_NewRef(self) : convert(self, dt, false);
+  }
+  PyObject *name = PyUnicode_Check(d) ? Py_NewRef(d) : PyObject_GetAttrString(d, "__name__");
+  if (!name) return NULL;
+  const char *s = PyUnicode_AsUTF8(name);
+  if (!s) { Py_DECREF(name); return NULL; }
+  const char *dot = strrchr(s, '.');
+  const char *base = dot ? dot + 1 : s;
+  for (int i = 0; i < TH_NDTYPES; i++) {
+    char buf[64];
+    snprintf(buf, sizeof buf, "%sTensor", THDtype_info[i].legacy);
+    if (!strcmp(base, buf)) {
+      Py_DECREF(name);
+      return i == (int)SELF->t->dtype ? Py_NewRef(self) : convert(self, (THDtype)i, false);
+    }
+  }
+  PyErr_Format(PyExc_ValueError, "invalid type: '%s'", s);
+  Py_DECREF(name);
+  return NULL;
+}
+
+/* set_(source): share another tensor's storage and geometry */
+static PyObject *m_set_(PyObject *self, PyObject *args) {
+  PyObject *src = NULL;
+  if (!PyArg_ParseTuple(args, "|O!:set_", &THPTensorType, &src)) return NULL;
+  if (!src) {
+    THTensor *e = THTensor_new(SELF->t->dtype, 1, (int64_t[]){0});
+    if (!e) return THP_raise();
+    THTensor_setTo(SELF->t, e);
+    THTensor_free(e);
+  } else {
+    THTensor_setTo(SELF->t, ((THPTensor *)src)->t);
+  }
+  THP_bump_version(self);
+  return Py_NewRef(self);
+}
+
+static PyObject *m_resize_(PyObject *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames) {
+  static const char *sigs[] = { "resize_(int[] size, *, MemoryFormat? memory_format=None)", NULL };
+  static APParser p = { sigs };
+  APResult r;
+  if (ap_parse(&p, self, args, nargs, kwnames, &r) < 0) return NULL;
+  PyObject *res = NULL;
+  if (THPTensor_requiresGrad(self) && THP_grad_enabled()) {
+    PyErr_SetString(PyExc_RuntimeError, "cannot resize variables that require grad");
+  } else {
+    const ATIntList *l = ap_intlist(&r, 1);
+    if (THTensor_resize(SELF->t, l->n, l->v) < 0) THP_raise();
+    else { THP_bump_version(self); res = Py_NewRef(self); }
+  }
+  ap_release(&r);
+  return res;
+}
+
+extern PyObject *THP_tensor_numpy(PyObject *self, PyObject *args, PyObject *kw);
+
+#define VARKW(f) (PyCFunction)(void (*)(void))f, METH_VARARGS | METH_KEYWORDS
+PyMethodDef THP_manual_tensor_methods[] = {
+  {"size", m_size, METH_VARARGS, NULL},
+  {"stride", m_stride, METH_VARARGS, NULL},
+  {"dim", m_dim, METH_NOARGS, NULL},
+  {"ndimension", m_dim, METH_NOARGS, NULL},
+  {"numel", m_numel, METH_NOARGS, NULL},
+  {"nelement", m_numel, METH_NOARGS, NULL},
+  {"element_size", m_element_size, METH_NOARGS, NULL},
+  {"storage_offset", m_storage_offset, METH_NOARGS, NULL},
+  {"data_ptr", m_data_ptr, METH_NOARGS, NULL},
+  {"is_contiguous", VARKW(m_is_contiguous), NULL},
+  {"is_floating_point", m_is_floating_point, METH_NOARGS, NULL},
+  {"is_signed", m_is_signed, METH_NOARGS, NULL},
+  {"is_complex", m_false, METH_NOARGS, NULL},
+  {"is_pinned", m_false, METH_NOARGS, NULL},
+  {"get_device", m_get_device, METH_NOARGS, NULL},
+  {"_is_view", m_is_view, METH_NOARGS, NULL},
+  {"item", m_item, METH_NOARGS, NULL},
+  {"tolist", m_tolist, METH_NOARGS, NULL},
+  {"requires_grad_", VARKW(m_requires_grad_), NULL},
+  {"detach_", m_detach_, METH_NOARGS, NULL},
+  {"_make_subclass", VARKW(m_make_subclass) | METH_STATIC, NULL},
+  {"float", VARKW(m_float), NULL},
+  {"double", VARKW(m_double), NULL},
+  {"half", VARKW(m_half), NULL},
+  {"bfloat16", VARKW(m_bfloat16), NULL},
+  {"long", VARKW(m_long), NULL},
+  {"int", VARKW(m_int), NULL},
+  {"short", VARKW(m_short), NULL},
+  {"char", VARKW(m_char), NULL},
+  {"byte", VARKW(m_byte), NULL},
+  {"bool", VARKW(m_bool), NULL},
+  {"to", (PyCFunction)(void (*)(void))m_to, METH_FASTCALL | METH_KEYWORDS, NULL},
+  {"cpu", VARKW(m_cpu), NULL},
+  {"cuda", VARKW(m_cuda), NULL},
+  {"type", VARKW(m_type), NULL},
+  {"set_", m_set_, METH_VARARGS, NULL},
+  {"resize_", (PyCFunction)(void (*)(void))m_resize_, METH_FASTCALL | METH_KEYWORDS, NULL},
+  {"numpy", VARKW(THP_tensor_numpy), NULL},
+  {NULL}
+};
+
+static PyObject *f_is_tensor(PyObject *m, PyObject *o) { return PyBool_FromLong(THPTensor_Check(o)); }
+static PyObject *f_numel(PyObject *m, PyObject *o) {
+  if (!THPTensor_Check(o)) { PyErr_SetString(PyExc_TypeError, "numel(): argument 'input' must be Tensor"); return NULL; }
+  return PyLong_FromLongLong(THTensor_numel(((THPTensor *)o)->t));
+}
+static PyObject *f_is_floating_point(PyObject *m, PyObject *o) {
+  if (!THPTensor_Check(o)) { PyErr_SetString(PyExc_TypeError, "is_floating_point(): argument 'input' must be Tensor"); return NULL; }
+  return PyBool_FromLong(THDtype_isFloating(((THPTensor *)o)->t->dtype));
+}
+PyMethodDef THP_manual_functions[] = {
+  {"is_tensor", f_is_tensor, METH_O, NULL},
+  {"numel", f_numel, METH_O, NULL},
+  {"is_floating_point", f_is_floating_point, METH_O, NULL},
+  {NULL}
+};
+
+/* ---- ATen-level helpers named as impl in declarations ---- */
+THTensor *THP_copy_(const THTensor *self, const THTensor *src) {
+  if (at_copy_((THTensor *)self, src) < 0) return NULL;
+  return THTensor_retain((THTensor *)self);
+}
+THTensor *THP_fill_(const THTensor *self, ATScalar v) {
+  if (at_fill_((THTensor *)self, v) < 0) return NULL;
+  return THTensor_retain((THTensor *)self);
+}
+THTensor *THP_fill_tensor_(const THTensor *self, const THTensor *v) {
+  if (v->ndim != 0) {
+    THError_set(TH_ERR_RUNTIME, "fill_ only supports 0-dimension value tensor but got tensor with %d dimensions.", v->ndim);
+    return NULL;
+  }
+  ATScalar s = THDtype_isFloating(v->dtype) ? at_scalar_float(at_item_double(v)) : at_scalar_int(at_item_int(v));
+  return THP_fill_(self, s);
+}
+bool THP_preserve_format(PyObject *mf) {
+  return !mf || mf == Py_None || mf == THPMemoryFormat_objs[1];
+}

@@ -1,0 +1,360 @@
+/* Tensors from Python data: nested sequences, scalars, and anything with
+ * the buffer protocol (numpy arrays) — copied (tensor) or shared
+ * (from_numpy, as_tensor). Also the buffer protocol of tensors themselves,
+ * which is how .numpy() shares memory the other way. */
+#include "THP.h"
+#include "ArgParser.h"
+
+#include <string.h>
+
+/* ---- buffer format <-> dtype ---- */
+static int dtype_from_format(const char *fmt, Py_ssize_t itemsize, THDtype *out) {
+  while (*fmt == '<' || *fmt == '=' || *fmt == '@' || *fmt == '!' || *fmt == '>') {
+    if (*fmt == '>' || *fmt == '!') return -1;   /* big-endian data */
+    fmt++;
+  }
+  if (fmt[0] && fmt[1]) return -1;
+  switch (fmt[0]) {
+    case '?': *out = TH_Bool; return 0;
+    case 'b': *out = TH_Int8; return 0;
+    case 'B': *out = TH_UInt8; return 0;
+    case 'h': *out = TH_Int16; return 0;
+    case 'i': *out = TH_Int32; return 0;
+    case 'l': case 'q': if (itemsize == 8) { *out = TH_Int64; return 0; } *out = TH_Int32; return 0;
+    case 'e': *out = TH_Half; return 0;
+    case 'f': *out = TH_Float; return 0;
+    case 'd': *out = TH_Double; return 0;
+    default: return -1;
+  }
+}
+
+static const char *format_of(THDtype t) {
+  switch (t) {
+    case TH_Bool: return "?";
+    case TH_UInt8: return "B";
+    case TH_Int8: return "b";
+    case TH_Int16: return "h";
+    case TH_Int32: return "i";
+    case TH_Int64: return "q";
+    case TH_Half: return "e";
+    case TH_Float: return "f";
+    case TH_Double: return "d";
+    default: return NULL;
+  }
+}
+
+static int unsupported_numpy_type(PyObject *obj) {
+  PyObject *dt = PyObject_GetAttrString(obj, "dtype");
+  if (!dt) PyErr_Clear();
+  PyErr_Format(PyExc_TypeError,
+               "can't convert np.ndarray of type numpy.%S. The only supported types are: float64, float32, "
+               "float16, complex64, complex128, int64, int32, int16, int8, uint8, and bool.", dt ? dt : Py_None);
+  Py_XDECREF(dt);
+  return -1;
+}
+
+/* A storage over a Py_buffer: freeing it releases the buffer (under the GIL). */
+typedef struct { Py_buffer view; } BufCtx;
+static void *buf_malloc(const THAllocator *a, size_t n, void **ctx) { (void)a; (void)n; (void)ctx; return NULL; }
+static void buf_free(const THAllocator *a, void *ptr, size_t n, void *ctx) {
+  (void)a; (void)ptr; (void)n;
+  BufCtx *c = ctx;
+  PyGILState_STATE st = PyGILState_Ensure();
+  PyBuffer_Release(&c->view);
+  PyMem_RawFree(c);
+  PyGILState_Release(st);
+}
+static const THAllocator buffer_allocator = { buf_malloc, buf_free, "python-buffer" };
+
+/* Shares the memory of obj (buffer protocol). warn_readonly: PyTorch's
+ * warning for non-writable numpy arrays (the tensor can write anyway). */
+static THTensor *share_buffer(PyObject *obj, bool warn_readonly) {
+  BufCtx *c = PyMem_RawMalloc(sizeof *c);
+  if (!c) { PyErr_NoMemory(); return NULL; }
+  if (PyObject_GetBuffer(obj, &c->view, PyBUF_RECORDS_RO) < 0) { PyMem_RawFree(c); return NULL; }
+  Py_buffer *v = &c->view;
+  THDtype dt;
+  THTensor *t = NULL;
+  if (dtype_from_format(v->format ? v->format : "B", v->itemsize, &dt) < 0) {
+    unsupported_numpy_type(obj);
+    goto fail;
+  }
+  if (v->ndim > TH_MAX_DIMS) {
+    PyErr_Format(PyExc_ValueError, "number of dimensions cannot be greater than %d", TH_MAX_DIMS);
+    goto fail;
+  }
+  if (v->readonly && warn_readonly &&
+      PyErr_WarnEx(PyExc_UserWarning,
+                   "The given NumPy array is not writable, and PyTorch does not support non-writable tensors. "
+                   "This means writing to this tensor will result in undefined behavior. You may want to copy the "
+                   "array to protect its data or make it writable before converting it to a tensor. This type of "
+                   "warning will be suppressed for the rest of this program.", 1) < 0)
+    goto fail;
+  int64_t sizes[TH_MAX_DIMS], strides[TH_MAX_DIMS];
+  char *lo = v->buf;
+  int64_t span_hi = 0;
+  for (int i = 0; i < v->ndim; i++) {
+    sizes[i] = v->shape[i];
+    Py_ssize_t st = v->strides ? v->strides[i] : 0;
+    if (st < 0) {
+      PyErr_SetString(PyExc_ValueError,
+                      "At least one stride in the given numpy array is negative, and tensors with negative strides "
+                      "are not currently supported. (You can probably work around this by making a copy of your "
+                      "array  with array.copy().) ");
+      goto fail;
+    }
+    if (st % v->itemsize) {
+      PyErr_SetString(PyExc_ValueError, "given numpy array strides not a multiple of the element byte size. "
+                                        "Copy the numpy array to reallocate the memory.");
+      goto fail;
+    }
+    strides[i] = st / v->itemsize;
+    if (sizes[i] > 0) span_hi += (sizes[i] - 1) * strides[i];
+  }
+  if (!v->strides) {   /* C-contiguous buffer without strides */
+    int64_t s = 1;
+    for (int i = v->ndim - 1; i >= 0; i--) { strides[i] = s; s *= sizes[i]; }
+    span_hi = s - 1;
+  }
+  if (((uintptr_t)lo) % THDtype_size(dt)) {
+    PyErr_SetString(PyExc_ValueError, "given numpy array has byte order different from the native byte order or "
+                    "is not aligned; copy it (array.copy()) before converting it to a tensor");
+    goto fail;
+  }
+  bool empty = false;
+  for (int i = 0; i < v->ndim; i++) empty |= sizes[i] == 0;
+  size_t nbytes = empty ? 0 : (size_t)(span_hi + 1) * THDtype_size(dt);
+  THStorage *s = THStorage_newWithData(lo, nbytes, &buffer_allocator, c);
+  if (!s) { THP_raise(); goto fail; }
+  t = THTensor_newWithStorage(s, dt, 0, v->ndim, sizes, strides);
+  THStorage_free(s);   /* the tensor holds it now (or the failure freed c via the storage) */
+  if (!t) { THP_raise(); return NULL; }
+  return t;
+fail:
+  PyBuffer_Release(&c->view);
+  PyMem_RawFree(c);
+  return NULL;
+}
+
+static bool is_ndarray(PyObject *o) {
+  return !strcmp(Py_TYPE(o)->tp_name, "numpy.ndarray");
+}
+
+/* ---- nested sequences ---- */
+typedef struct {
+  int ndim;
+  int64_t sizes[TH_MAX_DIMS];
+  int kind;          /* 0 bool, 1 int, 2 float; the widest leaf */
+  THDtype tdtype;    /* promoted dtype of tensor / numpy leaves */
+  bool any_tensor;
+} Infer;
+
+static int leaf_kind(PyObject *o, Infer *inf) {
+  if (PyBool_Check(o)) return 0;
+  if (PyLong_Check(o)) return 1;
+  if (PyFloat_Check(o)) return 2;
+  if (THPTensor_Check(o)) {
+    THTensor *t = ((THPTensor *)o)->t;
+    if (THTensor_numel(t) != 1 || t->ndim != 0) return -2;
+    inf->tdtype = at_promote_types(inf->tdtype, t->dtype);
+    inf->any_tensor = true;
+    return t->dtype == TH_Bool ? 0 : (THDtype_isFloating(t->dtype) ? 2 : 1);
+  }
+  const char *tn = Py_TYPE(o)->tp_name;
+  if (!strncmp(tn, "numpy.", 6)) {
+    if (strstr(tn, "bool")) return 0;
+    if (strstr(tn, "int")) return 1;
+    if (strstr(tn, "float")) return 2;
+  }
+  return -1;
+}
+
+static int infer(PyObject *o, int depth, Infer *inf) {
+  if (THPTensor_Check(o) && ((THPTensor *)o)->t->ndim > 0) {
+    PyErr_SetString(PyExc_ValueError, "only one element tensors can be converted to Python scalars");
+    return -1;
+  }
+  if (PySequence_Check(o) && !PyUnicode_Check(o) && !PyBytes_Check(o) && !THPTensor_Check(o) &&
+      !(Py_TYPE(o)->tp_as_number && PyIndex_Check(o))) {
+    Py_ssize_t n = PySequence_Size(o);
+    if (n < 0) return -1;
+    if (depth >= TH_MAX_DIMS) { PyErr_SetString(PyExc_ValueError, "too many dimensions"); return -1; }
+    if (depth == inf->ndim) { inf->sizes[inf->ndim++] = n; }
+    else if (inf->sizes[depth] != n) {
+      PyErr_Format(PyExc_ValueError, "expected sequence of length %lld at dim %d (got %zd)",
+                   (long long)inf->sizes[depth], depth, n);
+      return -1;
+    }
+    for (Py_ssize_t i = 0; i < n; i++) {
+      PyObject *item = PySequence_GetItem(o, i);
+      if (!item) return -1;
+      int rc = infer(item, depth + 1, inf);
+      Py_DECREF(item);
+      if (rc < 0) return -1;
+    }
+    return 0;
+  }
+  if (depth != inf->ndim) {
+    PyErr_Format(PyExc_ValueError, "expected sequence of length %lld at dim %d (got a scalar)",
+                 (long long)inf->sizes[depth], depth);
+    return -1;
+  }
+  int k = leaf_kind(o, inf);
+  if (k == -2) { PyErr_SetString(PyExc_ValueError, "only one element tensors can be converted to Python scalars"); return -1; }
+  if (k < 0) {
+    PyErr_Format(PyExc_TypeError, "new(): invalid data type '%s'", Py_TYPE(o)->tp_name);
+    return -1;
+  }
+  if (k > inf->kind) inf->kind = k;
+  return 0;
+}
+
+static int store(char *p, THDtype dt, PyObject *o) {
+  ATScalar s;
+  if (ap_to_scalar(o, &s) < 0) return -1;
+  double d = s.kind == AT_SCALAR_FLOAT ? s.d : (double)s.i;
+  int64_t i = s.kind == AT_SCALAR_FLOAT ? (int64_t)s.d : s.i;
+  switch (dt) {
+    case TH_Bool: *(bool *)p = s.kind == AT_SCALAR_FLOAT ? d != 0 : i != 0; break;
+    case TH_UInt8: *(uint8_t *)p = (uint8_t)i; break;
+    case TH_Int8: *(int8_t *)p = (int8_t)i; break;
+    case TH_Int16: *(int16_t *)p = (int16_t)i; break;
+    case TH_Int32: *(int32_t *)p = (int32_t)i; break;
+    case TH_Int64: *(int64_t *)p = i; break;
+    case TH_Half: *(THHalf *)p = th_float2half((float)d); break;
+    case TH_BFloat16: *(THBFloat16 *)p = th_float2bf((float)d); break;
+    case TH_Float: *(float *)p = (float)d; break;
+    case TH_Double: *(double *)p = d; break;
+    default: break;
+  }
+  return 0;
+}
+
+static int fill(PyObject *o, char **p, THDtype dt, int depth, int ndim) {
+  if (depth == ndim) {
+    if (store(*p, dt, o) < 0) return -1;
+    *p += THDtype_size(dt);
+    return 0;
+  }
+  Py_ssize_t n = PySequence_Size(o);
+  for (Py_ssize_t i = 0; i < n; i++) {
+    PyObject *item = PySequence_GetItem(o, i);
+    if (!item) return -1;
+    int rc = fill(item, p, dt, depth + 1, ndim);
+    Py_DECREF(item);
+    if (rc < 0) return -1;
+  }
+  return 0;
+}
+
+/* torch.tensor(data, dtype=...): always a copy. */
+PyObject *THP_tensor_from_data(PyObject *data, THDtype dtype, bool dtype_given, bool copy_tensor) {
+  if (THPTensor_Check(data)) {
+    THTensor *src = ((THPTensor *)data)->t;
+    return THPTensor_wrap(at_to_dtype(src, dtype_given ? dtype : src->dtype, copy_tensor));
+  }
+  if (is_ndarray(data) || (PyObject_CheckBuffer(data) && !PyBytes_Check(data) && !PyByteArray_Check(data))) {
+    THTensor *shared = share_buffer(data, false);
+    if (!shared) return NULL;
+    THTensor *r = at_to_dtype(shared, dtype_given ? dtype : shared->dtype, true);
+    THTensor_free(shared);
+    return THPTensor_wrap(r);
+  }
+  Infer inf = { 0 };
+  inf.tdtype = TH_Undefined;
+  if (infer(data, 0, &inf) < 0) return NULL;
+  THDtype dt = dtype;
+  if (!dtype_given) {
+    dt = inf.kind == 2 ? at_default_dtype() : (inf.kind == 1 ? TH_Int64 : TH_Bool);
+    if (inf.any_tensor && inf.tdtype != TH_Undefined) dt = at_promote_types(inf.tdtype, dt == TH_Bool ? inf.tdtype : dt);
+  }
+  THTensor *t = THTensor_new(dt, inf.ndim, inf.sizes);
+  if (!t) return THP_raise();
+  char *p = THTensor_data(t);
+  if (fill(data, &p, dt, 0, inf.ndim) < 0) { THTensor_free(t); return NULL; }
+  return THPTensor_wrap(t);
+}
+
+/* torch.from_numpy: shares memory, keeps the array alive. */
+PyObject *THP_from_numpy(PyObject *m, PyObject *arr) {
+  if (!is_ndarray(arr)) {
+    PyErr_Format(PyExc_TypeError, "expected np.ndarray (got %s)", Py_TYPE(arr)->tp_name);
+    return NULL;
+  }
+  return THPTensor_wrap(share_buffer(arr, true));
+}
+
+/* as_tensor: shares when dtype matches, copies otherwise. */
+PyObject *THP_as_tensor(PyObject *data, THDtype dtype, bool dtype_given) {
+  if (THPTensor_Check(data)) {
+    if (!dtype_given || ((THPTensor *)data)->t->dtype == dtype) return Py_NewRef(data);
+    return THP_tensor_from_data(data, dtype, true, false);
+  }
+  if (is_ndarray(data)) {
+    THTensor *shared = share_buffer(data, true);
+    if (!shared) return NULL;
+    if (!dtype_given || shared->dtype == dtype) return THPTensor_wrap(shared);
+    THTensor *r = at_to_dtype(shared, dtype, true);
+    THTensor_free(shared);
+    return THPTensor_wrap(r);
+  }
+  return THP_tensor_from_data(data, dtype, dtype_given, false);
+}
+
+/* ---- _TensorBase buffer protocol ---- */
+static int tensor_getbuffer(PyObject *self, Py_buffer *view, int flags) {
+  THTensor *t = ((THPTensor *)self)->t;
+  const char *fmt = format_of(t->dtype);
+  if (!fmt) {
+    PyErr_Format(PyExc_TypeError, "Got unsupported ScalarType %s", THDtype_info[t->dtype].legacy);
+    return -1;
+  }
+  Py_ssize_t *shape = PyMem_Malloc(sizeof(Py_ssize_t) * 2 * (t->ndim ? t->ndim : 1));
+  if (!shape) { PyErr_NoMemory(); return -1; }
+  Py_ssize_t *strides = shape + (t->ndim ? t->ndim : 1);
+  int es = THDtype_size(t->dtype);
+  for (int i = 0; i < t->ndim; i++) { shape[i] = t->sizes[i]; strides[i] = t->strides[i] * es; }
+  view->buf = THTensor_data(t);
+  view->obj = Py_NewRef(self);
+  view->len = THTensor_numel(t) * es;
+  view->readonly = 0;
+  view->itemsize = es;
+  view->format = (flags & PyBUF_FORMAT) ? (char *)fmt : NULL;
+  view->ndim = t->ndim;
+  view->shape = shape;
+  view->strides = strides;
+  view->suboffsets = NULL;
+  view->internal = shape;
+  if ((flags & PyBUF_C_CONTIGUOUS) == PyBUF_C_CONTIGUOUS && !THTensor_isContiguous(t)) {
+    PyMem_Free(shape);
+    Py_CLEAR(view->obj);
+    PyErr_SetString(PyExc_BufferError, "tensor is not C-contiguous");
+    return -1;
+  }
+  return 0;
+}
+static void tensor_releasebuffer(PyObject *self, Py_buffer *view) { PyMem_Free(view->internal); }
+PyBufferProcs THP_tensor_as_buffer = { tensor_getbuffer, tensor_releasebuffer };
+
+/* Tensor.numpy(): shares memory with the tensor (which it keeps alive). */
+PyObject *THP_tensor_numpy(PyObject *self, PyObject *args, PyObject *kw) {
+  static char *kwlist[] = {"force", NULL};
+  int force = 0;
+  if (!PyArg_ParseTupleAndKeywords(args, kw, "|$p:numpy", kwlist, &force)) return NULL;
+  THPTensor *t = (THPTensor *)self;
+  if (THPTensor_requiresGrad(self) && !force) {
+    PyErr_SetString(PyExc_RuntimeError, "Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() instead.");
+    return NULL;
+  }
+  if (t->t->dtype == TH_BFloat16) {
+    PyErr_SetString(PyExc_TypeError, "Got unsupported ScalarType BFloat16");
+    return NULL;
+  }
+  PyObject *np = PyImport_ImportModule("numpy");
+  if (!np) return NULL;
+  PyObject *mv = PyMemoryView_FromObject(self);
+  PyObject *r = mv ? PyObject_CallMethod(np, "asarray", "O", mv) : NULL;
+  Py_XDECREF(mv);
+  Py_DECREF(np);
+  return r;
+}

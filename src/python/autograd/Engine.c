@@ -1,0 +1,404 @@
+/* The backward engine: _EngineBase.run_backward.
+ *
+ * 1. roots: each output's (grad_fn, output_nr), with its initial gradient;
+ * 2. dependencies: how many edges point at each node reachable from roots;
+ * 3. when inputs= is given, only nodes from which an input is reachable run,
+ *    and gradients arriving at an input's edge are captured;
+ * 4. a ready queue ordered by sequence number (latest forward op first) runs
+ *    nodes whose gradients are complete; each delivered gradient is reduced
+ *    to the receiving input's shape/dtype (broadcast undo) and summed into
+ *    that node's input buffer. */
+#include "THP.h"
+#include "autograd/Formulas.h"
+#include "Functions.h"
+
+typedef struct { PyObject_HEAD } THPEngine;
+
+typedef struct {
+  PyObject *deps;      /* node -> int remaining */
+  PyObject *buffers;   /* node -> list of grads */
+  PyObject *needed;    /* node -> bool (only with inputs=) */
+  PyObject *heap;      /* list of (-seq, id, node) */
+  PyObject **cap_fn;   /* capture edges for inputs= */
+  int *cap_nr;
+  PyObject **captured;
+  int ncap;
+  bool keep_graph, create_graph, accumulate;
+} RunState;
+
+static PyObject *edge_of(PyObject *tensor, int *nr) {
+  THPTensor *t = (THPTensor *)tensor;
+  *nr = 0;
+  if (t->grad_fn) { *nr = t->output_nr; return Py_NewRef(t->grad_fn); }
+  if (t->requires_grad) return THPAccumulateGrad_get(tensor);
+  return NULL;
+}
+
+static int count_deps(RunState *s, PyObject *root) {
+  PyObject *stack = PyList_New(0);
+  if (!stack || PyList_Append(stack, root) < 0) { Py_XDECREF(stack); return -1; }
+  PyObject *seen = PySet_New(NULL);
+  if (!seen || PySet_Add(seen, root) < 0) goto fail;
+  while (PyList_GET_SIZE(stack)) {
+    Py_ssize_t last = PyList_GET_SIZE(stack) - 1;
+    THPNode *n = (THPNode *)Py_NewRef(PyList_GET_ITEM(stack, last));
+    PyList_SetSlice(stack, last, last + 1, NULL);
+    for (int i = 0; i < n->num_edges; i++) {
+      PyObject *fn = n->edges[i].fn;
+      if (!fn) continue;
+      PyObject *c = PyDict_GetItemWithError(s->deps, fn);
+      long v = c ? PyLong_AsLong(c) : 0;
+      PyObject *nv = PyLong_FromLong(v + 1);
+      if (!nv || PyDict_SetItem(s->deps, fn, nv) < 0) { Py_XDECREF(nv); Py_DECREF(n); goto fail; }
+      Py_DECREF(nv);
+      int has = PySet_Contains(seen, fn);
+      if (!has) {
+        if (PySet_Add(seen, fn) < 0 || PyList_Append(stack, fn) < 0) { Py_DECREF(n); goto fail; }
+      }
+    }
+    Py_DECREF(n);
+  }
+  Py_DECREF(stack);
+  Py_DECREF(seen);
+  return 0;
+fail:
+  Py_DECREF(stack);
+  Py_XDECREF(seen);
+  return -1;
+}
+
+/* needed[node] = node is a capture target or leads to one (memoised DFS). */
+static int mark_needed(RunState *s, PyObject *node) {
+  PyObject *v = PyDict_GetItemWithError(s->needed, node);
+  if (v) return v == Py_True;
+  if (PyErr_Occurred()) return -1;
+  /* iterative post-order */
+  PyObject *stack = PyList_New(0);
+  if (!stack) return -1;
+  if (PyList_Append(stack, node) < 0) { Py_DECREF(stack); return -1; }
+  while (PyList_GET_SIZE(stack)) {
+    Py_ssize_t last = PyList_GET_SIZE(stack) - 1;
+    THPNode *n = (THPNode *)PyList_GET_ITEM(stack, last);
+    if (PyDict_Contains(s->needed, (PyObject *)n)) { PyList_SetSlice(stack, last, last + 1, NULL); continue; }
+    bool pending = false, need = false;
+    for (int k = 0; k < s->ncap; k++) if (s->cap_fn[k] == (PyObject *)n) need = true;
+    for (int i = 0; i < n->num_edges; i++) {
+      PyObject *fn = n->edges[i].fn;
+      if (!fn) continue;
+      for (int k = 0; k < s->ncap; k++)
+        if (s->cap_fn[k] == fn && s->cap_nr[k] == n->edges[i].input_nr) need = true;
+      PyObject *r = PyDict_GetItemWithError(s->needed, fn);
+      if (!r) { pending = true; if (PyList_Append(stack, fn) < 0) { Py_DECREF(stack); return -1; } }
+      else if (r == Py_True) need = true;
+    }
+    if (!pending) {
+      if (PyDict_SetItem(s->needed, (PyObject *)n, need ? Py_True : Py_False) < 0) { Py_DECREF(stack); return -1; }
+      PyList_SetSlice(stack, PyList_GET_SIZE(stack) - 1, PyList_GET_SIZE(stack), NULL);
+    } else {
+      /* a cycle cannot happen in a DAG; avoid re-pushing n forever */
+      PyDict_SetItem(s->needed, (PyObject *)n, Py_False);
+      PyDict_DelItem(s->needed, (PyObject *)n);
+    }
+  }
+  Py_DECREF(stack);
+  v = PyDict_GetItemWithError(s->needed, node);
+  return v == Py_True;
+}
+
+static int push_ready(RunState *s, PyObject *node) {
+  static unsigned long long tie = 0;
+  THPNode *n = (THPNode *)node;
+  PyObject *item = Py_BuildValue("(KKO)", (unsigned long long)(UINT64_MAX - n->seq), tie++, node);
+  if (!item) return -1;
+  PyObject *heapq = PyImport_ImportModule("heapq");
+  if (!heapq) { Py_DECREF(item); return -1; }
+  PyObject *r = PyObject_CallMethod(heapq, "heappush", "OO", s->heap, item);
+  Py_DECREF(heapq);
+  Py_DECREF(item);
+  if (!r) return -1;
+  Py_DECREF(r);
+  return 0;
+}
+
+static PyObject *pop_ready(RunState *s) {
+  PyObject *heapq = PyImport_ImportModule("heapq");
+  if (!heapq) return NULL;
+  PyObject *item = PyObject_CallMethod(heapq, "heappop", "O", s->heap);
+  Py_DECREF(heapq);
+  if (!item) return NULL;
+  PyObject *node = Py_NewRef(PyTuple_GET_ITEM(item, 2));
+  Py_DECREF(item);
+  return node;
+}
+
+/* Adds grad into node's buffer slot nr (summing out of place). */
+static int buffer_add(RunState *s, PyObject *node, int nr, PyObject *grad) {
+  THPNode *n = (THPNode *)node;
+  PyObject *buf = PyDict_GetItemWithError(s->buffers, node);
+  if (!buf) {
+    if (PyErr_Occurred()) return -1;
+    buf = PyList_New(n->num_inputs);
+    if (!buf) return -1;
+    for (int i = 0; i < n->num_inputs; i++) PyList_SET_ITEM(buf, i, Py_NewRef(Py_None));
+    if (PyDict_SetItem(s->buffers, node, buf) < 0) { Py_DECREF(buf); return -1; }
+    Py_DECREF(buf);
+  }
+  PyObject *old = PyList_GET_ITEM(buf, nr);
+  if (old == Py_None) return PyList_SetItem(buf, nr, Py_NewRef(grad));
+  PyObject *sum = F_add(old, grad, NULL);
+  if (!sum) return -1;
+  return PyList_SetItem(buf, nr, sum);
+}
+
+static int deliver(RunState *s, THPNode *from, PyObject *fn, int nr, PyObject *grad) {
+  THPNode *to = (THPNode *)fn;
+  PyObject *g = THP_validate_grad(grad, &to->meta[nr], from);
+  if (!g) return -1;
+  for (int k = 0; k < s->ncap; k++)
+    if (s->cap_fn[k] == fn && s->cap_nr[k] == nr) {
+      PyObject *c = s->captured[k];
+      if (c) {
+        PyObject *sum = F_add(c, g, NULL);
+        if (!sum) { Py_DECREF(g); return -1; }
+        Py_SETREF(s->captured[k], sum);
+      } else {
+        s->captured[k] = Py_NewRef(g);
+      }
+    }
+  int rc = buffer_add(s, fn, nr, g);
+  Py_DECREF(g);
+  if (rc < 0) return -1;
+  PyObject *c = PyDict_GetItemWithError(s->deps, fn);
+  long left = c ? PyLong_AsLong(c) - 1 : 0;
+  PyObject *nv = PyLong_FromLong(left);
+  if (!nv || PyDict_SetItem(s->deps, fn, nv) < 0) { Py_XDECREF(nv); return -1; }
+  Py_DECREF(nv);
+  if (left == 0) {
+    if (s->needed) {
+      int need = mark_needed(s, fn);
+      if (need < 0) return -1;
+      if (!need) return 0;
+      if (!s->accumulate && Py_TYPE(fn) == &THPAccumulateGradType) return 0;
+    }
+    return push_ready(s, fn);
+  }
+  return 0;
+}
+
+static PyObject *run_node(RunState *s, THPNode *n, PyObject *buf) {
+  PyObject *const *grads = &PyList_GET_ITEM(buf, 0);
+  PyObject *args = NULL;
+  /* pre hooks: tensor hooks (nr, fn) transform one gradient; node prehooks see all */
+  if (n->pre_hooks) {
+    for (Py_ssize_t h = 0; h < PyList_GET_SIZE(n->pre_hooks); h++) {
+      PyObject *hook = PyList_GET_ITEM(n->pre_hooks, h);
+      if (PyTuple_Check(hook)) {
+        int nr = (int)PyLong_AsLong(PyTuple_GET_ITEM(hook, 0));
+        PyObject *g = PyList_GET_ITEM(buf, nr);
+        if (g == Py_None) continue;
+        PyObject *r = PyObject_CallOneArg(PyTuple_GET_ITEM(hook, 1), g);
+        if (!r) return NULL;
+        if (r != Py_None) PyList_SetItem(buf, nr, r); else Py_DECREF(r);
+      } else {
+        PyObject *t = PyList_AsTuple(buf);
+        if (!t) return NULL;
+        PyObject *r = PyObject_CallOneArg(hook, t);
+        Py_DECREF(t);
+        if (!r) return NULL;
+        if (r != Py_None) {
+          for (int i = 0; i < n->num_inputs && i < PySequence_Size(r); i++)
+            PyList_SetItem(buf, i, PySequence_GetItem(r, i));
+        }
+        Py_DECREF(r);
+      }
+    }
+    grads = &PyList_GET_ITEM(buf, 0);
+  }
+  bool prev = THP_grad_enabled_off;
+  THP_grad_enabled_off = !s->create_graph;
+  PyObject *out = n->apply(n, grads);
+  THP_grad_enabled_off = prev;
+  if (!out) {
+    if (n->anomaly_trace && PyErr_Occurred()) THP_anomaly_note(n);
+    return NULL;
+  }
+  if (THP_anomaly_enabled && THP_anomaly_check(n, out) < 0) { Py_DECREF(out); return NULL; }
+  if (n->post_hooks) {
+    for (Py_ssize_t h = 0; h < PyList_GET_SIZE(n->post_hooks); h++) {
+      args = PyList_AsTuple(buf);
+      if (!args) { Py_DECREF(out); return NULL; }
+      PyObject *r = PyObject_CallFunctionObjArgs(PyList_GET_ITEM(n->post_hooks, h), out, args, NULL);
+      Py_DECREF(args);
+      if (!r) { Py_DECREF(out); return NULL; }
+      if (r != Py_None) { PyObject *t = PySequence_Tuple(r); Py_DECREF(r); if (!t) { Py_DECREF(out); return NULL; } Py_SETREF(out, t); }
+      else Py_DECREF(r);
+    }
+  }
+  if (!s->keep_graph && n->release_saved && Py_TYPE(n) != &THPAccumulateGradType) {
+    n->release_saved(n);
+    n->released = true;
+  }
+  (void)args;
+  return out;
+}
+
+static PyObject *engine_run_backward(PyObject *self, PyObject *args, PyObject *kw) {
+  static char *kwlist[] = {"tensors", "grad_tensors", "keep_graph", "create_graph", "inputs",
+                           "allow_unreachable", "accumulate_grad", NULL};
+  PyObject *tensors, *grad_tensors, *inputs = NULL;
+  int keep_graph = 0, create_graph = 0, allow_unreachable = 1, accumulate = 1;
+  if (!PyArg_ParseTupleAndKeywords(args, kw, "OO|ppOpp:run_backward", kwlist, &tensors, &grad_tensors,
+                                   &keep_graph, &create_graph, &inputs, &allow_unreachable, &accumulate))
+    return NULL;
+  PyObject *ts = PySequence_Fast(tensors, "tensors must be a sequence");
+  if (!ts) return NULL;
+  PyObject *gs = PySequence_Fast(grad_tensors, "grad_tensors must be a sequence");
+  if (!gs) { Py_DECREF(ts); return NULL; }
+  PyObject *ins = (inputs && inputs != Py_None) ? PySequence_Fast(inputs, "inputs must be a sequence") : NULL;
+  RunState s = {0};
+  s.keep_graph = keep_graph;
+  s.create_graph = create_graph;
+  s.accumulate = accumulate;
+  PyObject *result = NULL, *graph_root = NULL;
+  Py_ssize_t nroots = PySequence_Fast_GET_SIZE(ts);
+  if (PySequence_Fast_GET_SIZE(gs) != nroots) {
+    PyErr_Format(PyExc_RuntimeError, "got %zd tensors and %zd gradients", nroots, PySequence_Fast_GET_SIZE(gs));
+    goto done;
+  }
+  s.deps = PyDict_New();
+  s.buffers = PyDict_New();
+  s.heap = PyList_New(0);
+  if (!s.deps || !s.buffers || !s.heap) goto done;
+  if (ins) {
+    s.ncap = (int)PySequence_Fast_GET_SIZE(ins);
+    s.cap_fn = PyMem_Calloc(s.ncap + 1, sizeof(PyObject *));
+    s.cap_nr = PyMem_Calloc(s.ncap + 1, sizeof(int));
+    s.captured = PyMem_Calloc(s.ncap + 1, sizeof(PyObject *));
+    s.needed = PyDict_New();
+    if (!s.cap_fn || !s.cap_nr || !s.captured || !s.needed) { PyErr_NoMemory(); goto done; }
+    for (int k = 0; k < s.ncap; k++) {
+      PyObject *t = PySequence_Fast_GET_ITEM(ins, k);
+      if (!THPTensor_Check(t)) { PyErr_SetString(PyExc_TypeError, "inputs must be tensors"); goto done; }
+      if (!THPTensor_requiresGrad(t)) {
+        PyErr_Format(PyExc_RuntimeError, "One of the differentiated Tensors does not require grad");
+        goto done;
+      }
+      s.cap_fn[k] = edge_of(t, &s.cap_nr[k]);
+      if (!s.cap_fn[k] && PyErr_Occurred()) goto done;
+    }
+  }
+  /* a synthetic root node whose edges are the outputs' grad_fns */
+  graph_root = (PyObject *)THPNode_new(&THPNodeType, (int)nroots, 0);
+  if (!graph_root) goto done;
+  THPNode *root = (THPNode *)graph_root;
+  root->seq = UINT64_MAX;
+  for (Py_ssize_t i = 0; i < nroots; i++) {
+    PyObject *t = PySequence_Fast_GET_ITEM(ts, i);
+    if (!THPTensor_Check(t)) { PyErr_SetString(PyExc_TypeError, "backward: expected tensors"); goto done; }
+    if (!THPTensor_requiresGrad(t)) {
+      PyErr_Format(PyExc_RuntimeError, "element %zd of tensors does not require grad and does not have a grad_fn", i);
+      goto done;
+    }
+    root->edges[i].fn = edge_of(t, &root->edges[i].input_nr);
+    if (!root->edges[i].fn) goto done;
+  }
+  if (count_deps(&s, graph_root) < 0) goto done;
+  for (Py_ssize_t i = 0; i < nroots; i++) {
+    PyObject *g = PySequence_Fast_GET_ITEM(gs, i);
+    PyObject *t = PySequence_Fast_GET_ITEM(ts, i);
+    PyObject *made = NULL;
+    if (g == Py_None) {
+      if (THTensor_numel(((THPTensor *)t)->t) != 1) {
+        PyErr_SetString(PyExc_RuntimeError, "grad can be implicitly created only for scalar outputs");
+        goto done;
+      }
+      made = THP_ones_like(t);
+      if (!made) goto done;
+      g = made;
+    }
+    int rc = deliver(&s, root, root->edges[i].fn, root->edges[i].input_nr, g);
+    Py_XDECREF(made);
+    if (rc < 0) goto done;
+  }
+  while (PyList_GET_SIZE(s.heap)) {
+    PyObject *node = pop_ready(&s);
+    if (!node) goto done;
+    THPNode *n = (THPNode *)node;
+    PyObject *buf = PyDict_GetItemWithError(s.buffers, node);
+    if (!buf) { Py_DECREF(node); if (PyErr_Occurred()) goto done; continue; }
+    Py_INCREF(buf);
+    PyDict_DelItem(s.buffers, node);
+    PyObject *out = run_node(&s, n, buf);
+    Py_DECREF(buf);
+    if (!out) { Py_DECREF(node); goto done; }
+    for (int i = 0; i < n->num_edges && i < PyTuple_GET_SIZE(out); i++) {
+      PyObject *fn = n->edges[i].fn, *g = PyTuple_GET_ITEM(out, i);
+      if (!fn) continue;
+      if (g == Py_None) {
+        /* still counts as delivered so the receiver can become ready */
+        PyObject *c = PyDict_GetItemWithError(s.deps, fn);
+        long left = c ? PyLong_AsLong(c) - 1 : 0;
+        PyObject *nv = PyLong_FromLong(left);
+        if (!nv || PyDict_SetItem(s.deps, fn, nv) < 0) { Py_XDECREF(nv); Py_DECREF(out); Py_DECREF(node); goto done; }
+        Py_DECREF(nv);
+        if (left == 0 && PyDict_Contains(s.buffers, fn) == 1) {
+          int need = s.needed ? mark_needed(&s, fn) : 1;
+          if (need && !(!s.accumulate && Py_TYPE(fn) == &THPAccumulateGradType) && push_ready(&s, fn) < 0) {
+            Py_DECREF(out); Py_DECREF(node); goto done;
+          }
+        }
+        continue;
+      }
+      if (deliver(&s, n, fn, n->edges[i].input_nr, g) < 0) { Py_DECREF(out); Py_DECREF(node); goto done; }
+    }
+    Py_DECREF(out);
+    Py_DECREF(node);
+  }
+  if (ins) {
+    result = PyTuple_New(s.ncap);
+    if (!result) goto done;
+    for (int k = 0; k < s.ncap; k++) {
+      PyObject *c = s.captured[k] ? s.captured[k] : Py_None;
+      PyTuple_SET_ITEM(result, k, Py_NewRef(c));
+    }
+  } else {
+    result = PyTuple_New(0);
+  }
+done:
+  if (s.cap_fn) for (int k = 0; k < s.ncap; k++) { Py_XDECREF(s.cap_fn[k]); Py_XDECREF(s.captured[k]); }
+  PyMem_Free(s.cap_fn);
+  PyMem_Free(s.cap_nr);
+  PyMem_Free(s.captured);
+  Py_XDECREF(s.needed);
+  Py_XDECREF(s.deps);
+  Py_XDECREF(s.buffers);
+  Py_XDECREF(s.heap);
+  Py_XDECREF(graph_root);
+  Py_DECREF(ts);
+  Py_DECREF(gs);
+  Py_XDECREF(ins);
+  return result;
+}
+
+static PyMethodDef engine_methods[] = {
+  {"run_backward", (PyCFunction)(void (*)(void))engine_run_backward, METH_VARARGS | METH_KEYWORDS,
+   "run_backward(tensors, grad_tensors, keep_graph, create_graph, inputs, allow_unreachable, accumulate_grad)"},
+  {NULL}
+};
+
+PyTypeObject THPEngineType = {
+  PyVarObject_HEAD_INIT(NULL, 0)
+  .tp_name = "torch._C._EngineBase",
+  .tp_basicsize = sizeof(THPEngine),
+  .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE,
+  .tp_methods = engine_methods,
+  .tp_new = PyType_GenericNew,
+};
+
+int THP_initEngine(PyObject *m) {
+  if (PyType_Ready(&THPEngineType) < 0) return -1;
+  if (PyModule_AddObjectRef(m, "_EngineBase", (PyObject *)&THPEngineType) < 0) return -1;
+  PyObject *eng = PyObject_CallNoArgs((PyObject *)&THPEngineType);
+  if (!eng) return -1;
+  return PyModule_AddObject(m, "_ImperativeEngine", eng);
+}

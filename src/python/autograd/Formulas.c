@@ -1,0 +1,460 @@
+/* Conversions for generated code, engine support and the hand-written
+ * formula helpers (see Formulas.h). */
+#include "autograd/Formulas.h"
+#include "Functions.h"
+#include "../../TH/THRandom.h"
+
+#include <math.h>
+
+/* ---- conversions ---- */
+PyObject *THP_scalar_to_py(ATScalar s) {
+  switch (s.kind) {
+    case AT_SCALAR_BOOL: return PyBool_FromLong(s.i != 0);
+    case AT_SCALAR_INT: return PyLong_FromLongLong(s.i);
+    default: return PyFloat_FromDouble(s.d);
+  }
+}
+
+PyObject *THP_intlist_to_py(const ATIntList *l) {
+  if (!l) return Py_NewRef(Py_None);
+  PyObject *t = PyTuple_New(l->n);
+  if (!t) return NULL;
+  for (int i = 0; i < l->n; i++) {
+    PyObject *v = PyLong_FromLongLong(l->v[i]);
+    if (!v) { Py_DECREF(t); return NULL; }
+    PyTuple_SET_ITEM(t, i, v);
+  }
+  return t;
+}
+
+PyObject *THP_dtype_to_py(THDtype t) {
+  if (t == TH_Undefined) return Py_NewRef(Py_None);
+  return Py_NewRef(THPDtype_get(t));
+}
+
+PyObject *THP_tensor_attr(PyObject *o, const char *attr) {
+  THTensor *t = ((THPTensor *)o)->t;
+  if (!strcmp(attr, "sizes")) return THPSize_new(t->ndim, t->sizes);
+  if (!strcmp(attr, "dtype")) return THP_dtype_to_py(t->dtype);
+  if (!strcmp(attr, "ndim")) return PyLong_FromLong(t->ndim);
+  if (!strcmp(attr, "numel")) return PyLong_FromLongLong(THTensor_numel(t));
+  if (!strcmp(attr, "strides")) return THPSize_new(t->ndim, t->strides);
+  PyErr_Format(PyExc_SystemError, "formula attribute .%s is not recorded", attr);
+  return NULL;
+}
+
+int THP_tensorlist_from_py(PyObject *seq, ATTensorList *out) {
+  PyObject *f = PySequence_Fast(seq, "expected a sequence of tensors");
+  if (!f) return -1;
+  Py_ssize_t n = PySequence_Fast_GET_SIZE(f);
+  out->n = (int)n;
+  out->v = PyMem_Malloc((n ? n : 1) * sizeof(THTensor *));
+  if (!out->v) { Py_DECREF(f); PyErr_NoMemory(); return -1; }
+  for (Py_ssize_t i = 0; i < n; i++) {
+    PyObject *o = PySequence_Fast_GET_ITEM(f, i);
+    if (!THPTensor_Check(o)) {
+      PyErr_Format(PyExc_TypeError, "expected Tensor as element %zd in argument 0, but got %s", i, Py_TYPE(o)->tp_name);
+      PyMem_Free(out->v);
+      out->v = NULL;
+      Py_DECREF(f);
+      return -1;
+    }
+    out->v[i] = ((THPTensor *)o)->t;
+  }
+  Py_DECREF(f);   /* the tensors stay alive: the caller's sequence holds them */
+  return 0;
+}
+
+PyObject *THP_wrap_tensorlist(ATTensorList *l, PyObject *view_base) {
+  PyObject *t = PyTuple_New(l->n);
+  int i = 0;
+  if (!t) goto fail;
+  for (; i < l->n; i++) {
+    PyObject *w = view_base ? THPTensor_wrapView(l->v[i], view_base) : THPTensor_wrap(l->v[i]);
+    l->v[i] = NULL;
+    if (!w) { i++; goto fail; }
+    PyTuple_SET_ITEM(t, i, w);
+  }
+  free(l->v);
+  return t;
+fail:
+  for (; i < l->n; i++) THTensor_free(l->v[i]);
+  free(l->v);
+  Py_XDECREF(t);
+  return NULL;
+}
+
+static PyObject *return_types;   /* torch.return_types-like namespace of structseq types */
+
+PyObject *THP_make_return(const char *name, int n, PyObject **outs) {
+  PyObject *tp = NULL;
+  if (name && return_types) tp = PyObject_GetAttrString(return_types, name);
+  if (!tp) {
+    PyErr_Clear();
+    PyObject *t = PyTuple_New(n);
+    if (!t) { for (int i = 0; i < n; i++) Py_DECREF(outs[i]); return NULL; }
+    for (int i = 0; i < n; i++) PyTuple_SET_ITEM(t, i, outs[i]);
+    return t;
+  }
+  PyObject *args = PyTuple_New(n);
+  if (!args) { Py_DECREF(tp); for (int i = 0; i < n; i++) Py_DECREF(outs[i]); return NULL; }
+  for (int i = 0; i < n; i++) PyTuple_SET_ITEM(args, i, outs[i]);
+  PyObject *r = PyObject_Call(tp, args, NULL);
+  Py_DECREF(tp);
+  Py_DECREF(args);
+  return r;
+}
+
+/* return_types: registered from Python (cthtorch/return_types.py) as
+ * name -> structseq type, so generated code can build named tuples. */
+PyObject *THP_set_return_types(PyObject *m, PyObject *ns) {
+  Py_XINCREF(ns);
+  Py_XSETREF(return_types, ns);
+  Py_RETURN_NONE;
+}
+
+struct THGenerator *fa_generator(PyObject *o) {
+  if (!o || o == Py_None || !PyObject_TypeCheck(o, &THPGeneratorType)) return THGenerator_default();
+  return ((THPGenerator *)o)->gen;
+}
+struct THGenerator *ap_generator(APResult *r, int i) { return fa_generator(ap_object(r, i)); }
+
+PyObject *fa_tensor(PyObject *o) {
+  if (THPTensor_Check(o)) return Py_NewRef(o);
+  ATScalar s;
+  if (ap_to_scalar(o, &s) < 0) return NULL;
+  THTensor *t = at_scalar_tensor(s, s.kind == AT_SCALAR_FLOAT ? TH_Double : (s.kind == AT_SCALAR_INT ? TH_Int64 : TH_Bool));
+  if (!t) return THP_raise();
+  t->wrapped_number = true;
+  return THPTensor_wrap(t);
+}
+
+int fa_intlist(PyObject *o, ATIntList *out, int size) {
+  if (PyTuple_Check(o) || PyList_Check(o)) {
+    if (ap_to_intlist(o, out, "formula", "dims") < 0) return -1;
+    if (size > 1 && out->n == 1) { for (int i = 1; i < size; i++) out->v[i] = out->v[0]; out->n = size; }
+    return 0;
+  }
+  int64_t v;
+  if (ap_to_int(o, &v) < 0) return -1;
+  out->n = size > 0 ? size : 1;
+  for (int i = 0; i < out->n; i++) out->v[i] = v;
+  return 0;
+}
+
+THDtype fa_dtype(PyObject *o) {
+  if (o && THPDtype_Check(o)) return ((THPDtype *)o)->dtype;
+  return TH_Undefined;
+}
+
+/* ---- engine support ---- */
+PyObject *THP_ones_like(PyObject *o) {
+  THTensor *t = ((THPTensor *)o)->t;
+  ATIntList l = { t->ndim };
+  memcpy(l.v, t->sizes, t->ndim * sizeof(int64_t));
+  return THPTensor_wrap(at_full(&l, at_scalar_int(1), t->dtype));
+}
+
+PyObject *THP_zeros_for(THPNode *n, int nr) {
+  THPInputMeta *m = &n->meta[nr];
+  ATIntList l = { m->ndim };
+  memcpy(l.v, m->sizes, m->ndim * sizeof(int64_t));
+  return THPTensor_wrap(at_full(&l, at_scalar_int(0), m->dtype));
+}
+
+PyObject *THP_validate_grad(PyObject *grad, const THPInputMeta *m, THPNode *from) {
+  if (!THPTensor_Check(grad)) {
+    PyErr_Format(PyExc_RuntimeError, "Function %s returned an invalid gradient - expected a Tensor, got %s",
+                 Py_TYPE(from)->tp_name, Py_TYPE(grad)->tp_name);
+    return NULL;
+  }
+  THTensor *g = ((THPTensor *)grad)->t;
+  PyObject *r = Py_NewRef(grad);
+  if (g->ndim != m->ndim || memcmp(g->sizes, m->sizes, m->ndim * sizeof(int64_t))) {
+    PyObject *sizes = THPSize_new(m->ndim, m->sizes);
+    if (!sizes) { Py_DECREF(r); return NULL; }
+    PyObject *red = F_sum_to(r, sizes);
+    Py_DECREF(sizes);
+    Py_DECREF(r);
+    if (!red) {
+      char b1[256], b2[256];
+      PyErr_Clear();
+      PyErr_Format(PyExc_RuntimeError, "Function %s returned an invalid gradient at index 0 - got %s but expected "
+                   "shape compatible with %s", Py_TYPE(from)->tp_name,
+                   THTensor_sizeStr(g->ndim, g->sizes, b1, 256), THTensor_sizeStr(m->ndim, m->sizes, b2, 256));
+      return NULL;
+    }
+    r = red;
+  }
+  if (((THPTensor *)r)->t->dtype != m->dtype && THDtype_isFloating(m->dtype)) {
+    PyObject *dt = THP_dtype_to_py(m->dtype);
+    PyObject *c = F_to_dtype_of(r, dt);
+    Py_DECREF(dt);
+    Py_DECREF(r);
+    r = c;
+  }
+  return r;
+}
+
+int THP_run_tensor_hooks(PyObject *var, PyObject **g) {
+  THPTensor *t = (THPTensor *)var;
+  Py_INCREF(*g);
+  if (!t->hooks) return 0;
+  PyObject *hooks = PySequence_List(t->hooks);
+  if (!hooks) { Py_DECREF(*g); return -1; }
+  for (Py_ssize_t i = 0; i < PyList_GET_SIZE(hooks); i++) {
+    PyObject *r = PyObject_CallOneArg(PyList_GET_ITEM(hooks, i), *g);
+    if (!r) { Py_DECREF(hooks); Py_DECREF(*g); return -1; }
+    if (r != Py_None) Py_SETREF(*g, r); else Py_DECREF(r);
+  }
+  Py_DECREF(hooks);
+  return 0;
+}
+
+int THP_accumulate_into_grad(THPTensor *v, PyObject *g) {
+  if (!v->grad) {
+    /* A fresh .grad must not alias a tensor the user can still see. */
+    PyObject *c;
+    if (THP_grad_enabled()) {
+      c = F_clone(g, NULL);
+    } else {
+      THTensor *ct = at_clone(((THPTensor *)g)->t, true);
+      c = THPTensor_wrap(ct);
+    }
+    if (!c) return -1;
+    v->grad = c;
+    return 0;
+  }
+  if (THP_grad_enabled()) {   /* create_graph: the sum is recorded */
+    PyObject *s = F_add(v->grad, g, NULL);
+    if (!s) return -1;
+    Py_SETREF(v->grad, s);
+    return 0;
+  }
+  THTensor *gt = ((THPTensor *)v->grad)->t;
+  THTensor *r = at_add(gt, ((THPTensor *)g)->t, at_scalar_int(1), gt);
+  if (!r) return THP_raise_int();
+  THTensor_free(r);
+  ((THPTensor *)v->grad)->version->version++;
+  return 0;
+}
+
+PyObject *THP_make_removable_handle(PyObject *list, PyObject *item) {
+  PyObject *mod = PyImport_ImportModule("cthtorch.utils.hooks");
+  if (!mod) {
+    PyErr_Clear();
+    return Py_NewRef(Py_None);
+  }
+  PyObject *h = PyObject_CallMethod(mod, "_ListHandle", "OO", list, item);
+  Py_DECREF(mod);
+  return h;
+}
+
+PyObject *THP_current_traceback(void) {
+  PyObject *tb = PyImport_ImportModule("traceback");
+  if (!tb) { PyErr_Clear(); return NULL; }
+  PyObject *lines = PyObject_CallMethod(tb, "format_stack", NULL);
+  Py_DECREF(tb);
+  if (!lines) { PyErr_Clear(); return NULL; }
+  PyObject *sep = PyUnicode_FromString("");
+  PyObject *s = sep ? PyUnicode_Join(sep, lines) : NULL;
+  Py_XDECREF(sep);
+  Py_DECREF(lines);
+  if (!s) PyErr_Clear();
+  return s;
+}
+
+void THP_anomaly_note(THPNode *n) {
+  if (!n->anomaly_trace) return;
+  PyObject *et, *ev, *tb;
+  PyErr_Fetch(&et, &ev, &tb);
+  PyErr_WarnFormat(PyExc_UserWarning, 1, "Error detected in %s. Traceback of forward call that caused the error:\n%U",
+                   Py_TYPE(n)->tp_name, n->anomaly_trace);
+  PyErr_Clear();
+  PyErr_Restore(et, ev, tb);
+}
+
+int THP_anomaly_check(THPNode *n, PyObject *grads) {
+  for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(grads); i++) {
+    PyObject *g = PyTuple_GET_ITEM(grads, i);
+    if (!THPTensor_Check(g) || !THDtype_isFloating(((THPTensor *)g)->t->dtype)) continue;
+    THTensor *isn = at_isnan(((THPTensor *)g)->t, NULL);
+    if (!isn) return THP_raise_int();
+    THTensor *any = at_sum(isn, NULL, false, TH_Undefined, NULL);
+    THTensor_free(isn);
+    if (!any) return THP_raise_int();
+    int64_t cnt = at_item_int(any);
+    THTensor_free(any);
+    if (cnt) {
+      if (n->anomaly_trace)
+        PyErr_WarnFormat(PyExc_UserWarning, 1, "Error detected in %s. Traceback of forward call that caused the error:\n%U",
+                         Py_TYPE(n)->tp_name, n->anomaly_trace);
+      PyErr_Format(PyExc_RuntimeError, "Function '%s' returned nan values in its %zdth output.", Py_TYPE(n)->tp_name, i);
+      return -1;
+    }
+  }
+  return 0;
+}
+
+/* ---- formula helpers ---- */
+PyObject *F_sum_to(PyObject *grad, PyObject *sizes) { return F_sum_to_size(grad, sizes); }
+
+PyObject *F_expand_to(PyObject *grad, PyObject *sizes) { return F_expand(grad, sizes, NULL); }
+
+PyObject *F_to_dtype_of(PyObject *grad, PyObject *dtype) {
+  if (!THPTensor_Check(grad) || dtype == Py_None || ((THPTensor *)grad)->t->dtype == fa_dtype(dtype))
+    return Py_NewRef(grad);
+  return F__to_copy(grad, dtype, NULL);
+}
+
+PyObject *F_maybe_multiply(PyObject *grad, PyObject *scalar) {
+  if (PyLong_Check(scalar) && PyLong_AsLong(scalar) == 1) return Py_NewRef(grad);
+  if (PyFloat_Check(scalar) && PyFloat_AS_DOUBLE(scalar) == 1.0) return Py_NewRef(grad);
+  return F_mul(grad, scalar);
+}
+
+PyObject *F_numel_of(PyObject *sizes, PyObject *dims) {
+  long long n = 1;
+  Py_ssize_t nd = PyTuple_GET_SIZE(sizes);
+  if (dims == Py_None || (PySequence_Check(dims) && PySequence_Size(dims) == 0)) {
+    for (Py_ssize_t i = 0; i < nd; i++) n *= PyLong_AsLongLong(PyTuple_GET_ITEM(sizes, i));
+    return PyLong_FromLongLong(n);
+  }
+  ATIntList l;
+  if (fa_intlist(dims, &l, 0) < 0) return NULL;
+  for (int i = 0; i < l.n; i++) {
+    int64_t d;
+    if (at_wrap_dim(l.v[i], (int)nd, &d) < 0) return THP_raise();
+    if (nd) n *= PyLong_AsLongLong(PyTuple_GET_ITEM(sizes, d));
+  }
+  return PyLong_FromLongLong(n);
+}
+
+/* Undo keepdim=False: unsqueeze reduced dims (ascending), then expand. */
+PyObject *F_reduce_grad_expand(PyObject *grad, PyObject *sizes, PyObject *dims, PyObject *keepdim) {
+  Py_ssize_t nd = PyTuple_GET_SIZE(sizes);
+  PyObject *g = Py_NewRef(grad);
+  if (keepdim != Py_True && nd > 0) {
+    bool red[TH_MAX_DIMS] = {0};
+    if (dims == Py_None || (PySequence_Check(dims) && PySequence_Size(dims) == 0)) {
+      for (Py_ssize_t i = 0; i < nd; i++) red[i] = true;
+    } else {
+      ATIntList l;
+      if (fa_intlist(dims, &l, 0) < 0) { Py_DECREF(g); return NULL; }
+      for (int i = 0; i < l.n; i++) {
+        int64_t d;
+        if (at_wrap_dim(l.v[i], (int)nd, &d) < 0) { Py_DECREF(g); return THP_raise(); }
+        red[d] = true;
+      }
+    }
+    for (Py_ssize_t i = 0; i < nd; i++) {
+      if (!red[i]) continue;
+      PyObject *d = PyLong_FromSsize_t(i);
+      PyObject *u = d ? F_unsqueeze(g, d) : NULL;
+      Py_XDECREF(d);
+      Py_DECREF(g);
+      if (!u) return NULL;
+      g = u;
+    }
+  }
+  PyObject *r = F_expand(g, sizes, NULL);
+  Py_DECREF(g);
+  return r;
+}
+
+PyObject *F_unsqueeze_dims(PyObject *grad, PyObject *dims, PyObject *ndim) {
+  PyObject *sizes = PyTuple_New(0);
+  (void)dims; (void)ndim;
+  Py_XDECREF(sizes);
+  return Py_NewRef(grad);
+}
+
+PyObject *F_permute_back(PyObject *grad, PyObject *dims) {
+  ATIntList l;
+  if (fa_intlist(dims, &l, 0) < 0) return NULL;
+  PyObject *inv = PyTuple_New(l.n);
+  if (!inv) return NULL;
+  for (int i = 0; i < l.n; i++) {
+    int64_t d;
+    if (at_wrap_dim(l.v[i], l.n, &d) < 0) { Py_DECREF(inv); return THP_raise(); }
+    PyTuple_SET_ITEM(inv, d, PyLong_FromLong(i));
+  }
+  PyObject *r = F_permute(grad, inv);
+  Py_DECREF(inv);
+  return r;
+}
+
+PyObject *F_div_rounding_grad(PyObject *grad, PyObject *mode, PyObject *other) {
+  if (mode == Py_None) return F_div(grad, other);
+  return F_zeros_like(grad, NULL, NULL, NULL, NULL, NULL, NULL);
+}
+
+PyObject *F_div_rounding_grad_other(PyObject *grad, PyObject *mode, PyObject *self, PyObject *other) {
+  if (mode != Py_None) return F_zeros_like(grad, NULL, NULL, NULL, NULL, NULL, NULL);
+  PyObject *a = F_neg(grad);
+  PyObject *b = a ? F_mul(a, self) : NULL;
+  PyObject *c = F_mul(other, other);
+  PyObject *r = (b && c) ? F_div(b, c) : NULL;
+  Py_XDECREF(a); Py_XDECREF(b); Py_XDECREF(c);
+  return r;
+}
+
+PyObject *F_not_implemented(PyObject *name) {
+  PyErr_Format(PyExc_NotImplementedError, "the derivative for '%S' is not implemented", name);
+  return NULL;
+}
+
+PyObject *F_zeros_sized(PyObject *sizes, PyObject *like) {
+  ATIntList l;
+  if (fa_intlist(sizes, &l, 0) < 0) return NULL;
+  return THPTensor_wrap(at_full(&l, at_scalar_int(0), ((THPTensor *)like)->t->dtype));
+}
+
+/* d/dself pow(self, e) = e * self^(e-1), and 0 where e == 0 (even at self == 0) */
+PyObject *F_pow_grad_self(PyObject *grad, PyObject *self, PyObject *e) {
+  PyObject *zero = PyFloat_FromDouble(0.0), *one = PyLong_FromLong(1);
+  PyObject *em1 = F_sub(e, one, NULL);
+  PyObject *p = em1 ? F_pow(self, em1) : NULL;
+  PyObject *g = p ? F_mul(grad, e) : NULL;
+  PyObject *gp = g ? F_mul(g, p) : NULL;
+  PyObject *mask = gp ? F_eq(e, zero) : NULL;
+  PyObject *r = mask ? F_where(mask, zero, gp) : NULL;
+  Py_XDECREF(zero); Py_XDECREF(one); Py_XDECREF(em1); Py_XDECREF(p); Py_XDECREF(g); Py_XDECREF(gp); Py_XDECREF(mask);
+  return r;
+}
+
+/* d/de pow(self, e) = result * log(self), and 0 where self == 0 and e >= 0 */
+PyObject *F_pow_grad_exponent(PyObject *grad, PyObject *self, PyObject *e, PyObject *result) {
+  PyObject *zero = PyFloat_FromDouble(0.0);
+  PyObject *lg = F_log(self);
+  PyObject *a = lg ? F_mul(grad, result) : NULL;
+  PyObject *b = a ? F_mul(a, lg) : NULL;
+  PyObject *s0 = b ? F_eq(self, zero) : NULL;
+  PyObject *e0 = s0 ? F_ge(e, zero) : NULL;
+  PyObject *mask = e0 ? F_logical_and(s0, e0) : NULL;
+  PyObject *r = mask ? F_where(mask, zero, b) : NULL;
+  Py_XDECREF(zero); Py_XDECREF(lg); Py_XDECREF(a); Py_XDECREF(b); Py_XDECREF(s0); Py_XDECREF(e0); Py_XDECREF(mask);
+  return r;
+}
+
+/* maximum/minimum: the larger (smaller) side gets the gradient; ties split it */
+PyObject *F_minmax_grad(PyObject *grad, PyObject *self, PyObject *other, PyObject *is_max) {
+  PyObject *zero = PyFloat_FromDouble(0.0), *half = PyFloat_FromDouble(0.5);
+  PyObject *win = is_max == Py_True ? F_gt(self, other) : F_lt(self, other);
+  PyObject *tie = win ? F_eq(self, other) : NULL;
+  PyObject *gh = tie ? F_mul(grad, half) : NULL;
+  PyObject *a = gh ? F_where(tie, gh, zero) : NULL;
+  PyObject *r = a ? F_where(win, grad, a) : NULL;
+  Py_XDECREF(zero); Py_XDECREF(half); Py_XDECREF(win); Py_XDECREF(tie); Py_XDECREF(gh); Py_XDECREF(a);
+  return r;
+}
+
+PyObject *F_copysign_grad(PyObject *grad, PyObject *self, PyObject *result) {
+  /* d/dx copysign(x, y) = sign(x) * sign(result), 0 at x == 0 */
+  PyObject *a = F_sign(self);
+  PyObject *b = a ? F_sign(result) : NULL;
+  PyObject *c = b ? F_mul(a, b) : NULL;
+  PyObject *r = c ? F_mul(grad, c) : NULL;
+  Py_XDECREF(a); Py_XDECREF(b); Py_XDECREF(c);
+  return r;
+}

@@ -1,0 +1,353 @@
+/* Autograd graph nodes: the Python-visible grad_fn objects.
+ * Generated backward types (build/generated/Functions.c) extend THPNode
+ * with their saved values; AccumulateGrad ends every path at a leaf. */
+#include "THP.h"
+#include "autograd/Formulas.h"
+
+static uint64_t next_seq = 0;
+uint64_t THPNode_nextSeq(void) { return next_seq++; }
+
+THPNode *THPNode_new(PyTypeObject *type, int num_edges, int num_inputs) {
+  THPNode *n = (THPNode *)type->tp_alloc(type, 0);
+  if (!n) return NULL;
+  n->num_edges = num_edges;
+  n->num_inputs = num_inputs;
+  n->edges = num_edges ? PyMem_Calloc(num_edges, sizeof(THPEdge)) : NULL;
+  n->meta = PyMem_Calloc(num_inputs ? num_inputs : 1, sizeof(THPInputMeta));
+  if ((num_edges && !n->edges) || !n->meta) { Py_DECREF(n); PyErr_NoMemory(); return NULL; }
+  n->seq = THPNode_nextSeq();
+  if (THP_anomaly_enabled) n->anomaly_trace = THP_current_traceback();
+  return n;
+}
+
+int THPNode_setEdgeFor(THPNode *node, int i, PyObject *tensor) {
+  THPEdge *e = &node->edges[i];
+  e->fn = NULL;
+  e->input_nr = 0;
+  if (!tensor || tensor == Py_None || !THPTensor_Check(tensor)) return 0;
+  THPTensor *t = (THPTensor *)tensor;
+  if (t->grad_fn) {
+    e->fn = Py_NewRef(t->grad_fn);
+    e->input_nr = t->output_nr;
+  } else if (t->requires_grad) {
+    e->fn = THPAccumulateGrad_get(tensor);
+    if (!e->fn) return -1;
+  }
+  return 0;
+}
+
+static void record_meta(THPNode *node, int nr, THPTensor *t) {
+  THPInputMeta *m = &node->meta[nr];
+  m->dtype = t->t->dtype;
+  m->ndim = t->t->ndim;
+  memcpy(m->sizes, t->t->sizes, t->t->ndim * sizeof(int64_t));
+}
+
+void THPNode_setOutput(THPNode *node, int nr, PyObject *tensor) {
+  THPTensor *t = (THPTensor *)tensor;
+  if (!THDtype_isFloating(t->t->dtype)) return;   /* integer outputs are not differentiable */
+  record_meta(node, nr, t);
+  Py_INCREF(node);
+  Py_XSETREF(t->grad_fn, (PyObject *)node);
+  t->output_nr = nr;
+  t->requires_grad = false;
+}
+
+void THP_rebase_history(PyObject *self, THPNode *node) {
+  THPNode_setOutput(node, 0, self);
+}
+
+/* ---- base type: name(), next_functions, hooks, metadata ---- */
+static int node_traverse(THPNode *n, visitproc visit, void *arg) {
+  for (int i = 0; i < n->num_edges; i++) Py_VISIT(n->edges[i].fn);
+  Py_VISIT(n->pre_hooks);
+  Py_VISIT(n->post_hooks);
+  Py_VISIT(n->dict);
+  if (n->traverse_saved) { int r = n->traverse_saved(n, visit, arg); if (r) return r; }
+  return 0;
+}
+
+static int node_clear(THPNode *n) {
+  for (int i = 0; i < n->num_edges; i++) Py_CLEAR(n->edges[i].fn);
+  Py_CLEAR(n->pre_hooks);
+  Py_CLEAR(n->post_hooks);
+  Py_CLEAR(n->dict);
+  Py_CLEAR(n->anomaly_trace);
+  if (n->release_saved) n->release_saved(n);
+  return 0;
+}
+
+/* Freeing a long chain (x -> 150,000 ops -> y) recursively would overflow
+ * the C stack: each node's dealloc would free the next. Instead, nodes
+ * whose last reference drops while another node is being freed are queued
+ * and freed by the outermost dealloc in a loop. */
+static PyObject **free_queue;
+static Py_ssize_t free_len, free_cap;
+static int freeing;
+
+/* Queues a dying node reference instead of freeing it recursively; false
+ * when no node is being freed (the caller decrefs normally). */
+static bool defer(PyObject *fn) {
+  if (free_len == free_cap) {
+    Py_ssize_t cap = free_cap ? free_cap * 2 : 256;
+    PyObject **q = PyMem_Realloc(free_queue, cap * sizeof(PyObject *));
+    if (!q) return false;
+    free_queue = q;
+    free_cap = cap;
+  }
+  free_queue[free_len++] = fn;
+  return true;
+}
+
+bool THPNode_deferDecref(PyObject *fn) {
+  if (!freeing || !fn || Py_REFCNT(fn) != 1 || !THPNode_Check(fn)) return false;
+  return defer(fn);
+}
+
+static void node_dealloc_now(THPNode *n) {
+  PyTypeObject *tp = Py_TYPE(n);
+  PyObject_GC_UnTrack(n);
+  if (n->weakreflist) PyObject_ClearWeakRefs((PyObject *)n);
+  /* move edges out so their decrefs are deferred, not recursive */
+  for (int i = 0; i < n->num_edges; i++) {
+    PyObject *fn = n->edges[i].fn;
+    n->edges[i].fn = NULL;
+    if (!fn) continue;
+    if (!(Py_REFCNT(fn) == 1 && THPNode_Check(fn) && defer(fn))) Py_DECREF(fn);
+  }
+  node_clear(n);
+  PyMem_Free(n->edges);
+  PyMem_Free(n->meta);
+  tp->tp_free((PyObject *)n);   /* subclasses' type refs are dropped by subtype_dealloc */
+}
+
+static void node_dealloc(THPNode *n) {
+  if (freeing) { node_dealloc_now(n); return; }
+  freeing = 1;
+  node_dealloc_now(n);
+  while (free_len > 0) {
+    PyObject *o = free_queue[--free_len];
+    Py_DECREF(o);   /* may call node_dealloc -> node_dealloc_now, which queues */
+  }
+  freeing = 0;
+}
+
+static PyObject *node_name(PyObject *self, PyObject *u) { return PyUnicode_FromString(Py_TYPE(self)->tp_name); }
+
+static PyObject *node_next_functions(THPNode *n, void *c) {
+  PyObject *t = PyTuple_New(n->num_edges);
+  if (!t) return NULL;
+  for (int i = 0; i < n->num_edges; i++) {
+    PyObject *pair = Py_BuildValue("(Oi)", n->edges[i].fn ? n->edges[i].fn : Py_None, n->edges[i].input_nr);
+    if (!pair) { Py_DECREF(t); return NULL; }
+    PyTuple_SET_ITEM(t, i, pair);
+  }
+  return t;
+}
+
+static PyObject *node_metadata(THPNode *n, void *c) {
+  if (!n->dict && !(n->dict = PyDict_New())) return NULL;
+  return Py_NewRef(n->dict);
+}
+
+static PyObject *add_hook(PyObject **list, PyObject *hook) {
+  if (!PyCallable_Check(hook)) { PyErr_SetString(PyExc_TypeError, "hook must be callable"); return NULL; }
+  if (!*list && !(*list = PyList_New(0))) return NULL;
+  if (PyList_Append(*list, hook) < 0) return NULL;
+  return THP_make_removable_handle(*list, hook);
+}
+static PyObject *node_register_hook(THPNode *n, PyObject *hook) { return add_hook(&n->post_hooks, hook); }
+static PyObject *node_register_prehook(THPNode *n, PyObject *hook) { return add_hook(&n->pre_hooks, hook); }
+
+static PyObject *node_call(PyObject *self, PyObject *args, PyObject *kw) {
+  THPNode *n = (THPNode *)self;
+  Py_ssize_t k = PyTuple_GET_SIZE(args);
+  if (k != n->num_inputs) {
+    PyErr_Format(PyExc_TypeError, "%s expects %d gradients, got %zd", Py_TYPE(self)->tp_name, n->num_inputs, k);
+    return NULL;
+  }
+  return n->apply(n, &PyTuple_GET_ITEM(args, 0));
+}
+
+static PyObject *node_seq(THPNode *n, PyObject *u) { return PyLong_FromUnsignedLongLong(n->seq); }
+
+PyObject *THPNode_registerTensorPrehook(PyObject *self, PyObject *args);
+static PyMethodDef node_methods[] = {
+  {"_register_tensor_prehook", THPNode_registerTensorPrehook, METH_VARARGS, NULL},
+  {"name", node_name, METH_NOARGS, "The node's class name, e.g. AddBackward0."},
+  {"register_hook", (PyCFunction)node_register_hook, METH_O, "hook(grad_inputs, grad_outputs) after the node runs."},
+  {"register_prehook", (PyCFunction)node_register_prehook, METH_O, "hook(grad_outputs) before the node runs."},
+  {"_sequence_nr", (PyCFunction)node_seq, METH_NOARGS, NULL},
+  {NULL}
+};
+static PyGetSetDef node_getset[] = {
+  {"next_functions", (getter)node_next_functions, NULL, NULL, NULL},
+  {"metadata", (getter)node_metadata, NULL, NULL, NULL},
+  {NULL}
+};
+
+PyTypeObject THPNodeType = {
+  PyVarObject_HEAD_INIT(NULL, 0)
+  .tp_name = "torch._C._FunctionBase",
+  .tp_basicsize = sizeof(THPNode),
+  .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE | Py_TPFLAGS_HAVE_GC,
+  .tp_dealloc = (destructor)node_dealloc,
+  .tp_traverse = (traverseproc)node_traverse,
+  .tp_clear = (inquiry)node_clear,
+  .tp_methods = node_methods,
+  .tp_getset = node_getset,
+  .tp_call = node_call,
+  .tp_weaklistoffset = offsetof(THPNode, weakreflist),
+  .tp_dictoffset = offsetof(THPNode, dict),
+};
+
+/* ---- AccumulateGrad ---- */
+typedef struct { THPNode base; PyObject *variable; } THPAccumulateGrad;
+PyTypeObject THPAccumulateGradType;
+
+static PyObject *accumulate_apply(THPNode *n_, PyObject *const *grads) {
+  THPAccumulateGrad *n = (THPAccumulateGrad *)n_;
+  PyObject *g = grads[0];
+  if (g != Py_None && n->variable) {
+    THPTensor *v = (THPTensor *)n->variable;
+    if (THP_run_tensor_hooks(n->variable, &g) < 0) return NULL;
+    if (g != Py_None) {
+      int rc = THP_accumulate_into_grad(v, g);
+      Py_DECREF(g);
+      if (rc < 0) return NULL;
+    } else {
+      Py_DECREF(g);
+    }
+  }
+  return PyTuple_New(0);
+}
+static int accumulate_traverse(THPNode *n, visitproc visit, void *arg) {
+  Py_VISIT(((THPAccumulateGrad *)n)->variable);
+  return 0;
+}
+static void accumulate_release(THPNode *n) {
+  THPAccumulateGrad *a = (THPAccumulateGrad *)n;
+  if (a->variable) {
+    THPTensor *v = (THPTensor *)a->variable;
+    if (v->grad_acc == (PyObject *)n) v->grad_acc = NULL;
+    Py_CLEAR(a->variable);
+  }
+}
+static PyObject *accumulate_variable(THPAccumulateGrad *n, void *c) {
+  return Py_NewRef(n->variable ? n->variable : Py_None);
+}
+static PyGetSetDef accumulate_getset[] = { {"variable", (getter)accumulate_variable, NULL, NULL, NULL}, {NULL} };
+
+PyTypeObject THPAccumulateGradType = {
+  PyVarObject_HEAD_INIT(NULL, 0)
+  .tp_name = "AccumulateGrad",
+  .tp_basicsize = sizeof(THPAccumulateGrad),
+  .tp_flags = Py_TPFLAGS_DEFAULT,   /* GC flag and traverse/clear come from the base */
+  .tp_getset = accumulate_getset,
+};
+
+PyObject *THPAccumulateGrad_get(PyObject *leaf) {
+  THPTensor *t = (THPTensor *)leaf;
+  if (t->grad_acc) return Py_NewRef(t->grad_acc);
+  THPAccumulateGrad *n = (THPAccumulateGrad *)THPNode_new(&THPAccumulateGradType, 0, 1);
+  if (!n) return NULL;
+  n->base.apply = accumulate_apply;
+  n->base.traverse_saved = accumulate_traverse;
+  n->base.release_saved = accumulate_release;
+  n->base.seq = UINT64_MAX;   /* leaves run last */
+  n->variable = Py_NewRef(leaf);
+  record_meta(&n->base, 0, t);
+  t->grad_acc = (PyObject *)n;
+  return (PyObject *)n;
+}
+
+/* ---- saved variables ---- */
+void THPSavedVar_save(THPSavedVar *sv, PyObject *tensor, bool is_output) {
+  sv->was_none = !tensor || tensor == Py_None;
+  if (sv->was_none) { sv->data = NULL; return; }
+  THPTensor *t = (THPTensor *)tensor;
+  sv->version = t->version->version;
+  sv->is_output = is_output;
+  sv->output_nr = t->output_nr;
+  sv->requires_grad = THPTensor_requiresGrad(tensor);
+  if (!is_output) { sv->data = Py_NewRef(tensor); return; }
+  /* An output is saved without its grad_fn (that would be a cycle through
+   * this node); unpack puts the node back. It shares the version counter. */
+  THPTensor *alias = (THPTensor *)THPTensor_wrap(at_alias(t->t));
+  if (!alias) { PyErr_Clear(); sv->data = NULL; return; }
+  THPVersion_free(alias->version);
+  alias->version = THPVersion_retain(t->version);
+  sv->data = (PyObject *)alias;
+}
+
+PyObject *THPSavedVar_unpack(THPSavedVar *sv, THPNode *owner) {
+  if (sv->was_none) return Py_NewRef(Py_None);
+  if (!sv->data) {
+    PyErr_SetString(PyExc_RuntimeError,
+                    "Trying to backward through the graph a second time (or directly access saved tensors after "
+                    "they have already been freed). Saved intermediate values of the graph are freed when you call "
+                    ".backward() or autograd.grad(). Specify retain_graph=True if you need to backward through the "
+                    "graph a second time or if you need to access saved tensors after calling backward.");
+    return NULL;
+  }
+  THPTensor *t = (THPTensor *)sv->data;
+  if (t->version->version != sv->version) {
+    char sizes[256];
+    PyErr_Format(PyExc_RuntimeError,
+                 "one of the variables needed for gradient computation has been modified by an inplace operation: "
+                 "[torch.%sTensor %s], which is output %d of %s, is at version %lld; expected version %lld instead. "
+                 "Hint: enable anomaly detection to find the operation that failed to compute its gradient, with "
+                 "torch.autograd.set_detect_anomaly(True).",
+                 THDtype_info[t->t->dtype].legacy, THTensor_sizeStr(t->t->ndim, t->t->sizes, sizes, sizeof sizes),
+                 sv->output_nr, t->grad_fn ? Py_TYPE(t->grad_fn)->tp_name : (sv->is_output ? Py_TYPE(owner)->tp_name : "AccumulateGrad"),
+                 (long long)t->version->version, (long long)sv->version);
+    return NULL;
+  }
+  if (!sv->is_output) return Py_NewRef(sv->data);
+  THPTensor *r = (THPTensor *)THPTensor_wrap(at_alias(t->t));
+  if (!r) return NULL;
+  THPVersion_free(r->version);
+  r->version = THPVersion_retain(t->version);
+  if (sv->requires_grad) {
+    r->grad_fn = Py_NewRef((PyObject *)owner);
+    r->output_nr = sv->output_nr;
+  }
+  return (PyObject *)r;
+}
+
+void THPSavedVar_release(THPSavedVar *sv) { Py_CLEAR(sv->data); }
+
+/* ---- recording helpers ---- */
+bool THP_any_requires_grad(int n, PyObject *const *ts) {
+  if (!THP_grad_enabled()) return false;
+  for (int i = 0; i < n; i++)
+    if (ts[i] && ts[i] != Py_None && THPTensor_Check(ts[i]) && THPTensor_requiresGrad(ts[i])) return true;
+  return false;
+}
+
+int THP_check_inplace(PyObject *o) {
+  THPTensor *t = (THPTensor *)o;
+  if (THP_grad_enabled() && t->requires_grad && !t->grad_fn) {
+    PyErr_SetString(PyExc_RuntimeError,
+                    "a leaf Variable that requires grad is being used in an in-place operation.");
+    return -1;
+  }
+  return 0;
+}
+
+void THP_bump_version(PyObject *o) { ((THPTensor *)o)->version->version++; }
+
+int THP_initPyFunction(PyObject *m);
+int THP_initNodes(PyObject *m) {
+  if (THP_initPyFunction(m) < 0) return -1;
+  if (PyType_Ready(&THPNodeType) < 0) return -1;
+  THPAccumulateGradType.tp_base = &THPNodeType;
+  if (PyType_Ready(&THPAccumulateGradType) < 0) return -1;
+  extern PyTypeObject *THP_generated_node_types[];
+  extern void THP_generated_init_nodes(void);
+  THP_generated_init_nodes();
+  for (PyTypeObject **tp = THP_generated_node_types; *tp; tp++)
+    if (PyType_Ready(*tp) < 0) return -1;
+  if (PyModule_AddObjectRef(m, "_FunctionBase", (PyObject *)&THPNodeType) < 0) return -1;
+  return 0;
+}

@@ -1,0 +1,133 @@
+/* Custom autograd functions (cthtorch.autograd.Function). The ctx object
+ * of a custom function is its backward node: a Python subclass of
+ * _FunctionBase whose apply calls the class's backward in Python. */
+#include "THP.h"
+#include "autograd/Formulas.h"
+
+static PyObject *py_apply(THPNode *n, PyObject *const *grads) {
+  PyObject *t = PyTuple_New(n->num_inputs);
+  if (!t) return NULL;
+  PyObject *mat = PyObject_GetAttrString((PyObject *)n, "_materialize_grads");
+  int materialize = mat ? PyObject_IsTrue(mat) : 1;
+  Py_XDECREF(mat);
+  PyErr_Clear();
+  for (int i = 0; i < n->num_inputs; i++) {
+    PyObject *g = grads[i];
+    if (g == Py_None && materialize) {
+      g = THP_zeros_for(n, i);
+      if (!g) { Py_DECREF(t); return NULL; }
+    } else {
+      Py_INCREF(g);
+    }
+    PyTuple_SET_ITEM(t, i, g);
+  }
+  PyObject *r = PyObject_CallMethod((PyObject *)n, "_do_backward", "O", t);
+  Py_DECREF(t);
+  if (!r) return NULL;
+  if (!PyTuple_Check(r)) {
+    PyObject *tt = PyTuple_Pack(1, r);
+    Py_DECREF(r);
+    if (!tt) return NULL;
+    r = tt;
+  }
+  Py_ssize_t got = PyTuple_GET_SIZE(r);
+  if (got < n->num_edges) {
+    PyErr_Format(PyExc_RuntimeError, "function %s returned an incorrect number of gradients (expected %d, got %zd)",
+                 Py_TYPE(n)->tp_name, n->num_edges, got);
+    Py_DECREF(r);
+    return NULL;
+  }
+  /* extra trailing Nones are allowed, as PyTorch does */
+  for (Py_ssize_t i = n->num_edges; i < got; i++)
+    if (PyTuple_GET_ITEM(r, i) != Py_None) {
+      PyErr_Format(PyExc_RuntimeError, "function %s returned an incorrect number of gradients (expected %d, got %zd)",
+                   Py_TYPE(n)->tp_name, n->num_edges, got);
+      Py_DECREF(r);
+      return NULL;
+    }
+  for (int i = 0; i < n->num_edges; i++) {
+    PyObject *g = PyTuple_GET_ITEM(r, i);
+    if (g != Py_None && !n->edges[i].fn) {
+      /* a gradient for an input that needs none: drop it */
+      Py_INCREF(Py_None);
+      PyTuple_SetItem(r, i, Py_None);
+    }
+  }
+  return r;
+}
+
+static void py_release(THPNode *n) {
+  if (n->dict && PyDict_GetItemString(n->dict, "_saved_store")) {
+    PyDict_SetItemString(n->dict, "_saved_store", Py_None);
+  }
+}
+
+static PyObject *node_py_new(PyTypeObject *tp, PyObject *args, PyObject *kw) {
+  THPNode *n = THPNode_new(tp, 0, 0);
+  if (!n) return NULL;
+  n->apply = py_apply;
+  n->release_saved = py_release;
+  return (PyObject *)n;
+}
+
+/* _function_record(ctx, inputs, outputs, non_differentiable, dirty):
+ * edges from the tensor inputs, ctx as grad_fn of the outputs. */
+static PyObject *function_record(PyObject *m, PyObject *args) {
+  PyObject *ctx, *inputs, *outputs, *nondiff, *dirty;
+  if (!PyArg_ParseTuple(args, "OO!O!OO", &ctx, &PyTuple_Type, &inputs, &PyTuple_Type, &outputs, &nondiff, &dirty))
+    return NULL;
+  THPNode *n = (THPNode *)ctx;
+  Py_ssize_t ni = PyTuple_GET_SIZE(inputs), no = PyTuple_GET_SIZE(outputs);
+  PyMem_Free(n->edges);
+  PyMem_Free(n->meta);
+  n->edges = PyMem_Calloc(ni ? ni : 1, sizeof(THPEdge));
+  n->meta = PyMem_Calloc(no ? no : 1, sizeof(THPInputMeta));
+  if (!n->edges || !n->meta) return PyErr_NoMemory();
+  n->num_edges = (int)ni;
+  n->num_inputs = (int)no;
+  for (Py_ssize_t i = 0; i < ni; i++) {
+    PyObject *a = PyTuple_GET_ITEM(inputs, i);
+    if (THPTensor_Check(a) && THPTensor_requiresGrad(a) && THPNode_setEdgeFor(n, (int)i, a) < 0) return NULL;
+  }
+  for (Py_ssize_t i = 0; i < no; i++) {
+    PyObject *o = PyTuple_GET_ITEM(outputs, i);
+    if (!THPTensor_Check(o)) continue;
+    int nd = PySequence_Contains(nondiff, o);
+    if (nd < 0) return NULL;
+    THPTensor *t = (THPTensor *)o;
+    n->meta[i].dtype = t->t->dtype;
+    n->meta[i].ndim = t->t->ndim;
+    memcpy(n->meta[i].sizes, t->t->sizes, t->t->ndim * sizeof(int64_t));
+    if (nd) continue;
+    int isdirty = PySequence_Contains(dirty, o);
+    if (isdirty < 0) return NULL;
+    if (isdirty && THP_check_inplace(o) < 0) return NULL;
+    THPNode_setOutput(n, (int)i, o);
+  }
+  Py_RETURN_NONE;
+}
+
+/* node._register_tensor_prehook(output_nr, hook): a hook on one gradient
+ * (Tensor.register_hook / retain_grad on non-leaves). */
+PyObject *THPNode_registerTensorPrehook(PyObject *self, PyObject *args) {
+  THPNode *n = (THPNode *)self;
+  int nr;
+  PyObject *hook;
+  if (!PyArg_ParseTuple(args, "iO", &nr, &hook)) return NULL;
+  if (!n->pre_hooks && !(n->pre_hooks = PyList_New(0))) return NULL;
+  PyObject *entry = Py_BuildValue("(iO)", nr, hook);
+  if (!entry || PyList_Append(n->pre_hooks, entry) < 0) { Py_XDECREF(entry); return NULL; }
+  PyObject *h = THP_make_removable_handle(n->pre_hooks, entry);
+  Py_DECREF(entry);
+  return h;
+}
+
+static PyMethodDef methods[] = {
+  {"_function_record", function_record, METH_VARARGS, NULL},
+  {NULL}
+};
+
+int THP_initPyFunction(PyObject *m) {
+  THPNodeType.tp_new = node_py_new;
+  return PyModule_AddFunctions(m, methods);
+}

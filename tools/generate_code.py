@@ -1,0 +1,913 @@
+#!/usr/bin/env python3
+"""Writes the C bindings of cthtorch._C from the op declarations.
+
+Input:  src/ATen/declarations/*.yaml   (one entry per op overload)
+Output: <out>/Functions.c   VT_* (autograd-recording op calls), the argument
+                            parsers and PyMethodDef tables of _TensorBase
+                            methods and _VariableFunctions / _nn
+        <out>/Functions.h   their declarations (F_* formula wrappers too)
+        <out>/Backward.c    one backward node type per differentiable overload
+        <out>/_C.pyi        a stub listing what _C exports
+
+An entry:
+
+  - func: add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor
+    variants: function, method     # default: both
+    inplace: true                  # also the method add_ (impl called with out=self)
+    out: true                      # function takes out=
+    impl: at_add(self, other, alpha, out)   # default: at_<name>(args..., [out])
+    module: nn                     # lives in _C._nn instead of _VariableFunctions
+    view: true                     # result is a view of self (shares version)
+    derivatives:                   # formulas in grad, grads[i], result, inputs
+      self: grad                   #   and helper calls; inputs not listed get no
+      other: grad * alpha          #   gradient; `name.sizes` saves just a shape
+
+Formulas are Python expressions translated to C calls of F_<op> (one per
+declared op, recording autograd itself so double backward works) or of the
+hand-written helpers in src/python/autograd/Formulas.h.
+"""
+import argparse
+import ast
+import glob
+import os
+import re
+import sys
+
+import yaml
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+# ---------------------------------------------------------------- parsing
+
+
+class Param:
+    def __init__(self, text, kwonly):
+        text = text.strip()
+        self.default = None
+        if "=" in text:
+            text, self.default = [x.strip() for x in text.split("=", 1)]
+        typ, name = text.rsplit(" ", 1)
+        self.type = typ.replace("(a!)", "").replace("(a)", "").strip()
+        self.name = name
+        self.kwonly = kwonly
+        self.optional = self.type.endswith("?") or self.default == "None"
+        self.base = self.type.rstrip("?")
+
+    @property
+    def is_tensor(self):
+        return self.base == "Tensor"
+
+    def sig(self, rename_self=False):
+        name = "input" if (rename_self and self.name == "self") else self.name
+        s = "%s %s" % (self.type, name)
+        if self.default is not None:
+            s += "=" + self.default
+        return s
+
+
+class Decl:
+    def __init__(self, d, src):
+        self.src = src
+        func = d["func"]
+        m = re.match(r"^([\w.]+)\((.*)\)\s*->\s*(.+)$", func.strip())
+        if not m:
+            raise SystemExit("%s: cannot parse func: %s" % (src, func))
+        full, args, ret = m.groups()
+        self.full = full
+        self.name, _, self.overload = full.partition(".")
+        self.params = []
+        kwonly = False
+        depth, cur, parts = 0, "", []
+        for ch in args:
+            if ch in "[(":
+                depth += 1
+            if ch in "])":
+                depth -= 1
+            if ch == "," and depth == 0:
+                parts.append(cur)
+                cur = ""
+            else:
+                cur += ch
+        if cur.strip():
+            parts.append(cur)
+        for p in parts:
+            p = p.strip()
+            if p == "*":
+                kwonly = True
+                continue
+            self.params.append(Param(p, kwonly))
+        self.ret = ret.strip()
+        self.variants = [v.strip() for v in str(d.get("variants", "function, method")).split(",")]
+        self.inplace = bool(d.get("inplace", False))
+        self.out = bool(d.get("out", False))
+        self.module = d.get("module", "")
+        self.view = bool(d.get("view", False))
+        self.impl = d.get("impl")
+        self.derivs = d.get("derivatives") or {}
+        self.nondiff = bool(d.get("nondiff", False))
+        self.manual_python = bool(d.get("manual_python", False))
+        self.cname = self.full.replace(".", "_")
+        self.outputs = self.parse_ret(self.ret)
+
+    @staticmethod
+    def parse_ret(ret):
+        if ret.startswith("("):
+            items = [x.strip() for x in ret[1:-1].split(",")]
+            return [(i.split(" ")[0], i.split(" ")[1] if " " in i else None) for i in items]
+        return [(ret.split(" ")[0], None)]
+
+    @property
+    def ret_kind(self):
+        if len(self.outputs) > 1:
+            return "tuple"
+        t = self.outputs[0][0]
+        return {"Tensor": "tensor", "Tensor[]": "tensorlist", "bool": "bool", "int": "int",
+                "float": "float", "Scalar": "scalar", "()": "none"}.get(t, "tensor")
+
+    def tensor_params(self):
+        return [p for p in self.params if p.is_tensor]
+
+
+def load_decls(paths):
+    decls = []
+    for path in paths:
+        with open(path) as fh:
+            entries = yaml.safe_load(fh) or []
+        for e in entries:
+            decls.append(Decl(e, path))
+    return decls
+
+
+# ---------------------------------------------------------------- C value plumbing
+
+def c_arg_from_parser(p, i):
+    """C expression reading parameter i of a parsed result `r`."""
+    b = p.base
+    if b == "Tensor":
+        return "(PyObject *)ap_tensor(&r, %d)" % i
+    if b == "Scalar":
+        return "ap_scalar(&r, %d)" % i
+    if b in ("int", "SymInt"):
+        return "ap_optint(&r, %d)" % i if p.type.endswith("?") else "ap_int(&r, %d)" % i
+    if b.startswith("int[") or b.startswith("SymInt["):
+        return "ap_intlist(&r, %d)" % i
+    if b == "float":
+        return "ap_optfloat(&r, %d)" % i if p.type.endswith("?") else "ap_float(&r, %d)" % i
+    if b == "bool":
+        return "ap_optbool(&r, %d)" % i if p.type.endswith("?") else "ap_bool(&r, %d)" % i
+    if b == "ScalarType":
+        return "ap_dtype(&r, %d, TH_Undefined)" % i
+    if b == "str":
+        return "ap_string(&r, %d)" % i
+    if b == "Generator":
+        return "ap_generator(&r, %d)" % i
+    if b == "Tensor[]":
+        return "ap_object(&r, %d)" % i
+    if b.startswith("float["):
+        return "ap_object(&r, %d)" % i
+    if b in ("Device", "Layout", "MemoryFormat", "PyObject*"):
+        return "ap_object(&r, %d)" % i
+    raise SystemExit("unsupported type %s" % p.type)
+
+
+def c_type(p):
+    b = p.base
+    if b == "Tensor":
+        return "PyObject *"
+    if b == "Scalar":
+        return "ATScalar "
+    if b in ("int", "SymInt"):
+        return "ATOptInt " if p.type.endswith("?") else "int64_t "
+    if b.startswith("int[") or b.startswith("SymInt["):
+        return "const ATIntList *"
+    if b == "float":
+        return "ATOptDouble " if p.type.endswith("?") else "double "
+    if b == "bool":
+        return "int " if p.type.endswith("?") else "bool "
+    if b == "ScalarType":
+        return "THDtype "
+    if b == "str":
+        return "const char *"
+    if b == "Generator":
+        return "struct THGenerator *"
+    return "PyObject *"
+
+
+def to_aten(p, var):
+    """Converts the VT-level C value to what the ATen function takes."""
+    if p.base == "Tensor":
+        return "(%s ? ((THPTensor *)%s)->t : NULL)" % (var, var) if p.optional else "((THPTensor *)%s)->t" % var
+    if p.base == "Tensor[]":
+        return "&%s_list" % var
+    return var
+
+
+def to_pyobj(p, var):
+    """C expression making a new PyObject* of a VT-level value (saved in nodes)."""
+    b = p.base
+    if b == "Scalar":
+        return "THP_scalar_to_py(%s)" % var
+    if b in ("int", "SymInt"):
+        if p.type.endswith("?"):
+            return "(%s.has ? PyLong_FromLongLong(%s.v) : Py_NewRef(Py_None))" % (var, var)
+        return "PyLong_FromLongLong(%s)" % var
+    if b.startswith("int[") or b.startswith("SymInt["):
+        return "THP_intlist_to_py(%s)" % var
+    if b == "float":
+        if p.type.endswith("?"):
+            return "(%s.has ? PyFloat_FromDouble(%s.v) : Py_NewRef(Py_None))" % (var, var)
+        return "PyFloat_FromDouble(%s)" % var
+    if b == "bool":
+        if p.type.endswith("?"):
+            return "(%s < 0 ? Py_NewRef(Py_None) : PyBool_FromLong(%s))" % (var, var)
+        return "PyBool_FromLong(%s)" % var
+    if b == "ScalarType":
+        return "THP_dtype_to_py(%s)" % var
+    if b == "str":
+        return "(%s ? PyUnicode_FromString(%s) : Py_NewRef(Py_None))" % (var, var)
+    return "Py_NewRef(%s ? %s : Py_None)" % (var, var)
+
+
+def from_pyobj(p, src, dst):
+    """C statements converting a PyObject* (NULL = default) into the VT-level
+    value `dst` of parameter p (used by the F_ wrappers). Returns lines."""
+    b = p.base
+    d = p.default
+    if b == "Tensor":
+        if p.optional:
+            return ["PyObject *%s = (%s && %s != Py_None) ? fa_tensor(%s) : NULL;" % (dst, src, src, src),
+                    "if (%s && %s != Py_None && !%s) goto fail;" % (src, src, dst),
+                    "owned[nowned++] = %s;" % dst]
+        return ["PyObject *%s = fa_tensor(%s);" % (dst, src), "if (!%s) goto fail;" % dst,
+                "owned[nowned++] = %s;" % dst]
+    if b == "Scalar":
+        dv = "at_scalar_int(%s)" % d if d and re.match(r"^-?\d+$", d) else (
+            "at_scalar_float(%s)" % d if d and d not in ("None",) else "at_scalar_int(0)")
+        return ["ATScalar %s = %s;" % (dst, dv),
+                "if (%s && %s != Py_None && ap_to_scalar(%s, &%s) < 0) goto fail;" % (src, src, src, dst)]
+    if b in ("int", "SymInt"):
+        if p.type.endswith("?"):
+            has = "true" if d not in (None, "None") else "false"
+            dv = d if d not in (None, "None") else "0"
+            return ["ATOptInt %s = { %s, %s };" % (dst, has, dv),
+                    "if (%s == Py_None) %s.has = false;" % (src, dst),
+                    "else if (%s) { %s.has = true; if (ap_to_int(%s, &%s.v) < 0) goto fail; }" % (src, dst, src, dst)]
+        return ["int64_t %s = %s;" % (dst, d if d not in (None, "None") else "0"),
+                "if (%s && ap_to_int(%s, &%s) < 0) goto fail;" % (src, src, dst)]
+    if b.startswith("int[") or b.startswith("SymInt["):
+        size = re.search(r"\[(\d*)\]", b).group(1) or "0"
+        lines = ["ATIntList %s_buf = {0}; const ATIntList *%s = NULL;" % (dst, dst)]
+        if d not in (None, "None"):
+            vals = d.strip("[]()").split(",") if d.strip("[]()") else []
+            vals = [v.strip() for v in vals if v.strip()]
+            if len(vals) == 1 and int(size or 0) > 1:
+                vals = vals * int(size)
+            lines.append("{ static const int64_t dv_[] = {%s}; %s_buf.n = %d; memcpy(%s_buf.v, dv_, sizeof(int64_t) * %d); %s = &%s_buf; }"
+                         % (", ".join(vals) or "0", dst, len(vals), dst, len(vals), dst, dst))
+        lines.append("if (%s && %s != Py_None) { if (fa_intlist(%s, &%s_buf, %s) < 0) goto fail; %s = &%s_buf; }"
+                     % (src, src, src, dst, size, dst, dst))
+        return lines
+    if b == "float":
+        if p.type.endswith("?"):
+            has = "true" if d not in (None, "None") else "false"
+            return ["ATOptDouble %s = { %s, %s };" % (dst, has, d if d not in (None, "None") else "0"),
+                    "if (%s == Py_None) %s.has = false;" % (src, dst),
+                    "else if (%s) { %s.has = true; %s.v = PyFloat_AsDouble(%s); if (%s.v == -1 && PyErr_Occurred()) goto fail; }"
+                    % (src, dst, dst, src, dst)]
+        dv = {"inf": "INFINITY", "-inf": "-INFINITY"}.get(d, d) if d not in (None, "None") else "0"
+        return ["double %s = %s;" % (dst, dv),
+                "if (%s) { %s = PyFloat_AsDouble(%s); if (%s == -1 && PyErr_Occurred()) goto fail; }" % (src, dst, src, dst)]
+    if b == "bool":
+        if p.type.endswith("?"):
+            dv = "-1" if d in (None, "None") else ("1" if d == "True" else "0")
+            return ["int %s = %s;" % (dst, dv),
+                    "if (%s) %s = %s == Py_None ? -1 : PyObject_IsTrue(%s);" % (src, dst, src, src)]
+        return ["bool %s = %s;" % (dst, "true" if d == "True" else "false"),
+                "if (%s) %s = PyObject_IsTrue(%s) == 1;" % (src, dst, src)]
+    if b == "ScalarType":
+        return ["THDtype %s = TH_Undefined;" % dst,
+                "if (%s && %s != Py_None) %s = fa_dtype(%s);" % (src, src, dst, src)]
+    if b == "str":
+        dv = '"%s"' % d.strip("'\"") if d not in (None, "None") else "NULL"
+        return ["const char *%s = %s;" % (dst, dv),
+                "if (%s && %s != Py_None) { %s = PyUnicode_AsUTF8(%s); if (!%s) goto fail; }" % (src, src, dst, src, dst)]
+    if b == "Generator":
+        return ["struct THGenerator *%s = fa_generator(%s);" % (dst, src)]
+    return ["PyObject *%s = %s;" % (dst, src)]
+
+
+# ---------------------------------------------------------------- formulas
+
+class FormulaEmitter:
+    """Turns a formula expression into C statements over PyObject temporaries."""
+
+    BINOPS = {ast.Add: "add", ast.Sub: "sub", ast.Mult: "mul", ast.Div: "div", ast.Pow: "pow",
+              ast.MatMult: "matmul"}
+
+    # name -> [(cname, nparams, nrequired)], filled by main() from the declarations
+    OVERLOADS = {}
+
+    def __init__(self, decl, names):
+        self.decl = decl
+        self.names = names      # formula name -> C expression (borrowed PyObject*)
+        self.lines = []
+        self.ntemps = 0
+        self.attrs = set()      # (input, attr) recorded at forward time
+        self.used = set()
+
+    def temp(self):
+        self.ntemps += 1
+        return "tmp[%d]" % (self.ntemps - 1)
+
+    def call(self, fn, args):
+        t = self.temp()
+        self.lines.append("%s = %s(%s);" % (t, fn, ", ".join(args)))
+        self.lines.append("if (!%s) goto fail;" % t)
+        return t
+
+    def const(self, v):
+        t = self.temp()
+        if isinstance(v, bool):
+            self.lines.append("%s = PyBool_FromLong(%d);" % (t, int(v)))
+        elif isinstance(v, int):
+            self.lines.append("%s = PyLong_FromLongLong(%dLL);" % (t, v))
+        elif isinstance(v, float):
+            self.lines.append("%s = PyFloat_FromDouble(%r);" % (t, v))
+        elif isinstance(v, str):
+            self.lines.append('%s = PyUnicode_FromString("%s");' % (t, v))
+        elif v is None:
+            self.lines.append("%s = Py_NewRef(Py_None);" % t)
+        else:
+            raise SystemExit("unsupported constant %r" % (v,))
+        self.lines.append("if (!%s) goto fail;" % t)
+        return t
+
+    def resolve(self, name, args):
+        """F_ function for a formula call: a declared op picks the first
+        overload that takes this many arguments (the rest default: NULL)."""
+        for cname, n, req in self.OVERLOADS.get(name, []):
+            if req <= len(args) <= n:
+                return "F_" + cname, args + ["NULL"] * (n - len(args))
+        if name in self.OVERLOADS:
+            raise SystemExit("%s: no overload of %s takes %d arguments" % (self.decl.full, name, len(args)))
+        return "F_" + name, args
+
+    def expr(self, node):
+        if isinstance(node, ast.Name):
+            if node.id not in self.names:
+                raise SystemExit("%s: formula for %s uses unknown name %r" % (self.decl.src, self.decl.full, node.id))
+            self.used.add(node.id)
+            return self.names[node.id]
+        if isinstance(node, ast.Constant):
+            return self.const(node.value)
+        if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name):
+            self.attrs.add((node.value.id, node.attr))
+            return "n->attr_%s_%s" % (node.value.id, node.attr)
+        if isinstance(node, ast.Subscript) and isinstance(node.value, ast.Name) and node.value.id == "grads":
+            self.used.add("grads")
+            return "grads[%d]" % node.slice.value
+        if isinstance(node, ast.BinOp):
+            return self.call(*self.resolve(self.BINOPS[type(node.op)], [self.expr(node.left), self.expr(node.right)]))
+        if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
+            if isinstance(node.operand, ast.Constant):
+                return self.const(-node.operand.value)
+            return self.call(*self.resolve("neg", [self.expr(node.operand)]))
+        if isinstance(node, (ast.Tuple, ast.List)):
+            items = [self.expr(e) for e in node.elts]
+            t = self.temp()
+            self.lines.append("%s = PyTuple_Pack(%d%s);" % (t, len(items), "".join(", " + i for i in items)))
+            self.lines.append("if (!%s) goto fail;" % t)
+            return t
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name):
+            args = [self.expr(a) for a in node.args]
+            if node.keywords:
+                raise SystemExit("%s: keyword arguments are not supported in formulas" % self.decl.full)
+            return self.call(*self.resolve(node.func.id, args))
+        raise SystemExit("%s: unsupported formula syntax: %s" % (self.decl.full, ast.dump(node)))
+
+
+# ---------------------------------------------------------------- code generation
+
+HEADER = """/* Generated by tools/generate_code.py from src/ATen/declarations. Do not edit. */
+#include "THP.h"
+#include "ArgParser.h"
+#include "autograd/Formulas.h"
+#include "Functions.h"
+%s
+#include <math.h>
+#include <string.h>
+"""
+
+
+def area_includes():
+    """Every ATen area header and formula-helper header, so an area adds
+    its own header instead of editing a shared one."""
+    inc = []
+    for h in sorted(glob.glob(os.path.join(ROOT, "src", "ATen", "*.h"))):
+        inc.append('#include "../../src/ATen/%s"' % os.path.basename(h))
+    for h in sorted(glob.glob(os.path.join(ROOT, "src", "python", "autograd", "Formulas*.h"))):
+        inc.append('#include "autograd/%s"' % os.path.basename(h))
+    return "\n".join(inc)
+
+
+def impl_call(d, argvars):
+    """The ATen call, with argument names substituted."""
+    if d.impl:
+        expr = d.impl
+    else:
+        names = [p.name for p in d.params]
+        if d.out or d.inplace:
+            names.append("out")
+        expr = "at_%s(%s)" % (d.name, ", ".join(names))
+
+    def sub(m):
+        n = m.group(0)
+        return argvars.get(n, n)
+    head, _, rest = expr.partition("(")
+    return head + "(" + re.sub(r"(?<![\w.>])[A-Za-z_]\w*\b", sub, rest)
+
+
+def gen_vt(d, out, inplace):
+    """One VT function: ATen call + autograd recording."""
+    suffix = "_" if inplace else ("_out" if out else "")
+    selfmod = d.name.endswith("_")   # copy_, fill_, zero_: the op itself writes self
+    if selfmod:
+        inplace_self = True
+    else:
+        inplace_self = inplace
+    fname = "VT_%s%s" % (d.cname, suffix)
+    params = list(d.params)
+    cparams = ["%s%s" % (c_type(p), p.name + "_") for p in params]
+    if out:
+        cparams.append("PyObject *out_")
+    proto = "PyObject *%s(%s)" % (fname, ", ".join(cparams) or "void")
+    L = [proto + " {"]
+    tparams = [p for p in params if p.is_tensor]
+    diff_inputs = [p for p in tparams if p.name in d.derivs]
+    differentiable = bool(d.derivs) and not d.nondiff
+    kind = d.ret_kind
+    # Tensor[] params become a C array for ATen
+    for p in params:
+        if p.base == "Tensor[]":
+            L.append("  ATTensorList %s_list = {0};" % (p.name + "_"))
+            L.append("  if (THP_tensorlist_from_py(%s, &%s_list) < 0) return NULL;" % (p.name + "_", p.name + "_"))
+    argvars = {}
+    for p in params:
+        argvars[p.name] = to_aten(p, p.name + "_")
+    if inplace:
+        argvars["out"] = "((THPTensor *)self_)->t"
+    elif out:
+        argvars["out"] = "(out_ ? ((THPTensor *)out_)->t : NULL)"
+    else:
+        argvars["out"] = "NULL"
+    rg_list = [p.name + "_" for p in diff_inputs]
+    if differentiable and rg_list:
+        L.append("  PyObject *rg_in_[] = {%s};" % ", ".join(rg_list))
+        L.append("  bool rg_ = THP_any_requires_grad(%d, rg_in_);" % len(rg_list))
+    else:
+        L.append("  bool rg_ = false; (void)rg_;")
+    if out:
+        L.append('  if (out_ && rg_) { PyErr_SetString(PyExc_RuntimeError, "%s(): functions with out=... arguments '
+                 'don\'t support automatic differentiation, but one of the arguments requires grad."); return NULL; }' % d.name)
+    if inplace_self:
+        L.append("  if (THP_check_inplace(self_) < 0) return NULL;")
+        L.append("  if (!rg_ && THPTensor_requiresGrad(self_) && THP_grad_enabled()) rg_ = true;")
+
+    # saved inputs for in-place ops must be taken before the op overwrites self
+    first_t = tparams[0].name + "_" if tparams else None
+    big = "THP_BIG_WORK(((THPTensor *)%s)->t)" % first_t if first_t and not tparams[0].optional else "false"
+    # formulas -> what to save
+    emit_names = {"grad": "grad"}
+    saved_inputs, saved_result, attrs, scalars = set(), False, set(), set()
+    if differentiable:
+        for inp, formula in d.derivs.items():
+            tree = ast.parse(str(formula), mode="eval").body
+            for node in ast.walk(tree):
+                if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name):
+                    attrs.add((node.value.id, node.attr))
+                elif isinstance(node, ast.Name):
+                    nm = node.id
+                    if nm == "result":
+                        saved_result = True
+                    elif nm in ("grad", "grads"):
+                        pass
+                    elif any(p.name == nm and p.is_tensor for p in params):
+                        saved_inputs.add(nm)
+                    elif any(p.name == nm for p in params):
+                        scalars.add(nm)
+    ret_c = {"tensor": "THTensor *", "tuple": None, "tensorlist": None, "bool": "int ", "int": "int64_t ",
+             "float": "double ", "scalar": "ATScalar ", "none": "int "}[kind]
+    if inplace_self and differentiable:
+        L.append("  PyObject *self_saved_ = NULL;")
+        if "self" in saved_inputs:
+            L.append("  if (rg_) { THTensor *c_ = at_clone(((THPTensor *)self_)->t, true); "
+                     "if (!c_) return THP_raise(); self_saved_ = THPTensor_wrap(c_); if (!self_saved_) return NULL; }")
+    call = impl_call(d, argvars)
+    if kind == "tensor":
+        L.append("  THTensor *r_;")
+        L.append("  if (%s) { Py_BEGIN_ALLOW_THREADS r_ = %s; Py_END_ALLOW_THREADS } else { r_ = %s; }" % (big, call, call))
+        fail_extra = "Py_XDECREF(self_saved_); " if inplace_self and differentiable else ""
+        L.append("  if (!r_) { %sreturn THP_raise(); }" % fail_extra)
+        if inplace_self:
+            L.append("  THTensor_free(r_);")
+            L.append("  THP_bump_version(self_);")
+            L.append("  PyObject *result = Py_NewRef(self_);")
+        elif out:
+            L.append("  PyObject *result;")
+            L.append("  if (out_) { THTensor_free(r_); THP_bump_version(out_); result = Py_NewRef(out_); }")
+            L.append("  else if (!(result = %s)) return NULL;" % (
+                "THPTensor_wrapView(r_, %s)" % first_t if d.view else "THPTensor_wrap(r_)"))
+        else:
+            L.append("  PyObject *result = %s;" % ("THPTensor_wrapView(r_, %s)" % first_t if d.view else "THPTensor_wrap(r_)"))
+            L.append("  if (!result) return NULL;")
+        L.append("  if (THP_flush_warnings() < 0) { Py_DECREF(result); return NULL; }")
+        outputs = ["result"]
+    elif kind == "tuple":
+        n = len(d.outputs)
+        L.append("  THTensor *r_[%d] = {0};" % n)
+        call_t = call.replace("(", "(r_, ", 1) if call.count("(") else call
+        L.append("  int rc_;")
+        L.append("  if (%s) { Py_BEGIN_ALLOW_THREADS rc_ = %s; Py_END_ALLOW_THREADS } else { rc_ = %s; }" % (big, call_t, call_t))
+        L.append("  if (rc_ < 0) return THP_raise();")
+        L.append("  PyObject *outs_[%d];" % n)
+        for i in range(n):
+            L.append("  outs_[%d] = THPTensor_wrap(r_[%d]);" % (i, i))
+        L.append("  for (int i = 0; i < %d; i++) if (!outs_[i]) { for (int j = 0; j < %d; j++) if (j != i) Py_XDECREF(outs_[j]); return NULL; }" % (n, n))
+        outputs = ["outs_[%d]" % i for i in range(n)]
+    elif kind == "tensorlist":
+        L.append("  ATTensorList r_ = {0};")
+        L.append("  if (%s < 0) return THP_raise();" % call.replace("(", "(&r_, ", 1))
+        L.append("  PyObject *result = THP_wrap_tensorlist(&r_, %s);" % (first_t if d.view else "NULL"))
+        L.append("  if (!result) return NULL;")
+        outputs = None
+    else:
+        L.append("  THError_clear();")
+        L.append("  %sv_ = %s;" % (ret_c, call))
+        L.append("  if (THError_kind()) return THP_raise();")
+        conv = {"bool": "PyBool_FromLong(v_)", "int": "PyLong_FromLongLong(v_)", "float": "PyFloat_FromDouble(v_)",
+                "scalar": "THP_scalar_to_py(v_)", "none": "Py_NewRef(Py_None)"}[kind]
+        L.append("  return %s;" % conv)
+        L.append("}")
+        return proto, "\n".join(L), None
+    for p in params:
+        if p.base == "Tensor[]":
+            L.insert(-1, "  PyMem_Free(%s_list.v);" % (p.name + "_"))
+    node = None
+    if differentiable and (diff_inputs or inplace_self):
+        node = node_name(d)
+        nout = len(outputs) if outputs else 1
+        L.append("  if (rg_) {")
+        L.append("    %s *n = (%s *)THPNode_new(&%s_Type, %d, %d);" % (node, node, node, len(diff_inputs), nout))
+        L.append("    if (!n) { %s return NULL; }" % ("Py_DECREF(result);" if outputs == ["result"] else "for (int i = 0; i < %d; i++) Py_DECREF(outs_[i]);" % nout))
+        L.append("    n->base.apply = %s_apply; n->base.traverse_saved = %s_traverse; n->base.release_saved = %s_release;" % (node, node, node))
+        for i, p in enumerate(diff_inputs):
+            src = p.name + "_"
+            L.append("    THPNode_setEdgeFor((THPNode *)n, %d, %s);" % (i, src))
+        for nm in sorted(saved_inputs):
+            src = "self_saved_" if (inplace_self and nm == "self") else nm + "_"
+            L.append("    THPSavedVar_save(&n->sv_%s, %s, false);" % (nm, src))
+        for nm in sorted(scalars):
+            p = next(p for p in params if p.name == nm)
+            L.append("    n->arg_%s = %s;" % (nm, to_pyobj(p, nm + "_")))
+        for (nm, attr) in sorted(attrs):
+            if nm == "result":
+                continue
+            src = nm + "_"
+            L.append("    n->attr_%s_%s = THP_tensor_attr(%s, \"%s\");" % (nm, attr, src, attr))
+        if inplace_self:
+            L.append("    THP_rebase_history(self_, (THPNode *)n);")
+        else:
+            for i, o in enumerate(outputs):
+                L.append("    THPNode_setOutput((THPNode *)n, %d, %s);" % (i, o))
+        if saved_result:
+            L.append("    THPSavedVar_save(&n->sv_result, %s, true);" % outputs[0])
+        for (nm, attr) in sorted(attrs):
+            if nm == "result":
+                L.append("    n->attr_result_%s = THP_tensor_attr(%s, \"%s\");" % (attr, outputs[0], attr))
+        L.append("    Py_DECREF(n);")
+        L.append("  }")
+    if inplace_self and differentiable:
+        L.append("  Py_XDECREF(self_saved_);")
+    if kind == "tuple":
+        names = [o[1] for o in d.outputs]
+        L.append("  return THP_make_return(%s, %d, outs_);" % ('"%s"' % d.name if all(names) else "NULL", len(outputs)))
+    else:
+        L.append("  return result;")
+    L.append("}")
+    node_info = None
+    if node:
+        node_info = dict(name=node, decl=d, diff_inputs=diff_inputs, saved_inputs=sorted(saved_inputs),
+                         saved_result=saved_result, scalars=sorted(scalars), attrs=sorted(attrs),
+                         nout=len(outputs) if outputs else 1)
+    return proto, "\n".join(L), node_info
+
+
+def camel(name):
+    return "".join(x[:1].upper() + x[1:] for x in name.strip("_").split("_"))
+
+
+_node_names = {}
+
+
+def node_name(d):
+    if d.full in _node_names:
+        return _node_names[d.full]
+    base = camel(d.name) + "Backward"
+    k = 0
+    while (base + str(k)) in _node_names.values():
+        k += 1
+    _node_names[d.full] = base + str(k)
+    return base + str(k)
+
+
+def gen_node(info):
+    d = info["decl"]
+    name = info["name"]
+    S = []
+    fields = []
+    for nm in info["saved_inputs"]:
+        fields.append("  THPSavedVar sv_%s;" % nm)
+    if info["saved_result"]:
+        fields.append("  THPSavedVar sv_result;")
+    for nm in info["scalars"]:
+        fields.append("  PyObject *arg_%s;" % nm)
+    for (nm, attr) in info["attrs"]:
+        fields.append("  PyObject *attr_%s_%s;" % (nm, attr))
+    S.append("typedef struct {\n  THPNode base;\n%s\n} %s;" % ("\n".join(fields), name))
+    # apply
+    A = ["static PyObject *%s_apply(THPNode *n_, PyObject *const *grads) {" % name,
+         "  %s *n = (%s *)n_;" % (name, name),
+         "  PyObject *grad = grads[0];",
+         "  (void)n; (void)grad;",
+         "  PyObject *out = PyTuple_New(%d);" % len(info["diff_inputs"]),
+         "  if (!out) return NULL;",
+         "  for (int i = 0; i < %d; i++) PyTuple_SET_ITEM(out, i, Py_NewRef(Py_None));" % len(info["diff_inputs"])]
+    names = {"grad": "grad"}
+    unpack = []
+    for nm in info["saved_inputs"]:
+        names[nm] = "u_" + nm
+        unpack.append(nm)
+    if info["saved_result"]:
+        names["result"] = "u_result"
+        unpack.append("result")
+    for nm in info["scalars"]:
+        names[nm] = "n->arg_" + nm
+    body = []
+    ntemps = 0
+    for i, p in enumerate(info["diff_inputs"]):
+        formula = str(d.derivs[p.name])
+        em = FormulaEmitter(d, names)
+        em.ntemps = ntemps
+        tree = ast.parse(formula, mode="eval").body
+        res = em.expr(tree)
+        ntemps = em.ntemps
+        body.append("  if (n_->edges[%d].fn) {" % i)
+        body += ["    " + line for line in em.lines]
+        if res.startswith("tmp["):
+            body.append("    Py_SETREF(PyTuple_GET_ITEM(out, %d), %s); %s = NULL;" % (i, res, res))
+            body[-1] = "    Py_DECREF(PyTuple_GET_ITEM(out, %d)); PyTuple_SET_ITEM(out, %d, %s); %s = NULL;" % (i, i, res, res)
+        else:
+            body.append("    Py_DECREF(PyTuple_GET_ITEM(out, %d)); PyTuple_SET_ITEM(out, %d, Py_NewRef(%s));" % (i, i, res))
+        body.append("    for (int k = 0; k < %d; k++) Py_CLEAR(tmp[k]);" % max(ntemps, 1))
+        body.append("  }")
+    A.append("  PyObject *tmp[%d] = {0};" % max(ntemps, 1))
+    for nm in unpack:
+        A.append("  PyObject *u_%s = NULL;" % nm)
+    A.append("  bool any_grad = false;")
+    A.append("  for (int i = 0; i < n_->num_inputs; i++) if (grads[i] != Py_None) any_grad = true;")
+    A.append("  if (!any_grad) return out;")
+    if info["nout"] > 1:
+        A.append("  PyObject *gz_ = NULL;")
+        A.append("  if (grad == Py_None) { gz_ = THP_zeros_for(n_, 0); if (!gz_) goto fail; grad = gz_; }")
+    for nm in unpack:
+        A.append("  if (!(u_%s = THPSavedVar_unpack(&n->sv_%s, n_))) goto fail;" % (nm, nm))
+    A += body
+    for nm in unpack:
+        A.append("  Py_XDECREF(u_%s);" % nm)
+    if info["nout"] > 1:
+        A.append("  Py_XDECREF(gz_);")
+    A.append("  return out;")
+    A.append("  goto fail;   /* keeps the label used when no formula can fail */")
+    A.append("fail:")
+    A.append("  for (int k = 0; k < %d; k++) Py_XDECREF(tmp[k]);" % max(ntemps, 1))
+    for nm in unpack:
+        A.append("  Py_XDECREF(u_%s);" % nm)
+    if info["nout"] > 1:
+        A.append("  Py_XDECREF(gz_);")
+    A.append("  Py_DECREF(out);")
+    A.append("  return NULL;")
+    A.append("}")
+    S.append("\n".join(A))
+    # traverse / release
+    T = ["static int %s_traverse(THPNode *n_, visitproc visit, void *arg) {" % name, "  %s *n = (%s *)n_;" % (name, name), "  (void)n;"]
+    R = ["static void %s_release(THPNode *n_) {" % name, "  %s *n = (%s *)n_;" % (name, name), "  (void)n;"]
+    for nm in info["saved_inputs"] + (["result"] if info["saved_result"] else []):
+        T.append("  Py_VISIT(n->sv_%s.data);" % nm)
+        R.append("  THPSavedVar_release(&n->sv_%s);" % nm)
+    for nm in info["scalars"]:
+        T.append("  Py_VISIT(n->arg_%s);" % nm)
+        R.append("  Py_CLEAR(n->arg_%s);" % nm)
+    for (nm, attr) in info["attrs"]:
+        T.append("  Py_VISIT(n->attr_%s_%s);" % (nm, attr))
+        R.append("  Py_CLEAR(n->attr_%s_%s);" % (nm, attr))
+    T.append("  return 0;\n}")
+    R.append("}")
+    S.append("\n".join(T))
+    S.append("\n".join(R))
+    # saved-tensor attributes visible from Python, as PyTorch names them (_saved_self ...)
+    G = []
+    getsets = []
+    for nm in info["saved_inputs"] + (["result"] if info["saved_result"] else []):
+        G.append("static PyObject *%s_get_saved_%s(PyObject *o, void *c) { %s *n = (%s *)o; "
+                 "return THPSavedVar_unpack(&n->sv_%s, (THPNode *)o); }" % (name, nm, name, name, nm))
+        getsets.append('  {"_saved_%s", %s_get_saved_%s, NULL, NULL, NULL},' % (nm, name, nm))
+    for nm in info["scalars"]:
+        G.append("static PyObject *%s_get_arg_%s(PyObject *o, void *c) { %s *n = (%s *)o; "
+                 "return Py_NewRef(n->arg_%s ? n->arg_%s : Py_None); }" % (name, nm, name, name, nm, nm))
+        getsets.append('  {"_saved_%s", %s_get_arg_%s, NULL, NULL, NULL},' % (nm, name, nm))
+    S += G
+    S.append("static PyGetSetDef %s_getset[] = {\n%s\n  {NULL}\n};" % (name, "\n".join(getsets)))
+    S.append("PyTypeObject %s_Type = {\n  PyVarObject_HEAD_INIT(NULL, 0)\n  .tp_name = \"%s\",\n"
+             "  .tp_basicsize = sizeof(%s),\n  .tp_flags = Py_TPFLAGS_DEFAULT,\n"
+             "  .tp_getset = %s_getset,\n};" % (name, name, name, name))
+    S.append("static void %s_init(void) { %s_Type.tp_base = &THPNodeType; }" % (name, name))
+    return "\n\n".join(S)
+
+
+def python_sig(d, method, inplace, out):
+    params = d.params   # methods bind self as the first parameter
+    parts = []
+    kw = False
+    for p in params:
+        if p.kwonly and not kw:
+            parts.append("*")
+            kw = True
+        parts.append(p.sig(rename_self=not method))
+    if out and not method and not inplace:
+        if not kw:
+            parts.append("*")
+        parts.append("Tensor? out=None")
+    name = d.name + ("_" if inplace else "")
+    return "%s(%s)" % (name, ", ".join(parts))
+
+
+def gen_binding(pyname, entries, method):
+    """entries: list of (decl, inplace, out). One parser, one C function."""
+    fname = "THPVariable_%s%s" % ("m_" if method else "f_", pyname)
+    sigs = [python_sig(d, method, inplace, out) for (d, inplace, out) in entries]
+    L = ["static PyObject *%s(PyObject *self_, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames) {" % fname]
+    L.append("  static const char *sigs[] = {%s, NULL};" % ", ".join('"%s"' % s for s in sigs))
+    L.append("  static APParser parser = { sigs };")
+    L.append("  APResult r;")
+    L.append("  int idx = ap_parse(&parser, %s, args, nargs, kwnames, &r);" % ("self_" if method else "NULL"))
+    L.append("  if (idx < 0) return NULL;")
+    L.append("  PyObject *res = NULL;")
+    L.append("  switch (idx) {")
+    for k, (d, inplace, out) in enumerate(entries):
+        args = []
+        for i, p in enumerate(d.params):
+            args.append(c_arg_from_parser(p, i))
+        if d.params and any(p.base == "ScalarType" for p in d.params):
+            pass
+        dev_checks = ["ap_device_check(&r, %d) < 0" % i for i, p in enumerate(d.params) if p.base == "Device"]
+        vt = "VT_%s%s" % (d.cname, "_" if inplace else ("_out" if d.out else ""))
+        if out and not inplace:
+            args.append("(PyObject *)ap_tensor(&r, %d)" % len(d.params))
+        elif d.out and not inplace:
+            args.append("NULL")
+        guard = ("if (%s) break; " % " || ".join(dev_checks)) if dev_checks else ""
+        L.append("    case %d: %sres = %s(%s); break;" % (k, guard, vt, ", ".join(args)))
+    L.append("  }")
+    L.append("  ap_release(&r);")
+    L.append("  return res;")
+    L.append("}")
+    return fname, "\n".join(L)
+
+
+def gen_fwrapper(d):
+    """F_<name>: call an op from C with PyObject arguments (NULL = default)."""
+    params = d.params
+    proto = "PyObject *F_%s(%s)" % (d.cname, ", ".join("PyObject *a%d" % i for i in range(len(params))) or "void")
+    L = [proto + " {", "  PyObject *owned[%d]; int nowned = 0; PyObject *res = NULL;" % max(1, len(params))]
+    args = []
+    for i, p in enumerate(params):
+        L += ["  " + x for x in from_pyobj(p, "a%d" % i, "v%d" % i)]
+        args.append("v%d" % i)
+    vt = "VT_%s%s" % (d.cname, "_out" if d.out else "")
+    if d.out:
+        args.append("NULL")
+    L.append("  res = %s(%s);" % (vt, ", ".join(args)))
+    L.append("fail:")
+    L.append("  for (int i = 0; i < nowned; i++) Py_XDECREF(owned[i]);")
+    L.append("  return res;")
+    L.append("}")
+    return proto, "\n".join(L)
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--out", required=True)
+    ap.add_argument("--decls", default=os.path.join(ROOT, "src", "ATen", "declarations"))
+    a = ap.parse_args()
+    os.makedirs(a.out, exist_ok=True)
+    decls = load_decls(sorted(glob.glob(os.path.join(a.decls, "*.yaml"))))
+    for d in decls:
+        if d.ret_kind in ("tensor", "tuple"):
+            req = sum(1 for p in d.params if p.default is None and not p.type.endswith("?"))
+            FormulaEmitter.OVERLOADS.setdefault(d.name, []).append((d.cname, len(d.params), req))
+
+    protos, bodies, nodes = [], [], []
+    fwrappers = {}
+    for d in decls:
+        variants = [(False, False)]
+        if d.out:
+            variants = [(False, True)]
+        if d.inplace:
+            variants.append((True, False))
+        for inplace, out in variants:
+            proto, body, node = gen_vt(d, out, inplace)
+            protos.append(proto + ";")
+            bodies.append(body)
+            if node and all(n["name"] != node["name"] for n in nodes):
+                nodes.append(node)
+        if d.ret_kind in ("tensor", "tuple") and d.cname not in fwrappers:
+            fwrappers[d.cname] = gen_fwrapper(d)
+    # F_<name> aliases for the first overload of each name
+    falias = []
+    seen = set(d.cname for d in decls)
+    for d in decls:
+        if d.name in seen or d.cname not in fwrappers:
+            continue
+        seen.add(d.name)
+        n = len(d.params)
+        falias.append("#define F_%s F_%s" % (d.name, d.cname))
+
+    # bindings: group by python name
+    groups = {}   # (module, kind, pyname) -> entries
+    for d in decls:
+        if d.manual_python:
+            continue
+        mod = d.module or ""
+        if "function" in d.variants:
+            groups.setdefault((mod, "f", d.name), []).append((d, False, d.out))
+        if "method" in d.variants:
+            groups.setdefault(("", "m", d.name), []).append((d, False, False))
+        if d.inplace:
+            groups.setdefault(("", "m", d.name + "_"), []).append((d, True, False))
+            if "function" in d.variants and d.module == "":
+                groups.setdefault(("", "f", d.name + "_"), []).append((d, True, False))
+    bind_bodies, tables = [], {"m": [], "f": {}}
+    for (mod, kind, pyname), entries in groups.items():
+        fname, body = gen_binding(pyname, entries, kind == "m")
+        bind_bodies.append(body)
+        entry = '  {"%s", (PyCFunction)(void (*)(void))%s, METH_FASTCALL | METH_KEYWORDS, NULL},' % (pyname, fname)
+        if kind == "m":
+            tables["m"].append(entry)
+        else:
+            tables["f"].setdefault(mod, []).append(entry)
+
+    with open(os.path.join(a.out, "Functions.h"), "w") as fh:
+        fh.write("/* Generated by tools/generate_code.py. Do not edit. */\n#ifndef THP_GENERATED_FUNCTIONS_H\n"
+                 "#define THP_GENERATED_FUNCTIONS_H\n#include \"THP.h\"\n#include \"autograd/Formulas.h\"\n\n")
+        fh.write("\n".join(protos) + "\n\n")
+        fh.write("\n".join(p + ";" for p, _ in fwrappers.values()) + "\n\n")
+        fh.write("\n".join(falias) + "\n\n")
+        for info in nodes:
+            fh.write("extern PyTypeObject %s_Type;\n" % info["name"])
+        fh.write("#endif\n")
+    with open(os.path.join(a.out, "Functions.c"), "w") as fh:
+        fh.write(HEADER % area_includes())
+        fh.write("\n/* ---- node types ---- */\n")
+        for info in nodes:
+            fh.write(gen_node(info) + "\n\n")
+        fh.write("\n/* ---- VT: ATen call + autograd recording ---- */\n")
+        fh.write("\n\n".join(bodies) + "\n\n")
+        fh.write("/* ---- F_: ops callable from formulas ---- */\n")
+        fh.write("\n\n".join(b for _, b in fwrappers.values()) + "\n\n")
+        fh.write("/* ---- Python bindings ---- */\n")
+        fh.write("\n\n".join(bind_bodies) + "\n\n")
+        fh.write("PyMethodDef THP_generated_tensor_methods[] = {\n%s\n  {NULL}\n};\n\n" % "\n".join(tables["m"]))
+        mods = sorted(set(list(tables["f"].keys()) + ["", "nn", "linalg", "special", "fft"]))
+        for mod in mods:
+            fh.write("PyMethodDef THP_generated_functions_%s[] = {\n%s\n  {NULL}\n};\n\n"
+                     % (mod or "main", "\n".join(tables["f"].get(mod, []))))
+        fh.write("PyTypeObject *THP_generated_node_types[] = {\n%s\n  NULL\n};\n"
+                 % "\n".join("  &%s_Type," % i["name"] for i in nodes))
+        fh.write("void THP_generated_init_nodes(void) {\n%s\n}\n" % "\n".join("  %s_init();" % i["name"] for i in nodes))
+    with open(os.path.join(a.out, "_C.pyi"), "w") as fh:
+        fh.write("# Generated by tools/generate_code.py: what cthtorch._C exports.\n"
+                 "from typing import Any\n\nclass _TensorBase:\n")
+        for (mod, kind, pyname), entries in sorted(groups.items()):
+            if kind == "m":
+                fh.write("    def %s(self, *args: Any, **kwargs: Any) -> Any: ...  # %s\n"
+                         % (pyname, " | ".join(python_sig(d, True, i, o) for d, i, o in entries)))
+        fh.write("\nclass _VariableFunctions:\n")
+        for (mod, kind, pyname), entries in sorted(groups.items()):
+            if kind == "f" and not mod:
+                fh.write("    @staticmethod\n    def %s(*args: Any, **kwargs: Any) -> Any: ...  # %s\n"
+                         % (pyname, " | ".join(python_sig(d, False, i, o) for d, i, o in entries)))
+    print("generate_code: %d declarations, %d backward nodes -> %s" % (len(decls), len(nodes), a.out))
+
+
+if __name__ == "__main__":
+    main()
