@@ -57,7 +57,7 @@ class Tensor(_C._TensorBase):
     def __iter__(self):
         if self.dim() == 0:
             raise TypeError("iteration over a 0-d tensor")
-        return iter(self.unbind(0))
+        return (self[i] for i in range(self.shape[0]))
 
     def __array__(self, dtype=None, copy=None):
         a = self.detach().numpy() if self.requires_grad else self.numpy()

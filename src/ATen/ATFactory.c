@@ -90,7 +90,7 @@ THTensor *at_linspace(ATScalar start, ATScalar end, int64_t steps, THDtype dtype
   if (!tmp) { THTensor_free(t); return NULL; }
   double *v = (double *)THTensor_data(tmp);
   int64_t half = steps / 2;
-  for (int64_t i = 0; i < steps; i++) v[i] = i < half ? s + step * (double)i : e - step * (double)(steps - 1 - i);
+  for (int64_t i = 0; i < steps; i++) v[i] = (i < half || steps == 1) ? s + step * (double)i : e - step * (double)(steps - 1 - i);
   if (!THDtype_isFloating(dtype))
     for (int64_t i = 0; i < steps; i++) v[i] = trunc(v[i]);
   int rc = at_copy_(t, tmp);

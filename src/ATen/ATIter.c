@@ -225,6 +225,16 @@ THTensor *at_iter_run(ATIterSpec *spec, int nin, const THTensor *const *in, THLo
     memcpy(shape, out->sizes, ndim * sizeof(int64_t));
   } else if (at_broadcast_shape(nin, in, &ndim, shape) < 0) {
     return NULL;
+  } else if (out && spec->inplace && (out->ndim > ndim || memcmp(out->sizes, shape, ndim * sizeof(int64_t)))) {
+    /* in-place: inputs broadcast to the output's shape (x.copy_(row)) */
+    int nd2;
+    int64_t s2[TH_MAX_DIMS];
+    if (at_broadcast_sizes(out->ndim, out->sizes, ndim, shape, &nd2, s2) == 0) {
+      ndim = nd2;
+      memcpy(shape, s2, nd2 * sizeof(int64_t));
+    } else {
+      THError_clear();
+    }
   }
   for (int i = 0; i < nin; i++) {
     THDtype want = spec->in_dtypes && spec->in_dtypes[i] != TH_Undefined ? spec->in_dtypes[i] : spec->common_dtype;

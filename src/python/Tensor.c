@@ -78,13 +78,24 @@ extern PyObject *THP_tensor_from_data(PyObject *data, THDtype dtype, bool dtype_
 static PyObject *tensor_new(PyTypeObject *type, PyObject *args, PyObject *kwargs) {
   static const char *sigs[] = {
     "new(*, Device? device=None)",
-    "new(int[] size, *, Device? device=None)",
+    "new(int[] size, *, Device? device=None)|hidden",
     "new(Tensor other)",
     "new(PyObject* data, *, Device? device=None)",
     NULL
   };
   static APParser parser = { sigs };
   APResult r;
+  /* Tensor(2, 3) and Tensor(torch.Size) are sizes; Tensor([2, 3]) is data */
+  Py_ssize_t na = args ? PyTuple_GET_SIZE(args) : 0;
+  if (na == 1 && (PyList_Check(PyTuple_GET_ITEM(args, 0)) ||
+                  (PyTuple_Check(PyTuple_GET_ITEM(args, 0)) && !PyObject_TypeCheck(PyTuple_GET_ITEM(args, 0), &THPSizeType)))) {
+    PyObject *data = PyTuple_GET_ITEM(args, 0);
+    PyObject *made = THP_tensor_from_data(data, at_default_dtype(), true, true);
+    if (!made) return NULL;
+    PyObject *res = THPTensor_wrapType(type, THTensor_retain(((THPTensor *)made)->t));
+    Py_DECREF(made);
+    return res;
+  }
   int idx = ap_parse_tuple(&parser, NULL, args, kwargs, &r);
   if (idx < 0) return NULL;
   THDtype dt = at_default_dtype();

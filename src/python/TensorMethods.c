@@ -149,9 +149,9 @@ CONV(bool, TH_Bool)
 
 static PyObject *m_to(PyObject *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames) {
   static const char *sigs[] = {
-    "to(Device? device=None, ScalarType? dtype=None, bool non_blocking=False, bool copy=False, *, MemoryFormat? memory_format=None)",
-    "to(ScalarType dtype, bool non_blocking=False, bool copy=False, *, MemoryFormat? memory_format=None)",
-    "to(Tensor other, bool non_blocking=False, bool copy=False, *, MemoryFormat? memory_format=None)",
+    "to(Tensor self, Device? device=None, ScalarType? dtype=None, bool non_blocking=False, bool copy=False, *, MemoryFormat? memory_format=None)",
+    "to(Tensor self, ScalarType dtype, bool non_blocking=False, bool copy=False, *, MemoryFormat? memory_format=None)",
+    "to(Tensor self, Tensor other, bool non_blocking=False, bool copy=False, *, MemoryFormat? memory_format=None)",
     NULL };
   static APParser p = { sigs };
   APResult r;
@@ -234,7 +234,7 @@ static PyObject *m_set_(PyObject *self, PyObject *args) {
 }
 
 static PyObject *m_resize_(PyObject *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames) {
-  static const char *sigs[] = { "resize_(int[] size, *, MemoryFormat? memory_format=None)", NULL };
+  static const char *sigs[] = { "resize_(Tensor self, int[] size, *, MemoryFormat? memory_format=None)", NULL };
   static APParser p = { sigs };
   APResult r;
   if (ap_parse(&p, self, args, nargs, kwnames, &r) < 0) return NULL;

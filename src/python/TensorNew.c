@@ -262,10 +262,11 @@ PyObject *THP_tensor_from_data(PyObject *data, THDtype dtype, bool dtype_given, 
   }
   Infer inf = { 0 };
   inf.tdtype = TH_Undefined;
+  inf.kind = -1;   /* no leaf yet: an empty list gives the default float dtype */
   if (infer(data, 0, &inf) < 0) return NULL;
   THDtype dt = dtype;
   if (!dtype_given) {
-    dt = inf.kind == 2 ? at_default_dtype() : (inf.kind == 1 ? TH_Int64 : TH_Bool);
+    dt = (inf.kind == 2 || inf.kind < 0) ? at_default_dtype() : (inf.kind == 1 ? TH_Int64 : TH_Bool);
     if (inf.any_tensor && inf.tdtype != TH_Undefined) dt = at_promote_types(inf.tdtype, dt == TH_Bool ? inf.tdtype : dt);
   }
   THTensor *t = THTensor_new(dt, inf.ndim, inf.sizes);

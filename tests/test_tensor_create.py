@@ -1,0 +1,210 @@
+"""Tensor creation: factories, tensor(), legacy constructors, dtypes — against torch and numpy."""
+import numpy as np
+import pytest
+
+import cthtorch as ct
+import oracle
+
+torch = oracle.require_torch()
+
+DTYPES = ["bool", "uint8", "int8", "int16", "int32", "int64", "float16", "bfloat16", "float32", "float64"]
+
+
+def same(a, b):
+    """cthtorch tensor a equals torch tensor b in dtype, shape and values."""
+    assert str(a.dtype) == str(b.dtype)
+    assert tuple(a.shape) == tuple(b.shape)
+    if b.dtype == torch.bfloat16:
+        b = b.float()
+        a = a.float()
+    np.testing.assert_array_equal(np.asarray(a.tolist()), np.asarray(b.tolist()))
+
+
+@pytest.mark.parametrize("data", [
+    [1, 2, 3], [1.0, 2, 3], [True, False], [[1, 2], [3, 4]], 3, 2.5, True, [], [[]],
+    [[1.5, 2], [3, 4]], [1, 2.0, True], [[[1]], [[2]]],
+])
+def test_tensor_infers_like_torch(data):
+    same(ct.tensor(data), torch.tensor(data))
+
+
+@pytest.mark.parametrize("dt", DTYPES)
+def test_tensor_with_dtype(dt):
+    data = [[0, 1, 2], [3, 4, 5]]
+    same(ct.tensor(data, dtype=getattr(ct, dt)), torch.tensor(data, dtype=getattr(torch, dt)))
+
+
+@pytest.mark.parametrize("dt", [np.float32, np.float64, np.int64, np.int32, np.int16, np.int8, np.uint8, np.bool_, np.float16])
+def test_tensor_from_numpy_copies(dt):
+    a = np.arange(6).reshape(2, 3).astype(dt)
+    t = ct.tensor(a)
+    same(t, torch.tensor(a))
+    a.flat[0] = 1
+    assert t.tolist()[0][0] == 0
+
+
+def test_from_numpy_shares_memory_both_ways():
+    a = np.arange(6, dtype=np.float32).reshape(2, 3)
+    t = ct.from_numpy(a)
+    t[0, 0] = 42
+    assert a[0, 0] == 42
+    a[1, 2] = -1
+    assert t[1, 2].item() == -1
+    n = t.numpy()
+    n[0, 1] = 7
+    assert a[0, 1] == 7
+    # the array stays alive while the tensor lives
+    del a, n
+    import gc
+    gc.collect()
+    assert t.tolist() == [[42.0, 7.0, 2.0], [3.0, 4.0, -1.0]]
+
+
+def test_from_numpy_strided_and_errors():
+    a = np.arange(12, dtype=np.float64).reshape(3, 4)[:, ::2]
+    t = ct.from_numpy(a)
+    assert t.stride() == (4, 2) and t.tolist() == a.tolist()
+    with pytest.raises(ValueError, match="negative"):
+        ct.from_numpy(np.arange(4)[::-1])
+    with pytest.raises(TypeError, match="can't convert np.ndarray of type"):
+        ct.from_numpy(np.arange(4, dtype=np.uint16))
+    with pytest.raises(TypeError, match="can't convert np.ndarray of type"):
+        ct.tensor(np.array([1 + 2j]))
+    with pytest.raises(TypeError, match="expected np.ndarray"):
+        ct.from_numpy([1, 2])
+    ro = np.arange(3, dtype=np.float32)
+    ro.setflags(write=False)
+    with pytest.warns(UserWarning, match="not writable"):
+        t = ct.from_numpy(ro)
+    assert t.tolist() == [0.0, 1.0, 2.0]
+
+
+def test_numpy_roundtrip_and_array_protocol():
+    t = ct.arange(6).reshape(2, 3)
+    assert np.asarray(t).tolist() == [[0, 1, 2], [3, 4, 5]]
+    assert np.array(t.float()).dtype == np.float32
+    assert t.numpy().dtype == np.int64
+    x = ct.ones(2, requires_grad=True)
+    with pytest.raises(RuntimeError, match="Use tensor.detach\\(\\).numpy\\(\\)"):
+        x.numpy()
+    assert x.detach().numpy().tolist() == [1.0, 1.0]
+
+
+@pytest.mark.parametrize("fn", ["zeros", "ones", "empty"])
+@pytest.mark.parametrize("shape", [(), (0,), (2, 3), (1, 0, 2)])
+def test_sized_factories(fn, shape):
+    a = getattr(ct, fn)(*shape) if shape else getattr(ct, fn)(())
+    b = getattr(torch, fn)(*shape) if shape else getattr(torch, fn)(())
+    assert tuple(a.shape) == tuple(b.shape) and str(a.dtype) == str(b.dtype)
+    if fn != "empty":
+        same(a, b)
+    same(getattr(ct, fn)(shape, dtype=ct.int32) if fn != "empty" else ct.zeros(shape, dtype=ct.int32),
+         getattr(torch, fn)(shape, dtype=torch.int32) if fn != "empty" else torch.zeros(shape, dtype=torch.int32))
+
+
+def test_full_arange_linspace_logspace_eye():
+    same(ct.full((2, 2), 7), torch.full((2, 2), 7))
+    same(ct.full((2,), 1.5), torch.full((2,), 1.5))
+    same(ct.full((2,), True), torch.full((2,), True))
+    for args in [(5,), (1, 7, 2), (0.5, 3), (10, 0, -3), (0, 1, 0.1)]:
+        a, b = ct.arange(*args), torch.arange(*args)
+        assert str(a.dtype) == str(b.dtype)
+        np.testing.assert_allclose(a.tolist(), b.tolist(), rtol=1e-6)
+    np.testing.assert_allclose(ct.linspace(0, 1, 7).tolist(), torch.linspace(0, 1, 7).tolist(), rtol=1e-6)
+    np.testing.assert_allclose(ct.linspace(-3, 3, 1).tolist(), torch.linspace(-3, 3, 1).tolist())
+    np.testing.assert_allclose(ct.logspace(0, 2, 3).tolist(), torch.logspace(0, 2, 3).tolist(), rtol=1e-6)
+    same(ct.eye(3), torch.eye(3))
+    same(ct.eye(2, 4, dtype=ct.int64), torch.eye(2, 4, dtype=torch.int64))
+    e = ct.empty_strided((2, 3), (1, 2))
+    assert e.stride() == (1, 2) and e.shape == (2, 3)
+
+
+def test_like_factories():
+    x = ct.ones(2, 3, dtype=ct.float64)
+    for fn in ["zeros_like", "ones_like", "empty_like"]:
+        y = getattr(ct, fn)(x)
+        assert y.shape == x.shape and y.dtype == ct.float64
+    assert ct.full_like(x, 3).tolist() == [[3.0] * 3] * 2
+    assert ct.zeros_like(x, dtype=ct.int32).dtype == ct.int32
+
+
+def test_requires_grad_keyword_and_errors():
+    assert ct.zeros(2, requires_grad=True).requires_grad
+    assert ct.tensor([1.0], requires_grad=True).is_leaf
+    with pytest.raises(RuntimeError, match="floating point"):
+        ct.zeros(2, dtype=ct.int64, requires_grad=True)
+
+
+def test_default_dtype():
+    assert ct.get_default_dtype() == ct.float32
+    ct.set_default_dtype(ct.float64)
+    try:
+        assert ct.tensor([1.0]).dtype == ct.float64
+        assert ct.zeros(1).dtype == ct.float64
+        assert (ct.tensor([1]) / 2).dtype == ct.float64
+    finally:
+        ct.set_default_dtype(ct.float32)
+    with pytest.raises(TypeError):
+        ct.set_default_dtype(ct.int64)
+
+
+def test_legacy_constructors():
+    assert ct.Tensor(2, 3).shape == (2, 3) and ct.Tensor(2, 3).dtype == ct.float32
+    assert ct.Tensor([1, 2]).tolist() == [1.0, 2.0]
+    assert ct.Tensor().shape == (0,)
+    assert ct.FloatTensor(2).dtype == ct.float32
+    assert ct.LongTensor([1, 2]).dtype == ct.int64
+    assert ct.DoubleTensor([[1]]).dtype == ct.float64
+    assert ct.ByteTensor(3).dtype == ct.uint8
+    assert ct.BoolTensor([True]).dtype == ct.bool
+    assert ct.IntTensor([1]).dtype == ct.int32
+    x = ct.zeros(2, dtype=ct.int64)
+    assert isinstance(x, ct.LongTensor) and not isinstance(x, ct.FloatTensor)
+    assert isinstance(x, ct.Tensor)
+    assert x.type() == "torch.LongTensor"
+    assert x.type(ct.float32).dtype == ct.float32
+    assert x.type("torch.DoubleTensor").dtype == ct.float64
+
+
+def test_bad_sizes():
+    with pytest.raises(RuntimeError, match="negative dimension -1"):
+        ct.zeros(-1, 2)
+    with pytest.raises(RuntimeError, match="overflow"):
+        ct.empty(2 ** 40, 2 ** 40)
+    with pytest.raises(RuntimeError, match="overflow"):
+        ct.empty(0, 2 ** 62, 2 ** 62)
+    with pytest.raises(RuntimeError, match="overflow"):
+        ct.empty(2 ** 61, dtype=ct.float64)
+    with pytest.raises(TypeError):
+        ct.zeros("a")
+    with pytest.raises(TypeError):
+        ct.zeros(2, foo=1)
+    with pytest.raises(ValueError, match="expected sequence of length 2 at dim 1"):
+        ct.tensor([[1, 2], [3]])
+    with pytest.raises(TypeError, match="invalid data type 'str'"):
+        ct.tensor(["a"])
+
+
+def test_dtype_objects():
+    assert repr(ct.float32) == "torch.float32"
+    assert ct.float is ct.float32 and ct.long is ct.int64 and ct.double is ct.float64
+    assert ct.float32.is_floating_point and not ct.int32.is_floating_point
+    assert ct.float16.itemsize == 2
+    assert ct.promote_types(ct.uint8, ct.int8) == ct.int16
+    assert ct.can_cast(ct.int32, ct.float32) and not ct.can_cast(ct.float32, ct.int32)
+
+
+def test_device_objects():
+    d = ct.device("cpu")
+    assert repr(d) == "device(type='cpu')" and str(d) == "cpu" and d.type == "cpu" and d.index is None
+    assert repr(ct.device("cuda:1")) == "device(type='cuda', index=1)"
+    assert ct.device("cpu") == ct.device("cpu")
+    assert ct.zeros(2).device == ct.device("cpu")
+    assert ct.zeros(2, device="cpu").shape == (2,)
+    assert not ct.cuda.is_available()
+    with pytest.raises(RuntimeError, match="CUDA"):
+        ct.zeros(2, device="cuda")
+    with pytest.raises(RuntimeError, match="CUDA"):
+        ct.zeros(2).cuda()
+    with pytest.raises(RuntimeError):
+        ct.device("gpu")

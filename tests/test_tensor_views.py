@@ -1,0 +1,147 @@
+"""Views share storage and copy nothing; conversions, copy_ and properties."""
+import numpy as np
+import pytest
+
+import cthtorch as ct
+import oracle
+
+torch = oracle.require_torch()
+
+
+def pair(shape=(2, 3, 4), dtype="float32"):
+    a = np.arange(int(np.prod(shape))).reshape(shape).astype(dtype)
+    return ct.tensor(a), torch.tensor(a)
+
+
+def check(a, b):
+    assert tuple(a.shape) == tuple(b.shape), (a.shape, b.shape)
+    assert a.stride() == b.stride(), (a.stride(), b.stride())
+    assert a.storage_offset() == b.storage_offset()
+    assert str(a.dtype) == str(b.dtype)
+    np.testing.assert_array_equal(np.asarray(a.tolist()), np.asarray(b.tolist()))
+
+
+VIEWS = [
+    lambda t: t.view(6, 4), lambda t: t.view(-1), lambda t: t.view(2, -1, 2), lambda t: t.reshape(4, 6),
+    lambda t: t.flatten(), lambda t: t.flatten(1), lambda t: t.unflatten(2, (2, 2)),
+    lambda t: t.squeeze(), lambda t: t.unsqueeze(0), lambda t: t.unsqueeze(-1),
+    lambda t: t.permute(2, 0, 1), lambda t: t.transpose(0, 2), lambda t: t[0].t(), lambda t: t.mT,
+    lambda t: t[:, :1].expand(2, 5, 4), lambda t: t[:, :1].expand_as(t), lambda t: t.narrow(1, 1, 2),
+    lambda t: t.select(2, -1), lambda t: t.unfold(2, 2, 1), lambda t: t.as_strided((2, 2), (1, 3), 1),
+    lambda t: t.movedim(0, -1), lambda t: t.diagonal(0, 1, 2), lambda t: t[..., ::2],
+    lambda t: t[1:, None, :, 1::2], lambda t: t[-1, -1], lambda t: t[:, 0:0], lambda t: t.view_as(t),
+    lambda t: t.swapaxes(0, 1), lambda t: t.squeeze(0), lambda t: t.contiguous(),
+]
+
+
+@pytest.mark.parametrize("fn", VIEWS)
+def test_views_match_torch_and_share_storage(fn):
+    a, b = pair()
+    va, vb = fn(a), fn(b)
+    check(va, vb)
+    if va.numel():
+        base = a.data_ptr()
+        nbytes = a.numel() * a.element_size()
+        assert base <= va.data_ptr() < base + nbytes   # no copy
+
+
+def test_view_writes_through():
+    a = ct.zeros(2, 3)
+    v = a[1]
+    v[2] = 5
+    a.t()[0, 0] = 1
+    a.view(-1)[1] = 2
+    assert a.tolist() == [[1, 2, 0], [0, 0, 5]]
+
+
+def test_reshape_copies_only_when_needed():
+    a = ct.arange(12.0).view(3, 4)
+    assert a.reshape(4, 3).data_ptr() == a.data_ptr()
+    t = a.t()
+    r = t.reshape(12)
+    assert r.data_ptr() != a.data_ptr()
+    assert r.tolist() == torch.arange(12.0).view(3, 4).t().reshape(12).tolist()
+
+
+def test_view_errors():
+    a = ct.arange(12.0).view(3, 4)
+    with pytest.raises(RuntimeError, match="shape '\\[5, -1\\]' is invalid for input of size 12"):
+        a.view(5, -1)
+    with pytest.raises(RuntimeError, match="view size is not compatible"):
+        a.t().view(12)
+    with pytest.raises(RuntimeError, match="only one dimension can be inferred"):
+        a.view(-1, -1)
+    with pytest.raises(IndexError, match="Dimension out of range"):
+        a.transpose(0, 2)
+    with pytest.raises(IndexError, match="Dimension out of range \\(expected to be in range of \\[-2, 1\\], but got 5\\)"):
+        a.select(5, 0)
+    with pytest.raises(IndexError, match="index 3 is out of bounds for dimension 0 with size 3"):
+        a[3]
+    with pytest.raises(IndexError, match="too many indices"):
+        a[0, 0, 0]
+    with pytest.raises(RuntimeError, match="expanded size"):
+        a.expand(2, 4)
+
+
+def test_copy_across_dtypes_and_broadcast():
+    a = ct.zeros(2, 3, dtype=ct.int32)
+    a.copy_(ct.tensor([1.7, 2.2, -3.9]))
+    assert a.tolist() == [[1, 2, -3], [1, 2, -3]]
+    b = ct.zeros(3, dtype=ct.float16)
+    b.copy_(ct.tensor([1, 2, 3]))
+    assert b.tolist() == [1.0, 2.0, 3.0]
+    c = ct.empty(2, 2).t()
+    c.copy_(ct.tensor([[1.0, 2.0], [3.0, 4.0]]))
+    assert c.tolist() == [[1.0, 2.0], [3.0, 4.0]]
+    with pytest.raises(RuntimeError):
+        a.copy_(ct.ones(4))
+    bf = ct.tensor([1.5, -2.25, 3e38]).to(ct.bfloat16)
+    assert bf.float().tolist() == torch.tensor([1.5, -2.25, 3e38]).to(torch.bfloat16).float().tolist()
+
+
+@pytest.mark.parametrize("dt", ["float", "double", "half", "bfloat16", "long", "int", "short", "char", "byte", "bool"])
+def test_conversions(dt):
+    a = ct.tensor([[-1.5, 0.0], [2.7, 300.0]])
+    b = torch.tensor([[-1.5, 0.0], [2.7, 300.0]])
+    if dt in ("byte", "char"):   # out-of-range float->int is undefined; stay in range
+        a, b = a.abs() % 100, b.abs() % 100
+    ca, cb = getattr(a, dt)(), getattr(b, dt)()
+    assert str(ca.dtype) == str(cb.dtype)
+    np.testing.assert_array_equal(np.asarray(ca.float().tolist()), np.asarray(cb.float().tolist()))
+    assert a.to(getattr(ct, str(cb.dtype).split(".")[1])).dtype == ca.dtype
+
+
+def test_to_variants():
+    a = ct.ones(2)
+    assert a.to(ct.float32) is a
+    assert a.to(ct.float32, copy=True) is not a
+    assert a.to("cpu") is a
+    assert a.to(ct.zeros(1, dtype=ct.float64)).dtype == ct.float64
+    assert a.to(device="cpu", dtype=ct.int64).dtype == ct.int64
+    assert a.double().float().dtype == ct.float32
+
+
+def test_properties():
+    a = ct.zeros(2, 3, 4)
+    assert a.size() == (2, 3, 4) and isinstance(a.size(), ct.Size) and a.size(1) == 3 and a.size(-1) == 4
+    assert repr(a.shape) == "torch.Size([2, 3, 4])"
+    assert a.dim() == 3 and a.ndim == 3 and a.numel() == 24 and a.nelement() == 24
+    assert a.stride() == (12, 4, 1) and a.stride(0) == 12
+    assert a.element_size() == 4 and a.is_contiguous() and not a.transpose(0, 1).is_contiguous()
+    assert a[1].storage_offset() == 12
+    assert isinstance(a.data_ptr(), int)
+    assert a.dtype == ct.float32 and a.device.type == "cpu" and not a.is_cuda
+    assert ct.Size([2, 3]).numel() == 6 and ct.Size([2, 3])[1:] == ct.Size([3])
+    assert isinstance(ct.Size([1]) + ct.Size([2]), ct.Size)
+    assert a.clone().data_ptr() != a.data_ptr()
+    assert a.transpose(0, 2).clone().stride() == torch.zeros(2, 3, 4).transpose(0, 2).clone().stride()
+
+
+def test_item_tolist():
+    assert ct.tensor(3).item() == 3 and isinstance(ct.tensor(3).item(), int)
+    assert isinstance(ct.tensor(2.5).item(), float)
+    assert ct.tensor([True]).item() is True
+    with pytest.raises(RuntimeError, match="a Tensor with 2 elements cannot be converted to Scalar"):
+        ct.ones(2).item()
+    assert ct.arange(4).view(2, 2).t().tolist() == [[0, 2], [1, 3]]
+    assert ct.tensor(1.5).tolist() == 1.5
