@@ -7,12 +7,15 @@ from cthtorch import _C
 
 
 class FunctionCtx:
+    # no __dict__ of its own: ctx objects are _FunctionBase nodes, whose dict is in C
+    __slots__ = ()
+
     def save_for_backward(self, *tensors):
         for t in tensors:
             if t is not None and not isinstance(t, cthtorch.Tensor):
                 raise TypeError("save_for_backward can only save variables, but argument %d is of type %s"
                                 % (tensors.index(t), type(t).__name__))
-        self._saved_store = tuple((t, t._version if t is not None else 0) for t in tensors)
+        self.__dict__["_saved_store"] = tuple((t, t._version if t is not None else 0) for t in tensors)
 
     @property
     def saved_tensors(self):

@@ -243,6 +243,7 @@ static PyGetSetDef tensor_getset[] = {
   {"data", (getter)get_data, (setter)set_data, NULL, NULL},
   {"_backward_hooks", (getter)get_hooks, (setter)set_hooks, NULL, NULL},
   {"_cdata", (getter)get_cdata, NULL, NULL, NULL},
+  {"__dict__", PyObject_GenericGetDict, PyObject_GenericSetDict, NULL, NULL},
   {NULL}
 };
 

@@ -183,6 +183,7 @@ static PyMethodDef node_methods[] = {
 static PyGetSetDef node_getset[] = {
   {"next_functions", (getter)node_next_functions, NULL, NULL, NULL},
   {"metadata", (getter)node_metadata, NULL, NULL, NULL},
+  {"__dict__", PyObject_GenericGetDict, PyObject_GenericSetDict, NULL, NULL},
   {NULL}
 };
 

@@ -21,7 +21,7 @@ static PyObject *py_apply(THPNode *n, PyObject *const *grads) {
     }
     PyTuple_SET_ITEM(t, i, g);
   }
-  PyObject *r = PyObject_CallMethod((PyObject *)n, "_do_backward", "O", t);
+  PyObject *r = PyObject_CallMethod((PyObject *)n, "_do_backward", "(O)", t);
   Py_DECREF(t);
   if (!r) return NULL;
   if (!PyTuple_Check(r)) {
