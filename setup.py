@@ -137,9 +137,14 @@ class BuildCthtorch(build_ext):
             objs.append(obj)
         # libTHC is linked only when the CUDA runtime library is present;
         # compiling the kernels is what proves they build here.
-        cudart = glob.glob(os.path.join(os.path.dirname(os.path.dirname(nvcc)), "lib*", "libcudart.so*"))
+        homes = [os.environ.get("CUDA_HOME", ""), os.path.dirname(os.path.dirname(os.path.realpath(nvcc)))]
+        homes += sorted(glob.glob("/usr/local/cuda*"))
+        cudart = [c for h in homes if h for c in glob.glob(os.path.join(h, "lib*", "libcudart.so"))]
         if cudart:
-            subprocess.check_call([nvcc, "-shared"] + objs + ["-o", os.path.join(LIB, "libTHC.so"), "-lcudart"])
+            libdir = os.path.dirname(cudart[0])
+            subprocess.check_call([nvcc, "-shared"] + objs + ["-o", os.path.join(LIB, "libTHC.so"),
+                                   "-L" + libdir, "-lcudart", "-Xlinker", "-rpath=" + libdir,
+                                   "-L" + LIB, "-lTH", "-Xlinker", "-rpath=$ORIGIN"])
 
     def install_headers(self):
         for sub in ("TH", "ATen"):

@@ -2,12 +2,33 @@
 asking for a CUDA tensor raises a clear error (from _C's device parsing)."""
 
 
-def is_available():
-    return False
+import ctypes as _ctypes
+import os as _os
+
+_lib = None
+
+
+def _thc():
+    """libTHC (built where nvcc exists) or None; loading it never fails loudly."""
+    global _lib
+    if _lib is None:
+        path = _os.path.join(_os.path.dirname(_os.path.abspath(__file__)), "lib", "libTHC.so")
+        try:
+            _lib = _ctypes.CDLL(path)
+        except OSError:
+            _lib = False
+    return _lib or None
 
 
 def device_count():
-    return 0
+    lib = _thc()
+    return int(lib.THC_deviceCount()) if lib else 0
+
+
+def is_available():
+    """True only with THC built and a GPU present. Tensors stay on the CPU here:
+    cthtorch's ops run on THC only when both hold (never on these machines)."""
+    return device_count() > 0
 
 
 def is_initialized():

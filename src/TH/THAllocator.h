@@ -6,6 +6,10 @@
 
 #include "THGeneral.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 typedef struct THAllocator {
   /* returns the block (64-byte aligned for the CPU allocator) or NULL with
    * THError set; *ctx receives per-block state handed back to free. */
@@ -26,5 +30,9 @@ TH_API extern const THAllocator THShmAllocator;
 TH_API const char *THShm_name(void *ctx);
 /* Maps an existing segment; the returned block is freed by THShmAllocator. */
 TH_API void *THShm_attach(const char *name, size_t nbytes, void **ctx);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -19,6 +19,10 @@
 #include <stdbool.h>
 
 #define TH_API __attribute__((visibility("default")))
+
+#ifdef __cplusplus
+extern "C" {
+#endif
 #define TH_MAX_DIMS 25
 
 typedef enum {
@@ -116,5 +120,9 @@ static inline THBFloat16 th_float2bf(float f) {
   b.x = (uint16_t)((v.u + rounding) >> 16);
   return b;
 }
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

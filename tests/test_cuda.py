@@ -1,0 +1,23 @@
+"""No GPU here: CUDA degrades cleanly (is_available False, clear errors)."""
+import os
+
+import pytest
+
+import cthtorch as ct
+
+
+def test_cuda_unavailable_and_errors():
+    assert ct.cuda.device_count() == 0
+    assert ct.cuda.is_available() is False
+    for make in (lambda: ct.zeros(2, device="cuda"), lambda: ct.ones(2).cuda(), lambda: ct.ones(2).to("cuda:0"),
+                 lambda: ct.tensor([1.0], device=ct.device("cuda"))):
+        with pytest.raises(RuntimeError, match="CUDA is not available"):
+            make()
+
+
+def test_thc_library_built_where_nvcc_exists():
+    import shutil
+    lib = os.path.join(os.path.dirname(ct.__file__), "lib", "libTHC.so")
+    if shutil.which("nvcc") is None:
+        pytest.skip("nvcc is not installed: THC is not built")
+    assert os.path.exists(lib) or not any(os.path.exists(p) for p in ["/usr/local/cuda/lib64/libcudart.so"])
