@@ -168,7 +168,7 @@ def test_legacy_constructors():
 
 def test_bad_sizes():
     with pytest.raises(RuntimeError, match="negative dimension -1"):
-        ct.zeros(-1, 2)
+        ct.empty(-1, 2)
     with pytest.raises(RuntimeError, match="overflow"):
         ct.empty(2 ** 40, 2 ** 40)
     with pytest.raises(RuntimeError, match="overflow"):

@@ -59,7 +59,7 @@ THTensor *at_arange(ATScalar start, ATScalar end, ATScalar step, THDtype dtype, 
     return NULL;
   }
   if ((st > 0 && e < s) || (st < 0 && e > s)) {
-    THError_set(TH_ERR_RUNTIME, "upper bound and larger bound inconsistent with step sign");
+    THError_set(TH_ERR_RUNTIME, "upper bound and lower bound inconsistent with step sign");
     return NULL;
   }
   int64_t n;

@@ -28,15 +28,19 @@ int64_t THTensor_contiguousStrides(int ndim, const int64_t *sizes, int64_t *stri
   /* Strides are products of trailing sizes even when some size is 0, so an
    * overflowing shape is refused whatever its element count. */
   int64_t st = 1, numel = 1;
-  bool overflow = false;
+  bool overflow = false, stride_overflow = false;
   for (int i = ndim - 1; i >= 0; i--) {
     strides[i] = st;
     int64_t s = sizes[i] ? sizes[i] : 1;
-    if (th_mul_overflow(st, s, &st)) overflow = true;
+    if (i > 0 && th_mul_overflow(st, s, &st)) stride_overflow = true;
     if (th_mul_overflow(numel, sizes[i], &numel)) overflow = true;
   }
   int64_t nbytes;
-  if (overflow || th_mul_overflow(st, THDtype_size(dtype), &nbytes)) {
+  if (stride_overflow) {
+    THError_set(TH_ERR_RUNTIME, "Stride calculation overflowed");
+    return -1;
+  }
+  if (overflow || th_mul_overflow(numel, THDtype_size(dtype), &nbytes)) {
     THError_set(TH_ERR_RUNTIME, "Storage size calculation overflowed with sizes=%s",
                 THTensor_sizeStr(ndim, sizes, buf, sizeof buf));
     return -1;

@@ -37,6 +37,9 @@ static PyObject *make_filled(PyObject *const *args, Py_ssize_t nargs, PyObject *
   if (ap_device_check(&r, 4) < 0) goto done;
   const ATIntList *size = ap_intlist(&r, 0);
   if (!size) { PyErr_SetString(PyExc_TypeError, "size must be a tuple of ints"); goto done; }
+  if (mode == 1)   /* zeros checks its sizes itself, with its own message */
+    for (int i = 0; i < size->n; i++)
+      if (size->v[i] < 0) { PyErr_SetString(PyExc_RuntimeError, "zeros: Dimension size must be non-negative."); goto done; }
   THDtype dt = ap_dtype(&r, 2, at_default_dtype());
   THPTensor *out = ap_tensor(&r, 1);
   if (out) {

@@ -1,0 +1,83 @@
+"""Bad input raises the exception type PyTorch raises, with its wording where it has one."""
+import numpy as np
+import pytest
+
+import cthtorch as ct
+import oracle
+
+torch = oracle.require_torch()
+
+CASES = [
+    ("lib.zeros(-2)", "zeros: Dimension size must be non-negative."),
+    ("lib.empty(-2)", "Trying to create tensor with negative dimension -2: [-2]"),
+    ("lib.empty(0, 2 ** 62, 2 ** 62)", "Stride calculation overflowed"),
+    ("lib.empty(2 ** 62, 4)", "Storage size calculation overflowed with sizes=[4611686018427387904, 4]"),
+    ("lib.ones(2, 3).view(4)", "is invalid for input of size 6"),
+    ("lib.ones(2, 3).t().view(6)", "view size is not compatible"),
+    ("lib.ones(2, 3).transpose(0, 5)", "Dimension out of range"),
+    ("lib.ones(2, 3)[2]", "index 2 is out of bounds for dimension 0 with size 2"),
+    ("lib.ones(2, 3)[:, 3]", "index 3 is out of bounds for dimension 1 with size 3"),
+    ("lib.ones(2, 3)[0, 0, 0]", "too many indices for tensor of dimension 2"),
+    ("lib.ones(2).item()", "a Tensor with 2 elements cannot be converted to Scalar"),
+    ("lib.ones(2) + lib.ones(3)", "The size of tensor a (2) must match the size of tensor b (3) at non-singleton dimension 0"),
+    ("lib.ones(2).add('a')", None),
+    ("lib.ones(2).add(lib.ones(2), lib.ones(2), lib.ones(2))", None),
+    ("lib.ones(2).add(foo=1)", None),
+    ("lib.ones(2, dtype=lib.int64).add_(1.5)", "result type Float can't be cast to the desired output type Long"),
+    ("lib.ones(3).add_(lib.ones(2, 3))", "output with shape [3] doesn't match the broadcast shape [2, 3]"),
+    ("lib.ones(3).expand(2, 3).add_(1)", "more than one element of the written-to tensor refers to a single memory location"),
+    ("bool(lib.ones(2))", "ambiguous"),
+    ("lib.tensor([1, 2], dtype=lib.bool) - lib.tensor([True, False])", "Subtraction, the `-` operator, with two bool tensors"),
+    ("-lib.tensor([True])", "Negation, the `-` operator, on a bool tensor is not supported"),
+    ("lib.tensor([1.0]).sum(dim=3)", "Dimension out of range"),
+    ("lib.arange(1, 0, 1)", "upper bound and lower bound inconsistent with step sign"),
+    ("lib.tensor([[1, 2], [3]])", "expected sequence of length 2 at dim 1"),
+    ("lib.ones(2).new_zeros(2).mean(dtype=lib.int64)", None),
+    ("lib.zeros(2, dtype=lib.int32).mean()", "mean(): could not infer output dtype"),
+    ("lib.ones(2, 2).unsqueeze(3)", "Dimension out of range"),
+    ("lib.ones(2, 2).narrow(0, 1, 5)", "exceeds dimension size"),
+    ("lib.ones(2, 2).permute(0, 0)", "duplicate dims are not allowed"),
+    ("lib.tensor([1, 2]) // 0", "ZeroDivisionError"),
+]
+
+
+def setitem_mismatch(lib):
+    x = lib.zeros(2, 3)
+    x[0] = lib.ones(4)
+
+
+@pytest.mark.parametrize("expr,msg", CASES)
+def test_same_exception_as_torch(expr, msg):
+    kinds = {}
+    for name, lib in (("ct", ct), ("torch", torch)):
+        try:
+            eval(expr)
+        except Exception as e:  # noqa: BLE001 - the type is the point
+            kinds[name] = e
+        else:
+            kinds[name] = None
+    assert kinds["torch"] is not None, "torch accepted %s" % expr
+    assert kinds["ct"] is not None, "cthtorch accepted %s" % expr
+    assert isinstance(kinds["ct"], type(kinds["torch"])) or type(kinds["torch"]) in type(kinds["ct"]).__mro__, \
+        (type(kinds["ct"]), type(kinds["torch"]), kinds["ct"], kinds["torch"])
+    if msg:
+        assert msg in str(kinds["ct"]), str(kinds["ct"])
+        assert msg in str(kinds["torch"]), str(kinds["torch"])
+
+
+def test_setitem_shape_mismatch():
+    with pytest.raises(RuntimeError, match="shape mismatch: value tensor of shape \\[4\\] cannot be broadcast"):
+        setitem_mismatch(ct)
+    with pytest.raises(RuntimeError):
+        setitem_mismatch(torch)
+
+
+def test_numpy_misaligned_and_readonly():
+    buf = np.zeros(17, dtype=np.uint8)
+    mis = buf[1:].view(np.float64) if False else np.frombuffer(buf.tobytes()[1:9], dtype=np.float64)
+    t = ct.tensor(mis)     # a copy is always fine
+    assert t.shape == (1,)
+    raw = np.zeros(9, dtype=np.uint8)[1:].view(np.float64)   # really misaligned data pointer
+    if raw.ctypes.data % 8:
+        with pytest.raises(ValueError, match="not aligned"):
+            ct.from_numpy(raw)
