@@ -43,7 +43,7 @@ from ._legacy import (  # noqa: E402,F401
 )
 from . import return_types  # noqa: E402,F401
 from ._random import (  # noqa: E402,F401
-    manual_seed, seed, initial_seed, get_rng_state, set_rng_state,
+    manual_seed, seed, initial_seed, get_rng_state, set_rng_state, normal,
 )
 from . import autograd  # noqa: E402
 from .autograd import no_grad, enable_grad, set_grad_enabled, inference_mode  # noqa: E402,F401

@@ -499,7 +499,15 @@ void ap_release(APResult *r) {
 
 /* ---------- accessors ---------- */
 
+static const APParam absent_param = { .type = AP_OBJECT };
+/* Parameter i of the matched signature, or an absent one past its end
+ * (so a wrong index in a caller reads a default instead of garbage). */
+static inline const APParam *param(APResult *r, int i) {
+  return (i >= 0 && i < r->sig->nparams) ? &r->sig->params[i] : &absent_param;
+}
+
 static inline PyObject *get(APResult *r, int i) {
+  if (i < 0 || i >= r->sig->nparams) return NULL;
   PyObject *o = r->obj[i];
   return (o == Py_None) ? NULL : o;
 }
@@ -508,7 +516,7 @@ struct THPTensor *ap_tensor(APResult *r, int i) { return (THPTensor *)get(r, i);
 
 ATScalar ap_scalar(APResult *r, int i) {
   PyObject *o = get(r, i);
-  const APParam *p = &r->sig->params[i];
+  const APParam *p = param(r, i);
   if (!o) return p->def_is_float ? at_scalar_float(p->def_float) : at_scalar_int(p->def_int);
   ATScalar s = at_scalar_int(0);
   if (ap_to_scalar(o, &s) < 0) PyErr_Clear();
@@ -517,7 +525,7 @@ ATScalar ap_scalar(APResult *r, int i) {
 
 int64_t ap_int(APResult *r, int i) {
   PyObject *o = get(r, i);
-  int64_t v = r->sig->params[i].def_int;
+  int64_t v = (*param(r, i)).def_int;
   if (o && ap_to_int(o, &v) < 0) PyErr_Clear();
   return v;
 }
@@ -526,8 +534,8 @@ ATOptInt ap_optint(APResult *r, int i) {
   PyObject *o = get(r, i);
   ATOptInt v = { false, 0 };
   if (!o) {
-    const APParam *p = &r->sig->params[i];
-    if (p->has_default && !p->default_none && r->obj[i] != Py_None) { v.has = true; v.v = p->def_int; }
+    const APParam *p = param(r, i);
+    if (p->has_default && !p->default_none && get(r, i) == NULL && (i < r->sig->nparams && r->obj[i] != Py_None)) { v.has = true; v.v = p->def_int; }
     return v;
   }
   v.has = ap_to_int(o, &v.v) == 0;
@@ -537,7 +545,7 @@ ATOptInt ap_optint(APResult *r, int i) {
 
 double ap_float(APResult *r, int i) {
   PyObject *o = get(r, i);
-  if (!o) return r->sig->params[i].def_float;
+  if (!o) return (*param(r, i)).def_float;
   if (THPTensor_Check(o)) return at_item_double(((THPTensor *)o)->t);
   double d = PyFloat_AsDouble(o);
   if (d == -1 && PyErr_Occurred()) PyErr_Clear();
@@ -548,8 +556,8 @@ ATOptDouble ap_optfloat(APResult *r, int i) {
   PyObject *o = get(r, i);
   ATOptDouble v = { false, 0 };
   if (!o) {
-    const APParam *p = &r->sig->params[i];
-    if (p->has_default && !p->default_none && r->obj[i] != Py_None) { v.has = true; v.v = p->def_float; }
+    const APParam *p = param(r, i);
+    if (p->has_default && !p->default_none && get(r, i) == NULL && (i < r->sig->nparams && r->obj[i] != Py_None)) { v.has = true; v.v = p->def_float; }
     return v;
   }
   v.has = true;
@@ -559,22 +567,22 @@ ATOptDouble ap_optfloat(APResult *r, int i) {
 
 bool ap_bool(APResult *r, int i) {
   PyObject *o = get(r, i);
-  if (!o) return r->sig->params[i].def_bool;
+  if (!o) return (*param(r, i)).def_bool;
   return PyObject_IsTrue(o) == 1;
 }
 
 int ap_optbool(APResult *r, int i) {
   PyObject *o = get(r, i);
   if (!o) {
-    const APParam *p = &r->sig->params[i];
-    return (p->default_none || r->obj[i] == Py_None) ? -1 : p->def_bool;
+    const APParam *p = param(r, i);
+    return (p->default_none || (i < r->sig->nparams && r->obj[i] == Py_None)) ? -1 : p->def_bool;
   }
   return PyObject_IsTrue(o) == 1;
 }
 
 const ATIntList *ap_intlist(APResult *r, int i) {
   PyObject *o = get(r, i);
-  const APParam *p = &r->sig->params[i];
+  const APParam *p = param(r, i);
   if (r->nlists >= 4) return NULL;
   ATIntList *l = &r->lists[r->nlists];
   if (!o) {
@@ -601,11 +609,11 @@ THDtype ap_dtype(APResult *r, int i, THDtype dflt) {
 
 const char *ap_string(APResult *r, int i) {
   PyObject *o = get(r, i);
-  if (!o) return r->sig->params[i].def_str;
+  if (!o) return (*param(r, i)).def_str;
   return PyUnicode_AsUTF8(o);
 }
 
-PyObject *ap_object(APResult *r, int i) { return r->obj[i]; }
+PyObject *ap_object(APResult *r, int i) { return (i >= 0 && i < r->sig->nparams) ? r->obj[i] : NULL; }
 bool ap_isnone(APResult *r, int i) { return get(r, i) == NULL; }
 
 int ap_device_check(APResult *r, int i) {

@@ -144,9 +144,9 @@ PyMODINIT_FUNC PyInit__C(void) {
     goto fail;
   if (PyType_Ready(&VariableFunctionsType) < 0) goto fail;
   PyObject *vdict = VariableFunctionsType.tp_dict;
-  extern PyMethodDef THP_factory_functions[];
+  extern PyMethodDef THP_factory_functions[], THP_random_functions[];
   if (add_functions(vdict, THP_generated_functions_main) < 0 || add_functions(vdict, THP_manual_functions) < 0 ||
-      add_functions(vdict, THP_factory_functions) < 0)
+      add_functions(vdict, THP_factory_functions) < 0 || add_functions(vdict, THP_random_functions) < 0)
     goto fail;
   PyType_Modified(&VariableFunctionsType);
   if (PyModule_AddObjectRef(m, "_VariableFunctions", (PyObject *)&VariableFunctionsType) < 0) goto fail;

@@ -1,0 +1,118 @@
+"""Random sampling: seeding/determinism, generator objects, distributions (statistical checks)."""
+import math
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+import cthtorch as ct
+
+N = 200000
+
+
+def test_same_seed_same_stream_and_across_processes():
+    ct.manual_seed(123)
+    a = ct.rand(5).tolist() + ct.randn(3).tolist() + ct.randint(0, 100, (4,)).tolist()
+    ct.manual_seed(123)
+    b = ct.rand(5).tolist() + ct.randn(3).tolist() + ct.randint(0, 100, (4,)).tolist()
+    assert a == b
+    code = "import cthtorch as ct; ct.manual_seed(123); print(ct.rand(5).tolist())"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert eval(out) == a[:5]
+    assert ct.initial_seed() == 123
+
+
+def test_generator_objects_and_state():
+    g = ct.Generator().manual_seed(7)
+    x = ct.rand(4, generator=g)
+    g2 = ct.Generator()
+    g2.manual_seed(7)
+    assert ct.rand(4, generator=g2).tolist() == x.tolist()
+    s = ct.get_rng_state()
+    u = ct.rand(3).tolist()
+    ct.set_rng_state(s)
+    assert ct.rand(3).tolist() == u
+    st = g.get_state()
+    v = ct.randn(2, generator=g).tolist()
+    g.set_state(st)
+    assert ct.randn(2, generator=g).tolist() == v
+    assert ct.default_generator.initial_seed() == ct.initial_seed()
+    with pytest.raises((TypeError, RuntimeError)):
+        ct.set_rng_state(ct.zeros(3))
+
+
+def test_uniform_and_normal_moments():
+    ct.manual_seed(0)
+    u = ct.rand(N, dtype=ct.float64).numpy()
+    assert u.min() >= 0 and u.max() < 1
+    assert abs(u.mean() - 0.5) < 0.005 and abs(u.var() - 1 / 12) < 0.002
+    n = ct.randn(N, dtype=ct.float64).numpy()
+    assert abs(n.mean()) < 0.01 and abs(n.std() - 1) < 0.01
+    t = ct.empty(N).uniform_(-2, 3).numpy()
+    assert t.min() >= -2 and t.max() < 3 and abs(t.mean() - 0.5) < 0.02
+    m = ct.empty(N).normal_(5, 2).numpy()
+    assert abs(m.mean() - 5) < 0.03 and abs(m.std() - 2) < 0.03
+    f = ct.rand(N).numpy()
+    assert f.dtype == np.float32 and f.max() < 1
+
+
+def test_integer_samplers():
+    ct.manual_seed(1)
+    r = ct.randint(3, 9, (N,)).numpy()
+    assert r.min() == 3 and r.max() == 8
+    counts = np.bincount(r - 3)
+    assert np.all(np.abs(counts / N - 1 / 6) < 0.01)
+    p = ct.randperm(1000).numpy()
+    assert sorted(p.tolist()) == list(range(1000)) and p.tolist() != list(range(1000))
+    assert ct.randperm(5, dtype=ct.int32).dtype == ct.int32
+    x = ct.empty(N, dtype=ct.int64).random_(0, 4).numpy()
+    assert set(np.unique(x).tolist()) == {0, 1, 2, 3}
+    y = ct.empty(1000, dtype=ct.uint8).random_().numpy()
+    assert y.max() > 200
+
+
+def test_bernoulli_multinomial_poisson_exponential():
+    ct.manual_seed(2)
+    b = ct.bernoulli(ct.full((N,), 0.3)).numpy()
+    assert set(np.unique(b).tolist()) <= {0.0, 1.0} and abs(b.mean() - 0.3) < 0.005
+    z = ct.empty(N).bernoulli_(0.8).numpy()
+    assert abs(z.mean() - 0.8) < 0.005
+    probs = ct.tensor([0.1, 0.2, 0.7])
+    s = ct.multinomial(probs, N, replacement=True).numpy()
+    freq = np.bincount(s, minlength=3) / N
+    assert np.all(np.abs(freq - [0.1, 0.2, 0.7]) < 0.01)
+    w = ct.multinomial(ct.tensor([[1.0, 1, 1, 1], [0, 0, 1, 1]]), 2)
+    assert w.shape == (2, 2) and len(set(w[0].tolist())) == 2 and set(w[1].tolist()) == {2, 3}
+    with pytest.raises(RuntimeError, match="cannot sample n_sample > prob_dist.size\\(-1\\) samples without replacement"):
+        ct.multinomial(ct.tensor([1.0, 1.0]), 3)
+    with pytest.raises(RuntimeError):
+        ct.multinomial(ct.tensor([-1.0, 1.0]), 1)
+    po = ct.poisson(ct.full((N,), 4.0)).numpy()
+    assert abs(po.mean() - 4) < 0.05 and abs(po.var() - 4) < 0.1
+    big = ct.poisson(ct.full((N,), 100.0)).numpy()
+    assert abs(big.mean() - 100) < 0.3
+    e = ct.empty(N).exponential_(2.0).numpy()
+    assert e.min() >= 0 and abs(e.mean() - 0.5) < 0.01
+    g = ct.empty(N).geometric_(0.25).numpy()
+    assert g.min() >= 1 and abs(g.mean() - 4) < 0.1
+    ln = ct.empty(N, dtype=ct.float64).log_normal_(0, 0.5).numpy()
+    assert abs(np.log(ln).mean()) < 0.01
+    c = ct.empty(N).cauchy_().numpy()
+    assert abs(np.median(c)) < 0.02
+
+
+def test_normal_forms_and_like():
+    ct.manual_seed(3)
+    a = ct.normal(ct.full((N,), 2.0), ct.full((N,), 0.5)).numpy()
+    assert abs(a.mean() - 2) < 0.01 and abs(a.std() - 0.5) < 0.01
+    assert ct.normal(0.0, 1.0, (2, 3)).shape == (2, 3)
+    assert ct.normal(ct.zeros(3), 1.0).shape == (3,)
+    assert ct.rand_like(ct.zeros(2, 2, dtype=ct.float64)).dtype == ct.float64
+    assert ct.randn_like(ct.zeros(3)).shape == (3,)
+    assert ct.randint_like(ct.zeros(4), 10).max().item() < 10 if hasattr(ct.Tensor, "max") else True
+    with pytest.raises(RuntimeError, match="normal expects std >= 0.0"):
+        ct.empty(2).normal_(0, -1)
+    with pytest.raises(RuntimeError, match="uniform_ expects to return a \\[from, to\\) range"):
+        ct.empty(2).uniform_(1, 0)
+    assert ct.rand(2, requires_grad=True).requires_grad
