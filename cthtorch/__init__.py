@@ -42,6 +42,8 @@ from ._legacy import (  # noqa: E402,F401
     CharTensor, ByteTensor, BoolTensor,
 )
 from . import return_types  # noqa: E402,F401
+from . import _composites  # noqa: E402
+_composites.install(globals())
 from ._random import (  # noqa: E402,F401
     manual_seed, seed, initial_seed, get_rng_state, set_rng_state, normal,
 )

@@ -424,7 +424,10 @@ def impl_call(d, argvars):
         n = m.group(0)
         return argvars.get(n, n)
     head, _, rest = expr.partition("(")
-    return head + "(" + re.sub(r"(?<![\w.>])[A-Za-z_]\w*\b", sub, rest)
+    # substitute identifiers outside string literals ("threshold" stays a string)
+    parts = re.split(r'("(?:[^"\\]|\\.)*")', rest)
+    out = [p if p.startswith('"') else re.sub(r"(?<![\w.>])[A-Za-z_]\w*\b", sub, p) for p in parts]
+    return head + "(" + "".join(out)
 
 
 def gen_vt(d, out, inplace):
@@ -443,7 +446,10 @@ def gen_vt(d, out, inplace):
     proto = "PyObject *%s(%s)" % (fname, ", ".join(cparams) or "void")
     L = [proto + " {"]
     tparams = [p for p in params if p.is_tensor]
-    diff_inputs = [p for p in tparams if p.name in d.derivs]
+    deriv_names = set()
+    for key in d.derivs:
+        deriv_names.update(k.strip() for k in str(key).split(","))
+    diff_inputs = [p for p in tparams if p.name in deriv_names]
     differentiable = bool(d.derivs) and not d.nondiff
     kind = d.ret_kind
     # Tensor[] params become a C array for ATen
@@ -478,7 +484,7 @@ def gen_vt(d, out, inplace):
     big = "THP_BIG_WORK(((THPTensor *)%s)->t)" % first_t if first_t and not tparams[0].optional else "false"
     # formulas -> what to save
     emit_names = {"grad": "grad"}
-    saved_inputs, saved_result, attrs, scalars = set(), False, set(), set()
+    saved_inputs, saved_outs, attrs, scalars = set(), set(), set(), set()
     if differentiable:
         for inp, formula in d.derivs.items():
             tree = ast.parse(str(formula), mode="eval").body
@@ -488,7 +494,9 @@ def gen_vt(d, out, inplace):
                 elif isinstance(node, ast.Name):
                     nm = node.id
                     if nm == "result":
-                        saved_result = True
+                        saved_outs.add(0)
+                    elif re.match(r"^result\d+$", nm):
+                        saved_outs.add(int(nm[6:]))
                     elif nm in ("grad", "grads"):
                         pass
                     elif any(p.name == nm and p.is_tensor for p in params):
@@ -579,8 +587,8 @@ def gen_vt(d, out, inplace):
         else:
             for i, o in enumerate(outputs):
                 L.append("    THPNode_setOutput((THPNode *)n, %d, %s);" % (i, o))
-        if saved_result:
-            L.append("    THPSavedVar_save(&n->sv_result, %s, true);" % outputs[0])
+        for k in sorted(saved_outs):
+            L.append("    THPSavedVar_save(&n->sv_%s, %s, true);" % (out_name(k), outputs[k]))
         for (nm, attr) in sorted(attrs):
             if nm == "result":
                 L.append("    n->attr_result_%s = THP_tensor_attr(%s, \"%s\");" % (attr, outputs[0], attr))
@@ -597,9 +605,14 @@ def gen_vt(d, out, inplace):
     node_info = None
     if node:
         node_info = dict(name=node, decl=d, diff_inputs=diff_inputs, saved_inputs=sorted(saved_inputs),
-                         saved_result=saved_result, scalars=sorted(scalars), attrs=sorted(attrs),
+                         saved_outs=sorted(saved_outs), scalars=sorted(scalars), attrs=sorted(attrs),
                          nout=len(outputs) if outputs else 1)
     return proto, "\n".join(L), node_info
+
+
+def out_name(k):
+    """Formula name of forward output k: result (0), result1, result2..."""
+    return "result" if k == 0 else "result%d" % k
 
 
 def camel(name):
@@ -627,8 +640,8 @@ def gen_node(info):
     fields = []
     for nm in info["saved_inputs"]:
         fields.append("  THPSavedVar sv_%s;" % nm)
-    if info["saved_result"]:
-        fields.append("  THPSavedVar sv_result;")
+    for k in info["saved_outs"]:
+        fields.append("  THPSavedVar sv_%s;" % out_name(k))
     for nm in info["scalars"]:
         fields.append("  PyObject *arg_%s;" % nm)
     for (nm, attr) in info["attrs"]:
@@ -647,14 +660,44 @@ def gen_node(info):
     for nm in info["saved_inputs"]:
         names[nm] = "u_" + nm
         unpack.append(nm)
-    if info["saved_result"]:
-        names["result"] = "u_result"
-        unpack.append("result")
+    for k in info["saved_outs"]:
+        names[out_name(k)] = "u_" + out_name(k)
+        unpack.append(out_name(k))
+    if 0 in info["saved_outs"]:
+        names["result0"] = "u_result"
     for nm in info["scalars"]:
         names[nm] = "n->arg_" + nm
     body = []
     ntemps = 0
+    groups = {}   # input name -> (formula key, position) for "a, b: f(...)" tuple formulas
+    for key in d.derivs:
+        names_in_key = [k.strip() for k in str(key).split(",")]
+        if len(names_in_key) > 1:
+            for pos, nm in enumerate(names_in_key):
+                groups[nm] = (key, pos)
+    done_groups = set()
     for i, p in enumerate(info["diff_inputs"]):
+        if p.name in groups:
+            key, pos = groups[p.name]
+            if key in done_groups:
+                continue
+            done_groups.add(key)
+            em = FormulaEmitter(d, names)
+            em.ntemps = ntemps
+            res = em.expr(ast.parse(str(d.derivs[key]), mode="eval").body)
+            ntemps = em.ntemps
+            members = [k.strip() for k in str(key).split(",")]
+            idxs = [next(j for j, q in enumerate(info["diff_inputs"]) if q.name == m) for m in members]
+            body.append("  if (%s) {" % " || ".join("n_->edges[%d].fn" % j for j in idxs))
+            body += ["    " + line for line in em.lines]
+            body.append("    if (!PyTuple_Check(%s) || PyTuple_GET_SIZE(%s) < %d) { PyErr_SetString(PyExc_SystemError, "
+                        "\"%s: tuple formula returned the wrong value\"); goto fail; }" % (res, res, len(idxs), d.full))
+            for pos2, j in enumerate(idxs):
+                body.append("    Py_DECREF(PyTuple_GET_ITEM(out, %d)); PyTuple_SET_ITEM(out, %d, "
+                            "Py_NewRef(PyTuple_GET_ITEM(%s, %d)));" % (j, j, res, pos2))
+            body.append("    for (int k = 0; k < %d; k++) Py_CLEAR(tmp[k]);" % max(ntemps, 1))
+            body.append("  }")
+            continue
         formula = str(d.derivs[p.name])
         em = FormulaEmitter(d, names)
         em.ntemps = ntemps
@@ -701,7 +744,7 @@ def gen_node(info):
     # traverse / release
     T = ["static int %s_traverse(THPNode *n_, visitproc visit, void *arg) {" % name, "  %s *n = (%s *)n_;" % (name, name), "  (void)n;"]
     R = ["static void %s_release(THPNode *n_) {" % name, "  %s *n = (%s *)n_;" % (name, name), "  (void)n;"]
-    for nm in info["saved_inputs"] + (["result"] if info["saved_result"] else []):
+    for nm in info["saved_inputs"] + [out_name(k) for k in info["saved_outs"]]:
         T.append("  Py_VISIT(n->sv_%s.data);" % nm)
         R.append("  THPSavedVar_release(&n->sv_%s);" % nm)
     for nm in info["scalars"]:
@@ -717,7 +760,7 @@ def gen_node(info):
     # saved-tensor attributes visible from Python, as PyTorch names them (_saved_self ...)
     G = []
     getsets = []
-    for nm in info["saved_inputs"] + (["result"] if info["saved_result"] else []):
+    for nm in info["saved_inputs"] + [out_name(k) for k in info["saved_outs"]]:
         G.append("static PyObject *%s_get_saved_%s(PyObject *o, void *c) { %s *n = (%s *)o; "
                  "return THPSavedVar_unpack(&n->sv_%s, (THPNode *)o); }" % (name, nm, name, name, nm))
         getsets.append('  {"_saved_%s", %s_get_saved_%s, NULL, NULL, NULL},' % (nm, name, nm))
@@ -850,12 +893,12 @@ def main():
         mod = d.module or ""
         if "function" in d.variants:
             groups.setdefault((mod, "f", d.name), []).append((d, False, d.out))
-        if "method" in d.variants:
+        if "method" in d.variants and not d.module:
             groups.setdefault(("", "m", d.name), []).append((d, False, False))
         if d.inplace:
             groups.setdefault(("", "m", d.name + "_"), []).append((d, True, False))
-            if "function" in d.variants and d.module == "":
-                groups.setdefault(("", "f", d.name + "_"), []).append((d, True, False))
+            if "function" in d.variants:
+                groups.setdefault((d.module or "", "f", d.name + "_"), []).append((d, True, False))
     bind_bodies, tables = [], {"m": [], "f": {}}
     for (mod, kind, pyname), entries in groups.items():
         fname, body = gen_binding(pyname, entries, kind == "m")

@@ -1,0 +1,165 @@
+"""Composite ops: entry points PyTorch exposes from C++ that are compositions
+of other ops (CompositeImplicitAutograd in PyTorch's terms). Written once
+here over the C ops, so autograd comes from their backward nodes. They are
+installed into the cthtorch namespace and cthtorch._C._nn like the C ops."""
+import math
+
+import cthtorch
+from cthtorch import _C
+
+_nn = _C._nn
+
+
+def batch_norm(input, weight, bias, running_mean, running_var, training, momentum, eps, cudnn_enabled=True):
+    if not training and (running_mean is None or running_var is None):
+        raise RuntimeError("running_mean and running_var must be defined in evaluation mode")
+    return cthtorch.native_batch_norm(input, weight, bias, running_mean, running_var, training,
+                                      0.0 if momentum is None else momentum, eps)[0]
+
+
+def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5, cudnn_enable=True):
+    return cthtorch.native_layer_norm(input, list(normalized_shape), weight, bias, eps)[0]
+
+
+def group_norm(input, num_groups, weight=None, bias=None, eps=1e-5, cudnn_enabled=True):
+    n, c = input.shape[0], input.shape[1]
+    if c % num_groups:
+        raise RuntimeError("Expected number of channels in input to be divisible by num_groups, but got input of "
+                           "shape %s and num_groups=%d" % (list(input.shape), num_groups))
+    x = input.reshape(n, num_groups, -1)
+    y = cthtorch.native_layer_norm(x, [x.shape[-1]], None, None, eps)[0].reshape(input.shape)
+    shape = [1, c] + [1] * (input.dim() - 2)
+    if weight is not None:
+        y = y * weight.reshape(shape)
+    if bias is not None:
+        y = y + bias.reshape(shape)
+    return y
+
+
+def _check_p(p):
+    if p < 0 or p > 1:
+        raise ValueError("dropout probability has to be between 0 and 1, but got %s" % p)
+
+
+def dropout(input, p, train):
+    _check_p(p)
+    if not train or p == 0:
+        return input.clone() if False else input * 1.0 if input.requires_grad else input
+    if p == 1:
+        return input * 0.0
+    mask = cthtorch.empty_like(input).bernoulli_(1 - p)
+    return input * mask.div_(1 - p)
+
+
+def dropout_(input, p, train):
+    _check_p(p)
+    if not train or p == 0:
+        return input
+    if p == 1:
+        return input.mul_(0.0)
+    mask = cthtorch.empty_like(input).bernoulli_(1 - p)
+    return input.mul_(mask.div_(1 - p))
+
+
+def feature_dropout(input, p, train):
+    """Zeroes whole channels (Dropout2d): one draw per (N, C)."""
+    _check_p(p)
+    if not train or p == 0:
+        return input
+    shape = list(input.shape[:2]) + [1] * (input.dim() - 2)
+    mask = cthtorch.empty(shape, dtype=input.dtype).bernoulli_(1 - p).div_(1 - p)
+    return input * mask
+
+
+def alpha_dropout(input, p, train):
+    _check_p(p)
+    if not train or p == 0:
+        return input
+    alpha = 1.6732632423543772 * 1.0507009873554805
+    keep = cthtorch.empty_like(input).bernoulli_(1 - p)
+    a = ((1 - p) * (1 + p * alpha ** 2)) ** -0.5
+    b = -a * alpha * p
+    return (input * keep + (-alpha) * (1 - keep)) * a + b
+
+
+def cross_entropy_loss(input, target, weight=None, reduction=1, ignore_index=-100, label_smoothing=0.0):
+    """log_softmax + nll, or soft targets (class probabilities), with label smoothing."""
+    class_dim = 0 if input.dim() == 1 else 1
+    logp = input.log_softmax(class_dim)
+    if target.is_floating_point():
+        if target.shape != input.shape:
+            raise RuntimeError("Expected target size %s, got %s" % (list(input.shape), list(target.shape)))
+        c = input.shape[class_dim]
+        t = target * (1 - label_smoothing) + label_smoothing / c if label_smoothing > 0 else target
+        if weight is not None:
+            shape = [1] * input.dim()
+            shape[class_dim] = c
+            logp = logp * weight.reshape(shape)
+        loss = -(logp * t).sum(class_dim)
+        if reduction == 0:
+            return loss
+        if reduction == 2:
+            return loss.sum()
+        return loss.sum() / (input.numel() / c)
+    nll = _nn.nll_loss_nd(logp, target, weight, reduction, ignore_index)
+    if label_smoothing <= 0:
+        return nll
+    c = input.shape[class_dim]
+    if weight is not None:
+        shape = [1] * input.dim()
+        shape[class_dim] = c
+        smooth = -(logp * weight.reshape(shape)).sum(class_dim)
+    else:
+        smooth = -logp.sum(class_dim)
+    mask = target == ignore_index
+    smooth = smooth.masked_fill(mask, 0.0) if hasattr(smooth, "masked_fill") else smooth * (~mask)
+    if reduction == 0:
+        out = smooth
+    elif reduction == 2:
+        out = smooth.sum()
+    else:
+        if weight is not None:
+            denom = weight[target.masked_fill(mask, 0)].masked_fill(mask, 0.0).sum() if hasattr(target, "masked_fill") \
+                else weight.sum()
+        else:
+            denom = (~mask).sum()
+        out = smooth.sum() / denom
+    return nll * (1 - label_smoothing) + out * (label_smoothing / c)
+
+
+def selu(input):
+    return _nn.elu(input, 1.6732632423543772848170429916717, 1.0507009873554804934193349852946)
+
+
+def selu_(input):
+    return _nn.elu_(input, 1.6732632423543772848170429916717, 1.0507009873554804934193349852946)
+
+
+def celu(input, alpha=1.0):
+    return _nn.elu(input, alpha, 1.0, 1.0 / alpha)
+
+
+def celu_(input, alpha=1.0):
+    return _nn.elu_(input, alpha, 1.0, 1.0 / alpha)
+
+
+def prelu(input, weight):
+    if weight.numel() != 1 and input.dim() >= 2:
+        shape = [1] * input.dim()
+        shape[1] = weight.numel()
+        weight = weight.reshape(shape)
+    return cthtorch.where(input > 0, input, input * weight)
+
+
+def rrelu(input, lower=1.0 / 8, upper=1.0 / 3, training=False, generator=None):
+    if not training:
+        return _nn.leaky_relu(input, (lower + upper) / 2)
+    a = cthtorch.empty_like(input).uniform_(lower, upper, generator=generator)
+    return cthtorch.where(input >= 0, input, input * a)
+
+
+def install(namespace):
+    for name in ("batch_norm", "layer_norm", "group_norm", "dropout", "dropout_", "feature_dropout",
+                 "alpha_dropout", "selu", "selu_", "celu", "celu_", "prelu", "rrelu"):
+        namespace[name] = globals()[name]
+    _nn.cross_entropy_loss = cross_entropy_loss

@@ -1,0 +1,651 @@
+/* NN kernels (see ATNN.h). Inputs are made contiguous and viewed as
+ * [outer, D, inner] (softmax) or [N, C, S] (batch norm) so loops are plain. */
+#include "ATNN.h"
+
+#include <math.h>
+#include <omp.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* float or double contiguous copy of t (compute type), new ref */
+static THTensor *as_compute(const THTensor *t, THDtype *ct) {
+  *ct = t->dtype == TH_Double ? TH_Double : TH_Float;
+  THTensor *c = at_to_dtype(t, *ct, false);
+  if (!c) return NULL;
+  THTensor *r = at_contiguous(c);
+  THTensor_free(c);
+  return r;
+}
+
+static void split_dims(const THTensor *t, int64_t d, int64_t *outer, int64_t *D, int64_t *inner) {
+  *outer = 1; *inner = 1; *D = t->ndim ? t->sizes[d] : 1;
+  for (int i = 0; i < d; i++) *outer *= t->sizes[i];
+  for (int i = d + 1; i < t->ndim; i++) *inner *= t->sizes[i];
+}
+
+#define SOFTMAX_FWD(T)                                                                 \
+  static void softmax_fwd_##T(const T *x, T *y, int64_t outer, int64_t D, int64_t inner, bool islog) { \
+    _Pragma("omp parallel for if (outer * inner * D > 32768)")                        \
+    for (int64_t o = 0; o < outer; o++)                                                \
+      for (int64_t i = 0; i < inner; i++) {                                            \
+        const T *xs = x + o * D * inner + i; T *ys = y + o * D * inner + i;           \
+        T mx = -INFINITY;                                                              \
+        for (int64_t d = 0; d < D; d++) if (xs[d * inner] > mx || isnan(xs[d * inner])) mx = xs[d * inner]; \
+        if (isinf(mx) && mx < 0) mx = 0;                                               \
+        double sum = 0;                                                                \
+        if (islog) {                                                                   \
+          for (int64_t d = 0; d < D; d++) sum += exp((double)(xs[d * inner] - mx));   \
+          T lse = (T)(mx + log(sum));                                                  \
+          for (int64_t d = 0; d < D; d++) ys[d * inner] = xs[d * inner] - lse;         \
+        } else {                                                                       \
+          for (int64_t d = 0; d < D; d++) { T e = (T)exp(xs[d * inner] - mx); ys[d * inner] = e; sum += e; } \
+          T inv = (T)(1.0 / sum);                                                      \
+          for (int64_t d = 0; d < D; d++) ys[d * inner] *= inv;                        \
+        }                                                                              \
+      }                                                                                \
+  }
+SOFTMAX_FWD(float)
+SOFTMAX_FWD(double)
+
+THTensor *at_softmax(const THTensor *self, int64_t dim, THDtype dtype, bool log) {
+  int64_t d;
+  if (at_wrap_dim(dim, self->ndim, &d) < 0) return NULL;
+  THDtype out_dt = dtype != TH_Undefined ? dtype : self->dtype;
+  if (!THDtype_isFloating(out_dt)) {
+    THError_set(TH_ERR_RUNTIME, "\"%s_lastdim_kernel_impl\" not implemented for '%s'", log ? "log_softmax" : "softmax",
+                THDtype_info[out_dt].legacy);
+    return NULL;
+  }
+  THTensor *src = dtype != TH_Undefined ? at_to_dtype(self, dtype, false) : THTensor_retain((THTensor *)self);
+  if (!src) return NULL;
+  THDtype ct;
+  THTensor *x = as_compute(src, &ct);
+  THTensor_free(src);
+  if (!x) return NULL;
+  THTensor *y = THTensor_new(ct, x->ndim, x->sizes);
+  if (!y) { THTensor_free(x); return NULL; }
+  int64_t outer, D, inner;
+  split_dims(x, d, &outer, &D, &inner);
+  if (THTensor_numel(x)) {
+    if (ct == TH_Float) softmax_fwd_float((float *)THTensor_data(x), (float *)THTensor_data(y), outer, D, inner, log);
+    else softmax_fwd_double((double *)THTensor_data(x), (double *)THTensor_data(y), outer, D, inner, log);
+  }
+  THTensor_free(x);
+  if (ct == out_dt) return y;
+  THTensor *r = at_to_dtype(y, out_dt, false);
+  THTensor_free(y);
+  return r;
+}
+
+/* softmax: dx = y * (dy - sum(dy * y)); log_softmax: dx = dy - exp(y) * sum(dy) */
+#define SOFTMAX_BWD(T)                                                                 \
+  static void softmax_bwd_##T(const T *g, const T *y, T *dx, int64_t outer, int64_t D, int64_t inner, bool islog) { \
+    _Pragma("omp parallel for if (outer * inner * D > 32768)")                        \
+    for (int64_t o = 0; o < outer; o++)                                                \
+      for (int64_t i = 0; i < inner; i++) {                                            \
+        int64_t base = o * D * inner + i;                                              \
+        double s = 0;                                                                  \
+        if (islog) {                                                                   \
+          for (int64_t d = 0; d < D; d++) s += g[base + d * inner];                    \
+          for (int64_t d = 0; d < D; d++)                                              \
+            dx[base + d * inner] = g[base + d * inner] - (T)exp(y[base + d * inner]) * (T)s; \
+        } else {                                                                       \
+          for (int64_t d = 0; d < D; d++) s += (double)g[base + d * inner] * y[base + d * inner]; \
+          for (int64_t d = 0; d < D; d++)                                              \
+            dx[base + d * inner] = y[base + d * inner] * (g[base + d * inner] - (T)s); \
+        }                                                                              \
+      }                                                                                \
+  }
+SOFTMAX_BWD(float)
+SOFTMAX_BWD(double)
+
+THTensor *at_softmax_backward(const THTensor *grad, const THTensor *output, int64_t dim, bool log) {
+  int64_t d;
+  if (at_wrap_dim(dim, output->ndim, &d) < 0) return NULL;
+  THDtype ct, ct2;
+  THTensor *g = as_compute(grad, &ct), *y = g ? as_compute(output, &ct2) : NULL;
+  THTensor *dx = y ? THTensor_new(ct, y->ndim, y->sizes) : NULL, *r = NULL;
+  if (dx && ct == ct2) {
+    int64_t outer, D, inner;
+    split_dims(y, d, &outer, &D, &inner);
+    if (THTensor_numel(y)) {
+      if (ct == TH_Float) softmax_bwd_float((float *)THTensor_data(g), (float *)THTensor_data(y), (float *)THTensor_data(dx), outer, D, inner, log);
+      else softmax_bwd_double((double *)THTensor_data(g), (double *)THTensor_data(y), (double *)THTensor_data(dx), outer, D, inner, log);
+    }
+    r = ct == output->dtype ? THTensor_retain(dx) : at_to_dtype(dx, output->dtype, false);
+  }
+  THTensor_free(g); THTensor_free(y); THTensor_free(dx);
+  return r;
+}
+
+/* ---- nll_loss: input [N, C, *] or [C], target [N, *] ---- */
+static int nll_shapes(const THTensor *self, const THTensor *target, int64_t *N, int64_t *C, int64_t *S) {
+  char b1[128], b2[128];
+  if (self->ndim < 1) { THError_set(TH_ERR_VALUE, "Expected 1 or more dimensions (got 0)"); return -1; }
+  if (target->dtype != TH_Int64 && target->dtype != TH_Int32 && target->dtype != TH_UInt8) {
+    THError_set(TH_ERR_RUNTIME, "expected scalar type Long but found %s", THDtype_info[target->dtype].legacy);
+    return -1;
+  }
+  if (self->ndim == 1) {
+    if (target->ndim > 1 || (target->ndim == 1 && target->sizes[0] != 1 && target->sizes[0] != 0)) {
+      THError_set(TH_ERR_VALUE, "Expected input batch_size (1) to match target batch_size (%lld).",
+                  (long long)(target->ndim ? target->sizes[0] : 1));
+      return -1;
+    }
+    *N = 1; *C = self->sizes[0]; *S = 1;
+    return 0;
+  }
+  *N = self->sizes[0]; *C = self->sizes[1]; *S = 1;
+  for (int i = 2; i < self->ndim; i++) *S *= self->sizes[i];
+  if (target->ndim != self->ndim - 1 || target->sizes[0] != *N) {
+    if (target->ndim >= 1 && target->sizes[0] != *N)
+      THError_set(TH_ERR_VALUE, "Expected input batch_size (%lld) to match target batch_size (%lld).",
+                  (long long)*N, (long long)target->sizes[0]);
+    else
+      THError_set(TH_ERR_RUNTIME, "expected target of shape %s for input of shape %s", "...",
+                  THTensor_sizeStr(self->ndim, self->sizes, b2, sizeof b2));
+    (void)b1;
+    return -1;
+  }
+  for (int i = 2; i < self->ndim; i++)
+    if (target->sizes[i - 1] != self->sizes[i]) {
+      THError_set(TH_ERR_RUNTIME, "size mismatch (got input: %s, target: %s)",
+                  THTensor_sizeStr(self->ndim, self->sizes, b1, sizeof b1),
+                  THTensor_sizeStr(target->ndim, target->sizes, b2, sizeof b2));
+      return -1;
+    }
+  return 0;
+}
+
+/* contiguous int64 targets and float/double weights */
+typedef struct { THTensor *x, *t, *w; THDtype ct; int64_t N, C, S; } NLL;
+
+static int nll_prepare(NLL *n, const THTensor *self, const THTensor *target, const THTensor *weight) {
+  memset(n, 0, sizeof *n);
+  if (nll_shapes(self, target, &n->N, &n->C, &n->S) < 0) return -1;
+  if (weight && (weight->ndim != 1 || weight->sizes[0] != n->C)) {
+    THError_set(TH_ERR_RUNTIME, "weight tensor should be defined either for all %lld classes or no classes but got "
+                "weight tensor of shape: [%lld]", (long long)n->C, (long long)(weight->ndim ? weight->sizes[0] : 0));
+    return -1;
+  }
+  if (!(n->x = as_compute(self, &n->ct))) return -1;
+  THTensor *t64 = at_to_dtype(target, TH_Int64, false);
+  n->t = t64 ? at_contiguous(t64) : NULL;
+  THTensor_free(t64);
+  if (!n->t) return -1;
+  if (weight) {
+    THTensor *w = at_to_dtype(weight, TH_Double, true);
+    n->w = w;
+    if (!w) return -1;
+  }
+  const int64_t *t = (const int64_t *)THTensor_data(n->t);
+  for (int64_t i = 0; i < THTensor_numel(n->t); i++)
+    if ((t[i] < 0 || t[i] >= n->C) && t[i] != INT64_MIN) { /* validated with ignore_index by callers */ }
+  return 0;
+}
+
+static void nll_free(NLL *n) { THTensor_free(n->x); THTensor_free(n->t); THTensor_free(n->w); }
+
+static double elem(const THTensor *t, THDtype ct, int64_t i) {
+  return ct == TH_Float ? ((const float *)THTensor_data(t))[i] : ((const double *)THTensor_data(t))[i];
+}
+
+THTensor *at_nll_loss(const THTensor *self, const THTensor *target, const THTensor *weight, int64_t reduction,
+                      int64_t ignore_index) {
+  NLL n;
+  if (nll_prepare(&n, self, target, weight) < 0) { nll_free(&n); return NULL; }
+  const int64_t *t = (const int64_t *)THTensor_data(n.t);
+  const double *w = n.w ? (const double *)THTensor_data(n.w) : NULL;
+  THTensor *out = NULL;
+  double total = 0, wsum = 0;
+  THTensor *none = NULL;
+  if (reduction == 0) {
+    none = THTensor_new(TH_Double, target->ndim, target->sizes);
+    if (!none) goto done;
+  }
+  for (int64_t b = 0; b < n.N; b++)
+    for (int64_t s = 0; s < n.S; s++) {
+      int64_t k = b * n.S + s, c = t[k];
+      double v = 0;
+      if (c != ignore_index) {
+        if (c < 0 || c >= n.C) {
+          THError_set(TH_ERR_INDEX, "Target %lld is out of bounds.", (long long)c);
+          THTensor_free(none);
+          goto done;
+        }
+        double wc = w ? w[c] : 1.0;
+        v = -wc * elem(n.x, n.ct, (b * n.C + c) * n.S + s);
+        wsum += wc;
+      }
+      total += v;
+      if (none) ((double *)THTensor_data(none))[k] = v;
+    }
+  if (none) {
+    out = at_to_dtype(none, self->dtype, false);
+    THTensor_free(none);
+  } else {
+    double r = reduction == 1 ? total / wsum : total;
+    out = at_scalar_tensor(at_scalar_float(r), self->dtype);
+  }
+done:
+  nll_free(&n);
+  return out;
+}
+
+THTensor *at_nll_loss_backward(const THTensor *grad, const THTensor *self, const THTensor *target,
+                               const THTensor *weight, int64_t reduction, int64_t ignore_index) {
+  NLL n;
+  if (nll_prepare(&n, self, target, weight) < 0) { nll_free(&n); return NULL; }
+  const int64_t *t = (const int64_t *)THTensor_data(n.t);
+  const double *w = n.w ? (const double *)THTensor_data(n.w) : NULL;
+  THTensor *gi = THTensor_new(TH_Double, self->ndim, self->sizes), *out = NULL, *gc = NULL;
+  if (!gi) goto done;
+  memset(THTensor_data(gi), 0, THTensor_numel(gi) * sizeof(double));
+  double *gv = (double *)THTensor_data(gi);
+  gc = at_to_dtype(grad, TH_Double, true);
+  if (!gc) goto done;
+  THTensor *gcc = at_contiguous(gc);
+  THTensor_free(gc);
+  gc = gcc;
+  if (!gc) goto done;
+  const double *g = (const double *)THTensor_data(gc);
+  double wsum = 0;
+  if (reduction == 1)
+    for (int64_t k = 0; k < n.N * n.S; k++)
+      if (t[k] != ignore_index) wsum += w ? w[t[k]] : 1.0;
+  for (int64_t b = 0; b < n.N; b++)
+    for (int64_t s = 0; s < n.S; s++) {
+      int64_t k = b * n.S + s, c = t[k];
+      if (c == ignore_index) continue;
+      if (c < 0 || c >= n.C) { THError_set(TH_ERR_INDEX, "Target %lld is out of bounds.", (long long)c); goto done; }
+      double scale = reduction == 0 ? g[k] : (reduction == 1 ? g[0] / wsum : g[0]);
+      gv[(b * n.C + c) * n.S + s] = -(w ? w[c] : 1.0) * scale;
+    }
+  out = at_to_dtype(gi, self->dtype, false);
+done:
+  THTensor_free(gi);
+  THTensor_free(gc);
+  nll_free(&n);
+  return out;
+}
+
+/* ---- batch norm over [N, C, S] ---- */
+static int vec_double(const THTensor *t, int64_t C, double *out, double dflt) {
+  if (!t) { for (int64_t c = 0; c < C; c++) out[c] = dflt; return 0; }
+  if (THTensor_numel(t) != C) {
+    THError_set(TH_ERR_RUNTIME, "running_mean should contain %lld elements not %lld", (long long)C,
+                (long long)THTensor_numel(t));
+    return -1;
+  }
+  THTensor *d = at_to_dtype(t, TH_Double, true);
+  if (!d) return -1;
+  memcpy(out, THTensor_data(d), C * sizeof(double));
+  THTensor_free(d);
+  return 0;
+}
+
+static THTensor *vec_tensor(const double *v, int64_t C, THDtype dt) {
+  THTensor *d = THTensor_new(TH_Double, 1, &C);
+  if (!d) return NULL;
+  memcpy(THTensor_data(d), v, C * sizeof(double));
+  THTensor *r = at_to_dtype(d, dt, false);
+  THTensor_free(d);
+  return r;
+}
+
+static int write_vec(THTensor *dst, const double *v, int64_t C) {
+  THTensor *src = vec_tensor(v, C, TH_Double);
+  if (!src) return -1;
+  THTensor *view = THTensor_newView(dst, 1, &C, (int64_t[]){ dst->ndim ? dst->strides[0] : 1 }, dst->offset);
+  int rc = view ? at_copy_(view, src) : -1;
+  THTensor_free(view);
+  THTensor_free(src);
+  return rc;
+}
+
+int at_batch_norm(THTensor **outs, const THTensor *input, const THTensor *weight, const THTensor *bias,
+                  const THTensor *running_mean, const THTensor *running_var, bool training, double momentum,
+                  double eps) {
+  if (input->ndim < 2) {
+    THError_set(TH_ERR_VALUE, "Expected 2D or more input to batch_norm (got %dD input)", input->ndim);
+    return -1;
+  }
+  int64_t N = input->sizes[0], C = input->sizes[1], S = (N * C != 0) ? THTensor_numel(input) / (N * C) : 1;
+  if (training && N * S <= 1) {
+    THError_set(TH_ERR_VALUE, "Expected more than 1 value per channel when training, got input size [%lld, %lld]",
+                (long long)N, (long long)C);
+    return -1;
+  }
+  THDtype ct;
+  THTensor *x = as_compute(input, &ct);
+  if (!x) return -1;
+  double *mean = calloc(C, sizeof(double)), *invstd = calloc(C, sizeof(double)), *w = calloc(C, sizeof(double)),
+         *b = calloc(C, sizeof(double)), *rm = calloc(C, sizeof(double)), *rv = calloc(C, sizeof(double));
+  THTensor *y = NULL;
+  int rc = -1;
+  if (!mean || !invstd || !w || !b || !rm || !rv) { THError_set(TH_ERR_MEMORY, "out of memory"); goto done; }
+  if (vec_double(weight, C, w, 1) < 0 || vec_double(bias, C, b, 0) < 0 || vec_double(running_mean, C, rm, 0) < 0 ||
+      vec_double(running_var, C, rv, 1) < 0)
+    goto done;
+  if (!(y = THTensor_new(ct, x->ndim, x->sizes))) goto done;
+  const char *xd = THTensor_data(x);
+  char *yd = THTensor_data(y);
+  bool f32 = ct == TH_Float;
+#pragma omp parallel for if (N * C * S > 32768)
+  for (int64_t c = 0; c < C; c++) {
+    double m, is;
+    if (training) {
+      double s = 0, s2 = 0;
+      for (int64_t n = 0; n < N; n++)
+        for (int64_t k = 0; k < S; k++) {
+          int64_t i = (n * C + c) * S + k;
+          s += f32 ? ((const float *)xd)[i] : ((const double *)xd)[i];
+        }
+      m = s / (double)(N * S);
+      for (int64_t n = 0; n < N; n++)
+        for (int64_t k = 0; k < S; k++) {
+          int64_t i = (n * C + c) * S + k;
+          double v = (f32 ? ((const float *)xd)[i] : ((const double *)xd)[i]) - m;
+          s2 += v * v;
+        }
+      double var = s2 / (double)(N * S);
+      is = 1.0 / sqrt(var + eps);
+      rm[c] = (1 - momentum) * rm[c] + momentum * m;
+      rv[c] = (1 - momentum) * rv[c] + momentum * (N * S > 1 ? s2 / (double)(N * S - 1) : var);
+    } else {
+      m = rm[c];
+      is = 1.0 / sqrt(rv[c] + eps);
+    }
+    mean[c] = m;
+    invstd[c] = is;
+    double a = w[c] * is, bb = b[c] - m * a;
+    for (int64_t n = 0; n < N; n++) {
+      int64_t o = (n * C + c) * S;
+      if (f32) {
+        const float *xs = (const float *)xd + o; float *ys = (float *)yd + o;
+        float af = (float)a, bf = (float)bb;
+        for (int64_t k = 0; k < S; k++) ys[k] = xs[k] * af + bf;
+      } else {
+        const double *xs = (const double *)xd + o; double *ys = (double *)yd + o;
+        for (int64_t k = 0; k < S; k++) ys[k] = xs[k] * a + bb;
+      }
+    }
+  }
+  if (training && running_mean && write_vec((THTensor *)running_mean, rm, C) < 0) goto done;
+  if (training && running_var && write_vec((THTensor *)running_var, rv, C) < 0) goto done;
+  outs[0] = ct == input->dtype ? THTensor_retain(y) : at_to_dtype(y, input->dtype, false);
+  outs[1] = vec_tensor(mean, C, ct);
+  outs[2] = vec_tensor(invstd, C, ct);
+  if (!outs[0] || !outs[1] || !outs[2]) {
+    for (int i = 0; i < 3; i++) { THTensor_free(outs[i]); outs[i] = NULL; }
+    goto done;
+  }
+  rc = 0;
+done:
+  free(mean); free(invstd); free(w); free(b); free(rm); free(rv);
+  THTensor_free(x);
+  THTensor_free(y);
+  return rc;
+}
+
+int at_batch_norm_backward(THTensor **outs, const THTensor *grad, const THTensor *input, const THTensor *weight,
+                           const THTensor *running_mean, const THTensor *running_var, const THTensor *save_mean,
+                           const THTensor *save_invstd, bool training, double eps) {
+  int64_t N = input->sizes[0], C = input->sizes[1], S = (N * C != 0) ? THTensor_numel(input) / (N * C) : 1;
+  THDtype ct, ct2;
+  THTensor *x = as_compute(input, &ct), *g = x ? as_compute(grad, &ct2) : NULL, *dx = NULL;
+  double *mean = calloc(C, sizeof(double)), *is = calloc(C, sizeof(double)), *w = calloc(C, sizeof(double)),
+         *dw = calloc(C, sizeof(double)), *db = calloc(C, sizeof(double));
+  int rc = -1;
+  if (!x || !g || !mean || !is || !w || !dw || !db) goto done;
+  if (vec_double(weight, C, w, 1) < 0) goto done;
+  if (training) {
+    if (vec_double(save_mean, C, mean, 0) < 0 || vec_double(save_invstd, C, is, 1) < 0) goto done;
+  } else {
+    double *rv = calloc(C, sizeof(double));
+    if (!rv || vec_double(running_mean, C, mean, 0) < 0 || vec_double(running_var, C, rv, 1) < 0) { free(rv); goto done; }
+    for (int64_t c = 0; c < C; c++) is[c] = 1.0 / sqrt(rv[c] + eps);
+    free(rv);
+  }
+  if (!(dx = THTensor_new(ct, x->ndim, x->sizes))) goto done;
+  const char *xd = THTensor_data(x), *gd = THTensor_data(g);
+  char *dd = THTensor_data(dx);
+  bool f32 = ct == TH_Float;
+  double M = (double)(N * S);
+#define LD(p, i) (f32 ? (double)((const float *)(p))[i] : ((const double *)(p))[i])
+#pragma omp parallel for if (N * C * S > 32768)
+  for (int64_t c = 0; c < C; c++) {
+    double sg = 0, sgx = 0;
+    for (int64_t n = 0; n < N; n++)
+      for (int64_t k = 0; k < S; k++) {
+        int64_t i = (n * C + c) * S + k;
+        double gv = LD(gd, i);
+        sg += gv;
+        sgx += gv * (LD(xd, i) - mean[c]);
+      }
+    db[c] = sg;
+    dw[c] = sgx * is[c];
+    for (int64_t n = 0; n < N; n++)
+      for (int64_t k = 0; k < S; k++) {
+        int64_t i = (n * C + c) * S + k;
+        double v;
+        if (training) {
+          double xhat = (LD(xd, i) - mean[c]) * is[c];
+          v = w[c] * is[c] * (LD(gd, i) - sg / M - xhat * (sgx * is[c]) / M);
+        } else {
+          v = LD(gd, i) * w[c] * is[c];
+        }
+        if (f32) ((float *)dd)[i] = (float)v; else ((double *)dd)[i] = v;
+      }
+  }
+#undef LD
+  outs[0] = ct == input->dtype ? THTensor_retain(dx) : at_to_dtype(dx, input->dtype, false);
+  outs[1] = vec_tensor(dw, C, weight ? weight->dtype : input->dtype);
+  outs[2] = vec_tensor(db, C, weight ? weight->dtype : input->dtype);
+  if (!outs[0] || !outs[1] || !outs[2]) {
+    for (int i = 0; i < 3; i++) { THTensor_free(outs[i]); outs[i] = NULL; }
+    goto done;
+  }
+  rc = 0;
+done:
+  free(mean); free(is); free(w); free(dw); free(db);
+  THTensor_free(x); THTensor_free(g); THTensor_free(dx);
+  return rc;
+}
+
+/* ---- layer norm: rows of M = prod(normalized_shape) elements ---- */
+static int ln_rows(const THTensor *input, const ATIntList *shape, int64_t *R, int64_t *M) {
+  char b1[256], b2[256];
+  int k = shape->n;
+  bool ok = k <= input->ndim;
+  for (int i = 0; ok && i < k; i++) ok = input->sizes[input->ndim - k + i] == shape->v[i];
+  if (!ok) {
+    THError_set(TH_ERR_RUNTIME, "Given normalized_shape=%s, expected input with shape [*, %s], but got input of size%s",
+                THTensor_sizeStr(shape->n, shape->v, b1, 256), THTensor_sizeStr(shape->n, shape->v, b2, 256) + 1,
+                "...");
+    return -1;
+  }
+  *M = 1;
+  for (int i = 0; i < k; i++) *M *= shape->v[i];
+  *R = *M ? THTensor_numel(input) / *M : 0;
+  return 0;
+}
+
+int at_layer_norm(THTensor **outs, const THTensor *input, const ATIntList *shape, const THTensor *weight,
+                  const THTensor *bias, double eps) {
+  int64_t R, M;
+  if (ln_rows(input, shape, &R, &M) < 0) return -1;
+  THDtype ct;
+  THTensor *x = as_compute(input, &ct), *wt = NULL, *bt = NULL, *y = NULL, *mean = NULL, *rstd = NULL;
+  int rc = -1;
+  if (!x) return -1;
+  if (weight && !(wt = as_compute(weight, &ct))) goto done;
+  if (bias && !(bt = as_compute(bias, &ct))) goto done;
+  y = THTensor_new(ct, x->ndim, x->sizes);
+  int64_t rs[TH_MAX_DIMS];
+  int rn = input->ndim - shape->n;
+  for (int i = 0; i < rn; i++) rs[i] = input->sizes[i];
+  for (int i = rn; i < input->ndim; i++) rs[i] = 1;
+  mean = THTensor_new(ct, input->ndim, rs);
+  rstd = THTensor_new(ct, input->ndim, rs);
+  if (!y || !mean || !rstd) goto done;
+  bool f32 = ct == TH_Float;
+  const char *xd = THTensor_data(x), *wd = wt ? THTensor_data(wt) : NULL, *bd = bt ? THTensor_data(bt) : NULL;
+  char *yd = THTensor_data(y), *md = THTensor_data(mean), *sd = THTensor_data(rstd);
+#define LD(p, i) (f32 ? (double)((const float *)(p))[i] : ((const double *)(p))[i])
+#define ST(p, i, v) do { if (f32) ((float *)(p))[i] = (float)(v); else ((double *)(p))[i] = (v); } while (0)
+#pragma omp parallel for if (R * M > 32768)
+  for (int64_t r = 0; r < R; r++) {
+    double s = 0, s2 = 0;
+    for (int64_t j = 0; j < M; j++) s += LD(xd, r * M + j);
+    double m = s / (double)M;
+    for (int64_t j = 0; j < M; j++) { double v = LD(xd, r * M + j) - m; s2 += v * v; }
+    double is = 1.0 / sqrt(s2 / (double)M + eps);
+    ST(md, r, m);
+    ST(sd, r, is);
+    for (int64_t j = 0; j < M; j++) {
+      double v = (LD(xd, r * M + j) - m) * is;
+      if (wd) v *= LD(wd, j);
+      if (bd) v += LD(bd, j);
+      ST(yd, r * M + j, v);
+    }
+  }
+#undef LD
+#undef ST
+  outs[0] = ct == input->dtype ? THTensor_retain(y) : at_to_dtype(y, input->dtype, false);
+  outs[1] = THTensor_retain(mean);
+  outs[2] = THTensor_retain(rstd);
+  rc = outs[0] ? 0 : -1;
+done:
+  THTensor_free(x); THTensor_free(wt); THTensor_free(bt); THTensor_free(y); THTensor_free(mean); THTensor_free(rstd);
+  return rc;
+}
+
+int at_layer_norm_backward(THTensor **outs, const THTensor *grad, const THTensor *input, const ATIntList *shape,
+                           const THTensor *mean, const THTensor *rstd, const THTensor *weight) {
+  int64_t R, M;
+  if (ln_rows(input, shape, &R, &M) < 0) return -1;
+  THDtype ct, c2;
+  THTensor *x = as_compute(input, &ct), *g = NULL, *mt = NULL, *st = NULL, *wt = NULL, *dx = NULL;
+  double *dw = calloc(M ? M : 1, sizeof(double)), *db = calloc(M ? M : 1, sizeof(double));
+  int rc = -1;
+  if (!x || !dw || !db) goto done;
+  if (!(g = as_compute(grad, &c2)) || !(mt = as_compute(mean, &c2)) || !(st = as_compute(rstd, &c2))) goto done;
+  if (weight && !(wt = as_compute(weight, &c2))) goto done;
+  if (!(dx = THTensor_new(ct, x->ndim, x->sizes))) goto done;
+  bool f32 = ct == TH_Float;
+  const char *xd = THTensor_data(x), *gd = THTensor_data(g), *md = THTensor_data(mt), *sd = THTensor_data(st),
+             *wd = wt ? THTensor_data(wt) : NULL;
+  char *dd = THTensor_data(dx);
+#define LD(p, i) (f32 ? (double)((const float *)(p))[i] : ((const double *)(p))[i])
+  for (int64_t r = 0; r < R; r++) {
+    double m = LD(md, r), is = LD(sd, r), a = 0, b = 0;
+    for (int64_t j = 0; j < M; j++) {
+      double xhat = (LD(xd, r * M + j) - m) * is, gv = LD(gd, r * M + j);
+      double dxh = gv * (wd ? LD(wd, j) : 1.0);
+      a += dxh;
+      b += dxh * xhat;
+      dw[j] += gv * xhat;
+      db[j] += gv;
+    }
+    for (int64_t j = 0; j < M; j++) {
+      double xhat = (LD(xd, r * M + j) - m) * is;
+      double dxh = LD(gd, r * M + j) * (wd ? LD(wd, j) : 1.0);
+      double v = is * (dxh - a / (double)M - xhat * b / (double)M);
+      if (f32) ((float *)dd)[r * M + j] = (float)v; else ((double *)dd)[r * M + j] = v;
+    }
+  }
+#undef LD
+  outs[0] = ct == input->dtype ? THTensor_retain(dx) : at_to_dtype(dx, input->dtype, false);
+  {
+    ATIntList s = *shape;
+    THTensor *dwt = THTensor_new(TH_Double, s.n, s.v), *dbt = THTensor_new(TH_Double, s.n, s.v);
+    if (dwt && dbt) {
+      memcpy(THTensor_data(dwt), dw, M * sizeof(double));
+      memcpy(THTensor_data(dbt), db, M * sizeof(double));
+      outs[1] = at_to_dtype(dwt, weight ? weight->dtype : input->dtype, false);
+      outs[2] = at_to_dtype(dbt, weight ? weight->dtype : input->dtype, false);
+    }
+    THTensor_free(dwt);
+    THTensor_free(dbt);
+  }
+  if (!outs[0] || !outs[1] || !outs[2]) {
+    for (int i = 0; i < 3; i++) { THTensor_free(outs[i]); outs[i] = NULL; }
+    goto done;
+  }
+  rc = 0;
+done:
+  free(dw); free(db);
+  THTensor_free(x); THTensor_free(g); THTensor_free(mt); THTensor_free(st); THTensor_free(wt); THTensor_free(dx);
+  return rc;
+}
+
+/* ---- embedding ---- */
+THTensor *at_embedding(const THTensor *weight, const THTensor *indices) {
+  if (weight->ndim != 2) { THError_set(TH_ERR_RUNTIME, "'weight' must be 2-D"); return NULL; }
+  if (indices->dtype != TH_Int64 && indices->dtype != TH_Int32) {
+    THError_set(TH_ERR_RUNTIME, "Expected tensor for argument #1 'indices' to have one of the following scalar types: "
+                "Long, Int; but got torch.%sTensor instead (while checking arguments for embedding)",
+                THDtype_info[indices->dtype].legacy);
+    return NULL;
+  }
+  THTensor *idx = at_to_dtype(indices, TH_Int64, false);
+  THTensor *ic = idx ? at_contiguous(idx) : NULL;
+  THTensor_free(idx);
+  if (!ic) return NULL;
+  int64_t n = THTensor_numel(ic), V = weight->sizes[0], D = weight->sizes[1];
+  int64_t sizes[TH_MAX_DIMS];
+  memcpy(sizes, ic->sizes, ic->ndim * sizeof(int64_t));
+  sizes[ic->ndim] = D;
+  THTensor *out = THTensor_new(weight->dtype, ic->ndim + 1, sizes);
+  const int64_t *iv = (const int64_t *)THTensor_data(ic);
+  for (int64_t i = 0; out && i < n; i++)
+    if (iv[i] < 0 || iv[i] >= V) {
+      THError_set(TH_ERR_INDEX, "index out of range in self");
+      THTensor_free(out);
+      out = NULL;
+    }
+  if (out) {
+    int es = THDtype_size(weight->dtype);
+    THTensor *wc = at_contiguous(weight);
+    if (!wc) { THTensor_free(out); out = NULL; }
+    else {
+      const char *wd = THTensor_data(wc);
+      char *od = THTensor_data(out);
+      for (int64_t i = 0; i < n; i++) memcpy(od + i * D * es, wd + iv[i] * D * es, D * es);
+      THTensor_free(wc);
+    }
+  }
+  THTensor_free(ic);
+  return out;
+}
+
+THTensor *at_embedding_backward(const THTensor *grad, const THTensor *indices, const ATIntList *ws,
+                                int64_t padding_idx, bool scale_grad_by_freq) {
+  int64_t V = ws->v[0], D = ws->v[1];
+  THTensor *idx = at_to_dtype(indices, TH_Int64, false);
+  THTensor *ic = idx ? at_contiguous(idx) : NULL;
+  THTensor_free(idx);
+  THTensor *g = ic ? at_to_dtype(grad, TH_Double, true) : NULL;
+  THTensor *gc = g ? at_contiguous(g) : NULL;
+  THTensor_free(g);
+  THTensor *acc = gc ? THTensor_new(TH_Double, 2, (int64_t[]){ V, D }) : NULL, *out = NULL;
+  if (acc) {
+    double *av = (double *)THTensor_data(acc);
+    const double *gv = (const double *)THTensor_data(gc);
+    const int64_t *iv = (const int64_t *)THTensor_data(ic);
+    int64_t n = THTensor_numel(ic);
+    memset(av, 0, V * D * sizeof(double));
+    int64_t *freq = scale_grad_by_freq ? calloc(V, sizeof(int64_t)) : NULL;
+    if (freq) for (int64_t i = 0; i < n; i++) freq[iv[i]]++;
+    for (int64_t i = 0; i < n; i++) {
+      if (iv[i] == padding_idx) continue;
+      double sc = freq ? 1.0 / (double)freq[iv[i]] : 1.0;
+      for (int64_t j = 0; j < D; j++) av[iv[i] * D + j] += gv[i * D + j] * sc;
+    }
+    free(freq);
+    out = at_to_dtype(acc, grad->dtype, false);
+  }
+  THTensor_free(acc); THTensor_free(gc); THTensor_free(ic);
+  return out;
+}

@@ -1,0 +1,164 @@
+"""NN kernels (softmax, nll, norms, embedding, activations, dropout) vs torch: values and gradients."""
+import numpy as np
+import pytest
+
+import cthtorch as ct
+import oracle
+
+torch = oracle.require_torch()
+F = torch.nn.functional
+
+
+def pair(x, rg=True):
+    return ct.tensor(x, requires_grad=rg), torch.tensor(x, requires_grad=rg)
+
+
+def close(a, b, tol=1e-5):
+    np.testing.assert_allclose(a.detach().numpy(), b.detach().numpy(), rtol=tol, atol=tol)
+
+
+def run(fa, fb, *xs, tol=1e-5):
+    """Same function on both libraries: outputs and input gradients agree."""
+    pa = [ct.tensor(x, requires_grad=True) for x in xs]
+    pb = [torch.tensor(x, requires_grad=True) for x in xs]
+    ya, yb = fa(*pa), fb(*pb)
+    close(ya, yb, tol)
+    g = np.asarray(np.random.RandomState(5).randn(*yb.shape)).astype(np.asarray(xs[0]).dtype)
+    (ya * ct.tensor(g)).sum().backward()
+    (yb * torch.tensor(g)).sum().backward()
+    for a, b in zip(pa, pb):
+        close(a.grad, b.grad, tol * 10)
+
+
+X = np.random.RandomState(0).randn(4, 6, 3).astype(np.float64)
+
+
+@pytest.mark.parametrize("dim", [0, 1, -1])
+@pytest.mark.parametrize("log", [False, True])
+def test_softmax(dim, log):
+    name = "log_softmax" if log else "softmax"
+    run(lambda a: getattr(a, name)(dim), lambda b: getattr(b, name)(dim), X)
+    run(lambda a: getattr(ct, name)(a, dim), lambda b: getattr(torch, name)(b, dim), X.astype(np.float32), tol=1e-5)
+
+
+def test_softmax_dtype_and_extremes():
+    x = np.array([[1000.0, 0.0, -1000.0], [-np.inf, 0.0, 1.0]], dtype=np.float32)
+    close(ct.tensor(x).softmax(1), torch.tensor(x).softmax(1))
+    close(ct.tensor(x).log_softmax(1), torch.tensor(x).log_softmax(1))
+    assert ct.ones(2, 3).softmax(1, dtype=ct.float64).dtype == ct.float64
+
+
+@pytest.mark.parametrize("reduction", [0, 1, 2])
+@pytest.mark.parametrize("weighted", [False, True])
+def test_nll_loss(reduction, weighted):
+    x = np.random.RandomState(1).randn(5, 4).astype(np.float64)
+    t = np.array([0, 3, 1, -100, 2])
+    w = np.array([0.5, 1.0, 2.0, 1.5])
+    red = ["none", "mean", "sum"][reduction]
+    run(lambda a: ct._C._nn.nll_loss_nd(a, ct.tensor(t), ct.tensor(w) if weighted else None, reduction, -100),
+        lambda b: F.nll_loss(b, torch.tensor(t), torch.tensor(w) if weighted else None, reduction=red), x)
+
+
+def test_nll_loss_nd_and_errors():
+    x = np.random.RandomState(2).randn(2, 3, 4, 5)
+    t = np.random.RandomState(3).randint(0, 3, (2, 4, 5))
+    run(lambda a: ct._C._nn.nll_loss_nd(a, ct.tensor(t), None, 1, -100), lambda b: F.nll_loss(b, torch.tensor(t)), x)
+    with pytest.raises(IndexError, match="Target 7 is out of bounds."):
+        ct._C._nn.nll_loss_nd(ct.zeros(2, 3), ct.tensor([0, 7]), None, 1, -100)
+    with pytest.raises(ValueError, match="Expected input batch_size \\(2\\) to match target batch_size \\(3\\)"):
+        ct._C._nn.nll_loss_nd(ct.zeros(2, 3), ct.tensor([0, 1, 2]), None, 1, -100)
+
+
+@pytest.mark.parametrize("smoothing", [0.0, 0.2])
+def test_cross_entropy(smoothing):
+    x = np.random.RandomState(4).randn(6, 5)
+    t = np.array([0, 4, 1, 2, -100, 3])
+    run(lambda a: ct._C._nn.cross_entropy_loss(a, ct.tensor(t), None, 1, -100, smoothing),
+        lambda b: F.cross_entropy(b, torch.tensor(t), label_smoothing=smoothing), x)
+    p = np.random.RandomState(6).rand(6, 5)
+    p /= p.sum(1, keepdims=True)
+    run(lambda a: ct._C._nn.cross_entropy_loss(a, ct.tensor(p), None, 1, -100, smoothing),
+        lambda b: F.cross_entropy(b, torch.tensor(p), label_smoothing=smoothing), x)
+
+
+@pytest.mark.parametrize("training", [True, False])
+def test_batch_norm(training):
+    x = np.random.RandomState(7).randn(4, 3, 5, 2)
+    w, b = np.random.rand(3) + 0.5, np.random.rand(3)
+    rm_a, rv_a, rm_b, rv_b = ct.zeros(3, dtype=ct.float64), ct.ones(3, dtype=ct.float64), \
+        torch.zeros(3, dtype=torch.float64), torch.ones(3, dtype=torch.float64)
+    run(lambda a, wa, ba: ct.batch_norm(a, wa, ba, rm_a, rv_a, training, 0.1, 1e-5),
+        lambda a, wa, ba: torch.batch_norm(a, wa, ba, rm_b, rv_b, training, 0.1, 1e-5, False), x, w, b)
+    close(rm_a, rm_b)
+    close(rv_a, rv_b)
+
+
+def test_layer_and_group_norm():
+    x = np.random.RandomState(8).randn(3, 4, 6)
+    w, b = np.random.rand(6) + 0.5, np.random.rand(6)
+    run(lambda a, wa, ba: ct.layer_norm(a, [6], wa, ba), lambda a, wa, ba: torch.layer_norm(a, [6], wa, ba), x, w, b)
+    run(lambda a: ct.layer_norm(a, [4, 6]), lambda a: torch.layer_norm(a, [4, 6]), x)
+    w4, b4 = np.random.rand(4) + 0.5, np.random.rand(4)
+    run(lambda a, wa, ba: ct.group_norm(a, 2, wa, ba), lambda a, wa, ba: torch.group_norm(a, 2, wa, ba), x, w4, b4)
+
+
+def test_embedding():
+    W = np.random.RandomState(9).randn(10, 3)
+    idx = np.array([[1, 2, 1], [9, 0, 2]])
+    run(lambda w: ct.embedding(w, ct.tensor(idx)), lambda w: torch.embedding(w, torch.tensor(idx)), W)
+    run(lambda w: ct.embedding(w, ct.tensor(idx), 1), lambda w: torch.embedding(w, torch.tensor(idx), 1), W)
+    with pytest.raises(IndexError, match="index out of range in self"):
+        ct.embedding(ct.zeros(3, 2), ct.tensor([3]))
+
+
+ACTS = [
+    ("gelu", lambda a: ct._C._nn.gelu(a), lambda b: F.gelu(b)),
+    ("gelu_tanh", lambda a: ct._C._nn.gelu(a, approximate="tanh"), lambda b: F.gelu(b, approximate="tanh")),
+    ("silu", lambda a: ct._C._nn.silu(a), F.silu),
+    ("leaky_relu", lambda a: ct._C._nn.leaky_relu(a, 0.2), lambda b: F.leaky_relu(b, 0.2)),
+    ("elu", lambda a: ct._C._nn.elu(a, 1.3), lambda b: F.elu(b, 1.3)),
+    ("selu", ct.selu, torch.selu), ("celu", lambda a: ct.celu(a, 0.7), lambda b: torch.celu(b, 0.7)),
+    ("hardtanh", lambda a: ct._C._nn.hardtanh(a, -0.5, 0.7), lambda b: F.hardtanh(b, -0.5, 0.7)),
+    ("relu6", lambda a: ct._C._nn.relu6(a * 4), lambda b: F.relu6(b * 4)),
+    ("softplus", lambda a: ct._C._nn.softplus(a, 2, 1), lambda b: F.softplus(b, 2, 1)),
+    ("hardsigmoid", lambda a: ct._C._nn.hardsigmoid(a * 4), lambda b: F.hardsigmoid(b * 4)),
+    ("hardswish", lambda a: ct._C._nn.hardswish(a * 4), lambda b: F.hardswish(b * 4)),
+    ("mish", lambda a: ct._C._nn.mish(a), F.mish), ("log_sigmoid", lambda a: ct._C._nn.log_sigmoid(a), F.logsigmoid),
+    ("threshold", lambda a: ct.threshold(a, 0.1, -2.0), lambda b: F.threshold(b, 0.1, -2.0)),
+    ("relu", lambda a: a.relu(), lambda b: b.relu()),
+    ("prelu", lambda a: ct.prelu(a, ct.tensor([0.25])), lambda b: F.prelu(b, torch.tensor([0.25], dtype=b.dtype))),
+]
+
+
+@pytest.mark.parametrize("name,fa,fb", ACTS, ids=[a[0] for a in ACTS])
+def test_activations(name, fa, fb):
+    x = np.random.RandomState(10).randn(5, 7)
+    x[0, :3] = [0.0, 3.0, -3.0]
+    run(fa, fb, x)
+    run(fa, fb, x.astype(np.float32), tol=1e-5)
+
+
+def test_inplace_activation():
+    a = ct.tensor([-1.0, 2.0])
+    ct._C._nn.leaky_relu_(a, 0.5)
+    assert a.tolist() == [-0.5, 2.0]
+    b = ct.tensor([-1.0, 2.0])
+    b.relu_()
+    assert b.tolist() == [0.0, 2.0]
+
+
+def test_dropout():
+    ct.manual_seed(0)
+    x = ct.ones(10000)
+    y = ct.dropout(x, 0.3, True)
+    kept = (y != 0).float().mean().item()
+    assert abs(kept - 0.7) < 0.03
+    vals = np.unique(y.numpy())
+    assert len(vals) == 2 and vals[0] == 0 and abs(vals[1] - 1 / 0.7) < 1e-6
+    assert ct.dropout(x, 0.3, False) is x
+    with pytest.raises(ValueError, match="dropout probability has to be between 0 and 1"):
+        ct.dropout(x, 1.5, True)
+    z = ct.ones(8, 4, 3, 3)
+    f = ct.feature_dropout(z, 0.5, True)
+    per_channel = f.sum((2, 3)) if hasattr(f, "sum") else None
+    assert set(np.unique(per_channel.numpy()).tolist()) <= {0.0, 18.0}
