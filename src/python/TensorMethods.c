@@ -251,6 +251,7 @@ static PyObject *m_resize_(PyObject *self, PyObject *const *args, Py_ssize_t nar
 }
 
 extern PyObject *THP_tensor_numpy(PyObject *self, PyObject *args, PyObject *kw);
+extern PyObject *THP_untyped_storage(PyObject *self, PyObject *u);
 
 #define VARKW(f) (PyCFunction)(void (*)(void))f, METH_VARARGS | METH_KEYWORDS
 PyMethodDef THP_manual_tensor_methods[] = {
@@ -292,6 +293,7 @@ PyMethodDef THP_manual_tensor_methods[] = {
   {"set_", m_set_, METH_VARARGS, NULL},
   {"resize_", (PyCFunction)(void (*)(void))m_resize_, METH_FASTCALL | METH_KEYWORDS, NULL},
   {"numpy", VARKW(THP_tensor_numpy), NULL},
+  {"untyped_storage", THP_untyped_storage, METH_NOARGS, NULL},
   {NULL}
 };
 

@@ -1,0 +1,298 @@
+"""cthtorch.save / cthtorch.load.
+
+The file is a zip archive like PyTorch's: `<root>/data.pkl` (the object,
+pickled, with every tensor reduced to a persistent storage reference plus
+offset/sizes/strides) and one record `<root>/data/<key>` per storage, so
+tensors that shared a storage share it again after loading and views stay
+views. PyTorch's own files load too (the same layout, with torch's names).
+
+load is safe by default (weights_only=True): the unpickler reconstructs only
+an allowlist of types and never calls any other global; every
+size/stride/offset is validated against its storage's byte count (in C, with
+overflow-checked arithmetic); truncated or corrupted files raise RuntimeError.
+save is atomic for paths: it writes a temporary file beside the target and
+renames it into place.
+"""
+import codecs
+import collections
+import io
+import os
+import pickle
+import sys
+import tempfile
+import zipfile
+
+import cthtorch
+from cthtorch import _C
+
+DEFAULT_PROTOCOL = 2
+_DTYPE_OF_STORAGE = {
+    "FloatStorage": "float32", "DoubleStorage": "float64", "HalfStorage": "float16", "BFloat16Storage": "bfloat16",
+    "LongStorage": "int64", "IntStorage": "int32", "ShortStorage": "int16", "CharStorage": "int8",
+    "ByteStorage": "uint8", "BoolStorage": "bool",
+}
+
+
+# ---- reconstruction functions (the only callables a file may name) ----
+def _rebuild_tensor(storage, storage_offset, size, stride, dtype_name, requires_grad=False):
+    t = _C._tensor_from_storage(storage, getattr(cthtorch, dtype_name), int(storage_offset), tuple(size), tuple(stride))
+    if requires_grad:
+        t.requires_grad_(True)
+    return t
+
+
+def _rebuild_parameter(data, requires_grad, backward_hooks=None):
+    from cthtorch.nn import Parameter
+    return Parameter(data, requires_grad)
+
+
+def _dtype(name):
+    d = getattr(cthtorch, name, None)
+    if not isinstance(d, cthtorch.dtype):
+        raise RuntimeError("unknown dtype %r" % (name,))
+    return d
+
+
+class _TypedStorageRef:
+    """What a persistent id resolves to: a storage plus the dtype its elements have."""
+
+    def __init__(self, storage, dtype_name):
+        self.storage = storage
+        self.dtype_name = dtype_name
+
+
+def _rebuild_tensor_v2(storage, storage_offset, size, stride, requires_grad=False, backward_hooks=None, metadata=None):
+    """PyTorch's reconstruction (torch._utils._rebuild_tensor_v2): offsets in elements."""
+    return _rebuild_tensor(storage.storage, storage_offset, size, stride, storage.dtype_name, requires_grad)
+
+
+class _Unsafe(pickle.UnpicklingError):
+    pass
+
+
+_ALLOWED = {
+    ("collections", "OrderedDict"): collections.OrderedDict,
+    ("builtins", "set"): set, ("builtins", "frozenset"): frozenset, ("builtins", "slice"): slice,
+    ("builtins", "complex"): complex, ("_codecs", "encode"): codecs.encode, ("builtins", "bytearray"): bytearray, ("builtins", "range"): range,
+    ("cthtorch.serialization", "_rebuild_tensor"): _rebuild_tensor,
+    ("cthtorch.serialization", "_rebuild_parameter"): _rebuild_parameter,
+    ("cthtorch.serialization", "_dtype"): _dtype,
+    ("torch._utils", "_rebuild_tensor_v2"): _rebuild_tensor_v2,
+    ("torch._utils", "_rebuild_parameter"): _rebuild_parameter,
+}
+
+
+def _numpy_allowed():
+    try:
+        import numpy as np
+        try:
+            from numpy._core import multiarray
+        except ImportError:
+            from numpy.core import multiarray
+    except Exception:  # noqa: BLE001 - numpy is optional for loading
+        return {}
+    out = {("numpy.core.multiarray", "_reconstruct"): multiarray._reconstruct,
+           ("numpy._core.multiarray", "_reconstruct"): multiarray._reconstruct,
+           ("numpy", "ndarray"): np.ndarray, ("numpy", "dtype"): np.dtype,
+           ("numpy.core.multiarray", "scalar"): multiarray.scalar,
+           ("numpy._core.multiarray", "scalar"): multiarray.scalar}
+    for name in ("float64", "float32", "float16", "int64", "int32", "int16", "int8", "uint8", "bool_"):
+        out[("numpy", name)] = getattr(np, name)
+    for name in ("Float64DType", "Float32DType", "Float16DType", "Int64DType", "Int32DType", "Int16DType",
+                 "Int8DType", "UInt8DType", "BoolDType"):
+        if hasattr(np, "dtypes") and hasattr(np.dtypes, name):
+            out[("numpy.dtypes", name)] = getattr(np.dtypes, name)
+    return out
+
+
+_extra_safe = {}
+
+
+def add_safe_globals(objs):
+    """Allows more globals in weights_only loads (as torch.serialization.add_safe_globals)."""
+    for o in objs:
+        _extra_safe[(o.__module__, o.__qualname__)] = o
+
+
+def get_safe_globals():
+    return list(_extra_safe.values())
+
+
+class _Pickler(pickle.Pickler):
+    def __init__(self, f, protocol, storages):
+        super().__init__(f, protocol)
+        self.storages = storages   # key -> storage
+
+    def persistent_id(self, obj):
+        if isinstance(obj, _C.UntypedStorage):
+            key = str(len(self.storages)) if obj._key() not in self._keys else self._keys[obj._key()]
+            if obj._key() not in self._keys:
+                self._keys[obj._key()] = key
+                self.storages[key] = obj
+            return ("storage", key, obj.nbytes())
+        return None
+
+    _keys = None
+
+    def reducer_override(self, obj):
+        if isinstance(obj, cthtorch.Tensor):
+            if obj.requires_grad and not obj.is_leaf:
+                raise RuntimeError("Can't serialize a non-leaf tensor that requires grad: detach() it first")
+            dt = str(obj.dtype).split(".")[1]
+            t = (_rebuild_tensor, (obj.untyped_storage(), obj.storage_offset(), tuple(obj.shape), obj.stride(), dt,
+                                   obj.requires_grad))
+            if type(obj).__name__ == "Parameter":
+                base = cthtorch.Tensor._make_subclass(cthtorch.Tensor, obj.detach(), False)
+                return (_rebuild_parameter, (base, obj.requires_grad))
+            return t
+        if isinstance(obj, cthtorch.dtype):
+            return (_dtype, (str(obj).split(".")[1],))
+        return NotImplemented
+
+
+def _is_path(f):
+    return isinstance(f, (str, os.PathLike))
+
+
+def save(obj, f, pickle_module=pickle, pickle_protocol=DEFAULT_PROTOCOL, _use_new_zipfile_serialization=True,
+         _disable_byteorder_record=False):
+    """Saves obj (tensors, state dicts, containers) to a path or a binary file object."""
+    buf = io.BytesIO()
+    storages = {}
+    p = _Pickler(buf, pickle_protocol, storages)
+    p._keys = {}
+    p.dump(obj)
+    if _is_path(f):
+        path = os.fspath(f)
+        d = os.path.dirname(os.path.abspath(path))
+        fd, tmp = tempfile.mkstemp(prefix=".tmp-", suffix=".cthtorch", dir=d)
+        try:
+            with os.fdopen(fd, "wb") as out:
+                _write_zip(out, buf.getvalue(), storages)
+                out.flush()
+                os.fsync(out.fileno())
+            os.replace(tmp, path)
+        except BaseException:
+            if os.path.exists(tmp):
+                os.unlink(tmp)
+            raise
+    else:
+        _write_zip(f, buf.getvalue(), storages)
+
+
+def _write_zip(out, pkl, storages):
+    with zipfile.ZipFile(out, "w", zipfile.ZIP_STORED) as z:
+        z.writestr("archive/data.pkl", pkl)
+        z.writestr("archive/byteorder", sys.byteorder)
+        for key, st in storages.items():
+            z.writestr("archive/data/%s" % key, bytes(memoryview(st)))
+        z.writestr("archive/version", "3\n")
+
+
+class _Unpickler(pickle.Unpickler):
+    def __init__(self, f, zf, root, weights_only):
+        super().__init__(f)
+        self.zf = zf
+        self.root = root
+        self.weights_only = weights_only
+        self.loaded = {}
+        self.allowed = dict(_ALLOWED)
+        self.allowed.update(_numpy_allowed())
+        self.allowed.update(_extra_safe)
+
+    def find_class(self, module, name):
+        if (module, name) in self.allowed:
+            return self.allowed[(module, name)]
+        if module == "torch" and name in _DTYPE_OF_STORAGE:
+            return _DTYPE_OF_STORAGE[name]
+        if module in ("torch", "cthtorch") and hasattr(cthtorch, name) and isinstance(getattr(cthtorch, name),
+                                                                                      cthtorch.dtype):
+            return getattr(cthtorch, name)
+        if module == "builtins" and name == "getattr" and not self.weights_only:
+            return getattr
+        if self.weights_only:
+            raise pickle.UnpicklingError(
+                "Weights only load failed: unsupported global %s.%s. Only tensors, containers of them, numbers, "
+                "strings and numpy arrays load with weights_only=True; pass weights_only=False only for a file "
+                "you trust." % (module, name))
+        return super().find_class(module, name)
+
+    def persistent_load(self, pid):
+        if not isinstance(pid, tuple) or not pid or pid[0] != "storage":
+            raise pickle.UnpicklingError("unsupported persistent id %r" % (pid,))
+        if len(pid) == 3:                      # ours: ("storage", key, nbytes)
+            _, key, nbytes = pid
+            dtype_name = None
+        elif len(pid) == 5:                    # PyTorch's: ("storage", type, key, location, numel)
+            _, stype, key, location, numel = pid
+            dtype_name = stype if isinstance(stype, str) else str(stype).split(".")[-1]
+            itemsize = getattr(cthtorch, dtype_name).itemsize
+            nbytes = int(numel) * itemsize
+        else:
+            raise pickle.UnpicklingError("unsupported storage reference %r" % (pid,))
+        key = str(key)
+        if key not in self.loaded:
+            name = "%s/data/%s" % (self.root, key)
+            try:
+                info = self.zf.getinfo(name)
+            except KeyError:
+                raise RuntimeError("corrupted file: the record for storage %s is missing" % key) from None
+            if not isinstance(nbytes, int) or nbytes < 0 or info.file_size != nbytes:
+                raise RuntimeError("corrupted file: storage %s should have %s bytes but its record has %d"
+                                   % (key, nbytes, info.file_size))
+            st = _C.UntypedStorage(nbytes)
+            st.copy_from_buffer(self.zf.read(name))
+            self.loaded[key] = st
+        st = self.loaded[key]
+        return _TypedStorageRef(st, dtype_name) if dtype_name else st
+
+
+def load(f, map_location=None, pickle_module=None, *, weights_only=True, mmap=None, **pickle_load_args):
+    """Loads what save wrote (or PyTorch's torch.save). Safe by default; see the module docstring."""
+    if weights_only is None:
+        weights_only = True
+    _check_map_location(map_location)
+    try:
+        if _is_path(f):
+            with open(f, "rb") as fh:
+                data = fh.read()
+        else:
+            data = f.read()
+        zf = zipfile.ZipFile(io.BytesIO(data))
+        names = zf.namelist()
+        pkls = [n for n in names if n.endswith("/data.pkl") or n == "data.pkl"]
+        if not pkls:
+            raise RuntimeError("not a cthtorch/PyTorch archive: no data.pkl record")
+        root = pkls[0][: -len("/data.pkl")] if "/" in pkls[0] else ""
+        up = _Unpickler(io.BytesIO(zf.read(pkls[0])), zf, root, weights_only)
+        obj = up.load()
+    except zipfile.BadZipFile as e:
+        raise RuntimeError("PytorchStreamReader failed reading zip archive: %s (the file is truncated or "
+                           "not a checkpoint)" % e) from None
+    except (pickle.UnpicklingError, EOFError, ValueError, KeyError, IndexError, TypeError, AttributeError,
+            zipfile.LargeZipFile, OverflowError, MemoryError, UnicodeDecodeError) as e:
+        if isinstance(e, pickle.UnpicklingError) and "Weights only load failed" in str(e):
+            raise pickle.UnpicklingError(str(e)) from None
+        raise RuntimeError("failed to load the file: %s: %s" % (type(e).__name__, e)) from None
+    return _fix_refs(obj)
+
+
+def _fix_refs(obj):
+    # a bare _TypedStorageRef can only appear in malformed files
+    if isinstance(obj, _TypedStorageRef):
+        raise RuntimeError("corrupted file: a storage appears outside a tensor")
+    return obj
+
+
+def _check_map_location(ml):
+    if ml is None or callable(ml):
+        return
+    if isinstance(ml, dict):
+        for v in ml.values():
+            _check_map_location(v)
+        return
+    dev = cthtorch.device(ml) if isinstance(ml, str) else ml
+    if isinstance(dev, cthtorch.device) and dev.type != "cpu":
+        raise RuntimeError("Attempting to deserialize object on a CUDA device but cthtorch.cuda.is_available() is "
+                           "False. If you are running on a CPU-only machine, please use torch.load with "
+                           "map_location=torch.device('cpu') to map your storages to the CPU.")

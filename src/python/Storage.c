@@ -1,0 +1,201 @@
+/* torch.UntypedStorage: a Python handle on a THStorage (bytes + allocator).
+ * Serialization and shared memory work at this level: tensors are
+ * (storage, dtype, offset, sizes, strides), so views stay views. */
+#include "THP.h"
+#include "ArgParser.h"
+
+typedef struct { PyObject_HEAD THStorage *s; } THPStorage;
+static PyTypeObject THPStorageType;
+
+static PyObject *wrap_storage(THStorage *s) {
+  THPStorage *o = PyObject_New(THPStorage, &THPStorageType);
+  if (!o) { THStorage_free(s); return NULL; }
+  o->s = s;
+  return (PyObject *)o;
+}
+
+static void storage_dealloc(THPStorage *o) {
+  THStorage_free(o->s);
+  Py_TYPE(o)->tp_free((PyObject *)o);
+}
+
+static PyObject *storage_new(PyTypeObject *tp, PyObject *args, PyObject *kw) {
+  Py_ssize_t n = 0;
+  if (!PyArg_ParseTuple(args, "|n:UntypedStorage", &n)) return NULL;
+  if (n < 0) { PyErr_SetString(PyExc_RuntimeError, "Storage size must be non-negative"); return NULL; }
+  THStorage *s = THStorage_new((size_t)n, NULL);
+  if (!s) return THP_raise();
+  return wrap_storage(s);
+}
+
+static PyObject *st_nbytes(THPStorage *o, PyObject *u) { return PyLong_FromSize_t(o->s->nbytes); }
+static PyObject *st_data_ptr(THPStorage *o, PyObject *u) { return PyLong_FromVoidPtr(o->s->data); }
+static Py_ssize_t st_len(THPStorage *o) { return (Py_ssize_t)o->s->nbytes; }
+static PyObject *st_is_shared(THPStorage *o, PyObject *u) { return PyBool_FromLong(o->s->allocator == &THShmAllocator); }
+static PyObject *st_tobytes(THPStorage *o, PyObject *u) { return PyBytes_FromStringAndSize(o->s->data, o->s->nbytes); }
+static PyObject *st_device(THPStorage *o, void *c) { return Py_NewRef(THPDevice_cpu()); }
+static Py_hash_t st_hash(THPStorage *o) { return _Py_HashPointer(o->s); }
+static PyObject *st_richcompare(PyObject *a, PyObject *b, int op) {
+  if (Py_TYPE(a) != &THPStorageType || Py_TYPE(b) != &THPStorageType || (op != Py_EQ && op != Py_NE))
+    Py_RETURN_NOTIMPLEMENTED;
+  bool eq = ((THPStorage *)a)->s == ((THPStorage *)b)->s;
+  return PyBool_FromLong(op == Py_EQ ? eq : !eq);
+}
+static PyObject *st_key(THPStorage *o, PyObject *u) { return PyLong_FromVoidPtr(o->s); }
+
+/* storage.copy_from_buffer(buf): fills the storage from a bytes-like object of the same size */
+static PyObject *st_copy_from(THPStorage *o, PyObject *buf) {
+  Py_buffer v;
+  if (PyObject_GetBuffer(buf, &v, PyBUF_SIMPLE) < 0) return NULL;
+  if ((size_t)v.len != o->s->nbytes) {
+    PyErr_Format(PyExc_RuntimeError, "storage has %zu bytes but the record has %zd", o->s->nbytes, v.len);
+    PyBuffer_Release(&v);
+    return NULL;
+  }
+  memcpy(o->s->data, v.buf, v.len);
+  PyBuffer_Release(&v);
+  Py_RETURN_NONE;
+}
+
+static int st_getbuffer(PyObject *self, Py_buffer *view, int flags) {
+  THStorage *s = ((THPStorage *)self)->s;
+  return PyBuffer_FillInfo(view, self, s->data, (Py_ssize_t)s->nbytes, 0, flags);
+}
+static PyBufferProcs st_as_buffer = { st_getbuffer, NULL };
+
+static PyMethodDef st_methods[] = {
+  {"nbytes", (PyCFunction)st_nbytes, METH_NOARGS, NULL},
+  {"size", (PyCFunction)st_nbytes, METH_NOARGS, NULL},
+  {"data_ptr", (PyCFunction)st_data_ptr, METH_NOARGS, NULL},
+  {"is_shared", (PyCFunction)st_is_shared, METH_NOARGS, NULL},
+  {"tobytes", (PyCFunction)st_tobytes, METH_NOARGS, NULL},
+  {"_key", (PyCFunction)st_key, METH_NOARGS, "Identity of the underlying THStorage (shared by views)."},
+  {"copy_from_buffer", (PyCFunction)st_copy_from, METH_O, NULL},
+  {NULL}
+};
+static PyGetSetDef st_getset[] = { {"device", (getter)st_device, NULL, NULL, NULL}, {NULL} };
+static PySequenceMethods st_as_sequence = { .sq_length = (lenfunc)st_len };
+
+static PyTypeObject THPStorageType = {
+  PyVarObject_HEAD_INIT(NULL, 0)
+  .tp_name = "torch.UntypedStorage",
+  .tp_basicsize = sizeof(THPStorage),
+  .tp_flags = Py_TPFLAGS_DEFAULT,
+  .tp_new = storage_new,
+  .tp_dealloc = (destructor)storage_dealloc,
+  .tp_methods = st_methods,
+  .tp_getset = st_getset,
+  .tp_as_sequence = &st_as_sequence,
+  .tp_as_buffer = &st_as_buffer,
+  .tp_hash = (hashfunc)st_hash,
+  .tp_richcompare = st_richcompare,
+};
+
+/* t.untyped_storage() */
+PyObject *THP_untyped_storage(PyObject *self, PyObject *u) {
+  THStorage *s = ((THPTensor *)self)->t->storage;
+  THStorage_retain(s);
+  return wrap_storage(s);
+}
+
+/* _tensor_from_storage(storage, dtype, offset, size, stride): a tensor over
+ * the storage; the geometry is checked against its byte count. */
+static PyObject *tensor_from_storage(PyObject *m, PyObject *args) {
+  PyObject *st, *dt, *size, *stride;
+  long long offset;
+  if (!PyArg_ParseTuple(args, "O!O!LOO:_tensor_from_storage", &THPStorageType, &st, &THPDtypeType, &dt, &offset,
+                        &size, &stride))
+    return NULL;
+  ATIntList sz, sd;
+  if (ap_to_intlist(size, &sz, "_tensor_from_storage", "size") < 0 ||
+      ap_to_intlist(stride, &sd, "_tensor_from_storage", "stride") < 0)
+    return NULL;
+  if (sz.n != sd.n) { PyErr_SetString(PyExc_RuntimeError, "size and stride have different lengths"); return NULL; }
+  for (int i = 0; i < sd.n; i++)
+    if (sd.v[i] < 0) { PyErr_SetString(PyExc_RuntimeError, "negative strides are not supported"); return NULL; }
+  THTensor *t = THTensor_newWithStorage(((THPStorage *)st)->s, ((THPDtype *)dt)->dtype, offset, sz.n, sz.v, sd.v);
+  return THPTensor_wrap(t);
+}
+
+/* ---- shared memory ---- */
+/* t.share_memory_(): moves the storage's bytes into a POSIX shm segment.
+ * Views share the THStorage struct, so they all see the move. */
+static PyObject *share_memory_(PyObject *m, PyObject *tensor) {
+  if (!THPTensor_Check(tensor)) { PyErr_SetString(PyExc_TypeError, "expected a tensor"); return NULL; }
+  THStorage *s = ((THPTensor *)tensor)->t->storage;
+  if (s->allocator == &THShmAllocator) return Py_NewRef(tensor);
+  void *ctx;
+  void *p = THShmAllocator.malloc(&THShmAllocator, s->nbytes, &ctx);
+  if (!p) return THP_raise();
+  if (s->nbytes) memcpy(p, s->data, s->nbytes);
+  if (s->allocator) s->allocator->free(s->allocator, s->data, s->nbytes, s->ctx);
+  s->data = p;
+  s->ctx = ctx;
+  s->allocator = &THShmAllocator;
+  s->resizable = false;
+  return Py_NewRef(tensor);
+}
+
+static PyObject *is_shared(PyObject *m, PyObject *tensor) {
+  if (!THPTensor_Check(tensor)) { PyErr_SetString(PyExc_TypeError, "expected a tensor"); return NULL; }
+  return PyBool_FromLong(((THPTensor *)tensor)->t->storage->allocator == &THShmAllocator);
+}
+
+/* _shm_handle(t) -> (name, nbytes) of a shared tensor's segment */
+static PyObject *shm_handle(PyObject *m, PyObject *tensor) {
+  if (!THPTensor_Check(tensor)) { PyErr_SetString(PyExc_TypeError, "expected a tensor"); return NULL; }
+  THStorage *s = ((THPTensor *)tensor)->t->storage;
+  if (s->allocator != &THShmAllocator) {
+    PyErr_SetString(PyExc_RuntimeError, "tensor is not in shared memory; call share_memory_() first");
+    return NULL;
+  }
+  return Py_BuildValue("(sn)", THShm_name(s->ctx), (Py_ssize_t)s->nbytes);
+}
+
+/* _tensor_from_shm(name, nbytes, dtype, size, stride, offset): maps the
+ * segment (the mapping keeps it alive after the name is unlinked). */
+static PyObject *tensor_from_shm(PyObject *m, PyObject *args) {
+  const char *name;
+  Py_ssize_t nbytes;
+  PyObject *dt, *size, *stride;
+  long long offset;
+  if (!PyArg_ParseTuple(args, "snO!OOL:_tensor_from_shm", &name, &nbytes, &THPDtypeType, &dt, &size, &stride, &offset))
+    return NULL;
+  ATIntList sz, sd;
+  if (ap_to_intlist(size, &sz, "_tensor_from_shm", "size") < 0 ||
+      ap_to_intlist(stride, &sd, "_tensor_from_shm", "stride") < 0)
+    return NULL;
+  void *ctx;
+  void *p = THShm_attach(name, (size_t)nbytes, &ctx);
+  if (!p) return THP_raise();
+  THStorage *s = THStorage_newWithData(p, (size_t)nbytes, &THShmAllocator, ctx);
+  if (!s) { THShmAllocator.free(&THShmAllocator, p, (size_t)nbytes, ctx); return THP_raise(); }
+  THTensor *t = THTensor_newWithStorage(s, ((THPDtype *)dt)->dtype, offset, sz.n, sz.v, sd.v);
+  THStorage_free(s);
+  return THPTensor_wrap(t);
+}
+
+/* _shm_unlink(name): removes a segment's name (the receiver's half of the protocol) */
+#include <sys/mman.h>
+static PyObject *shm_unlink_py(PyObject *m, PyObject *name) {
+  const char *n = PyUnicode_AsUTF8(name);
+  if (!n) return NULL;
+  shm_unlink(n);
+  Py_RETURN_NONE;
+}
+
+static PyMethodDef storage_functions[] = {
+  {"_tensor_from_storage", tensor_from_storage, METH_VARARGS, NULL},
+  {"_share_memory_", share_memory_, METH_O, NULL},
+  {"_is_shared", is_shared, METH_O, NULL},
+  {"_shm_handle", shm_handle, METH_O, NULL},
+  {"_tensor_from_shm", tensor_from_shm, METH_VARARGS, NULL},
+  {"_shm_unlink", shm_unlink_py, METH_O, NULL},
+  {NULL}
+};
+
+int THP_initStorage(PyObject *m) {
+  if (PyType_Ready(&THPStorageType) < 0) return -1;
+  if (PyModule_AddObjectRef(m, "UntypedStorage", (PyObject *)&THPStorageType) < 0) return -1;
+  return PyModule_AddFunctions(m, storage_functions);
+}
