@@ -160,6 +160,44 @@ def rrelu(input, lower=1.0 / 8, upper=1.0 / 3, training=False, generator=None):
 
 def install(namespace):
     for name in ("batch_norm", "layer_norm", "group_norm", "dropout", "dropout_", "feature_dropout",
-                 "alpha_dropout", "selu", "selu_", "celu", "celu_", "prelu", "rrelu"):
+                 "alpha_dropout", "selu", "selu_", "celu", "celu_", "prelu", "rrelu") + _EXTRA:
         namespace[name] = globals()[name]
     _nn.cross_entropy_loss = cross_entropy_loss
+    _install_methods()
+
+
+def allclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
+    return bool(cthtorch.isclose(input, other, rtol, atol, equal_nan).sum().item() ==
+                cthtorch.broadcast_shapes(input.shape, other.shape).numel()
+                if hasattr(cthtorch, "broadcast_shapes") else
+                cthtorch.isclose(input, other, rtol, atol, equal_nan).logical_not().sum().item() == 0)
+
+
+def float_power(input, exponent):
+    to64 = lambda x: x.double() if isinstance(x, cthtorch.Tensor) else float(x)
+    return cthtorch.pow(to64(input), cthtorch.tensor(to64(exponent), dtype=cthtorch.float64)
+                        if not isinstance(exponent, cthtorch.Tensor) else to64(exponent))
+
+
+def deg2rad(input):
+    return input * (math.pi / 180.0)
+
+
+def rad2deg(input):
+    return input * (180.0 / math.pi)
+
+
+def positive(input):
+    if input.dtype == cthtorch.bool:
+        raise RuntimeError("The `+` operator, on a bool tensor is not supported.")
+    return input
+
+
+def _install_methods():
+    T = cthtorch.Tensor
+    for name in ("allclose", "float_power", "deg2rad", "rad2deg", "positive"):
+        if not hasattr(T, name):
+            setattr(T, name, globals()[name])
+
+
+_EXTRA = ("allclose", "float_power", "deg2rad", "rad2deg", "positive")

@@ -146,7 +146,7 @@ def c_arg_from_parser(p, i):
     if b == "Tensor":
         return "(PyObject *)ap_tensor(&r, %d)" % i
     if b == "Scalar":
-        return "ap_scalar(&r, %d)" % i
+        return "ap_optscalar(&r, %d)" % i if p.type.endswith("?") else "ap_scalar(&r, %d)" % i
     if b in ("int", "SymInt"):
         return "ap_optint(&r, %d)" % i if p.type.endswith("?") else "ap_int(&r, %d)" % i
     if b.startswith("int[") or b.startswith("SymInt["):
@@ -175,7 +175,7 @@ def c_type(p):
     if b == "Tensor":
         return "PyObject *"
     if b == "Scalar":
-        return "ATScalar "
+        return "ATOptScalar " if p.type.endswith("?") else "ATScalar "
     if b in ("int", "SymInt"):
         return "ATOptInt " if p.type.endswith("?") else "int64_t "
     if b.startswith("int[") or b.startswith("SymInt["):
@@ -206,6 +206,8 @@ def to_pyobj(p, var):
     """C expression making a new PyObject* of a VT-level value (saved in nodes)."""
     b = p.base
     if b == "Scalar":
+        if p.type.endswith("?"):
+            return "(%s.has ? THP_scalar_to_py(%s.v) : Py_NewRef(Py_None))" % (var, var)
         return "THP_scalar_to_py(%s)" % var
     if b in ("int", "SymInt"):
         if p.type.endswith("?"):
@@ -240,6 +242,10 @@ def from_pyobj(p, src, dst):
                     "owned[nowned++] = %s;" % dst]
         return ["PyObject *%s = fa_tensor(%s);" % (dst, src), "if (!%s) goto fail;" % dst,
                 "owned[nowned++] = %s;" % dst]
+    if b == "Scalar" and p.type.endswith("?"):
+        return ["ATOptScalar %s = { false, at_scalar_int(0) };" % dst,
+                "if (%s && %s != Py_None) { %s.has = true; if (ap_to_scalar(%s, &%s.v) < 0) goto fail; }"
+                % (src, src, dst, src, dst)]
     if b == "Scalar":
         dv = "at_scalar_int(%s)" % d if d and re.match(r"^-?\d+$", d) else (
             "at_scalar_float(%s)" % d if d and d not in ("None",) else "at_scalar_int(0)")

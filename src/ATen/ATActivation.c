@@ -24,7 +24,7 @@ THTensor *at_act(const char *name, const THTensor *x, int nargs, const double *a
   const ActDef *d = find(name);
   if (!d) return NULL;
   if (!THDtype_isFloating(x->dtype)) {
-    THError_set(TH_ERR_RUNTIME, "\"%s_cpu\" not implemented for '%s'", name, THDtype_info[x->dtype].legacy);
+    THError_set(TH_ERR_NOTIMPL, "\"%s_cpu\" not implemented for '%s'", name, THDtype_info[x->dtype].legacy);
     return NULL;
   }
   THOpArgs a = {{0}};

@@ -216,7 +216,7 @@ THTensor *at_iter_run(ATIterSpec *spec, int nin, const THTensor *const *in, THLo
   THTensor *conv[AT_MAX_OPS] = {0};
   THTensor *target = NULL, *out = spec->out;
   if (!fn) {
-    THError_set(TH_ERR_RUNTIME, "\"%s\" not implemented for '%s'", spec->name,
+    THError_set(TH_ERR_NOTIMPL, "\"%s\" not implemented for '%s'", spec->name,
                 THDtype_info[spec->common_dtype].legacy);
     return NULL;
   }

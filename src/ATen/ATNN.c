@@ -52,7 +52,7 @@ THTensor *at_softmax(const THTensor *self, int64_t dim, THDtype dtype, bool log)
   if (at_wrap_dim(dim, self->ndim, &d) < 0) return NULL;
   THDtype out_dt = dtype != TH_Undefined ? dtype : self->dtype;
   if (!THDtype_isFloating(out_dt)) {
-    THError_set(TH_ERR_RUNTIME, "\"%s_lastdim_kernel_impl\" not implemented for '%s'", log ? "log_softmax" : "softmax",
+    THError_set(TH_ERR_NOTIMPL, "\"%s_lastdim_kernel_impl\" not implemented for '%s'", log ? "log_softmax" : "softmax",
                 THDtype_info[out_dt].legacy);
     return NULL;
   }

@@ -34,12 +34,12 @@ static THTensor *run_binary(const OpDef *op, const THTensor *a, const THTensor *
   const THTensor *in[2] = { a, b };
   THDtype common = compute_dtype(op, at_result_type(2, in));
   if (op->rule == R_INTEGRAL && THDtype_isFloating(common)) {
-    THError_set(TH_ERR_RUNTIME, "\"%s_cpu\" not implemented for '%s'", op->name, THDtype_info[common].legacy);
+    THError_set(TH_ERR_NOTIMPL, "\"%s_cpu\" not implemented for '%s'", op->name, THDtype_info[common].legacy);
     return NULL;
   }
   THLoopFn fn = op->loops[common];
   if (!fn) {
-    THError_set(TH_ERR_RUNTIME, "\"%s_cpu\" not implemented for '%s'", op->name, THDtype_info[common].legacy);
+    THError_set(TH_ERR_NOTIMPL, "\"%s_cpu\" not implemented for '%s'", op->name, THDtype_info[common].legacy);
     return NULL;
   }
   ATIterSpec spec = { out, op->rule == R_BOOL ? TH_Bool : common, common, out == a, true, op->name };
@@ -109,8 +109,8 @@ THTensor *at_div(const THTensor *a, const THTensor *b, const char *rounding, THT
   THTensor *at_##NAME(const THTensor *a, const THTensor *b, THTensor *out) { \
     return run_binary(&op_##NAME, a, b, out, NULL); }
 
-BIN(remainder, "remainder", R_SAME, TH_ALL_TABLE(remainder_loop))
-BIN(fmod, "fmod", R_SAME, TH_ALL_TABLE(fmod_loop))
+BIN(remainder, "remainder", R_SAME, TH_NUMERIC_TABLE(remainder_loop))
+BIN(fmod, "fmod", R_SAME, TH_NUMERIC_TABLE(fmod_loop))
 BIN(pow, "pow", R_SAME, TH_NUMERIC_TABLE(pow_loop))
 BIN(atan2, "atan2", R_FLOAT, TH_FLOATING_TABLE(atan2_loop))
 BIN(hypot, "hypot", R_FLOAT, TH_FLOATING_TABLE(hypot_loop))
@@ -124,7 +124,7 @@ BIN(bitwise_or, "bitwise_or", R_INTEGRAL, TH_INTEGRAL_BOOL_TABLE(bitwise_or_loop
 BIN(bitwise_xor, "bitwise_xor", R_INTEGRAL, TH_INTEGRAL_BOOL_TABLE(bitwise_xor_loop))
 BIN(bitwise_left_shift, "lshift", R_INTEGRAL, { TH_INTEGRAL_ENTRIES(lshift_loop) })
 BIN(bitwise_right_shift, "rshift", R_INTEGRAL, { TH_INTEGRAL_ENTRIES(rshift_loop) })
-BIN(floor_divide, "floor_divide", R_SAME, TH_ALL_TABLE(div_floor_loop))
+BIN(floor_divide, "div_floor", R_SAME, TH_NUMERIC_TABLE(div_floor_loop))
 BIN(eq, "eq", R_BOOL, TH_ALL_TABLE(eq_loop))
 BIN(ne, "ne", R_BOOL, TH_ALL_TABLE(ne_loop))
 BIN(lt, "lt", R_BOOL, TH_ALL_TABLE(lt_loop))
@@ -149,6 +149,10 @@ static THTensor *run_unary(const UnaryDef *op, const THTensor *a, THTensor *out)
   THDtype dt = a->dtype, odt;
   THLoopFn fn;
   if (op->rule == U_FLOAT && !THDtype_isFloating(dt)) dt = at_default_dtype();
+  if (op->rule == U_ROUNDING && dt == TH_Bool) {
+    THError_set(TH_ERR_NOTIMPL, "\"%s_vml_cpu\" not implemented for 'Bool'", op->name);
+    return NULL;
+  }
   if (op->rule == U_ROUNDING && !THDtype_isFloating(dt)) {
     static const THLoopFn copies[TH_NDTYPES] = TH_ALL_TABLE(copy_loop);
     ATIterSpec spec = { out, dt, dt, out == a, true, op->name };
@@ -165,7 +169,7 @@ static THTensor *run_unary(const UnaryDef *op, const THTensor *a, THTensor *out)
   }
   fn = op->loops[dt];
   if (!fn) {
-    THError_set(TH_ERR_RUNTIME, "\"%s_cpu\" not implemented for '%s'", op->name, THDtype_info[dt].legacy);
+    THError_set(TH_ERR_NOTIMPL, "\"%s_cpu\" not implemented for '%s'", op->name, THDtype_info[dt].legacy);
     return NULL;
   }
   odt = op->rule == U_PREDICATE ? TH_Bool : dt;
@@ -174,8 +178,8 @@ static THTensor *run_unary(const UnaryDef *op, const THTensor *a, THTensor *out)
   return at_iter_run(&spec, 1, in, fn, NULL);
 }
 
-#define UN(NAME, RULE, IV, TABLE) \
-  static const UnaryDef un_##NAME = { #NAME, RULE, IV, TABLE }; \
+#define UN(NAME, RULE, IV, ...) \
+  static const UnaryDef un_##NAME = { #NAME, RULE, IV, __VA_ARGS__ }; \
   THTensor *at_##NAME(const THTensor *a, THTensor *out) { return run_unary(&un_##NAME, a, out); }
 #define UN_FLOAT(NAME) UN(NAME, U_FLOAT, false, TH_FLOATING_TABLE(NAME##_loop))
 TH_FLOAT_UNARY_OPS(UN_FLOAT)
@@ -184,7 +188,7 @@ UN(floor, U_ROUNDING, false, TH_FLOATING_TABLE(floor_loop))
 UN(round, U_ROUNDING, false, TH_FLOATING_TABLE(round_loop))
 UN(trunc, U_ROUNDING, false, TH_FLOATING_TABLE(trunc_loop))
 UN(frac, U_SAME, false, TH_FLOATING_TABLE(frac_loop))
-UN(abs, U_SAME, false, TH_ALL_TABLE(abs_loop))
+UN(abs, U_SAME, false, { TH_INTEGRAL_ENTRIES(abs_loop), TH_FLOATING_ENTRIES(abs_loop) })
 UN(sign, U_SAME, false, TH_ALL_TABLE(sign_loop))
 UN(relu, U_SAME, false, TH_NUMERIC_TABLE(relu_loop))
 UN(isnan, U_PREDICATE, false, TH_FLOATING_TABLE(isnan_loop))

@@ -42,7 +42,7 @@ static double d_cauchy(THGenerator *g, const double *a) { return a[0] + a[1] * t
 
 static int check_float(const THTensor *t, const char *name) {
   if (THDtype_isFloating(t->dtype)) return 0;
-  THError_set(TH_ERR_RUNTIME, "\"%s_kernel_cpu\" not implemented for '%s'", name, THDtype_info[t->dtype].legacy);
+  THError_set(TH_ERR_NOTIMPL, "\"%s_kernel_cpu\" not implemented for '%s'", name, THDtype_info[t->dtype].legacy);
   return -1;
 }
 

@@ -24,7 +24,8 @@ static inline ATScalar at_scalar_int(int64_t v) { ATScalar s = {AT_SCALAR_INT, v
 static inline ATScalar at_scalar_float(double v) { ATScalar s = {AT_SCALAR_FLOAT, (int64_t)v, v}; return s; }
 static inline ATScalar at_scalar_bool(bool v) { ATScalar s = {AT_SCALAR_BOOL, v, v}; return s; }
 
-/* Optional int/double arguments. */
+/* Optional scalar/int/double arguments. */
+typedef struct { bool has; ATScalar v; } ATOptScalar;
 typedef struct { bool has; int64_t v; } ATOptInt;
 typedef struct { bool has; double v; } ATOptDouble;
 /* An int list argument (sizes, dims). */

@@ -523,6 +523,15 @@ ATScalar ap_scalar(APResult *r, int i) {
   return s;
 }
 
+ATOptScalar ap_optscalar(APResult *r, int i) {
+  ATOptScalar v = { false, at_scalar_int(0) };
+  PyObject *o = get(r, i);
+  if (!o) return v;
+  v.has = ap_to_scalar(o, &v.v) == 0;
+  if (!v.has) PyErr_Clear();
+  return v;
+}
+
 int64_t ap_int(APResult *r, int i) {
   PyObject *o = get(r, i);
   int64_t v = (*param(r, i)).def_int;

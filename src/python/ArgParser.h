@@ -77,6 +77,7 @@ void ap_release(APResult *r);
 struct THPTensor;
 struct THPTensor *ap_tensor(APResult *r, int i);          /* NULL when None/absent (optional) */
 ATScalar ap_scalar(APResult *r, int i);
+ATOptScalar ap_optscalar(APResult *r, int i);
 int64_t ap_int(APResult *r, int i);
 ATOptInt ap_optint(APResult *r, int i);
 double ap_float(APResult *r, int i);

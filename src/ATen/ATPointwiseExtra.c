@@ -1,0 +1,179 @@
+/* Pointwise ops with parameters or three inputs (see ATPointwiseExtra.h). */
+#include "ATPointwiseExtra.h"
+#include "../TH/THKernels.h"
+#include "../TH/THKernelsPointwiseExtra.h"
+#include "../TH/THLoops.h"
+
+#include <float.h>
+#include <string.h>
+#include <math.h>
+
+static void put(THOpArgs *a, int k, ATScalar s) {
+  if (s.kind == AT_SCALAR_FLOAT) { a->d[k] = s.d; a->i[k] = (int64_t)s.d; }
+  else { a->d[k] = (double)s.i; a->i[k] = s.i; }
+}
+
+static const THLoopFn clamp_loops[TH_NDTYPES] = TH_NUMERIC_TABLE(clamp_loop);
+
+THTensor *at_clamp(const THTensor *self, ATOptScalar min, ATOptScalar max, THTensor *out) {
+  if (!min.has && !max.has) {
+    THError_set(TH_ERR_RUNTIME, "torch.clamp: At least one of 'min' or 'max' must not be None");
+    return NULL;
+  }
+  /* a float bound on an integer tensor promotes, as clamp's result_type does */
+  THTensor *wrapped[2] = { NULL, NULL };
+  const THTensor *ops[3] = { self, NULL, NULL };
+  int n = 1;
+  if (min.has) { wrapped[0] = at_scalar_tensor(min.v, min.v.kind == AT_SCALAR_FLOAT ? TH_Double : TH_Int64); if (wrapped[0]) wrapped[0]->wrapped_number = true; ops[n++] = wrapped[0]; }
+  if (max.has) { wrapped[1] = at_scalar_tensor(max.v, max.v.kind == AT_SCALAR_FLOAT ? TH_Double : TH_Int64); if (wrapped[1]) wrapped[1]->wrapped_number = true; ops[n++] = wrapped[1]; }
+  THDtype dt = at_result_type(n, ops);
+  THTensor_free(wrapped[0]);
+  THTensor_free(wrapped[1]);
+  if (dt == TH_Bool) { THError_set(TH_ERR_NOTIMPL, "\"clamp_cpu\" not implemented for 'Bool'"); return NULL; }
+  THOpArgs a = {{0}};
+  if (min.has) put(&a, 0, min.v);
+  if (max.has) put(&a, 1, max.v);
+  a.i[2] = min.has;
+  a.i[3] = max.has;
+  ATIterSpec spec = { out, dt, dt, out == self, true, "clamp" };
+  const THTensor *in[1] = { self };
+  return at_iter_run(&spec, 1, in, clamp_loops[dt], &a);
+}
+
+THTensor *at_clamp_tensor(const THTensor *self, const THTensor *min, const THTensor *max, THTensor *out) {
+  if (!min && !max) {
+    THError_set(TH_ERR_RUNTIME, "torch.clamp: At least one of 'min' or 'max' must not be None");
+    return NULL;
+  }
+  THTensor *cur = THTensor_retain((THTensor *)self), *next;
+  if (min) { next = at_maximum(cur, min, (!max) ? out : NULL); THTensor_free(cur); if (!(cur = next)) return NULL; }
+  if (max) { next = at_minimum(cur, max, out); THTensor_free(cur); if (!(cur = next)) return NULL; }
+  return cur;
+}
+
+static const THLoopFn lerp_loops[TH_NDTYPES] = TH_FLOATING_TABLE(lerp_loop);
+THTensor *at_lerp(const THTensor *self, const THTensor *end, const THTensor *weight, THTensor *out) {
+  const THTensor *in[3] = { self, end, weight };
+  THDtype dt = at_result_type(2, in);
+  if (!THDtype_isFloating(dt)) {
+    THError_set(TH_ERR_NOTIMPL, "\"lerp_kernel_scalar\" not implemented for '%s'", THDtype_info[dt].legacy);
+    return NULL;
+  }
+  ATIterSpec spec = { out, dt, dt, out == self, true, "lerp" };
+  return at_iter_run(&spec, 3, in, lerp_loops[dt], NULL);
+}
+
+static THTensor *addc(const THTensor *self, const THTensor *t1, const THTensor *t2, ATScalar value, THTensor *out,
+                      const THLoopFn *loops, const char *name) {
+  const THTensor *in[3] = { self, t1, t2 };
+  THDtype dt = at_result_type(3, in);
+  if (loops == NULL || !loops[dt]) {
+    THError_set(TH_ERR_NOTIMPL, "\"%s_cpu\" not implemented for '%s'", name, THDtype_info[dt].legacy);
+    return NULL;
+  }
+  if (!strcmp(name, "addcdiv") && !THDtype_isFloating(t1->dtype) && !THDtype_isFloating(t2->dtype)) {
+    THError_set(TH_ERR_RUNTIME, "Integer division with addcdiv is no longer supported, and in a future release "
+                "addcdiv will perform a true division of tensor1 and tensor2. The historic addcdiv behavior can be "
+                "implemented as (input + value * torch.trunc(tensor1 / tensor2)).to(input.dtype) for integer inputs "
+                "and as (input + value * tensor1 / tensor2) for float inputs. The future addcdiv behavior is just the "
+                "latter implementation: (input + value * tensor1 / tensor2), for all dtypes.");
+    return NULL;
+  }
+  THOpArgs a = {{0}};
+  put(&a, 0, value);
+  ATIterSpec spec = { out, dt, dt, out == self, true, name };
+  return at_iter_run(&spec, 3, in, loops[dt], &a);
+}
+static const THLoopFn addcmul_loops[TH_NDTYPES] = TH_NUMERIC_TABLE(addcmul_loop);
+static const THLoopFn addcdiv_loops[TH_NDTYPES] = TH_FLOATING_TABLE(addcdiv_loop);
+THTensor *at_addcmul(const THTensor *self, const THTensor *t1, const THTensor *t2, ATScalar v, THTensor *out) {
+  return addc(self, t1, t2, v, out, addcmul_loops, "addcmul");
+}
+THTensor *at_addcdiv(const THTensor *self, const THTensor *t1, const THTensor *t2, ATScalar v, THTensor *out) {
+  return addc(self, t1, t2, v, out, addcdiv_loops, "addcdiv");
+}
+
+static double dtype_max(THDtype t) {
+  switch (t) {
+    case TH_Half: return 65504.0;
+    case TH_BFloat16: return 3.3895313892515355e38;
+    case TH_Float: return FLT_MAX;
+    default: return DBL_MAX;
+  }
+}
+
+static const THLoopFn nan_to_num_loops[TH_NDTYPES] = TH_FLOATING_TABLE(nan_to_num_loop);
+THTensor *at_nan_to_num(const THTensor *self, ATOptDouble nan, ATOptDouble posinf, ATOptDouble neginf, THTensor *out) {
+  if (!THDtype_isFloating(self->dtype)) return out ? (at_copy_(out, self) < 0 ? NULL : THTensor_retain(out)) : at_clone(self, true);
+  THOpArgs a = {{0}};
+  a.d[0] = nan.has ? nan.v : 0.0;
+  a.d[1] = posinf.has ? posinf.v : dtype_max(self->dtype);
+  a.d[2] = neginf.has ? neginf.v : -dtype_max(self->dtype);
+  ATIterSpec spec = { out, self->dtype, self->dtype, out == self, true, "nan_to_num" };
+  const THTensor *in[1] = { self };
+  return at_iter_run(&spec, 1, in, nan_to_num_loops[self->dtype], &a);
+}
+
+static const THLoopFn isclose_loops[TH_NDTYPES] = TH_ALL_TABLE(isclose_loop);
+THTensor *at_isclose(const THTensor *a, const THTensor *b, double rtol, double atol, bool equal_nan) {
+  if (a->dtype != b->dtype) {
+    THError_set(TH_ERR_RUNTIME, "%s did not match %s", THDtype_info[a->dtype].legacy, THDtype_info[b->dtype].legacy);
+    return NULL;
+  }
+  if (rtol < 0) { THError_set(TH_ERR_RUNTIME, "rtol must be greater than or equal to zero, but got %g", rtol); return NULL; }
+  if (atol < 0) { THError_set(TH_ERR_RUNTIME, "atol must be greater than or equal to zero, but got %g", atol); return NULL; }
+  THOpArgs args = {{0}};
+  args.d[0] = rtol; args.d[1] = atol; args.i[2] = equal_nan;
+  /* integers compare through double so the tolerance applies */
+  THDtype dt = THDtype_isFloating(a->dtype) || a->dtype == TH_Bool ? a->dtype : TH_Double;
+  ATIterSpec spec = { NULL, TH_Bool, dt, false, false, "isclose" };
+  const THTensor *in[2] = { a, b };
+  return at_iter_run(&spec, 2, in, isclose_loops[dt], &args);
+}
+
+static const THLoopFn logit_loops[TH_NDTYPES] = TH_FLOATING_TABLE(logit_loop);
+THTensor *at_logit(const THTensor *self, ATOptDouble eps, THTensor *out) {
+  THDtype dt = THDtype_isFloating(self->dtype) ? self->dtype : at_default_dtype();
+  THOpArgs a = {{0}};
+  a.d[0] = eps.has ? eps.v : 0;
+  a.i[3] = eps.has && eps.v >= 0;
+  ATIterSpec spec = { out, dt, dt, out == self, true, "logit" };
+  const THTensor *in[1] = { self };
+  return at_iter_run(&spec, 1, in, logit_loops[dt], &a);
+}
+
+static const THLoopFn xlogy_loops[TH_NDTYPES] = TH_FLOATING_TABLE(xlogy_loop);
+THTensor *at_xlogy(const THTensor *self, const THTensor *other, THTensor *out) {
+  const THTensor *in[2] = { self, other };
+  THDtype dt = at_result_type(2, in);
+  if (!THDtype_isFloating(dt)) dt = at_default_dtype();
+  ATIterSpec spec = { out, dt, dt, out == self, true, "xlogy" };
+  return at_iter_run(&spec, 2, in, xlogy_loops[dt], NULL);
+}
+
+static const THLoopFn roundd_loops[TH_NDTYPES] = TH_FLOATING_TABLE(round_decimals_loop);
+THTensor *at_round_decimals(const THTensor *self, int64_t decimals, THTensor *out) {
+  if (!THDtype_isFloating(self->dtype)) {
+    if (decimals != 0) { THError_set(TH_ERR_NOTIMPL, "round_cpu not implemented for '%s' with decimals", THDtype_info[self->dtype].legacy); return NULL; }
+    return at_round(self, out);
+  }
+  THOpArgs a = {{0}};
+  bool neg = decimals < 0;
+  a.d[0] = pow(10.0, (double)(neg ? -decimals : decimals));
+  a.d[1] = neg ? 0 : 1;
+  ATIterSpec spec = { out, self->dtype, self->dtype, out == self, true, "round" };
+  const THTensor *in[1] = { self };
+  return at_iter_run(&spec, 1, in, roundd_loops[self->dtype], &a);
+}
+
+int at_equal(const THTensor *a, const THTensor *b) {
+  if (a->ndim != b->ndim || memcmp(a->sizes, b->sizes, a->ndim * sizeof(int64_t))) return 0;
+  THTensor *e = at_eq(a, b, NULL);
+  if (!e) return -1;
+  THTensor *s = at_sum(e, NULL, false, TH_Int64, NULL);
+  THTensor_free(e);
+  if (!s) return -1;
+  int64_t n = at_item_int(s);
+  THTensor_free(s);
+  return n == THTensor_numel(a);
+}

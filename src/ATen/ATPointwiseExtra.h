@@ -1,0 +1,17 @@
+/* clamp, lerp, addcmul/addcdiv, nan_to_num, isclose, logit, xlogy, round(decimals) */
+#ifndef AT_POINTWISE_EXTRA_H
+#define AT_POINTWISE_EXTRA_H
+#include "ATen.h"
+
+AT_API THTensor *at_clamp(const THTensor *self, ATOptScalar min, ATOptScalar max, THTensor *out);
+AT_API THTensor *at_clamp_tensor(const THTensor *self, const THTensor *min, const THTensor *max, THTensor *out);
+AT_API THTensor *at_lerp(const THTensor *self, const THTensor *end, const THTensor *weight, THTensor *out);
+AT_API THTensor *at_addcmul(const THTensor *self, const THTensor *t1, const THTensor *t2, ATScalar value, THTensor *out);
+AT_API THTensor *at_addcdiv(const THTensor *self, const THTensor *t1, const THTensor *t2, ATScalar value, THTensor *out);
+AT_API THTensor *at_nan_to_num(const THTensor *self, ATOptDouble nan, ATOptDouble posinf, ATOptDouble neginf, THTensor *out);
+AT_API THTensor *at_isclose(const THTensor *a, const THTensor *b, double rtol, double atol, bool equal_nan);
+AT_API THTensor *at_logit(const THTensor *self, ATOptDouble eps, THTensor *out);
+AT_API THTensor *at_xlogy(const THTensor *self, const THTensor *other, THTensor *out);
+AT_API THTensor *at_round_decimals(const THTensor *self, int64_t decimals, THTensor *out);
+AT_API int at_equal(const THTensor *a, const THTensor *b);
+#endif
