@@ -52,7 +52,7 @@ static int infer_size(const ATIntList *size, int64_t numel, int64_t *out) {
  * "chunks of contiguous dims" rule). Returns false when a copy is needed. */
 static bool view_strides(const THTensor *t, int nd, const int64_t *shape, int64_t *out) {
   int64_t numel = THTensor_numel(t);
-  if (numel == 0) {
+  if (numel == 0 || THTensor_isContiguous(t)) {   /* any shape views a contiguous block */
     int64_t st = 1;
     for (int i = nd - 1; i >= 0; i--) { out[i] = st; st *= shape[i] ? shape[i] : 1; }
     return true;

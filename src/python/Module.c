@@ -3,6 +3,7 @@
 #include "ArgParser.h"
 #include "autograd/Formulas.h"
 #include "../TH/THRandom.h"
+#include "../ATen/ATBlas.h"
 
 _Thread_local bool THP_grad_enabled_off = false;
 bool THP_anomaly_enabled = false;
@@ -50,6 +51,7 @@ static PyObject *set_num_threads(PyObject *m, PyObject *n) {
   if (v == -1 && PyErr_Occurred()) return NULL;
   if (v <= 0) { PyErr_SetString(PyExc_RuntimeError, "set_num_threads expects a positive integer"); return NULL; }
   at_set_num_threads((int)v);
+  at_blas_set_threads((int)v);
   Py_RETURN_NONE;
 }
 static PyObject *get_num_threads(PyObject *m, PyObject *u) { return PyLong_FromLong(at_get_num_threads()); }
@@ -157,6 +159,7 @@ PyMODINIT_FUNC PyInit__C(void) {
       make_submodule(m, "_fft", THP_generated_functions_fft) < 0)
     goto fail;
   PyModule_AddIntConstant(m, "_max_dims", TH_MAX_DIMS);
+  at_blas_set_threads(at_get_num_threads());
   return m;
 fail:
   Py_DECREF(m);

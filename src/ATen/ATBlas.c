@@ -1,0 +1,189 @@
+/* GEMM-based products (see ATBlas.h). */
+#include "ATBlas.h"
+
+#include <cblas.h>
+#include <string.h>
+
+void at_blas_set_threads(int n) { scipy_openblas_set_num_threads(n); }
+
+/* How to hand t (rows x cols) to row-major GEMM: as is (trans=0, ld = row
+ * stride), as a transpose (trans=1, ld = column stride), or via a copy. */
+static const char *operand(const THTensor *t, int64_t rows, int64_t cols, bool *trans, int64_t *ld, THTensor **holder) {
+  int64_t s0 = t->strides[t->ndim - 2], s1 = t->strides[t->ndim - 1];
+  *holder = NULL;
+  if ((s1 == 1 || cols == 1) && (s0 >= (cols > 1 ? cols : 1) || rows == 1)) {
+    *trans = false;
+    *ld = rows == 1 ? (cols > 1 ? cols : 1) : s0;
+    if (*ld < cols) *ld = cols;
+    return THTensor_data(t);
+  }
+  if ((s0 == 1 || rows == 1) && (s1 >= (rows > 1 ? rows : 1) || cols == 1)) {
+    *trans = true;
+    *ld = cols == 1 ? (rows > 1 ? rows : 1) : s1;
+    if (*ld < rows) *ld = rows;
+    return THTensor_data(t);
+  }
+  *holder = at_contiguous(t);
+  if (!*holder) return NULL;
+  *trans = false;
+  *ld = cols > 1 ? cols : 1;
+  return THTensor_data(*holder);
+}
+
+/* C[M,N] = alpha * A[M,K] @ B[K,N] + beta * C, C contiguous */
+static int gemm2d(THDtype dt, const THTensor *A, const THTensor *B, THTensor *C, double alpha, double beta) {
+  int64_t M = A->sizes[A->ndim - 2], K = A->sizes[A->ndim - 1], N = B->sizes[B->ndim - 1];
+  if (M == 0 || N == 0) return 0;
+  char *c = THTensor_data(C);
+  if (K == 0) {
+    if (beta == 0) memset(c, 0, M * N * THDtype_size(dt));
+    else {
+      THTensor *r = at_mul(C, &(THTensor){ .storage = &(THStorage){ .data = &beta }, .dtype = TH_Double, .wrapped_number = true }, C);
+      THTensor_free(r);
+    }
+    return 0;
+  }
+  bool ta, tb;
+  int64_t lda, ldb;
+  THTensor *ha, *hb;
+  const char *a = operand(A, M, K, &ta, &lda, &ha);
+  const char *b = a ? operand(B, K, N, &tb, &ldb, &hb) : NULL;
+  if (!a || !b) { THTensor_free(ha); return -1; }
+  if (dt == TH_Float)
+    scipy_cblas_sgemm(CblasRowMajor, ta ? CblasTrans : CblasNoTrans, tb ? CblasTrans : CblasNoTrans, (int)M, (int)N,
+                      (int)K, (float)alpha, (const float *)a, (int)lda, (const float *)b, (int)ldb, (float)beta,
+                      (float *)c, (int)N);
+  else if (dt == TH_Double)
+    scipy_cblas_dgemm(CblasRowMajor, ta ? CblasTrans : CblasNoTrans, tb ? CblasTrans : CblasNoTrans, (int)M, (int)N,
+                      (int)K, alpha, (const double *)a, (int)lda, (const double *)b, (int)ldb, beta, (double *)c, (int)N);
+  else {
+    /* integers (and half types through double): plain triple loop in int64/double */
+    int64_t sa0 = A->strides[A->ndim - 2], sa1 = A->strides[A->ndim - 1];
+    int64_t sb0 = B->strides[B->ndim - 2], sb1 = B->strides[B->ndim - 1];
+    THTensor *Ad = at_to_dtype(A, THDtype_isFloating(dt) ? TH_Double : TH_Int64, false);
+    THTensor *Bd = Ad ? at_to_dtype(B, Ad->dtype, false) : NULL;
+    THTensor *Cd = Bd ? THTensor_new(Ad->dtype, 2, (int64_t[]){ M, N }) : NULL;
+    if (!Cd) { THTensor_free(Ad); THTensor_free(Bd); THTensor_free(ha); THTensor_free(hb); return -1; }
+    sa0 = Ad->strides[Ad->ndim - 2]; sa1 = Ad->strides[Ad->ndim - 1];
+    sb0 = Bd->strides[Bd->ndim - 2]; sb1 = Bd->strides[Bd->ndim - 1];
+    if (Ad->dtype == TH_Int64) {
+      const int64_t *pa = (const int64_t *)THTensor_data(Ad), *pb = (const int64_t *)THTensor_data(Bd);
+      int64_t *pc = (int64_t *)THTensor_data(Cd);
+      for (int64_t i = 0; i < M; i++)
+        for (int64_t j = 0; j < N; j++) {
+          int64_t s = 0;
+          for (int64_t k = 0; k < K; k++) s += pa[i * sa0 + k * sa1] * pb[k * sb0 + j * sb1];
+          pc[i * N + j] = s;
+        }
+    } else {
+      const double *pa = (const double *)THTensor_data(Ad), *pb = (const double *)THTensor_data(Bd);
+      double *pc = (double *)THTensor_data(Cd);
+      for (int64_t i = 0; i < M; i++)
+        for (int64_t j = 0; j < N; j++) {
+          double s = 0;
+          for (int64_t k = 0; k < K; k++) s += pa[i * sa0 + k * sa1] * pb[k * sb0 + j * sb1];
+          pc[i * N + j] = s;
+        }
+    }
+    /* C = alpha * Cd + beta * C */
+    THTensor *cview = THTensor_newView(C, 2, (int64_t[]){ M, N }, (int64_t[]){ N, 1 }, C->offset);
+    int rc = -1;
+    if (cview) {
+      if (beta == 0) {
+        THTensor *scaled = alpha == 1 ? THTensor_retain(Cd) : at_mul(Cd, &(THTensor){ .storage = &(THStorage){ .data = &alpha }, .dtype = TH_Double, .wrapped_number = true }, NULL);
+        rc = scaled ? at_copy_(cview, scaled) : -1;
+        THTensor_free(scaled);
+      } else {
+        THTensor *cc = at_to_dtype(cview, Cd->dtype, true);
+        THTensor *r1 = cc ? at_mul(cc, &(THTensor){ .storage = &(THStorage){ .data = &beta }, .dtype = TH_Double, .wrapped_number = true }, cc) : NULL;
+        THTensor *r2 = r1 ? at_add(cc, Cd, at_scalar_float(alpha), cc) : NULL;
+        rc = r2 ? at_copy_(cview, cc) : -1;
+        THTensor_free(cc); THTensor_free(r1); THTensor_free(r2);
+      }
+      THTensor_free(cview);
+    }
+    THTensor_free(Ad); THTensor_free(Bd); THTensor_free(Cd); THTensor_free(ha); THTensor_free(hb);
+    return rc;
+  }
+  THTensor_free(ha);
+  THTensor_free(hb);
+  return 0;
+}
+
+static double sd(ATScalar s) { return s.kind == AT_SCALAR_FLOAT ? s.d : (double)s.i; }
+
+static int check_mm(const THTensor *a, const THTensor *b, const char *name) {
+  if (a->ndim != 2 || b->ndim != 2) {
+    THError_set(TH_ERR_RUNTIME, "%s must be a matrix", a->ndim != 2 ? "self" : "mat2");
+    return -1;
+  }
+  if (a->sizes[1] != b->sizes[0]) {
+    THError_set(TH_ERR_RUNTIME, "mat1 and mat2 shapes cannot be multiplied (%lldx%lld and %lldx%lld)",
+                (long long)a->sizes[0], (long long)a->sizes[1], (long long)b->sizes[0], (long long)b->sizes[1]);
+    return -1;
+  }
+  if (a->dtype != b->dtype) {
+    THError_set(TH_ERR_RUNTIME, "expected m1 and m2 to have the same dtype, but got: %s != %s",
+                THDtype_info[a->dtype].name, THDtype_info[b->dtype].name);
+    return -1;
+  }
+  (void)name;
+  return 0;
+}
+
+THTensor *at_addmm(const THTensor *self, const THTensor *m1, const THTensor *m2, ATScalar beta, ATScalar alpha,
+                   THTensor *out) {
+  if (check_mm(m1, m2, "addmm") < 0) return NULL;
+  int64_t M = m1->sizes[0], N = m2->sizes[1];
+  THTensor *C = THTensor_new(m1->dtype, 2, (int64_t[]){ M, N });
+  if (!C) return NULL;
+  double b = self ? sd(beta) : 0.0;
+  if (self && b != 0) {
+    if (at_copy_(C, self) < 0) { THTensor_free(C); return NULL; }   /* broadcasts bias rows */
+  }
+  if (gemm2d(m1->dtype, m1, m2, C, sd(alpha), b) < 0) { THTensor_free(C); return NULL; }
+  if (!out) return C;
+  if (THTensor_resize(out, 2, C->sizes) < 0 || at_copy_(out, C) < 0) { THTensor_free(C); return NULL; }
+  THTensor_free(C);
+  return THTensor_retain(out);
+}
+
+THTensor *at_mm(const THTensor *a, const THTensor *b, THTensor *out) {
+  return at_addmm(NULL, a, b, at_scalar_int(0), at_scalar_int(1), out);
+}
+
+THTensor *at_baddbmm(const THTensor *self, const THTensor *a, const THTensor *b, ATScalar beta, ATScalar alpha,
+                     THTensor *out) {
+  if (a->ndim != 3 || b->ndim != 3) {
+    THError_set(TH_ERR_RUNTIME, "batch1 must be a 3D tensor");
+    return NULL;
+  }
+  if (a->sizes[0] != b->sizes[0] || a->sizes[2] != b->sizes[1]) {
+    THError_set(TH_ERR_RUNTIME, "Expected size for first two dimensions of batch2 tensor to be: [%lld, %lld] but got: [%lld, %lld].",
+                (long long)a->sizes[0], (long long)a->sizes[2], (long long)b->sizes[0], (long long)b->sizes[1]);
+    return NULL;
+  }
+  if (a->dtype != b->dtype) {
+    THError_set(TH_ERR_RUNTIME, "expected scalar type %s but found %s", THDtype_info[a->dtype].legacy, THDtype_info[b->dtype].legacy);
+    return NULL;
+  }
+  int64_t B = a->sizes[0], M = a->sizes[1], N = b->sizes[2];
+  THTensor *C = THTensor_new(a->dtype, 3, (int64_t[]){ B, M, N });
+  if (!C) return NULL;
+  double bt = self ? sd(beta) : 0.0;
+  if (self && bt != 0 && at_copy_(C, self) < 0) { THTensor_free(C); return NULL; }
+  for (int64_t i = 0; i < B; i++) {
+    THTensor *ai = at_select(a, 0, i), *bi = ai ? at_select(b, 0, i) : NULL, *ci = bi ? at_select(C, 0, i) : NULL;
+    int rc = ci ? gemm2d(a->dtype, ai, bi, ci, sd(alpha), bt) : -1;
+    THTensor_free(ai); THTensor_free(bi); THTensor_free(ci);
+    if (rc < 0) { THTensor_free(C); return NULL; }
+  }
+  if (!out) return C;
+  if (THTensor_resize(out, 3, C->sizes) < 0 || at_copy_(out, C) < 0) { THTensor_free(C); return NULL; }
+  THTensor_free(C);
+  return THTensor_retain(out);
+}
+
+THTensor *at_bmm(const THTensor *a, const THTensor *b, THTensor *out) {
+  return at_baddbmm(NULL, a, b, at_scalar_int(0), at_scalar_int(1), out);
+}

@@ -1,0 +1,70 @@
+"""mm/bmm/addmm/baddbmm and the matmul family vs torch: values, shapes, gradients, errors."""
+import numpy as np
+import pytest
+
+import cthtorch as ct
+import oracle
+
+torch = oracle.require_torch()
+
+SHAPES = [((3, 4), (4, 5)), ((4,), (4,)), ((4,), (4, 5)), ((3, 4), (4,)), ((2, 3, 4), (4, 5)), ((2, 3, 4), (2, 4, 5)),
+          ((1, 3, 4), (2, 4, 5)), ((3, 4), (2, 4, 5)), ((2, 1, 3, 4), (5, 4, 2)), ((2, 3, 4), (4,)), ((0, 4), (4, 3)),
+          ((3, 0), (0, 2))]
+
+
+@pytest.mark.parametrize("sa,sb", SHAPES)
+@pytest.mark.parametrize("dt", ["float32", "float64"])
+def test_matmul_values_and_grads(sa, sb, dt):
+    rs = np.random.RandomState(0)
+    a, b = rs.randn(*sa).astype(dt), rs.randn(*sb).astype(dt)
+    ta, tb = ct.tensor(a, requires_grad=True), ct.tensor(b, requires_grad=True)
+    ra, rb = torch.tensor(a, requires_grad=True), torch.tensor(b, requires_grad=True)
+    x, y = ta @ tb, ra @ rb
+    assert tuple(x.shape) == tuple(y.shape) and str(x.dtype) == str(y.dtype)
+    tol = 1e-4 if dt == "float32" else 1e-10
+    np.testing.assert_allclose(x.detach().numpy(), y.detach().numpy(), rtol=tol, atol=tol)
+    (x * 2).sum().backward()
+    (y * 2).sum().backward()
+    np.testing.assert_allclose(ta.grad.numpy(), ra.grad.numpy(), rtol=tol, atol=tol)
+    np.testing.assert_allclose(tb.grad.numpy(), rb.grad.numpy(), rtol=tol, atol=tol)
+
+
+def test_transposed_operands_and_int_matmul():
+    a = ct.randn(5, 3)
+    b = ct.randn(4, 3)
+    np.testing.assert_allclose((a @ b.t()).numpy(), a.numpy() @ b.numpy().T, rtol=1e-5, atol=1e-5)
+    np.testing.assert_allclose((a.t() @ a).numpy(), a.numpy().T @ a.numpy(), rtol=1e-5, atol=1e-5)
+    s = ct.randn(6, 6)[::2, ::2]
+    np.testing.assert_allclose((s @ s).numpy(), s.numpy() @ s.numpy(), rtol=1e-5, atol=1e-5)
+    i = ct.arange(6).view(2, 3)
+    assert (i @ i.t()).tolist() == (np.arange(6).reshape(2, 3) @ np.arange(6).reshape(2, 3).T).tolist()
+    assert (i @ i.t()).dtype == ct.int64
+
+
+def test_addmm_baddbmm_linear():
+    rs = np.random.RandomState(1)
+    c, a, b = rs.randn(3, 5), rs.randn(3, 4), rs.randn(4, 5)
+    r = ct.addmm(ct.tensor(c), ct.tensor(a), ct.tensor(b), beta=0.5, alpha=2.0)
+    np.testing.assert_allclose(r.numpy(), 0.5 * c + 2 * a @ b, rtol=1e-10)
+    bias = rs.randn(5)
+    np.testing.assert_allclose(ct.addmm(ct.tensor(bias), ct.tensor(a), ct.tensor(b)).numpy(), bias + a @ b, rtol=1e-10)
+    x, w = rs.randn(2, 3, 4), rs.randn(6, 4)
+    np.testing.assert_allclose(ct._C._nn.linear(ct.tensor(x), ct.tensor(w), ct.tensor(rs.randn(6) * 0)).numpy(),
+                               x @ w.T, rtol=1e-10)
+    b1, b2, m = rs.randn(2, 3, 4), rs.randn(2, 4, 5), rs.randn(2, 3, 5)
+    np.testing.assert_allclose(ct.baddbmm(ct.tensor(m), ct.tensor(b1), ct.tensor(b2), alpha=0.5).numpy(),
+                               m + 0.5 * b1 @ b2, rtol=1e-10)
+    assert ct.dot(ct.tensor([1.0, 2.0]), ct.tensor([3.0, 4.0])).item() == 11.0
+    assert ct.mv(ct.ones(2, 3), ct.ones(3)).tolist() == [3.0, 3.0]
+    assert ct.outer(ct.tensor([1.0, 2.0]), ct.tensor([1.0, 3.0])).tolist() == [[1.0, 3.0], [2.0, 6.0]]
+
+
+def test_errors():
+    with pytest.raises(RuntimeError, match="mat1 and mat2 shapes cannot be multiplied \\(2x3 and 4x5\\)"):
+        ct.mm(ct.ones(2, 3), ct.ones(4, 5))
+    with pytest.raises(RuntimeError, match="both arguments to matmul need to be at least 1D"):
+        ct.matmul(ct.tensor(1.0), ct.ones(2))
+    with pytest.raises(RuntimeError, match="expected m1 and m2 to have the same dtype"):
+        ct.mm(ct.ones(2, 2), ct.ones(2, 2, dtype=ct.float64))
+    with pytest.raises(RuntimeError, match="1D tensors expected"):
+        ct.dot(ct.ones(2, 2), ct.ones(2))
