@@ -1,0 +1,456 @@
+/* Reductions computed on a double (or int64) contiguous copy laid out as
+ * [outer, D, inner] around one dim, or through the 2-d driver for dim
+ * lists. Values convert back to the input dtype at the end. */
+#include "ATReduceExtra.h"
+#include "ATReduce.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+static bool use_int(THDtype t) { return !THDtype_isFloating(t); }
+
+/* contiguous copy in double or int64 */
+static THTensor *work_copy(const THTensor *t) {
+  THTensor *c = at_to_dtype(t, use_int(t->dtype) ? TH_Int64 : TH_Double, true);
+  if (!c) return NULL;
+  THTensor *r = at_contiguous(c);
+  THTensor_free(c);
+  return r;
+}
+
+static void around(const THTensor *t, int64_t d, int64_t *outer, int64_t *D, int64_t *inner) {
+  *outer = 1; *inner = 1; *D = t->ndim ? t->sizes[d] : 1;
+  for (int i = 0; i < d; i++) *outer *= t->sizes[i];
+  for (int i = d + 1; i < t->ndim; i++) *inner *= t->sizes[i];
+}
+
+static void reduced_sizes(const THTensor *t, int64_t d, bool keepdim, int *nd, int64_t *sizes) {
+  int k = 0;
+  for (int i = 0; i < t->ndim; i++) {
+    if (i == d) { if (keepdim) sizes[k++] = 1; }
+    else sizes[k++] = t->sizes[i];
+  }
+  *nd = k;
+}
+
+static double getd(const THTensor *w, int64_t i) {
+  return w->dtype == TH_Int64 ? (double)((const int64_t *)THTensor_data(w))[i] : ((const double *)THTensor_data(w))[i];
+}
+
+/* better(a, b): a replaces b as the max (min); NaN wins and stays */
+static inline bool better(double a, double b, bool is_max) {
+  if (isnan(b)) return false;
+  if (isnan(a)) return true;
+  return is_max ? a > b : a < b;
+}
+
+int at_max_dim(THTensor **outs, const THTensor *self, int64_t dim, bool keepdim, bool is_max) {
+  int64_t d;
+  if (at_wrap_dim(dim, self->ndim, &d) < 0) return -1;
+  if (self->ndim && self->sizes[d] == 0) {
+    THError_set(TH_ERR_INDEX, "%s(): Expected reduction dim %lld to have non-zero size.", is_max ? "max" : "min", (long long)d);
+    return -1;
+  }
+  THTensor *w = work_copy(self);
+  if (!w) return -1;
+  int64_t outer, D, inner;
+  around(w, d, &outer, &D, &inner);
+  int nd;
+  int64_t sz[TH_MAX_DIMS];
+  reduced_sizes(self, d, keepdim, &nd, sz);
+  THTensor *vals = THTensor_new(w->dtype, nd, sz), *idx = THTensor_new(TH_Int64, nd, sz);
+  if (!vals || !idx) { THTensor_free(w); THTensor_free(vals); THTensor_free(idx); return -1; }
+  int64_t *iv = (int64_t *)THTensor_data(idx);
+  bool isint = w->dtype == TH_Int64;
+  for (int64_t o = 0; o < outer; o++)
+    for (int64_t i = 0; i < inner; i++) {
+      int64_t best = 0;
+      double bv = getd(w, o * D * inner + i);
+      for (int64_t k = 1; k < D; k++) {
+        double v = getd(w, (o * D + k) * inner + i);
+        if (better(v, bv, is_max)) { bv = v; best = k; }
+      }
+      int64_t at = o * inner + i;
+      if (isint) ((int64_t *)THTensor_data(vals))[at] = ((const int64_t *)THTensor_data(w))[(o * D + best) * inner + i];
+      else ((double *)THTensor_data(vals))[at] = bv;
+      iv[at] = best;
+    }
+  THTensor_free(w);
+  outs[0] = at_to_dtype(vals, self->dtype, false);
+  THTensor_free(vals);
+  outs[1] = idx;
+  if (!outs[0]) { THTensor_free(idx); outs[1] = NULL; return -1; }
+  return 0;
+}
+
+THTensor *at_max_all(const THTensor *self, bool is_max) {
+  if (THTensor_numel(self) == 0) {
+    THError_set(TH_ERR_RUNTIME, "%s(): Expected reduction dim to be specified for input.numel() == 0. Specify the "
+                "reduction dim with the 'dim' argument.", is_max ? "max" : "min");
+    return NULL;
+  }
+  ATIntList shape = { 1, { THTensor_numel(self) } };
+  THTensor *flat = at_reshape(self, &shape);
+  if (!flat) return NULL;
+  THTensor *outs[2];
+  int rc = at_max_dim(outs, flat, 0, false, is_max);
+  THTensor_free(flat);
+  if (rc < 0) return NULL;
+  THTensor_free(outs[1]);
+  return outs[0];
+}
+
+THTensor *at_amax(const THTensor *self, const ATIntList *dims, bool keepdim, bool is_max) {
+  ATReduce2D r;
+  THTensor *w = work_copy(self);
+  if (!w) return NULL;
+  if (at_reduce_prepare(w, dims, keepdim, &r) < 0) { THTensor_free(w); return NULL; }
+  if (r.K == 0 && r.M > 0) {
+    THError_set(TH_ERR_INDEX, "%s(): Expected reduction dim to have non-zero size.", is_max ? "amax" : "amin");
+    at_reduce_release(&r);
+    THTensor_free(w);
+    return NULL;
+  }
+  THTensor *out = THTensor_new(w->dtype, r.out_ndim, r.out_sizes), *res = NULL;
+  if (out) {
+    bool isint = w->dtype == TH_Int64;
+    for (int64_t m = 0; m < r.M; m++) {
+      const char *base = r.data + m * r.sm * 8;
+      if (isint) {
+        const int64_t *p = (const int64_t *)base;
+        int64_t b = p[0];
+        for (int64_t k = 1; k < r.K; k++) { int64_t v = p[k * r.sk]; if (is_max ? v > b : v < b) b = v; }
+        ((int64_t *)THTensor_data(out))[m] = b;
+      } else {
+        const double *p = (const double *)base;
+        double b = p[0];
+        for (int64_t k = 1; k < r.K; k++) if (better(p[k * r.sk], b, is_max)) b = p[k * r.sk];
+        ((double *)THTensor_data(out))[m] = b;
+      }
+    }
+    res = at_to_dtype(out, self->dtype, false);
+  }
+  THTensor_free(out);
+  at_reduce_release(&r);
+  THTensor_free(w);
+  return res;
+}
+
+THTensor *at_argmax(const THTensor *self, ATOptInt dim, bool keepdim, bool is_max) {
+  if (!dim.has) {
+    if (THTensor_numel(self) == 0) {
+      THError_set(TH_ERR_RUNTIME, "%s(): Expected reduction dim to be specified for input.numel() == 0.", is_max ? "argmax" : "argmin");
+      return NULL;
+    }
+    ATIntList shape = { 1, { THTensor_numel(self) } };
+    THTensor *flat = at_reshape(self, &shape), *outs[2];
+    if (!flat) return NULL;
+    int rc = at_max_dim(outs, flat, 0, false, is_max);
+    THTensor_free(flat);
+    if (rc < 0) return NULL;
+    THTensor_free(outs[0]);
+    if (keepdim) {
+      ATIntList ones = { self->ndim };
+      for (int i = 0; i < self->ndim; i++) ones.v[i] = 1;
+      THTensor *r = at_reshape(outs[1], &ones);
+      THTensor_free(outs[1]);
+      return r;
+    }
+    return outs[1];
+  }
+  THTensor *outs[2];
+  if (at_max_dim(outs, self, dim.v, keepdim, is_max) < 0) return NULL;
+  THTensor_free(outs[0]);
+  return outs[1];
+}
+
+THTensor *at_all_any(const THTensor *self, const ATIntList *dims, bool keepdim, bool is_all) {
+  THTensor *nz = at_ne(self, &(THTensor){ .storage = &(THStorage){ .data = &(int64_t){0} }, .dtype = TH_Int64,
+                                          .wrapped_number = true }, NULL);
+  if (!nz) return NULL;
+  THTensor *s = at_sum(nz, dims, keepdim, TH_Int64, NULL);
+  THTensor *res = NULL;
+  if (s) {
+    ATReduce2D r;
+    if (at_reduce_prepare(self, dims, keepdim, &r) == 0) {
+      int64_t K = r.K;
+      at_reduce_release(&r);
+      int64_t *v = (int64_t *)THTensor_data(s);
+      THTensor *c = at_contiguous(s);
+      if (c) {
+        v = (int64_t *)THTensor_data(c);
+        int64_t n = THTensor_numel(c);
+        for (int64_t i = 0; i < n; i++) v[i] = is_all ? (v[i] == K) : (v[i] > 0);
+        res = at_to_dtype(c, self->dtype == TH_UInt8 ? TH_UInt8 : TH_Bool, false);
+        THTensor_free(c);
+      }
+    }
+  }
+  THTensor_free(nz);
+  THTensor_free(s);
+  return res;
+}
+
+THTensor *at_prod(const THTensor *self, const ATIntList *dims, bool keepdim, THDtype dtype) {
+  THDtype out_dt = dtype != TH_Undefined ? dtype : (THDtype_isFloating(self->dtype) ? self->dtype : TH_Int64);
+  THTensor *w = work_copy(self);
+  if (!w) return NULL;
+  ATReduce2D r;
+  if (at_reduce_prepare(w, dims, keepdim, &r) < 0) { THTensor_free(w); return NULL; }
+  THTensor *out = THTensor_new(w->dtype, r.out_ndim, r.out_sizes), *res = NULL;
+  if (out) {
+    for (int64_t m = 0; m < r.M; m++) {
+      if (w->dtype == TH_Int64) {
+        const int64_t *p = (const int64_t *)(r.data + m * r.sm * 8);
+        int64_t acc = 1;
+        for (int64_t k = 0; k < r.K; k++) acc *= p[k * r.sk];
+        ((int64_t *)THTensor_data(out))[m] = acc;
+      } else {
+        const double *p = (const double *)(r.data + m * r.sm * 8);
+        double acc = 1;
+        for (int64_t k = 0; k < r.K; k++) acc *= p[k * r.sk];
+        ((double *)THTensor_data(out))[m] = acc;
+      }
+    }
+    res = at_to_dtype(out, out_dt, false);
+  }
+  THTensor_free(out);
+  at_reduce_release(&r);
+  THTensor_free(w);
+  return res;
+}
+
+THTensor *at_var(const THTensor *self, const ATIntList *dims, double correction, bool keepdim, bool take_sqrt) {
+  if (!THDtype_isFloating(self->dtype)) {
+    THError_set(TH_ERR_RUNTIME, "std and var only support floating point and complex dtypes");
+    return NULL;
+  }
+  THTensor *w = work_copy(self);
+  if (!w) return NULL;
+  ATReduce2D r;
+  if (at_reduce_prepare(w, dims, keepdim, &r) < 0) { THTensor_free(w); return NULL; }
+  THTensor *out = THTensor_new(TH_Double, r.out_ndim, r.out_sizes), *res = NULL;
+  if (out) {
+    for (int64_t m = 0; m < r.M; m++) {
+      const double *p = (const double *)(r.data + m * r.sm * 8);
+      double mean = 0, m2 = 0;
+      for (int64_t k = 0; k < r.K; k++) {   /* Welford: stable for large means */
+        double x = p[k * r.sk], dlt = x - mean;
+        mean += dlt / (double)(k + 1);
+        m2 += dlt * (x - mean);
+      }
+      double dof = (double)r.K - correction;
+      double v = dof > 0 ? m2 / dof : (r.K ? INFINITY * 0 + NAN : NAN);
+      if (dof <= 0 && r.K > 0) v = m2 > 0 || m2 == 0 ? (m2 / dof) : NAN;
+      ((double *)THTensor_data(out))[m] = take_sqrt ? sqrt(v) : v;
+    }
+    res = at_to_dtype(out, self->dtype, false);
+  }
+  THTensor_free(out);
+  at_reduce_release(&r);
+  THTensor_free(w);
+  return res;
+}
+
+THTensor *at_logsumexp(const THTensor *self, const ATIntList *dims, bool keepdim) {
+  THTensor *w = work_copy(self);
+  if (!w) return NULL;
+  THTensor *wd = w->dtype == TH_Double ? THTensor_retain(w) : at_to_dtype(w, TH_Double, false);
+  THTensor_free(w);
+  if (!wd) return NULL;
+  ATReduce2D r;
+  if (at_reduce_prepare(wd, dims, keepdim, &r) < 0) { THTensor_free(wd); return NULL; }
+  THTensor *out = THTensor_new(TH_Double, r.out_ndim, r.out_sizes), *res = NULL;
+  if (out) {
+    for (int64_t m = 0; m < r.M; m++) {
+      const double *p = (const double *)(r.data + m * r.sm * 8);
+      double mx = -INFINITY;
+      for (int64_t k = 0; k < r.K; k++) if (p[k * r.sk] > mx) mx = p[k * r.sk];
+      if (isinf(mx)) { ((double *)THTensor_data(out))[m] = mx; continue; }
+      double s = 0;
+      for (int64_t k = 0; k < r.K; k++) s += exp(p[k * r.sk] - mx);
+      ((double *)THTensor_data(out))[m] = mx + log(s);
+    }
+    res = at_to_dtype(out, THDtype_isFloating(self->dtype) ? self->dtype : at_default_dtype(), false);
+  }
+  THTensor_free(out);
+  at_reduce_release(&r);
+  THTensor_free(wd);
+  return res;
+}
+
+THTensor *at_cumulative(const THTensor *self, int64_t dim, THDtype dtype, int kind) {
+  int64_t d;
+  if (at_wrap_dim(dim, self->ndim, &d) < 0) return NULL;
+  THDtype out_dt = dtype != TH_Undefined ? dtype : (THDtype_isFloating(self->dtype) ? self->dtype : TH_Int64);
+  THTensor *w = work_copy(self);
+  if (!w) return NULL;
+  int64_t outer, D, inner;
+  around(w, d, &outer, &D, &inner);
+  bool isint = w->dtype == TH_Int64;
+  for (int64_t o = 0; o < outer; o++)
+    for (int64_t i = 0; i < inner; i++) {
+      if (isint) {
+        int64_t *p = (int64_t *)THTensor_data(w), acc = kind == 1 ? 1 : 0;
+        for (int64_t k = 0; k < D; k++) {
+          int64_t kk = kind == 2 ? D - 1 - k : k, at = (o * D + kk) * inner + i;
+          acc = kind == 1 ? acc * p[at] : acc + p[at];
+          p[at] = acc;
+        }
+      } else {
+        double *p = (double *)THTensor_data(w), acc = kind == 1 ? 1 : 0;
+        for (int64_t k = 0; k < D; k++) {
+          int64_t kk = kind == 2 ? D - 1 - k : k, at = (o * D + kk) * inner + i;
+          acc = kind == 1 ? acc * p[at] : acc + p[at];
+          p[at] = acc;
+        }
+      }
+    }
+  THTensor *res = at_to_dtype(w, out_dt, false);
+  THTensor_free(w);
+  return res;
+}
+
+typedef struct { double v; int64_t i; } Pair;
+static int cmp_asc(const void *a, const void *b) {
+  const Pair *x = a, *y = b;
+  bool xn = isnan(x->v), yn = isnan(y->v);
+  if (xn || yn) return xn && yn ? (x->i > y->i) - (x->i < y->i) : (xn ? 1 : -1);   /* NaN sorts last */
+  if (x->v != y->v) return x->v < y->v ? -1 : 1;
+  return (x->i > y->i) - (x->i < y->i);
+}
+static int cmp_desc(const void *a, const void *b) {
+  const Pair *x = a, *y = b;
+  bool xn = isnan(x->v), yn = isnan(y->v);
+  if (xn || yn) return xn && yn ? (x->i > y->i) - (x->i < y->i) : (xn ? -1 : 1);   /* NaN first when descending */
+  if (x->v != y->v) return x->v > y->v ? -1 : 1;
+  return (x->i > y->i) - (x->i < y->i);
+}
+
+static int sort_impl(THTensor **outs, const THTensor *self, int64_t dim, bool desc, int64_t k) {
+  int64_t d;
+  if (at_wrap_dim(dim, self->ndim, &d) < 0) return -1;
+  THTensor *w = work_copy(self);
+  if (!w) return -1;
+  int64_t outer, D, inner;
+  around(w, d, &outer, &D, &inner);
+  if (k < 0) k = D;
+  int64_t sz[TH_MAX_DIMS];
+  memcpy(sz, self->sizes, self->ndim * sizeof(int64_t));
+  if (self->ndim) sz[d] = k;
+  THTensor *vals = THTensor_new(w->dtype, self->ndim, sz), *idx = THTensor_new(TH_Int64, self->ndim, sz);
+  Pair *buf = malloc((D ? D : 1) * sizeof(Pair));
+  if (!vals || !idx || !buf) { free(buf); THTensor_free(w); THTensor_free(vals); THTensor_free(idx); THError_set(TH_ERR_MEMORY, "out of memory"); return -1; }
+  bool isint = w->dtype == TH_Int64;
+  for (int64_t o = 0; o < outer; o++)
+    for (int64_t i = 0; i < inner; i++) {
+      for (int64_t j = 0; j < D; j++) { buf[j].v = getd(w, (o * D + j) * inner + i); buf[j].i = j; }
+      qsort(buf, D, sizeof(Pair), desc ? cmp_desc : cmp_asc);
+      for (int64_t j = 0; j < k; j++) {
+        int64_t at = (o * k + j) * inner + i;
+        if (isint) ((int64_t *)THTensor_data(vals))[at] = ((const int64_t *)THTensor_data(w))[(o * D + buf[j].i) * inner + i];
+        else ((double *)THTensor_data(vals))[at] = buf[j].v;
+        ((int64_t *)THTensor_data(idx))[at] = buf[j].i;
+      }
+    }
+  free(buf);
+  THTensor_free(w);
+  outs[0] = at_to_dtype(vals, self->dtype, false);
+  THTensor_free(vals);
+  outs[1] = idx;
+  if (!outs[0]) { THTensor_free(idx); outs[1] = NULL; return -1; }
+  return 0;
+}
+
+int at_sort(THTensor **outs, const THTensor *self, int64_t dim, bool descending, bool stable) {
+  (void)stable;   /* qsort on (value, index) pairs is stable by construction */
+  return sort_impl(outs, self, dim, descending, -1);
+}
+
+int at_topk(THTensor **outs, const THTensor *self, int64_t k, int64_t dim, bool largest, bool sorted) {
+  int64_t d;
+  if (at_wrap_dim(dim, self->ndim, &d) < 0) return -1;
+  int64_t D = self->ndim ? self->sizes[d] : 1;
+  if (k < 0 || k > D) { THError_set(TH_ERR_RUNTIME, "selected index k out of range"); return -1; }
+  (void)sorted;
+  return sort_impl(outs, self, dim, largest, k);
+}
+
+THTensor *at_scatter_grad(const THTensor *grad, int64_t dim, const THTensor *indices, const ATIntList *sizes,
+                          bool keepdim) {
+  int64_t d;
+  if (at_wrap_dim(dim, sizes->n, &d) < 0) return NULL;
+  const THTensor *g = grad, *ix = indices;
+  THTensor *gu = NULL, *iu = NULL;
+  if (!keepdim && sizes->n > 0) {
+    gu = at_unsqueeze(grad, d);
+    iu = gu ? at_unsqueeze(indices, d) : NULL;
+    if (!iu) { THTensor_free(gu); return NULL; }
+    g = gu; ix = iu;
+  }
+  THTensor *gd = work_copy(g), *ic = gd ? work_copy(ix) : NULL, *out = NULL;
+  THTensor *acc = ic ? THTensor_new(TH_Double, sizes->n, sizes->v) : NULL;
+  if (acc) {
+    memset(THTensor_data(acc), 0, THTensor_numel(acc) * sizeof(double));
+    THTensor *tmpl = acc;
+    int64_t outer, D, inner, Dg;
+    around(tmpl, d, &outer, &D, &inner);
+    Dg = g->ndim ? g->sizes[d] : 1;
+    const int64_t *iv = (const int64_t *)THTensor_data(ic);
+    double *av = (double *)THTensor_data(acc);
+    for (int64_t o = 0; o < outer; o++)
+      for (int64_t j = 0; j < Dg; j++)
+        for (int64_t i = 0; i < inner; i++) {
+          int64_t src = (o * Dg + j) * inner + i, t = iv[src];
+          if (t >= 0 && t < D) av[(o * D + t) * inner + i] += getd(gd, src);
+        }
+    out = at_to_dtype(acc, grad->dtype, false);
+  }
+  THTensor_free(acc); THTensor_free(gd); THTensor_free(ic); THTensor_free(gu); THTensor_free(iu);
+  return out;
+}
+
+/* d prod / d x_i = product of the others (prefix * suffix, so zeros are exact) */
+THTensor *at_prod_backward(const THTensor *grad, const THTensor *self, const ATIntList *dims, bool keepdim) {
+  THTensor *w = work_copy(self);
+  if (!w) return NULL;
+  THTensor *wd = w->dtype == TH_Double ? THTensor_retain(w) : at_to_dtype(w, TH_Double, false);
+  THTensor_free(w);
+  if (!wd) return NULL;
+  ATReduce2D r;
+  if (at_reduce_prepare(wd, dims, keepdim, &r) < 0) { THTensor_free(wd); return NULL; }
+  /* gradient of each output, flattened in output order */
+  THTensor *gc = work_copy(grad);
+  THTensor *gi = gc ? THTensor_new(TH_Double, 1, &(int64_t){ r.M * r.K }) : NULL, *res = NULL;
+  if (gi) {
+    double *out = (double *)THTensor_data(gi);
+    double *pre = malloc((r.K + 1) * sizeof(double)), *suf = malloc((r.K + 1) * sizeof(double));
+    for (int64_t m = 0; pre && suf && m < r.M; m++) {
+      const double *p = (const double *)(r.data + m * r.sm * 8);
+      pre[0] = 1;
+      for (int64_t k = 0; k < r.K; k++) pre[k + 1] = pre[k] * p[k * r.sk];
+      suf[r.K] = 1;
+      for (int64_t k = r.K - 1; k >= 0; k--) suf[k] = suf[k + 1] * p[k * r.sk];
+      double gm = getd(gc, m);
+      for (int64_t k = 0; k < r.K; k++) out[m * r.K + k] = gm * pre[k] * suf[k + 1];
+    }
+    free(pre); free(suf);
+    /* out is in (kept dims, reduced dims) order: permute back to self's layout */
+    ATIntList perm = { 0 }, shape = { 0 };
+    for (int i = 0; i < self->ndim; i++) if (!r.reduced[i]) { perm.v[perm.n++] = i; shape.v[shape.n++] = self->sizes[i]; }
+    for (int i = 0; i < self->ndim; i++) if (r.reduced[i]) { perm.v[perm.n++] = i; shape.v[shape.n++] = self->sizes[i]; }
+    THTensor *shaped = at_reshape(gi, &shape);
+    if (shaped) {
+      ATIntList inv = { perm.n };
+      for (int i = 0; i < perm.n; i++) inv.v[perm.v[i]] = i;
+      THTensor *back = at_permute(shaped, &inv);
+      if (back) { res = at_to_dtype(back, self->dtype, true); THTensor_free(back); }
+      THTensor_free(shaped);
+    }
+  }
+  THTensor_free(gi); THTensor_free(gc);
+  at_reduce_release(&r);
+  THTensor_free(wd);
+  return res;
+}

@@ -1,0 +1,73 @@
+"""max/min/amax/argmax/all/any/prod/var/std/logsumexp/cumsum/sort/topk vs torch, with gradients."""
+import numpy as np
+import pytest
+
+import cthtorch as ct
+import oracle
+
+torch = oracle.require_torch()
+RS = np.random.RandomState(0)
+X = RS.randn(3, 4, 5)
+XT = X.copy()
+XT[0, 0, :2] = 1.0   # ties
+
+
+def same(a, b, tol=1e-6):
+    if isinstance(b, tuple):
+        for x, y in zip(a, b):
+            same(x, y, tol)
+        return
+    assert str(a.dtype) == str(b.dtype), (a.dtype, b.dtype)
+    assert tuple(a.shape) == tuple(b.shape), (a.shape, b.shape)
+    np.testing.assert_allclose(np.asarray(a.tolist(), dtype=float), np.asarray(b.tolist(), dtype=float), rtol=tol,
+                               atol=tol, equal_nan=True)
+
+
+CASES = [
+    ("max", lambda L, x: x.max()), ("max_dim", lambda L, x: x.max(1)), ("max_dim_k", lambda L, x: x.max(-1, keepdim=True)),
+    ("min_dim", lambda L, x: x.min(0)), ("amax", lambda L, x: x.amax((0, 2))), ("amin", lambda L, x: x.amin(1, keepdim=True)),
+    ("argmax", lambda L, x: x.argmax()), ("argmax1", lambda L, x: x.argmax(1)), ("argmin_k", lambda L, x: x.argmin(2, keepdim=True)),
+    ("all", lambda L, x: (x > -3).all()), ("any_dim", lambda L, x: (x > 1).any(1)), ("prod", lambda L, x: x.prod()),
+    ("prod1", lambda L, x: x.prod(1)), ("var", lambda L, x: x.var()), ("var_dim", lambda L, x: x.var(1, keepdim=True)),
+    ("var_c", lambda L, x: x.var(dim=(0, 1), correction=0)), ("std", lambda L, x: x.std(2, unbiased=False)),
+    ("lse", lambda L, x: x.logsumexp(1)), ("lse2", lambda L, x: L.logsumexp(x, (0, 2), keepdim=True)),
+    ("cumsum", lambda L, x: x.cumsum(1)), ("cumprod", lambda L, x: x.cumprod(2)),
+    ("sort", lambda L, x: x.sort(1)), ("sort_desc", lambda L, x: x.sort(-1, descending=True)),
+    ("argsort", lambda L, x: x.argsort(0)), ("topk", lambda L, x: x.topk(2, 1)), ("topk_small", lambda L, x: x.topk(3, largest=False)),
+    ("maximum_via_max", lambda L, x: L.max(x, x * 0.5)),
+]
+
+
+@pytest.mark.parametrize("name,f", CASES, ids=[c[0] for c in CASES])
+def test_values(name, f):
+    for data in ((X, XT) if "topk" not in name else (X,)):   # tie order in topk is unspecified
+        same(f(ct, ct.tensor(data)), f(torch, torch.tensor(data)))
+    same(f(ct, ct.tensor(X).float()), f(torch, torch.tensor(X).float()), tol=1e-5)
+
+
+@pytest.mark.parametrize("name,f", [c for c in CASES if c[0] not in ("argmax", "argmax1", "argmin_k", "all", "any_dim", "argsort", "cumprod")],
+                         ids=[c[0] for c in CASES if c[0] not in ("argmax", "argmax1", "argmin_k", "all", "any_dim", "argsort", "cumprod")])
+def test_gradients(name, f):
+    gs = []
+    for L in (ct, torch):
+        x = L.tensor(XT, requires_grad=True)
+        out = f(L, x)
+        out = out[0] if isinstance(out, tuple) else out
+        (out * out.detach().abs().add(1)).sum().backward()
+        gs.append(np.asarray(x.grad.tolist()))
+    np.testing.assert_allclose(gs[0], gs[1], rtol=1e-6, atol=1e-8)
+
+
+def test_named_tuples_and_ints():
+    r = ct.tensor([[1, 5], [7, 2]]).max(1)
+    assert r.values.tolist() == [5, 7] and r.indices.tolist() == [1, 0] and r[0].dtype == ct.int64
+    assert "torch.return_types.max" in repr(r)
+    assert ct.tensor([3, 1, 2]).sort().values.tolist() == [1, 2, 3]
+    assert ct.tensor([True, False]).any().item() is True
+    assert ct.tensor([2, 3], dtype=ct.int32).prod().dtype == ct.int64
+    with pytest.raises(RuntimeError, match="Expected reduction dim to be specified for input.numel\\(\\) == 0"):
+        ct.zeros(0).max()
+    with pytest.raises(RuntimeError, match="std and var only support floating point"):
+        ct.tensor([1, 2]).var()
+    nan = ct.tensor([1.0, float("nan"), 3.0])
+    assert np.isnan(nan.max().item()) and nan.argmax().item() == 1
