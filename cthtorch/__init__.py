@@ -44,6 +44,8 @@ from ._legacy import (  # noqa: E402,F401
 from . import return_types  # noqa: E402,F401
 from . import _composites  # noqa: E402
 _composites.install(globals())
+from . import _shape_ops  # noqa: E402
+_shape_ops.install(globals())
 from ._random import (  # noqa: E402,F401
     manual_seed, seed, initial_seed, get_rng_state, set_rng_state, normal,
 )

@@ -57,7 +57,7 @@ class Tensor(_C._TensorBase):
     def __iter__(self):
         if self.dim() == 0:
             raise TypeError("iteration over a 0-d tensor")
-        return (self[i] for i in range(self.shape[0]))
+        return iter(self.unbind(0))
 
     def __array__(self, dtype=None, copy=None):
         a = self.detach().numpy() if self.requires_grad else self.numpy()
@@ -130,8 +130,6 @@ class Tensor(_C._TensorBase):
         pass
 
     # ---- conveniences written in Python in PyTorch too ----
-    def split(self, split_size, dim=0):
-        return cthtorch.split(self, split_size, dim)
 
     def unique(self, sorted=True, return_inverse=False, return_counts=False, dim=None):
         return cthtorch.unique(self, sorted=sorted, return_inverse=return_inverse, return_counts=return_counts, dim=dim)

@@ -145,3 +145,14 @@ def test_item_tolist():
         ct.ones(2).item()
     assert ct.arange(4).view(2, 2).t().tolist() == [[0, 2], [1, 3]]
     assert ct.tensor(1.5).tolist() == 1.5
+def test_split_chunk_unbind_are_views():
+    a = ct.arange(10.0)
+    parts = a.split(3)
+    assert [p.tolist() for p in parts] == [[0, 1, 2], [3, 4, 5], [6, 7, 8], [9]]
+    parts[1][0] = 100
+    assert a[3].item() == 100
+    assert [c.shape[0] for c in a.chunk(4)] == [3, 3, 3, 1]
+    rows = ct.arange(6).view(2, 3).unbind(1)
+    assert [r.tolist() for r in rows] == [[0, 3], [1, 4], [2, 5]]
+
+

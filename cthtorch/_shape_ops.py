@@ -1,0 +1,838 @@
+"""Shape and data-movement ops written over numpy views of tensor memory.
+
+Each op's forward runs in numpy on zero-copy views (tensor.numpy()) and
+returns a new tensor; its backward is a custom autograd Function, so
+gradients flow like PyTorch's. This is the straightforward path for these
+ops; moving them into ATen kernels is tracked in the issue notes.
+"""
+import numpy as np
+
+import cthtorch
+from cthtorch import _C
+from cthtorch.autograd.function import Function
+
+_NP_UNSUPPORTED = ("bfloat16",)
+
+
+def _np(t):
+    """A numpy view of t's values (bfloat16 goes through float32)."""
+    t = t.detach()
+    if str(t.dtype) == "torch.bfloat16":
+        return t.float().numpy()
+    return t.numpy()
+
+
+def _back(a, like_dtype):
+    r = cthtorch.from_numpy(np.ascontiguousarray(a))
+    return r if r.dtype == like_dtype else r.to(like_dtype)
+
+
+def _needs_grad(*ts):
+    return cthtorch.is_grad_enabled() and any(isinstance(t, cthtorch.Tensor) and t.requires_grad for t in ts)
+
+
+def _wrap_dim(d, n):
+    if n == 0:
+        n = 1
+    if d < -n or d >= n:
+        raise IndexError("Dimension out of range (expected to be in range of [%d, %d], but got %d)" % (-n, n - 1, d))
+    return d + n if d < 0 else d
+
+
+# ---------------------------------------------------------------- cat / stack
+class _Cat(Function):
+    @staticmethod
+    def forward(ctx, dim, *tensors):
+        ctx.dim = dim
+        ctx.sizes = [t.shape[dim] if t.dim() else 0 for t in tensors]
+        ctx.skip = [t.dim() == 1 and t.shape[0] == 0 for t in tensors]
+        return _cat_values(tensors, dim)
+
+    @staticmethod
+    def backward(ctx, g):
+        out, start = [None], 0
+        for size, skip in zip(ctx.sizes, ctx.skip):
+            if skip:
+                out.append(None)
+                continue
+            out.append(g.narrow(ctx.dim, start, size))
+            start += size
+        return tuple(out)
+
+
+def _cat_values(tensors, dim):
+    dt = tensors[0].dtype
+    for t in tensors[1:]:
+        dt = cthtorch.promote_types(dt, t.dtype)
+    parts = [_np(t.to(dt)) for t in tensors if not (t.dim() == 1 and t.shape[0] == 0)]
+    if not parts:
+        return cthtorch.empty(0, dtype=dt)
+    return _back(np.concatenate(parts, axis=dim), dt)
+
+
+def cat(tensors, dim=0, *, out=None):
+    tensors = list(tensors)
+    if not tensors:
+        raise RuntimeError("torch.cat(): expected a non-empty list of Tensors")
+    for i, t in enumerate(tensors):
+        if not isinstance(t, cthtorch.Tensor):
+            raise TypeError("expected Tensor as element %d in argument 0, but got %s" % (i, type(t).__name__))
+    ref = next((t for t in tensors if not (t.dim() == 1 and t.shape[0] == 0)), tensors[0])
+    if ref.dim() == 0:
+        raise RuntimeError("zero-dimensional tensor (at position %d) cannot be concatenated" % tensors.index(ref))
+    dim = _wrap_dim(dim, ref.dim())
+    for i, t in enumerate(tensors):
+        if t.dim() == 1 and t.shape[0] == 0:
+            continue
+        if t.dim() != ref.dim():
+            raise RuntimeError("Tensors must have same number of dimensions: got %d and %d" % (ref.dim(), t.dim()))
+        for d in range(ref.dim()):
+            if d != dim and t.shape[d] != ref.shape[d]:
+                raise RuntimeError("Sizes of tensors must match except in dimension %d. Expected size %d but got size "
+                                   "%d for tensor number %d in the list." % (dim, ref.shape[d], t.shape[d], i))
+    r = _Cat.apply(dim, *tensors) if _needs_grad(*tensors) else _cat_values(tensors, dim)
+    if out is not None:
+        out.resize_(r.shape).copy_(r)
+        return out
+    return r
+
+
+concat = concatenate = cat
+
+
+def stack(tensors, dim=0, *, out=None):
+    tensors = list(tensors)
+    if not tensors:
+        raise RuntimeError("stack expects a non-empty TensorList")
+    for i, t in enumerate(tensors[1:], 1):
+        if t.shape != tensors[0].shape:
+            raise RuntimeError("stack expects each tensor to be equal size, but got %s at entry 0 and %s at entry %d"
+                               % (list(tensors[0].shape), list(t.shape), i))
+    dim = _wrap_dim(dim, tensors[0].dim() + 1)
+    return cat([t.unsqueeze(dim) for t in tensors], dim, out=out)
+
+
+def hstack(tensors, *, out=None):
+    tensors = [t if t.dim() else t.reshape(1) for t in tensors]
+    return cat(tensors, 0 if tensors[0].dim() == 1 else 1, out=out)
+
+
+def vstack(tensors, *, out=None):
+    return cat([t.reshape(1, -1) if t.dim() < 2 else t for t in tensors], 0, out=out)
+
+
+row_stack = vstack
+
+
+def dstack(tensors, *, out=None):
+    ts = []
+    for t in tensors:
+        if t.dim() == 0:
+            t = t.reshape(1, 1, 1)
+        elif t.dim() == 1:
+            t = t.reshape(1, -1, 1)
+        elif t.dim() == 2:
+            t = t.unsqueeze(-1)
+        ts.append(t)
+    return cat(ts, 2, out=out)
+
+
+def column_stack(tensors, *, out=None):
+    return cat([t.reshape(-1, 1) if t.dim() <= 1 else t for t in tensors], 1, out=out)
+
+
+# ---------------------------------------------------------------- split family (views)
+def split(tensor, split_size_or_sections, dim=0):
+    dim = _wrap_dim(dim, tensor.dim())
+    n = tensor.shape[dim]
+    if isinstance(split_size_or_sections, int):
+        s = split_size_or_sections
+        if s <= 0 and n > 0:
+            raise RuntimeError("split_size can only be 0 if dimension size is 0, but got dimension size of %d" % n)
+        sizes = [s] * (n // s) + ([n % s] if n % s else []) if s else [0]
+    else:
+        sizes = list(split_size_or_sections)
+        if sum(sizes) != n:
+            raise RuntimeError("split_with_sizes expects split_sizes to sum exactly to %d (input tensor's size at "
+                               "dimension %d), but got split_sizes=%s" % (n, dim, sizes))
+    out, start = [], 0
+    for s in sizes:
+        out.append(tensor.narrow(dim, start, s))
+        start += s
+    return tuple(out)
+
+
+def chunk(input, chunks, dim=0):
+    if chunks <= 0:
+        raise RuntimeError("chunk expects `chunks` to be greater than 0, got: %d" % chunks)
+    dim = _wrap_dim(dim, input.dim())
+    n = input.shape[dim]
+    size = -(-n // chunks) if n else 0
+    return split(input, size if size else 1, dim) if n else tuple(input.narrow(dim, 0, 0) for _ in range(1))
+
+
+def tensor_split(input, indices_or_sections, dim=0):
+    dim = _wrap_dim(dim, input.dim())
+    n = input.shape[dim]
+    if isinstance(indices_or_sections, int):
+        k = indices_or_sections
+        q, r = divmod(n, k)
+        sizes = [q + 1] * r + [q] * (k - r)
+        out, start = [], 0
+        for s in sizes:
+            out.append(input.narrow(dim, start, s))
+            start += s
+        return tuple(out)
+    idx = list(indices_or_sections.tolist() if isinstance(indices_or_sections, cthtorch.Tensor) else indices_or_sections)
+    bounds = [0] + [min(max(i, 0), n) for i in idx] + [n]
+    return tuple(input.narrow(dim, a, max(b - a, 0)) for a, b in zip(bounds[:-1], bounds[1:]))
+
+
+def unbind(input, dim=0):
+    dim = _wrap_dim(dim, input.dim())
+    return tuple(input.select(dim, i) for i in range(input.shape[dim]))
+
+
+# ---------------------------------------------------------------- gathers and scatters
+def _idx_np(index, name="index"):
+    if index.dtype not in (cthtorch.int64, cthtorch.int32, cthtorch.int16, cthtorch.int8, cthtorch.uint8):
+        raise IndexError("tensors used as indices must be long, int, byte or bool tensors")
+    return _np(index).astype(np.int64)
+
+
+class _IndexSelect(Function):
+    @staticmethod
+    def forward(ctx, input, dim, index):
+        ctx.dim, ctx.shape = dim, input.shape
+        ctx.save_for_backward(index)
+        return _index_select_values(input, dim, index)
+
+    @staticmethod
+    def backward(ctx, g):
+        (index,) = ctx.saved_tensors
+        gi = np.zeros(tuple(ctx.shape), dtype=_np(g).dtype)
+        np.add.at(np.moveaxis(gi, ctx.dim, 0), _idx_np(index).reshape(-1), np.moveaxis(_np(g), ctx.dim, 0))
+        return _back(gi, g.dtype), None, None
+
+
+def _index_select_values(input, dim, index):
+    i = _idx_np(index).reshape(-1)
+    n = input.shape[dim] if input.dim() else 1
+    if i.size and (i.min() < -n or i.max() >= n):
+        raise IndexError("index out of range in self")
+    return _back(np.take(_np(input), i, axis=dim) if input.dim() else _np(input)[()] * np.ones(len(i)), input.dtype)
+
+
+def index_select(input, dim, index, *, out=None):
+    if index.dim() > 1:
+        raise IndexError("index_select(): Index is supposed to be a vector")
+    dim = _wrap_dim(dim, input.dim())
+    r = _IndexSelect.apply(input, dim, index) if _needs_grad(input) else _index_select_values(input, dim, index)
+    if out is not None:
+        out.resize_(r.shape).copy_(r)
+        return out
+    return r
+
+
+class _Gather(Function):
+    @staticmethod
+    def forward(ctx, input, dim, index):
+        ctx.dim, ctx.shape = dim, input.shape
+        ctx.save_for_backward(index)
+        return _back(np.take_along_axis(_np(input), _idx_np(index), axis=dim), input.dtype)
+
+    @staticmethod
+    def backward(ctx, g):
+        (index,) = ctx.saved_tensors
+        return _scatter_add_values(cthtorch.zeros(ctx.shape, dtype=g.dtype), ctx.dim, index, g), None, None
+
+
+def gather(input, dim, index, *, sparse_grad=False, out=None):
+    dim = _wrap_dim(dim, input.dim())
+    if index.dim() != input.dim() and not (index.dim() <= 1 and input.dim() <= 1):
+        raise RuntimeError("Index tensor must have the same number of dimensions as input tensor")
+    i = _idx_np(index)
+    if i.size and (i.min() < 0 or i.max() >= (input.shape[dim] if input.dim() else 1)):
+        raise RuntimeError("index %d is out of bounds for dimension %d with size %d"
+                           % (int(i.max() if i.max() >= 0 else i.min()), dim, input.shape[dim]))
+    return _Gather.apply(input, dim, index) if _needs_grad(input) else \
+        _back(np.take_along_axis(_np(input), i, axis=dim), input.dtype)
+
+
+def take_along_dim(input, indices, dim=None):
+    if dim is None:
+        return gather(input.reshape(-1), 0, indices.reshape(-1))
+    return gather(input, dim, indices.expand(*[max(a, b) if i != _wrap_dim(dim, input.dim()) else b
+                                               for i, (a, b) in enumerate(zip(input.shape, indices.shape))]))
+
+
+def _scatter_index_grid(index, dim):
+    grids = list(np.meshgrid(*[np.arange(s) for s in index.shape], indexing="ij"))
+    grids[dim] = _idx_np(index)
+    return tuple(grids)
+
+
+def _scatter_add_values(base, dim, index, src):
+    a = _np(base).copy()
+    if index.numel():
+        np.add.at(a, _scatter_index_grid(index, dim), _np(src)[tuple(slice(0, s) for s in index.shape)])
+    return _back(a, base.dtype)
+
+
+def _scatter_values(base, dim, index, src, reduce=None):
+    a = _np(base).copy()
+    if not index.numel():
+        return _back(a, base.dtype)
+    where = _scatter_index_grid(index, dim)
+    vals = _np(src)[tuple(slice(0, s) for s in index.shape)] if isinstance(src, cthtorch.Tensor) else src
+    if reduce in (None, "none"):
+        a[where] = vals
+    elif reduce in ("add", "sum"):
+        np.add.at(a, where, vals)
+    elif reduce in ("multiply", "prod"):
+        np.multiply.at(a, where, vals)
+    elif reduce == "amax":
+        np.maximum.at(a, where, vals)
+    elif reduce == "amin":
+        np.minimum.at(a, where, vals)
+    else:
+        raise RuntimeError("reduce argument must be either add or multiply.")
+    return _back(a, base.dtype)
+
+
+class _Scatter(Function):
+    @staticmethod
+    def forward(ctx, input, dim, index, src, add):
+        ctx.dim, ctx.add, ctx.src_is_tensor = dim, add, isinstance(src, cthtorch.Tensor)
+        ctx.save_for_backward(index)
+        return _scatter_add_values(input, dim, index, src) if add else _scatter_values(input, dim, index, src)
+
+    @staticmethod
+    def backward(ctx, g):
+        (index,) = ctx.saved_tensors
+        gsrc = gather(g, ctx.dim, index) if ctx.src_is_tensor else None
+        gin = g if ctx.add else _scatter_values(g, ctx.dim, index, 0.0)
+        return gin, None, None, gsrc, None
+
+
+def scatter(input, dim, index, src=None, *, value=None, reduce=None, out=None):
+    if src is None:
+        src = value
+    dim = _wrap_dim(dim, input.dim())
+    if reduce is not None:
+        return _scatter_values(input, dim, index, src, reduce)
+    if _needs_grad(input, src):
+        return _Scatter.apply(input, dim, index, src, False)
+    return _scatter_values(input, dim, index, src)
+
+
+def scatter_add(input, dim, index, src):
+    dim = _wrap_dim(dim, input.dim())
+    if _needs_grad(input, src):
+        return _Scatter.apply(input, dim, index, src, True)
+    return _scatter_add_values(input, dim, index, src)
+
+
+def scatter_reduce(input, dim, index, src, reduce, *, include_self=True):
+    dim = _wrap_dim(dim, input.dim())
+    if reduce == "mean":
+        total = _scatter_values(input if include_self else input.clone().scatter_(dim, index, 0.0), dim, index, src, "sum")
+        count = _scatter_values(cthtorch.ones_like(input) if include_self else
+                                cthtorch.ones_like(input).scatter_(dim, index, 0.0), dim, index,
+                                cthtorch.ones_like(src), "sum")
+        r = total / count.clamp(min=1)
+        return r if input.is_floating_point() else r.floor().to(input.dtype)
+    base = input
+    if not include_self:
+        init = {"sum": 0, "prod": 1, "amax": -np.inf, "amin": np.inf}[reduce]
+        base = _scatter_values(input, dim, index, init if input.is_floating_point() else
+                               int(max(min(init, 2 ** 62), -2 ** 62)))
+    return _scatter_values(base, dim, index, src, reduce)
+
+
+def _inplace(self, r):
+    with cthtorch.no_grad():
+        self.copy_(r)
+    return self
+
+
+# ---------------------------------------------------------------- masks
+class _MaskedFill(Function):
+    @staticmethod
+    def forward(ctx, input, mask, value):
+        ctx.save_for_backward(mask)
+        ctx.value_is_tensor = isinstance(value, cthtorch.Tensor)
+        return _masked_fill_values(input, mask, value)
+
+    @staticmethod
+    def backward(ctx, g):
+        (mask,) = ctx.saved_tensors
+        gi = _masked_fill_values(g, mask, 0.0)
+        gv = None
+        if ctx.value_is_tensor:
+            gv = (g * mask.to(g.dtype)).sum()
+        return gi, None, gv
+
+
+def _masked_fill_values(input, mask, value):
+    if mask.dtype != cthtorch.bool:
+        raise RuntimeError("masked_fill_ only supports boolean masks, but got mask with dtype %s" % str(mask.dtype)[6:])
+    if isinstance(value, cthtorch.Tensor):
+        if value.dim() != 0:
+            raise RuntimeError("masked_fill_ only supports a 0-dimensional value tensor, but got tensor with %d "
+                               "dimension(s)." % value.dim())
+        value = value.item()
+    a = np.broadcast_to(_np(input), np.broadcast_shapes(tuple(input.shape), tuple(mask.shape))).copy()
+    a[np.broadcast_to(_np(mask), a.shape)] = value
+    return _back(a, input.dtype)
+
+
+def masked_fill(input, mask, value):
+    if _needs_grad(input, value):
+        return _MaskedFill.apply(input, mask, value)
+    return _masked_fill_values(input, mask, value)
+
+
+def masked_select(input, mask):
+    shape = np.broadcast_shapes(tuple(input.shape), tuple(mask.shape))
+    idx = nonzero(mask.expand(shape), as_tuple=True)
+    return input.expand(shape)._index(list(idx))
+
+
+def masked_scatter(input, mask, source):
+    a = np.broadcast_to(_np(input), np.broadcast_shapes(tuple(input.shape), tuple(mask.shape))).copy()
+    m = np.broadcast_to(_np(mask), a.shape)
+    n = int(m.sum())
+    if source.numel() < n:
+        raise RuntimeError("Number of elements of source < number of ones in mask")
+    a[m] = _np(source).reshape(-1)[:n]
+    return _back(a, input.dtype)
+
+
+def nonzero(input, *, as_tuple=False, out=None):
+    nz = np.nonzero(_np(input) if input.dim() else _np(input).reshape(1))
+    if as_tuple:
+        if input.dim() == 0:
+            return (cthtorch.from_numpy(nz[0].astype(np.int64)),)
+        return tuple(cthtorch.from_numpy(np.ascontiguousarray(x.astype(np.int64))) for x in nz)
+    r = cthtorch.from_numpy(np.ascontiguousarray(np.stack(nz, axis=1).astype(np.int64))) if input.dim() else \
+        cthtorch.zeros((int(nz[0].size), 0), dtype=cthtorch.int64)
+    if out is not None:
+        out.resize_(r.shape).copy_(r)
+        return out
+    return r
+
+
+def argwhere(input):
+    return nonzero(input)
+
+
+def where(condition, input=None, other=None, *, out=None):
+    if input is None and other is None:
+        return nonzero(condition, as_tuple=True)
+    return _C._VariableFunctions.where(condition, input, other) if out is None else \
+        _C._VariableFunctions.where(condition, input, other, out=out)
+
+
+# ---------------------------------------------------------------- advanced indexing
+def _expand_indices(self, indices):
+    """Turns a list of index entries (None / int tensors / bool masks with
+    None placeholders) into (dims, integer index arrays broadcast together)."""
+    dims, arrays = [], []
+    i = 0
+    while i < len(indices):
+        idx = indices[i]
+        if idx is None:
+            i += 1
+            continue
+        if idx.dtype in (cthtorch.bool, cthtorch.uint8) and idx.dtype == cthtorch.bool or idx.dtype == cthtorch.uint8:
+            m = _np(idx).astype(bool)
+            for k in range(m.ndim):
+                if i + k >= self.dim() or m.shape[k] != self.shape[i + k]:
+                    raise IndexError("The shape of the mask %s at index %d does not match the shape of the indexed "
+                                     "tensor %s at index %d" % (list(m.shape), k, list(self.shape), i + k))
+            nz = np.nonzero(m)
+            for k in range(m.ndim):
+                dims.append(i + k)
+                arrays.append(nz[k])
+            i += max(m.ndim, 1)
+            continue
+        a = _idx_np(idx)
+        n = self.shape[i]
+        if a.size and (a.max() >= n or a.min() < -n):
+            bad = int(a.max() if a.max() >= n else a.min())
+            raise IndexError("index %d is out of bounds for dimension %d with size %d" % (bad, i, n))
+        dims.append(i)
+        arrays.append(np.where(a < 0, a + n, a))
+        i += 1
+    try:
+        arrays = np.broadcast_arrays(*arrays)
+    except ValueError:
+        raise IndexError("shape mismatch: indexing tensors could not be broadcast together with shapes %s"
+                         % " ".join(str(list(a.shape)) for a in arrays)) from None
+    return dims, arrays
+
+
+def _index_key(self, dims, arrays):
+    key = [slice(None)] * self.dim()
+    for d, a in zip(dims, arrays):
+        key[d] = a
+    return tuple(key)
+
+
+class _Index(Function):
+    @staticmethod
+    def forward(ctx, self, indices):
+        dims, arrays = _expand_indices(self, indices)
+        ctx.key, ctx.shape = _index_key(self, dims, arrays), self.shape
+        return _back(_np(self)[ctx.key], self.dtype)
+
+    @staticmethod
+    def backward(ctx, g):
+        gi = np.zeros(tuple(ctx.shape), dtype=_np(g).dtype)
+        np.add.at(gi, ctx.key, _np(g))
+        return _back(gi, g.dtype), None
+
+
+def _index(self, indices):
+    if _needs_grad(self):
+        return _Index.apply(self, list(indices))
+    dims, arrays = _expand_indices(self, indices)
+    return _back(_np(self)[_index_key(self, dims, arrays)], self.dtype)
+
+
+def _index_put_(self, indices, values, accumulate=False):
+    dims, arrays = _expand_indices(self, indices)
+    key = _index_key(self, dims, arrays)
+    a = _np(self).copy()
+    v = _np(values.to(self.dtype))
+    try:
+        if accumulate:
+            np.add.at(a, key, np.broadcast_to(v, a[key].shape))
+        else:
+            a[key] = v
+    except ValueError:
+        raise RuntimeError("shape mismatch: value tensor of shape %s cannot be broadcast to indexing result of "
+                           "shape %s" % (list(values.shape), list(a[key].shape))) from None
+    new = _back(a, self.dtype)
+    if self.requires_grad or values.requires_grad:
+        # recorded as a differentiable composite: self outside the written positions, values inside
+        mask = np.zeros(a.shape, dtype=bool)
+        mask[key] = True
+        m = cthtorch.from_numpy(mask)
+        placed = _IndexPutValues.apply(values, key, tuple(a.shape), self.dtype) if values.requires_grad else None
+        keep = self if accumulate else self.masked_fill(m, 0.0)
+        result = keep + (placed if placed is not None else (new - keep).detach())
+        if self.is_leaf and self.requires_grad and cthtorch.is_grad_enabled():
+            raise RuntimeError("a leaf Variable that requires grad is being used in an in-place operation.")
+        return _rebase_inplace(self, result)
+    with cthtorch.no_grad():
+        self.copy_(new)
+    return self
+
+
+class _IndexPutValues(Function):
+    @staticmethod
+    def forward(ctx, values, key, shape, dtype):
+        ctx.key, ctx.vshape = key, values.shape
+        a = np.zeros(shape, dtype=_np(values.to(dtype)).dtype)
+        a[key] = _np(values.to(dtype))
+        return _back(a, dtype)
+
+    @staticmethod
+    def backward(ctx, g):
+        gv = _np(g)[ctx.key]
+        # reduce broadcast dims back to the values' shape
+        r = cthtorch.from_numpy(np.ascontiguousarray(gv))
+        if tuple(r.shape) != tuple(ctx.vshape):
+            r = r.sum_to_size(ctx.vshape) if r.dim() >= len(ctx.vshape) else r.reshape(ctx.vshape)
+        return r, None, None, None
+
+
+def _rebase_inplace(self, result):
+    """Makes self hold result's values and history (the in-place contract):
+    copy_ records a node whose gradient flows to result."""
+    self.copy_(result)
+    return self
+
+
+def index_put_(self, indices, values, accumulate=False):
+    return _index_put_(self, list(indices), values, accumulate)
+
+
+def index_put(self, indices, values, accumulate=False):
+    return _index_put_(self.clone(), list(indices), values, accumulate)
+
+
+# ---------------------------------------------------------------- reorderings
+def flip(input, dims):
+    dims = [dims] if isinstance(dims, int) else list(dims)
+    idx = [slice(None)] * input.dim()
+    for d in dims:
+        idx[_wrap_dim(d, input.dim())] = slice(None, None, -1)
+    return _FlipLike.apply(input, tuple(idx)) if _needs_grad(input) else _back(_np(input)[tuple(idx)], input.dtype)
+
+
+class _FlipLike(Function):
+    @staticmethod
+    def forward(ctx, input, key):
+        ctx.key = key
+        return _back(_np(input)[key], input.dtype)
+
+    @staticmethod
+    def backward(ctx, g):
+        return _back(_np(g)[ctx.key], g.dtype), None
+
+
+def fliplr(input):
+    return flip(input, [1])
+
+
+def flipud(input):
+    return flip(input, [0])
+
+
+def roll(input, shifts, dims=None):
+    if dims is None:
+        return roll(input.reshape(-1), shifts, 0).reshape(input.shape)
+    shifts = [shifts] if isinstance(shifts, int) else list(shifts)
+    dims = [dims] if isinstance(dims, int) else list(dims)
+    out = input
+    for s, d in zip(shifts, dims):
+        d = _wrap_dim(d, input.dim())
+        n = input.shape[d]
+        if n == 0:
+            continue
+        s %= n
+        if s:
+            out = cat([out.narrow(d, n - s, s), out.narrow(d, 0, n - s)], d)
+    return out
+
+
+def rot90(input, k=1, dims=(0, 1)):
+    k %= 4
+    d0, d1 = dims
+    if k == 1:
+        return flip(input, [d1]).transpose(d0, d1)
+    if k == 2:
+        return flip(input, [d0, d1])
+    if k == 3:
+        return flip(input, [d0]).transpose(d0, d1)
+    return input.clone()
+
+
+def repeat(input, *sizes):
+    if len(sizes) == 1 and not isinstance(sizes[0], int):
+        sizes = tuple(sizes[0])
+    if len(sizes) < input.dim():
+        raise RuntimeError("Number of dimensions of repeat dims can not be smaller than number of dimensions of tensor")
+    x = input.reshape((1,) * (len(sizes) - input.dim()) + tuple(input.shape))
+    # expand a new axis before each dim, then fold: a view + one copy
+    shape, exp = [], []
+    for s, r in zip(x.shape, sizes):
+        shape += [1, s]
+        exp += [r, s]
+    out = x.reshape(shape).expand(exp).reshape([s * r for s, r in zip(x.shape, sizes)])
+    return out
+
+
+def tile(input, dims):
+    dims = tuple(dims)
+    if len(dims) < input.dim():
+        dims = (1,) * (input.dim() - len(dims)) + dims
+    return repeat(input, *dims)
+
+
+def repeat_interleave(input, repeats=None, dim=None, *, output_size=None):
+    if repeats is None:   # repeat_interleave(repeats_tensor)
+        r = _np(input).astype(np.int64)
+        return cthtorch.from_numpy(np.repeat(np.arange(len(r)), r))
+    if dim is None:
+        input, dim = input.reshape(-1), 0
+    dim = _wrap_dim(dim, input.dim())
+    rep = _np(repeats).astype(np.int64) if isinstance(repeats, cthtorch.Tensor) else np.full(input.shape[dim], repeats)
+    if rep.size == 1:
+        rep = np.full(input.shape[dim], int(rep.reshape(-1)[0]))
+    idx = cthtorch.from_numpy(np.repeat(np.arange(input.shape[dim]), rep))
+    return index_select(input, dim, idx)
+
+
+def broadcast_to(input, size):
+    return input.expand(size)
+
+
+def broadcast_shapes(*shapes):
+    out = []
+    for s in shapes:
+        s = [s] if isinstance(s, int) else list(s)
+        n = max(len(out), len(s))
+        a = [1] * (n - len(out)) + out
+        b = [1] * (n - len(s)) + s
+        res = []
+        for i, (x, y) in enumerate(zip(a, b)):
+            if x != y and x != 1 and y != 1:
+                raise RuntimeError("Shape mismatch: objects cannot be broadcast to a single shape.  Mismatch is "
+                                   "between arg 0 and arg 1.")
+            res.append(y if x == 1 else x)
+        out = res
+    return cthtorch.Size(out)
+
+
+def broadcast_tensors(*tensors):
+    if len(tensors) == 1 and isinstance(tensors[0], (list, tuple)):
+        tensors = tensors[0]
+    shape = broadcast_shapes(*[t.shape for t in tensors])
+    return tuple(t.expand(shape) for t in tensors)
+
+
+def meshgrid(*tensors, indexing="ij"):
+    if len(tensors) == 1 and isinstance(tensors[0], (list, tuple)):
+        tensors = tensors[0]
+    ts = list(tensors)
+    if indexing == "xy" and len(ts) >= 2:
+        ts[0], ts[1] = ts[1], ts[0]
+    shape = [t.numel() for t in ts]
+    out = []
+    for i, t in enumerate(ts):
+        v = [1] * len(ts)
+        v[i] = -1
+        out.append(t.reshape(v).expand(shape))
+    if indexing == "xy" and len(out) >= 2:
+        out = [o.transpose(0, 1) for o in out]
+        out[0], out[1] = out[1], out[0]
+    return tuple(out)
+
+
+def take(input, index):
+    return _index(input.reshape(-1), [index.reshape(-1)]).reshape(index.shape)
+
+
+def searchsorted(sorted_sequence, input, *, out_int32=False, right=False, side=None, sorter=None):
+    side = side or ("right" if right else "left")
+    s, v = _np(sorted_sequence), _np(input) if isinstance(input, cthtorch.Tensor) else np.asarray(input)
+    if s.ndim == 1:
+        r = np.searchsorted(s, v, side=side)
+    else:
+        r = np.stack([np.searchsorted(s[i], v[i], side=side) for i in range(s.shape[0])])
+    return cthtorch.from_numpy(np.ascontiguousarray(r.astype(np.int32 if out_int32 else np.int64)))
+
+
+def bucketize(input, boundaries, *, out_int32=False, right=False):
+    return searchsorted(boundaries, input, out_int32=out_int32, right=right)
+
+
+def bincount(input, weights=None, minlength=0):
+    if input.dim() != 1 or input.is_floating_point():
+        raise RuntimeError("bincount only supports 1-d non-negative integral inputs.")
+    r = np.bincount(_np(input), None if weights is None else _np(weights), minlength)
+    return cthtorch.from_numpy(r.astype(np.int64 if weights is None else _np(weights).dtype))
+
+
+def unique(input, sorted=True, return_inverse=False, return_counts=False, dim=None):
+    a = _np(input)
+    if dim is None:
+        u, inv, cnt = np.unique(a.reshape(-1), return_inverse=True, return_counts=True)
+        inv = inv.reshape(a.shape)
+    else:
+        u, inv, cnt = np.unique(a, axis=dim, return_inverse=True, return_counts=True)
+    out = [_back(u, input.dtype)]
+    if return_inverse:
+        out.append(cthtorch.from_numpy(np.ascontiguousarray(inv.astype(np.int64))))
+    if return_counts:
+        out.append(cthtorch.from_numpy(cnt.astype(np.int64)))
+    return out[0] if len(out) == 1 else tuple(out)
+
+
+def histc(input, bins=100, min=0, max=0):
+    a = _np(input).astype(np.float64)
+    lo, hi = (a.min(), a.max()) if min == max and a.size else (min, max)
+    h, _ = np.histogram(a, bins=bins, range=(lo, hi))
+    return _back(h.astype(np.float64), input.dtype)
+
+
+FUNCTIONS = ["cat", "concat", "concatenate", "stack", "hstack", "vstack", "row_stack", "dstack", "column_stack",
+             "split", "chunk", "tensor_split", "unbind", "index_select", "gather", "take_along_dim", "scatter",
+             "scatter_add", "scatter_reduce", "masked_fill", "masked_select", "masked_scatter", "nonzero", "argwhere",
+             "where", "index_put", "index_put_", "flip", "fliplr", "flipud", "roll", "rot90", "tile",
+             "repeat_interleave", "broadcast_to", "broadcast_shapes", "broadcast_tensors", "meshgrid", "take",
+             "searchsorted", "bucketize", "bincount", "unique", "histc"]
+
+METHODS = ["split", "chunk", "tensor_split", "unbind", "index_select", "gather", "take_along_dim", "scatter",
+           "scatter_add", "scatter_reduce", "masked_fill", "masked_select", "masked_scatter", "nonzero", "argwhere",
+           "index_put", "index_put_", "flip", "fliplr", "flipud", "roll", "rot90", "repeat", "tile",
+           "repeat_interleave", "broadcast_to", "take", "bincount", "unique", "histc", "_index", "_index_put_"]
+
+
+def install(namespace):
+    for name in FUNCTIONS:
+        namespace[name] = globals()[name]
+    T = cthtorch.Tensor
+    for name in METHODS:
+        setattr(T, name, globals()[name])
+    # in-place variants write the out-of-place result back (no_grad for the copy)
+    for name in ("scatter", "scatter_add", "masked_fill", "masked_scatter", "scatter_reduce"):
+        def make(n):
+            def inplace(self, *args, **kwargs):
+                if self.requires_grad and self.is_leaf and cthtorch.is_grad_enabled():
+                    raise RuntimeError("a leaf Variable that requires grad is being used in an in-place operation.")
+                r = globals()[n](self, *args, **kwargs)
+                with cthtorch.no_grad():
+                    self.copy_(r)
+                return self
+            inplace.__name__ = n + "_"
+            return inplace
+        setattr(T, name + "_", make(name))
+    T.index_add_ = lambda self, dim, index, source, *, alpha=1: _index_add_(self, dim, index, source, alpha)
+    T.index_add = lambda self, dim, index, source, *, alpha=1: _index_add_(self.clone(), dim, index, source, alpha)
+    T.index_fill_ = lambda self, dim, index, value: _index_fill_(self, dim, index, value)
+    T.index_fill = lambda self, dim, index, value: _index_fill_(self.clone(), dim, index, value)
+    T.index_copy_ = lambda self, dim, index, source: _index_copy_(self, dim, index, source)
+    T.index_copy = lambda self, dim, index, source: _index_copy_(self.clone(), dim, index, source)
+    T.put_ = lambda self, index, source, accumulate=False: _put_(self, index, source, accumulate)
+    namespace["index_add"] = T.index_add
+    namespace["index_fill"] = T.index_fill
+    namespace["index_copy"] = T.index_copy
+
+
+def _along(self, dim, index):
+    key = [slice(None)] * self.dim()
+    key[_wrap_dim(dim, self.dim())] = _idx_np(index).reshape(-1)
+    return tuple(key)
+
+
+def _index_add_(self, dim, index, source, alpha):
+    a = _np(self).copy()
+    key = _along(self, dim, index)
+    src = np.moveaxis(_np(source), _wrap_dim(dim, self.dim()), 0) * alpha
+    np.add.at(np.moveaxis(a, _wrap_dim(dim, self.dim()), 0), key[_wrap_dim(dim, self.dim())], src)
+    with cthtorch.no_grad():
+        self.copy_(_back(a, self.dtype))
+    return self
+
+
+def _index_fill_(self, dim, index, value):
+    a = _np(self).copy()
+    a[_along(self, dim, index)] = value.item() if isinstance(value, cthtorch.Tensor) else value
+    with cthtorch.no_grad():
+        self.copy_(_back(a, self.dtype))
+    return self
+
+
+def _index_copy_(self, dim, index, source):
+    a = _np(self).copy()
+    a[_along(self, dim, index)] = _np(source)
+    with cthtorch.no_grad():
+        self.copy_(_back(a, self.dtype))
+    return self
+
+
+def _put_(self, index, source, accumulate):
+    a = _np(self).copy().reshape(-1)
+    i = _idx_np(index).reshape(-1)
+    if accumulate:
+        np.add.at(a, i, _np(source).reshape(-1))
+    else:
+        a[i] = _np(source).reshape(-1)
+    with cthtorch.no_grad():
+        self.copy_(_back(a.reshape(tuple(self.shape)), self.dtype))
+    return self
