@@ -304,13 +304,18 @@ class _Scatter(Function):
     @staticmethod
     def forward(ctx, input, dim, index, src, add):
         ctx.dim, ctx.add, ctx.src_is_tensor = dim, add, isinstance(src, cthtorch.Tensor)
+        ctx.src_shape = tuple(src.shape) if ctx.src_is_tensor else None
         ctx.save_for_backward(index)
         return _scatter_add_values(input, dim, index, src) if add else _scatter_values(input, dim, index, src)
 
     @staticmethod
     def backward(ctx, g):
         (index,) = ctx.saved_tensors
-        gsrc = gather(g, ctx.dim, index) if ctx.src_is_tensor else None
+        gsrc = None
+        if ctx.src_is_tensor:   # src elements past the index's extent get no gradient
+            z = np.zeros(ctx.src_shape, dtype=_np(g).dtype)
+            z[tuple(slice(0, s) for s in index.shape)] = np.take_along_axis(_np(g), _idx_np(index), axis=ctx.dim)
+            gsrc = _back(z, g.dtype)
         gin = g if ctx.add else _scatter_values(g, ctx.dim, index, 0.0)
         return gin, None, None, gsrc, None
 
