@@ -1,0 +1,770 @@
+"""nn.functional: the functional forms, over the C ops in cthtorch / cthtorch._C._nn."""
+import math
+import numbers
+
+import cthtorch
+from cthtorch import _C
+
+_nn = _C._nn
+Tensor = cthtorch.Tensor
+
+
+def _reduction_enum(reduction):
+    try:
+        return {"none": 0, "mean": 1, "sum": 2}[reduction]
+    except KeyError:
+        raise ValueError("%s is not a valid value for reduction" % reduction) from None
+
+
+def _legacy_reduction(size_average, reduce, reduction):
+    if size_average is None and reduce is None:
+        return reduction
+    size_average = True if size_average is None else size_average
+    reduce = True if reduce is None else reduce
+    if not reduce:
+        return "none"
+    return "mean" if size_average else "sum"
+
+
+def _pair(v):
+    return tuple(v) if isinstance(v, (list, tuple)) else (v, v)
+
+
+def _apply_loss_reduction(loss, reduction):
+    if reduction == "none":
+        return loss
+    if reduction == "mean":
+        return loss.mean()
+    if reduction == "sum":
+        return loss.sum()
+    raise ValueError("%s is not a valid value for reduction" % reduction)
+
+
+# ---------------------------------------------------------------- linear / conv
+def linear(input, weight, bias=None):
+    return _nn.linear(input, weight, bias)
+
+
+def bilinear(input1, input2, weight, bias=None):
+    # y_k = x1^T W_k x2 + b_k
+    y = cthtorch.matmul(input1.unsqueeze(-2).unsqueeze(-3), weight)   # (..., out, 1, in2)
+    y = (y.squeeze(-2) * input2.unsqueeze(-2)).sum(-1)
+    return y + bias if bias is not None else y
+
+
+def _conv_padding(input, weight, padding, stride, dilation, nd):
+    if isinstance(padding, str):
+        if padding == "valid":
+            return [0] * nd, None
+        if padding == "same":
+            if any(s != 1 for s in (stride if isinstance(stride, (list, tuple)) else [stride] * nd)):
+                raise ValueError("padding='same' is not supported for strided convolutions")
+            dil = dilation if isinstance(dilation, (list, tuple)) else [dilation] * nd
+            total = [d * (k - 1) for d, k in zip(dil, weight.shape[2:])]
+            left = [t // 2 for t in total]
+            extra = [t - 2 * lft for t, lft in zip(total, left)]
+            return left, extra
+        raise ValueError("Invalid padding string '%s', should be one of {'valid', 'same'}" % padding)
+    return padding, None
+
+
+def conv2d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
+    pad, extra = _conv_padding(input, weight, padding, stride, dilation, 2)
+    if extra and any(extra):
+        input = pad_(input, [0, extra[1], 0, extra[0]])
+    return cthtorch.conv2d(input, weight, bias, _pair(stride), _pair(pad), _pair(dilation), groups)
+
+
+def conv1d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
+    s = stride[0] if isinstance(stride, (list, tuple)) else stride
+    d = dilation[0] if isinstance(dilation, (list, tuple)) else dilation
+    if isinstance(padding, str):
+        pad, extra = _conv_padding(input, weight, padding, [s], [d], 1)
+        if extra and extra[0]:
+            input = pad_(input, [0, extra[0]])
+        p = pad[0]
+    else:
+        p = padding[0] if isinstance(padding, (list, tuple)) else padding
+    out = cthtorch.conv2d(input.unsqueeze(-2), weight.unsqueeze(-2), bias, (1, s), (0, p), (1, d), groups)
+    return out.squeeze(-2)
+
+
+def conv_transpose2d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1, dilation=1):
+    if groups != 1:
+        raise NotImplementedError("conv_transpose2d with groups > 1 is not implemented in cthtorch yet")
+    s, p, op, d = _pair(stride), _pair(padding), _pair(output_padding), _pair(dilation)
+    batched = input.dim() == 4
+    x = input if batched else input.unsqueeze(0)
+    n, cin, h, w = x.shape
+    cout, kh, kw = weight.shape[1], weight.shape[2], weight.shape[3]
+    oh = (h - 1) * s[0] - 2 * p[0] + d[0] * (kh - 1) + op[0] + 1
+    ow = (w - 1) * s[1] - 2 * p[1] + d[1] * (kw - 1) + op[1] + 1
+    # the transpose of conv2d(out) w.r.t. its input: backward of a conv whose output is x
+    zeros = cthtorch.zeros(n, cout, oh, ow, dtype=x.dtype)
+    gi = cthtorch.conv2d_backward(x, zeros, weight, list(s), list(p), list(d), 1)[0] if not x.requires_grad and \
+        not weight.requires_grad else _ConvT.apply(x, weight, (n, cout, oh, ow), s, p, d)
+    if bias is not None:
+        gi = gi + bias.reshape(1, -1, 1, 1)
+    return gi if batched else gi.squeeze(0)
+
+
+class _ConvT(cthtorch.autograd.Function):
+    @staticmethod
+    def forward(ctx, x, weight, out_shape, s, p, d):
+        ctx.save_for_backward(x, weight)
+        ctx.cfg = (out_shape, s, p, d)
+        z = cthtorch.zeros(out_shape, dtype=x.dtype)
+        return cthtorch.conv2d_backward(x, z, weight, list(s), list(p), list(d), 1)[0]
+
+    @staticmethod
+    def backward(ctx, g):
+        x, weight = ctx.saved_tensors
+        out_shape, s, p, d = ctx.cfg
+        gx = cthtorch.conv2d(g, weight, None, list(s), list(p), list(d), 1)
+        gw = cthtorch.conv2d_backward(x, g, weight, list(s), list(p), list(d), 1)[1]
+        return gx, gw, None, None, None, None
+
+
+def conv_transpose1d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1, dilation=1):
+    one = lambda v: v[0] if isinstance(v, (list, tuple)) else v
+    out = conv_transpose2d(input.unsqueeze(-2), weight.unsqueeze(-2), bias, (1, one(stride)), (0, one(padding)),
+                           (0, one(output_padding)), groups, (1, one(dilation)))
+    return out.squeeze(-2)
+
+
+# ---------------------------------------------------------------- pooling
+def max_pool2d_with_indices(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,
+                            return_indices=True):
+    stride = [] if stride is None or stride == [] else _pair(stride)
+    return _nn.max_pool2d_with_indices(input, _pair(kernel_size), stride, _pair(padding), _pair(dilation), ceil_mode)
+
+
+def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False, return_indices=False):
+    out, idx = max_pool2d_with_indices(input, kernel_size, stride, padding, dilation, ceil_mode)
+    return (out, idx) if return_indices else out
+
+
+def max_pool1d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False, return_indices=False):
+    one = lambda v: v[0] if isinstance(v, (list, tuple)) else v
+    st = one(stride) if stride is not None else one(kernel_size)
+    out, idx = _nn.max_pool2d_with_indices(input.unsqueeze(-2), (1, one(kernel_size)), (1, st), (0, one(padding)),
+                                           (1, one(dilation)), ceil_mode)
+    out, idx = out.squeeze(-2), idx.squeeze(-2)
+    return (out, idx) if return_indices else out
+
+
+def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True,
+               divisor_override=None):
+    stride = [] if stride is None else _pair(stride)
+    return _nn.avg_pool2d(input, _pair(kernel_size), stride, _pair(padding), ceil_mode, count_include_pad,
+                          divisor_override)
+
+
+def avg_pool1d(input, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True):
+    one = lambda v: v[0] if isinstance(v, (list, tuple)) else v
+    st = one(stride) if stride is not None else one(kernel_size)
+    return _nn.avg_pool2d(input.unsqueeze(-2), (1, one(kernel_size)), (1, st), (0, one(padding)), ceil_mode,
+                          count_include_pad, None).squeeze(-2)
+
+
+def _adaptive_size(input, output_size):
+    os = _pair(output_size)
+    return tuple(input.shape[-2 + i] if v is None else v for i, v in enumerate(os))
+
+
+def adaptive_avg_pool2d(input, output_size):
+    return _nn.adaptive_avg_pool2d(input, _adaptive_size(input, output_size))
+
+
+def adaptive_avg_pool1d(input, output_size):
+    n = output_size[0] if isinstance(output_size, (list, tuple)) else output_size
+    return _nn.adaptive_avg_pool2d(input.unsqueeze(-2), (1, n)).squeeze(-2)
+
+
+def adaptive_max_pool2d(input, output_size, return_indices=False):
+    out, idx = _nn.adaptive_max_pool2d(input, _adaptive_size(input, output_size))
+    return (out, idx) if return_indices else out
+
+
+def adaptive_max_pool1d(input, output_size, return_indices=False):
+    n = output_size[0] if isinstance(output_size, (list, tuple)) else output_size
+    out, idx = _nn.adaptive_max_pool2d(input.unsqueeze(-2), (1, n))
+    out, idx = out.squeeze(-2), idx.squeeze(-2)
+    return (out, idx) if return_indices else out
+
+
+def lp_pool2d(input, norm_type, kernel_size, stride=None, ceil_mode=False):
+    kh, kw = _pair(kernel_size)
+    out = avg_pool2d(input.pow(norm_type), kernel_size, stride, 0, ceil_mode)
+    return (out.sign() * relu(out.abs())).mul(kh * kw).pow(1.0 / norm_type)
+
+
+# ---------------------------------------------------------------- activations
+def relu(input, inplace=False):
+    return input.relu_() if inplace else input.relu()
+
+
+def relu_(input):
+    return input.relu_()
+
+
+def relu6(input, inplace=False):
+    return _nn.relu6_(input) if inplace else _nn.relu6(input)
+
+
+def elu(input, alpha=1.0, inplace=False):
+    return _nn.elu_(input, alpha) if inplace else _nn.elu(input, alpha)
+
+
+def selu(input, inplace=False):
+    return cthtorch.selu_(input) if inplace else cthtorch.selu(input)
+
+
+def celu(input, alpha=1.0, inplace=False):
+    return cthtorch.celu_(input, alpha) if inplace else cthtorch.celu(input, alpha)
+
+
+def leaky_relu(input, negative_slope=0.01, inplace=False):
+    return _nn.leaky_relu_(input, negative_slope) if inplace else _nn.leaky_relu(input, negative_slope)
+
+
+def gelu(input, approximate="none"):
+    return _nn.gelu(input, approximate=approximate)
+
+
+def silu(input, inplace=False):
+    return _nn.silu_(input) if inplace else _nn.silu(input)
+
+
+def mish(input, inplace=False):
+    return _nn.mish_(input) if inplace else _nn.mish(input)
+
+
+def softplus(input, beta=1.0, threshold=20.0):
+    return _nn.softplus(input, beta, threshold)
+
+
+def hardtanh(input, min_val=-1.0, max_val=1.0, inplace=False):
+    return _nn.hardtanh_(input, min_val, max_val) if inplace else _nn.hardtanh(input, min_val, max_val)
+
+
+def hardsigmoid(input, inplace=False):
+    return _nn.hardsigmoid_(input) if inplace else _nn.hardsigmoid(input)
+
+
+def hardswish(input, inplace=False):
+    return _nn.hardswish_(input) if inplace else _nn.hardswish(input)
+
+
+def logsigmoid(input):
+    return _nn.log_sigmoid(input)
+
+
+def softsign(input):
+    return input / (input.abs() + 1)
+
+
+def tanhshrink(input):
+    return input - input.tanh()
+
+
+def softshrink(input, lambd=0.5):
+    return cthtorch.where(input > lambd, input - lambd, cthtorch.where(input < -lambd, input + lambd, input * 0))
+
+
+def hardshrink(input, lambd=0.5):
+    return cthtorch.where(input.abs() > lambd, input, input * 0)
+
+
+def threshold(input, threshold, value, inplace=False):
+    return cthtorch.threshold_(input, threshold, value) if inplace else cthtorch.threshold(input, threshold, value)
+
+
+def prelu(input, weight):
+    return cthtorch.prelu(input, weight)
+
+
+def rrelu(input, lower=1.0 / 8, upper=1.0 / 3, training=False, inplace=False):
+    return cthtorch.rrelu(input, lower, upper, training)
+
+
+def glu(input, dim=-1):
+    if input.dim() == 0:
+        raise RuntimeError("glu does not support scalars because halving size must be even")
+    a, b = input.chunk(2, dim)
+    return a * b.sigmoid()
+
+
+def sigmoid(input):
+    return input.sigmoid()
+
+
+def tanh(input):
+    return input.tanh()
+
+
+def _softmax_dim(ndim):
+    return 0 if ndim in (0, 1, 3) else 1
+
+
+def softmax(input, dim=None, _stacklevel=3, dtype=None):
+    if dim is None:
+        dim = _softmax_dim(input.dim())
+    return input.softmax(dim, dtype=dtype)
+
+
+def log_softmax(input, dim=None, _stacklevel=3, dtype=None):
+    if dim is None:
+        dim = _softmax_dim(input.dim())
+    return input.log_softmax(dim, dtype=dtype)
+
+
+def softmin(input, dim=None, _stacklevel=3, dtype=None):
+    return softmax(-input, dim, dtype=dtype)
+
+
+def gumbel_softmax(logits, tau=1.0, hard=False, eps=1e-10, dim=-1):
+    g = -cthtorch.empty_like(logits).exponential_().log()
+    y = ((logits + g) / tau).softmax(dim)
+    if hard:
+        idx = y.argmax(dim, keepdim=True)
+        y_hard = cthtorch.zeros_like(logits).scatter_(dim, idx, 1.0)
+        return y_hard - y.detach() + y
+    return y
+
+
+# ---------------------------------------------------------------- normalization / dropout / embedding
+def batch_norm(input, running_mean, running_var, weight=None, bias=None, training=False, momentum=0.1, eps=1e-5):
+    if training:
+        size = input.shape
+        n = size[0]
+        for s in size[2:]:
+            n *= s
+        if n == 1:
+            raise ValueError("Expected more than 1 value per channel when training, got input size %s" % size)
+    return cthtorch.batch_norm(input, weight, bias, running_mean, running_var, training, momentum, eps, False)
+
+
+def instance_norm(input, running_mean=None, running_var=None, weight=None, bias=None, use_input_stats=True,
+                  momentum=0.1, eps=1e-5):
+    n, c = input.shape[:2]
+    x = input.reshape(1, n * c, *input.shape[2:])
+    w = weight.repeat(n) if weight is not None else None
+    b = bias.repeat(n) if bias is not None else None
+    out = cthtorch.batch_norm(x, w, b, None, None, True, momentum, eps, False)
+    return out.reshape(input.shape)
+
+
+def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):
+    if isinstance(normalized_shape, int):
+        normalized_shape = (normalized_shape,)
+    return cthtorch.layer_norm(input, list(normalized_shape), weight, bias, eps)
+
+
+def group_norm(input, num_groups, weight=None, bias=None, eps=1e-5):
+    return cthtorch.group_norm(input, num_groups, weight, bias, eps)
+
+
+def local_response_norm(input, size, alpha=1e-4, beta=0.75, k=1.0):
+    sq = (input * input).unsqueeze(1)
+    sq = pad_(sq, (0, 0, 0, 0, size // 2, (size - 1) // 2)) if input.dim() == 4 else pad_(sq, (0, 0, size // 2, (size - 1) // 2))
+    div = sq.unfold(2, size, 1).mean(-1).squeeze(1) if False else None
+    raise NotImplementedError("local_response_norm is not implemented in cthtorch yet")
+
+
+def normalize(input, p=2.0, dim=1, eps=1e-12, out=None):
+    denom = input.norm(p, dim, keepdim=True).clamp_min(eps).expand_as(input)
+    return input / denom
+
+
+def dropout(input, p=0.5, training=True, inplace=False):
+    if p < 0.0 or p > 1.0:
+        raise ValueError("dropout probability has to be between 0 and 1, but got %s" % p)
+    return cthtorch.dropout_(input, p, training) if inplace else cthtorch.dropout(input, p, training)
+
+
+def dropout1d(input, p=0.5, training=True, inplace=False):
+    return dropout2d(input.unsqueeze(-1), p, training, inplace).squeeze(-1)
+
+
+def dropout2d(input, p=0.5, training=True, inplace=False):
+    if p < 0.0 or p > 1.0:
+        raise ValueError("dropout probability has to be between 0 and 1, but got %s" % p)
+    if input.dim() == 3:   # unbatched (C, H, W): channels are dim 0
+        return cthtorch.feature_dropout(input.unsqueeze(0), p, training).squeeze(0)
+    r = cthtorch.feature_dropout(input, p, training)
+    if inplace:
+        with cthtorch.no_grad():
+            input.copy_(r)
+        return input
+    return r
+
+
+dropout3d = dropout2d
+
+
+def alpha_dropout(input, p=0.5, training=False, inplace=False):
+    return cthtorch.alpha_dropout(input, p, training)
+
+
+def feature_alpha_dropout(input, p=0.5, training=False, inplace=False):
+    return cthtorch.alpha_dropout(input, p, training)
+
+
+def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0, scale_grad_by_freq=False, sparse=False):
+    if padding_idx is not None:
+        if padding_idx > 0:
+            assert padding_idx < weight.size(0), "Padding_idx must be within num_embeddings"
+        elif padding_idx < 0:
+            assert padding_idx >= -weight.size(0), "Padding_idx must be within num_embeddings"
+            padding_idx = weight.size(0) + padding_idx
+    else:
+        padding_idx = -1
+    if max_norm is not None:
+        with cthtorch.no_grad():
+            rows = weight[input.reshape(-1).unique()]
+            norms = rows.norm(norm_type, 1, keepdim=True)
+            scale = (max_norm / (norms + 1e-7)).clamp(max=1.0)
+            weight[input.reshape(-1).unique()] = rows * scale
+    return cthtorch.embedding(weight, input, padding_idx, scale_grad_by_freq, sparse)
+
+
+def one_hot(tensor, num_classes=-1):
+    if tensor.dtype != cthtorch.int64:
+        raise RuntimeError("one_hot is only applicable to index tensor of type LongTensor.")
+    if num_classes == -1:
+        num_classes = int(tensor.max().item()) + 1 if tensor.numel() else 0
+    out = cthtorch.zeros(*tensor.shape, num_classes, dtype=cthtorch.int64)
+    return out.scatter_(-1, tensor.unsqueeze(-1), 1)
+
+
+# ---------------------------------------------------------------- losses
+def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, reduce=None, reduction="mean"):
+    reduction = _legacy_reduction(size_average, reduce, reduction)
+    return _nn.nll_loss_nd(input, target, weight, _reduction_enum(reduction), ignore_index)
+
+
+def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-100, reduce=None, reduction="mean",
+                  label_smoothing=0.0):
+    reduction = _legacy_reduction(size_average, reduce, reduction)
+    return _nn.cross_entropy_loss(input, target, weight, _reduction_enum(reduction), ignore_index, label_smoothing)
+
+
+def mse_loss(input, target, size_average=None, reduce=None, reduction="mean", weight=None):
+    reduction = _legacy_reduction(size_average, reduce, reduction)
+    if input.shape != target.shape:
+        import warnings
+        warnings.warn("Using a target size (%s) that is different to the input size (%s). This will likely lead to "
+                      "incorrect results due to broadcasting. Please ensure they have the same size."
+                      % (target.size(), input.size()), stacklevel=2)
+    d = input - target
+    return _apply_loss_reduction(d * d, reduction)
+
+
+def l1_loss(input, target, size_average=None, reduce=None, reduction="mean"):
+    reduction = _legacy_reduction(size_average, reduce, reduction)
+    return _apply_loss_reduction((input - target).abs(), reduction)
+
+
+def smooth_l1_loss(input, target, size_average=None, reduce=None, reduction="mean", beta=1.0):
+    reduction = _legacy_reduction(size_average, reduce, reduction)
+    d = (input - target).abs()
+    if beta == 0:
+        return _apply_loss_reduction(d, reduction)
+    loss = cthtorch.where(d < beta, 0.5 * d * d / beta, d - 0.5 * beta)
+    return _apply_loss_reduction(loss, reduction)
+
+
+def huber_loss(input, target, reduction="mean", delta=1.0, weight=None):
+    d = (input - target).abs()
+    loss = cthtorch.where(d < delta, 0.5 * d * d, delta * (d - 0.5 * delta))
+    return _apply_loss_reduction(loss, reduction)
+
+
+def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=None, reduction="mean"):
+    reduction = _legacy_reduction(size_average, reduce, reduction)
+    if target.shape != input.shape:
+        raise ValueError("Using a target size (%s) that is different to the input size (%s) is deprecated. Please "
+                         "ensure they have the same size." % (target.size(), input.size()))
+    loss = -(target * input.log().clamp(min=-100) + (1 - target) * (1 - input).log().clamp(min=-100))
+    if weight is not None:
+        loss = loss * weight
+    return _apply_loss_reduction(loss, reduction)
+
+
+def binary_cross_entropy_with_logits(input, target, weight=None, size_average=None, reduce=None, reduction="mean",
+                                     pos_weight=None):
+    reduction = _legacy_reduction(size_average, reduce, reduction)
+    if target.shape != input.shape:
+        raise ValueError("Target size (%s) must be the same as input size (%s)" % (target.size(), input.size()))
+    log_sig = _nn.log_sigmoid(input)
+    log_one_minus = _nn.log_sigmoid(-input)
+    if pos_weight is not None:
+        loss = -(pos_weight * target * log_sig + (1 - target) * log_one_minus)
+    else:
+        loss = -(target * log_sig + (1 - target) * log_one_minus)
+    if weight is not None:
+        loss = loss * weight
+    return _apply_loss_reduction(loss, reduction)
+
+
+def kl_div(input, target, size_average=None, reduce=None, reduction="mean", log_target=False):
+    reduction = _legacy_reduction(size_average, reduce, reduction)
+    if log_target:
+        loss = target.exp() * (target - input)
+    else:
+        loss = cthtorch.xlogy(target, target) - target * input
+    if reduction == "batchmean":
+        return loss.sum() / input.shape[0] if input.dim() else loss.sum()
+    return _apply_loss_reduction(loss, reduction)
+
+
+def poisson_nll_loss(input, target, log_input=True, full=False, size_average=None, eps=1e-8, reduce=None,
+                     reduction="mean"):
+    loss = input.exp() - target * input if log_input else input - target * (input + eps).log()
+    if full:
+        stirling = target * target.log() - target + 0.5 * (2 * math.pi * target).log()
+        loss = loss + cthtorch.where(target > 1, stirling, stirling * 0)
+    return _apply_loss_reduction(loss, reduction)
+
+
+def cosine_similarity(x1, x2, dim=1, eps=1e-8):
+    w12 = (x1 * x2).sum(dim)
+    n1 = (x1 * x1).sum(dim)
+    n2 = (x2 * x2).sum(dim)
+    return w12 / ((n1 * n2).clamp_min(eps * eps)).sqrt()
+
+
+def pairwise_distance(x1, x2, p=2.0, eps=1e-6, keepdim=False):
+    return (x1 - x2 + eps).norm(p, -1, keepdim=keepdim)
+
+
+def cosine_embedding_loss(input1, input2, target, margin=0.0, size_average=None, reduce=None, reduction="mean"):
+    cos = cosine_similarity(input1, input2, dim=-1)
+    loss = cthtorch.where(target == 1, 1 - cos, (cos - margin).clamp_min(0))
+    return _apply_loss_reduction(loss, reduction)
+
+
+def margin_ranking_loss(input1, input2, target, margin=0.0, size_average=None, reduce=None, reduction="mean"):
+    return _apply_loss_reduction((-target * (input1 - input2) + margin).clamp_min(0), reduction)
+
+
+def hinge_embedding_loss(input, target, margin=1.0, size_average=None, reduce=None, reduction="mean"):
+    loss = cthtorch.where(target == 1, input, (margin - input).clamp_min(0))
+    return _apply_loss_reduction(loss, reduction)
+
+
+def triplet_margin_loss(anchor, positive, negative, margin=1.0, p=2, eps=1e-6, swap=False, size_average=None,
+                        reduce=None, reduction="mean"):
+    d_pos = pairwise_distance(anchor, positive, p, eps)
+    d_neg = pairwise_distance(anchor, negative, p, eps)
+    if swap:
+        d_neg = cthtorch.minimum(d_neg, pairwise_distance(positive, negative, p, eps))
+    return _apply_loss_reduction((d_pos - d_neg + margin).clamp_min(0), reduction)
+
+
+def soft_margin_loss(input, target, size_average=None, reduce=None, reduction="mean"):
+    return _apply_loss_reduction((1 + (-target * input).exp()).log(), reduction)
+
+
+def multilabel_soft_margin_loss(input, target, weight=None, size_average=None, reduce=None, reduction="mean"):
+    loss = -(target * _nn.log_sigmoid(input) + (1 - target) * _nn.log_sigmoid(-input))
+    if weight is not None:
+        loss = loss * weight
+    return _apply_loss_reduction(loss.mean(-1), reduction)
+
+
+def gaussian_nll_loss(input, target, var, full=False, eps=1e-6, reduction="mean"):
+    var = var.clamp(min=eps)
+    loss = 0.5 * (var.log() + (input - target) ** 2 / var)
+    if full:
+        loss = loss + 0.5 * math.log(2 * math.pi)
+    return _apply_loss_reduction(loss, reduction)
+
+
+# ---------------------------------------------------------------- shape helpers
+def pad(input, pad, mode="constant", value=None):
+    return pad_(input, pad, mode, value)
+
+
+def pad_(input, pad, mode="constant", value=None):
+    if len(pad) % 2:
+        raise ValueError("Padding length must be divisible by 2")
+    if len(pad) // 2 > input.dim():
+        raise ValueError("Padding length should be less than or equal to two times the input dimension but got "
+                         "padding length %d and input of dimension %d" % (len(pad), input.dim()))
+    out = input
+    for i in range(len(pad) // 2):
+        d = input.dim() - 1 - i
+        lo, hi = pad[2 * i], pad[2 * i + 1]
+        if lo < 0:
+            out = out.narrow(d, -lo, out.shape[d] + lo)
+            lo = 0
+        if hi < 0:
+            out = out.narrow(d, 0, out.shape[d] + hi)
+            hi = 0
+        if lo == 0 and hi == 0:
+            continue
+        n = out.shape[d]
+        if mode == "constant":
+            shape_lo = list(out.shape)
+            shape_lo[d] = lo
+            shape_hi = list(out.shape)
+            shape_hi[d] = hi
+            fill = 0.0 if value is None else value
+            out = cthtorch.cat([cthtorch.full(shape_lo, fill, dtype=out.dtype), out,
+                                cthtorch.full(shape_hi, fill, dtype=out.dtype)], d)
+        elif mode == "reflect":
+            if lo >= n or hi >= n:
+                raise RuntimeError("Argument #4: Padding size should be less than the corresponding input dimension, "
+                                   "but got: padding (%d, %d) at dimension %d of input %s" % (lo, hi, d, list(input.shape)))
+            left = out.narrow(d, 1, lo).flip([d]) if lo else None
+            right = out.narrow(d, n - 1 - hi, hi).flip([d]) if hi else None
+            out = cthtorch.cat([t for t in (left, out, right) if t is not None], d)
+        elif mode == "replicate":
+            left = out.narrow(d, 0, 1).expand(*[lo if k == d else -1 for k in range(out.dim())]) if lo else None
+            right = out.narrow(d, n - 1, 1).expand(*[hi if k == d else -1 for k in range(out.dim())]) if hi else None
+            out = cthtorch.cat([t for t in (left, out, right) if t is not None], d)
+        elif mode == "circular":
+            left = out.narrow(d, n - lo, lo) if lo else None
+            right = out.narrow(d, 0, hi) if hi else None
+            out = cthtorch.cat([t for t in (left, out, right) if t is not None], d)
+        else:
+            raise NotImplementedError("Unsupported padding mode: %s" % mode)
+    return out
+
+
+def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corners=None, recompute_scale_factor=None,
+                antialias=False):
+    nd = input.dim() - 2
+    if size is None and scale_factor is None:
+        raise ValueError("either size or scale_factor should be defined")
+    if size is not None and scale_factor is not None:
+        raise ValueError("only one of size or scale_factor should be defined")
+    in_sizes = list(input.shape[2:])
+    if size is not None:
+        out_sizes = [size] * nd if isinstance(size, int) else list(size)
+        scales = [o / i for o, i in zip(out_sizes, in_sizes)]
+    else:
+        sf = [scale_factor] * nd if not isinstance(scale_factor, (list, tuple)) else list(scale_factor)
+        out_sizes = [int(math.floor(i * s)) for i, s in zip(in_sizes, sf)]
+        scales = sf if not recompute_scale_factor else [o / i for o, i in zip(out_sizes, in_sizes)]
+    out = input
+    for k in range(nd):
+        d = 2 + k
+        n_in, n_out = in_sizes[k], out_sizes[k]
+        if mode == "nearest":
+            src = [min(int(math.floor(j / scales[k])), n_in - 1) for j in range(n_out)] if size is None else \
+                [min(int(math.floor(j * n_in / n_out)), n_in - 1) for j in range(n_out)]
+            out = out.index_select(d, cthtorch.tensor(src))
+        elif mode in ("bilinear", "linear", "trilinear", "bicubic"):
+            if mode == "bicubic":
+                raise NotImplementedError("bicubic interpolation is not implemented in cthtorch yet")
+            if align_corners:
+                pos = [j * (n_in - 1) / (n_out - 1) if n_out > 1 else 0.0 for j in range(n_out)]
+            else:
+                sc = (1.0 / scales[k]) if size is None else n_in / n_out
+                pos = [max((j + 0.5) * sc - 0.5, 0.0) for j in range(n_out)]
+            i0 = [min(int(math.floor(p)), n_in - 1) for p in pos]
+            i1 = [min(i + 1, n_in - 1) for i in i0]
+            w1 = [p - i for p, i in zip(pos, i0)]
+            shape = [1] * out.dim()
+            shape[d] = n_out
+            wt = cthtorch.tensor(w1, dtype=out.dtype).reshape(shape)
+            a = out.index_select(d, cthtorch.tensor(i0))
+            b = out.index_select(d, cthtorch.tensor(i1))
+            out = a + (b - a) * wt
+        else:
+            raise NotImplementedError("interpolation mode '%s' is not implemented in cthtorch" % mode)
+    return out
+
+
+def upsample(input, size=None, scale_factor=None, mode="nearest", align_corners=None):
+    return interpolate(input, size, scale_factor, mode, align_corners)
+
+
+def upsample_nearest(input, size=None, scale_factor=None):
+    return interpolate(input, size, scale_factor, "nearest")
+
+
+def upsample_bilinear(input, size=None, scale_factor=None):
+    return interpolate(input, size, scale_factor, "bilinear", align_corners=True)
+
+
+def pixel_shuffle(input, upscale_factor):
+    *b, c, h, w = input.shape
+    r = upscale_factor
+    oc = c // (r * r)
+    x = input.reshape(*b, oc, r, r, h, w)
+    n = len(b)
+    x = x.permute(*range(n), n, n + 3, n + 1, n + 4, n + 2)
+    return x.reshape(*b, oc, h * r, w * r)
+
+
+def pixel_unshuffle(input, downscale_factor):
+    *b, c, h, w = input.shape
+    r = downscale_factor
+    x = input.reshape(*b, c, h // r, r, w // r, r)
+    n = len(b)
+    x = x.permute(*range(n), n, n + 2, n + 4, n + 1, n + 3)
+    return x.reshape(*b, c * r * r, h // r, w // r)
+
+
+def unfold(input, kernel_size, dilation=1, padding=0, stride=1):
+    kh, kw = _pair(kernel_size)
+    dh, dw = _pair(dilation)
+    ph, pw = _pair(padding)
+    sh, sw = _pair(stride)
+    x = pad_(input, [pw, pw, ph, ph]) if (ph or pw) else input
+    n, c, h, w = x.shape
+    oh = (h - dh * (kh - 1) - 1) // sh + 1
+    ow = (w - dw * (kw - 1) - 1) // sw + 1
+    cols = []
+    for i in range(kh):
+        for j in range(kw):
+            patch = x[:, :, i * dh: i * dh + sh * (oh - 1) + 1: sh, j * dw: j * dw + sw * (ow - 1) + 1: sw]
+            cols.append(patch.reshape(n, c, 1, oh * ow))
+    return cthtorch.cat(cols, 2).reshape(n, c * kh * kw, oh * ow)
+
+
+def fold(input, output_size, kernel_size, dilation=1, padding=0, stride=1):
+    oh_, ow_ = _pair(output_size)
+    kh, kw = _pair(kernel_size)
+    dh, dw = _pair(dilation)
+    ph, pw = _pair(padding)
+    sh, sw = _pair(stride)
+    n, ckk, L = input.shape
+    c = ckk // (kh * kw)
+    H, W = oh_ + 2 * ph, ow_ + 2 * pw
+    oh = (H - dh * (kh - 1) - 1) // sh + 1
+    ow = (W - dw * (kw - 1) - 1) // sw + 1
+    out = cthtorch.zeros(n, c, H, W, dtype=input.dtype)
+    cols = input.reshape(n, c, kh * kw, oh, ow)
+    for i in range(kh):
+        for j in range(kw):
+            piece = cols[:, :, i * kw + j]
+            rows = cthtorch.arange(oh) * sh + i * dh
+            colsx = cthtorch.arange(ow) * sw + j * dw
+            idx = (rows.reshape(-1, 1) * W + colsx.reshape(1, -1)).reshape(-1)
+            flat = out.reshape(n, c, H * W)
+            out = flat.index_add(2, idx, piece.reshape(n, c, -1)).reshape(n, c, H, W)
+    return out[:, :, ph: ph + oh_, pw: pw + ow_]
+
+
+def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.0, is_causal=False, scale=None,
+                                 enable_gqa=False):
+    L, S = query.shape[-2], key.shape[-2]
+    sc = scale if scale is not None else 1.0 / math.sqrt(query.shape[-1])
+    scores = cthtorch.matmul(query, key.transpose(-2, -1)) * sc
+    if is_causal:
+        mask = cthtorch.ones(L, S, dtype=cthtorch.bool).tril()
+        scores = scores.masked_fill(~mask, float("-inf"))
+    if attn_mask is not None:
+        if attn_mask.dtype == cthtorch.bool:
+            scores = scores.masked_fill(~attn_mask, float("-inf"))
+        else:
+            scores = scores + attn_mask
+    attn = scores.softmax(-1)
+    if dropout_p > 0:
+        attn = dropout(attn, dropout_p, True)
+    return cthtorch.matmul(attn, value)

@@ -1,0 +1,623 @@
+"""nn.Module: parameters, buffers and submodules registered by attribute
+assignment; traversal, state_dict, train/eval, hooks, repr."""
+import collections
+import functools
+import itertools
+import weakref
+
+import cthtorch
+from cthtorch.nn.parameter import Parameter
+from cthtorch.utils.hooks import RemovableHandle
+
+_IncompatibleKeys = collections.namedtuple("IncompatibleKeys", ["missing_keys", "unexpected_keys"])
+
+
+class _IncompatibleKeysRepr(_IncompatibleKeys):
+    def __repr__(self):
+        if not self.missing_keys and not self.unexpected_keys:
+            return "<All keys matched successfully>"
+        return super().__repr__()
+
+    __str__ = __repr__
+
+
+def _addindent(s_, numSpaces):
+    s = s_.split("\n")
+    if len(s) == 1:
+        return s_
+    first = s.pop(0)
+    s = [(numSpaces * " ") + line for line in s]
+    return first + "\n" + "\n".join(s)
+
+
+_global_forward_pre_hooks = collections.OrderedDict()
+_global_forward_hooks = collections.OrderedDict()
+
+
+class Module:
+    dump_patches = False
+    _version = 1
+    training: bool
+    call_super_init = False
+
+    def __init__(self, *args, **kwargs):
+        if args or kwargs:
+            raise TypeError("%s.__init__() got an unexpected argument" % type(self).__name__)
+        d = self.__dict__
+        d["training"] = True
+        d["_parameters"] = collections.OrderedDict()
+        d["_buffers"] = collections.OrderedDict()
+        d["_non_persistent_buffers_set"] = set()
+        d["_modules"] = collections.OrderedDict()
+        d["_forward_hooks"] = collections.OrderedDict()
+        d["_forward_hooks_with_kwargs"] = collections.OrderedDict()
+        d["_forward_pre_hooks"] = collections.OrderedDict()
+        d["_forward_pre_hooks_with_kwargs"] = collections.OrderedDict()
+        d["_backward_hooks"] = collections.OrderedDict()
+        d["_state_dict_hooks"] = collections.OrderedDict()
+        d["_load_state_dict_pre_hooks"] = collections.OrderedDict()
+
+    forward = None
+
+    # ---- registration ----
+    def register_buffer(self, name, tensor, persistent=True):
+        if "_buffers" not in self.__dict__:
+            raise AttributeError("cannot assign buffer before Module.__init__() call")
+        if not isinstance(name, str):
+            raise TypeError("buffer name should be a string. Got %s" % type(name).__name__)
+        if "." in name:
+            raise KeyError('buffer name can\'t contain "."')
+        if name == "":
+            raise KeyError('buffer name can\'t be empty string ""')
+        if hasattr(self, name) and name not in self._buffers:
+            raise KeyError("attribute '%s' already exists" % name)
+        if tensor is not None and not isinstance(tensor, cthtorch.Tensor):
+            raise TypeError("cannot assign '%s' object to buffer '%s' (torch Tensor or None required)"
+                            % (type(tensor).__name__, name))
+        self._buffers[name] = tensor
+        if persistent:
+            self._non_persistent_buffers_set.discard(name)
+        else:
+            self._non_persistent_buffers_set.add(name)
+
+    def register_parameter(self, name, param):
+        if "_parameters" not in self.__dict__:
+            raise AttributeError("cannot assign parameter before Module.__init__() call")
+        if not isinstance(name, str):
+            raise TypeError("parameter name should be a string. Got %s" % type(name).__name__)
+        if "." in name:
+            raise KeyError('parameter name can\'t contain "."')
+        if name == "":
+            raise KeyError('parameter name can\'t be empty string ""')
+        if hasattr(self, name) and name not in self._parameters:
+            raise KeyError("attribute '%s' already exists" % name)
+        if param is None:
+            self._parameters[name] = None
+        elif not isinstance(param, Parameter):
+            raise TypeError("cannot assign '%s' object to parameter '%s' (torch.nn.Parameter or None required)"
+                            % (type(param).__name__, name))
+        elif param.grad_fn is not None:
+            raise ValueError("Cannot assign non-leaf Tensor to parameter '%s'. Model parameters must be created "
+                             "explicitly. To express '%s' as a function of another Tensor, compute the value in the "
+                             "forward() method." % (name, name))
+        else:
+            self._parameters[name] = param
+
+    def add_module(self, name, module):
+        if not isinstance(module, Module) and module is not None:
+            raise TypeError("%s is not a Module subclass" % cthtorch.typename(module))
+        if not isinstance(name, str):
+            raise TypeError("module name should be a string. Got %s" % type(name).__name__)
+        if hasattr(self, name) and name not in self._modules:
+            raise KeyError("attribute '%s' already exists" % name)
+        if "." in name:
+            raise KeyError('module name can\'t contain ".", got: %s' % name)
+        if name == "":
+            raise KeyError('module name can\'t be empty string ""')
+        self._modules[name] = module
+
+    register_module = add_module
+
+    def get_submodule(self, target):
+        if target == "":
+            return self
+        mod = self
+        for item in target.split("."):
+            if not hasattr(mod, item):
+                raise AttributeError(mod._get_name() + " has no attribute `" + item + "`")
+            mod = getattr(mod, item)
+            if not isinstance(mod, Module):
+                raise AttributeError("`" + item + "` is not an nn.Module")
+        return mod
+
+    def get_parameter(self, target):
+        module_path, _, name = target.rpartition(".")
+        mod = self.get_submodule(module_path)
+        if not hasattr(mod, name):
+            raise AttributeError(mod._get_name() + " has no attribute `" + name + "`")
+        p = getattr(mod, name)
+        if not isinstance(p, Parameter):
+            raise AttributeError("`" + name + "` is not an nn.Parameter")
+        return p
+
+    def get_buffer(self, target):
+        module_path, _, name = target.rpartition(".")
+        mod = self.get_submodule(module_path)
+        if name not in mod._buffers:
+            raise AttributeError("`" + name + "` is not a buffer")
+        return mod._buffers[name]
+
+    # ---- attribute protocol ----
+    def __getattr__(self, name):
+        d = self.__dict__
+        if "_parameters" in d and name in d["_parameters"]:
+            return d["_parameters"][name]
+        if "_buffers" in d and name in d["_buffers"]:
+            return d["_buffers"][name]
+        if "_modules" in d and name in d["_modules"]:
+            return d["_modules"][name]
+        raise AttributeError("'%s' object has no attribute '%s'" % (type(self).__name__, name))
+
+    def __setattr__(self, name, value):
+        def remove_from(*dicts):
+            for d in dicts:
+                if name in d:
+                    if isinstance(d, dict):
+                        del d[name]
+                    else:
+                        d.discard(name)
+        params = self.__dict__.get("_parameters")
+        if isinstance(value, Parameter):
+            if params is None:
+                raise AttributeError("cannot assign parameters before Module.__init__() call")
+            remove_from(self.__dict__, self._buffers, self._modules, self._non_persistent_buffers_set)
+            self.register_parameter(name, value)
+        elif params is not None and name in params:
+            if value is not None:
+                raise TypeError("cannot assign '%s' as parameter '%s' (torch.nn.Parameter or None expected)"
+                                % (cthtorch.typename(value), name))
+            self.register_parameter(name, value)
+        else:
+            modules = self.__dict__.get("_modules")
+            if isinstance(value, Module):
+                if modules is None:
+                    raise AttributeError("cannot assign module before Module.__init__() call")
+                remove_from(self.__dict__, self._parameters, self._buffers, self._non_persistent_buffers_set)
+                modules[name] = value
+            elif modules is not None and name in modules:
+                if value is not None:
+                    raise TypeError("cannot assign '%s' as child module '%s' (torch.nn.Module or None expected)"
+                                    % (cthtorch.typename(value), name))
+                modules[name] = value
+            else:
+                buffers = self.__dict__.get("_buffers")
+                if isinstance(value, cthtorch.Tensor) and getattr(value, "_is_buffer", False):
+                    self.register_buffer(name, value, getattr(value, "_buffer_persistent", True))
+                elif buffers is not None and name in buffers:
+                    if value is not None and not isinstance(value, cthtorch.Tensor):
+                        raise TypeError("cannot assign '%s' as buffer '%s' (torch.Tensor or None expected)"
+                                        % (cthtorch.typename(value), name))
+                    buffers[name] = value
+                else:
+                    object.__setattr__(self, name, value)
+
+    def __delattr__(self, name):
+        if name in self._parameters:
+            del self._parameters[name]
+        elif name in self._buffers:
+            del self._buffers[name]
+            self._non_persistent_buffers_set.discard(name)
+        elif name in self._modules:
+            del self._modules[name]
+        else:
+            object.__delattr__(self, name)
+
+    def __dir__(self):
+        keys = list(object.__dir__(self)) + list(self._parameters) + list(self._modules) + list(self._buffers)
+        return sorted(k for k in set(keys) if not k[0].isdigit())
+
+    def __getstate__(self):
+        return self.__dict__.copy()
+
+    def __setstate__(self, state):
+        self.__dict__.update(state)
+        for k in ("_forward_hooks_with_kwargs", "_forward_pre_hooks_with_kwargs", "_state_dict_hooks",
+                  "_load_state_dict_pre_hooks"):
+            self.__dict__.setdefault(k, collections.OrderedDict())
+        self.__dict__.setdefault("_non_persistent_buffers_set", set())
+
+    # ---- traversal ----
+    def _named_members(self, get_members_fn, prefix="", recurse=True, remove_duplicate=True):
+        memo = set()
+        modules = self.named_modules(prefix=prefix, remove_duplicate=remove_duplicate) if recurse else [(prefix, self)]
+        for module_prefix, module in modules:
+            for k, v in get_members_fn(module):
+                if v is None or (remove_duplicate and id(v) in memo):
+                    continue
+                if remove_duplicate:
+                    memo.add(id(v))
+                yield (module_prefix + ("." if module_prefix else "") + k, v)
+
+    def parameters(self, recurse=True):
+        for _, p in self.named_parameters(recurse=recurse):
+            yield p
+
+    def named_parameters(self, prefix="", recurse=True, remove_duplicate=True):
+        yield from self._named_members(lambda m: m._parameters.items(), prefix, recurse, remove_duplicate)
+
+    def buffers(self, recurse=True):
+        for _, b in self.named_buffers(recurse=recurse):
+            yield b
+
+    def named_buffers(self, prefix="", recurse=True, remove_duplicate=True):
+        yield from self._named_members(lambda m: m._buffers.items(), prefix, recurse, remove_duplicate)
+
+    def children(self):
+        for _, m in self.named_children():
+            yield m
+
+    def named_children(self):
+        memo = set()
+        for name, m in self._modules.items():
+            if m is not None and id(m) not in memo:
+                memo.add(id(m))
+                yield name, m
+
+    def modules(self):
+        for _, m in self.named_modules():
+            yield m
+
+    def named_modules(self, memo=None, prefix="", remove_duplicate=True):
+        if memo is None:
+            memo = set()
+        if id(self) not in memo:
+            if remove_duplicate:
+                memo.add(id(self))
+            yield prefix, self
+            for name, m in self._modules.items():
+                if m is None:
+                    continue
+                yield from m.named_modules(memo, prefix + ("." if prefix else "") + name, remove_duplicate)
+
+    # ---- modes and conversions ----
+    def train(self, mode=True):
+        if not isinstance(mode, bool):
+            raise ValueError("training mode is expected to be boolean")
+        self.training = mode
+        for m in self.children():
+            m.train(mode)
+        return self
+
+    def eval(self):
+        return self.train(False)
+
+    def requires_grad_(self, requires_grad=True):
+        for p in self.parameters():
+            p.requires_grad_(requires_grad)
+        return self
+
+    def zero_grad(self, set_to_none=True):
+        for p in self.parameters():
+            if p.grad is not None:
+                if set_to_none:
+                    p.grad = None
+                else:
+                    if p.grad.grad_fn is not None:
+                        p.grad.detach_()
+                    else:
+                        p.grad.requires_grad_(False)
+                    p.grad.zero_()
+
+    def _apply(self, fn, recurse=True):
+        if recurse:
+            for m in self.children():
+                m._apply(fn)
+        for key, param in self._parameters.items():
+            if param is None:
+                continue
+            with cthtorch.no_grad():
+                new = fn(param)
+            if new is not param:
+                if new.dtype == param.dtype and new.shape == param.shape:
+                    param.data = new
+                else:
+                    self._parameters[key] = Parameter(new, param.requires_grad)
+                    param = self._parameters[key]
+            if param.grad is not None:
+                with cthtorch.no_grad():
+                    g = fn(param.grad)
+                if g is not param.grad:
+                    param.grad = g.requires_grad_(param.grad.requires_grad)
+        for key, buf in self._buffers.items():
+            if buf is not None:
+                self._buffers[key] = fn(buf)
+        return self
+
+    def apply(self, fn):
+        for m in self.children():
+            m.apply(fn)
+        fn(self)
+        return self
+
+    def to(self, *args, **kwargs):
+        dtype = kwargs.get("dtype")
+        device = kwargs.get("device")
+        for a in args:
+            if isinstance(a, cthtorch.dtype):
+                dtype = a
+            elif isinstance(a, cthtorch.Tensor):
+                dtype = a.dtype
+            elif isinstance(a, (str, cthtorch.device, int)):
+                device = a
+        if device is not None:
+            cthtorch.empty(0).to(device)   # raises clearly for CUDA here
+        if dtype is not None and not dtype.is_floating_point:
+            raise TypeError("nn.Module.to only accepts floating point or complex dtypes, but got desired dtype=%s" % dtype)
+        if dtype is None:
+            return self
+        return self._apply(lambda t: t.to(dtype) if t.is_floating_point() else t)
+
+    def cuda(self, device=None):
+        return self._apply(lambda t: t.cuda())
+
+    def cpu(self):
+        return self
+
+    def type(self, dst_type):
+        return self._apply(lambda t: t.type(dst_type))
+
+    def float(self):
+        return self._apply(lambda t: t.float() if t.is_floating_point() else t)
+
+    def double(self):
+        return self._apply(lambda t: t.double() if t.is_floating_point() else t)
+
+    def half(self):
+        return self._apply(lambda t: t.half() if t.is_floating_point() else t)
+
+    def bfloat16(self):
+        return self._apply(lambda t: t.bfloat16() if t.is_floating_point() else t)
+
+    def share_memory(self):
+        return self._apply(lambda t: t.share_memory_())
+
+    # ---- state dict ----
+    def _save_to_state_dict(self, destination, prefix, keep_vars):
+        for name, p in self._parameters.items():
+            if p is not None:
+                destination[prefix + name] = p if keep_vars else p.detach()
+        for name, b in self._buffers.items():
+            if b is not None and name not in self._non_persistent_buffers_set:
+                destination[prefix + name] = b if keep_vars else b.detach()
+
+    def state_dict(self, *args, destination=None, prefix="", keep_vars=False):
+        if args:
+            destination = args[0] if len(args) > 0 else destination
+            prefix = args[1] if len(args) > 1 else prefix
+            keep_vars = args[2] if len(args) > 2 else keep_vars
+        if destination is None:
+            destination = collections.OrderedDict()
+            destination._metadata = collections.OrderedDict()
+        if hasattr(destination, "_metadata"):
+            destination._metadata[prefix[:-1]] = {"version": self._version}
+        self._save_to_state_dict(destination, prefix, keep_vars)
+        for name, m in self._modules.items():
+            if m is not None:
+                m.state_dict(destination=destination, prefix=prefix + name + ".", keep_vars=keep_vars)
+        for hook in self._state_dict_hooks.values():
+            r = hook(self, destination, prefix, {})
+            if r is not None:
+                destination = r
+        return destination
+
+    def _load_from_state_dict(self, state_dict, prefix, local_metadata, strict, missing_keys, unexpected_keys,
+                              error_msgs):
+        persistent = {k: v for k, v in self._buffers.items() if k not in self._non_persistent_buffers_set}
+        local = dict(itertools.chain(self._parameters.items(), persistent.items()))
+        local = {k: v for k, v in local.items() if v is not None}
+        for name, param in local.items():
+            key = prefix + name
+            if key in state_dict:
+                input_param = state_dict[key]
+                if not isinstance(input_param, cthtorch.Tensor):
+                    error_msgs.append('While copying the parameter named "%s", expected torch.Tensor or Tensor-like '
+                                      'object from checkpoint but received %s' % (key, type(input_param)))
+                    continue
+                if input_param.shape != param.shape:
+                    error_msgs.append("size mismatch for %s: copying a param with shape %s from checkpoint, the shape "
+                                      "in current model is %s." % (key, input_param.shape, param.shape))
+                    continue
+                try:
+                    with cthtorch.no_grad():
+                        param.copy_(input_param)
+                except Exception as ex:  # noqa: BLE001
+                    error_msgs.append('While copying the parameter named "%s", whose dimensions in the model are %s '
+                                      'and whose dimensions in the checkpoint are %s, an exception occurred : %s.'
+                                      % (key, param.size(), input_param.size(), ex.args))
+            elif strict:
+                missing_keys.append(key)
+        if strict:
+            for key in state_dict.keys():
+                if key.startswith(prefix):
+                    input_name = key[len(prefix):].split(".", 1)
+                    if input_name[0] not in self._modules and input_name[0] not in local:
+                        unexpected_keys.append(key)
+
+    def load_state_dict(self, state_dict, strict=True, assign=False):
+        if not isinstance(state_dict, collections.abc.Mapping):
+            raise TypeError("Expected state_dict to be dict-like, got %s." % type(state_dict))
+        missing, unexpected, errors = [], [], []
+        state_dict = collections.OrderedDict(state_dict)
+
+        def load(module, prefix=""):
+            module._load_from_state_dict(state_dict, prefix, {}, True, missing, unexpected, errors)
+            for name, child in module._modules.items():
+                if child is not None:
+                    load(child, prefix + name + ".")
+        load(self)
+        if strict:
+            if unexpected:
+                errors.insert(0, "Unexpected key(s) in state_dict: %s. " % ", ".join('"%s"' % k for k in unexpected))
+            if missing:
+                errors.insert(0, "Missing key(s) in state_dict: %s. " % ", ".join('"%s"' % k for k in missing))
+        if errors:
+            raise RuntimeError("Error(s) in loading state_dict for %s:\n\t%s"
+                               % (self.__class__.__name__, "\n\t".join(errors)))
+        return _IncompatibleKeysRepr(missing, unexpected)
+
+    # ---- hooks ----
+    def register_forward_pre_hook(self, hook, *, prepend=False, with_kwargs=False):
+        handle = RemovableHandle(self._forward_pre_hooks, extra_dict=self._forward_pre_hooks_with_kwargs)
+        self._forward_pre_hooks[handle.id] = hook
+        if with_kwargs:
+            self._forward_pre_hooks_with_kwargs[handle.id] = True
+        if prepend:
+            self._forward_pre_hooks.move_to_end(handle.id, last=False)
+        return handle
+
+    def register_forward_hook(self, hook, *, prepend=False, with_kwargs=False, always_call=False):
+        handle = RemovableHandle(self._forward_hooks, extra_dict=self._forward_hooks_with_kwargs)
+        self._forward_hooks[handle.id] = hook
+        if with_kwargs:
+            self._forward_hooks_with_kwargs[handle.id] = True
+        if prepend:
+            self._forward_hooks.move_to_end(handle.id, last=False)
+        return handle
+
+    def register_full_backward_hook(self, hook, prepend=False):
+        handle = RemovableHandle(self._backward_hooks)
+        self._backward_hooks[handle.id] = hook
+        return handle
+
+    register_backward_hook = register_full_backward_hook
+
+    def register_full_backward_pre_hook(self, hook, prepend=False):
+        raise NotImplementedError("register_full_backward_pre_hook is not implemented in cthtorch")
+
+    def register_state_dict_pre_hook(self, hook):
+        raise NotImplementedError("register_state_dict_pre_hook is not implemented in cthtorch")
+
+    def _register_state_dict_hook(self, hook):
+        handle = RemovableHandle(self._state_dict_hooks)
+        self._state_dict_hooks[handle.id] = hook
+        return handle
+
+    def _call_impl(self, *args, **kwargs):
+        for hid, hook in itertools.chain(_global_forward_pre_hooks.items(), self._forward_pre_hooks.items()):
+            if hid in self._forward_pre_hooks_with_kwargs:
+                r = hook(self, args, kwargs)
+                if r is not None:
+                    args, kwargs = r
+            else:
+                r = hook(self, args)
+                if r is not None:
+                    args = r if isinstance(r, tuple) else (r,)
+        bw = self._backward_hooks
+        if bw:
+            args = _BackwardHookState.wrap_inputs(self, args)
+        result = self.forward(*args, **kwargs)
+        for hid, hook in itertools.chain(_global_forward_hooks.items(), self._forward_hooks.items()):
+            if hid in self._forward_hooks_with_kwargs:
+                r = hook(self, args, kwargs, result)
+            else:
+                r = hook(self, args, result)
+            if r is not None:
+                result = r
+        if bw:
+            result = _BackwardHookState.wrap_outputs(self, args, result)
+        return result
+
+    __call__ = _call_impl
+
+    # ---- repr ----
+    def extra_repr(self):
+        return ""
+
+    def _get_name(self):
+        return self.__class__.__name__
+
+    def __repr__(self):
+        extra_lines = []
+        extra = self.extra_repr()
+        if extra:
+            extra_lines = extra.split("\n")
+        child_lines = []
+        for key, module in self._modules.items():
+            mod_str = repr(module)
+            mod_str = _addindent(mod_str, 2)
+            child_lines.append("(" + key + "): " + mod_str)
+        lines = extra_lines + child_lines
+        main_str = self._get_name() + "("
+        if lines:
+            if len(extra_lines) == 1 and not child_lines:
+                main_str += extra_lines[0]
+            else:
+                main_str += "\n  " + "\n  ".join(lines) + "\n"
+        main_str += ")"
+        return main_str
+
+
+class _BackwardHookState:
+    """Full backward hooks: hook(module, grad_input, grad_output), called once
+    the gradients w.r.t. the module's tensor inputs are known."""
+
+    @staticmethod
+    def wrap_inputs(module, args):
+        return args
+
+    @staticmethod
+    def wrap_outputs(module, args, result):
+        outs = result if isinstance(result, tuple) else (result,)
+        tensor_inputs = [a for a in args if isinstance(a, cthtorch.Tensor) and a.requires_grad]
+        tensor_outputs = [o for o in outs if isinstance(o, cthtorch.Tensor) and o.requires_grad]
+        if not tensor_outputs:
+            return result
+        state = {"grad_outputs": [None] * len(tensor_outputs), "pending": len(tensor_outputs)}
+
+        def fire(grad_inputs):
+            for hook in list(module._backward_hooks.values()):
+                r = hook(module, tuple(grad_inputs), tuple(state["grad_outputs"]))
+                if r is not None:
+                    return r
+            return None
+
+        def make_out_hook(i):
+            def h(g):
+                state["grad_outputs"][i] = g
+                state["pending"] -= 1
+                if state["pending"] == 0 and not tensor_inputs:
+                    fire((None,))
+                return None
+            return h
+        for i, o in enumerate(tensor_outputs):
+            o.register_hook(make_out_hook(i))
+        if tensor_inputs:
+            grads = [None] * len(tensor_inputs)
+            left = {"n": len(tensor_inputs)}
+
+            def make_in_hook(i):
+                def h(g):
+                    grads[i] = g
+                    left["n"] -= 1
+                    if left["n"] == 0:
+                        r = fire(grads)
+                        if r is not None:
+                            return r[i] if isinstance(r, (tuple, list)) else r
+                    return None
+                return h
+            for i, t in enumerate(tensor_inputs):
+                if t.grad_fn is not None:
+                    t.register_hook(make_in_hook(i))
+        return result
+
+
+def register_module_forward_pre_hook(hook):
+    handle = RemovableHandle(_global_forward_pre_hooks)
+    _global_forward_pre_hooks[handle.id] = hook
+    return handle
+
+
+def register_module_forward_hook(hook):
+    handle = RemovableHandle(_global_forward_hooks)
+    _global_forward_hooks[handle.id] = hook
+    return handle

@@ -1,0 +1,248 @@
+"""MultiheadAttention and the Transformer encoder/decoder stacks."""
+import copy
+import math
+
+import cthtorch
+from cthtorch.nn import functional as F
+from cthtorch.nn import init
+from cthtorch.nn.modules.container import ModuleList
+from cthtorch.nn.modules.layers import Dropout, LayerNorm, Linear
+from cthtorch.nn.modules.module import Module
+from cthtorch.nn.parameter import Parameter
+
+
+class NonDynamicallyQuantizableLinear(Linear):
+    pass
+
+
+class MultiheadAttention(Module):
+    def __init__(self, embed_dim, num_heads, dropout=0.0, bias=True, add_bias_kv=False, add_zero_attn=False,
+                 kdim=None, vdim=None, batch_first=False, device=None, dtype=None):
+        super().__init__()
+        if add_bias_kv or add_zero_attn:
+            raise NotImplementedError("MultiheadAttention add_bias_kv/add_zero_attn are not implemented in cthtorch")
+        if embed_dim % num_heads:
+            raise AssertionError("embed_dim must be divisible by num_heads")
+        self.embed_dim, self.num_heads, self.dropout, self.batch_first = embed_dim, num_heads, dropout, batch_first
+        self.kdim = kdim if kdim is not None else embed_dim
+        self.vdim = vdim if vdim is not None else embed_dim
+        self._qkv_same_embed_dim = self.kdim == embed_dim and self.vdim == embed_dim
+        self.head_dim = embed_dim // num_heads
+        if self._qkv_same_embed_dim:
+            self.in_proj_weight = Parameter(cthtorch.empty((3 * embed_dim, embed_dim), dtype=dtype))
+            self.register_parameter("q_proj_weight", None)
+            self.register_parameter("k_proj_weight", None)
+            self.register_parameter("v_proj_weight", None)
+        else:
+            self.q_proj_weight = Parameter(cthtorch.empty((embed_dim, embed_dim), dtype=dtype))
+            self.k_proj_weight = Parameter(cthtorch.empty((embed_dim, self.kdim), dtype=dtype))
+            self.v_proj_weight = Parameter(cthtorch.empty((embed_dim, self.vdim), dtype=dtype))
+            self.register_parameter("in_proj_weight", None)
+        if bias:
+            self.in_proj_bias = Parameter(cthtorch.empty(3 * embed_dim, dtype=dtype))
+        else:
+            self.register_parameter("in_proj_bias", None)
+        self.out_proj = NonDynamicallyQuantizableLinear(embed_dim, embed_dim, bias=bias, dtype=dtype)
+        self.bias_k = self.bias_v = None
+        self.add_zero_attn = False
+        self._reset_parameters()
+
+    def _reset_parameters(self):
+        if self._qkv_same_embed_dim:
+            init.xavier_uniform_(self.in_proj_weight)
+        else:
+            init.xavier_uniform_(self.q_proj_weight)
+            init.xavier_uniform_(self.k_proj_weight)
+            init.xavier_uniform_(self.v_proj_weight)
+        if self.in_proj_bias is not None:
+            init.constant_(self.in_proj_bias, 0.0)
+            init.constant_(self.out_proj.bias, 0.0)
+
+    def forward(self, query, key, value, key_padding_mask=None, need_weights=True, attn_mask=None,
+                average_attn_weights=True, is_causal=False):
+        unbatched = query.dim() == 2
+        if unbatched:
+            query, key, value = query.unsqueeze(1), key.unsqueeze(1), value.unsqueeze(1)
+        elif self.batch_first:
+            query, key, value = query.transpose(0, 1), key.transpose(0, 1), value.transpose(0, 1)
+        L, N, E = query.shape
+        S = key.shape[0]
+        if self._qkv_same_embed_dim:
+            w_q, w_k, w_v = self.in_proj_weight.chunk(3)
+        else:
+            w_q, w_k, w_v = self.q_proj_weight, self.k_proj_weight, self.v_proj_weight
+        b_q, b_k, b_v = self.in_proj_bias.chunk(3) if self.in_proj_bias is not None else (None, None, None)
+        q = F.linear(query, w_q, b_q)
+        k = F.linear(key, w_k, b_k)
+        v = F.linear(value, w_v, b_v)
+        H, D = self.num_heads, self.head_dim
+        q = q.reshape(L, N * H, D).transpose(0, 1)
+        k = k.reshape(S, N * H, D).transpose(0, 1)
+        v = v.reshape(S, N * H, D).transpose(0, 1)
+        scores = cthtorch.bmm(q, k.transpose(1, 2)) / math.sqrt(D)
+        if attn_mask is not None:
+            m = attn_mask if attn_mask.dim() == 3 else attn_mask.unsqueeze(0)
+            scores = scores.masked_fill(m, float("-inf")) if m.dtype == cthtorch.bool else scores + m
+        elif is_causal:
+            causal = cthtorch.ones(L, S, dtype=cthtorch.bool).triu(1) if hasattr(cthtorch.Tensor, "triu") else \
+                cthtorch.tensor([[j > i for j in range(S)] for i in range(L)])
+            scores = scores.masked_fill(causal.unsqueeze(0), float("-inf"))
+        if key_padding_mask is not None:
+            kpm = key_padding_mask
+            if kpm.dtype != cthtorch.bool:
+                kpm = kpm != 0
+            scores = scores.reshape(N, H, L, S).masked_fill(kpm.reshape(N, 1, 1, S), float("-inf")).reshape(N * H, L, S)
+        attn = scores.softmax(-1)
+        if self.dropout > 0 and self.training:
+            attn = F.dropout(attn, self.dropout, True)
+        out = cthtorch.bmm(attn, v).transpose(0, 1).reshape(L, N, E)
+        out = self.out_proj(out)
+        if unbatched:
+            out = out.squeeze(1)
+        elif self.batch_first:
+            out = out.transpose(0, 1)
+        if not need_weights:
+            return out, None
+        w = attn.reshape(N, H, L, S)
+        w = w.mean(1) if average_attn_weights else w
+        return out, (w.squeeze(0) if unbatched else w)
+
+
+def _get_activation(activation):
+    if callable(activation):
+        return activation
+    if activation == "relu":
+        return F.relu
+    if activation == "gelu":
+        return F.gelu
+    raise RuntimeError("activation should be relu/gelu, not %s" % activation)
+
+
+class TransformerEncoderLayer(Module):
+    def __init__(self, d_model, nhead, dim_feedforward=2048, dropout=0.1, activation="relu", layer_norm_eps=1e-5,
+                 batch_first=False, norm_first=False, bias=True, device=None, dtype=None):
+        super().__init__()
+        self.self_attn = MultiheadAttention(d_model, nhead, dropout=dropout, bias=bias, batch_first=batch_first)
+        self.linear1 = Linear(d_model, dim_feedforward, bias=bias)
+        self.dropout = Dropout(dropout)
+        self.linear2 = Linear(dim_feedforward, d_model, bias=bias)
+        self.norm_first = norm_first
+        self.norm1 = LayerNorm(d_model, eps=layer_norm_eps)
+        self.norm2 = LayerNorm(d_model, eps=layer_norm_eps)
+        self.dropout1 = Dropout(dropout)
+        self.dropout2 = Dropout(dropout)
+        self.activation = _get_activation(activation)
+
+    def _sa_block(self, x, attn_mask, key_padding_mask, is_causal=False):
+        x = self.self_attn(x, x, x, attn_mask=attn_mask, key_padding_mask=key_padding_mask, need_weights=False,
+                           is_causal=is_causal)[0]
+        return self.dropout1(x)
+
+    def _ff_block(self, x):
+        return self.dropout2(self.linear2(self.dropout(self.activation(self.linear1(x)))))
+
+    def forward(self, src, src_mask=None, src_key_padding_mask=None, is_causal=False):
+        x = src
+        if self.norm_first:
+            x = x + self._sa_block(self.norm1(x), src_mask, src_key_padding_mask, is_causal)
+            x = x + self._ff_block(self.norm2(x))
+        else:
+            x = self.norm1(x + self._sa_block(x, src_mask, src_key_padding_mask, is_causal))
+            x = self.norm2(x + self._ff_block(x))
+        return x
+
+
+class TransformerDecoderLayer(Module):
+    def __init__(self, d_model, nhead, dim_feedforward=2048, dropout=0.1, activation="relu", layer_norm_eps=1e-5,
+                 batch_first=False, norm_first=False, bias=True, device=None, dtype=None):
+        super().__init__()
+        self.self_attn = MultiheadAttention(d_model, nhead, dropout=dropout, bias=bias, batch_first=batch_first)
+        self.multihead_attn = MultiheadAttention(d_model, nhead, dropout=dropout, bias=bias, batch_first=batch_first)
+        self.linear1 = Linear(d_model, dim_feedforward, bias=bias)
+        self.dropout = Dropout(dropout)
+        self.linear2 = Linear(dim_feedforward, d_model, bias=bias)
+        self.norm_first = norm_first
+        self.norm1 = LayerNorm(d_model, eps=layer_norm_eps)
+        self.norm2 = LayerNorm(d_model, eps=layer_norm_eps)
+        self.norm3 = LayerNorm(d_model, eps=layer_norm_eps)
+        self.dropout1, self.dropout2, self.dropout3 = Dropout(dropout), Dropout(dropout), Dropout(dropout)
+        self.activation = _get_activation(activation)
+
+    def forward(self, tgt, memory, tgt_mask=None, memory_mask=None, tgt_key_padding_mask=None,
+                memory_key_padding_mask=None, tgt_is_causal=False, memory_is_causal=False):
+        x = tgt
+        sa = lambda y: self.dropout1(self.self_attn(y, y, y, attn_mask=tgt_mask, key_padding_mask=tgt_key_padding_mask,
+                                                    need_weights=False, is_causal=tgt_is_causal)[0])
+        mha = lambda y: self.dropout2(self.multihead_attn(y, memory, memory, attn_mask=memory_mask,
+                                                          key_padding_mask=memory_key_padding_mask,
+                                                          need_weights=False)[0])
+        ff = lambda y: self.dropout3(self.linear2(self.dropout(self.activation(self.linear1(y)))))
+        if self.norm_first:
+            x = x + sa(self.norm1(x))
+            x = x + mha(self.norm2(x))
+            x = x + ff(self.norm3(x))
+        else:
+            x = self.norm1(x + sa(x))
+            x = self.norm2(x + mha(x))
+            x = self.norm3(x + ff(x))
+        return x
+
+
+def _clones(module, n):
+    return ModuleList([copy.deepcopy(module) for _ in range(n)])
+
+
+class TransformerEncoder(Module):
+    def __init__(self, encoder_layer, num_layers, norm=None, enable_nested_tensor=True, mask_check=True):
+        super().__init__()
+        self.layers = _clones(encoder_layer, num_layers)
+        self.num_layers = num_layers
+        self.norm = norm
+
+    def forward(self, src, mask=None, src_key_padding_mask=None, is_causal=None):
+        out = src
+        for mod in self.layers:
+            out = mod(out, src_mask=mask, src_key_padding_mask=src_key_padding_mask, is_causal=bool(is_causal))
+        return self.norm(out) if self.norm is not None else out
+
+
+class TransformerDecoder(Module):
+    def __init__(self, decoder_layer, num_layers, norm=None):
+        super().__init__()
+        self.layers = _clones(decoder_layer, num_layers)
+        self.num_layers = num_layers
+        self.norm = norm
+
+    def forward(self, tgt, memory, tgt_mask=None, memory_mask=None, tgt_key_padding_mask=None,
+                memory_key_padding_mask=None, tgt_is_causal=None, memory_is_causal=False):
+        out = tgt
+        for mod in self.layers:
+            out = mod(out, memory, tgt_mask, memory_mask, tgt_key_padding_mask, memory_key_padding_mask,
+                      bool(tgt_is_causal))
+        return self.norm(out) if self.norm is not None else out
+
+
+class Transformer(Module):
+    def __init__(self, d_model=512, nhead=8, num_encoder_layers=6, num_decoder_layers=6, dim_feedforward=2048,
+                 dropout=0.1, activation="relu", custom_encoder=None, custom_decoder=None, layer_norm_eps=1e-5,
+                 batch_first=False, norm_first=False, bias=True, device=None, dtype=None):
+        super().__init__()
+        self.encoder = custom_encoder or TransformerEncoder(
+            TransformerEncoderLayer(d_model, nhead, dim_feedforward, dropout, activation, layer_norm_eps, batch_first,
+                                    norm_first, bias), num_encoder_layers, LayerNorm(d_model, eps=layer_norm_eps))
+        self.decoder = custom_decoder or TransformerDecoder(
+            TransformerDecoderLayer(d_model, nhead, dim_feedforward, dropout, activation, layer_norm_eps, batch_first,
+                                    norm_first, bias), num_decoder_layers, LayerNorm(d_model, eps=layer_norm_eps))
+        self.d_model, self.nhead, self.batch_first = d_model, nhead, batch_first
+
+    def forward(self, src, tgt, src_mask=None, tgt_mask=None, memory_mask=None, src_key_padding_mask=None,
+                tgt_key_padding_mask=None, memory_key_padding_mask=None, src_is_causal=None, tgt_is_causal=None,
+                memory_is_causal=False):
+        memory = self.encoder(src, mask=src_mask, src_key_padding_mask=src_key_padding_mask)
+        return self.decoder(tgt, memory, tgt_mask, memory_mask, tgt_key_padding_mask, memory_key_padding_mask)
+
+    @staticmethod
+    def generate_square_subsequent_mask(sz, device=None, dtype=None):
+        m = cthtorch.full((sz, sz), float("-inf"), dtype=dtype or cthtorch.float32)
+        return m.triu(1) if hasattr(m, "triu") else cthtorch.tensor(
+            [[float("-inf") if j > i else 0.0 for j in range(sz)] for i in range(sz)])
