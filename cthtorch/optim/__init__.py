@@ -1,0 +1,5 @@
+"""cthtorch.optim: optimizers and learning-rate schedulers."""
+from cthtorch.optim.optimizer import Optimizer  # noqa: F401
+from cthtorch.optim.algorithms import SGD, Adam, AdamW, Adagrad, RMSprop, Adadelta, Adamax  # noqa: F401
+from cthtorch.optim.lbfgs import LBFGS  # noqa: F401
+from cthtorch.optim import lr_scheduler  # noqa: F401
