@@ -120,11 +120,16 @@ class iinfo(_Info):
     _fields = ("bits", "max", "min", "dtype")
 
     def __init__(self, *args, **kwargs):
+        # one signature, so PyTorch's parser words errors as Python's own would
+        for key in kwargs:
+            if key != "type":
+                raise TypeError("iinfo() got an unexpected keyword argument '%s'" % key)
+        if len(args) > 1:
+            raise TypeError("iinfo() takes 1 positional argument but %d were given" % len(args))
+        if args and kwargs:
+            raise TypeError("iinfo() got multiple values for argument 'type'")
         if not args and not kwargs:
             raise TypeError('iinfo() missing 1 required positional arguments: "type"')
-        if len(args) + len(kwargs) > 1 or (kwargs and "type" not in kwargs):
-            raise TypeError("iinfo() received an invalid combination of arguments - got %s, but "
-                            "expected one of:\n * (torch.dtype type)\n" % _describe(args, kwargs))
         name = _dtype_name("iinfo", args[0] if args else kwargs["type"])
         if name == "bool":
             raise TypeError("torch.bool is not supported by torch.iinfo")
@@ -146,7 +151,7 @@ class iinfo(_Info):
 
 
 def _describe(args, kwargs):
-    # "(torch.dtype, int)" in PyTorch's invalid-combination message
+    # "(torch.dtype, int)" in finfo's invalid-combination message
     def tname(v):
         return "torch.dtype" if type(v).__name__ == "dtype" else type(v).__name__
     parts = [tname(a) for a in args] + ["%s=%s" % (k, tname(v)) for k, v in kwargs.items()]
