@@ -273,7 +273,7 @@ def _str(self, *, tensor_contents=None):
             suffixes.append("size=%s" % (tuple(self.shape),))
         if dtype not in (default, "torch.int64", "torch.bool"):
             suffixes.append("dtype=" + dtype)
-        body = _tensor_str(self, indent) if tensor_contents is None else None
+        body = _tensor_str(self, indent) if tensor_contents is None else tensor_contents
     if tensor_contents is not None:
         body = tensor_contents
 
