@@ -46,6 +46,10 @@ from . import _composites  # noqa: E402
 _composites.install(globals())
 from . import _shape_ops  # noqa: E402
 _shape_ops.install(globals())
+from .functional import (  # noqa: E402,F401
+    broadcast_shapes, meshgrid, atleast_1d, atleast_2d, atleast_3d, cartesian_prod, block_diag, unravel_index,
+    tensordot, chain_matmul,
+)
 from ._random import (  # noqa: E402,F401
     manual_seed, seed, initial_seed, get_rng_state, set_rng_state, normal,
 )
@@ -53,11 +57,8 @@ from . import autograd  # noqa: E402
 from .autograd import no_grad, enable_grad, set_grad_enabled, inference_mode  # noqa: E402,F401
 
 from . import cuda  # noqa: E402,F401
-try:  # until the printing branch lands
-    from ._dtype_info import finfo, iinfo  # noqa: E402,F401
-    from ._tensor_str import set_printoptions, get_printoptions  # noqa: E402,F401
-except ImportError:
-    pass
+from ._dtype_info import finfo, iinfo  # noqa: E402,F401
+from ._tensor_str import set_printoptions, get_printoptions, printoptions  # noqa: E402,F401
 
 e = _math.e
 pi = _math.pi

@@ -690,24 +690,6 @@ def broadcast_tensors(*tensors):
     return tuple(t.expand(shape) for t in tensors)
 
 
-def meshgrid(*tensors, indexing="ij"):
-    if len(tensors) == 1 and isinstance(tensors[0], (list, tuple)):
-        tensors = tensors[0]
-    ts = list(tensors)
-    if indexing == "xy" and len(ts) >= 2:
-        ts[0], ts[1] = ts[1], ts[0]
-    shape = [t.numel() for t in ts]
-    out = []
-    for i, t in enumerate(ts):
-        v = [1] * len(ts)
-        v[i] = -1
-        out.append(t.reshape(v).expand(shape))
-    if indexing == "xy" and len(out) >= 2:
-        out = [o.transpose(0, 1) for o in out]
-        out[0], out[1] = out[1], out[0]
-    return tuple(out)
-
-
 def take(input, index):
     return _index(input.reshape(-1), [index.reshape(-1)]).reshape(index.shape)
 
@@ -759,8 +741,9 @@ FUNCTIONS = ["cat", "concat", "concatenate", "stack", "hstack", "vstack", "row_s
              "split", "chunk", "tensor_split", "unbind", "index_select", "gather", "take_along_dim", "scatter",
              "scatter_add", "scatter_reduce", "masked_fill", "masked_select", "masked_scatter", "nonzero", "argwhere",
              "where", "index_put", "index_put_", "flip", "fliplr", "flipud", "roll", "rot90", "tile",
-             "repeat_interleave", "broadcast_to", "broadcast_shapes", "broadcast_tensors", "meshgrid", "take",
+             "repeat_interleave", "broadcast_to", "broadcast_shapes", "broadcast_tensors", "take",
              "searchsorted", "bucketize", "bincount", "unique", "histc"]
+FUNCTIONS = [f for f in FUNCTIONS if f not in ("meshgrid", "broadcast_shapes")]   # in cthtorch/functional.py
 
 METHODS = ["split", "chunk", "tensor_split", "unbind", "index_select", "gather", "take_along_dim", "scatter",
            "scatter_add", "scatter_reduce", "masked_fill", "masked_select", "masked_scatter", "nonzero", "argwhere",

@@ -8,10 +8,7 @@ from cthtorch import _C
 class Tensor(_C._TensorBase):
     # ---- printing ----
     def __repr__(self, *, tensor_contents=None):
-        try:
-            from cthtorch._tensor_str import _str
-        except ImportError:   # printing lands separately; a plain form until then
-            return "tensor(%s)" % (self.tolist(),)
+        from cthtorch._tensor_str import _str
         return _str(self, tensor_contents=tensor_contents)
 
     def __format__(self, spec):

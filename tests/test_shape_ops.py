@@ -36,7 +36,7 @@ OPS = [
     lambda L, x: L.where(x > 5), lambda L, x: L.broadcast_tensors(x, x[0, 0]), lambda L, x: x.take(L.tensor([0, 23])),
     lambda L, x: L.searchsorted(L.tensor([1.0, 5.0, 9.0]), L.tensor([0.0, 5.0, 10.0])),
     lambda L, x: L.unique(L.tensor([3, 1, 3, 2]), return_inverse=True, return_counts=True),
-    lambda L, x: L.bincount(L.tensor([0, 2, 2, 5])), lambda L, x: L.meshgrid(L.arange(3), L.arange(2), indexing="ij"),
+    lambda L, x: L.bincount(L.tensor([0, 2, 2, 5])), lambda L, x: L.meshgrid(L.arange(3), L.arange(2), indexing="xy"),
 ]
 
 

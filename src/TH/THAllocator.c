@@ -146,4 +146,5 @@ static void shm_free(const THAllocator *self, void *ptr, size_t nbytes, void *ct
 
 const THAllocator THShmAllocator = { shm_malloc, shm_free, "shm" };
 const char *THShm_name(void *ctx) { return ctx ? ((ShmCtx *)ctx)->name : NULL; }
+void THShm_disown(void *ctx) { if (ctx) ((ShmCtx *)ctx)->owner = 0; }
 void *THShm_attach(const char *name, size_t nbytes, void **ctx) { return shm_map(name, nbytes, 0, ctx); }

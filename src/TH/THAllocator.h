@@ -28,6 +28,8 @@ TH_API void THAllocator_emptyCache(void);
  * The creator unlinks the name when the last mapping of its storage dies. */
 TH_API extern const THAllocator THShmAllocator;
 TH_API const char *THShm_name(void *ctx);
+/* Hands unlinking of the segment's name to whoever attaches next. */
+TH_API void THShm_disown(void *ctx);
 /* Maps an existing segment; the returned block is freed by THShmAllocator. */
 TH_API void *THShm_attach(const char *name, size_t nbytes, void **ctx);
 

@@ -175,6 +175,15 @@ static PyObject *tensor_from_shm(PyObject *m, PyObject *args) {
   return THPTensor_wrap(t);
 }
 
+/* _shm_disown(t): this process will not unlink the segment's name; the
+ * receiver of a pickled handle does (after attaching). */
+static PyObject *shm_disown(PyObject *m, PyObject *tensor) {
+  if (!THPTensor_Check(tensor)) { PyErr_SetString(PyExc_TypeError, "expected a tensor"); return NULL; }
+  THStorage *s = ((THPTensor *)tensor)->t->storage;
+  if (s->allocator == &THShmAllocator) THShm_disown(s->ctx);
+  Py_RETURN_NONE;
+}
+
 /* _shm_unlink(name): removes a segment's name (the receiver's half of the protocol) */
 #include <sys/mman.h>
 static PyObject *shm_unlink_py(PyObject *m, PyObject *name) {
@@ -191,6 +200,7 @@ static PyMethodDef storage_functions[] = {
   {"_shm_handle", shm_handle, METH_O, NULL},
   {"_tensor_from_shm", tensor_from_shm, METH_VARARGS, NULL},
   {"_shm_unlink", shm_unlink_py, METH_O, NULL},
+  {"_shm_disown", shm_disown, METH_O, NULL},
   {NULL}
 };
 

@@ -1,0 +1,85 @@
+"""cthtorch.multiprocessing: multiprocessing whose pickling shares tensors.
+
+A tensor sent through a Queue/Pipe travels as a POSIX shared-memory handle:
+the sender moves its storage into a segment (share_memory_) and gives up
+unlinking it; the receiver maps the segment and unlinks the name at once, so
+the memory lives exactly as long as the mappings. Tensors already shared by
+the user (Hogwild: model.share_memory()) stay shared with every process that
+inherits or receives them.
+"""
+import multiprocessing
+from multiprocessing import *  # noqa: F401,F403
+from multiprocessing.reduction import ForkingPickler
+
+import cthtorch
+from cthtorch import _C
+
+__all__ = list(getattr(multiprocessing, "__all__", []))
+
+
+def _rebuild_tensor(name, nbytes, dtype_name, size, stride, offset, requires_grad, cls, owned):
+    t = _C._tensor_from_shm(name, nbytes, getattr(cthtorch, dtype_name), size, stride, offset)
+    if owned:
+        _C._shm_unlink(name)   # the mapping keeps the memory; nobody else will attach
+    if cls is not cthtorch.Tensor:
+        if cls.__name__ == "Parameter":
+            t = cls(t, requires_grad)
+        else:
+            t = cthtorch.Tensor._make_subclass(cls, t, requires_grad)
+    elif requires_grad:
+        t.requires_grad_(True)
+    return t
+
+
+def reduce_tensor(t):
+    if t.requires_grad and not t.is_leaf:
+        raise RuntimeError("Cowardly refusing to serialize non-leaf tensor which requires_grad, since autograd does "
+                           "not support crossing process boundaries.  If you just want to transfer the data, call "
+                           "detach() on the tensor before serializing (e.g., putting it on the queue).")
+    user_shared = _C._is_shared(t)
+    if not user_shared:
+        _C._share_memory_(t)
+        _C._shm_disown(t)      # the receiver unlinks
+    name, nbytes = _C._shm_handle(t)
+    dt = str(t.dtype).split(".")[1]
+    return (_rebuild_tensor, (name, nbytes, dt, tuple(t.shape), t.stride(), t.storage_offset(), t.requires_grad,
+                              type(t), not user_shared))
+
+
+def init_reductions():
+    ForkingPickler.register(cthtorch.Tensor, reduce_tensor)
+    from cthtorch.nn.parameter import Parameter   # pickling dispatch is by exact type
+    ForkingPickler.register(Parameter, reduce_tensor)
+
+
+def _register_subclass(cls):
+    ForkingPickler.register(cls, reduce_tensor)
+
+
+init_reductions()
+
+
+def get_sharing_strategy():
+    return "file_system"
+
+
+def set_sharing_strategy(new_strategy):
+    if new_strategy not in ("file_system", "file_descriptor"):
+        raise ValueError("unknown sharing strategy %s" % new_strategy)
+
+
+def get_all_sharing_strategies():
+    return {"file_system"}
+
+
+def spawn(fn, args=(), nprocs=1, join=True, daemon=False, start_method="spawn"):
+    ctx = multiprocessing.get_context(start_method)
+    procs = [ctx.Process(target=fn, args=(i,) + tuple(args), daemon=daemon) for i in range(nprocs)]
+    for p in procs:
+        p.start()
+    if join:
+        for p in procs:
+            p.join()
+            if p.exitcode:
+                raise Exception("process %d terminated with exit code %d" % (procs.index(p), p.exitcode))
+    return procs

@@ -1,0 +1,1 @@
+from cthtorch.utils.data.sampler import DistributedSampler  # noqa: F401

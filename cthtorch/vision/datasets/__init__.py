@@ -1,0 +1,5 @@
+from cthtorch.vision.datasets.mnist import MNIST, FashionMNIST, KMNIST  # noqa: F401
+from cthtorch.vision.datasets.cifar import CIFAR10, CIFAR100  # noqa: F401
+from cthtorch.vision.datasets.folder import ImageFolder, DatasetFolder  # noqa: F401
+from cthtorch.vision.datasets.fakedata import FakeData  # noqa: F401
+from cthtorch.vision.datasets.vision import VisionDataset  # noqa: F401

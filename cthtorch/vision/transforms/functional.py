@@ -1,0 +1,252 @@
+"""Functional transforms on PIL images, numpy arrays and tensors (C, H, W)."""
+import math
+import numbers
+
+import numpy as np
+
+import cthtorch
+
+
+def _is_pil(img):
+    try:
+        from PIL import Image
+    except ImportError:
+        return False
+    return isinstance(img, Image.Image)
+
+
+def to_tensor(pic):
+    if _is_pil(pic):
+        a = np.array(pic, copy=True)
+        if pic.mode == "1":
+            a = a.astype(np.uint8) * 255
+    elif isinstance(pic, np.ndarray):
+        a = pic
+    else:
+        raise TypeError("pic should be PIL Image or ndarray. Got %s" % type(pic))
+    if a.ndim == 2:
+        a = a[:, :, None]
+    t = cthtorch.from_numpy(np.ascontiguousarray(a.transpose(2, 0, 1)))
+    if t.dtype == cthtorch.uint8:
+        return t.float().div(255)
+    return t
+
+
+def pil_to_tensor(pic):
+    a = np.array(pic, copy=True)
+    if a.ndim == 2:
+        a = a[:, :, None]
+    return cthtorch.from_numpy(np.ascontiguousarray(a.transpose(2, 0, 1)))
+
+
+def to_pil_image(pic, mode=None):
+    from PIL import Image
+    if isinstance(pic, cthtorch.Tensor):
+        a = pic.detach()
+        if a.is_floating_point():
+            a = (a * 255).clamp(0, 255).to(cthtorch.uint8)
+        a = a.numpy()
+        a = a.transpose(1, 2, 0) if a.ndim == 3 else a
+    else:
+        a = pic
+    if a.ndim == 3 and a.shape[2] == 1:
+        a = a[:, :, 0]
+    return Image.fromarray(np.ascontiguousarray(a), mode=mode)
+
+
+def convert_image_dtype(image, dtype=cthtorch.float32):
+    if image.dtype == dtype:
+        return image
+    if image.is_floating_point():
+        if dtype.is_floating_point:
+            return image.to(dtype)
+        m = {cthtorch.uint8: 255, cthtorch.int8: 127, cthtorch.int16: 32767, cthtorch.int32: 2 ** 31 - 1,
+             cthtorch.int64: 2 ** 63 - 1}[dtype]
+        return (image * (m + 1.0 - 0.001)).to(dtype)
+    m_in = {cthtorch.uint8: 255, cthtorch.int8: 127, cthtorch.int16: 32767, cthtorch.int32: 2 ** 31 - 1,
+            cthtorch.int64: 2 ** 63 - 1}[image.dtype]
+    if dtype.is_floating_point:
+        return image.to(dtype) / m_in
+    m_out = {cthtorch.uint8: 255, cthtorch.int8: 127, cthtorch.int16: 32767, cthtorch.int32: 2 ** 31 - 1,
+             cthtorch.int64: 2 ** 63 - 1}[dtype]
+    return (image.double() * (m_out / m_in)).to(dtype)
+
+
+def normalize(tensor, mean, std, inplace=False):
+    if not isinstance(tensor, cthtorch.Tensor):
+        raise TypeError("img should be Tensor Image. Got %s" % type(tensor))
+    if not tensor.is_floating_point():
+        raise TypeError("Input tensor should be a float tensor. Got %s." % tensor.dtype)
+    if tensor.dim() < 3:
+        raise ValueError("Expected tensor to be a tensor image of size (..., C, H, W). Got tensor.size() = %s" % (tensor.size(),))
+    mean = cthtorch.as_tensor(mean, dtype=tensor.dtype)
+    std = cthtorch.as_tensor(std, dtype=tensor.dtype)
+    if (std == 0).any():
+        raise ValueError("std evaluated to zero after conversion to %s, leading to division by zero." % tensor.dtype)
+    if mean.dim() == 1:
+        mean = mean.view(-1, 1, 1)
+    if std.dim() == 1:
+        std = std.view(-1, 1, 1)
+    if inplace:
+        return tensor.sub_(mean).div_(std)
+    return (tensor - mean) / std
+
+
+def _size_of(img):
+    if _is_pil(img):
+        return img.size[1], img.size[0]
+    return img.shape[-2], img.shape[-1]
+
+
+def resize(img, size, interpolation=None, max_size=None, antialias=True):
+    h, w = _size_of(img)
+    if isinstance(size, int) or (isinstance(size, (list, tuple)) and len(size) == 1):
+        s = size if isinstance(size, int) else size[0]
+        if h <= w:
+            oh, ow = s, int(s * w / h)
+        else:
+            oh, ow = int(s * h / w), s
+        if max_size is not None and max(oh, ow) > max_size:
+            r = max_size / max(oh, ow)
+            oh, ow = int(oh * r), int(ow * r)
+    else:
+        oh, ow = size
+    if _is_pil(img):
+        from PIL import Image
+        return img.resize((ow, oh), Image.BILINEAR if interpolation is None else _pil_interp(interpolation))
+    x = img.unsqueeze(0) if img.dim() == 3 else img
+    mode = "nearest" if str(interpolation).lower().endswith("nearest") else "bilinear"
+    out = cthtorch.nn.functional.interpolate(x.float() if not x.is_floating_point() else x, size=(oh, ow), mode=mode,
+                                             align_corners=False if mode == "bilinear" else None)
+    out = out.to(img.dtype) if not img.is_floating_point() else out
+    return out.squeeze(0) if img.dim() == 3 else out
+
+
+def _pil_interp(interp):
+    from PIL import Image
+    name = str(interp).split(".")[-1].upper()
+    return {"NEAREST": Image.NEAREST, "BILINEAR": Image.BILINEAR, "BICUBIC": Image.BICUBIC,
+            "LANCZOS": Image.LANCZOS}.get(name, Image.BILINEAR)
+
+
+def crop(img, top, left, height, width):
+    if _is_pil(img):
+        return img.crop((left, top, left + width, top + height))
+    h, w = img.shape[-2:]
+    if top < 0 or left < 0 or top + height > h or left + width > w:
+        pad_ = [max(-left, 0), max(-top, 0), max(left + width - w, 0), max(top + height - h, 0)]
+        img = pad(img, pad_)
+        top, left = top + pad_[1], left + pad_[0]
+    return img[..., top:top + height, left:left + width]
+
+
+def center_crop(img, output_size):
+    if isinstance(output_size, numbers.Number):
+        output_size = (int(output_size), int(output_size))
+    elif len(output_size) == 1:
+        output_size = (output_size[0], output_size[0])
+    h, w = _size_of(img)
+    ch, cw = output_size
+    top = int(round((h - ch) / 2.0))
+    left = int(round((w - cw) / 2.0))
+    return crop(img, top, left, ch, cw)
+
+
+def pad(img, padding, fill=0, padding_mode="constant"):
+    if isinstance(padding, int):
+        padding = [padding] * 4
+    elif len(padding) == 2:
+        padding = [padding[0], padding[1], padding[0], padding[1]]
+    left, top, right, bottom = padding
+    if _is_pil(img):
+        a = np.array(img)
+        widths = [(top, bottom), (left, right)] + ([(0, 0)] if a.ndim == 3 else [])
+        if padding_mode == "constant":
+            a = np.pad(a, widths, mode="constant", constant_values=fill)
+        else:
+            a = np.pad(a, widths, mode={"edge": "edge", "reflect": "reflect", "symmetric": "symmetric"}[padding_mode])
+        from PIL import Image
+        return Image.fromarray(a, mode=img.mode)
+    mode = {"constant": "constant", "edge": "replicate", "reflect": "reflect", "symmetric": "reflect"}[padding_mode]
+    x = img.unsqueeze(0) if img.dim() == 3 else img
+    out = cthtorch.nn.functional.pad(x.float() if mode != "constant" and not x.is_floating_point() else x,
+                                     [left, right, top, bottom], mode=mode, value=fill if mode == "constant" else None)
+    out = out.to(img.dtype)
+    return out.squeeze(0) if img.dim() == 3 else out
+
+
+def hflip(img):
+    if _is_pil(img):
+        from PIL import Image
+        return img.transpose(Image.FLIP_LEFT_RIGHT)
+    return img.flip(-1)
+
+
+def vflip(img):
+    if _is_pil(img):
+        from PIL import Image
+        return img.transpose(Image.FLIP_TOP_BOTTOM)
+    return img.flip(-2)
+
+
+def rotate(img, angle, interpolation=None, expand=False, center=None, fill=None):
+    if _is_pil(img):
+        return img.rotate(angle, expand=expand, center=center, fillcolor=fill)
+    pil = to_pil_image(img)
+    out = pil_to_tensor(pil.rotate(angle, expand=expand, center=center, fillcolor=fill))
+    return convert_image_dtype(out, img.dtype) if img.is_floating_point() else out
+
+
+def rgb_to_grayscale(img, num_output_channels=1):
+    if _is_pil(img):
+        g = img.convert("L")
+        if num_output_channels == 3:
+            from PIL import Image
+            g = Image.merge("RGB", [g, g, g])
+        return g
+    r, g, b = img[..., 0, :, :], img[..., 1, :, :], img[..., 2, :, :]
+    l_img = (0.2989 * r + 0.587 * g + 0.114 * b).to(img.dtype).unsqueeze(-3)
+    return l_img.expand(*img.shape[:-3], num_output_channels, *img.shape[-2:]) if num_output_channels == 3 else l_img
+
+
+to_grayscale = rgb_to_grayscale
+
+
+def _blend(img1, img2, ratio):
+    bound = 1.0 if img1.is_floating_point() else 255.0
+    return (ratio * img1 + (1.0 - ratio) * img2).clamp(0, bound).to(img1.dtype)
+
+
+def adjust_brightness(img, brightness_factor):
+    if _is_pil(img):
+        from PIL import ImageEnhance
+        return ImageEnhance.Brightness(img).enhance(brightness_factor)
+    return _blend(img, cthtorch.zeros_like(img), brightness_factor)
+
+
+def adjust_contrast(img, contrast_factor):
+    if _is_pil(img):
+        from PIL import ImageEnhance
+        return ImageEnhance.Contrast(img).enhance(contrast_factor)
+    mean = rgb_to_grayscale(img).float().mean((-3, -2, -1), keepdim=True) if img.shape[-3] == 3 else \
+        img.float().mean((-3, -2, -1), keepdim=True)
+    return _blend(img, mean, contrast_factor)
+
+
+def adjust_saturation(img, saturation_factor):
+    if _is_pil(img):
+        from PIL import ImageEnhance
+        return ImageEnhance.Color(img).enhance(saturation_factor)
+    return _blend(img, rgb_to_grayscale(img), saturation_factor)
+
+
+def adjust_hue(img, hue_factor):
+    if not -0.5 <= hue_factor <= 0.5:
+        raise ValueError("hue_factor (%s) is not in [-0.5, 0.5]." % hue_factor)
+    pil = img if _is_pil(img) else to_pil_image(img)
+    from PIL import Image
+    h, s, v = pil.convert("HSV").split()
+    np_h = np.array(h, dtype=np.uint8)
+    np_h = (np_h.astype(np.int16) + int(hue_factor * 255)) % 256
+    out = Image.merge("HSV", (Image.fromarray(np_h.astype(np.uint8), "L"), s, v)).convert(pil.mode)
+    return out if _is_pil(img) else convert_image_dtype(pil_to_tensor(out), img.dtype)

@@ -1,0 +1,201 @@
+"""The classic MNIST CNN (pytorch/examples' network), trained with cthtorch.
+
+    python examples/mnist.py [--data DIR] [--epochs N] [--out DIR]
+
+Data: MNIST IDX files in DIR (train-* and t10k-*, gzipped or not, flat or in
+DIR/MNIST/raw). With only the 10,000-image t10k set present, the first 8,000
+images train and the last 2,000 test. With no MNIST files at all, it trains on
+scikit-learn's 8x8 digits (shipped inside the package, upsampled to 28x28) and
+says so. It prints a progress bar, per-epoch loss and test accuracy, saves a
+checkpoint and a loss-curve PNG.
+"""
+import argparse
+import os
+import sys
+import time
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+
+import cthtorch as torch  # noqa: E402
+import cthtorch.nn as nn  # noqa: E402
+import cthtorch.nn.functional as F  # noqa: E402
+import cthtorch.optim as optim  # noqa: E402
+from cthtorch.optim.lr_scheduler import StepLR  # noqa: E402
+from cthtorch.utils.data import DataLoader, Subset, TensorDataset  # noqa: E402
+
+
+class Net(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.conv1 = nn.Conv2d(1, 32, 3, 1)
+        self.conv2 = nn.Conv2d(32, 64, 3, 1)
+        self.dropout1 = nn.Dropout(0.25)
+        self.dropout2 = nn.Dropout(0.5)
+        self.fc1 = nn.Linear(9216, 128)
+        self.fc2 = nn.Linear(128, 10)
+
+    def forward(self, x):
+        x = F.relu(self.conv1(x))
+        x = F.relu(self.conv2(x))
+        x = F.max_pool2d(x, 2)
+        x = self.dropout1(x)
+        x = torch.flatten(x, 1)
+        x = F.relu(self.fc1(x))
+        x = self.dropout2(x)
+        x = self.fc2(x)
+        return F.log_softmax(x, dim=1)
+
+
+def find_mnist(root):
+    from cthtorch.vision.datasets.mnist import MNIST
+    found = {}
+    for train in (True, False):
+        try:
+            ds = MNIST(root, train=train)
+            found[train] = ds
+        except RuntimeError:
+            pass
+    return found
+
+
+def normalize(images_uint8):
+    x = images_uint8.float().div(255.0).unsqueeze(1)
+    return (x - 0.1307) / 0.3081
+
+
+def load_data(root, limit_train=None):
+    found = find_mnist(root)
+    if True in found and False in found:
+        tr, te = found[True], found[False]
+        train = TensorDataset(normalize(tr.data), tr.targets)
+        test = TensorDataset(normalize(te.data), te.targets)
+        source = "MNIST from %s (train %d, test %d images)" % (root, len(train), len(test))
+    elif found:
+        ds = next(iter(found.values()))
+        x, y = normalize(ds.data), ds.targets
+        n = len(y)
+        cut = int(n * 0.8)
+        train = TensorDataset(x[:cut], y[:cut])
+        test = TensorDataset(x[cut:], y[cut:])
+        source = "MNIST %s set from %s: first %d images train, last %d test" % (
+            "train" if True in found else "t10k", root, cut, n - cut)
+    else:
+        from sklearn.datasets import load_digits
+        d = load_digits()
+        imgs = torch.tensor(d.images, dtype=torch.float32).unsqueeze(1) / 16.0
+        imgs = F.interpolate(imgs, size=(28, 28), mode="bilinear", align_corners=False)
+        x = (imgs - imgs.mean()) / imgs.std()
+        y = torch.tensor(d.target, dtype=torch.int64)
+        g = torch.Generator().manual_seed(0)
+        perm = torch.randperm(len(y), generator=g)
+        x, y = x[perm], y[perm]
+        cut = int(len(y) * 0.8)
+        train, test = TensorDataset(x[:cut], y[:cut]), TensorDataset(x[cut:], y[cut:])
+        source = ("no MNIST files in %s: using scikit-learn's 8x8 digits upsampled to 28x28 (train %d, test %d)"
+                  % (root, cut, len(y) - cut))
+    if limit_train:
+        train = Subset(train, list(range(min(limit_train, len(train)))))
+    return train, test, source
+
+
+def progress(epoch, done, total, loss, width=30):
+    filled = int(width * done / total)
+    bar = "#" * filled + "." * (width - filled)
+    sys.stdout.write("\rEpoch %d [%s] %d/%d  loss %.4f" % (epoch, bar, done, total, loss))
+    sys.stdout.flush()
+
+
+def train_epoch(model, loader, optimizer, epoch, log):
+    model.train()
+    total, seen, losses = len(loader.dataset), 0, []
+    for data, target in loader:
+        optimizer.zero_grad()
+        output = model(data)
+        loss = F.nll_loss(output, target)
+        loss.backward()
+        optimizer.step()
+        seen += len(target)
+        losses.append(loss.item())
+        if log:
+            progress(epoch, seen, total, losses[-1])
+    if log:
+        sys.stdout.write("\n")
+    return losses
+
+
+def evaluate(model, loader):
+    model.eval()
+    test_loss, correct = 0.0, 0
+    with torch.no_grad():
+        for data, target in loader:
+            output = model(data)
+            test_loss += F.nll_loss(output, target, reduction="sum").item()
+            pred = output.argmax(dim=1, keepdim=True)
+            correct += pred.eq(target.view_as(pred)).sum().item()
+    n = len(loader.dataset)
+    return test_loss / n, correct / n
+
+
+def save_curve(losses, epoch_marks, path):
+    from PIL import Image, ImageDraw
+    w, h, m = 640, 360, 40
+    img = Image.new("RGB", (w, h), "white")
+    d = ImageDraw.Draw(img)
+    d.rectangle([m, m // 2, w - m // 2, h - m], outline="black")
+    if losses:
+        lo, hi = min(losses), max(losses)
+        span = (hi - lo) or 1.0
+        pts = [(m + (w - 1.5 * m) * i / max(len(losses) - 1, 1), (h - m) - (h - 1.5 * m) * (v - lo) / span)
+               for i, v in enumerate(losses)]
+        d.line(pts, fill=(31, 119, 180), width=2)
+        for k in epoch_marks:
+            x = m + (w - 1.5 * m) * k / max(len(losses) - 1, 1)
+            d.line([(x, m // 2), (x, h - m)], fill=(200, 200, 200))
+        d.text((m + 4, m // 2 + 4), "training loss %.3f .. %.3f" % (hi, lo), fill="black")
+    d.text((w // 2 - 30, h - m + 12), "step", fill="black")
+    img.save(path)
+
+
+def main(argv=None):
+    p = argparse.ArgumentParser(description="cthtorch MNIST example")
+    p.add_argument("--data", default="./data", help="folder with MNIST IDX files (default ./data)")
+    p.add_argument("--batch-size", type=int, default=64)
+    p.add_argument("--test-batch-size", type=int, default=1000)
+    p.add_argument("--epochs", type=int, default=3)
+    p.add_argument("--lr", type=float, default=1.0)
+    p.add_argument("--gamma", type=float, default=0.7)
+    p.add_argument("--seed", type=int, default=1)
+    p.add_argument("--limit-train", type=int, default=0, help="use only the first N training images")
+    p.add_argument("--workers", type=int, default=0)
+    p.add_argument("--out", default="checkpoints")
+    p.add_argument("--quiet", action="store_true")
+    args = p.parse_args(argv)
+    torch.manual_seed(args.seed)
+    train, test, source = load_data(args.data, args.limit_train)
+    print("data:", source)
+    train_loader = DataLoader(train, batch_size=args.batch_size, shuffle=True, num_workers=args.workers)
+    test_loader = DataLoader(test, batch_size=args.test_batch_size)
+    model = Net()
+    optimizer = optim.Adadelta(model.parameters(), lr=args.lr)
+    scheduler = StepLR(optimizer, step_size=1, gamma=args.gamma)
+    os.makedirs(args.out, exist_ok=True)
+    losses, marks, acc = [], [], 0.0
+    for epoch in range(1, args.epochs + 1):
+        t0 = time.time()
+        losses += train_epoch(model, train_loader, optimizer, epoch, not args.quiet)
+        marks.append(len(losses) - 1)
+        test_loss, acc = evaluate(model, test_loader)
+        scheduler.step()
+        print("Epoch %d: train loss %.4f, test loss %.4f, test accuracy %.2f%% (%.1fs)"
+              % (epoch, sum(losses[-len(train_loader):]) / len(train_loader), test_loss, 100 * acc, time.time() - t0))
+    ckpt = os.path.join(args.out, "mnist_cnn.pt")
+    torch.save({"model": model.state_dict(), "optimizer": optimizer.state_dict(), "epochs": args.epochs,
+                "test_accuracy": acc}, ckpt)
+    curve = os.path.join(args.out, "loss_curve.png")
+    save_curve(losses, marks, curve)
+    print("saved checkpoint %s and loss curve %s" % (ckpt, curve))
+    return acc
+
+
+if __name__ == "__main__":
+    main()
