@@ -106,7 +106,12 @@ def __getattr__(name):
     # subpackages load on first use (import cthtorch stays fast)
     if name in ("nn", "optim", "utils", "vision", "linalg", "special", "fft", "multiprocessing",
                 "distributed", "jit", "testing", "backends", "hub", "onnx", "distributions", "amp"):
-        mod = _lazy(name)
+        try:
+            mod = _lazy(name)
+        except ModuleNotFoundError as e:
+            if e.name != __name__ + "." + name:
+                raise
+            raise AttributeError("module 'cthtorch' has no attribute '%s'" % name) from None
         globals()[name] = mod
         return mod
     if name in ("save", "load"):
