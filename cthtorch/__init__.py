@@ -9,6 +9,10 @@ import math as _math
 import os as _os
 import sys as _sys
 
+# libgomp reads this when _C loads it. Its default (spin-waiting idle workers
+# for a while after each parallel loop) steals the cores OpenBLAS's own
+# threads need next: conv/matmul-heavy steps ran ~10x slower on 2 cores.
+_os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 from . import _C
 from ._C import (  # noqa: F401
     Size, dtype, device, layout, memory_format, Generator, default_generator,

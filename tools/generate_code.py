@@ -545,7 +545,7 @@ def gen_vt(d, out, inplace):
         L.append("  if (rc_ < 0) return THP_raise();")
         L.append("  PyObject *outs_[%d];" % n)
         for i in range(n):
-            L.append("  outs_[%d] = THPTensor_wrap(r_[%d]);" % (i, i))
+            L.append("  outs_[%d] = r_[%d] ? THPTensor_wrap(r_[%d]) : Py_NewRef(Py_None);" % (i, i, i))
         L.append("  for (int i = 0; i < %d; i++) if (!outs_[i]) { for (int j = 0; j < %d; j++) if (j != i) Py_XDECREF(outs_[j]); return NULL; }" % (n, n))
         outputs = ["outs_[%d]" % i for i in range(n)]
     elif kind == "tensorlist":
@@ -690,10 +690,18 @@ def gen_node(info):
             done_groups.add(key)
             em = FormulaEmitter(d, names)
             em.ntemps = ntemps
-            res = em.expr(ast.parse(str(d.derivs[key]), mode="eval").body)
-            ntemps = em.ntemps
             members = [k.strip() for k in str(key).split(",")]
             idxs = [next(j for j, q in enumerate(info["diff_inputs"]) if q.name == m) for m in members]
+            if "output_mask" in str(d.derivs[key]):
+                # which members' gradients are wanted, so the op can skip the rest
+                t = em.temp()
+                em.lines.append('%s = Py_BuildValue("(%s)"%s);' % (t, "N" * len(idxs), "".join(
+                    ", PyLong_FromLong(n_->edges[%d].fn != NULL)" % j for j in idxs)))
+                em.lines.append("if (!%s) goto fail;" % t)
+                names["output_mask"] = t
+            res = em.expr(ast.parse(str(d.derivs[key]), mode="eval").body)
+            names.pop("output_mask", None)
+            ntemps = em.ntemps
             body.append("  if (%s) {" % " || ".join("n_->edges[%d].fn" % j for j in idxs))
             body += ["    " + line for line in em.lines]
             body.append("    if (!PyTuple_Check(%s) || PyTuple_GET_SIZE(%s) < %d) { PyErr_SetString(PyExc_SystemError, "

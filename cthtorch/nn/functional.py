@@ -90,8 +90,6 @@ def conv1d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
 
 
 def conv_transpose2d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1, dilation=1):
-    if groups != 1:
-        raise NotImplementedError("conv_transpose2d with groups > 1 is not implemented in cthtorch yet")
     s, p, op, d = _pair(stride), _pair(padding), _pair(output_padding), _pair(dilation)
     batched = input.dim() == 4
     x = input if batched else input.unsqueeze(0)
@@ -100,9 +98,12 @@ def conv_transpose2d(input, weight, bias=None, stride=1, padding=0, output_paddi
     oh = (h - 1) * s[0] - 2 * p[0] + d[0] * (kh - 1) + op[0] + 1
     ow = (w - 1) * s[1] - 2 * p[1] + d[1] * (kw - 1) + op[1] + 1
     # the transpose of conv2d(out) w.r.t. its input: backward of a conv whose output is x
+    # (a conv weight (Cin, Cout/groups, kh, kw) maps Cout channels to Cin, so groups carry over)
+    cout = weight.shape[1] * groups
     zeros = cthtorch.zeros(n, cout, oh, ow, dtype=x.dtype)
-    gi = cthtorch.conv2d_backward(x, zeros, weight, list(s), list(p), list(d), 1)[0] if not x.requires_grad and \
-        not weight.requires_grad else _ConvT.apply(x, weight, (n, cout, oh, ow), s, p, d)
+    gi = cthtorch.conv2d_backward(x, zeros, weight, list(s), list(p), list(d), groups, [1, 0, 0])[0] \
+        if not x.requires_grad and not weight.requires_grad else _ConvT.apply(x, weight, (n, cout, oh, ow), s, p, d,
+                                                                               groups)
     if bias is not None:
         gi = gi + bias.reshape(1, -1, 1, 1)
     return gi if batched else gi.squeeze(0)
@@ -110,19 +111,22 @@ def conv_transpose2d(input, weight, bias=None, stride=1, padding=0, output_paddi
 
 class _ConvT(cthtorch.autograd.Function):
     @staticmethod
-    def forward(ctx, x, weight, out_shape, s, p, d):
+    def forward(ctx, x, weight, out_shape, s, p, d, groups):
         ctx.save_for_backward(x, weight)
-        ctx.cfg = (out_shape, s, p, d)
+        ctx.cfg = (out_shape, s, p, d, groups)
         z = cthtorch.zeros(out_shape, dtype=x.dtype)
-        return cthtorch.conv2d_backward(x, z, weight, list(s), list(p), list(d), 1)[0]
+        return cthtorch.conv2d_backward(x, z, weight, list(s), list(p), list(d), groups, [1, 0, 0])[0]
 
     @staticmethod
     def backward(ctx, g):
         x, weight = ctx.saved_tensors
-        out_shape, s, p, d = ctx.cfg
-        gx = cthtorch.conv2d(g, weight, None, list(s), list(p), list(d), 1)
-        gw = cthtorch.conv2d_backward(x, g, weight, list(s), list(p), list(d), 1)[1]
-        return gx, gw, None, None, None, None
+        out_shape, s, p, d, groups = ctx.cfg
+        gx = gw = None
+        if ctx.needs_input_grad[0]:
+            gx = cthtorch.conv2d(g, weight, None, list(s), list(p), list(d), groups)
+        if ctx.needs_input_grad[1]:
+            gw = cthtorch.conv2d_backward(x, g, weight, list(s), list(p), list(d), groups, [0, 1, 0])[1]
+        return gx, gw, None, None, None, None, None
 
 
 def conv_transpose1d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1, dilation=1):

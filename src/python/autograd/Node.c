@@ -44,6 +44,7 @@ static void record_meta(THPNode *node, int nr, THPTensor *t) {
 }
 
 void THPNode_setOutput(THPNode *node, int nr, PyObject *tensor) {
+  if (tensor == Py_None) return;   /* an output the op was asked not to compute */
   THPTensor *t = (THPTensor *)tensor;
   if (!THDtype_isFloating(t->t->dtype)) return;   /* integer outputs are not differentiable */
   record_meta(node, nr, t);

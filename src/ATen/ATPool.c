@@ -1,0 +1,296 @@
+/* Pooling kernels for NCHW tensors: max (with indices), average, adaptive.
+ * Loops run over planes in parallel. */
+#include "ATConv.h"
+
+#include <float.h>
+#include <math.h>
+#include <omp.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- pooling ---- */
+static int64_t pool_out(int64_t in, int64_t k, int64_t s, int64_t p, int64_t d, bool ceil_mode) {
+  int64_t num = in + 2 * p - d * (k - 1) - 1 + (ceil_mode ? s - 1 : 0);
+  int64_t out = num / s + 1;
+  if (ceil_mode && (out - 1) * s >= in + p) out--;
+  return out;
+}
+
+typedef struct { int64_t P, H, W, OH, OW, KH, KW, SH, SW, PH, PW, DH, DW; } PoolGeom;
+
+static int pool_geom(const THTensor *x, const ATIntList *k, const ATIntList *s, const ATIntList *p,
+                     const ATIntList *d, bool ceil_mode, PoolGeom *g, const char *name) {
+  char b[256];
+  if (x->ndim != 3 && x->ndim != 4) {
+    THError_set(TH_ERR_RUNTIME, "non-empty 3D or 4D (batch mode) tensor expected for input, got %s",
+                THTensor_sizeStr(x->ndim, x->sizes, b, 256));
+    return -1;
+  }
+  g->H = x->sizes[x->ndim - 2]; g->W = x->sizes[x->ndim - 1];
+  g->P = THTensor_numel(x) / ((g->H * g->W != 0) ? g->H * g->W : 1);
+  g->KH = k->v[0]; g->KW = k->n > 1 ? k->v[1] : k->v[0];
+  bool sgiven = s && s->n > 0;
+  g->SH = sgiven ? s->v[0] : g->KH; g->SW = sgiven ? (s->n > 1 ? s->v[1] : s->v[0]) : g->KW;
+  g->PH = p->v[0]; g->PW = p->n > 1 ? p->v[1] : p->v[0];
+  g->DH = d ? d->v[0] : 1; g->DW = d ? (d->n > 1 ? d->v[1] : d->v[0]) : 1;
+  if (g->KH <= 0 || g->KW <= 0) { THError_set(TH_ERR_RUNTIME, "kernel size should be greater than zero, but got kH: %lld kW: %lld", (long long)g->KH, (long long)g->KW); return -1; }
+  if (g->SH <= 0 || g->SW <= 0) { THError_set(TH_ERR_RUNTIME, "stride should be greater than zero, but got dH: %lld dW: %lld", (long long)g->SH, (long long)g->SW); return -1; }
+  if (g->PH > g->KH / 2 || g->PW > g->KW / 2) {
+    THError_set(TH_ERR_RUNTIME, "pad should be at most half of effective kernel size, but got pad=%lld, kernel_size=%lld and dilation=%lld",
+                (long long)g->PH, (long long)g->KH, (long long)g->DH);
+    return -1;
+  }
+  g->OH = pool_out(g->H, g->KH, g->SH, g->PH, g->DH, ceil_mode);
+  g->OW = pool_out(g->W, g->KW, g->SW, g->PW, g->DW, ceil_mode);
+  if (g->OH <= 0 || g->OW <= 0) {
+    THError_set(TH_ERR_RUNTIME, "Given input size: (%lldx%lldx%lld). Calculated output size: (%lldx%lldx%lld). Output size is too small",
+                (long long)(x->ndim == 4 ? x->sizes[1] : x->sizes[0]), (long long)g->H, (long long)g->W,
+                (long long)(x->ndim == 4 ? x->sizes[1] : x->sizes[0]), (long long)g->OH, (long long)g->OW);
+    return -1;
+  }
+  (void)name;
+  return 0;
+}
+
+static void out_sizes(const THTensor *x, int64_t OH, int64_t OW, int64_t *sizes) {
+  memcpy(sizes, x->sizes, x->ndim * sizeof(int64_t));
+  sizes[x->ndim - 2] = OH;
+  sizes[x->ndim - 1] = OW;
+}
+
+int at_max_pool2d(THTensor **outs, const THTensor *input, const ATIntList *k, const ATIntList *s, const ATIntList *p,
+                  const ATIntList *d, bool ceil_mode) {
+  PoolGeom g;
+  if (pool_geom(input, k, s, p, d, ceil_mode, &g, "max_pool2d") < 0) return -1;
+  THDtype ct = input->dtype == TH_Double ? TH_Double : TH_Float;
+  THTensor *x = at_contiguous_as(input, ct);
+  if (!x) return -1;
+  int64_t sz[4];
+  out_sizes(input, g.OH, g.OW, sz);
+  THTensor *y = THTensor_new(ct, input->ndim, sz), *idx = THTensor_new(TH_Int64, input->ndim, sz);
+  if (!y || !idx) { THTensor_free(x); THTensor_free(y); THTensor_free(idx); return -1; }
+  const char *xd = THTensor_data(x);
+  char *yd = THTensor_data(y);
+  int64_t *id = (int64_t *)THTensor_data(idx);
+  bool dbl = ct == TH_Double;
+#pragma omp parallel for if (g.P * g.OH * g.OW > 16384)
+  for (int64_t pl = 0; pl < g.P; pl++)
+    for (int64_t oh = 0; oh < g.OH; oh++)
+      for (int64_t ow = 0; ow < g.OW; ow++) {
+        int64_t best = -1;
+        double bv = -INFINITY;
+        for (int64_t kh = 0; kh < g.KH; kh++) {
+          int64_t ih = oh * g.SH - g.PH + kh * g.DH;
+          if (ih < 0 || ih >= g.H) continue;
+          for (int64_t kw = 0; kw < g.KW; kw++) {
+            int64_t iw = ow * g.SW - g.PW + kw * g.DW;
+            if (iw < 0 || iw >= g.W) continue;
+            int64_t at = pl * g.H * g.W + ih * g.W + iw;
+            double v = dbl ? ((const double *)xd)[at] : ((const float *)xd)[at];
+            if (v > bv || isnan(v) || best < 0) { bv = v; best = ih * g.W + iw; if (isnan(v)) goto found; }
+          }
+        }
+      found:;
+        int64_t o = (pl * g.OH + oh) * g.OW + ow;
+        if (dbl) ((double *)yd)[o] = bv; else ((float *)yd)[o] = (float)bv;
+        id[o] = best;
+      }
+  THTensor_free(x);
+  outs[0] = ct == input->dtype ? y : at_to_dtype(y, input->dtype, false);
+  if (outs[0] != y) THTensor_free(y);
+  outs[1] = idx;
+  if (!outs[0]) { THTensor_free(idx); outs[1] = NULL; return -1; }
+  return 0;
+}
+
+THTensor *at_max_pool2d_backward(const THTensor *grad, const THTensor *input, const THTensor *indices) {
+  int64_t H = input->sizes[input->ndim - 2], W = input->sizes[input->ndim - 1];
+  int64_t P = THTensor_numel(input) / ((H * W != 0) ? H * W : 1);
+  THTensor *gi = THTensor_new(TH_Double, input->ndim, input->sizes);
+  THTensor *g = gi ? at_contiguous_as(grad, TH_Double) : NULL, *ic = g ? at_contiguous(indices) : NULL, *r = NULL;
+  if (ic) {
+    double *gid = (double *)THTensor_data(gi);
+    const double *gd = (const double *)THTensor_data(g);
+    const int64_t *id = (const int64_t *)THTensor_data(ic);
+    int64_t L = THTensor_numel(g) / (P ? P : 1);
+    memset(gid, 0, THTensor_numel(gi) * sizeof(double));
+#pragma omp parallel for if (P * L > 16384)
+    for (int64_t pl = 0; pl < P; pl++)
+      for (int64_t j = 0; j < L; j++) {
+        int64_t t = id[pl * L + j];
+        if (t >= 0) gid[pl * H * W + t] += gd[pl * L + j];
+      }
+    r = at_to_dtype(gi, input->dtype, false);
+  }
+  THTensor_free(gi); THTensor_free(g); THTensor_free(ic);
+  return r;
+}
+
+static int64_t avg_div(const PoolGeom *g, int64_t oh, int64_t ow, bool cip, ATOptInt divisor) {
+  if (divisor.has) return divisor.v;
+  int64_t h0 = oh * g->SH - g->PH, w0 = ow * g->SW - g->PW;
+  int64_t h1 = h0 + g->KH, w1 = w0 + g->KW;
+  int64_t ph1 = h1 < g->H + g->PH ? h1 : g->H + g->PH, pw1 = w1 < g->W + g->PW ? w1 : g->W + g->PW;
+  int64_t pool_size = (ph1 - h0) * (pw1 - w0);
+  if (cip) return pool_size;
+  int64_t a0 = h0 > 0 ? h0 : 0, b0 = w0 > 0 ? w0 : 0, a1 = h1 < g->H ? h1 : g->H, b1 = w1 < g->W ? w1 : g->W;
+  return (a1 - a0) * (b1 - b0);
+}
+
+THTensor *at_avg_pool2d(const THTensor *input, const ATIntList *k, const ATIntList *s, const ATIntList *p,
+                        bool ceil_mode, bool cip, ATOptInt divisor) {
+  PoolGeom g;
+  if (pool_geom(input, k, s, p, NULL, ceil_mode, &g, "avg_pool2d") < 0) return NULL;
+  if (divisor.has && divisor.v == 0) { THError_set(TH_ERR_RUNTIME, "divisor must be not zero"); return NULL; }
+  THTensor *x = at_contiguous_as(input, TH_Double);
+  if (!x) return NULL;
+  int64_t sz[4];
+  out_sizes(input, g.OH, g.OW, sz);
+  THTensor *y = THTensor_new(TH_Double, input->ndim, sz), *r = NULL;
+  if (y) {
+    const double *xd = (const double *)THTensor_data(x);
+    double *yd = (double *)THTensor_data(y);
+#pragma omp parallel for if (g.P * g.OH * g.OW > 16384)
+    for (int64_t pl = 0; pl < g.P; pl++)
+      for (int64_t oh = 0; oh < g.OH; oh++)
+        for (int64_t ow = 0; ow < g.OW; ow++) {
+          double sum = 0;
+          int64_t h0 = oh * g.SH - g.PH, w0 = ow * g.SW - g.PW;
+          for (int64_t ih = h0 < 0 ? 0 : h0; ih < h0 + g.KH && ih < g.H; ih++)
+            for (int64_t iw = w0 < 0 ? 0 : w0; iw < w0 + g.KW && iw < g.W; iw++) sum += xd[pl * g.H * g.W + ih * g.W + iw];
+          int64_t dv = avg_div(&g, oh, ow, cip, divisor);
+          yd[(pl * g.OH + oh) * g.OW + ow] = dv ? sum / (double)dv : 0;
+        }
+    r = at_to_dtype(y, input->dtype, false);
+  }
+  THTensor_free(x); THTensor_free(y);
+  return r;
+}
+
+THTensor *at_avg_pool2d_backward(const THTensor *grad, const THTensor *input, const ATIntList *k, const ATIntList *s,
+                                 const ATIntList *p, bool ceil_mode, bool cip, ATOptInt divisor) {
+  PoolGeom g;
+  if (pool_geom(input, k, s, p, NULL, ceil_mode, &g, "avg_pool2d") < 0) return NULL;
+  THTensor *gy = at_contiguous_as(grad, TH_Double), *gi = gy ? THTensor_new(TH_Double, input->ndim, input->sizes) : NULL, *r = NULL;
+  if (gi) {
+    const double *gd = (const double *)THTensor_data(gy);
+    double *gid = (double *)THTensor_data(gi);
+    memset(gid, 0, THTensor_numel(gi) * sizeof(double));
+#pragma omp parallel for if (g.P * g.OH * g.OW > 16384)
+    for (int64_t pl = 0; pl < g.P; pl++)
+      for (int64_t oh = 0; oh < g.OH; oh++)
+        for (int64_t ow = 0; ow < g.OW; ow++) {
+          int64_t dv = avg_div(&g, oh, ow, cip, divisor);
+          double v = dv ? gd[(pl * g.OH + oh) * g.OW + ow] / (double)dv : 0;
+          int64_t h0 = oh * g.SH - g.PH, w0 = ow * g.SW - g.PW;
+          for (int64_t ih = h0 < 0 ? 0 : h0; ih < h0 + g.KH && ih < g.H; ih++)
+            for (int64_t iw = w0 < 0 ? 0 : w0; iw < w0 + g.KW && iw < g.W; iw++) gid[pl * g.H * g.W + ih * g.W + iw] += v;
+        }
+    r = at_to_dtype(gi, input->dtype, false);
+  }
+  THTensor_free(gy); THTensor_free(gi);
+  return r;
+}
+
+static int adaptive_sizes(const THTensor *x, const ATIntList *os, int64_t *OH, int64_t *OW, int64_t *P) {
+  char b[256];
+  if (x->ndim != 3 && x->ndim != 4) {
+    THError_set(TH_ERR_RUNTIME, "adaptive_avg_pool2d(): Expected 3D or 4D tensor, but got %s",
+                THTensor_sizeStr(x->ndim, x->sizes, b, 256));
+    return -1;
+  }
+  int64_t H = x->sizes[x->ndim - 2], W = x->sizes[x->ndim - 1];
+  *OH = os->v[0] >= 0 ? os->v[0] : H;
+  *OW = os->n > 1 ? (os->v[1] >= 0 ? os->v[1] : W) : *OH;
+  *P = THTensor_numel(x) / ((H * W != 0) ? H * W : 1);
+  return 0;
+}
+
+#define START(i, in, out) (((i) * (in)) / (out))
+#define END(i, in, out) ((((i) + 1) * (in) + (out) - 1) / (out))
+
+THTensor *at_adaptive_avg_pool2d(const THTensor *input, const ATIntList *os) {
+  int64_t OH, OW, P;
+  if (adaptive_sizes(input, os, &OH, &OW, &P) < 0) return NULL;
+  int64_t H = input->sizes[input->ndim - 2], W = input->sizes[input->ndim - 1];
+  THTensor *x = at_contiguous_as(input, TH_Double);
+  if (!x) return NULL;
+  int64_t sz[4];
+  out_sizes(input, OH, OW, sz);
+  THTensor *y = THTensor_new(TH_Double, input->ndim, sz), *r = NULL;
+  if (y) {
+    const double *xd = (const double *)THTensor_data(x);
+    double *yd = (double *)THTensor_data(y);
+#pragma omp parallel for if (P * H * W > 16384)
+    for (int64_t pl = 0; pl < P; pl++)
+      for (int64_t oh = 0; oh < OH; oh++)
+        for (int64_t ow = 0; ow < OW; ow++) {
+          int64_t h0 = START(oh, H, OH), h1 = END(oh, H, OH), w0 = START(ow, W, OW), w1 = END(ow, W, OW);
+          double sum = 0;
+          for (int64_t ih = h0; ih < h1; ih++)
+            for (int64_t iw = w0; iw < w1; iw++) sum += xd[pl * H * W + ih * W + iw];
+          yd[(pl * OH + oh) * OW + ow] = sum / (double)((h1 - h0) * (w1 - w0));
+        }
+    r = at_to_dtype(y, input->dtype, false);
+  }
+  THTensor_free(x); THTensor_free(y);
+  return r;
+}
+
+THTensor *at_adaptive_avg_pool2d_backward(const THTensor *grad, const THTensor *input) {
+  int64_t H = input->sizes[input->ndim - 2], W = input->sizes[input->ndim - 1];
+  int64_t OH = grad->sizes[grad->ndim - 2], OW = grad->sizes[grad->ndim - 1];
+  int64_t P = THTensor_numel(input) / ((H * W != 0) ? H * W : 1);
+  THTensor *gy = at_contiguous_as(grad, TH_Double), *gi = gy ? THTensor_new(TH_Double, input->ndim, input->sizes) : NULL, *r = NULL;
+  if (gi) {
+    const double *gd = (const double *)THTensor_data(gy);
+    double *gid = (double *)THTensor_data(gi);
+    memset(gid, 0, THTensor_numel(gi) * sizeof(double));
+#pragma omp parallel for if (P * H * W > 16384)
+    for (int64_t pl = 0; pl < P; pl++)
+      for (int64_t oh = 0; oh < OH; oh++)
+        for (int64_t ow = 0; ow < OW; ow++) {
+          int64_t h0 = START(oh, H, OH), h1 = END(oh, H, OH), w0 = START(ow, W, OW), w1 = END(ow, W, OW);
+          double v = gd[(pl * OH + oh) * OW + ow] / (double)((h1 - h0) * (w1 - w0));
+          for (int64_t ih = h0; ih < h1; ih++)
+            for (int64_t iw = w0; iw < w1; iw++) gid[pl * H * W + ih * W + iw] += v;
+        }
+    r = at_to_dtype(gi, input->dtype, false);
+  }
+  THTensor_free(gy); THTensor_free(gi);
+  return r;
+}
+
+int at_adaptive_max_pool2d(THTensor **outs, const THTensor *input, const ATIntList *os) {
+  int64_t OH, OW, P;
+  if (adaptive_sizes(input, os, &OH, &OW, &P) < 0) return -1;
+  int64_t H = input->sizes[input->ndim - 2], W = input->sizes[input->ndim - 1];
+  THTensor *x = at_contiguous_as(input, TH_Double);
+  if (!x) return -1;
+  int64_t sz[4];
+  out_sizes(input, OH, OW, sz);
+  THTensor *y = THTensor_new(TH_Double, input->ndim, sz), *idx = THTensor_new(TH_Int64, input->ndim, sz);
+  if (!y || !idx) { THTensor_free(x); THTensor_free(y); THTensor_free(idx); return -1; }
+  const double *xd = (const double *)THTensor_data(x);
+  double *yd = (double *)THTensor_data(y);
+  int64_t *id = (int64_t *)THTensor_data(idx);
+  for (int64_t pl = 0; pl < P; pl++)
+    for (int64_t oh = 0; oh < OH; oh++)
+      for (int64_t ow = 0; ow < OW; ow++) {
+        int64_t h0 = START(oh, H, OH), h1 = END(oh, H, OH), w0 = START(ow, W, OW), w1 = END(ow, W, OW), best = -1;
+        double bv = -INFINITY;
+        for (int64_t ih = h0; ih < h1; ih++)
+          for (int64_t iw = w0; iw < w1; iw++) {
+            double v = xd[pl * H * W + ih * W + iw];
+            if (best < 0 || v > bv || isnan(v)) { bv = v; best = ih * W + iw; }
+          }
+        yd[(pl * OH + oh) * OW + ow] = bv;
+        id[(pl * OH + oh) * OW + ow] = best;
+      }
+  THTensor_free(x);
+  outs[0] = at_to_dtype(y, input->dtype, false);
+  THTensor_free(y);
+  outs[1] = idx;
+  if (!outs[0]) { THTensor_free(idx); outs[1] = NULL; return -1; }
+  return 0;
+}

@@ -1,0 +1,114 @@
+"""Convolution and pooling vs torch: outputs, input/weight/bias gradients,
+every code path of src/ATen/ATConv.c (image-parallel, chunked wide GEMM,
+1x1 pointwise, groups, stride/dilation/padding), and error types."""
+import numpy as np
+import pytest
+
+import cthtorch as ct
+import oracle
+
+torch = oracle.require_torch()
+
+# (N, C, H, W, O, kernel, stride, padding, dilation, groups)
+CASES = [
+    (2, 3, 9, 8, 4, 3, 1, 1, 1, 1),          # small: one thread, chunked
+    (5, 4, 11, 7, 6, 3, 2, 0, 1, 2),         # groups, stride
+    (3, 6, 10, 10, 6, 5, 2, 2, 2, 3),        # dilation
+    (8, 1, 28, 28, 6, 5, 1, 2, 1, 1),        # L >= 256: image-parallel
+    (40, 8, 6, 6, 16, 1, 1, 0, 1, 1),        # 1x1 pointwise, several images per chunk
+    (300, 2, 5, 5, 3, 3, 1, 1, 1, 1),        # many thin images
+    (2, 4, 7, 7, 4, 1, 2, 0, 1, 1),          # 1x1 with stride: not pointwise
+    (1, 3, 5, 5, 2, (3, 1), (1, 2), (1, 0), 1, 1),
+    (4, 4, 20, 20, 8, 3, 1, 1, 1, 4),        # depthwise, image-parallel
+]
+
+
+def _np(t):
+    return t.detach().numpy()
+
+
+@pytest.mark.parametrize("case", CASES)
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_conv2d_matches_torch(case, dtype):
+    N, C, H, W, O, k, s, p, d, g = case
+    kk = k if isinstance(k, tuple) else (k, k)
+    rs = np.random.RandomState(0)
+    x, w, b = rs.randn(N, C, H, W), rs.randn(O, C // g, *kk), rs.randn(O)
+    tx, tw, tb = (torch.tensor(a, dtype=getattr(torch, dtype), requires_grad=True) for a in (x, w, b))
+    cx, cw, cb = (ct.tensor(a, dtype=getattr(ct, dtype), requires_grad=True) for a in (x, w, b))
+    ty = torch.nn.functional.conv2d(tx, tw, tb, s, p, d, g)
+    cy = ct.nn.functional.conv2d(cx, cw, cb, s, p, d, g)
+    assert cy.dtype == getattr(ct, dtype) and tuple(cy.shape) == tuple(ty.shape)
+    tol = 1e-4 if dtype == "float32" else 1e-10
+    np.testing.assert_allclose(_np(cy), _np(ty), rtol=tol, atol=tol * 10)
+    gy = rs.randn(*ty.shape)
+    ty.backward(torch.tensor(gy, dtype=ty.dtype))
+    cy.backward(ct.tensor(gy, dtype=cy.dtype))
+    for a, bb in ((cx, tx), (cw, tw), (cb, tb)):
+        np.testing.assert_allclose(_np(a.grad), _np(bb.grad), rtol=tol * 10, atol=tol * 100)
+
+
+def test_conv2d_weight_grad_only_skips_input_grad():
+    rs = np.random.RandomState(1)
+    x, w = rs.randn(4, 3, 16, 16).astype("float32"), rs.randn(5, 3, 3, 3).astype("float32")
+    cw = ct.tensor(w, requires_grad=True)
+    tw = torch.tensor(w, requires_grad=True)
+    ct.nn.functional.conv2d(ct.tensor(x), cw, padding=1).sum().backward()
+    torch.nn.functional.conv2d(torch.tensor(x), tw, padding=1).sum().backward()
+    np.testing.assert_allclose(_np(cw.grad), _np(tw.grad), rtol=1e-4, atol=1e-3)
+    gi, gw, gb = ct.conv2d_backward(ct.ones(4, 5, 16, 16), ct.tensor(x), ct.tensor(w), [1, 1], [1, 1], [1, 1], 1,
+                                    [0, 1, 0])
+    assert gi is None and gb is None and gw is not None
+
+
+@pytest.mark.parametrize("groups", [1, 2])
+def test_conv_transpose2d_matches_torch(groups):
+    rs = np.random.RandomState(2)
+    x, w, b = rs.randn(3, 4, 5, 6).astype("float32"), rs.randn(4, 6 // groups, 3, 3).astype("float32"), rs.randn(6)
+    tx, tw, tb = (torch.tensor(a, dtype=torch.float32, requires_grad=True) for a in (x, w, b))
+    cx, cw, cb = (ct.tensor(a, dtype=ct.float32, requires_grad=True) for a in (x, w, b))
+    ty = torch.nn.functional.conv_transpose2d(tx, tw, tb, 2, 1, 1, groups)
+    cy = ct.nn.functional.conv_transpose2d(cx, cw, cb, 2, 1, 1, groups)
+    np.testing.assert_allclose(_np(cy), _np(ty), rtol=1e-4, atol=1e-4)
+    ty.pow(2).sum().backward()
+    cy.pow(2).sum().backward()
+    for a, bb in ((cx, tx), (cw, tw), (cb, tb)):
+        np.testing.assert_allclose(_np(a.grad), _np(bb.grad), rtol=1e-4, atol=1e-3)
+
+
+def test_conv1d_and_modules_match_torch():
+    rs = np.random.RandomState(3)
+    x = rs.randn(4, 3, 50).astype("float32")
+    tm = torch.nn.Conv1d(3, 5, 4, stride=2, padding=1)
+    cm = ct.nn.Conv1d(3, 5, 4, stride=2, padding=1)
+    cm.load_state_dict({k: ct.tensor(v.detach().numpy()) for k, v in tm.state_dict().items()})
+    np.testing.assert_allclose(_np(cm(ct.tensor(x))), _np(tm(torch.tensor(x))), rtol=1e-4, atol=1e-5)
+
+
+def test_conv2d_errors():
+    x = ct.ones(1, 3, 5, 5)
+    with pytest.raises(RuntimeError, match="expected input\\[1, 3, 5, 5\\] to have 4 channels"):
+        ct.nn.functional.conv2d(x, ct.ones(2, 4, 3, 3))
+    with pytest.raises(RuntimeError, match="Kernel size can't be greater than actual input size"):
+        ct.nn.functional.conv2d(x, ct.ones(2, 3, 7, 7))
+    with pytest.raises(RuntimeError, match="should be the same"):
+        ct.nn.functional.conv2d(x, ct.ones(2, 3, 3, 3, dtype=ct.float64))
+
+
+@pytest.mark.parametrize("fn,kw", [
+    ("max_pool2d", dict(kernel_size=3, stride=2, padding=1)),
+    ("max_pool2d", dict(kernel_size=2, ceil_mode=True)),
+    ("avg_pool2d", dict(kernel_size=3, stride=2, padding=1, count_include_pad=False)),
+    ("avg_pool2d", dict(kernel_size=2)),
+    ("adaptive_avg_pool2d", dict(output_size=(3, 2))),
+    ("adaptive_max_pool2d", dict(output_size=3)),
+])
+def test_pooling_matches_torch(fn, kw):
+    x = np.random.RandomState(4).randn(2, 3, 9, 7).astype("float32")
+    tx, cx = torch.tensor(x, requires_grad=True), ct.tensor(x, requires_grad=True)
+    ty = getattr(torch.nn.functional, fn)(tx, **kw)
+    cy = getattr(ct.nn.functional, fn)(cx, **kw)
+    np.testing.assert_allclose(_np(cy), _np(ty), rtol=1e-5, atol=1e-6)
+    ty.pow(2).sum().backward()
+    cy.pow(2).sum().backward()
+    np.testing.assert_allclose(_np(cx.grad), _np(tx.grad), rtol=1e-5, atol=1e-5)
