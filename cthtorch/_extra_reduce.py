@@ -1,0 +1,279 @@
+"""Order statistics and NaN-aware reductions composed from sort/gather/sum.
+
+Values are picked with gather (or computed with differentiable ops), so
+autograd comes from those ops; only index bookkeeping runs in numpy.
+"""
+import numpy as np
+
+import cthtorch
+from cthtorch import return_types as _rt
+from cthtorch.autograd.function import Function
+
+from cthtorch._shape_ops import _np, _back, _wrap_dim
+
+
+def _is_float(t):
+    return t.dtype in (cthtorch.float16, cthtorch.bfloat16, cthtorch.float32, cthtorch.float64)
+
+
+def _dtype_name(d):
+    return {"float32": "Float", "float64": "Double", "float16": "Half", "bfloat16": "BFloat16", "int64": "Long",
+            "int32": "Int", "int16": "Short", "int8": "Char", "uint8": "Byte", "bool": "Bool"}[str(d)[6:]]
+
+
+def _dims(dim, ndim):
+    if dim is None:
+        return list(range(ndim))
+    dims = [dim] if isinstance(dim, int) else list(dim)
+    return sorted(set(_wrap_dim(d, ndim) for d in dims))
+
+
+# ---------------------------------------------------------------- median family
+class _EvenlyPick(Function):
+    """A global order statistic: its gradient is spread evenly over every
+    element equal to the result (PyTorch's rule for median()/max())."""
+    @staticmethod
+    def forward(ctx, input, value):
+        ctx.save_for_backward(input, value)
+        return value.clone()
+
+    @staticmethod
+    def backward(ctx, g):
+        input, value = ctx.saved_tensors
+        mask = cthtorch.isnan(input) if bool(cthtorch.isnan(value)) else (input == value)
+        mask = mask.to(g.dtype)
+        return g * mask / mask.sum(), None
+
+
+def _pick_ranks(input, dim, nan_mode):
+    """Sorted values along dim and, per row, the rank of the median.
+    nan_mode 'propagate': a row holding NaN picks its first NaN."""
+    n = input.shape[dim] if input.dim() else 1
+    sv, si = cthtorch.sort(input.detach() if input.dim() else input.detach().reshape(1), dim=dim if input.dim() else 0,
+                           stable=True)
+    nan_count = cthtorch.isnan(sv).sum(dim=dim if input.dim() else 0, keepdim=True) if _is_float(input) else None
+    if nan_count is None:
+        rank = cthtorch.full_like(si.narrow(dim if input.dim() else 0, 0, 1), (n - 1) // 2)
+    elif nan_mode == "propagate":
+        rank = cthtorch.where(nan_count > 0, n - nan_count, cthtorch.full_like(nan_count, (n - 1) // 2))
+    else:
+        valid = n - nan_count
+        rank = cthtorch.where(valid > 0, (valid - 1) // 2, cthtorch.zeros_like(valid))
+    return sv, si, rank
+
+
+def _median_dim(name, input, dim, keepdim, nan_mode):
+    if input.dim() and input.shape[_wrap_dim(dim, input.dim())] == 0:
+        raise IndexError("%s(): Expected reduction dim %d to have non-zero size." % (name, dim))
+    d = _wrap_dim(dim, input.dim()) if input.dim() else 0
+    sv, si, rank = _pick_ranks(input, d, nan_mode)
+    idx = cthtorch.gather(si, d, rank)
+    if not input.dim():
+        idx = idx.reshape(())
+        values = input.clone()
+    else:
+        values = cthtorch.gather(input, d, idx)
+    if not keepdim and input.dim():
+        values, idx = values.squeeze(d), idx.squeeze(d)
+    return getattr(_rt, name)(values, idx)
+
+
+def _median_all(input, nan_mode):
+    if input.numel() == 0:
+        return cthtorch.full((), float("nan"), dtype=input.dtype)
+    flat = input.reshape(-1)
+    sv, si, rank = _pick_ranks(flat, 0, nan_mode)
+    value = cthtorch.gather(sv, 0, rank).reshape(())
+    if input.requires_grad and cthtorch.is_grad_enabled():
+        return _EvenlyPick.apply(input, value)
+    return value
+
+
+def median(input, dim=None, keepdim=False):
+    if dim is None:
+        return _median_all(input, "propagate")
+    return _median_dim("median", input, dim, keepdim, "propagate")
+
+
+def nanmedian(input, dim=None, keepdim=False):
+    if dim is None:
+        return _median_all(input, "ignore")
+    return _median_dim("nanmedian", input, dim, keepdim, "ignore")
+
+
+def kthvalue(input, k, dim=-1, keepdim=False):
+    d = _wrap_dim(dim, input.dim())
+    n = input.shape[d] if input.dim() else 1
+    if k < 1 or k > n:
+        raise RuntimeError("kthvalue(): selected number k out of range for dimension %d" % d)
+    x = input if input.dim() else input.reshape(1)
+    sv, si = cthtorch.sort(x.detach(), dim=d, stable=True)
+    idx = si.narrow(d, k - 1, 1)
+    values = cthtorch.gather(x, d, idx)
+    if not keepdim or not input.dim():
+        values, idx = values.squeeze(d), idx.squeeze(d)
+    if not input.dim():
+        values, idx = values.reshape(()), idx.reshape(())
+    return _rt.kthvalue(values, idx)
+
+
+def _mode_row(row):
+    # most frequent value; ties go to the smallest value, its last index
+    if np.isnan(row).any() if row.dtype.kind == "f" else False:
+        nan_pos = np.flatnonzero(np.isnan(row))
+        finite = row[~np.isnan(row)]
+        if finite.size == 0:
+            return nan_pos[0]
+        vals, counts = np.unique(finite, return_counts=True)
+        best = vals[np.argmax(counts)]
+        if nan_pos.size > counts.max():
+            return nan_pos[-1]
+        return np.flatnonzero(row == best)[-1]
+    vals, counts = np.unique(row, return_counts=True)
+    best = vals[np.argmax(counts)]
+    return np.flatnonzero(row == best)[-1]
+
+
+def mode(input, dim=-1, keepdim=False):
+    d = _wrap_dim(dim, input.dim())
+    x = input if input.dim() else input.reshape(1)
+    a = np.moveaxis(_np(x), d, -1)
+    rows = a.reshape(-1, a.shape[-1]) if a.shape[-1] else a.reshape(-1, 0)
+    if a.shape[-1] == 0:
+        raise IndexError("mode(): Expected reduction dim %d to have non-zero size." % d)
+    idx = np.array([_mode_row(r) for r in rows], dtype=np.int64).reshape(a.shape[:-1] + (1,))
+    idx = cthtorch.from_numpy(np.ascontiguousarray(np.moveaxis(idx, -1, d)))
+    values = cthtorch.gather(x, d, idx)
+    if not keepdim or not input.dim():
+        values, idx = values.squeeze(d), idx.squeeze(d)
+    if not input.dim():
+        values, idx = values.reshape(()), idx.reshape(())
+    return _rt.mode(values, idx)
+
+
+# ---------------------------------------------------------------- cumulative
+def _cum_extreme(name, input, dim, better):
+    d = _wrap_dim(dim, input.dim())
+    x = input if input.dim() else input.reshape(1)
+    a = np.moveaxis(_np(x), d, 0)
+    idx = np.zeros(a.shape, dtype=np.int64)
+    if a.shape[0]:
+        cur_v, cur_i = a[0].copy(), np.zeros(a.shape[1:], dtype=np.int64)
+        isf = a.dtype.kind == "f"
+        for k in range(a.shape[0]):
+            v = a[k]
+            # NaN wins (each new NaN takes over) and sticks; ties move to the later index
+            take = better(v, cur_v) | (v == cur_v)
+            if isf:
+                take = (take & ~np.isnan(cur_v)) | np.isnan(v)
+            cur_v = np.where(take, v, cur_v)
+            cur_i = np.where(take, k, cur_i)
+            idx[k] = cur_i
+    idx = cthtorch.from_numpy(np.ascontiguousarray(np.moveaxis(idx, 0, d)))
+    values = cthtorch.gather(x, d, idx)
+    if not input.dim():
+        values, idx = values.reshape(()), idx.reshape(())
+    return getattr(_rt, name)(values, idx)
+
+
+def cummax(input, dim):
+    return _cum_extreme("cummax", input, dim, np.greater)
+
+
+def cummin(input, dim):
+    return _cum_extreme("cummin", input, dim, np.less)
+
+
+class _LogCumSumExp(Function):
+    @staticmethod
+    def forward(ctx, input, dim):
+        a = _np(input).astype(np.float64)
+        with np.errstate(invalid="ignore"):
+            r = _back(np.logaddexp.accumulate(a, axis=dim), input.dtype) if a.size else input.clone()
+        ctx.dim = dim
+        ctx.save_for_backward(input, r)
+        return r
+
+    @staticmethod
+    def backward(ctx, g):
+        # d out_i / d x_j = exp(x_j - out_i) for i >= j; summed with a reverse
+        # log-cum-sum-exp over positive and negative parts of g (stable)
+        x, out = ctx.saved_tensors
+        d = ctx.dim
+        pos = cthtorch.exp(logcumsumexp((cthtorch.log(g.clamp(min=0)) - out).flip([d]), d).flip([d]) + x)
+        neg = cthtorch.exp(logcumsumexp((cthtorch.log((-g).clamp(min=0)) - out).flip([d]), d).flip([d]) + x)
+        return pos - neg, None
+
+
+def logcumsumexp(input, dim):
+    if not _is_float(input):
+        input = input.to(cthtorch.get_default_dtype())
+    d = _wrap_dim(dim, input.dim())
+    if not input.dim():
+        return input.clone()
+    return _LogCumSumExp.apply(input, d)
+
+
+# ---------------------------------------------------------------- NaN-aware and paired reductions
+def count_nonzero(input, dim=None):
+    nz = input != 0
+    if dim is None:
+        return nz.sum()
+    return nz.sum(dim=_dims(dim, input.dim()))
+
+
+def nansum(input, dim=None, keepdim=False, *, dtype=None):
+    x = cthtorch.where(cthtorch.isnan(input), cthtorch.zeros((), dtype=input.dtype), input) if _is_float(input) \
+        else input
+    if dim is None or (not isinstance(dim, int) and len(dim) == 0):
+        return x.sum(dtype=dtype) if not keepdim else x.sum(dim=list(range(x.dim())), keepdim=True, dtype=dtype)
+    return x.sum(dim=dim, keepdim=keepdim, dtype=dtype)
+
+
+def nanmean(input, dim=None, keepdim=False, *, dtype=None):
+    if not _is_float(input):
+        raise RuntimeError("nanmean(): expected input to have floating point or complex dtype but got %s"
+                           % _dtype_name(input.dtype))
+    count = cthtorch.logical_not(cthtorch.isnan(input)).sum(
+        dim=dim if dim is not None else list(range(input.dim())), keepdim=keepdim)
+    return nansum(input, dim, keepdim, dtype=dtype) / count
+
+
+def _correction(unbiased, correction):
+    if correction is not None:
+        return correction
+    return 1 if unbiased is None or unbiased else 0
+
+
+def var_mean(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
+    if isinstance(dim, bool):     # var_mean(x, unbiased)
+        dim, unbiased = None, dim
+    c = _correction(unbiased, correction)
+    dims = list(range(input.dim())) if dim is None else dim
+    return (cthtorch.var(input, dims, correction=c, keepdim=keepdim),
+            cthtorch.mean(input, dims, keepdim=keepdim))
+
+
+def std_mean(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
+    if isinstance(dim, bool):
+        dim, unbiased = None, dim
+    c = _correction(unbiased, correction)
+    dims = list(range(input.dim())) if dim is None else dim
+    return (cthtorch.std(input, dims, correction=c, keepdim=keepdim),
+            cthtorch.mean(input, dims, keepdim=keepdim))
+
+
+def aminmax(input, *, dim=None, keepdim=False):
+    if input.numel() == 0 and dim is None:
+        raise RuntimeError("aminmax(): cannot compute aminmax over an empty dimension as the operation has no "
+                           "identity.")
+    if dim is None:
+        dims = list(range(input.dim()))
+        if keepdim:
+            return _rt.aminmax(cthtorch.amin(input, dims, True), cthtorch.amax(input, dims, True))
+        return _rt.aminmax(cthtorch.amin(input), cthtorch.amax(input))
+    return _rt.aminmax(cthtorch.amin(input, dim, keepdim), cthtorch.amax(input, dim, keepdim))
+
+
+def msort(input):
+    return cthtorch.sort(input, dim=0).values
