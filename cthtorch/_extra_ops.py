@@ -43,12 +43,23 @@ def logical_not_(self):
     return self.copy_(cthtorch.logical_not(self))
 
 
-def cumsum_(self, dim, *, dtype=None):
-    return self.copy_(cthtorch.cumsum(self, dim, dtype=dtype))
+_CPP_NAMES = {"float32": "float", "float64": "double", "float16": "c10::Half", "bfloat16": "c10::BFloat16",
+              "int64": "long int", "int32": "int", "int16": "short int", "int8": "signed char",
+              "uint8": "unsigned char", "bool": "bool"}
 
 
-def cumprod_(self, dim, *, dtype=None):
-    return self.copy_(cthtorch.cumprod(self, dim, dtype=dtype))
+def _cum_inplace(fn):
+    def op(self, dim, *, dtype=None):
+        if dtype is not None and dtype != self.dtype:
+            raise RuntimeError("Bad in-place call: input tensor dtype %s and output tensor dtype %s should match"
+                               % (_CPP_NAMES[str(self.dtype)[6:]], _CPP_NAMES[str(dtype)[6:]]))
+        return self.copy_(fn(self, dim))
+    op.__name__ = fn.__name__ + "_"
+    return op
+
+
+cumsum_ = _cum_inplace(cthtorch.cumsum)
+cumprod_ = _cum_inplace(cthtorch.cumprod)
 
 
 # ---------------------------------------------------------------- windows
@@ -146,8 +157,12 @@ def _conj_physical_(self):
     return self
 
 
-def _is_nonzero(self):
-    return cthtorch.is_nonzero(self)
+def is_nonzero(input):
+    if input.numel() == 0:
+        raise RuntimeError("Boolean value of Tensor with no values is ambiguous")
+    if input.numel() > 1:
+        raise RuntimeError("Boolean value of Tensor with more than one value is ambiguous")
+    return bool(input.item())
 
 
 # ---------------------------------------------------------------- index_reduce / put
@@ -157,7 +172,11 @@ index_reduce = _shp.index_reduce
 def put(input, index, source, accumulate=False):
     """Functional put_: input viewed flat takes source at index (accumulating with index_add)."""
     flat_index = index.reshape(-1)
-    flat_index = cthtorch.where(flat_index < 0, flat_index + input.numel(), flat_index)
+    n = input.numel()
+    if flat_index.numel() and (int(flat_index.max()) >= n or int(flat_index.min()) < -n):
+        bad = int(flat_index.max()) if int(flat_index.max()) >= n else int(flat_index.min())
+        raise IndexError("out of range: tried to access index %d on a tensor of %d elements." % (bad, n))
+    flat_index = cthtorch.where(flat_index < 0, flat_index + n, flat_index)
     if accumulate:
         return cthtorch.scatter_add(input.reshape(-1), 0, flat_index, source.reshape(-1)).reshape(input.shape)
     return _shp._embed(input, source.reshape(-1), lambda t: t.reshape(-1)[flat_index])
@@ -190,6 +209,9 @@ def new(self, *args, **kwargs):
     if not args:
         return cthtorch.empty(0, dtype=self.dtype)
     if len(args) == 1 and isinstance(args[0], cthtorch.Tensor):
+        if args[0].dtype != self.dtype:
+            raise TypeError("expected TensorOptions(dtype=%s, device=cpu) but got a tensor of dtype %s"
+                            % (str(self.dtype)[6:], str(args[0].dtype)[6:]))
         return args[0]
     if all(isinstance(a, int) for a in args):
         return cthtorch.empty(args, dtype=self.dtype)
@@ -212,7 +234,8 @@ def asarray(obj, *, dtype=None, device=None, copy=None, requires_grad=False):
         if copy and r is obj:
             r = obj.clone()
         elif copy is False and r is not obj:
-            raise ValueError("can't alias tensor from a different dtype without copy")
+            raise ValueError("can't alias tensor with dtype '%s' into dtype '%s'."
+                             % (_dtype_name(obj.dtype), _dtype_name(dtype)))
     elif isinstance(obj, np.ndarray):
         r = cthtorch.from_numpy(obj.copy() if copy else obj)
         if dtype is not None:
@@ -309,10 +332,11 @@ def install(ns):
     for name, fn in (("float_power_", float_power_), ("logical_not_", logical_not_), ("cumsum_", cumsum_),
                      ("cumprod_", cumprod_), ("resize_as_", _shp.resize_as_), ("resize", _shp.resize),
                      ("resize_as", _shp.resize_as), ("fill_diagonal_", _shp.fill_diagonal_),
-                     ("is_nonzero", _is_nonzero), ("conj_physical_", _conj_physical_), ("apply_", apply_),
+                     ("is_nonzero", is_nonzero), ("conj_physical_", _conj_physical_), ("apply_", apply_),
                      ("map_", map_), ("new", new), ("storage_type", storage_type)):
         if not hasattr(T, name):
             setattr(T, name, fn)
+    ns["is_nonzero"] = is_nonzero     # replaces __init__'s version: it missed the empty-tensor message
     if "as_strided_" not in ns:
         ns["as_strided_"] = T.as_strided_
     for name in ("resize_as_", "conj_physical_", "deg2rad_", "rad2deg_", "sinc_", "i0_", "gcd_", "lcm_", "ldexp_"):

@@ -8,8 +8,8 @@ import numpy as np
 
 import cthtorch
 from cthtorch.autograd.function import Function
-from cthtorch._shape_ops import _np, _back
-from cthtorch._extra_reduce import _is_float, _dtype_name
+from cthtorch._shape_ops import _np
+from cthtorch._extra_reduce import _is_float, _dtype_name, _from_np
 
 
 def _t(x, like=None):
@@ -59,7 +59,7 @@ def _int_binary(name, fn):
         dt = cthtorch.result_type(input, other)
         a = _np(input) if isinstance(input, cthtorch.Tensor) else input
         b = _np(other) if isinstance(other, cthtorch.Tensor) else other
-        return _back(np.asarray(fn(a, b)), dt)
+        return _from_np(np.asarray(fn(a, b)), dt)
     op.__name__ = name
     return op
 
@@ -85,12 +85,12 @@ class _ScipyUnary(Function):
     def forward(ctx, x, f, df):
         ctx.df = df
         ctx.save_for_backward(x)
-        return _back(np.asarray(f(_np(x).astype(np.float64))), x.dtype)
+        return _from_np(np.asarray(f(_np(x).astype(np.float64))), x.dtype)
 
     @staticmethod
     def backward(ctx, g):
         (x,) = ctx.saved_tensors
-        return g * _back(np.asarray(ctx.df(_np(x).astype(np.float64))), x.dtype), None, None
+        return g * _from_np(np.asarray(ctx.df(_np(x).astype(np.float64))), x.dtype), None, None
 
 
 def _special():
@@ -125,7 +125,7 @@ def frexp(input):
     if not _is_float(input):
         raise RuntimeError("torch.frexp() only supports floating-point dtypes")
     m, e = np.frexp(_np(input))
-    return return_types.frexp(_back(m, input.dtype), cthtorch.from_numpy(np.ascontiguousarray(e.astype(np.int32))))
+    return return_types.frexp(_from_np(m, input.dtype), _from_np((e.astype(np.int32))))
 
 
 def ldexp(input, other):
@@ -138,14 +138,13 @@ def nextafter(input, other):
                                                                       _dtype_name(other.dtype)))
     _float_only("nextafter", input)
     a, b = np.broadcast_arrays(_np(input), _np(other))
-    return _back(np.nextafter(a, b), input.dtype)
+    return _from_np(np.nextafter(a, b), input.dtype)
 
 
 def isin(elements, test_elements, *, assume_unique=False, invert=False):
     e = _np(elements) if isinstance(elements, cthtorch.Tensor) else np.asarray(elements)
     t = _np(test_elements) if isinstance(test_elements, cthtorch.Tensor) else np.asarray(test_elements)
-    r = np.isin(e, t, invert=invert)
-    return cthtorch.from_numpy(np.ascontiguousarray(np.asarray(r)))
+    return _from_np(np.isin(e, t, invert=invert))
 
 
 def isneginf(input):

@@ -9,7 +9,13 @@ import cthtorch
 from cthtorch import return_types as _rt
 from cthtorch.autograd.function import Function
 
-from cthtorch._shape_ops import _np, _back, _wrap_dim
+from cthtorch._shape_ops import _np, _wrap_dim
+
+
+def _from_np(a, dtype=None):
+    """A tensor owning a copy of numpy data; 0-d stays 0-d (ascontiguousarray would make it 1-d)."""
+    r = cthtorch.from_numpy(np.array(a, order="C", copy=True))
+    return r if dtype is None or r.dtype == dtype else r.to(dtype)
 
 
 def _is_float(t):
@@ -137,12 +143,12 @@ def _mode_row(row):
 def mode(input, dim=-1, keepdim=False):
     d = _wrap_dim(dim, input.dim())
     x = input if input.dim() else input.reshape(1)
-    a = np.moveaxis(_np(x), d, -1)
-    rows = a.reshape(-1, a.shape[-1]) if a.shape[-1] else a.reshape(-1, 0)
-    if a.shape[-1] == 0:
+    if x.shape[d] == 0:
         raise IndexError("mode(): Expected reduction dim %d to have non-zero size." % d)
+    a = np.moveaxis(_np(x), d, -1)
+    rows = a.reshape(-1, a.shape[-1])
     idx = np.array([_mode_row(r) for r in rows], dtype=np.int64).reshape(a.shape[:-1] + (1,))
-    idx = cthtorch.from_numpy(np.ascontiguousarray(np.moveaxis(idx, -1, d)))
+    idx = _from_np((np.moveaxis(idx, -1, d)))
     values = cthtorch.gather(x, d, idx)
     if not keepdim or not input.dim():
         values, idx = values.squeeze(d), idx.squeeze(d)
@@ -169,7 +175,7 @@ def _cum_extreme(name, input, dim, better):
             cur_v = np.where(take, v, cur_v)
             cur_i = np.where(take, k, cur_i)
             idx[k] = cur_i
-    idx = cthtorch.from_numpy(np.ascontiguousarray(np.moveaxis(idx, 0, d)))
+    idx = _from_np((np.moveaxis(idx, 0, d)))
     values = cthtorch.gather(x, d, idx)
     if not input.dim():
         values, idx = values.reshape(()), idx.reshape(())
@@ -189,7 +195,7 @@ class _LogCumSumExp(Function):
     def forward(ctx, input, dim):
         a = _np(input).astype(np.float64)
         with np.errstate(invalid="ignore"):
-            r = _back(np.logaddexp.accumulate(a, axis=dim), input.dtype) if a.size else input.clone()
+            r = _from_np(np.logaddexp.accumulate(a, axis=dim), input.dtype) if a.size else input.clone()
         ctx.dim = dim
         ctx.save_for_backward(input, r)
         return r
@@ -207,7 +213,7 @@ class _LogCumSumExp(Function):
 
 def logcumsumexp(input, dim):
     if not _is_float(input):
-        input = input.to(cthtorch.get_default_dtype())
+        raise NotImplementedError('"logcumsumexp_out_cpu" not implemented for \'%s\'' % _dtype_name(input.dtype))
     d = _wrap_dim(dim, input.dim())
     if not input.dim():
         return input.clone()
@@ -246,6 +252,8 @@ def _correction(unbiased, correction):
 
 
 def var_mean(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
+    if not _is_float(input):
+        raise RuntimeError("var_mean only support floating point and complex dtypes")
     if isinstance(dim, bool):     # var_mean(x, unbiased)
         dim, unbiased = None, dim
     c = _correction(unbiased, correction)
@@ -255,6 +263,8 @@ def var_mean(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
 
 
 def std_mean(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
+    if not _is_float(input):
+        raise RuntimeError("std_mean only support floating point and complex dtypes")
     if isinstance(dim, bool):
         dim, unbiased = None, dim
     c = _correction(unbiased, correction)

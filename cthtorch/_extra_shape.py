@@ -6,7 +6,8 @@ import numpy as np
 
 import cthtorch
 from cthtorch.autograd.function import Function
-from cthtorch._shape_ops import _wrap_dim, _idx_np, _np, _back
+from cthtorch._shape_ops import _wrap_dim, _idx_np, _np
+from cthtorch._extra_reduce import _from_np
 
 
 # ---------------------------------------------------------------- *_scatter
@@ -84,8 +85,8 @@ def narrow_copy(input, dim, start, length):
 def _dir_split(name, min_dim, pick_dim):
     def op(input, indices_or_sections):
         if input.dim() < min_dim:
-            raise RuntimeError("torch.%s requires a tensor with at least %d dimension%s, but got a tensor with %d "
-                               "dimensions!" % (name, min_dim, "" if min_dim == 1 else "s", input.dim()))
+            raise RuntimeError("torch.%s requires a tensor with at least %d dimension, but got a tensor with %d "
+                               "dimensions!" % (name, min_dim, input.dim()))
         d = pick_dim(input)
         if isinstance(indices_or_sections, int):
             n = input.shape[d]
@@ -215,7 +216,7 @@ class _IndexReduce(Function):
             safe = np.where(cnt > 0, cnt, 1)
             r = np.where(hit.reshape(cnt.shape), r / safe if r.dtype.kind == "f" else r // safe, r)
         ctx.args = (dim, idx, reduce, include_self, x, s, r, hit, cnt)
-        return _back(np.moveaxis(r, 0, dim), input.dtype)
+        return _from_np(np.moveaxis(r, 0, dim), input.dtype)
 
     @staticmethod
     def backward(ctx, g):
@@ -247,7 +248,7 @@ class _IndexReduce(Function):
                 suf = np.cumprod(np.concatenate([vals[:0:-1], np.ones_like(vals[:1])]), axis=0)[::-1]
                 base = x[row] if include_self else 1.0
                 gs[members] = ga[row] * pre * suf * base
-        return _back(np.moveaxis(gx, 0, dim), g.dtype), _back(np.moveaxis(gs, 0, dim), g.dtype), None, None, None, None
+        return _from_np(np.moveaxis(gx, 0, dim), g.dtype), _from_np(np.moveaxis(gs, 0, dim), g.dtype), None, None, None, None
 
 
 def index_reduce(input, dim, index, source, reduce, *, include_self=True):

@@ -8,8 +8,8 @@ import numpy as np
 
 import cthtorch
 from cthtorch import return_types as _rt
-from cthtorch._shape_ops import _np, _back, _wrap_dim
-from cthtorch._extra_reduce import _is_float
+from cthtorch._shape_ops import _np, _wrap_dim
+from cthtorch._extra_reduce import _is_float, _from_np, _dtype_name
 
 _INTERP = ("linear", "lower", "higher", "midpoint", "nearest")
 
@@ -33,7 +33,7 @@ def _quantile(name, input, q, dim, keepdim, interpolation, ignore_nan):
             raise RuntimeError("%s() q tensor must be same dtype as the input tensor" % name)
         if q.numel() and (bool((q < 0).any()) or bool((q > 1).any())):
             raise RuntimeError("%s() q values must be in the range [0, 1]" % name)
-    if input.numel() == 0 and dim is None:
+    if input.numel() == 0:
         raise RuntimeError("%s() input tensor must be non-empty" % name)
     # rows to reduce: the flattened input, or dim moved last
     if dim is None:
@@ -166,7 +166,7 @@ def gradient(input, *, spacing=1, dim=None, edge_order=1):
 # ---------------------------------------------------------------- covariance
 def cov(input, *, correction=1, fweights=None, aweights=None):
     if input.dim() > 2:
-        raise ValueError("cov(): expected input to have two or fewer dimensions but got an input with %d dimensions"
+        raise RuntimeError("cov(): expected input to have two or fewer dimensions but got an input with %d dimensions"
                          % input.dim())
     if fweights is not None or aweights is not None:
         raise NotImplementedError("cthtorch.cov: fweights/aweights are not implemented")
@@ -176,12 +176,12 @@ def cov(input, *, correction=1, fweights=None, aweights=None):
     n = x.shape[1]
     xc = x - x.mean(dim=1, keepdim=True)
     c = cthtorch.matmul(xc, xc.t()) / max(n - correction, 0)
-    return c.reshape(()) if input.dim() < 2 or x.shape[0] == 1 and input.dim() < 2 else c
+    return c.reshape(()) if x.shape[0] == 1 else c     # one variable: a 0-d variance
 
 
 def corrcoef(input):
     if input.dim() > 2:
-        raise ValueError("corrcoef(): expected input to have two or fewer dimensions but got an input with %d "
+        raise RuntimeError("corrcoef(): expected input to have two or fewer dimensions but got an input with %d "
                          "dimensions" % input.dim())
     c = cov(input)
     if c.dim() == 0:
@@ -260,16 +260,15 @@ def combinations(input, r=2, with_replacement=False):
     gen = itertools.combinations_with_replacement if with_replacement else itertools.combinations
     idx = list(gen(range(input.shape[0]), r))
     if not idx:
-        return cthtorch.empty((0, r) if r > 1 else (0,), dtype=input.dtype)
+        return cthtorch.empty((0, r), dtype=input.dtype)
     it = cthtorch.tensor(idx, dtype=cthtorch.int64)
     cols = [cthtorch.index_select(input, 0, it[:, j].contiguous()) for j in range(r)]
-    return cthtorch.stack(cols, 1) if r > 1 else cols[0]
+    return cthtorch.stack(cols, 1)
 
 
 def histogram(input, bins=100, *, range=None, weight=None, density=False, out=None):
     if not _is_float(input):
-        raise RuntimeError("torch.histogram: input tensor and bins tensors should have the same dtype, but got input "
-                           "%s and bins %s" % (input.dtype, input.dtype))
+        raise NotImplementedError('"histogramdd" not implemented for \'%s\'' % _dtype_name(input.dtype))
     a = _np(input).reshape(-1)
     w = None if weight is None else _np(weight).reshape(-1)
     b = _np(bins) if isinstance(bins, cthtorch.Tensor) else bins
@@ -277,7 +276,7 @@ def histogram(input, bins=100, *, range=None, weight=None, density=False, out=No
         lo, hi = float(a.min()), float(a.max())
         range = (lo, hi)
     hist, edges = np.histogram(a, bins=b, range=range, weights=w, density=density)
-    return _rt.histogram(_back(hist.astype(a.dtype), input.dtype), _back(edges.astype(a.dtype), input.dtype))
+    return _rt.histogram(_from_np(hist.astype(a.dtype), input.dtype), _from_np(edges.astype(a.dtype), input.dtype))
 
 
 def unique_consecutive(input, return_inverse=False, return_counts=False, dim=None):
@@ -300,9 +299,9 @@ def unique_consecutive(input, return_inverse=False, return_counts=False, dim=Non
         vals = np.moveaxis(m[start], 0, d)
         inv = np.cumsum(start) - 1
     counts = np.diff(np.append(np.flatnonzero(start), start.shape[0]))
-    res = [_back(vals, input.dtype)]
+    res = [_from_np(vals, input.dtype)]
     if return_inverse:
-        res.append(cthtorch.from_numpy(np.ascontiguousarray(inv.astype(np.int64))))
+        res.append(_from_np((inv.astype(np.int64))))
     if return_counts:
         res.append(cthtorch.from_numpy(counts.astype(np.int64)))
     return res[0] if len(res) == 1 else tuple(res)

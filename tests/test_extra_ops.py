@@ -142,6 +142,19 @@ def test_quantile(interp):
     (lambda L: L.zeros(3, dtype=L.long).sinc_(), RuntimeError, "result type Float can't be cast to the desired"),
     (lambda L: L.zeros(2, 3, 4).fill_diagonal_(1), RuntimeError, "all dimensions of input must be of equal length"),
     (lambda L: L.combinations(L.zeros(2, 2)), RuntimeError, "Expect a 1D vector"),
+    (lambda L: L.mode(L.zeros(2, 0), 1), IndexError, "mode(): Expected reduction dim 1 to have non-zero size."),
+    (lambda L: L.logcumsumexp(L.tensor([1, 2]), 0), NotImplementedError, "not implemented for 'Long'"),
+    (lambda L: L.quantile(L.zeros(2, 0), 0.3, 1), RuntimeError, "quantile() input tensor must be non-empty"),
+    (lambda L: L.std_mean(L.tensor([1, 2])), RuntimeError, "std_mean only support floating point"),
+    (lambda L: L.cov(L.zeros(2, 2, 2)), RuntimeError, "cov(): expected input to have two or fewer dimensions"),
+    (lambda L: L.histogram(L.tensor([1, 2]), 2), NotImplementedError, "not implemented for 'Long'"),
+    (lambda L: L.put(L.zeros(3), L.tensor([5]), L.tensor([1.0])), IndexError, "tried to access index 5 on a tensor"),
+    (lambda L: L.tensor([1, 2]).cumsum_(0, dtype=L.float32), RuntimeError, "Bad in-place call: input tensor dtype long"),
+    (lambda L: L.tensor([]).is_nonzero(), RuntimeError, "Boolean value of Tensor with no values is ambiguous"),
+    (lambda L: L.is_nonzero(L.tensor([1, 2])), RuntimeError, "with more than one value is ambiguous"),
+    (lambda L: L.asarray(L.ones(2), dtype=L.float64, copy=False), ValueError, "can't alias tensor with dtype 'Float'"),
+    (lambda L: L.zeros(3).index_reduce(0, L.tensor([0]), L.ones(1), "sum"), RuntimeError, "Expected reduce to be one"),
+    (lambda L: L.kthvalue(L.tensor([1.0]), 0), RuntimeError, "selected number k out of range"),
 ])
 def test_errors_match_torch(f, exc, msg):
     for L in (torch, ct):
@@ -400,3 +413,27 @@ def test_asarray_frombuffer_devices():
     ct.set_default_device("cpu")
     with pytest.raises(NotImplementedError):
         ct.set_default_device("cuda")
+
+
+ZERO_D = [
+    ("median", lambda L: L.median(L.tensor(2.5), 0, True)), ("kthvalue", lambda L: L.kthvalue(L.tensor(2.5), 1)),
+    ("mode", lambda L: L.mode(L.tensor(2.5))), ("cummax", lambda L: L.cummax(L.tensor(2.5), 0)),
+    ("logcumsumexp", lambda L: L.logcumsumexp(L.tensor(2.5), 0)), ("quantile", lambda L: L.quantile(L.tensor(2.5), 0.3, 0)),
+    ("quantile_q0d", lambda L: L.quantile(L.tensor([1.0, 2, 3]), L.tensor(0.3))),
+    ("nansum", lambda L: L.nansum(L.tensor(float("nan")))), ("count_nonzero", lambda L: L.count_nonzero(L.tensor(3))),
+    ("frexp", lambda L: L.frexp(L.tensor(8.0))), ("isin", lambda L: L.isin(2, L.tensor([1, 2]))),
+    ("nextafter", lambda L: L.nextafter(L.tensor(1.0), L.tensor(2.0))), ("i0", lambda L: L.i0(L.tensor(1.0))),
+    ("gcd", lambda L: L.gcd(L.tensor(4), L.tensor(6))), ("ravel", lambda L: L.ravel(L.tensor(1.0))),
+    ("cov_1row", lambda L: L.cov(L.tensor([[1.0, 2, 4]]))), ("corrcoef_1d", lambda L: L.corrcoef(L.tensor([1.0, 2, 4]))),
+    ("combinations_r1", lambda L: L.combinations(L.tensor([1, 2, 3]), 1)),
+    ("combinations_empty", lambda L: L.combinations(L.tensor([], dtype=L.int64), 2)),
+    ("logcumsumexp_inf", lambda L: L.logcumsumexp(L.tensor([-float("inf"), 1.0, float("inf"), 2.0]), 0)),
+    ("index_reduce_int", lambda L: L.tensor([5, 7, 9]).index_reduce(0, L.tensor([0, 0]), L.tensor([2, 4]), "mean")),
+    ("index_reduce_noself", lambda L: L.tensor([5, 7, 9]).index_reduce(0, L.tensor([0, 0]), L.tensor([2, 4]), "amax",
+                                                                       include_self=False)),
+]
+
+
+@pytest.mark.parametrize("name,f", ZERO_D, ids=[c[0] for c in ZERO_D])
+def test_zero_dim_and_edge_shapes(name, f):
+    same(f(ct), f(torch))
