@@ -8,6 +8,7 @@ import warnings
 import numpy as np
 
 import cthtorch
+from cthtorch import _extra_misc as _misc
 from cthtorch import _extra_pointwise as _pw
 from cthtorch import _extra_reduce as _red
 from cthtorch import _extra_shape as _shp
@@ -278,11 +279,12 @@ for _mod, _names in (
         (_st, ("quantile", "nanquantile", "diff", "gradient", "cov", "corrcoef", "trapezoid", "trapz",
                "cumulative_trapezoid", "vander", "combinations", "histogram", "unique_consecutive")),
         (_pw, _pw.FUNCTIONS),
+        (_misc, _misc.FUNCTIONS + tuple(_misc.COPY_OPS)),
         (_shp, ("select_scatter", "slice_scatter", "diagonal_scatter", "as_strided_scatter", "split_with_sizes",
                 "unsafe_split", "unsafe_chunk", "unsafe_split_with_sizes", "narrow_copy", "hsplit", "vsplit",
                 "dsplit", "ravel"))):
     for _n in _names:
-        _FUNCS[_n] = getattr(_mod, _n)
+        _FUNCS[_n] = _misc.COPY_OPS[_n] if _n in _misc.COPY_OPS else getattr(_mod, _n)
 for _n in ("hann_window", "hamming_window", "blackman_window", "bartlett_window", "kaiser_window", "is_same_size",
            "is_signed", "is_complex", "is_conj", "is_neg", "is_inference", "conj", "resolve_conj", "resolve_neg",
            "conj_physical", "index_reduce", "put", "asarray", "frombuffer", "get_default_device",
@@ -300,7 +302,7 @@ _METHODS = ("median", "nanmedian", "kthvalue", "mode", "cummax", "cummin", "logc
             "index_reduce", "put")
 
 # x.op_(...) written back from the out-of-place op
-_INPLACE = ("heaviside", "gcd", "lcm", "sinc", "i0", "mvlgamma", "ldexp", "nextafter", "deg2rad", "rad2deg",
+_INPLACE = ("addmv", "addbmm", "igamma", "igammac", "heaviside", "gcd", "lcm", "sinc", "i0", "mvlgamma", "ldexp", "nextafter", "deg2rad", "rad2deg",
             "index_reduce")
 
 
@@ -312,6 +314,9 @@ def install(ns):
     for name in _METHODS:
         if not hasattr(T, name):
             setattr(T, name, _FUNCS[name])
+    for name in _misc.METHODS:
+        if not hasattr(T, name):
+            setattr(T, name, getattr(_misc, name))
     T.polygamma = lambda self, n: _pw.polygamma(n, self)
     T.polygamma_ = _make_inplace("polygamma_", lambda self, n: _pw.polygamma(n, self))
     for name in _INPLACE:
@@ -339,6 +344,17 @@ def install(ns):
     ns["is_nonzero"] = is_nonzero     # replaces __init__'s version: it missed the empty-tensor message
     if "as_strided_" not in ns:
         ns["as_strided_"] = T.as_strided_
-    for name in ("resize_as_", "conj_physical_", "deg2rad_", "rad2deg_", "sinc_", "i0_", "gcd_", "lcm_", "ldexp_"):
+    # device predicates of other backends, all False on this CPU build
+    for name in ("is_xpu", "is_mps", "is_ipu", "is_xla", "is_vulkan", "is_maia", "is_mtia", "is_sparse_csr"):
+        if not hasattr(T, name):
+            setattr(T, name, property(lambda self: False))
+    if not hasattr(T, "imag"):
+        T.imag = property(_misc.imag)
+    if not hasattr(T, "const_data_ptr"):
+        T.const_data_ptr = T.data_ptr
+    if not hasattr(T, "to_dense"):
+        T.to_dense = lambda self, dtype=None, *, masked_grad=None: self if dtype is None else self.to(dtype)
+    ns.setdefault("is_distributed", lambda input: False)
+    for name in ("resize_as_", "conj_physical_", "addmv_", "deg2rad_", "rad2deg_", "sinc_", "i0_", "gcd_", "lcm_", "ldexp_"):
         if name not in ns:
             ns[name] = getattr(T, name)

@@ -43,12 +43,28 @@ def logaddexp2(input, other):
     return _logaddexp_base("logaddexp2", input, other, cthtorch.exp2, cthtorch.log2)
 
 
+class _NoDerivative(Function):
+    """Carries a result whose backward PyTorch does not define: the output
+    requires grad like PyTorch's, and backward raises its error."""
+    @staticmethod
+    def forward(ctx, result, name, *inputs):
+        ctx.name = name
+        return result
+
+    @staticmethod
+    def backward(ctx, g):
+        raise RuntimeError("derivative for aten::%s is not implemented" % ctx.name)
+
+
 def heaviside(input, values):
     if isinstance(values, cthtorch.Tensor) and values.dtype != input.dtype:
         raise RuntimeError("heaviside is not yet implemented for tensors with different dtypes.")
     with cthtorch.no_grad():
         pos = (input > 0).to(input.dtype)
-        return cthtorch.where(input == 0, values.to(input.dtype), pos)
+        r = cthtorch.where(input == 0, values.to(input.dtype), pos)
+    if cthtorch.is_grad_enabled() and (input.requires_grad or values.requires_grad):
+        return _NoDerivative.apply(r, "heaviside", input, values)
+    return r
 
 
 def _int_binary(name, fn):

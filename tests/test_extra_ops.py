@@ -102,6 +102,15 @@ def test_reduction_named_tuples():
     assert ct.median(ct.tensor([])).isnan().item()
 
 
+def test_heaviside_has_no_derivative_like_torch():
+    for L in (ct, torch):
+        x = L.tensor([1.0, 0.0], requires_grad=True)
+        r = L.heaviside(x, L.tensor(0.5))
+        assert r.requires_grad
+        with pytest.raises(RuntimeError, match="derivative for aten::heaviside is not implemented"):
+            r.sum().backward()
+
+
 def test_median_global_gradient_is_spread_over_ties():
     (co, cg), (to, tg) = both(lambda L, x: L.median(x), np.array([1.0, 2.0, 2.0, 3.0]), grad=True)
     same(cg, tg)
