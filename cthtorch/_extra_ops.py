@@ -302,7 +302,8 @@ _METHODS = ("median", "nanmedian", "kthvalue", "mode", "cummax", "cummin", "logc
             "index_reduce", "put")
 
 # x.op_(...) written back from the out-of-place op
-_INPLACE = ("addmv", "addbmm", "igamma", "igammac", "heaviside", "gcd", "lcm", "sinc", "i0", "mvlgamma", "ldexp", "nextafter", "deg2rad", "rad2deg",
+_INPLACE = ("addmv", "addbmm", "igamma", "igammac", "heaviside", "gcd", "lcm", "sinc", "i0", "mvlgamma", "ldexp",
+            "nextafter", "deg2rad", "rad2deg",
             "index_reduce")
 
 
@@ -355,6 +356,7 @@ def install(ns):
     if not hasattr(T, "to_dense"):
         T.to_dense = lambda self, dtype=None, *, masked_grad=None: self if dtype is None else self.to(dtype)
     ns.setdefault("is_distributed", lambda input: False)
-    for name in ("resize_as_", "conj_physical_", "addmv_", "deg2rad_", "rad2deg_", "sinc_", "i0_", "gcd_", "lcm_", "ldexp_"):
+    for name in ("resize_as_", "conj_physical_", "addmv_", "deg2rad_", "rad2deg_", "sinc_", "i0_", "gcd_", "lcm_",
+                 "ldexp_"):
         if name not in ns:
             ns[name] = getattr(T, name)

@@ -141,7 +141,7 @@ def frexp(input):
     if not _is_float(input):
         raise RuntimeError("torch.frexp() only supports floating-point dtypes")
     m, e = np.frexp(_np(input))
-    return return_types.frexp(_from_np(m, input.dtype), _from_np((e.astype(np.int32))))
+    return return_types.frexp(_from_np(m, input.dtype), _from_np(e.astype(np.int32)))
 
 
 def ldexp(input, other):

@@ -51,116 +51,99 @@ class _EvenlyPick(Function):
         return g * mask / mask.sum(), None
 
 
-def _pick_ranks(input, dim, nan_mode):
-    """Sorted values along dim and, per row, the rank of the median.
-    nan_mode 'propagate': a row holding NaN picks its first NaN."""
-    n = input.shape[dim] if input.dim() else 1
-    sv, si = cthtorch.sort(input.detach() if input.dim() else input.detach().reshape(1), dim=dim if input.dim() else 0,
-                           stable=True)
-    nan_count = cthtorch.isnan(sv).sum(dim=dim if input.dim() else 0, keepdim=True) if _is_float(input) else None
-    if nan_count is None:
-        rank = cthtorch.full_like(si.narrow(dim if input.dim() else 0, 0, 1), (n - 1) // 2)
-    elif nan_mode == "propagate":
-        rank = cthtorch.where(nan_count > 0, n - nan_count, cthtorch.full_like(nan_count, (n - 1) // 2))
-    else:
-        valid = n - nan_count
-        rank = cthtorch.where(valid > 0, (valid - 1) // 2, cthtorch.zeros_like(valid))
-    return sv, si, rank
+def _rows(input, dim):
+    """input (a 0-d tensor as shape [1]) and dim wrapped, for ops along one dim."""
+    d = _wrap_dim(dim, input.dim())
+    return (input if input.dim() else input.reshape(1)), d
 
 
-def _median_dim(name, input, dim, keepdim, nan_mode):
-    if input.dim() and input.shape[_wrap_dim(dim, input.dim())] == 0:
-        raise IndexError("%s(): Expected reduction dim %d to have non-zero size." % (name, dim))
-    d = _wrap_dim(dim, input.dim()) if input.dim() else 0
-    sv, si, rank = _pick_ranks(input, d, nan_mode)
-    idx = cthtorch.gather(si, d, rank)
+def _finish(name, input, values, idx, d, keepdim):
+    """Drop the reduced dim (kept size 1 so far) and name the pair."""
     if not input.dim():
-        idx = idx.reshape(())
-        values = input.clone()
-    else:
-        values = cthtorch.gather(input, d, idx)
-    if not keepdim and input.dim():
+        values, idx = values.reshape(()), idx.reshape(())
+    elif not keepdim:
         values, idx = values.squeeze(d), idx.squeeze(d)
     return getattr(_rt, name)(values, idx)
 
 
-def _median_all(input, nan_mode):
-    if input.numel() == 0:
-        return cthtorch.full((), float("nan"), dtype=input.dtype)
-    flat = input.reshape(-1)
-    sv, si, rank = _pick_ranks(flat, 0, nan_mode)
-    value = cthtorch.gather(sv, 0, rank).reshape(())
-    if input.requires_grad and cthtorch.is_grad_enabled():
-        return _EvenlyPick.apply(input, value)
-    return value
+def _check_nonempty(name, x, d):
+    if x.shape[d] == 0:
+        raise IndexError("%s(): Expected reduction dim %d to have non-zero size." % (name, d))
+
+
+def _median_index(x, d, skip_nan):
+    """Index along d of each row's lower median. A row holding NaN gives its
+    first NaN (median) or the median of its other values (nanmedian)."""
+    n = x.shape[d]
+    si = cthtorch.sort(x.detach(), dim=d, stable=True).indices   # NaN sorts last, in order
+    if not _is_float(x):
+        rank = cthtorch.full_like(si.narrow(d, 0, 1), (n - 1) // 2)
+    else:
+        nan_count = cthtorch.isnan(x.detach()).sum(dim=d, keepdim=True)
+        if skip_nan:
+            rank = ((n - nan_count - 1) // 2).clamp(min=0)
+        else:
+            rank = cthtorch.where(nan_count > 0, n - nan_count, cthtorch.full_like(nan_count, (n - 1) // 2))
+    return cthtorch.gather(si, d, rank)
+
+
+def _median(name, input, dim, keepdim, skip_nan):
+    if dim is None:
+        if input.numel() == 0:
+            return cthtorch.full((), float("nan"), dtype=input.dtype)
+        flat = input.reshape(-1)
+        value = cthtorch.gather(flat.detach(), 0, _median_index(flat, 0, skip_nan)).reshape(())
+        if input.requires_grad and cthtorch.is_grad_enabled():
+            return _EvenlyPick.apply(input, value)
+        return value
+    x, d = _rows(input, dim)
+    # torch names median() in the empty-dim message of both median and nanmedian
+    _check_nonempty("median", x, d)
+    idx = _median_index(x, d, skip_nan)
+    return _finish(name, input, cthtorch.gather(x, d, idx), idx, d, keepdim)
 
 
 def median(input, dim=None, keepdim=False):
-    if dim is None:
-        return _median_all(input, "propagate")
-    return _median_dim("median", input, dim, keepdim, "propagate")
+    return _median("median", input, dim, keepdim, False)
 
 
 def nanmedian(input, dim=None, keepdim=False):
-    if dim is None:
-        return _median_all(input, "ignore")
-    return _median_dim("nanmedian", input, dim, keepdim, "ignore")
+    return _median("nanmedian", input, dim, keepdim, True)
 
 
 def kthvalue(input, k, dim=-1, keepdim=False):
-    d = _wrap_dim(dim, input.dim())
-    n = input.shape[d] if input.dim() else 1
-    if k < 1 or k > n:
+    x, d = _rows(input, dim)
+    _check_nonempty("kthvalue", x, d)
+    if k < 1 or k > x.shape[d]:
         raise RuntimeError("kthvalue(): selected number k out of range for dimension %d" % d)
-    x = input if input.dim() else input.reshape(1)
-    sv, si = cthtorch.sort(x.detach(), dim=d, stable=True)
-    idx = si.narrow(d, k - 1, 1)
-    values = cthtorch.gather(x, d, idx)
-    if not keepdim or not input.dim():
-        values, idx = values.squeeze(d), idx.squeeze(d)
-    if not input.dim():
-        values, idx = values.reshape(()), idx.reshape(())
-    return _rt.kthvalue(values, idx)
+    idx = cthtorch.sort(x.detach(), dim=d, stable=True).indices.narrow(d, k - 1, 1)
+    return _finish("kthvalue", input, cthtorch.gather(x, d, idx), idx, d, keepdim)
 
 
 def _mode_row(row):
-    # most frequent value; ties go to the smallest value, its last index
-    if np.isnan(row).any() if row.dtype.kind == "f" else False:
-        nan_pos = np.flatnonzero(np.isnan(row))
-        finite = row[~np.isnan(row)]
-        if finite.size == 0:
-            return nan_pos[0]
-        vals, counts = np.unique(finite, return_counts=True)
-        best = vals[np.argmax(counts)]
-        if nan_pos.size > counts.max():
-            return nan_pos[-1]
-        return np.flatnonzero(row == best)[-1]
-    vals, counts = np.unique(row, return_counts=True)
-    best = vals[np.argmax(counts)]
-    return np.flatnonzero(row == best)[-1]
+    """Index of the mode: the most frequent value, ties to the smallest value,
+    then its last occurrence. NaNs count together, ranked above all values."""
+    nan = np.isnan(row) if row.dtype.kind == "f" else np.zeros(row.shape, dtype=bool)
+    nan_pos = np.flatnonzero(nan)
+    vals, counts = np.unique(row[~nan], return_counts=True)
+    if nan_pos.size and (vals.size == 0 or nan_pos.size > counts.max()):
+        return nan_pos[-1] if vals.size else nan_pos[0]
+    return np.flatnonzero(row == vals[np.argmax(counts)])[-1]
 
 
 def mode(input, dim=-1, keepdim=False):
-    d = _wrap_dim(dim, input.dim())
-    x = input if input.dim() else input.reshape(1)
-    if x.shape[d] == 0:
-        raise IndexError("mode(): Expected reduction dim %d to have non-zero size." % d)
+    x, d = _rows(input, dim)
+    _check_nonempty("mode", x, d)
     a = np.moveaxis(_np(x), d, -1)
     rows = a.reshape(-1, a.shape[-1])
     idx = np.array([_mode_row(r) for r in rows], dtype=np.int64).reshape(a.shape[:-1] + (1,))
-    idx = _from_np((np.moveaxis(idx, -1, d)))
-    values = cthtorch.gather(x, d, idx)
-    if not keepdim or not input.dim():
-        values, idx = values.squeeze(d), idx.squeeze(d)
-    if not input.dim():
-        values, idx = values.reshape(()), idx.reshape(())
-    return _rt.mode(values, idx)
+    idx = _from_np(np.moveaxis(idx, -1, d))
+    return _finish("mode", input, cthtorch.gather(x, d, idx), idx, d, keepdim)
 
 
 # ---------------------------------------------------------------- cumulative
 def _cum_extreme(name, input, dim, better):
-    d = _wrap_dim(dim, input.dim())
-    x = input if input.dim() else input.reshape(1)
+    x, d = _rows(input, dim)
     a = np.moveaxis(_np(x), d, 0)
     idx = np.zeros(a.shape, dtype=np.int64)
     if a.shape[0]:
@@ -175,11 +158,8 @@ def _cum_extreme(name, input, dim, better):
             cur_v = np.where(take, v, cur_v)
             cur_i = np.where(take, k, cur_i)
             idx[k] = cur_i
-    idx = _from_np((np.moveaxis(idx, 0, d)))
-    values = cthtorch.gather(x, d, idx)
-    if not input.dim():
-        values, idx = values.reshape(()), idx.reshape(())
-    return getattr(_rt, name)(values, idx)
+    idx = _from_np(np.moveaxis(idx, 0, d))
+    return _finish(name, input, cthtorch.gather(x, d, idx), idx, d, True)
 
 
 def cummax(input, dim):

@@ -248,7 +248,8 @@ class _IndexReduce(Function):
                 suf = np.cumprod(np.concatenate([vals[:0:-1], np.ones_like(vals[:1])]), axis=0)[::-1]
                 base = x[row] if include_self else 1.0
                 gs[members] = ga[row] * pre * suf * base
-        return _from_np(np.moveaxis(gx, 0, dim), g.dtype), _from_np(np.moveaxis(gs, 0, dim), g.dtype), None, None, None, None
+        gx, gs = _from_np(np.moveaxis(gx, 0, dim), g.dtype), _from_np(np.moveaxis(gs, 0, dim), g.dtype)
+        return gx, gs, None, None, None, None
 
 
 def index_reduce(input, dim, index, source, reduce, *, include_self=True):

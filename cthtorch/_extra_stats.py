@@ -301,7 +301,7 @@ def unique_consecutive(input, return_inverse=False, return_counts=False, dim=Non
     counts = np.diff(np.append(np.flatnonzero(start), start.shape[0]))
     res = [_from_np(vals, input.dtype)]
     if return_inverse:
-        res.append(_from_np((inv.astype(np.int64))))
+        res.append(_from_np(inv.astype(np.int64)))
     if return_counts:
         res.append(cthtorch.from_numpy(counts.astype(np.int64)))
     return res[0] if len(res) == 1 else tuple(res)

@@ -62,7 +62,8 @@ def test_misc(name, f, arrays):
 def test_inplace_forms():
     for name, f in (("addr_", lambda L, x: x.addr_(L.ones(3, dtype=L.float64), L.arange(4, dtype=L.float64))),
                     ("addmv_", lambda L, x: x[0].addmv_(x.t(), L.ones(3, dtype=L.float64))),
-                    ("addbmm_", lambda L, x: x[:, :3].addbmm_(L.ones(2, 3, 4, dtype=L.float64), L.ones(2, 4, 3, dtype=L.float64))),
+                    ("addbmm_", lambda L, x: x[:, :3].addbmm_(L.ones(2, 3, 4, dtype=L.float64),
+                                                              L.ones(2, 4, 3, dtype=L.float64))),
                     ("igamma_", lambda L, x: x.abs_().add_(0.5).igamma_(x.new_ones(()))),
                     ("addmv_fn", lambda L, x: L.addmv_(x[0], x.t(), L.ones(3, dtype=L.float64)))):
         cx, tx = ct.tensor(X), torch.tensor(X)
