@@ -2,6 +2,7 @@
 functions, predicates and legacy helpers; install() also wires in the
 reductions (_extra_reduce, _extra_stats), pointwise (_extra_pointwise) and
 shape (_extra_shape) composites as torch.<name> and Tensor methods."""
+import functools
 import math
 import warnings
 
@@ -61,6 +62,44 @@ def _cum_inplace(fn):
 
 cumsum_ = _cum_inplace(cthtorch.cumsum)
 cumprod_ = _cum_inplace(cthtorch.cumprod)
+
+
+# ---------------------------------------------------------------- out= for composite functions
+def _write_out(name, out, r):
+    if not cthtorch.can_cast(r.dtype, out.dtype):
+        raise RuntimeError("result type %s can't be cast to the desired output type %s"
+                           % (_dtype_name(r.dtype), _dtype_name(out.dtype)))
+    if tuple(out.shape) != tuple(r.shape):
+        out.resize_(r.shape)
+    with cthtorch.no_grad():
+        out.copy_(r)
+    return out
+
+
+def _with_out(name, fn):
+    """fn(..., out=t): the result written into t (tuples into a tuple of
+    tensors), refusing inputs that require grad as PyTorch does."""
+    @functools.wraps(fn)
+    def op(*args, out=None, **kwargs):
+        if out is None:
+            return fn(*args, **kwargs)
+        if cthtorch.is_grad_enabled() and any(isinstance(a, cthtorch.Tensor) and a.requires_grad
+                                              for a in list(args) + list(kwargs.values())):
+            raise RuntimeError("%s(): functions with out=... arguments don't support automatic differentiation, "
+                               "but one of the arguments requires grad." % name)
+        r = fn(*args, **kwargs)
+        if isinstance(r, tuple):
+            for o, v in zip(out, r):
+                _write_out(name, o, v)
+            return type(r)(*out)
+        return _write_out(name, out, r)
+    return op
+
+
+_OUT_FUNCS = ("median", "nanmedian", "kthvalue", "mode", "cummax", "cummin", "logcumsumexp", "nansum", "nanmean",
+              "msort", "diff", "logaddexp", "logaddexp2", "heaviside", "gcd", "lcm", "sinc", "i0", "polygamma",
+              "mvlgamma", "frexp", "ldexp", "nextafter", "isin", "isneginf", "isposinf", "narrow_copy", "angle",
+              "igamma", "igammac", "aminmax", "count_nonzero", "var_mean", "std_mean")
 
 
 # ---------------------------------------------------------------- windows
@@ -310,7 +349,7 @@ _INPLACE = ("addmv", "addbmm", "igamma", "igammac", "heaviside", "gcd", "lcm", "
 def install(ns):
     for name, fn in _FUNCS.items():
         if name not in ns:
-            ns[name] = fn
+            ns[name] = _with_out(name, fn) if name in _OUT_FUNCS else fn
     T = cthtorch.Tensor
     for name in _METHODS:
         if not hasattr(T, name):

@@ -453,3 +453,19 @@ ZERO_D = [
 @pytest.mark.parametrize("name,f", ZERO_D, ids=[c[0] for c in ZERO_D])
 def test_zero_dim_and_edge_shapes(name, f):
     same(f(ct), f(torch))
+
+
+def test_out_arguments():
+    for L in (ct, torch):
+        o = L.empty(0)
+        assert L.nansum(L.ones(2, 3), 1, out=o) is o and o.tolist() == [3.0, 3.0]
+        v, i = L.empty(0), L.empty(0, dtype=L.int64)
+        r = L.median(L.tensor([[1.0, 5, 3]]), 1, out=(v, i))
+        assert r.values is v and r[1] is i and v.tolist() == [3.0] and i.tolist() == [2]
+        o = L.empty(2, dtype=L.float64)
+        L.logaddexp(L.zeros(2), L.zeros(2), out=o)
+        same(o, torch.full((2,), np.log(2.0), dtype=torch.float64))
+        with pytest.raises(RuntimeError, match="result type Float can't be cast to the desired output type Long"):
+            L.logaddexp(L.ones(2), L.ones(2), out=L.empty(2, dtype=L.int64))
+        with pytest.raises(RuntimeError, match="functions with out=... arguments don't support automatic diff"):
+            L.sinc(L.ones(2, requires_grad=True), out=L.empty(2))
