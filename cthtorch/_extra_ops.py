@@ -4,7 +4,6 @@ reductions (_extra_reduce, _extra_stats), pointwise (_extra_pointwise) and
 shape (_extra_shape) composites as torch.<name> and Tensor methods."""
 import functools
 import math
-import warnings
 
 import numpy as np
 
@@ -14,7 +13,7 @@ from cthtorch import _extra_pointwise as _pw
 from cthtorch import _extra_reduce as _red
 from cthtorch import _extra_shape as _shp
 from cthtorch import _extra_stats as _st
-from cthtorch._extra_reduce import _dtype_name, _is_float
+from cthtorch._extra_reduce import _dtype_name
 
 
 # ---------------------------------------------------------------- in-place forms

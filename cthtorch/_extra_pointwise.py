@@ -12,13 +12,6 @@ from cthtorch._shape_ops import _np
 from cthtorch._extra_reduce import _is_float, _dtype_name, _from_np
 
 
-def _t(x, like=None):
-    if isinstance(x, cthtorch.Tensor):
-        return x
-    return cthtorch.scalar_tensor(x, dtype=cthtorch.float64 if isinstance(x, float) else cthtorch.int64) \
-        if like is None else cthtorch.tensor(x)
-
-
 def _float_only(name, *ts):
     for t in ts:
         if isinstance(t, cthtorch.Tensor) and not _is_float(t):
@@ -29,8 +22,7 @@ def _logaddexp_base(name, a, b, exp, log):
     _float_only(name, a, b)
     # shift by the (detached, finite) max so exp cannot overflow; the gradient is
     # then exactly the two-way softmax, symmetric at ties
-    m = cthtorch.maximum(a.detach() if isinstance(a, cthtorch.Tensor) else _t(a),
-                         b.detach() if isinstance(b, cthtorch.Tensor) else _t(b))
+    m = cthtorch.maximum(a.detach(), b.detach())
     m = cthtorch.where(cthtorch.isinf(m), cthtorch.zeros_like(m), m)
     return m + log(exp(a - m) + exp(b - m))
 
