@@ -1,0 +1,400 @@
+"""PyTorch entry points cthtorch lacked: aliases, in-place forms, window
+functions, predicates and legacy helpers; install() also wires in the
+reductions (_extra_reduce, _extra_stats), pointwise (_extra_pointwise) and
+shape (_extra_shape) composites as torch.<name> and Tensor methods."""
+import functools
+import math
+
+import numpy as np
+
+import cthtorch
+from cthtorch import _extra_misc as _misc
+from cthtorch import _extra_pointwise as _pw
+from cthtorch import _extra_reduce as _red
+from cthtorch import _extra_shape as _shp
+from cthtorch import _extra_stats as _st
+from cthtorch._extra_reduce import _dtype_name
+
+
+# ---------------------------------------------------------------- in-place forms
+def _make_inplace(name, fn):
+    """x.op_(...) = write op(x, ...) back into x (copy_ records the history),
+    refusing results that cannot be cast to x's dtype, as PyTorch does."""
+    def op(self, *args, **kwargs):
+        r = fn(self, *args, **kwargs)
+        if not cthtorch.can_cast(r.dtype, self.dtype):
+            raise RuntimeError("result type %s can't be cast to the desired output type %s"
+                               % (_dtype_name(r.dtype), _dtype_name(self.dtype)))
+        if tuple(r.shape) != tuple(self.shape):
+            raise RuntimeError("output with shape %s doesn't match the broadcast shape %s"
+                               % (list(self.shape), list(r.shape)))
+        return self.copy_(r)
+    op.__name__ = name
+    return op
+
+
+def float_power_(self, exponent):
+    if self.dtype != cthtorch.float64:
+        raise RuntimeError("the base given to float_power_ has dtype %s but the operation's result requires dtype "
+                           "Double" % _dtype_name(self.dtype))
+    return self.copy_(cthtorch.float_power(self, exponent))
+
+
+def logical_not_(self):
+    return self.copy_(cthtorch.logical_not(self))
+
+
+_CPP_NAMES = {"float32": "float", "float64": "double", "float16": "c10::Half", "bfloat16": "c10::BFloat16",
+              "int64": "long int", "int32": "int", "int16": "short int", "int8": "signed char",
+              "uint8": "unsigned char", "bool": "bool"}
+
+
+def _cum_inplace(fn):
+    def op(self, dim, *, dtype=None):
+        if dtype is not None and dtype != self.dtype:
+            raise RuntimeError("Bad in-place call: input tensor dtype %s and output tensor dtype %s should match"
+                               % (_CPP_NAMES[str(self.dtype)[6:]], _CPP_NAMES[str(dtype)[6:]]))
+        return self.copy_(fn(self, dim))
+    op.__name__ = fn.__name__ + "_"
+    return op
+
+
+cumsum_ = _cum_inplace(cthtorch.cumsum)
+cumprod_ = _cum_inplace(cthtorch.cumprod)
+
+
+# ---------------------------------------------------------------- out= for composite functions
+def _write_out(name, out, r):
+    if not cthtorch.can_cast(r.dtype, out.dtype):
+        raise RuntimeError("result type %s can't be cast to the desired output type %s"
+                           % (_dtype_name(r.dtype), _dtype_name(out.dtype)))
+    if tuple(out.shape) != tuple(r.shape):
+        out.resize_(r.shape)
+    with cthtorch.no_grad():
+        out.copy_(r)
+    return out
+
+
+def _with_out(name, fn):
+    """fn(..., out=t): the result written into t (tuples into a tuple of
+    tensors), refusing inputs that require grad as PyTorch does."""
+    @functools.wraps(fn)
+    def op(*args, out=None, **kwargs):
+        if out is None:
+            return fn(*args, **kwargs)
+        if cthtorch.is_grad_enabled() and any(isinstance(a, cthtorch.Tensor) and a.requires_grad
+                                              for a in list(args) + list(kwargs.values())):
+            raise RuntimeError("%s(): functions with out=... arguments don't support automatic differentiation, "
+                               "but one of the arguments requires grad." % name)
+        r = fn(*args, **kwargs)
+        if isinstance(r, tuple):
+            for o, v in zip(out, r):
+                _write_out(name, o, v)
+            return type(r)(*out)
+        return _write_out(name, out, r)
+    return op
+
+
+_OUT_FUNCS = ("median", "nanmedian", "kthvalue", "mode", "cummax", "cummin", "logcumsumexp", "nansum", "nanmean",
+              "msort", "diff", "logaddexp", "logaddexp2", "heaviside", "gcd", "lcm", "sinc", "i0", "polygamma",
+              "mvlgamma", "frexp", "ldexp", "nextafter", "isin", "isneginf", "isposinf", "narrow_copy", "angle",
+              "igamma", "igammac", "aminmax", "count_nonzero", "var_mean", "std_mean")
+
+
+# ---------------------------------------------------------------- windows
+def _window(name, window_length, periodic, dtype, requires_grad, values):
+    dtype = cthtorch.get_default_dtype() if dtype is None else dtype
+    if dtype not in (cthtorch.float16, cthtorch.bfloat16, cthtorch.float32, cthtorch.float64):
+        raise RuntimeError("%s expects floating point dtypes, got: %s" % (name, dtype))
+    if window_length < 0:
+        raise RuntimeError("%s requires non-negative window_length, got window_length=%d" % (name, window_length))
+    if window_length == 0:
+        r = cthtorch.empty(0, dtype=dtype)
+    elif window_length == 1:
+        r = cthtorch.ones(1, dtype=dtype)
+    else:
+        n = window_length + 1 if periodic else window_length
+        k = np.arange(window_length, dtype=np.float64)
+        r = cthtorch.from_numpy(values(k, n)).to(dtype)
+    return r.requires_grad_(requires_grad)
+
+
+def hann_window(window_length, periodic=True, *, dtype=None, layout=None, device=None, pin_memory=False,
+                requires_grad=False):
+    return _window("hann_window", window_length, periodic, dtype, requires_grad,
+                   lambda k, n: 0.5 - 0.5 * np.cos(2 * math.pi * k / (n - 1)))
+
+
+def hamming_window(window_length, periodic=True, alpha=0.54, beta=0.46, *, dtype=None, layout=None, device=None,
+                   pin_memory=False, requires_grad=False):
+    return _window("hamming_window", window_length, periodic, dtype, requires_grad,
+                   lambda k, n: alpha - beta * np.cos(2 * math.pi * k / (n - 1)))
+
+
+def blackman_window(window_length, periodic=True, *, dtype=None, layout=None, device=None, pin_memory=False,
+                    requires_grad=False):
+    return _window("blackman_window", window_length, periodic, dtype, requires_grad,
+                   lambda k, n: 0.42 - 0.5 * np.cos(2 * math.pi * k / (n - 1))
+                   + 0.08 * np.cos(4 * math.pi * k / (n - 1)))
+
+
+def bartlett_window(window_length, periodic=True, *, dtype=None, layout=None, device=None, pin_memory=False,
+                    requires_grad=False):
+    return _window("bartlett_window", window_length, periodic, dtype, requires_grad,
+                   lambda k, n: 1 - np.abs(2 * k / (n - 1) - 1))
+
+
+def kaiser_window(window_length, periodic=True, beta=12.0, *, dtype=None, layout=None, device=None,
+                  pin_memory=False, requires_grad=False):
+    return _window("kaiser_window", window_length, periodic, dtype, requires_grad,
+                   lambda k, n: np.i0(beta * np.sqrt(np.clip(1 - ((k - (n - 1) / 2) / ((n - 1) / 2)) ** 2, 0, None)))
+                   / np.i0(beta))
+
+
+# ---------------------------------------------------------------- predicates and real-dtype identities
+def is_same_size(input, other):
+    return tuple(input.shape) == tuple(other.shape)
+
+
+def is_signed(input):
+    return input.dtype not in (cthtorch.uint8, cthtorch.bool)
+
+
+def is_complex(input):
+    return False   # no complex dtypes in cthtorch
+
+
+def is_conj(input):
+    return False
+
+
+def is_neg(input):
+    return False
+
+
+def is_inference(input):
+    return False   # inference tensors are not tracked separately
+
+
+def conj(input):
+    return input
+
+
+def resolve_conj(input):
+    return input
+
+
+def resolve_neg(input):
+    return input
+
+
+def conj_physical(input):
+    return input.clone()
+
+
+def _conj_physical_(self):
+    return self
+
+
+def is_nonzero(input):
+    if input.numel() == 0:
+        raise RuntimeError("Boolean value of Tensor with no values is ambiguous")
+    if input.numel() > 1:
+        raise RuntimeError("Boolean value of Tensor with more than one value is ambiguous")
+    return bool(input.item())
+
+
+# ---------------------------------------------------------------- index_reduce / put
+index_reduce = _shp.index_reduce
+
+
+def put(input, index, source, accumulate=False):
+    """Functional put_: input viewed flat takes source at index (accumulating with index_add)."""
+    flat_index = index.reshape(-1)
+    n = input.numel()
+    if flat_index.numel() and (int(flat_index.max()) >= n or int(flat_index.min()) < -n):
+        bad = int(flat_index.max()) if int(flat_index.max()) >= n else int(flat_index.min())
+        raise IndexError("out of range: tried to access index %d on a tensor of %d elements." % (bad, n))
+    flat_index = cthtorch.where(flat_index < 0, flat_index + n, flat_index)
+    if accumulate:
+        return cthtorch.scatter_add(input.reshape(-1), 0, flat_index, source.reshape(-1)).reshape(input.shape)
+    return _shp._embed(input, source.reshape(-1), lambda t: t.reshape(-1)[flat_index])
+
+
+# ---------------------------------------------------------------- per-element callables
+def apply_(self, callable):
+    a = self.detach().numpy()
+    flat = a.reshape(-1) if a.flags.c_contiguous else None
+    vals = [callable(v.item()) for v in (flat if flat is not None else a.reshape(-1))]
+    with cthtorch.no_grad():
+        self.copy_(cthtorch.tensor(vals, dtype=self.dtype).reshape(self.shape))
+    return self
+
+
+def map_(self, tensor, callable):
+    b = cthtorch.broadcast_to(tensor, self.shape).detach().numpy().reshape(-1)
+    a = self.detach().numpy().reshape(-1)
+    vals = [callable(x.item(), y.item()) for x, y in zip(a, b)]
+    with cthtorch.no_grad():
+        self.copy_(cthtorch.tensor(vals, dtype=self.dtype).reshape(self.shape))
+    return self
+
+
+# ---------------------------------------------------------------- legacy constructors / device
+def new(self, *args, **kwargs):
+    """Legacy Tensor.new: new(*sizes) is uninitialized, new(sequence) copies data, new() is empty."""
+    if kwargs.get("device") not in (None, "cpu") and str(kwargs.get("device")) != "cpu":
+        raise NotImplementedError("cthtorch: Tensor.new only supports the cpu device")
+    if not args:
+        return cthtorch.empty(0, dtype=self.dtype)
+    if len(args) == 1 and isinstance(args[0], cthtorch.Tensor):
+        if args[0].dtype != self.dtype:
+            raise TypeError("expected TensorOptions(dtype=%s, device=cpu) but got a tensor of dtype %s"
+                            % (str(self.dtype)[6:], str(args[0].dtype)[6:]))
+        return args[0]
+    if all(isinstance(a, int) for a in args):
+        return cthtorch.empty(args, dtype=self.dtype)
+    if len(args) == 1 and isinstance(args[0], cthtorch.Size):
+        return cthtorch.empty(tuple(args[0]), dtype=self.dtype)
+    if len(args) == 1:
+        return cthtorch.tensor(args[0], dtype=self.dtype)
+    raise TypeError("new() received an invalid combination of arguments")
+
+
+def storage_type(self):
+    raise NotImplementedError("cthtorch: typed storage classes are not implemented; use untyped_storage()")
+
+
+def asarray(obj, *, dtype=None, device=None, copy=None, requires_grad=False):
+    if device is not None and str(device) != "cpu":
+        raise NotImplementedError("cthtorch.asarray: only the cpu device is supported")
+    if isinstance(obj, cthtorch.Tensor):
+        r = obj if dtype is None else obj.to(dtype)
+        if copy and r is obj:
+            r = obj.clone()
+        elif copy is False and r is not obj:
+            raise ValueError("can't alias tensor with dtype '%s' into dtype '%s'."
+                             % (_dtype_name(obj.dtype), _dtype_name(dtype)))
+    elif isinstance(obj, np.ndarray):
+        r = cthtorch.from_numpy(obj.copy() if copy else obj)
+        if dtype is not None:
+            r = r.to(dtype)
+    else:
+        r = cthtorch.tensor(obj, dtype=dtype)
+    return r.requires_grad_(True) if requires_grad else r
+
+
+def frombuffer(buffer, *, dtype, count=-1, offset=0, requires_grad=False):
+    npdt = cthtorch.empty(0, dtype=dtype).numpy().dtype
+    mv = memoryview(buffer)
+    if mv.nbytes == 0:
+        raise ValueError("both buffer length (0) and count (%d) must not be 0" % count)
+    if offset < 0 or offset >= mv.nbytes:
+        raise ValueError("offset (%d bytes) must be non-negative and no greater than buffer length (%d bytes) minus 1"
+                         % (offset, mv.nbytes))
+    a = np.frombuffer(buffer, dtype=npdt, count=count, offset=offset)
+    r = cthtorch.from_numpy(a)
+    return r.requires_grad_(True) if requires_grad else r
+
+
+def get_default_device():
+    return cthtorch.device("cpu")
+
+
+def set_default_device(device):
+    if device is not None and str(device) != "cpu":
+        raise NotImplementedError("cthtorch.set_default_device: only the cpu device is supported")
+
+
+# ---------------------------------------------------------------- install
+_ALIASES = {"arccosh": "acosh", "arcsinh": "asinh", "arctanh": "atanh", "multiply": "mul", "divide": "div",
+            "subtract": "sub"}
+
+_FUNCS = {}
+for _mod, _names in (
+        (_red, ("median", "nanmedian", "kthvalue", "mode", "cummax", "cummin", "logcumsumexp", "count_nonzero",
+                "nansum", "nanmean", "std_mean", "var_mean", "aminmax", "msort")),
+        (_st, ("quantile", "nanquantile", "diff", "gradient", "cov", "corrcoef", "trapezoid", "trapz",
+               "cumulative_trapezoid", "vander", "combinations", "histogram", "unique_consecutive")),
+        (_pw, _pw.FUNCTIONS),
+        (_misc, _misc.FUNCTIONS + tuple(_misc.COPY_OPS)),
+        (_shp, ("select_scatter", "slice_scatter", "diagonal_scatter", "as_strided_scatter", "split_with_sizes",
+                "unsafe_split", "unsafe_chunk", "unsafe_split_with_sizes", "narrow_copy", "hsplit", "vsplit",
+                "dsplit", "ravel"))):
+    for _n in _names:
+        _FUNCS[_n] = _misc.COPY_OPS[_n] if _n in _misc.COPY_OPS else getattr(_mod, _n)
+for _n in ("hann_window", "hamming_window", "blackman_window", "bartlett_window", "kaiser_window", "is_same_size",
+           "is_signed", "is_complex", "is_conj", "is_neg", "is_inference", "conj", "resolve_conj", "resolve_neg",
+           "conj_physical", "index_reduce", "put", "asarray", "frombuffer", "get_default_device",
+           "set_default_device"):
+    _FUNCS[_n] = globals()[_n]
+
+# Tensor methods that are the function with self first
+_METHODS = ("median", "nanmedian", "kthvalue", "mode", "cummax", "cummin", "logcumsumexp", "count_nonzero", "nansum",
+            "nanmean", "aminmax", "msort", "quantile", "nanquantile", "diff", "histogram", "unique_consecutive",
+            "cov", "corrcoef", "logaddexp", "logaddexp2", "heaviside", "gcd", "lcm", "sinc", "i0", "mvlgamma",
+            "frexp", "ldexp", "nextafter", "isneginf", "isposinf", "isreal", "select_scatter", "slice_scatter",
+            "diagonal_scatter", "as_strided_scatter", "split_with_sizes", "unsafe_split", "unsafe_chunk",
+            "unsafe_split_with_sizes", "narrow_copy", "hsplit", "vsplit", "dsplit", "ravel", "is_same_size",
+            "is_conj", "is_neg", "is_inference", "conj", "resolve_conj", "resolve_neg", "conj_physical",
+            "index_reduce", "put")
+
+# x.op_(...) written back from the out-of-place op
+_INPLACE = ("addmv", "addbmm", "igamma", "igammac", "heaviside", "gcd", "lcm", "sinc", "i0", "mvlgamma", "ldexp",
+            "nextafter", "deg2rad", "rad2deg",
+            "index_reduce")
+
+
+def install(ns):
+    for name, fn in _FUNCS.items():
+        if name not in ns:
+            ns[name] = _with_out(name, fn) if name in _OUT_FUNCS else fn
+    T = cthtorch.Tensor
+    for name in _METHODS:
+        if not hasattr(T, name):
+            setattr(T, name, _FUNCS[name])
+    for name in _misc.METHODS:
+        if not hasattr(T, name):
+            setattr(T, name, getattr(_misc, name))
+    T.polygamma = lambda self, n: _pw.polygamma(n, self)
+    T.polygamma_ = _make_inplace("polygamma_", lambda self, n: _pw.polygamma(n, self))
+    for name in _INPLACE:
+        if not hasattr(T, name + "_"):
+            setattr(T, name + "_", _make_inplace(name + "_", getattr(T, name)))
+    for alias, target in _ALIASES.items():
+        if alias not in ns:
+            ns[alias] = ns[target]
+        if not hasattr(T, alias):
+            setattr(T, alias, getattr(T, target))
+        if not hasattr(T, alias + "_"):
+            setattr(T, alias + "_", getattr(T, target + "_"))
+        if alias + "_" not in ns and target + "_" in ns:
+            ns[alias + "_"] = ns[target + "_"]
+    for name, fn in _shp.METHODS_META.items():
+        if not hasattr(T, name):
+            setattr(T, name, _shp._meta_inplace(name, fn))
+    for name, fn in (("float_power_", float_power_), ("logical_not_", logical_not_), ("cumsum_", cumsum_),
+                     ("cumprod_", cumprod_), ("resize_as_", _shp.resize_as_), ("resize", _shp.resize),
+                     ("resize_as", _shp.resize_as), ("fill_diagonal_", _shp.fill_diagonal_),
+                     ("is_nonzero", is_nonzero), ("conj_physical_", _conj_physical_), ("apply_", apply_),
+                     ("map_", map_), ("new", new), ("storage_type", storage_type)):
+        if not hasattr(T, name):
+            setattr(T, name, fn)
+    ns["is_nonzero"] = is_nonzero     # replaces __init__'s version: it missed the empty-tensor message
+    if "as_strided_" not in ns:
+        ns["as_strided_"] = T.as_strided_
+    # device predicates of other backends, all False on this CPU build
+    for name in ("is_xpu", "is_mps", "is_ipu", "is_xla", "is_vulkan", "is_maia", "is_mtia", "is_sparse_csr"):
+        if not hasattr(T, name):
+            setattr(T, name, property(lambda self: False))
+    if not hasattr(T, "imag"):
+        T.imag = property(_misc.imag)
+    if not hasattr(T, "const_data_ptr"):
+        T.const_data_ptr = T.data_ptr
+    if not hasattr(T, "to_dense"):
+        T.to_dense = lambda self, dtype=None, *, masked_grad=None: self if dtype is None else self.to(dtype)
+    ns.setdefault("is_distributed", lambda input: False)
+    for name in ("resize_as_", "conj_physical_", "addmv_", "deg2rad_", "rad2deg_", "sinc_", "i0_", "gcd_", "lcm_",
+                 "ldexp_"):
+        if name not in ns:
+            ns[name] = getattr(T, name)
