@@ -41,8 +41,12 @@ test-asan: asan
 test: develop
 	$(PY) -m pytest -q tests
 
+# the shared MNIST files when this checkout sits beside them, else ./data
+# (and with no MNIST there, the job says so and uses scikit-learn's digits)
+MNIST ?= $(firstword $(wildcard ../shared/data/mnist) ./data)
+
 run: develop
-	$(PY) examples/mnist.py
+	$(PY) examples/mnist.py --data $(MNIST)
 
 bench: develop
 	$(PY) bench/compare.py

@@ -8,3 +8,5 @@ from cthtorch.nn.modules.transformer import (  # noqa: F401
     MultiheadAttention, TransformerEncoderLayer, TransformerEncoder, TransformerDecoderLayer, TransformerDecoder,
     Transformer,
 )
+from cthtorch.nn import parallel  # noqa: F401,E402
+from cthtorch.nn.parallel import DataParallel  # noqa: F401,E402
