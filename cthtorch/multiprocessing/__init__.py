@@ -31,19 +31,30 @@ def _rebuild_tensor(name, nbytes, dtype_name, size, stride, offset, requires_gra
     return t
 
 
+# names of segments this process moved a tensor into and handed to a receiver
+# (who unlinks them); a second send of the same storage must not reuse them
+_handed_over = set()
+
+
 def reduce_tensor(t):
     if t.requires_grad and not t.is_leaf:
         raise RuntimeError("Cowardly refusing to serialize non-leaf tensor which requires_grad, since autograd does "
                            "not support crossing process boundaries.  If you just want to transfer the data, call "
                            "detach() on the tensor before serializing (e.g., putting it on the queue).")
+    cls, requires_grad = type(t), t.requires_grad
     user_shared = _C._is_shared(t)
+    if user_shared and _C._shm_handle(t)[0] in _handed_over:
+        # its one receiver may already have unlinked the name: send a copy
+        t, user_shared = t.detach().clone(), False
     if not user_shared:
         _C._share_memory_(t)
         _C._shm_disown(t)      # the receiver unlinks
     name, nbytes = _C._shm_handle(t)
+    if not user_shared:
+        _handed_over.add(name)
     dt = str(t.dtype).split(".")[1]
-    return (_rebuild_tensor, (name, nbytes, dt, tuple(t.shape), t.stride(), t.storage_offset(), t.requires_grad,
-                              type(t), not user_shared))
+    return (_rebuild_tensor, (name, nbytes, dt, tuple(t.shape), t.stride(), t.storage_offset(), requires_grad,
+                              cls, not user_shared))
 
 
 def init_reductions():
