@@ -80,6 +80,42 @@ def set_default_dtype(d):
     _C._set_default_dtype(d)
 
 
+def set_default_tensor_type(t):
+    """Deprecated in PyTorch; accepts the CPU float types (a type or its name)."""
+    name = t if isinstance(t, str) else getattr(t, "__name__", str(t))
+    name = name.split(".")[-1]
+    if "cuda" in str(t):
+        raise TypeError("type %s not available. Torch not compiled with CUDA enabled." % t)
+    table = {"FloatTensor": float32, "DoubleTensor": float64, "HalfTensor": float16, "BFloat16Tensor": bfloat16}
+    if name not in table:
+        raise TypeError("only floating-point types are supported as the default type")
+    set_default_dtype(table[name])
+
+
+def is_inference_mode_enabled():
+    from .autograd import _grad_mode_min
+    return _grad_mode_min.is_inference_mode_enabled()
+
+
+def _no_complex(name):
+    def f(*args, **kwargs):
+        raise NotImplementedError("cthtorch.%s: complex dtypes are not implemented in cthtorch" % name)
+    f.__name__ = name
+    return f
+
+
+view_as_real = _no_complex("view_as_real")
+view_as_complex = _no_complex("view_as_complex")
+complex = _no_complex("complex")
+polar = _no_complex("polar")
+stft = _no_complex("stft")
+istft = _no_complex("istft")
+
+
+def sparse_coo_tensor(*args, **kwargs):
+    raise NotImplementedError("cthtorch.sparse_coo_tensor: sparse tensors are not implemented in cthtorch")
+
+
 def is_storage(obj):
     return False
 
@@ -111,7 +147,7 @@ def _lazy(name):
 def __getattr__(name):
     # subpackages load on first use (import cthtorch stays fast)
     if name in ("nn", "optim", "utils", "vision", "linalg", "special", "fft", "multiprocessing",
-                "distributed", "jit", "testing", "backends", "hub", "onnx", "distributions", "amp"):
+                "distributed", "jit", "testing", "backends", "hub", "onnx", "distributions", "amp", "random"):
         try:
             mod = _lazy(name)
         except ModuleNotFoundError as e:

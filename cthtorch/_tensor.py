@@ -166,6 +166,15 @@ class Tensor(_C._TensorBase):
             _C._share_memory_(self)
         return self
 
+    def pin_memory(self, device=None):
+        # PyTorch's CPU-only build: pinning needs an accelerator
+        raise RuntimeError("Cannot access accelerator device when none is available.")
+
+    def as_subclass(self, cls):
+        out = self.view_as(self)   # an alias that stays on the autograd graph
+        out.__class__ = cls
+        return out
+
     @property
     def T(self):
         if self.dim() not in (0, 2):

@@ -1,5 +1,6 @@
 """Grad-mode switches used until the full grad_mode module lands."""
 import functools
+import threading
 
 from cthtorch import _C
 
@@ -53,6 +54,31 @@ class enable_grad(_Mode):
     mode = True
 
 
+_inference = threading.local()
+
+
+def is_inference_mode_enabled():
+    return getattr(_inference, "on", False)
+
+
 class inference_mode(_Mode):
+    """Runs as no_grad (cthtorch has no separate inference tensors)."""
     def __init__(self, mode=True):
+        self.inference = bool(mode)
         self.mode = not mode
+
+    def __enter__(self):
+        self.prev_inf = is_inference_mode_enabled()
+        _inference.on = self.inference
+        return super().__enter__()
+
+    def __exit__(self, *a):
+        _inference.on = self.prev_inf
+        super().__exit__(*a)
+
+    def __call__(self, fn):
+        @functools.wraps(fn)
+        def wrapper(*args, **kwargs):
+            with inference_mode(self.inference):
+                return fn(*args, **kwargs)
+        return wrapper

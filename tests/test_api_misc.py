@@ -1,0 +1,85 @@
+"""Small top-level API pieces: as_subclass, pin_memory, default tensor type,
+inference mode flag, torch.random, complex/sparse refusals, and sending one
+tensor to several spawned processes."""
+import multiprocessing as _mp
+
+import pytest
+
+import cthtorch
+from oracle import require_torch
+
+
+def test_as_subclass_stays_on_graph():
+    class M(cthtorch.Tensor):
+        pass
+    x = cthtorch.ones(2, requires_grad=True)
+    y = x.as_subclass(M)
+    assert type(y) is M and y.requires_grad
+    (y * 3).sum().backward()
+    assert x.grad.tolist() == [3.0, 3.0]
+
+
+def test_pin_memory_without_accelerator_matches_torch():
+    torch = require_torch()
+    with pytest.raises(RuntimeError) as ours:
+        cthtorch.ones(2).pin_memory()
+    with pytest.raises(RuntimeError) as theirs:
+        torch.ones(2).pin_memory()
+    assert str(ours.value) == str(theirs.value)
+    assert cthtorch.ones(2).is_pinned() is False
+
+
+def test_set_default_tensor_type():
+    try:
+        cthtorch.set_default_tensor_type(cthtorch.DoubleTensor)
+        assert cthtorch.ones(1).dtype == cthtorch.float64
+        cthtorch.set_default_tensor_type("torch.FloatTensor")
+        assert cthtorch.ones(1).dtype == cthtorch.float32
+        with pytest.raises(TypeError):
+            cthtorch.set_default_tensor_type("torch.LongTensor")
+    finally:
+        cthtorch.set_default_dtype(cthtorch.float32)
+
+
+def test_inference_mode_flag():
+    assert not cthtorch.is_inference_mode_enabled()
+    with cthtorch.inference_mode():
+        assert cthtorch.is_inference_mode_enabled() and not cthtorch.is_grad_enabled()
+        with cthtorch.inference_mode(False):
+            assert not cthtorch.is_inference_mode_enabled()
+    assert not cthtorch.is_inference_mode_enabled() and cthtorch.is_grad_enabled()
+
+
+def test_random_module_fork_rng():
+    cthtorch.random.manual_seed(3)
+    with cthtorch.random.fork_rng():
+        a = cthtorch.rand(3)
+    b = cthtorch.rand(3)
+    assert cthtorch.equal(a, b)
+    assert cthtorch.random.initial_seed() == 3
+
+
+def test_complex_and_sparse_refuse_clearly():
+    with pytest.raises(NotImplementedError, match="complex"):
+        cthtorch.view_as_complex(cthtorch.ones(2, 2))
+    with pytest.raises(NotImplementedError, match="sparse"):
+        cthtorch.sparse_coo_tensor([[0]], [1.0], (2,))
+
+
+def _read(t, q):
+    q.put(float(t.sum()))
+
+
+def test_one_tensor_to_two_spawned_processes():
+    import cthtorch.multiprocessing as mp
+    ctx = mp.get_context("spawn")
+    t = cthtorch.arange(10.0)
+    q = ctx.SimpleQueue()
+    ps = [ctx.Process(target=_read, args=(t, q)) for _ in range(2)]
+    for p in ps:
+        p.start()
+    for p in ps:
+        p.join(60)
+    assert [p.exitcode for p in ps] == [0, 0]
+    assert sorted([q.get(), q.get()]) == [45.0, 45.0]
+    assert t.tolist() == list(map(float, range(10)))
