@@ -71,15 +71,18 @@ def feature_dropout(input, p, train):
     return input * mask
 
 
-def alpha_dropout(input, p, train):
+def alpha_dropout(input, p, train, feature=False):
+    """SELU-preserving dropout: dropped units go to SELU's negative saturation,
+    then an affine map restores mean and variance (feature=True: per channel)."""
     _check_p(p)
     if not train or p == 0:
         return input
-    alpha = 1.6732632423543772 * 1.0507009873554805
-    keep = cthtorch.empty_like(input).bernoulli_(1 - p)
+    alpha = 1.7580993408473766
+    shape = list(input.shape[:2]) + [1] * (input.dim() - 2) if feature else input.shape
+    keep = cthtorch.empty(shape, dtype=input.dtype).bernoulli_(1 - p)
     a = ((1 - p) * (1 + p * alpha ** 2)) ** -0.5
-    b = -a * alpha * p
-    return (input * keep + (-alpha) * (1 - keep)) * a + b
+    b = (keep - 1) * (alpha * a) + alpha * a * p
+    return input * (keep * a) + b
 
 
 def cross_entropy_loss(input, target, weight=None, reduction=1, ignore_index=-100, label_smoothing=0.0):
@@ -154,8 +157,12 @@ def prelu(input, weight):
 def rrelu(input, lower=1.0 / 8, upper=1.0 / 3, training=False, generator=None):
     if not training:
         return _nn.leaky_relu(input, (lower + upper) / 2)
-    a = cthtorch.empty_like(input).uniform_(lower, upper, generator=generator)
-    return cthtorch.where(input >= 0, input, input * a)
+    # torch draws one double uniform per non-positive element, in element order
+    with cthtorch.no_grad():
+        neg = input.detach() <= 0
+        r = cthtorch.empty(int(neg.sum()), dtype=cthtorch.float64).uniform_(lower, upper, generator=generator)
+        noise = cthtorch.ones_like(input).masked_scatter_(neg, r.to(input.dtype))
+    return input * noise
 
 
 def install(namespace):

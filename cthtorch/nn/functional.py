@@ -412,7 +412,8 @@ def alpha_dropout(input, p=0.5, training=False, inplace=False):
 
 
 def feature_alpha_dropout(input, p=0.5, training=False, inplace=False):
-    return cthtorch.alpha_dropout(input, p, training)
+    from cthtorch._composites import alpha_dropout as _alpha_dropout
+    return _alpha_dropout(input, p, training, feature=True)
 
 
 def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0, scale_grad_by_freq=False, sparse=False):

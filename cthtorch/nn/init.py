@@ -63,12 +63,39 @@ def trunc_normal_(tensor, mean=0.0, std=1.0, a=-2.0, b=2.0, generator=None):
         warnings.warn("mean is more than 2 std from [a, b] in nn.init.trunc_normal_. The distribution of values may "
                       "be incorrect.", stacklevel=2)
     with cthtorch.no_grad():
-        lo, up = norm_cdf((a - mean) / std), norm_cdf((b - mean) / std)
-        tensor.uniform_(2 * lo - 1, 2 * up - 1, generator=generator)
-        tensor.erfinv_()
-        tensor.mul_(std * math.sqrt(2.0))
-        tensor.add_(mean)
-        tensor.clamp_(min=a, max=b)
+        # PyTorch 2.13's sampler, draw for draw: rejection from N(mean, std)
+        # when [a, b] holds enough mass, else uniform proposals on [a, b]
+        # accepted against the normal's density.
+        mass = norm_cdf((b - mean) / std) - norm_cdf((a - mean) / std)
+        if mass > 0.3:
+            lo, hi = tensor.new_tensor(a).item(), tensor.new_tensor(b).item()
+            result = tensor.normal_(mean, std, generator=generator)
+            while True:
+                out = (result < lo) | (result > hi)
+                if not out.any():
+                    break
+                result = cthtorch.where(out, cthtorch.empty_like(result).normal_(mean, std, generator=generator), result)
+            if result is not tensor:
+                tensor.copy_(result)
+        else:
+            mode = max(a, min(mean, b))
+            log_peak = -0.5 * ((mode - mean) / std) ** 2
+
+            def log_density_gap(x):
+                return x.sub_(mean).div_(std).pow_(2).mul_(-0.5).sub_(log_peak)
+
+            proposal, u = cthtorch.empty_like(tensor), cthtorch.empty_like(tensor)
+            tensor.uniform_(a, b, generator=generator)
+            proposal.copy_(tensor)
+            waiting = u.uniform_(generator=generator).log_().gt(log_density_gap(proposal))
+            result = tensor
+            while waiting.any():
+                proposal.uniform_(a, b, generator=generator)
+                result = cthtorch.where(waiting, proposal, result)
+                waiting = cthtorch.where(waiting, u.uniform_(generator=generator).log_().gt(log_density_gap(proposal)),
+                                         waiting)
+            if result is not tensor:
+                tensor.copy_(result)
         return tensor
 
 

@@ -1,2 +1,18 @@
 """cthtorch.utils: data loading and hooks."""
 from cthtorch.utils import hooks  # noqa: F401
+
+
+def __getattr__(name):
+    # torch.utils.data is reachable as an attribute once torch is imported;
+    # here it loads on first use so importing nn stays light
+    if name in ("data", "checkpoint", "tensorboard", "model_zoo", "cpp_extension", "benchmark"):
+        import importlib
+        try:
+            mod = importlib.import_module("cthtorch.utils." + name)
+        except ModuleNotFoundError as e:
+            if e.name != "cthtorch.utils." + name:
+                raise
+            raise AttributeError("module 'cthtorch.utils' has no attribute '%s'" % name) from None
+        globals()[name] = mod
+        return mod
+    raise AttributeError("module 'cthtorch.utils' has no attribute '%s'" % name)

@@ -4,38 +4,73 @@
 #include "ATRandom.h"
 
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 typedef double (*Draw)(THGenerator *g, const double *a);
 
-/* Fills t elementwise from draw(a); a holds the parameters. */
+/* A buffer laid out like t (dims ordered by t's strides, outermost first),
+ * so values are drawn in t's memory order as torch's TensorIterator does;
+ * *view is the buffer seen in t's logical dim order. */
+static THTensor *memory_order_buffer(const THTensor *t, THDtype dt, THTensor **view) {
+  ATIntList perm = { t->ndim, {0} }, inv = { t->ndim, {0} };
+  int64_t sz[TH_MAX_DIMS];
+  for (int i = 0; i < t->ndim; i++) perm.v[i] = i;
+  for (int i = 1; i < t->ndim; i++)   /* stable insertion sort, larger strides first */
+    for (int j = i; j > 0 && t->strides[perm.v[j]] > t->strides[perm.v[j - 1]]; j--) {
+      int64_t x = perm.v[j]; perm.v[j] = perm.v[j - 1]; perm.v[j - 1] = x;
+    }
+  for (int i = 0; i < t->ndim; i++) { sz[i] = t->sizes[perm.v[i]]; inv.v[perm.v[i]] = i; }
+  THTensor *buf = THTensor_new(dt, t->ndim, sz);
+  if (!buf) return NULL;
+  *view = at_permute(buf, &inv);
+  if (!*view) { THTensor_free(buf); return NULL; }
+  return buf;
+}
+
+/* Fills t elementwise from draw(a), in t's memory order. */
 static THTensor *fill_with(THTensor *t, Draw draw, const double *a, THGenerator *g) {
-  if (!THDtype_isFloating(t->dtype) && draw) {
-    /* float samplers on integer tensors: PyTorch only allows some; keep the values */
-  }
   int64_t n = THTensor_numel(t);
-  THTensor *buf = THTensor_new(TH_Double, t->ndim, t->sizes);
+  THTensor *view = NULL;
+  THTensor *buf = memory_order_buffer(t, TH_Double, &view);
   if (!buf) return NULL;
   double *v = (double *)THTensor_data(buf);
   pthread_mutex_lock(&g->mutex);
   for (int64_t i = 0; i < n; i++) v[i] = draw(g, a);
   pthread_mutex_unlock(&g->mutex);
-  int rc = at_copy_(t, buf);
+  int rc = at_copy_(t, view);
+  THTensor_free(view);
   THTensor_free(buf);
   return rc < 0 ? NULL : THTensor_retain(t);
 }
 
-static double d_uniform(THGenerator *g, const double *a) { return a[0] + (a[1] - a[0]) * THRandom_uniform(g); }
+static double d_uniform(THGenerator *g, const double *a) { return THRandom_uniform(g) * (a[1] - a[0]) + a[0]; }
 static double d_uniform_f(THGenerator *g, const double *a) {
-  /* float32 targets use 24 random bits, so values stay inside [from, to) after rounding */
-  double v = a[0] + (a[1] - a[0]) * (double)THRandom_uniformFloat(g);
-  return v;
+  float f = (float)a[0], t = (float)a[1];
+  return (double)(THRandom_uniformFloat(g) * (t - f) + f);
 }
-static double d_normal(THGenerator *g, const double *a) { return a[0] + a[1] * THRandom_normal(g); }
+/* half and bfloat16 draw as float (24 bits) between bounds rounded to the dtype */
+static double d_uniform_h(THGenerator *g, const double *a) {
+  double r[2] = { th_half2float(th_float2half((float)a[0])), th_half2float(th_float2half((float)a[1])) };
+  return d_uniform_f(g, r);
+}
+static double d_uniform_bf(THGenerator *g, const double *a) {
+  double r[2] = { th_bf2float(th_float2bf((float)a[0])), th_bf2float(th_float2bf((float)a[1])) };
+  return d_uniform_f(g, r);
+}
+static Draw uniform_draw(THDtype dt) {
+  switch (dt) {
+    case TH_Double: return d_uniform;
+    case TH_Half: return d_uniform_h;
+    case TH_BFloat16: return d_uniform_bf;
+    default: return d_uniform_f;
+  }
+}
+static double d_normal(THGenerator *g, const double *a) { return THRandom_normal(g) * a[1] + a[0]; }
 static double d_bernoulli(THGenerator *g, const double *a) { return THRandom_uniform(g) < a[0] ? 1.0 : 0.0; }
-static double d_exponential(THGenerator *g, const double *a) { return -log1p(-THRandom_uniform(g)) / a[0]; }
+static double d_exponential(THGenerator *g, const double *a) { return -1.0 / a[0] * log1p(-THRandom_uniform(g)); }
 static double d_geometric(THGenerator *g, const double *a) {
-  return ceil(log1p(-THRandom_uniform(g)) / log1p(-a[0]));
+  return ceil(log(THRandom_uniform(g)) / log1p(-a[0]));
 }
 static double d_log_normal(THGenerator *g, const double *a) { return exp(a[0] + a[1] * THRandom_normal(g)); }
 static double d_cauchy(THGenerator *g, const double *a) { return a[0] + a[1] * tan(M_PI * (THRandom_uniform(g) - 0.5)); }
@@ -53,13 +88,67 @@ THTensor *at_uniform_(THTensor *t, double from, double to, THGenerator *g) {
   }
   if (check_float(t, "uniform") < 0) return NULL;
   double a[2] = { from, to };
-  return fill_with(t, t->dtype == TH_Double ? d_uniform : d_uniform_f, a, g);
+  return fill_with(t, uniform_draw(t->dtype), a, g);
+}
+
+/* torch's normal_fill (contiguous tensors of 16+ elements): uniforms for the
+ * whole tensor first, then Box-Muller over blocks of 16 (u1 = 1 - x[j] gives
+ * the radius, x[j + 8] the angle), in the target's precision; a ragged tail
+ * redraws and transforms the last 16. */
+static void normal16_f(float *d, float mean, float std) {
+  for (int j = 0; j < 8; j++) {
+    float u1 = 1 - d[j], u2 = d[j + 8];
+    float radius = sqrtf(-2 * logf(u1)), theta = (float)(2.0f * M_PI * u2);
+    d[j] = radius * cosf(theta) * std + mean;
+    d[j + 8] = radius * sinf(theta) * std + mean;
+  }
+}
+static void normal16_d(double *d, double mean, double std) {
+  for (int j = 0; j < 8; j++) {
+    double u1 = 1 - d[j], u2 = d[j + 8];
+    double radius = sqrt(-2 * log(u1)), theta = 2.0 * M_PI * u2;
+    d[j] = radius * cos(theta) * std + mean;
+    d[j + 8] = radius * sin(theta) * std + mean;
+  }
+}
+static THTensor *normal_fill(THTensor *t, double mean, double std, THGenerator *g) {
+  int64_t n = THTensor_numel(t);
+  bool dbl = t->dtype == TH_Double;
+  THTensor *buf = THTensor_new(dbl ? TH_Double : TH_Float, t->ndim, t->sizes);
+  if (!buf) return NULL;
+  Draw u = uniform_draw(t->dtype);
+  double a01[2] = { 0, 1 };
+  pthread_mutex_lock(&g->mutex);
+  if (dbl) {
+    double *d = (double *)THTensor_data(buf);
+    for (int64_t i = 0; i < n; i++) d[i] = u(g, a01);
+    for (int64_t i = 0; i + 16 <= n; i += 16) normal16_d(d + i, mean, std);
+    if (n % 16) {
+      d += n - 16;
+      for (int i = 0; i < 16; i++) d[i] = u(g, a01);
+      normal16_d(d, mean, std);
+    }
+  } else {
+    float *d = (float *)THTensor_data(buf);
+    for (int64_t i = 0; i < n; i++) d[i] = (float)u(g, a01);
+    for (int64_t i = 0; i + 16 <= n; i += 16) normal16_f(d + i, (float)mean, (float)std);
+    if (n % 16) {
+      d += n - 16;
+      for (int i = 0; i < 16; i++) d[i] = (float)u(g, a01);
+      normal16_f(d, (float)mean, (float)std);
+    }
+  }
+  pthread_mutex_unlock(&g->mutex);
+  int rc = at_copy_(t, buf);
+  THTensor_free(buf);
+  return rc < 0 ? NULL : THTensor_retain(t);
 }
 
 THTensor *at_normal_(THTensor *t, double mean, double std, THGenerator *g) {
   if (std < 0) { THError_set(TH_ERR_RUNTIME, "normal expects std >= 0.0, but found std %g", std); return NULL; }
   if (check_float(t, "normal") < 0) return NULL;
   double a[2] = { mean, std };
+  if (THTensor_numel(t) >= 16 && THTensor_isContiguous(t)) return normal_fill(t, mean, std, g);
   return fill_with(t, d_normal, a, g);
 }
 
@@ -81,8 +170,10 @@ THTensor *at_bernoulli_t_(THTensor *t, const THTensor *p, THGenerator *g) {
       THError_set(TH_ERR_RUNTIME, "Expected p_in >= 0 && p_in <= 1 to be true, but got false.");
       return NULL;
     }
+  bool dbl = p->dtype == TH_Double;   /* torch: bernoulli_distribution<float> unless p is double */
   pthread_mutex_lock(&g->mutex);
-  for (int64_t i = 0; i < n; i++) v[i] = THRandom_uniform(g) < v[i] ? 1.0 : 0.0;
+  for (int64_t i = 0; i < n; i++)
+    v[i] = (dbl ? THRandom_uniform(g) < v[i] : THRandom_uniformFloat(g) < (float)v[i]) ? 1.0 : 0.0;
   pthread_mutex_unlock(&g->mutex);
   int rc = at_copy_(t, pe);
   THTensor_free(pe);
@@ -139,6 +230,7 @@ THTensor *at_random_(THTensor *t, int64_t from, ATOptInt to, THGenerator *g) {
     return NULL;
   }
   uint64_t range = (uint64_t)hi - (uint64_t)from;
+  if (!to.has && t->dtype == TH_Int64) range = (1ULL << 63) - (uint64_t)from;   /* torch: val % 2^63 */
   int64_t n = THTensor_numel(t);
   THTensor *buf = THTensor_new(TH_Int64, t->ndim, t->sizes);
   if (!buf) return NULL;
@@ -177,7 +269,7 @@ THTensor *at_normal_tensors(const THTensor *mean, const THTensor *std, THGenerat
   if (at_broadcast_shape(2, in, &nd, shape) < 0) return NULL;
   THDtype dt = at_result_type(2, in);
   if (!THDtype_isFloating(dt)) dt = at_default_dtype();
-  THTensor *z = THTensor_new(TH_Double, nd, shape);
+  THTensor *z = THTensor_new(dt, nd, shape);   /* torch draws in the result dtype */
   if (!z) return NULL;
   THTensor *ok = at_normal_(z, 0, 1, g);
   THTensor_free(ok);
@@ -195,14 +287,73 @@ THTensor *at_randperm(int64_t n, THDtype dtype, THGenerator *g) {
   int64_t *v = (int64_t *)THTensor_data(buf);
   for (int64_t i = 0; i < n; i++) v[i] = i;
   pthread_mutex_lock(&g->mutex);
-  for (int64_t i = n - 1; i > 0; i--) {   /* Fisher-Yates */
-    int64_t j = (int64_t)(THRandom_random64(g) % (uint64_t)(i + 1));
-    int64_t tmp = v[i]; v[i] = v[j]; v[j] = tmp;
+  for (int64_t i = 0; i < n - 1; i++) {   /* Fisher-Yates, front to back, as torch's randperm_cpu */
+    int64_t z = (int64_t)(THRandom_random(g) % (uint64_t)(n - i));
+    int64_t tmp = v[i]; v[i] = v[z + i]; v[z + i] = tmp;
   }
   pthread_mutex_unlock(&g->mutex);
   THTensor *r = at_to_dtype(buf, dtype, false);
   THTensor_free(buf);
   return r;
+}
+
+/* torch's multinomial, draw for draw. Without replacement (or one sample):
+ * q ~ Exp(1) per category, then the largest p / q (the Gumbel trick). */
+static const double *sort_keys;
+static int by_key_desc(const void *x, const void *y) {
+  double a = sort_keys[*(const int64_t *)x], b = sort_keys[*(const int64_t *)y];
+  if (a != b) return a > b ? -1 : 1;
+  return *(const int64_t *)x < *(const int64_t *)y ? -1 : 1;
+}
+static void multinomial_exp_trick(double *pv, int64_t rows, int64_t k, int64_t ns, bool dbl, int64_t *ov,
+                                  THGenerator *g) {
+  for (int64_t r = 0; r < rows; r++) {   /* torch draws the whole exponential tensor first */
+    double *w = pv + r * k;
+    for (int64_t i = 0; i < k; i++) {
+      double e = -log1p(-THRandom_uniform(g));
+      w[i] = dbl ? w[i] / e : (double)((float)w[i] / (float)e);
+    }
+  }
+  int64_t *idx = ns > 1 ? malloc((size_t)k * sizeof *idx) : NULL;
+  for (int64_t r = 0; r < rows; r++) {
+    double *w = pv + r * k;
+    if (ns == 1) {
+      int64_t best = 0;
+      for (int64_t i = 1; i < k; i++) if (w[i] > w[best] || isnan(w[i])) { best = i; if (isnan(w[i])) break; }
+      ov[r] = best;
+      continue;
+    }
+    for (int64_t i = 0; i < k; i++) idx[i] = i;
+    sort_keys = w;
+    qsort(idx, (size_t)k, sizeof *idx, by_key_desc);
+    for (int64_t s = 0; s < ns; s++) ov[r * ns + s] = idx[s];
+  }
+  free(idx);
+}
+
+/* With replacement: a normalised running sum in the input's precision, one
+ * 53-bit uniform per sample, and a binary search (torch's CPU kernel). */
+static void multinomial_cdf(double *pv, int64_t rows, int64_t k, int64_t ns, bool dbl, int64_t *ov, THGenerator *g) {
+  for (int64_t r = 0; r < rows; r++) {
+    double *w = pv + r * k, sum = 0;
+    float sumf = 0;
+    for (int64_t i = 0; i < k; i++) {
+      if (dbl) { sum += w[i]; w[i] = sum; }
+      else { sumf += (float)w[i]; w[i] = sumf; }
+    }
+    if (!dbl) sum = sumf;
+    for (int64_t i = 0; i < k; i++) w[i] = dbl ? w[i] / sum : (double)((float)w[i] / (float)sum);
+    w[k - 1] = 1;
+    for (int64_t s = 0; s < ns; s++) {
+      double u = THRandom_uniform(g);
+      int64_t lo = 0, hi = k;
+      while (hi - lo > 0) {
+        int64_t mid = lo + (hi - lo) / 2;
+        if (w[mid] < u) lo = mid + 1; else hi = mid;
+      }
+      ov[r * ns + s] = lo;
+    }
+  }
 }
 
 THTensor *at_multinomial(const THTensor *probs, int64_t ns, bool replacement, THGenerator *g) {
@@ -226,25 +377,22 @@ THTensor *at_multinomial(const THTensor *probs, int64_t ns, bool replacement, TH
   if (!out) { THTensor_free(pc); return NULL; }
   double *pv = (double *)THTensor_data(pc);
   int64_t *ov = (int64_t *)THTensor_data(out);
+  bool dbl = probs->dtype == TH_Double;   /* torch keeps float inputs in float */
   int err = 0;
-  pthread_mutex_lock(&g->mutex);
   for (int64_t r = 0; r < rows && !err; r++) {
     double *w = pv + r * k, total = 0;
     for (int64_t i = 0; i < k; i++) {
       if (!(w[i] >= 0) || isinf(w[i])) { err = 1; break; }
       total += w[i];
     }
-    if (err || total <= 0) { err = err ? 1 : 2; break; }
-    for (int64_t s = 0; s < ns; s++) {
-      double u = THRandom_uniform(g) * total, acc = 0;
-      int64_t pick = k - 1;
-      for (int64_t i = 0; i < k; i++) { acc += w[i]; if (u < acc && w[i] > 0) { pick = i; break; } }
-      while (pick > 0 && w[pick] == 0) pick--;
-      ov[r * ns + s] = pick;
-      if (!replacement) { total -= w[pick]; w[pick] = 0; if (total <= 0 && s + 1 < ns) { err = 2; break; } }
-    }
+    if (!err && total <= 0) err = 2;
   }
-  pthread_mutex_unlock(&g->mutex);
+  if (!err) {
+    pthread_mutex_lock(&g->mutex);
+    if (!replacement || ns == 1) multinomial_exp_trick(pv, rows, k, ns, dbl, ov, g);
+    else multinomial_cdf(pv, rows, k, ns, dbl, ov, g);
+    pthread_mutex_unlock(&g->mutex);
+  }
   THTensor_free(pc);
   if (err) {
     THTensor_free(out);

@@ -100,18 +100,22 @@ uint64_t THRandom_random64(THGenerator *g) {
   return (hi << 32) | lo;
 }
 
+/* PyTorch's transforms (ATen's TransformationHelper.h): the low 53 (24) bits
+ * of a 64-bit (32-bit) draw, so seeded programs see torch's numbers. */
 double THRandom_uniform(THGenerator *g) {
-  return (double)(THRandom_random64(g) >> 11) * (1.0 / 9007199254740992.0);
+  return (double)(THRandom_random64(g) & ((1ULL << 53) - 1)) * (1.0 / 9007199254740992.0);
 }
 
 float THRandom_uniformFloat(THGenerator *g) {
-  return (float)(THRandom_random(g) >> 8) * (1.0f / 16777216.0f);
+  return (float)(THRandom_random(g) & 0xffffffu) * (1.0f / 16777216.0f);
 }
 
+/* Box-Muller in pairs as torch's normal_distribution<double>: u1 sets the
+ * angle, u2 the radius; the sine half is cached in the generator. */
 double THRandom_normal(THGenerator *g) {
   if (g->has_next_normal) { g->has_next_normal = false; return g->next_normal; }
   double u1 = THRandom_uniform(g), u2 = THRandom_uniform(g);
-  double r = sqrt(-2.0 * log1p(-u1)), th = 2.0 * M_PI * u2;
+  double r = sqrt(-2.0 * log1p(-u2)), th = 2.0 * M_PI * u1;
   g->next_normal = r * sin(th);
   g->has_next_normal = true;
   return r * cos(th);
