@@ -61,6 +61,7 @@ from ._random import (  # noqa: E402,F401
 )
 from . import autograd  # noqa: E402
 from .autograd import no_grad, enable_grad, set_grad_enabled, inference_mode  # noqa: E402,F401
+from ._C import is_anomaly_check_nan_enabled, _set_anomaly_enabled as set_anomaly_enabled  # noqa: E402,F401
 
 from . import cuda  # noqa: E402,F401
 from ._dtype_info import finfo, iinfo  # noqa: E402,F401
