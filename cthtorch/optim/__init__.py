@@ -4,3 +4,4 @@ from cthtorch.optim.algorithms import SGD, Adam, AdamW, Adagrad, RMSprop, Adadel
 from cthtorch.optim.lbfgs import LBFGS  # noqa: F401
 from cthtorch.optim import lr_scheduler  # noqa: F401
 from cthtorch.optim.algorithms_extra import NAdam, RAdam, ASGD, Rprop, SparseAdam  # noqa: F401
+from cthtorch.optim import swa_utils  # noqa: F401,E402
