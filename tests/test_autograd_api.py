@@ -260,3 +260,44 @@ def test_torch_profiler_schedule_and_handler(tmp_path):
         with P.record_function("x"):
             pass
     assert len(list(tmp_path.glob("w.*.pt.trace.json"))) == 1
+
+
+# ---- post-accumulate-grad hooks ----
+
+def _optimizer_in_backward(lib):
+    w = lib.tensor([[1.0, -2.0], [0.5, 3.0]], requires_grad=True)
+    b = lib.tensor([0.1, 0.2], requires_grad=True)
+    seen = {"w": [], "b": []}
+    opts = {id(p): lib.optim.SGD([p], lr=0.1, momentum=0.9) for p in (w, b)}
+
+    def hook(p):   # step and free each grad as soon as it is accumulated
+        seen["w" if p is w else "b"].append(p.grad.clone().tolist())
+        opts[id(p)].step()
+        p.grad = None
+    handles = [p.register_post_accumulate_grad_hook(hook) for p in (w, b)]
+    x = lib.tensor([[1.0, 2.0], [3.0, -1.0]])
+    for _ in range(3):
+        ((x @ w + b) ** 2).sum().backward()
+    handles[1].remove()
+    ((x @ w + b) ** 2).sum().backward()
+    return seen["w"], seen["b"], w.tolist(), b.tolist(), b.grad.tolist(), w.grad
+
+
+def test_post_accumulate_grad_hook_matches_torch():
+    mine, ref = _optimizer_in_backward(ct), _optimizer_in_backward(torch)
+    assert mine[5] is None and ref[5] is None and len(mine[0]) == 4 and len(mine[1]) == 3
+    for a, b in zip(mine[:5], ref[:5]):
+        np.testing.assert_allclose(np.array(a), np.array(b), rtol=1e-5, atol=1e-5)
+
+
+def test_post_accumulate_grad_hook_errors():
+    for lib in (ct, torch):
+        x = lib.ones(2, requires_grad=True)
+        with pytest.raises(RuntimeError, match="post accumulate grad hooks cannot be registered on non-leaf"):
+            (x * 2).register_post_accumulate_grad_hook(lambda t: None)
+        with pytest.raises(RuntimeError, match="cannot register a hook on a tensor that doesn't require gradient"):
+            lib.ones(2).register_post_accumulate_grad_hook(lambda t: None)
+        calls = []
+        x.register_post_accumulate_grad_hook(lambda t: calls.append(1))
+        lib.autograd.grad((x * 2).sum(), x)   # no accumulation, no hook
+        assert calls == []
