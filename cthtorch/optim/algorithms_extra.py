@@ -21,6 +21,29 @@ def _grads(group, name):
         yield p, (p.grad if not group.get("maximize") else -p.grad)
 
 
+def _adam_state(st, p, **extra):
+    """First-step state of the Adam family (step, moments, plus extra scalars); then counts the step."""
+    if len(st) == 0:
+        st["step"] = _scalar(0.0)
+        for k, v in extra.items():
+            st[k] = _scalar(v)
+        st["exp_avg"] = cthtorch.zeros_like(p)
+        st["exp_avg_sq"] = cthtorch.zeros_like(p)
+    st["step"] += 1
+    return st["step"].item()
+
+
+def _weight_decay(p, grad, g):
+    """L2 (added to grad) or decoupled (AdamW-style, applied to p) weight decay."""
+    wd = g["weight_decay"]
+    if wd != 0:
+        if g["decoupled_weight_decay"]:
+            p.mul_(1 - g["lr"] * wd)
+        else:
+            grad = grad.add(p, alpha=wd)
+    return grad
+
+
 class NAdam(Optimizer):
     def __init__(self, params, lr=2e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0, momentum_decay=4e-3,
                  decoupled_weight_decay=False, *, foreach=None, maximize=False, capturable=False,
@@ -37,22 +60,12 @@ class NAdam(Optimizer):
         def impl():
             for g in self.param_groups:
                 beta1, beta2 = g["betas"]
-                lr, wd = g["lr"], g["weight_decay"]
+                lr = g["lr"]
                 for p, grad in _grads(g, "NAdam"):
                     st = self.state[p]
-                    if len(st) == 0:
-                        st["step"] = _scalar(0.0)
-                        st["mu_product"] = _scalar(1.0)
-                        st["exp_avg"] = cthtorch.zeros_like(p)
-                        st["exp_avg_sq"] = cthtorch.zeros_like(p)
-                    st["step"] += 1
-                    step = st["step"].item()
+                    step = _adam_state(st, p, mu_product=1.0)
                     bc2 = 1 - beta2 ** step
-                    if wd != 0:
-                        if g["decoupled_weight_decay"]:
-                            p.mul_(1 - lr * wd)
-                        else:
-                            grad = grad.add(p, alpha=wd)
+                    grad = _weight_decay(p, grad, g)
                     mu = beta1 * (1.0 - 0.5 * 0.96 ** (step * g["momentum_decay"]))
                     mu_next = beta1 * (1.0 - 0.5 * 0.96 ** ((step + 1) * g["momentum_decay"]))
                     st["mu_product"] *= mu
@@ -77,20 +90,11 @@ class RAdam(Optimizer):
         def impl():
             for g in self.param_groups:
                 beta1, beta2 = g["betas"]
-                lr, wd = g["lr"], g["weight_decay"]
+                lr = g["lr"]
                 for p, grad in _grads(g, "RAdam"):
                     st = self.state[p]
-                    if len(st) == 0:
-                        st["step"] = _scalar(0.0)
-                        st["exp_avg"] = cthtorch.zeros_like(p)
-                        st["exp_avg_sq"] = cthtorch.zeros_like(p)
-                    st["step"] += 1
-                    step = st["step"].item()
-                    if wd != 0:
-                        if g["decoupled_weight_decay"]:
-                            p.mul_(1 - lr * wd)
-                        else:
-                            grad = grad.add(p, alpha=wd)
+                    step = _adam_state(st, p)
+                    grad = _weight_decay(p, grad, g)
                     exp_avg, exp_avg_sq = st["exp_avg"], st["exp_avg_sq"]
                     exp_avg.lerp_(grad, 1 - beta1)
                     exp_avg_sq.mul_(beta2).addcmul_(grad, grad, value=1 - beta2)
