@@ -61,6 +61,7 @@ from ._random import (  # noqa: E402,F401
 )
 from . import autograd  # noqa: E402
 from .autograd import no_grad, enable_grad, set_grad_enabled, inference_mode  # noqa: E402,F401
+from ._C import is_anomaly_check_nan_enabled, _set_anomaly_enabled as set_anomaly_enabled  # noqa: E402,F401
 
 from . import cuda  # noqa: E402,F401
 from ._dtype_info import finfo, iinfo  # noqa: E402,F401
@@ -144,6 +145,13 @@ def _lazy(name):
     return importlib.import_module("." + name, __name__)
 
 
+# torch.autocast and the autocast state functions (cthtorch.amp.autocast_mode)
+_AUTOCAST_STATE = ("is_autocast_enabled", "set_autocast_enabled", "get_autocast_dtype", "set_autocast_dtype",
+                   "is_autocast_cpu_enabled", "get_autocast_cpu_dtype", "get_autocast_gpu_dtype",
+                   "is_autocast_cache_enabled", "set_autocast_cache_enabled", "clear_autocast_cache",
+                   "autocast_increment_nesting", "autocast_decrement_nesting")
+
+
 def __getattr__(name):
     # subpackages load on first use (import cthtorch stays fast)
     if name in ("nn", "optim", "utils", "vision", "linalg", "special", "fft", "multiprocessing",
@@ -159,4 +167,9 @@ def __getattr__(name):
     if name in ("save", "load"):
         from . import serialization
         return getattr(serialization, name)
+    if name == "profiler":
+        return _lazy("profiler")
+    if name == "autocast" or name in _AUTOCAST_STATE:
+        from .amp import autocast_mode
+        return getattr(autocast_mode, name)
     raise AttributeError("module 'cthtorch' has no attribute '%s'" % name)

@@ -31,6 +31,21 @@ class Tensor(_C._TensorBase):
             return _ListHandle(self._backward_hooks, hook)
         return self.grad_fn._register_tensor_prehook(self.output_nr, hook)
 
+    _post_accumulate_grad_hooks = None   # id -> hook(tensor); run by AccumulateGrad (src/python/autograd/Node.c)
+
+    def register_post_accumulate_grad_hook(self, hook):
+        if not self.requires_grad:
+            raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
+        if self.grad_fn is not None:
+            raise RuntimeError("post accumulate grad hooks cannot be registered on non-leaf tensors")
+        from cthtorch.utils.hooks import RemovableHandle
+        if self._post_accumulate_grad_hooks is None:
+            import collections   # OrderedDict: the handle keeps a weak reference to it
+            self._post_accumulate_grad_hooks = collections.OrderedDict()
+        handle = RemovableHandle(self._post_accumulate_grad_hooks)
+        self._post_accumulate_grad_hooks[handle.id] = hook
+        return handle
+
     def retain_grad(self):
         if not self.requires_grad:
             raise RuntimeError("can't retain_grad on Tensor that has requires_grad=False")

@@ -58,3 +58,10 @@ def current_device():
 
 def get_device_name(device=None):
     current_device()
+
+
+# torch.cuda.amp (deprecated aliases of cthtorch.amp); registered in sys.modules
+# so `from torch.cuda.amp import autocast` works although cuda is a module
+from cthtorch.amp import cuda_amp as amp  # noqa: E402
+import sys as _sys  # noqa: E402
+_sys.modules[__name__ + ".amp"] = amp

@@ -9,15 +9,9 @@ try:   # grad-mode context managers (their own branch); a minimal fallback until
     from .grad_mode import no_grad, enable_grad, set_grad_enabled, inference_mode  # noqa: F401
 except ImportError:
     from ._grad_mode_min import no_grad, enable_grad, set_grad_enabled, inference_mode  # noqa: F401
-try:
-    from .anomaly_mode import detect_anomaly, set_detect_anomaly  # noqa: F401
-except ImportError:
-    pass
-try:
-    from .gradcheck import gradcheck, gradgradcheck  # noqa: F401
-except ImportError:
-    pass
-from . import graph  # noqa: F401,E402
+from .anomaly_mode import detect_anomaly, set_detect_anomaly  # noqa: F401,E402
+from .gradcheck import gradcheck, gradgradcheck  # noqa: F401,E402
+from . import graph, functional, forward_ad, profiler  # noqa: F401,E402
 
 
 def _make_grads(outputs, grads):

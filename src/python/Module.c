@@ -7,6 +7,7 @@
 
 _Thread_local bool THP_grad_enabled_off = false;
 bool THP_anomaly_enabled = false;
+bool THP_anomaly_check_nan = true;   /* detect_anomaly(check_nan=False) skips the NaN scan */
 
 int THP_initNodes(PyObject *m);
 int THP_initEngine(PyObject *m);
@@ -26,9 +27,11 @@ static PyObject *set_anomaly(PyObject *m, PyObject *args) {
   int check_nan = 1;
   if (!PyArg_ParseTuple(args, "O|p", &v, &check_nan)) return NULL;
   THP_anomaly_enabled = PyObject_IsTrue(v) == 1;
+  THP_anomaly_check_nan = check_nan;
   Py_RETURN_NONE;
 }
 static PyObject *is_anomaly(PyObject *m, PyObject *u) { return PyBool_FromLong(THP_anomaly_enabled); }
+static PyObject *is_anomaly_nan(PyObject *m, PyObject *u) { return PyBool_FromLong(THP_anomaly_check_nan); }
 
 static PyObject *set_tensor_class(PyObject *m, PyObject *cls) {
   if (!PyType_Check(cls) || !PyType_IsSubtype((PyTypeObject *)cls, &THPTensorType)) {
@@ -90,6 +93,7 @@ PyMethodDef THP_module_functions[] = {
   {"is_grad_enabled", is_grad_enabled, METH_NOARGS, NULL},
   {"_set_anomaly_enabled", set_anomaly, METH_VARARGS, NULL},
   {"is_anomaly_enabled", is_anomaly, METH_NOARGS, NULL},
+  {"is_anomaly_check_nan_enabled", is_anomaly_nan, METH_NOARGS, NULL},
   {"_set_tensor_class", set_tensor_class, METH_O, NULL},
   {"_set_return_types", set_return_types, METH_O, NULL},
   {"get_default_dtype", get_default_dtype, METH_NOARGS, NULL},

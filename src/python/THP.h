@@ -78,6 +78,7 @@ int THP_flush_warnings(void);         /* THWarn queue -> UserWarning; -1 if a wa
 extern _Thread_local bool THP_grad_enabled_off;   /* inverted so zero-init means enabled */
 static inline bool THP_grad_enabled(void) { return !THP_grad_enabled_off; }
 extern bool THP_anomaly_enabled;
+extern bool THP_anomaly_check_nan;
 
 /* ---- autograd nodes ---- */
 typedef struct { PyObject *fn; int input_nr; } THPEdge;   /* fn NULL: no gradient flows */

@@ -222,7 +222,7 @@ static PyObject *run_node(RunState *s, THPNode *n, PyObject *buf) {
     if (n->anomaly_trace && PyErr_Occurred()) THP_anomaly_note(n);
     return NULL;
   }
-  if (THP_anomaly_enabled && THP_anomaly_check(n, out) < 0) { Py_DECREF(out); return NULL; }
+  if (THP_anomaly_enabled && THP_anomaly_check_nan && THP_anomaly_check(n, out) < 0) { Py_DECREF(out); return NULL; }
   if (n->post_hooks) {
     for (Py_ssize_t h = 0; h < PyList_GET_SIZE(n->post_hooks); h++) {
       args = PyList_AsTuple(buf);

@@ -207,6 +207,26 @@ PyTypeObject THPNodeType = {
 typedef struct { THPNode base; PyObject *variable; } THPAccumulateGrad;
 PyTypeObject THPAccumulateGradType;
 
+/* Tensor.register_post_accumulate_grad_hook: each hook(tensor) runs once .grad
+ * holds the new sum. The hooks dict lives on the tensor (class default None). */
+static int run_post_accumulate_hooks(PyObject *var) {
+  PyObject *hooks = PyObject_GetAttrString(var, "_post_accumulate_grad_hooks");
+  if (!hooks) return -1;
+  int rc = 0;
+  if (PyDict_Check(hooks) && PyDict_GET_SIZE(hooks)) {
+    PyObject *fns = PyDict_Values(hooks);   /* a copy: a hook may remove itself */
+    for (Py_ssize_t i = 0; fns && i < PyList_GET_SIZE(fns); i++) {
+      PyObject *r = PyObject_CallOneArg(PyList_GET_ITEM(fns, i), var);
+      if (!r) { rc = -1; break; }
+      Py_DECREF(r);
+    }
+    if (!fns) rc = -1;
+    Py_XDECREF(fns);
+  }
+  Py_DECREF(hooks);
+  return rc;
+}
+
 static PyObject *accumulate_apply(THPNode *n_, PyObject *const *grads) {
   THPAccumulateGrad *n = (THPAccumulateGrad *)n_;
   PyObject *g = grads[0];
@@ -216,7 +236,7 @@ static PyObject *accumulate_apply(THPNode *n_, PyObject *const *grads) {
     if (g != Py_None) {
       int rc = THP_accumulate_into_grad(v, g);
       Py_DECREF(g);
-      if (rc < 0) return NULL;
+      if (rc < 0 || run_post_accumulate_hooks(n->variable) < 0) return NULL;
     } else {
       Py_DECREF(g);
     }

@@ -1,0 +1,279 @@
+"""torch.autograd.profiler: profile and record_function.
+
+cthtorch's ops are not instrumented, so a profile holds the record_function
+ranges opened inside it (with wall-clock CPU times), not per-op events; the
+tables, averages and Chrome traces are built from those ranges."""
+import functools
+import json
+import threading
+import time
+
+__all__ = ["profile", "record_function", "emit_nvtx", "emit_itt", "EventList", "FunctionEvent", "kineto_available"]
+
+_state = threading.local()
+
+
+def _active():
+    return getattr(_state, "profilers", [])
+
+
+def _now_us():
+    return time.perf_counter_ns() / 1000.0
+
+
+def kineto_available():
+    return False
+
+
+class FunctionEvent:
+    """One closed range: times in microseconds; children are the ranges directly inside it."""
+
+    def __init__(self, id, name, thread, start_us, end_us, input_shapes=None):
+        self.id, self.name, self.thread = id, name, thread
+        self.time_range_start, self.time_range_end = start_us, end_us
+        self.input_shapes = input_shapes
+        self.cpu_children = []
+        self.cpu_parent = None
+        self.count = 1
+
+    @property
+    def key(self):
+        return self.name
+
+    @property
+    def cpu_time_total(self):
+        return self.time_range_end - self.time_range_start
+
+    @property
+    def self_cpu_time_total(self):
+        return self.cpu_time_total - sum(c.cpu_time_total for c in self.cpu_children)
+
+    @property
+    def cpu_time(self):
+        return self.cpu_time_total
+
+    device_time_total = self_device_time_total = cuda_time_total = self_cuda_time_total = 0.0
+
+    def __repr__(self):
+        return "<FunctionEvent id=%d name=%s cpu_time=%.3fus>" % (self.id, self.name, self.cpu_time_total)
+
+
+class FunctionEventAvg:
+    """Totals of every event with one key (key_averages)."""
+
+    def __init__(self, key):
+        self.key = key
+        self.count = 0
+        self.cpu_time_total = 0.0
+        self.self_cpu_time_total = 0.0
+        self.input_shapes = None
+        self.device_time_total = self.self_device_time_total = self.cuda_time_total = self.self_cuda_time_total = 0.0
+
+    def add(self, ev):
+        self.count += ev.count
+        self.cpu_time_total += ev.cpu_time_total
+        self.self_cpu_time_total += ev.self_cpu_time_total
+        return self
+
+    @property
+    def cpu_time(self):
+        return self.cpu_time_total / self.count if self.count else 0.0
+
+    def __repr__(self):
+        return "<FunctionEventAvg key=%s self_cpu_time=%.3fus cpu_time=%.3fus count=%d>" % (
+            self.key, self.self_cpu_time_total, self.cpu_time_total, self.count)
+
+
+def _fmt_us(us):
+    if us >= 1e6:
+        return "%.3fs" % (us / 1e6)
+    if us >= 1e3:
+        return "%.3fms" % (us / 1e3)
+    return "%.3fus" % us
+
+
+class EventList(list):
+    def key_averages(self, group_by_input_shapes=False, group_by_stack_n=0, group_by_overload_name=False):
+        avgs = {}
+        for ev in self:
+            key = (ev.key, str(ev.input_shapes)) if group_by_input_shapes else ev.key
+            avgs.setdefault(key, FunctionEventAvg(ev.key)).add(ev)
+        return EventList(avgs.values())
+
+    def total_average(self):
+        total = FunctionEventAvg("Total")
+        for ev in self:
+            total.add(ev)
+        return total
+
+    @property
+    def self_cpu_time_total(self):
+        return sum(ev.self_cpu_time_total for ev in self)
+
+    def table(self, sort_by=None, row_limit=100, max_src_column_width=75, max_name_column_width=55,
+              max_shapes_column_width=80, header=None, top_level_events_only=False, time_unit=None):
+        rows = list(self)
+        if top_level_events_only:
+            rows = [r for r in rows if getattr(r, "cpu_parent", None) is None]
+        if sort_by is not None:
+            rows.sort(key=lambda r: getattr(r, sort_by.replace("cuda", "device"), 0), reverse=True)
+        if row_limit is not None and row_limit >= 0:
+            rows = rows[:row_limit]
+        total_self = self.self_cpu_time_total or 1.0
+        heads = ["Name", "Self CPU %", "Self CPU", "CPU total %", "CPU total", "CPU time avg", "# of Calls"]
+        body = [[r.key[:max_name_column_width], "%.2f%%" % (100.0 * r.self_cpu_time_total / total_self),
+                 _fmt_us(r.self_cpu_time_total), "%.2f%%" % (100.0 * r.cpu_time_total / total_self),
+                 _fmt_us(r.cpu_time_total), _fmt_us(r.cpu_time_total / max(r.count, 1)), str(r.count)] for r in rows]
+        widths = [max([len(h)] + [len(b[i]) for b in body]) + 2 for i, h in enumerate(heads)]
+        line = "-" * (sum(widths) + len(widths) - 1)
+
+        def fmt(cells):
+            return " ".join(c.ljust(w) if i == 0 else c.rjust(w) for i, (c, w) in enumerate(zip(cells, widths)))
+        out = ([header] if header else []) + [line, fmt(heads), line] + [fmt(b) for b in body] + [line]
+        out.append("Self CPU time total: %s" % _fmt_us(self.self_cpu_time_total))
+        return "\n".join(out) + "\n"
+
+    def __str__(self):
+        return self.table()
+
+    def export_chrome_trace(self, path):
+        events = [{"name": ev.name, "ph": "X", "ts": ev.time_range_start, "dur": ev.cpu_time_total,
+                   "tid": ev.thread, "pid": "CPU functions", "args": {}} for ev in self]
+        with open(path, "w") as f:
+            json.dump({"traceEvents": events}, f)
+
+
+class profile:
+    """Collects record_function ranges opened while it is active (CPU wall-clock times)."""
+
+    def __init__(self, enabled=True, *, use_cuda=False, use_device=None, record_shapes=False, with_flops=False,
+                 profile_memory=False, with_stack=False, with_modules=False, use_kineto=False, use_cpu=True,
+                 experimental_config=None, acc_events=False, custom_trace_id_callback=None, **kwargs):
+        self.enabled = enabled
+        self.record_shapes = record_shapes
+        self.function_events = None
+        self._events = []
+        self._entered = False
+
+    def _start(self):
+        if self._entered:
+            raise RuntimeError("Profiler context manager is not reentrant")
+        self._entered = True
+        self._events = []
+        self._t0 = _now_us()
+        if self.enabled:
+            _state.profilers = _active() + [self]
+
+    def _stop(self):
+        if self.enabled:
+            _state.profilers = [p for p in _active() if p is not self]
+        self._entered = False
+        self.function_events = EventList(sorted(self._events, key=lambda e: e.time_range_start))
+
+    def __enter__(self):
+        self._start()
+        return self
+
+    def __exit__(self, *args):
+        self._stop()
+        return False
+
+    def _check_finish(self):
+        if self.function_events is None:
+            raise RuntimeError("Profiler didn't finish running")
+
+    def key_averages(self, group_by_input_shape=False, group_by_stack_n=0, group_by_overload_name=False):
+        self._check_finish()
+        return self.function_events.key_averages(group_by_input_shape)
+
+    def table(self, sort_by=None, row_limit=100, **kwargs):
+        self._check_finish()
+        return self.function_events.table(sort_by=sort_by, row_limit=row_limit, **kwargs)
+
+    def total_average(self):
+        self._check_finish()
+        return self.function_events.total_average()
+
+    def events(self):
+        self._check_finish()
+        return self.function_events
+
+    @property
+    def self_cpu_time_total(self):
+        self._check_finish()
+        return self.function_events.self_cpu_time_total
+
+    def export_chrome_trace(self, path):
+        self._check_finish()
+        self.function_events.export_chrome_trace(path)
+
+    def __str__(self):
+        self._check_finish()
+        return str(self.function_events)
+
+
+class record_function:
+    """Names a range of code: timed into every active profile (context manager or decorator)."""
+
+    _ids = iter(range(1 << 62))
+
+    def __init__(self, name, args=None):
+        self.name = name
+        self.args = args
+        self._start_us = None
+
+    def __enter__(self):
+        profs = _active()
+        if profs:
+            self._start_us = _now_us()
+            self._profs = list(profs)
+            stack = getattr(_state, "open", None)
+            if stack is None:
+                stack = _state.open = []
+            self._event = FunctionEvent(next(record_function._ids), self.name, threading.get_ident(),
+                                        self._start_us, self._start_us)
+            self._event.cpu_parent = stack[-1] if stack else None
+            stack.append(self._event)
+        return self
+
+    def __exit__(self, *args):
+        if self._start_us is None:
+            return False
+        ev = self._event
+        ev.time_range_end = _now_us()
+        _state.open.remove(ev)
+        if ev.cpu_parent is not None:
+            ev.cpu_parent.cpu_children.append(ev)
+        for p in self._profs:
+            p._events.append(ev)
+        self._start_us = None
+        return False
+
+    def __call__(self, fn):
+        @functools.wraps(fn)
+        def wrapper(*a, **kw):
+            with record_function(self.name, self.args):
+                return fn(*a, **kw)
+        return wrapper
+
+
+class emit_nvtx:
+    """NVTX ranges need CUDA; without it this context manager does nothing."""
+
+    def __init__(self, enabled=True, record_shapes=False):
+        self.enabled = enabled
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *args):
+        return False
+
+
+class emit_itt(emit_nvtx):
+    """ITT ranges need Intel VTune; without it this context manager does nothing."""
+
+
+def load_nvprof(path):
+    raise NotImplementedError("load_nvprof: nvprof traces need CUDA, which cthtorch does not have here")
+

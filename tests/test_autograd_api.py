@@ -1,0 +1,303 @@
+"""The Python autograd API over the engine: gradcheck, functional, anomaly mode,
+forward_ad, profiler — compared with torch."""
+import json
+import warnings
+
+import numpy as np
+import pytest
+
+import cthtorch as ct
+import oracle
+
+torch = oracle.require_torch()
+
+
+def pair(shape, seed=0):
+    a = np.random.RandomState(seed).randn(*shape)
+    return ct.tensor(a, dtype=ct.float64, requires_grad=True), torch.tensor(a, dtype=torch.float64,
+                                                                           requires_grad=True)
+
+
+# ---- gradcheck / gradgradcheck ----
+
+def test_gradcheck_passes_for_composite_and_module_path():
+    from cthtorch.autograd.gradcheck import gradcheck as gc_fn, GradcheckError
+    assert gc_fn is ct.autograd.gradcheck and issubclass(GradcheckError, RuntimeError)
+    x, _ = pair((3, 4))
+    w, _ = pair((4, 2), 1)
+    assert ct.autograd.gradcheck(lambda a, b: (a @ b).tanh().sum(0), (x, w))
+    assert ct.autograd.gradgradcheck(lambda a, b: (a @ b).sigmoid(), (x, w))
+    # non-contiguous and 0-d inputs
+    assert ct.autograd.gradcheck(lambda a: (a * a).exp(), (x.detach().t().requires_grad_(),))
+    assert ct.autograd.gradcheck(lambda a: a.sin() * 3, (ct.tensor(0.7, dtype=ct.float64, requires_grad=True),))
+
+
+class _BadSquare(ct.autograd.Function):
+    @staticmethod
+    def forward(ctx, x):
+        ctx.save_for_backward(x)
+        return x * x
+
+    @staticmethod
+    def backward(ctx, g):
+        (x,) = ctx.saved_tensors
+        return g * x * 3   # wrong: should be 2
+
+
+def test_gradcheck_reports_mismatch_like_torch():
+    x, _ = pair((3,))
+    from cthtorch.autograd.gradcheck import GradcheckError
+    with pytest.raises(GradcheckError, match="Jacobian mismatch for output 0 with respect to input 0"):
+        ct.autograd.gradcheck(_BadSquare.apply, (x,))
+    assert ct.autograd.gradcheck(_BadSquare.apply, (x,), raise_exception=False) is False
+
+
+def test_gradcheck_input_checks():
+    with pytest.raises(ValueError, match="at least one input tensor to require gradient"):
+        ct.autograd.gradcheck(lambda a: a * 2, (ct.ones(2, dtype=ct.float64),))
+    x = ct.ones(3, requires_grad=True)
+    with warnings.catch_warnings(record=True) as w:
+        warnings.simplefilter("always")
+        ct.autograd.gradcheck(lambda a: a * 2, (x,), eps=1e-3, atol=1e-2)
+    assert any("is not a double precision" in str(i.message) for i in w)
+    e = ct.ones(1, dtype=ct.float64).expand(3).requires_grad_()
+    with pytest.raises(RuntimeError, match="stride 0"):
+        ct.autograd.gradcheck(lambda a: a * 2, (e,))
+
+
+def test_gradcheck_non_differentiable_output():
+    x, _ = pair((4,))
+    assert ct.autograd.gradcheck(lambda a: a.detach() * 0 + 1, (x,))
+
+
+# ---- autograd.functional vs torch ----
+
+def _cmp(a, b):
+    if isinstance(b, tuple):
+        assert isinstance(a, tuple) and len(a) == len(b)
+        for u, v in zip(a, b):
+            _cmp(u, v)
+    else:
+        assert tuple(a.shape) == tuple(b.shape)
+        np.testing.assert_allclose(a.detach().numpy(), b.detach().numpy(), rtol=1e-10, atol=1e-12)
+
+
+def _fn(lib):
+    return lambda x, y: (x.sin() * y.sum(), (x * y).exp())
+
+
+def test_functional_matches_torch():
+    cx, tx = pair((3,))
+    cy, ty = pair((3,), 2)
+    for name in ("jacobian",):
+        _cmp(getattr(ct.autograd.functional, name)(_fn(ct), (cx, cy)),
+             getattr(torch.autograd.functional, name)(_fn(torch), (tx, ty)))
+    _cmp(ct.autograd.functional.jacobian(lambda a: a ** 2, cx), torch.autograd.functional.jacobian(lambda a: a ** 2, tx))
+    def sc(lib):
+        return lambda a, b: (a.exp() * b * b).sum()
+    _cmp(ct.autograd.functional.hessian(sc(ct), (cx, cy)), torch.autograd.functional.hessian(sc(torch), (tx, ty)))
+    _cmp(ct.autograd.functional.hessian(lambda a: (a ** 3).sum() * a.sum(), cx),
+         torch.autograd.functional.hessian(lambda a: (a ** 3).sum() * a.sum(), tx))
+    with pytest.raises(NotImplementedError):   # never a silently wrong Hessian
+        ct.autograd.functional.hessian(lambda a: a.prod(), cx)
+    cv, tv = pair((3,), 5)
+    for name in ("vjp", "jvp"):
+        _cmp(getattr(ct.autograd.functional, name)(lambda a: a.tanh() * 2, cx, cv),
+             getattr(torch.autograd.functional, name)(lambda a: a.tanh() * 2, tx, tv))
+    for name in ("vhp", "hvp"):
+        _cmp(getattr(ct.autograd.functional, name)(lambda a, b: (a.exp() * b).sum(), (cx, cy), (cv, cv)),
+             getattr(torch.autograd.functional, name)(lambda a, b: (a.exp() * b).sum(), (tx, ty), (tv, tv)))
+
+
+def test_functional_create_graph_and_errors():
+    cx, tx = pair((2,))
+    j = ct.autograd.functional.jacobian(lambda a: a ** 3, cx, create_graph=True)
+    assert j.requires_grad
+    (g,) = ct.autograd.grad(j.sum(), cx)
+    tj = torch.autograd.functional.jacobian(lambda a: a ** 3, tx, create_graph=True)
+    (tg,) = torch.autograd.grad(tj.sum(), tx)
+    _cmp(g, tg)
+    assert not ct.autograd.functional.jacobian(lambda a: a ** 3, cx).requires_grad
+    for lib, F in ((ct, ct.autograd.functional), (torch, torch.autograd.functional)):
+        x = lib.ones(2, dtype=lib.float64)
+        with pytest.raises(RuntimeError, match="independent of input 1"):
+            F.jacobian(lambda a, b: a * 2, (x, x), strict=True)
+        with pytest.raises(TypeError, match="must be either a Tensor or a tuple of Tensors"):
+            F.vjp(lambda a: a, [x])
+        with pytest.raises(RuntimeError, match="v has invalid size"):
+            F.vjp(lambda a: a * 2, x, lib.ones(3, dtype=lib.float64))
+        with pytest.raises(RuntimeError, match="should return a single Tensor"):
+            F.hessian(lambda a: (a.sum(), a.sum()), x)
+        assert F.jacobian(lambda a, b: a * 2, (x, x))[1].abs().sum() == 0
+
+
+# ---- anomaly mode ----
+
+def test_anomaly_switches():
+    assert not ct.is_anomaly_enabled()
+    with pytest.warns(UserWarning, match="Anomaly Detection has been enabled"):
+        ctx = ct.autograd.detect_anomaly()
+    with ctx:
+        assert ct.is_anomaly_enabled() and ct.is_anomaly_check_nan_enabled()
+    assert not ct.is_anomaly_enabled()
+    with ct.autograd.set_detect_anomaly(True, check_nan=False):
+        assert ct.is_anomaly_enabled() and not ct.is_anomaly_check_nan_enabled()
+    assert not ct.is_anomaly_enabled() and ct.is_anomaly_check_nan_enabled()
+
+    with pytest.warns(UserWarning):
+        @ct.autograd.detect_anomaly()
+        def f():
+            return ct.is_anomaly_enabled()
+    assert f() and not ct.is_anomaly_enabled()
+
+
+def _nan_backward(lib):
+    x = lib.tensor([0.0], requires_grad=True)
+    with warnings.catch_warnings(record=True) as w:
+        warnings.simplefilter("always")
+        with lib.autograd.detect_anomaly():
+            y = x / x   # the forward op the report must name
+            with pytest.raises(RuntimeError) as e:
+                y.sum().backward()
+    return str(e.value), [str(i.message) for i in w]
+
+
+def test_anomaly_reports_nan_with_forward_traceback():
+    msg, warns = _nan_backward(ct)
+    tmsg, _ = _nan_backward(torch)
+    assert msg == tmsg == "Function 'DivBackward0' returned nan values in its 1th output."
+    rep = [m for m in warns if m.startswith("Error detected in DivBackward0")]
+    assert rep and "y = x / x" in rep[0]
+
+
+def test_anomaly_check_nan_false_and_off():
+    x = ct.tensor([0.0], requires_grad=True)
+    with ct.autograd.set_detect_anomaly(True, check_nan=False):
+        (x / x).sum().backward()
+    assert np.isnan(x.grad.numpy()).all()
+    x.grad = None
+    (x / x).sum().backward()   # off: NaNs pass silently, as in torch
+    assert np.isnan(x.grad.numpy()).all()
+
+
+class _Boom(ct.autograd.Function):
+    @staticmethod
+    def forward(ctx, x):
+        return x * 1
+
+    @staticmethod
+    def backward(ctx, g):
+        raise ValueError("boom in backward")
+
+
+def test_anomaly_reports_error_in_backward():
+    x = ct.ones(2, requires_grad=True)
+    with warnings.catch_warnings(record=True) as w:
+        warnings.simplefilter("always")
+        with ct.autograd.detect_anomaly():
+            y = _Boom.apply(x)   # recorded forward line
+            with pytest.raises(ValueError, match="boom in backward"):
+                y.sum().backward()
+    rep = [str(i.message) for i in w if str(i.message).startswith("Error detected in")]
+    assert rep and "_Boom.apply(x)" in rep[0]
+
+
+# ---- forward_ad ----
+
+def test_forward_ad_is_clean():
+    from cthtorch.autograd import forward_ad as fwAD
+    x = ct.ones(2)
+    with fwAD.dual_level():
+        p, t = fwAD.unpack_dual(x)
+        assert p is x and t is None
+        with pytest.raises(NotImplementedError, match="forward-mode AD"):
+            fwAD.make_dual(x, ct.ones(2))
+    with pytest.raises(NotImplementedError):
+        ct.autograd.gradcheck(lambda a: a * 2, (ct.ones(2, dtype=ct.float64, requires_grad=True),),
+                              check_forward_ad=True)
+
+
+# ---- profiler ----
+
+def test_autograd_profiler_times_record_function(tmp_path):
+    with ct.autograd.profiler.profile() as prof:
+        with ct.autograd.profiler.record_function("outer"):
+            for _ in range(2):
+                with ct.autograd.profiler.record_function("inner"):
+                    ct.randn(50, 50) @ ct.randn(50, 50)
+    avg = {e.key: e for e in prof.key_averages()}
+    assert avg["inner"].count == 2 and avg["outer"].count == 1
+    assert avg["outer"].cpu_time_total >= avg["inner"].cpu_time_total > 0
+    assert avg["outer"].self_cpu_time_total < avg["outer"].cpu_time_total
+    table = prof.key_averages().table(sort_by="self_cpu_time_total", row_limit=10)
+    assert "inner" in table and "# of Calls" in table
+    prof.export_chrome_trace(str(tmp_path / "t.json"))
+    names = [e["name"] for e in json.load(open(tmp_path / "t.json"))["traceEvents"]]
+    assert sorted(names) == ["inner", "inner", "outer"]
+    with ct.autograd.profiler.record_function("nobody listens"):
+        pass
+    with ct.autograd.profiler.emit_nvtx():
+        pass
+
+
+def test_torch_profiler_schedule_and_handler(tmp_path):
+    import cthtorch.profiler as P
+    import torch.profiler as TP
+    for lib in (P, TP):
+        s = lib.schedule(wait=1, warmup=1, active=2, repeat=1)
+        assert [s(i).name for i in range(6)] == ["NONE", "WARMUP", "RECORD", "RECORD_AND_SAVE", "NONE", "NONE"]
+    ready = []
+    with pytest.warns(UserWarning, match="won't be using warmup"):
+        sched = P.schedule(wait=1, warmup=0, active=2)
+    with P.profile(activities=[P.ProfilerActivity.CPU], schedule=sched,
+                   on_trace_ready=lambda p: ready.append([e.name for e in p.events()])) as prof:
+        for i in range(6):
+            with P.record_function("step%d" % i):
+                pass
+            prof.step()
+    assert ready[:2] == [["step1", "step2"], ["step4", "step5"]]
+    with P.profile(on_trace_ready=P.tensorboard_trace_handler(str(tmp_path), worker_name="w")):
+        with P.record_function("x"):
+            pass
+    assert len(list(tmp_path.glob("w.*.pt.trace.json"))) == 1
+
+
+# ---- post-accumulate-grad hooks ----
+
+def _optimizer_in_backward(lib):
+    w = lib.tensor([[1.0, -2.0], [0.5, 3.0]], requires_grad=True)
+    b = lib.tensor([0.1, 0.2], requires_grad=True)
+    seen = {"w": [], "b": []}
+    opts = {id(p): lib.optim.SGD([p], lr=0.1, momentum=0.9) for p in (w, b)}
+
+    def hook(p):   # step and free each grad as soon as it is accumulated
+        seen["w" if p is w else "b"].append(p.grad.clone().tolist())
+        opts[id(p)].step()
+        p.grad = None
+    handles = [p.register_post_accumulate_grad_hook(hook) for p in (w, b)]
+    x = lib.tensor([[1.0, 2.0], [3.0, -1.0]])
+    for _ in range(3):
+        ((x @ w + b) ** 2).sum().backward()
+    handles[1].remove()
+    ((x @ w + b) ** 2).sum().backward()
+    return seen["w"], seen["b"], w.tolist(), b.tolist(), b.grad.tolist(), w.grad
+
+
+def test_post_accumulate_grad_hook_matches_torch():
+    mine, ref = _optimizer_in_backward(ct), _optimizer_in_backward(torch)
+    assert mine[5] is None and ref[5] is None and len(mine[0]) == 4 and len(mine[1]) == 3
+    for a, b in zip(mine[:5], ref[:5]):
+        np.testing.assert_allclose(np.array(a), np.array(b), rtol=1e-5, atol=1e-5)
+
+
+def test_post_accumulate_grad_hook_errors():
+    for lib in (ct, torch):
+        x = lib.ones(2, requires_grad=True)
+        with pytest.raises(RuntimeError, match="post accumulate grad hooks cannot be registered on non-leaf"):
+            (x * 2).register_post_accumulate_grad_hook(lambda t: None)
+        with pytest.raises(RuntimeError, match="cannot register a hook on a tensor that doesn't require gradient"):
+            lib.ones(2).register_post_accumulate_grad_hook(lambda t: None)
+        calls = []
+        x.register_post_accumulate_grad_hook(lambda t: calls.append(1))
+        lib.autograd.grad((x * 2).sum(), x)   # no accumulation, no hook
+        assert calls == []

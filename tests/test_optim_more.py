@@ -1,0 +1,227 @@
+"""NAdam, RAdam, ASGD, Rprop, Adamax, SparseAdam, swa_utils and the extra lr
+schedulers, run side by side with torch from the same start."""
+import numpy as np
+import pytest
+
+import cthtorch as ct
+import oracle
+
+torch = oracle.require_torch()
+
+RS = np.random.RandomState(0)
+W0, B0 = RS.randn(4, 3), RS.randn(3)
+X, Y = RS.randn(8, 4), RS.randn(8, 3)
+
+
+def _run(lib, opt_name, kwargs, steps, dtype, groups=False):
+    dt = getattr(lib, dtype)
+    w = lib.tensor(W0, dtype=dt, requires_grad=True)
+    b = lib.tensor(B0, dtype=dt, requires_grad=True)
+    x, y = lib.tensor(X, dtype=dt), lib.tensor(Y, dtype=dt)
+    params = [{"params": [w]}, {"params": [b], "lr": 0.03}] if groups else [w, b]
+    opt = getattr(lib.optim, opt_name)(params, **kwargs)
+    for _ in range(steps):
+        opt.zero_grad()
+        loss = (((x @ w + b).tanh() - y) ** 2).mean()
+        loss.backward()
+        opt.step()
+    return [w.detach().numpy(), b.detach().numpy()], opt
+
+
+CASES = [
+    ("NAdam", {}), ("NAdam", {"weight_decay": 0.1}), ("NAdam", {"weight_decay": 0.1, "decoupled_weight_decay": True}),
+    ("NAdam", {"lr": 0.05, "momentum_decay": 0.01, "maximize": True}),
+    ("RAdam", {}), ("RAdam", {"lr": 0.05, "weight_decay": 0.1}),
+    ("RAdam", {"weight_decay": 0.1, "decoupled_weight_decay": True}),
+    ("ASGD", {}), ("ASGD", {"lr": 0.1, "t0": 3, "lambd": 0.01, "weight_decay": 0.05}),
+    ("Rprop", {}), ("Rprop", {"lr": 0.05, "etas": (0.3, 1.5), "step_sizes": (1e-3, 0.2), "maximize": True}),
+    ("Adamax", {}), ("Adamax", {"lr": 0.05, "weight_decay": 0.1}),
+]
+
+
+@pytest.mark.parametrize("name,kwargs", CASES)
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_optimizer_matches_torch(name, kwargs, dtype):
+    mine, _ = _run(ct, name, kwargs, 12, dtype)
+    ref, _ = _run(torch, name, kwargs, 12, dtype)
+    tol = 1e-5 if dtype == "float32" else 1e-10
+    for a, b in zip(mine, ref):
+        np.testing.assert_allclose(a, b, rtol=tol, atol=tol)
+
+
+@pytest.mark.parametrize("name", ["NAdam", "RAdam", "ASGD", "Rprop"])
+def test_state_dict_round_trip_and_groups(name):
+    kw = {"t0": 1} if name == "ASGD" else {}   # t0=1: averaging starts at once
+    mine, opt = _run(ct, name, kw, 3, "float32", groups=True)
+    ref, topt = _run(torch, name, kw, 3, "float32", groups=True)
+    for a, b in zip(mine, ref):
+        np.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-6)
+    sd, tsd = opt.state_dict(), topt.state_dict()
+    assert sorted(sd["param_groups"][0]) == sorted(tsd["param_groups"][0])
+    assert sorted(sd["state"][0]) == sorted(tsd["state"][0])
+    for i in (0, 1):
+        for k, v in tsd["state"][i].items():   # every state tensor (ASGD's ax, Rprop's step_size ...) matches
+            assert str(sd["state"][i][k].dtype) == str(v.dtype)
+            np.testing.assert_allclose(sd["state"][i][k].numpy(), v.numpy(), rtol=1e-5, atol=1e-6)
+    # resuming from the state dict continues exactly
+    w = ct.tensor(mine[0], requires_grad=True)
+    b = ct.tensor(mine[1], requires_grad=True)
+    opt2 = getattr(ct.optim, name)([{"params": [w]}, {"params": [b], "lr": 0.03}], **kw)
+    opt2.load_state_dict(sd)
+    assert opt2.state_dict()["param_groups"] == sd["param_groups"]
+
+
+def test_constructor_errors_match_torch():
+    for lib in (ct, torch):
+        p = [lib.zeros(2, requires_grad=True)]
+        for name, kw, msg in [("NAdam", {"momentum_decay": -1}, "Invalid momentum_decay value: -1"),
+                              ("RAdam", {"betas": (1.0, 0.9)}, "Invalid beta parameter at index 0: 1.0"),
+                              ("ASGD", {"lr": -1}, "Invalid learning rate: -1"),
+                              ("Rprop", {"etas": (1.5, 1.2)}, "Invalid eta values: 1.5, 1.2"),
+                              ("SparseAdam", {"eps": -1}, "Invalid epsilon value: -1")]:
+            with pytest.raises(ValueError, match=msg.replace("(", r"\(").replace(".", r"\.")):
+                getattr(lib.optim, name)(p, **kw)
+
+
+def test_sparse_adam_dense_grad_error_matches_torch():
+    errs = []
+    for lib in (ct, torch):
+        p = lib.zeros(2, requires_grad=True)
+        opt = lib.optim.SparseAdam([p])
+        p.sum().backward()
+        with pytest.raises(RuntimeError) as e:
+            opt.step()
+        errs.append(str(e.value))
+    assert errs[0] == errs[1]
+
+
+# ---- lr schedulers ----
+
+def _sched_trace(lib, opt_name, make, steps=25):
+    p = lib.zeros(2, requires_grad=True)
+    kw = {"momentum": 0.9} if opt_name == "SGD" else {}
+    opt = getattr(lib.optim, opt_name)([p], lr=0.1, **kw)
+    sched = make(lib.optim.lr_scheduler, opt)
+    out = []
+    for _ in range(steps):
+        opt.step()
+        sched.step()
+        g = opt.param_groups[0]
+        out.append((sched.get_last_lr()[0], g.get("momentum"), g.get("betas")))
+    return out
+
+
+SCHEDS = {
+    "polynomial": lambda S, o: S.PolynomialLR(o, total_iters=7, power=2.0),
+    "cyclic_tri": lambda S, o: S.CyclicLR(o, 0.01, 0.1, step_size_up=4),
+    "cyclic_tri2": lambda S, o: S.CyclicLR(o, 0.01, 0.1, step_size_up=3, step_size_down=5, mode="triangular2"),
+    "cyclic_exp": lambda S, o: S.CyclicLR(o, [0.01], [0.1], step_size_up=3, mode="exp_range", gamma=0.9),
+    "cyclic_fn": lambda S, o: S.CyclicLR(o, 0.01, 0.1, step_size_up=3, scale_fn=lambda x: 0.5 ** x,
+                                          scale_mode="iterations", cycle_momentum=False),
+    "chained": lambda S, o: S.ChainedScheduler([S.ConstantLR(o, factor=0.5, total_iters=4),
+                                                S.ExponentialLR(o, gamma=0.9)]),
+    "constant": lambda S, o: S.ConstantLR(o, factor=0.25, total_iters=3),
+    "multiplicative": lambda S, o: S.MultiplicativeLR(o, lambda e: 0.95),
+    "sequential": lambda S, o: S.SequentialLR(o, [S.LinearLR(o, start_factor=0.2, total_iters=4),
+                                                  S.CosineAnnealingLR(o, T_max=10)], milestones=[5]),
+    "warm_restarts": lambda S, o: S.CosineAnnealingWarmRestarts(o, T_0=4, T_mult=2, eta_min=0.001),
+}
+
+
+@pytest.mark.parametrize("opt_name", ["SGD", "Adam"])
+@pytest.mark.parametrize("name", sorted(SCHEDS))
+def test_scheduler_matches_torch(name, opt_name):
+    mine = _sched_trace(ct, opt_name, SCHEDS[name])
+    ref = _sched_trace(torch, opt_name, SCHEDS[name])
+    for (a, am, ab), (b, bm, bb) in zip(mine, ref):
+        assert a == pytest.approx(float(b), rel=1e-12, abs=1e-15)
+        assert am == pytest.approx(bm) and (ab is None or ab == pytest.approx(bb))
+
+
+def test_scheduler_state_dicts_and_errors():
+    p = ct.zeros(1, requires_grad=True)
+    opt = ct.optim.SGD([p], lr=0.1, momentum=0.9)
+    S = ct.optim.lr_scheduler
+    ch = S.ChainedScheduler([S.StepLR(opt, 2), S.ExponentialLR(opt, 0.5)])
+    sd = ch.state_dict()
+    assert len(sd["_schedulers"]) == 2 and "optimizer" not in sd
+    ch.load_state_dict(sd)
+    cy = S.CyclicLR(opt, 0.01, 0.1)
+    cy.load_state_dict(cy.state_dict())
+    for lib in (ct, torch):
+        q = lib.zeros(1, requires_grad=True)
+        with pytest.raises(ValueError, match="optimizer must support momentum or beta1"):
+            lib.optim.lr_scheduler.CyclicLR(lib.optim.Adagrad([q]), 0.01, 0.1)
+        with pytest.raises(ValueError, match="mode is invalid and scale_fn is None"):
+            lib.optim.lr_scheduler.CyclicLR(lib.optim.SGD([q], lr=0.1), 0.01, 0.1, mode="bad")
+        with pytest.raises(ValueError, match="expects at least one scheduler"):
+            lib.optim.lr_scheduler.ChainedScheduler([])
+
+
+# ---- swa_utils ----
+
+def _net(lib):
+    lib.manual_seed(0)
+    return lib.nn.Sequential(lib.nn.Linear(3, 4), lib.nn.BatchNorm1d(4), lib.nn.ReLU(), lib.nn.Linear(4, 2))
+
+
+def _load_same(dst, src):
+    with ct.no_grad():
+        for (n, p) in dst.state_dict().items():
+            p.copy_(ct.tensor(src.state_dict()[n].numpy()))
+
+
+@pytest.mark.parametrize("kind", ["swa", "ema", "ema_multi", "buffers"])
+def test_averaged_model_matches_torch(kind):
+    nets = {"ct": _net(ct), "torch": _net(torch)}
+    _load_same(nets["ct"], nets["torch"])
+    avgs = {}
+    for name, lib in (("ct", ct), ("torch", torch)):
+        U = lib.optim.swa_utils
+        kw = {"swa": {}, "ema": {"avg_fn": U.get_ema_avg_fn(0.9)},
+              "ema_multi": {"multi_avg_fn": U.get_ema_multi_avg_fn(0.8)}, "buffers": {"use_buffers": True}}[kind]
+        avgs[name] = U.AveragedModel(nets[name], **kw)
+    x = np.random.RandomState(1).randn(5, 3)
+    for step in range(4):
+        for name, lib in (("ct", ct), ("torch", torch)):
+            net = nets[name]
+            with lib.no_grad():
+                for p in net.parameters():
+                    p.mul_(0.9).add_(0.05 * (step + 1))
+            net(lib.tensor(x, dtype=lib.float32))   # moves the BatchNorm statistics
+            avgs[name].update_parameters(net)
+    sd, tsd = avgs["ct"].state_dict(), avgs["torch"].state_dict()
+    assert list(sd) == list(tsd)
+    for k in tsd:
+        np.testing.assert_allclose(sd[k].numpy(), tsd[k].numpy(), rtol=1e-5, atol=1e-6)
+    y = avgs["ct"](ct.tensor(x, dtype=ct.float32))
+    np.testing.assert_allclose(y.detach().numpy(), avgs["torch"](torch.tensor(x, dtype=torch.float32)).detach().numpy(),
+                               rtol=1e-5, atol=1e-5)
+
+
+def test_update_bn_matches_torch():
+    nets = {"ct": _net(ct), "torch": _net(torch)}
+    _load_same(nets["ct"], nets["torch"])
+    data = [np.random.RandomState(i).randn(6, 3) for i in range(3)]
+    for name, lib in (("ct", ct), ("torch", torch)):
+        nets[name].eval()
+        lib.optim.swa_utils.update_bn([(lib.tensor(d, dtype=lib.float32), 0) for d in data], nets[name])
+        assert not nets[name].training and nets[name][1].momentum == 0.1
+    for k, v in nets["torch"].state_dict().items():
+        np.testing.assert_allclose(nets["ct"].state_dict()[k].numpy(), v.numpy(), rtol=1e-5, atol=1e-6)
+
+
+@pytest.mark.parametrize("strategy,epochs", [("cos", 3), ("linear", 4), ("cos", 0)])
+def test_swalr_matches_torch(strategy, epochs):
+    def make(S, o):
+        from importlib import import_module
+        U = import_module(S.__name__.rsplit(".", 1)[0] + ".swa_utils")
+        return U.SWALR(o, swa_lr=0.02, anneal_epochs=epochs, anneal_strategy=strategy)
+    mine = _sched_trace(ct, "SGD", make, steps=8)
+    ref = _sched_trace(torch, "SGD", make, steps=8)
+    for a, b in zip(mine, ref):
+        assert a[0] == pytest.approx(b[0], rel=1e-12)
+    for lib in (ct, torch):
+        with pytest.raises(ValueError, match="anneal_strategy must be one of"):
+            lib.optim.swa_utils.SWALR(lib.optim.SGD([lib.zeros(1, requires_grad=True)], lr=0.1), 0.01,
+                                      anneal_strategy="x")
