@@ -13,15 +13,12 @@ def _linalg():
         return None
 
 
-def tril_mask(n, device=None):
-    r = torch.arange(n, device=device)
-    return r[:, None] >= r[None, :]
-
-
 def tril(x):
     if hasattr(torch, "tril"):
         return torch.tril(x)
-    return x * tril_mask(x.shape[-1], x.device).to(x.dtype)
+    rows = torch.arange(x.shape[-2], device=x.device)
+    cols = torch.arange(x.shape[-1], device=x.device)
+    return torch.where(rows[:, None] >= cols[None, :], x, torch.zeros_like(x))
 
 
 def diag_embed(d):
@@ -39,6 +36,8 @@ def cholesky_ex(a):
         L, info = la.cholesky_ex(a)
         return L, info == 0
     n = a.shape[-1]
+    # read both triangles, so the gradient is symmetric (as PyTorch's)
+    a = (a + a.mT) / 2
     rows = torch.arange(n, device=a.device)
     cols = []
     ok = torch.ones(a.shape[:-2], dtype=torch.bool, device=a.device)

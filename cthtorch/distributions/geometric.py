@@ -19,7 +19,7 @@ class Geometric(Distribution):
         batch_shape = torch.Size() if is_scalar else self._param.size()
         super().__init__(batch_shape, validate_args=validate_args)
         if self._validate_args and probs is not None:
-            # probs must be in (0, 1], which unit_interval alone does not say
+            # probs must be in (0, 1]; unit_interval alone allows 0
             value = self.probs
             valid = value > 0
             if not bool(valid.all()):
@@ -27,8 +27,7 @@ class Geometric(Distribution):
                 raise ValueError("Expected parameter probs "
                                  f"({type(value).__name__} of shape {tuple(value.shape)}) "
                                  f"of distribution {repr(self)} "
-                                 f"to satisfy the constraint {repr(constraints.half_open_interval(0.0, 1.0))}, "
-                                 f"but found invalid values:\n{invalid_value}")
+                                 f"to be positive but found invalid values:\n{invalid_value}")
 
     def expand(self, batch_shape, _instance=None):
         new = self._get_checked_instance(Geometric, _instance)
