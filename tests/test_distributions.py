@@ -32,6 +32,10 @@ CASES = {
     "Normal": (lambda L, a, b: D(L).Normal(a, b), [LOC, POS], RS.randn(3)),
     "Uniform": (lambda L, a, b: D(L).Uniform(a, a + b), [LOC, POS], LOC + 0.3 * POS),
     "Laplace": (lambda L, a, b: D(L).Laplace(a, b), [LOC, POS], RS.randn(3)),
+    "Cauchy": (lambda L, a, b: D(L).Cauchy(a, b), [LOC, POS], RS.randn(3)),
+    "HalfNormal": (lambda L, b: D(L).HalfNormal(b), [POS], POS2),
+    "Chi2": (lambda L, k: D(L).Chi2(k), [POS * 3], POS2),
+    "Multinomial": (lambda L, lg: D(L).Multinomial(5, logits=lg), [LOGITS], np.array([[1.0, 0, 2, 2], [0, 5, 0, 0]])),
     "Exponential": (lambda L, r: D(L).Exponential(r), [POS], POS2),
     "LogNormal": (lambda L, a, b: D(L).LogNormal(a, b), [LOC, POS], POS2),
     "Gamma": (lambda L, a, b: D(L).Gamma(a, b), [POS, POS2], POS2),
@@ -105,26 +109,27 @@ def test_no_entropy(name):
             build(L, name)[0].entropy()
 
 
-MOMENTS = sorted(n for n in CASES if not n.startswith(("Affine", "Sigmoid", "Relaxed")))
+MOMENTS = sorted(n for n in CASES if not n.startswith(("Affine", "Sigmoid", "Relaxed", "Multinomial")))
 
 
 @pytest.mark.parametrize("name", MOMENTS)
 def test_mean_variance_stddev(name):
     for prop in ("mean", "variance", "stddev"):
-        if name.startswith("Categorical"):
-            # nan-filled, no gradient
+        if name.startswith(("Categorical", "Cauchy")):
+            # nan/inf-filled, no gradient
             same(getattr(build(ct, name)[0], prop), getattr(build(torch, name)[0], prop))
             continue
         compare(name, lambda d, v: getattr(d, prop))
 
 
-@pytest.mark.parametrize("name", ["Normal", "Uniform", "Laplace", "Exponential", "LogNormal", "Gamma"])
+@pytest.mark.parametrize("name", ["Normal", "Uniform", "Laplace", "Exponential", "LogNormal", "Gamma", "Cauchy",
+                                  "HalfNormal"])
 def test_cdf(name):
     # Gamma: igamma has no derivative in its first argument (in torch either)
     compare(name, lambda d, v: d.cdf(v).detach() if name == "Gamma" else d.cdf(v))
 
 
-@pytest.mark.parametrize("name", ["Normal", "Uniform", "Laplace", "Exponential", "LogNormal"])
+@pytest.mark.parametrize("name", ["Normal", "Uniform", "Laplace", "Exponential", "LogNormal", "Cauchy", "HalfNormal"])
 def test_icdf(name):
     compare(name, lambda d, v: d.icdf(v.new_tensor([0.1, 0.5, 0.93])))
 
@@ -153,7 +158,7 @@ def test_sample_shape_dtype_support(name):
 
 # name -> (distribution, its mean and variance from torch)
 STATS = ["Normal", "Uniform", "Laplace", "Exponential", "Gamma", "Beta", "Dirichlet", "Bernoulli_probs",
-         "Geometric", "Poisson", "Binomial", "Categorical_logits", "OneHotCategorical", "MVN_cov", "LogNormal"]
+         "Geometric", "Poisson", "Binomial", "Categorical_logits", "OneHotCategorical", "MVN_cov", "LogNormal", "HalfNormal", "Chi2", "Multinomial"]
 
 
 @pytest.mark.parametrize("name", STATS)
@@ -370,3 +375,20 @@ def test_utils():
     vec = ct.arange(6.0)
     same(U.vec_to_tril_matrix(vec), TU.vec_to_tril_matrix(torch.arange(6.0)))
     same(U.tril_matrix_to_vec(U.vec_to_tril_matrix(vec)), torch.arange(6.0))
+
+
+def test_biject_to():
+    R, TR = D(ct).constraint_registry, torch.distributions.constraint_registry
+    x = ct.tensor(RS.randn(2, 3))
+    for c, tc in [(D(ct).constraints.positive, torch.distributions.constraints.positive),
+                  (D(ct).constraints.interval(-2.0, 3.0), torch.distributions.constraints.interval(-2.0, 3.0)),
+                  (D(ct).constraints.unit_interval, torch.distributions.constraints.unit_interval),
+                  (D(ct).constraints.greater_than(1.0), torch.distributions.constraints.greater_than(1.0)),
+                  (D(ct).constraints.real_vector, torch.distributions.constraints.real_vector)]:
+        t, tt = R.biject_to(c), TR.biject_to(tc)
+        y = t(x)
+        same(y, tt(torch.tensor(x.tolist(), dtype=torch.float64)))
+        assert bool(c.check(y).all())
+        same(t.inv(y), x.tolist() and torch.tensor(x.tolist(), dtype=torch.float64))
+    y = R.transform_to(D(ct).constraints.simplex)(x)
+    assert bool(D(ct).constraints.simplex.check(y).all())

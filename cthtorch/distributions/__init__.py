@@ -6,16 +6,21 @@ from .bernoulli import Bernoulli
 from .beta import Beta
 from .binomial import Binomial
 from .categorical import Categorical
+from .cauchy import Cauchy
+from .chi2 import Chi2
+from .constraint_registry import biject_to, transform_to
 from .dirichlet import Dirichlet
 from .distribution import Distribution
 from .exp_family import ExponentialFamily
 from .exponential import Exponential
 from .gamma import Gamma
 from .geometric import Geometric
+from .half_normal import HalfNormal
 from .independent import Independent
 from .kl import kl_divergence, register_kl
 from .laplace import Laplace
 from .log_normal import LogNormal
+from .multinomial import Multinomial
 from .multivariate_normal import MultivariateNormal
 from .normal import Normal
 from .one_hot_categorical import OneHotCategorical, OneHotCategoricalStraightThrough
@@ -27,10 +32,10 @@ from .transforms import *  # noqa: F403
 from .uniform import Uniform
 
 __all__ = [
-    "Bernoulli", "Beta", "Binomial", "Categorical", "Dirichlet", "Distribution", "ExponentialFamily",
-    "Exponential", "ExpRelaxedCategorical", "Gamma", "Geometric", "Independent", "Laplace", "LogNormal",
-    "LogitRelaxedBernoulli", "MultivariateNormal", "Normal", "OneHotCategorical",
+    "Bernoulli", "Beta", "Binomial", "Categorical", "Cauchy", "Chi2", "Dirichlet", "Distribution", "ExponentialFamily",
+    "Exponential", "ExpRelaxedCategorical", "Gamma", "Geometric", "HalfNormal", "Independent", "Laplace", "LogNormal",
+    "LogitRelaxedBernoulli", "Multinomial", "MultivariateNormal", "Normal", "OneHotCategorical",
     "OneHotCategoricalStraightThrough", "Poisson", "RelaxedBernoulli", "RelaxedOneHotCategorical",
-    "TransformedDistribution", "Uniform", "kl_divergence", "register_kl",
+    "TransformedDistribution", "Uniform", "kl_divergence", "register_kl", "biject_to", "transform_to",
 ]
 __all__.extend(transforms.__all__)
