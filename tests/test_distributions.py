@@ -36,6 +36,11 @@ CASES = {
     "HalfNormal": (lambda L, b: D(L).HalfNormal(b), [POS], POS2),
     "Chi2": (lambda L, k: D(L).Chi2(k), [POS * 3], POS2),
     "Multinomial": (lambda L, lg: D(L).Multinomial(5, logits=lg), [LOGITS], np.array([[1.0, 0, 2, 2], [0, 5, 0, 0]])),
+    "Mixture": (lambda L, lg, m, s: D(L).MixtureSameFamily(D(L).Categorical(logits=lg), D(L).Normal(m, s)),
+                [LOGITS, CONC - 1, CONC], RS.randn(3, 2)),
+    "MixtureMVN": (lambda L, lg, m: D(L).MixtureSameFamily(
+        D(L).Categorical(logits=lg), D(L).MultivariateNormal(m, scale_tril=L.eye(3, dtype=L.float64) * 2)),
+        [LOGITS[0], RS.randn(4, 3)], RS.randn(3)),
     "Exponential": (lambda L, r: D(L).Exponential(r), [POS], POS2),
     "LogNormal": (lambda L, a, b: D(L).LogNormal(a, b), [LOC, POS], POS2),
     "Gamma": (lambda L, a, b: D(L).Gamma(a, b), [POS, POS2], POS2),
@@ -64,7 +69,7 @@ CASES = {
                       [LOGITS], SIMPLEX),
 }
 # no closed form in torch either (Poisson: no carrier measure)
-NO_ENTROPY = {"Affine", "Sigmoid", "RelaxedBernoulli", "RelaxedOneHot", "Poisson"}
+NO_ENTROPY = {"Affine", "Sigmoid", "RelaxedBernoulli", "RelaxedOneHot", "Poisson", "Mixture", "MixtureMVN"}
 
 
 def build(L, name):
@@ -136,6 +141,11 @@ def test_icdf(name):
 
 @pytest.mark.parametrize("name", MOMENTS)
 def test_mode(name):
+    if name.startswith("Mixture"):
+        for L in (ct, torch):
+            with pytest.raises(NotImplementedError, match="does not implement mode"):
+                build(L, name)[0].mode
+        return
     a, b = build(ct, name)[0].mode, build(torch, name)[0].mode
     same(a.detach() if a.dtype.is_floating_point else a, b.detach() if b.dtype.is_floating_point else b)
 
@@ -158,7 +168,7 @@ def test_sample_shape_dtype_support(name):
 
 # name -> (distribution, its mean and variance from torch)
 STATS = ["Normal", "Uniform", "Laplace", "Exponential", "Gamma", "Beta", "Dirichlet", "Bernoulli_probs",
-         "Geometric", "Poisson", "Binomial", "Categorical_logits", "OneHotCategorical", "MVN_cov", "LogNormal", "HalfNormal", "Chi2", "Multinomial"]
+         "Geometric", "Poisson", "Binomial", "Categorical_logits", "OneHotCategorical", "MVN_cov", "LogNormal", "HalfNormal", "Chi2", "Multinomial", "Mixture", "MixtureMVN"]
 
 
 @pytest.mark.parametrize("name", STATS)

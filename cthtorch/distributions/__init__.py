@@ -20,6 +20,7 @@ from .independent import Independent
 from .kl import kl_divergence, register_kl
 from .laplace import Laplace
 from .log_normal import LogNormal
+from .mixture_same_family import MixtureSameFamily
 from .multinomial import Multinomial
 from .multivariate_normal import MultivariateNormal
 from .normal import Normal
@@ -34,7 +35,7 @@ from .uniform import Uniform
 __all__ = [
     "Bernoulli", "Beta", "Binomial", "Categorical", "Cauchy", "Chi2", "Dirichlet", "Distribution", "ExponentialFamily",
     "Exponential", "ExpRelaxedCategorical", "Gamma", "Geometric", "HalfNormal", "Independent", "Laplace", "LogNormal",
-    "LogitRelaxedBernoulli", "Multinomial", "MultivariateNormal", "Normal", "OneHotCategorical",
+    "LogitRelaxedBernoulli", "MixtureSameFamily", "Multinomial", "MultivariateNormal", "Normal", "OneHotCategorical",
     "OneHotCategoricalStraightThrough", "Poisson", "RelaxedBernoulli", "RelaxedOneHotCategorical",
     "TransformedDistribution", "Uniform", "kl_divergence", "register_kl", "biject_to", "transform_to",
 ]
