@@ -1,0 +1,42 @@
+"""cthtorch.distributions: PyTorch's torch.distributions API (parameterized
+distributions, constraints, transforms, kl_divergence) on cthtorch ops, so
+rsample/log_prob/entropy are differentiable."""
+from . import constraints, transforms
+from .bernoulli import Bernoulli
+from .beta import Beta
+from .binomial import Binomial
+from .categorical import Categorical
+from .cauchy import Cauchy
+from .chi2 import Chi2
+from .constraint_registry import biject_to, transform_to
+from .dirichlet import Dirichlet
+from .distribution import Distribution
+from .exp_family import ExponentialFamily
+from .exponential import Exponential
+from .gamma import Gamma
+from .geometric import Geometric
+from .half_normal import HalfNormal
+from .independent import Independent
+from .kl import kl_divergence, register_kl
+from .laplace import Laplace
+from .log_normal import LogNormal
+from .mixture_same_family import MixtureSameFamily
+from .multinomial import Multinomial
+from .multivariate_normal import MultivariateNormal
+from .normal import Normal
+from .one_hot_categorical import OneHotCategorical, OneHotCategoricalStraightThrough
+from .poisson import Poisson
+from .relaxed_bernoulli import LogitRelaxedBernoulli, RelaxedBernoulli
+from .relaxed_categorical import ExpRelaxedCategorical, RelaxedOneHotCategorical
+from .transformed_distribution import TransformedDistribution
+from .transforms import *  # noqa: F403
+from .uniform import Uniform
+
+__all__ = [
+    "Bernoulli", "Beta", "Binomial", "Categorical", "Cauchy", "Chi2", "Dirichlet", "Distribution", "ExponentialFamily",
+    "Exponential", "ExpRelaxedCategorical", "Gamma", "Geometric", "HalfNormal", "Independent", "Laplace", "LogNormal",
+    "LogitRelaxedBernoulli", "MixtureSameFamily", "Multinomial", "MultivariateNormal", "Normal", "OneHotCategorical",
+    "OneHotCategoricalStraightThrough", "Poisson", "RelaxedBernoulli", "RelaxedOneHotCategorical",
+    "TransformedDistribution", "Uniform", "kl_divergence", "register_kl", "biject_to", "transform_to",
+]
+__all__.extend(transforms.__all__)

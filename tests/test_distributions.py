@@ -1,0 +1,404 @@
+"""cthtorch.distributions against torch.distributions: log_prob, entropy,
+mean, variance, cdf values and gradients on the same parameters; sample
+shapes, dtypes and support; sample moments under a fixed seed; validation
+errors; kl_divergence."""
+import numpy as np
+import pytest
+
+import cthtorch as ct
+import oracle
+from test_extra_ops import same
+
+torch = oracle.require_torch()
+RS = np.random.RandomState(0)
+LOC = RS.randn(3)
+POS = RS.rand(3) + 0.5
+POS2 = RS.rand(3) + 0.5
+PROB = RS.rand(3) * 0.8 + 0.1
+LOGITS = RS.randn(2, 4)
+SIMPLEX = np.exp(LOGITS) / np.exp(LOGITS).sum(-1, keepdims=True)
+CONC = RS.rand(2, 4) + 0.5
+A = RS.randn(3, 3)
+COV = A @ A.T + 3 * np.eye(3)
+TRIL = np.linalg.cholesky(COV)
+
+
+def D(L):
+    return L.distributions
+
+
+# name -> (constructor(L, *params), params, a value in the support)
+CASES = {
+    "Normal": (lambda L, a, b: D(L).Normal(a, b), [LOC, POS], RS.randn(3)),
+    "Uniform": (lambda L, a, b: D(L).Uniform(a, a + b), [LOC, POS], LOC + 0.3 * POS),
+    "Laplace": (lambda L, a, b: D(L).Laplace(a, b), [LOC, POS], RS.randn(3)),
+    "Cauchy": (lambda L, a, b: D(L).Cauchy(a, b), [LOC, POS], RS.randn(3)),
+    "HalfNormal": (lambda L, b: D(L).HalfNormal(b), [POS], POS2),
+    "Chi2": (lambda L, k: D(L).Chi2(k), [POS * 3], POS2),
+    "Multinomial": (lambda L, lg: D(L).Multinomial(5, logits=lg), [LOGITS], np.array([[1.0, 0, 2, 2], [0, 5, 0, 0]])),
+    "Mixture": (lambda L, lg, m, s: D(L).MixtureSameFamily(D(L).Categorical(logits=lg), D(L).Normal(m, s)),
+                [LOGITS, CONC - 1, CONC], RS.randn(3, 2)),
+    "MixtureMVN": (lambda L, lg, m: D(L).MixtureSameFamily(
+        D(L).Categorical(logits=lg), D(L).MultivariateNormal(m, scale_tril=L.eye(3, dtype=L.float64) * 2)),
+        [LOGITS[0], RS.randn(4, 3)], RS.randn(3)),
+    "Exponential": (lambda L, r: D(L).Exponential(r), [POS], POS2),
+    "LogNormal": (lambda L, a, b: D(L).LogNormal(a, b), [LOC, POS], POS2),
+    "Gamma": (lambda L, a, b: D(L).Gamma(a, b), [POS, POS2], POS2),
+    "Beta": (lambda L, a, b: D(L).Beta(a, b), [POS, POS2], PROB),
+    "Dirichlet": (lambda L, c: D(L).Dirichlet(c), [CONC], SIMPLEX),
+    "Bernoulli_probs": (lambda L, p: D(L).Bernoulli(probs=p), [PROB], np.array([0.0, 1.0, 1.0])),
+    "Bernoulli_logits": (lambda L, lg: D(L).Bernoulli(logits=lg), [LOC], np.array([0.0, 1.0, 1.0])),
+    "Geometric": (lambda L, p: D(L).Geometric(probs=p), [PROB], np.array([0.0, 2.0, 5.0])),
+    "Poisson": (lambda L, r: D(L).Poisson(r), [POS], np.array([0.0, 2.0, 5.0])),
+    "Binomial": (lambda L, p: D(L).Binomial(10, probs=p), [PROB], np.array([0.0, 4.0, 10.0])),
+    "Categorical_probs": (lambda L, p: D(L).Categorical(probs=p), [SIMPLEX], np.array([0, 3])),
+    "Categorical_logits": (lambda L, lg: D(L).Categorical(logits=lg), [LOGITS], np.array([1, 2])),
+    "OneHotCategorical": (lambda L, lg: D(L).OneHotCategorical(logits=lg), [LOGITS], np.eye(4)[[1, 3]]),
+    "MVN_scale_tril": (lambda L, m, s: D(L).MultivariateNormal(m, scale_tril=s), [LOC, TRIL], RS.randn(2, 3)),
+    "MVN_cov": (lambda L, m, c: D(L).MultivariateNormal(m, covariance_matrix=c), [LOC, COV], RS.randn(2, 3)),
+    "MVN_precision": (lambda L, m, p: D(L).MultivariateNormal(m, precision_matrix=p), [LOC, np.linalg.inv(COV)],
+                      RS.randn(3)),
+    "Independent": (lambda L, a, b: D(L).Independent(D(L).Normal(a, b), 1), [LOC, POS], RS.randn(2, 3)),
+    "Affine": (lambda L, a, b: D(L).TransformedDistribution(
+        D(L).Normal(a, b), [D(L).transforms.AffineTransform(1.5, -2.0), D(L).transforms.TanhTransform()]),
+        [LOC, POS], np.array([-0.5, 0.1, 0.7])),
+    "Sigmoid": (lambda L, a, b: D(L).TransformedDistribution(D(L).Normal(a, b), D(L).transforms.SigmoidTransform()),
+                [LOC, POS], PROB),
+    "RelaxedBernoulli": (lambda L, p: D(L).RelaxedBernoulli(L.tensor(0.7, dtype=L.float64), probs=p), [PROB], PROB),
+    "RelaxedOneHot": (lambda L, lg: D(L).RelaxedOneHotCategorical(L.tensor(0.7, dtype=L.float64), logits=lg),
+                      [LOGITS], SIMPLEX),
+}
+# no closed form in torch either (Poisson: no carrier measure)
+NO_ENTROPY = {"Affine", "Sigmoid", "RelaxedBernoulli", "RelaxedOneHot", "Poisson", "Mixture", "MixtureMVN"}
+
+
+def build(L, name):
+    ctor, params, value = CASES[name]
+    ps = [L.tensor(p, requires_grad=True) for p in params]
+    return ctor(L, *ps), ps, L.tensor(value)
+
+
+def grads_of(out, ps, L):
+    w = L.tensor(np.cos(np.arange(out.numel())).reshape(tuple(out.shape)), dtype=out.dtype)
+    gs = L.autograd.grad((out * w).sum(), ps, allow_unused=True)
+    return [g if g is not None else L.zeros_like(p) for g, p in zip(gs, ps)]
+
+
+def compare(name, method, tol=1e-6):
+    outs = []
+    for L in (ct, torch):
+        d, ps, v = build(L, name)
+        out = method(d, v)
+        outs.append((out, grads_of(out, ps, L) if out.requires_grad else None))
+    (co, cg), (to, tg) = outs
+    same(co, to, tol)
+    if tg is not None:
+        assert cg is not None
+        same(cg, tg, tol)
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_log_prob(name):
+    compare(name, lambda d, v: d.log_prob(v))
+
+
+@pytest.mark.parametrize("name", sorted(n for n in CASES if n not in NO_ENTROPY))
+def test_entropy(name):
+    compare(name, lambda d, v: d.entropy())
+
+
+@pytest.mark.parametrize("name", sorted(NO_ENTROPY))
+def test_no_entropy(name):
+    for L in (ct, torch):
+        with pytest.raises(NotImplementedError):
+            build(L, name)[0].entropy()
+
+
+MOMENTS = sorted(n for n in CASES if not n.startswith(("Affine", "Sigmoid", "Relaxed", "Multinomial")))
+
+
+@pytest.mark.parametrize("name", MOMENTS)
+def test_mean_variance_stddev(name):
+    for prop in ("mean", "variance", "stddev"):
+        if name.startswith(("Categorical", "Cauchy")):
+            # nan/inf-filled, no gradient
+            same(getattr(build(ct, name)[0], prop), getattr(build(torch, name)[0], prop))
+            continue
+        compare(name, lambda d, v: getattr(d, prop))
+
+
+@pytest.mark.parametrize("name", ["Normal", "Uniform", "Laplace", "Exponential", "LogNormal", "Gamma", "Cauchy",
+                                  "HalfNormal"])
+def test_cdf(name):
+    # Gamma: igamma has no derivative in its first argument (in torch either)
+    compare(name, lambda d, v: d.cdf(v).detach() if name == "Gamma" else d.cdf(v))
+
+
+@pytest.mark.parametrize("name", ["Normal", "Uniform", "Laplace", "Exponential", "LogNormal", "Cauchy", "HalfNormal"])
+def test_icdf(name):
+    compare(name, lambda d, v: d.icdf(v.new_tensor([0.1, 0.5, 0.93])))
+
+
+@pytest.mark.parametrize("name", MOMENTS)
+def test_mode(name):
+    if name.startswith("Mixture"):
+        for L in (ct, torch):
+            with pytest.raises(NotImplementedError, match="does not implement mode"):
+                build(L, name)[0].mode
+        return
+    a, b = build(ct, name)[0].mode, build(torch, name)[0].mode
+    same(a.detach() if a.dtype.is_floating_point else a, b.detach() if b.dtype.is_floating_point else b)
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_sample_shape_dtype_support(name):
+    ct.manual_seed(0)
+    d, t = build(ct, name)[0], build(torch, name)[0]
+    assert d.batch_shape == t.batch_shape and d.event_shape == t.event_shape
+    for shape in [(), (5,), (2, 3)]:
+        s, ts = d.sample(shape), t.sample(shape)
+        assert tuple(s.shape) == tuple(ts.shape) and str(s.dtype) == str(ts.dtype)
+        assert not s.requires_grad
+        assert bool(d.support.check(s).all())
+    if t.has_rsample:
+        assert d.has_rsample
+        r = d.rsample((4,))
+        assert r.requires_grad and tuple(r.shape) == tuple(t.rsample((4,)).shape)
+
+
+# name -> (distribution, its mean and variance from torch)
+STATS = ["Normal", "Uniform", "Laplace", "Exponential", "Gamma", "Beta", "Dirichlet", "Bernoulli_probs",
+         "Geometric", "Poisson", "Binomial", "Categorical_logits", "OneHotCategorical", "MVN_cov", "LogNormal", "HalfNormal", "Chi2", "Multinomial", "Mixture", "MixtureMVN"]
+
+
+@pytest.mark.parametrize("name", STATS)
+def test_sample_moments(name):
+    ct.manual_seed(1)
+    d, t = build(ct, name)[0], build(torch, name)[0]
+    s = d.sample((20000,)).double()
+    if name.startswith("Categorical"):
+        freq = np.stack([(s == k).double().mean(0).tolist() for k in range(4)], -1)
+        np.testing.assert_allclose(freq, t.probs.detach().numpy(), atol=0.02)
+        return
+    mean, var = t.mean.detach().numpy(), t.variance.detach().numpy()
+    np.testing.assert_allclose(np.array(s.mean(0).tolist()), mean, atol=0.05 * np.sqrt(var).max() + 1e-3, rtol=0.03)
+    # LogNormal's heavy tail makes the sample variance noisy
+    np.testing.assert_allclose(np.array(s.var(0).tolist()), var, rtol=0.3 if name == "LogNormal" else 0.1, atol=1e-3)
+
+
+def test_rsample_gradients_match_expectation():
+    # d/dtheta E[f(x)] by reparameterization against the closed form
+    ct.manual_seed(2)
+    loc, scale = ct.tensor([0.5], requires_grad=True), ct.tensor([2.0], requires_grad=True)
+    x = ct.distributions.Normal(loc, scale).rsample((50000,))
+    (x ** 2).mean().backward()                                    # E = loc^2 + scale^2
+    assert abs(loc.grad.item() - 1.0) < 0.1 and abs(scale.grad.item() - 4.0) < 0.1
+    conc = ct.tensor([3.0], dtype=ct.float64, requires_grad=True)
+    g = ct.distributions.Gamma(conc, ct.tensor([2.0], dtype=ct.float64)).rsample((50000,))
+    g.mean().backward()                                           # E = conc / rate
+    assert abs(conc.grad.item() - 0.5) < 0.02
+    c = ct.tensor([1.5, 2.5], dtype=ct.float64, requires_grad=True)
+    dr = ct.distributions.Dirichlet(c).rsample((50000,))
+    dr[:, 0].mean().backward()                                    # E = c0 / (c0 + c1)
+    assert np.allclose(c.grad.tolist(), [2.5 / 16, -1.5 / 16], atol=0.01)
+
+
+def test_categorical_policy_gradient_shape():
+    # the REINFORCE pattern from the RL examples
+    logits = ct.randn(5, 3, requires_grad=True)
+    m = ct.distributions.Categorical(logits=logits)
+    a = m.sample()
+    assert a.dtype == ct.int64 and a.shape == (5,)
+    loss = -(m.log_prob(a) * ct.ones(5)).sum() - 0.01 * m.entropy().sum()
+    loss.backward()
+    assert logits.grad.shape == (5, 3)
+
+
+KL_PAIRS = [
+    ("Normal", lambda L: (D(L).Normal(L.tensor(LOC), L.tensor(POS)), D(L).Normal(L.tensor(LOC[::-1].copy()), 1.5))),
+    ("Categorical", lambda L: (D(L).Categorical(logits=L.tensor(LOGITS)), D(L).Categorical(probs=L.tensor(SIMPLEX[::-1].copy())))),
+    ("OneHot", lambda L: (D(L).OneHotCategorical(logits=L.tensor(LOGITS)), D(L).OneHotCategorical(probs=L.tensor(SIMPLEX[::-1].copy())))),
+    ("Bernoulli", lambda L: (D(L).Bernoulli(L.tensor(PROB)), D(L).Bernoulli(L.tensor([0.5, 0.0, 1.0])))),
+    ("Uniform", lambda L: (D(L).Uniform(L.tensor(LOC), L.tensor(LOC + 1)), D(L).Uniform(L.tensor(LOC - 1), L.tensor(LOC + 0.5)))),
+    ("Beta", lambda L: (D(L).Beta(L.tensor(POS), L.tensor(POS2)), D(L).Beta(L.tensor(POS2), L.tensor(POS)))),
+    ("Gamma", lambda L: (D(L).Gamma(L.tensor(POS), L.tensor(POS2)), D(L).Gamma(L.tensor(POS2), L.tensor(POS)))),
+    ("Dirichlet", lambda L: (D(L).Dirichlet(L.tensor(CONC)), D(L).Dirichlet(L.tensor(CONC[:, ::-1].copy())))),
+    ("Exponential", lambda L: (D(L).Exponential(L.tensor(POS)), D(L).Exponential(L.tensor(POS2)))),
+    ("Laplace", lambda L: (D(L).Laplace(L.tensor(LOC), L.tensor(POS)), D(L).Laplace(L.tensor(POS), L.tensor(POS2)))),
+    ("Poisson", lambda L: (D(L).Poisson(L.tensor(POS)), D(L).Poisson(L.tensor(POS2)))),
+    ("Geometric", lambda L: (D(L).Geometric(L.tensor(PROB)), D(L).Geometric(L.tensor(PROB[::-1].copy())))),
+    ("Binomial", lambda L: (D(L).Binomial(10, L.tensor(PROB)), D(L).Binomial(10, L.tensor(PROB[::-1].copy())))),
+    ("MVN", lambda L: (D(L).MultivariateNormal(L.tensor(LOC), covariance_matrix=L.tensor(COV)),
+                       D(L).MultivariateNormal(L.tensor(POS), scale_tril=L.tensor(np.diag(POS2)).expand(2, 3, 3)))),
+    ("Independent", lambda L: (D(L).Independent(D(L).Normal(L.tensor(LOC), L.tensor(POS)), 1),
+                               D(L).Independent(D(L).Normal(L.tensor(POS), L.tensor(POS2)), 1))),
+    ("LogNormal", lambda L: (D(L).LogNormal(L.tensor(LOC), L.tensor(POS)), D(L).LogNormal(L.tensor(POS), L.tensor(POS2)))),
+]
+
+
+@pytest.mark.parametrize("name,make", KL_PAIRS, ids=[k[0] for k in KL_PAIRS])
+def test_kl_divergence(name, make):
+    same(D(ct).kl_divergence(*make(ct)), D(torch).kl_divergence(*make(torch)))
+
+
+def test_kl_gradient_and_registry():
+    outs = []
+    for L in (ct, torch):
+        m = L.tensor(LOC, requires_grad=True)
+        kl = D(L).kl_divergence(D(L).Normal(m, L.tensor(POS)), D(L).Normal(0.0, 1.0)).sum()
+        outs.append(L.autograd.grad(kl, m)[0])
+    same(*outs)
+    with pytest.raises(NotImplementedError, match="No KL"):
+        D(ct).kl_divergence(D(ct).Normal(0.0, 1.0), D(ct).Poisson(1.0))
+
+    class MyNormal(D(ct).Normal):
+        pass
+
+    @D(ct).register_kl(MyNormal, D(ct).Normal)
+    def _kl(p, q):
+        return ct.tensor(42.0)
+    assert D(ct).kl_divergence(MyNormal(0.0, 1.0), D(ct).Normal(0.0, 1.0)).item() == 42.0
+    assert D(ct).kl_divergence(D(ct).Normal(0.0, 1.0), D(ct).Normal(0.0, 1.0)).item() == 0.0
+
+
+def err(f):
+    with pytest.raises(Exception) as e:
+        f()
+    return type(e.value), str(e.value).split("\n")[0]
+
+
+ERRORS = [
+    lambda L: D(L).Normal(L.tensor([0.0, 1.0]), L.tensor([1.0, -1.0])),
+    lambda L: D(L).Normal(0.0, 1.0).log_prob(0.5),
+    lambda L: D(L).Bernoulli(probs=L.tensor([0.2, 1.5])),
+    lambda L: D(L).Bernoulli(L.tensor([0.3])).log_prob(L.tensor([0.5])),
+    lambda L: D(L).Categorical(L.tensor([0.3, 0.7]), logits=L.tensor([0.0, 1.0])),
+    lambda L: D(L).Categorical(probs=L.tensor(0.3)),
+    lambda L: D(L).Categorical(logits=L.tensor([[0.0, 1.0]])).log_prob(L.tensor([2])),
+    lambda L: D(L).Categorical(logits=L.tensor([[0.0, 1.0]] * 2)).log_prob(L.tensor([0, 1, 1])),
+    lambda L: D(L).Normal(L.tensor([0.0, 1.0]), 1.0).log_prob(L.tensor([1.0, 2.0, 3.0])),
+    lambda L: D(L).Uniform(1.0, 0.0),
+    lambda L: D(L).Dirichlet(L.tensor(1.0)),
+    lambda L: D(L).Geometric(L.tensor([0.0, 0.5])),
+    lambda L: D(L).MultivariateNormal(L.tensor(0.0), L.eye(1)),
+    lambda L: D(L).MultivariateNormal(L.zeros(2)),
+    lambda L: D(L).MultivariateNormal(L.zeros(2), scale_tril=L.tensor([[1.0, 1.0], [0.0, 1.0]])),
+    lambda L: D(L).MultivariateNormal(L.zeros(2), covariance_matrix=L.tensor([[1.0, 2.0], [2.0, 1.0]])),
+    lambda L: D(L).MultivariateNormal(L.zeros(2), L.eye(2)).log_prob(L.zeros(3)),
+    lambda L: D(L).Independent(D(L).Normal(0.0, 1.0), 1),
+    lambda L: D(L).TransformedDistribution(D(L).Normal(0.0, 1.0), 3),
+    lambda L: D(L).transforms.ExpTransform(cache_size=2),
+    lambda L: D(L).Distribution.set_default_validate_args(3),
+    lambda L: D(L).Poisson(L.tensor([1.0])).log_prob(L.tensor([0.5])),
+    lambda L: D(L).Gamma(L.tensor([1.0]), L.tensor([0.0])),
+    lambda L: D(L).Beta(1.0, 1.0).log_prob(L.tensor(1.5)),
+]
+
+
+@pytest.mark.parametrize("i", range(len(ERRORS)))
+def test_validation_errors(i):
+    assert err(lambda: ERRORS[i](ct)) == err(lambda: ERRORS[i](torch))
+
+
+def test_validate_args_off():
+    d = D(ct).Normal(0.0, -1.0, validate_args=False)
+    assert d.log_prob(ct.tensor(0.5)).isnan().item()
+    D(ct).Distribution.set_default_validate_args(False)
+    try:
+        D(ct).Bernoulli(probs=ct.tensor([2.0]))
+    finally:
+        D(ct).Distribution.set_default_validate_args(True)
+    with pytest.raises(ValueError):
+        D(ct).Bernoulli(probs=ct.tensor([2.0]))
+
+
+def test_repr_expand_and_enumerate():
+    for L in (ct, torch):
+        d = D(L).Normal(L.tensor([0.0, 1.0]), L.tensor([1.0, 2.0]))
+        e = d.expand((3, 2))
+        assert e.batch_shape == (3, 2) and e.sample().shape == (3, 2)
+    assert repr(D(ct).Normal(0.0, 1.0)) == repr(D(torch).Normal(0.0, 1.0))
+    assert repr(D(ct).Categorical(logits=ct.zeros(2, 3))) == repr(D(torch).Categorical(logits=torch.zeros(2, 3)))
+    for make in (lambda L: D(L).Bernoulli(L.tensor([0.2, 0.7])), lambda L: D(L).Categorical(logits=L.zeros(2, 3)),
+                 lambda L: D(L).Binomial(3, L.tensor([0.2, 0.7])), lambda L: D(L).OneHotCategorical(L.ones(2, 3))):
+        same(make(ct).enumerate_support(), make(torch).enumerate_support())
+        same(make(ct).enumerate_support(False), make(torch).enumerate_support(False))
+    same(D(ct).Binomial(3, ct.tensor([0.2, 0.7])).entropy(), D(torch).Binomial(3, torch.tensor([0.2, 0.7])).entropy())
+
+
+def test_transforms():
+    T = D(ct).transforms
+    x = ct.tensor(RS.randn(4), dtype=ct.float64)
+    tx = torch.tensor(x.tolist(), dtype=torch.float64)
+    for name, args in [("ExpTransform", ()), ("SigmoidTransform", ()), ("TanhTransform", ()),
+                       ("AffineTransform", (0.5, -3.0)), ("SoftplusTransform", ()), ("AbsTransform", ()),
+                       ("PowerTransform", (2.0,))]:
+        t, tt = getattr(T, name)(*args), getattr(torch.distributions.transforms, name)(*args)
+        xi, txi = (x.abs(), tx.abs()) if name == "PowerTransform" else (x, tx)
+        y, ty = t(xi), tt(txi)
+        same(y, ty)
+        same(t.inv(y), tt.inv(ty))
+        if name != "AbsTransform":
+            same(t.log_abs_det_jacobian(xi, y), tt.log_abs_det_jacobian(txi, ty))
+        assert repr(t) == repr(tt)
+    c, tc = T.ComposeTransform([T.ExpTransform(), T.AffineTransform(1.0, 2.0)]), \
+        torch.distributions.transforms.ComposeTransform([torch.distributions.transforms.ExpTransform(),
+                                                         torch.distributions.transforms.AffineTransform(1.0, 2.0)])
+    same(c(x), tc(tx))
+    same(c.log_abs_det_jacobian(x, c(x)), tc.log_abs_det_jacobian(tx, tc(tx)))
+    same(c.inv(c(x)), tx)
+    assert T.ExpTransform() == T.ExpTransform() and T.ExpTransform().inv == T.ExpTransform().inv
+    sm = T.SoftmaxTransform()
+    same(sm(x), torch.distributions.transforms.SoftmaxTransform()(tx))
+
+
+def test_constraints():
+    C, TC = D(ct).constraints, torch.distributions.constraints
+    v = [-1.0, 0.0, 0.5, 1.0, 2.5, float("nan")]
+    for name in ("real", "positive", "nonnegative", "unit_interval", "boolean", "nonnegative_integer",
+                 "positive_integer"):
+        same(getattr(C, name).check(ct.tensor(v)), getattr(TC, name).check(torch.tensor(v)))
+        assert repr(getattr(C, name)) == repr(getattr(TC, name))
+    for c, tc in [(C.integer_interval(0, 2), TC.integer_interval(0, 2)), (C.interval(-1, 1), TC.interval(-1, 1)),
+                  (C.greater_than(0.5), TC.greater_than(0.5)), (C.less_than(1.0), TC.less_than(1.0)),
+                  (C.half_open_interval(0, 1), TC.half_open_interval(0, 1)),
+                  (C.greater_than_eq(0.0), TC.greater_than_eq(0.0))]:
+        same(c.check(ct.tensor(v)), tc.check(torch.tensor(v)))
+        assert repr(c) == repr(tc)
+    m = [SIMPLEX, COV, TRIL, A, -COV]
+    for name in ("simplex", "lower_cholesky", "lower_triangular", "positive_definite", "symmetric", "square",
+                 "positive_semidefinite", "real_vector"):
+        for a in m:
+            same(getattr(C, name).check(ct.tensor(a)), getattr(TC, name).check(torch.tensor(a)))
+    assert C.is_dependent(C.dependent) and not C.is_dependent(C.real)
+    assert repr(C.independent(C.real, 1)) == repr(TC.independent(TC.real, 1))
+
+
+def test_utils():
+    U, TU = D(ct).utils, torch.distributions.utils
+    p = ct.tensor(SIMPLEX)
+    same(U.probs_to_logits(p), TU.probs_to_logits(torch.tensor(SIMPLEX)))
+    same(U.logits_to_probs(ct.tensor(LOGITS)), TU.logits_to_probs(torch.tensor(LOGITS)))
+    same(U.probs_to_logits(ct.tensor(PROB), True), TU.probs_to_logits(torch.tensor(PROB), True))
+    a, b = U.broadcast_all(ct.tensor([1.0, 2.0]), 3.0)
+    assert a.shape == b.shape == (2,) and b.dtype == ct.float32
+    vec = ct.arange(6.0)
+    same(U.vec_to_tril_matrix(vec), TU.vec_to_tril_matrix(torch.arange(6.0)))
+    same(U.tril_matrix_to_vec(U.vec_to_tril_matrix(vec)), torch.arange(6.0))
+
+
+def test_biject_to():
+    R, TR = D(ct).constraint_registry, torch.distributions.constraint_registry
+    x = ct.tensor(RS.randn(2, 3))
+    for c, tc in [(D(ct).constraints.positive, torch.distributions.constraints.positive),
+                  (D(ct).constraints.interval(-2.0, 3.0), torch.distributions.constraints.interval(-2.0, 3.0)),
+                  (D(ct).constraints.unit_interval, torch.distributions.constraints.unit_interval),
+                  (D(ct).constraints.greater_than(1.0), torch.distributions.constraints.greater_than(1.0)),
+                  (D(ct).constraints.real_vector, torch.distributions.constraints.real_vector)]:
+        t, tt = R.biject_to(c), TR.biject_to(tc)
+        y = t(x)
+        same(y, tt(torch.tensor(x.tolist(), dtype=torch.float64)))
+        assert bool(c.check(y).all())
+        same(t.inv(y), x.tolist() and torch.tensor(x.tolist(), dtype=torch.float64))
+    y = R.transform_to(D(ct).constraints.simplex)(x)
+    assert bool(D(ct).constraints.simplex.check(y).all())
