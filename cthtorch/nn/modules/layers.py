@@ -174,9 +174,7 @@ class _ConvNd(Module):
             s += ", bias=False"
         if self.padding_mode != "zeros":
             s += ", padding_mode={padding_mode}"
-        d = dict(self.__dict__)
-        d["padding"] = repr(self.padding) if isinstance(self.padding, str) else self.padding
-        return s.format(**d)
+        return s.format(**self.__dict__)
 
     def __setstate__(self, state):
         super().__setstate__(state)
