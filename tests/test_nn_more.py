@@ -308,3 +308,22 @@ def test_adaptive_log_softmax():
     close(cm.tail[1][0].weight.grad, tm.tail[1][0].weight.grad)
     close(cm.log_prob(ct.tensor(x)), tm.log_prob(torch.tensor(x)))
     np.testing.assert_array_equal(cm.predict(ct.tensor(x)).numpy(), tm.predict(torch.tensor(x)).numpy())
+
+
+@pytest.mark.parametrize("mode", ["bilinear", "nearest"])
+@pytest.mark.parametrize("padding_mode", ["zeros", "border", "reflection"])
+@pytest.mark.parametrize("align", [False, True])
+def test_grid_sample(mode, padding_mode, align):
+    x = rs.randn(2, 3, 5, 6)
+    grid = rs.uniform(-1.4, 1.4, (2, 4, 7, 2))
+    run(lambda a, g: ct.nn.functional.grid_sample(a, g, mode, padding_mode, align),
+        lambda a, g: torch.nn.functional.grid_sample(a, g, mode, padding_mode, align), x, grid)
+
+
+@pytest.mark.parametrize("align", [False, True])
+def test_affine_grid(align):
+    theta = rs.randn(2, 2, 3)
+    run(lambda t: ct.nn.functional.affine_grid(t, (2, 3, 4, 5), align),
+        lambda t: torch.nn.functional.affine_grid(t, (2, 3, 4, 5), align), theta)
+    with pytest.raises(ValueError, match="Expected a batch of 2D affine matrices"):
+        ct.nn.functional.affine_grid(ct.zeros(2, 3, 3), (2, 3, 4, 5), align)

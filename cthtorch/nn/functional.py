@@ -779,3 +779,4 @@ from cthtorch.nn._F_pooling import (  # noqa: E402,F401
 from cthtorch.nn._F_losses import (  # noqa: E402,F401
     multi_margin_loss, multilabel_margin_loss, triplet_margin_with_distance_loss, ctc_loss,
 )
+from cthtorch.nn._F_sampling import affine_grid, grid_sample  # noqa: E402,F401
