@@ -327,3 +327,29 @@ def test_affine_grid(align):
         lambda t: torch.nn.functional.affine_grid(t, (2, 3, 4, 5), align), theta)
     with pytest.raises(ValueError, match="Expected a batch of 2D affine matrices"):
         ct.nn.functional.affine_grid(ct.zeros(2, 3, 3), (2, 3, 4, 5), align)
+
+
+def test_multi_head_attention_forward_and_sync_bn():
+    tm = torch.nn.MultiheadAttention(8, 2)
+    q = rs.randn(5, 3, 8).astype(np.float32)
+    kw = dict(training=False, need_weights=True)
+    args = lambda lib, m, x: (x, x, x, 8, 2, lib.tensor(m.in_proj_weight.detach().numpy()),  # noqa: E731
+                              lib.tensor(m.in_proj_bias.detach().numpy()), None, None, False, 0.0,
+                              lib.tensor(m.out_proj.weight.detach().numpy()),
+                              lib.tensor(m.out_proj.bias.detach().numpy()))
+    oa, wa = ct.nn.functional.multi_head_attention_forward(*args(ct, tm, ct.tensor(q)), **kw)
+    ob, wb = torch.nn.functional.multi_head_attention_forward(*args(torch, tm, torch.tensor(q)), **kw)
+    close(oa, ob)
+    close(wa, wb)
+    seq_t = torch.nn.SyncBatchNorm.convert_sync_batchnorm(torch.nn.Sequential(torch.nn.BatchNorm2d(3)))
+    seq_c = ct.nn.SyncBatchNorm.convert_sync_batchnorm(ct.nn.Sequential(ct.nn.BatchNorm2d(3)))
+    assert repr(seq_c) == repr(seq_t)
+    close(seq_c(ct.tensor(X4, dtype=ct.float32)), seq_t(torch.tensor(X4, dtype=torch.float32)))
+
+
+def test_norm_reprs_and_bias_flag():
+    for name, kw in [("BatchNorm1d", {}), ("BatchNorm2d", {"bias": False}), ("InstanceNorm2d", {}),
+                     ("InstanceNorm2d", {"affine": True, "bias": False}), ("SyncBatchNorm", {})]:
+        cm, tm = getattr(ct.nn, name)(3, **kw), getattr(torch.nn, name)(3, **kw)
+        assert repr(cm) == repr(tm)
+        assert sorted(cm.state_dict()) == sorted(tm.state_dict())

@@ -768,6 +768,7 @@ def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.
 from cthtorch.nn._F_misc import (  # noqa: E402,F401
     _vector_norm, cosine_similarity, pairwise_distance, pdist, rms_norm, local_response_norm, channel_shuffle,
     native_channel_shuffle, embedding_bag, elu_, selu_, celu_, leaky_relu_, hardtanh_, threshold_, rrelu_,
+    multi_head_attention_forward,
 )
 from cthtorch.nn._F_pooling import (  # noqa: E402,F401
     lp_pool1d, lp_pool2d, lp_pool3d, max_pool1d_with_indices, adaptive_max_pool1d_with_indices,
