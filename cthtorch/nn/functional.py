@@ -197,12 +197,6 @@ def adaptive_max_pool1d(input, output_size, return_indices=False):
     return (out, idx) if return_indices else out
 
 
-def lp_pool2d(input, norm_type, kernel_size, stride=None, ceil_mode=False):
-    kh, kw = _pair(kernel_size)
-    out = avg_pool2d(input.pow(norm_type), kernel_size, stride, 0, ceil_mode)
-    return (out.sign() * relu(out.abs())).mul(kh * kw).pow(1.0 / norm_type)
-
-
 # ---------------------------------------------------------------- activations
 def relu(input, inplace=False):
     return input.relu_() if inplace else input.relu()
@@ -289,7 +283,7 @@ def prelu(input, weight):
 
 
 def rrelu(input, lower=1.0 / 8, upper=1.0 / 3, training=False, inplace=False):
-    return cthtorch.rrelu(input, lower, upper, training)
+    return rrelu_(input, lower, upper, training) if inplace else cthtorch.rrelu(input, lower, upper, training)
 
 
 def glu(input, dim=-1):
@@ -369,15 +363,8 @@ def group_norm(input, num_groups, weight=None, bias=None, eps=1e-5):
     return cthtorch.group_norm(input, num_groups, weight, bias, eps)
 
 
-def local_response_norm(input, size, alpha=1e-4, beta=0.75, k=1.0):
-    sq = (input * input).unsqueeze(1)
-    sq = pad_(sq, (0, 0, 0, 0, size // 2, (size - 1) // 2)) if input.dim() == 4 else pad_(sq, (0, 0, size // 2, (size - 1) // 2))
-    div = sq.unfold(2, size, 1).mean(-1).squeeze(1) if False else None
-    raise NotImplementedError("local_response_norm is not implemented in cthtorch yet")
-
-
 def normalize(input, p=2.0, dim=1, eps=1e-12, out=None):
-    denom = input.norm(p, dim, keepdim=True).clamp_min(eps).expand_as(input)
+    denom = _vector_norm(input, p, dim, True).clamp_min(eps).expand_as(input)
     return input / denom
 
 
@@ -531,17 +518,6 @@ def poisson_nll_loss(input, target, log_input=True, full=False, size_average=Non
         stirling = target * target.log() - target + 0.5 * (2 * math.pi * target).log()
         loss = loss + cthtorch.where(target > 1, stirling, stirling * 0)
     return _apply_loss_reduction(loss, reduction)
-
-
-def cosine_similarity(x1, x2, dim=1, eps=1e-8):
-    w12 = (x1 * x2).sum(dim)
-    n1 = (x1 * x1).sum(dim)
-    n2 = (x2 * x2).sum(dim)
-    return w12 / ((n1 * n2).clamp_min(eps * eps)).sqrt()
-
-
-def pairwise_distance(x1, x2, p=2.0, eps=1e-6, keepdim=False):
-    return (x1 - x2 + eps).norm(p, -1, keepdim=keepdim)
 
 
 def cosine_embedding_loss(input1, input2, target, margin=0.0, size_average=None, reduce=None, reduction="mean"):
@@ -716,6 +692,10 @@ def pixel_unshuffle(input, downscale_factor):
 
 
 def unfold(input, kernel_size, dilation=1, padding=0, stride=1):
+    if input.dim() == 3:   # unbatched (C, H, W)
+        return unfold(input.unsqueeze(0), kernel_size, dilation, padding, stride).squeeze(0)
+    if input.dim() != 4:
+        raise NotImplementedError("Input Error: Only 3D or 4D input Tensors are supported (got %dD)" % input.dim())
     kh, kw = _pair(kernel_size)
     dh, dw = _pair(dilation)
     ph, pw = _pair(padding)
@@ -733,27 +713,37 @@ def unfold(input, kernel_size, dilation=1, padding=0, stride=1):
 
 
 def fold(input, output_size, kernel_size, dilation=1, padding=0, stride=1):
+    if input.dim() == 2:   # unbatched (C*k*k, L)
+        return fold(input.unsqueeze(0), output_size, kernel_size, dilation, padding, stride).squeeze(0)
+    if input.dim() != 3:
+        raise NotImplementedError("Input Error: Only unbatched (2D) or batched (3D) input Tensors are supported "
+                                  "(got %dD)" % input.dim())
     oh_, ow_ = _pair(output_size)
     kh, kw = _pair(kernel_size)
     dh, dw = _pair(dilation)
     ph, pw = _pair(padding)
     sh, sw = _pair(stride)
     n, ckk, L = input.shape
+    if ckk % (kh * kw):
+        raise RuntimeError("Expected size of input's dimension 1 to be divisible by the product of kernel_size, but "
+                           "got input.size(1)=%d and kernel_size=(%d, %d)" % (ckk, kh, kw))
     c = ckk // (kh * kw)
     H, W = oh_ + 2 * ph, ow_ + 2 * pw
     oh = (H - dh * (kh - 1) - 1) // sh + 1
     ow = (W - dw * (kw - 1) - 1) // sw + 1
-    out = cthtorch.zeros(n, c, H, W, dtype=input.dtype)
-    cols = input.reshape(n, c, kh * kw, oh, ow)
-    for i in range(kh):
-        for j in range(kw):
-            piece = cols[:, :, i * kw + j]
-            rows = cthtorch.arange(oh) * sh + i * dh
-            colsx = cthtorch.arange(ow) * sw + j * dw
-            idx = (rows.reshape(-1, 1) * W + colsx.reshape(1, -1)).reshape(-1)
-            flat = out.reshape(n, c, H * W)
-            out = flat.index_add(2, idx, piece.reshape(n, c, -1)).reshape(n, c, H, W)
-    return out[:, :, ph: ph + oh_, pw: pw + ow_]
+    if oh * ow != L:
+        raise RuntimeError("Given output_size=(%d, %d), kernel_size=(%d, %d), dilation=(%d, %d), padding=(%d, %d), "
+                           "stride=(%d, %d), expected size of input's dimension 2 to match the calculated number of "
+                           "sliding blocks %d * %d = %d, but got input.size(2)=%d."
+                           % (oh_, ow_, kh, kw, dh, dw, ph, pw, sh, sw, oh, ow, oh * ow, L))
+    # col2im as one scatter_add: column (ki, kj, oi, oj) lands on padded pixel (oi*sh + ki*dh, oj*sw + kj*dw)
+    ki = cthtorch.arange(kh).reshape(kh, 1, 1, 1) * dh
+    kj = cthtorch.arange(kw).reshape(1, kw, 1, 1) * dw
+    oi = cthtorch.arange(oh).reshape(1, 1, oh, 1) * sh
+    oj = cthtorch.arange(ow).reshape(1, 1, 1, ow) * sw
+    idx = ((ki + oi) * W + kj + oj).reshape(1, 1, -1).expand(n, c, kh * kw * L)
+    out = input.new_zeros(n, c, H * W).scatter_add(2, idx, input.reshape(n, c, kh * kw * L))
+    return out.reshape(n, c, H, W)[:, :, ph: ph + oh_, pw: pw + ow_]
 
 
 def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.0, is_causal=False, scale=None,
@@ -773,3 +763,22 @@ def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.
     if dropout_p > 0:
         attn = dropout(attn, dropout_p, True)
     return cthtorch.matmul(attn, value)
+
+
+# Composite forms kept in their own files (names as in torch.nn.functional).
+from cthtorch.nn._F_misc import (  # noqa: E402,F401
+    _vector_norm, cosine_similarity, pairwise_distance, pdist, rms_norm, local_response_norm, channel_shuffle,
+    native_channel_shuffle, embedding_bag, elu_, selu_, celu_, leaky_relu_, hardtanh_, threshold_, rrelu_,
+    multi_head_attention_forward,
+)
+from cthtorch.nn._F_pooling import (  # noqa: E402,F401
+    lp_pool1d, lp_pool2d, lp_pool3d, max_pool1d_with_indices, adaptive_max_pool1d_with_indices,
+    adaptive_max_pool2d_with_indices, fractional_max_pool2d, fractional_max_pool2d_with_indices,
+    fractional_max_pool3d, fractional_max_pool3d_with_indices, max_unpool1d, max_unpool2d, max_unpool3d,
+    max_pool3d, max_pool3d_with_indices, avg_pool3d, adaptive_avg_pool3d, adaptive_max_pool3d,
+    adaptive_max_pool3d_with_indices, conv3d, conv_transpose3d,
+)
+from cthtorch.nn._F_losses import (  # noqa: E402,F401
+    multi_margin_loss, multilabel_margin_loss, triplet_margin_with_distance_loss, ctc_loss,
+)
+from cthtorch.nn._F_sampling import affine_grid, grid_sample  # noqa: E402,F401

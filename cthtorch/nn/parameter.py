@@ -29,9 +29,40 @@ def _rebuild_parameter(data, requires_grad):
     return Parameter(data, requires_grad)
 
 
-class UninitializedParameter(Parameter):
+class UninitializedTensorMixin:
+    """A placeholder of unknown shape (lazy modules); materialize() gives it a shape and its final class."""
+    cls_to_become = None
+
+    def __init__(self, requires_grad=True, device=None, dtype=None):
+        pass
+
+    def materialize(self, shape, device=None, dtype=None):
+        self.data = cthtorch.empty(shape, dtype=dtype if dtype is not None else self.data.dtype)
+        self.__class__ = self.cls_to_become
+
+    def __repr__(self):
+        return "<%s>" % self.__class__.__name__
+
+    def __reduce_ex__(self, proto):
+        return (self.__class__, (self.requires_grad,))
+
+
+def is_lazy(param):
+    return isinstance(param, UninitializedTensorMixin)
+
+
+class UninitializedParameter(UninitializedTensorMixin, Parameter):
+    cls_to_become = Parameter
+
     def __new__(cls, requires_grad=True, device=None, dtype=None):
-        raise NotImplementedError("lazy modules (UninitializedParameter) are not implemented in cthtorch")
+        return cthtorch.Tensor._make_subclass(cls, cthtorch.empty(0, dtype=dtype), requires_grad)
+
+
+class UninitializedBuffer(UninitializedTensorMixin, cthtorch.Tensor):
+    cls_to_become = cthtorch.Tensor
+
+    def __new__(cls, requires_grad=False, device=None, dtype=None):
+        return cthtorch.Tensor._make_subclass(cls, cthtorch.empty(0, dtype=dtype), requires_grad)
 
 
 class Buffer:

@@ -174,9 +174,7 @@ class _ConvNd(Module):
             s += ", bias=False"
         if self.padding_mode != "zeros":
             s += ", padding_mode={padding_mode}"
-        d = dict(self.__dict__)
-        d["padding"] = repr(self.padding) if isinstance(self.padding, str) else self.padding
-        return s.format(**d)
+        return s.format(**self.__dict__)
 
     def __setstate__(self, state):
         super().__setstate__(state)
@@ -332,7 +330,7 @@ class AdaptiveMaxPool1d(AdaptiveMaxPool2d):
 
 class _NormBase(Module):
     def __init__(self, num_features, eps=1e-5, momentum=0.1, affine=True, track_running_stats=True, device=None,
-                 dtype=None):
+                 dtype=None, *, bias=True):
         super().__init__()
         self.num_features = num_features
         self.eps = eps
@@ -341,7 +339,10 @@ class _NormBase(Module):
         self.track_running_stats = track_running_stats
         if affine:
             self.weight = Parameter(cthtorch.empty(num_features, dtype=dtype))
-            self.bias = Parameter(cthtorch.empty(num_features, dtype=dtype))
+            if bias:
+                self.bias = Parameter(cthtorch.empty(num_features, dtype=dtype))
+            else:
+                self.register_parameter("bias", None)
         else:
             self.register_parameter("weight", None)
             self.register_parameter("bias", None)
@@ -365,14 +366,15 @@ class _NormBase(Module):
         self.reset_running_stats()
         if self.affine:
             init.ones_(self.weight)
-            init.zeros_(self.bias)
+            if self.bias is not None:
+                init.zeros_(self.bias)
 
     def _check_input_dim(self, input):
         pass
 
     def extra_repr(self):
-        return "{num_features}, eps={eps}, momentum={momentum}, affine={affine}, " \
-               "track_running_stats={track_running_stats}".format(**self.__dict__)
+        return "{num_features}, eps={eps}, momentum={momentum}, affine={affine}, bias={has_bias}, " \
+               "track_running_stats={track_running_stats}".format(has_bias=self.bias is not None, **self.__dict__)
 
 
 class _BatchNorm(_NormBase):
@@ -411,8 +413,8 @@ class BatchNorm3d(_BatchNorm):
 
 class InstanceNorm2d(_NormBase):
     def __init__(self, num_features, eps=1e-5, momentum=0.1, affine=False, track_running_stats=False, device=None,
-                 dtype=None):
-        super().__init__(num_features, eps, momentum, affine, track_running_stats, device, dtype)
+                 dtype=None, *, bias=True):
+        super().__init__(num_features, eps, momentum, affine, track_running_stats, device, dtype, bias=bias)
 
     def forward(self, input):
         return F.instance_norm(input, None, None, self.weight, self.bias, True, self.momentum or 0.1, self.eps)
@@ -470,7 +472,8 @@ class GroupNorm(Module):
     def reset_parameters(self):
         if self.affine:
             init.ones_(self.weight)
-            init.zeros_(self.bias)
+            if self.bias is not None:
+                init.zeros_(self.bias)
 
     def forward(self, input):
         return F.group_norm(input, self.num_groups, self.weight, self.bias, self.eps)

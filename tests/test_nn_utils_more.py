@@ -1,0 +1,155 @@
+"""nn.utils weight_norm / spectral_norm (hooks and parametrizations), parametrize, prune vs torch."""
+import warnings
+
+import numpy as np
+import pytest
+
+import cthtorch as ct
+import oracle
+
+torch = oracle.require_torch()
+import torch.nn.utils.prune  # noqa: E402,F401  (a submodule torch does not import by itself)
+rs = np.random.RandomState(1)
+
+
+def close(a, b, tol=1e-5):
+    np.testing.assert_allclose(a.detach().numpy(), b.detach().numpy(), rtol=tol, atol=tol)
+
+
+def pair_linear(i=5, o=4):
+    tm, cm = torch.nn.Linear(i, o), ct.nn.Linear(i, o)
+    cm.load_state_dict({k: ct.tensor(v.numpy()) for k, v in tm.state_dict().items()})
+    return cm, tm
+
+
+def load(cm, tm):
+    cm.load_state_dict({k: ct.tensor(v.detach().numpy()) for k, v in tm.state_dict().items()})
+
+
+def step(cm, tm, x):
+    ya, yb = cm(ct.tensor(x)), tm(torch.tensor(x))
+    close(ya, yb)
+    ya.pow(2).sum().backward()
+    yb.pow(2).sum().backward()
+
+
+@pytest.mark.parametrize("dim", [0, 1, None])
+def test_weight_norm_hook(dim):
+    cm, tm = pair_linear()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        ct.nn.utils.weight_norm(cm, dim=dim)
+        torch.nn.utils.weight_norm(tm, dim=dim)
+    assert sorted(dict(cm.named_parameters())) == sorted(dict(tm.named_parameters()))
+    close(cm.weight_g, tm.weight_g)
+    step(cm, tm, rs.randn(3, 5).astype(np.float32))
+    close(cm.weight_g.grad, tm.weight_g.grad)
+    close(cm.weight_v.grad, tm.weight_v.grad)
+    ct.nn.utils.remove_weight_norm(cm)
+    torch.nn.utils.remove_weight_norm(tm)
+    close(cm.weight, tm.weight)
+    assert sorted(dict(cm.named_parameters())) == ["bias", "weight"]
+    with pytest.raises(ValueError, match="weight_norm of 'weight' not found in"):
+        ct.nn.utils.remove_weight_norm(cm)
+
+
+def test_weight_norm_parametrization():
+    cm, tm = pair_linear()
+    ct.nn.utils.parametrizations.weight_norm(cm)
+    torch.nn.utils.parametrizations.weight_norm(tm)
+    assert sorted(cm.state_dict()) == sorted(tm.state_dict())
+    assert type(cm).__name__ == type(tm).__name__ == "ParametrizedLinear"
+    step(cm, tm, rs.randn(3, 5).astype(np.float32))
+    close(cm.parametrizations.weight.original0.grad, tm.parametrizations.weight.original0.grad)
+    close(cm.parametrizations.weight.original1.grad, tm.parametrizations.weight.original1.grad)
+    ct.nn.utils.parametrize.remove_parametrizations(cm, "weight")
+    torch.nn.utils.parametrize.remove_parametrizations(tm, "weight")
+    assert type(cm) is ct.nn.Linear
+    close(cm.weight, tm.weight)
+
+
+def test_spectral_norm_hook():
+    cm, tm = pair_linear(6, 4)
+    ct.nn.utils.spectral_norm(cm)
+    torch.nn.utils.spectral_norm(tm)
+    load(cm, tm)   # same u, v start
+    for _ in range(2):
+        step(cm, tm, rs.randn(3, 6).astype(np.float32))
+    close(cm.weight_u, tm.weight_u)
+    close(cm.weight_orig.grad, tm.weight_orig.grad, 1e-4)
+    cm.eval(), tm.eval()
+    step(cm, tm, rs.randn(3, 6).astype(np.float32))
+    ct.nn.utils.remove_spectral_norm(cm)
+    torch.nn.utils.remove_spectral_norm(tm)
+    close(cm.weight, tm.weight)
+
+
+def test_spectral_norm_parametrization_conv():
+    tm, cm = torch.nn.Conv2d(3, 4, 3), ct.nn.Conv2d(3, 4, 3)
+    torch.nn.utils.parametrizations.spectral_norm(tm)
+    ct.nn.utils.parametrizations.spectral_norm(cm)
+    assert sorted(cm.state_dict()) == sorted(tm.state_dict())
+    load(cm, tm)
+    x = rs.randn(2, 3, 5, 5).astype(np.float32)
+    step(cm, tm, x)
+    close(cm.parametrizations.weight.original.grad, tm.parametrizations.weight.original.grad, 1e-4)
+    close(cm.parametrizations.weight[0]._u, tm.parametrizations.weight[0]._u)
+
+
+def test_parametrize_custom_and_cached():
+    class Sym(ct.nn.Module):
+        def forward(self, x):
+            return (x + x.t()) / 2
+
+    m = ct.nn.Linear(3, 3)
+    ct.nn.utils.parametrize.register_parametrization(m, "weight", Sym())
+    assert ct.nn.utils.parametrize.is_parametrized(m, "weight")
+    w = m.weight
+    np.testing.assert_allclose(w.detach().numpy(), w.detach().numpy().T, atol=1e-6)
+    with ct.nn.utils.parametrize.cached():
+        assert m.weight is m.weight
+    assert m.weight is not m.weight
+    with pytest.raises(RuntimeError, match="parametrization Sym does not implement right_inverse"):
+        m.weight = ct.eye(3) * 2
+
+
+def test_parametrize_errors():
+    class Bad(ct.nn.Module):
+        def forward(self, x):
+            return x[:1]
+
+    m = ct.nn.Linear(3, 3)
+    with pytest.raises(ValueError, match="may not change the shape of the tensor"):
+        ct.nn.utils.parametrize.register_parametrization(m, "weight", Bad())
+    with pytest.raises(ValueError, match="does not have a parameter, a buffer, or a parametrized element"):
+        ct.nn.utils.parametrize.register_parametrization(m, "nope", Bad())
+    with pytest.raises(ValueError, match="does not have a parametrization on weight"):
+        ct.nn.utils.parametrize.remove_parametrizations(m, "weight")
+
+
+def test_prune_l1_and_remove():
+    cm, tm = pair_linear(6, 5)
+    ct.nn.utils.prune.l1_unstructured(cm, "weight", amount=0.3)
+    torch.nn.utils.prune.l1_unstructured(tm, "weight", amount=0.3)
+    np.testing.assert_array_equal(cm.weight_mask.numpy(), tm.weight_mask.numpy())
+    ct.nn.utils.prune.l1_unstructured(cm, "weight", amount=4)
+    torch.nn.utils.prune.l1_unstructured(tm, "weight", amount=4)
+    np.testing.assert_array_equal(cm.weight_mask.numpy(), tm.weight_mask.numpy())
+    assert ct.nn.utils.prune.is_pruned(cm)
+    step(cm, tm, rs.randn(2, 6).astype(np.float32))
+    close(cm.weight_orig.grad, tm.weight_orig.grad)
+    ct.nn.utils.prune.remove(cm, "weight")
+    torch.nn.utils.prune.remove(tm, "weight")
+    close(cm.weight, tm.weight)
+    assert not ct.nn.utils.prune.is_pruned(cm)
+    assert sorted(cm.state_dict()) == ["bias", "weight"]
+
+
+def test_prune_random_amounts():
+    m = ct.nn.Linear(10, 10)
+    ct.nn.utils.prune.random_unstructured(m, "weight", 0.25)
+    assert int((m.weight_mask == 0).sum()) == 25 and int((m.weight == 0).sum()) >= 25
+    with pytest.raises(ValueError, match="should either be a float in the range"):
+        ct.nn.utils.prune.random_unstructured(m, "bias", 1.5)
+    with pytest.raises(ValueError, match="should be smaller than the number of parameters to prune"):
+        ct.nn.utils.prune.l1_unstructured(m, "bias", 11)
