@@ -58,6 +58,36 @@ static void out_sizes(const THTensor *x, int64_t OH, int64_t OW, int64_t *sizes)
   sizes[x->ndim - 1] = OW;
 }
 
+/* One plane of max pooling in the compute type T. As torch's CPU kernel: the
+ * window's first valid element starts as the pick, a NaN always wins (the
+ * last one), and indices are flat offsets into the input plane. */
+#define MAXPOOL_PLANE(T)                                                                      \
+  static void maxpool_plane_##T(const T *x, T *y, int64_t *id, const PoolGeom *g) {         \
+    for (int64_t oh = 0; oh < g->OH; oh++) {                                                 \
+      int64_t ih0 = oh * g->SH - g->PH, ih1 = ih0 + (g->KH - 1) * g->DH + 1;                 \
+      while (ih0 < 0) ih0 += g->DH;                                                          \
+      if (ih1 > g->H) ih1 = g->H;                                                            \
+      for (int64_t ow = 0; ow < g->OW; ow++) {                                               \
+        int64_t iw0 = ow * g->SW - g->PW, iw1 = iw0 + (g->KW - 1) * g->DW + 1;               \
+        while (iw0 < 0) iw0 += g->DW;                                                        \
+        if (iw1 > g->W) iw1 = g->W;                                                          \
+        T bv = -INFINITY;                                                                    \
+        int64_t best = ih0 * g->W + iw0;                                                     \
+        for (int64_t ih = ih0; ih < ih1; ih += g->DH) {                                      \
+          const T *row = x + ih * g->W;                                                      \
+          for (int64_t iw = iw0; iw < iw1; iw += g->DW) {                                    \
+            T v = row[iw];                                                                   \
+            if (v > bv || isnan(v)) { bv = v; best = ih * g->W + iw; }                       \
+          }                                                                                  \
+        }                                                                                    \
+        y[oh * g->OW + ow] = bv;                                                             \
+        id[oh * g->OW + ow] = best;                                                          \
+      }                                                                                      \
+    }                                                                                        \
+  }
+MAXPOOL_PLANE(float)
+MAXPOOL_PLANE(double)
+
 int at_max_pool2d(THTensor **outs, const THTensor *input, const ATIntList *k, const ATIntList *s, const ATIntList *p,
                   const ATIntList *d, bool ceil_mode) {
   PoolGeom g;
@@ -69,32 +99,18 @@ int at_max_pool2d(THTensor **outs, const THTensor *input, const ATIntList *k, co
   out_sizes(input, g.OH, g.OW, sz);
   THTensor *y = THTensor_new(ct, input->ndim, sz), *idx = THTensor_new(TH_Int64, input->ndim, sz);
   if (!y || !idx) { THTensor_free(x); THTensor_free(y); THTensor_free(idx); return -1; }
-  const char *xd = THTensor_data(x);
-  char *yd = THTensor_data(y);
-  int64_t *id = (int64_t *)THTensor_data(idx);
-  bool dbl = ct == TH_Double;
-#pragma omp parallel for if (g.P * g.OH * g.OW > 16384)
-  for (int64_t pl = 0; pl < g.P; pl++)
-    for (int64_t oh = 0; oh < g.OH; oh++)
-      for (int64_t ow = 0; ow < g.OW; ow++) {
-        int64_t best = -1;
-        double bv = -INFINITY;
-        for (int64_t kh = 0; kh < g.KH; kh++) {
-          int64_t ih = oh * g.SH - g.PH + kh * g.DH;
-          if (ih < 0 || ih >= g.H) continue;
-          for (int64_t kw = 0; kw < g.KW; kw++) {
-            int64_t iw = ow * g.SW - g.PW + kw * g.DW;
-            if (iw < 0 || iw >= g.W) continue;
-            int64_t at = pl * g.H * g.W + ih * g.W + iw;
-            double v = dbl ? ((const double *)xd)[at] : ((const float *)xd)[at];
-            if (v > bv || isnan(v) || best < 0) { bv = v; best = ih * g.W + iw; if (isnan(v)) goto found; }
-          }
-        }
-      found:;
-        int64_t o = (pl * g.OH + oh) * g.OW + ow;
-        if (dbl) ((double *)yd)[o] = bv; else ((float *)yd)[o] = (float)bv;
-        id[o] = best;
-      }
+  int64_t *id = (int64_t *)THTensor_data(idx), HW = g.H * g.W, L = g.OH * g.OW;
+  if (ct == TH_Double) {
+    const double *xd = (const double *)THTensor_data(x);
+    double *yd = (double *)THTensor_data(y);
+#pragma omp parallel for if (g.P * L > 16384)
+    for (int64_t pl = 0; pl < g.P; pl++) maxpool_plane_double(xd + pl * HW, yd + pl * L, id + pl * L, &g);
+  } else {
+    const float *xd = (const float *)THTensor_data(x);
+    float *yd = (float *)THTensor_data(y);
+#pragma omp parallel for if (g.P * L > 16384)
+    for (int64_t pl = 0; pl < g.P; pl++) maxpool_plane_float(xd + pl * HW, yd + pl * L, id + pl * L, &g);
+  }
   THTensor_free(x);
   outs[0] = ct == input->dtype ? y : at_to_dtype(y, input->dtype, false);
   if (outs[0] != y) THTensor_free(y);
@@ -103,24 +119,33 @@ int at_max_pool2d(THTensor **outs, const THTensor *input, const ATIntList *k, co
   return 0;
 }
 
+/* scatter-add of grad into each window's pick, in the compute type T */
+#define MAXPOOL_BWD(T)                                                                        \
+  static void maxpool_bwd_##T(const T *gd, const int64_t *id, T *gid, int64_t P, int64_t L, int64_t HW) { \
+    _Pragma("omp parallel for if (P * L > 16384)")                                           \
+    for (int64_t pl = 0; pl < P; pl++) {                                                     \
+      T *dst = gid + pl * HW;                                                                \
+      const T *src = gd + pl * L;                                                            \
+      const int64_t *ix = id + pl * L;                                                       \
+      for (int64_t j = 0; j < L; j++) if (ix[j] >= 0) dst[ix[j]] += src[j];                  \
+    }                                                                                        \
+  }
+MAXPOOL_BWD(float)
+MAXPOOL_BWD(double)
+
 THTensor *at_max_pool2d_backward(const THTensor *grad, const THTensor *input, const THTensor *indices) {
   int64_t H = input->sizes[input->ndim - 2], W = input->sizes[input->ndim - 1];
   int64_t P = THTensor_numel(input) / ((H * W != 0) ? H * W : 1);
-  THTensor *gi = THTensor_new(TH_Double, input->ndim, input->sizes);
-  THTensor *g = gi ? at_contiguous_as(grad, TH_Double) : NULL, *ic = g ? at_contiguous(indices) : NULL, *r = NULL;
+  THDtype ct = input->dtype == TH_Double ? TH_Double : TH_Float;
+  THTensor *gi = THTensor_new(ct, input->ndim, input->sizes);
+  THTensor *g = gi ? at_contiguous_as(grad, ct) : NULL, *ic = g ? at_contiguous(indices) : NULL, *r = NULL;
   if (ic) {
-    double *gid = (double *)THTensor_data(gi);
-    const double *gd = (const double *)THTensor_data(g);
     const int64_t *id = (const int64_t *)THTensor_data(ic);
     int64_t L = THTensor_numel(g) / (P ? P : 1);
-    memset(gid, 0, THTensor_numel(gi) * sizeof(double));
-#pragma omp parallel for if (P * L > 16384)
-    for (int64_t pl = 0; pl < P; pl++)
-      for (int64_t j = 0; j < L; j++) {
-        int64_t t = id[pl * L + j];
-        if (t >= 0) gid[pl * H * W + t] += gd[pl * L + j];
-      }
-    r = at_to_dtype(gi, input->dtype, false);
+    memset(THTensor_data(gi), 0, THTensor_numel(gi) * THDtype_size(ct));
+    if (ct == TH_Double) maxpool_bwd_double((const double *)THTensor_data(g), id, (double *)THTensor_data(gi), P, L, H * W);
+    else maxpool_bwd_float((const float *)THTensor_data(g), id, (float *)THTensor_data(gi), P, L, H * W);
+    r = ct == input->dtype ? THTensor_retain(gi) : at_to_dtype(gi, input->dtype, false);
   }
   THTensor_free(gi); THTensor_free(g); THTensor_free(ic);
   return r;
