@@ -40,7 +40,7 @@ def _take_diagonals(t, labels):
 def _sum_out(t, labels, keep):
     dims = [i for i, lab in enumerate(labels) if lab not in keep]
     if dims:
-        t = t.sum(dims, dtype=t.dtype)   # ints stay ints, as in torch.einsum
+        t = t.sum(dims)
         labels = [lab for lab in labels if lab in keep]
     return t, labels
 

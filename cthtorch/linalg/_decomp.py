@@ -131,12 +131,8 @@ def cholesky_legacy(A, upper=False):
 
 
 def cholesky_solve(B, L, upper=False):
-    A2, B2 = _checks.broadcast_batch(L, B, "cholesky_solve")
-    if upper:   # A = U^T U
-        Y = F.SolveTriangular.apply(A2.mT, B2, False, True, False)
-        return F.SolveTriangular.apply(A2, Y, True, True, False)
-    Y = F.SolveTriangular.apply(A2, B2, False, True, False)
-    return F.SolveTriangular.apply(A2.mT, Y, True, True, False)
+    L2, B2 = _checks.broadcast_batch(L, B, "cholesky_solve")
+    return F.CholeskySolve.apply(B2, L2, upper)
 
 
 def cholesky_inverse(L, upper=False):
@@ -215,7 +211,8 @@ def qr(A, mode="reduced"):
     if mode not in ("reduced", "complete", "r"):
         raise RuntimeError("qr received unrecognized mode '%s' but expected one of 'reduced' (default), 'r', or "
                            "'complete'" % mode)
-    return return_types.linalg_qr(*F.Qr.apply(A, mode))
+    Q, R = F.Qr.apply(A, mode)
+    return return_types.linalg_qr(A.new_zeros(0) if mode == "r" else Q, R)
 
 
 def qr_legacy(input, some=True):
@@ -286,11 +283,10 @@ def lstsq(A, B, rcond=None, *, driver=None):
         X = cthtorch.matmul(pinv(A2, rtol=rcond), B2)
     empty = A.new_zeros(0)
     residuals = empty
-    if m > n and driver != "gelsy" or (m > n and driver == "gelsy"):
-        if bool((rank == n).all()):
-            residuals = ((cthtorch.matmul(A2, X) - B2) ** 2).sum(-2)
-            if vec:
-                residuals = residuals.squeeze(-1)
+    if m > n and driver != "gelsy" and bool((rank == n).all()):
+        residuals = ((cthtorch.matmul(A2, X) - B2) ** 2).sum(-2)
+        if vec:
+            residuals = residuals.squeeze(-1)
     sv = svdvals(A2.detach()) if driver in ("gelsd", "gelss") else empty
     rank_out = rank if driver != "gels" else cthtorch.zeros(0, dtype=cthtorch.int64)
     return return_types.linalg_lstsq(X.squeeze(-1) if vec else X, residuals, rank_out, sv)

@@ -22,6 +22,18 @@ def lu_det(LU, piv):
     return d, perm_sign
 
 
+class Identity(Function):
+    """A^0: the identity, connected to A's graph with a zero gradient (PyTorch's result requires grad)."""
+
+    @staticmethod
+    def forward(ctx, A):
+        return _eye_like(A).clone()
+
+    @staticmethod
+    def backward(ctx, g):
+        return g * 0
+
+
 class Inv(Function):
     @staticmethod
     def forward(ctx, A):
@@ -71,8 +83,7 @@ class Slogdet(Function):
         sign = s * d.sign().prod(-1)
         lad = d.abs().log().sum(-1)
         ctx.save_for_backward(A)
-        ctx.mark_non_differentiable(sign)
-        return sign, lad
+        return sign, lad   # sign requires grad (its gradient is zero), as in PyTorch
 
     @staticmethod
     def backward(ctx, gsign, glad):
@@ -118,6 +129,34 @@ class SolveTriangular(Function):
             k = 1 if unit else 0
             gA = gA.triu(k) if upper else gA.tril(-k)
         return gA, gB, None, None, None
+
+
+def _cholesky_solve(B, L, upper):
+    """A^{-1} B for A = L L^T (or U^T U) by two triangular solves."""
+    Lo = L.mT if upper else L
+    Y = SolveTriangular.apply(Lo, B, False, True, False)
+    return SolveTriangular.apply(Lo.mT, Y, True, True, False)
+
+
+class CholeskySolve(Function):
+    """PyTorch differentiates cholesky_solve as if L were a full matrix
+    (A = L L^T with every entry of L), so gL is dense; so does this."""
+
+    @staticmethod
+    def forward(ctx, B, L, upper):
+        X = _cholesky_solve(B, L, upper)
+        ctx.save_for_backward(L, X)
+        ctx.upper = upper
+        return X
+
+    @staticmethod
+    def backward(ctx, g):
+        L, X = ctx.saved_tensors
+        gB = CholeskySolve.apply(g, L, ctx.upper)
+        common = cthtorch.matmul(gB, X.mT)
+        common = common + common.mT
+        gL = -cthtorch.matmul(L, common) if ctx.upper else -cthtorch.matmul(common, L)
+        return gB, gL, None
 
 
 class Cholesky(Function):

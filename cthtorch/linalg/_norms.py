@@ -67,6 +67,10 @@ class _VectorNorm(Function):
 def vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None):
     _checks.floating(x, "linalg.vector_norm")
     if dtype is not None:
+        if cthtorch.promote_types(x.dtype, dtype) != dtype:
+            raise RuntimeError("linalg.vector_norm: the dtype of the input (%s) should be convertible without "
+                               "narrowing to the specified dtype (%s)"
+                               % (_checks.dtype_name(x.dtype), _checks.dtype_name(dtype)))
         x = x.to(dtype)
     if isinstance(ord, str):
         raise RuntimeError("linalg.vector_norm: ord must be a number")
@@ -171,7 +175,7 @@ def renorm(input, p, dim, maxnorm):
     if input.dim() <= 1:
         raise RuntimeError("renorm: input needs at least 2 dimensions, got %d dimensions" % input.dim())
     dims = [d for d in range(input.dim()) if d != dim % input.dim()]
-    n = vector_norm(input, p, dims, keepdim=True).detach()
+    n = vector_norm(input, p, dims, keepdim=True)
     # PyTorch scales the over-long slices by maxnorm / (norm + 1e-7)
     factor = cthtorch.where(n > maxnorm, maxnorm / (n + 1e-7), cthtorch.ones((), dtype=n.dtype))
     return input * factor

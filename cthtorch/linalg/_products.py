@@ -3,7 +3,7 @@ multi_dot, vecdot, matrix_power, matrix_exp."""
 import math
 
 import cthtorch
-from cthtorch.linalg import _checks
+from cthtorch.linalg import _checks, _functions
 
 
 def cross_(input, other, dim, name="linalg.cross"):
@@ -56,7 +56,7 @@ def multi_dot(tensors):
 def matrix_power(A, n):
     _checks.square(A, "linalg.matrix_power")
     if n == 0:
-        return cthtorch.eye(A.shape[-1], dtype=A.dtype).expand(A.shape).clone()
+        return _functions.Identity.apply(A)
     if n < 0:
         A = cthtorch.linalg.inv(A)
         n = -n
