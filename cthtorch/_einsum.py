@@ -53,7 +53,7 @@ def _contract(a, la, b, lb, keep):
     bo = [x for x in lb if x not in la]
     size = {}
     for lab, s in list(zip(la, a.shape)) + list(zip(lb, b.shape)):
-        size[lab] = max(size.get(lab, 1), s) if s != 1 else size.get(lab, 1)
+        size[lab] = s if s != 1 else size.get(lab, 1)   # 1 broadcasts
     pa = a.permute([la.index(x) for x in batch + ao + contr]).expand([size[x] for x in batch + ao + contr])
     pb = b.permute([lb.index(x) for x in batch + contr + bo]).expand([size[x] for x in batch + contr + bo])
 

@@ -44,6 +44,8 @@ def diagflat(input, offset=0):
 def trace(input):
     if input.dim() != 2:
         raise RuntimeError("trace: expected a matrix, but got tensor with dim %d" % input.dim())
+    if input.dtype == cthtorch.bool:
+        raise NotImplementedError("\"trace\" not implemented for 'Bool'")
     return cthtorch.diagonal(input).sum()
 
 

@@ -434,3 +434,26 @@ def test_double_backward_inv():
         g2, = m.autograd.grad((g ** 2).sum(), x)
         grads.append(g2.numpy())
     np.testing.assert_allclose(grads[0], grads[1], rtol=1e-8)
+
+
+def test_empty_and_edge_cases():
+    cases = [
+        lambda m: m.linalg.inv(m.zeros(0, 0)), lambda m: m.linalg.det(m.zeros(2, 0, 0)),
+        lambda m: m.linalg.slogdet(m.zeros(0, 0)), lambda m: m.linalg.svd(m.zeros(0, 3)),
+        lambda m: m.linalg.svd(m.zeros(3, 0), full_matrices=False), lambda m: m.linalg.eigh(m.zeros(0, 0)),
+        lambda m: m.linalg.cholesky(m.zeros(0, 0)), lambda m: m.linalg.qr(m.zeros(3, 0), mode="complete"),
+        lambda m: m.linalg.solve(m.eye(3), m.zeros(3, 0)), lambda m: m.linalg.vector_norm(m.zeros(0)),
+        lambda m: m.linalg.matrix_norm(m.zeros(0, 0)), lambda m: m.einsum("i,i", m.zeros(0), m.zeros(0)),
+        lambda m: m.einsum("ij,jk->ik", m.ones(2, 0), m.ones(0, 3)), lambda m: m.cdist(m.zeros(0, 3), m.ones(2, 3)),
+        lambda m: m.linalg.inv_ex(m.eye(2, requires_grad=True)),
+    ]
+    for f in cases:
+        for a, b in zip(flat(f(ct)), flat(f(torch))):
+            assert tuple(a.shape) == tuple(b.shape) and str(a.dtype) == str(b.dtype)
+            assert a.requires_grad == b.requires_grad
+            np.testing.assert_array_equal(a.detach().numpy(), b.detach().numpy())
+    raises_like(lambda: ct.linalg.vector_norm(ct.zeros(0), math.inf),
+                lambda: torch.linalg.vector_norm(torch.zeros(0), math.inf))
+    raises_like(lambda: ct.trace(ct.ones(2, 2, dtype=ct.bool)), lambda: torch.trace(torch.ones(2, 2, dtype=torch.bool)))
+    with pytest.raises(NotImplementedError):
+        ct.linalg.inv(ct.eye(2, dtype=ct.float16))

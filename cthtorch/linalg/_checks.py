@@ -19,7 +19,8 @@ def lapack_dtype(A, name):
     """LAPACK runs in float32/float64; half types are not supported there."""
     floating(A, name)
     if A.dtype not in (cthtorch.float32, cthtorch.float64):
-        raise RuntimeError("\"%s_cpu\" not implemented for '%s'" % (name.replace(".", "_"), dtype_name(A.dtype)))
+        raise NotImplementedError("\"%s_cpu\" not implemented for '%s'" % (name.replace(".", "_"),
+                                                                          dtype_name(A.dtype)))
 
 
 def matrix(A, name):

@@ -75,6 +75,15 @@ def vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None):
     if isinstance(ord, str):
         raise RuntimeError("linalg.vector_norm: ord must be a number")
     dims = _dims(x, dim)
+    if ord in (math.inf, -math.inf) and x.numel() == 0:
+        if dim is None:
+            raise RuntimeError("linalg.vector_norm cannot compute the %s norm on an empty tensor because the "
+                               "operation does not have an identity" % ("inf" if ord > 0 else "-inf"))
+        for d in dims:
+            if x.shape[d] == 0:
+                raise RuntimeError("linalg.vector_norm cannot compute the %s norm on the dimension %d"
+                                   "because this dimension is empty and the operation does not have an identity"
+                                   % ("inf" if ord > 0 else "-inf", d))
     if x.requires_grad and cthtorch.is_grad_enabled():
         return _VectorNorm.apply(x, float(ord), dims, keepdim)
     return _pnorm(x, float(ord), dims, keepdim)
