@@ -52,6 +52,8 @@ from . import _shape_ops  # noqa: E402
 _shape_ops.install(globals())
 from . import _extra_ops  # noqa: E402
 _extra_ops.install(globals())
+from . import _linalg_ops  # noqa: E402
+_linalg_ops.install(globals())
 from .functional import (  # noqa: E402,F401
     broadcast_shapes, meshgrid, atleast_1d, atleast_2d, atleast_3d, cartesian_prod, block_diag, unravel_index,
     tensordot, chain_matmul,

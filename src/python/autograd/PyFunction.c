@@ -70,6 +70,18 @@ static PyObject *node_py_new(PyTypeObject *tp, PyObject *args, PyObject *kw) {
   return (PyObject *)n;
 }
 
+/* Whether seq holds o itself. By identity: `in` would call Tensor.__eq__,
+ * which compares elementwise. -1 on error. */
+static int holds(PyObject *seq, PyObject *o) {
+  PyObject *fast = PySequence_Fast(seq, "expected a sequence of tensors");
+  if (!fast) return -1;
+  int found = 0;
+  for (Py_ssize_t i = 0; i < PySequence_Fast_GET_SIZE(fast) && !found; i++)
+    found = PySequence_Fast_GET_ITEM(fast, i) == o;
+  Py_DECREF(fast);
+  return found;
+}
+
 /* _function_record(ctx, inputs, outputs, non_differentiable, dirty):
  * edges from the tensor inputs, ctx as grad_fn of the outputs. */
 static PyObject *function_record(PyObject *m, PyObject *args) {
@@ -92,14 +104,14 @@ static PyObject *function_record(PyObject *m, PyObject *args) {
   for (Py_ssize_t i = 0; i < no; i++) {
     PyObject *o = PyTuple_GET_ITEM(outputs, i);
     if (!THPTensor_Check(o)) continue;
-    int nd = PySequence_Contains(nondiff, o);
+    int nd = holds(nondiff, o);
     if (nd < 0) return NULL;
     THPTensor *t = (THPTensor *)o;
     n->meta[i].dtype = t->t->dtype;
     n->meta[i].ndim = t->t->ndim;
     memcpy(n->meta[i].sizes, t->t->sizes, t->t->ndim * sizeof(int64_t));
     if (nd) continue;
-    int isdirty = PySequence_Contains(dirty, o);
+    int isdirty = holds(dirty, o);
     if (isdirty < 0) return NULL;
     if (isdirty && THP_check_inplace(o) < 0) return NULL;
     THPNode_setOutput(n, (int)i, o);

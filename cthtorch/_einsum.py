@@ -1,0 +1,130 @@
+"""torch.einsum: the equation becomes diagonals, sums, permutes, reshapes and
+batched matmuls (bmm), so it runs at GEMM speed and is differentiable through
+those ops. Operands are contracted left to right."""
+import cthtorch
+
+_ELL = "..."
+
+
+def _parse_term(term, ndim, k, n_ell, ell_labels):
+    """The labels of one operand term; its '...' dims become ell_labels (right-aligned)."""
+    if _ELL in term:
+        before, after = term.split(_ELL, 1)
+        if _ELL in after or "." in before + after:
+            raise RuntimeError("einsum(): found '.' for operand %d that is not part of any ellipsis" % k)
+        named = len(before) + len(after)
+        e = ndim - named
+        if e < 0:
+            raise RuntimeError("einsum(): the number of subscripts in the equation (%d) is more than the number of "
+                               "dimensions (%d) for operand %d" % (named, ndim, k))
+        return list(before) + ell_labels[n_ell - e:] + list(after)
+    if len(term) != ndim:
+        raise RuntimeError("einsum(): the number of subscripts in the equation (%d) does not match the number of "
+                           "dimensions (%d) for operand %d and no ellipsis was given" % (len(term), ndim, k))
+    return list(term)
+
+
+def _take_diagonals(t, labels):
+    """A label repeated in one term means that operand's diagonal."""
+    while True:
+        for i, lab in enumerate(labels):
+            if labels.count(lab) > 1:
+                j = labels.index(lab, i + 1)
+                t = cthtorch.diagonal(t, 0, i, j)
+                labels = [x for n, x in enumerate(labels) if n not in (i, j)] + [lab]
+                break
+        else:
+            return t, labels
+
+
+def _sum_out(t, labels, keep):
+    dims = [i for i, lab in enumerate(labels) if lab not in keep]
+    if dims:
+        t = t.sum(dims)
+        labels = [lab for lab in labels if lab in keep]
+    return t, labels
+
+
+def _contract(a, la, b, lb, keep):
+    """a[la] * b[lb] summed over the shared labels not in keep, as one bmm."""
+    batch = [x for x in la if x in lb and x in keep]
+    contr = [x for x in la if x in lb and x not in keep]
+    ao = [x for x in la if x not in lb]
+    bo = [x for x in lb if x not in la]
+    size = {}
+    for lab, s in list(zip(la, a.shape)) + list(zip(lb, b.shape)):
+        size[lab] = s if s != 1 else size.get(lab, 1)   # 1 broadcasts
+    pa = a.permute([la.index(x) for x in batch + ao + contr]).expand([size[x] for x in batch + ao + contr])
+    pb = b.permute([lb.index(x) for x in batch + contr + bo]).expand([size[x] for x in batch + contr + bo])
+
+    def prod(xs):
+        p = 1
+        for x in xs:
+            p *= size[x]
+        return p
+    nb, m, k, n = prod(batch), prod(ao), prod(contr), prod(bo)
+    r = cthtorch.bmm(pa.reshape(nb, m, k), pb.reshape(nb, k, n))
+    return r.reshape([size[x] for x in batch + ao + bo]), batch + ao + bo
+
+
+def einsum(*args):
+    if len(args) < 1 or not isinstance(args[0], str):
+        raise TypeError("einsum(): must specify the equation string and at least one operand, or at least one "
+                        "operand and its subscripts list")
+    equation, operands = args[0], args[1:]
+    if len(operands) == 1 and isinstance(operands[0], (list, tuple)):
+        operands = tuple(operands[0])
+    eq = equation.replace(" ", "")
+    lhs, arrow, rhs = eq.partition("->")
+    terms = lhs.split(",")
+    if len(terms) > len(operands):
+        raise RuntimeError("einsum(): fewer operands were provided than specified in the equation")
+    if len(terms) < len(operands):
+        raise RuntimeError("einsum(): more operands were provided than specified in the equation")
+    n_ell = max([op.dim() - len(t.replace(_ELL, "")) for t, op in zip(terms, operands) if _ELL in t] or [0])
+    ell_labels = ["\0%d" % i for i in range(n_ell)]   # internal labels, never letters
+    labels = [_parse_term(t, op.dim(), k, n_ell, ell_labels) for k, (t, op) in enumerate(zip(terms, operands))]
+    for t in terms + ([rhs] if arrow else []):
+        for c in t.replace(_ELL, ""):
+            if not c.isalpha():
+                raise RuntimeError("einsum(): invalid subscript given at index %d in the equation string, subscripts "
+                                   "must be in [a-zA-Z]" % eq.index(c))
+    if arrow:
+        out = list(rhs.replace(_ELL, "\1"))
+        out = [x for c in out for x in (ell_labels if c == "\1" else [c])]
+        for c in out:
+            if not any(c in ls for ls in labels):
+                raise RuntimeError("einsum(): output subscript %s does not appear in the equation for any input "
+                                   "operand" % c)
+    else:
+        flat = [x for ls in labels for x in ls if not x.startswith("\0")]
+        out = ell_labels + sorted(x for x in set(flat) if flat.count(x) == 1)
+    # sizes must agree (or be 1, which broadcasts)
+    seen = {}
+    for k, (ls, op) in enumerate(zip(labels, operands)):
+        for lab, s in zip(ls, op.shape):
+            if lab in seen and s != seen[lab] and s != 1 and seen[lab] != 1:
+                raise RuntimeError("einsum(): subscript %s has size %d for operand %d which does not broadcast with "
+                                   "previously seen size %d" % (lab, s, k, seen[lab]))
+            if lab not in seen or seen[lab] == 1:
+                seen[lab] = s
+    ts = []
+    for op, ls in zip(operands, labels):
+        t, ls = _take_diagonals(op, ls)
+        ts.append((t, ls))
+
+    def needed(i):
+        """labels still needed after operand i is folded in"""
+        return set(out).union(*[set(ls) for _, ls in ts[i + 1:]])
+    t, ls = _sum_out(*ts[0], needed(0) | set(ts[1][1] if len(ts) > 1 else ()))
+    for i in range(1, len(ts)):
+        b, lb = ts[i]
+        keep = needed(i)
+        t, ls = _sum_out(t, ls, keep | set(lb))
+        b, lb = _sum_out(b, lb, keep | set(ls))
+        t, ls = _contract(t, ls, b, lb, keep)
+    t, ls = _sum_out(t, ls, set(out))
+    t = t.permute([ls.index(x) for x in out]) if ls != out else t
+    # a label of size 1 in the result may need to broadcast to another operand's size
+    want = [seen[x] for x in out]
+    return t.expand(want) if list(t.shape) != want else t

@@ -1,0 +1,125 @@
+"""torch.<name> linear-algebra functions that are compositions of other ops
+(diag, diag_embed, trace, kron, cross, einsum, ...), the legacy torch.<name>
+spellings of torch.linalg ops, and their Tensor methods. install() wires
+them into the cthtorch namespace."""
+import warnings
+
+import numpy as np
+
+import cthtorch
+from cthtorch import _C, linalg
+from cthtorch._einsum import einsum
+from cthtorch._extra_ops import _with_out
+from cthtorch.linalg import _decomp, _norms, _products
+
+
+def diag_embed(input, offset=0, dim1=-2, dim2=-1):
+    nd = input.dim() + 1
+    d1, d2 = dim1 % nd if -nd <= dim1 < nd else dim1, dim2 % nd if -nd <= dim2 < nd else dim2
+    if not (0 <= d1 < nd and 0 <= d2 < nd):
+        bad = dim1 if not 0 <= d1 < nd else dim2
+        raise IndexError("Dimension out of range (expected to be in range of [%d, %d], but got %d)" % (-nd, nd - 1, bad))
+    if d1 == d2:
+        raise RuntimeError("diagonal dimensions cannot be identical %d, %d" % (dim1, dim2))
+    n = input.shape[-1] + abs(offset)
+    # diagonal_backward scatters a diagonal into zeros (and is differentiable itself)
+    r = cthtorch.diagonal_backward(input, list(input.shape[:-1]) + [n, n], offset, nd - 2, nd - 1)
+    return r.movedim((nd - 2, nd - 1), (d1, d2))
+
+
+def diag(input, diagonal=0):
+    if input.dim() == 1:
+        r = diag_embed(input, diagonal)
+    elif input.dim() == 2:
+        r = cthtorch.diagonal(input, diagonal).clone()
+    else:
+        raise RuntimeError("diag(): Supports 1D or 2D tensors. Got %dD" % input.dim())
+    return r
+
+
+def diagflat(input, offset=0):
+    return diag_embed(input.reshape(-1), offset)
+
+
+def trace(input):
+    if input.dim() != 2:
+        raise RuntimeError("trace: expected a matrix, but got tensor with dim %d" % input.dim())
+    if input.dtype == cthtorch.bool:
+        raise NotImplementedError("\"trace\" not implemented for 'Bool'")
+    return cthtorch.diagonal(input).sum()
+
+
+def _tri_indices(row, col, offset, dtype, lower):
+    if dtype not in (cthtorch.int64, cthtorch.int32):
+        raise RuntimeError("\"%s_indices\" not implemented for '%s'"
+                           % ("tril" if lower else "triu", str(dtype).replace("torch.", "")))
+    fn = np.tril_indices if lower else np.triu_indices
+    rows, cols = fn(row, offset, col) if row > 0 and col > 0 else (np.zeros(0, np.int64), np.zeros(0, np.int64))
+    return cthtorch.from_numpy(np.stack([rows, cols]).astype(np.int64)).to(dtype)
+
+
+def tril_indices(row, col, offset=0, *, dtype=None, device=None, layout=None, pin_memory=False):
+    return _tri_indices(row, col, offset, dtype or cthtorch.int64, True)
+
+
+def triu_indices(row, col, offset=0, *, dtype=None, device=None, layout=None, pin_memory=False):
+    return _tri_indices(row, col, offset, dtype or cthtorch.int64, False)
+
+
+def kron(input, other):
+    nd = max(input.dim(), other.dim())
+    a = input.reshape([1] * (nd - input.dim()) + list(input.shape))
+    b = other.reshape([1] * (nd - other.dim()) + list(other.shape))
+    # a[i] * b[j] laid out as index i * len(b) + j in every dim
+    a2 = a.reshape([x for s in a.shape for x in (s, 1)])
+    b2 = b.reshape([x for s in b.shape for x in (1, s)])
+    return (a2 * b2).reshape([sa * sb for sa, sb in zip(a.shape, b.shape)])
+
+
+def cross(input, other, dim=None):
+    if dim is None:
+        warnings.warn("Using torch.cross without specifying the dim arg is deprecated.\nPlease either pass the dim "
+                      "explicitly or simply use torch.linalg.cross.\nThe default value of dim will change to agree "
+                      "with that of linalg.cross in a future release.")
+        shape = cthtorch.broadcast_shapes(input.shape, other.shape)
+        dim = next((i for i, s in enumerate(shape) if s == 3), -1)
+    return _products.cross_(input, other, dim)
+
+
+# ---------------------------------------------------------------- install
+_FUNCS = {
+    "diag": diag, "diag_embed": diag_embed, "diagflat": diagflat, "trace": trace, "tril_indices": tril_indices,
+    "triu_indices": triu_indices, "kron": kron, "cross": cross, "einsum": einsum,
+    "norm": _norms.torch_norm, "renorm": _norms.renorm, "dist": _norms.dist, "cdist": _norms.cdist,
+    "frobenius_norm": _norms.frobenius_norm, "nuclear_norm": _norms.nuclear_norm,
+    "inverse": linalg.inv, "det": linalg.det, "logdet": _decomp.logdet, "slogdet": _decomp.slogdet_legacy,
+    "cholesky": _decomp.cholesky_legacy, "cholesky_solve": _decomp.cholesky_solve,
+    "cholesky_inverse": _decomp.cholesky_inverse, "qr": _decomp.qr_legacy, "svd": _decomp.svd_legacy,
+    "pinverse": _decomp.pinverse, "matrix_power": linalg.matrix_power, "matrix_exp": linalg.matrix_exp,
+    "lu": _decomp.lu_legacy, "lu_solve": _decomp.lu_solve_legacy, "lu_unpack": _decomp.lu_unpack,
+    "triangular_solve": _decomp.triangular_solve, "vecdot": linalg.vecdot,
+}
+# out= forms (PyTorch has them for these)
+_OUT = ("diag", "cross", "kron", "trace", "inverse", "det", "cholesky", "matrix_power", "pinverse", "tril_indices", "dist",
+        "cholesky_solve", "cholesky_inverse", "vecdot")
+_METHODS = ("diag", "diag_embed", "diagflat", "trace", "kron", "cross", "norm", "renorm", "dist", "inverse",
+            "det", "logdet", "slogdet", "cholesky", "cholesky_solve", "cholesky_inverse", "qr", "svd", "pinverse",
+            "matrix_power", "matrix_exp", "lu", "lu_solve", "triangular_solve")
+
+
+def renorm_(self, p, dim, maxnorm):
+    return self.copy_(_norms.renorm(self, p, dim, maxnorm))
+
+
+def install(ns):
+    for name, fn in _FUNCS.items():
+        if name not in ns:
+            ns[name] = _with_out(name, fn) if name in _OUT else fn
+    T = cthtorch.Tensor
+    for name in _METHODS:
+        if not hasattr(T, name):
+            setattr(T, name, _FUNCS[name])
+    if not hasattr(T, "renorm_"):
+        T.renorm_ = renorm_
+    # torch._C._LinAlgError: what singular / non-positive-definite inputs raise
+    _C._LinAlgError = linalg.LinAlgError

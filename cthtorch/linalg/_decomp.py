@@ -1,0 +1,385 @@
+"""The public factorization and solver ops of torch.linalg (and their legacy
+torch.<name> spellings): argument checks and PyTorch's errors, then the
+autograd Functions of _functions.py."""
+import warnings
+
+import numpy as np
+
+import cthtorch
+from cthtorch import _C, return_types
+from cthtorch.linalg import _checks
+from cthtorch.linalg import _functions as F
+from cthtorch.linalg._checks import raise_info
+
+_VF = _C._VariableFunctions
+
+# named tuples torch.return_types has and return_types.py lacks
+for _name, _fields in (("linalg_lu_factor", ("LU", "pivots")), ("linalg_lu_factor_ex", ("LU", "pivots", "info")),
+                       ("linalg_lu", ("P", "L", "U")), ("lu_unpack", ("P", "L", "U")),
+                       ("linalg_solve_ex", ("result", "info")), ("triangular_solve", ("solution", "cloned_coefficient"))):
+    if not hasattr(return_types, _name):
+        setattr(return_types, _name, return_types._make(_name, _fields))
+
+
+def _needs_grad(*ts):
+    return cthtorch.is_grad_enabled() and any(t.requires_grad for t in ts)
+
+
+def _singular_inv(code):
+    return ("linalg.inv: The diagonal element %d is zero, the inversion could not be completed because the input "
+            "matrix is singular." % code)
+
+
+def _not_pd(name):
+    return lambda code: ("%s: The factorization could not be completed because the input is not positive-definite "
+                         "(the leading minor of order %d is not positive-definite)." % (name, code))
+
+
+def inv_ex(A, *, check_errors=False):
+    _checks.square_float(A, "linalg.inv")
+    X, info = F.Inv.apply(A)
+    if check_errors:
+        raise_info(info, _singular_inv)
+    return return_types.linalg_inv_ex(X, info)
+
+
+def inv(A):
+    return inv_ex(A, check_errors=True)[0]
+
+
+def det(A):
+    _checks.square_float(A, "linalg.det")
+    return F.Det.apply(A)
+
+
+def slogdet(A):
+    _checks.square_float(A, "linalg.slogdet")
+    return return_types.linalg_slogdet(*F.Slogdet.apply(A))
+
+
+def slogdet_legacy(A):
+    return return_types.slogdet(*slogdet(A))
+
+
+def logdet(A):
+    _checks.square_float(A, "logdet")
+    sign, lad = F.Slogdet.apply(A)
+    return cthtorch.where(sign < 0, cthtorch.full((), float("nan"), dtype=lad.dtype), lad)
+
+
+def _as_matrix_rhs(A, B):
+    """B is a batch of vectors when it is 1-d or A's shape without the last dim."""
+    return B.dim() == 1 or (B.dim() == A.dim() - 1 and tuple(B.shape) == tuple(A.shape[:-1]))
+
+
+def _solve(A, B, left, check, name="linalg.solve"):
+    _checks.square(A, name)
+    _checks.lapack_dtype(A, name)
+    if A.dtype != B.dtype:
+        raise RuntimeError("%s: Expected A and B to have the same dtype, but found A of type %s and B of type %s "
+                           "instead" % (name, _checks.dtype_name(A.dtype), _checks.dtype_name(B.dtype)))
+    vec = _as_matrix_rhs(A, B)
+    Bm = B.unsqueeze(-1) if vec else B
+    if not left:
+        A, Bm = A.mT, Bm.mT
+    n = A.shape[-1]
+    if Bm.shape[-2] != n:
+        raise RuntimeError("%s: Incompatible shapes of A and B for the equation %s (%dx%d and %dx%d)"
+                           % (name, "AX = B" if left else "XA = B", n, n, Bm.shape[-2], Bm.shape[-1]))
+    A2, B2 = _checks.broadcast_batch(A, Bm, name)
+    X, info = F.Solve.apply(A2, B2)
+    if check:
+        raise_info(info, lambda code: "torch.linalg.solve: The solver failed because the input matrix is singular.")
+    if not left:
+        X = X.mT
+    return (X.squeeze(-1) if vec else X), info
+
+
+def solve(A, B, *, left=True):
+    return _solve(A, B, left, True)[0]
+
+
+def solve_ex(A, B, *, left=True, check_errors=False):
+    return return_types.linalg_solve_ex(*_solve(A, B, left, check_errors))
+
+
+def solve_triangular(A, B, *, upper, left=True, unitriangular=False):
+    name = "linalg.solve_triangular"
+    _checks.square(A, name)
+    _checks.lapack_dtype(A, name)
+    _checks.matrix(B, name)
+    A2, B2 = _checks.broadcast_batch(A, B, name)
+    return F.SolveTriangular.apply(A2, B2, upper, left, unitriangular)
+
+
+def cholesky_ex(A, *, upper=False, check_errors=False):
+    _checks.square_float(A, "linalg.cholesky")
+    L, info = F.Cholesky.apply(A, upper)
+    if check_errors:
+        raise_info(info, _not_pd("linalg.cholesky"))
+    return return_types.linalg_cholesky_ex(L, info)
+
+
+def cholesky(A, *, upper=False):
+    return cholesky_ex(A, upper=upper, check_errors=True)[0]
+
+
+def cholesky_legacy(A, upper=False):
+    warnings.warn("torch.cholesky is deprecated in favor of torch.linalg.cholesky and will be removed in a future "
+                  "PyTorch release.")
+    return cholesky(A, upper=upper)
+
+
+def cholesky_solve(B, L, upper=False):
+    L2, B2 = _checks.broadcast_batch(L, B, "cholesky_solve")
+    return F.CholeskySolve.apply(B2, L2, upper)
+
+
+def cholesky_inverse(L, upper=False):
+    return cholesky_solve(F._eye_like(L), L, upper)
+
+
+def _eigh_message(name):
+    return lambda code: ("%s: The algorithm failed to converge because the input matrix is ill-conditioned or has "
+                         "too many repeated eigenvalues (error code: %d)." % (name, code))
+
+
+def _check_uplo(UPLO):
+    if UPLO not in ("L", "U", "l", "u"):
+        raise RuntimeError("Expected UPLO argument to be 'L' or 'U', but got %s" % UPLO)
+    return UPLO in ("U", "u")
+
+
+def eigh(A, UPLO="L"):
+    _checks.square_float(A, "linalg.eigh")
+    w, V, info = F.Eigh.apply(A, _check_uplo(UPLO))
+    raise_info(info, _eigh_message("linalg.eigh"))
+    return return_types.linalg_eigh(w, V)
+
+
+def eigvalsh(A, UPLO="L"):
+    _checks.square_float(A, "linalg.eigvalsh")
+    upper = _check_uplo(UPLO)
+    if _needs_grad(A):
+        w, _, info = F.Eigh.apply(A, upper)
+    else:
+        w, _, info = _VF._lapack_eigh(A, upper, False)
+    raise_info(info, _eigh_message("linalg.eigvalsh"))
+    return w
+
+
+def _svd_message(code):
+    return ("linalg.svd: The algorithm failed to converge because the input matrix is ill-conditioned or has too "
+            "many repeated singular values (error code: %d)." % code)
+
+
+def svd(A, full_matrices=True, *, driver=None):
+    _checks.matrix(A, "linalg.svd")
+    _checks.lapack_dtype(A, "linalg.svd")
+    if driver is not None:
+        raise RuntimeError("torch.linalg.svd: keyword argument `driver=` is only supported on CUDA inputs with "
+                           "cuSOLVER backend.")
+    U, S, Vh, info = F.Svd.apply(A, full_matrices)
+    raise_info(info, _svd_message)
+    return return_types.linalg_svd(U, S, Vh)
+
+
+def svdvals(A, *, driver=None):
+    _checks.matrix(A, "linalg.svdvals")
+    _checks.lapack_dtype(A, "linalg.svdvals")
+    if _needs_grad(A):
+        U, S, Vh, info = F.Svd.apply(A, False)
+    else:
+        U, S, Vh, info = _VF._lapack_svd(A, False, False)
+    raise_info(info, _svd_message)
+    return S
+
+
+def svd_legacy(input, some=True, compute_uv=True):
+    if not compute_uv:
+        m, n = input.shape[-2], input.shape[-1]
+        S = svdvals(input)
+        batch = tuple(input.shape[:-2])
+        return return_types.svd(input.new_zeros(batch + (m, m)), S, input.new_zeros(batch + (n, n)))
+    U, S, Vh = svd(input, full_matrices=not some)
+    return return_types.svd(U, S, Vh.mT)
+
+
+def qr(A, mode="reduced"):
+    _checks.matrix(A, "linalg.qr")
+    _checks.lapack_dtype(A, "linalg.qr")
+    if mode not in ("reduced", "complete", "r"):
+        raise RuntimeError("qr received unrecognized mode '%s' but expected one of 'reduced' (default), 'r', or "
+                           "'complete'" % mode)
+    Q, R = F.Qr.apply(A, mode)
+    return return_types.linalg_qr(A.new_zeros(0) if mode == "r" else Q, R)
+
+
+def qr_legacy(input, some=True):
+    return return_types.qr(*qr(input, "reduced" if some else "complete"))
+
+
+def _tolerance(S, A, atol, rtol):
+    """max(atol, rtol * largest singular value), PyTorch's default rtol being eps * max(m, n)."""
+    if rtol is None:
+        rtol = 0.0 if (atol is not None and (not isinstance(atol, (int, float)) or atol > 0)) else \
+            cthtorch.finfo(A.dtype).eps * max(A.shape[-2], A.shape[-1])
+    smax = S.amax(-1, keepdim=True) if S.shape[-1] else S.new_zeros(S.shape[:-1] + (1,))
+    tol = smax * rtol
+    if atol is not None:
+        tol = cthtorch.maximum(tol, atol if isinstance(atol, cthtorch.Tensor) else cthtorch.full((), atol,
+                                                                                                    dtype=S.dtype))
+    return tol
+
+
+def pinv(A, rcond=None, hermitian=False, *, atol=None, rtol=None):
+    _checks.matrix(A, "linalg.pinv")
+    _checks.floating(A, "linalg.pinv")
+    if rcond is not None:
+        rtol = rcond
+    U, S, Vh = svd(A, full_matrices=False)
+    tol = _tolerance(S.detach(), A, atol, rtol)
+    Sinv = cthtorch.where(S > tol, 1.0 / S, cthtorch.zeros((), dtype=S.dtype))
+    return cthtorch.matmul(Vh.mT * Sinv.unsqueeze(-2), U.mT)
+
+
+def pinverse(input, rcond=1e-15):
+    return pinv(input, rtol=rcond)
+
+
+def matrix_rank(A, tol=None, hermitian=False, *, atol=None, rtol=None):
+    _checks.matrix(A, "linalg.matrix_rank")
+    _checks.floating(A, "linalg.matrix_rank")
+    if tol is not None:
+        atol, rtol = tol, 0.0
+    S = svdvals(A.detach())
+    return (S > _tolerance(S, A, atol, rtol)).sum(-1)
+
+
+def lstsq(A, B, rcond=None, *, driver=None):
+    name = "torch.linalg.lstsq"
+    _checks.floating(A, "linalg.lstsq")
+    if A.dim() < 2:
+        raise RuntimeError("%s: input must have at least 2 dimensions." % name)
+    if driver not in (None, "gels", "gelsy", "gelsd", "gelss"):
+        raise RuntimeError("%s: parameter `driver` should be one of (gels, gelsy, gelsd, gelss)" % name)
+    vec = B.dim() == A.dim() - 1
+    Bm = B.unsqueeze(-1) if vec else B
+    if A.shape[-2] != Bm.shape[-2]:
+        raise RuntimeError("%s: input.size(-2) should match other.size(-2)" % name)
+    m, n = A.shape[-2], A.shape[-1]
+    A2, B2 = _checks.broadcast_batch(A, Bm, name)
+    driver = driver or "gelsy"
+    # full-rank least squares through QR (differentiable); rank-deficient through the pseudo-inverse
+    rank = matrix_rank(A2)
+    if bool((rank == min(m, n)).all()) and min(m, n) > 0:
+        if m >= n:
+            Q, R = qr(A2)
+            X = solve_triangular(R, cthtorch.matmul(Q.mT, B2), upper=True)
+        else:
+            Q, R = qr(A2.mT)
+            X = cthtorch.matmul(Q, solve_triangular(R.mT, B2, upper=False))
+    else:
+        X = cthtorch.matmul(pinv(A2, rtol=rcond), B2)
+    empty = A.new_zeros(0)
+    residuals = empty
+    if m > n and driver != "gelsy" and bool((rank == n).all()):
+        residuals = ((cthtorch.matmul(A2, X) - B2) ** 2).sum(-2)
+        if vec:
+            residuals = residuals.squeeze(-1)
+    sv = svdvals(A2.detach()) if driver in ("gelsd", "gelss") else empty
+    rank_out = rank if driver != "gels" else cthtorch.zeros(0, dtype=cthtorch.int64)
+    return return_types.linalg_lstsq(X.squeeze(-1) if vec else X, residuals, rank_out, sv)
+
+
+# ---------------------------------------------------------------- LU
+def _lu_factor(A, name):
+    _checks.matrix(A, name)
+    _checks.lapack_dtype(A, name)
+    if _needs_grad(A):
+        raise NotImplementedError("cthtorch: the derivative of %s is not implemented" % name)
+    return _VF._lapack_lu(A)
+
+
+def lu_factor_ex(A, *, pivot=True, check_errors=False):
+    if not pivot:
+        raise NotImplementedError("linalg.lu_factor: LU without pivoting is not implemented on CPU.")
+    LU, piv, info = _lu_factor(A, "linalg.lu_factor")
+    if check_errors:
+        raise_info(info, lambda c: "torch.linalg.lu_factor_ex: U[%d,%d] is zero and using it on lu_solve would "
+                                   "result in a division by zero." % (c, c))
+    return return_types.linalg_lu_factor_ex(LU, piv, info)
+
+
+def lu_factor(A, *, pivot=True):
+    LU, piv, info = lu_factor_ex(A, pivot=pivot)
+    raise_info(info, lambda c: "torch.linalg.lu_factor: U[%d,%d] is zero and using it on lu_solve would result in a "
+                               "division by zero. If you still want to perform the factorization, consider calling "
+                               "linalg.lu(A, pivot) or linalg.lu_factor_ex(A, pivot)" % (c, c))
+    return return_types.linalg_lu_factor(LU, piv)
+
+
+def _perm_matrix(piv, m, dtype):
+    """P with A = P L U from LAPACK's 1-based row swaps."""
+    p = piv.numpy().reshape(-1, piv.shape[-1])
+    out = np.zeros((p.shape[0], m, m))
+    for b in range(p.shape[0]):
+        perm = np.arange(m)
+        for i, j in enumerate(p[b]):
+            perm[i], perm[j - 1] = perm[j - 1], perm[i]
+        out[b, perm, np.arange(m)] = 1
+    return cthtorch.from_numpy(out.reshape(tuple(piv.shape[:-1]) + (m, m))).to(dtype)
+
+
+def lu_unpack(LU_data, LU_pivots, unpack_data=True, unpack_pivots=True):
+    m, n = LU_data.shape[-2], LU_data.shape[-1]
+    k = min(m, n)
+    P = _perm_matrix(LU_pivots, m, LU_data.dtype) if unpack_pivots else LU_data.new_zeros(0)
+    if not unpack_data:
+        return return_types.lu_unpack(P, LU_data.new_zeros(0), LU_data.new_zeros(0))
+    eye = cthtorch.eye(m, k, dtype=LU_data.dtype)
+    L = LU_data[..., :, :k].tril(-1) + eye
+    U = LU_data[..., :k, :].triu()
+    return return_types.lu_unpack(P, L, U)
+
+
+def lu(A, *, pivot=True):
+    LU, piv, _ = lu_factor_ex(A, pivot=pivot)
+    return return_types.linalg_lu(*lu_unpack(LU, piv))
+
+
+def lu_solve(LU, pivots, B, *, left=True, adjoint=False):
+    name = "linalg.lu_solve"
+    if _needs_grad(LU, B):
+        raise NotImplementedError("cthtorch: the derivative of %s is not implemented" % name)
+    if not left:   # X A = B  <=>  A^T X^T = B^T
+        return lu_solve(LU, pivots, B.mT, adjoint=not adjoint).mT
+    LU2, B2 = _checks.broadcast_batch(LU, B, name)
+    piv = pivots.expand(LU2.shape[:-2] + pivots.shape[-1:])
+    return _VF._lapack_lu_solve(LU2, piv, B2, adjoint)
+
+
+def lu_legacy(A, pivot=True, get_infos=False):
+    LU, piv, info = lu_factor_ex(A, pivot=pivot)
+    return (LU, piv, info) if get_infos else (LU, piv)
+
+
+def lu_solve_legacy(b, LU_data, LU_pivots):
+    return lu_solve(LU_data, LU_pivots, b)
+
+
+def triangular_solve(b, A, upper=True, transpose=False, unitriangular=False):
+    if transpose:
+        X = solve_triangular(A.mT, b, upper=not upper, unitriangular=unitriangular)
+    else:
+        X = solve_triangular(A, b, upper=upper, unitriangular=unitriangular)
+    return return_types.triangular_solve(X, A.clone())
+
+
+def eig(A):
+    raise NotImplementedError("cthtorch: linalg.eig returns complex tensors, and complex dtypes are not implemented")
+
+
+def eigvals(A):
+    raise NotImplementedError("cthtorch: linalg.eigvals returns complex tensors, and complex dtypes are not "
+                              "implemented")

@@ -1,0 +1,213 @@
+"""Norms: linalg.vector_norm / matrix_norm / norm, legacy torch.norm, and
+the distance ops (dist, cdist, renorm) built on them."""
+import math
+
+import cthtorch
+from cthtorch.autograd import Function
+from cthtorch.linalg import _checks
+
+
+def _dims(x, dim):
+    if dim is None:
+        return list(range(x.dim()))
+    return [dim] if isinstance(dim, int) else list(dim)
+
+
+def _unsqueeze_dims(t, x, dims):
+    """t reduced over dims (keepdim=False) back to broadcastable with x."""
+    for d in sorted(d % x.dim() for d in dims):
+        t = t.unsqueeze(d)
+    return t
+
+
+def _pnorm(x, p, dims, keepdim):
+    if p == 0:
+        return (x != 0).sum(dims, keepdim=keepdim).to(x.dtype)
+    if p == math.inf:
+        return x.abs().amax(dims, keepdim)
+    if p == -math.inf:
+        return x.abs().amin(dims, keepdim)
+    if p == 1:
+        return x.abs().sum(dims, keepdim=keepdim)
+    if p == 2:
+        return (x * x).sum(dims, keepdim=keepdim).sqrt()
+    return x.abs().pow(p).sum(dims, keepdim=keepdim).pow(1.0 / p)
+
+
+class _VectorNorm(Function):
+    """Its own backward so the gradient at a zero vector is 0, as PyTorch's."""
+
+    @staticmethod
+    def forward(ctx, x, p, dims, keepdim):
+        r = _pnorm(x, p, dims, keepdim)
+        ctx.p, ctx.dims, ctx.keepdim = p, dims, keepdim
+        ctx.save_for_backward(x, r)
+        return r
+
+    @staticmethod
+    def backward(ctx, g):
+        x, r = ctx.saved_tensors
+        p, dims = ctx.p, ctx.dims
+        if not ctx.keepdim and x.dim() > 0:
+            g, r = _unsqueeze_dims(g, x, dims), _unsqueeze_dims(r, x, dims)
+        if p == 0:
+            return x * 0, None, None, None
+        if p in (math.inf, -math.inf):
+            hit = (x.abs() == r).to(x.dtype)
+            return x.sign() * hit * g / hit.sum(dims, keepdim=True), None, None, None
+        if p == 1:
+            return x.sign() * g, None, None, None
+        if p == 2:
+            gx = x * (g / r)
+        else:
+            gx = x * x.abs().pow(p - 2) * (g / r.pow(p - 1))
+        return cthtorch.where(r == 0, cthtorch.zeros((), dtype=x.dtype), gx), None, None, None
+
+
+def vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None):
+    _checks.floating(x, "linalg.vector_norm")
+    if dtype is not None:
+        if cthtorch.promote_types(x.dtype, dtype) != dtype:
+            raise RuntimeError("linalg.vector_norm: the dtype of the input (%s) should be convertible without "
+                               "narrowing to the specified dtype (%s)"
+                               % (_checks.dtype_name(x.dtype), _checks.dtype_name(dtype)))
+        x = x.to(dtype)
+    if isinstance(ord, str):
+        raise RuntimeError("linalg.vector_norm: ord must be a number")
+    dims = _dims(x, dim)
+    if ord in (math.inf, -math.inf) and x.numel() == 0:
+        if dim is None:
+            raise RuntimeError("linalg.vector_norm cannot compute the %s norm on an empty tensor because the "
+                               "operation does not have an identity" % ("inf" if ord > 0 else "-inf"))
+        for d in dims:
+            if x.shape[d] == 0:
+                raise RuntimeError("linalg.vector_norm cannot compute the %s norm on the dimension %d"
+                                   "because this dimension is empty and the operation does not have an identity"
+                                   % ("inf" if ord > 0 else "-inf", d))
+    if x.requires_grad and cthtorch.is_grad_enabled():
+        return _VectorNorm.apply(x, float(ord), dims, keepdim)
+    return _pnorm(x, float(ord), dims, keepdim)
+
+
+def _matrix_dims(A, dim, name):
+    if A.dim() < 2:
+        raise RuntimeError("%s: The input tensor A must have at least 2 dimensions." % name)
+    d0, d1 = (d % A.dim() for d in dim)
+    if d0 == d1:
+        raise RuntimeError("%s: dims must be different. Got (%d, %d)" % (name, dim[0], dim[1]))
+    return d0, d1
+
+
+def _svd_norm(A, ord, d0, d1, keepdim):
+    S = cthtorch.linalg.svdvals(A.movedim((d0, d1), (-2, -1)))
+    r = S.sum(-1) if ord == "nuc" else (S.amax(-1) if ord == 2 else S.amin(-1))
+    if keepdim:
+        for d in sorted((d0, d1)):
+            r = r.unsqueeze(d)
+    return r
+
+
+def matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None):
+    name = "linalg.matrix_norm"
+    _checks.floating(A, name)
+    d0, d1 = _matrix_dims(A, dim, name)
+    if dtype is not None:
+        A = A.to(dtype)
+    if ord == "fro":
+        return vector_norm(A, 2, (d0, d1), keepdim)
+    if ord in ("nuc", 2, -2):
+        return _svd_norm(A, ord, d0, d1, keepdim)
+    if ord in (1, -1, math.inf, -math.inf):
+        # 1: max column sum (sum over rows d0); inf: max row sum
+        s, m = (d0, d1) if ord in (1, -1) else (d1, d0)
+        r = A.abs().sum(s, keepdim=True)
+        r = r.amax(m, keepdim=True) if ord > 0 else r.amin(m, keepdim=True)
+        return r if keepdim else r.squeeze((d0, d1))
+    if isinstance(ord, str):
+        raise RuntimeError("linalg.matrix_norm: Order %s not supported." % ord)
+    raise RuntimeError("linalg.matrix_norm: Order %s not supported." % (int(ord) if ord == int(ord) else ord))
+
+
+def norm(A, ord=None, dim=None, keepdim=False, *, dtype=None):
+    if isinstance(dim, int):
+        dim = (dim,)
+    if dim is not None:
+        if len(dim) == 1:
+            return vector_norm(A, 2 if ord is None else ord, dim, keepdim, dtype=dtype)
+        return matrix_norm(A, "fro" if ord is None else ord, dim, keepdim, dtype=dtype)
+    if ord is None:
+        return vector_norm(A, 2, None, keepdim, dtype=dtype)
+    if A.dim() not in (1, 2):
+        raise RuntimeError("linalg.norm: If dim is not specified but ord is, the input must be 1D or 2D. Got %dD."
+                           % A.dim())
+    if A.dim() == 1:
+        return vector_norm(A, ord, None, keepdim, dtype=dtype)
+    return matrix_norm(A, ord, (-2, -1), keepdim, dtype=dtype)
+
+
+def torch_norm(input, p="fro", dim=None, keepdim=False, out=None, dtype=None):
+    """Legacy torch.norm / Tensor.norm: numeric p is always a vector norm."""
+    if isinstance(dim, int):
+        dim = (dim,)
+    if isinstance(p, str):
+        if p == "fro" and (dim is None or len(dim) <= 2):
+            r = vector_norm(input, 2, dim, keepdim, dtype=dtype)
+        elif p == "nuc":
+            r = matrix_norm(input, "nuc", (-2, -1) if dim is None else dim, keepdim, dtype=dtype)
+        else:
+            raise RuntimeError("linalg.matrix_norm: Order %s not supported." % p)
+    else:
+        r = vector_norm(input, 2 if p is None else p, dim, keepdim, dtype=dtype)
+    if out is not None:
+        from cthtorch._extra_ops import _write_out
+        return _write_out("norm", out, r)
+    return r
+
+
+def frobenius_norm(input, dim=(-2, -1), keepdim=False):
+    return vector_norm(input, 2, dim, keepdim)
+
+
+def nuclear_norm(input, dim=(-2, -1), keepdim=False):
+    if isinstance(dim, bool):   # nuclear_norm(input, keepdim)
+        dim, keepdim = (-2, -1), dim
+    return matrix_norm(input, "nuc", dim, keepdim)
+
+
+def dist(input, other, p=2):
+    return vector_norm(input - other, p)
+
+
+def renorm(input, p, dim, maxnorm):
+    if p <= 0:
+        raise RuntimeError("renorm: non-positive-norm not supported")
+    if input.dim() <= 1:
+        raise RuntimeError("renorm: input needs at least 2 dimensions, got %d dimensions" % input.dim())
+    dims = [d for d in range(input.dim()) if d != dim % input.dim()]
+    n = vector_norm(input, p, dims, keepdim=True)
+    # PyTorch scales the over-long slices by maxnorm / (norm + 1e-7)
+    factor = cthtorch.where(n > maxnorm, maxnorm / (n + 1e-7), cthtorch.ones((), dtype=n.dtype))
+    return input * factor
+
+
+def cdist(x1, x2, p=2.0, compute_mode="use_mm_for_euclid_dist_if_necessary"):
+    if x1.dim() < 2:
+        raise RuntimeError("cdist only supports at least 2D tensors, X1 got: %dD" % x1.dim())
+    if x2.dim() < 2:
+        raise RuntimeError("cdist only supports at least 2D tensors, X2 got: %dD" % x2.dim())
+    if x1.shape[-1] != x2.shape[-1]:
+        raise RuntimeError("X1 and X2 must have the same number of columns. X1: %d X2: %d"
+                           % (x1.shape[-1], x2.shape[-1]))
+    if p < 0:
+        raise RuntimeError("cdist only supports non-negative p values")
+    _checks.floating(x1, "cdist")
+    P, R = x1.shape[-2], x2.shape[-2]
+    use_mm = p == 2 and (compute_mode == "use_mm_for_euclid_dist" or
+                         (compute_mode == "use_mm_for_euclid_dist_if_necessary" and (P > 25 or R > 25)))
+    if use_mm:
+        # |a - b|^2 = |a|^2 + |b|^2 - 2 a.b through one GEMM, as PyTorch does
+        n1 = (x1 * x1).sum(-1, keepdim=True)
+        n2 = (x2 * x2).sum(-1, keepdim=True)
+        d2 = n1 - 2 * cthtorch.matmul(x1, x2.mT) + n2.mT
+        return d2.clamp_min(1e-30).sqrt()
+    return vector_norm(x1.unsqueeze(-2) - x2.unsqueeze(-3), p, -1)

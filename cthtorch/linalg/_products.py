@@ -1,0 +1,90 @@
+"""Products and matrix functions of torch.linalg built from matmul: cross,
+multi_dot, vecdot, matrix_power, matrix_exp."""
+import math
+
+import cthtorch
+from cthtorch.linalg import _checks, _functions
+
+
+def cross_(input, other, dim, name="linalg.cross"):
+    if input.dim() != other.dim():
+        raise RuntimeError("%s: inputs must have the same number of dimensions." % name)
+    a, b = cthtorch.broadcast_tensors(input, other)
+    if a.shape[dim] != 3:
+        raise RuntimeError("%s: inputs dimension %d must have length 3. Got %d and %d"
+                           % (name, dim, input.shape[dim], other.shape[dim]))
+    a0, a1, a2 = a.unbind(dim)
+    b0, b1, b2 = b.unbind(dim)
+    return cthtorch.stack([a1 * b2 - a2 * b1, a2 * b0 - a0 * b2, a0 * b1 - a1 * b0], dim)
+
+
+def cross(input, other, *, dim=-1):
+    return cross_(input, other, dim)
+
+
+def vecdot(x, y, *, dim=-1):
+    return (x * y).sum(dim)
+
+
+def multi_dot(tensors):
+    n = len(tensors)
+    if n < 2:
+        raise RuntimeError("multi_dot(): expected at least 2 tensors but got %d" % n)
+    first, last = tensors[0].dim() == 1, tensors[-1].dim() == 1
+    ts = list(tensors)
+    if first:
+        ts[0] = ts[0].unsqueeze(0)
+    if last:
+        ts[-1] = ts[-1].unsqueeze(-1)
+    for i, t in enumerate(ts):
+        if t.dim() != 2:
+            which = "first" if i == 0 else ("last" if i == n - 1 else None)
+            if which:
+                raise RuntimeError("multi_dot(): the %s tensor must be 1D or 2D but got %dD"
+                                   % (which, tensors[i].dim()))
+            raise RuntimeError("multi_dot(): tensor %d must be 2D but got %dD" % (i, t.dim()))
+    r = ts[0]
+    for t in ts[1:]:
+        r = cthtorch.mm(r, t)
+    if first:
+        r = r.squeeze(0)
+    if last:
+        r = r.squeeze(-1)
+    return r
+
+
+def matrix_power(A, n):
+    _checks.square(A, "linalg.matrix_power")
+    if n == 0:
+        return _functions.Identity.apply(A)
+    if n < 0:
+        A = cthtorch.linalg.inv(A)
+        n = -n
+    result, base = None, A
+    while n:   # square-and-multiply
+        if n & 1:
+            result = base if result is None else cthtorch.matmul(result, base)
+        n >>= 1
+        if n:
+            base = cthtorch.matmul(base, base)
+    return result.clone() if result is A else result
+
+
+def matrix_exp(A):
+    _checks.square(A, "linalg.matrix_exp")
+    _checks.floating(A, "linalg.matrix_exp")
+    n = A.shape[-1]
+    if A.numel() == 0:
+        return A.clone()
+    # scaling and squaring: exp(A) = exp(A / 2^s)^(2^s) with |A / 2^s|_1 <= 1/2, then
+    # Taylor to degree 18, whose error there is below float64's epsilon
+    norm = float(A.detach().abs().sum(-2).amax())
+    s = max(0, int(math.ceil(math.log2(norm))) + 1) if norm > 0.5 else 0
+    X = A / (2.0 ** s)
+    eye = cthtorch.eye(n, dtype=A.dtype).expand(A.shape)
+    result = eye
+    for k in range(18, 0, -1):   # Horner: I + X/1 (I + X/2 (I + ...))
+        result = eye + cthtorch.matmul(X, result) / k
+    for _ in range(s):
+        result = cthtorch.matmul(result, result)
+    return result

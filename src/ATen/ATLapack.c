@@ -1,0 +1,275 @@
+/* LAPACK factorizations (see ATLapack.h).
+ *
+ * LAPACK works on column-major matrices. A contiguous tensor of shape
+ * (..., cols, rows) holds each (rows x cols) matrix column-major, so every
+ * routine copies its input into one (colmajor()), runs LAPACK per batch
+ * entry in place, and returns the transposed view (as_matrix()). */
+#include "ATLapack.h"
+#include "ATTriangular.h"
+
+#include <cblas.h>
+#include <lapacke.h>
+#include <string.h>
+
+/* s/d twin of a LAPACKE routine; data pointers are void * so one call site
+ * serves both dtypes. */
+#define LAPACKE(dt, fn, ...) \
+  ((dt) == TH_Float ? scipy_LAPACKE_s##fn(__VA_ARGS__) : scipy_LAPACKE_d##fn(__VA_ARGS__))
+
+static int64_t imax(int64_t a, int64_t b) { return a > b ? a : b; }
+static int64_t imin(int64_t a, int64_t b) { return a < b ? a : b; }
+
+static int check_input(const THTensor *A, const char *name) {
+  /* LAPACKE would otherwise reject NaN inputs itself; LAPACK propagates them as PyTorch does */
+  scipy_LAPACKE_set_nancheck(0);
+  if (A->dtype != TH_Float && A->dtype != TH_Double) {
+    THError_set(TH_ERR_RUNTIME, "%s: expected a float or double tensor, got %s", name, THDtype_info[A->dtype].name);
+    return -1;
+  }
+  if (A->ndim < 2) {
+    THError_set(TH_ERR_RUNTIME, "%s: The input tensor A must have at least 2 dimensions.", name);
+    return -1;
+  }
+  return 0;
+}
+
+static int64_t nbatch(const THTensor *A) {
+  int64_t b = 1;
+  for (int d = 0; d < A->ndim - 2; d++) b *= A->sizes[d];
+  return b;
+}
+
+/* A new tensor with A's batch dims followed by the given tail dims. */
+static THTensor *new_batched(THDtype dt, const THTensor *A, int ntail, const int64_t *tail) {
+  int64_t sizes[TH_MAX_DIMS];
+  int nb = A->ndim - 2;
+  memcpy(sizes, A->sizes, nb * sizeof(int64_t));
+  memcpy(sizes + nb, tail, ntail * sizeof(int64_t));
+  THTensor *t = THTensor_new(dt, nb + ntail, sizes);
+  if (t) memset(THTensor_data(t), 0, THTensor_numel(t) * THDtype_size(dt));
+  return t;
+}
+
+/* Zeroed storage for (..., rows, cols) matrices, column-major. */
+static THTensor *new_colmajor(THDtype dt, const THTensor *A, int64_t rows, int64_t cols) {
+  return new_batched(dt, A, 2, (int64_t[]){ cols, rows });
+}
+
+/* A's matrices copied column-major (a fresh buffer LAPACK may overwrite). */
+static THTensor *colmajor(const THTensor *A) {
+  THTensor *w = new_colmajor(A->dtype, A, A->sizes[A->ndim - 2], A->sizes[A->ndim - 1]);
+  THTensor *tv = w ? at_transpose(A, A->ndim - 2, A->ndim - 1) : NULL;
+  if (!tv || at_copy_(w, tv) < 0) { THTensor_free(w); THTensor_free(tv); return NULL; }
+  THTensor_free(tv);
+  return w;
+}
+
+/* The (..., rows, cols) view of column-major storage; takes w's reference. */
+static THTensor *as_matrix(THTensor *w) {
+  if (!w) return NULL;
+  THTensor *r = at_transpose(w, w->ndim - 2, w->ndim - 1);
+  THTensor_free(w);
+  return r;
+}
+
+static char *mat(THTensor *w, int64_t b, int64_t per) {
+  return THTensor_data(w) + b * per * (int64_t)THDtype_size(w->dtype);
+}
+
+/* LAPACKE's own failures (bad argument, out of memory) */
+static int lapack_failed(int info, const char *routine) {
+  if (info >= 0) return 0;
+  if (info == LAPACK_WORK_MEMORY_ERROR || info == LAPACK_TRANSPOSE_MEMORY_ERROR)
+    THError_set(TH_ERR_MEMORY, "%s: out of memory", routine);
+  else
+    THError_set(TH_ERR_RUNTIME, "%s: argument %d had an illegal value", routine, -info);
+  return -1;
+}
+
+static void free_all(THTensor **ts, int n) {
+  for (int i = 0; i < n; i++) { THTensor_free(ts[i]); ts[i] = NULL; }
+}
+
+int at_lapack_lu(THTensor **outs, const THTensor *A) {
+  if (check_input(A, "linalg.lu_factor") < 0) return -1;
+  int64_t m = A->sizes[A->ndim - 2], n = A->sizes[A->ndim - 1], k = imin(m, n), B = nbatch(A);
+  outs[0] = colmajor(A);
+  outs[1] = new_batched(TH_Int32, A, 1, &k);
+  outs[2] = new_batched(TH_Int32, A, 0, NULL);
+  if (!outs[0] || !outs[1] || !outs[2]) { free_all(outs, 3); return -1; }
+  int32_t *piv = (int32_t *)THTensor_data(outs[1]), *info = (int32_t *)THTensor_data(outs[2]);
+  for (int64_t b = 0; b < B && k > 0; b++) {
+    info[b] = LAPACKE(A->dtype, getrf, LAPACK_COL_MAJOR, (int)m, (int)n, (void *)mat(outs[0], b, m * n),
+                      (int)imax(1, m), piv + b * k);
+    if (lapack_failed(info[b], "getrf") < 0) { free_all(outs, 3); return -1; }
+  }
+  outs[0] = as_matrix(outs[0]);
+  return outs[0] ? 0 : (free_all(outs, 3), -1);
+}
+
+THTensor *at_lapack_lu_solve(const THTensor *LU, const THTensor *pivots, const THTensor *B, bool trans) {
+  if (check_input(LU, "linalg.lu_solve") < 0 || check_input(B, "linalg.lu_solve") < 0) return NULL;
+  int64_t n = LU->sizes[LU->ndim - 1], k = B->sizes[B->ndim - 1], nb = nbatch(LU);
+  if (LU->dtype != B->dtype || nbatch(B) != nb || B->sizes[B->ndim - 2] != n || THTensor_numel(pivots) != nb * n) {
+    THError_set(TH_ERR_RUNTIME, "linalg.lu_solve: incompatible shapes of LU, pivots and B");
+    return NULL;
+  }
+  THTensor *a = colmajor(LU), *x = a ? colmajor(B) : NULL;
+  THTensor *p = x ? at_to_dtype(pivots, TH_Int32, true) : NULL;   /* a contiguous copy */
+  if (!p) { THTensor_free(a); THTensor_free(x); return NULL; }
+  const int32_t *piv = (const int32_t *)THTensor_data(p);
+  for (int64_t b = 0; b < nb && n > 0 && k > 0; b++) {
+    int info = LAPACKE(LU->dtype, getrs, LAPACK_COL_MAJOR, trans ? 'T' : 'N', (int)n, (int)k,
+                       (void *)mat(a, b, n * n), (int)n, piv + b * n, (void *)mat(x, b, n * k), (int)n);
+    if (lapack_failed(info, "getrs") < 0) { THTensor_free(a); THTensor_free(x); THTensor_free(p); return NULL; }
+  }
+  THTensor_free(a);
+  THTensor_free(p);
+  return as_matrix(x);
+}
+
+int at_lapack_cholesky(THTensor **outs, const THTensor *A, bool upper) {
+  if (check_input(A, "linalg.cholesky") < 0) return -1;
+  int64_t n = A->sizes[A->ndim - 1], B = nbatch(A);
+  outs[0] = colmajor(A);
+  outs[1] = new_batched(TH_Int32, A, 0, NULL);
+  if (!outs[0] || !outs[1]) { free_all(outs, 2); return -1; }
+  int32_t *info = (int32_t *)THTensor_data(outs[1]);
+  for (int64_t b = 0; b < B && n > 0; b++) {
+    info[b] = LAPACKE(A->dtype, potrf, LAPACK_COL_MAJOR, upper ? 'U' : 'L', (int)n, (void *)mat(outs[0], b, n * n),
+                      (int)n);
+    if (lapack_failed(info[b], "potrf") < 0) { free_all(outs, 2); return -1; }
+  }
+  outs[0] = as_matrix(outs[0]);
+  /* potrf leaves the other triangle as it was */
+  THTensor *r = outs[0] ? (upper ? at_triu(outs[0], 0, outs[0]) : at_tril(outs[0], 0, outs[0])) : NULL;
+  if (!r) { free_all(outs, 2); return -1; }
+  THTensor_free(r);
+  return 0;
+}
+
+int at_lapack_eigh(THTensor **outs, const THTensor *A, bool upper, bool compute_v) {
+  if (check_input(A, "linalg.eigh") < 0) return -1;
+  int64_t n = A->sizes[A->ndim - 1], B = nbatch(A);
+  THTensor *w = colmajor(A);
+  outs[0] = new_batched(A->dtype, A, 1, &n);
+  outs[2] = new_batched(TH_Int32, A, 0, NULL);
+  if (!w || !outs[0] || !outs[2]) { THTensor_free(w); outs[1] = NULL; free_all(outs, 3); return -1; }
+  int32_t *info = (int32_t *)THTensor_data(outs[2]);
+  for (int64_t b = 0; b < B && n > 0; b++) {
+    info[b] = LAPACKE(A->dtype, syevd, LAPACK_COL_MAJOR, compute_v ? 'V' : 'N', upper ? 'U' : 'L', (int)n,
+                      (void *)mat(w, b, n * n), (int)n, (void *)mat(outs[0], b, n));
+    if (lapack_failed(info[b], "syevd") < 0) { THTensor_free(w); outs[1] = NULL; free_all(outs, 3); return -1; }
+  }
+  if (compute_v) outs[1] = as_matrix(w);
+  else {
+    THTensor_free(w);
+    outs[1] = THTensor_new(A->dtype, 1, (int64_t[]){ 0 });
+  }
+  if (!outs[1]) { free_all(outs, 3); return -1; }
+  return 0;
+}
+
+/* Identity in every matrix of column-major storage w (rows x cols): what a
+ * full SVD of an empty matrix returns for its square factor. */
+static void set_identity(THTensor *w, int64_t B, int64_t rows, int64_t cols) {
+  size_t es = THDtype_size(w->dtype);
+  for (int64_t b = 0; b < B; b++)
+    for (int64_t i = 0; i < imin(rows, cols); i++) {
+      char *p = mat(w, b, rows * cols) + (i + i * rows) * (int64_t)es;
+      if (w->dtype == TH_Float) *(float *)p = 1.0f;
+      else *(double *)p = 1.0;
+    }
+}
+
+int at_lapack_svd(THTensor **outs, const THTensor *A, bool full_matrices, bool compute_uv) {
+  if (check_input(A, "linalg.svd") < 0) return -1;
+  int64_t m = A->sizes[A->ndim - 2], n = A->sizes[A->ndim - 1], k = imin(m, n), B = nbatch(A);
+  int64_t ucol = compute_uv ? (full_matrices ? m : k) : 0, vrow = compute_uv ? (full_matrices ? n : k) : 0;
+  THTensor *w = colmajor(A);
+  outs[0] = new_colmajor(A->dtype, A, compute_uv ? m : 0, ucol);
+  outs[1] = new_batched(A->dtype, A, 1, &k);
+  outs[2] = new_colmajor(A->dtype, A, vrow, compute_uv ? n : 0);
+  outs[3] = new_batched(TH_Int32, A, 0, NULL);
+  if (!w || !outs[0] || !outs[1] || !outs[2] || !outs[3]) { THTensor_free(w); free_all(outs, 4); return -1; }
+  int32_t *info = (int32_t *)THTensor_data(outs[3]);
+  char jobz = compute_uv ? (full_matrices ? 'A' : 'S') : 'N';
+  if (k == 0 && compute_uv) {
+    set_identity(outs[0], B, m, ucol);
+    set_identity(outs[2], B, vrow, n);
+  }
+  for (int64_t b = 0; b < B && k > 0; b++) {
+    info[b] = LAPACKE(A->dtype, gesdd, LAPACK_COL_MAJOR, jobz, (int)m, (int)n, (void *)mat(w, b, m * n), (int)m,
+                      (void *)mat(outs[1], b, k), (void *)(compute_uv ? mat(outs[0], b, m * ucol) : NULL),
+                      (int)imax(1, m), (void *)(compute_uv ? mat(outs[2], b, vrow * n) : NULL), (int)imax(1, vrow));
+    if (lapack_failed(info[b], "gesdd") < 0) { THTensor_free(w); free_all(outs, 4); return -1; }
+  }
+  THTensor_free(w);
+  outs[0] = as_matrix(outs[0]);
+  outs[2] = as_matrix(outs[2]);
+  if (!outs[0] || !outs[2]) { free_all(outs, 4); return -1; }
+  return 0;
+}
+
+int at_lapack_qr(THTensor **outs, const THTensor *A, const char *mode) {
+  if (check_input(A, "linalg.qr") < 0) return -1;
+  bool complete = strcmp(mode, "complete") == 0, ronly = strcmp(mode, "r") == 0;
+  if (!complete && !ronly && strcmp(mode, "reduced") != 0) {
+    THError_set(TH_ERR_RUNTIME, "qr received unrecognized mode '%s' but expected one of 'reduced' (default), 'r', "
+                "or 'complete'", mode);
+    return -1;
+  }
+  int64_t m = A->sizes[A->ndim - 2], n = A->sizes[A->ndim - 1], k = imin(m, n), B = nbatch(A);
+  int64_t rrows = complete ? m : k, qcols = ronly ? 0 : (complete ? m : k);
+  size_t es = THDtype_size(A->dtype);
+  THTensor *w = colmajor(A), *tau = new_batched(A->dtype, A, 1, &k);
+  outs[0] = new_colmajor(A->dtype, A, ronly ? 0 : m, qcols);
+  outs[1] = new_colmajor(A->dtype, A, rrows, n);
+  if (!w || !tau || !outs[0] || !outs[1]) { THTensor_free(w); THTensor_free(tau); free_all(outs, 2); return -1; }
+  int failed = 0;
+  for (int64_t b = 0; b < B && !failed; b++) {
+    char *a = mat(w, b, m * n), *t = mat(tau, b, k), *r = mat(outs[1], b, rrows * n);
+    int info = k > 0 ? LAPACKE(A->dtype, geqrf, LAPACK_COL_MAJOR, (int)m, (int)n, (void *)a, (int)m, (void *)t) : 0;
+    if ((failed = lapack_failed(info, "geqrf")) < 0) break;
+    for (int64_t j = 0; j < n; j++)   /* R: the upper triangle of the factored matrix */
+      memcpy(r + j * rrows * es, a + j * m * es, imin(j + 1, rrows) * es);
+    if (ronly || m == 0) continue;
+    char *q = mat(outs[0], b, m * qcols);
+    memcpy(q, a, imin(n, qcols) * m * es);   /* the reflectors, in the first columns */
+    info = LAPACKE(A->dtype, orgqr, LAPACK_COL_MAJOR, (int)m, (int)qcols, (int)k, (void *)q, (int)m, (void *)t);
+    failed = lapack_failed(info, "orgqr");
+  }
+  THTensor_free(w);
+  THTensor_free(tau);
+  if (failed) { free_all(outs, 2); return -1; }
+  outs[0] = as_matrix(outs[0]);
+  outs[1] = as_matrix(outs[1]);
+  if (!outs[0] || !outs[1]) { free_all(outs, 2); return -1; }
+  return 0;
+}
+
+THTensor *at_lapack_triangular_solve(const THTensor *A, const THTensor *B, bool upper, bool left,
+                                     bool unitriangular) {
+  if (check_input(A, "linalg.solve_triangular") < 0 || check_input(B, "linalg.solve_triangular") < 0) return NULL;
+  int64_t n = A->sizes[A->ndim - 1], m = B->sizes[B->ndim - 2], k = B->sizes[B->ndim - 1], nb = nbatch(A);
+  if (A->dtype != B->dtype || nbatch(B) != nb || (left ? m : k) != n) {
+    THError_set(TH_ERR_RUNTIME, "linalg.solve_triangular: incompatible shapes of A and B");
+    return NULL;
+  }
+  THTensor *a = colmajor(A), *x = a ? colmajor(B) : NULL;
+  if (!x) { THTensor_free(a); return NULL; }
+  /* trsm, unlike trtrs, does not stop at a zero diagonal: it gives inf/nan as PyTorch does */
+  for (int64_t b = 0; b < nb && m > 0 && k > 0; b++) {
+    enum CBLAS_SIDE side = left ? CblasLeft : CblasRight;
+    enum CBLAS_UPLO uplo = upper ? CblasUpper : CblasLower;
+    enum CBLAS_DIAG diag = unitriangular ? CblasUnit : CblasNonUnit;
+    if (A->dtype == TH_Float)
+      scipy_cblas_strsm(CblasColMajor, side, uplo, CblasNoTrans, diag, (int)m, (int)k, 1.0f,
+                        (const float *)mat(a, b, n * n), (int)n, (float *)mat(x, b, m * k), (int)m);
+    else
+      scipy_cblas_dtrsm(CblasColMajor, side, uplo, CblasNoTrans, diag, (int)m, (int)k, 1.0,
+                        (const double *)mat(a, b, n * n), (int)n, (double *)mat(x, b, m * k), (int)m);
+  }
+  THTensor_free(a);
+  return as_matrix(x);
+}

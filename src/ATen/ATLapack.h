@@ -1,0 +1,27 @@
+/* LAPACK factorizations (OpenBLAS's LAPACKE) for float32/float64, batched
+ * over the leading dims. These are the primitives; cthtorch/linalg builds the
+ * public ops, their checks, error messages and gradients on top.
+ *
+ * Matrix results come back column-major (the transpose of a contiguous
+ * tensor), as PyTorch's LAPACK results do. info tensors are int32 with the
+ * batch shape: LAPACK's info per matrix (0 = success). */
+#ifndef AT_LAPACK_H
+#define AT_LAPACK_H
+#include "ATen.h"
+
+/* getrf: outs = {LU (..., m, n), pivots (..., min(m, n)) 1-based, info} */
+AT_API int at_lapack_lu(THTensor **outs, const THTensor *A);
+/* getrs: X with LU X = B (or LU^T X = B); B (..., n, k) with LU's batch shape */
+AT_API THTensor *at_lapack_lu_solve(const THTensor *LU, const THTensor *pivots, const THTensor *B, bool trans);
+/* potrf: outs = {L (or U when upper), info}; the other triangle is zero */
+AT_API int at_lapack_cholesky(THTensor **outs, const THTensor *A, bool upper);
+/* syevd: outs = {eigenvalues ascending, eigenvectors (empty unless compute_v), info} */
+AT_API int at_lapack_eigh(THTensor **outs, const THTensor *A, bool upper, bool compute_v);
+/* gesdd: outs = {U, S, Vh, info}; U and Vh are empty unless compute_uv */
+AT_API int at_lapack_svd(THTensor **outs, const THTensor *A, bool full_matrices, bool compute_uv);
+/* geqrf + orgqr: outs = {Q, R}; mode "reduced", "complete" or "r" (Q empty) */
+AT_API int at_lapack_qr(THTensor **outs, const THTensor *A, const char *mode);
+/* trsm: X with A X = B (left) or X A = B, A triangular (..., n, n), B with A's batch */
+AT_API THTensor *at_lapack_triangular_solve(const THTensor *A, const THTensor *B, bool upper, bool left,
+                                            bool unitriangular);
+#endif

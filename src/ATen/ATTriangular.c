@@ -1,0 +1,61 @@
+/* tril/triu (see ATTriangular.h). The result is a copy of self with the
+ * dropped triangle zeroed bytewise: all-zero bytes are 0 in every dtype. */
+#include "ATTriangular.h"
+
+#include <string.h>
+
+/* Zeroes, in each matrix of t, the elements outside the kept triangle. */
+static void zero_triangle(THTensor *t, int64_t k, bool upper) {
+  int nd = t->ndim;
+  int64_t R = t->sizes[nd - 2], C = t->sizes[nd - 1], sr = t->strides[nd - 2], sc = t->strides[nd - 1];
+  int64_t nbatch = 1;
+  for (int d = 0; d < nd - 2; d++) nbatch *= t->sizes[d];
+  if (R == 0 || C == 0) return;
+  size_t es = THDtype_size(t->dtype);
+  char *base = THTensor_data(t);
+  for (int64_t b = 0; b < nbatch; b++) {
+    /* offset of batch b: unravel over the leading dims */
+    int64_t off = 0, rem = b;
+    for (int d = nd - 3; d >= 0; d--) {
+      off += (rem % t->sizes[d]) * t->strides[d];
+      rem /= t->sizes[d];
+    }
+    for (int64_t i = 0; i < R; i++) {
+      /* tril drops columns j > i + k; triu drops j < i + k */
+      int64_t lo = upper ? 0 : i + k + 1, hi = upper ? i + k : C;
+      if (lo < 0) lo = 0;
+      if (hi > C) hi = C;
+      char *row = base + (off + i * sr) * (int64_t)es;
+      if (lo >= hi) continue;
+      if (sc == 1) memset(row + lo * es, 0, (size_t)(hi - lo) * es);
+      else
+        for (int64_t j = lo; j < hi; j++) memset(row + j * sc * (int64_t)es, 0, es);
+    }
+  }
+}
+
+static THTensor *tri(const THTensor *self, int64_t k, THTensor *out, bool upper) {
+  const char *name = upper ? "triu" : "tril";
+  if (self->ndim < 2) {
+    THError_set(TH_ERR_RUNTIME, "%s: input tensor must have at least 2 dimensions", name);
+    return NULL;
+  }
+  if (out == self) {
+    if (at_check_no_internal_overlap(out) < 0) return NULL;
+    zero_triangle(out, k, upper);
+    return THTensor_retain(out);
+  }
+  if (out) {
+    if (at_check_cast(self->dtype, out->dtype) < 0) return NULL;
+    if (THTensor_resize(out, self->ndim, self->sizes) < 0 || at_copy_(out, self) < 0) return NULL;
+    zero_triangle(out, k, upper);
+    return THTensor_retain(out);
+  }
+  THTensor *r = at_clone(self, true);
+  if (!r) return NULL;
+  zero_triangle(r, k, upper);
+  return r;
+}
+
+THTensor *at_tril(const THTensor *self, int64_t diagonal, THTensor *out) { return tri(self, diagonal, out, false); }
+THTensor *at_triu(const THTensor *self, int64_t diagonal, THTensor *out) { return tri(self, diagonal, out, true); }

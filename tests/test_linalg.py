@@ -1,0 +1,459 @@
+"""Linear algebra vs torch: tril/triu, diag family, einsum, kron/cross/cdist,
+norms and the LAPACK-backed torch.linalg ops (values, dtypes, gradients, errors)."""
+import math
+import warnings
+
+import numpy as np
+import pytest
+
+import cthtorch as ct
+import oracle
+
+torch = oracle.require_torch()
+
+
+def rand(*shape, dt="float64", seed=0):
+    return np.random.RandomState(seed).randn(*shape).astype(dt)
+
+
+def spd(n, batch=(), dt="float64", seed=0):
+    a = rand(*batch, n, n, dt=dt, seed=seed)
+    return (a @ np.swapaxes(a, -1, -2) + n * np.eye(n)).astype(dt)
+
+
+def flat(out):
+    return list(out) if isinstance(out, tuple) else [out]
+
+
+def check(fn_ct, fn_t, *arrays, grad=True, tol=None, loss=None, kw=None):
+    """Runs both libraries on the same inputs; compares outputs and, with grad,
+    the gradients of sum(w_i * loss(out_i)) for fixed random weights w_i."""
+    kw = kw or {}
+    xs = [ct.tensor(a, requires_grad=grad and a.dtype.kind == "f") for a in arrays]
+    ys = [torch.tensor(a, requires_grad=grad and a.dtype.kind == "f") for a in arrays]
+    oc, ot = flat(fn_ct(*xs, **kw)), flat(fn_t(*ys, **kw))
+    assert len(oc) == len(ot)
+    dt = arrays[0].dtype
+    tol = tol or (1e-4 if dt == np.float32 else 1e-9)
+    for a, b in zip(oc, ot):
+        assert tuple(a.shape) == tuple(b.shape)
+        assert str(a.dtype) == str(b.dtype)
+        assert a.requires_grad == b.requires_grad
+        np.testing.assert_allclose(a.detach().numpy(), b.detach().numpy(), rtol=tol, atol=tol)
+    if not grad:
+        return
+    loss = loss or (lambda t: t)
+    rs = np.random.RandomState(1)
+    tc, tt = 0, 0
+    for a, b in zip(oc, ot):
+        if a.requires_grad:
+            w = np.asarray(rs.randn(*a.shape)).astype(dt)
+            tc = tc + (loss(a) * ct.tensor(w)).sum()
+            tt = tt + (loss(b) * torch.tensor(w)).sum()
+    if isinstance(tc, int):
+        return
+    tc.backward()
+    tt.backward()
+    for x, y in zip(xs, ys):
+        if y.grad is not None:
+            np.testing.assert_allclose(x.grad.numpy(), y.grad.numpy(), rtol=tol * 10, atol=tol * 10)
+
+
+def raises_like(fn_ct, fn_t):
+    with pytest.raises(Exception) as et:
+        fn_t()
+    with pytest.raises(Exception) as ec:
+        fn_ct()
+    assert type(ec.value).__name__ == type(et.value).__name__
+    assert str(ec.value) == str(et.value)
+
+
+# ---------------------------------------------------------------- tril / triu
+@pytest.mark.parametrize("name", ["tril", "triu"])
+@pytest.mark.parametrize("k", [-2, -1, 0, 1, 3])
+@pytest.mark.parametrize("shape", [(4, 5), (5, 3), (2, 3, 4), (0, 3), (3, 3)])
+def test_tril_triu(name, k, shape):
+    check(lambda x: getattr(ct, name)(x, k), lambda x: getattr(torch, name)(x, k), rand(*shape))
+
+
+@pytest.mark.parametrize("dt", ["float32", "int64", "bool", "int8"])
+def test_tril_triu_dtypes_and_forms(dt):
+    a = (rand(3, 4) * 3).astype(dt)
+    for name in ("tril", "triu"):
+        x, y = ct.tensor(a), torch.tensor(a)
+        r = getattr(x, name)(1)
+        assert str(r.dtype) == str(getattr(y, name)(1).dtype)
+        np.testing.assert_array_equal(r.numpy(), getattr(y, name)(1).numpy())
+        getattr(x, name + "_")(-1)
+        getattr(y, name + "_")(-1)
+        np.testing.assert_array_equal(x.numpy(), y.numpy())
+        out = ct.empty(0, dtype=x.dtype)
+        getattr(ct, name)(ct.tensor(a), diagonal=1, out=out)
+        np.testing.assert_array_equal(out.numpy(), getattr(torch, name)(torch.tensor(a), diagonal=1).numpy())
+
+
+def test_tril_noncontiguous_and_causal_mask():
+    a = rand(5, 4)
+    x, y = ct.tensor(a).t(), torch.tensor(a).t()
+    np.testing.assert_array_equal(ct.tril(x).numpy(), torch.tril(y).numpy())
+    x.triu_(1)
+    y.triu_(1)
+    np.testing.assert_array_equal(x.numpy(), y.numpy())
+    m = ct.triu(ct.ones(4, 4) * float("-inf"), diagonal=1)
+    np.testing.assert_array_equal(m.numpy(), torch.triu(torch.ones(4, 4) * float("-inf"), diagonal=1).numpy())
+
+
+def test_tril_errors():
+    raises_like(lambda: ct.tril(ct.ones(3)), lambda: torch.tril(torch.ones(3)))
+    raises_like(lambda: ct.triu(ct.ones(3)), lambda: torch.triu(torch.ones(3)))
+
+
+# ---------------------------------------------------------------- diag family
+@pytest.mark.parametrize("shape,k", [((4,), 0), ((4,), 2), ((4,), -1), ((3, 5), 0), ((3, 5), 2), ((5, 3), -2)])
+def test_diag(shape, k):
+    check(lambda x: ct.diag(x, k), lambda x: torch.diag(x, k), rand(*shape))
+
+
+@pytest.mark.parametrize("k,d1,d2", [(0, -2, -1), (1, 0, 2), (-1, 2, 0), (2, 1, -1)])
+def test_diag_embed(k, d1, d2):
+    check(lambda x: ct.diag_embed(x, k, d1, d2), lambda x: torch.diag_embed(x, k, d1, d2), rand(2, 3))
+
+
+def test_diagflat_trace_indices():
+    check(lambda x: ct.diagflat(x, 1), lambda x: torch.diagflat(x, 1), rand(2, 2))
+    check(ct.trace, torch.trace, rand(3, 4))
+    a = (rand(3, 3) * 4).astype("int32")
+    assert str(ct.tensor(a).trace().dtype) == str(torch.tensor(a).trace().dtype)
+    raises_like(lambda: ct.trace(ct.ones(3)), lambda: torch.trace(torch.ones(3)))
+    raises_like(lambda: ct.diag(ct.ones(2, 2, 2)), lambda: torch.diag(torch.ones(2, 2, 2)))
+    for args in [(3, 3), (4, 3, 1), (3, 5, -1), (0, 3), (3, 4, 10)]:
+        for name in ("tril_indices", "triu_indices"):
+            r, e = getattr(ct, name)(*args), getattr(torch, name)(*args)
+            assert str(r.dtype) == str(e.dtype)
+            np.testing.assert_array_equal(r.numpy(), e.numpy())
+
+
+# ---------------------------------------------------------------- einsum
+EINSUM = [
+    ("ij,jk->ik", [(3, 4), (4, 5)]), ("ij,jk", [(3, 4), (4, 5)]), ("bij,bjk->bik", [(2, 3, 4), (2, 4, 5)]),
+    ("ii->i", [(4, 4)]), ("ii", [(4, 4)]), ("ij->ji", [(3, 4)]), ("ij->", [(3, 4)]), ("i,i->", [(5,), (5,)]),
+    ("i,j->ij", [(3,), (4,)]), ("...ij,...jk->...ik", [(2, 3, 4), (4, 5)]), ("bhqd,bhkd->bhqk", [(2, 3, 4, 5)] * 2),
+    ("b i d, b j d -> b i j", [(2, 3, 4), (2, 5, 4)]), ("ijk,ikl,j->il", [(2, 3, 4), (2, 4, 5), (3,)]),
+    ("...i,...i", [(2, 3), (3,)]), ("i...->...", [(3, 2, 4)]), ("iij->j", [(3, 3, 2)]), ("ab,ab->a", [(1, 3), (4, 3)]),
+]
+
+
+@pytest.mark.parametrize("eq,shapes", EINSUM)
+def test_einsum(eq, shapes):
+    arrays = [rand(*s, seed=i) for i, s in enumerate(shapes)]
+    check(lambda *xs: ct.einsum(eq, *xs), lambda *xs: torch.einsum(eq, *xs), *arrays)
+
+
+def test_einsum_list_int_and_errors():
+    a, b = rand(2, 3), rand(3, 4)
+    np.testing.assert_allclose(ct.einsum("ij,jk", [ct.tensor(a), ct.tensor(b)]).numpy(), a @ b)
+    ai = (a * 3).astype("int32")
+    r = ct.einsum("ij->j", ct.tensor(ai))
+    assert str(r.dtype) == str(torch.einsum("ij->j", torch.tensor(ai)).dtype)
+    raises_like(lambda: ct.einsum("ij,jk", ct.ones(2, 3), ct.ones(4, 3)),
+                lambda: torch.einsum("ij,jk", torch.ones(2, 3), torch.ones(4, 3)))
+    raises_like(lambda: ct.einsum("ij,jk->ik", ct.ones(2, 3)), lambda: torch.einsum("ij,jk->ik", torch.ones(2, 3)))
+    raises_like(lambda: ct.einsum("ijk->ik", ct.ones(2, 3)), lambda: torch.einsum("ijk->ik", torch.ones(2, 3)))
+
+
+# ---------------------------------------------------------------- kron, cross, cdist, dist
+@pytest.mark.parametrize("sa,sb", [((2,), (3,)), ((2, 3), (3, 2)), ((2, 1, 2), (3, 2)), ((2,), (2, 3))])
+def test_kron(sa, sb):
+    check(ct.kron, torch.kron, rand(*sa), rand(*sb, seed=1))
+
+
+def test_cross():
+    check(lambda a, b: ct.linalg.cross(a, b), lambda a, b: torch.linalg.cross(a, b), rand(4, 3), rand(1, 3, seed=1))
+    check(lambda a, b: ct.cross(a, b, dim=0), lambda a, b: torch.cross(a, b, dim=0), rand(3, 2), rand(3, 2, seed=1))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        check(ct.cross, torch.cross, rand(2, 3), rand(2, 3, seed=1))
+    raises_like(lambda: ct.linalg.cross(ct.ones(3, 2), ct.ones(3, 2)),
+                lambda: torch.linalg.cross(torch.ones(3, 2), torch.ones(3, 2)))
+
+
+@pytest.mark.parametrize("p", [2.0, 1.0, 0.5, 3.0, math.inf, 0.0])
+@pytest.mark.parametrize("sa,sb", [((4, 3), (5, 3)), ((2, 30, 3), (2, 28, 3))])
+def test_cdist(p, sa, sb):
+    tol = 1e-6 if (p == 2 and sa[-2] > 25) else None
+    check(lambda a, b: ct.cdist(a, b, p), lambda a, b: torch.cdist(a, b, p), rand(*sa), rand(*sb, seed=1), tol=tol,
+          grad=p not in (0.0,))
+
+
+def test_cdist_dist_errors_and_values():
+    raises_like(lambda: ct.cdist(ct.ones(3), ct.ones(3, 3)), lambda: torch.cdist(torch.ones(3), torch.ones(3, 3)))
+    raises_like(lambda: ct.cdist(ct.ones(2, 3), ct.ones(3, 4)), lambda: torch.cdist(torch.ones(2, 3),
+                                                                                     torch.ones(3, 4)))
+    for p in (2, 1, 3.5, math.inf):
+        check(lambda a, b: ct.dist(a, b, p), lambda a, b: torch.dist(a, b, p), rand(3, 4), rand(4, seed=1))
+
+
+# ---------------------------------------------------------------- norms
+@pytest.mark.parametrize("ord", [2, 1, 3, 0.5, math.inf, -math.inf, 0])
+@pytest.mark.parametrize("dim,keepdim", [(None, False), (1, False), ((0, 2), True), (-1, True)])
+def test_vector_norm(ord, dim, keepdim):
+    check(lambda x: ct.linalg.vector_norm(x, ord, dim, keepdim), lambda x: torch.linalg.vector_norm(x, ord, dim, keepdim),
+          rand(2, 3, 4), grad=ord != 0)
+
+
+def test_vector_norm_zero_grad_dtype_and_errors():
+    x, y = ct.zeros(3, dtype=ct.float64, requires_grad=True), torch.zeros(3, dtype=torch.float64, requires_grad=True)
+    ct.linalg.vector_norm(x).backward()
+    torch.linalg.vector_norm(y).backward()
+    np.testing.assert_array_equal(x.grad.numpy(), y.grad.numpy())
+    r = ct.linalg.vector_norm(ct.ones(3), dtype=ct.float64)
+    assert r.dtype == ct.float64
+    raises_like(lambda: ct.linalg.vector_norm(ct.ones(3, dtype=ct.long)),
+                lambda: torch.linalg.vector_norm(torch.ones(3, dtype=torch.long)))
+    raises_like(lambda: ct.norm(ct.ones(3, dtype=ct.long)), lambda: torch.norm(torch.ones(3, dtype=torch.long)))
+
+
+@pytest.mark.parametrize("ord", ["fro", "nuc", 1, -1, 2, -2, math.inf, -math.inf])
+@pytest.mark.parametrize("dim,keepdim", [((-2, -1), False), ((0, 2), True), ((2, 0), False)])
+def test_matrix_norm(ord, dim, keepdim):
+    check(lambda x: ct.linalg.matrix_norm(x, ord, dim, keepdim),
+          lambda x: torch.linalg.matrix_norm(x, ord, dim, keepdim), rand(3, 4, 5), tol=1e-8)
+
+
+def test_linalg_norm_and_torch_norm():
+    a = rand(3, 4)
+    for args in [(), (None, 1), (2,), ("fro",), ("nuc",), (math.inf,), (1, (0, 1)), (None, (0, 1), True)]:
+        check(lambda x: ct.linalg.norm(x, *args), lambda x: torch.linalg.norm(x, *args), a, tol=1e-8)
+    for args, kw in [((), {}), ((1,), {}), ((3, 1), {}), (("fro", (0, 1)), {}), (("nuc",), {}), ((2, 0, True), {}),
+                     ((), {"dim": 1, "dtype": torch.float64})]:
+        kc = {k: (ct.float64 if v is torch.float64 else v) for k, v in kw.items()}
+        check(lambda x: ct.norm(x, *args, **kc), lambda x: torch.norm(x, *args, **kw), a, tol=1e-5)
+        check(lambda x: x.norm(*args, **kc), lambda x: x.norm(*args, **kw), a, tol=1e-5)
+    raises_like(lambda: ct.linalg.norm(ct.ones(2, 2, 2), 2), lambda: torch.linalg.norm(torch.ones(2, 2, 2), 2))
+    raises_like(lambda: ct.linalg.matrix_norm(ct.ones(3, 3), 3), lambda: torch.linalg.matrix_norm(torch.ones(3, 3), 3))
+    raises_like(lambda: ct.linalg.matrix_norm(ct.ones(3)), lambda: torch.linalg.matrix_norm(torch.ones(3)))
+
+
+def test_renorm():
+    a = rand(4, 3) * 3
+    check(lambda x: ct.renorm(x, 2, 0, 1.5), lambda x: torch.renorm(x, 2, 0, 1.5), a)
+    check(lambda x: x.renorm(1, 1, 2.0), lambda x: x.renorm(1, 1, 2.0), a)
+    x, y = ct.tensor(a), torch.tensor(a)
+    x.renorm_(2, 0, 1.0)
+    y.renorm_(2, 0, 1.0)
+    np.testing.assert_allclose(x.numpy(), y.numpy(), rtol=1e-12)
+
+
+# ---------------------------------------------------------------- LAPACK-backed ops
+@pytest.mark.parametrize("dt", ["float32", "float64"])
+@pytest.mark.parametrize("batch", [(), (3,), (2, 2)])
+def test_inv_det_slogdet(dt, batch):
+    a = rand(*batch, 4, 4, dt=dt)
+    check(ct.linalg.inv, torch.linalg.inv, a)
+    check(ct.linalg.det, torch.linalg.det, a)
+    check(ct.linalg.slogdet, torch.linalg.slogdet, a)
+    check(ct.inverse, torch.inverse, a)
+    check(ct.logdet, torch.logdet, a, grad=False)
+    check(ct.det, torch.det, a)
+
+
+def test_det_singular_grad_and_inv_ex():
+    # rank n-1: the gradient is the (nonzero) cofactor matrix; torch returns 0 here
+    a = np.array([[1.0, 2.0, 3.0], [2.0, 4.0, 6.0], [0.5, 1.0, 2.0]])
+    x = ct.tensor(a, requires_grad=True)
+    ct.linalg.det(x).backward()
+    cof = np.array([[np.linalg.det(np.delete(np.delete(a, i, 0), j, 1)) * (-1) ** (i + j) for j in range(3)]
+                    for i in range(3)])
+    np.testing.assert_allclose(x.grad.numpy(), cof, atol=1e-10)
+    r, e = ct.linalg.inv_ex(ct.tensor(a)), torch.linalg.inv_ex(torch.tensor(a))
+    assert int(r.info) == int(e.info) and str(r.info.dtype) == str(e.info.dtype)
+
+
+def test_linalg_errors():
+    pairs = [
+        (lambda m: m.linalg.inv(m.ones(3, 4)),), (lambda m: m.linalg.inv(m.ones(3)),),
+        (lambda m: m.linalg.inv(m.ones(3, 3, dtype=m.long)),), (lambda m: m.linalg.inv(m.ones(3, 3)),),
+        (lambda m: m.linalg.inv(m.ones(2, 3, 3)),), (lambda m: m.linalg.det(m.ones(3, 4)),),
+        (lambda m: m.linalg.solve(m.ones(3, 3), m.ones(3)),), (lambda m: m.linalg.solve(m.eye(3), m.ones(4)),),
+        (lambda m: m.linalg.cholesky(-m.eye(3)),), (lambda m: m.linalg.cholesky(-m.eye(3).expand(2, 3, 3)),),
+        (lambda m: m.linalg.eigh(m.ones(3, 4)),), (lambda m: m.linalg.svd(m.ones(3)),),
+        (lambda m: m.linalg.svd(m.ones(3, 3, dtype=m.long)),), (lambda m: m.linalg.qr(m.ones(3, 3), mode="x"),),
+        (lambda m: m.linalg.multi_dot([m.ones(3, 3)]),), (lambda m: m.linalg.matrix_power(m.ones(2, 3), 2),),
+    ]
+    for (f,) in pairs:
+        raises_like(lambda: f(ct), lambda: f(torch))
+    with pytest.raises(ct._C._LinAlgError):
+        ct.linalg.inv(ct.zeros(2, 2))
+    assert issubclass(ct._C._LinAlgError, RuntimeError)
+    with pytest.raises(NotImplementedError):
+        ct.linalg.eig(ct.eye(2))
+
+
+@pytest.mark.parametrize("dt", ["float32", "float64"])
+@pytest.mark.parametrize("sa,sb", [((4, 4), (4, 2)), ((4, 4), (4,)), ((2, 4, 4), (4, 3)), ((3, 3), (2, 3, 1)),
+                                   ((2, 3, 3), (2, 3))])
+def test_solve(dt, sa, sb):
+    check(ct.linalg.solve, torch.linalg.solve, rand(*sa, dt=dt), rand(*sb, dt=dt, seed=1))
+
+
+def test_solve_left_false_and_triangular():
+    a, b = rand(3, 3), rand(2, 3, seed=1)
+    check(lambda x, y: ct.linalg.solve(x, y, left=False), lambda x, y: torch.linalg.solve(x, y, left=False), a, b)
+    t = np.triu(rand(4, 4)) + 4 * np.eye(4)
+    for upper, left, unit in [(True, True, False), (True, False, False), (False, True, True), (False, False, True)]:
+        A = t if upper else t.T.copy()
+        B = rand(4, 2, seed=2) if left else rand(2, 4, seed=2)
+        kw = dict(upper=upper, left=left, unitriangular=unit)
+        check(lambda x, y: ct.linalg.solve_triangular(x, y, **kw),
+              lambda x, y: torch.linalg.solve_triangular(x, y, **kw), A, B)
+
+
+@pytest.mark.parametrize("upper", [False, True])
+@pytest.mark.parametrize("batch", [(), (2,)])
+def test_cholesky(upper, batch):
+    a = spd(4, batch)
+    # the loss symmetrizes: both libraries define the gradient on the symmetric part
+    check(lambda x: ct.linalg.cholesky((x + x.mT) / 2, upper=upper),
+          lambda x: torch.linalg.cholesky((x + x.mT) / 2, upper=upper), a)
+    L = np.linalg.cholesky(a)
+    b = rand(*batch, 4, 2, seed=3)
+    check(ct.cholesky_solve, torch.cholesky_solve, b, L)
+    check(ct.cholesky_inverse, torch.cholesky_inverse, L[0] if batch else L)
+
+
+@pytest.mark.parametrize("uplo", ["L", "U"])
+def test_eigh(uplo):
+    a = spd(4, (2,))
+    sym = lambda m: lambda x: (x + x.mT) / 2   # noqa: E731
+    check(lambda x: ct.linalg.eigvalsh(sym(ct)(x), uplo), lambda x: torch.linalg.eigvalsh(sym(torch)(x), uplo), a)
+    # eigenvectors are defined up to sign: compare |V|, and gradients of a sign-invariant loss
+    wc, Vc = ct.linalg.eigh(ct.tensor(a), uplo)
+    wt, Vt = torch.linalg.eigh(torch.tensor(a), uplo)
+    np.testing.assert_allclose(wc.numpy(), wt.numpy(), rtol=1e-10)
+    np.testing.assert_allclose(np.abs(Vc.numpy()), np.abs(Vt.numpy()), atol=1e-8)
+    xs, ys = ct.tensor(a, requires_grad=True), torch.tensor(a, requires_grad=True)
+    w = rand(2, 4, 4, seed=5)
+    for m, x in ((ct, xs), (torch, ys)):
+        e, V = m.linalg.eigh(sym(m)(x), uplo)
+        ((V.abs() * m.tensor(w)).sum() + (e * e).sum()).backward()
+    np.testing.assert_allclose(xs.grad.numpy(), ys.grad.numpy(), atol=1e-7)
+
+
+@pytest.mark.parametrize("shape", [(4, 4), (5, 3), (3, 5), (2, 4, 3)])
+@pytest.mark.parametrize("full", [False, True])
+def test_svd(shape, full):
+    a = rand(*shape)
+    check(ct.linalg.svdvals, torch.linalg.svdvals, a)
+    Uc, Sc, Vc = ct.linalg.svd(ct.tensor(a), full_matrices=full)
+    Ut, St, Vt = torch.linalg.svd(torch.tensor(a), full_matrices=full)
+    assert tuple(Uc.shape) == tuple(Ut.shape) and tuple(Vc.shape) == tuple(Vt.shape)
+    np.testing.assert_allclose(Sc.numpy(), St.numpy(), rtol=1e-10)
+    k = min(shape[-2:])
+    recon = (Uc[..., :k] * Sc.unsqueeze(-2)) @ Vc[..., :k, :]
+    np.testing.assert_allclose(recon.numpy(), a, atol=1e-10)
+    # singular vectors are defined up to sign: a sign-invariant loss
+    xs, ys = ct.tensor(a, requires_grad=True), torch.tensor(a, requires_grad=True)
+    w1, w2 = rand(*Ut.shape, seed=6), rand(*Vt.shape, seed=7)
+    for m, x in ((ct, xs), (torch, ys)):
+        U, S, Vh = m.linalg.svd(x, full_matrices=full)
+        U, Vh = U[..., :k], Vh[..., :k, :]
+        ((U.abs() * m.tensor(w1[..., :k])).sum()
+         + (Vh.abs() * m.tensor(w2[..., :k, :])).sum() + (S ** 3).sum()).backward()
+    np.testing.assert_allclose(xs.grad.numpy(), ys.grad.numpy(), atol=1e-7)
+    check(lambda x: ct.svd(x)[1], lambda x: torch.svd(x)[1], a)
+
+
+@pytest.mark.parametrize("shape", [(4, 4), (5, 3), (3, 5), (2, 4, 3)])
+@pytest.mark.parametrize("mode", ["reduced", "complete", "r"])
+def test_qr(shape, mode):
+    a = rand(*shape)
+    Qc, Rc = ct.linalg.qr(ct.tensor(a), mode)
+    Qt, Rt = torch.linalg.qr(torch.tensor(a), mode)
+    assert tuple(Qc.shape) == tuple(Qt.shape) and tuple(Rc.shape) == tuple(Rt.shape)
+    np.testing.assert_allclose(np.abs(Rc.numpy()), np.abs(Rt.numpy()), atol=1e-10)
+    if mode != "r":
+        np.testing.assert_allclose((Qc @ Rc).numpy(), a, atol=1e-10)
+    if mode == "reduced" and shape[-2] >= shape[-1]:
+        check(lambda x: ct.linalg.qr(x), lambda x: torch.linalg.qr(x), a)   # same LAPACK signs
+
+
+def test_lstsq_pinv_rank():
+    a, b = rand(6, 3), rand(6, 2, seed=1)
+    check(lambda x, y: ct.linalg.lstsq(x, y).solution, lambda x, y: torch.linalg.lstsq(x, y).solution, a, b)
+    check(lambda x, y: ct.linalg.lstsq(x, y).solution, lambda x, y: torch.linalg.lstsq(x, y).solution,
+          rand(2, 5), rand(2, 2, seed=1), grad=False)
+    rc, rt = ct.linalg.lstsq(ct.tensor(a), ct.tensor(b)), torch.linalg.lstsq(torch.tensor(a), torch.tensor(b))
+    for f in ("residuals", "rank", "singular_values"):
+        x, y = getattr(rc, f), getattr(rt, f)
+        assert tuple(x.shape) == tuple(y.shape) and str(x.dtype) == str(y.dtype), f
+    check(ct.linalg.pinv, torch.linalg.pinv, rand(4, 3))
+    check(ct.pinverse, torch.pinverse, rand(3, 5), grad=False)
+    low = rand(5, 2) @ rand(2, 4, seed=1)
+    for m in (low, rand(3, 3), np.zeros((2, 2))):
+        assert int(ct.linalg.matrix_rank(ct.tensor(m))) == int(torch.linalg.matrix_rank(torch.tensor(m)))
+    check(ct.linalg.pinv, torch.linalg.pinv, low, grad=False, tol=1e-8)
+
+
+def test_lu_family():
+    a = rand(2, 4, 4)
+    LUc, pc = ct.linalg.lu_factor(ct.tensor(a))
+    LUt, pt = torch.linalg.lu_factor(torch.tensor(a))
+    np.testing.assert_allclose(LUc.numpy(), LUt.numpy(), atol=1e-12)
+    np.testing.assert_array_equal(pc.numpy(), pt.numpy())
+    assert str(pc.dtype) == str(pt.dtype)
+    for x, y in zip(ct.linalg.lu(ct.tensor(a)), torch.linalg.lu(torch.tensor(a))):
+        np.testing.assert_allclose(x.numpy(), y.numpy(), atol=1e-12)
+    b = rand(2, 4, 3, seed=1)
+    for kw in ({}, {"adjoint": True}, {"left": False}):
+        bb = b if kw.get("left", True) else np.swapaxes(b, -1, -2).copy()
+        x = ct.linalg.lu_solve(LUc, pc, ct.tensor(bb), **kw)
+        y = torch.linalg.lu_solve(LUt, pt, torch.tensor(bb), **kw)
+        np.testing.assert_allclose(x.numpy(), y.numpy(), atol=1e-10)
+
+
+def test_matrix_power_exp_multi_dot_vecdot():
+    a = rand(2, 3, 3) / 2
+    for n in (0, 1, 2, 5, -1, -3):
+        check(lambda x: ct.linalg.matrix_power(x, n), lambda x: torch.linalg.matrix_power(x, n), a)
+    ai = (rand(3, 3) * 3).astype("int64")
+    np.testing.assert_array_equal(ct.matrix_power(ct.tensor(ai), 3).numpy(),
+                                  torch.matrix_power(torch.tensor(ai), 3).numpy())
+    for scale in (0.1, 1.0, 20.0):
+        check(ct.linalg.matrix_exp, torch.linalg.matrix_exp, rand(2, 4, 4) * scale, tol=1e-9 * max(1, scale ** 2))
+    check(lambda *xs: ct.linalg.multi_dot(xs), lambda *xs: torch.linalg.multi_dot(xs), rand(3), rand(3, 4),
+          rand(4, 2), rand(2))
+    check(ct.linalg.vecdot, torch.linalg.vecdot, rand(2, 3), rand(3, seed=1))
+
+
+def test_double_backward_inv():
+    a = rand(3, 3) + 3 * np.eye(3)
+    grads = []
+    for m in (ct, torch):
+        x = m.tensor(a, requires_grad=True)
+        g, = m.autograd.grad((m.linalg.inv(x) ** 2).sum(), x, create_graph=True)
+        g2, = m.autograd.grad((g ** 2).sum(), x)
+        grads.append(g2.numpy())
+    np.testing.assert_allclose(grads[0], grads[1], rtol=1e-8)
+
+
+def test_empty_and_edge_cases():
+    cases = [
+        lambda m: m.linalg.inv(m.zeros(0, 0)), lambda m: m.linalg.det(m.zeros(2, 0, 0)),
+        lambda m: m.linalg.slogdet(m.zeros(0, 0)), lambda m: m.linalg.svd(m.zeros(0, 3)),
+        lambda m: m.linalg.svd(m.zeros(3, 0), full_matrices=False), lambda m: m.linalg.eigh(m.zeros(0, 0)),
+        lambda m: m.linalg.cholesky(m.zeros(0, 0)), lambda m: m.linalg.qr(m.zeros(3, 0), mode="complete"),
+        lambda m: m.linalg.solve(m.eye(3), m.zeros(3, 0)), lambda m: m.linalg.vector_norm(m.zeros(0)),
+        lambda m: m.linalg.matrix_norm(m.zeros(0, 0)), lambda m: m.einsum("i,i", m.zeros(0), m.zeros(0)),
+        lambda m: m.einsum("ij,jk->ik", m.ones(2, 0), m.ones(0, 3)), lambda m: m.cdist(m.zeros(0, 3), m.ones(2, 3)),
+        lambda m: m.linalg.inv_ex(m.eye(2, requires_grad=True)),
+    ]
+    for f in cases:
+        for a, b in zip(flat(f(ct)), flat(f(torch))):
+            assert tuple(a.shape) == tuple(b.shape) and str(a.dtype) == str(b.dtype)
+            assert a.requires_grad == b.requires_grad
+            np.testing.assert_array_equal(a.detach().numpy(), b.detach().numpy())
+    raises_like(lambda: ct.linalg.vector_norm(ct.zeros(0), math.inf),
+                lambda: torch.linalg.vector_norm(torch.zeros(0), math.inf))
+    raises_like(lambda: ct.trace(ct.ones(2, 2, dtype=ct.bool)), lambda: torch.trace(torch.ones(2, 2, dtype=torch.bool)))
+    with pytest.raises(NotImplementedError):
+        ct.linalg.inv(ct.eye(2, dtype=ct.float16))
