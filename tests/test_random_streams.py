@@ -55,6 +55,8 @@ CASES = [
     ("xavier_normal", lambda T: T.nn.init.xavier_normal_(T.empty(20, 30)), 1e-6),
     ("trunc_normal_wide", lambda T: T.nn.init.trunc_normal_(T.empty(20, 30)), 1e-5),
     ("trunc_normal_narrow", lambda T: T.nn.init.trunc_normal_(T.empty(20, 30), a=0.5, b=0.7), 1e-5),
+    ("orthogonal", lambda T: T.nn.init.orthogonal_(T.empty(4, 6)), 1e-5),
+    ("orthogonal_tall", lambda T: T.nn.init.orthogonal_(T.empty(7, 3)), 1e-5),
     ("kaiming_normal", lambda T: T.nn.init.kaiming_normal_(T.empty(20, 30)), 1e-5),
     ("transformer_init", lambda T: T.nn.TransformerEncoderLayer(8, 2, 16).linear1.weight, 1e-6),
     ("random_sampler", lambda T: T.tensor(list(T.utils.data.RandomSampler(range(20)))), 0),

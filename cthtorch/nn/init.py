@@ -177,18 +177,19 @@ def orthogonal_(tensor, gain=1, generator=None):
         raise ValueError("Only tensors with 2 or more dimensions are supported")
     if tensor.numel() == 0:
         return tensor
-    import numpy as np
     rows = tensor.size(0)
     cols = tensor.numel() // rows
-    flat = cthtorch.empty(rows, cols, dtype=cthtorch.float64).normal_(0, 1, generator=generator).numpy()
+    # torch's draw: normals in the tensor's dtype, QR, signs from R's diagonal
+    flat = tensor.new_empty((rows, cols)).normal_(0, 1, generator=generator)
     if rows < cols:
-        flat = flat.T
-    q, r = np.linalg.qr(flat)
-    q *= np.sign(np.diag(r))
+        flat = flat.t()
+    q, r = cthtorch.linalg.qr(flat)
+    q = q * cthtorch.diag(r, 0).sign()
     if rows < cols:
-        q = q.T
+        q = q.t()
     with cthtorch.no_grad():
-        tensor.view_as(tensor).copy_(cthtorch.from_numpy(np.ascontiguousarray(q)).reshape(tensor.shape) * gain)
+        tensor.view_as(q).copy_(q)
+        tensor.mul_(gain)
     return tensor
 
 
