@@ -4,7 +4,6 @@ VENV ?= .venv
 PY := $(VENV)/bin/python
 PIP := $(VENV)/bin/pip
 STAMP := $(VENV)/.deps-installed
-export OMP_WAIT_POLICY ?= PASSIVE
 
 .PHONY: all develop debug asan test test-asan run bench clean deps sysdeps
 

@@ -9,11 +9,20 @@ import math as _math
 import os as _os
 import sys as _sys
 
-# libgomp reads this when _C loads it. Its default (spin-waiting idle workers
-# for a while after each parallel loop) steals the cores OpenBLAS's own
-# threads need next: conv/matmul-heavy steps ran ~10x slower on 2 cores.
-_os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
-from . import _C
+# cthtorch threads GEMMs itself (one OpenMP pool), so its OpenBLAS needs no
+# thread pool of its own: two pools oversubscribed the cores (with libgomp's
+# default spin-wait, conv/matmul steps ran ~10x slower on 2 cores). OpenBLAS
+# reads the variable once, when it loads; it is put back afterwards so a numpy
+# imported later keeps its own default.
+_blas_env = _os.environ.get("OPENBLAS_NUM_THREADS")
+_os.environ["OPENBLAS_NUM_THREADS"] = "1"
+try:
+    from . import _C
+finally:
+    if _blas_env is None:
+        del _os.environ["OPENBLAS_NUM_THREADS"]
+    else:
+        _os.environ["OPENBLAS_NUM_THREADS"] = _blas_env
 from ._C import (  # noqa: F401
     Size, dtype, device, layout, memory_format, Generator, default_generator,
     get_default_dtype, is_grad_enabled, set_num_threads, get_num_threads,

@@ -2,9 +2,52 @@
 #include "ATBlas.h"
 
 #include <cblas.h>
+#include <omp.h>
 #include <string.h>
 
-void at_blas_set_threads(int n) { scipy_openblas_set_num_threads(n); }
+/* One thread pool: OpenBLAS always runs single-threaded and cthtorch splits
+ * large GEMMs across its own OpenMP threads (at_gemm). Two pools (OpenBLAS's
+ * pthreads beside OpenMP) oversubscribed the cores and stalled under load. */
+void at_blas_set_threads(int n) { (void)n; scipy_openblas_set_num_threads(1); }
+
+/* below this many multiply-adds a GEMM stays on one thread: waking the
+ * others costs more than it saves */
+#define GEMM_SPLIT_MACS (1LL << 21)
+
+static void gemm1(bool dbl, bool ta, bool tb, int64_t M, int64_t N, int64_t K, double alpha, const char *A,
+                  int64_t lda, const char *B, int64_t ldb, double beta, char *C, int64_t ldc) {
+  if (dbl)
+    scipy_cblas_dgemm(CblasRowMajor, ta ? CblasTrans : CblasNoTrans, tb ? CblasTrans : CblasNoTrans, (int)M, (int)N,
+                      (int)K, alpha, (const double *)A, (int)lda, (const double *)B, (int)ldb, beta, (double *)C,
+                      (int)ldc);
+  else
+    scipy_cblas_sgemm(CblasRowMajor, ta ? CblasTrans : CblasNoTrans, tb ? CblasTrans : CblasNoTrans, (int)M, (int)N,
+                      (int)K, (float)alpha, (const float *)A, (int)lda, (const float *)B, (int)ldb, (float)beta,
+                      (float *)C, (int)ldc);
+}
+
+void at_gemm(bool dbl, bool ta, bool tb, int64_t M, int64_t N, int64_t K, double alpha, const void *A, int64_t lda,
+             const void *B, int64_t ldb, double beta, void *C, int64_t ldc) {
+  int nt = omp_in_parallel() ? 1 : at_get_num_threads();
+  if (nt <= 1 || M * N * K < GEMM_SPLIT_MACS) {
+    gemm1(dbl, ta, tb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
+    return;
+  }
+  int es = dbl ? 8 : 4;
+  bool by_rows = M >= N;   /* split the longer side of C into nt slabs (multiples of 16) */
+  int64_t len = by_rows ? M : N, part = ((len + nt - 1) / nt + 15) / 16 * 16;
+#pragma omp parallel for num_threads(nt) schedule(static)
+  for (int t = 0; t < nt; t++) {
+    int64_t lo = t * part, n = len - lo < part ? len - lo : part;
+    if (n <= 0) continue;
+    if (by_rows)   /* rows lo.. of A (and C) */
+      gemm1(dbl, ta, tb, n, N, K, alpha, (const char *)A + (ta ? lo : lo * lda) * es, lda, B, ldb, beta,
+            (char *)C + lo * ldc * es, ldc);
+    else           /* columns lo.. of B (and C) */
+      gemm1(dbl, ta, tb, M, n, K, alpha, A, lda, (const char *)B + (tb ? lo * ldb : lo) * es, ldb, beta,
+            (char *)C + lo * es, ldc);
+  }
+}
 
 /* How to hand t (rows x cols) to row-major GEMM: as is (trans=0, ld = row
  * stride), as a transpose (trans=1, ld = column stride), or via a copy. */
@@ -49,13 +92,8 @@ static int gemm2d(THDtype dt, const THTensor *A, const THTensor *B, THTensor *C,
   const char *a = operand(A, M, K, &ta, &lda, &ha);
   const char *b = a ? operand(B, K, N, &tb, &ldb, &hb) : NULL;
   if (!a || !b) { THTensor_free(ha); return -1; }
-  if (dt == TH_Float)
-    scipy_cblas_sgemm(CblasRowMajor, ta ? CblasTrans : CblasNoTrans, tb ? CblasTrans : CblasNoTrans, (int)M, (int)N,
-                      (int)K, (float)alpha, (const float *)a, (int)lda, (const float *)b, (int)ldb, (float)beta,
-                      (float *)c, (int)N);
-  else if (dt == TH_Double)
-    scipy_cblas_dgemm(CblasRowMajor, ta ? CblasTrans : CblasNoTrans, tb ? CblasTrans : CblasNoTrans, (int)M, (int)N,
-                      (int)K, alpha, (const double *)a, (int)lda, (const double *)b, (int)ldb, beta, (double *)c, (int)N);
+  if (dt == TH_Float || dt == TH_Double)
+    at_gemm(dt == TH_Double, ta, tb, M, N, K, alpha, a, lda, b, ldb, beta, c, N);
   else {
     /* integers (and half types through double): plain triple loop in int64/double */
     int64_t sa0 = A->strides[A->ndim - 2], sa1 = A->strides[A->ndim - 1];
@@ -172,6 +210,27 @@ THTensor *at_baddbmm(const THTensor *self, const THTensor *a, const THTensor *b,
   if (!C) return NULL;
   double bt = self ? sd(beta) : 0.0;
   if (self && bt != 0 && at_copy_(C, self) < 0) { THTensor_free(C); return NULL; }
+  int64_t K = a->sizes[2];
+  int nt = at_get_num_threads();
+  if ((a->dtype == TH_Float || a->dtype == TH_Double) && nt > 1 && B >= nt && M * N * K > 0 &&
+      M * N * K < GEMM_SPLIT_MACS * 4 && !omp_in_parallel()) {
+    /* many small products: one whole GEMM per thread */
+    bool ta, tb, dbl = a->dtype == TH_Double;
+    int64_t lda, ldb;
+    THTensor *ha, *hb = NULL;
+    const char *pa = operand(a, M, K, &ta, &lda, &ha);
+    const char *pb = pa ? operand(b, K, N, &tb, &ldb, &hb) : NULL;
+    if (!pb) { THTensor_free(ha); THTensor_free(C); return NULL; }
+    int64_t sa = ha ? M * K : a->strides[0], sb = hb ? K * N : b->strides[0];
+    int es = dbl ? 8 : 4;
+    char *pc = THTensor_data(C);
+    double al = sd(alpha);
+#pragma omp parallel for num_threads(nt) schedule(static)
+    for (int64_t i = 0; i < B; i++)
+      gemm1(dbl, ta, tb, M, N, K, al, pa + i * sa * es, lda, pb + i * sb * es, ldb, bt, pc + i * M * N * es, N);
+    THTensor_free(ha);
+    THTensor_free(hb);
+  } else
   for (int64_t i = 0; i < B; i++) {
     THTensor *ai = at_select(a, 0, i), *bi = ai ? at_select(b, 0, i) : NULL, *ci = bi ? at_select(C, 0, i) : NULL;
     int rc = ci ? gemm2d(a->dtype, ai, bi, ci, sd(alpha), bt) : -1;

@@ -13,4 +13,9 @@ AT_API THTensor *at_bmm(const THTensor *a, const THTensor *b, THTensor *out);
 AT_API THTensor *at_baddbmm(const THTensor *self, const THTensor *a, const THTensor *b, ATScalar beta,
                             ATScalar alpha, THTensor *out);
 AT_API void at_blas_set_threads(int n);
+/* row-major C = alpha * op(A) @ op(B) + beta * C for float (dbl=false) or
+ * double, split over cthtorch's threads when large; single-threaded inside
+ * an OpenMP parallel region */
+AT_API void at_gemm(bool dbl, bool ta, bool tb, int64_t M, int64_t N, int64_t K, double alpha, const void *A,
+                    int64_t lda, const void *B, int64_t ldb, double beta, void *C, int64_t ldc);
 #endif

@@ -6,6 +6,7 @@
  * each is computed only when asked for (output_mask). Float32 uses sgemm,
  * float64 dgemm; other dtypes compute in float32. */
 #include "ATConv.h"
+#include "ATBlas.h"
 
 #include <cblas.h>
 #include <float.h>
@@ -132,12 +133,7 @@ static void im2col(bool dbl, const char *x, int64_t xs, int64_t nb, void *col, c
 
 static void gemm(bool dbl, bool ta, bool tb, int64_t M, int64_t N, int64_t K, const void *A, int64_t lda,
                  const void *B, int64_t ldb, double beta, void *C, int64_t ldc) {
-  if (dbl)
-    scipy_cblas_dgemm(CblasRowMajor, ta ? CblasTrans : CblasNoTrans, tb ? CblasTrans : CblasNoTrans, (int)M, (int)N,
-                      (int)K, 1.0, A, (int)lda, B, (int)ldb, beta, C, (int)ldc);
-  else
-    scipy_cblas_sgemm(CblasRowMajor, ta ? CblasTrans : CblasNoTrans, tb ? CblasTrans : CblasNoTrans, (int)M, (int)N,
-                      (int)K, 1.0f, A, (int)lda, B, (int)ldb, (float)beta, C, (int)ldc);
+  at_gemm(dbl, ta, tb, M, N, K, 1.0, A, lda, B, ldb, beta, C, ldc);
 }
 
 /* Moves blocks between image-major (n, rows, L; image stride `is`) and
@@ -168,18 +164,6 @@ static int image_threads(const ConvGeom *g, int64_t L) {
   int nt = omp_get_max_threads();
   if (nt <= 1 || g->N < nt || L < 256) return 1;
   return nt;
-}
-
-/* OpenBLAS must not start its own threads inside our parallel loop. This
- * OpenBLAS has no per-thread setting, so the count is set for the loop and
- * restored after (another Python thread's GEMM meanwhile just runs on one). */
-static int blas_single(void) {
-  int n = scipy_openblas_get_num_threads();
-  if (n != 1) scipy_openblas_set_num_threads(1);
-  return n;
-}
-static void blas_restore(int n) {
-  if (n != 1) scipy_openblas_set_num_threads(n);
 }
 
 THTensor *at_contiguous_as(const THTensor *t, THDtype ct) {
@@ -250,7 +234,6 @@ THTensor *at_conv2d(const THTensor *input, const THTensor *weight, const THTenso
     /* one image per thread at a time, each with its own columns and a
      * single-threaded GEMM: no fork/join inside the GEMMs */
     if (!pw && !(col = alloc_or_fail((size_t)nt * K * L * es))) goto fail;
-    int prev = blas_single();
 #pragma omp parallel for num_threads(nt) schedule(static)
     for (int64_t n = 0; n < g.N; n++) {
       char *mycol = pw ? NULL : (char *)col + (size_t)omp_get_thread_num() * K * L * es;
@@ -261,7 +244,6 @@ THTensor *at_conv2d(const THTensor *input, const THTensor *weight, const THTenso
              od + (n * os + gr * Og * L) * es, L);
       }
     }
-    blas_restore(prev);
   } else {
     int64_t nbmax = chunk_images(g.N, K, L, es);
     if (!(pw && nbmax == 1) && !(col = alloc_or_fail((size_t)K * nbmax * L * es))) goto fail;
@@ -350,8 +332,7 @@ int at_conv2d_backward(THTensor **outs, const THTensor *grad, const THTensor *in
        * privately (slot t of gbuf), added together at the end */
       if (!(col = alloc_or_fail((size_t)nt * K * L * es))) goto done;
       if (need_w && !(gbuf = calloc((size_t)nt * wn * es + 64, 1))) { THError_set(TH_ERR_MEMORY, "out of memory"); goto done; }
-      int prev = blas_single();
-#pragma omp parallel for num_threads(nt) schedule(static)
+  #pragma omp parallel for num_threads(nt) schedule(static)
       for (int64_t n = 0; n < g.N; n++) {
           int t = omp_get_thread_num();
         char *mycol = (char *)col + (size_t)t * K * L * es, *mygw = need_w ? (char *)gbuf + (size_t)t * wn * es : NULL;
@@ -375,8 +356,7 @@ int at_conv2d_backward(THTensor **outs, const THTensor *grad, const THTensor *in
           }
         }
       }
-        blas_restore(prev);
-      if (need_w)
+          if (need_w)
         for (int t = 0; t < nt; t++) {
           if (dbl) { double *a = (double *)gwd; const double *b = (const double *)gbuf + (size_t)t * wn; for (int64_t i = 0; i < wn; i++) a[i] += b[i]; }
           else { float *a = (float *)gwd; const float *b = (const float *)gbuf + (size_t)t * wn; for (int64_t i = 0; i < wn; i++) a[i] += b[i]; }

@@ -2,6 +2,7 @@
 #include "THAllocator.h"
 
 #include <errno.h>
+#include <malloc.h>
 #include <fcntl.h>
 #include <pthread.h>
 #include <stdatomic.h>
@@ -20,7 +21,7 @@ int64_t THAllocator_liveBytes(void) { return atomic_load(&live_bytes); }
  * so freed large blocks are kept in a small cache and handed out again to a
  * request of the same rounded size, already faulted in. */
 #define LARGE_BLOCK (1u << 20)
-#define CACHE_SLOTS 8
+#define CACHE_SLOTS 64      /* a training step frees dozens of large activations and grads */
 #define CACHE_MAX_BYTES ((size_t)1 << 30)
 static struct { void *ptr; size_t size; } cache[CACHE_SLOTS];
 static size_t cache_bytes;
@@ -28,10 +29,19 @@ static pthread_mutex_t cache_lock = PTHREAD_MUTEX_INITIALIZER;
 
 static size_t round_large(size_t n) { return (n + 4095) & ~(size_t)4095; }
 
+/* Medium blocks (below LARGE_BLOCK) stay in malloc's heap instead of glibc's
+ * per-allocation mmap, so reusing them costs no page faults either. */
+static pthread_once_t heap_once = PTHREAD_ONCE_INIT;
+static void tune_heap(void) {
+  mallopt(M_MMAP_THRESHOLD, LARGE_BLOCK);
+  mallopt(M_TRIM_THRESHOLD, 64 << 20);
+}
+
 static void *cpu_malloc(const THAllocator *self, size_t nbytes, void **ctx) {
   (void)self;
   *ctx = NULL;
   void *p = NULL;
+  pthread_once(&heap_once, tune_heap);
   if (nbytes >= LARGE_BLOCK) {
     size_t sz = round_large(nbytes);
     pthread_mutex_lock(&cache_lock);
