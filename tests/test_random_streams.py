@@ -92,3 +92,15 @@ def test_rrelu_gradient_is_the_drawn_slope():
     slopes = x.grad[:4]
     assert ((slopes >= 1 / 8) & (slopes <= 1 / 3)).all() and (x.grad[5:] == 1).all()
     assert cthtorch.allclose(y[:4], x.detach()[:4] * slopes)
+
+
+def test_transformer_init_matches_torch():
+    def make(T):
+        return T.nn.Transformer(d_model=16, nhead=2, dim_feedforward=32, num_encoder_layers=2, num_decoder_layers=1)
+    cthtorch.manual_seed(0)
+    ours = make(cthtorch).state_dict()
+    torch.manual_seed(0)
+    theirs = make(torch).state_dict()
+    assert list(ours) == list(theirs)
+    for k in theirs:
+        np.testing.assert_allclose(ours[k].numpy(), theirs[k].numpy(), atol=1e-6, err_msg=k)

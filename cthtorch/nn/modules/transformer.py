@@ -233,7 +233,14 @@ class Transformer(Module):
         self.decoder = custom_decoder or TransformerDecoder(
             TransformerDecoderLayer(d_model, nhead, dim_feedforward, dropout, activation, layer_norm_eps, batch_first,
                                     norm_first, bias), num_decoder_layers, LayerNorm(d_model, eps=layer_norm_eps))
+        self._reset_parameters()
         self.d_model, self.nhead, self.batch_first = d_model, nhead, batch_first
+
+    def _reset_parameters(self):
+        from cthtorch.nn.init import xavier_uniform_
+        for p in self.parameters():
+            if p.dim() > 1:
+                xavier_uniform_(p)
 
     def forward(self, src, tgt, src_mask=None, tgt_mask=None, memory_mask=None, src_key_padding_mask=None,
                 tgt_key_padding_mask=None, memory_key_padding_mask=None, src_is_causal=None, tgt_is_causal=None,
