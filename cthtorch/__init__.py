@@ -151,6 +151,13 @@ def compile(model=None, *args, **kwargs):
     return model
 
 
+_NN_ALIASES = frozenset((
+    "adaptive_avg_pool1d", "adaptive_max_pool1d", "avg_pool1d", "max_pool1d", "max_pool2d", "max_pool3d",
+    "max_pool1d_with_indices", "conv1d", "conv3d", "conv_transpose1d", "conv_transpose2d", "conv_transpose3d",
+    "cosine_similarity", "pairwise_distance", "pdist", "pixel_shuffle", "pixel_unshuffle", "channel_shuffle",
+    "hardshrink", "bilinear", "rms_norm", "rrelu_"))
+
+
 def _lazy(name):
     import importlib
     return importlib.import_module("." + name, __name__)
@@ -166,7 +173,7 @@ _AUTOCAST_STATE = ("is_autocast_enabled", "set_autocast_enabled", "get_autocast_
 def __getattr__(name):
     # subpackages load on first use (import cthtorch stays fast)
     if name in ("nn", "optim", "utils", "vision", "linalg", "special", "fft", "multiprocessing",
-                "distributed", "jit", "testing", "backends", "hub", "onnx", "distributions", "amp", "random"):
+                "distributed", "jit", "testing", "backends", "hub", "onnx", "distributions", "amp", "random", "accelerator", "cpu"):
         try:
             mod = _lazy(name)
         except ModuleNotFoundError as e:
@@ -175,6 +182,11 @@ def __getattr__(name):
             raise AttributeError("module 'cthtorch' has no attribute '%s'" % name) from None
         globals()[name] = mod
         return mod
+    if name in _NN_ALIASES:   # torch.max_pool2d and friends: the nn.functional op
+        import cthtorch.nn.functional as F
+        fn = getattr(F, name)
+        globals()[name] = fn
+        return fn
     if name in ("save", "load"):
         from . import serialization
         return getattr(serialization, name)

@@ -181,6 +181,14 @@ class Tensor(_C._TensorBase):
             _C._share_memory_(self)
         return self
 
+    def hardshrink(self, lambd=0.5):
+        import cthtorch.nn.functional as F
+        return F.hardshrink(self, lambd)
+
+    def prelu(self, weight):
+        import cthtorch.nn.functional as F
+        return F.prelu(self, weight)
+
     def pin_memory(self, device=None):
         # PyTorch's CPU-only build: pinning needs an accelerator
         raise RuntimeError("Cannot access accelerator device when none is available.")

@@ -83,3 +83,30 @@ def test_one_tensor_to_two_spawned_processes():
     assert [p.exitcode for p in ps] == [0, 0]
     assert sorted([q.get(), q.get()]) == [45.0, 45.0]
     assert t.tolist() == list(map(float, range(10)))
+
+
+def test_accelerator_and_cpu_modules_match_cpu_only_torch():
+    torch = require_torch()
+    assert cthtorch.accelerator.is_available() is torch.accelerator.is_available() is False
+    assert cthtorch.accelerator.current_accelerator() is None and torch.accelerator.current_accelerator() is None
+    assert cthtorch.accelerator.device_count() == torch.accelerator.device_count()
+    with pytest.raises(RuntimeError, match="Cannot access accelerator"):
+        cthtorch.accelerator.synchronize()
+    assert cthtorch.cpu.is_available() and cthtorch.cpu.device_count() == torch.cpu.device_count()
+
+
+def test_functional_aliases_at_top_level():
+    torch = require_torch()
+    import numpy as np
+    x = np.random.RandomState(0).randn(2, 4, 6, 6).astype(np.float32)
+    for name, args in [("max_pool2d", (2,)), ("pixel_shuffle", (2,)), ("hardshrink", ()), ("avg_pool1d", None)]:
+        if args is None:
+            a, b = getattr(cthtorch, name)(cthtorch.tensor(x[0]), 2), getattr(torch, name)(torch.tensor(x[0]), 2)
+        else:
+            a, b = getattr(cthtorch, name)(cthtorch.tensor(x), *args), getattr(torch, name)(torch.tensor(x), *args)
+        np.testing.assert_allclose(a.numpy(), b.numpy(), rtol=1e-6, atol=1e-6)
+    t = cthtorch.tensor(x)
+    np.testing.assert_allclose(t.hardshrink(0.3).numpy(), torch.tensor(x).hardshrink(0.3).numpy())
+    w = cthtorch.tensor([0.1, 0.2, 0.3, 0.4])
+    np.testing.assert_allclose(t.prelu(w).numpy(), torch.tensor(x).prelu(torch.tensor([0.1, 0.2, 0.3, 0.4])).numpy(),
+                               rtol=1e-6)
