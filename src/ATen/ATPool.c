@@ -58,32 +58,44 @@ static void out_sizes(const THTensor *x, int64_t OH, int64_t OW, int64_t *sizes)
   sizes[x->ndim - 1] = OW;
 }
 
-/* One plane of max pooling in the compute type T. As torch's CPU kernel: the
- * window's first valid element starts as the pick, a NaN always wins (the
- * last one), and indices are flat offsets into the input plane. */
+/* One plane of max pooling in the compute type T. Each output's window is
+ * visited in torch's order (kh, then kw), but tap by tap over the whole
+ * output plane, so the inner loop runs along a row and vectorizes. As torch's
+ * kernel: the window's first valid element starts as the pick, a later
+ * element wins if it is larger or NaN, and indices are flat offsets into the
+ * input plane. */
 #define MAXPOOL_PLANE(T)                                                                      \
   static void maxpool_plane_##T(const T *x, T *y, int64_t *id, const PoolGeom *g) {         \
     for (int64_t oh = 0; oh < g->OH; oh++) {                                                 \
-      int64_t ih0 = oh * g->SH - g->PH, ih1 = ih0 + (g->KH - 1) * g->DH + 1;                 \
+      int64_t ih0 = oh * g->SH - g->PH;                                                      \
       while (ih0 < 0) ih0 += g->DH;                                                          \
-      if (ih1 > g->H) ih1 = g->H;                                                            \
       for (int64_t ow = 0; ow < g->OW; ow++) {                                               \
-        int64_t iw0 = ow * g->SW - g->PW, iw1 = iw0 + (g->KW - 1) * g->DW + 1;               \
+        int64_t iw0 = ow * g->SW - g->PW;                                                    \
         while (iw0 < 0) iw0 += g->DW;                                                        \
-        if (iw1 > g->W) iw1 = g->W;                                                          \
-        T bv = -INFINITY;                                                                    \
-        int64_t best = ih0 * g->W + iw0;                                                     \
-        for (int64_t ih = ih0; ih < ih1; ih += g->DH) {                                      \
-          const T *row = x + ih * g->W;                                                      \
-          for (int64_t iw = iw0; iw < iw1; iw += g->DW) {                                    \
-            T v = row[iw];                                                                   \
-            if (v > bv || isnan(v)) { bv = v; best = ih * g->W + iw; }                       \
-          }                                                                                  \
-        }                                                                                    \
-        y[oh * g->OW + ow] = bv;                                                             \
-        id[oh * g->OW + ow] = best;                                                          \
+        y[oh * g->OW + ow] = -INFINITY;                                                      \
+        id[oh * g->OW + ow] = ih0 * g->W + iw0;                                              \
       }                                                                                      \
     }                                                                                        \
+    for (int64_t kh = 0; kh < g->KH; kh++)                                                   \
+      for (int64_t kw = 0; kw < g->KW; kw++) {                                               \
+        int64_t iw0 = kw * g->DW - g->PW;   /* input column of output column 0 */            \
+        int64_t lo = iw0 >= 0 ? 0 : (-iw0 + g->SW - 1) / g->SW;                              \
+        int64_t hi = g->W - iw0 <= 0 ? 0 : (g->W - iw0 + g->SW - 1) / g->SW;                 \
+        if (hi > g->OW) hi = g->OW;                                                          \
+        for (int64_t oh = 0; oh < g->OH; oh++) {                                             \
+          int64_t ih = oh * g->SH - g->PH + kh * g->DH;                                      \
+          if (ih < 0 || ih >= g->H) continue;                                                \
+          const T *row = x + ih * g->W + iw0;                                                \
+          T *yb = y + oh * g->OW;                                                            \
+          int64_t *ib = id + oh * g->OW, base = ih * g->W + iw0, sw = g->SW;                 \
+          for (int64_t ow = lo; ow < hi; ow++) {                                             \
+            T v = row[ow * sw];                                                              \
+            int take = (v > yb[ow]) | (v != v);                                              \
+            yb[ow] = take ? v : yb[ow];                                                      \
+            ib[ow] = take ? base + ow * sw : ib[ow];                                          \
+          }                                                                                  \
+        }                                                                                    \
+      }                                                                                      \
   }
 MAXPOOL_PLANE(float)
 MAXPOOL_PLANE(double)

@@ -29,12 +29,13 @@ static pthread_mutex_t cache_lock = PTHREAD_MUTEX_INITIALIZER;
 
 static size_t round_large(size_t n) { return (n + 4095) & ~(size_t)4095; }
 
-/* Medium blocks (below LARGE_BLOCK) stay in malloc's heap instead of glibc's
- * per-allocation mmap, so reusing them costs no page faults either. */
+/* Kernel scratch buffers (malloc'd column matrices and the like, up to
+ * 32 MiB, glibc's ceiling) stay in malloc's heap instead of a fresh mmap per
+ * call, so reusing them costs no page faults. */
 static pthread_once_t heap_once = PTHREAD_ONCE_INIT;
 static void tune_heap(void) {
-  mallopt(M_MMAP_THRESHOLD, LARGE_BLOCK);
-  mallopt(M_TRIM_THRESHOLD, 64 << 20);
+  mallopt(M_MMAP_THRESHOLD, 32 << 20);
+  mallopt(M_TRIM_THRESHOLD, 128 << 20);
 }
 
 static void *cpu_malloc(const THAllocator *self, size_t nbytes, void **ctx) {
