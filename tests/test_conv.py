@@ -112,3 +112,31 @@ def test_pooling_matches_torch(fn, kw):
     ty.pow(2).sum().backward()
     cy.pow(2).sum().backward()
     np.testing.assert_allclose(_np(cx.grad), _np(tx.grad), rtol=1e-5, atol=1e-5)
+
+
+# stride-1 convolutions with >= 16 input channels and >= 256 output pixels
+# take the shifted-GEMM path (ATConvShift.c): padding, dilation, rectangular
+# kernels, odd sizes, one image and both float types, with all three grads
+SHIFT_CASES = [(4, 16, 8, 20, 20, 3, 3, 1, 1, 1, 1), (3, 32, 16, 17, 19, 3, 3, 0, 0, 1, 1),
+               (2, 16, 24, 16, 16, 5, 5, 2, 2, 1, 1), (1, 20, 7, 18, 22, 3, 1, 1, 0, 1, 1),
+               (2, 16, 8, 20, 20, 3, 3, 2, 2, 2, 2), (5, 16, 4, 16, 16, 2, 2, 0, 1, 1, 1)]
+
+
+@pytest.mark.parametrize("dt", ["float32", "float64"])
+@pytest.mark.parametrize("case", SHIFT_CASES)
+def test_conv2d_shifted_gemm_path_matches_torch(case, dt):
+    N, C, O, H, W, KH, KW, PH, PW, DH, DW = case
+    rs = np.random.RandomState(sum(case))
+    x, w, b = rs.randn(N, C, H, W).astype(dt), rs.randn(O, C, KH, KW).astype(dt), rs.randn(O).astype(dt)
+    ours = [ct.tensor(a, requires_grad=True) for a in (x, w, b)]
+    theirs = [torch.tensor(a, requires_grad=True) for a in (x, w, b)]
+    yo = ct.nn.functional.conv2d(*ours, padding=(PH, PW), dilation=(DH, DW))
+    yt = torch.nn.functional.conv2d(*theirs, padding=(PH, PW), dilation=(DH, DW))
+    g = rs.randn(*yt.shape).astype(dt)
+    yo.backward(ct.tensor(g))
+    yt.backward(torch.tensor(g))
+    tol = 1e-4 if dt == "float32" else 1e-10
+    for a, r in [(yo, yt)] + [(p.grad, q.grad) for p, q in zip(ours, theirs)]:
+        a, r = a.detach().numpy(), r.detach().numpy()
+        assert a.shape == r.shape
+        np.testing.assert_allclose(a, r, rtol=tol, atol=tol * np.abs(r).max())

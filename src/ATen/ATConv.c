@@ -15,9 +15,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-typedef struct {
-  int64_t N, C, H, W, O, KH, KW, SH, SW, PH, PW, DH, DW, OH, OW, G;
-} ConvGeom;
 
 static int geom(const THTensor *x, const THTensor *w, const ATIntList *st, const ATIntList *pd, const ATIntList *dl,
                 int64_t groups, ConvGeom *g) {
@@ -230,7 +227,18 @@ THTensor *at_conv2d(const THTensor *input, const THTensor *weight, const THTenso
   char *od = THTensor_data(out);
   int64_t xs = g.C * g.H * g.W, os = g.O * L;
   int nt = image_threads(&g, L);
-  if (nt > 1) {
+  if (at_conv_shift_ok(&g) && L >= 256) {
+    /* stride 1: shifted GEMMs over a padded copy, one image per thread */
+    int nth = nt > 1 ? nt : 1;
+    int64_t xpn = at_conv_shift_xp_elems(&g), exn = at_conv_shift_ext_elems(&g);
+    if (!(col = alloc_or_fail((size_t)(g.O * K + nth * (xpn + exn)) * es))) goto fail;
+    at_conv_shift_pack_w(dbl, wd, col, &g);
+#pragma omp parallel for num_threads(nth) schedule(static) if (nth > 1)
+    for (int64_t n = 0; n < g.N; n++) {
+      char *mine = (char *)col + (size_t)(g.O * K + omp_get_thread_num() * (xpn + exn)) * es;
+      at_conv_shift_fwd(dbl, xd + n * xs * es, col, od + n * os * es, mine, mine + xpn * es, &g);
+    }
+  } else if (nt > 1) {
     /* one image per thread at a time, each with its own columns and a
      * single-threaded GEMM: no fork/join inside the GEMMs */
     if (!pw && !(col = alloc_or_fail((size_t)nt * K * L * es))) goto fail;
@@ -327,7 +335,24 @@ int at_conv2d_backward(THTensor **outs, const THTensor *grad, const THTensor *in
     char *gid = gi ? THTensor_data(gi) : NULL, *gwd = gw ? THTensor_data(gw) : NULL;
     int64_t xs = g.C * g.H * g.W, os = g.O * L, wn = g.O * K;
     int nt = image_threads(&g, L);
-    if (nt > 1) {
+    if (at_conv_shift_ok(&g) && L >= 256) {
+      /* stride 1: shifted GEMMs; grad_weight summed per thread in tap-major
+       * layout, then added into [O][C][KH][KW] */
+      int nth = nt > 1 ? nt : 1;
+      int64_t xpn = at_conv_shift_xp_elems(&g), exn = at_conv_shift_ext_elems(&g);
+      if (!(col = alloc_or_fail((size_t)(wn + nth * (xpn + exn)) * es))) goto done;
+      if (need_w && !(gbuf = calloc((size_t)nth * wn * es + 64, 1))) { THError_set(TH_ERR_MEMORY, "out of memory"); goto done; }
+      at_conv_shift_pack_w(dbl, wd, col, &g);
+#pragma omp parallel for num_threads(nth) schedule(static) if (nth > 1)
+      for (int64_t n = 0; n < g.N; n++) {
+        int t = omp_get_thread_num();
+        char *mine = (char *)col + (size_t)(wn + t * (xpn + exn)) * es;
+        at_conv_shift_bwd(dbl, xd + n * xs * es, col, gd + n * os * es, need_i ? gid + n * xs * es : NULL,
+                          need_w ? (char *)gbuf + (size_t)t * wn * es : NULL, mine, mine + xpn * es, &g);
+      }
+      if (need_w)
+        for (int t = 0; t < nth; t++) at_conv_shift_unpack_add(dbl, (char *)gbuf + (size_t)t * wn * es, gwd, &g);
+    } else if (nt > 1) {
       /* images split across threads; each thread sums its grad_weight
        * privately (slot t of gbuf), added together at the end */
       if (!(col = alloc_or_fail((size_t)nt * K * L * es))) goto done;
