@@ -21,7 +21,7 @@ int64_t THAllocator_liveBytes(void) { return atomic_load(&live_bytes); }
  * so freed large blocks are kept in a small cache and handed out again to a
  * request of the same rounded size, already faulted in. */
 #define LARGE_BLOCK (1u << 20)
-#define CACHE_SLOTS 64      /* a training step frees dozens of large activations and grads */
+#define CACHE_SLOTS 256     /* a training step frees dozens of large activations and grads */
 #define CACHE_MAX_BYTES ((size_t)1 << 30)
 static struct { void *ptr; size_t size; } cache[CACHE_SLOTS];
 static size_t cache_bytes;
