@@ -21,3 +21,21 @@ def test_thc_library_built_where_nvcc_exists():
     if shutil.which("nvcc") is None:
         pytest.skip("nvcc is not installed: THC is not built")
     assert os.path.exists(lib) or not any(os.path.exists(p) for p in ["/usr/local/cuda/lib64/libcudart.so"])
+
+
+def test_cuda_module_queries_and_device_calls():
+    # queries answer as torch does before CUDA is initialised
+    assert ct.cuda.memory_allocated() == 0 and ct.cuda.max_memory_allocated() == 0
+    assert ct.cuda.is_bf16_supported() is False
+    ct.cuda.manual_seed_all(1)
+    ct.cuda.empty_cache()
+    ct.cuda.reset_peak_memory_stats()
+    with ct.cuda.device(-1):
+        pass
+    # anything that needs a device raises the clear error
+    for call in (ct.cuda.synchronize, ct.cuda.current_device, ct.cuda.get_device_name, ct.cuda.get_rng_state,
+                 ct.cuda.Event, lambda: ct.cuda.set_device(0)):
+        with pytest.raises(RuntimeError, match="CUDA is not available"):
+            call()
+    with pytest.raises(TypeError, match="torch.cuda.FloatTensor not available"):
+        ct.cuda.FloatTensor(2)
