@@ -81,3 +81,20 @@ def test_numpy_misaligned_and_readonly():
     if raw.ctypes.data % 8:
         with pytest.raises(ValueError, match="not aligned"):
             ct.from_numpy(raw)
+
+
+def test_training_mistakes_raise_torchs_errors():
+    torch = oracle.require_torch()
+    cases = [lambda m: m.nn.functional.nll_loss(m.randn(3, 5), m.tensor([1.0, 2.0, 3.0])),
+             lambda m: m.nn.functional.nll_loss(m.randn(3, 5), m.tensor([1, 2, 3], dtype=m.int32)),
+             lambda m: m.nn.LSTM(3, 4)(m.ones(5, 2, 6)),
+             lambda m: m.nn.GRU(3, 4)(m.ones(1, 5, 2, 3)),
+             lambda m: m.nn.Linear(3, 4)(m.ones(2, 5)),
+             lambda m: m.nn.Conv2d(3, 4, 3)(m.ones(1, 2, 8, 8))]
+    for case in cases:
+        with pytest.raises(Exception) as ours:
+            case(ct)
+        with pytest.raises(Exception) as theirs:
+            case(torch)
+        assert type(ours.value) is type(theirs.value)
+        assert str(ours.value).splitlines()[0] == str(theirs.value).splitlines()[0]

@@ -122,8 +122,8 @@ THTensor *at_softmax_backward(const THTensor *grad, const THTensor *output, int6
 static int nll_shapes(const THTensor *self, const THTensor *target, int64_t *N, int64_t *C, int64_t *S) {
   char b1[128], b2[128];
   if (self->ndim < 1) { THError_set(TH_ERR_VALUE, "Expected 1 or more dimensions (got 0)"); return -1; }
-  if (target->dtype != TH_Int64 && target->dtype != TH_Int32 && target->dtype != TH_UInt8) {
-    THError_set(TH_ERR_RUNTIME, "expected scalar type Long but found %s", THDtype_info[target->dtype].legacy);
+  if (target->dtype != TH_Int64 && target->dtype != TH_UInt8) {
+    THError_set(TH_ERR_RUNTIME, "expected target dtype to be Long or Byte, but got %s", THDtype_info[target->dtype].legacy);
     return -1;
   }
   if (self->ndim == 1) {

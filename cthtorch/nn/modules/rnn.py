@@ -99,6 +99,11 @@ class RNNBase(Module):
             x, batch_first = padded, False
         else:
             x, batch_first, lengths = input, self.batch_first, None
+        if x.dim() not in (2, 3):
+            raise ValueError("%s: Expected input to be 2D or 3D, got %dD instead" % (self.mode, x.dim()))
+        if x.size(-1) != self.input_size:
+            raise RuntimeError("input.size(-1) must be equal to input_size. Expected %d, got %d"
+                               % (self.input_size, x.size(-1)))
         unbatched = x.dim() == 2
         if unbatched:
             x = x.unsqueeze(1)
