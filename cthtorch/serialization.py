@@ -4,7 +4,9 @@ The file is a zip archive like PyTorch's: `<root>/data.pkl` (the object,
 pickled, with every tensor reduced to a persistent storage reference plus
 offset/sizes/strides) and one record `<root>/data/<key>` per storage, so
 tensors that shared a storage share it again after loading and views stay
-views. PyTorch's own files load too (the same layout, with torch's names).
+views. The names written are PyTorch's (torch._utils._rebuild_tensor_v2,
+torch.FloatStorage, torch.float16...), so torch.load reads cthtorch's files,
+and cthtorch.load reads PyTorch's (and earlier cthtorch files).
 
 load is safe by default (weights_only=True): the unpickler reconstructs only
 an allowlist of types and never calls any other global; every
@@ -118,35 +120,78 @@ def get_safe_globals():
     return list(_extra_safe.values())
 
 
-class _Pickler(pickle.Pickler):
+class _TorchGlobal:
+    """A global that PyTorch's (and cthtorch's) loader knows by name, such as
+    torch._utils._rebuild_tensor_v2 or torch.FloatStorage: written as a bare
+    module/name reference, so files saved here load in PyTorch too."""
+
+    def __init__(self, module, name):
+        self.module, self.name = module, name
+
+    def __call__(self, *args, **kwargs):   # pickle's save_reduce insists on a callable
+        raise TypeError("%s.%s is a name written for the loader, not a function" % (self.module, self.name))
+
+
+class _StorageOf:
+    """A tensor's storage as torch.save records it: typed by the tensor's dtype."""
+
+    def __init__(self, storage, dtype_name):
+        self.storage, self.dtype_name = storage, dtype_name
+
+
+_STORAGE_OF_DTYPE = {v: k for k, v in _DTYPE_OF_STORAGE.items()}
+
+
+class _Pickler(pickle._Pickler):
+    """Writes PyTorch's layout: tensors as torch._utils._rebuild_tensor_v2 over
+    persistent ("storage", torch.<Type>Storage, key, "cpu", numel) records."""
+
     def __init__(self, f, protocol, storages):
         super().__init__(f, protocol)
         self.storages = storages   # key -> storage
+        self._keys = {}
 
     def persistent_id(self, obj):
-        if isinstance(obj, _C.UntypedStorage):
-            key = str(len(self.storages)) if obj._key() not in self._keys else self._keys[obj._key()]
-            if obj._key() not in self._keys:
-                self._keys[obj._key()] = key
-                self.storages[key] = obj
-            return ("storage", key, obj.nbytes())
+        if isinstance(obj, _StorageOf):
+            st = obj.storage
+            key = self._keys.get(st._key())
+            if key is None:
+                key = self._keys[st._key()] = str(len(self.storages))
+                self.storages[key] = st
+            itemsize = getattr(cthtorch, obj.dtype_name).itemsize
+            return ("storage", _TorchGlobal("torch", _STORAGE_OF_DTYPE[obj.dtype_name]), key, "cpu",
+                    st.nbytes() // itemsize)
         return None
 
-    _keys = None
+    def save_global(self, obj, name=None):
+        if isinstance(obj, cthtorch.dtype):
+            obj = _TorchGlobal("torch", str(obj).split(".")[1])
+        if not isinstance(obj, _TorchGlobal):
+            return super().save_global(obj, name)
+        if self.proto >= 4:
+            self.save(obj.module)
+            self.save(obj.name)
+            self.write(pickle.STACK_GLOBAL)
+        else:
+            self.write(pickle.GLOBAL + obj.module.encode("utf-8") + b"\n" + obj.name.encode("utf-8") + b"\n")
+
+    dispatch = dict(pickle._Pickler.dispatch)
+    dispatch[_TorchGlobal] = save_global
 
     def reducer_override(self, obj):
         if isinstance(obj, cthtorch.Tensor):
             if obj.requires_grad and not obj.is_leaf:
                 raise RuntimeError("Can't serialize a non-leaf tensor that requires grad: detach() it first")
-            dt = str(obj.dtype).split(".")[1]
-            t = (_rebuild_tensor, (obj.untyped_storage(), obj.storage_offset(), tuple(obj.shape), obj.stride(), dt,
-                                   obj.requires_grad))
             if type(obj).__name__ == "Parameter":
                 base = cthtorch.Tensor._make_subclass(cthtorch.Tensor, obj.detach(), False)
-                return (_rebuild_parameter, (base, obj.requires_grad))
-            return t
+                return (_TorchGlobal("torch._utils", "_rebuild_parameter"),
+                        (base, obj.requires_grad, collections.OrderedDict()))
+            dt = str(obj.dtype).split(".")[1]
+            return (_TorchGlobal("torch._utils", "_rebuild_tensor_v2"),
+                    (_StorageOf(obj.untyped_storage(), dt), obj.storage_offset(), tuple(obj.shape), obj.stride(),
+                     obj.requires_grad, collections.OrderedDict()))
         if isinstance(obj, cthtorch.dtype):
-            return (_dtype, (str(obj).split(".")[1],))
+            return str(obj).split(".")[1]   # a global: torch.<dtype>
         return NotImplemented
 
 
@@ -160,7 +205,6 @@ def save(obj, f, pickle_module=pickle, pickle_protocol=DEFAULT_PROTOCOL, _use_ne
     buf = io.BytesIO()
     storages = {}
     p = _Pickler(buf, pickle_protocol, storages)
-    p._keys = {}
     p.dump(obj)
     if _is_path(f):
         path = os.fspath(f)

@@ -88,12 +88,13 @@ def test_out_of_bounds_geometry_is_rejected():
     with zipfile.ZipFile(buf, "w") as z:
         pk = io.BytesIO()
         p = ct.serialization._Pickler(pk, 2, {})
-        p._keys = {}
-        from cthtorch.serialization import _rebuild_tensor
+        from collections import OrderedDict
+        from cthtorch.serialization import _StorageOf, _TorchGlobal
 
         class Bad:
             def __reduce__(self):
-                return (_rebuild_tensor, (st, 0, (2 ** 62, 4), (4, 1), "float32", False))
+                return (_TorchGlobal("torch._utils", "_rebuild_tensor_v2"),
+                        (_StorageOf(st, "float32"), 0, (2 ** 62, 4), (4, 1), False, OrderedDict()))
         p.dump(Bad())
         z.writestr("archive/data.pkl", pk.getvalue())
         z.writestr("archive/data/0", bytes(16))
@@ -126,3 +127,25 @@ def test_loads_files_saved_by_torch(tmp_path):
     torch.save(src, p)
     r = ct.load(p)
     assert r["w"].tolist() == src["w"].tolist() and r["i"].dtype == ct.int64 and r["v"].tolist() == [1.0, 2.0, 3.0]
+
+
+def test_torch_loads_files_saved_by_cthtorch(tmp_path):
+    torch = oracle.require_torch()
+    m = ct.nn.Sequential(ct.nn.Linear(3, 2), ct.nn.BatchNorm1d(2))
+    x = ct.arange(12.0).reshape(3, 4)
+    obj = {"sd": m.state_dict(), "epoch": 3, "views": [x, x[1:, ::2], x.t()], "p": ct.nn.Parameter(ct.ones(2)),
+           "i8": ct.tensor([1, -2], dtype=ct.int8), "dt": ct.float16, "bf": ct.ones(2, dtype=ct.bfloat16)}
+    path = tmp_path / "ckpt.pt"
+    ct.save(obj, path)
+    got = torch.load(path)   # PyTorch's safe (weights_only) loader
+    assert got["epoch"] == 3 and list(got["sd"]) == list(obj["sd"])
+    for k in obj["sd"]:
+        assert got["sd"][k].tolist() == obj["sd"][k].tolist() and str(got["sd"][k].dtype) == str(obj["sd"][k].dtype)
+    assert got["views"][1].tolist() == x[1:, ::2].tolist() and got["views"][2].stride() == (1, 4)
+    assert got["views"][0].untyped_storage().data_ptr() == got["views"][1].untyped_storage().data_ptr()
+    assert type(got["p"]) is torch.nn.Parameter and got["p"].requires_grad
+    assert got["i8"].tolist() == [1, -2] and got["dt"] == torch.float16 and got["bf"].dtype == torch.bfloat16
+    # and back: torch re-saves it, cthtorch reads it
+    torch.save(got, tmp_path / "again.pt")
+    back = ct.load(tmp_path / "again.pt")
+    assert back["views"][2].tolist() == x.t().tolist() and type(back["p"]).__name__ == "Parameter"
