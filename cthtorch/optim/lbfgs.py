@@ -36,6 +36,7 @@ class LBFGS(Optimizer):
         with cthtorch.enable_grad():
             orig_loss = closure()
         loss = float(orig_loss)
+        current_evals = 1   # max_eval bounds the evaluations of this call, as in torch
         state["func_evals"] += 1
         with cthtorch.no_grad():
             flat_grad = self._gather_flat_grad()
@@ -86,7 +87,8 @@ class LBFGS(Optimizer):
                         loss = float(closure())
                     flat_grad = self._gather_flat_grad()
                     state["func_evals"] += 1
-                if state["func_evals"] >= g["max_eval"] or flat_grad.abs().max().item() <= tol_grad:
+                    current_evals += 1
+                if current_evals >= g["max_eval"] or flat_grad.abs().max().item() <= tol_grad:
                     break
                 if d.mul(t).abs().max().item() <= tol_change or abs(loss - prev_loss) < tol_change:
                     break
