@@ -159,6 +159,9 @@ class RReLU(Module):
     def forward(self, input):
         return F.rrelu(input, self.lower, self.upper, self.training, self.inplace)
 
+    def extra_repr(self):
+        return "lower={}, upper={}{}".format(self.lower, self.upper, ", inplace=True" if self.inplace else "")
+
 
 class GLU(Module):
     def __init__(self, dim=-1):
@@ -204,6 +207,9 @@ class Softshrink(Module):
 
     def forward(self, input):
         return F.softshrink(input, self.lambd)
+
+    def extra_repr(self):
+        return str(self.lambd)
 
 
 class Hardshrink(Softshrink):

@@ -264,7 +264,8 @@ class ParameterList(Module):
         for k, p in enumerate(self):
             if isinstance(p, cthtorch.Tensor):
                 size_str = "x".join(str(s) for s in p.size())
-                lines.append("  (%d): Parameter containing: [%s of size %s]" % (k, p.type(), size_str))
+                kind = "Parameter" if type(p).__name__ == "Parameter" else "Tensor"
+                lines.append("  (%d): %s containing: [%s of size %s]" % (k, kind, p.dtype, size_str))
         return "\n".join(lines)
 
 

@@ -420,7 +420,8 @@ class InstanceNorm2d(_NormBase):
         return F.instance_norm(input, None, None, self.weight, self.bias, True, self.momentum or 0.1, self.eps)
 
 
-InstanceNorm1d = InstanceNorm2d
+class InstanceNorm1d(InstanceNorm2d):
+    pass
 
 
 class LayerNorm(Module):
@@ -452,18 +453,22 @@ class LayerNorm(Module):
         return F.layer_norm(input, self.normalized_shape, self.weight, self.bias, self.eps)
 
     def extra_repr(self):
-        return "{normalized_shape}, eps={eps}, elementwise_affine={elementwise_affine}".format(**self.__dict__)
+        return "{}, eps={}, elementwise_affine={}, bias={}".format(self.normalized_shape, self.eps,
+                                                                   self.elementwise_affine, self.bias is not None)
 
 
 class GroupNorm(Module):
-    def __init__(self, num_groups, num_channels, eps=1e-5, affine=True, device=None, dtype=None):
+    def __init__(self, num_groups, num_channels, eps=1e-5, affine=True, bias=True, device=None, dtype=None):
         super().__init__()
         if num_channels % num_groups != 0:
             raise ValueError("num_channels must be divisible by num_groups")
         self.num_groups, self.num_channels, self.eps, self.affine = num_groups, num_channels, eps, affine
         if affine:
             self.weight = Parameter(cthtorch.empty(num_channels, dtype=dtype))
-            self.bias = Parameter(cthtorch.empty(num_channels, dtype=dtype))
+            if bias:
+                self.bias = Parameter(cthtorch.empty(num_channels, dtype=dtype))
+            else:
+                self.register_parameter("bias", None)
         else:
             self.register_parameter("weight", None)
             self.register_parameter("bias", None)
@@ -479,7 +484,8 @@ class GroupNorm(Module):
         return F.group_norm(input, self.num_groups, self.weight, self.bias, self.eps)
 
     def extra_repr(self):
-        return "{num_groups}, {num_channels}, eps={eps}, affine={affine}".format(**self.__dict__)
+        return "{}, {}, eps={}, affine={}, bias={}".format(self.num_groups, self.num_channels, self.eps, self.affine,
+                                                           self.bias is not None)
 
 
 class _DropoutNd(Module):
@@ -516,6 +522,11 @@ class Dropout3d(_DropoutNd):
 class AlphaDropout(_DropoutNd):
     def forward(self, input):
         return F.alpha_dropout(input, self.p, self.training)
+
+
+class FeatureAlphaDropout(_DropoutNd):
+    def forward(self, input):
+        return F.feature_alpha_dropout(input, self.p, self.training)
 
 
 class Embedding(Module):

@@ -5,6 +5,7 @@ import cthtorch
 from cthtorch.nn import functional as F
 from cthtorch.nn import init
 from cthtorch.nn.modules.layers import InstanceNorm2d, _BatchNorm
+from cthtorch.nn.modules.layers import GroupNorm, LayerNorm  # noqa: F401 (torch's import path)
 from cthtorch.nn.modules.module import Module
 from cthtorch.nn.parameter import Parameter
 

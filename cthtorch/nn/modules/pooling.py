@@ -1,6 +1,9 @@
 """Pooling modules not in layers.py: LPPool*, MaxUnpool*, 3-d pools, fractional pools (not implemented)."""
 from cthtorch.nn import functional as F
 from cthtorch.nn.modules.layers import AdaptiveAvgPool2d, AdaptiveMaxPool2d, AvgPool2d, _MaxPoolNd
+# torch.nn.modules.pooling also holds the 1d/2d pools (user code imports them from here)
+from cthtorch.nn.modules.layers import (AdaptiveAvgPool1d, AdaptiveMaxPool1d, AvgPool1d, MaxPool1d,  # noqa: F401,E501
+                                        MaxPool2d)
 from cthtorch.nn.modules.module import Module
 from cthtorch.nn.modules.utils import _pair, _single, _triple
 

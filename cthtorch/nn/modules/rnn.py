@@ -193,10 +193,7 @@ class RNN(RNNBase):
         if nonlinearity not in ("tanh", "relu"):
             raise ValueError("Unknown nonlinearity '%s'. Select from 'tanh' or 'relu'." % nonlinearity)
         super().__init__("RNN_" + nonlinearity.upper(), *args, nonlinearity=nonlinearity, **kwargs)
-
-    def extra_repr(self):
-        s = super().extra_repr()
-        return s + (", nonlinearity={}".format(repr(self.nonlinearity)) if self.nonlinearity != "tanh" else "")
+    # repr as torch's: RNNBase's fields only (nonlinearity is not shown)
 
 
 class LSTM(RNNBase):
@@ -232,6 +229,8 @@ class RNNCellBase(Module):
         s = "{input_size}, {hidden_size}"
         if self.bias is not True:
             s += ", bias={bias}"
+        if getattr(self, "nonlinearity", "tanh") != "tanh":
+            s += ", nonlinearity={nonlinearity}"
         return s.format(**self.__dict__)
 
 
