@@ -110,3 +110,36 @@ def test_functional_aliases_at_top_level():
     w = cthtorch.tensor([0.1, 0.2, 0.3, 0.4])
     np.testing.assert_allclose(t.prelu(w).numpy(), torch.tensor(x).prelu(torch.tensor([0.1, 0.2, 0.3, 0.4])).numpy(),
                                rtol=1e-6)
+
+
+def test_checkpoint_recomputes_with_the_same_dropout_and_grads_as_torch():
+    torch = require_torch()
+    import warnings
+    from cthtorch.utils.checkpoint import checkpoint, checkpoint_sequential
+    results = []
+    for lib, ck, seq in ((cthtorch, checkpoint, checkpoint_sequential),
+                         (torch, torch.utils.checkpoint.checkpoint, torch.utils.checkpoint.checkpoint_sequential)):
+        lib.manual_seed(0)
+        m = lib.nn.Sequential(lib.nn.Linear(4, 8), lib.nn.ReLU(), lib.nn.Dropout(0.5), lib.nn.Linear(8, 2))
+        x = lib.randn(3, 4, requires_grad=True)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            y = ck(m, x, use_reentrant=True)
+            y.sum().backward()
+            r = [y.sum().item(), x.grad.sum().item(), m[0].weight.grad.sum().item()]
+            x.grad = None
+            m.zero_grad()
+            y2 = seq(m, 2, x, use_reentrant=True)
+            y2.sum().backward()
+        results.append(r + [y2.sum().item(), x.grad.sum().item()])
+    assert results[0] == pytest.approx(results[1], rel=1e-5, abs=1e-6)
+
+
+def test_fft_names_exist_and_refuse_complex_clearly():
+    torch = require_torch()
+    with pytest.raises(NotImplementedError, match="complex"):
+        cthtorch.fft.rfft(cthtorch.ones(4))
+    assert cthtorch.fft.fftfreq(5).tolist() == pytest.approx(torch.fft.fftfreq(5).tolist())
+    assert cthtorch.fft.rfftfreq(6, 0.5).tolist() == pytest.approx(torch.fft.rfftfreq(6, 0.5).tolist())
+    x = cthtorch.arange(6.0).reshape(2, 3)
+    assert cthtorch.fft.fftshift(x).tolist() == torch.fft.fftshift(torch.arange(6.0).reshape(2, 3)).tolist()
