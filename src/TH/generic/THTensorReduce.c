@@ -52,12 +52,14 @@ double THTensor_(sum_contig)(const scalar_t *x, int64_t n) {
   const int64_t B = 4096;
   for (int64_t b = 0; b < n; b += B) {
     int64_t e = b + B < n ? b + B : n;
-    scalar_t acc[16] = {0};
+    /* 64 lanes: four independent vector add chains, so the loop runs at
+     * load throughput rather than at one add's latency per vector */
+    scalar_t acc[64] = {0};
     int64_t i = b;
-    for (; i + 16 <= e; i += 16)
-      for (int j = 0; j < 16; j++) acc[j] += x[i + j];
+    for (; i + 64 <= e; i += 64)
+      for (int j = 0; j < 64; j++) acc[j] += x[i + j];
     scalar_t s = 0;
-    for (int j = 0; j < 16; j++) s += acc[j];
+    for (int j = 0; j < 64; j++) s += acc[j];
     for (; i < e; i++) s += x[i];
     total += s;
   }
