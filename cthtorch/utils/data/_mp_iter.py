@@ -51,13 +51,14 @@ class _MultiProcessingDataLoaderIter(_BaseDataLoaderIter):
         self._shutdown = False
         self._workers, self._index_queues = [], []
         self._data_queue = ctx.Queue()
+        self._done_event = ctx.Event()
         _live_iterators.add(self)
         try:
             for i in range(self._num_workers):
                 iq = ctx.Queue()
                 iq.cancel_join_thread()   # never block exit on indices nobody will read
                 w = ctx.Process(target=worker_loop, args=(
-                    self._dataset, iq, self._data_queue, self._collate_fn, self._auto_collation, self._drop_last,
+                    self._dataset, iq, self._data_queue, self._done_event, self._collate_fn, self._auto_collation, self._drop_last,
                     self._base_seed, loader.worker_init_fn, i, self._num_workers, self._is_iterable, os.getpid()),
                     daemon=True)
                 w.start()
@@ -185,6 +186,8 @@ class _MultiProcessingDataLoaderIter(_BaseDataLoaderIter):
             return
         self._shutdown = True
         try:
+            if hasattr(self, "_done_event"):
+                self._done_event.set()
             for q in self._index_queues:
                 try:
                     q.put(None)

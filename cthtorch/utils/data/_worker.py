@@ -122,11 +122,21 @@ def _seed_worker(seed):
         pass
 
 
-def worker_loop(dataset, index_queue, data_queue, collate_fn, auto_collation, drop_last, base_seed, init_fn,
-                worker_id, num_workers, is_iterable, parent_pid):
+def _unlink_own_segments():
+    import glob
+    for seg in glob.glob("/dev/shm/cthtorch_%d_*" % os.getpid()):
+        try:
+            os.unlink(seg)
+        except OSError:
+            pass
+
+
+def worker_loop(dataset, index_queue, data_queue, done_event, collate_fn, auto_collation, drop_last, base_seed,
+                init_fn, worker_id, num_workers, is_iterable, parent_pid):
     """Serve (task_idx, index) from index_queue until None; answer (task_idx, batch) on data_queue.
     Errors travel as ExceptionWrapper; an exhausted iterable answers _IterableDatasetStopIteration."""
     global _worker_info
+    import cthtorch.multiprocessing  # noqa: F401 - a spawned worker must send tensors as shm handles too
     try:
         signal.signal(signal.SIGINT, signal.SIG_IGN)   # Ctrl-C is the main process's to handle
         cthtorch.set_num_threads(1)                     # workers run side by side: no thread oversubscription
@@ -146,7 +156,9 @@ def worker_loop(dataset, index_queue, data_queue, collate_fn, auto_collation, dr
             try:
                 task = index_queue.get(timeout=MP_STATUS_CHECK_INTERVAL)
             except queue.Empty:
-                if os.getppid() != parent_pid:   # the main process is gone
+                if os.getppid() != parent_pid:   # the main process is gone: nobody will attach our batches
+                    done_event.set()
+                    _unlink_own_segments()
                     return
                 continue
             if task is None:
@@ -176,6 +188,12 @@ def worker_loop(dataset, index_queue, data_queue, collate_fn, auto_collation, dr
     except KeyboardInterrupt:
         pass
     finally:
-        # we only stop when nobody wants more batches: don't block on a full pipe
-        data_queue.cancel_join_thread()
-        data_queue.close()
+        if done_event.is_set():
+            # shutting down: nobody reads any more, don't block on a full pipe
+            data_queue.cancel_join_thread()
+            data_queue.close()
+        else:
+            # our iterable ran dry: flush, and never exit while our feeder thread holds the
+            # queue's write lock (the other workers would wait on it forever)
+            data_queue.close()
+            data_queue.join_thread()
