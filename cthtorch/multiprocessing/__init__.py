@@ -1,11 +1,12 @@
 """cthtorch.multiprocessing: multiprocessing whose pickling shares tensors.
 
 A tensor sent through a Queue/Pipe travels as a POSIX shared-memory handle:
-the sender moves its storage into a segment (share_memory_) and gives up
-unlinking it; the receiver maps the segment and unlinks the name at once, so
-the memory lives exactly as long as the mappings. Tensors already shared by
-the user (Hogwild: model.share_memory()) stay shared with every process that
-inherits or receives them.
+a tensor not yet shared moves its storage into a segment first
+(share_memory_), so sender and receiver see the same memory from then on
+(Hogwild: model.share_memory(), then hand the model to the processes). The
+segment counts its pending handles, so its name disappears once the sender's
+storage is gone and every handle has been attached; the mappings keep the
+memory as long as any process uses it.
 """
 import multiprocessing
 from multiprocessing import *  # noqa: F401,F403
@@ -17,10 +18,8 @@ from cthtorch import _C
 __all__ = list(getattr(multiprocessing, "__all__", []))
 
 
-def _rebuild_tensor(name, nbytes, dtype_name, size, stride, offset, requires_grad, cls, owned):
+def _rebuild_tensor(name, nbytes, dtype_name, size, stride, offset, requires_grad, cls):
     t = _C._tensor_from_shm(name, nbytes, getattr(cthtorch, dtype_name), size, stride, offset)
-    if owned:
-        _C._shm_unlink(name)   # the mapping keeps the memory; nobody else will attach
     if cls is not cthtorch.Tensor:
         if cls.__name__ == "Parameter":
             t = cls(t, requires_grad)
@@ -31,30 +30,16 @@ def _rebuild_tensor(name, nbytes, dtype_name, size, stride, offset, requires_gra
     return t
 
 
-# names of segments this process moved a tensor into and handed to a receiver
-# (who unlinks them); a second send of the same storage must not reuse them
-_handed_over = set()
-
-
 def reduce_tensor(t):
     if t.requires_grad and not t.is_leaf:
         raise RuntimeError("Cowardly refusing to serialize non-leaf tensor which requires_grad, since autograd does "
                            "not support crossing process boundaries.  If you just want to transfer the data, call "
                            "detach() on the tensor before serializing (e.g., putting it on the queue).")
-    cls, requires_grad = type(t), t.requires_grad
-    user_shared = _C._is_shared(t)
-    if user_shared and _C._shm_handle(t)[0] in _handed_over:
-        # its one receiver may already have unlinked the name: send a copy
-        t, user_shared = t.detach().clone(), False
-    if not user_shared:
-        _C._share_memory_(t)
-        _C._shm_disown(t)      # the receiver unlinks
+    _C._share_memory_(t)
     name, nbytes = _C._shm_handle(t)
-    if not user_shared:
-        _handed_over.add(name)
     dt = str(t.dtype).split(".")[1]
-    return (_rebuild_tensor, (name, nbytes, dt, tuple(t.shape), t.stride(), t.storage_offset(), requires_grad,
-                              cls, not user_shared))
+    return (_rebuild_tensor, (name, nbytes, dt, tuple(t.shape), t.stride(), t.storage_offset(), t.requires_grad,
+                              type(t)))
 
 
 def init_reductions():

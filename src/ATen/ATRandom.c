@@ -287,9 +287,13 @@ THTensor *at_randperm(int64_t n, THDtype dtype, THGenerator *g) {
   int64_t *v = (int64_t *)THTensor_data(buf);
   for (int64_t i = 0; i < n; i++) v[i] = i;
   pthread_mutex_lock(&g->mutex);
-  for (int64_t i = 0; i < n - 1; i++) {   /* Fisher-Yates, front to back, as torch's randperm_cpu */
-    int64_t z = (int64_t)(THRandom_random(g) % (uint64_t)(n - i));
-    int64_t tmp = v[i]; v[i] = v[z + i]; v[z + i] = tmp;
+  /* Fisher-Yates walking forward with 32-bit draws below 2^32/20, as PyTorch's
+   * CPU randperm does, so a seeded generator gives PyTorch's permutation. */
+  bool small = n < (int64_t)(UINT32_MAX / 20);
+  for (int64_t i = 0; i < n - 1; i++) {
+    uint64_t r = small ? (uint64_t)THRandom_random(g) : THRandom_random64(g);
+    int64_t j = i + (int64_t)(r % (uint64_t)(n - i));
+    int64_t tmp = v[i]; v[i] = v[j]; v[j] = tmp;
   }
   pthread_mutex_unlock(&g->mutex);
   THTensor *r = at_to_dtype(buf, dtype, false);

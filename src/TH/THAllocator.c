@@ -101,21 +101,34 @@ void THAllocator_emptyCache(void) {
 
 const THAllocator THDefaultAllocator = { cpu_malloc, cpu_free, "cpu" };
 
-/* ---- shared memory ---- */
-typedef struct { char name[64]; int owner; } ShmCtx;
+/* ---- shared memory ----
+ * A segment is [64-byte header | data]. The header counts the references to
+ * the segment's *name*: one for the creating storage, plus one per handle
+ * handed out (THShm_handle) and not yet attached. Attaching consumes the
+ * handle's reference; freeing the creating storage (in the creating process:
+ * a forked child inherits the ctx but must not count) drops its own. The name
+ * is unlinked when the count reaches zero, so it outlives neither the last
+ * pending handle nor is removed while one is in flight; mappings keep the
+ * memory itself alive after that. */
+#define SHM_HEADER 64
+typedef struct { atomic_long refs; } ShmHeader;
+typedef struct { char name[64]; void *base; int counted; pid_t pid; } ShmCtx;
+
+static void shm_release_name(ShmCtx *c) {
+  if (atomic_fetch_sub(&((ShmHeader *)c->base)->refs, 1) == 1) shm_unlink(c->name);
+}
 
 static void *shm_map(const char *name, size_t nbytes, int create, void **ctx) {
   ShmCtx *c = calloc(1, sizeof *c);
   if (!c) { THError_set(TH_ERR_MEMORY, "out of memory"); return NULL; }
   snprintf(c->name, sizeof c->name, "%s", name);
-  c->owner = create;
   int fd = shm_open(c->name, create ? (O_RDWR | O_CREAT | O_EXCL) : O_RDWR, 0600);
   if (fd < 0) {
     THError_set(TH_ERR_RUNTIME, "unable to open shared memory object <%s>: %s", c->name, strerror(errno));
     free(c);
     return NULL;
   }
-  size_t sz = nbytes ? nbytes : 1;
+  size_t sz = SHM_HEADER + nbytes;
   if (create && ftruncate(fd, (off_t)sz) != 0) {
     THError_set(TH_ERR_RUNTIME, "unable to resize shared memory <%s> to %zu bytes: %s", c->name, sz, strerror(errno));
     close(fd); shm_unlink(c->name); free(c);
@@ -129,8 +142,16 @@ static void *shm_map(const char *name, size_t nbytes, int create, void **ctx) {
     free(c);
     return NULL;
   }
+  c->base = p;
+  c->pid = getpid();
+  if (create) {
+    atomic_init(&((ShmHeader *)p)->refs, 1);
+    c->counted = 1;
+  } else {
+    shm_release_name(c);   /* the handle we were given is used up */
+  }
   *ctx = c;
-  return p;
+  return (char *)p + SHM_HEADER;
 }
 
 static void *shm_malloc(const THAllocator *self, size_t nbytes, void **ctx) {
@@ -142,20 +163,29 @@ static void *shm_malloc(const THAllocator *self, size_t nbytes, void **ctx) {
   return shm_map(name, nbytes, 1, ctx);
 }
 
-/* The segment's name is unlinked as soon as every process that will attach
- * has attached — by protocol, the receiver unlinks right after attaching
- * (see cthtorch/multiprocessing); the creator unlinks at free as a backstop. */
 static void shm_free(const THAllocator *self, void *ptr, size_t nbytes, void *ctx) {
-  (void)self;
+  (void)self; (void)ptr;
   ShmCtx *c = ctx;
-  munmap(ptr, nbytes ? nbytes : 1);
-  if (c) {
-    if (c->owner) shm_unlink(c->name);
-    free(c);
-  }
+  if (!c) return;
+  if (c->counted && c->pid == getpid()) shm_release_name(c);
+  munmap(c->base, SHM_HEADER + nbytes);
+  free(c);
 }
 
 const THAllocator THShmAllocator = { shm_malloc, shm_free, "shm" };
-const char *THShm_name(void *ctx) { return ctx ? ((ShmCtx *)ctx)->name : NULL; }
-void THShm_disown(void *ctx) { if (ctx) ((ShmCtx *)ctx)->owner = 0; }
+
+const char *THShm_handle(void *ctx) {
+  ShmCtx *c = ctx;
+  ShmHeader *h = c->base;
+  long n = atomic_load(&h->refs);
+  do {
+    if (n <= 0) {   /* the name is gone: whoever needs this memory must already have it */
+      THError_set(TH_ERR_RUNTIME, "shared memory segment <%s> can no longer be attached by name (every handle to it "
+                  "was used and its creator freed it)", c->name);
+      return NULL;
+    }
+  } while (!atomic_compare_exchange_weak(&h->refs, &n, n + 1));
+  return c->name;
+}
+
 void *THShm_attach(const char *name, size_t nbytes, void **ctx) { return shm_map(name, nbytes, 0, ctx); }

@@ -25,12 +25,12 @@ TH_API int64_t THAllocator_liveBytes(void);
 TH_API void THAllocator_emptyCache(void);
 
 /* POSIX shared memory: the block is a named segment (ctx holds the name).
- * The creator unlinks the name when the last mapping of its storage dies. */
+ * The name lives while the creating storage or an unattached handle does. */
 TH_API extern const THAllocator THShmAllocator;
-TH_API const char *THShm_name(void *ctx);
-/* Hands unlinking of the segment's name to whoever attaches next. */
-TH_API void THShm_disown(void *ctx);
-/* Maps an existing segment; the returned block is freed by THShmAllocator. */
+/* A handle (the segment's name) for one THShm_attach elsewhere; NULL + error
+ * when the name is already gone. */
+TH_API const char *THShm_handle(void *ctx);
+/* Maps an existing segment, using up one handle; freed by THShmAllocator. */
 TH_API void *THShm_attach(const char *name, size_t nbytes, void **ctx);
 
 #ifdef __cplusplus

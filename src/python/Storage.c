@@ -136,12 +136,35 @@ static PyObject *share_memory_(PyObject *m, PyObject *tensor) {
   return Py_NewRef(tensor);
 }
 
+/* _empty_shared(size, dtype): a contiguous uninitialised tensor whose storage
+ * is a fresh shm segment (DataLoader workers collate batches straight into it). */
+static PyObject *empty_shared(PyObject *m, PyObject *args) {
+  PyObject *size, *dt;
+  if (!PyArg_ParseTuple(args, "OO!:_empty_shared", &size, &THPDtypeType, &dt)) return NULL;
+  ATIntList sz;
+  if (ap_to_intlist(size, &sz, "_empty_shared", "size") < 0) return NULL;
+  THDtype dtype = ((THPDtype *)dt)->dtype;
+  int64_t numel = 1, strides[TH_MAX_DIMS];
+  for (int i = sz.n - 1; i >= 0; i--) {
+    if (sz.v[i] < 0) { PyErr_SetString(PyExc_RuntimeError, "negative dimension"); return NULL; }
+    strides[i] = numel;
+    numel *= sz.v[i];
+  }
+  THStorage *s = THStorage_new((size_t)numel * THDtype_size(dtype), &THShmAllocator);
+  if (!s) return THP_raise();
+  s->resizable = false;
+  THTensor *t = THTensor_newWithStorage(s, dtype, 0, sz.n, sz.v, strides);
+  THStorage_free(s);
+  if (!t) return THP_raise();
+  return THPTensor_wrap(t);
+}
+
 static PyObject *is_shared(PyObject *m, PyObject *tensor) {
   if (!THPTensor_Check(tensor)) { PyErr_SetString(PyExc_TypeError, "expected a tensor"); return NULL; }
   return PyBool_FromLong(((THPTensor *)tensor)->t->storage->allocator == &THShmAllocator);
 }
 
-/* _shm_handle(t) -> (name, nbytes) of a shared tensor's segment */
+/* _shm_handle(t) -> (name, nbytes): one handle for one _tensor_from_shm elsewhere */
 static PyObject *shm_handle(PyObject *m, PyObject *tensor) {
   if (!THPTensor_Check(tensor)) { PyErr_SetString(PyExc_TypeError, "expected a tensor"); return NULL; }
   THStorage *s = ((THPTensor *)tensor)->t->storage;
@@ -149,7 +172,9 @@ static PyObject *shm_handle(PyObject *m, PyObject *tensor) {
     PyErr_SetString(PyExc_RuntimeError, "tensor is not in shared memory; call share_memory_() first");
     return NULL;
   }
-  return Py_BuildValue("(sn)", THShm_name(s->ctx), (Py_ssize_t)s->nbytes);
+  const char *name = THShm_handle(s->ctx);
+  if (!name) return THP_raise();
+  return Py_BuildValue("(sn)", name, (Py_ssize_t)s->nbytes);
 }
 
 /* _tensor_from_shm(name, nbytes, dtype, size, stride, offset): maps the
@@ -175,32 +200,13 @@ static PyObject *tensor_from_shm(PyObject *m, PyObject *args) {
   return THPTensor_wrap(t);
 }
 
-/* _shm_disown(t): this process will not unlink the segment's name; the
- * receiver of a pickled handle does (after attaching). */
-static PyObject *shm_disown(PyObject *m, PyObject *tensor) {
-  if (!THPTensor_Check(tensor)) { PyErr_SetString(PyExc_TypeError, "expected a tensor"); return NULL; }
-  THStorage *s = ((THPTensor *)tensor)->t->storage;
-  if (s->allocator == &THShmAllocator) THShm_disown(s->ctx);
-  Py_RETURN_NONE;
-}
-
-/* _shm_unlink(name): removes a segment's name (the receiver's half of the protocol) */
-#include <sys/mman.h>
-static PyObject *shm_unlink_py(PyObject *m, PyObject *name) {
-  const char *n = PyUnicode_AsUTF8(name);
-  if (!n) return NULL;
-  shm_unlink(n);
-  Py_RETURN_NONE;
-}
-
 static PyMethodDef storage_functions[] = {
   {"_tensor_from_storage", tensor_from_storage, METH_VARARGS, NULL},
   {"_share_memory_", share_memory_, METH_O, NULL},
   {"_is_shared", is_shared, METH_O, NULL},
+  {"_empty_shared", empty_shared, METH_VARARGS, NULL},
   {"_shm_handle", shm_handle, METH_O, NULL},
   {"_tensor_from_shm", tensor_from_shm, METH_VARARGS, NULL},
-  {"_shm_unlink", shm_unlink_py, METH_O, NULL},
-  {"_shm_disown", shm_disown, METH_O, NULL},
   {NULL}
 };
 

@@ -1,5 +1,12 @@
-"""default_collate / default_convert: samples -> batches, as PyTorch's."""
+"""default_collate / default_convert: samples -> batches, as PyTorch's.
+
+`collate` walks containers (mappings, namedtuples, sequences) and hands the
+leaves to the function registered for their type in `collate_fn_map`. In a
+DataLoader worker, stacked tensors are written straight into a shared-memory
+storage so sending the batch to the main process copies nothing.
+"""
 import collections
+import copy
 import re
 
 import cthtorch
@@ -9,68 +16,115 @@ default_collate_err_msg_format = ("default_collate: batch must contain tensors, 
                                   "found {}")
 
 
+def _rebuild_container(data, elem_type, items):
+    """A mapping or mutable sequence keeps its type (and extra attributes) when it can."""
+    try:
+        if isinstance(data, collections.abc.Mapping):
+            if isinstance(data, collections.abc.MutableMapping):
+                clone = copy.copy(data)
+                clone.update(items)
+                return clone
+            return elem_type(items)
+        if isinstance(data, collections.abc.MutableSequence):
+            clone = copy.copy(data)
+            for i, v in enumerate(items):
+                clone[i] = v
+            return clone
+        return elem_type(items)
+    except TypeError:
+        return dict(items) if isinstance(data, collections.abc.Mapping) else list(items)
+
+
 def default_convert(data):
-    t = type(data)
+    elem_type = type(data)
     if isinstance(data, cthtorch.Tensor):
         return data
-    if t.__module__ == "numpy" and t.__name__ not in ("str_", "string_"):
-        if t.__name__ == "ndarray" and np_str_obj_array_pattern.search(data.dtype.str) is not None:
+    if elem_type.__module__ == "numpy" and elem_type.__name__ not in ("str_", "string_"):
+        if elem_type.__name__ == "ndarray" and np_str_obj_array_pattern.search(data.dtype.str) is not None:
             return data
         return cthtorch.as_tensor(data)
     if isinstance(data, collections.abc.Mapping):
-        try:
-            return t({k: default_convert(data[k]) for k in data})
-        except TypeError:
-            return {k: default_convert(data[k]) for k in data}
-    if isinstance(data, tuple) and hasattr(data, "_fields"):
-        return t(*(default_convert(d) for d in data))
+        return _rebuild_container(data, elem_type, {k: default_convert(data[k]) for k in data})
+    if isinstance(data, tuple) and hasattr(data, "_fields"):   # namedtuple
+        return elem_type(*(default_convert(d) for d in data))
     if isinstance(data, tuple):
-        return [default_convert(d) for d in data]
+        return [default_convert(d) for d in data]   # PyTorch turns plain tuples into lists
     if isinstance(data, collections.abc.Sequence) and not isinstance(data, (str, bytes)):
-        try:
-            return t([default_convert(d) for d in data])
-        except TypeError:
-            return [default_convert(d) for d in data]
+        return _rebuild_container(data, elem_type, [default_convert(d) for d in data])
     return data
 
 
-def default_collate(batch):
+def collate(batch, *, collate_fn_map=None):
     elem = batch[0]
-    t = type(elem)
-    if isinstance(elem, cthtorch.Tensor):
-        return cthtorch.stack(batch, 0)
-    if t.__module__ == "numpy" and t.__name__ not in ("str_", "string_"):
-        if t.__name__ in ("ndarray", "memmap"):
-            if np_str_obj_array_pattern.search(elem.dtype.str) is not None:
-                raise TypeError(default_collate_err_msg_format.format(elem.dtype))
-            return default_collate([cthtorch.as_tensor(b) for b in batch])
-        if elem.shape == ():
-            return cthtorch.as_tensor(batch)
-    if isinstance(elem, float):
-        return cthtorch.tensor(batch, dtype=cthtorch.float64)
-    if isinstance(elem, bool):
-        return cthtorch.tensor(batch)
-    if isinstance(elem, int):
-        return cthtorch.tensor(batch)
-    if isinstance(elem, (str, bytes)):
-        return batch
+    elem_type = type(elem)
+    if collate_fn_map is not None:
+        if elem_type in collate_fn_map:
+            return collate_fn_map[elem_type](batch, collate_fn_map=collate_fn_map)
+        for collate_type in collate_fn_map:
+            if isinstance(elem, collate_type):
+                return collate_fn_map[collate_type](batch, collate_fn_map=collate_fn_map)
     if isinstance(elem, collections.abc.Mapping):
-        try:
-            return t({k: default_collate([d[k] for d in batch]) for k in elem})
-        except TypeError:
-            return {k: default_collate([d[k] for d in batch]) for k in elem}
+        items = {k: collate([d[k] for d in batch], collate_fn_map=collate_fn_map) for k in elem}
+        return _rebuild_container(elem, elem_type, items)
     if isinstance(elem, tuple) and hasattr(elem, "_fields"):
-        return t(*(default_collate(samples) for samples in zip(*batch)))
+        return elem_type(*(collate(samples, collate_fn_map=collate_fn_map) for samples in zip(*batch)))
     if isinstance(elem, collections.abc.Sequence):
         it = iter(batch)
-        size = len(next(it))
-        if not all(len(e) == size for e in it):
+        elem_size = len(next(it))
+        if not all(len(e) == elem_size for e in it):
             raise RuntimeError("each element in list of batch should be of equal size")
         transposed = list(zip(*batch))
         if isinstance(elem, tuple):
-            return [default_collate(s) for s in transposed]
-        try:
-            return t([default_collate(s) for s in transposed])
-        except TypeError:
-            return [default_collate(s) for s in transposed]
-    raise TypeError(default_collate_err_msg_format.format(t))
+            return [collate(s, collate_fn_map=collate_fn_map) for s in transposed]
+        return _rebuild_container(elem, elem_type, [collate(s, collate_fn_map=collate_fn_map) for s in transposed])
+    raise TypeError(default_collate_err_msg_format.format(elem_type))
+
+
+def collate_tensor_fn(batch, *, collate_fn_map=None):
+    elem = batch[0]
+    out = None
+    from cthtorch.utils.data.dataloader import get_worker_info
+    if get_worker_info() is not None and all(b.shape == elem.shape for b in batch):
+        # the batch leaves this process: build it in shared memory directly
+        out = cthtorch._C._empty_shared((len(batch),) + tuple(elem.shape), elem.dtype)
+    return cthtorch.stack(batch, 0, out=out)
+
+
+def collate_numpy_array_fn(batch, *, collate_fn_map=None):
+    elem = batch[0]
+    if np_str_obj_array_pattern.search(elem.dtype.str) is not None:
+        raise TypeError(default_collate_err_msg_format.format(elem.dtype))
+    return collate([cthtorch.as_tensor(b) for b in batch], collate_fn_map=collate_fn_map)
+
+
+def collate_numpy_scalar_fn(batch, *, collate_fn_map=None):
+    return cthtorch.as_tensor(batch)
+
+
+def collate_float_fn(batch, *, collate_fn_map=None):
+    return cthtorch.tensor(batch, dtype=cthtorch.float64)
+
+
+def collate_int_fn(batch, *, collate_fn_map=None):
+    return cthtorch.tensor(batch)
+
+
+def collate_str_fn(batch, *, collate_fn_map=None):
+    return batch
+
+
+default_collate_fn_map = {cthtorch.Tensor: collate_tensor_fn}
+try:
+    import numpy as np
+    default_collate_fn_map[np.ndarray] = collate_numpy_array_fn
+    default_collate_fn_map[(np.bool_, np.number, np.object_)] = collate_numpy_scalar_fn
+except ImportError:
+    pass
+default_collate_fn_map[float] = collate_float_fn
+default_collate_fn_map[int] = collate_int_fn
+default_collate_fn_map[str] = collate_str_fn
+default_collate_fn_map[bytes] = collate_str_fn
+
+
+def default_collate(batch):
+    return collate(batch, collate_fn_map=default_collate_fn_map)

@@ -38,16 +38,37 @@ class TensorDataset(Dataset):
 
 class StackDataset(Dataset):
     def __init__(self, *args, **kwargs):
-        self._datasets = args or kwargs
-        lens = [len(d) for d in (args or kwargs.values())]
-        if len(set(lens)) != 1:
+        if args and kwargs:
+            raise ValueError("Supported either ``tuple``- (via ``args``) or``dict``- (via ``kwargs``) like input/output, "
+                             "but both types are given.")
+        if not args and not kwargs:
+            raise ValueError("At least one dataset should be passed")
+        parts = list(args) if args else list(kwargs.values())
+        self._length = len(parts[0])
+        if any(self._length != len(d) for d in parts):
             raise ValueError("Size mismatch between datasets")
-        self._length = lens[0]
+        self.datasets = args if args else kwargs
 
     def __getitem__(self, index):
-        if isinstance(self._datasets, dict):
-            return {k: d[index] for k, d in self._datasets.items()}
-        return tuple(d[index] for d in self._datasets)
+        if isinstance(self.datasets, dict):
+            return {k: d[index] for k, d in self.datasets.items()}
+        return tuple(d[index] for d in self.datasets)
+
+    def _column(self, dataset, indices):
+        """One member dataset's samples for `indices`, batched when it can."""
+        if callable(getattr(dataset, "__getitems__", None)):
+            items = dataset.__getitems__(indices)
+            if len(items) != len(indices):
+                raise ValueError("Nested dataset's output size mismatch. Expected %d, got %d" % (len(indices), len(items)))
+            return items
+        return [dataset[i] for i in indices]
+
+    def __getitems__(self, indices):
+        if isinstance(self.datasets, dict):
+            cols = {k: self._column(d, indices) for k, d in self.datasets.items()}
+            return [{k: c[j] for k, c in cols.items()} for j in range(len(indices))]
+        cols = [self._column(d, indices) for d in self.datasets]
+        return [tuple(c[j] for c in cols) for j in range(len(indices))]
 
     def __len__(self):
         return self._length
@@ -90,15 +111,29 @@ class ChainDataset(IterableDataset):
 
     def __iter__(self):
         for d in self.datasets:
+            if not isinstance(d, IterableDataset):
+                raise AssertionError("ChainDataset only supports IterableDataset")
             yield from d
 
     def __len__(self):
-        return sum(len(d) for d in self.datasets)
+        total = 0
+        for d in self.datasets:
+            if not isinstance(d, IterableDataset):
+                raise AssertionError("ChainDataset only supports IterableDataset")
+            total += len(d)
+        return total
 
 
 class Subset(Dataset):
     def __init__(self, dataset, indices):
         self.dataset, self.indices = dataset, indices
+        # the DataLoader fetches through __getitems__, which would bypass an overridden __getitem__
+        if type(self).__getitem__ is not Subset.__getitem__ and type(self).__getitems__ is Subset.__getitems__:
+            raise NotImplementedError(
+                "%s overrides __getitem__ but not __getitems__. When subclassing Subset and overriding __getitem__, "
+                "you must also override __getitems__ to ensure DataLoader works correctly with your custom logic. "
+                "A simple implementation:\n\ndef __getitems__(self, indices):\n"
+                "    return [self.__getitem__(idx) for idx in indices]" % type(self).__name__)
 
     def __getitem__(self, idx):
         if isinstance(idx, list):
@@ -115,8 +150,13 @@ class Subset(Dataset):
 
 
 def random_split(dataset, lengths, generator=None):
+    if generator is None:
+        generator = cthtorch.default_generator
     if math.isclose(sum(lengths), 1) and sum(lengths) <= 1:
         n = len(dataset)
+        for i, frac in enumerate(lengths):
+            if frac < 0 or frac > 1:
+                raise ValueError("Fraction at index %d is not between 0 and 1" % i)
         subset_lengths = [int(math.floor(n * f)) for f in lengths]
         remainder = n - sum(subset_lengths)
         for i in range(remainder):
@@ -124,7 +164,8 @@ def random_split(dataset, lengths, generator=None):
         lengths = subset_lengths
         for i, length in enumerate(lengths):
             if length == 0:
-                warnings.warn("Length of split at index %d is 0. This might result in an empty dataset." % i)
+                warnings.warn("Length of split at index %d is 0. This might result in an empty dataset." % i,
+                              stacklevel=2)
     if sum(lengths) != len(dataset):
         raise ValueError("Sum of input lengths does not equal the length of the input dataset!")
     indices = cthtorch.randperm(sum(lengths), generator=generator).tolist()

@@ -73,9 +73,11 @@ class WeightedRandomSampler(Sampler):
     def __init__(self, weights, num_samples, replacement=True, generator=None):
         if not isinstance(num_samples, int) or isinstance(num_samples, bool) or num_samples <= 0:
             raise ValueError("num_samples should be a positive integer value, but got num_samples=%s" % num_samples)
+        if not isinstance(replacement, bool):
+            raise ValueError("replacement should be a boolean value, but got replacement=%s" % replacement)
         w = cthtorch.as_tensor(weights, dtype=cthtorch.double)
         if w.dim() != 1:
-            raise ValueError("weights should be a 1d sequence but given weights have shape %s" % tuple(w.shape))
+            raise ValueError("weights should be a 1d sequence but given weights have shape %s" % (tuple(w.shape),))
         self.weights, self.num_samples, self.replacement, self.generator = w, num_samples, replacement, generator
 
     def __iter__(self):

@@ -54,22 +54,31 @@ def to_pil_image(pic, mode=None):
     return Image.fromarray(np.ascontiguousarray(a), mode=mode)
 
 
+_INT_MAX = {"uint8": 255, "int8": 127, "int16": 32767, "int32": 2 ** 31 - 1, "int64": 2 ** 63 - 1}
+
+
+def _max_value(dtype):
+    return _INT_MAX[str(dtype).split(".")[-1]]
+
+
 def convert_image_dtype(image, dtype=cthtorch.float32):
+    """torchvision's rules: floats are in [0, 1], integers in [0, MAX]; int->int scales by a power of two."""
     if image.dtype == dtype:
         return image
     if image.is_floating_point():
         if dtype.is_floating_point:
             return image.to(dtype)
-        m = {cthtorch.uint8: 255, cthtorch.int8: 127, cthtorch.int16: 32767, cthtorch.int32: 2 ** 31 - 1,
-             cthtorch.int64: 2 ** 63 - 1}[dtype]
-        return (image * (m + 1.0 - 0.001)).to(dtype)
-    m_in = {cthtorch.uint8: 255, cthtorch.int8: 127, cthtorch.int16: 32767, cthtorch.int32: 2 ** 31 - 1,
-            cthtorch.int64: 2 ** 63 - 1}[image.dtype]
+        eps = 1e-3
+        return image.mul(_max_value(dtype) + 1.0 - eps).to(dtype)
+    m_in = _max_value(image.dtype)
     if dtype.is_floating_point:
         return image.to(dtype) / m_in
-    m_out = {cthtorch.uint8: 255, cthtorch.int8: 127, cthtorch.int16: 32767, cthtorch.int32: 2 ** 31 - 1,
-             cthtorch.int64: 2 ** 63 - 1}[dtype]
-    return (image.double() * (m_out / m_in)).to(dtype)
+    m_out = _max_value(dtype)
+    if m_in > m_out:
+        factor = (m_in + 1) // (m_out + 1)
+        return cthtorch.div(image, factor, rounding_mode="floor").to(dtype)
+    factor = (m_out + 1) // (m_in + 1)
+    return image.to(dtype) * factor
 
 
 def normalize(tensor, mean, std, inplace=False):
@@ -147,6 +156,12 @@ def center_crop(img, output_size):
         output_size = (output_size[0], output_size[0])
     h, w = _size_of(img)
     ch, cw = output_size
+    if ch > h or cw > w:   # torchvision pads first, the odd pixel going bottom/right
+        img = pad(img, [(cw - w) // 2 if cw > w else 0, (ch - h) // 2 if ch > h else 0,
+                        (cw - w + 1) // 2 if cw > w else 0, (ch - h + 1) // 2 if ch > h else 0])
+        h, w = _size_of(img)
+        if ch == h and cw == w:
+            return img
     top = int(round((h - ch) / 2.0))
     left = int(round((w - cw) / 2.0))
     return crop(img, top, left, ch, cw)
@@ -167,7 +182,11 @@ def pad(img, padding, fill=0, padding_mode="constant"):
             a = np.pad(a, widths, mode={"edge": "edge", "reflect": "reflect", "symmetric": "symmetric"}[padding_mode])
         from PIL import Image
         return Image.fromarray(a, mode=img.mode)
-    mode = {"constant": "constant", "edge": "replicate", "reflect": "reflect", "symmetric": "reflect"}[padding_mode]
+    if padding_mode == "symmetric":   # edge pixel repeated; nn.functional.pad has no such mode
+        a = img.detach().numpy()
+        widths = [(0, 0)] * (a.ndim - 2) + [(top, bottom), (left, right)]
+        return cthtorch.from_numpy(np.ascontiguousarray(np.pad(a, widths, mode="symmetric")))
+    mode = {"constant": "constant", "edge": "replicate", "reflect": "reflect"}[padding_mode]
     x = img.unsqueeze(0) if img.dim() == 3 else img
     out = cthtorch.nn.functional.pad(x.float() if mode != "constant" and not x.is_floating_point() else x,
                                      [left, right, top, bottom], mode=mode, value=fill if mode == "constant" else None)

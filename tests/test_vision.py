@@ -1,0 +1,354 @@
+"""cthtorch.vision: datasets from files the test writes, transforms against
+Pillow/numpy and torchvision's documented semantics, make_grid/save_image.
+(torchvision is not installed here, so it is not the oracle.)"""
+import gzip
+import os
+import pickle
+import struct
+
+import numpy as np
+import pytest
+from PIL import Image, ImageEnhance
+
+import cthtorch
+from cthtorch.utils.data import DataLoader
+from cthtorch.vision import datasets, transforms as T, utils as vutils
+from cthtorch.vision.transforms import functional as F
+
+MNIST_DIR = "/work/shared/data/mnist"
+
+
+def rgb(h=6, w=8, seed=0):
+    return Image.fromarray(np.random.RandomState(seed).randint(0, 256, (h, w, 3), dtype=np.uint8), "RGB")
+
+
+def arr(img):
+    return np.asarray(img)
+
+
+# ---- datasets ----
+
+def write_idx(path, a):
+    code = {np.uint8: 0x08, np.int32: 0x0C}[a.dtype.type]
+    head = bytes([0, 0, code, a.ndim]) + b"".join(struct.pack(">I", d) for d in a.shape)
+    body = a.astype(a.dtype.newbyteorder(">")).tobytes()
+    opener = gzip.open if path.endswith(".gz") else open
+    with opener(path, "wb") as f:
+        f.write(head + body)
+
+
+def make_mnist(folder, n=5, gz=False, train=True):
+    os.makedirs(folder, exist_ok=True)
+    rs = np.random.RandomState(1)
+    imgs = rs.randint(0, 256, (n, 28, 28)).astype(np.uint8)
+    labels = rs.randint(0, 10, n).astype(np.uint8)
+    prefix = "train" if train else "t10k"
+    ext = ".gz" if gz else ""
+    write_idx(os.path.join(folder, "%s-images-idx3-ubyte%s" % (prefix, ext)), imgs)
+    write_idx(os.path.join(folder, "%s-labels-idx1-ubyte%s" % (prefix, ext)), labels)
+    return imgs, labels
+
+
+@pytest.mark.parametrize("cls", [datasets.MNIST, datasets.FashionMNIST])
+@pytest.mark.parametrize("gz", [False, True])
+@pytest.mark.parametrize("layout", ["raw", "flat"])
+def test_mnist_from_idx(tmp_path, cls, gz, layout):
+    folder = tmp_path / cls.__name__ / "raw" if layout == "raw" else tmp_path
+    imgs, labels = make_mnist(str(folder), gz=gz, train=False)
+    ds = cls(str(tmp_path), train=False)
+    assert len(ds) == 5
+    assert ds.data.dtype == cthtorch.uint8 and tuple(ds.data.shape) == (5, 28, 28)
+    assert ds.targets.dtype == cthtorch.int64 and ds.targets.tolist() == labels.tolist()
+    img, target = ds[3]
+    assert isinstance(img, Image.Image) and img.mode == "L" and (arr(img) == imgs[3]).all()
+    assert type(target) is int and target == labels[3]
+    assert ds.class_to_idx[ds.classes[2]] == 2
+    x, y = cls(str(tmp_path), train=False, transform=T.ToTensor(), target_transform=lambda t: t + 100)[0]
+    assert tuple(x.shape) == (1, 28, 28) and abs(x.max().item() - imgs[0].max() / 255) < 1e-6 and y == labels[0] + 100
+    assert "Number of datapoints: 5" in repr(ds) and "Split: Test" in repr(ds)
+
+
+def test_mnist_missing_files_and_download(tmp_path):
+    with pytest.raises(RuntimeError, match="Dataset not found"):
+        datasets.MNIST(str(tmp_path))
+    with pytest.raises(RuntimeError, match="download=True cannot fetch") as e:
+        datasets.MNIST(str(tmp_path), download=True)
+    assert os.path.join(str(tmp_path), "MNIST", "raw") in str(e.value)
+    with pytest.raises(RuntimeError, match="download=True cannot fetch") as e:
+        datasets.CIFAR10(str(tmp_path), download=True)
+    assert "cifar-10-batches-py" in str(e.value)
+
+
+@pytest.mark.skipif(not os.path.isdir(MNIST_DIR), reason="shared MNIST not present")
+def test_real_mnist_test_set_through_loader():
+    ds = datasets.MNIST(MNIST_DIR, train=False, transform=T.Compose([T.ToTensor(), T.Normalize((0.1307,), (0.3081,))]))
+    assert len(ds) == 10000 and sorted(set(ds.targets.tolist())) == list(range(10))
+    x, y = next(iter(DataLoader(ds, batch_size=64, num_workers=2)))
+    assert tuple(x.shape) == (64, 1, 28, 28) and x.dtype == cthtorch.float32 and y.dtype == cthtorch.int64
+    assert x.is_shared() and abs(x.mean().item()) < 0.3
+
+
+def make_cifar(root, hundred=False):
+    folder = os.path.join(root, "cifar-100-python" if hundred else "cifar-10-batches-py")
+    os.makedirs(folder)
+    rs = np.random.RandomState(2)
+    out = {}
+    files = ["train", "test"] if hundred else ["data_batch_%d" % i for i in range(1, 6)] + ["test_batch"]
+    for f in files:
+        data = rs.randint(0, 256, (3, 3072)).astype(np.uint8)
+        labels = rs.randint(0, 100 if hundred else 10, 3).tolist()
+        entry = {"data": data, ("fine_labels" if hundred else "labels"): labels}
+        with open(os.path.join(folder, f), "wb") as fh:
+            pickle.dump(entry, fh)
+        out[f] = (data, labels)
+    meta = {"fine_label_names": ["c%d" % i for i in range(100)]} if hundred else \
+        {"label_names": ["airplane", "automobile", "bird", "cat", "deer", "dog", "frog", "horse", "ship", "truck"]}
+    with open(os.path.join(folder, "meta" if hundred else "batches.meta"), "wb") as fh:
+        pickle.dump(meta, fh)
+    return out
+
+
+def test_cifar10(tmp_path):
+    raw = make_cifar(str(tmp_path))
+    train = datasets.CIFAR10(str(tmp_path), train=True)
+    test = datasets.CIFAR10(str(tmp_path), train=False)
+    assert len(train) == 15 and len(test) == 3 and train.data.shape == (15, 32, 32, 3)
+    assert train.targets == sum((raw["data_batch_%d" % i][1] for i in range(1, 6)), [])
+    img, t = test[1]
+    assert img.mode == "RGB" and img.size == (32, 32)
+    assert (arr(img) == raw["test_batch"][0][1].reshape(3, 32, 32).transpose(1, 2, 0)).all()
+    assert t == raw["test_batch"][1][1] and train.classes[3] == "cat" and train.class_to_idx["truck"] == 9
+
+
+def test_cifar100(tmp_path):
+    raw = make_cifar(str(tmp_path), hundred=True)
+    ds = datasets.CIFAR100(str(tmp_path), train=False, transform=T.ToTensor())
+    x, t = ds[2]
+    assert tuple(x.shape) == (3, 32, 32) and t == raw["test"][1][2] and ds.classes[5] == "c5"
+    with pytest.raises(RuntimeError, match="Dataset not found"):
+        datasets.CIFAR10(str(tmp_path))
+
+
+def test_image_folder(tmp_path):
+    for c, n in (("dog", 2), ("cat", 3)):
+        os.makedirs(tmp_path / c)
+        for i in range(n):
+            rgb(4, 5, seed=i).save(str(tmp_path / c / ("%d.png" % i)))
+    (tmp_path / "cat" / "notes.txt").write_text("skip me")
+    ds = datasets.ImageFolder(str(tmp_path), transform=T.ToTensor())
+    assert ds.classes == ["cat", "dog"] and ds.class_to_idx == {"cat": 0, "dog": 1}
+    assert [os.path.basename(p) for p, _ in ds.samples] == ["0.png", "1.png", "2.png", "0.png", "1.png"]
+    assert ds.targets == [0, 0, 0, 1, 1] and ds.imgs == ds.samples and len(ds) == 5
+    x, y = ds[4]
+    assert tuple(x.shape) == (3, 4, 5) and y == 1
+    assert np.allclose(x.numpy(), arr(rgb(4, 5, seed=1)).transpose(2, 0, 1) / 255.0)
+    folder = datasets.DatasetFolder(str(tmp_path), loader=lambda p: open(p).read(), extensions=(".txt",))
+    assert folder.samples == [(str(tmp_path / "cat" / "notes.txt"), 0)]
+    with pytest.raises(FileNotFoundError):
+        datasets.DatasetFolder(str(tmp_path), loader=None, extensions=(".jpg",))
+    batch = next(iter(DataLoader(ds, batch_size=5, num_workers=1)))
+    assert tuple(batch[0].shape) == (5, 3, 4, 5)
+
+
+def test_fake_data():
+    ds = datasets.FakeData(size=6, image_size=(3, 8, 10), num_classes=4, transform=T.ToTensor())
+    x, y = ds[2]
+    assert len(ds) == 6 and tuple(x.shape) == (3, 8, 10) and 0 <= y < 4
+    x2, y2 = ds[2]
+    assert cthtorch.equal(x, x2) and y == y2
+    with pytest.raises(IndexError):
+        ds[6]
+
+
+# ---- transforms ----
+
+def test_to_tensor_and_pil_to_tensor():
+    img = rgb()
+    x = T.ToTensor()(img)
+    assert x.dtype == cthtorch.float32 and tuple(x.shape) == (3, 6, 8)
+    assert np.allclose(x.numpy(), arr(img).transpose(2, 0, 1) / 255.0)
+    g = T.ToTensor()(img.convert("L"))
+    assert tuple(g.shape) == (1, 6, 8)
+    a = np.random.RandomState(0).rand(5, 4, 2).astype(np.float64)
+    assert np.array_equal(T.ToTensor()(a).numpy(), a.transpose(2, 0, 1))   # float arrays are not rescaled
+    p = T.PILToTensor()(img)
+    assert p.dtype == cthtorch.uint8 and np.array_equal(p.numpy(), arr(img).transpose(2, 0, 1))
+    back = F.to_pil_image(x)
+    assert back.mode == "RGB" and np.array_equal(arr(back), arr(img))
+    with pytest.raises(TypeError):
+        T.ToTensor()([1, 2])
+
+
+def test_convert_image_dtype():
+    u = cthtorch.tensor([[[0, 1, 128, 255]]], dtype=cthtorch.uint8)
+    f = T.ConvertImageDtype(cthtorch.float32)(u)
+    assert f.dtype == cthtorch.float32 and np.allclose(f.numpy(), u.numpy() / 255.0)
+    assert F.convert_image_dtype(f, cthtorch.uint8).tolist() == u.tolist()
+    # integer to integer scales by powers of two, as torchvision
+    assert F.convert_image_dtype(u, cthtorch.int16).tolist() == [[[0, 128, 128 * 128, 255 * 128]]]
+    assert F.convert_image_dtype(u.to(cthtorch.int16) * 128, cthtorch.uint8).tolist() == u.tolist()
+
+
+def test_normalize():
+    x = cthtorch.rand(3, 4, 5)
+    mean, std = [0.5, 0.4, 0.3], [0.2, 0.25, 0.5]
+    y = T.Normalize(mean, std)(x)
+    ref = (x.numpy() - np.array(mean)[:, None, None]) / np.array(std)[:, None, None]
+    assert np.allclose(y.numpy(), ref, atol=1e-6)
+    z = x.clone()
+    assert F.normalize(z, mean, std, inplace=True) is z and np.allclose(z.numpy(), ref, atol=1e-6)
+    with pytest.raises(TypeError, match="Input tensor should be a float tensor"):
+        F.normalize(x.to(cthtorch.uint8), mean, std)
+    with pytest.raises(ValueError, match="std evaluated to zero"):
+        F.normalize(x, mean, [1, 0, 1])
+
+
+def test_resize():
+    img = rgb(6, 8)
+    out = T.Resize(3)(img)                    # shorter side -> 3, aspect kept
+    assert out.size == (4, 3) and np.array_equal(arr(out), arr(img.resize((4, 3), Image.BILINEAR)))
+    assert T.Resize((5, 7))(img).size == (7, 5)
+    assert T.Resize(3, max_size=3)(img).size == (3, 2)
+    t = T.Resize((3, 4))(T.ToTensor()(img))
+    assert tuple(t.shape) == (3, 3, 4)
+    ones = T.Resize(4)(cthtorch.ones(1, 6, 6))
+    assert tuple(ones.shape) == (1, 4, 4) and cthtorch.allclose(ones, cthtorch.ones(1, 4, 4))
+
+
+def test_center_crop():
+    img = rgb(6, 8)
+    out = T.CenterCrop(4)(img)
+    assert np.array_equal(arr(out), arr(img)[1:5, 2:6])
+    t = T.ToTensor()(img)
+    assert cthtorch.equal(T.CenterCrop((2, 3))(t), t[:, 2:4, 2:5])
+    # larger than the image: torchvision pads (extra row/column at the bottom/right), then crops
+    big = T.CenterCrop((9, 8))(t)
+    assert tuple(big.shape) == (3, 9, 8)
+    assert cthtorch.equal(big[:, 1:7, :], t) and big[:, 0].abs().sum().item() == 0 and big[:, 7:].abs().sum().item() == 0
+    bigp = T.CenterCrop((9, 8))(img)
+    assert bigp.size == (8, 9) and np.array_equal(arr(bigp)[1:7], arr(img))
+
+
+@pytest.mark.parametrize("mode", ["constant", "edge", "reflect", "symmetric"])
+def test_pad_matches_numpy(mode):
+    img = rgb(4, 5)
+    a = arr(img)
+    ref = np.pad(a, [(2, 3), (1, 4), (0, 0)], mode=mode, **({"constant_values": 7} if mode == "constant" else {}))
+    out = T.Pad([1, 2, 4, 3], fill=7, padding_mode=mode)(img)
+    assert np.array_equal(arr(out), ref)
+    t = F.pil_to_tensor(img)
+    tout = F.pad(t, [1, 2, 4, 3], fill=7, padding_mode=mode)
+    assert tout.dtype == cthtorch.uint8 and np.array_equal(tout.numpy(), ref.transpose(2, 0, 1))
+    assert T.Pad(2)(img).size == (9, 8) and T.Pad((1, 2))(img).size == (7, 8)
+
+
+def test_random_crop():
+    img = rgb(6, 8)
+    cthtorch.manual_seed(0)
+    out = T.RandomCrop(4, padding=2)(img)
+    assert out.size == (4, 4)
+    padded = np.pad(arr(img), [(2, 2), (2, 2), (0, 0)])
+    hits = [(i, j) for i in range(7) for j in range(9) if np.array_equal(padded[i:i + 4, j:j + 4], arr(out))]
+    assert hits
+    assert T.RandomCrop((10, 3), pad_if_needed=True)(img).size == (3, 10)
+    with pytest.raises(ValueError, match="Required crop size"):
+        T.RandomCrop(10)(img)
+    t = T.RandomCrop(3)(cthtorch.rand(2, 5, 5))
+    assert tuple(t.shape) == (2, 3, 3)
+
+
+def test_random_resized_crop():
+    cthtorch.manual_seed(1)
+    out = T.RandomResizedCrop(5)(rgb(20, 30))
+    assert out.size == (5, 5)
+    t = T.RandomResizedCrop((4, 6), scale=(0.5, 1.0))(cthtorch.rand(3, 20, 30))
+    assert tuple(t.shape) == (3, 4, 6)
+    i, j, h, w = T.RandomResizedCrop.get_params(rgb(20, 30), (0.08, 1.0), (3 / 4, 4 / 3))
+    assert 0 <= i and i + h <= 20 and 0 <= j and j + w <= 30
+
+
+def test_flips():
+    img = rgb()
+    t = F.pil_to_tensor(img)
+    assert np.array_equal(arr(T.RandomHorizontalFlip(p=1.0)(img)), arr(img)[:, ::-1])
+    assert np.array_equal(arr(T.RandomVerticalFlip(p=1.0)(img)), arr(img)[::-1])
+    assert T.RandomHorizontalFlip(p=0.0)(img) is img
+    assert np.array_equal(T.RandomHorizontalFlip(1.0)(t).numpy(), t.numpy()[:, :, ::-1])
+    assert np.array_equal(T.RandomVerticalFlip(1.0)(t).numpy(), t.numpy()[:, ::-1])
+
+
+def test_random_rotation():
+    img = rgb(6, 6)
+    out = T.RandomRotation((90, 90))(img)
+    assert np.array_equal(arr(out), arr(img.rotate(90)))
+    assert np.array_equal(arr(out), np.rot90(arr(img)))
+    t = T.RandomRotation((90, 90))(F.pil_to_tensor(img))
+    assert np.array_equal(t.numpy(), np.rot90(arr(img)).transpose(2, 0, 1))
+    exp = T.RandomRotation((90, 90), expand=True)(rgb(4, 6))
+    assert exp.size == (4, 6)
+
+
+def test_color_jitter_and_adjustments():
+    img = rgb()
+    assert np.array_equal(arr(T.ColorJitter(brightness=(2, 2))(img)), arr(ImageEnhance.Brightness(img).enhance(2)))
+    assert np.array_equal(arr(T.ColorJitter(contrast=(0.5, 0.5))(img)), arr(ImageEnhance.Contrast(img).enhance(0.5)))
+    assert np.array_equal(arr(T.ColorJitter(saturation=(0, 0))(img)), arr(ImageEnhance.Color(img).enhance(0)))
+    t = T.ToTensor()(img)
+    b = F.adjust_brightness(t, 1.5)
+    assert cthtorch.allclose(b, (t * 1.5).clamp(0, 1))
+    s0 = F.adjust_saturation(t, 0.0)
+    assert cthtorch.allclose(s0, F.rgb_to_grayscale(t).expand(3, 6, 8), atol=1e-6)
+    assert F.adjust_hue(img, 0.0).size == img.size
+    with pytest.raises(ValueError, match="is not in"):
+        F.adjust_hue(img, 0.7)
+    cthtorch.manual_seed(0)
+    out = T.ColorJitter(0.4, 0.4, 0.4, 0.1)(img)
+    assert out.size == img.size and out.mode == "RGB"
+
+
+def test_grayscale():
+    img = rgb()
+    g = T.Grayscale()(img)
+    assert g.mode == "L" and np.array_equal(arr(g), arr(img.convert("L")))
+    g3 = T.Grayscale(3)(img)
+    assert g3.mode == "RGB" and (arr(g3)[..., 0] == arr(g)).all()
+    t = T.ToTensor()(img)
+    gt = T.Grayscale()(t)
+    ref = 0.2989 * t[0] + 0.587 * t[1] + 0.114 * t[2]
+    assert tuple(gt.shape) == (1, 6, 8) and cthtorch.allclose(gt[0], ref, atol=1e-6)
+    assert tuple(T.Grayscale(3)(t).shape) == (3, 6, 8)
+
+
+def test_compose_lambda_and_repr():
+    tf = T.Compose([T.Lambda(lambda im: im.convert("L")), T.ToTensor(), T.Normalize((0.5,), (0.5,))])
+    x = tf(rgb())
+    assert tuple(x.shape) == (1, 6, 8) and x.min().item() >= -1 and x.max().item() <= 1
+    assert repr(tf).startswith("Compose(\n")
+    with pytest.raises(TypeError, match="Argument lambd should be callable"):
+        T.Lambda(3)
+
+
+# ---- utils ----
+
+def test_make_grid():
+    x = cthtorch.rand(5, 3, 4, 6)
+    g = vutils.make_grid(x, nrow=3, padding=2, pad_value=0.5)
+    assert tuple(g.shape) == (3, 2 * (4 + 2) + 2, 3 * (6 + 2) + 2)
+    assert cthtorch.equal(g[:, 2:6, 2:8], x[0]) and cthtorch.equal(g[:, 8:12, 10:16], x[4])
+    assert g[:, 0, :].eq(0.5).all() and g[:, 8:12, 18:24].eq(0.5).all()   # padding and the empty cell
+    gray = vutils.make_grid(cthtorch.rand(4, 1, 3, 3), nrow=2, padding=0)
+    assert tuple(gray.shape) == (3, 6, 6) and cthtorch.equal(gray[0], gray[1])
+    n = vutils.make_grid(x * 4 - 1, normalize=True)
+    assert abs(n.min().item()) < 1e-6 and abs(n.max().item() - 1) < 1e-6
+    assert cthtorch.equal(vutils.make_grid(x[0]), x[0])
+    assert tuple(vutils.make_grid([x[0], x[1]], padding=0).shape) == (3, 4, 12)
+
+
+def test_save_image(tmp_path):
+    x = cthtorch.rand(4, 3, 5, 5)
+    path = str(tmp_path / "grid.png")
+    vutils.save_image(x, path, nrow=2, padding=1)
+    img = np.asarray(Image.open(path))
+    grid = vutils.make_grid(x, nrow=2, padding=1)
+    ref = (grid * 255 + 0.5).clamp(0, 255).to(cthtorch.uint8).permute(1, 2, 0).numpy()
+    assert img.shape == (13, 13, 3) and np.array_equal(img, ref)
