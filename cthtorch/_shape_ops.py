@@ -200,6 +200,39 @@ def _idx_np(index, name="index"):
     return _np(index).astype(np.int64)
 
 
+# The adjoint pair every gather/scatter backward is built from: taking the
+# elements at a numpy key, and adding values into zeros at that key. Each is
+# the other's backward, so gradients of gradients (create_graph) flow too.
+class _TakeKey(Function):
+    @staticmethod
+    def forward(ctx, x, key):
+        ctx.key, ctx.shape = key, tuple(x.shape)
+        return _back(_np(x)[key], x.dtype)
+
+    @staticmethod
+    def backward(ctx, g):
+        return _PutAddKey.apply(g, ctx.key, ctx.shape), None
+
+
+class _PutAddKey(Function):
+    @staticmethod
+    def forward(ctx, v, key, shape):
+        ctx.key = key
+        a = np.zeros(shape, dtype=_np(v).dtype)
+        np.add.at(a, key, _np(v))
+        return _back(a, v.dtype)
+
+    @staticmethod
+    def backward(ctx, g):
+        return _TakeKey.apply(g, ctx.key), None, None
+
+
+def _dim_key(ndim, dim, idx):
+    key = [slice(None)] * ndim
+    key[dim] = idx
+    return tuple(key)
+
+
 class _IndexSelect(Function):
     @staticmethod
     def forward(ctx, input, dim, index):
@@ -210,9 +243,10 @@ class _IndexSelect(Function):
     @staticmethod
     def backward(ctx, g):
         (index,) = ctx.saved_tensors
-        gi = np.zeros(tuple(ctx.shape), dtype=_np(g).dtype)
-        np.add.at(np.moveaxis(gi, ctx.dim, 0), _idx_np(index).reshape(-1), np.moveaxis(_np(g), ctx.dim, 0))
-        return _back(gi, g.dtype), None, None
+        if len(ctx.shape) == 0:
+            return g.sum(), None, None
+        key = _dim_key(len(ctx.shape), ctx.dim, _idx_np(index).reshape(-1))
+        return _PutAddKey.apply(g, key, tuple(ctx.shape)), None, None
 
 
 def _index_select_values(input, dim, index):
@@ -244,7 +278,9 @@ class _Gather(Function):
     @staticmethod
     def backward(ctx, g):
         (index,) = ctx.saved_tensors
-        return _scatter_add_values(cthtorch.zeros(ctx.shape, dtype=g.dtype), ctx.dim, index, g), None, None
+        if index.numel() == 0:
+            return cthtorch.zeros(ctx.shape, dtype=g.dtype), None, None
+        return _PutAddKey.apply(g, _scatter_index_grid(index, ctx.dim), tuple(ctx.shape)), None, None
 
 
 def gather(input, dim, index, *, sparse_grad=False, out=None):
@@ -312,11 +348,19 @@ class _Scatter(Function):
     def backward(ctx, g):
         (index,) = ctx.saved_tensors
         gsrc = None
+        grid = _scatter_index_grid(index, ctx.dim) if index.numel() else None
         if ctx.src_is_tensor:   # src elements past the index's extent get no gradient
-            z = np.zeros(ctx.src_shape, dtype=_np(g).dtype)
-            z[tuple(slice(0, s) for s in index.shape)] = np.take_along_axis(_np(g), _idx_np(index), axis=ctx.dim)
-            gsrc = _back(z, g.dtype)
-        gin = g if ctx.add else _scatter_values(g, ctx.dim, index, 0.0)
+            if grid is None:
+                gsrc = cthtorch.zeros(ctx.src_shape, dtype=g.dtype)
+            else:
+                taken = _TakeKey.apply(g, grid)
+                gsrc = _PutAddKey.apply(taken, tuple(slice(0, s) for s in index.shape), ctx.src_shape)
+        if ctx.add or grid is None:
+            gin = g
+        else:   # overwritten positions pass no gradient to input
+            keep = np.ones(tuple(g.shape), dtype=bool)
+            keep[grid] = False
+            gin = g * cthtorch.from_numpy(keep).to(g.dtype)
         return gin, None, None, gsrc, None
 
 
@@ -372,7 +416,7 @@ class _MaskedFill(Function):
     @staticmethod
     def backward(ctx, g):
         (mask,) = ctx.saved_tensors
-        gi = _masked_fill_values(g, mask, 0.0)
+        gi = masked_fill(g, mask, 0.0)
         gv = None
         if ctx.value_is_tensor:
             gv = (g * mask.to(g.dtype)).sum()
@@ -494,9 +538,7 @@ class _Index(Function):
 
     @staticmethod
     def backward(ctx, g):
-        gi = np.zeros(tuple(ctx.shape), dtype=_np(g).dtype)
-        np.add.at(gi, ctx.key, _np(g))
-        return _back(gi, g.dtype), None
+        return _PutAddKey.apply(g, ctx.key, tuple(ctx.shape)), None
 
 
 def _index(self, indices):
@@ -546,9 +588,8 @@ class _IndexPutValues(Function):
 
     @staticmethod
     def backward(ctx, g):
-        gv = _np(g)[ctx.key]
+        r = _TakeKey.apply(g, ctx.key)
         # reduce broadcast dims back to the values' shape
-        r = cthtorch.from_numpy(np.ascontiguousarray(gv))
         if tuple(r.shape) != tuple(ctx.vshape):
             r = r.sum_to_size(ctx.vshape) if r.dim() >= len(ctx.vshape) else r.reshape(ctx.vshape)
         return r, None, None, None
@@ -586,7 +627,7 @@ class _FlipLike(Function):
 
     @staticmethod
     def backward(ctx, g):
-        return _back(_np(g)[ctx.key], g.dtype), None
+        return _FlipLike.apply(g, ctx.key), None
 
 
 def fliplr(input):

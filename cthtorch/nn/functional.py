@@ -431,14 +431,24 @@ def one_hot(tensor, num_classes=-1):
 
 
 # ---------------------------------------------------------------- losses
+def _check_class_weight(weight, target):
+    # torch's nll_loss has no derivative for its class weights
+    if weight is not None and weight.requires_grad and cthtorch.is_grad_enabled() and \
+            not target.dtype.is_floating_point:
+        raise RuntimeError("The function 'nll_loss_forward' is not differentiable with respect to argument 'weight'. "
+                           "This input cannot have requires_grad True.")
+
+
 def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, reduce=None, reduction="mean"):
     reduction = _legacy_reduction(size_average, reduce, reduction)
+    _check_class_weight(weight, target)
     return _nn.nll_loss_nd(input, target, weight, _reduction_enum(reduction), ignore_index)
 
 
 def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-100, reduce=None, reduction="mean",
                   label_smoothing=0.0):
     reduction = _legacy_reduction(size_average, reduce, reduction)
+    _check_class_weight(weight, target)
     return _nn.cross_entropy_loss(input, target, weight, _reduction_enum(reduction), ignore_index, label_smoothing)
 
 

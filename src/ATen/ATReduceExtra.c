@@ -454,3 +454,37 @@ THTensor *at_prod_backward(const THTensor *grad, const THTensor *self, const ATI
   THTensor_free(wd);
   return res;
 }
+
+/* d cumprod: grad_in[k] = sum_{j>=k} grad[j] * prod_{i<=j, i!=k} x[i]
+ *          = (prod_{i<k} x[i]) * S[k],  S[k] = grad[k] + x[k+1] * S[k+1],
+ * one pass each way along every line, exact when x holds zeros. */
+THTensor *at_cumprod_backward(const THTensor *grad, const THTensor *self, int64_t dim) {
+  int64_t d;
+  if (self->ndim == 0) return at_to_dtype(grad, self->dtype, true);
+  if (at_wrap_dim(dim, self->ndim, &d) < 0) return NULL;
+  int last = self->ndim - 1;
+  THTensor *xt = at_transpose(self, d, last), *gt = xt ? at_transpose(grad, d, last) : NULL;
+  THTensor *x = gt ? work_copy(xt) : NULL, *g = x ? work_copy(gt) : NULL;   /* contiguous double */
+  THTensor_free(xt); THTensor_free(gt);
+  if (!g) { THTensor_free(x); return NULL; }
+  int64_t K = self->sizes[d], n = THTensor_numel(x), L = K ? n / K : 0;
+  THTensor *out = THTensor_new(TH_Double, x->ndim, x->sizes), *res = NULL;
+  if (out) {
+    const double *xv = (const double *)THTensor_data(x), *gv = (const double *)THTensor_data(g);
+    double *ov = (double *)THTensor_data(out);
+    for (int64_t l = 0; l < L; l++) {
+      const double *xl = xv + l * K, *gl = gv + l * K;
+      double *ol = ov + l * K, s = 0;
+      for (int64_t k = K - 1; k >= 0; k--) {   /* S[k] into ol */
+        s = gl[k] + (k + 1 < K ? xl[k + 1] * s : 0);
+        ol[k] = s;
+      }
+      double pre = 1;
+      for (int64_t k = 0; k < K; k++) { ol[k] *= pre; pre *= xl[k]; }
+    }
+    THTensor *back = at_transpose(out, d, last);
+    if (back) { res = at_to_dtype(back, self->dtype, false); THTensor_free(back); }
+  }
+  THTensor_free(out); THTensor_free(x); THTensor_free(g);
+  return res;
+}
