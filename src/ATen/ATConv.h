@@ -34,6 +34,12 @@ AT_API THTensor *at_conv2d(const THTensor *input, const THTensor *weight, const 
 AT_API int at_conv2d_backward(THTensor **outs, const THTensor *grad, const THTensor *input, const THTensor *weight,
                               const ATIntList *stride, const ATIntList *padding, const ATIntList *dilation,
                               int64_t groups, const ATIntList *output_mask);
+/* outs: d grad_output, d input, d weight of conv2d_backward, given the
+ * gradients ggI/ggW/ggB (each may be NULL) of its three outputs */
+AT_API int at_conv2d_double_backward(THTensor **outs, const THTensor *ggI, const THTensor *ggW, const THTensor *ggB,
+                                     const THTensor *grad, const THTensor *input, const THTensor *weight,
+                                     const ATIntList *stride, const ATIntList *padding, const ATIntList *dilation,
+                                     int64_t groups, const ATIntList *output_mask);
 /* outs: output, indices (flat h*W+w within each plane, as PyTorch) */
 AT_API int at_max_pool2d(THTensor **outs, const THTensor *input, const ATIntList *kernel, const ATIntList *stride,
                          const ATIntList *padding, const ATIntList *dilation, bool ceil_mode);
