@@ -49,6 +49,7 @@ run: develop
 
 bench: develop
 	$(PY) bench/compare.py
+	$(PY) bench/bench_data.py
 
 clean:
 	rm -rf build cthtorch/lib cthtorch/include cthtorch/_C*.so cthtorch/_C.pyi *.egg-info
