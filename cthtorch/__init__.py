@@ -187,6 +187,9 @@ def __getattr__(name):
         fn = getattr(F, name)
         globals()[name] = fn
         return fn
+    if name in ("TypedStorage", "UntypedStorage"):
+        from . import storage
+        return storage.TypedStorage if name == "TypedStorage" else _C.UntypedStorage
     if name in ("save", "load"):
         from . import serialization
         return getattr(serialization, name)

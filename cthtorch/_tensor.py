@@ -189,6 +189,10 @@ class Tensor(_C._TensorBase):
         import cthtorch.nn.functional as F
         return F.prelu(self, weight)
 
+    def storage(self):
+        from cthtorch.storage import _storage
+        return _storage(self)
+
     def pin_memory(self, device=None):
         # PyTorch's CPU-only build: pinning needs an accelerator
         raise RuntimeError("Cannot access accelerator device when none is available.")

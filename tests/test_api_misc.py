@@ -143,3 +143,19 @@ def test_fft_names_exist_and_refuse_complex_clearly():
     assert cthtorch.fft.rfftfreq(6, 0.5).tolist() == pytest.approx(torch.fft.rfftfreq(6, 0.5).tolist())
     x = cthtorch.arange(6.0).reshape(2, 3)
     assert cthtorch.fft.fftshift(x).tolist() == torch.fft.fftshift(torch.arange(6.0).reshape(2, 3)).tolist()
+
+
+def test_legacy_storage_view_matches_torch():
+    torch = require_torch()
+    import warnings
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for lib in (cthtorch, torch):
+            x = lib.arange(6.0).reshape(2, 3)
+            s = x.storage()
+            assert (len(s), s.size(), s.tolist(), s[4], s.element_size(), s.nbytes()) == \
+                (6, 6, [0.0, 1.0, 2.0, 3.0, 4.0, 5.0], 4.0, 4, 24)
+            assert x[1].storage().data_ptr() == s.data_ptr()
+        assert repr(cthtorch.tensor([1, 2]).storage()) == repr(torch.tensor([1, 2]).storage())
+    with pytest.warns(UserWarning, match="TypedStorage is deprecated"):
+        cthtorch.ones(1).storage()
