@@ -33,8 +33,11 @@ debug: deps
 asan: deps
 	CTHTORCH_ASAN=1 $(PY) setup.py -q develop
 
+# libstdc++ is preloaded too: without it ASan's __cxa_throw interceptor has no
+# real function to call and the first C++ exception (torch, the test oracle,
+# raising an error) aborts the process.
 test-asan: asan
-	LD_PRELOAD=$$(gcc -print-file-name=libasan.so) ASAN_OPTIONS=detect_leaks=0 \
+	LD_PRELOAD="$$(gcc -print-file-name=libasan.so) $$(gcc -print-file-name=libstdc++.so)" ASAN_OPTIONS=detect_leaks=0 \
 	  $(PY) -m pytest -x -q tests
 
 test: develop
