@@ -187,6 +187,11 @@ def __getattr__(name):
         fn = getattr(F, name)
         globals()[name] = fn
         return fn
+    if name in ("xpu", "mps", "mtia"):
+        from . import _absent_device
+        mod = getattr(_absent_device, name)
+        globals()[name] = mod
+        return mod
     if name in ("TypedStorage", "UntypedStorage"):
         from . import storage
         return storage.TypedStorage if name == "TypedStorage" else _C.UntypedStorage

@@ -39,3 +39,14 @@ def test_cuda_module_queries_and_device_calls():
             call()
     with pytest.raises(TypeError, match="torch.cuda.FloatTensor not available"):
         ct.cuda.FloatTensor(2)
+
+
+def test_other_accelerator_modules_absent_as_in_torch_cpu_build():
+    for name in ("xpu", "mps", "mtia"):
+        mod = getattr(ct, name)
+        assert mod.is_available() is False and mod.device_count() == 0
+        mod.manual_seed(0)
+        with pytest.raises((RuntimeError, AssertionError)):
+            mod.synchronize()
+    import importlib
+    assert importlib.import_module("cthtorch.xpu") is ct.xpu
