@@ -339,7 +339,7 @@ def batch_norm(input, running_mean, running_var, weight=None, bias=None, trainin
         for s in size[2:]:
             n *= s
         if n == 1:
-            raise ValueError("Expected more than 1 value per channel when training, got input size %s" % size)
+            raise ValueError("Expected more than 1 value per channel when training, got input size %s" % (size,))
     return cthtorch.batch_norm(input, weight, bias, running_mean, running_var, training, momentum, eps, False)
 
 
