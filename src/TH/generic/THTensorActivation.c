@@ -53,6 +53,25 @@ static inline compute_t THTensor_(mish_grad)(compute_t x) {
 }
 TH_BINARY_LOOP(mish_backward_loop, a * THTensor_(mish_grad)(b))
 
+/* second derivatives, for double backward: "gelu2"/"mish2" map x to f'(x)
+ * and (grad, x) to grad * f''(x) */
+static inline compute_t THTensor_(gelu_grad2)(compute_t x, bool approx) {
+  if (approx) {
+    compute_t u = GELU_K * (x + C(0.044715) * x * x * x), t = tanh(u), s = C(1) - t * t;
+    compute_t du = GELU_K * (C(1) + C(3) * C(0.044715) * x * x), ddu = GELU_K * C(6) * C(0.044715) * x;
+    return s * du + C(0.5) * x * s * (ddu - C(2) * t * du * du);
+  }
+  return exp(C(-0.5) * x * x) * INV_SQRT_2PI * (C(2) - x * x);
+}
+TH_UNARY_LOOP(gelu2_loop, THTensor_(gelu_grad)(x, TH_ARG(0) != C(0)))
+TH_BINARY_LOOP(gelu2_backward_loop, a * THTensor_(gelu_grad2)(b, TH_ARG(0) != C(0)))
+static inline compute_t THTensor_(mish_grad2)(compute_t x) {
+  compute_t t = tanh(THTensor_(softplus1)(x)), s = THTensor_(sigm)(x);
+  return (C(1) - t * t) * s * (C(2) + x * ((C(1) - s) - C(2) * t * s));
+}
+TH_UNARY_LOOP(mish2_loop, THTensor_(mish_grad)(x))
+TH_BINARY_LOOP(mish2_backward_loop, a * THTensor_(mish_grad2)(b))
+
 TH_UNARY_LOOP(log_sigmoid_loop, (x < C(0) ? x : C(0)) - log1p(exp(-fabs(x))))
 TH_BINARY_LOOP(log_sigmoid_backward_loop, a * THTensor_(sigm)(-b))
 
