@@ -51,5 +51,9 @@ AT_API THTensor *at_avg_pool2d_backward(const THTensor *grad, const THTensor *in
                                         bool count_include_pad, ATOptInt divisor);
 AT_API THTensor *at_adaptive_avg_pool2d(const THTensor *input, const ATIntList *output_size);
 AT_API THTensor *at_adaptive_avg_pool2d_backward(const THTensor *grad, const THTensor *input);
+/* double-backward helpers: out[p, j] = self[p, indices[p, j]]; adaptive
+ * average pooling of self to like's trailing sizes */
+AT_API THTensor *at_max_pool2d_take(const THTensor *self, const THTensor *indices);
+AT_API THTensor *at_adaptive_avg_pool2d_like(const THTensor *self, const THTensor *like);
 AT_API int at_adaptive_max_pool2d(THTensor **outs, const THTensor *input, const ATIntList *output_size);
 #endif

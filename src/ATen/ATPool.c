@@ -331,3 +331,37 @@ int at_adaptive_max_pool2d(THTensor **outs, const THTensor *input, const ATIntLi
   if (!outs[0]) { THTensor_free(idx); outs[1] = NULL; return -1; }
   return 0;
 }
+
+/* The adjoint of max_pool2d's backward (its double backward): each output
+ * position takes ggI at the input position its window picked. */
+THTensor *at_max_pool2d_take(const THTensor *self, const THTensor *indices) {
+  int64_t H = self->sizes[self->ndim - 2], W = self->sizes[self->ndim - 1];
+  int64_t P = THTensor_numel(self) / (H * W != 0 ? H * W : 1);
+  int64_t L = THTensor_numel(indices) / (P ? P : 1);
+  THDtype ct = self->dtype == TH_Double ? TH_Double : TH_Float;
+  THTensor *x = at_contiguous_as(self, ct), *ic = x ? at_contiguous(indices) : NULL, *out = NULL, *r = NULL;
+  if (ic && (out = THTensor_new(ct, indices->ndim, indices->sizes))) {
+    const int64_t *id = (const int64_t *)THTensor_data(ic);
+    if (ct == TH_Double) {
+      const double *xs = (const double *)THTensor_data(x);
+      double *o = (double *)THTensor_data(out);
+      for (int64_t p = 0; p < P; p++)
+        for (int64_t j = 0; j < L; j++) o[p * L + j] = id[p * L + j] >= 0 ? xs[p * H * W + id[p * L + j]] : 0;
+    } else {
+      const float *xs = (const float *)THTensor_data(x);
+      float *o = (float *)THTensor_data(out);
+      for (int64_t p = 0; p < P; p++)
+        for (int64_t j = 0; j < L; j++) o[p * L + j] = id[p * L + j] >= 0 ? xs[p * H * W + id[p * L + j]] : 0;
+    }
+    r = ct == self->dtype ? THTensor_retain(out) : at_to_dtype(out, self->dtype, false);
+  }
+  THTensor_free(x); THTensor_free(ic); THTensor_free(out);
+  return r;
+}
+
+/* adaptive_avg_pool2d of self to like's trailing two sizes (the adjoint of
+ * adaptive_avg_pool2d_backward, for double backward) */
+THTensor *at_adaptive_avg_pool2d_like(const THTensor *self, const THTensor *like) {
+  ATIntList os = { 2, { like->sizes[like->ndim - 2], like->sizes[like->ndim - 1] } };
+  return at_adaptive_avg_pool2d(self, &os);
+}
