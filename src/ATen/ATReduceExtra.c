@@ -488,3 +488,30 @@ THTensor *at_cumprod_backward(const THTensor *grad, const THTensor *self, int64_
   THTensor_free(out); THTensor_free(x); THTensor_free(g);
   return res;
 }
+
+/* The adjoint of scatter_grad (double backward through max/min/sort/topk...):
+ * out[.., j, ..] = self[.., indices[.., j, ..], ..] along dim; with keepdim
+ * false the indices lack dim and so does the result. */
+THTensor *at_gather_grad(const THTensor *self, int64_t dim, const THTensor *indices, bool keepdim) {
+  int64_t d;
+  if (self->ndim == 0) return at_to_dtype(self, self->dtype, true);
+  if (at_wrap_dim(dim, self->ndim, &d) < 0) return NULL;
+  THTensor *iu = (!keepdim) ? at_unsqueeze(indices, d) : THTensor_retain((THTensor *)indices);
+  THTensor *x = iu ? work_copy(self) : NULL, *ic = x ? work_copy(iu) : NULL, *acc = NULL, *out = NULL;
+  if (ic && (acc = THTensor_new(TH_Double, iu->ndim, iu->sizes))) {
+    int64_t outer, D, inner, Dg = iu->sizes[d];
+    around(x, d, &outer, &D, &inner);
+    const int64_t *iv = (const int64_t *)THTensor_data(ic);
+    double *av = (double *)THTensor_data(acc);
+    for (int64_t o = 0; o < outer; o++)
+      for (int64_t j = 0; j < Dg; j++)
+        for (int64_t i = 0; i < inner; i++) {
+          int64_t dst = (o * Dg + j) * inner + i, t = iv[dst];
+          av[dst] = (t >= 0 && t < D) ? getd(x, (o * D + t) * inner + i) : 0;
+        }
+    THTensor *shaped = keepdim ? THTensor_retain(acc) : at_squeeze_dims(acc, &(ATIntList){ 1, { d } });
+    if (shaped) { out = at_to_dtype(shaped, self->dtype, false); THTensor_free(shaped); }
+  }
+  THTensor_free(acc); THTensor_free(x); THTensor_free(ic); THTensor_free(iu);
+  return out;
+}

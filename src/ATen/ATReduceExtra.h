@@ -19,6 +19,7 @@ AT_API int at_topk(THTensor **outs, const THTensor *self, int64_t k, int64_t dim
 /* zeros of `sizes` with grad written (accumulated) at `indices` along dim */
 AT_API THTensor *at_scatter_grad(const THTensor *grad, int64_t dim, const THTensor *indices, const ATIntList *sizes,
                                  bool keepdim);
+AT_API THTensor *at_gather_grad(const THTensor *self, int64_t dim, const THTensor *indices, bool keepdim);
 AT_API THTensor *at_cumprod_backward(const THTensor *grad, const THTensor *self, int64_t dim);
 AT_API THTensor *at_prod_backward(const THTensor *grad, const THTensor *self, const ATIntList *dims, bool keepdim);
 #endif
