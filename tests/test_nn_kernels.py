@@ -162,3 +162,17 @@ def test_dropout():
     f = ct.feature_dropout(z, 0.5, True)
     per_channel = f.sum((2, 3)) if hasattr(f, "sum") else None
     assert set(np.unique(per_channel.numpy()).tolist()) <= {0.0, 18.0}
+
+
+@pytest.mark.parametrize("kw", [dict(scale_factor=2, mode="bicubic", align_corners=False),
+                                dict(size=(7, 9), mode="bicubic", align_corners=True),
+                                dict(size=(3, 4), mode="bicubic"), dict(scale_factor=2, mode="area"),
+                                dict(size=(3, 4), mode="area"), dict(scale_factor=1.5, mode="nearest-exact"),
+                                dict(size=(8, 3), mode="nearest-exact")])
+def test_interpolate_bicubic_area_nearest_exact_match_torch(kw):
+    torch = oracle.require_torch()
+    x = np.random.RandomState(0).randn(1, 2, 5, 6).astype(np.float32)
+    a = ct.nn.functional.interpolate(ct.tensor(x), **kw).numpy()
+    b = torch.nn.functional.interpolate(torch.tensor(x), **kw).numpy()
+    assert a.shape == b.shape
+    np.testing.assert_allclose(a, b, atol=2e-6)

@@ -640,17 +640,26 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
         sf = [scale_factor] * nd if not isinstance(scale_factor, (list, tuple)) else list(scale_factor)
         out_sizes = [int(math.floor(i * s)) for i, s in zip(in_sizes, sf)]
         scales = sf if not recompute_scale_factor else [o / i for o, i in zip(out_sizes, in_sizes)]
+    if mode == "area":   # torch: adaptive average pooling to the output size
+        pool = {1: adaptive_avg_pool1d, 2: adaptive_avg_pool2d, 3: adaptive_avg_pool3d}[nd]
+        return pool(input, out_sizes if nd > 1 else out_sizes[0])
+    if mode == "bicubic" and nd != 2:
+        raise NotImplementedError("Got %dD input, but bicubic mode needs 4D input" % input.dim())
     out = input
     for k in range(nd):
         d = 2 + k
         n_in, n_out = in_sizes[k], out_sizes[k]
-        if mode == "nearest":
+        sc = (1.0 / scales[k]) if size is None else n_in / n_out   # source step per output step
+        if mode == "nearest-exact":
+            src = [min(int(math.floor((j + 0.5) * sc)), n_in - 1) for j in range(n_out)]
+            out = out.index_select(d, cthtorch.tensor(src))
+        elif mode == "bicubic":
+            out = _cubic_along(out, d, n_in, n_out, sc, align_corners)
+        elif mode == "nearest":
             src = [min(int(math.floor(j / scales[k])), n_in - 1) for j in range(n_out)] if size is None else \
                 [min(int(math.floor(j * n_in / n_out)), n_in - 1) for j in range(n_out)]
             out = out.index_select(d, cthtorch.tensor(src))
-        elif mode in ("bilinear", "linear", "trilinear", "bicubic"):
-            if mode == "bicubic":
-                raise NotImplementedError("bicubic interpolation is not implemented in cthtorch yet")
+        elif mode in ("bilinear", "linear", "trilinear"):
             if align_corners:
                 pos = [j * (n_in - 1) / (n_out - 1) if n_out > 1 else 0.0 for j in range(n_out)]
             else:
@@ -667,6 +676,33 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
             out = a + (b - a) * wt
         else:
             raise NotImplementedError("interpolation mode '%s' is not implemented in cthtorch" % mode)
+    return out
+
+
+def _cubic_along(x, d, n_in, n_out, sc, align_corners, A=-0.75):
+    """Keys' cubic convolution (A = -0.75, as torch) along dim d: four taps per
+    output, source indices clamped to the border, coordinates unclamped."""
+    if align_corners:
+        pos = [j * (n_in - 1) / (n_out - 1) if n_out > 1 else 0.0 for j in range(n_out)]
+    else:
+        pos = [(j + 0.5) * sc - 0.5 for j in range(n_out)]
+
+    def near(t):   # |t| <= 1
+        return ((A + 2) * t - (A + 3)) * t * t + 1
+
+    def far(t):    # 1 < |t| < 2
+        return ((A * t - 5 * A) * t + 8 * A) * t - 4 * A
+    base = [int(math.floor(p)) for p in pos]
+    frac = [p - b for p, b in zip(pos, base)]
+    weights = [[far(t + 1) for t in frac], [near(t) for t in frac], [near(1 - t) for t in frac],
+               [far(2 - t) for t in frac]]
+    shape = [1] * x.dim()
+    shape[d] = n_out
+    out = None
+    for tap in range(4):
+        idx = [min(max(b - 1 + tap, 0), n_in - 1) for b in base]
+        term = x.index_select(d, cthtorch.tensor(idx)) * cthtorch.tensor(weights[tap], dtype=x.dtype).reshape(shape)
+        out = term if out is None else out + term
     return out
 
 
