@@ -27,7 +27,9 @@ def fit(T, steps, **kw):
 
 def test_lbfgs_matches_torch_over_several_steps():
     torch = require_torch()
-    for kw in ({"lr": 0.5}, {"lr": 1, "max_iter": 4}, {"lr": 0.8, "history_size": 3, "max_eval": 6}):
+    for kw in ({"lr": 0.5}, {"lr": 1, "max_iter": 4}, {"lr": 0.8, "history_size": 3, "max_eval": 6},
+               {"lr": 1, "line_search_fn": "strong_wolfe"},
+               {"lr": 1, "max_iter": 5, "history_size": 2, "line_search_fn": "strong_wolfe"}):
         ours = fit(cthtorch, 4, **kw)
         theirs = fit(torch, 4, **kw)
         np.testing.assert_allclose(ours[0], theirs[0], rtol=1e-9)

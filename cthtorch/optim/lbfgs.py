@@ -1,5 +1,6 @@
-"""L-BFGS (PyTorch's algorithm, without line search; strong_wolfe raises)."""
+"""L-BFGS (PyTorch's algorithm, with or without the strong-Wolfe line search)."""
 import cthtorch
+from cthtorch.optim._line_search import strong_wolfe
 from cthtorch.optim.optimizer import Optimizer
 
 
@@ -8,8 +9,8 @@ class LBFGS(Optimizer):
                  history_size=100, line_search_fn=None):
         if max_eval is None:
             max_eval = max_iter * 5 // 4
-        if line_search_fn is not None:
-            raise NotImplementedError("LBFGS line_search_fn='strong_wolfe' is not implemented in cthtorch")
+        if line_search_fn not in (None, "strong_wolfe"):
+            raise RuntimeError("only 'strong_wolfe' is supported")
         super().__init__(params, dict(lr=lr, max_iter=max_iter, max_eval=max_eval, tolerance_grad=tolerance_grad,
                                       tolerance_change=tolerance_change, history_size=history_size,
                                       line_search_fn=line_search_fn))
@@ -81,13 +82,29 @@ class LBFGS(Optimizer):
                 gtd = flat_grad.dot(d).item()
                 if gtd > -tol_change:
                     break
-                self._add_grad(t, d)
-                if n_iter != max_iter:
-                    with cthtorch.enable_grad():
-                        loss = float(closure())
-                    flat_grad = self._gather_flat_grad()
-                    state["func_evals"] += 1
-                    current_evals += 1
+                if g["line_search_fn"] == "strong_wolfe":
+                    x0 = [p.detach().clone() for p in self._params]
+
+                    def evaluate(step):
+                        self._add_grad(step, d)
+                        with cthtorch.enable_grad():
+                            f_t = float(closure())
+                        g_t = self._gather_flat_grad()
+                        for p, v in zip(self._params, x0):
+                            p.copy_(v)
+                        return f_t, g_t
+                    loss, flat_grad, t, ls_evals = strong_wolfe(evaluate, d, t, loss, flat_grad, gtd)
+                    self._add_grad(t, d)
+                    state["func_evals"] += ls_evals
+                    current_evals += ls_evals
+                else:
+                    self._add_grad(t, d)
+                    if n_iter != max_iter:
+                        with cthtorch.enable_grad():
+                            loss = float(closure())
+                        flat_grad = self._gather_flat_grad()
+                        state["func_evals"] += 1
+                        current_evals += 1
                 if current_evals >= g["max_eval"] or flat_grad.abs().max().item() <= tol_grad:
                     break
                 if d.mul(t).abs().max().item() <= tol_change or abs(loss - prev_loss) < tol_change:
