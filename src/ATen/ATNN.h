@@ -31,6 +31,12 @@ AT_API int at_layer_norm_double_backward(THTensor **outs, const THTensor *ggI, c
                                          const THTensor *ggB, const THTensor *grad, const THTensor *input,
                                          const ATIntList *shape, const THTensor *mean, const THTensor *rstd,
                                          const THTensor *weight, const ATIntList *output_mask);
+AT_API int at_batch_norm_double_backward(THTensor **outs, const THTensor *ggI, const THTensor *ggW,
+                                         const THTensor *ggB, const THTensor *grad, const THTensor *input,
+                                         const THTensor *weight, const THTensor *running_mean,
+                                         const THTensor *running_var, const THTensor *save_mean,
+                                         const THTensor *save_invstd, bool training, double eps,
+                                         const ATIntList *output_mask);
 AT_API int at_layer_norm_backward(THTensor **outs, const THTensor *grad, const THTensor *input,
                                   const ATIntList *shape, const THTensor *mean, const THTensor *rstd,
                                   const THTensor *weight);
