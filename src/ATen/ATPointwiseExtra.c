@@ -177,3 +177,30 @@ int at_equal(const THTensor *a, const THTensor *b) {
   THTensor_free(s);
   return n == THTensor_numel(a);
 }
+
+/* trigamma (the derivative of digamma, for lgamma's second derivative):
+ * reflection below 0, the recurrence psi1(x) = psi1(x + 1) + 1/x^2 up to
+ * x >= 6, then the asymptotic series. */
+static double trigamma1(double x) {
+  if (x <= 0 && x == floor(x)) return INFINITY;
+  if (x < 0) {
+    double s = sin(M_PI * x);
+    return M_PI * M_PI / (s * s) - trigamma1(1 - x);
+  }
+  double acc = 0;
+  while (x < 6) { acc += 1 / (x * x); x += 1; }
+  double r = 1 / (x * x);
+  return acc + 1 / x + r / 2 + (1 / (x * x * x)) * (1.0 / 6 - r * (1.0 / 30 - r * (1.0 / 42 - r / 30)));
+}
+
+THTensor *at_trigamma(const THTensor *self) {
+  THDtype out_dt = THDtype_isFloating(self->dtype) ? self->dtype : at_default_dtype();
+  THTensor *d = at_to_dtype(self, TH_Double, true), *c = d ? at_contiguous(d) : NULL, *r = NULL;
+  THTensor_free(d);
+  if (!c) return NULL;
+  double *v = (double *)THTensor_data(c);
+  for (int64_t i = 0, n = THTensor_numel(c); i < n; i++) v[i] = trigamma1(v[i]);
+  r = at_to_dtype(c, out_dt, false);
+  THTensor_free(c);
+  return r;
+}

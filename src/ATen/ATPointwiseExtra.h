@@ -14,4 +14,6 @@ AT_API THTensor *at_logit(const THTensor *self, ATOptDouble eps, THTensor *out);
 AT_API THTensor *at_xlogy(const THTensor *self, const THTensor *other, THTensor *out);
 AT_API THTensor *at_round_decimals(const THTensor *self, int64_t decimals, THTensor *out);
 AT_API int at_equal(const THTensor *a, const THTensor *b);
+/* trigamma of self (psi_1), computed in double */
+AT_API THTensor *at_trigamma(const THTensor *self);
 #endif
