@@ -8,8 +8,11 @@
  * grad_bias; any may be absent.) */
 #include "ATConv.h"
 
-static THTensor *add_into(THTensor *acc, THTensor *t) {   /* consumes both */
-  if (!acc || !t) { THTensor_free(acc); return t ? t : acc; }
+#include <string.h>
+
+/* acc + t, consuming both; a NULL acc means "nothing yet" (t is taken as is) */
+static THTensor *add_into(THTensor *acc, THTensor *t) {
+  if (!acc) return t;
   THTensor *r = at_add(acc, t, at_scalar_int(1), NULL);
   THTensor_free(acc); THTensor_free(t);
   return r;
@@ -25,31 +28,19 @@ int at_conv2d_double_backward(THTensor **outs, const THTensor *ggI, const THTens
   bool want_w = !output_mask || (output_mask->n > 2 && output_mask->v[2]);
   ATIntList only_i = { 3, { 1, 0, 0 } }, only_w = { 3, { 0, 1, 0 } };
   THTensor *tmp[3];
-  if (want_go) {
+  if (want_go && (ggI || ggW || ggB)) {
     THTensor *acc = NULL;
-    if (ggI) {
-      THTensor *t = at_conv2d(ggI, weight, NULL, stride, padding, dilation, groups);
-      if (!t) goto fail;
-      acc = add_into(acc, t);
-    }
+    if (ggI && !(acc = add_into(acc, at_conv2d(ggI, weight, NULL, stride, padding, dilation, groups)))) goto fail;
     if (ggW) {
       THTensor *t = at_conv2d(input, ggW, NULL, stride, padding, dilation, groups);
-      if (!t) { THTensor_free(acc); goto fail; }
-      acc = add_into(acc, t);
+      if (!t || !(acc = add_into(acc, t))) { THTensor_free(acc); goto fail; }
     }
-    if (ggB) {   /* broadcast over (N, *, H, W): view as (O, 1, 1) */
-      THTensor *b = at_view(ggB, &(ATIntList){ 3, { ggB->sizes[0], 1, 1 } });
-      if (!b) { THTensor_free(acc); goto fail; }
-      if (acc) acc = add_into(acc, b);
-      else {
-        THTensor *z = at_conv2d(input, weight, NULL, stride, padding, dilation, groups);   /* output shape */
-        THTensor *zz = z ? at_mul(z, &(THTensor){ .storage = &(THStorage){ .data = &(double){ 0.0 } },
-                                                  .dtype = TH_Double, .wrapped_number = true }, NULL) : NULL;
-        THTensor_free(z);
-        acc = zz ? add_into(zz, b) : (THTensor_free(b), NULL);
-      }
+    if (ggB) {   /* broadcast over (N, O, H, W): view as (O, 1, 1) onto zeros shaped like grad_output */
+      if (!acc && (acc = THTensor_new(grad->dtype, grad->ndim, grad->sizes)))
+        memset(THTensor_data(acc), 0, THTensor_numel(acc) * THDtype_size(grad->dtype));
+      THTensor *b = acc ? at_view(ggB, &(ATIntList){ 3, { ggB->sizes[0], 1, 1 } }) : NULL;
+      if (!b || !(acc = add_into(acc, b))) { THTensor_free(acc); goto fail; }
     }
-    if ((ggI || ggW || ggB) && !acc) goto fail;
     outs[0] = acc;
   }
   if (want_x && ggW) {

@@ -95,22 +95,30 @@ THTensor *at_uniform_(THTensor *t, double from, double to, THGenerator *g) {
  * whole tensor first, then Box-Muller over blocks of 16 (u1 = 1 - x[j] gives
  * the radius, x[j + 8] the angle), in the target's precision; a ragged tail
  * redraws and transforms the last 16. */
-static void normal16_f(float *d, float mean, float std) {
-  for (int j = 0; j < 8; j++) {
-    float u1 = 1 - d[j], u2 = d[j + 8];
-    float radius = sqrtf(-2 * logf(u1)), theta = (float)(2.0f * M_PI * u2);
-    d[j] = radius * cosf(theta) * std + mean;
-    d[j + 8] = radius * sinf(theta) * std + mean;
+#define DEFINE_NORMAL16(NAME, T, SQRT, LOG, COS, SIN)                     \
+  static void NAME(T *d, T mean, T std) {                                 \
+    for (int j = 0; j < 8; j++) {                                         \
+      T u1 = 1 - d[j], u2 = d[j + 8];                                     \
+      T radius = SQRT(-2 * LOG(u1)), theta = (T)(2.0 * M_PI * u2);        \
+      d[j] = radius * COS(theta) * std + mean;                            \
+      d[j + 8] = radius * SIN(theta) * std + mean;                        \
+    }                                                                     \
   }
-}
-static void normal16_d(double *d, double mean, double std) {
-  for (int j = 0; j < 8; j++) {
-    double u1 = 1 - d[j], u2 = d[j + 8];
-    double radius = sqrt(-2 * log(u1)), theta = 2.0 * M_PI * u2;
-    d[j] = radius * cos(theta) * std + mean;
-    d[j + 8] = radius * sin(theta) * std + mean;
-  }
-}
+DEFINE_NORMAL16(normal16_f, float, sqrtf, logf, cosf, sinf)
+DEFINE_NORMAL16(normal16_d, double, sqrt, log, cos, sin)
+
+/* Uniforms for all n, Box-Muller per full block, then the ragged tail. */
+#define NORMAL_FILL_BODY(T, NORMAL16)                                      \
+  do {                                                                    \
+    T *d = (T *)THTensor_data(buf);                                       \
+    for (int64_t i = 0; i < n; i++) d[i] = (T)u(g, a01);                  \
+    for (int64_t i = 0; i + 16 <= n; i += 16) NORMAL16(d + i, (T)mean, (T)std); \
+    if (n % 16) {                                                         \
+      d += n - 16;                                                        \
+      for (int i = 0; i < 16; i++) d[i] = (T)u(g, a01);                   \
+      NORMAL16(d, (T)mean, (T)std);                                       \
+    }                                                                     \
+  } while (0)
 static THTensor *normal_fill(THTensor *t, double mean, double std, THGenerator *g) {
   int64_t n = THTensor_numel(t);
   bool dbl = t->dtype == TH_Double;
@@ -119,25 +127,8 @@ static THTensor *normal_fill(THTensor *t, double mean, double std, THGenerator *
   Draw u = uniform_draw(t->dtype);
   double a01[2] = { 0, 1 };
   pthread_mutex_lock(&g->mutex);
-  if (dbl) {
-    double *d = (double *)THTensor_data(buf);
-    for (int64_t i = 0; i < n; i++) d[i] = u(g, a01);
-    for (int64_t i = 0; i + 16 <= n; i += 16) normal16_d(d + i, mean, std);
-    if (n % 16) {
-      d += n - 16;
-      for (int i = 0; i < 16; i++) d[i] = u(g, a01);
-      normal16_d(d, mean, std);
-    }
-  } else {
-    float *d = (float *)THTensor_data(buf);
-    for (int64_t i = 0; i < n; i++) d[i] = (float)u(g, a01);
-    for (int64_t i = 0; i + 16 <= n; i += 16) normal16_f(d + i, (float)mean, (float)std);
-    if (n % 16) {
-      d += n - 16;
-      for (int i = 0; i < 16; i++) d[i] = (float)u(g, a01);
-      normal16_f(d, (float)mean, (float)std);
-    }
-  }
+  if (dbl) NORMAL_FILL_BODY(double, normal16_d);
+  else NORMAL_FILL_BODY(float, normal16_f);
   pthread_mutex_unlock(&g->mutex);
   int rc = at_copy_(t, buf);
   THTensor_free(buf);
@@ -303,14 +294,14 @@ THTensor *at_randperm(int64_t n, THDtype dtype, THGenerator *g) {
 
 /* torch's multinomial, draw for draw. Without replacement (or one sample):
  * q ~ Exp(1) per category, then the largest p / q (the Gumbel trick). */
-static const double *sort_keys;
+typedef struct { double key; int64_t i; } Keyed;
 static int by_key_desc(const void *x, const void *y) {
-  double a = sort_keys[*(const int64_t *)x], b = sort_keys[*(const int64_t *)y];
-  if (a != b) return a > b ? -1 : 1;
-  return *(const int64_t *)x < *(const int64_t *)y ? -1 : 1;
+  const Keyed *a = x, *b = y;
+  if (a->key != b->key) return a->key > b->key ? -1 : 1;
+  return a->i < b->i ? -1 : 1;
 }
-static void multinomial_exp_trick(double *pv, int64_t rows, int64_t k, int64_t ns, bool dbl, int64_t *ov,
-                                  THGenerator *g) {
+static int multinomial_exp_trick(double *pv, int64_t rows, int64_t k, int64_t ns, bool dbl, int64_t *ov,
+                                 THGenerator *g) {
   for (int64_t r = 0; r < rows; r++) {   /* torch draws the whole exponential tensor first */
     double *w = pv + r * k;
     for (int64_t i = 0; i < k; i++) {
@@ -318,7 +309,11 @@ static void multinomial_exp_trick(double *pv, int64_t rows, int64_t k, int64_t n
       w[i] = dbl ? w[i] / e : (double)((float)w[i] / (float)e);
     }
   }
-  int64_t *idx = ns > 1 ? malloc((size_t)k * sizeof *idx) : NULL;
+  Keyed *kv = NULL;
+  if (ns > 1 && !(kv = malloc((size_t)k * sizeof *kv))) {
+    THError_set(TH_ERR_MEMORY, "multinomial: out of memory sorting %lld categories", (long long)k);
+    return -1;
+  }
   for (int64_t r = 0; r < rows; r++) {
     double *w = pv + r * k;
     if (ns == 1) {
@@ -327,12 +322,12 @@ static void multinomial_exp_trick(double *pv, int64_t rows, int64_t k, int64_t n
       ov[r] = best;
       continue;
     }
-    for (int64_t i = 0; i < k; i++) idx[i] = i;
-    sort_keys = w;
-    qsort(idx, (size_t)k, sizeof *idx, by_key_desc);
-    for (int64_t s = 0; s < ns; s++) ov[r * ns + s] = idx[s];
+    for (int64_t i = 0; i < k; i++) kv[i] = (Keyed){ w[i], i };
+    qsort(kv, (size_t)k, sizeof *kv, by_key_desc);
+    for (int64_t s = 0; s < ns; s++) ov[r * ns + s] = kv[s].i;
   }
-  free(idx);
+  free(kv);
+  return 0;
 }
 
 /* With replacement: a normalised running sum in the input's precision, one
@@ -393,11 +388,12 @@ THTensor *at_multinomial(const THTensor *probs, int64_t ns, bool replacement, TH
   }
   if (!err) {
     pthread_mutex_lock(&g->mutex);
-    if (!replacement || ns == 1) multinomial_exp_trick(pv, rows, k, ns, dbl, ov, g);
+    if (!replacement || ns == 1) err = multinomial_exp_trick(pv, rows, k, ns, dbl, ov, g) < 0 ? 3 : 0;
     else multinomial_cdf(pv, rows, k, ns, dbl, ov, g);
     pthread_mutex_unlock(&g->mutex);
   }
   THTensor_free(pc);
+  if (err == 3) { THTensor_free(out); return NULL; }   /* error already set */
   if (err) {
     THTensor_free(out);
     THError_set(TH_ERR_RUNTIME, err == 1 ? "probability tensor contains either `inf`, `nan` or element < 0"

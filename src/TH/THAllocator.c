@@ -32,8 +32,7 @@ static size_t round_large(size_t n) { return (n + 4095) & ~(size_t)4095; }
 /* Kernel scratch buffers (malloc'd column matrices and the like, up to
  * 32 MiB, glibc's ceiling) stay in malloc's heap instead of a fresh mmap per
  * call, so reusing them costs no page faults. */
-static pthread_once_t heap_once = PTHREAD_ONCE_INIT;
-static void tune_heap(void) {
+__attribute__((constructor)) static void tune_heap(void) {
   mallopt(M_MMAP_THRESHOLD, 32 << 20);
   mallopt(M_TRIM_THRESHOLD, 128 << 20);
 }
@@ -42,7 +41,6 @@ static void *cpu_malloc(const THAllocator *self, size_t nbytes, void **ctx) {
   (void)self;
   *ctx = NULL;
   void *p = NULL;
-  pthread_once(&heap_once, tune_heap);
   if (nbytes >= LARGE_BLOCK) {
     size_t sz = round_large(nbytes);
     pthread_mutex_lock(&cache_lock);
