@@ -88,7 +88,8 @@ def sinc(input):
 
 
 class _ScipyUnary(Function):
-    """f(x) by scipy.special with derivative df(x) (both numpy callables)."""
+    """f(x) by scipy.special (a numpy callable); its derivative df is a cthtorch
+    function of x built from differentiable ops, so double backward works."""
     @staticmethod
     def forward(ctx, x, f, df):
         ctx.df = df
@@ -98,7 +99,7 @@ class _ScipyUnary(Function):
     @staticmethod
     def backward(ctx, g):
         (x,) = ctx.saved_tensors
-        return g * _from_np(np.asarray(ctx.df(_np(x).astype(np.float64))), x.dtype), None, None
+        return g * ctx.df(x), None, None
 
 
 def _special():
@@ -107,16 +108,22 @@ def _special():
 
 
 def i0(input):
-    sp = _special()
-    return _ScipyUnary.apply(_floatify(input), sp.i0, sp.i1)
+    return _ScipyUnary.apply(_floatify(input), _special().i0, i1)
+
+
+def i1(input):
+    # I1'(x) = I0(x) - I1(x) / x, and 1/2 at 0
+    def d_i1(t):
+        safe = cthtorch.where(t == 0, cthtorch.ones_like(t), t)
+        return cthtorch.where(t == 0, cthtorch.full_like(t, 0.5), i0(t) - i1(t) / safe)
+    return _ScipyUnary.apply(_floatify(input), _special().i1, d_i1)
 
 
 def polygamma(n, input):
     if n < 0:
         raise RuntimeError("polygamma(n, x) does not support negative n.")
     sp = _special()
-    x = _floatify(input)
-    return _ScipyUnary.apply(x, lambda a: sp.polygamma(n, a), lambda a: sp.polygamma(n + 1, a))
+    return _ScipyUnary.apply(_floatify(input), lambda a: sp.polygamma(n, a), lambda t: polygamma(n + 1, t))
 
 
 def mvlgamma(input, p):

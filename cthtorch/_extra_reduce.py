@@ -183,12 +183,18 @@ class _LogCumSumExp(Function):
     @staticmethod
     def backward(ctx, g):
         # d out_i / d x_j = exp(x_j - out_i) for i >= j; summed with a reverse
-        # log-cum-sum-exp over positive and negative parts of g (stable)
+        # log-cum-sum-exp over the positive and negative parts of g (stable). The
+        # parts missing in a slot get the dtype's lowest finite value rather than
+        # log(0), so this stays differentiable (double backward).
         x, out = ctx.saved_tensors
         d = ctx.dim
-        pos = cthtorch.exp(logcumsumexp((cthtorch.log(g.clamp(min=0)) - out).flip([d]), d).flip([d]) + x)
-        neg = cthtorch.exp(logcumsumexp((cthtorch.log((-g).clamp(min=0)) - out).flip([d]), d).flip([d]) + x)
-        return pos - neg, None
+        lowest = cthtorch.full((), cthtorch.finfo(g.dtype).min, dtype=g.dtype)
+        log_abs = g.abs().log()
+
+        def part(mask):
+            logs = cthtorch.where(mask, log_abs, lowest) - out
+            return cthtorch.exp(logcumsumexp(logs.flip([d]), d).flip([d]) + x)
+        return part(g > 0) - part(g < 0), None
 
 
 def logcumsumexp(input, dim):

@@ -5,7 +5,7 @@ import warnings
 import numpy as np
 
 import cthtorch
-from cthtorch.autograd.function import Function
+from cthtorch.autograd.function import Function, once_differentiable
 from cthtorch._shape_ops import _wrap_dim, _idx_np, _np
 from cthtorch._extra_reduce import _from_np
 
@@ -216,9 +216,11 @@ class _IndexReduce(Function):
             safe = np.where(cnt > 0, cnt, 1)
             r = np.where(hit.reshape(cnt.shape), r / safe if r.dtype.kind == "f" else r // safe, r)
         ctx.args = (dim, idx, reduce, include_self, x, s, r, hit, cnt)
+        ctx.save_for_backward(input, source)   # only so once_differentiable links a double backward
         return _from_np(np.moveaxis(r, 0, dim), input.dtype)
 
     @staticmethod
+    @once_differentiable
     def backward(ctx, g):
         dim, idx, reduce, include_self, x, s, r, hit, cnt = ctx.args
         ga = np.moveaxis(_np(g), dim, 0).astype(np.float64)

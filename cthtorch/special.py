@@ -82,5 +82,14 @@ def log_softmax(input, dim, *, dtype=None):
     return _t.log_softmax(input, dim, dtype=dtype)
 
 
+def i1(input, *, out=None):
+    from cthtorch._extra_pointwise import i1 as _i1
+    return _i1(input)
+
+
+def i1e(input, *, out=None):
+    return i1(input) * _t.exp(-input.abs())
+
+
 def i0e(input, *, out=None):
     return _t.i0(input) * _t.exp(-input.abs())

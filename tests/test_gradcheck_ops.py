@@ -13,6 +13,10 @@ from cthtorch.autograd import gradcheck, gradgradcheck
 F = ct.nn.functional
 
 
+# a zero in row 0, two in row 1, none in row 2: prod's exact-zero paths
+ZEROS_34 = ct.tensor([[1., 0., 1., 1.], [0., 1., 1., 0.], [1., 1., 1., 1.]], dtype=ct.float64)
+
+
 def pos(*shape):
     return ("pos", shape)       # in (0.5, 1.5)
 
@@ -59,6 +63,9 @@ CASES = [
     ("logsumexp", lambda a: a.logsumexp(1), [any_(3, 4)]),
     ("norm", lambda a: a.norm() + a.norm(p=1, dim=0).sum(), [any_(3, 4)]),
     ("cumsum_cumprod", lambda a: a.cumsum(0) + a.cumprod(1), [pos(3, 3)]),
+    ("prod_all_keepdim_noncontig", lambda a: a.prod() + a.t().prod(0, keepdim=True).sum(), [any_(3, 4)]),
+    ("prod_zeros", lambda a: (a * ZEROS_34).prod(1), [any_(3, 4)]),
+    ("cumprod_zeros", lambda a: (a * ZEROS_34).cumprod(1) + (a * ZEROS_34).t().cumprod(1).t(), [any_(3, 4)]),
     ("softmax_logsoftmax", lambda a: F.softmax(a, 1) + F.log_softmax(a, 0), [any_(3, 4)]),
     ("mm_matmul", lambda a, b: a @ b, [any_(3, 4), any_(4, 2)]),
     ("matmul_batched_broadcast", lambda a, b: ct.matmul(a, b), [any_(2, 3, 4), any_(4, 5)]),
@@ -118,11 +125,27 @@ CASES = [
     ("linalg_inv_det", lambda a: ct.linalg.inv(a + 3 * ct.eye(3, dtype=a.dtype)).sum()
      + ct.linalg.det(a + 3 * ct.eye(3, dtype=a.dtype)), [any_(3, 3)]),
     ("cdist", lambda a, b: ct.cdist(a, b), [any_(3, 2), any_(4, 2)]),
+    # Python-level autograd.Functions: their backward must itself be recorded
+    ("logcumsumexp", lambda a: a.logcumsumexp(1), [any_(3, 4)]),
+    ("linalg_svdvals_pinv", lambda a: ct.linalg.svdvals(a).sum() + ct.linalg.pinv(a), [any_(3, 3)]),
+    ("linalg_svd_wide", lambda a: ct.linalg.svd(a, full_matrices=True)[1], [any_(2, 4)]),
+    ("linalg_cholesky_eigh", lambda a: ct.linalg.cholesky(a @ a.mT + 3 * ct.eye(3, dtype=a.dtype)).sum()
+     + ct.linalg.eigh(a + a.mT)[0], [any_(3, 3)]),
+    ("linalg_solve_slogdet", lambda a, b: ct.linalg.solve(a + 3 * ct.eye(3, dtype=a.dtype), b).sum(0)
+     + ct.linalg.slogdet(a + 3 * ct.eye(3, dtype=a.dtype))[1], [any_(3, 3), any_(3, 2)]),
+    ("polygamma_i0_i1", lambda a: ct.polygamma(1, a) + ct.polygamma(0, a) + ct.i0(a) + ct.special.i1(a), [pos(4)]),
+    ("pdist_pairwise", lambda a, b: F.pdist(a).sum() + F.pairwise_distance(a, b), [any_(3, 2), any_(3, 2)]),
+    ("vector_norms", lambda a: ct.linalg.vector_norm(a, 3, 1) + ct.linalg.vector_norm(a, float("inf"), 1)
+     + ct.linalg.vector_norm(a, 1, 1), [any_(3, 4)]),
+    ("triplet_margin", lambda a, p, n: F.triplet_margin_loss(a, p, n), [any_(2, 3), any_(2, 3), any_(2, 3)]),
+    ("grid_sample", lambda x, g: F.grid_sample(x, g.tanh(), align_corners=False), [any_(1, 1, 3, 3), any_(1, 2, 2, 2)]),
+    ("embedding_bag", lambda w: F.embedding_bag(ct.tensor([0, 2, 1, 2]), w, ct.tensor([0, 2]), mode="mean") ** 2,
+     [any_(3, 2)]),
+    ("lp_pool_adaptive_max", lambda x: F.lp_pool2d(x.abs() + 0.5, 2, 2).sum() + F.adaptive_max_pool2d(x * x, 2),
+     [any_(1, 1, 4, 4)]),
+    ("sdpa", lambda q: F.scaled_dot_product_attention(q, q * 2, q), [any_(1, 3, 2)]),
 ]
 
-# Double backward is not implemented yet for these: asking for it raises
-# NotImplementedError (checked below), never a silently wrong number.
-NO_DOUBLE = {"prod", "cumsum_cumprod"}
 
 
 def make(spec, rs):
@@ -144,18 +167,28 @@ def test_gradcheck(name, fn, specs):
     assert gradcheck(fn, inputs)
 
 
-@pytest.mark.parametrize("name,fn,specs", [c for c in CASES if c[0] not in NO_DOUBLE],
-                         ids=[c[0] for c in CASES if c[0] not in NO_DOUBLE])
+@pytest.mark.parametrize("name,fn,specs", CASES, ids=[c[0] for c in CASES])
 def test_gradgradcheck(name, fn, specs):
     rs = np.random.RandomState(zlib.crc32(name.encode()))
     inputs = [make(s, rs) for s in specs]
     assert gradgradcheck(fn, inputs)
 
 
-@pytest.mark.parametrize("name,fn,specs", [c for c in CASES if c[0] in NO_DOUBLE],
-                         ids=[c[0] for c in CASES if c[0] in NO_DOUBLE])
-def test_missing_double_backward_raises(name, fn, specs):
-    rs = np.random.RandomState(zlib.crc32(name.encode()))
-    inputs = [make(s, rs) for s in specs]
-    with pytest.raises(NotImplementedError):
-        gradgradcheck(fn, inputs)
+def test_once_differentiable_backward_raises_on_double_backward():
+    # index_reduce's backward runs in numpy: a second derivative must raise, not come out zero
+    x = ct.tensor([1., 2., 3., 4.], dtype=ct.float64, requires_grad=True)
+    s = ct.tensor([5., 6.], dtype=ct.float64, requires_grad=True)
+    g, = ct.autograd.grad(x.index_reduce(0, ct.tensor([0, 2]), s, "prod").sum(), x, create_graph=True)
+    assert g.tolist() == [5., 1., 6., 1.]
+    with pytest.raises(RuntimeError, match="once_differentiable"):
+        g.sum().backward()
+
+
+@pytest.mark.parametrize("op", ["prod", "cumprod"])
+def test_third_derivative_of_prod_raises(op):
+    x = ct.tensor([[0.5, 2.0, 0.0], [1.5, -1.0, 3.0]], dtype=ct.float64, requires_grad=True)
+    y = x.prod(1).sum() if op == "prod" else x.cumprod(1).sum()
+    g, = ct.autograd.grad(y, x, create_graph=True)
+    gg, = ct.autograd.grad((g * g).sum(), x, create_graph=True)
+    with pytest.raises(NotImplementedError, match="third derivative"):
+        gg.sum().backward()

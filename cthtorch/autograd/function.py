@@ -122,11 +122,49 @@ class Function(FunctionCtx, metaclass=FunctionMeta):
         return outs if is_tuple else outs[0]
 
 
+class _DelayedError(Function):
+    """Stands in for a backward that cannot itself be differentiated: its
+    outputs carry the values, and differentiating them raises msg."""
+    @staticmethod
+    def forward(ctx, msg, n, *tensors):
+        ctx.msg = msg
+        return tuple(t.clone() for t in tensors[:n])   # the rest only link the node to the graph
+
+    @staticmethod
+    def backward(ctx, *grads):
+        raise RuntimeError(ctx.msg)
+
+
 def once_differentiable(fn):
+    """backward runs without recording; under create_graph its results are
+    tied to the incoming gradients by a node that raises PyTorch's error if a
+    higher derivative is requested (never a silently zero one)."""
     @functools.wraps(fn)
     def wrapper(ctx, *args):
         with cthtorch.no_grad():
-            return fn(ctx, *args)
+            outputs = fn(ctx, *args)
+        if not cthtorch.is_grad_enabled():
+            return outputs
+        # linked to the incoming gradients and (unlike torch) to the saved
+        # tensors too, so a backward that depends on its inputs never looks constant
+        try:
+            saved = [t for t in ctx.saved_tensors if t is not None]
+        except RuntimeError:
+            saved = []
+        grads = [a for a in list(args) + saved if isinstance(a, cthtorch.Tensor) and a.requires_grad]
+        if not grads:
+            return outputs
+        single = not isinstance(outputs, tuple)
+        outs = (outputs,) if single else outputs
+        idx = [i for i, o in enumerate(outs) if isinstance(o, cthtorch.Tensor) and o.is_floating_point()]
+        wrapped = _DelayedError.apply("trying to differentiate twice a function that was marked with "
+                                      "@once_differentiable", len(idx), *[outs[i] for i in idx], *grads)
+        if not isinstance(wrapped, tuple):
+            wrapped = (wrapped,)
+        outs = list(outs)
+        for k, i in enumerate(idx):
+            outs[i] = wrapped[k]
+        return outs[0] if single else tuple(outs)
     return wrapper
 
 

@@ -3,7 +3,6 @@ import cthtorch.nn.functional as F
 
 from . import constraints
 from ._samplers import standard_gamma
-from ._special import digamma
 from .exp_family import ExponentialFamily
 
 __all__ = ["Dirichlet"]
@@ -63,8 +62,8 @@ class Dirichlet(ExponentialFamily):
         c = self.concentration
         k = c.size(-1)
         a0 = c.sum(-1)
-        return (torch.lgamma(c).sum(-1) - torch.lgamma(a0) - (k - a0) * digamma(a0)
-                - ((c - 1.0) * digamma(c)).sum(-1))
+        return (torch.lgamma(c).sum(-1) - torch.lgamma(a0) - (k - a0) * torch.digamma(a0)
+                - ((c - 1.0) * torch.digamma(c)).sum(-1))
 
     @property
     def _natural_params(self):

@@ -4,7 +4,6 @@ import cthtorch as torch
 
 from . import constraints
 from ._samplers import standard_gamma
-from ._special import digamma
 from .exp_family import ExponentialFamily
 from .utils import broadcast_all
 
@@ -59,7 +58,7 @@ class Gamma(ExponentialFamily):
 
     def entropy(self):
         return (self.concentration - torch.log(self.rate) + torch.lgamma(self.concentration)
-                + (1.0 - self.concentration) * digamma(self.concentration))
+                + (1.0 - self.concentration) * torch.digamma(self.concentration))
 
     @property
     def _natural_params(self):

@@ -24,7 +24,6 @@ from .one_hot_categorical import OneHotCategorical
 from .poisson import Poisson
 from .transformed_distribution import TransformedDistribution
 from .uniform import Uniform
-from ._special import digamma
 from .utils import _sum_rightmost
 
 __all__ = ["register_kl", "kl_divergence"]
@@ -120,9 +119,9 @@ def _kl_beta_beta(p, q):
     sum_q = q.concentration1 + q.concentration0
     t1 = q.concentration1.lgamma() + q.concentration0.lgamma() + sum_p.lgamma()
     t2 = p.concentration1.lgamma() + p.concentration0.lgamma() + sum_q.lgamma()
-    t3 = (p.concentration1 - q.concentration1) * digamma(p.concentration1)
-    t4 = (p.concentration0 - q.concentration0) * digamma(p.concentration0)
-    t5 = (sum_q - sum_p) * digamma(sum_p)
+    t3 = (p.concentration1 - q.concentration1) * torch.digamma(p.concentration1)
+    t4 = (p.concentration0 - q.concentration0) * torch.digamma(p.concentration0)
+    t5 = (sum_q - sum_p) * torch.digamma(sum_p)
     return t1 - t2 + t3 + t4 + t5
 
 
@@ -130,7 +129,7 @@ def _kl_beta_beta(p, q):
 def _kl_gamma_gamma(p, q):
     t1 = q.concentration * torch.log(p.rate / q.rate)
     t2 = torch.lgamma(q.concentration) - torch.lgamma(p.concentration)
-    t3 = (p.concentration - q.concentration) * digamma(p.concentration)
+    t3 = (p.concentration - q.concentration) * torch.digamma(p.concentration)
     t4 = (q.rate - p.rate) * (p.concentration / p.rate)
     return t1 + t2 + t3 + t4
 
@@ -142,7 +141,7 @@ def _kl_dirichlet_dirichlet(p, q):
     t1 = sum_p.lgamma() - sum_q.lgamma()
     t2 = (p.concentration.lgamma() - q.concentration.lgamma()).sum(-1)
     t3 = p.concentration - q.concentration
-    t4 = digamma(p.concentration) - digamma(sum_p).unsqueeze(-1)
+    t4 = torch.digamma(p.concentration) - torch.digamma(sum_p).unsqueeze(-1)
     return t1 - t2 + (t3 * t4).sum(-1)
 
 

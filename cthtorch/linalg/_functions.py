@@ -204,8 +204,9 @@ class Svd(Function):
     @staticmethod
     def forward(ctx, A, full_matrices):
         U, S, Vh, info = _VF._lapack_svd(A, full_matrices, True)
-        k = S.shape[-1]
-        ctx.save_for_backward(U[..., :k], S, Vh[..., :k, :])
+        # the outputs themselves are saved (sliced in backward): a view made here
+        # would not be connected to this node, and double backward would lose it
+        ctx.save_for_backward(U, S, Vh)
         ctx.mark_non_differentiable(info)
         return U, S, Vh, info
 
@@ -213,6 +214,7 @@ class Svd(Function):
     def backward(ctx, gU, gS, gVh, _):
         U, S, Vh = ctx.saved_tensors
         k = S.shape[-1]
+        U, Vh = U[..., :k], Vh[..., :k, :]
         m, n = U.shape[-2], Vh.shape[-1]
         gU, gVh = gU[..., :k], gVh[..., :k, :]
         V, gV = Vh.mT, gVh.mT

@@ -7,54 +7,10 @@ from cthtorch import _C
 _nn = _C._nn
 
 
-class _PNorm(cthtorch.autograd.Function):
-    """||x||_p over dim, with torch's subgradient: 0 where the norm is 0; ties share an inf-norm gradient."""
-
-    @staticmethod
-    def forward(ctx, x, p, dim, keepdim):
-        a = x.abs()
-        if p == float("inf"):
-            n = a.amax(dim, keepdim=True)
-        elif p == 0:
-            n = (a != 0).to(x.dtype).sum(dim, keepdim=True)
-        elif p == 1:
-            n = a.sum(dim, keepdim=True)
-        elif p == 2:
-            n = (a * a).sum(dim, keepdim=True).sqrt()
-        else:
-            n = a.pow(p).sum(dim, keepdim=True).pow(1.0 / p)
-        ctx.save_for_backward(x, n)
-        ctx.cfg = (p, dim, keepdim)
-        return n if keepdim else n.squeeze(dim)
-
-    @staticmethod
-    def backward(ctx, g):
-        x, n = ctx.saved_tensors
-        p, dim, keepdim = ctx.cfg
-        if not keepdim:
-            g = g.unsqueeze(dim)
-        zero = n == 0
-        safe = cthtorch.where(zero, cthtorch.ones_like(n), n)
-        if p == 0:
-            return x * 0, None, None, None
-        if p == float("inf"):
-            hit = (x.abs() == n).to(x.dtype)
-            gx = x.sign() * hit / hit.sum(dim, keepdim=True).clamp_min(1) * g
-        elif p == 1:
-            gx = x.sign() * g
-        elif p == 2:
-            gx = x / safe * g
-        else:
-            gx = x.sign() * x.abs().pow(p - 1) / safe.pow(p - 1) * g
-        return cthtorch.where(zero, gx * 0, gx), None, None, None
-
-
 def _vector_norm(x, p=2.0, dim=-1, keepdim=False):
-    p = float(p)
-    if p == float("-inf"):
-        n = x.abs().amin(dim, keepdim=keepdim)
-        return n
-    return _PNorm.apply(x, p, dim, keepdim)
+    # linalg.vector_norm: torch's subgradients (0 at a zero vector, ties share an inf-norm
+    # gradient), and a backward built from differentiable ops so double backward works
+    return cthtorch.linalg.vector_norm(x, float(p), dim, keepdim)
 
 
 def cosine_similarity(x1, x2, dim=1, eps=1e-8):

@@ -411,82 +411,162 @@ THTensor *at_scatter_grad(const THTensor *grad, int64_t dim, const THTensor *ind
   return out;
 }
 
-/* d prod / d x_i = product of the others (prefix * suffix, so zeros are exact) */
-THTensor *at_prod_backward(const THTensor *grad, const THTensor *self, const ATIntList *dims, bool keepdim) {
-  THTensor *w = work_copy(self);
-  if (!w) return NULL;
-  THTensor *wd = w->dtype == TH_Double ? THTensor_retain(w) : at_to_dtype(w, TH_Double, false);
-  THTensor_free(w);
-  if (!wd) return NULL;
-  ATReduce2D r;
-  if (at_reduce_prepare(wd, dims, keepdim, &r) < 0) { THTensor_free(wd); return NULL; }
-  /* gradient of each output, flattened in output order */
-  THTensor *gc = work_copy(grad);
-  THTensor *gi = gc ? THTensor_new(TH_Double, 1, &(int64_t){ r.M * r.K }) : NULL, *res = NULL;
-  if (gi) {
-    double *out = (double *)THTensor_data(gi);
-    double *pre = malloc((r.K + 1) * sizeof(double)), *suf = malloc((r.K + 1) * sizeof(double));
-    for (int64_t m = 0; pre && suf && m < r.M; m++) {
-      const double *p = (const double *)(r.data + m * r.sm * 8);
-      pre[0] = 1;
-      for (int64_t k = 0; k < r.K; k++) pre[k + 1] = pre[k] * p[k * r.sk];
-      suf[r.K] = 1;
-      for (int64_t k = r.K - 1; k >= 0; k--) suf[k] = suf[k + 1] * p[k * r.sk];
-      double gm = getd(gc, m);
-      for (int64_t k = 0; k < r.K; k++) out[m * r.K + k] = gm * pre[k] * suf[k + 1];
-    }
-    free(pre); free(suf);
-    /* out is in (kept dims, reduced dims) order: permute back to self's layout */
-    ATIntList perm = { 0 }, shape = { 0 };
-    for (int i = 0; i < self->ndim; i++) if (!r.reduced[i]) { perm.v[perm.n++] = i; shape.v[shape.n++] = self->sizes[i]; }
-    for (int i = 0; i < self->ndim; i++) if (r.reduced[i]) { perm.v[perm.n++] = i; shape.v[shape.n++] = self->sizes[i]; }
-    THTensor *shaped = at_reshape(gi, &shape);
-    if (shaped) {
-      ATIntList inv = { perm.n };
-      for (int i = 0; i < perm.n; i++) inv.v[perm.v[i]] = i;
-      THTensor *back = at_permute(shaped, &inv);
-      if (back) { res = at_to_dtype(back, self->dtype, true); THTensor_free(back); }
-      THTensor_free(shaped);
-    }
+/* prod's backward and its two derivatives, per reduced line x[0..K) with
+ * pre[k] = x[0]..x[k-1] and suf[k] = x[k]..x[K-1] (so zeros are exact):
+ *   PROD_BWD:    out[k] = g * pre[k] * suf[k+1]                (d prod / d x_k)
+ *   PROD_GGRAD:  out    = sum_k a[k] * pre[k] * suf[k+1]       (d <a, bwd> / d g)
+ *   PROD_GSELF:  out[k] = g * d/dx_k sum_i a[i] pre[i] suf[i+1], by reverse
+ *                mode through the two running products, O(K) per line. */
+enum { PROD_BWD, PROD_GGRAD, PROD_GSELF };
+
+static void prod_line(int mode, const double *x, int64_t sx, const double *a, int64_t sa, double g, int64_t K,
+                      double *pre, double *suf, double *bp, double *out) {
+  pre[0] = 1;
+  for (int64_t k = 0; k < K; k++) pre[k + 1] = pre[k] * x[k * sx];
+  suf[K] = 1;
+  for (int64_t k = K - 1; k >= 0; k--) suf[k] = suf[k + 1] * x[k * sx];
+  if (mode == PROD_BWD) { for (int64_t k = 0; k < K; k++) out[k] = g * pre[k] * suf[k + 1]; return; }
+  if (mode == PROD_GGRAD) {
+    double q = 0;
+    for (int64_t k = 0; k < K; k++) q += a[k * sa] * pre[k] * suf[k + 1];
+    *out = q;
+    return;
   }
-  THTensor_free(gi); THTensor_free(gc);
-  at_reduce_release(&r);
-  THTensor_free(wd);
+  bp[K] = 0;   /* adjoint of pre[k] */
+  for (int64_t k = K - 1; k >= 0; k--) bp[k] = a[k * sa] * suf[k + 1] + bp[k + 1] * x[k * sx];
+  double bs = 0;   /* adjoint of suf[k], carried forward */
+  for (int64_t k = 0; k < K; k++) {
+    out[k] = g * (bp[k + 1] * pre[k] + bs * suf[k + 1]);
+    bs = a[k * sa] * pre[k] + bs * x[k * sx];
+  }
+}
+
+/* The elements come in (kept dims, reduced dims) order: permute back to self's layout. */
+static THTensor *unflatten_reduced(THTensor *flat, const THTensor *self, const ATReduce2D *r) {
+  ATIntList perm = { 0 }, shape = { 0 };
+  for (int i = 0; i < self->ndim; i++) if (!r->reduced[i]) { perm.v[perm.n++] = i; shape.v[shape.n++] = self->sizes[i]; }
+  for (int i = 0; i < self->ndim; i++) if (r->reduced[i]) { perm.v[perm.n++] = i; shape.v[shape.n++] = self->sizes[i]; }
+  THTensor *shaped = at_reshape(flat, &shape), *res = NULL;
+  if (!shaped) return NULL;
+  ATIntList inv = { perm.n };
+  for (int i = 0; i < perm.n; i++) inv.v[perm.v[i]] = i;
+  THTensor *back = at_permute(shaped, &inv);
+  if (back) { res = at_to_dtype(back, self->dtype, true); THTensor_free(back); }
+  THTensor_free(shaped);
   return res;
 }
 
-/* d cumprod: grad_in[k] = sum_{j>=k} grad[j] * prod_{i<=j, i!=k} x[i]
- *          = (prod_{i<k} x[i]) * S[k],  S[k] = grad[k] + x[k+1] * S[k+1],
- * one pass each way along every line, exact when x holds zeros. */
-THTensor *at_cumprod_backward(const THTensor *grad, const THTensor *self, int64_t dim) {
+static THTensor *prod_kernel(int mode, const THTensor *a, const THTensor *grad, const THTensor *self,
+                             const ATIntList *dims, bool keepdim) {
+  ATReduce2D rx, ra;
+  THTensor *xd = work_copy(self), *ad = (xd && a) ? work_copy(a) : NULL, *gc = NULL, *flat = NULL, *res = NULL;
+  double *buf = NULL;
+  if (!xd || (a && !ad)) goto done;
+  if (at_reduce_prepare(xd, dims, keepdim, &rx) < 0) goto done;
+  if (ad && at_reduce_prepare(ad, dims, keepdim, &ra) < 0) { at_reduce_release(&rx); goto done; }
+  int64_t M = rx.M, K = rx.K;
+  gc = grad ? work_copy(grad) : NULL;
+  flat = (grad && !gc) ? NULL : THTensor_new(TH_Double, 1, &(int64_t){ mode == PROD_GGRAD ? M : M * K });
+  buf = flat ? malloc((size_t)(3 * (K + 1)) * sizeof(double)) : NULL;
+  if (flat && !buf) THError_set(TH_ERR_MEMORY, "prod backward: out of memory");
+  if (buf) {
+    double *ov = (double *)THTensor_data(flat);
+    for (int64_t m = 0; m < M; m++)
+      prod_line(mode, (const double *)(rx.data + m * rx.sm * 8), rx.sk,
+                ad ? (const double *)(ra.data + m * ra.sm * 8) : NULL, ad ? ra.sk : 0, gc ? getd(gc, m) : 1, K,
+                buf, buf + K + 1, buf + 2 * (K + 1), mode == PROD_GGRAD ? ov + m : ov + m * K);
+    if (mode != PROD_GGRAD) res = unflatten_reduced(flat, self, &rx);
+    else {
+      ATIntList osz = { rx.out_ndim };
+      memcpy(osz.v, rx.out_sizes, sizeof(int64_t) * rx.out_ndim);
+      THTensor *shaped = at_reshape(flat, &osz);
+      if (shaped) { res = at_to_dtype(shaped, grad ? grad->dtype : self->dtype, true); THTensor_free(shaped); }
+    }
+  }
+  if (ad) at_reduce_release(&ra);
+  at_reduce_release(&rx);
+done:
+  free(buf);
+  THTensor_free(flat); THTensor_free(gc); THTensor_free(ad); THTensor_free(xd);
+  return res;
+}
+
+THTensor *at_prod_backward(const THTensor *grad, const THTensor *self, const ATIntList *dims, bool keepdim) {
+  return prod_kernel(PROD_BWD, NULL, grad, self, dims, keepdim);
+}
+THTensor *at_prod_backward_ggrad(const THTensor *ggI, const THTensor *grad, const THTensor *self,
+                                 const ATIntList *dims, bool keepdim) {
+  return prod_kernel(PROD_GGRAD, ggI, grad, self, dims, keepdim);
+}
+THTensor *at_prod_backward_gself(const THTensor *ggI, const THTensor *grad, const THTensor *self,
+                                 const ATIntList *dims, bool keepdim) {
+  return prod_kernel(PROD_GSELF, ggI, grad, self, dims, keepdim);
+}
+
+/* cumprod's backward and its two derivatives, per line along dim, with
+ * pre[k] = x[0]..x[k-1] and S[k] = g[k] + x[k+1] * S[k+1] (exact with zeros):
+ *   BWD:    out[k] = pre[k] * S[k]
+ *           (= sum_{j>=k} g[j] * prod_{i<=j, i!=k} x[i])
+ *   GGRAD:  out = the adjoint of S for incoming a: B[k] = a[k] pre[k] + x[k] B[k-1]
+ *   GSELF:  out[k] = adjoint of x[k] through pre and S (reverse mode). */
+static void cumprod_line(int mode, const double *x, const double *g, const double *a, int64_t K, double *S,
+                         double *pre, double *out) {
+  pre[0] = 1;
+  for (int64_t k = 0; k < K; k++) pre[k + 1] = pre[k] * x[k];
+  double s = 0;
+  for (int64_t k = K - 1; k >= 0; k--) { s = g[k] + (k + 1 < K ? x[k + 1] * s : 0); S[k] = s; }
+  if (mode == PROD_BWD) { for (int64_t k = 0; k < K; k++) out[k] = pre[k] * S[k]; return; }
+  if (mode == PROD_GGRAD) {
+    double bS = 0;
+    for (int64_t k = 0; k < K; k++) { bS = a[k] * pre[k] + x[k] * bS; out[k] = bS; }
+    return;
+  }
+  double bpre = 0;   /* adjoint of pre[k+1], walking down */
+  for (int64_t k = K - 1; k >= 0; k--) { out[k] = bpre * pre[k]; bpre = a[k] * S[k] + bpre * x[k]; }
+  double bS = 0;     /* adjoint of S[k-1], walking up */
+  for (int64_t k = 0; k < K; k++) { if (k) out[k] += bS * S[k]; bS = a[k] * pre[k] + x[k] * bS; }
+}
+
+static THTensor *cumprod_kernel(int mode, const THTensor *a, const THTensor *grad, const THTensor *self,
+                                int64_t dim) {
   int64_t d;
-  if (self->ndim == 0) return at_to_dtype(grad, self->dtype, true);
+  if (self->ndim == 0) return at_to_dtype(mode == PROD_BWD ? grad : mode == PROD_GGRAD ? a : self, self->dtype, true);
   if (at_wrap_dim(dim, self->ndim, &d) < 0) return NULL;
   int last = self->ndim - 1;
-  THTensor *xt = at_transpose(self, d, last), *gt = xt ? at_transpose(grad, d, last) : NULL;
-  THTensor *x = gt ? work_copy(xt) : NULL, *g = x ? work_copy(gt) : NULL;   /* contiguous double */
-  THTensor_free(xt); THTensor_free(gt);
-  if (!g) { THTensor_free(x); return NULL; }
-  int64_t K = self->sizes[d], n = THTensor_numel(x), L = K ? n / K : 0;
-  THTensor *out = THTensor_new(TH_Double, x->ndim, x->sizes), *res = NULL;
-  if (out) {
-    const double *xv = (const double *)THTensor_data(x), *gv = (const double *)THTensor_data(g);
-    double *ov = (double *)THTensor_data(out);
-    for (int64_t l = 0; l < L; l++) {
-      const double *xl = xv + l * K, *gl = gv + l * K;
-      double *ol = ov + l * K, s = 0;
-      for (int64_t k = K - 1; k >= 0; k--) {   /* S[k] into ol */
-        s = gl[k] + (k + 1 < K ? xl[k + 1] * s : 0);
-        ol[k] = s;
-      }
-      double pre = 1;
-      for (int64_t k = 0; k < K; k++) { ol[k] *= pre; pre *= xl[k]; }
-    }
-    THTensor *back = at_transpose(out, d, last);
-    if (back) { res = at_to_dtype(back, self->dtype, false); THTensor_free(back); }
+  const THTensor *src[3] = { self, grad, a };
+  THTensor *w[3] = { NULL, NULL, NULL }, *out = NULL, *res = NULL;
+  double *buf = NULL;
+  for (int i = 0; i < 3; i++) {   /* contiguous double copies with dim last */
+    if (!src[i]) continue;
+    THTensor *t = at_transpose(src[i], d, last);
+    w[i] = t ? work_copy(t) : NULL;
+    THTensor_free(t);
+    if (!w[i]) goto done;
   }
-  THTensor_free(out); THTensor_free(x); THTensor_free(g);
+  int64_t K = self->sizes[d], n = THTensor_numel(w[0]), L = K ? n / K : 0;
+  if (!(out = THTensor_new(TH_Double, w[0]->ndim, w[0]->sizes))) goto done;
+  if (!(buf = malloc((size_t)(2 * K + 1) * sizeof(double)))) { THError_set(TH_ERR_MEMORY, "cumprod backward: out of memory"); goto done; }
+  const double *xv = (double *)THTensor_data(w[0]), *gv = (double *)THTensor_data(w[1]), *av = w[2] ? (double *)THTensor_data(w[2]) : NULL;
+  double *ov = (double *)THTensor_data(out);
+  for (int64_t l = 0; l < L; l++)
+    cumprod_line(mode, xv + l * K, gv + l * K, av ? av + l * K : NULL, K, buf, buf + K, ov + l * K);
+  THTensor *back = at_transpose(out, d, last);
+  if (back) { res = at_to_dtype(back, self->dtype, false); THTensor_free(back); }
+done:
+  free(buf);
+  THTensor_free(out);
+  for (int i = 0; i < 3; i++) THTensor_free(w[i]);
   return res;
+}
+
+THTensor *at_cumprod_backward(const THTensor *grad, const THTensor *self, int64_t dim) {
+  return cumprod_kernel(PROD_BWD, NULL, grad, self, dim);
+}
+THTensor *at_cumprod_backward_ggrad(const THTensor *ggI, const THTensor *grad, const THTensor *self, int64_t dim) {
+  return cumprod_kernel(PROD_GGRAD, ggI, grad, self, dim);
+}
+THTensor *at_cumprod_backward_gself(const THTensor *ggI, const THTensor *grad, const THTensor *self, int64_t dim) {
+  return cumprod_kernel(PROD_GSELF, ggI, grad, self, dim);
 }
 
 /* The adjoint of scatter_grad (double backward through max/min/sort/topk...):

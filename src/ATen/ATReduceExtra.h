@@ -22,4 +22,12 @@ AT_API THTensor *at_scatter_grad(const THTensor *grad, int64_t dim, const THTens
 AT_API THTensor *at_gather_grad(const THTensor *self, int64_t dim, const THTensor *indices, bool keepdim);
 AT_API THTensor *at_cumprod_backward(const THTensor *grad, const THTensor *self, int64_t dim);
 AT_API THTensor *at_prod_backward(const THTensor *grad, const THTensor *self, const ATIntList *dims, bool keepdim);
+/* The derivatives of prod_backward / cumprod_backward for an incoming ggI:
+ * with respect to grad (grad's shape) and to self (self's shape). */
+AT_API THTensor *at_prod_backward_ggrad(const THTensor *ggI, const THTensor *grad, const THTensor *self,
+                                        const ATIntList *dims, bool keepdim);
+AT_API THTensor *at_prod_backward_gself(const THTensor *ggI, const THTensor *grad, const THTensor *self,
+                                        const ATIntList *dims, bool keepdim);
+AT_API THTensor *at_cumprod_backward_ggrad(const THTensor *ggI, const THTensor *grad, const THTensor *self, int64_t dim);
+AT_API THTensor *at_cumprod_backward_gself(const THTensor *ggI, const THTensor *grad, const THTensor *self, int64_t dim);
 #endif
