@@ -342,7 +342,7 @@ _METHODS = ("median", "nanmedian", "kthvalue", "mode", "cummax", "cummin", "logc
 # x.op_(...) written back from the out-of-place op
 _INPLACE = ("addmv", "addbmm", "igamma", "igammac", "heaviside", "gcd", "lcm", "sinc", "i0", "mvlgamma", "ldexp",
             "nextafter", "deg2rad", "rad2deg",
-            "index_reduce")
+            "index_reduce", "put")
 
 
 def install(ns):

@@ -7,6 +7,7 @@ import math
 import numpy as np
 
 import cthtorch
+from cthtorch import _C
 from cthtorch.autograd.function import Function
 from cthtorch._shape_ops import _np
 from cthtorch._extra_reduce import _is_float, _dtype_name, _from_np
@@ -122,8 +123,9 @@ def i1(input):
 def polygamma(n, input):
     if n < 0:
         raise RuntimeError("polygamma(n, x) does not support negative n.")
-    sp = _special()
-    return _ScipyUnary.apply(_floatify(input), lambda a: sp.polygamma(n, a), lambda t: polygamma(n + 1, t))
+    x = _floatify(input)
+    # digamma, then psi^(n) by the Hurwitz zeta in C; each differentiates into the next order
+    return cthtorch.digamma(x) if n == 0 else _C._VariableFunctions._polygamma_n(n, x)
 
 
 def mvlgamma(input, p):

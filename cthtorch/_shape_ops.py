@@ -384,6 +384,10 @@ def scatter_add(input, dim, index, src):
 
 def scatter_reduce(input, dim, index, src, reduce, *, include_self=True):
     dim = _wrap_dim(dim, input.dim())
+    if reduce not in ("sum", "prod", "mean", "amax", "amin"):
+        raise RuntimeError("reduce argument must be either sum, prod, mean, amax or amin, got %s" % reduce)
+    if _needs_grad(input, src):
+        return _scatter_reduce_grad(input, dim, index, src, reduce, include_self)
     if reduce == "mean":
         total = _scatter_values(input if include_self else input.clone().scatter_(dim, index, 0.0), dim, index, src, "sum")
         count = _scatter_values(cthtorch.ones_like(input) if include_self else
@@ -397,6 +401,75 @@ def scatter_reduce(input, dim, index, src, reduce, *, include_self=True):
         base = _scatter_values(input, dim, index, init if input.is_floating_point() else
                                int(max(min(init, 2 ** 62), -2 ** 62)))
     return _scatter_values(base, dim, index, src, reduce)
+
+
+def _scatter_reduce_grad(input, dim, index, src, reduce, include_self):
+    """scatter_reduce recorded from differentiable pieces (scatter, scatter_add,
+    gather), with PyTorch's gradients: amax/amin share among ties, mean divides
+    by the count, prod takes the product of the others."""
+    with cthtorch.no_grad():
+        r = scatter_reduce(input.detach(), dim, index, src.detach(), reduce, include_self=include_self)
+    src = src[tuple(slice(0, n) for n in index.shape)] if tuple(src.shape) != tuple(index.shape) else src
+    base = input if include_self else scatter(input, dim, index, 0.0)
+    if reduce == "sum":
+        return scatter_add(base, dim, index, src)
+    if reduce == "mean":
+        ones = cthtorch.ones_like(input) if include_self else cthtorch.ones_like(input).scatter_(dim, index, 0.0)
+        count = _scatter_add_values(ones, dim, index, cthtorch.ones_like(src)).clamp(min=1)
+        return scatter_add(base, dim, index, src) / count
+    if reduce in ("amax", "amin"):
+        return _ScatterExtreme.apply(input, src, dim, index, include_self, r)
+    # prod: r / x for every member; zeros would need the product of the others
+    if bool((src.detach() == 0).any()) or (include_self and bool((input.detach() == 0).any())):
+        raise NotImplementedError("cthtorch: the gradient of scatter_reduce(reduce='prod') with zeros in the "
+                                  "input or src is not implemented")
+    return _ScatterProd.apply(input, src, dim, index, include_self, r)
+
+
+def _touched(like, dim, index):
+    return _scatter_values(cthtorch.zeros(tuple(like.shape), dtype=cthtorch.bool), dim, index, True)
+
+
+class _ScatterProd(Function):
+    """d r / d x = r / x for each factor x of a slot (no zeros); r is this
+    node's own output, so double backward flows through it."""
+    @staticmethod
+    def forward(ctx, input, src, dim, index, include_self, r):
+        out = r.clone()
+        ctx.dim, ctx.include_self = dim, include_self
+        ctx.save_for_backward(input, src, index, out)
+        return out
+
+    @staticmethod
+    def backward(ctx, g):
+        input, src, index, r = ctx.saved_tensors
+        gr = g * r
+        touched = _touched(input, ctx.dim, index)
+        gin = cthtorch.where(touched, gr / input if ctx.include_self else cthtorch.zeros((), dtype=g.dtype), g)
+        return gin, gather(gr, ctx.dim, index) / src, None, None, None, None
+
+
+class _ScatterExtreme(Function):
+    @staticmethod
+    def forward(ctx, input, src, dim, index, include_self, r):
+        ctx.dim, ctx.include_self = dim, include_self
+        ctx.save_for_backward(input, src, index, r)
+        return r.clone()
+
+    @staticmethod
+    def backward(ctx, g):
+        input, src, index, r = ctx.saved_tensors
+        dim = ctx.dim
+        # as PyTorch: an excluded self equal to the result still counts in the
+        # tie (it only gets no gradient itself)
+        hit_self = input == r
+        hit_src = src == _back(np.take_along_axis(_np(r), _idx_np(index), axis=dim), r.dtype)
+        count = hit_self.to(g.dtype) + _scatter_add_values(cthtorch.zeros_like(g), dim, index, hit_src.to(g.dtype))
+        share = g / count.clamp(min=1)
+        gin = share * hit_self.to(g.dtype)
+        if not ctx.include_self:
+            gin = gin.masked_fill(_touched(input, dim, index), 0.0)
+        return gin, gather(share, dim, index) * hit_src.to(g.dtype), None, None, None, None
 
 
 def _inplace(self, r):
@@ -454,6 +527,11 @@ def masked_scatter(input, mask, source):
     n = int(m.sum())
     if source.numel() < n:
         raise RuntimeError("Number of elements of source < number of ones in mask")
+    if _needs_grad(input, source):
+        # where(mask, source's first n elements in mask order, input): differentiable in both
+        pos = np.cumsum(m.reshape(-1)) - 1
+        taken = source.reshape(-1)[cthtorch.from_numpy(np.maximum(pos, 0).astype(np.int64))].reshape(a.shape)
+        return cthtorch.where(cthtorch.from_numpy(np.array(m)), taken, input)
     a[m] = _np(source).reshape(-1)[:n]
     return _back(a, input.dtype)
 
@@ -798,26 +876,17 @@ def install(namespace):
     T = cthtorch.Tensor
     for name in METHODS:
         setattr(T, name, globals()[name])
-    # in-place variants write the out-of-place result back (no_grad for the copy)
+    # in-place variants write the out-of-place result back; copy_ records it, so
+    # self takes the result's history (a new grad_fn) as PyTorch's in-place ops do
     for name in ("scatter", "scatter_add", "masked_fill", "masked_scatter", "scatter_reduce"):
-        def make(n):
-            def inplace(self, *args, **kwargs):
-                if self.requires_grad and self.is_leaf and cthtorch.is_grad_enabled():
-                    raise RuntimeError("a leaf Variable that requires grad is being used in an in-place operation.")
-                r = globals()[n](self, *args, **kwargs)
-                with cthtorch.no_grad():
-                    self.copy_(r)
-                return self
-            inplace.__name__ = n + "_"
-            return inplace
-        setattr(T, name + "_", make(name))
-    T.index_add_ = lambda self, dim, index, source, *, alpha=1: _index_add_(self, dim, index, source, alpha)
-    T.index_add = lambda self, dim, index, source, *, alpha=1: _index_add_(self.clone(), dim, index, source, alpha)
-    T.index_fill_ = lambda self, dim, index, value: _index_fill_(self, dim, index, value)
-    T.index_fill = lambda self, dim, index, value: _index_fill_(self.clone(), dim, index, value)
-    T.index_copy_ = lambda self, dim, index, source: _index_copy_(self, dim, index, source)
-    T.index_copy = lambda self, dim, index, source: _index_copy_(self.clone(), dim, index, source)
-    T.put_ = lambda self, index, source, accumulate=False: _put_(self, index, source, accumulate)
+        setattr(T, name + "_", _inplace_of(globals()[name], name + "_"))
+    T.index_add = lambda self, dim, index, source, *, alpha=1: _index_add(self, dim, index, source, alpha)
+    T.index_add_ = _inplace_of(T.index_add, "index_add_")
+    T.index_fill = lambda self, dim, index, value: _index_fill(self, dim, index, value)
+    T.index_fill_ = _inplace_of(T.index_fill, "index_fill_")
+    T.index_copy = lambda self, dim, index, source: _index_copy(self, dim, index, source)
+    T.index_copy_ = _inplace_of(T.index_copy, "index_copy_")
+
     namespace["index_add"] = T.index_add
     namespace["index_fill"] = T.index_fill
     namespace["index_copy"] = T.index_copy
@@ -829,39 +898,62 @@ def _along(self, dim, index):
     return tuple(key)
 
 
-def _index_add_(self, dim, index, source, alpha):
+def _inplace_of(fn, name):
+    def inplace(self, *args, **kwargs):
+        if self.requires_grad and self.is_leaf and cthtorch.is_grad_enabled():
+            raise RuntimeError("a leaf Variable that requires grad is being used in an in-place operation.")
+        # under autograd the op sees a clone: a backward that saved self must
+        # not see the overwrite below (the generated in-place ops do the same)
+        r = fn(self.clone() if _needs_grad(self, *args, *kwargs.values()) else self, *args, **kwargs)
+        if r.requires_grad:
+            return self.copy_(r)
+        with cthtorch.no_grad():   # no history to take: skip recording a copy
+            self.copy_(r)
+        return self
+    inplace.__name__ = name
+    return inplace
+
+
+def _dim_index(self, dim, index, like):
+    """index (k,) along dim as a scatter index shaped like `like`."""
+    d = _wrap_dim(dim, self.dim())
+    if self.dim() == 0:
+        return d, index.reshape(-1)
+    shape = [1] * self.dim()
+    shape[d] = -1
+    return d, index.reshape(shape).expand(tuple(like.shape))
+
+
+def _index_add(self, dim, index, source, alpha):
+    if _needs_grad(self, source):
+        d, idx = _dim_index(self, dim, index, source)
+        src = source * alpha if alpha != 1 else source
+        if self.dim() == 0:
+            return (self.reshape(1).scatter_add(0, idx, src.reshape(-1))).reshape(())
+        return scatter_add(self, d, idx, src)
     a = _np(self).copy()
     key = _along(self, dim, index)
     src = np.moveaxis(_np(source), _wrap_dim(dim, self.dim()), 0) * alpha
     np.add.at(np.moveaxis(a, _wrap_dim(dim, self.dim()), 0), key[_wrap_dim(dim, self.dim())], src)
-    with cthtorch.no_grad():
-        self.copy_(_back(a, self.dtype))
-    return self
+    return _back(a, self.dtype)
 
 
-def _index_fill_(self, dim, index, value):
+def _index_fill(self, dim, index, value):
+    if _needs_grad(self, value):
+        m = np.zeros(tuple(self.shape), dtype=bool)
+        m[_along(self, dim, index)] = True
+        return masked_fill(self, cthtorch.from_numpy(m), value)
     a = _np(self).copy()
     a[_along(self, dim, index)] = value.item() if isinstance(value, cthtorch.Tensor) else value
-    with cthtorch.no_grad():
-        self.copy_(_back(a, self.dtype))
-    return self
+    return _back(a, self.dtype)
 
 
-def _index_copy_(self, dim, index, source):
+def _index_copy(self, dim, index, source):
+    if _needs_grad(self, source):
+        d, idx = _dim_index(self, dim, index, source)
+        if self.dim() == 0:
+            return scatter(self.reshape(1), 0, idx, source.reshape(-1)).reshape(())
+        return scatter(self, d, idx, source)
     a = _np(self).copy()
     a[_along(self, dim, index)] = _np(source)
-    with cthtorch.no_grad():
-        self.copy_(_back(a, self.dtype))
-    return self
-
-
-def _put_(self, index, source, accumulate):
-    a = _np(self).copy().reshape(-1)
-    i = _idx_np(index).reshape(-1)
-    if accumulate:
-        np.add.at(a, i, _np(source).reshape(-1))
-    else:
-        a[i] = _np(source).reshape(-1)
-    with cthtorch.no_grad():
-        self.copy_(_back(a.reshape(tuple(self.shape)), self.dtype))
-    return self
+    return _back(a, self.dtype)

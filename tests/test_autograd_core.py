@@ -266,3 +266,20 @@ def test_gradients_match_torch(expr):
     np.testing.assert_allclose(ga[0], gb[0], rtol=1e-6)
     if gb[1] is not None:
         np.testing.assert_allclose(ga[1], gb[1], rtol=1e-6)
+
+
+def test_sizes_only_formulas_keep_no_tensor():
+    # sum/view/reshape backward need only shapes: the input is not kept (nor
+    # version-checked), so writing into it afterwards is fine, as in PyTorch,
+    # and a graph of such nodes can run backward twice
+    x = ct.ones(3, 4, requires_grad=True)
+    y = x * 1
+    r = y.reshape(-1).view(4, 3).sum(0)
+    y.copy_(ct.zeros(3, 4))
+    r.sum().backward()
+    assert x.grad.tolist() == [[1.0] * 4] * 3   # r was recorded from y before the write (torch gives the same)
+    z = ct.ones(2, requires_grad=True)
+    s = z.sum()
+    s.backward()
+    s.backward()
+    assert z.grad.tolist() == [2.0, 2.0]

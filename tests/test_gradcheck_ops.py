@@ -49,6 +49,7 @@ CASES = [
     ("erf_erfc_erfinv", lambda a: a.erf() + a.erfc() + (a * 0.5).erfinv(), [unit(4)]),
     ("atan2_hypot", lambda a, b: ct.atan2(a, b) + ct.hypot(a, b), [any_(3), pos(3)]),
     ("lgamma", lambda a: a.lgamma(), [pos(4)]),
+    ("digamma_polygamma", lambda a: a.digamma() + ct.polygamma(3, a) + ct.polygamma(1, -a - 0.5), [pos(4)]),
     ("clamp", lambda a: a.clamp(-0.5, 0.5), [any_(6)]),
     ("where", lambda a, b: ct.where(a > 0, a, b), [any_(5), any_(5)]),
     ("lerp_addcmul_addcdiv", lambda a, b, c: ct.lerp(a, b, 0.3) + ct.addcmul(a, b, c, value=0.5)

@@ -494,10 +494,14 @@ def gen_vt(d, out, inplace):
     if differentiable:
         for inp, formula in d.derivs.items():
             tree = ast.parse(str(formula), mode="eval").body
+            # `x.sizes` saves only the attribute: x itself is not kept alive
+            # (nor version-checked) unless the formula also uses x
+            attr_of = {id(node.value) for node in ast.walk(tree)
+                       if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name)}
             for node in ast.walk(tree):
                 if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name):
                     attrs.add((node.value.id, node.attr))
-                elif isinstance(node, ast.Name):
+                elif isinstance(node, ast.Name) and id(node) not in attr_of:
                     nm = node.id
                     if nm == "result":
                         saved_outs.add(0)
@@ -757,16 +761,17 @@ def gen_node(info):
     S.append("\n".join(A))
     # traverse / release
     T = ["static int %s_traverse(THPNode *n_, visitproc visit, void *arg) {" % name, "  %s *n = (%s *)n_;" % (name, name), "  (void)n;"]
-    R = ["static void %s_release(THPNode *n_) {" % name, "  %s *n = (%s *)n_;" % (name, name), "  (void)n;"]
+    R = ["static void %s_release(THPNode *n_, bool final) {" % name, "  %s *n = (%s *)n_;" % (name, name),
+         "  (void)n; (void)final;"]
     for nm in info["saved_inputs"] + [out_name(k) for k in info["saved_outs"]]:
         T.append("  Py_VISIT(n->sv_%s.data);" % nm)
         R.append("  THPSavedVar_release(&n->sv_%s);" % nm)
     for nm in info["scalars"]:
         T.append("  Py_VISIT(n->arg_%s);" % nm)
-        R.append("  Py_CLEAR(n->arg_%s);" % nm)
+        R.append("  if (final) Py_CLEAR(n->arg_%s);" % nm)
     for (nm, attr) in info["attrs"]:
         T.append("  Py_VISIT(n->attr_%s_%s);" % (nm, attr))
-        R.append("  Py_CLEAR(n->attr_%s_%s);" % (nm, attr))
+        R.append("  if (final) Py_CLEAR(n->attr_%s_%s);" % (nm, attr))
     T.append("  return 0;\n}")
     R.append("}")
     S.append("\n".join(T))

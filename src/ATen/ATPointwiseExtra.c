@@ -193,14 +193,56 @@ static double trigamma1(double x) {
   return acc + 1 / x + r / 2 + (1 / (x * x * x)) * (1.0 / 6 - r * (1.0 / 30 - r * (1.0 / 42 - r / 30)));
 }
 
-THTensor *at_trigamma(const THTensor *self) {
+/* Hurwitz zeta(s, q) for s > 1 (the polygamma functions of order >= 2):
+ * direct sum up to q + N > 9, then the Euler-Maclaurin tail with Bernoulli
+ * numbers (the Cephes scheme, as PyTorch's CPU kernel uses). */
+static double hurwitz_zeta(double s, double q) {
+  static const double B[12] = { 12.0, -720.0, 30240.0, -1209600.0, 47900160.0, -1.8924375803183791606e9,
+                                7.47242496e10, -2.950130727918164224e12, 1.1646782814350067249e14,
+                                -4.5979787224074726105e15, 1.8152105401943546773e17, -7.1661652561756670113e18 };
+  if (q <= 0) {
+    if (q == floor(q)) return INFINITY;
+    if (s != floor(s)) return NAN;
+  }
+  double sum = pow(q, -s), a = q, b = 0;
+  int i = 0;
+  while (i < 9 || a <= 9) {
+    i++; a += 1; b = pow(a, -s); sum += b;
+    if (fabs(b / sum) < 1.1102230246251565e-16) return sum;
+  }
+  double w = a;
+  sum += b * w / (s - 1) - 0.5 * b;
+  double fac = 1, k = 0;
+  for (i = 0; i < 12; i++) {
+    fac *= s + k; b /= w;
+    double t = fac * b / B[i];
+    sum += t;
+    if (fabs(t / sum) < 1.1102230246251565e-16) break;
+    k += 1; fac *= s + k; b /= w; k += 1;
+  }
+  return sum;
+}
+
+/* psi^(n)(x) = (-1)^(n+1) n! zeta(n + 1, x) for n >= 2 */
+static double polygamma_n(int64_t n, double x) {
+  if (n == 1) return trigamma1(x);
+  double f = 1;
+  for (int64_t k = 2; k <= n; k++) f *= (double)k;
+  return (n % 2 ? 1.0 : -1.0) * f * hurwitz_zeta((double)n + 1, x);
+}
+
+/* psi^(n) elementwise (n >= 1), computed in double; floating dtypes keep theirs */
+THTensor *at_polygamma_n(int64_t n, const THTensor *self) {
+  if (n < 1) { THError_set(TH_ERR_RUNTIME, "polygamma(n, x): this kernel takes n >= 1"); return NULL; }
   THDtype out_dt = THDtype_isFloating(self->dtype) ? self->dtype : at_default_dtype();
   THTensor *d = at_to_dtype(self, TH_Double, true), *c = d ? at_contiguous(d) : NULL, *r = NULL;
   THTensor_free(d);
   if (!c) return NULL;
   double *v = (double *)THTensor_data(c);
-  for (int64_t i = 0, n = THTensor_numel(c); i < n; i++) v[i] = trigamma1(v[i]);
+  for (int64_t i = 0, m = THTensor_numel(c); i < m; i++) v[i] = polygamma_n(n, v[i]);
   r = at_to_dtype(c, out_dt, false);
   THTensor_free(c);
   return r;
 }
+
+THTensor *at_trigamma(const THTensor *self) { return at_polygamma_n(1, self); }

@@ -16,4 +16,5 @@ AT_API THTensor *at_round_decimals(const THTensor *self, int64_t decimals, THTen
 AT_API int at_equal(const THTensor *a, const THTensor *b);
 /* trigamma of self (psi_1), computed in double */
 AT_API THTensor *at_trigamma(const THTensor *self);
+AT_API THTensor *at_polygamma_n(int64_t n, const THTensor *self);
 #endif

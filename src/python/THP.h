@@ -87,7 +87,10 @@ typedef struct THPNode THPNode;
  * tuple of num_edges gradients (None allowed) or NULL. */
 typedef PyObject *(*THPNodeApply)(THPNode *self, PyObject *const *grads);
 typedef int (*THPNodeTraverse)(THPNode *self, visitproc visit, void *arg);
-typedef void (*THPNodeRelease)(THPNode *self);
+/* final: tp_clear/dealloc (drop everything); otherwise after a backward
+ * without retain_graph (drop saved tensors, keep sizes and scalars so a node
+ * that saved no tensor can run again, as in PyTorch) */
+typedef void (*THPNodeRelease)(THPNode *self, bool final);
 typedef struct {
   THDtype dtype;
   int ndim;

@@ -235,7 +235,7 @@ static PyObject *run_node(RunState *s, THPNode *n, PyObject *buf) {
     }
   }
   if (!s->keep_graph && n->release_saved && Py_TYPE(n) != &THPAccumulateGradType) {
-    n->release_saved(n);
+    n->release_saved(n, false);
     n->released = true;
   }
   (void)args;

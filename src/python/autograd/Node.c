@@ -74,7 +74,7 @@ static int node_clear(THPNode *n) {
   Py_CLEAR(n->post_hooks);
   Py_CLEAR(n->dict);
   Py_CLEAR(n->anomaly_trace);
-  if (n->release_saved) n->release_saved(n);
+  if (n->release_saved) n->release_saved(n, true);
   return 0;
 }
 
@@ -247,7 +247,8 @@ static int accumulate_traverse(THPNode *n, visitproc visit, void *arg) {
   Py_VISIT(((THPAccumulateGrad *)n)->variable);
   return 0;
 }
-static void accumulate_release(THPNode *n) {
+static void accumulate_release(THPNode *n, bool final) {
+  (void)final;
   THPAccumulateGrad *a = (THPAccumulateGrad *)n;
   if (a->variable) {
     THPTensor *v = (THPTensor *)a->variable;

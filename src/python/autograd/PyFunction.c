@@ -56,7 +56,8 @@ static PyObject *py_apply(THPNode *n, PyObject *const *grads) {
   return r;
 }
 
-static void py_release(THPNode *n) {
+static void py_release(THPNode *n, bool final) {
+  (void)final;
   if (n->dict && PyDict_GetItemString(n->dict, "_saved_store")) {
     PyDict_SetItemString(n->dict, "_saved_store", Py_None);
   }
