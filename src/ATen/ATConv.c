@@ -66,33 +66,52 @@ static bool is_pointwise(const ConvGeom *g) {
 
 /* im2col of one image into rows of a wider column matrix: row r of the image's
  * columns lands at col + r*ld (ld = nb*L when images sit side by side). */
+/* The valid output columns [lo, hi) of kernel column kw: 0 <= ow*SW + iw0 < W. */
+static void valid_cols(const ConvGeom *g, int64_t kw, int64_t *iw0, int64_t *lo, int64_t *hi) {
+  *iw0 = kw * g->DW - g->PW;
+  *lo = *iw0 >= 0 ? 0 : (-*iw0 + g->SW - 1) / g->SW;
+  *hi = g->W - *iw0 <= 0 ? 0 : (g->W - *iw0 + g->SW - 1) / g->SW;
+  if (*hi > g->OW) *hi = g->OW;
+  if (*lo > *hi) *lo = *hi;
+}
+
+/* im2col of one image into rows of a wider column matrix: row r of the image's
+ * columns lands at col + r*ld (ld = nb*L when images sit side by side).
+ * Loops run over (c, kh, kw) with the per-kw bounds precomputed: in deep
+ * layers (2x2 .. 8x8 images) a row is a few elements, and integer divisions
+ * and libc calls per row cost more than the GEMM that follows. */
 #define DEFINE_IM2COL(T)                                                                         \
-  static void im2col_row_##T(const T *x, T *dst, const ConvGeom *g, int64_t r) {                \
-    int64_t c = r / (g->KH * g->KW), kh = (r / g->KW) % g->KH, kw = r % g->KW;                   \
-    const T *src = x + c * g->H * g->W;                                                          \
-    int64_t iw0 = kw * g->DW - g->PW;                                                            \
-    /* valid ow: 0 <= ow*SW + iw0 < W */                                                         \
-    int64_t lo = iw0 >= 0 ? 0 : (-iw0 + g->SW - 1) / g->SW;                                      \
-    int64_t hi = g->W - iw0 <= 0 ? 0 : (g->W - iw0 + g->SW - 1) / g->SW;                         \
-    if (hi > g->OW) hi = g->OW;                                                                  \
-    if (lo > hi) lo = hi;                                                                        \
-    for (int64_t oh = 0; oh < g->OH; oh++) {                                                     \
-      int64_t ih = oh * g->SH - g->PH + kh * g->DH;                                              \
-      T *d = dst + oh * g->OW;                                                                   \
-      if (ih < 0 || ih >= g->H) { memset(d, 0, g->OW * sizeof(T)); continue; }                  \
-      const T *s = src + ih * g->W + iw0;                                                        \
-      for (int64_t ow = 0; ow < lo; ow++) d[ow] = 0;                                             \
-      if (g->SW == 1) memcpy(d + lo, s + lo, (hi - lo) * sizeof(T));                             \
-      else for (int64_t ow = lo; ow < hi; ow++) d[ow] = s[ow * g->SW];                           \
-      for (int64_t ow = hi; ow < g->OW; ow++) d[ow] = 0;                                         \
-    }                                                                                            \
+  static void im2col_plane_##T(const T *src, T *dst, int64_t ld, const ConvGeom *g,             \
+                               const int64_t *iw0s, const int64_t *los, const int64_t *his) {   \
+    bool narrow = g->OW < 32;                                                                    \
+    for (int64_t kh = 0; kh < g->KH; kh++)                                                       \
+      for (int64_t kw = 0; kw < g->KW; kw++, dst += ld) {                                        \
+        int64_t iw0 = iw0s[kw], lo = los[kw], hi = his[kw];                                      \
+        for (int64_t oh = 0; oh < g->OH; oh++) {                                                 \
+          int64_t ih = oh * g->SH - g->PH + kh * g->DH;                                          \
+          T *d = dst + oh * g->OW;                                                               \
+          if (ih < 0 || ih >= g->H) {                                                            \
+            if (narrow) for (int64_t ow = 0; ow < g->OW; ow++) d[ow] = 0;                        \
+            else memset(d, 0, g->OW * sizeof(T));                                                \
+            continue;                                                                            \
+          }                                                                                      \
+          const T *s = src + ih * g->W + iw0;                                                    \
+          for (int64_t ow = 0; ow < lo; ow++) d[ow] = 0;                                         \
+          if (g->SW == 1 && !narrow) memcpy(d + lo, s + lo, (hi - lo) * sizeof(T));             \
+          else for (int64_t ow = lo; ow < hi; ow++) d[ow] = s[ow * g->SW];                       \
+          for (int64_t ow = hi; ow < g->OW; ow++) d[ow] = 0;                                     \
+        }                                                                                        \
+      }                                                                                          \
   }                                                                                              \
   /* nb images (image stride xs elements) -> col (K x nb*L) */                                   \
   static void im2col_##T(const T *x, int64_t xs, int64_t nb, T *col, const ConvGeom *g, int64_t C) { \
-    int64_t rows = C * g->KH * g->KW, L = g->OH * g->OW, ld = nb * L;                            \
-    _Pragma("omp parallel for collapse(2) if (nb * rows * L > 32768)")                           \
+    int64_t L = g->OH * g->OW, ld = nb * L, taps = g->KH * g->KW;                                \
+    int64_t iw0s[g->KW], los[g->KW], his[g->KW];                                                 \
+    for (int64_t kw = 0; kw < g->KW; kw++) valid_cols(g, kw, &iw0s[kw], &los[kw], &his[kw]);     \
+    _Pragma("omp parallel for collapse(2) if (nb * C * taps * L > 32768)")                       \
     for (int64_t j = 0; j < nb; j++)                                                             \
-      for (int64_t r = 0; r < rows; r++) im2col_row_##T(x + j * xs, col + r * ld + j * L, g, r); \
+      for (int64_t c = 0; c < C; c++)                                                            \
+        im2col_plane_##T(x + j * xs + c * g->H * g->W, col + c * taps * ld + j * L, ld, g, iw0s, los, his); \
   }                                                                                              \
   /* adds the columns of nb images back into their (zeroed) images; overlapping \
    * windows accumulate, so each thread owns whole channel planes */                           \
@@ -105,10 +124,8 @@ static bool is_pointwise(const ConvGeom *g) {
         for (int64_t kh = 0; kh < g->KH; kh++)                                                   \
           for (int64_t kw = 0; kw < g->KW; kw++) {                                               \
             const T *s = col + ((c * g->KH + kh) * g->KW + kw) * ld + j * L;                     \
-            int64_t iw0 = kw * g->DW - g->PW;                                                    \
-            int64_t lo = iw0 >= 0 ? 0 : (-iw0 + g->SW - 1) / g->SW;                              \
-            int64_t hi = g->W - iw0 <= 0 ? 0 : (g->W - iw0 + g->SW - 1) / g->SW;                 \
-            if (hi > g->OW) hi = g->OW;                                                          \
+            int64_t iw0, lo, hi;                                                                 \
+            valid_cols(g, kw, &iw0, &lo, &hi);                                                   \
             for (int64_t oh = 0; oh < g->OH; oh++) {                                             \
               int64_t ih = oh * g->SH - g->PH + kh * g->DH;                                      \
               if (ih < 0 || ih >= g->H) continue;                                                \
