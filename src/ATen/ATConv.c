@@ -117,6 +117,8 @@ static void valid_cols(const ConvGeom *g, int64_t kw, int64_t *iw0, int64_t *lo,
    * windows accumulate, so each thread owns whole channel planes */                           \
   static void col2im_##T(const T *col, T *x, int64_t xs, int64_t nb, const ConvGeom *g, int64_t C) { \
     int64_t L = g->OH * g->OW, ld = nb * L;                                                      \
+    int64_t iw0s[g->KW], los[g->KW], his[g->KW];                                                 \
+    for (int64_t kw = 0; kw < g->KW; kw++) valid_cols(g, kw, &iw0s[kw], &los[kw], &his[kw]);     \
     _Pragma("omp parallel for collapse(2) if (nb * C * g->H * g->W > 32768)")                    \
     for (int64_t j = 0; j < nb; j++)                                                             \
       for (int64_t c = 0; c < C; c++) {                                                          \
@@ -124,8 +126,7 @@ static void valid_cols(const ConvGeom *g, int64_t kw, int64_t *iw0, int64_t *lo,
         for (int64_t kh = 0; kh < g->KH; kh++)                                                   \
           for (int64_t kw = 0; kw < g->KW; kw++) {                                               \
             const T *s = col + ((c * g->KH + kh) * g->KW + kw) * ld + j * L;                     \
-            int64_t iw0, lo, hi;                                                                 \
-            valid_cols(g, kw, &iw0, &lo, &hi);                                                   \
+            int64_t iw0 = iw0s[kw], lo = los[kw], hi = his[kw];                                  \
             for (int64_t oh = 0; oh < g->OH; oh++) {                                             \
               int64_t ih = oh * g->SH - g->PH + kh * g->DH;                                      \
               if (ih < 0 || ih >= g->H) continue;                                                \
