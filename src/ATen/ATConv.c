@@ -168,7 +168,9 @@ static void relayout(bool to_wide, char *wide, char *img, int64_t is, int64_t nb
 static int64_t chunk_images(int64_t N, int64_t K, int64_t L, int es) {
   int64_t per = K * L * es, nb = per > 0 ? (4 << 20) / per : N;
   if (nb < 1) nb = 1;
-  return nb > N ? N : nb;
+  if (nb >= N) return N;
+  int64_t chunks = (N + nb - 1) / nb;
+  return (N + chunks - 1) / chunks;   /* even chunks: 8 + 8, not 14 + a thin 2 */
 }
 
 /* Threads for the image-parallel path (1 = use the chunked wide-GEMM path).
