@@ -134,6 +134,10 @@ CASES = [
      + ct.linalg.eigh(a + a.mT)[0], [any_(3, 3)]),
     ("linalg_solve_slogdet", lambda a, b: ct.linalg.solve(a + 3 * ct.eye(3, dtype=a.dtype), b).sum(0)
      + ct.linalg.slogdet(a + 3 * ct.eye(3, dtype=a.dtype))[1], [any_(3, 3), any_(3, 2)]),
+    ("linalg_lu_factor_lu", lambda a: ct.linalg.lu_factor(a)[0] + ct.linalg.lu(a)[2], [any_(2, 3, 3)]),
+    ("linalg_lu_solve", lambda a, b: ct.linalg.lu_solve(*ct.linalg.lu_factor(a), b)
+     + ct.linalg.lu_solve(*ct.linalg.lu_factor(a), b, adjoint=True), [any_(3, 3), any_(3, 2)]),
+    ("linalg_qr_wide_tall", lambda a: ct.linalg.qr(a)[1].sum() + ct.linalg.qr(a.mT)[0], [any_(2, 4)]),
     ("polygamma_i0_i1", lambda a: ct.polygamma(1, a) + ct.polygamma(0, a) + ct.i0(a) + ct.special.i1(a), [pos(4)]),
     ("pdist_pairwise", lambda a, b: F.pdist(a).sum() + F.pairwise_distance(a, b), [any_(3, 2), any_(3, 2)]),
     ("vector_norms", lambda a: ct.linalg.vector_norm(a, 3, 1) + ct.linalg.vector_norm(a, float("inf"), 1)

@@ -457,3 +457,20 @@ def test_empty_and_edge_cases():
     raises_like(lambda: ct.trace(ct.ones(2, 2, dtype=ct.bool)), lambda: torch.trace(torch.ones(2, 2, dtype=torch.bool)))
     with pytest.raises(NotImplementedError):
         ct.linalg.inv(ct.eye(2, dtype=ct.float16))
+
+
+def test_lu_and_wide_qr_gradients_match_torch():
+    rs = np.random.RandomState(11)
+    a, b, w = rs.randn(2, 4, 4), rs.randn(2, 4, 3), rs.randn(3, 5)
+
+    def run(m):
+        A = m.tensor(a, requires_grad=True)
+        B = m.tensor(b, requires_grad=True)
+        W = m.tensor(w, requires_grad=True)
+        P, L, U = m.linalg.lu(A)
+        X = m.linalg.lu_solve(*m.linalg.lu_factor(A), B, adjoint=True)
+        Q, R = m.linalg.qr(W)
+        ((L * 2 + U * 3).sum() + (X * X).sum() + Q.sum() + (R * R).sum()).backward()
+        return [t.grad.numpy() for t in (A, B, W)]
+    for x, y in zip(run(ct), run(torch)):
+        np.testing.assert_allclose(x, y, rtol=1e-10, atol=1e-12)

@@ -297,7 +297,10 @@ def _lu_factor(A, name):
     _checks.matrix(A, name)
     _checks.lapack_dtype(A, name)
     if _needs_grad(A):
-        raise NotImplementedError("cthtorch: the derivative of %s is not implemented" % name)
+        if A.shape[-2] != A.shape[-1]:
+            raise NotImplementedError("cthtorch: the derivative of %s for non-square matrices is not implemented"
+                                      % name)
+        return F.LuFactor.apply(A, _perm_matrix)
     return _VF._lapack_lu(A)
 
 
@@ -350,10 +353,16 @@ def lu(A, *, pivot=True):
 
 def lu_solve(LU, pivots, B, *, left=True, adjoint=False):
     name = "linalg.lu_solve"
-    if _needs_grad(LU, B):
-        raise NotImplementedError("cthtorch: the derivative of %s is not implemented" % name)
     if not left:   # X A = B  <=>  A^T X^T = B^T
         return lu_solve(LU, pivots, B.mT, adjoint=not adjoint).mT
+    if _needs_grad(LU, B):
+        # recorded as triangular solves over the unpacked factors (A = P L U)
+        P, L, U = lu_unpack(LU, pivots)
+        if adjoint:   # A^T X = B
+            Y = solve_triangular(U.mT, B, upper=False)
+            return cthtorch.matmul(P, solve_triangular(L.mT, Y, upper=True, unitriangular=True))
+        Y = solve_triangular(L, cthtorch.matmul(P.mT, B), upper=False, unitriangular=True)
+        return solve_triangular(U, Y, upper=True)
     LU2, B2 = _checks.broadcast_batch(LU, B, name)
     piv = pivots.expand(LU2.shape[:-2] + pivots.shape[-1:])
     return _VF._lapack_lu_solve(LU2, piv, B2, adjoint)

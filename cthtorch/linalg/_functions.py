@@ -131,6 +131,30 @@ class SolveTriangular(Function):
         return gA, gB, None, None, None
 
 
+class LuFactor(Function):
+    """Square A = P L U (packed LU). With phi = tril_-1(L^T gL) + triu(gU U^T),
+    gA = P L^{-T} phi U^{-T}; gL and gU are the strict lower and upper parts
+    of the packed gradient."""
+
+    @staticmethod
+    def forward(ctx, A, perm_matrix):
+        LU, piv, info = _VF._lapack_lu(A)
+        ctx.mark_non_differentiable(piv, info)
+        ctx.save_for_backward(LU)
+        ctx.P = perm_matrix(piv, A.shape[-2], A.dtype)
+        return LU, piv, info
+
+    @staticmethod
+    def backward(ctx, gLU, _gpiv, _ginfo):
+        LU, = ctx.saved_tensors
+        L = LU.tril(-1) + _eye_like(LU)
+        U = LU.triu()
+        phi = cthtorch.matmul(L.mT, gLU.tril(-1)).tril(-1) + cthtorch.matmul(gLU.triu(), U.mT).triu()
+        X = SolveTriangular.apply(L.mT, phi, True, True, True)
+        X = SolveTriangular.apply(U.mT, X, False, False, False)
+        return cthtorch.matmul(ctx.P, X), None
+
+
 def _cholesky_solve(B, L, upper):
     """A^{-1} B for A = L L^T (or U^T U) by two triangular solves."""
     Lo = L.mT if upper else L
@@ -258,11 +282,18 @@ class Qr(Function):
         if ctx.mode == "complete" and m > n:
             raise RuntimeError("The QR decomposition is not differentiable when mode='complete' and nrows > ncols.")
         if m < n:
-            raise NotImplementedError("cthtorch: the derivative of linalg.qr for wide matrices (m < n) is not "
-                                      "implemented")
-        # gA = (gQ + Q copyltu(M)) R^{-T}, M = R gR^T - gQ^T Q
-        M = cthtorch.matmul(R, gR.mT) - cthtorch.matmul(gQ.mT, Q)
-        low = M.tril(-1)
-        M = low + low.mT + cthtorch.diag_embed(M.diagonal(0, -2, -1))
-        b = gQ + cthtorch.matmul(Q, M)
-        return SolveTriangular.apply(R.mT, b, False, False, False), None
+            # A = [X | Y], R = [U | V] with X = Q U square and Y = Q V: X takes the
+            # square formula with gQ + Y gV^T, and gY = Q gV
+            U, V, gU, gV = R[..., :m], R[..., m:], gR[..., :m], gR[..., m:]
+            gX = _qr_square_backward(gQ + cthtorch.matmul(cthtorch.matmul(Q, V), gV.mT), gU, Q, U)
+            return cthtorch.cat([gX, cthtorch.matmul(Q, gV)], -1), None
+        return _qr_square_backward(gQ, gR, Q, R), None
+
+
+def _qr_square_backward(gQ, gR, Q, R):
+    """gA = (gQ + Q copyltu(M)) R^{-T}, M = R gR^T - gQ^T Q (m >= n, reduced)."""
+    M = cthtorch.matmul(R, gR.mT) - cthtorch.matmul(gQ.mT, Q)
+    low = M.tril(-1)
+    M = low + low.mT + cthtorch.diag_embed(M.diagonal(0, -2, -1))
+    b = gQ + cthtorch.matmul(Q, M)
+    return SolveTriangular.apply(R.mT, b, False, False, False)
