@@ -760,7 +760,10 @@ def repeat(input, *sizes):
     return out
 
 
-def tile(input, dims):
+def tile(input, *args, dims=None):
+    # torch.tile(x, (2, 1)), torch.tile(x, dims=(2, 1)) and x.tile(2, 1)
+    if dims is None:
+        dims = args[0] if len(args) == 1 and not isinstance(args[0], int) else args
     dims = tuple(dims)
     if len(dims) < input.dim():
         dims = (1,) * (input.dim() - len(dims)) + dims

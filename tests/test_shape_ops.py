@@ -30,7 +30,7 @@ OPS = [
     lambda L, x: x.masked_fill(x > 10, -1.0), lambda L, x: x.masked_select(x > 15), lambda L, x: (x > 20).nonzero(),
     lambda L, x: L.nonzero(x > 20, as_tuple=True), lambda L, x: x.flip(0, 2) if False else x.flip([0, 2]),
     lambda L, x: x.roll(1, 2), lambda L, x: x.roll((1, -1), (0, 1)), lambda L, x: x.repeat(2, 1, 1),
-    lambda L, x: x.tile((2,)), lambda L, x: x.repeat_interleave(2, 1), lambda L, x: L.rot90(x[0], 1, (0, 1)),
+    lambda L, x: x.tile((2,)), lambda L, x: x.tile(2, 1, 1), lambda L, x: L.tile(x, dims=(1, 2)), lambda L, x: x.repeat_interleave(2, 1), lambda L, x: L.rot90(x[0], 1, (0, 1)),
     lambda L, x: x[L.tensor([1, 0])], lambda L, x: x[:, [0, 2]], lambda L, x: x[..., L.tensor([True, False, True, False])],
     lambda L, x: x[[0, 1], :, [1, 2]], lambda L, x: x[:, L.tensor([[0, 1], [2, 2]])], lambda L, x: x[x > 12],
     lambda L, x: L.where(x > 5), lambda L, x: L.broadcast_tensors(x, x[0, 0]), lambda L, x: x.take(L.tensor([0, 23])),
