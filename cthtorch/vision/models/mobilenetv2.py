@@ -1,0 +1,112 @@
+"""MobileNetV2 (Sandler et al. 2018) as torchvision builds it; weights cannot be downloaded here."""
+import cthtorch
+from cthtorch import nn
+from cthtorch.nn import functional as F
+from cthtorch.vision.models.resnet import _no_weights
+
+
+def _make_divisible(v, divisor, min_value=None):
+    """Round v to a multiple of divisor, never going down by more than 10%."""
+    if min_value is None:
+        min_value = divisor
+    new_v = max(min_value, int(v + divisor / 2) // divisor * divisor)
+    if new_v < 0.9 * v:
+        new_v += divisor
+    return new_v
+
+
+class Conv2dNormActivation(nn.Sequential):
+    """torchvision.ops.Conv2dNormActivation: Conv2d -> norm -> activation, children named 0, 1, 2."""
+
+    def __init__(self, in_channels, out_channels, kernel_size=3, stride=1, padding=None, groups=1,
+                 norm_layer=nn.BatchNorm2d, activation_layer=nn.ReLU, dilation=1, inplace=True, bias=None):
+        if padding is None:
+            padding = (kernel_size - 1) // 2 * dilation
+        if bias is None:
+            bias = norm_layer is None
+        layers = [nn.Conv2d(in_channels, out_channels, kernel_size, stride, padding, dilation=dilation,
+                            groups=groups, bias=bias)]
+        if norm_layer is not None:
+            layers.append(norm_layer(out_channels))
+        if activation_layer is not None:
+            layers.append(activation_layer(**({} if inplace is None else {"inplace": inplace})))
+        super().__init__(*layers)
+        self.out_channels = out_channels
+
+
+class InvertedResidual(nn.Module):
+    def __init__(self, inp, oup, stride, expand_ratio, norm_layer=None):
+        super().__init__()
+        if stride not in (1, 2):
+            raise ValueError("stride should be 1 or 2 instead of %s" % stride)
+        norm_layer = norm_layer or nn.BatchNorm2d
+        self.stride = stride
+        hidden_dim = int(round(inp * expand_ratio))
+        self.use_res_connect = stride == 1 and inp == oup
+        layers = []
+        if expand_ratio != 1:  # pointwise expansion
+            layers.append(Conv2dNormActivation(inp, hidden_dim, kernel_size=1, norm_layer=norm_layer,
+                                               activation_layer=nn.ReLU6))
+        layers += [
+            Conv2dNormActivation(hidden_dim, hidden_dim, stride=stride, groups=hidden_dim, norm_layer=norm_layer,
+                                 activation_layer=nn.ReLU6),  # depthwise
+            nn.Conv2d(hidden_dim, oup, 1, 1, 0, bias=False),  # linear pointwise projection
+            norm_layer(oup),
+        ]
+        self.conv = nn.Sequential(*layers)
+        self.out_channels = oup
+        self._is_cn = stride > 1
+
+    def forward(self, x):
+        return x + self.conv(x) if self.use_res_connect else self.conv(x)
+
+
+class MobileNetV2(nn.Module):
+    def __init__(self, num_classes=1000, width_mult=1.0, inverted_residual_setting=None, round_nearest=8,
+                 block=None, norm_layer=None, dropout=0.2):
+        super().__init__()
+        block = block or InvertedResidual
+        norm_layer = norm_layer or nn.BatchNorm2d
+        input_channel, last_channel = 32, 1280
+        if inverted_residual_setting is None:
+            inverted_residual_setting = [  # t (expansion), c (channels), n (repeats), s (stride)
+                [1, 16, 1, 1], [6, 24, 2, 2], [6, 32, 3, 2], [6, 64, 4, 2],
+                [6, 96, 3, 1], [6, 160, 3, 2], [6, 320, 1, 1],
+            ]
+        if len(inverted_residual_setting) == 0 or len(inverted_residual_setting[0]) != 4:
+            raise ValueError("inverted_residual_setting should be non-empty or a 4-element list, got %s"
+                             % (inverted_residual_setting,))
+        input_channel = _make_divisible(input_channel * width_mult, round_nearest)
+        self.last_channel = _make_divisible(last_channel * max(1.0, width_mult), round_nearest)
+        features = [Conv2dNormActivation(3, input_channel, stride=2, norm_layer=norm_layer,
+                                         activation_layer=nn.ReLU6)]
+        for t, c, n, s in inverted_residual_setting:
+            output_channel = _make_divisible(c * width_mult, round_nearest)
+            for i in range(n):
+                features.append(block(input_channel, output_channel, s if i == 0 else 1, expand_ratio=t,
+                                      norm_layer=norm_layer))
+                input_channel = output_channel
+        features.append(Conv2dNormActivation(input_channel, self.last_channel, kernel_size=1, norm_layer=norm_layer,
+                                             activation_layer=nn.ReLU6))
+        self.features = nn.Sequential(*features)
+        self.classifier = nn.Sequential(nn.Dropout(p=dropout), nn.Linear(self.last_channel, num_classes))
+        for m in self.modules():
+            if isinstance(m, nn.Conv2d):
+                nn.init.kaiming_normal_(m.weight, mode="fan_out")
+                if m.bias is not None:
+                    nn.init.zeros_(m.bias)
+            elif isinstance(m, (nn.BatchNorm2d, nn.GroupNorm)):
+                nn.init.ones_(m.weight)
+                nn.init.zeros_(m.bias)
+            elif isinstance(m, nn.Linear):
+                nn.init.normal_(m.weight, 0, 0.01)
+                nn.init.zeros_(m.bias)
+
+    def forward(self, x):
+        x = F.adaptive_avg_pool2d(self.features(x), (1, 1))
+        return self.classifier(cthtorch.flatten(x, 1))
+
+
+def mobilenet_v2(*, weights=None, progress=True, pretrained=False, **kwargs):
+    _no_weights(weights if weights is not None else (pretrained or None), "mobilenet_v2")
+    return MobileNetV2(**kwargs)

@@ -1,0 +1,194 @@
+"""cthtorch.vision.models beyond ResNet: AlexNet, VGG, SqueezeNet, MobileNetV2, DenseNet.
+torchvision is not installed, so the oracle is its published structure: state_dict
+keys and shapes, and its well-known parameter counts. Inputs are small to stay fast."""
+import pytest
+
+import cthtorch
+from cthtorch import nn
+from cthtorch.vision import models
+from cthtorch.vision.models import vgg as vgg_mod
+
+
+def nparams(m):
+    return sum(p.numel() for p in m.parameters())
+
+
+def shapes(m):
+    return {k: tuple(v.shape) for k, v in m.state_dict().items()}
+
+
+def fwd_bwd(m, size, num_classes):
+    cthtorch.manual_seed(0)
+    m.train()
+    out = m(cthtorch.randn(2, 3, size, size))
+    assert tuple(out.shape) == (2, num_classes)
+    nn.functional.cross_entropy(out, cthtorch.tensor([0, num_classes - 1])).backward()
+    missing = [n for n, p in m.named_parameters() if p.grad is None]
+    assert not missing, missing[:5]
+    m.zero_grad(set_to_none=True)  # release the big models' gradients
+
+
+@pytest.fixture(scope="module")
+def vgg16():
+    # init_weights=False skips a slow 102M-element normal_; vgg16_bn below runs the full init
+    return models.vgg16(init_weights=False)
+
+
+@pytest.fixture(scope="module")
+def alexnet():
+    return models.alexnet(num_classes=1000)
+
+
+@pytest.fixture(scope="module")
+def vgg16_bn():
+    return models.vgg16_bn()
+
+
+# ---- forward / backward on small inputs ----
+
+@pytest.mark.parametrize("name,size", [
+    ("squeezenet1_0", 64), ("squeezenet1_1", 64), ("mobilenet_v2", 32), ("densenet121", 32),
+])
+def test_forward_backward(name, size):
+    m = getattr(models, name)(num_classes=7)
+    fwd_bwd(m, size, 7)
+
+
+def test_alexnet_forward_backward(alexnet):
+    fwd_bwd(alexnet, 64, 1000)
+
+
+def test_vgg_forward_backward(vgg16, vgg16_bn):
+    fwd_bwd(vgg16, 32, 1000)
+    fwd_bwd(vgg16_bn, 32, 1000)
+
+
+def test_eval_mode_and_kwargs():
+    m = models.mobilenet_v2(num_classes=5, width_mult=0.5, dropout=0.0).eval()
+    assert tuple(m(cthtorch.randn(1, 3, 32, 32)).shape) == (1, 5)
+    assert m.last_channel == 1280 and tuple(m.features[0][0].weight.shape) == (16, 3, 3, 3)
+    d = models.densenet121(num_classes=3, memory_efficient=True, drop_rate=0.2).eval()
+    with cthtorch.no_grad():
+        assert tuple(d(cthtorch.randn(1, 3, 32, 32)).shape) == (1, 3)
+
+
+# ---- structure: keys, shapes, parameter counts ----
+
+def test_alexnet_structure(alexnet):
+    m = alexnet
+    assert isinstance(m, models.AlexNet)
+    assert nparams(m) == 61_100_840
+    s = shapes(m)
+    assert list(s) == ["features.%d.%s" % (i, t) for i in (0, 3, 6, 8, 10) for t in ("weight", "bias")] + \
+        ["classifier.%d.%s" % (i, t) for i in (1, 4, 6) for t in ("weight", "bias")]
+    assert s["features.0.weight"] == (64, 3, 11, 11) and s["features.3.weight"] == (192, 64, 5, 5)
+    assert s["classifier.1.weight"] == (4096, 9216) and s["classifier.6.weight"] == (1000, 4096)
+
+
+def test_vgg16_structure(vgg16, vgg16_bn):
+    assert isinstance(vgg16, models.VGG)
+    assert nparams(vgg16) == 138_357_544 and nparams(vgg16_bn) == 138_365_992
+    s = shapes(vgg16)
+    assert len(s) == 32 and s["features.0.weight"] == (64, 3, 3, 3) and s["features.28.weight"] == (512, 512, 3, 3)
+    assert s["classifier.0.weight"] == (4096, 25088) and s["classifier.6.weight"] == (1000, 4096)
+    sb = shapes(vgg16_bn)
+    assert len(sb) == 97 and sb["features.1.running_mean"] == (64,) and sb["features.1.num_batches_tracked"] == ()
+    assert sb["features.40.weight"] == (512, 512, 3, 3) and sb["classifier.6.bias"] == (1000,)
+    # torchvision's init: Linear N(0, 0.01) with zero bias, conv biases zero, BN weight 1
+    m = vgg16_bn
+    assert m.classifier[6].bias.abs().sum().item() == 0 and m.features[0].bias.abs().sum().item() == 0
+    assert abs(m.classifier[3].weight.std().item() - 0.01) < 1e-3
+    assert abs(m.features[0].weight.std().item() - (2 / (64 * 9)) ** 0.5) < 5e-3  # kaiming fan_out
+    assert m.features[1].weight.eq(1).all().item()
+
+
+# feature-extractor parameter counts (total minus the 123,642,856 of the classifier)
+VGG_FEATURES = {"vgg11": 9_220_480, "vgg11_bn": 9_225_984, "vgg13": 9_404_992, "vgg13_bn": 9_410_880,
+                "vgg16": 14_714_688, "vgg16_bn": 14_723_136, "vgg19": 20_024_384, "vgg19_bn": 20_035_392}
+
+
+@pytest.mark.parametrize("name", sorted(VGG_FEATURES))
+def test_vgg_variants(name, monkeypatch):
+    # skip building the 123M-parameter classifier: capture what the builder hands to VGG
+    monkeypatch.setattr(vgg_mod, "VGG", lambda features, **kw: features)
+    features = getattr(models, name)()
+    assert nparams(features) == VGG_FEATURES[name]
+    n_bn = sum(isinstance(m, nn.BatchNorm2d) for m in features)
+    n_conv = sum(isinstance(m, nn.Conv2d) for m in features)
+    assert n_conv == int(name[3:5]) - 3 and n_bn == (n_conv if name.endswith("_bn") else 0)
+
+
+def test_squeezenet_structure():
+    m0, m1 = models.squeezenet1_0(), models.squeezenet1_1()
+    assert isinstance(m0, models.SqueezeNet)
+    assert nparams(m0) == 1_248_424 and nparams(m1) == 1_235_496
+    s0, s1 = shapes(m0), shapes(m1)
+    assert len(s0) == len(s1) == 52
+    assert s0["features.0.weight"] == (96, 3, 7, 7) and s1["features.0.weight"] == (64, 3, 3, 3)
+    assert s0["features.3.squeeze.weight"] == (16, 96, 1, 1)
+    assert s0["features.12.expand3x3.weight"] == (256, 64, 3, 3) and s1["features.12.expand1x1.bias"] == (256,)
+    assert s0["classifier.1.weight"] == (1000, 512, 1, 1)
+    with pytest.raises(ValueError):
+        models.SqueezeNet("1_2")
+
+
+def test_mobilenet_v2_structure():
+    m = models.mobilenet_v2()
+    assert isinstance(m, models.MobileNetV2)
+    assert nparams(m) == 3_504_872
+    s = shapes(m)
+    assert len(s) == 314 and len(m.features) == 19
+    assert s["features.0.0.weight"] == (32, 3, 3, 3) and s["features.0.1.running_var"] == (32,)
+    assert s["features.1.conv.0.0.weight"] == (32, 1, 3, 3) and s["features.1.conv.1.weight"] == (16, 32, 1, 1)
+    assert s["features.2.conv.0.0.weight"] == (96, 16, 1, 1) and s["features.2.conv.1.0.weight"] == (96, 1, 3, 3)
+    assert s["features.17.conv.2.weight"] == (320, 960, 1, 1) and s["features.17.conv.3.bias"] == (320,)
+    assert s["features.18.0.weight"] == (1280, 320, 1, 1) and s["classifier.1.weight"] == (1000, 1280)
+    assert "features.18.0.bias" not in s
+    assert [b.use_res_connect for b in m.features[1:18]].count(True) == 10
+    assert isinstance(m.features[18][2], nn.ReLU6)
+
+
+def test_make_divisible():
+    from cthtorch.vision.models.mobilenetv2 import _make_divisible
+    assert [_make_divisible(v, 8) for v in (32 * 0.5, 24 * 0.75, 3, 1280 * 1.3, 100)] == [16, 24, 8, 1664, 104]
+
+
+def test_densenet121_structure():
+    m = models.densenet121()
+    assert isinstance(m, models.DenseNet)
+    assert nparams(m) == 7_978_856
+    s = shapes(m)
+    assert len(s) == 727
+    assert s["features.conv0.weight"] == (64, 3, 7, 7) and s["features.norm0.weight"] == (64,)
+    assert s["features.denseblock1.denselayer1.norm1.weight"] == (64,)
+    assert s["features.denseblock1.denselayer1.conv1.weight"] == (128, 64, 1, 1)
+    assert s["features.denseblock1.denselayer6.conv2.weight"] == (32, 128, 3, 3)
+    assert s["features.transition1.conv.weight"] == (128, 256, 1, 1)
+    assert s["features.denseblock4.denselayer16.conv1.weight"] == (128, 992, 1, 1)
+    assert s["features.norm5.weight"] == (1024,) and s["classifier.weight"] == (1000, 1024)
+    assert "features.transition4.conv.weight" not in s
+    assert m.classifier.bias.abs().sum().item() == 0
+
+
+# ---- builders ----
+
+ALL = ["alexnet", "vgg11", "vgg11_bn", "vgg13", "vgg13_bn", "vgg16", "vgg16_bn", "vgg19", "vgg19_bn",
+       "squeezenet1_0", "squeezenet1_1", "mobilenet_v2", "densenet121"]
+
+
+@pytest.mark.parametrize("name", ALL)
+def test_weights_request_raises(name):
+    with pytest.raises(RuntimeError, match="cannot be downloaded"):
+        getattr(models, name)(weights="DEFAULT")
+    with pytest.raises(RuntimeError, match="cannot be downloaded"):
+        getattr(models, name)(pretrained=True)
+    with pytest.raises(TypeError):  # keyword-only like torchvision
+        getattr(models, name)(None)
+
+
+def test_seeded_init_is_reproducible():
+    cthtorch.manual_seed(5)
+    a = models.squeezenet1_1(num_classes=10).state_dict()
+    cthtorch.manual_seed(5)
+    b = models.squeezenet1_1(num_classes=10).state_dict()
+    assert all(cthtorch.equal(a[k], b[k]) for k in a)
