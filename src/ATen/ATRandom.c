@@ -31,6 +31,14 @@ static THTensor *memory_order_buffer(const THTensor *t, THDtype dt, THTensor **v
 /* Fills t elementwise from draw(a), in t's memory order. */
 static THTensor *fill_with(THTensor *t, Draw draw, const double *a, THGenerator *g) {
   int64_t n = THTensor_numel(t);
+  if (THTensor_isContiguous(t) && (t->dtype == TH_Float || t->dtype == TH_Double)) {
+    /* straight into t: no buffer, no copy pass */
+    pthread_mutex_lock(&g->mutex);
+    if (t->dtype == TH_Double) { double *v = (double *)THTensor_data(t); for (int64_t i = 0; i < n; i++) v[i] = draw(g, a); }
+    else { float *v = (float *)THTensor_data(t); for (int64_t i = 0; i < n; i++) v[i] = (float)draw(g, a); }
+    pthread_mutex_unlock(&g->mutex);
+    return THTensor_retain(t);
+  }
   THTensor *view = NULL;
   THTensor *buf = memory_order_buffer(t, TH_Double, &view);
   if (!buf) return NULL;
@@ -88,6 +96,13 @@ THTensor *at_uniform_(THTensor *t, double from, double to, THGenerator *g) {
   }
   if (check_float(t, "uniform") < 0) return NULL;
   double a[2] = { from, to };
+  if (THTensor_isContiguous(t) && (t->dtype == TH_Float || t->dtype == TH_Double)) {
+    pthread_mutex_lock(&g->mutex);
+    if (t->dtype == TH_Float) THRandom_fillUniformFloat(g, (float *)THTensor_data(t), THTensor_numel(t), (float)from, (float)to);
+    else THRandom_fillUniform(g, (double *)THTensor_data(t), THTensor_numel(t), from, to);
+    pthread_mutex_unlock(&g->mutex);
+    return THTensor_retain(t);
+  }
   return fill_with(t, uniform_draw(t->dtype), a, g);
 }
 
@@ -107,12 +122,14 @@ THTensor *at_uniform_(THTensor *t, double from, double to, THGenerator *g) {
 DEFINE_NORMAL16(normal16_f, float, sqrtf, logf, cosf, sinf)
 DEFINE_NORMAL16(normal16_d, double, sqrt, log, cos, sin)
 
-/* Uniforms for all n, Box-Muller per full block, then the ragged tail. */
+/* Uniforms for all n (serial: the stream order), Box-Muller per full block
+ * (independent blocks, so threads may share them), then the ragged tail. */
 #define NORMAL_FILL_BODY(T, NORMAL16)                                      \
   do {                                                                    \
     T *d = (T *)THTensor_data(buf);                                       \
-    for (int64_t i = 0; i < n; i++) d[i] = (T)u(g, a01);                  \
-    for (int64_t i = 0; i + 16 <= n; i += 16) NORMAL16(d + i, (T)mean, (T)std); \
+    FILL_UNIFORM01(d, n);                                                 \
+    _Pragma("omp parallel for if (n > 65536)")                            \
+    for (int64_t i = 0; i < n / 16; i++) NORMAL16(d + 16 * i, (T)mean, (T)std); \
     if (n % 16) {                                                         \
       d += n - 16;                                                        \
       for (int i = 0; i < 16; i++) d[i] = (T)u(g, a01);                   \
@@ -122,15 +139,23 @@ DEFINE_NORMAL16(normal16_d, double, sqrt, log, cos, sin)
 static THTensor *normal_fill(THTensor *t, double mean, double std, THGenerator *g) {
   int64_t n = THTensor_numel(t);
   bool dbl = t->dtype == TH_Double;
-  THTensor *buf = THTensor_new(dbl ? TH_Double : TH_Float, t->ndim, t->sizes);
+  /* float and double are filled in place (t is contiguous here); half and
+   * bfloat16 go through a float buffer */
+  bool direct = t->dtype == TH_Float || dbl;
+  THTensor *buf = direct ? THTensor_retain(t) : THTensor_new(TH_Float, t->ndim, t->sizes);
   if (!buf) return NULL;
   Draw u = uniform_draw(t->dtype);
   double a01[2] = { 0, 1 };
   pthread_mutex_lock(&g->mutex);
+#define FILL_UNIFORM01(d, n) THRandom_fillUniform(g, d, n, 0.0, 1.0)
   if (dbl) NORMAL_FILL_BODY(double, normal16_d);
+#undef FILL_UNIFORM01
+#define FILL_UNIFORM01(d, n) do { if (direct) THRandom_fillUniformFloat(g, d, n, 0.0f, 1.0f); \
+                                  else for (int64_t i_ = 0; i_ < (n); i_++) (d)[i_] = (float)u(g, a01); } while (0)
   else NORMAL_FILL_BODY(float, normal16_f);
+#undef FILL_UNIFORM01
   pthread_mutex_unlock(&g->mutex);
-  int rc = at_copy_(t, buf);
+  int rc = direct ? 0 : at_copy_(t, buf);
   THTensor_free(buf);
   return rc < 0 ? NULL : THTensor_retain(t);
 }

@@ -39,6 +39,9 @@ TH_API uint32_t THRandom_random(THGenerator *g);
 TH_API uint64_t THRandom_random64(THGenerator *g);
 TH_API double THRandom_uniform(THGenerator *g);          /* [0, 1) with 53 random bits */
 TH_API float THRandom_uniformFloat(THGenerator *g);      /* [0, 1) with 24 random bits */
+/* n uniform draws in [from, to) into a contiguous array (float: 24-bit draws) */
+TH_API void THRandom_fillUniformFloat(THGenerator *g, float *out, int64_t n, float from, float to);
+TH_API void THRandom_fillUniform(THGenerator *g, double *out, int64_t n, double from, double to);
 TH_API double THRandom_normal(THGenerator *g);           /* standard normal */
 
 #endif
