@@ -1,6 +1,7 @@
 """nn.Module: parameters, buffers and submodules registered by attribute
 assignment; traversal, state_dict, train/eval, hooks, repr."""
 import collections
+import warnings
 import functools
 import itertools
 import weakref
@@ -54,6 +55,7 @@ class Module:
         d["_forward_pre_hooks"] = collections.OrderedDict()
         d["_forward_pre_hooks_with_kwargs"] = collections.OrderedDict()
         d["_backward_hooks"] = collections.OrderedDict()
+        d["_backward_pre_hooks"] = collections.OrderedDict()
         d["_state_dict_hooks"] = collections.OrderedDict()
         d["_load_state_dict_pre_hooks"] = collections.OrderedDict()
 
@@ -487,12 +489,20 @@ class Module:
     def register_full_backward_hook(self, hook, prepend=False):
         handle = RemovableHandle(self._backward_hooks)
         self._backward_hooks[handle.id] = hook
+        if prepend:
+            self._backward_hooks.move_to_end(handle.id, last=False)
         return handle
 
     register_backward_hook = register_full_backward_hook
 
     def register_full_backward_pre_hook(self, hook, prepend=False):
-        raise NotImplementedError("register_full_backward_pre_hook is not implemented in cthtorch")
+        if "_backward_pre_hooks" not in self.__dict__:
+            self.__dict__["_backward_pre_hooks"] = collections.OrderedDict()
+        handle = RemovableHandle(self._backward_pre_hooks)
+        self._backward_pre_hooks[handle.id] = hook
+        if prepend:
+            self._backward_pre_hooks.move_to_end(handle.id, last=False)
+        return handle
 
     def register_state_dict_pre_hook(self, hook):
         raise NotImplementedError("register_state_dict_pre_hook is not implemented in cthtorch")
@@ -512,9 +522,10 @@ class Module:
                 r = hook(self, args)
                 if r is not None:
                     args = r if isinstance(r, tuple) else (r,)
-        bw = self._backward_hooks
-        if bw:
-            args = _BackwardHookState.wrap_inputs(self, args)
+        bw = None
+        if (self._backward_hooks or self.__dict__.get("_backward_pre_hooks")) and cthtorch.is_grad_enabled():
+            bw = _BackwardHookState(self)
+            args = bw.wrap_inputs(args)
         result = self.forward(*args, **kwargs)
         for hid, hook in itertools.chain(_global_forward_hooks.items(), self._forward_hooks.items()):
             if hid in self._forward_hooks_with_kwargs:
@@ -523,8 +534,8 @@ class Module:
                 r = hook(self, args, result)
             if r is not None:
                 result = r
-        if bw:
-            result = _BackwardHookState.wrap_outputs(self, args, result)
+        if bw is not None:
+            result = bw.wrap_outputs(result)
         return result
 
     __call__ = _call_impl
@@ -557,58 +568,105 @@ class Module:
         return main_str
 
 
+class _BackwardHookFunction(cthtorch.autograd.Function):
+    """Identity on a module's tensor inputs or outputs whose backward hands the
+    gradients to a callback (which may replace them): as torch's
+    BackwardHookFunction, it sits between the module and the rest of the graph,
+    so the gradients it sees are the module's own."""
+
+    @staticmethod
+    def forward(ctx, callback, *tensors):
+        ctx.callback = callback
+        return tuple(t.view_as(t) for t in tensors)
+
+    @staticmethod
+    def backward(ctx, *grads):
+        r = ctx.callback(grads)
+        return (None,) + tuple(grads if r is None else r)
+
+
 class _BackwardHookState:
-    """Full backward hooks: hook(module, grad_input, grad_output), called once
-    the gradients w.r.t. the module's tensor inputs are known."""
+    """One module call's full backward (pre-)hooks: pre-hooks get the module's
+    grad_output when it is complete; hooks get (grad_input, grad_output) once
+    the gradients reach the module's inputs, or with grad_input all None when
+    no input requires grad."""
+
+    def __init__(self, module):
+        self.module = module
+        self.grad_outputs = None
+        self.n_inputs = 0
+        self.input_hooked = False
+
+    def _hooks(self):
+        return list(self.module._backward_hooks.values())
+
+    def _fire(self, grad_inputs):
+        for hook in self._hooks():
+            r = hook(self.module, grad_inputs, self.grad_outputs)
+            if r is not None:
+                r = tuple(r) if isinstance(r, (tuple, list)) else (r,)
+                if len(r) != len(grad_inputs):
+                    raise RuntimeError("Backward hook returned an invalid number of grad_input, got %d, but "
+                                       "expected %d" % (len(r), len(grad_inputs)))
+                grad_inputs = r
+        return grad_inputs
 
     @staticmethod
-    def wrap_inputs(module, args):
-        return args
+    def _apply(callback, items, positions):
+        """items with the tensors at positions replaced by the identity's outputs."""
+        outs = _BackwardHookFunction.apply(callback, *[items[i] for i in positions])
+        outs = outs if isinstance(outs, tuple) else (outs,)
+        items = list(items)
+        for i, o in zip(positions, outs):
+            items[i] = o
+        return items
 
-    @staticmethod
-    def wrap_outputs(module, args, result):
-        outs = result if isinstance(result, tuple) else (result,)
-        tensor_inputs = [a for a in args if isinstance(a, cthtorch.Tensor) and a.requires_grad]
-        tensor_outputs = [o for o in outs if isinstance(o, cthtorch.Tensor) and o.requires_grad]
-        if not tensor_outputs:
+    def wrap_inputs(self, args):
+        pos = [i for i, a in enumerate(args) if isinstance(a, cthtorch.Tensor) and a.requires_grad]
+        tensors = [i for i, a in enumerate(args) if isinstance(a, cthtorch.Tensor)]
+        self.n_inputs = len(tensors)
+        if not pos or not self._hooks():
+            return args
+        self.input_hooked = True
+
+        # as torch: a tensor input that does not require grad shows a zero gradient
+        zeros = {i: args[i] for i in tensors if i not in pos}
+
+        def on_grad_inputs(grads):
+            full = [cthtorch.zeros_like(zeros[i]) if i in zeros else None for i in tensors]
+            for i, g in zip(pos, grads):
+                full[tensors.index(i)] = g
+            new = self._fire(tuple(full))
+            return tuple(new[tensors.index(i)] for i in pos)
+        return tuple(self._apply(on_grad_inputs, args, pos))
+
+    def wrap_outputs(self, result):
+        single = not isinstance(result, tuple)
+        outs = (result,) if single else result
+        pos = [i for i, o in enumerate(outs) if isinstance(o, cthtorch.Tensor) and o.requires_grad]
+        if not pos:
             return result
-        state = {"grad_outputs": [None] * len(tensor_outputs), "pending": len(tensor_outputs)}
+        tensors = [i for i, o in enumerate(outs) if isinstance(o, cthtorch.Tensor)]
 
-        def fire(grad_inputs):
-            for hook in list(module._backward_hooks.values()):
-                r = hook(module, tuple(grad_inputs), tuple(state["grad_outputs"]))
+        def on_grad_outputs(grads):
+            full = [None] * len(tensors)
+            for i, g in zip(pos, grads):
+                full[tensors.index(i)] = g
+            full = tuple(full)
+            for hook in list(self.module.__dict__.get("_backward_pre_hooks", {}).values()):
+                r = hook(self.module, full)
                 if r is not None:
-                    return r
-            return None
-
-        def make_out_hook(i):
-            def h(g):
-                state["grad_outputs"][i] = g
-                state["pending"] -= 1
-                if state["pending"] == 0 and not tensor_inputs:
-                    fire((None,))
-                return None
-            return h
-        for i, o in enumerate(tensor_outputs):
-            o.register_hook(make_out_hook(i))
-        if tensor_inputs:
-            grads = [None] * len(tensor_inputs)
-            left = {"n": len(tensor_inputs)}
-
-            def make_in_hook(i):
-                def h(g):
-                    grads[i] = g
-                    left["n"] -= 1
-                    if left["n"] == 0:
-                        r = fire(grads)
-                        if r is not None:
-                            return r[i] if isinstance(r, (tuple, list)) else r
-                    return None
-                return h
-            for i, t in enumerate(tensor_inputs):
-                if t.grad_fn is not None:
-                    t.register_hook(make_in_hook(i))
-        return result
+                    full = tuple(r) if isinstance(r, (tuple, list)) else (r,)
+            self.grad_outputs = full
+            if not self.input_hooked and self._hooks():
+                warnings.warn("Full backward hook is firing when gradients are computed with respect to module "
+                              "outputs since no inputs require gradients. See https://docs.pytorch.org/docs/main/"
+                              "generated/torch.nn.Module.html#torch.nn.Module.register_full_backward_hook for more "
+                              "details.", stacklevel=2)
+                self._fire((None,) * max(self.n_inputs, 1))
+            return tuple(full[tensors.index(i)] for i in pos)
+        outs = self._apply(on_grad_outputs, outs, pos)
+        return outs[0] if single else type(result)(outs) if not hasattr(result, "_fields") else type(result)(*outs)
 
 
 def register_module_forward_pre_hook(hook):
