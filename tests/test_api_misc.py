@@ -159,3 +159,19 @@ def test_legacy_storage_view_matches_torch():
         assert repr(cthtorch.tensor([1, 2]).storage()) == repr(torch.tensor([1, 2]).storage())
     with pytest.warns(UserWarning, match="TypedStorage is deprecated"):
         cthtorch.ones(1).storage()
+
+
+def test_nn_attention_and_common_types():
+    torch = require_torch()
+    ct = cthtorch
+    from cthtorch.nn.attention import SDPBackend, sdpa_kernel
+    from cthtorch.nn.common_types import _size_2_t  # noqa: F401
+    assert list(SDPBackend.__members__) == list(torch.nn.attention.SDPBackend.__members__)
+    assert [int(b) for b in SDPBackend] == [int(getattr(torch.nn.attention.SDPBackend, n))
+                                            for n in SDPBackend.__members__]
+    q = ct.randn(1, 2, 3, 4)
+    with sdpa_kernel([SDPBackend.FLASH_ATTENTION, SDPBackend.MATH]):
+        assert ct.nn.functional.scaled_dot_product_attention(q, q, q).shape == (1, 2, 3, 4)
+    with pytest.raises(AssertionError, match="must be an instance of SDPBackend"):
+        with sdpa_kernel(3):
+            pass

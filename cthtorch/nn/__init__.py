@@ -2,7 +2,7 @@
 from cthtorch.nn.parameter import Parameter, UninitializedParameter, UninitializedBuffer, Buffer  # noqa: F401
 from cthtorch.nn.modules import *  # noqa: F401,F403
 from cthtorch.nn.modules.module import Module  # noqa: F401
-from cthtorch.nn import functional, init, utils  # noqa: F401
+from cthtorch.nn import functional, init, utils, attention, common_types  # noqa: F401
 from cthtorch.nn.modules.rnn import RNN, LSTM, GRU, RNNCell, LSTMCell, GRUCell, RNNBase  # noqa: F401
 from cthtorch.nn.modules.transformer import (  # noqa: F401
     MultiheadAttention, TransformerEncoderLayer, TransformerEncoder, TransformerDecoderLayer, TransformerDecoder,
