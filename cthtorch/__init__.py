@@ -173,7 +173,8 @@ _AUTOCAST_STATE = ("is_autocast_enabled", "set_autocast_enabled", "get_autocast_
 def __getattr__(name):
     # subpackages load on first use (import cthtorch stays fast)
     if name in ("nn", "optim", "utils", "vision", "linalg", "special", "fft", "multiprocessing",
-                "distributed", "jit", "testing", "backends", "hub", "onnx", "distributions", "amp", "random", "accelerator", "cpu"):
+                "distributed", "jit", "testing", "backends", "hub", "onnx", "distributions", "amp", "random", "accelerator", "cpu",
+                "func"):
         try:
             mod = _lazy(name)
         except ModuleNotFoundError as e:
@@ -182,6 +183,10 @@ def __getattr__(name):
             raise AttributeError("module 'cthtorch' has no attribute '%s'" % name) from None
         globals()[name] = mod
         return mod
+    if name == "vmap":   # torch.vmap is torch.func.vmap
+        fn = _lazy("func").vmap
+        globals()[name] = fn
+        return fn
     if name in _NN_ALIASES:   # torch.max_pool2d and friends: the nn.functional op
         import cthtorch.nn.functional as F
         fn = getattr(F, name)

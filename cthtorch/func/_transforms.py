@@ -1,0 +1,365 @@
+"""grad, grad_and_value, vjp, jvp, jacrev, jacfwd, hessian on cthtorch's reverse-mode autograd.
+
+Each transform copies the inputs it differentiates (x.detach().requires_grad_(),
+or a view of x when x is already part of an outer graph), runs func with grad
+mode on, and calls cthtorch.autograd.grad. Transforms nest by depth: inside
+another transform the gradients are taken with create_graph=True so the outer
+transform can differentiate them again; at the outermost level the results are
+detached unless a differentiated input already required grad (then they stay
+connected to the caller's graph, as torch.func's results do).
+
+jvp uses the double-vjp trick (no forward-mode AD); jacfwd is jacrev (same
+values, rows computed by reverse mode); jacrev computes one vjp per output
+element (no vmap over the basis).
+"""
+import functools
+import threading
+
+import cthtorch
+
+from ._pytree import tree_flatten, tree_unflatten
+
+__all__ = ["grad", "grad_and_value", "vjp", "jvp", "jacrev", "jacfwd", "hessian", "linearize"]
+
+_state = threading.local()
+
+
+def _depth():
+    return getattr(_state, "depth", 0)
+
+
+class _Level:
+    """One transform level (depth counter, thread local) with grad mode on."""
+
+    def __enter__(self):
+        self.outer_depth = _depth()
+        self.outer_grad = cthtorch.is_grad_enabled()
+        _state.depth = self.outer_depth + 1
+        self._grad = cthtorch.enable_grad()
+        self._grad.__enter__()
+        return self
+
+    def __exit__(self, *exc):
+        self._grad.__exit__(*exc)
+        _state.depth = self.outer_depth
+        return False
+
+    def connects(self, t):
+        """Whether t's own autograd history has to stay linked to the results."""
+        return (isinstance(t, cthtorch.Tensor) and t.requires_grad
+                and (self.outer_depth > 0 or self.outer_grad))
+
+
+def _make_diff(t, level):
+    if not isinstance(t, cthtorch.Tensor):
+        raise ValueError("Thing passed to transform API must be Tensor, got %s" % type(t))
+    if level.connects(t):
+        return t.view_as(t)
+    return t.detach().requires_grad_()
+
+
+def _detach_tree(tree):
+    leaves, spec = tree_flatten(tree)
+    return tree_unflatten([x.detach() if isinstance(x, cthtorch.Tensor) else x for x in leaves], spec)
+
+
+def _autograd_grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=False):
+    """autograd.grad over the outputs that require grad; zeros for inputs they don't reach."""
+    if grad_outputs is None:
+        grad_outputs = [None] * len(outputs)
+    pairs = [(o, g) for o, g in zip(outputs, grad_outputs) if isinstance(o, cthtorch.Tensor) and o.requires_grad]
+    if pairs:
+        grads = cthtorch.autograd.grad([p[0] for p in pairs], list(inputs), [p[1] for p in pairs],
+                                       retain_graph=retain_graph, create_graph=create_graph, allow_unused=True)
+    else:
+        grads = [None] * len(inputs)
+    return tuple(cthtorch.zeros_like(x) if g is None else g for g, x in zip(grads, inputs))
+
+
+# ---- argnums (messages as torch._functorch.eager_transforms) ----
+
+def _validate_argnum(argnum, num_args):
+    if not isinstance(argnum, int):
+        raise RuntimeError("argnum must be int, got: %s" % type(argnum))
+    if 0 <= argnum < num_args:
+        return argnum
+    if -num_args <= argnum < 0:
+        return argnum + num_args
+    raise RuntimeError("Got argnum=%d, but only %d positional inputs" % (argnum, num_args))
+
+
+def _wrap_argnums(argnums, num_args):
+    if isinstance(argnums, int):
+        return _validate_argnum(argnums, num_args)
+    if isinstance(argnums, tuple):
+        if len(argnums) == 0:
+            raise RuntimeError("argnums must be non-empty")
+        wrapped = tuple(_validate_argnum(a, num_args) for a in argnums)
+        if len(set(argnums)) != len(argnums):
+            raise RuntimeError("argnums elements must be unique, got %s" % (argnums,))
+        return wrapped
+    raise RuntimeError("argnums must be int or Tuple[int, ...], got: %s" % type(argnums))
+
+
+def _differentiable_args(args, argnums, level, kwargs=None):
+    """(new args, flat differentiable leaves, spec of the (args[argnums],) or args[argnums...] tuple, connected).
+
+    connected: some argument already has autograd history the results must keep."""
+    connected = level.outer_depth > 0 or any(level.connects(t) for t in tree_flatten((args, kwargs))[0])
+    argnums = _wrap_argnums(argnums, len(args))
+    idx = (argnums,) if isinstance(argnums, int) else argnums
+    flat, spec = tree_flatten(tuple(args[i] for i in idx))
+    flat = [_make_diff(t, level) for t in flat]
+    new = tree_unflatten(flat, spec)
+    args = list(args)
+    for k, i in enumerate(idx):
+        args[i] = new[k]
+    return tuple(args), flat, spec, connected
+
+
+# ---- grad ----
+
+def grad_and_value(func, argnums=0, has_aux=False):
+    """grad_and_value(func, argnums=0, has_aux=False) as torch.func.grad_and_value."""
+
+    @functools.wraps(func)
+    def wrapper(*args, **kwargs):
+        with _Level() as level:
+            args, flat_diff, spec, create_graph = _differentiable_args(args, argnums, level, kwargs)
+            output = func(*args, **kwargs)
+            aux = None
+            if has_aux:
+                if not (isinstance(output, tuple) and len(output) == 2):
+                    raise RuntimeError("grad_and_value(f)(*args): output of function f should be a tuple: "
+                                       "(output, aux) if has_aux is True")
+                output, aux = output
+            if not isinstance(output, cthtorch.Tensor):
+                raise RuntimeError("grad_and_value(f)(*args): Expected f(*args) to return a Tensor, got %s"
+                                   % type(output))
+            if output.dim() != 0:
+                raise RuntimeError("grad_and_value(f)(*args): Expected f(*args) to return a scalar Tensor, got "
+                                   "tensor with %d dims. Maybe you wanted to use the vjp or jacrev APIs instead?"
+                                   % output.dim())
+            grads = _autograd_grad([output], flat_diff, create_graph=create_graph)
+        if not create_graph:
+            grads, output, aux = _detach_tree(grads), output.detach(), _detach_tree(aux)
+        g = tree_unflatten(list(grads), spec)
+        if isinstance(argnums, int):
+            g = g[0]
+        return (g, (output, aux)) if has_aux else (g, output)
+
+    return wrapper
+
+
+def grad(func, argnums=0, has_aux=False):
+    """grad(func, argnums=0, has_aux=False) as torch.func.grad: func must return a scalar tensor."""
+    gv = grad_and_value(func, argnums, has_aux)
+
+    @functools.wraps(func)
+    def wrapper(*args, **kwargs):
+        g, value = gv(*args, **kwargs)
+        return (g, value[1]) if has_aux else g
+
+    return wrapper
+
+
+# ---- vjp ----
+
+def _check_tensor_outputs(flat, api):
+    if (len(flat) == 1 and flat[0] is None) or len(flat) < 1:
+        raise RuntimeError("%s: Expected f to be a function that has non-empty output (got output = %s)"
+                           % (api, flat))
+    for o in flat:
+        if not isinstance(o, cthtorch.Tensor):
+            raise RuntimeError("%s: expected f(*primals) to return only tensors, got unsupported type %s"
+                               % (api, type(o)))
+
+
+def _split_vjp_output(out, has_aux):
+    """(output, aux, flat outputs, spec) with torch.func.vjp's checks: (output, aux) when has_aux,
+    and floating-point tensor outputs only."""
+    aux = None
+    if has_aux:
+        if not (isinstance(out, tuple) and len(out) == 2):
+            raise RuntimeError("vjp(f, *primals): output of function f should be a tuple: (output, aux) "
+                               "if has_aux is True")
+        out, aux = out
+    flat_out, out_spec = tree_flatten(out)
+    _check_tensor_outputs(flat_out, "vjp(f, *primals)")
+    for o in flat_out:
+        if not (o.is_floating_point() or o.is_complex()):
+            raise RuntimeError("vjp(f, ...): All outputs of f must be floating-point or complex Tensors, got "
+                               "Tensor with dtype %s" % o.dtype)
+    return out, aux, flat_out, out_spec
+
+
+def vjp(func, *primals, has_aux=False):
+    """vjp(func, *primals, has_aux=False) -> (output, vjp_fn[, aux]) as torch.func.vjp."""
+    with _Level() as level:
+        flat_p, p_spec = tree_flatten(primals)
+        diff = [_make_diff(t, level) for t in flat_p]
+        out = func(*tree_unflatten(diff, p_spec))
+        out, aux, flat_out, out_spec = _split_vjp_output(out, has_aux)
+    connected = level.outer_depth > 0 or any(level.connects(t) for t in flat_p)
+
+    def vjp_fn(cotangents, retain_graph=True, create_graph=None):
+        if create_graph is None:
+            create_graph = cthtorch.is_grad_enabled()
+        flat_ct, ct_spec = tree_flatten(cotangents)
+        if ct_spec != out_spec:
+            raise RuntimeError("Expected pytree structure of cotangents to be the same as pytree structure of "
+                               "outputs to the function. cotangents: %s, primal output: %s" % (ct_spec, out_spec))
+        keep = create_graph and (connected or _depth() > 0
+                                 or any(isinstance(c, cthtorch.Tensor) and c.requires_grad for c in flat_ct))
+        with cthtorch.enable_grad():
+            res = _autograd_grad(flat_out, diff, flat_ct, retain_graph=retain_graph, create_graph=keep)
+        if not keep:
+            res = [r.detach() for r in res]
+        return tree_unflatten(list(res), p_spec)
+
+    results = out if connected else _detach_tree(out)
+    if has_aux:
+        return results, vjp_fn, (aux if connected else _detach_tree(aux))
+    return results, vjp_fn
+
+
+# ---- jvp (double-vjp trick) ----
+
+_JVP = "jvp(f, primals, tangents)"
+
+
+def jvp(func, primals, tangents, *, strict=False, has_aux=False):
+    """jvp(func, primals, tangents, *, strict=False, has_aux=False) as torch.func.jvp.
+
+    Computed with two reverse passes: g(u) = J^T u with a dummy cotangent u,
+    then the gradient of <g(u), tangents> with respect to u is J tangents.
+    """
+    if not isinstance(primals, tuple):
+        raise RuntimeError("%s: Expected primals to be a tuple. E.g. it should be valid to call f(*primals)." % _JVP)
+    flat_p, p_spec = tree_flatten(primals)
+    flat_t, t_spec = tree_flatten(tangents)
+    if p_spec != t_spec:
+        raise RuntimeError("%s: Expected primals and tangents to have the same python structure. For example, if "
+                           "primals is a tuple of 3 tensors, tangents also must be. Got primals with structure %s "
+                           "and tangents with structure %s" % (_JVP, p_spec, t_spec))
+    for argname, flat in (("primals", flat_p), ("tangents", flat_t)):
+        if len(flat) == 0:
+            raise RuntimeError("%s: Expected %s to contain at least one Tensor." % (_JVP, argname))
+        for x in flat:
+            if not isinstance(x, cthtorch.Tensor):
+                raise RuntimeError("%s: Expected %s to only contain Tensors, got %s" % (_JVP, argname, type(x)))
+    with _Level() as level:
+        diff = [_make_diff(t, level) for t in flat_p]
+        out = func(*tree_unflatten(diff, p_spec))
+        aux = None
+        if has_aux:
+            if not (isinstance(out, tuple) and len(out) == 2):
+                raise RuntimeError("%s: output of function f should be a tuple: (output, aux) if has_aux is True"
+                                   % _JVP)
+            out, aux = out
+        flat_out, out_spec = tree_flatten(out)
+        _check_tensor_outputs(flat_out, _JVP)
+        connected = (level.outer_depth > 0 or any(level.connects(t) for t in flat_p)
+                     or any(level.connects(t) for t in flat_t))
+        idx = [k for k, o in enumerate(flat_out) if o.requires_grad]
+        dummies = [cthtorch.zeros_like(flat_out[k]).requires_grad_() for k in idx]
+        tangent_out = [None] * len(flat_out)
+        if idx:
+            gs = cthtorch.autograd.grad([flat_out[k] for k in idx], diff, dummies, create_graph=True,
+                                        allow_unused=True)
+            pairs = [(g, t) for g, t in zip(gs, flat_t) if g is not None and g.requires_grad]
+            if pairs:
+                jv = cthtorch.autograd.grad([p[0] for p in pairs], dummies, [p[1] for p in pairs],
+                                            create_graph=connected, allow_unused=True)
+                for k, t in zip(idx, jv):
+                    tangent_out[k] = t
+        for k, t in enumerate(tangent_out):
+            if t is None:
+                if strict:
+                    raise RuntimeError("jvp(f, primals, tangents, strict=True): The output of f is independent of "
+                                       "the inputs. This is not allowed with strict=True.")
+                tangent_out[k] = cthtorch.zeros_like(flat_out[k])
+    if not connected:
+        flat_out = [o.detach() for o in flat_out]
+        tangent_out = [t.detach() for t in tangent_out]
+        aux = _detach_tree(aux)
+    res = (tree_unflatten(flat_out, out_spec), tree_unflatten(tangent_out, out_spec))
+    return res + (aux,) if has_aux else res
+
+
+def linearize(func, *primals):
+    """linearize(func, *primals) -> (output, jvp_fn): jvp_fn(*tangents) reruns jvp at primals."""
+    out = func(*primals)
+
+    def jvp_fn(*tangents):
+        return jvp(func, primals, tangents)[1]
+
+    return _detach_tree(out), jvp_fn
+
+
+# ---- jacobians ----
+
+def _error_if_complex(name, tree, is_input):
+    for i, x in enumerate(tree_flatten(tree)[0]):
+        if isinstance(x, cthtorch.Tensor) and x.is_complex():
+            raise RuntimeError("%s: Expected all %s to be real but received complex tensor at flattened input idx: %d"
+                               % (name, "inputs" if is_input else "outputs", i))
+
+
+def _jacobian(func, argnums, has_aux, name):
+    @functools.wraps(func)
+    def wrapper(*args):
+        _error_if_complex(name, args, True)
+        with _Level() as level:
+            args, flat_diff, spec, create_graph = _differentiable_args(args, argnums, level)
+            out = func(*args)
+            out, aux, flat_out, out_spec = _split_vjp_output(out, has_aux)
+            _error_if_complex(name, flat_out, False)
+            per_output = []
+            for o in flat_out:
+                n = o.numel()
+                if n == 0 or not o.requires_grad:
+                    per_output.append([x.new_zeros(tuple(o.shape) + tuple(x.shape)) for x in flat_diff])
+                    continue
+                basis = cthtorch.eye(n, dtype=o.dtype)
+                rows = [_autograd_grad([o], flat_diff, [basis[j].reshape(o.shape)], retain_graph=True,
+                                       create_graph=create_graph) for j in range(n)]
+                per_output.append([cthtorch.stack([r[i] for r in rows]).reshape(tuple(o.shape) + tuple(x.shape))
+                                   for i, x in enumerate(flat_diff)])
+        if not create_graph:
+            per_output = [[j.detach() for j in js] for js in per_output]
+            aux = _detach_tree(aux)
+        per_output = [tree_unflatten(js, spec) for js in per_output]
+        if isinstance(argnums, int):
+            per_output = [js[0] for js in per_output]
+        result = tree_unflatten(per_output, out_spec)
+        return (result, aux) if has_aux else result
+
+    return wrapper
+
+
+def jacrev(func, argnums=0, *, has_aux=False, chunk_size=None, _preallocate_and_copy=False):
+    """jacrev(func, argnums=0, *, has_aux=False, chunk_size=None) as torch.func.jacrev.
+
+    One reverse pass per output element; chunk_size is validated only.
+    """
+    if not (chunk_size is None or chunk_size > 0):
+        raise ValueError("jacrev: `chunk_size` should be greater than 0.")
+    return _jacobian(func, argnums, has_aux, "jacrev")
+
+
+def jacfwd(func, argnums=0, has_aux=False, *, randomness="error"):
+    """jacfwd(func, argnums=0, has_aux=False, *, randomness='error'): the Jacobian, computed by reverse mode.
+
+    There is no forward-mode AD here, so this is jacrev under jacfwd's
+    signature: same values, shapes and output structure.
+    """
+    if randomness not in ["error", "different", "same"]:
+        raise RuntimeError("Only allowed values for randomness are 'error', 'different', or 'same'. Got %s"
+                           % randomness)
+    return _jacobian(func, argnums, has_aux, "jacfwd")
+
+
+def hessian(func, argnums=0):
+    """hessian(func, argnums=0) = jacfwd(jacrev(func, argnums), argnums), as torch.func.hessian."""
+    return jacfwd(jacrev(func, argnums), argnums)
