@@ -391,6 +391,18 @@ class Module:
         for name, b in self._buffers.items():
             if b is not None and name not in self._non_persistent_buffers_set:
                 destination[prefix + name] = b if keep_vars else b.detach()
+        if type(self).get_extra_state is not Module.get_extra_state:
+            destination[prefix + _EXTRA_STATE_KEY_SUFFIX] = self.get_extra_state()
+
+    def get_extra_state(self):
+        raise RuntimeError("Reached a code path in Module.get_extra_state() that should never be called. Please file "
+                           "an issue at https://github.com/pytorch/pytorch/issues/new?template=bug-report.yml to "
+                           "report this bug.")
+
+    def set_extra_state(self, state):
+        raise RuntimeError("Reached a code path in Module.set_extra_state() that should never be called. Please file "
+                           "an issue at https://github.com/pytorch/pytorch/issues/new?template=bug-report.yml to "
+                           "report this bug.")
 
     def state_dict(self, *args, destination=None, prefix="", keep_vars=False):
         if args:
@@ -402,6 +414,8 @@ class Module:
             destination._metadata = collections.OrderedDict()
         if hasattr(destination, "_metadata"):
             destination._metadata[prefix[:-1]] = {"version": self._version}
+        for hook in self.__dict__.get("_state_dict_pre_hooks", {}).values():
+            hook(self, prefix, keep_vars)
         self._save_to_state_dict(destination, prefix, keep_vars)
         for name, m in self._modules.items():
             if m is not None:
@@ -414,6 +428,7 @@ class Module:
 
     def _load_from_state_dict(self, state_dict, prefix, local_metadata, strict, missing_keys, unexpected_keys,
                               error_msgs):
+        assign = local_metadata.get("assign_to_params_buffers", False)
         persistent = {k: v for k, v in self._buffers.items() if k not in self._non_persistent_buffers_set}
         local = dict(itertools.chain(self._parameters.items(), persistent.items()))
         local = {k: v for k, v in local.items() if v is not None}
@@ -430,6 +445,16 @@ class Module:
                                       "in current model is %s." % (key, input_param.shape, param.shape))
                     continue
                 try:
+                    if assign:   # load_state_dict(assign=True): take the checkpoint's tensor itself
+                        if isinstance(param, cthtorch.nn.Parameter):
+                            if not isinstance(input_param, cthtorch.nn.Parameter):
+                                input_param = cthtorch.nn.Parameter(input_param, requires_grad=param.requires_grad)
+                            else:
+                                input_param.requires_grad_(param.requires_grad)
+                            self._parameters[name] = input_param
+                        else:
+                            self._buffers[name] = input_param
+                        continue
                     with cthtorch.no_grad():
                         param.copy_(input_param)
                 except Exception as ex:  # noqa: BLE001
@@ -438,9 +463,16 @@ class Module:
                                       % (key, param.size(), input_param.size(), ex.args))
             elif strict:
                 missing_keys.append(key)
+        extra = prefix + _EXTRA_STATE_KEY_SUFFIX
+        has_extra = type(self).set_extra_state is not Module.set_extra_state
+        if has_extra:
+            if extra in state_dict:
+                self.set_extra_state(state_dict[extra])
+            elif strict:
+                missing_keys.append(extra)
         if strict:
             for key in state_dict.keys():
-                if key.startswith(prefix):
+                if key.startswith(prefix) and not (has_extra and key == extra):
                     input_name = key[len(prefix):].split(".", 1)
                     if input_name[0] not in self._modules and input_name[0] not in local:
                         unexpected_keys.append(key)
@@ -451,12 +483,27 @@ class Module:
         missing, unexpected, errors = [], [], []
         state_dict = collections.OrderedDict(state_dict)
 
+        metadata = getattr(state_dict, "_metadata", None)
+
         def load(module, prefix=""):
-            module._load_from_state_dict(state_dict, prefix, {}, True, missing, unexpected, errors)
+            local = dict(metadata.get(prefix[:-1], {})) if metadata is not None else {}
+            if assign:
+                local["assign_to_params_buffers"] = True
+            for hook, with_module in module.__dict__.get("_load_state_dict_pre_hooks_full", {}).values():
+                args = (state_dict, prefix, local, True, missing, unexpected, errors)
+                hook(module, *args) if with_module else hook(*args)
+            module._load_from_state_dict(state_dict, prefix, local, True, missing, unexpected, errors)
             for name, child in module._modules.items():
                 if child is not None:
                     load(child, prefix + name + ".")
         load(self)
+        keys = _IncompatibleKeysRepr(missing, unexpected)
+        for module in self.modules():
+            for hook in module.__dict__.get("_load_state_dict_post_hooks", {}).values():
+                if hook(module, keys) is not None:
+                    raise AssertionError("Hooks registered with ``register_load_state_dict_post_hook`` are not "
+                                         "expected to return new values, if incompatible_keys need to be "
+                                         "modified, it should be done inplace.")
         if strict:
             if unexpected:
                 errors.insert(0, "Unexpected key(s) in state_dict: %s. " % ", ".join('"%s"' % k for k in unexpected))
@@ -465,7 +512,7 @@ class Module:
         if errors:
             raise RuntimeError("Error(s) in loading state_dict for %s:\n\t%s"
                                % (self.__class__.__name__, "\n\t".join(errors)))
-        return _IncompatibleKeysRepr(missing, unexpected)
+        return keys
 
     # ---- hooks ----
     def register_forward_pre_hook(self, hook, *, prepend=False, with_kwargs=False):
@@ -504,8 +551,56 @@ class Module:
             self._backward_pre_hooks.move_to_end(handle.id, last=False)
         return handle
 
+    def _hook_dict(self, name):
+        if name not in self.__dict__:
+            self.__dict__[name] = collections.OrderedDict()
+        return self.__dict__[name]
+
     def register_state_dict_pre_hook(self, hook):
-        raise NotImplementedError("register_state_dict_pre_hook is not implemented in cthtorch")
+        """hook(module, prefix, keep_vars) before the module saves its tensors."""
+        d = self._hook_dict("_state_dict_pre_hooks")
+        handle = RemovableHandle(d)
+        d[handle.id] = hook
+        return handle
+
+    def register_state_dict_post_hook(self, hook):
+        """hook(module, state_dict, prefix, local_metadata) after; changes are made in place."""
+        return self._register_state_dict_hook(hook)
+
+    def _register_load_state_dict_pre_hook(self, hook, with_module=False):
+        d = self._hook_dict("_load_state_dict_pre_hooks_full")
+        handle = RemovableHandle(d)
+        d[handle.id] = (hook, with_module)
+        return handle
+
+    def register_load_state_dict_pre_hook(self, hook):
+        """hook(module, state_dict, prefix, local_metadata, strict, missing_keys, unexpected_keys, error_msgs)."""
+        return self._register_load_state_dict_pre_hook(hook, with_module=True)
+
+    def register_load_state_dict_post_hook(self, hook):
+        """hook(module, incompatible_keys), after the whole load; edits the key lists in place."""
+        d = self._hook_dict("_load_state_dict_post_hooks")
+        handle = RemovableHandle(d)
+        d[handle.id] = hook
+        return handle
+
+    def set_submodule(self, target, module, strict=False):
+        if target == "":
+            raise ValueError("Cannot set the submodule without a target name!")
+        atoms = target.split(".")
+        parent = self.get_submodule(".".join(atoms[:-1])) if len(atoms) > 1 else self
+        if strict and not hasattr(parent, atoms[-1]):
+            raise AttributeError(parent._get_name() + " has no attribute `" + atoms[-1] + "`")
+        if hasattr(parent, atoms[-1]) and not isinstance(getattr(parent, atoms[-1]), Module):
+            raise AttributeError("`" + atoms[-1] + "` is not an nn.Module")
+        setattr(parent, atoms[-1], module)
+
+    def to_empty(self, *, device, recurse=True):
+        return self._apply(lambda t: cthtorch.empty_like(t))
+
+    def compile(self, *args, **kwargs):
+        """torch.compile in place: here the module keeps running eagerly."""
+        return None
 
     def _register_state_dict_hook(self, hook):
         handle = RemovableHandle(self._state_dict_hooks)
@@ -566,6 +661,9 @@ class Module:
                 main_str += "\n  " + "\n  ".join(lines) + "\n"
         main_str += ")"
         return main_str
+
+
+_EXTRA_STATE_KEY_SUFFIX = "_extra_state"
 
 
 class _BackwardHookFunction(cthtorch.autograd.Function):
