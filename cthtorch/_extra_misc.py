@@ -8,7 +8,7 @@ import numpy as np
 
 import cthtorch
 from cthtorch.autograd.function import Function
-from cthtorch._shape_ops import _np
+from cthtorch._shape_ops import _inplace_of, _np
 from cthtorch._extra_reduce import _from_np, _is_float
 
 
@@ -76,8 +76,7 @@ def addr(input, vec1, vec2, *, beta=1, alpha=1, out=None):
     return r
 
 
-def addr_(self, vec1, vec2, *, beta=1, alpha=1):
-    return self.copy_(addr(self, vec1, vec2, beta=beta, alpha=alpha))
+addr_ = _inplace_of(addr, "addr_")
 
 
 # ---------------------------------------------------------------- incomplete gamma

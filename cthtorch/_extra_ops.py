@@ -12,32 +12,24 @@ from cthtorch import _extra_misc as _misc
 from cthtorch import _extra_pointwise as _pw
 from cthtorch import _extra_reduce as _red
 from cthtorch import _extra_shape as _shp
+from cthtorch._shape_ops import _inplace_of
 from cthtorch import _extra_stats as _st
 from cthtorch._extra_reduce import _dtype_name
 
 
 # ---------------------------------------------------------------- in-place forms
 def _make_inplace(name, fn):
-    """x.op_(...) = write op(x, ...) back into x (copy_ records the history),
-    refusing results that cannot be cast to x's dtype, as PyTorch does."""
-    def op(self, *args, **kwargs):
-        r = fn(self, *args, **kwargs)
-        if not cthtorch.can_cast(r.dtype, self.dtype):
-            raise RuntimeError("result type %s can't be cast to the desired output type %s"
-                               % (_dtype_name(r.dtype), _dtype_name(self.dtype)))
-        if tuple(r.shape) != tuple(self.shape):
-            raise RuntimeError("output with shape %s doesn't match the broadcast shape %s"
-                               % (list(self.shape), list(r.shape)))
-        return self.copy_(r)
-    op.__name__ = name
-    return op
+    return _inplace_of(fn, name)
+
+
+_float_power_ = _make_inplace("float_power_", lambda self, e: cthtorch.float_power(self, e))
 
 
 def float_power_(self, exponent):
     if self.dtype != cthtorch.float64:
         raise RuntimeError("the base given to float_power_ has dtype %s but the operation's result requires dtype "
                            "Double" % _dtype_name(self.dtype))
-    return self.copy_(cthtorch.float_power(self, exponent))
+    return _float_power_(self, exponent)
 
 
 def logical_not_(self):
@@ -50,11 +42,13 @@ _CPP_NAMES = {"float32": "float", "float64": "double", "float16": "c10::Half", "
 
 
 def _cum_inplace(fn):
+    write = _make_inplace(fn.__name__ + "_", fn)
+
     def op(self, dim, *, dtype=None):
         if dtype is not None and dtype != self.dtype:
             raise RuntimeError("Bad in-place call: input tensor dtype %s and output tensor dtype %s should match"
                                % (_CPP_NAMES[str(self.dtype)[6:]], _CPP_NAMES[str(dtype)[6:]]))
-        return self.copy_(fn(self, dim))
+        return write(self, dim)
     op.__name__ = fn.__name__ + "_"
     return op
 

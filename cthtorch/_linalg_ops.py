@@ -10,6 +10,7 @@ import cthtorch
 from cthtorch import _C, linalg
 from cthtorch._einsum import einsum
 from cthtorch._extra_ops import _with_out
+from cthtorch._shape_ops import _inplace_of
 from cthtorch.linalg import _decomp, _norms, _products
 
 
@@ -107,8 +108,7 @@ _METHODS = ("diag", "diag_embed", "diagflat", "trace", "kron", "cross", "norm", 
             "matrix_power", "matrix_exp", "lu", "lu_solve", "triangular_solve")
 
 
-def renorm_(self, p, dim, maxnorm):
-    return self.copy_(_norms.renorm(self, p, dim, maxnorm))
+renorm_ = _inplace_of(_norms.renorm, "renorm_")
 
 
 def install(ns):

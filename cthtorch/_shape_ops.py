@@ -902,12 +902,22 @@ def _along(self, dim, index):
 
 
 def _inplace_of(fn, name):
+    """x.op_(...) for an op written in Python: op(x, ...) written back into x.
+    Under autograd the op sees a clone, so a backward that saved x does not see
+    the overwrite (the generated in-place ops do the same), and copy_ gives x
+    the result's history. Results that cannot be cast to x's dtype or do not
+    have x's shape are refused, as PyTorch does."""
     def inplace(self, *args, **kwargs):
         if self.requires_grad and self.is_leaf and cthtorch.is_grad_enabled():
             raise RuntimeError("a leaf Variable that requires grad is being used in an in-place operation.")
-        # under autograd the op sees a clone: a backward that saved self must
-        # not see the overwrite below (the generated in-place ops do the same)
         r = fn(self.clone() if _needs_grad(self, *args, *kwargs.values()) else self, *args, **kwargs)
+        if not cthtorch.can_cast(r.dtype, self.dtype):
+            from cthtorch._extra_reduce import _dtype_name
+            raise RuntimeError("result type %s can't be cast to the desired output type %s"
+                               % (_dtype_name(r.dtype), _dtype_name(self.dtype)))
+        if tuple(r.shape) != tuple(self.shape):
+            raise RuntimeError("output with shape %s doesn't match the broadcast shape %s"
+                               % (list(self.shape), list(r.shape)))
         if r.requires_grad:
             return self.copy_(r)
         with cthtorch.no_grad():   # no history to take: skip recording a copy

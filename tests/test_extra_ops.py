@@ -469,3 +469,20 @@ def test_out_arguments():
             L.logaddexp(L.ones(2), L.ones(2), out=L.empty(2, dtype=L.int64))
         with pytest.raises(RuntimeError, match="functions with out=... arguments don't support automatic diff"):
             L.sinc(L.ones(2, requires_grad=True), out=L.empty(2))
+
+
+@pytest.mark.parametrize("op", ["i0_", "deg2rad_", "cumprod_", "renorm_", "addr_", "float_power_", "sinc_", "index_add_"])
+def test_python_inplace_ops_on_non_leaf_backward_like_torch(op):
+    # the out-of-place op saves self for backward; the in-place form must not
+    # invalidate it (each used to fail with "modified by an inplace operation")
+    def run(L):
+        x = L.tensor([[0.5, 1.5], [2.0, 3.0]], dtype=L.float64, requires_grad=True)
+        y = x * 1
+        f = {"cumprod_": lambda y: y.cumprod_(0), "renorm_": lambda y: y.renorm_(2, 0, 1.0),
+             "addr_": lambda y: y.addr_(x[0], x[1]), "float_power_": lambda y: y.float_power_(2),
+             "index_add_": lambda y: y.index_add_(0, L.tensor([1]), x[:1] * x[:1])}.get(op, lambda y: getattr(y, op)())
+        r = f(y)
+        (r * L.tensor([[1.0, 2.0], [3.0, 4.0]], dtype=L.float64)).sum().backward()
+        return r.detach().numpy(), x.grad.numpy()
+    for a, b in zip(run(ct), run(torch)):
+        np.testing.assert_allclose(a, b, rtol=1e-12)

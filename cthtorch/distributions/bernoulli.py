@@ -10,47 +10,53 @@ from .utils import broadcast_all, lazy_property, logits_to_probs, probs_to_logit
 __all__ = ["Bernoulli"]
 
 
-def _init_binary(self, probs, logits):
-    """Sets probs or logits (broadcast to tensors); returns whether it was a
-    plain number. Shared by Bernoulli and Geometric."""
-    if (probs is None) == (logits is None):
-        raise ValueError("Either `probs` or `logits` must be specified, but not both.")
-    if probs is not None:
-        (self.probs,) = broadcast_all(probs)
-        self._param = self.probs
-        return isinstance(probs, Number)
-    (self.logits,) = broadcast_all(logits)
-    self._param = self.logits
-    return isinstance(logits, Number)
+class _BinaryParams:
+    """A success probability given as probs or logits (the other derived on
+    demand): Bernoulli, Binomial, Geometric and LogitRelaxedBernoulli."""
+
+    def _init_binary(self, probs, logits, *others):
+        """Sets probs or logits, broadcast with others (returned, e.g. Binomial's
+        total_count); returns (whether the parameter was a plain number, others)."""
+        if (probs is None) == (logits is None):
+            raise ValueError("Either `probs` or `logits` must be specified, but not both.")
+        name, value = ("probs", probs) if probs is not None else ("logits", logits)
+        *rest, param = broadcast_all(*others, value)
+        setattr(self, name, param)
+        self._param = param
+        return isinstance(value, Number), rest
+
+    def _expand_binary(self, new, batch_shape):
+        for name in ("probs", "logits"):
+            if name in self.__dict__:
+                setattr(new, name, self.__dict__[name].expand(batch_shape))
+                new._param = getattr(new, name)
+
+    @lazy_property
+    def logits(self):
+        return probs_to_logits(self.probs, is_binary=True)
+
+    @lazy_property
+    def probs(self):
+        return logits_to_probs(self.logits, is_binary=True)
+
+    @property
+    def param_shape(self):
+        return self._param.size()
 
 
-def _expand_binary(self, new, batch_shape):
-    if "probs" in self.__dict__:
-        new.probs = self.probs.expand(batch_shape)
-        new._param = new.probs
-    if "logits" in self.__dict__:
-        new.logits = self.logits.expand(batch_shape)
-        new._param = new.logits
-
-
-class Bernoulli(ExponentialFamily):
+class Bernoulli(_BinaryParams, ExponentialFamily):
     arg_constraints = {"probs": constraints.unit_interval, "logits": constraints.real}
     support = constraints.boolean
     has_enumerate_support = True
     _mean_carrier_measure = 0
 
     def __init__(self, probs=None, logits=None, validate_args=None):
-        is_scalar = _init_binary(self, probs, logits)
+        is_scalar, _ = self._init_binary(probs, logits)
         batch_shape = torch.Size() if is_scalar else self._param.size()
         super().__init__(batch_shape, validate_args=validate_args)
 
     def expand(self, batch_shape, _instance=None):
-        new = self._get_checked_instance(Bernoulli, _instance)
-        batch_shape = torch.Size(batch_shape)
-        _expand_binary(self, new, batch_shape)
-        super(Bernoulli, new).__init__(batch_shape, validate_args=False)
-        new._validate_args = self._validate_args
-        return new
+        return self._expand_params(Bernoulli, batch_shape, _instance, fill=self._expand_binary)
 
     def _new(self, *args, **kwargs):
         return self._param.new(*args, **kwargs)
@@ -67,18 +73,6 @@ class Bernoulli(ExponentialFamily):
     @property
     def variance(self):
         return self.probs * (1 - self.probs)
-
-    @lazy_property
-    def logits(self):
-        return probs_to_logits(self.probs, is_binary=True)
-
-    @lazy_property
-    def probs(self):
-        return logits_to_probs(self.logits, is_binary=True)
-
-    @property
-    def param_shape(self):
-        return self._param.size()
 
     def sample(self, sample_shape=torch.Size()):
         shape = self._extended_shape(sample_shape)

@@ -148,6 +148,21 @@ class Distribution:
                              f"of the distribution {repr(self)}, "
                              f"but found invalid values:\n{value}")
 
+    def _expand_params(self, cls, batch_shape, _instance, names=(), fill=None):
+        """The expand() distributions share: a new instance of cls whose
+        parameters in names (those set on self) are expanded to batch_shape;
+        fill(new, batch_shape) sets anything else."""
+        new = self._get_checked_instance(cls, _instance)
+        batch_shape = torch.Size(batch_shape)
+        for n in names:
+            if n in self.__dict__:
+                setattr(new, n, self.__dict__[n].expand(batch_shape))
+        if fill is not None:
+            fill(new, batch_shape)
+        super(cls, new).__init__(batch_shape, validate_args=False)
+        new._validate_args = self._validate_args
+        return new
+
     def _get_checked_instance(self, cls, _instance=None):
         if _instance is None and type(self).__init__ != cls.__init__:
             raise NotImplementedError(f"Subclass {self.__class__.__name__} of {cls.__name__} that defines a "

@@ -2,20 +2,20 @@ import cthtorch as torch
 import cthtorch.nn.functional as F
 
 from . import constraints
-from .bernoulli import _expand_binary, _init_binary
+from .bernoulli import _BinaryParams
 from .distribution import Distribution
-from .utils import broadcast_all, lazy_property, logits_to_probs, probs_to_logits
+from .utils import broadcast_all
 
 __all__ = ["Geometric"]
 
 
-class Geometric(Distribution):
+class Geometric(_BinaryParams, Distribution):
     """Number of failures before the first success."""
     arg_constraints = {"probs": constraints.unit_interval, "logits": constraints.real}
     support = constraints.nonnegative_integer
 
     def __init__(self, probs=None, logits=None, validate_args=None):
-        is_scalar = _init_binary(self, probs, logits)
+        is_scalar, _ = self._init_binary(probs, logits)
         batch_shape = torch.Size() if is_scalar else self._param.size()
         super().__init__(batch_shape, validate_args=validate_args)
         if self._validate_args and probs is not None:
@@ -30,12 +30,7 @@ class Geometric(Distribution):
                                  f"to be positive but found invalid values:\n{invalid_value}")
 
     def expand(self, batch_shape, _instance=None):
-        new = self._get_checked_instance(Geometric, _instance)
-        batch_shape = torch.Size(batch_shape)
-        _expand_binary(self, new, batch_shape)
-        super(Geometric, new).__init__(batch_shape, validate_args=False)
-        new._validate_args = self._validate_args
-        return new
+        return self._expand_params(Geometric, batch_shape, _instance, fill=self._expand_binary)
 
     @property
     def mean(self):
@@ -48,14 +43,6 @@ class Geometric(Distribution):
     @property
     def variance(self):
         return (1.0 / self.probs - 1.0) / self.probs
-
-    @lazy_property
-    def logits(self):
-        return probs_to_logits(self.probs, is_binary=True)
-
-    @lazy_property
-    def probs(self):
-        return logits_to_probs(self.logits, is_binary=True)
 
     def sample(self, sample_shape=torch.Size()):
         shape = self._extended_shape(sample_shape)

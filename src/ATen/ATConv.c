@@ -8,7 +8,6 @@
 #include "ATConv.h"
 #include "ATBlas.h"
 
-#include <cblas.h>
 #include <float.h>
 #include <math.h>
 #include <omp.h>
@@ -64,15 +63,10 @@ static bool is_pointwise(const ConvGeom *g) {
   return g->KH == 1 && g->KW == 1 && g->SH == 1 && g->SW == 1 && g->PH == 0 && g->PW == 0;
 }
 
-/* im2col of one image into rows of a wider column matrix: row r of the image's
- * columns lands at col + r*ld (ld = nb*L when images sit side by side). */
-/* The valid output columns [lo, hi) of kernel column kw: 0 <= ow*SW + iw0 < W. */
+/* The first input column and the valid output columns of kernel column kw. */
 static void valid_cols(const ConvGeom *g, int64_t kw, int64_t *iw0, int64_t *lo, int64_t *hi) {
   *iw0 = kw * g->DW - g->PW;
-  *lo = *iw0 >= 0 ? 0 : (-*iw0 + g->SW - 1) / g->SW;
-  *hi = g->W - *iw0 <= 0 ? 0 : (g->W - *iw0 + g->SW - 1) / g->SW;
-  if (*hi > g->OW) *hi = g->OW;
-  if (*lo > *hi) *lo = *hi;
+  at_window_cols(*iw0, g->W, g->SW, g->OW, lo, hi);
 }
 
 /* im2col of one image into rows of a wider column matrix: row r of the image's
@@ -377,9 +371,9 @@ int at_conv2d_backward(THTensor **outs, const THTensor *grad, const THTensor *in
        * privately (slot t of gbuf), added together at the end */
       if (!(col = alloc_or_fail((size_t)nt * K * L * es))) goto done;
       if (need_w && !(gbuf = calloc((size_t)nt * wn * es + 64, 1))) { THError_set(TH_ERR_MEMORY, "out of memory"); goto done; }
-  #pragma omp parallel for num_threads(nt) schedule(static)
+#pragma omp parallel for num_threads(nt) schedule(static)
       for (int64_t n = 0; n < g.N; n++) {
-          int t = omp_get_thread_num();
+        int t = omp_get_thread_num();
         char *mycol = (char *)col + (size_t)t * K * L * es, *mygw = need_w ? (char *)gbuf + (size_t)t * wn * es : NULL;
         for (int64_t gr = 0; gr < g.G; gr++) {
           const char *gs = gd + (n * os + gr * Og * L) * es;
@@ -401,7 +395,7 @@ int at_conv2d_backward(THTensor **outs, const THTensor *grad, const THTensor *in
           }
         }
       }
-          if (need_w)
+      if (need_w)
         for (int t = 0; t < nt; t++) {
           if (dbl) { double *a = (double *)gwd; const double *b = (const double *)gbuf + (size_t)t * wn; for (int64_t i = 0; i < wn; i++) a[i] += b[i]; }
           else { float *a = (float *)gwd; const float *b = (const float *)gbuf + (size_t)t * wn; for (int64_t i = 0; i < wn; i++) a[i] += b[i]; }

@@ -3,6 +3,15 @@
 #define AT_CONV_H
 #include "ATen.h"
 
+/* The output columns [*lo, *hi) of a window tap whose column 0 reads input
+ * column iw0: those with 0 <= ow*SW + iw0 < W (im2col, col2im, max pooling). */
+static inline void at_window_cols(int64_t iw0, int64_t W, int64_t SW, int64_t OW, int64_t *lo, int64_t *hi) {
+  *lo = iw0 >= 0 ? 0 : (-iw0 + SW - 1) / SW;
+  *hi = W - iw0 <= 0 ? 0 : (W - iw0 + SW - 1) / SW;
+  if (*hi > OW) *hi = OW;
+  if (*lo > *hi) *lo = *hi;
+}
+
 /* conv2d geometry (NCHW input, OIHW weight) */
 typedef struct {
   int64_t N, C, H, W, O, KH, KW, SH, SW, PH, PW, DH, DW, OH, OW, G;

@@ -38,7 +38,7 @@ int at_conv2d_double_backward(THTensor **outs, const THTensor *ggI, const THTens
     if (ggB) {   /* broadcast over (N, O, H, W): view as (O, 1, 1) onto zeros shaped like grad_output */
       if (!acc && (acc = THTensor_new(grad->dtype, grad->ndim, grad->sizes)))
         memset(THTensor_data(acc), 0, THTensor_numel(acc) * THDtype_size(grad->dtype));
-      THTensor *b = acc ? at_view(ggB, &(ATIntList){ 3, { ggB->sizes[0], 1, 1 } }) : NULL;
+      THTensor *b = acc ? at_reshape(ggB, &(ATIntList){ 3, { ggB->sizes[0], 1, 1 } }) : NULL;
       if (!b || !(acc = add_into(acc, b))) { THTensor_free(acc); goto fail; }
     }
     outs[0] = acc;

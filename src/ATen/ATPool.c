@@ -79,9 +79,8 @@ static void out_sizes(const THTensor *x, int64_t OH, int64_t OW, int64_t *sizes)
     for (int64_t kh = 0; kh < g->KH; kh++)                                                   \
       for (int64_t kw = 0; kw < g->KW; kw++) {                                               \
         int64_t iw0 = kw * g->DW - g->PW;   /* input column of output column 0 */            \
-        int64_t lo = iw0 >= 0 ? 0 : (-iw0 + g->SW - 1) / g->SW;                              \
-        int64_t hi = g->W - iw0 <= 0 ? 0 : (g->W - iw0 + g->SW - 1) / g->SW;                 \
-        if (hi > g->OW) hi = g->OW;                                                          \
+        int64_t lo, hi;                                                                      \
+        at_window_cols(iw0, g->W, g->SW, g->OW, &lo, &hi);                                   \
         for (int64_t oh = 0; oh < g->OH; oh++) {                                             \
           int64_t ih = oh * g->SH - g->PH + kh * g->DH;                                      \
           if (ih < 0 || ih >= g->H) continue;                                                \
@@ -342,17 +341,15 @@ THTensor *at_max_pool2d_take(const THTensor *self, const THTensor *indices) {
   THTensor *x = at_contiguous_as(self, ct), *ic = x ? at_contiguous(indices) : NULL, *out = NULL, *r = NULL;
   if (ic && (out = THTensor_new(ct, indices->ndim, indices->sizes))) {
     const int64_t *id = (const int64_t *)THTensor_data(ic);
-    if (ct == TH_Double) {
-      const double *xs = (const double *)THTensor_data(x);
-      double *o = (double *)THTensor_data(out);
-      for (int64_t p = 0; p < P; p++)
-        for (int64_t j = 0; j < L; j++) o[p * L + j] = id[p * L + j] >= 0 ? xs[p * H * W + id[p * L + j]] : 0;
-    } else {
-      const float *xs = (const float *)THTensor_data(x);
-      float *o = (float *)THTensor_data(out);
-      for (int64_t p = 0; p < P; p++)
-        for (int64_t j = 0; j < L; j++) o[p * L + j] = id[p * L + j] >= 0 ? xs[p * H * W + id[p * L + j]] : 0;
-    }
+#define TAKE(T)                                                                                              \
+    do {                                                                                                     \
+      const T *xs = (const T *)THTensor_data(x);                                                             \
+      T *o = (T *)THTensor_data(out);                                                                        \
+      for (int64_t p = 0; p < P; p++)                                                                        \
+        for (int64_t j = 0; j < L; j++) o[p * L + j] = id[p * L + j] >= 0 ? xs[p * H * W + id[p * L + j]] : 0; \
+    } while (0)
+    if (ct == TH_Double) TAKE(double); else TAKE(float);
+#undef TAKE
     r = ct == self->dtype ? THTensor_retain(out) : at_to_dtype(out, self->dtype, false);
   }
   THTensor_free(x); THTensor_free(ic); THTensor_free(out);

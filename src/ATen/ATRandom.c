@@ -123,37 +123,30 @@ DEFINE_NORMAL16(normal16_f, float, sqrtf, logf, cosf, sinf)
 DEFINE_NORMAL16(normal16_d, double, sqrt, log, cos, sin)
 
 /* Uniforms for all n (serial: the stream order), Box-Muller per full block
- * (independent blocks, so threads may share them), then the ragged tail. */
-#define NORMAL_FILL_BODY(T, NORMAL16)                                      \
+ * (independent blocks, so threads may share them), then the ragged tail
+ * redrawn. FILL01 is THRandom's bulk [0, 1) fill in T. */
+#define NORMAL_FILL_BODY(T, FILL01, NORMAL16)                              \
   do {                                                                    \
     T *d = (T *)THTensor_data(buf);                                       \
-    FILL_UNIFORM01(d, n);                                                 \
+    FILL01(g, d, n, 0, 1);                                                \
     _Pragma("omp parallel for if (n > 65536)")                            \
     for (int64_t i = 0; i < n / 16; i++) NORMAL16(d + 16 * i, (T)mean, (T)std); \
     if (n % 16) {                                                         \
-      d += n - 16;                                                        \
-      for (int i = 0; i < 16; i++) d[i] = (T)u(g, a01);                   \
-      NORMAL16(d, (T)mean, (T)std);                                       \
+      FILL01(g, d + n - 16, 16, 0, 1);                                    \
+      NORMAL16(d + n - 16, (T)mean, (T)std);                              \
     }                                                                     \
   } while (0)
 static THTensor *normal_fill(THTensor *t, double mean, double std, THGenerator *g) {
   int64_t n = THTensor_numel(t);
   bool dbl = t->dtype == TH_Double;
   /* float and double are filled in place (t is contiguous here); half and
-   * bfloat16 go through a float buffer */
+   * bfloat16 go through a float buffer, drawn as torch draws them (in float) */
   bool direct = t->dtype == TH_Float || dbl;
   THTensor *buf = direct ? THTensor_retain(t) : THTensor_new(TH_Float, t->ndim, t->sizes);
   if (!buf) return NULL;
-  Draw u = uniform_draw(t->dtype);
-  double a01[2] = { 0, 1 };
   pthread_mutex_lock(&g->mutex);
-#define FILL_UNIFORM01(d, n) THRandom_fillUniform(g, d, n, 0.0, 1.0)
-  if (dbl) NORMAL_FILL_BODY(double, normal16_d);
-#undef FILL_UNIFORM01
-#define FILL_UNIFORM01(d, n) do { if (direct) THRandom_fillUniformFloat(g, d, n, 0.0f, 1.0f); \
-                                  else for (int64_t i_ = 0; i_ < (n); i_++) (d)[i_] = (float)u(g, a01); } while (0)
-  else NORMAL_FILL_BODY(float, normal16_f);
-#undef FILL_UNIFORM01
+  if (dbl) NORMAL_FILL_BODY(double, THRandom_fillUniform, normal16_d);
+  else NORMAL_FILL_BODY(float, THRandom_fillUniformFloat, normal16_f);
   pthread_mutex_unlock(&g->mutex);
   int rc = direct ? 0 : at_copy_(t, buf);
   THTensor_free(buf);

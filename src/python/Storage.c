@@ -148,9 +148,17 @@ static PyObject *empty_shared(PyObject *m, PyObject *args) {
   for (int i = sz.n - 1; i >= 0; i--) {
     if (sz.v[i] < 0) { PyErr_SetString(PyExc_RuntimeError, "negative dimension"); return NULL; }
     strides[i] = numel;
-    numel *= sz.v[i];
+    if (__builtin_mul_overflow(numel, sz.v[i], &numel)) {
+      PyErr_SetString(PyExc_RuntimeError, "_empty_shared: the size is too large");
+      return NULL;
+    }
   }
-  THStorage *s = THStorage_new((size_t)numel * THDtype_size(dtype), &THShmAllocator);
+  int64_t nbytes;
+  if (__builtin_mul_overflow(numel, (int64_t)THDtype_size(dtype), &nbytes)) {
+    PyErr_SetString(PyExc_RuntimeError, "_empty_shared: the size is too large");
+    return NULL;
+  }
+  THStorage *s = THStorage_new((size_t)nbytes, &THShmAllocator);
   if (!s) return THP_raise();
   s->resizable = false;
   THTensor *t = THTensor_newWithStorage(s, dtype, 0, sz.n, sz.v, strides);
