@@ -20,6 +20,12 @@ CASES = [
     (2, 4, 7, 7, 4, 1, 2, 0, 1, 1),          # 1x1 with stride: not pointwise
     (1, 3, 5, 5, 2, (3, 1), (1, 2), (1, 0), 1, 1),
     (4, 4, 20, 20, 8, 3, 1, 1, 1, 4),        # depthwise, image-parallel
+    # stride 1 with output width == input width: im2col copies whole blocks
+    (3, 5, 4, 4, 6, 3, 1, 1, 1, 1),
+    (2, 3, 6, 2, 4, 3, 1, 1, 1, 1),          # window wider than the image
+    (2, 3, 5, 7, 4, (3, 5), 1, (0, 2), 1, 1),
+    (2, 3, 8, 9, 4, 3, 1, (3, 1), (2, 1), 1),  # dilation, extra rows of padding
+    (2, 3, 3, 3, 4, 5, 1, 2, 1, 1),          # kernel larger than the image
 ]
 
 

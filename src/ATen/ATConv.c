@@ -75,9 +75,44 @@ static void valid_cols(const ConvGeom *g, int64_t kw, int64_t *iw0, int64_t *lo,
  * layers (2x2 .. 8x8 images) a row is a few elements, and integer divisions
  * and libc calls per row cost more than the GEMM that follows. */
 #define DEFINE_IM2COL(T)                                                                         \
+  /* stride-1 columns with OW == W ('same' width): the valid rows of a tap's \
+   * column block are one contiguous run of the image, so it is one memcpy, \
+   * then the columns the window hangs off are zeroed. For 2x2..16x16 images \
+   * this is several times faster than row-by-row copies of a few elements. */ \
+  static void im2col_block_##T(const T *src, T *dst, int64_t ld, const ConvGeom *g,             \
+                               const int64_t *los, const int64_t *his) {                        \
+    int64_t OW = g->OW, L = g->OH * OW, plane = g->H * g->W;                                     \
+    for (int64_t kh = 0; kh < g->KH; kh++) {                                                     \
+      /* output rows r0..r1 read input rows ih0 + oh, which lie inside */                        \
+      int64_t ih0 = kh * g->DH - g->PH;                                                          \
+      int64_t r0 = ih0 < 0 ? -ih0 : 0, r1 = g->H - ih0 < g->OH ? g->H - ih0 : g->OH;             \
+      if (r0 > g->OH) r0 = g->OH;                                                                \
+      if (r1 < r0) r1 = r0;                                                                      \
+      for (int64_t kw = 0; kw < g->KW; kw++, dst += ld) {                                        \
+        int64_t lo = los[kw], hi = his[kw], off = ih0 * g->W + kw * g->DW - g->PW;               \
+        for (int64_t i = 0; i < r0 * OW; i++) dst[i] = 0;                                        \
+        for (int64_t i = r1 * OW; i < L; i++) dst[i] = 0;                                        \
+        if (r0 == r1) continue;                                                                  \
+        /* element i of rows r0..r1 is src[i + off], clamped to the plane */                     \
+        int64_t a = r0 * OW, b = r1 * OW;                                                        \
+        if (a + off < 0) a = -off;                                                               \
+        if (b + off > plane) b = plane - off;                                                    \
+        if (b > a) memcpy(dst + a, src + a + off, (b - a) * sizeof(T));                          \
+        for (int64_t oh = r0; oh < r1; oh++) {                                                   \
+          T *d = dst + oh * OW;                                                                  \
+          for (int64_t ow = 0; ow < lo; ow++) d[ow] = 0;                                         \
+          for (int64_t ow = hi; ow < OW; ow++) d[ow] = 0;                                        \
+        }                                                                                        \
+      }                                                                                          \
+    }                                                                                            \
+  }                                                                                              \
   static void im2col_plane_##T(const T *src, T *dst, int64_t ld, const ConvGeom *g,             \
                                const int64_t *iw0s, const int64_t *los, const int64_t *his) {   \
     bool narrow = g->OW < 32;                                                                    \
+    if (g->SH == 1 && g->SW == 1 && g->OW == g->W) {                                             \
+      im2col_block_##T(src, dst, ld, g, los, his);                                         \
+      return;                                                                                    \
+    }                                                                                            \
     for (int64_t kh = 0; kh < g->KH; kh++)                                                       \
       for (int64_t kw = 0; kw < g->KW; kw++, dst += ld) {                                        \
         int64_t iw0 = iw0s[kw], lo = los[kw], hi = his[kw];                                      \
