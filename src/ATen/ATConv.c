@@ -142,8 +142,9 @@ static void valid_cols(const ConvGeom *g, int64_t kw, int64_t *iw0, int64_t *lo,
       for (int64_t c = 0; c < C; c++)                                                            \
         im2col_plane_##T(x + j * xs + c * g->H * g->W, col + c * taps * ld + j * L, ld, g, iw0s, los, his); \
   }                                                                                              \
-  /* adds the columns of nb images back into their (zeroed) images; overlapping \
-   * windows accumulate, so each thread owns whole channel planes */                           \
+  /* sums the columns of nb images into their images; overlapping windows      \
+   * accumulate, so each thread owns whole channel planes and zeroes each one   \
+   * first (in cache, instead of a memset pass over the whole grad_input) */    \
   static void col2im_##T(const T *col, T *x, int64_t xs, int64_t nb, const ConvGeom *g, int64_t C) { \
     int64_t L = g->OH * g->OW, ld = nb * L;                                                      \
     int64_t iw0s[g->KW], los[g->KW], his[g->KW];                                                 \
@@ -152,6 +153,7 @@ static void valid_cols(const ConvGeom *g, int64_t kw, int64_t *iw0, int64_t *lo,
     for (int64_t j = 0; j < nb; j++)                                                             \
       for (int64_t c = 0; c < C; c++) {                                                          \
         T *dst = x + j * xs + c * g->H * g->W;                                                   \
+        memset(dst, 0, g->H * g->W * sizeof(T));                                                 \
         for (int64_t kh = 0; kh < g->KH; kh++)                                                   \
           for (int64_t kw = 0; kw < g->KW; kw++) {                                               \
             const T *s = col + ((c * g->KH + kh) * g->KW + kw) * ld + j * L;                     \
@@ -374,7 +376,8 @@ int at_conv2d_backward(THTensor **outs, const THTensor *grad, const THTensor *in
   int es = THDtype_size(ct);
   int64_t Cg = g.C / g.G, Og = g.O / g.G, K = Cg * g.KH * g.KW, L = g.OH * g.OW;
   if (!(x = at_contiguous_as(xb, ct)) || !(w = at_contiguous_as(weight, ct)) || !(gy = at_contiguous_as(gb, ct))) goto done;
-  if (need_i && !(gi = zeros_like_sizes(ct, 4, xb->sizes))) goto done;
+  /* every path writes all of grad_input (col2im zeroes its planes) */
+  if (need_i && !(gi = THTensor_numel(gy) ? THTensor_new(ct, 4, xb->sizes) : zeros_like_sizes(ct, 4, xb->sizes))) goto done;
   if (need_w && !(gw = zeros_like_sizes(ct, 4, weight->sizes))) goto done;
   if (need_b && !(gbias = THTensor_new(ct, 1, &g.O))) goto done;
   bool pw = is_pointwise(&g);
