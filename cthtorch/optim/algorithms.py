@@ -3,6 +3,7 @@ update rules PyTorch documents, applied per parameter with in-place ops."""
 import math
 
 import cthtorch
+from cthtorch import _C
 from cthtorch.optim.optimizer import Optimizer, required
 
 
@@ -38,6 +39,8 @@ class SGD(Optimizer):
                 for p in g["params"]:
                     if p.grad is None:
                         continue
+                    if not g["differentiable"] and self._fused_sgd(g, p):
+                        continue
                     d_p = p.grad if not g["maximize"] else -p.grad
                     if g["weight_decay"] != 0:
                         d_p = d_p.add(p, alpha=g["weight_decay"])
@@ -52,6 +55,23 @@ class SGD(Optimizer):
                         d_p = d_p.add(buf, alpha=g["momentum"]) if g["nesterov"] else buf
                     p.add_(d_p, alpha=-g["lr"])
         return self._run_step(closure, impl)
+
+    def _fused_sgd(self, g, p):
+        """The whole update in one pass (_C._sgd_step, same rounding as the
+        op-by-op step below); False when p's tensors don't suit it."""
+        buf = first = None
+        if g["momentum"] != 0:
+            st = self.state[p]
+            buf = st.get("momentum_buffer")
+            first = buf is None
+            if first:
+                buf = cthtorch.empty_like(p, memory_format=cthtorch.contiguous_format)
+        if not _C._sgd_step(p, p.grad, buf, g["lr"], g["momentum"], g["dampening"], g["weight_decay"],
+                            g["nesterov"], g["maximize"], bool(first)):
+            return False
+        if first:
+            st["momentum_buffer"] = buf
+        return True
 
 
 class Adam(Optimizer):

@@ -102,6 +102,7 @@ PyMethodDef THP_module_functions[] = {
   {"get_num_threads", get_num_threads, METH_NOARGS, NULL},
   {"_live_bytes", live_bytes, METH_NOARGS, "Bytes held by the default CPU allocator (for leak tests)."},
   {"_empty_cache", empty_cache, METH_NOARGS, NULL},
+  {"_sgd_step", THP_sgd_step, METH_VARARGS, "Fused SGD update of one parameter (Optim.c)."},
   {"promote_types", promote_types, METH_VARARGS, NULL},
   {"can_cast", can_cast, METH_VARARGS, NULL},
   {"result_type", result_type, METH_VARARGS, NULL},

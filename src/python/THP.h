@@ -147,6 +147,9 @@ void THP_bump_version(PyObject *tensor);
 /* After an in-place op recorded `node`: self's history now ends at node. */
 void THP_rebase_history(PyObject *self_tensor, THPNode *node);
 
+/* Optim.c */
+PyObject *THP_sgd_step(PyObject *m, PyObject *args);
+
 /* ---- the module ---- */
 int THP_initDtypes(PyObject *m);
 int THP_initDevice(PyObject *m);
