@@ -5,6 +5,7 @@
 #include "../../TH/THRandom.h"
 
 #include <math.h>
+#include <string.h>
 
 /* ---- conversions ---- */
 PyObject *THP_scalar_to_py(ATScalar s) {
@@ -211,11 +212,26 @@ int THP_run_tensor_hooks(PyObject *var, PyObject **g) {
   return 0;
 }
 
+/* Whether a first gradient can become .grad without a copy, as torch's
+ * AccumulateGrad steals one: nobody else holds it (the engine's buffer and
+ * the caller's reference only), its storage is its own, it has no autograd
+ * state, and it is laid out as the variable is. */
+static bool can_steal(const THPTensor *v, PyObject *g) {
+  const THPTensor *gt = (const THPTensor *)g;
+  return Py_REFCNT(g) <= 2 && Py_TYPE(g) == (PyTypeObject *)THPTensorClass && !gt->grad_fn && !gt->requires_grad &&
+         !gt->base && !gt->hooks && atomic_load(&gt->t->refcount) == 1 && atomic_load(&gt->t->storage->refcount) == 1 &&
+         gt->t->dtype == v->t->dtype && gt->t->ndim == v->t->ndim &&
+         !memcmp(gt->t->sizes, v->t->sizes, v->t->ndim * sizeof(int64_t)) &&
+         THTensor_isContiguous(gt->t) && THTensor_isContiguous(v->t);
+}
+
 int THP_accumulate_into_grad(THPTensor *v, PyObject *g) {
   if (!v->grad) {
     /* A fresh .grad must not alias a tensor the user can still see. */
     PyObject *c;
-    if (THP_grad_enabled()) {
+    if (!THP_grad_enabled() && can_steal(v, g)) {
+      c = THPTensor_wrap(THTensor_retain(((THPTensor *)g)->t));
+    } else if (THP_grad_enabled()) {
       c = F_clone(g, NULL);
     } else {
       THTensor *ct = at_clone(((THPTensor *)g)->t, true);
