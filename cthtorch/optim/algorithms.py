@@ -100,6 +100,10 @@ class Adam(Optimizer):
                             st["max_exp_avg_sq"] = cthtorch.zeros_like(p)
                     st["step"] += 1
                     step = st["step"].item()
+                    if not g["differentiable"] and _C._adam_step(
+                            p, p.grad, st["exp_avg"], st["exp_avg_sq"], st.get("max_exp_avg_sq"), g["lr"], beta1,
+                            beta2, g["eps"], g["weight_decay"], step, g["maximize"], self._decoupled):
+                        continue   # the update below in one pass, with torch's kernels' rounding
                     if g["weight_decay"] != 0:
                         if self._decoupled:
                             p.mul_(1 - g["lr"] * g["weight_decay"])

@@ -1,6 +1,8 @@
 /* Fused optimizer updates (see ATOptim.h). Contraction is off so that each
  * product rounds where torch's separate ops round; the fmas written out are
- * the ones torch's `add(x, alpha=a)` kernels perform. */
+ * the ones torch's kernels perform (its vector code is plain arithmetic on
+ * GCC vector types, contracted where a product feeds a sum: add with alpha,
+ * lerp, addcmul). */
 #pragma GCC optimize("fp-contract=off")
 #include "ATOptim.h"
 
@@ -62,5 +64,66 @@ int at_sgd_step(THTensor *p, const THTensor *grad, THTensor *buf, double lr, dou
   else
     sgd_double((double *)THTensor_data(p), (const double *)THTensor_data(grad), b, n, lr, momentum, 1 - dampening,
                weight_decay, nesterov, maximize, first);
+  return 0;
+}
+
+#define DEFINE_ADAM(T, FMA, SQRT)                                                                 \
+  static inline __attribute__((always_inline)) void adam_loop_##T(                                \
+      T *restrict p, const T *restrict gr, T *restrict m, T *restrict v, T *restrict vmax, int64_t n, \
+      T w1, T beta2, T c2, T wd, T pdecay, T bc2s, T eps, T neg_step, const bool neg, const bool l2,  \
+      const bool decay_p, const bool ams) {                                                        \
+    bool small = w1 < (T)0.5 && w1 > (T)-0.5;                                                      \
+    T coef = small ? w1 : w1 - 1;                                                                  \
+    _Pragma("omp parallel for simd if (n > 65536)")                                                \
+    for (int64_t i = 0; i < n; i++) {                                                              \
+      T g = neg ? -gr[i] : gr[i], pi = p[i];                                                       \
+      if (l2) g = FMA(wd, pi, g);                                                                  \
+      if (decay_p) pi = pi * pdecay;                                                               \
+      T mi = m[i], diff = g - mi;                                                                  \
+      mi = FMA(coef, diff, small ? mi : g);                                                        \
+      m[i] = mi;                                                                                   \
+      T vi = FMA(c2 * g, g, v[i] * beta2);                                                         \
+      v[i] = vi;                                                                                   \
+      if (ams) { vi = vmax[i] > vi ? vmax[i] : vi; vmax[i] = vi; }                                 \
+      T denom = SQRT(vi) / bc2s + eps;                                                             \
+      p[i] = pi + (neg_step * mi) / denom;                                                         \
+    }                                                                                              \
+  }                                                                                                \
+  static void adam_##T(T *p, const T *g, T *m, T *v, T *vmax, int64_t n, T w1, T beta2, T c2, T wd, T pdecay, \
+                       T bc2s, T eps, T neg_step, bool neg, bool l2, bool decay_p) {                  \
+    if (vmax || neg)                                                                               \
+      adam_loop_##T(p, g, m, v, vmax, n, w1, beta2, c2, wd, pdecay, bc2s, eps, neg_step, neg, l2, decay_p, vmax != NULL); \
+    else if (l2)                                                                                   \
+      adam_loop_##T(p, g, m, v, vmax, n, w1, beta2, c2, wd, pdecay, bc2s, eps, neg_step, false, true, false, false); \
+    else if (decay_p)                                                                              \
+      adam_loop_##T(p, g, m, v, vmax, n, w1, beta2, c2, wd, pdecay, bc2s, eps, neg_step, false, false, true, false); \
+    else                                                                                           \
+      adam_loop_##T(p, g, m, v, vmax, n, w1, beta2, c2, wd, pdecay, bc2s, eps, neg_step, false, false, false, false); \
+  }
+DEFINE_ADAM(float, fmaf, sqrtf)
+DEFINE_ADAM(double, fma, sqrt)
+
+int at_adam_step(THTensor *p, const THTensor *grad, THTensor *m, THTensor *v, THTensor *vmax, double lr,
+                 double beta1, double beta2, double eps, double weight_decay, double step, bool maximize,
+                 bool decoupled) {
+  if ((p->dtype != TH_Float && p->dtype != TH_Double) || !THTensor_isContiguous(p) || !fusable(p, grad) ||
+      !fusable(p, m) || !fusable(p, v) || (vmax && !fusable(p, vmax))) {
+    THError_set(TH_ERR_RUNTIME, "_adam_step: needs contiguous float32/float64 tensors of one dtype and size");
+    return -1;
+  }
+  int64_t n = THTensor_numel(p);
+  /* the scalars as torch's Python step computes them, in double */
+  double bc1 = 1 - pow(beta1, step), bc2 = 1 - pow(beta2, step);
+  double neg_step = -(lr / bc1), bc2s = pow(bc2, 0.5), pdecay = 1 - lr * weight_decay;
+  bool l2 = weight_decay != 0 && !decoupled, decay_p = weight_decay != 0 && decoupled;
+  void *vm = vmax ? THTensor_data(vmax) : NULL;
+  if (p->dtype == TH_Float)
+    adam_float((float *)THTensor_data(p), (const float *)THTensor_data(grad), (float *)THTensor_data(m),
+               (float *)THTensor_data(v), vm, n, (float)(1 - beta1), (float)beta2, (float)(1 - beta2),
+               (float)weight_decay, (float)pdecay, (float)bc2s, (float)eps, (float)neg_step, maximize, l2, decay_p);
+  else
+    adam_double((double *)THTensor_data(p), (const double *)THTensor_data(grad), (double *)THTensor_data(m),
+                (double *)THTensor_data(v), vm, n, 1 - beta1, beta2, 1 - beta2, weight_decay, pdecay, bc2s, eps,
+                neg_step, maximize, l2, decay_p);
   return 0;
 }

@@ -103,6 +103,7 @@ PyMethodDef THP_module_functions[] = {
   {"_live_bytes", live_bytes, METH_NOARGS, "Bytes held by the default CPU allocator (for leak tests)."},
   {"_empty_cache", empty_cache, METH_NOARGS, NULL},
   {"_sgd_step", THP_sgd_step, METH_VARARGS, "Fused SGD update of one parameter (Optim.c)."},
+  {"_adam_step", THP_adam_step, METH_VARARGS, "Fused Adam/AdamW update of one parameter (Optim.c)."},
   {"promote_types", promote_types, METH_VARARGS, NULL},
   {"can_cast", can_cast, METH_VARARGS, NULL},
   {"result_type", result_type, METH_VARARGS, NULL},

@@ -149,6 +149,7 @@ void THP_rebase_history(PyObject *self_tensor, THPNode *node);
 
 /* Optim.c */
 PyObject *THP_sgd_step(PyObject *m, PyObject *args);
+PyObject *THP_adam_step(PyObject *m, PyObject *args);
 
 /* ---- the module ---- */
 int THP_initDtypes(PyObject *m);

@@ -27,7 +27,8 @@ void THTensor_(clamp_loop)(char **data, const int64_t *st, int64_t n, const void
 #if defined(TH_REAL_IS_FLOATING)
 /* lerp(start, end, weight): the two-sided form keeps lerp(a, b, 1) == b exactly */
 TH_TERNARY_LOOP(lerp_loop, fabs(c) < (compute_t)0.5 ? a + c * (b - a) : b - (b - a) * ((compute_t)1 - c))
-TH_TERNARY_LOOP(addcdiv_loop, a + TH_ARG(0) * (b / c))
+/* (value * t1) / t2, then the sum: the order torch's kernel rounds in */
+TH_TERNARY_LOOP(addcdiv_loop, a + TH_ARG(0) * b / c)
 TH_UNARY_LOOP(nan_to_num_loop, isnan(x) ? TH_ARG(0) : (isinf(x) ? (x > 0 ? TH_ARG(1) : TH_ARG(2)) : x))
 TH_UNARY_LOOP(logit_loop, ARGS->i[3] ? log((x < TH_ARG(0) ? TH_ARG(0) : (x > (compute_t)1 - TH_ARG(0) ? (compute_t)1 - TH_ARG(0) : x)) /
                                          ((compute_t)1 - (x < TH_ARG(0) ? TH_ARG(0) : (x > (compute_t)1 - TH_ARG(0) ? (compute_t)1 - TH_ARG(0) : x))))
