@@ -84,7 +84,9 @@ inf = _math.inf
 nan = _math.nan
 newaxis = None
 
-__version__ = "2.13.0+cthtorch"
+from . import version  # noqa: E402
+from .torch_version import TorchVersion as _TorchVersion  # noqa: E402
+__version__ = _TorchVersion(version.__version__)
 
 
 def set_default_dtype(d):
@@ -174,7 +176,7 @@ def __getattr__(name):
     # subpackages load on first use (import cthtorch stays fast)
     if name in ("nn", "optim", "utils", "vision", "linalg", "special", "fft", "multiprocessing",
                 "distributed", "jit", "testing", "backends", "hub", "onnx", "distributions", "amp", "random", "accelerator", "cpu",
-                "func"):
+                "func", "xpu", "mps", "mtia"):
         try:
             mod = _lazy(name)
         except ModuleNotFoundError as e:
@@ -192,11 +194,6 @@ def __getattr__(name):
         fn = getattr(F, name)
         globals()[name] = fn
         return fn
-    if name in ("xpu", "mps", "mtia"):
-        from . import _absent_device
-        mod = getattr(_absent_device, name)
-        globals()[name] = mod
-        return mod
     if name in ("TypedStorage", "UntypedStorage"):
         from . import storage
         return storage.TypedStorage if name == "TypedStorage" else _C.UntypedStorage
