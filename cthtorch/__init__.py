@@ -160,6 +160,14 @@ _NN_ALIASES = frozenset((
     "hardshrink", "bilinear", "rms_norm", "rrelu_"))
 
 
+_TORCH_FUNCTIONAL = frozenset((
+    "kl_div", "margin_ranking_loss", "triplet_margin_loss", "poisson_nll_loss", "hinge_embedding_loss",
+    "cosine_embedding_loss", "binary_cross_entropy_with_logits", "instance_norm", "constant_pad_nd", "native_dropout",
+    "grid_sampler", "lstm_cell", "gru_cell", "rnn_tanh_cell", "rnn_relu_cell", "feature_alpha_dropout",
+    "feature_alpha_dropout_", "alpha_dropout_", "feature_dropout_", "embedding_bag", "ctc_loss", "matrix_rank",
+    "get_device", "binomial"))
+
+
 def _lazy(name):
     import importlib
     return importlib.import_module("." + name, __name__)
@@ -192,6 +200,11 @@ def __getattr__(name):
     if name in _NN_ALIASES:   # torch.max_pool2d and friends: the nn.functional op
         import cthtorch.nn.functional as F
         fn = getattr(F, name)
+        globals()[name] = fn
+        return fn
+    if name in _TORCH_FUNCTIONAL:   # torch.kl_div and friends: ATen signatures over nn.functional
+        from . import _torch_functional
+        fn = getattr(_torch_functional, name)
         globals()[name] = fn
         return fn
     if name in ("TypedStorage", "UntypedStorage"):

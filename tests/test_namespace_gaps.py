@@ -101,3 +101,168 @@ def test_import_device_modules_in_a_fresh_interpreter():
             "print(torch.mps.is_available(), torch.xpu.device_count(), b.is_built())")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "False 0 False"
+
+
+# ---- torch-level functional aliases ----
+
+def _same(a, b, atol=1e-5):
+    """Compares a cthtorch result with torch's: tensors by dtype, shape and
+    values, sequences item by item, anything else by ==."""
+    if isinstance(b, torch.Tensor):
+        assert isinstance(a, cthtorch.Tensor), (a, b)
+        assert str(a.dtype) == str(b.dtype) and tuple(a.shape) == tuple(b.shape), (a, b)
+        np.testing.assert_allclose(a.detach().numpy(), b.detach().numpy(), atol=atol, rtol=1e-5)
+    elif isinstance(b, (tuple, list)):
+        assert len(a) == len(b)
+        for x, y in zip(a, b):
+            _same(x, y, atol)
+    else:
+        assert a == b, (a, b)
+
+
+def _compare(call, atol=1e-5):
+    """Runs call(module, make) with cthtorch and with torch, where make(*shape)
+    builds the same seeded float32 tensor in either; results or error types match."""
+    results = []
+    for mod in (cthtorch, torch):
+        rng = np.random.default_rng(0)
+
+        def make(*shape, low=None, mod=mod, rng=rng):
+            arr = rng.standard_normal(shape) if low is None else rng.uniform(low, 1.0, shape)
+            return mod.tensor(arr.astype("float32"))
+        results.append(_outcome(lambda: call(mod, make)))
+    (kind_a, a), (kind_b, b) = results
+    assert kind_a == kind_b, (results[0], results[1])
+    if kind_a == "ok":
+        _same(a, b, atol)
+    return results[0]
+
+
+_LOSS_CALLS = {
+    "kl_div_default": lambda t, m: t.kl_div(m(3, 4), m(3, 4, low=0.0)),
+    "kl_div_sum_log_target": lambda t, m: t.kl_div(m(3, 4), m(3, 4), 2, log_target=True),
+    "kl_div_mean": lambda t, m: t.kl_div(m(3, 4), m(3, 4, low=0.0), 1),
+    "kl_div_str_reduction": lambda t, m: t.kl_div(m(3, 4), m(3, 4), "mean"),
+    "kl_div_log_target_positional": lambda t, m: t.kl_div(m(3, 4), m(3, 4), 1, True),
+    "poisson_nll_loss": lambda t, m: t.poisson_nll_loss(m(3, 4), m(3, 4, low=0.0), True, True, 1e-8, 2),
+    "poisson_nll_loss_linear": lambda t, m: t.poisson_nll_loss(m(3, 4, low=0.1), m(3, 4, low=0.0), False, False,
+                                                               1e-8, 1),
+    "poisson_nll_loss_missing": lambda t, m: t.poisson_nll_loss(m(3), m(3)),
+    "margin_ranking_loss": lambda t, m: t.margin_ranking_loss(m(5), m(5), t.tensor([1., -1, 1, -1, 1]), 0.5, 2),
+    "margin_ranking_loss_default": lambda t, m: t.margin_ranking_loss(m(5), m(5), -t.ones(5)),
+    "triplet_margin_loss": lambda t, m: t.triplet_margin_loss(m(3, 4), m(3, 4), m(3, 4), 1.0, 2, 1e-6, True, 1),
+    "triplet_margin_loss_default": lambda t, m: t.triplet_margin_loss(m(3, 4), m(3, 4), m(3, 4)),
+    "hinge_embedding_loss": lambda t, m: t.hinge_embedding_loss(m(4), t.tensor([1., -1, 1, -1]), 0.5, 1),
+    "cosine_embedding_loss": lambda t, m: t.cosine_embedding_loss(m(3, 4), m(3, 4), t.tensor([1., -1, 1]), 0.1),
+    "bce_with_logits": lambda t, m: t.binary_cross_entropy_with_logits(m(3, 4), m(3, 4, low=0.0), m(4),
+                                                                       t.full((4,), 2.0), 2),
+    "bce_with_logits_float_reduction": lambda t, m: t.binary_cross_entropy_with_logits(m(2), m(2), reduction=1.0),
+    "bce_with_logits_bool_reduction": lambda t, m: t.binary_cross_entropy_with_logits(m(2), m(2), reduction=True),
+    "out_of_range_reduction_is_none": lambda t, m: t.margin_ranking_loss(m(3), m(3), t.ones(3), 0.0, 7),
+    "ctc_loss_lists": lambda t, m: t.ctc_loss(m(5, 2, 4).log_softmax(2), t.tensor([[1, 2], [1, 1]]), [5, 5], [2, 2]),
+    "ctc_loss_mean": lambda t, m: t.ctc_loss(m(5, 2, 4).log_softmax(2), t.tensor([[1, 2], [1, 1]]),
+                                             t.tensor([5, 4]), t.tensor([2, 1]), 0, 1),
+    "matrix_rank": lambda t, m: t.matrix_rank(t.eye(3)),
+}
+
+
+@pytest.mark.parametrize("name", sorted(_LOSS_CALLS))
+def test_torch_level_losses(name):
+    _compare(_LOSS_CALLS[name])
+
+
+def test_reduction_type_error_text_matches_torch():
+    kind, msg = _compare(_LOSS_CALLS["kl_div_str_reduction"])
+    assert msg == "kl_div(): argument 'reduction' (position 3) must be int, not str"
+    kind, msg = _compare(_LOSS_CALLS["matrix_rank"])
+    assert kind == "RuntimeError" and "torch.linalg.matrix_rank" in msg
+
+
+_NET_CALLS = {
+    "constant_pad_nd": lambda t, m: t.constant_pad_nd(m(3, 4), [1, 1]),
+    "constant_pad_nd_value_negative": lambda t, m: t.constant_pad_nd(m(3, 4), [-1, 0, 2, 1], 2.5),
+    "constant_pad_nd_odd": lambda t, m: t.constant_pad_nd(m(3, 4), (1, 1, 1)),
+    "native_dropout_eval": lambda t, m: t.native_dropout(m(3, 4), 0.5, False),
+    "native_dropout_int": lambda t, m: t.native_dropout(t.arange(3), 0.5, True),
+    "instance_norm": lambda t, m: t.instance_norm(m(2, 3, 4), m(3), m(3), None, None, True, 0.1, 1e-5, False),
+    "instance_norm_no_stats": lambda t, m: t.instance_norm(m(2, 3, 4), None, None, None, None, False, 0.1, 1e-5,
+                                                           False),
+    "lstm_cell": lambda t, m: t.lstm_cell(m(2, 3), (m(2, 4), m(2, 4)), m(16, 3), m(16, 4), m(16), m(16)),
+    "lstm_cell_one_state": lambda t, m: t.lstm_cell(m(2, 3), (m(2, 4),), m(16, 3), m(16, 4)),
+    "gru_cell": lambda t, m: t.gru_cell(m(2, 3), m(2, 4), m(12, 3), m(12, 4), m(12), m(12)),
+    "rnn_tanh_cell": lambda t, m: t.rnn_tanh_cell(m(2, 3), m(2, 4), m(4, 3), m(4, 4)),
+    "rnn_relu_cell": lambda t, m: t.rnn_relu_cell(m(2, 3), m(2, 4), m(4, 3), m(4, 4), m(4), m(4)),
+    "get_device": lambda t, m: t.get_device(m(2)),
+    "get_device_int": lambda t, m: t.get_device(3),
+    "binomial_int_count": lambda t, m: t.binomial(t.tensor([10, 5]), t.tensor([0.5, 0.2])),
+    "binomial_dtype_mismatch": lambda t, m: t.binomial(t.tensor([10., 5.]), t.tensor([0.5, 0.2], dtype=t.float64)),
+    "binomial_certain": lambda t, m: t.binomial(t.tensor([10., 0., 7.]), t.tensor([1.0, 0.5, 0.0])),
+}
+for _im in (0, 1):
+    for _pm in (0, 1, 2):
+        for _ac in (False, True):
+            _NET_CALLS["grid_sampler_%d_%d_%d" % (_im, _pm, _ac)] = (
+                lambda t, m, im=_im, pm=_pm, ac=_ac: t.grid_sampler(m(1, 2, 3, 3), 1.2 * m(1, 2, 2, 2).tanh(),
+                                                                    im, pm, ac))
+for _mode in (0, 1, 2):
+    for _pad in (None, 4):
+        _NET_CALLS["embedding_bag_%d_%s" % (_mode, _pad)] = (
+            lambda t, m, mode=_mode, pad=_pad: t.embedding_bag(m(10, 3), t.tensor([1, 2, 4, 5, 4, 3]),
+                                                               t.tensor([0, 2]), False, mode, False, None, False, pad))
+_NET_CALLS["embedding_bag_last_offset"] = lambda t, m: t.embedding_bag(
+    m(10, 3), t.tensor([1, 2, 4, 5, 4, 3]), t.tensor([0, 2, 6]), False, 1, False, None, True)
+
+
+@pytest.mark.parametrize("name", sorted(_NET_CALLS))
+def test_torch_level_layers(name):
+    _compare(_NET_CALLS[name])
+
+
+def test_native_dropout_draws_like_torch():
+    for p, train in ((0.5, None), (0.3, True)):
+        cthtorch.manual_seed(0)
+        torch.manual_seed(0)
+        _same(cthtorch.native_dropout(cthtorch.ones(4, 5), p, train), torch.native_dropout(torch.ones(4, 5), p, train))
+
+
+def test_instance_norm_running_stats_like_torch():
+    def run(t, m):
+        rm, rv = t.zeros(3), t.ones(3)
+        out = t.instance_norm(m(2, 3, 4), None, None, rm, rv, True, 0.1, 1e-5, False)
+        return out, rm, rv, t.instance_norm(m(2, 3, 4), None, None, rm, rv, False, 0.1, 1e-5, False)
+    _compare(run)
+
+
+def test_instance_norm_module_tracks_running_stats_like_torch():
+    def run(t, m):
+        mod = t.nn.InstanceNorm1d(3, affine=True, track_running_stats=True)
+        y = mod(m(4, 3, 5))
+        mod.eval()
+        return y, mod.running_mean, mod.running_var, mod(m(4, 3, 5))
+    _compare(run)
+
+
+def test_in_place_dropouts_return_their_input():
+    for name in ("alpha_dropout_", "feature_alpha_dropout_", "feature_dropout_"):
+        x = cthtorch.randn(2, 3, 4)
+        ref = x.clone()
+        assert getattr(cthtorch, name)(x, 0.5, False) is x and cthtorch.equal(x, ref)
+        cthtorch.manual_seed(0)
+        assert getattr(cthtorch, name)(x, 0.5, True) is x and not cthtorch.equal(x, ref)
+    x = cthtorch.randn(8, 16, 2)
+    cthtorch.manual_seed(0)
+    y = cthtorch.feature_alpha_dropout(x, 0.5, True)
+    # a dropped unit becomes the constant -alpha*a*(1-p); whole channels drop together
+    alpha, p = 1.7580993408473766, 0.5
+    a = ((1 - p) * (1 + p * alpha ** 2)) ** -0.5
+    dropped = (y - (-alpha * a * (1 - p))).abs() < 1e-5
+    assert cthtorch.equal(dropped[:, :, 0], dropped[:, :, 1]) and 0 < int(dropped.sum()) < dropped.numel()
+    assert cthtorch.feature_alpha_dropout(x, 0.5, False) is x
+
+
+def test_binomial_samples_have_binomial_moments():
+    cthtorch.manual_seed(0)
+    s = cthtorch.binomial(cthtorch.full((20000,), 12.0), cthtorch.full((20000,), 0.25))
+    assert s.dtype == cthtorch.float32
+    assert abs(s.mean().item() - 3.0) < 0.05 and abs(s.var().item() - 2.25) < 0.1
+    assert s.min().item() >= 0 and s.max().item() <= 12 and cthtorch.equal(s, s.round())

@@ -417,7 +417,9 @@ class InstanceNorm2d(_NormBase):
         super().__init__(num_features, eps, momentum, affine, track_running_stats, device, dtype, bias=bias)
 
     def forward(self, input):
-        return F.instance_norm(input, None, None, self.weight, self.bias, True, self.momentum or 0.1, self.eps)
+        return F.instance_norm(input, self.running_mean, self.running_var, self.weight, self.bias,
+                               self.training or not self.track_running_stats,
+                               self.momentum if self.momentum is not None else 0.0, self.eps)
 
 
 class InstanceNorm1d(InstanceNorm2d):
