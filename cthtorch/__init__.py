@@ -131,7 +131,8 @@ def sparse_coo_tensor(*args, **kwargs):
 
 
 def is_storage(obj):
-    return False
+    from .storage import TypedStorage
+    return type(obj) in (TypedStorage, _C.UntypedStorage)
 
 
 def is_nonzero(input):
@@ -207,6 +208,10 @@ def __getattr__(name):
         fn = getattr(_torch_functional, name)
         globals()[name] = fn
         return fn
+    if name.endswith("Storage") and name not in ("TypedStorage", "UntypedStorage"):
+        from . import _legacy_storage
+        if name in _legacy_storage.NAMES:
+            return getattr(_legacy_storage, name)
     if name in ("TypedStorage", "UntypedStorage"):
         from . import storage
         return storage.TypedStorage if name == "TypedStorage" else _C.UntypedStorage

@@ -193,6 +193,15 @@ class Tensor(_C._TensorBase):
         from cthtorch.storage import _storage
         return _storage(self)
 
+    def set_(self, *args, **kwargs):
+        """set_(storage, storage_offset=0, size=None, stride=None) points self at
+        a storage (typed or untyped); other forms go to the C method."""
+        if args and cthtorch.is_storage(args[0]):
+            from cthtorch.storage import _view_of_storage
+            args = (_view_of_storage(self.dtype, *args, **kwargs),)
+            kwargs = {}
+        return _C._TensorBase.set_(self, *args, **kwargs)
+
     def pin_memory(self, device=None):
         # PyTorch's CPU-only build: pinning needs an accelerator
         raise RuntimeError("Cannot access accelerator device when none is available.")

@@ -266,3 +266,128 @@ def test_binomial_samples_have_binomial_moments():
     assert s.dtype == cthtorch.float32
     assert abs(s.mean().item() - 3.0) < 0.05 and abs(s.var().item() - 2.25) < 0.1
     assert s.min().item() >= 0 and s.max().item() <= 12 and cthtorch.equal(s, s.round())
+
+
+# ---- legacy storage classes ----
+
+_STORAGE_NAMES = ("FloatStorage", "DoubleStorage", "HalfStorage", "BFloat16Storage", "LongStorage", "IntStorage",
+                  "ShortStorage", "CharStorage", "ByteStorage", "BoolStorage")
+
+
+@pytest.fixture
+def quiet():
+    import warnings
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        yield
+
+
+def _storage_outcome(call):
+    """call(lib) for cthtorch and torch; class names in messages made comparable."""
+    a = _outcome(lambda: call(cthtorch))
+    b = _outcome(lambda: call(torch))
+    if a[0] != "ok" or b[0] != "ok":
+        clean = [(k, m.replace("cthtorch.", "torch.") if isinstance(m, str) else m) for k, m in (a, b)]
+        return clean
+    return a, b
+
+
+@pytest.mark.parametrize("name", _STORAGE_NAMES)
+def test_legacy_storage_classes_match_torch(quiet, name):
+    for make in (lambda lib: getattr(lib, name)(3), lambda lib: getattr(lib, name)([1, 0, 1])):
+        ours, ref = make(cthtorch), make(torch)
+        assert type(ours).__name__ == type(ref).__name__ == "TypedStorage"
+        assert str(ours.dtype) == str(ref.dtype) == str(getattr(torch, name).dtype)
+        assert len(ours) == len(ref) == 3 and ours.size() == 3
+        assert isinstance(ours, getattr(cthtorch, name)) and isinstance(ours, cthtorch.TypedStorage)
+        assert ours.type() == ref.type() and ours.element_size() == ref.element_size()
+        assert ours.nbytes() == ref.nbytes()
+    ours, ref = getattr(cthtorch, name)([1, 0, 1]), getattr(torch, name)([1, 0, 1])
+    assert ours.tolist() == ref.tolist() and [ours[i] for i in (0, -1)] == [ref[i] for i in (0, -1)]
+    assert type(ours[0]) is type(ref[0])
+    assert repr(ours) == repr(ref)
+
+
+def test_storage_alias_and_isinstance(quiet):
+    assert cthtorch.Storage is cthtorch.FloatStorage and torch.Storage is torch.FloatStorage
+    s = cthtorch.DoubleStorage([1.5, 2.5])
+    assert not isinstance(s, cthtorch.FloatStorage) and isinstance(s, cthtorch.DoubleStorage)
+    assert isinstance(cthtorch.zeros(2).storage(), cthtorch.FloatStorage)
+    assert cthtorch.is_storage(s) and cthtorch.is_storage(cthtorch.zeros(1).untyped_storage())
+    assert not cthtorch.is_storage(cthtorch.zeros(1)) and not cthtorch.is_storage([1])
+    assert repr(cthtorch.FloatStorage()) == repr(torch.FloatStorage())
+
+
+@pytest.mark.parametrize("call", [
+    lambda t: t.FloatStorage(2.5),
+    lambda t: t.FloatStorage(3, dtype=t.int32),
+    lambda t: t.FloatStorage(2, device="cpu"),
+    lambda t: t.FloatStorage(2, 3),
+    lambda t: t.FloatStorage(t.zeros(2)),
+    lambda t: t.FloatStorage(t.zeros(2).untyped_storage()),
+    lambda t: t.FloatStorage([1, 2, 3])[5],
+    lambda t: t.FloatStorage([1, 2, 3])[-4],
+    lambda t: t.FloatStorage([1, 2, 3])[0:2],
+    lambda t: t.FloatStorage("abc"),
+    lambda t: t.FloatStorage(wrap_storage=t.tensor([1.0, 2.0]).untyped_storage()).tolist(),
+    lambda t: t.LongStorage([[1, 2], [3, 4]]).tolist(),
+    lambda t: t.LongStorage([1.7]).tolist(),
+    lambda t: t.FloatStorage.from_buffer(b"\x00\x00\x80?\x00\x00\x00@", "little").tolist(),
+    lambda t: t.FloatStorage.from_buffer(b"?\x80\x00\x00", "big").tolist(),
+    lambda t: list(t.FloatStorage([1, 2])),
+])
+def test_storage_construction_and_errors_match_torch(quiet, call):
+    a, b = _storage_outcome(call)
+    assert a[0] == b[0], (a, b)
+    if a[0] == "ok" or "out of range" in b[1]:
+        assert a[1] == b[1]
+    elif "received an invalid combination" in b[1]:   # the last line names the offending type, spelt per library
+        assert a[1].rsplit("\n", 1)[0] == b[1].rsplit("\n", 1)[0]
+
+
+def test_storage_conversions_and_writes(quiet):
+    for lib in (cthtorch, torch):
+        s = lib.FloatStorage([1.5, 0.0, -2.0])
+        s[0] = 7
+        assert s.tolist() == [7.0, 0.0, -2.0]
+        assert s.clone().tolist() == s.tolist() and s.clone().data_ptr() != s.data_ptr()
+        assert s.long().tolist() == [7, 0, -2] and str(s.double().dtype) == "torch.float64"
+        assert s.bool().tolist() == [True, False, True] and s.float().data_ptr() != s.data_ptr()
+        assert s.cpu() is not s and s.cpu().data_ptr() == s.data_ptr()
+        assert lib.FloatStorage(2).fill_(3).tolist() == [3.0, 3.0]
+        assert lib.FloatStorage(2).copy_(lib.FloatStorage([4, 5])).tolist() == [4.0, 5.0]
+        assert not s.is_pinned()
+
+
+def test_legacy_tensor_from_storage_shares_memory(quiet):
+    for lib in (cthtorch, torch):
+        s = lib.FloatStorage([1, 2, 3])
+        t = lib.FloatTensor(s)
+        assert t.tolist() == [1.0, 2.0, 3.0] and t.data_ptr() == s.data_ptr()
+        t[0] = 9
+        assert s[0] == 9.0
+        assert lib.DoubleTensor(lib.DoubleStorage([1, 2])).dtype == lib.float64
+    assert _storage_outcome(lambda t: t.DoubleTensor(t.FloatStorage([1, 2])))[0] == \
+        _storage_outcome(lambda t: t.DoubleTensor(t.FloatStorage([1, 2])))[1]
+
+
+@pytest.mark.parametrize("call", [
+    lambda t: t.empty(0).set_(t.FloatStorage([1, 2, 3])).tolist(),
+    lambda t: t.empty(0).set_(t.FloatStorage([1, 2, 3]), 1, (2,)).tolist(),
+    lambda t: t.empty(0).set_(t.tensor([1., 2., 3., 4.]).untyped_storage(), 1, (3,), (1,)).tolist(),
+    lambda t: t.empty(0).set_(t.tensor([1., 2., 3., 4.]).untyped_storage(), 0, (2, 2), (1, 2)).tolist(),
+    lambda t: t.empty(0, dtype=t.float64).set_(t.FloatStorage([1, 2])),
+])
+def test_set_storage_matches_torch(quiet, call):
+    a, b = _storage_outcome(call)
+    assert a == b
+
+
+def test_storage_warns_once_like_torch():
+    import warnings
+    cthtorch.storage._reset_warn_typed_storage_removal()
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        cthtorch.FloatStorage(2)
+        cthtorch.ones(1).storage()
+    assert [str(w.message)[:25] for w in caught] == ["TypedStorage is deprecate"]
