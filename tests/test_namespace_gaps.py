@@ -391,3 +391,100 @@ def test_storage_warns_once_like_torch():
         cthtorch.FloatStorage(2)
         cthtorch.ones(1).storage()
     assert [str(w.message)[:25] for w in caught] == ["TypedStorage is deprecate"]
+
+
+# ---- torch.utils._pytree ----
+
+import collections  # noqa: E402
+
+import cthtorch.utils._pytree as cpt  # noqa: E402
+
+_Pair = collections.namedtuple("_Pair", "a b")
+_TREES = [
+    [None, 1, (2, {"b": 3, "a": 4})],
+    {"b": 1, "a": [2, 3]},
+    collections.OrderedDict(a=1, z=(2,)),
+    collections.defaultdict(list, a=1),
+    collections.deque([1, 2], maxlen=3),
+    _Pair(1, [2, 3]),
+    [],
+    {},
+    5,
+    None,
+]
+
+
+@pytest.mark.parametrize("tree", _TREES, ids=[type(t).__name__ for t in _TREES])
+def test_pytree_flatten_unflatten_like_torch(tree):
+    import warnings
+    import torch.utils._pytree as tpt
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", FutureWarning)
+        leaves, spec = cpt.tree_flatten(tree)
+        ref_leaves, ref_spec = tpt.tree_flatten(tree)
+        assert leaves == ref_leaves and repr(spec) == repr(ref_spec)
+        assert (spec.num_leaves, spec.num_nodes, spec.num_children) == \
+            (ref_spec.num_leaves, ref_spec.num_nodes, ref_spec.num_children)
+        rebuilt = cpt.tree_unflatten([x for x in leaves], spec)
+        assert rebuilt == tpt.tree_unflatten(ref_leaves, ref_spec) and type(rebuilt) is type(tree)
+        assert cpt.tree_map(lambda x: (x, 0), tree) == tpt.tree_map(lambda x: (x, 0), tree)
+        assert cpt.tree_is_leaf(tree) == tpt.tree_is_leaf(tree)
+
+
+@pytest.mark.parametrize("call", [
+    lambda p: p.tree_unflatten([1, 2], p.tree_structure([1, (2, 3)])),
+    lambda p: p.tree_map(lambda a, b: a + b, [1, 2], [1]),
+    lambda p: p.tree_map(lambda a, b: a + b, [1, 2], (1, 2)),
+    lambda p: p.tree_map(lambda a, b: (a, b), {"a": 1}, {"b": 1}),
+    lambda p: p.tree_map(lambda a, b: (a, b), {"a": 1, "b": 2}, {"b": 20, "a": 10}),
+    lambda p: p.tree_map(lambda a, b: (a, b), [1, [2]], [1, 3]),
+    lambda p: p.tree_map(lambda a, b: a + b, [1, (2, 3)], [10, (20, 30)]),
+    lambda p: p.tree_map(lambda a, b: (a, b), [1, 2], [[5], (6, 7)]),
+    lambda p: p.tree_map_only(int, lambda x: x * 10, [1, "a", 2.0]),
+    lambda p: p.tree_map_only((int, float), lambda x: -x, {"a": 1, "b": "s", "c": 2.5}),
+    lambda p: (p.tree_all(lambda x: x > 0, [1, 2]), p.tree_any(lambda x: x > 1, (1, 2))),
+    lambda p: (p.tree_all_only(int, lambda x: x > 0, [1, "a", -1.0]),
+               p.tree_any_only((float,), lambda x: x < 0, [1, "a", -1.0])),
+    lambda p: p.tree_leaves([1, [2, 3]], is_leaf=lambda x: isinstance(x, list) and x == [2, 3]),
+    lambda p: list(p.tree_iter([1, (2,)])),
+    lambda p: p.tree_structure([1, (2, 3)]) == p.tree_structure([4, (5, 6)]),
+    lambda p: p.tree_structure([1, (2, 3)]) == p.tree_structure([4, [5, 6]]),
+])
+def test_pytree_functions_like_torch(call):
+    import torch.utils._pytree as tpt
+    a, b = _outcome(lambda: call(cpt)), _outcome(lambda: call(tpt))
+    assert a == b
+
+
+def test_register_pytree_node_like_torch():
+    import torch.utils._pytree as tpt
+
+    class Point:
+        def __init__(self, x, y):
+            self.x, self.y = x, y
+
+    for p in (cpt, tpt):
+        p.register_pytree_node(Point, lambda o: ([o.x, o.y], None), lambda c, ctx: Point(*c))
+        leaves, spec = p.tree_flatten([Point(1, 2), 3])
+        assert leaves == [1, 2, 3]
+        out = p.tree_map(lambda v: v * 10, Point(1, 2))
+        assert (type(out), out.x, out.y) == (Point, 10, 20)
+    assert repr(cpt.tree_structure([Point(1, 2)])) == repr(tpt.tree_structure([Point(1, 2)]))
+    a = _outcome(lambda: cpt.register_pytree_node(Point, None, None))
+    b = _outcome(lambda: tpt.register_pytree_node(Point, None, None))
+    assert a[0] == b[0] == "ValueError" and a[1].endswith("is already registered as pytree node.")
+
+
+def test_pytree_of_tensors_and_return_types():
+    out = cthtorch.max(cthtorch.tensor([[1.0, 3.0], [2.0, 0.0]]), 0)
+    leaves, spec = cpt.tree_flatten({"m": out, "x": cthtorch.ones(2)})
+    assert len(leaves) == 3 and all(isinstance(t, cthtorch.Tensor) for t in leaves)
+    back = cpt.tree_unflatten(leaves, spec)
+    assert type(back["m"]) is type(out) and cthtorch.equal(back["m"].indices, out.indices)
+    doubled = cpt.tree_map_only(cthtorch.Tensor, lambda t: t * 2, {"a": cthtorch.ones(1), "b": "keep"})
+    assert doubled["b"] == "keep" and doubled["a"].item() == 2.0
+    seen = []
+    assert cpt.tree_map_(seen.append, [1, (2,)]) == [1, (2,)] and seen == [1, 2]
+    with pytest.raises(NotImplementedError, match="tree_flatten_with_path"):
+        cpt.tree_flatten_with_path([1])
+    assert cthtorch.utils._pytree is cpt
