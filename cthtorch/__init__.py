@@ -220,6 +220,8 @@ def __getattr__(name):
         return getattr(serialization, name)
     if name == "profiler":
         return _lazy("profiler")
+    if name == "GradScaler":   # torch.GradScaler is torch.amp.GradScaler
+        return _lazy("amp").GradScaler
     if name == "autocast" or name in _AUTOCAST_STATE:
         from .amp import autocast_mode
         return getattr(autocast_mode, name)

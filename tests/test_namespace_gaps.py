@@ -488,3 +488,52 @@ def test_pytree_of_tensors_and_return_types():
     with pytest.raises(NotImplementedError, match="tree_flatten_with_path"):
         cpt.tree_flatten_with_path([1])
     assert cthtorch.utils._pytree is cpt
+
+
+# ---- GradScaler spellings ----
+
+def _warnings_of(fn):
+    import warnings
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        result = fn()
+    return result, sorted((w.category.__name__, str(w.message)) for w in caught)
+
+
+def test_torch_grad_scaler_is_amp_grad_scaler():
+    assert cthtorch.GradScaler is cthtorch.amp.GradScaler
+    assert torch.GradScaler is torch.amp.GradScaler
+
+
+@pytest.mark.parametrize("make", [
+    lambda t: t.GradScaler("cpu", init_scale=8.0),
+    lambda t: t.amp.GradScaler("cpu"),
+    lambda t: t.cpu.amp.GradScaler(init_scale=4.0),
+    lambda t: t.cuda.amp.GradScaler(enabled=False),
+    lambda t: t.cuda.amp.GradScaler(),
+    lambda t: t.amp.GradScaler(),
+    lambda t: t.GradScaler("cpu", enabled=False),
+])
+def test_grad_scaler_spellings_match_torch(make):
+    def run(lib):
+        scaler, warned = _warnings_of(lambda: make(lib))
+        w = lib.tensor([1.0, -2.0], requires_grad=True)
+        opt = lib.optim.SGD([w], lr=0.1)
+        loss = (w * w).sum()
+        scaled = scaler.scale(loss)
+        scaled.backward()
+        scaler.step(opt)
+        scaler.update()
+        return (scaler.is_enabled(), scaler.get_scale(), scaled.item(), w.tolist(), scaler.state_dict(),
+                type(scaler).__name__, warned)
+    ours, ref = run(cthtorch), run(torch)
+    ours_warned = [(k, m.replace("cthtorch", "torch")) for k, m in ours[-1]]
+    assert ours[:-1] == ref[:-1] and ours_warned == ref[-1]
+
+
+def test_cpu_amp_autocast_spelling():
+    (ours, ow), (ref, rw) = (_warnings_of(lambda lib=lib: lib.cpu.amp.autocast()) for lib in (cthtorch, torch))
+    assert ow == rw and ours.fast_dtype == cthtorch.bfloat16 and str(ref.fast_dtype) == "torch.bfloat16"
+    with ours:
+        assert cthtorch.is_autocast_enabled("cpu")
+    from cthtorch.cpu.amp import GradScaler, autocast  # noqa: F401
