@@ -537,3 +537,71 @@ def test_cpu_amp_autocast_spelling():
     with ours:
         assert cthtorch.is_autocast_enabled("cpu")
     from cthtorch.cpu.amp import GradScaler, autocast  # noqa: F401
+
+
+# ---- torch.utils.benchmark ----
+
+import cthtorch.utils.benchmark as cbench  # noqa: E402
+
+_RAW_TIMES = [[2.5e-3], [1e-5, 1.2e-5, 0.9e-5, 1.1e-5, 3e-5], [4.0, 4.1, 3.9, 4.05], [5e-8, 5e-8, 5.1e-8, 9e-8]]
+_SPECS = [dict(stmt="x + 1", setup="pass"),
+          dict(stmt="y = x * 2\ny.sum()", setup="import math", label="mul", sub_label="small", description="d"),
+          dict(stmt="x.sum()", setup="x = 1\nz = 2", num_threads=4),
+          dict(stmt="f()", setup="", sub_label="s", env="e")]
+
+
+@pytest.mark.parametrize("case", range(len(_RAW_TIMES)))
+def test_measurement_statistics_and_repr_match_torch(case):
+    from torch.utils import benchmark as tbench
+    from torch.utils.benchmark.utils.common import TaskSpec as TSpec
+    from cthtorch.utils.benchmark.utils.common import TaskSpec as CSpec
+    ours = cbench.Measurement(10, list(_RAW_TIMES[case]), CSpec(**_SPECS[case]))
+    ref = tbench.Measurement(10, list(_RAW_TIMES[case]), TSpec(**_SPECS[case]))
+    assert ours.times == ref.times
+    for name in ("median", "mean", "iqr"):
+        assert getattr(ours, name) == pytest.approx(getattr(ref, name), rel=1e-12), name
+    assert (ours.has_warnings, ours.title, ours.as_row_name, ours.num_threads) == \
+        (ref.has_warnings, ref.title, ref.as_row_name, ref.num_threads)
+    # torch 2.13's Measurement.env reads a misspelt attribute and raises; ours answers
+    assert ours.env == (_SPECS[case].get("env") or "Unspecified env")
+    if len(_RAW_TIMES[case]) > 1:
+        assert ours.significant_figures == ref.significant_figures
+    assert repr(ours).split("\n")[1:] == repr(ref).split("\n")[1:]
+    assert repr(ours).startswith("<torch.utils.benchmark.utils.common.Measurement object at 0x")
+    merged, ref_merged = cbench.Measurement.merge([ours, ours]), tbench.Measurement.merge([ref, ref])
+    assert len(merged) == len(ref_merged) == 1 and merged[0].times == ref_merged[0].times
+
+
+def test_timer_measures_a_statement():
+    x = cthtorch.ones(100)
+    calls = []
+    t = cbench.Timer("x + 1", globals={"x": x}, label="add", sub_label="ones(100)", description="d")
+    m = t.timeit(100)
+    assert isinstance(m, cbench.Measurement) and m.number_per_run == 100 and len(m.times) == 1 and m.mean > 0
+    assert repr(m).split("\n")[1:3] == ["add: ones(100)", "d"]
+    m = t.blocked_autorange(callback=lambda n, s: calls.append((n, s)), min_run_time=0.02)
+    assert sum(m.raw_times) >= 0.02 and len(calls) == len(m.times) and m.median > 0 and m.iqr >= 0
+    m = cbench.Timer("torch.ones(3).sum()", setup="import math").adaptive_autorange(max_run_time=0.1)
+    assert len(m.times) >= 1 and m.mean > 0
+    assert cbench.Timer("y = z", setup="z = torch.zeros(2)", num_threads=2).timeit(10).num_threads == 2
+    assert cthtorch.get_num_threads() >= 1
+
+
+@pytest.mark.parametrize("call", [
+    lambda b: b.Timer(lambda: 1),
+    lambda b: b.Timer("x", global_setup="int a;"),
+    lambda b: b.Timer("x", language="rust"),
+    lambda b: b.Timer("pass").repeat(),
+    lambda b: b.Timer("pass").autorange(),
+])
+def test_timer_errors_match_torch(call):
+    from torch.utils import benchmark as tbench
+    assert _outcome(lambda: call(cbench)) == _outcome(lambda: call(tbench))
+
+
+def test_benchmark_parts_not_implemented():
+    for make in (lambda: cbench.Compare([]), lambda: cbench.Timer("pass", language="c++"),
+                 lambda: cbench.Timer("pass").collect_callgrind()):
+        with pytest.raises(NotImplementedError, match="cthtorch"):
+            make()
+    assert cthtorch.utils.benchmark is cbench
