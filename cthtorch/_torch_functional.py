@@ -15,7 +15,8 @@ __all__ = ["kl_div", "margin_ranking_loss", "triplet_margin_loss", "poisson_nll_
            "cosine_embedding_loss", "binary_cross_entropy_with_logits", "instance_norm", "constant_pad_nd",
            "native_dropout", "grid_sampler", "lstm_cell", "gru_cell", "rnn_tanh_cell", "rnn_relu_cell",
            "feature_alpha_dropout", "feature_alpha_dropout_", "alpha_dropout_", "feature_dropout_",
-           "embedding_bag", "ctc_loss", "matrix_rank", "get_device", "binomial"]
+           "embedding_bag", "ctc_loss", "get_device", "binomial", "affine_grid_generator", "grid_sampler_2d",
+           "norm_except_dim"]
 
 _REDUCTIONS = ("none", "mean", "sum")
 
@@ -73,12 +74,6 @@ def binary_cross_entropy_with_logits(input, target, weight=None, pos_weight=None
 def ctc_loss(log_probs, targets, input_lengths, target_lengths, blank=0, reduction=0, zero_infinity=False):
     return _F_losses.ctc_loss(log_probs, targets, input_lengths, target_lengths, blank,
                               _reduction("ctc_loss", reduction, 6), zero_infinity)
-
-
-def matrix_rank(input, tol=None, symmetric=False, *, out=None):
-    raise RuntimeError("This function was deprecated since version 1.9 and is now removed.\nPlease use the "
-                       "`torch.linalg.matrix_rank` function instead. The parameter 'symmetric' was renamed in "
-                       "`torch.linalg.matrix_rank()` to 'hermitian'.")
 
 
 # ---------------------------------------------------------------- normalization, padding
@@ -142,6 +137,17 @@ def grid_sampler(input, grid, interpolation_mode, padding_mode, align_corners):
                                    bool(align_corners))
 
 
+def grid_sampler_2d(input, grid, interpolation_mode, padding_mode, align_corners):
+    if input.dim() != 4:
+        raise RuntimeError("grid_sampler(): expected 4D input and grid with same number of dimensions, but got input "
+                           "with sizes %s and grid with sizes %s" % (list(input.shape), list(grid.shape)))
+    return grid_sampler(input, grid, interpolation_mode, padding_mode, align_corners)
+
+
+def affine_grid_generator(theta, size, align_corners):
+    return _F_sampling.affine_grid(theta, list(size), bool(align_corners))
+
+
 # ---------------------------------------------------------------- recurrent cells
 def _cell(mode, input, hx, c, w_ih, w_hh, b_ih, b_hh, nonlinearity="tanh"):
     from cthtorch.nn.modules.rnn import _cell_step
@@ -203,6 +209,14 @@ def embedding_bag(weight, indices, offsets, scale_grad_by_freq=False, mode=0, sp
 
 
 # ---------------------------------------------------------------- misc
+def norm_except_dim(v, pow=2, dim=0):
+    """The pow-norm over every dim but dim, kept as size-1 dims (weight_norm's g); dim=-1 is the whole norm."""
+    if dim == -1:
+        return v.norm(pow)
+    others = [d for d in range(v.dim()) if d != dim]
+    return v.norm(pow, dim=others, keepdim=True) if others else v.abs() if pow != 0 else (v != 0).to(v.dtype)
+
+
 def get_device(input):
     _tensor_arg("get_device", "input", input, 1)
     return input.get_device()

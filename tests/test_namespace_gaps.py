@@ -605,3 +605,67 @@ def test_benchmark_parts_not_implemented():
         with pytest.raises(NotImplementedError, match="cthtorch"):
             make()
     assert cthtorch.utils.benchmark is cbench
+
+
+# ---- smaller names programs touch ----
+
+@pytest.mark.parametrize("call", [
+    lambda t: t.eig(t.eye(3)),
+    lambda t: t.symeig(t.eye(3)),
+    lambda t: t.lstsq(t.eye(3), t.eye(3)),
+    lambda t: t.solve(t.eye(3), t.eye(3)),
+    lambda t: t.matrix_rank(t.eye(3)),
+    lambda t: (t.has_lapack, t.has_openmp),
+    lambda t: (t.is_vulkan_available(), t.init_num_threads()),
+    lambda t: [m.__name__.split(".")[-1] for m in (t.get_device_module("cpu"), t.get_device_module(t.device("cuda")),
+                                                   t.get_device_module(), t.get_device_module("cuda:0"),
+                                                   t.get_device_module("mps"))],
+    lambda t: (t.compiler.is_compiling(), t.compiler.is_dynamo_compiling(), t.compiler.is_exporting()),
+    lambda t: (t.compiler.disable(len)([1]), t.compiler.disable()(len)([1]),
+               t.compiler.disable(recursive=False)(len)([1])),
+    lambda t: t.compiler.allow_in_graph(len) is len,
+])
+def test_small_names_match_torch(call):
+    assert _outcome(lambda: call(cthtorch)) == _outcome(lambda: call(torch))
+
+
+@pytest.mark.parametrize("call", [
+    lambda t, m: t.norm_except_dim(m(2, 3), 2, 0),
+    lambda t, m: t.norm_except_dim(m(2, 3), 2, 1),
+    lambda t, m: t.norm_except_dim(m(2, 3, 4), 1, 1),
+    lambda t, m: t.norm_except_dim(m(2, 3), 3, -1),
+    lambda t, m: t.norm_except_dim(m(4)),
+    lambda t, m: t.affine_grid_generator(m(1, 2, 3), [1, 1, 2, 3], False),
+    lambda t, m: t.affine_grid_generator(m(2, 2, 3), [2, 1, 3, 2], True),
+    lambda t, m: t.grid_sampler_2d(m(1, 2, 3, 3), m(1, 2, 2, 2).tanh(), 0, 1, False),
+    lambda t, m: t.grid_sampler_2d(m(1, 2, 3, 3, 3), m(1, 2, 2, 2, 3), 0, 1, False),
+    lambda t, m: t.native_channel_shuffle(m(1, 4, 2), 2),
+])
+def test_small_functions_match_torch(call):
+    _compare(call)
+
+
+def test_error_classes_and_compiler_module():
+    assert issubclass(cthtorch.OutOfMemoryError, RuntimeError) and issubclass(cthtorch.AcceleratorError, RuntimeError)
+    assert cthtorch.cuda.OutOfMemoryError is cthtorch.OutOfMemoryError
+    with cthtorch.compiler.set_stance("force_eager"):
+        assert cthtorch.compiler.list_backends() == []
+    lin = cthtorch.nn.Linear(2, 2)
+    assert cthtorch.compiler.compile(lin) is lin
+    with pytest.raises(RuntimeError, match="at start of device string: foo"):
+        cthtorch.get_device_module("foo")
+
+
+def test_deprecated_autocast_setters_like_torch():
+    def run(t):
+        _, warned = _warnings_of(lambda: t.set_autocast_cpu_enabled(True))
+        state = [t.is_autocast_enabled("cpu")]
+        _warnings_of(lambda: t.set_autocast_cpu_enabled(False))
+        _warnings_of(lambda: t.set_autocast_cpu_dtype(t.float16))
+        state.append(str(t.get_autocast_dtype("cpu")))
+        _warnings_of(lambda: t.set_autocast_cpu_dtype(t.bfloat16))
+        _warnings_of(lambda: t.set_autocast_gpu_dtype(t.bfloat16))
+        state.append(str(t.get_autocast_dtype("cuda")))
+        _warnings_of(lambda: t.set_autocast_gpu_dtype(t.float16))
+        return state, [(k, m.split(" (Triggered")[0]) for k, m in warned]
+    assert run(cthtorch) == run(torch)
