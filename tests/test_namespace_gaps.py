@@ -669,3 +669,20 @@ def test_deprecated_autocast_setters_like_torch():
         _warnings_of(lambda: t.set_autocast_gpu_dtype(t.float16))
         return state, [(k, m.split(" (Triggered")[0]) for k, m in warned]
     assert run(cthtorch) == run(torch)
+
+
+@pytest.mark.parametrize("call", [
+    lambda t, m: t.nn.InstanceNorm1d(3)(m(3, 4)),
+    lambda t, m: t.nn.InstanceNorm2d(3)(m(3, 2, 4)),
+    lambda t, m: t.nn.InstanceNorm3d(2)(m(2, 2, 2, 3)),
+    lambda t, m: t.nn.InstanceNorm1d(3)(m(5)),
+    lambda t, m: t.nn.InstanceNorm2d(3)(m(1, 3, 2, 2, 2)),
+    lambda t, m: t.nn.InstanceNorm1d(4, affine=True)(m(2, 3, 4)),
+    lambda t, m: t.nn.LazyInstanceNorm1d()(m(2, 3, 4)),
+    lambda t, m: repr(t.nn.InstanceNorm3d(2, affine=True)),
+])
+def test_instance_norm_modules_take_unbatched_input_like_torch(call):
+    import warnings
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        _compare(call)
