@@ -16,7 +16,7 @@ __all__ = ["kl_div", "margin_ranking_loss", "triplet_margin_loss", "poisson_nll_
            "native_dropout", "grid_sampler", "lstm_cell", "gru_cell", "rnn_tanh_cell", "rnn_relu_cell",
            "feature_alpha_dropout", "feature_alpha_dropout_", "alpha_dropout_", "feature_dropout_",
            "embedding_bag", "ctc_loss", "get_device", "binomial", "affine_grid_generator", "grid_sampler_2d",
-           "norm_except_dim"]
+           "norm_except_dim", "segment_reduce"]
 
 _REDUCTIONS = ("none", "mean", "sum")
 
@@ -233,3 +233,68 @@ def binomial(count, prob, generator=None):
                                   "default generator")
     with cthtorch.no_grad():
         return _binomial(count, prob)
+
+
+# ---------------------------------------------------------------- segment_reduce
+_SEGMENT_EMPTY = {"sum": 0.0, "mean": float("nan"), "max": float("-inf"), "min": float("inf"), "prod": 1.0}
+
+
+def segment_reduce(data, reduce, *, lengths=None, indices=None, offsets=None, axis=0, unsafe=False, initial=None):
+    """Reductions over consecutive segments of data along axis (a Python loop
+    over segments of existing reductions, so autograd follows). lengths or
+    offsets may carry leading dims matching data's; axis is their last dim.
+    initial joins every segment's reduction and fills empty segments."""
+    reduce = {"amax": "max", "amin": "min"}.get(reduce, reduce)
+    if reduce not in _SEGMENT_EMPTY:
+        raise RuntimeError("reduce argument must be either sum, prod, mean, amax or amin, got %s" % reduce)
+    data.size(axis)   # IndexError for an axis out of range, in torch's words
+    axis %= data.dim()
+    if indices is not None:
+        raise RuntimeError("segment_reduce(): indices based reduction is not supported yet.")
+    if lengths is None and offsets is None:
+        raise RuntimeError("segment_reduce(): Either lengths or offsets must be defined.")
+    name, seg = ("offsets", offsets) if offsets is not None else ("lengths", lengths)
+    if axis != seg.dim() - 1:
+        raise RuntimeError("segment_reduce(): Expected axis to be the last dimension of %s but got %d." % (name, axis))
+    if not data.is_floating_point():
+        raise NotImplementedError("\"_segment_reduce_cpu\" not implemented for '%s'" % _scalar_name(data.dtype))
+    if offsets is not None:
+        lengths = offsets[..., 1:] - offsets[..., :-1]
+    if bool((lengths < 0).any()):
+        raise RuntimeError("lengths contains negative value!")
+    if not unsafe and not bool((lengths.sum(-1) == data.size(axis)).all()):
+        raise RuntimeError("segment_reduce(): Expected all rows of lengths along axis to sum to "
+                           "data.size(lengths.dim()-1) when !unsafe.")
+    return _segments(data, reduce, lengths, axis, initial)
+
+
+def _segments(data, reduce, lengths, axis, initial):
+    if lengths.dim() > 1:   # one row of lengths per leading index
+        return cthtorch.stack([_segments(data[i], reduce, lengths[i], axis - 1, initial)
+                               for i in range(lengths.shape[0])])
+    parts, start = [], 0
+    for n in (int(v) for v in lengths.tolist()):
+        if n == 0:
+            shape = list(data.shape)
+            shape[axis] = 1
+            fill = _SEGMENT_EMPTY[reduce] if initial is None else initial
+            parts.append(cthtorch.full(shape, fill, dtype=data.dtype))
+        else:
+            parts.append(_reduce_segment(data.narrow(axis, start, n), reduce, axis, initial, n))
+        start += n
+    return cthtorch.cat(parts, axis)
+
+
+def _reduce_segment(x, reduce, axis, initial, n):
+    if reduce in ("sum", "mean"):
+        out = x.sum(axis, keepdim=True)
+        out = out if initial is None else out + initial
+        return out / n if reduce == "mean" else out
+    if reduce == "prod":
+        out = x.prod(axis, keepdim=True)
+        return out if initial is None else out * initial
+    out = x.amax(axis, keepdim=True) if reduce == "max" else x.amin(axis, keepdim=True)
+    if initial is None:
+        return out
+    bound = cthtorch.full_like(out, initial)
+    return cthtorch.maximum(out, bound) if reduce == "max" else cthtorch.minimum(out, bound)

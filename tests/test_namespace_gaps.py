@@ -686,3 +686,41 @@ def test_instance_norm_modules_take_unbatched_input_like_torch(call):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         _compare(call)
+
+
+_SEG = {
+    "lengths_" + red: (lambda t, m, red=red: t.segment_reduce(m(6), red, lengths=t.tensor([2, 0, 3, 1])))
+    for red in ("sum", "mean", "max", "min", "prod", "amax", "amin")
+}
+_SEG.update({
+    "initial_" + red: (lambda t, m, red=red: t.segment_reduce(m(6), red, lengths=t.tensor([2, 0, 3, 1]), initial=0.5))
+    for red in ("sum", "mean", "max", "min", "prod")
+})
+_SEG.update({
+    "offsets": lambda t, m: t.segment_reduce(m(6), "sum", offsets=t.tensor([0, 2, 2, 5, 6])),
+    "2d_data": lambda t, m: t.segment_reduce(m(6, 2), "mean", lengths=t.tensor([2, 0, 3, 1])),
+    "2d_lengths": lambda t, m: t.segment_reduce(m(2, 3), "sum", lengths=t.tensor([[1, 2], [3, 0]]), axis=1),
+    "2d_offsets": lambda t, m: t.segment_reduce(m(2, 6), "max", offsets=t.tensor([[0, 2, 6], [0, 6, 6]]), axis=1),
+    "bad_sum": lambda t, m: t.segment_reduce(m(6), "sum", lengths=t.tensor([2, 2])),
+    "unsafe": lambda t, m: t.segment_reduce(m(6), "sum", lengths=t.tensor([2, 2]), unsafe=True),
+    "bad_reduce": lambda t, m: t.segment_reduce(m(6), "bad", lengths=t.tensor([6])),
+    "no_lengths": lambda t, m: t.segment_reduce(m(6), "sum"),
+    "indices": lambda t, m: t.segment_reduce(m(6), "sum", indices=t.tensor([6])),
+    "axis_range": lambda t, m: t.segment_reduce(m(6), "sum", lengths=t.tensor([6]), axis=1),
+    "axis_not_last": lambda t, m: t.segment_reduce(m(2, 6), "sum", lengths=t.tensor([2, 4]), axis=1),
+    "int_data": lambda t, m: t.segment_reduce(t.arange(6), "sum", lengths=t.tensor([6])),
+    "negative": lambda t, m: t.segment_reduce(m(6), "sum", lengths=t.tensor([2, -1, 5])),
+})
+
+
+@pytest.mark.parametrize("name", sorted(_SEG))
+def test_segment_reduce_matches_torch(name):
+    _compare(_SEG[name])
+
+
+def test_segment_reduce_gradient_like_torch():
+    def run(t, m):
+        x = m(6).requires_grad_()
+        t.segment_reduce(x, "mean", lengths=t.tensor([2, 0, 3, 1]), initial=0.0).sum().backward()
+        return x.grad
+    _compare(run)
