@@ -6,6 +6,15 @@ from cthtorch import _C
 
 
 class Tensor(_C._TensorBase):
+    def __new__(cls, *args, **kwargs):
+        # torch.Tensor(storage): a 1-D tensor of the default dtype over the storage's memory
+        if len(args) == 1 and type(args[0]).__name__ in ("TypedStorage", "UntypedStorage") and not kwargs:
+            from cthtorch.linalg._checks import dtype_name
+            from cthtorch.storage import _view_of_storage
+            dt = cthtorch.get_default_dtype()
+            args = (_view_of_storage(dt, args[0], type_name=dtype_name(dt)),)
+        return _C._TensorBase.__new__(cls, *args, **kwargs)
+
     # ---- printing ----
     def __repr__(self, *, tensor_contents=None):
         from cthtorch._tensor_str import _str

@@ -724,3 +724,15 @@ def test_segment_reduce_gradient_like_torch():
         t.segment_reduce(x, "mean", lengths=t.tensor([2, 0, 3, 1]), initial=0.0).sum().backward()
         return x.grad
     _compare(run)
+
+
+def test_tensor_constructor_over_a_storage_like_torch(quiet):
+    for lib in (cthtorch, torch):
+        s = lib.FloatStorage([1, 2])
+        t = lib.Tensor(s)
+        t[0] = 5
+        assert s.tolist() == [5.0, 2.0] and type(t) is lib.Tensor
+        assert lib.Tensor(lib.zeros(3).untyped_storage()).tolist() == [0.0, 0.0, 0.0]
+        assert lib.Tensor(2, 3).shape == (2, 3) and lib.Tensor([1, 2]).tolist() == [1.0, 2.0]
+    a, b = _storage_outcome(lambda t: t.Tensor(t.DoubleStorage([1, 2])))
+    assert a == b and a[0] == "RuntimeError"
