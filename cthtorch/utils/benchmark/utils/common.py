@@ -141,9 +141,8 @@ class Measurement:
     def title(self):
         return self.task_spec.title
 
-    @property
-    def env(self):
-        return "Unspecified env" if self.task_spec.env is None else self.task_spec.env
+    # no env property: torch 2.13's reads a misspelt attribute, so m.env falls
+    # through __getattr__ to the TaskSpec's env (None when unset); Compare relies on that
 
     @property
     def as_row_name(self):
