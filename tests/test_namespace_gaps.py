@@ -485,8 +485,8 @@ def test_pytree_of_tensors_and_return_types():
     assert doubled["b"] == "keep" and doubled["a"].item() == 2.0
     seen = []
     assert cpt.tree_map_(seen.append, [1, (2,)]) == [1, (2,)] and seen == [1, 2]
-    with pytest.raises(NotImplementedError, match="tree_flatten_with_path"):
-        cpt.tree_flatten_with_path([1])
+    with pytest.raises(NotImplementedError, match="treespec_dumps"):
+        cpt.treespec_dumps(cpt.tree_structure([1]))
     assert cthtorch.utils._pytree is cpt
 
 
@@ -767,3 +767,32 @@ def test_compare_tables_match_torch():
     assert ours == ref
     assert "\n4 threads: " in ours[0] and "(! XX%)" in ours[2] and "\x1b[92m" in ours[3]
     assert _outcome(lambda: cbench.Compare([1])) == _outcome(lambda: tbench.Compare([1]))
+
+
+def test_pytree_key_paths_match_torch():
+    import warnings
+    import torch.utils._pytree as tpt
+
+    def run(p):
+        tree = [1, {"x": 2, "y": (3, _Pair(4, 5))}, collections.OrderedDict(z=6), collections.deque([7]),
+                collections.defaultdict(int, k=8), None]
+        pairs, spec = p.tree_flatten_with_path(tree)
+        out = [(repr(k), p.keystr(k), v, p.key_get(tree, k)) for k, v in pairs]
+        out.append(repr(spec))
+        out.append(p.tree_map_with_path(lambda k, v: p.keystr(k), {"a": [1, 2]}))
+        out.append(p.tree_map_with_path(lambda k, v, w: v + w, [1, 2], [10, 20]))
+        out.append(p.tree_leaves_with_path([[1]], is_leaf=lambda x: x == [1]))
+        out.append(repr(p.tree_flatten_with_path(5)))
+
+        class NoKeys:
+            def __init__(self, x):
+                self.x = x
+        p.register_pytree_node(NoKeys, lambda o: ([o.x], None), lambda c, ctx: NoKeys(*c))
+        kind, msg = _outcome(lambda: p.tree_flatten_with_path([NoKeys(1)]))
+        out.append((kind, msg.split(":")[0]))
+        return out
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", FutureWarning)
+        ours, ref = run(cpt), run(tpt)
+    assert [str(x) for x in ours] == [str(x) for x in ref]

@@ -5,10 +5,12 @@ Nodes are tuple, list, dict (keys in insertion order), OrderedDict,
 defaultdict, deque, namedtuples (cthtorch.return_types included) and any
 type given to register_pytree_node; everything else, None included, is a
 leaf. TreeSpec prints as torch's does, so the structures in vmap's error
-messages read the same. Not here: the key-path functions (*_with_path,
-keystr) and TreeSpec serialization, which raise NotImplementedError.
+messages read the same. Key paths (tree_flatten_with_path, keystr, ...) name
+each leaf's place as torch's SequenceKey/MappingKey/GetAttrKey. Not here:
+TreeSpec serialization (treespec_dumps/loads), which raises NotImplementedError.
 """
 import collections
+import dataclasses
 
 from cthtorch._absent_device import raiser
 
@@ -16,9 +18,10 @@ __all__ = ["TreeSpec", "LeafSpec", "register_pytree_node", "tree_is_leaf", "tree
            "tree_iter", "tree_leaves", "tree_structure", "tree_map", "tree_map_", "tree_map_only", "tree_map_only_",
            "tree_all", "tree_any", "tree_all_only", "tree_any_only", "is_namedtuple", "is_namedtuple_class",
            "is_namedtuple_instance", "tree_flatten_with_path", "tree_leaves_with_path", "tree_map_with_path",
-           "keystr", "treespec_dumps", "treespec_loads", "broadcast_to_and_flatten"]
+           "keystr", "key_get", "SequenceKey", "MappingKey", "GetAttrKey", "treespec_dumps", "treespec_loads",
+           "broadcast_to_and_flatten"]
 
-NodeDef = collections.namedtuple("NodeDef", "type flatten_fn unflatten_fn")
+NodeDef = collections.namedtuple("NodeDef", "type flatten_fn unflatten_fn flatten_with_keys_fn")
 SUPPORTED_NODES = {}
 
 
@@ -31,7 +34,7 @@ def register_pytree_node(cls, flatten_fn, unflatten_fn, *, serialized_type_name=
     """flatten_fn(obj) -> (children, context); unflatten_fn(children, context) -> obj."""
     if cls in SUPPORTED_NODES:
         raise ValueError("%s is already registered as pytree node." % cls)
-    SUPPORTED_NODES[cls] = NodeDef(cls, flatten_fn, unflatten_fn)
+    SUPPORTED_NODES[cls] = NodeDef(cls, flatten_fn, unflatten_fn, flatten_with_keys_fn)
 
 
 _register_pytree_node = register_pytree_node   # the pre-2.2 name some libraries still import
@@ -57,15 +60,75 @@ def _defaultdict_flatten(d):
     return list(d.values()), [d.default_factory, list(d.keys())]
 
 
-register_pytree_node(tuple, lambda t: (list(t), None), lambda c, _: tuple(c))
-register_pytree_node(list, lambda t: (list(t), None), lambda c, _: list(c))
-register_pytree_node(dict, _dict_flatten, lambda c, keys: dict(zip(keys, c)))
-register_pytree_node(collections.OrderedDict, _dict_flatten, lambda c, keys: collections.OrderedDict(zip(keys, c)))
-register_pytree_node(collections.defaultdict, _defaultdict_flatten,
-                     lambda c, ctx: collections.defaultdict(ctx[0], zip(ctx[1], c)))
-register_pytree_node(collections.deque, lambda d: (list(d), d.maxlen),
-                     lambda c, maxlen: collections.deque(c, maxlen=maxlen))
-register_pytree_node(namedtuple, lambda t: (list(t), type(t)), lambda c, cls: cls(*c))
+# ---- key paths: where a leaf sits, as torch names it
+
+
+@dataclasses.dataclass(frozen=True)
+class SequenceKey:
+    idx: int
+
+    def __str__(self):
+        return "[%r]" % self.idx
+
+    def get(self, sequence):
+        return sequence[self.idx]
+
+
+@dataclasses.dataclass(frozen=True)
+class MappingKey:
+    key: object
+
+    def __str__(self):
+        return "[%r]" % (self.key,)
+
+    def get(self, mapping):
+        return mapping[self.key]
+
+
+@dataclasses.dataclass(frozen=True)
+class GetAttrKey:
+    name: str
+
+    def __str__(self):
+        return "." + self.name
+
+    def get(self, obj):
+        return getattr(obj, self.name)
+
+
+def _sequence_with_keys(flatten):
+    def with_keys(x):
+        children, context = flatten(x)
+        return [(SequenceKey(i), c) for i, c in enumerate(children)], context
+    return with_keys
+
+
+def _mapping_with_keys(flatten):
+    def with_keys(d):
+        children, context = flatten(d)
+        return [(MappingKey(k), d[k]) for k in d.keys()], context
+    return with_keys
+
+
+def _namedtuple_with_keys(t):
+    return [(GetAttrKey(f), getattr(t, f)) for f in type(t)._fields], type(t)
+
+
+def _builtin(cls, flatten, unflatten, keys):
+    register_pytree_node(cls, flatten, unflatten, flatten_with_keys_fn=keys(flatten))
+
+
+_builtin(tuple, lambda t: (list(t), None), lambda c, _: tuple(c), _sequence_with_keys)
+_builtin(list, lambda t: (list(t), None), lambda c, _: list(c), _sequence_with_keys)
+_builtin(dict, _dict_flatten, lambda c, keys: dict(zip(keys, c)), _mapping_with_keys)
+_builtin(collections.OrderedDict, _dict_flatten, lambda c, keys: collections.OrderedDict(zip(keys, c)),
+         _mapping_with_keys)
+_builtin(collections.defaultdict, _defaultdict_flatten, lambda c, ctx: collections.defaultdict(ctx[0], zip(ctx[1], c)),
+         _mapping_with_keys)
+_builtin(collections.deque, lambda d: (list(d), d.maxlen), lambda c, maxlen: collections.deque(c, maxlen=maxlen),
+         _sequence_with_keys)
+register_pytree_node(namedtuple, lambda t: (list(t), type(t)), lambda c, cls: cls(*c),
+                     flatten_with_keys_fn=_namedtuple_with_keys)
 
 
 def _node_type(x):
@@ -267,15 +330,53 @@ def tree_any_only(type_or_types, pred, tree, is_leaf=None):
     return any(pred(x) for x in tree_leaves(tree, is_leaf) if isinstance(x, types))
 
 
+def tree_flatten_with_path(tree, is_leaf=None):
+    """([(key path, leaf), ...], TreeSpec); a key path is a tuple of SequenceKey/MappingKey/GetAttrKey."""
+    pairs = []
+
+    def go(x, path):
+        if _is_leaf(x, is_leaf):
+            pairs.append((path, x))
+            return LeafSpec()
+        kind = _node_type(x)
+        node = SUPPORTED_NODES[kind]
+        if node.flatten_with_keys_fn is None:
+            raise ValueError("Did not find a flatten_with_keys_fn for type: %s. Please pass a flatten_with_keys_fn "
+                             "argument to register_pytree_node." % kind)
+        keyed, context = node.flatten_with_keys_fn(x)
+        return TreeSpec(kind, context, [go(c, path + (k,)) for k, c in keyed])
+
+    spec = go(tree, ())
+    return pairs, spec
+
+
+def tree_leaves_with_path(tree, is_leaf=None):
+    return tree_flatten_with_path(tree, is_leaf)[0]
+
+
+def tree_map_with_path(func, tree, *rests, is_leaf=None):
+    """func(key path, leaf, *leaves of rests) for every leaf of tree."""
+    pairs, spec = tree_flatten_with_path(tree, is_leaf)
+    others = [spec.flatten_up_to(r) for r in rests]
+    return tree_unflatten([func(path, x, *xs) for (path, x), *xs in zip(pairs, *others)], spec)
+
+
+def keystr(kp):
+    """A key path as source text: [1]['y'].a"""
+    return "".join(str(k) for k in kp)
+
+
+def key_get(obj, kp):
+    for k in kp:
+        obj = k.get(obj)
+    return obj
+
+
 def _not_here(name):
-    return raiser(NotImplementedError, "cthtorch.utils._pytree.%s is not implemented in cthtorch (key paths and "
-                                       "TreeSpec serialization are not supported)" % name)
+    return raiser(NotImplementedError, "cthtorch.utils._pytree.%s is not implemented in cthtorch (TreeSpec "
+                                       "serialization is not supported)" % name)
 
 
-tree_flatten_with_path = _not_here("tree_flatten_with_path")
-tree_leaves_with_path = _not_here("tree_leaves_with_path")
-tree_map_with_path = _not_here("tree_map_with_path")
-keystr = _not_here("keystr")
 treespec_dumps = _not_here("treespec_dumps")
 treespec_loads = _not_here("treespec_loads")
 
