@@ -12,7 +12,6 @@ TreeSpec serialization (treespec_dumps/loads), which raises NotImplementedError.
 import collections
 import dataclasses
 
-from cthtorch._absent_device import raiser
 
 __all__ = ["TreeSpec", "LeafSpec", "register_pytree_node", "tree_is_leaf", "tree_flatten", "tree_unflatten",
            "tree_iter", "tree_leaves", "tree_structure", "tree_map", "tree_map_", "tree_map_only", "tree_map_only_",
@@ -372,13 +371,14 @@ def key_get(obj, kp):
     return obj
 
 
-def _not_here(name):
-    return raiser(NotImplementedError, "cthtorch.utils._pytree.%s is not implemented in cthtorch (TreeSpec "
-                                       "serialization is not supported)" % name)
+def treespec_dumps(treespec, protocol=None):
+    raise NotImplementedError("cthtorch.utils._pytree.treespec_dumps: TreeSpec serialization is not implemented in "
+                              "cthtorch")
 
 
-treespec_dumps = _not_here("treespec_dumps")
-treespec_loads = _not_here("treespec_loads")
+def treespec_loads(serialized):
+    raise NotImplementedError("cthtorch.utils._pytree.treespec_loads: TreeSpec serialization is not implemented in "
+                              "cthtorch")
 
 
 def broadcast_to_and_flatten(prefix, spec):
