@@ -6,6 +6,7 @@ import collections.abc
 import warnings
 
 import cthtorch
+from cthtorch._C import UntypedStorage  # noqa: F401 - torch.storage.UntypedStorage
 
 _warned = False
 

@@ -796,3 +796,8 @@ def test_pytree_key_paths_match_torch():
         warnings.simplefilter("ignore", FutureWarning)
         ours, ref = run(cpt), run(tpt)
     assert [str(x) for x in ours] == [str(x) for x in ref]
+
+
+def test_storage_module_names():
+    from cthtorch.storage import TypedStorage, UntypedStorage
+    assert UntypedStorage is cthtorch.UntypedStorage and TypedStorage is cthtorch.TypedStorage
