@@ -84,7 +84,9 @@ inf = _math.inf
 nan = _math.nan
 newaxis = None
 
-__version__ = "2.13.0+cthtorch"
+from . import version  # noqa: E402
+from .torch_version import TorchVersion as _TorchVersion  # noqa: E402
+__version__ = _TorchVersion(version.__version__)
 
 
 def set_default_dtype(d):
@@ -129,7 +131,8 @@ def sparse_coo_tensor(*args, **kwargs):
 
 
 def is_storage(obj):
-    return False
+    from .storage import TypedStorage
+    return type(obj) in (TypedStorage, _C.UntypedStorage)
 
 
 def is_nonzero(input):
@@ -144,6 +147,41 @@ def typename(obj):
     return type(obj).__name__
 
 
+# what this build has: LAPACK (from OpenBLAS) and OpenMP; no MKL, and no spectral (FFT) ops on real data
+has_lapack = True
+has_openmp = True
+has_mkl = False
+has_spectral = False
+
+
+class OutOfMemoryError(RuntimeError):
+    """torch.OutOfMemoryError (also torch.cuda.OutOfMemoryError): an accelerator ran out of memory."""
+
+
+class AcceleratorError(RuntimeError):
+    """torch.AcceleratorError: an error reported by an accelerator runtime."""
+
+
+def is_vulkan_available():
+    return False
+
+
+def init_num_threads():
+    """Nothing to do: the OpenMP pool starts on first use."""
+
+
+def get_device_module(device=None):
+    """The module for a device type (cthtorch.cpu, cthtorch.cuda, ...); None means the current
+    accelerator's, which is the CPU's here."""
+    if device is None:
+        name = "cpu"
+    elif isinstance(device, str):
+        name = device if device in ("cpu", "cuda", "mps", "xpu", "mtia") else _C.device(device).type
+    else:
+        name = device.type
+    return _lazy(name) if name != "cuda" else cuda
+
+
 def compile(model=None, *args, **kwargs):
     """No compiler here: returns the function or module unchanged."""
     if model is None:
@@ -155,7 +193,16 @@ _NN_ALIASES = frozenset((
     "adaptive_avg_pool1d", "adaptive_max_pool1d", "avg_pool1d", "max_pool1d", "max_pool2d", "max_pool3d",
     "max_pool1d_with_indices", "conv1d", "conv3d", "conv_transpose1d", "conv_transpose2d", "conv_transpose3d",
     "cosine_similarity", "pairwise_distance", "pdist", "pixel_shuffle", "pixel_unshuffle", "channel_shuffle",
-    "hardshrink", "bilinear", "rms_norm", "rrelu_"))
+    "hardshrink", "bilinear", "rms_norm", "rrelu_", "native_channel_shuffle"))
+
+
+_TORCH_FUNCTIONAL = frozenset((
+    "kl_div", "margin_ranking_loss", "triplet_margin_loss", "poisson_nll_loss", "hinge_embedding_loss",
+    "cosine_embedding_loss", "binary_cross_entropy_with_logits", "instance_norm", "constant_pad_nd", "native_dropout",
+    "grid_sampler", "lstm_cell", "gru_cell", "rnn_tanh_cell", "rnn_relu_cell", "feature_alpha_dropout",
+    "feature_alpha_dropout_", "alpha_dropout_", "feature_dropout_", "embedding_bag", "ctc_loss", "get_device",
+    "binomial", "affine_grid_generator", "grid_sampler_2d", "norm_except_dim", "segment_reduce"))
+_REMOVED_OPS = frozenset(("matrix_rank", "eig", "symeig", "lstsq", "solve"))
 
 
 def _lazy(name):
@@ -167,14 +214,15 @@ def _lazy(name):
 _AUTOCAST_STATE = ("is_autocast_enabled", "set_autocast_enabled", "get_autocast_dtype", "set_autocast_dtype",
                    "is_autocast_cpu_enabled", "get_autocast_cpu_dtype", "get_autocast_gpu_dtype",
                    "is_autocast_cache_enabled", "set_autocast_cache_enabled", "clear_autocast_cache",
-                   "autocast_increment_nesting", "autocast_decrement_nesting")
+                   "autocast_increment_nesting", "autocast_decrement_nesting", "set_autocast_cpu_enabled",
+                   "set_autocast_cpu_dtype", "set_autocast_gpu_dtype")
 
 
 def __getattr__(name):
     # subpackages load on first use (import cthtorch stays fast)
     if name in ("nn", "optim", "utils", "vision", "linalg", "special", "fft", "multiprocessing",
                 "distributed", "jit", "testing", "backends", "hub", "onnx", "distributions", "amp", "random", "accelerator", "cpu",
-                "func"):
+                "func", "xpu", "mps", "mtia", "compiler"):
         try:
             mod = _lazy(name)
         except ModuleNotFoundError as e:
@@ -192,11 +240,18 @@ def __getattr__(name):
         fn = getattr(F, name)
         globals()[name] = fn
         return fn
-    if name in ("xpu", "mps", "mtia"):
-        from . import _absent_device
-        mod = getattr(_absent_device, name)
-        globals()[name] = mod
-        return mod
+    if name in _REMOVED_OPS:   # torch.eig and co.: torch's "removed in 1.9" RuntimeError
+        from . import _removed_ops
+        return getattr(_removed_ops, name)
+    if name in _TORCH_FUNCTIONAL:   # torch.kl_div and friends: ATen signatures over nn.functional
+        from . import _torch_functional
+        fn = getattr(_torch_functional, name)
+        globals()[name] = fn
+        return fn
+    if name.endswith("Storage") and name not in ("TypedStorage", "UntypedStorage"):
+        from . import _legacy_storage
+        if name in _legacy_storage.NAMES:
+            return getattr(_legacy_storage, name)
     if name in ("TypedStorage", "UntypedStorage"):
         from . import storage
         return storage.TypedStorage if name == "TypedStorage" else _C.UntypedStorage
@@ -205,6 +260,8 @@ def __getattr__(name):
         return getattr(serialization, name)
     if name == "profiler":
         return _lazy("profiler")
+    if name == "GradScaler":   # torch.GradScaler is torch.amp.GradScaler
+        return _lazy("amp").GradScaler
     if name == "autocast" or name in _AUTOCAST_STATE:
         from .amp import autocast_mode
         return getattr(autocast_mode, name)

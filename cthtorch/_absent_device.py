@@ -1,29 +1,41 @@
-"""Device modules for accelerators this build has none of (torch.xpu,
-torch.mps, torch.mtia): queries answer False/0 as torch's CPU build does,
-seeding is a no-op, and anything that needs the device raises."""
-import sys
-import types
+"""Shared pieces of the device modules for accelerators this build has none
+of (cthtorch.mps, cthtorch.xpu, cthtorch.mtia): each module answers queries
+as torch's CPU wheel does (False, 0, []) and raises torch's error, word for
+word, for anything that needs the device."""
 
 
-def make(name, error_type, message):
-    mod = types.ModuleType("cthtorch." + name)
-    mod.__doc__ = "torch.%s on a machine without that accelerator." % name
-
+def raiser(error_type, message):
+    """A function that raises error_type(message) whatever it is called with."""
     def unavailable(*args, **kwargs):
         raise error_type(message)
-
-    mod.is_available = lambda: False
-    mod.device_count = lambda: 0
-    mod.is_initialized = lambda: False
-    mod.manual_seed = mod.manual_seed_all = mod.seed = mod.seed_all = lambda *a, **k: None
-    mod.empty_cache = lambda: None
-    mod.synchronize = mod.current_device = mod.set_device = mod.get_device_name = unavailable
-    mod.get_rng_state = mod.set_rng_state = mod.current_stream = unavailable
-    mod.memory_allocated = mod.max_memory_allocated = mod.memory_reserved = lambda *a, **k: 0
-    sys.modules["cthtorch." + name] = mod
-    return mod
+    return unavailable
 
 
-xpu = make("xpu", AssertionError, "Torch not compiled with XPU enabled")
-mps = make("mps", RuntimeError, "Cannot execute deviceSynchronize() without MPS backend.")
-mtia = make("mtia", AssertionError, "Torch not compiled with MTIA enabled")
+def backend_missing(backend, call):
+    """torch's C++ "Cannot execute <call>() without <backend> backend." RuntimeError."""
+    return raiser(RuntimeError, "Cannot execute %s() without %s backend." % (call, backend))
+
+
+def returning(value):
+    """A function that ignores its arguments and returns a fresh copy of value."""
+    def query(*args, **kwargs):
+        return type(value)(value) if isinstance(value, (list, dict)) else value
+    return query
+
+
+def no_op(*args, **kwargs):
+    return None
+
+
+class device:
+    """Context manager selecting a device of this kind: torch's CPU build
+    accepts one and does nothing until the device is used."""
+
+    def __init__(self, device):
+        self.idx = device
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        return False

@@ -10,12 +10,20 @@ class _LegacyMeta(type):
         return sub is cls
 
 
+def _from_storage(name, dt, storage):
+    """A 1-D tensor over the storage's memory (no copy), as torch.FloatTensor(s) gives."""
+    from cthtorch.storage import _view_of_storage
+    return _view_of_storage(dt, storage, type_name=name[:-len("Tensor")])
+
+
 def _make(name, dt):
     def __new__(cls, *args, **kwargs):
         if len(args) == 1 and not isinstance(args[0], int) and not isinstance(args[0], cthtorch.Size):
             data = args[0]
             if isinstance(data, cthtorch.Tensor):
                 return data.to(dt)
+            if cthtorch.is_storage(data):
+                return _from_storage(name, dt, data)
             return cthtorch.tensor(data, dtype=dt)
         return cthtorch.empty(*args, dtype=dt) if args else cthtorch.empty(0, dtype=dt)
     return _LegacyMeta(name, (object,), {"__new__": __new__, "dtype": dt, "__module__": "cthtorch"})

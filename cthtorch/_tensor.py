@@ -6,6 +6,15 @@ from cthtorch import _C
 
 
 class Tensor(_C._TensorBase):
+    def __new__(cls, *args, **kwargs):
+        # torch.Tensor(storage): a 1-D tensor of the default dtype over the storage's memory
+        if len(args) == 1 and type(args[0]).__name__ in ("TypedStorage", "UntypedStorage") and not kwargs:
+            from cthtorch.linalg._checks import dtype_name
+            from cthtorch.storage import _view_of_storage
+            dt = cthtorch.get_default_dtype()
+            args = (_view_of_storage(dt, args[0], type_name=dtype_name(dt)),)
+        return _C._TensorBase.__new__(cls, *args, **kwargs)
+
     # ---- printing ----
     def __repr__(self, *, tensor_contents=None):
         from cthtorch._tensor_str import _str
@@ -192,6 +201,15 @@ class Tensor(_C._TensorBase):
     def storage(self):
         from cthtorch.storage import _storage
         return _storage(self)
+
+    def set_(self, *args, **kwargs):
+        """set_(storage, storage_offset=0, size=None, stride=None) points self at
+        a storage (typed or untyped); other forms go to the C method."""
+        if args and cthtorch.is_storage(args[0]):
+            from cthtorch.storage import _view_of_storage
+            args = (_view_of_storage(self.dtype, *args, **kwargs),)
+            kwargs = {}
+        return _C._TensorBase.set_(self, *args, **kwargs)
 
     def pin_memory(self, device=None):
         # PyTorch's CPU-only build: pinning needs an accelerator

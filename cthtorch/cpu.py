@@ -58,3 +58,10 @@ def current_stream(device=None):
 @contextlib.contextmanager
 def stream(stream):
     yield
+
+
+# torch.cpu.amp (deprecated aliases of cthtorch.amp); registered in sys.modules
+# so `from torch.cpu.amp import GradScaler` works although cpu is a module
+from cthtorch.amp import cpu_amp as amp  # noqa: E402
+import sys as _sys  # noqa: E402
+_sys.modules[__name__ + ".amp"] = amp

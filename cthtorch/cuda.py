@@ -125,3 +125,10 @@ LongTensor, IntTensor, ShortTensor, CharTensor, ByteTensor, BoolTensor = (_not_c
 from cthtorch.amp import cuda_amp as amp  # noqa: E402
 import sys as _sys  # noqa: E402
 _sys.modules[__name__ + ".amp"] = amp
+
+
+def __getattr__(name):
+    if name == "OutOfMemoryError":   # torch.cuda.OutOfMemoryError is torch.OutOfMemoryError
+        import cthtorch
+        return cthtorch.OutOfMemoryError
+    raise AttributeError("module 'cthtorch.cuda' has no attribute '%s'" % name)

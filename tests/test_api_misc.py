@@ -157,6 +157,7 @@ def test_legacy_storage_view_matches_torch():
                 (6, 6, [0.0, 1.0, 2.0, 3.0, 4.0, 5.0], 4.0, 4, 24)
             assert x[1].storage().data_ptr() == s.data_ptr()
         assert repr(cthtorch.tensor([1, 2]).storage()) == repr(torch.tensor([1, 2]).storage())
+    cthtorch.storage._reset_warn_typed_storage_removal()   # torch warns once per process, as cthtorch does
     with pytest.warns(UserWarning, match="TypedStorage is deprecated"):
         cthtorch.ones(1).storage()
 

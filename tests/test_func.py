@@ -207,7 +207,7 @@ def test_grad_and_value_argnums_aux():
 
     ours, ref = both(run)
     assert_same(ours, ref)
-    for t in cthtorch.func._pytree.tree_leaves(ours):
+    for t in cthtorch.utils._pytree.tree_leaves(ours):
         assert not t.requires_grad
 
 

@@ -71,6 +71,26 @@ def get_autocast_gpu_dtype():
     return get_autocast_dtype("cuda")
 
 
+def _deprecated_setter(old, new):
+    warnings.warn("torch.%s is deprecated. Please use torch.%s instead." % (old, new), DeprecationWarning,
+                  stacklevel=3)
+
+
+def set_autocast_cpu_enabled(enabled):
+    _deprecated_setter("set_autocast_cpu_enabled(enabled)", "set_autocast_enabled('cpu', enabled)")
+    set_autocast_enabled("cpu", enabled)
+
+
+def set_autocast_cpu_dtype(dtype):
+    _deprecated_setter("set_autocast_cpu_dtype(dtype)", "set_autocast_dtype('cpu', dtype)")
+    set_autocast_dtype("cpu", dtype)
+
+
+def set_autocast_gpu_dtype(dtype):
+    _deprecated_setter("set_autocast_gpu_dtype(dtype)", "set_autocast_dtype('cuda', dtype)")
+    set_autocast_dtype("cuda", dtype)
+
+
 def is_autocast_cache_enabled():
     return _state()["cache"]
 

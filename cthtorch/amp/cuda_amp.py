@@ -5,28 +5,14 @@ import warnings
 
 import cthtorch
 from cthtorch.amp import autocast_mode as _am
-from cthtorch.amp import grad_scaler as _gs
+from cthtorch.amp import _device_amp
 
 
 def amp_definitely_not_available():
     return not cthtorch.cuda.is_available()
 
 
-class autocast(_am.autocast):
-    def __init__(self, enabled=True, dtype=None, cache_enabled=True):
-        warnings.warn("`torch.cuda.amp.autocast(args...)` is deprecated. Please use `torch.amp.autocast('cuda', "
-                      "args...)` instead.", FutureWarning, stacklevel=2)
-        super().__init__("cuda", enabled=enabled, dtype=cthtorch.float16 if dtype is None else dtype,
-                         cache_enabled=cache_enabled)
-
-
-class GradScaler(_gs.GradScaler):
-    def __init__(self, init_scale=2.0 ** 16, growth_factor=2.0, backoff_factor=0.5, growth_interval=2000,
-                 enabled=True):
-        warnings.warn("`torch.cuda.amp.GradScaler(args...)` is deprecated. Please use `torch.amp.GradScaler('cuda', "
-                      "args...)` instead.", FutureWarning, stacklevel=2)
-        super().__init__("cuda", init_scale=init_scale, growth_factor=growth_factor, backoff_factor=backoff_factor,
-                         growth_interval=growth_interval, enabled=enabled)
+autocast, GradScaler = _device_amp.make("cuda", cthtorch.float16)
 
 
 def custom_fwd(fwd=None, *, cast_inputs=None):

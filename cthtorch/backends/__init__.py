@@ -3,14 +3,13 @@ exists here; the CUDA/cuDNN/MPS ones report unavailable, and their flags are
 plain attributes so programs that set them (cudnn.benchmark = True) run."""
 import types as _types
 
-from . import cudnn  # noqa: F401
+from . import cudnn, mps  # noqa: F401
 
 
 class _Flags(_types.SimpleNamespace):
     pass
 
 
-mps = _Flags(is_available=lambda: False, is_built=lambda: False)
 mkldnn = _Flags(is_available=lambda: False, enabled=False)
 mkl = _Flags(is_available=lambda: False)
 openmp = _Flags(is_available=lambda: True)

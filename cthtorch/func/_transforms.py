@@ -17,7 +17,7 @@ import threading
 
 import cthtorch
 
-from ._pytree import tree_flatten, tree_unflatten
+from cthtorch.utils._pytree import tree_flatten, tree_unflatten
 
 __all__ = ["grad", "grad_and_value", "vjp", "jvp", "jacrev", "jacfwd", "hessian", "linearize"]
 

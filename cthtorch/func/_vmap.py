@@ -9,7 +9,7 @@ import functools
 
 import cthtorch
 
-from ._pytree import broadcast_to_and_flatten, tree_flatten, tree_unflatten
+from cthtorch.utils._pytree import broadcast_to_and_flatten, tree_flatten, tree_unflatten
 
 __all__ = ["vmap"]
 

@@ -345,11 +345,20 @@ def batch_norm(input, running_mean, running_var, weight=None, bias=None, trainin
 
 def instance_norm(input, running_mean=None, running_var=None, weight=None, bias=None, use_input_stats=True,
                   momentum=0.1, eps=1e-5):
+    """ATen's instance_norm: batch_norm over (1, N*C, ...) with the weights and
+    running stats repeated N times; the running stats then take the mean of
+    their N updated copies."""
+    if not use_input_stats and (running_mean is None or running_var is None):
+        raise RuntimeError("Expected running_mean and running_var to be defined when use_input_stats is false")
     n, c = input.shape[:2]
     x = input.reshape(1, n * c, *input.shape[2:])
-    w = weight.repeat(n) if weight is not None else None
-    b = bias.repeat(n) if bias is not None else None
-    out = cthtorch.batch_norm(x, w, b, None, None, True, momentum, eps, False)
+    w, b, rm, rv = (t.repeat(n) if t is not None else None for t in (weight, bias, running_mean, running_var))
+    out = cthtorch.batch_norm(x, w, b, rm, rv, use_input_stats, momentum, eps, False)
+    with cthtorch.no_grad():
+        if running_mean is not None:
+            running_mean.copy_(rm.view(n, c).mean(0))
+        if running_var is not None:
+            running_var.copy_(rv.view(n, c).mean(0))
     return out.reshape(input.shape)
 
 

@@ -2,6 +2,7 @@
 norms, dropouts, Embedding, Upsample, PixelShuffle — PyTorch's defaults,
 initialization and reprs."""
 import math
+import warnings
 
 import cthtorch
 from cthtorch.nn import functional as F
@@ -411,17 +412,47 @@ class BatchNorm3d(_BatchNorm):
             raise ValueError("expected 5D input (got %dD input)" % input.dim())
 
 
-class InstanceNorm2d(_NormBase):
+class _InstanceNorm(_NormBase):
+    """Instance norm over inputs with or without a batch dim (_no_batch_dim: the
+    rank of an unbatched input); the running stats are used in eval mode when
+    tracked, as in torch."""
+    _no_batch_dim = None
+
     def __init__(self, num_features, eps=1e-5, momentum=0.1, affine=False, track_running_stats=False, device=None,
                  dtype=None, *, bias=True):
         super().__init__(num_features, eps, momentum, affine, track_running_stats, device, dtype, bias=bias)
 
+    def _check_input_dim(self, input):
+        if input.dim() not in (self._no_batch_dim, self._no_batch_dim + 1):
+            raise ValueError("expected %dD or %dD input (got %dD input)"
+                             % (self._no_batch_dim, self._no_batch_dim + 1, input.dim()))
+
+    def _apply_instance_norm(self, input):
+        return F.instance_norm(input, self.running_mean, self.running_var, self.weight, self.bias,
+                               self.training or not self.track_running_stats,
+                               self.momentum if self.momentum is not None else 0.0, self.eps)
+
     def forward(self, input):
-        return F.instance_norm(input, None, None, self.weight, self.bias, True, self.momentum or 0.1, self.eps)
+        self._check_input_dim(input)
+        feature_dim = input.dim() - self._no_batch_dim
+        if input.size(feature_dim) != self.num_features:
+            if self.affine:
+                raise ValueError("expected input's size at dim=%d to match num_features (%d), but got: %d."
+                                 % (feature_dim, self.num_features, input.size(feature_dim)))
+            warnings.warn("input's size at dim=%d does not match num_features. You can silence this warning by not "
+                          "passing in num_features, which is not used because affine=False" % feature_dim,
+                          stacklevel=2)
+        if input.dim() == self._no_batch_dim:
+            return self._apply_instance_norm(input.unsqueeze(0)).squeeze(0)
+        return self._apply_instance_norm(input)
 
 
-class InstanceNorm1d(InstanceNorm2d):
-    pass
+class InstanceNorm1d(_InstanceNorm):
+    _no_batch_dim = 2
+
+
+class InstanceNorm2d(_InstanceNorm):
+    _no_batch_dim = 3
 
 
 class LayerNorm(Module):

@@ -3,7 +3,7 @@ size; then they are materialized, initialized, and the module becomes its eager 
 import cthtorch
 from cthtorch.nn.modules.conv3d import Conv3d, ConvTranspose3d
 from cthtorch.nn.modules.layers import (BatchNorm1d, BatchNorm2d, BatchNorm3d, Conv1d, Conv2d, ConvTranspose1d,
-                                        ConvTranspose2d, InstanceNorm2d, Linear)
+                                        ConvTranspose2d, InstanceNorm1d, InstanceNorm2d, Linear)
 from cthtorch.nn.modules.normalization import InstanceNorm3d
 from cthtorch.nn.parameter import UninitializedBuffer, UninitializedParameter, is_lazy
 
@@ -152,6 +152,6 @@ def _lazy_norm(name, base, unbatched_dim):
 LazyBatchNorm1d = _lazy_norm("LazyBatchNorm1d", BatchNorm1d, 1)
 LazyBatchNorm2d = _lazy_norm("LazyBatchNorm2d", BatchNorm2d, 1)
 LazyBatchNorm3d = _lazy_norm("LazyBatchNorm3d", BatchNorm3d, 1)
-LazyInstanceNorm1d = _lazy_norm("LazyInstanceNorm1d", InstanceNorm2d, 2)
+LazyInstanceNorm1d = _lazy_norm("LazyInstanceNorm1d", InstanceNorm1d, 2)
 LazyInstanceNorm2d = _lazy_norm("LazyInstanceNorm2d", InstanceNorm2d, 3)
 LazyInstanceNorm3d = _lazy_norm("LazyInstanceNorm3d", InstanceNorm3d, 4)

@@ -4,7 +4,7 @@ import numbers
 import cthtorch
 from cthtorch.nn import functional as F
 from cthtorch.nn import init
-from cthtorch.nn.modules.layers import InstanceNorm2d, _BatchNorm
+from cthtorch.nn.modules.layers import _BatchNorm, _InstanceNorm
 from cthtorch.nn.modules.layers import GroupNorm, LayerNorm  # noqa: F401 (torch's import path)
 from cthtorch.nn.modules.module import Module
 from cthtorch.nn.parameter import Parameter
@@ -53,8 +53,8 @@ class LocalResponseNorm(Module):
         return "{size}, alpha={alpha}, beta={beta}, k={k}".format(**self.__dict__)
 
 
-class InstanceNorm3d(InstanceNorm2d):
-    pass
+class InstanceNorm3d(_InstanceNorm):
+    _no_batch_dim = 4
 
 
 class SyncBatchNorm(_BatchNorm):
