@@ -208,3 +208,24 @@ def test_device_objects():
         ct.zeros(2).cuda()
     with pytest.raises(RuntimeError):
         ct.device("gpu")
+
+
+OVERFLOW_CASES = ["L.tensor([300], dtype=L.uint8)", "L.tensor([-1], dtype=L.uint8)", "L.tensor([-1.0], dtype=L.uint8)",
+                  "L.tensor([-256], dtype=L.uint8)", "L.tensor(128, dtype=L.int8)", "L.tensor([[1, 2], [3, 300]], dtype=L.uint8)",
+                  "L.tensor([float('nan')], dtype=L.int32)", "L.tensor([1e20], dtype=L.int64)", "L.tensor([1e40], dtype=L.float32)",
+                  "L.full((2,), 300, dtype=L.uint8)", "L.full((1,), -255, dtype=L.uint8)", "L.zeros(2, dtype=L.int16).fill_(70000)",
+                  "L.full((1,), 1e40)", "L.full((1,), float('inf'))", "L.full((1,), 2**31, dtype=L.int32)",
+                  "L.full((1,), float('nan'), dtype=L.int64)", "L.full((1,), 70000, dtype=L.half)",
+                  "L.zeros(2, dtype=L.uint8).new_full((2,), 300)", "L.full((1,), 1e20, dtype=L.int64)"]
+
+
+@pytest.mark.parametrize("expr", OVERFLOW_CASES)
+def test_scalar_overflow_matches_torch(expr):
+    torch = oracle.require_torch()
+    out = []
+    for L in (torch, ct):
+        try:
+            out.append(repr(eval(expr, {"L": L})))
+        except RuntimeError as e:
+            out.append("RuntimeError: " + str(e))
+    assert out[1] == out[0]

@@ -1,5 +1,8 @@
 /* Copies, fills and dtype conversions. */
 #include "ATen.h"
+
+#include <float.h>
+#include <math.h>
 #include "../TH/THKernels.h"
 #include "../TH/THLoops.h"
 
@@ -34,7 +37,37 @@ static void scalar_args(THOpArgs *a, int k, ATScalar s) {
   else { a->d[k] = (double)s.i; a->i[k] = s.i; }
 }
 
+/* c10's overflow rule for a number written into dt: integers in range
+ * (unsigned types also take -max..-1, which wrap), floats to an integer
+ * type in range and not NaN/inf, float32 finite values below FLT_MAX;
+ * half, bfloat16 and bool take anything. cpp_names: the message names the
+ * C++ type ("uint8_t", "int", as fill_ does) rather than the dtype. */
+int at_scalar_check_fits(ATScalar s, THDtype dt, bool cpp_names) {
+  static const struct { THDtype dt; double lo, hi; bool sgn; const char *cpp, *name; } lim[] = {
+    { TH_UInt8, 0, 255, false, "uint8_t", "uint8" }, { TH_Int8, -128, 127, true, "int8_t", "int8" },
+    { TH_Int16, -32768, 32767, true, "int16_t", "int16" }, { TH_Int32, -2147483648.0, 2147483647.0, true, "int", "int32" },
+    { TH_Int64, -9223372036854775808.0, 9223372036854775807.0, true, "int64_t", "int64" },
+  };
+  bool bad = false;
+  const char *cpp = NULL, *name = NULL;
+  if (dt == TH_Float) {
+    bad = s.kind == AT_SCALAR_FLOAT && isfinite(s.d) && fabs(s.d) > FLT_MAX;
+    cpp = "float"; name = "float32";
+  }
+  for (size_t k = 0; k < sizeof lim / sizeof lim[0]; k++) {
+    if (lim[k].dt != dt) continue;
+    cpp = lim[k].cpp; name = lim[k].name;
+    if (s.kind == AT_SCALAR_FLOAT) bad = isnan(s.d) || s.d < lim[k].lo || s.d > lim[k].hi;
+    else if (s.kind == AT_SCALAR_INT && dt != TH_Int64)
+      bad = (double)s.i > lim[k].hi || (lim[k].sgn ? (double)s.i < lim[k].lo : (double)-s.i > lim[k].hi);
+  }
+  if (!bad) return 0;
+  THError_set(TH_ERR_RUNTIME, "value cannot be converted to type %s without overflow", cpp_names ? cpp : name);
+  return -1;
+}
+
 int at_fill_(THTensor *t, ATScalar value) {
+  if (at_scalar_check_fits(value, t->dtype, true) < 0) return -1;
   THOpArgs args;
   scalar_args(&args, 0, value);
   if (t->dtype == TH_Bool) args.i[0] = value.kind == AT_SCALAR_FLOAT ? value.d != 0 : value.i != 0;

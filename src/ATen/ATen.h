@@ -86,6 +86,9 @@ AT_API THTensor *at_eye(int64_t n, int64_t m, THDtype dtype);
 /* dst[...] = src broadcast to dst's shape, converting dtype. */
 AT_API int at_copy_(THTensor *dst, const THTensor *src);
 AT_API int at_fill_(THTensor *t, ATScalar value);
+/* -1 with torch's "value cannot be converted to type X without overflow"
+ * when s doesn't fit dt (c10's rule; see ATCopy.c). */
+AT_API int at_scalar_check_fits(ATScalar s, THDtype dt, bool cpp_names);
 AT_API THTensor *at_clone(const THTensor *t, bool preserve_layout);
 AT_API THTensor *at_contiguous(const THTensor *t);   /* returns t retained when already contiguous */
 AT_API THTensor *at_to_dtype(const THTensor *t, THDtype dtype, bool copy);

@@ -212,6 +212,7 @@ static int infer(PyObject *o, int depth, Infer *inf) {
 static int store(char *p, THDtype dt, PyObject *o) {
   ATScalar s;
   if (ap_to_scalar(o, &s) < 0) return -1;
+  if (THDtype_isIntegral(dt, false) && at_scalar_check_fits(s, dt, false) < 0) { THP_raise(); return -1; }
   double d = s.kind == AT_SCALAR_FLOAT ? s.d : (double)s.i;
   int64_t i = s.kind == AT_SCALAR_FLOAT ? (int64_t)s.d : s.i;
   switch (dt) {
