@@ -5,6 +5,11 @@ import cthtorch
 from cthtorch import _C
 
 
+DEEPCOPY_NON_LEAF = ("Only Tensors created explicitly by the user (graph leaves) support the deepcopy protocol at "
+                     "the moment.  If you were attempting to deepcopy a module, this may be because of a "
+                     "torch.nn.utils.weight_norm usage, see https://github.com/pytorch/pytorch/pull/103001")
+
+
 class Tensor(_C._TensorBase):
     # ---- printing ----
     def __repr__(self, *, tensor_contents=None):
@@ -108,10 +113,7 @@ class Tensor(_C._TensorBase):
 
     def __deepcopy__(self, memo):
         if not self.is_leaf:
-            raise RuntimeError("Only Tensors created explicitly by the user (graph leaves) support the deepcopy "
-                               "protocol at the moment.  If you were attempting to deepcopy a module, this may be "
-                               "because of a torch.nn.utils.weight_norm usage, see "
-                               "https://github.com/pytorch/pytorch/pull/103001")
+            raise RuntimeError(DEEPCOPY_NON_LEAF)
         if id(self) in memo:
             return memo[id(self)]
         with cthtorch.no_grad():
