@@ -6,7 +6,7 @@ vectorised pass per call and no Python loop over the entries.
 """
 import cthtorch
 from cthtorch.autograd import Function
-from cthtorch._sparse_tensor import SparseTensor, _named, name_node
+from cthtorch._sparse_tensor import SparseTensor, _named, add_rows, name_node
 
 _dense_mm = cthtorch.mm
 
@@ -19,8 +19,8 @@ def is_sparse(x):
 
 class _SparseMm(Function):
     """out = S @ D for a 2-D sparse S and a dense 2-D D: gather the rows of D
-    named by S's columns, scale them by S's values, index_add them into the
-    rows named by S's rows.
+    named by S's columns, scale them by S's values, add them into the rows
+    named by S's rows (add_rows).
 
     Input 0 is what receives S's gradient, by `mode`:
       "values": S's values; the gradient sampled at each entry (sparse.mm,
@@ -33,9 +33,7 @@ class _SparseMm(Function):
     def forward(ctx, src, dense, s, mode):
         rows, cols = s._i[0], s._i[1]
         values = s._v.detach()
-        out = dense.new_zeros((s._shape[0], dense.shape[1]))
-        if s._nnz():
-            out.index_add_(0, rows, values.unsqueeze(1) * dense.index_select(0, cols))
+        out = add_rows(rows, values.unsqueeze(1) * dense.index_select(0, cols), s._shape[0])
         ctx.save_for_backward(values, dense)
         ctx.s, ctx.mode = s, mode
         return out
@@ -47,7 +45,7 @@ class _SparseMm(Function):
         rows, cols = s._i[0], s._i[1]
         gsrc = gd = None
         if ctx.needs_input_grad[1]:
-            gd = cthtorch.zeros_like(dense).index_add(0, cols, values.unsqueeze(1) * g.index_select(0, rows))
+            gd = add_rows(cols, values.unsqueeze(1) * g.index_select(0, rows), dense.shape[0])
         if ctx.needs_input_grad[0]:
             if mode == "values":
                 gsrc = (g.index_select(0, rows) * dense.index_select(0, cols)).sum(1)

@@ -6,7 +6,7 @@ A SparseTensor holds three things, as PyTorch's SparseTensorImpl does:
   _shape the full size, sparse dims first.
 Entries may repeat a position (an "uncoalesced" tensor means their sum);
 coalesce() sorts and sums them. Every kernel is a handful of vectorised dense
-ops on _i/_v (index_select, index_add, unique), so autograd through the values
+ops on _i/_v (index_select, add_rows, unique), so autograd through the values
 and through the dense operand of a product works without new C code.
 
 It is not a _TensorBase: the C ops cannot read it, and ArgParser.c hands any
@@ -54,6 +54,19 @@ def name_node(fn_cls, name):
     node.__name__ = node.__qualname__ = name
     node.__module__ = "builtins"
     return fn_cls
+
+
+def add_rows(index, src, rows):
+    """zeros(rows, *src.shape[1:]) with src[k] added into row index[k]: the
+    scatter every sparse kernel ends in. Floating dtypes take one C pass
+    (embedding's backward is exactly this sum, and differentiable); the rest
+    take index_add."""
+    shape = (rows,) + tuple(src.shape[1:])
+    if src.dtype in (cthtorch.float32, cthtorch.float64) and src.numel():
+        flat = src.reshape(src.shape[0], -1)
+        return cthtorch.embedding_dense_backward(flat, index, [rows, flat.shape[1]], -1, False).view(shape)
+    out = src.new_zeros(shape)
+    return out.index_add(0, index, src) if src.shape[0] else out
 
 
 def _nie(name):
@@ -258,8 +271,7 @@ class SparseTensor:
     # ---- conversions ----
     def to_dense(self, dtype=None, *, masked_grad=None):
         nsp = self.sparse_dim()
-        flat = self._v.new_zeros((self._shape[:nsp].numel(),) + tuple(self._shape[nsp:]))
-        out = flat.index_add(0, _linear(self._i, self._shape), self._v) if self._nnz() else flat
+        out = add_rows(_linear(self._i, self._shape), self._v, self._shape[:nsp].numel())
         out = _named("ToDenseBackward0", out.view(self._shape))
         return out if dtype is None else out.to(dtype)
 
@@ -273,7 +285,7 @@ class SparseTensor:
             return self
         nsp = self.sparse_dim()
         uniq, inv = cthtorch.unique(_linear(self._i, self._shape), sorted=True, return_inverse=True)
-        vals = self._v.new_zeros((uniq.shape[0],) + tuple(self._v.shape[1:])).index_add(0, inv, self._v)
+        vals = add_rows(inv, self._v, uniq.shape[0])
         return SparseTensor(_unravel(uniq, self._shape[:nsp]), _named("CoalesceBackward0", vals), self._shape, True)
 
     def to(self, *args, **kwargs):

@@ -393,3 +393,13 @@ def test_pygcn_training_matches_torch():
     np.testing.assert_allclose(np.array(ours[0]), np.array(theirs[0]), rtol=1e-4, atol=1e-5)
     assert ours[1] == pytest.approx(theirs[1], rel=1e-6)
     np.testing.assert_allclose(ours[2], theirs[2], rtol=1e-4, atol=1e-5)
+
+
+def test_save_load_both_ways(tmp_path):
+    ours, theirs = str(tmp_path / "ours.pt"), str(tmp_path / "theirs.pt")
+    ct.save({"adj": S(ct), "c": S(ct).coalesce().double(), "size": ct.Size([2, 3])}, ours)
+    torch.save({"adj": S(torch), "c": S(torch).coalesce().double(), "size": torch.Size([2, 3])}, theirs)
+    for a, b in ((ct.load(theirs), torch.load(theirs)), (ct.load(ours, weights_only=True), torch.load(ours))):
+        check_same(a["adj"], b["adj"])
+        check_same(a["c"], b["c"])
+        assert tuple(a["size"]) == tuple(b["size"]) == (2, 3)

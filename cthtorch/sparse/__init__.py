@@ -7,7 +7,7 @@ import warnings
 import cthtorch
 from cthtorch import _sparse_ops as _ops
 from cthtorch._sparse_factory import sparse_coo_tensor as _coo, _empty, _state
-from cthtorch._sparse_tensor import SparseTensor, _named, _linear
+from cthtorch._sparse_tensor import SparseTensor, _named, _linear, add_rows
 
 __all__ = ["mm", "addmm", "sum", "softmax", "log_softmax", "check_sparse_tensor_invariants"]
 
@@ -47,7 +47,7 @@ def _softmax(input, dim, dtype, log):
     with cthtorch.no_grad():   # the shift only steadies exp; softmax does not depend on it
         top = v.new_full((groups,), -math.inf).scatter_reduce(0, inv, v, "amax")[inv]
     shifted = v - top
-    den = cthtorch.zeros_like(v[:groups]).index_add(0, inv, shifted.exp())[inv]
+    den = add_rows(inv, shifted.exp(), groups)[inv]
     out = shifted - den.log() if log else shifted.exp() / den
     name = "SparseLogSoftmaxBackward0" if log else "SparseSoftmaxBackward0"
     return SparseTensor(s._i, _named(name, out), s._shape, True)
