@@ -92,6 +92,14 @@ def to_sparse(self, sparse_dim=None, *, layout=None, blocksize=None, dense_dim=N
     return s
 
 
+def _no_layout(layout):
+    def f(self, *args, **kwargs):
+        raise NotImplementedError("cthtorch: the sparse %s layout is not implemented (only sparse COO: to_sparse())"
+                                  % layout.upper())
+    f.__name__ = "to_sparse_" + layout
+    return f
+
+
 def _strided_only(name):
     def f(self, *args, **kwargs):
         raise RuntimeError("%s expected sparse coordinate tensor layout but got Strided" % name)
@@ -132,6 +140,8 @@ def install(ns):
     T = cthtorch.Tensor
     T.to_sparse = to_sparse
     T.to_sparse_coo = lambda self: to_sparse(self)
+    for layout in ("csr", "csc", "bsr", "bsc"):
+        setattr(T, "to_sparse_" + layout, _no_layout(layout))
     for name in ("is_coalesced", "coalesce", "indices", "values", "_indices", "_values"):
         setattr(T, name, _strided_only(name))
     T._nnz = _nnz_dense

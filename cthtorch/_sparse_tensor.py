@@ -321,7 +321,7 @@ class SparseTensor:
         if self.dim() > 2 or self.dense_dim():
             raise RuntimeError("t() expects a tensor with <= 2 sparse and 0 dense dimensions, but got %d sparse and "
                                "%d dense dimensions" % (self.sparse_dim(), self.dense_dim()))
-        return self.transpose(0, 1) if self.dim() == 2 else self
+        return self.transpose(0, 1) if self.dim() == 2 else self._like(_named("TBackward0", self._v))
 
     def transpose(self, dim0, dim1):
         n, nsp = self.dim(), self.sparse_dim()
