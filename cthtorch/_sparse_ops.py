@@ -94,7 +94,8 @@ def _type_name(dt):
             "int32": "Int", "int16": "Short", "int8": "Char", "uint8": "Byte", "bool": "Bool"}[str(dt)[6:]]
 
 
-def mm(a, b, *, out=None, _sparse_grad=False):
+def mm(input, mat2, *, out=None, _sparse_grad=False):
+    a, b = input, mat2
     if out is not None:
         raise NotImplementedError("cthtorch: out= with a sparse operand is not implemented")
     if is_sparse(a) and is_sparse(b):
@@ -112,7 +113,8 @@ def spmm(input, mat2):
     return mm(input, mat2)
 
 
-def matmul(a, b, *, out=None):
+def matmul(input, other, *, out=None):
+    a, b = input, other
     if is_sparse(a) and not is_sparse(b) and b.dim() == 1:
         return mm(a, b.unsqueeze(1), out=out).squeeze(1)
     if is_sparse(a) and not is_sparse(b) and b.dim() > 2:
@@ -173,7 +175,8 @@ def _is_scalar(x):
     return isinstance(x, (int, float, bool)) or (isinstance(x, cthtorch.Tensor) and not is_sparse(x) and x.dim() == 0)
 
 
-def mul(a, b, *, out=None):
+def mul(input, other, *, out=None):
+    a, b = input, other
     if is_sparse(b) and not is_sparse(a):
         a, b = b, a
     if is_sparse(b):
@@ -184,7 +187,8 @@ def mul(a, b, *, out=None):
     return a._like(a._v * dense[tuple(a._i)])
 
 
-def div(a, b, *, rounding_mode=None, out=None):
+def div(input, other, *, rounding_mode=None, out=None):
+    a, b = input, other
     if is_sparse(b) or not _is_scalar(b):
         shape = list(b.shape) if isinstance(b, cthtorch.Tensor) else []
         raise RuntimeError("Sparse division requires a scalar or zero-dim dense tensor divisor (got shape %s for "
@@ -192,7 +196,8 @@ def div(a, b, *, rounding_mode=None, out=None):
     return a._like(cthtorch.div(a._v, b, rounding_mode=rounding_mode))
 
 
-def add(a, b, *, alpha=1, out=None):
+def add(input, other, *, alpha=1, out=None):
+    a, b = input, other
     if out is not None:
         raise NotImplementedError("cthtorch: out= with a sparse operand is not implemented")
     if not is_sparse(a):   # dense + sparse -> dense
@@ -214,8 +219,17 @@ def add(a, b, *, alpha=1, out=None):
     return SparseTensor(r._i, r._v, a._shape, a._coalesced and b._coalesced)
 
 
-def sub(a, b, *, alpha=1, out=None):
-    return add(a, b, alpha=-alpha, out=out)
+def sub(input, other, *, alpha=1, out=None):
+    return add(input, other, alpha=-alpha, out=out)
+
+
+def _add_into(sign):
+    """dense.add_(sparse) / dense.sub_(sparse): in place, through the dense form."""
+    def op(self, other, *, alpha=1):
+        if is_sparse(self):
+            return NotImplemented
+        return self.add_(other.to_dense(), alpha=sign * alpha)
+    return op
 
 
 def _unary(name, coalesces=True):
@@ -258,6 +272,7 @@ def cat(tensors, dim=0, *, out=None):
 
 _KERNELS = {
     "mm": mm, "matmul": matmul, "addmm": addmm, "add": add, "sub": sub, "mul": mul, "div": div, "sum": sum,
+    "add_": _add_into(1), "sub_": _add_into(-1),
     "zeros_like": zeros_like,
     "t": lambda s: s.t(), "transpose": lambda s, d0, d1: s.transpose(d0, d1),
     "clone": lambda s, **kw: s.clone(), "detach": lambda s: s.detach(),

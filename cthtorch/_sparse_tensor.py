@@ -18,8 +18,13 @@ Gradients: a sparse tensor made with requires_grad=True owns a leaf _v; its
 .grad is a sparse tensor on its coalesced pattern, built from _v.grad (or the
 dense gradient torch.mm gives a sparse leaf; see _sparse_ops._SparseMm).
 """
+import inspect
+import types
+
 import cthtorch
 from cthtorch.autograd import Function
+
+_MISSING = object()
 
 
 class _Alias(Function):
@@ -201,10 +206,16 @@ class SparseTensor:
     __str__ = __repr__
 
     def __getattr__(self, name):
-        # a dense Tensor method with no sparse kernel: PyTorch's NotImplementedError when called
-        if not name.startswith("__") and hasattr(cthtorch.Tensor, name):
+        # what a dense Tensor has and this class does not: a method raises PyTorch's
+        # NotImplementedError when called, a property when read; plain class values are shared
+        attr = inspect.getattr_static(cthtorch.Tensor, name, _MISSING) if not name.startswith("__") else _MISSING
+        if attr is _MISSING:
+            raise AttributeError("'Tensor' object has no attribute '%s'" % name)
+        if isinstance(attr, (property, types.GetSetDescriptorType, types.MemberDescriptorType)):
+            _nie(name)
+        if callable(attr) or isinstance(attr, (staticmethod, classmethod)):
             return lambda *args, **kwargs: _nie(name)
-        raise AttributeError("'Tensor' object has no attribute '%s'" % name)
+        return attr
 
     def __reduce_ex__(self, proto):
         return (_rebuild, (self._i, self._v.detach(), tuple(self._shape), self._coalesced, self.requires_grad))
@@ -322,6 +333,21 @@ class SparseTensor:
             raise RuntimeError("t() expects a tensor with <= 2 sparse and 0 dense dimensions, but got %d sparse and "
                                "%d dense dimensions" % (self.sparse_dim(), self.dense_dim()))
         return self.transpose(0, 1) if self.dim() == 2 else self._like(_named("TBackward0", self._v))
+
+    @property
+    def T(self):
+        return self.t() if self.dim() <= 2 else _nie("permute")
+
+    @property
+    def mT(self):
+        if self.dim() < 2:
+            raise RuntimeError("tensor.mT is only supported on matrices or batches of matrices. Got %d-D tensor."
+                               % self.dim())
+        return self.transpose(-2, -1)
+
+    _version = property(lambda self: self._v._version)
+    output_nr = property(lambda self: 0)
+    real = property(lambda self: self)
 
     def transpose(self, dim0, dim1):
         n, nsp = self.dim(), self.sparse_dim()
