@@ -338,12 +338,7 @@ class SparseTensor:
     def T(self):
         return self.t() if self.dim() <= 2 else _nie("permute")
 
-    @property
-    def mT(self):
-        if self.dim() < 2:
-            raise RuntimeError("tensor.mT is only supported on matrices or batches of matrices. Got %d-D tensor."
-                               % self.dim())
-        return self.transpose(-2, -1)
+    mT = cthtorch.Tensor.mT   # dim() and transpose() are all it uses
 
     _version = property(lambda self: self._v._version)
     output_nr = property(lambda self: 0)
