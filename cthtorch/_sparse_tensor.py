@@ -67,6 +67,9 @@ def add_rows(index, src, rows):
     (embedding's backward is exactly this sum, and differentiable); the rest
     take index_add."""
     shape = (rows,) + tuple(src.shape[1:])
+    if index.numel() and not (0 <= int(index.min()) and int(index.max()) < rows):   # the C loop does not check
+        raise RuntimeError("cthtorch: a sparse tensor's indices lie outside its size (%s); build it with "
+                           "check_invariants=True to see where" % rows)
     if src.dtype in (cthtorch.float32, cthtorch.float64) and src.numel():
         flat = src.reshape(src.shape[0], -1)
         return cthtorch.embedding_dense_backward(flat, index, [rows, flat.shape[1]], -1, False).view(shape)

@@ -310,6 +310,14 @@ def test_not_implemented_says_so():
             f()
 
 
+def test_indices_outside_the_size_refused():
+    # PyTorch leaves this undefined when invariant checks are off; cthtorch's scatter would write out of bounds
+    for idx in ([[0, 5]], [[0, -1]]):
+        s = ct.sparse_coo_tensor(idx, [1., 2.], (3,))
+        with pytest.raises(RuntimeError, match="outside its size"):
+            s.to_dense()
+
+
 # ---------------------------------------------------------------- protocols
 
 def test_pickle_deepcopy_and_warning():
