@@ -89,6 +89,35 @@ def _spmm(s, d, dense_grad):
     return _Mm.apply(s._v, d, s, "leaf" if s.is_leaf else "values")
 
 
+def _sparse_sparse_mm(a, b):
+    """S1 @ S2 -> a coalesced sparse result on the structural product pattern
+    (every (i, j) with some a[i, k] and b[k, j] stored, zeros included, as
+    PyTorch keeps them): join a's columns with b's rows, multiply, coalesce."""
+    if a.requires_grad or b.requires_grad:
+        raise NotImplementedError("cthtorch: gradients of sparse @ sparse are not implemented; use "
+                                  "torch.sparse.mm(a, b.to_dense()) for a dense result with gradients")
+    for t in (a, b):
+        if t.sparse_dim() != 2 or t.dense_dim():
+            raise RuntimeError("cthtorch: sparse @ sparse needs 2-D sparse matrices")
+    if a.dtype != b.dtype:
+        raise RuntimeError("mat1 dtype %s does not match mat2 dtype %s" % (_type_name(a.dtype), _type_name(b.dtype)))
+    if not a.is_floating_point():
+        raise NotImplementedError('"sparse_matmul" not implemented for \'%s\'' % _type_name(a.dtype))
+    (m, k), (k2, n) = a.shape, b.shape
+    if k != k2:
+        raise RuntimeError("mat1 and mat2 shapes cannot be multiplied (%dx%d and %dx%d)" % (m, k, k2, n))
+    a, b = a.coalesce(), b.coalesce()          # b's entries now grouped by row
+    per_row = cthtorch.bincount(b._i[0], minlength=k)
+    first = per_row.cumsum(0) - per_row        # where b's row r starts
+    pairs = per_row[a._i[1]]                   # how many b entries each a entry meets
+    ea = cthtorch.repeat_interleave(cthtorch.arange(a._nnz()), pairs)
+    offset = cthtorch.arange(ea.shape[0]) - cthtorch.repeat_interleave(pairs.cumsum(0) - pairs, pairs)
+    eb = first[a._i[1]][ea] + offset
+    idx = cthtorch.stack([a._i[0][ea], b._i[1][eb]])
+    r = SparseTensor(idx, a._v[ea] * b._v[eb], (m, n)).coalesce()
+    return SparseTensor(r._i, r._v, (m, n), True)
+
+
 def _type_name(dt):
     return {"float32": "Float", "float64": "Double", "float16": "Half", "bfloat16": "BFloat16", "int64": "Long",
             "int32": "Int", "int16": "Short", "int8": "Char", "uint8": "Byte", "bool": "Bool"}[str(dt)[6:]]
@@ -99,7 +128,7 @@ def mm(input, mat2, *, out=None, _sparse_grad=False):
     if out is not None:
         raise NotImplementedError("cthtorch: out= with a sparse operand is not implemented")
     if is_sparse(a) and is_sparse(b):
-        raise NotImplementedError("cthtorch: sparse @ sparse is not implemented; use torch.sparse.mm(a, b.to_dense())")
+        return _sparse_sparse_mm(a, b)
     if is_sparse(a):
         return _spmm(a, b, not _sparse_grad)
     if is_sparse(b):   # D @ S = (S^T @ D^T)^T

@@ -12,7 +12,8 @@ import oracle
 
 torch = oracle.require_torch()
 pytestmark = [pytest.mark.filterwarnings("ignore:Sparse invariant checks"),
-              pytest.mark.filterwarnings("ignore:torch.sparse.SparseTensor")]
+              pytest.mark.filterwarnings("ignore:torch.sparse.SparseTensor"),
+              pytest.mark.filterwarnings("ignore:Sparse CSR tensor support")]
 
 I = [[0, 1, 1, 0], [2, 0, 2, 2]]       # uncoalesced: (0, 2) twice
 V = [3., 4., 5., 1.]
@@ -105,6 +106,11 @@ CASES = {
     "dense_mm_sparse": lambda L: (L.ones(4, 2) @ S(L), L.mm(L.ones(4, 2), S(L)), L.ones(4, 2).mm(S(L))),
     "mm_int": lambda L: L.mm(S(L).long(), L.ones(3, 2, dtype=L.long)),
     "addmm": lambda L: L.sparse.addmm(L.ones(2, 2), S(L), L.tensor(D), beta=0.5, alpha=2),
+    "sparse_sparse_mm": lambda L: (L.sparse.mm(S(L), _b(L)), L.mm(S(L), _b(L)), S(L) @ _b(L),
+                                   L.sparse.mm(L.sparse_coo_tensor([[0, 1], [0, 1]], [1., -1.], (2, 2)),
+                                               L.sparse_coo_tensor([[0, 1], [1, 1]], [1., 1.], (2, 2))),
+                                   L.sparse.mm(S(L), L.sparse_coo_tensor(size=(3, 4))),
+                                   L.sparse.mm(_big(L), _big(L).t())),
     "addmm_torch": lambda L: L.addmm(L.ones(2, 2), S(L), L.tensor(D)),
     "conversions": lambda L: (S(L).double(), S(L).to(L.float64), S(L).coalesce().double(), S(L).long(),
                               S(L).to("cpu", L.float64)),
@@ -132,6 +138,10 @@ CASES = {
 def _ab(L):
     return (L.sparse_coo_tensor(L.tensor([[0, 1]]), L.tensor([1., 2.]), (3,)),
             L.sparse_coo_tensor(L.tensor([[1, 2]]), L.tensor([10., 20.]), (3,)))
+
+
+def _b(L):
+    return L.sparse_coo_tensor([[2, 0, 1, 2], [0, 1, 1, 0]], [1., -4., 2., 1.], (3, 2))
 
 
 def _big(L):
@@ -287,6 +297,9 @@ ERRORS = {
     "dense_indices": lambda L: L.ones(2).indices(),
     "dense_nnz": lambda L: L.ones(2)._nnz(),
     "bool": lambda L: bool(S(L)),
+    "sparse_sparse_dtype": lambda L: L.sparse.mm(S(L), _b(L).double()),
+    "sparse_sparse_shape": lambda L: L.sparse.mm(S(L), S(L)),
+    "sparse_sparse_long": lambda L: L.sparse.mm(S(L).long(), _b(L).long()),
     "ones_like": lambda L: L.ones_like(S(L)),
 }
 
@@ -304,7 +317,7 @@ def test_errors_match_torch(name):
 
 def test_not_implemented_says_so():
     s = S(ct)
-    for f in (lambda: s * s, lambda: s @ s.t(), lambda: s[0], lambda: s.backward(), lambda: ct.ones(2).to_sparse_csr(),
+    for f in (lambda: s * s, lambda: S(ct, requires_grad=True) @ s.t(), lambda: s[0], lambda: s.backward(), lambda: ct.ones(2).to_sparse_csr(),
               lambda: ct.zeros(2, 3, layout=ct.sparse_coo), lambda: ct.ones(2).to_sparse(layout=ct.sparse_csr)):
         with pytest.raises(NotImplementedError, match="cthtorch|SparseCPU"):
             f()

@@ -461,7 +461,7 @@ static int finish(APResult *r, PyObject *const *args, Py_ssize_t nargs, bool var
 
 /* ---------- sparse tensors (see ArgParser.h) ---------- */
 
-static PyObject *sparse_cls, *sparse_fn;   /* owned; set once by cthtorch/_sparse_ops.py */
+static PyObject *sparse_cls, *sparse_fn;   /* owned; set once by cthtorch/_sparse_factory.py (install) */
 
 static bool is_sparse(PyObject *o) {
   return sparse_cls && PyObject_TypeCheck(o, (PyTypeObject *)sparse_cls);
