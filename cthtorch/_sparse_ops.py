@@ -252,12 +252,12 @@ def sub(input, other, *, alpha=1, out=None):
     return add(input, other, alpha=-alpha, out=out)
 
 
-def _add_into(sign):
-    """dense.add_(sparse) / dense.sub_(sparse): in place, through the dense form."""
-    def op(self, other, *, alpha=1):
+def _into_dense(name):
+    """dense.add_/sub_/mul_(sparse): in place, through the sparse operand's dense form."""
+    def op(self, other, **kwargs):
         if is_sparse(self):
             return NotImplemented
-        return self.add_(other.to_dense(), alpha=sign * alpha)
+        return getattr(self, name)(other.to_dense(), **kwargs)
     return op
 
 
@@ -301,7 +301,8 @@ def cat(tensors, dim=0, *, out=None):
 
 _KERNELS = {
     "mm": mm, "matmul": matmul, "addmm": addmm, "add": add, "sub": sub, "mul": mul, "div": div, "sum": sum,
-    "add_": _add_into(1), "sub_": _add_into(-1),
+    "add_": _into_dense("add_"), "sub_": _into_dense("sub_"), "mul_": _into_dense("mul_"),
+    "div_": lambda self, other, **kwargs: div(self, other),
     "zeros_like": zeros_like,
     "t": lambda s: s.t(), "transpose": lambda s, d0, d1: s.transpose(d0, d1),
     "clone": lambda s, **kw: s.clone(), "detach": lambda s: s.detach(),

@@ -2,6 +2,7 @@
 products and their gradients, sums, softmax, arithmetic, conversions, error
 types, and a pygcn-style GCN trained the same under both libraries."""
 import copy
+import operator
 import pickle
 
 import numpy as np
@@ -90,6 +91,7 @@ CASES = {
     "sub_sparse": lambda L: _ab(L)[0] - _ab(L)[1],
     "add_alpha": lambda L: L.add(_ab(L)[0], _ab(L)[1], alpha=3),
     "dense_plus_sparse": lambda L: (L.ones(2, 3) + S(L), L.ones(2, 3) - S(L), L.add(L.zeros(2, 3), S(L), alpha=2)),
+    "dense_inplace": lambda L: _inplace(L),
     "sum_all": lambda L: (L.sparse.sum(S(L)), S(L).sum(), L.sum(S(L)), L.sparse.sum(S(L), dtype=L.float64)),
     "sum_dims": lambda L: (L.sparse.sum(S(L), 0), L.sparse.sum(S(L), 1), L.sparse.sum(S(L), -1),
                            L.sparse.sum(S(L), (0, 1))),
@@ -138,6 +140,16 @@ CASES = {
 def _ab(L):
     return (L.sparse_coo_tensor(L.tensor([[0, 1]]), L.tensor([1., 2.]), (3,)),
             L.sparse_coo_tensor(L.tensor([[1, 2]]), L.tensor([10., 20.]), (3,)))
+
+
+def _inplace(L):
+    out = []
+    for op in (operator.iadd, operator.isub, operator.imul):   # d += s and friends keep d
+        d = L.ones(2, 3) * 3
+        r = op(d, S(L))
+        out += [r, r is d]
+    out.append(L.ones(2, 3).add_(S(L), alpha=2))
+    return tuple(out)
 
 
 def _b(L):
@@ -268,6 +280,7 @@ ERRORS = {
     "dense_plus_sparse_broadcast": lambda L: L.ones(3) + S(L),
     "add_size_mismatch": lambda L: S(L) + L.sparse_coo_tensor(L.tensor(I), L.tensor(V), (3, 3)),
     "div_by_dense": lambda L: S(L) / L.ones(2, 3),
+    "dense_idiv_sparse": lambda L: L.ones(2, 3).div_(S(L)),
     "rdiv": lambda L: 2 / S(L),
     "exp": lambda L: L.exp(S(L)),
     "exp_method": lambda L: S(L).exp(),

@@ -463,17 +463,17 @@ static int finish(APResult *r, PyObject *const *args, Py_ssize_t nargs, bool var
 
 static PyObject *sparse_cls, *sparse_fn;   /* owned; set once by cthtorch/_sparse_factory.py (install) */
 
-static bool is_sparse(PyObject *o) {
+bool ap_is_sparse(PyObject *o) {
   return sparse_cls && PyObject_TypeCheck(o, (PyTypeObject *)sparse_cls);
 }
 
 static bool any_sparse(PyObject *const *args, Py_ssize_t n) {
   for (Py_ssize_t i = 0; i < n; i++) {
     PyObject *o = args[i];
-    if (is_sparse(o)) return true;
+    if (ap_is_sparse(o)) return true;
     if (PyList_Check(o) || PyTuple_Check(o))
       for (Py_ssize_t j = 0; j < PySequence_Fast_GET_SIZE(o); j++)
-        if (is_sparse(PySequence_Fast_GET_ITEM(o, j))) return true;
+        if (ap_is_sparse(PySequence_Fast_GET_ITEM(o, j))) return true;
   }
   return false;
 }

@@ -82,6 +82,7 @@ void ap_release(APResult *r);
  * (the generated bindings) then returns ap_sparse_call(...): the Python
  * dispatcher's result for the op, or that error when it has no kernel. Dense
  * calls never get here: this runs only after matching failed. */
+bool ap_is_sparse(PyObject *o);   /* an instance of the registered sparse class */
 PyObject *ap_sparse_call(APParser *p, PyObject *self, PyObject *const *args, Py_ssize_t nargs,
                          PyObject *kwnames);
 PyObject *THP_set_sparse_dispatch(PyObject *m, PyObject *args);   /* _C._set_sparse_dispatch(cls, fn) */
