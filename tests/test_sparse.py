@@ -124,6 +124,8 @@ CASES = {
                         S(L).dense_dim(), S(L).numel(), str(S(L).dtype), str(S(L).device), S(L).is_leaf,
                         S(L).requires_grad, S(L).type(), S(L).double().type(), S(L).stride(), len(S(L)),
                         S(L).is_cuda, S(L).is_floating_point(), S(L).element_size()),
+    "torch_functions": lambda L: (L.numel(S(L)), L.is_floating_point(S(L)), L.is_floating_point(S(L).long()),
+                                  L.is_tensor(S(L))),
     "props_dense": lambda L: (L.ones(2).is_sparse, str(L.ones(2).layout), L.ones(2, 3).sparse_dim(),
                               L.ones(2, 3).dense_dim()),
     "isinstance": lambda L: (isinstance(S(L), L.Tensor), L.is_tensor(S(L)), isinstance(S(L), L.sparse.FloatTensor),
