@@ -28,6 +28,7 @@ from ._C import (  # noqa: F401
     get_default_dtype, is_grad_enabled, set_num_threads, get_num_threads,
     promote_types, can_cast, result_type, is_anomaly_enabled,
     strided, contiguous_format, preserve_format, channels_last, channels_last_3d,
+    sparse_coo, sparse_csr, sparse_csc, sparse_bsr, sparse_bsc, _mkldnn, jagged,
 )
 
 # dtypes, by their PyTorch names (torch.float32, torch.float, torch.long ...)
@@ -63,6 +64,8 @@ from . import _extra_ops  # noqa: E402
 _extra_ops.install(globals())
 from . import _linalg_ops  # noqa: E402
 _linalg_ops.install(globals())
+from . import _sparse_factory  # noqa: E402
+_sparse_factory.install(globals())
 from .functional import (  # noqa: E402,F401
     broadcast_shapes, meshgrid, atleast_1d, atleast_2d, atleast_3d, cartesian_prod, block_diag, unravel_index,
     tensordot, chain_matmul,
@@ -124,10 +127,6 @@ complex = _no_complex("complex")
 polar = _no_complex("polar")
 stft = _no_complex("stft")
 istft = _no_complex("istft")
-
-
-def sparse_coo_tensor(*args, **kwargs):
-    raise NotImplementedError("cthtorch.sparse_coo_tensor: sparse tensors are not implemented in cthtorch")
 
 
 def is_storage(obj):
@@ -222,7 +221,7 @@ def __getattr__(name):
     # subpackages load on first use (import cthtorch stays fast)
     if name in ("nn", "optim", "utils", "vision", "linalg", "special", "fft", "multiprocessing",
                 "distributed", "jit", "testing", "backends", "hub", "onnx", "distributions", "amp", "random", "accelerator", "cpu",
-                "func", "xpu", "mps", "mtia", "compiler"):
+                "func", "xpu", "mps", "mtia", "compiler", "sparse"):
         try:
             mod = _lazy(name)
         except ModuleNotFoundError as e:

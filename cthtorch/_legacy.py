@@ -4,7 +4,7 @@ import cthtorch
 
 class _LegacyMeta(type):
     def __instancecheck__(cls, obj):
-        return isinstance(obj, cthtorch.Tensor) and obj.dtype == cls.dtype
+        return isinstance(obj, cthtorch.Tensor) and obj.dtype == cls.dtype and not obj.is_sparse
 
     def __subclasscheck__(cls, sub):
         return sub is cls

@@ -77,6 +77,9 @@ def cat(tensors, dim=0, *, out=None):
     for i, t in enumerate(tensors):
         if not isinstance(t, cthtorch.Tensor):
             raise TypeError("expected Tensor as element %d in argument 0, but got %s" % (i, type(t).__name__))
+        if t.is_sparse:
+            from cthtorch._sparse_ops import cat as sparse_cat
+            return sparse_cat(tensors, dim)
     ref = next((t for t in tensors if not (t.dim() == 1 and t.shape[0] == 0)), tensors[0])
     if ref.dim() == 0:
         raise RuntimeError("zero-dimensional tensor (at position %d) cannot be concatenated" % tensors.index(ref))

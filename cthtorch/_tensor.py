@@ -5,6 +5,11 @@ import cthtorch
 from cthtorch import _C
 
 
+DEEPCOPY_NON_LEAF = ("Only Tensors created explicitly by the user (graph leaves) support the deepcopy protocol at "
+                     "the moment.  If you were attempting to deepcopy a module, this may be because of a "
+                     "torch.nn.utils.weight_norm usage, see https://github.com/pytorch/pytorch/pull/103001")
+
+
 class Tensor(_C._TensorBase):
     def __new__(cls, *args, **kwargs):
         # torch.Tensor(storage): a 1-D tensor of the default dtype over the storage's memory
@@ -117,10 +122,7 @@ class Tensor(_C._TensorBase):
 
     def __deepcopy__(self, memo):
         if not self.is_leaf:
-            raise RuntimeError("Only Tensors created explicitly by the user (graph leaves) support the deepcopy "
-                               "protocol at the moment.  If you were attempting to deepcopy a module, this may be "
-                               "because of a torch.nn.utils.weight_norm usage, see "
-                               "https://github.com/pytorch/pytorch/pull/103001")
+            raise RuntimeError(DEEPCOPY_NON_LEAF)
         if id(self) in memo:
             return memo[id(self)]
         with cthtorch.no_grad():

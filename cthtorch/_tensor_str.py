@@ -196,14 +196,15 @@ def _tensor_str(tensor, indent):
     return _nested(arr.tolist(), cuts, indent, fmt)
 
 
-def _add_suffixes(text, suffixes, indent):
+def _add_suffixes(text, suffixes, indent, force_newline=False):
     # (the +1 below makes the first line count two characters long; PyTorch's arithmetic)
     line_len = len(text) - text.rfind("\n") + 1
     out = [text]
     for suffix in suffixes:
-        if line_len + len(suffix) + 2 > PRINT_OPTS.linewidth:
+        if force_newline or line_len + len(suffix) + 2 > PRINT_OPTS.linewidth:
             out.append(",\n" + " " * indent + suffix)
             line_len = indent + len(suffix)
+            force_newline = False
         else:
             out.append(", " + suffix)
             line_len += len(suffix) + 2
@@ -286,3 +287,30 @@ def _str(self, *, tensor_contents=None):
         text = "Parameter(%s)" % text
     return text
 
+
+
+def _part_str(name, tensor, indent):
+    """'indices=tensor([[0, 1]])' inside a sparse repr (empty parts name their size)."""
+    prefix = name + "=tensor("
+    if tensor.numel() == 0:
+        return prefix + "[], size=%s)" % (tuple(tensor.shape),)
+    return prefix + _tensor_str(tensor.detach(), indent + len(prefix)) + ")"
+
+
+def _sparse_str(self):
+    """repr of a sparse COO tensor, PyTorch's layout: indices, values, then size/nnz/dtype/layout."""
+    import cthtorch
+    indent = len("tensor(")
+    suffixes = []
+    if _shows_device(self):
+        suffixes.append("device='%s'" % (self.device,))
+    suffixes += ["size=%s" % (tuple(self.shape),), "nnz=%d" % self._nnz()]
+    if str(self.dtype) not in (str(cthtorch.get_default_dtype()), "torch.int64", "torch.bool"):
+        suffixes.append("dtype=%s" % self.dtype)
+    body = _part_str("indices", self._indices(), indent) + ",\n" + " " * indent + \
+        _part_str("values", self._values(), indent)
+    suffixes.append("layout=%s" % self.layout)
+    grad = _grad_fn_suffix(self)
+    if grad is not None:
+        suffixes.append(grad)
+    return _add_suffixes("tensor(" + body, suffixes, indent, force_newline=True)

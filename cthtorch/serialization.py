@@ -63,6 +63,23 @@ class _TypedStorageRef:
         self.dtype_name = dtype_name
 
 
+def _get_layout(name):
+    """torch.serialization._get_layout: 'torch.sparse_coo' -> the layout object."""
+    layout = getattr(cthtorch, str(name).split(".")[-1], None)
+    if not isinstance(layout, cthtorch.layout):
+        raise pickle.UnpicklingError("unknown layout %r" % (name,))
+    return layout
+
+
+def _rebuild_sparse_tensor(layout, data):
+    """PyTorch's reconstruction of a sparse tensor (torch._utils._rebuild_sparse_tensor)."""
+    if layout is not cthtorch.sparse_coo:
+        raise NotImplementedError("cthtorch: loading a %s tensor is not implemented (only sparse COO)" % layout)
+    indices, values, size = data[:3]
+    return cthtorch.sparse_coo_tensor(indices, values, size, check_invariants=False,
+                                      is_coalesced=data[3] if len(data) > 3 else None)
+
+
 def _rebuild_tensor_v2(storage, storage_offset, size, stride, requires_grad=False, backward_hooks=None, metadata=None):
     """PyTorch's reconstruction (torch._utils._rebuild_tensor_v2): offsets in elements."""
     return _rebuild_tensor(storage.storage, storage_offset, size, stride, storage.dtype_name, requires_grad)
@@ -81,6 +98,9 @@ _ALLOWED = {
     ("cthtorch.serialization", "_dtype"): _dtype,
     ("torch._utils", "_rebuild_tensor_v2"): _rebuild_tensor_v2,
     ("torch._utils", "_rebuild_parameter"): _rebuild_parameter,
+    ("torch._utils", "_rebuild_sparse_tensor"): _rebuild_sparse_tensor,
+    ("torch.serialization", "_get_layout"): _get_layout,
+    ("torch", "Size"): cthtorch.Size,
 }
 
 
@@ -179,6 +199,13 @@ class _Pickler(pickle._Pickler):
     dispatch[_TorchGlobal] = save_global
 
     def reducer_override(self, obj):
+        if isinstance(obj, cthtorch.Tensor) and obj.is_sparse:   # PyTorch's form: layout, (indices, values, size, coalesced)
+            return (_TorchGlobal("torch._utils", "_rebuild_sparse_tensor"),
+                    (obj.layout, (obj._indices(), obj._values(), obj.shape, obj.is_coalesced())))
+        if isinstance(obj, cthtorch.layout):
+            return (_TorchGlobal("torch.serialization", "_get_layout"), (str(obj),))
+        if type(obj) is cthtorch.Size:
+            return (_TorchGlobal("torch", "Size"), (tuple(obj),))
         if isinstance(obj, cthtorch.Tensor):
             if obj.requires_grad and not obj.is_leaf:
                 raise RuntimeError("Can't serialize a non-leaf tensor that requires grad: detach() it first")

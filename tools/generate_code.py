@@ -822,7 +822,8 @@ def gen_binding(pyname, entries, method):
     L.append("  static APParser parser = { sigs };")
     L.append("  APResult r;")
     L.append("  int idx = ap_parse(&parser, %s, args, nargs, kwnames, &r);" % ("self_" if method else "NULL"))
-    L.append("  if (idx < 0) return NULL;")
+    L.append("  if (idx < 0) return r.sparse ? ap_sparse_call(&parser, %s, args, nargs, kwnames) : NULL;"
+             % ("self_" if method else "NULL"))
     L.append("  PyObject *res = NULL;")
     L.append("  switch (idx) {")
     for k, (d, inplace, out) in enumerate(entries):

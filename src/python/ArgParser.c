@@ -434,6 +434,15 @@ static int finish(APResult *r, PyObject *const *args, Py_ssize_t nargs, bool var
       r->obj[j] = o = t;
     }
     if (!o || o == Py_None) continue;
+    if (p->type == AP_LAYOUT && o != THPLayout_strided) {   /* sparse tensors come from sparse_coo_tensor */
+      PyObject *name = PyObject_Repr(o);
+      if (name)
+        PyErr_Format(PyExc_NotImplementedError, "cthtorch: %s(layout=%U) is not implemented; only torch.strided "
+                     "tensors come from factory functions (build sparse COO tensors with torch.sparse_coo_tensor "
+                     "or Tensor.to_sparse())", sig->name, name);
+      Py_XDECREF(name);
+      return -1;
+    }
     if (p->type == AP_TENSOR && !THPTensor_Check(o)) {
       ATScalar s;
       if (ap_to_scalar(o, &s) < 0) return -1;
@@ -450,9 +459,73 @@ static int finish(APResult *r, PyObject *const *args, Py_ssize_t nargs, bool var
   return 0;
 }
 
+/* ---------- sparse tensors (see ArgParser.h) ---------- */
+
+static PyObject *sparse_cls, *sparse_fn;   /* owned; set once by cthtorch/_sparse_factory.py (install) */
+
+bool ap_is_sparse(PyObject *o) {
+  return sparse_cls && PyObject_TypeCheck(o, (PyTypeObject *)sparse_cls);
+}
+
+static bool any_sparse(PyObject *const *args, Py_ssize_t n) {
+  for (Py_ssize_t i = 0; i < n; i++) {
+    PyObject *o = args[i];
+    if (ap_is_sparse(o)) return true;
+    if (PyList_Check(o) || PyTuple_Check(o))
+      for (Py_ssize_t j = 0; j < PySequence_Fast_GET_SIZE(o); j++)
+        if (ap_is_sparse(PySequence_Fast_GET_ITEM(o, j))) return true;
+  }
+  return false;
+}
+
+static void set_sparse_error(const char *op) {
+  PyErr_Format(PyExc_NotImplementedError,
+               "Could not run 'aten::%s' with arguments from the 'SparseCPU' backend. This could be because the "
+               "operator doesn't exist for this backend, or was omitted during the selective/custom build process "
+               "(if using custom build). (cthtorch implements a few sparse COO ops; see README.md)", op);
+}
+
+PyObject *THP_sparse_kernel_missing(PyObject *m, PyObject *name) {
+  const char *op = PyUnicode_AsUTF8(name);
+  if (op) set_sparse_error(op);
+  return NULL;
+}
+
+PyObject *THP_set_sparse_dispatch(PyObject *m, PyObject *args) {
+  PyObject *cls, *fn;
+  if (!PyArg_ParseTuple(args, "O!O", &PyType_Type, &cls, &fn)) return NULL;
+  Py_XSETREF(sparse_cls, Py_NewRef(cls));
+  Py_XSETREF(sparse_fn, Py_NewRef(fn));
+  Py_RETURN_NONE;
+}
+
+PyObject *ap_sparse_call(APParser *p, PyObject *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames) {
+  PyObject *et, *ev, *tb;   /* the NotImplementedError ap_parse set */
+  PyErr_Fetch(&et, &ev, &tb);
+  PyObject *targs = PyTuple_New(nargs), *kw = PyDict_New(), *res = NULL;
+  if (!targs || !kw) goto done;
+  for (Py_ssize_t i = 0; i < nargs; i++) PyTuple_SET_ITEM(targs, i, Py_NewRef(args[i]));
+  for (Py_ssize_t k = 0; kwnames && k < PyTuple_GET_SIZE(kwnames); k++)
+    if (PyDict_SetItem(kw, PyTuple_GET_ITEM(kwnames, k), args[nargs + k]) < 0) goto done;
+  res = PyObject_CallFunction(sparse_fn, "sOOO", p->parsed[0].name, self ? self : Py_None, targs, kw);
+  if (res == Py_NotImplemented) {   /* no sparse kernel: PyTorch's error */
+    Py_CLEAR(res);
+    PyErr_Restore(et, ev, tb);
+    et = ev = tb = NULL;
+  }
+done:
+  Py_XDECREF(et);
+  Py_XDECREF(ev);
+  Py_XDECREF(tb);
+  Py_XDECREF(targs);
+  Py_XDECREF(kw);
+  return res;
+}
+
 int ap_parse(APParser *p, PyObject *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames,
              APResult *r) {
   char why[512], first_why[512] = "";
+  r->sparse = false;
   if (ensure_ready(p) < 0) return -1;
   r->nowned = 0;
   r->nlists = 0;
@@ -464,6 +537,11 @@ int ap_parse(APParser *p, PyObject *self, PyObject *const *args, Py_ssize_t narg
       return i;
     }
     if (!first_why[0]) memcpy(first_why, why, sizeof why);
+  }
+  if (sparse_cls && any_sparse(args, nargs + (kwnames ? PyTuple_GET_SIZE(kwnames) : 0))) {
+    r->sparse = true;
+    set_sparse_error(p->parsed[0].name);
+    return -1;
   }
   raise_no_match(p, self, args, nargs, kwnames, first_why);
   return -1;

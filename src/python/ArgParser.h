@@ -63,6 +63,7 @@ typedef struct {
   /* storage for converted int lists */
   ATIntList lists[4];
   int nlists;
+  bool sparse;                   /* no overload matched and an argument was a sparse tensor */
 } APResult;
 
 /* self: a tensor bound as the first parameter (methods), or NULL. Returns
@@ -72,6 +73,20 @@ int ap_parse(APParser *p, PyObject *self, PyObject *const *args, Py_ssize_t narg
 /* tuple/dict form (tp_new, tp_call) */
 int ap_parse_tuple(APParser *p, PyObject *self, PyObject *args, PyObject *kwargs, APResult *r);
 void ap_release(APResult *r);
+
+/* Sparse COO tensors are a Python class (cthtorch/_sparse_tensor.py), not a
+ * _TensorBase, so no signature accepts one. When every overload failed and an
+ * argument (or a list item) is sparse, ap_parse raises PyTorch's
+ * NotImplementedError ("Could not run 'aten::op' with arguments from the
+ * 'SparseCPU' backend") and sets r->sparse. A caller that wants sparse support
+ * (the generated bindings) then returns ap_sparse_call(...): the Python
+ * dispatcher's result for the op, or that error when it has no kernel. Dense
+ * calls never get here: this runs only after matching failed. */
+bool ap_is_sparse(PyObject *o);   /* an instance of the registered sparse class */
+PyObject *ap_sparse_call(APParser *p, PyObject *self, PyObject *const *args, Py_ssize_t nargs,
+                         PyObject *kwnames);
+PyObject *THP_set_sparse_dispatch(PyObject *m, PyObject *args);   /* _C._set_sparse_dispatch(cls, fn) */
+PyObject *THP_sparse_kernel_missing(PyObject *m, PyObject *name); /* _C._sparse_kernel_missing(name): raises */
 
 /* Accessors: the i-th parameter of the matched signature, converted. */
 struct THPTensor;

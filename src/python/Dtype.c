@@ -92,6 +92,12 @@ int THP_initDtypes(PyObject *m) {
     if (!THPMemoryFormat_objs[i] || PyModule_AddObjectRef(m, mf[i], THPMemoryFormat_objs[i]) < 0) return -1;
   }
   if (!THPLayout_strided || PyModule_AddObjectRef(m, "strided", THPLayout_strided) < 0) return -1;
+  /* torch's other layouts; only sparse_coo has tensors (cthtorch/_sparse_tensor.py) */
+  static const char *layouts[] = {"sparse_coo", "sparse_csr", "sparse_csc", "sparse_bsr", "sparse_bsc", "_mkldnn", "jagged"};
+  for (size_t i = 0; i < sizeof layouts / sizeof *layouts; i++) {
+    PyObject *o = make_named(&THPLayoutType, layouts[i]);
+    if (!o || PyModule_AddObject(m, layouts[i], o) < 0) { Py_XDECREF(o); return -1; }
+  }
   if (PyModule_AddObjectRef(m, "dtype", (PyObject *)&THPDtypeType) < 0) return -1;
   if (PyModule_AddObjectRef(m, "layout", (PyObject *)&THPLayoutType) < 0) return -1;
   if (PyModule_AddObjectRef(m, "memory_format", (PyObject *)&THPMemoryFormatType) < 0) return -1;

@@ -245,7 +245,7 @@ THTensor *THP_full_like(const THTensor *self, ATScalar v, THDtype dtype) {
 
 static PyObject *like(PyObject *const *a, Py_ssize_t n, PyObject *k, APParser *p, int mode) {
   APResult r;
-  if (ap_parse(p, NULL, a, n, k, &r) < 0) return NULL;
+  if (ap_parse(p, NULL, a, n, k, &r) < 0) return r.sparse ? ap_sparse_call(p, NULL, a, n, k) : NULL;
   PyObject *res = NULL;
   int off = mode == 3 ? 1 : 0;
   if (ap_device_check(&r, 3 + off) < 0) goto done;

@@ -96,6 +96,8 @@ PyMethodDef THP_module_functions[] = {
   {"is_anomaly_check_nan_enabled", is_anomaly_nan, METH_NOARGS, NULL},
   {"_set_tensor_class", set_tensor_class, METH_O, NULL},
   {"_set_return_types", set_return_types, METH_O, NULL},
+  {"_set_sparse_dispatch", THP_set_sparse_dispatch, METH_VARARGS, NULL},
+  {"_sparse_kernel_missing", THP_sparse_kernel_missing, METH_O, NULL},
   {"get_default_dtype", get_default_dtype, METH_NOARGS, NULL},
   {"_set_default_dtype", set_default_dtype, METH_O, NULL},
   {"set_num_threads", set_num_threads, METH_O, NULL},

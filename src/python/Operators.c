@@ -47,9 +47,11 @@ static PyObject *nb_pow(PyObject *a, PyObject *b, PyObject *mod) {
   return r;
 }
 
-/* In-place: x += y calls add_, keeping x's identity. */
-#define INPLACE_SLOT(NAME, CALL)                                  \
+/* In-place: x += y calls add_, keeping x's identity (a sparse y goes
+ * through the named method, whose parser hands it to the sparse kernels). */
+#define INPLACE_SLOT(NAME, METHOD, CALL)                          \
   static PyObject *NAME(PyObject *a, PyObject *b) {               \
+    if (THPTensor_Check(a) && ap_is_sparse(b)) return PyObject_CallMethod(a, METHOD, "O", b); \
     if (!THPTensor_Check(a) || !operand_ok(b)) Py_RETURN_NOTIMPLEMENTED; \
     PyObject *tb = fa_tensor(b);                                   \
     if (!tb) return NULL;                                          \
@@ -57,17 +59,17 @@ static PyObject *nb_pow(PyObject *a, PyObject *b, PyObject *mod) {
     Py_DECREF(tb);                                                 \
     return r;                                                      \
   }
-INPLACE_SLOT(nb_iadd, VT_add_Tensor_(a, tb, at_scalar_int(1)))
-INPLACE_SLOT(nb_isub, VT_sub_Tensor_(a, tb, at_scalar_int(1)))
-INPLACE_SLOT(nb_imul, VT_mul_Tensor_(a, tb))
-INPLACE_SLOT(nb_itruediv, VT_div_Tensor_(a, tb))
-INPLACE_SLOT(nb_ifloordiv, VT_floor_divide_(a, tb))
-INPLACE_SLOT(nb_imod, VT_remainder_Tensor_(a, tb))
-INPLACE_SLOT(nb_iand, VT_bitwise_and_Tensor_(a, tb))
-INPLACE_SLOT(nb_ior, VT_bitwise_or_Tensor_(a, tb))
-INPLACE_SLOT(nb_ixor, VT_bitwise_xor_Tensor_(a, tb))
-INPLACE_SLOT(nb_ilshift, VT_bitwise_left_shift_Tensor_(a, tb))
-INPLACE_SLOT(nb_irshift, VT_bitwise_right_shift_Tensor_(a, tb))
+INPLACE_SLOT(nb_iadd, "add_", VT_add_Tensor_(a, tb, at_scalar_int(1)))
+INPLACE_SLOT(nb_isub, "sub_", VT_sub_Tensor_(a, tb, at_scalar_int(1)))
+INPLACE_SLOT(nb_imul, "mul_", VT_mul_Tensor_(a, tb))
+INPLACE_SLOT(nb_itruediv, "div_", VT_div_Tensor_(a, tb))
+INPLACE_SLOT(nb_ifloordiv, "floor_divide_", VT_floor_divide_(a, tb))
+INPLACE_SLOT(nb_imod, "remainder_", VT_remainder_Tensor_(a, tb))
+INPLACE_SLOT(nb_iand, "bitwise_and_", VT_bitwise_and_Tensor_(a, tb))
+INPLACE_SLOT(nb_ior, "bitwise_or_", VT_bitwise_or_Tensor_(a, tb))
+INPLACE_SLOT(nb_ixor, "bitwise_xor_", VT_bitwise_xor_Tensor_(a, tb))
+INPLACE_SLOT(nb_ilshift, "bitwise_left_shift_", VT_bitwise_left_shift_Tensor_(a, tb))
+INPLACE_SLOT(nb_irshift, "bitwise_right_shift_", VT_bitwise_right_shift_Tensor_(a, tb))
 static PyObject *nb_ipow(PyObject *a, PyObject *b, PyObject *mod) {
   if (!THPTensor_Check(a) || !operand_ok(b)) Py_RETURN_NOTIMPLEMENTED;
   PyObject *tb = fa_tensor(b);

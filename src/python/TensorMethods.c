@@ -299,10 +299,12 @@ PyMethodDef THP_manual_tensor_methods[] = {
 
 static PyObject *f_is_tensor(PyObject *m, PyObject *o) { return PyBool_FromLong(THPTensor_Check(o)); }
 static PyObject *f_numel(PyObject *m, PyObject *o) {
+  if (ap_is_sparse(o)) return PyObject_CallMethod(o, "numel", NULL);
   if (!THPTensor_Check(o)) { PyErr_SetString(PyExc_TypeError, "numel(): argument 'input' must be Tensor"); return NULL; }
   return PyLong_FromLongLong(THTensor_numel(((THPTensor *)o)->t));
 }
 static PyObject *f_is_floating_point(PyObject *m, PyObject *o) {
+  if (ap_is_sparse(o)) return PyObject_CallMethod(o, "is_floating_point", NULL);
   if (!THPTensor_Check(o)) { PyErr_SetString(PyExc_TypeError, "is_floating_point(): argument 'input' must be Tensor"); return NULL; }
   return PyBool_FromLong(THDtype_isFloating(((THPTensor *)o)->t->dtype));
 }

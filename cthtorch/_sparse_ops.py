@@ -1,0 +1,319 @@
+"""Sparse COO kernels: products, sums, arithmetic, and the dispatcher that the
+C argument parser calls when a sparse tensor reaches a dense op (ArgParser.h).
+
+Every kernel works on the (indices, values) pair with dense ops, one
+vectorised pass per call and no Python loop over the entries.
+"""
+import cthtorch
+from cthtorch.autograd import Function
+from cthtorch._sparse_tensor import SparseTensor, _named, add_rows, name_node
+
+_dense_mm = cthtorch.mm
+
+
+def is_sparse(x):
+    return type(x) is SparseTensor
+
+
+# ---------------------------------------------------------------- S @ D
+
+class _SparseMm(Function):
+    """out = S @ D for a 2-D sparse S and a dense 2-D D: gather the rows of D
+    named by S's columns, scale them by S's values, add them into the rows
+    named by S's rows (add_rows).
+
+    Input 0 is what receives S's gradient, by `mode`:
+      "values": S's values; the gradient sampled at each entry (sparse.mm,
+                and any S built from other tensors: PyTorch masks it too);
+      "leaf":   S's values, S a leaf: torch.mm's full dense gradient G @ D^T
+                goes to S.grad (SparseTensor._dense_grad);
+      "dense":  the dense tensor S came from by to_sparse(): it gets G @ D^T."""
+
+    @staticmethod
+    def forward(ctx, src, dense, s, mode):
+        rows, cols = s._i[0], s._i[1]
+        values = s._v.detach()
+        out = add_rows(rows, values.unsqueeze(1) * dense.index_select(0, cols), s._shape[0])
+        ctx.save_for_backward(values, dense)
+        ctx.s, ctx.mode = s, mode
+        return out
+
+    @staticmethod
+    def backward(ctx, g):
+        values, dense = ctx.saved_tensors
+        s, mode = ctx.s, ctx.mode
+        rows, cols = s._i[0], s._i[1]
+        gsrc = gd = None
+        if ctx.needs_input_grad[1]:
+            gd = add_rows(cols, values.unsqueeze(1) * g.index_select(0, rows), dense.shape[0])
+        if ctx.needs_input_grad[0]:
+            if mode == "values":
+                gsrc = (g.index_select(0, rows) * dense.index_select(0, cols)).sum(1)
+            else:
+                gsrc = _dense_mm(g, dense.t())
+                if mode == "leaf":
+                    s._dense_grad = gsrc if s._dense_grad is None else s._dense_grad + gsrc
+                    gsrc = None
+        return gsrc, gd, None, None
+
+
+class _Mm(_SparseMm):
+    pass
+
+
+class _SparseAddmm(_SparseMm):
+    pass
+
+
+name_node(_Mm, "MmBackward0")
+name_node(_SparseAddmm, "SparseAddmmBackward0")
+
+
+def _spmm(s, d, dense_grad):
+    """sparse 2-D @ dense 2-D with PyTorch's checks. dense_grad: torch.mm's
+    rule (a dense gradient for S) rather than torch.sparse.mm's (S's pattern)."""
+    if s.sparse_dim() != 2 or s.dense_dim():
+        raise RuntimeError("cthtorch: sparse @ dense needs a 2-D sparse matrix (2 sparse, 0 dense dims), got "
+                           "%d sparse and %d dense dims" % (s.sparse_dim(), s.dense_dim()))
+    if d.dim() != 2:
+        raise IndexError("Dimension out of range (expected to be in range of [-%d, %d], but got 1)"
+                         % (max(d.dim(), 1), max(d.dim(), 1) - 1))
+    if s.dtype != d.dtype:
+        raise RuntimeError("expected scalar type %s but found %s" % (_type_name(s.dtype), _type_name(d.dtype)))
+    if d.shape[0] != s._shape[1]:
+        raise RuntimeError("addmm: Argument #3 (dense): Expected dim 0 size %d, got %d" % (s._shape[1], d.shape[0]))
+    if not dense_grad:
+        return _SparseAddmm.apply(s._v, d, s, "values")
+    if s._dense_src is not None:
+        return _Mm.apply(s._dense_src, d, s, "dense")
+    return _Mm.apply(s._v, d, s, "leaf" if s.is_leaf else "values")
+
+
+def _sparse_sparse_mm(a, b):
+    """S1 @ S2 -> a coalesced sparse result on the structural product pattern
+    (every (i, j) with some a[i, k] and b[k, j] stored, zeros included, as
+    PyTorch keeps them): join a's columns with b's rows, multiply, coalesce."""
+    if a.requires_grad or b.requires_grad:
+        raise NotImplementedError("cthtorch: gradients of sparse @ sparse are not implemented; use "
+                                  "torch.sparse.mm(a, b.to_dense()) for a dense result with gradients")
+    for t in (a, b):
+        if t.sparse_dim() != 2 or t.dense_dim():
+            raise RuntimeError("cthtorch: sparse @ sparse needs 2-D sparse matrices")
+    if a.dtype != b.dtype:
+        raise RuntimeError("mat1 dtype %s does not match mat2 dtype %s" % (_type_name(a.dtype), _type_name(b.dtype)))
+    if not a.is_floating_point():
+        raise NotImplementedError('"sparse_matmul" not implemented for \'%s\'' % _type_name(a.dtype))
+    (m, k), (k2, n) = a.shape, b.shape
+    if k != k2:
+        raise RuntimeError("mat1 and mat2 shapes cannot be multiplied (%dx%d and %dx%d)" % (m, k, k2, n))
+    a, b = a.coalesce(), b.coalesce()          # b's entries now grouped by row
+    per_row = cthtorch.bincount(b._i[0], minlength=k)
+    first = per_row.cumsum(0) - per_row        # where b's row r starts
+    pairs = per_row[a._i[1]]                   # how many b entries each a entry meets
+    ea = cthtorch.repeat_interleave(cthtorch.arange(a._nnz()), pairs)
+    offset = cthtorch.arange(ea.shape[0]) - cthtorch.repeat_interleave(pairs.cumsum(0) - pairs, pairs)
+    eb = first[a._i[1]][ea] + offset
+    idx = cthtorch.stack([a._i[0][ea], b._i[1][eb]])
+    r = SparseTensor(idx, a._v[ea] * b._v[eb], (m, n)).coalesce()
+    return SparseTensor(r._i, r._v, (m, n), True)
+
+
+def _type_name(dt):
+    return {"float32": "Float", "float64": "Double", "float16": "Half", "bfloat16": "BFloat16", "int64": "Long",
+            "int32": "Int", "int16": "Short", "int8": "Char", "uint8": "Byte", "bool": "Bool"}[str(dt)[6:]]
+
+
+def mm(input, mat2, *, out=None, _sparse_grad=False):
+    a, b = input, mat2
+    if out is not None:
+        raise NotImplementedError("cthtorch: out= with a sparse operand is not implemented")
+    if is_sparse(a) and is_sparse(b):
+        return _sparse_sparse_mm(a, b)
+    if is_sparse(a):
+        return _spmm(a, b, not _sparse_grad)
+    if is_sparse(b):   # D @ S = (S^T @ D^T)^T
+        if a.dim() != 2:
+            raise RuntimeError("self must be a matrix")
+        return _spmm(b.t(), a.t(), False).t()
+    return _dense_mm(a, b)
+
+
+def spmm(input, mat2):
+    return mm(input, mat2)
+
+
+def matmul(input, other, *, out=None):
+    a, b = input, other
+    if is_sparse(a) and not is_sparse(b) and b.dim() == 1:
+        return mm(a, b.unsqueeze(1), out=out).squeeze(1)
+    if is_sparse(a) and not is_sparse(b) and b.dim() > 2:
+        raise RuntimeError("expand is unsupported for Sparse tensors")
+    return mm(a, b, out=out)
+
+
+def addmm(input, mat1, mat2, *, beta=1, alpha=1, out=None):
+    prod = mm(mat1, mat2, out=out, _sparse_grad=True)
+    if is_sparse(input):
+        input = input.to_dense()
+    return cthtorch.add(input * beta if beta != 1 else input, prod, alpha=alpha) if beta else prod * alpha
+
+
+# ---------------------------------------------------------------- sums
+
+def _dims(dim, n):
+    dims = [dim] if isinstance(dim, int) else list(dim)
+    out = []
+    for d in dims:
+        if not -n <= d < n:
+            raise IndexError("Dimension out of range (expected to be in range of [%d, %d], but got %d)"
+                             % (-n, n - 1, d))
+        d %= n
+        if d in out:
+            raise RuntimeError("dim %d appears multiple times in the list of dims" % d)
+        out.append(d)
+    return out
+
+
+def sum(s, dim=None, keepdim=False, *, dtype=None, _sparse_name=False):
+    """Tensor.sum / torch.sparse.sum: all dims -> a dense scalar; some sparse
+    dims -> a coalesced sparse tensor over the rest."""
+    v = s._v if dtype is None else s._v.to(dtype)
+    if dim is None or (isinstance(dim, (list, tuple)) and not dim):
+        return v.sum()
+    dims, nsp = _dims(dim, s.dim()), s.sparse_dim()
+    dense_dims = [d - nsp + 1 for d in dims if d >= nsp]
+    if dense_dims:
+        v = v.sum(dense_dims, keepdim=keepdim)
+    keep = [d for d in range(nsp) if d not in dims]
+    if not keep and not keepdim:   # every sparse dim reduced: a dense result
+        return _named("SparseSumBackward0", v.sum(0))
+    size = [1 if d in dims else n for d, n in enumerate(s._shape)] if keepdim else \
+        [n for d, n in enumerate(s._shape) if d not in dims]
+    idx = s._i.clone()
+    if keepdim:
+        idx[[d for d in range(nsp) if d in dims]] = 0
+    else:
+        idx = idx[keep]
+    r = SparseTensor(idx, v, size).coalesce()
+    return SparseTensor(r._i, _named("SparseSumBackward0", r._v), size, not keepdim)
+
+
+# ---------------------------------------------------------------- arithmetic
+
+def _is_scalar(x):
+    return isinstance(x, (int, float, bool)) or (isinstance(x, cthtorch.Tensor) and not is_sparse(x) and x.dim() == 0)
+
+
+def mul(input, other, *, out=None):
+    a, b = input, other
+    if is_sparse(b) and not is_sparse(a):
+        a, b = b, a
+    if is_sparse(b):
+        raise NotImplementedError("cthtorch: sparse * sparse is not implemented")
+    if _is_scalar(b):
+        return a._like(a._v * b)
+    dense = b.expand(a._shape) if tuple(b.shape) != tuple(a._shape) else b
+    return a._like(a._v * dense[tuple(a._i)])
+
+
+def div(input, other, *, rounding_mode=None, out=None):
+    a, b = input, other
+    if is_sparse(b) or not _is_scalar(b):
+        shape = list(b.shape) if isinstance(b, cthtorch.Tensor) else []
+        raise RuntimeError("Sparse division requires a scalar or zero-dim dense tensor divisor (got shape %s for "
+                           "divisor)" % shape)
+    return a._like(cthtorch.div(a._v, b, rounding_mode=rounding_mode))
+
+
+def add(input, other, *, alpha=1, out=None):
+    a, b = input, other
+    if out is not None:
+        raise NotImplementedError("cthtorch: out= with a sparse operand is not implemented")
+    if not is_sparse(a):   # dense + sparse -> dense
+        if tuple(a.shape) != tuple(b.shape):
+            raise RuntimeError("add: expected 'self' and 'other' to have same size, but self has size %s while other "
+                               "has size %s (FYI: dense-sparse addition does not currently support broadcasting)"
+                               % (list(a.shape), list(b.shape)))
+        return cthtorch.add(a, b.to_dense(), alpha=alpha)
+    if not is_sparse(b):
+        raise RuntimeError("add(sparse, dense) is not supported. Use add(dense, sparse) instead.")
+    if a._shape != b._shape:
+        raise RuntimeError("add: expected sizes of 'self' and 'other' to match, but %s != %s"
+                           % (list(a._shape), list(b._shape)))
+    if a.sparse_dim() != b.sparse_dim():
+        raise NotImplementedError("cthtorch: adding sparse tensors of different sparse_dim is not implemented")
+    bv = b._v if alpha == 1 else b._v * alpha
+    both = SparseTensor(cthtorch.cat([a._i, b._i], 1), cthtorch.cat([a._v, bv]), a._shape)
+    r = both.coalesce() if both._nnz() else both
+    return SparseTensor(r._i, r._v, a._shape, a._coalesced and b._coalesced)
+
+
+def sub(input, other, *, alpha=1, out=None):
+    return add(input, other, alpha=-alpha, out=out)
+
+
+def _into_dense(name):
+    """dense.add_/sub_/mul_(sparse): in place, through the sparse operand's dense form."""
+    def op(self, other, **kwargs):
+        if is_sparse(self):
+            return NotImplemented
+        return getattr(self, name)(other.to_dense(), **kwargs)
+    return op
+
+
+def _unary(name, coalesces=True):
+    def op(s, *args, **kwargs):
+        base = s.coalesce() if coalesces else s
+        return base._like(getattr(cthtorch, name)(base._v, *args, **kwargs))
+    op.__name__ = name
+    return op
+
+
+# ---------------------------------------------------------------- the rest
+
+def zeros_like(s, *, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False,
+               memory_format=None):
+    dt = dtype or s.dtype
+    r = SparseTensor(s._i.new_zeros((s.sparse_dim(), 0)), cthtorch.zeros((0,) + tuple(s._v.shape[1:]), dtype=dt),
+                     s._shape, True)
+    return r.requires_grad_() if requires_grad else r
+
+
+def cat(tensors, dim=0, *, out=None):
+    tensors = list(tensors)
+    for k, t in enumerate(tensors):
+        if not is_sparse(t):
+            raise RuntimeError("Concatenating sparse tensors, but a dense tensor was found at position %d." % k)
+    first = tensors[0]
+    d = dim % first.dim()
+    if d >= first.sparse_dim():
+        raise NotImplementedError("cthtorch: concatenating hybrid sparse tensors along a dense dim is not implemented")
+    idx, offset = [], 0
+    for t in tensors:
+        i = t._i.clone()
+        i[d] += offset
+        idx.append(i)
+        offset += t._shape[d]
+    size = list(first._shape)
+    size[d] = offset
+    return SparseTensor(cthtorch.cat(idx, 1), cthtorch.cat([t._v for t in tensors]), size)
+
+
+_KERNELS = {
+    "mm": mm, "matmul": matmul, "addmm": addmm, "add": add, "sub": sub, "mul": mul, "div": div, "sum": sum,
+    "add_": _into_dense("add_"), "sub_": _into_dense("sub_"), "mul_": _into_dense("mul_"),
+    "div_": lambda self, other, **kwargs: div(self, other),
+    "zeros_like": zeros_like,
+    "t": lambda s: s.t(), "transpose": lambda s, d0, d1: s.transpose(d0, d1),
+    "clone": lambda s, **kw: s.clone(), "detach": lambda s: s.detach(),
+    "neg": _unary("neg", False), "abs": _unary("abs"), "relu": _unary("relu"), "sqrt": _unary("sqrt"),
+    "pow": _unary("pow"), "tanh": _unary("tanh"), "sin": _unary("sin"), "sign": _unary("sign"),
+}
+
+
+def dispatch(name, self, args, kwargs):
+    """Called from C (ap_sparse_call) when a sparse tensor made `name` fail to parse."""
+    fn = _KERNELS.get(name)
+    if fn is None:
+        return NotImplemented
+    return fn(*args, **kwargs) if self is None else fn(self, *args, **kwargs)
