@@ -97,7 +97,7 @@ static void valid_cols(const ConvGeom *g, int64_t kw, int64_t *iw0, int64_t *lo,
         int64_t a = r0 * OW, b = r1 * OW;                                                        \
         if (a + off < 0) a = -off;                                                               \
         if (b + off > plane) b = plane - off;                                                    \
-        if (b > a) memcpy(dst + a, src + a + off, (b - a) * sizeof(T));                          \
+        for (int64_t i = a; i < b; i++) dst[i] = src[i + off]; /* inline: runs are short */    \
         for (int64_t oh = r0; oh < r1; oh++) {                                                   \
           T *d = dst + oh * OW;                                                                  \
           for (int64_t ow = 0; ow < lo; ow++) d[ow] = 0;                                         \
