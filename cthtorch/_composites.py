@@ -43,8 +43,8 @@ def _check_p(p):
 
 def dropout(input, p, train):
     _check_p(p)
-    if not train or p == 0:
-        return input.clone() if False else input * 1.0 if input.requires_grad else input
+    if not train or p == 0:   # torch hands back the input itself
+        return input
     if p == 1:
         return input * 0.0
     mask = cthtorch.empty_like(input).bernoulli_(1 - p)
@@ -61,14 +61,28 @@ def dropout_(input, p, train):
     return input.mul_(mask.div_(1 - p))
 
 
+def _feature_mask(input, p):
+    """one scale per (N, C): 0 or 1/(1-p); all zeros when p == 1"""
+    shape = list(input.shape[:2]) + [1] * (input.dim() - 2)
+    if p == 1:
+        return cthtorch.zeros(shape, dtype=input.dtype)
+    return cthtorch.empty(shape, dtype=input.dtype).bernoulli_(1 - p).div_(1 - p)
+
+
 def feature_dropout(input, p, train):
     """Zeroes whole channels (Dropout2d): one draw per (N, C)."""
     _check_p(p)
     if not train or p == 0:
         return input
-    shape = list(input.shape[:2]) + [1] * (input.dim() - 2)
-    mask = cthtorch.empty(shape, dtype=input.dtype).bernoulli_(1 - p).div_(1 - p)
-    return input * mask
+    return input * _feature_mask(input, p)
+
+
+def feature_dropout_(input, p, train):
+    """in place through mul_, so autograd records the scaling"""
+    _check_p(p)
+    if not train or p == 0:
+        return input
+    return input.mul_(_feature_mask(input, p))
 
 
 def alpha_dropout(input, p, train, feature=False):

@@ -8,7 +8,7 @@ then calls the nn.functional code; no kernels live here."""
 import cthtorch
 from cthtorch.nn import functional as F
 from cthtorch.nn import _F_losses, _F_misc, _F_sampling
-from cthtorch._composites import alpha_dropout as _alpha_dropout
+from cthtorch._composites import alpha_dropout as _alpha_dropout, feature_dropout_  # noqa: F401 (re-exported)
 from cthtorch.linalg._checks import dtype_name as _scalar_name
 
 __all__ = ["kl_div", "margin_ranking_loss", "triplet_margin_loss", "poisson_nll_loss", "hinge_embedding_loss",
@@ -117,10 +117,6 @@ def alpha_dropout_(input, p, train):
 
 def feature_alpha_dropout_(input, p, train):
     return _in_place(input, _alpha_dropout(input, p, train, feature=True))
-
-
-def feature_dropout_(input, p, train):
-    return _in_place(input, cthtorch.feature_dropout(input, p, train))
 
 
 # ---------------------------------------------------------------- sampling

@@ -2,6 +2,8 @@
 import math
 import numbers
 
+import warnings
+
 import cthtorch
 from cthtorch import _C
 
@@ -380,27 +382,65 @@ def normalize(input, p=2.0, dim=1, eps=1e-12, out=None):
 def dropout(input, p=0.5, training=True, inplace=False):
     if p < 0.0 or p > 1.0:
         raise ValueError("dropout probability has to be between 0 and 1, but got %s" % p)
+    if _dropout_is_identity(input, p, training):
+        return input
     return cthtorch.dropout_(input, p, training) if inplace else cthtorch.dropout(input, p, training)
 
 
+def _dropout_is_identity(input, p, training):
+    """torch returns the input itself (no copy, no RNG draw) in these cases"""
+    return not training or p == 0 or input.numel() == 0
+
+
+def _channel_dropout(input, p, training, inplace, batched):
+    """feature dropout over (N, C, *spatial); unbatched input gains N = 1"""
+    if p < 0.0 or p > 1.0:
+        raise ValueError("dropout probability has to be between 0 and 1, but got %s" % p)
+    x = input if batched else input.unsqueeze(0)
+    if inplace:
+        cthtorch.feature_dropout_(x, p, training)
+        return input
+    r = cthtorch.feature_dropout(x, p, training)
+    return r if batched else r.squeeze(0)
+
+
 def dropout1d(input, p=0.5, training=True, inplace=False):
-    return dropout2d(input.unsqueeze(-1), p, training, inplace).squeeze(-1)
+    if p < 0.0 or p > 1.0:
+        raise ValueError("dropout probability has to be between 0 and 1, but got %s" % p)
+    if input.dim() not in (2, 3):
+        raise RuntimeError("dropout1d: Expected 2D or 3D input, but received a %dD input. Note that dropout1d exists "
+                           "to provide channel-wise dropout on inputs with 1 spatial dimension, a channel dimension, "
+                           "and an optional batch dimension (i.e. 2D or 3D inputs)." % input.dim())
+    return _channel_dropout(input, p, training, inplace, input.dim() == 3)
+
+
+def _warn_spatial_dims(name, dim, ok, spatial, dims):
+    if dim not in ok:
+        warnings.warn("%s: Received a %d-D input to %s, which is deprecated and will result in an error in a future "
+                      "release. To retain the behavior and silence this warning, please use dropout instead. Note "
+                      "that %s exists to provide channel-wise dropout on inputs with %d spatial dimensions, a channel "
+                      "dimension, and an optional batch dimension (i.e. %s inputs)."
+                      % (name, dim, name, name, spatial, dims), stacklevel=3)
 
 
 def dropout2d(input, p=0.5, training=True, inplace=False):
     if p < 0.0 or p > 1.0:
         raise ValueError("dropout probability has to be between 0 and 1, but got %s" % p)
-    if input.dim() == 3:   # unbatched (C, H, W): channels are dim 0
-        return cthtorch.feature_dropout(input.unsqueeze(0), p, training).squeeze(0)
-    r = cthtorch.feature_dropout(input, p, training)
-    if inplace:
-        with cthtorch.no_grad():
-            input.copy_(r)
-        return input
-    return r
+    _warn_spatial_dims("dropout2d", input.dim(), (3, 4), 2, "3D or 4D")
+    if input.dim() == 3:   # as torch 2.13: read as (N, C, L), i.e. channel-wise 1D dropout
+        warnings.warn("dropout2d: Received a 3D input to dropout2d and assuming that channel-wise 1D dropout behavior "
+                      "is desired - input is interpreted as shape (N, C, L), where C is the channel dim. This behavior "
+                      "will change in a future release to interpret the input as one without a batch dimension, i.e. "
+                      "shape (C, H, W). To maintain the 1D channel-wise dropout behavior, please switch to using "
+                      "dropout1d instead.", stacklevel=2)
+    return _channel_dropout(input, p, training, inplace, True)
 
 
-dropout3d = dropout2d
+def dropout3d(input, p=0.5, training=True, inplace=False):
+    if p < 0.0 or p > 1.0:
+        raise ValueError("dropout probability has to be between 0 and 1, but got %s" % p)
+    _warn_spatial_dims("dropout3d", input.dim(), (4, 5), 3, "4D or 5D")
+    return _channel_dropout(input, p, training, inplace, input.dim() == 5)
 
 
 def alpha_dropout(input, p=0.5, training=False, inplace=False):
