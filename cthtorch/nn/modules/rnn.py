@@ -7,13 +7,33 @@ from cthtorch.nn import functional as F
 from cthtorch.nn import init
 from cthtorch.nn.modules.module import Module
 from cthtorch.nn.parameter import Parameter
+from cthtorch.autograd import Function
+
+
+class _Steps(Function):
+    """x (T, ...) -> T step tensors whose backward is one stack (as torch's
+    UnbindBackward); unbind/select would give each step a zero gradient of
+    the whole sequence, O(T^2) over a sequence. Steps are copies: only the
+    recurrence reads them."""
+    @staticmethod
+    def forward(ctx, x):
+        return tuple(s.clone() for s in x.unbind(0))
+
+    @staticmethod
+    def backward(ctx, *grads):
+        return cthtorch.stack(grads, 0)
 
 
 def _cell_step(mode, x, h, c, w_ih, w_hh, b_ih, b_hh, nonlinearity="tanh"):
-    gi = F.linear(x, w_ih, b_ih)
+    return _gates_step(mode, F.linear(x, w_ih, b_ih), h, c, w_hh, b_hh, nonlinearity)
+
+
+def _gates_step(mode, gi, h, c, w_hh, b_hh, nonlinearity="tanh"):
+    """one step from the input projection gi = x @ w_ih^T + b_ih, in the
+    order torch's CPU cells round in"""
     gh = F.linear(h, w_hh, b_hh)
     if mode == "LSTM":
-        g = gi + gh
+        g = gh + gi
         i, f, gg, o = g.chunk(4, -1)
         i, f, gg, o = i.sigmoid(), f.sigmoid(), gg.tanh(), o.sigmoid()
         c = f * c + i * gg
@@ -23,9 +43,9 @@ def _cell_step(mode, x, h, c, w_ih, w_hh, b_ih, b_hh, nonlinearity="tanh"):
         hr, hz, hn = gh.chunk(3, -1)
         r = (ir + hr).sigmoid()
         z = (iz + hz).sigmoid()
-        n = (inn + r * hn).tanh()
-        return (1 - z) * n + z * h, None
-    pre = gi + gh
+        n = (inn + hn * r).tanh()
+        return (h - n) * z + n, None
+    pre = gh + gi
     return (pre.tanh() if nonlinearity == "tanh" else pre.relu()), None
 
 
@@ -135,8 +155,11 @@ class RNNBase(Module):
                 h, c = h0[idx], (c0[idx] if is_lstm else None)
                 steps = range(T - 1, -1, -1) if d == 1 else range(T)
                 seq = [None] * T
+                # the input projections of all steps in one GEMM, as torch
+                # does on CPU
+                gis = _Steps.apply(F.linear(layer_in, w_ih, b_ih))
                 for t in steps:
-                    nh, nc = _cell_step(self.mode, layer_in[t], h, c, w_ih, w_hh, b_ih, b_hh, self.nonlinearity)
+                    nh, nc = _gates_step(self.mode, gis[t], h, c, w_hh, b_hh, self.nonlinearity)
                     if lengths is not None:   # finished sequences keep their last state
                         alive = (lengths > t).to(x.dtype).unsqueeze(1)
                         nh = alive * nh + (1 - alive) * h
