@@ -399,8 +399,7 @@ def scatter_reduce(input, dim, index, src, reduce, *, include_self=True):
         total = _scatter_values(input if include_self else _scatter_values(input, dim, index, 0), dim, index, src,
                                 "sum")
         ones = cthtorch.ones_like(input)
-        count = _scatter_values(ones if include_self else _scatter_values(ones, dim, index, 0), dim, index,
-                                cthtorch.ones_like(src), "sum")
+        count = _scatter_values(ones if include_self else _scatter_values(ones, dim, index, 0), dim, index, 1, "sum")
         r = total / count.clamp(min=1)
         return r if input.is_floating_point() else r.floor().to(input.dtype)
     base = input if include_self else _scatter_values(input, dim, index, _reduce_init(reduce, input.dtype))

@@ -61,12 +61,16 @@ static inline __attribute__((always_inline)) bool THTensor_(scatter_body)(
 }
 
 bool THTensor_(scatter_row)(const THScatterRow *r, int64_t n, int64_t *bad) {
-  if (r->s_in == 1 && r->o_in == 1 && r->i_in == 1)        /* contiguous rows */
-    return THTensor_(scatter_body)(r, n, 1, 1, 1, bad);
-  if (r->s_in == 1 && r->o_in == 1 && r->i_in == 0)        /* one index per row (index_add, expanded index) */
-    return THTensor_(scatter_body)(r, n, 1, 0, 1, bad);
-  if (r->s_in == 0 && r->i_in == 1 && r->o_in == 1)        /* rows along the scatter dim */
-    return THTensor_(scatter_body)(r, n, 0, 1, 1, bad);
+  /* o_in is 1 (src, gather's output) or 0 (a scattered value) in the common cases */
+#define TH_SCATTER_CASE(S, I, O) \
+  if (r->s_in == S && r->i_in == I && r->o_in == O) return THTensor_(scatter_body)(r, n, S, I, O, bad);
+  TH_SCATTER_CASE(1, 1, 1)   /* contiguous rows */
+  TH_SCATTER_CASE(1, 0, 1)   /* one index per row (index_add, an expanded index) */
+  TH_SCATTER_CASE(0, 1, 1)   /* rows along the scatter dim */
+  TH_SCATTER_CASE(1, 1, 0)
+  TH_SCATTER_CASE(1, 0, 0)
+  TH_SCATTER_CASE(0, 1, 0)
+#undef TH_SCATTER_CASE
   return THTensor_(scatter_body)(r, n, r->s_in, r->i_in, r->o_in, bad);
 }
 #undef TH_SCATTER_MULT
