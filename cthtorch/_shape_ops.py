@@ -3,7 +3,9 @@
 Each op's forward runs in numpy on zero-copy views (tensor.numpy()) and
 returns a new tensor; its backward is a custom autograd Function, so
 gradients flow like PyTorch's. This is the straightforward path for these
-ops; moving them into ATen kernels is tracked in the issue notes.
+ops; moving them into ATen kernels is tracked in the issue notes. gather,
+scatter (src/value, every reduce), scatter_add and index_add already run in
+C (src/ATen/ATScatter.c, the private _gather_c/_scatter_c/_index_add_c ops).
 """
 import numpy as np
 
@@ -271,31 +273,42 @@ def index_select(input, dim, index, *, out=None):
     return r
 
 
+_VF = _C._VariableFunctions
+
+
+def _d(t):
+    return t.detach() if isinstance(t, cthtorch.Tensor) else t
+
+
+def _gather_values(input, dim, index):
+    return _VF._gather_c(_d(input), dim, _d(index))
+
+
 class _Gather(Function):
     @staticmethod
     def forward(ctx, input, dim, index):
         ctx.dim, ctx.shape = dim, input.shape
         ctx.save_for_backward(index)
-        return _back(np.take_along_axis(_np(input), _idx_np(index), axis=dim), input.dtype)
+        return _gather_values(input, dim, index)
 
     @staticmethod
     def backward(ctx, g):
         (index,) = ctx.saved_tensors
-        if index.numel() == 0:
-            return cthtorch.zeros(ctx.shape, dtype=g.dtype), None, None
-        return _PutAddKey.apply(g, _scatter_index_grid(index, ctx.dim), tuple(ctx.shape)), None, None
+        # scatter_add of the gradient: differentiable again (its src grad is gather)
+        return scatter_add(cthtorch.zeros(tuple(ctx.shape), dtype=g.dtype), ctx.dim, index, g), None, None
+
+
+def _to_out(r, out):
+    if out is None:
+        return r
+    out.resize_(r.shape).copy_(r)
+    return out
 
 
 def gather(input, dim, index, *, sparse_grad=False, out=None):
     dim = _wrap_dim(dim, input.dim())
-    if index.dim() != input.dim() and not (index.dim() <= 1 and input.dim() <= 1):
-        raise RuntimeError("Index tensor must have the same number of dimensions as input tensor")
-    i = _idx_np(index)
-    if i.size and (i.min() < 0 or i.max() >= (input.shape[dim] if input.dim() else 1)):
-        raise RuntimeError("index %d is out of bounds for dimension %d with size %d"
-                           % (int(i.max() if i.max() >= 0 else i.min()), dim, input.shape[dim]))
-    return _Gather.apply(input, dim, index) if _needs_grad(input) else \
-        _back(np.take_along_axis(_np(input), i, axis=dim), input.dtype)
+    r = _Gather.apply(input, dim, index) if _needs_grad(input) else _gather_values(input, dim, index)
+    return _to_out(r, out)
 
 
 def take_along_dim(input, indices, dim=None):
@@ -305,38 +318,15 @@ def take_along_dim(input, indices, dim=None):
                                                for i, (a, b) in enumerate(zip(input.shape, indices.shape))]))
 
 
-def _scatter_index_grid(index, dim):
-    grids = list(np.meshgrid(*[np.arange(s) for s in index.shape], indexing="ij"))
-    grids[dim] = _idx_np(index)
-    return tuple(grids)
-
-
 def _scatter_add_values(base, dim, index, src):
-    a = _np(base).copy()
-    if index.numel():
-        np.add.at(a, _scatter_index_grid(index, dim), _np(src)[tuple(slice(0, s) for s in index.shape)])
-    return _back(a, base.dtype)
+    return _VF._scatter_c(_d(base), dim, _d(index), _d(src), 0, "sum")
 
 
 def _scatter_values(base, dim, index, src, reduce=None):
-    a = _np(base).copy()
-    if not index.numel():
-        return _back(a, base.dtype)
-    where = _scatter_index_grid(index, dim)
-    vals = _np(src)[tuple(slice(0, s) for s in index.shape)] if isinstance(src, cthtorch.Tensor) else src
-    if reduce in (None, "none"):
-        a[where] = vals
-    elif reduce in ("add", "sum"):
-        np.add.at(a, where, vals)
-    elif reduce in ("multiply", "prod"):
-        np.multiply.at(a, where, vals)
-    elif reduce == "amax":
-        np.maximum.at(a, where, vals)
-    elif reduce == "amin":
-        np.minimum.at(a, where, vals)
-    else:
-        raise RuntimeError("reduce argument must be either add or multiply.")
-    return _back(a, base.dtype)
+    reduce = "none" if reduce is None else reduce
+    if isinstance(src, cthtorch.Tensor):
+        return _VF._scatter_c(_d(base), dim, _d(index), src.detach(), 0, reduce)
+    return _VF._scatter_c(_d(base), dim, _d(index), None, src, reduce)
 
 
 class _Scatter(Function):
@@ -351,19 +341,14 @@ class _Scatter(Function):
     def backward(ctx, g):
         (index,) = ctx.saved_tensors
         gsrc = None
-        grid = _scatter_index_grid(index, ctx.dim) if index.numel() else None
         if ctx.src_is_tensor:   # src elements past the index's extent get no gradient
-            if grid is None:
-                gsrc = cthtorch.zeros(ctx.src_shape, dtype=g.dtype)
-            else:
-                taken = _TakeKey.apply(g, grid)
-                gsrc = _PutAddKey.apply(taken, tuple(slice(0, s) for s in index.shape), ctx.src_shape)
-        if ctx.add or grid is None:
+            gsrc = gather(g, ctx.dim, index)
+            if tuple(index.shape) != ctx.src_shape:
+                gsrc = _PutAddKey.apply(gsrc, tuple(slice(0, s) for s in index.shape), ctx.src_shape)
+        if ctx.add or index.numel() == 0:
             gin = g
         else:   # overwritten positions pass no gradient to input
-            keep = np.ones(tuple(g.shape), dtype=bool)
-            keep[grid] = False
-            gin = g * cthtorch.from_numpy(keep).to(g.dtype)
+            gin = g.masked_fill(_touched(g, ctx.dim, index), 0)
         return gin, None, None, gsrc, None
 
 
@@ -372,10 +357,12 @@ def scatter(input, dim, index, src=None, *, value=None, reduce=None, out=None):
         src = value
     dim = _wrap_dim(dim, input.dim())
     if reduce is not None:
-        return _scatter_values(input, dim, index, src, reduce)
+        if reduce not in ("add", "multiply"):
+            raise RuntimeError("reduce argument must be either add or multiply.")
+        return _to_out(_scatter_values(input, dim, index, src, reduce), out)
     if _needs_grad(input, src):
-        return _Scatter.apply(input, dim, index, src, False)
-    return _scatter_values(input, dim, index, src)
+        return _to_out(_Scatter.apply(input, dim, index, src, False), out)
+    return _to_out(_scatter_values(input, dim, index, src), out)
 
 
 def scatter_add(input, dim, index, src):
@@ -385,24 +372,37 @@ def scatter_add(input, dim, index, src):
     return _scatter_add_values(input, dim, index, src)
 
 
+def _reduce_init(reduce, dtype):
+    """The identity a slot starts from when include_self=False."""
+    if reduce in ("sum", "mean"):
+        return 0
+    if reduce == "prod":
+        return 1
+    if dtype == cthtorch.bool:
+        return reduce == "amin"
+    if dtype.is_floating_point:
+        return -np.inf if reduce == "amax" else np.inf
+    info = cthtorch.iinfo(dtype)
+    return info.min if reduce == "amax" else info.max
+
+
 def scatter_reduce(input, dim, index, src, reduce, *, include_self=True):
     dim = _wrap_dim(dim, input.dim())
+    reduce = {"max": "amax", "min": "amin"}.get(reduce, reduce)   # torch's aliases
     if reduce not in ("sum", "prod", "mean", "amax", "amin"):
         raise RuntimeError("reduce argument must be either sum, prod, mean, amax or amin, got %s" % reduce)
     if _needs_grad(input, src):
         return _scatter_reduce_grad(input, dim, index, src, reduce, include_self)
     if reduce == "mean":
-        total = _scatter_values(input if include_self else input.clone().scatter_(dim, index, 0.0), dim, index, src, "sum")
-        count = _scatter_values(cthtorch.ones_like(input) if include_self else
-                                cthtorch.ones_like(input).scatter_(dim, index, 0.0), dim, index,
-                                cthtorch.ones_like(src), "sum")
+        if input.dtype == cthtorch.bool:
+            raise NotImplementedError('"scatter_gather_tensor_cpu_reduce_mean" not implemented for \'Bool\'')
+        total = _scatter_values(input if include_self else _scatter_values(input, dim, index, 0), dim, index, src,
+                                "sum")
+        ones = cthtorch.ones_like(input)
+        count = _scatter_values(ones if include_self else _scatter_values(ones, dim, index, 0), dim, index, 1, "sum")
         r = total / count.clamp(min=1)
         return r if input.is_floating_point() else r.floor().to(input.dtype)
-    base = input
-    if not include_self:
-        init = {"sum": 0, "prod": 1, "amax": -np.inf, "amin": np.inf}[reduce]
-        base = _scatter_values(input, dim, index, init if input.is_floating_point() else
-                               int(max(min(init, 2 ** 62), -2 ** 62)))
+    base = input if include_self else _scatter_values(input, dim, index, _reduce_init(reduce, input.dtype))
     return _scatter_values(base, dim, index, src, reduce)
 
 
@@ -466,7 +466,7 @@ class _ScatterExtreme(Function):
         # as PyTorch: an excluded self equal to the result still counts in the
         # tie (it only gets no gradient itself)
         hit_self = input == r
-        hit_src = src == _back(np.take_along_axis(_np(r), _idx_np(index), axis=dim), r.dtype)
+        hit_src = src == _gather_values(r, dim, index)
         count = hit_self.to(g.dtype) + _scatter_add_values(cthtorch.zeros_like(g), dim, index, hit_src.to(g.dtype))
         share = g / count.clamp(min=1)
         gin = share * hit_self.to(g.dtype)
@@ -947,11 +947,7 @@ def _index_add(self, dim, index, source, alpha):
         if self.dim() == 0:
             return (self.reshape(1).scatter_add(0, idx, src.reshape(-1))).reshape(())
         return scatter_add(self, d, idx, src)
-    a = _np(self).copy()
-    key = _along(self, dim, index)
-    src = np.moveaxis(_np(source), _wrap_dim(dim, self.dim()), 0) * alpha
-    np.add.at(np.moveaxis(a, _wrap_dim(dim, self.dim()), 0), key[_wrap_dim(dim, self.dim())], src)
-    return _back(a, self.dtype)
+    return _VF._index_add_c(self.detach(), dim, _d(index), _d(source), alpha)
 
 
 def _index_fill(self, dim, index, value):

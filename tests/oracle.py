@@ -17,3 +17,15 @@ def require_torch():
             raise
         pytest.skip("torch (the reference) is not installed", allow_module_level=True)
     return torch
+
+
+def raises_like(fn_ct, fn_t, first_line=False):
+    """fn_ct raises what fn_t (torch) raises: the same type and message
+    (only the first line of it with first_line=True)."""
+    with pytest.raises(Exception) as et:
+        fn_t()
+    with pytest.raises(Exception) as ec:
+        fn_ct()
+    assert type(ec.value).__name__ == type(et.value).__name__
+    msg = (lambda e: str(e).split("\n")[0]) if first_line else str
+    assert msg(ec.value) == msg(et.value)

@@ -8,6 +8,7 @@ import pytest
 
 import cthtorch as ct
 import oracle
+from oracle import raises_like
 
 torch = oracle.require_torch()
 
@@ -57,15 +58,6 @@ def check(fn_ct, fn_t, *arrays, grad=True, tol=None, loss=None, kw=None):
     for x, y in zip(xs, ys):
         if y.grad is not None:
             np.testing.assert_allclose(x.grad.numpy(), y.grad.numpy(), rtol=tol * 10, atol=tol * 10)
-
-
-def raises_like(fn_ct, fn_t):
-    with pytest.raises(Exception) as et:
-        fn_t()
-    with pytest.raises(Exception) as ec:
-        fn_ct()
-    assert type(ec.value).__name__ == type(et.value).__name__
-    assert str(ec.value) == str(et.value)
 
 
 # ---------------------------------------------------------------- tril / triu

@@ -1,0 +1,58 @@
+"""gather / scatter / scatter_add / scatter_reduce / index_add: cthtorch and
+torch timed side by side in one process (median of repeats, ms).
+Run: PYTHONPATH=. python bench/bench_scatter.py [threads]"""
+import sys
+import time
+
+import numpy as np
+import torch
+
+import cthtorch
+
+
+def cases(L):
+    rs = np.random.RandomState(0)
+    x = L.from_numpy(rs.rand(10000, 64).astype(np.float32))
+    e = L.from_numpy(rs.randint(0, 10000, size=50000))
+    src = L.from_numpy(rs.rand(50000, 64).astype(np.float32))
+    q = L.from_numpy(rs.rand(256, 6).astype(np.float32))
+    act = L.from_numpy(rs.randint(0, 6, size=(256, 1)))
+    big = L.from_numpy(rs.rand(100000, 16).astype(np.float32))
+    bidx = L.from_numpy(rs.randint(0, 16, size=(100000, 16)))
+    eidx = e.reshape(-1, 1).expand(50000, 64)
+    perm = L.from_numpy(np.argsort(rs.rand(100000, 16), axis=1)[:, :8].copy())
+    return {
+        "scatter_add gnn (50000x64 -> 10000x64)": lambda: x.scatter_add(0, eidx, src),
+        "index_add gnn (50000x64 -> 10000x64)": lambda: x.index_add(0, e, src),
+        "scatter_reduce amax gnn": lambda: x.scatter_reduce(0, eidx, src, "amax"),
+        "scatter_reduce mean gnn": lambda: x.scatter_reduce(0, eidx, src, "mean"),
+        "gather dqn q.gather(1, a) 256x6": lambda: q.gather(1, act),
+        "gather 100000x16 dim 1": lambda: big.gather(1, bidx),
+        "scatter src 100000x8 dim 1": lambda: big.scatter(1, perm, big[:, :8]),
+        "scatter value 100000x8 dim 1": lambda: big.scatter(1, perm, 1.0),
+    }
+
+
+def timeit(f, reps=15):
+    f()
+    ts = []
+    for _ in range(reps):
+        t0 = time.perf_counter()
+        f()
+        ts.append(time.perf_counter() - t0)
+    return 1e3 * float(np.min(ts))
+
+
+def main():
+    if len(sys.argv) > 1:
+        cthtorch.set_num_threads(int(sys.argv[1]))
+    torch.set_num_threads(cthtorch.get_num_threads())
+    ct, tt = cases(cthtorch), cases(torch)
+    print("%-42s %10s %10s %9s" % ("case (threads=%d)" % torch.get_num_threads(), "cthtorch", "torch", "ct/torch"))
+    for name in ct:
+        a, b = timeit(ct[name]), timeit(tt[name])
+        print("%-42s %8.3fms %8.3fms %8.2fx" % (name, a, b, a / b))
+
+
+if __name__ == "__main__":
+    main()
