@@ -91,12 +91,12 @@ def test_scatter_add_duplicates(dtype, dim):
     _same(yc, yt)
 
 
-@pytest.mark.parametrize("dtype", ["float32", "float64", "int64", "int32", "bool"])
-@pytest.mark.parametrize("reduce", ["sum", "prod", "mean", "amax", "amin"])
+# bool with "mean" is an error in torch too (checked in test_errors)
+@pytest.mark.parametrize("dtype,reduce", [(d, r) for d in ["float32", "float64", "int64", "int32", "bool"]
+                                          for r in ["sum", "prod", "mean", "amax", "amin"]
+                                          if (d, r) != ("bool", "mean")])
 @pytest.mark.parametrize("include_self", [True, False])
 def test_scatter_reduce(dtype, reduce, include_self):
-    if dtype == "bool" and reduce == "mean":
-        pytest.skip("torch: not implemented for Bool (checked in test_errors)")
     xt, xc = _pair((5, 4), dtype)
     st, sc = _pair((8, 4), dtype, seed=5)
     it, ic = _index((8, 3), 5)
