@@ -18,19 +18,20 @@ typedef struct {
 } ConvGeom;
 
 /* Stride-1 convolution as a sum of shifted GEMMs (ATConvShift.c): per image,
- * no im2col. wt holds the weights tap-major, [KH*KW][O][C]. Scratch sizes in
- * elements: xp (padded image) at_conv_shift_xp_elems, ext (output rows
- * widened to the padded width) at_conv_shift_ext_elems. */
+ * no im2col. wt holds the weights by kernel row, [KH][O][KW*C]. Scratch
+ * sizes in elements: xp (KW shifted copies of the padded image)
+ * at_conv_shift_xp_elems, ext (output rows widened to the padded width)
+ * at_conv_shift_ext_elems. */
 AT_API bool at_conv_shift_ok(const ConvGeom *g);
 AT_API int64_t at_conv_shift_xp_elems(const ConvGeom *g);
 AT_API int64_t at_conv_shift_ext_elems(const ConvGeom *g);
 AT_API void at_conv_shift_pack_w(bool dbl, const void *w, void *wt, const ConvGeom *g);
-/* grad of the tap-major weights back into [O][C][KH][KW], added */
+/* grad of the packed weights back into [O][C][KH][KW], added */
 AT_API void at_conv_shift_unpack_add(bool dbl, const void *gwt, void *gw, const ConvGeom *g);
 AT_API void at_conv_shift_fwd(bool dbl, const void *x, const void *wt, void *out, void *xp, void *ext,
                               const ConvGeom *g);
 /* gi (may be NULL) = grad_input of one image; gwt (may be NULL) += grad of
- * the tap-major weights */
+ * the packed weights */
 AT_API void at_conv_shift_bwd(bool dbl, const void *x, const void *wt, const void *gy, void *gi, void *gwt,
                               void *xp, void *ext, const ConvGeom *g);
 

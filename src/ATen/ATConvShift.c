@@ -1,11 +1,15 @@
 /* Stride-1 convolution without im2col. The image is copied once into a
  * zero-padded buffer (channel stride CS); the output is computed on rows as
  * wide as the padded input (Wp), so tap (kh, kw) reads the padded image at a
- * constant offset: out_ext += W_tap (O x C) @ xp[:, shift : shift + OH*Wp].
- * KH*KW GEMMs with K = C replace one GEMM with K = C*KH*KW and the 9x column
- * copy; the extra Wp - OW columns per row are dropped (forward) or held at
- * zero (backward). CS leaves (KW-1)*DW spare elements after each channel so
- * no two GEMM rows ever touch the same address. */
+ * constant offset. The KW taps of a kernel row are stacked: xk holds KW
+ * copies of the padded image, copy kw shifted left by kw*DW, so for each kh
+ *   out_ext += W_kh (O x KW*C) @ xk[:, kh*DH*Wp : kh*DH*Wp + OH*Wp]
+ * KH GEMMs with K = KW*C (3 GEMMs with K = 3C for 3x3) replace one GEMM with
+ * K = C*KH*KW and the 9x column copy of im2col, and run better than KH*KW
+ * thin GEMMs with K = C. The extra Wp - OW columns per row are dropped
+ * (forward) or held at zero (backward). CS leaves (KW-1)*DW spare elements
+ * after each channel so no two GEMM rows ever touch the same address.
+ * Weights are packed [KH][O][KW*C]. */
 #include "ATConv.h"
 #include "ATBlas.h"
 
@@ -27,21 +31,35 @@ bool at_conv_shift_ok(const ConvGeom *g) {
   return g->SH == 1 && g->SW == 1 && g->G == 1 && g->C >= 16 && g->KH * g->KW > 1;
 }
 
-int64_t at_conv_shift_xp_elems(const ConvGeom *g) { return g->C * shift_of(g).CS; }
+int64_t at_conv_shift_xp_elems(const ConvGeom *g) { return g->KW * g->C * shift_of(g).CS; }
 int64_t at_conv_shift_ext_elems(const ConvGeom *g) { return g->O * shift_of(g).NE; }
 
 #define DEFINE_SHIFT(T)                                                                          \
   static void pack_##T(const T *w, T *wt, const ConvGeom *g) {                                  \
-    int64_t taps = g->KH * g->KW;                                                                \
+    int64_t KC = g->KW * g->C;                                                                   \
     for (int64_t o = 0; o < g->O; o++)                                                           \
       for (int64_t c = 0; c < g->C; c++)                                                         \
-        for (int64_t t = 0; t < taps; t++) wt[(t * g->O + o) * g->C + c] = w[(o * g->C + c) * taps + t]; \
+        for (int64_t kh = 0; kh < g->KH; kh++)                                                   \
+          for (int64_t kw = 0; kw < g->KW; kw++)                                                 \
+            wt[(kh * g->O + o) * KC + kw * g->C + c] = w[((o * g->C + c) * g->KH + kh) * g->KW + kw]; \
   }                                                                                              \
   static void unpack_add_##T(const T *wt, T *w, const ConvGeom *g) {                            \
-    int64_t taps = g->KH * g->KW;                                                                \
+    int64_t KC = g->KW * g->C;                                                                   \
     for (int64_t o = 0; o < g->O; o++)                                                           \
       for (int64_t c = 0; c < g->C; c++)                                                         \
-        for (int64_t t = 0; t < taps; t++) w[(o * g->C + c) * taps + t] += wt[(t * g->O + o) * g->C + c]; \
+        for (int64_t kh = 0; kh < g->KH; kh++)                                                   \
+          for (int64_t kw = 0; kw < g->KW; kw++)                                                 \
+            w[((o * g->C + c) * g->KH + kh) * g->KW + kw] += wt[(kh * g->O + o) * KC + kw * g->C + c]; \
+  }                                                                                              \
+  /* copies kw = 1..KW-1 of the padded image (copy 0), shifted by kw*DW */                      \
+  static void stack_##T(T *xk, const ConvGeom *g, const Shift *s) {                             \
+    for (int64_t kw = 1; kw < g->KW; kw++)                                                       \
+      for (int64_t c = 0; c < g->C; c++) {                                                       \
+        T *d = xk + (kw * g->C + c) * s->CS;                                                     \
+        int64_t sh = kw * g->DW;                                                                 \
+        memcpy(d, xk + c * s->CS + sh, (size_t)(s->CS - sh) * sizeof(T));                       \
+        memset(d + s->CS - sh, 0, (size_t)sh * sizeof(T));                                      \
+      }                                                                                          \
   }                                                                                              \
   static void pad_##T(const T *x, T *xp, const ConvGeom *g, const Shift *s) {                   \
     for (int64_t c = 0; c < g->C; c++) {                                                         \
@@ -68,56 +86,52 @@ void at_conv_shift_unpack_add(bool dbl, const void *gwt, void *gw, const ConvGeo
   if (dbl) unpack_add_double(gwt, gw, g); else unpack_add_float(gwt, gw, g);
 }
 
-static int64_t tap_shift(const ConvGeom *g, const Shift *s, int64_t kh, int64_t kw) {
-  return kh * g->DH * s->Wp + kw * g->DW;
+/* the padded image in copy 0 of xk, and the shifted copies */
+static void fill_stack(bool dbl, const void *x, void *xk, const ConvGeom *g, const Shift *s) {
+  if (dbl) { pad_double(x, xk, g, s); stack_double(xk, g, s); }
+  else { pad_float(x, xk, g, s); stack_float(xk, g, s); }
 }
 
-void at_conv_shift_fwd(bool dbl, const void *x, const void *wt, void *out, void *xp, void *ext, const ConvGeom *g) {
+void at_conv_shift_fwd(bool dbl, const void *x, const void *wt, void *out, void *xk, void *ext, const ConvGeom *g) {
   Shift s = shift_of(g);
   int es = dbl ? 8 : 4;
-  if (dbl) pad_double(x, xp, g, &s); else pad_float(x, xp, g, &s);
+  int64_t KC = g->KW * g->C;
+  fill_stack(dbl, x, xk, g, &s);
   for (int64_t kh = 0; kh < g->KH; kh++)
-    for (int64_t kw = 0; kw < g->KW; kw++) {
-      int64_t t = kh * g->KW + kw;
-      at_gemm(dbl, false, false, g->O, s.NE, g->C, 1.0, (const char *)wt + t * g->O * g->C * es, g->C,
-              (const char *)xp + tap_shift(g, &s, kh, kw) * es, s.CS, t ? 1.0 : 0.0, ext, s.NE);
-    }
+    at_gemm(dbl, false, false, g->O, s.NE, KC, 1.0, (const char *)wt + kh * g->O * KC * es, KC,
+            (const char *)xk + kh * g->DH * s.Wp * es, s.CS, kh ? 1.0 : 0.0, ext, s.NE);
   for (int64_t o = 0; o < g->O; o++)   /* drop the extra columns */
     for (int64_t oh = 0; oh < g->OH; oh++)
       memcpy((char *)out + ((o * g->OH + oh) * g->OW) * es, (const char *)ext + (o * s.NE + oh * s.Wp) * es,
              (size_t)(g->OW * es));
 }
 
-void at_conv_shift_bwd(bool dbl, const void *x, const void *wt, const void *gy, void *gi, void *gwt, void *xp,
+void at_conv_shift_bwd(bool dbl, const void *x, const void *wt, const void *gy, void *gi, void *gwt, void *xk,
                        void *ext, const ConvGeom *g) {
   Shift s = shift_of(g);
   int es = dbl ? 8 : 4;
+  int64_t KC = g->KW * g->C;
   /* grad_output on padded-width rows, extra columns zero */
   memset(ext, 0, (size_t)(g->O * s.NE * es));
   for (int64_t o = 0; o < g->O; o++)
     for (int64_t oh = 0; oh < g->OH; oh++)
       memcpy((char *)ext + (o * s.NE + oh * s.Wp) * es, (const char *)gy + ((o * g->OH + oh) * g->OW) * es,
              (size_t)(g->OW * es));
-  if (gwt) {   /* gW_tap += gy_ext (O x NE) @ xp_shifted^T (NE x C) */
-    if (dbl) pad_double(x, xp, g, &s); else pad_float(x, xp, g, &s);
+  if (gwt) {   /* gW_kh += gy_ext (O x NE) @ xk_kh^T (NE x KW*C) */
+    fill_stack(dbl, x, xk, g, &s);
     for (int64_t kh = 0; kh < g->KH; kh++)
-      for (int64_t kw = 0; kw < g->KW; kw++) {
-        int64_t t = kh * g->KW + kw;
-        at_gemm(dbl, false, true, g->O, g->C, s.NE, 1.0, ext, s.NE, (const char *)xp + tap_shift(g, &s, kh, kw) * es,
-                s.CS, 1.0, (char *)gwt + t * g->O * g->C * es, g->C);
-      }
+      at_gemm(dbl, false, true, g->O, KC, s.NE, 1.0, ext, s.NE, (const char *)xk + kh * g->DH * s.Wp * es, s.CS, 1.0,
+              (char *)gwt + kh * g->O * KC * es, KC);
   }
-  if (gi) {    /* gxp[:, shift:] += W_tap^T (C x O) @ gy_ext, then the interior is grad_input */
-    memset(xp, 0, (size_t)(g->C * s.CS * es));
+  if (gi) {    /* gxp[:, shift:] += W_tap^T (C x O) @ gy_ext (copy 0 of xk is gxp), then the interior is grad_input */
+    memset(xk, 0, (size_t)(g->C * s.CS * es));
     for (int64_t kh = 0; kh < g->KH; kh++)
-      for (int64_t kw = 0; kw < g->KW; kw++) {
-        int64_t t = kh * g->KW + kw;
-        at_gemm(dbl, true, false, g->C, s.NE, g->O, 1.0, (const char *)wt + t * g->O * g->C * es, g->C, ext, s.NE,
-                1.0, (char *)xp + tap_shift(g, &s, kh, kw) * es, s.CS);
-      }
+      for (int64_t kw = 0; kw < g->KW; kw++)
+        at_gemm(dbl, true, false, g->C, s.NE, g->O, 1.0, (const char *)wt + (kh * g->O * KC + kw * g->C) * es, KC,
+                ext, s.NE, 1.0, (char *)xk + (kh * g->DH * s.Wp + kw * g->DW) * es, s.CS);
     for (int64_t c = 0; c < g->C; c++)
       for (int64_t h = 0; h < g->H; h++)
-        memcpy((char *)gi + ((c * g->H + h) * g->W) * es, (const char *)xp + (c * s.CS + (h + g->PH) * s.Wp + g->PW) * es,
+        memcpy((char *)gi + ((c * g->H + h) * g->W) * es, (const char *)xk + (c * s.CS + (h + g->PH) * s.Wp + g->PW) * es,
                (size_t)(g->W * es));
   }
 }
