@@ -232,12 +232,6 @@ class _PutAddKey(Function):
         return _TakeKey.apply(g, ctx.key), None, None
 
 
-def _dim_key(ndim, dim, idx):
-    key = [slice(None)] * ndim
-    key[dim] = idx
-    return tuple(key)
-
-
 class _IndexSelect(Function):
     @staticmethod
     def forward(ctx, input, dim, index):
@@ -250,8 +244,9 @@ class _IndexSelect(Function):
         (index,) = ctx.saved_tensors
         if len(ctx.shape) == 0:
             return g.sum(), None, None
-        key = _dim_key(len(ctx.shape), ctx.dim, _idx_np(index).reshape(-1))
-        return _PutAddKey.apply(g, key, tuple(ctx.shape)), None, None
+        # index_add into zeros: the C kernel, or under create_graph its
+        # differentiable scatter_add form
+        return _index_add(cthtorch.zeros(tuple(ctx.shape), dtype=g.dtype), ctx.dim, index.reshape(-1), g, 1), None, None
 
 
 def _index_select_values(input, dim, index):
