@@ -515,8 +515,9 @@ def masked_fill(input, mask, value):
 
 def masked_select(input, mask):
     shape = np.broadcast_shapes(tuple(input.shape), tuple(mask.shape))
-    idx = nonzero(mask.expand(shape), as_tuple=True)
-    return input.expand(shape)._index(list(idx))
+    # one flat index (a single gather) rather than one index per dim
+    flat = mask.expand(shape).reshape(-1)
+    return input.expand(shape).reshape(-1)._index([nonzero(flat, as_tuple=True)[0]])
 
 
 def masked_scatter(input, mask, source):
