@@ -1,6 +1,7 @@
 /* NN kernels (see ATNN.h). Inputs are made contiguous and viewed as
  * [outer, D, inner] (softmax) or [N, C, S] (batch norm) so loops are plain. */
 #include "ATNN.h"
+#include "../TH/THMath.h"   /* simd declarations of expf/logf */
 
 #include <math.h>
 #include <omp.h>
@@ -23,8 +24,41 @@ static void split_dims(const THTensor *t, int64_t d, int64_t *outer, int64_t *D,
   for (int i = d + 1; i < t->ndim; i++) *inner *= t->sizes[i];
 }
 
+/* softmax over a contiguous row (inner == 1, the common case): each pass is
+ * an omp simd loop, so exp runs vectorized (libmvec); sums stay in double.
+ * A NaN anywhere in the row makes the sum, and so the whole row, NaN. */
+#define SOFTMAX_ROW(T, EXP, LOG)                                                       \
+  static void softmax_row_##T(const T *xs, T *ys, int64_t D, bool islog) {            \
+    T mx = -INFINITY;                                                                  \
+    _Pragma("omp simd reduction(max:mx)")                                              \
+    for (int64_t d = 0; d < D; d++) mx = xs[d] > mx ? xs[d] : mx;                      \
+    if (isinf(mx) && mx < 0) mx = 0;                                                   \
+    double sum = 0;                                                                    \
+    if (islog) {                                                                       \
+      _Pragma("omp simd reduction(+:sum)")                                             \
+      for (int64_t d = 0; d < D; d++) sum += EXP(xs[d] - mx);                         \
+      T lse = (T)(mx + log(sum));                                                      \
+      _Pragma("omp simd")                                                              \
+      for (int64_t d = 0; d < D; d++) ys[d] = xs[d] - lse;                             \
+    } else {                                                                           \
+      _Pragma("omp simd reduction(+:sum)")                                             \
+      for (int64_t d = 0; d < D; d++) { T e = EXP(xs[d] - mx); ys[d] = e; sum += e; } \
+      T inv = (T)(1.0 / sum);                                                          \
+      _Pragma("omp simd")                                                              \
+      for (int64_t d = 0; d < D; d++) ys[d] *= inv;                                    \
+    }                                                                                  \
+    (void)LOG;                                                                         \
+  }
+SOFTMAX_ROW(float, expf, logf)
+SOFTMAX_ROW(double, exp, log)
+
 #define SOFTMAX_FWD(T)                                                                 \
   static void softmax_fwd_##T(const T *x, T *y, int64_t outer, int64_t D, int64_t inner, bool islog) { \
+    if (inner == 1) {                                                                  \
+      _Pragma("omp parallel for if (outer * D > 32768)")                              \
+      for (int64_t o = 0; o < outer; o++) softmax_row_##T(x + o * D, y + o * D, D, islog); \
+      return;                                                                          \
+    }                                                                                  \
     _Pragma("omp parallel for if (outer * inner * D > 32768)")                        \
     for (int64_t o = 0; o < outer; o++)                                                \
       for (int64_t i = 0; i < inner; i++) {                                            \
@@ -78,8 +112,29 @@ THTensor *at_softmax(const THTensor *self, int64_t dim, THDtype dtype, bool log)
 }
 
 /* softmax: dx = y * (dy - sum(dy * y)); log_softmax: dx = dy - exp(y) * sum(dy) */
-#define SOFTMAX_BWD(T)                                                                 \
+#define SOFTMAX_BWD(T, EXP)                                                            \
   static void softmax_bwd_##T(const T *g, const T *y, T *dx, int64_t outer, int64_t D, int64_t inner, bool islog) { \
+    if (inner == 1) {   /* contiguous rows: simd passes, as the forward */            \
+      _Pragma("omp parallel for if (outer * D > 32768)")                              \
+      for (int64_t o = 0; o < outer; o++) {                                            \
+        const T *gr = g + o * D, *yr = y + o * D; T *dr = dx + o * D;                  \
+        double s = 0;                                                                  \
+        if (islog) {                                                                   \
+          _Pragma("omp simd reduction(+:s)")                                           \
+          for (int64_t d = 0; d < D; d++) s += gr[d];                                  \
+          T st = (T)s;                                                                 \
+          _Pragma("omp simd")                                                          \
+          for (int64_t d = 0; d < D; d++) dr[d] = gr[d] - EXP(yr[d]) * st;            \
+        } else {                                                                       \
+          _Pragma("omp simd reduction(+:s)")                                           \
+          for (int64_t d = 0; d < D; d++) s += (double)gr[d] * yr[d];                  \
+          T st = (T)s;                                                                 \
+          _Pragma("omp simd")                                                          \
+          for (int64_t d = 0; d < D; d++) dr[d] = yr[d] * (gr[d] - st);                \
+        }                                                                              \
+      }                                                                                \
+      return;                                                                          \
+    }                                                                                  \
     _Pragma("omp parallel for if (outer * inner * D > 32768)")                        \
     for (int64_t o = 0; o < outer; o++)                                                \
       for (int64_t i = 0; i < inner; i++) {                                            \
@@ -96,8 +151,8 @@ THTensor *at_softmax(const THTensor *self, int64_t dim, THDtype dtype, bool log)
         }                                                                              \
       }                                                                                \
   }
-SOFTMAX_BWD(float)
-SOFTMAX_BWD(double)
+SOFTMAX_BWD(float, expf)
+SOFTMAX_BWD(double, exp)
 
 THTensor *at_softmax_backward(const THTensor *grad, const THTensor *output, int64_t dim, bool log) {
   int64_t d;

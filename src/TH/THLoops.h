@@ -33,12 +33,15 @@ extern int th_kernel_error;   /* plain global: worker threads set it too */
 #define TH_AT(p, s, i) (*(scalar_t *)((p) + (s) * (i)))
 
 /* out = EXPR(x) with x a compute_t */
-#define TH_UNARY_LOOP(NAME, EXPR)                                               \
+/* SIMD: empty, or _Pragma("omp simd") for float kernels whose libm calls
+ * have vector variants (THMath.h); only the contiguous branch gets it */
+#define TH_UNARY_LOOP_P(NAME, EXPR, SIMD)                                       \
   void THTensor_(NAME)(char **data, const int64_t *st, int64_t n, const void *extra) { \
     (void)extra;                                                                \
     char *po = data[0], *pa = data[1];                                          \
     if (st[0] == TH_S && st[1] == TH_S) {                                       \
       scalar_t *o = (scalar_t *)po; const scalar_t *a = (const scalar_t *)pa;   \
+      SIMD                                                                      \
       for (int64_t i = 0; i < n; i++) { compute_t x = TOC(a[i]); o[i] = FROMC(EXPR); } \
     } else {                                                                    \
       for (int64_t i = 0; i < n; i++) {                                         \
@@ -47,8 +50,11 @@ extern int th_kernel_error;   /* plain global: worker threads set it too */
     }                                                                           \
   }
 
+#define TH_UNARY_LOOP(NAME, EXPR) TH_UNARY_LOOP_P(NAME, EXPR, )
+#define TH_SIMD_UNARY_LOOP(NAME, EXPR) TH_UNARY_LOOP_P(NAME, EXPR, _Pragma("omp simd"))
+
 /* out = EXPR(a, b); OTYPE/OFROM give the output type (bool for comparisons) */
-#define TH_BINARY_LOOP_T(NAME, OTYPE, OFROM, EXPR)                              \
+#define TH_BINARY_LOOP_TP(NAME, OTYPE, OFROM, EXPR, SIMD)                       \
   void THTensor_(NAME)(char **data, const int64_t *st, int64_t n, const void *extra) { \
     (void)extra;                                                                \
     char *po = data[0], *pa = data[1], *pb = data[2];                           \
@@ -56,6 +62,7 @@ extern int th_kernel_error;   /* plain global: worker threads set it too */
     OTYPE *o = (OTYPE *)po;                                                     \
     if (so == (int64_t)sizeof(OTYPE) && sa == S && sb == S) {                   \
       const scalar_t *A = (const scalar_t *)pa, *B = (const scalar_t *)pb;      \
+      SIMD                                                                      \
       for (int64_t i = 0; i < n; i++) { compute_t a = TOC(A[i]), b = TOC(B[i]); o[i] = OFROM(EXPR); } \
     } else if (so == (int64_t)sizeof(OTYPE) && sa == S && sb == 0) {            \
       const scalar_t *A = (const scalar_t *)pa; const compute_t b = TOC(*(const scalar_t *)pb); \
@@ -70,7 +77,9 @@ extern int th_kernel_error;   /* plain global: worker threads set it too */
       }                                                                         \
     }                                                                           \
   }
+#define TH_BINARY_LOOP_T(NAME, OTYPE, OFROM, EXPR) TH_BINARY_LOOP_TP(NAME, OTYPE, OFROM, EXPR, )
 #define TH_BINARY_LOOP(NAME, EXPR) TH_BINARY_LOOP_T(NAME, scalar_t, FROMC, EXPR)
+#define TH_SIMD_BINARY_LOOP(NAME, EXPR) TH_BINARY_LOOP_TP(NAME, scalar_t, FROMC, EXPR, _Pragma("omp simd"))
 #define TH_TO_BOOL(v) ((bool)(v))
 #define TH_PREDICATE_LOOP(NAME, EXPR) TH_BINARY_LOOP_T(NAME, bool, TH_TO_BOOL, EXPR)
 

@@ -21,6 +21,18 @@ extern float sinf(float);
 extern float cosf(float);
 #pragma omp declare simd notinbranch
 extern float tanhf(float);
+#pragma omp declare simd notinbranch
+extern double tanh(double);
+#pragma omp declare simd notinbranch
+extern float erff(float);
+#pragma omp declare simd notinbranch
+extern double erf(double);
+
+/* libm by argument type, so float kernels call the float (and vector)
+ * variants instead of widening to double */
+#define TH_ERF(x) _Generic((x), float: erff, default: erf)(x)
+#define TH_EXP(x) _Generic((x), float: expf, default: exp)(x)
+#define TH_TANH(x) _Generic((x), float: tanhf, default: tanh)(x)
 
 static inline double th_erfinv(double y) {
   if (y <= -1) return y == -1 ? -INFINITY : NAN;

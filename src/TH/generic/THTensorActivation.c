@@ -1,6 +1,7 @@
 /* Activation functions and their backward kernels (floating dtypes).
  * Forward: x -> f(x; args). Backward: (grad, x) -> grad * f'(x; args). */
 #include "../THLoops.h"
+#include "../THMath.h"   /* vector libm: the simd loops below */
 
 #define C(v) ((compute_t)(v))
 #define SQRT1_2 C(0.70710678118654752440)
@@ -11,20 +12,20 @@ static inline compute_t THTensor_(sigm)(compute_t x) { return C(1) / (C(1) + exp
 static inline compute_t THTensor_(softplus1)(compute_t x) { return x > C(20) ? x : log1p(exp(x)); }
 
 /* gelu: arg 0 = 1 for the tanh approximation */
-TH_UNARY_LOOP(gelu_loop, TH_ARG(0) != C(0)
-    ? C(0.5) * x * (C(1) + tanh(GELU_K * (x + C(0.044715) * x * x * x)))
-    : x * C(0.5) * (C(1) + erf(x * SQRT1_2)))
+TH_SIMD_UNARY_LOOP(gelu_loop, TH_ARG(0) != C(0)
+    ? C(0.5) * x * (C(1) + TH_TANH(GELU_K * (x + C(0.044715) * x * x * x)))
+    : x * C(0.5) * (C(1) + TH_ERF(x * SQRT1_2)))
 static inline compute_t THTensor_(gelu_grad)(compute_t x, bool approx) {
   if (approx) {
-    compute_t inner = GELU_K * (x + C(0.044715) * x * x * x), t = tanh(inner);
+    compute_t inner = GELU_K * (x + C(0.044715) * x * x * x), t = TH_TANH(inner);
     return C(0.5) * (C(1) + t) + C(0.5) * x * (C(1) - t * t) * GELU_K * (C(1) + C(3) * C(0.044715) * x * x);
   }
-  return C(0.5) * (C(1) + erf(x * SQRT1_2)) + x * exp(C(-0.5) * x * x) * INV_SQRT_2PI;
+  return C(0.5) * (C(1) + TH_ERF(x * SQRT1_2)) + x * TH_EXP(C(-0.5) * x * x) * INV_SQRT_2PI;
 }
-TH_BINARY_LOOP(gelu_backward_loop, a * THTensor_(gelu_grad)(b, TH_ARG(0) != C(0)))
+TH_SIMD_BINARY_LOOP(gelu_backward_loop, a * THTensor_(gelu_grad)(b, TH_ARG(0) != C(0)))
 
-TH_UNARY_LOOP(silu_loop, x * THTensor_(sigm)(x))
-TH_BINARY_LOOP(silu_backward_loop, a * THTensor_(sigm)(b) * (C(1) + b * (C(1) - THTensor_(sigm)(b))))
+TH_SIMD_UNARY_LOOP(silu_loop, x * THTensor_(sigm)(x))
+TH_SIMD_BINARY_LOOP(silu_backward_loop, a * THTensor_(sigm)(b) * (C(1) + b * (C(1) - THTensor_(sigm)(b))))
 
 TH_UNARY_LOOP(leaky_relu_loop, x > C(0) ? x : x * TH_ARG(0))
 TH_BINARY_LOOP(leaky_relu_backward_loop, b > C(0) ? a : a * TH_ARG(0))

@@ -4,20 +4,6 @@
 #include "../THLoops.h"
 #include "../THMath.h"
 
-#define TH_SIMD_UNARY_LOOP(NAME, EXPR)                                          \
-  void THTensor_(NAME)(char **data, const int64_t *st, int64_t n, const void *extra) { \
-    (void)extra;                                                                \
-    if (st[0] == TH_S && st[1] == TH_S) {                                       \
-      scalar_t *o = (scalar_t *)data[0]; const scalar_t *A = (const scalar_t *)data[1]; \
-      _Pragma("omp simd")                                                       \
-      for (int64_t i = 0; i < n; i++) { compute_t x = TOC(A[i]); o[i] = FROMC(EXPR); } \
-    } else {                                                                    \
-      for (int64_t i = 0; i < n; i++) {                                         \
-        compute_t x = TOC(TH_AT(data[1], st[1], i)); TH_AT(data[0], st[0], i) = FROMC(EXPR); \
-      }                                                                         \
-    }                                                                           \
-  }
-
 #if defined(TH_REAL_IS_FLOATING)
 #define C(v) ((compute_t)(v))
 TH_SIMD_UNARY_LOOP(exp_loop, exp(x))
