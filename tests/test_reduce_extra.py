@@ -71,3 +71,27 @@ def test_named_tuples_and_ints():
         ct.tensor([1, 2]).var()
     nan = ct.tensor([1.0, float("nan"), 3.0])
     assert np.isnan(nan.max().item()) and nan.argmax().item() == 1
+
+
+def test_topk_selection_matches_torch_with_ties_nans_and_k0():
+    """small k takes the insertion selection (k <= 16), k == 0 takes none:
+    values equal torch's, indices point at them, sorts stay stable"""
+    torch = oracle.require_torch()
+    rs = np.random.RandomState(0)
+    for _ in range(200):
+        shape = tuple(rs.randint(1, 8, size=rs.randint(1, 4)))
+        dim = int(rs.randint(-len(shape), len(shape)))
+        a = rs.randint(0, 5, size=shape).astype(np.float32)
+        if rs.rand() < 0.3:
+            a.flat[rs.randint(a.size)] = np.nan
+        k, largest = int(rs.randint(0, shape[dim] + 1)), bool(rs.rand() < 0.5)
+        tv, _ = torch.tensor(a).topk(k, dim, largest=largest)
+        cv, ci = ct.tensor(a).topk(k, dim, largest=largest)
+        np.testing.assert_array_equal(cv.numpy(), tv.numpy())
+        np.testing.assert_array_equal(np.take_along_axis(a, ci.numpy(), dim), cv.numpy())
+        ts = torch.tensor(a).sort(dim=dim, descending=largest, stable=True)
+        cs = ct.tensor(a).sort(dim=dim, descending=largest, stable=True)
+        np.testing.assert_array_equal(cs[0].numpy(), ts[0].numpy())
+        np.testing.assert_array_equal(cs[1].numpy(), ts[1].numpy())
+    big = rs.rand(400, 300).astype(np.float32)   # threaded rows
+    np.testing.assert_array_equal(ct.tensor(big).topk(7, 1)[1].numpy(), torch.tensor(big).topk(7, 1)[1].numpy())

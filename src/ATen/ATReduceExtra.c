@@ -328,6 +328,20 @@ static int cmp_desc(const void *a, const void *b) {
   return (x->i > y->i) - (x->i < y->i);
 }
 
+/* the first k of (value, index) pairs in comparator order, by insertion: for
+ * a small k this is O(D) per row where a full sort is O(D log D). Later
+ * indices never pass equal earlier ones, so it agrees with the stable sort. */
+static void select_k(Pair *buf, int64_t D, int64_t k, int (*cmp)(const void *, const void *)) {
+  int64_t n = 0;   /* k >= 1 */
+  for (int64_t j = 0; j < D; j++) {
+    if (n == k && cmp(&buf[j], &buf[k - 1]) >= 0) continue;
+    Pair p = buf[j];
+    int64_t at = n < k ? n++ : k - 1;
+    while (at > 0 && cmp(&p, &buf[at - 1]) < 0) { buf[at] = buf[at - 1]; at--; }
+    buf[at] = p;
+  }
+}
+
 static int sort_impl(THTensor **outs, const THTensor *self, int64_t dim, bool desc, int64_t k) {
   int64_t d;
   if (at_wrap_dim(dim, self->ndim, &d) < 0) return -1;
@@ -340,13 +354,27 @@ static int sort_impl(THTensor **outs, const THTensor *self, int64_t dim, bool de
   memcpy(sz, self->sizes, self->ndim * sizeof(int64_t));
   if (self->ndim) sz[d] = k;
   THTensor *vals = THTensor_new(w->dtype, self->ndim, sz), *idx = THTensor_new(TH_Int64, self->ndim, sz);
-  Pair *buf = malloc((D ? D : 1) * sizeof(Pair));
-  if (!vals || !idx || !buf) { free(buf); THTensor_free(w); THTensor_free(vals); THTensor_free(idx); THError_set(TH_ERR_MEMORY, "out of memory"); return -1; }
-  bool isint = w->dtype == TH_Int64;
-  for (int64_t o = 0; o < outer; o++)
-    for (int64_t i = 0; i < inner; i++) {
+  if (!vals || !idx) { THTensor_free(w); THTensor_free(vals); THTensor_free(idx); return -1; }
+  bool isint = w->dtype == TH_Int64, failed = false;
+  int (*cmp)(const void *, const void *) = desc ? cmp_desc : cmp_asc;
+  int64_t rows = outer * inner;
+  /* rows are independent: each thread sorts its own with its own buffer */
+#pragma omp parallel if (rows > 1 && rows * D > 16384)
+  {
+    Pair *buf = malloc((D ? D : 1) * sizeof(Pair));
+    if (!buf) {
+#pragma omp atomic write
+      failed = true;
+    }
+#pragma omp for
+    for (int64_t r = 0; r < rows; r++) {
+      if (!buf) continue;
+      int64_t o = r / inner, i = r % inner;
+      /* work buffers are double or int64: both 8 bytes, read through getd */
       for (int64_t j = 0; j < D; j++) { buf[j].v = getd(w, (o * D + j) * inner + i); buf[j].i = j; }
-      qsort(buf, D, sizeof(Pair), desc ? cmp_desc : cmp_asc);
+      if (k == 0) continue;
+      if (k < D && k <= 16) select_k(buf, D, k, cmp);
+      else qsort(buf, D, sizeof(Pair), cmp);
       for (int64_t j = 0; j < k; j++) {
         int64_t at = (o * k + j) * inner + i;
         if (isint) ((int64_t *)THTensor_data(vals))[at] = ((const int64_t *)THTensor_data(w))[(o * D + buf[j].i) * inner + i];
@@ -354,8 +382,10 @@ static int sort_impl(THTensor **outs, const THTensor *self, int64_t dim, bool de
         ((int64_t *)THTensor_data(idx))[at] = buf[j].i;
       }
     }
-  free(buf);
+    free(buf);
+  }
   THTensor_free(w);
+  if (failed) { THTensor_free(vals); THTensor_free(idx); THError_set(TH_ERR_MEMORY, "out of memory"); return -1; }
   outs[0] = at_to_dtype(vals, self->dtype, false);
   THTensor_free(vals);
   outs[1] = idx;
