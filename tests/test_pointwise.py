@@ -245,3 +245,15 @@ def test_pow_scalar_special_exponents_match_torch():
                 np.testing.assert_allclose(mine, ref, rtol=3e-7 if dt == "float32" else 1e-15)
             else:
                 np.testing.assert_array_equal(mine, ref)
+
+
+@pytest.mark.parametrize("kw", [dict(min=0.2, max=0.8), dict(min=0.2), dict(max=0.8), dict(min=float("nan")),
+                                dict(max=float("nan")), dict(min=0.9, max=0.1)])
+def test_clamp_contiguous_and_strided_match_torch(kw):
+    torch = oracle.require_torch()
+    vals = np.array([np.nan, -np.inf, np.inf, 0.1, 0.5, 0.9, -0.0, 0.2, 0.8] * 3, dtype=np.float32)
+    for dt in ("float32", "float64", "float16"):
+        for step in (1, 2):
+            mine = ct.tensor(vals).to(getattr(ct, dt))[::step].clamp(**kw).double().numpy()
+            ref = torch.tensor(vals).to(getattr(torch, dt))[::step].clamp(**kw).double().numpy()
+            np.testing.assert_array_equal(mine, ref)

@@ -9,6 +9,18 @@
 void THTensor_(clamp_loop)(char **data, const int64_t *st, int64_t n, const void *extra) {
   const compute_t lo = TH_ARG(0), hi = TH_ARG(1);
   const bool has_lo = ARGS->i[2], has_hi = ARGS->i[3];
+  if (st[0] == TH_S && st[1] == TH_S) {   /* contiguous: a select per bound vectorizes (NaN compares false) */
+    scalar_t *o = (scalar_t *)data[0];
+    const scalar_t *a = (const scalar_t *)data[1];
+    _Pragma("omp simd")
+    for (int64_t i = 0; i < n; i++) {
+      compute_t x = TOC(a[i]);
+      x = has_lo && (x < lo || lo != lo) ? lo : x;   /* a NaN bound gives NaN, as torch */
+      x = has_hi && (x > hi || hi != hi) ? hi : x;
+      o[i] = FROMC(x);
+    }
+    return;
+  }
   for (int64_t i = 0; i < n; i++) {
     compute_t x = TOC(TH_AT(data[1], st[1], i));
 #if defined(TH_REAL_IS_FLOATING)
@@ -16,8 +28,8 @@ void THTensor_(clamp_loop)(char **data, const int64_t *st, int64_t n, const void
 #else
     {
 #endif
-      if (has_lo && x < lo) x = lo;
-      if (has_hi && x > hi) x = hi;
+      if (has_lo && (x < lo || lo != lo)) x = lo;
+      if (has_hi && (x > hi || hi != hi)) x = hi;
     }
     TH_AT(data[0], st[0], i) = FROMC(x);
   }
