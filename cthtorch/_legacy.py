@@ -29,13 +29,10 @@ def _make(name, dt):
     return _LegacyMeta(name, (object,), {"__new__": __new__, "dtype": dt, "__module__": "cthtorch"})
 
 
-FloatTensor = _make("FloatTensor", cthtorch.float32)
-DoubleTensor = _make("DoubleTensor", cthtorch.float64)
-HalfTensor = _make("HalfTensor", cthtorch.float16)
-BFloat16Tensor = _make("BFloat16Tensor", cthtorch.bfloat16)
-LongTensor = _make("LongTensor", cthtorch.int64)
-IntTensor = _make("IntTensor", cthtorch.int32)
-ShortTensor = _make("ShortTensor", cthtorch.int16)
-CharTensor = _make("CharTensor", cthtorch.int8)
-ByteTensor = _make("ByteTensor", cthtorch.uint8)
-BoolTensor = _make("BoolTensor", cthtorch.bool)
+# the legacy type names and their dtypes (torch.FloatTensor, and torch.sparse.FloatTensor)
+LEGACY_TYPES = (("FloatTensor", cthtorch.float32), ("DoubleTensor", cthtorch.float64),
+                ("HalfTensor", cthtorch.float16), ("BFloat16Tensor", cthtorch.bfloat16),
+                ("LongTensor", cthtorch.int64), ("IntTensor", cthtorch.int32), ("ShortTensor", cthtorch.int16),
+                ("CharTensor", cthtorch.int8), ("ByteTensor", cthtorch.uint8), ("BoolTensor", cthtorch.bool))
+(FloatTensor, DoubleTensor, HalfTensor, BFloat16Tensor, LongTensor, IntTensor, ShortTensor, CharTensor, ByteTensor,
+ BoolTensor) = (_make(n, dt) for n, dt in LEGACY_TYPES)

@@ -127,12 +127,7 @@ def grad_and_value(func, argnums=0, has_aux=False):
         with _Level() as level:
             args, flat_diff, spec, create_graph = _differentiable_args(args, argnums, level, kwargs)
             output = func(*args, **kwargs)
-            aux = None
-            if has_aux:
-                if not (isinstance(output, tuple) and len(output) == 2):
-                    raise RuntimeError("grad_and_value(f)(*args): output of function f should be a tuple: "
-                                       "(output, aux) if has_aux is True")
-                output, aux = output
+            output, aux = _split_aux(output, has_aux, "grad_and_value(f)(*args)")
             if not isinstance(output, cthtorch.Tensor):
                 raise RuntimeError("grad_and_value(f)(*args): Expected f(*args) to return a Tensor, got %s"
                                    % type(output))
@@ -165,6 +160,15 @@ def grad(func, argnums=0, has_aux=False):
 
 # ---- vjp ----
 
+def _split_aux(out, has_aux, api):
+    """(output, aux): f's result split when has_aux (torch.func's check), else (out, None)"""
+    if not has_aux:
+        return out, None
+    if not (isinstance(out, tuple) and len(out) == 2):
+        raise RuntimeError("%s: output of function f should be a tuple: (output, aux) if has_aux is True" % api)
+    return out
+
+
 def _check_tensor_outputs(flat, api):
     if (len(flat) == 1 and flat[0] is None) or len(flat) < 1:
         raise RuntimeError("%s: Expected f to be a function that has non-empty output (got output = %s)"
@@ -178,12 +182,7 @@ def _check_tensor_outputs(flat, api):
 def _split_vjp_output(out, has_aux):
     """(output, aux, flat outputs, spec) with torch.func.vjp's checks: (output, aux) when has_aux,
     and floating-point tensor outputs only."""
-    aux = None
-    if has_aux:
-        if not (isinstance(out, tuple) and len(out) == 2):
-            raise RuntimeError("vjp(f, *primals): output of function f should be a tuple: (output, aux) "
-                               "if has_aux is True")
-        out, aux = out
+    out, aux = _split_aux(out, has_aux, "vjp(f, *primals)")
     flat_out, out_spec = tree_flatten(out)
     _check_tensor_outputs(flat_out, "vjp(f, *primals)")
     for o in flat_out:
@@ -251,12 +250,7 @@ def jvp(func, primals, tangents, *, strict=False, has_aux=False):
     with _Level() as level:
         diff = [_make_diff(t, level) for t in flat_p]
         out = func(*tree_unflatten(diff, p_spec))
-        aux = None
-        if has_aux:
-            if not (isinstance(out, tuple) and len(out) == 2):
-                raise RuntimeError("%s: output of function f should be a tuple: (output, aux) if has_aux is True"
-                                   % _JVP)
-            out, aux = out
+        out, aux = _split_aux(out, has_aux, _JVP)
         flat_out, out_spec = tree_flatten(out)
         _check_tensor_outputs(flat_out, _JVP)
         connected = (level.outer_depth > 0 or any(level.connects(t) for t in flat_p)

@@ -6,6 +6,7 @@ import warnings
 
 import cthtorch
 from cthtorch import _C
+from cthtorch._composites import _check_p
 
 _nn = _C._nn
 Tensor = cthtorch.Tensor
@@ -380,8 +381,7 @@ def normalize(input, p=2.0, dim=1, eps=1e-12, out=None):
 
 
 def dropout(input, p=0.5, training=True, inplace=False):
-    if p < 0.0 or p > 1.0:
-        raise ValueError("dropout probability has to be between 0 and 1, but got %s" % p)
+    _check_p(p)
     if _dropout_is_identity(input, p, training):
         return input
     return cthtorch.dropout_(input, p, training) if inplace else cthtorch.dropout(input, p, training)
@@ -393,9 +393,7 @@ def _dropout_is_identity(input, p, training):
 
 
 def _channel_dropout(input, p, training, inplace, batched):
-    """feature dropout over (N, C, *spatial); unbatched input gains N = 1"""
-    if p < 0.0 or p > 1.0:
-        raise ValueError("dropout probability has to be between 0 and 1, but got %s" % p)
+    """feature dropout over (N, C, *spatial); unbatched input gains N = 1 (callers check p)"""
     x = input if batched else input.unsqueeze(0)
     if inplace:
         cthtorch.feature_dropout_(x, p, training)
@@ -405,8 +403,7 @@ def _channel_dropout(input, p, training, inplace, batched):
 
 
 def dropout1d(input, p=0.5, training=True, inplace=False):
-    if p < 0.0 or p > 1.0:
-        raise ValueError("dropout probability has to be between 0 and 1, but got %s" % p)
+    _check_p(p)
     if input.dim() not in (2, 3):
         raise RuntimeError("dropout1d: Expected 2D or 3D input, but received a %dD input. Note that dropout1d exists "
                            "to provide channel-wise dropout on inputs with 1 spatial dimension, a channel dimension, "
@@ -424,8 +421,7 @@ def _warn_spatial_dims(name, dim, ok, spatial, dims):
 
 
 def dropout2d(input, p=0.5, training=True, inplace=False):
-    if p < 0.0 or p > 1.0:
-        raise ValueError("dropout probability has to be between 0 and 1, but got %s" % p)
+    _check_p(p)
     _warn_spatial_dims("dropout2d", input.dim(), (3, 4), 2, "3D or 4D")
     if input.dim() == 3:   # as torch 2.13: read as (N, C, L), i.e. channel-wise 1D dropout
         warnings.warn("dropout2d: Received a 3D input to dropout2d and assuming that channel-wise 1D dropout behavior "
@@ -437,8 +433,7 @@ def dropout2d(input, p=0.5, training=True, inplace=False):
 
 
 def dropout3d(input, p=0.5, training=True, inplace=False):
-    if p < 0.0 or p > 1.0:
-        raise ValueError("dropout probability has to be between 0 and 1, but got %s" % p)
+    _check_p(p)
     _warn_spatial_dims("dropout3d", input.dim(), (4, 5), 3, "4D or 5D")
     return _channel_dropout(input, p, training, inplace, input.dim() == 5)
 

@@ -122,13 +122,7 @@ def _legacy(name, dt):
     return _LegacySparseMeta(name, (object,), {"__new__": __new__, "dtype": dt, "__module__": "torch.sparse"})
 
 
-FloatTensor = _legacy("FloatTensor", cthtorch.float32)
-DoubleTensor = _legacy("DoubleTensor", cthtorch.float64)
-HalfTensor = _legacy("HalfTensor", cthtorch.float16)
-BFloat16Tensor = _legacy("BFloat16Tensor", cthtorch.bfloat16)
-LongTensor = _legacy("LongTensor", cthtorch.int64)
-IntTensor = _legacy("IntTensor", cthtorch.int32)
-ShortTensor = _legacy("ShortTensor", cthtorch.int16)
-CharTensor = _legacy("CharTensor", cthtorch.int8)
-ByteTensor = _legacy("ByteTensor", cthtorch.uint8)
-BoolTensor = _legacy("BoolTensor", cthtorch.bool)
+from cthtorch._legacy import LEGACY_TYPES  # noqa: E402
+
+(FloatTensor, DoubleTensor, HalfTensor, BFloat16Tensor, LongTensor, IntTensor, ShortTensor, CharTensor, ByteTensor,
+ BoolTensor) = (_legacy(n, dt) for n, dt in LEGACY_TYPES)

@@ -27,7 +27,7 @@ static void split_dims(const THTensor *t, int64_t d, int64_t *outer, int64_t *D,
 /* softmax over a contiguous row (inner == 1, the common case): each pass is
  * an omp simd loop, so exp runs vectorized (libmvec); sums stay in double.
  * A NaN anywhere in the row makes the sum, and so the whole row, NaN. */
-#define SOFTMAX_ROW(T, EXP, LOG)                                                       \
+#define SOFTMAX_ROW(T, EXP)                                                       \
   static void softmax_row_##T(const T *xs, T *ys, int64_t D, bool islog) {            \
     T mx = -INFINITY;                                                                  \
     _Pragma("omp simd reduction(max:mx)")                                              \
@@ -47,10 +47,9 @@ static void split_dims(const THTensor *t, int64_t d, int64_t *outer, int64_t *D,
       _Pragma("omp simd")                                                              \
       for (int64_t d = 0; d < D; d++) ys[d] *= inv;                                    \
     }                                                                                  \
-    (void)LOG;                                                                         \
   }
-SOFTMAX_ROW(float, expf, logf)
-SOFTMAX_ROW(double, exp, log)
+SOFTMAX_ROW(float, expf)
+SOFTMAX_ROW(double, exp)
 
 #define SOFTMAX_FWD(T)                                                                 \
   static void softmax_fwd_##T(const T *x, T *y, int64_t outer, int64_t D, int64_t inner, bool islog) { \

@@ -28,18 +28,14 @@ def _swap_tensor(module, name, tensor, allow_missing=False):
     """Puts tensor (or _MISSING: remove) at module.name; returns what was there (_MISSING if nothing)."""
     if tensor is not _MISSING and not isinstance(tensor, cthtorch.Tensor):
         raise TypeError("%s is not an instance of torch.Tensor" % (tensor,))
-    if name in module._parameters:
-        orig = module._parameters[name]
+    store = (module._parameters if name in module._parameters else
+             module._buffers if name in module._buffers else None)
+    if store is not None:
+        orig = store[name]
         if tensor is _MISSING:
-            del module._parameters[name]
+            del store[name]
         else:
-            module._parameters[name] = tensor
-    elif name in module._buffers:
-        orig = module._buffers[name]
-        if tensor is _MISSING:
-            del module._buffers[name]
-        else:
-            module._buffers[name] = tensor
+            store[name] = tensor
     else:
         if hasattr(module, name):
             orig = getattr(module, name)
