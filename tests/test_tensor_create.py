@@ -216,7 +216,8 @@ OVERFLOW_CASES = ["L.tensor([300], dtype=L.uint8)", "L.tensor([-1], dtype=L.uint
                   "L.full((2,), 300, dtype=L.uint8)", "L.full((1,), -255, dtype=L.uint8)", "L.zeros(2, dtype=L.int16).fill_(70000)",
                   "L.full((1,), 1e40)", "L.full((1,), float('inf'))", "L.full((1,), 2**31, dtype=L.int32)",
                   "L.full((1,), float('nan'), dtype=L.int64)", "L.full((1,), 70000, dtype=L.half)",
-                  "L.zeros(2, dtype=L.uint8).new_full((2,), 300)", "L.full((1,), 1e20, dtype=L.int64)"]
+                  "L.zeros(2, dtype=L.uint8).new_full((2,), 300)", "L.full((1,), 1e20, dtype=L.int64)",
+                  "L.tensor([-2**63], dtype=L.uint8)", "L.full((1,), -2**63, dtype=L.uint8)"]
 
 
 @pytest.mark.parametrize("expr", OVERFLOW_CASES)

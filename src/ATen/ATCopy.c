@@ -59,7 +59,7 @@ int at_scalar_check_fits(ATScalar s, THDtype dt, bool cpp_names) {
     cpp = lim[k].cpp; name = lim[k].name;
     if (s.kind == AT_SCALAR_FLOAT) bad = isnan(s.d) || s.d < lim[k].lo || s.d > lim[k].hi;
     else if (s.kind == AT_SCALAR_INT && dt != TH_Int64)
-      bad = (double)s.i > lim[k].hi || (lim[k].sgn ? (double)s.i < lim[k].lo : (double)-s.i > lim[k].hi);
+      bad = (double)s.i > lim[k].hi || (lim[k].sgn ? (double)s.i < lim[k].lo : -(double)s.i > lim[k].hi);
   }
   if (!bad) return 0;
   THError_set(TH_ERR_RUNTIME, "value cannot be converted to type %s without overflow", cpp_names ? cpp : name);
