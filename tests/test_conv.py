@@ -26,6 +26,10 @@ CASES = [
     (2, 3, 5, 7, 4, (3, 5), 1, (0, 2), 1, 1),
     (2, 3, 8, 9, 4, 3, 1, (3, 1), (2, 1), 1),  # dilation, extra rows of padding
     (2, 3, 3, 3, 4, 5, 1, 2, 1, 1),          # kernel larger than the image
+    # image-parallel with small images: each thread groups its own images
+    (9, 4, 6, 6, 5, 3, 1, 1, 1, 1),          # odd batch: shares of 5 and 4
+    (3, 4, 6, 6, 5, 3, 1, 1, 1, 1),          # batch too small to share: one thread drives
+    (16, 1024, 4, 4, 8, 3, 1, 1, 1, 1),      # columns past the cap: several chunks per thread
 ]
 
 
@@ -52,6 +56,31 @@ def test_conv2d_matches_torch(case, dtype):
     cy.backward(ct.tensor(gy, dtype=cy.dtype))
     for a, bb in ((cx, tx), (cw, tw), (cb, tb)):
         np.testing.assert_allclose(_np(a.grad), _np(bb.grad), rtol=tol * 10, atol=tol * 100)
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+@pytest.mark.parametrize("needs", [(True, False), (False, True)])
+def test_conv2d_one_gradient_each_path(threads, needs):
+    """grad_input alone or grad_weight alone, on the one-thread and the
+    image-parallel paths (grad_weight is written, not accumulated, there)."""
+    old = ct.get_num_threads()
+    ct.set_num_threads(threads)
+    try:
+        rs = np.random.RandomState(5)
+        for shape, wshape in (((6, 8, 5, 5), (4, 8, 3, 3)), ((4, 3, 20, 20), (5, 3, 3, 3))):
+            x, w = rs.randn(*shape).astype("float32"), rs.randn(*wshape).astype("float32")
+            cx, cw = ct.tensor(x, requires_grad=needs[0]), ct.tensor(w, requires_grad=needs[1])
+            tx, tw = torch.tensor(x, requires_grad=needs[0]), torch.tensor(w, requires_grad=needs[1])
+            for _ in range(2):   # a second call reuses the scratch buffers
+                cx.grad = cw.grad = None
+                ct.nn.functional.conv2d(cx, cw, padding=1).pow(2).sum().backward()
+            torch.nn.functional.conv2d(tx, tw, padding=1).pow(2).sum().backward()
+            for c, t in ((cx, tx), (cw, tw)):
+                assert (c.grad is None) == (t.grad is None)
+                if t.grad is not None:
+                    np.testing.assert_allclose(_np(c.grad), _np(t.grad), rtol=1e-4, atol=1e-3)
+    finally:
+        ct.set_num_threads(old)
 
 
 def test_conv2d_weight_grad_only_skips_input_grad():

@@ -82,11 +82,13 @@ def test_cross_entropy(smoothing):
 
 
 @pytest.mark.parametrize("training", [True, False])
-def test_batch_norm(training):
-    x = np.random.RandomState(7).randn(4, 3, 5, 2)
-    w, b = np.random.rand(3) + 0.5, np.random.rand(3)
-    rm_a, rv_a, rm_b, rv_b = ct.zeros(3, dtype=ct.float64), ct.ones(3, dtype=ct.float64), \
-        torch.zeros(3, dtype=torch.float64), torch.ones(3, dtype=torch.float64)
+@pytest.mark.parametrize("shape", [(4, 3, 5, 2), (13, 7, 31, 19)])   # the second splits planes across threads
+def test_batch_norm(training, shape):
+    x = np.random.RandomState(7).randn(*shape) * 3 + 1
+    C = shape[1]
+    w, b = np.random.rand(C) + 0.5, np.random.rand(C)
+    rm_a, rv_a, rm_b, rv_b = ct.zeros(C, dtype=ct.float64), ct.ones(C, dtype=ct.float64), \
+        torch.zeros(C, dtype=torch.float64), torch.ones(C, dtype=torch.float64)
     run(lambda a, wa, ba: ct.batch_norm(a, wa, ba, rm_a, rv_a, training, 0.1, 1e-5),
         lambda a, wa, ba: torch.batch_norm(a, wa, ba, rm_b, rv_b, training, 0.1, 1e-5, False), x, w, b)
     close(rm_a, rm_b)

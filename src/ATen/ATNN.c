@@ -385,46 +385,67 @@ int at_batch_norm(THTensor **outs, const THTensor *input, const THTensor *weight
   const char *xd = THTensor_data(x);
   char *yd = THTensor_data(y);
   bool f32 = ct == TH_Float;
-#pragma omp parallel for if (N * C * S > 32768)
-  for (int64_t c = 0; c < C; c++) {
-    double m, is;
+  /* Threads split the (n, c) planes as elementwise ops split the elements
+   * (first images to thread 0), summing per channel into partials of their
+   * own: each thread reads and writes the planes it and its neighbours in the
+   * graph touch, which matters when the two cores do not share an L3. */
+  int nth = N * C * S > 32768 ? at_get_num_threads() : 1;
+  int64_t pc = (2 * C + 7) / 8 * 8;   /* a thread's partials start on a fresh cache line */
+  double *part = calloc((size_t)nth * pc + 8, sizeof(double));
+  if (!part) { THError_set(TH_ERR_MEMORY, "out of memory"); goto done; }
+  int64_t NC = N * C;
+#pragma omp parallel num_threads(nth) if (nth > 1)
+  {
+    double *ps = part + (size_t)omp_get_thread_num() * pc;
     if (training) {
-      double s = 0, s2 = 0;
-      for (int64_t n = 0; n < N; n++)
-        for (int64_t k = 0; k < S; k++) {
-          int64_t i = (n * C + c) * S + k;
-          s += f32 ? ((const float *)xd)[i] : ((const double *)xd)[i];
-        }
-      m = s / (double)(N * S);
-      for (int64_t n = 0; n < N; n++)
-        for (int64_t k = 0; k < S; k++) {
-          int64_t i = (n * C + c) * S + k;
-          double v = (f32 ? ((const float *)xd)[i] : ((const double *)xd)[i]) - m;
-          s2 += v * v;
-        }
-      double var = s2 / (double)(N * S);
-      is = 1.0 / sqrt(var + eps);
-      rm[c] = (1 - momentum) * rm[c] + momentum * m;
-      rv[c] = (1 - momentum) * rv[c] + momentum * (N * S > 1 ? s2 / (double)(N * S - 1) : var);
+#pragma omp for schedule(static)
+      for (int64_t p = 0; p < NC; p++) {
+        double s = 0;
+        if (f32) { const float *xs = (const float *)xd + p * S; _Pragma("omp simd reduction(+:s)") for (int64_t k = 0; k < S; k++) s += xs[k]; }
+        else { const double *xs = (const double *)xd + p * S; _Pragma("omp simd reduction(+:s)") for (int64_t k = 0; k < S; k++) s += xs[k]; }
+        ps[p % C] += s;
+      }
+#pragma omp single
+      for (int64_t c = 0; c < C; c++) {
+        double t = 0;
+        for (int i = 0; i < nth; i++) t += part[(size_t)i * pc + c];
+        mean[c] = t / (double)(N * S);
+      }
+#pragma omp for schedule(static)
+      for (int64_t p = 0; p < NC; p++) {
+        double s2 = 0, m = mean[p % C];
+        if (f32) { const float *xs = (const float *)xd + p * S; _Pragma("omp simd reduction(+:s2)") for (int64_t k = 0; k < S; k++) { double v = xs[k] - m; s2 += v * v; } }
+        else { const double *xs = (const double *)xd + p * S; _Pragma("omp simd reduction(+:s2)") for (int64_t k = 0; k < S; k++) { double v = xs[k] - m; s2 += v * v; } }
+        ps[C + p % C] += s2;
+      }
+#pragma omp single
+      for (int64_t c = 0; c < C; c++) {
+        double s2 = 0, m = mean[c];
+        for (int i = 0; i < nth; i++) s2 += part[(size_t)i * pc + C + c];
+        double var = s2 / (double)(N * S);
+        invstd[c] = 1.0 / sqrt(var + eps);
+        rm[c] = (1 - momentum) * rm[c] + momentum * m;
+        rv[c] = (1 - momentum) * rv[c] + momentum * (N * S > 1 ? s2 / (double)(N * S - 1) : var);
+      }
     } else {
-      m = rm[c];
-      is = 1.0 / sqrt(rv[c] + eps);
+#pragma omp for schedule(static)
+      for (int64_t c = 0; c < C; c++) { mean[c] = rm[c]; invstd[c] = 1.0 / sqrt(rv[c] + eps); }
     }
-    mean[c] = m;
-    invstd[c] = is;
-    double a = w[c] * is, bb = b[c] - m * a;
-    for (int64_t n = 0; n < N; n++) {
-      int64_t o = (n * C + c) * S;
+#pragma omp for schedule(static)
+    for (int64_t p = 0; p < NC; p++) {
+      int64_t c = p % C;
+      double a = w[c] * invstd[c], bb = b[c] - mean[c] * a;
       if (f32) {
-        const float *xs = (const float *)xd + o; float *ys = (float *)yd + o;
+        const float *xs = (const float *)xd + p * S; float *ys = (float *)yd + p * S;
         float af = (float)a, bf = (float)bb;
         for (int64_t k = 0; k < S; k++) ys[k] = xs[k] * af + bf;
       } else {
-        const double *xs = (const double *)xd + o; double *ys = (double *)yd + o;
+        const double *xs = (const double *)xd + p * S; double *ys = (double *)yd + p * S;
         for (int64_t k = 0; k < S; k++) ys[k] = xs[k] * a + bb;
       }
     }
   }
+  free(part);
   if (training && running_mean && write_vec((THTensor *)running_mean, rm, C) < 0) goto done;
   if (training && running_var && write_vec((THTensor *)running_var, rv, C) < 0) goto done;
   outs[0] = ct == input->dtype ? THTensor_retain(y) : at_to_dtype(y, input->dtype, false);
@@ -466,44 +487,59 @@ int at_batch_norm_backward(THTensor **outs, const THTensor *grad, const THTensor
   char *dd = THTensor_data(dx);
   bool f32 = ct == TH_Float;
   double M = (double)(N * S);
-#define LD(p, i) (f32 ? (double)((const float *)(p))[i] : ((const double *)(p))[i])
-  /* per channel: sums of g and g*x (double, four lanes for speed), then
-   * dx = k1*g + k2*x + k0 in one vectorizable pass */
-#pragma omp parallel for if (N * C * S > 32768)
-  for (int64_t c = 0; c < C; c++) {
-    double acc_g[4] = { 0 }, acc_gx[4] = { 0 };
-    for (int64_t n = 0; n < N; n++) {
-      int64_t o = (n * C + c) * S, k = 0;
+  /* sums of g and g*x per channel, then dx = k1*g + k2*x + k0; threads split
+   * the (n, c) planes as in the forward, with partial sums of their own */
+  int nth = N * C * S > 32768 ? at_get_num_threads() : 1;
+  int64_t pc = (2 * C + 7) / 8 * 8, NC = N * C;
+  double *part = calloc((size_t)nth * pc + 8, sizeof(double)), *k0s = malloc((3 * C + 1) * sizeof(double));
+  if (!part || !k0s) { free(part); free(k0s); THError_set(TH_ERR_MEMORY, "out of memory"); goto done; }
+  double *k1s = k0s + C, *k2s = k0s + 2 * C;
+#pragma omp parallel num_threads(nth) if (nth > 1)
+  {
+    double *ps = part + (size_t)omp_get_thread_num() * pc;
+#pragma omp for schedule(static)
+    for (int64_t p = 0; p < NC; p++) {
+      double sg = 0, sgx = 0;
+      int64_t o = p * S;
       if (f32) {
         const float *gs = (const float *)gd + o, *xs = (const float *)xd + o;
-        for (; k + 4 <= S; k += 4)
-          for (int l = 0; l < 4; l++) { acc_g[l] += gs[k + l]; acc_gx[l] += (double)gs[k + l] * xs[k + l]; }
+        _Pragma("omp simd reduction(+:sg, sgx)") for (int64_t k = 0; k < S; k++) { sg += gs[k]; sgx += (double)gs[k] * xs[k]; }
+      } else {
+        const double *gs = (const double *)gd + o, *xs = (const double *)xd + o;
+        _Pragma("omp simd reduction(+:sg, sgx)") for (int64_t k = 0; k < S; k++) { sg += gs[k]; sgx += gs[k] * xs[k]; }
       }
-      for (; k < S; k++) { double gv = LD(gd, o + k); acc_g[0] += gv; acc_gx[0] += gv * LD(xd, o + k); }
+      ps[p % C] += sg;
+      ps[C + p % C] += sgx;
     }
-    double sg = acc_g[0] + acc_g[1] + acc_g[2] + acc_g[3];
-    double sgx = (acc_gx[0] + acc_gx[1] + acc_gx[2] + acc_gx[3]) - mean[c] * sg;   /* sum g * (x - mean) */
-    db[c] = sg;
-    dw[c] = sgx * is[c];
-    double k1 = w[c] * is[c], k2 = 0, k0 = 0;
-    if (training) {
-      k2 = -k1 * is[c] * is[c] * sgx / M;
-      k0 = -k2 * mean[c] - k1 * sg / M;
+#pragma omp single
+    for (int64_t c = 0; c < C; c++) {
+      double sg = 0, sgx = 0;
+      for (int i = 0; i < nth; i++) { sg += part[(size_t)i * pc + c]; sgx += part[(size_t)i * pc + C + c]; }
+      sgx -= mean[c] * sg;   /* sum g * (x - mean) */
+      db[c] = sg;
+      dw[c] = sgx * is[c];
+      double k1 = w[c] * is[c], k2 = 0, k0 = 0;
+      if (training) {
+        k2 = -k1 * is[c] * is[c] * sgx / M;
+        k0 = -k2 * mean[c] - k1 * sg / M;
+      }
+      k0s[c] = k0; k1s[c] = k1; k2s[c] = k2;
     }
-    for (int64_t n = 0; n < N; n++) {
-      int64_t o = (n * C + c) * S;
+#pragma omp for schedule(static)
+    for (int64_t p = 0; p < NC; p++) {
+      int64_t c = p % C, o = p * S;
       if (f32) {
         const float *gs = (const float *)gd + o, *xs = (const float *)xd + o;
-        float *ds = (float *)dd + o, f1 = (float)k1, f2 = (float)k2, f0 = (float)k0;
+        float *ds = (float *)dd + o, f1 = (float)k1s[c], f2 = (float)k2s[c], f0 = (float)k0s[c];
         for (int64_t k = 0; k < S; k++) ds[k] = f1 * gs[k] + f2 * xs[k] + f0;
       } else {
         const double *gs = (const double *)gd + o, *xs = (const double *)xd + o;
-        double *ds = (double *)dd + o;
+        double *ds = (double *)dd + o, k1 = k1s[c], k2 = k2s[c], k0 = k0s[c];
         for (int64_t k = 0; k < S; k++) ds[k] = k1 * gs[k] + k2 * xs[k] + k0;
       }
     }
   }
-#undef LD
+  free(part); free(k0s);
   outs[0] = ct == input->dtype ? THTensor_retain(dx) : at_to_dtype(dx, input->dtype, false);
   outs[1] = vec_tensor(dw, C, weight ? weight->dtype : input->dtype);
   outs[2] = vec_tensor(db, C, weight ? weight->dtype : input->dtype);

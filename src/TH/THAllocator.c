@@ -27,7 +27,30 @@ static struct { void *ptr; size_t size; } cache[CACHE_SLOTS];
 static size_t cache_bytes;
 static pthread_mutex_t cache_lock = PTHREAD_MUTEX_INITIALIZER;
 
-static size_t round_large(size_t n) { return (n + 4095) & ~(size_t)4095; }
+/* Blocks of 2 MiB and more are whole, 2 MiB-aligned huge pages. THP backs
+ * only the aligned 2 MiB stretches of a mapping, so a block at a random
+ * 4 KiB offset got a huge page fewer than it could, and which blocks lost
+ * out changed from process to process. Rounding to 2 MiB also lets nearby
+ * sizes share a cache slot. Smaller large blocks round to 4 KiB pages. */
+#define HUGE_PAGE ((size_t)2 << 20)
+static size_t round_large(size_t n) {
+  size_t unit = n >= HUGE_PAGE ? HUGE_PAGE : 4096;
+  return (n + unit - 1) & ~(unit - 1);
+}
+
+static void *map_large(size_t sz) {
+  if (sz < HUGE_PAGE) {
+    void *q = mmap(NULL, sz, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    return q == MAP_FAILED ? NULL : q;
+  }
+  char *p = mmap(NULL, sz + HUGE_PAGE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (p == MAP_FAILED) return NULL;
+  size_t head = (HUGE_PAGE - ((uintptr_t)p & (HUGE_PAGE - 1))) & (HUGE_PAGE - 1);
+  if (head) munmap(p, head);
+  if (HUGE_PAGE - head) munmap(p + head + sz, HUGE_PAGE - head);
+  madvise(p + head, sz, MADV_HUGEPAGE);
+  return p + head;
+}
 
 /* Kernel scratch buffers (malloc'd column matrices and the like, up to
  * 32 MiB, glibc's ceiling) stay in malloc's heap instead of a fresh mmap per
@@ -53,9 +76,7 @@ static void *cpu_malloc(const THAllocator *self, size_t nbytes, void **ctx) {
       }
     pthread_mutex_unlock(&cache_lock);
     if (!p) {
-      p = mmap(NULL, sz, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-      if (p == MAP_FAILED) p = NULL;
-      else madvise(p, sz, MADV_HUGEPAGE);
+      p = map_large(sz);
     }
   } else if (posix_memalign(&p, 64, nbytes ? nbytes : 1) != 0) {
     p = NULL;
