@@ -218,6 +218,9 @@ static int64_t chunk_images(int64_t N, int64_t K, int64_t L, int es) {
 static int image_threads(const ConvGeom *g) {
   int nt = omp_get_max_threads();
   if (nt <= 1 || g->N < nt || (g->N % nt && g->N < 4 * nt)) return 1;
+  /* more weights than columns (deep layers at 2x2): each thread would pack
+   * all the weights for a thin GEMM; sharing the columns costs less */
+  if (g->O / g->G > g->N * g->OH * g->OW) return 1;
   return nt;
 }
 
