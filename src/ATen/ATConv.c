@@ -477,7 +477,7 @@ int at_conv2d_backward(THTensor **outs, const THTensor *grad, const THTensor *in
         if (mygw) memset(mygw, 0, (size_t)wn * es);   /* by its own thread: the lines stay in its cache */
 #pragma omp for schedule(static)
         for (int64_t n = 0; n < g.N; n++)
-          at_conv_shift_bwd(dbl, xd + n * xs * es, col, gd + n * os * es, need_i ? gid + n * xs * es : NULL,
+          at_conv_shift_bwd(dbl, xd + n * xs * es, wd, col, gd + n * os * es, need_i ? gid + n * xs * es : NULL,
                             mygw, mine, mine + xpn * es, &g);
       }
       if (need_w)

@@ -74,6 +74,19 @@ int64_t at_conv_shift_ext_elems(const ConvGeom *g) { return g->O * shift_of(g).N
       }                                                                                          \
       memset(d + (g->PH + g->H) * s->Wp, 0, (size_t)(s->CS - (g->PH + g->H) * s->Wp) * sizeof(T)); \
     }                                                                                            \
+  }                                                                                              \
+  /* rows (c, kh, kw) of gcol, for channels c0 .. c0+cb, added into the padded \
+   * grad image at their taps' offsets */                                                        \
+  static void tap_add_##T(const T *gcol, T *gxp, int64_t c0, int64_t cb, const ConvGeom *g, const Shift *s) { \
+    for (int64_t c = 0; c < cb; c++) {                                                           \
+      T *d = gxp + (c0 + c) * s->CS;                                                             \
+      for (int64_t kh = 0; kh < g->KH; kh++)                                                     \
+        for (int64_t kw = 0; kw < g->KW; kw++) {                                                 \
+          const T *r = gcol + ((c * g->KH + kh) * g->KW + kw) * s->NE;                           \
+          T *dd = d + kh * g->DH * s->Wp + kw * g->DW;                                           \
+          _Pragma("omp simd") for (int64_t j = 0; j < s->NE; j++) dd[j] += r[j];                 \
+        }                                                                                        \
+    }                                                                                            \
   }
 DEFINE_SHIFT(float)
 DEFINE_SHIFT(double)
@@ -106,8 +119,8 @@ void at_conv_shift_fwd(bool dbl, const void *x, const void *wt, void *out, void 
              (size_t)(g->OW * es));
 }
 
-void at_conv_shift_bwd(bool dbl, const void *x, const void *wt, const void *gy, void *gi, void *gwt, void *xk,
-                       void *ext, const ConvGeom *g) {
+void at_conv_shift_bwd(bool dbl, const void *x, const void *w, const void *wt, const void *gy, void *gi, void *gwt,
+                       void *xk, void *ext, const ConvGeom *g) {
   Shift s = shift_of(g);
   int es = dbl ? 8 : 4;
   int64_t KC = g->KW * g->C;
@@ -123,12 +136,28 @@ void at_conv_shift_bwd(bool dbl, const void *x, const void *wt, const void *gy, 
       at_gemm(dbl, false, true, g->O, KC, s.NE, 1.0, ext, s.NE, (const char *)xk + kh * g->DH * s.Wp * es, s.CS, 1.0,
               (char *)gwt + kh * g->O * KC * es, KC);
   }
-  if (gi) {    /* gxp[:, shift:] += W_tap^T (C x O) @ gy_ext (copy 0 of xk is gxp), then the interior is grad_input */
+  if (gi) {
+    /* grad of the padded image, in copy 0 of xk. Per chunk of channels, one
+     * GEMM gives every tap's rows, gcol = W^T (cb*KH*KW x O) @ gy_ext, in
+     * the spare copies of xk; each row is then added in at its tap's offset.
+     * (KH*KW GEMMs with K = O, one per tap, each repacked gy_ext.) */
     memset(xk, 0, (size_t)(g->C * s.CS * es));
-    for (int64_t kh = 0; kh < g->KH; kh++)
-      for (int64_t kw = 0; kw < g->KW; kw++)
-        at_gemm(dbl, true, false, g->C, s.NE, g->O, 1.0, (const char *)wt + (kh * g->O * KC + kw * g->C) * es, KC,
-                ext, s.NE, 1.0, (char *)xk + (kh * g->DH * s.Wp + kw * g->DW) * es, s.CS);
+    int64_t taps = g->KH * g->KW, cb = (g->KW - 1) * g->C * s.CS / (taps * s.NE);
+    if (cb > g->C) cb = g->C;
+    if (cb >= 8 && w) {
+      char *gcol = (char *)xk + g->C * s.CS * es;
+      for (int64_t c0 = 0; c0 < g->C; c0 += cb) {
+        int64_t n = g->C - c0 < cb ? g->C - c0 : cb;
+        at_gemm(dbl, true, false, n * taps, s.NE, g->O, 1.0, (const char *)w + c0 * taps * es, g->C * taps, ext, s.NE,
+                0.0, gcol, s.NE);
+        if (dbl) tap_add_double((const double *)gcol, xk, c0, n, g, &s);
+        else tap_add_float((const float *)gcol, xk, c0, n, g, &s);
+      }
+    } else
+      for (int64_t kh = 0; kh < g->KH; kh++)
+        for (int64_t kw = 0; kw < g->KW; kw++)
+          at_gemm(dbl, true, false, g->C, s.NE, g->O, 1.0, (const char *)wt + (kh * g->O * KC + kw * g->C) * es, KC,
+                  ext, s.NE, 1.0, (char *)xk + (kh * g->DH * s.Wp + kw * g->DW) * es, s.CS);
     for (int64_t c = 0; c < g->C; c++)
       for (int64_t h = 0; h < g->H; h++)
         memcpy((char *)gi + ((c * g->H + h) * g->W) * es, (const char *)xk + (c * s.CS + (h + g->PH) * s.Wp + g->PW) * es,
