@@ -30,6 +30,13 @@ CASES = [
     (9, 4, 6, 6, 5, 3, 1, 1, 1, 1),          # odd batch: shares of 5 and 4
     (3, 4, 6, 6, 5, 3, 1, 1, 1, 1),          # batch too small to share: one thread drives
     (16, 1024, 4, 4, 8, 3, 1, 1, 1, 1),      # columns past the cap: several chunks per thread
+    # stride 1 with rows of 12+ outputs: the AVX-512 direct kernel (forward,
+    # and grad_input as a convolution with the flipped weights)
+    (3, 5, 14, 30, 13, 3, 1, 1, 1, 1),       # O and C not multiples of 8, a part-filled segment
+    (2, 16, 12, 20, 9, 3, 1, 2, 2, 1),       # dilation
+    (2, 7, 16, 16, 3, (1, 3), 1, (0, 1), 1, 1),
+    (2, 4, 16, 16, 8, 3, 1, 3, 1, 1),        # padding past K-1: grad_input falls back
+    (1, 24, 20, 33, 17, 3, 1, 0, 1, 1),      # one image
 ]
 
 

@@ -327,7 +327,16 @@ THTensor *at_conv2d(const THTensor *input, const THTensor *weight, const THTenso
   char *od = THTensor_data(out);
   int64_t xs = g.C * g.H * g.W, os = g.O * L;
   int nt = image_threads(&g);
-  if (at_conv_shift_ok(&g) && L >= 256) {
+  if (!dbl && at_conv_direct_ok(&g) && (nt > 1 || omp_get_max_threads() == 1)) {
+    /* stride 1, wide rows: the AVX-512 direct kernel, one image per thread */
+    int64_t wpn = slot_elems(at_conv_direct_wpack_elems(&g), es), xpn = slot_elems(at_conv_direct_xp_elems(&g), es);
+    if (!(col = alloc_or_fail((size_t)(wpn + nt * xpn) * es))) goto fail;
+    at_conv_direct_pack_w((const float *)wd, col, &g);
+#pragma omp parallel for num_threads(nt) schedule(static) if (nt > 1)
+    for (int64_t n = 0; n < g.N; n++)
+      at_conv_direct_fwd((const float *)xd + n * xs, col, (float *)od + n * os,
+                         (float *)col + wpn + omp_get_thread_num() * xpn, &g);
+  } else if (at_conv_shift_ok(&g) && L >= 256) {
     /* stride 1: shifted GEMMs over a padded copy, one image per thread */
     int nth = nt > 1 ? nt : 1;
     int64_t xpn = at_conv_shift_xp_elems(&g), exn = at_conv_shift_ext_elems(&g);
@@ -461,7 +470,24 @@ int at_conv2d_backward(THTensor **outs, const THTensor *grad, const THTensor *in
     char *gid = gi ? THTensor_data(gi) : NULL, *gwd = gw ? THTensor_data(gw) : NULL;
     int64_t xs = g.C * g.H * g.W, os = g.O * L, wn = g.O * K;
     int nt = image_threads(&g);
-    if (shift) {
+    ConvGeom g2;
+    if (need_i && !dbl && (nt > 1 || omp_get_max_threads() == 1) && at_conv_direct_grad_input_geom(&g, &g2)) {
+      /* grad_input by the direct kernel (a convolution of grad_output with
+       * the flipped weights); the paths below then do grad_weight only */
+      int64_t wpn = slot_elems(at_conv_direct_wpack_elems(&g2), es), xpn = slot_elems(at_conv_direct_xp_elems(&g2), es);
+      void *dbuf = alloc_or_fail((size_t)(wpn + nt * xpn) * es);
+      if (!dbuf) goto done;
+      at_conv_direct_pack_w_flipped((const float *)wd, dbuf, &g, &g2);
+#pragma omp parallel for num_threads(nt) schedule(static) if (nt > 1)
+      for (int64_t n = 0; n < g.N; n++)
+        at_conv_direct_fwd((const float *)gd + n * os, dbuf, (float *)gid + n * xs,
+                           (float *)dbuf + wpn + omp_get_thread_num() * xpn, &g2);
+      free(dbuf);
+      gid = NULL;
+    }
+    if (!gid && !need_w) {
+      /* nothing left */
+    } else if (shift) {
       /* stride 1: shifted GEMMs; grad_weight summed per thread in tap-major
        * layout, then added into [O][C][KH][KW] */
       int nth = nt > 1 ? nt : 1;
@@ -477,7 +503,7 @@ int at_conv2d_backward(THTensor **outs, const THTensor *grad, const THTensor *in
         if (mygw) memset(mygw, 0, (size_t)wn * es);   /* by its own thread: the lines stay in its cache */
 #pragma omp for schedule(static)
         for (int64_t n = 0; n < g.N; n++)
-          at_conv_shift_bwd(dbl, xd + n * xs * es, wd, col, gd + n * os * es, need_i ? gid + n * xs * es : NULL,
+          at_conv_shift_bwd(dbl, xd + n * xs * es, wd, col, gd + n * os * es, gid ? gid + n * xs * es : NULL,
                             mygw, mine, mine + xpn * es, &g);
       }
       if (need_w)
@@ -496,7 +522,7 @@ int at_conv2d_backward(THTensor **outs, const THTensor *grad, const THTensor *in
         int64_t lo = t * per, hi = lo + per < g.N ? lo + per : g.N;
         char *mine = (char *)col + (size_t)t * (cn + yn) * es;
         char *mygw = !need_w ? NULL : t == 0 ? gwd : (char *)gbuf + (size_t)(t - 1) * wslot * es;
-        if (lo < hi) bwd_images(dbl, &g, xd, wd, gd, need_i ? gid : NULL, mygw, false, lo, hi, nbmax, mine, mine + cn * es);
+        if (lo < hi) bwd_images(dbl, &g, xd, wd, gd, gid, mygw, false, lo, hi, nbmax, mine, mine + cn * es);
         else if (mygw) memset(mygw, 0, (size_t)wn * es);
       }
       if (need_w)
@@ -512,7 +538,7 @@ int at_conv2d_backward(THTensor **outs, const THTensor *grad, const THTensor *in
       int64_t nbmax = chunk_images(g.N, K, L, es);
       if (!(col = alloc_or_fail((size_t)K * nbmax * L * es))) goto done;
       if (nbmax > 1 && !(gbuf = alloc_or_fail((size_t)Og * nbmax * L * es))) goto done;
-      bwd_images(dbl, &g, xd, wd, gd, need_i ? gid : NULL, need_w ? gwd : NULL, false, 0, g.N, nbmax, col, gbuf);
+      bwd_images(dbl, &g, xd, wd, gd, gid, need_w ? gwd : NULL, false, 0, g.N, nbmax, col, gbuf);
     }
   }
   if (need_b) {

@@ -35,6 +35,21 @@ AT_API void at_conv_shift_fwd(bool dbl, const void *x, const void *wt, void *out
 AT_API void at_conv_shift_bwd(bool dbl, const void *x, const void *w, const void *wt, const void *gy, void *gi,
                               void *gwt, void *xp, void *ext, const ConvGeom *g);
 
+/* Direct stride-1 float32 convolution, AVX-512 register-blocked
+ * (ATConvDirect.c; at_conv_direct_ok is false without AVX-512). Scratch in
+ * floats: the packed weights (at_conv_direct_wpack_elems, shared) and one
+ * padded image per thread (at_conv_direct_xp_elems). */
+AT_API bool at_conv_direct_ok(const ConvGeom *g);
+AT_API int64_t at_conv_direct_xp_elems(const ConvGeom *g);
+AT_API int64_t at_conv_direct_wpack_elems(const ConvGeom *g);
+AT_API void at_conv_direct_pack_w(const float *w, float *ap, const ConvGeom *g);
+/* grad_input of g by the direct kernel: g2 is the geometry of that
+ * convolution (false when the kernel does not apply); its weights are
+ * packed from W by at_conv_direct_pack_w_flipped */
+AT_API bool at_conv_direct_grad_input_geom(const ConvGeom *g, ConvGeom *g2);
+AT_API void at_conv_direct_pack_w_flipped(const float *w, float *ap, const ConvGeom *g, const ConvGeom *g2);
+AT_API void at_conv_direct_fwd(const float *x, const float *ap, float *out, float *xp, const ConvGeom *g);
+
 /* a contiguous copy of t in dtype ct (t itself, retained, when it already is) */
 AT_API THTensor *at_contiguous_as(const THTensor *t, THDtype ct);
 AT_API THTensor *at_conv2d(const THTensor *input, const THTensor *weight, const THTensor *bias,

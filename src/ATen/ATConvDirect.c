@@ -1,0 +1,140 @@
+/* Direct stride-1 float convolution with an AVX-512 register-blocked kernel
+ * (no im2col, no GEMM library call). The image is copied once into a
+ * zero-padded buffer; an output tile is 8 output channels x two 16-wide
+ * output-row segments, held in 16 vector accumulators over the whole
+ * reduction k = (c, kh, kw): per k, two unaligned loads of the padded image
+ * at the tap's offset and eight broadcast weights feed 16 FMAs. The padded
+ * rows a tile reads stay in L1 while all the channel blocks pass over them.
+ * Weights are packed per block of 8 output channels, [k][8] (zero rows past
+ * O). Output columns past OW are masked, so no padded column is computed. */
+#include "ATConv.h"
+
+#include <string.h>
+
+#ifdef __AVX512F__
+#include <immintrin.h>
+
+#define MR 8    /* output channels per tile */
+
+bool at_conv_direct_ok(const ConvGeom *g) {
+  /* output rows must fill at least 3/4 of the 16-lane segments they take
+   * (an 8-wide row wastes half of every FMA: im2col + GEMM does better) */
+  int64_t lanes = (g->OW + 15) / 16 * 16;
+  return g->SH == 1 && g->SW == 1 && g->G == 1 && 4 * g->OW >= 3 * lanes && g->C * g->KH * g->KW >= 16;
+}
+
+/* the weights of grad_input = conv(grad_output, W2) with W2[c][o] the
+ * flipped W[o][c], packed for g2 (the geometry of that convolution) */
+void at_conv_direct_pack_w_flipped(const float *w, float *ap, const ConvGeom *g, const ConvGeom *g2) {
+  int64_t T = g->KH * g->KW, K2 = g->O * T, nb = (g->C + MR - 1) / MR;
+  (void)g2;
+  for (int64_t b = 0; b < nb; b++)
+    for (int64_t o = 0; o < g->O; o++)
+      for (int64_t t = 0; t < T; t++)
+        for (int i = 0; i < MR; i++) {
+          int64_t c = b * MR + i;
+          ap[(b * K2 + o * T + t) * MR + i] = c < g->C ? w[(o * g->C + c) * T + (T - 1 - t)] : 0.0f;
+        }
+}
+
+static int64_t chan_stride(const ConvGeom *g) {
+  /* (KW-1)*DW spare: a tap's masked-off lanes of the last row may read past the plane */
+  return (g->H + 2 * g->PH) * (g->W + 2 * g->PW) + 16 + (g->KW - 1) * g->DW;
+}
+
+int64_t at_conv_direct_xp_elems(const ConvGeom *g) { return g->C * chan_stride(g) + 16; }
+int64_t at_conv_direct_wpack_elems(const ConvGeom *g) {
+  return (g->O + MR - 1) / MR * MR * g->C * g->KH * g->KW;
+}
+
+void at_conv_direct_pack_w(const float *w, float *ap, const ConvGeom *g) {
+  int64_t K = g->C * g->KH * g->KW, nb = (g->O + MR - 1) / MR;
+  for (int64_t b = 0; b < nb; b++)
+    for (int64_t k = 0; k < K; k++)
+      for (int i = 0; i < MR; i++) {
+        int64_t o = b * MR + i;
+        ap[(b * K + k) * MR + i] = o < g->O ? w[o * K + k] : 0.0f;
+      }
+}
+
+static void pad_image(const float *x, float *xp, const ConvGeom *g, int64_t CS) {
+  int64_t Wp = g->W + 2 * g->PW;
+  for (int64_t c = 0; c < g->C; c++) {
+    float *d = xp + c * CS;
+    const float *s = x + c * g->H * g->W;
+    memset(d, 0, (size_t)(g->PH * Wp) * sizeof(float));
+    for (int64_t h = 0; h < g->H; h++) {
+      float *row = d + (h + g->PH) * Wp;
+      for (int64_t i = 0; i < g->PW; i++) row[i] = 0;
+      memcpy(row + g->PW, s + h * g->W, (size_t)g->W * sizeof(float));
+      for (int64_t i = g->PW + g->W; i < Wp; i++) row[i] = 0;
+    }
+    memset(d + (g->PH + g->H) * Wp, 0, (size_t)(CS - (g->PH + g->H) * Wp) * sizeof(float));
+  }
+}
+
+/* one tile: rows o0.. (MR of them, nrows valid) at output segments s0, s1 */
+static inline void tile(const float *ap, const float *b0, const float *b1, __mmask16 m0, __mmask16 m1, int64_t C,
+                        int64_t CS, const int64_t *tofs, int64_t T, float *y0, float *y1, int64_t ys, int nrows) {
+  __m512 a00 = _mm512_setzero_ps(), a01 = a00, a10 = a00, a11 = a00, a20 = a00, a21 = a00, a30 = a00, a31 = a00,
+         a40 = a00, a41 = a00, a50 = a00, a51 = a00, a60 = a00, a61 = a00, a70 = a00, a71 = a00;
+  for (int64_t c = 0; c < C; c++, b0 += CS, b1 += CS)
+    for (int64_t t = 0; t < T; t++, ap += MR) {
+      __m512 v0 = _mm512_maskz_loadu_ps(m0, b0 + tofs[t]), v1 = _mm512_maskz_loadu_ps(m1, b1 + tofs[t]), a;
+#define STEP(i, x0, x1) a = _mm512_set1_ps(ap[i]); x0 = _mm512_fmadd_ps(a, v0, x0); x1 = _mm512_fmadd_ps(a, v1, x1);
+      STEP(0, a00, a01) STEP(1, a10, a11) STEP(2, a20, a21) STEP(3, a30, a31)
+      STEP(4, a40, a41) STEP(5, a50, a51) STEP(6, a60, a61) STEP(7, a70, a71)
+#undef STEP
+    }
+  __m512 r0[MR] = { a00, a10, a20, a30, a40, a50, a60, a70 }, r1[MR] = { a01, a11, a21, a31, a41, a51, a61, a71 };
+  for (int i = 0; i < nrows; i++) {
+    _mm512_mask_storeu_ps(y0 + i * ys, m0, r0[i]);
+    if (m1) _mm512_mask_storeu_ps(y1 + i * ys, m1, r1[i]);
+  }
+}
+
+void at_conv_direct_fwd(const float *x, const float *ap, float *out, float *xp, const ConvGeom *g) {
+  int64_t CS = chan_stride(g), Wp = g->W + 2 * g->PW, T = g->KH * g->KW, K = g->C * T, L = g->OH * g->OW;
+  int64_t tofs[T];
+  for (int64_t kh = 0; kh < g->KH; kh++)
+    for (int64_t kw = 0; kw < g->KW; kw++) tofs[kh * g->KW + kw] = kh * g->DH * Wp + kw * g->DW;
+  pad_image(x, xp, g, CS);
+  int64_t per_row = (g->OW + 15) / 16, nseg = g->OH * per_row, nb = (g->O + MR - 1) / MR;
+  for (int64_t s = 0; s < nseg; s += 2) {
+    int64_t oh0 = s / per_row, ow0 = s % per_row * 16, oh1 = (s + 1) / per_row, ow1 = (s + 1) % per_row * 16;
+    int64_t n0 = g->OW - ow0 < 16 ? g->OW - ow0 : 16, n1 = s + 1 < nseg ? (g->OW - ow1 < 16 ? g->OW - ow1 : 16) : 0;
+    __mmask16 m0 = (__mmask16)((1u << n0) - 1), m1 = (__mmask16)((1u << n1) - 1);
+    const float *b0 = xp + oh0 * Wp + ow0, *b1 = xp + (n1 ? oh1 * Wp + ow1 : 0);
+    for (int64_t b = 0; b < nb; b++) {
+      int nrows = g->O - b * MR < MR ? (int)(g->O - b * MR) : MR;
+      float *y = out + b * MR * L;
+      tile(ap + b * K * MR, b0, b1, m0, m1, g->C, CS, tofs, T, y + oh0 * g->OW + ow0, y + oh1 * g->OW + ow1, L, nrows);
+    }
+  }
+}
+
+#else
+
+bool at_conv_direct_ok(const ConvGeom *g) { (void)g; return false; }
+int64_t at_conv_direct_xp_elems(const ConvGeom *g) { (void)g; return 0; }
+int64_t at_conv_direct_wpack_elems(const ConvGeom *g) { (void)g; return 0; }
+void at_conv_direct_pack_w(const float *w, float *ap, const ConvGeom *g) { (void)w; (void)ap; (void)g; }
+void at_conv_direct_pack_w_flipped(const float *w, float *ap, const ConvGeom *g, const ConvGeom *g2) {
+  (void)w; (void)ap; (void)g; (void)g2;
+}
+void at_conv_direct_fwd(const float *x, const float *ap, float *out, float *xp, const ConvGeom *g) {
+  (void)x; (void)ap; (void)out; (void)xp; (void)g;
+}
+
+#endif
+
+bool at_conv_direct_grad_input_geom(const ConvGeom *g, ConvGeom *g2) {
+  /* grad_input of a stride-1 conv is a stride-1 conv of grad_output with
+   * the flipped, transposed weights and padding (K-1)*D - P */
+  if (g->SH != 1 || g->SW != 1 || g->G != 1) return false;
+  *g2 = *g;
+  g2->C = g->O; g2->O = g->C; g2->H = g->OH; g2->W = g->OW;
+  g2->PH = (g->KH - 1) * g->DH - g->PH; g2->PW = (g->KW - 1) * g->DW - g->PW;
+  g2->OH = g->H; g2->OW = g->W;
+  return g2->PH >= 0 && g2->PW >= 0 && at_conv_direct_ok(g2);
+}
