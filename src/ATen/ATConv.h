@@ -31,7 +31,8 @@ AT_API void at_conv_shift_unpack_add(bool dbl, const void *gwt, void *gw, const 
 AT_API void at_conv_shift_fwd(bool dbl, const void *x, const void *wt, void *out, void *xp, void *ext,
                               const ConvGeom *g);
 /* gi (may be NULL) = grad_input of one image; gwt (may be NULL) += grad of
- * the packed weights. w is the weight in [O][C][KH][KW], wt packed. */
+ * the weights as [KH][KW*C][O] (at_conv_shift_unpack_add adds it into
+ * [O][C][KH][KW]). w is the weight in [O][C][KH][KW], wt packed. */
 AT_API void at_conv_shift_bwd(bool dbl, const void *x, const void *w, const void *wt, const void *gy, void *gi,
                               void *gwt, void *xp, void *ext, const ConvGeom *g);
 
