@@ -37,6 +37,8 @@ CASES = [
     (2, 7, 16, 16, 3, (1, 3), 1, (0, 1), 1, 1),
     (2, 4, 16, 16, 8, 3, 1, 3, 1, 1),        # padding past K-1: grad_input falls back
     (1, 24, 20, 33, 17, 3, 1, 0, 1, 1),      # one image
+    (4, 16, 8, 8, 12, 3, 1, 1, 1, 1),        # 8-wide rows: two rows per vector
+    (4, 16, 9, 7, 12, 3, 1, 1, 1, 1),        # 7-wide rows, a row count not a multiple of 4
 ]
 
 

@@ -17,9 +17,9 @@
 #define MR 8    /* output channels per tile */
 
 bool at_conv_direct_ok(const ConvGeom *g) {
-  /* output rows must fill at least 3/4 of the 16-lane segments they take
-   * (an 8-wide row wastes half of every FMA: im2col + GEMM does better) */
-  int64_t lanes = (g->OW + 15) / 16 * 16;
+  /* output rows must fill at least 3/4 of the lanes they take: 16-lane
+   * segments, or for rows of 6..8 one 8-lane half of a vector each */
+  int64_t lanes = g->OW <= 8 ? 8 : (g->OW + 15) / 16 * 16;
   return g->SH == 1 && g->SW == 1 && g->G == 1 && 4 * g->OW >= 3 * lanes && g->C * g->KH * g->KW >= 16;
 }
 
@@ -73,24 +73,45 @@ static void pad_image(const float *x, float *xp, const ConvGeom *g, int64_t CS) 
   }
 }
 
-/* one tile: rows o0.. (MR of them, nrows valid) at output segments s0, s1 */
-static inline void tile(const float *ap, const float *b0, const float *b1, __mmask16 m0, __mmask16 m1, int64_t C,
-                        int64_t CS, const int64_t *tofs, int64_t T, float *y0, float *y1, int64_t ys, int nrows) {
+/* two masked loads: lanes 0-7 from lo, lanes 8-15 from hi[0..7] */
+static inline __m512 load2(__mmask16 ml, const float *lo, __mmask16 mh, const float *hi) {
+  return _mm512_mask_loadu_ps(_mm512_maskz_loadu_ps(ml, lo), mh, hi - 8);
+}
+
+/* One tile: MR output channels (nrows valid) x two vectors of outputs.
+ * Wide rows (half false): vector q is the 16-wide segment at b[q] / y[q]
+ * with lane mask m[q]. Rows of at most 8 (half true): vector 0 holds rows
+ * b[0] (lanes 0-7, mask m[0]) and b[1] (lanes 8-15, mask m[1] << 8),
+ * vector 1 rows b[2], b[3]. half is constant at each call, so each use
+ * compiles to its own loop. */
+static inline __attribute__((always_inline)) void tile(bool half, const float *ap, const float *const *b,
+                                                       const __mmask16 *m, int64_t C, int64_t CS, const int64_t *tofs,
+                                                       int64_t T, float *const *y, int64_t ys, int nrows) {
   __m512 a00 = _mm512_setzero_ps(), a01 = a00, a10 = a00, a11 = a00, a20 = a00, a21 = a00, a30 = a00, a31 = a00,
          a40 = a00, a41 = a00, a50 = a00, a51 = a00, a60 = a00, a61 = a00, a70 = a00, a71 = a00;
-  for (int64_t c = 0; c < C; c++, b0 += CS, b1 += CS)
+  __mmask16 h1 = (__mmask16)(m[1] << 8), h3 = (__mmask16)(m[3] << 8);
+  const float *b0 = b[0], *b1 = b[1], *b2 = b[2], *b3 = b[3];
+  for (int64_t c = 0; c < C; c++, b0 += CS, b1 += CS, b2 += CS, b3 += CS)
     for (int64_t t = 0; t < T; t++, ap += MR) {
-      __m512 v0 = _mm512_maskz_loadu_ps(m0, b0 + tofs[t]), v1 = _mm512_maskz_loadu_ps(m1, b1 + tofs[t]), a;
+      int64_t o = tofs[t];
+      __m512 v0 = half ? load2(m[0], b0 + o, h1, b1 + o) : _mm512_maskz_loadu_ps(m[0], b0 + o);
+      __m512 v1 = half ? load2(m[2], b2 + o, h3, b3 + o) : _mm512_maskz_loadu_ps(m[1], b1 + o), a;
 #define STEP(i, x0, x1) a = _mm512_set1_ps(ap[i]); x0 = _mm512_fmadd_ps(a, v0, x0); x1 = _mm512_fmadd_ps(a, v1, x1);
       STEP(0, a00, a01) STEP(1, a10, a11) STEP(2, a20, a21) STEP(3, a30, a31)
       STEP(4, a40, a41) STEP(5, a50, a51) STEP(6, a60, a61) STEP(7, a70, a71)
 #undef STEP
     }
   __m512 r0[MR] = { a00, a10, a20, a30, a40, a50, a60, a70 }, r1[MR] = { a01, a11, a21, a31, a41, a51, a61, a71 };
-  for (int i = 0; i < nrows; i++) {
-    _mm512_mask_storeu_ps(y0 + i * ys, m0, r0[i]);
-    if (m1) _mm512_mask_storeu_ps(y1 + i * ys, m1, r1[i]);
-  }
+  for (int i = 0; i < nrows; i++)
+    if (half) {
+      _mm512_mask_storeu_ps(y[0] + i * ys, m[0], r0[i]);
+      _mm512_mask_storeu_ps(y[1] + i * ys - 8, h1, r0[i]);
+      _mm512_mask_storeu_ps(y[2] + i * ys, m[2], r1[i]);
+      _mm512_mask_storeu_ps(y[3] + i * ys - 8, h3, r1[i]);
+    } else {
+      _mm512_mask_storeu_ps(y[0] + i * ys, m[0], r0[i]);
+      if (m[1]) _mm512_mask_storeu_ps(y[1] + i * ys, m[1], r1[i]);
+    }
 }
 
 void at_conv_direct_fwd(const float *x, const float *ap, float *out, float *xp, const ConvGeom *g) {
@@ -99,16 +120,39 @@ void at_conv_direct_fwd(const float *x, const float *ap, float *out, float *xp, 
   for (int64_t kh = 0; kh < g->KH; kh++)
     for (int64_t kw = 0; kw < g->KW; kw++) tofs[kh * g->KW + kw] = kh * g->DH * Wp + kw * g->DW;
   pad_image(x, xp, g, CS);
-  int64_t per_row = (g->OW + 15) / 16, nseg = g->OH * per_row, nb = (g->O + MR - 1) / MR;
+  int64_t nb = (g->O + MR - 1) / MR;
+  if (g->OW <= 8) {   /* four output rows per tile, two per vector */
+    __mmask16 full = (__mmask16)((1u << g->OW) - 1);
+    for (int64_t r0 = 0; r0 < g->OH; r0 += 4) {
+      const float *b[4];
+      int64_t yo[4];
+      __mmask16 m[4];
+      for (int q = 0; q < 4; q++) {
+        bool in = r0 + q < g->OH;
+        int64_t r = in ? r0 + q : r0;   /* rows past the end: masked off, pointers kept valid */
+        b[q] = xp + r * Wp;
+        yo[q] = r * g->OW;
+        m[q] = in ? full : 0;
+      }
+      for (int64_t bl = 0; bl < nb; bl++) {
+        int nrows = g->O - bl * MR < MR ? (int)(g->O - bl * MR) : MR;
+        float *y0 = out + bl * MR * L, *y[4] = { y0 + yo[0], y0 + yo[1], y0 + yo[2], y0 + yo[3] };
+        tile(true, ap + bl * K * MR, b, m, g->C, CS, tofs, T, y, L, nrows);
+      }
+    }
+    return;
+  }
+  int64_t per_row = (g->OW + 15) / 16, nseg = g->OH * per_row;
   for (int64_t s = 0; s < nseg; s += 2) {
     int64_t oh0 = s / per_row, ow0 = s % per_row * 16, oh1 = (s + 1) / per_row, ow1 = (s + 1) % per_row * 16;
     int64_t n0 = g->OW - ow0 < 16 ? g->OW - ow0 : 16, n1 = s + 1 < nseg ? (g->OW - ow1 < 16 ? g->OW - ow1 : 16) : 0;
     __mmask16 m0 = (__mmask16)((1u << n0) - 1), m1 = (__mmask16)((1u << n1) - 1);
-    const float *b0 = xp + oh0 * Wp + ow0, *b1 = xp + (n1 ? oh1 * Wp + ow1 : 0);
-    for (int64_t b = 0; b < nb; b++) {
-      int nrows = g->O - b * MR < MR ? (int)(g->O - b * MR) : MR;
-      float *y = out + b * MR * L;
-      tile(ap + b * K * MR, b0, b1, m0, m1, g->C, CS, tofs, T, y + oh0 * g->OW + ow0, y + oh1 * g->OW + ow1, L, nrows);
+    const float *b[4] = { xp + oh0 * Wp + ow0, xp + (n1 ? oh1 * Wp + ow1 : 0), xp, xp };
+    __mmask16 m[4] = { m0, m1, 0, 0 };
+    for (int64_t bl = 0; bl < nb; bl++) {
+      int nrows = g->O - bl * MR < MR ? (int)(g->O - bl * MR) : MR;
+      float *y0 = out + bl * MR * L, *y[4] = { y0 + oh0 * g->OW + ow0, y0 + oh1 * g->OW + ow1, y0, y0 };
+      tile(false, ap + bl * K * MR, b, m, g->C, CS, tofs, T, y, L, nrows);
     }
   }
 }
