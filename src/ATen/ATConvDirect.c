@@ -20,7 +20,8 @@ bool at_conv_direct_ok(const ConvGeom *g) {
   /* output rows must fill at least 3/4 of the lanes they take: 16-lane
    * segments, or for rows of 6..8 one 8-lane half of a vector each */
   int64_t lanes = g->OW <= 8 ? 8 : (g->OW + 15) / 16 * 16;
-  return g->SH == 1 && g->SW == 1 && g->G == 1 && 4 * g->OW >= 3 * lanes && g->C * g->KH * g->KW >= 16;
+  /* and a tile's 8 output channels should be at least half real */
+  return g->SH == 1 && g->SW == 1 && g->G == 1 && 4 * g->OW >= 3 * lanes && g->C * g->KH * g->KW >= 16 && g->O >= 4;
 }
 
 /* the weights of grad_input = conv(grad_output, W2) with W2[c][o] the
