@@ -39,6 +39,9 @@ CASES = [
     (1, 24, 20, 33, 17, 3, 1, 0, 1, 1),      # one image
     (4, 16, 8, 8, 12, 3, 1, 1, 1, 1),        # 8-wide rows: two rows per vector
     (4, 16, 9, 7, 12, 3, 1, 1, 1, 1),        # 7-wide rows, a row count not a multiple of 4
+    (16, 32, 4, 4, 48, 3, 1, 1, 1, 1),       # 4x4 outputs: two images' im2col rows per tile
+    (9, 8, 8, 8, 12, 3, 2, 1, 1, 1),         # stride 2 to 4x4, an odd image left over
+    (6, 8, 7, 5, 12, 3, 1, (1, 0), 1, 1),    # 7x3 = 21 outputs: too many for one vector
 ]
 
 
