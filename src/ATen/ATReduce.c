@@ -93,6 +93,12 @@ static int sum_into(const ATReduce2D *r, double *od, int64_t *oi) {
   int es = THDtype_size(r->dtype);
   int nt = at_get_num_threads();
   int64_t work = r->M * r->K;
+  if (r->M == 1 && r->sk == 1 && od && (r->dtype == TH_Float || r->dtype == TH_Double) && (nt <= 1 || work < 65536)) {
+    /* one contiguous row on one thread: the fast full-sum loop, as each thread runs below */
+    od[0] = r->dtype == TH_Float ? THFloatTensor_sum_contig((const float *)r->data, r->K)
+                                 : THDoubleTensor_sum_contig((const double *)r->data, r->K);
+    return 0;
+  }
   if (nt <= 1 || work < 65536) { fn(od, oi, r->data, r->M, r->K, r->sm, r->sk); return 0; }
   if (r->M >= nt && r->M >= 16) {
 #pragma omp parallel num_threads(nt)
