@@ -1,0 +1,76 @@
+"""where / masked_fill / x[mask] = scalar against torch: every dtype width the
+bitwise select in where_loop handles (1, 2, 4, 8 bytes), broadcast scalars
+and masks, strided inputs (the generic loop), 0-d tensors, and the overflow
+error of an out-of-range fill value."""
+import numpy as np
+import pytest
+
+import cthtorch as ct
+import oracle
+
+torch = oracle.require_torch()
+
+DTYPES = ["bool", "uint8", "int8", "int16", "int32", "int64", "float16", "bfloat16", "float32", "float64"]
+
+
+def _vals(dt, shape, rs):
+    a = rs.randn(*shape) * 5
+    if dt == "bool":
+        return a > 0
+    return a
+
+
+def _pair(dt, a):
+    c = ct.tensor(a).to(getattr(ct, dt))
+    t = torch.tensor(a).to(getattr(torch, dt))
+    return c, t
+
+
+def _same(c, t):
+    assert str(c.dtype) == str(t.dtype) and tuple(c.shape) == tuple(t.shape)
+    np.testing.assert_array_equal(c.float().numpy() if c.dtype == ct.bfloat16 else c.numpy(),
+                                  t.float().numpy() if t.dtype == torch.bfloat16 else t.numpy())
+
+
+@pytest.mark.parametrize("dt", DTYPES)
+def test_where_every_width(dt):
+    rs = np.random.RandomState(0)
+    m = rs.rand(37, 29) > 0.5
+    a, b = _vals(dt, (37, 29), rs), _vals(dt, (37, 29), rs)
+    (ca, ta), (cb, tb) = _pair(dt, a), _pair(dt, b)
+    cm, tm = ct.tensor(m), torch.tensor(m)
+    _same(ct.where(cm, ca, cb), torch.where(tm, ta, tb))
+    _same(ct.where(cm, ca[:1], cb), torch.where(tm, ta[:1], tb))        # broadcast rows
+    _same(ct.where(cm, ca.t().contiguous().t(), cb), torch.where(tm, ta.t().contiguous().t(), tb))  # strided
+    _same(ct.where(cm[:, ::2], ca[:, ::2], cb[:, ::2]), torch.where(tm[:, ::2], ta[:, ::2], tb[:, ::2]))
+    fill = True if dt == "bool" else 3
+    _same(ca.masked_fill(cm, fill), ta.masked_fill(tm, fill))
+    _same(ca.masked_fill(cm[:, :1], fill), ta.masked_fill(tm[:, :1], fill))   # broadcast mask
+
+
+@pytest.mark.parametrize("dt", ["uint8", "int32", "float32", "float64"])
+def test_setitem_bool_mask_scalar(dt):
+    rs = np.random.RandomState(1)
+    a = rs.randn(50, 31) * 5
+    c, t = _pair(dt, a)
+    c[c > 1] = 0
+    t[t > 1] = 0
+    _same(c, t)
+    c[c < 0] = ct.tensor(2.7)
+    t[t < 0] = torch.tensor(2.7)
+    _same(c, t)
+    for v0 in (1.5, -1.5):   # 0-d tensor, 0-d mask
+        c0, t0 = ct.tensor(v0), torch.tensor(v0)
+        c0[c0 > 0] = 0
+        t0[t0 > 0] = 0
+        assert c0.item() == t0.item()
+
+
+def test_masked_fill_overflow_and_grad():
+    oracle.raises_like(lambda: ct.zeros(3, dtype=ct.uint8).masked_fill_(ct.ones(3, dtype=ct.bool), 300),
+                       lambda: torch.zeros(3, dtype=torch.uint8).masked_fill_(torch.ones(3, dtype=torch.bool), 300))
+    w = np.random.RandomState(2).randn(6)
+    cw, tw = ct.tensor(w, requires_grad=True), torch.tensor(w, requires_grad=True)
+    (cw.masked_fill(cw > 0, 0.0) * 3).sum().backward()
+    (tw.masked_fill(tw > 0, 0.0) * 3).sum().backward()
+    np.testing.assert_array_equal(cw.grad.numpy(), tw.grad.numpy())
