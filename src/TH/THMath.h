@@ -5,7 +5,7 @@
 #include <math.h>
 
 /* Vector variants of libm from glibc's libmvec, so `#pragma omp simd` loops
- * over exp/log/sin/cos/tanh vectorize (glibc only declares these under
+ * over exp/log/sin/cos/tanh/erf/pow vectorize (glibc only declares these under
  * -ffast-math, which would also break NaN checks). */
 #pragma omp declare simd notinbranch
 extern float expf(float);
@@ -27,11 +27,16 @@ extern double tanh(double);
 extern float erff(float);
 #pragma omp declare simd notinbranch
 extern double erf(double);
+#pragma omp declare simd notinbranch
+extern float powf(float, float);
+#pragma omp declare simd notinbranch
+extern double pow(double, double);
 
 /* libm by argument type, so float kernels call the float (and vector)
  * variants instead of widening to double */
 #define TH_ERF(x) _Generic((x), float: erff, default: erf)(x)
 #define TH_EXP(x) _Generic((x), float: expf, default: exp)(x)
+#define TH_POW(x, y) _Generic((x), float: powf, default: pow)(x, y)
 #define TH_TANH(x) _Generic((x), float: tanhf, default: tanh)(x)
 
 static inline double th_erfinv(double y) {

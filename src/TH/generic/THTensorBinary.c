@@ -62,6 +62,10 @@ void THTensor_(pow_loop)(char **data, const int64_t *st, int64_t n, const void *
     POW_CASE(-1, (compute_t)1 / a)
     POW_CASE(-2, (compute_t)1 / (a * a))
 #undef POW_CASE
+    /* any other exponent: one omp simd loop, so it runs on the vector pow
+     * (libmvec), as torch's runs on Sleef's, instead of scalar double pow */
+    _Pragma("omp simd") for (int64_t i = 0; i < n; i++) o[i] = FROMC(TH_POW(TOC(A[i]), b));
+    return;
   }
   THTensor_(pow_general_loop)(data, st, n, extra);
 }
