@@ -30,14 +30,21 @@ extern int th_kernel_error;   /* plain global: worker threads set it too */
 #define TH_LOOP_MACROS
 
 #define TH_S ((int64_t)sizeof(scalar_t))
+/* The loops read op arguments (TH_ARG) from a local copy: read through the
+ * caller's pointer, GCC reloaded them after every store to the output (they
+ * might alias) and would not vectorize, e.g. leaky_relu's slope. */
+#define TH_LOCAL_ARGS                                                           \
+  const THOpArgs th_args_ = extra_in ? *(const THOpArgs *)extra_in : (THOpArgs){ { 0 }, { 0 } }; \
+  const void *extra = &th_args_;                                                \
+  (void)extra;
 #define TH_AT(p, s, i) (*(scalar_t *)((p) + (s) * (i)))
 
 /* out = EXPR(x) with x a compute_t */
 /* SIMD: empty, or _Pragma("omp simd") for float kernels whose libm calls
  * have vector variants (THMath.h); only the contiguous branch gets it */
 #define TH_UNARY_LOOP_P(NAME, EXPR, SIMD)                                       \
-  void THTensor_(NAME)(char **data, const int64_t *st, int64_t n, const void *extra) { \
-    (void)extra;                                                                \
+  void THTensor_(NAME)(char **data, const int64_t *st, int64_t n, const void *extra_in) { \
+    TH_LOCAL_ARGS                                                               \
     char *po = data[0], *pa = data[1];                                          \
     if (st[0] == TH_S && st[1] == TH_S) {                                       \
       scalar_t *o = (scalar_t *)po; const scalar_t *a = (const scalar_t *)pa;   \
@@ -55,8 +62,8 @@ extern int th_kernel_error;   /* plain global: worker threads set it too */
 
 /* out = EXPR(a, b); OTYPE/OFROM give the output type (bool for comparisons) */
 #define TH_BINARY_LOOP_TP(NAME, OTYPE, OFROM, EXPR, SIMD)                       \
-  void THTensor_(NAME)(char **data, const int64_t *st, int64_t n, const void *extra) { \
-    (void)extra;                                                                \
+  void THTensor_(NAME)(char **data, const int64_t *st, int64_t n, const void *extra_in) { \
+    TH_LOCAL_ARGS                                                               \
     char *po = data[0], *pa = data[1], *pb = data[2];                           \
     const int64_t so = st[0], sa = st[1], sb = st[2], S = TH_S;                 \
     OTYPE *o = (OTYPE *)po;                                                     \
@@ -85,8 +92,8 @@ extern int th_kernel_error;   /* plain global: worker threads set it too */
 
 /* out = EXPR(a, b, c) */
 #define TH_TERNARY_LOOP(NAME, EXPR)                                             \
-  void THTensor_(NAME)(char **data, const int64_t *st, int64_t n, const void *extra) { \
-    (void)extra;                                                                \
+  void THTensor_(NAME)(char **data, const int64_t *st, int64_t n, const void *extra_in) { \
+    TH_LOCAL_ARGS                                                               \
     for (int64_t i = 0; i < n; i++) {                                           \
       compute_t a = TOC(TH_AT(data[1], st[1], i)), b = TOC(TH_AT(data[2], st[2], i)), \
                 c = TOC(TH_AT(data[3], st[3], i));                              \
@@ -96,8 +103,8 @@ extern int th_kernel_error;   /* plain global: worker threads set it too */
 
 /* bool out = EXPR(x) */
 #define TH_UNARY_PREDICATE_LOOP(NAME, EXPR)                                     \
-  void THTensor_(NAME)(char **data, const int64_t *st, int64_t n, const void *extra) { \
-    (void)extra;                                                                \
+  void THTensor_(NAME)(char **data, const int64_t *st, int64_t n, const void *extra_in) { \
+    TH_LOCAL_ARGS                                                               \
     for (int64_t i = 0; i < n; i++) {                                           \
       compute_t x = TOC(TH_AT(data[1], st[1], i));                              \
       *(bool *)(data[0] + st[0] * i) = (bool)(EXPR);                            \

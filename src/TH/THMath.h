@@ -28,6 +28,10 @@ extern float erff(float);
 #pragma omp declare simd notinbranch
 extern double erf(double);
 #pragma omp declare simd notinbranch
+extern float log1pf(float);
+#pragma omp declare simd notinbranch
+extern double log1p(double);
+#pragma omp declare simd notinbranch
 extern float powf(float, float);
 #pragma omp declare simd notinbranch
 extern double pow(double, double);
@@ -36,6 +40,7 @@ extern double pow(double, double);
  * variants instead of widening to double */
 #define TH_ERF(x) _Generic((x), float: erff, default: erf)(x)
 #define TH_EXP(x) _Generic((x), float: expf, default: exp)(x)
+#define TH_LOG1P(x) _Generic((x), float: log1pf, default: log1p)(x)
 #define TH_POW(x, y) _Generic((x), float: powf, default: pow)(x, y)
 #define TH_TANH(x) _Generic((x), float: tanhf, default: tanh)(x)
 

@@ -27,25 +27,25 @@ TH_SIMD_BINARY_LOOP(gelu_backward_loop, a * THTensor_(gelu_grad)(b, TH_ARG(0) !=
 TH_SIMD_UNARY_LOOP(silu_loop, x * THTensor_(sigm)(x))
 TH_SIMD_BINARY_LOOP(silu_backward_loop, a * THTensor_(sigm)(b) * (C(1) + b * (C(1) - THTensor_(sigm)(b))))
 
-TH_UNARY_LOOP(leaky_relu_loop, x > C(0) ? x : x * TH_ARG(0))
-TH_BINARY_LOOP(leaky_relu_backward_loop, b > C(0) ? a : a * TH_ARG(0))
+TH_SIMD_UNARY_LOOP(leaky_relu_loop, x > C(0) ? x : x * TH_ARG(0))
+TH_SIMD_BINARY_LOOP(leaky_relu_backward_loop, b > C(0) ? a : a * TH_ARG(0))
 
 /* elu family: args alpha, scale, input_scale */
-TH_UNARY_LOOP(elu_loop, x > C(0) ? TH_ARG(1) * x : TH_ARG(1) * TH_ARG(0) * (exp(x * TH_ARG(2)) - C(1)))
-TH_BINARY_LOOP(elu_backward_loop, b > C(0) ? a * TH_ARG(1) : a * TH_ARG(1) * TH_ARG(0) * TH_ARG(2) * exp(b * TH_ARG(2)))
+TH_SIMD_UNARY_LOOP(elu_loop, x > C(0) ? TH_ARG(1) * x : TH_ARG(1) * TH_ARG(0) * (TH_EXP(x * TH_ARG(2)) - C(1)))
+TH_SIMD_BINARY_LOOP(elu_backward_loop, b > C(0) ? a * TH_ARG(1) : a * TH_ARG(1) * TH_ARG(0) * TH_ARG(2) * TH_EXP(b * TH_ARG(2)))
 
-TH_UNARY_LOOP(hardtanh_loop, x < TH_ARG(0) ? TH_ARG(0) : (x > TH_ARG(1) ? TH_ARG(1) : x))
-TH_BINARY_LOOP(hardtanh_backward_loop, (b > TH_ARG(0) && b < TH_ARG(1)) ? a : C(0))
+TH_SIMD_UNARY_LOOP(hardtanh_loop, x < TH_ARG(0) ? TH_ARG(0) : (x > TH_ARG(1) ? TH_ARG(1) : x))
+TH_SIMD_BINARY_LOOP(hardtanh_backward_loop, (b > TH_ARG(0) && b < TH_ARG(1)) ? a : C(0))
 
 /* softplus: args beta, threshold */
-TH_UNARY_LOOP(softplus_loop, x * TH_ARG(0) > TH_ARG(1) ? x : log1p(exp(x * TH_ARG(0))) / TH_ARG(0))
+TH_SIMD_UNARY_LOOP(softplus_loop, x * TH_ARG(0) > TH_ARG(1) ? x : TH_LOG1P(TH_EXP(x * TH_ARG(0))) / TH_ARG(0))
 TH_BINARY_LOOP(softplus_backward_loop, b * TH_ARG(0) > TH_ARG(1) ? a : a * THTensor_(sigm)(b * TH_ARG(0)))
 
-TH_UNARY_LOOP(hardsigmoid_loop, x <= C(-3) ? C(0) : (x >= C(3) ? C(1) : x / C(6) + C(0.5)))
-TH_BINARY_LOOP(hardsigmoid_backward_loop, (b > C(-3) && b < C(3)) ? a / C(6) : C(0))
+TH_SIMD_UNARY_LOOP(hardsigmoid_loop, x <= C(-3) ? C(0) : (x >= C(3) ? C(1) : x / C(6) + C(0.5)))
+TH_SIMD_BINARY_LOOP(hardsigmoid_backward_loop, (b > C(-3) && b < C(3)) ? a / C(6) : C(0))
 
-TH_UNARY_LOOP(hardswish_loop, x <= C(-3) ? C(0) : (x >= C(3) ? x : x * (x + C(3)) / C(6)))
-TH_BINARY_LOOP(hardswish_backward_loop, b < C(-3) ? C(0) : (b > C(3) ? a : a * (C(2) * b + C(3)) / C(6)))
+TH_SIMD_UNARY_LOOP(hardswish_loop, x <= C(-3) ? C(0) : (x >= C(3) ? x : x * (x + C(3)) / C(6)))
+TH_SIMD_BINARY_LOOP(hardswish_backward_loop, b < C(-3) ? C(0) : (b > C(3) ? a : a * (C(2) * b + C(3)) / C(6)))
 
 TH_UNARY_LOOP(mish_loop, x * tanh(THTensor_(softplus1)(x)))
 static inline compute_t THTensor_(mish_grad)(compute_t x) {
