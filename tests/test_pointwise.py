@@ -272,3 +272,17 @@ def test_clamp_contiguous_and_strided_match_torch(kw):
             mine = ct.tensor(vals).to(getattr(ct, dt))[::step].clamp(**kw).double().numpy()
             ref = torch.tensor(vals).to(getattr(torch, dt))[::step].clamp(**kw).double().numpy()
             np.testing.assert_array_equal(mine, ref)
+
+
+def test_half_conversions_bit_exact_with_torch():
+    """float <-> float16 (F16C where the CPU has it): round-to-nearest-even,
+    subnormals, overflow to inf, signed zeros, as torch's bits"""
+    torch = oracle.require_torch()
+    rs = np.random.RandomState(3)
+    ties = (np.arange(1, 200, dtype=np.float32) * 2 + 1) * np.float32(2 ** -11)   # halfway between halves
+    vals = np.concatenate([rs.randn(5000) * 100, rs.randn(500) * 1e-6, ties, [np.inf, -np.inf, 0.0, -0.0, 65504, 65519,
+                           65520, 1e5, 6e-8, 5.9e-8, 2.98e-8, 1e-9]]).astype(np.float32)
+    mine, ref = ct.tensor(vals).half(), torch.tensor(vals).half()
+    np.testing.assert_array_equal(mine.numpy().view(np.uint16), ref.numpy().view(np.uint16))
+    np.testing.assert_array_equal(mine.float().numpy(), ref.float().numpy())
+    assert np.isnan(ct.tensor([np.nan]).half().float().numpy()).all()
