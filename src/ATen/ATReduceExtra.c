@@ -232,14 +232,22 @@ THTensor *at_var(const THTensor *self, const ATIntList *dims, double correction,
   if (at_reduce_prepare(w, dims, keepdim, &r) < 0) { THTensor_free(w); return NULL; }
   THTensor *out = THTensor_new(TH_Double, r.out_ndim, r.out_sizes), *res = NULL;
   if (out) {
+#pragma omp parallel for if (r.M > 1 && r.M * r.K > 65536)
     for (int64_t m = 0; m < r.M; m++) {
       const double *p = (const double *)(r.data + m * r.sm * 8);
-      double mean = 0, m2 = 0;
-      for (int64_t k = 0; k < r.K; k++) {   /* Welford: stable for large means */
-        double x = p[k * r.sk], dlt = x - mean;
-        mean += dlt / (double)(k + 1);
-        m2 += dlt * (x - mean);
-      }
+      const int64_t sk = r.sk, K = r.K;
+      /* corrected two-pass in double, both passes vectorizable (Welford
+       * divided per element, a serial ~5 ns each): sum of squared
+       * deviations minus (sum of deviations)^2 / K, which cancels the
+       * rounding of the mean */
+      double sum = 0, m2 = 0, dsum = 0;
+#pragma omp simd reduction(+:sum)
+      for (int64_t k = 0; k < K; k++) sum += p[k * sk];
+      double mean = K ? sum / (double)K : 0;
+#pragma omp simd reduction(+:m2, dsum)
+      for (int64_t k = 0; k < K; k++) { double d = p[k * sk] - mean; m2 += d * d; dsum += d; }
+      if (K) m2 -= dsum * dsum / (double)K;
+      if (m2 < 0) m2 = 0;
       double dof = (double)r.K - correction;
       double v = dof > 0 ? m2 / dof : (r.K ? INFINITY * 0 + NAN : NAN);
       if (dof <= 0 && r.K > 0) v = m2 > 0 || m2 == 0 ? (m2 / dof) : NAN;
