@@ -95,3 +95,25 @@ def test_topk_selection_matches_torch_with_ties_nans_and_k0():
         np.testing.assert_array_equal(cs[1].numpy(), ts[1].numpy())
     big = rs.rand(400, 300).astype(np.float32)   # threaded rows
     np.testing.assert_array_equal(ct.tensor(big).topk(7, 1)[1].numpy(), torch.tensor(big).topk(7, 1)[1].numpy())
+
+
+@pytest.mark.parametrize("dt", ["float32", "float64"])
+def test_max_min_over_rows_nan_and_ties_match_torch(dt):
+    """contiguous last-dim max/min/argmax/argmin run in the input's dtype
+    (rows in parallel): the first NaN wins, else the first of equal extremes"""
+    torch = oracle.require_torch()
+    a = np.random.RandomState(4).randn(300, 257)
+    a[5, 100] = np.nan
+    a[7, 3] = a[7, 9] = np.nan
+    a[9, 4] = a[9, 8] = 50
+    a[11, :] = 0.0
+    a[11, 3] = -0.0
+    x, y = ct.tensor(a).to(getattr(ct, dt)), torch.tensor(a).to(getattr(torch, dt))
+    for name in ("max", "min"):
+        for keep in (False, True):
+            (cv, ci), (tv, ti) = getattr(x, name)(-1, keepdim=keep), getattr(y, name)(-1, keepdim=keep)
+            assert tuple(cv.shape) == tuple(tv.shape) and cv.dtype == getattr(ct, dt)
+            np.testing.assert_array_equal(cv.numpy(), tv.numpy())
+            np.testing.assert_array_equal(ci.numpy(), ti.numpy())
+    np.testing.assert_array_equal(x.argmax(1).numpy(), y.argmax(1).numpy())
+    np.testing.assert_array_equal(x.argmin(1).numpy(), y.argmin(1).numpy())

@@ -45,6 +45,44 @@ static inline bool better(double a, double b, bool is_max) {
   return is_max ? a > b : a < b;
 }
 
+/* max/min over contiguous rows of floats or doubles, in their own dtype
+ * (no double copy), rows in parallel: the first NaN wins, else the first
+ * of equal extremes */
+#define MAX_ROWS(T)                                                                            \
+  static void max_rows_##T(const T *x, T *vals, int64_t *iv, int64_t outer, int64_t D, bool is_max) { \
+    _Pragma("omp parallel for if (outer * D > 32768)")                                         \
+    for (int64_t o = 0; o < outer; o++) {                                                      \
+      const T *row = x + o * D;                                                                \
+      T bv = row[0];                                                                           \
+      int64_t best = 0;                                                                        \
+      if (bv == bv)                                                                            \
+        for (int64_t k = 1; k < D; k++) {                                                      \
+          T v = row[k];                                                                        \
+          if (is_max ? v > bv : v < bv) { bv = v; best = k; }                                  \
+          else if (v != v) { bv = v; best = k; break; }                                        \
+        }                                                                                      \
+      vals[o] = bv;                                                                            \
+      iv[o] = best;                                                                            \
+    }                                                                                          \
+  }
+MAX_ROWS(float)
+MAX_ROWS(double)
+
+static int max_rows(THTensor **outs, const THTensor *self, int64_t outer, int64_t D, int nd, const int64_t *sz,
+                    bool is_max) {
+  THTensor *vals = THTensor_new(self->dtype, nd, sz), *idx = THTensor_new(TH_Int64, nd, sz);
+  if (!vals || !idx) { THTensor_free(vals); THTensor_free(idx); return -1; }
+  if (self->dtype == TH_Float)
+    max_rows_float((const float *)THTensor_data(self), (float *)THTensor_data(vals), (int64_t *)THTensor_data(idx),
+                   outer, D, is_max);
+  else
+    max_rows_double((const double *)THTensor_data(self), (double *)THTensor_data(vals), (int64_t *)THTensor_data(idx),
+                    outer, D, is_max);
+  outs[0] = vals;
+  outs[1] = idx;
+  return 0;
+}
+
 int at_max_dim(THTensor **outs, const THTensor *self, int64_t dim, bool keepdim, bool is_max) {
   int64_t d;
   if (at_wrap_dim(dim, self->ndim, &d) < 0) return -1;
@@ -52,13 +90,15 @@ int at_max_dim(THTensor **outs, const THTensor *self, int64_t dim, bool keepdim,
     THError_set(TH_ERR_INDEX, "%s(): Expected reduction dim %lld to have non-zero size.", is_max ? "max" : "min", (long long)d);
     return -1;
   }
-  THTensor *w = work_copy(self);
-  if (!w) return -1;
-  int64_t outer, D, inner;
-  around(w, d, &outer, &D, &inner);
   int nd;
   int64_t sz[TH_MAX_DIMS];
   reduced_sizes(self, d, keepdim, &nd, sz);
+  int64_t outer, D, inner;
+  around(self, d, &outer, &D, &inner);
+  if ((self->dtype == TH_Float || self->dtype == TH_Double) && inner == 1 && THTensor_isContiguous(self))
+    return max_rows(outs, self, outer, D, nd, sz, is_max);
+  THTensor *w = work_copy(self);
+  if (!w) return -1;
   THTensor *vals = THTensor_new(w->dtype, nd, sz), *idx = THTensor_new(TH_Int64, nd, sz);
   if (!vals || !idx) { THTensor_free(w); THTensor_free(vals); THTensor_free(idx); return -1; }
   int64_t *iv = (int64_t *)THTensor_data(idx);
