@@ -230,3 +230,18 @@ def test_scalar_overflow_matches_torch(expr):
         except RuntimeError as e:
             out.append("RuntimeError: " + str(e))
     assert out[1] == out[0]
+
+
+def test_arange_integer_dtypes_and_bool_as_torch():
+    """float bounds into integer dtypes count from the bounds cast to the
+    dtype (int64 also sizes that way); bool is refused, as in torch"""
+    import oracle
+    torch = oracle.require_torch()
+    for args in [(0.7, 5.2, 1.5), (-2.5, 3.1, 1.2), (5.9,), (10.5, 0.2, -2.5), (0, 2.5, 0.5), (2, 19, 4)]:
+        for dt in ("int64", "int32", "int16"):
+            if dt == "int64" and int(args[-1]) == 0 and len(args) == 3:
+                continue   # a step that casts to 0: both raise (checked below)
+            a, b = ct.arange(*args, dtype=getattr(ct, dt)), torch.arange(*args, dtype=getattr(torch, dt))
+            assert a.tolist() == b.tolist() and str(a.dtype) == str(b.dtype), (args, dt)
+    oracle.raises_like(lambda: ct.arange(5, dtype=ct.bool), lambda: torch.arange(5, dtype=torch.bool))
+    oracle.raises_like(lambda: ct.arange(0.1, 7.9, 0.9, dtype=ct.int64), lambda: torch.arange(0.1, 7.9, 0.9, dtype=torch.int64))

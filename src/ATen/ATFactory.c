@@ -27,26 +27,40 @@ static double sval(ATScalar s) { return s.kind == AT_SCALAR_FLOAT ? s.d : (doubl
 
 /* Values are computed as start + i*step in double (int64 for integer
  * dtypes), then converted, as PyTorch does. */
+/* one loop per dtype (the switch once, not per element), so each vectorizes */
 static void fill_linear(THTensor *t, double start, double step, int64_t istart, int64_t istep, bool integral) {
   int64_t n = THTensor_numel(t);
   char *p = THTensor_data(t);
-  for (int64_t i = 0; i < n; i++) {
-    double v = start + (double)i * step;
-    int64_t iv = istart + i * istep;
-    switch (t->dtype) {
-      case TH_Bool: ((bool *)p)[i] = integral ? iv != 0 : v != 0; break;
-      case TH_UInt8: ((uint8_t *)p)[i] = integral ? (uint8_t)iv : (uint8_t)v; break;
-      case TH_Int8: ((int8_t *)p)[i] = integral ? (int8_t)iv : (int8_t)v; break;
-      case TH_Int16: ((int16_t *)p)[i] = integral ? (int16_t)iv : (int16_t)v; break;
-      case TH_Int32: ((int32_t *)p)[i] = integral ? (int32_t)iv : (int32_t)v; break;
-      case TH_Int64: ((int64_t *)p)[i] = integral ? iv : (int64_t)v; break;
-      case TH_Half: ((THHalf *)p)[i] = th_float2half((float)v); break;
-      case TH_BFloat16: ((THBFloat16 *)p)[i] = th_float2bf((float)v); break;
-      case TH_Float: ((float *)p)[i] = (float)v; break;
-      case TH_Double: ((double *)p)[i] = v; break;
-      default: break;
-    }
+#define FILL(T, CONV)                                                                              \
+  if (integral) { _Pragma("omp simd") for (int64_t i = 0; i < n; i++) { int64_t iv = istart + i * istep; ((T *)p)[i] = CONV(iv); } } \
+  else { _Pragma("omp simd") for (int64_t i = 0; i < n; i++) { double v = start + (double)i * step; ((T *)p)[i] = CONV(v); } } \
+  break;
+#define FILLF(T, CONV)                                                                             \
+  { float fs = (float)start, fst = (float)step;                                                    \
+    _Pragma("omp simd") for (int64_t i = 0; i < n; i++) ((T *)p)[i] = CONV(fs + (float)i * fst); } \
+  break;
+#define AS_BOOL(v) ((v) != 0)
+#define AS_HALF(v) th_float2half((float)(v))
+#define AS_BF16(v) th_float2bf((float)(v))
+  switch (t->dtype) {
+    case TH_Bool: FILL(bool, AS_BOOL)
+    case TH_UInt8: FILL(uint8_t, (uint8_t))
+    case TH_Int8: FILL(int8_t, (int8_t))
+    case TH_Int16: FILL(int16_t, (int16_t))
+    case TH_Int32: FILL(int32_t, (int32_t))
+    case TH_Int64: FILL(int64_t, (int64_t))
+    /* half types count in float, as torch's accumulate type for them */
+    case TH_Half: FILLF(THHalf, AS_HALF)
+    case TH_BFloat16: FILLF(THBFloat16, AS_BF16)
+    case TH_Float: FILL(float, (float))
+    case TH_Double: FILL(double, (double))
+    default: break;
   }
+#undef FILL
+#undef FILLF
+#undef AS_BOOL
+#undef AS_HALF
+#undef AS_BF16
 }
 
 THTensor *at_arange(ATScalar start, ATScalar end, ATScalar step, THDtype dtype, bool dtype_given) {
@@ -67,14 +81,28 @@ THTensor *at_arange(ATScalar start, ATScalar end, ATScalar step, THDtype dtype, 
   if (integral) {
     int64_t is = start.i, ie = end.i, ist = step.i;
     n = ist > 0 ? (ie - is + ist - 1) / ist : (is - ie + (-ist) - 1) / (-ist);
+  } else if (dtype == TH_Int64) {
+    /* torch sizes an int64 range from the bounds cast to int64 first */
+    int64_t xs = (int64_t)s, xe = (int64_t)e, xst = (int64_t)st, sgn = (xst > 0) - (xst < 0);
+    if (xst == 0) { THError_set(TH_ERR_VALUE, "step must be nonzero"); return NULL; }
+    n = (xe - xs + xst - sgn) / xst;   /* integer division, as torch does it */
   } else {
     n = (int64_t)ceil((e - s) / st);
   }
   if (n < 0) n = 0;
+  if (dtype == TH_Bool) {
+    THError_set(TH_ERR_NOTIMPL, "\"arange_cpu\" not implemented for 'Bool'");
+    return NULL;
+  }
   ATIntList size = { 1, { n } };
   THTensor *t = at_empty(&size, dtype);
   if (!t) return NULL;
-  fill_linear(t, s, st, start.i, step.i, integral);
+  if (!integral && !THDtype_isFloating(dtype))
+    /* torch counts float bounds into an integer dtype from the start and
+     * step cast to that dtype: arange(0, 2.5, 0.5, dtype=int32) is zeros */
+    fill_linear(t, s, st, (int64_t)s, (int64_t)st, true);
+  else
+    fill_linear(t, s, st, start.i, step.i, integral);
   return t;
 }
 
