@@ -328,14 +328,8 @@ THTensor *at_conv2d(const THTensor *input, const THTensor *weight, const THTenso
   int64_t xs = g.C * g.H * g.W, os = g.O * L;
   int nt = image_threads(&g);
   if (!dbl && at_conv_direct_ok(&g) && (nt > 1 || omp_get_max_threads() == 1)) {
-    /* stride 1, wide rows: the AVX-512 direct kernel, one image per thread */
-    int64_t wpn = slot_elems(at_conv_direct_wpack_elems(&g), es), xpn = slot_elems(at_conv_direct_xp_elems(&g), es);
-    if (!(col = alloc_or_fail((size_t)(wpn + nt * xpn) * es))) goto fail;
-    at_conv_direct_pack_w((const float *)wd, col, &g);
-#pragma omp parallel for num_threads(nt) schedule(static) if (nt > 1)
-    for (int64_t n = 0; n < g.N; n++)
-      at_conv_direct_fwd((const float *)xd + n * xs, col, (float *)od + n * os,
-                         (float *)col + wpn + omp_get_thread_num() * xpn, &g);
+    /* stride 1, wide rows: the AVX-512 direct kernel, images shared out across threads */
+    if (at_conv_direct_run((const float *)xd, (const float *)wd, (float *)od, &g, NULL, nt) < 0) goto fail;
   } else if (at_conv_shift_ok(&g) && L >= 256) {
     /* stride 1: shifted GEMMs over a padded copy, one image per thread */
     int nth = nt > 1 ? nt : 1;
@@ -474,15 +468,7 @@ int at_conv2d_backward(THTensor **outs, const THTensor *grad, const THTensor *in
     if (need_i && !dbl && (nt > 1 || omp_get_max_threads() == 1) && at_conv_direct_grad_input_geom(&g, &g2)) {
       /* grad_input by the direct kernel (a convolution of grad_output with
        * the flipped weights); the paths below then do grad_weight only */
-      int64_t wpn = slot_elems(at_conv_direct_wpack_elems(&g2), es), xpn = slot_elems(at_conv_direct_xp_elems(&g2), es);
-      void *dbuf = alloc_or_fail((size_t)(wpn + nt * xpn) * es);
-      if (!dbuf) goto done;
-      at_conv_direct_pack_w_flipped((const float *)wd, dbuf, &g, &g2);
-#pragma omp parallel for num_threads(nt) schedule(static) if (nt > 1)
-      for (int64_t n = 0; n < g.N; n++)
-        at_conv_direct_fwd((const float *)gd + n * os, dbuf, (float *)gid + n * xs,
-                           (float *)dbuf + wpn + omp_get_thread_num() * xpn, &g2);
-      free(dbuf);
+      if (at_conv_direct_run((const float *)gd, (const float *)wd, (float *)gid, &g2, &g, nt) < 0) goto done;
       gid = NULL;
     }
     if (!gid && !need_w) {

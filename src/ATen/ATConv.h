@@ -37,19 +37,17 @@ AT_API void at_conv_shift_bwd(bool dbl, const void *x, const void *w, const void
                               void *gwt, void *xp, void *ext, const ConvGeom *g);
 
 /* Direct stride-1 float32 convolution, AVX-512 register-blocked
- * (ATConvDirect.c; at_conv_direct_ok is false without AVX-512). Scratch in
- * floats: the packed weights (at_conv_direct_wpack_elems, shared) and one
- * padded image per thread (at_conv_direct_xp_elems). */
+ * (ATConvDirect.c; at_conv_direct_ok is false without AVX-512).
+ * at_conv_direct_run computes out for all g->N images of x on nt threads
+ * (a contiguous share each), with weight w of g's shape, or, when wg is
+ * given, w of wg's shape flipped and transposed: grad_input of wg, whose
+ * geometry g at_conv_direct_grad_input_geom gives (false when the kernel
+ * does not apply). -1 (error set) if its scratch cannot be allocated. */
 AT_API bool at_conv_direct_ok(const ConvGeom *g);
-AT_API int64_t at_conv_direct_xp_elems(const ConvGeom *g);
-AT_API int64_t at_conv_direct_wpack_elems(const ConvGeom *g);
-AT_API void at_conv_direct_pack_w(const float *w, float *ap, const ConvGeom *g);
-/* grad_input of g by the direct kernel: g2 is the geometry of that
- * convolution (false when the kernel does not apply); its weights are
- * packed from W by at_conv_direct_pack_w_flipped */
 AT_API bool at_conv_direct_grad_input_geom(const ConvGeom *g, ConvGeom *g2);
-AT_API void at_conv_direct_pack_w_flipped(const float *w, float *ap, const ConvGeom *g, const ConvGeom *g2);
-AT_API void at_conv_direct_fwd(const float *x, const float *ap, float *out, float *xp, const ConvGeom *g);
+AT_API int at_conv_direct_run(const float *x, const float *w, float *out, const ConvGeom *g, const ConvGeom *wg, int nt);
+/* each channel of x zero-padded into xp, planes of CS floats (ATConvShift.c) */
+AT_API void at_conv_pad_float(const float *x, float *xp, const ConvGeom *g, int64_t CS);
 
 /* a contiguous copy of t in dtype ct (t itself, retained, when it already is) */
 AT_API THTensor *at_contiguous_as(const THTensor *t, THDtype ct);

@@ -9,6 +9,8 @@
  * O). Output columns past OW are masked, so no padded column is computed. */
 #include "ATConv.h"
 
+#include <omp.h>
+#include <stdlib.h>
 #include <string.h>
 
 #ifdef __AVX512F__
@@ -24,11 +26,10 @@ bool at_conv_direct_ok(const ConvGeom *g) {
   return g->SH == 1 && g->SW == 1 && g->G == 1 && 4 * g->OW >= 3 * lanes && g->C * g->KH * g->KW >= 16 && g->O >= 4;
 }
 
-/* the weights of grad_input = conv(grad_output, W2) with W2[c][o] the
- * flipped W[o][c], packed for g2 (the geometry of that convolution) */
-void at_conv_direct_pack_w_flipped(const float *w, float *ap, const ConvGeom *g, const ConvGeom *g2) {
+/* the weights of grad_input = conv(grad_output, W2), W2[c][o] the flipped
+ * W[o][c] of g, packed as pack_w packs a forward conv's */
+static void pack_w_flipped(const float *w, float *ap, const ConvGeom *g) {
   int64_t T = g->KH * g->KW, K2 = g->O * T, nb = (g->C + MR - 1) / MR;
-  (void)g2;
   for (int64_t b = 0; b < nb; b++)
     for (int64_t o = 0; o < g->O; o++)
       for (int64_t t = 0; t < T; t++)
@@ -43,12 +44,12 @@ static int64_t chan_stride(const ConvGeom *g) {
   return (g->H + 2 * g->PH) * (g->W + 2 * g->PW) + 16 + (g->KW - 1) * g->DW;
 }
 
-int64_t at_conv_direct_xp_elems(const ConvGeom *g) { return g->C * chan_stride(g) + 16; }
-int64_t at_conv_direct_wpack_elems(const ConvGeom *g) {
-  return (g->O + MR - 1) / MR * MR * g->C * g->KH * g->KW;
-}
+/* floats, rounded to whole cache lines */
+static int64_t lines(int64_t n) { return (n + 15) / 16 * 16; }
+static int64_t xp_elems(const ConvGeom *g) { return lines(g->C * chan_stride(g)); }
+static int64_t wpack_elems(const ConvGeom *g) { return lines((g->O + MR - 1) / MR * MR * g->C * g->KH * g->KW); }
 
-void at_conv_direct_pack_w(const float *w, float *ap, const ConvGeom *g) {
+static void pack_w(const float *w, float *ap, const ConvGeom *g) {
   int64_t K = g->C * g->KH * g->KW, nb = (g->O + MR - 1) / MR;
   for (int64_t b = 0; b < nb; b++)
     for (int64_t k = 0; k < K; k++)
@@ -56,22 +57,6 @@ void at_conv_direct_pack_w(const float *w, float *ap, const ConvGeom *g) {
         int64_t o = b * MR + i;
         ap[(b * K + k) * MR + i] = o < g->O ? w[o * K + k] : 0.0f;
       }
-}
-
-static void pad_image(const float *x, float *xp, const ConvGeom *g, int64_t CS) {
-  int64_t Wp = g->W + 2 * g->PW;
-  for (int64_t c = 0; c < g->C; c++) {
-    float *d = xp + c * CS;
-    const float *s = x + c * g->H * g->W;
-    memset(d, 0, (size_t)(g->PH * Wp) * sizeof(float));
-    for (int64_t h = 0; h < g->H; h++) {
-      float *row = d + (h + g->PH) * Wp;
-      for (int64_t i = 0; i < g->PW; i++) row[i] = 0;
-      memcpy(row + g->PW, s + h * g->W, (size_t)g->W * sizeof(float));
-      for (int64_t i = g->PW + g->W; i < Wp; i++) row[i] = 0;
-    }
-    memset(d + (g->PH + g->H) * Wp, 0, (size_t)(CS - (g->PH + g->H) * Wp) * sizeof(float));
-  }
 }
 
 /* two masked loads: lanes 0-7 from lo, lanes 8-15 from hi[0..7] */
@@ -115,12 +100,12 @@ static inline __attribute__((always_inline)) void tile(bool half, const float *a
     }
 }
 
-void at_conv_direct_fwd(const float *x, const float *ap, float *out, float *xp, const ConvGeom *g) {
+static void fwd_image(const float *x, const float *ap, float *out, float *xp, const ConvGeom *g) {
   int64_t CS = chan_stride(g), Wp = g->W + 2 * g->PW, T = g->KH * g->KW, K = g->C * T, L = g->OH * g->OW;
   int64_t tofs[T];
   for (int64_t kh = 0; kh < g->KH; kh++)
     for (int64_t kw = 0; kw < g->KW; kw++) tofs[kh * g->KW + kw] = kh * g->DH * Wp + kw * g->DW;
-  pad_image(x, xp, g, CS);
+  at_conv_pad_float(x, xp, g, CS);
   int64_t nb = (g->O + MR - 1) / MR;
   if (g->OW <= 8) {   /* four output rows per tile, two per vector */
     __mmask16 full = (__mmask16)((1u << g->OW) - 1);
@@ -158,17 +143,29 @@ void at_conv_direct_fwd(const float *x, const float *ap, float *out, float *xp, 
   }
 }
 
+int at_conv_direct_run(const float *x, const float *w, float *out, const ConvGeom *g, const ConvGeom *wg, int nt) {
+  int64_t wpn = wpack_elems(g), xpn = xp_elems(g);
+  float *buf = NULL;
+  if (posix_memalign((void **)&buf, 64, (size_t)(wpn + nt * xpn) * sizeof(float)) != 0) {
+    THError_set(TH_ERR_MEMORY, "out of memory");
+    return -1;
+  }
+  if (wg) pack_w_flipped(w, buf, wg);
+  else pack_w(w, buf, g);
+  int64_t xs = g->C * g->H * g->W, os = g->O * g->OH * g->OW;
+#pragma omp parallel for num_threads(nt) schedule(static) if (nt > 1)
+  for (int64_t n = 0; n < g->N; n++) fwd_image(x + n * xs, buf, out + n * os, buf + wpn + omp_get_thread_num() * xpn, g);
+  free(buf);
+  return 0;
+}
+
 #else
 
 bool at_conv_direct_ok(const ConvGeom *g) { (void)g; return false; }
-int64_t at_conv_direct_xp_elems(const ConvGeom *g) { (void)g; return 0; }
-int64_t at_conv_direct_wpack_elems(const ConvGeom *g) { (void)g; return 0; }
-void at_conv_direct_pack_w(const float *w, float *ap, const ConvGeom *g) { (void)w; (void)ap; (void)g; }
-void at_conv_direct_pack_w_flipped(const float *w, float *ap, const ConvGeom *g, const ConvGeom *g2) {
-  (void)w; (void)ap; (void)g; (void)g2;
-}
-void at_conv_direct_fwd(const float *x, const float *ap, float *out, float *xp, const ConvGeom *g) {
-  (void)x; (void)ap; (void)out; (void)xp; (void)g;
+int at_conv_direct_run(const float *x, const float *w, float *out, const ConvGeom *g, const ConvGeom *wg, int nt) {
+  (void)x; (void)w; (void)out; (void)g; (void)wg; (void)nt;
+  THError_set(TH_ERR_RUNTIME, "the direct convolution kernel needs AVX-512");
+  return -1;
 }
 
 #endif

@@ -62,18 +62,20 @@ int64_t at_conv_shift_ext_elems(const ConvGeom *g) { return g->O * shift_of(g).N
         memset(d + s->CS - sh, 0, (size_t)sh * sizeof(T));                                      \
       }                                                                                          \
   }                                                                                              \
-  static void pad_##T(const T *x, T *xp, const ConvGeom *g, const Shift *s) {                   \
+  /* each channel zero-padded into a plane of CS elements */                                   \
+  static void pad_##T(const T *x, T *xp, const ConvGeom *g, int64_t CS) {                       \
+    int64_t Wp = g->W + 2 * g->PW;                                                               \
     for (int64_t c = 0; c < g->C; c++) {                                                         \
-      T *d = xp + c * s->CS;                                                                     \
+      T *d = xp + c * CS;                                                                        \
       const T *src = x + c * g->H * g->W;                                                        \
-      memset(d, 0, (size_t)(g->PH * s->Wp) * sizeof(T));                                         \
+      memset(d, 0, (size_t)(g->PH * Wp) * sizeof(T));                                            \
       for (int64_t h = 0; h < g->H; h++) {                                                       \
-        T *row = d + (h + g->PH) * s->Wp;                                                        \
+        T *row = d + (h + g->PH) * Wp;                                                           \
         for (int64_t i = 0; i < g->PW; i++) row[i] = 0;                                          \
         memcpy(row + g->PW, src + h * g->W, (size_t)g->W * sizeof(T));                           \
-        for (int64_t i = g->PW + g->W; i < s->Wp; i++) row[i] = 0;                               \
+        for (int64_t i = g->PW + g->W; i < Wp; i++) row[i] = 0;                                  \
       }                                                                                          \
-      memset(d + (g->PH + g->H) * s->Wp, 0, (size_t)(s->CS - (g->PH + g->H) * s->Wp) * sizeof(T)); \
+      memset(d + (g->PH + g->H) * Wp, 0, (size_t)(CS - (g->PH + g->H) * Wp) * sizeof(T));        \
     }                                                                                            \
   }                                                                                              \
   /* rows (c, kh, kw) of gcol, for channels c0 .. c0+cb, added into the padded \
@@ -100,10 +102,12 @@ void at_conv_shift_unpack_add(bool dbl, const void *gwt, void *gw, const ConvGeo
   if (dbl) unpack_add_double(gwt, gw, g); else unpack_add_float(gwt, gw, g);
 }
 
+void at_conv_pad_float(const float *x, float *xp, const ConvGeom *g, int64_t CS) { pad_float(x, xp, g, CS); }
+
 /* the padded image in copy 0 of xk, and the shifted copies */
 static void fill_stack(bool dbl, const void *x, void *xk, const ConvGeom *g, const Shift *s) {
-  if (dbl) { pad_double(x, xk, g, s); stack_double(xk, g, s); }
-  else { pad_float(x, xk, g, s); stack_float(xk, g, s); }
+  if (dbl) { pad_double(x, xk, g, s->CS); stack_double(xk, g, s); }
+  else { pad_float(x, xk, g, s->CS); stack_float(xk, g, s); }
 }
 
 void at_conv_shift_fwd(bool dbl, const void *x, const void *wt, void *out, void *xk, void *ext, const ConvGeom *g) {

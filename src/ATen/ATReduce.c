@@ -93,12 +93,6 @@ static int sum_into(const ATReduce2D *r, double *od, int64_t *oi) {
   int es = THDtype_size(r->dtype);
   int nt = at_get_num_threads();
   int64_t work = r->M * r->K;
-  if (r->M == 1 && r->sk == 1 && od && (r->dtype == TH_Float || r->dtype == TH_Double) && (nt <= 1 || work < 65536)) {
-    /* one contiguous row on one thread: the fast full-sum loop, as each thread runs below */
-    od[0] = r->dtype == TH_Float ? THFloatTensor_sum_contig((const float *)r->data, r->K)
-                                 : THDoubleTensor_sum_contig((const double *)r->data, r->K);
-    return 0;
-  }
   if (nt <= 1 || work < 65536) { fn(od, oi, r->data, r->M, r->K, r->sm, r->sk); return 0; }
   if (r->M >= nt && r->M >= 16) {
 #pragma omp parallel num_threads(nt)
@@ -119,11 +113,8 @@ static int sum_into(const ATReduce2D *r, double *od, int64_t *oi) {
       int t = omp_get_thread_num(), n = omp_get_num_threads();
       int64_t chunk = (r->K + n - 1) / n, b = t * chunk, e = b + chunk < r->K ? b + chunk : r->K;
       const char *base = r->data + (m * r->sm + b * r->sk) * es;
-      if (b < e) {
-        if (r->sk == 1 && r->dtype == TH_Float) pd[t] = THFloatTensor_sum_contig((const float *)base, e - b);
-        else if (r->sk == 1 && r->dtype == TH_Double) pd[t] = THDoubleTensor_sum_contig((const double *)base, e - b);
-        else fn(od ? &pd[t] : NULL, oi ? &pi[t] : NULL, base, 1, e - b, 0, r->sk);
-      }
+      /* contiguous float/double rows take the vectorized full-sum loop inside sum_2d */
+      if (b < e) fn(od ? &pd[t] : NULL, oi ? &pi[t] : NULL, base, 1, e - b, 0, r->sk);
     }
     double sd = 0;
     int64_t si = 0;

@@ -15,7 +15,7 @@ void THTensor_(sum_2d)(double *out_d, int64_t *out_i, const scalar_t *x, int64_t
                        int64_t sm, int64_t sk) {
 #if defined(TH_REAL_IS_FLOATING) && !defined(TH_REAL_IS_REDUCED)
   double THTensor_(sum_contig)(const scalar_t *x, int64_t n);   /* below */
-  if (sk == 1 && out_d) {   /* rows: the vectorized full-sum loop per row */
+  if (sk == 1 && out_d) {   /* rows (a whole tensor is one): the vectorized full-sum loop per row */
     for (int64_t m = 0; m < M; m++) out_d[m] = THTensor_(sum_contig)(x + m * sm, K);
     return;
   }
