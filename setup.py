@@ -47,16 +47,22 @@ def openblas():
     return scipy_openblas32.get_include_dir(), scipy_openblas32.get_lib_dir(), scipy_openblas32.get_library()
 
 
-def newest_header():
-    hs = glob.glob(os.path.join(ROOT, "src", "**", "*.h"), recursive=True)
-    hs += glob.glob(os.path.join(GEN, "*.h"))
+def newest_header(layers):
+    """Newest mtime of the headers a layer's sources can include: its own and
+    the layers below it (TH < ATen < python + generated)."""
+    hs = []
+    for layer in layers:
+        if layer == "generated":
+            hs += glob.glob(os.path.join(GEN, "*.h"))
+        else:
+            hs += glob.glob(os.path.join(ROOT, "src", layer, "**", "*.h"), recursive=True)
     hs += glob.glob(os.path.join(ROOT, "src", "TH", "generic", "*.c"))
     return max(os.path.getmtime(h) for h in hs)
 
 
-def compile_all(sources, objdir, extra):
+def compile_all(sources, objdir, extra, layers):
     os.makedirs(objdir, exist_ok=True)
-    newest = newest_header()
+    newest = newest_header(layers)
     cmds, objs = [], []
     flag_sig = " ".join(flags() + extra)
     for src in sources:
@@ -99,10 +105,10 @@ class BuildCthtorch(build_ext):
             shutil.copy2(blas_so, LIB)
         rpath = "-Wl,-rpath,$ORIGIN"
         th = compile_all(sorted(glob.glob(os.path.join(ROOT, "src", "TH", "*.c"))),
-                         os.path.join(BUILD, "obj"), [])
+                         os.path.join(BUILD, "obj"), [], ["TH"])
         link(th, os.path.join(LIB, "libTH.so"), ["-lm", "-lmvec", "-lrt", rpath])
         aten = compile_all(sorted(glob.glob(os.path.join(ROOT, "src", "ATen", "*.c"))),
-                           os.path.join(BUILD, "obj"), ["-I" + blas_inc])
+                           os.path.join(BUILD, "obj"), ["-I" + blas_inc], ["TH", "ATen"])
         link(aten, os.path.join(LIB, "libATen.so"),
              ["-L" + LIB, "-lTH", "-l" + blas_lib, "-lm", rpath])
         py_inc = sysconfig.get_paths()["include"]
@@ -110,7 +116,7 @@ class BuildCthtorch(build_ext):
         pysrc += sorted(glob.glob(os.path.join(GEN, "*.c")))
         pyobj = compile_all(pysrc, os.path.join(BUILD, "obj"),
                             ["-I" + py_inc, "-I" + GEN, "-I" + os.path.join(ROOT, "src", "python"),
-                             ])
+                             ], ["TH", "ATen", "python", "generated"])
         ext_name = "_C" + sysconfig.get_config_var("EXT_SUFFIX")
         link(pyobj, os.path.join(PKG, ext_name),
              ["-L" + LIB, "-lATen", "-lTH", "-lm", "-Wl,-rpath,$ORIGIN/lib"])
