@@ -56,16 +56,16 @@ from ._legacy import (  # noqa: E402,F401
     CharTensor, ByteTensor, BoolTensor,
 )
 from . import return_types  # noqa: E402,F401
-from . import _composites  # noqa: E402
-_composites.install(globals())
-from . import _shape_ops  # noqa: E402
-_shape_ops.install(globals())
-from . import _extra_ops  # noqa: E402
-_extra_ops.install(globals())
-from . import _linalg_ops  # noqa: E402
-_linalg_ops.install(globals())
-from . import _sparse_factory  # noqa: E402
-_sparse_factory.install(globals())
+# the op registry (cthtorch/_ops): every public op that is not a generated
+# binding is registered there once, under the namespace it is public in
+from . import _ops  # noqa: E402
+_ops.bind("torch", globals())
+_ops.bind("Tensor", Tensor)
+_ops.bind("_nn", _C._nn)
+from . import _composites, _shape_ops, _extra_ops, _linalg_ops, _sparse_factory  # noqa: E402
+for _m in (_composites, _shape_ops, _extra_ops, _linalg_ops, _sparse_factory):
+    _m.register()
+del _m
 from .functional import (  # noqa: E402,F401
     broadcast_shapes, meshgrid, atleast_1d, atleast_2d, atleast_3d, cartesian_prod, block_diag, unravel_index,
     tensordot, chain_matmul,
@@ -132,12 +132,6 @@ istft = _no_complex("istft")
 def is_storage(obj):
     from .storage import TypedStorage
     return type(obj) in (TypedStorage, _C.UntypedStorage)
-
-
-def is_nonzero(input):
-    if input.numel() != 1:
-        raise RuntimeError("Boolean value of Tensor with more than one value is ambiguous")
-    return _builtins.bool(input.item())
 
 
 def typename(obj):
@@ -237,16 +231,16 @@ def __getattr__(name):
     if name in _NN_ALIASES:   # torch.max_pool2d and friends: the nn.functional op
         import cthtorch.nn.functional as F
         fn = getattr(F, name)
-        globals()[name] = fn
-        return fn
+        if _ops.is_op(fn):
+            globals()[name] = fn
+            return fn
+        return _ops.op("torch", name, fn, "cthtorch.nn.functional")
     if name in _REMOVED_OPS:   # torch.eig and co.: torch's "removed in 1.9" RuntimeError
         from . import _removed_ops
         return getattr(_removed_ops, name)
     if name in _TORCH_FUNCTIONAL:   # torch.kl_div and friends: ATen signatures over nn.functional
         from . import _torch_functional
-        fn = getattr(_torch_functional, name)
-        globals()[name] = fn
-        return fn
+        return _ops.op("torch", name, getattr(_torch_functional, name), "cthtorch._torch_functional")
     if name.endswith("Storage") and name not in ("TypedStorage", "UntypedStorage"):
         from . import _legacy_storage
         if name in _legacy_storage.NAMES:

@@ -179,13 +179,17 @@ def rrelu(input, lower=1.0 / 8, upper=1.0 / 3, training=False, generator=None):
     return input * noise
 
 
-def install(namespace):
+def register():
+    """Registers this module's composites (cthtorch/_ops)."""
+    from cthtorch import _ops
     for name in ("batch_norm", "layer_norm", "group_norm", "dropout", "dropout_", "feature_dropout",
                  "alpha_dropout", "selu", "selu_", "celu", "celu_", "prelu", "rrelu") + _EXTRA:
-        namespace[name] = globals()[name]
-    _nn.cross_entropy_loss = cross_entropy_loss
-    _install_methods()
-    _install_matmul()
+        _ops.op("torch", name, globals()[name], __name__)
+    _ops.op("_nn", "cross_entropy_loss", cross_entropy_loss, __name__)
+    _ops.op("_nn", "linear", linear, __name__)
+    for name in ("allclose", "float_power", "deg2rad", "rad2deg", "positive",
+                 "matmul", "dot", "vdot", "inner", "mv", "outer", "ger", "addmv", "addbmm"):
+        _ops.op("Tensor", name, globals()[name], __name__)
 
 
 def allclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
@@ -213,13 +217,6 @@ def positive(input):
     if input.dtype == cthtorch.bool:
         raise RuntimeError("The `+` operator, on a bool tensor is not supported.")
     return input
-
-
-def _install_methods():
-    T = cthtorch.Tensor
-    for name in ("allclose", "float_power", "deg2rad", "rad2deg", "positive"):
-        if not hasattr(T, name):
-            setattr(T, name, globals()[name])
 
 
 _EXTRA = ("allclose", "float_power", "deg2rad", "rad2deg", "positive")
@@ -334,14 +331,6 @@ def linear(input, weight, bias=None):
         return cthtorch.addmm(bias, input, weight.t())
     r = matmul(input, weight.t())
     return r + bias if bias is not None else r
-
-
-def _install_matmul():
-    T = cthtorch.Tensor
-    for name in ("matmul", "dot", "vdot", "inner", "mv", "outer", "ger", "addmv", "addbmm"):
-        setattr(T, name, globals()[name])
-    T.__matmul__ = matmul
-    _nn.linear = linear
 
 
 _EXTRA = _EXTRA + ("matmul", "dot", "vdot", "inner", "mv", "outer", "ger", "addmv", "addbmm")

@@ -339,56 +339,74 @@ _INPLACE = ("addmv", "addbmm", "igamma", "igammac", "heaviside", "gcd", "lcm", "
             "index_reduce", "put")
 
 
-def install(ns):
-    for name, fn in _FUNCS.items():
-        if name not in ns:
-            ns[name] = _with_out(name, fn) if name in _OUT_FUNCS else fn
+def _present(namespace, name):
+    """Provided by a generated binding or the Tensor class body: the tables
+    above list names for several modules' worth of ops at once, and those
+    that are C ops now are skipped. A name another module registers is not
+    skipped: registering it twice raises."""
+    if namespace == "Tensor":
+        return name in cthtorch.Tensor.__dict__ or name in cthtorch._C._TensorBase.__dict__
+    return name in cthtorch._C._VariableFunctions.__dict__
+
+
+def register():
+    """Registers this module's ops (cthtorch/_ops). Names that the generated
+    bindings or the Tensor class already provide are skipped here on purpose
+    (_present), and the walk test (tests/test_op_registry.py) checks that no
+    name is claimed twice."""
+    from cthtorch import _ops
     T = cthtorch.Tensor
+    origin = __name__
+    for name, fn in _FUNCS.items():
+        if not _present("torch", name):
+            _ops.op("torch", name, _with_out(name, fn) if name in _OUT_FUNCS else fn, origin)
     for name in _METHODS:
-        if not hasattr(T, name):
-            setattr(T, name, _FUNCS[name])
+        if not _present("Tensor", name):
+            _ops.op("Tensor", name, _FUNCS[name], origin)
     for name in _misc.METHODS:
-        if not hasattr(T, name):
-            setattr(T, name, getattr(_misc, name))
-    T.polygamma = lambda self, n: _pw.polygamma(n, self)
-    T.polygamma_ = _make_inplace("polygamma_", lambda self, n: _pw.polygamma(n, self))
+        if not _present("Tensor", name):
+            _ops.op("Tensor", name, getattr(_misc, name), origin)
+    _ops.op("Tensor", "polygamma", lambda self, n: _pw.polygamma(n, self), origin)
+    _ops.op("Tensor", "polygamma_", _make_inplace("polygamma_", lambda self, n: _pw.polygamma(n, self)), origin)
     for name in _INPLACE:
-        if not hasattr(T, name + "_"):
-            setattr(T, name + "_", _make_inplace(name + "_", getattr(T, name)))
+        if not _present("Tensor", name + "_"):
+            _ops.op("Tensor", name + "_", _make_inplace(name + "_", getattr(T, name)), origin)
     for alias, target in _ALIASES.items():
-        if alias not in ns:
-            ns[alias] = ns[target]
-        if not hasattr(T, alias):
-            setattr(T, alias, getattr(T, target))
-        if not hasattr(T, alias + "_"):
-            setattr(T, alias + "_", getattr(T, target + "_"))
-        if alias + "_" not in ns and target + "_" in ns:
-            ns[alias + "_"] = ns[target + "_"]
+        if not _present("torch", alias):
+            _ops.op("torch", alias, getattr(cthtorch, target), origin, aten=target)
+        if not _present("Tensor", alias):
+            _ops.op("Tensor", alias, getattr(T, target), origin, aten=target)
+        if not _present("Tensor", alias + "_"):
+            _ops.op("Tensor", alias + "_", getattr(T, target + "_"), origin, aten=target + "_")
+        if not _present("torch", alias + "_") and hasattr(cthtorch, target + "_"):
+            _ops.op("torch", alias + "_", getattr(cthtorch, target + "_"), origin, aten=target + "_")
     for name, fn in _shp.METHODS_META.items():
-        if not hasattr(T, name):
-            setattr(T, name, _shp._meta_inplace(name, fn))
+        if not _present("Tensor", name):
+            _ops.op("Tensor", name, _shp._meta_inplace(name, fn), origin)
     for name, fn in (("float_power_", float_power_), ("logical_not_", logical_not_), ("cumsum_", cumsum_),
                      ("cumprod_", cumprod_), ("resize_as_", _shp.resize_as_), ("resize", _shp.resize),
                      ("resize_as", _shp.resize_as), ("fill_diagonal_", _shp.fill_diagonal_),
                      ("is_nonzero", is_nonzero), ("conj_physical_", _conj_physical_), ("apply_", apply_),
                      ("map_", map_), ("new", new), ("storage_type", storage_type)):
-        if not hasattr(T, name):
-            setattr(T, name, fn)
-    ns["is_nonzero"] = is_nonzero     # replaces __init__'s version: it missed the empty-tensor message
-    if "as_strided_" not in ns:
-        ns["as_strided_"] = T.as_strided_
+        if not _present("Tensor", name):
+            _ops.op("Tensor", name, fn, origin)
+    _ops.op("torch", "is_nonzero", is_nonzero, origin)
+    if not _present("torch", "as_strided_"):
+        _ops.op("torch", "as_strided_", T.as_strided_, origin)
     # device predicates of other backends, all False on this CPU build
     for name in ("is_xpu", "is_mps", "is_ipu", "is_xla", "is_vulkan", "is_maia", "is_mtia", "is_sparse_csr"):
-        if not hasattr(T, name):
-            setattr(T, name, property(lambda self: False))
-    if not hasattr(T, "imag"):
-        T.imag = property(_misc.imag)
-    if not hasattr(T, "const_data_ptr"):
-        T.const_data_ptr = T.data_ptr
-    if not hasattr(T, "to_dense"):
-        T.to_dense = lambda self, dtype=None, *, masked_grad=None: self if dtype is None else self.to(dtype)
-    ns.setdefault("is_distributed", lambda input: False)
+        if not _present("Tensor", name):
+            _ops.attr("Tensor", name, property(lambda self: False), origin)
+    if not _present("Tensor", "imag"):
+        _ops.attr("Tensor", "imag", property(_misc.imag), origin)
+    if not _present("Tensor", "const_data_ptr"):
+        _ops.op("Tensor", "const_data_ptr", T.data_ptr, origin, aten="data_ptr")
+    if not _present("Tensor", "to_dense"):
+        _ops.op("Tensor", "to_dense",
+                lambda self, dtype=None, *, masked_grad=None: self if dtype is None else self.to(dtype), origin)
+    if not _present("torch", "is_distributed"):
+        _ops.op("torch", "is_distributed", lambda input: False, origin)
     for name in ("resize_as_", "conj_physical_", "addmv_", "deg2rad_", "rad2deg_", "sinc_", "i0_", "gcd_", "lcm_",
                  "ldexp_"):
-        if name not in ns:
-            ns[name] = getattr(T, name)
+        if not _present("torch", name):
+            _ops.op("torch", name, getattr(T, name), origin)

@@ -111,15 +111,17 @@ _METHODS = ("diag", "diag_embed", "diagflat", "trace", "kron", "cross", "norm", 
 renorm_ = _inplace_of(_norms.renorm, "renorm_")
 
 
-def install(ns):
+def register():
+    """Registers this module's ops (cthtorch/_ops)."""
+    from cthtorch import _ops
+    from cthtorch._extra_ops import _present
     for name, fn in _FUNCS.items():
-        if name not in ns:
-            ns[name] = _with_out(name, fn) if name in _OUT else fn
-    T = cthtorch.Tensor
+        if not _present("torch", name):
+            _ops.op("torch", name, _with_out(name, fn) if name in _OUT else fn, __name__)
     for name in _METHODS:
-        if not hasattr(T, name):
-            setattr(T, name, _FUNCS[name])
-    if not hasattr(T, "renorm_"):
-        T.renorm_ = renorm_
+        if not _present("Tensor", name):
+            _ops.op("Tensor", name, _FUNCS[name], __name__)
+    if not _present("Tensor", "renorm_"):
+        _ops.op("Tensor", "renorm_", renorm_, __name__)
     # torch._C._LinAlgError: what singular / non-positive-definite inputs raise
     _C._LinAlgError = linalg.LinAlgError

@@ -558,8 +558,7 @@ def argwhere(input):
 def where(condition, input=None, other=None, *, out=None):
     if input is None and other is None:
         return nonzero(condition, as_tuple=True)
-    return _C._VariableFunctions.where(condition, input, other) if out is None else \
-        _C._VariableFunctions.where(condition, input, other, out=out)
+    return _VF.where(condition, input, other) if out is None else _VF.where(condition, input, other, out=out)
 
 
 # ---------------------------------------------------------------- advanced indexing
@@ -883,26 +882,42 @@ METHODS = ["split", "chunk", "tensor_split", "unbind", "index_select", "gather",
            "repeat_interleave", "broadcast_to", "take", "bincount", "unique", "histc", "_index", "_index_put_"]
 
 
-def install(namespace):
+# composites standing in for a generated binding: they add an overload the
+# declarations lack (torch.where(condition) is nonzero(as_tuple=True))
+_EXTENDS = ("where",)
+
+
+def register():
+    """Registers this module's ops (cthtorch/_ops)."""
+    from cthtorch import _ops
+    g = globals()
     for name in FUNCTIONS:
-        namespace[name] = globals()[name]
-    T = cthtorch.Tensor
+        if name in _EXTENDS:
+            _ops.extend("torch", name, g[name], __name__)
+        else:
+            _ops.op("torch", name, g[name], __name__)
     for name in METHODS:
-        setattr(T, name, globals()[name])
+        _ops.op("Tensor", name, g[name], __name__)
     # in-place variants write the out-of-place result back; copy_ records it, so
     # self takes the result's history (a new grad_fn) as PyTorch's in-place ops do
     for name in ("scatter", "scatter_add", "masked_fill", "masked_scatter", "scatter_reduce"):
-        setattr(T, name + "_", _inplace_of(globals()[name], name + "_"))
-    T.index_add = lambda self, dim, index, source, *, alpha=1: _index_add(self, dim, index, source, alpha)
-    T.index_add_ = _inplace_of(T.index_add, "index_add_")
-    T.index_fill = lambda self, dim, index, value: _index_fill(self, dim, index, value)
-    T.index_fill_ = _inplace_of(T.index_fill, "index_fill_")
-    T.index_copy = lambda self, dim, index, source: _index_copy(self, dim, index, source)
-    T.index_copy_ = _inplace_of(T.index_copy, "index_copy_")
+        _ops.op("Tensor", name + "_", _inplace_of(g[name], name + "_"), __name__)
+    for name, fn in (("index_add", _index_add_m), ("index_fill", _index_fill_m), ("index_copy", _index_copy_m)):
+        _ops.op("Tensor", name, fn, __name__)
+        _ops.op("Tensor", name + "_", _inplace_of(fn, name + "_"), __name__)
+        _ops.op("torch", name, fn, __name__)
 
-    namespace["index_add"] = T.index_add
-    namespace["index_fill"] = T.index_fill
-    namespace["index_copy"] = T.index_copy
+
+def _index_add_m(self, dim, index, source, *, alpha=1):
+    return _index_add(self, dim, index, source, alpha)
+
+
+def _index_fill_m(self, dim, index, value):
+    return _index_fill(self, dim, index, value)
+
+
+def _index_copy_m(self, dim, index, source):
+    return _index_copy(self, dim, index, source)
 
 
 def _along(self, dim, index):

@@ -133,19 +133,21 @@ def _install_sparse_methods():
     S.__neg__, S.__abs__, S.__pow__ = K["neg"], K["abs"], K["pow"]
 
 
-def install(ns):
-    ns["sparse_coo_tensor"] = sparse_coo_tensor
-    ns["spmm"] = ops.spmm
-    ns["is_tensor"] = lambda obj: isinstance(obj, cthtorch.Tensor)
-    T = cthtorch.Tensor
-    T.to_sparse = to_sparse
-    T.to_sparse_coo = lambda self: to_sparse(self)
+def register():
+    """Registers the sparse factories and the strided side of the sparse
+    Tensor methods (cthtorch/_ops); SparseTensor's own methods are its class's."""
+    from cthtorch import _ops
+    o = __name__
+    _ops.op("torch", "sparse_coo_tensor", sparse_coo_tensor, o)
+    _ops.op("torch", "spmm", ops.spmm, o)
+    _ops.op("Tensor", "to_sparse", to_sparse, o)
+    _ops.op("Tensor", "to_sparse_coo", lambda self: to_sparse(self), o, aten="to_sparse")
     for layout in ("csr", "csc", "bsr", "bsc"):
-        setattr(T, "to_sparse_" + layout, _no_layout(layout))
+        _ops.op("Tensor", "to_sparse_" + layout, _no_layout(layout), o)
     for name in ("is_coalesced", "coalesce", "indices", "values", "_indices", "_values"):
-        setattr(T, name, _strided_only(name))
-    T._nnz = _nnz_dense
-    T.sparse_dim = lambda self: 0
-    T.dense_dim = lambda self: self.dim()
+        _ops.op("Tensor", name, _strided_only(name), o)
+    _ops.op("Tensor", "_nnz", _nnz_dense, o)
+    _ops.op("Tensor", "sparse_dim", lambda self: 0, o)
+    _ops.op("Tensor", "dense_dim", lambda self: self.dim(), o)
     _install_sparse_methods()
     _C._set_sparse_dispatch(SparseTensor, ops.dispatch)

@@ -1,8 +1,11 @@
 """torch.autograd.profiler: profile and record_function.
 
-cthtorch's ops are not instrumented, so a profile holds the record_function
-ranges opened inside it (with wall-clock CPU times), not per-op events; the
-tables, averages and Chrome traces are built from those ranges."""
+A profile observes the dispatch point (cthtorch/_ops/dispatch.py): every op
+call, C op or registered composite, becomes an event named as PyTorch names it
+(aten::add, aten::linear), nested under the op or record_function range that
+was open when it ran, with wall-clock CPU times and, with record_shapes=True,
+its input shapes. Tables, averages and Chrome traces are built from those
+events."""
 import functools
 import json
 import threading
@@ -143,8 +146,58 @@ class EventList(list):
             json.dump({"traceEvents": events}, f)
 
 
+def _open_stack():
+    stack = getattr(_state, "open", None)
+    if stack is None:
+        stack = _state.open = []
+    return stack
+
+
+def _shapes(args):
+    from cthtorch import Tensor
+    out = []
+    for a in args:
+        if isinstance(a, Tensor):
+            out.append(list(a.shape))
+        elif isinstance(a, (list, tuple)) and a and all(isinstance(x, Tensor) for x in a):
+            out.append([list(x.shape) for x in a])
+        else:
+            out.append([])
+    return out
+
+
+class _OpObserver:
+    """What a profile hands the dispatch point: one event per op call."""
+
+    __slots__ = ("prof",)
+
+    def __init__(self, prof):
+        self.prof = prof
+
+    def enter(self, name):
+        stack = _open_stack()
+        now = _now_us()
+        ev = FunctionEvent(next(record_function._ids), name, threading.get_ident(), now, now)
+        ev.cpu_parent = stack[-1] if stack else None
+        stack.append(ev)
+        return ev
+
+    def exit(self, ev, name, schema, args, kwargs, result):
+        ev.time_range_end = _now_us()
+        stack = _open_stack()
+        if stack and stack[-1] is ev:
+            stack.pop()
+        elif ev in stack:
+            stack.remove(ev)
+        if self.prof.record_shapes:
+            ev.input_shapes = _shapes(args)
+        if ev.cpu_parent is not None:
+            ev.cpu_parent.cpu_children.append(ev)
+        self.prof._events.append(ev)
+
+
 class profile:
-    """Collects record_function ranges opened while it is active (CPU wall-clock times)."""
+    """Collects an event for every op call and record_function range while it is active (CPU wall-clock times)."""
 
     def __init__(self, enabled=True, *, use_cuda=False, use_device=None, record_shapes=False, with_flops=False,
                  profile_memory=False, with_stack=False, with_modules=False, use_kineto=False, use_cpu=True,
@@ -163,9 +216,14 @@ class profile:
         self._t0 = _now_us()
         if self.enabled:
             _state.profilers = _active() + [self]
+            from cthtorch._ops import dispatch
+            self._observer = _OpObserver(self)
+            dispatch.add_observer(self._observer)
 
     def _stop(self):
         if self.enabled:
+            from cthtorch._ops import dispatch
+            dispatch.remove_observer(self._observer)
             _state.profilers = [p for p in _active() if p is not self]
         self._entered = False
         self.function_events = EventList(sorted(self._events, key=lambda e: e.time_range_start))

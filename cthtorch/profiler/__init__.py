@@ -1,7 +1,7 @@
 """torch.profiler: the autograd profiler plus schedules, steps and trace handlers.
 
-Only CPU activity exists here, and only record_function ranges are recorded
-(see cthtorch.autograd.profiler)."""
+Only CPU activity exists here: every op call (named aten::<op>) and every
+record_function range (see cthtorch.autograd.profiler)."""
 import enum
 import os
 import socket

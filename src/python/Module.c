@@ -1,5 +1,6 @@
 /* initModule: builds cthtorch._C. */
 #include "THP.h"
+#include "Dispatch.h"
 #include "ArgParser.h"
 #include "autograd/Formulas.h"
 #include "../TH/THRandom.h"
@@ -120,9 +121,17 @@ static PyTypeObject VariableFunctionsType = {
   .tp_flags = Py_TPFLAGS_DEFAULT,
 };
 
-static int add_functions(PyObject *holder_dict, PyMethodDef *defs) {
+/* Adds defs as static methods of _VariableFunctions. Hand-written ones
+ * (factories, random factories, predicates) are wrapped in a `_C._Op` so the
+ * dispatch observers see them as they see the generated ops (Dispatch.h). */
+static int add_functions(PyObject *holder_dict, PyMethodDef *defs, bool wrap) {
   for (PyMethodDef *d = defs; d && d->ml_name; d++) {
     PyObject *f = PyCFunction_New(d, NULL);
+    if (f && wrap) {
+      char name[128];
+      snprintf(name, sizeof name, "aten::%s", d->ml_name);
+      Py_SETREF(f, THPOp_new(name, f));
+    }
     if (!f) return -1;
     PyObject *sm = PyStaticMethod_New(f);
     Py_DECREF(f);
@@ -151,13 +160,15 @@ PyMODINIT_FUNC PyInit__C(void) {
   PyObject *m = PyModule_Create(&module_def);
   if (!m) return NULL;
   if (THP_initDtypes(m) < 0 || THP_initDevice(m) < 0 || THP_initSize(m) < 0 || THP_initGenerator(m) < 0 ||
-      THP_initTensor(m) < 0 || THP_initNodes(m) < 0 || THP_initEngine(m) < 0 || THP_initStorage(m) < 0)
+      THP_initTensor(m) < 0 || THP_initNodes(m) < 0 || THP_initEngine(m) < 0 || THP_initStorage(m) < 0 ||
+      THP_initDispatch(m) < 0)
     goto fail;
   if (PyType_Ready(&VariableFunctionsType) < 0) goto fail;
   PyObject *vdict = VariableFunctionsType.tp_dict;
   extern PyMethodDef THP_factory_functions[], THP_random_functions[];
-  if (add_functions(vdict, THP_generated_functions_main) < 0 || add_functions(vdict, THP_manual_functions) < 0 ||
-      add_functions(vdict, THP_factory_functions) < 0 || add_functions(vdict, THP_random_functions) < 0)
+  if (add_functions(vdict, THP_generated_functions_main, false) < 0 ||
+      add_functions(vdict, THP_manual_functions, true) < 0 || add_functions(vdict, THP_factory_functions, true) < 0 ||
+      add_functions(vdict, THP_random_functions, true) < 0)
     goto fail;
   PyType_Modified(&VariableFunctionsType);
   if (PyModule_AddObjectRef(m, "_VariableFunctions", (PyObject *)&VariableFunctionsType) < 0) goto fail;

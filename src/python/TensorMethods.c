@@ -297,7 +297,7 @@ PyMethodDef THP_manual_tensor_methods[] = {
   {NULL}
 };
 
-static PyObject *f_is_tensor(PyObject *m, PyObject *o) { return PyBool_FromLong(THPTensor_Check(o)); }
+static PyObject *f_is_tensor(PyObject *m, PyObject *o) { return PyBool_FromLong(THPTensor_Check(o) || ap_is_sparse(o)); }
 static PyObject *f_numel(PyObject *m, PyObject *o) {
   if (ap_is_sparse(o)) return PyObject_CallMethod(o, "numel", NULL);
   if (!THPTensor_Check(o)) { PyErr_SetString(PyExc_TypeError, "numel(): argument 'input' must be Tensor"); return NULL; }
