@@ -125,6 +125,10 @@ class BuildCthtorch(build_ext):
         pyi = os.path.join(GEN, "_C.pyi")
         if os.path.exists(pyi):
             shutil.copy2(pyi, os.path.join(PKG, "_C.pyi"))
+        # the op registry (cthtorch/_ops) raises on a name registered twice or
+        # shadowing a generated binding: importing the package makes that a build error
+        if not ASAN:   # an ASan build imports only with libasan preloaded (make test-asan)
+            subprocess.check_call([sys.executable, "-c", "import cthtorch"], cwd=ROOT)
 
     def build_thc(self):
         nvcc = shutil.which("nvcc")

@@ -66,13 +66,15 @@ from . import _composites, _shape_ops, _extra_ops, _linalg_ops, _sparse_factory 
 for _m in (_composites, _shape_ops, _extra_ops, _linalg_ops, _sparse_factory):
     _m.register()
 del _m
-from .functional import (  # noqa: E402,F401
-    broadcast_shapes, meshgrid, atleast_1d, atleast_2d, atleast_3d, cartesian_prod, block_diag, unravel_index,
-    tensordot, chain_matmul,
-)
+from . import functional as _functional  # noqa: E402
+for _name in ("broadcast_shapes", "meshgrid", "atleast_1d", "atleast_2d", "atleast_3d", "cartesian_prod", "block_diag",
+              "unravel_index", "tensordot", "chain_matmul"):
+    _ops.op("torch", _name, getattr(_functional, _name), "cthtorch.functional")
 from ._random import (  # noqa: E402,F401
-    manual_seed, seed, initial_seed, get_rng_state, set_rng_state, normal,
+    manual_seed, seed, initial_seed, get_rng_state, set_rng_state,
 )
+from . import _random  # noqa: E402
+_ops.extend("torch", "normal", _random.normal, "cthtorch._random")   # adds normal(float, float, size)
 from . import autograd  # noqa: E402
 from .autograd import no_grad, enable_grad, set_grad_enabled, inference_mode  # noqa: E402,F401
 from ._C import is_anomaly_check_nan_enabled, _set_anomaly_enabled as set_anomaly_enabled  # noqa: E402,F401
@@ -121,12 +123,8 @@ def _no_complex(name):
     return f
 
 
-view_as_real = _no_complex("view_as_real")
-view_as_complex = _no_complex("view_as_complex")
-complex = _no_complex("complex")
-polar = _no_complex("polar")
-stft = _no_complex("stft")
-istft = _no_complex("istft")
+for _name in ("view_as_real", "view_as_complex", "complex", "polar", "stft", "istft"):
+    _ops.op("torch", _name, _no_complex(_name), __name__)
 
 
 def is_storage(obj):

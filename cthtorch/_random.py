@@ -1,6 +1,8 @@
 """Seeding the default generator (torch.manual_seed and friends)."""
 from cthtorch import _C
 
+_VF_normal = _C._VariableFunctions.normal   # the binding torch.normal extends
+
 
 def manual_seed(seed):
     """Seeds the default generator; the same seed gives the same stream everywhere."""
@@ -40,7 +42,7 @@ def normal(mean, std=1.0, size=None, *, generator=None, out=None, dtype=None, la
         if std < 0:
             raise RuntimeError("normal expects std >= 0.0, but found std %s" % std)
         std = cthtorch.full_like(mean, float(std))
-    r = _C._VariableFunctions.normal(mean, std, generator=generator)
+    r = _VF_normal(mean, std, generator=generator)
     if out is not None:
         out.resize_(r.shape).copy_(r)
         return out

@@ -879,7 +879,7 @@ FUNCTIONS = [f for f in FUNCTIONS if f not in ("meshgrid", "broadcast_shapes")] 
 METHODS = ["split", "chunk", "tensor_split", "unbind", "index_select", "gather", "take_along_dim", "scatter",
            "scatter_add", "scatter_reduce", "masked_fill", "masked_select", "masked_scatter", "nonzero", "argwhere",
            "index_put", "index_put_", "flip", "fliplr", "flipud", "roll", "rot90", "repeat", "tile",
-           "repeat_interleave", "broadcast_to", "take", "bincount", "unique", "histc", "_index", "_index_put_"]
+           "repeat_interleave", "broadcast_to", "take", "bincount", "histc", "_index", "_index_put_"]   # unique: Tensor class body
 
 
 # composites standing in for a generated binding: they add an overload the

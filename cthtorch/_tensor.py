@@ -2,7 +2,7 @@
 import copy as _copy
 
 import cthtorch
-from cthtorch import _C
+from cthtorch import _C, _ops
 
 
 DEEPCOPY_NON_LEAF = ("Only Tensors created explicitly by the user (graph leaves) support the deepcopy protocol at "
@@ -154,33 +154,43 @@ class Tensor(_C._TensorBase):
 
     # ---- conveniences written in Python in PyTorch too ----
 
+    @_ops.method
     def unique(self, sorted=True, return_inverse=False, return_counts=False, dim=None):
         return cthtorch.unique(self, sorted=sorted, return_inverse=return_inverse, return_counts=return_counts, dim=dim)
 
+    @_ops.method
     def new_tensor(self, data, dtype=None, device=None, requires_grad=False):
         return cthtorch.tensor(data, dtype=dtype or self.dtype, requires_grad=requires_grad)
 
+    @_ops.method
     def new_zeros(self, *size, dtype=None, device=None, requires_grad=False, **kw):
         return cthtorch.zeros(*size, dtype=dtype or self.dtype, requires_grad=requires_grad)
 
+    @_ops.method
     def new_ones(self, *size, dtype=None, device=None, requires_grad=False, **kw):
         return cthtorch.ones(*size, dtype=dtype or self.dtype, requires_grad=requires_grad)
 
+    @_ops.method
     def new_empty(self, *size, dtype=None, device=None, requires_grad=False, **kw):
         return cthtorch.empty(*size, dtype=dtype or self.dtype, requires_grad=requires_grad)
 
+    @_ops.method
     def new_full(self, size, fill_value, dtype=None, device=None, requires_grad=False, **kw):
         return cthtorch.full(size, fill_value, dtype=dtype or self.dtype, requires_grad=requires_grad)
 
+    @_ops.method
     def view_as(self, other):
         return self.view(other.size())
 
+    @_ops.method
     def reshape_as(self, other):
         return self.reshape(other.size())
 
+    @_ops.method
     def expand_as(self, other):
         return self.expand(other.size())
 
+    @_ops.method
     def type_as(self, other):
         return self.to(other.dtype)
 
@@ -192,10 +202,12 @@ class Tensor(_C._TensorBase):
             _C._share_memory_(self)
         return self
 
+    @_ops.method
     def hardshrink(self, lambd=0.5):
         import cthtorch.nn.functional as F
         return F.hardshrink(self, lambd)
 
+    @_ops.method
     def prelu(self, weight):
         import cthtorch.nn.functional as F
         return F.prelu(self, weight)

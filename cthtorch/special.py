@@ -93,3 +93,7 @@ def i1e(input, *, out=None):
 
 def i0e(input, *, out=None):
     return _t.i0(input) * _t.exp(-input.abs())
+
+
+from cthtorch import _ops as _ops_registry  # noqa: E402
+_ops_registry.module_ops("special", globals(), "special_")

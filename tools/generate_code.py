@@ -137,6 +137,13 @@ def load_decls(paths):
             entries = yaml.safe_load(fh) or []
         for e in entries:
             decls.append(Decl(e, path))
+    # one declaration per name.overload: a second is a build error, not a
+    # silent override (cthtorch/_ops checks the Python composites at import)
+    seen = {}
+    for d in decls:
+        if d.full in seen:
+            raise SystemExit("generate_code: %s is declared twice (%s and %s)" % (d.full, seen[d.full], d.src))
+        seen[d.full] = d.src
     return decls
 
 

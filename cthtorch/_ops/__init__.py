@@ -19,6 +19,7 @@ the tables against the declarations at build time), never a silent override.
 Non-op attributes (properties such as Tensor.is_xpu) go through `attr()`:
 the same duplicate rule, no wrapping.
 """
+import functools
 import types
 
 from cthtorch import _C
@@ -29,11 +30,18 @@ _extended = {}     # (namespace, name) -> the generated binding a composite exte
 
 
 def _generated(namespace, name):
-    """A generated binding (or the hand-written _C code) already provides it."""
+    """A generated binding (or the hand-written _C code) already provides it.
+    Namespaces without bindings of their own (nn.functional, linalg, special)
+    answer False: their modules re-export bindings by name, which is no
+    registration."""
     if namespace == "torch":
         return name in _C._VariableFunctions.__dict__
     if namespace == "Tensor":
-        return name in _C._TensorBase.__dict__
+        # the Tensor class body's own methods count as provided: a registration
+        # must not replace them (its composites register through method())
+        cls = _TARGETS.get("Tensor")
+        return name in _C._TensorBase.__dict__ or (
+            cls is not None and name in cls.__dict__ and (namespace, name) not in _entries)
     if namespace == "_nn":
         return hasattr(_C._nn, name) and (namespace, name) not in _entries and not (
             isinstance(getattr(_C._nn, name), _C._Op))
@@ -113,6 +121,12 @@ def ops(namespace, table, origin):
         op(namespace, name, fn, origin)
 
 
+def method(fn):
+    """Decorator for a composite defined in the Tensor class body: it becomes
+    a registered `_C._Op` (Tensor.<name>, aten::<name>) like the others."""
+    return _add("Tensor", fn.__name__, as_op(fn.__name__, fn), "cthtorch._tensor")
+
+
 def attr(namespace, name, obj, origin):
     """A non-op attribute (a property, a constant) under the duplicate rule."""
     return _add(namespace, name, obj, origin)
@@ -144,3 +158,40 @@ def is_op(obj):
         return True
     return isinstance(obj, (types.BuiltinFunctionType, types.BuiltinMethodType)) or \
         type(obj).__name__ in ("method_descriptor", "builtin_function_or_method")
+
+
+def _public_functions(module_globals):
+    import inspect
+    for name, obj in list(module_globals.items()):
+        if name.startswith("_") or isinstance(obj, (type, types.ModuleType)) or not callable(obj):
+            continue
+        if is_op(obj) or not (inspect.isfunction(obj) or isinstance(obj, functools.partial)):
+            continue
+        yield name, obj
+
+
+def module_ops(namespace, module_globals, aten_prefix=""):
+    """Registers every public Python function of a module namespace whose
+    functions are ops (cthtorch.linalg: aten::linalg_inv ...), wrapping each
+    in place so calls reach the dispatch point."""
+    origin = module_globals.get("__name__", namespace)
+    for name, fn in _public_functions(module_globals):
+        module_globals[name] = _add(namespace, name, as_op(aten_prefix + name, fn), origin)
+
+
+def api_module(namespace, module_globals):
+    """Registers the public functions of a Python API layer whose work is
+    done by the ops it calls (torch.nn.functional, as in PyTorch): listed
+    in the registry under the duplicate rule, not wrapped, so an op is
+    reported once, by the op it calls."""
+    origin = module_globals.get("__name__", namespace)
+    for name, fn in _public_functions(module_globals):
+        _add(namespace, name, fn, origin)
+        _api.add(id(fn))
+
+
+_api = set()
+
+
+def is_api(obj):
+    return id(obj) in _api

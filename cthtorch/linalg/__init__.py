@@ -2,6 +2,7 @@
 (src/ATen/ATLapack.c) with gradients from _functions.py; norms and products
 are compositions of other ops."""
 import cthtorch
+from cthtorch import _ops
 from cthtorch._extra_ops import _with_out
 from cthtorch.linalg._checks import LinAlgError
 from cthtorch.linalg._decomp import (  # noqa: F401
@@ -34,3 +35,5 @@ for _name in ("inv", "inv_ex", "det", "slogdet", "solve", "solve_ex", "solve_tri
               "matrix_exp", "cond"):
     globals()[_name] = _with_out("linalg." + _name, globals()[_name])
 del _name
+
+_ops.module_ops("linalg", globals(), "linalg_")

@@ -872,3 +872,9 @@ from cthtorch.nn._F_losses import (  # noqa: E402,F401
     multi_margin_loss, multilabel_margin_loss, triplet_margin_with_distance_loss, ctc_loss,
 )
 from cthtorch.nn._F_sampling import affine_grid, grid_sample  # noqa: E402,F401
+
+
+# every public function here is listed in the op registry (as PyTorch, this
+# layer is Python; the ops it calls report to the dispatch point)
+from cthtorch import _ops as _ops_registry  # noqa: E402
+_ops_registry.api_module("nn.functional", globals())
