@@ -198,21 +198,8 @@ def is_nonzero(input):
     return bool(input.item())
 
 
-# ---------------------------------------------------------------- index_reduce / put
+# ---------------------------------------------------------------- index_reduce
 index_reduce = _shp.index_reduce
-
-
-def put(input, index, source, accumulate=False):
-    """Functional put_: input viewed flat takes source at index (accumulating with index_add)."""
-    flat_index = index.reshape(-1)
-    n = input.numel()
-    if flat_index.numel() and (int(flat_index.max()) >= n or int(flat_index.min()) < -n):
-        bad = int(flat_index.max()) if int(flat_index.max()) >= n else int(flat_index.min())
-        raise IndexError("out of range: tried to access index %d on a tensor of %d elements." % (bad, n))
-    flat_index = cthtorch.where(flat_index < 0, flat_index + n, flat_index)
-    if accumulate:
-        return cthtorch.scatter_add(input.reshape(-1), 0, flat_index, source.reshape(-1)).reshape(input.shape)
-    return _shp._embed(input, source.reshape(-1), lambda t: t.reshape(-1)[flat_index])
 
 
 # ---------------------------------------------------------------- per-element callables
@@ -319,7 +306,7 @@ for _mod, _names in (
         _FUNCS[_n] = _misc.COPY_OPS[_n] if _n in _misc.COPY_OPS else getattr(_mod, _n)
 for _n in ("hann_window", "hamming_window", "blackman_window", "bartlett_window", "kaiser_window", "is_same_size",
            "is_signed", "is_complex", "is_conj", "is_neg", "is_inference", "conj", "resolve_conj", "resolve_neg",
-           "conj_physical", "index_reduce", "put", "asarray", "frombuffer", "get_default_device",
+           "conj_physical", "index_reduce", "asarray", "frombuffer", "get_default_device",
            "set_default_device"):
     _FUNCS[_n] = globals()[_n]
 
@@ -331,12 +318,12 @@ _METHODS = ("median", "nanmedian", "kthvalue", "mode", "cummax", "cummin", "logc
             "diagonal_scatter", "as_strided_scatter", "split_with_sizes", "unsafe_split", "unsafe_chunk",
             "unsafe_split_with_sizes", "narrow_copy", "hsplit", "vsplit", "dsplit", "ravel", "is_same_size",
             "is_conj", "is_neg", "is_inference", "conj", "resolve_conj", "resolve_neg", "conj_physical",
-            "index_reduce", "put")
+            "index_reduce")
 
 # x.op_(...) written back from the out-of-place op
 _INPLACE = ("addmv", "addbmm", "igamma", "igammac", "heaviside", "gcd", "lcm", "sinc", "i0", "mvlgamma", "ldexp",
             "nextafter", "deg2rad", "rad2deg",
-            "index_reduce", "put")
+            "index_reduce")
 
 
 def _present(namespace, name):

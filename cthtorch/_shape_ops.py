@@ -232,42 +232,6 @@ class _PutAddKey(Function):
         return _TakeKey.apply(g, ctx.key), None, None
 
 
-class _IndexSelect(Function):
-    @staticmethod
-    def forward(ctx, input, dim, index):
-        ctx.dim, ctx.shape = dim, input.shape
-        ctx.save_for_backward(index)
-        return _index_select_values(input, dim, index)
-
-    @staticmethod
-    def backward(ctx, g):
-        (index,) = ctx.saved_tensors
-        if len(ctx.shape) == 0:
-            return g.sum(), None, None
-        # index_add into zeros: the C kernel, or under create_graph its
-        # differentiable scatter_add form
-        return _index_add(cthtorch.zeros(tuple(ctx.shape), dtype=g.dtype), ctx.dim, index.reshape(-1), g, 1), None, None
-
-
-def _index_select_values(input, dim, index):
-    i = _idx_np(index).reshape(-1)
-    n = input.shape[dim] if input.dim() else 1
-    if i.size and (i.min() < -n or i.max() >= n):
-        raise IndexError("index out of range in self")
-    return _back(np.take(_np(input), i, axis=dim) if input.dim() else _np(input)[()] * np.ones(len(i)), input.dtype)
-
-
-def index_select(input, dim, index, *, out=None):
-    if index.dim() > 1:
-        raise IndexError("index_select(): Index is supposed to be a vector")
-    dim = _wrap_dim(dim, input.dim())
-    r = _IndexSelect.apply(input, dim, index) if _needs_grad(input) else _index_select_values(input, dim, index)
-    if out is not None:
-        out.resize_(r.shape).copy_(r)
-        return out
-    return r
-
-
 _VF = _C._VariableFunctions
 
 
@@ -515,186 +479,20 @@ def masked_fill(input, mask, value):
     return _masked_fill_values(input, mask, value)
 
 
-def masked_select(input, mask):
-    shape = np.broadcast_shapes(tuple(input.shape), tuple(mask.shape))
-    # one flat index (a single gather) rather than one index per dim
-    flat = mask.expand(shape).reshape(-1)
-    return input.expand(shape).reshape(-1)._index([nonzero(flat, as_tuple=True)[0]])
-
-
-def masked_scatter(input, mask, source):
-    a = np.broadcast_to(_np(input), np.broadcast_shapes(tuple(input.shape), tuple(mask.shape))).copy()
-    m = np.broadcast_to(_np(mask), a.shape)
-    n = int(m.sum())
-    if source.numel() < n:
-        raise RuntimeError("Number of elements of source < number of ones in mask")
-    if _needs_grad(input, source):
-        # where(mask, source's first n elements in mask order, input): differentiable in both
-        pos = np.cumsum(m.reshape(-1)) - 1
-        taken = source.reshape(-1)[cthtorch.from_numpy(np.maximum(pos, 0).astype(np.int64))].reshape(a.shape)
-        return cthtorch.where(cthtorch.from_numpy(np.array(m)), taken, input)
-    a[m] = _np(source).reshape(-1)[:n]
-    return _back(a, input.dtype)
-
-
 def nonzero(input, *, as_tuple=False, out=None):
-    nz = np.nonzero(_np(input) if input.dim() else _np(input).reshape(1))
-    if as_tuple:
-        if input.dim() == 0:
-            return (cthtorch.from_numpy(nz[0].astype(np.int64)),)
-        return tuple(cthtorch.from_numpy(np.ascontiguousarray(x.astype(np.int64))) for x in nz)
-    r = cthtorch.from_numpy(np.ascontiguousarray(np.stack(nz, axis=1).astype(np.int64))) if input.dim() else \
-        cthtorch.zeros((int(nz[0].size), 0), dtype=cthtorch.int64)
-    if out is not None:
-        out.resize_(r.shape).copy_(r)
-        return out
-    return r
-
-
-def argwhere(input):
-    return nonzero(input)
+    """The C op (cthtorch._C nonzero), with as_tuple's one index per dim."""
+    r = _VF.nonzero(input) if out is None else _VF.nonzero(input, out=out)
+    if not as_tuple:
+        return r
+    if input.dim() == 0:
+        return (r.reshape(-1),)
+    return r.unbind(1)
 
 
 def where(condition, input=None, other=None, *, out=None):
     if input is None and other is None:
         return nonzero(condition, as_tuple=True)
     return _VF.where(condition, input, other) if out is None else _VF.where(condition, input, other, out=out)
-
-
-# ---------------------------------------------------------------- advanced indexing
-def _expand_indices(self, indices):
-    """Turns a list of index entries (None / int tensors / bool masks with
-    None placeholders) into (dims, integer index arrays broadcast together)."""
-    dims, arrays = [], []
-    i = 0
-    while i < len(indices):
-        idx = indices[i]
-        if idx is None:
-            i += 1
-            continue
-        if idx.dtype in (cthtorch.bool, cthtorch.uint8) and idx.dtype == cthtorch.bool or idx.dtype == cthtorch.uint8:
-            m = _np(idx).astype(bool)
-            for k in range(m.ndim):
-                if i + k >= self.dim() or m.shape[k] != self.shape[i + k]:
-                    raise IndexError("The shape of the mask %s at index %d does not match the shape of the indexed "
-                                     "tensor %s at index %d" % (list(m.shape), k, list(self.shape), i + k))
-            nz = np.nonzero(m)
-            for k in range(m.ndim):
-                dims.append(i + k)
-                arrays.append(nz[k])
-            i += max(m.ndim, 1)
-            continue
-        a = _idx_np(idx)
-        n = self.shape[i]
-        if a.size and (a.max() >= n or a.min() < -n):
-            bad = int(a.max() if a.max() >= n else a.min())
-            raise IndexError("index %d is out of bounds for dimension %d with size %d" % (bad, i, n))
-        dims.append(i)
-        arrays.append(np.where(a < 0, a + n, a))
-        i += 1
-    try:
-        arrays = np.broadcast_arrays(*arrays)
-    except ValueError:
-        raise IndexError("shape mismatch: indexing tensors could not be broadcast together with shapes %s"
-                         % " ".join(str(list(a.shape)) for a in arrays)) from None
-    return dims, arrays
-
-
-def _index_key(self, dims, arrays):
-    key = [slice(None)] * self.dim()
-    for d, a in zip(dims, arrays):
-        key[d] = a
-    return tuple(key)
-
-
-class _Index(Function):
-    @staticmethod
-    def forward(ctx, self, indices):
-        dims, arrays = _expand_indices(self, indices)
-        ctx.key, ctx.shape = _index_key(self, dims, arrays), self.shape
-        return _back(_np(self)[ctx.key], self.dtype)
-
-    @staticmethod
-    def backward(ctx, g):
-        return _PutAddKey.apply(g, ctx.key, tuple(ctx.shape)), None
-
-
-def _index(self, indices):
-    if _needs_grad(self):
-        return _Index.apply(self, list(indices))
-    dims, arrays = _expand_indices(self, indices)
-    return _back(_np(self)[_index_key(self, dims, arrays)], self.dtype)
-
-
-def _index_put_(self, indices, values, accumulate=False):
-    m = indices[0] if indices else None
-    if (not accumulate and m is not None and m.dtype == cthtorch.bool
-            and (m.dim() == 0 or tuple(m.shape) == tuple(self.shape))
-            and all(i is None for i in indices[1:]) and values.numel() == 1
-            and not (self.requires_grad or values.requires_grad)):
-        # x[mask] = scalar: a select in C instead of numpy's boolean assignment
-        with cthtorch.no_grad():
-            self.copy_(_C._VariableFunctions.where(m, values.reshape(()).to(self.dtype), self))
-        return self
-    dims, arrays = _expand_indices(self, indices)
-    key = _index_key(self, dims, arrays)
-    a = _np(self).copy()
-    v = _np(values.to(self.dtype))
-    try:
-        if accumulate:
-            np.add.at(a, key, np.broadcast_to(v, a[key].shape))
-        else:
-            a[key] = v
-    except ValueError:
-        raise RuntimeError("shape mismatch: value tensor of shape %s cannot be broadcast to indexing result of "
-                           "shape %s" % (list(values.shape), list(a[key].shape))) from None
-    new = _back(a, self.dtype)
-    if self.requires_grad or values.requires_grad:
-        # recorded as a differentiable composite: self outside the written positions, values inside
-        mask = np.zeros(a.shape, dtype=bool)
-        mask[key] = True
-        m = cthtorch.from_numpy(mask)
-        placed = _IndexPutValues.apply(values, key, tuple(a.shape), self.dtype) if values.requires_grad else None
-        keep = self if accumulate else self.masked_fill(m, 0.0)
-        result = keep + (placed if placed is not None else (new - keep).detach())
-        if self.is_leaf and self.requires_grad and cthtorch.is_grad_enabled():
-            raise RuntimeError("a leaf Variable that requires grad is being used in an in-place operation.")
-        return _rebase_inplace(self, result)
-    with cthtorch.no_grad():
-        self.copy_(new)
-    return self
-
-
-class _IndexPutValues(Function):
-    @staticmethod
-    def forward(ctx, values, key, shape, dtype):
-        ctx.key, ctx.vshape = key, values.shape
-        a = np.zeros(shape, dtype=_np(values.to(dtype)).dtype)
-        a[key] = _np(values.to(dtype))
-        return _back(a, dtype)
-
-    @staticmethod
-    def backward(ctx, g):
-        r = _TakeKey.apply(g, ctx.key)
-        # reduce broadcast dims back to the values' shape
-        if tuple(r.shape) != tuple(ctx.vshape):
-            r = r.sum_to_size(ctx.vshape) if r.dim() >= len(ctx.vshape) else r.reshape(ctx.vshape)
-        return r, None, None, None
-
-
-def _rebase_inplace(self, result):
-    """Makes self hold result's values and history (the in-place contract):
-    copy_ records a node whose gradient flows to result."""
-    self.copy_(result)
-    return self
-
-
-def index_put_(self, indices, values, accumulate=False):
-    return _index_put_(self, list(indices), values, accumulate)
-
-
-def index_put(self, indices, values, accumulate=False):
-    return _index_put_(self.clone(), list(indices), values, accumulate)
 
 
 # ---------------------------------------------------------------- reorderings
@@ -790,7 +588,7 @@ def repeat_interleave(input, repeats=None, dim=None, *, output_size=None):
     if rep.size == 1:
         rep = np.full(input.shape[dim], int(rep.reshape(-1)[0]))
     idx = cthtorch.from_numpy(np.repeat(np.arange(input.shape[dim]), rep))
-    return index_select(input, dim, idx)
+    return _VF.index_select(input, dim, idx)
 
 
 def broadcast_to(input, size):
@@ -819,10 +617,6 @@ def broadcast_tensors(*tensors):
         tensors = tensors[0]
     shape = broadcast_shapes(*[t.shape for t in tensors])
     return tuple(t.expand(shape) for t in tensors)
-
-
-def take(input, index):
-    return _index(input.reshape(-1), [index.reshape(-1)]).reshape(index.shape)
 
 
 def searchsorted(sorted_sequence, input, *, out_int32=False, right=False, side=None, sorter=None):
@@ -869,22 +663,22 @@ def histc(input, bins=100, min=0, max=0):
 
 
 FUNCTIONS = ["cat", "concat", "concatenate", "stack", "hstack", "vstack", "row_stack", "dstack", "column_stack",
-             "split", "chunk", "tensor_split", "unbind", "index_select", "gather", "take_along_dim", "scatter",
-             "scatter_add", "scatter_reduce", "masked_fill", "masked_select", "masked_scatter", "nonzero", "argwhere",
-             "where", "index_put", "index_put_", "flip", "fliplr", "flipud", "roll", "rot90", "tile",
-             "repeat_interleave", "broadcast_to", "broadcast_shapes", "broadcast_tensors", "take",
+             "split", "chunk", "tensor_split", "unbind", "gather", "take_along_dim", "scatter",
+             "scatter_add", "scatter_reduce", "masked_fill", "nonzero",
+             "where", "flip", "fliplr", "flipud", "roll", "rot90", "tile",
+             "repeat_interleave", "broadcast_to", "broadcast_shapes", "broadcast_tensors",
              "searchsorted", "bucketize", "bincount", "unique", "histc"]
 FUNCTIONS = [f for f in FUNCTIONS if f not in ("meshgrid", "broadcast_shapes")]   # in cthtorch/functional.py
 
-METHODS = ["split", "chunk", "tensor_split", "unbind", "index_select", "gather", "take_along_dim", "scatter",
-           "scatter_add", "scatter_reduce", "masked_fill", "masked_select", "masked_scatter", "nonzero", "argwhere",
-           "index_put", "index_put_", "flip", "fliplr", "flipud", "roll", "rot90", "repeat", "tile",
-           "repeat_interleave", "broadcast_to", "take", "bincount", "histc", "_index", "_index_put_"]   # unique: Tensor class body
+METHODS = ["split", "chunk", "tensor_split", "unbind", "gather", "take_along_dim", "scatter",
+           "scatter_add", "scatter_reduce", "masked_fill", "nonzero", "flip", "fliplr", "flipud", "roll", "rot90",
+           "repeat", "tile", "repeat_interleave", "broadcast_to", "bincount", "histc"]   # unique: Tensor class body
 
 
 # composites standing in for a generated binding: they add an overload the
-# declarations lack (torch.where(condition) is nonzero(as_tuple=True))
-_EXTENDS = ("where",)
+# declarations lack (torch.where(condition) is nonzero(as_tuple=True), and
+# nonzero's as_tuple=True unbinds the C result)
+_EXTENDS = ("where", "nonzero")
 
 
 def register():
@@ -897,33 +691,21 @@ def register():
         else:
             _ops.op("torch", name, g[name], __name__)
     for name in METHODS:
-        _ops.op("Tensor", name, g[name], __name__)
+        if name in _EXTENDS:
+            _ops.extend("Tensor", name, g[name], __name__)
+        else:
+            _ops.op("Tensor", name, g[name], __name__)
     # in-place variants write the out-of-place result back; copy_ records it, so
     # self takes the result's history (a new grad_fn) as PyTorch's in-place ops do
-    for name in ("scatter", "scatter_add", "masked_fill", "masked_scatter", "scatter_reduce"):
+    for name in ("scatter", "scatter_add", "masked_fill", "scatter_reduce"):
         _ops.op("Tensor", name + "_", _inplace_of(g[name], name + "_"), __name__)
-    for name, fn in (("index_add", _index_add_m), ("index_fill", _index_fill_m), ("index_copy", _index_copy_m)):
-        _ops.op("Tensor", name, fn, __name__)
-        _ops.op("Tensor", name + "_", _inplace_of(fn, name + "_"), __name__)
-        _ops.op("torch", name, fn, __name__)
+    _ops.op("Tensor", "index_add", _index_add_m, __name__)
+    _ops.op("Tensor", "index_add_", _inplace_of(_index_add_m, "index_add_"), __name__)
+    _ops.op("torch", "index_add", _index_add_m, __name__)
 
 
 def _index_add_m(self, dim, index, source, *, alpha=1):
     return _index_add(self, dim, index, source, alpha)
-
-
-def _index_fill_m(self, dim, index, value):
-    return _index_fill(self, dim, index, value)
-
-
-def _index_copy_m(self, dim, index, source):
-    return _index_copy(self, dim, index, source)
-
-
-def _along(self, dim, index):
-    key = [slice(None)] * self.dim()
-    key[_wrap_dim(dim, self.dim())] = _idx_np(index).reshape(-1)
-    return tuple(key)
 
 
 def _inplace_of(fn, name):
@@ -970,24 +752,3 @@ def _index_add(self, dim, index, source, alpha):
             return (self.reshape(1).scatter_add(0, idx, src.reshape(-1))).reshape(())
         return scatter_add(self, d, idx, src)
     return _VF._index_add_c(self.detach(), dim, _d(index), _d(source), alpha)
-
-
-def _index_fill(self, dim, index, value):
-    if _needs_grad(self, value):
-        m = np.zeros(tuple(self.shape), dtype=bool)
-        m[_along(self, dim, index)] = True
-        return masked_fill(self, cthtorch.from_numpy(m), value)
-    a = _np(self).copy()
-    a[_along(self, dim, index)] = value.item() if isinstance(value, cthtorch.Tensor) else value
-    return _back(a, self.dtype)
-
-
-def _index_copy(self, dim, index, source):
-    if _needs_grad(self, source):
-        d, idx = _dim_index(self, dim, index, source)
-        if self.dim() == 0:
-            return scatter(self.reshape(1), 0, idx, source.reshape(-1)).reshape(())
-        return scatter(self, d, idx, source)
-    a = _np(self).copy()
-    a[_along(self, dim, index)] = _np(source)
-    return _back(a, self.dtype)

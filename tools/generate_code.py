@@ -170,7 +170,7 @@ def c_arg_from_parser(p, i):
         return "ap_string(&r, %d)" % i
     if b == "Generator":
         return "ap_generator(&r, %d)" % i
-    if b == "Tensor[]":
+    if b in ("Tensor[]", "Tensor?[]"):
         return "ap_object(&r, %d)" % i
     if b.startswith("float["):
         return "ap_object(&r, %d)" % i
@@ -206,7 +206,7 @@ def to_aten(p, var):
     """Converts the VT-level C value to what the ATen function takes."""
     if p.base == "Tensor":
         return "(%s ? ((THPTensor *)%s)->t : NULL)" % (var, var) if p.optional else "((THPTensor *)%s)->t" % var
-    if p.base == "Tensor[]":
+    if p.base in ("Tensor[]", "Tensor?[]"):
         return "&%s_list" % var
     return var
 
@@ -515,9 +515,10 @@ def _gen_vt_body(d, out, inplace):
     kind = d.ret_kind
     # Tensor[] params become a C array for ATen
     for p in params:
-        if p.base == "Tensor[]":
+        if p.base in ("Tensor[]", "Tensor?[]"):   # Tensor?[]: None entries become NULL
+            conv = "THP_opttensorlist_from_py" if p.base == "Tensor?[]" else "THP_tensorlist_from_py"
             L.append("  ATTensorList %s_list = {0};" % (p.name + "_"))
-            L.append("  if (THP_tensorlist_from_py(%s, &%s_list) < 0) return NULL;" % (p.name + "_", p.name + "_"))
+            L.append("  if (%s(%s, &%s_list) < 0) return NULL;" % (conv, p.name + "_", p.name + "_"))
     argvars = {}
     for p in params:
         argvars[p.name] = to_aten(p, p.name + "_")
@@ -622,9 +623,15 @@ def _gen_vt_body(d, out, inplace):
         L.append("  return %s;" % conv)
         L.append("}")
         return proto, "\n".join(L), None
-    for p in params:
-        if p.base == "Tensor[]":
-            L.insert(-1, "  PyMem_Free(%s_list.v);" % (p.name + "_"))
+    lists = [p for p in params if p.base in ("Tensor[]", "Tensor?[]")]
+    if lists:   # freed right after the ATen call, so its error returns do not leak the array
+        at = next(i for i, line in enumerate(L) if "Py_END_ALLOW_THREADS" in line or " < 0) return THP_raise();" in line)
+        L.insert(at + 1, "  %s" % " ".join("PyMem_Free(%s_list.v);" % (p.name + "_") for p in lists))
+        if kind == "tensorlist":   # "if (call < 0) return ...": free between the call and the check
+            call_l = L[at].strip()[4:-len(" < 0) return THP_raise();")]
+            L[at] = "  int lrc_ = %s;" % call_l
+            L[at + 1] += " if (lrc_ < 0) return THP_raise();"
+
     node = None
     if differentiable and (diff_inputs or inplace_self):
         node = node_name(d)

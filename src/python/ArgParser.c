@@ -30,6 +30,7 @@ static int parse_type(APParam *p, const char *t, size_t n) {
     *br = 0;
     if (!strcmp(buf, "int") || !strcmp(buf, "SymInt")) { p->type = p->size == 1 ? AP_DIMLIST : AP_INTLIST; return 0; }
     if (!strcmp(buf, "Tensor")) { p->type = AP_TENSORLIST; return 0; }
+    if (!strcmp(buf, "Tensor?")) { p->type = AP_OPTTENSORLIST; return 0; }
     if (!strcmp(buf, "float")) { p->type = AP_FLOATLIST; return 0; }
     return -1;
   }
@@ -194,6 +195,11 @@ static bool check_param(const APParam *p, PyObject *o, bool first) {
       for (Py_ssize_t i = 0; i < PySequence_Fast_GET_SIZE(o); i++)
         if (!THPTensor_Check(PySequence_Fast_GET_ITEM(o, i))) return false;
       return true;
+    case AP_OPTTENSORLIST:
+      if (!PyTuple_Check(o) && !PyList_Check(o)) return false;
+      for (Py_ssize_t i = 0; i < PySequence_Fast_GET_SIZE(o); i++)
+        if (!THPTensor_Check(PySequence_Fast_GET_ITEM(o, i)) && PySequence_Fast_GET_ITEM(o, i) != Py_None) return false;
+      return true;
     case AP_FLOATLIST:
       if (!PyTuple_Check(o) && !PyList_Check(o)) return is_float_like(o);
       for (Py_ssize_t i = 0; i < PySequence_Fast_GET_SIZE(o); i++)
@@ -220,6 +226,7 @@ static const char *type_label(const APParam *p) {
     case AP_STRING: return "str";
     case AP_GENERATOR: return "torch.Generator";
     case AP_TENSORLIST: return "tuple of Tensors";
+    case AP_OPTTENSORLIST: return "tuple of Tensors";
     case AP_FLOATLIST: return "tuple of floats";
     case AP_OBJECT: return "object";
     case AP_LAYOUT: return "torch.layout";

@@ -16,6 +16,7 @@ typedef enum {
   AP_TENSOR, AP_SCALAR, AP_INT, AP_INTLIST, AP_FLOAT, AP_BOOL, AP_DTYPE, AP_DEVICE,
   AP_STRING, AP_GENERATOR, AP_TENSORLIST, AP_FLOATLIST, AP_OBJECT, AP_LAYOUT, AP_MEMFORMAT,
   AP_DIMLIST,  /* int or int[] (dim=) */
+  AP_OPTTENSORLIST,  /* Tensor?[]: a tuple/list of tensors and Nones (indices) */
 } APType;
 
 typedef struct {

@@ -112,7 +112,18 @@ static PyObject *apply_basic(PyObject *self, PyObject *tup, PyObject *adv) {
   return cur;
 }
 
-/* [ (dim, idx), ... ] -> a list of length ndim with None for untouched dims */
+/* dims covered by the entries of an index list so far */
+static int span_sum(PyObject *l) {
+  int n = 0;
+  for (Py_ssize_t i = 0; i < PyList_GET_SIZE(l); i++) {
+    PyObject *t = PyList_GET_ITEM(l, i);
+    THTensor *tt = THPTensor_Check(t) ? ((THPTensor *)t)->t : NULL;
+    n += (tt && (tt->dtype == TH_Bool || tt->dtype == TH_UInt8) && tt->ndim > 1) ? tt->ndim : 1;
+  }
+  return n;
+}
+
+/* [ (dim, idx), ... ] -> the index list of aten's index: None for untouched dims */
 static PyObject *index_list(PyObject *view, PyObject *adv) {
   int ndim = ((THPTensor *)view)->t->ndim;
   PyObject *l = PyList_New(0);
@@ -120,7 +131,8 @@ static PyObject *index_list(PyObject *view, PyObject *adv) {
   for (Py_ssize_t i = 0; i < PyList_GET_SIZE(adv); i++) {
     PyObject *e = PyList_GET_ITEM(adv, i);
     int dim = (int)PyLong_AsLong(PyTuple_GET_ITEM(e, 0));
-    while (PyList_GET_SIZE(l) < dim) PyList_Append(l, Py_None);
+    /* a k-d mask covers k dims: the entries after it count from its end */
+    while (span_sum(l) < dim) PyList_Append(l, Py_None);
     PyObject *idx = PyTuple_GET_ITEM(e, 1);
     PyObject *t = THPTensor_Check(idx) ? Py_NewRef(idx) : NULL;
     if (!t) {
@@ -134,8 +146,6 @@ static PyObject *index_list(PyObject *view, PyObject *adv) {
       if (!t) { Py_DECREF(l); return NULL; }
     }
     if (PyList_Append(l, t) < 0) { Py_DECREF(t); Py_DECREF(l); return NULL; }
-    int span = ((THPTensor *)t)->t->dtype == TH_Bool ? ((THPTensor *)t)->t->ndim : 1;
-    for (int k = 1; k < span; k++) PyList_Append(l, Py_None);   /* placeholder; _index expands masks */
     Py_DECREF(t);
   }
   (void)ndim;
@@ -173,10 +183,34 @@ PyObject *THPTensor_getitem(PyObject *self, PyObject *index) {
   PyObject *idx = index_list(view, adv);
   Py_DECREF(adv);
   if (!idx) { Py_DECREF(view); return NULL; }
-  PyObject *r = PyObject_CallMethod(view, "_index", "O", idx);
+  PyObject *r = VT_index_Tensor(view, idx);
   Py_DECREF(idx);
   Py_DECREF(view);
   return r;
+}
+
+/* The value of x[idx] = value as a tensor: numbers and sequences take x's
+ * dtype, so do 0-d tensors (a bigger tensor keeps its own, and index_put_
+ * checks it). New ref. */
+static PyObject *value_of(PyObject *view, PyObject *value) {
+  THDtype dt = ((THPTensor *)view)->t->dtype;
+  /* a 0-d tensor value is cast like a number, as PyTorch does */
+  if (THPTensor_Check(value) && !((THPTensor *)value)->t->wrapped_number && ((THPTensor *)value)->t->ndim)
+    return Py_NewRef(value);
+  PyObject *v = fa_tensor(value);
+  if (!v && PyErr_ExceptionMatches(PyExc_TypeError)) {   /* a list / nested sequence */
+    PyErr_Clear();
+    extern PyMethodDef THP_factory_functions[];
+    for (PyMethodDef *d = THP_factory_functions; d->ml_name; d++)
+      if (!strcmp(d->ml_name, "tensor")) {
+        PyObject *args[1] = { value };
+        v = ((PyObject *(*)(PyObject *, PyObject *const *, Py_ssize_t, PyObject *))(void (*)(void))d->ml_meth)(NULL, args, 1, NULL);
+      }
+  }
+  if (!v || ((THPTensor *)v)->t->dtype == dt) return v;
+  THTensor *c = at_to_dtype(((THPTensor *)v)->t, dt, false);
+  Py_DECREF(v);
+  return c ? THPTensor_wrap(c) : THP_raise();
 }
 
 int THPTensor_setitem(PyObject *self, PyObject *index, PyObject *value) {
@@ -191,8 +225,8 @@ int THPTensor_setitem(PyObject *self, PyObject *index, PyObject *value) {
   PyObject *r = NULL;
   if (PyList_GET_SIZE(adv)) {
     PyObject *idx = index_list(view, adv);
-    PyObject *v = idx ? fa_tensor(value) : NULL;
-    if (v) r = PyObject_CallMethod(view, "_index_put_", "OO", idx, v);
+    PyObject *v = idx ? value_of(view, value) : NULL;
+    if (v) r = VT_index_put_(view, idx, v, false);
     Py_XDECREF(idx);
     Py_XDECREF(v);
   } else if (THPTensor_Check(value)) {

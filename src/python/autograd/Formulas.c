@@ -44,7 +44,7 @@ PyObject *THP_tensor_attr(PyObject *o, const char *attr) {
   return NULL;
 }
 
-int THP_tensorlist_from_py(PyObject *seq, ATTensorList *out) {
+static int tensorlist_from_py(PyObject *seq, ATTensorList *out, bool allow_none) {
   PyObject *f = PySequence_Fast(seq, "expected a sequence of tensors");
   if (!f) return -1;
   Py_ssize_t n = PySequence_Fast_GET_SIZE(f);
@@ -53,6 +53,7 @@ int THP_tensorlist_from_py(PyObject *seq, ATTensorList *out) {
   if (!out->v) { Py_DECREF(f); PyErr_NoMemory(); return -1; }
   for (Py_ssize_t i = 0; i < n; i++) {
     PyObject *o = PySequence_Fast_GET_ITEM(f, i);
+    if (allow_none && o == Py_None) { out->v[i] = NULL; continue; }
     if (!THPTensor_Check(o)) {
       PyErr_Format(PyExc_TypeError, "expected Tensor as element %zd in argument 0, but got %s", i, Py_TYPE(o)->tp_name);
       PyMem_Free(out->v);
@@ -65,6 +66,9 @@ int THP_tensorlist_from_py(PyObject *seq, ATTensorList *out) {
   Py_DECREF(f);   /* the tensors stay alive: the caller's sequence holds them */
   return 0;
 }
+
+int THP_tensorlist_from_py(PyObject *seq, ATTensorList *out) { return tensorlist_from_py(seq, out, false); }
+int THP_opttensorlist_from_py(PyObject *seq, ATTensorList *out) { return tensorlist_from_py(seq, out, true); }
 
 PyObject *THP_wrap_tensorlist(ATTensorList *l, PyObject *view_base) {
   PyObject *t = PyTuple_New(l->n);

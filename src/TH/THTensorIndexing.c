@@ -1,0 +1,3 @@
+#include "THKernelsIndexing.h"
+#define TH_GENERIC_FILE "generic/THTensorIndexing.c"
+#include "THGenerateAllTypes.h"
