@@ -9,6 +9,8 @@ from cthtorch.nn.modules.module import Module
 from cthtorch.nn.parameter import Parameter
 from cthtorch.autograd import Function
 
+__all__ = ["RNNBase", "RNN", "LSTM", "GRU", "RNNCellBase", "RNNCell", "LSTMCell", "GRUCell"]
+
 
 class _Steps(Function):
     """x (T, ...) -> T step tensors whose backward is one stack (as torch's

@@ -1,11 +1,7 @@
 """Losses as composites of differentiable ops: multi_margin_loss, multilabel_margin_loss,
 triplet_margin_with_distance_loss and ctc_loss (the CTC forward recursion in log space)."""
 import cthtorch
-
-
-def _F():
-    from cthtorch.nn import functional
-    return functional
+from cthtorch.nn._functional import _F
 
 
 def _reduce(loss, reduction):
