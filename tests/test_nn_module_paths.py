@@ -142,3 +142,136 @@ def test_cross_map_lrn2d_forward():
         nn.CrossMapLRN2d(3)(cthtorch.ones(2, 3, 4))
     x = cthtorch.randn(1, 5, 2, 2, dtype=cthtorch.float64, requires_grad=True)
     assert cthtorch.autograd.gradcheck(lambda t: nn.CrossMapLRN2d(3, 0.1)(t), (x,))
+
+
+# ---- full-model pickling (pytorch/examples' word_language_model: torch.save(model), then torch.load under
+# torch.serialization.safe_globals naming torch.nn.modules.<file>.<Class>)
+class PositionalEncoding(nn.Module):
+    def __init__(self, d_model, dropout=0.1, max_len=50):
+        super().__init__()
+        self.dropout = nn.Dropout(p=dropout)
+        pe = cthtorch.zeros(max_len, d_model)
+        position = cthtorch.arange(0, max_len, dtype=cthtorch.float).unsqueeze(1)
+        div_term = cthtorch.exp(cthtorch.arange(0, d_model, 2).float() * (-9.2103 / d_model))
+        pe[:, 0::2] = cthtorch.sin(position * div_term)
+        pe[:, 1::2] = cthtorch.cos(position * div_term)
+        self.register_buffer("pe", pe.unsqueeze(0).transpose(0, 1))
+
+    def forward(self, x):
+        return self.dropout(x + self.pe[:x.size(0), :])
+
+
+class RNNModel(nn.Module):
+    def __init__(self, rnn_type, ntoken, ninp, nhid, nlayers, dropout=0.5):
+        super().__init__()
+        self.drop = nn.Dropout(dropout)
+        self.encoder = nn.Embedding(ntoken, ninp)
+        self.rnn = getattr(nn, rnn_type)(ninp, nhid, nlayers, dropout=dropout)
+        self.decoder = nn.Linear(nhid, ntoken)
+        self.rnn_type, self.nhid, self.nlayers = rnn_type, nhid, nlayers
+
+    def forward(self, input, hidden):
+        output, hidden = self.rnn(self.drop(self.encoder(input)), hidden)
+        return nn.functional.log_softmax(self.decoder(self.drop(output)), dim=-1), hidden
+
+    def init_hidden(self, bsz):
+        h = cthtorch.zeros(self.nlayers, bsz, self.nhid)
+        return (h, h.clone()) if self.rnn_type == "LSTM" else h
+
+
+class TransformerModel(nn.Transformer):
+    def __init__(self, ntoken, ninp, nhead, nhid, nlayers, dropout=0.5):
+        super().__init__(d_model=ninp, nhead=nhead, dim_feedforward=nhid, num_encoder_layers=nlayers)
+        self.model_type = "Transformer"
+        self.src_mask = None
+        self.pos_encoder = PositionalEncoding(ninp, dropout)
+        self.input_emb = nn.Embedding(ntoken, ninp)
+        self.ninp = ninp
+        self.decoder = nn.Linear(ninp, ntoken)
+
+    def forward(self, src):
+        src = self.pos_encoder(self.input_emb(src) * 2.0)
+        return nn.functional.log_softmax(self.decoder(self.encoder(src, mask=self.src_mask)), dim=-1)
+
+
+WORD_LANGUAGE_MODEL_SAFE = [
+    RNNModel, TransformerModel, PositionalEncoding,
+    cthtorch.nn.modules.dropout.Dropout,
+    cthtorch.nn.modules.sparse.Embedding,
+    cthtorch.nn.modules.linear.Linear,
+    cthtorch.nn.modules.linear.NonDynamicallyQuantizableLinear,
+    cthtorch.nn.modules.activation.MultiheadAttention,
+    cthtorch.nn.modules.container.ModuleList,
+    cthtorch.nn.modules.normalization.LayerNorm,
+    cthtorch.nn.modules.rnn.LSTM, cthtorch.nn.modules.rnn.GRU, cthtorch.nn.modules.rnn.RNN,
+    cthtorch.nn.modules.transformer.TransformerEncoder, cthtorch.nn.modules.transformer.TransformerEncoderLayer,
+    cthtorch.nn.modules.transformer.TransformerDecoder, cthtorch.nn.modules.transformer.TransformerDecoderLayer,
+    cthtorch.nn.functional.relu,
+]
+
+
+def _roundtrip(model, **kw):
+    buf = io.BytesIO()
+    cthtorch.save(model, buf)
+    buf.seek(0)
+    return cthtorch.load(buf, **kw)
+
+
+@pytest.mark.parametrize("kind", ["LSTM", "GRU", "RNN_TANH", "Transformer"])
+def test_word_language_model_safe_globals(kind):
+    cthtorch.manual_seed(0)
+    if kind == "Transformer":
+        model = TransformerModel(11, 8, 2, 16, 2, dropout=0.2).eval()
+        run = lambda m, x: m(x)                                          # noqa: E731
+    else:
+        model = RNNModel("RNN" if kind == "RNN_TANH" else kind, 11, 8, 8, 2, dropout=0.2).eval()
+        run = lambda m, x: m(x, m.init_hidden(3))[0]                     # noqa: E731
+    x = cthtorch.randint(0, 11, (5, 3))
+    with pytest.raises(Exception, match="Weights only load failed"):
+        _roundtrip(model)
+    before = cthtorch.serialization.get_safe_globals()
+    with cthtorch.serialization.safe_globals(WORD_LANGUAGE_MODEL_SAFE):
+        loaded = _roundtrip(model)
+    assert cthtorch.serialization.get_safe_globals() == before
+    assert type(loaded) is type(model)
+    assert [type(m) for m in loaded.modules()] == [type(m) for m in model.modules()]
+    assert cthtorch.equal(run(loaded, x), run(model, x))
+
+
+def test_full_model_pickle_names_torch_paths():
+    # the file names torch.nn.modules.<file>.<Class>: torch.load rebuilds torch's classes from cthtorch's file,
+    # and cthtorch.load rebuilds cthtorch's classes from torch's
+    import numpy as np
+    cthtorch.manual_seed(0)
+    cm = nn.Sequential(nn.Conv2d(2, 3, 3), nn.BatchNorm2d(3), nn.ReLU(), nn.Flatten(), nn.Linear(12, 4),
+                       nn.LayerNorm(4), nn.Dropout(0.5)).eval()
+    buf = io.BytesIO()
+    cthtorch.save(cm, buf)
+    buf.seek(0)
+    tm = torch.load(buf, weights_only=False)
+    assert [type(m).__module__ + "." + type(m).__name__ for m in tm.modules()] == \
+        ["torch" + type(m).__module__[len("cthtorch"):] + "." + type(m).__name__ for m in cm.modules()]
+    x = np.random.RandomState(0).randn(2, 2, 4, 4).astype("float32")
+    assert abs(tm(torch.tensor(x)).detach().numpy() - cm(cthtorch.tensor(x)).detach().numpy()).max() < 1e-5
+
+    buf = io.BytesIO()
+    torch.save(tm, buf)
+    buf.seek(0)
+    back = cthtorch.load(buf, weights_only=False)
+    assert [type(m) for m in back.modules()] == [type(m) for m in cm.modules()]
+    assert abs(back(cthtorch.tensor(x)).detach().numpy() - cm(cthtorch.tensor(x)).detach().numpy()).max() < 1e-6
+    buf.seek(0)
+    with cthtorch.serialization.safe_globals([nn.Sequential, nn.Conv2d, nn.BatchNorm2d, nn.ReLU, nn.Flatten,
+                                              nn.Linear, nn.LayerNorm, nn.Dropout]):
+        assert type(cthtorch.load(buf)[1]) is nn.modules.batchnorm.BatchNorm2d
+
+
+def test_add_safe_globals_named_tuple_form():
+    cthtorch.serialization.clear_safe_globals()
+    try:
+        cthtorch.serialization.add_safe_globals([(nn.ReLU, "old.place.ReLU")])
+        assert cthtorch.serialization.get_safe_globals() == [(nn.ReLU, "old.place.ReLU")]
+        with pytest.raises(ValueError):
+            cthtorch.serialization.add_safe_globals([(nn.ReLU,)])
+    finally:
+        cthtorch.serialization.clear_safe_globals()
