@@ -275,3 +275,65 @@ def test_add_safe_globals_named_tuple_form():
             cthtorch.serialization.add_safe_globals([(nn.ReLU,)])
     finally:
         cthtorch.serialization.clear_safe_globals()
+
+
+def test_public_functions_live_in_torchs_file():
+    missing = []
+    for info in pkgutil.iter_modules(torch.nn.modules.__path__):
+        if info.name.startswith("_") or info.name.startswith("linear_cross_entropy"):
+            continue
+        tmod = importlib.import_module("torch.nn.modules." + info.name)
+        cmod = importlib.import_module("cthtorch.nn.modules." + info.name)
+        for name, obj in vars(tmod).items():
+            if inspect.isfunction(obj) and obj.__module__ == tmod.__name__ and not name.startswith("_"):
+                if not callable(getattr(cmod, name, None)):
+                    missing.append(info.name + "." + name)
+    assert missing == []
+
+
+def _global_hook_log(lib):
+    M = lib.nn.modules.module
+    log = []
+    handles = [
+        M.register_module_buffer_registration_hook(lambda m, n, b: log.append(("buf", type(m).__name__, n))),
+        M.register_module_module_registration_hook(lambda m, n, c: log.append(("mod", type(m).__name__, n))),
+        M.register_module_parameter_registration_hook(lambda m, n, p: log.append(("par", type(m).__name__, n))),
+        M.register_module_full_backward_hook(lambda m, gi, go: log.append(("bw", type(m).__name__, len(gi)))),
+        M.register_module_full_backward_pre_hook(lambda m, go: log.append(("bwpre", type(m).__name__, len(go)))),
+    ]
+    try:
+        s = lib.nn.Sequential(lib.nn.Linear(2, 3), lib.nn.BatchNorm1d(3))
+        s.extra = lib.nn.ReLU()
+        s.extra.register_full_backward_hook(lambda m, gi, go: log.append(("own", type(m).__name__, len(gi))))
+        s(lib.ones(4, 2, requires_grad=True)).sum().backward()
+        with pytest.raises(RuntimeError) as e:
+            M.register_module_backward_hook(lambda *a: None)
+        log.append(str(e.value))
+    finally:
+        for h in handles:
+            h.remove()
+        M._global_is_full_backward_hook = None
+    return log
+
+
+def test_global_module_hooks_as_torch():
+    import warnings
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        assert _global_hook_log(cthtorch) == _global_hook_log(torch)
+    with pytest.raises(NotImplementedError, match=r'Module \[Module\] is missing the required "forward" function'):
+        nn.Module()(cthtorch.ones(1))
+
+
+def test_state_dict_prefix_and_apply_permutation():
+    import collections
+    cm = nn.Sequential(nn.Linear(2, 2), nn.BatchNorm1d(2))
+    sd = collections.OrderedDict(("module." + k, v) for k, v in cm.state_dict().items())
+    sd._metadata = collections.OrderedDict([("", {}), ("module", {"version": 1}), ("module.1", {"version": 2})])
+    nn.modules.utils.consume_prefix_in_state_dict_if_present(sd, "module.")
+    assert list(sd) == list(cm.state_dict())
+    assert list(sd._metadata.items()) == [("", {"version": 1}), ("1", {"version": 2})]
+    cm.load_state_dict(sd)
+    with pytest.warns(FutureWarning, match="apply_permutation` is deprecated"):
+        out = nn.modules.rnn.apply_permutation(cthtorch.arange(6).view(2, 3), cthtorch.tensor([2, 0, 1]))
+    assert out.tolist() == [[2, 0, 1], [5, 3, 4]]
