@@ -15,11 +15,7 @@ from oracle import require_torch
 torch = require_torch()
 
 # (file, class) torch has and cthtorch does not, each with its reason; kept short on purpose
-ALLOWED_GAPS = {
-    ("loss", "LinearCrossEntropyLoss"): "new in torch 2.13: a chunked fused linear + cross-entropy with its own "
-                                        "autograd and option set (linear_cross_entropy*.py, ~1600 lines)",
-    ("linear_cross_entropy_options", "LinearCrossEntropyOptions"): "the option dataclass of LinearCrossEntropyLoss",
-}
+ALLOWED_GAPS = {}
 
 
 def _torch_public_classes():
@@ -36,7 +32,7 @@ TORCH_CLASSES = list(_torch_public_classes())
 
 
 def test_gap_list_is_small_and_real():
-    assert len(ALLOWED_GAPS) <= 4
+    assert len(ALLOWED_GAPS) <= 2
     have = {(f, n) for f, n, _ in TORCH_CLASSES}
     for key in ALLOWED_GAPS:
         assert key in have, "stale gap %s: torch no longer has it" % (key,)
@@ -337,3 +333,36 @@ def test_state_dict_prefix_and_apply_permutation():
     with pytest.warns(FutureWarning, match="apply_permutation` is deprecated"):
         out = nn.modules.rnn.apply_permutation(cthtorch.arange(6).view(2, 3), cthtorch.tensor([2, 0, 1]))
     assert out.tolist() == [[2, 0, 1], [5, 3, 4]]
+
+
+def test_linear_cross_entropy_loss():
+    opts = nn.LinearCrossEntropyOptions(batch_chunk_size=2)
+    assert repr(opts) == repr(torch.nn.LinearCrossEntropyOptions(batch_chunk_size=2))
+    for bad in (dict(acc_policy="x"), dict(chunking_method="rows"), dict(batch_chunk_size=0)):
+        with pytest.raises(ValueError) as et:
+            torch.nn.LinearCrossEntropyOptions(**bad)
+        with pytest.raises(ValueError) as ec:
+            nn.LinearCrossEntropyOptions(**bad)
+        assert str(ec.value) == str(et.value)
+    for kw, tshape in ((dict(), (6,)), (dict(out_features=(2, 3), bias=True), (6, 2, 3)),
+                       (dict(bias=True, reduction="sum", label_smoothing=0.1, ignore_index=1), (6,)),
+                       (dict(options=None, reduction="none"), (6,))):
+        tm = torch.nn.LinearCrossEntropyLoss(5, 4, **kw).double()
+        cm = nn.LinearCrossEntropyLoss(5, 4, **kw).double()
+        assert repr(cm) == repr(tm)
+        cm.load_state_dict({k: cthtorch.tensor(v.numpy()) for k, v in tm.state_dict().items()})
+        x = torch.randn(6, 5, dtype=torch.float64, requires_grad=True)
+        target = torch.randint(0, 4, tshape)
+        xc = cthtorch.tensor(x.detach().numpy(), requires_grad=True)
+        lt, lc = tm(x, target), cm(xc, cthtorch.tensor(target.numpy()))
+        assert abs(lc.detach().numpy() - lt.detach().numpy()).max() < 1e-12
+        lt.sum().backward()
+        lc.sum().backward()
+        assert abs(xc.grad.numpy() - x.grad.numpy()).max() < 1e-12
+        assert abs(cm.linear.weight.grad.numpy() - tm.linear.weight.grad.numpy()).max() < 1e-12
+    x = cthtorch.randn(3, 5, dtype=cthtorch.float64, requires_grad=True)
+    w = cthtorch.randn(4, 5, dtype=cthtorch.float64, requires_grad=True)
+    t = cthtorch.tensor([0, 3, 1])
+    assert cthtorch.autograd.gradcheck(lambda a, b: nn.functional.linear_cross_entropy(a, b, t), (x, w))
+    with pytest.raises(RuntimeError, match="expected input with dimensionality 1 or 2, got 3"):
+        nn.functional.linear_cross_entropy(cthtorch.ones(1, 1, 5), cthtorch.ones(4, 5), t)

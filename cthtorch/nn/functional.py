@@ -873,6 +873,6 @@ from cthtorch.nn._functional.pooling import (  # noqa: E402,F401
 )
 from cthtorch.nn._functional.conv import conv3d, conv_transpose3d  # noqa: E402,F401
 from cthtorch.nn._functional.loss import (  # noqa: E402,F401
-    multi_margin_loss, multilabel_margin_loss, triplet_margin_with_distance_loss, ctc_loss,
+    multi_margin_loss, multilabel_margin_loss, triplet_margin_with_distance_loss, ctc_loss, linear_cross_entropy,
 )
 from cthtorch.nn._functional.sampling import affine_grid, grid_sample  # noqa: E402,F401

@@ -12,6 +12,7 @@ from cthtorch.nn.modules.flatten import *  # noqa: F401,F403
 from cthtorch.nn.modules.fold import *  # noqa: F401,F403
 from cthtorch.nn.modules.instancenorm import *  # noqa: F401,F403
 from cthtorch.nn.modules.linear import *  # noqa: F401,F403
+from cthtorch.nn.modules.linear_cross_entropy_options import *  # noqa: F401,F403
 from cthtorch.nn.modules.loss import *  # noqa: F401,F403
 from cthtorch.nn.modules.normalization import *  # noqa: F401,F403
 from cthtorch.nn.modules.padding import *  # noqa: F401,F403

@@ -1,11 +1,15 @@
 """Loss modules over nn.functional (torch.nn.modules.loss)."""
+import math
+
 from cthtorch.nn import functional as F
+from cthtorch.nn.modules.linear import Linear
 from cthtorch.nn.modules.module import Module
 
 __all__ = ["L1Loss", "NLLLoss", "NLLLoss2d", "PoissonNLLLoss", "GaussianNLLLoss", "KLDivLoss", "MSELoss", "BCELoss",
            "BCEWithLogitsLoss", "HingeEmbeddingLoss", "MultiLabelMarginLoss", "SmoothL1Loss", "HuberLoss",
            "SoftMarginLoss", "CrossEntropyLoss", "MultiLabelSoftMarginLoss", "CosineEmbeddingLoss",
-           "MarginRankingLoss", "MultiMarginLoss", "TripletMarginLoss", "TripletMarginWithDistanceLoss", "CTCLoss"]
+           "MarginRankingLoss", "MultiMarginLoss", "TripletMarginLoss", "TripletMarginWithDistanceLoss", "CTCLoss",
+           "LinearCrossEntropyLoss"]
 
 
 class _Loss(Module):
@@ -206,3 +210,39 @@ class CTCLoss(_Loss):
 
 class NLLLoss2d(NLLLoss):
     pass
+
+
+class LinearCrossEntropyLoss(_WeightedLoss):
+    """Cross entropy of a linear map of the input (its own Linear, weight stored flat as (C * prod(out_features),
+    in_features)), as torch 2.13's; options (torch's chunking strategy) are kept and shown, the loss is computed in
+    one piece."""
+    __constants__ = ["num_classes", "out_features", "reduction", "ignore_index", "label_smoothing"]
+
+    def __init__(self, in_features, num_classes, *, out_features=(), bias=False, device=None, dtype=None,
+                 reduction="mean", weight=None, ignore_index=None, label_smoothing=0.0, options=None):
+        if weight is not None and tuple(weight.shape) != (num_classes,):
+            raise RuntimeError("expected weight shape to be %s, got %s" % ((num_classes,), tuple(weight.shape)))
+        if label_smoothing < 0 or label_smoothing > 1.0:
+            raise RuntimeError("expected label_smoothing to be in range [0, 1], got %s" % label_smoothing)
+        super().__init__(weight=weight, size_average=None, reduce=None, reduction=reduction)
+        self.num_classes = num_classes
+        self.out_features = out_features
+        self.ignore_index = ignore_index
+        self.label_smoothing = label_smoothing
+        self.linear = Linear(in_features, math.prod(out_features, start=num_classes), bias=bias, device=device,
+                             dtype=dtype)
+        self.options = options
+
+    def forward(self, input, target):
+        weight = self.linear.weight.reshape((self.num_classes, *self.out_features, self.linear.in_features))
+        bias = self.linear.bias
+        bias = bias.reshape((self.num_classes, *self.out_features)) if bias is not None else None
+        return F.linear_cross_entropy(input, weight, target, linear_bias=bias, weight=self.weight,
+                                      reduction=self.reduction, ignore_index=self.ignore_index,
+                                      label_smoothing=self.label_smoothing, options=self.options)
+
+    def extra_repr(self):
+        return ("in_features=%s, num_classes=%s, out_features=%s, bias=%s, reduction=%s, ignore_index=%s, "
+                "label_smoothing=%s, options=%s" % (self.linear.in_features, self.num_classes, self.out_features,
+                                                    self.linear.bias is not None, self.reduction, self.ignore_index,
+                                                    self.label_smoothing, self.options))
