@@ -7,7 +7,7 @@ defaults here are 0. Each one checks its arguments as torch's parser does and
 then calls the nn.functional code; no kernels live here."""
 import cthtorch
 from cthtorch.nn import functional as F
-from cthtorch.nn import _F_losses, _F_misc, _F_sampling
+from cthtorch.nn._functional import loss as _loss_fns, sampling as _sampling_fns, sparse as _sparse_fns
 from cthtorch._composites import alpha_dropout as _alpha_dropout, feature_dropout_  # noqa: F401 (re-exported)
 from cthtorch.linalg._checks import dtype_name as _scalar_name
 
@@ -72,7 +72,7 @@ def binary_cross_entropy_with_logits(input, target, weight=None, pos_weight=None
 
 
 def ctc_loss(log_probs, targets, input_lengths, target_lengths, blank=0, reduction=0, zero_infinity=False):
-    return _F_losses.ctc_loss(log_probs, targets, input_lengths, target_lengths, blank,
+    return _loss_fns.ctc_loss(log_probs, targets, input_lengths, target_lengths, blank,
                               _reduction("ctc_loss", reduction, 6), zero_infinity)
 
 
@@ -129,7 +129,7 @@ def grid_sampler(input, grid, interpolation_mode, padding_mode, align_corners):
         raise RuntimeError("grid_sampler(): unknown interpolation mode %d" % interpolation_mode)
     if not 0 <= padding_mode < len(_PADDING):
         raise RuntimeError("grid_sampler(): unknown padding mode %d" % padding_mode)
-    return _F_sampling.grid_sample(input, grid, _INTERPOLATION[interpolation_mode], _PADDING[padding_mode],
+    return _sampling_fns.grid_sample(input, grid, _INTERPOLATION[interpolation_mode], _PADDING[padding_mode],
                                    bool(align_corners))
 
 
@@ -141,7 +141,7 @@ def grid_sampler_2d(input, grid, interpolation_mode, padding_mode, align_corners
 
 
 def affine_grid_generator(theta, size, align_corners):
-    return _F_sampling.affine_grid(theta, list(size), bool(align_corners))
+    return _sampling_fns.affine_grid(theta, list(size), bool(align_corners))
 
 
 # ---------------------------------------------------------------- recurrent cells
@@ -180,7 +180,7 @@ def embedding_bag(weight, indices, offsets, scale_grad_by_freq=False, mode=0, sp
     holds the chosen rows for max."""
     if not 0 <= mode < len(_BAG_MODES):
         raise RuntimeError("embedding_bag: mode must be 0 (sum), 1 (mean) or 2 (max), got %d" % mode)
-    out = _F_misc.embedding_bag(indices, weight, offsets, None, 2, scale_grad_by_freq, _BAG_MODES[mode], sparse,
+    out = _sparse_fns.embedding_bag(indices, weight, offsets, None, 2, scale_grad_by_freq, _BAG_MODES[mode], sparse,
                                 per_sample_weights, include_last_offset, padding_idx)
     n_bags = out.shape[0]
     starts = [int(v) for v in offsets.tolist()][:n_bags] + [indices.numel()]

@@ -127,17 +127,62 @@ def _numpy_allowed():
     return out
 
 
-_extra_safe = {}
+_extra_safe = {}    # (module, name) -> object, under both its cthtorch.* and torch.* spelling
+_safe_list = []     # what the user passed, in order (get_safe_globals)
+
+
+def _torch_module_name(module):
+    """cthtorch.nn.modules.linear -> torch.nn.modules.linear: the name a file written for torch uses."""
+    return "torch" + module[len("cthtorch"):] if module == "cthtorch" or module.startswith("cthtorch.") else module
+
+
+def _cthtorch_module_name(module):
+    return "cthtorch" + module[len("torch"):] if module == "torch" or module.startswith("torch.") else module
 
 
 def add_safe_globals(objs):
-    """Allows more globals in weights_only loads (as torch.serialization.add_safe_globals)."""
-    for o in objs:
-        _extra_safe[(o.__module__, o.__qualname__)] = o
+    """Allows more globals in weights_only loads (as torch.serialization.add_safe_globals): each an object,
+    or (object, "module.name") for one saved under another name. cthtorch's classes are also allowed under
+    their torch.* names, which is how files saved by torch (or by cthtorch) name them."""
+    for entry in objs:
+        if isinstance(entry, tuple):
+            if len(entry) != 2 or not isinstance(entry[1], str):
+                raise ValueError("Expected tuple of length 2 (global, str of callable full path), but got %r"
+                                 % (entry,))
+            o, full = entry
+            module, _, name = full.rpartition(".")
+        else:
+            o, module, name = entry, entry.__module__, entry.__qualname__
+        for m in {module, _torch_module_name(module)}:
+            _extra_safe[(m, name)] = o
+        if entry not in _safe_list:
+            _safe_list.append(entry)
 
 
 def get_safe_globals():
-    return list(_extra_safe.values())
+    return list(_safe_list)
+
+
+def clear_safe_globals():
+    _extra_safe.clear()
+    del _safe_list[:]
+
+
+class safe_globals:
+    """Context manager: the given globals are allowed in weights_only loads inside the block
+    (as torch.serialization.safe_globals); the allowlist is restored on exit."""
+
+    def __init__(self, safe_globals):
+        self.safe_globals = safe_globals
+
+    def __enter__(self):
+        self._saved = (dict(_extra_safe), list(_safe_list))
+        add_safe_globals(self.safe_globals)
+
+    def __exit__(self, exc_type, exc_value, tb):
+        clear_safe_globals()
+        _extra_safe.update(self._saved[0])
+        _safe_list.extend(self._saved[1])
 
 
 class _TorchGlobal:
@@ -187,7 +232,18 @@ class _Pickler(pickle._Pickler):
         if isinstance(obj, cthtorch.dtype):
             obj = _TorchGlobal("torch", str(obj).split(".")[1])
         if not isinstance(obj, _TorchGlobal):
-            return super().save_global(obj, name)
+            module = getattr(obj, "__module__", None)
+            qualname = name or getattr(obj, "__qualname__", None)
+            if module is None or _torch_module_name(module) == module or qualname is None:
+                return super().save_global(obj, name)
+            # cthtorch's classes and functions (nn.Linear, F.relu, ...) are written under torch's name, as
+            # torch.save writes them: torch.load reads the model, and load maps the name back to cthtorch
+            found = sys.modules.get(module)
+            for part in qualname.split("."):
+                found = getattr(found, part, None)
+            if found is not obj:
+                return super().save_global(obj, name)
+            obj = _TorchGlobal(_torch_module_name(module), qualname)
         if self.proto >= 4:
             self.save(obj.module)
             self.save(obj.name)
@@ -220,6 +276,22 @@ class _Pickler(pickle._Pickler):
         if isinstance(obj, cthtorch.dtype):
             return str(obj).split(".")[1]   # a global: torch.<dtype>
         return NotImplemented
+
+
+def _cthtorch_global(module, name):
+    """torch.nn.modules.linear.Linear -> cthtorch.nn.modules.linear.Linear (None where cthtorch has no such
+    module or name): torch's files, and cthtorch's, name cthtorch's classes by their torch path."""
+    ours = _cthtorch_module_name(module)
+    if ours == module:
+        return None
+    try:
+        import importlib
+        obj = importlib.import_module(ours)
+        for part in name.split("."):
+            obj = getattr(obj, part)
+    except (ImportError, AttributeError):
+        return None
+    return obj
 
 
 def _is_path(f):
@@ -272,6 +344,8 @@ class _Unpickler(pickle.Unpickler):
         self.allowed.update(_extra_safe)
 
     def find_class(self, module, name):
+        if module == "__builtin__":    # protocol 2 (torch.save's) spells builtins the Python 2 way
+            module = "builtins"
         if (module, name) in self.allowed:
             return self.allowed[(module, name)]
         if module == "torch" and name in _DTYPE_OF_STORAGE:
@@ -281,6 +355,10 @@ class _Unpickler(pickle.Unpickler):
             return getattr(cthtorch, name)
         if module == "builtins" and name == "getattr" and not self.weights_only:
             return getattr
+        if not self.weights_only:
+            found = _cthtorch_global(module, name)
+            if found is not None:
+                return found
         if self.weights_only:
             raise pickle.UnpicklingError(
                 "Weights only load failed: unsupported global %s.%s. Only tensors, containers of them, numbers, "

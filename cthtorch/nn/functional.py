@@ -855,23 +855,27 @@ def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.
     return cthtorch.matmul(attn, value)
 
 
-# Composite forms kept in their own files (names as in torch.nn.functional).
-from cthtorch.nn._F_misc import (  # noqa: E402,F401
-    _vector_norm, cosine_similarity, pairwise_distance, pdist, rms_norm, local_response_norm, channel_shuffle,
-    native_channel_shuffle, embedding_bag, elu_, selu_, celu_, leaky_relu_, hardtanh_, threshold_, rrelu_,
-    multi_head_attention_forward,
+# Composite forms kept in their own files, one per op family (names as in torch.nn.functional).
+from cthtorch.nn._functional.distance import _vector_norm, cosine_similarity, pairwise_distance, pdist  # noqa: E402,F401,E501
+from cthtorch.nn._functional.normalization import rms_norm, local_response_norm  # noqa: E402,F401
+from cthtorch.nn._functional.shuffle import channel_shuffle, native_channel_shuffle  # noqa: E402,F401
+from cthtorch.nn._functional.sparse import embedding_bag  # noqa: E402,F401
+from cthtorch.nn._functional.activation import (  # noqa: E402,F401
+    elu_, selu_, celu_, leaky_relu_, hardtanh_, threshold_, rrelu_,
 )
-from cthtorch.nn._F_pooling import (  # noqa: E402,F401
+from cthtorch.nn._functional.attention import multi_head_attention_forward  # noqa: E402,F401
+from cthtorch.nn._functional.pooling import (  # noqa: E402,F401
     lp_pool1d, lp_pool2d, lp_pool3d, max_pool1d_with_indices, adaptive_max_pool1d_with_indices,
     adaptive_max_pool2d_with_indices, fractional_max_pool2d, fractional_max_pool2d_with_indices,
     fractional_max_pool3d, fractional_max_pool3d_with_indices, max_unpool1d, max_unpool2d, max_unpool3d,
     max_pool3d, max_pool3d_with_indices, avg_pool3d, adaptive_avg_pool3d, adaptive_max_pool3d,
-    adaptive_max_pool3d_with_indices, conv3d, conv_transpose3d,
+    adaptive_max_pool3d_with_indices,
 )
-from cthtorch.nn._F_losses import (  # noqa: E402,F401
-    multi_margin_loss, multilabel_margin_loss, triplet_margin_with_distance_loss, ctc_loss,
+from cthtorch.nn._functional.conv import conv3d, conv_transpose3d  # noqa: E402,F401
+from cthtorch.nn._functional.loss import (  # noqa: E402,F401
+    multi_margin_loss, multilabel_margin_loss, triplet_margin_with_distance_loss, ctc_loss, linear_cross_entropy,
 )
-from cthtorch.nn._F_sampling import affine_grid, grid_sample  # noqa: E402,F401
+from cthtorch.nn._functional.sampling import affine_grid, grid_sample  # noqa: E402,F401
 
 
 # every public function here is listed in the op registry (as PyTorch, this

@@ -109,7 +109,7 @@ class AveragedModel(Module):
 @cthtorch.no_grad()
 def update_bn(loader, model, device=None):
     """One pass over loader recomputing every BatchNorm's running statistics as a plain average."""
-    from cthtorch.nn.modules.layers import _BatchNorm
+    from cthtorch.nn.modules.batchnorm import _BatchNorm
     momenta = {}
     for m in model.modules():
         if isinstance(m, _BatchNorm):

@@ -5,7 +5,7 @@ from collections import namedtuple
 import cthtorch
 from cthtorch.nn import functional as F
 from cthtorch.nn.modules.container import ModuleList, Sequential
-from cthtorch.nn.modules.layers import Linear
+from cthtorch.nn.modules.linear import Linear
 from cthtorch.nn.modules.module import Module
 
 __all__ = ["AdaptiveLogSoftmaxWithLoss"]

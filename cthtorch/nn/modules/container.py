@@ -1,11 +1,24 @@
-"""Sequential, ModuleList, ModuleDict, ParameterList, ParameterDict."""
+"""Sequential, ModuleList, ModuleDict, ParameterList, ParameterDict and the deprecated Container
+(torch.nn.modules.container)."""
 import collections
 import operator
+import warnings
 from itertools import islice
 
 import cthtorch
 from cthtorch.nn.modules.module import Module, _addindent
 from cthtorch.nn.parameter import Parameter
+
+__all__ = ["Container", "Sequential", "ModuleList", "ModuleDict", "ParameterList", "ParameterDict"]
+
+
+class Container(Module):
+    def __init__(self, **kwargs):
+        warnings.warn("`nn.Container` is deprecated. All of its functionality is now implemented in `nn.Module`. "
+                      "Subclass that instead.", FutureWarning, stacklevel=2)
+        super().__init__()
+        for key, value in kwargs.items():
+            self.add_module(key, value)
 
 
 class Sequential(Module):

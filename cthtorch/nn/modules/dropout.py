@@ -1,3 +1,46 @@
-"""torch.nn.modules.dropout (import path kept for user code)."""
-from cthtorch.nn.modules.layers import (AlphaDropout, Dropout, Dropout1d, Dropout2d, Dropout3d,  # noqa: F401
-                                        FeatureAlphaDropout, _DropoutNd)
+"""Dropouts (torch.nn.modules.dropout): _DropoutNd, Dropout, Dropout1d/2d/3d, AlphaDropout, FeatureAlphaDropout."""
+from cthtorch.nn import functional as F
+from cthtorch.nn.modules.module import Module
+
+__all__ = ["Dropout", "Dropout1d", "Dropout2d", "Dropout3d", "AlphaDropout", "FeatureAlphaDropout"]
+
+
+class _DropoutNd(Module):
+    def __init__(self, p=0.5, inplace=False):
+        super().__init__()
+        if p < 0 or p > 1:
+            raise ValueError("dropout probability has to be between 0 and 1, but got %s" % p)
+        self.p, self.inplace = p, inplace
+
+    def extra_repr(self):
+        return "p={}, inplace={}".format(self.p, self.inplace)
+
+
+class Dropout(_DropoutNd):
+    def forward(self, input):
+        return F.dropout(input, self.p, self.training, self.inplace)
+
+
+class Dropout1d(_DropoutNd):
+    def forward(self, input):
+        return F.dropout1d(input, self.p, self.training, self.inplace)
+
+
+class Dropout2d(_DropoutNd):
+    def forward(self, input):
+        return F.dropout2d(input, self.p, self.training, self.inplace)
+
+
+class Dropout3d(_DropoutNd):
+    def forward(self, input):
+        return F.dropout3d(input, self.p, self.training, self.inplace)
+
+
+class AlphaDropout(_DropoutNd):
+    def forward(self, input):
+        return F.alpha_dropout(input, self.p, self.training)
+
+
+class FeatureAlphaDropout(_DropoutNd):
+    def forward(self, input):
+        return F.feature_alpha_dropout(input, self.p, self.training)

@@ -1,2 +1,28 @@
-"""torch.nn.modules.flatten (import path kept for user code)."""
-from cthtorch.nn.modules.layers import Flatten, Unflatten  # noqa: F401
+"""Flatten and Unflatten (torch.nn.modules.flatten)."""
+from cthtorch.nn.modules.module import Module
+
+__all__ = ["Flatten", "Unflatten"]
+
+
+class Flatten(Module):
+    def __init__(self, start_dim=1, end_dim=-1):
+        super().__init__()
+        self.start_dim, self.end_dim = start_dim, end_dim
+
+    def forward(self, input):
+        return input.flatten(self.start_dim, self.end_dim)
+
+    def extra_repr(self):
+        return "start_dim=%d, end_dim=%d" % (self.start_dim, self.end_dim)
+
+
+class Unflatten(Module):
+    def __init__(self, dim, unflattened_size):
+        super().__init__()
+        self.dim, self.unflattened_size = dim, unflattened_size
+
+    def forward(self, input):
+        return input.unflatten(self.dim, self.unflattened_size)
+
+    def extra_repr(self):
+        return "dim=%s, unflattened_size=%s" % (self.dim, self.unflattened_size)

@@ -33,6 +33,25 @@ def _addindent(s_, numSpaces):
 
 _global_forward_pre_hooks = collections.OrderedDict()
 _global_forward_hooks = collections.OrderedDict()
+_global_backward_pre_hooks = collections.OrderedDict()
+_global_backward_hooks = collections.OrderedDict()
+_global_is_full_backward_hook = None
+_global_buffer_registration_hooks = collections.OrderedDict()
+_global_module_registration_hooks = collections.OrderedDict()
+_global_parameter_registration_hooks = collections.OrderedDict()
+
+
+def _registered(hooks, module, name, value):
+    """value after the global registration hooks (each may return a replacement)."""
+    for hook in hooks.values():
+        out = hook(module, name, value)
+        if out is not None:
+            value = out
+    return value
+
+
+def _forward_unimplemented(self, *input):
+    raise NotImplementedError('Module [%s] is missing the required "forward" function' % type(self).__name__)
 
 
 class Module:
@@ -59,7 +78,7 @@ class Module:
         d["_state_dict_hooks"] = collections.OrderedDict()
         d["_load_state_dict_pre_hooks"] = collections.OrderedDict()
 
-    forward = None
+    forward = _forward_unimplemented
 
     # ---- registration ----
     def register_buffer(self, name, tensor, persistent=True):
@@ -76,7 +95,7 @@ class Module:
         if tensor is not None and not isinstance(tensor, cthtorch.Tensor):
             raise TypeError("cannot assign '%s' object to buffer '%s' (torch Tensor or None required)"
                             % (type(tensor).__name__, name))
-        self._buffers[name] = tensor
+        self._buffers[name] = _registered(_global_buffer_registration_hooks, self, name, tensor)
         if persistent:
             self._non_persistent_buffers_set.discard(name)
         else:
@@ -103,7 +122,7 @@ class Module:
                              "explicitly. To express '%s' as a function of another Tensor, compute the value in the "
                              "forward() method." % (name, name))
         else:
-            self._parameters[name] = param
+            self._parameters[name] = _registered(_global_parameter_registration_hooks, self, name, param)
 
     def add_module(self, name, module):
         if not isinstance(module, Module) and module is not None:
@@ -116,7 +135,7 @@ class Module:
             raise KeyError('module name can\'t contain ".", got: %s' % name)
         if name == "":
             raise KeyError('module name can\'t be empty string ""')
-        self._modules[name] = module
+        self._modules[name] = _registered(_global_module_registration_hooks, self, name, module)
 
     register_module = add_module
 
@@ -185,12 +204,12 @@ class Module:
                 if modules is None:
                     raise AttributeError("cannot assign module before Module.__init__() call")
                 remove_from(self.__dict__, self._parameters, self._buffers, self._non_persistent_buffers_set)
-                modules[name] = value
+                modules[name] = _registered(_global_module_registration_hooks, self, name, value)
             elif modules is not None and name in modules:
                 if value is not None:
                     raise TypeError("cannot assign '%s' as child module '%s' (torch.nn.Module or None expected)"
                                     % (cthtorch.typename(value), name))
-                modules[name] = value
+                modules[name] = _registered(_global_module_registration_hooks, self, name, value)
             else:
                 buffers = self.__dict__.get("_buffers")
                 if isinstance(value, cthtorch.Tensor) and getattr(value, "_is_buffer", False):
@@ -199,7 +218,7 @@ class Module:
                     if value is not None and not isinstance(value, cthtorch.Tensor):
                         raise TypeError("cannot assign '%s' as buffer '%s' (torch.Tensor or None expected)"
                                         % (cthtorch.typename(value), name))
-                    buffers[name] = value
+                    buffers[name] = _registered(_global_buffer_registration_hooks, self, name, value)
                 else:
                     object.__setattr__(self, name, value)
 
@@ -618,7 +637,8 @@ class Module:
                 if r is not None:
                     args = r if isinstance(r, tuple) else (r,)
         bw = None
-        if (self._backward_hooks or self.__dict__.get("_backward_pre_hooks")) and cthtorch.is_grad_enabled():
+        if (self._backward_hooks or self.__dict__.get("_backward_pre_hooks") or _global_backward_hooks
+                or _global_backward_pre_hooks) and cthtorch.is_grad_enabled():
             bw = _BackwardHookState(self)
             args = bw.wrap_inputs(args)
         result = self.forward(*args, **kwargs)
@@ -696,7 +716,7 @@ class _BackwardHookState:
         self.input_hooked = False
 
     def _hooks(self):
-        return list(self.module._backward_hooks.values())
+        return list(_global_backward_hooks.values()) + list(self.module._backward_hooks.values())
 
     def _fire(self, grad_inputs):
         for hook in self._hooks():
@@ -751,7 +771,8 @@ class _BackwardHookState:
             for i, g in zip(pos, grads):
                 full[tensors.index(i)] = g
             full = tuple(full)
-            for hook in list(self.module.__dict__.get("_backward_pre_hooks", {}).values()):
+            for hook in (list(_global_backward_pre_hooks.values())
+                         + list(self.module.__dict__.get("_backward_pre_hooks", {}).values())):
                 r = hook(self.module, full)
                 if r is not None:
                     full = tuple(r) if isinstance(r, (tuple, list)) else (r,)
@@ -767,13 +788,54 @@ class _BackwardHookState:
         return outs[0] if single else type(result)(outs) if not hasattr(result, "_fields") else type(result)(*outs)
 
 
-def register_module_forward_pre_hook(hook):
-    handle = RemovableHandle(_global_forward_pre_hooks)
-    _global_forward_pre_hooks[handle.id] = hook
+def _add_global_hook(hooks, hook):
+    handle = RemovableHandle(hooks)
+    hooks[handle.id] = hook
     return handle
+
+
+def register_module_forward_pre_hook(hook):
+    return _add_global_hook(_global_forward_pre_hooks, hook)
 
 
 def register_module_forward_hook(hook):
-    handle = RemovableHandle(_global_forward_hooks)
-    _global_forward_hooks[handle.id] = hook
-    return handle
+    return _add_global_hook(_global_forward_hooks, hook)
+
+
+def register_module_full_backward_pre_hook(hook):
+    """hook(module, grad_output) before every module's full backward hooks (as torch's)."""
+    return _add_global_hook(_global_backward_pre_hooks, hook)
+
+
+def _register_global_backward_hook(hook, full):
+    global _global_is_full_backward_hook
+    if _global_is_full_backward_hook is (not full):
+        raise RuntimeError("Cannot use both regular backward hooks and full backward hooks as a global Module hook. "
+                           "Please use only one of them.")
+    _global_is_full_backward_hook = full
+    return _add_global_hook(_global_backward_hooks, hook)
+
+
+def register_module_full_backward_hook(hook):
+    """hook(module, grad_input, grad_output) for every module, before its own full backward hooks."""
+    return _register_global_backward_hook(hook, True)
+
+
+def register_module_backward_hook(hook):
+    """Deprecated spelling; here it runs as a full backward hook (as Module.register_backward_hook does)."""
+    return _register_global_backward_hook(hook, False)
+
+
+def register_module_buffer_registration_hook(hook):
+    """hook(module, name, buffer) on every buffer registration; a non-None return replaces the buffer."""
+    return _add_global_hook(_global_buffer_registration_hooks, hook)
+
+
+def register_module_module_registration_hook(hook):
+    """hook(module, name, submodule) on every submodule registration; a non-None return replaces it."""
+    return _add_global_hook(_global_module_registration_hooks, hook)
+
+
+def register_module_parameter_registration_hook(hook):
+    """hook(module, name, param) on every parameter registration; a non-None return replaces it."""
+    return _add_global_hook(_global_parameter_registration_hooks, hook)

@@ -72,15 +72,16 @@ class _ReplicationPadNd(_PadNd):
     _mode = "replicate"
 
 
-def _make(base, name, nd):
-    cls = type(name, (base,), {"_nd": nd, "__module__": __name__})
+def _make(bases, name, nd):
+    cls = type(name, bases if isinstance(bases, tuple) else (bases,), {"_nd": nd, "__module__": __name__})
     cls.__qualname__ = name
     return cls
 
 
 CircularPad1d, CircularPad2d, CircularPad3d = (_make(_CircularPadNd, "CircularPad%dd" % n, n) for n in (1, 2, 3))
 ConstantPad1d, ConstantPad2d, ConstantPad3d = (_make(_ConstantPadNd, "ConstantPad%dd" % n, n) for n in (1, 2, 3))
-ZeroPad1d, ZeroPad2d, ZeroPad3d = (_make(_ZeroPadNd, "ZeroPad%dd" % n, n) for n in (1, 2, 3))
+ZeroPad1d, ZeroPad2d, ZeroPad3d = (_make((_ZeroPadNd, const), "ZeroPad%dd" % n, n)
+                                   for n, const in ((1, ConstantPad1d), (2, ConstantPad2d), (3, ConstantPad3d)))
 ReflectionPad1d, ReflectionPad2d, ReflectionPad3d = (_make(_ReflectionPadNd, "ReflectionPad%dd" % n, n)
                                                      for n in (1, 2, 3))
 ReplicationPad1d, ReplicationPad2d, ReplicationPad3d = (_make(_ReplicationPadNd, "ReplicationPad%dd" % n, n)

@@ -1,6 +1,7 @@
 """RNN, LSTM, GRU (multi-layer, bidirectional, batch_first, dropout) and the
 cells, written over matmul and pointwise ops; weights named as PyTorch's."""
 import math
+import warnings
 
 import cthtorch
 from cthtorch.nn import functional as F
@@ -8,6 +9,18 @@ from cthtorch.nn import init
 from cthtorch.nn.modules.module import Module
 from cthtorch.nn.parameter import Parameter
 from cthtorch.autograd import Function
+
+__all__ = ["RNNBase", "RNN", "LSTM", "GRU", "RNNCellBase", "RNNCell", "LSTMCell", "GRUCell"]
+
+
+def _apply_permutation(tensor, permutation, dim=1):
+    return tensor.index_select(dim, permutation)
+
+
+def apply_permutation(tensor, permutation, dim=1):
+    warnings.warn("`apply_permutation` is deprecated, please use `tensor.index_select(dim, permutation)` instead",
+                  FutureWarning, stacklevel=2)
+    return _apply_permutation(tensor, permutation, dim)
 
 
 class _Steps(Function):

@@ -1,111 +1,17 @@
-"""MultiheadAttention and the Transformer encoder/decoder stacks."""
+"""The Transformer encoder/decoder layers and stacks (torch.nn.modules.transformer)."""
 import copy
-import math
 
 import cthtorch
 from cthtorch.nn import functional as F
-from cthtorch.nn import init
+from cthtorch.nn.modules.activation import MultiheadAttention
 from cthtorch.nn.modules.container import ModuleList
-from cthtorch.nn.modules.layers import Dropout, LayerNorm, Linear
+from cthtorch.nn.modules.dropout import Dropout
+from cthtorch.nn.modules.linear import Linear
 from cthtorch.nn.modules.module import Module
-from cthtorch.nn.parameter import Parameter
+from cthtorch.nn.modules.normalization import LayerNorm
 
-
-class NonDynamicallyQuantizableLinear(Linear):
-    pass
-
-
-class MultiheadAttention(Module):
-    def __init__(self, embed_dim, num_heads, dropout=0.0, bias=True, add_bias_kv=False, add_zero_attn=False,
-                 kdim=None, vdim=None, batch_first=False, device=None, dtype=None):
-        super().__init__()
-        if add_bias_kv or add_zero_attn:
-            raise NotImplementedError("MultiheadAttention add_bias_kv/add_zero_attn are not implemented in cthtorch")
-        if embed_dim % num_heads:
-            raise AssertionError("embed_dim must be divisible by num_heads")
-        self.embed_dim, self.num_heads, self.dropout, self.batch_first = embed_dim, num_heads, dropout, batch_first
-        self.kdim = kdim if kdim is not None else embed_dim
-        self.vdim = vdim if vdim is not None else embed_dim
-        self._qkv_same_embed_dim = self.kdim == embed_dim and self.vdim == embed_dim
-        self.head_dim = embed_dim // num_heads
-        if self._qkv_same_embed_dim:
-            self.in_proj_weight = Parameter(cthtorch.empty((3 * embed_dim, embed_dim), dtype=dtype))
-            self.register_parameter("q_proj_weight", None)
-            self.register_parameter("k_proj_weight", None)
-            self.register_parameter("v_proj_weight", None)
-        else:
-            self.q_proj_weight = Parameter(cthtorch.empty((embed_dim, embed_dim), dtype=dtype))
-            self.k_proj_weight = Parameter(cthtorch.empty((embed_dim, self.kdim), dtype=dtype))
-            self.v_proj_weight = Parameter(cthtorch.empty((embed_dim, self.vdim), dtype=dtype))
-            self.register_parameter("in_proj_weight", None)
-        if bias:
-            self.in_proj_bias = Parameter(cthtorch.empty(3 * embed_dim, dtype=dtype))
-        else:
-            self.register_parameter("in_proj_bias", None)
-        self.out_proj = NonDynamicallyQuantizableLinear(embed_dim, embed_dim, bias=bias, dtype=dtype)
-        self.bias_k = self.bias_v = None
-        self.add_zero_attn = False
-        self._reset_parameters()
-
-    def _reset_parameters(self):
-        if self._qkv_same_embed_dim:
-            init.xavier_uniform_(self.in_proj_weight)
-        else:
-            init.xavier_uniform_(self.q_proj_weight)
-            init.xavier_uniform_(self.k_proj_weight)
-            init.xavier_uniform_(self.v_proj_weight)
-        if self.in_proj_bias is not None:
-            init.constant_(self.in_proj_bias, 0.0)
-            init.constant_(self.out_proj.bias, 0.0)
-
-    def forward(self, query, key, value, key_padding_mask=None, need_weights=True, attn_mask=None,
-                average_attn_weights=True, is_causal=False):
-        unbatched = query.dim() == 2
-        if unbatched:
-            query, key, value = query.unsqueeze(1), key.unsqueeze(1), value.unsqueeze(1)
-        elif self.batch_first:
-            query, key, value = query.transpose(0, 1), key.transpose(0, 1), value.transpose(0, 1)
-        L, N, E = query.shape
-        S = key.shape[0]
-        if self._qkv_same_embed_dim:
-            w_q, w_k, w_v = self.in_proj_weight.chunk(3)
-        else:
-            w_q, w_k, w_v = self.q_proj_weight, self.k_proj_weight, self.v_proj_weight
-        b_q, b_k, b_v = self.in_proj_bias.chunk(3) if self.in_proj_bias is not None else (None, None, None)
-        q = F.linear(query, w_q, b_q)
-        k = F.linear(key, w_k, b_k)
-        v = F.linear(value, w_v, b_v)
-        H, D = self.num_heads, self.head_dim
-        q = q.reshape(L, N * H, D).transpose(0, 1)
-        k = k.reshape(S, N * H, D).transpose(0, 1)
-        v = v.reshape(S, N * H, D).transpose(0, 1)
-        scores = cthtorch.bmm(q, k.transpose(1, 2)) / math.sqrt(D)
-        if attn_mask is not None:
-            m = attn_mask if attn_mask.dim() == 3 else attn_mask.unsqueeze(0)
-            scores = scores.masked_fill(m, float("-inf")) if m.dtype == cthtorch.bool else scores + m
-        elif is_causal:
-            causal = cthtorch.ones(L, S, dtype=cthtorch.bool).triu(1) if hasattr(cthtorch.Tensor, "triu") else \
-                cthtorch.tensor([[j > i for j in range(S)] for i in range(L)])
-            scores = scores.masked_fill(causal.unsqueeze(0), float("-inf"))
-        if key_padding_mask is not None:
-            kpm = key_padding_mask
-            if kpm.dtype != cthtorch.bool:
-                kpm = kpm != 0
-            scores = scores.reshape(N, H, L, S).masked_fill(kpm.reshape(N, 1, 1, S), float("-inf")).reshape(N * H, L, S)
-        attn = scores.softmax(-1)
-        if self.dropout > 0 and self.training:
-            attn = F.dropout(attn, self.dropout, True)
-        out = cthtorch.bmm(attn, v).transpose(0, 1).reshape(L, N, E)
-        out = self.out_proj(out)
-        if unbatched:
-            out = out.squeeze(1)
-        elif self.batch_first:
-            out = out.transpose(0, 1)
-        if not need_weights:
-            return out, None
-        w = attn.reshape(N, H, L, S)
-        w = w.mean(1) if average_attn_weights else w
-        return out, (w.squeeze(0) if unbatched else w)
+__all__ = ["TransformerEncoder", "TransformerDecoder", "TransformerEncoderLayer", "TransformerDecoderLayer",
+           "Transformer"]
 
 
 def _get_activation(activation):

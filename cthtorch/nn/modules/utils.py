@@ -30,3 +30,17 @@ def _list_with_default(out_size, defaults):
     if len(defaults) <= len(out_size):
         raise ValueError("Input dimension should be at least {}".format(len(out_size) + 1))
     return [v if v is not None else d for v, d in zip(out_size, defaults[-len(out_size):])]
+
+
+def consume_prefix_in_state_dict_if_present(state_dict, prefix):
+    """Strips prefix from state_dict's keys (and its _metadata's) in place: a DataParallel/DDP model's
+    state_dict ("module.xx") loads into the bare model after consume_prefix_in_state_dict_if_present(sd, "module.")."""
+    for key in list(state_dict.keys()):
+        if key.startswith(prefix):
+            state_dict[key[len(prefix):]] = state_dict.pop(key)
+    metadata = getattr(state_dict, "_metadata", None)
+    if metadata is not None:
+        for key in list(metadata.keys()):
+            # '' is the wrapper's own entry, 'module' the model's, 'module.xx' the rest
+            if key and (key == prefix.replace(".", "") or key.startswith(prefix)):
+                metadata[key[len(prefix):]] = metadata.pop(key)

@@ -20,6 +20,5 @@ def reshape_weight_to_matrix(weight, dim):
 
 
 def default_spectral_dim(module):
-    from cthtorch.nn.modules.conv3d import ConvTranspose3d
-    from cthtorch.nn.modules.layers import ConvTranspose1d, ConvTranspose2d
-    return 1 if isinstance(module, (ConvTranspose1d, ConvTranspose2d, ConvTranspose3d)) else 0
+    from cthtorch.nn.modules.conv import _ConvTransposeNd
+    return 1 if isinstance(module, _ConvTransposeNd) else 0

@@ -1,11 +1,9 @@
 """Losses as composites of differentiable ops: multi_margin_loss, multilabel_margin_loss,
-triplet_margin_with_distance_loss and ctc_loss (the CTC forward recursion in log space)."""
+triplet_margin_with_distance_loss, ctc_loss (the CTC forward recursion in log space) and linear_cross_entropy."""
+import math
+
 import cthtorch
-
-
-def _F():
-    from cthtorch.nn import functional
-    return functional
+from cthtorch.nn._functional import _F
 
 
 def _reduce(loss, reduction):
@@ -156,3 +154,39 @@ def ctc_loss(log_probs, targets, input_lengths, target_lengths, blank=0, reducti
     if reduction == "none":
         return nll.reshape(()) if unbatched else nll
     raise ValueError("%s is not a valid value for reduction" % reduction)
+
+
+def linear_cross_entropy(input, linear_weight, target, *, linear_bias=None, weight=None, reduction="mean",
+                         ignore_index=None, label_smoothing=0.0, options=None):
+    """cross_entropy(linear(input, linear_weight, linear_bias), target) with torch's checks; linear_weight is
+    (C, *out_features, in_features) for a K-dimensional loss. torch's options pick a chunked evaluation that
+    saves memory; the value is the same, and here it is computed in one piece."""
+    if input.dim() < 1 or input.dim() > 2:
+        raise RuntimeError("expected input with dimensionality 1 or 2, got %d" % input.dim())
+    if linear_weight.dim() < 2:
+        raise RuntimeError("expected linear_weight with dimensionality at least 2, got %d" % linear_weight.dim())
+    num_batches = tuple(input.shape[:-1])
+    in_features = input.shape[-1]
+    if in_features != linear_weight.shape[-1]:
+        raise RuntimeError("expected equal input and linear_weight last dimensions (in_features), got %d and %d, "
+                           "respectively" % (in_features, linear_weight.shape[-1]))
+    num_classes = linear_weight.shape[0]
+    out_features = tuple(linear_weight.shape[1:-1])
+    if linear_bias is not None and tuple(linear_bias.shape) != (num_classes, *out_features):
+        raise RuntimeError("expected linear_bias shape %s, got %s" % ((num_classes, *out_features),
+                                                                      tuple(linear_bias.shape)))
+    if out_features and not num_batches:
+        raise RuntimeError("K-dimensional loss defined by linear_weight shape %s requires batched input, (N, %d), "
+                           "got unbatched input with shape %s" % (tuple(linear_weight.shape), in_features,
+                                                                  tuple(input.shape)))
+    logits_shape = (*num_batches, num_classes, *out_features)
+    if tuple(target.shape) == logits_shape and ignore_index is not None:
+        raise RuntimeError("ignore_index cannot be specified when target contains probabilities")
+    if out_features:
+        rows = num_classes * math.prod(out_features)
+        linear_weight = linear_weight.reshape(rows, in_features)
+        linear_bias = linear_bias.reshape(rows) if linear_bias is not None else None
+    logits = _F().linear(input, linear_weight, linear_bias).reshape(logits_shape)
+    return _F().cross_entropy(logits, target, weight=weight, reduction=reduction,
+                              ignore_index=-100 if ignore_index is None else ignore_index,
+                              label_smoothing=label_smoothing)

@@ -1,0 +1,42 @@
+"""Distances as composites over linalg.vector_norm: cosine_similarity, pairwise_distance, pdist."""
+import cthtorch
+
+
+def _vector_norm(x, p=2.0, dim=-1, keepdim=False):
+    # linalg.vector_norm: torch's subgradients (0 at a zero vector, ties share an inf-norm
+    # gradient), and a backward built from differentiable ops so double backward works
+    return cthtorch.linalg.vector_norm(x, float(p), dim, keepdim)
+
+
+def cosine_similarity(x1, x2, dim=1, eps=1e-8):
+    # each side divided by its own (clamped) norm first, as torch does: keeps results in [-1, 1];
+    # the clamp is invisible to autograd
+    x1, x2 = cthtorch.broadcast_tensors(x1, x2)
+    n1 = _vector_norm(x1, 2, dim, True)
+    n2 = _vector_norm(x2, 2, dim, True)
+    with cthtorch.no_grad():
+        c1 = n1.clamp_min(eps) - n1
+        c2 = n2.clamp_min(eps) - n2
+    return ((x1 / (n1 + c1)) * (x2 / (n2 + c2))).sum(dim)
+
+
+def pairwise_distance(x1, x2, p=2.0, eps=1e-6, keepdim=False):
+    d = max(x1.dim(), x2.dim())
+    if d == 0:
+        return _vector_norm((x1 - x2 + eps).reshape(1), p, 0, keepdim).reshape(()) if not keepdim else \
+            (x1 - x2 + eps).abs()
+    return _vector_norm(x1 - x2 + eps, p, d - 1, keepdim)
+
+
+def pdist(input, p=2):
+    if input.dim() != 2:
+        raise RuntimeError("pdist only supports 2D tensors, got: %dD" % input.dim())
+    if p < 0:
+        raise RuntimeError("pdist only supports non-negative p values")
+    n = input.shape[0]
+    if n < 2:
+        return input.new_zeros(0)
+    i = [a for a in range(n) for _ in range(a + 1, n)]
+    j = [b for a in range(n) for b in range(a + 1, n)]
+    diff = input.index_select(0, cthtorch.tensor(i)) - input.index_select(0, cthtorch.tensor(j))
+    return _vector_norm(diff, p, 1)
