@@ -8,15 +8,8 @@ import cthtorch
 from cthtorch.nn import functional as F
 from cthtorch.nn import init
 from cthtorch.nn.modules.module import Module
+from cthtorch.nn.modules.utils import _pair, _single
 from cthtorch.nn.parameter import Parameter
-
-
-def _pair(v):
-    return tuple(v) if isinstance(v, (list, tuple)) else (v, v)
-
-
-def _single(v):
-    return tuple(v) if isinstance(v, (list, tuple)) else (v,)
 
 
 class Identity(Module):
