@@ -27,7 +27,7 @@ AT_API int at_batch_norm_backward(THTensor **outs, const THTensor *grad, const T
 /* outs: output, mean, rstd (one per normalized row) */
 AT_API int at_layer_norm(THTensor **outs, const THTensor *input, const ATIntList *shape, const THTensor *weight,
                          const THTensor *bias, double eps);
-/* d grad_out, d input, d weight of layer_norm's backward (ATNormDouble.c) */
+/* d grad_out, d input, d weight of layer_norm's backward (ATNormDoubleBackward.c) */
 AT_API int at_layer_norm_double_backward(THTensor **outs, const THTensor *ggI, const THTensor *ggW,
                                          const THTensor *ggB, const THTensor *grad, const THTensor *input,
                                          const ATIntList *shape, const THTensor *mean, const THTensor *rstd,

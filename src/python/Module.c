@@ -1,7 +1,7 @@
 /* initModule: builds cthtorch._C. */
 #include "THP.h"
 #include "ArgParser.h"
-#include "autograd/Formulas.h"
+#include "Bindings.h"
 #include "../TH/THRandom.h"
 #include "../ATen/ATBlas.h"
 
