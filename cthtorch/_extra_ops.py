@@ -14,7 +14,7 @@ from cthtorch import _extra_reduce as _red
 from cthtorch import _extra_shape as _shp
 from cthtorch._shape_ops import _inplace_of
 from cthtorch import _extra_stats as _st
-from cthtorch._extra_reduce import _dtype_name
+from cthtorch._utils import _dtype_name
 
 
 # ---------------------------------------------------------------- in-place forms

@@ -10,7 +10,8 @@ import cthtorch
 from cthtorch import _C
 from cthtorch.autograd.function import Function
 from cthtorch._shape_ops import _np
-from cthtorch._extra_reduce import _is_float, _dtype_name, _from_np
+from cthtorch._extra_reduce import _is_float, _from_np
+from cthtorch._utils import _dtype_name
 
 
 def _float_only(name, *ts):

@@ -9,7 +9,8 @@ import cthtorch
 from cthtorch import return_types as _rt
 from cthtorch.autograd.function import Function
 
-from cthtorch._shape_ops import _np, _wrap_dim
+from cthtorch._shape_ops import _np
+from cthtorch._utils import _dtype_name, _wrap_dim
 
 
 def _from_np(a, dtype=None):
@@ -20,11 +21,6 @@ def _from_np(a, dtype=None):
 
 def _is_float(t):
     return t.dtype in (cthtorch.float16, cthtorch.bfloat16, cthtorch.float32, cthtorch.float64)
-
-
-def _dtype_name(d):
-    return {"float32": "Float", "float64": "Double", "float16": "Half", "bfloat16": "BFloat16", "int64": "Long",
-            "int32": "Int", "int16": "Short", "int8": "Char", "uint8": "Byte", "bool": "Bool"}[str(d)[6:]]
 
 
 def _dims(dim, ndim):

@@ -6,7 +6,8 @@ import numpy as np
 
 import cthtorch
 from cthtorch.autograd.function import Function, once_differentiable
-from cthtorch._shape_ops import _wrap_dim, _idx_np, _np
+from cthtorch._shape_ops import _idx_np, _np
+from cthtorch._utils import _wrap_dim
 from cthtorch._extra_reduce import _from_np
 
 

@@ -8,8 +8,9 @@ import numpy as np
 
 import cthtorch
 from cthtorch import return_types as _rt
-from cthtorch._shape_ops import _np, _wrap_dim
-from cthtorch._extra_reduce import _is_float, _from_np, _dtype_name
+from cthtorch._shape_ops import _np
+from cthtorch._extra_reduce import _is_float, _from_np
+from cthtorch._utils import _dtype_name, _wrap_dim
 
 _INTERP = ("linear", "lower", "higher", "midpoint", "nearest")
 

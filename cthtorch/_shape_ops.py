@@ -12,6 +12,7 @@ import numpy as np
 import cthtorch
 from cthtorch import _C
 from cthtorch.autograd.function import Function
+from cthtorch._utils import _wrap_dim
 
 _NP_UNSUPPORTED = ("bfloat16",)
 
@@ -31,14 +32,6 @@ def _back(a, like_dtype):
 
 def _needs_grad(*ts):
     return cthtorch.is_grad_enabled() and any(isinstance(t, cthtorch.Tensor) and t.requires_grad for t in ts)
-
-
-def _wrap_dim(d, n):
-    if n == 0:
-        n = 1
-    if d < -n or d >= n:
-        raise IndexError("Dimension out of range (expected to be in range of [%d, %d], but got %d)" % (-n, n - 1, d))
-    return d + n if d < 0 else d
 
 
 # ---------------------------------------------------------------- cat / stack
@@ -719,7 +712,7 @@ def _inplace_of(fn, name):
             raise RuntimeError("a leaf Variable that requires grad is being used in an in-place operation.")
         r = fn(self.clone() if _needs_grad(self, *args, *kwargs.values()) else self, *args, **kwargs)
         if not cthtorch.can_cast(r.dtype, self.dtype):
-            from cthtorch._extra_reduce import _dtype_name
+            from cthtorch._utils import _dtype_name
             raise RuntimeError("result type %s can't be cast to the desired output type %s"
                                % (_dtype_name(r.dtype), _dtype_name(self.dtype)))
         if tuple(r.shape) != tuple(self.shape):

@@ -6,6 +6,7 @@ vectorised pass per call and no Python loop over the entries.
 """
 import cthtorch
 from cthtorch.autograd import Function
+from cthtorch._utils import _dtype_name
 from cthtorch._sparse_tensor import SparseTensor, _named, add_rows, name_node
 
 _dense_mm = cthtorch.mm
@@ -79,7 +80,7 @@ def _spmm(s, d, dense_grad):
         raise IndexError("Dimension out of range (expected to be in range of [-%d, %d], but got 1)"
                          % (max(d.dim(), 1), max(d.dim(), 1) - 1))
     if s.dtype != d.dtype:
-        raise RuntimeError("expected scalar type %s but found %s" % (_type_name(s.dtype), _type_name(d.dtype)))
+        raise RuntimeError("expected scalar type %s but found %s" % (_dtype_name(s.dtype), _dtype_name(d.dtype)))
     if d.shape[0] != s._shape[1]:
         raise RuntimeError("addmm: Argument #3 (dense): Expected dim 0 size %d, got %d" % (s._shape[1], d.shape[0]))
     if not dense_grad:
@@ -100,9 +101,9 @@ def _sparse_sparse_mm(a, b):
         if t.sparse_dim() != 2 or t.dense_dim():
             raise RuntimeError("cthtorch: sparse @ sparse needs 2-D sparse matrices")
     if a.dtype != b.dtype:
-        raise RuntimeError("mat1 dtype %s does not match mat2 dtype %s" % (_type_name(a.dtype), _type_name(b.dtype)))
+        raise RuntimeError("mat1 dtype %s does not match mat2 dtype %s" % (_dtype_name(a.dtype), _dtype_name(b.dtype)))
     if not a.is_floating_point():
-        raise NotImplementedError('"sparse_matmul" not implemented for \'%s\'' % _type_name(a.dtype))
+        raise NotImplementedError('"sparse_matmul" not implemented for \'%s\'' % _dtype_name(a.dtype))
     (m, k), (k2, n) = a.shape, b.shape
     if k != k2:
         raise RuntimeError("mat1 and mat2 shapes cannot be multiplied (%dx%d and %dx%d)" % (m, k, k2, n))
@@ -116,11 +117,6 @@ def _sparse_sparse_mm(a, b):
     idx = cthtorch.stack([a._i[0][ea], b._i[1][eb]])
     r = SparseTensor(idx, a._v[ea] * b._v[eb], (m, n)).coalesce()
     return SparseTensor(r._i, r._v, (m, n), True)
-
-
-def _type_name(dt):
-    return {"float32": "Float", "float64": "Double", "float16": "Half", "bfloat16": "BFloat16", "int64": "Long",
-            "int32": "Int", "int16": "Short", "int8": "Char", "uint8": "Byte", "bool": "Bool"}[str(dt)[6:]]
 
 
 def mm(input, mat2, *, out=None, _sparse_grad=False):

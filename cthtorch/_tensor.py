@@ -14,7 +14,7 @@ class Tensor(_C._TensorBase):
     def __new__(cls, *args, **kwargs):
         # torch.Tensor(storage): a 1-D tensor of the default dtype over the storage's memory
         if len(args) == 1 and type(args[0]).__name__ in ("TypedStorage", "UntypedStorage") and not kwargs:
-            from cthtorch.linalg._checks import dtype_name
+            from cthtorch._utils import _dtype_name as dtype_name
             from cthtorch.storage import _view_of_storage
             dt = cthtorch.get_default_dtype()
             args = (_view_of_storage(dt, args[0], type_name=dtype_name(dt)),)

@@ -8,6 +8,7 @@ import warnings
 from collections.abc import Sequence
 
 import cthtorch
+from cthtorch._utils import _wrap_dim
 
 __all__ = [
     "atleast_1d", "atleast_2d", "atleast_3d", "block_diag", "broadcast_shapes",
@@ -129,13 +130,6 @@ def split(tensor, split_size_or_sections, dim=0):
         out.append(tensor.narrow(d, start, s))
         start += s
     return tuple(out)
-
-
-def _wrap_dim(dim, ndim):
-    lo, hi = -max(ndim, 1), max(ndim, 1) - 1
-    if not lo <= dim <= hi:
-        raise IndexError("Dimension out of range (expected to be in range of [%d, %d], but got %d)" % (lo, hi, dim))
-    return dim + ndim if dim < 0 else dim
 
 
 def _int_list(fname, argname, pos, value):

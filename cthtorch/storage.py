@@ -161,7 +161,7 @@ def _view_of_storage(dtype, storage, storage_offset=0, size=None, stride=None, t
     for the legacy constructors)."""
     if isinstance(storage, TypedStorage):
         if storage.dtype != dtype:
-            from cthtorch.linalg._checks import dtype_name
+            from cthtorch._utils import _dtype_name as dtype_name
             raise RuntimeError("Expected a Storage of type %s or an UntypedStorage, but got type %s for argument 1 "
                                "'storage'" % (type_name or dtype_name(dtype).lower(), dtype_name(storage.dtype)))
         storage = storage.untyped()

@@ -283,3 +283,57 @@ def test_sizes_only_formulas_keep_no_tensor():
     s.backward()
     s.backward()
     assert z.grad.tolist() == [2.0, 2.0]
+
+
+def _diamond_order(L):
+    """Runs backward over two diamonds sharing a leaf, recording the order in
+    which tensor hooks and node hooks fire."""
+    order = []
+    x = L.tensor([0.5, 1.5], requires_grad=True)
+    w = L.tensor([2.0, -1.0], requires_grad=True)
+    a = x * w
+    b = a.exp()
+    c = a.sin()
+    e = w.cos()
+    d = b * c + e * a
+    for name, t in (("x", x), ("w", w), ("a", a), ("b", b), ("c", c), ("e", e), ("d", d)):
+        t.register_hook(lambda g, name=name: order.append("tensor " + name))
+    for name, t in (("a", a), ("b", b), ("c", c), ("e", e), ("d", d)):
+        t.grad_fn.register_prehook(lambda go, name=name: order.append("pre " + name))
+        t.grad_fn.register_hook(lambda gi, go, name=name: order.append("post " + name))
+    d.sum().backward()
+    return order, x.grad.tolist(), w.grad.tolist()
+
+
+def test_engine_runs_nodes_in_torch_order_on_a_diamond():
+    got, gx, gw = _diamond_order(ct)
+    want, tx, tw = _diamond_order(torch)
+    assert got == want
+    np.testing.assert_allclose(gx, tx, rtol=1e-6)
+    np.testing.assert_allclose(gw, tw, rtol=1e-6)
+
+
+def test_engine_backward_through_a_long_chain():
+    x = ct.ones(2, requires_grad=True)
+    y = x
+    for _ in range(150000):
+        y = y + 1.0
+    y.sum().backward()
+    assert x.grad.tolist() == [1.0, 1.0]
+
+
+def test_engine_error_mid_backward_frees_queue():
+    x = ct.ones(2, requires_grad=True)
+    a = x * 2
+    b = a * 3
+    c = a * 4
+
+    def boom(g):
+        raise ValueError("hook failed")
+    b.register_hook(boom)
+    r = weakref.ref(c.grad_fn)
+    with pytest.raises(ValueError, match="hook failed"):
+        (b + c).sum().backward()
+    del a, b, c
+    gc.collect()
+    assert r() is None

@@ -111,6 +111,31 @@ def test_result_type_and_division_rules():
         ct.tensor([1]) // 0
 
 
+@pytest.mark.parametrize("dtype", ["int64", "int32", "uint8"])
+@pytest.mark.parametrize("op", ["floordiv", "remainder", "fmod", "trunc"])
+def test_integer_division_by_zero_in_a_parallel_loop(op, dtype):
+    """The zero sits deep in a tensor big enough to be split across OpenMP
+    threads: the worker that meets it flags the error, the caller raises
+    torch's error after the loop, and the flag does not leak into the next op."""
+    def run(L):
+        a = L.arange(1, 200001).to(getattr(L, dtype))
+        b = L.ones(200000, dtype=getattr(L, dtype))
+        b[150001] = 0
+        f = {"floordiv": lambda: a // b, "remainder": lambda: a % b, "fmod": lambda: L.fmod(a, b),
+             "trunc": lambda: L.div(a, b, rounding_mode="trunc")}[op]
+        with pytest.raises(RuntimeError) as e:
+            f()
+        b[150001] = 1
+        return str(e.value), f()[150001].item()
+    threads = ct.get_num_threads()
+    ct.set_num_threads(2)
+    try:
+        got = run(ct)
+    finally:
+        ct.set_num_threads(threads)
+    assert got == run(torch)
+
+
 def test_python_operators_and_reflected():
     a = ct.tensor([1.0, 2.0, 4.0])
     assert (2 - a).tolist() == [1.0, 0.0, -2.0]

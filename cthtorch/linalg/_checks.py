@@ -1,18 +1,12 @@
 """Argument checks shared by the linalg ops, with PyTorch's messages."""
 import cthtorch
-
-_NAMES = {"int64": "Long", "int32": "Int", "int16": "Short", "int8": "Char", "uint8": "Byte", "bool": "Bool",
-          "float16": "Half", "bfloat16": "BFloat16", "float32": "Float", "float64": "Double"}
-
-
-def dtype_name(dt):
-    return _NAMES[str(dt).replace("torch.", "")]
+from cthtorch._utils import _dtype_name
 
 
 def floating(A, name):
     if not A.dtype.is_floating_point:
         raise RuntimeError("%s: Expected a floating point or complex tensor as input. Got %s"
-                           % (name, dtype_name(A.dtype)))
+                           % (name, _dtype_name(A.dtype)))
 
 
 def lapack_dtype(A, name):
@@ -20,7 +14,7 @@ def lapack_dtype(A, name):
     floating(A, name)
     if A.dtype not in (cthtorch.float32, cthtorch.float64):
         raise NotImplementedError("\"%s_cpu\" not implemented for '%s'" % (name.replace(".", "_"),
-                                                                          dtype_name(A.dtype)))
+                                                                          _dtype_name(A.dtype)))
 
 
 def matrix(A, name):

@@ -7,6 +7,7 @@ import numpy as np
 
 import cthtorch
 from cthtorch import _C, return_types
+from cthtorch._utils import _dtype_name
 from cthtorch.linalg import _checks
 from cthtorch.linalg import _functions as F
 from cthtorch.linalg._checks import raise_info
@@ -77,7 +78,7 @@ def _solve(A, B, left, check, name="linalg.solve"):
     _checks.lapack_dtype(A, name)
     if A.dtype != B.dtype:
         raise RuntimeError("%s: Expected A and B to have the same dtype, but found A of type %s and B of type %s "
-                           "instead" % (name, _checks.dtype_name(A.dtype), _checks.dtype_name(B.dtype)))
+                           "instead" % (name, _dtype_name(A.dtype), _dtype_name(B.dtype)))
     vec = _as_matrix_rhs(A, B)
     Bm = B.unsqueeze(-1) if vec else B
     if not left:

@@ -4,6 +4,7 @@ import math
 
 import cthtorch
 from cthtorch.autograd import Function
+from cthtorch._utils import _dtype_name
 from cthtorch.linalg import _checks
 
 
@@ -70,7 +71,7 @@ def vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None):
         if cthtorch.promote_types(x.dtype, dtype) != dtype:
             raise RuntimeError("linalg.vector_norm: the dtype of the input (%s) should be convertible without "
                                "narrowing to the specified dtype (%s)"
-                               % (_checks.dtype_name(x.dtype), _checks.dtype_name(dtype)))
+                               % (_dtype_name(x.dtype), _dtype_name(dtype)))
         x = x.to(dtype)
     if isinstance(ord, str):
         raise RuntimeError("linalg.vector_norm: ord must be a number")

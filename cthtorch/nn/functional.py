@@ -7,6 +7,7 @@ import warnings
 import cthtorch
 from cthtorch import _C
 from cthtorch._composites import _check_p
+from cthtorch.nn.modules.utils import _pair
 
 _nn = _C._nn
 Tensor = cthtorch.Tensor
@@ -27,10 +28,6 @@ def _legacy_reduction(size_average, reduce, reduction):
     if not reduce:
         return "none"
     return "mean" if size_average else "sum"
-
-
-def _pair(v):
-    return tuple(v) if isinstance(v, (list, tuple)) else (v, v)
 
 
 def _apply_loss_reduction(loss, reduction):

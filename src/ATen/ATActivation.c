@@ -29,7 +29,7 @@ THTensor *at_act(const char *name, const THTensor *x, int nargs, const double *a
   }
   THOpArgs a = {{0}};
   pack(&a, nargs, args);
-  ATIterSpec spec = { out, x->dtype, x->dtype, out == x, true, name };
+  ATIterSpec spec = { .out = out, .out_dtype = x->dtype, .common_dtype = x->dtype, .inplace = out == x, .check_cast = true, .name = name };
   const THTensor *in[1] = { x };
   return at_iter_run(&spec, 1, in, d->fwd[x->dtype], &a);
 }
@@ -42,6 +42,6 @@ THTensor *at_act_backward(const char *name, const THTensor *grad, const THTensor
   const THTensor *in[2] = { grad, x };
   THDtype dt = at_result_type(2, in);
   if (!THDtype_isFloating(dt)) dt = at_default_dtype();
-  ATIterSpec spec = { NULL, dt, dt, false, false, name };
+  ATIterSpec spec = { .out = NULL, .out_dtype = dt, .common_dtype = dt, .name = name };
   return at_iter_run(&spec, 2, in, d->bwd[dt], &a);
 }

@@ -24,7 +24,7 @@ int at_copy_(THTensor *dst, const THTensor *src) {
     memmove(THTensor_data(dst), THTensor_data(src), THTensor_numel(dst) * THDtype_size(dst->dtype));
     return 0;
   }
-  ATIterSpec spec = { dst, dst->dtype, src->dtype, true, false, "copy_" };
+  ATIterSpec spec = { .out = dst, .out_dtype = dst->dtype, .common_dtype = src->dtype, .inplace = true, .name = "copy_" };
   const THTensor *in[1] = { src };
   THTensor *r = at_iter_run(&spec, 1, in, copy_loops[dst->dtype], &src->dtype);
   if (!r) return -1;
@@ -72,7 +72,7 @@ int at_fill_(THTensor *t, ATScalar value) {
   scalar_args(&args, 0, value);
   if (t->dtype == TH_Bool) args.i[0] = value.kind == AT_SCALAR_FLOAT ? value.d != 0 : value.i != 0;
   if (at_check_no_internal_overlap(t) < 0) return -1;
-  ATIterSpec spec = { t, t->dtype, t->dtype, true, false, "fill_" };
+  ATIterSpec spec = { .out = t, .out_dtype = t->dtype, .common_dtype = t->dtype, .inplace = true, .name = "fill_" };
   THTensor *r = at_iter_run(&spec, 0, NULL, fill_loops[t->dtype], &args);
   if (!r) return -1;
   THTensor_free(r);

@@ -16,9 +16,10 @@ static int num_threads = 0;
 void at_set_num_threads(int n) { if (n > 0) { num_threads = n; omp_set_num_threads(n); } }
 int at_get_num_threads(void) { return num_threads > 0 ? num_threads : omp_get_max_threads(); }
 
+/* Reads and clears the error a kernel flagged during the loop just run. */
 int at_check_kernel_error(void) {
-  if (!th_kernel_error) return 0;
-  th_kernel_error = 0;
+  if (!atomic_load_explicit(&th_kernel_error, memory_order_relaxed)) return 0;
+  atomic_store_explicit(&th_kernel_error, 0, memory_order_relaxed);
   THError_set(TH_ERR_RUNTIME, "ZeroDivisionError");
   return -1;
 }

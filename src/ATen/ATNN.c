@@ -244,7 +244,7 @@ static double elem(const THTensor *t, THDtype ct, int64_t i) {
   return ct == TH_Float ? ((const float *)THTensor_data(t))[i] : ((const double *)THTensor_data(t))[i];
 }
 
-THTensor *at_nll_loss(const THTensor *self, const THTensor *target, const THTensor *weight, int64_t reduction,
+THTensor *at_nll_loss(const THTensor *self, const THTensor *target, const THTensor *weight, ATReduction reduction,
                       int64_t ignore_index) {
   NLL n;
   if (nll_prepare(&n, self, target, weight) < 0) { nll_free(&n); return NULL; }
@@ -253,7 +253,7 @@ THTensor *at_nll_loss(const THTensor *self, const THTensor *target, const THTens
   THTensor *out = NULL;
   double total = 0, wsum = 0;
   THTensor *none = NULL;
-  if (reduction == 0) {
+  if (reduction == AT_REDUCTION_NONE) {
     none = THTensor_new(TH_Double, target->ndim, target->sizes);
     if (!none) goto done;
   }
@@ -278,7 +278,7 @@ THTensor *at_nll_loss(const THTensor *self, const THTensor *target, const THTens
     out = at_to_dtype(none, self->dtype, false);
     THTensor_free(none);
   } else {
-    double r = reduction == 1 ? total / wsum : total;
+    double r = reduction == AT_REDUCTION_MEAN ? total / wsum : total;
     out = at_scalar_tensor(at_scalar_float(r), self->dtype);
   }
 done:
@@ -287,7 +287,7 @@ done:
 }
 
 THTensor *at_nll_loss_backward(const THTensor *grad, const THTensor *self, const THTensor *target,
-                               const THTensor *weight, int64_t reduction, int64_t ignore_index) {
+                               const THTensor *weight, ATReduction reduction, int64_t ignore_index) {
   NLL n;
   if (nll_prepare(&n, self, target, weight) < 0) { nll_free(&n); return NULL; }
   const int64_t *t = (const int64_t *)THTensor_data(n.t);
@@ -304,7 +304,7 @@ THTensor *at_nll_loss_backward(const THTensor *grad, const THTensor *self, const
   if (!gc) goto done;
   const double *g = (const double *)THTensor_data(gc);
   double wsum = 0;
-  if (reduction == 1)
+  if (reduction == AT_REDUCTION_MEAN)
     for (int64_t k = 0; k < n.N * n.S; k++)
       if (t[k] != ignore_index) wsum += w ? w[t[k]] : 1.0;
   for (int64_t b = 0; b < n.N; b++)
@@ -312,7 +312,7 @@ THTensor *at_nll_loss_backward(const THTensor *grad, const THTensor *self, const
       int64_t k = b * n.S + s, c = t[k];
       if (c == ignore_index) continue;
       if (c < 0 || c >= n.C) { THError_set(TH_ERR_INDEX, "Target %lld is out of bounds.", (long long)c); goto done; }
-      double scale = reduction == 0 ? g[k] : (reduction == 1 ? g[0] / wsum : g[0]);
+      double scale = reduction == AT_REDUCTION_NONE ? g[k] : (reduction == AT_REDUCTION_MEAN ? g[0] / wsum : g[0]);
       gv[(b * n.C + c) * n.S + s] = -(w ? w[c] : 1.0) * scale;
     }
   out = at_to_dtype(gi, self->dtype, false);

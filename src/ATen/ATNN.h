@@ -9,11 +9,12 @@
 
 AT_API THTensor *at_softmax(const THTensor *self, int64_t dim, THDtype dtype, bool log);
 AT_API THTensor *at_softmax_backward(const THTensor *grad, const THTensor *output, int64_t dim, bool log);
-/* reduction: 0 none, 1 mean, 2 sum (PyTorch's enum) */
-AT_API THTensor *at_nll_loss(const THTensor *self, const THTensor *target, const THTensor *weight, int64_t reduction,
+/* A loss's reduction, numbered as PyTorch's (the int the Python side passes). */
+typedef enum { AT_REDUCTION_NONE = 0, AT_REDUCTION_MEAN = 1, AT_REDUCTION_SUM = 2 } ATReduction;
+AT_API THTensor *at_nll_loss(const THTensor *self, const THTensor *target, const THTensor *weight, ATReduction reduction,
                              int64_t ignore_index);
 AT_API THTensor *at_nll_loss_backward(const THTensor *grad, const THTensor *self, const THTensor *target,
-                                      const THTensor *weight, int64_t reduction, int64_t ignore_index);
+                                      const THTensor *weight, ATReduction reduction, int64_t ignore_index);
 /* outs: output, save_mean, save_invstd (per channel) */
 AT_API int at_batch_norm(THTensor **outs, const THTensor *input, const THTensor *weight, const THTensor *bias,
                          const THTensor *running_mean, const THTensor *running_var, bool training,
@@ -26,7 +27,7 @@ AT_API int at_batch_norm_backward(THTensor **outs, const THTensor *grad, const T
 /* outs: output, mean, rstd (one per normalized row) */
 AT_API int at_layer_norm(THTensor **outs, const THTensor *input, const ATIntList *shape, const THTensor *weight,
                          const THTensor *bias, double eps);
-/* d grad_out, d input, d weight of layer_norm's backward (ATNormDouble.c) */
+/* d grad_out, d input, d weight of layer_norm's backward (ATNormDoubleBackward.c) */
 AT_API int at_layer_norm_double_backward(THTensor **outs, const THTensor *ggI, const THTensor *ggW,
                                          const THTensor *ggB, const THTensor *grad, const THTensor *input,
                                          const ATIntList *shape, const THTensor *mean, const THTensor *rstd,

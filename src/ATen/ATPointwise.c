@@ -42,7 +42,7 @@ static THTensor *run_binary(const OpDef *op, const THTensor *a, const THTensor *
     THError_set(TH_ERR_NOTIMPL, "\"%s_cpu\" not implemented for '%s'", op->name, THDtype_info[common].legacy);
     return NULL;
   }
-  ATIterSpec spec = { out, op->rule == R_BOOL ? TH_Bool : common, common, out == a, true, op->name };
+  ATIterSpec spec = { .out = out, .out_dtype = op->rule == R_BOOL ? TH_Bool : common, .common_dtype = common, .inplace = out == a, .check_cast = true, .name = op->name };
   return at_iter_run(&spec, 2, in, fn, extra);
 }
 
@@ -155,7 +155,7 @@ static THTensor *run_unary(const UnaryDef *op, const THTensor *a, THTensor *out)
   }
   if (op->rule == U_ROUNDING && !THDtype_isFloating(dt)) {
     static const THLoopFn copies[TH_NDTYPES] = TH_ALL_TABLE(copy_loop);
-    ATIterSpec spec = { out, dt, dt, out == a, true, op->name };
+    ATIterSpec spec = { .out = out, .out_dtype = dt, .common_dtype = dt, .inplace = out == a, .check_cast = true, .name = op->name };
     const THTensor *in[1] = { a };
     return at_iter_run(&spec, 1, in, copies[dt], &a->dtype);
   }
@@ -173,7 +173,7 @@ static THTensor *run_unary(const UnaryDef *op, const THTensor *a, THTensor *out)
     return NULL;
   }
   odt = op->rule == U_PREDICATE ? TH_Bool : dt;
-  ATIterSpec spec = { out, odt, dt, out == a, true, op->name };
+  ATIterSpec spec = { .out = out, .out_dtype = odt, .common_dtype = dt, .inplace = out == a, .check_cast = true, .name = op->name };
   const THTensor *in[1] = { a };
   return at_iter_run(&spec, 1, in, fn, NULL);
 }
@@ -219,6 +219,6 @@ THTensor *at_where(const THTensor *cond, const THTensor *a, const THTensor *b, T
                 THDtype_info[cond->dtype].legacy);
     return NULL;
   }
-  ATIterSpec spec = { out, common, common, false, true, "where", dts };
+  ATIterSpec spec = { .out = out, .out_dtype = common, .common_dtype = common, .check_cast = true, .name = "where", .in_dtypes = dts };
   return at_iter_run(&spec, 3, in, where_loops[common], NULL);
 }

@@ -35,7 +35,7 @@ THTensor *at_clamp(const THTensor *self, ATOptScalar min, ATOptScalar max, THTen
   if (max.has) put(&a, 1, max.v);
   a.i[2] = min.has;
   a.i[3] = max.has;
-  ATIterSpec spec = { out, dt, dt, out == self, true, "clamp" };
+  ATIterSpec spec = { .out = out, .out_dtype = dt, .common_dtype = dt, .inplace = out == self, .check_cast = true, .name = "clamp" };
   const THTensor *in[1] = { self };
   return at_iter_run(&spec, 1, in, clamp_loops[dt], &a);
 }
@@ -59,7 +59,7 @@ THTensor *at_lerp(const THTensor *self, const THTensor *end, const THTensor *wei
     THError_set(TH_ERR_NOTIMPL, "\"lerp_kernel_scalar\" not implemented for '%s'", THDtype_info[dt].legacy);
     return NULL;
   }
-  ATIterSpec spec = { out, dt, dt, out == self, true, "lerp" };
+  ATIterSpec spec = { .out = out, .out_dtype = dt, .common_dtype = dt, .inplace = out == self, .check_cast = true, .name = "lerp" };
   return at_iter_run(&spec, 3, in, lerp_loops[dt], NULL);
 }
 
@@ -81,7 +81,7 @@ static THTensor *addc(const THTensor *self, const THTensor *t1, const THTensor *
   }
   THOpArgs a = {{0}};
   put(&a, 0, value);
-  ATIterSpec spec = { out, dt, dt, out == self, true, name };
+  ATIterSpec spec = { .out = out, .out_dtype = dt, .common_dtype = dt, .inplace = out == self, .check_cast = true, .name = name };
   return at_iter_run(&spec, 3, in, loops[dt], &a);
 }
 static const THLoopFn addcmul_loops[TH_NDTYPES] = TH_NUMERIC_TABLE(addcmul_loop);
@@ -109,7 +109,7 @@ THTensor *at_nan_to_num(const THTensor *self, ATOptDouble nan, ATOptDouble posin
   a.d[0] = nan.has ? nan.v : 0.0;
   a.d[1] = posinf.has ? posinf.v : dtype_max(self->dtype);
   a.d[2] = neginf.has ? neginf.v : -dtype_max(self->dtype);
-  ATIterSpec spec = { out, self->dtype, self->dtype, out == self, true, "nan_to_num" };
+  ATIterSpec spec = { .out = out, .out_dtype = self->dtype, .common_dtype = self->dtype, .inplace = out == self, .check_cast = true, .name = "nan_to_num" };
   const THTensor *in[1] = { self };
   return at_iter_run(&spec, 1, in, nan_to_num_loops[self->dtype], &a);
 }
@@ -126,7 +126,7 @@ THTensor *at_isclose(const THTensor *a, const THTensor *b, double rtol, double a
   args.d[0] = rtol; args.d[1] = atol; args.i[2] = equal_nan;
   /* integers compare through double so the tolerance applies */
   THDtype dt = THDtype_isFloating(a->dtype) || a->dtype == TH_Bool ? a->dtype : TH_Double;
-  ATIterSpec spec = { NULL, TH_Bool, dt, false, false, "isclose" };
+  ATIterSpec spec = { .out = NULL, .out_dtype = TH_Bool, .common_dtype = dt, .name = "isclose" };
   const THTensor *in[2] = { a, b };
   return at_iter_run(&spec, 2, in, isclose_loops[dt], &args);
 }
@@ -137,7 +137,7 @@ THTensor *at_logit(const THTensor *self, ATOptDouble eps, THTensor *out) {
   THOpArgs a = {{0}};
   a.d[0] = eps.has ? eps.v : 0;
   a.i[3] = eps.has && eps.v >= 0;
-  ATIterSpec spec = { out, dt, dt, out == self, true, "logit" };
+  ATIterSpec spec = { .out = out, .out_dtype = dt, .common_dtype = dt, .inplace = out == self, .check_cast = true, .name = "logit" };
   const THTensor *in[1] = { self };
   return at_iter_run(&spec, 1, in, logit_loops[dt], &a);
 }
@@ -147,7 +147,7 @@ THTensor *at_xlogy(const THTensor *self, const THTensor *other, THTensor *out) {
   const THTensor *in[2] = { self, other };
   THDtype dt = at_result_type(2, in);
   if (!THDtype_isFloating(dt)) dt = at_default_dtype();
-  ATIterSpec spec = { out, dt, dt, out == self, true, "xlogy" };
+  ATIterSpec spec = { .out = out, .out_dtype = dt, .common_dtype = dt, .inplace = out == self, .check_cast = true, .name = "xlogy" };
   return at_iter_run(&spec, 2, in, xlogy_loops[dt], NULL);
 }
 
@@ -161,7 +161,7 @@ THTensor *at_round_decimals(const THTensor *self, int64_t decimals, THTensor *ou
   bool neg = decimals < 0;
   a.d[0] = pow(10.0, (double)(neg ? -decimals : decimals));
   a.d[1] = neg ? 0 : 1;
-  ATIterSpec spec = { out, self->dtype, self->dtype, out == self, true, "round" };
+  ATIterSpec spec = { .out = out, .out_dtype = self->dtype, .common_dtype = self->dtype, .inplace = out == self, .check_cast = true, .name = "round" };
   const THTensor *in[1] = { self };
   return at_iter_run(&spec, 1, in, roundd_loops[self->dtype], &a);
 }

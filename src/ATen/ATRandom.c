@@ -395,26 +395,26 @@ THTensor *at_multinomial(const THTensor *probs, int64_t ns, bool replacement, TH
   double *pv = (double *)THTensor_data(pc);
   int64_t *ov = (int64_t *)THTensor_data(out);
   bool dbl = probs->dtype == TH_Double;   /* torch keeps float inputs in float */
-  int err = 0;
+  enum { OK, BAD_VALUE, BAD_SUM, ALREADY_SET } err = OK;
   for (int64_t r = 0; r < rows && !err; r++) {
     double *w = pv + r * k, total = 0;
     for (int64_t i = 0; i < k; i++) {
-      if (!(w[i] >= 0) || isinf(w[i])) { err = 1; break; }
+      if (!(w[i] >= 0) || isinf(w[i])) { err = BAD_VALUE; break; }
       total += w[i];
     }
-    if (!err && total <= 0) err = 2;
+    if (!err && total <= 0) err = BAD_SUM;
   }
   if (!err) {
     pthread_mutex_lock(&g->mutex);
-    if (!replacement || ns == 1) err = multinomial_exp_trick(pv, rows, k, ns, dbl, ov, g) < 0 ? 3 : 0;
+    if (!replacement || ns == 1) err = multinomial_exp_trick(pv, rows, k, ns, dbl, ov, g) < 0 ? ALREADY_SET : OK;
     else multinomial_cdf(pv, rows, k, ns, dbl, ov, g);
     pthread_mutex_unlock(&g->mutex);
   }
   THTensor_free(pc);
-  if (err == 3) { THTensor_free(out); return NULL; }   /* error already set */
+  if (err == ALREADY_SET) { THTensor_free(out); return NULL; }
   if (err) {
     THTensor_free(out);
-    THError_set(TH_ERR_RUNTIME, err == 1 ? "probability tensor contains either `inf`, `nan` or element < 0"
+    THError_set(TH_ERR_RUNTIME, err == BAD_VALUE ? "probability tensor contains either `inf`, `nan` or element < 0"
                                          : "invalid multinomial distribution (sum of probabilities <= 0)");
     return NULL;
   }

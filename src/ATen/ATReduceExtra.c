@@ -328,7 +328,7 @@ THTensor *at_logsumexp(const THTensor *self, const ATIntList *dims, bool keepdim
   return res;
 }
 
-THTensor *at_cumulative(const THTensor *self, int64_t dim, THDtype dtype, int kind) {
+THTensor *at_cumulative(const THTensor *self, int64_t dim, THDtype dtype, ATCumulativeKind kind) {
   int64_t d;
   if (at_wrap_dim(dim, self->ndim, &d) < 0) return NULL;
   THDtype out_dt = dtype != TH_Undefined ? dtype : (THDtype_isFloating(self->dtype) ? self->dtype : TH_Int64);
@@ -340,17 +340,17 @@ THTensor *at_cumulative(const THTensor *self, int64_t dim, THDtype dtype, int ki
   for (int64_t o = 0; o < outer; o++)
     for (int64_t i = 0; i < inner; i++) {
       if (isint) {
-        int64_t *p = (int64_t *)THTensor_data(w), acc = kind == 1 ? 1 : 0;
+        int64_t *p = (int64_t *)THTensor_data(w), acc = kind == AT_CUMPROD ? 1 : 0;
         for (int64_t k = 0; k < D; k++) {
-          int64_t kk = kind == 2 ? D - 1 - k : k, at = (o * D + kk) * inner + i;
-          acc = kind == 1 ? acc * p[at] : acc + p[at];
+          int64_t kk = kind == AT_CUMSUM_REVERSE ? D - 1 - k : k, at = (o * D + kk) * inner + i;
+          acc = kind == AT_CUMPROD ? acc * p[at] : acc + p[at];
           p[at] = acc;
         }
       } else {
-        double *p = (double *)THTensor_data(w), acc = kind == 1 ? 1 : 0;
+        double *p = (double *)THTensor_data(w), acc = kind == AT_CUMPROD ? 1 : 0;
         for (int64_t k = 0; k < D; k++) {
-          int64_t kk = kind == 2 ? D - 1 - k : k, at = (o * D + kk) * inner + i;
-          acc = kind == 1 ? acc * p[at] : acc + p[at];
+          int64_t kk = kind == AT_CUMSUM_REVERSE ? D - 1 - k : k, at = (o * D + kk) * inner + i;
+          acc = kind == AT_CUMPROD ? acc * p[at] : acc + p[at];
           p[at] = acc;
         }
       }
@@ -495,9 +495,9 @@ THTensor *at_scatter_grad(const THTensor *grad, int64_t dim, const THTensor *ind
  *   PROD_GGRAD:  out    = sum_k a[k] * pre[k] * suf[k+1]       (d <a, bwd> / d g)
  *   PROD_GSELF:  out[k] = g * d/dx_k sum_i a[i] pre[i] suf[i+1], by reverse
  *                mode through the two running products, O(K) per line. */
-enum { PROD_BWD, PROD_GGRAD, PROD_GSELF };
+typedef enum { PROD_BWD, PROD_GGRAD, PROD_GSELF } ProdGradMode;
 
-static void prod_line(int mode, const double *x, int64_t sx, const double *a, int64_t sa, double g, int64_t K,
+static void prod_line(ProdGradMode mode, const double *x, int64_t sx, const double *a, int64_t sa, double g, int64_t K,
                       double *pre, double *suf, double *bp, double *out) {
   pre[0] = 1;
   for (int64_t k = 0; k < K; k++) pre[k + 1] = pre[k] * x[k * sx];
@@ -534,7 +534,7 @@ static THTensor *unflatten_reduced(THTensor *flat, const THTensor *self, const A
   return res;
 }
 
-static THTensor *prod_kernel(int mode, const THTensor *a, const THTensor *grad, const THTensor *self,
+static THTensor *prod_kernel(ProdGradMode mode, const THTensor *a, const THTensor *grad, const THTensor *self,
                              const ATIntList *dims, bool keepdim) {
   ATReduce2D rx, ra;
   THTensor *xd = work_copy(self), *ad = (xd && a) ? work_copy(a) : NULL, *gc = NULL, *flat = NULL, *res = NULL;
@@ -587,7 +587,7 @@ THTensor *at_prod_backward_gself(const THTensor *ggI, const THTensor *grad, cons
  *           (= sum_{j>=k} g[j] * prod_{i<=j, i!=k} x[i])
  *   GGRAD:  out = the adjoint of S for incoming a: B[k] = a[k] pre[k] + x[k] B[k-1]
  *   GSELF:  out[k] = adjoint of x[k] through pre and S (reverse mode). */
-static void cumprod_line(int mode, const double *x, const double *g, const double *a, int64_t K, double *S,
+static void cumprod_line(ProdGradMode mode, const double *x, const double *g, const double *a, int64_t K, double *S,
                          double *pre, double *out) {
   pre[0] = 1;
   for (int64_t k = 0; k < K; k++) pre[k + 1] = pre[k] * x[k];
@@ -605,7 +605,7 @@ static void cumprod_line(int mode, const double *x, const double *g, const doubl
   for (int64_t k = 0; k < K; k++) { if (k) out[k] += bS * S[k]; bS = a[k] * pre[k] + x[k] * bS; }
 }
 
-static THTensor *cumprod_kernel(int mode, const THTensor *a, const THTensor *grad, const THTensor *self,
+static THTensor *cumprod_kernel(ProdGradMode mode, const THTensor *a, const THTensor *grad, const THTensor *self,
                                 int64_t dim) {
   int64_t d;
   if (self->ndim == 0) return at_to_dtype(mode == PROD_BWD ? grad : mode == PROD_GGRAD ? a : self, self->dtype, true);

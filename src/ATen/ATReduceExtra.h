@@ -13,7 +13,8 @@ AT_API THTensor *at_all_any(const THTensor *self, const ATIntList *dims, bool ke
 AT_API THTensor *at_prod(const THTensor *self, const ATIntList *dims, bool keepdim, THDtype dtype);
 AT_API THTensor *at_var(const THTensor *self, const ATIntList *dims, double correction, bool keepdim, bool take_sqrt);
 AT_API THTensor *at_logsumexp(const THTensor *self, const ATIntList *dims, bool keepdim);
-AT_API THTensor *at_cumulative(const THTensor *self, int64_t dim, THDtype dtype, int kind); /* 0 sum, 1 prod, 2 reverse sum */
+typedef enum { AT_CUMSUM, AT_CUMPROD, AT_CUMSUM_REVERSE } ATCumulativeKind;
+AT_API THTensor *at_cumulative(const THTensor *self, int64_t dim, THDtype dtype, ATCumulativeKind kind);
 AT_API int at_sort(THTensor **outs, const THTensor *self, int64_t dim, bool descending, bool stable);
 AT_API int at_topk(THTensor **outs, const THTensor *self, int64_t k, int64_t dim, bool largest, bool sorted);
 /* zeros of `sizes` with grad written (accumulated) at `indices` along dim */

@@ -6,14 +6,20 @@
 #define TH_LOOPS_H
 
 #include "THDispatch.h"
+#include <stdatomic.h>
 
 /* Op parameters passed through `extra` (alpha, bounds, exponents...). */
 typedef struct { double d[4]; int64_t i[4]; } THOpArgs;
 
 /* Set by a kernel that meets an error it cannot return (integer division
- * by zero); ATen checks and clears it after the loop. */
-extern int th_kernel_error;   /* plain global: worker threads set it too */
+ * by zero), from whichever OpenMP worker runs it: an atomic, so concurrent
+ * stores are no data race. A relaxed store is enough, because ATen reads and
+ * clears it (at_check_kernel_error) after the parallel region's barrier. */
+extern _Atomic int th_kernel_error;
 #define TH_KERR_ZERODIV 1
+static inline void th_kernel_fail(int code) {
+  atomic_store_explicit(&th_kernel_error, code, memory_order_relaxed);
+}
 
 #endif
 

@@ -3,7 +3,7 @@
  * PyTorch's; device must be CPU here. */
 #include "THP.h"
 #include "ArgParser.h"
-#include "autograd/Formulas.h"
+#include "Bindings.h"
 
 PyObject *THP_tensor_from_data(PyObject *data, THDtype dtype, bool dtype_given, bool copy_tensor);
 PyObject *THP_as_tensor(PyObject *data, THDtype dtype, bool dtype_given);

@@ -6,7 +6,7 @@
  * PyTorch's broadcasting and placement rules. */
 #include "THP.h"
 #include "ArgParser.h"
-#include "autograd/Formulas.h"
+#include "Bindings.h"
 #include "Functions.h"
 
 static bool is_int_index(PyObject *o) {

@@ -2,7 +2,7 @@
 #include "THP.h"
 #include "Dispatch.h"
 #include "ArgParser.h"
-#include "autograd/Formulas.h"
+#include "Bindings.h"
 #include "../TH/THRandom.h"
 #include "../ATen/ATBlas.h"
 

@@ -3,7 +3,7 @@
  * Reflected forms (2 - x) put the number first; unsupported operand types
  * return NotImplemented so Python can try the other side. */
 #include "THP.h"
-#include "autograd/Formulas.h"
+#include "Bindings.h"
 #include "Functions.h"
 
 static bool operand_ok(PyObject *o) { return THPTensor_Check(o) || ap_is_scalar(o); }

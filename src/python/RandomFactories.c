@@ -3,7 +3,7 @@
  * samplers of src/ATen/ATRandom.c. */
 #include "THP.h"
 #include "ArgParser.h"
-#include "autograd/Formulas.h"
+#include "Bindings.h"
 #include "../ATen/ATRandom.h"
 
 #define RKW "Generator? generator=None, Tensor? out=None, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=False, bool requires_grad=False"

@@ -3,7 +3,7 @@
  * declarations use as their impl. Everything else is generated. */
 #include "THP.h"
 #include "ArgParser.h"
-#include "autograd/Formulas.h"
+#include "Bindings.h"
 #include "Functions.h"
 
 #define SELF ((THPTensor *)self)

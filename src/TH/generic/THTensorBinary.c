@@ -79,7 +79,7 @@ TH_BINARY_LOOP(fmin_loop, fmin(a, b))
 #else
 /* Integer division by zero would trap; flag it and let ATen raise. */
 static inline compute_t THTensor_(idiv)(compute_t a, compute_t b, int mode) {
-  if (b == 0) { th_kernel_error = TH_KERR_ZERODIV; return 0; }
+  if (b == 0) { th_kernel_fail(TH_KERR_ZERODIV); return 0; }
 #if defined(TH_REAL_IS_SIGNED)
   if (b == -1) return (compute_t)(0 - (uint64_t)a);   /* avoids INT_MIN / -1 trap */
   compute_t q = a / b;
@@ -91,7 +91,7 @@ static inline compute_t THTensor_(idiv)(compute_t a, compute_t b, int mode) {
 #endif
 }
 static inline compute_t THTensor_(imod)(compute_t a, compute_t b, int python) {
-  if (b == 0) { th_kernel_error = TH_KERR_ZERODIV; return 0; }
+  if (b == 0) { th_kernel_fail(TH_KERR_ZERODIV); return 0; }
 #if defined(TH_REAL_IS_SIGNED)
   if (b == -1) return 0;
   compute_t m = a % b;

@@ -4,7 +4,8 @@
  * 2. dependencies: how many edges point at each node reachable from roots;
  * 3. when inputs= is given, only nodes from which an input is reachable run,
  *    and gradients arriving at an input's edge are captured;
- * 4. a ready queue ordered by sequence number (latest forward op first) runs
+ * 4. a ready queue ordered by sequence number (latest forward op first; a C
+ *    binary heap, see push_ready) runs
  *    nodes whose gradients are complete; each delivered gradient is reduced
  *    to the receiving input's shape/dtype (broadcast undo) and summed into
  *    that node's input buffer. */
@@ -15,10 +16,22 @@
 typedef struct { PyObject_HEAD } THPEngine;
 
 typedef struct {
+  uint64_t seq;        /* the node's sequence number */
+  uint64_t order;      /* push order: breaks ties first-in first-out */
+  PyObject *node;      /* owned */
+} ReadyItem;
+
+typedef struct {
+  ReadyItem *v;
+  size_t len, cap;
+  uint64_t pushed;
+} ReadyQueue;
+
+typedef struct {
   PyObject *deps;      /* node -> int remaining */
   PyObject *buffers;   /* node -> list of grads */
   PyObject *needed;    /* node -> bool (only with inputs=) */
-  PyObject *heap;      /* list of (-seq, id, node) */
+  ReadyQueue ready;    /* nodes whose gradients are complete */
   PyObject **cap_fn;   /* capture edges for inputs= */
   int *cap_nr;
   PyObject **captured;
@@ -105,30 +118,57 @@ static int mark_needed(RunState *s, PyObject *node) {
   return v == Py_True;
 }
 
+/* The ready queue: a binary max-heap on (seq, -order) in a growable array.
+ * Later forward ops (higher sequence numbers) run first, as in PyTorch; among
+ * equal sequence numbers the node pushed first runs first. Each entry owns a
+ * reference to its node; ready_clear drops whatever is left (error paths). */
+static bool ready_before(const ReadyItem *a, const ReadyItem *b) {
+  return a->seq != b->seq ? a->seq > b->seq : a->order < b->order;
+}
+
 static int push_ready(RunState *s, PyObject *node) {
-  static unsigned long long tie = 0;
-  THPNode *n = (THPNode *)node;
-  PyObject *item = Py_BuildValue("(KKO)", (unsigned long long)(UINT64_MAX - n->seq), tie++, node);
-  if (!item) return -1;
-  PyObject *heapq = PyImport_ImportModule("heapq");
-  if (!heapq) { Py_DECREF(item); return -1; }
-  PyObject *r = PyObject_CallMethod(heapq, "heappush", "OO", s->heap, item);
-  Py_DECREF(heapq);
-  Py_DECREF(item);
-  if (!r) return -1;
-  Py_DECREF(r);
+  ReadyQueue *q = &s->ready;
+  if (q->len == q->cap) {
+    size_t cap = q->cap ? 2 * q->cap : 64;
+    ReadyItem *v = PyMem_Realloc(q->v, cap * sizeof(ReadyItem));
+    if (!v) { PyErr_NoMemory(); return -1; }
+    q->v = v;
+    q->cap = cap;
+  }
+  ReadyItem it = {((THPNode *)node)->seq, q->pushed++, Py_NewRef(node)};
+  size_t i = q->len++;
+  while (i > 0) {
+    size_t parent = (i - 1) / 2;
+    if (!ready_before(&it, &q->v[parent])) break;
+    q->v[i] = q->v[parent];
+    i = parent;
+  }
+  q->v[i] = it;
   return 0;
 }
 
+/* Removes the first node to run and returns it (the queue's reference). */
 static PyObject *pop_ready(RunState *s) {
-  PyObject *heapq = PyImport_ImportModule("heapq");
-  if (!heapq) return NULL;
-  PyObject *item = PyObject_CallMethod(heapq, "heappop", "O", s->heap);
-  Py_DECREF(heapq);
-  if (!item) return NULL;
-  PyObject *node = Py_NewRef(PyTuple_GET_ITEM(item, 2));
-  Py_DECREF(item);
-  return node;
+  ReadyQueue *q = &s->ready;
+  PyObject *top = q->v[0].node;
+  ReadyItem last = q->v[--q->len];
+  size_t i = 0, n = q->len;
+  for (;;) {
+    size_t c = 2 * i + 1;
+    if (c >= n) break;
+    if (c + 1 < n && ready_before(&q->v[c + 1], &q->v[c])) c++;
+    if (!ready_before(&q->v[c], &last)) break;
+    q->v[i] = q->v[c];
+    i = c;
+  }
+  if (n) q->v[i] = last;
+  return top;
+}
+
+static void ready_clear(ReadyQueue *q) {
+  for (size_t i = 0; i < q->len; i++) Py_DECREF(q->v[i].node);
+  PyMem_Free(q->v);
+  *q = (ReadyQueue){0};
 }
 
 /* Adds grad into node's buffer slot nr (summing out of place). */
@@ -267,8 +307,7 @@ static PyObject *engine_run_backward(PyObject *self, PyObject *args, PyObject *k
   }
   s.deps = PyDict_New();
   s.buffers = PyDict_New();
-  s.heap = PyList_New(0);
-  if (!s.deps || !s.buffers || !s.heap) goto done;
+  if (!s.deps || !s.buffers) goto done;
   if (ins) {
     s.ncap = (int)PySequence_Fast_GET_SIZE(ins);
     s.cap_fn = PyMem_Calloc(s.ncap + 1, sizeof(PyObject *));
@@ -320,9 +359,8 @@ static PyObject *engine_run_backward(PyObject *self, PyObject *args, PyObject *k
     Py_XDECREF(made);
     if (rc < 0) goto done;
   }
-  while (PyList_GET_SIZE(s.heap)) {
+  while (s.ready.len) {
     PyObject *node = pop_ready(&s);
-    if (!node) goto done;
     THPNode *n = (THPNode *)node;
     PyObject *buf = PyDict_GetItemWithError(s.buffers, node);
     if (!buf) { Py_DECREF(node); if (PyErr_Occurred()) goto done; continue; }
@@ -372,7 +410,7 @@ done:
   Py_XDECREF(s.needed);
   Py_XDECREF(s.deps);
   Py_XDECREF(s.buffers);
-  Py_XDECREF(s.heap);
+  ready_clear(&s.ready);
   Py_XDECREF(graph_root);
   Py_DECREF(ts);
   Py_DECREF(gs);

@@ -1,27 +1,13 @@
-/* Helpers for generated code: value conversions, and the formula
- * functions derivative entries call (F_*). Every F_ takes and returns
- * PyObject* (new reference, NULL on error) and records autograd itself,
- * so formulas are differentiable again (create_graph=True). */
+/* Autograd's helpers, for autograd code only (the engine, nodes, custom
+ * Functions, and the backward formulas in the generated Functions.c):
+ * engine support, and the hand-written formula functions derivative entries
+ * call (F_*). Every F_ takes and returns PyObject* (new reference, NULL on
+ * error) and records autograd itself, so formulas are differentiable again
+ * (create_graph=True). Bindings' conversions are in Bindings.h. */
 #ifndef THP_FORMULAS_H
 #define THP_FORMULAS_H
 
-#include "THP.h"
-#include "ArgParser.h"
-
-/* ---- conversions used by generated code ---- */
-PyObject *THP_scalar_to_py(ATScalar s);
-PyObject *THP_intlist_to_py(const ATIntList *l);     /* None for NULL */
-PyObject *THP_dtype_to_py(THDtype t);                /* None for TH_Undefined */
-PyObject *THP_tensor_attr(PyObject *tensor, const char *attr);   /* "sizes", "dtype", "ndim", "numel" */
-int THP_tensorlist_from_py(PyObject *seq, ATTensorList *out);   /* borrows the tensors; PyMem_Free(out->v) */
-int THP_opttensorlist_from_py(PyObject *seq, ATTensorList *out);   /* the same, with None entries as NULL */
-PyObject *THP_wrap_tensorlist(ATTensorList *l, PyObject *view_base);   /* steals the tensors, frees v */
-PyObject *THP_make_return(const char *name, int n, PyObject **outs);   /* steals outs */
-struct THGenerator *ap_generator(APResult *r, int i);
-PyObject *fa_tensor(PyObject *o);              /* tensor, or a number as a wrapped 0-d tensor (new ref) */
-int fa_intlist(PyObject *o, ATIntList *out, int size);
-THDtype fa_dtype(PyObject *o);
-struct THGenerator *fa_generator(PyObject *o);
+#include "Bindings.h"
 
 /* ---- engine support ---- */
 PyObject *THP_ones_like(PyObject *t);
@@ -53,12 +39,5 @@ PyObject *F_minmax_grad(PyObject *grad, PyObject *self, PyObject *other, PyObjec
 PyObject *F_copysign_grad(PyObject *grad, PyObject *self, PyObject *result);
 PyObject *F_div_rounding_grad(PyObject *grad, PyObject *mode, PyObject *other);
 PyObject *F_div_rounding_grad_other(PyObject *grad, PyObject *mode, PyObject *self, PyObject *other);
-PyObject *THP_set_return_types(PyObject *m, PyObject *ns);
-bool THP_preserve_format(PyObject *memory_format);
-/* ATen-level helpers some declarations call as impl */
-THTensor *THP_copy_(const THTensor *self, const THTensor *src);
-THTensor *THP_fill_(const THTensor *self, ATScalar v);
-THTensor *THP_fill_tensor_(const THTensor *self, const THTensor *v);
-THTensor *THP_full_like(const THTensor *self, ATScalar v, THDtype dtype);
 
 #endif

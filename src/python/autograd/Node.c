@@ -277,7 +277,7 @@ PyObject *THPAccumulateGrad_get(PyObject *leaf) {
   n->base.apply = accumulate_apply;
   n->base.traverse_saved = accumulate_traverse;
   n->base.release_saved = accumulate_release;
-  n->base.seq = UINT64_MAX;   /* leaves run last */
+  n->base.seq = UINT64_MAX;   /* as PyTorch: runs as soon as its gradient is complete */
   n->variable = Py_NewRef(leaf);
   record_meta(&n->base, 0, t);
   t->grad_acc = (PyObject *)n;

@@ -1,0 +1,150 @@
+/* Conversions between C values and Python objects for the generated and
+ * hand-written bindings (see Bindings.h). */
+#include "Bindings.h"
+#include "../TH/THRandom.h"
+
+#include <string.h>
+
+PyObject *THP_scalar_to_py(ATScalar s) {
+  switch (s.kind) {
+    case AT_SCALAR_BOOL: return PyBool_FromLong(s.i != 0);
+    case AT_SCALAR_INT: return PyLong_FromLongLong(s.i);
+    default: return PyFloat_FromDouble(s.d);
+  }
+}
+
+PyObject *THP_intlist_to_py(const ATIntList *l) {
+  if (!l) return Py_NewRef(Py_None);
+  PyObject *t = PyTuple_New(l->n);
+  if (!t) return NULL;
+  for (int i = 0; i < l->n; i++) {
+    PyObject *v = PyLong_FromLongLong(l->v[i]);
+    if (!v) { Py_DECREF(t); return NULL; }
+    PyTuple_SET_ITEM(t, i, v);
+  }
+  return t;
+}
+
+PyObject *THP_dtype_to_py(THDtype t) {
+  if (t == TH_Undefined) return Py_NewRef(Py_None);
+  return Py_NewRef(THPDtype_get(t));
+}
+
+PyObject *THP_tensor_attr(PyObject *o, const char *attr) {
+  THTensor *t = ((THPTensor *)o)->t;
+  if (!strcmp(attr, "sizes")) return THPSize_new(t->ndim, t->sizes);
+  if (!strcmp(attr, "dtype")) return THP_dtype_to_py(t->dtype);
+  if (!strcmp(attr, "ndim")) return PyLong_FromLong(t->ndim);
+  if (!strcmp(attr, "numel")) return PyLong_FromLongLong(THTensor_numel(t));
+  if (!strcmp(attr, "strides")) return THPSize_new(t->ndim, t->strides);
+  PyErr_Format(PyExc_SystemError, "formula attribute .%s is not recorded", attr);
+  return NULL;
+}
+
+static int tensorlist_from_py(PyObject *seq, ATTensorList *out, bool allow_none) {
+  PyObject *f = PySequence_Fast(seq, "expected a sequence of tensors");
+  if (!f) return -1;
+  Py_ssize_t n = PySequence_Fast_GET_SIZE(f);
+  out->n = (int)n;
+  out->v = PyMem_Malloc((n ? n : 1) * sizeof(THTensor *));
+  if (!out->v) { Py_DECREF(f); PyErr_NoMemory(); return -1; }
+  for (Py_ssize_t i = 0; i < n; i++) {
+    PyObject *o = PySequence_Fast_GET_ITEM(f, i);
+    if (allow_none && o == Py_None) { out->v[i] = NULL; continue; }
+    if (!THPTensor_Check(o)) {
+      PyErr_Format(PyExc_TypeError, "expected Tensor as element %zd in argument 0, but got %s", i, Py_TYPE(o)->tp_name);
+      PyMem_Free(out->v);
+      out->v = NULL;
+      Py_DECREF(f);
+      return -1;
+    }
+    out->v[i] = ((THPTensor *)o)->t;
+  }
+  Py_DECREF(f);   /* the tensors stay alive: the caller's sequence holds them */
+  return 0;
+}
+
+int THP_tensorlist_from_py(PyObject *seq, ATTensorList *out) { return tensorlist_from_py(seq, out, false); }
+int THP_opttensorlist_from_py(PyObject *seq, ATTensorList *out) { return tensorlist_from_py(seq, out, true); }
+
+PyObject *THP_wrap_tensorlist(ATTensorList *l, PyObject *view_base) {
+  PyObject *t = PyTuple_New(l->n);
+  int i = 0;
+  if (!t) goto fail;
+  for (; i < l->n; i++) {
+    PyObject *w = view_base ? THPTensor_wrapView(l->v[i], view_base) : THPTensor_wrap(l->v[i]);
+    l->v[i] = NULL;
+    if (!w) { i++; goto fail; }
+    PyTuple_SET_ITEM(t, i, w);
+  }
+  free(l->v);
+  return t;
+fail:
+  for (; i < l->n; i++) THTensor_free(l->v[i]);
+  free(l->v);
+  Py_XDECREF(t);
+  return NULL;
+}
+
+static PyObject *return_types;   /* torch.return_types-like namespace of structseq types */
+
+PyObject *THP_make_return(const char *name, int n, PyObject **outs) {
+  PyObject *tp = NULL;
+  if (name && return_types) tp = PyObject_GetAttrString(return_types, name);
+  if (!tp) {
+    PyErr_Clear();
+    PyObject *t = PyTuple_New(n);
+    if (!t) { for (int i = 0; i < n; i++) Py_DECREF(outs[i]); return NULL; }
+    for (int i = 0; i < n; i++) PyTuple_SET_ITEM(t, i, outs[i]);
+    return t;
+  }
+  PyObject *args = PyTuple_New(n);
+  if (!args) { Py_DECREF(tp); for (int i = 0; i < n; i++) Py_DECREF(outs[i]); return NULL; }
+  for (int i = 0; i < n; i++) PyTuple_SET_ITEM(args, i, outs[i]);
+  PyObject *r = PyObject_Call(tp, args, NULL);
+  Py_DECREF(tp);
+  Py_DECREF(args);
+  return r;
+}
+
+/* return_types: registered from Python (cthtorch/return_types.py) as
+ * name -> structseq type, so generated code can build named tuples. */
+PyObject *THP_set_return_types(PyObject *m, PyObject *ns) {
+  Py_XINCREF(ns);
+  Py_XSETREF(return_types, ns);
+  Py_RETURN_NONE;
+}
+
+struct THGenerator *fa_generator(PyObject *o) {
+  if (!o || o == Py_None || !PyObject_TypeCheck(o, &THPGeneratorType)) return THGenerator_default();
+  return ((THPGenerator *)o)->gen;
+}
+struct THGenerator *ap_generator(APResult *r, int i) { return fa_generator(ap_object(r, i)); }
+
+PyObject *fa_tensor(PyObject *o) {
+  if (THPTensor_Check(o)) return Py_NewRef(o);
+  ATScalar s;
+  if (ap_to_scalar(o, &s) < 0) return NULL;
+  THTensor *t = at_scalar_tensor(s, s.kind == AT_SCALAR_FLOAT ? TH_Double : (s.kind == AT_SCALAR_INT ? TH_Int64 : TH_Bool));
+  if (!t) return THP_raise();
+  t->wrapped_number = true;
+  return THPTensor_wrap(t);
+}
+
+int fa_intlist(PyObject *o, ATIntList *out, int size) {
+  if (PyTuple_Check(o) || PyList_Check(o)) {
+    if (ap_to_intlist(o, out, "formula", "dims") < 0) return -1;
+    if (size > 1 && out->n == 1) { for (int i = 1; i < size; i++) out->v[i] = out->v[0]; out->n = size; }
+    return 0;
+  }
+  int64_t v;
+  if (ap_to_int(o, &v) < 0) return -1;
+  out->n = size > 0 ? size : 1;
+  for (int i = 0; i < out->n; i++) out->v[i] = v;
+  return 0;
+}
+
+THDtype fa_dtype(PyObject *o) {
+  if (o && THPDtype_Check(o)) return ((THPDtype *)o)->dtype;
+  return TH_Undefined;
+}

@@ -1,0 +1,37 @@
+/* What generated and hand-written bindings share: conversions between C
+ * values and Python objects, named-tuple returns, formula-argument readers
+ * (fa_*), and the helpers some declarations call as impl. Autograd's own
+ * helpers are in autograd/Formulas.h; the generated op calls (F_*, VT_*) in
+ * the generated Functions.h. */
+#ifndef THP_BINDINGS_H
+#define THP_BINDINGS_H
+
+#include "THP.h"
+#include "ArgParser.h"
+
+/* ATTensorList (a borrowed array of tensors) is ATen's: src/ATen/ATen.h */
+
+/* ---- conversions (Bindings.c) ---- */
+PyObject *THP_scalar_to_py(ATScalar s);
+PyObject *THP_intlist_to_py(const ATIntList *l);     /* None for NULL */
+PyObject *THP_dtype_to_py(THDtype t);                /* None for TH_Undefined */
+PyObject *THP_tensor_attr(PyObject *tensor, const char *attr);   /* "sizes", "dtype", "ndim", "numel" */
+int THP_tensorlist_from_py(PyObject *seq, ATTensorList *out);   /* borrows the tensors; PyMem_Free(out->v) */
+int THP_opttensorlist_from_py(PyObject *seq, ATTensorList *out);   /* the same, with None entries as NULL */
+PyObject *THP_wrap_tensorlist(ATTensorList *l, PyObject *view_base);   /* steals the tensors, frees v */
+PyObject *THP_make_return(const char *name, int n, PyObject **outs);   /* steals outs */
+PyObject *THP_set_return_types(PyObject *m, PyObject *ns);
+struct THGenerator *ap_generator(APResult *r, int i);
+PyObject *fa_tensor(PyObject *o);              /* tensor, or a number as a wrapped 0-d tensor (new ref) */
+int fa_intlist(PyObject *o, ATIntList *out, int size);
+THDtype fa_dtype(PyObject *o);
+struct THGenerator *fa_generator(PyObject *o);
+
+/* ---- ATen-level helpers some declarations call as impl ---- */
+bool THP_preserve_format(PyObject *memory_format);                      /* TensorMethods.c */
+THTensor *THP_copy_(const THTensor *self, const THTensor *src);         /* TensorMethods.c */
+THTensor *THP_fill_(const THTensor *self, ATScalar v);                  /* TensorMethods.c */
+THTensor *THP_fill_tensor_(const THTensor *self, const THTensor *v);    /* TensorMethods.c */
+THTensor *THP_full_like(const THTensor *self, ATScalar v, THDtype dtype);   /* Factories.c */
+
+#endif
