@@ -30,6 +30,8 @@ typedef struct { bool has; int64_t v; } ATOptInt;
 typedef struct { bool has; double v; } ATOptDouble;
 /* An int list argument (sizes, dims). */
 typedef struct { int n; int64_t v[TH_MAX_DIMS]; } ATIntList;
+/* Tensor[] arguments: n borrowed tensors (the caller owns the array) */
+typedef struct { int n; THTensor **v; } ATTensorList;
 
 /* ---- threads ---- */
 AT_API void at_set_num_threads(int n);

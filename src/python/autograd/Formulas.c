@@ -34,6 +34,19 @@ PyObject *THP_dtype_to_py(THDtype t) {
 }
 
 PyObject *THP_tensor_attr(PyObject *o, const char *attr) {
+  if (!THPTensor_Check(o)) {   /* a Tensor[] argument: a tuple of each item's attribute */
+    PyObject *f = PySequence_Fast(o, "formula attribute of a non-tensor"), *r = NULL;
+    if (!f) return NULL;
+    Py_ssize_t n = PySequence_Fast_GET_SIZE(f);
+    r = PyTuple_New(n);
+    for (Py_ssize_t i = 0; r && i < n; i++) {
+      PyObject *v = THP_tensor_attr(PySequence_Fast_GET_ITEM(f, i), attr);
+      if (!v) Py_CLEAR(r);
+      else PyTuple_SET_ITEM(r, i, v);
+    }
+    Py_DECREF(f);
+    return r;
+  }
   THTensor *t = ((THPTensor *)o)->t;
   if (!strcmp(attr, "sizes")) return THPSize_new(t->ndim, t->sizes);
   if (!strcmp(attr, "dtype")) return THP_dtype_to_py(t->dtype);
@@ -42,6 +55,23 @@ PyObject *THP_tensor_attr(PyObject *o, const char *attr) {
   if (!strcmp(attr, "strides")) return THPSize_new(t->ndim, t->strides);
   PyErr_Format(PyExc_SystemError, "formula attribute .%s is not recorded", attr);
   return NULL;
+}
+
+bool THP_seq_requires_grad(PyObject *seq) {
+  if (!THP_grad_enabled()) return false;
+  PyObject *f = PySequence_Fast(seq, "expected a sequence of tensors");
+  if (!f) { PyErr_Clear(); return false; }
+  bool r = THP_any_requires_grad((int)PySequence_Fast_GET_SIZE(f), PySequence_Fast_ITEMS(f));
+  Py_DECREF(f);
+  return r;
+}
+
+void THP_set_edges_from_seq(THPNode *n, PyObject *seq) {
+  PyObject *f = PySequence_Fast(seq, "expected a sequence of tensors");
+  if (!f) { PyErr_Clear(); return; }
+  for (Py_ssize_t i = 0; i < PySequence_Fast_GET_SIZE(f) && i < n->num_edges; i++)
+    THPNode_setEdgeFor(n, (int)i, PySequence_Fast_GET_ITEM(f, i));
+  Py_DECREF(f);
 }
 
 int THP_tensorlist_from_py(PyObject *seq, ATTensorList *out) {

@@ -8,14 +8,14 @@
 #include "THP.h"
 #include "ArgParser.h"
 
-typedef struct { int n; THTensor **v; } ATTensorList;
-
 /* ---- conversions used by generated code ---- */
 PyObject *THP_scalar_to_py(ATScalar s);
 PyObject *THP_intlist_to_py(const ATIntList *l);     /* None for NULL */
 PyObject *THP_dtype_to_py(THDtype t);                /* None for TH_Undefined */
 PyObject *THP_tensor_attr(PyObject *tensor, const char *attr);   /* "sizes", "dtype", "ndim", "numel" */
 int THP_tensorlist_from_py(PyObject *seq, ATTensorList *out);   /* borrows the tensors; PyMem_Free(out->v) */
+bool THP_seq_requires_grad(PyObject *seq);   /* grad mode on and any item of a Tensor[] requires grad */
+void THP_set_edges_from_seq(THPNode *n, PyObject *seq);   /* edge i <- item i of a Tensor[] */
 PyObject *THP_wrap_tensorlist(ATTensorList *l, PyObject *view_base);   /* steals the tensors, frees v */
 PyObject *THP_make_return(const char *name, int n, PyObject **outs);   /* steals outs */
 struct THGenerator *ap_generator(APResult *r, int i);
