@@ -238,3 +238,13 @@ def test_unfold_fold_grad():
     g = lambda u: CF.fold(u, (4, 5), 2, stride=(2, 1))
     assert ct.autograd.gradcheck(g, [u]) and ct.autograd.gradgradcheck(g, [u])
     assert type(f(x).grad_fn).__name__ == "Im2ColBackward0"
+
+
+@pytest.mark.parametrize("dtype", ["float64", "float16", "uint8", "int32"])
+def test_stack_many_short_rows(dtype):
+    # rows of one element per input: the typed row-parallel copy of cat
+    (ta, ca), (tb, cb) = _pair((300, 400), dtype), _pair((300, 400), dtype, 1)
+    _same(ct.stack([ca, cb, ca], 2), torch.stack([ta, tb, ta], 2))
+    _same(ct.cat([ca, cb[:, :3]], 1), torch.cat([ta, tb[:, :3]], 1))
+    _same(ct.flip(ca, [1]), torch.flip(ta, [1]))
+    _same(ca.repeat_interleave(2, 1), ta.repeat_interleave(2, 1))

@@ -45,6 +45,29 @@ static int cat_contiguous(THTensor *out, const ATTensorList *ts, int dim, int64_
     row += chunk[i];
   }
   char *dst = THTensor_data(out);
+  if (outer >= 64 && row <= 16 * 1024) {
+    /* many short rows (stack along a late dim): rows in parallel, each
+     * input's run copied as a typed element when it is one */
+    bool par = outer * row > SHAPE_PAR_BYTES && !omp_in_parallel();
+#pragma omp parallel for schedule(static) if (par)
+    for (int64_t o = 0; o < outer; o++) {
+      char *d = dst + o * row;
+      for (int i = 0; i < n; i++) {
+        const char *src = THTensor_data(ts->v[i]) + o * chunk[i];
+        switch (chunk[i]) {
+          case 0: break;
+          case 1: *d = *src; break;
+          case 2: *(uint16_t *)d = *(const uint16_t *)src; break;
+          case 4: *(uint32_t *)d = *(const uint32_t *)src; break;
+          case 8: *(uint64_t *)d = *(const uint64_t *)src; break;
+          default: memcpy(d, src, (size_t)chunk[i]);
+        }
+        d += chunk[i];
+      }
+    }
+    free(chunk);
+    return 0;
+  }
   int64_t total = outer * per_row;
   bool par = outer * row > SHAPE_PAR_BYTES && !omp_in_parallel();
 #pragma omp parallel for schedule(static) if (par)
@@ -196,6 +219,21 @@ static void gather_rows(char *dst, const char *src, int nd, const int64_t *sz, c
     const char *p = src + off;
     char *q = dst + r * n * es;
     if (s == es) { memcpy(q, p, (size_t)(n * es)); continue; }
+    if (s == -es) {   /* a reversed run: a loop the compiler vectorizes */
+      switch (es) {
+#define REVERSE_CASE(T)                                                                       \
+        case sizeof(T): {                                                                     \
+          const T *pp = (const T *)p - (n - 1); T *qq = (T *)q;                               \
+          for (int64_t j = 0; j < n; j++) qq[j] = pp[n - 1 - j];                              \
+          continue;                                                                           \
+        }
+        REVERSE_CASE(uint8_t)
+        REVERSE_CASE(uint16_t)
+        REVERSE_CASE(uint32_t)
+        REVERSE_CASE(uint64_t)
+#undef REVERSE_CASE
+      }
+    }
     switch (es) {
 #define GATHER_CASE(T)                                                                   \
       case sizeof(T): {                                                                   \
@@ -436,9 +474,10 @@ THTensor *at_repeat_interleave(const THTensor *self, const THTensor *repeats, in
     const char *src = THTensor_data(x);
     char *dst = THTensor_data(r);
     bool par = THTensor_numel(r) * es > SHAPE_PAR_BYTES && !omp_in_parallel();
-#pragma omp parallel for schedule(dynamic, 16) if (par)
-    for (int64_t i = 0; i < n; i++)
-      for (int64_t o = 0; o < outer; o++) {
+    /* (i, o) pairs in parallel, o-major (rows stay in cache) */
+#pragma omp parallel for collapse(2) schedule(static) if (par)
+    for (int64_t o = 0; o < outer; o++)
+      for (int64_t i = 0; i < n; i++) {
         const char *s = src + (o * n + i) * inner;
         char *d = dst + (o * total + pre[i]) * inner;
         switch (inner) {   /* single elements: a typed fill */
