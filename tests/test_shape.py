@@ -194,6 +194,9 @@ def test_cat_grad_dtypes_and_names():
     assert type(ct.stack([a, a]).grad_fn).__name__ == "StackBackward0"
     assert type(ct.flip(a, [0]).grad_fn).__name__ == "FlipBackward0"
     assert type(ct.roll(a, 1).grad_fn).__name__ == "RollBackward0"
+    for f in ("concat", "concatenate"):
+        assert type(getattr(ct, f)([a, a]).grad_fn).__name__ == "CatBackward0"
+    assert type(a.fliplr().grad_fn).__name__ == type(a.flipud().grad_fn).__name__ == "FlipBackward0"
 
 
 # ---------------------------------------------------------------- F.unfold / F.fold

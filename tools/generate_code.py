@@ -107,7 +107,7 @@ class Decl:
         self.derivs = d.get("derivatives") or {}
         self.nondiff = bool(d.get("nondiff", False))
         self.manual_python = bool(d.get("manual_python", False))
-        self.node = d.get("node")   # the backward node's name when camel case of the op's is not PyTorch's
+        self.node = d.get("node")   # grad_fn's Python name when not CamelCase(name)Backward0 (aliases share one)
         self.cname = self.full.replace(".", "_")
         self.outputs = self.parse_ret(self.ret)
 
@@ -655,9 +655,6 @@ _node_names = {}
 def node_name(d):
     if d.full in _node_names:
         return _node_names[d.full]
-    if d.node:
-        _node_names[d.full] = d.node
-        return d.node
     base = camel(d.name) + "Backward"
     k = 0
     while (base + str(k)) in _node_names.values():
@@ -828,7 +825,7 @@ def gen_node(info):
     S.append("static PyGetSetDef %s_getset[] = {\n%s\n  {NULL}\n};" % (name, "\n".join(getsets)))
     S.append("PyTypeObject %s_Type = {\n  PyVarObject_HEAD_INIT(NULL, 0)\n  .tp_name = \"%s\",\n"
              "  .tp_basicsize = sizeof(%s),\n  .tp_flags = Py_TPFLAGS_DEFAULT,\n"
-             "  .tp_getset = %s_getset,\n};" % (name, name, name, name))
+             "  .tp_getset = %s_getset,\n};" % (name, d.node or name, name, name))
     S.append("static void %s_init(void) { %s_Type.tp_base = &THPNodeType; }" % (name, name))
     return "\n\n".join(S)
 
