@@ -34,89 +34,15 @@ def _needs_grad(*ts):
     return cthtorch.is_grad_enabled() and any(isinstance(t, cthtorch.Tensor) and t.requires_grad for t in ts)
 
 
-# ---------------------------------------------------------------- cat / stack
-class _Cat(Function):
-    @staticmethod
-    def forward(ctx, dim, *tensors):
-        ctx.dim = dim
-        ctx.sizes = [t.shape[dim] if t.dim() else 0 for t in tensors]
-        ctx.skip = [t.dim() == 1 and t.shape[0] == 0 for t in tensors]
-        return _cat_values(tensors, dim)
-
-    @staticmethod
-    def backward(ctx, g):
-        out, start = [None], 0
-        for size, skip in zip(ctx.sizes, ctx.skip):
-            if skip:
-                out.append(None)
-                continue
-            out.append(g.narrow(ctx.dim, start, size))
-            start += size
-        return tuple(out)
-
-
-def _cat_values(tensors, dim):
-    dt = tensors[0].dtype
-    for t in tensors[1:]:
-        dt = cthtorch.promote_types(dt, t.dtype)
-    parts = [_np(t.to(dt)) for t in tensors if not (t.dim() == 1 and t.shape[0] == 0)]
-    if not parts:
-        return cthtorch.empty(0, dtype=dt)
-    return _back(np.concatenate(parts, axis=dim), dt)
-
-
-def cat(tensors, dim=0, *, out=None):
-    tensors = list(tensors)
-    if not tensors:
-        raise RuntimeError("torch.cat(): expected a non-empty list of Tensors")
-    for i, t in enumerate(tensors):
-        if not isinstance(t, cthtorch.Tensor):
-            raise TypeError("expected Tensor as element %d in argument 0, but got %s" % (i, type(t).__name__))
-        if t.is_sparse:
-            from cthtorch._sparse_ops import cat as sparse_cat
-            return sparse_cat(tensors, dim)
-    ref = next((t for t in tensors if not (t.dim() == 1 and t.shape[0] == 0)), tensors[0])
-    if ref.dim() == 0:
-        raise RuntimeError("zero-dimensional tensor (at position %d) cannot be concatenated" % tensors.index(ref))
-    dim = _wrap_dim(dim, ref.dim())
-    for i, t in enumerate(tensors):
-        if t.dim() == 1 and t.shape[0] == 0:
-            continue
-        if t.dim() != ref.dim():
-            raise RuntimeError("Tensors must have same number of dimensions: got %d and %d" % (ref.dim(), t.dim()))
-        for d in range(ref.dim()):
-            if d != dim and t.shape[d] != ref.shape[d]:
-                raise RuntimeError("Sizes of tensors must match except in dimension %d. Expected size %d but got size "
-                                   "%d for tensor number %d in the list." % (dim, ref.shape[d], t.shape[d], i))
-    r = _Cat.apply(dim, *tensors) if _needs_grad(*tensors) else _cat_values(tensors, dim)
-    if out is not None:
-        out.resize_(r.shape).copy_(r)
-        return out
-    return r
-
-
-concat = concatenate = cat
-
-
-def stack(tensors, dim=0, *, out=None):
-    tensors = list(tensors)
-    if not tensors:
-        raise RuntimeError("stack expects a non-empty TensorList")
-    for i, t in enumerate(tensors[1:], 1):
-        if t.shape != tensors[0].shape:
-            raise RuntimeError("stack expects each tensor to be equal size, but got %s at entry 0 and %s at entry %d"
-                               % (list(tensors[0].shape), list(t.shape), i))
-    dim = _wrap_dim(dim, tensors[0].dim() + 1)
-    return cat([t.unsqueeze(dim) for t in tensors], dim, out=out)
-
-
+# ---------------------------------------------------------------- stacks over cat
+# cat/concat/concatenate/stack are declared ops (src/ATen/declarations/shape.yaml)
 def hstack(tensors, *, out=None):
     tensors = [t if t.dim() else t.reshape(1) for t in tensors]
-    return cat(tensors, 0 if tensors[0].dim() == 1 else 1, out=out)
+    return cthtorch.cat(tensors, 0 if tensors[0].dim() == 1 else 1, out=out)
 
 
 def vstack(tensors, *, out=None):
-    return cat([t.reshape(1, -1) if t.dim() < 2 else t for t in tensors], 0, out=out)
+    return cthtorch.cat([t.reshape(1, -1) if t.dim() < 2 else t for t in tensors], 0, out=out)
 
 
 row_stack = vstack
@@ -132,11 +58,11 @@ def dstack(tensors, *, out=None):
         elif t.dim() == 2:
             t = t.unsqueeze(-1)
         ts.append(t)
-    return cat(ts, 2, out=out)
+    return cthtorch.cat(ts, 2, out=out)
 
 
 def column_stack(tensors, *, out=None):
-    return cat([t.reshape(-1, 1) if t.dim() <= 1 else t for t in tensors], 1, out=out)
+    return cthtorch.cat([t.reshape(-1, 1) if t.dim() <= 1 else t for t in tensors], 1, out=out)
 
 
 # ---------------------------------------------------------------- split family (views)
@@ -489,59 +415,16 @@ def where(condition, input=None, other=None, *, out=None):
 
 
 # ---------------------------------------------------------------- reorderings
-def flip(input, dims):
-    dims = [dims] if isinstance(dims, int) else list(dims)
-    idx = [slice(None)] * input.dim()
-    for d in dims:
-        idx[_wrap_dim(d, input.dim())] = slice(None, None, -1)
-    return _FlipLike.apply(input, tuple(idx)) if _needs_grad(input) else _back(_np(input)[tuple(idx)], input.dtype)
-
-
-class _FlipLike(Function):
-    @staticmethod
-    def forward(ctx, input, key):
-        ctx.key = key
-        return _back(_np(input)[key], input.dtype)
-
-    @staticmethod
-    def backward(ctx, g):
-        return _FlipLike.apply(g, ctx.key), None
-
-
-def fliplr(input):
-    return flip(input, [1])
-
-
-def flipud(input):
-    return flip(input, [0])
-
-
-def roll(input, shifts, dims=None):
-    if dims is None:
-        return roll(input.reshape(-1), shifts, 0).reshape(input.shape)
-    shifts = [shifts] if isinstance(shifts, int) else list(shifts)
-    dims = [dims] if isinstance(dims, int) else list(dims)
-    out = input
-    for s, d in zip(shifts, dims):
-        d = _wrap_dim(d, input.dim())
-        n = input.shape[d]
-        if n == 0:
-            continue
-        s %= n
-        if s:
-            out = cat([out.narrow(d, n - s, s), out.narrow(d, 0, n - s)], d)
-    return out
-
-
+# flip/fliplr/flipud/roll are declared ops (shape.yaml); rot90 is their composite
 def rot90(input, k=1, dims=(0, 1)):
     k %= 4
     d0, d1 = dims
     if k == 1:
-        return flip(input, [d1]).transpose(d0, d1)
+        return cthtorch.flip(input, [d1]).transpose(d0, d1)
     if k == 2:
-        return flip(input, [d0, d1])
+        return cthtorch.flip(input, [d0, d1])
     if k == 3:
-        return flip(input, [d0]).transpose(d0, d1)
+        return cthtorch.flip(input, [d0]).transpose(d0, d1)
     return input.clone()
 
 
@@ -568,20 +451,6 @@ def tile(input, *args, dims=None):
     if len(dims) < input.dim():
         dims = (1,) * (input.dim() - len(dims)) + dims
     return repeat(input, *dims)
-
-
-def repeat_interleave(input, repeats=None, dim=None, *, output_size=None):
-    if repeats is None:   # repeat_interleave(repeats_tensor)
-        r = _np(input).astype(np.int64)
-        return cthtorch.from_numpy(np.repeat(np.arange(len(r)), r))
-    if dim is None:
-        input, dim = input.reshape(-1), 0
-    dim = _wrap_dim(dim, input.dim())
-    rep = _np(repeats).astype(np.int64) if isinstance(repeats, cthtorch.Tensor) else np.full(input.shape[dim], repeats)
-    if rep.size == 1:
-        rep = np.full(input.shape[dim], int(rep.reshape(-1)[0]))
-    idx = cthtorch.from_numpy(np.repeat(np.arange(input.shape[dim]), rep))
-    return _VF.index_select(input, dim, idx)
 
 
 def broadcast_to(input, size):
@@ -655,17 +524,16 @@ def histc(input, bins=100, min=0, max=0):
     return _back(h.astype(np.float64), input.dtype)
 
 
-FUNCTIONS = ["cat", "concat", "concatenate", "stack", "hstack", "vstack", "row_stack", "dstack", "column_stack",
+FUNCTIONS = ["hstack", "vstack", "row_stack", "dstack", "column_stack",
              "split", "chunk", "tensor_split", "unbind", "gather", "take_along_dim", "scatter",
              "scatter_add", "scatter_reduce", "masked_fill", "nonzero",
-             "where", "flip", "fliplr", "flipud", "roll", "rot90", "tile",
-             "repeat_interleave", "broadcast_to", "broadcast_shapes", "broadcast_tensors",
+             "where", "rot90", "tile", "broadcast_to", "broadcast_shapes", "broadcast_tensors",
              "searchsorted", "bucketize", "bincount", "unique", "histc"]
 FUNCTIONS = [f for f in FUNCTIONS if f not in ("meshgrid", "broadcast_shapes")]   # in cthtorch/functional.py
 
 METHODS = ["split", "chunk", "tensor_split", "unbind", "gather", "take_along_dim", "scatter",
-           "scatter_add", "scatter_reduce", "masked_fill", "nonzero", "flip", "fliplr", "flipud", "roll", "rot90",
-           "repeat", "tile", "repeat_interleave", "broadcast_to", "bincount", "histc"]   # unique: Tensor class body
+           "scatter_add", "scatter_reduce", "masked_fill", "nonzero", "rot90",
+           "repeat", "tile", "broadcast_to", "bincount", "histc"]   # unique: Tensor class body
 
 
 # composites standing in for a generated binding: they add an overload the

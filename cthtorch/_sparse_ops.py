@@ -299,7 +299,7 @@ _KERNELS = {
     "mm": mm, "matmul": matmul, "addmm": addmm, "add": add, "sub": sub, "mul": mul, "div": div, "sum": sum,
     "add_": _into_dense("add_"), "sub_": _into_dense("sub_"), "mul_": _into_dense("mul_"),
     "div_": lambda self, other, **kwargs: div(self, other),
-    "zeros_like": zeros_like,
+    "zeros_like": zeros_like, "cat": cat,
     "t": lambda s: s.t(), "transpose": lambda s, d0, d1: s.transpose(d0, d1),
     "clone": lambda s, **kw: s.clone(), "detach": lambda s: s.detach(),
     "neg": _unary("neg", False), "abs": _unary("abs"), "relu": _unary("relu"), "sqrt": _unary("sqrt"),

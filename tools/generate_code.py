@@ -108,6 +108,7 @@ class Decl:
         self.derivs = d.get("derivatives") or {}
         self.nondiff = bool(d.get("nondiff", False))
         self.manual_python = bool(d.get("manual_python", False))
+        self.node = d.get("node")   # grad_fn's Python name when not CamelCase(name)Backward0 (aliases share one)
         self.cname = self.full.replace(".", "_")
         self.outputs = self.parse_ret(self.ret)
 
@@ -511,6 +512,13 @@ def _gen_vt_body(d, out, inplace):
     for key in d.derivs:
         deriv_names.update(k.strip() for k in str(key).split(","))
     diff_inputs = [p for p in tparams if p.name in deriv_names]
+    # a differentiable Tensor[] (cat, stack): one edge per list item, and its
+    # formula returns one gradient per item
+    list_diff = [p for p in params if p.base == "Tensor[]" and p.name in deriv_names]
+    if list_diff:
+        if diff_inputs or len(list_diff) > 1:
+            raise SystemExit("%s: a differentiable Tensor[] must be the only differentiable input" % d.full)
+        diff_inputs = list_diff
     differentiable = bool(d.derivs) and not d.nondiff
     kind = d.ret_kind
     # Tensor[] params become a C array for ATen
@@ -529,7 +537,9 @@ def _gen_vt_body(d, out, inplace):
     else:
         argvars["out"] = "NULL"
     rg_list = [p.name + "_" for p in diff_inputs]
-    if differentiable and rg_list:
+    if differentiable and list_diff:
+        L.append("  bool rg_ = THP_seq_requires_grad(%s);" % rg_list[0])
+    elif differentiable and rg_list:
         L.append("  PyObject *rg_in_[] = {%s};" % ", ".join(rg_list))
         L.append("  bool rg_ = THP_any_requires_grad(%d, rg_in_);" % len(rg_list))
     else:
@@ -544,6 +554,11 @@ def _gen_vt_body(d, out, inplace):
     # saved inputs for in-place ops must be taken before the op overwrites self
     first_t = tparams[0].name + "_" if tparams else None
     big = "THP_BIG_WORK(((THPTensor *)%s)->t)" % first_t if first_t and not tparams[0].optional else "false"
+    lists = [p.name + "_" for p in params if p.base in ("Tensor[]", "Tensor?[]")]
+    if not first_t and lists:
+        big = "(%s_list.n > 0 && THP_BIG_WORK(%s_list.v[0]))" % (lists[0], lists[0])
+    # the C arrays of Tensor[] params are freed right after the ATen call
+    free_lists = "".join(" PyMem_Free(%s_list.v);" % x for x in lists)
     # formulas -> what to save
     emit_names = {"grad": "grad"}
     saved_inputs, saved_outs, attrs, scalars = set(), set(), set(), set()
@@ -579,7 +594,8 @@ def _gen_vt_body(d, out, inplace):
     call = impl_call(d, argvars)
     if kind == "tensor":
         L.append("  THTensor *r_;")
-        L.append("  if (%s) { Py_BEGIN_ALLOW_THREADS r_ = %s; Py_END_ALLOW_THREADS } else { r_ = %s; }" % (big, call, call))
+        L.append("  if (%s) { Py_BEGIN_ALLOW_THREADS r_ = %s; Py_END_ALLOW_THREADS } else { r_ = %s; }%s"
+                 % (big, call, call, free_lists))
         fail_extra = "Py_XDECREF(self_saved_); " if inplace_self and differentiable else ""
         L.append("  if (!r_) { %sreturn THP_raise(); }" % fail_extra)
         if inplace_self:
@@ -601,7 +617,8 @@ def _gen_vt_body(d, out, inplace):
         L.append("  THTensor *r_[%d] = {0};" % n)
         call_t = call.replace("(", "(r_, ", 1) if call.count("(") else call
         L.append("  int rc_;")
-        L.append("  if (%s) { Py_BEGIN_ALLOW_THREADS rc_ = %s; Py_END_ALLOW_THREADS } else { rc_ = %s; }" % (big, call_t, call_t))
+        L.append("  if (%s) { Py_BEGIN_ALLOW_THREADS rc_ = %s; Py_END_ALLOW_THREADS } else { rc_ = %s; }%s"
+                 % (big, call_t, call_t, free_lists))
         L.append("  if (rc_ < 0) return THP_raise();")
         L.append("  PyObject *outs_[%d];" % n)
         for i in range(n):
@@ -610,39 +627,35 @@ def _gen_vt_body(d, out, inplace):
         outputs = ["outs_[%d]" % i for i in range(n)]
     elif kind == "tensorlist":
         L.append("  ATTensorList r_ = {0};")
-        L.append("  if (%s < 0) return THP_raise();" % call.replace("(", "(&r_, ", 1))
+        L.append("  int rc_ = %s;%s" % (call.replace("(", "(&r_, ", 1), free_lists))
+        L.append("  if (rc_ < 0) return THP_raise();")
         L.append("  PyObject *result = THP_wrap_tensorlist(&r_, %s);" % (first_t if d.view else "NULL"))
         L.append("  if (!result) return NULL;")
         outputs = None
     else:
         L.append("  THError_clear();")
-        L.append("  %sv_ = %s;" % (ret_c, call))
+        L.append("  %sv_ = %s;%s" % (ret_c, call, free_lists))
         L.append("  if (THError_kind()) return THP_raise();")
         conv = {"bool": "PyBool_FromLong(v_)", "int": "PyLong_FromLongLong(v_)", "float": "PyFloat_FromDouble(v_)",
                 "scalar": "THP_scalar_to_py(v_)", "none": "Py_NewRef(Py_None)"}[kind]
         L.append("  return %s;" % conv)
         L.append("}")
         return proto, "\n".join(L), None
-    lists = [p for p in params if p.base in ("Tensor[]", "Tensor?[]")]
-    if lists:   # freed right after the ATen call, so its error returns do not leak the array
-        at = next(i for i, line in enumerate(L) if "Py_END_ALLOW_THREADS" in line or " < 0) return THP_raise();" in line)
-        L.insert(at + 1, "  %s" % " ".join("PyMem_Free(%s_list.v);" % (p.name + "_") for p in lists))
-        if kind == "tensorlist":   # "if (call < 0) return ...": free between the call and the check
-            call_l = L[at].strip()[4:-len(" < 0) return THP_raise();")]
-            L[at] = "  int lrc_ = %s;" % call_l
-            L[at + 1] += " if (lrc_ < 0) return THP_raise();"
-
     node = None
     if differentiable and (diff_inputs or inplace_self):
         node = node_name(d)
         nout = len(outputs) if outputs else 1
         L.append("  if (rg_) {")
-        L.append("    %s *n = (%s *)THPNode_new(&%s_Type, %d, %d);" % (node, node, node, len(diff_inputs), nout))
+        nedges = "%s_list.n" % rg_list[0] if list_diff else str(len(diff_inputs))
+        L.append("    %s *n = (%s *)THPNode_new(&%s_Type, %s, %d);" % (node, node, node, nedges, nout))
         L.append("    if (!n) { %s return NULL; }" % ("Py_DECREF(result);" if outputs == ["result"] else "for (int i = 0; i < %d; i++) Py_DECREF(outs_[i]);" % nout))
         L.append("    n->base.apply = %s_apply; n->base.traverse_saved = %s_traverse; n->base.release_saved = %s_release;" % (node, node, node))
         for i, p in enumerate(diff_inputs):
             src = p.name + "_"
-            L.append("    THPNode_setEdgeFor((THPNode *)n, %d, %s);" % (i, src))
+            if list_diff:
+                L.append("    THP_set_edges_from_seq((THPNode *)n, %s);" % src)
+            else:
+                L.append("    THPNode_setEdgeFor((THPNode *)n, %d, %s);" % (i, src))
         for nm in sorted(saved_inputs):
             src = "self_saved_" if (inplace_self and nm == "self") else nm + "_"
             L.append("    THPSavedVar_save(&n->sv_%s, %s, false);" % (nm, src))
@@ -720,13 +733,15 @@ def gen_node(info):
         fields.append("  PyObject *attr_%s_%s;" % (nm, attr))
     S.append("typedef struct {\n  THPNode base;\n%s\n} %s;" % ("\n".join(fields), name))
     # apply
+    is_list = any(p.base == "Tensor[]" for p in info["diff_inputs"])
+    nedges = "n_->num_edges" if is_list else str(len(info["diff_inputs"]))
     A = ["static PyObject *%s_apply(THPNode *n_, PyObject *const *grads) {" % name,
          "  %s *n = (%s *)n_;" % (name, name),
          "  PyObject *grad = grads[0];",
          "  (void)n; (void)grad;",
-         "  PyObject *out = PyTuple_New(%d);" % len(info["diff_inputs"]),
+         "  PyObject *out = PyTuple_New(%s);" % nedges,
          "  if (!out) return NULL;",
-         "  for (int i = 0; i < %d; i++) PyTuple_SET_ITEM(out, i, Py_NewRef(Py_None));" % len(info["diff_inputs"])]
+         "  for (int i = 0; i < %s; i++) PyTuple_SET_ITEM(out, i, Py_NewRef(Py_None));" % nedges]
     names = {"grad": "grad"}
     unpack = []
     for nm in info["saved_inputs"]:
@@ -784,6 +799,18 @@ def gen_node(info):
         tree = ast.parse(formula, mode="eval").body
         res = em.expr(tree)
         ntemps = em.ntemps
+        if is_list:   # one gradient per list item
+            body.append("  {")
+            body += ["    " + line for line in em.lines]
+            body.append("    PyObject *t_ = PySequence_Tuple(%s);" % res)
+            body.append("    if (!t_) goto fail;")
+            body.append("    if (PyTuple_GET_SIZE(t_) != n_->num_edges) { Py_DECREF(t_); PyErr_SetString("
+                        "PyExc_SystemError, \"%s: list formula returned the wrong number of gradients\"); goto fail; }"
+                        % d.full)
+            body.append("    Py_SETREF(out, t_);")
+            body.append("    for (int k = 0; k < %d; k++) Py_CLEAR(tmp[k]);" % max(ntemps, 1))
+            body.append("  }")
+            continue
         body.append("  if (n_->edges[%d].fn) {" % i)
         body += ["    " + line for line in em.lines]
         if res.startswith("tmp["):
@@ -853,7 +880,7 @@ def gen_node(info):
     S.append("static PyGetSetDef %s_getset[] = {\n%s\n  {NULL}\n};" % (name, "\n".join(getsets)))
     S.append("PyTypeObject %s_Type = {\n  PyVarObject_HEAD_INIT(NULL, 0)\n  .tp_name = \"%s\",\n"
              "  .tp_basicsize = sizeof(%s),\n  .tp_flags = Py_TPFLAGS_DEFAULT,\n"
-             "  .tp_getset = %s_getset,\n};" % (name, name, name, name))
+             "  .tp_getset = %s_getset,\n};" % (name, d.node or name, name, name))
     S.append("static void %s_init(void) { %s_Type.tp_base = &THPNodeType; }" % (name, name))
     return "\n\n".join(S)
 

@@ -779,58 +779,12 @@ def pixel_unshuffle(input, downscale_factor):
 
 
 def unfold(input, kernel_size, dilation=1, padding=0, stride=1):
-    if input.dim() == 3:   # unbatched (C, H, W)
-        return unfold(input.unsqueeze(0), kernel_size, dilation, padding, stride).squeeze(0)
-    if input.dim() != 4:
-        raise NotImplementedError("Input Error: Only 3D or 4D input Tensors are supported (got %dD)" % input.dim())
-    kh, kw = _pair(kernel_size)
-    dh, dw = _pair(dilation)
-    ph, pw = _pair(padding)
-    sh, sw = _pair(stride)
-    x = pad_(input, [pw, pw, ph, ph]) if (ph or pw) else input
-    n, c, h, w = x.shape
-    oh = (h - dh * (kh - 1) - 1) // sh + 1
-    ow = (w - dw * (kw - 1) - 1) // sw + 1
-    cols = []
-    for i in range(kh):
-        for j in range(kw):
-            patch = x[:, :, i * dh: i * dh + sh * (oh - 1) + 1: sh, j * dw: j * dw + sw * (ow - 1) + 1: sw]
-            cols.append(patch.reshape(n, c, 1, oh * ow))
-    return cthtorch.cat(cols, 2).reshape(n, c * kh * kw, oh * ow)
+    return _C._nn.im2col(input, _pair(kernel_size), _pair(dilation), _pair(padding), _pair(stride))
 
 
 def fold(input, output_size, kernel_size, dilation=1, padding=0, stride=1):
-    if input.dim() == 2:   # unbatched (C*k*k, L)
-        return fold(input.unsqueeze(0), output_size, kernel_size, dilation, padding, stride).squeeze(0)
-    if input.dim() != 3:
-        raise NotImplementedError("Input Error: Only unbatched (2D) or batched (3D) input Tensors are supported "
-                                  "(got %dD)" % input.dim())
-    oh_, ow_ = _pair(output_size)
-    kh, kw = _pair(kernel_size)
-    dh, dw = _pair(dilation)
-    ph, pw = _pair(padding)
-    sh, sw = _pair(stride)
-    n, ckk, L = input.shape
-    if ckk % (kh * kw):
-        raise RuntimeError("Expected size of input's dimension 1 to be divisible by the product of kernel_size, but "
-                           "got input.size(1)=%d and kernel_size=(%d, %d)" % (ckk, kh, kw))
-    c = ckk // (kh * kw)
-    H, W = oh_ + 2 * ph, ow_ + 2 * pw
-    oh = (H - dh * (kh - 1) - 1) // sh + 1
-    ow = (W - dw * (kw - 1) - 1) // sw + 1
-    if oh * ow != L:
-        raise RuntimeError("Given output_size=(%d, %d), kernel_size=(%d, %d), dilation=(%d, %d), padding=(%d, %d), "
-                           "stride=(%d, %d), expected size of input's dimension 2 to match the calculated number of "
-                           "sliding blocks %d * %d = %d, but got input.size(2)=%d."
-                           % (oh_, ow_, kh, kw, dh, dw, ph, pw, sh, sw, oh, ow, oh * ow, L))
-    # col2im as one scatter_add: column (ki, kj, oi, oj) lands on padded pixel (oi*sh + ki*dh, oj*sw + kj*dw)
-    ki = cthtorch.arange(kh).reshape(kh, 1, 1, 1) * dh
-    kj = cthtorch.arange(kw).reshape(1, kw, 1, 1) * dw
-    oi = cthtorch.arange(oh).reshape(1, 1, oh, 1) * sh
-    oj = cthtorch.arange(ow).reshape(1, 1, 1, ow) * sw
-    idx = ((ki + oi) * W + kj + oj).reshape(1, 1, -1).expand(n, c, kh * kw * L)
-    out = input.new_zeros(n, c, H * W).scatter_add(2, idx, input.reshape(n, c, kh * kw * L))
-    return out.reshape(n, c, H, W)[:, :, ph: ph + oh_, pw: pw + ow_]
+    return _C._nn.col2im(input, _pair(output_size), _pair(kernel_size), _pair(dilation), _pair(padding),
+                         _pair(stride))
 
 
 def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.0, is_causal=False, scale=None,

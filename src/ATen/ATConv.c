@@ -148,32 +148,65 @@ static void valid_cols(const ConvGeom *g, int64_t kw, int64_t *iw0, int64_t *lo,
   /* sums the columns of nb images into their images; overlapping windows      \
    * accumulate, so each thread owns whole channel planes and zeroes each one   \
    * first (in cache, instead of a memset pass over the whole grad_input) */    \
+  /* one channel plane dst (zeroed first) = the sum of its taps' columns; tap \
+   * t's row is at col + t*ld */                                                                \
+  static void col2im_plane_##T(const T *col, int64_t ld, T *dst, const ConvGeom *g,            \
+                               const int64_t *iw0s, const int64_t *los, const int64_t *his) {   \
+    memset(dst, 0, g->H * g->W * sizeof(T));                                                     \
+    for (int64_t kh = 0; kh < g->KH; kh++)                                                       \
+      for (int64_t kw = 0; kw < g->KW; kw++) {                                                   \
+        const T *s = col + (kh * g->KW + kw) * ld;                                               \
+        int64_t iw0 = iw0s[kw], lo = los[kw], hi = his[kw];                                      \
+        for (int64_t oh = 0; oh < g->OH; oh++) {                                                 \
+          int64_t ih = oh * g->SH - g->PH + kh * g->DH;                                          \
+          if (ih < 0 || ih >= g->H) continue;                                                    \
+          T *d = dst + ih * g->W + iw0;                                                          \
+          const T *sr = s + oh * g->OW;                                                          \
+          if (g->SW == 1) for (int64_t ow = lo; ow < hi; ow++) d[ow] += sr[ow];                  \
+          else for (int64_t ow = lo; ow < hi; ow++) d[ow * g->SW] += sr[ow];                      \
+        }                                                                                        \
+      }                                                                                          \
+  }                                                                                              \
   static void col2im_##T(const T *col, T *x, int64_t xs, int64_t nb, const ConvGeom *g, int64_t C) { \
-    int64_t L = g->OH * g->OW, ld = nb * L;                                                      \
+    int64_t L = g->OH * g->OW, ld = nb * L, taps = g->KH * g->KW;                                \
     int64_t iw0s[g->KW], los[g->KW], his[g->KW];                                                 \
     for (int64_t kw = 0; kw < g->KW; kw++) valid_cols(g, kw, &iw0s[kw], &los[kw], &his[kw]);     \
     _Pragma("omp parallel for collapse(2) if (nb * C * g->H * g->W > 32768)")                    \
     for (int64_t j = 0; j < nb; j++)                                                             \
-      for (int64_t c = 0; c < C; c++) {                                                          \
-        T *dst = x + j * xs + c * g->H * g->W;                                                   \
-        memset(dst, 0, g->H * g->W * sizeof(T));                                                 \
-        for (int64_t kh = 0; kh < g->KH; kh++)                                                   \
-          for (int64_t kw = 0; kw < g->KW; kw++) {                                               \
-            const T *s = col + ((c * g->KH + kh) * g->KW + kw) * ld + j * L;                     \
-            int64_t iw0 = iw0s[kw], lo = los[kw], hi = his[kw];                                  \
-            for (int64_t oh = 0; oh < g->OH; oh++) {                                             \
-              int64_t ih = oh * g->SH - g->PH + kh * g->DH;                                      \
-              if (ih < 0 || ih >= g->H) continue;                                                \
-              T *d = dst + ih * g->W + iw0;                                                      \
-              const T *sr = s + oh * g->OW;                                                      \
-              if (g->SW == 1) for (int64_t ow = lo; ow < hi; ow++) d[ow] += sr[ow];              \
-              else for (int64_t ow = lo; ow < hi; ow++) d[ow * g->SW] += sr[ow];                  \
-            }                                                                                    \
-          }                                                                                      \
-      }                                                                                          \
+      for (int64_t c = 0; c < C; c++)                                                            \
+        col2im_plane_##T(col + c * taps * ld + j * L, ld, x + j * xs + c * g->H * g->W, g, iw0s, los, his); \
+  }                                                                                              \
+  /* F.unfold / F.fold: g->N images, columns image-major (N, C*KH*KW, L) */                     \
+  static void im2col_images_##T(const T *x, T *col, const ConvGeom *g) {                         \
+    int64_t L = g->OH * g->OW, taps = g->KH * g->KW, plane = g->H * g->W;                        \
+    int64_t iw0s[g->KW], los[g->KW], his[g->KW];                                                 \
+    for (int64_t kw = 0; kw < g->KW; kw++) valid_cols(g, kw, &iw0s[kw], &los[kw], &his[kw]);     \
+    _Pragma("omp parallel for collapse(2) if (g->N * g->C * taps * L > 32768)")                  \
+    for (int64_t j = 0; j < g->N; j++)                                                           \
+      for (int64_t c = 0; c < g->C; c++)                                                         \
+        im2col_plane_##T(x + (j * g->C + c) * plane, col + (j * g->C + c) * taps * L, L, g, iw0s, los, his); \
+  }                                                                                              \
+  static void col2im_images_##T(const T *col, T *x, const ConvGeom *g) {                         \
+    int64_t L = g->OH * g->OW, taps = g->KH * g->KW, plane = g->H * g->W;                        \
+    int64_t iw0s[g->KW], los[g->KW], his[g->KW];                                                 \
+    for (int64_t kw = 0; kw < g->KW; kw++) valid_cols(g, kw, &iw0s[kw], &los[kw], &his[kw]);     \
+    _Pragma("omp parallel for collapse(2) if (g->N * g->C * plane > 32768)")                     \
+    for (int64_t j = 0; j < g->N; j++)                                                           \
+      for (int64_t c = 0; c < g->C; c++)                                                         \
+        col2im_plane_##T(col + (j * g->C + c) * taps * L, L, x + (j * g->C + c) * plane, g, iw0s, los, his); \
   }
 DEFINE_IM2COL(float)
 DEFINE_IM2COL(double)
+
+void at_im2col_images(bool dbl, const void *x, void *col, const ConvGeom *g) {
+  if (dbl) im2col_images_double(x, col, g);
+  else im2col_images_float(x, col, g);
+}
+
+void at_col2im_images(bool dbl, const void *col, void *x, const ConvGeom *g) {
+  if (dbl) col2im_images_double(col, x, g);
+  else col2im_images_float(col, x, g);
+}
 
 static void im2col(bool dbl, const char *x, int64_t xs, int64_t nb, void *col, const ConvGeom *g, int64_t C) {
   if (dbl) im2col_double((const double *)x, xs, nb, col, g, C);

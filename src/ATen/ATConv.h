@@ -49,6 +49,11 @@ AT_API int at_conv_direct_run(const float *x, const float *w, float *out, const 
 /* each channel of x zero-padded into xp, planes of CS floats (ATConvShift.c) */
 AT_API void at_conv_pad_float(const float *x, float *xp, const ConvGeom *g, int64_t CS);
 
+/* F.unfold / F.fold kernels (ATShape.c drives them): g->N contiguous NCHW
+ * images (g->C channels) <-> columns laid out image-major, (N, C*KH*KW, L).
+ * col2im writes every element of x (overlapping blocks summed). */
+AT_API void at_im2col_images(bool dbl, const void *x, void *col, const ConvGeom *g);
+AT_API void at_col2im_images(bool dbl, const void *col, void *x, const ConvGeom *g);
 /* a contiguous copy of t in dtype ct (t itself, retained, when it already is) */
 AT_API THTensor *at_contiguous_as(const THTensor *t, THDtype ct);
 AT_API THTensor *at_conv2d(const THTensor *input, const THTensor *weight, const THTensor *bias,

@@ -30,7 +30,7 @@ typedef struct { bool has; int64_t v; } ATOptInt;
 typedef struct { bool has; double v; } ATOptDouble;
 /* An int list argument (sizes, dims). */
 typedef struct { int n; int64_t v[TH_MAX_DIMS]; } ATIntList;
-/* A Tensor[] / Tensor?[] argument: n borrowed tensors (NULL entries for None in Tensor?[]). */
+/* A Tensor[] / Tensor?[] argument: n borrowed tensors (NULL entries for None in Tensor?[]); the caller owns the array. */
 typedef struct { int n; THTensor **v; } ATTensorList;
 
 /* ---- threads ---- */

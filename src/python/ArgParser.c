@@ -243,6 +243,22 @@ static const char *obj_label(PyObject *o) {
 /* ---------- matching ---------- */
 
 /* Tries one signature. On failure fills why (for single-signature errors). */
+
+/* A Tensor[] given as a list or tuple holding something else: PyTorch's
+ * message names the item ("expected Tensor as element 1 in argument 0, but
+ * got int"). False when o is not such a sequence. */
+static bool bad_list_item(const APParam *p, PyObject *o, int pos, char *why, size_t whyn) {
+  if (p->type != AP_TENSORLIST || (!PyTuple_Check(o) && !PyList_Check(o))) return false;
+  for (Py_ssize_t i = 0; i < PySequence_Fast_GET_SIZE(o); i++) {
+    PyObject *item = PySequence_Fast_GET_ITEM(o, i);
+    if (!THPTensor_Check(item)) {
+      snprintf(why, whyn, "expected Tensor as element %zd in argument %d, but got %s", i, pos, Py_TYPE(item)->tp_name);
+      return true;
+    }
+  }
+  return false;
+}
+
 static bool match(const APSignature *sig, PyObject *self, PyObject *const *args, Py_ssize_t nargs,
                   PyObject *kwnames, PyObject **out, char *why, size_t whyn) {
   int pi = 0;
@@ -271,8 +287,9 @@ static bool match(const APSignature *sig, PyObject *self, PyObject *const *args,
   for (Py_ssize_t i = 0; i < npos; i++) {
     const APParam *p = &sig->params[pi];
     if (!check_param(p, args[i], pi == 0 && !self)) {
-      snprintf(why, whyn, "%s(): argument '%s' (position %d) must be %s, not %s", sig->name, p->name,
-               (int)(i + 1), type_label(p), obj_label(args[i]));
+      if (!bad_list_item(p, args[i], pi, why, whyn))
+        snprintf(why, whyn, "%s(): argument '%s' (position %d) must be %s, not %s", sig->name, p->name,
+                 (int)(i + 1), type_label(p), obj_label(args[i]));
       return false;
     }
     out[pi++] = args[i];
@@ -677,7 +694,7 @@ int ap_optbool(APResult *r, int i) {
 const ATIntList *ap_intlist(APResult *r, int i) {
   PyObject *o = get(r, i);
   const APParam *p = param(r, i);
-  if (r->nlists >= 4) return NULL;
+  if (r->nlists >= (int)(sizeof r->lists / sizeof r->lists[0])) return NULL;
   ATIntList *l = &r->lists[r->nlists];
   if (!o) {
     if (!p->def_list_given) return NULL;

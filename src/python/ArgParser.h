@@ -62,7 +62,7 @@ typedef struct {
   PyObject *owned[AP_MAX_ARGS];  /* temporaries made while converting */
   int nowned;
   /* storage for converted int lists */
-  ATIntList lists[4];
+  ATIntList lists[8];
   int nlists;
   bool sparse;                   /* no overload matched and an argument was a sparse tensor */
 } APResult;

@@ -31,6 +31,19 @@ PyObject *THP_dtype_to_py(THDtype t) {
 }
 
 PyObject *THP_tensor_attr(PyObject *o, const char *attr) {
+  if (!THPTensor_Check(o)) {   /* a Tensor[] argument: a tuple of each item's attribute */
+    PyObject *f = PySequence_Fast(o, "formula attribute of a non-tensor"), *r = NULL;
+    if (!f) return NULL;
+    Py_ssize_t n = PySequence_Fast_GET_SIZE(f);
+    r = PyTuple_New(n);
+    for (Py_ssize_t i = 0; r && i < n; i++) {
+      PyObject *v = THP_tensor_attr(PySequence_Fast_GET_ITEM(f, i), attr);
+      if (!v) Py_CLEAR(r);
+      else PyTuple_SET_ITEM(r, i, v);
+    }
+    Py_DECREF(f);
+    return r;
+  }
   THTensor *t = ((THPTensor *)o)->t;
   if (!strcmp(attr, "sizes")) return THPSize_new(t->ndim, t->sizes);
   if (!strcmp(attr, "dtype")) return THP_dtype_to_py(t->dtype);

@@ -3,6 +3,24 @@
 #include "Functions.h"
 #include <string.h>
 
+/* ---- Tensor[] inputs of differentiable ops ---- */
+bool THP_seq_requires_grad(PyObject *seq) {
+  if (!THP_grad_enabled()) return false;
+  PyObject *f = PySequence_Fast(seq, "expected a sequence of tensors");
+  if (!f) { PyErr_Clear(); return false; }
+  bool r = THP_any_requires_grad((int)PySequence_Fast_GET_SIZE(f), PySequence_Fast_ITEMS(f));
+  Py_DECREF(f);
+  return r;
+}
+
+void THP_set_edges_from_seq(THPNode *n, PyObject *seq) {
+  PyObject *f = PySequence_Fast(seq, "expected a sequence of tensors");
+  if (!f) { PyErr_Clear(); return; }
+  for (Py_ssize_t i = 0; i < PySequence_Fast_GET_SIZE(f) && i < n->num_edges; i++)
+    THPNode_setEdgeFor(n, (int)i, PySequence_Fast_GET_ITEM(f, i));
+  Py_DECREF(f);
+}
+
 /* ---- engine support ---- */
 PyObject *THP_ones_like(PyObject *o) {
   THTensor *t = ((THPTensor *)o)->t;

@@ -9,6 +9,10 @@
 
 #include "Bindings.h"
 
+/* ---- Tensor[] inputs of differentiable ops ---- */
+bool THP_seq_requires_grad(PyObject *seq);   /* grad mode on and any item of a Tensor[] requires grad */
+void THP_set_edges_from_seq(THPNode *n, PyObject *seq);   /* edge i <- item i of a Tensor[] */
+
 /* ---- engine support ---- */
 PyObject *THP_ones_like(PyObject *t);
 PyObject *THP_zeros_for(THPNode *n, int nr);          /* zeros shaped like forward output nr */

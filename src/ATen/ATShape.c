@@ -1,0 +1,711 @@
+/* The shape family (see ATShape.h). These ops only move bytes, so one
+ * routine serves every dtype: copies are memcpy of contiguous runs, or
+ * element loops typed by the element size (1, 2, 4, 8 bytes). Large outputs
+ * are split over the OpenMP pool. Ownership: every THTensor a new/retain call
+ * returned here is freed or returned. */
+#include "ATShape.h"
+#include "ATConv.h"
+#include "ATScatter.h"
+
+#include <omp.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* bytes of output below which a copy runs on one thread */
+#define SHAPE_PAR_BYTES (256 * 1024)
+/* the largest piece of one memcpy a thread takes */
+#define SHAPE_PIECE_BYTES (128 * 1024)
+
+static int64_t prod(const int64_t *v, int a, int b) {
+  int64_t p = 1;
+  for (int i = a; i < b; i++) p *= v[i];
+  return p;
+}
+
+/* ---------------------------------------------------------------- cat / stack */
+
+/* PyTorch skips 1-d empty inputs whatever the other inputs' shapes */
+static bool legacy_empty(const THTensor *t) { return t->ndim == 1 && t->sizes[0] == 0; }
+
+/* out (contiguous, dtype of every input, all inputs contiguous): each of the
+ * `outer` rows of out is the inputs' rows side by side. Rows are cut into
+ * pieces of at most SHAPE_PIECE_BYTES, and the pieces shared by the pool. */
+static int cat_contiguous(THTensor *out, const ATTensorList *ts, int dim, int64_t outer, int64_t inner_bytes) {
+  int n = ts->n;
+  int64_t *chunk = malloc(sizeof(int64_t) * 3 * n + 1);
+  if (!chunk) { THError_set(TH_ERR_MEMORY, "cat: out of memory"); return -1; }
+  int64_t *pieces = chunk + n, *first = chunk + 2 * n;   /* first: prefix count of pieces */
+  int64_t row = 0, per_row = 0;
+  for (int i = 0; i < n; i++) {
+    const THTensor *t = ts->v[i];
+    chunk[i] = legacy_empty(t) ? 0 : t->sizes[dim] * inner_bytes;
+    pieces[i] = (chunk[i] + SHAPE_PIECE_BYTES - 1) / SHAPE_PIECE_BYTES;
+    first[i] = per_row;
+    per_row += pieces[i];
+    row += chunk[i];
+  }
+  char *dst = THTensor_data(out);
+  if (outer >= 64 && row <= 16 * 1024) {
+    /* many short rows (stack along a late dim): rows in parallel, each
+     * input's run copied as a typed element when it is one */
+    bool par = outer * row > SHAPE_PAR_BYTES && !omp_in_parallel();
+#pragma omp parallel for schedule(static) if (par)
+    for (int64_t o = 0; o < outer; o++) {
+      char *d = dst + o * row;
+      for (int i = 0; i < n; i++) {
+        const char *src = THTensor_data(ts->v[i]) + o * chunk[i];
+        switch (chunk[i]) {
+          case 0: break;
+          case 1: *d = *src; break;
+          case 2: *(uint16_t *)d = *(const uint16_t *)src; break;
+          case 4: *(uint32_t *)d = *(const uint32_t *)src; break;
+          case 8: *(uint64_t *)d = *(const uint64_t *)src; break;
+          default: memcpy(d, src, (size_t)chunk[i]);
+        }
+        d += chunk[i];
+      }
+    }
+    free(chunk);
+    return 0;
+  }
+  int64_t total = outer * per_row;
+  bool par = outer * row > SHAPE_PAR_BYTES && !omp_in_parallel();
+#pragma omp parallel for schedule(static) if (par)
+  for (int64_t w = 0; w < total; w++) {
+    int64_t o = w / per_row, k = w % per_row;
+    int i = 0;
+    while (i + 1 < n && first[i + 1] <= k) i++;
+    int64_t p = k - first[i], off = 0;
+    for (int j = 0; j < i; j++) off += chunk[j];
+    int64_t a = p * SHAPE_PIECE_BYTES, len = chunk[i] - a < SHAPE_PIECE_BYTES ? chunk[i] - a : SHAPE_PIECE_BYTES;
+    memcpy(dst + o * row + off + a, THTensor_data(ts->v[i]) + o * chunk[i] + a, (size_t)len);
+  }
+  free(chunk);
+  return 0;
+}
+
+THTensor *at_cat(const ATTensorList *ts, int64_t dim_, THTensor *out) {
+  if (ts->n == 0) {
+    THError_set(TH_ERR_VALUE, "torch.cat(): expected a non-empty list of Tensors");
+    return NULL;
+  }
+  THDtype dt = ts->v[0]->dtype;
+  const THTensor *ref = NULL;
+  for (int i = 0; i < ts->n; i++) {
+    const THTensor *t = ts->v[i];
+    if (t->ndim == 0) {
+      THError_set(TH_ERR_RUNTIME, "zero-dimensional tensor (at position %d) cannot be concatenated", i);
+      return NULL;
+    }
+    dt = at_promote_types(dt, t->dtype);
+    if (!ref && !legacy_empty(t)) ref = t;
+  }
+  if (out && !at_can_cast(dt, out->dtype)) {
+    THError_set(TH_ERR_TYPE, "torch.cat(): input types can't be cast to the desired output type %s",
+                THDtype_info[out->dtype].legacy);
+    return NULL;
+  }
+  int64_t sizes[TH_MAX_DIMS] = {0}, dim = 0;
+  int nd = 1;
+  if (ref) {
+    nd = ref->ndim;
+    if (at_wrap_dim(dim_, nd, &dim) < 0) return NULL;
+    memcpy(sizes, ref->sizes, sizeof(int64_t) * nd);
+    sizes[dim] = 0;
+    for (int i = 0; i < ts->n; i++) {
+      const THTensor *t = ts->v[i];
+      if (legacy_empty(t)) continue;
+      if (t->ndim != nd) {
+        THError_set(TH_ERR_RUNTIME, "Tensors must have same number of dimensions: got %d and %d", nd, t->ndim);
+        return NULL;
+      }
+      for (int d = 0; d < nd; d++)
+        if (d != dim && t->sizes[d] != ref->sizes[d]) {
+          THError_set(TH_ERR_RUNTIME,
+                      "Sizes of tensors must match except in dimension %d. Expected size %lld but got size %lld "
+                      "for tensor number %d in the list.",
+                      (int)dim, (long long)ref->sizes[d], (long long)t->sizes[d], i);
+          return NULL;
+        }
+      sizes[dim] += t->sizes[dim];
+    }
+  }
+  THTensor *r;
+  if (out) {
+    for (int i = 0; i < ts->n; i++)
+      if (ts->v[i]->storage == out->storage && THTensor_numel(ts->v[i]) > 0) {
+        THError_set(TH_ERR_RUNTIME, "torch.cat(): unsupported operation: the input tensors cannot refer to any of "
+                    "the output memory locations. Found overlap in input tensor %d", i);
+        return NULL;
+      }
+    if (THTensor_resize(out, nd, sizes) < 0) return NULL;
+    r = THTensor_retain(out);
+  } else if (!(r = THTensor_new(dt, nd, sizes))) {
+    return NULL;
+  }
+  if (!ref || THTensor_numel(r) == 0) return r;
+  bool fast = THTensor_isContiguous(r);
+  for (int i = 0; i < ts->n && fast; i++)
+    fast = legacy_empty(ts->v[i]) || (ts->v[i]->dtype == r->dtype && THTensor_isContiguous(ts->v[i]));
+  if (fast) {
+    if (cat_contiguous(r, ts, (int)dim, prod(sizes, 0, (int)dim), prod(sizes, (int)dim + 1, nd) *
+                       THDtype_size(r->dtype)) < 0) {
+      THTensor_free(r);
+      return NULL;
+    }
+    return r;
+  }
+  /* strided or mixed-dtype inputs: each one copied (cast) into its slice */
+  int64_t off = 0;
+  for (int i = 0; i < ts->n; i++) {
+    const THTensor *t = ts->v[i];
+    if (legacy_empty(t)) continue;
+    THTensor *slice = at_narrow(r, dim, off, t->sizes[dim]);
+    int rc = slice ? at_copy_(slice, t) : -1;
+    THTensor_free(slice);
+    if (rc < 0) { THTensor_free(r); return NULL; }
+    off += t->sizes[dim];
+  }
+  return r;
+}
+
+THTensor *at_stack(const ATTensorList *ts, int64_t dim_, THTensor *out) {
+  if (ts->n == 0) {
+    THError_set(TH_ERR_RUNTIME, "stack expects a non-empty TensorList");
+    return NULL;
+  }
+  const THTensor *t0 = ts->v[0];
+  for (int i = 1; i < ts->n; i++) {
+    const THTensor *t = ts->v[i];
+    if (t->ndim != t0->ndim || memcmp(t->sizes, t0->sizes, sizeof(int64_t) * t0->ndim)) {
+      char a[256], b[256];
+      THError_set(TH_ERR_RUNTIME, "stack expects each tensor to be equal size, but got %s at entry 0 and %s at "
+                  "entry %d", THTensor_sizeStr(t0->ndim, t0->sizes, a, sizeof a),
+                  THTensor_sizeStr(t->ndim, t->sizes, b, sizeof b), i);
+      return NULL;
+    }
+  }
+  int64_t dim;
+  if (at_wrap_dim(dim_, t0->ndim + 1, &dim) < 0) return NULL;
+  THTensor **v = calloc(ts->n, sizeof(THTensor *));
+  if (!v) { THError_set(TH_ERR_MEMORY, "stack: out of memory"); return NULL; }
+  ATTensorList views = {ts->n, v};
+  THTensor *r = NULL;
+  int i = 0;
+  for (; i < ts->n; i++)
+    if (!(v[i] = at_unsqueeze(ts->v[i], dim))) break;
+  if (i == ts->n) r = at_cat(&views, dim, out);
+  for (int j = 0; j < i; j++) THTensor_free(v[j]);
+  free(v);
+  return r;
+}
+
+/* ---------------------------------------------------------------- flip */
+
+/* Copies, for every index of a tensor of sizes sz (nd dims, the last one
+ * innermost), the element at src + sum(index[d] * st[d]) bytes (st may be
+ * negative) into dst, contiguous. Rows (all but the last dim) are shared by
+ * the pool. */
+static void gather_rows(char *dst, const char *src, int nd, const int64_t *sz, const int64_t *st, int es) {
+  int64_t n = sz[nd - 1], s = st[nd - 1], rows = prod(sz, 0, nd - 1);
+  bool par = rows > 1 && rows * n * es > SHAPE_PAR_BYTES && !omp_in_parallel();
+#pragma omp parallel for schedule(static) if (par)
+  for (int64_t r = 0; r < rows; r++) {
+    int64_t rem = r, off = 0;
+    for (int d = nd - 2; d >= 0; d--) {
+      off += (rem % sz[d]) * st[d];
+      rem /= sz[d];
+    }
+    const char *p = src + off;
+    char *q = dst + r * n * es;
+    if (s == es) { memcpy(q, p, (size_t)(n * es)); continue; }
+    if (s == -es) {   /* a reversed run: a loop the compiler vectorizes */
+      switch (es) {
+#define REVERSE_CASE(T)                                                                       \
+        case sizeof(T): {                                                                     \
+          const T *pp = (const T *)p - (n - 1); T *qq = (T *)q;                               \
+          for (int64_t j = 0; j < n; j++) qq[j] = pp[n - 1 - j];                              \
+          continue;                                                                           \
+        }
+        REVERSE_CASE(uint8_t)
+        REVERSE_CASE(uint16_t)
+        REVERSE_CASE(uint32_t)
+        REVERSE_CASE(uint64_t)
+#undef REVERSE_CASE
+      }
+    }
+    switch (es) {
+#define GATHER_CASE(T)                                                                   \
+      case sizeof(T): {                                                                   \
+        const T *pp = (const T *)p; T *qq = (T *)q; int64_t ss = s / (int64_t)sizeof(T);  \
+        for (int64_t j = 0; j < n; j++) qq[j] = pp[j * ss];                               \
+        break;                                                                            \
+      }
+      GATHER_CASE(uint8_t)
+      GATHER_CASE(uint16_t)
+      GATHER_CASE(uint32_t)
+      GATHER_CASE(uint64_t)
+#undef GATHER_CASE
+      default:
+        for (int64_t j = 0; j < n; j++) memcpy(q + j * es, p + j * s, (size_t)es);
+    }
+  }
+}
+
+/* Reads dims ATIntList of self into a mask of wrapped dims; -1 on a bad or
+ * repeated dim. */
+static int dims_mask(const ATIntList *dims, int nd, bool *mask) {
+  memset(mask, 0, sizeof(bool) * TH_MAX_DIMS);
+  for (int i = 0; dims && i < dims->n; i++) {
+    int64_t d;
+    if (at_wrap_dim(dims->v[i], nd, &d) < 0) return -1;
+    if (mask[d]) {
+      THError_set(TH_ERR_RUNTIME, "dim %lld appears multiple times in the list of dims", (long long)d);
+      return -1;
+    }
+    mask[d] = true;
+  }
+  return 0;
+}
+
+THTensor *at_flip(const THTensor *self, const ATIntList *dims) {
+  bool mask[TH_MAX_DIMS];
+  if (dims_mask(dims, self->ndim, mask) < 0) return NULL;
+  THTensor *r = THTensor_new(self->dtype, self->ndim, self->sizes);
+  if (!r || THTensor_numel(r) == 0) return r;
+  int es = THDtype_size(self->dtype);
+  /* the flipped view in bytes: flipped dims start at their last element and
+   * step backwards; size-1 dims are dropped and mergeable dims merged */
+  const char *src = THTensor_data(self);
+  int64_t sz[TH_MAX_DIMS], st[TH_MAX_DIMS];
+  int nd = 0;
+  for (int d = 0; d < self->ndim; d++) {
+    int64_t n = self->sizes[d], s = self->strides[d] * es;
+    if (n == 1) continue;
+    if (mask[d]) { src += (n - 1) * s; s = -s; }
+    if (nd > 0 && st[nd - 1] == s * n) {
+      sz[nd - 1] *= n;
+      st[nd - 1] = s;
+    } else {
+      sz[nd] = n;
+      st[nd++] = s;
+    }
+  }
+  if (nd == 0) { sz[0] = 1; st[0] = es; nd = 1; }
+  gather_rows(THTensor_data(r), src, nd, sz, st, es);
+  return r;
+}
+
+THTensor *at_fliplr(const THTensor *self) {
+  if (self->ndim < 2) {
+    THError_set(TH_ERR_RUNTIME, "Input must be >= 2-d.");
+    return NULL;
+  }
+  return at_flip(self, &(ATIntList){1, {1}});
+}
+
+THTensor *at_flipud(const THTensor *self) {
+  if (self->ndim < 1) {
+    THError_set(TH_ERR_RUNTIME, "Input must be >= 1-d.");
+    return NULL;
+  }
+  return at_flip(self, &(ATIntList){1, {0}});
+}
+
+/* ---------------------------------------------------------------- roll */
+
+THTensor *at_roll(const THTensor *self, const ATIntList *shifts, const ATIntList *dims) {
+  int nshift = shifts ? shifts->n : 0, ndims = dims ? dims->n : 0;
+  if (nshift == 0) {
+    THError_set(TH_ERR_RUNTIME, "`shifts` required");
+    return NULL;
+  }
+  if (ndims == 0 && nshift == 1) {   /* the flattened tensor, rolled, in self's shape */
+    THTensor *c = at_contiguous(self);
+    if (!c) return NULL;
+    int64_t n = THTensor_numel(c);
+    ATIntList flat = {1, {n}}, d0 = {1, {0}};
+    THTensor *f = at_view(c, &flat);
+    THTensor_free(c);
+    if (!f) return NULL;
+    THTensor *rf = at_roll(f, shifts, &d0);
+    THTensor_free(f);
+    if (!rf) return NULL;
+    ATIntList shape = {self->ndim};
+    memcpy(shape.v, self->sizes, sizeof(int64_t) * self->ndim);
+    THTensor *r = at_view(rf, &shape);
+    THTensor_free(rf);
+    return r;
+  }
+  if (nshift != ndims) {
+    THError_set(TH_ERR_RUNTIME, "shifts and dimensions must align. shifts: %d, dims:%d", nshift, ndims);
+    return NULL;
+  }
+  /* per dim the amount s in [0, n): out[(i + s) % n] = in[i] (a dim named
+   * twice rolls by the sum); only dims with s != 0 are split */
+  int64_t tot[TH_MAX_DIMS] = {0}, dim[TH_MAX_DIMS], s[TH_MAX_DIMS];
+  for (int k = 0; k < ndims; k++) {
+    int64_t d;
+    if (at_wrap_dim(dims->v[k], self->ndim, &d) < 0) return NULL;
+    int64_t n = self->sizes[d];
+    if (n) tot[d] = (((tot[d] + shifts->v[k]) % n) + n) % n;
+  }
+  int k = 0;
+  for (int d = 0; d < self->ndim; d++)
+    if (tot[d]) { dim[k] = d; s[k++] = tot[d]; }
+  THTensor *r = THTensor_new(self->dtype, self->ndim, self->sizes);
+  if (!r || THTensor_numel(r) == 0) return r;
+  /* 2^k blocks: for each rolled dim, the input's head [0, n-s) goes to
+   * [s, n) and its tail [n-s, n) to [0, s) */
+  for (int64_t b = 0; b < (1LL << k); b++) {
+    THTensor *in = THTensor_retain((THTensor *)self), *o = THTensor_retain(r);
+    for (int j = 0; j < k; j++) {
+      int64_t n = self->sizes[dim[j]], head = n - s[j];
+      bool tail = (b >> j) & 1;
+      int64_t istart = tail ? head : 0, len = tail ? s[j] : head, ostart = tail ? 0 : s[j];
+      THTensor *in2 = at_narrow(in, dim[j], istart, len), *o2 = at_narrow(o, dim[j], ostart, len);
+      THTensor_free(in);
+      THTensor_free(o);
+      in = in2;
+      o = o2;
+      if (!in || !o) { THTensor_free(in); THTensor_free(o); THTensor_free(r); return NULL; }
+    }
+    int rc = at_copy_(o, in);
+    THTensor_free(in);
+    THTensor_free(o);
+    if (rc < 0) { THTensor_free(r); return NULL; }
+  }
+  return r;
+}
+
+/* ---------------------------------------------------------------- repeat_interleave */
+
+/* repeats (0-d/1-d int32/int64, or `repeat` when NULL) as n counts; NULL
+ * (error set) when they do not fit. n == -1: as many as repeats has. */
+static int64_t *repeat_counts(const THTensor *repeats, int64_t repeat, int64_t *n) {
+  int64_t *c;
+  if (!repeats) {
+    if (repeat < 0) {
+      THError_set(TH_ERR_RUNTIME, "Repeats must be non-negative");
+      return NULL;
+    }
+    c = malloc(sizeof(int64_t) * (*n > 0 ? *n : 1));
+    if (!c) { THError_set(TH_ERR_MEMORY, "repeat_interleave: out of memory"); return NULL; }
+    for (int64_t i = 0; i < *n; i++) c[i] = repeat;
+    return c;
+  }
+  if (repeats->ndim > 1) {
+    THError_set(TH_ERR_RUNTIME, "repeats must be 0-dim or 1-dim tensor");
+    return NULL;
+  }
+  if (repeats->dtype != TH_Int32 && repeats->dtype != TH_Int64) {
+    THError_set(TH_ERR_NOTIMPL, "\"repeat_interleave_cpu\" not implemented for '%s'", THDtype_info[repeats->dtype].legacy);
+    return NULL;
+  }
+  int64_t m = THTensor_numel(repeats);
+  bool bcast = m == 1 && *n >= 0;   /* one count for every slice */
+  if (*n < 0) *n = m;
+  else if (!bcast && m != *n) {
+    THError_set(TH_ERR_RUNTIME, "repeats must have the same size as input along dim, but got repeats.size(0) = %lld "
+                "and input.size(0) = %lld", (long long)m, (long long)*n);
+    return NULL;
+  }
+  c = malloc(sizeof(int64_t) * (*n > 0 ? *n : 1));
+  if (!c) { THError_set(TH_ERR_MEMORY, "repeat_interleave: out of memory"); return NULL; }
+  const char *p = THTensor_data(repeats);
+  int64_t st = repeats->ndim ? repeats->strides[0] : 0;
+  for (int64_t i = 0; i < *n; i++) {
+    int64_t j = bcast ? 0 : i * st;
+    c[i] = repeats->dtype == TH_Int32 ? ((const int32_t *)p)[j] : ((const int64_t *)p)[j];
+    if (c[i] < 0) {
+      THError_set(TH_ERR_RUNTIME, "repeats can not be negative");
+      free(c);
+      return NULL;
+    }
+  }
+  return c;
+}
+
+/* prefix sums of counts (n + 1 entries), checked against output_size */
+static int64_t *count_offsets(const int64_t *c, int64_t n, ATOptInt output_size) {
+  int64_t *pre = malloc(sizeof(int64_t) * (n + 1));
+  if (!pre) { THError_set(TH_ERR_MEMORY, "repeat_interleave: out of memory"); return NULL; }
+  pre[0] = 0;
+  for (int64_t i = 0; i < n; i++) pre[i + 1] = pre[i] + c[i];
+  if (output_size.has && output_size.v != pre[n]) {
+    THError_set(TH_ERR_RUNTIME, "allocated size does not match required size");
+    free(pre);
+    return NULL;
+  }
+  return pre;
+}
+
+THTensor *at_repeat_interleave(const THTensor *self, const THTensor *repeats, int64_t repeat, ATOptInt dim_,
+                               ATOptInt output_size) {
+  if (!dim_.has) {   /* over the flattened input */
+    THTensor *c = at_contiguous(self);
+    if (!c) return NULL;
+    ATIntList flat = {1, {THTensor_numel(c)}};
+    THTensor *f = at_view(c, &flat);
+    THTensor_free(c);
+    if (!f) return NULL;
+    THTensor *r = at_repeat_interleave(f, repeats, repeat, (ATOptInt){true, 0}, output_size);
+    THTensor_free(f);
+    return r;
+  }
+  int64_t dim;
+  if (at_wrap_dim(dim_.v, self->ndim, &dim) < 0) return NULL;
+  int nd = self->ndim ? self->ndim : 1;
+  int64_t sizes[TH_MAX_DIMS];
+  if (self->ndim) memcpy(sizes, self->sizes, sizeof(int64_t) * nd);
+  else sizes[0] = 1;
+  int64_t n = sizes[dim];
+  int64_t *c = repeat_counts(repeats, repeat, &n);
+  if (!c) return NULL;
+  int64_t *pre = count_offsets(c, n, output_size);
+  if (!pre) { free(c); return NULL; }
+  THTensor *x = at_contiguous(self), *r = NULL;
+  int64_t total = pre[n];
+  sizes[dim] = total;
+  if (x) r = THTensor_new(self->dtype, nd, sizes);
+  if (r && THTensor_numel(r) > 0) {
+    int es = THDtype_size(self->dtype);
+    int64_t outer = prod(sizes, 0, (int)dim), inner = prod(sizes, (int)dim + 1, nd) * es;
+    const char *src = THTensor_data(x);
+    char *dst = THTensor_data(r);
+    bool par = THTensor_numel(r) * es > SHAPE_PAR_BYTES && !omp_in_parallel();
+    /* (i, o) pairs in parallel, o-major (rows stay in cache) */
+#pragma omp parallel for collapse(2) schedule(static) if (par)
+    for (int64_t o = 0; o < outer; o++)
+      for (int64_t i = 0; i < n; i++) {
+        const char *s = src + (o * n + i) * inner;
+        char *d = dst + (o * total + pre[i]) * inner;
+        switch (inner) {   /* single elements: a typed fill */
+#define FILL_CASE(T)                                                                   \
+          case sizeof(T): {                                                             \
+            T v;                                                                        \
+            memcpy(&v, s, sizeof(T));                                                   \
+            for (int64_t k = 0; k < c[i]; k++) ((T *)d)[k] = v;                         \
+            break;                                                                      \
+          }
+          FILL_CASE(uint8_t)
+          FILL_CASE(uint16_t)
+          FILL_CASE(uint32_t)
+          FILL_CASE(uint64_t)
+#undef FILL_CASE
+          default:
+            for (int64_t k = 0; k < c[i]; k++) memcpy(d + k * inner, s, (size_t)inner);
+        }
+      }
+  }
+  THTensor_free(x);
+  free(c);
+  free(pre);
+  return r;
+}
+
+THTensor *at_repeat_interleave_index(const THTensor *repeats, ATOptInt output_size) {
+  int64_t n = -1;
+  if (repeats->ndim != 1) {
+    THError_set(TH_ERR_RUNTIME, "repeat_interleave only accept 1D vector as repeat");
+    return NULL;
+  }
+  int64_t *c = repeat_counts(repeats, 0, &n);
+  if (!c) return NULL;
+  int64_t *pre = count_offsets(c, n, output_size);
+  THTensor *r = pre ? THTensor_new(repeats->dtype, 1, &pre[n]) : NULL;
+  if (r) {
+    char *d = THTensor_data(r);
+    for (int64_t i = 0; i < n; i++)
+      for (int64_t k = pre[i]; k < pre[i + 1]; k++) {
+        if (repeats->dtype == TH_Int32) ((int32_t *)d)[k] = (int32_t)i;
+        else ((int64_t *)d)[k] = i;
+      }
+  }
+  free(c);
+  free(pre);
+  return r;
+}
+
+THTensor *at_repeat_interleave_backward(const THTensor *grad, const ATIntList *sizes, ATOptInt dim_,
+                                        const THTensor *repeats, int64_t repeat) {
+  int nd = sizes->n;
+  int64_t sz[TH_MAX_DIMS], dim = 0;
+  if (!dim_.has) {   /* over the flattened input */
+    sz[0] = prod(sizes->v, 0, nd);
+    nd = 1;
+  } else {
+    memcpy(sz, sizes->v, sizeof(int64_t) * nd);
+    if (nd == 0) { sz[0] = 1; nd = 1; }
+    if (at_wrap_dim(dim_.v, nd, &dim) < 0) return NULL;
+  }
+  int64_t n = sz[dim], outer = prod(sz, 0, (int)dim), inner = prod(sz, (int)dim + 1, nd);
+  ATIntList shape = {sizes->n};
+  memcpy(shape.v, sizes->v, sizeof(int64_t) * sizes->n);
+  THTensor *r = NULL;
+  if (!repeats || THTensor_numel(repeats) == 1) {
+    /* every slice repeated k times: grad viewed as (outer, n, k, inner), summed over k */
+    int64_t k = repeats ? (repeats->dtype == TH_Int32 ? *(const int32_t *)THTensor_data(repeats)
+                                                      : *(const int64_t *)THTensor_data(repeats)) : repeat;
+    ATIntList v4 = {4, {outer, n, k, inner}}, two = {1, {2}};
+    THTensor *g4 = at_reshape(grad, &v4);
+    THTensor *s = g4 ? at_sum(g4, &two, false, grad->dtype, NULL) : NULL;
+    THTensor_free(g4);
+    r = s ? at_reshape(s, &shape) : NULL;
+    THTensor_free(s);
+    return r;
+  }
+  /* per-slice counts: index_add of grad's slices into slice index i */
+  ATOptInt none = {false, 0};
+  THTensor *ar = at_arange(at_scalar_int(0), at_scalar_int(n), at_scalar_int(1), TH_Int64, true);
+  THTensor *idx = ar ? at_repeat_interleave(ar, repeats, 0, (ATOptInt){true, 0}, none) : NULL;
+  int64_t oi = outer * inner;
+  ATIntList v3 = {3, {outer, oi ? THTensor_numel(grad) / oi : 0, inner}};
+  ATIntList z3 = {3, {outer, n, inner}};
+  THTensor *g3 = idx ? at_reshape(grad, &v3) : NULL;
+  THTensor *zeros = g3 ? at_full(&z3, at_scalar_int(0), grad->dtype) : NULL;
+  THTensor *acc = zeros ? at_index_add_c(zeros, 1, idx, g3, at_scalar_int(1)) : NULL;
+  r = acc ? at_reshape(acc, &shape) : NULL;
+  THTensor_free(ar);
+  THTensor_free(idx);
+  THTensor_free(g3);
+  THTensor_free(zeros);
+  THTensor_free(acc);
+  return r;
+}
+
+/* ---------------------------------------------------------------- F.unfold / F.fold */
+
+/* The checks PyTorch's im2col/col2im share; g gets the window geometry. */
+static int window_args(ConvGeom *g, const ATIntList *k, const ATIntList *d, const ATIntList *p, const ATIntList *s) {
+  g->KH = k->v[0]; g->KW = k->v[k->n > 1];
+  g->DH = d->v[0]; g->DW = d->v[d->n > 1];
+  g->PH = p->v[0]; g->PW = p->v[p->n > 1];
+  g->SH = s->v[0]; g->SW = s->v[s->n > 1];
+  if (g->KH <= 0 || g->KW <= 0) {
+    THError_set(TH_ERR_RUNTIME, "kernel size should be greater than zero, but got kernel_height: %lld kernel_width: "
+                "%lld", (long long)g->KH, (long long)g->KW);
+    return -1;
+  }
+  if (g->SH <= 0 || g->SW <= 0) {
+    THError_set(TH_ERR_RUNTIME, "stride should be greater than zero, but got stride_height: %lld stride_width: %lld",
+                (long long)g->SH, (long long)g->SW);
+    return -1;
+  }
+  if (g->DH <= 0 || g->DW <= 0) {
+    THError_set(TH_ERR_RUNTIME, "dilation should be greater than zero, but got dilation_height: %lld "
+                "dilation_width: %lld", (long long)g->DH, (long long)g->DW);
+    return -1;
+  }
+  if (g->PH < 0 || g->PW < 0) {
+    THError_set(TH_ERR_RUNTIME, "padding should be non-negative, but got pad_height: %lld pad_width: %lld",
+                (long long)g->PH, (long long)g->PW);
+    return -1;
+  }
+  g->OH = (g->H + 2 * g->PH - (g->DH * (g->KH - 1) + 1)) / g->SH + 1;
+  g->OW = (g->W + 2 * g->PW - (g->DW * (g->KW - 1) + 1)) / g->SW + 1;
+  return 0;
+}
+
+/* the dtype the kernels run in: float/double as they are, half/bfloat16/bool
+ * through float; integers are refused as PyTorch does */
+static THDtype window_dtype(const THTensor *t, const char *op) {
+  if (t->dtype == TH_Float || t->dtype == TH_Double) return t->dtype;
+  if (t->dtype == TH_Half || t->dtype == TH_BFloat16 || t->dtype == TH_Bool) return TH_Float;
+  THError_set(TH_ERR_NOTIMPL, "\"%s\" not implemented for '%s'", op, THDtype_info[t->dtype].legacy);
+  return TH_Undefined;
+}
+
+/* r (allocated in compute dtype ct) as the input's dtype */
+static THTensor *as_input_dtype(THTensor *r, THDtype dt) {
+  if (!r || r->dtype == dt) return r;
+  THTensor *c = at_to_dtype(r, dt, false);
+  THTensor_free(r);
+  return c;
+}
+
+THTensor *at_im2col(const THTensor *self, const ATIntList *kernel_size, const ATIntList *dilation,
+                    const ATIntList *padding, const ATIntList *stride) {
+  bool batched = self->ndim == 4;
+  bool ok = self->ndim == 3 || self->ndim == 4;
+  for (int d = batched ? 1 : 0; ok && d < self->ndim; d++) ok = self->sizes[d] != 0;
+  if (!ok) {
+    char buf[256];
+    THError_set(TH_ERR_RUNTIME, "Expected 3D or 4D (batch mode) tensor with possibly 0 batch size and other non-zero "
+                "dimensions for input, but got: %s", THTensor_sizeStr(self->ndim, self->sizes, buf, sizeof buf));
+    return NULL;
+  }
+  ConvGeom g = {0};
+  int b = batched ? 1 : 0;
+  g.N = batched ? self->sizes[0] : 1;
+  g.C = self->sizes[b];
+  g.H = self->sizes[b + 1];
+  g.W = self->sizes[b + 2];
+  if (window_args(&g, kernel_size, dilation, padding, stride) < 0) return NULL;
+  if (g.OH < 1 || g.OW < 1) {
+    THError_set(TH_ERR_RUNTIME, "Given input with spatial size (%lld, %lld), kernel_size=(%lld, %lld), "
+                "dilation=(%lld, %lld), padding=(%lld, %lld), calculated shape of the array of sliding blocks as "
+                "(%lld, %lld), but its components must be at least one.", (long long)g.H, (long long)g.W,
+                (long long)g.KH, (long long)g.KW, (long long)g.DH, (long long)g.DW, (long long)g.PH,
+                (long long)g.PW, (long long)g.OH, (long long)g.OW);
+    return NULL;
+  }
+  THDtype ct = window_dtype(self, "im2col_out_cpu");
+  if (ct == TH_Undefined) return NULL;
+  THTensor *x = at_contiguous_as(self, ct);
+  if (!x) return NULL;
+  int64_t sizes[3] = {g.N, g.C * g.KH * g.KW, g.OH * g.OW};
+  THTensor *r = THTensor_new(ct, batched ? 3 : 2, batched ? sizes : sizes + 1);
+  if (r && THTensor_numel(r) > 0) at_im2col_images(ct == TH_Double, THTensor_data(x), THTensor_data(r), &g);
+  THTensor_free(x);
+  return as_input_dtype(r, self->dtype);
+}
+
+THTensor *at_col2im(const THTensor *self, const ATIntList *output_size, const ATIntList *kernel_size,
+                    const ATIntList *dilation, const ATIntList *padding, const ATIntList *stride) {
+  bool batched = self->ndim == 3;
+  bool ok = self->ndim == 2 || self->ndim == 3;
+  for (int d = batched ? 1 : 0; ok && d < self->ndim; d++) ok = self->sizes[d] != 0;
+  if (!ok) {
+    char buf[256];
+    THError_set(TH_ERR_RUNTIME, "Expected 2D or 3D (batch mode) tensor for input with possibly 0 batch size and "
+                "non-zero dimensions for input, but got: %s", THTensor_sizeStr(self->ndim, self->sizes, buf, sizeof buf));
+    return NULL;
+  }
+  ConvGeom g = {0};
+  int b = batched ? 1 : 0;
+  g.N = batched ? self->sizes[0] : 1;
+  g.H = output_size->v[0];
+  g.W = output_size->v[output_size->n > 1];
+  if (window_args(&g, kernel_size, dilation, padding, stride) < 0) return NULL;
+  int64_t ckk = self->sizes[b], L = self->sizes[b + 1], taps = g.KH * g.KW;
+  if (ckk % taps) {
+    THError_set(TH_ERR_RUNTIME, "Expected size of input's dimension 1 to be divisible by the product of kernel_size, "
+                "but got input.size(1)=%lld and kernel_size=(%lld, %lld).", (long long)ckk, (long long)g.KH,
+                (long long)g.KW);
+    return NULL;
+  }
+  if (g.OH < 1 || g.OW < 1 || g.OH * g.OW != L) {
+    const char *fmt = g.OH * g.OW == L
+        ? "Given output_size=(%lld, %lld), kernel_size=(%lld, %lld), dilation=(%lld, %lld), padding=(%lld, %lld), "
+          "stride=(%lld, %lld), calculated shape of the array of sliding blocks as (%lld, %lld), which is too small "
+          "(non-positive)%.0lld"
+        : "Given output_size=(%lld, %lld), kernel_size=(%lld, %lld), dilation=(%lld, %lld), padding=(%lld, %lld), "
+          "stride=(%lld, %lld), expected size of input's dimension 2 to match the calculated number of sliding "
+          "blocks %lld * %lld = %lld, but got input.size(2)=%lld.";
+    THError_set(TH_ERR_RUNTIME, fmt, (long long)g.H, (long long)g.W, (long long)g.KH, (long long)g.KW,
+                (long long)g.DH, (long long)g.DW, (long long)g.PH, (long long)g.PW, (long long)g.SH,
+                (long long)g.SW, (long long)g.OH, (long long)g.OW, (long long)(g.OH * g.OW), (long long)L);
+    return NULL;
+  }
+  g.C = ckk / taps;
+  THDtype ct = window_dtype(self, "col2im_out_cpu");
+  if (ct == TH_Undefined) return NULL;
+  THTensor *col = at_contiguous_as(self, ct);
+  if (!col) return NULL;
+  int64_t sizes[4] = {g.N, g.C, g.H, g.W};
+  THTensor *r = THTensor_new(ct, batched ? 4 : 3, batched ? sizes : sizes + 1);
+  if (r && THTensor_numel(r) > 0) at_col2im_images(ct == TH_Double, THTensor_data(col), THTensor_data(r), &g);
+  THTensor_free(col);
+  return as_input_dtype(r, self->dtype);
+}

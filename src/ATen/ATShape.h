@@ -1,0 +1,35 @@
+/* The shape family: ops that move elements without arithmetic (cat, stack,
+ * flip, roll, repeat_interleave) and F.unfold/F.fold (im2col/col2im of the
+ * convolution code, ATConv.c). Every output is a new contiguous tensor. */
+#ifndef AT_SHAPE_H
+#define AT_SHAPE_H
+#include "ATen.h"
+
+/* torch.cat: inputs promoted to one dtype; legacy empty (0,) tensors are
+ * skipped; out may be given (resized). */
+AT_API THTensor *at_cat(const ATTensorList *tensors, int64_t dim, THTensor *out);
+/* torch.stack: each input unsqueezed at dim, then cat */
+AT_API THTensor *at_stack(const ATTensorList *tensors, int64_t dim, THTensor *out);
+AT_API THTensor *at_flip(const THTensor *self, const ATIntList *dims);
+AT_API THTensor *at_fliplr(const THTensor *self);   /* flip dim 1 */
+AT_API THTensor *at_flipud(const THTensor *self);   /* flip dim 0 */
+/* dims NULL or empty: roll the flattened tensor by shifts[0] */
+AT_API THTensor *at_roll(const THTensor *self, const ATIntList *shifts, const ATIntList *dims);
+/* Each slice i of self along dim repeated repeats[i] times (repeats a 0-d/1-d
+ * int32/int64 tensor) or `repeat` times when repeats is NULL. dim absent:
+ * over the flattened input. */
+AT_API THTensor *at_repeat_interleave(const THTensor *self, const THTensor *repeats, int64_t repeat, ATOptInt dim,
+                                      ATOptInt output_size);
+/* torch.repeat_interleave(repeats): i repeated repeats[i] times */
+AT_API THTensor *at_repeat_interleave_index(const THTensor *repeats, ATOptInt output_size);
+/* The gradient of at_repeat_interleave: grad summed over each slice's copies,
+ * shaped like the input (sizes). */
+AT_API THTensor *at_repeat_interleave_backward(const THTensor *grad, const ATIntList *sizes, ATOptInt dim,
+                                               const THTensor *repeats, int64_t repeat);
+/* F.unfold (im2col: (N, C, H, W) -> (N, C*KH*KW, L)) and F.fold (col2im, the
+ * sum of overlapping blocks). 3-d/2-d unbatched inputs are accepted. */
+AT_API THTensor *at_im2col(const THTensor *self, const ATIntList *kernel_size, const ATIntList *dilation,
+                           const ATIntList *padding, const ATIntList *stride);
+AT_API THTensor *at_col2im(const THTensor *self, const ATIntList *output_size, const ATIntList *kernel_size,
+                           const ATIntList *dilation, const ATIntList *padding, const ATIntList *stride);
+#endif
