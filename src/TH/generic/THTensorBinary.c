@@ -174,3 +174,63 @@ void THTensor_(where_loop)(char **data, const int64_t *st, int64_t n, const void
     TH_AT(data[0], st[0], i) = c ? TH_AT(data[2], st[2], i) : TH_AT(data[3], st[3], i);
   }
 }
+
+/* ---- gcd, lcm, heaviside, nextafter, ldexp, logaddexp(2) (src/ATen/ATBinary.c) ---- */
+TH_BINARY_LOOP(heaviside_loop, a == 0 ? b : (compute_t)(a > 0))
+#if defined(TH_REAL_IS_INTEGRAL)
+/* Euclid on |a|, |b| as torch's calc_gcd (|INT_MIN| stays INT_MIN) */
+static inline compute_t THTensor_(iabs)(compute_t x) {
+#if defined(TH_REAL_IS_SIGNED)
+  return x < 0 ? (compute_t)(0 - (uint64_t)x) : x;
+#else
+  return x;
+#endif
+}
+static inline compute_t THTensor_(gcd)(compute_t a, compute_t b) {
+  a = THTensor_(iabs)(a); b = THTensor_(iabs)(b);
+  while (a != 0) { compute_t c = a; a = (compute_t)(b % a); b = c; }
+  return b;
+}
+/* |a / g * b|, the product wrapping in 64 bits and then to the dtype */
+static inline compute_t THTensor_(lcm)(compute_t a, compute_t b) {
+  compute_t g = THTensor_(gcd)(a, b);
+  if (g == 0) return 0;
+  int64_t p = (int64_t)((uint64_t)(int64_t)(compute_t)(a / g) * (uint64_t)(int64_t)b);
+  return (compute_t)(p < 0 ? 0 - (uint64_t)p : (uint64_t)p);
+}
+TH_BINARY_LOOP(gcd_loop, THTensor_(gcd)(a, b))
+TH_BINARY_LOOP(lcm_loop, THTensor_(lcm)(a, b))
+#endif
+#if defined(TH_REAL_IS_FLOATING)
+#define TH_EXP2_(x) _Generic((x), float: exp2f, default: exp2)(x)
+#if defined(TH_REAL_IS_REDUCED)
+/* the next 16-bit value from `from` towards `to`, on the bits (c10's nextafter) */
+static inline compute_t THTensor_(nextafter16)(compute_t fa, compute_t fb) {
+  if (isnan(fa) || isnan(fb)) return fa + fb;
+  scalar_t from = FROMC(fa), to = FROMC(fb);
+  const uint16_t sign = 0x8000;
+  if (from.x == to.x) return fa;
+  uint16_t af = from.x & (uint16_t)~sign, at = to.x & (uint16_t)~sign;
+  if (af == 0) {
+    if (at == 0) return fb;
+    from.x = (uint16_t)((to.x & sign) | 1);
+  } else if (af > at || ((from.x ^ to.x) & sign)) {
+    from.x--;
+  } else {
+    from.x++;
+  }
+  return TOC(from);
+}
+TH_BINARY_LOOP(nextafter_loop, THTensor_(nextafter16)(a, b))
+#else
+TH_BINARY_LOOP(nextafter_loop, _Generic(a, float: nextafterf, default: nextafter)(a, b))
+#endif
+/* input * 2 ** other, the power rounded to the dtype first as torch's mul(self, pow(2, other)) */
+TH_BINARY_LOOP(ldexp_loop, a * TOC(FROMC(TH_EXP2_(b))))
+/* log(exp(a) + exp(b)) shifted by the max; equal infinities give themselves */
+TH_BINARY_LOOP(logaddexp_loop, (isinf(a) && a == b) ? a
+               : (a > b ? a : b) + TH_LOG1P(TH_EXP((compute_t)-fabs(a - b))))
+TH_BINARY_LOOP(logaddexp2_loop, (isinf(a) && a == b) ? a
+               : (a > b ? a : b) + TH_LOG1P(TH_EXP2_((compute_t)-fabs(a - b))) * (compute_t)1.4426950408889634)
+#undef TH_EXP2_
+#endif
