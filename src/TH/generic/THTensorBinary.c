@@ -1,6 +1,7 @@
 /* Binary pointwise kernels: out = f(a, b). Arithmetic happens in
  * compute_t (float for half/bfloat16); THOpArgs slot 0 carries alpha. */
 #include "../THLoops.h"
+#include <string.h>
 
 #if defined(TH_REAL_IS_BOOL)
 TH_BINARY_LOOP(add_loop, a || (TH_ARG(0) && b))
@@ -202,10 +203,10 @@ TH_BINARY_LOOP(gcd_loop, THTensor_(gcd)(a, b))
 TH_BINARY_LOOP(lcm_loop, THTensor_(lcm)(a, b))
 #endif
 #if defined(TH_REAL_IS_FLOATING)
-#define TH_EXP2_(x) _Generic((x), float: exp2f, default: exp2)(x)
+/* the next value from `from` towards `to`, on the bit patterns of the dtype
+ * (c10's nextafter for half/bfloat16; for float/double as libm's, inline) */
 #if defined(TH_REAL_IS_REDUCED)
-/* the next 16-bit value from `from` towards `to`, on the bits (c10's nextafter) */
-static inline compute_t THTensor_(nextafter16)(compute_t fa, compute_t fb) {
+static inline compute_t THTensor_(nextafter_bits)(compute_t fa, compute_t fb) {
   if (isnan(fa) || isnan(fb)) return fa + fb;
   scalar_t from = FROMC(fa), to = FROMC(fb);
   const uint16_t sign = 0x8000;
@@ -221,16 +222,53 @@ static inline compute_t THTensor_(nextafter16)(compute_t fa, compute_t fb) {
   }
   return TOC(from);
 }
-TH_BINARY_LOOP(nextafter_loop, THTensor_(nextafter16)(a, b))
+TH_BINARY_LOOP(nextafter_loop, THTensor_(nextafter_bits)(a, b))
 #else
-TH_BINARY_LOOP(nextafter_loop, _Generic(a, float: nextafterf, default: nextafter)(a, b))
+/* float/double: selects only, so the loop vectorizes. In sign-magnitude bits
+ * a step away from zero is +1; from +-0 the result is the smallest
+ * subnormal with b's sign. */
+#define TH_NA_BITS(T, U, NAME)                                                   \
+  static inline T NAME(T a, T b) {                                              \
+    U ua, ub, r;                                                                \
+    memcpy(&ua, &a, sizeof a);                                                  \
+    memcpy(&ub, &b, sizeof b);                                                  \
+    const U sign = (U)1 << (sizeof(U) * 8 - 1);                                 \
+    U stepped = ua + (((a > 0) == (b > a)) ? (U)1 : (U)-1);                     \
+    r = a == 0 ? ((ub & sign) | 1) : stepped;                                   \
+    T out;                                                                      \
+    memcpy(&out, &r, sizeof out);                                               \
+    return (a != a || b != b) ? a + b : (a == b ? b : out);                     \
+  }
+#ifndef TH_NEXTAFTER_BITS_DEFINED
+#define TH_NEXTAFTER_BITS_DEFINED
+TH_NA_BITS(float, uint32_t, th_nextafter_f32)
+TH_NA_BITS(double, uint64_t, th_nextafter_f64)
 #endif
+#undef TH_NA_BITS
+TH_SIMD_BINARY_LOOP(nextafter_loop, _Generic(a, float: th_nextafter_f32, default: th_nextafter_f64)(a, b))
+#endif
+/* 2 ** b: exact from the exponent bits for an integral b in the normal range,
+ * else exp2 */
+static inline compute_t THTensor_(pow2)(compute_t b) {
+  if (sizeof(compute_t) == 8) {
+    if (b >= -1022 && b <= 1023 && b == (compute_t)(int)b) {
+      uint64_t u = (uint64_t)((int64_t)b + 1023) << 52; double r; memcpy(&r, &u, sizeof r); return (compute_t)r;
+    }
+    return (compute_t)exp2((double)b);
+  }
+  if (b >= -126 && b <= 127 && b == (compute_t)(int)b) {
+    uint32_t u = (uint32_t)((int32_t)b + 127) << 23; float r; memcpy(&r, &u, sizeof r); return (compute_t)r;
+  }
+  return (compute_t)exp2f((float)b);
+}
 /* input * 2 ** other, the power rounded to the dtype first as torch's mul(self, pow(2, other)) */
-TH_BINARY_LOOP(ldexp_loop, a * TOC(FROMC(TH_EXP2_(b))))
-/* log(exp(a) + exp(b)) shifted by the max; equal infinities give themselves */
-TH_BINARY_LOOP(logaddexp_loop, (isinf(a) && a == b) ? a
-               : (a > b ? a : b) + TH_LOG1P(TH_EXP((compute_t)-fabs(a - b))))
-TH_BINARY_LOOP(logaddexp2_loop, (isinf(a) && a == b) ? a
-               : (a > b ? a : b) + TH_LOG1P(TH_EXP2_((compute_t)-fabs(a - b))) * (compute_t)1.4426950408889634)
-#undef TH_EXP2_
+TH_BINARY_LOOP(ldexp_loop, a * TOC(FROMC(THTensor_(pow2)(b))))
+/* log(exp(a) + exp(b)) shifted by the max; equal infinities give themselves.
+ * exp2(-d) is exp(-d ln 2) so both loops run on the vector exp/log1p */
+#define TH_LN2 ((compute_t)0.6931471805599453)
+TH_SIMD_BINARY_LOOP(logaddexp_loop, (isinf(a) && a == b) ? a
+                    : (a > b ? a : b) + TH_LOG1P(TH_EXP((compute_t)-fabs(a - b))))
+TH_SIMD_BINARY_LOOP(logaddexp2_loop, (isinf(a) && a == b) ? a
+                    : (a > b ? a : b) + TH_LOG1P(TH_EXP((compute_t)-fabs(a - b) * TH_LN2)) / TH_LN2)
+#undef TH_LN2
 #endif
