@@ -138,10 +138,11 @@ def is_set_to(self, tensor):
 
 
 def map2_(self, x, y, callable):
-    a = self.detach().numpy().reshape(-1)
-    b = cthtorch.broadcast_to(x, self.shape).detach().numpy().reshape(-1)
-    c = cthtorch.broadcast_to(y, self.shape).detach().numpy().reshape(-1)
-    vals = [callable(p.item(), q.item(), r.item()) for p, q, r in zip(a, b, c)]
+    # a Python callable per element, as torch's map2_
+    a = self.detach().reshape(-1).tolist()
+    b = cthtorch.broadcast_to(x, self.shape).detach().reshape(-1).tolist()
+    c = cthtorch.broadcast_to(y, self.shape).detach().reshape(-1).tolist()
+    vals = [callable(p, q, r) for p, q, r in zip(a, b, c)]
     with cthtorch.no_grad():
         self.copy_(cthtorch.tensor(vals, dtype=self.dtype).reshape(self.shape))
     return self

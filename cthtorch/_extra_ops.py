@@ -1,9 +1,8 @@
-"""PyTorch entry points cthtorch lacked: aliases, in-place forms, window
-functions, predicates and legacy helpers; install() also wires in the
+"""PyTorch entry points cthtorch lacked: aliases, in-place forms,
+predicates and legacy helpers; install() also wires in the
 reductions (_extra_reduce, _extra_stats), pointwise (_extra_pointwise) and
 shape (_extra_shape) composites as torch.<name> and Tensor methods."""
 import functools
-import math
 
 import numpy as np
 
@@ -90,59 +89,8 @@ def _with_out(name, fn):
 
 
 _OUT_FUNCS = ("median", "nanmedian", "kthvalue", "mode", "cummax", "cummin", "logcumsumexp", "nansum", "nanmean",
-              "msort", "diff", "logaddexp", "logaddexp2", "heaviside", "gcd", "lcm", "sinc", "i0", "polygamma",
-              "mvlgamma", "frexp", "ldexp", "nextafter", "isin", "isneginf", "isposinf", "narrow_copy", "angle",
+              "msort", "diff", "polygamma", "mvlgamma", "isin", "isneginf", "isposinf", "narrow_copy", "angle",
               "igamma", "igammac", "aminmax", "count_nonzero", "var_mean", "std_mean")
-
-
-# ---------------------------------------------------------------- windows
-def _window(name, window_length, periodic, dtype, requires_grad, values):
-    dtype = cthtorch.get_default_dtype() if dtype is None else dtype
-    if dtype not in (cthtorch.float16, cthtorch.bfloat16, cthtorch.float32, cthtorch.float64):
-        raise RuntimeError("%s expects floating point dtypes, got: %s" % (name, dtype))
-    if window_length < 0:
-        raise RuntimeError("%s requires non-negative window_length, got window_length=%d" % (name, window_length))
-    if window_length == 0:
-        r = cthtorch.empty(0, dtype=dtype)
-    elif window_length == 1:
-        r = cthtorch.ones(1, dtype=dtype)
-    else:
-        n = window_length + 1 if periodic else window_length
-        k = np.arange(window_length, dtype=np.float64)
-        r = cthtorch.from_numpy(values(k, n)).to(dtype)
-    return r.requires_grad_(requires_grad)
-
-
-def hann_window(window_length, periodic=True, *, dtype=None, layout=None, device=None, pin_memory=False,
-                requires_grad=False):
-    return _window("hann_window", window_length, periodic, dtype, requires_grad,
-                   lambda k, n: 0.5 - 0.5 * np.cos(2 * math.pi * k / (n - 1)))
-
-
-def hamming_window(window_length, periodic=True, alpha=0.54, beta=0.46, *, dtype=None, layout=None, device=None,
-                   pin_memory=False, requires_grad=False):
-    return _window("hamming_window", window_length, periodic, dtype, requires_grad,
-                   lambda k, n: alpha - beta * np.cos(2 * math.pi * k / (n - 1)))
-
-
-def blackman_window(window_length, periodic=True, *, dtype=None, layout=None, device=None, pin_memory=False,
-                    requires_grad=False):
-    return _window("blackman_window", window_length, periodic, dtype, requires_grad,
-                   lambda k, n: 0.42 - 0.5 * np.cos(2 * math.pi * k / (n - 1))
-                   + 0.08 * np.cos(4 * math.pi * k / (n - 1)))
-
-
-def bartlett_window(window_length, periodic=True, *, dtype=None, layout=None, device=None, pin_memory=False,
-                    requires_grad=False):
-    return _window("bartlett_window", window_length, periodic, dtype, requires_grad,
-                   lambda k, n: 1 - np.abs(2 * k / (n - 1) - 1))
-
-
-def kaiser_window(window_length, periodic=True, beta=12.0, *, dtype=None, layout=None, device=None,
-                  pin_memory=False, requires_grad=False):
-    return _window("kaiser_window", window_length, periodic, dtype, requires_grad,
-                   lambda k, n: np.i0(beta * np.sqrt(np.clip(1 - ((k - (n - 1) / 2) / ((n - 1) / 2)) ** 2, 0, None)))
-                   / np.i0(beta))
 
 
 # ---------------------------------------------------------------- predicates and real-dtype identities
@@ -304,25 +252,22 @@ for _mod, _names in (
                 "dsplit", "ravel"))):
     for _n in _names:
         _FUNCS[_n] = _misc.COPY_OPS[_n] if _n in _misc.COPY_OPS else getattr(_mod, _n)
-for _n in ("hann_window", "hamming_window", "blackman_window", "bartlett_window", "kaiser_window", "is_same_size",
-           "is_signed", "is_complex", "is_conj", "is_neg", "is_inference", "conj", "resolve_conj", "resolve_neg",
-           "conj_physical", "index_reduce", "asarray", "frombuffer", "get_default_device",
+for _n in ("is_same_size", "is_signed", "is_complex", "is_conj", "is_neg", "is_inference", "conj", "resolve_conj",
+           "resolve_neg", "conj_physical", "index_reduce", "asarray", "frombuffer", "get_default_device",
            "set_default_device"):
     _FUNCS[_n] = globals()[_n]
 
 # Tensor methods that are the function with self first
 _METHODS = ("median", "nanmedian", "kthvalue", "mode", "cummax", "cummin", "logcumsumexp", "count_nonzero", "nansum",
             "nanmean", "aminmax", "msort", "quantile", "nanquantile", "diff", "histogram", "unique_consecutive",
-            "cov", "corrcoef", "logaddexp", "logaddexp2", "heaviside", "gcd", "lcm", "sinc", "i0", "mvlgamma",
-            "frexp", "ldexp", "nextafter", "isneginf", "isposinf", "isreal", "select_scatter", "slice_scatter",
+            "cov", "corrcoef", "mvlgamma", "isneginf", "isposinf", "isreal", "select_scatter", "slice_scatter",
             "diagonal_scatter", "as_strided_scatter", "split_with_sizes", "unsafe_split", "unsafe_chunk",
             "unsafe_split_with_sizes", "narrow_copy", "hsplit", "vsplit", "dsplit", "ravel", "is_same_size",
             "is_conj", "is_neg", "is_inference", "conj", "resolve_conj", "resolve_neg", "conj_physical",
             "index_reduce")
 
 # x.op_(...) written back from the out-of-place op
-_INPLACE = ("addmv", "addbmm", "igamma", "igammac", "heaviside", "gcd", "lcm", "sinc", "i0", "mvlgamma", "ldexp",
-            "nextafter", "deg2rad", "rad2deg",
+_INPLACE = ("addmv", "addbmm", "igamma", "igammac", "mvlgamma", "deg2rad", "rad2deg",
             "index_reduce")
 
 

@@ -1,15 +1,13 @@
 """Statistics and finite differences composed from existing ops:
-quantile, diff, gradient, cov/corrcoef, trapezoid, histogram, vander,
-combinations, unique_consecutive."""
+quantile, diff, gradient, cov/corrcoef, trapezoid, vander, combinations,
+histogram, unique_consecutive."""
+import builtins
 import itertools
 import math
 
-import numpy as np
-
 import cthtorch
 from cthtorch import return_types as _rt
-from cthtorch._shape_ops import _np
-from cthtorch._extra_reduce import _is_float, _from_np
+from cthtorch._extra_reduce import _is_float
 from cthtorch._utils import _dtype_name, _wrap_dim
 
 _INTERP = ("linear", "lower", "higher", "midpoint", "nearest")
@@ -270,39 +268,60 @@ def combinations(input, r=2, with_replacement=False):
 def histogram(input, bins=100, *, range=None, weight=None, density=False, out=None):
     if not _is_float(input):
         raise NotImplementedError('"histogramdd" not implemented for \'%s\'' % _dtype_name(input.dtype))
-    a = _np(input).reshape(-1)
-    w = None if weight is None else _np(weight).reshape(-1)
-    b = _np(bins) if isinstance(bins, cthtorch.Tensor) else bins
-    if range is None and not isinstance(b, np.ndarray) and a.size:
-        lo, hi = float(a.min()), float(a.max())
-        range = (lo, hi)
-    hist, edges = np.histogram(a, bins=b, range=range, weights=w, density=density)
-    return _rt.histogram(_from_np(hist.astype(a.dtype), input.dtype), _from_np(edges.astype(a.dtype), input.dtype))
+    x = input.detach().reshape(-1)
+    if isinstance(bins, cthtorch.Tensor):
+        edges = bins.detach().to(input.dtype)
+    else:
+        if range is not None:
+            lo, hi = float(range[0]), float(range[1])
+        elif x.numel():
+            lo, hi = float(x.min()), float(x.max())
+        else:
+            lo, hi = 0.0, 1.0
+        if lo == hi:
+            lo, hi = lo - 0.5, hi + 0.5
+        edges = cthtorch.linspace(lo, hi, bins + 1, dtype=input.dtype)
+    nb = edges.numel() - 1
+    # bin i holds edges[i] <= x < edges[i + 1], the last one closed; values outside are dropped
+    inside = (x >= edges[0]) & (x <= edges[-1])
+    xi = x[inside]
+    if isinstance(bins, cthtorch.Tensor):   # any edges: count the inner edges each value reaches, in chunks
+        step = max(1, (1 << 22) // max(nb, 1))
+        parts = [(xi[i:i + step].unsqueeze(1) >= edges[1:-1]).sum(1) for i in builtins.range(0, xi.numel(), step)]
+        pos = cthtorch.cat(parts) if parts else cthtorch.zeros(0, dtype=cthtorch.int64)
+    else:   # even bins: the bin by arithmetic, then moved by one where the rounded edges disagree
+        pos = ((xi.double() - lo) * (nb / (hi - lo))).floor().long().clamp(0, nb - 1)
+        pos = pos - (xi < edges[pos]).long()
+        pos = pos + ((xi >= edges[pos + 1]) & (pos < nb - 1)).long()
+    w = cthtorch.ones_like(xi) if weight is None else weight.detach().reshape(-1)[inside].to(input.dtype)
+    hist = cthtorch.zeros(nb, dtype=input.dtype).index_add_(0, pos, w)
+    if density:
+        hist = hist / (hist.sum() * (edges[1:] - edges[:-1]))
+    return _rt.histogram(hist, edges)
 
 
 def unique_consecutive(input, return_inverse=False, return_counts=False, dim=None):
-    a = _np(input)
+    x = input.detach()
     if dim is None:
-        flat = a.reshape(-1)
-        start = np.ones(flat.shape[0], dtype=bool)
-        if flat.size:
-            start[1:] = flat[1:] != flat[:-1]
-        vals = flat[start]
-        inv = (np.cumsum(start) - 1).reshape(a.shape)
-    else:
-        d = _wrap_dim(dim, input.dim())
-        m = np.moveaxis(a, d, 0)
+        m = x.reshape(-1)
         n = m.shape[0]
-        start = np.ones(n, dtype=bool)
-        if n:
-            rest = (m[1:] != m[:-1]).reshape(n - 1, -1)
-            start[1:] = rest.any(axis=1) if rest.shape[1] else False
-        vals = np.moveaxis(m[start], 0, d)
-        inv = np.cumsum(start) - 1
-    counts = np.diff(np.append(np.flatnonzero(start), start.shape[0]))
-    res = [_from_np(vals, input.dtype)]
+        start = cthtorch.ones(n, dtype=cthtorch.bool)
+        if n > 1:
+            start[1:] = m[1:] != m[:-1]
+        vals = m[start]
+        inv = (cthtorch.cumsum(start, 0) - 1).reshape(x.shape)
+    else:
+        d = _wrap_dim(dim, x.dim())
+        m = x.movedim(d, 0)
+        n = m.shape[0]
+        start = cthtorch.ones(n, dtype=cthtorch.bool)
+        if n > 1:
+            start[1:] = (m[1:] != m[:-1]).reshape(n - 1, -1).any(1)
+        vals = m[start].movedim(0, d)
+        inv = cthtorch.cumsum(start, 0) - 1
+    res = [vals]
     if return_inverse:
-        res.append(_from_np(inv.astype(np.int64)))
+        res.append(inv)
     if return_counts:
-        res.append(cthtorch.from_numpy(counts.astype(np.int64)))
+        res.append(cthtorch.diff(cthtorch.nonzero(start).reshape(-1), append=cthtorch.tensor([n])))
     return res[0] if len(res) == 1 else tuple(res)

@@ -82,9 +82,7 @@ def log_softmax(input, dim, *, dtype=None):
     return _t.log_softmax(input, dim, dtype=dtype)
 
 
-def i1(input, *, out=None):
-    from cthtorch._extra_pointwise import i1 as _i1
-    return _i1(input)
+i1 = _t._C._special.special_i1
 
 
 def i1e(input, *, out=None):

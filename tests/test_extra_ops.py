@@ -218,6 +218,10 @@ def test_histogram_and_unique_consecutive():
     check(lambda L, x: x.unique_consecutive(return_counts=True), I)
     check(lambda L, x: L.unique_consecutive(x, return_inverse=True, return_counts=True, dim=0),
           np.array([[1, 2], [1, 2], [3, 4], [1, 2]]))
+    check(lambda L, x: L.unique_consecutive(x, return_inverse=True, return_counts=True, dim=1),
+          np.array([[1, 1, 2, 2], [3, 3, 4, 5]]))
+    check(lambda L, x: L.unique_consecutive(x, return_inverse=True, return_counts=True), np.zeros((0, 3)))
+    check(lambda L, x: L.unique_consecutive(x, return_inverse=True), np.array([[0.5, 0.5], [0.5, -1.0]]))
 
 
 # ---------------------------------------------------------------- pointwise

@@ -610,6 +610,11 @@ def _gen_vt_body(d, out, inplace):
         else:
             L.append("  PyObject *result = %s;" % ("THPTensor_wrapView(r_, %s)" % first_t if d.view else "THPTensor_wrap(r_)"))
             L.append("  if (!result) return NULL;")
+        if not tparams and any(p.name == "requires_grad" and p.base == "bool" for p in params):
+            # a factory: the new leaf requires grad when asked (floating dtypes only, as torch)
+            L.append('  if (requires_grad_) { if (!THDtype_isFloating(((THPTensor *)result)->t->dtype)) { '
+                     'Py_DECREF(result); PyErr_SetString(PyExc_RuntimeError, "Only Tensors of floating point and '
+                     'complex dtype can require gradients"); return NULL; } ((THPTensor *)result)->requires_grad = true; }')
         L.append("  if (THP_flush_warnings() < 0) { Py_DECREF(result); return NULL; }")
         outputs = ["result"]
     elif kind == "tuple":

@@ -1,5 +1,7 @@
-/* Factory functions: new tensors from sizes and values. */
+/* Factory functions: new tensors from sizes and values; window functions. */
 #include "ATen.h"
+#include "ATFactory.h"
+#include "../TH/THLoops.h"
 
 #include <math.h>
 #include <string.h>
@@ -148,5 +150,54 @@ THTensor *at_eye(int64_t n, int64_t m, THDtype dtype) {
   int rc = at_fill_(d, at_scalar_int(1));
   THTensor_free(d);
   if (rc < 0) { THTensor_free(t); return NULL; }
+  return t;
+}
+
+/* ---- window functions ---- */
+
+/* C++'s names for the dtypes, as torch prints TensorOptions */
+static const char *cpp_dtype_name[TH_NDTYPES] = { "bool", "unsigned char", "signed char", "short int", "int",
+                                                  "long int", "c10::Half", "c10::BFloat16", "float", "double" };
+static const THLoopFn window_loops[TH_NDTYPES] = TH_FLOATING_TABLE(window_loop);
+
+THTensor *at_window(int kind, const char *name, int64_t window_length, bool periodic, double alpha, double beta,
+                    THDtype dtype) {
+  if (dtype == TH_Undefined) dtype = at_default_dtype();
+  if (!THDtype_isFloating(dtype)) {
+    THError_set(TH_ERR_RUNTIME, "%s expects floating point dtypes, got: TensorOptions(dtype=%s, device=cpu, "
+                "layout=Strided (default), requires_grad=false (default), pinned_memory=false, "
+                "memory_format=(nullopt))", name, cpp_dtype_name[dtype]);
+    return NULL;
+  }
+  if (window_length < 0) {
+    THError_set(TH_ERR_RUNTIME, "%s requires non-negative window_length, got window_length=%lld", name,
+                (long long)window_length);
+    return NULL;
+  }
+  THTensor *t = THTensor_new(dtype, 1, &window_length);
+  if (!t || window_length == 0) return t;
+  if (window_length == 1) {
+    if (at_fill_(t, at_scalar_int(1)) < 0) { THTensor_free(t); return NULL; }
+    return t;
+  }
+  const int64_t N = periodic ? window_length + 1 : window_length, chunk = 32768;
+  THOpArgs a = {{0}};
+  a.i[0] = kind;
+  a.i[1] = N;
+  a.d[0] = kind == TH_WINDOW_HAMMING ? M_PI * 2.0 / (double)(N - 1)
+         : kind == TH_WINDOW_BLACKMAN ? M_PI / (double)(N - 1) : 2.0 / (double)(N - 1);
+  a.d[1] = alpha;
+  a.d[2] = beta;
+  char *p = THTensor_data(t);
+  const int64_t es = THDtype_size(dtype);
+  THLoopFn fn = window_loops[dtype];
+  #pragma omp parallel for if (window_length > 2 * chunk)
+  for (int64_t s = 0; s < window_length; s += chunk) {
+    THOpArgs ca = a;
+    ca.i[2] = s;
+    char *data[1] = { p + s * es };
+    int64_t st[1] = { es };
+    fn(data, st, window_length - s < chunk ? window_length - s : chunk, &ca);
+  }
   return t;
 }

@@ -1,6 +1,7 @@
 /* Binary pointwise kernels: out = f(a, b). Arithmetic happens in
  * compute_t (float for half/bfloat16); THOpArgs slot 0 carries alpha. */
 #include "../THLoops.h"
+#include <string.h>
 
 #if defined(TH_REAL_IS_BOOL)
 TH_BINARY_LOOP(add_loop, a || (TH_ARG(0) && b))
@@ -174,3 +175,100 @@ void THTensor_(where_loop)(char **data, const int64_t *st, int64_t n, const void
     TH_AT(data[0], st[0], i) = c ? TH_AT(data[2], st[2], i) : TH_AT(data[3], st[3], i);
   }
 }
+
+/* ---- gcd, lcm, heaviside, nextafter, ldexp, logaddexp(2) (src/ATen/ATBinary.c) ---- */
+TH_BINARY_LOOP(heaviside_loop, a == 0 ? b : (compute_t)(a > 0))
+#if defined(TH_REAL_IS_INTEGRAL)
+/* Euclid on |a|, |b| as torch's calc_gcd (|INT_MIN| stays INT_MIN) */
+static inline compute_t THTensor_(iabs)(compute_t x) {
+#if defined(TH_REAL_IS_SIGNED)
+  return x < 0 ? (compute_t)(0 - (uint64_t)x) : x;
+#else
+  return x;
+#endif
+}
+static inline compute_t THTensor_(gcd)(compute_t a, compute_t b) {
+  a = THTensor_(iabs)(a); b = THTensor_(iabs)(b);
+  while (a != 0) { compute_t c = a; a = (compute_t)(b % a); b = c; }
+  return b;
+}
+/* |a / g * b|, the product wrapping in 64 bits and then to the dtype */
+static inline compute_t THTensor_(lcm)(compute_t a, compute_t b) {
+  compute_t g = THTensor_(gcd)(a, b);
+  if (g == 0) return 0;
+  int64_t p = (int64_t)((uint64_t)(int64_t)(compute_t)(a / g) * (uint64_t)(int64_t)b);
+  return (compute_t)(p < 0 ? 0 - (uint64_t)p : (uint64_t)p);
+}
+TH_BINARY_LOOP(gcd_loop, THTensor_(gcd)(a, b))
+TH_BINARY_LOOP(lcm_loop, THTensor_(lcm)(a, b))
+#endif
+#if defined(TH_REAL_IS_FLOATING)
+/* the next value from `from` towards `to`, on the bit patterns of the dtype
+ * (c10's nextafter for half/bfloat16; for float/double as libm's, inline) */
+#if defined(TH_REAL_IS_REDUCED)
+static inline compute_t THTensor_(nextafter_bits)(compute_t fa, compute_t fb) {
+  if (isnan(fa) || isnan(fb)) return fa + fb;
+  scalar_t from = FROMC(fa), to = FROMC(fb);
+  const uint16_t sign = 0x8000;
+  if (from.x == to.x) return fa;
+  uint16_t af = from.x & (uint16_t)~sign, at = to.x & (uint16_t)~sign;
+  if (af == 0) {
+    if (at == 0) return fb;
+    from.x = (uint16_t)((to.x & sign) | 1);
+  } else if (af > at || ((from.x ^ to.x) & sign)) {
+    from.x--;
+  } else {
+    from.x++;
+  }
+  return TOC(from);
+}
+TH_BINARY_LOOP(nextafter_loop, THTensor_(nextafter_bits)(a, b))
+#else
+/* float/double: selects only, so the loop vectorizes. In sign-magnitude bits
+ * a step away from zero is +1; from +-0 the result is the smallest
+ * subnormal with b's sign. */
+#define TH_NA_BITS(T, U, NAME)                                                   \
+  static inline T NAME(T a, T b) {                                              \
+    U ua, ub, r;                                                                \
+    memcpy(&ua, &a, sizeof a);                                                  \
+    memcpy(&ub, &b, sizeof b);                                                  \
+    const U sign = (U)1 << (sizeof(U) * 8 - 1);                                 \
+    U stepped = ua + (((a > 0) == (b > a)) ? (U)1 : (U)-1);                     \
+    r = a == 0 ? ((ub & sign) | 1) : stepped;                                   \
+    T out;                                                                      \
+    memcpy(&out, &r, sizeof out);                                               \
+    return (a != a || b != b) ? a + b : (a == b ? b : out);                     \
+  }
+#ifndef TH_NEXTAFTER_BITS_DEFINED
+#define TH_NEXTAFTER_BITS_DEFINED
+TH_NA_BITS(float, uint32_t, th_nextafter_f32)
+TH_NA_BITS(double, uint64_t, th_nextafter_f64)
+#endif
+#undef TH_NA_BITS
+TH_SIMD_BINARY_LOOP(nextafter_loop, _Generic(a, float: th_nextafter_f32, default: th_nextafter_f64)(a, b))
+#endif
+/* 2 ** b: exact from the exponent bits for an integral b in the normal range,
+ * else exp2 */
+static inline compute_t THTensor_(pow2)(compute_t b) {
+  if (sizeof(compute_t) == 8) {
+    if (b >= -1022 && b <= 1023 && b == (compute_t)(int)b) {
+      uint64_t u = (uint64_t)((int64_t)b + 1023) << 52; double r; memcpy(&r, &u, sizeof r); return (compute_t)r;
+    }
+    return (compute_t)exp2((double)b);
+  }
+  if (b >= -126 && b <= 127 && b == (compute_t)(int)b) {
+    uint32_t u = (uint32_t)((int32_t)b + 127) << 23; float r; memcpy(&r, &u, sizeof r); return (compute_t)r;
+  }
+  return (compute_t)exp2f((float)b);
+}
+/* input * 2 ** other, the power rounded to the dtype first as torch's mul(self, pow(2, other)) */
+TH_BINARY_LOOP(ldexp_loop, a * TOC(FROMC(THTensor_(pow2)(b))))
+/* log(exp(a) + exp(b)) shifted by the max; equal infinities give themselves.
+ * exp2(-d) is exp(-d ln 2) so both loops run on the vector exp/log1p */
+#define TH_LN2 ((compute_t)0.6931471805599453)
+TH_SIMD_BINARY_LOOP(logaddexp_loop, (isinf(a) && a == b) ? a
+                    : (a > b ? a : b) + TH_LOG1P(TH_EXP((compute_t)-fabs(a - b))))
+TH_SIMD_BINARY_LOOP(logaddexp2_loop, (isinf(a) && a == b) ? a
+                    : (a > b ? a : b) + TH_LOG1P(TH_EXP((compute_t)-fabs(a - b) * TH_LN2)) / TH_LN2)
+#undef TH_LN2
+#endif

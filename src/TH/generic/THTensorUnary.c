@@ -68,3 +68,24 @@ TH_UNARY_LOOP(sign_loop, x)
 #endif
 TH_UNARY_PREDICATE_LOOP(logical_not_loop, !(x != 0))
 TH_UNARY_PREDICATE_LOOP(nonzero_loop, x != 0)
+
+/* ---- sinc, i0, i1, frexp (src/ATen/ATUnary.c) ---- */
+#if defined(TH_REAL_IS_FLOATING)
+#define TH_SIN_(x) _Generic((x), float: sinf, default: sin)(x)
+/* sin(pi x) / (pi x), 1 at 0 */
+TH_UNARY_LOOP(sinc_loop, x == 0 ? (compute_t)1 : TH_SIN_((compute_t)M_PI * x) / ((compute_t)M_PI * x))
+#undef TH_SIN_
+TH_UNARY_LOOP(i0_loop, TH_I0(x))
+TH_UNARY_LOOP(i1_loop, TH_I1(x))
+/* mantissa in [0.5, 1) with the input's sign, and the int32 exponent; contiguous */
+void THTensor_(frexp_contig)(const void *in, void *mant, int32_t *expo, int64_t n) {
+  const scalar_t *x = (const scalar_t *)in;
+  scalar_t *m = (scalar_t *)mant;
+  for (int64_t i = 0; i < n; i++) {
+    int e = 0;
+    compute_t v = TOC(x[i]);
+    m[i] = FROMC(_Generic(v, float: frexpf, default: frexp)(v, &e));
+    expo[i] = e;
+  }
+}
+#endif

@@ -1,0 +1,202 @@
+"""Binary pointwise C ops (src/ATen/declarations/binary.yaml) vs torch: gcd, lcm,
+heaviside, nextafter, ldexp, logaddexp, logaddexp2 over dtypes, broadcasting,
+non-contiguous inputs, variants (method, in-place, out=), errors and gradients."""
+import numpy as np
+import pytest
+
+import cthtorch as ct
+import oracle
+
+torch = oracle.require_torch()
+
+RS = np.random.RandomState(0)
+INTS = ["uint8", "int8", "int16", "int32", "int64"]
+FLOATS = ["float32", "float64", "float16", "bfloat16"]
+# relative tolerance per dtype: a few ulps
+TOL = {"float64": 1e-14, "float32": 4e-7, "float16": 2e-3, "bfloat16": 1.6e-2}
+
+
+def both(x, dtype):
+    """the same values as a cthtorch and a torch tensor of dtype"""
+    return ct.tensor(x).to(getattr(ct, dtype)), torch.tensor(x).to(getattr(torch, dtype))
+
+
+def vals(t):
+    return np.asarray(t.double().tolist() if t.is_floating_point() else t.tolist())
+
+
+def same(a, b, tol=0.0, atol=None):
+    assert str(a.dtype) == str(b.dtype), (a.dtype, b.dtype)
+    assert tuple(a.shape) == tuple(b.shape)
+    if tol == 0.0:
+        np.testing.assert_array_equal(vals(a), vals(b))
+    else:
+        np.testing.assert_allclose(vals(a), vals(b), rtol=tol, atol=tol * 1e-3 if atol is None else atol, equal_nan=True)
+
+
+def ints(dtype, shape):
+    lo = 0 if dtype == "uint8" else -100
+    return RS.randint(lo, 100, size=shape)
+
+
+@pytest.mark.parametrize("dtype", INTS)
+@pytest.mark.parametrize("name", ["gcd", "lcm"])
+def test_gcd_lcm_int_dtypes(name, dtype):
+    a, b = ints(dtype, (4, 50)), ints(dtype, (4, 50))
+    a[0, :5] = 0
+    b[0, 3:8] = 0
+    (ca, ta), (cb, tb) = both(a, dtype), both(b, dtype)
+    same(getattr(ct, name)(ca, cb), getattr(torch, name)(ta, tb))
+    same(getattr(ca, name)(cb[:1]), getattr(ta, name)(tb[:1]))            # broadcast
+    same(getattr(ct, name)(ca.t(), cb.t()), getattr(torch, name)(ta.t(), tb.t()))   # strided
+
+
+def test_gcd_lcm_edges_and_promotion():
+    a = ct.tensor([-128, 100, -4, 0], dtype=ct.int8)
+    b = ct.tensor([0, 3, 6, 0], dtype=ct.int8)
+    ta, tb = torch.tensor(a.tolist(), dtype=torch.int8), torch.tensor(b.tolist(), dtype=torch.int8)
+    same(ct.gcd(a, b), torch.gcd(ta, tb))
+    same(ct.lcm(a, b), torch.lcm(ta, tb))    # 300 wraps in int8 as torch's
+    same(ct.gcd(a, b.to(ct.int16)), torch.gcd(ta, tb.to(torch.int16)))
+    big = [-2 ** 63, 2 ** 62, 12]
+    same(ct.gcd(ct.tensor(big), ct.tensor([0, 2 ** 40, 18])), torch.gcd(torch.tensor(big), torch.tensor([0, 2 ** 40, 18])))
+
+
+@pytest.mark.parametrize("name", ["gcd", "lcm"])
+def test_gcd_lcm_variants(name):
+    a, b = ints("int64", (3, 4)), ints("int64", (3, 4))
+    ca, cb = ct.tensor(a), ct.tensor(b)
+    ta, tb = torch.tensor(a), torch.tensor(b)
+    o = ct.empty(0, dtype=ct.int64)
+    r = getattr(ct, name)(ca, cb, out=o)
+    assert r is o
+    same(o, getattr(torch, name)(ta, tb))
+    x = ca.clone()
+    assert getattr(x, name + "_")(cb) is x
+    same(x, getattr(torch, name)(ta, tb))
+    x = ca.clone()
+    getattr(ct, name + "_")(x, cb)
+    same(x, getattr(torch, name)(ta, tb))
+
+
+@pytest.mark.parametrize("dtype", ["float32", "bool"])
+@pytest.mark.parametrize("name", ["gcd", "lcm"])
+def test_gcd_lcm_reject_non_integers(name, dtype):
+    oracle.raises_like(lambda: getattr(ct, name)(ct.ones(2, dtype=getattr(ct, dtype)), ct.ones(2, dtype=getattr(ct, dtype))),
+                       lambda: getattr(torch, name)(torch.ones(2, dtype=getattr(torch, dtype)),
+                                                    torch.ones(2, dtype=getattr(torch, dtype))))
+
+
+@pytest.mark.parametrize("dtype", ["bool"] + INTS + FLOATS)
+def test_heaviside_dtypes(dtype):
+    x = RS.randint(-2, 3, size=(3, 7)).astype(np.float64)
+    v = RS.randint(0, 5, size=(7,)).astype(np.float64)
+    (cx, tx), (cv, tv) = both(x, dtype), both(v, dtype)
+    same(ct.heaviside(cx, cv), torch.heaviside(tx, tv))
+    same(cx.heaviside(cv[:1]), tx.heaviside(tv[:1]))
+    y = cx.clone()
+    y.heaviside_(cv)
+    same(y, torch.heaviside(tx, tv))
+
+
+def test_heaviside_nan_errors_and_no_derivative():
+    x = [float("nan"), 0.0, -0.0, 2.0, -float("inf")]
+    same(ct.heaviside(ct.tensor(x), ct.tensor(0.5)), torch.heaviside(torch.tensor(x), torch.tensor(0.5)))
+    oracle.raises_like(lambda: ct.heaviside(ct.ones(2), ct.ones(2, dtype=ct.float64)),
+                       lambda: torch.heaviside(torch.ones(2), torch.ones(2, dtype=torch.float64)))
+    oracle.raises_like(lambda: ct.heaviside(ct.ones(2, dtype=ct.int64), ct.tensor(1.0)),
+                       lambda: torch.heaviside(torch.ones(2, dtype=torch.int64), torch.tensor(1.0)))
+    for L in (ct, torch):
+        x = L.randn(3, requires_grad=True)
+        r = L.heaviside(x, L.tensor(0.5))
+        assert r.requires_grad
+        with pytest.raises(RuntimeError, match="derivative for aten::heaviside is not implemented"):
+            r.sum().backward()
+
+
+@pytest.mark.parametrize("dtype", FLOATS)
+def test_nextafter_bits(dtype):
+    x = np.concatenate([RS.randn(40) * 10, [0.0, -0.0, 1.0, -1.0, np.inf, -np.inf, np.nan, 1e-40, 65504.0]])
+    y = np.concatenate([RS.randn(40) * 10, [1.0, 1.0, 1.0, 2.0, 0.0, 0.0, 1.0, 0.0, np.inf]])
+    y[:5] = x[:5]  # equal values return themselves
+    (cx, tx), (cy, ty) = both(x, dtype), both(y, dtype)
+    same(ct.nextafter(cx, cy), torch.nextafter(tx, ty))
+    same(cx.nextafter(cy[-1:]), tx.nextafter(ty[-1:]))
+    z = cx.clone()
+    z.nextafter_(cy)
+    same(z, torch.nextafter(tx, ty))
+
+
+def test_nextafter_promotion_errors_grad():
+    same(ct.nextafter(ct.ones(2), ct.zeros(2, dtype=ct.float64)), torch.nextafter(torch.ones(2), torch.zeros(2, dtype=torch.float64)))
+    oracle.raises_like(lambda: ct.nextafter(ct.tensor([1]), ct.tensor([2])),
+                       lambda: torch.nextafter(torch.tensor([1]), torch.tensor([2])))
+    res = []
+    for L in (ct, torch):
+        x = L.tensor([1.0, -2.0, 3.0], dtype=L.float64, requires_grad=True)
+        o = L.tensor([0.0, 0.0, 5.0], dtype=L.float64, requires_grad=True)
+        L.nextafter(x, o).sum().backward()
+        res.append((x.grad.tolist(), o.grad.tolist()))
+    assert res[0] == res[1]
+
+
+LDEXP_CASES = [("float32", "int64"), ("int32", "int32"), ("float16", "int64"), ("float16", "float32"),
+               ("float64", "int32"), ("bfloat16", "int8"), ("float32", "float32"), ("int64", "float64")]
+
+
+@pytest.mark.parametrize("dt", LDEXP_CASES)
+def test_ldexp_dtypes(dt):
+    x = RS.randint(-50, 50, size=(3, 8)).astype(np.float64) / (8 if dt[0].startswith(("float", "bf")) else 1)
+    e = RS.randint(-10, 10, size=(8,)).astype(np.float64)
+    if not dt[1].startswith("int"):
+        e = e + 0.3
+    (cx, tx), (ce, te) = both(x, dt[0]), both(e, dt[1])
+    r = ct.ldexp(cx, ce)
+    same(r, torch.ldexp(tx, te), TOL[str(r.dtype).split(".")[1]])
+    same(cx.ldexp(ce[:1]), tx.ldexp(te[:1]), TOL[str(r.dtype).split(".")[1]])
+
+
+def test_ldexp_variants_errors_grad():
+    x, e = ct.tensor([1.5, -2.0, 3.0]), ct.tensor([2, -1, 0])
+    y = x.clone()
+    assert y.ldexp_(e) is y
+    same(y, torch.ldexp(torch.tensor([1.5, -2.0, 3.0]), torch.tensor([2, -1, 0])))
+    o = ct.empty(3)
+    assert ct.ldexp(x, e, out=o) is o
+    same(o, y)
+    oracle.raises_like(lambda: ct.ones(2, dtype=ct.int64).ldexp_(ct.ones(2, dtype=ct.int64)),
+                       lambda: torch.ones(2, dtype=torch.int64).ldexp_(torch.ones(2, dtype=torch.int64)))
+    a = ct.randn(3, 4, dtype=ct.float64, requires_grad=True)
+    b = ct.randn(4, dtype=ct.float64, requires_grad=True)
+    assert ct.autograd.gradcheck(ct.ldexp, (a, b))
+    assert ct.autograd.gradgradcheck(ct.ldexp, (a, b))
+
+
+@pytest.mark.parametrize("dtype", FLOATS)
+@pytest.mark.parametrize("name", ["logaddexp", "logaddexp2"])
+def test_logaddexp_dtypes(name, dtype):
+    x = np.concatenate([RS.randn(60) * 5, [np.inf, -np.inf, np.inf, np.nan, 1000.0, -1000.0, 0.0]])
+    y = np.concatenate([RS.randn(60) * 5, [np.inf, -np.inf, -np.inf, 1.0, 999.0, 3.0, 0.0]])
+    (cx, tx), (cy, ty) = both(x, dtype), both(y, dtype)
+    # a result near 0 is max(a, b) plus a log term of about -max: an ulp of the inputs, absolutely
+    at = 10 * TOL[dtype]
+    same(getattr(ct, name)(cx, cy), getattr(torch, name)(tx, ty), TOL[dtype], at)
+    same(getattr(cx, name)(cy[:1]), getattr(tx, name)(ty[:1]), TOL[dtype], at)
+    cx2, tx2 = both(RS.randn(5, 6), dtype)
+    same(getattr(ct, name)(cx2.t(), cx2[:, 0]), getattr(torch, name)(tx2.t(), tx2[:, 0]), TOL[dtype], at)
+
+
+@pytest.mark.parametrize("name", ["logaddexp", "logaddexp2"])
+def test_logaddexp_promotion_errors_grad(name):
+    same(getattr(ct, name)(ct.tensor([1.0]), ct.tensor([2])), getattr(torch, name)(torch.tensor([1.0]), torch.tensor([2])), 1e-6)
+    for dt in ("int64", "bool"):
+        oracle.raises_like(lambda: getattr(ct, name)(ct.ones(2, dtype=getattr(ct, dt)), ct.ones(2, dtype=getattr(ct, dt))),
+                           lambda: getattr(torch, name)(torch.ones(2, dtype=getattr(torch, dt)),
+                                                        torch.ones(2, dtype=getattr(torch, dt))))
+    o = ct.empty(2)
+    assert getattr(ct, name)(ct.zeros(2), ct.ones(2), out=o) is o
+    same(o, getattr(torch, name)(torch.zeros(2), torch.ones(2)), 1e-6)
+    a = ct.randn(3, 4, dtype=ct.float64, requires_grad=True)
+    b = ct.randn(4, dtype=ct.float64, requires_grad=True)
+    assert ct.autograd.gradcheck(getattr(ct, name), (a, b))
+    assert ct.autograd.gradgradcheck(getattr(ct, name), (a, b))
