@@ -89,7 +89,7 @@ def _with_out(name, fn):
     return op
 
 
-_OUT_FUNCS = ("median", "nanmedian", "kthvalue", "mode", "cummax", "cummin", "logcumsumexp", "nansum", "nanmean",
+_OUT_FUNCS = ("median", "nanmedian", "kthvalue", "mode", "nansum", "nanmean",
               "msort", "diff", "logaddexp", "logaddexp2", "heaviside", "gcd", "lcm", "sinc", "i0", "polygamma",
               "mvlgamma", "frexp", "ldexp", "nextafter", "isin", "isneginf", "isposinf", "narrow_copy", "angle",
               "igamma", "igammac", "aminmax", "count_nonzero", "var_mean", "std_mean")
@@ -306,7 +306,7 @@ _ALIASES = {"arccosh": "acosh", "arcsinh": "asinh", "arctanh": "atanh", "multipl
 
 _FUNCS = {}
 for _mod, _names in (
-        (_red, ("median", "nanmedian", "kthvalue", "mode", "cummax", "cummin", "logcumsumexp", "count_nonzero",
+        (_red, ("median", "nanmedian", "kthvalue", "mode", "count_nonzero",
                 "nansum", "nanmean", "std_mean", "var_mean", "aminmax", "msort")),
         (_st, ("quantile", "nanquantile", "diff", "gradient", "cov", "corrcoef", "trapezoid", "trapz",
                "cumulative_trapezoid", "vander", "combinations", "histogram", "unique_consecutive")),
@@ -324,7 +324,7 @@ for _n in ("hann_window", "hamming_window", "blackman_window", "bartlett_window"
     _FUNCS[_n] = globals()[_n]
 
 # Tensor methods that are the function with self first
-_METHODS = ("median", "nanmedian", "kthvalue", "mode", "cummax", "cummin", "logcumsumexp", "count_nonzero", "nansum",
+_METHODS = ("median", "nanmedian", "kthvalue", "mode", "count_nonzero", "nansum",
             "nanmean", "aminmax", "msort", "quantile", "nanquantile", "diff", "histogram", "unique_consecutive",
             "cov", "corrcoef", "logaddexp", "logaddexp2", "heaviside", "gcd", "lcm", "sinc", "i0", "mvlgamma",
             "frexp", "ldexp", "nextafter", "isneginf", "isposinf", "isreal", "select_scatter", "slice_scatter",
@@ -339,10 +339,16 @@ _INPLACE = ("addmv", "addbmm", "igamma", "igammac", "heaviside", "gcd", "lcm", "
             "index_reduce", "put")
 
 
+# generated bindings returning (values, indices) that take no out= themselves
+_OUT_BINDINGS = ("cummax", "cummin")
+
+
 def install(ns):
     for name, fn in _FUNCS.items():
         if name not in ns:
             ns[name] = _with_out(name, fn) if name in _OUT_FUNCS else fn
+    for name in _OUT_BINDINGS:
+        ns[name] = _with_out(name, ns[name])
     T = cthtorch.Tensor
     for name in _METHODS:
         if not hasattr(T, name):
