@@ -89,7 +89,7 @@ def _with_out(name, fn):
     return op
 
 
-_OUT_FUNCS = ("median", "nanmedian", "kthvalue", "mode", "nansum", "nanmean",
+_OUT_FUNCS = ("median", "nanmedian", "kthvalue", "mode", "nansum", "nanmean", "histogram",
               "msort", "diff", "logaddexp", "logaddexp2", "heaviside", "gcd", "lcm", "sinc", "i0", "polygamma",
               "mvlgamma", "frexp", "ldexp", "nextafter", "isin", "isneginf", "isposinf", "narrow_copy", "angle",
               "igamma", "igammac", "aminmax", "count_nonzero", "var_mean", "std_mean")

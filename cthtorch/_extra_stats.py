@@ -267,16 +267,19 @@ def combinations(input, r=2, with_replacement=False):
 
 
 def histogram(input, bins=100, *, range=None, weight=None, density=False, out=None):
-    if not _is_float(input):
-        raise NotImplementedError('"histogramdd" not implemented for \'%s\'' % _dtype_name(input.dtype))
-    a = _np(input).reshape(-1)
-    w = None if weight is None else _np(weight).reshape(-1)
-    b = _np(bins) if isinstance(bins, cthtorch.Tensor) else bins
-    if range is None and not isinstance(b, np.ndarray) and a.size:
-        lo, hi = float(a.min()), float(a.max())
-        range = (lo, hi)
-    hist, edges = np.histogram(a, bins=b, range=range, weights=w, density=density)
-    return _rt.histogram(_from_np(hist.astype(a.dtype), input.dtype), _from_np(edges.astype(a.dtype), input.dtype))
+    """Reads range=(min, max) (a float list the op declarations cannot type
+    yet) and counts in C (cthtorch._histogram, src/ATen/ATBucketize.c)."""
+    if isinstance(bins, cthtorch.Tensor):
+        r = cthtorch._histogram(input, 0, bins, None, None, weight, density)
+    else:
+        lo = hi = None
+        if range is not None:
+            if len(range) != 2:
+                raise RuntimeError("torch.histogramdd: for a 1-dimensional histogram range should have 2 elements, "
+                                   "but got %d" % len(range))
+            lo, hi = float(range[0]), float(range[1])
+        r = cthtorch._histogram(input, bins, None, lo, hi, weight, density)
+    return _rt.histogram(*r)
 
 
 def unique_consecutive(input, return_inverse=False, return_counts=False, dim=None):

@@ -14,18 +14,7 @@ DTYPES = ["bool", "uint8", "int8", "int16", "int32", "int64", "float16", "bfloat
 def pair(a, dtype):
     t = torch.tensor(a).to(getattr(torch, dtype))
     return ct.tensor(t.float().numpy() if dtype == "bfloat16" else t.numpy()).to(getattr(ct, dtype)), t
-
-
-def same(a, b, tol=1e-6):
-    if isinstance(b, tuple):
-        assert type(a).__name__ == type(b).__name__
-        for x, y in zip(a, b):
-            same(x, y, tol)
-        return
-    assert str(a.dtype) == str(b.dtype), (a.dtype, b.dtype)
-    assert tuple(a.shape) == tuple(b.shape), (a.shape, b.shape)
-    np.testing.assert_allclose(np.asarray(a.tolist(), dtype=float), np.asarray(b.tolist(), dtype=float), rtol=tol,
-                               atol=tol, equal_nan=True)
+same = oracle.same
 
 
 @pytest.mark.parametrize("dtype", DTYPES)

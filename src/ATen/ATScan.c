@@ -3,6 +3,8 @@
  * inner columns, which are split between threads here. */
 #include "ATScan.h"
 
+#include "ATConv.h"   /* at_contiguous_as */
+
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -31,22 +33,6 @@ static void scan_run(THScanFn fn, const THScanArgs *a, int64_t outer) {
 }
 
 /* A contiguous tensor holding self in dtype dt (self itself when it already is). */
-static THTensor *contiguous_as(const THTensor *self, THDtype dt) {
-  if (self->dtype == dt) return at_contiguous(self);
-  THTensor *c = at_to_dtype(self, dt, false), *r = c ? at_contiguous(c) : NULL;
-  THTensor_free(c);
-  return r;
-}
-
-/* out= : resize to res's shape and copy (res is consumed). */
-static THTensor *into_out(THTensor *res, THTensor *out) {
-  if (!res || !out) return res;
-  int rc = (out->ndim != res->ndim || memcmp(out->sizes, res->sizes, sizeof(int64_t) * res->ndim))
-               ? THTensor_resize(out, res->ndim, res->sizes) : 0;
-  if (rc == 0) rc = at_copy_(out, res);
-  THTensor_free(res);
-  return rc < 0 ? NULL : THTensor_retain(out);
-}
 
 static const char *scan_name(THScanOp op) {
   switch (op) {
@@ -60,7 +46,7 @@ static const char *scan_name(THScanOp op) {
 
 /* The scan of self (cast to dt) along d into a new contiguous tensor. */
 static THTensor *scan_into_new(const THTensor *self, int64_t d, THDtype dt, THScanOp op, THTensor *indices) {
-  THTensor *x = contiguous_as(self, dt);
+  THTensor *x = at_contiguous_as(self, dt);
   if (!x) return NULL;
   THTensor *res = THTensor_new(dt, self->ndim, self->sizes);
   if (res && THTensor_numel(res) > 0) {
@@ -83,7 +69,7 @@ THTensor *at_cumulative(const THTensor *self, int64_t dim, THDtype dtype, THScan
     THError_set(TH_ERR_NOTIMPL, "\"%s_out_cpu\" not implemented for '%s'", scan_name(op), THDtype_info[dt].legacy);
     return NULL;
   }
-  return into_out(scan_into_new(self, d, dt, op, NULL), out);
+  return at_into_out(scan_into_new(self, d, dt, op, NULL), out);
 }
 
 int at_cumextreme(THTensor **outs, const THTensor *self, int64_t dim, bool is_max) {
@@ -135,7 +121,7 @@ static THTensor *cumprod_kernel(int mode, const THTensor *a, const THTensor *gra
   for (int i = 0; i < 3; i++) {   /* contiguous double copies with dim last */
     if (!src[i]) continue;
     THTensor *t = at_transpose(src[i], d, last);
-    w[i] = t ? contiguous_as(t, TH_Double) : NULL;
+    w[i] = t ? at_contiguous_as(t, TH_Double) : NULL;
     THTensor_free(t);
     if (!w[i]) goto done;
   }

@@ -79,34 +79,59 @@ static void THTensor_(scan_acc)(const THScanArgs *a, int64_t o0, int64_t o1, int
   }
 }
 
-/* the same along one line (inner == 1): a scalar accumulator */
+/* The same along lines (inner == 1). One line is a chain of dependent
+ * steps, so TH_SCAN_ROWS lines advance together (independent chains the CPU
+ * overlaps); the rows left over go one at a time. */
+#ifndef TH_SCAN_ROWS
+#define TH_SCAN_ROWS 8
+#endif
+#ifdef TH_SCAN_IS_FLOAT
+#define TH_SCAN_LSE_STEP(acc, v) acc = THTensor_(log_add_exp)(v, acc)
+#else
+#define TH_SCAN_LSE_STEP(acc, v) ((void)(v))
+#endif
+#define TH_SCAN_LINES(R, STEP)                                                     \
+  for (int64_t kk = 0; kk < D; kk++) {                                            \
+    int64_t k = rev ? D - 1 - kk : kk;                                            \
+    for (int r = 0; r < (R); r++) {                                               \
+      ACC_T v_ = (ACC_T)TOC(x[(o + r) * D + k]);                                  \
+      STEP(acc[r], v_);                                                           \
+      out[(o + r) * D + k] = FROMC(acc[r]);                                       \
+    }                                                                             \
+  }
+#define TH_SCAN_ADD(acc, v) acc += v
+#define TH_SCAN_MUL(acc, v) acc *= v
 static void THTensor_(scan_line)(const THScanArgs *a, int64_t o0, int64_t o1) {
   const scalar_t *x = (const scalar_t *)a->x;
   scalar_t *out = (scalar_t *)a->out;
   int64_t D = a->D;
-  for (int64_t o = o0; o < o1; o++) {
-    const scalar_t *xl = x + o * D;
-    scalar_t *ol = out + o * D;
-    switch (a->op) {
-      case TH_SCAN_SUM: { ACC_T s = 0; for (int64_t k = 0; k < D; k++) { s += (ACC_T)TOC(xl[k]); ol[k] = FROMC(s); } break; }
-      case TH_SCAN_SUM_REVERSE: { ACC_T s = 0; for (int64_t k = D - 1; k >= 0; k--) { s += (ACC_T)TOC(xl[k]); ol[k] = FROMC(s); } break; }
-      case TH_SCAN_PROD: { ACC_T s = 1; for (int64_t k = 0; k < D; k++) { s *= (ACC_T)TOC(xl[k]); ol[k] = FROMC(s); } break; }
+  THScanOp op = a->op;
+  bool rev = op == TH_SCAN_SUM_REVERSE || op == TH_SCAN_LOGSUMEXP_REVERSE;
+  bool lse = op == TH_SCAN_LOGSUMEXP || op == TH_SCAN_LOGSUMEXP_REVERSE;
+  ACC_T init = op == TH_SCAN_PROD ? (ACC_T)1 : (ACC_T)0;
 #ifdef TH_SCAN_IS_FLOAT
-      case TH_SCAN_LOGSUMEXP: {
-        ACC_T s = -(ACC_T)INFINITY;
-        for (int64_t k = 0; k < D; k++) { s = THTensor_(log_add_exp)((ACC_T)TOC(xl[k]), s); ol[k] = FROMC(s); }
-        break;
-      }
-      case TH_SCAN_LOGSUMEXP_REVERSE: {
-        ACC_T s = -(ACC_T)INFINITY;
-        for (int64_t k = D - 1; k >= 0; k--) { s = THTensor_(log_add_exp)((ACC_T)TOC(xl[k]), s); ol[k] = FROMC(s); }
-        break;
-      }
+  if (lse) init = -(ACC_T)INFINITY;
 #endif
-      default: break;
+  for (int64_t o = o0; o < o1;) {
+    int R = o1 - o >= TH_SCAN_ROWS ? TH_SCAN_ROWS : 1;
+    ACC_T acc[TH_SCAN_ROWS];
+    for (int r = 0; r < TH_SCAN_ROWS; r++) acc[r] = init;
+    if (R == TH_SCAN_ROWS) {
+      if (op == TH_SCAN_PROD) { TH_SCAN_LINES(TH_SCAN_ROWS, TH_SCAN_MUL) }
+      else if (lse) { TH_SCAN_LINES(TH_SCAN_ROWS, TH_SCAN_LSE_STEP) }
+      else { TH_SCAN_LINES(TH_SCAN_ROWS, TH_SCAN_ADD) }
+    } else {
+      if (op == TH_SCAN_PROD) { TH_SCAN_LINES(1, TH_SCAN_MUL) }
+      else if (lse) { TH_SCAN_LINES(1, TH_SCAN_LSE_STEP) }
+      else { TH_SCAN_LINES(1, TH_SCAN_ADD) }
     }
+    o += R;
   }
 }
+#undef TH_SCAN_LINES
+#undef TH_SCAN_ADD
+#undef TH_SCAN_MUL
+#undef TH_SCAN_LSE_STEP
 
 /* running max/min: a new element takes over when it is NaN, or when the
  * current one is not NaN and the new one is >= (max) / <= (min) it, so ties
