@@ -88,7 +88,7 @@ def _with_out(name, fn):
     return op
 
 
-_OUT_FUNCS = ("median", "nanmedian", "kthvalue", "mode", "cummax", "cummin", "logcumsumexp", "nansum", "nanmean",
+_OUT_FUNCS = ("median", "nanmedian", "kthvalue", "mode", "nansum", "nanmean", "histogram",
               "msort", "diff", "polygamma", "mvlgamma", "isin", "isneginf", "isposinf", "narrow_copy", "angle",
               "igamma", "igammac", "aminmax", "count_nonzero", "var_mean", "std_mean")
 
@@ -241,7 +241,7 @@ _ALIASES = {"arccosh": "acosh", "arcsinh": "asinh", "arctanh": "atanh", "multipl
 
 _FUNCS = {}
 for _mod, _names in (
-        (_red, ("median", "nanmedian", "kthvalue", "mode", "cummax", "cummin", "logcumsumexp", "count_nonzero",
+        (_red, ("median", "nanmedian", "kthvalue", "mode", "count_nonzero",
                 "nansum", "nanmean", "std_mean", "var_mean", "aminmax", "msort")),
         (_st, ("quantile", "nanquantile", "diff", "gradient", "cov", "corrcoef", "trapezoid", "trapz",
                "cumulative_trapezoid", "vander", "combinations", "histogram", "unique_consecutive")),
@@ -258,7 +258,7 @@ for _n in ("is_same_size", "is_signed", "is_complex", "is_conj", "is_neg", "is_i
     _FUNCS[_n] = globals()[_n]
 
 # Tensor methods that are the function with self first
-_METHODS = ("median", "nanmedian", "kthvalue", "mode", "cummax", "cummin", "logcumsumexp", "count_nonzero", "nansum",
+_METHODS = ("median", "nanmedian", "kthvalue", "mode", "count_nonzero", "nansum",
             "nanmean", "aminmax", "msort", "quantile", "nanquantile", "diff", "histogram", "unique_consecutive",
             "cov", "corrcoef", "mvlgamma", "isneginf", "isposinf", "isreal", "select_scatter", "slice_scatter",
             "diagonal_scatter", "as_strided_scatter", "split_with_sizes", "unsafe_split", "unsafe_chunk",
@@ -281,12 +281,20 @@ def _present(namespace, name):
     return name in cthtorch._C._VariableFunctions.__dict__
 
 
+# generated bindings returning (values, indices) that take no out= themselves
+# (the generator has no out= for tuple results)
+_OUT_BINDINGS = ("cummax", "cummin")
+
+
 def register():
     """Registers this module's ops (cthtorch/_ops). Names that the generated
     bindings or the Tensor class already provide are skipped here on purpose
     (_present), and the walk test (tests/test_op_registry.py) checks that no
     name is claimed twice."""
     from cthtorch import _ops
+    origin = __name__
+    for name in _OUT_BINDINGS:   # the C binding, with out= written by _with_out
+        _ops.extend("torch", name, _with_out(name, _ops.binding("torch", name)), origin)
     T = cthtorch.Tensor
     origin = __name__
     for name, fn in _FUNCS.items():

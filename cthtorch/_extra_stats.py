@@ -266,38 +266,19 @@ def combinations(input, r=2, with_replacement=False):
 
 
 def histogram(input, bins=100, *, range=None, weight=None, density=False, out=None):
-    if not _is_float(input):
-        raise NotImplementedError('"histogramdd" not implemented for \'%s\'' % _dtype_name(input.dtype))
-    x = input.detach().reshape(-1)
+    """Reads range=(min, max) (a float list the op declarations cannot type
+    yet) and counts in C (cthtorch._histogram, src/ATen/ATBucketize.c)."""
     if isinstance(bins, cthtorch.Tensor):
-        edges = bins.detach().to(input.dtype)
+        r = cthtorch._histogram(input, 0, bins, None, None, weight, density)
     else:
+        lo = hi = None
         if range is not None:
+            if len(range) != 2:
+                raise RuntimeError("torch.histogramdd: for a 1-dimensional histogram range should have 2 elements, "
+                                   "but got %d" % len(range))
             lo, hi = float(range[0]), float(range[1])
-        elif x.numel():
-            lo, hi = float(x.min()), float(x.max())
-        else:
-            lo, hi = 0.0, 1.0
-        if lo == hi:
-            lo, hi = lo - 0.5, hi + 0.5
-        edges = cthtorch.linspace(lo, hi, bins + 1, dtype=input.dtype)
-    nb = edges.numel() - 1
-    # bin i holds edges[i] <= x < edges[i + 1], the last one closed; values outside are dropped
-    inside = (x >= edges[0]) & (x <= edges[-1])
-    xi = x[inside]
-    if isinstance(bins, cthtorch.Tensor):   # any edges: count the inner edges each value reaches, in chunks
-        step = max(1, (1 << 22) // max(nb, 1))
-        parts = [(xi[i:i + step].unsqueeze(1) >= edges[1:-1]).sum(1) for i in builtins.range(0, xi.numel(), step)]
-        pos = cthtorch.cat(parts) if parts else cthtorch.zeros(0, dtype=cthtorch.int64)
-    else:   # even bins: the bin by arithmetic, then moved by one where the rounded edges disagree
-        pos = ((xi.double() - lo) * (nb / (hi - lo))).floor().long().clamp(0, nb - 1)
-        pos = pos - (xi < edges[pos]).long()
-        pos = pos + ((xi >= edges[pos + 1]) & (pos < nb - 1)).long()
-    w = cthtorch.ones_like(xi) if weight is None else weight.detach().reshape(-1)[inside].to(input.dtype)
-    hist = cthtorch.zeros(nb, dtype=input.dtype).index_add_(0, pos, w)
-    if density:
-        hist = hist / (hist.sum() * (edges[1:] - edges[:-1]))
-    return _rt.histogram(hist, edges)
+        r = cthtorch._histogram(input, bins, None, lo, hi, weight, density)
+    return _rt.histogram(*r)
 
 
 def unique_consecutive(input, return_inverse=False, return_counts=False, dim=None):

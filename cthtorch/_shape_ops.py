@@ -481,25 +481,6 @@ def broadcast_tensors(*tensors):
     return tuple(t.expand(shape) for t in tensors)
 
 
-def searchsorted(sorted_sequence, input, *, out_int32=False, right=False, side=None, sorter=None):
-    side = side or ("right" if right else "left")
-    s, v = _np(sorted_sequence), _np(input) if isinstance(input, cthtorch.Tensor) else np.asarray(input)
-    if s.ndim == 1:
-        r = np.searchsorted(s, v, side=side)
-    else:
-        r = np.stack([np.searchsorted(s[i], v[i], side=side) for i in range(s.shape[0])])
-    return cthtorch.from_numpy(np.ascontiguousarray(r.astype(np.int32 if out_int32 else np.int64)))
-
-
-def bucketize(input, boundaries, *, out_int32=False, right=False):
-    return searchsorted(boundaries, input, out_int32=out_int32, right=right)
-
-
-def bincount(input, weights=None, minlength=0):
-    if input.dim() != 1 or input.is_floating_point():
-        raise RuntimeError("bincount only supports 1-d non-negative integral inputs.")
-    r = np.bincount(_np(input), None if weights is None else _np(weights), minlength)
-    return cthtorch.from_numpy(r.astype(np.int64 if weights is None else _np(weights).dtype))
 
 
 def unique(input, sorted=True, return_inverse=False, return_counts=False, dim=None):
@@ -517,23 +498,15 @@ def unique(input, sorted=True, return_inverse=False, return_counts=False, dim=No
     return out[0] if len(out) == 1 else tuple(out)
 
 
-def histc(input, bins=100, min=0, max=0):
-    a = _np(input).astype(np.float64)
-    lo, hi = (a.min(), a.max()) if min == max and a.size else (min, max)
-    h, _ = np.histogram(a, bins=bins, range=(lo, hi))
-    return _back(h.astype(np.float64), input.dtype)
-
-
 FUNCTIONS = ["hstack", "vstack", "row_stack", "dstack", "column_stack",
              "split", "chunk", "tensor_split", "unbind", "gather", "take_along_dim", "scatter",
              "scatter_add", "scatter_reduce", "masked_fill", "nonzero",
-             "where", "rot90", "tile", "broadcast_to", "broadcast_shapes", "broadcast_tensors",
-             "searchsorted", "bucketize", "bincount", "unique", "histc"]
+             "where", "rot90", "tile", "broadcast_to", "broadcast_shapes", "broadcast_tensors", "unique"]
 FUNCTIONS = [f for f in FUNCTIONS if f not in ("meshgrid", "broadcast_shapes")]   # in cthtorch/functional.py
 
 METHODS = ["split", "chunk", "tensor_split", "unbind", "gather", "take_along_dim", "scatter",
            "scatter_add", "scatter_reduce", "masked_fill", "nonzero", "rot90",
-           "repeat", "tile", "broadcast_to", "bincount", "histc"]   # unique: Tensor class body
+           "repeat", "tile", "broadcast_to"]   # unique: Tensor class body
 
 
 # composites standing in for a generated binding: they add an overload the

@@ -29,3 +29,18 @@ def raises_like(fn_ct, fn_t, first_line=False):
     assert type(ec.value).__name__ == type(et.value).__name__
     msg = (lambda e: str(e).split("\n")[0]) if first_line else str
     assert msg(ec.value) == msg(et.value)
+
+
+def same(a, b, tol=1e-6):
+    """a (cthtorch) equals b (torch): dtype, shape and values within tol
+    (NaN equal to NaN); tuples element by element, named tuples by name."""
+    import numpy as np
+    if isinstance(b, tuple):
+        assert type(a).__name__ == type(b).__name__, (type(a), type(b))
+        for x, y in zip(a, b):
+            same(x, y, tol)
+        return
+    assert str(a.dtype) == str(b.dtype), (a.dtype, b.dtype)
+    assert tuple(a.shape) == tuple(b.shape), (a.shape, b.shape)
+    np.testing.assert_allclose(np.asarray(a.tolist(), dtype=float), np.asarray(b.tolist(), dtype=float), rtol=tol,
+                               atol=tol, equal_nan=True)

@@ -132,3 +132,12 @@ THTensor *at_scalar_tensor(ATScalar s, THDtype dtype) {
   }
 double at_item_double(const THTensor *t) { AT_READ(double, 0) }
 int64_t at_item_int(const THTensor *t) { AT_READ(int64_t, 0) }
+
+THTensor *at_into_out(THTensor *res, THTensor *out) {
+  if (!res || !out) return res;
+  int rc = (out->ndim != res->ndim || memcmp(out->sizes, res->sizes, sizeof(int64_t) * res->ndim))
+               ? THTensor_resize(out, res->ndim, res->sizes) : 0;
+  if (rc == 0) rc = at_copy_(out, res);
+  THTensor_free(res);
+  return rc < 0 ? NULL : THTensor_retain(out);
+}

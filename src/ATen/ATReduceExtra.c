@@ -328,38 +328,6 @@ THTensor *at_logsumexp(const THTensor *self, const ATIntList *dims, bool keepdim
   return res;
 }
 
-THTensor *at_cumulative(const THTensor *self, int64_t dim, THDtype dtype, ATCumulativeKind kind) {
-  int64_t d;
-  if (at_wrap_dim(dim, self->ndim, &d) < 0) return NULL;
-  THDtype out_dt = dtype != TH_Undefined ? dtype : (THDtype_isFloating(self->dtype) ? self->dtype : TH_Int64);
-  THTensor *w = work_copy(self);
-  if (!w) return NULL;
-  int64_t outer, D, inner;
-  around(w, d, &outer, &D, &inner);
-  bool isint = w->dtype == TH_Int64;
-  for (int64_t o = 0; o < outer; o++)
-    for (int64_t i = 0; i < inner; i++) {
-      if (isint) {
-        int64_t *p = (int64_t *)THTensor_data(w), acc = kind == AT_CUMPROD ? 1 : 0;
-        for (int64_t k = 0; k < D; k++) {
-          int64_t kk = kind == AT_CUMSUM_REVERSE ? D - 1 - k : k, at = (o * D + kk) * inner + i;
-          acc = kind == AT_CUMPROD ? acc * p[at] : acc + p[at];
-          p[at] = acc;
-        }
-      } else {
-        double *p = (double *)THTensor_data(w), acc = kind == AT_CUMPROD ? 1 : 0;
-        for (int64_t k = 0; k < D; k++) {
-          int64_t kk = kind == AT_CUMSUM_REVERSE ? D - 1 - k : k, at = (o * D + kk) * inner + i;
-          acc = kind == AT_CUMPROD ? acc * p[at] : acc + p[at];
-          p[at] = acc;
-        }
-      }
-    }
-  THTensor *res = at_to_dtype(w, out_dt, false);
-  THTensor_free(w);
-  return res;
-}
-
 typedef struct { double v; int64_t i; } Pair;
 static int cmp_asc(const void *a, const void *b) {
   const Pair *x = a, *y = b;
@@ -579,72 +547,6 @@ THTensor *at_prod_backward_ggrad(const THTensor *ggI, const THTensor *grad, cons
 THTensor *at_prod_backward_gself(const THTensor *ggI, const THTensor *grad, const THTensor *self,
                                  const ATIntList *dims, bool keepdim) {
   return prod_kernel(PROD_GSELF, ggI, grad, self, dims, keepdim);
-}
-
-/* cumprod's backward and its two derivatives, per line along dim, with
- * pre[k] = x[0]..x[k-1] and S[k] = g[k] + x[k+1] * S[k+1] (exact with zeros):
- *   BWD:    out[k] = pre[k] * S[k]
- *           (= sum_{j>=k} g[j] * prod_{i<=j, i!=k} x[i])
- *   GGRAD:  out = the adjoint of S for incoming a: B[k] = a[k] pre[k] + x[k] B[k-1]
- *   GSELF:  out[k] = adjoint of x[k] through pre and S (reverse mode). */
-static void cumprod_line(ProdGradMode mode, const double *x, const double *g, const double *a, int64_t K, double *S,
-                         double *pre, double *out) {
-  pre[0] = 1;
-  for (int64_t k = 0; k < K; k++) pre[k + 1] = pre[k] * x[k];
-  double s = 0;
-  for (int64_t k = K - 1; k >= 0; k--) { s = g[k] + (k + 1 < K ? x[k + 1] * s : 0); S[k] = s; }
-  if (mode == PROD_BWD) { for (int64_t k = 0; k < K; k++) out[k] = pre[k] * S[k]; return; }
-  if (mode == PROD_GGRAD) {
-    double bS = 0;
-    for (int64_t k = 0; k < K; k++) { bS = a[k] * pre[k] + x[k] * bS; out[k] = bS; }
-    return;
-  }
-  double bpre = 0;   /* adjoint of pre[k+1], walking down */
-  for (int64_t k = K - 1; k >= 0; k--) { out[k] = bpre * pre[k]; bpre = a[k] * S[k] + bpre * x[k]; }
-  double bS = 0;     /* adjoint of S[k-1], walking up */
-  for (int64_t k = 0; k < K; k++) { if (k) out[k] += bS * S[k]; bS = a[k] * pre[k] + x[k] * bS; }
-}
-
-static THTensor *cumprod_kernel(ProdGradMode mode, const THTensor *a, const THTensor *grad, const THTensor *self,
-                                int64_t dim) {
-  int64_t d;
-  if (self->ndim == 0) return at_to_dtype(mode == PROD_BWD ? grad : mode == PROD_GGRAD ? a : self, self->dtype, true);
-  if (at_wrap_dim(dim, self->ndim, &d) < 0) return NULL;
-  int last = self->ndim - 1;
-  const THTensor *src[3] = { self, grad, a };
-  THTensor *w[3] = { NULL, NULL, NULL }, *out = NULL, *res = NULL;
-  double *buf = NULL;
-  for (int i = 0; i < 3; i++) {   /* contiguous double copies with dim last */
-    if (!src[i]) continue;
-    THTensor *t = at_transpose(src[i], d, last);
-    w[i] = t ? work_copy(t) : NULL;
-    THTensor_free(t);
-    if (!w[i]) goto done;
-  }
-  int64_t K = self->sizes[d], n = THTensor_numel(w[0]), L = K ? n / K : 0;
-  if (!(out = THTensor_new(TH_Double, w[0]->ndim, w[0]->sizes))) goto done;
-  if (!(buf = malloc((size_t)(2 * K + 1) * sizeof(double)))) { THError_set(TH_ERR_MEMORY, "cumprod backward: out of memory"); goto done; }
-  const double *xv = (double *)THTensor_data(w[0]), *gv = (double *)THTensor_data(w[1]), *av = w[2] ? (double *)THTensor_data(w[2]) : NULL;
-  double *ov = (double *)THTensor_data(out);
-  for (int64_t l = 0; l < L; l++)
-    cumprod_line(mode, xv + l * K, gv + l * K, av ? av + l * K : NULL, K, buf, buf + K, ov + l * K);
-  THTensor *back = at_transpose(out, d, last);
-  if (back) { res = at_to_dtype(back, self->dtype, false); THTensor_free(back); }
-done:
-  free(buf);
-  THTensor_free(out);
-  for (int i = 0; i < 3; i++) THTensor_free(w[i]);
-  return res;
-}
-
-THTensor *at_cumprod_backward(const THTensor *grad, const THTensor *self, int64_t dim) {
-  return cumprod_kernel(PROD_BWD, NULL, grad, self, dim);
-}
-THTensor *at_cumprod_backward_ggrad(const THTensor *ggI, const THTensor *grad, const THTensor *self, int64_t dim) {
-  return cumprod_kernel(PROD_GGRAD, ggI, grad, self, dim);
-}
-THTensor *at_cumprod_backward_gself(const THTensor *ggI, const THTensor *grad, const THTensor *self, int64_t dim) {
-  return cumprod_kernel(PROD_GSELF, ggI, grad, self, dim);
 }
 
 /* The adjoint of scatter_grad (double backward through max/min/sort/topk...):

@@ -1,5 +1,5 @@
 /* Reductions beyond sum/mean: max/min (with indices), amax/amin, argmax,
- * all/any, prod, var/std, logsumexp, cumsum/cumprod, sort/topk, and the
+ * all/any, prod, var/std, logsumexp, sort/topk, and the
  * backward helpers that scatter gradients to selected positions. */
 #ifndef AT_REDUCE_EXTRA_H
 #define AT_REDUCE_EXTRA_H
@@ -13,22 +13,17 @@ AT_API THTensor *at_all_any(const THTensor *self, const ATIntList *dims, bool ke
 AT_API THTensor *at_prod(const THTensor *self, const ATIntList *dims, bool keepdim, THDtype dtype);
 AT_API THTensor *at_var(const THTensor *self, const ATIntList *dims, double correction, bool keepdim, bool take_sqrt);
 AT_API THTensor *at_logsumexp(const THTensor *self, const ATIntList *dims, bool keepdim);
-typedef enum { AT_CUMSUM, AT_CUMPROD, AT_CUMSUM_REVERSE } ATCumulativeKind;
-AT_API THTensor *at_cumulative(const THTensor *self, int64_t dim, THDtype dtype, ATCumulativeKind kind);
 AT_API int at_sort(THTensor **outs, const THTensor *self, int64_t dim, bool descending, bool stable);
 AT_API int at_topk(THTensor **outs, const THTensor *self, int64_t k, int64_t dim, bool largest, bool sorted);
 /* zeros of `sizes` with grad written (accumulated) at `indices` along dim */
 AT_API THTensor *at_scatter_grad(const THTensor *grad, int64_t dim, const THTensor *indices, const ATIntList *sizes,
                                  bool keepdim);
 AT_API THTensor *at_gather_grad(const THTensor *self, int64_t dim, const THTensor *indices, bool keepdim);
-AT_API THTensor *at_cumprod_backward(const THTensor *grad, const THTensor *self, int64_t dim);
 AT_API THTensor *at_prod_backward(const THTensor *grad, const THTensor *self, const ATIntList *dims, bool keepdim);
-/* The derivatives of prod_backward / cumprod_backward for an incoming ggI:
+/* The derivatives of prod_backward for an incoming ggI:
  * with respect to grad (grad's shape) and to self (self's shape). */
 AT_API THTensor *at_prod_backward_ggrad(const THTensor *ggI, const THTensor *grad, const THTensor *self,
                                         const ATIntList *dims, bool keepdim);
 AT_API THTensor *at_prod_backward_gself(const THTensor *ggI, const THTensor *grad, const THTensor *self,
                                         const ATIntList *dims, bool keepdim);
-AT_API THTensor *at_cumprod_backward_ggrad(const THTensor *ggI, const THTensor *grad, const THTensor *self, int64_t dim);
-AT_API THTensor *at_cumprod_backward_gself(const THTensor *ggI, const THTensor *grad, const THTensor *self, int64_t dim);
 #endif

@@ -94,6 +94,9 @@ AT_API int at_scalar_check_fits(ATScalar s, THDtype dt, bool cpp_names);
 AT_API THTensor *at_clone(const THTensor *t, bool preserve_layout);
 AT_API THTensor *at_contiguous(const THTensor *t);   /* returns t retained when already contiguous */
 AT_API THTensor *at_to_dtype(const THTensor *t, THDtype dtype, bool copy);
+/* out= for ops that compute into a new tensor: out resized to res's shape and
+ * filled from it; consumes res; returns out retained (res when out is NULL). */
+AT_API THTensor *at_into_out(THTensor *res, THTensor *out);
 
 /* ---- views (ATView.c): no copies, share storage ---- */
 AT_API int at_wrap_dim(int64_t dim, int ndim, int64_t *out);   /* IndexError message */

@@ -1,0 +1,3 @@
+#include "THKernelsScan.h"
+#define TH_GENERIC_FILE "generic/THTensorScan.c"
+#include "THGenerateAllTypes.h"
