@@ -43,11 +43,12 @@ def timeit(f, reps=15):
     return 1e3 * float(np.min(ts))
 
 
-def main():
+def main(make_cases=cases):
+    """the table for make_cases(L), L = cthtorch and torch (other bench_* files pass theirs)"""
     if len(sys.argv) > 1:
         cthtorch.set_num_threads(int(sys.argv[1]))
     torch.set_num_threads(cthtorch.get_num_threads())
-    ct, tt = cases(cthtorch), cases(torch)
+    ct, tt = make_cases(cthtorch), make_cases(torch)
     print("%-42s %10s %10s %9s" % ("case (threads=%d)" % torch.get_num_threads(), "cthtorch", "torch", "ct/torch"))
     for name in ct:
         a, b = timeit(ct[name]), timeit(tt[name])

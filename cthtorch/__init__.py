@@ -68,7 +68,7 @@ from . import _sparse_factory  # noqa: E402
 _sparse_factory.install(globals())
 from .functional import (  # noqa: E402,F401
     broadcast_shapes, meshgrid, atleast_1d, atleast_2d, atleast_3d, cartesian_prod, block_diag, unravel_index,
-    tensordot, chain_matmul,
+    tensordot, chain_matmul, unique, unique_consecutive,
 )
 from ._random import (  # noqa: E402,F401
     manual_seed, seed, initial_seed, get_rng_state, set_rng_state, normal,

@@ -89,10 +89,10 @@ def _with_out(name, fn):
     return op
 
 
-_OUT_FUNCS = ("median", "nanmedian", "kthvalue", "mode", "cummax", "cummin", "logcumsumexp", "nansum", "nanmean",
-              "msort", "diff", "logaddexp", "logaddexp2", "heaviside", "gcd", "lcm", "sinc", "i0", "polygamma",
-              "mvlgamma", "frexp", "ldexp", "nextafter", "isin", "isneginf", "isposinf", "narrow_copy", "angle",
-              "igamma", "igammac", "aminmax", "count_nonzero", "var_mean", "std_mean")
+_OUT_FUNCS = ("cummax", "cummin", "logcumsumexp", "nansum", "nanmean", "diff", "logaddexp", "logaddexp2", "heaviside",
+              "gcd", "lcm", "sinc", "i0", "polygamma", "mvlgamma", "frexp", "ldexp", "nextafter", "isneginf",
+              "isposinf", "narrow_copy", "angle", "igamma", "igammac", "aminmax", "count_nonzero", "var_mean",
+              "std_mean")
 
 
 # ---------------------------------------------------------------- windows
@@ -306,10 +306,10 @@ _ALIASES = {"arccosh": "acosh", "arcsinh": "asinh", "arctanh": "atanh", "multipl
 
 _FUNCS = {}
 for _mod, _names in (
-        (_red, ("median", "nanmedian", "kthvalue", "mode", "cummax", "cummin", "logcumsumexp", "count_nonzero",
-                "nansum", "nanmean", "std_mean", "var_mean", "aminmax", "msort")),
+        (_red, ("cummax", "cummin", "logcumsumexp", "count_nonzero", "nansum", "nanmean", "std_mean", "var_mean",
+                "aminmax")),
         (_st, ("quantile", "nanquantile", "diff", "gradient", "cov", "corrcoef", "trapezoid", "trapz",
-               "cumulative_trapezoid", "vander", "combinations", "histogram", "unique_consecutive")),
+               "cumulative_trapezoid", "vander", "combinations", "histogram")),
         (_pw, _pw.FUNCTIONS),
         (_misc, _misc.FUNCTIONS + tuple(_misc.COPY_OPS)),
         (_shp, ("select_scatter", "slice_scatter", "diagonal_scatter", "as_strided_scatter", "split_with_sizes",
@@ -324,8 +324,8 @@ for _n in ("hann_window", "hamming_window", "blackman_window", "bartlett_window"
     _FUNCS[_n] = globals()[_n]
 
 # Tensor methods that are the function with self first
-_METHODS = ("median", "nanmedian", "kthvalue", "mode", "cummax", "cummin", "logcumsumexp", "count_nonzero", "nansum",
-            "nanmean", "aminmax", "msort", "quantile", "nanquantile", "diff", "histogram", "unique_consecutive",
+_METHODS = ("cummax", "cummin", "logcumsumexp", "count_nonzero", "nansum",
+            "nanmean", "aminmax", "quantile", "nanquantile", "diff", "histogram",
             "cov", "corrcoef", "logaddexp", "logaddexp2", "heaviside", "gcd", "lcm", "sinc", "i0", "mvlgamma",
             "frexp", "ldexp", "nextafter", "isneginf", "isposinf", "isreal", "select_scatter", "slice_scatter",
             "diagonal_scatter", "as_strided_scatter", "split_with_sizes", "unsafe_split", "unsafe_chunk",
@@ -339,10 +339,16 @@ _INPLACE = ("addmv", "addbmm", "igamma", "igammac", "heaviside", "gcd", "lcm", "
             "index_reduce", "put")
 
 
+# ops of src/ATen/declarations whose bindings lack out= (tuple results)
+_C_OUT_FUNCS = ("median", "nanmedian", "kthvalue", "mode", "msort", "isin")
+
+
 def install(ns):
     for name, fn in _FUNCS.items():
         if name not in ns:
             ns[name] = _with_out(name, fn) if name in _OUT_FUNCS else fn
+    for name in _C_OUT_FUNCS:
+        ns[name] = _with_out(name, ns[name])
     T = cthtorch.Tensor
     for name in _METHODS:
         if not hasattr(T, name):

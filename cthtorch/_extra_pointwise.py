@@ -158,12 +158,6 @@ def nextafter(input, other):
     return _from_np(np.nextafter(a, b), input.dtype)
 
 
-def isin(elements, test_elements, *, assume_unique=False, invert=False):
-    e = _np(elements) if isinstance(elements, cthtorch.Tensor) else np.asarray(elements)
-    t = _np(test_elements) if isinstance(test_elements, cthtorch.Tensor) else np.asarray(test_elements)
-    return _from_np(np.isin(e, t, invert=invert))
-
-
 def isneginf(input):
     return cthtorch.logical_and(cthtorch.isinf(input), input < 0)
 
@@ -177,4 +171,4 @@ def isreal(input):
 
 
 FUNCTIONS = ("logaddexp", "logaddexp2", "heaviside", "gcd", "lcm", "sinc", "i0", "polygamma", "mvlgamma", "frexp",
-             "ldexp", "nextafter", "isin", "isneginf", "isposinf", "isreal")
+             "ldexp", "nextafter", "isneginf", "isposinf", "isreal")

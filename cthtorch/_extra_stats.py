@@ -1,6 +1,6 @@
 """Statistics and finite differences composed from existing ops:
 quantile, diff, gradient, cov/corrcoef, trapezoid, histogram, vander,
-combinations, unique_consecutive."""
+combinations."""
 import itertools
 import math
 
@@ -277,31 +277,3 @@ def histogram(input, bins=100, *, range=None, weight=None, density=False, out=No
         range = (lo, hi)
     hist, edges = np.histogram(a, bins=b, range=range, weights=w, density=density)
     return _rt.histogram(_from_np(hist.astype(a.dtype), input.dtype), _from_np(edges.astype(a.dtype), input.dtype))
-
-
-def unique_consecutive(input, return_inverse=False, return_counts=False, dim=None):
-    a = _np(input)
-    if dim is None:
-        flat = a.reshape(-1)
-        start = np.ones(flat.shape[0], dtype=bool)
-        if flat.size:
-            start[1:] = flat[1:] != flat[:-1]
-        vals = flat[start]
-        inv = (np.cumsum(start) - 1).reshape(a.shape)
-    else:
-        d = _wrap_dim(dim, input.dim())
-        m = np.moveaxis(a, d, 0)
-        n = m.shape[0]
-        start = np.ones(n, dtype=bool)
-        if n:
-            rest = (m[1:] != m[:-1]).reshape(n - 1, -1)
-            start[1:] = rest.any(axis=1) if rest.shape[1] else False
-        vals = np.moveaxis(m[start], 0, d)
-        inv = np.cumsum(start) - 1
-    counts = np.diff(np.append(np.flatnonzero(start), start.shape[0]))
-    res = [_from_np(vals, input.dtype)]
-    if return_inverse:
-        res.append(_from_np(inv.astype(np.int64)))
-    if return_counts:
-        res.append(cthtorch.from_numpy(counts.astype(np.int64)))
-    return res[0] if len(res) == 1 else tuple(res)

@@ -847,21 +847,6 @@ def bincount(input, weights=None, minlength=0):
     return cthtorch.from_numpy(r.astype(np.int64 if weights is None else _np(weights).dtype))
 
 
-def unique(input, sorted=True, return_inverse=False, return_counts=False, dim=None):
-    a = _np(input)
-    if dim is None:
-        u, inv, cnt = np.unique(a.reshape(-1), return_inverse=True, return_counts=True)
-        inv = inv.reshape(a.shape)
-    else:
-        u, inv, cnt = np.unique(a, axis=dim, return_inverse=True, return_counts=True)
-    out = [_back(u, input.dtype)]
-    if return_inverse:
-        out.append(cthtorch.from_numpy(np.ascontiguousarray(inv.astype(np.int64))))
-    if return_counts:
-        out.append(cthtorch.from_numpy(cnt.astype(np.int64)))
-    return out[0] if len(out) == 1 else tuple(out)
-
-
 def histc(input, bins=100, min=0, max=0):
     a = _np(input).astype(np.float64)
     lo, hi = (a.min(), a.max()) if min == max and a.size else (min, max)
@@ -874,13 +859,13 @@ FUNCTIONS = ["cat", "concat", "concatenate", "stack", "hstack", "vstack", "row_s
              "scatter_add", "scatter_reduce", "masked_fill", "masked_select", "masked_scatter", "nonzero", "argwhere",
              "where", "index_put", "index_put_", "flip", "fliplr", "flipud", "roll", "rot90", "tile",
              "repeat_interleave", "broadcast_to", "broadcast_shapes", "broadcast_tensors", "take",
-             "searchsorted", "bucketize", "bincount", "unique", "histc"]
+             "searchsorted", "bucketize", "bincount", "histc"]
 FUNCTIONS = [f for f in FUNCTIONS if f not in ("meshgrid", "broadcast_shapes")]   # in cthtorch/functional.py
 
 METHODS = ["split", "chunk", "tensor_split", "unbind", "index_select", "gather", "take_along_dim", "scatter",
            "scatter_add", "scatter_reduce", "masked_fill", "masked_select", "masked_scatter", "nonzero", "argwhere",
            "index_put", "index_put_", "flip", "fliplr", "flipud", "roll", "rot90", "repeat", "tile",
-           "repeat_interleave", "broadcast_to", "take", "bincount", "unique", "histc", "_index", "_index_put_"]
+           "repeat_interleave", "broadcast_to", "take", "bincount", "histc", "_index", "_index_put_"]
 
 
 def install(namespace):
