@@ -235,3 +235,12 @@ def test_median_global_gradient_spreads_over_ties():
     ct.median(xc).backward()
     torch.median(xt).backward()
     assert xc.grad.tolist() == xt.grad.tolist()
+
+
+def test_global_median_of_nan_gradient_goes_to_the_nans():
+    for name in ("median", "nanmedian", "max"):
+        xc = ct.tensor([1.0, float("nan"), 2.0, float("nan")], requires_grad=True)
+        xt = torch.tensor([1.0, float("nan"), 2.0, float("nan")], requires_grad=True)
+        getattr(ct, name)(xc).backward()
+        getattr(torch, name)(xt).backward()
+        assert xc.grad.tolist() == xt.grad.tolist()

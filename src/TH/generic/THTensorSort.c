@@ -27,15 +27,13 @@ typedef struct { compute_t v; int64_t i; } Pair;
 
 /* the orders: plain `<` on values (torch's mode), torch's nanmedian order
  * (NaNs above all and equivalent among themselves, which decides the pick in
- * an all-NaN row), and the stable ones with NaN last / first */
+ * an all-NaN row), and the stable ones of values without NaN */
 #define LT_VAL(a, b) ((a).v < (b).v)
 #define LT_NANMED(a, b) ((a).v < (b).v || ((a).v == (b).v && (a).i < (b).i) || (SNAN((b).v) && !SNAN((a).v)))
-#define LT_ASC(a, b)                                                                       \
-  (SNAN((a).v) ? (SNAN((b).v) && (a).i < (b).i)                                            \
-               : (SNAN((b).v) || (a).v < (b).v || ((a).v == (b).v && (a).i < (b).i)))
-#define LT_DESC(a, b)                                                                      \
-  (SNAN((a).v) ? (!SNAN((b).v) || (a).i < (b).i)                                           \
-               : (!SNAN((b).v) && ((a).v > (b).v || ((a).v == (b).v && (a).i < (b).i))))
+/* sort/topk order rows with their NaNs set apart first (load below), so
+ * these two never see a NaN */
+#define LT_ASC(a, b) ((a).v < (b).v || ((a).v == (b).v && (a).i < (b).i))
+#define LT_DESC(a, b) ((a).v > (b).v || ((a).v == (b).v && (a).i < (b).i))
 /* a value below b in torch's gt_or_nan sense: b > a or b is a NaN and a is not */
 #define GT_OR_NAN(a, b) ((SNAN((a).v) && !SNAN((b).v)) || (a).v > (b).v)
 
@@ -194,23 +192,53 @@ static void THTensor_(quick_select)(Pair *p, int64_t n, int64_t k) {
 SELECT_K(asc, LT_ASC)
 SELECT_K(desc, LT_DESC)
 
-/* one row: p holds its n pairs; the k picked ones end up at p[0..k) */
-static void THTensor_(row)(const THSortRows *s, Pair *p, int64_t *first) {
+/* p = the (value, index) pairs of row; with apart, the NaNs go after the
+ * other values (or before them, nan_first), each group in index order.
+ * Returns the number of NaNs set apart. */
+static int64_t THTensor_(load)(Pair *p, const scalar_t *row, int64_t n, bool apart, bool nan_first) {
+  int64_t nnan = 0;
+#if defined(TH_REAL_IS_FLOATING)
+  if (apart) {
+    for (int64_t j = 0; j < n; j++) nnan += SNAN(TOC(row[j]));
+    if (nnan) {
+      int64_t a = nan_first ? nnan : 0, b = nan_first ? 0 : n - nnan;
+      for (int64_t j = 0; j < n; j++) {
+        compute_t v = TOC(row[j]);
+        p[SNAN(v) ? b++ : a++] = (Pair){ v, j };
+      }
+      return nnan;
+    }
+  }
+#else
+  (void)apart; (void)nan_first;
+#endif
+  for (int64_t j = 0; j < n; j++) p[j] = (Pair){ TOC(row[j]), j };
+  return nnan;
+}
+
+/* the first k of f[0..n) in order at f[0..k) */
+#define FIRST_K(S)                                                                          \
+  static void THTensor_(first_##S)(Pair *f, int64_t n, int64_t k) {                        \
+    if (k <= 0) return;                                                                     \
+    if (k < n && k <= 16) THTensor_(select_##S)(f, n, k);                                   \
+    else if (k < n) { THTensor_(nth_##S)(f, k - 1, n); THTensor_(sort_##S)(f, k); }         \
+    else THTensor_(sort_##S)(f, n);                                                         \
+  }
+FIRST_K(asc)
+FIRST_K(desc)
+
+/* one row: p holds its n pairs (NaNs set apart for the sorts: nnan of them);
+ * the k picked ones end up at p[first..first+k) */
+static void THTensor_(row)(const THSortRows *s, Pair *p, int64_t nnan, int64_t *first) {
   int64_t n = s->n, k = s->k;
   *first = 0;
   switch (s->op) {
-    case TH_SORT_ASC:
-    case TH_SORT_DESC: {
-      bool asc = s->op == TH_SORT_ASC;
-      if (k == 0) return;
-      if (k < n && k <= 16) { if (asc) THTensor_(select_asc)(p, n, k); else THTensor_(select_desc)(p, n, k); }
-      else if (k < n) {   /* the k first by introselect, then those in order */
-        if (asc) { THTensor_(nth_asc)(p, k - 1, n); THTensor_(sort_asc)(p, k); }
-        else { THTensor_(nth_desc)(p, k - 1, n); THTensor_(sort_desc)(p, k); }
-      } else if (asc) THTensor_(sort_asc)(p, n);
-      else THTensor_(sort_desc)(p, n);
+    case TH_SORT_ASC:    /* NaNs last */
+      THTensor_(first_asc)(p, n - nnan, k < n - nnan ? k : n - nnan);
       return;
-    }
+    case TH_SORT_DESC:   /* NaNs first */
+      THTensor_(first_desc)(p + nnan, n - nnan, k - nnan);
+      return;
     case TH_SORT_KTH:
       THTensor_(quick_select)(p, n, s->kth);
       *first = s->kth;
@@ -222,9 +250,9 @@ static void THTensor_(row)(const THSortRows *s, Pair *p, int64_t *first) {
       THTensor_(nth_asc)(p, *first, n);
       return;
     case TH_SORT_NANMEDIAN: {
-      int64_t nnan = 0;
-      for (int64_t j = 0; j < n; j++) nnan += SNAN(p[j].v);
-      *first = (n - nnan - 1) / 2;   /* C division: an all-NaN row picks 0 */
+      int64_t nans = 0;
+      for (int64_t j = 0; j < n; j++) nans += SNAN(p[j].v);
+      *first = (n - nans - 1) / 2;   /* C division: an all-NaN row picks 0 */
       THTensor_(nth_nanmed)(p, *first, n);
       return;
     }
@@ -259,9 +287,9 @@ bool THTensor_(sort_rows)(const THSortRows *s) {
     for (int64_t r = 0; r < s->rows; r++) {
       if (!p) continue;
       const scalar_t *row = x + r * n;
-      for (int64_t j = 0; j < n; j++) { p[j].v = TOC(row[j]); p[j].i = j; }
-      int64_t first;
-      THTensor_(row)(s, p, &first);
+      bool sorts = s->op == TH_SORT_ASC || s->op == TH_SORT_DESC;
+      int64_t nnan = THTensor_(load)(p, row, n, sorts, s->op == TH_SORT_DESC), first;
+      THTensor_(row)(s, p, nnan, &first);
       for (int64_t j = 0; j < k; j++) {
         int64_t at = p[first + j].i;
         if (vals) vals[r * k + j] = row[at];
@@ -277,8 +305,8 @@ bool THTensor_(sort_flat)(const void *xv, int64_t n, int64_t *order) {
   const scalar_t *x = (const scalar_t *)xv;
   Pair *p = malloc((n ? n : 1) * sizeof(Pair));
   if (!p) return false;
-  for (int64_t j = 0; j < n; j++) { p[j].v = TOC(x[j]); p[j].i = j; }
-  THTensor_(sort_asc)(p, n);
+  int64_t nnan = THTensor_(load)(p, x, n, true, false);
+  THTensor_(sort_asc)(p, n - nnan);
   for (int64_t j = 0; j < n; j++) order[j] = p[j].i;
   free(p);
   return true;
@@ -314,6 +342,7 @@ void THTensor_(sort_isin)(const void *xv, int64_t n, const void *tv, int64_t m, 
 
 #undef SORT_ALGOS
 #undef SELECT_K
+#undef FIRST_K
 #undef LT_VAL
 #undef LT_NANMED
 #undef LT_ASC
