@@ -68,8 +68,10 @@ for _m in (_composites, _shape_ops, _extra_ops, _linalg_ops, _sparse_factory):
 del _m
 from . import functional as _functional  # noqa: E402
 for _name in ("broadcast_shapes", "meshgrid", "atleast_1d", "atleast_2d", "atleast_3d", "cartesian_prod", "block_diag",
-              "unravel_index", "tensordot", "chain_matmul"):
+              "unravel_index", "tensordot", "chain_matmul", "unique"):
     _ops.op("torch", _name, getattr(_functional, _name), "cthtorch.functional")
+# picks the outputs asked for from the binding's (values, inverse, counts)
+_ops.extend("torch", "unique_consecutive", _functional.unique_consecutive, "cthtorch.functional")
 from ._random import (  # noqa: E402,F401
     manual_seed, seed, initial_seed, get_rng_state, set_rng_state,
 )

@@ -88,9 +88,8 @@ def _with_out(name, fn):
     return op
 
 
-_OUT_FUNCS = ("median", "nanmedian", "kthvalue", "mode", "nansum", "nanmean", "histogram",
-              "msort", "diff", "polygamma", "mvlgamma", "isin", "isneginf", "isposinf", "narrow_copy", "angle",
-              "igamma", "igammac", "aminmax", "count_nonzero", "var_mean", "std_mean")
+_OUT_FUNCS = ("nansum", "nanmean", "histogram", "diff", "polygamma", "mvlgamma", "isneginf", "isposinf", "narrow_copy",
+              "angle", "igamma", "igammac", "aminmax", "count_nonzero", "var_mean", "std_mean")
 
 
 # ---------------------------------------------------------------- predicates and real-dtype identities
@@ -241,10 +240,9 @@ _ALIASES = {"arccosh": "acosh", "arcsinh": "asinh", "arctanh": "atanh", "multipl
 
 _FUNCS = {}
 for _mod, _names in (
-        (_red, ("median", "nanmedian", "kthvalue", "mode", "count_nonzero",
-                "nansum", "nanmean", "std_mean", "var_mean", "aminmax", "msort")),
+        (_red, ("count_nonzero", "nansum", "nanmean", "std_mean", "var_mean", "aminmax")),
         (_st, ("quantile", "nanquantile", "diff", "gradient", "cov", "corrcoef", "trapezoid", "trapz",
-               "cumulative_trapezoid", "vander", "combinations", "histogram", "unique_consecutive")),
+               "cumulative_trapezoid", "vander", "combinations", "histogram")),
         (_pw, _pw.FUNCTIONS),
         (_misc, _misc.FUNCTIONS + tuple(_misc.COPY_OPS)),
         (_shp, ("select_scatter", "slice_scatter", "diagonal_scatter", "as_strided_scatter", "split_with_sizes",
@@ -258,8 +256,7 @@ for _n in ("is_same_size", "is_signed", "is_complex", "is_conj", "is_neg", "is_i
     _FUNCS[_n] = globals()[_n]
 
 # Tensor methods that are the function with self first
-_METHODS = ("median", "nanmedian", "kthvalue", "mode", "count_nonzero", "nansum",
-            "nanmean", "aminmax", "msort", "quantile", "nanquantile", "diff", "histogram", "unique_consecutive",
+_METHODS = ("count_nonzero", "nansum", "nanmean", "aminmax", "quantile", "nanquantile", "diff", "histogram",
             "cov", "corrcoef", "mvlgamma", "isneginf", "isposinf", "isreal", "select_scatter", "slice_scatter",
             "diagonal_scatter", "as_strided_scatter", "split_with_sizes", "unsafe_split", "unsafe_chunk",
             "unsafe_split_with_sizes", "narrow_copy", "hsplit", "vsplit", "dsplit", "ravel", "is_same_size",
@@ -283,7 +280,7 @@ def _present(namespace, name):
 
 # generated bindings returning (values, indices) that take no out= themselves
 # (the generator has no out= for tuple results)
-_OUT_BINDINGS = ("cummax", "cummin")
+_OUT_BINDINGS = ("cummax", "cummin", "median", "nanmedian", "kthvalue", "mode", "msort", "isin")
 
 
 def register():

@@ -34,10 +34,6 @@ def mvlgamma(input, p):
     return cthtorch.lgamma(shifted).sum(-1) + p * (p - 1) / 4 * math.log(math.pi)
 
 
-def isin(elements, test_elements, *, assume_unique=False, invert=False):
-    e = _np(elements) if isinstance(elements, cthtorch.Tensor) else np.asarray(elements)
-    t = _np(test_elements) if isinstance(test_elements, cthtorch.Tensor) else np.asarray(test_elements)
-    return _from_np(np.isin(e, t, invert=invert))
 
 
 def isneginf(input):
@@ -52,4 +48,4 @@ def isreal(input):
     return cthtorch.ones(input.shape, dtype=cthtorch.bool)
 
 
-FUNCTIONS = ("polygamma", "mvlgamma", "isin", "isneginf", "isposinf", "isreal")
+FUNCTIONS = ("polygamma", "mvlgamma", "isneginf", "isposinf", "isreal")

@@ -1,4 +1,5 @@
-"""Order statistics and NaN-aware reductions composed from sort/gather/sum.
+"""cummax/cummin, logcumsumexp and NaN-aware reductions composed from other ops.
+(sort, median, kthvalue, mode: src/ATen/ATSort.c.)
 
 Values are picked with gather (or computed with differentiable ops), so
 autograd comes from those ops; only index bookkeeping runs in numpy.
@@ -30,23 +31,7 @@ def _dims(dim, ndim):
     return sorted(set(_wrap_dim(d, ndim) for d in dims))
 
 
-# ---------------------------------------------------------------- median family
-class _EvenlyPick(Function):
-    """A global order statistic: its gradient is spread evenly over every
-    element equal to the result (PyTorch's rule for median()/max())."""
-    @staticmethod
-    def forward(ctx, input, value):
-        ctx.save_for_backward(input, value)
-        return value.clone()
-
-    @staticmethod
-    def backward(ctx, g):
-        input, value = ctx.saved_tensors
-        mask = cthtorch.isnan(input) if bool(cthtorch.isnan(value)) else (input == value)
-        mask = mask.to(g.dtype)
-        return g * mask / mask.sum(), None
-
-
+# ---------------------------------------------------------------- along one dim
 def _rows(input, dim):
     """input (a 0-d tensor as shape [1]) and dim wrapped, for ops along one dim."""
     d = _wrap_dim(dim, input.dim())
@@ -62,79 +47,6 @@ def _finish(name, input, values, idx, d, keepdim):
     return getattr(_rt, name)(values, idx)
 
 
-def _check_nonempty(name, x, d):
-    if x.shape[d] == 0:
-        raise IndexError("%s(): Expected reduction dim %d to have non-zero size." % (name, d))
-
-
-def _median_index(x, d, skip_nan):
-    """Index along d of each row's lower median. A row holding NaN gives its
-    first NaN (median) or the median of its other values (nanmedian)."""
-    n = x.shape[d]
-    si = cthtorch.sort(x.detach(), dim=d, stable=True).indices   # NaN sorts last, in order
-    if not _is_float(x):
-        rank = cthtorch.full_like(si.narrow(d, 0, 1), (n - 1) // 2)
-    else:
-        nan_count = cthtorch.isnan(x.detach()).sum(dim=d, keepdim=True)
-        if skip_nan:
-            rank = ((n - nan_count - 1) // 2).clamp(min=0)
-        else:
-            rank = cthtorch.where(nan_count > 0, n - nan_count, cthtorch.full_like(nan_count, (n - 1) // 2))
-    return cthtorch.gather(si, d, rank)
-
-
-def _median(name, input, dim, keepdim, skip_nan):
-    if dim is None:
-        if input.numel() == 0:
-            return cthtorch.full((), float("nan"), dtype=input.dtype)
-        flat = input.reshape(-1)
-        value = cthtorch.gather(flat.detach(), 0, _median_index(flat, 0, skip_nan)).reshape(())
-        if input.requires_grad and cthtorch.is_grad_enabled():
-            return _EvenlyPick.apply(input, value)
-        return value
-    x, d = _rows(input, dim)
-    # torch names median() in the empty-dim message of both median and nanmedian
-    _check_nonempty("median", x, d)
-    idx = _median_index(x, d, skip_nan)
-    return _finish(name, input, cthtorch.gather(x, d, idx), idx, d, keepdim)
-
-
-def median(input, dim=None, keepdim=False):
-    return _median("median", input, dim, keepdim, False)
-
-
-def nanmedian(input, dim=None, keepdim=False):
-    return _median("nanmedian", input, dim, keepdim, True)
-
-
-def kthvalue(input, k, dim=-1, keepdim=False):
-    x, d = _rows(input, dim)
-    _check_nonempty("kthvalue", x, d)
-    if k < 1 or k > x.shape[d]:
-        raise RuntimeError("kthvalue(): selected number k out of range for dimension %d" % d)
-    idx = cthtorch.sort(x.detach(), dim=d, stable=True).indices.narrow(d, k - 1, 1)
-    return _finish("kthvalue", input, cthtorch.gather(x, d, idx), idx, d, keepdim)
-
-
-def _mode_row(row):
-    """Index of the mode: the most frequent value, ties to the smallest value,
-    then its last occurrence. NaNs count together, ranked above all values."""
-    nan = np.isnan(row) if row.dtype.kind == "f" else np.zeros(row.shape, dtype=bool)
-    nan_pos = np.flatnonzero(nan)
-    vals, counts = np.unique(row[~nan], return_counts=True)
-    if nan_pos.size and (vals.size == 0 or nan_pos.size > counts.max()):
-        return nan_pos[-1] if vals.size else nan_pos[0]
-    return np.flatnonzero(row == vals[np.argmax(counts)])[-1]
-
-
-def mode(input, dim=-1, keepdim=False):
-    x, d = _rows(input, dim)
-    _check_nonempty("mode", x, d)
-    a = np.moveaxis(_np(x), d, -1)
-    rows = a.reshape(-1, a.shape[-1])
-    idx = np.array([_mode_row(r) for r in rows], dtype=np.int64).reshape(a.shape[:-1] + (1,))
-    idx = _from_np(np.moveaxis(idx, -1, d))
-    return _finish("mode", input, cthtorch.gather(x, d, idx), idx, d, keepdim)
 
 
 # ---------------------------------------------------------------- NaN-aware and paired reductions
@@ -200,7 +112,3 @@ def aminmax(input, *, dim=None, keepdim=False):
             return _rt.aminmax(cthtorch.amin(input, dims, True), cthtorch.amax(input, dims, True))
         return _rt.aminmax(cthtorch.amin(input), cthtorch.amax(input))
     return _rt.aminmax(cthtorch.amin(input, dim, keepdim), cthtorch.amax(input, dim, keepdim))
-
-
-def msort(input):
-    return cthtorch.sort(input, dim=0).values

@@ -1,7 +1,6 @@
 """Statistics and finite differences composed from existing ops:
 quantile, diff, gradient, cov/corrcoef, trapezoid, vander, combinations,
-histogram, unique_consecutive."""
-import builtins
+histogram."""
 import itertools
 import math
 
@@ -279,30 +278,3 @@ def histogram(input, bins=100, *, range=None, weight=None, density=False, out=No
             lo, hi = float(range[0]), float(range[1])
         r = cthtorch._histogram(input, bins, None, lo, hi, weight, density)
     return _rt.histogram(*r)
-
-
-def unique_consecutive(input, return_inverse=False, return_counts=False, dim=None):
-    x = input.detach()
-    if dim is None:
-        m = x.reshape(-1)
-        n = m.shape[0]
-        start = cthtorch.ones(n, dtype=cthtorch.bool)
-        if n > 1:
-            start[1:] = m[1:] != m[:-1]
-        vals = m[start]
-        inv = (cthtorch.cumsum(start, 0) - 1).reshape(x.shape)
-    else:
-        d = _wrap_dim(dim, x.dim())
-        m = x.movedim(d, 0)
-        n = m.shape[0]
-        start = cthtorch.ones(n, dtype=cthtorch.bool)
-        if n > 1:
-            start[1:] = (m[1:] != m[:-1]).reshape(n - 1, -1).any(1)
-        vals = m[start].movedim(0, d)
-        inv = cthtorch.cumsum(start, 0) - 1
-    res = [vals]
-    if return_inverse:
-        res.append(inv)
-    if return_counts:
-        res.append(cthtorch.diff(cthtorch.nonzero(start).reshape(-1), append=cthtorch.tensor([n])))
-    return res[0] if len(res) == 1 else tuple(res)

@@ -483,25 +483,10 @@ def broadcast_tensors(*tensors):
 
 
 
-def unique(input, sorted=True, return_inverse=False, return_counts=False, dim=None):
-    a = _np(input)
-    if dim is None:
-        u, inv, cnt = np.unique(a.reshape(-1), return_inverse=True, return_counts=True)
-        inv = inv.reshape(a.shape)
-    else:
-        u, inv, cnt = np.unique(a, axis=dim, return_inverse=True, return_counts=True)
-    out = [_back(u, input.dtype)]
-    if return_inverse:
-        out.append(cthtorch.from_numpy(np.ascontiguousarray(inv.astype(np.int64))))
-    if return_counts:
-        out.append(cthtorch.from_numpy(cnt.astype(np.int64)))
-    return out[0] if len(out) == 1 else tuple(out)
-
-
 FUNCTIONS = ["hstack", "vstack", "row_stack", "dstack", "column_stack",
              "split", "chunk", "tensor_split", "unbind", "gather", "take_along_dim", "scatter",
              "scatter_add", "scatter_reduce", "masked_fill", "nonzero",
-             "where", "rot90", "tile", "broadcast_to", "broadcast_shapes", "broadcast_tensors", "unique"]
+             "where", "rot90", "tile", "broadcast_to", "broadcast_shapes", "broadcast_tensors"]
 FUNCTIONS = [f for f in FUNCTIONS if f not in ("meshgrid", "broadcast_shapes")]   # in cthtorch/functional.py
 
 METHODS = ["split", "chunk", "tensor_split", "unbind", "gather", "take_along_dim", "scatter",

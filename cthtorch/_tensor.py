@@ -159,6 +159,10 @@ class Tensor(_C._TensorBase):
         return cthtorch.unique(self, sorted=sorted, return_inverse=return_inverse, return_counts=return_counts, dim=dim)
 
     @_ops.method
+    def unique_consecutive(self, return_inverse=False, return_counts=False, dim=None):
+        return cthtorch.unique_consecutive(self, return_inverse=return_inverse, return_counts=return_counts, dim=dim)
+
+    @_ops.method
     def new_tensor(self, data, dtype=None, device=None, requires_grad=False):
         return cthtorch.tensor(data, dtype=dtype or self.dtype, requires_grad=requires_grad)
 

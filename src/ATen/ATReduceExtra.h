@@ -1,5 +1,5 @@
 /* Reductions beyond sum/mean: max/min (with indices), amax/amin, argmax,
- * all/any, prod, var/std, logsumexp, sort/topk, and the
+ * all/any, prod, var/std, logsumexp, and the
  * backward helpers that scatter gradients to selected positions. */
 #ifndef AT_REDUCE_EXTRA_H
 #define AT_REDUCE_EXTRA_H
@@ -13,8 +13,6 @@ AT_API THTensor *at_all_any(const THTensor *self, const ATIntList *dims, bool ke
 AT_API THTensor *at_prod(const THTensor *self, const ATIntList *dims, bool keepdim, THDtype dtype);
 AT_API THTensor *at_var(const THTensor *self, const ATIntList *dims, double correction, bool keepdim, bool take_sqrt);
 AT_API THTensor *at_logsumexp(const THTensor *self, const ATIntList *dims, bool keepdim);
-AT_API int at_sort(THTensor **outs, const THTensor *self, int64_t dim, bool descending, bool stable);
-AT_API int at_topk(THTensor **outs, const THTensor *self, int64_t k, int64_t dim, bool largest, bool sorted);
 /* zeros of `sizes` with grad written (accumulated) at `indices` along dim */
 AT_API THTensor *at_scatter_grad(const THTensor *grad, int64_t dim, const THTensor *indices, const ATIntList *sizes,
                                  bool keepdim);

@@ -18,8 +18,13 @@ static PyObject *norm_dims(PyObject *dims, PyObject *self) {
   return Py_NewRef(dims);
 }
 
+/* grad spread evenly over the elements equal to result (a NaN result:
+ * over the NaNs, as torch) */
 PyObject *F_evenly_distribute(PyObject *grad, PyObject *self, PyObject *result) {
-  PyObject *mask = F_eq(self, result), *cnt = NULL, *g = NULL, *r = NULL;
+  PyObject *eq = F_eq(self, result), *sn = eq ? F_isnan(self) : NULL, *rn = sn ? F_isnan(result) : NULL;
+  PyObject *both = rn ? F_logical_and(sn, rn) : NULL, *mask = both ? F_logical_or(eq, both) : NULL;
+  PyObject *cnt = NULL, *g = NULL, *r = NULL;
+  Py_XDECREF(eq); Py_XDECREF(sn); Py_XDECREF(rn); Py_XDECREF(both);
   if (mask) cnt = F_sum(mask, NULL);
   if (cnt) g = F_div(grad, cnt);
   if (g) r = F_mul(mask, g);

@@ -1,0 +1,290 @@
+/* The sort family over THTensor (declared in declarations/sort.yaml).
+ *
+ * Ops along one dim make the input contiguous with that dim swapped to the
+ * last place (no copy when it already is), so each row is n contiguous
+ * elements, and hand the rows to the dtype's TH kernel (THKernelsSort.h),
+ * which runs them in parallel. Results come back in that layout and are
+ * swapped back (sort/topk) or are reductions whose element order already
+ * matches the result's (kthvalue/median/mode). unique/isin work on the
+ * flattened input: one stable sort, then runs of equal values. */
+#include "ATSort.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../TH/THDispatch.h"
+#include "../TH/THKernelsSort.h"
+
+static const THSortRowsFn row_fns[TH_NDTYPES] = TH_ALL_TABLE(sort_rows);
+static const THSortFlatFn flat_fns[TH_NDTYPES] = TH_ALL_TABLE(sort_flat);
+static const THSortRunsFn run_fns[TH_NDTYPES] = TH_ALL_TABLE(sort_runs);
+static const THSortIsinFn isin_fns[TH_NDTYPES] = TH_ALL_TABLE(sort_isin);
+
+static void *oom(void) {
+  THError_set(TH_ERR_MEMORY, "out of memory");
+  return NULL;
+}
+
+/* t with dims a and b swapped and made contiguous (a new reference) */
+static THTensor *swapped_contiguous(const THTensor *t, int64_t a, int64_t b) {
+  if (a == b) return at_contiguous(t);
+  THTensor *v = at_transpose(t, a, b);
+  if (!v) return NULL;
+  THTensor *c = at_contiguous(v);
+  THTensor_free(v);
+  return c;
+}
+
+/* Runs `op` along dim d of self. Sorts (reduce false) give outs of self's
+ * shape with size k at d; reductions (k == 1) drop d unless keepdim. Without
+ * want_vals only outs[1], the indices, is made (outs[0] NULL). */
+static int run_rows(THTensor **outs, const THTensor *self, int64_t d, THSortOp op, int64_t k, int64_t kth,
+                    bool reduce, bool keepdim, bool want_vals) {
+  int nd = self->ndim;
+  int64_t last = nd ? nd - 1 : 0, n = nd ? self->sizes[d] : 1, rows = 1, sz[TH_MAX_DIMS];
+  int on = 0;
+  for (int i = 0; i < nd; i++)
+    if (i != d) rows *= self->sizes[i];
+  if (reduce) {
+    for (int i = 0; i < nd; i++)
+      if (i != d) sz[on++] = self->sizes[i];
+      else if (keepdim) sz[on++] = 1;
+  } else {
+    for (int i = 0; i < nd; i++) sz[on++] = self->sizes[i];
+    if (nd) { sz[d] = sz[last]; sz[last] = k; }   /* the swapped layout */
+  }
+  THTensor *x = swapped_contiguous(self, d, last);
+  if (!x) return -1;
+  THTensor *vals = want_vals ? THTensor_new(self->dtype, on, sz) : NULL, *idx = THTensor_new(TH_Int64, on, sz);
+  if ((want_vals && !vals) || !idx) {
+    THTensor_free(x); THTensor_free(vals); THTensor_free(idx);
+    return -1;
+  }
+  THSortRows s = { op, THTensor_data(x), vals ? THTensor_data(vals) : NULL, (int64_t *)THTensor_data(idx),
+                   rows, n, k, kth };
+  bool ok = rows * k == 0 || row_fns[self->dtype](&s);
+  THTensor_free(x);
+  if (!ok) { THTensor_free(vals); THTensor_free(idx); oom(); return -1; }
+  outs[0] = vals; outs[1] = idx;
+  if (!reduce && d != last)
+    for (int j = 0; j < 2; j++) {
+      if (!outs[j]) continue;
+      THTensor *back = swapped_contiguous(outs[j], d, last);
+      THTensor_free(outs[j]);
+      outs[j] = back;
+    }
+  if ((want_vals && !outs[0]) || !outs[1]) {
+    THTensor_free(outs[0]); THTensor_free(outs[1]);
+    outs[0] = outs[1] = NULL;
+    return -1;
+  }
+  return 0;
+}
+
+/* ---------------------------------------------------------------- sort, topk */
+int at_sort(THTensor **outs, const THTensor *self, int64_t dim, bool descending, bool stable) {
+  (void)stable;   /* ties always keep their order: keys break ties by index */
+  int64_t d;
+  if (at_wrap_dim(dim, self->ndim, &d) < 0) return -1;
+  int64_t n = self->ndim ? self->sizes[d] : 1;
+  return run_rows(outs, self, d, descending ? TH_SORT_DESC : TH_SORT_ASC, n, 0, false, false, true);
+}
+
+THTensor *at_argsort(const THTensor *self, int64_t dim, bool descending) {
+  int64_t d;
+  THTensor *o[2];
+  if (at_wrap_dim(dim, self->ndim, &d) < 0) return NULL;
+  int64_t n = self->ndim ? self->sizes[d] : 1;
+  return run_rows(o, self, d, descending ? TH_SORT_DESC : TH_SORT_ASC, n, 0, false, false, false) < 0 ? NULL : o[1];
+}
+
+THTensor *at_msort(const THTensor *self) {
+  THTensor *o[2];
+  if (at_sort(o, self, 0, false, true) < 0) return NULL;
+  THTensor_free(o[1]);
+  return o[0];
+}
+
+int at_topk(THTensor **outs, const THTensor *self, int64_t k, int64_t dim, bool largest, bool sorted) {
+  (void)sorted;   /* the k are always returned in order */
+  int64_t d;
+  if (at_wrap_dim(dim, self->ndim, &d) < 0) return -1;
+  int64_t n = self->ndim ? self->sizes[d] : 1;
+  if (k < 0 || k > n) { THError_set(TH_ERR_RUNTIME, "selected index k out of range"); return -1; }
+  if (self->dtype == TH_Bool) { THError_set(TH_ERR_RUNTIME, "topk does not support bool dtypes on CPU"); return -1; }
+  return run_rows(outs, self, d, largest ? TH_SORT_DESC : TH_SORT_ASC, k, 0, false, false, true);
+}
+
+/* ---------------------------------------------------------------- order statistics along a dim */
+/* wraps dim and checks the dim is not empty (torch's IndexError) and the dtype */
+static int stat_dim(const THTensor *self, int64_t dim, const char *name, const char *kernel, int64_t *d) {
+  if (self->dtype == TH_Bool) {
+    THError_set(TH_ERR_NOTIMPL, "\"%s\" not implemented for 'Bool'", kernel);
+    return -1;
+  }
+  if (at_wrap_dim(dim, self->ndim, d) < 0) return -1;
+  if (self->ndim && self->sizes[*d] == 0) {
+    THError_set(TH_ERR_INDEX, "%s(): Expected reduction dim %lld to have non-zero size.", name, (long long)*d);
+    return -1;
+  }
+  return 0;
+}
+
+int at_kthvalue(THTensor **outs, const THTensor *self, int64_t k, int64_t dim, bool keepdim) {
+  int64_t d;
+  if (stat_dim(self, dim, "kthvalue", "kthvalue_cpu", &d) < 0) return -1;
+  int64_t n = self->ndim ? self->sizes[d] : 1;
+  if (k < 1 || k > n) {
+    THError_set(TH_ERR_RUNTIME, "kthvalue(): selected number k out of range for dimension %lld", (long long)d);
+    return -1;
+  }
+  return run_rows(outs, self, d, TH_SORT_KTH, 1, k - 1, true, keepdim, true);
+}
+
+int at_median_dim(THTensor **outs, const THTensor *self, int64_t dim, bool keepdim, bool ignore_nan) {
+  int64_t d;
+  /* torch names median() in the empty-dim message of both */
+  if (stat_dim(self, dim, "median", ignore_nan ? "nanmedian_out" : "median_out", &d) < 0) return -1;
+  return run_rows(outs, self, d, ignore_nan ? TH_SORT_NANMEDIAN : TH_SORT_MEDIAN, 1, 0, true, keepdim, true);
+}
+
+THTensor *at_median_all(const THTensor *self, bool ignore_nan) {
+  if (self->dtype == TH_Bool) {
+    THError_set(TH_ERR_NOTIMPL, "\"%s\" not implemented for 'Bool'", ignore_nan ? "nanmedian_cpu" : "median_cpu");
+    return NULL;
+  }
+  if (THTensor_numel(self) == 0) return at_full(&(ATIntList){ 0, { 0 } }, at_scalar_float(NAN), self->dtype);
+  THTensor *flat = at_reshape(self, &(ATIntList){ 1, { -1 } }), *o[2];
+  if (!flat) return NULL;
+  int rc = run_rows(o, flat, 0, ignore_nan ? TH_SORT_NANMEDIAN : TH_SORT_MEDIAN, 1, 0, true, false, true);
+  THTensor_free(flat);
+  if (rc < 0) return NULL;
+  THTensor_free(o[1]);
+  return o[0];
+}
+
+int at_mode(THTensor **outs, const THTensor *self, int64_t dim, bool keepdim) {
+  int64_t d;
+  if (at_wrap_dim(dim, self->ndim, &d) < 0) return -1;
+  if (self->ndim && self->sizes[d] == 0) {
+    THError_set(TH_ERR_INDEX, "mode(): Expected reduction dim %lld to have non-zero size.", (long long)d);
+    return -1;
+  }
+  return run_rows(outs, self, d, TH_SORT_MODE, 1, 0, true, keepdim, true);
+}
+
+/* ---------------------------------------------------------------- unique, isin */
+/* dst[j] = src[at[j]] for elements of esz bytes */
+static void gather_elems(char *dst, const char *src, const int64_t *at, int64_t n, int esz) {
+  switch (esz) {
+#define G(T) for (int64_t j = 0; j < n; j++) ((T *)dst)[j] = ((const T *)src)[at[j]]; break;
+    case 1: G(uint8_t)
+    case 2: G(uint16_t)
+    case 4: G(uint32_t)
+    default: G(uint64_t)
+#undef G
+  }
+}
+
+/* the runs of equal values of contiguous x, in sorted order (order != NULL)
+ * or as they come: values, inverse and counts as at_unique returns them */
+static int runs_result(THTensor **outs, const THTensor *self, const THTensor *x, const int64_t *order,
+                       bool return_inverse, bool return_counts) {
+  int64_t n = THTensor_numel(x), *start = malloc((n + 1) * sizeof(int64_t)), *first = NULL;
+  if (!start) { oom(); return -1; }
+  int64_t U = n ? run_fns[x->dtype](THTensor_data(x), order, n, start) : 0;
+  start[U] = n;
+  THTensor *vals = THTensor_new(x->dtype, 1, &U), *inv = NULL, *cnt = NULL;
+  int64_t zero = 0;
+  inv = return_inverse ? THTensor_new(TH_Int64, self->ndim, self->sizes) : THTensor_new(TH_Int64, 1, &zero);
+  cnt = THTensor_new(TH_Int64, 1, return_counts ? &U : &zero);
+  first = malloc((U ? U : 1) * sizeof(int64_t));
+  if (!vals || !inv || !cnt || !first) {
+    free(start); free(first); THTensor_free(vals); THTensor_free(inv); THTensor_free(cnt);
+    if (!first) oom();
+    return -1;
+  }
+  for (int64_t u = 0; u < U; u++) first[u] = order ? order[start[u]] : start[u];
+  gather_elems(THTensor_data(vals), THTensor_data(x), first, U, THDtype_size(x->dtype));
+  if (return_inverse) {
+    int64_t *iv = (int64_t *)THTensor_data(inv);
+    for (int64_t u = 0; u < U; u++)
+      for (int64_t j = start[u]; j < start[u + 1]; j++) iv[order ? order[j] : j] = u;
+  }
+  if (return_counts) {
+    int64_t *cv = (int64_t *)THTensor_data(cnt);
+    for (int64_t u = 0; u < U; u++) cv[u] = start[u + 1] - start[u];
+  }
+  free(start); free(first);
+  outs[0] = vals; outs[1] = inv; outs[2] = cnt;
+  return 0;
+}
+
+/* a new array: the positions of contiguous x's elements in stable ascending order */
+static int64_t *sorted_order(const THTensor *x) {
+  int64_t n = THTensor_numel(x), *order = malloc((n ? n : 1) * sizeof(int64_t));
+  if (!order) return oom();
+  if (!flat_fns[x->dtype](THTensor_data(x), n, order)) { free(order); return oom(); }
+  return order;
+}
+
+int at_unique(THTensor **outs, const THTensor *self, bool sorted, bool return_inverse, bool return_counts) {
+  (void)sorted;   /* as torch on CPU: the values come sorted either way */
+  THTensor *x = at_contiguous(self);
+  if (!x) return -1;
+  int64_t *order = sorted_order(x);
+  int rc = order ? runs_result(outs, self, x, order, return_inverse, return_counts) : -1;
+  free(order);
+  THTensor_free(x);
+  return rc;
+}
+
+int at_unique_consecutive(THTensor **outs, const THTensor *self, bool return_inverse, bool return_counts) {
+  THTensor *x = at_contiguous(self);
+  if (!x) return -1;
+  int rc = runs_result(outs, self, x, NULL, return_inverse, return_counts);
+  THTensor_free(x);
+  return rc;
+}
+
+THTensor *at_isin(const THTensor *elements, const THTensor *test_elements, bool assume_unique, bool invert) {
+  (void)assume_unique;   /* a binary search over the sorted test values needs no uniqueness */
+  if (elements->dtype == TH_Bool || test_elements->dtype == TH_Bool) {
+    THError_set(TH_ERR_RUNTIME, "Unsupported input type encountered for isin(): Bool");
+    return NULL;
+  }
+  THDtype dt = at_promote_types(elements->dtype, test_elements->dtype);
+  THTensor *e0 = at_to_dtype(elements, dt, false), *t0 = e0 ? at_to_dtype(test_elements, dt, false) : NULL;
+  THTensor *e = t0 ? at_contiguous(e0) : NULL, *t = e ? at_contiguous(t0) : NULL;
+  THTensor_free(e0); THTensor_free(t0);
+  THTensor *out = t ? THTensor_new(TH_Bool, elements->ndim, elements->sizes) : NULL;
+  int64_t m = t ? THTensor_numel(t) : 0, *order = out ? sorted_order(t) : NULL;
+  char *ts = order ? malloc((m ? m : 1) * THDtype_size(dt)) : NULL;
+  if (order && !ts) oom();
+  if (ts) {
+    gather_elems(ts, THTensor_data(t), order, m, THDtype_size(dt));
+    isin_fns[dt](THTensor_data(e), THTensor_numel(e), ts, m, (bool *)THTensor_data(out), invert);
+  } else {
+    THTensor_free(out);
+    out = NULL;
+  }
+  free(ts); free(order); THTensor_free(e); THTensor_free(t);
+  return out;
+}
+
+static THTensor *scalar_tensor(ATScalar s) { return at_scalar_tensor(s, at_scalar_dtype(s)); }
+
+THTensor *at_isin_scalar(const THTensor *elements, ATScalar test_element, bool assume_unique, bool invert) {
+  THTensor *t = scalar_tensor(test_element);
+  THTensor *r = t ? at_isin(elements, t, assume_unique, invert) : NULL;
+  THTensor_free(t);
+  return r;
+}
+
+THTensor *at_isin_scalar_tensor(ATScalar element, const THTensor *test_elements, bool assume_unique, bool invert) {
+  THTensor *e = scalar_tensor(element);
+  THTensor *r = e ? at_isin(e, test_elements, assume_unique, invert) : NULL;
+  THTensor_free(e);
+  return r;
+}

@@ -1,0 +1,5 @@
+#include "THKernelsSort.h"
+#include <stdlib.h>
+#include <string.h>
+#define TH_GENERIC_FILE "generic/THTensorSort.c"
+#include "THGenerateAllTypes.h"

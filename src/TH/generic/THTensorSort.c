@@ -1,0 +1,352 @@
+/* The sort family's row kernels (declared in THKernelsSort.h, driven by
+ * src/ATen/ATSort.c), compiled once per dtype.
+ *
+ * A row is copied into (key, index) pairs, the key in compute_t, and ordered
+ * there. Which index torch reports among equal values depends on the
+ * algorithm it runs, so the pickers copy torch's algorithms step for step:
+ *   sort / topk   any order of distinct keys: ties break by index (stable)
+ *   kthvalue      torch's quick_select_template (SortingUtils.h)
+ *   median(dim)   std::nth_element of libstdc++ (introselect), ties by index
+ *   mode          std::sort of libstdc++ (introsort) by value, then a scan
+ * The introsort below is libstdc++'s (threshold 16, median of three moved
+ * to the front, unguarded partition, heap sort past 2*log2(n) levels, a
+ * final insertion sort), so for the same comparator it makes the same
+ * permutation as torch's build. */
+#ifndef TH_GENERIC_FILE
+#error "include through THTensorSort.c"
+#endif
+
+#define Pair THTensor_(Pair)
+typedef struct { compute_t v; int64_t i; } Pair;
+
+#if defined(TH_REAL_IS_FLOATING)
+#define SNAN(v) ((v) != (v))
+#else
+#define SNAN(v) 0
+#endif
+
+/* the orders: plain `<` on values (torch's mode), torch's nanmedian order
+ * (NaNs above all and equivalent among themselves, which decides the pick in
+ * an all-NaN row), and the stable ones of values without NaN */
+#define LT_VAL(a, b) ((a).v < (b).v)
+#define LT_NANMED(a, b) ((a).v < (b).v || ((a).v == (b).v && (a).i < (b).i) || (SNAN((b).v) && !SNAN((a).v)))
+/* sort/topk order rows with their NaNs set apart first (load below), so
+ * these two never see a NaN */
+#define LT_ASC(a, b) ((a).v < (b).v || ((a).v == (b).v && (a).i < (b).i))
+#define LT_DESC(a, b) ((a).v > (b).v || ((a).v == (b).v && (a).i < (b).i))
+/* a value below b in torch's gt_or_nan sense: b > a or b is a NaN and a is not */
+#define GT_OR_NAN(a, b) ((SNAN((a).v) && !SNAN((b).v)) || (a).v > (b).v)
+
+static inline int64_t THTensor_(lg)(int64_t n) { return 63 - __builtin_clzll((unsigned long long)n); }
+
+/* libstdc++'s introsort and introselect over Pair for one comparator LT */
+#define SORT_ALGOS(S, LT)                                                                   \
+  static inline void THTensor_(swap_##S)(Pair *a, Pair *b) { Pair t = *a; *a = *b; *b = t; } \
+  static void THTensor_(push_heap_##S)(Pair *f, int64_t hole, int64_t top, Pair v) {       \
+    int64_t parent = (hole - 1) / 2;                                                        \
+    while (hole > top && LT(f[parent], v)) { f[hole] = f[parent]; hole = parent; parent = (hole - 1) / 2; } \
+    f[hole] = v;                                                                            \
+  }                                                                                         \
+  static void THTensor_(adjust_heap_##S)(Pair *f, int64_t hole, int64_t len, Pair v) {     \
+    int64_t top = hole, child = hole;                                                       \
+    while (child < (len - 1) / 2) {                                                         \
+      child = 2 * (child + 1);                                                              \
+      if (LT(f[child], f[child - 1])) child--;                                              \
+      f[hole] = f[child];                                                                   \
+      hole = child;                                                                         \
+    }                                                                                       \
+    if ((len & 1) == 0 && child == (len - 2) / 2) {                                         \
+      child = 2 * (child + 1);                                                              \
+      f[hole] = f[child - 1];                                                               \
+      hole = child - 1;                                                                     \
+    }                                                                                       \
+    THTensor_(push_heap_##S)(f, hole, top, v);                                              \
+  }                                                                                         \
+  static void THTensor_(heap_select_##S)(Pair *f, int64_t mid, int64_t last) {             \
+    if (mid >= 2)                                                                           \
+      for (int64_t p = (mid - 2) / 2;; p--) {                                               \
+        THTensor_(adjust_heap_##S)(f, p, mid, f[p]);                                        \
+        if (p == 0) break;                                                                  \
+      }                                                                                     \
+    for (int64_t i = mid; i < last; i++)                                                    \
+      if (LT(f[i], f[0])) { Pair v = f[i]; f[i] = f[0]; THTensor_(adjust_heap_##S)(f, 0, mid, v); } \
+  }                                                                                         \
+  static void THTensor_(insertion_##S)(Pair *f, int64_t n) {                               \
+    for (int64_t i = 1; i < n; i++) {                                                       \
+      Pair v = f[i];                                                                        \
+      if (LT(v, f[0])) { memmove(f + 1, f, i * sizeof(Pair)); f[0] = v; continue; }        \
+      int64_t j = i;                                                                        \
+      while (LT(v, f[j - 1])) { f[j] = f[j - 1]; j--; }                                     \
+      f[j] = v;                                                                             \
+    }                                                                                       \
+  }                                                                                         \
+  static int64_t THTensor_(partition_##S)(Pair *f, int64_t n) {                            \
+    int64_t a = 1, b = n / 2, c = n - 1, lo, hi;                                            \
+    Pair *r = f;                                                                            \
+    if (LT(f[a], f[b])) {                                                                   \
+      if (LT(f[b], f[c])) THTensor_(swap_##S)(r, f + b);                                    \
+      else if (LT(f[a], f[c])) THTensor_(swap_##S)(r, f + c);                               \
+      else THTensor_(swap_##S)(r, f + a);                                                   \
+    } else if (LT(f[a], f[c])) THTensor_(swap_##S)(r, f + a);                               \
+    else if (LT(f[b], f[c])) THTensor_(swap_##S)(r, f + c);                                 \
+    else THTensor_(swap_##S)(r, f + b);                                                     \
+    lo = 1; hi = n;                                                                         \
+    for (;;) {                                                                              \
+      while (LT(f[lo], f[0])) lo++;                                                         \
+      hi--;                                                                                 \
+      while (LT(f[0], f[hi])) hi--;                                                         \
+      if (!(lo < hi)) return lo;                                                            \
+      THTensor_(swap_##S)(f + lo, f + hi);                                                  \
+      lo++;                                                                                 \
+    }                                                                                       \
+  }                                                                                         \
+  static void THTensor_(introsort_loop_##S)(Pair *f, int64_t n, int64_t depth) {           \
+    while (n > 16) {                                                                        \
+      if (depth == 0) {                                                                     \
+        THTensor_(heap_select_##S)(f, n, n);                                                \
+        for (int64_t l = n; l > 1;) { l--; Pair v = f[l]; f[l] = f[0]; THTensor_(adjust_heap_##S)(f, 0, l, v); } \
+        return;                                                                             \
+      }                                                                                     \
+      depth--;                                                                              \
+      int64_t cut = THTensor_(partition_##S)(f, n);                                         \
+      THTensor_(introsort_loop_##S)(f + cut, n - cut, depth);                               \
+      n = cut;                                                                              \
+    }                                                                                       \
+  }                                                                                         \
+  static void THTensor_(sort_##S)(Pair *f, int64_t n) {                                    \
+    if (n < 2) return;                                                                      \
+    THTensor_(introsort_loop_##S)(f, n, THTensor_(lg)(n) * 2);                              \
+    if (n > 16) {                                                                           \
+      THTensor_(insertion_##S)(f, 16);                                                      \
+      for (int64_t i = 16; i < n; i++) {                                                    \
+        Pair v = f[i];                                                                      \
+        int64_t j = i;                                                                      \
+        while (LT(v, f[j - 1])) { f[j] = f[j - 1]; j--; }                                   \
+        f[j] = v;                                                                           \
+      }                                                                                     \
+    } else THTensor_(insertion_##S)(f, n);                                                  \
+  }                                                                                         \
+  static __attribute__((unused)) void THTensor_(nth_##S)(Pair *f, int64_t nth, int64_t n) {                        \
+    if (n == 0 || nth == n) return;                                                         \
+    int64_t depth = THTensor_(lg)(n) * 2, lo = 0;                                           \
+    while (n - lo > 3) {                                                                    \
+      if (depth == 0) {                                                                     \
+        THTensor_(heap_select_##S)(f + lo, nth - lo + 1, n - lo);                           \
+        THTensor_(swap_##S)(f + lo, f + nth);                                               \
+        return;                                                                             \
+      }                                                                                     \
+      depth--;                                                                              \
+      int64_t cut = lo + THTensor_(partition_##S)(f + lo, n - lo);                          \
+      if (cut <= nth) lo = cut; else n = cut;                                               \
+    }                                                                                       \
+    THTensor_(insertion_##S)(f + lo, n - lo);                                               \
+  }
+
+SORT_ALGOS(val, LT_VAL)
+SORT_ALGOS(nanmed, LT_NANMED)
+SORT_ALGOS(asc, LT_ASC)
+SORT_ALGOS(desc, LT_DESC)
+
+/* torch's quick_select_template: the k-th smallest at p[k], NaN above all */
+static void THTensor_(quick_select)(Pair *p, int64_t n, int64_t k) {
+  int64_t L = 0, R = n - 1, i, j, P;
+  for (;;) {
+    if (R <= L) return;
+    if (R == L + 1) {
+      if (GT_OR_NAN(p[L], p[R])) THTensor_(swap_val)(p + L, p + R);
+      return;
+    }
+    P = L + (R - L) / 2;
+    THTensor_(swap_val)(p + P, p + L + 1);
+    if (GT_OR_NAN(p[L + 1], p[R])) THTensor_(swap_val)(p + L + 1, p + R);
+    if (GT_OR_NAN(p[L], p[R])) THTensor_(swap_val)(p + L, p + R);
+    if (GT_OR_NAN(p[L + 1], p[L])) THTensor_(swap_val)(p + L + 1, p + L);
+    i = L + 1;
+    j = R;
+    Pair piv = p[L];
+    for (;;) {
+      do i++; while (GT_OR_NAN(piv, p[i]));
+      do j--; while (GT_OR_NAN(p[j], piv));
+      if (j < i) break;
+      THTensor_(swap_val)(p + i, p + j);
+    }
+    THTensor_(swap_val)(p + L, p + j);
+    if (j <= k) L = i;
+    if (j >= k) R = j - 1;
+  }
+}
+
+/* the first k in order, by insertion into a sorted prefix: O(n) per row for
+ * a small k where a full sort is O(n log n); keys are distinct (index ties) */
+#define SELECT_K(S, LT)                                                                     \
+  static void THTensor_(select_##S)(Pair *p, int64_t n, int64_t k) {                       \
+    int64_t m = 0;                                                                          \
+    for (int64_t j = 0; j < n; j++) {                                                       \
+      if (m == k && !LT(p[j], p[k - 1])) continue;                                          \
+      Pair v = p[j];                                                                        \
+      int64_t at = m < k ? m++ : k - 1;                                                     \
+      while (at > 0 && LT(v, p[at - 1])) { p[at] = p[at - 1]; at--; }                       \
+      p[at] = v;                                                                            \
+    }                                                                                       \
+  }
+SELECT_K(asc, LT_ASC)
+SELECT_K(desc, LT_DESC)
+
+/* p = the (value, index) pairs of row; with apart, the NaNs go after the
+ * other values (or before them, nan_first), each group in index order.
+ * Returns the number of NaNs set apart. */
+static int64_t THTensor_(load)(Pair *p, const scalar_t *row, int64_t n, bool apart, bool nan_first) {
+  int64_t nnan = 0;
+#if defined(TH_REAL_IS_FLOATING)
+  if (apart) {
+    for (int64_t j = 0; j < n; j++) nnan += SNAN(TOC(row[j]));
+    if (nnan) {
+      int64_t a = nan_first ? nnan : 0, b = nan_first ? 0 : n - nnan;
+      for (int64_t j = 0; j < n; j++) {
+        compute_t v = TOC(row[j]);
+        p[SNAN(v) ? b++ : a++] = (Pair){ v, j };
+      }
+      return nnan;
+    }
+  }
+#else
+  (void)apart; (void)nan_first;
+#endif
+  for (int64_t j = 0; j < n; j++) p[j] = (Pair){ TOC(row[j]), j };
+  return nnan;
+}
+
+/* the first k of f[0..n) in order at f[0..k) */
+#define FIRST_K(S)                                                                          \
+  static void THTensor_(first_##S)(Pair *f, int64_t n, int64_t k) {                        \
+    if (k <= 0) return;                                                                     \
+    if (k < n && k <= 16) THTensor_(select_##S)(f, n, k);                                   \
+    else if (k < n) { THTensor_(nth_##S)(f, k - 1, n); THTensor_(sort_##S)(f, k); }         \
+    else THTensor_(sort_##S)(f, n);                                                         \
+  }
+FIRST_K(asc)
+FIRST_K(desc)
+
+/* one row: p holds its n pairs (NaNs set apart for the sorts: nnan of them);
+ * the k picked ones end up at p[first..first+k) */
+static void THTensor_(row)(const THSortRows *s, Pair *p, int64_t nnan, int64_t *first) {
+  int64_t n = s->n, k = s->k;
+  *first = 0;
+  switch (s->op) {
+    case TH_SORT_ASC:    /* NaNs last */
+      THTensor_(first_asc)(p, n - nnan, k < n - nnan ? k : n - nnan);
+      return;
+    case TH_SORT_DESC:   /* NaNs first */
+      THTensor_(first_desc)(p + nnan, n - nnan, k - nnan);
+      return;
+    case TH_SORT_KTH:
+      THTensor_(quick_select)(p, n, s->kth);
+      *first = s->kth;
+      return;
+    case TH_SORT_MEDIAN:
+      for (int64_t j = 0; j < n; j++)
+        if (SNAN(p[j].v)) { *first = j; return; }
+      *first = (n - 1) / 2;
+      THTensor_(nth_asc)(p, *first, n);
+      return;
+    case TH_SORT_NANMEDIAN: {
+      int64_t nans = 0;
+      for (int64_t j = 0; j < n; j++) nans += SNAN(p[j].v);
+      *first = (n - nans - 1) / 2;   /* C division: an all-NaN row picks 0 */
+      THTensor_(nth_nanmed)(p, *first, n);
+      return;
+    }
+    case TH_SORT_MODE: {
+      THTensor_(sort_val)(p, n);
+      int64_t freq = 0, best = 0;
+      for (int64_t j = 0; j < n; j++) {
+        freq++;
+        if (j == n - 1 || p[j].v != p[j + 1].v) {
+          if (freq > best) { best = freq; *first = j; }
+          freq = 0;
+        }
+      }
+      return;
+    }
+  }
+}
+
+bool THTensor_(sort_rows)(const THSortRows *s) {
+  const scalar_t *x = (const scalar_t *)s->x;
+  scalar_t *vals = (scalar_t *)s->vals;
+  int64_t n = s->n, k = s->k;
+  bool failed = false;
+#pragma omp parallel if (s->rows > 1 && s->rows * n > 16384)
+  {
+    Pair *p = malloc((n ? n : 1) * sizeof(Pair));
+    if (!p) {
+#pragma omp atomic write
+      failed = true;
+    }
+#pragma omp for schedule(static)
+    for (int64_t r = 0; r < s->rows; r++) {
+      if (!p) continue;
+      const scalar_t *row = x + r * n;
+      bool sorts = s->op == TH_SORT_ASC || s->op == TH_SORT_DESC;
+      int64_t nnan = THTensor_(load)(p, row, n, sorts, s->op == TH_SORT_DESC), first;
+      THTensor_(row)(s, p, nnan, &first);
+      for (int64_t j = 0; j < k; j++) {
+        int64_t at = p[first + j].i;
+        if (vals) vals[r * k + j] = row[at];
+        s->idx[r * k + j] = at;
+      }
+    }
+    free(p);
+  }
+  return !failed;
+}
+
+bool THTensor_(sort_flat)(const void *xv, int64_t n, int64_t *order) {
+  const scalar_t *x = (const scalar_t *)xv;
+  Pair *p = malloc((n ? n : 1) * sizeof(Pair));
+  if (!p) return false;
+  int64_t nnan = THTensor_(load)(p, x, n, true, false);
+  THTensor_(sort_asc)(p, n - nnan);
+  for (int64_t j = 0; j < n; j++) order[j] = p[j].i;
+  free(p);
+  return true;
+}
+
+int64_t THTensor_(sort_runs)(const void *xv, const int64_t *order, int64_t n, int64_t *start) {
+  const scalar_t *x = (const scalar_t *)xv;
+  int64_t u = 0;
+  compute_t prev = 0;
+  for (int64_t j = 0; j < n; j++) {
+    compute_t v = TOC(x[order ? order[j] : j]);
+    if (j == 0 || v != prev) start[u++] = j;   /* NaN != NaN: each NaN is a run */
+    prev = v;
+  }
+  return u;
+}
+
+void THTensor_(sort_isin)(const void *xv, int64_t n, const void *tv, int64_t m, bool *out, bool invert) {
+  const scalar_t *x = (const scalar_t *)xv, *t = (const scalar_t *)tv;
+#pragma omp parallel for if (n * (m > 1 ? THTensor_(lg)(m) + 1 : 1) > 32768)
+  for (int64_t i = 0; i < n; i++) {
+    compute_t v = TOC(x[i]);
+    int64_t lo = 0, hi = m;   /* the first test value not below v */
+    while (lo < hi) {
+      int64_t mid = lo + (hi - lo) / 2;
+      compute_t w = TOC(t[mid]);
+      if (SNAN(w) || !(w < v)) hi = mid; else lo = mid + 1;
+    }
+    bool found = lo < m && TOC(t[lo]) == v;
+    out[i] = found != invert;
+  }
+}
+
+#undef SORT_ALGOS
+#undef SELECT_K
+#undef FIRST_K
+#undef LT_VAL
+#undef LT_NANMED
+#undef LT_ASC
+#undef LT_DESC
+#undef GT_OR_NAN
+#undef SNAN
+#undef Pair

@@ -1,0 +1,246 @@
+"""The sort family (src/ATen/ATSort.c) against torch: sort/argsort/msort,
+topk, kthvalue, median/nanmedian, mode, unique/unique_consecutive, isin.
+Values and indices (ties included where torch's pick is deterministic),
+NaN placement, int64 beyond 2**53, dtypes, errors and gradients."""
+import numpy as np
+import pytest
+
+import cthtorch as ct
+import oracle
+
+torch = oracle.require_torch()
+RS = np.random.RandomState(0)
+DTYPES = ["float32", "float64", "float16", "bfloat16", "int64", "int32", "int16", "int8", "uint8"]
+
+
+def pair(a, dtype):
+    """the same data as a cthtorch and a torch tensor of dtype"""
+    t = torch.tensor(np.asarray(a, dtype=np.float64)).to(getattr(torch, dtype))
+    return ct.tensor(t.double().numpy()).to(getattr(ct, dtype)), t
+
+
+def same(a, b):
+    if isinstance(b, (tuple, list)):
+        assert type(a).__name__ == type(b).__name__ and len(a) == len(b)
+        for x, y in zip(a, b):
+            same(x, y)
+        return
+    assert str(a.dtype) == str(b.dtype), (a.dtype, b.dtype)
+    assert tuple(a.shape) == tuple(b.shape), (a.shape, b.shape)
+    if b.dtype == torch.int64:   # exact, beyond 2**53 too
+        assert a.tolist() == b.tolist()
+    else:
+        np.testing.assert_array_equal(np.asarray(a.double().tolist()), b.double().numpy())
+
+
+def ties(shape, hi, nan=False):
+    a = RS.randint(0, hi, shape).astype(np.float64)
+    if nan:
+        a[a == hi - 1] = np.nan
+    return a
+
+
+OPS = [
+    ("sort", lambda L, x: L.sort(x, stable=True)),
+    ("sort_desc", lambda L, x: L.sort(x, dim=0, descending=True, stable=True)),
+    ("sort_method", lambda L, x: x.sort(dim=1, stable=True)),
+    ("argsort", lambda L, x: L.argsort(x, dim=1, stable=True)),
+    ("argsort_desc", lambda L, x: x.argsort(dim=0, descending=True, stable=True)),
+    ("msort", lambda L, x: L.msort(x)),
+    ("kthvalue", lambda L, x: L.kthvalue(x, 3, 1)),
+    ("kthvalue0", lambda L, x: x.kthvalue(2, 0, keepdim=True)),
+    ("median_dim", lambda L, x: L.median(x, 1)),
+    ("median_dim0", lambda L, x: x.median(0, keepdim=True)),
+    ("nanmedian_dim", lambda L, x: L.nanmedian(x, 1)),
+    ("mode", lambda L, x: L.mode(x, 1)),
+    ("mode0", lambda L, x: x.mode(0, True)),
+]
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("name,f", OPS, ids=[o[0] for o in OPS])
+def test_ops_with_ties_match_torch(name, f, dtype):
+    for shape, hi in (((5, 7), 4), ((3, 40), 3), ((40, 3), 5), ((4, 100), 6)):
+        c, t = pair(ties(shape, hi, nan=dtype.startswith(("float", "bf")) and "nan" not in name), dtype)
+        same(f(ct, c), f(torch, t))
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_median_nan_rows(dtype):
+    a = ties((6, 9), 5)
+    if dtype.startswith(("float", "bf")):
+        a[1, 3] = a[2, :] = a[4, ::2] = np.nan
+    c, t = pair(a, dtype)
+    for f in (lambda L, x: L.median(x, 1), lambda L, x: L.nanmedian(x, 1), lambda L, x: L.median(x),
+              lambda L, x: L.nanmedian(x), lambda L, x: L.kthvalue(x, 9, 1), lambda L, x: L.mode(x)):
+        same(f(ct, c), f(torch, t))
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_topk_distinct(dtype):
+    a = np.stack([RS.permutation(60) for _ in range(5)]).astype(np.float64)
+    if dtype == "int8":
+        a -= 30
+    c, t = pair(a, dtype)
+    for k in (1, 5, 17, 60):
+        for largest in (True, False):
+            same(ct.topk(c, k, largest=largest), torch.topk(t, k, largest=largest))
+            same(c.t().topk(k % 5 + 1, 0, largest), t.t().topk(k % 5 + 1, 0, largest))
+    same(ct.sort(c, 1), torch.sort(t, 1))
+    same(ct.sort(c, 1, True), torch.sort(t, 1, True))
+
+
+def test_nan_placement():
+    a = np.array([[1.0, np.nan, 2, np.nan, -1, 0]])
+    c, t = pair(a, "float32")
+    for f in (lambda L, x: L.sort(x), lambda L, x: L.sort(x, descending=True), lambda L, x: L.topk(x, 3),
+              lambda L, x: L.topk(x, 3, largest=False), lambda L, x: L.argsort(x, descending=True),
+              lambda L, x: L.kthvalue(x, 5), lambda L, x: L.kthvalue(x, 6)):
+        same(f(ct, c), f(torch, t))
+
+
+def test_int64_beyond_2_53_exact():
+    v = [2 ** 60 + 3, 2 ** 60 + 1, 2 ** 60, 2 ** 60 + 2, 2 ** 60 + 1, -(2 ** 62) - 1, -(2 ** 62)]
+    c, t = ct.tensor(v), torch.tensor(v)
+    for f in (lambda L, x: L.sort(x, stable=True), lambda L, x: L.sort(x, descending=True, stable=True),
+              lambda L, x: L.topk(x[[0, 2, 3, 5]], 3), lambda L, x: L.kthvalue(x, 2), lambda L, x: L.median(x, 0),
+              lambda L, x: L.median(x), lambda L, x: L.mode(x), lambda L, x: L.msort(x),
+              lambda L, x: L.unique(x, return_inverse=True, return_counts=True),
+              lambda L, x: L.unique_consecutive(x, return_counts=True),
+              lambda L, x: L.isin(x, x[:3]), lambda L, x: L.isin(x, 2 ** 60 + 1)):
+        same(f(ct, c), f(torch, t))
+
+
+def test_unique_nan():
+    """NaNs are each their own value; torch numbers them in the order of its
+    unstable sort, so the inverse of NaN elements is not compared"""
+    a = np.array([0, np.nan, 1, np.nan, np.nan, 2, np.nan, 1] + [np.nan] * 12)
+    c, t = pair(a, "float32")
+    cv, ci, cc = ct.unique(c, return_inverse=True, return_counts=True)
+    tv, ti, tc = torch.unique(t, return_inverse=True, return_counts=True)
+    same(cv, tv)
+    same(cc, tc)
+    keep = ~np.isnan(a)
+    assert ci.numpy()[keep].tolist() == ti.numpy()[keep].tolist()
+    assert sorted(ci.numpy()[~keep].tolist()) == sorted(ti.numpy()[~keep].tolist())
+    same(ct.unique_consecutive(c, return_inverse=True, return_counts=True),
+         torch.unique_consecutive(t, return_inverse=True, return_counts=True))
+
+
+@pytest.mark.parametrize("dtype", DTYPES + ["bool"])
+def test_unique(dtype):
+    a = ties((4, 6), 5)
+    if dtype == "bool":
+        a = a > 2
+    c, t = pair(a, dtype)
+    for kw in ({}, {"return_inverse": True}, {"return_counts": True}, {"return_inverse": True, "return_counts": True},
+               {"sorted": False}):
+        same(ct.unique(c, **kw), torch.unique(t, **kw))
+        same(c.unique(**kw), t.unique(**kw))
+        kw.pop("sorted", None)
+        same(ct.unique_consecutive(c, **kw), torch.unique_consecutive(t, **kw))
+        same(c.unique_consecutive(**kw), t.unique_consecutive(**kw))
+
+
+def test_unique_dim():
+    a = np.array([[1, 2, 1, 2, 0], [3, 4, 3, 4, 0], [1, 2, 1, 9, 0]])
+    c, t = ct.tensor(a), torch.tensor(a)
+    for kw in ({"dim": 1}, {"dim": 0, "return_inverse": True, "return_counts": True},
+               {"dim": -1, "return_inverse": True, "return_counts": True}):
+        same(ct.unique(c, **kw), torch.unique(t, **kw))
+        same(ct.unique_consecutive(c, **kw), torch.unique_consecutive(t, **kw))
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_isin(dtype):
+    a, b = ties((3, 5), 7), ties((4,), 7)
+    c, t = pair(a, dtype)
+    cb, tb = pair(b, dtype)
+    for kw in ({}, {"invert": True}, {"assume_unique": True}):
+        same(ct.isin(c, cb, **kw), torch.isin(t, tb, **kw))
+        same(ct.isin(c, 3, **kw), torch.isin(t, 3, **kw))
+    same(ct.isin(3, cb), torch.isin(3, tb))
+    same(ct.isin(ct.tensor([1.0, float("nan")]), ct.tensor([float("nan"), 1.0])),
+         torch.isin(torch.tensor([1.0, float("nan")]), torch.tensor([float("nan"), 1.0])))
+    same(ct.isin(ct.tensor([1, 2]), ct.tensor([2.5, 1.0])), torch.isin(torch.tensor([1, 2]), torch.tensor([2.5, 1.0])))
+
+
+def test_shapes_0d_empty_noncontiguous():
+    for f in (lambda L: L.sort(L.tensor(2.5)), lambda L: L.topk(L.tensor(2.5), 1), lambda L: L.kthvalue(L.tensor(2.5), 1),
+              lambda L: L.median(L.tensor(2.5), 0, True), lambda L: L.mode(L.tensor(2.5)),
+              lambda L: L.sort(L.zeros(3, 0), 0), lambda L: L.topk(L.zeros(3, 4), 0),
+              lambda L: L.median(L.zeros(0, 4), 1), lambda L: L.unique(L.zeros(0)),
+              lambda L: L.sort(L.arange(24.0).reshape(2, 3, 4).flip(2).transpose(0, 2), 1, True),
+              lambda L: L.kthvalue(L.arange(24.0).reshape(2, 3, 4).flip(1).transpose(1, 2), 2, 2)):
+        same(f(ct), f(torch))
+    assert ct.median(ct.tensor([])).isnan().item()
+    assert ct.nanmedian(ct.tensor([float("nan")] * 3)).isnan().item()
+
+
+ERRORS = [
+    lambda L: L.topk(L.tensor([1.0, 2.0]), 3),
+    lambda L: L.topk(L.tensor([1.0, 2.0]), -1),
+    lambda L: L.topk(L.tensor([True, False]), 1),
+    lambda L: L.kthvalue(L.tensor([1.0, 2.0]), 3),
+    lambda L: L.kthvalue(L.tensor([1.0]), 0),
+    lambda L: L.kthvalue(L.zeros(2, 0), 1),
+    lambda L: L.kthvalue(L.tensor([True]), 1),
+    lambda L: L.median(L.zeros(2, 0), 1),
+    lambda L: L.nanmedian(L.zeros(2, 0), -1),
+    lambda L: L.median(L.tensor([True])),
+    lambda L: L.median(L.tensor([True]), 0),
+    lambda L: L.mode(L.zeros(2, 0), 1),
+    lambda L: L.sort(L.tensor([1.0, 2.0]), 2),
+    lambda L: L.isin(L.tensor([True]), L.tensor([True])),
+]
+
+
+@pytest.mark.parametrize("k", range(len(ERRORS)))
+def test_errors(k):
+    oracle.raises_like(lambda: ERRORS[k](ct), lambda: ERRORS[k](torch))
+
+
+def test_out_variants():
+    v, i = ct.empty(0), ct.empty(0, dtype=ct.int64)
+    r = ct.median(ct.tensor([[1.0, 5, 3]]), 1, out=(v, i))
+    assert r.values is v and v.tolist() == [3.0] and i.tolist() == [2]
+    o = ct.empty(0)
+    assert ct.msort(ct.tensor([3.0, 1.0]), out=o) is o and o.tolist() == [1.0, 3.0]
+
+
+GRADS = [
+    lambda L, x: L.sort(x, 1)[0], lambda L, x: L.sort(x, 0, True)[0], lambda L, x: L.topk(x, 2)[0],
+    lambda L, x: L.topk(x, 3, 0, False)[0], lambda L, x: L.kthvalue(x, 2, 1)[0], lambda L, x: L.kthvalue(x, 2, 0, True)[0],
+    lambda L, x: L.median(x, 1)[0], lambda L, x: L.nanmedian(x, 0, True)[0], lambda L, x: L.mode(x.round(), 1)[0],
+    lambda L, x: L.median(x), lambda L, x: L.nanmedian(x), lambda L, x: L.msort(x),
+]
+
+
+@pytest.mark.parametrize("k", range(len(GRADS)))
+def test_gradcheck(k):
+    x = ct.tensor(RS.randn(4, 5), requires_grad=True)
+    f = GRADS[k]
+    assert ct.autograd.gradcheck(lambda a: f(ct, a), (x,))
+    assert ct.autograd.gradgradcheck(lambda a: f(ct, a), (x,))
+    xt = torch.tensor(x.detach().numpy(), requires_grad=True)
+    xc = ct.tensor(x.detach().numpy(), requires_grad=True)
+    f(ct, xc).sum().backward()
+    f(torch, xt).sum().backward()
+    np.testing.assert_allclose(xc.grad.numpy(), xt.grad.numpy())
+
+
+def test_median_global_gradient_spreads_over_ties():
+    xc = ct.tensor([1.0, 2.0, 2.0, 3.0], requires_grad=True)
+    xt = torch.tensor([1.0, 2.0, 2.0, 3.0], requires_grad=True)
+    ct.median(xc).backward()
+    torch.median(xt).backward()
+    assert xc.grad.tolist() == xt.grad.tolist()
+
+
+def test_global_median_of_nan_gradient_goes_to_the_nans():
+    for name in ("median", "nanmedian", "max"):
+        xc = ct.tensor([1.0, float("nan"), 2.0, float("nan")], requires_grad=True)
+        xt = torch.tensor([1.0, float("nan"), 2.0, float("nan")], requires_grad=True)
+        getattr(ct, name)(xc).backward()
+        getattr(torch, name)(xt).backward()
+        assert xc.grad.tolist() == xt.grad.tolist()
