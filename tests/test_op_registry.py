@@ -20,6 +20,7 @@ UTILITIES = {
     "is_vulkan_available", "set_default_dtype", "set_default_tensor_type", "typename",
     "get_printoptions", "set_printoptions", "printoptions",
     "manual_seed", "seed", "initial_seed", "get_rng_state", "set_rng_state",
+    "vmap",   # torch.vmap is torch.func.vmap: a function transform (loaded on first use)
 }
 # Tensor methods in the Tensor class body that are autograd/storage plumbing, not ops
 TENSOR_NON_OPS = {
