@@ -1,40 +1,49 @@
-"""Scatter-into-view ops, splits and in-place metadata changes composed
-from existing ops (index_select/where/scatter_reduce carry autograd)."""
+"""Scatter-into-view ops, splits, in-place metadata changes and index_reduce,
+composed from declared ops (clone + view + copy_, strided fills, scatter_reduce)."""
 import warnings
 
-import numpy as np
-
 import cthtorch
-from cthtorch.autograd.function import Function, once_differentiable
-from cthtorch._shape_ops import _idx_np, _np
-from cthtorch._utils import _wrap_dim
-from cthtorch._extra_reduce import _from_np
+from cthtorch.autograd.function import Function
+from cthtorch._shape_ops import _needs_grad
+from cthtorch._utils import _dtype_name, _wrap_dim
 
 
 # ---------------------------------------------------------------- *_scatter
-def _embed(input, src, view_of):
-    """input with the elements of view_of(input) replaced by src. The view's
-    element positions come from applying view_of to an arange, so one
-    composite (index_select + where) serves every *_scatter op."""
-    pos = view_of(cthtorch.arange(input.numel()).reshape(input.shape))
-    if tuple(src.shape) != tuple(pos.shape):
+def _scatter_into(input, src, view_of):
+    """PyTorch's *_scatter: a copy of input whose view view_of(copy) holds src."""
+    out = input.clone()
+    view = view_of(out)
+    if tuple(src.shape) != tuple(view.shape):
         raise RuntimeError("expected src to have a size equal to the slice of self. src size = %s, slice size = %s"
-                           % (list(src.shape), list(pos.shape)))
-    p = _idx_np(pos).reshape(-1)
-    inv = np.zeros(input.numel(), dtype=np.int64)
-    inv[p] = np.arange(p.size)
-    mask = np.zeros(input.numel(), dtype=bool)
-    mask[p] = True
-    flat_src = src.to(input.dtype).reshape(-1)
-    if flat_src.numel() == 0:
-        return input.clone()
-    placed = cthtorch.index_select(flat_src, 0, cthtorch.from_numpy(inv))
-    out = cthtorch.where(cthtorch.from_numpy(mask), placed, input.reshape(-1))
-    return out.reshape(input.shape)
+                           % (list(src.shape), list(view.shape)))
+    view.copy_(src)
+    return out
+
+
+class _ViewScatter(Function):
+    """The gradient of a *_scatter is the op itself: input gets grad with the
+    view zeroed, src gets the view of grad (both differentiable again)."""
+    @staticmethod
+    def forward(ctx, input, src, view_of):
+        ctx.view_of, ctx.src_dtype = view_of, src.dtype
+        return _scatter_into(input, src, view_of)
+
+    @staticmethod
+    def backward(ctx, g):
+        view_of = ctx.view_of
+        g_src = view_of(g)
+        g_input = _view_scatter(g, cthtorch.zeros(tuple(g_src.shape), dtype=g.dtype), view_of)
+        return g_input, g_src.to(ctx.src_dtype, copy=True), None
+
+
+def _view_scatter(input, src, view_of):
+    if _needs_grad(input, src):
+        return _ViewScatter.apply(input, src, view_of)
+    return _scatter_into(input, src, view_of)
 
 
 def select_scatter(input, src, dim, index):
-    return _embed(input, src, lambda t: t.select(dim, index))
+    return _view_scatter(input, src, lambda t: t.select(dim, index))
 
 
 def slice_scatter(input, src, dim=0, start=None, end=None, step=1):
@@ -42,15 +51,16 @@ def slice_scatter(input, src, dim=0, start=None, end=None, step=1):
         key = [slice(None)] * t.dim()
         key[_wrap_dim(dim, t.dim())] = slice(start, end, step)
         return t[tuple(key)]
-    return _embed(input, src, view)
+    return _view_scatter(input, src, view)
 
 
 def diagonal_scatter(input, src, offset=0, dim1=0, dim2=1):
-    return _embed(input, src, lambda t: cthtorch.diagonal(t, offset, dim1, dim2))
+    return _view_scatter(input, src, lambda t: cthtorch.diagonal(t, offset, dim1, dim2))
 
 
 def as_strided_scatter(input, src, size, stride, storage_offset=None):
-    return _embed(input, src, lambda t: t.as_strided(size, stride, 0 if storage_offset is None else storage_offset))
+    return _view_scatter(input, src, lambda t: t.as_strided(size, stride, 0 if storage_offset is None
+                                                            else storage_offset))
 
 
 # ---------------------------------------------------------------- splits
@@ -167,98 +177,62 @@ def resize_as(self, tensor):
     return resize(self, tuple(tensor.shape))
 
 
+def _diagonal_views(t, wrap):
+    """The elements fill_diagonal_ writes, as strided views of t (PyTorch's
+    walk: one step of every stride at once; for a tall matrix with wrap, the
+    same step continues after the square part, skipping one row)."""
+    step = sum(t.stride())
+    n = min(t.shape) if t.dim() == 2 else t.shape[0]
+    views = [t.as_strided((n,), (step,), t.storage_offset())]
+    h, w = t.shape[0], t.shape[-1]
+    if wrap and t.dim() == 2 and h > w + 1:
+        extra = (t.numel() + w) // (w + 1) - n
+        views.append(t.as_strided((extra,), (step,), t.storage_offset() + t.stride(0) * (w + 1)))
+    return views
+
+
 def fill_diagonal_(self, fill_value, wrap=False):
-    from cthtorch._shape_ops import masked_fill
     if self.dim() < 2:
         raise RuntimeError("dimensions must larger than 1")
     if self.dim() > 2 and len(set(self.shape)) != 1:
         raise RuntimeError("all dimensions of input must be of equal length")
-    shape = tuple(self.shape)
-    mask = np.zeros(shape, dtype=bool)
-    if self.dim() == 2:
-        h, w = shape
-        # the diagonal steps w + 1 through the flat layout; wrap continues past the square
-        flat = np.arange(0, h * w, w + 1)
-        mask.reshape(-1)[flat if wrap else flat[:min(h, w)]] = True
-    else:
-        i = np.arange(shape[0])
-        mask[tuple([i] * self.dim())] = True
-    r = masked_fill(self, cthtorch.from_numpy(mask), fill_value)
-    self.copy_(r)
+    if not _needs_grad(self):
+        for v in _diagonal_views(self, wrap):
+            v.fill_(fill_value)
+        return self
+    # recorded: a masked_fill whose mask marks the same positions of a contiguous layout
+    mask = cthtorch.zeros(tuple(self.shape), dtype=cthtorch.bool)
+    for v in _diagonal_views(mask, wrap):
+        v.fill_(True)
+    self.copy_(self.masked_fill(mask, fill_value))
     return self
 
 
 # ---------------------------------------------------------------- index_reduce
-_IDENTITY = {"prod": 1, "mean": 0, "amax": -np.inf, "amin": np.inf}
-_UFUNC = {"prod": np.multiply, "mean": np.add, "amax": np.maximum, "amin": np.minimum}
-
-
-class _IndexReduce(Function):
-    """index_reduce along dim 0 of numpy-moved arrays; its backward follows
-    PyTorch's: mean divides by the count, amax/amin share among ties, prod
-    takes the product of the other members."""
-    @staticmethod
-    def forward(ctx, input, source, dim, index, reduce, include_self):
-        x = np.moveaxis(_np(input), dim, 0)
-        s = np.moveaxis(_np(source), dim, 0)
-        idx = _idx_np(index).reshape(-1)
-        r = x.astype(np.float64 if x.dtype.kind == "f" else x.dtype, copy=True)
-        hit = np.zeros(x.shape[0], dtype=bool)
-        hit[idx] = True
-        if not include_self:
-            ident = _IDENTITY[reduce]
-            r[hit] = ident if np.isfinite(ident) or r.dtype.kind == "f" else (
-                np.iinfo(r.dtype).min if ident < 0 else np.iinfo(r.dtype).max)
-        _UFUNC[reduce].at(r, idx, s)
-        cnt = np.zeros(x.shape[0], dtype=np.int64)
-        np.add.at(cnt, idx, 1)
-        cnt = (cnt + (1 if include_self else 0)).reshape((-1,) + (1,) * (x.ndim - 1))
-        if reduce == "mean":
-            safe = np.where(cnt > 0, cnt, 1)
-            r = np.where(hit.reshape(cnt.shape), r / safe if r.dtype.kind == "f" else r // safe, r)
-        ctx.args = (dim, idx, reduce, include_self, x, s, r, hit, cnt)
-        ctx.save_for_backward(input, source)   # only so once_differentiable links a double backward
-        return _from_np(np.moveaxis(r, 0, dim), input.dtype)
-
-    @staticmethod
-    @once_differentiable
-    def backward(ctx, g):
-        dim, idx, reduce, include_self, x, s, r, hit, cnt = ctx.args
-        ga = np.moveaxis(_np(g), dim, 0).astype(np.float64)
-        hit_b = hit.reshape((-1,) + (1,) * (x.ndim - 1))
-        keep_x = 1.0 if include_self else 0.0
-        if reduce == "mean":
-            gx = np.where(hit_b, ga * keep_x / np.where(cnt > 0, cnt, 1), ga)
-            gs = ga[idx] / cnt[idx]
-        elif reduce in ("amax", "amin"):
-            eq_x = (x == r) & include_self
-            eq_s = s == r[idx]
-            n_eq = eq_x.astype(np.float64)
-            np.add.at(n_eq, idx, eq_s)
-            n_eq = np.where(n_eq > 0, n_eq, 1)
-            gx = np.where(hit_b, ga * eq_x / n_eq, ga)
-            gs = ga[idx] * eq_s / n_eq[idx]
-        else:
-            others = np.ones_like(r, dtype=np.float64)
-            np.multiply.at(others, idx, s)
-            gx = np.where(hit_b, ga * others * keep_x, ga)
-            gs = np.empty(s.shape, dtype=np.float64)
-            for row in np.unique(idx):
-                members = np.flatnonzero(idx == row)
-                vals = s[members].astype(np.float64)
-                # product of every other member: prefix * suffix cumulative products
-                pre = np.cumprod(np.concatenate([np.ones_like(vals[:1]), vals[:-1]]), axis=0)
-                suf = np.cumprod(np.concatenate([vals[:0:-1], np.ones_like(vals[:1])]), axis=0)[::-1]
-                base = x[row] if include_self else 1.0
-                gs[members] = ga[row] * pre * suf * base
-        gx, gs = _from_np(np.moveaxis(gx, 0, dim), g.dtype), _from_np(np.moveaxis(gs, 0, dim), g.dtype)
-        return gx, gs, None, None, None, None
-
-
 def index_reduce(input, dim, index, source, reduce, *, include_self=True):
+    """scatter_reduce with the index vector expanded along dim over source's
+    shape: the same C kernels and gradients."""
     if reduce not in ("prod", "mean", "amax", "amin"):
         raise RuntimeError("index_reduce(): Expected reduce to be one of prod, mean, amax or amin but got %s." % reduce)
     if index.dim() > 1:
-        raise IndexError("index_reduce_(): Index is supposed to be a vector")
+        raise IndexError("index_reduce_(): Index is supposed to be a vector, but got dim: %d with type: %s and size: %s"
+                         % (index.dim(), _dtype_name(index.dtype), list(index.shape)))
+    if index.dtype not in (cthtorch.int64, cthtorch.int32):
+        raise RuntimeError("index_reduce_(): Expected dtype int32/int64 for index but got: %s"
+                           % _dtype_name(index.dtype))
+    if input.dtype != source.dtype:
+        raise RuntimeError("index_reduce_(): self (%s) and source (%s) must have the same scalar type"
+                           % (_dtype_name(input.dtype), _dtype_name(source.dtype)))
     d = _wrap_dim(dim, input.dim())
-    return _IndexReduce.apply(input, source, d, index, reduce, include_self)
+    if source.dim() == 0:
+        return cthtorch.scatter_reduce(input, 0, index.reshape(()).long(), source, reduce, include_self=include_self)
+    if index.numel() != source.shape[d]:
+        raise RuntimeError("index_reduce_(): Number of indices (%d) should be equal to source.size(dim): (%d), for "
+                           "dim: %d" % (index.numel(), source.shape[d], d))
+    if input.dim() != source.dim() or any(a != b for i, (a, b) in enumerate(zip(input.shape, source.shape)) if i != d):
+        raise RuntimeError("source tensor shape must match self tensor shape, excluding the specified dimension. "
+                           "Got self.shape = %s source.shape = %s" % (list(input.shape), list(source.shape)))
+    shape = [1] * source.dim()
+    shape[d] = -1
+    idx = index.long().reshape(shape).expand(tuple(source.shape))
+    return cthtorch.scatter_reduce(input, d, idx, source, reduce, include_self=include_self)

@@ -4,13 +4,12 @@ spellings of torch.linalg ops, and their Tensor methods. install() wires
 them into the cthtorch namespace."""
 import warnings
 
-import numpy as np
-
 import cthtorch
 from cthtorch import _C, linalg
 from cthtorch._einsum import einsum
 from cthtorch._extra_ops import _with_out
 from cthtorch._shape_ops import _inplace_of
+from cthtorch._utils import _dtype_name
 from cthtorch.linalg import _decomp, _norms, _products
 
 
@@ -52,11 +51,10 @@ def trace(input):
 
 def _tri_indices(row, col, offset, dtype, lower):
     if dtype not in (cthtorch.int64, cthtorch.int32):
-        raise RuntimeError("\"%s_indices\" not implemented for '%s'"
-                           % ("tril" if lower else "triu", str(dtype).replace("torch.", "")))
-    fn = np.tril_indices if lower else np.triu_indices
-    rows, cols = fn(row, offset, col) if row > 0 and col > 0 else (np.zeros(0, np.int64), np.zeros(0, np.int64))
-    return cthtorch.from_numpy(np.stack([rows, cols]).astype(np.int64)).to(dtype)
+        raise NotImplementedError("\"%s_indices\" not implemented for '%s'"
+                                  % ("tril" if lower else "triu", _dtype_name(dtype)))
+    r = _C._VariableFunctions._tri_indices(row, col, offset, lower)
+    return r if dtype == cthtorch.int64 else r.to(dtype)
 
 
 def tril_indices(row, col, offset=0, *, dtype=None, device=None, layout=None, pin_memory=False):

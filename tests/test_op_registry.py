@@ -96,8 +96,7 @@ INTEROP = {
 # without updating this list.
 STILL_COMPUTING_IN_NUMPY = {
     "cthtorch/_extra_misc.py", "cthtorch/_extra_ops.py", "cthtorch/_extra_pointwise.py",
-    "cthtorch/_extra_reduce.py", "cthtorch/_extra_shape.py",
-    "cthtorch/_linalg_ops.py", "cthtorch/_shape_ops.py", "cthtorch/linalg/_decomp.py",
+    "cthtorch/_extra_reduce.py", "cthtorch/_shape_ops.py",
 }
 
 

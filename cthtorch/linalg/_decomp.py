@@ -3,8 +3,6 @@ torch.<name> spellings): argument checks and PyTorch's errors, then the
 autograd Functions of _functions.py."""
 import warnings
 
-import numpy as np
-
 import cthtorch
 from cthtorch import _C, return_types
 from cthtorch._utils import _dtype_name
@@ -324,15 +322,10 @@ def lu_factor(A, *, pivot=True):
 
 
 def _perm_matrix(piv, m, dtype):
-    """P with A = P L U from LAPACK's 1-based row swaps."""
-    p = piv.numpy().reshape(-1, piv.shape[-1])
-    out = np.zeros((p.shape[0], m, m))
-    for b in range(p.shape[0]):
-        perm = np.arange(m)
-        for i, j in enumerate(p[b]):
-            perm[i], perm[j - 1] = perm[j - 1], perm[i]
-        out[b, perm, np.arange(m)] = 1
-    return cthtorch.from_numpy(out.reshape(tuple(piv.shape[:-1]) + (m, m))).to(dtype)
+    """P with A = P L U from LAPACK's 1-based row swaps: P[perm[c], c] = 1."""
+    perm = _VF._lu_pivots_to_permutation(piv, m)
+    P = cthtorch.zeros(tuple(piv.shape[:-1]) + (m, m), dtype=dtype)
+    return P.scatter_(-2, perm.unsqueeze(-2), 1)
 
 
 def lu_unpack(LU_data, LU_pivots, unpack_data=True, unpack_pivots=True):

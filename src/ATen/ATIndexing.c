@@ -74,7 +74,7 @@ static THTensor *nonzero_coords(const THTensor *t, bool flat) {
   THTensor *r = THTensor_new(TH_Int64, flat ? 1 : 2, sizes);
   if (!r) { THTensor_free(c); return NULL; }
   int64_t *out = (int64_t *)THTensor_data(r);
-  if (c->ndim == 0 && !flat) {   /* (nnz, 0): nothing to write */
+  if (n == 0 || (c->ndim == 0 && !flat)) {   /* empty input, or (nnz, 0): nothing to write */
   } else {
 #pragma omp parallel for num_threads(nt) schedule(static) if (nt > 1)
     for (int k = 0; k < nt; k++)

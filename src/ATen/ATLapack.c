@@ -273,3 +273,41 @@ THTensor *at_lapack_triangular_solve(const THTensor *A, const THTensor *B, bool 
   THTensor_free(a);
   return as_matrix(x);
 }
+
+THTensor *at_lu_pivots_to_permutation(const THTensor *pivots, int64_t m) {
+  if (pivots->ndim < 1) {
+    THError_set(TH_ERR_RUNTIME, "lu_unpack: LU_pivots must have at least 1 dimension");
+    return NULL;
+  }
+  int64_t k = pivots->sizes[pivots->ndim - 1], npiv = THTensor_numel(pivots);
+  int64_t sizes[TH_MAX_DIMS];
+  memcpy(sizes, pivots->sizes, (pivots->ndim - 1) * sizeof(int64_t));
+  sizes[pivots->ndim - 1] = m;
+  THTensor *p = at_to_dtype(pivots, TH_Int64, true);   /* a contiguous copy */
+  THTensor *perm = p ? THTensor_new(TH_Int64, pivots->ndim, sizes) : NULL;
+  if (!perm) { THTensor_free(p); return NULL; }
+  const int64_t *piv = (const int64_t *)THTensor_data(p);
+  int64_t *out = (int64_t *)THTensor_data(perm);
+  for (int64_t i = 0; i < npiv; i++) {
+    if (piv[i] < 1 || piv[i] > m) {
+      THError_set(TH_ERR_RUNTIME, "pivots passed to lu_unpack must be between 1 and LU.size(-2) inclusive."
+                                  "Did you properly pass the result of lu_factor?");
+      THTensor_free(p); THTensor_free(perm);
+      return NULL;
+    }
+  }
+  /* the row swaps are sequential within a matrix; matrices are independent */
+  int64_t nmat = THTensor_numel(perm) / (m ? m : 1);
+#pragma omp parallel for if (nmat * (m + k) > 65536)
+  for (int64_t b = 0; b < nmat; b++) {
+    int64_t *row = out + b * m;
+    for (int64_t i = 0; i < m; i++) row[i] = i;
+    for (int64_t i = 0; i < k && i < m; i++) {
+      int64_t j = piv[b * k + i] - 1, t = row[i];
+      row[i] = row[j];
+      row[j] = t;
+    }
+  }
+  THTensor_free(p);
+  return perm;
+}

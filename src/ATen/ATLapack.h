@@ -24,4 +24,7 @@ AT_API int at_lapack_qr(THTensor **outs, const THTensor *A, const char *mode);
 /* trsm: X with A X = B (left) or X A = B, A triangular (..., n, n), B with A's batch */
 AT_API THTensor *at_lapack_triangular_solve(const THTensor *A, const THTensor *B, bool upper, bool left,
                                             bool unitriangular);
+/* LAPACK's 1-based row swaps (..., k) applied in order to 0..m-1: perm (..., m) int64,
+ * with A = P L U for P[perm[c], c] = 1 */
+AT_API THTensor *at_lu_pivots_to_permutation(const THTensor *pivots, int64_t m);
 #endif

@@ -2,6 +2,7 @@
  * dropped triangle zeroed bytewise: all-zero bytes are 0 in every dtype. */
 #include "ATTriangular.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 /* Zeroes, in each matrix of t, the elements outside the kept triangle. */
@@ -59,3 +60,44 @@ static THTensor *tri(const THTensor *self, int64_t k, THTensor *out, bool upper)
 
 THTensor *at_tril(const THTensor *self, int64_t diagonal, THTensor *out) { return tri(self, diagonal, out, false); }
 THTensor *at_triu(const THTensor *self, int64_t diagonal, THTensor *out) { return tri(self, diagonal, out, true); }
+
+/* The columns [*lo, *hi) of row i that a triangle keeps. */
+static void kept_columns(int64_t i, int64_t col, int64_t offset, bool lower, int64_t *lo, int64_t *hi) {
+  *lo = lower ? 0 : i + offset;
+  *hi = lower ? i + offset + 1 : col;
+  if (*lo < 0) *lo = 0;
+  if (*hi > col) *hi = col;
+  if (*hi < *lo) *hi = *lo;
+}
+
+THTensor *at_tri_indices(int64_t row, int64_t col, int64_t offset, bool lower) {
+  if (row < 0 || col < 0) {
+    THError_set(TH_ERR_RUNTIME, "%s must be non-negative, got%lld", row < 0 ? "row" : "col",
+                (long long)(row < 0 ? row : col));
+    return NULL;
+  }
+  /* row i starts at start[i] in the output: a prefix sum of the kept widths */
+  int64_t *start = malloc((size_t)(row + 1) * sizeof(int64_t));
+  if (!start) { THError_set(TH_ERR_MEMORY, "tri_indices: out of memory"); return NULL; }
+  start[0] = 0;
+  for (int64_t i = 0; i < row; i++) {
+    int64_t lo, hi;
+    kept_columns(i, col, offset, lower, &lo, &hi);
+    start[i + 1] = start[i] + (hi - lo);
+  }
+  int64_t n = start[row], sizes[2] = {2, n};
+  THTensor *r = THTensor_new(TH_Int64, 2, sizes);
+  if (!r) { free(start); return NULL; }
+  int64_t *rows = (int64_t *)THTensor_data(r), *cols = rows + n;
+#pragma omp parallel for if (n > 65536)
+  for (int64_t i = 0; i < row; i++) {
+    int64_t lo, hi;
+    kept_columns(i, col, offset, lower, &lo, &hi);
+    for (int64_t j = lo, w = start[i]; j < hi; j++, w++) {
+      rows[w] = i;
+      cols[w] = j;
+    }
+  }
+  free(start);
+  return r;
+}
