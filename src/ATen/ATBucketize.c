@@ -2,7 +2,7 @@
  * allocation here, the per-element work in TH kernels, split between
  * threads for large inputs (counting ops sum per-thread histograms). */
 #include "ATBucketize.h"
-#include "ATReduceExtra.h"
+#include "ATReduce.h"
 #include "../TH/THKernelsBucketize.h"
 
 #include "ATConv.h"   /* at_contiguous_as */

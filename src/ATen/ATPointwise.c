@@ -1,10 +1,13 @@
 /* Pointwise ops: each is a kernel table plus a rule for the result dtype;
  * at_iter_run does the rest. */
-#include "ATen.h"
+#include "ATPointwise.h"
+#include "../TH/THKernelsPointwise.h"
 #include "../TH/THKernels.h"
 #include "../TH/THLoops.h"
 
 #include <string.h>
+#include <math.h>
+#include <float.h>
 
 typedef enum {
   R_SAME,      /* out dtype = promoted dtype */
@@ -222,3 +225,243 @@ THTensor *at_where(const THTensor *cond, const THTensor *a, const THTensor *b, T
   ATIterSpec spec = { .out = out, .out_dtype = common, .common_dtype = common, .check_cast = true, .name = "where", .in_dtypes = dts };
   return at_iter_run(&spec, 3, in, where_loops[common], NULL);
 }
+
+/* ---- ops with parameters or three inputs (ATPointwise.h) ---- */
+static void put(THOpArgs *a, int k, ATScalar s) {
+  if (s.kind == AT_SCALAR_FLOAT) { a->d[k] = s.d; a->i[k] = (int64_t)s.d; }
+  else { a->d[k] = (double)s.i; a->i[k] = s.i; }
+}
+
+static const THLoopFn clamp_loops[TH_NDTYPES] = TH_NUMERIC_TABLE(clamp_loop);
+
+THTensor *at_clamp(const THTensor *self, ATOptScalar min, ATOptScalar max, THTensor *out) {
+  if (!min.has && !max.has) {
+    THError_set(TH_ERR_RUNTIME, "torch.clamp: At least one of 'min' or 'max' must not be None");
+    return NULL;
+  }
+  /* a float bound on an integer tensor promotes, as clamp's result_type does */
+  THTensor *wrapped[2] = { NULL, NULL };
+  const THTensor *ops[3] = { self, NULL, NULL };
+  int n = 1;
+  if (min.has) { wrapped[0] = at_scalar_tensor(min.v, min.v.kind == AT_SCALAR_FLOAT ? TH_Double : TH_Int64); if (wrapped[0]) wrapped[0]->wrapped_number = true; ops[n++] = wrapped[0]; }
+  if (max.has) { wrapped[1] = at_scalar_tensor(max.v, max.v.kind == AT_SCALAR_FLOAT ? TH_Double : TH_Int64); if (wrapped[1]) wrapped[1]->wrapped_number = true; ops[n++] = wrapped[1]; }
+  THDtype dt = at_result_type(n, ops);
+  THTensor_free(wrapped[0]);
+  THTensor_free(wrapped[1]);
+  if (dt == TH_Bool) { THError_set(TH_ERR_NOTIMPL, "\"clamp_cpu\" not implemented for 'Bool'"); return NULL; }
+  THOpArgs a = {{0}};
+  if (min.has) put(&a, 0, min.v);
+  if (max.has) put(&a, 1, max.v);
+  a.i[2] = min.has;
+  a.i[3] = max.has;
+  ATIterSpec spec = { .out = out, .out_dtype = dt, .common_dtype = dt, .inplace = out == self, .check_cast = true, .name = "clamp" };
+  const THTensor *in[1] = { self };
+  return at_iter_run(&spec, 1, in, clamp_loops[dt], &a);
+}
+
+THTensor *at_clamp_tensor(const THTensor *self, const THTensor *min, const THTensor *max, THTensor *out) {
+  if (!min && !max) {
+    THError_set(TH_ERR_RUNTIME, "torch.clamp: At least one of 'min' or 'max' must not be None");
+    return NULL;
+  }
+  THTensor *cur = THTensor_retain((THTensor *)self), *next;
+  if (min) { next = at_maximum(cur, min, (!max) ? out : NULL); THTensor_free(cur); if (!(cur = next)) return NULL; }
+  if (max) { next = at_minimum(cur, max, out); THTensor_free(cur); if (!(cur = next)) return NULL; }
+  return cur;
+}
+
+static const THLoopFn lerp_loops[TH_NDTYPES] = TH_FLOATING_TABLE(lerp_loop);
+THTensor *at_lerp(const THTensor *self, const THTensor *end, const THTensor *weight, THTensor *out) {
+  const THTensor *in[3] = { self, end, weight };
+  THDtype dt = at_result_type(2, in);
+  if (!THDtype_isFloating(dt)) {
+    THError_set(TH_ERR_NOTIMPL, "\"lerp_kernel_scalar\" not implemented for '%s'", THDtype_info[dt].legacy);
+    return NULL;
+  }
+  ATIterSpec spec = { .out = out, .out_dtype = dt, .common_dtype = dt, .inplace = out == self, .check_cast = true, .name = "lerp" };
+  return at_iter_run(&spec, 3, in, lerp_loops[dt], NULL);
+}
+
+static THTensor *addc(const THTensor *self, const THTensor *t1, const THTensor *t2, ATScalar value, THTensor *out,
+                      const THLoopFn *loops, const char *name) {
+  const THTensor *in[3] = { self, t1, t2 };
+  THDtype dt = at_result_type(3, in);
+  if (loops == NULL || !loops[dt]) {
+    THError_set(TH_ERR_NOTIMPL, "\"%s_cpu\" not implemented for '%s'", name, THDtype_info[dt].legacy);
+    return NULL;
+  }
+  if (!strcmp(name, "addcdiv") && !THDtype_isFloating(t1->dtype) && !THDtype_isFloating(t2->dtype)) {
+    THError_set(TH_ERR_RUNTIME, "Integer division with addcdiv is no longer supported, and in a future release "
+                "addcdiv will perform a true division of tensor1 and tensor2. The historic addcdiv behavior can be "
+                "implemented as (input + value * torch.trunc(tensor1 / tensor2)).to(input.dtype) for integer inputs "
+                "and as (input + value * tensor1 / tensor2) for float inputs. The future addcdiv behavior is just the "
+                "latter implementation: (input + value * tensor1 / tensor2), for all dtypes.");
+    return NULL;
+  }
+  THOpArgs a = {{0}};
+  put(&a, 0, value);
+  ATIterSpec spec = { .out = out, .out_dtype = dt, .common_dtype = dt, .inplace = out == self, .check_cast = true, .name = name };
+  return at_iter_run(&spec, 3, in, loops[dt], &a);
+}
+static const THLoopFn addcmul_loops[TH_NDTYPES] = TH_NUMERIC_TABLE(addcmul_loop);
+static const THLoopFn addcdiv_loops[TH_NDTYPES] = TH_FLOATING_TABLE(addcdiv_loop);
+THTensor *at_addcmul(const THTensor *self, const THTensor *t1, const THTensor *t2, ATScalar v, THTensor *out) {
+  return addc(self, t1, t2, v, out, addcmul_loops, "addcmul");
+}
+THTensor *at_addcdiv(const THTensor *self, const THTensor *t1, const THTensor *t2, ATScalar v, THTensor *out) {
+  return addc(self, t1, t2, v, out, addcdiv_loops, "addcdiv");
+}
+
+static double dtype_max(THDtype t) {
+  switch (t) {
+    case TH_Half: return 65504.0;
+    case TH_BFloat16: return 3.3895313892515355e38;
+    case TH_Float: return FLT_MAX;
+    default: return DBL_MAX;
+  }
+}
+
+static const THLoopFn nan_to_num_loops[TH_NDTYPES] = TH_FLOATING_TABLE(nan_to_num_loop);
+THTensor *at_nan_to_num(const THTensor *self, ATOptDouble nan, ATOptDouble posinf, ATOptDouble neginf, THTensor *out) {
+  if (!THDtype_isFloating(self->dtype)) return out ? (at_copy_(out, self) < 0 ? NULL : THTensor_retain(out)) : at_clone(self, true);
+  THOpArgs a = {{0}};
+  a.d[0] = nan.has ? nan.v : 0.0;
+  a.d[1] = posinf.has ? posinf.v : dtype_max(self->dtype);
+  a.d[2] = neginf.has ? neginf.v : -dtype_max(self->dtype);
+  ATIterSpec spec = { .out = out, .out_dtype = self->dtype, .common_dtype = self->dtype, .inplace = out == self, .check_cast = true, .name = "nan_to_num" };
+  const THTensor *in[1] = { self };
+  return at_iter_run(&spec, 1, in, nan_to_num_loops[self->dtype], &a);
+}
+
+static const THLoopFn isclose_loops[TH_NDTYPES] = TH_ALL_TABLE(isclose_loop);
+THTensor *at_isclose(const THTensor *a, const THTensor *b, double rtol, double atol, bool equal_nan) {
+  if (a->dtype != b->dtype) {
+    THError_set(TH_ERR_RUNTIME, "%s did not match %s", THDtype_info[a->dtype].legacy, THDtype_info[b->dtype].legacy);
+    return NULL;
+  }
+  if (rtol < 0) { THError_set(TH_ERR_RUNTIME, "rtol must be greater than or equal to zero, but got %g", rtol); return NULL; }
+  if (atol < 0) { THError_set(TH_ERR_RUNTIME, "atol must be greater than or equal to zero, but got %g", atol); return NULL; }
+  THOpArgs args = {{0}};
+  args.d[0] = rtol; args.d[1] = atol; args.i[2] = equal_nan;
+  /* integers compare through double so the tolerance applies */
+  THDtype dt = THDtype_isFloating(a->dtype) || a->dtype == TH_Bool ? a->dtype : TH_Double;
+  ATIterSpec spec = { .out = NULL, .out_dtype = TH_Bool, .common_dtype = dt, .name = "isclose" };
+  const THTensor *in[2] = { a, b };
+  return at_iter_run(&spec, 2, in, isclose_loops[dt], &args);
+}
+
+static const THLoopFn logit_loops[TH_NDTYPES] = TH_FLOATING_TABLE(logit_loop);
+THTensor *at_logit(const THTensor *self, ATOptDouble eps, THTensor *out) {
+  THDtype dt = THDtype_isFloating(self->dtype) ? self->dtype : at_default_dtype();
+  THOpArgs a = {{0}};
+  a.d[0] = eps.has ? eps.v : 0;
+  a.i[3] = eps.has && eps.v >= 0;
+  ATIterSpec spec = { .out = out, .out_dtype = dt, .common_dtype = dt, .inplace = out == self, .check_cast = true, .name = "logit" };
+  const THTensor *in[1] = { self };
+  return at_iter_run(&spec, 1, in, logit_loops[dt], &a);
+}
+
+static const THLoopFn xlogy_loops[TH_NDTYPES] = TH_FLOATING_TABLE(xlogy_loop);
+THTensor *at_xlogy(const THTensor *self, const THTensor *other, THTensor *out) {
+  const THTensor *in[2] = { self, other };
+  THDtype dt = at_result_type(2, in);
+  if (!THDtype_isFloating(dt)) dt = at_default_dtype();
+  ATIterSpec spec = { .out = out, .out_dtype = dt, .common_dtype = dt, .inplace = out == self, .check_cast = true, .name = "xlogy" };
+  return at_iter_run(&spec, 2, in, xlogy_loops[dt], NULL);
+}
+
+static const THLoopFn roundd_loops[TH_NDTYPES] = TH_FLOATING_TABLE(round_decimals_loop);
+THTensor *at_round_decimals(const THTensor *self, int64_t decimals, THTensor *out) {
+  if (!THDtype_isFloating(self->dtype)) {
+    if (decimals != 0) { THError_set(TH_ERR_NOTIMPL, "round_cpu not implemented for '%s' with decimals", THDtype_info[self->dtype].legacy); return NULL; }
+    return at_round(self, out);
+  }
+  THOpArgs a = {{0}};
+  bool neg = decimals < 0;
+  a.d[0] = pow(10.0, (double)(neg ? -decimals : decimals));
+  a.d[1] = neg ? 0 : 1;
+  ATIterSpec spec = { .out = out, .out_dtype = self->dtype, .common_dtype = self->dtype, .inplace = out == self, .check_cast = true, .name = "round" };
+  const THTensor *in[1] = { self };
+  return at_iter_run(&spec, 1, in, roundd_loops[self->dtype], &a);
+}
+
+int at_equal(const THTensor *a, const THTensor *b) {
+  if (a->ndim != b->ndim || memcmp(a->sizes, b->sizes, a->ndim * sizeof(int64_t))) return 0;
+  THTensor *e = at_eq(a, b, NULL);
+  if (!e) return -1;
+  THTensor *s = at_sum(e, NULL, false, TH_Int64, NULL);
+  THTensor_free(e);
+  if (!s) return -1;
+  int64_t n = at_item_int(s);
+  THTensor_free(s);
+  return n == THTensor_numel(a);
+}
+
+/* trigamma (the derivative of digamma, for lgamma's second derivative):
+ * reflection below 0, the recurrence psi1(x) = psi1(x + 1) + 1/x^2 up to
+ * x >= 6, then the asymptotic series. */
+static double trigamma1(double x) {
+  if (x <= 0 && x == floor(x)) return INFINITY;
+  if (x < 0) {
+    double s = sin(M_PI * x);
+    return M_PI * M_PI / (s * s) - trigamma1(1 - x);
+  }
+  double acc = 0;
+  while (x < 6) { acc += 1 / (x * x); x += 1; }
+  double r = 1 / (x * x);
+  return acc + 1 / x + r / 2 + (1 / (x * x * x)) * (1.0 / 6 - r * (1.0 / 30 - r * (1.0 / 42 - r / 30)));
+}
+
+/* Hurwitz zeta(s, q) for s > 1 (the polygamma functions of order >= 2):
+ * direct sum up to q + N > 9, then the Euler-Maclaurin tail with Bernoulli
+ * numbers (the Cephes scheme, as PyTorch's CPU kernel uses). */
+static double hurwitz_zeta(double s, double q) {
+  static const double B[12] = { 12.0, -720.0, 30240.0, -1209600.0, 47900160.0, -1.8924375803183791606e9,
+                                7.47242496e10, -2.950130727918164224e12, 1.1646782814350067249e14,
+                                -4.5979787224074726105e15, 1.8152105401943546773e17, -7.1661652561756670113e18 };
+  if (q <= 0) {
+    if (q == floor(q)) return INFINITY;
+    if (s != floor(s)) return NAN;
+  }
+  double sum = pow(q, -s), a = q, b = 0;
+  int i = 0;
+  while (i < 9 || a <= 9) {
+    i++; a += 1; b = pow(a, -s); sum += b;
+    if (fabs(b / sum) < 1.1102230246251565e-16) return sum;
+  }
+  double w = a;
+  sum += b * w / (s - 1) - 0.5 * b;
+  double fac = 1, k = 0;
+  for (i = 0; i < 12; i++) {
+    fac *= s + k; b /= w;
+    double t = fac * b / B[i];
+    sum += t;
+    if (fabs(t / sum) < 1.1102230246251565e-16) break;
+    k += 1; fac *= s + k; b /= w; k += 1;
+  }
+  return sum;
+}
+
+/* psi^(n)(x) = (-1)^(n+1) n! zeta(n + 1, x) for n >= 2 */
+static double polygamma_n(int64_t n, double x) {
+  if (n == 1) return trigamma1(x);
+  double f = 1;
+  for (int64_t k = 2; k <= n; k++) f *= (double)k;
+  return (n % 2 ? 1.0 : -1.0) * f * hurwitz_zeta((double)n + 1, x);
+}
+
+/* psi^(n) elementwise (n >= 1), computed in double; floating dtypes keep theirs */
+THTensor *at_polygamma_n(int64_t n, const THTensor *self) {
+  if (n < 1) { THError_set(TH_ERR_RUNTIME, "polygamma(n, x): this kernel takes n >= 1"); return NULL; }
+  THDtype out_dt = THDtype_isFloating(self->dtype) ? self->dtype : at_default_dtype();
+  THTensor *d = at_to_dtype(self, TH_Double, true), *c = d ? at_contiguous(d) : NULL, *r = NULL;
+  THTensor_free(d);
+  if (!c) return NULL;
+  double *v = (double *)THTensor_data(c);
+  for (int64_t i = 0, m = THTensor_numel(c); i < m; i++) v[i] = polygamma_n(n, v[i]);
+  r = at_to_dtype(c, out_dt, false);
+  THTensor_free(c);
+  return r;
+}
+
+THTensor *at_trigamma(const THTensor *self) { return at_polygamma_n(1, self); }

@@ -174,3 +174,480 @@ THTensor *at_mean(const THTensor *self, const ATIntList *dims, bool keepdim, THD
   at_reduce_release(&r);
   return sum_impl(self, dims, keepdim, dt, out, K ? 1.0 / (double)K : NAN);
 }
+
+/* ---- the reductions ---- */
+/* Reductions computed on a double (or int64) contiguous copy laid out as
+ * [outer, D, inner] around one dim, or through the 2-d driver for dim
+ * lists. Values convert back to the input dtype at the end. */
+static bool use_int(THDtype t) { return !THDtype_isFloating(t); }
+
+/* contiguous copy in double or int64 */
+static THTensor *work_copy(const THTensor *t) {
+  THTensor *c = at_to_dtype(t, use_int(t->dtype) ? TH_Int64 : TH_Double, true);
+  if (!c) return NULL;
+  THTensor *r = at_contiguous(c);
+  THTensor_free(c);
+  return r;
+}
+
+static void around(const THTensor *t, int64_t d, int64_t *outer, int64_t *D, int64_t *inner) {
+  *outer = 1; *inner = 1; *D = t->ndim ? t->sizes[d] : 1;
+  for (int i = 0; i < d; i++) *outer *= t->sizes[i];
+  for (int i = d + 1; i < t->ndim; i++) *inner *= t->sizes[i];
+}
+
+static void reduced_sizes(const THTensor *t, int64_t d, bool keepdim, int *nd, int64_t *sizes) {
+  int k = 0;
+  for (int i = 0; i < t->ndim; i++) {
+    if (i == d) { if (keepdim) sizes[k++] = 1; }
+    else sizes[k++] = t->sizes[i];
+  }
+  *nd = k;
+}
+
+static double getd(const THTensor *w, int64_t i) {
+  return w->dtype == TH_Int64 ? (double)((const int64_t *)THTensor_data(w))[i] : ((const double *)THTensor_data(w))[i];
+}
+
+/* better(a, b): a replaces b as the max (min); NaN wins and stays */
+static inline bool better(double a, double b, bool is_max) {
+  if (isnan(b)) return false;
+  if (isnan(a)) return true;
+  return is_max ? a > b : a < b;
+}
+
+/* max/min over contiguous rows of floats or doubles, in their own dtype
+ * (no double copy), rows in parallel: the first NaN wins, else the first
+ * of equal extremes */
+#define MAX_ROWS(T)                                                                            \
+  static void max_rows_##T(const T *x, T *vals, int64_t *iv, int64_t outer, int64_t D, bool is_max) { \
+    _Pragma("omp parallel for if (outer * D > 32768)")                                         \
+    for (int64_t o = 0; o < outer; o++) {                                                      \
+      const T *row = x + o * D;                                                                \
+      T bv = row[0];                                                                           \
+      int64_t best = 0;                                                                        \
+      if (bv == bv)                                                                            \
+        for (int64_t k = 1; k < D; k++) {                                                      \
+          T v = row[k];                                                                        \
+          if (is_max ? v > bv : v < bv) { bv = v; best = k; }                                  \
+          else if (v != v) { bv = v; best = k; break; }                                        \
+        }                                                                                      \
+      vals[o] = bv;                                                                            \
+      iv[o] = best;                                                                            \
+    }                                                                                          \
+  }
+MAX_ROWS(float)
+MAX_ROWS(double)
+
+static int max_rows(THTensor **outs, const THTensor *self, int64_t outer, int64_t D, int nd, const int64_t *sz,
+                    bool is_max) {
+  THTensor *vals = THTensor_new(self->dtype, nd, sz), *idx = THTensor_new(TH_Int64, nd, sz);
+  if (!vals || !idx) { THTensor_free(vals); THTensor_free(idx); return -1; }
+  if (self->dtype == TH_Float)
+    max_rows_float((const float *)THTensor_data(self), (float *)THTensor_data(vals), (int64_t *)THTensor_data(idx),
+                   outer, D, is_max);
+  else
+    max_rows_double((const double *)THTensor_data(self), (double *)THTensor_data(vals), (int64_t *)THTensor_data(idx),
+                    outer, D, is_max);
+  outs[0] = vals;
+  outs[1] = idx;
+  return 0;
+}
+
+int at_max_dim(THTensor **outs, const THTensor *self, int64_t dim, bool keepdim, bool is_max) {
+  int64_t d;
+  if (at_wrap_dim(dim, self->ndim, &d) < 0) return -1;
+  if (self->ndim && self->sizes[d] == 0) {
+    THError_set(TH_ERR_INDEX, "%s(): Expected reduction dim %lld to have non-zero size.", is_max ? "max" : "min", (long long)d);
+    return -1;
+  }
+  int nd;
+  int64_t sz[TH_MAX_DIMS];
+  reduced_sizes(self, d, keepdim, &nd, sz);
+  int64_t outer, D, inner;
+  around(self, d, &outer, &D, &inner);
+  if ((self->dtype == TH_Float || self->dtype == TH_Double) && inner == 1 && THTensor_isContiguous(self))
+    return max_rows(outs, self, outer, D, nd, sz, is_max);
+  THTensor *w = work_copy(self);
+  if (!w) return -1;
+  THTensor *vals = THTensor_new(w->dtype, nd, sz), *idx = THTensor_new(TH_Int64, nd, sz);
+  if (!vals || !idx) { THTensor_free(w); THTensor_free(vals); THTensor_free(idx); return -1; }
+  int64_t *iv = (int64_t *)THTensor_data(idx);
+  bool isint = w->dtype == TH_Int64;
+  for (int64_t o = 0; o < outer; o++)
+    for (int64_t i = 0; i < inner; i++) {
+      int64_t best = 0;
+      double bv = getd(w, o * D * inner + i);
+      for (int64_t k = 1; k < D; k++) {
+        double v = getd(w, (o * D + k) * inner + i);
+        if (better(v, bv, is_max)) { bv = v; best = k; }
+      }
+      int64_t at = o * inner + i;
+      if (isint) ((int64_t *)THTensor_data(vals))[at] = ((const int64_t *)THTensor_data(w))[(o * D + best) * inner + i];
+      else ((double *)THTensor_data(vals))[at] = bv;
+      iv[at] = best;
+    }
+  THTensor_free(w);
+  outs[0] = at_to_dtype(vals, self->dtype, false);
+  THTensor_free(vals);
+  outs[1] = idx;
+  if (!outs[0]) { THTensor_free(idx); outs[1] = NULL; return -1; }
+  return 0;
+}
+
+THTensor *at_max_all(const THTensor *self, bool is_max) {
+  if (THTensor_numel(self) == 0) {
+    THError_set(TH_ERR_RUNTIME, "%s(): Expected reduction dim to be specified for input.numel() == 0. Specify the "
+                "reduction dim with the 'dim' argument.", is_max ? "max" : "min");
+    return NULL;
+  }
+  ATIntList shape = { 1, { THTensor_numel(self) } };
+  THTensor *flat = at_reshape(self, &shape);
+  if (!flat) return NULL;
+  THTensor *outs[2];
+  int rc = at_max_dim(outs, flat, 0, false, is_max);
+  THTensor_free(flat);
+  if (rc < 0) return NULL;
+  THTensor_free(outs[1]);
+  return outs[0];
+}
+
+THTensor *at_amax(const THTensor *self, const ATIntList *dims, bool keepdim, bool is_max) {
+  ATReduce2D r;
+  THTensor *w = work_copy(self);
+  if (!w) return NULL;
+  if (at_reduce_prepare(w, dims, keepdim, &r) < 0) { THTensor_free(w); return NULL; }
+  if (r.K == 0 && r.M > 0) {
+    THError_set(TH_ERR_INDEX, "%s(): Expected reduction dim to have non-zero size.", is_max ? "amax" : "amin");
+    at_reduce_release(&r);
+    THTensor_free(w);
+    return NULL;
+  }
+  THTensor *out = THTensor_new(w->dtype, r.out_ndim, r.out_sizes), *res = NULL;
+  if (out) {
+    bool isint = w->dtype == TH_Int64;
+    for (int64_t m = 0; m < r.M; m++) {
+      const char *base = r.data + m * r.sm * 8;
+      if (isint) {
+        const int64_t *p = (const int64_t *)base;
+        int64_t b = p[0];
+        for (int64_t k = 1; k < r.K; k++) { int64_t v = p[k * r.sk]; if (is_max ? v > b : v < b) b = v; }
+        ((int64_t *)THTensor_data(out))[m] = b;
+      } else {
+        const double *p = (const double *)base;
+        double b = p[0];
+        for (int64_t k = 1; k < r.K; k++) if (better(p[k * r.sk], b, is_max)) b = p[k * r.sk];
+        ((double *)THTensor_data(out))[m] = b;
+      }
+    }
+    res = at_to_dtype(out, self->dtype, false);
+  }
+  THTensor_free(out);
+  at_reduce_release(&r);
+  THTensor_free(w);
+  return res;
+}
+
+THTensor *at_argmax(const THTensor *self, ATOptInt dim, bool keepdim, bool is_max) {
+  if (!dim.has) {
+    if (THTensor_numel(self) == 0) {
+      THError_set(TH_ERR_RUNTIME, "%s(): Expected reduction dim to be specified for input.numel() == 0.", is_max ? "argmax" : "argmin");
+      return NULL;
+    }
+    ATIntList shape = { 1, { THTensor_numel(self) } };
+    THTensor *flat = at_reshape(self, &shape), *outs[2];
+    if (!flat) return NULL;
+    int rc = at_max_dim(outs, flat, 0, false, is_max);
+    THTensor_free(flat);
+    if (rc < 0) return NULL;
+    THTensor_free(outs[0]);
+    if (keepdim) {
+      ATIntList ones = { self->ndim };
+      for (int i = 0; i < self->ndim; i++) ones.v[i] = 1;
+      THTensor *r = at_reshape(outs[1], &ones);
+      THTensor_free(outs[1]);
+      return r;
+    }
+    return outs[1];
+  }
+  THTensor *outs[2];
+  if (at_max_dim(outs, self, dim.v, keepdim, is_max) < 0) return NULL;
+  THTensor_free(outs[0]);
+  return outs[1];
+}
+
+THTensor *at_all_any(const THTensor *self, const ATIntList *dims, bool keepdim, bool is_all) {
+  THTensor *nz = at_ne(self, &(THTensor){ .storage = &(THStorage){ .data = &(int64_t){0} }, .dtype = TH_Int64,
+                                          .wrapped_number = true }, NULL);
+  if (!nz) return NULL;
+  THTensor *s = at_sum(nz, dims, keepdim, TH_Int64, NULL);
+  THTensor *res = NULL;
+  if (s) {
+    ATReduce2D r;
+    if (at_reduce_prepare(self, dims, keepdim, &r) == 0) {
+      int64_t K = r.K;
+      at_reduce_release(&r);
+      int64_t *v = (int64_t *)THTensor_data(s);
+      THTensor *c = at_contiguous(s);
+      if (c) {
+        v = (int64_t *)THTensor_data(c);
+        int64_t n = THTensor_numel(c);
+        for (int64_t i = 0; i < n; i++) v[i] = is_all ? (v[i] == K) : (v[i] > 0);
+        res = at_to_dtype(c, self->dtype == TH_UInt8 ? TH_UInt8 : TH_Bool, false);
+        THTensor_free(c);
+      }
+    }
+  }
+  THTensor_free(nz);
+  THTensor_free(s);
+  return res;
+}
+
+THTensor *at_prod(const THTensor *self, const ATIntList *dims, bool keepdim, THDtype dtype) {
+  THDtype out_dt = dtype != TH_Undefined ? dtype : (THDtype_isFloating(self->dtype) ? self->dtype : TH_Int64);
+  THTensor *w = work_copy(self);
+  if (!w) return NULL;
+  ATReduce2D r;
+  if (at_reduce_prepare(w, dims, keepdim, &r) < 0) { THTensor_free(w); return NULL; }
+  THTensor *out = THTensor_new(w->dtype, r.out_ndim, r.out_sizes), *res = NULL;
+  if (out) {
+    for (int64_t m = 0; m < r.M; m++) {
+      if (w->dtype == TH_Int64) {
+        const int64_t *p = (const int64_t *)(r.data + m * r.sm * 8);
+        int64_t acc = 1;
+        for (int64_t k = 0; k < r.K; k++) acc *= p[k * r.sk];
+        ((int64_t *)THTensor_data(out))[m] = acc;
+      } else {
+        const double *p = (const double *)(r.data + m * r.sm * 8);
+        double acc = 1;
+        for (int64_t k = 0; k < r.K; k++) acc *= p[k * r.sk];
+        ((double *)THTensor_data(out))[m] = acc;
+      }
+    }
+    res = at_to_dtype(out, out_dt, false);
+  }
+  THTensor_free(out);
+  at_reduce_release(&r);
+  THTensor_free(w);
+  return res;
+}
+
+THTensor *at_var(const THTensor *self, const ATIntList *dims, double correction, bool keepdim, bool take_sqrt) {
+  if (!THDtype_isFloating(self->dtype)) {
+    THError_set(TH_ERR_RUNTIME, "std and var only support floating point and complex dtypes");
+    return NULL;
+  }
+  THTensor *w = work_copy(self);
+  if (!w) return NULL;
+  ATReduce2D r;
+  if (at_reduce_prepare(w, dims, keepdim, &r) < 0) { THTensor_free(w); return NULL; }
+  THTensor *out = THTensor_new(TH_Double, r.out_ndim, r.out_sizes), *res = NULL;
+  if (out) {
+#pragma omp parallel for if (r.M > 1 && r.M * r.K > 65536)
+    for (int64_t m = 0; m < r.M; m++) {
+      const double *p = (const double *)(r.data + m * r.sm * 8);
+      const int64_t sk = r.sk, K = r.K;
+      /* corrected two-pass in double, both passes vectorizable (Welford
+       * divided per element, a serial ~5 ns each): sum of squared
+       * deviations minus (sum of deviations)^2 / K, which cancels the
+       * rounding of the mean */
+      double sum = 0, m2 = 0, dsum = 0;
+#pragma omp simd reduction(+:sum)
+      for (int64_t k = 0; k < K; k++) sum += p[k * sk];
+      double mean = K ? sum / (double)K : 0;
+#pragma omp simd reduction(+:m2, dsum)
+      for (int64_t k = 0; k < K; k++) { double d = p[k * sk] - mean; m2 += d * d; dsum += d; }
+      if (K) m2 -= dsum * dsum / (double)K;
+      if (m2 < 0) m2 = 0;
+      double dof = (double)r.K - correction;
+      double v = dof > 0 ? m2 / dof : (r.K ? INFINITY * 0 + NAN : NAN);
+      if (dof <= 0 && r.K > 0) v = m2 > 0 || m2 == 0 ? (m2 / dof) : NAN;
+      ((double *)THTensor_data(out))[m] = take_sqrt ? sqrt(v) : v;
+    }
+    res = at_to_dtype(out, self->dtype, false);
+  }
+  THTensor_free(out);
+  at_reduce_release(&r);
+  THTensor_free(w);
+  return res;
+}
+
+THTensor *at_logsumexp(const THTensor *self, const ATIntList *dims, bool keepdim) {
+  THTensor *w = work_copy(self);
+  if (!w) return NULL;
+  THTensor *wd = w->dtype == TH_Double ? THTensor_retain(w) : at_to_dtype(w, TH_Double, false);
+  THTensor_free(w);
+  if (!wd) return NULL;
+  ATReduce2D r;
+  if (at_reduce_prepare(wd, dims, keepdim, &r) < 0) { THTensor_free(wd); return NULL; }
+  THTensor *out = THTensor_new(TH_Double, r.out_ndim, r.out_sizes), *res = NULL;
+  if (out) {
+    for (int64_t m = 0; m < r.M; m++) {
+      const double *p = (const double *)(r.data + m * r.sm * 8);
+      double mx = -INFINITY;
+      for (int64_t k = 0; k < r.K; k++) if (p[k * r.sk] > mx) mx = p[k * r.sk];
+      if (isinf(mx)) { ((double *)THTensor_data(out))[m] = mx; continue; }
+      double s = 0;
+      for (int64_t k = 0; k < r.K; k++) s += exp(p[k * r.sk] - mx);
+      ((double *)THTensor_data(out))[m] = mx + log(s);
+    }
+    res = at_to_dtype(out, THDtype_isFloating(self->dtype) ? self->dtype : at_default_dtype(), false);
+  }
+  THTensor_free(out);
+  at_reduce_release(&r);
+  THTensor_free(wd);
+  return res;
+}
+
+THTensor *at_scatter_grad(const THTensor *grad, int64_t dim, const THTensor *indices, const ATIntList *sizes,
+                          bool keepdim) {
+  int64_t d;
+  if (at_wrap_dim(dim, sizes->n, &d) < 0) return NULL;
+  const THTensor *g = grad, *ix = indices;
+  THTensor *gu = NULL, *iu = NULL;
+  if (!keepdim && sizes->n > 0) {
+    gu = at_unsqueeze(grad, d);
+    iu = gu ? at_unsqueeze(indices, d) : NULL;
+    if (!iu) { THTensor_free(gu); return NULL; }
+    g = gu; ix = iu;
+  }
+  THTensor *gd = work_copy(g), *ic = gd ? work_copy(ix) : NULL, *out = NULL;
+  THTensor *acc = ic ? THTensor_new(TH_Double, sizes->n, sizes->v) : NULL;
+  if (acc) {
+    memset(THTensor_data(acc), 0, THTensor_numel(acc) * sizeof(double));
+    THTensor *tmpl = acc;
+    int64_t outer, D, inner, Dg;
+    around(tmpl, d, &outer, &D, &inner);
+    Dg = g->ndim ? g->sizes[d] : 1;
+    const int64_t *iv = (const int64_t *)THTensor_data(ic);
+    double *av = (double *)THTensor_data(acc);
+    for (int64_t o = 0; o < outer; o++)
+      for (int64_t j = 0; j < Dg; j++)
+        for (int64_t i = 0; i < inner; i++) {
+          int64_t src = (o * Dg + j) * inner + i, t = iv[src];
+          if (t >= 0 && t < D) av[(o * D + t) * inner + i] += getd(gd, src);
+        }
+    out = at_to_dtype(acc, grad->dtype, false);
+  }
+  THTensor_free(acc); THTensor_free(gd); THTensor_free(ic); THTensor_free(gu); THTensor_free(iu);
+  return out;
+}
+
+/* prod's backward and its two derivatives, per reduced line x[0..K) with
+ * pre[k] = x[0]..x[k-1] and suf[k] = x[k]..x[K-1] (so zeros are exact):
+ *   PROD_BWD:    out[k] = g * pre[k] * suf[k+1]                (d prod / d x_k)
+ *   PROD_GGRAD:  out    = sum_k a[k] * pre[k] * suf[k+1]       (d <a, bwd> / d g)
+ *   PROD_GSELF:  out[k] = g * d/dx_k sum_i a[i] pre[i] suf[i+1], by reverse
+ *                mode through the two running products, O(K) per line. */
+typedef enum { PROD_BWD, PROD_GGRAD, PROD_GSELF } ProdGradMode;
+
+static void prod_line(ProdGradMode mode, const double *x, int64_t sx, const double *a, int64_t sa, double g, int64_t K,
+                      double *pre, double *suf, double *bp, double *out) {
+  pre[0] = 1;
+  for (int64_t k = 0; k < K; k++) pre[k + 1] = pre[k] * x[k * sx];
+  suf[K] = 1;
+  for (int64_t k = K - 1; k >= 0; k--) suf[k] = suf[k + 1] * x[k * sx];
+  if (mode == PROD_BWD) { for (int64_t k = 0; k < K; k++) out[k] = g * pre[k] * suf[k + 1]; return; }
+  if (mode == PROD_GGRAD) {
+    double q = 0;
+    for (int64_t k = 0; k < K; k++) q += a[k * sa] * pre[k] * suf[k + 1];
+    *out = q;
+    return;
+  }
+  bp[K] = 0;   /* adjoint of pre[k] */
+  for (int64_t k = K - 1; k >= 0; k--) bp[k] = a[k * sa] * suf[k + 1] + bp[k + 1] * x[k * sx];
+  double bs = 0;   /* adjoint of suf[k], carried forward */
+  for (int64_t k = 0; k < K; k++) {
+    out[k] = g * (bp[k + 1] * pre[k] + bs * suf[k + 1]);
+    bs = a[k * sa] * pre[k] + bs * x[k * sx];
+  }
+}
+
+/* The elements come in (kept dims, reduced dims) order: permute back to self's layout. */
+static THTensor *unflatten_reduced(THTensor *flat, const THTensor *self, const ATReduce2D *r) {
+  ATIntList perm = { 0 }, shape = { 0 };
+  for (int i = 0; i < self->ndim; i++) if (!r->reduced[i]) { perm.v[perm.n++] = i; shape.v[shape.n++] = self->sizes[i]; }
+  for (int i = 0; i < self->ndim; i++) if (r->reduced[i]) { perm.v[perm.n++] = i; shape.v[shape.n++] = self->sizes[i]; }
+  THTensor *shaped = at_reshape(flat, &shape), *res = NULL;
+  if (!shaped) return NULL;
+  ATIntList inv = { perm.n };
+  for (int i = 0; i < perm.n; i++) inv.v[perm.v[i]] = i;
+  THTensor *back = at_permute(shaped, &inv);
+  if (back) { res = at_to_dtype(back, self->dtype, true); THTensor_free(back); }
+  THTensor_free(shaped);
+  return res;
+}
+
+static THTensor *prod_kernel(ProdGradMode mode, const THTensor *a, const THTensor *grad, const THTensor *self,
+                             const ATIntList *dims, bool keepdim) {
+  ATReduce2D rx, ra;
+  THTensor *xd = work_copy(self), *ad = (xd && a) ? work_copy(a) : NULL, *gc = NULL, *flat = NULL, *res = NULL;
+  double *buf = NULL;
+  if (!xd || (a && !ad)) goto done;
+  if (at_reduce_prepare(xd, dims, keepdim, &rx) < 0) goto done;
+  if (ad && at_reduce_prepare(ad, dims, keepdim, &ra) < 0) { at_reduce_release(&rx); goto done; }
+  int64_t M = rx.M, K = rx.K;
+  gc = grad ? work_copy(grad) : NULL;
+  flat = (grad && !gc) ? NULL : THTensor_new(TH_Double, 1, &(int64_t){ mode == PROD_GGRAD ? M : M * K });
+  buf = flat ? malloc((size_t)(3 * (K + 1)) * sizeof(double)) : NULL;
+  if (flat && !buf) THError_set(TH_ERR_MEMORY, "prod backward: out of memory");
+  if (buf) {
+    double *ov = (double *)THTensor_data(flat);
+    for (int64_t m = 0; m < M; m++)
+      prod_line(mode, (const double *)(rx.data + m * rx.sm * 8), rx.sk,
+                ad ? (const double *)(ra.data + m * ra.sm * 8) : NULL, ad ? ra.sk : 0, gc ? getd(gc, m) : 1, K,
+                buf, buf + K + 1, buf + 2 * (K + 1), mode == PROD_GGRAD ? ov + m : ov + m * K);
+    if (mode != PROD_GGRAD) res = unflatten_reduced(flat, self, &rx);
+    else {
+      ATIntList osz = { rx.out_ndim };
+      memcpy(osz.v, rx.out_sizes, sizeof(int64_t) * rx.out_ndim);
+      THTensor *shaped = at_reshape(flat, &osz);
+      if (shaped) { res = at_to_dtype(shaped, grad ? grad->dtype : self->dtype, true); THTensor_free(shaped); }
+    }
+  }
+  if (ad) at_reduce_release(&ra);
+  at_reduce_release(&rx);
+done:
+  free(buf);
+  THTensor_free(flat); THTensor_free(gc); THTensor_free(ad); THTensor_free(xd);
+  return res;
+}
+
+THTensor *at_prod_backward(const THTensor *grad, const THTensor *self, const ATIntList *dims, bool keepdim) {
+  return prod_kernel(PROD_BWD, NULL, grad, self, dims, keepdim);
+}
+THTensor *at_prod_backward_ggrad(const THTensor *ggI, const THTensor *grad, const THTensor *self,
+                                 const ATIntList *dims, bool keepdim) {
+  return prod_kernel(PROD_GGRAD, ggI, grad, self, dims, keepdim);
+}
+THTensor *at_prod_backward_gself(const THTensor *ggI, const THTensor *grad, const THTensor *self,
+                                 const ATIntList *dims, bool keepdim) {
+  return prod_kernel(PROD_GSELF, ggI, grad, self, dims, keepdim);
+}
+
+/* The adjoint of scatter_grad (double backward through max/min/sort/topk...):
+ * out[.., j, ..] = self[.., indices[.., j, ..], ..] along dim; with keepdim
+ * false the indices lack dim and so does the result. */
+THTensor *at_gather_grad(const THTensor *self, int64_t dim, const THTensor *indices, bool keepdim) {
+  int64_t d;
+  if (self->ndim == 0) return at_to_dtype(self, self->dtype, true);
+  if (at_wrap_dim(dim, self->ndim, &d) < 0) return NULL;
+  THTensor *iu = (!keepdim) ? at_unsqueeze(indices, d) : THTensor_retain((THTensor *)indices);
+  THTensor *x = iu ? work_copy(self) : NULL, *ic = x ? work_copy(iu) : NULL, *acc = NULL, *out = NULL;
+  if (ic && (acc = THTensor_new(TH_Double, iu->ndim, iu->sizes))) {
+    int64_t outer, D, inner, Dg = iu->sizes[d];
+    around(x, d, &outer, &D, &inner);
+    const int64_t *iv = (const int64_t *)THTensor_data(ic);
+    double *av = (double *)THTensor_data(acc);
+    for (int64_t o = 0; o < outer; o++)
+      for (int64_t j = 0; j < Dg; j++)
+        for (int64_t i = 0; i < inner; i++) {
+          int64_t dst = (o * Dg + j) * inner + i, t = iv[dst];
+          av[dst] = (t >= 0 && t < D) ? getd(x, (o * D + t) * inner + i) : 0;
+        }
+    THTensor *shaped = keepdim ? THTensor_retain(acc) : at_squeeze_dims(acc, &(ATIntList){ 1, { d } });
+    if (shaped) { out = at_to_dtype(shaped, self->dtype, false); THTensor_free(shaped); }
+  }
+  THTensor_free(acc); THTensor_free(x); THTensor_free(ic); THTensor_free(iu);
+  return out;
+}

@@ -1,4 +1,4 @@
-/* Formula helpers for src/ATen/declarations/pointwise_extra.yaml */
+/* Formula helpers for the pointwise, unary and binary families (src/ATen/declarations/{pointwise,unary,binary}.yaml) */
 #ifndef THP_FORMULAS_POINTWISE_H
 #define THP_FORMULAS_POINTWISE_H
 #include "THP.h"

@@ -1,4 +1,4 @@
-/* Formula helpers for reduce_extra.yaml */
+/* Formula helpers for the reduce family (src/ATen/declarations/reduce.yaml) */
 #ifndef THP_FORMULAS_REDUCE_H
 #define THP_FORMULAS_REDUCE_H
 #include "THP.h"

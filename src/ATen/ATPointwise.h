@@ -1,6 +1,7 @@
-/* clamp, lerp, addcmul/addcdiv, nan_to_num, isclose, logit, xlogy, round(decimals) */
-#ifndef AT_POINTWISE_EXTRA_H
-#define AT_POINTWISE_EXTRA_H
+/* Pointwise ops with parameters or three inputs: clamp, lerp, addcmul/addcdiv, nan_to_num, isclose, logit,
+ * xlogy, round(decimals) (src/ATen/ATPointwise.c; the arithmetic ops are declared in ATen.h). */
+#ifndef AT_POINTWISE_H
+#define AT_POINTWISE_H
 #include "ATen.h"
 
 AT_API THTensor *at_clamp(const THTensor *self, ATOptScalar min, ATOptScalar max, THTensor *out);

@@ -1,4 +1,4 @@
 #include "THLoops.h"
 #include <math.h>
-#define TH_GENERIC_FILE "generic/THTensorPointwiseExtra.c"
+#define TH_GENERIC_FILE "generic/THTensorPointwise.c"
 #include "THGenerateAllTypes.h"

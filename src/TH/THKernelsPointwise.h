@@ -1,6 +1,6 @@
-/* generic/THTensorPointwiseExtra.c */
-#ifndef TH_KERNELS_POINTWISE_EXTRA_H
-#define TH_KERNELS_POINTWISE_EXTRA_H
+/* generic/THTensorPointwise.c */
+#ifndef TH_KERNELS_POINTWISE_H
+#define TH_KERNELS_POINTWISE_H
 #include "THDispatch.h"
 TH_DECLARE_NUMERIC(clamp_loop)
 TH_DECLARE_FLOATING(lerp_loop) TH_DECLARE_FLOATING(addcdiv_loop) TH_DECLARE_NUMERIC(addcmul_loop)
