@@ -62,8 +62,9 @@ from . import _ops  # noqa: E402
 _ops.bind("torch", globals())
 _ops.bind("Tensor", Tensor)
 _ops.bind("_nn", _C._nn)
-from . import _composites, _shape_ops, _extra_ops, _linalg_ops, _sparse_factory  # noqa: E402
-for _m in (_composites, _shape_ops, _extra_ops, _linalg_ops, _sparse_factory):
+from ._ops import nn as _ops_nn, shape as _ops_shape, torch_api as _ops_torch_api, linalg as _ops_linalg  # noqa: E402
+from . import _sparse_factory  # noqa: E402
+for _m in (_ops_nn, _ops_shape, _ops_torch_api, _ops_linalg, _sparse_factory):
     _m.register()
 del _m
 from . import functional as _functional  # noqa: E402

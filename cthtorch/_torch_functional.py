@@ -8,7 +8,7 @@ then calls the nn.functional code; no kernels live here."""
 import cthtorch
 from cthtorch.nn import functional as F
 from cthtorch.nn._functional import loss as _loss_fns, sampling as _sampling_fns, sparse as _sparse_fns
-from cthtorch._composites import alpha_dropout as _alpha_dropout, feature_dropout_  # noqa: F401 (re-exported)
+from cthtorch._ops.nn import alpha_dropout as _alpha_dropout, feature_dropout_  # noqa: F401 (re-exported)
 from cthtorch._utils import _dtype_name as _scalar_name
 
 __all__ = ["kl_div", "margin_ranking_loss", "triplet_margin_loss", "poisson_nll_loss", "hinge_embedding_loss",

@@ -102,7 +102,7 @@ def test_registered_composites_bind_as_methods_and_keep_their_signature():
     assert list(inspect.signature(m).parameters)[:2] == ["input", "other"]
     x = ct.eye(2)
     assert ct.equal(x.matmul(x), x)
-    assert m.__name__ == "matmul" and m.__wrapped__.__module__ == "cthtorch._composites"
+    assert m.__name__ == "matmul" and m.__wrapped__.__module__ == "cthtorch._ops.blas"
 
 
 def test_registry_refuses_duplicates():

@@ -7,7 +7,7 @@ import pytest
 
 import cthtorch as ct
 import oracle
-from test_extra_ops import same
+from test_torch_api import same
 
 torch = oracle.require_torch()
 RS = np.random.RandomState(0)

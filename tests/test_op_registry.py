@@ -84,20 +84,17 @@ def test_registered_entries_are_what_the_namespaces_hold():
 
 
 # Modules that import numpy. Interop: conversions at the boundary (.numpy(),
+# printing reads values through .numpy(),
 # from_numpy, datasets reading files, PIL images, collate, pickling).
 INTEROP = {
-    "cthtorch/serialization.py", "cthtorch/_legacy_storage.py", "cthtorch/_tensor_str.py",
-    "cthtorch/utils/data/_collate.py", "cthtorch/utils/data/_worker.py",
+    "cthtorch/_ops/factory.py", "cthtorch/_tensor_str.py", "cthtorch/utils/data/_collate.py",
     "cthtorch/vision/datasets/cifar.py", "cthtorch/vision/datasets/mnist.py",
     "cthtorch/vision/transforms/functional.py",
 }
 # Modules that still compute some ops in numpy (issue 15's remaining work):
 # each must shrink to nothing; the test fails when one is added or cleared
-# without updating this list.
-STILL_COMPUTING_IN_NUMPY = {
-    "cthtorch/_extra_misc.py", "cthtorch/_extra_ops.py", "cthtorch/_extra_pointwise.py",
-    "cthtorch/_extra_reduce.py", "cthtorch/_shape_ops.py",
-}
+# without updating this list. tensor_api.py: igamma/igammac through scipy.
+STILL_COMPUTING_IN_NUMPY = {"cthtorch/_ops/tensor_api.py"}
 
 
 def test_numpy_is_imported_only_for_interop():

@@ -3,7 +3,7 @@
 are compositions of other ops."""
 import cthtorch
 from cthtorch import _ops
-from cthtorch._extra_ops import _with_out
+from cthtorch._ops.torch_api import _with_out
 from cthtorch.linalg._checks import LinAlgError
 from cthtorch.linalg._decomp import (  # noqa: F401
     inv, inv_ex, det, slogdet, solve, solve_ex, solve_triangular, cholesky, cholesky_ex, eigh, eigvalsh, svd,

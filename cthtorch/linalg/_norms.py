@@ -160,7 +160,7 @@ def torch_norm(input, p="fro", dim=None, keepdim=False, out=None, dtype=None):
     else:
         r = vector_norm(input, 2 if p is None else p, dim, keepdim, dtype=dtype)
     if out is not None:
-        from cthtorch._extra_ops import _write_out
+        from cthtorch._ops.torch_api import _write_out
         return _write_out("norm", out, r)
     return r
 

@@ -6,7 +6,7 @@ import warnings
 
 import cthtorch
 from cthtorch import _C
-from cthtorch._composites import _check_p
+from cthtorch._ops.nn import _check_p
 from cthtorch.nn.modules.utils import _pair
 
 _nn = _C._nn
@@ -440,7 +440,7 @@ def alpha_dropout(input, p=0.5, training=False, inplace=False):
 
 
 def feature_alpha_dropout(input, p=0.5, training=False, inplace=False):
-    from cthtorch._composites import alpha_dropout as _alpha_dropout
+    from cthtorch._ops.nn import alpha_dropout as _alpha_dropout
     return _alpha_dropout(input, p, training, feature=True)
 
 

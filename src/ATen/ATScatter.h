@@ -1,5 +1,5 @@
 /* gather / scatter / index_add kernels (the private _gather_c, _scatter_c,
- * _index_add_c ops behind cthtorch/_shape_ops.py). Each returns a new tensor. */
+ * _index_add_c ops behind cthtorch/_ops/shape.py). Each returns a new tensor. */
 #ifndef AT_SCATTER_H
 #define AT_SCATTER_H
 #include "ATen.h"

@@ -7,8 +7,8 @@ import warnings
 import cthtorch
 from cthtorch import _C, linalg
 from cthtorch._einsum import einsum
-from cthtorch._extra_ops import _with_out
-from cthtorch._shape_ops import _inplace_of
+from cthtorch._ops.torch_api import _with_out
+from cthtorch._ops.shape import _inplace_of
 from cthtorch._utils import _dtype_name
 from cthtorch.linalg import _decomp, _norms, _products
 
@@ -112,7 +112,7 @@ renorm_ = _inplace_of(_norms.renorm, "renorm_")
 def register():
     """Registers this module's ops (cthtorch/_ops)."""
     from cthtorch import _ops
-    from cthtorch._extra_ops import _present
+    from cthtorch._ops.torch_api import _present
     for name, fn in _FUNCS.items():
         if not _present("torch", name):
             _ops.op("torch", name, _with_out(name, fn) if name in _OUT else fn, __name__)

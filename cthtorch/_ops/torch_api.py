@@ -1,18 +1,18 @@
 """PyTorch entry points cthtorch lacked: aliases, in-place forms,
 predicates and legacy helpers; install() also wires in the
-reductions (_extra_reduce, _extra_stats), pointwise (_extra_pointwise) and
-shape (_extra_shape) composites as torch.<name> and Tensor methods."""
+reductions (_ops/reduce.py, stats.py), pointwise (pointwise.py) and view
+(view.py) composites as torch.<name> and Tensor methods."""
 import functools
 
-import numpy as np
 
 import cthtorch
-from cthtorch import _extra_misc as _misc
-from cthtorch import _extra_pointwise as _pw
-from cthtorch import _extra_reduce as _red
-from cthtorch import _extra_shape as _shp
-from cthtorch._shape_ops import _inplace_of
-from cthtorch import _extra_stats as _st
+from cthtorch._ops import factory as _factory
+from cthtorch._ops import tensor_api as _misc
+from cthtorch._ops import pointwise as _pw
+from cthtorch._ops import reduce as _red
+from cthtorch._ops import view as _shp
+from cthtorch._ops.shape import _inplace_of
+from cthtorch._ops import stats as _st
 from cthtorch._utils import _dtype_name
 
 
@@ -193,38 +193,6 @@ def storage_type(self):
     raise NotImplementedError("cthtorch: typed storage classes are not implemented; use untyped_storage()")
 
 
-def asarray(obj, *, dtype=None, device=None, copy=None, requires_grad=False):
-    if device is not None and str(device) != "cpu":
-        raise NotImplementedError("cthtorch.asarray: only the cpu device is supported")
-    if isinstance(obj, cthtorch.Tensor):
-        r = obj if dtype is None else obj.to(dtype)
-        if copy and r is obj:
-            r = obj.clone()
-        elif copy is False and r is not obj:
-            raise ValueError("can't alias tensor with dtype '%s' into dtype '%s'."
-                             % (_dtype_name(obj.dtype), _dtype_name(dtype)))
-    elif isinstance(obj, np.ndarray):
-        r = cthtorch.from_numpy(obj.copy() if copy else obj)
-        if dtype is not None:
-            r = r.to(dtype)
-    else:
-        r = cthtorch.tensor(obj, dtype=dtype)
-    return r.requires_grad_(True) if requires_grad else r
-
-
-def frombuffer(buffer, *, dtype, count=-1, offset=0, requires_grad=False):
-    npdt = cthtorch.empty(0, dtype=dtype).numpy().dtype
-    mv = memoryview(buffer)
-    if mv.nbytes == 0:
-        raise ValueError("both buffer length (0) and count (%d) must not be 0" % count)
-    if offset < 0 or offset >= mv.nbytes:
-        raise ValueError("offset (%d bytes) must be non-negative and no greater than buffer length (%d bytes) minus 1"
-                         % (offset, mv.nbytes))
-    a = np.frombuffer(buffer, dtype=npdt, count=count, offset=offset)
-    r = cthtorch.from_numpy(a)
-    return r.requires_grad_(True) if requires_grad else r
-
-
 def get_default_device():
     return cthtorch.device("cpu")
 
@@ -250,8 +218,10 @@ for _mod, _names in (
                 "dsplit", "ravel"))):
     for _n in _names:
         _FUNCS[_n] = _misc.COPY_OPS[_n] if _n in _misc.COPY_OPS else getattr(_mod, _n)
+for _n, _f in (("asarray", _factory.asarray), ("frombuffer", _factory.frombuffer)):
+    _FUNCS[_n] = _f
 for _n in ("is_same_size", "is_signed", "is_complex", "is_conj", "is_neg", "is_inference", "conj", "resolve_conj",
-           "resolve_neg", "conj_physical", "index_reduce", "asarray", "frombuffer", "get_default_device",
+           "resolve_neg", "conj_physical", "index_reduce", "get_default_device",
            "set_default_device"):
     _FUNCS[_n] = globals()[_n]
 

@@ -1,23 +1,11 @@
-"""cummax/cummin, logcumsumexp and NaN-aware reductions composed from other ops.
-(sort, median, kthvalue, mode: src/ATen/ATSort.c.)
-
-Values are picked with gather (or computed with differentiable ops), so
-autograd comes from those ops; only index bookkeeping runs in numpy.
-"""
-import numpy as np
-
+"""Reductions composed from declared ops: count_nonzero, nansum/nanmean,
+var_mean/std_mean, aminmax (sort, median, kthvalue, mode: src/ATen/ATSort.c;
+cummax/cummin/logcumsumexp: src/ATen/ATScan.c)."""
 import cthtorch
 from cthtorch import return_types as _rt
 from cthtorch.autograd.function import Function
 
-from cthtorch._shape_ops import _np
 from cthtorch._utils import _dtype_name, _wrap_dim
-
-
-def _from_np(a, dtype=None):
-    """A tensor owning a copy of numpy data; 0-d stays 0-d (ascontiguousarray would make it 1-d)."""
-    r = cthtorch.from_numpy(np.array(a, order="C", copy=True))
-    return r if dtype is None or r.dtype == dtype else r.to(dtype)
 
 
 def _is_float(t):

@@ -1,4 +1,4 @@
-"""cthtorch/_extra_misc.py against torch: *_copy forms, angle/real/imag/
+"""cthtorch/_ops/tensor_api.py against torch: *_copy forms, angle/real/imag/
 adjoint/fill, addr, igamma, nonzero_static, strided allocation helpers
 and the global switches."""
 import numpy as np
@@ -6,7 +6,7 @@ import pytest
 
 import cthtorch as ct
 import oracle
-from test_extra_ops import check, same
+from test_torch_api import check, same
 
 torch = oracle.require_torch()
 RS = np.random.RandomState(1)

@@ -1,4 +1,4 @@
-"""Ops added by cthtorch/_extra_ops.py (reductions, statistics, pointwise,
+"""Ops registered by cthtorch/_ops/torch_api.py (reductions, statistics, pointwise,
 scatter-into-view, splits, windows, aliases) against torch: values, dtypes,
 shapes, named tuples, gradients and error types/messages."""
 import warnings

@@ -4,7 +4,7 @@ import warnings
 
 import cthtorch
 from cthtorch.autograd.function import Function
-from cthtorch._shape_ops import _needs_grad
+from cthtorch._ops.shape import _needs_grad
 from cthtorch._utils import _dtype_name, _wrap_dim
 
 

@@ -1,33 +1,14 @@
-"""Shape and data-movement ops written over numpy views of tensor memory.
-
-Each op's forward runs in numpy on zero-copy views (tensor.numpy()) and
-returns a new tensor; its backward is a custom autograd Function, so
-gradients flow like PyTorch's. This is the straightforward path for these
-ops; moving them into ATen kernels is tracked in the issue notes. gather,
-scatter (src/value, every reduce), scatter_add and index_add already run in
-C (src/ATen/ATScatter.c, the private _gather_c/_scatter_c/_index_add_c ops).
-"""
-import numpy as np
+"""Shape composites (split/chunk/tensor_split/unbind, the stacks over cat,
+rot90, tile, broadcasting) and the public gather/scatter/masked_fill/where
+entry points over the C kernels (src/ATen/ATScatter.c, ATIndexing.c,
+ATShape.c), each written in terms of declared ops so autograd comes from
+theirs or from a small Function whose backward is again declared ops."""
+import math
 
 import cthtorch
 from cthtorch import _C
 from cthtorch.autograd.function import Function
 from cthtorch._utils import _wrap_dim
-
-_NP_UNSUPPORTED = ("bfloat16",)
-
-
-def _np(t):
-    """A numpy view of t's values (bfloat16 goes through float32)."""
-    t = t.detach()
-    if str(t.dtype) == "torch.bfloat16":
-        return t.float().numpy()
-    return t.numpy()
-
-
-def _back(a, like_dtype):
-    r = cthtorch.from_numpy(np.ascontiguousarray(a))
-    return r if r.dtype == like_dtype else r.to(like_dtype)
 
 
 def _needs_grad(*ts):
@@ -118,39 +99,6 @@ def unbind(input, dim=0):
 
 
 # ---------------------------------------------------------------- gathers and scatters
-def _idx_np(index, name="index"):
-    if index.dtype not in (cthtorch.int64, cthtorch.int32, cthtorch.int16, cthtorch.int8, cthtorch.uint8):
-        raise IndexError("tensors used as indices must be long, int, byte or bool tensors")
-    return _np(index).astype(np.int64)
-
-
-# The adjoint pair every gather/scatter backward is built from: taking the
-# elements at a numpy key, and adding values into zeros at that key. Each is
-# the other's backward, so gradients of gradients (create_graph) flow too.
-class _TakeKey(Function):
-    @staticmethod
-    def forward(ctx, x, key):
-        ctx.key, ctx.shape = key, tuple(x.shape)
-        return _back(_np(x)[key], x.dtype)
-
-    @staticmethod
-    def backward(ctx, g):
-        return _PutAddKey.apply(g, ctx.key, ctx.shape), None
-
-
-class _PutAddKey(Function):
-    @staticmethod
-    def forward(ctx, v, key, shape):
-        ctx.key = key
-        a = np.zeros(shape, dtype=_np(v).dtype)
-        np.add.at(a, key, _np(v))
-        return _back(a, v.dtype)
-
-    @staticmethod
-    def backward(ctx, g):
-        return _TakeKey.apply(g, ctx.key), None, None
-
-
 _VF = _C._VariableFunctions
 
 
@@ -222,7 +170,10 @@ class _Scatter(Function):
         if ctx.src_is_tensor:   # src elements past the index's extent get no gradient
             gsrc = gather(g, ctx.dim, index)
             if tuple(index.shape) != ctx.src_shape:
-                gsrc = _PutAddKey.apply(gsrc, tuple(slice(0, s) for s in index.shape), ctx.src_shape)
+                pads = []   # zeros after each dim's extent, last dim first (F.pad's order)
+                for s, full in reversed(list(zip(index.shape, ctx.src_shape))):
+                    pads += [0, full - s]
+                gsrc = cthtorch.nn.functional.pad(gsrc, pads)
         if ctx.add or index.numel() == 0:
             gin = g
         else:   # overwritten positions pass no gradient to input
@@ -259,7 +210,7 @@ def _reduce_init(reduce, dtype):
     if dtype == cthtorch.bool:
         return reduce == "amin"
     if dtype.is_floating_point:
-        return -np.inf if reduce == "amax" else np.inf
+        return -math.inf if reduce == "amax" else math.inf
     info = cthtorch.iinfo(dtype)
     return info.min if reduce == "amax" else info.max
 

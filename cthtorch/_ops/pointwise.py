@@ -1,15 +1,12 @@
 """Pointwise ops PyTorch has that are composites of declared ops (polygamma,
-mvlgamma, isin, isneginf, isposinf, isreal). The elementwise ones (gcd, lcm,
+mvlgamma, isneginf, isposinf, isreal; isin is in C: src/ATen/ATSort.c). The elementwise ones (gcd, lcm,
 heaviside, nextafter, ldexp, logaddexp(2), sinc, i0, i1, frexp) are C ops
 declared in src/ATen/declarations/binary.yaml and unary.yaml."""
 import math
 
-import numpy as np
-
 import cthtorch
 from cthtorch import _C
-from cthtorch._shape_ops import _np
-from cthtorch._extra_reduce import _is_float, _from_np
+from cthtorch._ops.reduce import _is_float
 from cthtorch._utils import _dtype_name
 
 

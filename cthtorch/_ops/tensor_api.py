@@ -8,8 +8,20 @@ import numpy as np
 
 import cthtorch
 from cthtorch.autograd.function import Function
-from cthtorch._shape_ops import _inplace_of, _np
-from cthtorch._extra_reduce import _from_np, _is_float
+from cthtorch._ops.shape import _inplace_of
+from cthtorch._ops.reduce import _is_float
+
+
+# igamma/igammac still compute through scipy's special functions on numpy
+# copies (issue 15's remaining debt: a C incomplete-gamma kernel)
+def _np(t):
+    t = t.detach()
+    return t.float().numpy() if t.dtype == cthtorch.bfloat16 else t.numpy()
+
+
+def _from_np(a, dtype=None):
+    r = cthtorch.from_numpy(np.array(a, order="C", copy=True))
+    return r if dtype is None or r.dtype == dtype else r.to(dtype)
 
 
 # ---------------------------------------------------------------- *_copy: the view op, materialized

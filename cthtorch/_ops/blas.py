@@ -1,0 +1,115 @@
+"""Matrix products over the declared GEMM ops mm/bmm/addmm (src/ATen/ATBlas.c):
+matmul's broadcasting rules, dot/vdot/inner/mv/outer/addmv/addbmm and
+linear. Autograd comes from the declared ops. Registered by _ops/nn.py's
+register() with the other composites."""
+import cthtorch
+
+
+def matmul(input, other, *, out=None):
+    a, b = input, other
+    da, db = a.dim(), b.dim()
+    if da == 0 or db == 0:
+        raise RuntimeError("both arguments to matmul need to be at least 1D, but they are %dD and %dD" % (da, db))
+    if da == 1 and db == 1:
+        r = dot(a, b)
+    elif da == 2 and db == 2:
+        r = cthtorch.mm(a, b)
+    elif da == 1 and db == 2:
+        r = cthtorch.mm(a.unsqueeze(0), b).squeeze(0)
+    elif da == 2 and db == 1:
+        r = cthtorch.mm(a, b.unsqueeze(1)).squeeze(1)
+    elif db <= 2 and da >= 3:
+        # fold a's batch into rows: one GEMM
+        bb = b.unsqueeze(1) if db == 1 else b
+        if a.shape[-1] != bb.shape[0]:
+            raise RuntimeError("mat1 and mat2 shapes cannot be multiplied (%dx%d and %dx%d)"
+                               % (a.shape[:-1].numel(), a.shape[-1], bb.shape[0], bb.shape[1]))
+        r = cthtorch.mm(a.reshape(-1, a.shape[-1]), bb).reshape(list(a.shape[:-1]) + [bb.shape[1]])
+        if db == 1:
+            r = r.squeeze(-1)
+    else:
+        aa = a.unsqueeze(0) if da == 1 else a
+        bb = b.unsqueeze(-1) if db == 1 else b
+        n, k = aa.shape[-2], aa.shape[-1]
+        k2, m = bb.shape[-2], bb.shape[-1]
+        if k != k2:
+            raise RuntimeError("Expected size for first two dimensions of batch2 tensor to be: [%d, %d] but got: [%d, %d]."
+                               % (aa.shape[:-2].numel() if aa.dim() > 2 else 1, k, bb.shape[:-2].numel() if bb.dim() > 2 else 1, k2))
+        batch = list(_broadcast_shape(list(aa.shape[:-2]), list(bb.shape[:-2])))
+        ae = aa.expand(batch + [n, k]).reshape(-1, n, k)
+        be = bb.expand(batch + [k, m]).reshape(-1, k, m)
+        r = cthtorch.bmm(ae, be).reshape(batch + [n, m])
+        if da == 1:
+            r = r.squeeze(-2)
+        if db == 1:
+            r = r.squeeze(-1)
+    if out is not None:
+        out.resize_(r.shape).copy_(r)
+        return out
+    return r
+
+
+def _broadcast_shape(a, b):
+    n = max(len(a), len(b))
+    a = [1] * (n - len(a)) + a
+    b = [1] * (n - len(b)) + b
+    out = []
+    for i, (x, y) in enumerate(zip(a, b)):
+        if x != y and x != 1 and y != 1:
+            raise RuntimeError("The size of tensor a (%d) must match the size of tensor b (%d) at non-singleton "
+                               "dimension %d" % (x, y, i))
+        out.append(max(x, y) if min(x, y) != 0 else 0)
+    return out
+
+
+def dot(input, other, *, out=None):
+    if input.dim() != 1 or other.dim() != 1:
+        raise RuntimeError("1D tensors expected, but got %dD and %dD tensors" % (input.dim(), other.dim()))
+    if input.shape[0] != other.shape[0]:
+        raise RuntimeError("inconsistent tensor size, expected tensor [%d] and src [%d] to have the same number of "
+                           "elements, but got %d and %d elements respectively"
+                           % (input.shape[0], other.shape[0], input.shape[0], other.shape[0]))
+    if input.dtype != other.dtype:
+        raise RuntimeError("dot : expected both vectors to have same dtype, but found %s and %s"
+                           % (str(input.dtype).split(".")[1].capitalize(), str(other.dtype).split(".")[1].capitalize()))
+    return cthtorch.mm(input.unsqueeze(0), other.unsqueeze(1)).reshape(())
+
+
+def vdot(input, other, *, out=None):
+    return dot(input, other)
+
+
+def inner(input, other, *, out=None):
+    if input.dim() == 0 or other.dim() == 0:
+        return input * other
+    return matmul(input, other.movedim(-1, 0) if other.dim() > 1 else other) if other.dim() <= 2 else \
+        cthtorch.tensordot(input, other, ([-1], [-1]))
+
+
+def mv(input, vec, *, out=None):
+    if input.dim() != 2 or vec.dim() != 1:
+        raise RuntimeError("vector + matrix @ vector expected, got %d, %d, %d" % (1, input.dim(), vec.dim()))
+    return cthtorch.mm(input, vec.unsqueeze(1)).squeeze(1)
+
+
+def outer(input, vec2, *, out=None):
+    return input.reshape(-1, 1) * vec2.reshape(1, -1)
+
+
+ger = outer
+
+
+def addmv(input, mat, vec, *, beta=1, alpha=1, out=None):
+    return cthtorch.addmm(input.unsqueeze(1) if input.dim() == 1 else input, mat, vec.unsqueeze(1),
+                          beta=beta, alpha=alpha).squeeze(1)
+
+
+def addbmm(input, batch1, batch2, *, beta=1, alpha=1, out=None):
+    return input * beta + cthtorch.bmm(batch1, batch2).sum(0) * alpha
+
+
+def linear(input, weight, bias=None):
+    if input.dim() == 2 and bias is not None:
+        return cthtorch.addmm(bias, input, weight.t())
+    r = matmul(input, weight.t())
+    return r + bias if bias is not None else r

@@ -1,0 +1,40 @@
+"""Factories that take data from another library's memory: asarray and
+frombuffer (numpy interop: the data is viewed or copied, never computed on).
+The other factories are C (src/python/Factories.c, RandomFactories.c,
+declarations/factory.yaml)."""
+import numpy as np
+
+import cthtorch
+from cthtorch._utils import _dtype_name
+
+
+def asarray(obj, *, dtype=None, device=None, copy=None, requires_grad=False):
+    if device is not None and str(device) != "cpu":
+        raise NotImplementedError("cthtorch.asarray: only the cpu device is supported")
+    if isinstance(obj, cthtorch.Tensor):
+        r = obj if dtype is None else obj.to(dtype)
+        if copy and r is obj:
+            r = obj.clone()
+        elif copy is False and r is not obj:
+            raise ValueError("can't alias tensor with dtype '%s' into dtype '%s'."
+                             % (_dtype_name(obj.dtype), _dtype_name(dtype)))
+    elif isinstance(obj, np.ndarray):
+        r = cthtorch.from_numpy(obj.copy() if copy else obj)
+        if dtype is not None:
+            r = r.to(dtype)
+    else:
+        r = cthtorch.tensor(obj, dtype=dtype)
+    return r.requires_grad_(True) if requires_grad else r
+
+
+def frombuffer(buffer, *, dtype, count=-1, offset=0, requires_grad=False):
+    npdt = cthtorch.empty(0, dtype=dtype).numpy().dtype
+    mv = memoryview(buffer)
+    if mv.nbytes == 0:
+        raise ValueError("both buffer length (0) and count (%d) must not be 0" % count)
+    if offset < 0 or offset >= mv.nbytes:
+        raise ValueError("offset (%d bytes) must be non-negative and no greater than buffer length (%d bytes) minus 1"
+                         % (offset, mv.nbytes))
+    a = np.frombuffer(buffer, dtype=npdt, count=count, offset=offset)
+    r = cthtorch.from_numpy(a)
+    return r.requires_grad_(True) if requires_grad else r
