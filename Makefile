@@ -50,9 +50,12 @@ MNIST ?= $(firstword $(wildcard ../shared/data/mnist) ./data)
 run: develop
 	$(PY) examples/mnist.py --data $(MNIST)
 
+# peer_bench beside torch and numpy, then each op family's cases beside torch
+# (bench/bench_<family>.py: the ops moved into C by issue 15, the engine)
 bench: develop
 	$(PY) bench/compare.py
 	$(PY) bench/bench_data.py
+	for f in bench/bench_*.py; do case $$f in bench/bench_data.py) ;; *) echo "== $$f"; PYTHONPATH=. $(PY) $$f || exit 1;; esac; done
 
 clean:
 	rm -rf build cthtorch/lib cthtorch/include cthtorch/_C*.so cthtorch/_C.pyi *.egg-info
