@@ -2,12 +2,13 @@
 histc: cthtorch and torch timed side by side in one process (min of repeats, ms).
 Run: PYTHONPATH=. python bench/bench_scan.py [threads]"""
 import sys
-import time
 
 import numpy as np
 import torch
 
 import cthtorch
+
+from bench_scatter import main   # the side-by-side timing loop (bench/ is on sys.path when run as a script)
 
 
 def cases(L):
@@ -32,26 +33,5 @@ def cases(L):
     return out
 
 
-def timeit(f, reps=10):
-    f()
-    ts = []
-    for _ in range(reps):
-        t0 = time.perf_counter()
-        f()
-        ts.append(time.perf_counter() - t0)
-    return 1e3 * float(np.min(ts))
-
-
-def main():
-    if len(sys.argv) > 1:
-        cthtorch.set_num_threads(int(sys.argv[1]))
-    torch.set_num_threads(cthtorch.get_num_threads())
-    ct, tt = cases(cthtorch), cases(torch)
-    print("%-42s %10s %10s %9s" % ("case (threads=%d)" % torch.get_num_threads(), "cthtorch", "torch", "ct/torch"))
-    for name in ct:
-        a, b = timeit(ct[name]), timeit(tt[name])
-        print("%-42s %8.3fms %8.3fms %8.2fx" % (name, a, b, a / b))
-
-
 if __name__ == "__main__":
-    main()
+    main(cases)

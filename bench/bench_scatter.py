@@ -49,6 +49,8 @@ def main(make_cases=cases):
         cthtorch.set_num_threads(int(sys.argv[1]))
     torch.set_num_threads(cthtorch.get_num_threads())
     ct, tt = make_cases(cthtorch), make_cases(torch)
+    for f in list(ct.values()) + list(tt.values()):   # warm-up: allocator caches reach their steady state
+        timeit(f, 3)
     print("%-42s %10s %10s %9s" % ("case (threads=%d)" % torch.get_num_threads(), "cthtorch", "torch", "ct/torch"))
     for name in ct:
         a, b = timeit(ct[name]), timeit(tt[name])

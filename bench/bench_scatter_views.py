@@ -2,14 +2,13 @@
 tril_indices / lu_unpack: cthtorch and torch timed side by side in one process
 (min of repeats, ms).
 Run: PYTHONPATH=. python bench/bench_scatter_views.py [threads]"""
-import sys
 import warnings
 
 import numpy as np
 import torch
 
 import cthtorch
-from bench_scatter import timeit   # the same min-of-repeats timer
+from bench_scatter import main   # the side-by-side timing loop
 
 warnings.filterwarnings("ignore", "index_reduce")
 
@@ -35,16 +34,5 @@ def cases(L):
     }
 
 
-def main():
-    if len(sys.argv) > 1:
-        cthtorch.set_num_threads(int(sys.argv[1]))
-    torch.set_num_threads(cthtorch.get_num_threads())
-    ct, tt = cases(cthtorch), cases(torch)
-    print("%-42s %10s %10s %9s" % ("case (threads=%d)" % torch.get_num_threads(), "cthtorch", "torch", "ct/torch"))
-    rows = [(name, timeit(ct[name]), timeit(tt[name])) for name in ct]
-    for name, a, b in rows:
-        print("%-42s %8.3fms %8.3fms %8.2fx" % (name, a, b, a / b))
-
-
 if __name__ == "__main__":
-    main()
+    main(cases)

@@ -7,7 +7,7 @@ import numpy as np
 import torch
 
 import cthtorch
-from bench_scatter import timeit   # min of repeats, ms (bench/ is on sys.path when run as a script)
+from bench_scatter import main   # the side-by-side timing loop (bench/ is on sys.path when run as a script)
 
 
 def cases(L):
@@ -35,18 +35,5 @@ def cases(L):
     }
 
 
-def main():
-    if len(sys.argv) > 1:
-        cthtorch.set_num_threads(int(sys.argv[1]))
-    torch.set_num_threads(cthtorch.get_num_threads())
-    ct, tt = cases(cthtorch), cases(torch)
-    for f in list(ct.values()) + list(tt.values()):   # warm-up: allocator caches reach their steady state
-        timeit(f, 3)
-    print("%-42s %10s %10s %9s" % ("case (threads=%d)" % torch.get_num_threads(), "cthtorch", "torch", "ct/torch"))
-    for name in ct:
-        a, b = timeit(ct[name]), timeit(tt[name])
-        print("%-42s %8.3fms %8.3fms %8.2fx" % (name, a, b, a / b))
-
-
 if __name__ == "__main__":
-    main()
+    main(cases)

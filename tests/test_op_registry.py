@@ -88,6 +88,7 @@ def test_registered_entries_are_what_the_namespaces_hold():
 # from_numpy, datasets reading files, PIL images, collate, pickling).
 INTEROP = {
     "cthtorch/_ops/factory.py", "cthtorch/_tensor_str.py", "cthtorch/utils/data/_collate.py",
+    "cthtorch/serialization.py", "cthtorch/_legacy_storage.py", "cthtorch/utils/data/_worker.py",
     "cthtorch/vision/datasets/cifar.py", "cthtorch/vision/datasets/mnist.py",
     "cthtorch/vision/transforms/functional.py",
 }

@@ -47,24 +47,7 @@ def column_stack(tensors, *, out=None):
 
 
 # ---------------------------------------------------------------- split family (views)
-def split(tensor, split_size_or_sections, dim=0):
-    dim = _wrap_dim(dim, tensor.dim())
-    n = tensor.shape[dim]
-    if isinstance(split_size_or_sections, int):
-        s = split_size_or_sections
-        if s <= 0 and n > 0:
-            raise RuntimeError("split_size can only be 0 if dimension size is 0, but got dimension size of %d" % n)
-        sizes = [s] * (n // s) + ([n % s] if n % s else []) if s else [0]
-    else:
-        sizes = list(split_size_or_sections)
-        if sum(sizes) != n:
-            raise RuntimeError("split_with_sizes expects split_sizes to sum exactly to %d (input tensor's size at "
-                               "dimension %d), but got split_sizes=%s" % (n, dim, sizes))
-    out, start = [], 0
-    for s in sizes:
-        out.append(tensor.narrow(dim, start, s))
-        start += s
-    return tuple(out)
+from cthtorch.functional import split  # noqa: E402  (torch.functional.split, as in PyTorch)
 
 
 def chunk(input, chunks, dim=0):
