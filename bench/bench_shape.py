@@ -18,6 +18,8 @@ def cases(L):
     img = L.from_numpy(rs.rand(16, 64, 32, 32).astype(np.float32))
     cols = F.unfold(img, 3)
     rep = L.from_numpy(rs.randint(0, 4, size=256))
+    long1 = L.from_numpy(rs.rand(4000000).astype(np.float32))
+    cube = L.from_numpy(rs.rand(64, 64, 64))
     return {
         "cat 8x(256,1024) dim 0": lambda: L.cat(xs, 0),
         "cat 8x(256,1024) dim 1": lambda: L.cat(xs, 1),
@@ -25,6 +27,9 @@ def cases(L):
         "stack 8x(256,1024) dim 2": lambda: L.stack(xs, 2),
         "flip (256,1024) dim 0": lambda: x.flip(0),
         "flip (256,1024) dim 1": lambda: x.flip(1),
+        "flip (4M,) dim 0": lambda: long1.flip(0),
+        "flip (64,64,64) float64 dim 2": lambda: cube.flip(2),
+        "clone (64,64,64) float64 (flip's floor)": lambda: cube.clone(),
         "roll (256,1024) (3, 5) dims (0, 1)": lambda: x.roll((3, 5), (0, 1)),
         "roll (256,1024) 7 flat": lambda: x.roll(7),
         "repeat_interleave (256,1024) 3 dim 0": lambda: x.repeat_interleave(3, 0),

@@ -170,6 +170,51 @@ def test_big_parallel():
     check(lambda L: L.zeros(300000, dtype=L.float64).index_put_((L.tensor(i),), L.ones(100000, dtype=L.float64), accumulate=True))
 
 
+
+@pytest.mark.parametrize("dtype", ["bool", "int16", "float32", "float64"])
+def test_big_one_index(dtype):
+    """One index tensor: checked while copying (no separate offset pass), in parallel."""
+    rs = np.random.RandomState(1)
+    n = 100000
+    a = rs.uniform(-2, 2, size=n)
+    i = rs.randint(-n, n, size=40000)
+    v = rs.uniform(-2, 2, size=40000)
+    bad = i.copy()
+    bad[23456] = n           # the only bad index, past the first thread's share
+    neg_bad = i.copy()
+    neg_bad[7] = -n - 1
+
+    def T(L, x):
+        return L.from_numpy(x).to(getattr(L, dtype))
+    check(lambda L: T(L, a)[L.tensor(i)])
+    check(lambda L: T(L, a)[::2][L.tensor(i // 2)])                        # strided self
+    check(lambda L: T(L, a).reshape(1000, 100)[L.tensor(i[:5000] // 100)])  # whole rows
+    check(lambda L: T(L, a).reshape(1000, 100)[:4, L.tensor(i % 100)])     # a dim after pre rows
+    check(lambda L: T(L, a)[L.tensor(bad)])
+    check(lambda L: T(L, a)[L.tensor(neg_bad)])
+    check(lambda L: T(L, a).reshape(1000, 100)[:, L.tensor(bad)])
+
+    def put(L, idx, acc=False):
+        x = T(L, a)
+        x.index_put_((L.tensor(idx),), T(L, v), accumulate=acc)
+        return x
+
+    def setitem(L, idx):
+        x = T(L, a)
+        x[L.tensor(idx)] = T(L, v)
+        return x
+    u = rs.permutation(n)[:40000] - n // 2    # unique, half negative: the result does not hang on write order
+    check(lambda L: setitem(L, u))
+    check(lambda L: put(L, u))
+    check(lambda L: setitem(L, np.where(u == u[99], n, u)))
+    check(lambda L: put(L, np.where(u == u[99], -n - 5, u)))
+    if dtype != "bool":
+        check(lambda L: put(L, bad, True))
+    check(lambda L: T(L, a)[:0][L.tensor([3])])                # empty dim: PyTorch's own text
+    check(lambda L: T(L, a).reshape(1000, 100)[:0, L.tensor([100])])   # empty result: no index checked
+    check(lambda L: T(L, a).reshape(1000, 100)[:0].index_put_((L.tensor([5]),), T(L, v[:1])))
+
+
 GRADS = {
     "index": (lambda L, x, s: x[L.tensor([1, 1, -1]), :, L.tensor([[0], [2]])], ),
     "mask": (lambda L, x, s: x[x > 0.5] * 2, ),

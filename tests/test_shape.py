@@ -134,6 +134,27 @@ def test_flip_roll_rot90(dtype):
     _same(ct.flip(ct.tensor(2.), []), torch.flip(torch.tensor(2.), []))
 
 
+@pytest.mark.parametrize("dtype", ["float32", "float64", "int16", "uint8"])
+def test_flip_big_blocks(dtype):
+    """Outputs past the parallel threshold are cut into per-thread blocks anywhere,
+    inside a row too: one long row, odd sizes, short rows, strided sources."""
+    rs = np.random.RandomState(5)
+
+    def pair(shape):
+        a = rs.randint(0, 250, size=shape).astype(dtype)
+        return torch.from_numpy(a), ct.from_numpy(a)
+    t, c = pair((300007,))
+    _same(c.flip(0), t.flip(0))
+    _same(c[::3].flip(0), t[::3].flip(0))
+    t, c = pair((4099, 17))
+    for dims in ([0], [1], [0, 1]):
+        _same(c.flip(dims), t.flip(dims))
+        _same(c.t().flip(dims), t.t().flip(dims))
+    t, c = pair((3, 70001))
+    _same(c.flip(1), t.flip(1))
+    _same(c[:, 1::2].flip(0, 1), t[:, 1::2].flip(0, 1))
+
+
 def test_flip_big():
     x = np.random.RandomState(0).rand(64, 1000).astype(np.float32)
     for dims in ([0], [1], [0, 1]):

@@ -38,9 +38,16 @@ typedef struct {
   int64_t nb, npre, npost;
   int64_t *off, *pre, *post;      /* malloc'd */
   bool post_contig;               /* post[q] == q */
+  /* one advanced index: off[j] is not built; the moves read iv[j] (wrapped,
+   * times istride) and check it against isize while they copy */
+  THTensor *ivt;                  /* owns iv */
+  const int64_t *iv;
+  int64_t isize, istride;
+  ErrStyle style;
+  int err_dim;                    /* the dim a bad index is reported at */
 } Plan;
 
-static void plan_free(Plan *p) { free(p->off); free(p->pre); free(p->post); }
+static void plan_free(Plan *p) { free(p->off); free(p->pre); free(p->post); THTensor_free(p->ivt); }
 
 static int threads_for(int64_t work) {
   int nt = at_get_num_threads();
@@ -110,6 +117,7 @@ static void bad_index(ErrStyle style, int64_t v, int dim, int64_t size) {
                   (long long)v, dim, (long long)size);
       break;
     default:
+      if (size == 0) { THError_set(TH_ERR_INDEX, "index is out of bounds for dimension with size 0"); break; }
       THError_set(TH_ERR_INDEX, "index %lld is out of bounds for dimension %d with size %lld", (long long)v, dim,
                   (long long)size);
   }
@@ -135,6 +143,32 @@ static int64_t *dim_offsets(const THTensor *t, const int *dims, int n, int64_t *
     }
   }
   return o;
+}
+
+/* off[j] += (iv[j], wrapped) * stride for every j, each checked against size;
+ * -1 with the error of the first bad index. */
+static int add_offsets(int64_t *off, const int64_t *iv, int64_t nb, int64_t size, int64_t stride, ErrStyle style,
+                       int dim) {
+  int64_t badj = INT64_MAX;
+  int nt = threads_for(nb);
+#pragma omp parallel for num_threads(nt) schedule(static) if (nt > 1) reduction(min : badj)
+  for (int64_t j = 0; j < nb; j++) {
+    int64_t v = iv[j];
+    if (v < 0) v += size;
+    if ((uint64_t)v >= (uint64_t)size) { if (j < badj) badj = j; continue; }
+    off[j] += v * stride;
+  }
+  if (badj == INT64_MAX) return 0;
+  bad_index(style, iv[badj], dim, size);
+  return -1;
+}
+
+/* The offsets of a one-index plan, built (for the accumulating put, which
+ * walks off[]). */
+static int plan_offsets(Plan *P) {
+  if (P->off || !P->iv) return 0;
+  if (!(P->off = calloc(P->nb ? P->nb : 1, sizeof(int64_t)))) { THError_set(TH_ERR_RUNTIME, "out of memory"); return -1; }
+  return add_offsets(P->off, P->iv, P->nb, P->isize, P->istride, P->style, P->err_dim);
 }
 
 /* Builds the plan of self[indices] (n entries, NULL = the whole dim). */
@@ -218,34 +252,30 @@ static int plan_build(const THTensor *self, int n, THTensor *const *indices, Err
   /* off[j]: the indexed dims' share of the slot offset */
   P->nb = 1;
   for (int k = 0; k < bnd; k++) P->nb *= bs[k];
+  P->style = style;
+  if (nadv == 1) {   /* one index: the moves read it directly and check it as they copy */
+    if (!(P->ivt = at_contiguous(idx[first]))) goto done;
+    P->iv = (const int64_t *)THTensor_data(P->ivt);
+    P->isize = self->sizes[first];
+    P->istride = self->strides[first];
+    P->err_dim = style == ERR_INDEX ? 0 : first;
+    rc = 0;
+    goto done;
+  }
   if (!(P->off = calloc(P->nb ? P->nb : 1, sizeof(int64_t)))) { THError_set(TH_ERR_RUNTIME, "out of memory"); goto done; }
   ATIntList bl = {bnd};
   memcpy(bl.v, bs, bnd * sizeof(int64_t));
-  int64_t nb = P->nb;
   for (int k = 0, ord = 0; k < self->ndim; k++) {
     if (!idx[k]) continue;
     ord++;
     THTensor *ex = at_expand(idx[k], &bl), *c = ex ? at_contiguous(ex) : NULL;
     THTensor_free(ex);
     if (!c) goto done;
-    const int64_t *iv = (const int64_t *)THTensor_data(c);
-    int64_t size = self->sizes[k], stride = self->strides[k], badj = INT64_MAX;
-    int64_t *off = P->off;
-    int nt = threads_for(nb);
-#pragma omp parallel for num_threads(nt) schedule(static) if (nt > 1) reduction(min : badj)
-    for (int64_t j = 0; j < nb; j++) {
-      int64_t v = iv[j];
-      if (v < 0) v += size;
-      if ((uint64_t)v >= (uint64_t)size) { if (j < badj) badj = j; continue; }
-      off[j] += v * stride;
-    }
-    if (badj != INT64_MAX) {
-      /* x[idx] names the index's ordinal, as PyTorch does; the dim ops name the dim */
-      bad_index(style, iv[badj], style == ERR_INDEX ? ord - 1 : k, size);
-      THTensor_free(c);
-      goto done;
-    }
+    /* x[idx] names the index's ordinal, as PyTorch does; the dim ops name the dim */
+    int bad = add_offsets(P->off, (const int64_t *)THTensor_data(c), P->nb, self->sizes[k], self->strides[k], style,
+                          style == ERR_INDEX ? ord - 1 : k);
     THTensor_free(c);
+    if (bad < 0) goto done;
   }
   rc = 0;
 done:
@@ -258,50 +288,80 @@ done:
 
 /* dst/src: the result (contiguous, row (p*nb + j), npost long) and self's
  * slots; to_self: put (result -> self) instead of gather. vstep 0: one value
- * broadcast to every slot. */
-#define MOVE_LOOP(T)                                                                              \
+ * broadcast to every slot. OFF(j) sets o, the index share of row j's slot:
+ * off[j], or for a one-index plan iv[j] checked on the spot (a bad one is
+ * noted in badj and its row skipped). */
+#define OFF_BUILT(j) o = off[j];
+#define OFF_CHECKED(j)                                                                            \
+  {                                                                                               \
+    int64_t v_ = iv[j];                                                                           \
+    if (v_ < 0) v_ += isize;                                                                      \
+    if ((uint64_t)v_ >= (uint64_t)isize) { if ((j) < badj) badj = (j); continue; }                \
+    o = v_ * istride;                                                                             \
+  }
+#define MOVE_LOOP(T, OFF)                                                                         \
   {                                                                                               \
     T *S = (T *)slots;                                                                            \
     T *R = (T *)rows;                                                                             \
-    _Pragma("omp parallel for num_threads(nt) schedule(static) if (nt > 1)")                     \
-    for (int64_t pj = 0; pj < nrows; pj++) {                                                      \
-      T *s = S + P->pre[pj / nb] + P->off[pj % nb];                                               \
-      T *r = R + pj * npost * vstep;                                                              \
-      if (!to_self) {                                                                             \
-        if (contig) memcpy(r, s, npost * sizeof(T));                                              \
-        else for (int64_t q = 0; q < npost; q++) r[q] = s[post[q]];                               \
-      } else if (!vstep) {                                                                        \
-        for (int64_t q = 0; q < npost; q++) s[post[q]] = r[0];                                    \
-      } else if (contig) memcpy(s, r, npost * sizeof(T));                                         \
-      else for (int64_t q = 0; q < npost; q++) s[post[q]] = r[q];                                 \
-    }                                                                                             \
+    _Pragma("omp parallel for collapse(2) num_threads(nt) schedule(static) if (nt > 1) reduction(min : badj)") \
+    for (int64_t p = 0; p < npre; p++)                                                            \
+      for (int64_t j = 0; j < nb; j++) {                                                          \
+        int64_t o;                                                                                \
+        OFF(j)                                                                                    \
+        T *s = S + pre[p] + o;                                                                    \
+        T *r = R + (p * nb + j) * npost * vstep;                                                  \
+        if (npost == 1) {                                                                         \
+          if (to_self) *s = *r;                                                                   \
+          else *r = *s;                                                                           \
+        } else if (!to_self) {                                                                    \
+          if (contig) memcpy(r, s, npost * sizeof(T));                                            \
+          else for (int64_t q = 0; q < npost; q++) r[q] = s[post[q]];                             \
+        } else if (!vstep) {                                                                      \
+          for (int64_t q = 0; q < npost; q++) s[post[q]] = r[0];                                  \
+        } else if (contig) memcpy(s, r, npost * sizeof(T));                                       \
+        else for (int64_t q = 0; q < npost; q++) s[post[q]] = r[q];                               \
+      }                                                                                           \
+  }
+#define MOVE_SIZES(OFF)                                                                           \
+  switch (es) {                                                                                   \
+    case 1: MOVE_LOOP(uint8_t, OFF) break;                                                        \
+    case 2: MOVE_LOOP(uint16_t, OFF) break;                                                       \
+    case 4: MOVE_LOOP(uint32_t, OFF) break;                                                       \
+    default: MOVE_LOOP(uint64_t, OFF) break;                                                      \
   }
 
-static void plan_move(const Plan *P, char *slots, char *rows, int es, bool to_self, int64_t vstep) {
-  int64_t nb = P->nb, npost = P->npost, nrows = P->npre * nb;
-  const int64_t *post = P->post;
+/* -1 with the error of the first bad index (one-index plans check here) */
+static int plan_move(const Plan *P, char *slots, char *rows, int es, bool to_self, int64_t vstep) {
+  int64_t nb = P->nb, npost = P->npost, npre = P->npre, badj = INT64_MAX;
+  int64_t isize = P->isize, istride = P->istride;
+  const int64_t *post = P->post, *pre = P->pre, *off = P->off, *iv = P->iv;
   bool contig = P->post_contig;
-  if (!nrows || !npost) return;
   /* puts run serially when indices may repeat, so the last write wins as in PyTorch's serial loop */
-  int nt = threads_for(nrows * npost);
-  switch (es) {
-    case 1: MOVE_LOOP(uint8_t) break;
-    case 2: MOVE_LOOP(uint16_t) break;
-    case 4: MOVE_LOOP(uint32_t) break;
-    default: MOVE_LOOP(uint64_t) break;
+  int nt = threads_for(npre * nb * npost);
+  if (!npre || !nb || !npost) {   /* nothing moves: PyTorch checks no index either */
+  } else if (iv) {
+    MOVE_SIZES(OFF_CHECKED)
+  } else {
+    MOVE_SIZES(OFF_BUILT)
   }
+  if (badj == INT64_MAX) return 0;
+  bad_index(P->style, iv[badj], P->err_dim, isize);
+  return -1;
 }
 
 static THTensor *plan_gather(const THTensor *self, const Plan *P) {
   THTensor *r = THTensor_new(self->dtype, P->ndim, P->sizes);
   if (!r) return NULL;
-  plan_move(P, THTensor_data(self), THTensor_data(r), THDtype_size(self->dtype), false, 1);
+  if (plan_move(P, THTensor_data(self), THTensor_data(r), THDtype_size(self->dtype), false, 1) < 0) {
+    THTensor_free(r);
+    return NULL;
+  }
   return r;
 }
 
 /* Puts values (broadcastable to the plan's result shape, self's dtype) into
  * dst's slots; accumulate adds. */
-static int plan_put(THTensor *dst, const Plan *P, const THTensor *values, bool accumulate, const char *op) {
+static int plan_put(THTensor *dst, Plan *P, const THTensor *values, bool accumulate, const char *op) {
   char b1[256], b2[256];
   int nd;
   int64_t shape[TH_MAX_DIMS];
@@ -326,9 +386,10 @@ static int plan_put(THTensor *dst, const Plan *P, const THTensor *values, bool a
     THTensor_free(ex);
     if (!v) return -1;
   }
+  int rc = 0;
   if (!accumulate) {
-    plan_move(P, THTensor_data(dst), THTensor_data(v), THDtype_size(dst->dtype), true, one ? 0 : 1);
-  } else {
+    rc = plan_move(P, THTensor_data(dst), THTensor_data(v), THDtype_size(dst->dtype), true, one ? 0 : 1);
+  } else if ((rc = plan_offsets(P)) == 0) {
     int64_t npre = P->npre, per = P->nb * P->npost;
     int nt = threads_for(npre * per);
     if (npre < nt) nt = (int)(npre ? npre : 1);
@@ -343,7 +404,7 @@ static int plan_put(THTensor *dst, const Plan *P, const THTensor *values, bool a
     }
   }
   THTensor_free(v);
-  return 0;
+  return rc;
 }
 
 /* ---------------------------------------------------------------- advanced indexing */

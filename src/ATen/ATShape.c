@@ -202,52 +202,65 @@ THTensor *at_stack(const ATTensorList *ts, int64_t dim_, THTensor *out) {
 
 /* ---------------------------------------------------------------- flip */
 
+/* Copies len elements of es bytes, src + j * s for j = 0.. (s may be
+ * negative), into dst, contiguous. */
+static inline void copy_run(char *q, const char *p, int64_t len, int64_t s, int es) {
+  if (s == es) { memcpy(q, p, (size_t)(len * es)); return; }
+  switch (es) {
+#define RUN_CASE(T)                                                                           \
+    case sizeof(T): {                                                                         \
+      T *restrict qq = (T *)q;                                                                \
+      if (s == -es) {   /* a reversed run: a loop the compiler vectorizes */                  \
+        const T *restrict pp = (const T *)p - (len - 1);                                      \
+        for (int64_t j = 0; j < len; j++) qq[j] = pp[len - 1 - j];                            \
+      } else {                                                                                \
+        const T *restrict pp = (const T *)p;                                                  \
+        int64_t ss = s / (int64_t)sizeof(T);                                                  \
+        for (int64_t j = 0; j < len; j++) qq[j] = pp[j * ss];                                 \
+      }                                                                                       \
+      return;                                                                                 \
+    }
+    RUN_CASE(uint8_t)
+    RUN_CASE(uint16_t)
+    RUN_CASE(uint32_t)
+    RUN_CASE(uint64_t)
+#undef RUN_CASE
+    default:
+      for (int64_t j = 0; j < len; j++) memcpy(q + j * es, p + j * s, (size_t)es);
+  }
+}
+
 /* Copies, for every index of a tensor of sizes sz (nd dims, the last one
  * innermost), the element at src + sum(index[d] * st[d]) bytes (st may be
- * negative) into dst, contiguous. Rows (all but the last dim) are shared by
- * the pool. */
+ * negative) into dst, contiguous. Each thread takes one block of the output,
+ * split anywhere (inside a row too, so one long row is shared as well): it
+ * finds its first row's offset once and then steps the row counters. */
 static void gather_rows(char *dst, const char *src, int nd, const int64_t *sz, const int64_t *st, int es) {
-  int64_t n = sz[nd - 1], s = st[nd - 1], rows = prod(sz, 0, nd - 1);
-  bool par = rows > 1 && rows * n * es > SHAPE_PAR_BYTES && !omp_in_parallel();
-#pragma omp parallel for schedule(static) if (par)
-  for (int64_t r = 0; r < rows; r++) {
-    int64_t rem = r, off = 0;
+  int64_t n = sz[nd - 1], s = st[nd - 1], total = prod(sz, 0, nd);
+  int nt = total * es > SHAPE_PAR_BYTES && !omp_in_parallel() ? at_get_num_threads() : 1;
+#pragma omp parallel num_threads(nt) if (nt > 1)
+  {
+    int k = omp_get_num_threads(), t = omp_get_thread_num();
+    int64_t e0 = total * t / k, left = total * (t + 1) / k - e0;
+    int64_t idx[TH_MAX_DIMS], rem = e0 / n, c = e0 % n, off = 0;
     for (int d = nd - 2; d >= 0; d--) {
-      off += (rem % sz[d]) * st[d];
+      idx[d] = rem % sz[d];
+      off += idx[d] * st[d];
       rem /= sz[d];
     }
-    const char *p = src + off;
-    char *q = dst + r * n * es;
-    if (s == es) { memcpy(q, p, (size_t)(n * es)); continue; }
-    if (s == -es) {   /* a reversed run: a loop the compiler vectorizes */
-      switch (es) {
-#define REVERSE_CASE(T)                                                                       \
-        case sizeof(T): {                                                                     \
-          const T *pp = (const T *)p - (n - 1); T *qq = (T *)q;                               \
-          for (int64_t j = 0; j < n; j++) qq[j] = pp[n - 1 - j];                              \
-          continue;                                                                           \
-        }
-        REVERSE_CASE(uint8_t)
-        REVERSE_CASE(uint16_t)
-        REVERSE_CASE(uint32_t)
-        REVERSE_CASE(uint64_t)
-#undef REVERSE_CASE
+    char *q = dst + e0 * es;
+    while (left > 0) {
+      int64_t len = n - c < left ? n - c : left;
+      copy_run(q, src + off + c * s, len, s, es);
+      q += len * es;
+      left -= len;
+      c = 0;
+      for (int d = nd - 2; d >= 0; d--) {   /* the next row */
+        off += st[d];
+        if (++idx[d] < sz[d]) break;
+        off -= idx[d] * st[d];
+        idx[d] = 0;
       }
-    }
-    switch (es) {
-#define GATHER_CASE(T)                                                                   \
-      case sizeof(T): {                                                                   \
-        const T *pp = (const T *)p; T *qq = (T *)q; int64_t ss = s / (int64_t)sizeof(T);  \
-        for (int64_t j = 0; j < n; j++) qq[j] = pp[j * ss];                               \
-        break;                                                                            \
-      }
-      GATHER_CASE(uint8_t)
-      GATHER_CASE(uint16_t)
-      GATHER_CASE(uint32_t)
-      GATHER_CASE(uint64_t)
-#undef GATHER_CASE
-      default:
-        for (int64_t j = 0; j < n; j++) memcpy(q + j * es, p + j * s, (size_t)es);
     }
   }
 }
