@@ -68,6 +68,34 @@ def test_searchsorted_nd_sorter_nan_promotion_scalar():
     same(ct.searchsorted(ct.tensor(big_b), ct.tensor(big_v)), torch.searchsorted(torch.tensor(big_b), torch.tensor(big_v)))
 
 
+
+@pytest.mark.parametrize("dtype", NUMERIC)
+def test_searchsorted_lockstep_path(dtype):
+    """Sorted NaN-free boundaries outnumbered by the values take the lockstep
+    search (8 values at a time, tails of 1..7): ties, NaN values, rows, both
+    sides and int32 out must match torch; unsorted or NaN boundaries keep
+    PyTorch's own midpoints."""
+    for nb in (0, 1, 2, 5, 64, 333):
+        bd = np.sort(RS.randint(0, 40, nb)).astype(float)
+        v = RS.randint(-3, 44, 4099).astype(float)
+        if dtype.startswith(("float", "bfloat")):
+            v[::11] = float("nan")
+        cb, tb = pair(bd, dtype)
+        cv, tv = pair(v, dtype)
+        for kw in ({}, {"right": True}, {"out_int32": True}):
+            same(ct.searchsorted(cb, cv, **kw), torch.searchsorted(tb, tv, **kw))
+    rows = np.sort(RS.randint(0, 30, (3, 50)), axis=1).astype(float)
+    cr, tr = pair(rows, dtype)
+    cv, tv = pair(RS.randint(-1, 32, (3, 1001)).astype(float), dtype)
+    for right in (False, True):
+        same(ct.searchsorted(cr, cv, right=right), torch.searchsorted(tr, tv, right=right))
+    unsorted = RS.randint(0, 30, 40).astype(float)
+    if dtype.startswith(("float", "bfloat")):
+        unsorted[7] = float("nan")
+    cu, tu = pair(unsorted, dtype)
+    cv, tv = pair(RS.randint(-1, 32, 5000).astype(float), dtype)
+    same(ct.searchsorted(cu, cv), torch.searchsorted(tu, tv))
+
 def test_searchsorted_errors():
     s, ts = pair([1., 2., 3.])
     v, tv = pair([2.])

@@ -142,6 +142,24 @@ def test_unique(dtype):
         same(c.unique_consecutive(**kw), t.unique_consecutive(**kw))
 
 
+
+@pytest.mark.parametrize("threads", [2, 3])
+def test_unique_parallel_sort(threads):
+    """over 65536 elements with several threads the flat sort runs as chunk
+    sorts plus split merges: values, inverse and counts must match torch
+    (three chunks leave an odd run to carry through a merge round)"""
+    rs = np.random.RandomState(3)
+    old = ct.get_num_threads()
+    ct.set_num_threads(threads)
+    try:
+        for a in (rs.randint(0, 5000, 200003), rs.randint(-3, 3, 70001).astype(np.int16),
+                  rs.randn(100000).astype(np.float32).round(2)):
+            c, t = ct.from_numpy(a), torch.from_numpy(a)
+            same(ct.unique(c, return_inverse=True, return_counts=True),
+                 torch.unique(t, return_inverse=True, return_counts=True))
+    finally:
+        ct.set_num_threads(old)
+
 def test_unique_dim():
     a = np.array([[1, 2, 1, 2, 0], [3, 4, 3, 4, 0], [1, 2, 1, 9, 0]])
     c, t = ct.tensor(a), torch.tensor(a)

@@ -13,6 +13,7 @@
 #include <string.h>
 
 static const THSearchFn search_fns[TH_NDTYPES] = TH_NUMERIC_TABLE(searchsorted);
+static const THSearchOrderedFn ordered_fns[TH_NDTYPES] = TH_NUMERIC_TABLE(search_ordered);
 static const THMinMaxFn minmax_fns[TH_NDTYPES] = { TH_INTEGRAL_ENTRIES(minmax_int) };
 static const THBincountFn bincount_fns[TH_NDTYPES] = { TH_INTEGRAL_ENTRIES(bincount) };
 static const THHistFn hist_fns[TH_NDTYPES] = TH_FLOATING_TABLE(histogram);
@@ -120,7 +121,9 @@ THTensor *at_searchsorted(const THTensor *bd, const THTensor *self, bool out_int
   int64_t n = THTensor_numel(v);
   THSearchArgs a = { THTensor_data(b), THTensor_data(v), st ? (const int64_t *)THTensor_data(st) : NULL,
                      THTensor_data(res), out_int32, is_right, bd->ndim == 1, n_bd,
-                     self->ndim ? self->sizes[self->ndim - 1] : 1 };
+                     self->ndim ? self->sizes[self->ndim - 1] : 1, false };
+  /* the lockstep search pays off once the values outnumber the boundaries */
+  if (!st && n >= THTensor_numel(b)) a.ordered = ordered_fns[dt](THTensor_data(b), THTensor_numel(b) / (n_bd ? n_bd : 1), n_bd);
   THSearchFn fn = search_fns[dt];
   int64_t chunk = 4096, tasks = (n + chunk - 1) / chunk;
 #pragma omp parallel for schedule(static) if (n > PAR_MIN)

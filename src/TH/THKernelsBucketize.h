@@ -14,8 +14,11 @@ typedef struct {
   void *out;              /* int64 or int32 */
   bool out_int32, right, one_row;
   int64_t n_bd, per_row;
+  bool ordered;           /* every row of bd non-decreasing, no NaN (THSearchOrderedFn) */
 } THSearchArgs;
 typedef void (*THSearchFn)(const THSearchArgs *a, int64_t i0, int64_t i1);
+/* whether each of the rows of bd (n values each) is non-decreasing with no NaN */
+typedef bool (*THSearchOrderedFn)(const char *bd, int64_t rows, int64_t n);
 
 /* x[0..n): min and max as int64 */
 typedef void (*THMinMaxFn)(const char *x, int64_t n, int64_t *mn, int64_t *mx);
@@ -35,7 +38,8 @@ typedef struct {
 } THHistArgs;
 typedef void (*THHistFn)(const THHistArgs *a, double *hist, int64_t i0, int64_t i1);
 
-#define TH_DECLARE_SEARCH(R) void TH##R##Tensor_searchsorted(const THSearchArgs *a, int64_t i0, int64_t i1);
+#define TH_DECLARE_SEARCH(R) void TH##R##Tensor_searchsorted(const THSearchArgs *a, int64_t i0, int64_t i1); \
+  bool TH##R##Tensor_search_ordered(const char *bd, int64_t rows, int64_t n);
 #define TH_DECLARE_BINCOUNT(R) \
   void TH##R##Tensor_minmax_int(const char *x, int64_t n, int64_t *mn, int64_t *mx); \
   void TH##R##Tensor_bincount(const char *x, const char *w, THDtype wdt, char *hist, int64_t i0, int64_t i1);

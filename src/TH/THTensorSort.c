@@ -1,4 +1,5 @@
 #include "THKernelsSort.h"
+#include <omp.h>
 #include <stdlib.h>
 #include <string.h>
 #define TH_GENERIC_FILE "generic/THTensorSort.c"

@@ -7,7 +7,57 @@
  * (left) or > val (right), comparing with !(b >= v) / !(b > v) so a NaN
  * value lands at the end; the same midpoints as PyTorch's, so NaN
  * boundaries give its answers too. */
+/* Rows of bd that are non-decreasing with no NaN have one insertion point
+ * per value, so any search order gives PyTorch's answer: then
+ * TH_SEARCH_LANES values are searched in lockstep (the halving sequence
+ * depends on n alone), their dependent loads overlapping, each step a
+ * branch-free select. Every window [base, base + len] holds the answer. */
+#ifndef TH_SEARCH_LANES
+#define TH_SEARCH_LANES 8
+#endif
+bool THTensor_(search_ordered)(const char *bd, int64_t rows, int64_t n) {
+  const scalar_t *b = (const scalar_t *)bd;
+  for (int64_t r = 0; r < rows; r++, b += n) {
+    if (n && TOC(b[0]) != TOC(b[0])) return false;
+    for (int64_t j = 1; j < n; j++)
+      if (!(TOC(b[j - 1]) <= TOC(b[j]))) return false;
+  }
+  return true;
+}
+
+static void THTensor_(search_lanes)(const THSearchArgs *a, int64_t i0, int64_t i1) {
+  const scalar_t *bd = (const scalar_t *)a->bd, *val = (const scalar_t *)a->val;
+  int64_t n = a->n_bd;
+  for (int64_t i = i0; i < i1; i += TH_SEARCH_LANES) {
+    int m = i1 - i < TH_SEARCH_LANES ? (int)(i1 - i) : TH_SEARCH_LANES;
+    const scalar_t *bl[TH_SEARCH_LANES];
+    compute_t v[TH_SEARCH_LANES];
+    int64_t base[TH_SEARCH_LANES];
+    for (int r = 0; r < m; r++) {
+      bl[r] = bd + (a->one_row ? 0 : (i + r) / a->per_row) * n;
+      v[r] = TOC(val[i + r]);
+      base[r] = 0;
+    }
+    if (n > 0) {
+      for (int64_t len = n; len > 1; len -= len >> 1) {
+        int64_t half = len >> 1;
+        if (a->right)
+          for (int r = 0; r < m; r++) base[r] += !(TOC(bl[r][base[r] + half]) > v[r]) ? half : 0;
+        else
+          for (int r = 0; r < m; r++) base[r] += !(TOC(bl[r][base[r] + half]) >= v[r]) ? half : 0;
+      }
+      for (int r = 0; r < m; r++)
+        base[r] += a->right ? !(TOC(bl[r][base[r]]) > v[r]) : !(TOC(bl[r][base[r]]) >= v[r]);
+    }
+    for (int r = 0; r < m; r++) {
+      if (a->out_int32) ((int32_t *)a->out)[i + r] = (int32_t)base[r];
+      else ((int64_t *)a->out)[i + r] = base[r];
+    }
+  }
+}
+
 void THTensor_(searchsorted)(const THSearchArgs *a, int64_t i0, int64_t i1) {
+  if (a->ordered && !a->sorter) { THTensor_(search_lanes)(a, i0, i1); return; }
   const scalar_t *bd = (const scalar_t *)a->bd, *val = (const scalar_t *)a->val;
   int64_t n = a->n_bd;
   for (int64_t i = i0; i < i1; i++) {

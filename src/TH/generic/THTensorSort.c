@@ -301,12 +301,67 @@ bool THTensor_(sort_rows)(const THSortRows *s) {
   return !failed;
 }
 
+/* LT_ASC is a total order (ties break by index), so sorting chunks apart
+ * and merging them gives the one stable order. The number of a's elements
+ * among the first k of merge(a, b) (merge path) lets each thread write its
+ * own share of a merge. */
+static int64_t THTensor_(corank)(const Pair *a, int64_t na, const Pair *b, int64_t nb, int64_t k) {
+  int64_t lo = k > nb ? k - nb : 0, hi = k < na ? k : na;
+  while (lo < hi) {
+    int64_t i = lo + (hi - lo) / 2;
+    if (LT_ASC(a[i], b[k - i - 1])) lo = i + 1; else hi = i;
+  }
+  return lo;
+}
+
+/* out[k0..k1) of merge(a, b) */
+static void THTensor_(merge_part)(const Pair *a, int64_t na, const Pair *b, int64_t nb, Pair *out, int64_t k0,
+                                  int64_t k1) {
+  int64_t i = THTensor_(corank)(a, na, b, nb, k0), j = k0 - i;
+  for (int64_t k = k0; k < k1; k++) out[k] = (j >= nb || (i < na && !LT_ASC(b[j], a[i]))) ? a[i++] : b[j++];
+}
+
+/* p[0..n) in LT_ASC order: T sorted chunks, then rounds of pairwise merges
+ * between p and tmp, every merge split across the threads */
+static bool THTensor_(sort_asc_par)(Pair *p, int64_t n, int T) {
+  Pair *tmp = malloc((size_t)n * sizeof(Pair));
+  if (!tmp) return false;
+  int64_t run = (n + T - 1) / T;
+#pragma omp parallel for schedule(static) num_threads(T)
+  for (int t = 0; t < T; t++) {
+    int64_t s = t * run, e = s + run < n ? s + run : n;
+    if (s < e) THTensor_(sort_asc)(p + s, e - s);
+  }
+  Pair *src = p, *dst = tmp;
+  for (; run < n; run *= 2) {
+    for (int64_t s = 0; s < n; s += 2 * run) {
+      int64_t na = s + run < n ? run : n - s, nb = s + 2 * run < n ? run : (n - s - na > 0 ? n - s - na : 0);
+      int64_t m = na + nb, piece = (m + T - 1) / T;
+#pragma omp parallel for schedule(static) num_threads(T) if (m > 65536)
+      for (int t = 0; t < T; t++) {
+        int64_t k0 = t * piece < m ? t * piece : m, k1 = k0 + piece < m ? k0 + piece : m;
+        THTensor_(merge_part)(src + s, na, src + s + na, nb, dst + s, k0, k1);
+      }
+    }
+    Pair *w = src; src = dst; dst = w;
+  }
+  if (src != p) memcpy(p, src, (size_t)n * sizeof(Pair));
+  free(tmp);
+  return true;
+}
+
 bool THTensor_(sort_flat)(const void *xv, int64_t n, int64_t *order) {
   const scalar_t *x = (const scalar_t *)xv;
   Pair *p = malloc((n ? n : 1) * sizeof(Pair));
   if (!p) return false;
-  int64_t nnan = THTensor_(load)(p, x, n, true, false);
-  THTensor_(sort_asc)(p, n - nnan);
+  int64_t nnan = THTensor_(load)(p, x, n, true, false), m = n - nnan;
+  int T = omp_get_max_threads();
+  if (T > 1 && m > 65536) {
+    if (!THTensor_(sort_asc_par)(p, m, T)) { free(p); return false; }
+  } else {
+    THTensor_(sort_asc)(p, m);
+  }
+#pragma omp parallel for schedule(static) if (n > 65536)
   for (int64_t j = 0; j < n; j++) order[j] = p[j].i;
   free(p);
   return true;
