@@ -160,6 +160,24 @@ def test_unique_parallel_sort(threads):
     finally:
         ct.set_num_threads(old)
 
+@pytest.mark.parametrize("dtype", [np.int64, np.int32, np.int16, np.int8, np.uint8])
+def test_unique_radix_sort(dtype):
+    """integer inputs over 4096 elements sort by radix: negative values, the
+    type's extremes, keys that differ only in a high byte and many ties must
+    give torch's values, inverse and counts"""
+    rs = np.random.RandomState(5)
+    info = np.iinfo(dtype)
+    a = rs.randint(info.min, int(info.max) + 1, 20000, dtype=np.int64).astype(dtype)
+    a[:50] = info.min
+    a[50:100] = info.max
+    b = (rs.randint(0, 4, 9000).astype(np.int64) << (8 * (np.dtype(dtype).itemsize - 1))).astype(dtype)
+    for x in (a, b, np.repeat(a[:300], 20)):
+        c, t = ct.from_numpy(x.copy()), torch.from_numpy(x.copy())
+        same(ct.unique(c, return_inverse=True, return_counts=True),
+             torch.unique(t, return_inverse=True, return_counts=True))
+        same(ct.unique(c, sorted=False), torch.unique(t, sorted=False))
+
+
 def test_unique_dim():
     a = np.array([[1, 2, 1, 2, 0], [3, 4, 3, 4, 0], [1, 2, 1, 9, 0]])
     c, t = ct.tensor(a), torch.tensor(a)

@@ -350,12 +350,48 @@ static bool THTensor_(sort_asc_par)(Pair *p, int64_t n, int T) {
   return true;
 }
 
+#ifdef TH_REAL_IS_INTEGRAL
+/* p[0..n) in LT_ASC order by an LSD radix sort on the value's bits (sign bit
+ * flipped so the unsigned order is the signed one). Each pass is a stable
+ * counting sort, so ties keep their index order, as LT_ASC's do; bytes on
+ * which all keys agree are skipped, so 1M int64 keys below 2**24 take three
+ * passes. This is what sorts large integer inputs of unique as fast as
+ * PyTorch's radix sort. */
+#define RADIX_KEY(pr) ((uint64_t)(int64_t)(pr).v ^ (1ull << 63))
+static bool THTensor_(radix_asc)(Pair *p, int64_t n) {
+  Pair *tmp = malloc((size_t)n * sizeof(Pair));
+  if (!tmp) return false;
+  uint64_t all_and = ~0ull, all_or = 0;
+  for (int64_t j = 0; j < n; j++) { uint64_t k = RADIX_KEY(p[j]); all_and &= k; all_or |= k; }
+  uint64_t vary = all_and ^ all_or;
+  Pair *src = p, *dst = tmp;
+  for (int sh = 0; sh < 64; sh += 8) {
+    if (!((vary >> sh) & 0xff)) continue;
+    int64_t cnt[256] = {0};
+    for (int64_t j = 0; j < n; j++) cnt[(RADIX_KEY(src[j]) >> sh) & 0xff]++;
+    int64_t sum = 0;
+    for (int b = 0; b < 256; b++) { int64_t c = cnt[b]; cnt[b] = sum; sum += c; }
+    for (int64_t j = 0; j < n; j++) dst[cnt[(RADIX_KEY(src[j]) >> sh) & 0xff]++] = src[j];
+    Pair *w = src; src = dst; dst = w;
+  }
+  if (src != p) memcpy(p, src, (size_t)n * sizeof(Pair));
+  free(tmp);
+  return true;
+}
+#undef RADIX_KEY
+#endif
+
 bool THTensor_(sort_flat)(const void *xv, int64_t n, int64_t *order) {
   const scalar_t *x = (const scalar_t *)xv;
   Pair *p = malloc((n ? n : 1) * sizeof(Pair));
   if (!p) return false;
   int64_t nnan = THTensor_(load)(p, x, n, true, false), m = n - nnan;
   int T = omp_get_max_threads();
+#ifdef TH_REAL_IS_INTEGRAL
+  if (m > 4096) {
+    if (!THTensor_(radix_asc)(p, m)) { free(p); return false; }
+  } else
+#endif
   if (T > 1 && m > 65536) {
     if (!THTensor_(sort_asc_par)(p, m, T)) { free(p); return false; }
   } else {
