@@ -245,3 +245,18 @@ def test_arange_integer_dtypes_and_bool_as_torch():
             assert a.tolist() == b.tolist() and str(a.dtype) == str(b.dtype), (args, dt)
     oracle.raises_like(lambda: ct.arange(5, dtype=ct.bool), lambda: torch.arange(5, dtype=torch.bool))
     oracle.raises_like(lambda: ct.arange(0.1, 7.9, 0.9, dtype=ct.int64), lambda: torch.arange(0.1, 7.9, 0.9, dtype=torch.int64))
+
+
+def test_frombuffer_shares_memory_and_raises_as_torch():
+    import warnings
+    torch = oracle.require_torch()
+    warnings.simplefilter("ignore")
+    b1, b2 = bytearray(range(16)), bytearray(range(16))
+    t, c = torch.frombuffer(b1, dtype=torch.int32), ct.frombuffer(b2, dtype=ct.int32)
+    b1[0] = b2[0] = 99            # shared: the tensor sees the write
+    assert t.tolist() == c.tolist()
+    assert ct.frombuffer(b2, dtype=ct.uint8, count=3, offset=4).tolist() == [4, 5, 6]
+    for kw in (dict(offset=1), dict(count=5, dt="int64"), dict(offset=16, dt="uint8"), dict(count=0)):
+        dt = kw.pop("dt", "int32")
+        oracle.raises_like(lambda: ct.frombuffer(b2, dtype=getattr(ct, dt), **kw),
+                           lambda: torch.frombuffer(b1, dtype=getattr(torch, dt), **kw))

@@ -1,5 +1,6 @@
-"""Factories that take data from another library's memory: asarray and
-frombuffer (numpy interop: the data is viewed or copied, never computed on).
+"""Factories over another library's memory: asarray (numpy arrays are
+shared or copied through from_numpy, never computed on) and frombuffer
+(any buffer, shared in C: src/python/TensorNew.c).
 The other factories are C (src/python/Factories.c, RandomFactories.c,
 declarations/factory.yaml)."""
 import numpy as np
@@ -28,13 +29,5 @@ def asarray(obj, *, dtype=None, device=None, copy=None, requires_grad=False):
 
 
 def frombuffer(buffer, *, dtype, count=-1, offset=0, requires_grad=False):
-    npdt = cthtorch.empty(0, dtype=dtype).numpy().dtype
-    mv = memoryview(buffer)
-    if mv.nbytes == 0:
-        raise ValueError("both buffer length (0) and count (%d) must not be 0" % count)
-    if offset < 0 or offset >= mv.nbytes:
-        raise ValueError("offset (%d bytes) must be non-negative and no greater than buffer length (%d bytes) minus 1"
-                         % (offset, mv.nbytes))
-    a = np.frombuffer(buffer, dtype=npdt, count=count, offset=offset)
-    r = cthtorch.from_numpy(a)
+    r = cthtorch._C._VariableFunctions._frombuffer(buffer, dtype, count, offset)
     return r.requires_grad_(True) if requires_grad else r

@@ -45,6 +45,9 @@ static PyObject *exit_with(PyObject *tok, const char *name, PyObject *schema, Py
 
 PyObject *THP_dispatch_exit(PyObject *tok, const char *name, const char *schema, int n, PyObject **inputs,
                             PyObject *result) {
+  /* boxing an input for the observer failed after the op ran: report the op
+   * as failed with that error rather than call the observer with one pending */
+  if (result && PyErr_Occurred()) Py_CLEAR(result);
   SavedErr exc = {0};
   bool failed = !result && save_err(&exc);
   PyObject *args = PyTuple_New(n);

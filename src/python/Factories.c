@@ -8,6 +8,7 @@
 PyObject *THP_tensor_from_data(PyObject *data, THDtype dtype, bool dtype_given, bool copy_tensor);
 PyObject *THP_as_tensor(PyObject *data, THDtype dtype, bool dtype_given);
 PyObject *THP_from_numpy(PyObject *m, PyObject *arr);
+PyObject *THP_frombuffer(PyObject *m, PyObject *args);
 
 #define FACTORY_KW "ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=False, bool requires_grad=False"
 
@@ -305,5 +306,6 @@ PyMethodDef THP_factory_functions[] = {
   {"ones_like", FASTCALL(f_ones_like), NULL},
   {"full_like", FASTCALL(f_full_like), NULL},
   {"from_numpy", (PyCFunction)THP_from_numpy, METH_O, NULL},
+  {"_frombuffer", (PyCFunction)THP_frombuffer, METH_VARARGS, "frombuffer's C part (TensorNew.c)"},
   {NULL}
 };

@@ -286,6 +286,65 @@ PyObject *THP_from_numpy(PyObject *m, PyObject *arr) {
   return THPTensor_wrap(share_buffer(arr, true));
 }
 
+/* torch.frombuffer(buffer, dtype, count, offset): a 1-d tensor over count
+ * elements of the buffer's bytes from offset, sharing its memory; the buffer
+ * is held until the storage is freed. count -1: to the end of the buffer. */
+PyObject *THP_frombuffer(PyObject *m, PyObject *args) {
+  PyObject *buf, *dto;
+  long long count, offset;
+  if (!PyArg_ParseTuple(args, "OO!LL:frombuffer", &buf, &THPDtypeType, &dto, &count, &offset)) return NULL;
+  THDtype dt = ((THPDtype *)dto)->dtype;
+  long long es = THDtype_size(dt);
+  BufCtx *c = PyMem_RawMalloc(sizeof *c);
+  if (!c) return PyErr_NoMemory();
+  if (PyObject_GetBuffer(buf, &c->view, PyBUF_SIMPLE) < 0) { PyMem_RawFree(c); return NULL; }
+  long long len = c->view.len;
+  if (len == 0 || count == 0) {
+    PyErr_Format(PyExc_ValueError, "both buffer length (%lld) and count (%lld) must not be 0", len, count);
+    goto fail;
+  }
+  if (offset < 0 || offset >= len) {
+    PyErr_Format(PyExc_ValueError, "offset (%lld bytes) must be non-negative and no greater than buffer length "
+                 "(%lld bytes) minus 1", offset, len);
+    goto fail;
+  }
+  if (count < 0) {
+    if ((len - offset) % es) {
+      PyErr_Format(PyExc_ValueError, "buffer length (%lld bytes) after offset (%lld bytes) must be a multiple of "
+                   "element size (%lld)", len - offset, offset, es);
+      goto fail;
+    }
+    count = (len - offset) / es;
+  } else if (count > (len - offset) / es) {
+    PyErr_Format(PyExc_ValueError, "requested buffer length (%lld * %lld bytes) after offset (%lld bytes) must not "
+                 "be greater than actual buffer length (%lld bytes)", count, es, offset, len);
+    goto fail;
+  }
+  char *lo = (char *)c->view.buf + offset;
+  if (((uintptr_t)lo) % es) {   /* the kernels read elements at their natural alignment */
+    PyErr_Format(PyExc_ValueError, "frombuffer: offset %lld leaves the data unaligned for its element size %lld; "
+                 "copy the buffer first", offset, es);
+    goto fail;
+  }
+  if (c->view.readonly &&
+      PyErr_WarnEx(PyExc_UserWarning,
+                   "The given buffer is not writable, and PyTorch does not support non-writable tensors. This means "
+                   "you can write to the underlying (supposedly non-writable) buffer using the tensor. You may want "
+                   "to copy the buffer to protect its data or make it writable before converting it to a tensor. "
+                   "This type of warning will be suppressed for the rest of this program.", 1) < 0)
+    goto fail;
+  int64_t size = count, stride = 1;
+  THStorage *st = THStorage_newWithData(lo, (size_t)(count * es), &buffer_allocator, c);
+  if (!st) { THP_raise(); goto fail; }
+  THTensor *t = THTensor_newWithStorage(st, dt, 0, 1, &size, &stride);
+  THStorage_free(st);   /* the tensor holds it now (or the failure freed c via the storage) */
+  return THPTensor_wrap(t);
+fail:
+  PyBuffer_Release(&c->view);
+  PyMem_RawFree(c);
+  return NULL;
+}
+
 /* as_tensor: shares when dtype matches, copies otherwise. */
 PyObject *THP_as_tensor(PyObject *data, THDtype dtype, bool dtype_given) {
   if (THPTensor_Check(data)) {
