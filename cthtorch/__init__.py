@@ -4,7 +4,6 @@
 live in the C extension cthtorch._C (TH kernels -> ATen -> THP bindings);
 this package adds the Python-level API on top, as torch/__init__.py does.
 """
-import builtins as _builtins
 import math as _math
 import os as _os
 import sys as _sys

@@ -146,10 +146,6 @@ def registered(namespace=None):
     return {k: v[0] for k, v in _entries.items() if namespace is None or k[0] == namespace}
 
 
-def is_registered(obj):
-    return any(o is obj for o, _ in _entries.values())
-
-
 def is_op(obj):
     """A generated binding or a registered composite (bound methods unwrapped)."""
     if isinstance(obj, types.MethodType):

@@ -223,4 +223,4 @@ _EXTRA = ("allclose", "float_power", "deg2rad", "rad2deg", "positive")
 
 
 _EXTRA = _EXTRA + ("matmul", "dot", "vdot", "inner", "mv", "outer", "ger", "addmv", "addbmm")
-from cthtorch._ops.blas import matmul, dot, vdot, inner, mv, outer, ger, addmv, addbmm, linear  # noqa: E402
+from cthtorch._ops.blas import matmul, dot, vdot, inner, mv, outer, ger, addmv, addbmm, linear  # noqa: E402,F401 (registered by name below)

@@ -7,7 +7,6 @@ import math
 import cthtorch
 from cthtorch import _C
 from cthtorch._ops.reduce import _is_float
-from cthtorch._utils import _dtype_name
 
 
 def _floatify(x):

@@ -3,7 +3,6 @@ var_mean/std_mean, aminmax (sort, median, kthvalue, mode: src/ATen/ATSort.c;
 cummax/cummin/logcumsumexp: src/ATen/ATScan.c)."""
 import cthtorch
 from cthtorch import return_types as _rt
-from cthtorch.autograd.function import Function
 
 from cthtorch._utils import _dtype_name, _wrap_dim
 

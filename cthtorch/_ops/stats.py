@@ -7,7 +7,7 @@ import math
 import cthtorch
 from cthtorch import return_types as _rt
 from cthtorch._ops.reduce import _is_float
-from cthtorch._utils import _dtype_name, _wrap_dim
+from cthtorch._utils import _wrap_dim
 
 _INTERP = ("linear", "lower", "higher", "midpoint", "nearest")
 
