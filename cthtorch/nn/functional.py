@@ -5,6 +5,8 @@ import numbers
 import warnings
 
 import cthtorch
+from cthtorch.overrides import _handle_with_locals, has_torch_function_unary as _has_torch_function_unary
+from cthtorch.overrides import has_torch_function_variadic as _has_torch_function_variadic
 from cthtorch import _C
 from cthtorch._ops.nn import _check_p
 from cthtorch.nn.modules.utils import _pair
@@ -69,6 +71,8 @@ def _conv_padding(input, weight, padding, stride, dilation, nd):
 
 
 def conv2d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
+    if _has_torch_function_unary(input):
+        return _handle_with_locals(conv2d, locals(), cthtorch.conv2d)
     pad, extra = _conv_padding(input, weight, padding, stride, dilation, 2)
     if extra and any(extra):
         input = pad_(input, [0, extra[1], 0, extra[0]])
@@ -76,6 +80,8 @@ def conv2d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
 
 
 def conv1d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
+    if _has_torch_function_unary(input):
+        return _handle_with_locals(conv1d, locals(), cthtorch.conv1d)
     s = stride[0] if isinstance(stride, (list, tuple)) else stride
     d = dilation[0] if isinstance(dilation, (list, tuple)) else dilation
     if isinstance(padding, str):
@@ -90,6 +96,8 @@ def conv1d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
 
 
 def conv_transpose2d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1, dilation=1):
+    if _has_torch_function_unary(input):
+        return _handle_with_locals(conv_transpose2d, locals(), cthtorch.conv_transpose2d)
     s, p, op, d = _pair(stride), _pair(padding), _pair(output_padding), _pair(dilation)
     batched = input.dim() == 4
     x = input if batched else input.unsqueeze(0)
@@ -130,6 +138,8 @@ class _ConvT(cthtorch.autograd.Function):
 
 
 def conv_transpose1d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1, dilation=1):
+    if _has_torch_function_unary(input):
+        return _handle_with_locals(conv_transpose1d, locals(), cthtorch.conv_transpose1d)
     one = lambda v: v[0] if isinstance(v, (list, tuple)) else v
     out = conv_transpose2d(input.unsqueeze(-2), weight.unsqueeze(-2), bias, (1, one(stride)), (0, one(padding)),
                            (0, one(output_padding)), groups, (1, one(dilation)))
@@ -144,11 +154,15 @@ def max_pool2d_with_indices(input, kernel_size, stride=None, padding=0, dilation
 
 
 def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False, return_indices=False):
+    if _has_torch_function_unary(input):
+        return _handle_with_locals(max_pool2d, locals())
     out, idx = max_pool2d_with_indices(input, kernel_size, stride, padding, dilation, ceil_mode)
     return (out, idx) if return_indices else out
 
 
 def max_pool1d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False, return_indices=False):
+    if _has_torch_function_unary(input):
+        return _handle_with_locals(max_pool1d, locals())
     one = lambda v: v[0] if isinstance(v, (list, tuple)) else v
     st = one(stride) if stride is not None else one(kernel_size)
     out, idx = _nn.max_pool2d_with_indices(input.unsqueeze(-2), (1, one(kernel_size)), (1, st), (0, one(padding)),
@@ -165,6 +179,8 @@ def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False, coun
 
 
 def avg_pool1d(input, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True):
+    if _has_torch_function_unary(input):
+        return _handle_with_locals(avg_pool1d, locals(), cthtorch.avg_pool1d)
     one = lambda v: v[0] if isinstance(v, (list, tuple)) else v
     st = one(stride) if stride is not None else one(kernel_size)
     return _nn.avg_pool2d(input.unsqueeze(-2), (1, one(kernel_size)), (1, st), (0, one(padding)), ceil_mode,
@@ -177,20 +193,28 @@ def _adaptive_size(input, output_size):
 
 
 def adaptive_avg_pool2d(input, output_size):
+    if _has_torch_function_unary(input):
+        return _handle_with_locals(adaptive_avg_pool2d, locals())
     return _nn.adaptive_avg_pool2d(input, _adaptive_size(input, output_size))
 
 
 def adaptive_avg_pool1d(input, output_size):
+    if _has_torch_function_unary(input):
+        return _handle_with_locals(adaptive_avg_pool1d, locals(), cthtorch.adaptive_avg_pool1d)
     n = output_size[0] if isinstance(output_size, (list, tuple)) else output_size
     return _nn.adaptive_avg_pool2d(input.unsqueeze(-2), (1, n)).squeeze(-2)
 
 
 def adaptive_max_pool2d(input, output_size, return_indices=False):
+    if _has_torch_function_unary(input):
+        return _handle_with_locals(adaptive_max_pool2d, locals())
     out, idx = _nn.adaptive_max_pool2d(input, _adaptive_size(input, output_size))
     return (out, idx) if return_indices else out
 
 
 def adaptive_max_pool1d(input, output_size, return_indices=False):
+    if _has_torch_function_unary(input):
+        return _handle_with_locals(adaptive_max_pool1d, locals())
     n = output_size[0] if isinstance(output_size, (list, tuple)) else output_size
     out, idx = _nn.adaptive_max_pool2d(input.unsqueeze(-2), (1, n))
     out, idx = out.squeeze(-2), idx.squeeze(-2)
@@ -199,6 +223,8 @@ def adaptive_max_pool1d(input, output_size, return_indices=False):
 
 # ---------------------------------------------------------------- activations
 def relu(input, inplace=False):
+    if _has_torch_function_unary(input):
+        return _handle_with_locals(relu, locals())
     return input.relu_() if inplace else input.relu()
 
 
@@ -207,22 +233,32 @@ def relu_(input):
 
 
 def relu6(input, inplace=False):
+    if _has_torch_function_unary(input):
+        return _handle_with_locals(relu6, locals())
     return _nn.relu6_(input) if inplace else _nn.relu6(input)
 
 
 def elu(input, alpha=1.0, inplace=False):
+    if _has_torch_function_unary(input):
+        return _handle_with_locals(elu, locals())
     return _nn.elu_(input, alpha) if inplace else _nn.elu(input, alpha)
 
 
 def selu(input, inplace=False):
+    if _has_torch_function_unary(input):
+        return _handle_with_locals(selu, locals())
     return cthtorch.selu_(input) if inplace else cthtorch.selu(input)
 
 
 def celu(input, alpha=1.0, inplace=False):
+    if _has_torch_function_unary(input):
+        return _handle_with_locals(celu, locals())
     return cthtorch.celu_(input, alpha) if inplace else cthtorch.celu(input, alpha)
 
 
 def leaky_relu(input, negative_slope=0.01, inplace=False):
+    if _has_torch_function_unary(input):
+        return _handle_with_locals(leaky_relu, locals())
     return _nn.leaky_relu_(input, negative_slope) if inplace else _nn.leaky_relu(input, negative_slope)
 
 
@@ -231,10 +267,14 @@ def gelu(input, approximate="none"):
 
 
 def silu(input, inplace=False):
+    if _has_torch_function_unary(input):
+        return _handle_with_locals(silu, locals())
     return _nn.silu_(input) if inplace else _nn.silu(input)
 
 
 def mish(input, inplace=False):
+    if _has_torch_function_unary(input):
+        return _handle_with_locals(mish, locals())
     return _nn.mish_(input) if inplace else _nn.mish(input)
 
 
@@ -243,14 +283,20 @@ def softplus(input, beta=1.0, threshold=20.0):
 
 
 def hardtanh(input, min_val=-1.0, max_val=1.0, inplace=False):
+    if _has_torch_function_unary(input):
+        return _handle_with_locals(hardtanh, locals())
     return _nn.hardtanh_(input, min_val, max_val) if inplace else _nn.hardtanh(input, min_val, max_val)
 
 
 def hardsigmoid(input, inplace=False):
+    if _has_torch_function_unary(input):
+        return _handle_with_locals(hardsigmoid, locals())
     return _nn.hardsigmoid_(input) if inplace else _nn.hardsigmoid(input)
 
 
 def hardswish(input, inplace=False):
+    if _has_torch_function_unary(input):
+        return _handle_with_locals(hardswish, locals())
     return _nn.hardswish_(input) if inplace else _nn.hardswish(input)
 
 
@@ -259,6 +305,8 @@ def logsigmoid(input):
 
 
 def softsign(input):
+    if _has_torch_function_unary(input):
+        return _handle_with_locals(softsign, locals())
     return input / (input.abs() + 1)
 
 
@@ -275,8 +323,13 @@ def hardshrink(input, lambd=0.5):
 
 
 def threshold(input, threshold, value, inplace=False):
+    if _has_torch_function_unary(input):
+        return _handle_with_locals(_threshold_fn, locals())
     return cthtorch.threshold_(input, threshold, value) if inplace else cthtorch.threshold(input, threshold, value)
 
+
+
+_threshold_fn = threshold   # its parameter `threshold` hides the name
 
 def prelu(input, weight):
     return cthtorch.prelu(input, weight)
@@ -287,6 +340,8 @@ def rrelu(input, lower=1.0 / 8, upper=1.0 / 3, training=False, inplace=False):
 
 
 def glu(input, dim=-1):
+    if _has_torch_function_unary(input):
+        return _handle_with_locals(glu, locals())
     if input.dim() == 0:
         raise RuntimeError("glu does not support scalars because halving size must be even")
     a, b = input.chunk(2, dim)
@@ -306,12 +361,16 @@ def _softmax_dim(ndim):
 
 
 def softmax(input, dim=None, _stacklevel=3, dtype=None):
+    if _has_torch_function_unary(input):
+        return _handle_with_locals(softmax, locals())
     if dim is None:
         dim = _softmax_dim(input.dim())
     return input.softmax(dim, dtype=dtype)
 
 
 def log_softmax(input, dim=None, _stacklevel=3, dtype=None):
+    if _has_torch_function_unary(input):
+        return _handle_with_locals(log_softmax, locals())
     if dim is None:
         dim = _softmax_dim(input.dim())
     return input.log_softmax(dim, dtype=dtype)
@@ -333,6 +392,8 @@ def gumbel_softmax(logits, tau=1.0, hard=False, eps=1e-10, dim=-1):
 
 # ---------------------------------------------------------------- normalization / dropout / embedding
 def batch_norm(input, running_mean, running_var, weight=None, bias=None, training=False, momentum=0.1, eps=1e-5):
+    if _has_torch_function_variadic(input, running_mean, running_var):
+        return _handle_with_locals(batch_norm, locals())
     if training:
         size = input.shape
         n = size[0]
@@ -348,6 +409,8 @@ def instance_norm(input, running_mean=None, running_var=None, weight=None, bias=
     """ATen's instance_norm: batch_norm over (1, N*C, ...) with the weights and
     running stats repeated N times; the running stats then take the mean of
     their N updated copies."""
+    if _has_torch_function_unary(input):
+        return _handle_with_locals(instance_norm, locals())
     if not use_input_stats and (running_mean is None or running_var is None):
         raise RuntimeError("Expected running_mean and running_var to be defined when use_input_stats is false")
     n, c = input.shape[:2]
@@ -363,21 +426,29 @@ def instance_norm(input, running_mean=None, running_var=None, weight=None, bias=
 
 
 def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):
+    if _has_torch_function_unary(input):
+        return _handle_with_locals(layer_norm, locals())
     if isinstance(normalized_shape, int):
         normalized_shape = (normalized_shape,)
     return cthtorch.layer_norm(input, list(normalized_shape), weight, bias, eps)
 
 
 def group_norm(input, num_groups, weight=None, bias=None, eps=1e-5):
+    if _has_torch_function_unary(input):
+        return _handle_with_locals(group_norm, locals())
     return cthtorch.group_norm(input, num_groups, weight, bias, eps)
 
 
 def normalize(input, p=2.0, dim=1, eps=1e-12, out=None):
+    if _has_torch_function_unary(input):
+        return _handle_with_locals(normalize, locals())
     denom = _vector_norm(input, p, dim, True).clamp_min(eps).expand_as(input)
     return input / denom
 
 
 def dropout(input, p=0.5, training=True, inplace=False):
+    if _has_torch_function_unary(input):
+        return _handle_with_locals(dropout, locals())
     _check_p(p)
     if _dropout_is_identity(input, p, training):
         return input
@@ -418,6 +489,8 @@ def _warn_spatial_dims(name, dim, ok, spatial, dims):
 
 
 def dropout2d(input, p=0.5, training=True, inplace=False):
+    if _has_torch_function_unary(input):
+        return _handle_with_locals(dropout2d, locals())
     _check_p(p)
     _warn_spatial_dims("dropout2d", input.dim(), (3, 4), 2, "3D or 4D")
     if input.dim() == 3:   # as torch 2.13: read as (N, C, L), i.e. channel-wise 1D dropout
@@ -445,6 +518,8 @@ def feature_alpha_dropout(input, p=0.5, training=False, inplace=False):
 
 
 def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0, scale_grad_by_freq=False, sparse=False):
+    if _has_torch_function_unary(input):
+        return _handle_with_locals(embedding, locals())
     if padding_idx is not None:
         if padding_idx > 0:
             assert padding_idx < weight.size(0), "Padding_idx must be within num_embeddings"
@@ -463,6 +538,8 @@ def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0, sca
 
 
 def one_hot(tensor, num_classes=-1):
+    if _has_torch_function_unary(tensor):
+        return _handle_with_locals(one_hot, locals())
     if tensor.dtype != cthtorch.int64:
         raise RuntimeError("one_hot is only applicable to index tensor of type LongTensor.")
     if num_classes == -1:
@@ -481,6 +558,8 @@ def _check_class_weight(weight, target):
 
 
 def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, reduce=None, reduction="mean"):
+    if _has_torch_function_variadic(input, target):
+        return _handle_with_locals(nll_loss, locals())
     reduction = _legacy_reduction(size_average, reduce, reduction)
     _check_class_weight(weight, target)
     return _nn.nll_loss_nd(input, target, weight, _reduction_enum(reduction), ignore_index)
@@ -488,12 +567,16 @@ def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, r
 
 def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-100, reduce=None, reduction="mean",
                   label_smoothing=0.0):
+    if _has_torch_function_variadic(input, target):
+        return _handle_with_locals(cross_entropy, locals())
     reduction = _legacy_reduction(size_average, reduce, reduction)
     _check_class_weight(weight, target)
     return _nn.cross_entropy_loss(input, target, weight, _reduction_enum(reduction), ignore_index, label_smoothing)
 
 
 def mse_loss(input, target, size_average=None, reduce=None, reduction="mean", weight=None):
+    if _has_torch_function_variadic(input, target):
+        return _handle_with_locals(mse_loss, locals())
     reduction = _legacy_reduction(size_average, reduce, reduction)
     if input.shape != target.shape:
         import warnings
@@ -505,11 +588,15 @@ def mse_loss(input, target, size_average=None, reduce=None, reduction="mean", we
 
 
 def l1_loss(input, target, size_average=None, reduce=None, reduction="mean"):
+    if _has_torch_function_variadic(input, target):
+        return _handle_with_locals(l1_loss, locals())
     reduction = _legacy_reduction(size_average, reduce, reduction)
     return _apply_loss_reduction((input - target).abs(), reduction)
 
 
 def smooth_l1_loss(input, target, size_average=None, reduce=None, reduction="mean", beta=1.0):
+    if _has_torch_function_variadic(input, target):
+        return _handle_with_locals(smooth_l1_loss, locals())
     reduction = _legacy_reduction(size_average, reduce, reduction)
     d = (input - target).abs()
     if beta == 0:
@@ -525,6 +612,8 @@ def huber_loss(input, target, reduction="mean", delta=1.0, weight=None):
 
 
 def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=None, reduction="mean"):
+    if _has_torch_function_variadic(input, target):
+        return _handle_with_locals(binary_cross_entropy, locals())
     reduction = _legacy_reduction(size_average, reduce, reduction)
     if target.shape != input.shape:
         raise ValueError("Using a target size (%s) that is different to the input size (%s) is deprecated. Please "
@@ -537,6 +626,8 @@ def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=N
 
 def binary_cross_entropy_with_logits(input, target, weight=None, size_average=None, reduce=None, reduction="mean",
                                      pos_weight=None):
+    if _has_torch_function_variadic(input, target):
+        return _handle_with_locals(binary_cross_entropy_with_logits, locals())
     reduction = _legacy_reduction(size_average, reduce, reduction)
     if target.shape != input.shape:
         raise ValueError("Target size (%s) must be the same as input size (%s)" % (target.size(), input.size()))
@@ -616,8 +707,15 @@ def gaussian_nll_loss(input, target, var, full=False, eps=1e-6, reduction="mean"
 
 # ---------------------------------------------------------------- shape helpers
 def pad(input, pad, mode="constant", value=None):
+    if _has_torch_function_unary(input):
+        return _handle_with_locals(_pad_fn, locals())
+    if _has_torch_function_unary(input):
+        return _handle_with_locals(pad, locals())
     return pad_(input, pad, mode, value)
 
+
+
+_pad_fn = pad   # its parameter `pad` hides the name
 
 def pad_(input, pad, mode="constant", value=None):
     if len(pad) % 2:
@@ -668,6 +766,8 @@ def pad_(input, pad, mode="constant", value=None):
 
 def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corners=None, recompute_scale_factor=None,
                 antialias=False):
+    if _has_torch_function_unary(input):
+        return _handle_with_locals(interpolate, locals())
     nd = input.dim() - 2
     if size is None and scale_factor is None:
         raise ValueError("either size or scale_factor should be defined")
@@ -760,6 +860,8 @@ def upsample_bilinear(input, size=None, scale_factor=None):
 
 
 def pixel_shuffle(input, upscale_factor):
+    if _has_torch_function_unary(input):
+        return _handle_with_locals(pixel_shuffle, locals(), cthtorch.pixel_shuffle)
     *b, c, h, w = input.shape
     r = upscale_factor
     oc = c // (r * r)

@@ -1,5 +1,6 @@
 /* The dispatch point's observer and the `_C._Op` registry entry (Dispatch.h). */
 #include "Dispatch.h"
+#include "TorchFunction.h"
 
 PyObject *THP_dispatch_observer = NULL;
 _Thread_local int THP_dispatch_busy = 0;
@@ -83,6 +84,10 @@ typedef struct {
 
 static PyObject *op_vectorcall(PyObject *self_, PyObject *const *args, size_t nargsf, PyObject *kwnames) {
   THPOp *self = (THPOp *)self_;
+  /* an argument overriding __torch_function__ (an fx Proxy) takes the call */
+  PyObject *over = THP_torch_function_dispatch(self_, args, nargsf, kwnames);
+  if (over != Py_NotImplemented) return over;
+  Py_DECREF(over);
   if (!THP_dispatch_active()) return PyObject_Vectorcall(self->fn, args, nargsf, kwnames);
   const char *name = PyUnicode_AsUTF8(self->name);
   if (!name) return NULL;
@@ -216,5 +221,6 @@ static PyMethodDef dispatch_functions[] = {
 int THP_initDispatch(PyObject *m) {
   if (PyType_Ready(&THPOpType) < 0) return -1;
   if (PyModule_AddObjectRef(m, "_Op", (PyObject *)&THPOpType) < 0) return -1;
+  if (THP_initTorchFunction(m) < 0) return -1;
   return PyModule_AddFunctions(m, dispatch_functions);
 }

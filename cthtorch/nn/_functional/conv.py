@@ -1,10 +1,13 @@
 """conv3d and conv_transpose3d as composites: one 2-d convolution per depth tap."""
 import cthtorch
+from cthtorch.overrides import _handle_with_locals, has_torch_function_unary as _has_torch_function_unary
 from cthtorch.nn._functional import _F
 from cthtorch.nn.modules.utils import _triple
 
 
 def conv3d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
+    if _has_torch_function_unary(input):
+        return _handle_with_locals(conv3d, locals(), cthtorch.conv3d)
     batched = input.dim() == 5
     if input.dim() not in (4, 5):
         raise RuntimeError("Expected 4D (unbatched) or 5D (batched) input to conv3d, but got input of size: %s"
@@ -47,6 +50,8 @@ def conv3d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
 
 
 def conv_transpose3d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1, dilation=1):
+    if _has_torch_function_unary(input):
+        return _handle_with_locals(conv_transpose3d, locals(), cthtorch.conv_transpose3d)
     batched = input.dim() == 5
     x = input if batched else input.unsqueeze(0)
     s, p, op, d = _triple(stride), _triple(padding), _triple(output_padding), _triple(dilation)

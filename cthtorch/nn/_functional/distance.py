@@ -1,5 +1,6 @@
 """Distances as composites over linalg.vector_norm: cosine_similarity, pairwise_distance, pdist."""
 import cthtorch
+from cthtorch.overrides import _handle_with_locals, has_torch_function_unary as _has_torch_function_unary
 
 
 def _vector_norm(x, p=2.0, dim=-1, keepdim=False):
@@ -9,6 +10,8 @@ def _vector_norm(x, p=2.0, dim=-1, keepdim=False):
 
 
 def cosine_similarity(x1, x2, dim=1, eps=1e-8):
+    if _has_torch_function_unary(x1):
+        return _handle_with_locals(cosine_similarity, locals(), cthtorch.cosine_similarity)
     # each side divided by its own (clamped) norm first, as torch does: keeps results in [-1, 1];
     # the clamp is invisible to autograd
     x1, x2 = cthtorch.broadcast_tensors(x1, x2)

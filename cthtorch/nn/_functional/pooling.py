@@ -3,6 +3,7 @@ the *_with_indices spellings and 3-d pooling (windows from Tensor.unfold)."""
 import math
 
 import cthtorch
+from cthtorch.overrides import _handle_with_locals, has_torch_function_unary as _has_torch_function_unary
 from cthtorch.nn._functional import _F
 from cthtorch.nn.modules.utils import _ntuple, _pair, _triple
 
@@ -164,12 +165,16 @@ def max_pool3d_with_indices(input, kernel_size, stride=None, padding=0, dilation
 
 
 def max_pool3d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False, return_indices=False):
+    if _has_torch_function_unary(input):
+        return _handle_with_locals(max_pool3d, locals())
     out, idx = max_pool3d_with_indices(input, kernel_size, stride, padding, dilation, ceil_mode)
     return (out, idx) if return_indices else out
 
 
 def avg_pool3d(input, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True,
                divisor_override=None):
+    if _has_torch_function_unary(input):
+        return _handle_with_locals(avg_pool3d, locals())
     _check_pool_input(input, 3, "avg_pool3d")
     k, s, p, d = _pool_args(kernel_size, stride, padding, 1, 3)
     for i in range(3):
@@ -196,6 +201,8 @@ def _adaptive_bounds(L, o):
 
 
 def adaptive_avg_pool3d(input, output_size):
+    if _has_torch_function_unary(input):
+        return _handle_with_locals(adaptive_avg_pool3d, locals())
     _check_pool_input(input, 3, "adaptive_avg_pool3d")
     out = input
     sizes = _triple(output_size)
@@ -229,5 +236,7 @@ def adaptive_max_pool3d_with_indices(input, output_size, return_indices=True):
 
 
 def adaptive_max_pool3d(input, output_size, return_indices=False):
+    if _has_torch_function_unary(input):
+        return _handle_with_locals(adaptive_max_pool3d, locals())
     out, idx = adaptive_max_pool3d_with_indices(input, output_size)
     return (out, idx) if return_indices else out

@@ -1,0 +1,50 @@
+"""The Python side of the __torch_function__ protocol (torch.overrides).
+
+The protocol itself runs in C (src/python/TorchFunction.c): a call of a
+generated op or a `_C._Op` whose arguments include an object overriding
+__torch_function__ is handed to it. Functions written in Python
+(nn.functional) ask `has_torch_function*` first and hand the call over with
+`handle_torch_function`, so torch.fx records them under their own name."""
+import functools
+import inspect
+
+from cthtorch import _C
+
+__all__ = ["has_torch_function", "has_torch_function_unary", "has_torch_function_variadic",
+           "handle_torch_function", "is_tensor_like"]
+
+has_torch_function = _C._has_torch_function
+has_torch_function_unary = _C._has_torch_function_unary
+has_torch_function_variadic = _C._has_torch_function_variadic
+
+
+def handle_torch_function(public_api, relevant_args, *args, **kwargs):
+    """Calls the __torch_function__ of the overriding types among
+    relevant_args with (public_api, types, args, kwargs); their result."""
+    return _C._handle_torch_function(public_api, tuple(relevant_args), args, kwargs)
+
+
+def is_tensor_like(inp):
+    import cthtorch
+    return type(inp) is cthtorch.Tensor or hasattr(inp, "__torch_function__")
+
+
+@functools.lru_cache(maxsize=None)
+def _split_params(fn):
+    params = inspect.signature(fn).parameters.values()
+    required = tuple(p.name for p in params if p.default is inspect.Parameter.empty
+                     and p.kind is not inspect.Parameter.KEYWORD_ONLY)
+    optional = tuple(p.name for p in params if p.name not in required)
+    return required, optional
+
+
+def _handle_with_locals(fn, params, public=None):
+    """Hands fn's call to the overriding argument the way torch's functional
+    forms do: required parameters positional, the others by keyword.
+    params: fn's locals() at its first line; public: the op the override
+    is told was called, when torch's functional form is that op itself
+    (F.conv1d is torch.conv1d), else fn."""
+    required, optional = _split_params(fn)
+    args = tuple(params[n] for n in required)
+    kwargs = {n: params[n] for n in optional}
+    return _C._handle_torch_function(public if public is not None else fn, tuple(params.values()), args, kwargs)

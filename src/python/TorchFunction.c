@@ -1,0 +1,254 @@
+/* The __torch_function__ protocol (TorchFunction.h). */
+#include "TorchFunction.h"
+
+#define TF_MAX_TYPES 8
+
+static PyObject *tf_name;   /* interned "__torch_function__" */
+
+/* The types that never override: the common arguments of an op are rejected
+ * by a pointer compare before any attribute lookup. */
+static bool plain_type(PyTypeObject *t) {
+  return t == &PyLong_Type || t == &PyFloat_Type || t == &PyBool_Type || t == Py_TYPE(Py_None) ||
+         t == &PyUnicode_Type || t == &PyComplex_Type || t == &PyList_Type || t == &PyTuple_Type ||
+         t == &PyDict_Type || t == &THPDtypeType || t == &THPDeviceType || t == &THPSizeType ||
+         t == &PySlice_Type || t == Py_TYPE(Py_Ellipsis) || PyType_IsSubtype(t, &THPTensorType);
+}
+
+static bool overrides(PyObject *o) {
+  PyTypeObject *t = Py_TYPE(o);
+  if (plain_type(t)) return false;
+  return _PyType_Lookup(t, tf_name) != NULL;   /* borrowed; no error set on a miss */
+}
+
+/* Adds o's type to types[] (once; a subclass goes before its bases, as the
+ * protocol asks). Returns the new count. */
+static int add_type(PyTypeObject **types, int n, PyObject *o) {
+  PyTypeObject *t = Py_TYPE(o);
+  for (int i = 0; i < n; i++)
+    if (types[i] == t) return n;
+  if (n == TF_MAX_TYPES) return n;
+  int at = n;
+  for (int i = 0; i < n; i++)
+    if (PyType_IsSubtype(t, types[i])) { at = i; break; }
+  memmove(types + at + 1, types + at, (size_t)(n - at) * sizeof *types);
+  types[at] = t;
+  return n + 1;
+}
+
+/* The overriding types among args (and the items of list/tuple args). */
+static int collect(PyObject *const *args, Py_ssize_t n, PyTypeObject **types) {
+  int nt = 0;
+  for (Py_ssize_t i = 0; i < n; i++) {
+    PyObject *o = args[i];
+    if (PyList_CheckExact(o) || PyTuple_CheckExact(o)) {
+      for (Py_ssize_t j = 0; j < PySequence_Fast_GET_SIZE(o); j++) {
+        PyObject *it = PySequence_Fast_GET_ITEM(o, j);
+        if (overrides(it)) nt = add_type(types, nt, it);
+      }
+    } else if (overrides(o)) {
+      nt = add_type(types, nt, o);
+    }
+  }
+  return nt;
+}
+
+bool THP_has_torch_function(PyObject *const *args, Py_ssize_t n) {
+  PyTypeObject *types[TF_MAX_TYPES];
+  return collect(args, n, types) > 0;
+}
+
+/* "torch.relu", "torch.nn.functional.relu": the func as torch names it in
+ * its dispatch error (cthtorch's own modules read as torch's). */
+static PyObject *func_display_name(PyObject *func) {
+  PyObject *name = PyObject_GetAttrString(func, "__name__");
+  if (!name) { PyErr_Clear(); return PyObject_Repr(func); }
+  PyObject *mod = PyObject_GetAttrString(func, "__module__");
+  if (!mod) PyErr_Clear();
+  const char *m = (mod && PyUnicode_Check(mod)) ? PyUnicode_AsUTF8(mod) : NULL;
+  PyObject *r;
+  if (m && strncmp(m, "cthtorch.", 9) == 0 && strncmp(m, "cthtorch._ops", 13) != 0)
+    r = PyUnicode_FromFormat("torch.%s.%U", m + 9, name);
+  else
+    r = PyUnicode_FromFormat("torch.%U", name);
+  Py_XDECREF(mod);
+  Py_DECREF(name);
+  return r;
+}
+
+/* Calls each type's __torch_function__(func, types, args, kwargs) in order;
+ * the first result that is not NotImplemented wins. */
+static PyObject *call_overrides(PyObject *func, PyTypeObject **types, int nt, PyObject *args, PyObject *kwargs) {
+  PyObject *ttuple = PyTuple_New(nt);
+  if (!ttuple) return NULL;
+  for (int i = 0; i < nt; i++) PyTuple_SET_ITEM(ttuple, i, Py_NewRef((PyObject *)types[i]));
+  PyObject *res = NULL;
+  for (int i = 0; i < nt; i++) {
+    PyObject *tf = PyObject_GetAttr((PyObject *)types[i], tf_name);
+    if (!tf) goto done;
+    res = PyObject_CallFunctionObjArgs(tf, func, ttuple, args, kwargs, NULL);
+    Py_DECREF(tf);
+    if (!res) goto done;
+    if (res != Py_NotImplemented) goto done;
+    Py_CLEAR(res);
+  }
+  {   /* every handler declined: torch's message */
+    PyObject *fname = func_display_name(func), *lines = PyUnicode_FromString("");
+    for (int i = 0; fname && lines && i < nt; i++)
+      Py_SETREF(lines, PyUnicode_FromFormat("%U  - tensor subclass %R\n", lines, (PyObject *)types[i]));
+    if (fname && lines)
+      PyErr_Format(PyExc_TypeError, "Multiple dispatch failed for '%U'; all __torch_function__ handlers returned "
+                   "NotImplemented:\n\n%U\nFor more information, try re-running with TORCH_LOGS=not_implemented",
+                   fname, lines);
+    Py_XDECREF(fname);
+    Py_XDECREF(lines);
+  }
+done:
+  Py_DECREF(ttuple);
+  return res;
+}
+
+/* args/kwargs of a vectorcall as a tuple and a dict (new references). */
+static int box_call(PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames, PyObject **targs, PyObject **kw) {
+  *targs = PyTuple_New(nargs);
+  *kw = PyDict_New();
+  if (!*targs || !*kw) goto fail;
+  for (Py_ssize_t i = 0; i < nargs; i++) PyTuple_SET_ITEM(*targs, i, Py_NewRef(args[i]));
+  for (Py_ssize_t k = 0; kwnames && k < PyTuple_GET_SIZE(kwnames); k++)
+    if (PyDict_SetItem(*kw, PyTuple_GET_ITEM(kwnames, k), args[nargs + k]) < 0) goto fail;
+  return 0;
+fail:
+  Py_CLEAR(*targs);
+  Py_CLEAR(*kw);
+  return -1;
+}
+
+PyObject *THP_torch_function_dispatch(PyObject *func, PyObject *const *args, size_t nargsf, PyObject *kwnames) {
+  Py_ssize_t nargs = PyVectorcall_NARGS(nargsf);
+  PyTypeObject *types[TF_MAX_TYPES];
+  int nt = collect(args, nargs + (kwnames ? PyTuple_GET_SIZE(kwnames) : 0), types);
+  if (!nt) return Py_NewRef(Py_NotImplemented);
+  PyObject *targs, *kw;
+  if (box_call(args, nargs, kwnames, &targs, &kw) < 0) return NULL;
+  PyObject *res = call_overrides(func, types, nt, targs, kw);
+  Py_DECREF(targs);
+  Py_DECREF(kw);
+  return res;
+}
+
+/* The public callable of a generated function binding: what `cthtorch.<name>`
+ * (or cthtorch.<module>.<name>) is, falling back to the _C table itself. */
+static PyObject *public_function(const char *module, const char *name) {
+  PyObject *top = PyImport_ImportModule("cthtorch"), *ns = NULL, *f = NULL;
+  if (!top) return NULL;
+  if (!module[0]) {
+    ns = Py_NewRef(top);
+  } else if (strcmp(module, "nn") != 0) {   /* cthtorch.linalg / fft / special */
+    ns = PyObject_GetAttrString(top, module);
+    if (!ns) PyErr_Clear();
+  }
+  if (ns) {
+    f = PyObject_GetAttrString(ns, name);
+    if (!f) PyErr_Clear();
+    Py_CLEAR(ns);
+  }
+  if (!f) {   /* the binding's own table: cthtorch._C._VariableFunctions / _nn / _linalg ... */
+    char tname[64];
+    snprintf(tname, sizeof tname, "_%s", module[0] ? module : "VariableFunctions");
+    PyObject *c = PyObject_GetAttrString(top, "_C");
+    ns = c ? PyObject_GetAttrString(c, tname) : NULL;
+    Py_XDECREF(c);
+    f = ns ? PyObject_GetAttrString(ns, name) : NULL;
+    Py_XDECREF(ns);
+  }
+  Py_DECREF(top);
+  return f;
+}
+
+PyObject *THP_torch_function_fallback(const char *module, const char *name, PyObject *self,
+                                      PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames) {
+  Py_ssize_t nkw = kwnames ? PyTuple_GET_SIZE(kwnames) : 0;
+  PyTypeObject *types[TF_MAX_TYPES];
+  /* the type lookups must not see the pending parse error (they would clear it) */
+  PyObject *et, *ev, *tb;
+  PyErr_Fetch(&et, &ev, &tb);
+  int nt = collect(args, nargs + nkw, types);
+  if (!nt) {   /* the parse error stands */
+    PyErr_Restore(et, ev, tb);
+    return NULL;
+  }
+  Py_XDECREF(et);
+  Py_XDECREF(ev);
+  Py_XDECREF(tb);
+  PyObject *func = self ? PyObject_GetAttrString((PyObject *)Py_TYPE(self), name) : public_function(module, name);
+  if (!func) return NULL;
+  PyObject *targs, *kw, *res = NULL;
+  if (box_call(args, nargs, kwnames, &targs, &kw) < 0) { Py_DECREF(func); return NULL; }
+  if (self) {   /* a method: Tensor.<name>(self, *args) */
+    PyObject *full = PyTuple_New(nargs + 1);
+    if (!full) goto done;
+    PyTuple_SET_ITEM(full, 0, Py_NewRef(self));
+    for (Py_ssize_t i = 0; i < nargs; i++) PyTuple_SET_ITEM(full, i + 1, Py_NewRef(args[i]));
+    Py_SETREF(targs, full);
+  }
+  res = call_overrides(func, types, nt, targs, kw);
+done:
+  Py_DECREF(func);
+  Py_DECREF(targs);
+  Py_DECREF(kw);
+  return res;
+}
+
+/* ---- Python entry points (cthtorch/overrides.py) ---- */
+
+static PyObject *py_has_torch_function(PyObject *m, PyObject *seq) {
+  PyObject *fast = PySequence_Fast(seq, "has_torch_function: expected a sequence");
+  if (!fast) return NULL;
+  bool r = THP_has_torch_function(PySequence_Fast_ITEMS(fast), PySequence_Fast_GET_SIZE(fast));
+  Py_DECREF(fast);
+  return PyBool_FromLong(r);
+}
+
+static PyObject *py_has_torch_function_unary(PyObject *m, PyObject *o) {
+  return PyBool_FromLong(overrides(o));
+}
+
+static PyObject *py_has_torch_function_variadic(PyObject *m, PyObject *const *args, Py_ssize_t nargs) {
+  for (Py_ssize_t i = 0; i < nargs; i++)
+    if (overrides(args[i])) Py_RETURN_TRUE;
+  Py_RETURN_FALSE;
+}
+
+/* _handle_torch_function(func, relevant_args, args, kwargs) */
+static PyObject *py_handle_torch_function(PyObject *m, PyObject *a) {
+  PyObject *func, *relevant, *args, *kwargs;
+  if (!PyArg_ParseTuple(a, "OOO!O:_handle_torch_function", &func, &relevant, &PyTuple_Type, &args, &kwargs))
+    return NULL;
+  PyObject *fast = PySequence_Fast(relevant, "handle_torch_function: relevant_args must be a sequence");
+  if (!fast) return NULL;
+  PyTypeObject *types[TF_MAX_TYPES];
+  int nt = collect(PySequence_Fast_ITEMS(fast), PySequence_Fast_GET_SIZE(fast), types);
+  Py_DECREF(fast);
+  if (!nt) {
+    PyErr_SetString(PyExc_TypeError, "handle_torch_function: no argument overrides __torch_function__");
+    return NULL;
+  }
+  PyObject *kw = kwargs == Py_None ? PyDict_New() : Py_NewRef(kwargs);
+  if (!kw) return NULL;
+  PyObject *res = call_overrides(func, types, nt, args, kw);
+  Py_DECREF(kw);
+  return res;
+}
+
+static PyMethodDef tf_functions[] = {
+  {"_has_torch_function", py_has_torch_function, METH_O, "Whether an item of the sequence overrides __torch_function__."},
+  {"_has_torch_function_unary", py_has_torch_function_unary, METH_O, NULL},
+  {"_has_torch_function_variadic", (PyCFunction)(void (*)(void))py_has_torch_function_variadic, METH_FASTCALL, NULL},
+  {"_handle_torch_function", py_handle_torch_function, METH_VARARGS, NULL},
+  {NULL}
+};
+
+int THP_initTorchFunction(PyObject *m) {
+  tf_name = PyUnicode_InternFromString("__torch_function__");
+  if (!tf_name) return -1;
+  return PyModule_AddFunctions(m, tf_functions);
+}

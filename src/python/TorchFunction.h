@@ -1,0 +1,39 @@
+/* The __torch_function__ protocol: a call of a public op whose arguments
+ * include an object of a foreign type (not a tensor, number, None or str)
+ * that defines __torch_function__ is handed to that type instead:
+ *
+ *     type(arg).__torch_function__(func, types, args, kwargs)
+ *
+ * func is the public callable the user called (cthtorch.relu, Tensor.add, an
+ * `_C._Op`), so torch.fx records `torch.relu`. Two places ask:
+ * - a generated binding, only after no overload parsed (a Proxy never parses
+ *   as a Tensor, so tensors pay nothing);
+ * - a `_C._Op`, after a per-argument exact-type test that passes tensors and
+ *   numbers at once.
+ * Tensor subclasses are not dispatched on (cthtorch.Tensor's own
+ * __torch_function__ is a placeholder). */
+#ifndef THP_TORCH_FUNCTION_H
+#define THP_TORCH_FUNCTION_H
+#include "THP.h"
+
+/* True when some argument (positional, keyword value, or an item of a list or
+ * tuple argument) is of a type that overrides __torch_function__. */
+bool THP_has_torch_function(PyObject *const *args, Py_ssize_t n);
+
+/* Called by a generated binding whose parse failed (its TypeError pending).
+ * module: "" (cthtorch), "nn", "linalg", "fft", "special"; name: the Python
+ * name; self: the tensor for methods, NULL for functions. Returns the
+ * override's result, or NULL with the parse error kept when no argument
+ * overrides __torch_function__ (or the override's error). */
+PyObject *THP_torch_function_fallback(const char *module, const char *name, PyObject *self,
+                                      PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames);
+
+/* Dispatches a vectorcall of `func` to the overriding types of its
+ * arguments. Returns a new reference, NULL on error, or Py_NotImplemented
+ * (new reference) when no argument overrides: the caller then runs func. */
+PyObject *THP_torch_function_dispatch(PyObject *func, PyObject *const *args, size_t nargsf, PyObject *kwnames);
+
+/* _C._has_torch_function, _has_torch_function_unary, _handle_torch_function */
+int THP_initTorchFunction(PyObject *module);
+
+#endif

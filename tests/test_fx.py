@@ -1,0 +1,637 @@
+"""torch.fx: tracing, the Graph/Node API, generated code, GraphModule
+copying, Interpreter/Transformer/ShapeProp and rewrites, against the
+installed torch (the same module built in both libraries)."""
+import contextlib
+import copy
+import importlib
+import io
+import operator
+import pickle
+import sys
+
+import numpy as np
+import pytest
+
+import cthtorch
+import cthtorch.fx as cfx
+from oracle import require_torch
+
+torch = require_torch()
+import torch.fx as tfx  # noqa: E402
+
+
+def to_np(t):
+    return t.detach().numpy()
+
+
+def copy_params(tm, cm):
+    cm.load_state_dict({k: cthtorch.tensor(v.detach().numpy()) for k, v in tm.state_dict().items()})
+
+
+def close(a, b, tol=1e-5):
+    np.testing.assert_allclose(to_np(a), to_np(b), rtol=tol, atol=tol)
+
+
+def both(factory):
+    """factory(T) builds a module with library T; returns (cthtorch one, torch one) with equal weights."""
+    torch.manual_seed(0)
+    tm = factory(torch)
+    cm = factory(cthtorch)
+    copy_params(tm, cm)
+    return cm.eval(), tm.eval()
+
+
+# ---------------------------------------------------------------- modules built in both libraries
+def mixed_module(T):
+    class M(T.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.linear = T.nn.Linear(4, 5)
+            self.param = T.nn.Parameter(T.rand(5))
+            self.register_buffer("buf", T.ones(5))
+
+        def forward(self, x, y=None):
+            z = self.linear(x + 1) * self.param + self.buf
+            a, b = (z, z)
+            s = z.size(0)
+            q = T.cat([z, a], dim=1).view(s, -1)
+            w = T.nn.functional.relu(q, inplace=False)
+            return {"out": T.relu(w).sum(dim=1), "x": x[:, 0], "t": (w.shape[1], -w)}
+    return M()
+
+
+def nested_module(T):
+    class Sub(T.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.conv = T.nn.Conv2d(3, 4, 3)
+            self.bn = T.nn.BatchNorm2d(4)
+
+        def forward(self, x):
+            return self.bn(self.conv(x))
+
+    class M(T.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.layer1 = T.nn.Sequential(Sub(), T.nn.ReLU())
+            self.fc = T.nn.Linear(4, 2)
+
+        def forward(self, x):
+            y = self.layer1(x)
+            t = T.flatten(T.nn.functional.adaptive_avg_pool2d(y, 1), 1)
+            return self.fc(t) @ self.fc.weight, 2.0 * t.shape[0], 1 - t, t / 2, ~(t > 0)
+    return M()
+
+
+def functional_module(T):
+    F = T.nn.functional
+
+    class M(T.nn.Module):
+        def forward(self, x):
+            a = F.max_pool2d(F.relu(x), 2)
+            b = F.softmax(x, dim=1) + F.log_softmax(x, dim=1)
+            c = F.dropout(x, 0.1, self.training)
+            d = F.batch_norm(x, T.zeros(3), T.ones(3), training=False)
+            e = F.layer_norm(x, (4,))
+            f = F.adaptive_avg_pool2d(x, 1)
+            g = F.leaky_relu(x, 0.2) * F.hardtanh(x) - F.elu(x)
+            return T.flatten(a, 1), b, c, d, e, f, g, x.sigmoid(), T.tanh(x).mean(dim=[2, 3], keepdim=True)
+    return M()
+
+
+MODULES = [mixed_module, nested_module, functional_module]
+
+
+def call(m, T, shape):
+    torch.manual_seed(1)
+    x = torch.randn(*shape)
+    return m(x if T is torch else cthtorch.tensor(x.numpy()))
+
+
+def flat(out):
+    if isinstance(out, dict):
+        return [v for o in out.values() for v in flat(o)]
+    if isinstance(out, (tuple, list)):
+        return [v for o in out for v in flat(o)]
+    return [out]
+
+
+def assert_same_outputs(a, b, tol=1e-5):
+    fa, fb = flat(a), flat(b)
+    assert len(fa) == len(fb)
+    for x, y in zip(fa, fb):
+        if hasattr(y, "detach"):
+            close(x, y, tol)
+        else:
+            assert x == y
+
+
+SHAPES = {mixed_module: (2, 4), nested_module: (2, 3, 6, 6), functional_module: (2, 3, 4, 4)}
+
+
+@pytest.mark.parametrize("factory", MODULES, ids=lambda f: f.__name__)
+def test_code_and_graph_text_match_torch(factory):
+    cm, tm = both(factory)
+    cg, tg = cfx.symbolic_trace(cm), tfx.symbolic_trace(tm)
+    assert cg.code == tg.code
+    assert str(cg.graph) == str(tg.graph)
+    assert str(cg) == str(tg)
+    assert cg.print_readable(print_output=False) == tg.print_readable(print_output=False)
+    assert type(cg).__name__ == type(tg).__name__ == "M"
+    assert isinstance(cg, cfx.GraphModule)
+    assert_same_outputs(call(cg, cthtorch, SHAPES[factory]), call(tm, torch, SHAPES[factory]))
+    assert_same_outputs(call(cg, cthtorch, SHAPES[factory]), call(cm, cthtorch, SHAPES[factory]))
+
+
+def test_print_tabular_without_tabulate_matches_torch():
+    pytest.importorskip  # tabulate is absent on these machines: torch prints a hint and re-raises
+    outs = []
+    for fx_, m in ((cfx, mixed_module(cthtorch)), (tfx, mixed_module(torch))):
+        buf = io.StringIO()
+        with contextlib.redirect_stdout(buf), pytest.raises(Exception) as e:
+            fx_.symbolic_trace(m).graph.print_tabular()
+        outs.append((buf.getvalue(), type(e.value).__name__, str(e.value)))
+    try:
+        import tabulate  # noqa: F401
+        pytest.skip("tabulate is installed: print_tabular prints a table")
+    except ImportError:
+        pass
+    assert outs[0] == outs[1]
+    assert outs[0][1] == "ModuleNotFoundError"
+
+
+# ---------------------------------------------------------------- nn layer families
+LAYERS = [
+    ("Linear", (4, 3), (2, 4)), ("Bilinear", (3, 3, 2), None), ("Conv1d", (3, 4, 3), (2, 3, 8)),
+    ("Conv2d", (3, 4, 3), (2, 3, 6, 6)), ("Conv3d", (2, 3, 2), (1, 2, 4, 4, 4)),
+    ("ConvTranspose2d", (3, 2, 3), (1, 3, 4, 4)), ("BatchNorm1d", (4,), (3, 4)), ("BatchNorm2d", (3,), (2, 3, 4, 4)),
+    ("LayerNorm", ((4,),), (2, 3, 4)), ("GroupNorm", (2, 4), (2, 4, 3, 3)), ("InstanceNorm2d", (3,), (2, 3, 4, 4)),
+    ("MaxPool2d", (2,), (1, 2, 4, 4)), ("AvgPool2d", (2,), (1, 2, 4, 4)), ("AdaptiveAvgPool2d", ((1, 1),), (1, 2, 4, 4)),
+    ("MaxPool1d", (2,), (1, 2, 6)), ("ReLU", (), (3, 4)), ("GELU", (), (3, 4)), ("Tanh", (), (3, 4)),
+    ("Sigmoid", (), (3, 4)), ("Softmax", (1,), (3, 4)), ("LogSoftmax", (1,), (3, 4)), ("Dropout", (0.5,), (3, 4)),
+    ("Flatten", (), (2, 3, 4)), ("Identity", (), (3, 4)), ("LeakyReLU", (0.1,), (3, 4)), ("ELU", (), (3, 4)),
+    ("Embedding", (10, 3), "idx"), ("LSTM", (4, 3), (5, 2, 4)), ("GRU", (4, 3), (5, 2, 4)),
+    ("Upsample", (None, 2.0), (1, 2, 3, 3)), ("PixelShuffle", (2,), (1, 4, 2, 2)),
+]
+
+
+def layer_wrapper(T, name, args):
+    class Wrap(T.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.layer = getattr(T.nn, name)(*args)
+
+        def forward(self, x):
+            return self.layer(x)
+    return Wrap()
+
+
+@pytest.mark.parametrize("name,args,shape", [l for l in LAYERS if l[2] is not None], ids=lambda v: str(v))
+def test_trace_layer_family(name, args, shape):
+    cm, tm = both(lambda T: layer_wrapper(T, name, args))
+    cg, tg = cfx.symbolic_trace(cm), tfx.symbolic_trace(tm)
+    assert cg.code == tg.code
+    assert [n.op for n in cg.graph.nodes] == ["placeholder", "call_module", "output"]
+    if shape == "idx":
+        x = torch.tensor([[1, 2, 9], [0, 3, 3]])
+    else:
+        torch.manual_seed(2)
+        x = torch.randn(*shape)
+    assert_same_outputs(cg(cthtorch.tensor(x.numpy())), tm(x))
+    # the same layer traced through (no leaves) where torch can: the recorded ops still compute the layer
+    class NoLeaves(cfx.Tracer):
+        def is_leaf_module(self, m, qualname):
+            return False
+
+    class TNoLeaves(tfx.Tracer):
+        def is_leaf_module(self, m, qualname):
+            return False
+    try:
+        TNoLeaves().trace(tm)
+    except Exception:
+        return
+    g = cfx.GraphModule(cm, NoLeaves().trace(cm))
+    assert "call_module" not in [n.op for n in g.graph.nodes]
+    assert_same_outputs(g(cthtorch.tensor(x.numpy())), tm(x))
+
+
+def test_bilinear_traced():
+    cm, tm = both(lambda T: T.nn.Bilinear(3, 3, 2))
+
+    class W(cthtorch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.b = cm
+
+        def forward(self, a, b):
+            return self.b(a, b)
+    g = cfx.symbolic_trace(W())
+    x, y = torch.randn(2, 3), torch.randn(2, 3)
+    close(g(cthtorch.tensor(x.numpy()), cthtorch.tensor(y.numpy())), tm(x, y))
+
+
+# ---------------------------------------------------------------- vision models
+@pytest.mark.parametrize("arch", ["resnet18", "vgg11"])
+def test_vision_models_traced(arch):
+    from cthtorch.vision import models
+    cthtorch.manual_seed(0)
+    m = getattr(models, arch)(num_classes=10).eval()
+    gm = cfx.symbolic_trace(m)
+    gm.graph.lint()
+    x = cthtorch.randn(1, 3, 64, 64) if arch == "resnet18" else cthtorch.randn(1, 3, 32, 32)
+    with cthtorch.no_grad():
+        close(gm(x), m(x), 1e-5)
+    ops = [n.op for n in gm.graph.nodes]
+    assert ops.count("placeholder") == 1 and ops[-1] == "output"
+    if arch == "resnet18":
+        # torchvision's ResNet-18 traces to 71 nodes: 8 blocks' residual adds and flatten among them
+        assert len(ops) == 71
+        assert sum(n.target is operator.add for n in gm.graph.nodes) == 8
+        assert any(n.target is cthtorch.flatten for n in gm.graph.nodes)
+        assert "layer1_0_conv1 = getattr(self.layer1, \"0\").conv1(maxpool)" in gm.code
+
+
+# ---------------------------------------------------------------- rewrites
+def add_module(T):
+    class M(T.nn.Module):
+        def forward(self, x, y):
+            return T.add(x, y) + T.add(y, y)
+    return M()
+
+
+def test_replace_add_with_mul_like_torch():
+    outs = []
+    for T, fx_ in ((cthtorch, cfx), (torch, tfx)):
+        gm = fx_.symbolic_trace(add_module(T))
+        for node in gm.graph.nodes:
+            if node.op == "call_function" and node.target == T.add:
+                node.target = T.mul
+        gm.recompile()
+        outs.append((gm, T))
+    (cg, _), (tg, _) = outs
+    assert cg.code == tg.code
+    x, y = torch.randn(3), torch.randn(3)
+    close(cg(cthtorch.tensor(x.numpy()), cthtorch.tensor(y.numpy())), tg(x, y))
+    close(tg(x, y), x * y + y * y)
+
+
+def test_insert_node_like_torch():
+    codes, outs = [], []
+    x = torch.randn(4)
+    for T, fx_ in ((cthtorch, cfx), (torch, tfx)):
+        gm = fx_.symbolic_trace(add_module(T))
+        graph = gm.graph
+        node = [n for n in graph.nodes if n.target == T.add][0]
+        with graph.inserting_after(node):
+            new = graph.call_function(T.relu, args=(node,))
+            node.replace_all_uses_with(new)
+            new.update_arg(0, node)
+        with graph.inserting_before(node):
+            graph.call_function(T.neg, (node.args[0],))   # dead: removed below
+        assert graph.eliminate_dead_code()
+        graph.lint()
+        gm.recompile()
+        codes.append(gm.code)
+        xi = x if T is torch else cthtorch.tensor(x.numpy())
+        outs.append(gm(xi, xi))
+    assert codes[0] == codes[1]
+    close(outs[0], outs[1])
+
+
+def _fuse_conv_bn(T, fx_, model):
+    """pytorch's FX tutorial: fold each BatchNorm2d that follows a Conv2d into the conv."""
+    gm = fx_.symbolic_trace(model)
+    modules = dict(gm.named_modules())
+    for node in list(gm.graph.nodes):
+        if node.op != "call_module" or not isinstance(modules[node.target], T.nn.BatchNorm2d):
+            continue
+        prev = node.args[0]
+        if prev.op != "call_module" or not isinstance(modules[prev.target], T.nn.Conv2d) or len(prev.users) > 1:
+            continue
+        conv, bn = modules[prev.target], modules[node.target]
+        scale = bn.weight / T.sqrt(bn.running_var + bn.eps)
+        with T.no_grad():
+            conv.weight.copy_(conv.weight * scale.reshape(-1, 1, 1, 1))
+            bias = conv.bias if conv.bias is not None else T.zeros_like(bn.running_mean)
+            conv.bias = T.nn.Parameter((bias - bn.running_mean) * scale + bn.bias)
+        node.replace_all_uses_with(prev)
+        gm.graph.erase_node(node)
+    gm.graph.lint()
+    gm.recompile()
+    return gm
+
+
+def test_fuse_conv_bn_like_torch_tutorial():
+    def model(T):
+        T.manual_seed(0)
+        m = nested_module(T)
+        return m
+    cm, tm = both(model)
+    x = torch.randn(2, 3, 6, 6)
+    with torch.no_grad():
+        ref = tm(x)
+        for m in tm.modules():   # non-trivial running stats
+            if isinstance(m, torch.nn.BatchNorm2d):
+                m.running_mean.uniform_(-0.5, 0.5)
+                m.running_var.uniform_(0.5, 2.0)
+        copy_params(tm, cm)
+        ref = tm(x)
+    fc = _fuse_conv_bn(cthtorch, cfx, copy.deepcopy(cm))
+    ft = _fuse_conv_bn(torch, tfx, copy.deepcopy(tm))
+    assert fc.code == ft.code
+    assert "bn" not in fc.code
+    with cthtorch.no_grad():
+        assert_same_outputs(fc(cthtorch.tensor(x.numpy())), ref, 1e-4)
+
+
+def test_replace_pattern():
+    def pattern(a, b):
+        return cthtorch.relu(cthtorch.add(a, b))
+
+    def replacement(a, b):
+        return cthtorch.sigmoid(a * b)
+
+    class M(cthtorch.nn.Module):
+        def forward(self, x, y):
+            u = cthtorch.relu(cthtorch.add(x, y))
+            v = cthtorch.relu(cthtorch.add(u, 1.0))   # 1.0 is not a placeholder value of the graph: no match
+            w = cthtorch.relu(cthtorch.add(v, x))
+            return u + w
+
+    gm = cfx.symbolic_trace(M())
+    matches = cfx.replace_pattern(gm, pattern, replacement)
+    assert len(matches) == 2
+    assert all(isinstance(m.anchor, cfx.Node) and m.nodes_map for m in matches)
+    gm.graph.lint()
+    x, y = cthtorch.randn(5), cthtorch.randn(5)
+    u = cthtorch.sigmoid(x * y)
+    v = cthtorch.relu(u + 1.0)
+    close(gm(x, y), u + cthtorch.sigmoid(v * x))
+    assert sum(n.target is cthtorch.sigmoid for n in gm.graph.nodes) == 2
+
+
+# ---------------------------------------------------------------- Interpreter / Transformer / ShapeProp
+def test_interpreter_round_trip_and_override():
+    cm, tm = both(nested_module)
+    cg = cfx.symbolic_trace(cm)
+    x = torch.randn(2, 3, 6, 6)
+    xc = cthtorch.tensor(x.numpy())
+    assert_same_outputs(cfx.Interpreter(cg).run(xc), tm(x))
+
+    class NegSigmoid(cfx.Interpreter):   # the docs' example
+        def call_function(self, target, args, kwargs):
+            if target is cthtorch.sigmoid:
+                return cthtorch.neg(*args, **kwargs)
+            return super().call_function(target, args, kwargs)
+
+    def fn(x):
+        return cthtorch.sigmoid(x).neg()
+    gm = cfx.symbolic_trace(fn)
+    inp = cthtorch.randn(3, 4)
+    close(NegSigmoid(gm).run(inp), inp)
+    with pytest.raises(RuntimeError, match="Expected positional argument for parameter x"):
+        cfx.Interpreter(gm).run()
+
+
+def test_transformer_round_trip_and_rewrite():
+    cm, tm = both(nested_module)
+    cg = cfx.symbolic_trace(cm)
+    same = cfx.Transformer(cg).transform()
+    x = cthtorch.randn(2, 3, 6, 6)
+    assert_same_outputs(same(x), cg(x))
+
+    class NegToSigmoid(cfx.Transformer):
+        def call_function(self, target, args, kwargs):
+            if target is not cthtorch.neg:
+                return super().call_function(target, args, kwargs)
+            return super().call_function(cthtorch.sigmoid, args, kwargs)
+
+    def fn(x):
+        return cthtorch.neg(x) + 1
+
+    out = NegToSigmoid(cfx.symbolic_trace(fn)).transform()
+    inp = cthtorch.randn(3)
+    close(out(inp), cthtorch.sigmoid(inp) + 1)
+    tout = None
+
+    class TNegToSigmoid(tfx.Transformer):
+        def call_function(self, target, args, kwargs):
+            if target is not torch.neg:
+                return super().call_function(target, args, kwargs)
+            return super().call_function(torch.sigmoid, args, kwargs)
+
+    def tfn(x):
+        return torch.neg(x) + 1
+    tout = TNegToSigmoid(tfx.symbolic_trace(tfn)).transform()
+    assert out.code == tout.code
+
+
+def test_shape_prop_matches_torch():
+    from cthtorch.fx.passes.shape_prop import ShapeProp
+    from torch.fx.passes.shape_prop import ShapeProp as TShapeProp
+    cm, tm = both(nested_module)
+    cg, tg = cfx.symbolic_trace(cm), tfx.symbolic_trace(tm)
+    x = torch.randn(2, 3, 6, 6)
+    ShapeProp(cg).propagate(cthtorch.tensor(x.numpy()))
+    TShapeProp(tg).propagate(x)
+    for cn, tn in zip(cg.graph.nodes, tg.graph.nodes):
+        assert cn.name == tn.name
+        cmeta, tmeta = cn.meta.get("tensor_meta"), tn.meta.get("tensor_meta")
+        assert (cmeta is None) == (tmeta is None), cn.name
+        if cmeta is not None and hasattr(tmeta, "shape"):
+            assert tuple(cmeta.shape) == tuple(tmeta.shape)
+            assert str(cmeta.dtype) == str(tmeta.dtype)
+            assert cmeta.stride == tmeta.stride
+            assert cmeta.requires_grad == tmeta.requires_grad
+        assert cn.meta["type"].__name__ == tn.meta["type"].__name__
+
+
+# ---------------------------------------------------------------- tracing rules and errors
+def test_control_flow_errors_match_torch():
+    def branch(T):
+        def f(x):
+            if x.sum() > 0:
+                return x
+            return -x
+        return f
+
+    def loop(T):
+        def f(x):
+            return [i for i in x]
+        return f
+
+    def length(T):
+        def f(x):
+            return len(x)
+        return f
+    for make in (branch, loop, length):
+        with pytest.raises(Exception) as et:
+            tfx.symbolic_trace(make(torch))
+        with pytest.raises(Exception) as ec:
+            cfx.symbolic_trace(make(cthtorch))
+        assert type(ec.value).__name__ == type(et.value).__name__
+        assert str(ec.value) == str(et.value)
+    assert issubclass(cfx.proxy.TraceError, ValueError)
+
+
+def test_concrete_args_and_unpacking():
+    def f(x, flag):
+        a, b = x.chunk(2)
+        if flag:
+            return a * 2
+        return b
+
+    gm = cfx.symbolic_trace(f, concrete_args={"flag": True})
+    x = cthtorch.arange(4.0)
+    close(gm(x), x[:2] * 2)
+    gm2 = cfx.symbolic_trace(f, concrete_args={"flag": False})
+    close(gm2(x), x[2:])
+
+
+def helper_to_wrap(x, n):
+    return x * n if n > 0 else x   # data dependent on a Python int: must not be traced through
+
+
+cfx.wrap("helper_to_wrap")
+
+
+def test_wrap_and_custom_tracer():
+    def f(x):
+        return helper_to_wrap(x + 1, 3)
+    gm = cfx.symbolic_trace(f)
+    calls = [n for n in gm.graph.nodes if n.op == "call_function"]
+    assert calls[-1].target is helper_to_wrap
+    x = cthtorch.randn(3)
+    close(gm(x), (x + 1) * 3)
+    assert helper_to_wrap(x, 0) is x      # unpatched after tracing
+
+    class Recording(cfx.Tracer):
+        def __init__(self):
+            super().__init__()
+            self.kinds = []
+
+        def create_proxy(self, kind, target, args, kwargs, name=None, type_expr=None, proxy_factory_fn=None):
+            self.kinds.append(kind)
+            return super().create_proxy(kind, target, args, kwargs, name, type_expr, proxy_factory_fn)
+
+        def call_module(self, m, forward, args, kwargs):
+            self.kinds.append("module:" + self.path_of_module(m))
+            return super().call_module(m, forward, args, kwargs)
+
+    m = nested_module(cthtorch)
+    tr = Recording()
+    tr.trace(m)
+    assert "module:layer1.0.conv" in tr.kinds and "module:fc" in tr.kinds
+    assert tr.kinds[0] == "placeholder"
+
+
+def test_graph_api():
+    g = cfx.Graph()
+    x = g.placeholder("x")
+    y = g.placeholder("y", default_value=3)
+    a = g.call_function(cthtorch.add, (x, y))
+    b = g.call_method("relu", (a,))
+    g.output(b)
+    assert [n.name for n in g.nodes] == ["x", "y", "add", "relu", "output"]
+    assert list(a.users) == [b] and a.all_input_nodes == [x, y]
+    assert b.prev is a and a.next is b
+    with pytest.raises(NotImplementedError, match="does not support mutation"):
+        cfx.immutable_collections.immutable_list([1]).append(2)
+    with pytest.raises(RuntimeError, match="still had 1 users"):
+        g.erase_node(a)
+    g2 = cfx.Graph()
+    val_map = {}
+    out = g2.graph_copy(g, val_map)
+    g2.output(out)
+    assert [n.name for n in g2.nodes] == ["x", "y", "add", "relu", "output"]
+    gm = cfx.GraphModule(cthtorch.nn.Module(), g2)
+    close(gm(cthtorch.tensor([-1.0, 1.0])), cthtorch.tensor([2.0, 4.0]))
+    assert "def forward(self, x, y = 3):" in gm.code
+    tg = tfx.Graph()
+    tx = tg.placeholder("x")
+    ty = tg.placeholder("y", default_value=3)
+    tg.output(tg.call_method("relu", (tg.call_function(torch.add, (tx, ty)),)))
+    assert str(g) == str(tg)
+    assert g.python_code("self").src == tg.python_code("self").src
+    bad = cfx.Graph()
+    p = bad.placeholder("p")
+    bad.output(g.call_function(cthtorch.neg, (p,)))
+    with pytest.raises(RuntimeError, match="does not belong to this Graph"):
+        bad.lint()
+
+
+def test_pickle_and_deepcopy():
+    cm, tm = both(mixed_module)
+    gm = cfx.symbolic_trace(cm)
+    x = cthtorch.randn(2, 4)
+    ref = gm(x)
+    for other in (pickle.loads(pickle.dumps(gm)), copy.deepcopy(gm)):
+        assert isinstance(other, cfx.GraphModule)
+        assert other.code == gm.code
+        assert_same_outputs(other(x), ref)
+        assert other.linear is not gm.linear
+    tg = tfx.symbolic_trace(tm)
+    assert type(pickle.loads(pickle.dumps(gm))).__name__ == type(pickle.loads(pickle.dumps(tg))).__name__
+    assert type(copy.deepcopy(gm)).__name__ == type(copy.deepcopy(tg)).__name__
+
+
+def test_to_folder_round_trip(tmp_path):
+    cm, _ = both(nested_module)
+    gm = cfx.symbolic_trace(cm)
+    folder = tmp_path / "fx_saved"
+    gm.to_folder(folder, "Saved")
+    sys.path.insert(0, str(tmp_path))
+    try:
+        mod = importlib.import_module("fx_saved")
+        loaded = mod.Saved()
+    finally:
+        sys.path.remove(str(tmp_path))
+        sys.modules.pop("fx_saved", None)
+        sys.modules.pop("fx_saved.module", None)
+    x = cthtorch.randn(2, 3, 6, 6)
+    assert_same_outputs(loaded.eval()(x), gm(x))
+
+
+def test_jit_script_passes_graph_module_through():
+    gm = cfx.symbolic_trace(mixed_module(cthtorch))
+    assert cthtorch.jit.script(gm) is gm
+
+
+# ---------------------------------------------------------------- __torch_function__
+class Recorder:
+    def __init__(self):
+        self.calls = []
+
+    @classmethod
+    def __torch_function__(cls, func, types, args=(), kwargs=None):
+        return ("handled", func, types, args, dict(kwargs or {}))
+
+
+def test_torch_function_protocol():
+    r = Recorder()
+    t = cthtorch.ones(2)
+    out = cthtorch.relu(r)
+    assert out[1] is cthtorch.relu and out[2] == (Recorder,) and out[3] == (r,)
+    out = cthtorch.cat([t, r], dim=0)                       # inside a list argument
+    assert out[1] is cthtorch.cat and out[4] == {"dim": 0}
+    out = cthtorch.matmul(t, r)                              # a Python composite (_C._Op)
+    assert out[1] is cthtorch.matmul
+    out = cthtorch.nn.functional.relu(r, inplace=True)       # an nn.functional form
+    assert out[1] is cthtorch.nn.functional.relu and out[4] == {"inplace": True}
+    out = t.add(r)                                           # a method, with the override as other
+    assert out[1] is cthtorch.Tensor.add and out[3] == (t, r)
+    assert cthtorch.overrides.has_torch_function([t, r]) and not cthtorch.overrides.has_torch_function([t, 1])
+    assert cthtorch.relu(t).tolist() == [1.0, 1.0]           # tensors never reach it
+    with pytest.raises(TypeError, match="expected Tensor as element 1"):
+        cthtorch.cat([t, object()])                          # the parse error still stands
+
+    class Declines:
+        @classmethod
+        def __torch_function__(cls, func, types, args=(), kwargs=None):
+            return NotImplemented
+
+    with pytest.raises(TypeError) as ec:
+        cthtorch.relu(Declines())
+    with pytest.raises(TypeError) as et:
+        torch.relu(Declines())
+    assert str(ec.value) == str(et.value)
