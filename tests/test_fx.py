@@ -5,6 +5,7 @@ import contextlib
 import copy
 import importlib
 import io
+import os
 import operator
 import pickle
 import sys
@@ -243,6 +244,14 @@ def test_vision_models_traced(arch):
         close(gm(x), m(x), 1e-5)
     ops = [n.op for n in gm.graph.nodes]
     assert ops.count("placeholder") == 1 and ops[-1] == "output"
+    # torchvision's structure built with torch (bench/bench_fx.py) traces to the same code
+    sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "bench"))
+    try:
+        import bench_fx
+    finally:
+        sys.path.pop(0)
+    reference = bench_fx.vgg11(torch, 10) if arch == "vgg11" else bench_fx.resnet18(torch)
+    assert gm.code == tfx.symbolic_trace(reference).code
     if arch == "resnet18":
         # torchvision's ResNet-18 traces to 71 nodes: 8 blocks' residual adds and flatten among them
         assert len(ops) == 71
@@ -493,6 +502,7 @@ def helper_to_wrap(x, n):
 
 
 cfx.wrap("helper_to_wrap")
+tfx.wrap("helper_to_wrap")
 
 
 def test_wrap_and_custom_tracer():
@@ -504,6 +514,10 @@ def test_wrap_and_custom_tracer():
     x = cthtorch.randn(3)
     close(gm(x), (x + 1) * 3)
     assert helper_to_wrap(x, 0) is x      # unpatched after tracing
+    assert gm.code == tfx.symbolic_trace(f).code    # with torch's fx.wrap line at the top
+    again = pickle.loads(pickle.dumps(gm))           # re-traced from the code: still one wrapped call
+    assert again.code == gm.code
+    close(again(x), (x + 1) * 3)
 
     class Recording(cfx.Tracer):
         def __init__(self):
@@ -635,3 +649,29 @@ def test_torch_function_protocol():
     with pytest.raises(TypeError) as et:
         torch.relu(Declines())
     assert str(ec.value) == str(et.value)
+
+
+def constants_module(T):
+    class M(T.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.register_buffer("buf", T.ones(3))
+            self.c = T.ones(3)
+
+        def forward(self, x):
+            a = self.buf + x
+            b = self.c * x
+            d = T.ones(3) - x
+            e = x.new_zeros(3) + T.zeros_like(x) + T.arange(3)
+            return a, b, d, e, x.T, x.dtype, x.float().to(T.float64), x.view(-1, 3).permute(1, 0)
+    return M()
+
+
+def test_tensor_attributes_and_constants_match_torch():
+    cm, tm = constants_module(cthtorch), constants_module(torch)
+    cg, tg = cfx.symbolic_trace(cm), tfx.symbolic_trace(tm)
+    assert cg.code == tg.code
+    x = torch.randn(3)
+    out_c, out_t = cg(cthtorch.tensor(x.numpy())), tg(x)
+    assert str(out_c[5]) == str(out_t[5])
+    assert_same_outputs(out_c[:5] + out_c[6:], out_t[:5] + out_t[6:])

@@ -84,7 +84,9 @@ def _wrapped(orig_fn):
     def wrapper(*args, **kwargs):
         proxy = _find_proxy(args, kwargs)
         if proxy is not None:
-            return proxy.tracer.create_proxy("call_function", orig_fn, args, kwargs)
+            out = proxy.tracer.create_proxy("call_function", orig_fn, args, kwargs)
+            out.node.meta["is_wrapped"] = True   # the generated code re-registers it (fx.wrap line)
+            return out
         return orig_fn(*args, **kwargs)
     wrapper.__fx_already_patched = True
     return wrapper

@@ -210,7 +210,7 @@ class CodeGen:
             map_arg(node.args, note)
             map_arg(node.kwargs, note)
 
-        free_vars, body = [], []
+        free_vars, body, wrapped = [], [], []
         maybe_return = ""
         for node in graph.nodes:
             if node.op == "placeholder":
@@ -230,6 +230,8 @@ class CodeGen:
                 body.append("return " + repr_arg(node.args[0]))
                 continue
             body.append(self._emit(node, root_module, repr_arg, call_args, fn_name))
+            if node.op == "call_function" and node.meta.get("is_wrapped", False):
+                wrapped.append(fn_name(node.target))
             dead = list(user_to_last_uses.get(node, []))
             if not node.users:
                 dead.append(node)
@@ -237,7 +239,9 @@ class CodeGen:
                 body[-1] += ";  %s = None" % " = ".join(n.name for n in dead)
         if not body or not body[-1].startswith("return"):
             body.append("pass")
-        src = "\n\n\n" + self.gen_fn_def(free_vars, maybe_return) + "\n" + \
+        # fx.wrap'ed functions stay wrapped when this code is traced again (pickling does)
+        wrap_stmts = "\n".join('torch.fx._symbolic_trace.wrap("%s")' % w for w in dict.fromkeys(wrapped))
+        src = "\n" + wrap_stmts + "\n\n" + self.gen_fn_def(free_vars, maybe_return) + "\n" + \
             "\n".join("    " + line for line in body) + "\n    "
         return PythonCode(src, globals_)
 

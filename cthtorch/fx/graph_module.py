@@ -171,6 +171,51 @@ class GraphModule(Module):
         type(self).forward = _forward_from_src(self._code, python_code.globals)
         return python_code
 
+    # ---- submodules ----
+    def add_submodule(self, target, m):
+        """Installs m at the dotted path target (making empty parent Modules);
+        False when a non-Module is in the way."""
+        *prefix, field = target.split(".")
+        mod = self
+        for item in prefix:
+            submod = getattr(mod, item, None)
+            if submod is None:
+                submod = Module()
+                setattr(mod, item, submod)
+            if not isinstance(submod, Module):
+                return False
+            mod = submod
+        mod.add_module(field, m)
+        return True
+
+    def delete_submodule(self, target):
+        *path, target_submod = target.split(".")
+        mod = self
+        for item in path:
+            if not hasattr(mod, item):
+                return False
+            mod = getattr(mod, item)
+            if not isinstance(mod, Module):
+                return False
+        if not hasattr(mod, target_submod) or not isinstance(getattr(mod, target_submod), Module):
+            return False
+        delattr(mod, target_submod)
+        return True
+
+    def delete_all_unused_submodules(self):
+        """Deletes the submodules no call_module/get_attr node refers to."""
+        used = set()
+        for node in self.graph.nodes:
+            if node.op in ("call_module", "get_attr"):
+                atoms = node.target.split(".")
+                used.update(".".join(atoms[:i]) for i in range(1, len(atoms) + 1))
+                if node.op == "call_module":   # everything inside a called module is used
+                    sub = self.get_submodule(node.target)
+                    used.update(node.target + "." + n for n, _ in sub.named_modules() if n)
+        for name, _ in list(self.named_modules()):
+            if name and name not in used:
+                self.delete_submodule(name)
+
     # ---- printing ----
     def print_readable(self, print_output=True, include_stride=False, include_device=False, colored=False,
                        **kwargs):

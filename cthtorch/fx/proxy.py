@@ -205,11 +205,22 @@ class Attribute(Proxy):
         return self.tracer.create_proxy("call_method", self.attr, (self.root,) + args, kwargs)
 
 
+# `tensor <op> proxy`: torch sees the tensor's method through __torch_function__
+# and records it as a call_method of this name
+_TENSOR_LHS_METHODS = {"add": "add", "sub": "sub", "mul": "mul", "truediv": "div", "floordiv": "__floordiv__",
+                       "mod": "remainder", "pow": "pow", "matmul": "matmul", "and_": "__and__", "or_": "__or__",
+                       "xor": "__xor__", "lshift": "__lshift__", "rshift": "__rshift__"}
+
+
 def _binary(fn):
     def impl(self, rhs):
         return self.tracer.create_proxy("call_function", fn, (self, rhs), {})
 
+    method = _TENSOR_LHS_METHODS.get(fn.__name__)
+
     def rimpl(self, lhs):
+        if method is not None and isinstance(lhs, cthtorch.Tensor):
+            return self.tracer.create_proxy("call_method", method, (lhs, self), {})
         return self.tracer.create_proxy("call_function", fn, (lhs, self), {})
     return impl, rimpl
 
