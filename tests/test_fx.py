@@ -492,9 +492,30 @@ def test_concrete_args_and_unpacking():
 
     gm = cfx.symbolic_trace(f, concrete_args={"flag": True})
     x = cthtorch.arange(4.0)
-    close(gm(x), x[:2] * 2)
+    close(gm(x, True), x[:2] * 2)
     gm2 = cfx.symbolic_trace(f, concrete_args={"flag": False})
-    close(gm2(x), x[2:])
+    close(gm2(x, False), x[2:])
+    with pytest.raises(AssertionError, match="flag has been specialized to have value False but got another value"):
+        gm2(x, True)
+
+    def g(T):
+        def fn(a, b, c=2, d=None, e=True, h="s"):
+            r = a + b * c
+            if d is not None:
+                r = r + d
+            if e:
+                r = -r
+            return r * 2, h
+        return fn
+    concrete = {"c": 3, "d": None, "e": False, "h": "q"}
+    tconcrete = dict(concrete)
+    cg = cfx.symbolic_trace(g(cthtorch), concrete_args=dict(concrete, b=cfx.PH))
+    tg = tfx.symbolic_trace(g(torch), concrete_args=dict(tconcrete, b=tfx.PH))
+    assert cg.code == tg.code
+    one = cthtorch.ones(2)
+    out = cg(one, one, 3, None, False, "q")
+    close(out[0], cthtorch.full((2,), 8.0))
+    assert out[1] == "q"
 
 
 def helper_to_wrap(x, n):

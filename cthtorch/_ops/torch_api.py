@@ -129,6 +129,12 @@ def resolve_neg(input):
     return input
 
 
+def _assert(condition, message):
+    """torch._assert: an `assert` that torch.fx records as a call (it is an op,
+    so a Proxy condition reaches __torch_function__ instead of bool())."""
+    assert condition, message
+
+
 def conj_physical(input):
     return input.clone()
 
@@ -298,6 +304,7 @@ def register():
         if not _present("Tensor", name):
             _ops.op("Tensor", name, fn, origin)
     _ops.op("torch", "is_nonzero", is_nonzero, origin)
+    _ops.op("torch", "_assert", _assert, origin)
     if not _present("torch", "as_strided_"):
         _ops.op("torch", "as_strided_", T.as_strided_, origin)
     # device predicates of other backends, all False on this CPU build

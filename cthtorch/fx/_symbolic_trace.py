@@ -185,8 +185,8 @@ class Tracer(TracerBase):
         for p in params:
             ann = annotations.get(p.name)
             ann = None if isinstance(ann, str) else ann
-            if p.name in concrete_args and concrete_args[p.name] is not PH:
-                args.append(concrete_args[p.name])
+            if p.name in concrete_args:
+                args.append(self._concrete_arg(p, concrete_args[p.name]))
                 continue
             if p.kind == inspect.Parameter.VAR_KEYWORD:
                 raise NotImplementedError("cthtorch.fx: tracing a function with **%s is not supported" % p.name)
@@ -194,6 +194,21 @@ class Tracer(TracerBase):
             default = () if p.default is inspect.Parameter.empty else (p.default,)
             args.append(self.create_proxy("placeholder", name, default, {}, type_expr=ann))
         return root_fn, args
+
+    def _concrete_arg(self, p, value):
+        """A concrete_args entry: still a placeholder (named <arg>_1, as torch
+        does) so the signature is unchanged; PH traces it as a value, anything
+        else is baked in, with an assertion that a call passes the same value."""
+        default = () if p.default is inspect.Parameter.empty else (p.default,)
+        out = self.create_proxy("placeholder", p.name + "_1", default, {})
+        if value is PH:
+            return out
+        msg = "%s has been specialized to have value %s but got another value" % (p.name, value)
+        if value is None:
+            self.create_proxy("call_function", _assert_is_none, (out, msg), {})
+        elif type(value) in (bool, int, float, str, complex):
+            cthtorch._assert(out == value, msg)
+        return value
 
     def trace(self, root, concrete_args=None):
         if isinstance(root, Module):
@@ -282,3 +297,7 @@ def symbolic_trace(root, concrete_args=None):
     return GraphModule(tracer.root, graph, name)
 
 
+
+
+def _assert_is_none(value, msg):
+    assert value is None, msg
