@@ -308,49 +308,56 @@ def test_insert_node_like_torch():
 
 
 def _fuse_conv_bn(T, fx_, model):
-    """pytorch's FX tutorial: fold each BatchNorm2d that follows a Conv2d into the conv."""
-    gm = fx_.symbolic_trace(model)
-    modules = dict(gm.named_modules())
-    for node in list(gm.graph.nodes):
-        if node.op != "call_module" or not isinstance(modules[node.target], T.nn.BatchNorm2d):
+    """pytorch's FX conv+bn fuser tutorial, with only the import changed."""
+    from importlib import import_module
+    fuse_conv_bn_eval = import_module(T.__name__ + ".nn.utils.fusion").fuse_conv_bn_eval
+
+    def parent_name(target):
+        *parent, name = target.rsplit(".", 1)
+        return parent[0] if parent else "", name
+
+    model = copy.deepcopy(model)
+    fx_model = fx_.symbolic_trace(model)
+    modules = dict(fx_model.named_modules())
+    for node in fx_model.graph.nodes:
+        if node.op != "call_module" or node.args[0].op != "call_module":
             continue
-        prev = node.args[0]
-        if prev.op != "call_module" or not isinstance(modules[prev.target], T.nn.Conv2d) or len(prev.users) > 1:
-            continue
-        conv, bn = modules[prev.target], modules[node.target]
-        scale = bn.weight / T.sqrt(bn.running_var + bn.eps)
-        with T.no_grad():
-            conv.weight.copy_(conv.weight * scale.reshape(-1, 1, 1, 1))
-            bias = conv.bias if conv.bias is not None else T.zeros_like(bn.running_mean)
-            conv.bias = T.nn.Parameter((bias - bn.running_mean) * scale + bn.bias)
-        node.replace_all_uses_with(prev)
-        gm.graph.erase_node(node)
-    gm.graph.lint()
-    gm.recompile()
-    return gm
+        if type(modules[node.target]) is T.nn.BatchNorm2d and type(modules[node.args[0].target]) is T.nn.Conv2d:
+            if len(node.args[0].users) > 1:
+                continue
+            fused = fuse_conv_bn_eval(modules[node.args[0].target], modules[node.target])
+            parent, name = parent_name(node.args[0].target)
+            setattr(modules[parent], name, fused)
+            node.replace_all_uses_with(node.args[0])
+            fx_model.graph.erase_node(node)
+    fx_model.graph.lint()
+    fx_model.recompile()
+    return fx_model
 
 
-def test_fuse_conv_bn_like_torch_tutorial():
-    def model(T):
-        T.manual_seed(0)
-        m = nested_module(T)
-        return m
-    cm, tm = both(model)
-    x = torch.randn(2, 3, 6, 6)
+@pytest.mark.parametrize("arch", ["nested", "resnet18"])
+def test_fuse_conv_bn_like_torch_tutorial(arch):
+    sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "bench"))
+    try:
+        import bench_fx
+    finally:
+        sys.path.pop(0)
+    cm, tm = both(nested_module if arch == "nested" else bench_fx.resnet18)
+    x = torch.randn(2, 3, 32, 32)
     with torch.no_grad():
-        ref = tm(x)
         for m in tm.modules():   # non-trivial running stats
             if isinstance(m, torch.nn.BatchNorm2d):
                 m.running_mean.uniform_(-0.5, 0.5)
                 m.running_var.uniform_(0.5, 2.0)
         copy_params(tm, cm)
         ref = tm(x)
-    fc = _fuse_conv_bn(cthtorch, cfx, copy.deepcopy(cm))
-    ft = _fuse_conv_bn(torch, tfx, copy.deepcopy(tm))
+        fc = _fuse_conv_bn(cthtorch, cfx, cm)
+        ft = _fuse_conv_bn(torch, tfx, tm)
     assert fc.code == ft.code
     assert "bn" not in fc.code
     with cthtorch.no_grad():
         assert_same_outputs(fc(cthtorch.tensor(x.numpy())), ref, 1e-4)
+        assert_same_outputs(fc(cthtorch.tensor(x.numpy())), ft(x), 1e-4)
 
 
 def test_replace_pattern():

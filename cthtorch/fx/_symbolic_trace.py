@@ -166,11 +166,11 @@ class Tracer(TracerBase):
     def getattr(self, attr, attr_val, parameter_proxy_cache):
         """A parameter read in forward is a get_attr node (one per name)."""
         if isinstance(attr_val, Parameter):
-            for n, p in self.root.named_parameters():
-                if attr_val is p:
-                    if n not in parameter_proxy_cache:
-                        parameter_proxy_cache[n] = self.create_proxy("get_attr", n, (), {})
-                    return parameter_proxy_cache[n]
+            n = self._param_names().get(id(attr_val))
+            if n is not None:
+                if n not in parameter_proxy_cache:
+                    parameter_proxy_cache[n] = self.create_proxy("get_attr", n, (), {})
+                return parameter_proxy_cache[n]
         return attr_val
 
     # ---- the trace ----
