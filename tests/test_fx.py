@@ -703,3 +703,21 @@ def test_tensor_attributes_and_constants_match_torch():
     out_c, out_t = cg(cthtorch.tensor(x.numpy())), tg(x)
     assert str(out_c[5]) == str(out_t[5])
     assert_same_outputs(out_c[:5] + out_c[6:], out_t[:5] + out_t[6:])
+
+
+def test_varargs_and_dict_root_like_torch():
+    def f(x, *args):
+        return x + args[0]
+    cg, tg = cfx.symbolic_trace(f), tfx.symbolic_trace(f)
+    assert cg.code == tg.code
+    close(cg(cthtorch.ones(1), cthtorch.full((1,), 2.0)), cthtorch.full((1,), 3.0))
+
+    codes = []
+    for T, fx_ in ((cthtorch, cfx), (torch, tfx)):
+        g = fx_.Graph()
+        x = g.placeholder("x")
+        out = g.call_function(T.add, (g.call_module("sub.lin", (x,)), g.get_attr("w")))
+        g.output(out)
+        gm = fx_.GraphModule({"sub.lin": T.nn.Linear(2, 2), "w": T.ones(2)}, g)
+        codes.append((gm.code, [n for n, _ in gm.named_modules()], [n for n, _ in gm.named_buffers()]))
+    assert codes[0] == codes[1]

@@ -9,6 +9,7 @@ import builtins
 import functools
 import inspect
 import math
+import types
 
 import cthtorch
 from cthtorch.nn import Module, Parameter, Sequential
@@ -230,6 +231,7 @@ class Tracer(TracerBase):
                     self.tensor_attrs.setdefault(id(v), (name + "." if name else "") + k)
         fn_globals = fn.__globals__
         fn, args = self.create_args_for_root(fn, isinstance(root, Module), concrete_args)
+        fn = _varargs_as_positional(fn)
         if isinstance(root, Module):
             args = [root] + args
         parameter_proxy_cache = {}
@@ -270,6 +272,18 @@ class Tracer(TracerBase):
             if not name.startswith("_") and callable(value) and id(value) in self._autowrap_function_ids \
                     and not getattr(value, "__fx_already_patched", False):
                 patcher.patch(g, name, _wrapped(value))
+
+
+def _varargs_as_positional(fn):
+    """fn(x, *args) run as fn(x, args): its `*args` placeholder is one Proxy, so
+    args[0] inside is a getitem node, as torch records it. Only where the code
+    object allows it simply (no defaults, keyword-only arguments or **kwargs)."""
+    code = getattr(fn, "__code__", None)
+    if code is None or not code.co_flags & inspect.CO_VARARGS or fn.__defaults__ or code.co_kwonlyargcount \
+            or code.co_flags & inspect.CO_VARKEYWORDS:
+        return fn
+    code = code.replace(co_argcount=code.co_argcount + 1, co_flags=code.co_flags & ~inspect.CO_VARARGS)
+    return types.FunctionType(code, fn.__globals__, fn.__name__, None, fn.__closure__)
 
 
 def wrap(fn_or_name):
