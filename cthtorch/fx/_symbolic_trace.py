@@ -16,8 +16,7 @@ from cthtorch.nn import Module, Parameter, Sequential
 
 from .graph import Graph
 from .graph_module import GraphModule
-from .node import Node
-from .proxy import Proxy, TracerBase, TraceError  # noqa: F401  (TraceError: public through here too)
+from .proxy import Proxy, TracerBase
 
 __all__ = ["Tracer", "symbolic_trace", "wrap", "PH"]
 

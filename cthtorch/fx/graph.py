@@ -14,7 +14,7 @@ from collections import defaultdict
 
 import cthtorch
 
-from .node import Node, _format_arg, _get_qualified_name, _type_repr, map_arg, _side_effectful_functions
+from .node import Node, _get_qualified_name, _type_repr, map_arg
 
 __all__ = ["Graph", "PythonCode", "CodeGen"]
 
@@ -464,8 +464,7 @@ class Graph:
             print("`print_tabular` relies on the library `tabulate`, which could not be found on this machine. "
                   "Run `pip install tabulate` to install the library.")
             raise
-        rows = [[n.op, n.name, n.target if isinstance(n.target, str) else _get_qualified_name(n.target)
-                 if n.op == "call_function" else n.target, n.args, n.kwargs] for n in self.nodes]
+        rows = [[n.op, n.name, n.target, n.args, n.kwargs] for n in self.nodes]
         print(tabulate(rows, headers=["opcode", "name", "target", "args", "kwargs"]))
 
     def python_code(self, root_module, *, verbose=False, include_stride=False, include_device=False,

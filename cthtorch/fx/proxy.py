@@ -9,7 +9,7 @@ import operator
 
 import cthtorch
 
-from .graph import Graph, _target_to_str
+from .graph import _target_to_str
 from .node import Node, map_aggregate
 
 __all__ = ["TracerBase", "GraphAppendingTracer", "TraceError", "Proxy", "Attribute"]
