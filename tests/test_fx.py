@@ -729,3 +729,41 @@ def test_varargs_and_dict_root_like_torch():
         gm = fx_.GraphModule({"sub.lin": T.nn.Linear(2, 2), "w": T.ones(2)}, g)
         codes.append((gm.code, [n for n, _ in gm.named_modules()], [n for n, _ in gm.named_buffers()]))
     assert codes[0] == codes[1]
+
+
+# F.<name>(x, ...) as traced: torch's code text where cthtorch records the same call; where its
+# functional form is written differently (the conv / avg_pool / linear family calls its C op with
+# all arguments spelled out) the traced module still computes the same values.
+F_SAME_CODE = {
+    "relu": lambda F, x: F.relu(x), "relu6": lambda F, x: F.relu6(x), "elu": lambda F, x: F.elu(x),
+    "leaky_relu": lambda F, x: F.leaky_relu(x, 0.2), "hardtanh": lambda F, x: F.hardtanh(x),
+    "silu": lambda F, x: F.silu(x), "sigmoid": lambda F, x: F.sigmoid(x), "tanh": lambda F, x: F.tanh(x),
+    "softmax": lambda F, x: F.softmax(x, 1), "log_softmax": lambda F, x: F.log_softmax(x, dim=1),
+    "dropout": lambda F, x: F.dropout(x, 0.2, training=False), "layer_norm": lambda F, x: F.layer_norm(x, (4,)),
+    "group_norm": lambda F, x: F.group_norm(x, 1), "instance_norm": lambda F, x: F.instance_norm(x),
+    "max_pool2d": lambda F, x: F.max_pool2d(x, 2), "adaptive_avg_pool2d": lambda F, x: F.adaptive_avg_pool2d(x, 1),
+    "adaptive_max_pool2d": lambda F, x: F.adaptive_max_pool2d(x, 1), "pad": lambda F, x: F.pad(x, (1, 1)),
+    "interpolate": lambda F, x: F.interpolate(x, scale_factor=2), "normalize": lambda F, x: F.normalize(x),
+    "hardswish": lambda F, x: F.hardswish(x), "mish": lambda F, x: F.mish(x), "glu": lambda F, x: F.glu(x),
+    "softsign": lambda F, x: F.softsign(x), "hardsigmoid": lambda F, x: F.hardsigmoid(x),
+    "selu": lambda F, x: F.selu(x), "celu": lambda F, x: F.celu(x), "mse_loss": lambda F, x: F.mse_loss(x, x * 2),
+    "l1_loss": lambda F, x: F.l1_loss(x, x * 2), "smooth_l1_loss": lambda F, x: F.smooth_l1_loss(x, x * 2),
+}
+F_SAME_VALUES = {
+    "gelu": lambda F, x: F.gelu(x), "avg_pool2d": lambda F, x: F.avg_pool2d(x, 2),
+    "conv2d": lambda F, x: F.conv2d(x, x[:2, :, :2, :2], stride=2), "linear": lambda F, x: F.linear(x, x[0, 0]),
+    "softplus": lambda F, x: F.softplus(x), "cosine_similarity": lambda F, x: F.cosine_similarity(x, x * 2),
+    "threshold": lambda F, x: F.threshold(x, 0.1, 0.0), "pixel_shuffle": lambda F, x: F.pixel_shuffle(x, 2),
+}
+
+
+@pytest.mark.parametrize("name", sorted(F_SAME_CODE) + sorted(F_SAME_VALUES))
+def test_functional_forms_traced(name):
+    make = F_SAME_CODE.get(name) or F_SAME_VALUES[name]
+    cg = cfx.symbolic_trace(lambda x: make(cthtorch.nn.functional, x))
+    tg = tfx.symbolic_trace(lambda x: make(torch.nn.functional, x))
+    if name in F_SAME_CODE:
+        assert cg.code == tg.code
+    torch.manual_seed(3)
+    x = torch.randn(2, 4, 4, 4)
+    assert_same_outputs(cg(cthtorch.tensor(x.numpy())), tg(x))
