@@ -194,3 +194,21 @@ def test_transformer_encoder_layer_matches_torch(norm_first):
     close(x.grad, tx.grad, 2e-4)
     for (n, p), (_, tp) in zip(cl.named_parameters(), tl.named_parameters()):
         close(p.grad, tp.grad, 3e-4)
+
+
+@pytest.mark.parametrize("need_weights", [False, True])
+def test_multihead_self_attention_packed_projection(need_weights):
+    """self-attention (query is key is value) projects with one GEMM: values and in_proj gradients as torch's"""
+    tm, cm = torch.nn.MultiheadAttention(16, 2), ct.nn.MultiheadAttention(16, 2)
+    copy_weights(cm, tm)
+    x, tx = pair((5, 3, 16), np.float32)
+    o, w = cm(x, x, x, need_weights=need_weights)
+    to, tw = tm(tx, tx, tx, need_weights=need_weights)
+    close(o, to, 2e-5)
+    if need_weights:
+        close(w, tw, 2e-5)
+    o.sum().backward()
+    to.sum().backward()
+    close(x.grad, tx.grad, 2e-5)
+    close(cm.in_proj_weight.grad, tm.in_proj_weight.grad, 2e-4)
+    close(cm.in_proj_bias.grad, tm.in_proj_bias.grad, 2e-4)

@@ -341,20 +341,25 @@ class MultiheadAttention(Module):
     def forward(self, query, key, value, key_padding_mask=None, need_weights=True, attn_mask=None,
                 average_attn_weights=True, is_causal=False):
         unbatched = query.dim() == 2
+        self_attention = query is key and key is value
         if unbatched:
             query, key, value = query.unsqueeze(1), key.unsqueeze(1), value.unsqueeze(1)
         elif self.batch_first:
             query, key, value = query.transpose(0, 1), key.transpose(0, 1), value.transpose(0, 1)
         L, N, E = query.shape
         S = key.shape[0]
-        if self._qkv_same_embed_dim:
-            w_q, w_k, w_v = self.in_proj_weight.chunk(3)
+        if self_attention and self._qkv_same_embed_dim:
+            # one GEMM for the three projections (and one for each of their gradients), as torch packs them
+            q, k, v = F.linear(query, self.in_proj_weight, self.in_proj_bias).chunk(3, -1)
         else:
-            w_q, w_k, w_v = self.q_proj_weight, self.k_proj_weight, self.v_proj_weight
-        b_q, b_k, b_v = self.in_proj_bias.chunk(3) if self.in_proj_bias is not None else (None, None, None)
-        q = F.linear(query, w_q, b_q)
-        k = F.linear(key, w_k, b_k)
-        v = F.linear(value, w_v, b_v)
+            if self._qkv_same_embed_dim:
+                w_q, w_k, w_v = self.in_proj_weight.chunk(3)
+            else:
+                w_q, w_k, w_v = self.q_proj_weight, self.k_proj_weight, self.v_proj_weight
+            b_q, b_k, b_v = self.in_proj_bias.chunk(3) if self.in_proj_bias is not None else (None, None, None)
+            q = F.linear(query, w_q, b_q)
+            k = F.linear(key, w_k, b_k)
+            v = F.linear(value, w_v, b_v)
         H, D = self.num_heads, self.head_dim
         if not need_weights:   # torch's path too: the fused attention kernel, no weights formed
             p = self.dropout if self.training else 0.0
