@@ -212,3 +212,17 @@ def test_multihead_self_attention_packed_projection(need_weights):
     close(x.grad, tx.grad, 2e-5)
     close(cm.in_proj_weight.grad, tm.in_proj_weight.grad, 2e-4)
     close(cm.in_proj_bias.grad, tm.in_proj_bias.grad, 2e-4)
+
+
+def test_sdpa_kernel_choice():
+    """sdpa_kernel(MATH) runs the composite (torch's math backend), FLASH_ATTENTION the fused kernel"""
+    from cthtorch.nn.attention import SDPBackend, sdpa_kernel
+    q, k, v = (ct.tensor(rs.randn(2, 2, 4, 8), requires_grad=True) for _ in range(3))
+    with sdpa_kernel(SDPBackend.MATH):
+        o = F.scaled_dot_product_attention(q, k, v)
+    assert o.grad_fn.name() != "ScaledDotProductFlashAttentionForCpuBackward0"
+    with sdpa_kernel([SDPBackend.FLASH_ATTENTION]):
+        f = F.scaled_dot_product_attention(q, k, v)
+    assert f.grad_fn.name() == "ScaledDotProductFlashAttentionForCpuBackward0"
+    np.testing.assert_allclose(o.detach().numpy(), f.detach().numpy(), atol=1e-12)
+    assert F.scaled_dot_product_attention(q, k, v).grad_fn.name() == f.grad_fn.name()

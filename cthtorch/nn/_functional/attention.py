@@ -44,7 +44,8 @@ def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.
                            "attn_mask.dtype: %s and  query.dtype: %s instead." % (_c10(attn_mask.dtype),
                                                                                  _c10(query.dtype)))
     sc = float(scale) if scale is not None else 1.0 / math.sqrt(query.shape[-1])
-    if _fusable(query, key, value, attn_mask, dropout_p, enable_gqa):
+    from cthtorch.nn.attention import _fused_allowed
+    if _fused_allowed() and _fusable(query, key, value, attn_mask, dropout_p, enable_gqa):
         # dropout's mask is a hash of this seed and the score's position: the backward replays it
         seed = int(cthtorch.randint(0, 1 << 62, (1,)).item()) if dropout_p > 0 else 0
         return cthtorch._scaled_dot_product_fused_attention(query, key, value, attn_mask, float(dropout_p),
