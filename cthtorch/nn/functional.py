@@ -889,25 +889,6 @@ def fold(input, output_size, kernel_size, dilation=1, padding=0, stride=1):
                          _pair(stride))
 
 
-def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.0, is_causal=False, scale=None,
-                                 enable_gqa=False):
-    L, S = query.shape[-2], key.shape[-2]
-    sc = scale if scale is not None else 1.0 / math.sqrt(query.shape[-1])
-    scores = cthtorch.matmul(query, key.transpose(-2, -1)) * sc
-    if is_causal:
-        mask = cthtorch.ones(L, S, dtype=cthtorch.bool).tril()
-        scores = scores.masked_fill(~mask, float("-inf"))
-    if attn_mask is not None:
-        if attn_mask.dtype == cthtorch.bool:
-            scores = scores.masked_fill(~attn_mask, float("-inf"))
-        else:
-            scores = scores + attn_mask
-    attn = scores.softmax(-1)
-    if dropout_p > 0:
-        attn = dropout(attn, dropout_p, True)
-    return cthtorch.matmul(attn, value)
-
-
 # Composite forms kept in their own files, one per op family (names as in torch.nn.functional).
 from cthtorch.nn._functional.distance import _vector_norm, cosine_similarity, pairwise_distance, pdist  # noqa: E402,F401,E501
 from cthtorch.nn._functional.normalization import rms_norm, local_response_norm  # noqa: E402,F401
@@ -916,7 +897,7 @@ from cthtorch.nn._functional.sparse import embedding_bag  # noqa: E402,F401
 from cthtorch.nn._functional.activation import (  # noqa: E402,F401
     elu_, selu_, celu_, leaky_relu_, hardtanh_, threshold_, rrelu_,
 )
-from cthtorch.nn._functional.attention import multi_head_attention_forward  # noqa: E402,F401
+from cthtorch.nn._functional.attention import multi_head_attention_forward, scaled_dot_product_attention  # noqa: E402,F401,E501
 from cthtorch.nn._functional.pooling import (  # noqa: E402,F401
     lp_pool1d, lp_pool2d, lp_pool3d, max_pool1d_with_indices, adaptive_max_pool1d_with_indices,
     adaptive_max_pool2d_with_indices, fractional_max_pool2d, fractional_max_pool2d_with_indices,

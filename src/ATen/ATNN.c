@@ -8,14 +8,19 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* float or double contiguous copy of t (compute type), new ref */
-static THTensor *as_compute(const THTensor *t, THDtype *ct) {
-  *ct = t->dtype == TH_Double ? TH_Double : TH_Float;
-  THTensor *c = at_to_dtype(t, *ct, false);
+/* t as a contiguous tensor of compute type ct (new ref) */
+static THTensor *as_type(const THTensor *t, THDtype ct) {
+  THTensor *c = at_to_dtype(t, ct, false);
   if (!c) return NULL;
   THTensor *r = at_contiguous(c);
   THTensor_free(c);
   return r;
+}
+
+/* float or double contiguous copy of t (compute type), new ref */
+static THTensor *as_compute(const THTensor *t, THDtype *ct) {
+  *ct = t->dtype == TH_Double ? TH_Double : TH_Float;
+  return as_type(t, *ct);
 }
 
 static void split_dims(const THTensor *t, int64_t d, int64_t *outer, int64_t *D, int64_t *inner) {
@@ -572,6 +577,71 @@ static int ln_rows(const THTensor *input, const ATIntList *shape, int64_t *R, in
   return 0;
 }
 
+/* One row per iteration, each pass an omp simd loop over the row (which stays
+ * in cache): mean, then the centered sum of squares (two passes: no
+ * cancellation), then the output. Row statistics sum in double. */
+#define LN_FWD(T)                                                                                   \
+  static void ln_fwd_##T(const T *x, const T *w, const T *b, T *y, T *mean, T *rstd, int64_t R,    \
+                         int64_t M, double eps) {                                                   \
+    _Pragma("omp parallel for if (R * M > 32768)")                                                 \
+    for (int64_t r = 0; r < R; r++) {                                                              \
+      const T *xr = x + r * M;                                                                     \
+      T *yr = y + r * M;                                                                           \
+      double s = 0, s2 = 0;                                                                        \
+      _Pragma("omp simd reduction(+:s)")                                                           \
+      for (int64_t j = 0; j < M; j++) s += xr[j];                                                  \
+      double md = s / (double)M;                                                                   \
+      _Pragma("omp simd reduction(+:s2)")                                                          \
+      for (int64_t j = 0; j < M; j++) { double v = xr[j] - md; s2 += v * v; }                      \
+      T m = (T)md, is = (T)(1.0 / sqrt(s2 / (double)M + eps));                                     \
+      mean[r] = m;                                                                                 \
+      rstd[r] = is;                                                                                \
+      if (w && b) {                                                                                \
+        _Pragma("omp simd")                                                                        \
+        for (int64_t j = 0; j < M; j++) yr[j] = (xr[j] - m) * is * w[j] + b[j];                    \
+      } else {                                                                                     \
+        _Pragma("omp simd")                                                                        \
+        for (int64_t j = 0; j < M; j++) yr[j] = (xr[j] - m) * is * (w ? w[j] : (T)1) + (b ? b[j] : (T)0); \
+      }                                                                                            \
+    }                                                                                              \
+  }
+LN_FWD(float)
+LN_FWD(double)
+
+/* dx = rstd * (dxh - mean(dxh) - xhat * mean(dxh * xhat)), dxh = g * w, per row;
+ * dw = sum_rows g * xhat, db = sum_rows g: each thread sums its rows into its
+ * own pair of double rows (part), added up after. */
+#define LN_BWD(T)                                                                                   \
+  static void ln_bwd_##T(const T *g, const T *x, const T *mean, const T *rstd, const T *w, T *dx,  \
+                         double *part, int nt, int64_t R, int64_t M) {                              \
+    _Pragma("omp parallel num_threads(nt)")                                                        \
+    {                                                                                              \
+      double *pw = part + 2 * M * omp_get_thread_num(), *pb = pw + M;                              \
+      _Pragma("omp for schedule(static)")                                                          \
+      for (int64_t r = 0; r < R; r++) {                                                            \
+        const T *xr = x + r * M, *gr = g + r * M;                                                  \
+        T *dr = dx + r * M, m = mean[r], is = rstd[r];                                             \
+        double a = 0, bsum = 0;                                                                    \
+        _Pragma("omp simd reduction(+:a, bsum)")                                                   \
+        for (int64_t j = 0; j < M; j++) {                                                          \
+          T xh = (xr[j] - m) * is, dxh = gr[j] * (w ? w[j] : (T)1);                                \
+          a += dxh;                                                                                \
+          bsum += dxh * xh;                                                                        \
+          pw[j] += gr[j] * xh;                                                                     \
+          pb[j] += gr[j];                                                                          \
+        }                                                                                          \
+        T ca = (T)(a / (double)M), cb = (T)(bsum / (double)M);                                     \
+        _Pragma("omp simd")                                                                        \
+        for (int64_t j = 0; j < M; j++) {                                                          \
+          T xh = (xr[j] - m) * is;                                                                 \
+          dr[j] = is * (gr[j] * (w ? w[j] : (T)1) - ca - xh * cb);                                 \
+        }                                                                                          \
+      }                                                                                            \
+    }                                                                                              \
+  }
+LN_BWD(float)
+LN_BWD(double)
+
 int at_layer_norm(THTensor **outs, const THTensor *input, const ATIntList *shape, const THTensor *weight,
                   const THTensor *bias, double eps) {
   int64_t R, M;
@@ -580,8 +650,8 @@ int at_layer_norm(THTensor **outs, const THTensor *input, const ATIntList *shape
   THTensor *x = as_compute(input, &ct), *wt = NULL, *bt = NULL, *y = NULL, *mean = NULL, *rstd = NULL;
   int rc = -1;
   if (!x) return -1;
-  if (weight && !(wt = as_compute(weight, &ct))) goto done;
-  if (bias && !(bt = as_compute(bias, &ct))) goto done;
+  if (weight && !(wt = as_type(weight, ct))) goto done;
+  if (bias && !(bt = as_type(bias, ct))) goto done;
   y = THTensor_new(ct, x->ndim, x->sizes);
   int64_t rs[TH_MAX_DIMS];
   int rn = input->ndim - shape->n;
@@ -590,29 +660,13 @@ int at_layer_norm(THTensor **outs, const THTensor *input, const ATIntList *shape
   mean = THTensor_new(ct, input->ndim, rs);
   rstd = THTensor_new(ct, input->ndim, rs);
   if (!y || !mean || !rstd) goto done;
-  bool f32 = ct == TH_Float;
-  const char *xd = THTensor_data(x), *wd = wt ? THTensor_data(wt) : NULL, *bd = bt ? THTensor_data(bt) : NULL;
-  char *yd = THTensor_data(y), *md = THTensor_data(mean), *sd = THTensor_data(rstd);
-#define LD(p, i) (f32 ? (double)((const float *)(p))[i] : ((const double *)(p))[i])
-#define ST(p, i, v) do { if (f32) ((float *)(p))[i] = (float)(v); else ((double *)(p))[i] = (v); } while (0)
-#pragma omp parallel for if (R * M > 32768)
-  for (int64_t r = 0; r < R; r++) {
-    double s = 0, s2 = 0;
-    for (int64_t j = 0; j < M; j++) s += LD(xd, r * M + j);
-    double m = s / (double)M;
-    for (int64_t j = 0; j < M; j++) { double v = LD(xd, r * M + j) - m; s2 += v * v; }
-    double is = 1.0 / sqrt(s2 / (double)M + eps);
-    ST(md, r, m);
-    ST(sd, r, is);
-    for (int64_t j = 0; j < M; j++) {
-      double v = (LD(xd, r * M + j) - m) * is;
-      if (wd) v *= LD(wd, j);
-      if (bd) v += LD(bd, j);
-      ST(yd, r * M + j, v);
-    }
-  }
-#undef LD
-#undef ST
+  const void *wd = wt ? THTensor_data(wt) : NULL, *bd = bt ? THTensor_data(bt) : NULL;
+  if (ct == TH_Float)
+    ln_fwd_float((const float *)THTensor_data(x), wd, bd, (float *)THTensor_data(y), (float *)THTensor_data(mean),
+                 (float *)THTensor_data(rstd), R, M, eps);
+  else
+    ln_fwd_double((const double *)THTensor_data(x), wd, bd, (double *)THTensor_data(y),
+                  (double *)THTensor_data(mean), (double *)THTensor_data(rstd), R, M, eps);
   outs[0] = ct == input->dtype ? THTensor_retain(y) : at_to_dtype(y, input->dtype, false);
   outs[1] = THTensor_retain(mean);
   outs[2] = THTensor_retain(rstd);
@@ -626,37 +680,31 @@ int at_layer_norm_backward(THTensor **outs, const THTensor *grad, const THTensor
                            const THTensor *mean, const THTensor *rstd, const THTensor *weight) {
   int64_t R, M;
   if (ln_rows(input, shape, &R, &M) < 0) return -1;
-  THDtype ct, c2;
+  THDtype ct;
   THTensor *x = as_compute(input, &ct), *g = NULL, *mt = NULL, *st = NULL, *wt = NULL, *dx = NULL;
-  double *dw = calloc(M ? M : 1, sizeof(double)), *db = calloc(M ? M : 1, sizeof(double));
+  int nt = R * M > 32768 ? at_get_num_threads() : 1;
+  if (nt > R) nt = R > 0 ? (int)R : 1;
+  double *part = calloc(2 * (M ? M : 1) * nt, sizeof(double)), *dw = NULL, *db = NULL;
   int rc = -1;
-  if (!x || !dw || !db) goto done;
-  if (!(g = as_compute(grad, &c2)) || !(mt = as_compute(mean, &c2)) || !(st = as_compute(rstd, &c2))) goto done;
-  if (weight && !(wt = as_compute(weight, &c2))) goto done;
+  if (!x || !part) goto done;
+  if (!(g = as_type(grad, ct)) || !(mt = as_type(mean, ct)) || !(st = as_type(rstd, ct))) goto done;
+  if (weight && !(wt = as_type(weight, ct))) goto done;
   if (!(dx = THTensor_new(ct, x->ndim, x->sizes))) goto done;
-  bool f32 = ct == TH_Float;
-  const char *xd = THTensor_data(x), *gd = THTensor_data(g), *md = THTensor_data(mt), *sd = THTensor_data(st),
-             *wd = wt ? THTensor_data(wt) : NULL;
-  char *dd = THTensor_data(dx);
-#define LD(p, i) (f32 ? (double)((const float *)(p))[i] : ((const double *)(p))[i])
-  for (int64_t r = 0; r < R; r++) {
-    double m = LD(md, r), is = LD(sd, r), a = 0, b = 0;
+  const void *wd = wt ? THTensor_data(wt) : NULL;
+  if (ct == TH_Float)
+    ln_bwd_float((const float *)THTensor_data(g), (const float *)THTensor_data(x), (const float *)THTensor_data(mt),
+                 (const float *)THTensor_data(st), wd, (float *)THTensor_data(dx), part, nt, R, M);
+  else
+    ln_bwd_double((const double *)THTensor_data(g), (const double *)THTensor_data(x),
+                  (const double *)THTensor_data(mt), (const double *)THTensor_data(st), wd,
+                  (double *)THTensor_data(dx), part, nt, R, M);
+  dw = part;   /* thread 0's rows collect the others' */
+  db = part + M;
+  for (int t = 1; t < nt; t++)
     for (int64_t j = 0; j < M; j++) {
-      double xhat = (LD(xd, r * M + j) - m) * is, gv = LD(gd, r * M + j);
-      double dxh = gv * (wd ? LD(wd, j) : 1.0);
-      a += dxh;
-      b += dxh * xhat;
-      dw[j] += gv * xhat;
-      db[j] += gv;
+      dw[j] += part[2 * M * t + j];
+      db[j] += part[2 * M * t + M + j];
     }
-    for (int64_t j = 0; j < M; j++) {
-      double xhat = (LD(xd, r * M + j) - m) * is;
-      double dxh = LD(gd, r * M + j) * (wd ? LD(wd, j) : 1.0);
-      double v = is * (dxh - a / (double)M - xhat * b / (double)M);
-      if (f32) ((float *)dd)[r * M + j] = (float)v; else ((double *)dd)[r * M + j] = v;
-    }
-  }
-#undef LD
   outs[0] = ct == input->dtype ? THTensor_retain(dx) : at_to_dtype(dx, input->dtype, false);
   {
     ATIntList s = *shape;
@@ -676,7 +724,7 @@ int at_layer_norm_backward(THTensor **outs, const THTensor *grad, const THTensor
   }
   rc = 0;
 done:
-  free(dw); free(db);
+  free(part);
   THTensor_free(x); THTensor_free(g); THTensor_free(mt); THTensor_free(st); THTensor_free(wt); THTensor_free(dx);
   return rc;
 }

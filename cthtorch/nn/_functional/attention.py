@@ -1,4 +1,111 @@
-"""multi_head_attention_forward: MultiheadAttention.forward's math on given weights."""
+"""Attention: F.scaled_dot_product_attention (the fused C kernel, with a composite of recorded ops for what the
+kernel does not take and for double backward) and multi_head_attention_forward (MultiheadAttention.forward's math
+on given weights)."""
+import math
+
+import cthtorch
+
+# torch's names of the dtypes in its attention messages
+_C10_NAMES = {"float32": "float", "float64": "double", "float16": "c10::Half", "bfloat16": "c10::BFloat16"}
+
+
+def _c10(dt):
+    n = str(dt).replace("torch.", "")
+    return _C10_NAMES.get(n, n)
+
+
+def _fusable(q, k, v, m, dropout_p, enable_gqa):
+    """whether the fused kernel takes these operands (else the composite runs: other dtypes, ranks, broadcast
+    batch dims, empty operands, dropout_p of 1)"""
+    n = q.dim()
+    if n not in (3, 4) or k.dim() != n or v.dim() != n or not 0.0 <= dropout_p < 1.0:
+        return False
+    dt = q.dtype
+    if dt not in (cthtorch.float32, cthtorch.float64) or k.dtype != dt or v.dtype != dt or q.device.type != "cpu":
+        return False
+    if q.numel() == 0 or k.numel() == 0 or v.numel() == 0:
+        return False
+    qs, ks, vs = q.shape, k.shape, v.shape
+    if ks[0] != qs[0] or vs[0] != qs[0] or ks[-1] != qs[-1] or vs[-2] != ks[-2]:
+        return False
+    if n == 4 and (vs[1] != ks[1] or (qs[1] != ks[1] and not (enable_gqa and qs[1] % ks[1] == 0))):
+        return False
+    if m is not None:
+        want = tuple(qs[:-1]) + (ks[-2],)
+        if m.dim() > n or any(a != 1 and a != b for a, b in zip(m.shape, want[n - m.dim():])):
+            return False
+    return True
+
+
+def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.0, is_causal=False, scale=None,
+                                 enable_gqa=False):
+    if attn_mask is not None and attn_mask.dtype != cthtorch.bool and attn_mask.dtype != query.dtype:
+        raise RuntimeError("Expected attn_mask dtype to be bool or float or to match query dtype, but got "
+                           "attn_mask.dtype: %s and  query.dtype: %s instead." % (_c10(attn_mask.dtype),
+                                                                                 _c10(query.dtype)))
+    sc = float(scale) if scale is not None else 1.0 / math.sqrt(query.shape[-1])
+    from cthtorch.nn.attention import _fused_allowed
+    if _fused_allowed() and _fusable(query, key, value, attn_mask, dropout_p, enable_gqa):
+        # dropout's mask is a hash of this seed and the score's position: the backward replays it
+        seed = int(cthtorch.randint(0, 1 << 62, (1,)).item()) if dropout_p > 0 else 0
+        return cthtorch._scaled_dot_product_fused_attention(query, key, value, attn_mask, float(dropout_p),
+                                                            bool(is_causal), sc, seed)[0]
+    return _sdpa_composite(query, key, value, attn_mask, dropout_p, is_causal, sc, enable_gqa)
+
+
+def _grouped(query, key, value, enable_gqa):
+    """key and value repeated over the query heads that share them (grouped query attention)"""
+    if enable_gqa and query.dim() >= 3 and key.dim() >= 3 and key.shape[-3] != query.shape[-3]:
+        g = query.shape[-3] // key.shape[-3]
+        key, value = key.repeat_interleave(g, -3), value.repeat_interleave(g, -3)
+    return key, value
+
+
+def _masked_scores(query, key, attn_mask, is_causal, scale):
+    """scale * q k^T with the masks applied (-inf where masked)"""
+    L, S = query.shape[-2], key.shape[-2]
+    scores = cthtorch.matmul(query, key.transpose(-2, -1)) * scale
+    if is_causal:
+        scores = scores.masked_fill(~cthtorch.ones(L, S, dtype=cthtorch.bool).tril(), float("-inf"))
+    if attn_mask is not None:
+        scores = scores.masked_fill(~attn_mask, float("-inf")) if attn_mask.dtype == cthtorch.bool else \
+            scores + attn_mask
+    return scores
+
+
+def _safe_softmax(scores):
+    """softmax over the last dim, rows with every score -inf give 0 (as torch's attention) instead of nan"""
+    dead = (scores == float("-inf")).all(-1, keepdim=True)
+    return scores.masked_fill(dead, 0.0).softmax(-1).masked_fill(dead, 0.0)
+
+
+def _sdpa_composite(query, key, value, attn_mask, dropout_p, is_causal, scale, enable_gqa):
+    from cthtorch.nn.functional import dropout
+    key, value = _grouped(query, key, value, enable_gqa)
+    attn = _safe_softmax(_masked_scores(query, key, attn_mask, is_causal, scale))
+    if dropout_p > 0:
+        attn = dropout(attn, dropout_p, True)
+    return cthtorch.matmul(attn, value)
+
+
+def _sdpa_backward_composite(grad, query, key, value, attn_mask, dropout_p, is_causal, scale, seed):
+    """the fused kernel's gradients (q, k, v, float mask) as recorded ops, for create_graph backward"""
+    if dropout_p > 0:
+        raise NotImplementedError("double backward of scaled_dot_product_attention with dropout_p > 0 is not "
+                                  "implemented in cthtorch")
+    kg, vg = _grouped(query, key, value, True)
+    p = _safe_softmax(_masked_scores(query, kg, attn_mask, is_causal, scale))
+    dv = cthtorch.matmul(p.transpose(-2, -1), grad)
+    dp = cthtorch.matmul(grad, vg.transpose(-2, -1))
+    ds = p * (dp - (dp * p).sum(-1, keepdim=True))
+    dq = cthtorch.matmul(ds, kg) * scale
+    dk = cthtorch.matmul(ds.transpose(-2, -1), query) * scale
+    if kg.shape != key.shape:   # sum over the query heads of each key head
+        g = query.shape[-3] // key.shape[-3]
+        dk = dk.unflatten(-3, (key.shape[-3], g)).sum(-3)
+        dv = dv.unflatten(-3, (key.shape[-3], g)).sum(-3)
+    dm = ds if attn_mask is not None and attn_mask.dtype != cthtorch.bool else None
+    return dq, dk, dv, dm
 
 
 def multi_head_attention_forward(query, key, value, embed_dim_to_check, num_heads, in_proj_weight, in_proj_bias,

@@ -1,6 +1,7 @@
 """torch.nn.attention: choosing scaled_dot_product_attention's backend. On
-this CPU-only build every backend request runs the one math kernel, so
-sdpa_kernel only validates its argument (as torch does) and restores nothing."""
+the CPU there are two, as in torch: FLASH_ATTENTION (the fused C kernel) and
+MATH (the composite of recorded ops); sdpa_kernel limits the choice to the
+backends it names for the duration of the block."""
 import contextlib
 import enum
 
@@ -31,4 +32,18 @@ def sdpa_kernel(backends, set_priority=False):
         if not isinstance(b, SDPBackend):
             raise AssertionError("Backend must be an instance of SDPBackend or a list of SDPBackend instances, "
                                  "got %s" % type(b).__name__)
-    yield
+    global _enabled
+    old = _enabled
+    _enabled = frozenset(items)
+    try:
+        yield
+    finally:
+        _enabled = old
+
+
+# the backends scaled_dot_product_attention may pick from (sdpa_kernel narrows it)
+_enabled = frozenset(SDPBackend)
+
+
+def _fused_allowed():
+    return SDPBackend.FLASH_ATTENTION in _enabled

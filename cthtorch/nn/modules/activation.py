@@ -269,6 +269,32 @@ class Softmax2d(Module):
         return F.softmax(input, -3)
 
 
+def _mha_attention(q, k, v, L, S, N, H, attn_mask, key_padding_mask, is_causal, dropout_p):
+    """F.scaled_dot_product_attention over the heads of projected (seq, batch, embed) q, k, v, MHA's masks
+    (True = masked out) turned into SDPA's (True = attend, or added)"""
+    D = q.shape[-1] // H
+    q = q.reshape(L, N, H, D).permute(1, 2, 0, 3)
+    k = k.reshape(S, N, H, D).permute(1, 2, 0, 3)
+    v = v.reshape(S, N, H, D).permute(1, 2, 0, 3)
+    mask = None
+    if attn_mask is not None:
+        mask = attn_mask.reshape(N, H, L, S) if attn_mask.dim() == 3 else attn_mask
+        mask = ~mask if mask.dtype == cthtorch.bool else mask
+    if key_padding_mask is not None:
+        kpm = key_padding_mask.reshape(N, 1, 1, S)
+        if kpm.dtype == cthtorch.bool:
+            kpm = cthtorch.zeros(kpm.shape, dtype=q.dtype).masked_fill(kpm, float("-inf"))
+        if mask is None:
+            mask = kpm
+        elif mask.dtype == cthtorch.bool:
+            mask = cthtorch.zeros(mask.shape, dtype=q.dtype).masked_fill(~mask, float("-inf")) + kpm
+        else:
+            mask = mask + kpm
+    causal = is_causal and mask is None
+    out = F.scaled_dot_product_attention(q, k, v, attn_mask=mask, dropout_p=dropout_p, is_causal=causal)
+    return out.permute(2, 0, 1, 3).reshape(L, N, H * D)
+
+
 class MultiheadAttention(Module):
     def __init__(self, embed_dim, num_heads, dropout=0.0, bias=True, add_bias_kv=False, add_zero_attn=False,
                  kdim=None, vdim=None, batch_first=False, device=None, dtype=None):
@@ -315,21 +341,33 @@ class MultiheadAttention(Module):
     def forward(self, query, key, value, key_padding_mask=None, need_weights=True, attn_mask=None,
                 average_attn_weights=True, is_causal=False):
         unbatched = query.dim() == 2
+        self_attention = query is key and key is value
         if unbatched:
             query, key, value = query.unsqueeze(1), key.unsqueeze(1), value.unsqueeze(1)
         elif self.batch_first:
             query, key, value = query.transpose(0, 1), key.transpose(0, 1), value.transpose(0, 1)
         L, N, E = query.shape
         S = key.shape[0]
-        if self._qkv_same_embed_dim:
-            w_q, w_k, w_v = self.in_proj_weight.chunk(3)
+        if self_attention and self._qkv_same_embed_dim:
+            # one GEMM for the three projections (and one for each of their gradients), as torch packs them
+            q, k, v = F.linear(query, self.in_proj_weight, self.in_proj_bias).chunk(3, -1)
         else:
-            w_q, w_k, w_v = self.q_proj_weight, self.k_proj_weight, self.v_proj_weight
-        b_q, b_k, b_v = self.in_proj_bias.chunk(3) if self.in_proj_bias is not None else (None, None, None)
-        q = F.linear(query, w_q, b_q)
-        k = F.linear(key, w_k, b_k)
-        v = F.linear(value, w_v, b_v)
+            if self._qkv_same_embed_dim:
+                w_q, w_k, w_v = self.in_proj_weight.chunk(3)
+            else:
+                w_q, w_k, w_v = self.q_proj_weight, self.k_proj_weight, self.v_proj_weight
+            b_q, b_k, b_v = self.in_proj_bias.chunk(3) if self.in_proj_bias is not None else (None, None, None)
+            q = F.linear(query, w_q, b_q)
+            k = F.linear(key, w_k, b_k)
+            v = F.linear(value, w_v, b_v)
         H, D = self.num_heads, self.head_dim
+        if not need_weights:   # torch's path too: the fused attention kernel, no weights formed
+            p = self.dropout if self.training else 0.0
+            out = _mha_attention(q, k, v, L, S, N, H, attn_mask, key_padding_mask, is_causal, p)
+            out = self.out_proj(out)
+            if unbatched:
+                return out.squeeze(1), None
+            return (out.transpose(0, 1) if self.batch_first else out), None
         q = q.reshape(L, N * H, D).transpose(0, 1)
         k = k.reshape(S, N * H, D).transpose(0, 1)
         v = v.reshape(S, N * H, D).transpose(0, 1)
@@ -355,8 +393,6 @@ class MultiheadAttention(Module):
             out = out.squeeze(1)
         elif self.batch_first:
             out = out.transpose(0, 1)
-        if not need_weights:
-            return out, None
         w = attn.reshape(N, H, L, S)
         w = w.mean(1) if average_attn_weights else w
         return out, (w.squeeze(0) if unbatched else w)

@@ -1,0 +1,109 @@
+"""Transformer workloads: cthtorch and torch side by side in one process (median of 5 rounds, ms), and sgemm
+rates (GF/s) of cthtorch.mm, torch.mm and numpy's @.
+Run: PYTHONPATH=. python bench/bench_attention.py [threads]
+
+OPENBLAS_CORETYPE / OPENBLAS_L2_SIZE (set on these machines, they hold OpenBLAS to older kernels) are dropped
+for this process alone, for every library alike, as bench/compare.py does."""
+import os
+import statistics
+import sys
+import time
+
+if any(k in os.environ for k in ("OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE")):
+    env = {k: v for k, v in os.environ.items() if k not in ("OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE")}
+    os.execve(sys.executable, [sys.executable] + sys.argv, env)
+
+import numpy as np  # noqa: E402
+import torch  # noqa: E402
+
+import cthtorch  # noqa: E402
+
+
+def timeit(fn, min_time=0.2, repeats=5):
+    """median over `repeats` rounds of the mean time of a batch of calls (s)"""
+    fn()
+    n = 1
+    while True:
+        t0 = time.perf_counter()
+        for _ in range(n):
+            fn()
+        if time.perf_counter() - t0 > min_time / repeats:
+            break
+        n *= 2
+    samples = []
+    for _ in range(repeats):
+        t0 = time.perf_counter()
+        for _ in range(n):
+            fn()
+        samples.append((time.perf_counter() - t0) / n)
+    return statistics.median(samples)
+
+
+def cases(L):
+    rs = np.random.RandomState(0)
+    t = lambda *s, g=False: L.tensor(rs.randn(*s).astype(np.float32), requires_grad=g)  # noqa: E731
+    F = L.nn.functional
+    L.manual_seed(0)
+    enc = L.nn.TransformerEncoderLayer(256, 8, 1024)
+    opt = L.optim.SGD(enc.parameters(), lr=0.01)
+    x = t(64, 16, 256)
+
+    def enc_step():
+        opt.zero_grad()
+        enc(x).square().mean().backward()
+        opt.step()
+    q, k, v = t(16, 8, 64, 32, g=True), t(16, 8, 64, 32, g=True), t(16, 8, 64, 32, g=True)
+    fm = t(64, 64)
+
+    def sdpa(**kw):
+        def f():
+            F.scaled_dot_product_attention(q, k, v, **kw).sum().backward()
+        return f
+    mha = L.nn.MultiheadAttention(256, 8)
+    xm = t(64, 16, 256, g=True)
+    ln = L.nn.LayerNorm(256)
+    xl = t(16 * 64, 256, g=True)
+    ln2 = L.nn.LayerNorm(1024)
+    xl2 = t(8192, 1024, g=True)
+    xg = t(16 * 64, 1024, g=True)
+    return {
+        "TransformerEncoderLayer(256,8,1024) step": enc_step,
+        "sdpa fwd+bwd (16,8,64,32)": sdpa(),
+        "sdpa fwd+bwd causal": sdpa(is_causal=True),
+        "sdpa fwd+bwd float mask": sdpa(attn_mask=fm),
+        "MultiheadAttention(256,8) fwd+bwd": lambda: mha(xm, xm, xm, need_weights=False)[0].sum().backward(),
+        "LayerNorm(256) fwd+bwd (1024 rows)": lambda: ln(xl).sum().backward(),
+        "LayerNorm(1024) fwd+bwd (8192 rows)": lambda: ln2(xl2).sum().backward(),
+        "GELU fwd+bwd (1024x1024)": lambda: F.gelu(xg).sum().backward(),
+    }
+
+
+def gemm_rates(sizes=(64, 128, 256, 512, 1024, 2048)):
+    print("\n%-10s %10s %10s %10s %9s" % ("sgemm n", "cthtorch", "torch", "numpy", "ct/torch"))
+    rs = np.random.RandomState(0)
+    for n in sizes:
+        a, b = rs.rand(n, n).astype(np.float32), rs.rand(n, n).astype(np.float32)
+        ca, cb, ta, tb = cthtorch.tensor(a), cthtorch.tensor(b), torch.tensor(a), torch.tensor(b)
+        gf = lambda s: 2 * n ** 3 / s / 1e9  # noqa: E731
+        c, t, m = gf(timeit(lambda: cthtorch.mm(ca, cb))), gf(timeit(lambda: torch.mm(ta, tb))), gf(timeit(lambda: a @ b))
+        print("%-10d %8.1fGF %8.1fGF %8.1fGF %8.2fx" % (n, c, t, m, c / t))
+
+
+def main():
+    if len(sys.argv) > 1:
+        cthtorch.set_num_threads(int(sys.argv[1]))
+    torch.set_num_threads(cthtorch.get_num_threads())
+    only = sys.argv[2] if len(sys.argv) > 2 else ""
+    ct, tt = cases(cthtorch), cases(torch)
+    print("%-42s %10s %10s %9s" % ("case (threads=%d)" % torch.get_num_threads(), "cthtorch", "torch", "ct/torch"))
+    for name in ct:
+        if only and only not in name:
+            continue
+        a, b = 1e3 * timeit(ct[name]), 1e3 * timeit(tt[name])
+        print("%-42s %8.3fms %8.3fms %8.2fx" % (name, a, b, a / b), flush=True)
+    if not only or only == "gemm":
+        gemm_rates()
+
+
+if __name__ == "__main__":
+    main()

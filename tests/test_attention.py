@@ -1,0 +1,228 @@
+"""F.scaled_dot_product_attention's fused kernel, MultiheadAttention and the transformer layers that use it,
+against torch: values, gradients (q, k, v, float masks), gradcheck/gradgradcheck, dropout determinism, errors."""
+import numpy as np
+import pytest
+
+import cthtorch as ct
+import cthtorch.nn.functional as F
+from oracle import raises_like, require_torch
+
+torch = require_torch()
+TF = torch.nn.functional
+rs = np.random.RandomState(0)
+
+
+def pair(shape, dt=np.float64, grad=True):
+    a = rs.randn(*shape).astype(dt)
+    return ct.tensor(a, requires_grad=grad), torch.tensor(a, requires_grad=grad)
+
+
+def close(a, b, tol):
+    b = b.detach().numpy()
+    a = a.detach().numpy()
+    assert a.shape == b.shape and a.dtype == b.dtype
+    np.testing.assert_allclose(a, b, rtol=tol, atol=tol)
+
+
+def check(qs, ks, vs, dt=np.float64, mask=None, tol=1e-10, **kw):
+    """forward and the gradients of q, k, v (and a float mask) equal torch's"""
+    (q, tq), (k, tk), (v, tv) = pair(qs, dt), pair(ks, dt), pair(vs, dt)
+    cm = tm = None
+    if mask is not None:
+        cm, tm = ct.tensor(mask, requires_grad=mask.dtype != np.bool_), torch.tensor(mask, requires_grad=mask.dtype != np.bool_)
+    o = F.scaled_dot_product_attention(q, k, v, attn_mask=cm, **kw)
+    to = TF.scaled_dot_product_attention(tq, tk, tv, attn_mask=tm, **kw)
+    close(o, to, tol)
+    g = rs.randn(*to.shape).astype(dt)
+    o.backward(ct.tensor(g))
+    to.backward(torch.tensor(g))
+    for a, b in [(q, tq), (k, tk), (v, tv)] + ([(cm, tm)] if tm is not None and tm.requires_grad else []):
+        close(a.grad, b.grad, tol)
+    return o
+
+
+SHAPES = [((2, 3, 5, 8), (2, 3, 7, 8), (2, 3, 7, 6)),       # q and k lengths differ, Ev != E
+          ((2, 5, 8), (2, 7, 8), (2, 7, 8)),                  # 3-d
+          ((1, 2, 130, 16), (1, 2, 70, 16), (1, 2, 70, 4)),  # several row blocks
+          ((3, 4, 1, 8), (3, 4, 9, 8), (3, 4, 9, 8))]         # one query
+
+
+@pytest.mark.parametrize("shapes", SHAPES)
+@pytest.mark.parametrize("kw", [{}, {"is_causal": True}, {"scale": 0.3}])
+def test_sdpa_matches_torch(shapes, kw):
+    o = check(*shapes, **kw)
+    assert o.grad_fn.name() == "ScaledDotProductFlashAttentionForCpuBackward0"
+    check(*shapes, dt=np.float32, tol=2e-5, **kw)
+
+
+@pytest.mark.parametrize("mshape", [(5, 7), (2, 1, 5, 7), (1, 3, 1, 7), (2, 3, 5, 7), (1, 7)])
+def test_sdpa_masks(mshape):
+    shapes = SHAPES[0]
+    check(*shapes, mask=rs.randn(*mshape))
+    bm = rs.rand(*mshape) > 0.4
+    check(*shapes, mask=bm)
+    check(*shapes, dt=np.float32, tol=2e-5, mask=rs.randn(*mshape).astype(np.float32))
+
+
+def test_sdpa_fully_masked_rows_give_zeros():
+    bm = np.ones((5, 7), bool)
+    bm[2] = False
+    fm = np.zeros((5, 7))
+    fm[3] = -np.inf
+    for m in (bm, fm):
+        o = check(*SHAPES[0], mask=m)
+        assert (o.detach().numpy()[:, :, 2 if m is bm else 3] == 0).all()
+
+
+def test_sdpa_grouped_query_attention():
+    check((2, 6, 9, 8), (2, 2, 11, 8), (2, 2, 11, 5), enable_gqa=True)
+    check((2, 6, 9, 8), (2, 3, 11, 8), (2, 3, 11, 5), enable_gqa=True, is_causal=True)
+
+
+def test_sdpa_strided_inputs():
+    """transposed views (MultiheadAttention's layout) go to GEMM without a copy, and give torch's values"""
+    a, b, c = (rs.randn(7, 2, 3, 8) for _ in range(3))
+    cq, ck, cv = (ct.tensor(x).permute(1, 2, 0, 3).requires_grad_() for x in (a, b, c))
+    tq, tk, tv = (torch.tensor(x).permute(1, 2, 0, 3).requires_grad_() for x in (a, b, c))
+    o, to = F.scaled_dot_product_attention(cq, ck, cv), TF.scaled_dot_product_attention(tq, tk, tv)
+    close(o, to, 1e-10)
+    o.sum().backward()
+    to.sum().backward()
+    for x, y in ((cq, tq), (ck, tk), (cv, tv)):
+        close(x.grad, y.grad, 1e-10)
+
+
+def test_sdpa_gradcheck_and_gradgradcheck():
+    q, k, v = (ct.tensor(rs.randn(*s), requires_grad=True) for s in ((1, 2, 4, 3), (1, 2, 5, 3), (1, 2, 5, 2)))
+    m = ct.tensor(rs.randn(4, 5), requires_grad=True)
+    f = lambda a, b, c, d: F.scaled_dot_product_attention(a, b, c, attn_mask=d)   # noqa: E731
+    assert ct.autograd.gradcheck(f, (q, k, v, m))
+    assert ct.autograd.gradgradcheck(f, (q, k, v, m))
+    fc = lambda a, b, c: F.scaled_dot_product_attention(a, b, c, is_causal=True)   # noqa: E731
+    assert ct.autograd.gradcheck(fc, (q, k, v))
+    assert ct.autograd.gradgradcheck(fc, (q, k, v))
+    kg, vg = (ct.tensor(rs.randn(1, 1, 5, 3), requires_grad=True) for _ in range(2))
+    fg = lambda a, b, c: F.scaled_dot_product_attention(a, b, c, enable_gqa=True)   # noqa: E731
+    assert ct.autograd.gradcheck(fg, (q, kg, vg))
+    assert ct.autograd.gradgradcheck(fg, (q, kg, vg))
+
+
+def test_sdpa_dropout_is_deterministic_and_replayed_by_backward():
+    q, k, v = (ct.tensor(rs.randn(2, 3, 6, 4), requires_grad=True) for _ in range(3))
+
+    def f(a, b, c):
+        ct.manual_seed(3)
+        return F.scaled_dot_product_attention(a, b, c, dropout_p=0.4)
+    assert (f(q, k, v) == f(q, k, v)).all().item()
+    assert not (f(q, k, v) == F.scaled_dot_product_attention(q, k, v)).all().item()
+    # the backward uses the forward's dropout mask: finite differences at a fixed seed agree
+    assert ct.autograd.gradcheck(f, (q, k, v))
+    # kept scores are scaled by 1 / (1 - p): with equal scores and v = 1 each output averages 1
+    z = ct.zeros(64, 8, 128, 4)
+    out = F.scaled_dot_product_attention(z, z, ct.ones(64, 8, 128, 1), dropout_p=0.25)
+    assert abs(out.mean().item() - 1.0) < 0.01
+    assert abs((out == 0).double().mean().item()) < 0.01
+
+
+def test_sdpa_errors_and_fallbacks():
+    (q, tq), (k, tk), (v, tv) = pair((2, 3, 4, 8), np.float32), pair((2, 3, 5, 8), np.float32), \
+        pair((2, 3, 5, 8), np.float32)
+    # a mask and is_causal together: both apply (torch's CPU flash kernel takes them)
+    check((2, 3, 4, 8), (2, 3, 5, 8), (2, 3, 5, 8), np.float32, tol=2e-5, mask=rs.rand(4, 5) > 0.3, is_causal=True)
+    raises_like(lambda: F.scaled_dot_product_attention(q, k, v, attn_mask=ct.ones(4, 5, dtype=ct.float64)),
+                lambda: TF.scaled_dot_product_attention(tq, tk, tv, attn_mask=torch.ones(4, 5, dtype=torch.float64)))
+    # what the kernel does not take runs as a composite: 5-d, broadcast batch dims, bfloat16
+    check((2, 2, 3, 4, 8), (2, 2, 3, 6, 8), (2, 2, 3, 6, 8))
+    check((2, 3, 4, 8), (1, 3, 6, 8), (1, 3, 6, 8))
+    a = rs.randn(2, 3, 4, 8).astype(np.float32)
+    o = F.scaled_dot_product_attention(*(ct.tensor(a).bfloat16() for _ in range(3)))
+    to = TF.scaled_dot_product_attention(*(torch.tensor(a).bfloat16() for _ in range(3)))
+    assert o.dtype == ct.bfloat16
+    np.testing.assert_allclose(o.float().numpy(), to.float().numpy(), atol=2e-2)
+
+
+def copy_weights(cm, tm):
+    cm.load_state_dict({k: ct.tensor(v.detach().numpy()) for k, v in tm.state_dict().items()})
+
+
+@pytest.mark.parametrize("batch_first", [False, True])
+def test_multihead_attention_fused_path(batch_first):
+    tm = torch.nn.MultiheadAttention(16, 4, batch_first=batch_first)
+    cm = ct.nn.MultiheadAttention(16, 4, batch_first=batch_first)
+    copy_weights(cm, tm)
+    shape = (3, 6, 16) if batch_first else (6, 3, 16)
+    (x, tx), (y, ty) = pair(shape, np.float32), pair((3, 7, 16) if batch_first else (7, 3, 16), np.float32)
+    kpm = rs.rand(3, 7) > 0.7
+    kpm[:, 0] = False
+    am = rs.rand(6, 7) > 0.8
+    fkpm = np.where(kpm, -np.inf, 0).astype(np.float32)
+    for kw in [{}, {"key_padding_mask": kpm}, {"attn_mask": am}, {"attn_mask": rs.randn(6, 7).astype(np.float32),
+                                                                   "key_padding_mask": fkpm}]:
+        ckw = {n: ct.tensor(m) for n, m in kw.items()}
+        tkw = {n: torch.tensor(m) for n, m in kw.items()}
+        o, w = cm(x, y, y, need_weights=False, **ckw)
+        to, tw = tm(tx, ty, ty, need_weights=False, **tkw)
+        assert w is None and tw is None
+        close(o, to, 2e-5)
+        g = rs.randn(*to.shape).astype(np.float32)
+        for p in cm.parameters():
+            p.grad = None
+        tm.zero_grad()
+        for t in (x, y, tx, ty):
+            t.grad = None
+        o.backward(ct.tensor(g))
+        to.backward(torch.tensor(g))
+        close(x.grad, tx.grad, 2e-5)
+        close(y.grad, ty.grad, 2e-5)
+        close(cm.in_proj_weight.grad, tm.in_proj_weight.grad, 2e-4)
+
+
+@pytest.mark.parametrize("norm_first", [False, True])
+def test_transformer_encoder_layer_matches_torch(norm_first):
+    tl = torch.nn.TransformerEncoderLayer(32, 4, 64, dropout=0.0, activation="gelu", norm_first=norm_first,
+                                          batch_first=True)
+    cl = ct.nn.TransformerEncoderLayer(32, 4, 64, dropout=0.0, activation="gelu", norm_first=norm_first,
+                                       batch_first=True)
+    copy_weights(cl, tl)
+    x, tx = pair((2, 9, 32), np.float32)
+    mask = torch.nn.Transformer.generate_square_subsequent_mask(9)
+    o = cl(x, src_mask=ct.tensor(mask.numpy()))
+    to = tl(tx, src_mask=mask)
+    close(o, to, 3e-5)
+    o.square().sum().backward()
+    to.square().sum().backward()
+    close(x.grad, tx.grad, 2e-4)
+    for (n, p), (_, tp) in zip(cl.named_parameters(), tl.named_parameters()):
+        close(p.grad, tp.grad, 3e-4)
+
+
+@pytest.mark.parametrize("need_weights", [False, True])
+def test_multihead_self_attention_packed_projection(need_weights):
+    """self-attention (query is key is value) projects with one GEMM: values and in_proj gradients as torch's"""
+    tm, cm = torch.nn.MultiheadAttention(16, 2), ct.nn.MultiheadAttention(16, 2)
+    copy_weights(cm, tm)
+    x, tx = pair((5, 3, 16), np.float32)
+    o, w = cm(x, x, x, need_weights=need_weights)
+    to, tw = tm(tx, tx, tx, need_weights=need_weights)
+    close(o, to, 2e-5)
+    if need_weights:
+        close(w, tw, 2e-5)
+    o.sum().backward()
+    to.sum().backward()
+    close(x.grad, tx.grad, 2e-5)
+    close(cm.in_proj_weight.grad, tm.in_proj_weight.grad, 2e-4)
+    close(cm.in_proj_bias.grad, tm.in_proj_bias.grad, 2e-4)
+
+
+def test_sdpa_kernel_choice():
+    """sdpa_kernel(MATH) runs the composite (torch's math backend), FLASH_ATTENTION the fused kernel"""
+    from cthtorch.nn.attention import SDPBackend, sdpa_kernel
+    q, k, v = (ct.tensor(rs.randn(2, 2, 4, 8), requires_grad=True) for _ in range(3))
+    with sdpa_kernel(SDPBackend.MATH):
+        o = F.scaled_dot_product_attention(q, k, v)
+    assert o.grad_fn.name() != "ScaledDotProductFlashAttentionForCpuBackward0"
+    with sdpa_kernel([SDPBackend.FLASH_ATTENTION]):
+        f = F.scaled_dot_product_attention(q, k, v)
+    assert f.grad_fn.name() == "ScaledDotProductFlashAttentionForCpuBackward0"
+    np.testing.assert_allclose(o.detach().numpy(), f.detach().numpy(), atol=1e-12)
+    assert F.scaled_dot_product_attention(q, k, v).grad_fn.name() == f.grad_fn.name()

@@ -1,0 +1,58 @@
+"""layer_norm's fused row kernels (forward and backward, threaded over rows) and GELU against torch."""
+import numpy as np
+import pytest
+
+import cthtorch as ct
+from oracle import require_torch
+
+torch = require_torch()
+rs = np.random.RandomState(0)
+
+
+def close(a, b, tol):
+    assert a.dtype == getattr(ct, str(b.dtype).replace("torch.", "")) and tuple(a.shape) == tuple(b.shape)
+    np.testing.assert_allclose(a.detach().numpy(), b.detach().numpy(), rtol=tol, atol=tol)
+
+
+@pytest.mark.parametrize("dt,tol", [(np.float32, 2e-5), (np.float64, 1e-12)])
+@pytest.mark.parametrize("shape,norm", [((4, 7), (7,)), ((300, 256), (256,)), ((3, 50, 6, 40), (6, 40)),
+                                        ((2, 5), (2, 5))])
+@pytest.mark.parametrize("affine", [(True, True), (True, False), (False, False)])
+def test_layer_norm_matches_torch(dt, tol, shape, norm, affine):
+    x = (rs.randn(*shape) * 3 + 1).astype(dt)
+    w, b = rs.randn(*norm).astype(dt), rs.randn(*norm).astype(dt)
+    cx, tx = ct.tensor(x, requires_grad=True), torch.tensor(x, requires_grad=True)
+    cw, tw = (ct.tensor(w, requires_grad=True), torch.tensor(w, requires_grad=True)) if affine[0] else (None, None)
+    cb, tb = (ct.tensor(b, requires_grad=True), torch.tensor(b, requires_grad=True)) if affine[1] else (None, None)
+    y = ct.nn.functional.layer_norm(cx, norm, cw, cb, 1e-5)
+    ty = torch.nn.functional.layer_norm(tx, norm, tw, tb, 1e-5)
+    close(y, ty, tol)
+    g = rs.randn(*shape).astype(dt)
+    y.backward(ct.tensor(g))
+    ty.backward(torch.tensor(g))
+    close(cx.grad, tx.grad, 10 * tol)
+    for c, t in ((cw, tw), (cb, tb)):
+        if c is not None:
+            close(c.grad, t.grad, 100 * tol)
+
+
+def test_layer_norm_gradcheck_and_weight_dtype():
+    x = ct.tensor(rs.randn(3, 4, 5), requires_grad=True)
+    w, b = ct.tensor(rs.randn(5), requires_grad=True), ct.tensor(rs.randn(5), requires_grad=True)
+    f = lambda a, c, d: ct.nn.functional.layer_norm(a, (5,), c, d)   # noqa: E731
+    assert ct.autograd.gradcheck(f, (x, w, b))
+    assert ct.autograd.gradgradcheck(f, (x, w, b))
+
+
+@pytest.mark.parametrize("approximate", ["none", "tanh"])
+@pytest.mark.parametrize("dt,tol", [(np.float32, 1e-6), (np.float64, 1e-12)])
+def test_gelu_matches_torch(approximate, dt, tol):
+    x = (rs.randn(300, 257) * 3).astype(dt)
+    cx, tx = ct.tensor(x, requires_grad=True), torch.tensor(x, requires_grad=True)
+    y = ct.nn.functional.gelu(cx, approximate=approximate)
+    ty = torch.nn.functional.gelu(tx, approximate=approximate)
+    close(y, ty, tol)
+    g = rs.randn(*x.shape).astype(dt)
+    y.backward(ct.tensor(g))
+    ty.backward(torch.tensor(g))
+    close(cx.grad, tx.grad, 10 * tol)
