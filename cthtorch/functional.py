@@ -337,35 +337,6 @@ def chain_matmul(*matrices, out=None):
 # As torch/functional.py: the C ops (src/ATen/ATSort.c) always make values,
 # inverse and counts; these pick the ones asked for.
 
-def _unique_dim(input, dim, consecutive, return_inverse, return_counts):
-    """unique / unique_consecutive of the slices along dim: the slices are
-    rows of a 2-d view, ordered (unless consecutive) by one stable argsort
-    per column from the last column to the first, so equal rows end up side
-    by side in lexicographic order."""
-    d = _wrap_dim(dim, input.dim())
-    x = input.movedim(d, 0)
-    n = x.shape[0]
-    rows = x.reshape(n, -1)
-    perm = cthtorch.arange(n)
-    if not consecutive:
-        for c in range(rows.shape[1] - 1, -1, -1):
-            perm = perm[cthtorch.argsort(rows[perm, c], stable=True)]
-    s = rows[perm]
-    start = cthtorch.ones(n, dtype=cthtorch.bool)
-    if n > 1:
-        start[1:] = (s[1:] != s[:-1]).any(1) if rows.shape[1] else False
-    values = x[perm[start]].movedim(0, d)
-    out = [values]
-    if return_inverse:
-        inverse = cthtorch.empty(n, dtype=cthtorch.int64)
-        inverse[perm] = cthtorch.cumsum(start, 0) - 1
-        out.append(inverse)
-    if return_counts:
-        bounds = cthtorch.cat([start.nonzero().reshape(-1), cthtorch.tensor([n])])
-        out.append(bounds[1:] - bounds[:-1])
-    return out[0] if len(out) == 1 else tuple(out)
-
-
 def _pick(output, inverse, counts, return_inverse, return_counts):
     if return_inverse and return_counts:
         return output, inverse, counts
@@ -378,13 +349,14 @@ def _pick(output, inverse, counts, return_inverse, return_counts):
 
 def unique(input, sorted=True, return_inverse=False, return_counts=False, dim=None):
     if dim is not None:
-        return _unique_dim(input, dim, False, return_inverse, return_counts)
-    output, inverse, counts = cthtorch._unique2(input, sorted, return_inverse, return_counts)
+        output, inverse, counts = cthtorch._C._VariableFunctions.unique_dim(input, dim, sorted, return_inverse,
+                                                                             return_counts)
+    else:
+        output, inverse, counts = cthtorch._unique2(input, sorted, return_inverse, return_counts)
     return _pick(output, inverse, counts, return_inverse, return_counts)
 
 
 def unique_consecutive(input, return_inverse=False, return_counts=False, dim=None):
-    if dim is not None:
-        return _unique_dim(input, dim, True, return_inverse, return_counts)
-    output, inverse, counts = cthtorch._C._VariableFunctions.unique_consecutive(input, return_inverse, return_counts)
+    output, inverse, counts = cthtorch._C._VariableFunctions.unique_consecutive(input, return_inverse, return_counts,
+                                                                                dim)
     return _pick(output, inverse, counts, return_inverse, return_counts)

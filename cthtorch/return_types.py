@@ -29,5 +29,10 @@ def _make(name, fields):
 
 for _name, _f in _fields.items():
     globals()[_name] = _make(_name, _f)
+# what out=(a, b) returns, as torch.return_types.sort_out
+for _name in ("max", "min", "sort", "topk", "kthvalue", "median", "nanmedian", "mode", "cummax", "cummin", "frexp",
+              "aminmax", "histogram", "slogdet", "qr", "svd", "geqrf", "linalg_slogdet", "linalg_qr", "linalg_svd",
+              "linalg_eigh", "linalg_eig", "linalg_lstsq", "linalg_inv_ex", "linalg_cholesky_ex"):
+    globals()[_name + "_out"] = _make(_name + "_out", _fields[_name])
 
 _C._set_return_types(__import__(__name__, fromlist=["_"]))

@@ -85,3 +85,61 @@ def test_inplace_takes_the_result_history():
     y.masked_fill_(y > 1.0, 0.0)
     y.sum().backward()
     np.testing.assert_array_equal(x.grad.numpy(), (X <= 1.0).astype(np.float64))
+
+
+# ---------------------------------------------------------------- prod with zeros
+# slot 0 of column 0: a single src zero; column 1: two src zeros in one slot;
+# column 2: a zero in self; column 3: no zero
+XZ = X.copy()
+XZ[0, 2] = 0.0
+SZ = S.copy()
+SZ[0, 0] = 0.0                      # IDX[0][0] = 0: alone in its slot
+SZ[1, 1] = SZ[2, 1] = 0.0           # IDX[1][1] = IDX[2][1] = 0... slot 0 and 1 of column 1
+SZ[0, 1] = 0.0                      # with IDX[0][1] = 1 shares slot 1 with SZ[2][1]
+
+
+def _prod_cases():
+    c = {}
+    for inc in (True, False):
+        c["scatter_reduce_prod_%s" % inc] = (
+            lambda L, x, s, inc=inc: x.scatter_reduce(0, L.tensor(IDX), s, "prod", include_self=inc))
+        c["index_reduce_prod_%s" % inc] = (
+            lambda L, x, s, inc=inc: x.index_reduce(0, L.tensor([2, 0, 2]), s, "prod", include_self=inc))
+        c["index_reduce_prod_dim1_%s" % inc] = (
+            lambda L, x, s, inc=inc: x.index_reduce(1, L.tensor([1, 1, 3, 0]), s, "prod", include_self=inc))
+    return c
+
+
+PROD_CASES = _prod_cases()
+
+
+def _run_zeros(L, fn, x, s):
+    x = L.tensor(x, requires_grad=True)
+    s = L.tensor(s, requires_grad=True)
+    y = fn(L, x, s)
+    w = L.tensor(np.arange(1, y.numel() + 1, dtype=np.float64).reshape(tuple(y.shape)))
+    (y * w).sum().backward()
+    return y.detach().numpy(), [x.grad.numpy(), s.grad.numpy()]
+
+
+@pytest.mark.parametrize("name", sorted(PROD_CASES))
+def test_prod_gradient_with_zeros(name):
+    """the gradient of a product with zeros is the product of the other
+    factors (torch's formula), for scatter_reduce and index_reduce"""
+    for x, s in ((XZ, SZ), (XZ, S), (X, SZ)):
+        yc, gc = _run_zeros(ct, PROD_CASES[name], x, s)
+        yt, gt = _run_zeros(torch, PROD_CASES[name], x, s)
+        np.testing.assert_allclose(yc, yt, rtol=1e-12, atol=1e-12)
+        for a, b in zip(gc, gt):
+            np.testing.assert_allclose(a, b, rtol=1e-12, atol=1e-12)
+
+
+@pytest.mark.parametrize("name", sorted(PROD_CASES))
+def test_prod_gradcheck_with_zeros(name):
+    """gradcheck at points with a zero in self and a lone zero in a src slot
+    (where the product is differentiable as a function of every factor)"""
+    s = S.copy()
+    s[0, 0] = 0.0
+    x = ct.tensor(XZ, requires_grad=True)
+    sc = ct.tensor(s, requires_grad=True)
+    assert ct.autograd.gradcheck(lambda a, b: PROD_CASES[name](ct, a, b), [x, sc])

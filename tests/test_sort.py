@@ -30,7 +30,7 @@ def same(a, b):
     if b.dtype == torch.int64:   # exact, beyond 2**53 too
         assert a.tolist() == b.tolist()
     else:
-        np.testing.assert_array_equal(np.asarray(a.double().tolist()), b.double().numpy())
+        np.testing.assert_array_equal(np.asarray(a.double().tolist()).reshape(tuple(a.shape)), b.double().numpy())
 
 
 def ties(shape, hi, nan=False):
@@ -280,3 +280,147 @@ def test_global_median_of_nan_gradient_goes_to_the_nans():
         getattr(ct, name)(xc).backward()
         getattr(torch, name)(xt).backward()
         assert xc.grad.tolist() == xt.grad.tolist()
+
+
+# ---------------------------------------------------------------- unique(dim=) in C
+@pytest.mark.parametrize("dtype", DTYPES + ["bool"])
+def test_unique_dim_dtypes(dtype):
+    """slices along each dim of a 3-d input with repeated slices, in every
+    dtype: values (and their layout), inverse and counts as torch's unique_dim"""
+    base = RS.randint(0, 3, size=(4, 3, 5))
+    a = np.concatenate([base, base[:2]], 0)[[0, 4, 1, 2, 5, 3]]   # repeated rows along dim 0
+    a = np.concatenate([a, a[:, :1]], 1)                            # and along dim 1
+    if dtype == "bool":
+        a = a > 1
+    t = torch.tensor(a).to(getattr(torch, dtype))
+    c = ct.tensor(t.double().numpy()).to(getattr(ct, dtype))
+    for dim in (0, 1, 2, -1):
+        for kw in ({}, {"return_inverse": True, "return_counts": True}, {"return_counts": True},
+                   {"sorted": False, "return_inverse": True}):
+            r, e = ct.unique(c, dim=dim, **kw), torch.unique(t, dim=dim, **kw)
+            same(r, e)
+            v = r[0] if isinstance(r, tuple) else r
+            w = e[0] if isinstance(e, tuple) else e
+            assert v.stride() == w.stride()
+        kw = {"return_inverse": True, "return_counts": True}
+        same(ct.unique_consecutive(c, dim=dim, **kw), torch.unique_consecutive(t, dim=dim, **kw))
+        same(ct.unique_consecutive(c, dim=dim), torch.unique_consecutive(t, dim=dim))
+
+
+def test_unique_dim_special_inputs():
+    kw = {"return_inverse": True, "return_counts": True}
+    big = [[2 ** 62 + 1, 0], [2 ** 62, 0], [2 ** 62 + 1, 0]]   # int64 exact beyond 2**53
+    same(ct.unique(ct.tensor(big), dim=0, **kw), torch.unique(torch.tensor(big), dim=0, **kw))
+    nan = [[float("nan"), 1.0], [float("nan"), 1.0], [0.0, 1.0]]   # NaN slices never repeat
+    same(ct.unique(ct.tensor(nan), dim=0, **kw), torch.unique(torch.tensor(nan), dim=0, **kw))
+    x = np.arange(24.0).reshape(2, 3, 4)
+    for f in (lambda L: L.unique(L.tensor(x).transpose(0, 2)[:, ::2], dim=1, **kw),   # non-contiguous
+              lambda L: L.unique(L.empty(0, 3), dim=0, **kw),
+              lambda L: L.unique_consecutive(L.empty(2, 0), dim=1, **kw),
+              lambda L: L.unique(L.tensor([[1, 2], [1, 2]]).t(), dim=1),
+              lambda L: L.tensor([[3, 1], [3, 1], [0, 0]]).unique(dim=0, return_counts=True)):
+        same(f(ct), f(torch))
+
+
+UNIQUE_DIM_ERRORS = [
+    lambda L: L.unique(L.empty(3, 0), dim=0),
+    lambda L: L.unique(L.empty(0, 0), dim=0),
+    lambda L: L.unique_consecutive(L.empty(3, 0), dim=0),
+    lambda L: L.unique(L.tensor(3.0), dim=0, return_inverse=True),
+    lambda L: L.unique(L.ones(2, 3), dim=2),
+    lambda L: L.unique_consecutive(L.ones(2, 3), dim=-3),
+]
+
+
+@pytest.mark.parametrize("k", range(len(UNIQUE_DIM_ERRORS)))
+def test_unique_dim_errors(k):
+    oracle.raises_like(lambda: UNIQUE_DIM_ERRORS[k](ct), lambda: UNIQUE_DIM_ERRORS[k](torch))
+
+
+# ---------------------------------------------------------------- out= of the tuple-returning bindings
+OUT_OPS = [
+    ("sort", lambda L, x, o: L.sort(x, 1, True, out=o), "float32", "int64"),
+    ("sort.stable", lambda L, x, o: L.sort(x, stable=True, dim=0, out=o), "float32", "int64"),
+    ("topk", lambda L, x, o: L.topk(x, 2, out=o), "float32", "int64"),
+    ("max", lambda L, x, o: L.max(x, 1, out=o), "float32", "int64"),
+    ("min", lambda L, x, o: L.min(x, 0, True, out=o), "float32", "int64"),
+    ("median", lambda L, x, o: L.median(x, 1, out=o), "float32", "int64"),
+    ("nanmedian", lambda L, x, o: L.nanmedian(x, 0, out=o), "float32", "int64"),
+    ("mode", lambda L, x, o: L.mode(x.round(), 1, out=o), "float32", "int64"),
+    ("kthvalue", lambda L, x, o: L.kthvalue(x, 2, 1, out=o), "float32", "int64"),
+    ("cummax", lambda L, x, o: L.cummax(x, 1, out=o), "float32", "int64"),
+    ("cummin", lambda L, x, o: L.cummin(x, 0, out=o), "float32", "int64"),
+    ("frexp", lambda L, x, o: L.frexp(x, out=o), "float32", "int32"),
+]
+
+
+@pytest.mark.parametrize("k", range(len(OUT_OPS)))
+def test_tuple_out(k):
+    """out=(a, b) as torch takes it: the outputs are written and resized, the
+    same objects come back in the op's named tuple, a list works too"""
+    name, f, dv, di = OUT_OPS[k]
+    x = RS.randn(4, 5) * 3
+    c, t = ct.tensor(x, dtype=ct.float32), torch.tensor(x, dtype=torch.float32)
+    for shape in ((0,), (20,)):   # empty, and a resize of an out with elements (a warning, as torch's)
+        oc = (ct.empty(shape, dtype=getattr(ct, dv)), ct.empty(shape, dtype=getattr(ct, di)))
+        ot = (torch.empty(shape, dtype=getattr(torch, dv)), torch.empty(shape, dtype=getattr(torch, di)))
+        import warnings
+        with warnings.catch_warnings(record=True) as wc:
+            warnings.simplefilter("always")
+            r = f(ct, c, oc)
+        with warnings.catch_warnings(record=True) as wt:
+            warnings.simplefilter("always")
+            e = f(torch, t, ot)
+        assert r[0] is oc[0] and r[1] is oc[1]
+        same(r, e)
+        same(oc, ot)
+        assert len(wc) == len(wt)
+        if name not in ("mode", "kthvalue"):   # torch's message names their out unsqueezed at dim ([20, 1])
+            assert [str(w.message) for w in wc] == [str(w.message).split(" (Triggered")[0] for w in wt]
+    ol = [ct.empty(0, dtype=getattr(ct, dv)), ct.empty(0, dtype=getattr(ct, di))]
+    r = f(ct, c, ol)
+    assert r[0] is ol[0]
+
+
+OUT_ERRORS = [
+    lambda L, x: L.sort(x, out=(L.empty(0, dtype=L.float64), L.empty(0, dtype=L.long))),
+    lambda L, x: L.sort(x, out=(L.empty(0), L.empty(0, dtype=L.int32))),
+    lambda L, x: L.sort(x, out=(L.empty(0),)),
+    lambda L, x: L.topk(x, 2, out=(L.empty(0, dtype=L.float64), L.empty(0, dtype=L.long))),
+    lambda L, x: L.max(x, 1, out=(L.empty(0), L.empty(0, dtype=L.int32))),
+    lambda L, x: L.sort(x.clone().requires_grad_(), out=(L.empty(0), L.empty(0, dtype=L.long))),
+    lambda L, x: L.cummax(x, 1, out=(L.empty(0), L.empty(0), L.empty(0))),
+]
+
+
+@pytest.mark.parametrize("k", range(len(OUT_ERRORS)))
+def test_tuple_out_errors(k):
+    x = RS.randn(4, 5)
+    c, t = ct.tensor(x, dtype=ct.float32), torch.tensor(x, dtype=torch.float32)
+    oracle.raises_like(lambda: OUT_ERRORS[k](ct, c), lambda: OUT_ERRORS[k](torch, t), first_line=True)
+
+
+def test_tuple_out_wrong_types():
+    c = ct.randn(3)
+    with pytest.raises(TypeError):
+        ct.cummax(c, 0, out=(ct.empty(0), 3))
+    # several signatures: torch's first line, then each signature (not a raw format)
+    with pytest.raises(TypeError) as e:
+        ct.sort(c, out=ct.empty(0))
+    lines = str(e.value).split("\n")
+    assert lines[0] == ("sort() received an invalid combination of arguments - got (Tensor, out=Tensor), but "
+                        "expected one of:")
+    assert len(lines) == 3 and all(x.startswith(" * (Tensor input, ") for x in lines[1:])
+
+
+def test_single_out_written_from_result():
+    """msort and isin (out: copy) write their fresh result into out"""
+    c, t = ct.tensor([[3.0, 1.0], [0.0, 2.0]]), torch.tensor([[3.0, 1.0], [0.0, 2.0]])
+    oc, ot = ct.empty(0), torch.empty(0)
+    assert ct.msort(c, out=oc) is oc
+    same(oc, torch.msort(t, out=ot))
+    bc, bt = ct.empty(0, dtype=ct.bool), torch.empty(0, dtype=torch.bool)
+    assert ct.isin(c, ct.tensor([1.0, 2.0]), out=bc) is bc
+    same(bc, torch.isin(t, torch.tensor([1.0, 2.0]), out=bt))
+    assert ct.isin(c, 2.0, out=bc) is bc
+    same(bc, torch.isin(t, 2.0, out=bt))

@@ -14,7 +14,8 @@ An entry:
   - func: add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor
     variants: function, method     # default: both
     inplace: true                  # also the method add_ (impl called with out=self)
-    out: true                      # function takes out=
+    out: true                      # function takes out= (a tuple of tensors for tuple returns)
+    out: copy                      # out=, written from the impl's fresh result (impl takes no out)
     impl: at_add(self, other, alpha, out)   # default: at_<name>(args..., [out])
     module: nn                     # lives in _C._nn instead of _VariableFunctions
     view: true                     # result is a view of self (shares version)
@@ -111,6 +112,9 @@ class Decl:
         self.node = d.get("node")   # grad_fn's Python name when not CamelCase(name)Backward0 (aliases share one)
         self.cname = self.full.replace(".", "_")
         self.outputs = self.parse_ret(self.ret)
+        # out= written from a fresh result: tuple returns always (their impls
+        # take no out), single results with `out: copy`
+        self.out_copy = self.out and (d.get("out") == "copy" or len(self.outputs) > 1)
 
     @staticmethod
     def parse_ret(ret):
@@ -434,7 +438,7 @@ def impl_call(d, argvars):
         expr = d.impl
     else:
         names = [p.name for p in d.params]
-        if d.out or d.inplace:
+        if (d.out and not d.out_copy) or d.inplace:
             names.append("out")
         expr = "at_%s(%s)" % (d.name, ", ".join(names))
 
@@ -533,7 +537,7 @@ def _gen_vt_body(d, out, inplace):
         argvars[p.name] = to_aten(p, p.name + "_")
     if inplace:
         argvars["out"] = "((THPTensor *)self_)->t"
-    elif out:
+    elif out and not d.out_copy:
         argvars["out"] = "(out_ ? ((THPTensor *)out_)->t : NULL)"
     else:
         argvars["out"] = "NULL"
@@ -545,6 +549,10 @@ def _gen_vt_body(d, out, inplace):
         L.append("  bool rg_ = THP_any_requires_grad(%d, rg_in_);" % len(rg_list))
     else:
         L.append("  bool rg_ = false; (void)rg_;")
+    if out and kind == "tuple":
+        # out=(a, b): a sequence of tensors (the parser checked), of the right length
+        L.append("  if (out_ == Py_None) out_ = NULL;")
+        L.append("  if (out_ && THP_check_out_tuple(out_, %d) < 0) return NULL;" % len(d.outputs))
     if out:
         L.append('  if (out_ && rg_) { PyErr_SetString(PyExc_RuntimeError, "%s(): functions with out=... arguments '
                  'don\'t support automatic differentiation, but one of the arguments requires grad."); return NULL; }' % d.name)
@@ -605,7 +613,12 @@ def _gen_vt_body(d, out, inplace):
             L.append("  PyObject *result = Py_NewRef(self_);")
         elif out:
             L.append("  PyObject *result;")
-            L.append("  if (out_) { THTensor_free(r_); THP_bump_version(out_); result = Py_NewRef(out_); }")
+            if d.out_copy:
+                L.append("  if (out_) { int wc_ = at_write_out(((THPTensor *)out_)->t, r_); THTensor_free(r_); "
+                         "if (wc_ < 0) return THP_raise(); }")
+                L.append("  if (out_) { THP_bump_version(out_); result = Py_NewRef(out_); }")
+            else:
+                L.append("  if (out_) { THTensor_free(r_); THP_bump_version(out_); result = Py_NewRef(out_); }")
             L.append("  else if (!(result = %s)) return NULL;" % (
                 "THPTensor_wrapView(r_, %s)" % first_t if d.view else "THPTensor_wrap(r_)"))
         else:
@@ -626,6 +639,10 @@ def _gen_vt_body(d, out, inplace):
         L.append("  if (%s) { Py_BEGIN_ALLOW_THREADS rc_ = %s; Py_END_ALLOW_THREADS } else { rc_ = %s; }%s"
                  % (big, call_t, call_t, free_lists))
         L.append("  if (rc_ < 0) return THP_raise();")
+        names = [o[1] for o in d.outputs]
+        if out:   # torch names the tuple of out= <name>_out (torch.return_types.sort_out)
+            L.append("  if (out_) return THP_write_outs(%s, %d, r_, out_);"
+                     % ('"%s_out"' % d.name if all(names) else "NULL", n))
         L.append("  PyObject *outs_[%d];" % n)
         for i in range(n):
             L.append("  outs_[%d] = r_[%d] ? THPTensor_wrap(r_[%d]) : Py_NewRef(Py_None);" % (i, i, i))
@@ -903,7 +920,7 @@ def python_sig(d, method, inplace, out):
     if out and not method and not inplace:
         if not kw:
             parts.append("*")
-        parts.append("Tensor? out=None")
+        parts.append("Tensor[]? out=None" if d.ret_kind == "tuple" else "Tensor? out=None")
     name = d.name + ("_" if inplace else "")
     return "%s(%s)" % (name, ", ".join(parts))
 
@@ -932,7 +949,9 @@ def gen_binding(pyname, entries, method, module=""):
             pass
         dev_checks = ["ap_device_check(&r, %d) < 0" % i for i, p in enumerate(d.params) if p.base == "Device"]
         vt = "VT_%s%s" % (d.cname, "_" if inplace else ("_out" if d.out else ""))
-        if out and not inplace:
+        if out and not inplace and d.ret_kind == "tuple":
+            args.append("ap_object(&r, %d)" % len(d.params))
+        elif out and not inplace:
             args.append("(PyObject *)ap_tensor(&r, %d)" % len(d.params))
         elif d.out and not inplace:
             args.append("NULL")

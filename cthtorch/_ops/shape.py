@@ -234,10 +234,6 @@ def _scatter_reduce_grad(input, dim, index, src, reduce, include_self):
         return scatter_add(base, dim, index, src) / count
     if reduce in ("amax", "amin"):
         return _ScatterExtreme.apply(input, src, dim, index, include_self, r)
-    # prod: r / x for every member; zeros would need the product of the others
-    if bool((src.detach() == 0).any()) or (include_self and bool((input.detach() == 0).any())):
-        raise NotImplementedError("cthtorch: the gradient of scatter_reduce(reduce='prod') with zeros in the "
-                                  "input or src is not implemented")
     return _ScatterProd.apply(input, src, dim, index, include_self, r)
 
 
@@ -246,8 +242,12 @@ def _touched(like, dim, index):
 
 
 class _ScatterProd(Function):
-    """d r / d x = r / x for each factor x of a slot (no zeros); r is this
-    node's own output, so double backward flows through it."""
+    """d r / d x = the product of the other factors of x's slot, as torch
+    computes it: r / x where x is not 0; for a 0 in self, the slot's product
+    with that self set to 1; for the only 0 of a slot among src, the product
+    with that 0 set to 1; a src 0 that shares its slot with another 0 gets 0.
+    r is this node's own output and the pieces are differentiable ops, so
+    double backward flows through them."""
     @staticmethod
     def forward(ctx, input, src, dim, index, include_self, r):
         out = r.clone()
@@ -258,10 +258,19 @@ class _ScatterProd(Function):
     @staticmethod
     def backward(ctx, g):
         input, src, index, r = ctx.saved_tensors
-        gr = g * r
-        touched = _touched(input, ctx.dim, index)
-        gin = cthtorch.where(touched, gr / input if ctx.include_self else cthtorch.zeros((), dtype=g.dtype), g)
-        return gin, gather(gr, ctx.dim, index) / src, None, None, None, None
+        dim, include_self = ctx.dim, ctx.include_self
+        masked_self = input.masked_fill(input == 0, 1)
+        gin = g * scatter_reduce(masked_self, dim, index, src, "prod", include_self=include_self) / masked_self
+        if not include_self:
+            gin = gin.masked_fill(_touched(input, dim, index), 0.0)
+        src_zero = src == 0
+        zeros_in_slot = _gather_values(_scatter_add_values(cthtorch.zeros_like(input), dim, index,
+                                                           src_zero.to(input.dtype)), dim, index)
+        single = src_zero & (zeros_in_slot == 1)
+        others = scatter_reduce(input, dim, index, src.masked_fill(single, 1), "prod", include_self=include_self)
+        gsrc = cthtorch.where(single, gather(g * others, dim, index),
+                              gather(g * r, dim, index) / src.masked_fill(src_zero, 1))
+        return gin, gsrc, None, None, None, None
 
 
 class _ScatterExtreme(Function):

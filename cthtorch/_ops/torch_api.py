@@ -254,11 +254,6 @@ def _present(namespace, name):
     return name in cthtorch._C._VariableFunctions.__dict__
 
 
-# generated bindings returning (values, indices) that take no out= themselves
-# (the generator has no out= for tuple results)
-_OUT_BINDINGS = ("cummax", "cummin", "median", "nanmedian", "kthvalue", "mode", "msort", "isin")
-
-
 def register():
     """Registers this module's ops (cthtorch/_ops). Names that the generated
     bindings or the Tensor class already provide are skipped here on purpose
@@ -266,10 +261,7 @@ def register():
     name is claimed twice."""
     from cthtorch import _ops
     origin = __name__
-    for name in _OUT_BINDINGS:   # the C binding, with out= written by _with_out
-        _ops.extend("torch", name, _with_out(name, _ops.binding("torch", name)), origin)
     T = cthtorch.Tensor
-    origin = __name__
     for name, fn in _FUNCS.items():
         if not _present("torch", name):
             _ops.op("torch", name, _with_out(name, fn) if name in _OUT_FUNCS else fn, origin)

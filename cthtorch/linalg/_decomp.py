@@ -334,8 +334,11 @@ def lu_unpack(LU_data, LU_pivots, unpack_data=True, unpack_pivots=True):
     P = _perm_matrix(LU_pivots, m, LU_data.dtype) if unpack_pivots else LU_data.new_zeros(0)
     if not unpack_data:
         return return_types.lu_unpack(P, LU_data.new_zeros(0), LU_data.new_zeros(0))
-    eye = cthtorch.eye(m, k, dtype=LU_data.dtype)
-    L = LU_data[..., :, :k].tril(-1) + eye
+    L = LU_data[..., :, :k].tril(-1)
+    if L.requires_grad:
+        L = L + cthtorch.eye(m, k, dtype=LU_data.dtype)
+    else:   # the unit diagonal written in place: no eye and no second pass
+        L.diagonal(0, -2, -1).fill_(1)
     U = LU_data[..., :k, :].triu()
     return return_types.lu_unpack(P, L, U)
 

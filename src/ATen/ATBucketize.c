@@ -22,22 +22,6 @@ static const THHistFn hist_fns[TH_NDTYPES] = TH_FLOATING_TABLE(histogram);
 
 static const char *legacy(THDtype t) { return THDtype_info[t].legacy; }
 
-/* C++'s name of a dtype, as PyTorch's messages print it */
-static const char *cpp_name(THDtype t) {
-  switch (t) {
-    case TH_Float: return "float";
-    case TH_Double: return "double";
-    case TH_Half: return "c10::Half";
-    case TH_BFloat16: return "c10::BFloat16";
-    case TH_Int64: return "long int";
-    case TH_Int32: return "int";
-    case TH_Int16: return "short int";
-    case TH_Int8: return "signed char";
-    case TH_UInt8: return "unsigned char";
-    default: return "bool";
-  }
-}
-
 /* ---------------------------------------------------------------- searchsorted */
 
 static int search_checks(const THTensor *bd, const THTensor *self, bool out_int32, bool right, const char *side,
@@ -319,8 +303,8 @@ static int histogram_checks(const THTensor *self, int64_t nb, const THTensor *bi
   }
   if (bin_edges && bin_edges->dtype != self->dtype) {
     THError_set(TH_ERR_RUNTIME, "torch.histogramdd: input tensor and bins tensors should have the same dtype, but got "
-                "input with dtype %s and bins for dimension 0 with dtype %s", cpp_name(self->dtype),
-                cpp_name(bin_edges->dtype));
+                "input with dtype %s and bins for dimension 0 with dtype %s", at_cpp_dtype_name(self->dtype),
+                at_cpp_dtype_name(bin_edges->dtype));
     return -1;
   }
   if (bin_edges && bin_edges->ndim != 1) {
@@ -330,8 +314,8 @@ static int histogram_checks(const THTensor *self, int64_t nb, const THTensor *bi
   }
   if (weight && weight->dtype != self->dtype) {
     THError_set(TH_ERR_RUNTIME, "torch.histogramdd: if weight tensor is provided, input tensor and weight tensor "
-                "should have the same dtype, but got input(%s), and weight(%s)", cpp_name(self->dtype),
-                cpp_name(weight->dtype));
+                "should have the same dtype, but got input(%s), and weight(%s)", at_cpp_dtype_name(self->dtype),
+                at_cpp_dtype_name(weight->dtype));
     return -1;
   }
   int64_t n = THTensor_numel(self), nw = weight ? THTensor_numel(weight) : n;

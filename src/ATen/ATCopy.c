@@ -133,6 +133,35 @@ THTensor *at_scalar_tensor(ATScalar s, THDtype dtype) {
 double at_item_double(const THTensor *t) { AT_READ(double, 0) }
 int64_t at_item_int(const THTensor *t) { AT_READ(int64_t, 0) }
 
+const char *at_cpp_dtype_name(THDtype t) {
+  static const char *names[TH_NDTYPES] = { "bool", "unsigned char", "signed char", "short int", "int", "long int",
+                                           "c10::Half", "c10::BFloat16", "float", "double" };
+  return t >= 0 && t < TH_NDTYPES ? names[t] : "?";
+}
+
+int at_resize_out(THTensor *out, int ndim, const int64_t *shape) {
+  if (out->ndim == ndim && memcmp(out->sizes, shape, ndim * sizeof(int64_t)) == 0) return 0;
+  if (THTensor_numel(out) != 0) {
+    char b0[256], b1[256];
+    THWarn("An output with one or more elements was resized since it had shape %s, which does not match "
+           "the required output shape %s. This behavior is deprecated, and in a future PyTorch release "
+           "outputs will not be resized unless they have zero elements. You can explicitly reuse an out "
+           "tensor t by resizing it, inplace, to zero elements with t.resize_(0).",
+           THTensor_sizeStr(out->ndim, out->sizes, b0, 256), THTensor_sizeStr(ndim, shape, b1, 256));
+  }
+  return THTensor_resize(out, ndim, shape);
+}
+
+int at_write_out(THTensor *out, const THTensor *res) {
+  if (out->dtype != res->dtype) {
+    THError_set(TH_ERR_RUNTIME, "Expected out tensor to have dtype %s, but got %s instead",
+                at_cpp_dtype_name(res->dtype), at_cpp_dtype_name(out->dtype));
+    return -1;
+  }
+  if (at_resize_out(out, res->ndim, res->sizes) < 0) return -1;
+  return at_copy_(out, res);
+}
+
 THTensor *at_into_out(THTensor *res, THTensor *out) {
   if (!res || !out) return res;
   int rc = (out->ndim != res->ndim || memcmp(out->sizes, res->sizes, sizeof(int64_t) * res->ndim))

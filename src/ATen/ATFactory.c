@@ -155,9 +155,6 @@ THTensor *at_eye(int64_t n, int64_t m, THDtype dtype) {
 
 /* ---- window functions ---- */
 
-/* C++'s names for the dtypes, as torch prints TensorOptions */
-static const char *cpp_dtype_name[TH_NDTYPES] = { "bool", "unsigned char", "signed char", "short int", "int",
-                                                  "long int", "c10::Half", "c10::BFloat16", "float", "double" };
 static const THLoopFn window_loops[TH_NDTYPES] = TH_FLOATING_TABLE(window_loop);
 
 THTensor *at_window(int kind, const char *name, int64_t window_length, bool periodic, double alpha, double beta,
@@ -166,7 +163,7 @@ THTensor *at_window(int kind, const char *name, int64_t window_length, bool peri
   if (!THDtype_isFloating(dtype)) {
     THError_set(TH_ERR_RUNTIME, "%s expects floating point dtypes, got: TensorOptions(dtype=%s, device=cpu, "
                 "layout=Strided (default), requires_grad=false (default), pinned_memory=false, "
-                "memory_format=(nullopt))", name, cpp_dtype_name[dtype]);
+                "memory_format=(nullopt))", name, at_cpp_dtype_name(dtype));
     return NULL;
   }
   if (window_length < 0) {

@@ -252,13 +252,7 @@ THTensor *at_iter_run(ATIterSpec *spec, int nin, const THTensor *const *in, THLo
                     THTensor_sizeStr(out->ndim, out->sizes, buf[0], 256), THTensor_sizeStr(ndim, shape, buf[1], 256));
         goto fail;
       }
-      if (THTensor_numel(out) != 0)
-        THWarn("An output with one or more elements was resized since it had shape %s, which does not match "
-               "the required output shape %s. This behavior is deprecated, and in a future PyTorch release "
-               "outputs will not be resized unless they have zero elements. You can explicitly reuse an out "
-               "tensor t by resizing it, inplace, to zero elements with t.resize_(0).",
-               THTensor_sizeStr(out->ndim, out->sizes, buf[0], 256), THTensor_sizeStr(ndim, shape, buf[1], 256));
-      if (THTensor_resize(out, ndim, shape) < 0) goto fail;
+      if (at_resize_out(out, ndim, shape) < 0) goto fail;
     }
     if (at_check_no_internal_overlap(out) < 0) goto fail;
     for (int i = 0; i < nin; i++)

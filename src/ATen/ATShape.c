@@ -45,6 +45,38 @@ static int cat_contiguous(THTensor *out, const ATTensorList *ts, int dim, int64_
     row += chunk[i];
   }
   char *dst = THTensor_data(out);
+  bool same_elem = outer >= 64 && (chunk[0] == 1 || chunk[0] == 2 || chunk[0] == 4 || chunk[0] == 8);
+  for (int i = 1; i < n && same_elem; i++) same_elem = chunk[i] == chunk[0];
+  if (same_elem) {
+    /* one element per input and row (stack along the last dim): an
+     * interleave, done per block of rows input by input, so each input is
+     * read in sequence and the block's strided writes stay in L1 */
+    bool par = outer * row > SHAPE_PAR_BYTES && !omp_in_parallel();
+    const int64_t B = 512;
+#pragma omp parallel for schedule(static) if (par)
+    for (int64_t ob = 0; ob < outer; ob += B) {
+      int64_t oe = ob + B < outer ? ob + B : outer;
+      for (int i = 0; i < n; i++) {
+        const char *src = THTensor_data(ts->v[i]);
+        switch (chunk[0]) {
+#define INTERLEAVE(T)                                                             \
+          {                                                                       \
+            const T *restrict ss = (const T *)src;                                \
+            T *restrict dd = (T *)dst + i;                                        \
+            for (int64_t o = ob; o < oe; o++) dd[o * n] = ss[o];                  \
+            break;                                                                \
+          }
+          case 1: INTERLEAVE(uint8_t)
+          case 2: INTERLEAVE(uint16_t)
+          case 4: INTERLEAVE(uint32_t)
+          default: INTERLEAVE(uint64_t)
+#undef INTERLEAVE
+        }
+      }
+    }
+    free(chunk);
+    return 0;
+  }
   if (outer >= 64 && row <= 16 * 1024) {
     /* many short rows (stack along a late dim): rows in parallel, each
      * input's run copied as a typed element when it is one */

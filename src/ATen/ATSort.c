@@ -19,6 +19,7 @@
 static const THSortRowsFn row_fns[TH_NDTYPES] = TH_ALL_TABLE(sort_rows);
 static const THSortFlatFn flat_fns[TH_NDTYPES] = TH_ALL_TABLE(sort_flat);
 static const THSortRunsFn run_fns[TH_NDTYPES] = TH_ALL_TABLE(sort_runs);
+static const THSortLexRunsFn lex_fns[TH_NDTYPES] = TH_ALL_TABLE(sort_lex_runs);
 static const THSortIsinFn isin_fns[TH_NDTYPES] = TH_ALL_TABLE(sort_isin);
 
 static void *oom(void) {
@@ -187,26 +188,24 @@ static void gather_elems(char *dst, const char *src, const int64_t *at, int64_t 
   }
 }
 
-/* the runs of equal values of contiguous x, in sorted order (order != NULL)
- * or as they come: values, inverse and counts as at_unique returns them */
+/* the runs of equal values of contiguous x, read in sequence: values,
+ * inverse and counts as at_unique returns them. order (NULL: none) maps
+ * x's positions to self's, so inverse[order[j]] = the run of x[j]. */
 static int runs_result(THTensor **outs, const THTensor *self, const THTensor *x, const int64_t *order,
                        bool return_inverse, bool return_counts) {
-  int64_t n = THTensor_numel(x), *start = malloc((n + 1) * sizeof(int64_t)), *first = NULL;
+  int64_t n = THTensor_numel(x), *start = malloc((n + 1) * sizeof(int64_t));
   if (!start) { oom(); return -1; }
-  int64_t U = n ? run_fns[x->dtype](THTensor_data(x), order, n, start) : 0;
+  int64_t U = n ? run_fns[x->dtype](THTensor_data(x), NULL, n, start) : 0;
   start[U] = n;
   THTensor *vals = THTensor_new(x->dtype, 1, &U), *inv = NULL, *cnt = NULL;
   int64_t zero = 0;
   inv = return_inverse ? THTensor_new(TH_Int64, self->ndim, self->sizes) : THTensor_new(TH_Int64, 1, &zero);
   cnt = THTensor_new(TH_Int64, 1, return_counts ? &U : &zero);
-  first = malloc((U ? U : 1) * sizeof(int64_t));
-  if (!vals || !inv || !cnt || !first) {
-    free(start); free(first); THTensor_free(vals); THTensor_free(inv); THTensor_free(cnt);
-    if (!first) oom();
+  if (!vals || !inv || !cnt) {
+    free(start); THTensor_free(vals); THTensor_free(inv); THTensor_free(cnt);
     return -1;
   }
-  for (int64_t u = 0; u < U; u++) first[u] = order ? order[start[u]] : start[u];
-  gather_elems(THTensor_data(vals), THTensor_data(x), first, U, THDtype_size(x->dtype));
+  gather_elems(THTensor_data(vals), THTensor_data(x), start, U, THDtype_size(x->dtype));
   if (return_inverse) {
     int64_t *iv = (int64_t *)THTensor_data(inv);
     for (int64_t u = 0; u < U; u++)
@@ -216,31 +215,105 @@ static int runs_result(THTensor **outs, const THTensor *self, const THTensor *x,
     int64_t *cv = (int64_t *)THTensor_data(cnt);
     for (int64_t u = 0; u < U; u++) cv[u] = start[u + 1] - start[u];
   }
-  free(start); free(first);
+  free(start);
   outs[0] = vals; outs[1] = inv; outs[2] = cnt;
   return 0;
 }
 
-/* a new array: the positions of contiguous x's elements in stable ascending order */
-static int64_t *sorted_order(const THTensor *x) {
+/* a new array: the positions of contiguous x's elements in stable ascending
+ * order; sorted (NULL: not wanted) gets the values in that order */
+static int64_t *sorted_order(const THTensor *x, void *sorted) {
   int64_t n = THTensor_numel(x), *order = malloc((n ? n : 1) * sizeof(int64_t));
   if (!order) return oom();
-  if (!flat_fns[x->dtype](THTensor_data(x), n, order)) { free(order); return oom(); }
+  if (!flat_fns[x->dtype](THTensor_data(x), n, order, sorted)) { free(order); return oom(); }
   return order;
 }
 
 int at_unique(THTensor **outs, const THTensor *self, bool sorted, bool return_inverse, bool return_counts) {
   (void)sorted;   /* as torch on CPU: the values come sorted either way */
   THTensor *x = at_contiguous(self);
-  if (!x) return -1;
-  int64_t *order = sorted_order(x);
-  int rc = order ? runs_result(outs, self, x, order, return_inverse, return_counts) : -1;
+  int64_t n = THTensor_numel(self);
+  /* the sort hands back the values in order, so the runs are read in
+   * sequence rather than as x[order[j]] (random reads) */
+  THTensor *s = x ? THTensor_new(self->dtype, 1, &n) : NULL;
+  int64_t *order = s ? sorted_order(x, THTensor_data(s)) : NULL;
+  int rc = order ? runs_result(outs, self, s, order, return_inverse, return_counts) : -1;
   free(order);
+  THTensor_free(s);
   THTensor_free(x);
   return rc;
 }
 
-int at_unique_consecutive(THTensor **outs, const THTensor *self, bool return_inverse, bool return_counts) {
+/* unique / unique_consecutive of the slices along dim (torch's unique_dim):
+ * self with dim moved to the front is an (n, m) contiguous block of rows;
+ * the rows are ordered lexicographically (unless consecutive) and runs of
+ * equal rows kept once. The values come back as the (U, ...) block with its
+ * first dim moved back to dim, as torch lays them out; the inverse (n,) and
+ * the counts (U,) are always made, as torch's unique_dim makes them. */
+static int unique_slices(THTensor **outs, const THTensor *self, int64_t dim, bool sort) {
+  int64_t d;
+  if (self->ndim == 0) {
+    THError_set(TH_ERR_INDEX, "Dimension specified as %lld but tensor has no dimensions", (long long)dim);
+    return -1;
+  }
+  if (at_wrap_dim(dim, self->ndim, &d) < 0) return -1;
+  int64_t n = self->sizes[d];
+  if (THTensor_numel(self) == 0) {
+    int zeros = 0;
+    for (int i = 0; i < self->ndim; i++) zeros += self->sizes[i] == 0;
+    if (zeros > 1) {
+      THError_set(TH_ERR_RUNTIME, "Number of zero sized dimensions is more than one, so unique cannot be applied ");
+      return -1;
+    }
+    if (n != 0) {
+      THError_set(TH_ERR_RUNTIME, "There are 0 sized dimensions, and they aren't selected, so unique cannot be applied");
+      return -1;
+    }
+  }
+  ATIntList src = { 1, { d } }, dst = { 1, { 0 } };
+  THTensor *moved = at_movedim(self, &src, &dst), *x = moved ? at_contiguous(moved) : NULL;
+  THTensor_free(moved);
+  if (!x) return -1;
+  int64_t m = n ? THTensor_numel(x) / n : 0, U = 0, esz = THDtype_size(x->dtype);
+  int64_t *order = malloc((n + 1) * sizeof(int64_t)), *start = malloc((n + 1) * sizeof(int64_t));
+  if (!order || !start) { free(order); free(start); THTensor_free(x); oom(); return -1; }
+  if (n && (U = lex_fns[x->dtype](THTensor_data(x), n, m, sort, order, start)) < 0) {
+    free(order); free(start); THTensor_free(x); oom(); return -1;
+  }
+  start[U] = n;
+  int64_t sizes[TH_MAX_DIMS];
+  memcpy(sizes, x->sizes, x->ndim * sizeof(int64_t));
+  sizes[0] = U;
+  THTensor *block = THTensor_new(x->dtype, x->ndim, sizes);
+  THTensor *inv = THTensor_new(TH_Int64, 1, &n), *cnt = THTensor_new(TH_Int64, 1, &U);
+  THTensor *vals = block ? at_movedim(block, &dst, &src) : NULL;
+  if (!vals || !inv || !cnt) {
+    free(order); free(start); THTensor_free(x); THTensor_free(block); THTensor_free(vals);
+    THTensor_free(inv); THTensor_free(cnt);
+    return -1;
+  }
+  char *bv = THTensor_data(block);
+  const char *xv = THTensor_data(x);
+  int64_t *iv = (int64_t *)THTensor_data(inv), *cv = (int64_t *)THTensor_data(cnt);
+  for (int64_t u = 0; u < U; u++) {
+    memcpy(bv + u * m * esz, xv + order[start[u]] * m * esz, (size_t)(m * esz));
+    cv[u] = start[u + 1] - start[u];
+    for (int64_t j = start[u]; j < start[u + 1]; j++) iv[order[j]] = u;
+  }
+  free(order); free(start); THTensor_free(x); THTensor_free(block);
+  outs[0] = vals; outs[1] = inv; outs[2] = cnt;
+  return 0;
+}
+
+int at_unique_dim(THTensor **outs, const THTensor *self, int64_t dim, bool sorted, bool return_inverse,
+                  bool return_counts) {
+  (void)sorted; (void)return_inverse; (void)return_counts;   /* as torch: sorted, and all three made */
+  return unique_slices(outs, self, dim, true);
+}
+
+int at_unique_consecutive(THTensor **outs, const THTensor *self, bool return_inverse, bool return_counts,
+                          ATOptInt dim) {
+  if (dim.has) return unique_slices(outs, self, dim.v, false);
   THTensor *x = at_contiguous(self);
   if (!x) return -1;
   int rc = runs_result(outs, self, x, NULL, return_inverse, return_counts);
@@ -259,7 +332,7 @@ THTensor *at_isin(const THTensor *elements, const THTensor *test_elements, bool 
   THTensor *e = t0 ? at_contiguous(e0) : NULL, *t = e ? at_contiguous(t0) : NULL;
   THTensor_free(e0); THTensor_free(t0);
   THTensor *out = t ? THTensor_new(TH_Bool, elements->ndim, elements->sizes) : NULL;
-  int64_t m = t ? THTensor_numel(t) : 0, *order = out ? sorted_order(t) : NULL;
+  int64_t m = t ? THTensor_numel(t) : 0, *order = out ? sorted_order(t, NULL) : NULL;
   char *ts = order ? malloc((m ? m : 1) * THDtype_size(dt)) : NULL;
   if (order && !ts) oom();
   if (ts) {

@@ -20,7 +20,12 @@ AT_API int at_mode(THTensor **outs, const THTensor *self, int64_t dim, bool keep
 /* outs: the sorted unique values, the inverse (self's shape; empty unless
  * asked), the counts (empty unless asked) */
 AT_API int at_unique(THTensor **outs, const THTensor *self, bool sorted, bool return_inverse, bool return_counts);
-AT_API int at_unique_consecutive(THTensor **outs, const THTensor *self, bool return_inverse, bool return_counts);
+/* with dim: runs of equal slices along dim (torch's unique_dim); outs:
+ * values, the inverse (size of dim) and the counts, all three always made */
+AT_API int at_unique_consecutive(THTensor **outs, const THTensor *self, bool return_inverse, bool return_counts,
+                                 ATOptInt dim);
+AT_API int at_unique_dim(THTensor **outs, const THTensor *self, int64_t dim, bool sorted, bool return_inverse,
+                         bool return_counts);
 AT_API THTensor *at_isin(const THTensor *elements, const THTensor *test_elements, bool assume_unique, bool invert);
 AT_API THTensor *at_isin_scalar(const THTensor *elements, ATScalar test_element, bool assume_unique, bool invert);
 AT_API THTensor *at_isin_scalar_tensor(ATScalar element, const THTensor *test_elements, bool assume_unique,

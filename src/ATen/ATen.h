@@ -97,6 +97,15 @@ AT_API THTensor *at_to_dtype(const THTensor *t, THDtype dtype, bool copy);
 /* out= for ops that compute into a new tensor: out resized to res's shape and
  * filled from it; consumes res; returns out retained (res when out is NULL). */
 AT_API THTensor *at_into_out(THTensor *res, THTensor *out);
+/* out= resized to an op's result shape, with torch's deprecation warning when
+ * out held elements in another shape */
+AT_API int at_resize_out(THTensor *out, int ndim, const int64_t *shape);
+/* out= of an op computed into the fresh tensor res: out must have res's dtype
+ * (torch's "Expected out tensor to have dtype ..."), is resized
+ * (at_resize_out) and filled from res */
+AT_API int at_write_out(THTensor *out, const THTensor *res);
+/* C++'s name of a dtype ("long int", "c10::Half"), as torch's messages print it */
+AT_API const char *at_cpp_dtype_name(THDtype t);
 
 /* ---- views (ATView.c): no copies, share storage ---- */
 AT_API int at_wrap_dim(int64_t dim, int ndim, int64_t *out);   /* IndexError message */

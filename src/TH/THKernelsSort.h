@@ -30,8 +30,15 @@ typedef struct {
 typedef bool (*THSortRowsFn)(const THSortRows *s);
 
 /* The values of a flat contiguous x in ascending order (NaN last) with their
- * first positions: order[j] = the index of the j-th element in a stable sort. */
-typedef bool (*THSortFlatFn)(const void *x, int64_t n, int64_t *order);
+ * first positions: order[j] = the index of the j-th element in a stable sort;
+ * sorted (NULL: not wanted) gets the values in that order, so callers read
+ * them in sequence instead of as x[order[j]]. */
+typedef bool (*THSortFlatFn)(const void *x, int64_t n, int64_t *order, void *sorted);
+
+/* unique_dim's rows: x is (n, m) contiguous; order = the rows in
+ * lexicographic order (sort) or as they come, start[u] = where in order run u
+ * of equal rows begins. Returns the number of runs, -1 out of memory. */
+typedef int64_t (*THSortLexRunsFn)(const void *x, int64_t n, int64_t m, bool sort, int64_t *order, int64_t *start);
 
 /* Runs of equal values in x taken in the order of `order` (NaN never equals
  * NaN, as torch's unique counts them): start[u] = the position in order where
@@ -43,7 +50,8 @@ typedef void (*THSortIsinFn)(const void *x, int64_t n, const void *t, int64_t m,
 
 #define TH_DECLARE_SORT(R)                                                           \
   bool TH##R##Tensor_sort_rows(const THSortRows *s);                                 \
-  bool TH##R##Tensor_sort_flat(const void *x, int64_t n, int64_t *order);            \
+  bool TH##R##Tensor_sort_flat(const void *x, int64_t n, int64_t *order, void *sorted); \
+  int64_t TH##R##Tensor_sort_lex_runs(const void *x, int64_t n, int64_t m, bool sort, int64_t *order, int64_t *start); \
   int64_t TH##R##Tensor_sort_runs(const void *x, const int64_t *order, int64_t n, int64_t *start); \
   void TH##R##Tensor_sort_isin(const void *x, int64_t n, const void *t, int64_t m, bool *out, bool invert);
 TH_DECLARE_SORT(Bool) TH_DECLARE_SORT(Byte) TH_DECLARE_SORT(Char) TH_DECLARE_SORT(Short)

@@ -346,7 +346,10 @@ static void raise_no_match(APParser *p, PyObject *self, PyObject *const *args, P
     if (p->parsed[i].hidden) continue;
     const char *t = strchr(p->parsed[i].text, '(');
     const char *e = strrchr(p->parsed[i].text, ')');
-    APPEND(msg, "%U\n * %.*s", msg, (int)(e - t + 1), t);
+    PyObject *sig_text = PyUnicode_FromStringAndSize(t, e - t + 1);   /* (%.*s is not in 3.11's FromFormat) */
+    if (!sig_text) { Py_CLEAR(msg); break; }
+    APPEND(msg, "%U\n * %U", msg, sig_text);
+    Py_DECREF(sig_text);
   }
 #undef APPEND
   if (!msg) { Py_DECREF(got); return; }

@@ -120,6 +120,29 @@ PyObject *THP_make_return(const char *name, int n, PyObject **outs) {
   return r;
 }
 
+int THP_check_out_tuple(PyObject *out, int n) {
+  Py_ssize_t k = PySequence_Fast_GET_SIZE(out);
+  if (k == n) return 0;
+  PyErr_Format(PyExc_TypeError, "expected tuple of %d elements but got %zd", n, k);
+  return -1;
+}
+
+PyObject *THP_write_outs(const char *name, int n, THTensor **r, PyObject *out) {
+  int rc = 0;
+  for (int i = 0; i < n; i++) {
+    if (rc == 0 && r[i]) rc = at_write_out(((THPTensor *)PySequence_Fast_GET_ITEM(out, i))->t, r[i]);
+    THTensor_free(r[i]);
+  }
+  if (rc < 0) return THP_raise();
+  PyObject *outs[n];
+  for (int i = 0; i < n; i++) {
+    outs[i] = Py_NewRef(PySequence_Fast_GET_ITEM(out, i));
+    if (r[i]) THP_bump_version(outs[i]);
+  }
+  if (THP_flush_warnings() < 0) { for (int i = 0; i < n; i++) Py_DECREF(outs[i]); return NULL; }
+  return THP_make_return(name, n, outs);
+}
+
 /* return_types: registered from Python (cthtorch/return_types.py) as
  * name -> structseq type, so generated code can build named tuples. */
 PyObject *THP_set_return_types(PyObject *m, PyObject *ns) {

@@ -20,6 +20,12 @@ int THP_tensorlist_from_py(PyObject *seq, ATTensorList *out);   /* borrows the t
 int THP_opttensorlist_from_py(PyObject *seq, ATTensorList *out);   /* the same, with None entries as NULL */
 PyObject *THP_wrap_tensorlist(ATTensorList *l, PyObject *view_base);   /* steals the tensors, frees v */
 PyObject *THP_make_return(const char *name, int n, PyObject **outs);   /* steals outs */
+/* out=(a, b, ...) of an op returning n tensors: -1 with torch's TypeError
+ * unless out holds n of them (the parser checked they are tensors) */
+int THP_check_out_tuple(PyObject *out, int n);
+/* writes the op's results r[0..n) (consumed; NULL ones skipped) into the
+ * tensors of out (at_write_out) and returns them as the op's (named) tuple */
+PyObject *THP_write_outs(const char *name, int n, THTensor **r, PyObject *out);
 PyObject *THP_set_return_types(PyObject *m, PyObject *ns);
 struct THGenerator *ap_generator(APResult *r, int i);
 PyObject *fa_tensor(PyObject *o);              /* tensor, or a number as a wrapped 0-d tensor (new ref) */

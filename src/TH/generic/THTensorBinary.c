@@ -206,23 +206,34 @@ TH_BINARY_LOOP(lcm_loop, THTensor_(lcm)(a, b))
 /* the next value from `from` towards `to`, on the bit patterns of the dtype
  * (c10's nextafter for half/bfloat16; for float/double as libm's, inline) */
 #if defined(TH_REAL_IS_REDUCED)
-static inline compute_t THTensor_(nextafter_bits)(compute_t fa, compute_t fb) {
-  if (isnan(fa) || isnan(fb)) return fa + fb;
-  scalar_t from = FROMC(fa), to = FROMC(fb);
-  const uint16_t sign = 0x8000;
-  if (from.x == to.x) return fa;
+/* half/bfloat16: c10's steps on the 16-bit patterns, read and written as
+ * they are (no trip through float but for a NaN, whose result is a + b) */
+static inline scalar_t THTensor_(nextafter_bits)(scalar_t from, scalar_t to) {
+  const uint16_t sign = 0x8000, inf = TH_DTYPE == TH_Half ? 0x7c00 : 0x7f80;
   uint16_t af = from.x & (uint16_t)~sign, at = to.x & (uint16_t)~sign;
+  if (af > inf || at > inf) return FROMC(TOC(from) + TOC(to));
+  if (from.x == to.x) return from;
   if (af == 0) {
-    if (at == 0) return fb;
+    if (at == 0) return to;
     from.x = (uint16_t)((to.x & sign) | 1);
   } else if (af > at || ((from.x ^ to.x) & sign)) {
     from.x--;
   } else {
     from.x++;
   }
-  return TOC(from);
+  return from;
 }
-TH_BINARY_LOOP(nextafter_loop, THTensor_(nextafter_bits)(a, b))
+void THTensor_(nextafter_loop)(char **data, const int64_t *st, int64_t n, const void *extra) {
+  (void)extra;
+  if (st[0] == TH_S && st[1] == TH_S && st[2] == TH_S) {
+    scalar_t *o = (scalar_t *)data[0];
+    const scalar_t *a = (const scalar_t *)data[1], *b = (const scalar_t *)data[2];
+    for (int64_t i = 0; i < n; i++) o[i] = THTensor_(nextafter_bits)(a[i], b[i]);
+  } else {
+    for (int64_t i = 0; i < n; i++)
+      TH_AT(data[0], st[0], i) = THTensor_(nextafter_bits)(TH_AT(data[1], st[1], i), TH_AT(data[2], st[2], i));
+  }
+}
 #else
 /* float/double: selects only, so the loop vectorizes. In sign-magnitude bits
  * a step away from zero is +1; from +-0 the result is the smallest

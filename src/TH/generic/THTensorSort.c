@@ -381,7 +381,7 @@ static bool THTensor_(radix_asc)(Pair *p, int64_t n) {
 #undef RADIX_KEY
 #endif
 
-bool THTensor_(sort_flat)(const void *xv, int64_t n, int64_t *order) {
+bool THTensor_(sort_flat)(const void *xv, int64_t n, int64_t *order, void *sortedv) {
   const scalar_t *x = (const scalar_t *)xv;
   Pair *p = malloc((n ? n : 1) * sizeof(Pair));
   if (!p) return false;
@@ -397,10 +397,65 @@ bool THTensor_(sort_flat)(const void *xv, int64_t n, int64_t *order) {
   } else {
     THTensor_(sort_asc)(p, m);
   }
+  scalar_t *sorted = (scalar_t *)sortedv;
 #pragma omp parallel for schedule(static) if (n > 65536)
-  for (int64_t j = 0; j < n; j++) order[j] = p[j].i;
+  for (int64_t j = 0; j < n; j++) {
+    order[j] = p[j].i;
+    if (sorted) sorted[j] = FROMC(p[j].v);   /* exact: compute_t holds every value of scalar_t */
+  }
   free(p);
   return true;
+}
+
+/* rows a and b of the (., m) contiguous x in lexicographic order of `<`
+ * (torch's unique_dim comparator: a NaN is neither below nor above) */
+static inline int THTensor_(lex_cmp)(const scalar_t *x, int64_t m, int64_t a, int64_t b) {
+  const scalar_t *ra = x + a * m, *rb = x + b * m;
+  for (int64_t k = 0; k < m; k++) {
+    compute_t u = TOC(ra[k]), v = TOC(rb[k]);
+    if (u < v) return -1;
+    if (v < u) return 1;
+  }
+  return 0;
+}
+
+/* o[0..n) in lexicographic row order: a top-down merge sort through tmp */
+static void THTensor_(lex_msort)(const scalar_t *x, int64_t m, int64_t *o, int64_t *tmp, int64_t n) {
+  if (n <= 16) {
+    for (int64_t i = 1; i < n; i++) {
+      int64_t v = o[i], j = i;
+      while (j > 0 && THTensor_(lex_cmp)(x, m, v, o[j - 1]) < 0) { o[j] = o[j - 1]; j--; }
+      o[j] = v;
+    }
+    return;
+  }
+  int64_t h = n / 2;
+  THTensor_(lex_msort)(x, m, o, tmp, h);
+  THTensor_(lex_msort)(x, m, o + h, tmp + h, n - h);
+  if (THTensor_(lex_cmp)(x, m, o[h - 1], o[h]) <= 0) return;   /* already in order */
+  int64_t i = 0, j = h, k = 0;
+  while (i < h && j < n) tmp[k++] = THTensor_(lex_cmp)(x, m, o[j], o[i]) < 0 ? o[j++] : o[i++];
+  while (i < h) tmp[k++] = o[i++];
+  memcpy(o, tmp, (size_t)k * sizeof(int64_t));   /* o[j..n) are already in place */
+}
+
+int64_t THTensor_(sort_lex_runs)(const void *xv, int64_t n, int64_t m, bool sort, int64_t *order, int64_t *start) {
+  const scalar_t *x = (const scalar_t *)xv;
+  for (int64_t j = 0; j < n; j++) order[j] = j;
+  if (sort && n > 1) {
+    int64_t *tmp = malloc((size_t)n * sizeof(int64_t));
+    if (!tmp) return -1;
+    THTensor_(lex_msort)(x, m, order, tmp, n);
+    free(tmp);
+  }
+  int64_t u = 0;
+  for (int64_t j = 0; j < n; j++) {
+    bool same = j > 0;
+    const scalar_t *a = x + order[j] * m, *b = j > 0 ? x + order[j - 1] * m : NULL;
+    for (int64_t k = 0; same && k < m; k++) same = TOC(a[k]) == TOC(b[k]);   /* NaN rows never repeat */
+    if (!same) start[u++] = j;
+  }
+  return u;
 }
 
 int64_t THTensor_(sort_runs)(const void *xv, const int64_t *order, int64_t n, int64_t *start) {

@@ -1,0 +1,23 @@
+"""linalg composites over declared ops: lu_unpack (its tril/triu and
+permutation) of a batch of LU factors, cthtorch and torch side by side in
+one process (min of repeats, ms).
+Run: PYTHONPATH=. python bench/bench_linalg.py [threads]"""
+import numpy as np
+
+import bench_scatter   # the side-by-side timing loop (bench/ is on the path when run as a script)
+
+
+def cases(L):
+    rs = np.random.RandomState(0)
+    out = {}
+    for b, n in ((1, 512), (64, 32), (1024, 8)):
+        A = L.from_numpy(rs.randn(b, n, n))
+        LU, piv = L.linalg.lu_factor(A)
+        out["lu_unpack (%d,%d,%d) float64" % (b, n, n)] = lambda LU=LU, piv=piv: L.lu_unpack(LU, piv)
+        out["lu_unpack (%d,%d,%d) data only" % (b, n, n)] = (
+            lambda LU=LU, piv=piv: L.lu_unpack(LU, piv, unpack_pivots=False))
+    return out
+
+
+if __name__ == "__main__":
+    bench_scatter.main(cases)
