@@ -78,9 +78,8 @@ def test_numpy_misaligned_and_readonly():
     t = ct.tensor(mis)     # a copy is always fine
     assert t.shape == (1,)
     raw = np.zeros(9, dtype=np.uint8)[1:].view(np.float64)   # really misaligned data pointer
-    if raw.ctypes.data % 8:
-        with pytest.raises(ValueError, match="not aligned"):
-            ct.from_numpy(raw)
+    if raw.ctypes.data % 8:   # taken, as PyTorch takes it (cthtorch copies it: its kernels load aligned)
+        assert ct.from_numpy(raw).tolist() == raw.tolist()
 
 
 def test_training_mistakes_raise_torchs_errors():

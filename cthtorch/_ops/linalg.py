@@ -21,7 +21,11 @@ def diag_embed(input, offset=0, dim1=-2, dim2=-1):
         raise IndexError("Dimension out of range (expected to be in range of [%d, %d], but got %d)" % (-nd, nd - 1, bad))
     if d1 == d2:
         raise RuntimeError("diagonal dimensions cannot be identical %d, %d" % (dim1, dim2))
+    if not -2**63 <= offset < 2**63:
+        raise ValueError("Overflow when unpacking long long")
     n = input.shape[-1] + abs(offset)
+    if n >= 2**63:   # PyTorch's error for a size beyond int64
+        raise RuntimeError("IntArrayRef contains an int that cannot be represented as a SymInt: %d" % (n - 2**64))
     # diagonal_backward scatters a diagonal into zeros (and is differentiable itself)
     r = cthtorch.diagonal_backward(input, list(input.shape[:-1]) + [n, n], offset, nd - 2, nd - 1)
     return r.movedim((nd - 2, nd - 1), (d1, d2))

@@ -76,7 +76,8 @@ def conv2d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
     pad, extra = _conv_padding(input, weight, padding, stride, dilation, 2)
     if extra and any(extra):
         input = pad_(input, [0, extra[1], 0, extra[0]])
-    return cthtorch.conv2d(input, weight, bias, _pair(stride), _pair(pad), _pair(dilation), groups)
+    # int[2] parameters take a lone int as it is: the parser repeats it (and raises torch's errors for it)
+    return cthtorch.conv2d(input, weight, bias, stride, pad, dilation, groups)
 
 
 def conv1d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
@@ -149,8 +150,8 @@ def conv_transpose1d(input, weight, bias=None, stride=1, padding=0, output_paddi
 # ---------------------------------------------------------------- pooling
 def max_pool2d_with_indices(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,
                             return_indices=True):
-    stride = [] if stride is None or stride == [] else _pair(stride)
-    return _nn.max_pool2d_with_indices(input, _pair(kernel_size), stride, _pair(padding), _pair(dilation), ceil_mode)
+    stride = [] if stride is None else stride   # int[2]: a lone int is repeated by the parser
+    return _nn.max_pool2d_with_indices(input, kernel_size, stride, padding, dilation, ceil_mode)
 
 
 def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False, return_indices=False):
@@ -173,9 +174,8 @@ def max_pool1d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
 
 def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True,
                divisor_override=None):
-    stride = [] if stride is None else _pair(stride)
-    return _nn.avg_pool2d(input, _pair(kernel_size), stride, _pair(padding), ceil_mode, count_include_pad,
-                          divisor_override)
+    stride = [] if stride is None else stride   # int[2]: a lone int is repeated by the parser
+    return _nn.avg_pool2d(input, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)
 
 
 def avg_pool1d(input, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True):

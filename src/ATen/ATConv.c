@@ -51,6 +51,22 @@ static int geom(const THTensor *x, const THTensor *w, const ATIntList *st, const
   if (g->SH <= 0 || g->SW <= 0) { THError_set(TH_ERR_RUNTIME, "non-positive stride is not supported"); return -1; }
   if (g->PH < 0 || g->PW < 0) { THError_set(TH_ERR_RUNTIME, "negative padding is not supported"); return -1; }
   if (g->DH <= 0 || g->DW <= 0) { THError_set(TH_ERR_RUNTIME, "dilation should be greater than zero"); return -1; }
+  /* the size arithmetic below must not overflow: PyTorch's bound on padding, and one on the dilated kernel */
+  const int64_t pads[2] = { g->PH, g->PW };
+  for (int i = 0; i < 2; i++)
+    if (pads[i] > INT64_MAX / 2) {
+      THError_set(TH_ERR_RUNTIME, "Given padding=%lld at dimension %d , expected padding to be at most %lld",
+                  (long long)pads[i], i, (long long)(INT64_MAX / 2));
+      return -1;
+    }
+  int64_t span;
+  if (th_mul_overflow(g->DH, g->KH, &span) || th_mul_overflow(g->DW, g->KW, &span) ||
+      th_add_overflow(g->H, 2 * g->PH, &span) || th_add_overflow(g->W, 2 * g->PW, &span)) {
+    THError_set(TH_ERR_RUNTIME, "conv2d: dilation %lld x %lld with kernel %lld x %lld and padding %lld x %lld "
+                "overflow 64-bit sizes", (long long)g->DH, (long long)g->DW, (long long)g->KH, (long long)g->KW,
+                (long long)g->PH, (long long)g->PW);
+    return -1;
+  }
   g->OH = (g->H + 2 * g->PH - g->DH * (g->KH - 1) - 1) / g->SH + 1;
   g->OW = (g->W + 2 * g->PW - g->DW * (g->KW - 1) - 1) / g->SW + 1;
   if (g->H + 2 * g->PH < g->DH * (g->KH - 1) + 1 || g->W + 2 * g->PW < g->DW * (g->KW - 1) + 1) {

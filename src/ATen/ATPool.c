@@ -33,6 +33,19 @@ static int pool_geom(const THTensor *x, const ATIntList *k, const ATIntList *s, 
   g->SH = sgiven ? s->v[0] : g->KH; g->SW = sgiven ? (s->n > 1 ? s->v[1] : s->v[0]) : g->KW;
   g->PH = p->v[0]; g->PW = p->n > 1 ? p->v[1] : p->v[0];
   g->DH = d ? d->v[0] : 1; g->DW = d ? (d->n > 1 ? d->v[1] : d->v[0]) : 1;
+  /* PyTorch keeps these in int: larger ones overflow the output-size
+   * arithmetic below (and a 2**62 kernel would loop for ever) */
+  const int64_t geom[] = { g->KH, g->KW, g->SH, g->SW, g->PH, g->PW, g->DH, g->DW };
+  for (size_t i = 0; i < sizeof geom / sizeof *geom; i++)
+    if (geom[i] > INT32_MAX || geom[i] < INT32_MIN) {
+      THError_set(TH_ERR_RUNTIME, "value cannot be converted to type int without overflow");
+      return -1;
+    }
+  if (g->DH <= 0 || g->DW <= 0) {
+    THError_set(TH_ERR_RUNTIME, "dilation should be greater than zero, but got dilationH: %lld dilationW: %lld",
+                (long long)g->DH, (long long)g->DW);
+    return -1;
+  }
   if (g->KH <= 0 || g->KW <= 0) { THError_set(TH_ERR_RUNTIME, "kernel size should be greater than zero, but got kH: %lld kW: %lld", (long long)g->KH, (long long)g->KW); return -1; }
   if (g->SH <= 0 || g->SW <= 0) { THError_set(TH_ERR_RUNTIME, "stride should be greater than zero, but got dH: %lld dW: %lld", (long long)g->SH, (long long)g->SW); return -1; }
   if (g->PH > g->KH / 2 || g->PW > g->KW / 2) {

@@ -29,7 +29,8 @@ static int infer_size(const ATIntList *size, int64_t numel, int64_t *out) {
       if (infer >= 0) { THError_set(TH_ERR_RUNTIME, "only one dimension can be inferred"); return -1; }
       infer = i;
     } else if (size->v[i] < 0) {
-      THError_set(TH_ERR_RUNTIME, "invalid shape dimension %lld", (long long)size->v[i]);
+      THError_set(TH_ERR_RUNTIME, "invalid shape dimension %lld at index %d of shape %s", (long long)size->v[i], i,
+                  THTensor_sizeStr(size->n, size->v, buf, sizeof buf));
       return -1;
     } else if (th_mul_overflow(prod, size->v[i], &prod)) {
       prod = -1;
@@ -369,10 +370,14 @@ THTensor *at_diagonal(const THTensor *t, int64_t offset, int64_t dim1, int64_t d
   int64_t a, b;
   if (at_wrap_dim(dim1, t->ndim, &a) < 0 || at_wrap_dim(dim2, t->ndim, &b) < 0) return NULL;
   if (a == b) { THError_set(TH_ERR_RUNTIME, "diagonal dimensions cannot be identical %lld, %lld", (long long)dim1, (long long)dim2); return NULL; }
+  /* the offset is used only once it is known to lie inside the matrix, so
+   * diagonal(x, 2**63 - 1) or (x, -2**63) cannot overflow */
   int64_t len, off = t->offset;
-  if (offset >= 0) { len = t->sizes[a] < t->sizes[b] - offset ? t->sizes[a] : t->sizes[b] - offset; off += offset * t->strides[b]; }
-  else { len = t->sizes[a] + offset < t->sizes[b] ? t->sizes[a] + offset : t->sizes[b]; off -= offset * t->strides[a]; }
-  if (len <= 0) { len = 0; off = t->offset; }
+  if (offset >= 0) len = t->sizes[a] < t->sizes[b] - offset ? t->sizes[a] : t->sizes[b] - offset;
+  else len = t->sizes[a] + offset < t->sizes[b] ? t->sizes[a] + offset : t->sizes[b];
+  if (len <= 0) len = 0;
+  else if (offset >= 0) off += offset * t->strides[b];
+  else off -= offset * t->strides[a];
   int64_t sizes[TH_MAX_DIMS], strides[TH_MAX_DIMS];
   int k = 0;
   for (int i = 0; i < t->ndim; i++)

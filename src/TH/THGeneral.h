@@ -69,6 +69,19 @@ static inline bool th_mul_overflow(int64_t a, int64_t b, int64_t *r) {
 static inline bool th_add_overflow(int64_t a, int64_t b, int64_t *r) {
   return __builtin_add_overflow(a, b, r);
 }
+/* The element count of a shape; true when it does not fit int64. Every
+ * tensor constructor checks it, so THTensor_numel() of a live tensor never
+ * overflows (a zero size anywhere makes the count 0, whatever the others). */
+static inline bool th_numel_overflow(int ndim, const int64_t *sizes, int64_t *numel) {
+  int64_t n = 1;
+  bool overflow = false;
+  for (int i = 0; i < ndim; i++) {
+    if (sizes[i] == 0) { *numel = 0; return false; }
+    overflow |= th_mul_overflow(n, sizes[i], &n);
+  }
+  *numel = n;
+  return overflow;
+}
 
 /* ---- half and bfloat16 live as uint16 bit patterns; arithmetic goes through float ---- */
 typedef struct { uint16_t x; } THHalf;

@@ -127,10 +127,15 @@ THTensor *THTensor_newWithStorage(THStorage *s, THDtype dtype, int64_t offset, i
     THError_set(TH_ERR_RUNTIME, "Tensor: invalid storage offset %lld", (long long)offset);
     return NULL;
   }
-  int64_t need = required_elems(ndim, sizes, strides, offset), nbytes;
+  int64_t need = required_elems(ndim, sizes, strides, offset), nbytes, numel;
   if (need < 0 || th_mul_overflow(need, THDtype_size(dtype), &nbytes)) {
-    THError_set(TH_ERR_RUNTIME, "Storage size calculation overflowed with sizes=%s",
-                THTensor_sizeStr(ndim, sizes, buf, sizeof buf));
+    char sbuf[256];
+    THError_set(TH_ERR_RUNTIME, "Storage size calculation overflowed with sizes=%s and strides=%s",
+                THTensor_sizeStr(ndim, sizes, buf, sizeof buf), THTensor_sizeStr(ndim, strides, sbuf, sizeof sbuf));
+    return NULL;
+  }
+  if (th_numel_overflow(ndim, sizes, &numel)) {   /* a stride-0 view: as_strided((2**62, 4), (0, 0)) */
+    THError_set(TH_ERR_RUNTIME, "numel: integer multiplication overflow");
     return NULL;
   }
   if ((size_t)nbytes > s->nbytes) {
@@ -203,10 +208,23 @@ bool THTensor_isNonOverlappingAndDense(const THTensor *t) {
 }
 
 int THTensor_resize(THTensor *t, int ndim, const int64_t *sizes) {
-  int64_t strides[TH_MAX_DIMS];
+  int64_t strides[TH_MAX_DIMS], count;
+  bool negative = false;
+  for (int i = 0; i < ndim; i++) negative |= sizes[i] < 0;
+  if (!negative && th_numel_overflow(ndim, sizes, &count)) {   /* PyTorch's resize_ text */
+    THError_set(TH_ERR_RUNTIME, "numel: integer multiplication overflow");
+    return -1;
+  }
   int64_t numel = THTensor_contiguousStrides(ndim, sizes, strides, t->dtype);
   if (numel < 0) return -1;
-  size_t need = (size_t)(numel + t->offset) * THDtype_size(t->dtype);
+  int64_t elems, bytes;
+  if (th_add_overflow(numel, t->offset, &elems) || th_mul_overflow(elems, THDtype_size(t->dtype), &bytes)) {
+    char buf[256];
+    THError_set(TH_ERR_RUNTIME, "Storage size calculation overflowed with sizes=%s",
+                THTensor_sizeStr(ndim, sizes, buf, sizeof buf));
+    return -1;
+  }
+  size_t need = (size_t)bytes;
   if (need > t->storage->nbytes && THStorage_resize(t->storage, need) < 0) return -1;
   t->ndim = ndim;
   if (ndim) memcpy(t->sizes, sizes, ndim * sizeof(int64_t));

@@ -47,6 +47,7 @@ static int parse_type(APParam *p, const char *t, size_t n) {
 
 static int parse_default(APParam *p, const char *s) {
   p->has_default = true;
+  p->def_text = dupn(s, strlen(s));
   if (!strcmp(s, "None")) { p->default_none = true; p->optional = true; return 0; }
   if (!strcmp(s, "True") || !strcmp(s, "False")) { p->def_bool = s[0] == 'T'; p->def_int = p->def_bool; return 0; }
   if (s[0] == '"' || s[0] == '\'') { p->def_str = dupn(s + 1, strlen(s) - 2); return 0; }
@@ -142,15 +143,31 @@ bool ap_is_scalar(PyObject *o) {
   return PyIndex_Check(o) || (Py_TYPE(o)->tp_as_number && Py_TYPE(o)->tp_as_number->nb_float && !PySequence_Check(o));
 }
 
-static bool is_int_like(PyObject *o) {
-  if (PyBool_Check(o)) return false;
-  if (PyLong_Check(o)) return true;
+static bool is_np_bool(PyObject *o) {
+  const char *n = Py_TYPE(o)->tp_name;
+  return !strcmp(n, "numpy.bool_") || !strcmp(n, "numpy.bool");
+}
+
+/* An int as PyTorch takes one: a Python int (not a bool), a numpy integer
+ * scalar, a 0-d integer tensor, and (in_list: an int[] item or size) a 0-d
+ * numpy array, as torch.randn(np.array(3)) is. Other arrays are refused
+ * here, so they never reach the conversion. */
+static bool is_int_like_ex(PyObject *o, bool in_list) {
+  if (PyLong_Check(o)) return !PyBool_Check(o);
   if (THPTensor_Check(o)) {
     THTensor *t = ((THPTensor *)o)->t;
     return t->ndim == 0 && !THDtype_isFloating(t->dtype) && t->dtype != TH_Bool;
   }
-  return PyIndex_Check(o);
+  if (!PyIndex_Check(o) || is_np_bool(o)) return false;
+  if (!PySequence_Check(o)) return true;   /* numpy integer scalars */
+  if (!in_list) return false;
+  Py_ssize_t n = PySequence_Size(o);       /* a 0-d array has no len() */
+  if (n >= 0) return false;
+  PyErr_Clear();
+  return true;
 }
+
+static bool is_int_like(PyObject *o) { return is_int_like_ex(o, false); }
 
 static bool is_float_like(PyObject *o) {
   if (PyFloat_Check(o) || PyLong_Check(o)) return true;
@@ -158,13 +175,13 @@ static bool is_float_like(PyObject *o) {
   return PyIndex_Check(o) || (Py_TYPE(o)->tp_as_number && Py_TYPE(o)->tp_as_number->nb_float && !PySequence_Check(o));
 }
 
+/* As in PyTorch, the first item decides whether a list is an int list; the
+ * others are checked when converted ("failed to unpack the object at pos N"). */
 static bool is_intlist(PyObject *o, int size) {
   if (PyTuple_Check(o) || PyList_Check(o)) {
     Py_ssize_t n = PySequence_Fast_GET_SIZE(o);
     if (n > TH_MAX_DIMS) return false;
-    for (Py_ssize_t i = 0; i < n; i++)
-      if (!is_int_like(PySequence_Fast_GET_ITEM(o, i))) return false;
-    return true;
+    return n == 0 || is_int_like_ex(PySequence_Fast_GET_ITEM(o, 0), true);
   }
   return size > 0 && is_int_like(o);
 }
@@ -206,8 +223,8 @@ static bool check_param(const APParam *p, PyObject *o, bool first) {
         if (!is_float_like(PySequence_Fast_GET_ITEM(o, i))) return false;
       return true;
     case AP_OBJECT: return true;
-    case AP_LAYOUT: return true;
-    case AP_MEMFORMAT: return true;
+    case AP_LAYOUT: return THPLayout_strided && Py_TYPE(o) == Py_TYPE(THPLayout_strided);
+    case AP_MEMFORMAT: return THPMemoryFormat_objs[0] && Py_TYPE(o) == Py_TYPE(THPMemoryFormat_objs[0]);
   }
   return false;
 }
@@ -267,10 +284,10 @@ static bool match(const APSignature *sig, PyObject *self, PyObject *const *args,
   Py_ssize_t npos = nargs;
   /* x.view(2, 3) / torch.zeros(2, 3): varargs ints fill the first int[] parameter */
   if (pi < sig->nparams && (sig->params[pi].type == AP_INTLIST) && npos >= 1 &&
+      sig->npositional - pi == 1 &&   /* PyTorch: only a lone positional int[] takes varargs */
       !(npos == 1 && (PyTuple_Check(args[0]) || PyList_Check(args[0])))) {
-    bool all_int = true;
-    for (Py_ssize_t i = 0; i < npos && all_int; i++) all_int = is_int_like(args[i]);
-    if (all_int && (npos > 1 || sig->params[pi].size == 0)) {
+    /* as in PyTorch, the first decides; the others are checked when converted */
+    if (is_int_like_ex(args[0], true) && (npos > 1 || sig->params[pi].size == 0)) {
       /* pack into a tuple held by the caller's result (see ap_parse) */
       out[pi] = (PyObject *)-1;   /* marker: varargs */
       pi++;
@@ -325,6 +342,30 @@ static bool match(const APSignature *sig, PyObject *self, PyObject *const *args,
   return true;
 }
 
+/* One overload as PyTorch lists it: "(tuple of ints dim, bool keepdim = False,
+ * *, torch.dtype dtype = None)", without the bound self of a method. */
+static PyObject *format_signature(const APSignature *sig, bool skip_self) {
+  PyObject *acc = PyUnicode_FromString("(");
+  bool kw = false, first = true;
+  for (int j = skip_self ? 1 : 0; j < sig->nparams && acc; j++) {
+    const APParam *q = &sig->params[j];
+    PyObject *next;
+    if (q->kwonly && !kw) {
+      kw = true;
+      next = PyUnicode_FromFormat("%U%s*", acc, first ? "" : ", ");
+      Py_SETREF(acc, next);
+      first = false;
+      if (!acc) break;
+    }
+    next = q->def_text ? PyUnicode_FromFormat("%U%s%s %s = %s", acc, first ? "" : ", ", type_label(q), q->name, q->def_text)
+                       : PyUnicode_FromFormat("%U%s%s %s", acc, first ? "" : ", ", type_label(q), q->name);
+    Py_SETREF(acc, next);
+    first = false;
+  }
+  if (acc) Py_SETREF(acc, PyUnicode_FromFormat("%U)", acc));
+  return acc;
+}
+
 static void raise_no_match(APParser *p, PyObject *self, PyObject *const *args, Py_ssize_t nargs,
                            PyObject *kwnames, const char *why) {
   int visible = 0;
@@ -342,61 +383,111 @@ static void raise_no_match(APParser *p, PyObject *self, PyObject *const *args, P
   if (!got) return;
   PyObject *msg = PyUnicode_FromFormat("%s() received an invalid combination of arguments - got (%U), but expected one of:",
                                        p->parsed[0].name, got);
-  for (int i = 0; i < p->nsigs; i++) {
+  for (int i = 0; i < p->nsigs && msg; i++) {
     if (p->parsed[i].hidden) continue;
-    const char *t = strchr(p->parsed[i].text, '(');
-    const char *e = strrchr(p->parsed[i].text, ')');
-    PyObject *sig_text = PyUnicode_FromStringAndSize(t, e - t + 1);   /* (%.*s is not in 3.11's FromFormat) */
-    if (!sig_text) { Py_CLEAR(msg); break; }
-    APPEND(msg, "%U\n * %U", msg, sig_text);
-    Py_DECREF(sig_text);
+    PyObject *one = format_signature(&p->parsed[i], self != NULL);
+    if (!one) Py_CLEAR(msg);
+    else APPEND(msg, "%U\n * %U", msg, one);
+    Py_XDECREF(one);
   }
 #undef APPEND
-  if (!msg) { Py_DECREF(got); return; }
-  PyErr_SetObject(PyExc_TypeError, msg);
+  if (msg) PyErr_SetObject(PyExc_TypeError, msg);
   Py_XDECREF(msg);
-  Py_XDECREF(got);
-  (void)self;
+  Py_DECREF(got);
 }
 
-static int convert_intlist(PyObject *o, ATIntList *out, int size) {
+/* One int64 from o (already accepted by is_int_like). Overflow raises
+ * PyTorch's ValueError; anything else, PyNumber_Index's TypeError. */
+static int unpack_int(PyObject *o, int64_t *out) {
+  if (PyLong_Check(o)) {
+    int overflow;
+    long long v = PyLong_AsLongLongAndOverflow(o, &overflow);
+    if (overflow) { PyErr_SetString(PyExc_ValueError, "Overflow when unpacking long long"); return -1; }
+    if (v == -1 && PyErr_Occurred()) return -1;
+    *out = v;
+    return 0;
+  }
+  if (THPTensor_Check(o)) {
+    THTensor *t = ((THPTensor *)o)->t;
+    if (THTensor_numel(t) != 1 || THDtype_isFloating(t->dtype)) {
+      PyErr_Format(PyExc_TypeError, "only integer tensors of a single element can be converted to an index");
+      return -1;
+    }
+    *out = at_item_int(t);
+    return 0;
+  }
+  PyObject *i = PyNumber_Index(o);
+  if (!i) return -1;
+  int rc = unpack_int(i, out);
+  Py_DECREF(i);
+  return rc;
+}
+
+int ap_to_int(PyObject *o, int64_t *out) { return unpack_int(o, out); }
+
+/* An int[] argument: a list/tuple, or a lone int repeated size times
+ * (int[2] kernel_size=3). A bad item raises PyTorch's TypeError naming the
+ * function, the argument and the 1-based position. */
+static int convert_intlist(PyObject *o, ATIntList *out, int size, const char *fn, const char *arg) {
   if (!PyTuple_Check(o) && !PyList_Check(o)) {
     int64_t v;
-    if (ap_to_int(o, &v) < 0) return -1;
+    if (unpack_int(o, &v) < 0) return -1;
     out->n = size > 0 ? size : 1;
     for (int i = 0; i < out->n; i++) out->v[i] = v;
     return 0;
   }
   Py_ssize_t n = PySequence_Fast_GET_SIZE(o);
-  if (n > TH_MAX_DIMS) { PyErr_Format(PyExc_RuntimeError, "too many dimensions (%zd)", n); return -1; }
-  if (size > 1 && n == 1) {
-    int64_t v;
-    if (ap_to_int(PySequence_Fast_GET_ITEM(o, 0), &v) < 0) return -1;
+  if (n > TH_MAX_DIMS) {
+    PyErr_Format(PyExc_RuntimeError, "%s(): argument '%s' has %zd items; cthtorch supports at most %d dimensions",
+                 fn, arg, n, TH_MAX_DIMS);
+    return -1;
+  }
+  for (Py_ssize_t i = 0; i < n; i++) {
+    PyObject *item = PySequence_Fast_GET_ITEM(o, i);
+    /* bools pass here as in PyTorch (torch.randn(2, True) is (2, 1)); only the first item must be a real int */
+    if ((!PyBool_Check(item) && !is_int_like_ex(item, true)) || unpack_int(item, &out->v[i]) < 0) {
+      bool overflow = PyErr_ExceptionMatches(PyExc_ValueError);
+      PyErr_Clear();
+      if (overflow)
+        PyErr_Format(PyExc_TypeError, "%s(): argument '%s' failed to unpack the object at pos %zd with error "
+                     "\"Overflow when unpacking long long\"", fn, arg, i + 1);
+      else
+        PyErr_Format(PyExc_TypeError, "%s(): argument '%s' failed to unpack the object at pos %zd with error "
+                     "\"type must be tuple of ints,but got %s\"", fn, arg, i + 1, obj_label(item));
+      return -1;
+    }
+  }
+  if (size > 1 && n == 1) {   /* kernel_size=(3,) for int[2] */
+    for (int i = 1; i < size; i++) out->v[i] = out->v[0];
     out->n = size;
-    for (int i = 0; i < size; i++) out->v[i] = v;
     return 0;
   }
   out->n = (int)n;
-  for (Py_ssize_t i = 0; i < n; i++)
-    if (ap_to_int(PySequence_Fast_GET_ITEM(o, i), &out->v[i]) < 0) return -1;
   return 0;
 }
 
-int ap_to_int(PyObject *o, int64_t *out) {
-  if (PyLong_Check(o)) {
-    int overflow;
-    long long v = PyLong_AsLongLongAndOverflow(o, &overflow);
-    if (overflow) { PyErr_SetString(PyExc_RuntimeError, "Overflow when unpacking long"); return -1; }
-    if (v == -1 && PyErr_Occurred()) return -1;
-    *out = v;
-    return 0;
+/* A tensor given for a Scalar or float: it must hold one element. */
+static int check_one_element(const THTensor *t) {
+  if (THTensor_numel(t) == 1) return 0;
+  PyErr_Format(PyExc_RuntimeError, "a Tensor with %lld elements cannot be converted to Scalar",
+               (long long)THTensor_numel(t));
+  return -1;
+}
+
+/* PyTorch keeps ints in [2**63, 2**64) as uint64 Scalars; cthtorch's Scalar
+ * is int64/double, so it refuses them with the text PyTorch uses when such a
+ * value meets an int64 tensor. Beyond 64 bits: PyTorch's OverflowError. */
+static int scalar_overflow(PyObject *o) {
+  unsigned long long u = PyLong_AsUnsignedLongLong(o);
+  if (u == (unsigned long long)-1 && PyErr_Occurred()) {
+    if (PyErr_ExceptionMatches(PyExc_OverflowError) && _PyLong_Sign(o) > 0) {
+      PyErr_Clear();
+      PyErr_SetString(PyExc_OverflowError, "int too big to convert");
+    }
+    return -1;
   }
-  if (THPTensor_Check(o)) { *out = at_item_int(((THPTensor *)o)->t); return 0; }
-  PyObject *i = PyNumber_Index(o);
-  if (!i) return -1;
-  int rc = ap_to_int(i, out);
-  Py_DECREF(i);
-  return rc;
+  PyErr_SetString(PyExc_RuntimeError, "value cannot be converted to type int64_t without overflow");
+  return -1;
 }
 
 int ap_to_scalar(PyObject *o, ATScalar *out) {
@@ -404,28 +495,27 @@ int ap_to_scalar(PyObject *o, ATScalar *out) {
   if (PyLong_Check(o)) {
     int overflow;
     long long v = PyLong_AsLongLongAndOverflow(o, &overflow);
-    if (overflow) {   /* PyTorch accepts uint64-range ints only for some ops; say so clearly */
-      PyErr_SetString(PyExc_RuntimeError, "Overflow when unpacking long");
-      return -1;
-    }
+    if (overflow) return scalar_overflow(o);
+    if (v == -1 && PyErr_Occurred()) return -1;
     *out = at_scalar_int(v);
     return 0;
   }
   if (PyFloat_Check(o)) { *out = at_scalar_float(PyFloat_AS_DOUBLE(o)); return 0; }
   if (THPTensor_Check(o)) {
     THTensor *t = ((THPTensor *)o)->t;
+    if (check_one_element(t) < 0) return -1;
     if (THDtype_isFloating(t->dtype)) *out = at_scalar_float(at_item_double(t));
     else if (t->dtype == TH_Bool) *out = at_scalar_bool(at_item_int(t) != 0);
     else *out = at_scalar_int(at_item_int(t));
     return 0;
   }
-  if (!strcmp(Py_TYPE(o)->tp_name, "numpy.bool_") || !strcmp(Py_TYPE(o)->tp_name, "numpy.bool")) {
+  if (is_np_bool(o)) {
     int v = PyObject_IsTrue(o);
     if (v < 0) return -1;
     *out = at_scalar_bool(v);
     return 0;
   }
-  if (PyIndex_Check(o)) {
+  if (PyIndex_Check(o) && !PySequence_Check(o)) {   /* numpy integer scalars */
     PyObject *i = PyNumber_Index(o);
     if (!i) return -1;
     int rc = ap_to_scalar(i, out);
@@ -438,21 +528,46 @@ int ap_to_scalar(PyObject *o, ATScalar *out) {
   return 0;
 }
 
+static int to_double(PyObject *o, double *out) {
+  if (THPTensor_Check(o)) {
+    THTensor *t = ((THPTensor *)o)->t;
+    if (check_one_element(t) < 0) return -1;
+    *out = at_item_double(t);
+    return 0;
+  }
+  double d = PyFloat_AsDouble(o);
+  if (d == -1 && PyErr_Occurred()) return -1;
+  *out = d;
+  return 0;
+}
+
 int ap_to_intlist(PyObject *o, ATIntList *out, const char *fn, const char *arg) {
   if (!is_intlist(o, 1)) {
     PyErr_Format(PyExc_TypeError, "%s(): argument '%s' must be tuple of ints, not %s", fn, arg, obj_label(o));
     return -1;
   }
-  return convert_intlist(o, out, 0);
+  return convert_intlist(o, out, 0, fn, arg);
 }
 
-/* Second pass: numbers given for Tensor parameters become wrapped 0-d
- * tensors; int lists are unpacked. */
-static int finish(APResult *r, PyObject *const *args, Py_ssize_t nargs, bool varargs_first, int first_idx) {
+/* The lists[] slot of int[] parameter j, filled from its default; -1 if none. */
+static int default_list(APResult *r, const APParam *p) {
+  if (!p->def_list_given) return -1;
+  ATIntList *l = &r->lists[r->nlists];
+  l->n = p->def_list_n;
+  memcpy(l->v, p->def_list, sizeof(int64_t) * p->def_list_n);
+  return r->nlists++;
+}
+
+/* Second pass, once an overload matched: every argument is converted and
+ * checked here, once (ints, int lists, Scalars, floats, bools), so that no
+ * accessor can fail later; numbers given for Tensor parameters become
+ * wrapped 0-d tensors. Raises PyTorch's error for what does not fit. */
+static int finish(APResult *r, PyObject *const *args, Py_ssize_t nargs) {
   const APSignature *sig = r->sig;
   for (int j = 0; j < sig->nparams; j++) {
     const APParam *p = &sig->params[j];
     PyObject *o = r->obj[j];
+    r->list_of[j] = -1;
     if (o == (PyObject *)-1) {   /* varargs ints */
       PyObject *t = PyTuple_New(nargs);
       if (!t) return -1;
@@ -460,29 +575,65 @@ static int finish(APResult *r, PyObject *const *args, Py_ssize_t nargs, bool var
       r->owned[r->nowned++] = t;
       r->obj[j] = o = t;
     }
-    if (!o || o == Py_None) continue;
-    if (p->type == AP_LAYOUT && o != THPLayout_strided) {   /* sparse tensors come from sparse_coo_tensor */
-      PyObject *name = PyObject_Repr(o);
-      if (name)
-        PyErr_Format(PyExc_NotImplementedError, "cthtorch: %s(layout=%U) is not implemented; only torch.strided "
-                     "tensors come from factory functions (build sparse COO tensors with torch.sparse_coo_tensor "
-                     "or Tensor.to_sparse())", sig->name, name);
-      Py_XDECREF(name);
+    bool is_list = p->type == AP_INTLIST || p->type == AP_DIMLIST;
+    if (is_list && r->nlists >= (int)(sizeof r->lists / sizeof r->lists[0])) {
+      PyErr_Format(PyExc_RuntimeError, "%s(): too many int[] parameters for the argument parser", sig->name);
       return -1;
     }
-    if (p->type == AP_TENSOR && !THPTensor_Check(o)) {
-      ATScalar s;
-      if (ap_to_scalar(o, &s) < 0) return -1;
-      THTensor *t = at_scalar_tensor(s, s.kind == AT_SCALAR_FLOAT ? TH_Double : (s.kind == AT_SCALAR_INT ? TH_Int64 : TH_Bool));
-      if (!t) return THP_raise_int();
-      t->wrapped_number = true;
-      PyObject *w = THPTensor_wrap(t);
-      if (!w) return -1;
-      r->owned[r->nowned++] = w;
-      r->obj[j] = w;
+    if (!o || o == Py_None) {
+      if (is_list && !o) r->list_of[j] = (int8_t)default_list(r, p);
+      continue;
+    }
+    switch (p->type) {
+      case AP_LAYOUT:
+        if (o != THPLayout_strided) {   /* sparse tensors come from sparse_coo_tensor */
+          PyObject *name = PyObject_Repr(o);
+          if (name)
+            PyErr_Format(PyExc_NotImplementedError, "cthtorch: %s(layout=%U) is not implemented; only torch.strided "
+                         "tensors come from factory functions (build sparse COO tensors with torch.sparse_coo_tensor "
+                         "or Tensor.to_sparse())", sig->name, name);
+          Py_XDECREF(name);
+          return -1;
+        }
+        break;
+      case AP_TENSOR:
+        if (!THPTensor_Check(o)) {
+          ATScalar s;
+          if (ap_to_scalar(o, &s) < 0) return -1;
+          THTensor *t = at_scalar_tensor(s, s.kind == AT_SCALAR_FLOAT ? TH_Double : (s.kind == AT_SCALAR_INT ? TH_Int64 : TH_Bool));
+          if (!t) return THP_raise_int();
+          t->wrapped_number = true;
+          PyObject *w = THPTensor_wrap(t);
+          if (!w) return -1;
+          r->owned[r->nowned++] = w;
+          r->obj[j] = w;
+        }
+        break;
+      case AP_SCALAR:
+        if (ap_to_scalar(o, &r->val[j].s) < 0) return -1;
+        break;
+      case AP_INT:
+        if (unpack_int(o, &r->val[j].i) < 0) return -1;
+        break;
+      case AP_INTLIST:
+      case AP_DIMLIST:
+        if (convert_intlist(o, &r->lists[r->nlists], p->type == AP_DIMLIST ? 1 : p->size, sig->name, p->name) < 0)
+          return -1;
+        r->list_of[j] = (int8_t)r->nlists++;
+        break;
+      case AP_FLOAT:
+        if (to_double(o, &r->val[j].d) < 0) return -1;
+        break;
+      case AP_BOOL: {
+        int b = PyObject_IsTrue(o);
+        if (b < 0) return -1;
+        r->val[j].b = b;
+        break;
+      }
+      default:
+        break;
     }
   }
-  (void)varargs_first; (void)first_idx;
   return 0;
 }
 
@@ -560,7 +711,7 @@ int ap_parse(APParser *p, PyObject *self, PyObject *const *args, Py_ssize_t narg
     if (match(&p->parsed[i], self, args, nargs, kwnames, r->obj, why, sizeof why)) {
       r->idx = i;
       r->sig = &p->parsed[i];
-      if (finish(r, args, nargs, false, 0) < 0) { ap_release(r); return -1; }
+      if (finish(r, args, nargs) < 0) { ap_release(r); return -1; }
       return i;
     }
     if (!first_why[0]) memcpy(first_why, why, sizeof why);
@@ -619,12 +770,22 @@ static inline PyObject *get(APResult *r, int i) {
 
 struct THPTensor *ap_tensor(APResult *r, int i) { return (THPTensor *)get(r, i); }
 
+/* The accessors read what finish() converted; a parameter of another kind
+ * (a caller reading an object parameter as an int) is converted here, and
+ * its error, which can only come from such a caller, is reported unraisable. */
+static bool is_kind(APResult *r, int i, APType t) { return i >= 0 && i < r->sig->nparams && r->sig->params[i].type == t; }
+
+static void lost_error(void) {
+  if (PyErr_Occurred()) PyErr_WriteUnraisable(NULL);
+}
+
 ATScalar ap_scalar(APResult *r, int i) {
   PyObject *o = get(r, i);
   const APParam *p = param(r, i);
   if (!o) return p->def_is_float ? at_scalar_float(p->def_float) : at_scalar_int(p->def_int);
+  if (is_kind(r, i, AP_SCALAR)) return r->val[i].s;
   ATScalar s = at_scalar_int(0);
-  if (ap_to_scalar(o, &s) < 0) PyErr_Clear();
+  if (ap_to_scalar(o, &s) < 0) lost_error();
   return s;
 }
 
@@ -632,15 +793,17 @@ ATOptScalar ap_optscalar(APResult *r, int i) {
   ATOptScalar v = { false, at_scalar_int(0) };
   PyObject *o = get(r, i);
   if (!o) return v;
-  v.has = ap_to_scalar(o, &v.v) == 0;
-  if (!v.has) PyErr_Clear();
+  v.has = true;
+  v.v = ap_scalar(r, i);
   return v;
 }
 
 int64_t ap_int(APResult *r, int i) {
   PyObject *o = get(r, i);
   int64_t v = (*param(r, i)).def_int;
-  if (o && ap_to_int(o, &v) < 0) PyErr_Clear();
+  if (!o) return v;
+  if (is_kind(r, i, AP_INT)) return r->val[i].i;
+  if (unpack_int(o, &v) < 0) lost_error();
   return v;
 }
 
@@ -649,20 +812,20 @@ ATOptInt ap_optint(APResult *r, int i) {
   ATOptInt v = { false, 0 };
   if (!o) {
     const APParam *p = param(r, i);
-    if (p->has_default && !p->default_none && get(r, i) == NULL && (i < r->sig->nparams && r->obj[i] != Py_None)) { v.has = true; v.v = p->def_int; }
+    if (p->has_default && !p->default_none && (i < r->sig->nparams && r->obj[i] != Py_None)) { v.has = true; v.v = p->def_int; }
     return v;
   }
-  v.has = ap_to_int(o, &v.v) == 0;
-  if (!v.has) PyErr_Clear();
+  v.has = true;
+  v.v = ap_int(r, i);
   return v;
 }
 
 double ap_float(APResult *r, int i) {
   PyObject *o = get(r, i);
   if (!o) return (*param(r, i)).def_float;
-  if (THPTensor_Check(o)) return at_item_double(((THPTensor *)o)->t);
-  double d = PyFloat_AsDouble(o);
-  if (d == -1 && PyErr_Occurred()) PyErr_Clear();
+  if (is_kind(r, i, AP_FLOAT)) return r->val[i].d;
+  double d = 0;
+  if (to_double(o, &d) < 0) lost_error();
   return d;
 }
 
@@ -671,7 +834,7 @@ ATOptDouble ap_optfloat(APResult *r, int i) {
   ATOptDouble v = { false, 0 };
   if (!o) {
     const APParam *p = param(r, i);
-    if (p->has_default && !p->default_none && get(r, i) == NULL && (i < r->sig->nparams && r->obj[i] != Py_None)) { v.has = true; v.v = p->def_float; }
+    if (p->has_default && !p->default_none && (i < r->sig->nparams && r->obj[i] != Py_None)) { v.has = true; v.v = p->def_float; }
     return v;
   }
   v.has = true;
@@ -682,7 +845,10 @@ ATOptDouble ap_optfloat(APResult *r, int i) {
 bool ap_bool(APResult *r, int i) {
   PyObject *o = get(r, i);
   if (!o) return (*param(r, i)).def_bool;
-  return PyObject_IsTrue(o) == 1;
+  if (is_kind(r, i, AP_BOOL)) return r->val[i].b;
+  int b = PyObject_IsTrue(o);
+  if (b < 0) lost_error();
+  return b == 1;
 }
 
 int ap_optbool(APResult *r, int i) {
@@ -691,24 +857,13 @@ int ap_optbool(APResult *r, int i) {
     const APParam *p = param(r, i);
     return (p->default_none || (i < r->sig->nparams && r->obj[i] == Py_None)) ? -1 : p->def_bool;
   }
-  return PyObject_IsTrue(o) == 1;
+  return ap_bool(r, i);
 }
 
 const ATIntList *ap_intlist(APResult *r, int i) {
-  PyObject *o = get(r, i);
-  const APParam *p = param(r, i);
-  if (r->nlists >= (int)(sizeof r->lists / sizeof r->lists[0])) return NULL;
-  ATIntList *l = &r->lists[r->nlists];
-  if (!o) {
-    if (!p->def_list_given) return NULL;
-    l->n = p->def_list_n;
-    memcpy(l->v, p->def_list, sizeof(int64_t) * p->def_list_n);
-    r->nlists++;
-    return l;
-  }
-  if (convert_intlist(o, l, p->size) < 0) { PyErr_Clear(); return NULL; }
-  r->nlists++;
-  return l;
+  if (is_kind(r, i, AP_INTLIST) || is_kind(r, i, AP_DIMLIST))
+    return r->list_of[i] >= 0 ? &r->lists[r->list_of[i]] : NULL;
+  return NULL;
 }
 
 THDtype ap_dtype(APResult *r, int i, THDtype dflt) {

@@ -37,6 +37,7 @@ typedef struct {
   int64_t def_list[8];
   int def_list_n;
   bool def_list_given;
+  char *def_text;        /* the default as written, for the no-match message */
 } APParam;
 
 typedef struct {
@@ -61,7 +62,10 @@ typedef struct {
   PyObject *obj[AP_MAX_ARGS];    /* borrowed; NULL when absent (use default) */
   PyObject *owned[AP_MAX_ARGS];  /* temporaries made while converting */
   int nowned;
-  /* storage for converted int lists */
+  /* Every argument is converted and checked once, when its overload has
+   * matched (finish() in ArgParser.c); the accessors below only read these. */
+  union { int64_t i; double d; ATScalar s; bool b; } val[AP_MAX_ARGS];
+  int8_t list_of[AP_MAX_ARGS];   /* lists[] slot of an int[] parameter; -1 when None/absent without default */
   ATIntList lists[8];
   int nlists;
   bool sparse;                   /* no overload matched and an argument was a sparse tensor */
@@ -69,10 +73,11 @@ typedef struct {
 
 /* self: a tensor bound as the first parameter (methods), or NULL. Returns
  * the overload index or -1 with a Python error set. */
-int ap_parse(APParser *p, PyObject *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames,
-             APResult *r);
+#define AP_CHECK __attribute__((warn_unused_result))
+AP_CHECK int ap_parse(APParser *p, PyObject *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames,
+                      APResult *r);
 /* tuple/dict form (tp_new, tp_call) */
-int ap_parse_tuple(APParser *p, PyObject *self, PyObject *args, PyObject *kwargs, APResult *r);
+AP_CHECK int ap_parse_tuple(APParser *p, PyObject *self, PyObject *args, PyObject *kwargs, APResult *r);
 void ap_release(APResult *r);
 
 /* Sparse COO tensors are a Python class (cthtorch/_sparse_tensor.py), not a
@@ -89,7 +94,10 @@ PyObject *ap_sparse_call(APParser *p, PyObject *self, PyObject *const *args, Py_
 PyObject *THP_set_sparse_dispatch(PyObject *m, PyObject *args);   /* _C._set_sparse_dispatch(cls, fn) */
 PyObject *THP_sparse_kernel_missing(PyObject *m, PyObject *name); /* _C._sparse_kernel_missing(name): raises */
 
-/* Accessors: the i-th parameter of the matched signature, converted. */
+/* Accessors: the i-th parameter of the matched signature, converted by
+ * ap_parse (which raised for anything that does not fit), so they cannot
+ * fail. An int[] accessor returns NULL only for None or an absent parameter
+ * without a default. */
 struct THPTensor;
 struct THPTensor *ap_tensor(APResult *r, int i);          /* NULL when None/absent (optional) */
 ATScalar ap_scalar(APResult *r, int i);
@@ -105,12 +113,16 @@ THDtype ap_dtype(APResult *r, int i, THDtype dflt);       /* dflt when None/abse
 const char *ap_string(APResult *r, int i);                 /* NULL when None */
 PyObject *ap_object(APResult *r, int i);                   /* borrowed, NULL when absent */
 bool ap_isnone(APResult *r, int i);                        /* absent or None */
-int ap_device_check(APResult *r, int i);                   /* -1 (error set) unless cpu/None */
+AP_CHECK int ap_device_check(APResult *r, int i);                   /* -1 (error set) unless cpu/None */
 
 /* Conversions also used outside the parser. */
+/* They raise PyTorch's errors: an int beyond int64 is ValueError "Overflow
+ * when unpacking long long"; a list item that is not an int, or beyond int64,
+ * is TypeError "fn(): argument 'arg' failed to unpack the object at pos N
+ * with error ..."; a Scalar beyond uint64 is OverflowError. */
 bool ap_is_scalar(PyObject *o);
-int ap_to_scalar(PyObject *o, ATScalar *out);
-int ap_to_intlist(PyObject *o, ATIntList *out, const char *fn, const char *arg);
-int ap_to_int(PyObject *o, int64_t *out);
+AP_CHECK int ap_to_scalar(PyObject *o, ATScalar *out);
+AP_CHECK int ap_to_intlist(PyObject *o, ATIntList *out, const char *fn, const char *arg);
+AP_CHECK int ap_to_int(PyObject *o, int64_t *out);
 
 #endif

@@ -48,6 +48,7 @@ static PyObject *device_new(PyTypeObject *tp, PyObject *args, PyObject *kw) {
   int type, index = -1;
   if (PyLong_Check(t)) {
     long v = PyLong_AsLong(t);
+    if (v == -1 && PyErr_Occurred()) return NULL;
     if (v < 0) { PyErr_SetString(PyExc_RuntimeError, "Device index must not be negative"); return NULL; }
     return make(tp, 1, (int)v);
   }
@@ -128,7 +129,16 @@ int THPDevice_parse(PyObject *o, int *type, int *index) {
   if (!o || o == Py_None) return 0;
   if (THPDevice_Check(o)) { *type = ((THPDevice *)o)->type; *index = ((THPDevice *)o)->index; }
   else if (PyUnicode_Check(o)) { if (parse_string(o, type, index) < 0) return -1; }
-  else if (PyLong_Check(o)) { *type = 1; *index = (int)PyLong_AsLong(o); }
+  else if (PyLong_Check(o)) {   /* an int is a CUDA index, as in PyTorch */
+    int overflow;
+    long long v = PyLong_AsLongLongAndOverflow(o, &overflow);
+    if (overflow) { PyErr_SetString(PyExc_ValueError, "Overflow when unpacking long long"); return -1; }
+    if (v == -1 && PyErr_Occurred()) return -1;
+    if (v < 0) { PyErr_SetString(PyExc_RuntimeError, "Device index must not be negative"); return -1; }
+    if (v > INT8_MAX) { PyErr_Format(PyExc_RuntimeError, "Device index %lld is out of range", v); return -1; }
+    *type = 1;
+    *index = (int)v;
+  }
   else {
     PyErr_Format(PyExc_TypeError, "expected a torch.device, a string or an int, got %s", Py_TYPE(o)->tp_name);
     return -1;

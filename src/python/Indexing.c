@@ -9,6 +9,17 @@
 #include "Bindings.h"
 #include "Functions.h"
 
+/* A slice bound beyond int64 means "to the end", as in Python and PyTorch:
+ * x[0:2**64] is x. Returns a new reference (None stays None). */
+static PyObject *clamp_bound(PyObject *o) {
+  if (!PyLong_Check(o)) return Py_NewRef(o);
+  int overflow;
+  long long v = PyLong_AsLongLongAndOverflow(o, &overflow);
+  if (v == -1 && !overflow && PyErr_Occurred()) return NULL;
+  if (!overflow) return Py_NewRef(o);
+  return PyLong_FromLongLong(overflow > 0 ? INT64_MAX : INT64_MIN);
+}
+
 static bool is_int_index(PyObject *o) {
   if (PyBool_Check(o)) return false;
   if (PyLong_Check(o)) return true;
@@ -81,8 +92,9 @@ static PyObject *apply_basic(PyObject *self, PyObject *tup, PyObject *adv) {
       if (sl->step != Py_None && ap_to_int(sl->step, &step) < 0) { Py_DECREF(cur); return NULL; }
       if (step <= 0) { Py_DECREF(cur); PyErr_SetString(PyExc_ValueError, "step must be greater than zero"); return NULL; }
       PyObject *d = PyLong_FromLong(dim), *stp = PyLong_FromLongLong(step);
-      next = (d && stp) ? F_slice_Tensor(cur, d, sl->start, sl->stop, stp) : NULL;
-      Py_XDECREF(d); Py_XDECREF(stp);
+      PyObject *start = clamp_bound(sl->start), *stop = clamp_bound(sl->stop);
+      next = (d && stp && start && stop) ? F_slice_Tensor(cur, d, start, stop, stp) : NULL;
+      Py_XDECREF(d); Py_XDECREF(stp); Py_XDECREF(start); Py_XDECREF(stop);
       dim++;
     } else if (is_advanced(it)) {
       PyObject *entry = Py_BuildValue("(iO)", dim, it);

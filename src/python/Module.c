@@ -27,7 +27,9 @@ static PyObject *set_anomaly(PyObject *m, PyObject *args) {
   PyObject *v;
   int check_nan = 1;
   if (!PyArg_ParseTuple(args, "O|p", &v, &check_nan)) return NULL;
-  THP_anomaly_enabled = PyObject_IsTrue(v) == 1;
+  int on = PyObject_IsTrue(v);   /* a many-element tensor raises here */
+  if (on < 0) return NULL;
+  THP_anomaly_enabled = on;
   THP_anomaly_check_nan = check_nan;
   Py_RETURN_NONE;
 }

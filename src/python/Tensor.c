@@ -112,7 +112,17 @@ static PyObject *tensor_new(PyTypeObject *type, PyObject *args, PyObject *kwargs
     }
     case 3: {
       PyObject *data = ap_object(&r, 0);
-      if (PyLong_Check(data)) { ATIntList l = { 1, { PyLong_AsLongLong(data) } }; t = at_empty(&l, dt); break; }
+      if (PyLong_Check(data)) {
+        ATIntList l = { 1, { 0 } };
+        if (ap_to_intlist(data, &l, "new", "size") < 0) goto done;
+        t = at_empty(&l, dt);
+        break;
+      }
+      if (!PySequence_Check(data) && !PyObject_CheckBuffer(data) &&
+          !PyObject_HasAttrString(data, "__array_interface__")) {
+        PyErr_Format(PyExc_TypeError, "new(): data must be a sequence (got %s)", Py_TYPE(data)->tp_name);
+        goto done;
+      }
       PyObject *made = THP_tensor_from_data(data, dt, true, true);
       if (!made) goto done;
       t = THTensor_retain(((THPTensor *)made)->t);

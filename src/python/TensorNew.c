@@ -10,7 +10,7 @@
 /* ---- buffer format <-> dtype ---- */
 static int dtype_from_format(const char *fmt, Py_ssize_t itemsize, THDtype *out) {
   while (*fmt == '<' || *fmt == '=' || *fmt == '@' || *fmt == '!' || *fmt == '>') {
-    if (*fmt == '>' || *fmt == '!') return -1;   /* big-endian data */
+    if (*fmt == '>' || *fmt == '!') return -2;   /* big-endian data */
     fmt++;
   }
   if (fmt[0] && fmt[1]) return -1;
@@ -48,7 +48,8 @@ static int unsupported_numpy_type(PyObject *obj) {
   if (!dt) PyErr_Clear();
   PyErr_Format(PyExc_TypeError,
                "can't convert np.ndarray of type numpy.%S. The only supported types are: float64, float32, "
-               "float16, complex64, complex128, int64, int32, int16, int8, uint8, and bool.", dt ? dt : Py_None);
+               "float16, int64, int32, int16, int8, uint8, and bool (cthtorch has no complex or uint16/32/64 "
+               "dtypes).", dt ? dt : Py_None);
   Py_XDECREF(dt);
   return -1;
 }
@@ -66,6 +67,23 @@ static void buf_free(const THAllocator *a, void *ptr, size_t n, void *ctx) {
 }
 static const THAllocator buffer_allocator = { buf_malloc, buf_free, "python-buffer" };
 
+/* Copies a strided buffer into contiguous memory, element by element
+ * (memcpy: no aligned loads from src). Strides are in elements. */
+static void copy_unaligned(char *dst, const char *src, int ndim, const int64_t *sizes, const int64_t *strides,
+                           int itemsize, bool empty) {
+  if (empty) return;
+  int64_t idx[TH_MAX_DIMS] = {0};
+  for (;;) {
+    int64_t off = 0;
+    for (int i = 0; i < ndim; i++) off += idx[i] * strides[i];
+    memcpy(dst, src + off * itemsize, itemsize);
+    dst += itemsize;
+    int d = ndim - 1;
+    while (d >= 0 && ++idx[d] == sizes[d]) idx[d--] = 0;
+    if (d < 0) return;
+  }
+}
+
 /* Shares the memory of obj (buffer protocol). warn_readonly: PyTorch's
  * warning for non-writable numpy arrays (the tensor can write anyway). */
 static THTensor *share_buffer(PyObject *obj, bool warn_readonly) {
@@ -75,7 +93,13 @@ static THTensor *share_buffer(PyObject *obj, bool warn_readonly) {
   Py_buffer *v = &c->view;
   THDtype dt;
   THTensor *t = NULL;
-  if (dtype_from_format(v->format ? v->format : "B", v->itemsize, &dt) < 0) {
+  int fmt_rc = dtype_from_format(v->format ? v->format : "B", v->itemsize, &dt);
+  if (fmt_rc == -2) {
+    PyErr_SetString(PyExc_ValueError, "given numpy array has byte order different from the native byte order. "
+                    "Conversion between byte orders is currently not supported.");
+    goto fail;
+  }
+  if (fmt_rc < 0) {
     unsupported_numpy_type(obj);
     goto fail;
   }
@@ -116,13 +140,16 @@ static THTensor *share_buffer(PyObject *obj, bool warn_readonly) {
     for (int i = v->ndim - 1; i >= 0; i--) { strides[i] = s; s *= sizes[i]; }
     span_hi = s - 1;
   }
-  if (((uintptr_t)lo) % THDtype_size(dt)) {
-    PyErr_SetString(PyExc_ValueError, "given numpy array has byte order different from the native byte order or "
-                    "is not aligned; copy it (array.copy()) before converting it to a tensor");
-    goto fail;
-  }
   bool empty = false;
   for (int i = 0; i < v->ndim; i++) empty |= sizes[i] == 0;
+  if (((uintptr_t)lo) % THDtype_size(dt)) {
+    /* PyTorch shares an unaligned array; the kernels here load elements at
+     * their natural alignment, so cthtorch copies it instead */
+    t = THTensor_new(dt, v->ndim, sizes);
+    if (!t) { THP_raise(); goto fail; }
+    copy_unaligned(THTensor_data(t), lo, v->ndim, sizes, strides, THDtype_size(dt), empty);
+    goto fail;   /* releases the buffer; t is returned */
+  }
   size_t nbytes = empty ? 0 : (size_t)(span_hi + 1) * THDtype_size(dt);
   THStorage *s = THStorage_newWithData(lo, nbytes, &buffer_allocator, c);
   if (!s) { THP_raise(); goto fail; }
@@ -133,11 +160,14 @@ static THTensor *share_buffer(PyObject *obj, bool warn_readonly) {
 fail:
   PyBuffer_Release(&c->view);
   PyMem_RawFree(c);
-  return NULL;
+  return t;
 }
 
+/* numpy.ndarray or a subclass (np.memmap, np.matrix, user classes). */
 static bool is_ndarray(PyObject *o) {
-  return !strcmp(Py_TYPE(o)->tp_name, "numpy.ndarray");
+  for (PyTypeObject *tp = Py_TYPE(o); tp; tp = tp->tp_base)
+    if (!strcmp(tp->tp_name, "numpy.ndarray")) return true;
+  return false;
 }
 
 /* ---- nested sequences ---- */

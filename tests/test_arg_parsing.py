@@ -1,0 +1,270 @@
+"""Argument parsing against PyTorch: ints, int lists, dims, Scalars, devices
+and numpy values that do not fit raise PyTorch's exception (issue 16, root
+causes 1 and 3: these used to crash the process or be silently dropped)."""
+import warnings
+
+import numpy as np
+import pytest
+
+import cthtorch
+from oracle import require_torch
+
+torch = require_torch()
+
+
+def first_line(e):
+    return str(e).split("\n")[0]
+
+
+def check(expr, same_text=True):
+    """expr, evaluated with `torch` bound to each library, raises the same
+    exception type with the same first line of message, or returns a tensor
+    of the same shape and dtype. PyTorch's "failed to unpack" errors carry a
+    C++ backtrace after the first line; only their first line is compared
+    (as a prefix of ours, which closes the quote)."""
+    def run(lib):
+        try:
+            return eval(expr, {"torch": lib, "np": np, "F": lib.nn.functional}), None
+        except Exception as e:   # noqa: BLE001 - the exception is what is compared
+            return None, e
+    rt, et = run(torch)
+    rc, ec = run(cthtorch)
+    if et is not None:
+        assert ec is not None, "%s: torch raised %r, cthtorch returned %r" % (expr, et, rc)
+        assert type(ec).__name__ == type(et).__name__, (expr, ec, et)
+        if same_text:
+            assert first_line(ec).startswith(first_line(et)), (expr, str(ec), str(et))
+        else:   # a composite reports the op it calls: the same error under another function's name
+            tail = lambda e: first_line(e).split("failed to unpack", 1)[1]
+            assert tail(ec).startswith(tail(et)), (expr, str(ec), str(et))
+    else:
+        assert ec is None, "%s: cthtorch raised %r" % (expr, ec)
+        if isinstance(rt, torch.Tensor):
+            assert tuple(rc.shape) == tuple(rt.shape) and str(rc.dtype) == str(rt.dtype), expr
+        else:
+            assert rc == rt, expr
+
+
+# int lists (sizes, shapes, dims) beyond int64: a TypeError naming the argument and position
+INTLIST_OVERFLOW = [
+    "torch.randn(3).view(2**63)",
+    "torch.randn(3).view(-2**63-1)",
+    "torch.randn(3).view(2**64)",
+    "torch.randn(3).view(-1, 2**63)",
+    "torch.randn(3).view([2**63])",
+    "torch.randn(3).reshape(2**63)",
+    "torch.randn(2**63)",
+    "torch.randn(10**30)",
+    "torch.full((2**63,), 1.)",
+    "torch.randn(3).expand(2**63)",
+    "torch.randn(3, 4).permute(0, 2**63)",
+    "torch.randn(3, 4).sum(dim=(2**63,))",
+    "torch.zeros(2, 2).sum(dim=[0, 2**63])",
+    "torch.randn(3, 4).flip(2**63)",
+    "torch.Tensor(2**63)",
+    "torch.randn(3).resize_(2**63)",
+    "torch.randn(3).as_strided((2**63,), (1,))",
+    "torch.randn(3).as_strided((2,), (2**63,))",
+    "torch.randint(3, (2**63,))",
+]
+
+# a lone int beyond int64: ValueError
+INT_OVERFLOW = [
+    "torch.randn(3, 4).sum(dim=2**63)",
+    "torch.randn(3, 4).sum(2**63)",
+    "torch.randn(3, 4).movedim(0, 2**63)",
+    "torch.randn(3, 4).narrow(0, 2**63, 1)",
+    "torch.randn(3, 4).select(0, 2**63)",
+    "torch.randn(3).as_strided((2,), (1,), 2**63)",
+    "torch.randn(3).unsqueeze(2**63)",
+    "torch.randn(3).flatten(0, 2**63)",
+    "torch.randn(3).squeeze(2**63)",
+    "torch.randn(3).cumsum(2**63)",
+    "torch.randn(3).softmax(2**63)",
+    "torch.randn(3).topk(2**63)",
+    "torch.randn(3, 4).std(dim=2**63)",
+    "torch.tril(torch.randn(3, 3), 2**63)",
+    "torch.diag(torch.randn(3), 2**63)",
+    "torch.randn(3).__getitem__(2**63)",
+    "F.max_pool2d(torch.randn(1, 1, 4, 4), 2**63)",
+    "F.avg_pool2d(torch.randn(1, 1, 4, 4), 2**63)",
+    "F.conv2d(torch.randn(1, 1, 4, 4), torch.randn(1, 1, 2, 2), stride=2**63)",
+    "torch.randn(3).to(device=2**63)",
+]
+
+# numpy values, tensors, bools and floats as ints: what torch takes, and what it refuses
+NUMPY_AND_KINDS = [
+    "torch.randn(3).view(np.int64(3))",
+    "torch.randn(3).view(np.uint64(3))",
+    "torch.randn(3).view(np.array(3))",
+    "torch.randn(3).view(torch.tensor(3))",
+    "torch.randn(3).view([np.int64(3)])",
+    "torch.randn(3).view((np.uint64(3),))",
+    "torch.randn(6).view(torch.Size([3, 2]))",
+    "torch.randn(np.uint64(3))",
+    "torch.randn(np.int32(3))",
+    "torch.randn(np.array(3))",
+    "torch.randn(np.array([3]))",
+    "torch.randn(torch.tensor(3))",
+    "torch.randn((torch.tensor(3),))",
+    "torch.randn(2, True)",
+    "torch.randn(3).resize_(np.zeros(3))",
+    "torch.randn(3).view(3, 1.0)",
+    "torch.randn(3).view(-2)",
+    "torch.randn(3).view(1, -2, 3)",
+    "torch.zeros(2, 2).sum(dim=[0, 1.5])",
+    "torch.randn(3, 4).sum(dim=np.int64(1))",
+    "torch.randn(3, 4).sum(dim=torch.tensor(1))",
+    "torch.randn(3, 4).select(0, np.uint64(1))",
+    "torch.randn(3, 4).transpose(0, True)",
+    "torch.randn(3, 4).transpose(0, np.int64(1))",
+    "torch.randn(3).__getitem__(np.uint64(1))",
+    "torch.randn(3).__getitem__(slice(0, 2**63))",
+    "torch.randn(3).__getitem__(slice(0, 2**64))",
+    "torch.randn(3).__getitem__(slice(-2**64, 2))",
+    "torch.Tensor(np.zeros((2, 3)))",
+    "torch.Tensor(np.zeros((2, 3), dtype=np.int64))",
+    "torch.Tensor(2.5)",
+    "torch.Tensor(-1)",
+    "torch.Tensor(2, -1)",
+    "torch.randn(-1)",
+    "torch.randn(-1, 2)",
+    "torch.randn(3, device=-1)",
+    "torch.empty(3, memory_format=3)",
+    "torch.empty(3, layout=3)",
+]
+
+# Scalars: beyond 64 bits an OverflowError; in [2**63, 2**64) where torch refuses too
+SCALARS = [
+    "torch.full((2,), 2**63)",
+    "torch.full((2,), 2**64)",
+    "torch.tensor([4]).fill_(2**63)",
+    "torch.add(torch.tensor([4]), 2**64)",
+    "torch.add(torch.tensor([4.]), 2**64)",
+    "torch.tensor([4.]) + 2**64",
+    "torch.tensor([4]) + (-2**63 - 1)",
+    "torch.zeros(3).mul(2**64)",
+    "torch.randn(3).clamp(min=2**64)",
+    "torch.randn(3).clamp(min=2**1030)",
+]
+
+# sizes whose element count or storage does not fit int64 (root cause 3)
+SIZE_ARITHMETIC = [
+    "torch.randn(2**40, 2**40)",
+    "torch.randn(2**62, 4)",
+    "torch.Tensor([1, 2]).new_empty((2**62, 4))",
+    "torch.randn(3).expand(2**62, 2**62, 3)",
+    "torch.randn(3).as_strided((2**62, 4), (0, 0))",
+    "torch.randn(3).as_strided((2**62,), (1,))",
+    "torch.randn(3).as_strided((2,), (2**62,))",
+    "torch.randn(3).resize_(2**62, 4)",
+    "torch.diag(torch.randn(3), 2**63 - 1)",
+    "torch.diag(torch.randn(3, 3), 2**63 - 1)",
+    "torch.diag(torch.randn(3, 3), -2**63)",
+    "torch.diagonal(torch.randn(3, 3), -2**63)",
+    "torch.randn(3).as_strided((3, 2**62), (2**62, 1))",
+    "F.max_pool2d(torch.randn(1, 1, 4, 4), 2**62)",
+    "F.conv2d(torch.randn(1, 1, 4, 4), torch.randn(1, 1, 2, 2), padding=2**62)",
+    "F.conv2d(torch.randn(1, 1, 4, 4), torch.randn(1, 1, 2, 2), stride=2**62)",
+    "torch.randn(3, 4).view(3, 2**62)",
+    "torch.randn(3, 4).view(2**62, 2**62)",
+]
+
+
+# Python composites over other ops: their message names the inner op (expand, ones)
+COMPOSITE_INTLIST_OVERFLOW = [
+    "torch.randn(3).repeat(2**63)",
+    "torch.Tensor([1, 2]).new_ones(2, 2**63)",
+]
+
+
+CASES = ([(e, True) for e in INTLIST_OVERFLOW + INT_OVERFLOW + NUMPY_AND_KINDS + SCALARS + SIZE_ARITHMETIC] +
+         [(e, False) for e in COMPOSITE_INTLIST_OVERFLOW])
+
+
+@pytest.mark.parametrize("expr,same_text", CASES, ids=[e for e, _ in CASES])
+def test_matches_torch(expr, same_text):
+    check(expr, same_text)
+
+
+def test_overflowing_dims_are_not_dropped():
+    # the same reduction, with the dim given as an overflowing int: it used to reduce everything
+    x = cthtorch.randn(3, 4)
+    for bad in (lambda: x.sum(dim=(2**63,)), lambda: x.sum(dim=2**63), lambda: x.movedim(0, 2**63)):
+        with pytest.raises((TypeError, ValueError)):
+            bad()
+
+
+def test_legacy_constructor_copies_arrays_as_float32():
+    a = np.arange(6, dtype=np.int64).reshape(2, 3)
+    t = cthtorch.Tensor(a)
+    assert t.dtype == cthtorch.float32 and t.tolist() == torch.Tensor(a).tolist()
+    a[0, 0] = 100
+    assert t[0, 0].item() == 0   # a copy
+
+
+def test_invalid_combination_message():
+    # every overload is listed as PyTorch lists it: types and names, no raw format directives
+    for lib in (torch, cthtorch):
+        with pytest.raises(TypeError) as e:
+            lib.randn(3, 4).sum(dim=1.0)
+        msg = str(e.value)
+        assert msg.startswith("sum() received an invalid combination of arguments - got (")
+        assert "%" not in msg
+        assert "\n * (tuple of ints dim, bool keepdim = False, *, torch.dtype dtype = None)" in msg
+        assert "\n * (*, torch.dtype dtype = None)" in msg
+
+
+def test_anomaly_flag_with_ambiguous_tensor():
+    with pytest.raises(RuntimeError, match="ambiguous"):
+        cthtorch._C._set_anomaly_enabled(cthtorch.tensor([1, 2]))
+    assert not cthtorch.is_anomaly_enabled()
+
+
+# ---- from_numpy (item 7 of issue 16) ----
+
+def test_from_numpy_memmap(tmp_path):
+    path = str(tmp_path / "tokens.bin")
+    m = np.memmap(path, dtype=np.uint16, mode="w+", shape=(16,))
+    m[:] = np.arange(16)
+    m.flush()
+    data = np.memmap(path, dtype=np.uint16, mode="r")
+    x = cthtorch.from_numpy(data[2:6].astype(np.int64))   # the GPT training script's line
+    assert x.tolist() == [2, 3, 4, 5] and x.dtype == cthtorch.int64
+    m64 = np.memmap(str(tmp_path / "f.bin"), dtype=np.float32, mode="w+", shape=(4,))
+    t = cthtorch.from_numpy(m64)
+    t[1] = 7.0
+    assert m64[1] == 7.0   # shares memory, as torch does
+    del t, m64, m, data
+
+
+def test_from_numpy_subclass():
+    class Sub(np.ndarray):
+        pass
+    a = np.zeros(3).view(Sub)
+    assert str(cthtorch.from_numpy(a).dtype) == str(torch.from_numpy(a).dtype) == "torch.float64"
+
+
+def test_from_numpy_readonly_warns_and_shares():
+    a = np.arange(3.0)
+    a.flags.writeable = False
+    with warnings.catch_warnings(record=True) as w:
+        warnings.simplefilter("always")
+        t = cthtorch.from_numpy(a)
+    assert any(issubclass(x.category, UserWarning) and "not writable" in str(x.message) for x in w)
+    assert t.data_ptr() == a.ctypes.data
+
+
+def test_from_numpy_unaligned_copies():
+    buf = np.zeros(17, dtype=np.uint8)
+    a = np.frombuffer(buf.data, dtype=np.float32, count=4, offset=1)
+    assert not a.flags.aligned
+    t = cthtorch.from_numpy(a)   # torch shares it; cthtorch copies (its kernels load aligned)
+    assert t.tolist() == torch.from_numpy(a).tolist() and t.dtype == cthtorch.float32
+
+
+def test_from_numpy_refusals():
+    with pytest.raises(TypeError) as e:
+        cthtorch.from_numpy(np.zeros(2, dtype=np.complex128))
+    assert "complex128" in str(e.value) and "complex64, complex128" not in str(e.value)
+    check("torch.from_numpy(np.zeros(2, dtype='>f4'))")
