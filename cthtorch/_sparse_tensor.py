@@ -72,7 +72,7 @@ def add_rows(index, src, rows):
                            "check_invariants=True to see where" % rows)
     if src.dtype in (cthtorch.float32, cthtorch.float64) and src.numel():
         flat = src.reshape(src.shape[0], -1)
-        return cthtorch.embedding_dense_backward(flat, index, [rows, flat.shape[1]], -1, False).view(shape)
+        return cthtorch._C._internal.embedding_dense_backward(flat, index, [rows, flat.shape[1]], -1, False).view(shape)
     out = src.new_zeros(shape)
     return out.index_add(0, index, src) if src.shape[0] else out
 

@@ -418,3 +418,34 @@ def test_main_process_killed_workers_exit():
     workers = reps[0]["pids"]
     assert wait_gone(workers, limit=20) == []   # workers notice their parent is gone ...
     assert shm_segments(workers) == []           # ... and unlink the batches nobody will receive
+
+
+def test_unpicklable_exception_class_reaches_main_process():
+    # PyTorch hangs here: the worker's queue cannot pickle a class defined in a
+    # function, drops the error, and the main process waits for the batch.
+    p, reps, pid = run_child("""
+        def make():
+            class LocalError(Exception):
+                pass
+            class Bad(D.Dataset):
+                def __getitem__(self, i):
+                    if i == 3:
+                        raise LocalError("item %d cannot be loaded" % i)
+                    return os.getpid(), cthtorch.ones(3)
+                def __len__(self):
+                    return 8
+            return Bad()
+        pids = set()
+        try:
+            for b in D.DataLoader(make(), batch_size=1, num_workers=2):
+                pids.update(b[0].tolist())
+        except Exception as e:
+            report(type=type(e).__name__, msg=str(e), pids=sorted(pids))
+    """, limit=60)
+    assert p.returncode == 0, p.stderr
+    (r,) = reps
+    assert r["type"] == "RuntimeError"
+    assert r["msg"].startswith("Caught LocalError in DataLoader worker process 1.\nOriginal Traceback (most recent call last):")
+    assert ", in __getitem__" in r["msg"]   # the worker's traceback text
+    assert "LocalError: item 3 cannot be loaded" in r["msg"]
+    assert_clean(pid, r["pids"])

@@ -18,6 +18,8 @@ An entry:
     out: copy                      # out=, written from the impl's fresh result (impl takes no out)
     impl: at_add(self, other, alpha, out)   # default: at_<name>(args..., [out])
     module: nn                     # lives in _C._nn instead of _VariableFunctions
+    internal: true                 # a backward/LAPACK helper: only in _C._internal
+                                   #   (no method, not cthtorch.<name>, not _C._nn)
     view: true                     # result is a view of self (shares version)
     derivatives:                   # formulas in grad, grads[i], result, inputs
       self: grad                   #   and helper calls; inputs not listed get no
@@ -104,6 +106,12 @@ class Decl:
         self.inplace = bool(d.get("inplace", False))
         self.out = bool(d.get("out", False))
         self.module = d.get("module", "")
+        # Helpers our own formulas and composites call: PyTorch programs must not
+        # find them where they look, so they get a namespace of their own.
+        self.internal = bool(d.get("internal", False))
+        if self.internal:
+            self.module = "internal"
+            self.variants = ["function"]
         self.view = bool(d.get("view", False))
         self.impl = d.get("impl")
         self.derivs = d.get("derivatives") or {}
@@ -1052,7 +1060,7 @@ def main():
             groups.setdefault((mod, "f", d.name), []).append((d, False, d.out))
         if "method" in d.variants and not d.module:
             groups.setdefault(("", "m", d.name), []).append((d, False, False))
-        if d.inplace:
+        if d.inplace and not d.internal:
             groups.setdefault(("", "m", d.name + "_"), []).append((d, True, False))
             if "function" in d.variants:
                 groups.setdefault((d.module or "", "f", d.name + "_"), []).append((d, True, False))
@@ -1087,7 +1095,7 @@ def main():
         fh.write("/* ---- Python bindings ---- */\n")
         fh.write("\n\n".join(bind_bodies) + "\n\n")
         fh.write("PyMethodDef THP_generated_tensor_methods[] = {\n%s\n  {NULL}\n};\n\n" % "\n".join(tables["m"]))
-        mods = sorted(set(list(tables["f"].keys()) + ["", "nn", "linalg", "special", "fft"]))
+        mods = sorted(set(list(tables["f"].keys()) + ["", "nn", "linalg", "special", "fft", "internal"]))
         for mod in mods:
             fh.write("PyMethodDef THP_generated_functions_%s[] = {\n%s\n  {NULL}\n};\n\n"
                      % (mod or "main", "\n".join(tables["f"].get(mod, []))))

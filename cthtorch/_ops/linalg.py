@@ -27,7 +27,7 @@ def diag_embed(input, offset=0, dim1=-2, dim2=-1):
     if n >= 2**63:   # PyTorch's error for a size beyond int64
         raise RuntimeError("IntArrayRef contains an int that cannot be represented as a SymInt: %d" % (n - 2**64))
     # diagonal_backward scatters a diagonal into zeros (and is differentiable itself)
-    r = cthtorch.diagonal_backward(input, list(input.shape[:-1]) + [n, n], offset, nd - 2, nd - 1)
+    r = cthtorch._C._internal.diagonal_backward(input, list(input.shape[:-1]) + [n, n], offset, nd - 2, nd - 1)
     return r.movedim((nd - 2, nd - 1), (d1, d2))
 
 
@@ -57,7 +57,7 @@ def _tri_indices(row, col, offset, dtype, lower):
     if dtype not in (cthtorch.int64, cthtorch.int32):
         raise NotImplementedError("\"%s_indices\" not implemented for '%s'"
                                   % ("tril" if lower else "triu", _dtype_name(dtype)))
-    r = _C._VariableFunctions._tri_indices(row, col, offset, lower)
+    r = _C._internal._tri_indices(row, col, offset, lower)
     return r if dtype == cthtorch.int64 else r.to(dtype)
 
 

@@ -18,7 +18,7 @@ def polygamma(n, input):
         raise RuntimeError("polygamma(n, x) does not support negative n.")
     x = _floatify(input)
     # digamma, then psi^(n) by the Hurwitz zeta in C; each differentiates into the next order
-    return cthtorch.digamma(x) if n == 0 else _C._VariableFunctions._polygamma_n(n, x)
+    return cthtorch.digamma(x) if n == 0 else _C._internal._polygamma_n(n, x)
 
 
 def mvlgamma(input, p):

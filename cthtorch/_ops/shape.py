@@ -90,7 +90,7 @@ def _d(t):
 
 
 def _gather_values(input, dim, index):
-    return _VF._gather_c(_d(input), dim, _d(index))
+    return _C._internal._gather_c(_d(input), dim, _d(index))
 
 
 class _Gather(Function):
@@ -128,14 +128,14 @@ def take_along_dim(input, indices, dim=None):
 
 
 def _scatter_add_values(base, dim, index, src):
-    return _VF._scatter_c(_d(base), dim, _d(index), _d(src), 0, "sum")
+    return _C._internal._scatter_c(_d(base), dim, _d(index), _d(src), 0, "sum")
 
 
 def _scatter_values(base, dim, index, src, reduce=None):
     reduce = "none" if reduce is None else reduce
     if isinstance(src, cthtorch.Tensor):
-        return _VF._scatter_c(_d(base), dim, _d(index), src.detach(), 0, reduce)
-    return _VF._scatter_c(_d(base), dim, _d(index), None, src, reduce)
+        return _C._internal._scatter_c(_d(base), dim, _d(index), src.detach(), 0, reduce)
+    return _C._internal._scatter_c(_d(base), dim, _d(index), None, src, reduce)
 
 
 class _Scatter(Function):
@@ -513,4 +513,4 @@ def _index_add(self, dim, index, source, alpha):
         if self.dim() == 0:
             return (self.reshape(1).scatter_add(0, idx, src.reshape(-1))).reshape(())
         return scatter_add(self, d, idx, src)
-    return _VF._index_add_c(self.detach(), dim, _d(index), _d(source), alpha)
+    return _C._internal._index_add_c(self.detach(), dim, _d(index), _d(source), alpha)

@@ -266,9 +266,9 @@ def combinations(input, r=2, with_replacement=False):
 
 def histogram(input, bins=100, *, range=None, weight=None, density=False, out=None):
     """Reads range=(min, max) (a float list the op declarations cannot type
-    yet) and counts in C (cthtorch._histogram, src/ATen/ATBucketize.c)."""
+    yet) and counts in C (cthtorch._C._internal._histogram, src/ATen/ATBucketize.c)."""
     if isinstance(bins, cthtorch.Tensor):
-        r = cthtorch._histogram(input, 0, bins, None, None, weight, density)
+        r = cthtorch._C._internal._histogram(input, 0, bins, None, None, weight, density)
     else:
         lo = hi = None
         if range is not None:
@@ -276,5 +276,5 @@ def histogram(input, bins=100, *, range=None, weight=None, density=False, out=No
                 raise RuntimeError("torch.histogramdd: for a 1-dimensional histogram range should have 2 elements, "
                                    "but got %d" % len(range))
             lo, hi = float(range[0]), float(range[1])
-        r = cthtorch._histogram(input, bins, None, lo, hi, weight, density)
+        r = cthtorch._C._internal._histogram(input, bins, None, lo, hi, weight, density)
     return _rt.histogram(*r)

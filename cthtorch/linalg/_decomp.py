@@ -10,7 +10,7 @@ from cthtorch.linalg import _checks
 from cthtorch.linalg import _functions as F
 from cthtorch.linalg._checks import raise_info
 
-_VF = _C._VariableFunctions
+_VF = _C._internal   # the LAPACK helpers are not public ops
 
 # named tuples torch.return_types has and return_types.py lacks
 for _name, _fields in (("linalg_lu_factor", ("LU", "pivots")), ("linalg_lu_factor_ex", ("LU", "pivots", "info")),

@@ -1,11 +1,11 @@
-"""Autograd Functions over the LAPACK primitives (cthtorch._C._lapack_*):
+"""Autograd Functions over the LAPACK primitives (cthtorch._C._internal._lapack_*):
 forward runs LAPACK, backward is the usual matrix-calculus formula written
 with differentiable ops, so double backward works too."""
 import cthtorch
 from cthtorch import _C
 from cthtorch.autograd import Function
 
-_VF = _C._VariableFunctions
+_VF = _C._internal   # the LAPACK helpers are not public ops
 
 
 def _eye_like(A):

@@ -110,7 +110,7 @@ def conv_transpose2d(input, weight, bias=None, stride=1, padding=0, output_paddi
     # (a conv weight (Cin, Cout/groups, kh, kw) maps Cout channels to Cin, so groups carry over)
     cout = weight.shape[1] * groups
     zeros = cthtorch.zeros(n, cout, oh, ow, dtype=x.dtype)
-    gi = cthtorch.conv2d_backward(x, zeros, weight, list(s), list(p), list(d), groups, [1, 0, 0])[0] \
+    gi = cthtorch._C._internal.conv2d_backward(x, zeros, weight, list(s), list(p), list(d), groups, [1, 0, 0])[0] \
         if not x.requires_grad and not weight.requires_grad else _ConvT.apply(x, weight, (n, cout, oh, ow), s, p, d,
                                                                                groups)
     if bias is not None:
@@ -124,7 +124,7 @@ class _ConvT(cthtorch.autograd.Function):
         ctx.save_for_backward(x, weight)
         ctx.cfg = (out_shape, s, p, d, groups)
         z = cthtorch.zeros(out_shape, dtype=x.dtype)
-        return cthtorch.conv2d_backward(x, z, weight, list(s), list(p), list(d), groups, [1, 0, 0])[0]
+        return cthtorch._C._internal.conv2d_backward(x, z, weight, list(s), list(p), list(d), groups, [1, 0, 0])[0]
 
     @staticmethod
     def backward(ctx, g):
@@ -134,7 +134,7 @@ class _ConvT(cthtorch.autograd.Function):
         if ctx.needs_input_grad[0]:
             gx = cthtorch.conv2d(g, weight, None, list(s), list(p), list(d), groups)
         if ctx.needs_input_grad[1]:
-            gw = cthtorch.conv2d_backward(x, g, weight, list(s), list(p), list(d), groups, [0, 1, 0])[1]
+            gw = cthtorch._C._internal.conv2d_backward(x, g, weight, list(s), list(p), list(d), groups, [0, 1, 0])[1]
         return gx, gw, None, None, None, None, None
 
 

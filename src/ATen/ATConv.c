@@ -9,6 +9,7 @@
  * and runs im2col, GEMM and col2im on them alone (image_threads); otherwise
  * one thread drives and the GEMMs split across threads inside. */
 #include "ATConv.h"
+#include "ATArgChecks.h"
 #include "ATBlas.h"
 
 #include <float.h>
@@ -495,6 +496,8 @@ int at_conv2d_backward(THTensor **outs, const THTensor *grad, const THTensor *in
   THTensor *x = NULL, *w = NULL, *gy = NULL, *gi = NULL, *gw = NULL, *gbias = NULL;
   void *col = NULL, *gbuf = NULL;
   if (geom(xb, weight, stride, padding, dilation, groups, &g) < 0) goto done;
+  /* the loops read grad_output as (N, O, OH, OW) */
+  if (at_check_shape(gb, 4, (int64_t[]){ g.N, g.O, g.OH, g.OW }, "conv2d_backward", "grad_output") < 0) goto done;
   bool need_i = mask_at(output_mask, 0), need_w = mask_at(output_mask, 1), need_b = mask_at(output_mask, 2);
   THDtype ct = compute_type(input, weight);
   bool dbl = ct == TH_Double;

@@ -145,16 +145,21 @@ static int64_t *dim_offsets(const THTensor *t, const int *dims, int n, int64_t *
   return o;
 }
 
+/* index_select and index_copy take no negative indices (PyTorch raises);
+ * indexing, take, put and index_fill wrap them */
+static bool wraps_negative(ErrStyle style) { return style != ERR_SELECT && style != ERR_COPY; }
+
 /* off[j] += (iv[j], wrapped) * stride for every j, each checked against size;
  * -1 with the error of the first bad index. */
 static int add_offsets(int64_t *off, const int64_t *iv, int64_t nb, int64_t size, int64_t stride, ErrStyle style,
                        int dim) {
   int64_t badj = INT64_MAX;
+  bool wrap = wraps_negative(style);
   int nt = threads_for(nb);
 #pragma omp parallel for num_threads(nt) schedule(static) if (nt > 1) reduction(min : badj)
   for (int64_t j = 0; j < nb; j++) {
     int64_t v = iv[j];
-    if (v < 0) v += size;
+    if (v < 0 && wrap) v += size;
     if ((uint64_t)v >= (uint64_t)size) { if (j < badj) badj = j; continue; }
     off[j] += v * stride;
   }
@@ -295,7 +300,7 @@ done:
 #define OFF_CHECKED(j)                                                                            \
   {                                                                                               \
     int64_t v_ = iv[j];                                                                           \
-    if (v_ < 0) v_ += isize;                                                                      \
+    if (v_ < 0 && wrap) v_ += isize;                                                             \
     if ((uint64_t)v_ >= (uint64_t)isize) { if ((j) < badj) badj = (j); continue; }                \
     o = v_ * istride;                                                                             \
   }
@@ -344,7 +349,7 @@ static int plan_move(const Plan *P, char *slots, char *rows, int es, bool to_sel
   int64_t nb = P->nb, npost = P->npost, npre = P->npre, badj = INT64_MAX;
   int64_t isize = P->isize, istride = P->istride;
   const int64_t *post = P->post, *pre = P->pre, *off = P->off, *iv = P->iv;
-  bool contig = P->post_contig;
+  bool contig = P->post_contig, wrap = wraps_negative(P->style);
   /* a one-index gather of contiguous rows of a cache line or more reads rows
    * in the index's (random) order: prefetching a few rows ahead overlaps
    * their memory latency (row gathers of (100k, 64) floats: ~7.4 -> see commit) */

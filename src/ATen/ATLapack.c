@@ -30,6 +30,24 @@ static int check_input(const THTensor *A, const char *name) {
     THError_set(TH_ERR_RUNTIME, "%s: The input tensor A must have at least 2 dimensions.", name);
     return -1;
   }
+  /* LAPACK takes int dimensions */
+  if (A->sizes[A->ndim - 2] > INT32_MAX || A->sizes[A->ndim - 1] > INT32_MAX) {
+    THError_set(TH_ERR_RUNTIME, "%s: matrix dimensions larger than %d are not supported", name, INT32_MAX);
+    return -1;
+  }
+  return 0;
+}
+
+/* The routines that factor or solve with A read n x n matrices: a
+ * non-square A (only a bad internal call can pass one) would be read past
+ * its end. */
+static int check_square(const THTensor *A, const char *name) {
+  if (check_input(A, name) < 0) return -1;
+  if (A->sizes[A->ndim - 2] != A->sizes[A->ndim - 1]) {
+    THError_set(TH_ERR_RUNTIME, "%s: A must be batches of square matrices, but they are %lld by %lld matrices", name,
+                (long long)A->sizes[A->ndim - 2], (long long)A->sizes[A->ndim - 1]);
+    return -1;
+  }
   return 0;
 }
 
@@ -108,7 +126,7 @@ int at_lapack_lu(THTensor **outs, const THTensor *A) {
 }
 
 THTensor *at_lapack_lu_solve(const THTensor *LU, const THTensor *pivots, const THTensor *B, bool trans) {
-  if (check_input(LU, "linalg.lu_solve") < 0 || check_input(B, "linalg.lu_solve") < 0) return NULL;
+  if (check_square(LU, "linalg.lu_solve") < 0 || check_input(B, "linalg.lu_solve") < 0) return NULL;
   int64_t n = LU->sizes[LU->ndim - 1], k = B->sizes[B->ndim - 1], nb = nbatch(LU);
   if (LU->dtype != B->dtype || nbatch(B) != nb || B->sizes[B->ndim - 2] != n || THTensor_numel(pivots) != nb * n) {
     THError_set(TH_ERR_RUNTIME, "linalg.lu_solve: incompatible shapes of LU, pivots and B");
@@ -118,6 +136,13 @@ THTensor *at_lapack_lu_solve(const THTensor *LU, const THTensor *pivots, const T
   THTensor *p = x ? at_to_dtype(pivots, TH_Int32, true) : NULL;   /* a contiguous copy */
   if (!p) { THTensor_free(a); THTensor_free(x); return NULL; }
   const int32_t *piv = (const int32_t *)THTensor_data(p);
+  /* getrs swaps rows piv[i]-1 of B: a pivot outside [1, n] would write past it */
+  for (int64_t i = 0; i < nb * n; i++)
+    if (piv[i] < 1 || piv[i] > n) {
+      THError_set(TH_ERR_RUNTIME, "linalg.lu_solve: pivots must be between 1 and %lld, got %d", (long long)n, piv[i]);
+      THTensor_free(a); THTensor_free(x); THTensor_free(p);
+      return NULL;
+    }
   for (int64_t b = 0; b < nb && n > 0 && k > 0; b++) {
     int info = LAPACKE(LU->dtype, getrs, LAPACK_COL_MAJOR, trans ? 'T' : 'N', (int)n, (int)k,
                        (void *)mat(a, b, n * n), (int)n, piv + b * n, (void *)mat(x, b, n * k), (int)n);
@@ -129,7 +154,7 @@ THTensor *at_lapack_lu_solve(const THTensor *LU, const THTensor *pivots, const T
 }
 
 int at_lapack_cholesky(THTensor **outs, const THTensor *A, bool upper) {
-  if (check_input(A, "linalg.cholesky") < 0) return -1;
+  if (check_square(A, "linalg.cholesky") < 0) return -1;
   int64_t n = A->sizes[A->ndim - 1], B = nbatch(A);
   outs[0] = colmajor(A);
   outs[1] = new_batched(TH_Int32, A, 0, NULL);
@@ -149,7 +174,7 @@ int at_lapack_cholesky(THTensor **outs, const THTensor *A, bool upper) {
 }
 
 int at_lapack_eigh(THTensor **outs, const THTensor *A, bool upper, bool compute_v) {
-  if (check_input(A, "linalg.eigh") < 0) return -1;
+  if (check_square(A, "linalg.eigh") < 0) return -1;
   int64_t n = A->sizes[A->ndim - 1], B = nbatch(A);
   THTensor *w = colmajor(A);
   outs[0] = new_batched(A->dtype, A, 1, &n);
@@ -250,7 +275,7 @@ int at_lapack_qr(THTensor **outs, const THTensor *A, const char *mode) {
 
 THTensor *at_lapack_triangular_solve(const THTensor *A, const THTensor *B, bool upper, bool left,
                                      bool unitriangular) {
-  if (check_input(A, "linalg.solve_triangular") < 0 || check_input(B, "linalg.solve_triangular") < 0) return NULL;
+  if (check_square(A, "linalg.solve_triangular") < 0 || check_input(B, "linalg.solve_triangular") < 0) return NULL;
   int64_t n = A->sizes[A->ndim - 1], m = B->sizes[B->ndim - 2], k = B->sizes[B->ndim - 1], nb = nbatch(A);
   if (A->dtype != B->dtype || nbatch(B) != nb || (left ? m : k) != n) {
     THError_set(TH_ERR_RUNTIME, "linalg.solve_triangular: incompatible shapes of A and B");
@@ -277,6 +302,10 @@ THTensor *at_lapack_triangular_solve(const THTensor *A, const THTensor *B, bool 
 THTensor *at_lu_pivots_to_permutation(const THTensor *pivots, int64_t m) {
   if (pivots->ndim < 1) {
     THError_set(TH_ERR_RUNTIME, "lu_unpack: LU_pivots must have at least 1 dimension");
+    return NULL;
+  }
+  if (m < 0) {
+    THError_set(TH_ERR_RUNTIME, "lu_unpack: the number of rows must be non-negative, got %lld", (long long)m);
     return NULL;
   }
   int64_t k = pivots->sizes[pivots->ndim - 1], npiv = THTensor_numel(pivots);

@@ -1,6 +1,7 @@
 /* NN kernels (see ATNN.h). Inputs are made contiguous and viewed as
  * [outer, D, inner] (softmax) or [N, C, S] (batch norm) so loops are plain. */
 #include "ATNN.h"
+#include "ATArgChecks.h"
 #include "../TH/THMath.h"   /* simd declarations of expf/logf */
 
 #include <math.h>
@@ -308,6 +309,22 @@ THTensor *at_nll_loss_backward(const THTensor *grad, const THTensor *self, const
   gc = gcc;
   if (!gc) goto done;
   const double *g = (const double *)THTensor_data(gc);
+  /* a bad call (targets out of range, grad_output of the wrong size) must not read past w or g */
+  if (reduction < AT_REDUCTION_NONE || reduction > AT_REDUCTION_SUM) {
+    THError_set(TH_ERR_VALUE, "%lld is not a valid value for reduction", (long long)reduction);
+    goto done;
+  }
+  if (THTensor_numel(gc) != (reduction == AT_REDUCTION_NONE ? n.N * n.S : 1)) {
+    char b[256];
+    THError_set(TH_ERR_RUNTIME, "nll_loss_backward: grad_output of size %s does not match reduction %s",
+                THTensor_sizeStr(grad->ndim, grad->sizes, b, 256), reduction == AT_REDUCTION_NONE ? "'none'" : "'mean'/'sum'");
+    goto done;
+  }
+  for (int64_t k = 0; k < n.N * n.S; k++)
+    if (t[k] != ignore_index && (t[k] < 0 || t[k] >= n.C)) {
+      THError_set(TH_ERR_INDEX, "Target %lld is out of bounds.", (long long)t[k]);
+      goto done;
+    }
   double wsum = 0;
   if (reduction == AT_REDUCTION_MEAN)
     for (int64_t k = 0; k < n.N * n.S; k++)
@@ -468,9 +485,32 @@ done:
   return rc;
 }
 
+/* The norm backwards read grad_output (and the saved statistics) in the
+ * compute type of input (float, or double for double input), element for
+ * element with input: a bad call must not make them read past an end. */
+static THDtype compute_of(const THTensor *t) { return t->dtype == TH_Double ? TH_Double : TH_Float; }
+
+static int norm_backward_check(const THTensor *grad, const THTensor *input, const THTensor **stats, int nstats,
+                               const char *op) {
+  if (at_check_same_shape(grad, input, op, "grad_out", "input") < 0) return -1;
+  for (int i = -1; i < nstats; i++) {
+    const THTensor *t = i < 0 ? grad : stats[i];
+    if (t && compute_of(t) != compute_of(input)) {
+      THError_set(TH_ERR_RUNTIME, "%s: expected %s to have the same dtype as input, but got %s and %s", op,
+                  i < 0 ? "grad_out" : "the saved statistics", THDtype_info[t->dtype].name,
+                  THDtype_info[input->dtype].name);
+      return -1;
+    }
+  }
+  return 0;
+}
+
 int at_batch_norm_backward(THTensor **outs, const THTensor *grad, const THTensor *input, const THTensor *weight,
                            const THTensor *running_mean, const THTensor *running_var, const THTensor *save_mean,
                            const THTensor *save_invstd, bool training, double eps) {
+  if (at_check_ndim(input, 2, TH_MAX_DIMS, "native_batch_norm_backward", "input") < 0 ||
+      norm_backward_check(grad, input, NULL, 0, "native_batch_norm_backward") < 0)
+    return -1;
   int64_t N = input->sizes[0], C = input->sizes[1], S = (N * C != 0) ? THTensor_numel(input) / (N * C) : 1;
   THDtype ct, ct2;
   THTensor *x = as_compute(input, &ct), *g = x ? as_compute(grad, &ct2) : NULL, *dx = NULL;
@@ -680,6 +720,14 @@ int at_layer_norm_backward(THTensor **outs, const THTensor *grad, const THTensor
                            const THTensor *mean, const THTensor *rstd, const THTensor *weight) {
   int64_t R, M;
   if (ln_rows(input, shape, &R, &M) < 0) return -1;
+  const THTensor *stats[3] = { mean, rstd, weight };
+  if (norm_backward_check(grad, input, stats, 3, "native_layer_norm_backward") < 0) return -1;
+  if (THTensor_numel(mean) != R || THTensor_numel(rstd) != R || (weight && THTensor_numel(weight) != M)) {
+    THError_set(TH_ERR_RUNTIME, "native_layer_norm_backward: expected mean and rstd of %lld elements and weight of "
+                "%lld, got %lld, %lld and %lld", (long long)R, (long long)M, (long long)THTensor_numel(mean),
+                (long long)THTensor_numel(rstd), (long long)(weight ? THTensor_numel(weight) : M));
+    return -1;
+  }
   THDtype ct;
   THTensor *x = as_compute(input, &ct), *g = NULL, *mt = NULL, *st = NULL, *wt = NULL, *dx = NULL;
   int nt = R * M > 32768 ? at_get_num_threads() : 1;
@@ -769,8 +817,37 @@ THTensor *at_embedding(const THTensor *weight, const THTensor *indices) {
   return out;
 }
 
+/* embedding_dense_backward's arguments agree: it writes rows indices[i] of a
+ * (V, D) buffer from rows of grad, viewed as (numel(indices), D). */
+static int embedding_backward_check(const THTensor *grad, const THTensor *indices, const ATIntList *ws) {
+  const char *op = "embedding_dense_backward";
+  if (indices->dtype != TH_Int64 && indices->dtype != TH_Int32) {
+    THError_set(TH_ERR_RUNTIME, "Expected tensor for argument #2 'indices' to have one of the following scalar types: "
+                "Long, Int; but got %s instead (while checking arguments for embedding_backward)",
+                THDtype_info[indices->dtype].name);
+    return -1;
+  }
+  if (ws->n != 2 || ws->v[0] < 0 || ws->v[1] < 0) {
+    THError_set(TH_ERR_RUNTIME, "%s: weight_sizes must be two non-negative sizes (num_weights, embedding_dim)", op);
+    return -1;
+  }
+  int64_t rows = THTensor_numel(indices), D = ws->v[1];
+  if (grad->ndim < 1 || grad->sizes[grad->ndim - 1] != D || (D && THTensor_numel(grad) / D != rows)) {
+    char b[256];
+    THError_set(TH_ERR_RUNTIME, "%s: grad_output of size %s does not match %lld indices of embedding_dim %lld", op,
+                THTensor_sizeStr(grad->ndim, grad->sizes, b, 256), (long long)rows, (long long)D);
+    return -1;
+  }
+  if (at_check_index_range(indices, 0, ws->v[0], op, "index") < 0) {
+    THError_set(TH_ERR_INDEX, "index out of range in self");
+    return -1;
+  }
+  return 0;
+}
+
 THTensor *at_embedding_backward(const THTensor *grad, const THTensor *indices, const ATIntList *ws,
                                 int64_t padding_idx, bool scale_grad_by_freq) {
+  if (embedding_backward_check(grad, indices, ws) < 0) return NULL;
   int64_t V = ws->v[0], D = ws->v[1];
   THTensor *idx = at_to_dtype(indices, TH_Int64, false);
   THTensor *ic = idx ? at_contiguous(idx) : NULL;

@@ -12,7 +12,7 @@
  * (from d xhat_k/d x_j = r (delta_jk - 1/n - xhat_j xhat_k / n) and
  *  d r / d x_j = -r^2 xhat_j / n). In batch_norm's eval mode mean and r are
  * constants, so only the products remain. */
-#include "ATen.h"
+#include "ATArgChecks.h"
 
 #include <math.h>
 #include <stdbool.h>
@@ -79,10 +79,24 @@ static void free_bufs(NormBufs *b) {
 
 static int load_bufs(NormBufs *b, const THTensor *ggI, const THTensor *ggW, const THTensor *ggB,
                      const THTensor *grad, const THTensor *input, const THTensor *weight, const THTensor *mean,
-                     const THTensor *rstd, int dw_nd, const int64_t *dw_sizes) {
+                     const THTensor *rstd, int dw_nd, const int64_t *dw_sizes, int64_t ngroups, const char *op) {
   memset(b, 0, sizeof *b);
   if (!mean || !rstd) {
     THError_set(TH_ERR_RUNTIME, "normalization double backward needs the forward's mean and inverse std");
+    return -1;
+  }
+  /* the group loops index grad_out and ggI like input, the statistics per
+   * group and weight, ggW and ggB per weight element: a bad call must not
+   * make them read past an end */
+  int64_t wn = 1;
+  for (int i = 0; i < dw_nd; i++) wn *= dw_sizes[i];
+  if (at_check_same_shape(grad, input, op, "grad_out", "input") < 0 ||
+      (ggI && at_check_same_shape(ggI, input, op, "ggI", "input") < 0))
+    return -1;
+  if (THTensor_numel(mean) != ngroups || THTensor_numel(rstd) != ngroups || (weight && THTensor_numel(weight) != wn) ||
+      (ggW && THTensor_numel(ggW) != wn) || (ggB && THTensor_numel(ggB) != wn)) {
+    THError_set(TH_ERR_RUNTIME, "%s: expected the statistics to have %lld elements and weight, ggW and ggB %lld", op,
+                (long long)ngroups, (long long)wn);
     return -1;
   }
   if (!(b->x = dbl(input)) || !(b->g = dbl(grad)) || !(b->mt = dbl(mean)) || !(b->st = dbl(rstd)) ||
@@ -121,7 +135,8 @@ int at_layer_norm_double_backward(THTensor **outs, const THTensor *ggI, const TH
   int64_t R = M ? THTensor_numel(input) / M : 0;
   NormBufs b;
   int rc = -1;
-  if (load_bufs(&b, ggI, ggW, ggB, grad, input, weight, mean, rstd, shape->n, shape->v) == 0) {
+  if (load_bufs(&b, ggI, ggW, ggB, grad, input, weight, mean, rstd, shape->n, shape->v, R,
+                "layer_norm_double_backward") == 0) {
     double *ogo = (double *)THTensor_data(b.dgo), *ox = (double *)THTensor_data(b.dx);
     double *dw = (double *)THTensor_data(b.dw);
     for (int64_t r = 0; r < R; r++) {
@@ -141,12 +156,13 @@ int at_batch_norm_double_backward(THTensor **outs, const THTensor *ggI, const TH
                                   const THTensor *save_mean, const THTensor *save_invstd, bool training, double eps,
                                   const ATIntList *output_mask) {
   outs[0] = outs[1] = outs[2] = NULL;
+  if (at_check_ndim(input, 2, TH_MAX_DIMS, "batch_norm_double_backward", "input") < 0) return -1;
   int64_t N = input->sizes[0], C = input->ndim > 1 ? input->sizes[1] : 1;
   int64_t S = (N * C != 0) ? THTensor_numel(input) / (N * C) : 1;
   NormBufs b;
   int rc = -1;
   if (load_bufs(&b, ggI, ggW, ggB, grad, input, weight, training ? save_mean : running_mean,
-                training ? save_invstd : running_var, 1, &C) == 0) {
+                training ? save_invstd : running_var, 1, &C, C, "batch_norm_double_backward") == 0) {
     double *ogo = (double *)THTensor_data(b.dgo), *ox = (double *)THTensor_data(b.dx);
     double *dw = (double *)THTensor_data(b.dw);
     for (int64_t c = 0; c < C; c++) {   /* channel c: N blocks of S, C*S apart */

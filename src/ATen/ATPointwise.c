@@ -114,9 +114,29 @@ THTensor *at_div(const THTensor *a, const THTensor *b, const char *rounding, THT
 
 BIN(remainder, "remainder", R_SAME, TH_NUMERIC_TABLE(remainder_loop))
 BIN(fmod, "fmod", R_SAME, TH_NUMERIC_TABLE(fmod_loop))
-BIN(pow, "pow", R_SAME, TH_NUMERIC_TABLE(pow_loop))
+static const OpDef op_pow = { "pow", R_SAME, TH_NUMERIC_TABLE(pow_loop) };
+THTensor *at_pow(const THTensor *a, const THTensor *b, THTensor *out) {
+  /* a Python int exponent below zero has no integer answer (a tensor of
+   * them gives 0 and 1s, as PyTorch's) */
+  const THTensor *in[2] = { a, b };
+  if (b->wrapped_number && !THDtype_isFloating(b->dtype) && !THDtype_isFloating(at_result_type(2, in)) &&
+      at_item_int(b) < 0) {
+    THError_set(TH_ERR_RUNTIME, "Integers to negative integer powers are not allowed.");
+    return NULL;
+  }
+  return run_binary(&op_pow, a, b, out, NULL);
+}
 BIN(atan2, "atan2", R_FLOAT, TH_FLOATING_TABLE(atan2_loop))
-BIN(hypot, "hypot", R_FLOAT, TH_FLOATING_TABLE(hypot_loop))
+static const OpDef op_hypot = { "hypot", R_FLOAT, TH_FLOATING_TABLE(hypot_loop) };
+THTensor *at_hypot(const THTensor *a, const THTensor *b, THTensor *out) {
+  const THTensor *in[2] = { a, b };
+  THDtype common = at_result_type(2, in);
+  if (!THDtype_isFloating(common)) {   /* PyTorch's hypot does not promote integers */
+    THError_set(TH_ERR_NOTIMPL, "\"hypot_cpu\" not implemented for '%s'", THDtype_info[common].legacy);
+    return NULL;
+  }
+  return run_binary(&op_hypot, a, b, out, NULL);
+}
 BIN(copysign, "copysign", R_FLOAT, TH_FLOATING_TABLE(copysign_loop))
 BIN(maximum, "maximum", R_SAME, TH_ALL_TABLE(maximum_loop))
 BIN(minimum, "minimum", R_SAME, TH_ALL_TABLE(minimum_loop))
@@ -193,13 +213,27 @@ UN(trunc, U_ROUNDING, false, TH_FLOATING_TABLE(trunc_loop))
 UN(frac, U_SAME, false, TH_FLOATING_TABLE(frac_loop))
 UN(abs, U_SAME, false, { TH_INTEGRAL_ENTRIES(abs_loop), TH_FLOATING_ENTRIES(abs_loop) })
 UN(sign, U_SAME, false, TH_ALL_TABLE(sign_loop))
-UN(relu, U_SAME, false, TH_NUMERIC_TABLE(relu_loop))
 UN(isnan, U_PREDICATE, false, TH_FLOATING_TABLE(isnan_loop))
 UN(isinf, U_PREDICATE, false, TH_FLOATING_TABLE(isinf_loop))
 UN(isfinite, U_PREDICATE, true, TH_FLOATING_TABLE(isfinite_loop))
-UN(signbit, U_PREDICATE, false, TH_FLOATING_TABLE(signbit_loop))
+UN(signbit, U_PREDICATE, false, TH_NUMERIC_TABLE(signbit_loop))
 UN(bitwise_not, U_SAME, false, TH_INTEGRAL_BOOL_TABLE(bitwise_not_loop))
 UN(logical_not, U_PREDICATE, false, TH_ALL_TABLE(logical_not_loop))
+
+static const UnaryDef un_relu = { "relu", U_SAME, false, TH_NUMERIC_TABLE(relu_loop) };
+THTensor *at_relu(const THTensor *a, THTensor *out) {
+  if (a->dtype == TH_Bool) { THError_set(TH_ERR_RUNTIME, "Boolean inputs not supported for relu"); return NULL; }
+  return run_unary(&un_relu, a, out);
+}
+
+/* torch.square is pow(x, 2): a bool tensor squares to int64 */
+THTensor *at_square(const THTensor *a, THTensor *out) {
+  if (a->dtype != TH_Bool) return at_mul(a, a, out);
+  THTensor *l = at_to_dtype(a, TH_Int64, false);
+  THTensor *r = l ? at_mul(l, l, out) : NULL;
+  THTensor_free(l);
+  return r;
+}
 
 static const UnaryDef un_neg = { "neg", U_SAME, false, TH_NUMERIC_TABLE(neg_loop) };
 THTensor *at_neg(const THTensor *a, THTensor *out) {
@@ -419,6 +453,8 @@ static double hurwitz_zeta(double s, double q) {
   static const double B[12] = { 12.0, -720.0, 30240.0, -1209600.0, 47900160.0, -1.8924375803183791606e9,
                                 7.47242496e10, -2.950130727918164224e12, 1.1646782814350067249e14,
                                 -4.5979787224074726105e15, 1.8152105401943546773e17, -7.1661652561756670113e18 };
+  if (s == 1) return INFINITY;   /* the pole, and outside the domain below it (as Cephes) */
+  if (s < 1) return NAN;
   if (q <= 0) {
     if (q == floor(q)) return INFINITY;
     if (s != floor(s)) return NAN;
@@ -442,12 +478,50 @@ static double hurwitz_zeta(double s, double q) {
   return sum;
 }
 
-/* psi^(n)(x) = (-1)^(n+1) n! zeta(n + 1, x) for n >= 2 */
-static double polygamma_n(int64_t n, double x) {
-  if (n == 1) return trigamma1(x);
-  double f = 1;
-  for (int64_t k = 2; k <= n; k++) f *= (double)k;
-  return (n % 2 ? 1.0 : -1.0) * f * hurwitz_zeta((double)n + 1, x);
+/* Below this, psi^(n)(x) reflects to 1 - x: hurwitz_zeta steps q up to 9
+ * one at a time, so x = -1e15 + 0.5 would take 1e15 steps (PyTorch's
+ * kernel does take them, and cannot be interrupted). */
+#define POLYGAMMA_REFLECT_BELOW (-1e4)
+#define POLYGAMMA_MAX_REFLECT 170   /* n! overflows double beyond */
+
+/* d^n/dy^n cot(y) = Q_n(cot y), Q_0(c) = c, Q_{k+1}(c) = -(1 + c^2) Q_k'(c):
+ * q[0..n+1] gets Q_n's coefficients (n <= POLYGAMMA_MAX_REFLECT). */
+static void cot_derivative_coeffs(int n, double *q) {
+  double t[POLYGAMMA_MAX_REFLECT + 3];
+  memset(q, 0, (POLYGAMMA_MAX_REFLECT + 3) * sizeof(double));
+  q[1] = 1;
+  for (int k = 0; k < n; k++) {
+    memset(t, 0, sizeof t);
+    for (int j = 0; j <= k; j++) {   /* Q_k' has degree k: (j + 1) q[j + 1] c^j */
+      double d = (j + 1) * q[j + 1];
+      t[j] -= d;
+      t[j + 2] -= d;
+    }
+    memcpy(q, t, sizeof t);
+  }
+}
+
+/* psi^(n)(x) for n >= 1 as PyTorch computes it: n taken as a C int (so
+ * n = 2**32 + 2 is psi^(2), and n = 2**62 gives -inf), trigamma for 1, else
+ * (-1)^(n+1) exp(lgamma(n + 1)) zeta(n + 1, x): O(1) in n. Far below zero
+ * the reflection psi^(n)(x) = -pi^(n+1) Q_n(cot(pi x)) + (-1)^n psi^(n)(1 - x)
+ * keeps it O(1) in x too (qc: Q_n's coefficients, NULL when n is too large
+ * for it, where the answer is an overflow PyTorch would spend |x| steps on:
+ * NaN here). */
+static double polygamma_n(int64_t n, double x, const double *qc, bool single) {
+  int32_t n32 = (int32_t)(uint32_t)(uint64_t)n;
+  if (n32 == 1) return trigamma1(x);
+  if (x < POLYGAMMA_REFLECT_BELOW && x != floor(x) && n32 >= 2) {
+    if (!qc) return NAN;
+    /* cot(pi r) = tan(pi (1/2 - r)): exact at r = 1/2, where cos(pi r) is not */
+    double r = x - floor(x), c = tan(M_PI * (0.5 - r)), poly = 0;
+    for (int j = n32 + 1; j >= 0; j--) poly = poly * c + qc[j];
+    return -pow(M_PI, n32 + 1) * poly + (n32 % 2 ? -1.0 : 1.0) * polygamma_n(n, 1 - x, qc, single);
+  }
+  double s = (double)(int32_t)((uint32_t)n32 + 1u);   /* n + 1 in C int arithmetic, as PyTorch */
+  if (single)   /* float inputs: n! and zeta overflow and underflow in float, as in PyTorch's float kernel */
+    return (double)((n32 % 2 ? 1.0f : -1.0f) * (float)exp(lgamma((double)n32 + 1.0)) * (float)hurwitz_zeta(s, x));
+  return (n32 % 2 ? 1.0 : -1.0) * exp(lgamma((double)n32 + 1.0)) * hurwitz_zeta(s, x);
 }
 
 /* psi^(n) elementwise (n >= 1), computed in double; floating dtypes keep theirs */
@@ -457,8 +531,13 @@ THTensor *at_polygamma_n(int64_t n, const THTensor *self) {
   THTensor *d = at_to_dtype(self, TH_Double, true), *c = d ? at_contiguous(d) : NULL, *r = NULL;
   THTensor_free(d);
   if (!c) return NULL;
+  int32_t n32 = (int32_t)(uint32_t)(uint64_t)n;
+  double qc[POLYGAMMA_MAX_REFLECT + 3];
+  bool reflect = n32 >= 2 && n32 <= POLYGAMMA_MAX_REFLECT;
+  if (reflect) cot_derivative_coeffs(n32, qc);
   double *v = (double *)THTensor_data(c);
-  for (int64_t i = 0, m = THTensor_numel(c); i < m; i++) v[i] = polygamma_n(n, v[i]);
+  bool single = out_dt != TH_Double;
+  for (int64_t i = 0, m = THTensor_numel(c); i < m; i++) v[i] = polygamma_n(n, v[i], reflect ? qc : NULL, single);
   r = at_to_dtype(c, out_dt, false);
   THTensor_free(c);
   return r;

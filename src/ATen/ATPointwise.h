@@ -4,6 +4,8 @@
 #define AT_POINTWISE_H
 #include "ATen.h"
 
+/* square(x) = x * x; a bool x squares to int64, as pow(x, 2) */
+AT_API THTensor *at_square(const THTensor *self, THTensor *out);
 AT_API THTensor *at_clamp(const THTensor *self, ATOptScalar min, ATOptScalar max, THTensor *out);
 AT_API THTensor *at_clamp_tensor(const THTensor *self, const THTensor *min, const THTensor *max, THTensor *out);
 AT_API THTensor *at_lerp(const THTensor *self, const THTensor *end, const THTensor *weight, THTensor *out);

@@ -1,5 +1,6 @@
 /* Pooling kernels for NCHW tensors: max (with indices), average, adaptive.
  * Loops run over planes in parallel. */
+#include "ATArgChecks.h"
 #include "ATConv.h"
 
 #include <float.h>
@@ -157,7 +158,22 @@ int at_max_pool2d(THTensor **outs, const THTensor *input, const ATIntList *k, co
 MAXPOOL_BWD(float)
 MAXPOOL_BWD(double)
 
+/* The max-pool index helpers read planes of x (3-d or 4-d) at the flat
+ * positions indices holds (int64, -1 for none), one plane of indices per
+ * plane of x: check all of that before the loops trust it. */
+static int pool_indices_check(const THTensor *x, const THTensor *indices, const char *op) {
+  if (at_check_ndim(x, 3, 4, op, "self") < 0 || at_check_int64(indices, op, "indices") < 0 ||
+      at_check_ndim(indices, x->ndim, x->ndim, op, "indices") < 0)
+    return -1;
+  for (int d = 0; d < x->ndim - 2; d++)
+    if (indices->sizes[d] != x->sizes[d]) return at_check_same_shape(indices, x, op, "indices", "self");
+  return at_check_index_range(indices, -1, x->sizes[x->ndim - 2] * x->sizes[x->ndim - 1], op, "index");
+}
+
 THTensor *at_max_pool2d_backward(const THTensor *grad, const THTensor *input, const THTensor *indices) {
+  if (pool_indices_check(input, indices, "max_pool2d_with_indices_backward") < 0 ||
+      at_check_same_shape(grad, indices, "max_pool2d_with_indices_backward", "grad_output", "indices") < 0)
+    return NULL;
   int64_t H = input->sizes[input->ndim - 2], W = input->sizes[input->ndim - 1];
   int64_t P = THTensor_numel(input) / ((H * W != 0) ? H * W : 1);
   THDtype ct = input->dtype == TH_Double ? TH_Double : TH_Float;
@@ -220,6 +236,9 @@ THTensor *at_avg_pool2d_backward(const THTensor *grad, const THTensor *input, co
                                  const ATIntList *p, bool ceil_mode, bool cip, ATOptInt divisor) {
   PoolGeom g;
   if (pool_geom(input, k, s, p, NULL, ceil_mode, &g, "avg_pool2d") < 0) return NULL;
+  int64_t osz[4];
+  out_sizes(input, g.OH, g.OW, osz);
+  if (at_check_shape(grad, input->ndim, osz, "avg_pool2d_backward", "grad_output") < 0) return NULL;
   THTensor *gy = at_contiguous_as(grad, TH_Double), *gi = gy ? THTensor_new(TH_Double, input->ndim, input->sizes) : NULL, *r = NULL;
   if (gi) {
     const double *gd = (const double *)THTensor_data(gy);
@@ -287,6 +306,14 @@ THTensor *at_adaptive_avg_pool2d(const THTensor *input, const ATIntList *os) {
 }
 
 THTensor *at_adaptive_avg_pool2d_backward(const THTensor *grad, const THTensor *input) {
+  const char *op = "adaptive_avg_pool2d_backward";
+  if (at_check_ndim(input, 3, 4, op, "self") < 0 || at_check_ndim(grad, input->ndim, input->ndim, op, "grad_output") < 0)
+    return NULL;
+  for (int d = 0; d < input->ndim - 2; d++)
+    if (grad->sizes[d] != input->sizes[d]) {
+      at_check_same_shape(grad, input, op, "grad_output", "self");
+      return NULL;
+    }
   int64_t H = input->sizes[input->ndim - 2], W = input->sizes[input->ndim - 1];
   int64_t OH = grad->sizes[grad->ndim - 2], OW = grad->sizes[grad->ndim - 1];
   int64_t P = THTensor_numel(input) / ((H * W != 0) ? H * W : 1);
@@ -347,6 +374,7 @@ int at_adaptive_max_pool2d(THTensor **outs, const THTensor *input, const ATIntLi
 /* The adjoint of max_pool2d's backward (its double backward): each output
  * position takes ggI at the input position its window picked. */
 THTensor *at_max_pool2d_take(const THTensor *self, const THTensor *indices) {
+  if (pool_indices_check(self, indices, "_max_pool2d_take") < 0) return NULL;
   int64_t H = self->sizes[self->ndim - 2], W = self->sizes[self->ndim - 1];
   int64_t P = THTensor_numel(self) / (H * W != 0 ? H * W : 1);
   int64_t L = THTensor_numel(indices) / (P ? P : 1);
@@ -372,6 +400,7 @@ THTensor *at_max_pool2d_take(const THTensor *self, const THTensor *indices) {
 /* adaptive_avg_pool2d of self to like's trailing two sizes (the adjoint of
  * adaptive_avg_pool2d_backward, for double backward) */
 THTensor *at_adaptive_avg_pool2d_like(const THTensor *self, const THTensor *like) {
+  if (at_check_ndim(like, 2, TH_MAX_DIMS, "_adaptive_avg_pool2d_like", "like") < 0) return NULL;
   ATIntList os = { 2, { like->sizes[like->ndim - 2], like->sizes[like->ndim - 1] } };
   return at_adaptive_avg_pool2d(self, &os);
 }

@@ -1,5 +1,6 @@
 /* Reductions: sum and mean here; the driver (ATReduce.h) serves the rest. */
 #include "ATReduce.h"
+#include "ATArgChecks.h"
 #include "../TH/THKernels.h"
 
 #include <omp.h>
@@ -318,7 +319,13 @@ THTensor *at_amax(const THTensor *self, const ATIntList *dims, bool keepdim, boo
   if (!w) return NULL;
   if (at_reduce_prepare(w, dims, keepdim, &r) < 0) { THTensor_free(w); return NULL; }
   if (r.K == 0 && r.M > 0) {
-    THError_set(TH_ERR_INDEX, "%s(): Expected reduction dim to have non-zero size.", is_max ? "amax" : "amin");
+    int zd = 0;
+    while (zd < self->ndim - 1 && !(r.reduced[zd] && self->sizes[zd] == 0)) zd++;
+    if (!dims || dims->n == 0)
+      THError_set(TH_ERR_RUNTIME, "%s(): Expected reduction dim to be specified for input.numel() == 0. Specify the "
+                  "reduction dim with the 'dim' argument.", is_max ? "amax" : "amin");
+    else
+      THError_set(TH_ERR_INDEX, "%s(): Expected reduction dim %d to have non-zero size.", is_max ? "amax" : "amin", zd);
     at_reduce_release(&r);
     THTensor_free(w);
     return NULL;
@@ -349,9 +356,11 @@ THTensor *at_amax(const THTensor *self, const ATIntList *dims, bool keepdim, boo
 }
 
 THTensor *at_argmax(const THTensor *self, ATOptInt dim, bool keepdim, bool is_max) {
+  const char *name = is_max ? "argmax" : "argmin";
+  if (self->dtype == TH_Bool) { THError_set(TH_ERR_RUNTIME, "%s(): does not support bool input", name); return NULL; }
   if (!dim.has) {
     if (THTensor_numel(self) == 0) {
-      THError_set(TH_ERR_RUNTIME, "%s(): Expected reduction dim to be specified for input.numel() == 0.", is_max ? "argmax" : "argmin");
+      THError_set(TH_ERR_INDEX, "%s(): Expected reduction dim to be specified for input.numel() == 0.", name);
       return NULL;
     }
     ATIntList shape = { 1, { THTensor_numel(self) } };
@@ -369,6 +378,12 @@ THTensor *at_argmax(const THTensor *self, ATOptInt dim, bool keepdim, bool is_ma
       return r;
     }
     return outs[1];
+  }
+  int64_t d;
+  if (at_wrap_dim(dim.v, self->ndim, &d) < 0) return NULL;
+  if (self->ndim > 0 && self->sizes[d] == 0) {
+    THError_set(TH_ERR_INDEX, "%s(): Expected reduction dim %lld to have non-zero size.", name, (long long)d);
+    return NULL;
   }
   THTensor *outs[2];
   if (at_max_dim(outs, self, dim.v, keepdim, is_max) < 0) return NULL;
@@ -485,8 +500,10 @@ THTensor *at_logsumexp(const THTensor *self, const ATIntList *dims, bool keepdim
     for (int64_t m = 0; m < r.M; m++) {
       const double *p = (const double *)(r.data + m * r.sm * 8);
       double mx = -INFINITY;
-      for (int64_t k = 0; k < r.K; k++) if (p[k * r.sk] > mx) mx = p[k * r.sk];
-      if (isinf(mx)) { ((double *)THTensor_data(out))[m] = mx; continue; }
+      bool nan = false;
+      for (int64_t k = 0; k < r.K; k++) { if (p[k * r.sk] > mx) mx = p[k * r.sk]; nan |= isnan(p[k * r.sk]); }
+      /* a NaN anywhere wins, even beside an inf (PyTorch's max propagates it) */
+      if (nan || isinf(mx)) { ((double *)THTensor_data(out))[m] = nan ? NAN : mx; continue; }
       double s = 0;
       for (int64_t k = 0; k < r.K; k++) s += exp(p[k * r.sk] - mx);
       ((double *)THTensor_data(out))[m] = mx + log(s);
@@ -499,10 +516,39 @@ THTensor *at_logsumexp(const THTensor *self, const ATIntList *dims, bool keepdim
   return res;
 }
 
+/* scatter_grad and gather_grad walk a (outer, D, inner) layout of one tensor
+ * along dim and the (outer, Dg, inner) layout of the other: both must agree
+ * on every dim but dim, and the indices must be integers (read as int64). */
+static int along_dim_check(const THTensor *a, const THTensor *b, int64_t d, const char *op, const char *an,
+                           const char *bn) {
+  bool ok = a->ndim == b->ndim;
+  for (int i = 0; ok && i < a->ndim; i++) ok = i == d || a->sizes[i] == b->sizes[i];
+  if (ok) return 0;
+  char b1[256], b2[256];
+  THError_set(TH_ERR_RUNTIME, "%s: expected %s and %s to have the same size apart from dimension %lld, but got %s and %s",
+              op, an, bn, (long long)d, THTensor_sizeStr(a->ndim, a->sizes, b1, 256),
+              THTensor_sizeStr(b->ndim, b->sizes, b2, 256));
+  return -1;
+}
+
+static int integral_check(const THTensor *t, const char *op, const char *arg) {
+  if (THDtype_isIntegral(t->dtype, false)) return 0;
+  THError_set(TH_ERR_RUNTIME, "%s: expected %s to be an integer tensor, but got %s", op, arg, THDtype_info[t->dtype].name);
+  return -1;
+}
+
 THTensor *at_scatter_grad(const THTensor *grad, int64_t dim, const THTensor *indices, const ATIntList *sizes,
                           bool keepdim) {
   int64_t d;
   if (at_wrap_dim(dim, sizes->n, &d) < 0) return NULL;
+  if (integral_check(indices, "scatter_grad", "indices") < 0 ||
+      at_check_same_shape(grad, indices, "scatter_grad", "grad_output", "indices") < 0)
+    return NULL;
+  if (sizes->n > 0 && grad->ndim != sizes->n - (keepdim ? 0 : 1)) {
+    THError_set(TH_ERR_RUNTIME, "scatter_grad: grad_output has %d dimensions, sizes %d (keepdim=%d)", grad->ndim,
+                sizes->n, (int)keepdim);
+    return NULL;
+  }
   const THTensor *g = grad, *ix = indices;
   THTensor *gu = NULL, *iu = NULL;
   if (!keepdim && sizes->n > 0) {
@@ -513,6 +559,10 @@ THTensor *at_scatter_grad(const THTensor *grad, int64_t dim, const THTensor *ind
   }
   THTensor *gd = work_copy(g), *ic = gd ? work_copy(ix) : NULL, *out = NULL;
   THTensor *acc = ic ? THTensor_new(TH_Double, sizes->n, sizes->v) : NULL;
+  if (acc && sizes->n > 0 && along_dim_check(acc, g, d, "scatter_grad", "sizes", "grad_output") < 0) {
+    THTensor_free(acc);
+    acc = NULL;
+  }
   if (acc) {
     memset(THTensor_data(acc), 0, THTensor_numel(acc) * sizeof(double));
     THTensor *tmpl = acc;
@@ -587,6 +637,16 @@ static THTensor *prod_kernel(ProdGradMode mode, const THTensor *a, const THTenso
   if (at_reduce_prepare(xd, dims, keepdim, &rx) < 0) goto done;
   if (ad && at_reduce_prepare(ad, dims, keepdim, &ra) < 0) { at_reduce_release(&rx); goto done; }
   int64_t M = rx.M, K = rx.K;
+  /* the lines read grad once per reduced line and a like self */
+  bool bad_grad = grad && THTensor_numel(grad) != M;
+  if (bad_grad)
+    THError_set(TH_ERR_RUNTIME, "prod_backward: grad_output has %lld elements, the reduction %lld",
+                (long long)THTensor_numel(grad), (long long)M);
+  if (bad_grad || (a && at_check_same_shape(a, self, "prod_backward", "ggI", "self") < 0)) {
+    if (ad) at_reduce_release(&ra);
+    at_reduce_release(&rx);
+    goto done;
+  }
   gc = grad ? work_copy(grad) : NULL;
   flat = (grad && !gc) ? NULL : THTensor_new(TH_Double, 1, &(int64_t){ mode == PROD_GGRAD ? M : M * K });
   buf = flat ? malloc((size_t)(3 * (K + 1)) * sizeof(double)) : NULL;
@@ -630,9 +690,16 @@ THTensor *at_prod_backward_gself(const THTensor *ggI, const THTensor *grad, cons
  * false the indices lack dim and so does the result. */
 THTensor *at_gather_grad(const THTensor *self, int64_t dim, const THTensor *indices, bool keepdim) {
   int64_t d;
+  if (integral_check(indices, "gather_grad", "indices") < 0) return NULL;
   if (self->ndim == 0) return at_to_dtype(self, self->dtype, true);
   if (at_wrap_dim(dim, self->ndim, &d) < 0) return NULL;
+  if (indices->ndim != self->ndim - (keepdim ? 0 : 1)) {
+    THError_set(TH_ERR_RUNTIME, "gather_grad: indices has %d dimensions, self %d (keepdim=%d)", indices->ndim,
+                self->ndim, (int)keepdim);
+    return NULL;
+  }
   THTensor *iu = (!keepdim) ? at_unsqueeze(indices, d) : THTensor_retain((THTensor *)indices);
+  if (iu && along_dim_check(self, iu, d, "gather_grad", "self", "indices") < 0) { THTensor_free(iu); return NULL; }
   THTensor *x = iu ? work_copy(self) : NULL, *ic = x ? work_copy(iu) : NULL, *acc = NULL, *out = NULL;
   if (ic && (acc = THTensor_new(TH_Double, iu->ndim, iu->sizes))) {
     int64_t outer, D, inner, Dg = iu->sizes[d];

@@ -2,6 +2,7 @@
  * input as [outer, D, inner]; the TH kernel runs blocks of outer rows and
  * inner columns, which are split between threads here. */
 #include "ATScan.h"
+#include "ATArgChecks.h"
 
 #include "ATConv.h"   /* at_contiguous_as */
 
@@ -112,6 +113,10 @@ static void cumprod_line(int mode, const double *x, const double *g, const doubl
 static THTensor *cumprod_kernel(int mode, const THTensor *a, const THTensor *grad, const THTensor *self,
                                 int64_t dim) {
   int64_t d;
+  /* the lines read grad and ggI element for element with self */
+  if (at_check_same_shape(grad, self, "cumprod_backward", "grad_output", "self") < 0 ||
+      (a && at_check_same_shape(a, self, "cumprod_backward", "ggI", "self") < 0))
+    return NULL;
   if (self->ndim == 0) return at_to_dtype(mode == CUMPROD_BWD ? grad : mode == CUMPROD_GGRAD ? a : self, self->dtype, true);
   if (at_wrap_dim(dim, self->ndim, &d) < 0) return NULL;
   int last = self->ndim - 1;

@@ -590,8 +590,12 @@ THTensor *at_repeat_interleave_backward(const THTensor *grad, const ATIntList *s
   THTensor *r = NULL;
   if (!repeats || THTensor_numel(repeats) == 1) {
     /* every slice repeated k times: grad viewed as (outer, n, k, inner), summed over k */
-    int64_t k = repeats ? (repeats->dtype == TH_Int32 ? *(const int32_t *)THTensor_data(repeats)
-                                                      : *(const int64_t *)THTensor_data(repeats)) : repeat;
+    if (repeats && !THDtype_isIntegral(repeats->dtype, false)) {
+      THError_set(TH_ERR_RUNTIME, "repeat_interleave_backward: repeats has to be an integer tensor, got %s",
+                  THDtype_info[repeats->dtype].name);
+      return NULL;
+    }
+    int64_t k = repeats ? at_item_int(repeats) : repeat;
     ATIntList v4 = {4, {outer, n, k, inner}}, two = {1, {2}};
     THTensor *g4 = at_reshape(grad, &v4);
     THTensor *s = g4 ? at_sum(g4, &two, false, grad->dtype, NULL) : NULL;

@@ -76,6 +76,10 @@ THTensor *at_tri_indices(int64_t row, int64_t col, int64_t offset, bool lower) {
                 (long long)(row < 0 ? row : col));
     return NULL;
   }
+  if (row >= INT64_MAX / 16) {   /* (row + 1) * 8 bytes would wrap */
+    THError_set(TH_ERR_MEMORY, "tri_indices: %lld rows are too many", (long long)row);
+    return NULL;
+  }
   /* row i starts at start[i] in the output: a prefix sum of the kept widths */
   int64_t *start = malloc((size_t)(row + 1) * sizeof(int64_t));
   if (!start) { THError_set(TH_ERR_MEMORY, "tri_indices: out of memory"); return NULL; }

@@ -49,7 +49,12 @@ THTensor *at_unfold_backward(const THTensor *g, const ATIntList *sizes, int64_t 
   if (!z) return NULL;
   int64_t d;
   if (at_wrap_dim(dim, sizes->n, &d) < 0) { THTensor_free(z); return NULL; }
-  int64_t nwin = g->ndim ? g->sizes[d] : 1;
+  if (g->ndim != sizes->n + 1) {   /* unfold's result: the base's dims and the window */
+    THError_set(TH_ERR_RUNTIME, "unfold_backward: expected grad with %d dimensions, got %d", sizes->n + 1, g->ndim);
+    THTensor_free(z);
+    return NULL;
+  }
+  int64_t nwin = g->sizes[d];
   for (int64_t w = 0; w < nwin; w++) {
     THTensor *gw = at_select(g, d, w);              /* [..., size] window */
     THTensor *zw = gw ? at_narrow(z, d, w * step, size) : NULL;
@@ -68,6 +73,15 @@ THTensor *at_unfold_backward(const THTensor *g, const ATIntList *sizes, int64_t 
  * the sum of their gradients (accumulated element by element). */
 THTensor *at_as_strided_backward(const THTensor *g, const THTensor *self, const ATIntList *size,
                                  const ATIntList *stride, ATOptInt offset) {
+  /* the walk below steps through g by the view's size */
+  int64_t vn = 1;
+  for (int k = 0; k < size->n; k++) vn *= size->v[k];
+  if (size->n != stride->n || THTensor_numel(g) != vn) {
+    char b[256];
+    THError_set(TH_ERR_RUNTIME, "as_strided_backward: grad of size %s does not match the view's size and stride",
+                THTensor_sizeStr(g->ndim, g->sizes, b, 256));
+    return NULL;
+  }
   int64_t need = self->storage->nbytes / THDtype_size(self->dtype);
   ATIntList flat = { 1, { need } };
   THTensor *storage_grad = at_full(&flat, at_scalar_int(0), g->dtype);

@@ -35,7 +35,7 @@ TH_DECLARE_FLOATING(ceil_loop) TH_DECLARE_FLOATING(floor_loop) TH_DECLARE_FLOATI
 TH_DECLARE_FLOATING(trunc_loop) TH_DECLARE_FLOATING(frac_loop)
 TH_DECLARE_NUMERIC(neg_loop) TH_DECLARE_ALL(abs_loop) TH_DECLARE_ALL(sign_loop) TH_DECLARE_NUMERIC(relu_loop)
 TH_DECLARE_FLOATING(isnan_loop) TH_DECLARE_FLOATING(isinf_loop) TH_DECLARE_FLOATING(isfinite_loop)
-TH_DECLARE_FLOATING(signbit_loop)
+TH_DECLARE_NUMERIC(signbit_loop)
 TH_DECLARE_INTEGRAL(bitwise_not_loop) TH_DECLARE_BOOL(bitwise_not_loop) TH_DECLARE_INTEGRAL(identity_loop)
 TH_DECLARE_ALL(logical_not_loop) TH_DECLARE_ALL(nonzero_loop)
 

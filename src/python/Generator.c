@@ -22,14 +22,23 @@ static void gen_dealloc(THPGenerator *g) {
   Py_TYPE(g)->tp_free((PyObject *)g);
 }
 
+/* PyTorch's seed range: [-2**63, 2**64): a negative seed is taken modulo
+ * 2**64, anything outside is a ValueError (not silently masked). */
 static PyObject *gen_manual_seed(THPGenerator *g, PyObject *seed) {
-  PyObject *mask = PyLong_FromUnsignedLongLong(0xffffffffffffffffULL);
-  PyObject *s = mask ? PyNumber_And(seed, mask) : NULL;
-  Py_XDECREF(mask);
-  if (!s) return NULL;
-  unsigned long long v = PyLong_AsUnsignedLongLong(s);
-  Py_DECREF(s);
-  if (v == (unsigned long long)-1 && PyErr_Occurred()) return NULL;
+  if (!PyLong_Check(seed) || PyBool_Check(seed)) {
+    PyErr_Format(PyExc_RuntimeError, "manual_seed expected a long, but got %s", Py_TYPE(seed)->tp_name);
+    return NULL;
+  }
+  unsigned long long v = PyLong_AsUnsignedLongLong(seed);
+  if (v == (unsigned long long)-1 && PyErr_Occurred()) {
+    PyErr_Clear();
+    long long sv = PyLong_AsLongLong(seed);
+    if (sv == -1 && PyErr_Occurred()) {
+      PyErr_SetString(PyExc_ValueError, "Overflow when unpacking long long");
+      return NULL;
+    }
+    v = (unsigned long long)sv;
+  }
   pthread_mutex_lock(&g->gen->mutex);
   THGenerator_manualSeed(g->gen, v);
   pthread_mutex_unlock(&g->gen->mutex);

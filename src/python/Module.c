@@ -14,7 +14,8 @@ int THP_initNodes(PyObject *m);
 int THP_initEngine(PyObject *m);
 int THP_initStorage(PyObject *m);
 extern PyMethodDef THP_generated_functions_main[], THP_generated_functions_nn[],
-    THP_generated_functions_linalg[], THP_generated_functions_special[], THP_generated_functions_fft[];
+    THP_generated_functions_linalg[], THP_generated_functions_special[], THP_generated_functions_fft[],
+    THP_generated_functions_internal[];
 
 static PyObject *set_grad_enabled(PyObject *m, PyObject *arg) {
   int v = PyObject_IsTrue(arg);
@@ -177,7 +178,9 @@ PyMODINIT_FUNC PyInit__C(void) {
   if (make_submodule(m, "_nn", THP_generated_functions_nn) < 0 ||
       make_submodule(m, "_linalg", THP_generated_functions_linalg) < 0 ||
       make_submodule(m, "_special", THP_generated_functions_special) < 0 ||
-      make_submodule(m, "_fft", THP_generated_functions_fft) < 0)
+      make_submodule(m, "_fft", THP_generated_functions_fft) < 0 ||
+      /* backward/LAPACK helpers of our own formulas and composites (internal: true) */
+      make_submodule(m, "_internal", THP_generated_functions_internal) < 0)
     goto fail;
   PyModule_AddIntConstant(m, "_max_dims", TH_MAX_DIMS);
   at_blas_set_threads(at_get_num_threads());

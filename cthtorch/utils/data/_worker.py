@@ -3,6 +3,7 @@ single-process and the multi-process iterators use to turn an index into a
 batch."""
 import itertools
 import os
+import pickle
 import queue
 import random
 import signal
@@ -42,18 +43,32 @@ class KeyErrorMessage(str):
         return self
 
 
+def _crosses_processes(cls):
+    try:
+        return pickle.loads(pickle.dumps(cls)) is cls
+    except Exception:  # noqa: BLE001 - pickling fails with many exception types
+        return False
+
+
 class ExceptionWrapper:
     """An exception with its formatted traceback, picklable across processes."""
 
     def __init__(self, exc_info=None, where="in background"):
         if exc_info is None:
             exc_info = sys.exc_info()
-        self.exc_type = exc_info[0]
+        # A class the queue cannot pickle (one defined in a function, say)
+        # would be dropped by the queue's feeder thread and the main process
+        # would wait for the batch forever: send only its name then.
+        self.exc_type = exc_info[0] if _crosses_processes(exc_info[0]) else None
+        self.exc_type_name = exc_info[0].__name__
         self.exc_msg = "".join(traceback.format_exception(*exc_info))
         self.where = where
 
     def reraise(self):
-        msg = "Caught %s %s.\nOriginal %s" % (self.exc_type.__name__, self.where, self.exc_msg)
+        msg = "Caught %s %s.\nOriginal %s" % (self.exc_type_name, self.where, self.exc_msg)
+        if self.exc_type is None:
+            raise RuntimeError(msg + "\n(the exception's class could not be pickled, so it is re-raised as a "
+                                     "RuntimeError)")
         if self.exc_type is KeyError:
             msg = KeyErrorMessage(msg)
         elif getattr(self.exc_type, "message", None):

@@ -1,0 +1,202 @@
+"""The backward/LAPACK helpers our derivative formulas and composites call
+live in cthtorch._C._internal, out of the places PyTorch programs look, and
+each still checks its arguments: a bad call (ours, or a user reaching in)
+raises instead of reading or writing out of bounds (issue 16)."""
+import glob
+import os
+import sys
+
+import pytest
+
+import cthtorch as ct
+import cthtorch.nn.functional as F
+from oracle import require_torch
+
+torch = require_torch()
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(ROOT, "tools"))
+import generate_code  # noqa: E402
+
+I = ct._C._internal
+INTERNAL = sorted({d.name for d in generate_code.load_decls(
+    sorted(glob.glob(os.path.join(ROOT, "src", "ATen", "declarations", "*.yaml")))) if d.internal})
+
+
+def test_internal_namespace_holds_every_internal_declaration():
+    assert len(INTERNAL) > 50
+    assert [n for n in INTERNAL if not callable(getattr(I, n, None))] == []
+
+
+@pytest.mark.parametrize("where", ["torch", "Tensor", "_VariableFunctions", "_nn", "nn.functional"])
+def test_internal_helpers_are_not_where_pytorch_programs_look(where):
+    holder = {"torch": ct, "Tensor": ct.Tensor, "_VariableFunctions": ct._C._VariableFunctions, "_nn": ct._C._nn,
+              "nn.functional": F}[where]
+    reachable = [n for n in INTERNAL if hasattr(holder, n) or hasattr(holder, n + "_")]
+    assert reachable == []
+
+
+def test_torch_has_none_of_them_either():
+    # what torch exports under these names we must export too: keep the list honest
+    assert [n for n in INTERNAL if hasattr(torch, n) or hasattr(torch.Tensor, n)] == []
+
+
+def t(*shape, dtype=None):
+    return ct.randn(shape, dtype=dtype or ct.float32)
+
+
+def idx(*vals):
+    return ct.tensor(list(vals))
+
+
+# (helper, arguments): every call is inconsistent in a way the public wrapper
+# never is: mismatched shapes, out-of-range indices, wrong dtypes.
+BAD_CALLS = [
+    ("embedding_dense_backward", (t(2, 3), idx(0, 100), (10, 3), -1, False)),        # the issue's example
+    ("embedding_dense_backward", (t(2, 3), idx(0, -1), (10, 3), -1, False)),
+    ("embedding_dense_backward", (t(2, 3), idx(0, 100), (10, 3), 100, True)),          # padding_idx out of range too
+    ("embedding_dense_backward", (t(5, 3), idx(0, 1), (10, 3), -1, False)),            # grad rows != indices
+    ("embedding_dense_backward", (t(2, 4), idx(0, 1), (10, 3), -1, False)),            # grad dim != embedding_dim
+    ("embedding_dense_backward", (t(2, 3), t(2), (10, 3), -1, False)),                 # float indices
+    ("embedding_dense_backward", (t(2, 3), idx(0, 1), (10, 3, 1), -1, False)),
+    ("embedding_dense_backward", (t(), t(1, 2, 3, 3), [2, 3, 4, 5], 0, False)),
+    ("_lapack_cholesky", (t(2, 3), True)),
+    ("_lapack_cholesky", (t(5, 2, 3), False)),
+    ("_lapack_eigh", (t(0, 3), True, False)),
+    ("_lapack_eigh", (t(5, 2, 3), False, True)),
+    ("_lapack_lu_solve", (t(0, 3), t(3), t(3, 3), True)),
+    ("_lapack_lu_solve", (t(3, 3), ct.tensor([1, 2, 7], dtype=ct.int32), t(3, 2), False)),   # pivot past n
+    ("_lapack_lu_solve", (t(3, 3), ct.tensor([0, 2, 3], dtype=ct.int32), t(3, 2), False)),   # pivot below 1
+    ("_lapack_triangular_solve", (t(2, 3), t(3, 3), True, True, False)),
+    ("_lapack_lu", (t(3),)),
+    ("_lapack_qr", (t(3, 3), "bad")),
+    ("_lu_pivots_to_permutation", (ct.tensor([1, 5], dtype=ct.int32), 2)),
+    ("_lu_pivots_to_permutation", (ct.tensor([1, 1], dtype=ct.int32), -3)),
+    ("max_pool2d_with_indices_backward", (t(2, 3), t(2, 3, 4, 5), idx(0, 1))),
+    ("max_pool2d_with_indices_backward", (t(1, 1, 2, 2), t(1, 1, 4, 4), ct.full((1, 1, 2, 2), 16))),
+    ("max_pool2d_with_indices_backward", (t(1, 1, 2, 2), t(1, 1, 4, 4), ct.zeros(1, 1, 2, 2))),   # float indices
+    ("max_pool2d_with_indices_backward", (t(1, 1, 3, 3), t(1, 1, 4, 4), ct.zeros(1, 1, 2, 2, dtype=ct.int64))),
+    ("max_pool2d_with_indices_backward", (t(2, 1, 2, 2), t(1, 1, 4, 4), ct.zeros(2, 1, 2, 2, dtype=ct.int64))),
+    ("_max_pool2d_take", (t(2, 3), t(3))),
+    ("_max_pool2d_take", (t(1, 1, 4, 4), ct.full((1, 1, 2, 2), -2))),
+    ("_max_pool2d_take", (t(1, 1, 4, 4), ct.full((1, 1, 2, 2), 16))),
+    ("_max_pool2d_take", (t(1, 1, 4, 4), ct.tensor([True]))),
+    ("avg_pool2d_backward", (t(1, 1, 3, 3), t(1, 1, 4, 4), [2, 2], [2, 2], [0, 0], False, True, None)),
+    ("adaptive_avg_pool2d_backward", (idx(1, 2), t(1, 2, 3, 3))),
+    ("adaptive_avg_pool2d_backward", (t(2, 2, 1, 1), t(1, 2, 3, 3))),
+    ("adaptive_avg_pool2d_backward", (t(3), t(3, 3))),
+    ("_adaptive_avg_pool2d_like", (t(1, 2, 3, 3), t(3))),
+    ("conv2d_backward", (t(1, 2, 5, 5), t(1, 3, 6, 6), t(2, 3, 3, 3), [1, 1], [0, 0], [1, 1], 1)),
+    ("conv2d_backward", (t(1, 4, 4, 4), t(1, 3, 6, 6), t(2, 3, 3, 3), [1, 1], [0, 0], [1, 1], 1)),
+    ("conv2d_backward", (t(1, 2, 4, 4), t(1, 4, 6, 6), t(2, 3, 3, 3), [1, 1], [0, 0], [1, 1], 1)),
+    ("conv2d_double_backward", (t(1, 3, 6, 6), None, None, t(1, 2, 5, 5), t(1, 3, 6, 6), t(2, 3, 3, 3),
+                                [1, 1], [0, 0], [1, 1], 1)),
+    ("nll_loss_backward", (t(), t(2, 3), idx(0, 7), None, 1, -100)),
+    ("nll_loss_backward", (t(), t(2, 3), idx(0, -7), t(3), 1, -100)),
+    ("nll_loss_backward", (t(3), t(2, 3), idx(0, 1), None, 0, -100)),         # grad of the wrong size
+    ("nll_loss_backward", (t(2), t(2, 3), idx(0, 1), None, 1, -100)),
+    ("nll_loss_backward", (t(), t(2, 3), idx(0, 1), t(5), 1, -100)),
+    ("nll_loss_backward", (t(), t(2, 3), idx(0, 1), None, 7, -100)),
+    ("native_batch_norm_backward", (t(2, 3), t(2, 3, 4), None, None, None, t(3), t(3), True, 1e-5)),
+    ("native_batch_norm_backward", (t(2, 3, dtype=ct.float64), t(2, 3), None, None, None, t(3), t(3), True, 1e-5)),
+    ("native_batch_norm_backward", (t(2, 3), t(2, 3), None, None, None, t(5), t(3), True, 1e-5)),
+    ("native_batch_norm_backward", (t(3), t(3), None, None, None, t(3), t(3), True, 1e-5)),
+    ("native_layer_norm_backward", (t(2, 3), t(2, 5), [5], t(2), t(2), None)),
+    ("native_layer_norm_backward", (t(2, 5), t(2, 5), [5], t(1), t(2), None)),
+    ("native_layer_norm_backward", (t(2, 5), t(2, 5), [5], t(2), t(2), t(3))),
+    ("native_layer_norm_backward", (t(2, 5), t(2, 5, dtype=ct.float64), [5], t(2), t(2), None)),
+    ("layer_norm_double_backward", (t(2, 5), None, None, t(2, 3), t(2, 5), [5], t(2), t(2), None)),
+    ("layer_norm_double_backward", (t(2, 5), None, None, t(2, 5), t(2, 5), [5], t(1), t(2), None)),
+    ("layer_norm_double_backward", (None, t(3), None, t(2, 5), t(2, 5), [5], t(2), t(2), t(5))),
+    ("batch_norm_double_backward", (t(2, 3), None, None, t(2, 3), t(2, 3), None, None, None, t(1), t(3), True,
+                                    1e-5)),
+    ("batch_norm_double_backward", (t(4, 3), None, None, t(2, 3), t(2, 3), None, None, None, t(3), t(3), True,
+                                    1e-5)),
+    ("batch_norm_double_backward", (None, None, None, t(3), t(3), None, None, None, t(3), t(3), True, 1e-5)),
+    ("prod_backward", (t(5), t(2, 3), [1], False)),
+    ("prod_backward_ggrad", (t(2, 2), t(2), t(2, 3), [1], False)),
+    ("prod_backward_gself", (t(2, 3), t(7), t(2, 3), [1], False)),
+    ("cumprod_backward", (t(3, 2), t(2, 3), 1)),
+    ("cumprod_backward_ggrad", (t(2), t(2, 3), t(2, 3), 1)),
+    ("cumprod_backward_gself", (t(2, 3), t(2, 4), t(2, 3), 1)),
+    ("scatter_grad", (t(2, 3), 1, t(2, 3), [2, 4], True)),                    # float indices
+    ("scatter_grad", (t(2, 3), 1, idx(0, 1), [2, 4], True)),                  # indices shape != grad
+    ("scatter_grad", (t(5, 3), 1, ct.zeros(5, 3, dtype=ct.int64), [2, 4], True)),
+    ("scatter_grad", (t(2, 3), 0, ct.zeros(2, 3, dtype=ct.int64), [2, 4], False)),
+    ("gather_grad", (t(2, 3), 1, t(2, 1), True)),
+    ("gather_grad", (t(2, 3), 1, ct.zeros(5, 1, dtype=ct.int64), True)),
+    ("gather_grad", (t(2, 3), 1, ct.zeros(2, 1, dtype=ct.int64), False)),
+    ("index_select_backward", (t(2, 3), [4, 3], 0, idx(0, 9))),
+    ("index_select_backward", (t(2, 3), [4, 3], 0, t(2))),
+    ("index_select_backward", (t(5, 3), [4, 3], 0, idx(0, 1))),
+    ("select_backward", (t(3), [4, 3], 0, 7)),
+    ("slice_backward", (t(9, 3), [4, 3], 0, 0, 4, 1)),
+    ("narrow_backward", (t(2, 3), [4, 3], 0, 3, 2)),
+    ("diagonal_backward", (t(5), [3, 3], 0, 0, 1)),
+    ("unfold_backward", (t(4, 3, 2), [4, 3], 1, 2, 1)),
+    ("as_strided_backward", (t(5), t(4), [2, 3], [1, 1], 0)),
+    ("as_strided_backward", (t(2, 3), t(4), [2, 3], [1], 0)),
+    ("_lapack_svd", (t(3), False, True)),
+    ("_gather_c", (t(2, 3), 1, ct.full((2, 3), 5))),
+    ("_scatter_c", (t(2, 3), 1, ct.full((2, 3), 5), t(2, 3), 0, "sum")),
+    ("_index_add_c", (t(2, 3), 1, idx(0, 5), t(2, 2), 1)),
+    ("_repeat_interleave_backward", (t(5), [2], 0, idx(1, 2), 0)),
+    ("_repeat_interleave_forward", (t(2), idx(1, 2, 3), 1, 0)),
+    ("_histogram", (t(5), -1, None, None, None, None, False)),
+    ("_tri_indices", (-1, 3, 0, True)),
+    ("_polygamma_n", (0, t(3))),
+    ("threshold_backward", (t(2, 3), t(4), 0.0)),
+    ("gelu_backward", (t(2, 3), t(3, 2), "none")),
+    ("elu_backward", (t(5), t(3), 1.0, 1.0, 1.0)),
+    ("cumsum_reverse", (t(2, 3), 5)),
+    ("logcumsumexp_reverse", (t(2, 3), -3)),
+    ("_trigamma", ("not a tensor",)),
+]
+# the activation backwards are elementwise over grad_output and self: their
+# shapes must broadcast to the one they compute
+for _name, _extra in [("_gelu_second", ("tanh",)), ("silu_backward", ()), ("leaky_relu_backward", (0.01,)),
+                      ("hardtanh_backward", (-1.0, 1.0)), ("softplus_backward", (1.0, 20.0)),
+                      ("hardsigmoid_backward", ()), ("hardswish_backward", ()), ("mish_backward", ()),
+                      ("_mish_second", ()), ("log_sigmoid_backward", ())]:
+    BAD_CALLS.append((_name, (t(5), t(3)) + _extra))
+
+
+@pytest.mark.parametrize("name,args", BAD_CALLS, ids=["%s-%d" % (n, i) for i, (n, _) in enumerate(BAD_CALLS)])
+def test_bad_internal_call_raises(name, args):
+    with pytest.raises((RuntimeError, IndexError, ValueError, TypeError)):
+        getattr(I, name)(*args)
+
+
+def test_every_internal_helper_has_a_bad_call():
+    assert sorted(set(INTERNAL) - {n for n, _ in BAD_CALLS}) == []
+
+
+def test_embedding_dense_backward_errors_match_torch():
+    # torch's CPU kernel does not check the range of its indices; its
+    # dtype check is the one to mirror
+    g = ct.randn(2, 3)
+    with pytest.raises(IndexError, match="index out of range in self"):
+        I.embedding_dense_backward(g, ct.tensor([0, 100]), (10, 3), -1, False)
+    with pytest.raises(RuntimeError) as ec:
+        I.embedding_dense_backward(g, ct.tensor([0.0, 1.0]), (10, 3), -1, False)
+    with pytest.raises(RuntimeError) as et:
+        torch.ops.aten.embedding_dense_backward(torch.randn(2, 3), torch.tensor([0.0, 1.0]), 10, -1, False)
+    assert str(ec.value).split(";")[0] == str(et.value).split(";")[0]
+
+
+def test_public_callers_still_work():
+    # the composites that moved to _C._internal: one call each, against torch
+    x = torch.randn(4, 4, dtype=torch.float64)
+    a = x @ x.T + 4 * torch.eye(4, dtype=torch.float64)
+    ca = ct.tensor(a.numpy())
+    assert ct.allclose(ct.linalg.cholesky(ca), ct.tensor(torch.linalg.cholesky(a).numpy()))
+    assert ct.allclose(ct.linalg.eigvalsh(ca), ct.tensor(torch.linalg.eigvalsh(a).numpy()))
+    assert ct.allclose(ct.linalg.inv(ca), ct.tensor(torch.linalg.inv(a).numpy()))
+    w = ct.randn(10, 3, requires_grad=True)
+    F.embedding(ct.tensor([1, 1, 4]), w).sum().backward()
+    assert w.grad[1].tolist() == [2.0, 2.0, 2.0] and w.grad[0].tolist() == [0.0, 0.0, 0.0]
+    v = ct.tensor([0.0, 2.0, 1.0, 5.0])
+    assert ct.histc(v, bins=5, min=0, max=5).tolist() == torch.histc(torch.tensor(v.tolist()), 5, 0, 5).tolist()
+    assert ct.gather(ct.arange(6).view(2, 3), 1, ct.tensor([[2], [0]])).tolist() == [[2], [3]]
+    assert ct.polygamma(2, ct.tensor([1.0])).tolist() == pytest.approx(
+        torch.polygamma(2, torch.tensor([1.0])).tolist())
