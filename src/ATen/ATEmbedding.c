@@ -130,6 +130,14 @@ static int64_t *bag_starts(const int64_t *off, int64_t noff, int64_t n, bool inc
   return start;
 }
 
+/* Rows of the table are read (and, in the backward, written) in index order,
+ * which is random: the row BAG_AHEAD indices on is prefetched, so several
+ * cache misses are in flight instead of one. */
+#define BAG_AHEAD 8
+static inline void bag_prefetch(const void *p, size_t bytes) {
+  for (size_t l = 0; l < bytes; l += 64) __builtin_prefetch((const char *)p + l);
+}
+
 /* each index's bag */
 static void bag_owners(const int64_t *start, int64_t B, int64_t *o2b) {
   for (int64_t b = 0; b < B; b++)
@@ -145,6 +153,7 @@ static void bag_owners(const int64_t *start, int64_t B, int64_t *o2b) {
       int64_t *am = mode == BAG_MAX ? argmax + b * D : NULL, cnt = 0;                                     \
       memset(o, 0, D * sizeof(T));                                                                        \
       for (int64_t t = start[b]; t < start[b + 1]; t++) {                                                 \
+        if (t + BAG_AHEAD < start[B]) bag_prefetch(w + idx[t + BAG_AHEAD] * D, D * sizeof(T));           \
         int64_t r = idx[t];                                                                               \
         if (r == pad) continue;                                                                           \
         const T *row = w + r * D;                                                                         \
@@ -265,6 +274,7 @@ static void col_range(int64_t D, int k, int nt, int64_t *c0, int64_t *c1) {
         }                                                                                                   \
       } else {                                                                                              \
         for (int64_t t = 0; t < n; t++) {                                                                   \
+          if (t + BAG_AHEAD < n) bag_prefetch(gw + idx[t + BAG_AHEAD] * D + c0, (c1 - c0) * sizeof(T));    \
           int64_t r = idx[t], b = o2b[t];                                                                   \
           if (r == pad) continue;                                                                           \
           T s = (psw ? psw[t] : (T)1) / (T)(freq ? freq[r] : 1);                                            \
