@@ -327,6 +327,7 @@ static void adapt_out_sizes(const THTensor *x, int nsp, const AdaptGeom *g, int6
           for (int64_t id = d0; id < d1; id++)                                                         \
             for (int64_t ih = h0; ih < h1; ih++) {                                                     \
               const T *row = x + (id * g->H + ih) * g->W;                                              \
+              _Pragma("omp simd reduction(+:sum)")                                                     \
               for (int64_t iw = w0; iw < w1; iw++) sum += row[iw];                                     \
             }                                                                                          \
           *y++ = sum / (T)((d1 - d0) * (h1 - h0) * (w1 - w0));                                         \
@@ -373,27 +374,40 @@ ADAPT_KERNELS(float)
 ADAPT_KERNELS(double)
 
 
+/* the kernel k over every plane, in the compute type ct: src planes hold the
+ * input (the grad of the output for ADAPT_AVG_BWD), dst planes the result, ix
+ * max's indices */
+typedef enum { ADAPT_AVG, ADAPT_AVG_BWD, ADAPT_MAX } AdaptKind;
+static void adapt_planes(AdaptKind k, THDtype ct, const void *src, void *dst, int64_t *ix, const AdaptGeom *g) {
+  int64_t L = g->OD * g->OH * g->OW, HW = g->D * g->H * g->W;
+  int64_t sin = k == ADAPT_AVG_BWD ? L : HW, sout = k == ADAPT_AVG_BWD ? HW : L;
+#define ADAPT_PLANE(T)                                                                               \
+  do {                                                                                               \
+    const T *s = (const T *)src + pl * sin;                                                          \
+    T *d = (T *)dst + pl * sout;                                                                     \
+    if (k == ADAPT_AVG) adapt_avg_##T(s, d, g);                                                      \
+    else if (k == ADAPT_AVG_BWD) adapt_avg_bwd_##T(s, d, g);                                         \
+    else adapt_max_##T(s, d, ix + pl * L, g);                                                        \
+  } while (0)
+#pragma omp parallel for if (g->P * HW > 16384)
+  for (int64_t pl = 0; pl < g->P; pl++) {
+    if (ct == TH_Double) ADAPT_PLANE(double);
+    else ADAPT_PLANE(float);
+  }
+#undef ADAPT_PLANE
+}
+
 static THTensor *adaptive_avg(const THTensor *input, const ATIntList *os, int nsp, const char *name) {
   AdaptGeom g;
   if (adapt_geom(input, os, nsp, name, false, &g) < 0) return NULL;
   THDtype ct = POOL_CT(input);
   THTensor *x = at_contiguous_as(input, ct);
   if (!x) return NULL;
-  int64_t sz[5], L = g.OD * g.OH * g.OW, HW = g.D * g.H * g.W;
+  int64_t sz[5];
   adapt_out_sizes(input, nsp, &g, sz);
   THTensor *y = THTensor_new(ct, input->ndim, sz), *r = NULL;
   if (y) {
-    if (ct == TH_Double) {
-      const double *xd = (const double *)THTensor_data(x);
-      double *yd = (double *)THTensor_data(y);
-#pragma omp parallel for if (g.P * HW > 16384)
-      for (int64_t pl = 0; pl < g.P; pl++) adapt_avg_double(xd + pl * HW, yd + pl * L, &g);
-    } else {
-      const float *xd = (const float *)THTensor_data(x);
-      float *yd = (float *)THTensor_data(y);
-#pragma omp parallel for if (g.P * HW > 16384)
-      for (int64_t pl = 0; pl < g.P; pl++) adapt_avg_float(xd + pl * HW, yd + pl * L, &g);
-    }
+    adapt_planes(ADAPT_AVG, ct, THTensor_data(x), THTensor_data(y), NULL, &g);
     r = ct == input->dtype ? THTensor_retain(y) : at_to_dtype(y, input->dtype, false);
   }
   THTensor_free(x); THTensor_free(y);
@@ -407,20 +421,9 @@ static THTensor *adaptive_avg_bwd(const THTensor *grad, const THTensor *input, i
   for (int i = 0; i < nsp; i++) os.v[i] = grad->sizes[grad->ndim - nsp + i];
   if (adapt_geom(input, &os, nsp, name, false, &g) < 0) return NULL;
   THDtype ct = POOL_CT(input);
-  int64_t L = g.OD * g.OH * g.OW, HW = g.D * g.H * g.W;
   THTensor *gy = at_contiguous_as(grad, ct), *gi = gy ? THTensor_new(ct, input->ndim, input->sizes) : NULL, *r = NULL;
   if (gi) {
-    if (ct == TH_Double) {
-      const double *gd = (const double *)THTensor_data(gy);
-      double *gid = (double *)THTensor_data(gi);
-#pragma omp parallel for if (g.P * HW > 16384)
-      for (int64_t pl = 0; pl < g.P; pl++) adapt_avg_bwd_double(gd + pl * L, gid + pl * HW, &g);
-    } else {
-      const float *gd = (const float *)THTensor_data(gy);
-      float *gid = (float *)THTensor_data(gi);
-#pragma omp parallel for if (g.P * HW > 16384)
-      for (int64_t pl = 0; pl < g.P; pl++) adapt_avg_bwd_float(gd + pl * L, gid + pl * HW, &g);
-    }
+    adapt_planes(ADAPT_AVG_BWD, ct, THTensor_data(gy), THTensor_data(gi), NULL, &g);
     r = ct == input->dtype ? THTensor_retain(gi) : at_to_dtype(gi, input->dtype, false);
   }
   THTensor_free(gy); THTensor_free(gi);
@@ -433,22 +436,11 @@ static int adaptive_max(THTensor **outs, const THTensor *input, const ATIntList 
   THDtype ct = POOL_CT(input);
   THTensor *x = at_contiguous_as(input, ct);
   if (!x) return -1;
-  int64_t sz[5], L = g.OD * g.OH * g.OW, HW = g.D * g.H * g.W;
+  int64_t sz[5];
   adapt_out_sizes(input, nsp, &g, sz);
   THTensor *y = THTensor_new(ct, input->ndim, sz), *idx = THTensor_new(TH_Int64, input->ndim, sz);
   if (!y || !idx) { THTensor_free(x); THTensor_free(y); THTensor_free(idx); return -1; }
-  int64_t *id = (int64_t *)THTensor_data(idx);
-  if (ct == TH_Double) {
-    const double *xd = (const double *)THTensor_data(x);
-    double *yd = (double *)THTensor_data(y);
-#pragma omp parallel for if (g.P * HW > 16384)
-    for (int64_t pl = 0; pl < g.P; pl++) adapt_max_double(xd + pl * HW, yd + pl * L, id + pl * L, &g);
-  } else {
-    const float *xd = (const float *)THTensor_data(x);
-    float *yd = (float *)THTensor_data(y);
-#pragma omp parallel for if (g.P * HW > 16384)
-    for (int64_t pl = 0; pl < g.P; pl++) adapt_max_float(xd + pl * HW, yd + pl * L, id + pl * L, &g);
-  }
+  adapt_planes(ADAPT_MAX, ct, THTensor_data(x), THTensor_data(y), (int64_t *)THTensor_data(idx), &g);
   THTensor_free(x);
   outs[0] = ct == input->dtype ? THTensor_retain(y) : at_to_dtype(y, input->dtype, false);
   THTensor_free(y);
