@@ -7,7 +7,7 @@ defaults here are 0. Each one checks its arguments as torch's parser does and
 then calls the nn.functional code; no kernels live here."""
 import cthtorch
 from cthtorch.nn import functional as F
-from cthtorch.nn._functional import loss as _loss_fns, sampling as _sampling_fns, sparse as _sparse_fns
+from cthtorch.nn._functional import loss as _loss_fns, sampling as _sampling_fns
 from cthtorch._ops.nn import alpha_dropout as _alpha_dropout, feature_dropout_  # noqa: F401 (re-exported)
 from cthtorch._utils import _dtype_name as _scalar_name
 
@@ -15,7 +15,7 @@ __all__ = ["kl_div", "margin_ranking_loss", "triplet_margin_loss", "poisson_nll_
            "cosine_embedding_loss", "binary_cross_entropy_with_logits", "instance_norm", "constant_pad_nd",
            "native_dropout", "grid_sampler", "lstm_cell", "gru_cell", "rnn_tanh_cell", "rnn_relu_cell",
            "feature_alpha_dropout", "feature_alpha_dropout_", "alpha_dropout_", "feature_dropout_",
-           "embedding_bag", "ctc_loss", "get_device", "binomial", "affine_grid_generator", "grid_sampler_2d",
+           "ctc_loss", "get_device", "binomial", "affine_grid_generator", "grid_sampler_2d",
            "norm_except_dim", "segment_reduce"]
 
 _REDUCTIONS = ("none", "mean", "sum")
@@ -166,42 +166,6 @@ def rnn_tanh_cell(input, hx, w_ih, w_hh, b_ih=None, b_hh=None):
 
 def rnn_relu_cell(input, hx, w_ih, w_hh, b_ih=None, b_hh=None):
     return _cell("RNN", input, hx, None, w_ih, w_hh, b_ih, b_hh, "relu")[0]
-
-
-# ---------------------------------------------------------------- embedding_bag
-_BAG_MODES = ("sum", "mean", "max")
-
-
-def embedding_bag(weight, indices, offsets, scale_grad_by_freq=False, mode=0, sparse=False, per_sample_weights=None,
-                  include_last_offset=False, padding_idx=None):
-    """(output, offset2bag, bag_size, max_indices) as ATen's CPU kernel returns
-    them: offset2bag is empty for mode sum without padding_idx, bag_size and
-    max_indices are zeros for sum, max_indices repeats bag_size for mean and
-    holds the chosen rows for max."""
-    if not 0 <= mode < len(_BAG_MODES):
-        raise RuntimeError("embedding_bag: mode must be 0 (sum), 1 (mean) or 2 (max), got %d" % mode)
-    out = _sparse_fns.embedding_bag(indices, weight, offsets, None, 2, scale_grad_by_freq, _BAG_MODES[mode], sparse,
-                                per_sample_weights, include_last_offset, padding_idx)
-    n_bags = out.shape[0]
-    starts = [int(v) for v in offsets.tolist()][:n_bags] + [indices.numel()]
-    owner = cthtorch.zeros(indices.numel(), dtype=cthtorch.int64)
-    for b in range(n_bags):
-        owner[starts[b]:starts[b + 1]] = b
-    if mode == 0:
-        zeros = cthtorch.zeros(n_bags, dtype=cthtorch.int64)
-        return out, owner if padding_idx is not None else owner[:0], zeros, zeros.clone()
-    kept = indices != padding_idx if padding_idx is not None else cthtorch.ones_like(indices, dtype=cthtorch.bool)
-    size = cthtorch.tensor([int(kept[starts[b]:starts[b + 1]].sum()) for b in range(n_bags)], dtype=cthtorch.int64)
-    if mode == 1:
-        return out, owner, size, size.clone()
-    rows = []
-    for b in range(n_bags):
-        idx = indices[starts[b]:starts[b + 1]][kept[starts[b]:starts[b + 1]]]
-        if idx.numel() == 0:
-            rows.append(cthtorch.full((weight.shape[1],), -1, dtype=cthtorch.int64))
-        else:
-            rows.append(idx[weight[idx].argmax(0)])
-    return out, owner, size, cthtorch.stack(rows) if rows else cthtorch.zeros(0, weight.shape[1], dtype=cthtorch.int64)
 
 
 # ---------------------------------------------------------------- misc

@@ -83,6 +83,8 @@ def log_softmax(input, dim, *, dtype=None):
 
 
 i1 = _t._C._special.special_i1
+gammainc = _t._C._special.special_gammainc
+gammaincc = _t._C._special.special_gammaincc
 
 
 def i1e(input, *, out=None):

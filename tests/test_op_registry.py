@@ -92,12 +92,6 @@ INTEROP = {
     "cthtorch/vision/datasets/cifar.py", "cthtorch/vision/datasets/mnist.py",
     "cthtorch/vision/transforms/functional.py",
 }
-# Modules that still compute some ops in numpy (issue 15's remaining work):
-# each must shrink to nothing; the test fails when one is added or cleared
-# without updating this list. tensor_api.py: igamma/igammac through scipy.
-STILL_COMPUTING_IN_NUMPY = {"cthtorch/_ops/tensor_api.py"}
-
-
 def test_numpy_is_imported_only_for_interop():
     root = os.path.dirname(os.path.dirname(os.path.abspath(ct.__file__)))
     found = set()
@@ -108,4 +102,4 @@ def test_numpy_is_imported_only_for_interop():
                 path = os.path.join(d, f)
                 if pat.search(open(path).read()):
                     found.add(os.path.relpath(path, root))
-    assert found == INTEROP | STILL_COMPUTING_IN_NUMPY
+    assert found == INTEROP

@@ -1,27 +1,12 @@
 """Smaller PyTorch entry points: the *_copy forms of view ops, real-dtype
-complex helpers (angle/real/imag/adjoint), addr, igamma, nonzero_static, and
+complex helpers (angle/real/imag/adjoint), addr, nonzero_static, and
 the global switches scripts set (deterministic algorithms, matmul precision,
 warn-always, interop threads), which have nothing to change here."""
 import math
 
-import numpy as np
-
 import cthtorch
-from cthtorch.autograd.function import Function
 from cthtorch._ops.shape import _inplace_of
 from cthtorch._ops.reduce import _is_float
-
-
-# igamma/igammac still compute through scipy's special functions on numpy
-# copies (issue 15's remaining debt: a C incomplete-gamma kernel)
-def _np(t):
-    t = t.detach()
-    return t.float().numpy() if t.dtype == cthtorch.bfloat16 else t.numpy()
-
-
-def _from_np(a, dtype=None):
-    r = cthtorch.from_numpy(np.array(a, order="C", copy=True))
-    return r if dtype is None or r.dtype == dtype else r.to(dtype)
 
 
 # ---------------------------------------------------------------- *_copy: the view op, materialized
@@ -89,38 +74,6 @@ def addr(input, vec1, vec2, *, beta=1, alpha=1, out=None):
 
 
 addr_ = _inplace_of(addr, "addr_")
-
-
-# ---------------------------------------------------------------- incomplete gamma
-class _IGamma(Function):
-    """Regularized incomplete gamma P(a, x) (or Q = 1 - P) by scipy; like
-    PyTorch, only x (other) has a derivative."""
-    @staticmethod
-    def forward(ctx, a, x, upper):
-        from scipy import special   # installed with scikit-learn (requirements.txt)
-        an, xn = np.broadcast_arrays(_np(a).astype(np.float64), _np(x).astype(np.float64))
-        dt = cthtorch.promote_types(a.dtype, x.dtype)
-        ctx.upper, ctx.dt = upper, dt
-        ctx.save_for_backward(a, x)
-        return _from_np((special.gammaincc if upper else special.gammainc)(an, xn), dt)
-
-    @staticmethod
-    def backward(ctx, g):
-        if ctx.needs_input_grad[0]:
-            raise NotImplementedError("the derivative for '%s: input' is not implemented."
-                                      % ("igammac" if ctx.upper else "igamma"))
-        a, x = ctx.saved_tensors
-        # d/dx P(a, x) = x^(a-1) e^-x / Gamma(a)
-        d = cthtorch.exp((a - 1) * cthtorch.log(x) - x - cthtorch.lgamma(a))
-        return None, g * (-d if ctx.upper else d), None
-
-
-def igamma(input, other):
-    return _IGamma.apply(input, other, False)
-
-
-def igammac(input, other):
-    return _IGamma.apply(input, other, True)
 
 
 # ---------------------------------------------------------------- nonzero_static / strided allocation
@@ -228,11 +181,11 @@ def set_flush_denormal(mode):
     return False     # not supported on this build, as PyTorch reports when the CPU lacks it
 
 
-FUNCTIONS = ("angle", "real", "imag", "adjoint", "fill", "detach_", "addr", "igamma", "igammac", "nonzero_static",
+FUNCTIONS = ("angle", "real", "imag", "adjoint", "fill", "detach_", "addr", "nonzero_static",
              "use_deterministic_algorithms", "are_deterministic_algorithms_enabled",
              "is_deterministic_algorithms_warn_only_enabled", "set_deterministic_debug_mode",
              "get_deterministic_debug_mode", "set_float32_matmul_precision", "get_float32_matmul_precision",
              "set_warn_always", "is_warn_always_enabled", "set_num_interop_threads", "get_num_interop_threads",
              "set_flush_denormal")
-METHODS = ("angle", "adjoint", "addr", "addr_", "igamma", "igammac", "nonzero_static", "new_empty_strided",
+METHODS = ("angle", "adjoint", "addr", "addr_", "nonzero_static", "new_empty_strided",
            "dim_order", "is_set_to", "map2_")

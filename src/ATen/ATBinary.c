@@ -1,4 +1,4 @@
-/* gcd, lcm, heaviside, nextafter, ldexp, logaddexp, logaddexp2 (see ATBinary.h):
+/* gcd, lcm, heaviside, nextafter, ldexp, logaddexp, logaddexp2, igamma, igammac (see ATBinary.h):
  * a kernel table by dtype (src/TH/generic/THTensorBinary.c) and the result
  * dtype rule; at_iter_run broadcasts, promotes and threads. */
 #include "ATBinary.h"
@@ -25,6 +25,8 @@ static const THLoopFn nextafter_loops[TH_NDTYPES] = TH_FLOATING_TABLE(nextafter_
 static const THLoopFn ldexp_loops[TH_NDTYPES] = TH_FLOATING_TABLE(ldexp_loop);
 static const THLoopFn logaddexp_loops[TH_NDTYPES] = TH_FLOATING_TABLE(logaddexp_loop);
 static const THLoopFn logaddexp2_loops[TH_NDTYPES] = TH_FLOATING_TABLE(logaddexp2_loop);
+static const THLoopFn igamma_loops[TH_NDTYPES] = TH_FLOATING_TABLE(igamma_loop);
+static const THLoopFn igammac_loops[TH_NDTYPES] = TH_FLOATING_TABLE(igammac_loop);
 
 THTensor *at_gcd(const THTensor *a, const THTensor *b, THTensor *out) { return run("gcd", gcd_loops, false, a, b, out); }
 THTensor *at_lcm(const THTensor *a, const THTensor *b, THTensor *out) { return run("lcm", lcm_loops, false, a, b, out); }
@@ -55,4 +57,10 @@ THTensor *at_logaddexp(const THTensor *a, const THTensor *b, THTensor *out) {
 }
 THTensor *at_logaddexp2(const THTensor *a, const THTensor *b, THTensor *out) {
   return run("logaddexp2", logaddexp2_loops, false, a, b, out);
+}
+THTensor *at_igamma(const THTensor *a, const THTensor *x, THTensor *out) {
+  return run("igamma", igamma_loops, false, a, x, out);
+}
+THTensor *at_igammac(const THTensor *a, const THTensor *x, THTensor *out) {
+  return run("igammac", igammac_loops, false, a, x, out);
 }

@@ -1,5 +1,6 @@
 /* Binary pointwise ops with their own dtype rules: gcd, lcm (integers),
- * heaviside (equal dtypes), nextafter, ldexp, logaddexp, logaddexp2 (floats).
+ * heaviside (equal dtypes), nextafter, ldexp, logaddexp, logaddexp2, igamma,
+ * igammac (floats).
  * out may be NULL (allocate) or self (in-place). */
 #ifndef AT_BINARY_H
 #define AT_BINARY_H
@@ -12,4 +13,7 @@ AT_API THTensor *at_nextafter(const THTensor *self, const THTensor *other, THTen
 AT_API THTensor *at_ldexp(const THTensor *self, const THTensor *other, THTensor *out);
 AT_API THTensor *at_logaddexp(const THTensor *self, const THTensor *other, THTensor *out);
 AT_API THTensor *at_logaddexp2(const THTensor *self, const THTensor *other, THTensor *out);
+/* the regularized lower (P) and upper (Q) incomplete gamma of (self = a, other = x) */
+AT_API THTensor *at_igamma(const THTensor *self, const THTensor *other, THTensor *out);
+AT_API THTensor *at_igammac(const THTensor *self, const THTensor *other, THTensor *out);
 #endif

@@ -85,4 +85,12 @@ AT_API THTensor *at_adaptive_avg_pool2d_backward(const THTensor *grad, const THT
 AT_API THTensor *at_max_pool2d_take(const THTensor *self, const THTensor *indices);
 AT_API THTensor *at_adaptive_avg_pool2d_like(const THTensor *self, const THTensor *like);
 AT_API int at_adaptive_max_pool2d(THTensor **outs, const THTensor *input, const ATIntList *output_size);
+/* adaptive pooling over the trailing three dims of (N, )C, D, H, W; max's
+ * indices are flat d*H*W + h*W + w within each plane */
+AT_API THTensor *at_adaptive_avg_pool3d(const THTensor *input, const ATIntList *output_size);
+AT_API THTensor *at_adaptive_avg_pool3d_backward(const THTensor *grad, const THTensor *input);
+AT_API THTensor *at_adaptive_avg_pool3d_like(const THTensor *self, const THTensor *like);
+AT_API int at_adaptive_max_pool3d(THTensor **outs, const THTensor *input, const ATIntList *output_size);
+AT_API THTensor *at_adaptive_max_pool3d_backward(const THTensor *grad, const THTensor *input, const THTensor *indices);
+AT_API THTensor *at_max_pool3d_take(const THTensor *self, const THTensor *indices);
 #endif

@@ -1,4 +1,5 @@
-/* Pooling kernels for NCHW tensors: max (with indices), average, adaptive.
+/* Pooling kernels for NCHW tensors: max (with indices), average, adaptive
+ * (2-d, and 3-d over NCDHW).
  * Loops run over planes in parallel. */
 #include "ATArgChecks.h"
 #include "ATConv.h"
@@ -10,6 +11,8 @@
 #include <string.h>
 
 /* ---- pooling ---- */
+/* the compute type: double for double, float for float, half and bfloat16 */
+#define POOL_CT(t) ((t)->dtype == TH_Double ? TH_Double : TH_Float)
 static int64_t pool_out(int64_t in, int64_t k, int64_t s, int64_t p, int64_t d, bool ceil_mode) {
   int64_t num = in + 2 * p - d * (k - 1) - 1 + (ceil_mode ? s - 1 : 0);
   int64_t out = num / s + 1;
@@ -158,37 +161,53 @@ int at_max_pool2d(THTensor **outs, const THTensor *input, const ATIntList *k, co
 MAXPOOL_BWD(float)
 MAXPOOL_BWD(double)
 
-/* The max-pool index helpers read planes of x (3-d or 4-d) at the flat
- * positions indices holds (int64, -1 for none), one plane of indices per
- * plane of x: check all of that before the loops trust it. */
-static int pool_indices_check(const THTensor *x, const THTensor *indices, const char *op) {
-  if (at_check_ndim(x, 3, 4, op, "self") < 0 || at_check_int64(indices, op, "indices") < 0 ||
-      at_check_ndim(indices, x->ndim, x->ndim, op, "indices") < 0)
-    return -1;
-  for (int d = 0; d < x->ndim - 2; d++)
-    if (indices->sizes[d] != x->sizes[d]) return at_check_same_shape(indices, x, op, "indices", "self");
-  return at_check_index_range(indices, -1, x->sizes[x->ndim - 2] * x->sizes[x->ndim - 1], op, "index");
+/* the product of the trailing nsp sizes: the pooled plane */
+static int64_t plane_numel(const THTensor *t, int nsp) {
+  int64_t n = 1;
+  for (int i = t->ndim - nsp; i < t->ndim; i++) n *= t->sizes[i];
+  return n;
 }
 
-THTensor *at_max_pool2d_backward(const THTensor *grad, const THTensor *input, const THTensor *indices) {
-  if (pool_indices_check(input, indices, "max_pool2d_with_indices_backward") < 0 ||
-      at_check_same_shape(grad, indices, "max_pool2d_with_indices_backward", "grad_output", "indices") < 0)
+/* max pooling's backward over planes of the trailing nsp dims: grad scatter-added at indices */
+/* The max-pool index helpers read planes of x (nsp+1 or nsp+2 dims) at the
+ * flat positions indices holds (int64, -1 for none), one plane of indices per
+ * plane of x: check all of that before the loops trust it. */
+static int pool_indices_check(const THTensor *x, const THTensor *indices, int nsp, const char *op) {
+  if (at_check_ndim(x, nsp + 1, nsp + 2, op, "self") < 0 || at_check_int64(indices, op, "indices") < 0 ||
+      at_check_ndim(indices, x->ndim, x->ndim, op, "indices") < 0)
+    return -1;
+  for (int d = 0; d < x->ndim - nsp; d++)
+    if (indices->sizes[d] != x->sizes[d]) return at_check_same_shape(indices, x, op, "indices", "self");
+  return at_check_index_range(indices, -1, plane_numel(x, nsp), op, "index");
+}
+
+static THTensor *plane_scatter(const THTensor *grad, const THTensor *input, const THTensor *indices, int nsp,
+                               const char *op) {
+  if (pool_indices_check(input, indices, nsp, op) < 0 ||
+      at_check_same_shape(grad, indices, op, "grad_output", "indices") < 0)
     return NULL;
-  int64_t H = input->sizes[input->ndim - 2], W = input->sizes[input->ndim - 1];
-  int64_t P = THTensor_numel(input) / ((H * W != 0) ? H * W : 1);
-  THDtype ct = input->dtype == TH_Double ? TH_Double : TH_Float;
+  int64_t HW = plane_numel(input, nsp);
+  int64_t P = THTensor_numel(input) / (HW ? HW : 1);
+  THDtype ct = POOL_CT(input);
   THTensor *gi = THTensor_new(ct, input->ndim, input->sizes);
   THTensor *g = gi ? at_contiguous_as(grad, ct) : NULL, *ic = g ? at_contiguous(indices) : NULL, *r = NULL;
   if (ic) {
     const int64_t *id = (const int64_t *)THTensor_data(ic);
     int64_t L = THTensor_numel(g) / (P ? P : 1);
     memset(THTensor_data(gi), 0, THTensor_numel(gi) * THDtype_size(ct));
-    if (ct == TH_Double) maxpool_bwd_double((const double *)THTensor_data(g), id, (double *)THTensor_data(gi), P, L, H * W);
-    else maxpool_bwd_float((const float *)THTensor_data(g), id, (float *)THTensor_data(gi), P, L, H * W);
+    if (ct == TH_Double) maxpool_bwd_double((const double *)THTensor_data(g), id, (double *)THTensor_data(gi), P, L, HW);
+    else maxpool_bwd_float((const float *)THTensor_data(g), id, (float *)THTensor_data(gi), P, L, HW);
     r = ct == input->dtype ? THTensor_retain(gi) : at_to_dtype(gi, input->dtype, false);
   }
   THTensor_free(gi); THTensor_free(g); THTensor_free(ic);
   return r;
+}
+
+THTensor *at_max_pool2d_backward(const THTensor *grad, const THTensor *input, const THTensor *indices) {
+  return plane_scatter(grad, input, indices, 2, "max_pool2d_with_indices_backward");
+}
+THTensor *at_adaptive_max_pool3d_backward(const THTensor *grad, const THTensor *input, const THTensor *indices) {
+  return plane_scatter(grad, input, indices, 3, "adaptive_max_pool3d_backward");
 }
 
 static int64_t avg_div(const PoolGeom *g, int64_t oh, int64_t ow, bool cip, ATOptInt divisor) {
@@ -260,123 +279,240 @@ THTensor *at_avg_pool2d_backward(const THTensor *grad, const THTensor *input, co
   return r;
 }
 
-static int adaptive_sizes(const THTensor *x, const ATIntList *os, int64_t *OH, int64_t *OW, int64_t *P) {
-  char b[256];
-  if (x->ndim != 3 && x->ndim != 4) {
-    THError_set(TH_ERR_RUNTIME, "adaptive_avg_pool2d(): Expected 3D or 4D tensor, but got %s",
-                THTensor_sizeStr(x->ndim, x->sizes, b, 256));
-    return -1;
-  }
-  int64_t H = x->sizes[x->ndim - 2], W = x->sizes[x->ndim - 1];
-  *OH = os->v[0] >= 0 ? os->v[0] : H;
-  *OW = os->n > 1 ? (os->v[1] >= 0 ? os->v[1] : W) : *OH;
-  *P = THTensor_numel(x) / ((H * W != 0) ? H * W : 1);
-  return 0;
-}
+/* ---- adaptive pooling over the trailing 2 (D = OD = 1) or 3 spatial dims ----
+ * Output cell o of a dim of size L pooled to O covers [START(o), END(o)). */
+typedef struct { int64_t P, D, H, W, OD, OH, OW; } AdaptGeom;
 
 #define START(i, in, out) (((i) * (in)) / (out))
 #define END(i, in, out) ((((i) + 1) * (in) + (out) - 1) / (out))
 
-THTensor *at_adaptive_avg_pool2d(const THTensor *input, const ATIntList *os) {
-  int64_t OH, OW, P;
-  if (adaptive_sizes(input, os, &OH, &OW, &P) < 0) return NULL;
-  int64_t H = input->sizes[input->ndim - 2], W = input->sizes[input->ndim - 1];
-  THTensor *x = at_contiguous_as(input, TH_Double);
+/* torch's checks and texts; nsp spatial dims, output_size entries < 0 mean the
+ * input's size (the 2-d entry points' None) */
+static int adapt_geom(const THTensor *x, const ATIntList *os, int nsp, const char *name, bool is_max, AdaptGeom *g) {
+  char b[256];
+  if (x->ndim != nsp + 1 && x->ndim != nsp + 2) {
+    THError_set(TH_ERR_RUNTIME, "%s(): Expected %dD or %dD tensor, but got%s %s", name, nsp + 1, nsp + 2,
+                is_max ? ":" : "", THTensor_sizeStr(x->ndim, x->sizes, b, 256));
+    return -1;
+  }
+  if (!THDtype_isFloating(x->dtype)) {
+    THError_set(TH_ERR_NOTIMPL, "\"%s_cpu\" not implemented for '%s'", name, THDtype_info[x->dtype].legacy);
+    return -1;
+  }
+  for (int i = x->ndim - nsp - 1; i < x->ndim; i++)   /* channels and spatial dims */
+    if (x->sizes[i] == 0) {
+      THError_set(TH_ERR_RUNTIME, "%s(): Expected input to have non-zero size for non-batch dimensions, but input has "
+                  "sizes %s with dimension %d being empty", name, THTensor_sizeStr(x->ndim, x->sizes, b, 256), i);
+      return -1;
+    }
+  int64_t in[3] = { 1, 1, 1 }, out[3] = { 1, 1, 1 };
+  for (int i = 0; i < nsp; i++) in[3 - nsp + i] = x->sizes[x->ndim - nsp + i];
+  if (nsp == 3) {
+    if (os->n != 3) {
+      THError_set(TH_ERR_RUNTIME, is_max ? "%s(): internal error: output_size.size() must be 3" : "%s: output_size must be 3",
+                  name);
+      return -1;
+    }
+    for (int i = 0; i < 3; i++) out[i] = os->v[i];
+    if (out[0] < 0 || out[1] < 0 || out[2] < 0) {
+      int64_t sz[5];
+      memcpy(sz, x->sizes, x->ndim * sizeof(int64_t));
+      for (int i = 0; i < 3; i++) sz[x->ndim - 3 + i] = out[i];
+      if (is_max) {
+        int64_t neg = out[0] < 0 ? out[0] : out[1] < 0 ? out[1] : out[2];
+        THError_set(TH_ERR_RUNTIME, "Trying to create tensor with negative dimension %lld: %s", (long long)neg,
+                    THTensor_sizeStr(x->ndim, sz, b, 256));
+      } else {
+        THError_set(TH_ERR_RUNTIME, "%s: elements of output_size must be greater than or equal to 0 but received "
+                    "{%lld, %lld,%lld}", name, (long long)out[0], (long long)out[1], (long long)out[2]);
+      }
+      return -1;
+    }
+  } else {
+    out[1] = os->v[0] >= 0 ? os->v[0] : in[1];
+    out[2] = os->n > 1 ? (os->v[1] >= 0 ? os->v[1] : in[2]) : out[1];
+  }
+  g->D = in[0]; g->H = in[1]; g->W = in[2];
+  g->OD = out[0]; g->OH = out[1]; g->OW = out[2];
+  int64_t plane = g->D * g->H * g->W;
+  g->P = THTensor_numel(x) / (plane ? plane : 1);
+  return 0;
+}
+
+static void adapt_out_sizes(const THTensor *x, int nsp, const AdaptGeom *g, int64_t *sizes) {
+  int64_t o[3] = { g->OD, g->OH, g->OW };
+  memcpy(sizes, x->sizes, x->ndim * sizeof(int64_t));
+  for (int i = 0; i < nsp; i++) sizes[x->ndim - nsp + i] = o[3 - nsp + i];
+}
+
+/* Each plane's cells: average, its adjoint (the backward, which adds each
+ * cell's share to its window), and max with the flat index of the pick in
+ * the plane (the first of equal values; NaN wins, as torch). */
+#define ADAPT_KERNELS(T)                                                                                \
+  static void adapt_avg_##T(const T *x, T *y, const AdaptGeom *g) {                                    \
+    for (int64_t od = 0; od < g->OD; od++)                                                             \
+      for (int64_t oh = 0; oh < g->OH; oh++)                                                           \
+        for (int64_t ow = 0; ow < g->OW; ow++) {                                                       \
+          int64_t d0 = START(od, g->D, g->OD), d1 = END(od, g->D, g->OD);                              \
+          int64_t h0 = START(oh, g->H, g->OH), h1 = END(oh, g->H, g->OH);                              \
+          int64_t w0 = START(ow, g->W, g->OW), w1 = END(ow, g->W, g->OW);                              \
+          T sum = 0;                                                                                   \
+          for (int64_t id = d0; id < d1; id++)                                                         \
+            for (int64_t ih = h0; ih < h1; ih++) {                                                     \
+              const T *row = x + (id * g->H + ih) * g->W;                                              \
+              _Pragma("omp simd reduction(+:sum)")                                                     \
+              for (int64_t iw = w0; iw < w1; iw++) sum += row[iw];                                     \
+            }                                                                                          \
+          *y++ = sum / (T)((d1 - d0) * (h1 - h0) * (w1 - w0));                                         \
+        }                                                                                              \
+  }                                                                                                    \
+  static void adapt_avg_bwd_##T(const T *gy, T *gx, const AdaptGeom *g) {                              \
+    memset(gx, 0, g->D * g->H * g->W * sizeof(T));                                                     \
+    for (int64_t od = 0; od < g->OD; od++)                                                             \
+      for (int64_t oh = 0; oh < g->OH; oh++)                                                           \
+        for (int64_t ow = 0; ow < g->OW; ow++) {                                                       \
+          int64_t d0 = START(od, g->D, g->OD), d1 = END(od, g->D, g->OD);                              \
+          int64_t h0 = START(oh, g->H, g->OH), h1 = END(oh, g->H, g->OH);                              \
+          int64_t w0 = START(ow, g->W, g->OW), w1 = END(ow, g->W, g->OW);                              \
+          T v = *gy++ / (T)((d1 - d0) * (h1 - h0) * (w1 - w0));                                       \
+          for (int64_t id = d0; id < d1; id++)                                                         \
+            for (int64_t ih = h0; ih < h1; ih++) {                                                     \
+              T *row = gx + (id * g->H + ih) * g->W;                                                   \
+              for (int64_t iw = w0; iw < w1; iw++) row[iw] += v;                                       \
+            }                                                                                          \
+        }                                                                                              \
+  }                                                                                                    \
+  static void adapt_max_##T(const T *x, T *y, int64_t *ix, const AdaptGeom *g) {                       \
+    for (int64_t od = 0; od < g->OD; od++)                                                             \
+      for (int64_t oh = 0; oh < g->OH; oh++)                                                           \
+        for (int64_t ow = 0; ow < g->OW; ow++) {                                                       \
+          int64_t d0 = START(od, g->D, g->OD), d1 = END(od, g->D, g->OD);                              \
+          int64_t h0 = START(oh, g->H, g->OH), h1 = END(oh, g->H, g->OH);                              \
+          int64_t w0 = START(ow, g->W, g->OW), w1 = END(ow, g->W, g->OW);                              \
+          int64_t best = (d0 * g->H + h0) * g->W + w0;                                                 \
+          T bv = x[best];                                                                              \
+          for (int64_t id = d0; id < d1; id++)                                                         \
+            for (int64_t ih = h0; ih < h1; ih++) {                                                     \
+              int64_t base = (id * g->H + ih) * g->W;                                                  \
+              for (int64_t iw = w0; iw < w1; iw++) {                                                   \
+                T v = x[base + iw];                                                                    \
+                if (v > bv || (v != v && bv == bv)) { bv = v; best = base + iw; }                      \
+              }                                                                                        \
+            }                                                                                          \
+          *y++ = bv;                                                                                   \
+          *ix++ = best;                                                                                \
+        }                                                                                              \
+  }
+ADAPT_KERNELS(float)
+ADAPT_KERNELS(double)
+
+
+/* the kernel k over every plane, in the compute type ct: src planes hold the
+ * input (the grad of the output for ADAPT_AVG_BWD), dst planes the result, ix
+ * max's indices */
+typedef enum { ADAPT_AVG, ADAPT_AVG_BWD, ADAPT_MAX } AdaptKind;
+static void adapt_planes(AdaptKind k, THDtype ct, const void *src, void *dst, int64_t *ix, const AdaptGeom *g) {
+  int64_t L = g->OD * g->OH * g->OW, HW = g->D * g->H * g->W;
+  int64_t sin = k == ADAPT_AVG_BWD ? L : HW, sout = k == ADAPT_AVG_BWD ? HW : L;
+#define ADAPT_PLANE(T)                                                                               \
+  do {                                                                                               \
+    const T *s = (const T *)src + pl * sin;                                                          \
+    T *d = (T *)dst + pl * sout;                                                                     \
+    if (k == ADAPT_AVG) adapt_avg_##T(s, d, g);                                                      \
+    else if (k == ADAPT_AVG_BWD) adapt_avg_bwd_##T(s, d, g);                                         \
+    else adapt_max_##T(s, d, ix + pl * L, g);                                                        \
+  } while (0)
+#pragma omp parallel for if (g->P * HW > 16384)
+  for (int64_t pl = 0; pl < g->P; pl++) {
+    if (ct == TH_Double) ADAPT_PLANE(double);
+    else ADAPT_PLANE(float);
+  }
+#undef ADAPT_PLANE
+}
+
+static THTensor *adaptive_avg(const THTensor *input, const ATIntList *os, int nsp, const char *name) {
+  AdaptGeom g;
+  if (adapt_geom(input, os, nsp, name, false, &g) < 0) return NULL;
+  THDtype ct = POOL_CT(input);
+  THTensor *x = at_contiguous_as(input, ct);
   if (!x) return NULL;
-  int64_t sz[4];
-  out_sizes(input, OH, OW, sz);
-  THTensor *y = THTensor_new(TH_Double, input->ndim, sz), *r = NULL;
+  int64_t sz[5];
+  adapt_out_sizes(input, nsp, &g, sz);
+  THTensor *y = THTensor_new(ct, input->ndim, sz), *r = NULL;
   if (y) {
-    const double *xd = (const double *)THTensor_data(x);
-    double *yd = (double *)THTensor_data(y);
-#pragma omp parallel for if (P * H * W > 16384)
-    for (int64_t pl = 0; pl < P; pl++)
-      for (int64_t oh = 0; oh < OH; oh++)
-        for (int64_t ow = 0; ow < OW; ow++) {
-          int64_t h0 = START(oh, H, OH), h1 = END(oh, H, OH), w0 = START(ow, W, OW), w1 = END(ow, W, OW);
-          double sum = 0;
-          for (int64_t ih = h0; ih < h1; ih++)
-            for (int64_t iw = w0; iw < w1; iw++) sum += xd[pl * H * W + ih * W + iw];
-          yd[(pl * OH + oh) * OW + ow] = sum / (double)((h1 - h0) * (w1 - w0));
-        }
-    r = at_to_dtype(y, input->dtype, false);
+    adapt_planes(ADAPT_AVG, ct, THTensor_data(x), THTensor_data(y), NULL, &g);
+    r = ct == input->dtype ? THTensor_retain(y) : at_to_dtype(y, input->dtype, false);
   }
   THTensor_free(x); THTensor_free(y);
   return r;
 }
 
-THTensor *at_adaptive_avg_pool2d_backward(const THTensor *grad, const THTensor *input) {
-  const char *op = "adaptive_avg_pool2d_backward";
-  if (at_check_ndim(input, 3, 4, op, "self") < 0 || at_check_ndim(grad, input->ndim, input->ndim, op, "grad_output") < 0)
-    return NULL;
-  for (int d = 0; d < input->ndim - 2; d++)
+/* the geometry of a backward: input's sizes, grad's trailing sizes as the output size */
+static THTensor *adaptive_avg_bwd(const THTensor *grad, const THTensor *input, int nsp, const char *name) {
+  if (at_check_ndim(grad, input->ndim, input->ndim, name, "grad_output") < 0) return NULL;
+  for (int d = 0; d < input->ndim - nsp; d++)
     if (grad->sizes[d] != input->sizes[d]) {
-      at_check_same_shape(grad, input, op, "grad_output", "self");
+      at_check_same_shape(grad, input, name, "grad_output", "self");
       return NULL;
     }
-  int64_t H = input->sizes[input->ndim - 2], W = input->sizes[input->ndim - 1];
-  int64_t OH = grad->sizes[grad->ndim - 2], OW = grad->sizes[grad->ndim - 1];
-  int64_t P = THTensor_numel(input) / ((H * W != 0) ? H * W : 1);
-  THTensor *gy = at_contiguous_as(grad, TH_Double), *gi = gy ? THTensor_new(TH_Double, input->ndim, input->sizes) : NULL, *r = NULL;
+  AdaptGeom g;
+  ATIntList os = { nsp, { 0 } };
+  for (int i = 0; i < nsp; i++) os.v[i] = grad->sizes[grad->ndim - nsp + i];
+  if (adapt_geom(input, &os, nsp, name, false, &g) < 0) return NULL;
+  THDtype ct = POOL_CT(input);
+  THTensor *gy = at_contiguous_as(grad, ct), *gi = gy ? THTensor_new(ct, input->ndim, input->sizes) : NULL, *r = NULL;
   if (gi) {
-    const double *gd = (const double *)THTensor_data(gy);
-    double *gid = (double *)THTensor_data(gi);
-    memset(gid, 0, THTensor_numel(gi) * sizeof(double));
-#pragma omp parallel for if (P * H * W > 16384)
-    for (int64_t pl = 0; pl < P; pl++)
-      for (int64_t oh = 0; oh < OH; oh++)
-        for (int64_t ow = 0; ow < OW; ow++) {
-          int64_t h0 = START(oh, H, OH), h1 = END(oh, H, OH), w0 = START(ow, W, OW), w1 = END(ow, W, OW);
-          double v = gd[(pl * OH + oh) * OW + ow] / (double)((h1 - h0) * (w1 - w0));
-          for (int64_t ih = h0; ih < h1; ih++)
-            for (int64_t iw = w0; iw < w1; iw++) gid[pl * H * W + ih * W + iw] += v;
-        }
-    r = at_to_dtype(gi, input->dtype, false);
+    adapt_planes(ADAPT_AVG_BWD, ct, THTensor_data(gy), THTensor_data(gi), NULL, &g);
+    r = ct == input->dtype ? THTensor_retain(gi) : at_to_dtype(gi, input->dtype, false);
   }
   THTensor_free(gy); THTensor_free(gi);
   return r;
 }
 
-int at_adaptive_max_pool2d(THTensor **outs, const THTensor *input, const ATIntList *os) {
-  int64_t OH, OW, P;
-  if (adaptive_sizes(input, os, &OH, &OW, &P) < 0) return -1;
-  int64_t H = input->sizes[input->ndim - 2], W = input->sizes[input->ndim - 1];
-  THTensor *x = at_contiguous_as(input, TH_Double);
+static int adaptive_max(THTensor **outs, const THTensor *input, const ATIntList *os, int nsp, const char *name) {
+  AdaptGeom g;
+  if (adapt_geom(input, os, nsp, name, true, &g) < 0) return -1;
+  THDtype ct = POOL_CT(input);
+  THTensor *x = at_contiguous_as(input, ct);
   if (!x) return -1;
-  int64_t sz[4];
-  out_sizes(input, OH, OW, sz);
-  THTensor *y = THTensor_new(TH_Double, input->ndim, sz), *idx = THTensor_new(TH_Int64, input->ndim, sz);
+  int64_t sz[5];
+  adapt_out_sizes(input, nsp, &g, sz);
+  THTensor *y = THTensor_new(ct, input->ndim, sz), *idx = THTensor_new(TH_Int64, input->ndim, sz);
   if (!y || !idx) { THTensor_free(x); THTensor_free(y); THTensor_free(idx); return -1; }
-  const double *xd = (const double *)THTensor_data(x);
-  double *yd = (double *)THTensor_data(y);
-  int64_t *id = (int64_t *)THTensor_data(idx);
-  for (int64_t pl = 0; pl < P; pl++)
-    for (int64_t oh = 0; oh < OH; oh++)
-      for (int64_t ow = 0; ow < OW; ow++) {
-        int64_t h0 = START(oh, H, OH), h1 = END(oh, H, OH), w0 = START(ow, W, OW), w1 = END(ow, W, OW), best = -1;
-        double bv = -INFINITY;
-        for (int64_t ih = h0; ih < h1; ih++)
-          for (int64_t iw = w0; iw < w1; iw++) {
-            double v = xd[pl * H * W + ih * W + iw];
-            if (best < 0 || v > bv || isnan(v)) { bv = v; best = ih * W + iw; }
-          }
-        yd[(pl * OH + oh) * OW + ow] = bv;
-        id[(pl * OH + oh) * OW + ow] = best;
-      }
+  adapt_planes(ADAPT_MAX, ct, THTensor_data(x), THTensor_data(y), (int64_t *)THTensor_data(idx), &g);
   THTensor_free(x);
-  outs[0] = at_to_dtype(y, input->dtype, false);
+  outs[0] = ct == input->dtype ? THTensor_retain(y) : at_to_dtype(y, input->dtype, false);
   THTensor_free(y);
   outs[1] = idx;
   if (!outs[0]) { THTensor_free(idx); outs[1] = NULL; return -1; }
   return 0;
 }
 
+THTensor *at_adaptive_avg_pool2d(const THTensor *input, const ATIntList *os) {
+  return adaptive_avg(input, os, 2, "adaptive_avg_pool2d");
+}
+THTensor *at_adaptive_avg_pool2d_backward(const THTensor *grad, const THTensor *input) {
+  return adaptive_avg_bwd(grad, input, 2, "adaptive_avg_pool2d");
+}
+int at_adaptive_max_pool2d(THTensor **outs, const THTensor *input, const ATIntList *os) {
+  return adaptive_max(outs, input, os, 2, "adaptive_max_pool2d");
+}
+THTensor *at_adaptive_avg_pool3d(const THTensor *input, const ATIntList *os) {
+  return adaptive_avg(input, os, 3, "adaptive_avg_pool3d");
+}
+THTensor *at_adaptive_avg_pool3d_backward(const THTensor *grad, const THTensor *input) {
+  return adaptive_avg_bwd(grad, input, 3, "adaptive_avg_pool3d");
+}
+int at_adaptive_max_pool3d(THTensor **outs, const THTensor *input, const ATIntList *os) {
+  return adaptive_max(outs, input, os, 3, "adaptive_max_pool3d");
+}
+
 /* The adjoint of max_pool2d's backward (its double backward): each output
  * position takes ggI at the input position its window picked. */
-THTensor *at_max_pool2d_take(const THTensor *self, const THTensor *indices) {
-  if (pool_indices_check(self, indices, "_max_pool2d_take") < 0) return NULL;
-  int64_t H = self->sizes[self->ndim - 2], W = self->sizes[self->ndim - 1];
-  int64_t P = THTensor_numel(self) / (H * W != 0 ? H * W : 1);
+static THTensor *plane_take(const THTensor *self, const THTensor *indices, int nsp, const char *op) {
+  if (pool_indices_check(self, indices, nsp, op) < 0) return NULL;
+  int64_t HW = plane_numel(self, nsp);
+  int64_t P = THTensor_numel(self) / (HW ? HW : 1);
   int64_t L = THTensor_numel(indices) / (P ? P : 1);
   THDtype ct = self->dtype == TH_Double ? TH_Double : TH_Float;
   THTensor *x = at_contiguous_as(self, ct), *ic = x ? at_contiguous(indices) : NULL, *out = NULL, *r = NULL;
@@ -387,7 +523,7 @@ THTensor *at_max_pool2d_take(const THTensor *self, const THTensor *indices) {
       const T *xs = (const T *)THTensor_data(x);                                                             \
       T *o = (T *)THTensor_data(out);                                                                        \
       for (int64_t p = 0; p < P; p++)                                                                        \
-        for (int64_t j = 0; j < L; j++) o[p * L + j] = id[p * L + j] >= 0 ? xs[p * H * W + id[p * L + j]] : 0; \
+        for (int64_t j = 0; j < L; j++) o[p * L + j] = id[p * L + j] >= 0 ? xs[p * HW + id[p * L + j]] : 0; \
     } while (0)
     if (ct == TH_Double) TAKE(double); else TAKE(float);
 #undef TAKE
@@ -396,6 +532,8 @@ THTensor *at_max_pool2d_take(const THTensor *self, const THTensor *indices) {
   THTensor_free(x); THTensor_free(ic); THTensor_free(out);
   return r;
 }
+THTensor *at_max_pool2d_take(const THTensor *self, const THTensor *indices) { return plane_take(self, indices, 2, "_max_pool2d_take"); }
+THTensor *at_max_pool3d_take(const THTensor *self, const THTensor *indices) { return plane_take(self, indices, 3, "_max_pool3d_take"); }
 
 /* adaptive_avg_pool2d of self to like's trailing two sizes (the adjoint of
  * adaptive_avg_pool2d_backward, for double backward) */
@@ -403,4 +541,9 @@ THTensor *at_adaptive_avg_pool2d_like(const THTensor *self, const THTensor *like
   if (at_check_ndim(like, 2, TH_MAX_DIMS, "_adaptive_avg_pool2d_like", "like") < 0) return NULL;
   ATIntList os = { 2, { like->sizes[like->ndim - 2], like->sizes[like->ndim - 1] } };
   return at_adaptive_avg_pool2d(self, &os);
+}
+
+THTensor *at_adaptive_avg_pool3d_like(const THTensor *self, const THTensor *like) {
+  ATIntList os = { 3, { like->sizes[like->ndim - 3], like->sizes[like->ndim - 2], like->sizes[like->ndim - 1] } };
+  return at_adaptive_avg_pool3d(self, &os);
 }

@@ -1,4 +1,5 @@
-"""Distances as composites over linalg.vector_norm: cosine_similarity, pairwise_distance, pdist."""
+"""Distances: cosine_similarity and pairwise_distance as composites over
+linalg.vector_norm; pdist through its C kernel (src/ATen/ATDistance.c)."""
 import cthtorch
 from cthtorch.overrides import _handle_with_locals, has_torch_function_unary as _has_torch_function_unary
 
@@ -32,14 +33,4 @@ def pairwise_distance(x1, x2, p=2.0, eps=1e-6, keepdim=False):
 
 
 def pdist(input, p=2):
-    if input.dim() != 2:
-        raise RuntimeError("pdist only supports 2D tensors, got: %dD" % input.dim())
-    if p < 0:
-        raise RuntimeError("pdist only supports non-negative p values")
-    n = input.shape[0]
-    if n < 2:
-        return input.new_zeros(0)
-    i = [a for a in range(n) for _ in range(a + 1, n)]
-    j = [b for a in range(n) for b in range(a + 1, n)]
-    diff = input.index_select(0, cthtorch.tensor(i)) - input.index_select(0, cthtorch.tensor(j))
-    return _vector_norm(diff, p, 1)
+    return cthtorch._pdist_forward(input, p)

@@ -1,5 +1,6 @@
 """Pooling forms missing a C kernel, as composites: lp_pool*, max_unpool*,
-the *_with_indices spellings and 3-d pooling (windows from Tensor.unfold)."""
+the *_with_indices spellings and max/avg 3-d pooling (windows from
+Tensor.unfold); the adaptive 3-d forms call their C kernels."""
 import math
 
 import cthtorch
@@ -196,43 +197,21 @@ def avg_pool3d(input, kernel_size, stride=None, padding=0, ceil_mode=False, coun
     return total / cnt.sum(-1)
 
 
-def _adaptive_bounds(L, o):
-    return [(i * L // o, -(-(i + 1) * L // o)) for i in range(o)]
+def _adaptive_size3(input, output_size):
+    # None keeps the input's size; the C entry checks the input's rank and the count first
+    os = _triple(output_size)
+    return tuple((input.shape[i - len(os)] if input.dim() >= len(os) else -1) if v is None else v
+                 for i, v in enumerate(os))
 
 
 def adaptive_avg_pool3d(input, output_size):
     if _has_torch_function_unary(input):
         return _handle_with_locals(adaptive_avg_pool3d, locals())
-    _check_pool_input(input, 3, "adaptive_avg_pool3d")
-    out = input
-    sizes = _triple(output_size)
-    for i, o in enumerate(sizes):
-        dim = input.dim() - 3 + i
-        L = input.shape[dim]
-        o = L if o is None else o
-        # averaging is separable: one (L x o) averaging matrix per dim
-        m = [[0.0] * o for _ in range(L)]
-        for j, (a, b) in enumerate(_adaptive_bounds(L, o)):
-            for t in range(a, b):
-                m[t][j] = 1.0 / (b - a)
-        out = out.movedim(dim, -1).matmul(cthtorch.tensor(m, dtype=input.dtype).reshape(L, o)).movedim(-1, dim)
-    return out
+    return cthtorch._C._nn.adaptive_avg_pool3d(input, _adaptive_size3(input, output_size))
 
 
 def adaptive_max_pool3d_with_indices(input, output_size, return_indices=True):
-    _check_pool_input(input, 3, "adaptive_max_pool3d")
-    sp = input.shape[-3:]
-    sizes = [L if o is None else o for L, o in zip(sp, _triple(output_size))]
-    lead = input.shape[:-3]
-    pos = cthtorch.arange(math.prod(sp)).reshape(sp)
-    vals, idxs = [], []
-    for a0, b0 in _adaptive_bounds(sp[0], sizes[0]):
-        for a1, b1 in _adaptive_bounds(sp[1], sizes[1]):
-            for a2, b2 in _adaptive_bounds(sp[2], sizes[2]):
-                v, j = input[..., a0:b0, a1:b1, a2:b2].reshape(*lead, -1).max(-1)
-                vals.append(v)
-                idxs.append(pos[a0:b0, a1:b1, a2:b2].reshape(-1)[j])
-    return (cthtorch.stack(vals, -1).reshape(*lead, *sizes), cthtorch.stack(idxs, -1).reshape(*lead, *sizes))
+    return cthtorch._C._nn.adaptive_max_pool3d(input, _adaptive_size3(input, output_size))
 
 
 def adaptive_max_pool3d(input, output_size, return_indices=False):

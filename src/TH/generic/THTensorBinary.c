@@ -282,4 +282,7 @@ TH_SIMD_BINARY_LOOP(logaddexp_loop, (isinf(a) && a == b) ? a
 TH_SIMD_BINARY_LOOP(logaddexp2_loop, (isinf(a) && a == b) ? a
                     : (a > b ? a : b) + TH_LOG1P(TH_EXP((compute_t)-fabs(a - b) * TH_LN2)) / TH_LN2)
 #undef TH_LN2
+/* regularized incomplete gamma P(a, x), Q(a, x) (THIncompleteGamma.h), in double */
+TH_BINARY_LOOP(igamma_loop, (compute_t)th_igamma((double)a, (double)b))
+TH_BINARY_LOOP(igammac_loop, (compute_t)th_igammac((double)a, (double)b))
 #endif

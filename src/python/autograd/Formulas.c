@@ -289,7 +289,7 @@ PyObject *F_div_rounding_grad_other(PyObject *grad, PyObject *mode, PyObject *se
 }
 
 PyObject *F_not_implemented(PyObject *name) {
-  PyErr_Format(PyExc_NotImplementedError, "the derivative for '%S' is not implemented", name);
+  PyErr_Format(PyExc_NotImplementedError, "the derivative for '%S' is not implemented.", name);
   return NULL;
 }
 

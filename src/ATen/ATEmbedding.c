@@ -1,0 +1,396 @@
+/* embedding_bag forward and backward (see ATEmbedding.h).
+ *
+ * The bags are runs of indices: bag b holds indices [start[b], start[b+1]),
+ * where start is offsets (the last bag runs to the end of indices unless
+ * include_last_offset makes the last offset its end). Rows equal to
+ * padding_idx take no part. Float and double compute in their own type, half
+ * and bfloat16 in float.
+ *
+ * Threads: the forward splits the bags, the backward of the rows splits the
+ * embedding columns (every thread walks all indices but adds only into its
+ * own columns, so no two threads write one element), and the backward of
+ * per_sample_weights splits the indices. */
+#include "ATEmbedding.h"
+#include "ATConv.h"   /* at_contiguous_as */
+
+#include <omp.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum { BAG_SUM = 0, BAG_MEAN = 1, BAG_MAX = 2 };
+
+#define BAG_CT(dt) ((dt) == TH_Double ? TH_Double : TH_Float)
+
+static bool is_index_dtype(THDtype dt) { return dt == TH_Int64 || dt == TH_Int32; }
+
+/* padding_idx as a row, or -1 for none; torch's range check */
+static int bag_padding(ATOptInt padding_idx, int64_t V, int64_t *pad) {
+  *pad = -1;
+  if (!padding_idx.has) return 0;
+  if (padding_idx.v < -V || padding_idx.v >= V) {
+    THError_set(TH_ERR_RUNTIME, "padding_idx must be within the number of embeddings, -%lld through %lld, but got %lld",
+                (long long)V, (long long)(V - 1), (long long)padding_idx.v);
+    return -1;
+  }
+  *pad = padding_idx.v < 0 ? padding_idx.v + V : padding_idx.v;
+  return 0;
+}
+
+static int bag_checks(const THTensor *weight, const THTensor *indices, const THTensor *offsets, int64_t mode,
+                      const THTensor *psw, bool include_last_offset) {
+  if (!is_index_dtype(indices->dtype)) {
+    THError_set(TH_ERR_RUNTIME, "Expected tensor for argument #1 'indices' to have one of the following scalar types: "
+                "Long, Int; but got torch.%sTensor instead (while checking arguments for embedding_bag)",
+                THDtype_info[indices->dtype].legacy);
+    return -1;
+  }
+  if (!is_index_dtype(offsets->dtype)) {
+    THError_set(TH_ERR_RUNTIME, "Expected tensor for argument #1 'offsets' to have one of the following scalar types: "
+                "Long, Int; but got torch.%sTensor instead (while checking arguments for embedding_bag)",
+                THDtype_info[offsets->dtype].legacy);
+    return -1;
+  }
+  if (!THDtype_isFloating(weight->dtype)) {
+    THError_set(TH_ERR_RUNTIME, "Expected tensor for argument #1 'weight' to have one of the following scalar types: "
+                "Half, BFloat16, Float, Double; but got torch.%sTensor instead (while checking arguments for "
+                "embedding_bag)", THDtype_info[weight->dtype].legacy);
+    return -1;
+  }
+  if (weight->ndim != 2) {
+    THError_set(TH_ERR_RUNTIME, "weight has to be a 2D Tensor, but got Tensor of dimension %d", weight->ndim);
+    return -1;
+  }
+  if (indices->ndim != 1) {
+    THError_set(TH_ERR_RUNTIME, "input has to be a 1D Tensor, but got Tensor of dimension %d", indices->ndim);
+    return -1;
+  }
+  if (offsets->ndim != 1) {
+    THError_set(TH_ERR_RUNTIME, "offsets has to be a 1D Tensor, but got Tensor of dimension %d", offsets->ndim);
+    return -1;
+  }
+  if (mode < BAG_SUM || mode > BAG_MAX) {
+    THError_set(TH_ERR_RUNTIME, "`mode` must be sum, mean, or max.");
+    return -1;
+  }
+  if (psw) {
+    if (mode != BAG_SUM) {
+      THError_set(TH_ERR_RUNTIME, "embedding_bag: per_sample_weights only supported with mode='sum'");
+      return -1;
+    }
+    if (psw->dtype != weight->dtype) {
+      THError_set(TH_ERR_RUNTIME, "Expected tensor for argument #1 'weight' to have the same type as tensor for "
+                  "argument #1 'per_sample_weights'; but type torch.%sTensor does not equal torch.%sTensor (while "
+                  "checking arguments for embedding_bag)", THDtype_info[weight->dtype].legacy,
+                  THDtype_info[psw->dtype].legacy);
+      return -1;
+    }
+    if (psw->ndim != 1 || THTensor_numel(psw) != THTensor_numel(indices)) {
+      THError_set(TH_ERR_RUNTIME, "Expected per_sample_weights.value().numel() == indices.numel() to be true, but got "
+                  "false.  (Could this error message be improved?  If so, please report an enhancement request to "
+                  "PyTorch.)");
+      return -1;
+    }
+  }
+  if (include_last_offset && offsets->sizes[0] < 1) {
+    THError_set(TH_ERR_RUNTIME, "include_last_offset: number of offset should be at least 1");
+    return -1;
+  }
+  return 0;
+}
+
+/* a 1-d index tensor as int64, contiguous (a new reference) */
+static THTensor *as_long(const THTensor *t) { return at_contiguous_as(t, TH_Int64); }
+
+/* the B + 1 bag boundaries (malloc'd), checked as torch checks them */
+static int64_t *bag_starts(const int64_t *off, int64_t noff, int64_t n, bool include_last_offset, THDtype odt,
+                           int64_t *B) {
+  *B = include_last_offset ? noff - 1 : noff;
+  if (noff > 0 && off[0] != 0) {   /* torch's text ends with an empty tensor's printout */
+    THError_set(TH_ERR_RUNTIME, "offsets[0] has to be 0, i.e., the first sequence in the mini-batch has to start from "
+                "position 0. However, got %lld\n[ torch.%sTensor{} ]", (long long)off[0], THDtype_info[odt].legacy);
+    return NULL;
+  }
+  if (noff > 0 && off[noff - 1] > n) {
+    THError_set(TH_ERR_RUNTIME, "offsets[-1] can not be greater than input's length %lld but got offsets[-1] of %lld",
+                (long long)n, (long long)off[noff - 1]);
+    return NULL;
+  }
+  int64_t *start = (int64_t *)malloc((*B + 1) * sizeof(int64_t));
+  if (!start) { THError_set(TH_ERR_RUNTIME, "embedding_bag: out of memory"); return NULL; }
+  for (int64_t b = 0; b < *B; b++) {
+    start[b] = off[b];
+    if (b > 0 && start[b] < start[b - 1]) {
+      THError_set(TH_ERR_RUNTIME, "offsets has to be a non-decreasing sequence, but offsets[%lld] = %lld < offsets[%lld] = %lld",
+                  (long long)b, (long long)start[b], (long long)(b - 1), (long long)start[b - 1]);
+      free(start);
+      return NULL;
+    }
+  }
+  start[*B] = n;   /* as torch: the last bag takes the rest of the indices */
+  return start;
+}
+
+/* Rows of the table are read (and, in the backward, written) in index order,
+ * which is random: the row BAG_AHEAD indices on is prefetched, so several
+ * cache misses are in flight instead of one. */
+#define BAG_AHEAD 8
+static inline void bag_prefetch(const void *p, size_t bytes) {
+  for (size_t l = 0; l < bytes; l += 64) __builtin_prefetch((const char *)p + l);
+}
+
+/* each index's bag */
+static void bag_owners(const int64_t *start, int64_t B, int64_t *o2b) {
+  for (int64_t b = 0; b < B; b++)
+    for (int64_t t = start[b]; t < start[b + 1]; t++) o2b[t] = b;
+}
+
+#define BAG_FWD(T)                                                                                        \
+  static void bag_fwd_##T(const T *w, const int64_t *idx, const T *psw, const int64_t *start, int64_t B,  \
+                          int64_t D, int64_t pad, int mode, T *out, int64_t *bag_size, int64_t *argmax) {  \
+    _Pragma("omp parallel for schedule(dynamic, 16) if (start[B] * D > 32768)")                           \
+    for (int64_t b = 0; b < B; b++) {                                                                     \
+      T *o = out + b * D;                                                                                 \
+      int64_t *am = mode == BAG_MAX ? argmax + b * D : NULL, cnt = 0;                                     \
+      memset(o, 0, D * sizeof(T));                                                                        \
+      for (int64_t t = start[b]; t < start[b + 1]; t++) {                                                 \
+        if (t + BAG_AHEAD < start[B]) bag_prefetch(w + idx[t + BAG_AHEAD] * D, D * sizeof(T));           \
+        int64_t r = idx[t];                                                                               \
+        if (r == pad) continue;                                                                           \
+        const T *row = w + r * D;                                                                         \
+        if (mode == BAG_MAX) {                                                                            \
+          for (int64_t d = 0; d < D; d++)                                                                 \
+            if (cnt == 0 || row[d] > o[d]) { o[d] = row[d]; am[d] = r; }                                   \
+        } else {                                                                                          \
+          T s = psw ? psw[t] : (T)1;                                                                      \
+          _Pragma("omp simd")                                                                             \
+          for (int64_t d = 0; d < D; d++) o[d] += s * row[d];                                             \
+        }                                                                                                 \
+        cnt++;                                                                                            \
+      }                                                                                                   \
+      if (mode == BAG_MEAN && cnt > 0)                                                                    \
+        for (int64_t d = 0; d < D; d++) o[d] /= (T)cnt;                                                   \
+      bag_size[b] = mode == BAG_SUM ? 0 : cnt;                                                            \
+    }                                                                                                     \
+  }
+BAG_FWD(float)
+BAG_FWD(double)
+
+/* an int64 result as the index dtype torch gives it: int32 when indices and offsets both are */
+static THTensor *index_result(THTensor *t, bool int32) {
+  if (!t || !int32) return t;
+  THTensor *r = at_to_dtype(t, TH_Int32, false);
+  THTensor_free(t);
+  return r;
+}
+
+int at_embedding_bag(THTensor **outs, const THTensor *weight, const THTensor *indices, const THTensor *offsets,
+                     bool scale_grad_by_freq, int64_t mode, bool sparse, const THTensor *psw, bool include_last_offset,
+                     ATOptInt padding_idx) {
+  (void)scale_grad_by_freq;   /* a backward-only switch */
+  (void)sparse;               /* sparse gradients are not supported (the Python layer says so) */
+  outs[0] = outs[1] = outs[2] = outs[3] = NULL;
+  if (bag_checks(weight, indices, offsets, mode, psw, include_last_offset) < 0) return -1;
+  int64_t V = weight->sizes[0], D = weight->sizes[1], n = indices->sizes[0], pad, B;
+  if (bag_padding(padding_idx, V, &pad) < 0) return -1;
+  THDtype ct = BAG_CT(weight->dtype);
+  THTensor *idx = as_long(indices), *off = idx ? as_long(offsets) : NULL;
+  THTensor *w = off ? at_contiguous_as(weight, ct) : NULL, *pw = (w && psw) ? at_contiguous_as(psw, ct) : NULL;
+  int64_t *start = NULL;
+  THTensor *out = NULL, *o2b = NULL, *bsz = NULL, *am = NULL;
+  int rc = -1;
+  if (!w || (psw && !pw)) goto done;
+  /* torch's CPU kernel has a fast path (float types but double, sum or mean, no padding) that checks
+   * indices with another message and leaves offset2bag empty for sum */
+  bool fast = weight->dtype != TH_Double && mode != BAG_MAX && pad < 0;
+  const int64_t *ix = (const int64_t *)THTensor_data(idx);
+  for (int64_t t = 0; t < n; t++)
+    if (ix[t] < 0 || ix[t] >= V) {
+      if (fast)
+        THError_set(TH_ERR_RUNTIME, "Index %lld of input takes value %lld which is not in the valid range [0, %lld)",
+                    (long long)t, (long long)ix[t], (long long)V);
+      else
+        THError_set(TH_ERR_RUNTIME, "embedding_bag: Expected idx >= 0 && idx < num_embeddings but found idx to be %lld",
+                    (long long)ix[t]);
+      goto done;
+    }
+  start = bag_starts((const int64_t *)THTensor_data(off), offsets->sizes[0], n, include_last_offset, offsets->dtype,
+                     &B);
+  if (!start) goto done;
+  int64_t osz[2] = { B, D };
+  out = THTensor_new(ct, 2, osz);
+  int64_t n_o2b = fast && mode == BAG_SUM ? 0 : n;
+  o2b = THTensor_new(TH_Int64, 1, &n_o2b);
+  bsz = THTensor_new(TH_Int64, 1, &B);
+  am = mode == BAG_MAX ? THTensor_new(TH_Int64, 2, osz) : NULL;
+  if (!out || !o2b || !bsz || (mode == BAG_MAX && !am)) goto done;
+  int64_t *o2 = (int64_t *)THTensor_data(o2b), *bs = (int64_t *)THTensor_data(bsz);
+  if (n_o2b) bag_owners(start, B, o2);
+  if (am) memset(THTensor_data(am), 0, B * D * sizeof(int64_t));
+  int64_t *amd = am ? (int64_t *)THTensor_data(am) : NULL;
+  if (ct == TH_Double)
+    bag_fwd_double((const double *)THTensor_data(w), ix, pw ? (const double *)THTensor_data(pw) : NULL, start, B, D,
+                   pad, (int)mode, (double *)THTensor_data(out), bs, amd);
+  else
+    bag_fwd_float((const float *)THTensor_data(w), ix, pw ? (const float *)THTensor_data(pw) : NULL, start, B, D, pad,
+                  (int)mode, (float *)THTensor_data(out), bs, amd);
+  if (mode == BAG_MEAN) am = at_to_dtype(bsz, TH_Int64, true);   /* a copy of bag_size */
+  else if (mode == BAG_SUM && (am = THTensor_new(TH_Int64, 1, &B))) memset(THTensor_data(am), 0, B * sizeof(int64_t));
+  if (!am) goto done;
+  bool i32 = indices->dtype == TH_Int32 && offsets->dtype == TH_Int32;
+  outs[0] = ct == weight->dtype ? THTensor_retain(out) : at_to_dtype(out, weight->dtype, false);
+  outs[1] = index_result(THTensor_retain(o2b), i32);
+  outs[2] = index_result(THTensor_retain(bsz), i32);
+  outs[3] = index_result(THTensor_retain(am), i32);
+  if (outs[0] && outs[1] && outs[2] && outs[3]) rc = 0;
+  else for (int k = 0; k < 4; k++) { THTensor_free(outs[k]); outs[k] = NULL; }
+done:
+  free(start);
+  THTensor_free(idx); THTensor_free(off); THTensor_free(w); THTensor_free(pw);
+  THTensor_free(out); THTensor_free(o2b); THTensor_free(bsz); THTensor_free(am);
+  return rc;
+}
+
+/* the columns [c0, c1) of thread k of nt */
+static void col_range(int64_t D, int k, int nt, int64_t *c0, int64_t *c1) {
+  *c0 = D * k / nt;
+  *c1 = D * (k + 1) / nt;
+}
+
+#define BAG_BWD(T)                                                                                          \
+  static void bag_bwd_##T(const T *g, const int64_t *idx, const int64_t *o2b, const int64_t *bs,            \
+                          const int64_t *am, const T *psw, const int64_t *freq, int64_t n, int64_t B,       \
+                          int64_t D, int64_t pad, int mode, T *gw) {                                        \
+    _Pragma("omp parallel if ((mode == BAG_MAX ? B : n) * D > 32768)")                                      \
+    {                                                                                                       \
+      int64_t c0, c1;                                                                                       \
+      col_range(D, omp_get_thread_num(), omp_get_num_threads(), &c0, &c1);                                  \
+      if (mode == BAG_MAX) {                                                                                \
+        for (int64_t b = 0; b < B; b++) {                                                                   \
+          if (bs[b] == 0) continue;                                                                         \
+          for (int64_t d = c0; d < c1; d++) {                                                               \
+            int64_t r = am[b * D + d];                                                                      \
+            gw[r * D + d] += g[b * D + d] / (T)(freq ? freq[r] : 1);                                        \
+          }                                                                                                 \
+        }                                                                                                   \
+      } else {                                                                                              \
+        for (int64_t t = 0; t < n; t++) {                                                                   \
+          if (t + BAG_AHEAD < n) bag_prefetch(gw + idx[t + BAG_AHEAD] * D + c0, (c1 - c0) * sizeof(T));    \
+          int64_t r = idx[t], b = o2b[t];                                                                   \
+          if (r == pad) continue;                                                                           \
+          T s = (psw ? psw[t] : (T)1) / (T)(freq ? freq[r] : 1);                                            \
+          if (mode == BAG_MEAN) s /= (T)bs[b];                                                              \
+          const T *gr = g + b * D;                                                                          \
+          T *wr = gw + r * D;                                                                               \
+          _Pragma("omp simd")                                                                               \
+          for (int64_t d = c0; d < c1; d++) wr[d] += s * gr[d];                                             \
+        }                                                                                                   \
+      }                                                                                                     \
+    }                                                                                                       \
+  }
+BAG_BWD(float)
+BAG_BWD(double)
+
+/* offset2bag as int64, or rebuilt from offsets where the forward left it empty */
+static THTensor *bag_owner_tensor(const THTensor *offset2bag, const THTensor *offsets, int64_t n, int64_t B) {
+  if (THTensor_numel(offset2bag) == n) return as_long(offset2bag);
+  THTensor *off = as_long(offsets), *o2b = off ? THTensor_new(TH_Int64, 1, &n) : NULL;
+  int64_t *start = o2b ? (int64_t *)malloc((B + 1) * sizeof(int64_t)) : NULL;
+  if (start) {
+    const int64_t *o = (const int64_t *)THTensor_data(off);
+    for (int64_t b = 0; b < B; b++) start[b] = o[b];
+    start[B] = n;
+    bag_owners(start, B, (int64_t *)THTensor_data(o2b));
+    free(start);
+  } else if (o2b) {
+    THError_set(TH_ERR_RUNTIME, "embedding_bag_backward: out of memory");
+    THTensor_free(o2b);
+    o2b = NULL;
+  }
+  THTensor_free(off);
+  return o2b;
+}
+
+THTensor *at_embedding_bag_backward(const THTensor *grad, const THTensor *indices, const THTensor *offsets,
+                                    const THTensor *offset2bag, const THTensor *bag_size, const THTensor *max_indices,
+                                    const ATIntList *weight_sizes, bool scale_grad_by_freq, int64_t mode,
+                                    const THTensor *psw, ATOptInt padding_idx) {
+  int64_t V = weight_sizes->v[0], D = weight_sizes->v[1], n = THTensor_numel(indices), B = grad->sizes[0], pad;
+  if (bag_padding(padding_idx, V, &pad) < 0) return NULL;
+  THDtype ct = BAG_CT(grad->dtype);
+  int64_t wsz[2] = { V, D };
+  THTensor *g = at_contiguous_as(grad, ct), *idx = g ? as_long(indices) : NULL;
+  THTensor *o2b = idx ? bag_owner_tensor(offset2bag, offsets, n, B) : NULL;
+  THTensor *bs = o2b ? as_long(bag_size) : NULL, *am = bs ? as_long(max_indices) : NULL;
+  THTensor *pw = (am && psw) ? at_contiguous_as(psw, ct) : NULL, *gw = NULL, *r = NULL;
+  int64_t *freq = NULL;
+  if (!am || (psw && !pw) || !(gw = THTensor_new(ct, 2, wsz))) goto done;
+  const int64_t *ix = (const int64_t *)THTensor_data(idx);
+  if (scale_grad_by_freq) {
+    freq = (int64_t *)calloc(V ? V : 1, sizeof(int64_t));
+    if (!freq) { THError_set(TH_ERR_RUNTIME, "embedding_bag_backward: out of memory"); goto done; }
+    for (int64_t t = 0; t < n; t++) freq[ix[t]]++;
+  }
+  memset(THTensor_data(gw), 0, V * D * THDtype_size(ct));
+  if (ct == TH_Double)
+    bag_bwd_double((const double *)THTensor_data(g), ix, (const int64_t *)THTensor_data(o2b),
+                   (const int64_t *)THTensor_data(bs), (const int64_t *)THTensor_data(am),
+                   pw ? (const double *)THTensor_data(pw) : NULL, freq, n, B, D, pad, (int)mode,
+                   (double *)THTensor_data(gw));
+  else
+    bag_bwd_float((const float *)THTensor_data(g), ix, (const int64_t *)THTensor_data(o2b),
+                  (const int64_t *)THTensor_data(bs), (const int64_t *)THTensor_data(am),
+                  pw ? (const float *)THTensor_data(pw) : NULL, freq, n, B, D, pad, (int)mode,
+                  (float *)THTensor_data(gw));
+  r = ct == grad->dtype ? THTensor_retain(gw) : at_to_dtype(gw, grad->dtype, false);
+done:
+  free(freq);
+  THTensor_free(g); THTensor_free(idx); THTensor_free(o2b); THTensor_free(bs); THTensor_free(am);
+  THTensor_free(pw); THTensor_free(gw);
+  return r;
+}
+
+#define BAG_PSW_BWD(T)                                                                                       \
+  static void bag_psw_bwd_##T(const T *g, const T *w, const int64_t *idx, const int64_t *o2b, int64_t n,    \
+                              int64_t D, int64_t pad, T *out) {                                             \
+    _Pragma("omp parallel for if (n * D > 32768)")                                                          \
+    for (int64_t t = 0; t < n; t++) {                                                                       \
+      T s = 0;                                                                                              \
+      if (idx[t] != pad) {                                                                                  \
+        const T *gr = g + o2b[t] * D, *wr = w + idx[t] * D;                                                 \
+        _Pragma("omp simd reduction(+:s)")                                                                  \
+        for (int64_t d = 0; d < D; d++) s += gr[d] * wr[d];                                                 \
+      }                                                                                                     \
+      out[t] = s;                                                                                           \
+    }                                                                                                       \
+  }
+BAG_PSW_BWD(float)
+BAG_PSW_BWD(double)
+
+THTensor *at_embedding_bag_per_sample_weights_backward(const THTensor *grad, const THTensor *weight,
+                                                       const THTensor *indices, const THTensor *offsets,
+                                                       const THTensor *offset2bag, int64_t mode,
+                                                       ATOptInt padding_idx) {
+  if (mode != BAG_SUM) {
+    THError_set(TH_ERR_RUNTIME, "embedding_bag_backward: per_sample_weights only supported for mode='sum'");
+    return NULL;
+  }
+  int64_t V = weight->sizes[0], D = weight->sizes[1], n = THTensor_numel(indices), pad;
+  if (bag_padding(padding_idx, V, &pad) < 0) return NULL;
+  THDtype ct = BAG_CT(weight->dtype);
+  THTensor *g = at_contiguous_as(grad, ct), *w = g ? at_contiguous_as(weight, ct) : NULL;
+  THTensor *idx = w ? as_long(indices) : NULL, *o2b = idx ? bag_owner_tensor(offset2bag, offsets, n, grad->sizes[0]) : NULL;
+  THTensor *out = NULL, *r = NULL;
+  if (o2b && (out = THTensor_new(ct, 1, &n))) {
+    if (ct == TH_Double)
+      bag_psw_bwd_double((const double *)THTensor_data(g), (const double *)THTensor_data(w),
+                         (const int64_t *)THTensor_data(idx), (const int64_t *)THTensor_data(o2b), n, D, pad,
+                         (double *)THTensor_data(out));
+    else
+      bag_psw_bwd_float((const float *)THTensor_data(g), (const float *)THTensor_data(w),
+                        (const int64_t *)THTensor_data(idx), (const int64_t *)THTensor_data(o2b), n, D, pad,
+                        (float *)THTensor_data(out));
+    r = ct == weight->dtype ? THTensor_retain(out) : at_to_dtype(out, weight->dtype, false);
+  }
+  THTensor_free(g); THTensor_free(w); THTensor_free(idx); THTensor_free(o2b); THTensor_free(out);
+  return r;
+}
