@@ -71,6 +71,16 @@ fail:
 
 static void *data_or_null(const THTensor *t) { return t ? THTensor_data(t) : NULL; }
 
+/* An absent state gradient (an output nobody used) as zeros of (B, H): the
+ * kernels read the state gradients unconditionally, so their loops vectorize. */
+static int zeros_if_absent(Operands *o, int k, THDtype dt, int64_t B, int64_t H) {
+  if (o->t[k]) return 0;
+  int64_t s[2] = { B, H };
+  if (!(o->t[k] = THTensor_new(dt, 2, s))) return -1;
+  memset(THTensor_data(o->t[k]), 0, (size_t)(B * H) * THDtype_size(dt));
+  return 0;
+}
+
 /* Allocates n outputs of (B, width[k] * H); all or none. */
 static int alloc_outs(THTensor **outs, int n, const int *width, THDtype dt, int64_t B, int64_t H) {
   for (int k = 0; k < n; k++) {
@@ -107,9 +117,11 @@ int at_fused_lstm_cell_backward(THTensor **outs, const THTensor *grad_hy, const 
   Operands o;
   int64_t B = 0, H = 0;
   if (operands_take(&o, "_fused_lstm_cell_backward", in, names, width, 6, &B, &H) < 0) return -1;
-  int rc = alloc_outs(outs, 2, out_width, workspace->dtype, B, H);
+  int rc = -1;
+  if (zeros_if_absent(&o, 3, workspace->dtype, B, H) == 0 && zeros_if_absent(&o, 4, workspace->dtype, B, H) == 0)
+    rc = alloc_outs(outs, 2, out_width, workspace->dtype, B, H);
   if (rc == 0)
-    lstm_bwd[workspace->dtype](B, H, data_or_null(o.t[3]), data_or_null(o.t[4]), data_or_null(o.t[5]),
+    lstm_bwd[workspace->dtype](B, H, THTensor_data(o.t[3]), THTensor_data(o.t[4]), data_or_null(o.t[5]),
                                THTensor_data(o.t[1]), THTensor_data(o.t[2]), THTensor_data(o.t[0]),
                                THTensor_data(outs[0]), THTensor_data(outs[1]));
   operands_free(&o);
@@ -140,9 +152,10 @@ int at_fused_gru_cell_backward(THTensor **outs, const THTensor *grad_hy, const T
   Operands o;
   int64_t B = 0, H = 0;
   if (operands_take(&o, "_fused_gru_cell_backward", in, names, width, 4, &B, &H) < 0) return -1;
-  int rc = alloc_outs(outs, 3, out_width, workspace->dtype, B, H);
+  int rc = -1;
+  if (zeros_if_absent(&o, 2, workspace->dtype, B, H) == 0) rc = alloc_outs(outs, 3, out_width, workspace->dtype, B, H);
   if (rc == 0)
-    gru_bwd[workspace->dtype](B, H, data_or_null(o.t[2]), data_or_null(o.t[3]), THTensor_data(o.t[1]),
+    gru_bwd[workspace->dtype](B, H, THTensor_data(o.t[2]), data_or_null(o.t[3]), THTensor_data(o.t[1]),
                               THTensor_data(o.t[0]), THTensor_data(outs[0]), THTensor_data(outs[1]),
                               THTensor_data(outs[2]));
   operands_free(&o);

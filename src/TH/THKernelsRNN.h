@@ -1,6 +1,6 @@
 /* Fused recurrent-cell kernels (generic/THTensorRNN.c), floating dtypes.
- * All operands are contiguous row-major (B, k*H) blocks; NULL gradients are
- * zero. Layouts of the gates and the workspaces are in the generic file. */
+ * All operands are contiguous row-major (B, k*H) blocks; only the workspace
+ * gradient may be NULL (zero). Layouts of the gates and the workspaces are in the generic file. */
 #ifndef TH_KERNELS_RNN_H
 #define TH_KERNELS_RNN_H
 #include "THGeneral.h"

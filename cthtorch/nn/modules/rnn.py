@@ -93,6 +93,94 @@ def _layer(mode, x, h, c, w_ih, w_hh, b_ih, b_hh, w_hr, reverse, lengths, nonlin
     return cthtorch.stack(seq, 0), h, c
 
 
+class _FusedLayer(Function):
+    """One LSTM or GRU layer and direction as one autograd node: the forward
+    runs _layer's GEMMs and fused cells without recording, and the backward
+    walks the steps back with the fused backward kernel and one GEMM each,
+    then forms the weight, bias and input gradients of all steps at once
+    (G^T H, G^T X, sum G, G W_ih: four GEMM-sized calls per layer instead of
+    four per step), as torch's CPU path does. Under create_graph the
+    backward re-runs the layer in recorded ops from the saved inputs and
+    differentiates that, so double backward keeps working."""
+
+    @staticmethod
+    def forward(ctx, mode, reverse, x, h0, c0, w_ih, w_hh, b_ih, b_hh):
+        T = x.shape[0]
+        is_lstm = mode == "LSTM"
+        if is_lstm and b_ih is not None:
+            gis = F.linear(x, w_ih, b_ih + b_hh)
+        else:
+            gis = F.linear(x, w_ih, b_ih)
+        w_hh_t = w_hh.t()
+        order = range(T - 1, -1, -1) if reverse else range(T)
+        h, c = h0, c0
+        hs, cs, wss = [None] * T, [None] * T, [None] * T
+        for t in order:
+            if is_lstm:
+                h, c, wss[t] = cthtorch._fused_lstm_cell(cthtorch.addmm(gis[t], h, w_hh_t), c)
+                cs[t] = c
+            else:
+                hg = cthtorch.addmm(b_hh, h, w_hh_t) if b_hh is not None else h.mm(w_hh_t)
+                h, wss[t] = cthtorch._fused_gru_cell(gis[t], hg, h)
+            hs[t] = h
+        ctx.mode, ctx.reverse = mode, reverse
+        ctx.hs, ctx.cs, ctx.wss = hs, cs, wss
+        ctx.save_for_backward(x, h0, c0, w_ih, w_hh, b_ih, b_hh)
+        out = cthtorch.stack(hs, 0)
+        return (out, h, c) if is_lstm else (out, h)
+
+    @staticmethod
+    def backward(ctx, dout, dh, dc=None):
+        x, h0, c0, w_ih, w_hh, b_ih, b_hh = ctx.saved_tensors
+        mode, reverse = ctx.mode, ctx.reverse
+        is_lstm = mode == "LSTM"
+        if cthtorch.is_grad_enabled():
+            return _FusedLayer._recorded_backward(mode, reverse, (x, h0, c0, w_ih, w_hh, b_ih, b_hh),
+                                                  (dout, dh, dc))
+        T = x.shape[0]
+        hs, cs, wss = ctx.hs, ctx.cs, ctx.wss
+        order = range(T) if reverse else range(T - 1, -1, -1)   # backward: the forward's order reversed
+        prev = (lambda t: t + 1) if reverse else (lambda t: t - 1)
+        first = T - 1 if reverse else 0
+        dgi, dgh = [None] * T, [None] * T
+        for t in order:
+            p = prev(t)
+            dht = dout[t] if dh is None else dout[t] + dh
+            if is_lstm:
+                dg, dc = cthtorch._fused_lstm_cell_backward(dht, dc, None, c0 if t == first else cs[p], cs[t],
+                                                             wss[t])
+                dgi[t] = dg
+                dh = dg.mm(w_hh)
+            else:
+                dig, dhg, dhx = cthtorch._fused_gru_cell_backward(dht, None, h0 if t == first else hs[p], wss[t])
+                dgi[t], dgh[t] = dig, dhg
+                dh = cthtorch.addmm(dhx, dhg, w_hh)
+        G = cthtorch.stack(dgi, 0).flatten(0, 1)                # (T*B, k*H)
+        Gh = G if is_lstm else cthtorch.stack(dgh, 0).flatten(0, 1)
+        # the hidden state each step read: h0, then the outputs shifted by one
+        hprev = [h0 if t == first else hs[prev(t)] for t in range(T)]
+        Hp = cthtorch.stack(hprev, 0).flatten(0, 1)
+        need = ctx.needs_input_grad
+        dx = G.mm(w_ih).view(x.shape) if need[2] else None
+        dw_ih = G.t().mm(x.flatten(0, 1)) if need[5] else None
+        dw_hh = Gh.t().mm(Hp) if need[6] else None
+        db_ih = G.sum(0) if b_ih is not None and need[7] else None
+        db_hh = Gh.sum(0) if b_hh is not None and need[8] else None
+        return None, None, dx, dh, dc, dw_ih, dw_hh, db_ih, db_hh
+
+    @staticmethod
+    def _recorded_backward(mode, reverse, inputs, grads):
+        x, h0, c0, w_ih, w_hh, b_ih, b_hh = inputs
+        out, h, c = _layer(mode, x, h0, c0, w_ih, w_hh, b_ih, b_hh, None, reverse, None, "tanh")
+        outs = [out, h] + ([c] if c is not None else [])
+        pairs = [(o, g) for o, g in zip(outs, grads) if g is not None]
+        wrt = [t for t in inputs if t is not None and t.requires_grad]
+        got = iter(cthtorch.autograd.grad([o for o, _ in pairs], wrt, [g for _, g in pairs], create_graph=True,
+                                          allow_unused=True))
+        res = [next(got) if t is not None and t.requires_grad else None for t in inputs]
+        return (None, None) + tuple(res)
+
+
 class RNNBase(Module):
     def __init__(self, mode, input_size, hidden_size, num_layers=1, bias=True, batch_first=False, dropout=0.0,
                  bidirectional=False, proj_size=0, device=None, dtype=None, nonlinearity="tanh"):
@@ -208,8 +296,13 @@ class RNNBase(Module):
             for d in range(num_dir):
                 w_ih, w_hh, b_ih, b_hh, w_hr = self._weights(layer, d)
                 idx = layer * num_dir + d
-                out, h, c = _layer(self.mode, layer_in, h0[idx], c0[idx] if is_lstm else None, w_ih, w_hh, b_ih,
-                                   b_hh, w_hr, d == 1, lengths, self.nonlinearity)
+                hx0, cx0 = h0[idx], (c0[idx] if is_lstm else None)
+                if self.mode in ("LSTM", "GRU") and lengths is None and w_hr is None:
+                    res = _FusedLayer.apply(self.mode, d == 1, layer_in, hx0, cx0, w_ih, w_hh, b_ih, b_hh)
+                    out, h, c = res if is_lstm else (res[0], res[1], None)
+                else:
+                    out, h, c = _layer(self.mode, layer_in, hx0, cx0, w_ih, w_hh, b_ih, b_hh, w_hr, d == 1, lengths,
+                                       self.nonlinearity)
                 outs.append(out)
                 hn.append(h)
                 if is_lstm:
