@@ -845,6 +845,36 @@ static int embedding_backward_check(const THTensor *grad, const THTensor *indice
   return 0;
 }
 
+/* grad_weight[iv[i]] += grad[i] * scale for the rows [r0, r1): each thread
+ * owns a block of rows, zeroes it and scans all indices for its own, so rows
+ * are summed without atomics, in index order (as torch's index_add_). */
+#define EMB_ACCUMULATE(T)                                                                                    \
+  static void emb_acc_##T(T *av, const T *gv, const int64_t *iv, int64_t n, int64_t V, int64_t D,            \
+                          int64_t padding_idx, const int64_t *freq) {                                        \
+    int nt = (int64_t)n * D > 32768 ? omp_get_max_threads() : 1;                                             \
+    _Pragma("omp parallel num_threads(nt)")                                                                 \
+    {                                                                                                        \
+      int t = omp_get_thread_num(), k = omp_get_num_threads();                                               \
+      int64_t r0 = V * t / k, r1 = V * (t + 1) / k;                                                          \
+      memset(av + r0 * D, 0, (size_t)((r1 - r0) * D) * sizeof(T));                                          \
+      for (int64_t i = 0; i < n; i++) {                                                                      \
+        int64_t r = iv[i];                                                                                   \
+        if (r < r0 || r >= r1 || r == padding_idx) continue;                                                 \
+        T *dst = av + r * D;                                                                                 \
+        const T *src = gv + i * D;                                                                           \
+        if (freq) {                                                                                          \
+          T sc = (T)(1.0 / (double)freq[r]);                                                                 \
+          for (int64_t j = 0; j < D; j++) dst[j] += src[j] * sc;                                             \
+        } else {                                                                                             \
+          for (int64_t j = 0; j < D; j++) dst[j] += src[j];                                                  \
+        }                                                                                                    \
+      }                                                                                                      \
+    }                                                                                                        \
+  }
+EMB_ACCUMULATE(float)
+EMB_ACCUMULATE(double)
+#undef EMB_ACCUMULATE
+
 THTensor *at_embedding_backward(const THTensor *grad, const THTensor *indices, const ATIntList *ws,
                                 int64_t padding_idx, bool scale_grad_by_freq) {
   if (embedding_backward_check(grad, indices, ws) < 0) return NULL;
@@ -852,26 +882,27 @@ THTensor *at_embedding_backward(const THTensor *grad, const THTensor *indices, c
   THTensor *idx = at_to_dtype(indices, TH_Int64, false);
   THTensor *ic = idx ? at_contiguous(idx) : NULL;
   THTensor_free(idx);
-  THTensor *g = ic ? at_to_dtype(grad, TH_Double, true) : NULL;
+  /* float32/float64 accumulate in their own dtype straight into the result;
+   * the half types through a float64 buffer */
+  THDtype acc_t = grad->dtype == TH_Float ? TH_Float : TH_Double;
+  THTensor *g = ic ? at_to_dtype(grad, acc_t, false) : NULL;
   THTensor *gc = g ? at_contiguous(g) : NULL;
   THTensor_free(g);
-  THTensor *acc = gc ? THTensor_new(TH_Double, 2, (int64_t[]){ V, D }) : NULL, *out = NULL;
-  if (acc) {
-    double *av = (double *)THTensor_data(acc);
-    const double *gv = (const double *)THTensor_data(gc);
+  THTensor *acc = gc ? THTensor_new(acc_t, 2, (int64_t[]){ V, D }) : NULL, *out = NULL;
+  int64_t n = ic ? THTensor_numel(ic) : 0;
+  int64_t *freq = acc && scale_grad_by_freq ? calloc(V ? V : 1, sizeof(int64_t)) : NULL;
+  if (acc && (!scale_grad_by_freq || freq)) {
     const int64_t *iv = (const int64_t *)THTensor_data(ic);
-    int64_t n = THTensor_numel(ic);
-    memset(av, 0, V * D * sizeof(double));
-    int64_t *freq = scale_grad_by_freq ? calloc(V, sizeof(int64_t)) : NULL;
     if (freq) for (int64_t i = 0; i < n; i++) freq[iv[i]]++;
-    for (int64_t i = 0; i < n; i++) {
-      if (iv[i] == padding_idx) continue;
-      double sc = freq ? 1.0 / (double)freq[iv[i]] : 1.0;
-      for (int64_t j = 0; j < D; j++) av[iv[i] * D + j] += gv[i * D + j] * sc;
-    }
-    free(freq);
-    out = at_to_dtype(acc, grad->dtype, false);
+    if (acc_t == TH_Float)
+      emb_acc_float((float *)THTensor_data(acc), (const float *)THTensor_data(gc), iv, n, V, D, padding_idx, freq);
+    else
+      emb_acc_double((double *)THTensor_data(acc), (const double *)THTensor_data(gc), iv, n, V, D, padding_idx, freq);
+    out = acc_t == grad->dtype ? THTensor_retain(acc) : at_to_dtype(acc, grad->dtype, false);
+  } else if (acc) {
+    THError_set(TH_ERR_MEMORY, "embedding_backward: out of memory");
   }
+  free(freq);
   THTensor_free(acc); THTensor_free(gc); THTensor_free(ic);
   return out;
 }

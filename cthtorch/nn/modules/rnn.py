@@ -1,5 +1,6 @@
-"""RNN, LSTM, GRU (multi-layer, bidirectional, batch_first, dropout) and the
-cells, written over matmul and pointwise ops; weights named as PyTorch's."""
+"""RNN, LSTM, GRU (multi-layer, bidirectional, batch_first, dropout,
+PackedSequence, LSTM proj_size) and the cells: GEMMs plus the fused gate
+kernels (torch._fused_lstm_cell / _fused_gru_cell); weights named as PyTorch's."""
 import math
 import warnings
 
@@ -38,36 +39,158 @@ class _Steps(Function):
 
 
 def _cell_step(mode, x, h, c, w_ih, w_hh, b_ih, b_hh, nonlinearity="tanh"):
-    return _gates_step(mode, F.linear(x, w_ih, b_ih), h, c, w_hh, b_hh, nonlinearity)
-
-
-def _gates_step(mode, gi, h, c, w_hh, b_hh, nonlinearity="tanh"):
-    """one step from the input projection gi = x @ w_ih^T + b_ih, in the
-    order torch's CPU cells round in"""
+    """one step of a cell (LSTMCell, torch.lstm_cell...): the two projections,
+    then the fused gate kernel (src/TH/generic/THTensorRNN.c)"""
+    gi = F.linear(x, w_ih, b_ih)
     gh = F.linear(h, w_hh, b_hh)
     if mode == "LSTM":
-        g = gh + gi
-        i, f, gg, o = g.chunk(4, -1)
-        i, f, gg, o = i.sigmoid(), f.sigmoid(), gg.tanh(), o.sigmoid()
-        c = f * c + i * gg
-        return o * c.tanh(), c
+        hy, cy, _ = cthtorch._fused_lstm_cell(gi + gh, c)
+        return hy, cy
     if mode == "GRU":
-        ir, iz, inn = gi.chunk(3, -1)
-        hr, hz, hn = gh.chunk(3, -1)
-        r = (ir + hr).sigmoid()
-        z = (iz + hz).sigmoid()
-        n = (inn + hn * r).tanh()
-        return (h - n) * z + n, None
+        return cthtorch._fused_gru_cell(gi, gh, h)[0], None
     pre = gh + gi
     return (pre.tanh() if nonlinearity == "tanh" else pre.relu()), None
+
+
+def _layer(mode, x, h, c, w_ih, w_hh, b_ih, b_hh, w_hr, reverse, lengths, nonlinearity):
+    """One layer and direction over the sequence x (T, B, in). The input
+    projection of all steps is one GEMM (as torch's CPU path); each step is
+    one GEMM with the hidden state and one fused gate kernel. For LSTM and
+    the plain RNN both biases are added once, in the input projection, and
+    the step's GEMM accumulates onto its slice (addmm), so the step has no
+    separate add. Returns the (T, B, out) outputs and the last h (and c)."""
+    T = x.shape[0]
+    is_lstm, is_gru = mode == "LSTM", mode == "GRU"
+    if is_gru or b_ih is None:
+        gis = F.linear(x, w_ih, b_ih)
+    else:
+        gis = F.linear(x, w_ih, b_ih + b_hh)
+    gis = _Steps.apply(gis)
+    w_hh_t = w_hh.t()
+    w_hr_t = w_hr.t() if w_hr is not None else None
+    seq = [None] * T
+    for t in (range(T - 1, -1, -1) if reverse else range(T)):
+        if is_gru:
+            hg = cthtorch.addmm(b_hh, h, w_hh_t) if b_hh is not None else h.mm(w_hh_t)
+            nh, nc = cthtorch._fused_gru_cell(gis[t], hg, h)[0], None
+        else:
+            pre = cthtorch.addmm(gis[t], h, w_hh_t)
+            if is_lstm:
+                nh, nc, _ = cthtorch._fused_lstm_cell(pre, c)
+                if w_hr_t is not None:
+                    nh = nh.mm(w_hr_t)
+            else:
+                nh, nc = (pre.tanh() if nonlinearity == "tanh" else pre.relu()), None
+        if lengths is not None:   # finished sequences keep their last state
+            alive = (lengths > t).to(x.dtype).unsqueeze(1)
+            nh = alive * nh + (1 - alive) * h
+            if is_lstm:
+                nc = alive * nc + (1 - alive) * c
+            seq[t] = nh * alive
+        else:
+            seq[t] = nh
+        h, c = nh, nc
+    return cthtorch.stack(seq, 0), h, c
+
+
+class _FusedLayer(Function):
+    """One LSTM or GRU layer and direction as one autograd node: the forward
+    runs _layer's GEMMs and fused cells without recording, and the backward
+    walks the steps back with the fused backward kernel and one GEMM each,
+    then forms the weight, bias and input gradients of all steps at once
+    (G^T H, G^T X, sum G, G W_ih: four GEMM-sized calls per layer instead of
+    four per step), as torch's CPU path does. Under create_graph the
+    backward re-runs the layer in recorded ops from the saved inputs and
+    differentiates that, so double backward keeps working."""
+
+    @staticmethod
+    def forward(ctx, mode, reverse, x, h0, c0, w_ih, w_hh, b_ih, b_hh):
+        T = x.shape[0]
+        is_lstm = mode == "LSTM"
+        if is_lstm and b_ih is not None:
+            gis = F.linear(x, w_ih, b_ih + b_hh)
+        else:
+            gis = F.linear(x, w_ih, b_ih)
+        w_hh_t = w_hh.t()
+        order = range(T - 1, -1, -1) if reverse else range(T)
+        h, c = h0, c0
+        hs, cs, wss = [None] * T, [None] * T, [None] * T
+        for t in order:
+            if is_lstm:
+                h, c, wss[t] = cthtorch._fused_lstm_cell(cthtorch.addmm(gis[t], h, w_hh_t), c)
+                cs[t] = c
+            else:
+                hg = cthtorch.addmm(b_hh, h, w_hh_t) if b_hh is not None else h.mm(w_hh_t)
+                h, wss[t] = cthtorch._fused_gru_cell(gis[t], hg, h)
+            hs[t] = h
+        ctx.mode, ctx.reverse = mode, reverse
+        ctx.hs, ctx.cs, ctx.wss = hs, cs, wss
+        ctx.save_for_backward(x, h0, c0, w_ih, w_hh, b_ih, b_hh)
+        out = cthtorch.stack(hs, 0)
+        return (out, h, c) if is_lstm else (out, h)
+
+    @staticmethod
+    def backward(ctx, dout, dh, dc=None):
+        x, h0, c0, w_ih, w_hh, b_ih, b_hh = ctx.saved_tensors
+        mode, reverse = ctx.mode, ctx.reverse
+        is_lstm = mode == "LSTM"
+        if cthtorch.is_grad_enabled():
+            return _FusedLayer._recorded_backward(mode, reverse, (x, h0, c0, w_ih, w_hh, b_ih, b_hh),
+                                                  (dout, dh, dc))
+        T = x.shape[0]
+        hs, cs, wss = ctx.hs, ctx.cs, ctx.wss
+        order = range(T) if reverse else range(T - 1, -1, -1)   # backward: the forward's order reversed
+        prev = (lambda t: t + 1) if reverse else (lambda t: t - 1)
+        first = T - 1 if reverse else 0
+        dgi, dgh = [None] * T, [None] * T
+        for t in order:
+            p = prev(t)
+            dht = dout[t] if dh is None else dout[t] + dh
+            if is_lstm:
+                dg, dc = cthtorch._fused_lstm_cell_backward(dht, dc, None, c0 if t == first else cs[p], cs[t],
+                                                             wss[t])
+                dgi[t] = dg
+                dh = dg.mm(w_hh)
+            else:
+                dig, dhg, dhx = cthtorch._fused_gru_cell_backward(dht, None, h0 if t == first else hs[p], wss[t])
+                dgi[t], dgh[t] = dig, dhg
+                dh = cthtorch.addmm(dhx, dhg, w_hh)
+        G = cthtorch.stack(dgi, 0).flatten(0, 1)                # (T*B, k*H)
+        Gh = G if is_lstm else cthtorch.stack(dgh, 0).flatten(0, 1)
+        # the hidden state each step read: h0, then the outputs shifted by one
+        hprev = [h0 if t == first else hs[prev(t)] for t in range(T)]
+        Hp = cthtorch.stack(hprev, 0).flatten(0, 1)
+        need = ctx.needs_input_grad
+        dx = G.mm(w_ih).view(x.shape) if need[2] else None
+        dw_ih = G.t().mm(x.flatten(0, 1)) if need[5] else None
+        dw_hh = Gh.t().mm(Hp) if need[6] else None
+        db_ih = G.sum(0) if b_ih is not None and need[7] else None
+        db_hh = Gh.sum(0) if b_hh is not None and need[8] else None
+        return None, None, dx, dh, dc, dw_ih, dw_hh, db_ih, db_hh
+
+    @staticmethod
+    def _recorded_backward(mode, reverse, inputs, grads):
+        x, h0, c0, w_ih, w_hh, b_ih, b_hh = inputs
+        out, h, c = _layer(mode, x, h0, c0, w_ih, w_hh, b_ih, b_hh, None, reverse, None, "tanh")
+        outs = [out, h] + ([c] if c is not None else [])
+        pairs = [(o, g) for o, g in zip(outs, grads) if g is not None]
+        wrt = [t for t in inputs if t is not None and t.requires_grad]
+        got = iter(cthtorch.autograd.grad([o for o, _ in pairs], wrt, [g for _, g in pairs], create_graph=True,
+                                          allow_unused=True))
+        res = [next(got) if t is not None and t.requires_grad else None for t in inputs]
+        return (None, None) + tuple(res)
 
 
 class RNNBase(Module):
     def __init__(self, mode, input_size, hidden_size, num_layers=1, bias=True, batch_first=False, dropout=0.0,
                  bidirectional=False, proj_size=0, device=None, dtype=None, nonlinearity="tanh"):
         super().__init__()
-        if proj_size:
-            raise NotImplementedError("LSTM proj_size is not implemented in cthtorch")
+        if proj_size < 0:
+            raise ValueError("proj_size should be a positive integer or zero to disable projections")
+        if proj_size >= hidden_size:
+            raise ValueError("proj_size has to be smaller than hidden_size")
+        if proj_size and mode != "LSTM":
+            raise ValueError("proj_size argument is only supported for LSTM, not RNN or GRU")
         if not isinstance(dropout, (int, float)) or not 0 <= dropout <= 1 or isinstance(dropout, bool):
             raise ValueError("dropout should be a number in range [0, 1] representing the probability of an element "
                              "being zeroed")
@@ -78,15 +201,19 @@ class RNNBase(Module):
         gate = {"LSTM": 4, "GRU": 3}.get(mode, 1)
         num_dir = 2 if bidirectional else 1
         self._flat_weights_names = []
+        real_hidden = proj_size if proj_size > 0 else hidden_size
         for layer in range(num_layers):
             for direction in range(num_dir):
-                in_size = input_size if layer == 0 else hidden_size * num_dir
+                in_size = input_size if layer == 0 else real_hidden * num_dir
                 suffix = "_reverse" if direction == 1 else ""
                 names = ["weight_ih_l%d%s" % (layer, suffix), "weight_hh_l%d%s" % (layer, suffix)]
-                shapes = [(gate * hidden_size, in_size), (gate * hidden_size, hidden_size)]
+                shapes = [(gate * hidden_size, in_size), (gate * hidden_size, real_hidden)]
                 if bias:
                     names += ["bias_ih_l%d%s" % (layer, suffix), "bias_hh_l%d%s" % (layer, suffix)]
                     shapes += [(gate * hidden_size,), (gate * hidden_size,)]
+                if proj_size > 0:
+                    names.append("weight_hr_l%d%s" % (layer, suffix))
+                    shapes.append((proj_size, hidden_size))
                 for n, s in zip(names, shapes):
                     setattr(self, n, Parameter(cthtorch.empty(s, dtype=dtype)))
                 self._flat_weights_names.extend(names)
@@ -106,6 +233,8 @@ class RNNBase(Module):
 
     def extra_repr(self):
         s = "{input_size}, {hidden_size}"
+        if self.proj_size != 0:
+            s += ", proj_size={proj_size}"
         if self.num_layers != 1:
             s += ", num_layers={num_layers}"
         if self.bias is not True:
@@ -122,7 +251,8 @@ class RNNBase(Module):
         suffix = "_reverse" if direction == 1 else ""
         g = lambda n: getattr(self, n % (layer, suffix))
         return (g("weight_ih_l%d%s"), g("weight_hh_l%d%s"),
-                g("bias_ih_l%d%s") if self.bias else None, g("bias_hh_l%d%s") if self.bias else None)
+                g("bias_ih_l%d%s") if self.bias else None, g("bias_hh_l%d%s") if self.bias else None,
+                g("weight_hr_l%d%s") if self.proj_size > 0 else None)
 
     def forward(self, input, hx=None):
         from cthtorch.nn.utils.rnn import PackedSequence
@@ -146,8 +276,9 @@ class RNNBase(Module):
         num_dir = 2 if self.bidirectional else 1
         is_lstm = self.mode == "LSTM"
         if hx is None:
-            z = cthtorch.zeros(self.num_layers * num_dir, B, self.hidden_size, dtype=x.dtype)
-            h0, c0 = z, (z if is_lstm else None)
+            out_size = self.proj_size if self.proj_size > 0 else self.hidden_size
+            h0 = cthtorch.zeros(self.num_layers * num_dir, B, out_size, dtype=x.dtype)
+            c0 = cthtorch.zeros(self.num_layers * num_dir, B, self.hidden_size, dtype=x.dtype) if is_lstm else None
         elif is_lstm:
             h0, c0 = hx
             if unbatched:
@@ -163,26 +294,16 @@ class RNNBase(Module):
         for layer in range(self.num_layers):
             outs = []
             for d in range(num_dir):
-                w_ih, w_hh, b_ih, b_hh = self._weights(layer, d)
+                w_ih, w_hh, b_ih, b_hh, w_hr = self._weights(layer, d)
                 idx = layer * num_dir + d
-                h, c = h0[idx], (c0[idx] if is_lstm else None)
-                steps = range(T - 1, -1, -1) if d == 1 else range(T)
-                seq = [None] * T
-                # the input projections of all steps in one GEMM, as torch
-                # does on CPU
-                gis = _Steps.apply(F.linear(layer_in, w_ih, b_ih))
-                for t in steps:
-                    nh, nc = _gates_step(self.mode, gis[t], h, c, w_hh, b_hh, self.nonlinearity)
-                    if lengths is not None:   # finished sequences keep their last state
-                        alive = (lengths > t).to(x.dtype).unsqueeze(1)
-                        nh = alive * nh + (1 - alive) * h
-                        if is_lstm:
-                            nc = alive * nc + (1 - alive) * c
-                        seq[t] = nh * alive
-                    else:
-                        seq[t] = nh
-                    h, c = nh, nc
-                outs.append(cthtorch.stack(seq, 0))
+                hx0, cx0 = h0[idx], (c0[idx] if is_lstm else None)
+                if self.mode in ("LSTM", "GRU") and lengths is None and w_hr is None:
+                    res = _FusedLayer.apply(self.mode, d == 1, layer_in, hx0, cx0, w_ih, w_hh, b_ih, b_hh)
+                    out, h, c = res if is_lstm else (res[0], res[1], None)
+                else:
+                    out, h, c = _layer(self.mode, layer_in, hx0, cx0, w_ih, w_hh, b_ih, b_hh, w_hr, d == 1, lengths,
+                                       self.nonlinearity)
+                outs.append(out)
                 hn.append(h)
                 if is_lstm:
                     cn.append(c)

@@ -1,0 +1,3 @@
+#include <math.h>
+#define TH_GENERIC_FILE "generic/THTensorRNN.c"
+#include "THGenerateFloatingTypes.h"

@@ -1,0 +1,291 @@
+"""Recurrent layers and cells against torch: outputs, final states and every
+parameter/input gradient (LSTM, GRU, RNN tanh/relu; layers, directions,
+batch_first, PackedSequence, proj_size, dropout), gradcheck/gradgradcheck of
+the fused cells, and a word-language-model style training loop."""
+import numpy as np
+import pytest
+
+import cthtorch
+from oracle import require_torch
+
+torch = require_torch()
+
+
+def _ct(t):
+    return cthtorch.from_numpy(t.detach().numpy().copy())
+
+
+def _close(a, b, tol):
+    np.testing.assert_allclose(a.detach().numpy(), b.detach().numpy(), rtol=tol, atol=tol)
+
+
+def _pair(kind, *args, dtype=None, **kw):
+    """the torch module and a cthtorch one starting from its weights"""
+    torch.manual_seed(0)
+    ref = getattr(torch.nn, kind)(*args, **kw)
+    m = getattr(cthtorch.nn, kind)(*args, **kw)
+    m.load_state_dict({k: _ct(v) for k, v in ref.state_dict().items()})
+    if dtype == "float64":
+        ref, m = ref.double(), m.double()
+    return ref, m
+
+
+def _run_both(ref, m, x, hx=None, tol=1e-5):
+    """forward both, backward a random weighting of output and final states,
+    compare everything"""
+    xt = x.clone().requires_grad_(True)
+    xc = _ct(x).requires_grad_(True)
+    hxt = hxc = None
+    if hx is not None:
+        if isinstance(hx, tuple):
+            hxt = tuple(h.clone().requires_grad_(True) for h in hx)
+            hxc = tuple(_ct(h).requires_grad_(True) for h in hx)
+        else:
+            hxt, hxc = hx.clone().requires_grad_(True), _ct(hx).requires_grad_(True)
+    ot, st = ref(xt, hxt)
+    oc, sc = m(xc, hxc)
+    st = st if isinstance(st, tuple) else (st,)
+    sc = sc if isinstance(sc, tuple) else (sc,)
+    assert tuple(oc.shape) == tuple(ot.shape)
+    _close(oc, ot, tol)
+    for a, b in zip(sc, st):
+        assert tuple(a.shape) == tuple(b.shape)
+        _close(a, b, tol)
+    g = torch.randn(ot.shape, dtype=ot.dtype, generator=torch.Generator().manual_seed(1))
+    gs = [torch.randn(s.shape, dtype=s.dtype, generator=torch.Generator().manual_seed(2 + i)) for i, s in enumerate(st)]
+    (ot * g).sum().add(sum((s * w).sum() for s, w in zip(st, gs))).backward()
+    (oc * _ct(g)).sum().add(sum((s * _ct(w)).sum() for s, w in zip(sc, gs))).backward()
+    _close(xc.grad, xt.grad, tol)
+    if hx is not None:
+        for a, b in zip(hxc if isinstance(hxc, tuple) else (hxc,), hxt if isinstance(hxt, tuple) else (hxt,)):
+            _close(a.grad, b.grad, tol)
+    named = dict(m.named_parameters())
+    for n, p in ref.named_parameters():
+        _close(named[n].grad, p.grad, tol)
+
+
+CONFIGS = [
+    dict(num_layers=1),
+    dict(num_layers=2),
+    dict(num_layers=2, bidirectional=True),
+    dict(num_layers=1, batch_first=True),
+    dict(num_layers=2, bias=False),
+]
+
+
+@pytest.mark.parametrize("kind", ["LSTM", "GRU", "RNN", "RNN_relu"])
+@pytest.mark.parametrize("cfg", CONFIGS, ids=lambda c: ",".join("%s=%s" % kv for kv in c.items()))
+def test_layers_match_torch(kind, cfg):
+    kw = dict(cfg)
+    if kind == "RNN_relu":
+        kind, kw["nonlinearity"] = "RNN", "relu"
+    ref, m = _pair(kind, 5, 7, **kw)
+    x = torch.randn(4, 3, 5, generator=torch.Generator().manual_seed(3))
+    _run_both(ref, m, x)
+
+
+@pytest.mark.parametrize("kind", ["LSTM", "GRU", "RNN"])
+def test_given_states_and_unbatched(kind):
+    ref, m = _pair(kind, 4, 6, num_layers=2, bidirectional=True)
+    gen = torch.Generator().manual_seed(4)
+    h = torch.randn(4, 3, 6, generator=gen)
+    hx = (h, torch.randn(4, 3, 6, generator=gen)) if kind == "LSTM" else h
+    _run_both(ref, m, torch.randn(5, 3, 4, generator=gen), hx)
+    _run_both(ref, m, torch.randn(5, 4, generator=gen))   # unbatched
+
+
+@pytest.mark.parametrize("cfg", [dict(num_layers=1), dict(num_layers=2, bidirectional=True)])
+def test_lstm_proj_size(cfg):
+    ref, m = _pair("LSTM", 5, 8, proj_size=3, **cfg)
+    assert repr(m) == repr(ref)
+    assert [n for n, _ in m.named_parameters()] == [n for n, _ in ref.named_parameters()]
+    _run_both(ref, m, torch.randn(4, 2, 5, generator=torch.Generator().manual_seed(5)))
+
+
+def test_proj_size_errors():
+    for kw in (dict(proj_size=-1), dict(proj_size=8)):
+        with pytest.raises(ValueError) as e:
+            torch.nn.LSTM(5, 8, **kw)
+        with pytest.raises(ValueError) as ec:
+            cthtorch.nn.LSTM(5, 8, **kw)
+        assert str(ec.value) == str(e.value)
+
+
+@pytest.mark.parametrize("kind", ["LSTM", "GRU"])
+@pytest.mark.parametrize("enforce_sorted", [True, False])
+def test_packed_sequence(kind, enforce_sorted):
+    ref, m = _pair(kind, 3, 4, num_layers=2, bidirectional=True)
+    lengths = [5, 4, 2] if enforce_sorted else [2, 5, 4]
+    x = torch.randn(5, 3, 3, generator=torch.Generator().manual_seed(6))
+    xt, xc = x.clone().requires_grad_(True), _ct(x).requires_grad_(True)
+    pt = torch.nn.utils.rnn.pack_padded_sequence(xt, lengths, enforce_sorted=enforce_sorted)
+    pc = cthtorch.nn.utils.rnn.pack_padded_sequence(xc, lengths, enforce_sorted=enforce_sorted)
+    ot, st = ref(pt)
+    oc, sc = m(pc)
+    _close(oc.data, ot.data, 1e-5)
+    st = st if isinstance(st, tuple) else (st,)
+    sc = sc if isinstance(sc, tuple) else (sc,)
+    for a, b in zip(sc, st):
+        _close(a, b, 1e-5)
+    (ot.data.sum() + sum(s.pow(2).sum() for s in st)).backward()
+    (oc.data.sum() + sum(s.pow(2).sum() for s in sc)).backward()
+    _close(xc.grad, xt.grad, 1e-5)
+    named = dict(m.named_parameters())
+    for n, p in ref.named_parameters():
+        _close(named[n].grad, p.grad, 1e-5)
+
+
+@pytest.mark.parametrize("kind", ["LSTM", "GRU"])
+def test_dropout_between_layers(kind):
+    ref, m = _pair(kind, 4, 5, num_layers=3, dropout=0.5)
+    x = torch.randn(6, 2, 4, generator=torch.Generator().manual_seed(7))
+    outs = []
+    for _ in range(2):
+        cthtorch.manual_seed(11)
+        outs.append(m(_ct(x))[0])
+    np.testing.assert_array_equal(outs[0].detach().numpy(), outs[1].detach().numpy())
+    m.eval()
+    ref.eval()
+    _close(m(_ct(x))[0], ref(x)[0], 1e-5)   # no dropout in eval
+    m.train()
+    cthtorch.manual_seed(12)
+    a = m(_ct(x))[0]
+    assert not np.allclose(a.detach().numpy(), outs[0].detach().numpy())
+
+
+@pytest.mark.parametrize("kind", ["LSTMCell", "GRUCell", "RNNCell"])
+def test_cells_match_torch(kind):
+    torch.manual_seed(0)
+    ref = getattr(torch.nn, kind)(4, 6)
+    m = getattr(cthtorch.nn, kind)(4, 6)
+    m.load_state_dict({k: _ct(v) for k, v in ref.state_dict().items()})
+    gen = torch.Generator().manual_seed(8)
+    x, h, c = torch.randn(3, 4, generator=gen), torch.randn(3, 6, generator=gen), torch.randn(3, 6, generator=gen)
+    ins_t = [t.clone().requires_grad_(True) for t in (x, h, c)]
+    ins_c = [_ct(t).requires_grad_(True) for t in (x, h, c)]
+    if kind == "LSTMCell":
+        ht, ct_ = ref(ins_t[0], (ins_t[1], ins_t[2]))
+        hc, cc = m(ins_c[0], (ins_c[1], ins_c[2]))
+        _close(cc, ct_, 1e-5)
+        (ht.sum() + (ct_ * 2).sum()).backward()
+        (hc.sum() + (cc * 2).sum()).backward()
+        n = 3
+    else:
+        ht, hc = ref(ins_t[0], ins_t[1]), m(ins_c[0], ins_c[1])
+        ht.pow(2).sum().backward()
+        hc.pow(2).sum().backward()
+        n = 2
+    _close(hc, ht, 1e-5)
+    for a, b in zip(ins_c[:n], ins_t[:n]):
+        _close(a.grad, b.grad, 1e-5)
+    for (na, a), (nb, b) in zip(m.named_parameters(), ref.named_parameters()):
+        _close(a.grad, b.grad, 1e-5)
+
+
+def test_functional_cells_match_torch():
+    gen = torch.Generator().manual_seed(9)
+    r = lambda *s: torch.randn(*s, generator=gen)
+    x, h, c = r(2, 3), r(2, 4), r(2, 4)
+    w4, u4, b4, v4 = r(16, 3), r(16, 4), r(16), r(16)
+    w3, u3, b3, v3 = r(12, 3), r(12, 4), r(12), r(12)
+    C = lambda *ts: [_ct(t) for t in ts]
+    for a, b in zip(cthtorch.lstm_cell(*C(x), tuple(C(h, c)), *C(w4, u4, b4, v4)),
+                    torch.lstm_cell(x, (h, c), w4, u4, b4, v4)):
+        _close(a, b, 1e-5)
+    _close(cthtorch.gru_cell(*C(x, h, w3, u3, b3, v3)), torch.gru_cell(x, h, w3, u3, b3, v3), 1e-5)
+
+
+def _fused_inputs(shapes, seed):
+    gen = np.random.RandomState(seed)
+    return [cthtorch.from_numpy(gen.randn(*s)).requires_grad_(True) for s in shapes]
+
+
+def test_fused_lstm_cell_gradcheck():
+    gates, cx = _fused_inputs([(3, 8), (3, 2)], 10)
+    f = lambda g, c: cthtorch._fused_lstm_cell(g, c)
+    assert cthtorch.autograd.gradcheck(f, (gates, cx))
+    assert cthtorch.autograd.gradgradcheck(f, (gates, cx))
+    # only some outputs used: the others' gradients count as zero
+    assert cthtorch.autograd.gradcheck(lambda g, c: f(g, c)[1], (gates, cx))
+    assert cthtorch.autograd.gradgradcheck(lambda g, c: f(g, c)[0], (gates, cx))
+
+
+def test_fused_gru_cell_gradcheck():
+    ig, hg, hx = _fused_inputs([(3, 6), (3, 6), (3, 2)], 11)
+    f = lambda a, b, h: cthtorch._fused_gru_cell(a, b, h)
+    assert cthtorch.autograd.gradcheck(f, (ig, hg, hx))
+    assert cthtorch.autograd.gradgradcheck(f, (ig, hg, hx))
+    assert cthtorch.autograd.gradgradcheck(lambda a, b, h: f(a, b, h)[0], (ig, hg, hx))
+
+
+@pytest.mark.parametrize("kind", ["LSTM", "GRU"])
+def test_layer_double_backward(kind):
+    ref, m = _pair(kind, 3, 4, dtype="float64")
+    x = torch.randn(3, 2, 3, dtype=torch.float64, generator=torch.Generator().manual_seed(12))
+    assert cthtorch.autograd.gradgradcheck(lambda inp: m(inp)[0], (_ct(x).requires_grad_(True),))
+
+
+def test_fused_cell_errors():
+    with pytest.raises(RuntimeError, match="gates"):
+        cthtorch._fused_lstm_cell(cthtorch.ones(2, 7), cthtorch.ones(2, 2))
+    with pytest.raises(RuntimeError, match="dtype"):
+        cthtorch._fused_lstm_cell(cthtorch.ones(2, 8), cthtorch.ones(2, 2, dtype=cthtorch.float64))
+    with pytest.raises(RuntimeError, match="floating"):
+        cthtorch._fused_gru_cell(cthtorch.ones(2, 6, dtype=cthtorch.int64), cthtorch.ones(2, 6), cthtorch.ones(2, 2))
+
+
+def _word_lm_model(L):
+    """pytorch/examples' word_language_model shape: embedding -> 2-layer LSTM
+    (dropout) -> linear decoder"""
+    class RNNModel(L.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.drop = L.nn.Dropout(0.2)
+            self.encoder = L.nn.Embedding(50, 16)
+            self.rnn = L.nn.LSTM(16, 32, 2, dropout=0.2)
+            self.decoder = L.nn.Linear(32, 50)
+
+        def forward(self, x, hidden):
+            emb = self.drop(self.encoder(x))
+            out, hidden = self.rnn(emb, hidden)
+            return self.decoder(self.drop(out)).view(-1, 50), hidden
+    return RNNModel()
+
+
+def _word_lm_train(L, model, tokens, targets):
+    """truncated BPTT with the hidden state detached between batches,
+    clip_grad_norm_, plain SGD, as the example's train()"""
+    L.manual_seed(123)
+    crit = L.nn.CrossEntropyLoss()
+    hidden = (L.zeros(2, 4, 32), L.zeros(2, 4, 32))
+    losses = []
+    for x, y in zip(tokens, targets):
+        x, y = L.from_numpy(x.copy()), L.from_numpy(y.copy())
+        hidden = tuple(h.detach() for h in hidden)
+        model.zero_grad()
+        out, hidden = model(x, hidden)
+        loss = crit(out, y.view(-1))
+        loss.backward()
+        L.nn.utils.clip_grad_norm_(model.parameters(), 0.25)
+        with L.no_grad():
+            for p in model.parameters():
+                p.add_(p.grad, alpha=-2.0)
+        losses.append(loss.item())
+    return losses
+
+
+def test_word_language_model_losses_match_torch():
+    # a token stream with structure to learn: mostly t -> t + 3, some noise
+    rs = np.random.RandomState(0)
+    data = (3 * np.arange(21 * 7)[:, None] + 11 * np.arange(4)[None, :]) % 50
+    data = np.where(rs.rand(*data.shape) < 0.1, rs.randint(0, 50, data.shape), data).astype(np.int64)
+    tokens = [data[7 * i:7 * i + 7] for i in range(20)]
+    targets = [data[7 * i + 1:7 * i + 8] for i in range(20)]
+    torch.manual_seed(0)
+    ref = _word_lm_model(torch)
+    m = _word_lm_model(cthtorch)
+    m.load_state_dict({k: _ct(v) for k, v in ref.state_dict().items()})
+    lt = _word_lm_train(torch, ref, tokens, targets)
+    lc = _word_lm_train(cthtorch, m, tokens, targets)
+    assert lt[-1] < lt[0]   # it learns
+    np.testing.assert_allclose(lc, lt, rtol=0, atol=1e-5)
