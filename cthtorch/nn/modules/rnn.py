@@ -10,6 +10,7 @@ from cthtorch.nn import init
 from cthtorch.nn.modules.module import Module
 from cthtorch.nn.parameter import Parameter
 from cthtorch.autograd import Function
+from cthtorch._C import _internal   # the fused cells' backward kernels
 
 __all__ = ["RNNBase", "RNN", "LSTM", "GRU", "RNNCellBase", "RNNCell", "LSTMCell", "GRUCell"]
 
@@ -147,12 +148,11 @@ class _FusedLayer(Function):
             p = prev(t)
             dht = dout[t] if dh is None else dout[t] + dh
             if is_lstm:
-                dg, dc = cthtorch._fused_lstm_cell_backward(dht, dc, None, c0 if t == first else cs[p], cs[t],
-                                                             wss[t])
+                dg, dc = _internal._fused_lstm_cell_backward(dht, dc, None, c0 if t == first else cs[p], cs[t], wss[t])
                 dgi[t] = dg
                 dh = dg.mm(w_hh)
             else:
-                dig, dhg, dhx = cthtorch._fused_gru_cell_backward(dht, None, h0 if t == first else hs[p], wss[t])
+                dig, dhg, dhx = _internal._fused_gru_cell_backward(dht, None, h0 if t == first else hs[p], wss[t])
                 dgi[t], dgh[t] = dig, dhg
                 dh = cthtorch.addmm(dhx, dhg, w_hh)
         G = cthtorch.stack(dgi, 0).flatten(0, 1)                # (T*B, k*H)
