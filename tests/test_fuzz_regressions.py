@@ -1,0 +1,58 @@
+"""Regressions from tools/fuzz.py findings: each input once crashed the process,
+hung it or raised SystemError; now it raises or returns what PyTorch does."""
+import pytest
+
+import cthtorch
+from oracle import require_torch
+
+torch = require_torch()
+
+
+def outcome(lib, fn):
+    try:
+        r = fn(lib)
+    except Exception as e:                       # the type and text are what is compared
+        return type(e).__name__, str(e)
+    return "ok", r
+
+
+@pytest.mark.parametrize("args", [
+    lambda t: (t.randn(3, 3),), lambda t: (1,), lambda t: (None,), lambda t: (True, 1),
+    lambda t: (t.tensor(True),), lambda t: (True, None)])
+def test_set_anomaly_enabled_takes_bools_only(args):
+    # was: SystemError (a result returned with the truth-value error still set)
+    try:
+        got, want = (outcome(lib, lambda lib: lib.set_anomaly_enabled(*args(lib))) for lib in (cthtorch, torch))
+        assert got == want and got[0] == "TypeError"
+    finally:
+        cthtorch.set_anomaly_enabled(False)
+        torch.set_anomaly_enabled(False)
+
+
+def test_set_anomaly_enabled_still_switches():
+    try:
+        cthtorch.set_anomaly_enabled(True, False)
+        assert cthtorch.is_anomaly_enabled() and not cthtorch.is_anomaly_check_nan_enabled()
+        with cthtorch.autograd.set_detect_anomaly(False):
+            assert not cthtorch.is_anomaly_enabled()
+        assert cthtorch.is_anomaly_enabled()
+    finally:
+        cthtorch.set_anomaly_enabled(False)
+    assert not cthtorch.is_anomaly_enabled() and cthtorch.is_anomaly_check_nan_enabled()
+
+
+def test_vander_huge_n_fails_at_once():
+    # was: N - 1 Python-level multiplies, a hang for N = 2**31; now one cumprod whose allocation fails
+    for lib in (cthtorch, torch):
+        with pytest.raises(RuntimeError, match="can't allocate memory"):
+            lib.vander(lib.arange(3), N=2**40)
+
+
+def test_vander_matches_torch():
+    x = [0.0, 2.0, -1.5]
+    for n, inc in ((None, False), (1, True), (4, True), (5, False)):
+        got = cthtorch.vander(cthtorch.tensor(x, dtype=cthtorch.float64), n, increasing=inc)
+        want = torch.vander(torch.tensor(x, dtype=torch.float64), n, increasing=inc)
+        assert got.dtype == cthtorch.float64 and got.tolist() == want.tolist()
+    got = cthtorch.vander(cthtorch.tensor([2, -3]), 3)
+    assert str(got.dtype) == str(torch.vander(torch.tensor([2, -3]), 3).dtype) and got.tolist() == [[4, 2, 1], [9, -3, 1]]
