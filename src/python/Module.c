@@ -101,10 +101,10 @@ static PyObject *set_return_types(PyObject *m, PyObject *ns) { return THP_set_re
 /* Only in the ASan build (make asan): a deliberate heap overflow, so a test can
  * prove that the sanitizer CI leg really runs under ASan (tests/test_asan_canary.py). */
 static PyObject *asan_canary(PyObject *m, PyObject *u) {
-  char *volatile p = malloc(8);
+  volatile char *p = malloc(8);     /* volatile: the compiler may not drop the bad store */
   if (!p) return PyErr_NoMemory();
   p[8] = 1;
-  free(p);
+  free((void *)p);
   Py_RETURN_NONE;
 }
 #endif
