@@ -56,3 +56,14 @@ def test_vander_matches_torch():
         assert got.dtype == cthtorch.float64 and got.tolist() == want.tolist()
     got = cthtorch.vander(cthtorch.tensor([2, -3]), 3)
     assert str(got.dtype) == str(torch.vander(torch.tensor([2, -3]), 3).dtype) and got.tolist() == [[4, 2, 1], [9, -3, 1]]
+
+
+@pytest.mark.parametrize("name", ["adaptive_max_pool3d", "adaptive_avg_pool3d"])
+@pytest.mark.parametrize("size", [10**30, [2**62, 4, 4], [2**40, 1, 1], [-1, 2, 2], [2, -3, 2]])
+def test_adaptive_pool3d_hostile_sizes_fail_at_once(name, size):
+    # was: Python loops over the requested output (a hang for 10**30 or [2**62, 4, 4])
+    got, want = (outcome(lib, lambda lib: getattr(lib.nn.functional, name)(lib.ones(1, 1, 1, 1, 1), size))
+                 for lib in (cthtorch, torch))
+    assert got[0] == want[0]
+    if "allocate" not in want[1] and "overflow" not in want[1]:
+        assert got == want

@@ -191,6 +191,24 @@ def avg_pool3d(input, kernel_size, stride=None, padding=0, ceil_mode=False, coun
     return total / cnt.sum(-1)
 
 
+def _adaptive_output(input, sizes, name):
+    """Hostile output sizes fail here with PyTorch's errors, before the loops below
+    walk the output in Python (the output is allocated to find out)."""
+    shape = list(input.shape[:-3]) + [input.shape[-3 + i] if o is None else o for i, o in enumerate(sizes)]
+    for o in shape:
+        if not -2**63 <= o < 2**63:
+            raise ValueError("Overflow when unpacking long long")
+    if name == "adaptive_avg_pool3d" and min(shape[-3:]) < 0:
+        raise RuntimeError("adaptive_avg_pool3d: elements of output_size must be greater than or equal to 0 but "
+                           "received {%d, %d,%d}" % tuple(shape[-3:]))
+    for o in shape:
+        if o < 0:
+            raise RuntimeError("Trying to create tensor with negative dimension %d: %s" % (o, shape))
+    if math.prod(shape) * input.element_size() >= 2**63:
+        raise RuntimeError("Storage size calculation overflowed with sizes=%s" % shape)
+    cthtorch.empty(shape, dtype=input.dtype)
+
+
 def _adaptive_bounds(L, o):
     return [(i * L // o, -(-(i + 1) * L // o)) for i in range(o)]
 
@@ -199,6 +217,7 @@ def adaptive_avg_pool3d(input, output_size):
     _check_pool_input(input, 3, "adaptive_avg_pool3d")
     out = input
     sizes = _triple(output_size)
+    _adaptive_output(input, sizes, "adaptive_avg_pool3d")
     for i, o in enumerate(sizes):
         dim = input.dim() - 3 + i
         L = input.shape[dim]
@@ -216,6 +235,7 @@ def adaptive_max_pool3d_with_indices(input, output_size, return_indices=True):
     _check_pool_input(input, 3, "adaptive_max_pool3d")
     sp = input.shape[-3:]
     sizes = [L if o is None else o for L, o in zip(sp, _triple(output_size))]
+    _adaptive_output(input, sizes, "adaptive_max_pool3d")
     lead = input.shape[:-3]
     pos = cthtorch.arange(math.prod(sp)).reshape(sp)
     vals, idxs = [], []
