@@ -67,3 +67,12 @@ def test_adaptive_pool3d_hostile_sizes_fail_at_once(name, size):
     assert got[0] == want[0]
     if "allocate" not in want[1] and "overflow" not in want[1]:
         assert got == want
+
+
+def test_elementwise_on_empty_view_with_huge_strides():
+    # was: UBSan "signed integer overflow" computing byte strides (8 * 2**60) of a view with no elements
+    for lib in (cthtorch, torch):
+        x = lib.zeros(1, dtype=lib.float64).as_strided((2, 0, 3), (1, 1, 2**60))
+        r = lib.nn.functional.selu(x)
+        assert tuple(r.shape) == (2, 0, 3)
+        assert tuple(lib.add(x, 1).shape) == (2, 0, 3) and tuple(x.abs_().shape) == (2, 0, 3)
