@@ -35,9 +35,12 @@ debug: deps
 # libstdc++ too: without it ASan's __cxa_throw interceptor has no real function
 # to call and the first C++ exception (torch, the test oracle, raising) aborts.
 # allocator_may_return_null: a too-big request is a MemoryError, as without ASan.
+# UBSan halts on its first report, so undefined behaviour fails a test instead of
+# scrolling past in captured stderr.
 ASAN_TREE := build/asan
 ASAN_RUN = cd $(ASAN_TREE) && LD_PRELOAD="$$(gcc -print-file-name=libasan.so) $$(gcc -print-file-name=libstdc++.so)" \
-	  ASAN_OPTIONS=detect_leaks=0:allocator_may_return_null=1 $(abspath $(PY))
+	  ASAN_OPTIONS=detect_leaks=0:allocator_may_return_null=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
+	  $(abspath $(PY))
 asan: deps
 	mkdir -p $(ASAN_TREE)/cthtorch
 	cd $(ASAN_TREE) && rm -rf src tests tools setup.py && find cthtorch -mindepth 1 -maxdepth 1 ! -name lib ! -name "_C*.so" -exec rm -rf {} +
