@@ -5,7 +5,7 @@ PY := $(VENV)/bin/python
 PIP := $(VENV)/bin/pip
 STAMP := $(VENV)/.deps-installed
 
-.PHONY: all develop debug asan test test-asan run bench clean deps sysdeps
+.PHONY: all develop debug asan test test-asan test-asan-ci fuzz run bench clean deps sysdeps
 
 all: develop
 
@@ -28,20 +28,46 @@ develop: deps
 debug: deps
 	CTHTORCH_DEBUG=1 $(PY) setup.py -q develop
 
-# AddressSanitizer + UBSan build. Run the tests under it with `make test-asan`
-# (LD_PRELOAD of libasan is needed because python itself is not instrumented).
+# AddressSanitizer + UBSan build, in its own copy of the tree (build/asan) so it
+# never replaces the develop build: the sources are copied over (tar keeps their
+# times, so the copy rebuilds only what changed) and built in place there.
+# python itself is not instrumented, so libasan is LD_PRELOADed to run it;
+# libstdc++ too: without it ASan's __cxa_throw interceptor has no real function
+# to call and the first C++ exception (torch, the test oracle, raising) aborts.
+# allocator_may_return_null: a too-big request is a MemoryError, as without ASan.
+# UBSan halts on its first report, so undefined behaviour fails a test instead of
+# scrolling past in captured stderr.
+ASAN_TREE := build/asan
+ASAN_RUN = cd $(ASAN_TREE) && LD_PRELOAD="$$(gcc -print-file-name=libasan.so) $$(gcc -print-file-name=libstdc++.so)" \
+	  ASAN_OPTIONS=detect_leaks=0:allocator_may_return_null=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
+	  $(abspath $(PY))
 asan: deps
-	CTHTORCH_ASAN=1 $(PY) setup.py -q develop
+	mkdir -p $(ASAN_TREE)/cthtorch
+	cd $(ASAN_TREE) && rm -rf src tests tools setup.py && find cthtorch -mindepth 1 -maxdepth 1 ! -name lib ! -name "_C*.so" -exec rm -rf {} +
+	tar -c --exclude=./build --exclude=./.venv --exclude=./.git --exclude=./data --exclude='*.so' \
+	  --exclude=./cthtorch/lib --exclude=./cthtorch/include --exclude=__pycache__ . | tar -x -C $(ASAN_TREE)
+	cd $(ASAN_TREE) && CTHTORCH_ASAN=1 $(abspath $(PY)) setup.py -q build_ext
 
-# libstdc++ is preloaded too: without it ASan's __cxa_throw interceptor has no
-# real function to call and the first C++ exception (torch, the test oracle,
-# raising an error) aborts the process.
+# the whole suite under ASan+UBSan
 test-asan: asan
-	LD_PRELOAD="$$(gcc -print-file-name=libasan.so) $$(gcc -print-file-name=libstdc++.so)" ASAN_OPTIONS=detect_leaks=0 \
-	  $(PY) -m pytest -x -q tests
+	$(ASAN_RUN) -m pytest -x -q -p no:cacheprovider tests
 
+# CI's sanitizer leg: the tests that drive kernels with hostile shapes and
+# indices, the fuzz smoke, and the canary that proves ASan is live
+ASAN_CI_TESTS := tests/test_asan_canary.py tests/fuzz tests/test_nn_kernels.py tests/test_indexing.py \
+	tests/test_conv.py tests/test_serialization.py tests/test_fuzz_regressions.py
+test-asan-ci: asan
+	$(ASAN_RUN) -m pytest -q -p no:cacheprovider $(ASAN_CI_TESTS)
+
+# a long fuzz (tools/fuzz.py): 30,000 calls, FUZZ_SEED picks them; prints reproducers
+FUZZ_CALLS ?= 30000
+fuzz: develop
+	$(PY) tools/fuzz.py --calls $(FUZZ_CALLS)
+
+# the suite, then its sanitizer leg
 test: develop
 	$(PY) -m pytest -q tests
+	$(MAKE) test-asan-ci
 
 # the shared MNIST files when this checkout sits beside them, else ./data
 # (and with no MNIST there, the job says so and uses scikit-learn's digits)

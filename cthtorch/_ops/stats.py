@@ -240,11 +240,10 @@ def vander(x, N=None, increasing=False):
     xx = x if x.dtype != cthtorch.bool else x.long()
     if not _is_float(xx):
         xx = xx.long()
-    # running products x^k (cumprod has no backward here)
-    cols = [cthtorch.ones_like(xx)]
-    for _ in range(n - 1):
-        cols.append(cols[-1] * xx)
-    m = cthtorch.stack(cols, 1)
+    # x^k as one cumprod over x repeated N-1 times (a stride-0 view), so a huge N
+    # fails at once in the allocation instead of looping N times in Python
+    cols = xx.unsqueeze(1).expand(xx.shape[0], n - 1).cumprod(1)
+    m = cthtorch.cat([cthtorch.ones_like(xx).unsqueeze(1), cols], 1)
     return m if increasing else m.flip([1])
 
 

@@ -263,9 +263,15 @@ THTensor *at_iter_run(ATIterSpec *spec, int nin, const THTensor *const *in, THLo
     goto fail;
   }
   ops[0] = target;
-  Loop L;
-  build_loop(&L, nin + 1, ops, ndim, shape);
-  run_loop(&L, fn, extra);
+  /* an empty result takes no step: its strides may be huge (as_strided over no
+   * elements) and byte strides computed from them would overflow */
+  bool empty = false;
+  for (int d = 0; d < ndim; d++) empty |= shape[d] == 0;
+  if (!empty) {
+    Loop L;
+    build_loop(&L, nin + 1, ops, ndim, shape);
+    run_loop(&L, fn, extra);
+  }
   for (int i = 0; i < nin; i++) THTensor_free(conv[i]);
   if (at_check_kernel_error() < 0) { THTensor_free(target); return NULL; }
   if (out && target != out) {

@@ -20,7 +20,13 @@ int64_t THAllocator_liveBytes(void) { return atomic_load(&live_bytes); }
  * touch, which for a 64 MiB result costs more than the arithmetic itself;
  * so freed large blocks are kept in a small cache and handed out again to a
  * request of the same rounded size, already faulted in. */
+#ifdef __SANITIZE_ADDRESS__
+/* ASan guards only heap blocks, and caps their size (max_allocation_size_mb):
+ * under it every block comes from malloc, so no block escapes either. */
+#define LARGE_BLOCK SIZE_MAX
+#else
 #define LARGE_BLOCK (1u << 20)
+#endif
 #define CACHE_SLOTS 256     /* a training step frees dozens of large activations and grads */
 #define CACHE_MAX_BYTES ((size_t)1 << 30)
 static struct { void *ptr; size_t size; } cache[CACHE_SLOTS];

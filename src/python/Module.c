@@ -24,14 +24,20 @@ static PyObject *set_grad_enabled(PyObject *m, PyObject *arg) {
   Py_RETURN_NONE;
 }
 static PyObject *is_grad_enabled(PyObject *m, PyObject *u) { return PyBool_FromLong(THP_grad_enabled()); }
+/* set_anomaly_enabled(bool enabled, bool check_nan=True): PyTorch takes bools only */
 static PyObject *set_anomaly(PyObject *m, PyObject *args) {
-  PyObject *v;
-  int check_nan = 1;
-  if (!PyArg_ParseTuple(args, "O|p", &v, &check_nan)) return NULL;
-  int on = PyObject_IsTrue(v);   /* a many-element tensor raises here */
-  if (on < 0) return NULL;
-  THP_anomaly_enabled = on;
-  THP_anomaly_check_nan = check_nan;
+  PyObject *v, *nan = Py_True;
+  if (!PyArg_ParseTuple(args, "O|O:set_anomaly_enabled", &v, &nan)) return NULL;
+  PyObject *arg[2] = { v, nan };
+  static const char *names[2] = { "enabled", "check_nan" };
+  for (int i = 0; i < 2; i++)
+    if (!PyBool_Check(arg[i])) {
+      PyErr_Format(PyExc_TypeError, "set_anomaly_enabled(): argument '%s' (position %d) must be bool, not %s",
+                   names[i], i + 1, Py_TYPE(arg[i])->tp_name);
+      return NULL;
+    }
+  THP_anomaly_enabled = v == Py_True;
+  THP_anomaly_check_nan = nan == Py_True;
   Py_RETURN_NONE;
 }
 static PyObject *is_anomaly(PyObject *m, PyObject *u) { return PyBool_FromLong(THP_anomaly_enabled); }
@@ -92,6 +98,18 @@ static PyObject *result_type(PyObject *m, PyObject *args) {
 
 static PyObject *set_return_types(PyObject *m, PyObject *ns) { return THP_set_return_types(m, ns); }
 
+#ifdef __SANITIZE_ADDRESS__
+/* Only in the ASan build (make asan): a deliberate heap overflow, so a test can
+ * prove that the sanitizer CI leg really runs under ASan (tests/test_asan_canary.py). */
+static PyObject *asan_canary(PyObject *m, PyObject *u) {
+  volatile char *p = malloc(8);     /* volatile: the compiler may not drop the bad store */
+  if (!p) return PyErr_NoMemory();
+  p[8] = 1;
+  free((void *)p);
+  Py_RETURN_NONE;
+}
+#endif
+
 PyMethodDef THP_module_functions[] = {
   {"_set_grad_enabled", set_grad_enabled, METH_O, NULL},
   {"is_grad_enabled", is_grad_enabled, METH_NOARGS, NULL},
@@ -113,6 +131,9 @@ PyMethodDef THP_module_functions[] = {
   {"promote_types", promote_types, METH_VARARGS, NULL},
   {"can_cast", can_cast, METH_VARARGS, NULL},
   {"result_type", result_type, METH_VARARGS, NULL},
+#ifdef __SANITIZE_ADDRESS__
+  {"_asan_canary", asan_canary, METH_NOARGS, "ASan builds only: overflows a heap block (the sanitizer's canary)."},
+#endif
   {NULL}
 };
 

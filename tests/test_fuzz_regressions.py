@@ -1,0 +1,78 @@
+"""Regressions from tools/fuzz.py findings: each input once crashed the process,
+hung it or raised SystemError; now it raises or returns what PyTorch does."""
+import pytest
+
+import cthtorch
+from oracle import require_torch
+
+torch = require_torch()
+
+
+def outcome(lib, fn):
+    try:
+        r = fn(lib)
+    except Exception as e:                       # the type and text are what is compared
+        return type(e).__name__, str(e)
+    return "ok", r
+
+
+@pytest.mark.parametrize("args", [
+    lambda t: (t.randn(3, 3),), lambda t: (1,), lambda t: (None,), lambda t: (True, 1),
+    lambda t: (t.tensor(True),), lambda t: (True, None)])
+def test_set_anomaly_enabled_takes_bools_only(args):
+    # was: SystemError (a result returned with the truth-value error still set)
+    try:
+        got, want = (outcome(lib, lambda lib: lib.set_anomaly_enabled(*args(lib))) for lib in (cthtorch, torch))
+        assert got == want and got[0] == "TypeError"
+    finally:
+        cthtorch.set_anomaly_enabled(False)
+        torch.set_anomaly_enabled(False)
+
+
+def test_set_anomaly_enabled_still_switches():
+    try:
+        cthtorch.set_anomaly_enabled(True, False)
+        assert cthtorch.is_anomaly_enabled() and not cthtorch.is_anomaly_check_nan_enabled()
+        with cthtorch.autograd.set_detect_anomaly(False):
+            assert not cthtorch.is_anomaly_enabled()
+        assert cthtorch.is_anomaly_enabled()
+    finally:
+        cthtorch.set_anomaly_enabled(False)
+    assert not cthtorch.is_anomaly_enabled() and cthtorch.is_anomaly_check_nan_enabled()
+
+
+def test_vander_huge_n_fails_at_once():
+    # was: N - 1 Python-level multiplies, a hang for N = 2**31; now one cumprod whose allocation fails
+    for lib in (cthtorch, torch):
+        with pytest.raises(RuntimeError, match="can't allocate memory"):
+            lib.vander(lib.arange(3), N=2**40)
+
+
+def test_vander_matches_torch():
+    x = [0.0, 2.0, -1.5]
+    for n, inc in ((None, False), (1, True), (4, True), (5, False)):
+        got = cthtorch.vander(cthtorch.tensor(x, dtype=cthtorch.float64), n, increasing=inc)
+        want = torch.vander(torch.tensor(x, dtype=torch.float64), n, increasing=inc)
+        assert got.dtype == cthtorch.float64 and got.tolist() == want.tolist()
+    got = cthtorch.vander(cthtorch.tensor([2, -3]), 3)
+    assert str(got.dtype) == str(torch.vander(torch.tensor([2, -3]), 3).dtype) and got.tolist() == [[4, 2, 1], [9, -3, 1]]
+
+
+@pytest.mark.parametrize("name", ["adaptive_max_pool3d", "adaptive_avg_pool3d"])
+@pytest.mark.parametrize("size", [10**30, [2**62, 4, 4], [2**40, 1, 1], [-1, 2, 2], [2, -3, 2]])
+def test_adaptive_pool3d_hostile_sizes_fail_at_once(name, size):
+    # was: Python loops over the requested output (a hang for 10**30 or [2**62, 4, 4])
+    got, want = (outcome(lib, lambda lib: getattr(lib.nn.functional, name)(lib.ones(1, 1, 1, 1, 1), size))
+                 for lib in (cthtorch, torch))
+    assert got[0] == want[0]
+    if "allocate" not in want[1] and "overflow" not in want[1]:
+        assert got == want
+
+
+def test_elementwise_on_empty_view_with_huge_strides():
+    # was: UBSan "signed integer overflow" computing byte strides (8 * 2**60) of a view with no elements
+    for lib in (cthtorch, torch):
+        x = lib.zeros(1, dtype=lib.float64).as_strided((2, 0, 3), (1, 1, 2**60))
+        r = lib.nn.functional.selu(x)
+        assert tuple(r.shape) == (2, 0, 3)
+        assert tuple(lib.add(x, 1).shape) == (2, 0, 3) and tuple(x.abs_().shape) == (2, 0, 3)
