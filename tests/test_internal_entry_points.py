@@ -151,6 +151,32 @@ BAD_CALLS = [
     ("cumsum_reverse", (t(2, 3), 5)),
     ("logcumsumexp_reverse", (t(2, 3), -3)),
     ("_trigamma", ("not a tensor",)),
+    # the 3-d adaptive pools, pdist, embedding_bag and the fused RNN cells
+    ("_adaptive_avg_pool3d_like", (t(2, 3), t(1, 1, 2, 2, 2))),
+    ("adaptive_avg_pool3d_backward", (t(1, 1, 2, 2), t(1, 1, 4, 4, 4))),
+    ("adaptive_avg_pool3d_backward", (t(2, 1, 2, 2, 2), t(1, 1, 4, 4, 4))),
+    ("adaptive_max_pool3d_backward", (t(1, 1, 2, 2, 2), t(1, 1, 4, 4, 4), ct.full((1, 1, 2, 2, 2), 64))),
+    ("adaptive_max_pool3d_backward", (t(1, 1, 2, 2, 2), t(1, 1, 4, 4, 4), ct.zeros(1, 1, 2, 2, 2))),
+    ("_max_pool3d_take", (t(1, 1, 4, 4, 4), ct.full((1, 1, 2, 2, 2), -2))),
+    ("_max_pool3d_take", (t(1, 1, 4, 4, 4), ct.full((1, 1, 2, 2, 2), 64))),
+    ("_pdist_backward", (t(10), t(3, 2), 2.0, t(10))),                      # 3 rows make 3 pairs
+    ("_pdist_backward", (t(3), t(3, 2), 2.0, t(1))),
+    ("_embedding_bag_backward", (t(2, 3), idx(0, 100, 2), idx(0, 1), idx(0, 0, 1), idx(1, 2), idx(0, 0), (10, 3),
+                                 False, 0, None, None)),
+    ("_embedding_bag_backward", (t(2, 3), idx(0, 1, 2), idx(0, 5), idx(0, 7, 1), idx(1, 2), idx(0, 0), (10, 3),
+                                 False, 0, None, None)),
+    ("_embedding_bag_backward", (t(2, 3), idx(0, 1, 2), idx(0, 1), idx(0, 0, 1), idx(1, 2), idx(0, 0), (10, 3),
+                                 False, 2, None, None)),                  # max mode: too few max_indices
+    ("_embedding_bag_backward", (t(5, 7), idx(0, 1, 2), idx(0, 1), idx(0, 0, 1), idx(1, 2), idx(0, 0), (10, 3),
+                                 False, 0, None, None)),
+    ("_embedding_bag_per_sample_weights_backward", (t(2, 3), t(10, 3), idx(0, 100, 2), idx(0, 1), idx(0, 0, 1), 0,
+                                                    None)),
+    ("_embedding_bag_per_sample_weights_backward", (t(2, 3), t(10, 3), idx(0, 1, 2), idx(0, 1), idx(0, 9, 1), 0,
+                                                    None)),
+    ("_fused_lstm_cell_backward", (t(2, 3), t(2, 3), None, t(2, 3), t(2, 3), t(2, 5))),
+    ("_fused_lstm_cell_backward", (t(2, 3), None, None, t(4, 3), t(2, 3), t(2, 12))),
+    ("_fused_gru_cell_backward", (t(2, 3), None, t(2, 3), t(2, 5))),
+    ("_fused_gru_cell_backward", (t(5, 3), None, t(2, 3), t(2, 12))),
 ]
 # the activation backwards are elementwise over grad_output and self: their
 # shapes must broadcast to the one they compute

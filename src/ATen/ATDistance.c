@@ -7,6 +7,7 @@
  * gradient: row i sums the gradient of every pair it is in, (i, j) with +1
  * and (j, i) with -1, and since each pair's term is odd in the difference,
  * both are g_ij * f(x_i - x_j, d_ij); no two threads write one row. */
+#include "ATArgChecks.h"
 #include "ATDistance.h"
 #include "ATConv.h"   /* at_contiguous_as */
 
@@ -137,7 +138,11 @@ THTensor *at_pdist_forward(const THTensor *self, double p) {
 
 THTensor *at_pdist_backward(const THTensor *grad, const THTensor *self, double p, const THTensor *pdist) {
   if (pdist_check(self, p) < 0) return NULL;
-  int64_t n = self->sizes[0], m = self->sizes[1];
+  int64_t n = self->sizes[0], m = self->sizes[1], pairs[1] = { n * (n - 1) / 2 };
+  /* the kernel reads n(n-1)/2 distances and gradients */
+  if (at_check_shape(grad, 1, pairs, "_pdist_backward", "grad") < 0 ||
+      at_check_shape(pdist, 1, pairs, "_pdist_backward", "pdist") < 0)
+    return NULL;
   THTensor *x = at_contiguous(self), *g = x ? at_contiguous_as(grad, self->dtype) : NULL;
   THTensor *d = g ? at_contiguous_as(pdist, self->dtype) : NULL, *gx = d ? THTensor_new(self->dtype, 2, self->sizes) : NULL;
   if (gx) {

@@ -10,6 +10,7 @@
  * embedding columns (every thread walks all indices but adds only into its
  * own columns, so no two threads write one element), and the backward of
  * per_sample_weights splits the indices. */
+#include "ATArgChecks.h"
 #include "ATEmbedding.h"
 #include "ATConv.h"   /* at_contiguous_as */
 
@@ -291,6 +292,45 @@ BAG_BWD(float)
 BAG_BWD(double)
 
 /* offset2bag as int64, or rebuilt from offsets where the forward left it empty */
+/* The backward helpers trust what the forward returned: grad (B, D), indices
+ * in [0, V), offset2bag of n bags in [0, B) or else B non-decreasing offsets
+ * in [0, n]. Check that before the kernels index with them (a bad call from
+ * our own code, or from _C._internal, is an error, not a write out of bounds). */
+static int bag_backward_check(const THTensor *grad, const THTensor *indices, const THTensor *offsets,
+                              const THTensor *offset2bag, int64_t V, int64_t D, const char *op) {
+  if (at_check_ndim(grad, 2, 2, op, "grad") < 0 || at_check_ndim(indices, 1, 1, op, "indices") < 0 ||
+      at_check_ndim(offsets, 1, 1, op, "offsets") < 0)
+    return -1;
+  if (!is_index_dtype(indices->dtype) || !is_index_dtype(offsets->dtype) || !is_index_dtype(offset2bag->dtype)) {
+    THError_set(TH_ERR_RUNTIME, "%s: indices, offsets and offset2bag must be int64 or int32", op);
+    return -1;
+  }
+  int64_t B = grad->sizes[0], n = indices->sizes[0];
+  if (grad->sizes[1] != D) {
+    THError_set(TH_ERR_RUNTIME, "%s: grad has %lld columns, expected embedding_dim %lld", op,
+                (long long)grad->sizes[1], (long long)D);
+    return -1;
+  }
+  if (at_check_index_range(indices, 0, V, op, "index") < 0) return -1;
+  if (THTensor_numel(offset2bag) == n) return at_check_index_range(offset2bag, 0, B, op, "offset2bag");
+  if (offsets->sizes[0] < B) {
+    THError_set(TH_ERR_RUNTIME, "%s: %lld offsets for %lld bags", op, (long long)offsets->sizes[0], (long long)B);
+    return -1;
+  }
+  THTensor *off = as_long(offsets);
+  if (!off) return -1;
+  const int64_t *o = (const int64_t *)THTensor_data(off);
+  int rc = 0;
+  for (int64_t b = 0; b < B && rc == 0; b++)
+    if (o[b] < (b ? o[b - 1] : 0) || o[b] > n) {
+      THError_set(TH_ERR_RUNTIME, "%s: offsets must be non-decreasing within [0, %lld], got offsets[%lld] = %lld", op,
+                  (long long)n, (long long)b, (long long)o[b]);
+      rc = -1;
+    }
+  THTensor_free(off);
+  return rc;
+}
+
 static THTensor *bag_owner_tensor(const THTensor *offset2bag, const THTensor *offsets, int64_t n, int64_t B) {
   if (THTensor_numel(offset2bag) == n) return as_long(offset2bag);
   THTensor *off = as_long(offsets), *o2b = off ? THTensor_new(TH_Int64, 1, &n) : NULL;
@@ -314,8 +354,20 @@ THTensor *at_embedding_bag_backward(const THTensor *grad, const THTensor *indice
                                     const THTensor *offset2bag, const THTensor *bag_size, const THTensor *max_indices,
                                     const ATIntList *weight_sizes, bool scale_grad_by_freq, int64_t mode,
                                     const THTensor *psw, ATOptInt padding_idx) {
-  int64_t V = weight_sizes->v[0], D = weight_sizes->v[1], n = THTensor_numel(indices), B = grad->sizes[0], pad;
-  if (bag_padding(padding_idx, V, &pad) < 0) return NULL;
+  const char *op = "_embedding_bag_backward";
+  if (weight_sizes->n != 2 || weight_sizes->v[0] < 0 || weight_sizes->v[1] < 0) {
+    THError_set(TH_ERR_RUNTIME, "%s: weight_sizes must be two non-negative sizes", op);
+    return NULL;
+  }
+  int64_t V = weight_sizes->v[0], D = weight_sizes->v[1], n = THTensor_numel(indices), pad;
+  if (bag_padding(padding_idx, V, &pad) < 0 || bag_backward_check(grad, indices, offsets, offset2bag, V, D, op) < 0)
+    return NULL;
+  int64_t B = grad->sizes[0];
+  if (mode < BAG_SUM || mode > BAG_MAX || THTensor_numel(bag_size) < B ||
+      (mode == BAG_MAX && THTensor_numel(max_indices) < B * D) || (psw && THTensor_numel(psw) != n)) {
+    THError_set(TH_ERR_RUNTIME, "%s: mode, bag_size, max_indices or per_sample_weights do not match the bags", op);
+    return NULL;
+  }
   THDtype ct = BAG_CT(grad->dtype);
   int64_t wsz[2] = { V, D };
   THTensor *g = at_contiguous_as(grad, ct), *idx = g ? as_long(indices) : NULL;
@@ -325,6 +377,15 @@ THTensor *at_embedding_bag_backward(const THTensor *grad, const THTensor *indice
   int64_t *freq = NULL;
   if (!am || (psw && !pw) || !(gw = THTensor_new(ct, 2, wsz))) goto done;
   const int64_t *ix = (const int64_t *)THTensor_data(idx);
+  if (mode == BAG_MAX) {   /* a non-empty bag's argmax rows index the gradient */
+    const int64_t *bv = (const int64_t *)THTensor_data(bs), *av = (const int64_t *)THTensor_data(am);
+    for (int64_t i = 0; i < B * D; i++)
+      if (bv[i / (D ? D : 1)] != 0 && (av[i] < 0 || av[i] >= V)) {
+        THError_set(TH_ERR_INDEX, "%s: max_indices value %lld is out of range [0, %lld)", op, (long long)av[i],
+                    (long long)V);
+        goto done;
+      }
+  }
   if (scale_grad_by_freq) {
     freq = (int64_t *)calloc(V ? V : 1, sizeof(int64_t));
     if (!freq) { THError_set(TH_ERR_RUNTIME, "embedding_bag_backward: out of memory"); goto done; }
@@ -374,8 +435,11 @@ THTensor *at_embedding_bag_per_sample_weights_backward(const THTensor *grad, con
     THError_set(TH_ERR_RUNTIME, "embedding_bag_backward: per_sample_weights only supported for mode='sum'");
     return NULL;
   }
+  const char *op = "_embedding_bag_per_sample_weights_backward";
+  if (at_check_ndim(weight, 2, 2, op, "weight") < 0) return NULL;
   int64_t V = weight->sizes[0], D = weight->sizes[1], n = THTensor_numel(indices), pad;
-  if (bag_padding(padding_idx, V, &pad) < 0) return NULL;
+  if (bag_padding(padding_idx, V, &pad) < 0 || bag_backward_check(grad, indices, offsets, offset2bag, V, D, op) < 0)
+    return NULL;
   THDtype ct = BAG_CT(weight->dtype);
   THTensor *g = at_contiguous_as(grad, ct), *w = g ? at_contiguous_as(weight, ct) : NULL;
   THTensor *idx = w ? as_long(indices) : NULL, *o2b = idx ? bag_owner_tensor(offset2bag, offsets, n, grad->sizes[0]) : NULL;

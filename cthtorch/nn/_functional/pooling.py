@@ -198,7 +198,10 @@ def avg_pool3d(input, kernel_size, stride=None, padding=0, ceil_mode=False, coun
 
 
 def _adaptive_size3(input, output_size):
-    # None keeps the input's size; the C entry checks the input's rank and the count first
+    # None keeps the input's size; the C entry checks the input's rank and the count first.
+    # A lone int goes through as torch passes it (its overflow is then a ValueError, not a list's TypeError)
+    if isinstance(output_size, int):
+        return output_size
     os = _triple(output_size)
     return tuple((input.shape[i - len(os)] if input.dim() >= len(os) else -1) if v is None else v
                  for i, v in enumerate(os))
