@@ -76,3 +76,24 @@ def test_elementwise_on_empty_view_with_huge_strides():
         r = lib.nn.functional.selu(x)
         assert tuple(r.shape) == (2, 0, 3)
         assert tuple(lib.add(x, 1).shape) == (2, 0, 3) and tuple(x.abs_().shape) == (2, 0, 3)
+
+
+@pytest.mark.parametrize("size", [2**100, 2**64])
+def test_interpolate_overflowing_size_fails_at_once(size):
+    # was: a hang building a Python list of 2**100 source indices
+    got, want = (outcome(lib, lambda lib: lib.nn.functional.upsample_nearest(lib.full((2, 3, 4), -1.0), size))
+                 for lib in (cthtorch, torch))
+    assert got[0] == want[0] == "TypeError"
+    assert got[1] == want[1].split("\n")[0] + '"'
+
+
+@pytest.mark.parametrize("log", [False, True])
+def test_softmax_backward_data_refuses_mismatched_arguments(log):
+    # was: SystemError for mismatched dtypes; a read out of bounds for mismatched shapes
+    name = "_log_softmax_backward_data" if log else "_softmax_backward_data"
+    got, want = (outcome(lib, lambda lib: getattr(lib, name)(lib.randn(5, dtype=lib.float64), lib.randn(5).to(lib.bool),
+                                                           0, lib.bool))
+                 for lib in (cthtorch, torch))
+    assert got == want
+    with pytest.raises(RuntimeError, match="same size"):
+        getattr(cthtorch, name)(cthtorch.randn(3), cthtorch.randn(5), 0, cthtorch.float32)

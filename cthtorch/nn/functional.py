@@ -786,63 +786,77 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
         return pool(input, out_sizes if nd > 1 else out_sizes[0])
     if mode == "bicubic" and nd != 2:
         raise NotImplementedError("Got %dD input, but bicubic mode needs 4D input" % input.dim())
+    for o in out_sizes:   # torch's parser refuses these before anything is allocated
+        if not -2**63 <= o < 2**63:
+            raise TypeError("upsample_%s%dd(): argument 'output_size' failed to unpack the object at pos 1 with error "
+                            "\"Overflow when unpacking long long\"" % (mode.split("-")[0], nd))
     out = input
     for k in range(nd):
         d = 2 + k
         n_in, n_out = in_sizes[k], out_sizes[k]
         sc = (1.0 / scales[k]) if size is None else n_in / n_out   # source step per output step
+        j = cthtorch.arange(n_out, dtype=cthtorch.float64)
         if mode == "nearest-exact":
-            src = [min(int(math.floor((j + 0.5) * sc)), n_in - 1) for j in range(n_out)]
-            out = out.index_select(d, cthtorch.tensor(src))
+            out = out.index_select(d, _clamped_index((j + 0.5) * sc, n_in))
         elif mode == "bicubic":
             out = _cubic_along(out, d, n_in, n_out, sc, align_corners)
         elif mode == "nearest":
-            src = [min(int(math.floor(j / scales[k])), n_in - 1) for j in range(n_out)] if size is None else \
-                [min(int(math.floor(j * n_in / n_out)), n_in - 1) for j in range(n_out)]
-            out = out.index_select(d, cthtorch.tensor(src))
+            src = j / scales[k] if size is None else _exact_ratio(n_out, n_in, n_out)
+            out = out.index_select(d, _clamped_index(src, n_in))
         elif mode in ("bilinear", "linear", "trilinear"):
             if align_corners:
-                pos = [j * (n_in - 1) / (n_out - 1) if n_out > 1 else 0.0 for j in range(n_out)]
+                pos = _exact_ratio(n_out, n_in - 1, n_out - 1) if n_out > 1 else j * 0.0
             else:
-                sc = (1.0 / scales[k]) if size is None else n_in / n_out
-                pos = [max((j + 0.5) * sc - 0.5, 0.0) for j in range(n_out)]
-            i0 = [min(int(math.floor(p)), n_in - 1) for p in pos]
-            i1 = [min(i + 1, n_in - 1) for i in i0]
-            w1 = [p - i for p, i in zip(pos, i0)]
+                pos = ((j + 0.5) * sc - 0.5).clamp(min=0.0)
+            i0 = _clamped_index(pos, n_in)
+            i1 = (i0 + 1).clamp(max=n_in - 1)
             shape = [1] * out.dim()
             shape[d] = n_out
-            wt = cthtorch.tensor(w1, dtype=out.dtype).reshape(shape)
-            a = out.index_select(d, cthtorch.tensor(i0))
-            b = out.index_select(d, cthtorch.tensor(i1))
+            wt = (pos - i0).to(out.dtype).reshape(shape)
+            a = out.index_select(d, i0)
+            b = out.index_select(d, i1)
             out = a + (b - a) * wt
         else:
             raise NotImplementedError("interpolation mode '%s' is not implemented in cthtorch" % mode)
     return out
 
 
+# Source coordinates are float64 tensors computed with the same operations, in
+# the same order, as the scalar formulas they replace (so indices and weights
+# are bit-for-bit those of the per-element Python loops before).
+def _exact_ratio(n, num, den):
+    """j * num / den for j in [0, n): the product exact in int64, one rounding in the division"""
+    return (cthtorch.arange(n) * num).to(cthtorch.float64) / den
+
+
+def _clamped_index(pos, n_in):
+    """min(floor(pos), n_in - 1) as int64 indices"""
+    return pos.floor().clamp(max=n_in - 1).long()
+
+
 def _cubic_along(x, d, n_in, n_out, sc, align_corners, A=-0.75):
     """Keys' cubic convolution (A = -0.75, as torch) along dim d: four taps per
     output, source indices clamped to the border, coordinates unclamped."""
     if align_corners:
-        pos = [j * (n_in - 1) / (n_out - 1) if n_out > 1 else 0.0 for j in range(n_out)]
+        pos = _exact_ratio(n_out, n_in - 1, n_out - 1) if n_out > 1 else cthtorch.zeros(n_out, dtype=cthtorch.float64)
     else:
-        pos = [(j + 0.5) * sc - 0.5 for j in range(n_out)]
+        pos = (cthtorch.arange(n_out, dtype=cthtorch.float64) + 0.5) * sc - 0.5
 
     def near(t):   # |t| <= 1
         return ((A + 2) * t - (A + 3)) * t * t + 1
 
     def far(t):    # 1 < |t| < 2
         return ((A * t - 5 * A) * t + 8 * A) * t - 4 * A
-    base = [int(math.floor(p)) for p in pos]
-    frac = [p - b for p, b in zip(pos, base)]
-    weights = [[far(t + 1) for t in frac], [near(t) for t in frac], [near(1 - t) for t in frac],
-               [far(2 - t) for t in frac]]
+    base = pos.floor()
+    frac = pos - base
+    base = base.long()
+    weights = [far(frac + 1), near(frac), near(1 - frac), far(2 - frac)]
     shape = [1] * x.dim()
     shape[d] = n_out
     out = None
     for tap in range(4):
-        idx = [min(max(b - 1 + tap, 0), n_in - 1) for b in base]
-        term = x.index_select(d, cthtorch.tensor(idx)) * cthtorch.tensor(weights[tap], dtype=x.dtype).reshape(shape)
+        idx = (base - 1 + tap).clamp(0, n_in - 1)
+        term = x.index_select(d, idx) * weights[tap].to(x.dtype).reshape(shape)
         out = term if out is None else out + term
     return out
 

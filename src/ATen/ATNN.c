@@ -162,6 +162,15 @@ SOFTMAX_BWD(double, exp)
 THTensor *at_softmax_backward(const THTensor *grad, const THTensor *output, int64_t dim, bool log) {
   int64_t d;
   if (at_wrap_dim(dim, output->ndim, &d) < 0) return NULL;
+  /* the kernel walks grad with output's sizes, in one compute type */
+  if (grad->dtype != output->dtype) {
+    THError_set(TH_ERR_RUNTIME, "expected scalar type %s but found %s", THDtype_info[grad->dtype].legacy,
+                THDtype_info[output->dtype].legacy);
+    return NULL;
+  }
+  if (at_check_same_shape(grad, output, log ? "_log_softmax_backward_data" : "_softmax_backward_data", "grad_output",
+                          "output") < 0)
+    return NULL;
   THDtype ct, ct2;
   THTensor *g = as_compute(grad, &ct), *y = g ? as_compute(output, &ct2) : NULL;
   THTensor *dx = y ? THTensor_new(ct, y->ndim, y->sizes) : NULL, *r = NULL;
