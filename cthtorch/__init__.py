@@ -253,6 +253,10 @@ def __getattr__(name):
         return getattr(serialization, name)
     if name == "profiler":
         return _lazy("profiler")
+    if name == "ops":   # torch.ops.aten.<op>.<overload>, torch.ops.profiler, load_library
+        from ._ops.overloads import ops
+        globals()["ops"] = ops
+        return ops
     if name == "GradScaler":   # torch.GradScaler is torch.amp.GradScaler
         return _lazy("amp").GradScaler
     if name == "autocast" or name in _AUTOCAST_STATE:

@@ -72,6 +72,11 @@ def _get_qualified_name(func):
 
 
 def _compute_qualified_name(func):
+    from cthtorch._ops.overloads import OpOverload, OpOverloadPacket
+    if isinstance(func, OpOverloadPacket):   # torch.ops.<namespace>.<op>[.<overload>]
+        return "torch.ops.%s" % func
+    if isinstance(func, OpOverload):
+        return "torch.ops.%s" % func
     name = getattr(func, "__name__", None)
     if name is None:
         raise RuntimeError("Unable to represent %r in generated code" % (func,))
