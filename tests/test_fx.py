@@ -394,6 +394,28 @@ def test_replace_pattern():
     assert sum(n.target is cthtorch.sigmoid for n in gm.graph.nodes) == 2
 
 
+def test_replace_pattern_places_replacements_as_torch():
+    """pytorch/examples' fx/subgraph_rewriter_basic_use.py: each replacement
+    lands before the first user of what its match returned"""
+    def run(L, fx):
+        class M(L.nn.Module):
+            def forward(self, x, w1, w2):
+                m1 = L.cat([L.neg(w1), w2]).sum()
+                m2 = L.cat([L.neg(w1), w2]).sum()
+                return x + L.max(m1) + L.max(m2)
+
+        def pattern(a1, a2):
+            return L.cat([L.neg(a1), a2]).sum()
+
+        def replacement(w1, w2):
+            return L.stack([w1, w2])
+        gm = fx.symbolic_trace(M())
+        fx.replace_pattern(gm, pattern, replacement)
+        gm.recompile()
+        return gm
+    assert run(cthtorch, cfx).code == run(torch, tfx).code
+
+
 # ---------------------------------------------------------------- Interpreter / Transformer / ShapeProp
 def test_interpreter_round_trip_and_override():
     cm, tm = both(nested_module)

@@ -108,7 +108,11 @@ def replace_pattern(gm: GraphModule, pattern, replacement) -> List[Match]:
         val_map = {}
         for pp, rp in zip(matcher.placeholders, r_placeholders):
             val_map[rp] = match.nodes_map[pp]
-        with graph.inserting_before(match.anchor):
+        # the replacement goes just before the first user of what the match
+        # returns (as torch places it), so the rewritten code reads in use order
+        users = {u for po in matcher.outputs for u in match.nodes_map[po].users}
+        first_user = next((n for n in graph.nodes if n in users), match.anchor)
+        with graph.inserting_before(first_user):
             copied = graph.graph_copy(r_graph, val_map)
         new_outputs = _flatten(copied) if not isinstance(copied, Node) else [copied]
         if len(new_outputs) != len(matcher.outputs):
