@@ -32,7 +32,10 @@ CC = os.environ.get("CC", "gcc")
 
 def flags():
     f = ["-std=gnu11", "-fPIC", "-fopenmp", "-Wall", "-Wno-unused-function", "-Wno-type-limits",
-         "-Wno-unknown-pragmas", "-Wno-stringop-overread", "-DTH_BUILD"]
+         "-Wno-unknown-pragmas", "-Wno-stringop-overread", "-DTH_BUILD",
+         # integer tensors wrap on overflow, as PyTorch's do (int64 min * -1, size
+         # arithmetic in error texts): -fwrapv makes that defined C instead of UB
+         "-fwrapv"]
     if DEBUG:
         f += ["-O0", "-g3"]
     elif ASAN:

@@ -97,3 +97,26 @@ def test_softmax_backward_data_refuses_mismatched_arguments(log):
     assert got == want
     with pytest.raises(RuntimeError, match="same size"):
         getattr(cthtorch, name)(cthtorch.randn(3), cthtorch.randn(5), 0, cthtorch.float32)
+
+
+def test_integer_overflow_wraps_as_torch():
+    # was UB (UBSan: signed integer overflow); torch's integer kernels wrap, and -fwrapv makes ours defined to
+    for lib in (cthtorch, torch):
+        x = lib.tensor([-2**63, 2**63 - 1])
+        assert x.mul(lib.tensor([-1, 2], dtype=lib.int8)).tolist() == [-2**63, -2]
+        assert lib.outer(lib.tensor([-2**31], dtype=lib.int32), lib.tensor([-2], dtype=lib.int16)).tolist() == [[0]]
+
+
+def test_unfold_overflowing_geometry_raises_torch_text():
+    got, want = (outcome(lib, lambda lib: lib.nn.functional.unfold(lib.zeros(1, 3, 4), 3, 1, 2**63 - 1))
+                 for lib in (cthtorch, torch))
+    assert got == want
+
+
+@pytest.mark.parametrize("make", [
+    lambda lib: lib.slogdet(lib.ones(3, 1).expand(3, 3)),
+    lambda lib: lib.linalg.lu_factor_ex(lib.zeros(1).as_strided((1, 1, 1, 1, 1), (2**40, 2**40, 1, 0, 0)))[0]])
+def test_lapack_on_stride_zero_views(make):
+    # was: memcpy from NULL (UBSan) for an empty size tail
+    got, want = outcome(cthtorch, make), outcome(torch, make)
+    assert got[0] == want[0] == "ok"

@@ -61,8 +61,8 @@ static int64_t nbatch(const THTensor *A) {
 static THTensor *new_batched(THDtype dt, const THTensor *A, int ntail, const int64_t *tail) {
   int64_t sizes[TH_MAX_DIMS];
   int nb = A->ndim - 2;
-  memcpy(sizes, A->sizes, nb * sizeof(int64_t));
-  memcpy(sizes + nb, tail, ntail * sizeof(int64_t));
+  if (nb > 0) memcpy(sizes, A->sizes, nb * sizeof(int64_t));
+  if (ntail > 0) memcpy(sizes + nb, tail, ntail * sizeof(int64_t));   /* tail is NULL when empty */
   THTensor *t = THTensor_new(dt, nb + ntail, sizes);
   if (t) memset(THTensor_data(t), 0, THTensor_numel(t) * THDtype_size(dt));
   return t;
