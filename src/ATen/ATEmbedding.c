@@ -145,32 +145,68 @@ static void bag_owners(const int64_t *start, int64_t B, int64_t *o2b) {
     for (int64_t t = start[b]; t < start[b + 1]; t++) o2b[t] = b;
 }
 
+/* The rows idx[t0..t1) (but padding rows) of w summed into o[0..D), each scaled by psw[t] when given;
+ * returns how many rows took part. Columns go in blocks of BAG_COLS kept in a local array that the
+ * compiler holds in vector registers across the whole bag, so a row costs its loads and adds only. */
+#define BAG_COLS 64
+#define BAG_SUM_ROWS(T)                                                                                   \
+  static int64_t bag_sum_##T(const T *w, const int64_t *idx, const T *psw, int64_t t0, int64_t t1,         \
+                             int64_t nidx, int64_t D, int64_t pad, T *o) {                                 \
+    int64_t cnt = 0;                                                                                      \
+    for (int64_t c0 = 0; c0 < D; c0 += BAG_COLS) {                                                        \
+      int64_t nc = D - c0 < BAG_COLS ? D - c0 : BAG_COLS;                                                 \
+      T acc[BAG_COLS] = { 0 };                                                                            \
+      cnt = 0;                                                                                            \
+      for (int64_t t = t0; t < t1; t++) {                                                                 \
+        if (t + BAG_AHEAD < nidx) bag_prefetch(w + idx[t + BAG_AHEAD] * D + c0, nc * sizeof(T));          \
+        int64_t r = idx[t];                                                                               \
+        if (r == pad) continue;                                                                           \
+        const T *row = w + r * D + c0;                                                                    \
+        cnt++;                                                                                            \
+        if (nc == BAG_COLS) {                                                                             \
+          if (psw) {                                                                                      \
+            T s = psw[t];                                                                                 \
+            for (int k = 0; k < BAG_COLS; k++) acc[k] += s * row[k];                                      \
+          } else {                                                                                        \
+            for (int k = 0; k < BAG_COLS; k++) acc[k] += row[k];                                          \
+          }                                                                                               \
+        } else {                                                                                          \
+          T s = psw ? psw[t] : (T)1;                                                                      \
+          for (int64_t k = 0; k < nc; k++) acc[k] += s * row[k];                                          \
+        }                                                                                                 \
+      }                                                                                                   \
+      memcpy(o + c0, acc, nc * sizeof(T));                                                                \
+    }                                                                                                     \
+    return cnt;                                                                                           \
+  }
+BAG_SUM_ROWS(float)
+BAG_SUM_ROWS(double)
+
 #define BAG_FWD(T)                                                                                        \
   static void bag_fwd_##T(const T *w, const int64_t *idx, const T *psw, const int64_t *start, int64_t B,  \
                           int64_t D, int64_t pad, int mode, T *out, int64_t *bag_size, int64_t *argmax) {  \
     _Pragma("omp parallel for schedule(dynamic, 16) if (start[B] * D > 32768)")                           \
     for (int64_t b = 0; b < B; b++) {                                                                     \
       T *o = out + b * D;                                                                                 \
-      int64_t *am = mode == BAG_MAX ? argmax + b * D : NULL, cnt = 0;                                     \
+      if (mode != BAG_MAX) {                                                                              \
+        int64_t cnt = bag_sum_##T(w, idx, psw, start[b], start[b + 1], start[B], D, pad, o);             \
+        if (mode == BAG_MEAN && cnt > 0)                                                                  \
+          for (int64_t d = 0; d < D; d++) o[d] /= (T)cnt;                                                 \
+        bag_size[b] = mode == BAG_SUM ? 0 : cnt;                                                          \
+        continue;                                                                                         \
+      }                                                                                                   \
+      int64_t *am = argmax + b * D, cnt = 0;                                                              \
       memset(o, 0, D * sizeof(T));                                                                        \
       for (int64_t t = start[b]; t < start[b + 1]; t++) {                                                 \
         if (t + BAG_AHEAD < start[B]) bag_prefetch(w + idx[t + BAG_AHEAD] * D, D * sizeof(T));           \
         int64_t r = idx[t];                                                                               \
         if (r == pad) continue;                                                                           \
         const T *row = w + r * D;                                                                         \
-        if (mode == BAG_MAX) {                                                                            \
-          for (int64_t d = 0; d < D; d++)                                                                 \
-            if (cnt == 0 || row[d] > o[d]) { o[d] = row[d]; am[d] = r; }                                   \
-        } else {                                                                                          \
-          T s = psw ? psw[t] : (T)1;                                                                      \
-          _Pragma("omp simd")                                                                             \
-          for (int64_t d = 0; d < D; d++) o[d] += s * row[d];                                             \
-        }                                                                                                 \
+        for (int64_t d = 0; d < D; d++)                                                                   \
+          if (cnt == 0 || row[d] > o[d]) { o[d] = row[d]; am[d] = r; }                                     \
         cnt++;                                                                                            \
       }                                                                                                   \
-      if (mode == BAG_MEAN && cnt > 0)                                                                    \
-        for (int64_t d = 0; d < D; d++) o[d] /= (T)cnt;                                                   \
-      bag_size[b] = mode == BAG_SUM ? 0 : cnt;                                                            \
+      bag_size[b] = cnt;                                                                                  \
     }                                                                                                     \
   }
 BAG_FWD(float)
