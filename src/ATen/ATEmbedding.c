@@ -15,6 +15,7 @@
 #include "ATConv.h"   /* at_contiguous_as */
 
 #include <omp.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -136,7 +137,10 @@ static int64_t *bag_starts(const int64_t *off, int64_t noff, int64_t n, bool inc
  * cache misses are in flight instead of one. */
 #define BAG_AHEAD 8
 static inline void bag_prefetch(const void *p, size_t bytes) {
-  for (size_t l = 0; l < bytes; l += 64) __builtin_prefetch((const char *)p + l);
+  /* every line the row touches: a row that starts mid-line (numpy's arrays are only 16-byte
+   * aligned) spans one line more than bytes / 64 */
+  uintptr_t l = (uintptr_t)p & ~(uintptr_t)63, end = (uintptr_t)p + bytes;
+  for (; l < end; l += 64) __builtin_prefetch((const void *)l);
 }
 
 /* each index's bag */
