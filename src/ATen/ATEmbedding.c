@@ -150,36 +150,51 @@ static void bag_owners(const int64_t *start, int64_t B, int64_t *o2b) {
 }
 
 /* The rows idx[t0..t1) (but padding rows) of w summed into o[0..D), each scaled by psw[t] when given;
- * returns how many rows took part. Columns go in blocks of BAG_COLS kept in a local array that the
- * compiler holds in vector registers across the whole bag, so a row costs its loads and adds only. */
-#define BAG_COLS 64
+ * returns how many rows took part. Columns go in blocks of BAG_NV 32-byte vectors held in registers
+ * across the whole bag: sums kept in memory would chain every row's adds through a store and a load.
+ * Each column adds its rows in index order. */
+#define BAG_NV 8
+typedef float bag_vfloat __attribute__((vector_size(32), aligned(4)));     /* unaligned loads */
+typedef double bag_vdouble __attribute__((vector_size(32), aligned(8)));
 #define BAG_SUM_ROWS(T)                                                                                   \
   static int64_t bag_sum_##T(const T *w, const int64_t *idx, const T *psw, int64_t t0, int64_t t1,         \
                              int64_t nidx, int64_t D, int64_t pad, T *o) {                                 \
+    enum { COLS = BAG_NV * 32 / sizeof(T) };                                                              \
     int64_t cnt = 0;                                                                                      \
-    for (int64_t c0 = 0; c0 < D; c0 += BAG_COLS) {                                                        \
-      int64_t nc = D - c0 < BAG_COLS ? D - c0 : BAG_COLS;                                                 \
-      T acc[BAG_COLS] = { 0 };                                                                            \
+    for (int64_t c0 = 0; c0 < D; c0 += COLS) {                                                            \
+      int64_t nc = D - c0 < COLS ? D - c0 : COLS;                                                         \
       cnt = 0;                                                                                            \
-      for (int64_t t = t0; t < t1; t++) {                                                                 \
-        if (t + BAG_AHEAD < nidx) bag_prefetch(w + idx[t + BAG_AHEAD] * D + c0, nc * sizeof(T));          \
-        int64_t r = idx[t];                                                                               \
-        if (r == pad) continue;                                                                           \
-        const T *row = w + r * D + c0;                                                                    \
-        cnt++;                                                                                            \
-        if (nc == BAG_COLS) {                                                                             \
-          if (psw) {                                                                                      \
-            T s = psw[t];                                                                                 \
-            for (int k = 0; k < BAG_COLS; k++) acc[k] += s * row[k];                                      \
-          } else {                                                                                        \
-            for (int k = 0; k < BAG_COLS; k++) acc[k] += row[k];                                          \
-          }                                                                                               \
-        } else {                                                                                          \
+      if (nc == COLS) {                                                                                   \
+        bag_v##T a0 = { 0 }, a1 = a0, a2 = a0, a3 = a0, a4 = a0, a5 = a0, a6 = a0, a7 = a0;               \
+        for (int64_t t = t0; t < t1; t++) {                                                               \
+          if (t + BAG_AHEAD < nidx) bag_prefetch(w + idx[t + BAG_AHEAD] * D + c0, COLS * sizeof(T)); \
+          int64_t r = idx[t];                                                                             \
+          if (r == pad) continue;                                                                         \
+          const bag_v##T *v = (const bag_v##T *)(w + r * D + c0);                                         \
           T s = psw ? psw[t] : (T)1;                                                                      \
+          cnt++;                                                                                          \
+          if (psw) {                                                                                      \
+            a0 += s * v[0]; a1 += s * v[1]; a2 += s * v[2]; a3 += s * v[3];                              \
+            a4 += s * v[4]; a5 += s * v[5]; a6 += s * v[6]; a7 += s * v[7];                              \
+          } else {                                                                                        \
+            a0 += v[0]; a1 += v[1]; a2 += v[2]; a3 += v[3]; a4 += v[4]; a5 += v[5]; a6 += v[6]; a7 += v[7]; \
+          }                                                                                               \
+        }                                                                                                 \
+        bag_v##T acc[BAG_NV] = { a0, a1, a2, a3, a4, a5, a6, a7 };                                        \
+        memcpy(o + c0, acc, sizeof acc);                                                                  \
+      } else {                                                                                            \
+        T acc[COLS] = { 0 };                                                                              \
+        for (int64_t t = t0; t < t1; t++) {                                                               \
+          if (t + BAG_AHEAD < nidx) bag_prefetch(w + idx[t + BAG_AHEAD] * D + c0, nc * sizeof(T)); \
+          int64_t r = idx[t];                                                                             \
+          if (r == pad) continue;                                                                         \
+          const T *row = w + r * D + c0;                                                                  \
+          T s = psw ? psw[t] : (T)1;                                                                      \
+          cnt++;                                                                                          \
           for (int64_t k = 0; k < nc; k++) acc[k] += s * row[k];                                          \
         }                                                                                                 \
+        memcpy(o + c0, acc, nc * sizeof(T));                                                              \
       }                                                                                                   \
-      memcpy(o + c0, acc, nc * sizeof(T));                                                                \
     }                                                                                                     \
     return cnt;                                                                                           \
   }
