@@ -46,6 +46,23 @@ def test_embedding_bag_outputs_and_grads(mode, pad, psw):
         oracle.same(cp.grad, tp.grad, 1e-12)
 
 
+@pytest.mark.parametrize("D", [32, 64, 70, 130])
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+@pytest.mark.parametrize("mode", [0, 1])
+@pytest.mark.parametrize("pad", [None, 2])
+@pytest.mark.parametrize("psw", [False, True])
+def test_embedding_bag_wide_rows(D, dtype, mode, pad, psw):
+    """rows wide enough for the sum kernel's register blocks (32 doubles or 64 floats) and a tail"""
+    if psw and mode != 0:
+        return
+    W = RS.randn(6, D)
+    weights = RS.rand(len(IDX)) if psw else None
+    (cw, cp, cr), (tw, tp, tr) = run_both(W, IDX, OFFS, False, mode, False, False, pad, psw=weights, dtype=dtype,
+                                           grad=False)
+    for a, b in zip(cr, tr):
+        oracle.same(a, b, 1e-12 if dtype == "float64" else 1e-6)
+
+
 @pytest.mark.parametrize("dtype", ["float32", "float16", "bfloat16"])
 @pytest.mark.parametrize("idt", ["int64", "int32"])
 def test_embedding_bag_dtypes(dtype, idt):

@@ -18,7 +18,7 @@ def both(x, dtype="float64"):
 
 
 @pytest.mark.parametrize("dtype", ["float64", "float32", "float16", "bfloat16"])
-@pytest.mark.parametrize("size", [2, (3, 4, 5), (None, 2, 1), (5, 7, 6), (7, 9, 8), (1, 1, 1)])
+@pytest.mark.parametrize("size", [2, (3, 4, 5), (None, 2, 1), (5, 7, 6), (7, 9, 8), (1, 1, 1), (3, 1, 1)])
 def test_adaptive_pool3d_values(size, dtype):
     c, t = both(RS.randn(2, 3, 5, 7, 6), dtype)
     oracle.same(F.adaptive_avg_pool3d(c, size), TF.adaptive_avg_pool3d(t, size), TOL[dtype])

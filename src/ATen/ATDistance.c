@@ -43,6 +43,40 @@ static int pdist_check(const THTensor *self, double p) {
   return 0;
 }
 
+/* The distances of row i to rows i+1..n-1 for p = 1, 2, inf: TERM of each
+ * difference folded by ACC (a RED reduction), FIN of the result. Four rows j
+ * go at once, so each element of row i is loaded once for four pairs and the
+ * four reductions run side by side. */
+#define PD_PRAGMA(x) _Pragma(#x)
+#define PD_ABS(d) ((d) < 0 ? -(d) : (d))
+#define PD_SQUARE(d) ((d) * (d))
+#define PD_ADD(s, t) ((s) + (t))
+#define PD_MAX(s, t) ((t) > (s) ? (t) : (s))
+#define PD_SAME(s) (s)
+#define PDIST_ROW(T, NAME, RED, TERM, ACC, FIN)                                                     \
+  static void pdist_row_##NAME##_##T(const T *x, T *o, int64_t i, int64_t n, int64_t m) {           \
+    const T *a = x + i * m;                                                                         \
+    int64_t j = i + 1;                                                                              \
+    for (; j + 4 <= n; j += 4) {                                                                    \
+      const T *b0 = x + j * m, *b1 = b0 + m, *b2 = b1 + m, *b3 = b2 + m;                            \
+      T s0 = 0, s1 = 0, s2 = 0, s3 = 0;                                                             \
+      PD_PRAGMA(omp simd reduction(RED:s0, s1, s2, s3))                                             \
+      for (int64_t c = 0; c < m; c++) {                                                             \
+        T v = a[c], d0 = v - b0[c], d1 = v - b1[c], d2 = v - b2[c], d3 = v - b3[c];                 \
+        s0 = ACC(s0, TERM(d0)); s1 = ACC(s1, TERM(d1));                                             \
+        s2 = ACC(s2, TERM(d2)); s3 = ACC(s3, TERM(d3));                                             \
+      }                                                                                             \
+      *o++ = FIN(s0); *o++ = FIN(s1); *o++ = FIN(s2); *o++ = FIN(s3);                               \
+    }                                                                                               \
+    for (; j < n; j++) {                                                                            \
+      const T *b = x + j * m;                                                                       \
+      T s = 0;                                                                                      \
+      PD_PRAGMA(omp simd reduction(RED:s))                                                          \
+      for (int64_t c = 0; c < m; c++) { T d = a[c] - b[c]; s = ACC(s, TERM(d)); }                   \
+      *o++ = FIN(s);                                                                                \
+    }                                                                                               \
+  }
+
 #define PDIST_KERNELS(T, FABS, POW, SQRT)                                                           \
   static T pdist_pair_##T(const T *a, const T *b, int64_t m, PdistKind k, T p) {                    \
     T s = 0;                                                                                        \
@@ -67,12 +101,21 @@ static int pdist_check(const THTensor *self, double p) {
         return POW(s, 1 / p);                                                                       \
     }                                                                                               \
   }                                                                                                 \
+  PDIST_ROW(T, one, +, PD_ABS, PD_ADD, PD_SAME)                                                     \
+  PDIST_ROW(T, two, +, PD_SQUARE, PD_ADD, SQRT)                                                     \
+  PDIST_ROW(T, inf, max, PD_ABS, PD_MAX, PD_SAME)                                                   \
   static void pdist_fwd_##T(const T *x, T *out, int64_t n, int64_t m, double p) {                   \
     PdistKind k = pdist_kind(p);                                                                    \
     _Pragma("omp parallel for schedule(dynamic, 4) if (n * (n - 1) / 2 * m > 32768)")               \
-    for (int64_t i = 0; i < n - 1; i++)                                                             \
-      for (int64_t j = i + 1; j < n; j++)                                                           \
-        out[pair_index(i, j, n)] = pdist_pair_##T(x + i * m, x + j * m, m, k, (T)p);                \
+    for (int64_t i = 0; i < n - 1; i++) {                                                           \
+      T *o = out + pair_index(i, i + 1, n);                                                         \
+      if (k == PD_ONE) pdist_row_one_##T(x, o, i, n, m);                                            \
+      else if (k == PD_TWO) pdist_row_two_##T(x, o, i, n, m);                                       \
+      else if (k == PD_INF) pdist_row_inf_##T(x, o, i, n, m);                                       \
+      else                                                                                          \
+        for (int64_t j = i + 1; j < n; j++)                                                         \
+          *o++ = pdist_pair_##T(x + i * m, x + j * m, m, k, (T)p);                                  \
+    }                                                                                               \
   }                                                                                                 \
   /* gx[i] += g * d dist / d x_i for one pair at the difference a - b, distance dist; torch's        \
    * subgradients: 0 where dist is 0, and inf-norm ties each take the whole gradient */             \

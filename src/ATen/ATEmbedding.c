@@ -15,6 +15,7 @@
 #include "ATConv.h"   /* at_contiguous_as */
 
 #include <omp.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -136,7 +137,10 @@ static int64_t *bag_starts(const int64_t *off, int64_t noff, int64_t n, bool inc
  * cache misses are in flight instead of one. */
 #define BAG_AHEAD 8
 static inline void bag_prefetch(const void *p, size_t bytes) {
-  for (size_t l = 0; l < bytes; l += 64) __builtin_prefetch((const char *)p + l);
+  /* every line the row touches: a row that starts mid-line (numpy's arrays are only 16-byte
+   * aligned) spans one line more than bytes / 64 */
+  uintptr_t l = (uintptr_t)p & ~(uintptr_t)63, end = (uintptr_t)p + bytes;
+  for (; l < end; l += 64) __builtin_prefetch((const void *)l);
 }
 
 /* each index's bag */
@@ -145,32 +149,83 @@ static void bag_owners(const int64_t *start, int64_t B, int64_t *o2b) {
     for (int64_t t = start[b]; t < start[b + 1]; t++) o2b[t] = b;
 }
 
+/* The rows idx[t0..t1) (but padding rows) of w summed into o[0..D), each scaled by psw[t] when given;
+ * returns how many rows took part. Columns go in blocks of BAG_NV 32-byte vectors held in registers
+ * across the whole bag: sums kept in memory would chain every row's adds through a store and a load.
+ * Each column adds its rows in index order. */
+#define BAG_NV 8
+typedef float bag_vfloat __attribute__((vector_size(32), aligned(4)));     /* unaligned loads */
+typedef double bag_vdouble __attribute__((vector_size(32), aligned(8)));
+#define BAG_SUM_ROWS(T)                                                                                   \
+  static int64_t bag_sum_##T(const T *w, const int64_t *idx, const T *psw, int64_t t0, int64_t t1,         \
+                             int64_t nidx, int64_t D, int64_t pad, T *o) {                                 \
+    enum { COLS = BAG_NV * 32 / sizeof(T) };                                                              \
+    int64_t cnt = 0;                                                                                      \
+    for (int64_t c0 = 0; c0 < D; c0 += COLS) {                                                            \
+      int64_t nc = D - c0 < COLS ? D - c0 : COLS;                                                         \
+      cnt = 0;                                                                                            \
+      if (nc == COLS) {                                                                                   \
+        bag_v##T a0 = { 0 }, a1 = a0, a2 = a0, a3 = a0, a4 = a0, a5 = a0, a6 = a0, a7 = a0;               \
+        for (int64_t t = t0; t < t1; t++) {                                                               \
+          if (t + BAG_AHEAD < nidx) bag_prefetch(w + idx[t + BAG_AHEAD] * D + c0, COLS * sizeof(T)); \
+          int64_t r = idx[t];                                                                             \
+          if (r == pad) continue;                                                                         \
+          const bag_v##T *v = (const bag_v##T *)(w + r * D + c0);                                         \
+          T s = psw ? psw[t] : (T)1;                                                                      \
+          cnt++;                                                                                          \
+          if (psw) {                                                                                      \
+            a0 += s * v[0]; a1 += s * v[1]; a2 += s * v[2]; a3 += s * v[3];                              \
+            a4 += s * v[4]; a5 += s * v[5]; a6 += s * v[6]; a7 += s * v[7];                              \
+          } else {                                                                                        \
+            a0 += v[0]; a1 += v[1]; a2 += v[2]; a3 += v[3]; a4 += v[4]; a5 += v[5]; a6 += v[6]; a7 += v[7]; \
+          }                                                                                               \
+        }                                                                                                 \
+        bag_v##T acc[BAG_NV] = { a0, a1, a2, a3, a4, a5, a6, a7 };                                        \
+        memcpy(o + c0, acc, sizeof acc);                                                                  \
+      } else {                                                                                            \
+        T acc[COLS] = { 0 };                                                                              \
+        for (int64_t t = t0; t < t1; t++) {                                                               \
+          if (t + BAG_AHEAD < nidx) bag_prefetch(w + idx[t + BAG_AHEAD] * D + c0, nc * sizeof(T)); \
+          int64_t r = idx[t];                                                                             \
+          if (r == pad) continue;                                                                         \
+          const T *row = w + r * D + c0;                                                                  \
+          T s = psw ? psw[t] : (T)1;                                                                      \
+          cnt++;                                                                                          \
+          for (int64_t k = 0; k < nc; k++) acc[k] += s * row[k];                                          \
+        }                                                                                                 \
+        memcpy(o + c0, acc, nc * sizeof(T));                                                              \
+      }                                                                                                   \
+    }                                                                                                     \
+    return cnt;                                                                                           \
+  }
+BAG_SUM_ROWS(float)
+BAG_SUM_ROWS(double)
+
 #define BAG_FWD(T)                                                                                        \
   static void bag_fwd_##T(const T *w, const int64_t *idx, const T *psw, const int64_t *start, int64_t B,  \
                           int64_t D, int64_t pad, int mode, T *out, int64_t *bag_size, int64_t *argmax) {  \
     _Pragma("omp parallel for schedule(dynamic, 16) if (start[B] * D > 32768)")                           \
     for (int64_t b = 0; b < B; b++) {                                                                     \
       T *o = out + b * D;                                                                                 \
-      int64_t *am = mode == BAG_MAX ? argmax + b * D : NULL, cnt = 0;                                     \
+      if (mode != BAG_MAX) {                                                                              \
+        int64_t cnt = bag_sum_##T(w, idx, psw, start[b], start[b + 1], start[B], D, pad, o);             \
+        if (mode == BAG_MEAN && cnt > 0)                                                                  \
+          for (int64_t d = 0; d < D; d++) o[d] /= (T)cnt;                                                 \
+        bag_size[b] = mode == BAG_SUM ? 0 : cnt;                                                          \
+        continue;                                                                                         \
+      }                                                                                                   \
+      int64_t *am = argmax + b * D, cnt = 0;                                                              \
       memset(o, 0, D * sizeof(T));                                                                        \
       for (int64_t t = start[b]; t < start[b + 1]; t++) {                                                 \
         if (t + BAG_AHEAD < start[B]) bag_prefetch(w + idx[t + BAG_AHEAD] * D, D * sizeof(T));           \
         int64_t r = idx[t];                                                                               \
         if (r == pad) continue;                                                                           \
         const T *row = w + r * D;                                                                         \
-        if (mode == BAG_MAX) {                                                                            \
-          for (int64_t d = 0; d < D; d++)                                                                 \
-            if (cnt == 0 || row[d] > o[d]) { o[d] = row[d]; am[d] = r; }                                   \
-        } else {                                                                                          \
-          T s = psw ? psw[t] : (T)1;                                                                      \
-          _Pragma("omp simd")                                                                             \
-          for (int64_t d = 0; d < D; d++) o[d] += s * row[d];                                             \
-        }                                                                                                 \
+        for (int64_t d = 0; d < D; d++)                                                                   \
+          if (cnt == 0 || row[d] > o[d]) { o[d] = row[d]; am[d] = r; }                                     \
         cnt++;                                                                                            \
       }                                                                                                   \
-      if (mode == BAG_MEAN && cnt > 0)                                                                    \
-        for (int64_t d = 0; d < D; d++) o[d] /= (T)cnt;                                                   \
-      bag_size[b] = mode == BAG_SUM ? 0 : cnt;                                                            \
+      bag_size[b] = cnt;                                                                                  \
     }                                                                                                     \
   }
 BAG_FWD(float)

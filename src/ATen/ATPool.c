@@ -349,7 +349,25 @@ static void adapt_out_sizes(const THTensor *x, int nsp, const AdaptGeom *g, int6
  * cell's share to its window), and max with the flat index of the pick in
  * the plane (the first of equal values; NaN wins, as torch). */
 #define ADAPT_KERNELS(T)                                                                                \
+  /* the sum of n contiguous values in 32 running partial sums: the additions overlap (no chain of     \
+   * dependent adds) and each partial sum holds n/32 terms, which also keeps the error down */         \
+  static T adapt_sum_##T(const T *x, int64_t n) {                                                      \
+    T acc[32] = { 0 }, sum = 0;                                                                        \
+    int64_t i = 0;                                                                                     \
+    for (; i + 32 <= n; i += 32)                                                                       \
+      for (int k = 0; k < 32; k++) acc[k] += x[i + k];                                                 \
+    for (; i < n; i++) sum += x[i];                                                                    \
+    for (int k = 0; k < 32; k++) sum += acc[k];                                                        \
+    return sum;                                                                                        \
+  }                                                                                                    \
   static void adapt_avg_##T(const T *x, T *y, const AdaptGeom *g) {                                    \
+    if (g->OH == 1 && g->OW == 1) {   /* each cell is whole H x W planes, one contiguous run */         \
+      for (int64_t od = 0; od < g->OD; od++) {                                                         \
+        int64_t d0 = START(od, g->D, g->OD), d1 = END(od, g->D, g->OD);                                \
+        *y++ = adapt_sum_##T(x + d0 * g->H * g->W, (d1 - d0) * g->H * g->W) / (T)((d1 - d0) * g->H * g->W); \
+      }                                                                                                \
+      return;                                                                                          \
+    }                                                                                                  \
     for (int64_t od = 0; od < g->OD; od++)                                                             \
       for (int64_t oh = 0; oh < g->OH; oh++)                                                           \
         for (int64_t ow = 0; ow < g->OW; ow++) {                                                       \
