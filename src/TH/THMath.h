@@ -20,6 +20,8 @@ extern float sinf(float);
 #pragma omp declare simd notinbranch
 extern float cosf(float);
 #pragma omp declare simd notinbranch
+extern double cos(double);
+#pragma omp declare simd notinbranch
 extern float tanhf(float);
 #pragma omp declare simd notinbranch
 extern double tanh(double);
