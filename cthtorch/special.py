@@ -83,12 +83,9 @@ def log_softmax(input, dim, *, dtype=None):
 
 
 i1 = _t._C._special.special_i1
+i1e = _t._C._special.special_i1e
 gammainc = _t._C._special.special_gammainc
 gammaincc = _t._C._special.special_gammaincc
-
-
-def i1e(input, *, out=None):
-    return i1(input) * _t.exp(-input.abs())
 
 
 def i0e(input, *, out=None):

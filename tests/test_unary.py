@@ -1,5 +1,5 @@
 """Unary pointwise C ops (src/ATen/declarations/unary.yaml) vs torch: sinc, i0,
-special.i1, frexp over dtypes (integers and bool compute in the default float
+special.i1/i1e, frexp over dtypes (integers and bool compute in the default float
 dtype), variants, errors and gradients."""
 import numpy as np
 import pytest
@@ -12,7 +12,8 @@ torch = oracle.require_torch()
 
 RS = np.random.RandomState(1)
 X = np.concatenate([RS.randn(50) * 4, RS.randn(20) * 30, [0.0, -0.0, 8.0, -8.0, 1e-30, np.inf, -np.inf, np.nan]])
-FNS = {"sinc": (lambda L: L.sinc), "i0": (lambda L: L.i0), "i1": (lambda L: L.special.i1)}
+FNS = {"sinc": (lambda L: L.sinc), "i0": (lambda L: L.i0), "i1": (lambda L: L.special.i1),
+       "i1e": (lambda L: L.special.i1e)}
 
 
 @pytest.mark.parametrize("dtype", FLOATS)
@@ -57,11 +58,18 @@ def test_inplace_out_method(name):
                        lambda: getattr(torch.zeros(3, dtype=torch.int64), name + "_")())
 
 
-def test_special_i1_out():
+@pytest.mark.parametrize("name", ["i1", "i1e"])
+def test_special_i1_out(name):
     cx, tx = both(RS.randn(5), "float64")
     o = ct.empty(5, dtype=ct.float64)
-    assert ct.special.i1(cx, out=o) is o
-    same(o, torch.special.i1(tx), 1e-14)
+    assert getattr(ct.special, name)(cx, out=o) is o
+    same(o, getattr(torch.special, name)(tx), 1e-14)
+
+
+def test_special_i1e_large_float32():
+    # computed scaled in C: finite where i1(x) * exp(-|x|) would be inf * 0
+    cx, tx = both([100.0, -1000.0, 3e38], "float32")
+    same(ct.special.i1e(cx), torch.special.i1e(tx), 1e-6)
 
 
 @pytest.mark.parametrize("name", sorted(FNS))

@@ -7,6 +7,7 @@
 AT_API THTensor *at_sinc(const THTensor *self, THTensor *out);
 AT_API THTensor *at_i0(const THTensor *self, THTensor *out);
 AT_API THTensor *at_special_i1(const THTensor *self, THTensor *out);
+AT_API THTensor *at_special_i1e(const THTensor *self, THTensor *out);
 /* outs[0] mantissa (self's dtype), outs[1] exponent (int32); -1 on error */
 AT_API int at_frexp(THTensor **outs, const THTensor *self);
 #endif

@@ -2,7 +2,7 @@
 #ifndef TH_KERNELS_UNARY_H
 #define TH_KERNELS_UNARY_H
 #include "THDispatch.h"
-TH_DECLARE_FLOATING(sinc_loop) TH_DECLARE_FLOATING(i0_loop) TH_DECLARE_FLOATING(i1_loop)
+TH_DECLARE_FLOATING(sinc_loop) TH_DECLARE_FLOATING(i0_loop) TH_DECLARE_FLOATING(i1_loop) TH_DECLARE_FLOATING(i1e_loop)
 
 /* frexp over n contiguous elements: mantissas in the input's dtype, int32 exponents */
 typedef void (*THFrexpFn)(const void *in, void *mant, int32_t *expo, int64_t n);

@@ -20,6 +20,8 @@ extern float sinf(float);
 #pragma omp declare simd notinbranch
 extern float cosf(float);
 #pragma omp declare simd notinbranch
+extern double cos(double);
+#pragma omp declare simd notinbranch
 extern float tanhf(float);
 #pragma omp declare simd notinbranch
 extern double tanh(double);
@@ -97,7 +99,7 @@ static inline double th_round_even(double x) { return nearbyint(x); }
     1.63947561694133579842E-3, -4.32430999505057594430E-3, 1.05464603945949983183E-2, \
     -2.37374148058994688156E-2, 4.93052842396707084878E-2, -9.49010970480476444210E-2, \
     1.71620901522208775349E-1, -3.04682672343198398683E-1, 6.76795274409476084995E-1 }; \
-  static const T i0_B[25] = {                                                           \
+  static const T i0_B[30] = { 0, 0, 0, 0, 0,                                            \
     -7.23318048787475395456E-18, -4.83050448594418207126E-18, 4.46562142029675999901E-17, \
     3.46122286769746109310E-17, -2.82762398051658348494E-16, -3.42548561967721913462E-16, \
     1.77256013305652638360E-15, 3.81168066935262242075E-15, -9.55484669882830764870E-15, \
@@ -118,7 +120,7 @@ static inline double th_round_even(double x) { return nearbyint(x); }
     -1.51357245063125314899E-3, 4.15642294431288815669E-3, -1.05640848946261981558E-2, \
     2.47264490306265168283E-2, -5.29459812080949914269E-2, 1.02643658689847095384E-1, \
     -1.76416518357834055153E-1, 2.52587186443633654823E-1 };                             \
-  static const T i1_B[25] = {                                                           \
+  static const T i1_B[29] = { 0, 0, 0, 0,                                               \
     7.51729631084210481353E-18, 4.41434832307170791151E-18, -4.65030536848935832153E-17, \
     -3.20952592199342395980E-17, 2.96262899764595013876E-16, 3.30820231092092828324E-16, \
     -1.88035477551078244854E-15, -3.81440307243700780478E-15, 1.04202769841288027642E-14, \
@@ -129,30 +131,41 @@ static inline double th_round_even(double x) { return nearbyint(x); }
     -3.88256480887769039346E-6, -1.10588938762623716291E-4, -9.76109749136146840777E-3, \
     7.78576235018280120474E-1 };
 
+/* The B tables carry leading zeros up to the A tables' lengths (a zero
+ * leading coefficient leaves Clenshaw's sum unchanged), so both ranges run
+ * one branch-free recurrence with per-element coefficients and the callers'
+ * `omp simd` loops vectorize. The *e variants are exp(-|x|) I(x). */
 #define TH_BESSEL_FUNCS(T, SUF, EXP, SQRT)                                              \
-  static inline T th_chbevl##SUF(T x, const T *c, int n) {                              \
-    T b0 = c[0], b1 = 0, b2 = 0;                                                        \
-    for (int i = 1; i < n; i++) { b2 = b1; b1 = b0; b0 = x * b1 - b2 + c[i]; }          \
+  static inline T th_chbevl##SUF(T t, int small, const T *A, const T *B, int n) {       \
+    T b0 = 0, b1 = 0, b2 = 0;                                                           \
+    _Pragma("GCC unroll 32")   /* unrolled, the element loop around it vectorizes */   \
+    for (int i = 0; i < n; i++) { b2 = b1; b1 = b0; b0 = t * b1 - b2 + (small ? A[i] : B[i]); } \
     return (T)0.5 * (b0 - b2);                                                          \
   }                                                                                     \
   static inline T th_i0##SUF(T x_in) {                                                  \
     TH_BESSEL_COEFFS(T)                                                                 \
     (void)i1_A; (void)i1_B;                                                             \
-    T x = x_in < 0 ? -x_in : x_in;                                                      \
-    if (x <= (T)8) return EXP(x) * th_chbevl##SUF(x / (T)2 - (T)2, i0_A, 30);           \
-    return EXP(x) * th_chbevl##SUF((T)32 / x - (T)2, i0_B, 25) / SQRT(x);               \
+    const T x = x_in < 0 ? -x_in : x_in;                                                \
+    const int small = x <= (T)8;                                                        \
+    const T c = th_chbevl##SUF(small ? x / (T)2 - (T)2 : (T)32 / x - (T)2, small, i0_A, i0_B, 30); \
+    return small ? EXP(x) * c : EXP(x) * c / SQRT(x);                                   \
   }                                                                                     \
-  static inline T th_i1##SUF(T x_in) {                                                  \
+  static inline T th_i1_core##SUF(T x_in, int scaled) {                                 \
     TH_BESSEL_COEFFS(T)                                                                 \
     (void)i0_A; (void)i0_B;                                                             \
-    T x = x_in < 0 ? -x_in : x_in, r;                                                   \
-    if (x <= (T)8) r = EXP(x) * x * th_chbevl##SUF(x / (T)2 - (T)2, i1_A, 29);          \
-    else r = EXP(x) * th_chbevl##SUF((T)32 / x - (T)2, i1_B, 25) / SQRT(x);             \
+    const T x = x_in < 0 ? -x_in : x_in;                                                \
+    const int small = x <= (T)8;                                                        \
+    const T c = th_chbevl##SUF(small ? x / (T)2 - (T)2 : (T)32 / x - (T)2, small, i1_A, i1_B, 29); \
+    const T e = scaled ? (T)1 : EXP(x);                                                 \
+    const T r = small ? e * x * c : e * c / SQRT(x);                                    \
     return x_in < 0 ? -r : r;                                                           \
-  }
+  }                                                                                     \
+  static inline T th_i1##SUF(T x) { return th_i1_core##SUF(x, 0); }                     \
+  static inline T th_i1e##SUF(T x) { return th_i1_core##SUF(x, 1); }
 TH_BESSEL_FUNCS(float, f, expf, sqrtf)
 TH_BESSEL_FUNCS(double, , exp, sqrt)
 #define TH_I0(x) _Generic((x), float: th_i0f, default: th_i0)(x)
 #define TH_I1(x) _Generic((x), float: th_i1f, default: th_i1)(x)
+#define TH_I1E(x) _Generic((x), float: th_i1ef, default: th_i1e)(x)
 
 #endif

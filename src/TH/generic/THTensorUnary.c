@@ -78,8 +78,9 @@ TH_UNARY_PREDICATE_LOOP(nonzero_loop, x != 0)
 /* sin(pi x) / (pi x), 1 at 0 */
 TH_UNARY_LOOP(sinc_loop, x == 0 ? (compute_t)1 : TH_SIN_((compute_t)M_PI * x) / ((compute_t)M_PI * x))
 #undef TH_SIN_
-TH_UNARY_LOOP(i0_loop, TH_I0(x))
-TH_UNARY_LOOP(i1_loop, TH_I1(x))
+TH_SIMD_UNARY_LOOP(i0_loop, TH_I0(x))
+TH_SIMD_UNARY_LOOP(i1_loop, TH_I1(x))
+TH_SIMD_UNARY_LOOP(i1e_loop, TH_I1E(x))
 /* mantissa in [0.5, 1) with the input's sign, and the int32 exponent; contiguous */
 void THTensor_(frexp_contig)(const void *in, void *mant, int32_t *expo, int64_t n) {
   const scalar_t *x = (const scalar_t *)in;

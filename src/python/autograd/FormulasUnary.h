@@ -4,4 +4,5 @@
 #include "THP.h"
 PyObject *F_sinc_grad(PyObject *grad, PyObject *self);
 PyObject *F_i1_grad(PyObject *grad, PyObject *self, PyObject *result);
+PyObject *F_i1e_grad(PyObject *grad, PyObject *self, PyObject *result);
 #endif
