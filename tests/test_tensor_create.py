@@ -210,6 +210,30 @@ def test_device_objects():
         ct.device("gpu")
 
 
+@pytest.mark.parametrize("make", [lambda i: ct.device(i), lambda i: ct.device("cuda", i),
+                                  lambda i: ct.device("cuda:%d" % i)])
+def test_device_index_range(make):
+    """Every way of naming a device index keeps it in PyTorch's DeviceIndex
+    (int8) range: out of range raises, it never wraps or truncates."""
+    assert make(127).index == 127
+    for bad in (128, 2**40):
+        with pytest.raises(RuntimeError, match="out of range"):
+            make(bad)
+    with pytest.raises(RuntimeError, match="negative|Invalid device string"):
+        make(-1)
+
+
+def test_device_index_argument():
+    with pytest.raises(ValueError, match="Overflow"):
+        ct.device(2**70)
+    with pytest.raises(ValueError, match="Overflow"):
+        ct.device("cuda", 2**70)
+    assert ct.device("cuda", ct.tensor(1)).index == 1
+    for bad in (1.0, True):
+        with pytest.raises(TypeError, match="must be int"):
+            ct.device("cuda", bad)
+
+
 OVERFLOW_CASES = ["L.tensor([300], dtype=L.uint8)", "L.tensor([-1], dtype=L.uint8)", "L.tensor([-1.0], dtype=L.uint8)",
                   "L.tensor([-256], dtype=L.uint8)", "L.tensor(128, dtype=L.int8)", "L.tensor([[1, 2], [3, 300]], dtype=L.uint8)",
                   "L.tensor([float('nan')], dtype=L.int32)", "L.tensor([1e20], dtype=L.int64)", "L.tensor([1e40], dtype=L.float32)",

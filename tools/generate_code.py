@@ -623,8 +623,7 @@ def _gen_vt_body(d, out, inplace):
             L.append("  PyObject *result;")
             if d.out_copy:
                 L.append("  if (out_) { int wc_ = at_write_out(((THPTensor *)out_)->t, r_); THTensor_free(r_); "
-                         "if (wc_ < 0) return THP_raise(); }")
-                L.append("  if (out_) { THP_bump_version(out_); result = Py_NewRef(out_); }")
+                         "if (wc_ < 0) return THP_raise(); THP_bump_version(out_); result = Py_NewRef(out_); }")
             else:
                 L.append("  if (out_) { THTensor_free(r_); THP_bump_version(out_); result = Py_NewRef(out_); }")
             L.append("  else if (!(result = %s)) return NULL;" % (

@@ -13,6 +13,15 @@ static int parse_type(const char *s, Py_ssize_t n, int *type) {
   return -1;
 }
 
+/* A device index fits PyTorch's DeviceIndex (int8): out of range raises
+ * rather than wrap or truncate. */
+static int check_index(long long v, int *index) {
+  if (v < 0) { PyErr_SetString(PyExc_RuntimeError, "Device index must not be negative"); return -1; }
+  if (v > INT8_MAX) { PyErr_Format(PyExc_RuntimeError, "Device index %lld is out of range", v); return -1; }
+  *index = (int)v;
+  return 0;
+}
+
 static int parse_string(PyObject *str, int *type, int *index) {
   Py_ssize_t n;
   const char *s = PyUnicode_AsUTF8AndSize(str, &n);
@@ -27,9 +36,18 @@ static int parse_string(PyObject *str, int *type, int *index) {
       PyErr_Format(PyExc_RuntimeError, "Invalid device string: '%s'", s);
       return -1;
     }
-    *index = (int)v;
+    return check_index(v, index);
   }
   return 0;
+}
+
+/* A device index given as a Python int (torch.device(1), torch.device('cuda', 1)). */
+static int index_from_int(PyObject *o, int *index) {
+  int overflow;
+  long long v = PyLong_AsLongLongAndOverflow(o, &overflow);
+  if (overflow) { PyErr_SetString(PyExc_ValueError, "Overflow when unpacking long long"); return -1; }
+  if (v == -1 && PyErr_Occurred()) return -1;
+  return check_index(v, index);
 }
 
 static PyObject *make(PyTypeObject *tp, int type, int index) {
@@ -47,10 +65,8 @@ static PyObject *device_new(PyTypeObject *tp, PyObject *args, PyObject *kw) {
   if (THPDevice_Check(t)) { Py_INCREF(t); return t; }
   int type, index = -1;
   if (PyLong_Check(t)) {
-    long v = PyLong_AsLong(t);
-    if (v == -1 && PyErr_Occurred()) return NULL;
-    if (v < 0) { PyErr_SetString(PyExc_RuntimeError, "Device index must not be negative"); return NULL; }
-    return make(tp, 1, (int)v);
+    if (index_from_int(t, &index) < 0) return NULL;
+    return make(tp, 1, index);
   }
   if (!PyUnicode_Check(t)) {
     PyErr_Format(PyExc_TypeError, "device() received an invalid combination of arguments - got (%s)",
@@ -63,10 +79,15 @@ static PyObject *device_new(PyTypeObject *tp, PyObject *args, PyObject *kw) {
       PyErr_SetString(PyExc_RuntimeError, "type (string) must not include an index because index was passed explicitly");
       return NULL;
     }
-    long v = PyLong_AsLong(idx);
-    if (v == -1 && PyErr_Occurred()) return NULL;
-    if (v < 0) { PyErr_SetString(PyExc_RuntimeError, "Device index must not be negative"); return NULL; }
-    index = (int)v;
+    if (PyBool_Check(idx) || !PyIndex_Check(idx)) {
+      PyErr_Format(PyExc_TypeError, "device(): argument 'index' (position 2) must be int, not %s",
+                   Py_TYPE(idx)->tp_name);
+      return NULL;
+    }
+    PyObject *i = PyNumber_Index(idx);   /* a 0-d integer tensor too */
+    int rc = i ? index_from_int(i, &index) : -1;
+    Py_XDECREF(i);
+    if (rc < 0) return NULL;
   }
   return make(tp, type, index);
 }
@@ -130,14 +151,8 @@ int THPDevice_parse(PyObject *o, int *type, int *index) {
   if (THPDevice_Check(o)) { *type = ((THPDevice *)o)->type; *index = ((THPDevice *)o)->index; }
   else if (PyUnicode_Check(o)) { if (parse_string(o, type, index) < 0) return -1; }
   else if (PyLong_Check(o)) {   /* an int is a CUDA index, as in PyTorch */
-    int overflow;
-    long long v = PyLong_AsLongLongAndOverflow(o, &overflow);
-    if (overflow) { PyErr_SetString(PyExc_ValueError, "Overflow when unpacking long long"); return -1; }
-    if (v == -1 && PyErr_Occurred()) return -1;
-    if (v < 0) { PyErr_SetString(PyExc_RuntimeError, "Device index must not be negative"); return -1; }
-    if (v > INT8_MAX) { PyErr_Format(PyExc_RuntimeError, "Device index %lld is out of range", v); return -1; }
+    if (index_from_int(o, index) < 0) return -1;
     *type = 1;
-    *index = (int)v;
   }
   else {
     PyErr_Format(PyExc_TypeError, "expected a torch.device, a string or an int, got %s", Py_TYPE(o)->tp_name);

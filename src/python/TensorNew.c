@@ -67,6 +67,24 @@ static void buf_free(const THAllocator *a, void *ptr, size_t n, void *ctx) {
 }
 static const THAllocator buffer_allocator = { buf_malloc, buf_free, "python-buffer" };
 
+/* A tensor over lo.. of c's buffer, the storage holding c (which is released
+ * when the storage is freed). Consumes c: on failure the buffer is released
+ * here and NULL returned with a Python error set. */
+static THTensor *tensor_over_buffer(BufCtx *c, char *lo, size_t nbytes, THDtype dt, int ndim, const int64_t *sizes,
+                                    const int64_t *strides) {
+  THStorage *s = THStorage_newWithData(lo, nbytes, &buffer_allocator, c);
+  if (!s) {
+    PyBuffer_Release(&c->view);
+    PyMem_RawFree(c);
+    THP_raise();
+    return NULL;
+  }
+  THTensor *t = THTensor_newWithStorage(s, dt, 0, ndim, sizes, strides);
+  THStorage_free(s);   /* the tensor holds it now (or freeing it released c) */
+  if (!t) THP_raise();
+  return t;
+}
+
 /* Copies a strided buffer into contiguous memory, element by element
  * (memcpy: no aligned loads from src). Strides are in elements. */
 static void copy_unaligned(char *dst, const char *src, int ndim, const int64_t *sizes, const int64_t *strides,
@@ -97,15 +115,15 @@ static THTensor *share_buffer(PyObject *obj, bool warn_readonly) {
   if (fmt_rc == -2) {
     PyErr_SetString(PyExc_ValueError, "given numpy array has byte order different from the native byte order. "
                     "Conversion between byte orders is currently not supported.");
-    goto fail;
+    goto release;
   }
   if (fmt_rc < 0) {
     unsupported_numpy_type(obj);
-    goto fail;
+    goto release;
   }
   if (v->ndim > TH_MAX_DIMS) {
     PyErr_Format(PyExc_ValueError, "number of dimensions cannot be greater than %d", TH_MAX_DIMS);
-    goto fail;
+    goto release;
   }
   if (v->readonly && warn_readonly &&
       PyErr_WarnEx(PyExc_UserWarning,
@@ -113,7 +131,7 @@ static THTensor *share_buffer(PyObject *obj, bool warn_readonly) {
                    "This means writing to this tensor will result in undefined behavior. You may want to copy the "
                    "array to protect its data or make it writable before converting it to a tensor. This type of "
                    "warning will be suppressed for the rest of this program.", 1) < 0)
-    goto fail;
+    goto release;
   int64_t sizes[TH_MAX_DIMS], strides[TH_MAX_DIMS];
   char *lo = v->buf;
   int64_t span_hi = 0;
@@ -125,12 +143,12 @@ static THTensor *share_buffer(PyObject *obj, bool warn_readonly) {
                       "At least one stride in the given numpy array is negative, and tensors with negative strides "
                       "are not currently supported. (You can probably work around this by making a copy of your "
                       "array  with array.copy().) ");
-      goto fail;
+      goto release;
     }
     if (st % v->itemsize) {
       PyErr_SetString(PyExc_ValueError, "given numpy array strides not a multiple of the element byte size. "
                                         "Copy the numpy array to reallocate the memory.");
-      goto fail;
+      goto release;
     }
     strides[i] = st / v->itemsize;
     if (sizes[i] > 0) span_hi += (sizes[i] - 1) * strides[i];
@@ -146,18 +164,13 @@ static THTensor *share_buffer(PyObject *obj, bool warn_readonly) {
     /* PyTorch shares an unaligned array; the kernels here load elements at
      * their natural alignment, so cthtorch copies it instead */
     t = THTensor_new(dt, v->ndim, sizes);
-    if (!t) { THP_raise(); goto fail; }
+    if (!t) { THP_raise(); goto release; }
     copy_unaligned(THTensor_data(t), lo, v->ndim, sizes, strides, THDtype_size(dt), empty);
-    goto fail;   /* releases the buffer; t is returned */
+    goto release;   /* the copy does not keep the buffer */
   }
   size_t nbytes = empty ? 0 : (size_t)(span_hi + 1) * THDtype_size(dt);
-  THStorage *s = THStorage_newWithData(lo, nbytes, &buffer_allocator, c);
-  if (!s) { THP_raise(); goto fail; }
-  t = THTensor_newWithStorage(s, dt, 0, v->ndim, sizes, strides);
-  THStorage_free(s);   /* the tensor holds it now (or the failure freed c via the storage) */
-  if (!t) { THP_raise(); return NULL; }
-  return t;
-fail:
+  return tensor_over_buffer(c, lo, nbytes, dt, v->ndim, sizes, strides);
+release:   /* t: the copy, or NULL on error */
   PyBuffer_Release(&c->view);
   PyMem_RawFree(c);
   return t;
@@ -364,11 +377,8 @@ PyObject *THP_frombuffer(PyObject *m, PyObject *args) {
                    "This type of warning will be suppressed for the rest of this program.", 1) < 0)
     goto fail;
   int64_t size = count, stride = 1;
-  THStorage *st = THStorage_newWithData(lo, (size_t)(count * es), &buffer_allocator, c);
-  if (!st) { THP_raise(); goto fail; }
-  THTensor *t = THTensor_newWithStorage(st, dt, 0, 1, &size, &stride);
-  THStorage_free(st);   /* the tensor holds it now (or the failure freed c via the storage) */
-  return THPTensor_wrap(t);
+  THTensor *t = tensor_over_buffer(c, lo, (size_t)(count * es), dt, 1, &size, &stride);
+  return t ? THPTensor_wrap(t) : NULL;
 fail:
   PyBuffer_Release(&c->view);
   PyMem_RawFree(c);

@@ -6,9 +6,10 @@
 static PyObject *tf_name;   /* interned "__torch_function__" */
 
 /* The types that never override: the common arguments of an op are rejected
- * by a pointer compare before any attribute lookup. */
+ * by a pointer compare before any attribute lookup (cthtorch.Tensor, the most
+ * common, first: the subtype walk is only for tensor subclasses). */
 static bool plain_type(PyTypeObject *t) {
-  return t == &PyLong_Type || t == &PyFloat_Type || t == &PyBool_Type || t == Py_TYPE(Py_None) ||
+  return (PyObject *)t == THPTensorClass || t == &PyLong_Type || t == &PyFloat_Type || t == &PyBool_Type || t == Py_TYPE(Py_None) ||
          t == &PyUnicode_Type || t == &PyComplex_Type || t == &PyList_Type || t == &PyTuple_Type ||
          t == &PyDict_Type || t == &THPDtypeType || t == &THPDeviceType || t == &THPSizeType ||
          t == &PySlice_Type || t == Py_TYPE(Py_Ellipsis) || PyType_IsSubtype(t, &THPTensorType);
@@ -65,6 +66,7 @@ static PyObject *func_display_name(PyObject *func) {
   PyObject *mod = PyObject_GetAttrString(func, "__module__");
   if (!mod) PyErr_Clear();
   const char *m = (mod && PyUnicode_Check(mod)) ? PyUnicode_AsUTF8(mod) : NULL;
+  if (!m) PyErr_Clear();   /* no usable __module__: plain torch.<name> */
   PyObject *r;
   if (m && strncmp(m, "cthtorch.", 9) == 0 && strncmp(m, "cthtorch._ops", 13) != 0)
     r = PyUnicode_FromFormat("torch.%s.%U", m + 9, name);
