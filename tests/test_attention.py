@@ -226,3 +226,12 @@ def test_sdpa_kernel_choice():
     assert f.grad_fn.name() == "ScaledDotProductFlashAttentionForCpuBackward0"
     np.testing.assert_allclose(o.detach().numpy(), f.detach().numpy(), atol=1e-12)
     assert F.scaled_dot_product_attention(q, k, v).grad_fn.name() == f.grad_fn.name()
+
+
+def test_sdpa_fused_backward_checks_grad_shape():
+    # a grad of the output's element count but another batch/head split is an error, not a read past its end
+    q, k, v = ct.randn(2, 2, 4, 8), ct.randn(2, 2, 5, 8), ct.randn(2, 2, 5, 8)
+    out, lse = ct._scaled_dot_product_fused_attention(q, k, v, None, 0.0, False, 0.3, 0)
+    for g in (ct.randn(1, 4, 4, 8), ct.randn(4, 1, 4, 8)):
+        with pytest.raises(RuntimeError, match="do not match"):
+            ct._scaled_dot_product_fused_attention_backward(g, q, k, v, None, out, lse, 0.0, False, 0.3, 0)

@@ -180,3 +180,18 @@ W3 = np.zeros((6, 2))
 ])
 def test_embedding_bag_errors(call):
     oracle.raises_like(lambda: call(ct), lambda: call(torch))
+
+
+@pytest.mark.parametrize("mode", [0, 1, 2])
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("offs,last", [([], False), ([0], True)])
+def test_embedding_bag_no_bags(mode, dtype, offs, last):
+    # no bags: an empty output whose gradients are zeros (torch reads garbage or crashes here)
+    w = ct.randn(5, 3, dtype=getattr(ct, dtype), requires_grad=True)
+    psw = ct.rand(3, dtype=w.dtype, requires_grad=True) if mode == 0 else None
+    r = ct.embedding_bag(w, ct.tensor([1, 2, 3]), ct.tensor(offs, dtype=ct.int64), False, mode, False, psw, last)
+    assert r[0].shape == (0, 3)
+    r[0].sum().backward()
+    assert w.grad.shape == (5, 3) and not w.grad.any()
+    if psw is not None:
+        assert psw.grad.shape == (3,) and not psw.grad.any()

@@ -171,6 +171,11 @@ BAD_CALLS = [
                                  False, 0, None, None)),
     ("_embedding_bag_per_sample_weights_backward", (t(2, 3), t(10, 3), idx(0, 100, 2), idx(0, 1), idx(0, 0, 1), 0,
                                                     None)),
+    # offsets not from 0 with offset2bag empty: indices before offsets[0] would have no bag (read out of bounds)
+    ("_embedding_bag_backward", (t(2, 3), idx(1, 2, 3, 4), idx(2, 3), ct.zeros(0, dtype=ct.int64), idx(0, 0),
+                                 idx(0, 0), (10, 3), False, 0, None, None)),
+    ("_embedding_bag_per_sample_weights_backward", (t(2, 3), t(10, 3), idx(1, 2, 3, 4), idx(2, 3),
+                                                    ct.zeros(0, dtype=ct.int64), 0, None)),
     ("_embedding_bag_per_sample_weights_backward", (t(2, 3), t(10, 3), idx(0, 1, 2), idx(0, 1), idx(0, 9, 1), 0,
                                                     None)),
     ("_fused_lstm_cell_backward", (t(2, 3), t(2, 3), None, t(2, 3), t(2, 3), t(2, 5))),

@@ -138,7 +138,16 @@ bad:
 
 /* tasks run on OpenMP threads when there are several and the work is worth it; a lone task
  * leaves the threads to at_gemm */
-#define WORTH_THREADS(ntask, flops) ((ntask) > 1 && (flops) > (1 << 18))
+static bool worth_threads(const AttnGeo *g, int64_t ntask) {
+  return ntask > 1 && (double)g->B * g->Hq * g->L * g->S * (g->E + g->Ev) > (1 << 18);
+}
+
+/* scratch of per bytes for each of nt threads (free()); NULL with the error set */
+static char *thread_scratch(size_t per, int nt, const char *op) {
+  char *s = malloc(per * nt);
+  if (!s) THError_set(TH_ERR_MEMORY, "%s: out of memory", op);
+  return s;
+}
 
 int at_sdpa_fused(THTensor **outs, const THTensor *q, const THTensor *k, const THTensor *v,
                   const THTensor *attn_mask, double dropout_p, bool is_causal, double scale, int64_t seed) {
@@ -157,10 +166,9 @@ int at_sdpa_fused(THTensor **outs, const THTensor *q, const THTensor *k, const T
   bool dbl = q->dtype == TH_Double;
   int nt = at_get_num_threads();
   size_t per = (size_t)(nbmax * g.S + 1) * (dbl ? 8 : 4);
-  char *scratch = malloc(per * nt);
-  if (!scratch) { THError_set(TH_ERR_MEMORY, "scaled_dot_product_attention: out of memory"); goto done; }
-  double flops = (double)g.B * g.Hq * g.L * g.S * (g.E + g.Ev);
-#pragma omp parallel for num_threads(nt) if (WORTH_THREADS(ntask, flops)) schedule(dynamic)
+  char *scratch = thread_scratch(per, nt, "scaled_dot_product_attention");
+  if (!scratch) goto done;
+#pragma omp parallel for num_threads(nt) if (worth_threads(&g, ntask)) schedule(dynamic)
   for (int64_t t = 0; t < ntask; t++) {
     void *s = scratch + per * omp_get_thread_num();
     int64_t blk = t % nblk, bh = t / nblk, i0 = blk * ROWS, nb = g.L - i0 < ROWS ? g.L - i0 : ROWS;
@@ -185,7 +193,9 @@ int at_sdpa_fused_backward(THTensor **outs, const THTensor *grad, const THTensor
   THTensor *hold[3] = { NULL, NULL, NULL }, *go = NULL, *oc = NULL, *lc = NULL, *r[4] = { NULL, NULL, NULL, NULL };
   int rc = -1, n = q->ndim;
   if (geo_init(&g, q, k, v, attn_mask, dropout_p, is_causal, scale, seed, hold) < 0) goto done;
-  if (grad->ndim != n || grad->sizes[n - 2] != g.L || grad->sizes[n - 1] != g.Ev || grad->dtype != q->dtype ||
+  /* grad is read through its own strides: all of its sizes must be the output's (B, [Hq,] L, Ev) */
+  if (grad->ndim != n || grad->sizes[0] != g.B || (n == 4 && grad->sizes[1] != g.Hq) || grad->sizes[n - 2] != g.L ||
+      grad->sizes[n - 1] != g.Ev || grad->dtype != q->dtype ||
       out->dtype != q->dtype || lse->dtype != q->dtype || THTensor_numel(out) != g.B * g.Hq * g.L * g.Ev ||
       THTensor_numel(lse) != g.B * g.Hq * g.L) {
     THError_set(TH_ERR_RUNTIME, "scaled_dot_product_attention backward: grad, output or logsumexp do not match");
@@ -206,10 +216,9 @@ int at_sdpa_fused_backward(THTensor **outs, const THTensor *grad, const THTensor
   bool dbl = q->dtype == TH_Double;
   int nt = at_get_num_threads();
   size_t per = (size_t)(2 * nbmax * g.S + 2) * (dbl ? 8 : 4);
-  char *scratch = malloc(per * nt);
-  if (!scratch) { THError_set(TH_ERR_MEMORY, "scaled_dot_product_attention backward: out of memory"); goto done; }
-  double flops = (double)g.B * g.Hq * g.L * g.S * (g.E + g.Ev);
-#pragma omp parallel for num_threads(nt) if (WORTH_THREADS(ntask, flops)) schedule(dynamic)
+  char *scratch = thread_scratch(per, nt, "scaled_dot_product_attention backward");
+  if (!scratch) goto done;
+#pragma omp parallel for num_threads(nt) if (worth_threads(&g, ntask)) schedule(dynamic)
   for (int64_t t = 0; t < ntask; t++) {
     char *s = scratch + per * omp_get_thread_num();
     if (dbl)

@@ -78,28 +78,15 @@ static int pdist_check(const THTensor *self, double p) {
   }
 
 #define PDIST_KERNELS(T, FABS, POW, SQRT)                                                           \
+  /* one pair's distance for p = 0 and the general p (the others go a row at a time) */            \
   static T pdist_pair_##T(const T *a, const T *b, int64_t m, PdistKind k, T p) {                    \
     T s = 0;                                                                                        \
-    switch (k) {                                                                                    \
-      case PD_ZERO:                                                                                 \
-        for (int64_t c = 0; c < m; c++) s += (T)(a[c] != b[c]);                                     \
-        return s;                                                                                   \
-      case PD_ONE:                                                                                  \
-        _Pragma("omp simd reduction(+:s)")                                                          \
-        for (int64_t c = 0; c < m; c++) s += FABS(a[c] - b[c]);                                     \
-        return s;                                                                                   \
-      case PD_TWO:                                                                                  \
-        _Pragma("omp simd reduction(+:s)")                                                          \
-        for (int64_t c = 0; c < m; c++) { T d = a[c] - b[c]; s += d * d; }                          \
-        return SQRT(s);                                                                             \
-      case PD_INF:                                                                                  \
-        _Pragma("omp simd reduction(max:s)")                                                        \
-        for (int64_t c = 0; c < m; c++) { T d = FABS(a[c] - b[c]); s = d > s ? d : s; }            \
-        return s;                                                                                   \
-      default:                                                                                      \
-        for (int64_t c = 0; c < m; c++) s += POW(FABS(a[c] - b[c]), p);                             \
-        return POW(s, 1 / p);                                                                       \
+    if (k == PD_ZERO) {                                                                             \
+      for (int64_t c = 0; c < m; c++) s += (T)(a[c] != b[c]);                                       \
+      return s;                                                                                     \
     }                                                                                               \
+    for (int64_t c = 0; c < m; c++) s += POW(FABS(a[c] - b[c]), p);                                 \
+    return POW(s, 1 / p);                                                                           \
   }                                                                                                 \
   PDIST_ROW(T, one, +, PD_ABS, PD_ADD, PD_SAME)                                                     \
   PDIST_ROW(T, two, +, PD_SQUARE, PD_ADD, SQRT)                                                     \

@@ -118,7 +118,7 @@ static int64_t *bag_starts(const int64_t *off, int64_t noff, int64_t n, bool inc
     return NULL;
   }
   int64_t *start = (int64_t *)malloc((*B + 1) * sizeof(int64_t));
-  if (!start) { THError_set(TH_ERR_RUNTIME, "embedding_bag: out of memory"); return NULL; }
+  if (!start) { THError_set(TH_ERR_MEMORY, "embedding_bag: out of memory"); return NULL; }
   for (int64_t b = 0; b < *B; b++) {
     start[b] = off[b];
     if (b > 0 && start[b] < start[b - 1]) {
@@ -143,10 +143,12 @@ static inline void bag_prefetch(const void *p, size_t bytes) {
   for (; l < end; l += 64) __builtin_prefetch((const void *)l);
 }
 
-/* each index's bag */
-static void bag_owners(const int64_t *start, int64_t B, int64_t *o2b) {
+/* each of the n indices' bag: bag b holds [off[b], off[b + 1]), the last one runs to n (off[0] is 0).
+ * With no bags no index has one: they get 0, and nothing reads them. */
+static void bag_owners(const int64_t *off, int64_t B, int64_t n, int64_t *o2b) {
+  if (B == 0) memset(o2b, 0, (size_t)n * sizeof(int64_t));
   for (int64_t b = 0; b < B; b++)
-    for (int64_t t = start[b]; t < start[b + 1]; t++) o2b[t] = b;
+    for (int64_t t = off[b], end = b + 1 < B ? off[b + 1] : n; t < end; t++) o2b[t] = b;
 }
 
 /* The rows idx[t0..t1) (but padding rows) of w summed into o[0..D), each scaled by psw[t] when given;
@@ -280,7 +282,7 @@ int at_embedding_bag(THTensor **outs, const THTensor *weight, const THTensor *in
   am = mode == BAG_MAX ? THTensor_new(TH_Int64, 2, osz) : NULL;
   if (!out || !o2b || !bsz || (mode == BAG_MAX && !am)) goto done;
   int64_t *o2 = (int64_t *)THTensor_data(o2b), *bs = (int64_t *)THTensor_data(bsz);
-  if (n_o2b) bag_owners(start, B, o2);
+  if (n_o2b) bag_owners(start, B, n, o2);
   if (am) memset(THTensor_data(am), 0, B * D * sizeof(int64_t));
   int64_t *amd = am ? (int64_t *)THTensor_data(am) : NULL;
   if (ct == TH_Double)
@@ -346,11 +348,11 @@ static void col_range(int64_t D, int k, int nt, int64_t *c0, int64_t *c1) {
 BAG_BWD(float)
 BAG_BWD(double)
 
-/* offset2bag as int64, or rebuilt from offsets where the forward left it empty */
 /* The backward helpers trust what the forward returned: grad (B, D), indices
  * in [0, V), offset2bag of n bags in [0, B) or else B non-decreasing offsets
- * in [0, n]. Check that before the kernels index with them (a bad call from
- * our own code, or from _C._internal, is an error, not a write out of bounds). */
+ * in [0, n] from 0. Check that before the kernels index with them (a bad call from
+ * our own code, or from _C._internal, is an error, not a write out of bounds).
+ * With no bags (B == 0) the kernels do not run: no index has a bag. */
 static int bag_backward_check(const THTensor *grad, const THTensor *indices, const THTensor *offsets,
                               const THTensor *offset2bag, int64_t V, int64_t D, const char *op) {
   if (at_check_ndim(grad, 2, 2, op, "grad") < 0 || at_check_ndim(indices, 1, 1, op, "indices") < 0 ||
@@ -367,6 +369,7 @@ static int bag_backward_check(const THTensor *grad, const THTensor *indices, con
     return -1;
   }
   if (at_check_index_range(indices, 0, V, op, "index") < 0) return -1;
+  if (B == 0) return 0;
   if (THTensor_numel(offset2bag) == n) return at_check_index_range(offset2bag, 0, B, op, "offset2bag");
   if (offsets->sizes[0] < B) {
     THError_set(TH_ERR_RUNTIME, "%s: %lld offsets for %lld bags", op, (long long)offsets->sizes[0], (long long)B);
@@ -377,30 +380,20 @@ static int bag_backward_check(const THTensor *grad, const THTensor *indices, con
   const int64_t *o = (const int64_t *)THTensor_data(off);
   int rc = 0;
   for (int64_t b = 0; b < B && rc == 0; b++)
-    if (o[b] < (b ? o[b - 1] : 0) || o[b] > n) {
-      THError_set(TH_ERR_RUNTIME, "%s: offsets must be non-decreasing within [0, %lld], got offsets[%lld] = %lld", op,
-                  (long long)n, (long long)b, (long long)o[b]);
+    if ((b ? o[b] < o[b - 1] : o[b] != 0) || o[b] > n) {
+      THError_set(TH_ERR_RUNTIME, "%s: offsets must be non-decreasing from 0 within [0, %lld], got offsets[%lld] = "
+                  "%lld", op, (long long)n, (long long)b, (long long)o[b]);
       rc = -1;
     }
   THTensor_free(off);
   return rc;
 }
 
+/* offset2bag as int64, or rebuilt from offsets where the forward left it empty */
 static THTensor *bag_owner_tensor(const THTensor *offset2bag, const THTensor *offsets, int64_t n, int64_t B) {
   if (THTensor_numel(offset2bag) == n) return as_long(offset2bag);
   THTensor *off = as_long(offsets), *o2b = off ? THTensor_new(TH_Int64, 1, &n) : NULL;
-  int64_t *start = o2b ? (int64_t *)malloc((B + 1) * sizeof(int64_t)) : NULL;
-  if (start) {
-    const int64_t *o = (const int64_t *)THTensor_data(off);
-    for (int64_t b = 0; b < B; b++) start[b] = o[b];
-    start[B] = n;
-    bag_owners(start, B, (int64_t *)THTensor_data(o2b));
-    free(start);
-  } else if (o2b) {
-    THError_set(TH_ERR_RUNTIME, "embedding_bag_backward: out of memory");
-    THTensor_free(o2b);
-    o2b = NULL;
-  }
+  if (o2b) bag_owners((const int64_t *)THTensor_data(off), B, n, (int64_t *)THTensor_data(o2b));
   THTensor_free(off);
   return o2b;
 }
@@ -443,19 +436,20 @@ THTensor *at_embedding_bag_backward(const THTensor *grad, const THTensor *indice
   }
   if (scale_grad_by_freq) {
     freq = (int64_t *)calloc(V ? V : 1, sizeof(int64_t));
-    if (!freq) { THError_set(TH_ERR_RUNTIME, "embedding_bag_backward: out of memory"); goto done; }
+    if (!freq) { THError_set(TH_ERR_MEMORY, "embedding_bag_backward: out of memory"); goto done; }
     for (int64_t t = 0; t < n; t++) freq[ix[t]]++;
   }
   memset(THTensor_data(gw), 0, V * D * THDtype_size(ct));
+  int64_t nk = B ? n : 0;   /* with no bags no index takes a gradient */
   if (ct == TH_Double)
     bag_bwd_double((const double *)THTensor_data(g), ix, (const int64_t *)THTensor_data(o2b),
                    (const int64_t *)THTensor_data(bs), (const int64_t *)THTensor_data(am),
-                   pw ? (const double *)THTensor_data(pw) : NULL, freq, n, B, D, pad, (int)mode,
+                   pw ? (const double *)THTensor_data(pw) : NULL, freq, nk, B, D, pad, (int)mode,
                    (double *)THTensor_data(gw));
   else
     bag_bwd_float((const float *)THTensor_data(g), ix, (const int64_t *)THTensor_data(o2b),
                   (const int64_t *)THTensor_data(bs), (const int64_t *)THTensor_data(am),
-                  pw ? (const float *)THTensor_data(pw) : NULL, freq, n, B, D, pad, (int)mode,
+                  pw ? (const float *)THTensor_data(pw) : NULL, freq, nk, B, D, pad, (int)mode,
                   (float *)THTensor_data(gw));
   r = ct == grad->dtype ? THTensor_retain(gw) : at_to_dtype(gw, grad->dtype, false);
 done:
@@ -500,7 +494,9 @@ THTensor *at_embedding_bag_per_sample_weights_backward(const THTensor *grad, con
   THTensor *idx = w ? as_long(indices) : NULL, *o2b = idx ? bag_owner_tensor(offset2bag, offsets, n, grad->sizes[0]) : NULL;
   THTensor *out = NULL, *r = NULL;
   if (o2b && (out = THTensor_new(ct, 1, &n))) {
-    if (ct == TH_Double)
+    if (grad->sizes[0] == 0)   /* no bags */
+      memset(THTensor_data(out), 0, (size_t)n * THDtype_size(ct));
+    else if (ct == TH_Double)
       bag_psw_bwd_double((const double *)THTensor_data(g), (const double *)THTensor_data(w),
                          (const int64_t *)THTensor_data(idx), (const int64_t *)THTensor_data(o2b), n, D, pad,
                          (double *)THTensor_data(out));

@@ -860,8 +860,7 @@ static int embedding_backward_check(const THTensor *grad, const THTensor *indice
 #define EMB_ACCUMULATE(T)                                                                                    \
   static void emb_acc_##T(T *av, const T *gv, const int64_t *iv, int64_t n, int64_t V, int64_t D,            \
                           int64_t padding_idx, const int64_t *freq) {                                        \
-    int nt = (int64_t)n * D > 32768 ? omp_get_max_threads() : 1;                                             \
-    _Pragma("omp parallel num_threads(nt)")                                                                 \
+    _Pragma("omp parallel if (n * D > 32768)")                                                              \
     {                                                                                                        \
       int t = omp_get_thread_num(), k = omp_get_num_threads();                                               \
       int64_t r0 = V * t / k, r1 = V * (t + 1) / k;                                                          \

@@ -71,18 +71,21 @@ void THTensor_(lstm_cell_forward)(int64_t B, int64_t H, const void *gates_, cons
   }
 #define GWS_ON(off) TOC(gw[(off) + j])
 #define GWS_OFF(off) C(0)
+/* a backward loop, with the workspace gradient or without it, threaded over the batch */
+#define RNN_BWD_RUN(BODY)                            \
+  if (gws) {                                         \
+    _Pragma("omp parallel for if (B * H > 16384)")   \
+    BODY(GWS_ON)                                     \
+  } else {                                           \
+    _Pragma("omp parallel for if (B * H > 16384)")   \
+    BODY(GWS_OFF)                                    \
+  }
 
 void THTensor_(lstm_cell_backward)(int64_t B, int64_t H, const void *ghy_, const void *gcy_, const void *gws_,
                                    const void *cx_, const void *cy_, const void *ws_, void *dgates_, void *dcx_) {
   const scalar_t *ghy = ghy_, *gcy = gcy_, *gws = gws_, *cx = cx_, *cy = cy_, *ws = ws_;
   scalar_t *dgates = dgates_, *dcx = dcx_;
-  if (gws) {
-#pragma omp parallel for if (B * H > 16384)
-    LSTM_BWD_BODY(GWS_ON)
-  } else {
-#pragma omp parallel for if (B * H > 16384)
-    LSTM_BWD_BODY(GWS_OFF)
-  }
+  RNN_BWD_RUN(LSTM_BWD_BODY)
 }
 #undef LSTM_BWD_BODY
 
@@ -132,15 +135,10 @@ void THTensor_(gru_cell_backward)(int64_t B, int64_t H, const void *ghy_, const 
                                   const void *ws_, void *dig_, void *dhg_, void *dhx_) {
   const scalar_t *ghy = ghy_, *gws = gws_, *hx = hx_, *ws = ws_;
   scalar_t *dig = dig_, *dhg = dhg_, *dhx = dhx_;
-  if (gws) {
-#pragma omp parallel for if (B * H > 16384)
-    GRU_BWD_BODY(GWS_ON)
-  } else {
-#pragma omp parallel for if (B * H > 16384)
-    GRU_BWD_BODY(GWS_OFF)
-  }
+  RNN_BWD_RUN(GRU_BWD_BODY)
 }
 #undef GRU_BWD_BODY
+#undef RNN_BWD_RUN
 #undef GWS_ON
 #undef GWS_OFF
 #undef C
