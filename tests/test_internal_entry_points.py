@@ -153,6 +153,9 @@ BAD_CALLS = [
     ("_trigamma", ("not a tensor",)),
     # the 3-d adaptive pools, pdist, embedding_bag and the fused RNN cells
     ("_adaptive_avg_pool3d_like", (t(2, 3), t(1, 1, 2, 2, 2))),
+    ("_adaptive_avg_pool3d_like", (t(1, 1, 4, 4, 4), t(2))),                  # like has too few dims to read
+    ("adaptive_avg_pool3d_backward", (t(4), t(4))),                           # grad read only once ndim is checked
+    ("as_strided_backward", (t(4), t(4), [2 ** 62 + 1, 4], [0, 0], 0)),       # the view's numel wraps to 4
     ("adaptive_avg_pool3d_backward", (t(1, 1, 2, 2), t(1, 1, 4, 4, 4))),
     ("adaptive_avg_pool3d_backward", (t(2, 1, 2, 2, 2), t(1, 1, 4, 4, 4))),
     ("adaptive_max_pool3d_backward", (t(1, 1, 2, 2, 2), t(1, 1, 4, 4, 4), ct.full((1, 1, 2, 2, 2), 64))),

@@ -37,12 +37,15 @@ int at_check_int64(const THTensor *t, const char *op, const char *arg) {
   return -1;
 }
 
+int at_check_integral(const THTensor *t, const char *op, const char *arg) {
+  if (THDtype_isIntegral(t->dtype, false)) return 0;
+  THError_set(TH_ERR_RUNTIME, "%s: expected %s to be an integer tensor, but got %s", op, arg,
+              THDtype_info[t->dtype].name);
+  return -1;
+}
+
 int at_check_index_range(const THTensor *idx, int64_t lo, int64_t hi, const char *op, const char *arg) {
-  if (!THDtype_isIntegral(idx->dtype, false)) {
-    THError_set(TH_ERR_RUNTIME, "%s: expected %s to be an integer tensor, but got %s", op, arg,
-                THDtype_info[idx->dtype].name);
-    return -1;
-  }
+  if (at_check_integral(idx, op, arg) < 0) return -1;
   THTensor *l = at_to_dtype(idx, TH_Int64, false), *c = l ? at_contiguous(l) : NULL;
   THTensor_free(l);
   if (!c) return -1;

@@ -16,6 +16,8 @@ AT_API int at_check_shape(const THTensor *t, int n, const int64_t *sizes, const 
 AT_API int at_check_same_shape(const THTensor *a, const THTensor *b, const char *op, const char *an, const char *bn);
 /* t has lo <= ndim <= hi */
 AT_API int at_check_ndim(const THTensor *t, int lo, int hi, const char *op, const char *arg);
+/* t has an integer dtype (bool excluded) */
+AT_API int at_check_integral(const THTensor *t, const char *op, const char *arg);
 /* t is int64 (the kernels read index buffers as int64_t) */
 AT_API int at_check_int64(const THTensor *t, const char *op, const char *arg);
 /* every value of the integer tensor idx lies in [lo, hi) */

@@ -88,13 +88,13 @@ static int load_bufs(NormBufs *b, const THTensor *ggI, const THTensor *ggW, cons
   /* the group loops index grad_out and ggI like input, the statistics per
    * group and weight, ggW and ggB per weight element: a bad call must not
    * make them read past an end */
-  int64_t wn = 1;
-  for (int i = 0; i < dw_nd; i++) wn *= dw_sizes[i];
+  int64_t wn;
+  bool wn_overflow = th_numel_overflow(dw_nd, dw_sizes, &wn);
   if (at_check_same_shape(grad, input, op, "grad_out", "input") < 0 ||
       (ggI && at_check_same_shape(ggI, input, op, "ggI", "input") < 0))
     return -1;
-  if (THTensor_numel(mean) != ngroups || THTensor_numel(rstd) != ngroups || (weight && THTensor_numel(weight) != wn) ||
-      (ggW && THTensor_numel(ggW) != wn) || (ggB && THTensor_numel(ggB) != wn)) {
+  if (wn_overflow || THTensor_numel(mean) != ngroups || THTensor_numel(rstd) != ngroups ||
+      (weight && THTensor_numel(weight) != wn) || (ggW && THTensor_numel(ggW) != wn) || (ggB && THTensor_numel(ggB) != wn)) {
     THError_set(TH_ERR_RUNTIME, "%s: expected the statistics to have %lld elements and weight, ggW and ggB %lld", op,
                 (long long)ngroups, (long long)wn);
     return -1;

@@ -279,9 +279,11 @@ THTensor *at_clamp(const THTensor *self, ATOptScalar min, ATOptScalar max, THTen
   int n = 1;
   if (min.has) { wrapped[0] = at_scalar_tensor(min.v, min.v.kind == AT_SCALAR_FLOAT ? TH_Double : TH_Int64); if (wrapped[0]) wrapped[0]->wrapped_number = true; ops[n++] = wrapped[0]; }
   if (max.has) { wrapped[1] = at_scalar_tensor(max.v, max.v.kind == AT_SCALAR_FLOAT ? TH_Double : TH_Int64); if (wrapped[1]) wrapped[1]->wrapped_number = true; ops[n++] = wrapped[1]; }
-  THDtype dt = at_result_type(n, ops);
+  bool made = (!min.has || wrapped[0]) && (!max.has || wrapped[1]);
+  THDtype dt = made ? at_result_type(n, ops) : TH_Bool;
   THTensor_free(wrapped[0]);
   THTensor_free(wrapped[1]);
+  if (!made) return NULL;   /* at_scalar_tensor set the error */
   if (dt == TH_Bool) { THError_set(TH_ERR_NOTIMPL, "\"clamp_cpu\" not implemented for 'Bool'"); return NULL; }
   THOpArgs a = {{0}};
   if (min.has) put(&a, 0, min.v);

@@ -475,7 +475,8 @@ static THTensor *adaptive_avg_bwd(const THTensor *grad, const THTensor *input, i
     }
   AdaptGeom g;
   ATIntList os = { nsp, { 0 } };
-  for (int i = 0; i < nsp; i++) os.v[i] = grad->sizes[grad->ndim - nsp + i];
+  /* grad has input's ndim, which adapt_geom checks is above nsp: read its sizes only then */
+  for (int i = 0; i < nsp && grad->ndim > nsp; i++) os.v[i] = grad->sizes[grad->ndim - nsp + i];
   if (adapt_geom(input, &os, nsp, name, false, &g) < 0) return NULL;
   THDtype ct = POOL_CT(input);
   THTensor *gy = at_contiguous_as(grad, ct), *gi = gy ? THTensor_new(ct, input->ndim, input->sizes) : NULL, *r = NULL;
@@ -553,15 +554,17 @@ static THTensor *plane_take(const THTensor *self, const THTensor *indices, int n
 THTensor *at_max_pool2d_take(const THTensor *self, const THTensor *indices) { return plane_take(self, indices, 2, "_max_pool2d_take"); }
 THTensor *at_max_pool3d_take(const THTensor *self, const THTensor *indices) { return plane_take(self, indices, 3, "_max_pool3d_take"); }
 
-/* adaptive_avg_pool2d of self to like's trailing two sizes (the adjoint of
- * adaptive_avg_pool2d_backward, for double backward) */
-THTensor *at_adaptive_avg_pool2d_like(const THTensor *self, const THTensor *like) {
-  if (at_check_ndim(like, 2, TH_MAX_DIMS, "_adaptive_avg_pool2d_like", "like") < 0) return NULL;
-  ATIntList os = { 2, { like->sizes[like->ndim - 2], like->sizes[like->ndim - 1] } };
-  return at_adaptive_avg_pool2d(self, &os);
+/* adaptive average pooling of self to like's trailing nsp sizes (the adjoint
+ * of adaptive_avg_pool{2,3}d_backward, for double backward) */
+static THTensor *adaptive_avg_like(const THTensor *self, const THTensor *like, int nsp, const char *name) {
+  if (at_check_ndim(like, nsp, TH_MAX_DIMS, name, "like") < 0) return NULL;
+  ATIntList os = { nsp, { 0 } };
+  for (int i = 0; i < nsp; i++) os.v[i] = like->sizes[like->ndim - nsp + i];
+  return adaptive_avg(self, &os, nsp, nsp == 2 ? "adaptive_avg_pool2d" : "adaptive_avg_pool3d");
 }
-
+THTensor *at_adaptive_avg_pool2d_like(const THTensor *self, const THTensor *like) {
+  return adaptive_avg_like(self, like, 2, "_adaptive_avg_pool2d_like");
+}
 THTensor *at_adaptive_avg_pool3d_like(const THTensor *self, const THTensor *like) {
-  ATIntList os = { 3, { like->sizes[like->ndim - 3], like->sizes[like->ndim - 2], like->sizes[like->ndim - 1] } };
-  return at_adaptive_avg_pool3d(self, &os);
+  return adaptive_avg_like(self, like, 3, "_adaptive_avg_pool3d_like");
 }

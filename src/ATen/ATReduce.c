@@ -518,7 +518,7 @@ THTensor *at_logsumexp(const THTensor *self, const ATIntList *dims, bool keepdim
 
 /* scatter_grad and gather_grad walk a (outer, D, inner) layout of one tensor
  * along dim and the (outer, Dg, inner) layout of the other: both must agree
- * on every dim but dim, and the indices must be integers (read as int64). */
+ * on every dim but dim (the indices, read as int64, pass at_check_integral). */
 static int along_dim_check(const THTensor *a, const THTensor *b, int64_t d, const char *op, const char *an,
                            const char *bn) {
   bool ok = a->ndim == b->ndim;
@@ -531,17 +531,11 @@ static int along_dim_check(const THTensor *a, const THTensor *b, int64_t d, cons
   return -1;
 }
 
-static int integral_check(const THTensor *t, const char *op, const char *arg) {
-  if (THDtype_isIntegral(t->dtype, false)) return 0;
-  THError_set(TH_ERR_RUNTIME, "%s: expected %s to be an integer tensor, but got %s", op, arg, THDtype_info[t->dtype].name);
-  return -1;
-}
-
 THTensor *at_scatter_grad(const THTensor *grad, int64_t dim, const THTensor *indices, const ATIntList *sizes,
                           bool keepdim) {
   int64_t d;
   if (at_wrap_dim(dim, sizes->n, &d) < 0) return NULL;
-  if (integral_check(indices, "scatter_grad", "indices") < 0 ||
+  if (at_check_integral(indices, "scatter_grad", "indices") < 0 ||
       at_check_same_shape(grad, indices, "scatter_grad", "grad_output", "indices") < 0)
     return NULL;
   if (sizes->n > 0 && grad->ndim != sizes->n - (keepdim ? 0 : 1)) {
@@ -690,7 +684,7 @@ THTensor *at_prod_backward_gself(const THTensor *ggI, const THTensor *grad, cons
  * false the indices lack dim and so does the result. */
 THTensor *at_gather_grad(const THTensor *self, int64_t dim, const THTensor *indices, bool keepdim) {
   int64_t d;
-  if (integral_check(indices, "gather_grad", "indices") < 0) return NULL;
+  if (at_check_integral(indices, "gather_grad", "indices") < 0) return NULL;
   if (self->ndim == 0) return at_to_dtype(self, self->dtype, true);
   if (at_wrap_dim(dim, self->ndim, &d) < 0) return NULL;
   if (indices->ndim != self->ndim - (keepdim ? 0 : 1)) {

@@ -195,7 +195,7 @@ static int runs_result(THTensor **outs, const THTensor *self, const THTensor *x,
                        bool return_inverse, bool return_counts) {
   int64_t n = THTensor_numel(x), *start = malloc((n + 1) * sizeof(int64_t));
   if (!start) { oom(); return -1; }
-  int64_t U = n ? run_fns[x->dtype](THTensor_data(x), NULL, n, start) : 0;
+  int64_t U = n ? run_fns[x->dtype](THTensor_data(x), n, start) : 0;
   start[U] = n;
   THTensor *vals = THTensor_new(x->dtype, 1, &U), *inv = NULL, *cnt = NULL;
   int64_t zero = 0;

@@ -61,12 +61,14 @@ static THTensor *tri(const THTensor *self, int64_t k, THTensor *out, bool upper)
 THTensor *at_tril(const THTensor *self, int64_t diagonal, THTensor *out) { return tri(self, diagonal, out, false); }
 THTensor *at_triu(const THTensor *self, int64_t diagonal, THTensor *out) { return tri(self, diagonal, out, true); }
 
-/* The columns [*lo, *hi) of row i that a triangle keeps. */
+/* The columns [*lo, *hi) of row i that a triangle keeps. offset >= -row
+ * (at_tri_indices clamps it), and i + offset is formed only below col, so
+ * no sum overflows whatever offset and col are. */
 static void kept_columns(int64_t i, int64_t col, int64_t offset, bool lower, int64_t *lo, int64_t *hi) {
-  *lo = lower ? 0 : i + offset;
-  *hi = lower ? i + offset + 1 : col;
+  int64_t edge = offset < col - i ? i + offset : col;   /* the diagonal's column in row i, at most col */
+  *lo = lower ? 0 : edge;
+  *hi = lower ? (edge < col ? edge + 1 : col) : col;
   if (*lo < 0) *lo = 0;
-  if (*hi > col) *hi = col;
   if (*hi < *lo) *hi = *lo;
 }
 
@@ -80,6 +82,7 @@ THTensor *at_tri_indices(int64_t row, int64_t col, int64_t offset, bool lower) {
     THError_set(TH_ERR_MEMORY, "tri_indices: %lld rows are too many", (long long)row);
     return NULL;
   }
+  if (offset < -row) offset = -row;   /* the same triangle: no row keeps (lower) or drops (upper) a column */
   /* row i starts at start[i] in the output: a prefix sum of the kept widths */
   int64_t *start = malloc((size_t)(row + 1) * sizeof(int64_t));
   if (!start) { THError_set(TH_ERR_MEMORY, "tri_indices: out of memory"); return NULL; }
@@ -87,7 +90,11 @@ THTensor *at_tri_indices(int64_t row, int64_t col, int64_t offset, bool lower) {
   for (int64_t i = 0; i < row; i++) {
     int64_t lo, hi;
     kept_columns(i, col, offset, lower, &lo, &hi);
-    start[i + 1] = start[i] + (hi - lo);
+    if (th_add_overflow(start[i], hi - lo, &start[i + 1])) {
+      THError_set(TH_ERR_MEMORY, "tri_indices: %lld x %lld has too many indices", (long long)row, (long long)col);
+      free(start);
+      return NULL;
+    }
   }
   int64_t n = start[row], sizes[2] = {2, n};
   THTensor *r = THTensor_new(TH_Int64, 2, sizes);

@@ -74,9 +74,8 @@ THTensor *at_unfold_backward(const THTensor *g, const ATIntList *sizes, int64_t 
 THTensor *at_as_strided_backward(const THTensor *g, const THTensor *self, const ATIntList *size,
                                  const ATIntList *stride, ATOptInt offset) {
   /* the walk below steps through g by the view's size */
-  int64_t vn = 1;
-  for (int k = 0; k < size->n; k++) vn *= size->v[k];
-  if (size->n != stride->n || THTensor_numel(g) != vn) {
+  int64_t vn;
+  if (size->n != stride->n || th_numel_overflow(size->n, size->v, &vn) || THTensor_numel(g) != vn) {
     char b[256];
     THError_set(TH_ERR_RUNTIME, "as_strided_backward: grad of size %s does not match the view's size and stride",
                 THTensor_sizeStr(g->ndim, g->sizes, b, 256));

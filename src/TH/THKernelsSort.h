@@ -40,10 +40,10 @@ typedef bool (*THSortFlatFn)(const void *x, int64_t n, int64_t *order, void *sor
  * of equal rows begins. Returns the number of runs, -1 out of memory. */
 typedef int64_t (*THSortLexRunsFn)(const void *x, int64_t n, int64_t m, bool sort, int64_t *order, int64_t *start);
 
-/* Runs of equal values in x taken in the order of `order` (NaN never equals
- * NaN, as torch's unique counts them): start[u] = the position in order where
- * run u begins; returns the number of runs. With consecutive, order is NULL. */
-typedef int64_t (*THSortRunsFn)(const void *x, const int64_t *order, int64_t n, int64_t *start);
+/* Runs of equal values in x[0..n), read in sequence (NaN never equals NaN,
+ * as torch's unique counts them): start[u] = the position where run u
+ * begins; returns the number of runs. unique passes the sorted values. */
+typedef int64_t (*THSortRunsFn)(const void *x, int64_t n, int64_t *start);
 
 /* out[i] = whether x[i] is among the sorted (ascending, NaN last) test values t[0..m) */
 typedef void (*THSortIsinFn)(const void *x, int64_t n, const void *t, int64_t m, bool *out, bool invert);
@@ -52,7 +52,7 @@ typedef void (*THSortIsinFn)(const void *x, int64_t n, const void *t, int64_t m,
   bool TH##R##Tensor_sort_rows(const THSortRows *s);                                 \
   bool TH##R##Tensor_sort_flat(const void *x, int64_t n, int64_t *order, void *sorted); \
   int64_t TH##R##Tensor_sort_lex_runs(const void *x, int64_t n, int64_t m, bool sort, int64_t *order, int64_t *start); \
-  int64_t TH##R##Tensor_sort_runs(const void *x, const int64_t *order, int64_t n, int64_t *start); \
+  int64_t TH##R##Tensor_sort_runs(const void *x, int64_t n, int64_t *start); \
   void TH##R##Tensor_sort_isin(const void *x, int64_t n, const void *t, int64_t m, bool *out, bool invert);
 TH_DECLARE_SORT(Bool) TH_DECLARE_SORT(Byte) TH_DECLARE_SORT(Char) TH_DECLARE_SORT(Short)
 TH_DECLARE_SORT(Int) TH_DECLARE_SORT(Long) TH_DECLARE_SORT(Half) TH_DECLARE_SORT(BFloat16)

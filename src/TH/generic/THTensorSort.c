@@ -458,12 +458,12 @@ int64_t THTensor_(sort_lex_runs)(const void *xv, int64_t n, int64_t m, bool sort
   return u;
 }
 
-int64_t THTensor_(sort_runs)(const void *xv, const int64_t *order, int64_t n, int64_t *start) {
+int64_t THTensor_(sort_runs)(const void *xv, int64_t n, int64_t *start) {
   const scalar_t *x = (const scalar_t *)xv;
   int64_t u = 0;
   compute_t prev = 0;
   for (int64_t j = 0; j < n; j++) {
-    compute_t v = TOC(x[order ? order[j] : j]);
+    compute_t v = TOC(x[j]);
     if (j == 0 || v != prev) start[u++] = j;   /* NaN != NaN: each NaN is a run */
     prev = v;
   }
