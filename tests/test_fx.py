@@ -368,6 +368,26 @@ def test_fuse_conv_bn_like_torch_tutorial(arch):
         assert_same_outputs(fc(cthtorch.tensor(x.numpy())), ft(x), 1e-4)
 
 
+
+@pytest.mark.parametrize("num_features", [5, 1])
+def test_fuse_linear_bn_eval_like_torch(num_features):
+    # fuse_linear_bn_weights folds through fuse_conv_bn_weights (a Linear weight is a conv weight without spatial dims)
+    def factory(T):
+        return T.nn.Sequential(T.nn.Linear(3, 5), T.nn.BatchNorm1d(num_features))
+    cm, tm = both(factory)
+    with torch.no_grad():
+        tm[1].running_mean.uniform_(-0.5, 0.5)
+        tm[1].running_var.uniform_(0.5, 2.0)
+        tm[1].weight.uniform_(0.5, 1.5)
+        copy_params(tm, cm)
+    from cthtorch.nn.utils.fusion import fuse_linear_bn_eval
+    from torch.nn.utils.fusion import fuse_linear_bn_eval as t_fuse_linear_bn_eval
+    fc, ft = fuse_linear_bn_eval(cm[0], cm[1]), t_fuse_linear_bn_eval(tm[0], tm[1])
+    close(fc.weight.detach(), ft.weight.detach())
+    close(fc.bias.detach(), ft.bias.detach())
+    assert fc.weight.requires_grad and fc.bias.requires_grad
+
+
 def test_replace_pattern():
     def pattern(a, b):
         return cthtorch.relu(cthtorch.add(a, b))
@@ -446,29 +466,18 @@ def test_transformer_round_trip_and_rewrite():
     x = cthtorch.randn(2, 3, 6, 6)
     assert_same_outputs(same(x), cg(x))
 
-    class NegToSigmoid(cfx.Transformer):
-        def call_function(self, target, args, kwargs):
-            if target is not cthtorch.neg:
-                return super().call_function(target, args, kwargs)
-            return super().call_function(cthtorch.sigmoid, args, kwargs)
+    def neg_to_sigmoid(L, fx):
+        class NegToSigmoid(fx.Transformer):
+            def call_function(self, target, args, kwargs):
+                return super().call_function(L.sigmoid if target is L.neg else target, args, kwargs)
 
-    def fn(x):
-        return cthtorch.neg(x) + 1
+        def fn(x):
+            return L.neg(x) + 1
+        return NegToSigmoid(fx.symbolic_trace(fn)).transform()
 
-    out = NegToSigmoid(cfx.symbolic_trace(fn)).transform()
+    out, tout = neg_to_sigmoid(cthtorch, cfx), neg_to_sigmoid(torch, tfx)
     inp = cthtorch.randn(3)
     close(out(inp), cthtorch.sigmoid(inp) + 1)
-    tout = None
-
-    class TNegToSigmoid(tfx.Transformer):
-        def call_function(self, target, args, kwargs):
-            if target is not torch.neg:
-                return super().call_function(target, args, kwargs)
-            return super().call_function(torch.sigmoid, args, kwargs)
-
-    def tfn(x):
-        return torch.neg(x) + 1
-    tout = TNegToSigmoid(tfx.symbolic_trace(tfn)).transform()
     assert out.code == tout.code
 
 
