@@ -388,6 +388,19 @@ def test_fuse_linear_bn_eval_like_torch(num_features):
     assert fc.weight.requires_grad and fc.bias.requires_grad
 
 
+
+def test_functional_hands_over_for_any_tensor_argument():
+    # F's functions ask has_torch_function over the arguments torch's ask over: a Proxy weight with a
+    # real input is still recorded as F.embedding / F.layer_norm, not as the op under it
+    def fn_for(L):
+        F = L.nn.functional
+
+        def fn(w, b):
+            return F.layer_norm(F.embedding(L.tensor([0, 2]), w), (4,), b, None)
+        return fn
+    assert cfx.symbolic_trace(fn_for(cthtorch)).code == tfx.symbolic_trace(fn_for(torch)).code
+
+
 def test_replace_pattern():
     def pattern(a, b):
         return cthtorch.relu(cthtorch.add(a, b))

@@ -392,7 +392,7 @@ def gumbel_softmax(logits, tau=1.0, hard=False, eps=1e-10, dim=-1):
 
 # ---------------------------------------------------------------- normalization / dropout / embedding
 def batch_norm(input, running_mean, running_var, weight=None, bias=None, training=False, momentum=0.1, eps=1e-5):
-    if _has_torch_function_variadic(input, running_mean, running_var):
+    if _has_torch_function_variadic(input, running_mean, running_var, weight, bias):
         return _handle_with_locals(batch_norm, locals())
     if training:
         size = input.shape
@@ -409,7 +409,7 @@ def instance_norm(input, running_mean=None, running_var=None, weight=None, bias=
     """ATen's instance_norm: batch_norm over (1, N*C, ...) with the weights and
     running stats repeated N times; the running stats then take the mean of
     their N updated copies."""
-    if _has_torch_function_unary(input):
+    if _has_torch_function_variadic(input, running_mean, running_var, weight, bias):
         return _handle_with_locals(instance_norm, locals())
     if not use_input_stats and (running_mean is None or running_var is None):
         raise RuntimeError("Expected running_mean and running_var to be defined when use_input_stats is false")
@@ -426,7 +426,7 @@ def instance_norm(input, running_mean=None, running_var=None, weight=None, bias=
 
 
 def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):
-    if _has_torch_function_unary(input):
+    if _has_torch_function_variadic(input, weight, bias):
         return _handle_with_locals(layer_norm, locals())
     if isinstance(normalized_shape, int):
         normalized_shape = (normalized_shape,)
@@ -434,13 +434,13 @@ def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):
 
 
 def group_norm(input, num_groups, weight=None, bias=None, eps=1e-5):
-    if _has_torch_function_unary(input):
+    if _has_torch_function_variadic(input, weight, bias):
         return _handle_with_locals(group_norm, locals())
     return cthtorch.group_norm(input, num_groups, weight, bias, eps)
 
 
 def normalize(input, p=2.0, dim=1, eps=1e-12, out=None):
-    if _has_torch_function_unary(input):
+    if _has_torch_function_variadic(input, out):
         return _handle_with_locals(normalize, locals())
     denom = _vector_norm(input, p, dim, True).clamp_min(eps).expand_as(input)
     return input / denom
@@ -518,7 +518,7 @@ def feature_alpha_dropout(input, p=0.5, training=False, inplace=False):
 
 
 def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0, scale_grad_by_freq=False, sparse=False):
-    if _has_torch_function_unary(input):
+    if _has_torch_function_variadic(input, weight):
         return _handle_with_locals(embedding, locals())
     if padding_idx is not None:
         if padding_idx > 0:
@@ -558,7 +558,7 @@ def _check_class_weight(weight, target):
 
 
 def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, reduce=None, reduction="mean"):
-    if _has_torch_function_variadic(input, target):
+    if _has_torch_function_variadic(input, target, weight):
         return _handle_with_locals(nll_loss, locals())
     reduction = _legacy_reduction(size_average, reduce, reduction)
     _check_class_weight(weight, target)
@@ -567,7 +567,7 @@ def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, r
 
 def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-100, reduce=None, reduction="mean",
                   label_smoothing=0.0):
-    if _has_torch_function_variadic(input, target):
+    if _has_torch_function_variadic(input, target, weight):
         return _handle_with_locals(cross_entropy, locals())
     reduction = _legacy_reduction(size_average, reduce, reduction)
     _check_class_weight(weight, target)
@@ -575,7 +575,7 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-1
 
 
 def mse_loss(input, target, size_average=None, reduce=None, reduction="mean", weight=None):
-    if _has_torch_function_variadic(input, target):
+    if _has_torch_function_variadic(input, target, weight):
         return _handle_with_locals(mse_loss, locals())
     reduction = _legacy_reduction(size_average, reduce, reduction)
     if input.shape != target.shape:
@@ -612,7 +612,7 @@ def huber_loss(input, target, reduction="mean", delta=1.0, weight=None):
 
 
 def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=None, reduction="mean"):
-    if _has_torch_function_variadic(input, target):
+    if _has_torch_function_variadic(input, target, weight):
         return _handle_with_locals(binary_cross_entropy, locals())
     reduction = _legacy_reduction(size_average, reduce, reduction)
     if target.shape != input.shape:
@@ -626,7 +626,7 @@ def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=N
 
 def binary_cross_entropy_with_logits(input, target, weight=None, size_average=None, reduce=None, reduction="mean",
                                      pos_weight=None):
-    if _has_torch_function_variadic(input, target):
+    if _has_torch_function_variadic(input, target, weight, pos_weight):
         return _handle_with_locals(binary_cross_entropy_with_logits, locals())
     reduction = _legacy_reduction(size_average, reduce, reduction)
     if target.shape != input.shape:
