@@ -401,6 +401,17 @@ def test_functional_hands_over_for_any_tensor_argument():
     assert cfx.symbolic_trace(fn_for(cthtorch)).code == tfx.symbolic_trace(fn_for(torch)).code
 
 
+
+def test_scaled_dot_product_attention_traces():
+    # SDPA's operand checks would read a Proxy's shape: the call is handed over and recorded whole
+    def fn(q, k, v):
+        return cthtorch.nn.functional.scaled_dot_product_attention(q, k, v, is_causal=True)
+    gm = cfx.symbolic_trace(fn)
+    assert "torch.nn.functional.scaled_dot_product_attention(q, k, v" in gm.code
+    q, k, v = cthtorch.randn(2, 3, 5, 4), cthtorch.randn(2, 3, 5, 4), cthtorch.randn(2, 3, 5, 4)
+    close(gm(q, k, v), fn(q, k, v))
+
+
 def test_replace_pattern():
     def pattern(a, b):
         return cthtorch.relu(cthtorch.add(a, b))
