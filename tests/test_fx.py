@@ -412,6 +412,32 @@ def test_scaled_dot_product_attention_traces():
     close(gm(q, k, v), fn(q, k, v))
 
 
+
+_F_CASES = {
+    "huber_loss": lambda F, x, y: F.huber_loss(x, y), "softmin": lambda F, x, y: F.softmin(x, 1),
+    "tanhshrink": lambda F, x, y: F.tanhshrink(x), "kl_div": lambda F, x, y: F.kl_div(x, y, reduction="batchmean"),
+    "unfold": lambda F, x, y: F.unfold(x.reshape(1, 1, 4, 6), 2),
+    "margin_ranking_loss": lambda F, x, y: F.margin_ranking_loss(x, y, y),
+    "lp_pool1d": lambda F, x, y: F.lp_pool1d(x.reshape(1, 4, 6), 2, 2),
+    "local_response_norm": lambda F, x, y: F.local_response_norm(x.reshape(1, 4, 6), 2),
+    "rms_norm": lambda F, x, y: F.rms_norm(x, (6,)), "dropout1d": lambda F, x, y: F.dropout1d(x, training=False),
+    "triplet_margin_loss": lambda F, x, y: F.triplet_margin_loss(x, y, y),
+    "poisson_nll_loss": lambda F, x, y: F.poisson_nll_loss(x, y),
+}
+
+
+@pytest.mark.parametrize("name", sorted(_F_CASES))
+def test_functional_recorded_whole_like_torch(name):
+    # every F function torch hands to __torch_function__ is recorded as one call, not as the ops under it
+    def trace(L, fx):
+        F = L.nn.functional
+        return fx.symbolic_trace(lambda x, y: _F_CASES[name](F, x, y))
+    gm, tgm = trace(cthtorch, cfx), trace(torch, tfx)
+    assert gm.code == tgm.code
+    x, y = cthtorch.rand(4, 6), cthtorch.rand(4, 6)
+    close(gm(x, y), _F_CASES[name](cthtorch.nn.functional, x, y))
+
+
 def test_replace_pattern():
     def pattern(a, b):
         return cthtorch.relu(cthtorch.add(a, b))
