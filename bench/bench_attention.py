@@ -5,9 +5,7 @@ Run: PYTHONPATH=. python bench/bench_attention.py [threads]
 OPENBLAS_CORETYPE / OPENBLAS_L2_SIZE (set on these machines, they hold OpenBLAS to older kernels) are dropped
 for this process alone, for every library alike, as bench/compare.py does."""
 import os
-import statistics
 import sys
-import time
 
 if any(k in os.environ for k in ("OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE")):
     env = {k: v for k, v in os.environ.items() if k not in ("OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE")}
@@ -17,26 +15,7 @@ import numpy as np  # noqa: E402
 import torch  # noqa: E402
 
 import cthtorch  # noqa: E402
-
-
-def timeit(fn, min_time=0.2, repeats=5):
-    """median over `repeats` rounds of the mean time of a batch of calls (s)"""
-    fn()
-    n = 1
-    while True:
-        t0 = time.perf_counter()
-        for _ in range(n):
-            fn()
-        if time.perf_counter() - t0 > min_time / repeats:
-            break
-        n *= 2
-    samples = []
-    for _ in range(repeats):
-        t0 = time.perf_counter()
-        for _ in range(n):
-            fn()
-        samples.append((time.perf_counter() - t0) / n)
-    return statistics.median(samples)
+from bench_scatter import median_time  # noqa: E402 (bench/ is on the path when run as a script)
 
 
 def cases(L):
@@ -84,8 +63,9 @@ def gemm_rates(sizes=(64, 128, 256, 512, 1024, 2048)):
     for n in sizes:
         a, b = rs.rand(n, n).astype(np.float32), rs.rand(n, n).astype(np.float32)
         ca, cb, ta, tb = cthtorch.tensor(a), cthtorch.tensor(b), torch.tensor(a), torch.tensor(b)
-        gf = lambda s: 2 * n ** 3 / s / 1e9  # noqa: E731
-        c, t, m = gf(timeit(lambda: cthtorch.mm(ca, cb))), gf(timeit(lambda: torch.mm(ta, tb))), gf(timeit(lambda: a @ b))
+        gf = lambda ms: 2 * n ** 3 / ms / 1e6  # noqa: E731
+        c, t, m = gf(median_time(lambda: cthtorch.mm(ca, cb))), gf(median_time(lambda: torch.mm(ta, tb))), \
+            gf(median_time(lambda: a @ b))
         print("%-10d %8.1fGF %8.1fGF %8.1fGF %8.2fx" % (n, c, t, m, c / t))
 
 
@@ -99,7 +79,7 @@ def main():
     for name in ct:
         if only and only not in name:
             continue
-        a, b = 1e3 * timeit(ct[name]), 1e3 * timeit(tt[name])
+        a, b = median_time(ct[name]), median_time(tt[name])
         print("%-42s %8.3fms %8.3fms %8.2fx" % (name, a, b, a / b), flush=True)
     if not only or only == "gemm":
         gemm_rates()

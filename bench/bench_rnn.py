@@ -8,9 +8,7 @@ OPENBLAS_L2_SIZE caps are lifted for both libraries the same way
 them (they are read when OpenBLAS loads, so they must be unset at exec).
 Run: PYTHONPATH=. python bench/bench_rnn.py [threads]"""
 import os
-import statistics
 import sys
-import time
 
 _CAPS = ("OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE")
 if any(k in os.environ for k in _CAPS):
@@ -24,6 +22,7 @@ import cthtorch  # noqa: E402
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import bench_engine  # noqa: E402
+from bench_scatter import median_time  # noqa: E402
 
 
 def _copy_params(src, dst):
@@ -77,25 +76,6 @@ def cases(L):
         "Embedding sparse + SparseAdam": embedding(L, 50000, 128, 4096, sparse=True),
         "100-op chain fwd+backward": chain(L, 100),
     }
-
-
-def median_time(fn, rounds=5):
-    fn()
-    n = 1
-    while True:     # a round lasts at least 50 ms
-        t0 = time.perf_counter()
-        for _ in range(n):
-            fn()
-        if time.perf_counter() - t0 > 0.05:
-            break
-        n *= 2
-    ts = []
-    for _ in range(rounds):
-        t0 = time.perf_counter()
-        for _ in range(n):
-            fn()
-        ts.append((time.perf_counter() - t0) / n)
-    return 1e3 * statistics.median(ts)
 
 
 def main():

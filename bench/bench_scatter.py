@@ -1,6 +1,7 @@
 """gather / scatter / scatter_add / scatter_reduce / index_add: cthtorch and
 torch timed side by side in one process (median of repeats, ms).
 Run: PYTHONPATH=. python bench/bench_scatter.py [threads]"""
+import statistics
 import sys
 import time
 
@@ -41,6 +42,28 @@ def timeit(f, reps=15):
         f()
         ts.append(time.perf_counter() - t0)
     return 1e3 * float(np.min(ts))
+
+
+
+def median_time(fn, round_s=0.05, rounds=5):
+    """median over `rounds` of the mean time of one call (ms), a round being as many calls
+    (a power of two) as last round_s seconds; for cases too fast for timeit's single calls"""
+    fn()
+    n = 1
+    while True:
+        t0 = time.perf_counter()
+        for _ in range(n):
+            fn()
+        if time.perf_counter() - t0 > round_s:
+            break
+        n *= 2
+    ts = []
+    for _ in range(rounds):
+        t0 = time.perf_counter()
+        for _ in range(n):
+            fn()
+        ts.append((time.perf_counter() - t0) / n)
+    return 1e3 * statistics.median(ts)
 
 
 def main(make_cases=cases):

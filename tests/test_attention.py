@@ -1,5 +1,7 @@
 """F.scaled_dot_product_attention's fused kernel, MultiheadAttention and the transformer layers that use it,
 against torch: values, gradients (q, k, v, float masks), gradcheck/gradgradcheck, dropout determinism, errors."""
+import warnings
+
 import numpy as np
 import pytest
 
@@ -175,6 +177,30 @@ def test_multihead_attention_fused_path(batch_first):
         close(x.grad, tx.grad, 2e-5)
         close(y.grad, ty.grad, 2e-5)
         close(cm.in_proj_weight.grad, tm.in_proj_weight.grad, 2e-4)
+
+
+
+@pytest.mark.parametrize("need_weights", [True, False])
+def test_multihead_attention_masks_both_paths(need_weights):
+    """the weights path and the fused path merge attn_mask and key_padding_mask alike, as torch does
+    (a float key_padding_mask is added, not read as bool)"""
+    tm, cm = torch.nn.MultiheadAttention(8, 2), ct.nn.MultiheadAttention(8, 2)
+    copy_weights(cm, tm)
+    (x, tx), (y, ty) = pair((3, 2, 8), np.float32, False), pair((4, 2, 8), np.float32, False)
+    am_b = rs.rand(3, 4) > 0.7
+    am_b[:, 0] = False
+    kpm_b = rs.rand(2, 4) > 0.6
+    kpm_b[:, 0] = False
+    for am in (None, am_b, rs.randn(3, 4).astype(np.float32), rs.randn(4, 3, 4).astype(np.float32)):
+        for kpm in (None, kpm_b, rs.randn(2, 4).astype(np.float32)):
+            kw = {n: m for n, m in (("attn_mask", am), ("key_padding_mask", kpm)) if m is not None}
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")   # torch: mismatched mask types are deprecated
+                to, tw = tm(tx, ty, ty, need_weights=need_weights, **{n: torch.tensor(m) for n, m in kw.items()})
+            o, w = cm(x, y, y, need_weights=need_weights, **{n: ct.tensor(m) for n, m in kw.items()})
+            close(o, to, 2e-5)
+            if need_weights:
+                close(w, tw, 2e-5)
 
 
 @pytest.mark.parametrize("norm_first", [False, True])

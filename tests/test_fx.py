@@ -368,6 +368,76 @@ def test_fuse_conv_bn_like_torch_tutorial(arch):
         assert_same_outputs(fc(cthtorch.tensor(x.numpy())), ft(x), 1e-4)
 
 
+
+@pytest.mark.parametrize("num_features", [5, 1])
+def test_fuse_linear_bn_eval_like_torch(num_features):
+    # fuse_linear_bn_weights folds through fuse_conv_bn_weights (a Linear weight is a conv weight without spatial dims)
+    def factory(T):
+        return T.nn.Sequential(T.nn.Linear(3, 5), T.nn.BatchNorm1d(num_features))
+    cm, tm = both(factory)
+    with torch.no_grad():
+        tm[1].running_mean.uniform_(-0.5, 0.5)
+        tm[1].running_var.uniform_(0.5, 2.0)
+        tm[1].weight.uniform_(0.5, 1.5)
+        copy_params(tm, cm)
+    from cthtorch.nn.utils.fusion import fuse_linear_bn_eval
+    from torch.nn.utils.fusion import fuse_linear_bn_eval as t_fuse_linear_bn_eval
+    fc, ft = fuse_linear_bn_eval(cm[0], cm[1]), t_fuse_linear_bn_eval(tm[0], tm[1])
+    close(fc.weight.detach(), ft.weight.detach())
+    close(fc.bias.detach(), ft.bias.detach())
+    assert fc.weight.requires_grad and fc.bias.requires_grad
+
+
+
+def test_functional_hands_over_for_any_tensor_argument():
+    # F's functions ask has_torch_function over the arguments torch's ask over: a Proxy weight with a
+    # real input is still recorded as F.embedding / F.layer_norm, not as the op under it
+    def fn_for(L):
+        F = L.nn.functional
+
+        def fn(w, b):
+            return F.layer_norm(F.embedding(L.tensor([0, 2]), w), (4,), b, None)
+        return fn
+    assert cfx.symbolic_trace(fn_for(cthtorch)).code == tfx.symbolic_trace(fn_for(torch)).code
+
+
+
+def test_scaled_dot_product_attention_traces():
+    # SDPA's operand checks would read a Proxy's shape: the call is handed over and recorded whole
+    def fn(q, k, v):
+        return cthtorch.nn.functional.scaled_dot_product_attention(q, k, v, is_causal=True)
+    gm = cfx.symbolic_trace(fn)
+    assert "torch.nn.functional.scaled_dot_product_attention(q, k, v" in gm.code
+    q, k, v = cthtorch.randn(2, 3, 5, 4), cthtorch.randn(2, 3, 5, 4), cthtorch.randn(2, 3, 5, 4)
+    close(gm(q, k, v), fn(q, k, v))
+
+
+
+_F_CASES = {
+    "huber_loss": lambda F, x, y: F.huber_loss(x, y), "softmin": lambda F, x, y: F.softmin(x, 1),
+    "tanhshrink": lambda F, x, y: F.tanhshrink(x), "kl_div": lambda F, x, y: F.kl_div(x, y, reduction="batchmean"),
+    "unfold": lambda F, x, y: F.unfold(x.reshape(1, 1, 4, 6), 2),
+    "margin_ranking_loss": lambda F, x, y: F.margin_ranking_loss(x, y, y),
+    "lp_pool1d": lambda F, x, y: F.lp_pool1d(x.reshape(1, 4, 6), 2, 2),
+    "local_response_norm": lambda F, x, y: F.local_response_norm(x.reshape(1, 4, 6), 2),
+    "rms_norm": lambda F, x, y: F.rms_norm(x, (6,)), "dropout1d": lambda F, x, y: F.dropout1d(x, training=False),
+    "triplet_margin_loss": lambda F, x, y: F.triplet_margin_loss(x, y, y),
+    "poisson_nll_loss": lambda F, x, y: F.poisson_nll_loss(x, y),
+}
+
+
+@pytest.mark.parametrize("name", sorted(_F_CASES))
+def test_functional_recorded_whole_like_torch(name):
+    # every F function torch hands to __torch_function__ is recorded as one call, not as the ops under it
+    def trace(L, fx):
+        F = L.nn.functional
+        return fx.symbolic_trace(lambda x, y: _F_CASES[name](F, x, y))
+    gm, tgm = trace(cthtorch, cfx), trace(torch, tfx)
+    assert gm.code == tgm.code
+    x, y = cthtorch.rand(4, 6), cthtorch.rand(4, 6)
+    close(gm(x, y), _F_CASES[name](cthtorch.nn.functional, x, y))
+
+
 def test_replace_pattern():
     def pattern(a, b):
         return cthtorch.relu(cthtorch.add(a, b))
@@ -446,29 +516,18 @@ def test_transformer_round_trip_and_rewrite():
     x = cthtorch.randn(2, 3, 6, 6)
     assert_same_outputs(same(x), cg(x))
 
-    class NegToSigmoid(cfx.Transformer):
-        def call_function(self, target, args, kwargs):
-            if target is not cthtorch.neg:
-                return super().call_function(target, args, kwargs)
-            return super().call_function(cthtorch.sigmoid, args, kwargs)
+    def neg_to_sigmoid(L, fx):
+        class NegToSigmoid(fx.Transformer):
+            def call_function(self, target, args, kwargs):
+                return super().call_function(L.sigmoid if target is L.neg else target, args, kwargs)
 
-    def fn(x):
-        return cthtorch.neg(x) + 1
+        def fn(x):
+            return L.neg(x) + 1
+        return NegToSigmoid(fx.symbolic_trace(fn)).transform()
 
-    out = NegToSigmoid(cfx.symbolic_trace(fn)).transform()
+    out, tout = neg_to_sigmoid(cthtorch, cfx), neg_to_sigmoid(torch, tfx)
     inp = cthtorch.randn(3)
     close(out(inp), cthtorch.sigmoid(inp) + 1)
-    tout = None
-
-    class TNegToSigmoid(tfx.Transformer):
-        def call_function(self, target, args, kwargs):
-            if target is not torch.neg:
-                return super().call_function(target, args, kwargs)
-            return super().call_function(torch.sigmoid, args, kwargs)
-
-    def tfn(x):
-        return torch.neg(x) + 1
-    tout = TNegToSigmoid(tfx.symbolic_trace(tfn)).transform()
     assert out.code == tout.code
 
 

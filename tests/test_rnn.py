@@ -289,3 +289,23 @@ def test_word_language_model_losses_match_torch():
     lc = _word_lm_train(cthtorch, m, tokens, targets)
     assert lt[-1] < lt[0]   # it learns
     np.testing.assert_allclose(lc, lt, rtol=0, atol=1e-5)
+
+
+@pytest.mark.parametrize("mode", ["LSTM", "GRU"])
+def test_fused_layer_graph_frees_without_gc(mode):
+    # the fused layer's ctx must not hold its own outputs: a graph dropped without backward
+    # (a validation pass outside no_grad) is freed by reference counting, not left for the cycle collector
+    import gc
+    import weakref
+    m = getattr(cthtorch.nn, mode)(4, 8)
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        out = m(cthtorch.randn(5, 2, 4))[0]
+        node = weakref.ref(out.grad_fn)
+        assert type(node()).__name__ == "_FusedLayerBackward"
+        del out
+        assert node() is None
+    finally:
+        if enabled:
+            gc.enable()

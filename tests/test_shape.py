@@ -272,3 +272,15 @@ def test_stack_many_short_rows(dtype):
     _same(ct.cat([ca, cb[:, :3]], 1), torch.cat([ta, tb[:, :3]], 1))
     _same(ct.flip(ca, [1]), torch.flip(ta, [1]))
     _same(ca.repeat_interleave(2, 1), ta.repeat_interleave(2, 1))
+
+
+def test_broadcast_tensors_and_matmul_batch_mismatch():
+    # broadcast_tensors and matmul's batch dimensions share one broadcast helper and torch's error text
+    oracle.raises_like(lambda: ct.broadcast_tensors(ct.ones(2, 1), ct.ones(3, 4)),
+                       lambda: torch.broadcast_tensors(torch.ones(2, 1), torch.ones(3, 4)))
+    oracle.raises_like(lambda: ct.matmul(ct.ones(2, 3, 4), ct.ones(3, 4, 2)),
+                       lambda: torch.matmul(torch.ones(2, 3, 4), torch.ones(3, 4, 2)))
+    for shapes in [((2, 1), (0,)), ((1, 3), (4, 1), ()), ((5,), (2, 1, 1))]:
+        got = ct.broadcast_tensors(*[ct.ones(s) for s in shapes])
+        want = torch.broadcast_tensors(*[torch.ones(s) for s in shapes])
+        assert [tuple(g.shape) for g in got] == [tuple(w.shape) for w in want]

@@ -3,6 +3,7 @@ matmul's broadcasting rules, dot/vdot/inner/mv/outer/addmv/addbmm and
 linear. Autograd comes from the declared ops. Registered by _ops/nn.py's
 register() with the other composites."""
 import cthtorch
+from cthtorch._ops.shape import _broadcast_pair
 
 
 def matmul(input, other, *, out=None):
@@ -35,7 +36,7 @@ def matmul(input, other, *, out=None):
         if k != k2:
             raise RuntimeError("Expected size for first two dimensions of batch2 tensor to be: [%d, %d] but got: [%d, %d]."
                                % (aa.shape[:-2].numel() if aa.dim() > 2 else 1, k, bb.shape[:-2].numel() if bb.dim() > 2 else 1, k2))
-        batch = list(_broadcast_shape(list(aa.shape[:-2]), list(bb.shape[:-2])))
+        batch = _broadcast_pair(list(aa.shape[:-2]), list(bb.shape[:-2]))
         ae = aa.expand(batch + [n, k]).reshape(-1, n, k)
         be = bb.expand(batch + [k, m]).reshape(-1, k, m)
         r = cthtorch.bmm(ae, be).reshape(batch + [n, m])
@@ -47,19 +48,6 @@ def matmul(input, other, *, out=None):
         out.resize_(r.shape).copy_(r)
         return out
     return r
-
-
-def _broadcast_shape(a, b):
-    n = max(len(a), len(b))
-    a = [1] * (n - len(a)) + a
-    b = [1] * (n - len(b)) + b
-    out = []
-    for i, (x, y) in enumerate(zip(a, b)):
-        if x != y and x != 1 and y != 1:
-            raise RuntimeError("The size of tensor a (%d) must match the size of tensor b (%d) at non-singleton "
-                               "dimension %d" % (x, y, i))
-        out.append(max(x, y) if min(x, y) != 0 else 0)
-    return out
 
 
 def dot(input, other, *, out=None):

@@ -400,37 +400,34 @@ def broadcast_to(input, size):
     return input.expand(size)
 
 
-def broadcast_shapes(*shapes):
+def _broadcast_pair(a, b):
+    """The broadcast shape (a list) of shapes a and b (lists), with torch's error for sizes
+    that cannot broadcast (broadcast_tensors, matmul's batch dimensions)."""
+    n = max(len(a), len(b))
+    a = [1] * (n - len(a)) + a
+    b = [1] * (n - len(b)) + b
     out = []
-    for s in shapes:
-        s = [s] if isinstance(s, int) else list(s)
-        n = max(len(out), len(s))
-        a = [1] * (n - len(out)) + out
-        b = [1] * (n - len(s)) + s
-        res = []
-        for i, (x, y) in enumerate(zip(a, b)):
-            if x != y and x != 1 and y != 1:
-                raise RuntimeError("Shape mismatch: objects cannot be broadcast to a single shape.  Mismatch is "
-                                   "between arg 0 and arg 1.")
-            res.append(y if x == 1 else x)
-        out = res
-    return cthtorch.Size(out)
+    for i, (x, y) in enumerate(zip(a, b)):
+        if x != y and x != 1 and y != 1:
+            raise RuntimeError("The size of tensor a (%d) must match the size of tensor b (%d) at non-singleton "
+                               "dimension %d" % (x, y, i))
+        out.append(y if x == 1 else x)
+    return out
 
 
 def broadcast_tensors(*tensors):
     if len(tensors) == 1 and isinstance(tensors[0], (list, tuple)):
         tensors = tensors[0]
-    shape = broadcast_shapes(*[t.shape for t in tensors])
+    shape = []
+    for t in tensors:
+        shape = _broadcast_pair(shape, list(t.shape))
     return tuple(t.expand(shape) for t in tensors)
-
-
 
 
 FUNCTIONS = ["hstack", "vstack", "row_stack", "dstack", "column_stack",
              "split", "chunk", "tensor_split", "unbind", "gather", "take_along_dim", "scatter",
              "scatter_add", "scatter_reduce", "masked_fill", "nonzero",
-             "where", "rot90", "tile", "broadcast_to", "broadcast_shapes", "broadcast_tensors"]
-FUNCTIONS = [f for f in FUNCTIONS if f not in ("meshgrid", "broadcast_shapes")]   # in cthtorch/functional.py
+             "where", "rot90", "tile", "broadcast_to", "broadcast_tensors"]   # broadcast_shapes: cthtorch/functional.py
 
 METHODS = ["split", "chunk", "tensor_split", "unbind", "gather", "take_along_dim", "scatter",
            "scatter_add", "scatter_reduce", "masked_fill", "nonzero", "rot90",

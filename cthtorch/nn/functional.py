@@ -311,6 +311,8 @@ def softsign(input):
 
 
 def tanhshrink(input):
+    if _has_torch_function_unary(input):
+        return _handle_with_locals(tanhshrink, locals())
     return input - input.tanh()
 
 
@@ -336,6 +338,8 @@ def prelu(input, weight):
 
 
 def rrelu(input, lower=1.0 / 8, upper=1.0 / 3, training=False, inplace=False):
+    if _has_torch_function_unary(input):
+        return _handle_with_locals(rrelu, locals())
     return rrelu_(input, lower, upper, training) if inplace else cthtorch.rrelu(input, lower, upper, training)
 
 
@@ -377,10 +381,14 @@ def log_softmax(input, dim=None, _stacklevel=3, dtype=None):
 
 
 def softmin(input, dim=None, _stacklevel=3, dtype=None):
+    if _has_torch_function_unary(input):
+        return _handle_with_locals(softmin, locals())
     return softmax(-input, dim, dtype=dtype)
 
 
 def gumbel_softmax(logits, tau=1.0, hard=False, eps=1e-10, dim=-1):
+    if _has_torch_function_unary(logits):
+        return _handle_with_locals(gumbel_softmax, locals())
     g = -cthtorch.empty_like(logits).exponential_().log()
     y = ((logits + g) / tau).softmax(dim)
     if hard:
@@ -392,7 +400,7 @@ def gumbel_softmax(logits, tau=1.0, hard=False, eps=1e-10, dim=-1):
 
 # ---------------------------------------------------------------- normalization / dropout / embedding
 def batch_norm(input, running_mean, running_var, weight=None, bias=None, training=False, momentum=0.1, eps=1e-5):
-    if _has_torch_function_variadic(input, running_mean, running_var):
+    if _has_torch_function_variadic(input, running_mean, running_var, weight, bias):
         return _handle_with_locals(batch_norm, locals())
     if training:
         size = input.shape
@@ -409,7 +417,7 @@ def instance_norm(input, running_mean=None, running_var=None, weight=None, bias=
     """ATen's instance_norm: batch_norm over (1, N*C, ...) with the weights and
     running stats repeated N times; the running stats then take the mean of
     their N updated copies."""
-    if _has_torch_function_unary(input):
+    if _has_torch_function_variadic(input, running_mean, running_var, weight, bias):
         return _handle_with_locals(instance_norm, locals())
     if not use_input_stats and (running_mean is None or running_var is None):
         raise RuntimeError("Expected running_mean and running_var to be defined when use_input_stats is false")
@@ -426,7 +434,7 @@ def instance_norm(input, running_mean=None, running_var=None, weight=None, bias=
 
 
 def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):
-    if _has_torch_function_unary(input):
+    if _has_torch_function_variadic(input, weight, bias):
         return _handle_with_locals(layer_norm, locals())
     if isinstance(normalized_shape, int):
         normalized_shape = (normalized_shape,)
@@ -434,13 +442,13 @@ def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):
 
 
 def group_norm(input, num_groups, weight=None, bias=None, eps=1e-5):
-    if _has_torch_function_unary(input):
+    if _has_torch_function_variadic(input, weight, bias):
         return _handle_with_locals(group_norm, locals())
     return cthtorch.group_norm(input, num_groups, weight, bias, eps)
 
 
 def normalize(input, p=2.0, dim=1, eps=1e-12, out=None):
-    if _has_torch_function_unary(input):
+    if _has_torch_function_variadic(input, out):
         return _handle_with_locals(normalize, locals())
     denom = _vector_norm(input, p, dim, True).clamp_min(eps).expand_as(input)
     return input / denom
@@ -471,6 +479,8 @@ def _channel_dropout(input, p, training, inplace, batched):
 
 
 def dropout1d(input, p=0.5, training=True, inplace=False):
+    if _has_torch_function_unary(input):
+        return _handle_with_locals(dropout1d, locals())
     _check_p(p)
     if input.dim() not in (2, 3):
         raise RuntimeError("dropout1d: Expected 2D or 3D input, but received a %dD input. Note that dropout1d exists "
@@ -503,22 +513,28 @@ def dropout2d(input, p=0.5, training=True, inplace=False):
 
 
 def dropout3d(input, p=0.5, training=True, inplace=False):
+    if _has_torch_function_unary(input):
+        return _handle_with_locals(dropout3d, locals())
     _check_p(p)
     _warn_spatial_dims("dropout3d", input.dim(), (4, 5), 3, "4D or 5D")
     return _channel_dropout(input, p, training, inplace, input.dim() == 5)
 
 
 def alpha_dropout(input, p=0.5, training=False, inplace=False):
+    if _has_torch_function_unary(input):
+        return _handle_with_locals(alpha_dropout, locals())
     return cthtorch.alpha_dropout(input, p, training)
 
 
 def feature_alpha_dropout(input, p=0.5, training=False, inplace=False):
+    if _has_torch_function_unary(input):
+        return _handle_with_locals(feature_alpha_dropout, locals())
     from cthtorch._ops.nn import alpha_dropout as _alpha_dropout
     return _alpha_dropout(input, p, training, feature=True)
 
 
 def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0, scale_grad_by_freq=False, sparse=False):
-    if _has_torch_function_unary(input):
+    if _has_torch_function_variadic(input, weight):
         return _handle_with_locals(embedding, locals())
     if padding_idx is not None:
         if padding_idx > 0:
@@ -558,7 +574,7 @@ def _check_class_weight(weight, target):
 
 
 def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, reduce=None, reduction="mean"):
-    if _has_torch_function_variadic(input, target):
+    if _has_torch_function_variadic(input, target, weight):
         return _handle_with_locals(nll_loss, locals())
     reduction = _legacy_reduction(size_average, reduce, reduction)
     _check_class_weight(weight, target)
@@ -567,7 +583,7 @@ def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, r
 
 def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-100, reduce=None, reduction="mean",
                   label_smoothing=0.0):
-    if _has_torch_function_variadic(input, target):
+    if _has_torch_function_variadic(input, target, weight):
         return _handle_with_locals(cross_entropy, locals())
     reduction = _legacy_reduction(size_average, reduce, reduction)
     _check_class_weight(weight, target)
@@ -575,7 +591,7 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-1
 
 
 def mse_loss(input, target, size_average=None, reduce=None, reduction="mean", weight=None):
-    if _has_torch_function_variadic(input, target):
+    if _has_torch_function_variadic(input, target, weight):
         return _handle_with_locals(mse_loss, locals())
     reduction = _legacy_reduction(size_average, reduce, reduction)
     if input.shape != target.shape:
@@ -606,13 +622,15 @@ def smooth_l1_loss(input, target, size_average=None, reduce=None, reduction="mea
 
 
 def huber_loss(input, target, reduction="mean", delta=1.0, weight=None):
+    if _has_torch_function_variadic(input, target, weight):
+        return _handle_with_locals(huber_loss, locals())
     d = (input - target).abs()
     loss = cthtorch.where(d < delta, 0.5 * d * d, delta * (d - 0.5 * delta))
     return _apply_loss_reduction(loss, reduction)
 
 
 def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=None, reduction="mean"):
-    if _has_torch_function_variadic(input, target):
+    if _has_torch_function_variadic(input, target, weight):
         return _handle_with_locals(binary_cross_entropy, locals())
     reduction = _legacy_reduction(size_average, reduce, reduction)
     if target.shape != input.shape:
@@ -626,7 +644,7 @@ def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=N
 
 def binary_cross_entropy_with_logits(input, target, weight=None, size_average=None, reduce=None, reduction="mean",
                                      pos_weight=None):
-    if _has_torch_function_variadic(input, target):
+    if _has_torch_function_variadic(input, target, weight, pos_weight):
         return _handle_with_locals(binary_cross_entropy_with_logits, locals())
     reduction = _legacy_reduction(size_average, reduce, reduction)
     if target.shape != input.shape:
@@ -643,6 +661,8 @@ def binary_cross_entropy_with_logits(input, target, weight=None, size_average=No
 
 
 def kl_div(input, target, size_average=None, reduce=None, reduction="mean", log_target=False):
+    if _has_torch_function_variadic(input, target):
+        return _handle_with_locals(kl_div, locals())
     reduction = _legacy_reduction(size_average, reduce, reduction)
     if log_target:
         loss = target.exp() * (target - input)
@@ -655,6 +675,8 @@ def kl_div(input, target, size_average=None, reduce=None, reduction="mean", log_
 
 def poisson_nll_loss(input, target, log_input=True, full=False, size_average=None, eps=1e-8, reduce=None,
                      reduction="mean"):
+    if _has_torch_function_variadic(input, target):
+        return _handle_with_locals(poisson_nll_loss, locals())
     loss = input.exp() - target * input if log_input else input - target * (input + eps).log()
     if full:
         stirling = target * target.log() - target + 0.5 * (2 * math.pi * target).log()
@@ -663,22 +685,30 @@ def poisson_nll_loss(input, target, log_input=True, full=False, size_average=Non
 
 
 def cosine_embedding_loss(input1, input2, target, margin=0.0, size_average=None, reduce=None, reduction="mean"):
+    if _has_torch_function_variadic(input1, input2, target):
+        return _handle_with_locals(cosine_embedding_loss, locals())
     cos = cosine_similarity(input1, input2, dim=-1)
     loss = cthtorch.where(target == 1, 1 - cos, (cos - margin).clamp_min(0))
     return _apply_loss_reduction(loss, reduction)
 
 
-def margin_ranking_loss(input1, input2, target, margin=0.0, size_average=None, reduce=None, reduction="mean"):
+def margin_ranking_loss(input1, input2, target, margin=0, size_average=None, reduce=None, reduction="mean"):
+    if _has_torch_function_variadic(input1, input2, target):
+        return _handle_with_locals(margin_ranking_loss, locals())
     return _apply_loss_reduction((-target * (input1 - input2) + margin).clamp_min(0), reduction)
 
 
 def hinge_embedding_loss(input, target, margin=1.0, size_average=None, reduce=None, reduction="mean"):
+    if _has_torch_function_variadic(input, target):
+        return _handle_with_locals(hinge_embedding_loss, locals())
     loss = cthtorch.where(target == 1, input, (margin - input).clamp_min(0))
     return _apply_loss_reduction(loss, reduction)
 
 
 def triplet_margin_loss(anchor, positive, negative, margin=1.0, p=2, eps=1e-6, swap=False, size_average=None,
                         reduce=None, reduction="mean"):
+    if _has_torch_function_variadic(anchor, positive, negative):
+        return _handle_with_locals(triplet_margin_loss, locals())
     d_pos = pairwise_distance(anchor, positive, p, eps)
     d_neg = pairwise_distance(anchor, negative, p, eps)
     if swap:
@@ -687,10 +717,14 @@ def triplet_margin_loss(anchor, positive, negative, margin=1.0, p=2, eps=1e-6, s
 
 
 def soft_margin_loss(input, target, size_average=None, reduce=None, reduction="mean"):
+    if _has_torch_function_variadic(input, target):
+        return _handle_with_locals(soft_margin_loss, locals())
     return _apply_loss_reduction((1 + (-target * input).exp()).log(), reduction)
 
 
 def multilabel_soft_margin_loss(input, target, weight=None, size_average=None, reduce=None, reduction="mean"):
+    if _has_torch_function_variadic(input, target, weight):
+        return _handle_with_locals(multilabel_soft_margin_loss, locals())
     loss = -(target * _nn.log_sigmoid(input) + (1 - target) * _nn.log_sigmoid(-input))
     if weight is not None:
         loss = loss * weight
@@ -698,6 +732,8 @@ def multilabel_soft_margin_loss(input, target, weight=None, size_average=None, r
 
 
 def gaussian_nll_loss(input, target, var, full=False, eps=1e-6, reduction="mean"):
+    if _has_torch_function_variadic(input, target, var):
+        return _handle_with_locals(gaussian_nll_loss, locals())
     var = var.clamp(min=eps)
     loss = 0.5 * (var.log() + (input - target) ** 2 / var)
     if full:
@@ -895,10 +931,14 @@ def pixel_unshuffle(input, downscale_factor):
 
 
 def unfold(input, kernel_size, dilation=1, padding=0, stride=1):
+    if _has_torch_function_unary(input):
+        return _handle_with_locals(unfold, locals())
     return _C._nn.im2col(input, _pair(kernel_size), _pair(dilation), _pair(padding), _pair(stride))
 
 
 def fold(input, output_size, kernel_size, dilation=1, padding=0, stride=1):
+    if _has_torch_function_unary(input):
+        return _handle_with_locals(fold, locals())
     return _C._nn.col2im(input, _pair(output_size), _pair(kernel_size), _pair(dilation), _pair(padding),
                          _pair(stride))
 

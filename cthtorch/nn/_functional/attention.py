@@ -4,6 +4,7 @@ on given weights)."""
 import math
 
 import cthtorch
+from cthtorch.overrides import _handle_with_locals, has_torch_function_variadic as _has_torch_function_variadic
 
 # torch's names of the dtypes in its attention messages
 _C10_NAMES = {"float32": "float", "float64": "double", "float16": "c10::Half", "bfloat16": "c10::BFloat16"}
@@ -39,6 +40,8 @@ def _fusable(q, k, v, m, dropout_p, enable_gqa):
 
 def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.0, is_causal=False, scale=None,
                                  enable_gqa=False):
+    if _has_torch_function_variadic(query, key, value):   # an fx Proxy: recorded as this function
+        return _handle_with_locals(scaled_dot_product_attention, locals())
     if attn_mask is not None and attn_mask.dtype != cthtorch.bool and attn_mask.dtype != query.dtype:
         raise RuntimeError("Expected attn_mask dtype to be bool or float or to match query dtype, but got "
                            "attn_mask.dtype: %s and  query.dtype: %s instead." % (_c10(attn_mask.dtype),

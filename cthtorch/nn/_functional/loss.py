@@ -3,6 +3,7 @@ triplet_margin_with_distance_loss, ctc_loss (the CTC forward recursion in log sp
 import math
 
 import cthtorch
+from cthtorch.overrides import _handle_with_locals, has_torch_function_variadic as _has_torch_function_variadic
 from cthtorch.nn._functional import _F
 
 
@@ -11,6 +12,8 @@ def _reduce(loss, reduction):
 
 
 def multi_margin_loss(input, target, p=1, margin=1.0, weight=None, size_average=None, reduce=None, reduction="mean"):
+    if _has_torch_function_variadic(input, target, weight):
+        return _handle_with_locals(multi_margin_loss, locals())
     reduction = _F()._legacy_reduction(size_average, reduce, reduction)
     if p not in (1, 2):
         raise ValueError("only p == 1 and p == 2 supported")
@@ -38,6 +41,8 @@ def multi_margin_loss(input, target, p=1, margin=1.0, weight=None, size_average=
 
 
 def multilabel_margin_loss(input, target, size_average=None, reduce=None, reduction="mean"):
+    if _has_torch_function_variadic(input, target):
+        return _handle_with_locals(multilabel_margin_loss, locals())
     reduction = _F()._legacy_reduction(size_average, reduce, reduction)
     x = input.unsqueeze(0) if input.dim() <= 1 else input
     t = target.reshape(x.shape)
@@ -60,6 +65,8 @@ def multilabel_margin_loss(input, target, size_average=None, reduce=None, reduct
 
 def triplet_margin_with_distance_loss(anchor, positive, negative, *, distance_function=None, margin=1.0, swap=False,
                                       reduction="mean"):
+    if _has_torch_function_variadic(anchor, positive, negative):
+        return _handle_with_locals(triplet_margin_with_distance_loss, locals())
     if margin <= 0:
         raise ValueError("TripletMarginWithDistanceLoss: expected margin to be greater than 0, got %s instead"
                          % margin)
@@ -84,6 +91,8 @@ def _lengths(v):
 
 
 def ctc_loss(log_probs, targets, input_lengths, target_lengths, blank=0, reduction="mean", zero_infinity=False):
+    if _has_torch_function_variadic(log_probs, targets, input_lengths, target_lengths):
+        return _handle_with_locals(ctc_loss, locals())
     unbatched = log_probs.dim() == 2
     lp = log_probs.unsqueeze(1) if unbatched else log_probs
     if lp.dim() != 3:
@@ -161,6 +170,8 @@ def linear_cross_entropy(input, linear_weight, target, *, linear_bias=None, weig
     """cross_entropy(linear(input, linear_weight, linear_bias), target) with torch's checks; linear_weight is
     (C, *out_features, in_features) for a K-dimensional loss. torch's options pick a chunked evaluation that
     saves memory; the value is the same, and here it is computed in one piece."""
+    if _has_torch_function_variadic(input, linear_weight, target, linear_bias, weight):
+        return _handle_with_locals(linear_cross_entropy, locals())
     if input.dim() < 1 or input.dim() > 2:
         raise RuntimeError("expected input with dimensionality 1 or 2, got %d" % input.dim())
     if linear_weight.dim() < 2:

@@ -1,8 +1,12 @@
 """rms_norm and local_response_norm as composites of differentiable ops."""
 import cthtorch
+from cthtorch.overrides import _handle_with_locals, has_torch_function_unary as _has_torch_function_unary
+from cthtorch.overrides import has_torch_function_variadic as _has_torch_function_variadic
 
 
 def rms_norm(input, normalized_shape, weight=None, eps=None):
+    if _has_torch_function_variadic(input, weight):
+        return _handle_with_locals(rms_norm, locals())
     shape = (normalized_shape,) if isinstance(normalized_shape, int) else tuple(normalized_shape)
     if tuple(input.shape[input.dim() - len(shape):]) != shape or len(shape) > input.dim():
         raise RuntimeError("Given normalized_shape=%s, expected input with shape [*, %s], but got input of size%s"
@@ -15,6 +19,8 @@ def rms_norm(input, normalized_shape, weight=None, eps=None):
 
 
 def local_response_norm(input, size, alpha=1e-4, beta=0.75, k=1.0):
+    if _has_torch_function_unary(input):
+        return _handle_with_locals(local_response_norm, locals())
     from cthtorch.nn import functional as F
     dim = input.dim()
     if dim < 3:

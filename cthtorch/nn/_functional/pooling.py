@@ -12,18 +12,24 @@ from cthtorch.nn.modules.utils import _ntuple, _pair, _triple
 
 # ---------------------------------------------------------------- lp pooling
 def lp_pool1d(input, norm_type, kernel_size, stride=None, ceil_mode=False):
+    if _has_torch_function_unary(input):
+        return _handle_with_locals(lp_pool1d, locals())
     out = _F().avg_pool1d(input.pow(norm_type), kernel_size, stride, 0, ceil_mode)
     k = kernel_size[0] if isinstance(kernel_size, (list, tuple)) else kernel_size
     return (out.sign() * out.abs().relu()).mul(k).pow(1.0 / norm_type)
 
 
 def lp_pool2d(input, norm_type, kernel_size, stride=None, ceil_mode=False):
+    if _has_torch_function_unary(input):
+        return _handle_with_locals(lp_pool2d, locals())
     kh, kw = _pair(kernel_size)
     out = _F().avg_pool2d(input.pow(norm_type), kernel_size, stride, 0, ceil_mode)
     return (out.sign() * out.abs().relu()).mul(kh * kw).pow(1.0 / norm_type)
 
 
 def lp_pool3d(input, norm_type, kernel_size, stride=None, ceil_mode=False):
+    if _has_torch_function_unary(input):
+        return _handle_with_locals(lp_pool3d, locals())
     kd, kh, kw = _triple(kernel_size)
     out = avg_pool3d(input.pow(norm_type), kernel_size, stride, 0, ceil_mode)
     return (out.sign() * out.abs().relu()).mul(kd * kh * kw).pow(1.0 / norm_type)
@@ -96,14 +102,20 @@ def _max_unpool(input, indices, kernel_size, stride, padding, output_size, nd):
 
 
 def max_unpool1d(input, indices, kernel_size, stride=None, padding=0, output_size=None):
+    if _has_torch_function_unary(input):
+        return _handle_with_locals(max_unpool1d, locals())
     return _max_unpool(input, indices, kernel_size, stride, padding, output_size, 1)
 
 
 def max_unpool2d(input, indices, kernel_size, stride=None, padding=0, output_size=None):
+    if _has_torch_function_unary(input):
+        return _handle_with_locals(max_unpool2d, locals())
     return _max_unpool(input, indices, kernel_size, stride, padding, output_size, 2)
 
 
 def max_unpool3d(input, indices, kernel_size, stride=None, padding=0, output_size=None):
+    if _has_torch_function_unary(input):
+        return _handle_with_locals(max_unpool3d, locals())
     return _max_unpool(input, indices, kernel_size, stride, padding, output_size, 3)
 
 

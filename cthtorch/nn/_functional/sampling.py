@@ -3,6 +3,8 @@ as gathers of the four neighbours, so autograd reaches both the input and the gr
 import warnings
 
 import cthtorch
+from cthtorch.overrides import _handle_with_locals, has_torch_function_unary as _has_torch_function_unary
+from cthtorch.overrides import has_torch_function_variadic as _has_torch_function_variadic
 
 
 def _align_default(align_corners, name):
@@ -15,6 +17,8 @@ def _align_default(align_corners, name):
 
 
 def affine_grid(theta, size, align_corners=None):
+    if _has_torch_function_unary(theta):
+        return _handle_with_locals(affine_grid, locals())
     align_corners = _align_default(align_corners, "grid_sample and affine_grid")
     if not theta.is_floating_point():
         raise ValueError("Expected theta to have floating point type, but got %s" % theta.dtype)
@@ -68,6 +72,8 @@ def _source_coord(c, size, padding_mode, align_corners):
 
 
 def grid_sample(input, grid, mode="bilinear", padding_mode="zeros", align_corners=None):
+    if _has_torch_function_variadic(input, grid):
+        return _handle_with_locals(grid_sample, locals())
     if mode not in ("bilinear", "nearest", "bicubic"):
         raise ValueError("nn.functional.grid_sample(): expected mode to be 'bilinear', 'nearest' or 'bicubic', but "
                          "got: '%s'" % mode)

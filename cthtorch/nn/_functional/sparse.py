@@ -4,12 +4,15 @@ fixed-length bags, the mode names, max_norm) over the C kernel
 import warnings
 
 import cthtorch
+from cthtorch.overrides import _handle_with_locals, has_torch_function_variadic as _has_torch_function_variadic
 
 _BAG_MODES = {"sum": 0, "mean": 1, "max": 2}
 
 
 def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type=2, scale_grad_by_freq=False, mode="mean",
                   sparse=False, per_sample_weights=None, include_last_offset=False, padding_idx=None):
+    if _has_torch_function_variadic(input, weight, offsets, per_sample_weights):
+        return _handle_with_locals(embedding_bag, locals())
     from cthtorch.nn import functional as F
     if weight.dtype == cthtorch.int64 and input.is_floating_point():
         warnings.warn("Argument order of nn.functional.embedding_bag was changed. Usage `embedding_bag(weight, "

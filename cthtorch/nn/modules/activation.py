@@ -269,13 +269,9 @@ class Softmax2d(Module):
         return F.softmax(input, -3)
 
 
-def _mha_attention(q, k, v, L, S, N, H, attn_mask, key_padding_mask, is_causal, dropout_p):
-    """F.scaled_dot_product_attention over the heads of projected (seq, batch, embed) q, k, v, MHA's masks
-    (True = masked out) turned into SDPA's (True = attend, or added)"""
-    D = q.shape[-1] // H
-    q = q.reshape(L, N, H, D).permute(1, 2, 0, 3)
-    k = k.reshape(S, N, H, D).permute(1, 2, 0, 3)
-    v = v.reshape(S, N, H, D).permute(1, 2, 0, 3)
+def _mha_mask(attn_mask, key_padding_mask, L, S, N, H, dtype):
+    """MHA's attn_mask and key_padding_mask (bool: True = masked out; float: added) merged into one mask
+    in SDPA's terms (bool: True = attend; float: added), broadcastable to (N, H, L, S); None without masks"""
     mask = None
     if attn_mask is not None:
         mask = attn_mask.reshape(N, H, L, S) if attn_mask.dim() == 3 else attn_mask
@@ -283,13 +279,23 @@ def _mha_attention(q, k, v, L, S, N, H, attn_mask, key_padding_mask, is_causal, 
     if key_padding_mask is not None:
         kpm = key_padding_mask.reshape(N, 1, 1, S)
         if kpm.dtype == cthtorch.bool:
-            kpm = cthtorch.zeros(kpm.shape, dtype=q.dtype).masked_fill(kpm, float("-inf"))
+            kpm = cthtorch.zeros(kpm.shape, dtype=dtype).masked_fill(kpm, float("-inf"))
         if mask is None:
             mask = kpm
         elif mask.dtype == cthtorch.bool:
-            mask = cthtorch.zeros(mask.shape, dtype=q.dtype).masked_fill(~mask, float("-inf")) + kpm
+            mask = cthtorch.zeros(mask.shape, dtype=dtype).masked_fill(~mask, float("-inf")) + kpm
         else:
             mask = mask + kpm
+    return mask
+
+
+def _mha_attention(q, k, v, L, S, N, H, attn_mask, key_padding_mask, is_causal, dropout_p):
+    """F.scaled_dot_product_attention over the heads of projected (seq, batch, embed) q, k, v"""
+    D = q.shape[-1] // H
+    q = q.reshape(L, N, H, D).permute(1, 2, 0, 3)
+    k = k.reshape(S, N, H, D).permute(1, 2, 0, 3)
+    v = v.reshape(S, N, H, D).permute(1, 2, 0, 3)
+    mask = _mha_mask(attn_mask, key_padding_mask, L, S, N, H, q.dtype)
     causal = is_causal and mask is None
     out = F.scaled_dot_product_attention(q, k, v, attn_mask=mask, dropout_p=dropout_p, is_causal=causal)
     return out.permute(2, 0, 1, 3).reshape(L, N, H * D)
@@ -372,18 +378,13 @@ class MultiheadAttention(Module):
         k = k.reshape(S, N * H, D).transpose(0, 1)
         v = v.reshape(S, N * H, D).transpose(0, 1)
         scores = cthtorch.bmm(q, k.transpose(1, 2)) / math.sqrt(D)
-        if attn_mask is not None:
-            m = attn_mask if attn_mask.dim() == 3 else attn_mask.unsqueeze(0)
-            scores = scores.masked_fill(m, float("-inf")) if m.dtype == cthtorch.bool else scores + m
+        mask = _mha_mask(attn_mask, key_padding_mask, L, S, N, H, scores.dtype)   # the SDPA path's masks
+        if mask is not None:
+            scores = scores.reshape(N, H, L, S)
+            scores = scores.masked_fill(~mask, float("-inf")) if mask.dtype == cthtorch.bool else scores + mask
+            scores = scores.reshape(N * H, L, S)
         elif is_causal:
-            causal = cthtorch.ones(L, S, dtype=cthtorch.bool).triu(1) if hasattr(cthtorch.Tensor, "triu") else \
-                cthtorch.tensor([[j > i for j in range(S)] for i in range(L)])
-            scores = scores.masked_fill(causal.unsqueeze(0), float("-inf"))
-        if key_padding_mask is not None:
-            kpm = key_padding_mask
-            if kpm.dtype != cthtorch.bool:
-                kpm = kpm != 0
-            scores = scores.reshape(N, H, L, S).masked_fill(kpm.reshape(N, 1, 1, S), float("-inf")).reshape(N * H, L, S)
+            scores = scores.masked_fill(cthtorch.ones(L, S, dtype=cthtorch.bool).triu(1), float("-inf"))
         attn = scores.softmax(-1)
         if self.dropout > 0 and self.training:
             attn = F.dropout(attn, self.dropout, True)

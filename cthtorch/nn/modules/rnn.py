@@ -124,10 +124,18 @@ class _FusedLayer(Function):
                 hg = cthtorch.addmm(b_hh, h, w_hh_t) if b_hh is not None else h.mm(w_hh_t)
                 h, wss[t] = cthtorch._fused_gru_cell(gis[t], hg, h)
             hs[t] = h
+        out = cthtorch.stack(hs, 0)
+        # the last h and c are outputs, whose grad_fn is this node: ctx must not hold them, else
+        # output -> node -> ctx -> output is a cycle that keeps every step's states until gc runs
+        # (a detached alias still refers to its source). The backward never reads the last h, and
+        # reads the last c from a copy.
+        last = order[-1]
+        hs[last] = None
+        if is_lstm:
+            cs[last] = c.clone()
         ctx.mode, ctx.reverse = mode, reverse
         ctx.hs, ctx.cs, ctx.wss = hs, cs, wss
         ctx.save_for_backward(x, h0, c0, w_ih, w_hh, b_ih, b_hh)
-        out = cthtorch.stack(hs, 0)
         return (out, h, c) if is_lstm else (out, h)
 
     @staticmethod

@@ -49,10 +49,5 @@ def fuse_linear_bn_eval(linear, bn):
 
 
 def fuse_linear_bn_weights(linear_w, linear_b, bn_rm, bn_rv, bn_eps, bn_w, bn_b):
-    if linear_b is None:
-        linear_b = cthtorch.zeros_like(bn_rm)
-    scale = bn_w * cthtorch.rsqrt(bn_rv + bn_eps)
-    fused_w = linear_w * scale.unsqueeze(-1)
-    fused_b = (linear_b - bn_rm) * scale + bn_b
-    return (cthtorch.nn.Parameter(fused_w, linear_w.requires_grad),
-            cthtorch.nn.Parameter(fused_b, linear_b.requires_grad))
+    # a Linear weight (out, in) is a conv weight with no spatial dims: the same fold
+    return fuse_conv_bn_weights(linear_w, linear_b, bn_rm, bn_rv, bn_eps, bn_w, bn_b)
