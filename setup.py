@@ -126,7 +126,7 @@ class BuildCthtorch(build_ext):
                              ], ["TH", "ATen", "python", "generated"])
         ext_name = "_C" + sysconfig.get_config_var("EXT_SUFFIX")
         link(pyobj, os.path.join(PKG, ext_name),
-             ["-L" + LIB, "-lATen", "-lTH", "-lm", "-Wl,-rpath,$ORIGIN/lib"])
+             ["-L" + LIB, "-lATen", "-lTH", "-lm", "-ldl", "-Wl,-rpath,$ORIGIN/lib"])
         self.build_thc()
         self.install_headers()
         pyi = os.path.join(GEN, "_C.pyi")
@@ -138,30 +138,38 @@ class BuildCthtorch(build_ext):
             subprocess.check_call([sys.executable, "-c", "import cthtorch"], cwd=ROOT)
 
     def build_thc(self):
+        """libTHC: nvcc per .cu (rebuilt when it or a header it can include
+        changed), linked with the static CUDA runtime so it needs only the
+        driver at run time; cuBLAS is opened by libTHC itself (dlopen)."""
         nvcc = shutil.which("nvcc")
         cu = sorted(glob.glob(os.path.join(ROOT, "src", "THC", "*.cu")))
         if not nvcc or not cu:
             return
         objdir = os.path.join(BUILD, "obj_cuda")
         os.makedirs(objdir, exist_ok=True)
-        objs = []
+        newest = newest_header(["TH", "ATen", "THC"])
+        # Hopper machine code (H100/H200) and Ampere PTX that newer cards JIT
+        arch = ["-gencode", "arch=compute_90,code=sm_90", "-gencode", "arch=compute_80,code=compute_80"]
+        opt = ["-O0", "-g", "-G"] if DEBUG else ["-O3", "-lineinfo"]
+        cmds, objs = [], []
         for src in cu:
             obj = os.path.join(objdir, os.path.basename(src) + ".o")
-            if not os.path.exists(obj) or os.path.getmtime(obj) < os.path.getmtime(src):
-                print("nvcc", os.path.relpath(src, ROOT), flush=True)
-                subprocess.check_call([nvcc, "-c", "-Xcompiler", "-fPIC", "-O2", "-I" + os.path.join(ROOT, "src"),
-                                       src, "-o", obj])
             objs.append(obj)
-        # libTHC is linked only when the CUDA runtime library is present;
-        # compiling the kernels is what proves they build here.
-        homes = [os.environ.get("CUDA_HOME", ""), os.path.dirname(os.path.dirname(os.path.realpath(nvcc)))]
-        homes += sorted(glob.glob("/usr/local/cuda*"))
-        cudart = [c for h in homes if h for c in glob.glob(os.path.join(h, "lib*", "libcudart.so"))]
-        if cudart:
-            libdir = os.path.dirname(cudart[0])
-            subprocess.check_call([nvcc, "-shared"] + objs + ["-o", os.path.join(LIB, "libTHC.so"),
-                                   "-L" + libdir, "-lcudart", "-Xlinker", "-rpath=" + libdir,
-                                   "-L" + LIB, "-lTH", "-Xlinker", "-rpath=$ORIGIN"])
+            if not os.path.exists(obj) or os.path.getmtime(obj) < max(os.path.getmtime(src), newest):
+                cmds.append([nvcc, "-c", "-std=c++17", "-Xcompiler", "-fPIC", "--expt-relaxed-constexpr"] + opt + arch +
+                            ["-DTH_BUILD", "-I" + os.path.join(ROOT, "src"), src, "-o", obj])
+
+        def run(cmd):
+            print("nvcc", os.path.relpath(cmd[-3], ROOT), flush=True)
+            subprocess.check_call(cmd)
+
+        with ThreadPoolExecutor(max(2, os.cpu_count() or 2)) as ex:
+            list(ex.map(run, cmds))
+        out = os.path.join(LIB, "libTHC.so")
+        if cmds or not os.path.exists(out):
+            print("link", os.path.relpath(out, ROOT), flush=True)
+            subprocess.check_call([nvcc, "-shared", "-cudart", "static"] + arch + objs +
+                                  ["-o", out, "-L" + LIB, "-lTH", "-ldl", "-lpthread", "-Xlinker", "-rpath=$ORIGIN"])
 
     def install_headers(self):
         for sub in ("TH", "ATen"):

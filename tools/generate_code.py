@@ -113,6 +113,9 @@ class Decl:
             self.module = "internal"
             self.variants = ["function"]
         self.view = bool(d.get("view", False))
+        # the body runs on CUDA tensors (its ATen function and every kernel it
+        # reaches are device-aware); other ops raise NotImplementedError there
+        self.cuda = bool(d.get("cuda", False))
         self.impl = d.get("impl")
         self.derivs = d.get("derivatives") or {}
         self.nondiff = bool(d.get("nondiff", False))
@@ -482,11 +485,27 @@ def gen_vt(d, out, inplace):
         else:
             boxed.append("ib_[%d]" % i)
             frees.append(i)
+    # the device key: which device the call runs on, and whether this op can
+    # run there (a factory runs on the host and its result moves)
+    tens = [p.name + "_" for p in params if p.base in ("Tensor", "Tensor[]", "Tensor?[]")]
+    if out:
+        tens.append("out_")
+    devp = [p.name + "_" for p in params if p.base == "Device"]
+    dev_fn = ["static inline " + proto.replace(fname + "(", fname + "_dev(", 1) + " {",
+              "  int dev_ = -1;"]
+    if tens or devp:
+        dev_fn.append("  PyObject *dv_[%d] = {%s};" % (max(len(tens), 1), ", ".join(tens) or "NULL"))
+        dev_fn.append("  if (THP_op_device(\"%s\", %d, dv_, %s, %s, %s, &dev_) < 0) return NULL;"
+                      % (name, len(tens), devp[0] if devp else "NULL", "true" if d.cuda else "false",
+                         "true" if devp else "false"))
+    dev_fn.append("  if (dev_ < 0 || %s) return %s_body(%s);" % ("true" if d.cuda else "false", fname, ", ".join(args)))
+    dev_fn.append("  return THP_move_result(%s_body(%s), dev_);" % (fname, ", ".join(args)))
+    dev_fn.append("}")
     wrapper = [proto + " {",
-               "  if (!THP_dispatch_active()) return %s_body(%s);" % (fname, ", ".join(args)),
+               "  if (!THP_dispatch_active()) return %s_dev(%s);" % (fname, ", ".join(args)),
                "  PyObject *tok_ = THP_dispatch_enter(\"%s\");" % name,
                "  if (!tok_) return NULL;",
-               "  PyObject *r_ = %s_body(%s);" % (fname, ", ".join(args))]
+               "  PyObject *r_ = %s_dev(%s);" % (fname, ", ".join(args))]
     n = len(params)
     if frees:
         wrapper.append("  PyObject *ib_[%d] = {0};" % n)
@@ -502,7 +521,7 @@ def gen_vt(d, out, inplace):
     wrapper.append("  return r_;")
     wrapper.append("}")
     body_fn = "static inline " + proto.replace(fname + "(", fname + "_body(", 1) + body[len(proto):]
-    return proto, body_fn + "\n\n" + "\n".join(wrapper), node_info
+    return proto, body_fn + "\n\n" + "\n".join(dev_fn) + "\n\n" + "\n".join(wrapper), node_info
 
 
 def _gen_vt_body(d, out, inplace):

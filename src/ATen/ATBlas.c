@@ -81,7 +81,7 @@ static int gemm2d(THDtype dt, const THTensor *A, const THTensor *B, THTensor *C,
   if (K == 0) {
     if (beta == 0) memset(c, 0, M * N * THDtype_size(dt));
     else {
-      THTensor *r = at_mul(C, &(THTensor){ .storage = &(THStorage){ .data = &beta }, .dtype = TH_Double, .wrapped_number = true }, C);
+      THTensor *r = at_mul(C, &(THTensor){ .storage = &(THStorage){ .device = -1, .data = &beta }, .dtype = TH_Double, .wrapped_number = true }, C);
       THTensor_free(r);
     }
     return 0;
@@ -128,12 +128,12 @@ static int gemm2d(THDtype dt, const THTensor *A, const THTensor *B, THTensor *C,
     int rc = -1;
     if (cview) {
       if (beta == 0) {
-        THTensor *scaled = alpha == 1 ? THTensor_retain(Cd) : at_mul(Cd, &(THTensor){ .storage = &(THStorage){ .data = &alpha }, .dtype = TH_Double, .wrapped_number = true }, NULL);
+        THTensor *scaled = alpha == 1 ? THTensor_retain(Cd) : at_mul(Cd, &(THTensor){ .storage = &(THStorage){ .device = -1, .data = &alpha }, .dtype = TH_Double, .wrapped_number = true }, NULL);
         rc = scaled ? at_copy_(cview, scaled) : -1;
         THTensor_free(scaled);
       } else {
         THTensor *cc = at_to_dtype(cview, Cd->dtype, true);
-        THTensor *r1 = cc ? at_mul(cc, &(THTensor){ .storage = &(THStorage){ .data = &beta }, .dtype = TH_Double, .wrapped_number = true }, cc) : NULL;
+        THTensor *r1 = cc ? at_mul(cc, &(THTensor){ .storage = &(THStorage){ .device = -1, .data = &beta }, .dtype = TH_Double, .wrapped_number = true }, cc) : NULL;
         THTensor *r2 = r1 ? at_add(cc, Cd, at_scalar_float(alpha), cc) : NULL;
         rc = r2 ? at_copy_(cview, cc) : -1;
         THTensor_free(cc); THTensor_free(r1); THTensor_free(r2);

@@ -1,5 +1,6 @@
 /* Copies, fills and dtype conversions. */
 #include "ATen.h"
+#include "ATCuda.h"
 
 #include <float.h>
 #include <math.h>
@@ -18,7 +19,10 @@ static bool same_geometry(const THTensor *a, const THTensor *b) {
 
 int at_copy_(THTensor *dst, const THTensor *src) {
   if (dst == src) return 0;
-  if (dst->dtype == src->dtype && same_geometry(dst, src) && THTensor_isContiguous(dst)) {
+  int dd = THTensor_device(dst), sd = THTensor_device(src);
+  if (dd != sd && !(dd >= 0 && src->ndim == 0))   /* a 0-d host value broadcasts into the loop */
+    return at_copy_across_devices(dst, src, false);
+  if (dd < 0 && dst->dtype == src->dtype && same_geometry(dst, src) && THTensor_isContiguous(dst)) {
     if (THTensor_data(dst) == THTensor_data(src)) return 0;
     if (at_check_no_partial_overlap(dst, src) < 0) return -1;
     memmove(THTensor_data(dst), THTensor_data(src), THTensor_numel(dst) * THDtype_size(dst->dtype));
@@ -81,9 +85,8 @@ int at_fill_(THTensor *t, ATScalar value) {
 
 /* A new tensor shaped like t; dense permuted layouts are preserved. */
 static THTensor *empty_like_layout(const THTensor *t, THDtype dtype, bool preserve) {
-  if (preserve && !THTensor_isContiguous(t) && THTensor_isNonOverlappingAndDense(t))
-    return THTensor_newStrided(dtype, t->ndim, t->sizes, t->strides);
-  return THTensor_new(dtype, t->ndim, t->sizes);
+  bool keep = preserve && !THTensor_isContiguous(t) && THTensor_isNonOverlappingAndDense(t);
+  return at_new_on(THTensor_device(t), dtype, t->ndim, t->sizes, keep ? t->strides : NULL);
 }
 
 THTensor *at_clone(const THTensor *t, bool preserve_layout) {
@@ -116,7 +119,12 @@ THTensor *at_scalar_tensor(ATScalar s, THDtype dtype) {
 
 /* Element 0 of t, read directly (no loop machinery: this is .item()'s path). */
 #define AT_READ(T, RESULT)                                                   \
+  _Alignas(8) char dev_copy_[8];                                             \
   const char *p = THTensor_data(t);                                          \
+  if (THTensor_device(t) >= 0) {   /* one element across: the host cannot read GPU memory */ \
+    if (at_cuda->memcpy(dev_copy_, p, THDtype_size(t->dtype), AT_D2H, false) < 0) return RESULT; \
+    p = dev_copy_;                                                           \
+  }                                                                          \
   switch (t->dtype) {                                                        \
     case TH_Bool: return (T)*(const bool *)p;                                \
     case TH_UInt8: return (T)*(const uint8_t *)p;                            \

@@ -3,6 +3,7 @@
  * order dimensions by the output's layout -> coalesce -> run the kernel's
  * 1-d inner loop over the rest, split across OpenMP threads when large. */
 #include "ATen.h"
+#include "ATCuda.h"
 #include "../TH/THKernels.h"
 #include "../TH/THLoops.h"
 
@@ -189,10 +190,11 @@ static void build_loop(Loop *L, int nops, THTensor *const *ops, int ndim, const 
 
 /* Output strides: follow the first input that already has the full shape
  * and a dense permuted layout (so a.t() + b.t() stays transposed). */
-static THTensor *alloc_like_inputs(THDtype dtype, int ndim, const int64_t *shape, int nin,
+static THTensor *alloc_like_inputs(int device, THDtype dtype, int ndim, const int64_t *shape, int nin,
                                    const THTensor *const *in) {
   for (int i = 0; i < nin; i++) {
     const THTensor *t = in[i];
+    if (THTensor_device(t) != device) continue;
     if (t->ndim != ndim || memcmp(t->sizes, shape, ndim * sizeof(int64_t)) != 0) continue;
     if (THTensor_isContiguous(t)) break;
     if (!THTensor_isNonOverlappingAndDense(t)) continue;
@@ -204,9 +206,30 @@ static THTensor *alloc_like_inputs(THDtype dtype, int ndim, const int64_t *shape
       }
     int64_t strides[TH_MAX_DIMS], st = 1;
     for (int a = ndim - 1; a >= 0; a--) { strides[perm[a]] = st; st *= shape[perm[a]]; }
-    return THTensor_newStrided(dtype, ndim, shape, strides);
+    return at_new_on(device, dtype, ndim, shape, strides);
   }
-  return THTensor_new(dtype, ndim, shape);
+  return at_new_on(device, dtype, ndim, shape, NULL);
+}
+
+/* The GPU launch of a built loop: 0-d host operands travel by value. */
+static int run_loop_cuda(const Loop *L, THTensor *const *ops, THLoopFn fn, const void *extra) {
+  ATCudaLoop C;
+  memset(&C, 0, sizeof C);
+  C.ndim = L->ndim;
+  C.nops = L->nops;
+  memcpy(C.shape, L->shape, sizeof C.shape);
+  for (int k = 0; k < L->nops; k++) {
+    memcpy(C.strides[k], L->strides[k], sizeof C.strides[k]);
+    C.dtype[k] = ops[k]->dtype;
+    if (THTensor_device(ops[k]) < 0) {
+      C.host_scalar[k] = true;
+      memcpy(C.scalar[k].bytes, THTensor_data(ops[k]), THDtype_size(ops[k]->dtype));
+      for (int d = 0; d < TH_MAX_DIMS; d++) C.strides[k][d] = 0;
+    } else {
+      C.data[k] = L->data[k];
+    }
+  }
+  return at_cuda->loop(fn, &C, extra);
 }
 
 THTensor *at_iter_run(ATIterSpec *spec, int nin, const THTensor *const *in, THLoopFn fn, const void *extra) {
@@ -237,6 +260,19 @@ THTensor *at_iter_run(ATIterSpec *spec, int nin, const THTensor *const *in, THLo
       THError_clear();
     }
   }
+  int device;
+  {
+    const THTensor *all[AT_MAX_OPS];
+    for (int i = 0; i < nin; i++) all[i] = in[i];
+    all[nin] = out;
+    if (at_common_device(nin + 1, all, spec->name, &device) < 0) return NULL;
+    if (out && THTensor_device(out) != device) {
+      char a[32], b[32];
+      THError_set(TH_ERR_RUNTIME, "Expected all tensors to be on the same device, but found at least two devices, %s and %s!",
+                  at_device_str(device, a, sizeof a), at_device_str(THTensor_device(out), b, sizeof b));
+      return NULL;
+    }
+  }
   for (int i = 0; i < nin; i++) {
     THDtype want = spec->in_dtypes && spec->in_dtypes[i] != TH_Undefined ? spec->in_dtypes[i] : spec->common_dtype;
     if (in[i]->dtype == want) { ops[i + 1] = (THTensor *)in[i]; continue; }
@@ -258,8 +294,8 @@ THTensor *at_iter_run(ATIterSpec *spec, int nin, const THTensor *const *in, THLo
     for (int i = 0; i < nin; i++)
       if (at_check_no_partial_overlap(out, in[i]) < 0) goto fail;
     if (out->dtype == spec->out_dtype) target = THTensor_retain(out);
-    else if (!(target = THTensor_new(spec->out_dtype, ndim, shape))) goto fail;
-  } else if (!(target = alloc_like_inputs(spec->out_dtype, ndim, shape, nin, (const THTensor *const *)ops + 1))) {
+    else if (!(target = at_new_on(device, spec->out_dtype, ndim, shape, NULL))) goto fail;
+  } else if (!(target = alloc_like_inputs(device, spec->out_dtype, ndim, shape, nin, (const THTensor *const *)ops + 1))) {
     goto fail;
   }
   ops[0] = target;
@@ -270,7 +306,11 @@ THTensor *at_iter_run(ATIterSpec *spec, int nin, const THTensor *const *in, THLo
   if (!empty) {
     Loop L;
     build_loop(&L, nin + 1, ops, ndim, shape);
-    run_loop(&L, fn, extra);
+    if (device >= 0) {
+      if (run_loop_cuda(&L, ops, fn, extra) < 0) goto fail;
+    } else {
+      run_loop(&L, fn, extra);
+    }
   }
   for (int i = 0; i < nin; i++) THTensor_free(conv[i]);
   if (at_check_kernel_error() < 0) { THTensor_free(target); return NULL; }

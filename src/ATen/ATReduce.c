@@ -392,7 +392,7 @@ THTensor *at_argmax(const THTensor *self, ATOptInt dim, bool keepdim, bool is_ma
 }
 
 THTensor *at_all_any(const THTensor *self, const ATIntList *dims, bool keepdim, bool is_all) {
-  THTensor *nz = at_ne(self, &(THTensor){ .storage = &(THStorage){ .data = &(int64_t){0} }, .dtype = TH_Int64,
+  THTensor *nz = at_ne(self, &(THTensor){ .storage = &(THStorage){ .device = -1, .data = &(int64_t){0} }, .dtype = TH_Int64,
                                           .wrapped_number = true }, NULL);
   if (!nz) return NULL;
   THTensor *s = at_sum(nz, dims, keepdim, TH_Int64, NULL);

@@ -37,6 +37,22 @@ typedef struct { int n; THTensor **v; } ATTensorList;
 AT_API void at_set_num_threads(int n);
 AT_API int at_get_num_threads(void);
 
+/* ---- devices (ATDevice.c; the CUDA table is ATCuda.h) ---- */
+/* "cpu" / "cuda:N" */
+AT_API const char *at_device_str(int device, char *buf, size_t n);
+/* The allocator for device (NULL: host); makes device current. */
+AT_API const THAllocator *at_allocator_for(int device);
+/* A new tensor on device (-1: host); strides NULL: contiguous. */
+AT_API THTensor *at_new_on(int device, THDtype dtype, int ndim, const int64_t *sizes, const int64_t *strides);
+/* The device an op on ts runs on: their common GPU, else the host. 0-d host
+ * tensors (numbers) join any device; anything else mixed is PyTorch's
+ * "Expected all tensors to be on the same device" error. NULL entries skipped. */
+AT_API int at_common_device(int n, const THTensor *const *ts, const char *name, int *device);
+/* t on device in dtype (the same tensor when nothing changes and !copy). */
+AT_API THTensor *at_to_device(const THTensor *t, int device, THDtype dtype, bool copy);
+/* dst.copy_(src) where they live on different devices. */
+AT_API int at_copy_across_devices(THTensor *dst, const THTensor *src, bool non_blocking);
+
 /* ---- dtypes (ATDtype.c) ---- */
 AT_API THDtype at_default_dtype(void);
 AT_API int at_set_default_dtype(THDtype t);

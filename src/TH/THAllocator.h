@@ -16,6 +16,10 @@ typedef struct THAllocator {
   void *(*malloc)(const struct THAllocator *self, size_t nbytes, void **ctx);
   void (*free)(const struct THAllocator *self, void *ptr, size_t nbytes, void *ctx);
   const char *name;
+  /* device memory only (NULL for host allocators): the CUDA device a new
+   * block lands on, and a device-to-device byte copy (storage resize) */
+  int (*device)(const struct THAllocator *self);
+  int (*copy)(void *dst, const void *src, size_t nbytes);
 } THAllocator;
 
 TH_API extern const THAllocator THDefaultAllocator;

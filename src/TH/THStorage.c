@@ -13,6 +13,7 @@ THStorage *THStorage_new(size_t nbytes, const THAllocator *allocator) {
   s->nbytes = nbytes;
   s->allocator = allocator;
   s->resizable = true;
+  s->device = allocator->device ? allocator->device(allocator) : -1;
   return s;
 }
 
@@ -25,6 +26,7 @@ THStorage *THStorage_newWithData(void *data, size_t nbytes, const THAllocator *a
   s->allocator = allocator;
   s->ctx = ctx;
   s->resizable = false;
+  s->device = allocator && allocator->device ? allocator->device(allocator) : -1;
   return s;
 }
 
@@ -46,7 +48,13 @@ int THStorage_resize(THStorage *s, size_t nbytes) {
   void *ctx;
   void *p = s->allocator->malloc(s->allocator, nbytes, &ctx);
   if (!p) return -1;
-  if (s->nbytes) memcpy(p, s->data, s->nbytes);
+  if (s->nbytes) {
+    if (s->allocator->copy) {   /* device memory: the host cannot read it */
+      if (s->allocator->copy(p, s->data, s->nbytes) < 0) { s->allocator->free(s->allocator, p, nbytes, ctx); return -1; }
+    } else {
+      memcpy(p, s->data, s->nbytes);
+    }
+  }
   s->allocator->free(s->allocator, s->data, s->nbytes, s->ctx);
   s->data = p; s->ctx = ctx; s->nbytes = nbytes;
   return 0;

@@ -12,6 +12,7 @@ typedef struct THStorage {
   const THAllocator *allocator;
   void *ctx;            /* allocator's per-block state */
   bool resizable;
+  int device;           /* -1: host memory; N: CUDA device N (allocator->device) */
 } THStorage;
 
 /* New storage of nbytes from the allocator (NULL: the default one). */

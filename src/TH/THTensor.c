@@ -88,6 +88,12 @@ static int64_t required_elems(int ndim, const int64_t *sizes, const int64_t *str
 }
 
 THTensor *THTensor_newStrided(THDtype dtype, int ndim, const int64_t *sizes, const int64_t *strides) {
+  return THTensor_newStridedWithAllocator(dtype, ndim, sizes, strides, NULL);
+}
+
+THTensor *THTensor_newStridedWithAllocator(THDtype dtype, int ndim, const int64_t *sizes,
+                                           const int64_t *strides, const THAllocator *a) {
+  if (!strides) return THTensor_newWithAllocator(dtype, ndim, sizes, a);
   int64_t tmp[TH_MAX_DIMS];
   if (THTensor_contiguousStrides(ndim, sizes, tmp, dtype) < 0) return NULL;
   for (int i = 0; i < ndim; i++)
@@ -102,7 +108,7 @@ THTensor *THTensor_newStrided(THDtype dtype, int ndim, const int64_t *sizes, con
   }
   THTensor *t = alloc_struct();
   if (!t) return NULL;
-  t->storage = THStorage_new((size_t)nbytes, NULL);
+  t->storage = THStorage_new((size_t)nbytes, a);
   if (!t->storage) { free(t); return NULL; }
   t->ndim = ndim; t->dtype = dtype;
   if (ndim) memcpy(t->sizes, sizes, ndim * sizeof(int64_t));

@@ -21,6 +21,9 @@ TH_API THTensor *THTensor_new(THDtype dtype, int ndim, const int64_t *sizes);
 TH_API THTensor *THTensor_newWithAllocator(THDtype dtype, int ndim, const int64_t *sizes, const THAllocator *a);
 /* Tensor with explicit strides; allocates just enough storage. */
 TH_API THTensor *THTensor_newStrided(THDtype dtype, int ndim, const int64_t *sizes, const int64_t *strides);
+/* The same, from allocator a (NULL: the default host one); strides NULL: contiguous. */
+TH_API THTensor *THTensor_newStridedWithAllocator(THDtype dtype, int ndim, const int64_t *sizes,
+                                                  const int64_t *strides, const THAllocator *a);
 /* A view on src's storage. Checks the view stays inside the storage. */
 TH_API THTensor *THTensor_newView(const THTensor *src, int ndim, const int64_t *sizes,
                                   const int64_t *strides, int64_t offset);
@@ -34,6 +37,8 @@ TH_API int64_t THTensor_numel(const THTensor *t);
 TH_API bool THTensor_isContiguous(const THTensor *t);
 /* True when the elements fill [data, data+numel) in some dimension order. */
 TH_API bool THTensor_isNonOverlappingAndDense(const THTensor *t);
+/* -1: the tensor lives in host memory; N: on CUDA device N. */
+static inline int THTensor_device(const THTensor *t) { return t->storage->device; }
 static inline char *THTensor_data(const THTensor *t) {
   return (char *)t->storage->data + t->offset * THDtype_size(t->dtype);
 }

@@ -1,23 +1,46 @@
-/* THC: the CUDA side of TH. Built only where nvcc exists; used only where a
- * GPU answers. Same error protocol as TH: status returns, THError_set. */
+/* THC: the CUDA side of TH. Compiled by nvcc where it exists, loaded at run
+ * time by cthtorch.cuda (see src/ATen/ATCuda.h for the table it fills).
+ * Same error protocol as TH: status returns and THError_set, never throws. */
 #ifndef THC_GENERAL_H
 #define THC_GENERAL_H
 
-#include "../TH/THAllocator.h"
+#include <cuda_runtime.h>
+#include "../ATen/ATCuda.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
 
-/* Number of visible CUDA devices; 0 when there is no GPU or no driver. */
-int THC_deviceCount(void);
-/* Device memory, as a TH allocator (storages on the GPU). */
-extern const THAllocator THCudaAllocator;
-/* out[i] = a[i] + alpha * b[i] over n contiguous floats on the device */
-int THCudaFloat_add(float *out, const float *a, const float *b, float alpha, long long n);
-int THCudaFloat_fill(float *out, float value, long long n);
-int THCuda_memcpyToDevice(void *dst, const void *src, size_t nbytes);
-int THCuda_memcpyToHost(void *dst, const void *src, size_t nbytes);
+/* The stream this thread launches on (NULL: the legacy default stream). */
+cudaStream_t thc_stream(void);
+void thc_set_stream(cudaStream_t s);
+int thc_current_device(void);
+int thc_set_device(int device);
+
+/* 0, or -1 with THError set naming what failed */
+int thc_check(cudaError_t e, const char *what);
+/* after a launch: a bad configuration shows at once; a fault inside the
+ * kernel shows at the next synchronising call, as in PyTorch */
+int thc_launched(const char *what);
+
+/* blocks for n elements at 256 threads, capped so grid-stride loops cover the rest */
+static inline unsigned thc_blocks(long long n, int threads) {
+  long long b = (n + threads - 1) / threads;
+  if (b < 1) b = 1;
+  if (b > 65535LL * 32) b = 65535LL * 32;
+  return (unsigned)b;
+}
+
+/* libTHC's parts of the table (each file fills its own) */
+extern const THAllocator THCCachingAllocator;
+extern const THAllocator THCHostAllocator;
+int thc_memory_stats(int device, int64_t *stats);
+void thc_reset_peak_stats(int device);
+void thc_empty_cache(void);
+int thc_loop(THLoopFn cpu_fn, const ATCudaLoop *L, const void *extra);       /* THCLoop.cu */
+int thc_gemm(THDtype dt, char transa, char transb, int64_t m, int64_t n, int64_t k, double alpha,
+             const void *a, int64_t lda, int64_t stride_a, const void *b, int64_t ldb, int64_t stride_b,
+             double beta, void *c, int64_t ldc, int64_t stride_c, int64_t batch);      /* THCBlas.cu */
 
 #ifdef __cplusplus
 }

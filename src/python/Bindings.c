@@ -50,6 +50,7 @@ PyObject *THP_tensor_attr(PyObject *o, const char *attr) {
   if (!strcmp(attr, "ndim")) return PyLong_FromLong(t->ndim);
   if (!strcmp(attr, "numel")) return PyLong_FromLongLong(THTensor_numel(t));
   if (!strcmp(attr, "strides")) return THPSize_new(t->ndim, t->strides);
+  if (!strcmp(attr, "device")) return THPDevice_of(THTensor_device(t));
   PyErr_Format(PyExc_SystemError, "formula attribute .%s is not recorded", attr);
   return NULL;
 }
@@ -183,4 +184,62 @@ int fa_intlist(PyObject *o, ATIntList *out, int size) {
 THDtype fa_dtype(PyObject *o) {
   if (o && THPDtype_Check(o)) return ((THPDtype *)o)->dtype;
   return TH_Undefined;
+}
+
+/* ---- the device key ---- */
+static int collect_devices(PyObject *o, const THTensor **ts, int *n, int cap) {
+  if (!o || o == Py_None) return 0;
+  if (THPTensor_Check(o)) { if (*n < cap) ts[(*n)++] = ((THPTensor *)o)->t; return 0; }
+  if (PyList_Check(o) || PyTuple_Check(o)) {
+    Py_ssize_t k = PySequence_Fast_GET_SIZE(o);
+    for (Py_ssize_t i = 0; i < k; i++) {
+      PyObject *x = PySequence_Fast_GET_ITEM(o, i);
+      if (THPTensor_Check(x) && *n < cap) ts[(*n)++] = ((THPTensor *)x)->t;
+    }
+  }
+  return 0;
+}
+
+int THP_op_device(const char *name, int n, PyObject *const *tensors, PyObject *device_arg, bool cuda_ok,
+                  bool factory, int *device) {
+  *device = -1;
+  if (device_arg && device_arg != Py_None) {
+    if (THPDevice_index(device_arg, device) < 0) return -1;
+    if (*device >= 0 && !cuda_ok && !factory) goto notimpl;
+    return 0;
+  }
+  enum { CAP = 64 };
+  const THTensor *ts[CAP];
+  int k = 0;
+  bool any_gpu = false;
+  for (int i = 0; i < n; i++) collect_devices(tensors[i], ts, &k, CAP);
+  for (int i = 0; i < k; i++) any_gpu |= THTensor_device(ts[i]) >= 0;
+  if (!any_gpu) return 0;   /* the common case: all on the host */
+  if (at_common_device(k, ts, name, device) < 0) return THP_raise_int();
+  if (*device >= 0 && !cuda_ok && !factory) goto notimpl;
+  return 0;
+notimpl:
+  PyErr_Format(PyExc_NotImplementedError,
+               "Could not run '%s' with arguments from the 'CUDA' backend: cthtorch has no CUDA kernel for it yet "
+               "(move the tensors to the CPU with .cpu() for this op)", name);
+  return -1;
+}
+
+PyObject *THP_move_result(PyObject *r, int device) {
+  if (!r || !THPTensor_Check(r)) return r;
+  THPTensor *t = (THPTensor *)r;
+  if (THTensor_device(t->t) == device) return r;
+  THTensor *m = at_to_device(t->t, device, t->t->dtype, false);
+  if (!m) { Py_DECREF(r); return THP_raise(); }
+  PyObject *w = THPTensor_wrap(m);
+  if (w) ((THPTensor *)w)->requires_grad = t->requires_grad;
+  Py_DECREF(r);
+  return w;
+}
+
+int THP_device_or(PyObject *device_arg, const THTensor *self) {
+  int d;
+  if (!device_arg || device_arg == Py_None) return THTensor_device(self);
+  if (THPDevice_index(device_arg, &d) < 0) { PyErr_Clear(); return THTensor_device(self); }
+  return d;
 }

@@ -1,5 +1,6 @@
-/* torch.device: a (type, index) pair. Only "cpu" runs here; "cuda" devices
- * can be named but tensors on them raise unless THC is built with a GPU. */
+/* torch.device: a (type, index) pair. "cuda" devices can always be named;
+ * putting a tensor on one first initialises CUDA (Cuda.c), which raises where
+ * libTHC or a GPU is missing. */
 #include "THP.h"
 
 static const char *type_names[] = {"cpu", "cuda", "meta"};
@@ -145,6 +146,18 @@ PyTypeObject THPDeviceType = {
 
 PyObject *THPDevice_cpu(void) { return cpu_device; }
 
+PyObject *THPDevice_of(int device) {
+  if (device < 0) return Py_NewRef(cpu_device);
+  return make(&THPDeviceType, 1, device);
+}
+
+int THPDevice_index(PyObject *o, int *device) {
+  int type, index;
+  if (THPDevice_parse(o, &type, &index) < 0) return -1;
+  *device = type == 1 ? index : -1;
+  return 0;
+}
+
 int THPDevice_parse(PyObject *o, int *type, int *index) {
   *type = 0; *index = -1;
   if (!o || o == Py_None) return 0;
@@ -158,12 +171,7 @@ int THPDevice_parse(PyObject *o, int *type, int *index) {
     PyErr_Format(PyExc_TypeError, "expected a torch.device, a string or an int, got %s", Py_TYPE(o)->tp_name);
     return -1;
   }
-  if (*type == 1) {
-    PyErr_SetString(PyExc_RuntimeError,
-                    "CUDA is not available: cthtorch has no GPU on this machine (cthtorch.cuda.is_available() "
-                    "is False). Use device='cpu'.");
-    return -1;
-  }
+  if (*type == 1) return THP_cuda_resolve(index);
   if (*type == 2) {
     PyErr_SetString(PyExc_NotImplementedError, "cthtorch does not implement the 'meta' device");
     return -1;

@@ -57,6 +57,14 @@ extern PyTypeObject THPDeviceType;
 PyObject *THPDevice_cpu(void);         /* borrowed */
 /* Parses a device argument (str, int, device); 0 cpu, -1 error (CUDA absent raises). */
 int THPDevice_parse(PyObject *o, int *type, int *index);
+/* torch.device for a storage device number (-1 cpu, N cuda:N); new reference */
+PyObject *THPDevice_of(int device);
+/* A device argument as a storage device number: -1 for cpu, N for cuda (the
+ * current device when the index is omitted; CUDA initialised on first use). */
+int THPDevice_index(PyObject *o, int *device);
+/* Cuda.c: initialises CUDA (once) and turns an index of -1 into the current
+ * device; raises when there is no GPU or the index is out of range. */
+int THP_cuda_resolve(int *index);
 
 extern PyTypeObject THPSizeType;
 PyObject *THPSize_new(int ndim, const int64_t *sizes);
@@ -93,6 +101,7 @@ typedef int (*THPNodeTraverse)(THPNode *self, visitproc visit, void *arg);
 typedef void (*THPNodeRelease)(THPNode *self, bool final);
 typedef struct {
   THDtype dtype;
+  int device;                       /* -1 host, N cuda:N: where the gradient must land */
   int ndim;
   int64_t sizes[TH_MAX_DIMS];
 } THPInputMeta;

@@ -139,7 +139,8 @@ done:
 /* ---- properties ---- */
 static PyObject *get_shape(THPTensor *self, void *c) { return THPSize_new(self->t->ndim, self->t->sizes); }
 static PyObject *get_dtype(THPTensor *self, void *c) { PyObject *d = THPDtype_get(self->t->dtype); Py_INCREF(d); return d; }
-static PyObject *get_device(THPTensor *self, void *c) { PyObject *d = THPDevice_cpu(); Py_INCREF(d); return d; }
+static PyObject *get_device(THPTensor *self, void *c) { return THPDevice_of(THTensor_device(self->t)); }
+static PyObject *get_is_cuda(THPTensor *self, void *c) { return PyBool_FromLong(THTensor_device(self->t) >= 0); }
 static PyObject *get_ndim(THPTensor *self, void *c) { return PyLong_FromLong(self->t->ndim); }
 static PyObject *get_false(THPTensor *self, void *c) { Py_RETURN_FALSE; }
 static PyObject *get_true(THPTensor *self, void *c) { Py_RETURN_TRUE; }
@@ -233,7 +234,7 @@ static PyGetSetDef tensor_getset[] = {
   {"device", (getter)get_device, NULL, NULL, NULL},
   {"ndim", (getter)get_ndim, NULL, NULL, NULL},
   {"layout", (getter)get_layout, NULL, NULL, NULL},
-  {"is_cuda", (getter)get_false, NULL, NULL, NULL},
+  {"is_cuda", (getter)get_is_cuda, NULL, NULL, NULL},
   {"is_cpu", (getter)get_true, NULL, NULL, NULL},
   {"is_sparse", (getter)get_false, NULL, NULL, NULL},
   {"is_quantized", (getter)get_false, NULL, NULL, NULL},

@@ -131,13 +131,15 @@ static PyObject *m_make_subclass(PyObject *unused, PyObject *args, PyObject *kw)
 }
 
 /* ---- conversions ---- */
-static PyObject *convert(PyObject *self, THDtype dt, bool copy) {
+static PyObject *convert_to(PyObject *self, THDtype dt, PyObject *device, bool copy, bool non_blocking) {
   PyObject *d = THPDtype_get(dt);
-  PyObject *cp = PyBool_FromLong(copy);
-  PyObject *r = F__to_copy(self, d, cp);
+  PyObject *cp = PyBool_FromLong(copy), *nb = PyBool_FromLong(non_blocking);
+  PyObject *r = F__to_copy(self, d, cp, device ? device : Py_None, nb);
   Py_DECREF(cp);
+  Py_DECREF(nb);
   return r;
 }
+static PyObject *convert(PyObject *self, THDtype dt, bool copy) { return convert_to(self, dt, NULL, copy, false); }
 #define CONV(NAME, DT) \
   static PyObject *m_##NAME(PyObject *self, PyObject *args, PyObject *kw) { \
     if (SELF->t->dtype == DT) return Py_NewRef(self);                     \
@@ -159,32 +161,71 @@ static PyObject *m_to(PyObject *self, PyObject *const *args, Py_ssize_t nargs, P
   if (idx < 0) return NULL;
   PyObject *res = NULL;
   THDtype dt = SELF->t->dtype;
-  bool copy;
+  int dev = THTensor_device(SELF->t);
+  PyObject *devobj = NULL;
+  bool copy, nb;
   if (idx == 0) {
-    if (ap_device_check(&r, 1) < 0) goto done;
+    devobj = ap_object(&r, 1);
+    if (devobj != Py_None && THPDevice_index(devobj, &dev) < 0) goto done;
     dt = ap_dtype(&r, 2, dt);
+    nb = ap_bool(&r, 3);
     copy = ap_bool(&r, 4);
   } else if (idx == 1) {
     dt = ap_dtype(&r, 1, dt);
+    nb = ap_bool(&r, 2);
     copy = ap_bool(&r, 3);
   } else {
-    dt = ap_tensor(&r, 1)->t->dtype;
+    THTensor *o = ap_tensor(&r, 1)->t;
+    dt = o->dtype;
+    dev = THTensor_device(o);
+    nb = ap_bool(&r, 2);
     copy = ap_bool(&r, 3);
   }
-  if (dt == SELF->t->dtype && !copy) res = Py_NewRef(self);
-  else res = convert(self, dt, copy);
+  if (dt == SELF->t->dtype && dev == THTensor_device(SELF->t) && !copy) {
+    res = Py_NewRef(self);
+  } else {
+    PyObject *dv = THPDevice_of(dev);
+    res = dv ? convert_to(self, dt, dv, copy, nb) : NULL;
+    Py_XDECREF(dv);
+  }
 done:
   ap_release(&r);
   return res;
 }
 
-static PyObject *m_cpu(PyObject *self, PyObject *args, PyObject *kw) { return Py_NewRef(self); }
+/* cpu()/cuda(device=None, non_blocking=False): to() on that device */
+static PyObject *move(PyObject *self, int dev, bool nb) {
+  if (dev == THTensor_device(SELF->t)) return Py_NewRef(self);
+  PyObject *dv = THPDevice_of(dev);
+  PyObject *res = dv ? convert_to(self, SELF->t->dtype, dv, false, nb) : NULL;
+  Py_XDECREF(dv);
+  return res;
+}
+
+static PyObject *m_cpu(PyObject *self, PyObject *args, PyObject *kw) {
+  static char *kwlist[] = {"memory_format", NULL};
+  PyObject *mf = NULL;
+  if (!PyArg_ParseTupleAndKeywords(args, kw, "|$O:cpu", kwlist, &mf)) return NULL;
+  return move(self, -1, false);
+}
 static PyObject *m_cuda(PyObject *self, PyObject *args, PyObject *kw) {
-  int t, i;
-  PyObject *cuda = PyUnicode_FromString("cuda");
-  THPDevice_parse(cuda, &t, &i);
-  Py_DECREF(cuda);
-  return NULL;
+  static char *kwlist[] = {"device", "non_blocking", "memory_format", NULL};
+  PyObject *d = Py_None, *mf = NULL;
+  int nb = 0;
+  if (!PyArg_ParseTupleAndKeywords(args, kw, "|Op$O:cuda", kwlist, &d, &nb, &mf)) return NULL;
+  int dev = -1;
+  if (d == Py_None) {
+    if (THP_cuda_resolve(&dev) < 0) return NULL;
+  } else if (PyLong_Check(d)) {
+    dev = (int)PyLong_AsLong(d);
+    if (dev == -1 && PyErr_Occurred()) return NULL;
+    if (dev < 0) dev = -1;
+    if (THP_cuda_resolve(&dev) < 0) return NULL;
+  } else {
+    if (THPDevice_index(d, &dev) < 0) return NULL;
+    if (dev < 0) { PyErr_SetString(PyExc_RuntimeError, "Invalid device, must be cuda device"); return NULL; }
+  }
+  return move(self, dev, nb);
 }
 
 /* type(): the legacy name ("torch.FloatTensor"); type(dtype or name): convert. */

@@ -443,6 +443,20 @@ PyObject *THP_tensor_numpy(PyObject *self, PyObject *args, PyObject *kw) {
   int force = 0;
   if (!PyArg_ParseTupleAndKeywords(args, kw, "|$p:numpy", kwlist, &force)) return NULL;
   THPTensor *t = (THPTensor *)self;
+  if (THTensor_device(t->t) >= 0) {
+    if (!force) {
+      PyErr_Format(PyExc_TypeError, "can't convert cuda:%d device type tensor to numpy. Use Tensor.cpu() to copy "
+                   "the tensor to host memory first.", THTensor_device(t->t));
+      return NULL;
+    }
+    PyObject *c = PyObject_CallMethod(self, "cpu", NULL);
+    if (!c) return NULL;
+    PyObject *fargs = PyTuple_New(0), *r = NULL;
+    if (fargs) r = THP_tensor_numpy(c, fargs, kw);
+    Py_XDECREF(fargs);
+    Py_DECREF(c);
+    return r;
+  }
   if (THPTensor_requiresGrad(self) && !force) {
     PyErr_SetString(PyExc_RuntimeError, "Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() instead.");
     return NULL;

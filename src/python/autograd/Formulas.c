@@ -22,18 +22,21 @@ void THP_set_edges_from_seq(THPNode *n, PyObject *seq) {
 }
 
 /* ---- engine support ---- */
+static PyObject *filled(int device, THDtype dtype, int ndim, const int64_t *sizes, int64_t value) {
+  THTensor *t = at_new_on(device, dtype, ndim, sizes, NULL);
+  if (!t) return THP_raise();
+  if (at_fill_(t, at_scalar_int(value)) < 0) { THTensor_free(t); return THP_raise(); }
+  return THPTensor_wrap(t);
+}
+
 PyObject *THP_ones_like(PyObject *o) {
   THTensor *t = ((THPTensor *)o)->t;
-  ATIntList l = { t->ndim };
-  memcpy(l.v, t->sizes, t->ndim * sizeof(int64_t));
-  return THPTensor_wrap(at_full(&l, at_scalar_int(1), t->dtype));
+  return filled(THTensor_device(t), t->dtype, t->ndim, t->sizes, 1);
 }
 
 PyObject *THP_zeros_for(THPNode *n, int nr) {
   THPInputMeta *m = &n->meta[nr];
-  ATIntList l = { m->ndim };
-  memcpy(l.v, m->sizes, m->ndim * sizeof(int64_t));
-  return THPTensor_wrap(at_full(&l, at_scalar_int(0), m->dtype));
+  return filled(m->device, m->dtype, m->ndim, m->sizes, 0);
 }
 
 PyObject *THP_validate_grad(PyObject *grad, const THPInputMeta *m, THPNode *from) {
@@ -43,6 +46,12 @@ PyObject *THP_validate_grad(PyObject *grad, const THPInputMeta *m, THPNode *from
     return NULL;
   }
   THTensor *g = ((THPTensor *)grad)->t;
+  if (THTensor_device(g) != m->device) {
+    char a[32], b[32];
+    PyErr_Format(PyExc_RuntimeError, "Function %s returned an invalid gradient at index 0 - expected device %s but got %s",
+                 Py_TYPE(from)->tp_name, at_device_str(m->device, a, sizeof a), at_device_str(THTensor_device(g), b, sizeof b));
+    return NULL;
+  }
   PyObject *r = Py_NewRef(grad);
   if (g->ndim != m->ndim || memcmp(g->sizes, m->sizes, m->ndim * sizeof(int64_t))) {
     PyObject *sizes = THPSize_new(m->ndim, m->sizes);
@@ -193,7 +202,7 @@ PyObject *F_expand_to(PyObject *grad, PyObject *sizes) { return F_expand(grad, s
 PyObject *F_to_dtype_of(PyObject *grad, PyObject *dtype) {
   if (!THPTensor_Check(grad) || dtype == Py_None || ((THPTensor *)grad)->t->dtype == fa_dtype(dtype))
     return Py_NewRef(grad);
-  return F__to_copy(grad, dtype, NULL);
+  return F__to_copy(grad, dtype, NULL, NULL, NULL);
 }
 
 PyObject *F_maybe_multiply(PyObject *grad, PyObject *scalar) {

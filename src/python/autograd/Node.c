@@ -15,6 +15,7 @@ THPNode *THPNode_new(PyTypeObject *type, int num_edges, int num_inputs) {
   n->edges = num_edges ? PyMem_Calloc(num_edges, sizeof(THPEdge)) : NULL;
   n->meta = PyMem_Calloc(num_inputs ? num_inputs : 1, sizeof(THPInputMeta));
   if ((num_edges && !n->edges) || !n->meta) { Py_DECREF(n); PyErr_NoMemory(); return NULL; }
+  for (int i = 0; i < (num_inputs ? num_inputs : 1); i++) n->meta[i].device = -1;
   n->seq = THPNode_nextSeq();
   if (THP_anomaly_enabled) n->anomaly_trace = THP_current_traceback();
   return n;
@@ -39,6 +40,7 @@ int THPNode_setEdgeFor(THPNode *node, int i, PyObject *tensor) {
 static void record_meta(THPNode *node, int nr, THPTensor *t) {
   THPInputMeta *m = &node->meta[nr];
   m->dtype = t->t->dtype;
+  m->device = THTensor_device(t->t);
   m->ndim = t->t->ndim;
   memcpy(m->sizes, t->t->sizes, t->t->ndim * sizeof(int64_t));
 }

@@ -96,6 +96,7 @@ static PyObject *function_record(PyObject *m, PyObject *args) {
   n->edges = PyMem_Calloc(ni ? ni : 1, sizeof(THPEdge));
   n->meta = PyMem_Calloc(no ? no : 1, sizeof(THPInputMeta));
   if (!n->edges || !n->meta) return PyErr_NoMemory();
+  for (Py_ssize_t i = 0; i < (no ? no : 1); i++) n->meta[i].device = -1;
   n->num_edges = (int)ni;
   n->num_inputs = (int)no;
   for (Py_ssize_t i = 0; i < ni; i++) {
@@ -109,6 +110,7 @@ static PyObject *function_record(PyObject *m, PyObject *args) {
     if (nd < 0) return NULL;
     THPTensor *t = (THPTensor *)o;
     n->meta[i].dtype = t->t->dtype;
+    n->meta[i].device = THTensor_device(t->t);
     n->meta[i].ndim = t->t->ndim;
     memcpy(n->meta[i].sizes, t->t->sizes, t->t->ndim * sizeof(int64_t));
     if (nd) continue;

@@ -1,33 +1,81 @@
-"""cthtorch.cuda on a machine without a GPU: nothing is available, and
-asking for a CUDA tensor raises a clear error (from _C's device parsing)."""
+"""cthtorch.cuda: GPUs through libTHC (src/THC), loaded on first use.
 
+libTHC is built where nvcc exists and loaded only when a program asks for
+CUDA, so the same build imports on machines without a GPU. The CUDA
+libraries it needs beyond the driver (cuBLAS) come from the pip nvidia-*
+packages or the system toolkit, found here and loaded before it."""
 
 import ctypes as _ctypes
+import glob as _glob
 import os as _os
+import sys as _sys
 
-_lib = None
+from .. import _C
+
+_lib_path = _os.path.join(_os.path.dirname(_os.path.dirname(_os.path.abspath(__file__))), "lib", "libTHC.so")
+_init_error = None
+_NO_GPU = ("CUDA is not available: cthtorch has no GPU on this machine (cthtorch.cuda.is_available() is False). "
+           "Use device='cpu'.")
 
 
-def _thc():
-    """libTHC (built where nvcc exists) or None; loading it never fails loudly."""
-    global _lib
-    if _lib is None:
-        path = _os.path.join(_os.path.dirname(_os.path.abspath(__file__)), "lib", "libTHC.so")
-        try:
-            _lib = _ctypes.CDLL(path)
-        except OSError:
-            _lib = False
-    return _lib or None
+def _nvidia_lib_dirs():
+    """lib folders of the pip nvidia-* packages (nvidia/<name>/lib), then the toolkit's."""
+    dirs = []
+    for p in _sys.path:
+        dirs += sorted(_glob.glob(_os.path.join(p, "nvidia", "*", "lib")))
+        dirs += sorted(_glob.glob(_os.path.join(p, "nvidia", "cu*", "lib")))
+    for home in (_os.environ.get("CUDA_HOME", ""), "/usr/local/cuda"):
+        if home:
+            dirs += [_os.path.join(home, "lib64")]
+    return [d for d in dirs if _os.path.isdir(d)]
+
+
+def _preload(names):
+    """Loads the first library matching each pattern, globally, so libTHC's
+    dlopen of it (cuBLAS) finds it by soname."""
+    for pat in names:
+        for d in _nvidia_lib_dirs():
+            hits = sorted(_glob.glob(_os.path.join(d, pat)))
+            if hits:
+                try:
+                    _ctypes.CDLL(hits[-1], mode=_ctypes.RTLD_GLOBAL)
+                    break
+                except OSError:
+                    continue
+
+
+def _lazy_init():
+    """Loads libTHC and routes CUDA tensors to it; raises where that cannot be."""
+    global _init_error
+    if _C._cuda._is_initialized():
+        return
+    if _init_error is not None:
+        raise RuntimeError(_init_error)
+    if not _os.path.exists(_lib_path):
+        _init_error = _NO_GPU + " (libTHC was not built: no nvcc when cthtorch was built)"
+        raise RuntimeError(_init_error)
+    _preload(["libcublasLt.so*", "libcublas.so*"])
+    try:
+        _C._cuda._register(_lib_path)
+    except (OSError, RuntimeError) as e:
+        _init_error = "%s (%s)" % (_NO_GPU, e)
+        raise RuntimeError(_init_error) from None
+
+
+def init():
+    _lazy_init()
 
 
 def device_count():
-    lib = _thc()
-    return int(lib.THC_deviceCount()) if lib else 0
+    try:
+        _lazy_init()
+    except RuntimeError:
+        return 0
+    return _C._cuda._device_count()
 
 
 def is_available():
-    """True only with THC built and a GPU present. Tensors stay on the CPU here:
-    cthtorch's ops run on THC only when both hold (never on these machines)."""
+    """True with libTHC built and a GPU present."""
     return device_count() > 0
 
 

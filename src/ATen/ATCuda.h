@@ -1,0 +1,111 @@
+/* The CUDA device key: what ATen asks of src/THC, as one table of function
+ * pointers.
+ *
+ * libATen never links the CUDA libraries, so one build serves machines with
+ * and without a GPU. libTHC (built by nvcc where it exists) exports
+ * THC_hooks(); `cthtorch.cuda` loads it on first use and hands the table to
+ * at_cuda_register(). Until then at_cuda is NULL and no tensor can be on a
+ * GPU, so every `at_cuda->` call below sits behind a THTensor_device() >= 0.
+ *
+ * Elementwise kernels are found by their CPU twin: ATen's loop driver
+ * passes the TH kernel it would run on the host (THFloatTensor_add_loop) and
+ * libTHC looks up the CUDA kernel registered for it. So an elementwise op
+ * needs no ATen change to run on the GPU, only its kernel in src/THC.
+ *
+ * Plain C: src/THC includes it from C++ (nvcc) inside extern "C". */
+#ifndef AT_CUDA_H
+#define AT_CUDA_H
+
+#include "../TH/THAllocator.h"   /* not THTensor.h: C11 atomics do not compile as C++ */
+#include "../TH/THDispatch.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define AT_CUDA_ABI 1          /* bumped when this table changes shape */
+#define AT_CUDA_MAX_OPS 8
+
+/* One elementwise launch: the geometry ATen's loop driver computed
+ * (broadcast, coalesced, innermost dimension first, byte strides).
+ * Operand 0 is the output. A host_scalar operand is a 0-d CPU tensor (a
+ * Python number, x.sum() of a CPU tensor) broadcast into a GPU op: its value
+ * travels in `scalar` (already in dtype[k]) and data[k] is NULL. */
+typedef struct ATCudaLoop {
+  int ndim, nops;
+  int64_t shape[TH_MAX_DIMS];
+  int64_t strides[AT_CUDA_MAX_OPS][TH_MAX_DIMS];
+  char *data[AT_CUDA_MAX_OPS];
+  THDtype dtype[AT_CUDA_MAX_OPS];
+  bool host_scalar[AT_CUDA_MAX_OPS];
+  union { double d; int64_t i; unsigned char bytes[8]; } scalar[AT_CUDA_MAX_OPS];
+} ATCudaLoop;
+
+typedef enum { AT_H2D = 1, AT_D2H = 2, AT_D2D = 3 } ATCopyKind;
+
+typedef struct ATCudaProps {
+  char name[256];
+  int major, minor, multi_processor_count;
+  int64_t total_memory;
+  int is_integrated, is_multi_gpu_board, warp_size, max_threads_per_multi_processor;
+  int64_t l2_cache_size;
+} ATCudaProps;
+
+/* memory_stats() fills these, per device, in bytes (counts where named) */
+enum { AT_MEM_ALLOCATED, AT_MEM_PEAK_ALLOCATED, AT_MEM_RESERVED, AT_MEM_PEAK_RESERVED,
+       AT_MEM_NUM_ALLOC_RETRIES, AT_MEM_NUM_OOMS, AT_MEM_NUM_ALLOCS, AT_MEM_NUM_FREES, AT_MEM_NSTATS };
+
+/* Every function returns 0 (or a value >= 0) on success, -1 with THError set. */
+typedef struct ATCudaHooks {
+  int abi;                                   /* AT_CUDA_ABI */
+
+  /* ---- devices (THCGeneral.cu) ---- */
+  int (*device_count)(void);
+  int (*current_device)(void);
+  int (*set_device)(int device);             /* cheap when already current */
+  int (*synchronize)(int device);            /* also reports an earlier kernel's error */
+  int (*device_props)(int device, ATCudaProps *props);
+
+  /* ---- memory (THCAllocator.cu) ---- */
+  const THAllocator *allocator;              /* caching allocator, current device and stream */
+  const THAllocator *host_allocator;         /* pinned host memory (cudaHostAlloc) */
+  int (*memory_stats)(int device, int64_t stats[AT_MEM_NSTATS]);
+  void (*reset_peak_stats)(int device);
+  void (*empty_cache)(void);
+  int (*mem_get_info)(int device, int64_t *free_bytes, int64_t *total_bytes);
+  /* contiguous bytes; non_blocking returns once queued on the current stream */
+  int (*memcpy)(void *dst, const void *src, size_t nbytes, ATCopyKind kind, bool non_blocking);
+
+  /* ---- streams and events (THCGeneral.cu); handles are cudaStream_t / cudaEvent_t ---- */
+  void *(*stream_create)(int priority);
+  int (*stream_destroy)(void *stream);
+  void *(*current_stream)(void);             /* NULL: the legacy default stream */
+  int (*set_stream)(void *stream);
+  int (*stream_query)(void *stream);         /* 1 done, 0 busy, -1 error */
+  int (*stream_synchronize)(void *stream);
+  int (*stream_wait_event)(void *stream, void *event);
+  void *(*event_create)(bool enable_timing, bool blocking);
+  int (*event_destroy)(void *event);
+  int (*event_record)(void *event, void *stream);
+  int (*event_query)(void *event);
+  int (*event_synchronize)(void *event);
+  int (*event_elapsed)(void *start, void *end, float *ms);
+
+  /* ---- elementwise (THCLoop.cu): the CUDA twin of the TH kernel cpu_fn;
+   * TH_ERR_NOTIMPL when none is registered. extra: the THOpArgs (or NULL) ---- */
+  int (*loop)(THLoopFn cpu_fn, const ATCudaLoop *L, const void *extra);
+  /* ---- GEMM (THCBlas.cu): column-major, as BLAS; dtype float32/float64/float16/bfloat16.
+   * Batched: batch products at the given element strides (0 broadcasts). ---- */
+  int (*gemm)(THDtype dt, char transa, char transb, int64_t m, int64_t n, int64_t k, double alpha,
+              const void *a, int64_t lda, int64_t stride_a, const void *b, int64_t ldb, int64_t stride_b,
+              double beta, void *c, int64_t ldc, int64_t stride_c, int64_t batch);
+} ATCudaHooks;
+
+/* NULL until cthtorch.cuda initialised libTHC (ATDevice.c). */
+TH_API extern const ATCudaHooks *at_cuda;
+TH_API int at_cuda_register(const ATCudaHooks *hooks);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

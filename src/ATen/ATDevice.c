@@ -1,0 +1,104 @@
+/* Devices: where a tensor's memory lives, and moving it between host and GPU.
+ * The CUDA side is reached only through at_cuda (ATCuda.h). */
+#include "ATen.h"
+#include "ATCuda.h"
+
+#include <stdio.h>
+#include <string.h>
+
+const ATCudaHooks *at_cuda = NULL;
+
+int at_cuda_register(const ATCudaHooks *hooks) {
+  if (!hooks || hooks->abi != AT_CUDA_ABI) {
+    THError_set(TH_ERR_RUNTIME, "libTHC was built for another libATen (CUDA hook table version %d, expected %d): "
+                "rebuild with `python setup.py develop`", hooks ? hooks->abi : -1, AT_CUDA_ABI);
+    return -1;
+  }
+  at_cuda = hooks;
+  return 0;
+}
+
+const char *at_device_str(int device, char *buf, size_t n) {
+  if (device < 0) snprintf(buf, n, "cpu");
+  else snprintf(buf, n, "cuda:%d", device);
+  return buf;
+}
+
+const THAllocator *at_allocator_for(int device) {
+  if (device < 0) return NULL;
+  if (!at_cuda) {
+    THError_set(TH_ERR_RUNTIME, "CUDA is not initialised (cthtorch.cuda.init())");
+    return NULL;
+  }
+  if (at_cuda->set_device(device) < 0) return NULL;
+  return at_cuda->allocator;
+}
+
+THTensor *at_new_on(int device, THDtype dtype, int ndim, const int64_t *sizes, const int64_t *strides) {
+  if (device < 0) return THTensor_newStridedWithAllocator(dtype, ndim, sizes, strides, NULL);
+  const THAllocator *a = at_allocator_for(device);
+  return a ? THTensor_newStridedWithAllocator(dtype, ndim, sizes, strides, a) : NULL;
+}
+
+int at_common_device(int n, const THTensor *const *ts, const char *name, int *device) {
+  int dev = -1, first_cpu = -1;
+  for (int i = 0; i < n; i++) {
+    if (!ts[i]) continue;
+    int d = THTensor_device(ts[i]);
+    if (d < 0) { if (ts[i]->ndim > 0 && first_cpu < 0) first_cpu = i; continue; }
+    if (dev >= 0 && d != dev) { first_cpu = -2; break; }
+    dev = d;
+  }
+  if (dev >= 0 && first_cpu != -1) {
+    char a[32], b[32];
+    int other = -1;
+    for (int i = 0; i < n; i++) if (ts[i] && THTensor_device(ts[i]) != dev) { other = THTensor_device(ts[i]); break; }
+    (void)name;
+    THError_set(TH_ERR_RUNTIME, "Expected all tensors to be on the same device, but found at least two devices, %s and %s!",
+                at_device_str(dev, a, sizeof a), at_device_str(other, b, sizeof b));
+    return -1;
+  }
+  *device = dev;
+  return 0;
+}
+
+/* A copy of t on device (and in dtype): the host<->device step is one
+ * contiguous memcpy; dtype conversion and layout happen on the side that
+ * holds the data (ATCopy.c's at_copy_ does both). */
+THTensor *at_to_device(const THTensor *t, int device, THDtype dtype, bool copy) {
+  if (THTensor_device(t) == device) return at_to_dtype(t, dtype, copy);
+  THTensor *r = at_new_on(device, dtype, t->ndim, t->sizes, NULL);
+  if (!r) return NULL;
+  if (at_copy_(r, t) < 0) { THTensor_free(r); return NULL; }
+  return r;
+}
+
+/* dst and src differ in device. src is first made contiguous in dst's dtype
+ * and shape on its own side, then one memcpy crosses, then (when dst is not
+ * contiguous) a copy on dst's side scatters it. */
+int at_copy_across_devices(THTensor *dst, const THTensor *src, bool non_blocking) {
+  if (!at_cuda) { THError_set(TH_ERR_RUNTIME, "CUDA is not initialised"); return -1; }
+  int sd = THTensor_device(src), dd = THTensor_device(dst);
+  int64_t n = THTensor_numel(dst);
+  if (n == 0) return 0;
+  /* staging on the source side: src broadcast to dst's shape, dst's dtype, contiguous */
+  THTensor *stage = at_new_on(sd, dst->dtype, dst->ndim, dst->sizes, NULL);
+  if (!stage) return -1;
+  if (at_copy_(stage, src) < 0) { THTensor_free(stage); return -1; }
+  THTensor *land = THTensor_isContiguous(dst) ? THTensor_retain(dst) : at_new_on(dd, dst->dtype, dst->ndim, dst->sizes, NULL);
+  if (!land) { THTensor_free(stage); return -1; }
+  ATCopyKind kind = sd < 0 ? AT_H2D : (dd < 0 ? AT_D2H : AT_D2D);
+  if (kind != AT_D2H && at_cuda->set_device(dd) < 0) goto fail;
+  /* a host destination is read by the caller right after: never asynchronous */
+  int rc = at_cuda->memcpy(THTensor_data(land), THTensor_data(stage), (size_t)n * THDtype_size(dst->dtype), kind,
+                           non_blocking && kind == AT_H2D);
+  if (rc < 0) goto fail;
+  if (land != dst && at_copy_(dst, land) < 0) goto fail;
+  THTensor_free(land);
+  THTensor_free(stage);
+  return 0;
+fail:
+  THTensor_free(land);
+  THTensor_free(stage);
+  return -1;
+}
