@@ -22,6 +22,12 @@ int at_copy_(THTensor *dst, const THTensor *src) {
   int dd = THTensor_device(dst), sd = THTensor_device(src);
   if (dd != sd && !(dd >= 0 && src->ndim == 0))   /* a 0-d host value broadcasts into the loop */
     return at_copy_across_devices(dst, src, false);
+  if (dd >= 0 && dd == sd && dst->dtype == src->dtype && same_geometry(dst, src) && THTensor_isContiguous(dst)) {
+    if (THTensor_data(dst) == THTensor_data(src)) return 0;   /* one device's bytes: one device memcpy */
+    if (at_check_no_partial_overlap(dst, src) < 0) return -1;
+    return at_cuda->memcpy(THTensor_data(dst), THTensor_data(src), THTensor_numel(dst) * THDtype_size(dst->dtype),
+                           AT_D2D, true);
+  }
   if (dd < 0 && dst->dtype == src->dtype && same_geometry(dst, src) && THTensor_isContiguous(dst)) {
     if (THTensor_data(dst) == THTensor_data(src)) return 0;
     if (at_check_no_partial_overlap(dst, src) < 0) return -1;

@@ -81,10 +81,18 @@ int at_copy_across_devices(THTensor *dst, const THTensor *src, bool non_blocking
   int sd = THTensor_device(src), dd = THTensor_device(dst);
   int64_t n = THTensor_numel(dst);
   if (n == 0) return 0;
-  /* staging on the source side: src broadcast to dst's shape, dst's dtype, contiguous */
-  THTensor *stage = at_new_on(sd, dst->dtype, dst->ndim, dst->sizes, NULL);
-  if (!stage) return -1;
-  if (at_copy_(stage, src) < 0) { THTensor_free(stage); return -1; }
+  /* staging on the source side: src broadcast to dst's shape, dst's dtype,
+   * contiguous (src itself when it already is all three) */
+  THTensor *stage;
+  bool same = src->dtype == dst->dtype && src->ndim == dst->ndim && THTensor_isContiguous(src) &&
+              !memcmp(src->sizes, dst->sizes, dst->ndim * sizeof(int64_t));
+  if (same) {
+    stage = THTensor_retain((THTensor *)src);
+  } else {
+    stage = at_new_on(sd, dst->dtype, dst->ndim, dst->sizes, NULL);
+    if (!stage) return -1;
+    if (at_copy_(stage, src) < 0) { THTensor_free(stage); return -1; }
+  }
   THTensor *land = THTensor_isContiguous(dst) ? THTensor_retain(dst) : at_new_on(dd, dst->dtype, dst->ndim, dst->sizes, NULL);
   if (!land) { THTensor_free(stage); return -1; }
   ATCopyKind kind = sd < 0 ? AT_H2D : (dd < 0 ? AT_D2H : AT_D2D);
