@@ -35,7 +35,8 @@ static PyObject *make_filled(PyObject *const *args, Py_ssize_t nargs, PyObject *
   if (idx < 0) return NULL;
   PyObject *res = NULL;
   /* (int[] size, *, Tensor? out, dtype, layout, device, pin_memory, requires_grad, memory_format) */
-  if (ap_device_check(&r, 4) < 0) goto done;
+  int dev;
+  if (ap_factory_device(&r, 4, NULL, &dev) < 0) goto done;
   const ATIntList *size = ap_intlist(&r, 0);
   if (!size) { PyErr_SetString(PyExc_TypeError, "size must be a tuple of ints"); goto done; }
   if (mode == 1)   /* zeros checks its sizes itself, with its own message */
@@ -49,8 +50,16 @@ static PyObject *make_filled(PyObject *const *args, Py_ssize_t nargs, PyObject *
     res = Py_NewRef((PyObject *)out);
     goto done;
   }
-  THTensor *t = mode ? at_full(size, at_scalar_int(mode == 2), dt) : at_empty(size, dt);
-  res = finish(THPTensor_wrap(t), ap_bool(&r, 6));
+  THTensor *t;
+  if (dev >= 0) {   /* on the GPU: allocated there and filled by its kernel (empty: not filled) */
+    if ((t = at_new_on(dev, dt, size->n, size->v, NULL)) && mode && at_fill_(t, at_scalar_int(mode == 2)) < 0) {
+      THTensor_free(t);
+      t = NULL;
+    }
+  } else {
+    t = mode ? at_full(size, at_scalar_int(mode == 2), dt) : at_empty(size, dt);
+  }
+  res = finish(THP_CHECK(t) ? THPTensor_wrap(t) : NULL, ap_bool(&r, 6));
 done:
   ap_release(&r);
   return res;
@@ -249,8 +258,9 @@ static PyObject *like(PyObject *const *a, Py_ssize_t n, PyObject *k, APParser *p
   if (ap_parse(p, NULL, a, n, k, &r) < 0) return r.sparse ? ap_sparse_call(p, NULL, a, n, k) : NULL;
   PyObject *res = NULL;
   int off = mode == 3 ? 1 : 0;
-  if (ap_device_check(&r, 3 + off) < 0) goto done;
   THTensor *self = ap_tensor(&r, 0)->t;
+  int dev;
+  if (ap_factory_device(&r, 3 + off, self, &dev) < 0) goto done;
   THDtype dt = ap_dtype(&r, 1 + off, self->dtype);
   THTensor *t;
   if (mode == 0) {
@@ -260,7 +270,7 @@ static PyObject *like(PyObject *const *a, Py_ssize_t n, PyObject *k, APParser *p
     ATScalar v = mode == 3 ? ap_scalar(&r, 1) : at_scalar_int(mode == 2);
     t = THP_full_like(self, v, dt);
   }
-  res = finish(THPTensor_wrap(t), ap_bool(&r, 5 + off));
+  res = THP_move_result(finish(THP_CHECK(t) ? THPTensor_wrap(t) : NULL, ap_bool(&r, 5 + off)), dev);
 done:
   ap_release(&r);
   return res;

@@ -26,11 +26,24 @@ static PyObject *sized(PyObject *const *a, Py_ssize_t n, PyObject *k, APParser *
   APResult r;
   if (ap_parse(p, NULL, a, n, k, &r) < 0) return NULL;
   PyObject *res = NULL;
-  if (ap_device_check(&r, 5) < 0) goto done;
+  int dev;
+  if (ap_factory_device(&r, 5, NULL, &dev) < 0) goto done;
   THDtype dt = ap_dtype(&r, 3, at_default_dtype());
   THPTensor *out = ap_tensor(&r, 2);
   const ATIntList *size = ap_intlist(&r, 0);
   THTensor *t;
+  if (out && THTensor_device(out->t) >= 0) {
+    /* random numbers are drawn on the host (the CPU generator's stream), then copied */
+    if (THTensor_resize(out->t, size->n, size->v) < 0) { THP_raise(); goto done; }
+    THTensor *h = at_empty(size, out->t->dtype), *f = NULL;
+    if (h) f = normal ? at_normal_(h, 0, 1, ap_generator(&r, 1)) : at_uniform_(h, 0, 1, ap_generator(&r, 1));
+    int rc = f ? at_copy_(out->t, f) : -1;
+    THTensor_free(f);
+    THTensor_free(h);
+    if (rc < 0) { THP_raise(); goto done; }
+    res = Py_NewRef((PyObject *)out);
+    goto done;
+  }
   if (out) {
     if (THTensor_resize(out->t, size->n, size->v) < 0) { THP_raise(); goto done; }
     t = THTensor_retain(out->t);
@@ -43,7 +56,7 @@ static PyObject *sized(PyObject *const *a, Py_ssize_t n, PyObject *k, APParser *
   THTensor_free(t);
   if (!f) { THP_raise(); goto done; }
   if (out) { THTensor_free(f); res = Py_NewRef((PyObject *)out); goto done; }
-  res = finish(f, ap_bool(&r, 7));
+  res = THP_move_result(finish(f, ap_bool(&r, 7)), dev);
 done:
   ap_release(&r);
   return res;
@@ -71,14 +84,15 @@ static PyObject *f_randint(PyObject *m, PyObject *const *a, Py_ssize_t n, PyObje
   if (idx < 0) return NULL;
   int o = idx;   /* offset of the size parameter minus 1 */
   PyObject *res = NULL;
-  if (ap_device_check(&r, 6 + o) < 0) goto done;
+  int dev;
+  if (ap_factory_device(&r, 6 + o, NULL, &dev) < 0) goto done;
   int64_t low = idx ? ap_int(&r, 0) : 0, high = ap_int(&r, idx);
   THTensor *t = at_empty(ap_intlist(&r, 1 + o), ap_dtype(&r, 4 + o, TH_Int64));
   if (!t) { THP_raise(); goto done; }
   THTensor *f = at_random_(t, low, (ATOptInt){ true, high }, ap_generator(&r, 2 + o));
   THTensor_free(t);
   if (!f) { THP_raise(); goto done; }
-  res = finish(f, ap_bool(&r, 8 + o));
+  res = THP_move_result(finish(f, ap_bool(&r, 8 + o)), dev);
 done:
   ap_release(&r);
   return res;
@@ -90,10 +104,11 @@ static PyObject *f_randperm(PyObject *m, PyObject *const *a, Py_ssize_t n, PyObj
   APResult r;
   if (ap_parse(&p, NULL, a, n, k, &r) < 0) return NULL;
   PyObject *res = NULL;
-  if (ap_device_check(&r, 5) < 0) goto done;
+  int dev;
+  if (ap_factory_device(&r, 5, NULL, &dev) < 0) goto done;
   THTensor *t = at_randperm(ap_int(&r, 0), ap_dtype(&r, 3, TH_Int64), ap_generator(&r, 1));
   if (!t) { THP_raise(); goto done; }
-  res = finish(t, ap_bool(&r, 7));
+  res = THP_move_result(finish(t, ap_bool(&r, 7)), dev);
 done:
   ap_release(&r);
   return res;
@@ -107,8 +122,9 @@ static PyObject *like(PyObject *const *a, Py_ssize_t n, PyObject *k, APParser *p
   if (idx < 0) return NULL;
   PyObject *res = NULL;
   int o = kind == 2 ? (idx == 0 ? 1 : 2) : 0;   /* randint_like has 1 or 2 ints first */
-  if (ap_device_check(&r, 3 + o) < 0) goto done;
+  int dev;
   THTensor *self = ap_tensor(&r, 0)->t;
+  if (ap_factory_device(&r, 3 + o, self, &dev) < 0) goto done;
   THTensor *t = THTensor_new(ap_dtype(&r, 1 + o, self->dtype), self->ndim, self->sizes);
   if (!t) { THP_raise(); goto done; }
   THTensor *f;
@@ -121,7 +137,7 @@ static PyObject *like(PyObject *const *a, Py_ssize_t n, PyObject *k, APParser *p
   }
   THTensor_free(t);
   if (!f) { THP_raise(); goto done; }
-  res = finish(f, ap_bool(&r, 5 + o));
+  res = THP_move_result(finish(f, ap_bool(&r, 5 + o)), dev);
 done:
   ap_release(&r);
   return res;
