@@ -3,6 +3,7 @@
  * (storage, dtype, offset, sizes, strides), so views stay views. */
 #include "THP.h"
 #include "ArgParser.h"
+#include "../ATen/ATCuda.h"
 
 typedef struct { PyObject_HEAD THStorage *s; } THPStorage;
 static PyTypeObject THPStorageType;
@@ -32,8 +33,16 @@ static PyObject *st_nbytes(THPStorage *o, PyObject *u) { return PyLong_FromSize_
 static PyObject *st_data_ptr(THPStorage *o, PyObject *u) { return PyLong_FromVoidPtr(o->s->data); }
 static Py_ssize_t st_len(THPStorage *o) { return (Py_ssize_t)o->s->nbytes; }
 static PyObject *st_is_shared(THPStorage *o, PyObject *u) { return PyBool_FromLong(o->s->allocator == &THShmAllocator); }
-static PyObject *st_tobytes(THPStorage *o, PyObject *u) { return PyBytes_FromStringAndSize(o->s->data, o->s->nbytes); }
-static PyObject *st_device(THPStorage *o, void *c) { return Py_NewRef(THPDevice_cpu()); }
+static PyObject *st_tobytes(THPStorage *o, PyObject *u) {
+  if (o->s->device < 0) return PyBytes_FromStringAndSize(o->s->data, o->s->nbytes);
+  PyObject *b = PyBytes_FromStringAndSize(NULL, o->s->nbytes);   /* GPU bytes come across once */
+  if (b && at_cuda->memcpy(PyBytes_AS_STRING(b), o->s->data, o->s->nbytes, AT_D2H, false) < 0) {
+    Py_DECREF(b);
+    return THP_raise();
+  }
+  return b;
+}
+static PyObject *st_device(THPStorage *o, void *c) { return THPDevice_of(o->s->device); }
 static Py_hash_t st_hash(THPStorage *o) { return _Py_HashPointer(o->s); }
 static PyObject *st_richcompare(PyObject *a, PyObject *b, int op) {
   if (Py_TYPE(a) != &THPStorageType || Py_TYPE(b) != &THPStorageType || (op != Py_EQ && op != Py_NE))
@@ -52,13 +61,20 @@ static PyObject *st_copy_from(THPStorage *o, PyObject *buf) {
     PyBuffer_Release(&v);
     return NULL;
   }
-  memcpy(o->s->data, v.buf, v.len);
+  int rc = 0;
+  if (o->s->device >= 0) rc = at_cuda->memcpy(o->s->data, v.buf, v.len, AT_H2D, false);
+  else memcpy(o->s->data, v.buf, v.len);
   PyBuffer_Release(&v);
+  if (rc < 0) return THP_raise();
   Py_RETURN_NONE;
 }
 
 static int st_getbuffer(PyObject *self, Py_buffer *view, int flags) {
   THStorage *s = ((THPStorage *)self)->s;
+  if (s->device >= 0) {   /* GPU memory cannot be read through a host pointer */
+    PyErr_SetString(PyExc_BufferError, "a CUDA storage exposes no host buffer: copy it with .cpu() first");
+    return -1;
+  }
   return PyBuffer_FillInfo(view, self, s->data, (Py_ssize_t)s->nbytes, 0, flags);
 }
 static PyBufferProcs st_as_buffer = { st_getbuffer, NULL };
@@ -123,7 +139,8 @@ static PyObject *tensor_from_storage(PyObject *m, PyObject *args) {
 static PyObject *share_memory_(PyObject *m, PyObject *tensor) {
   if (!THPTensor_Check(tensor)) { PyErr_SetString(PyExc_TypeError, "expected a tensor"); return NULL; }
   THStorage *s = ((THPTensor *)tensor)->t->storage;
-  if (s->allocator == &THShmAllocator) return Py_NewRef(tensor);
+  /* already shared; CUDA memory is shared across processes by IPC handles, not moved (a no-op, as torch) */
+  if (s->allocator == &THShmAllocator || s->device >= 0) return Py_NewRef(tensor);
   void *ctx;
   void *p = THShmAllocator.malloc(&THShmAllocator, s->nbytes, &ctx);
   if (!p) return THP_raise();
