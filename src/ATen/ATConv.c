@@ -352,6 +352,16 @@ THTensor *at_conv2d(const THTensor *input, const THTensor *weight, const THTenso
   if (!xb) return NULL;
   ConvGeom g;
   if (geom(xb, weight, stride, padding, dilation, groups, &g) < 0) { THTensor_free(xb); return NULL; }
+  if (THTensor_device(input) >= 0) {
+    THTensor *o = at_conv2d_cuda(xb, weight, bias, &g);
+    THTensor_free(xb);
+    if (o && input->ndim == 3) {
+      THTensor *sq = at_squeeze_dims(o, &(ATIntList){ 1, { 0 } });
+      THTensor_free(o);
+      o = sq;
+    }
+    return o;
+  }
   THDtype ct = compute_type(input, weight);
   bool dbl = ct == TH_Double;
   int es = THDtype_size(ct);
@@ -499,6 +509,16 @@ int at_conv2d_backward(THTensor **outs, const THTensor *grad, const THTensor *in
   /* the loops read grad_output as (N, O, OH, OW) */
   if (at_check_shape(gb, 4, (int64_t[]){ g.N, g.O, g.OH, g.OW }, "conv2d_backward", "grad_output") < 0) goto done;
   bool need_i = mask_at(output_mask, 0), need_w = mask_at(output_mask, 1), need_b = mask_at(output_mask, 2);
+  if (THTensor_device(input) >= 0) {
+    rc = at_conv2d_backward_cuda(outs, gb, xb, weight, &g, need_i, need_w, need_b);
+    if (rc == 0 && outs[0] && input->ndim == 3) {
+      THTensor *sq = at_squeeze_dims(outs[0], &(ATIntList){ 1, { 0 } });
+      THTensor_free(outs[0]);
+      outs[0] = sq;
+      if (!sq) { THTensor_free(outs[1]); THTensor_free(outs[2]); outs[1] = outs[2] = NULL; rc = -1; }
+    }
+    goto done;
+  }
   THDtype ct = compute_type(input, weight);
   bool dbl = ct == TH_Double;
   int es = THDtype_size(ct);

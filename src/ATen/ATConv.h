@@ -54,6 +54,10 @@ AT_API void at_conv_pad_float(const float *x, float *xp, const ConvGeom *g, int6
  * col2im writes every element of x (overlapping blocks summed). */
 AT_API void at_im2col_images(bool dbl, const void *x, void *col, const ConvGeom *g);
 AT_API void at_col2im_images(bool dbl, const void *col, void *x, const ConvGeom *g);
+/* conv2d on GPU tensors (ATConvCuda.c): input batched (4-d), geometry checked */
+AT_API THTensor *at_conv2d_cuda(const THTensor *input, const THTensor *weight, const THTensor *bias, const ConvGeom *g);
+AT_API int at_conv2d_backward_cuda(THTensor **outs, const THTensor *grad, const THTensor *input, const THTensor *weight,
+                                   const ConvGeom *g, bool need_i, bool need_w, bool need_b);
 /* a contiguous copy of t in dtype ct (t itself, retained, when it already is) */
 AT_API THTensor *at_contiguous_as(const THTensor *t, THDtype ct);
 AT_API THTensor *at_conv2d(const THTensor *input, const THTensor *weight, const THTensor *bias,

@@ -99,6 +99,21 @@ typedef struct ATCudaHooks {
   int (*gemm)(THDtype dt, char transa, char transb, int64_t m, int64_t n, int64_t k, double alpha,
               const void *a, int64_t lda, int64_t stride_a, const void *b, int64_t ldb, int64_t stride_b,
               double beta, void *c, int64_t ldc, int64_t stride_c, int64_t batch);
+
+  /* ---- convolution, pooling, random numbers (THCConv.cu, THCPool.cu, THCRandom.cu) ----
+   * conv shape: C, H, W, KH, KW, OH, OW, sh, sw, ph, pw, dh, dw (C: the channels of one
+   * group); nb images xs elements apart; columns (C*KH*KW) x (OH*OW) per image, packed.
+   * col2im writes every element of x. float32/float64. */
+  int (*im2col)(THDtype dt, const void *x, void *col, int64_t nb, const int64_t *shape, int64_t xs);
+  int (*col2im)(THDtype dt, const void *col, void *x, int64_t nb, const int64_t *shape, int64_t xs);
+  /* geom: P (planes), H, W, OH, OW, KH, KW, SH, SW, PH, PW, DH, DW; contiguous planes */
+  int (*max_pool2d)(THDtype dt, const void *x, void *y, int64_t *indices, const int64_t *geom);
+  /* gx (P planes of HW) = 0, then gy scatter-added at indices (P planes of L) */
+  int (*max_pool2d_backward)(THDtype dt, const void *gy, const int64_t *indices, void *gx, int64_t P, int64_t L,
+                             int64_t HW);
+  /* n contiguous elements: kind 0 uniform [a, b), 1 normal (mean a, std b), 2 bernoulli (p a);
+   * Philox at (seed, offset) */
+  int (*random)(int kind, THDtype dt, void *out, int64_t n, double a, double b, uint64_t seed, uint64_t offset);
 } ATCudaHooks;
 
 /* NULL until cthtorch.cuda initialised libTHC (ATDevice.c). */

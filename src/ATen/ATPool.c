@@ -3,6 +3,7 @@
  * Loops run over planes in parallel. */
 #include "ATArgChecks.h"
 #include "ATConv.h"
+#include "ATCuda.h"
 
 #include <float.h>
 #include <math.h>
@@ -116,10 +117,32 @@ static void out_sizes(const THTensor *x, int64_t OH, int64_t OW, int64_t *sizes)
 MAXPOOL_PLANE(float)
 MAXPOOL_PLANE(double)
 
+/* max pooling of a GPU tensor (src/THC/THCPool.cu): float32/float64 planes */
+static int max_pool2d_cuda(THTensor **outs, const THTensor *input, const PoolGeom *g) {
+  if (input->dtype != TH_Float && input->dtype != TH_Double) {
+    THError_set(TH_ERR_NOTIMPL, "\"max_pool2d\" on CUDA is not implemented for '%s'", THDtype_info[input->dtype].legacy);
+    return -1;
+  }
+  int dev = THTensor_device(input);
+  int64_t sz[4];
+  out_sizes(input, g->OH, g->OW, sz);
+  THTensor *x = at_contiguous(input);
+  THTensor *y = x ? at_new_on(dev, input->dtype, input->ndim, sz, NULL) : NULL;
+  THTensor *idx = y ? at_new_on(dev, TH_Int64, input->ndim, sz, NULL) : NULL;
+  int64_t geom[13] = { g->P, g->H, g->W, g->OH, g->OW, g->KH, g->KW, g->SH, g->SW, g->PH, g->PW, g->DH, g->DW };
+  int rc = idx ? at_cuda->max_pool2d(input->dtype, THTensor_data(x), THTensor_data(y), (int64_t *)THTensor_data(idx), geom) : -1;
+  THTensor_free(x);
+  if (rc < 0) { THTensor_free(y); THTensor_free(idx); return -1; }
+  outs[0] = y;
+  outs[1] = idx;
+  return 0;
+}
+
 int at_max_pool2d(THTensor **outs, const THTensor *input, const ATIntList *k, const ATIntList *s, const ATIntList *p,
                   const ATIntList *d, bool ceil_mode) {
   PoolGeom g;
   if (pool_geom(input, k, s, p, d, ceil_mode, &g, "max_pool2d") < 0) return -1;
+  if (THTensor_device(input) >= 0) return max_pool2d_cuda(outs, input, &g);
   THDtype ct = input->dtype == TH_Double ? TH_Double : TH_Float;
   THTensor *x = at_contiguous_as(input, ct);
   if (!x) return -1;
@@ -203,7 +226,39 @@ static THTensor *plane_scatter(const THTensor *grad, const THTensor *input, cons
   return r;
 }
 
+/* the GPU scatter: indices are not read on the host (the kernel skips any
+ * outside the plane); shapes are checked as on the CPU */
+static THTensor *plane_scatter_cuda(const THTensor *grad, const THTensor *input, const THTensor *indices, int nsp,
+                                    const char *op) {
+  if (at_check_ndim(input, nsp + 1, nsp + 2, op, "self") < 0 || at_check_int64(indices, op, "indices") < 0 ||
+      at_check_same_shape(grad, indices, op, "grad_output", "indices") < 0)
+    return NULL;
+  for (int d = 0; d < input->ndim - nsp; d++)
+    if (indices->ndim != input->ndim || indices->sizes[d] != input->sizes[d]) {
+      char a[256], b[256];
+      THError_set(TH_ERR_RUNTIME, "%s: expected indices of shape %s to have self's leading dims %s", op,
+                  THTensor_sizeStr(indices->ndim, indices->sizes, a, 256), THTensor_sizeStr(input->ndim, input->sizes, b, 256));
+      return NULL;
+    }
+  if (input->dtype != TH_Float && input->dtype != TH_Double) {
+    THError_set(TH_ERR_NOTIMPL, "\"%s\" on CUDA is not implemented for '%s'", op, THDtype_info[input->dtype].legacy);
+    return NULL;
+  }
+  int64_t HW = plane_numel(input, nsp), P = THTensor_numel(input) / (HW ? HW : 1);
+  int64_t L = THTensor_numel(indices) / (P ? P : 1);
+  THTensor *gi = at_new_on(THTensor_device(input), input->dtype, input->ndim, input->sizes, NULL);
+  THTensor *g = gi ? at_to_dtype(grad, input->dtype, false) : NULL, *gc = g ? at_contiguous(g) : NULL;
+  THTensor *ic = gc ? at_contiguous(indices) : NULL;
+  int rc = ic ? at_cuda->max_pool2d_backward(input->dtype, THTensor_data(gc), (const int64_t *)THTensor_data(ic),
+                                             THTensor_data(gi), P, L, HW) : -1;
+  THTensor_free(g); THTensor_free(gc); THTensor_free(ic);
+  if (rc < 0) { THTensor_free(gi); return NULL; }
+  return gi;
+}
+
 THTensor *at_max_pool2d_backward(const THTensor *grad, const THTensor *input, const THTensor *indices) {
+  if (THTensor_device(input) >= 0)
+    return plane_scatter_cuda(grad, input, indices, 2, "max_pool2d_with_indices_backward");
   return plane_scatter(grad, input, indices, 2, "max_pool2d_with_indices_backward");
 }
 THTensor *at_adaptive_max_pool3d_backward(const THTensor *grad, const THTensor *input, const THTensor *indices) {

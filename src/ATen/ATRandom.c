@@ -2,6 +2,7 @@
  * contiguous buffer, then copied into the target with dtype conversion.
  * Serial by design: the stream must not depend on the thread count. */
 #include "ATRandom.h"
+#include "ATCuda.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -89,12 +90,37 @@ static int check_float(const THTensor *t, const char *name) {
   return -1;
 }
 
+/* ---- the CUDA generator: Philox at (seed, offset), drawn on the device
+ * (src/THC/THCRandom.cu). Each call takes the next offset, so no two calls
+ * share numbers; manual_seed restarts the sequence. ---- */
+static _Atomic uint64_t cuda_seed = 67280421310721ULL, cuda_offset = 0;
+
+void at_cuda_manual_seed(uint64_t seed) { cuda_seed = seed; cuda_offset = 0; }
+uint64_t at_cuda_initial_seed(void) { return cuda_seed; }
+void at_cuda_rng_state(uint64_t *seed, uint64_t *offset) { *seed = cuda_seed; *offset = cuda_offset; }
+void at_cuda_set_rng_state(uint64_t seed, uint64_t offset) { cuda_seed = seed; cuda_offset = offset; }
+
+static THTensor *cuda_fill(THTensor *t, int kind, double a, double b) {
+  int64_t n = THTensor_numel(t);
+  if (n == 0) return THTensor_retain(t);
+  int dev = THTensor_device(t);
+  THTensor *c = THTensor_isContiguous(t) ? THTensor_retain(t) : at_new_on(dev, t->dtype, t->ndim, t->sizes, NULL);
+  if (!c) return NULL;
+  uint64_t off = atomic_fetch_add(&cuda_offset, 1);
+  int rc = at_cuda->set_device(dev);
+  if (rc == 0) rc = at_cuda->random(kind, t->dtype, THTensor_data(c), n, a, b, cuda_seed, off);
+  if (rc == 0 && c != t) rc = at_copy_(t, c);
+  THTensor_free(c);
+  return rc < 0 ? NULL : THTensor_retain(t);
+}
+
 THTensor *at_uniform_(THTensor *t, double from, double to, THGenerator *g) {
   if (from > to) {
     THError_set(TH_ERR_RUNTIME, "uniform_ expects to return a [from, to) range, but found from=%g > to=%g", from, to);
     return NULL;
   }
   if (check_float(t, "uniform") < 0) return NULL;
+  if (THTensor_device(t) >= 0) return cuda_fill(t, 0, from, to);
   double a[2] = { from, to };
   if (THTensor_isContiguous(t) && (t->dtype == TH_Float || t->dtype == TH_Double)) {
     pthread_mutex_lock(&g->mutex);
@@ -156,6 +182,7 @@ static THTensor *normal_fill(THTensor *t, double mean, double std, THGenerator *
 THTensor *at_normal_(THTensor *t, double mean, double std, THGenerator *g) {
   if (std < 0) { THError_set(TH_ERR_RUNTIME, "normal expects std >= 0.0, but found std %g", std); return NULL; }
   if (check_float(t, "normal") < 0) return NULL;
+  if (THTensor_device(t) >= 0) return cuda_fill(t, 1, mean, std);
   double a[2] = { mean, std };
   if (THTensor_numel(t) >= 16 && THTensor_isContiguous(t)) return normal_fill(t, mean, std, g);
   return fill_with(t, d_normal, a, g);
@@ -163,6 +190,7 @@ THTensor *at_normal_(THTensor *t, double mean, double std, THGenerator *g) {
 
 THTensor *at_bernoulli_p_(THTensor *t, double p, THGenerator *g) {
   if (!(p >= 0 && p <= 1)) { THError_set(TH_ERR_RUNTIME, "bernoulli_ expects p to be in [0, 1], but got p=%g", p); return NULL; }
+  if (THTensor_device(t) >= 0) return cuda_fill(t, 2, p, 0);
   double a[1] = { p };
   return fill_with(t, d_bernoulli, a, g);
 }

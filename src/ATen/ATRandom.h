@@ -15,6 +15,11 @@ AT_API THTensor *at_exponential_(THTensor *t, double lambd, THGenerator *g);
 AT_API THTensor *at_geometric_(THTensor *t, double p, THGenerator *g);
 AT_API THTensor *at_log_normal_(THTensor *t, double mean, double std, THGenerator *g);
 AT_API THTensor *at_cauchy_(THTensor *t, double median, double sigma, THGenerator *g);
+/* the CUDA generator's state (tensors on a GPU draw from it, whatever generator is passed) */
+AT_API void at_cuda_manual_seed(uint64_t seed);
+AT_API uint64_t at_cuda_initial_seed(void);
+AT_API void at_cuda_rng_state(uint64_t *seed, uint64_t *offset);
+AT_API void at_cuda_set_rng_state(uint64_t seed, uint64_t offset);
 /* random_(from, to): integers in [from, to); to absent: the dtype's range */
 AT_API THTensor *at_random_(THTensor *t, int64_t from, ATOptInt to, THGenerator *g);
 

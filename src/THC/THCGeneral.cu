@@ -171,6 +171,11 @@ const ATCudaHooks *THC_hooks(void) {
   hooks.event_elapsed = event_elapsed;
   hooks.loop = thc_loop;
   hooks.gemm = thc_gemm;
+  hooks.im2col = thc_im2col;
+  hooks.col2im = thc_col2im;
+  hooks.max_pool2d = thc_max_pool2d;
+  hooks.max_pool2d_backward = thc_max_pool2d_backward;
+  hooks.random = thc_random;
   return &hooks;
 }
 

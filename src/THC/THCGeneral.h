@@ -41,6 +41,11 @@ int thc_loop(THLoopFn cpu_fn, const ATCudaLoop *L, const void *extra);       /* 
 int thc_gemm(THDtype dt, char transa, char transb, int64_t m, int64_t n, int64_t k, double alpha,
              const void *a, int64_t lda, int64_t stride_a, const void *b, int64_t ldb, int64_t stride_b,
              double beta, void *c, int64_t ldc, int64_t stride_c, int64_t batch);      /* THCBlas.cu */
+int thc_im2col(THDtype dt, const void *x, void *col, int64_t nb, const int64_t *shape, int64_t xs);   /* THCConv.cu */
+int thc_col2im(THDtype dt, const void *col, void *x, int64_t nb, const int64_t *shape, int64_t xs);
+int thc_max_pool2d(THDtype dt, const void *x, void *y, int64_t *ind, const int64_t *geom);            /* THCPool.cu */
+int thc_max_pool2d_backward(THDtype dt, const void *gy, const int64_t *ind, void *gx, int64_t P, int64_t L, int64_t HW);
+int thc_random(int kind, THDtype dt, void *out, int64_t n, double a, double b, uint64_t seed, uint64_t offset);  /* THCRandom.cu */
 
 #ifdef __cplusplus
 }

@@ -32,22 +32,10 @@ static PyObject *sized(PyObject *const *a, Py_ssize_t n, PyObject *k, APParser *
   THPTensor *out = ap_tensor(&r, 2);
   const ATIntList *size = ap_intlist(&r, 0);
   THTensor *t;
-  if (out && THTensor_device(out->t) >= 0) {
-    /* random numbers are drawn on the host (the CPU generator's stream), then copied */
-    if (THTensor_resize(out->t, size->n, size->v) < 0) { THP_raise(); goto done; }
-    THTensor *h = at_empty(size, out->t->dtype), *f = NULL;
-    if (h) f = normal ? at_normal_(h, 0, 1, ap_generator(&r, 1)) : at_uniform_(h, 0, 1, ap_generator(&r, 1));
-    int rc = f ? at_copy_(out->t, f) : -1;
-    THTensor_free(f);
-    THTensor_free(h);
-    if (rc < 0) { THP_raise(); goto done; }
-    res = Py_NewRef((PyObject *)out);
-    goto done;
-  }
   if (out) {
     if (THTensor_resize(out->t, size->n, size->v) < 0) { THP_raise(); goto done; }
     t = THTensor_retain(out->t);
-  } else if (!(t = at_empty(size, dt))) {
+  } else if (!(t = dev >= 0 ? at_new_on(dev, dt, size->n, size->v, NULL) : at_empty(size, dt))) {   /* a GPU draws on the device */
     THP_raise();
     goto done;
   }
@@ -125,7 +113,8 @@ static PyObject *like(PyObject *const *a, Py_ssize_t n, PyObject *k, APParser *p
   int dev;
   THTensor *self = ap_tensor(&r, 0)->t;
   if (ap_factory_device(&r, 3 + o, self, &dev) < 0) goto done;
-  THTensor *t = THTensor_new(ap_dtype(&r, 1 + o, self->dtype), self->ndim, self->sizes);
+  /* rand_like/randn_like of a GPU tensor draw on the device; randint_like on the host */
+  THTensor *t = at_new_on(kind == 2 ? -1 : dev, ap_dtype(&r, 1 + o, self->dtype), self->ndim, self->sizes, NULL);
   if (!t) { THP_raise(); goto done; }
   THTensor *f;
   struct THGenerator *g = fa_generator(NULL);
