@@ -171,6 +171,13 @@ const ATCudaHooks *THC_hooks(void) {
   hooks.event_elapsed = event_elapsed;
   hooks.loop = thc_loop;
   hooks.gemm = thc_gemm;
+  hooks.reduce = thc_reduce;
+  hooks.softmax = thc_softmax;
+  hooks.softmax_backward = thc_softmax_backward;
+  hooks.nll_loss = thc_nll_loss;
+  hooks.nll_loss_backward = thc_nll_loss_backward;
+  hooks.sgd_step = thc_sgd_step;
+  hooks.adam_step = thc_adam_step;
   return &hooks;
 }
 

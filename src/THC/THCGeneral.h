@@ -42,6 +42,22 @@ int thc_gemm(THDtype dt, char transa, char transb, int64_t m, int64_t n, int64_t
              const void *a, int64_t lda, int64_t stride_a, const void *b, int64_t ldb, int64_t stride_b,
              double beta, void *c, int64_t ldc, int64_t stride_c, int64_t batch);      /* THCBlas.cu */
 
+/* the dense ops (THCReduce.cu, THCNN.cu, THCOptim.cu); see ATCuda.h */
+int thc_reduce(ATReduceOp op, THDtype dt, const void *x, int64_t M, int64_t K, int64_t sm, int64_t sk,
+               THDtype out_dt, void *out, int64_t *idx, double arg);
+int thc_softmax(THDtype dt, const void *x, void *y, int64_t outer, int64_t D, int64_t inner, bool log);
+int thc_softmax_backward(THDtype dt, const void *grad, const void *y, void *dx, int64_t outer, int64_t D,
+                         int64_t inner, bool log);
+int thc_nll_loss(THDtype dt, const void *x, const int64_t *target, const void *w, int64_t N, int64_t C, int64_t S,
+                 int reduction, int64_t ignore_index, void *out);
+int thc_nll_loss_backward(THDtype dt, const void *grad, const int64_t *target, const void *w, int64_t N, int64_t C,
+                          int64_t S, int reduction, int64_t ignore_index, void *gin);
+int thc_sgd_step(THDtype dt, void *p, const void *g, void *buf, int64_t n, double lr, double momentum,
+                 double dampening, double weight_decay, bool nesterov, bool maximize, bool first);
+int thc_adam_step(THDtype dt, void *p, const void *g, void *m, void *v, void *vmax, int64_t n, double lr,
+                  double beta1, double beta2, double eps, double weight_decay, double step, bool maximize,
+                  bool decoupled);
+
 #ifdef __cplusplus
 }
 #endif
