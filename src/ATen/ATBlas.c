@@ -1,5 +1,6 @@
 /* GEMM-based products (see ATBlas.h). */
 #include "ATBlas.h"
+#include "ATCuda.h"
 
 #include <cblas.h>
 #include <omp.h>
@@ -148,6 +149,29 @@ static int gemm2d(THDtype dt, const THTensor *A, const THTensor *B, THTensor *C,
   return 0;
 }
 
+/* The GPU twin of gemm2d and of baddbmm's loop: C (contiguous [batch,] M x N)
+ * = alpha * A @ B + beta * C, one (strided-batched) cuBLAS call. cuBLAS is
+ * column-major, and a row-major C = A @ B is the column-major C^T = B^T @ A^T:
+ * so B goes first, and an operand that row-major GEMM would read transposed
+ * is transposed for cuBLAS too. */
+static int gemm_cuda(const THTensor *A, const THTensor *B, THTensor *C, double alpha, double beta) {
+  int nd = A->ndim;
+  int64_t M = A->sizes[nd - 2], K = A->sizes[nd - 1], N = B->sizes[nd - 1], batch = nd == 3 ? A->sizes[0] : 1;
+  if (M == 0 || N == 0 || batch == 0) return 0;
+  bool ta, tb;
+  int64_t lda, ldb;
+  THTensor *ha, *hb = NULL;
+  const char *a = operand(A, M, K, &ta, &lda, &ha);
+  const char *b = a ? operand(B, K, N, &tb, &ldb, &hb) : NULL;
+  if (!a || !b) { THTensor_free(ha); return -1; }
+  int64_t sa = nd == 3 ? (ha ? M * K : A->strides[0]) : 0, sb = nd == 3 ? (hb ? K * N : B->strides[0]) : 0;
+  int rc = at_cuda->gemm(C->dtype, tb ? 't' : 'n', ta ? 't' : 'n', N, M, K, alpha, b, ldb, sb, a, lda, sa, beta,
+                         THTensor_data(C), N, M * N, batch);
+  THTensor_free(ha);
+  THTensor_free(hb);
+  return rc;
+}
+
 static double sd(ATScalar s) { return s.kind == AT_SCALAR_FLOAT ? s.d : (double)s.i; }
 
 static int check_mm(const THTensor *a, const THTensor *b, const char *name) {
@@ -172,14 +196,19 @@ static int check_mm(const THTensor *a, const THTensor *b, const char *name) {
 THTensor *at_addmm(const THTensor *self, const THTensor *m1, const THTensor *m2, ATScalar beta, ATScalar alpha,
                    THTensor *out) {
   if (check_mm(m1, m2, "addmm") < 0) return NULL;
+  int dev;
+  if (at_common_device(4, (const THTensor *[]){ self, m1, m2, out }, "addmm", &dev) < 0) return NULL;
   int64_t M = m1->sizes[0], N = m2->sizes[1];
-  THTensor *C = THTensor_new(m1->dtype, 2, (int64_t[]){ M, N });
+  THTensor *C = at_new_on(dev, m1->dtype, 2, (int64_t[]){ M, N }, NULL);
   if (!C) return NULL;
   double b = self ? sd(beta) : 0.0;
   if (self && b != 0) {
     if (at_copy_(C, self) < 0) { THTensor_free(C); return NULL; }   /* broadcasts bias rows */
   }
-  if (gemm2d(m1->dtype, m1, m2, C, sd(alpha), b) < 0) { THTensor_free(C); return NULL; }
+  if ((dev >= 0 ? gemm_cuda(m1, m2, C, sd(alpha), b) : gemm2d(m1->dtype, m1, m2, C, sd(alpha), b)) < 0) {
+    THTensor_free(C);
+    return NULL;
+  }
   if (!out) return C;
   if (THTensor_resize(out, 2, C->sizes) < 0 || at_copy_(out, C) < 0) { THTensor_free(C); return NULL; }
   THTensor_free(C);
@@ -205,14 +234,18 @@ THTensor *at_baddbmm(const THTensor *self, const THTensor *a, const THTensor *b,
     THError_set(TH_ERR_RUNTIME, "expected scalar type %s but found %s", THDtype_info[a->dtype].legacy, THDtype_info[b->dtype].legacy);
     return NULL;
   }
+  int dev;
+  if (at_common_device(4, (const THTensor *[]){ self, a, b, out }, "baddbmm", &dev) < 0) return NULL;
   int64_t B = a->sizes[0], M = a->sizes[1], N = b->sizes[2];
-  THTensor *C = THTensor_new(a->dtype, 3, (int64_t[]){ B, M, N });
+  THTensor *C = at_new_on(dev, a->dtype, 3, (int64_t[]){ B, M, N }, NULL);
   if (!C) return NULL;
   double bt = self ? sd(beta) : 0.0;
   if (self && bt != 0 && at_copy_(C, self) < 0) { THTensor_free(C); return NULL; }
   int64_t K = a->sizes[2];
   int nt = at_get_num_threads();
-  if ((a->dtype == TH_Float || a->dtype == TH_Double) && nt > 1 && B >= nt && M * N * K > 0 &&
+  if (dev >= 0) {
+    if (gemm_cuda(a, b, C, sd(alpha), bt) < 0) { THTensor_free(C); return NULL; }
+  } else if ((a->dtype == TH_Float || a->dtype == TH_Double) && nt > 1 && B >= nt && M * N * K > 0 &&
       M * N * K < GEMM_SPLIT_MACS * 4 && !omp_in_parallel()) {
     /* many small products: one whole GEMM per thread */
     bool ta, tb, dbl = a->dtype == TH_Double;

@@ -41,6 +41,10 @@ typedef struct ATCudaLoop {
   union { double d; int64_t i; unsigned char bytes[8]; } scalar[AT_CUDA_MAX_OPS];
 } ATCudaLoop;
 
+/* what at_cuda->reduce computes per row */
+typedef enum { AT_RED_SUM, AT_RED_PROD, AT_RED_MAX, AT_RED_MIN, AT_RED_ALL, AT_RED_ANY, AT_RED_VAR, AT_RED_STD,
+               AT_RED_LOGSUMEXP, AT_RED_NORM2 } ATReduceOp;
+
 typedef enum { AT_H2D = 1, AT_D2H = 2, AT_D2D = 3 } ATCopyKind;
 
 typedef struct ATCudaProps {
@@ -114,6 +118,34 @@ typedef struct ATCudaHooks {
   /* n contiguous elements: kind 0 uniform [a, b), 1 normal (mean a, std b), 2 bernoulli (p a);
    * Philox at (seed, offset) */
   int (*random)(int kind, THDtype dt, void *out, int64_t n, double a, double b, uint64_t seed, uint64_t offset);
+
+  /* ---- dense ops: reductions (THCReduce.cu), softmax and nll_loss (THCNN.cu),
+   * fused optimizer steps (THCOptim.cu) ---- */
+  /* M rows of K elements of dtype dt at x, element strides sm (row to row) and
+   * sk (along a row), as ATReduce.h's 2-d driver lays them out. Writes M
+   * contiguous values in out_dt to out, and for MAX/MIN the int64 index of
+   * each row's extreme to idx (else NULL). arg: the scale of SUM (1, or 1/K
+   * for a mean), the correction of VAR/STD. */
+  int (*reduce)(ATReduceOp op, THDtype dt, const void *x, int64_t M, int64_t K, int64_t sm, int64_t sk,
+                THDtype out_dt, void *out, int64_t *idx, double arg);
+  /* contiguous [outer, D, inner] tensors of dt (float32/float64) */
+  int (*softmax)(THDtype dt, const void *x, void *y, int64_t outer, int64_t D, int64_t inner, bool log);
+  int (*softmax_backward)(THDtype dt, const void *grad, const void *y, void *dx, int64_t outer, int64_t D,
+                          int64_t inner, bool log);
+  /* x contiguous [N, C, S] of dt (float32/float64), target N*S int64, w C values of dt or NULL.
+   * reduction 0 ('none'): out holds N*S values, else one. An out-of-range target
+   * gives TH_ERR_INDEX "Target %lld is out of bounds." (the call waits for the GPU). */
+  int (*nll_loss)(THDtype dt, const void *x, const int64_t *target, const void *w, int64_t N, int64_t C, int64_t S,
+                  int reduction, int64_t ignore_index, void *out);
+  /* gin: N*C*S values of dt, written whole; grad: N*S values ('none') or one */
+  int (*nll_loss_backward)(THDtype dt, const void *grad, const int64_t *target, const void *w, int64_t N, int64_t C,
+                           int64_t S, int reduction, int64_t ignore_index, void *gin);
+  /* the updates of ATOptim.h on n contiguous values of dt (float32/float64) */
+  int (*sgd_step)(THDtype dt, void *p, const void *g, void *buf, int64_t n, double lr, double momentum,
+                  double dampening, double weight_decay, bool nesterov, bool maximize, bool first);
+  int (*adam_step)(THDtype dt, void *p, const void *g, void *m, void *v, void *vmax, int64_t n, double lr,
+                   double beta1, double beta2, double eps, double weight_decay, double step, bool maximize,
+                   bool decoupled);
 } ATCudaHooks;
 
 /* NULL until cthtorch.cuda initialised libTHC (ATDevice.c). */

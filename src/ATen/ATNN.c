@@ -2,6 +2,7 @@
  * [outer, D, inner] (softmax) or [N, C, S] (batch norm) so loops are plain. */
 #include "ATNN.h"
 #include "ATArgChecks.h"
+#include "ATCuda.h"
 #include "../TH/THMath.h"   /* simd declarations of expf/logf */
 
 #include <math.h>
@@ -101,11 +102,18 @@ THTensor *at_softmax(const THTensor *self, int64_t dim, THDtype dtype, bool log)
   THTensor *x = as_compute(src, &ct);
   THTensor_free(src);
   if (!x) return NULL;
-  THTensor *y = THTensor_new(ct, x->ndim, x->sizes);
+  int dev = THTensor_device(x);
+  THTensor *y = at_new_on(dev, ct, x->ndim, x->sizes, NULL);
   if (!y) { THTensor_free(x); return NULL; }
   int64_t outer, D, inner;
   split_dims(x, d, &outer, &D, &inner);
-  if (THTensor_numel(x)) {
+  if (dev >= 0) {
+    if (at_cuda->softmax(ct, THTensor_data(x), THTensor_data(y), outer, D, inner, log) < 0) {
+      THTensor_free(x);
+      THTensor_free(y);
+      return NULL;
+    }
+  } else if (THTensor_numel(x)) {
     if (ct == TH_Float) softmax_fwd_float((float *)THTensor_data(x), (float *)THTensor_data(y), outer, D, inner, log);
     else softmax_fwd_double((double *)THTensor_data(x), (double *)THTensor_data(y), outer, D, inner, log);
   }
@@ -173,16 +181,21 @@ THTensor *at_softmax_backward(const THTensor *grad, const THTensor *output, int6
     return NULL;
   THDtype ct, ct2;
   THTensor *g = as_compute(grad, &ct), *y = g ? as_compute(output, &ct2) : NULL;
-  THTensor *dx = y ? THTensor_new(ct, y->ndim, y->sizes) : NULL, *r = NULL;
+  int dev = THTensor_device(output);
+  THTensor *dx = y ? at_new_on(dev, ct, y->ndim, y->sizes, NULL) : NULL, *r = NULL;
   if (dx && ct == ct2) {
     int64_t outer, D, inner;
     split_dims(y, d, &outer, &D, &inner);
-    if (THTensor_numel(y)) {
+    if (dev >= 0) {
+      if (at_cuda->softmax_backward(ct, THTensor_data(g), THTensor_data(y), THTensor_data(dx), outer, D, inner, log) < 0)
+        goto done;
+    } else if (THTensor_numel(y)) {
       if (ct == TH_Float) softmax_bwd_float((float *)THTensor_data(g), (float *)THTensor_data(y), (float *)THTensor_data(dx), outer, D, inner, log);
       else softmax_bwd_double((double *)THTensor_data(g), (double *)THTensor_data(y), (double *)THTensor_data(dx), outer, D, inner, log);
     }
     r = ct == output->dtype ? THTensor_retain(dx) : at_to_dtype(dx, output->dtype, false);
   }
+done:
   THTensor_free(g); THTensor_free(y); THTensor_free(dx);
   return r;
 }
@@ -227,11 +240,12 @@ static int nll_shapes(const THTensor *self, const THTensor *target, int64_t *N, 
 }
 
 /* contiguous int64 targets and float/double weights */
-typedef struct { THTensor *x, *t, *w; THDtype ct; int64_t N, C, S; } NLL;
+typedef struct { THTensor *x, *t, *w; THDtype ct; int64_t N, C, S; int dev; } NLL;
 
 static int nll_prepare(NLL *n, const THTensor *self, const THTensor *target, const THTensor *weight) {
   memset(n, 0, sizeof *n);
   if (nll_shapes(self, target, &n->N, &n->C, &n->S) < 0) return -1;
+  if (at_common_device(3, (const THTensor *[]){ self, target, weight }, "nll_loss", &n->dev) < 0) return -1;
   if (weight && (weight->ndim != 1 || weight->sizes[0] != n->C)) {
     THError_set(TH_ERR_RUNTIME, "weight tensor should be defined either for all %lld classes or no classes but got "
                 "weight tensor of shape: [%lld]", (long long)n->C, (long long)(weight->ndim ? weight->sizes[0] : 0));
@@ -242,18 +256,67 @@ static int nll_prepare(NLL *n, const THTensor *self, const THTensor *target, con
   n->t = t64 ? at_contiguous(t64) : NULL;
   THTensor_free(t64);
   if (!n->t) return -1;
+  if (n->dev >= 0 && THTensor_device(n->t) != n->dev) {   /* a 0-d host target beside a GPU input */
+    THTensor *td = at_to_device(n->t, n->dev, TH_Int64, false);
+    THTensor_free(n->t);
+    if (!(n->t = td)) return -1;
+  }
   if (weight) {
-    THTensor *w = at_to_dtype(weight, TH_Double, true);
+    /* the GPU kernels read weights in the compute type, the CPU loops in double */
+    THTensor *w = n->dev >= 0 ? as_type(weight, n->ct) : at_to_dtype(weight, TH_Double, true);
     n->w = w;
     if (!w) return -1;
   }
-  const int64_t *t = (const int64_t *)THTensor_data(n->t);
-  for (int64_t i = 0; i < THTensor_numel(n->t); i++)
-    if ((t[i] < 0 || t[i] >= n->C) && t[i] != INT64_MIN) { /* validated with ignore_index by callers */ }
+  /* targets are range-checked with ignore_index by the callers (on the GPU, by the kernels) */
   return 0;
 }
 
 static void nll_free(NLL *n) { THTensor_free(n->x); THTensor_free(n->t); THTensor_free(n->w); }
+
+static int check_reduction(ATReduction reduction) {
+  if (reduction >= AT_REDUCTION_NONE && reduction <= AT_REDUCTION_SUM) return 0;
+  THError_set(TH_ERR_VALUE, "%lld is not a valid value for reduction", (long long)reduction);
+  return -1;
+}
+
+/* nll_loss on the GPU: the result in the compute type n->ct (new ref) */
+static THTensor *nll_cuda(const NLL *n, const THTensor *target, ATReduction reduction, int64_t ignore_index) {
+  if (check_reduction(reduction) < 0) return NULL;
+  THTensor *out = reduction == AT_REDUCTION_NONE ? at_new_on(n->dev, n->ct, target->ndim, target->sizes, NULL)
+                                                 : at_new_on(n->dev, n->ct, 0, NULL, NULL);
+  if (out && at_cuda->nll_loss(n->ct, THTensor_data(n->x), (const int64_t *)THTensor_data(n->t),
+                               n->w ? THTensor_data(n->w) : NULL, n->N, n->C, n->S, (int)reduction, ignore_index,
+                               THTensor_data(out)) < 0) {
+    THTensor_free(out);
+    return NULL;
+  }
+  return out;
+}
+
+static THTensor *nll_backward_cuda(const NLL *n, const THTensor *grad, const THTensor *self, ATReduction reduction,
+                                   int64_t ignore_index) {
+  if (check_reduction(reduction) < 0) return NULL;
+  if (THTensor_numel(grad) != (reduction == AT_REDUCTION_NONE ? n->N * n->S : 1)) {
+    char b[256];
+    THError_set(TH_ERR_RUNTIME, "nll_loss_backward: grad_output of size %s does not match reduction %s",
+                THTensor_sizeStr(grad->ndim, grad->sizes, b, 256), reduction == AT_REDUCTION_NONE ? "'none'" : "'mean'/'sum'");
+    return NULL;
+  }
+  if (THTensor_device(grad) != n->dev) {
+    THError_set(TH_ERR_RUNTIME, "Expected all tensors to be on the same device (nll_loss_backward)");
+    return NULL;
+  }
+  THTensor *g = as_type(grad, n->ct);
+  THTensor *gi = g ? at_new_on(n->dev, n->ct, self->ndim, self->sizes, NULL) : NULL;
+  if (gi && at_cuda->nll_loss_backward(n->ct, THTensor_data(g), (const int64_t *)THTensor_data(n->t),
+                                       n->w ? THTensor_data(n->w) : NULL, n->N, n->C, n->S, (int)reduction,
+                                       ignore_index, THTensor_data(gi)) < 0) {
+    THTensor_free(gi);
+    gi = NULL;
+  }
+  THTensor_free(g);
+  return gi;
+}
 
 static double elem(const THTensor *t, THDtype ct, int64_t i) {
   return ct == TH_Float ? ((const float *)THTensor_data(t))[i] : ((const double *)THTensor_data(t))[i];
@@ -263,6 +326,13 @@ THTensor *at_nll_loss(const THTensor *self, const THTensor *target, const THTens
                       int64_t ignore_index) {
   NLL n;
   if (nll_prepare(&n, self, target, weight) < 0) { nll_free(&n); return NULL; }
+  if (n.dev >= 0) {
+    THTensor *r = nll_cuda(&n, target, reduction, ignore_index);
+    THTensor *res = r && r->dtype != self->dtype ? at_to_dtype(r, self->dtype, false) : THTensor_retain(r);
+    THTensor_free(r);
+    nll_free(&n);
+    return res;
+  }
   const int64_t *t = (const int64_t *)THTensor_data(n.t);
   const double *w = n.w ? (const double *)THTensor_data(n.w) : NULL;
   THTensor *out = NULL;
@@ -305,6 +375,13 @@ THTensor *at_nll_loss_backward(const THTensor *grad, const THTensor *self, const
                                const THTensor *weight, ATReduction reduction, int64_t ignore_index) {
   NLL n;
   if (nll_prepare(&n, self, target, weight) < 0) { nll_free(&n); return NULL; }
+  if (n.dev >= 0) {
+    THTensor *r = nll_backward_cuda(&n, grad, self, reduction, ignore_index);
+    THTensor *res = r && r->dtype != self->dtype ? at_to_dtype(r, self->dtype, false) : THTensor_retain(r);
+    THTensor_free(r);
+    nll_free(&n);
+    return res;
+  }
   const int64_t *t = (const int64_t *)THTensor_data(n.t);
   const double *w = n.w ? (const double *)THTensor_data(n.w) : NULL;
   THTensor *gi = THTensor_new(TH_Double, self->ndim, self->sizes), *out = NULL, *gc = NULL;

@@ -5,6 +5,7 @@
  * lerp, addcmul). */
 #pragma GCC optimize("fp-contract=off")
 #include "ATOptim.h"
+#include "ATCuda.h"
 
 #include <math.h>
 
@@ -58,6 +59,12 @@ int at_sgd_step(THTensor *p, const THTensor *grad, THTensor *buf, double lr, dou
   }
   int64_t n = THTensor_numel(p);
   void *b = momentum != 0 ? THTensor_data(buf) : NULL;
+  int dev;
+  if (at_common_device(3, (const THTensor *[]){ p, grad, momentum != 0 ? buf : NULL }, "_sgd_step", &dev) < 0)
+    return -1;
+  if (dev >= 0)
+    return at_cuda->sgd_step(p->dtype, THTensor_data(p), THTensor_data(grad), b, n, lr, momentum, dampening,
+                             weight_decay, nesterov, maximize, first);
   if (p->dtype == TH_Float)
     sgd_float((float *)THTensor_data(p), (const float *)THTensor_data(grad), b, n, (float)lr, (float)momentum,
               (float)(1 - dampening), (float)weight_decay, nesterov, maximize, first);
@@ -112,6 +119,12 @@ int at_adam_step(THTensor *p, const THTensor *grad, THTensor *m, THTensor *v, TH
     return -1;
   }
   int64_t n = THTensor_numel(p);
+  int dev;
+  if (at_common_device(5, (const THTensor *[]){ p, grad, m, v, vmax }, "_adam_step", &dev) < 0) return -1;
+  if (dev >= 0)
+    return at_cuda->adam_step(p->dtype, THTensor_data(p), THTensor_data(grad), THTensor_data(m), THTensor_data(v),
+                              vmax ? THTensor_data(vmax) : NULL, n, lr, beta1, beta2, eps, weight_decay, step,
+                              maximize, decoupled);
   /* the scalars as torch's Python step computes them, in double */
   double bc1 = 1 - pow(beta1, step), bc2 = 1 - pow(beta2, step);
   double neg_step = -(lr / bc1), bc2s = pow(bc2, 0.5), pdecay = 1 - lr * weight_decay;

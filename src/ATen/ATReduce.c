@@ -2,6 +2,7 @@
 #include "ATReduce.h"
 #include "ATArgChecks.h"
 #include "../TH/THKernels.h"
+#include "ATCuda.h"
 
 #include <omp.h>
 #include <stdlib.h>
@@ -79,6 +80,40 @@ THTensor *at_reduce_output(const ATReduce2D *r, THDtype dtype, THTensor *out) {
   return THTensor_retain(out);
 }
 
+/* ---- the GPU path: every reduction below is one at_cuda->reduce over the
+ * 2-d layout at_reduce_prepare computes (a device copy when the dims do not
+ * coalesce). idx (MAX/MIN): receives the int64 indices, new ref. ---- */
+static THTensor *reduce_cuda(ATReduceOp op, const THTensor *self, const ATIntList *dims, bool keepdim,
+                             THDtype out_dt, double arg, THTensor **idx) {
+  ATReduce2D r;
+  if (at_reduce_prepare(self, dims, keepdim, &r) < 0) return NULL;
+  int dev = THTensor_device(self);
+  THTensor *res = at_new_on(dev, out_dt, r.out_ndim, r.out_sizes, NULL);
+  THTensor *ix = res && idx ? at_new_on(dev, TH_Int64, r.out_ndim, r.out_sizes, NULL) : NULL;
+  if (!res || (idx && !ix) ||
+      at_cuda->reduce(op, r.dtype, r.data, r.M, r.K, r.sm, r.sk, out_dt, THTensor_data(res),
+                      ix ? (int64_t *)THTensor_data(ix) : NULL, arg) < 0) {
+    THTensor_free(res);
+    THTensor_free(ix);
+    at_reduce_release(&r);
+    return NULL;
+  }
+  at_reduce_release(&r);
+  if (idx) *idx = ix;
+  return res;
+}
+
+/* res into out= (resized, cast), or res itself */
+static THTensor *into_out(THTensor *res, THTensor *out) {
+  if (!res || !out) return res;
+  THTensor *r = NULL;
+  if (at_check_cast(res->dtype, out->dtype) == 0 && THTensor_resize(out, res->ndim, res->sizes) == 0 &&
+      at_copy_(out, res) == 0)
+    r = THTensor_retain(out);
+  THTensor_free(res);
+  return r;
+}
+
 typedef void (*Sum2d)(double *, int64_t *, const void *, int64_t, int64_t, int64_t, int64_t);
 static const Sum2d sum2d[TH_NDTYPES] = {
   [TH_Bool] = (Sum2d)THBoolTensor_sum_2d, [TH_UInt8] = (Sum2d)THByteTensor_sum_2d,
@@ -132,6 +167,11 @@ static THTensor *sum_impl(const THTensor *self, const ATIntList *dims, bool keep
   if (dtype != self->dtype && THDtype_isFloating(dtype)) {
     if (!(src = at_to_dtype(self, dtype, false))) return NULL;
     self = src;
+  }
+  if (THTensor_device(self) >= 0) {
+    THTensor *res = into_out(reduce_cuda(AT_RED_SUM, self, dims, keepdim, dtype, scale, NULL), out);
+    THTensor_free(src);
+    return res;
   }
   ATReduce2D r;
   if (at_reduce_prepare(self, dims, keepdim, &r) < 0) { THTensor_free(src); return NULL; }
@@ -265,6 +305,11 @@ int at_max_dim(THTensor **outs, const THTensor *self, int64_t dim, bool keepdim,
   int nd;
   int64_t sz[TH_MAX_DIMS];
   reduced_sizes(self, d, keepdim, &nd, sz);
+  if (THTensor_device(self) >= 0) {
+    ATIntList one = { 1, { d } };
+    outs[0] = reduce_cuda(is_max ? AT_RED_MAX : AT_RED_MIN, self, &one, keepdim, self->dtype, 0, &outs[1]);
+    return outs[0] ? 0 : -1;
+  }
   int64_t outer, D, inner;
   around(self, d, &outer, &D, &inner);
   if ((self->dtype == TH_Float || self->dtype == TH_Double) && inner == 1 && THTensor_isContiguous(self))
@@ -313,19 +358,32 @@ THTensor *at_max_all(const THTensor *self, bool is_max) {
   return outs[0];
 }
 
+/* amax over an empty reduced dim: the error (true), else false */
+static bool amax_empty(const THTensor *self, const ATIntList *dims, const ATReduce2D *r, bool is_max) {
+  if (r->K != 0 || r->M == 0) return false;
+  int zd = 0;
+  while (zd < self->ndim - 1 && !(r->reduced[zd] && self->sizes[zd] == 0)) zd++;
+  if (!dims || dims->n == 0)
+    THError_set(TH_ERR_RUNTIME, "%s(): Expected reduction dim to be specified for input.numel() == 0. Specify the "
+                "reduction dim with the 'dim' argument.", is_max ? "amax" : "amin");
+  else
+    THError_set(TH_ERR_INDEX, "%s(): Expected reduction dim %d to have non-zero size.", is_max ? "amax" : "amin", zd);
+  return true;
+}
+
 THTensor *at_amax(const THTensor *self, const ATIntList *dims, bool keepdim, bool is_max) {
   ATReduce2D r;
+  if (THTensor_device(self) >= 0) {
+    if (at_reduce_prepare(self, dims, keepdim, &r) < 0) return NULL;
+    bool empty = amax_empty(self, dims, &r, is_max);
+    at_reduce_release(&r);
+    if (empty) return NULL;
+    return reduce_cuda(is_max ? AT_RED_MAX : AT_RED_MIN, self, dims, keepdim, self->dtype, 0, NULL);
+  }
   THTensor *w = work_copy(self);
   if (!w) return NULL;
   if (at_reduce_prepare(w, dims, keepdim, &r) < 0) { THTensor_free(w); return NULL; }
-  if (r.K == 0 && r.M > 0) {
-    int zd = 0;
-    while (zd < self->ndim - 1 && !(r.reduced[zd] && self->sizes[zd] == 0)) zd++;
-    if (!dims || dims->n == 0)
-      THError_set(TH_ERR_RUNTIME, "%s(): Expected reduction dim to be specified for input.numel() == 0. Specify the "
-                  "reduction dim with the 'dim' argument.", is_max ? "amax" : "amin");
-    else
-      THError_set(TH_ERR_INDEX, "%s(): Expected reduction dim %d to have non-zero size.", is_max ? "amax" : "amin", zd);
+  if (amax_empty(self, dims, &r, is_max)) {
     at_reduce_release(&r);
     THTensor_free(w);
     return NULL;
@@ -392,6 +450,9 @@ THTensor *at_argmax(const THTensor *self, ATOptInt dim, bool keepdim, bool is_ma
 }
 
 THTensor *at_all_any(const THTensor *self, const ATIntList *dims, bool keepdim, bool is_all) {
+  if (THTensor_device(self) >= 0)
+    return reduce_cuda(is_all ? AT_RED_ALL : AT_RED_ANY, self, dims, keepdim,
+                       self->dtype == TH_UInt8 ? TH_UInt8 : TH_Bool, 0, NULL);
   THTensor *nz = at_ne(self, &(THTensor){ .storage = &(THStorage){ .device = -1, .data = &(int64_t){0} }, .dtype = TH_Int64,
                                           .wrapped_number = true }, NULL);
   if (!nz) return NULL;
@@ -420,6 +481,13 @@ THTensor *at_all_any(const THTensor *self, const ATIntList *dims, bool keepdim, 
 
 THTensor *at_prod(const THTensor *self, const ATIntList *dims, bool keepdim, THDtype dtype) {
   THDtype out_dt = dtype != TH_Undefined ? dtype : (THDtype_isFloating(self->dtype) ? self->dtype : TH_Int64);
+  if (THTensor_device(self) >= 0) {
+    /* a floating dtype= computes in it; integers multiply in int64 */
+    THTensor *src = THDtype_isFloating(out_dt) ? at_to_dtype(self, out_dt, false) : THTensor_retain((THTensor *)self);
+    THTensor *res = src ? reduce_cuda(AT_RED_PROD, src, dims, keepdim, out_dt, 0, NULL) : NULL;
+    THTensor_free(src);
+    return res;
+  }
   THTensor *w = work_copy(self);
   if (!w) return NULL;
   ATReduce2D r;
@@ -452,6 +520,8 @@ THTensor *at_var(const THTensor *self, const ATIntList *dims, double correction,
     THError_set(TH_ERR_RUNTIME, "std and var only support floating point and complex dtypes");
     return NULL;
   }
+  if (THTensor_device(self) >= 0)
+    return reduce_cuda(take_sqrt ? AT_RED_STD : AT_RED_VAR, self, dims, keepdim, self->dtype, correction, NULL);
   THTensor *w = work_copy(self);
   if (!w) return NULL;
   ATReduce2D r;
@@ -488,6 +558,12 @@ THTensor *at_var(const THTensor *self, const ATIntList *dims, double correction,
 }
 
 THTensor *at_logsumexp(const THTensor *self, const ATIntList *dims, bool keepdim) {
+  if (THTensor_device(self) >= 0) {
+    THTensor *src = at_to_dtype(self, THDtype_isFloating(self->dtype) ? self->dtype : at_default_dtype(), false);
+    THTensor *res = src ? reduce_cuda(AT_RED_LOGSUMEXP, src, dims, keepdim, src->dtype, 0, NULL) : NULL;
+    THTensor_free(src);
+    return res;
+  }
   THTensor *w = work_copy(self);
   if (!w) return NULL;
   THTensor *wd = w->dtype == TH_Double ? THTensor_retain(w) : at_to_dtype(w, TH_Double, false);

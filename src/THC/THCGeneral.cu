@@ -176,6 +176,13 @@ const ATCudaHooks *THC_hooks(void) {
   hooks.max_pool2d = thc_max_pool2d;
   hooks.max_pool2d_backward = thc_max_pool2d_backward;
   hooks.random = thc_random;
+  hooks.reduce = thc_reduce;
+  hooks.softmax = thc_softmax;
+  hooks.softmax_backward = thc_softmax_backward;
+  hooks.nll_loss = thc_nll_loss;
+  hooks.nll_loss_backward = thc_nll_loss_backward;
+  hooks.sgd_step = thc_sgd_step;
+  hooks.adam_step = thc_adam_step;
   return &hooks;
 }
 

@@ -47,6 +47,22 @@ int thc_max_pool2d(THDtype dt, const void *x, void *y, int64_t *ind, const int64
 int thc_max_pool2d_backward(THDtype dt, const void *gy, const int64_t *ind, void *gx, int64_t P, int64_t L, int64_t HW);
 int thc_random(int kind, THDtype dt, void *out, int64_t n, double a, double b, uint64_t seed, uint64_t offset);  /* THCRandom.cu */
 
+/* the dense ops (THCReduce.cu, THCNN.cu, THCOptim.cu); see ATCuda.h */
+int thc_reduce(ATReduceOp op, THDtype dt, const void *x, int64_t M, int64_t K, int64_t sm, int64_t sk,
+               THDtype out_dt, void *out, int64_t *idx, double arg);
+int thc_softmax(THDtype dt, const void *x, void *y, int64_t outer, int64_t D, int64_t inner, bool log);
+int thc_softmax_backward(THDtype dt, const void *grad, const void *y, void *dx, int64_t outer, int64_t D,
+                         int64_t inner, bool log);
+int thc_nll_loss(THDtype dt, const void *x, const int64_t *target, const void *w, int64_t N, int64_t C, int64_t S,
+                 int reduction, int64_t ignore_index, void *out);
+int thc_nll_loss_backward(THDtype dt, const void *grad, const int64_t *target, const void *w, int64_t N, int64_t C,
+                          int64_t S, int reduction, int64_t ignore_index, void *gin);
+int thc_sgd_step(THDtype dt, void *p, const void *g, void *buf, int64_t n, double lr, double momentum,
+                 double dampening, double weight_decay, bool nesterov, bool maximize, bool first);
+int thc_adam_step(THDtype dt, void *p, const void *g, void *m, void *v, void *vmax, int64_t n, double lr,
+                  double beta1, double beta2, double eps, double weight_decay, double step, bool maximize,
+                  bool decoupled);
+
 #ifdef __cplusplus
 }
 #endif
