@@ -8,8 +8,11 @@
 
 #define RKW "Generator? generator=None, Tensor? out=None, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=False, bool requires_grad=False"
 
-static PyObject *finish(THTensor *t, bool requires_grad) {
+/* dev: where the result goes (THP_factory_device): random numbers come from
+ * the host generator (cthtorch.cuda.manual_seed seeds it) and move. */
+static PyObject *finish(THTensor *t, bool requires_grad, int dev) {
   PyObject *r = THPTensor_wrap(t);
+  if (r && dev != -2) r = THP_move_result(r, dev);
   if (r && requires_grad) {
     if (!THDtype_isFloating(((THPTensor *)r)->t->dtype)) {
       Py_DECREF(r);
@@ -26,7 +29,8 @@ static PyObject *sized(PyObject *const *a, Py_ssize_t n, PyObject *k, APParser *
   APResult r;
   if (ap_parse(p, NULL, a, n, k, &r) < 0) return NULL;
   PyObject *res = NULL;
-  if (ap_device_check(&r, 5) < 0) goto done;
+  int dev;
+  if (THP_factory_device(ap_object(&r, 5), &dev) < 0) goto done;
   THDtype dt = ap_dtype(&r, 3, at_default_dtype());
   THPTensor *out = ap_tensor(&r, 2);
   const ATIntList *size = ap_intlist(&r, 0);
@@ -43,7 +47,7 @@ static PyObject *sized(PyObject *const *a, Py_ssize_t n, PyObject *k, APParser *
   THTensor_free(t);
   if (!f) { THP_raise(); goto done; }
   if (out) { THTensor_free(f); res = Py_NewRef((PyObject *)out); goto done; }
-  res = finish(f, ap_bool(&r, 7));
+  res = finish(f, ap_bool(&r, 7), dev);
 done:
   ap_release(&r);
   return res;
@@ -71,14 +75,15 @@ static PyObject *f_randint(PyObject *m, PyObject *const *a, Py_ssize_t n, PyObje
   if (idx < 0) return NULL;
   int o = idx;   /* offset of the size parameter minus 1 */
   PyObject *res = NULL;
-  if (ap_device_check(&r, 6 + o) < 0) goto done;
+  int dev;
+  if (THP_factory_device(ap_object(&r, 6 + o), &dev) < 0) goto done;
   int64_t low = idx ? ap_int(&r, 0) : 0, high = ap_int(&r, idx);
   THTensor *t = at_empty(ap_intlist(&r, 1 + o), ap_dtype(&r, 4 + o, TH_Int64));
   if (!t) { THP_raise(); goto done; }
   THTensor *f = at_random_(t, low, (ATOptInt){ true, high }, ap_generator(&r, 2 + o));
   THTensor_free(t);
   if (!f) { THP_raise(); goto done; }
-  res = finish(f, ap_bool(&r, 8 + o));
+  res = finish(f, ap_bool(&r, 8 + o), dev);
 done:
   ap_release(&r);
   return res;
@@ -90,10 +95,11 @@ static PyObject *f_randperm(PyObject *m, PyObject *const *a, Py_ssize_t n, PyObj
   APResult r;
   if (ap_parse(&p, NULL, a, n, k, &r) < 0) return NULL;
   PyObject *res = NULL;
-  if (ap_device_check(&r, 5) < 0) goto done;
+  int dev;
+  if (THP_factory_device(ap_object(&r, 5), &dev) < 0) goto done;
   THTensor *t = at_randperm(ap_int(&r, 0), ap_dtype(&r, 3, TH_Int64), ap_generator(&r, 1));
   if (!t) { THP_raise(); goto done; }
-  res = finish(t, ap_bool(&r, 7));
+  res = finish(t, ap_bool(&r, 7), dev);
 done:
   ap_release(&r);
   return res;
@@ -107,8 +113,10 @@ static PyObject *like(PyObject *const *a, Py_ssize_t n, PyObject *k, APParser *p
   if (idx < 0) return NULL;
   PyObject *res = NULL;
   int o = kind == 2 ? (idx == 0 ? 1 : 2) : 0;   /* randint_like has 1 or 2 ints first */
-  if (ap_device_check(&r, 3 + o) < 0) goto done;
+  int dev;
+  if (THP_factory_device(ap_object(&r, 3 + o), &dev) < 0) goto done;
   THTensor *self = ap_tensor(&r, 0)->t;
+  if (dev == -2) dev = THTensor_device(self);   /* *_like: the input's device */
   THTensor *t = THTensor_new(ap_dtype(&r, 1 + o, self->dtype), self->ndim, self->sizes);
   if (!t) { THP_raise(); goto done; }
   THTensor *f;
@@ -121,7 +129,7 @@ static PyObject *like(PyObject *const *a, Py_ssize_t n, PyObject *k, APParser *p
   }
   THTensor_free(t);
   if (!f) { THP_raise(); goto done; }
-  res = finish(f, ap_bool(&r, 5 + o));
+  res = finish(f, ap_bool(&r, 5 + o), dev);
 done:
   ap_release(&r);
   return res;
