@@ -50,20 +50,25 @@ if ! $PY -c 'import scipy_openblas32' 2>/dev/null; then
 fi
 
 FAILED=""
-step build 200 $PY setup.py -q build_ext || FAILED="$FAILED build"
+step build 170 $PY setup.py -q build_ext || FAILED="$FAILED build"
 if [ -f cthtorch/lib/libTHC.so ]; then say "  libTHC.so built"; else say "  libTHC.so MISSING"; FAILED="$FAILED libTHC"; fi
 $PY -c 'import cthtorch as t; print("  cthtorch.cuda.is_available():", t.cuda.is_available(), t.cuda.device_count(), "device(s)")' 2>&1 | tee -a "$LOG"
+# a GPU that cthtorch does not see would make every CUDA test skip: that is a failure here
+if command -v nvidia-smi >/dev/null && nvidia-smi -L >/dev/null 2>&1 &&
+   ! $PY -c 'import cthtorch as t, sys; sys.exit(not t.cuda.is_available())' >> "$LOG" 2>&1; then
+  say "  nvidia-smi lists a GPU but cthtorch.cuda.is_available() is False"; FAILED="$FAILED cuda-unavailable"
+fi
 
 if [ -z "$FAILED" ]; then
   if $PY -m pytest --version >/dev/null 2>&1; then
     # -rfEs: the summary names every failure, error and skip (with its reason)
     # a hung test (a kernel that never returns) costs 60 s, not the whole step, where pytest-timeout exists
     TO=""; $PY -c 'import pytest_timeout' 2>/dev/null && TO="--timeout=60"
-    step tests 100 $PY -m pytest -q -rfEs -p no:cacheprovider $TO tests/test_cuda*.py || FAILED="$FAILED tests"
+    step tests 70 $PY -m pytest -q -rfEs -p no:cacheprovider $TO tests/test_cuda*.py || FAILED="$FAILED tests"
   else
     say "pytest is not installed: tests not run"; FAILED="$FAILED tests(no pytest)"
   fi
-  step bench 100 $PY bench/bench_cuda.py || say "  (benchmark failure does not fail the check)"
+  step bench 50 $PY bench/bench_cuda.py || say "  (benchmark failure does not fail the check)"
 fi
 
 say "==== summary ($(elapsed) total): ${FAILED:+FAILED:$FAILED}${FAILED:-ALL PASSED}"
