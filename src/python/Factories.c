@@ -53,7 +53,15 @@ static PyObject *make_filled(PyObject *const *args, Py_ssize_t nargs, PyObject *
     res = Py_NewRef((PyObject *)out);
     goto done;
   }
-  THTensor *t = mode ? at_full(size, at_scalar_int(mode == 2), dt) : at_empty(size, dt);
+  THTensor *t;
+  bool sizes_ok = true;   /* bad sizes: at_empty below raises its message */
+  for (int i = 0; i < size->n; i++) sizes_ok &= size->v[i] >= 0;
+  if (mode == 0 && dev >= 0 && sizes_ok) {   /* empty on a GPU: allocated there, nothing to fill or copy */
+    t = at_new_on(dev, dt, size->n, size->v, NULL);
+    if (!t) { THP_raise(); goto done; }
+  } else {
+    t = mode ? at_full(size, at_scalar_int(mode == 2), dt) : at_empty(size, dt);
+  }
   res = finish(THPTensor_wrap(t), ap_bool(&r, 6), dev);
 done:
   ap_release(&r);
