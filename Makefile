@@ -5,7 +5,7 @@ PY := $(VENV)/bin/python
 PIP := $(VENV)/bin/pip
 STAMP := $(VENV)/.deps-installed
 
-.PHONY: all develop debug asan test test-asan test-asan-ci fuzz run bench clean deps sysdeps
+.PHONY: all develop debug asan test test-asan test-asan-ci test-cuda fuzz run bench clean deps sysdeps
 
 all: develop
 
@@ -47,6 +47,11 @@ asan: deps
 	tar -c --exclude=./build --exclude=./.venv --exclude=./.git --exclude=./data --exclude='*.so' \
 	  --exclude=./cthtorch/lib --exclude=./cthtorch/include --exclude=__pycache__ . | tar -x -C $(ASAN_TREE)
 	cd $(ASAN_TREE) && CTHTORCH_ASAN=1 $(abspath $(PY)) setup.py -q build_ext
+
+# the GPU box's check: builds with libTHC, runs tests/test_cuda*.py and
+# bench/bench_cuda.py, one log (tools/gpu_check.sh says what it expects)
+test-cuda:
+	tools/gpu_check.sh
 
 # the whole suite under ASan+UBSan
 test-asan: asan

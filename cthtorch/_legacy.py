@@ -4,7 +4,8 @@ import cthtorch
 
 class _LegacyMeta(type):
     def __instancecheck__(cls, obj):
-        return isinstance(obj, cthtorch.Tensor) and obj.dtype == cls.dtype and not obj.is_sparse
+        return isinstance(obj, cthtorch.Tensor) and obj.dtype == cls.dtype and not obj.is_sparse \
+            and not obj.is_cuda   # a CUDA tensor is a torch.cuda.FloatTensor
 
     def __subclasscheck__(cls, sub):
         return sub is cls

@@ -164,23 +164,28 @@ class Tensor(_C._TensorBase):
 
     @_ops.method
     def new_tensor(self, data, dtype=None, device=None, requires_grad=False):
-        return cthtorch.tensor(data, dtype=dtype or self.dtype, requires_grad=requires_grad)
+        return cthtorch.tensor(data, dtype=dtype or self.dtype, device=self.device if device is None else device,
+                               requires_grad=requires_grad)
 
     @_ops.method
     def new_zeros(self, *size, dtype=None, device=None, requires_grad=False, **kw):
-        return cthtorch.zeros(*size, dtype=dtype or self.dtype, requires_grad=requires_grad)
+        return cthtorch.zeros(*size, dtype=dtype or self.dtype, device=self.device if device is None else device,
+                              requires_grad=requires_grad)
 
     @_ops.method
     def new_ones(self, *size, dtype=None, device=None, requires_grad=False, **kw):
-        return cthtorch.ones(*size, dtype=dtype or self.dtype, requires_grad=requires_grad)
+        return cthtorch.ones(*size, dtype=dtype or self.dtype, device=self.device if device is None else device,
+                             requires_grad=requires_grad)
 
     @_ops.method
     def new_empty(self, *size, dtype=None, device=None, requires_grad=False, **kw):
-        return cthtorch.empty(*size, dtype=dtype or self.dtype, requires_grad=requires_grad)
+        return cthtorch.empty(*size, dtype=dtype or self.dtype, device=self.device if device is None else device,
+                              requires_grad=requires_grad)
 
     @_ops.method
     def new_full(self, size, fill_value, dtype=None, device=None, requires_grad=False, **kw):
-        return cthtorch.full(size, fill_value, dtype=dtype or self.dtype, requires_grad=requires_grad)
+        return cthtorch.full(size, fill_value, dtype=dtype or self.dtype, device=self.device if device is None else device,
+                             requires_grad=requires_grad)
 
     @_ops.method
     def view_as(self, other):
@@ -230,8 +235,16 @@ class Tensor(_C._TensorBase):
         return _C._TensorBase.set_(self, *args, **kwargs)
 
     def pin_memory(self, device=None):
-        # PyTorch's CPU-only build: pinning needs an accelerator
-        raise RuntimeError("Cannot access accelerator device when none is available.")
+        """A copy in page-locked host memory (fast, asynchronous copies to the GPU);
+        self when already pinned."""
+        if not cthtorch.cuda.is_available():   # PyTorch's CPU-only build: pinning needs an accelerator
+            raise RuntimeError("Cannot access accelerator device when none is available.")
+        if self.is_pinned():
+            return self
+        return _C._cuda._pin_memory(self)
+
+    def is_pinned(self, device=None):
+        return _C._cuda._is_pinned(self)
 
     def as_subclass(self, cls):
         out = self.view_as(self)   # an alias that stays on the autograd graph

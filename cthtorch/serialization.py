@@ -36,8 +36,12 @@ _DTYPE_OF_STORAGE = {
 
 
 # ---- reconstruction functions (the only callables a file may name) ----
-def _rebuild_tensor(storage, storage_offset, size, stride, dtype_name, requires_grad=False):
+def _rebuild_tensor(storage, storage_offset, size, stride, dtype_name, requires_grad=False, device=None):
     t = _C._tensor_from_storage(storage, getattr(cthtorch, dtype_name), int(storage_offset), tuple(size), tuple(stride))
+    if device is not None and device.type != "cpu":
+        # storages load on the host and each tensor moves on its own: views of
+        # one CUDA storage come back as separate copies
+        t = t.to(device)
     if requires_grad:
         t.requires_grad_(True)
     return t
@@ -58,9 +62,10 @@ def _dtype(name):
 class _TypedStorageRef:
     """What a persistent id resolves to: a storage plus the dtype its elements have."""
 
-    def __init__(self, storage, dtype_name):
+    def __init__(self, storage, dtype_name, device=None):
         self.storage = storage
         self.dtype_name = dtype_name
+        self.device = device    # where the tensors over it go (map_location applied); None: the host
 
 
 def _get_layout(name):
@@ -82,7 +87,8 @@ def _rebuild_sparse_tensor(layout, data):
 
 def _rebuild_tensor_v2(storage, storage_offset, size, stride, requires_grad=False, backward_hooks=None, metadata=None):
     """PyTorch's reconstruction (torch._utils._rebuild_tensor_v2): offsets in elements."""
-    return _rebuild_tensor(storage.storage, storage_offset, size, stride, storage.dtype_name, requires_grad)
+    return _rebuild_tensor(storage.storage, storage_offset, size, stride, storage.dtype_name, requires_grad,
+                           storage.device)
 
 
 class _Unsafe(pickle.UnpicklingError):
@@ -198,10 +204,12 @@ class _TorchGlobal:
 
 
 class _StorageOf:
-    """A tensor's storage as torch.save records it: typed by the tensor's dtype."""
+    """A tensor's storage as torch.save records it: typed by the tensor's dtype.
+    A CUDA tensor's is recorded as its host copy (bytes) under torch's location tag 'cuda:N'."""
 
-    def __init__(self, storage, dtype_name):
+    def __init__(self, storage, dtype_name, location="cpu", host_bytes=None):
         self.storage, self.dtype_name = storage, dtype_name
+        self.location, self.host_bytes = location, host_bytes
 
 
 _STORAGE_OF_DTYPE = {v: k for k, v in _DTYPE_OF_STORAGE.items()}
@@ -222,9 +230,9 @@ class _Pickler(pickle._Pickler):
             key = self._keys.get(st._key())
             if key is None:
                 key = self._keys[st._key()] = str(len(self.storages))
-                self.storages[key] = st
+                self.storages[key] = st if obj.host_bytes is None else obj.host_bytes
             itemsize = getattr(cthtorch, obj.dtype_name).itemsize
-            return ("storage", _TorchGlobal("torch", _STORAGE_OF_DTYPE[obj.dtype_name]), key, "cpu",
+            return ("storage", _TorchGlobal("torch", _STORAGE_OF_DTYPE[obj.dtype_name]), key, obj.location,
                     st.nbytes() // itemsize)
         return None
 
@@ -270,8 +278,13 @@ class _Pickler(pickle._Pickler):
                 return (_TorchGlobal("torch._utils", "_rebuild_parameter"),
                         (base, obj.requires_grad, collections.OrderedDict()))
             dt = str(obj.dtype).split(".")[1]
+            st = obj.untyped_storage()
+            ref = _StorageOf(st, dt)
+            if obj.is_cuda:   # the bytes are read once per storage, never through numpy or memoryview
+                ref = _StorageOf(st, dt, "cuda:%d" % obj.get_device(),
+                                 None if st._key() in self._keys else _C._cuda._storage_to_host(obj))
             return (_TorchGlobal("torch._utils", "_rebuild_tensor_v2"),
-                    (_StorageOf(obj.untyped_storage(), dt), obj.storage_offset(), tuple(obj.shape), obj.stride(),
+                    (ref, obj.storage_offset(), tuple(obj.shape), obj.stride(),
                      obj.requires_grad, collections.OrderedDict()))
         if isinstance(obj, cthtorch.dtype):
             return str(obj).split(".")[1]   # a global: torch.<dtype>
@@ -333,8 +346,9 @@ def _write_zip(out, pkl, storages):
 
 
 class _Unpickler(pickle.Unpickler):
-    def __init__(self, f, zf, root, weights_only):
+    def __init__(self, f, zf, root, weights_only, map_location=None):
         super().__init__(f)
+        self.map_location = map_location
         self.zf = zf
         self.root = root
         self.weights_only = weights_only
@@ -372,6 +386,7 @@ class _Unpickler(pickle.Unpickler):
         if len(pid) == 3:                      # ours: ("storage", key, nbytes)
             _, key, nbytes = pid
             dtype_name = None
+            location = "cpu"
         elif len(pid) == 5:                    # PyTorch's: ("storage", type, key, location, numel)
             _, stype, key, location, numel = pid
             dtype_name = stype if isinstance(stype, str) else str(stype).split(".")[-1]
@@ -393,7 +408,9 @@ class _Unpickler(pickle.Unpickler):
             st.copy_from_buffer(self.zf.read(name))
             self.loaded[key] = st
         st = self.loaded[key]
-        return _TypedStorageRef(st, dtype_name) if dtype_name else st
+        if not dtype_name:
+            return st
+        return _TypedStorageRef(st, dtype_name, _target_device(location, self.map_location))
 
 
 def load(f, map_location=None, pickle_module=None, *, weights_only=True, mmap=None, **pickle_load_args):
@@ -413,7 +430,7 @@ def load(f, map_location=None, pickle_module=None, *, weights_only=True, mmap=No
         if not pkls:
             raise RuntimeError("not a cthtorch/PyTorch archive: no data.pkl record")
         root = pkls[0][: -len("/data.pkl")] if "/" in pkls[0] else ""
-        up = _Unpickler(io.BytesIO(zf.read(pkls[0])), zf, root, weights_only)
+        up = _Unpickler(io.BytesIO(zf.read(pkls[0])), zf, root, weights_only, map_location)
         obj = up.load()
     except zipfile.BadZipFile as e:
         raise RuntimeError("PytorchStreamReader failed reading zip archive: %s (the file is truncated or "
@@ -433,8 +450,30 @@ def _fix_refs(obj):
     return obj
 
 
+_NO_CUDA_LOAD = ("Attempting to deserialize object on a CUDA device but cthtorch.cuda.is_available() is "
+                 "False. If you are running on a CPU-only machine, please use torch.load with "
+                 "map_location=torch.device('cpu') to map your storages to the CPU.")
+
+
+def _target_device(location, ml):
+    """Where tensors saved at `location` ('cpu', 'cuda:0') load, given torch.load's map_location
+    (None, a device or its name, a dict of location renames, or a callable(storage, location)
+    whose returned storage stays on the host). None: the host."""
+    loc = str(location)
+    if isinstance(ml, dict):
+        loc = str(ml.get(loc, loc))
+    elif ml is not None and not callable(ml):
+        loc = str(ml)
+    dev = cthtorch.device(loc)
+    if dev.type == "cpu":
+        return None
+    if not cthtorch.cuda.is_available():
+        raise RuntimeError(_NO_CUDA_LOAD)
+    return dev
+
+
 def _check_map_location(ml):
-    if ml is None or callable(ml):
+    if ml is None or callable(ml) or cthtorch.cuda.is_available():
         return
     if isinstance(ml, dict):
         for v in ml.values():
@@ -442,6 +481,4 @@ def _check_map_location(ml):
         return
     dev = cthtorch.device(ml) if isinstance(ml, str) else ml
     if isinstance(dev, cthtorch.device) and dev.type != "cpu":
-        raise RuntimeError("Attempting to deserialize object on a CUDA device but cthtorch.cuda.is_available() is "
-                           "False. If you are running on a CPU-only machine, please use torch.load with "
-                           "map_location=torch.device('cpu') to map your storages to the CPU.")
+        raise RuntimeError(_NO_CUDA_LOAD)

@@ -105,10 +105,12 @@ def progress(epoch, done, total, loss, width=30):
     sys.stdout.flush()
 
 
-def train_epoch(model, loader, optimizer, epoch, log):
+def train_epoch(model, loader, optimizer, epoch, log, device=None):
     model.train()
     total, seen, losses = len(loader.dataset), 0, []
     for data, target in loader:
+        if device is not None and device.type != "cpu":
+            data, target = data.to(device, non_blocking=True), target.to(device, non_blocking=True)
         optimizer.zero_grad()
         output = model(data)
         loss = F.nll_loss(output, target)
@@ -123,11 +125,13 @@ def train_epoch(model, loader, optimizer, epoch, log):
     return losses
 
 
-def evaluate(model, loader):
+def evaluate(model, loader, device=None):
     model.eval()
     test_loss, correct = 0.0, 0
     with torch.no_grad():
         for data, target in loader:
+            if device is not None and device.type != "cpu":
+                data, target = data.to(device), target.to(device)
             output = model(data)
             test_loss += F.nll_loss(output, target, reduction="sum").item()
             pred = output.argmax(dim=1, keepdim=True)
@@ -169,22 +173,27 @@ def main(argv=None):
     p.add_argument("--workers", type=int, default=0)
     p.add_argument("--out", default="checkpoints")
     p.add_argument("--quiet", action="store_true")
+    p.add_argument("--device", default=None, help="cpu or cuda[:N] (default: cuda when a GPU is present, else cpu)")
     args = p.parse_args(argv)
+    device = torch.device(args.device or ("cuda" if torch.cuda.is_available() else "cpu"))
     torch.manual_seed(args.seed)
     train, test, source = load_data(args.data, args.limit_train)
     print("data:", source)
-    train_loader = DataLoader(train, batch_size=args.batch_size, shuffle=True, num_workers=args.workers)
-    test_loader = DataLoader(test, batch_size=args.test_batch_size)
-    model = Net()
+    pin = device.type == "cuda"
+    train_loader = DataLoader(train, batch_size=args.batch_size, shuffle=True, num_workers=args.workers, pin_memory=pin)
+    test_loader = DataLoader(test, batch_size=args.test_batch_size, pin_memory=pin)
+    model = Net().to(device)
+    if device.type != "cpu":
+        print("device:", device)
     optimizer = optim.Adadelta(model.parameters(), lr=args.lr)
     scheduler = StepLR(optimizer, step_size=1, gamma=args.gamma)
     os.makedirs(args.out, exist_ok=True)
     losses, marks, acc = [], [], 0.0
     for epoch in range(1, args.epochs + 1):
         t0 = time.time()
-        losses += train_epoch(model, train_loader, optimizer, epoch, not args.quiet)
+        losses += train_epoch(model, train_loader, optimizer, epoch, not args.quiet, device)
         marks.append(len(losses) - 1)
-        test_loss, acc = evaluate(model, test_loader)
+        test_loss, acc = evaluate(model, test_loader, device)
         scheduler.step()
         print("Epoch %d: train loss %.4f, test loss %.4f, test accuracy %.2f%% (%.1fs)"
               % (epoch, sum(losses[-len(train_loader):]) / len(train_loader), test_loss, 100 * acc, time.time() - t0))

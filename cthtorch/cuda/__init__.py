@@ -80,92 +80,243 @@ def is_available():
 
 
 def is_initialized():
-    return False
+    return _C._cuda._is_initialized()
 
 
-def manual_seed(seed):
-    pass
+# ---- devices ----
+def current_device():
+    return _C._cuda._current_device()
 
 
-def manual_seed_all(seed):
-    pass
+def set_device(device):
+    """Makes `device` current (new tensors with device='cuda' land there). Negative: no-op, as torch."""
+    if isinstance(device, int) and device < 0:
+        return
+    _C._cuda._set_device(device)
 
 
-def empty_cache():
-    pass
-
-
-def _no_gpu(*args, **kwargs):
-    raise RuntimeError("CUDA is not available: cthtorch has no GPU on this machine "
-                       "(cthtorch.cuda.is_available() is False)")
-
-
-# anything that needs a device fails as torch does without one
-current_device = get_device_name = get_device_properties = get_device_capability = _no_gpu
-synchronize = set_device = get_rng_state = set_rng_state = get_rng_state_all = set_rng_state_all = _no_gpu
-ipc_collect = current_stream = default_stream = set_stream = _no_gpu
-
-
-class _NoGpuClass:
-    def __init__(self, *args, **kwargs):
-        _no_gpu()
-
-
-Event = Stream = _NoGpuClass
+def _index(device):
+    """A device argument (None, int, 'cuda:1', torch.device) as an index; None: the current one."""
+    if device is None:
+        return current_device()
+    if isinstance(device, int):
+        return current_device() if device < 0 else device
+    import cthtorch
+    d = cthtorch.device(device)
+    if d.type != "cuda":
+        raise ValueError("Expected a cuda device, but got: %s" % d)
+    return current_device() if d.index is None else d.index
 
 
 class device:
-    """Context manager selecting a CUDA device: -1/None (no device) is a no-op."""
+    """Context manager that makes `device` current inside the block; None/-1 is a no-op."""
 
     def __init__(self, device):
-        self.idx = device
+        self.idx = -1 if device is None else (device if isinstance(device, int) else _index(device))
+        self.prev_idx = -1
 
     def __enter__(self):
-        if self.idx not in (None, -1):
-            _no_gpu()
+        if self.idx != -1:
+            self.prev_idx = current_device()
+            if self.prev_idx != self.idx:
+                set_device(self.idx)
         return self
 
     def __exit__(self, *exc):
+        if self.idx != -1 and self.prev_idx != self.idx:
+            set_device(self.prev_idx)
         return False
 
 
+class device_of(device):
+    """device(t.get_device()): the block runs on the tensor's GPU (no-op for CPU tensors)."""
+
+    def __init__(self, obj):
+        super().__init__(obj.get_device() if obj.is_cuda else -1)
+
+
+def synchronize(device=None):
+    """Waits for every kernel queued on the device; reports an earlier asynchronous kernel error."""
+    _C._cuda._synchronize(device)
+
+
+class _CudaDeviceProperties:
+    """torch.cuda.get_device_properties(): name, total_memory (bytes), major/minor
+    (compute capability), multi_processor_count, ..."""
+
+    def __init__(self, props):
+        self.__dict__.update(props)
+
+    def __repr__(self):
+        return ("_CudaDeviceProperties(name='%s', major=%d, minor=%d, total_memory=%dMB, multi_processor_count=%d, "
+                "L2_cache_size=%dMB)" % (self.name, self.major, self.minor, self.total_memory // (1 << 20),
+                                        self.multi_processor_count, self.L2_cache_size // (1 << 20)))
+
+
+def get_device_properties(device=None):
+    return _CudaDeviceProperties(_C._cuda._device_props(_index(device)))
+
+
+def get_device_name(device=None):
+    return get_device_properties(device).name
+
+
+def get_device_capability(device=None):
+    p = get_device_properties(device)
+    return (p.major, p.minor)
+
+
+def get_arch_list():
+    return ["sm_90"] if is_available() else []   # what setup.py builds libTHC for (and compute_80 PTX)
+
+
 def is_bf16_supported(including_emulation=True):
-    return False
+    """bfloat16 runs natively from compute capability 8.0 (Ampere)."""
+    if not is_available():
+        return False
+    return get_device_capability()[0] >= 8 or bool(including_emulation)
 
 
-# memory statistics read 0 before CUDA is initialised, as in torch
-def memory_allocated(device=None):
-    return 0
+# ---- random numbers ----
+# cthtorch generates the random numbers of CUDA tensors on the host (the
+# factory runs there and the result moves to the GPU), from the default CPU
+# generator. So seeding "CUDA" seeds that generator: torch.cuda.manual_seed(s)
+# makes CUDA random tensors reproducible, and also resets the CPU stream
+# (torch.manual_seed(s) seeds both anyway). Without a GPU, as torch, seeding
+# CUDA does nothing.
+def manual_seed(seed):
+    if is_available():
+        import cthtorch
+        cthtorch.manual_seed(seed)
 
 
-max_memory_allocated = memory_reserved = max_memory_reserved = memory_cached = max_memory_cached = memory_allocated
+manual_seed_all = manual_seed
 
 
-def reset_peak_memory_stats(device=None):
-    pass
+def seed():
+    if is_available():
+        import cthtorch
+        cthtorch.seed()
 
 
-reset_max_memory_allocated = reset_accumulated_memory_stats = reset_peak_memory_stats
+seed_all = seed
 
 
-def memory_stats(device=None):
-    return {}
+def initial_seed():
+    _lazy_init()
+    import cthtorch
+    return cthtorch.initial_seed()
 
 
-def memory_summary(device=None, abbreviated=False):
-    return "No CUDA device is available (cthtorch runs on the CPU here)."
+def get_rng_state(device="cuda"):
+    _lazy_init()
+    import cthtorch
+    return cthtorch.get_rng_state()
 
 
-def _not_compiled(name):
-    def make(*args, **kwargs):
-        raise TypeError("type torch.cuda.%s not available. Torch not compiled with CUDA enabled." % name)
-    return make
+def set_rng_state(new_state, device="cuda"):
+    _lazy_init()
+    import cthtorch
+    cthtorch.set_rng_state(new_state)
 
 
-FloatTensor, DoubleTensor, HalfTensor, BFloat16Tensor = (_not_compiled(n) for n in (
-    "FloatTensor", "DoubleTensor", "HalfTensor", "BFloat16Tensor"))
-LongTensor, IntTensor, ShortTensor, CharTensor, ByteTensor, BoolTensor = (_not_compiled(n) for n in (
-    "LongTensor", "IntTensor", "ShortTensor", "CharTensor", "ByteTensor", "BoolTensor"))
+def get_rng_state_all():
+    return [get_rng_state(i) for i in range(device_count() or 1)]
+
+
+def set_rng_state_all(new_states):
+    for s in new_states:
+        set_rng_state(s)
+
+
+def ipc_collect():
+    _lazy_init()
+
+
+# ---- streams and events ----
+from .streams import Stream, ExternalStream, Event  # noqa: E402
+
+
+def current_stream(device=None):
+    """The stream kernels are queued on now (the legacy default stream, cuda_stream 0, unless set)."""
+    _lazy_init()
+    return Stream._borrow(_C._cuda._current_stream(), _index(device))
+
+
+def default_stream(device=None):
+    _lazy_init()
+    return Stream._borrow(0, _index(device))
+
+
+def set_stream(stream):
+    if stream is not None:
+        _C._cuda._set_stream(stream.cuda_stream)
+
+
+class StreamContext:
+    """Queues the block's kernels on `stream` (None: no-op), restoring the previous stream after."""
+
+    def __init__(self, stream):
+        self.stream = stream
+        self.prev = None
+
+    def __enter__(self):
+        if self.stream is not None:
+            self.prev = current_stream()
+            set_stream(self.stream)
+        return self.stream
+
+    def __exit__(self, *exc):
+        if self.stream is not None:
+            set_stream(self.prev)
+        return False
+
+
+def stream(stream):
+    return StreamContext(stream)
+
+
+# ---- memory ----
+from .memory import (memory_stats, memory_allocated, max_memory_allocated, memory_reserved,  # noqa: E402
+                     max_memory_reserved, memory_cached, max_memory_cached, reset_peak_memory_stats,
+                     reset_max_memory_allocated, reset_max_memory_cached, reset_accumulated_memory_stats,
+                     empty_cache, mem_get_info, memory_summary)
+
+
+# ---- legacy typed constructors: torch.cuda.FloatTensor(2, 3), isinstance(x, torch.cuda.FloatTensor) ----
+class _CudaLegacyMeta(type):
+    def __instancecheck__(cls, obj):
+        import cthtorch
+        return isinstance(obj, cthtorch.Tensor) and obj.is_cuda and obj.dtype == cls.dtype and not obj.is_sparse
+
+    def __subclasscheck__(cls, sub):
+        return sub is cls
+
+
+def _legacy_type(name, dtype_name):
+    def __new__(cls, *args, **kwargs):
+        if not is_available():
+            raise TypeError("type torch.cuda.%s not available. Torch not compiled with CUDA enabled." % name)
+        import cthtorch
+        dt = getattr(cthtorch, dtype_name)
+        dev = kwargs.get("device", "cuda")
+        if len(args) == 1 and not isinstance(args[0], int) and not isinstance(args[0], cthtorch.Size):
+            data = args[0]
+            if isinstance(data, cthtorch.Tensor):
+                return data.to(device=dev, dtype=dt)
+            return cthtorch.tensor(data, dtype=dt, device=dev)
+        return cthtorch.empty(*(args or (0,)), dtype=dt, device=dev)
+    import cthtorch
+    return _CudaLegacyMeta(name, (object,), {"__new__": __new__, "dtype": getattr(cthtorch, dtype_name),
+                                             "__module__": "cthtorch.cuda"})
+
+
+FloatTensor, DoubleTensor, HalfTensor, BFloat16Tensor = (_legacy_type(n, d) for n, d in (
+    ("FloatTensor", "float32"), ("DoubleTensor", "float64"), ("HalfTensor", "float16"),
+    ("BFloat16Tensor", "bfloat16")))
+LongTensor, IntTensor, ShortTensor, CharTensor, ByteTensor, BoolTensor = (_legacy_type(n, d) for n, d in (
+    ("LongTensor", "int64"), ("IntTensor", "int32"), ("ShortTensor", "int16"), ("CharTensor", "int8"),
+    ("ByteTensor", "uint8"), ("BoolTensor", "bool")))
 
 
 # torch.cuda.amp (deprecated aliases of cthtorch.amp); registered in sys.modules

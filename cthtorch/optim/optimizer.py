@@ -129,9 +129,11 @@ class Optimizer:
 
         def cast(param, value, key=None):
             if isinstance(value, cthtorch.Tensor):
-                if key == "step":
+                if key == "step":   # torch keeps step where it was saved (the host, unless capturable/fused)
                     return value.clone()
-                return value.to(param.dtype) if param.is_floating_point() and value.is_floating_point() else value.clone()
+                if param.is_floating_point() and value.is_floating_point():   # state follows its parameter
+                    return value.to(dtype=param.dtype, device=param.device)
+                return value.to(param.device, copy=True)
             if isinstance(value, dict):
                 return {k: cast(param, v, k) for k, v in value.items()}
             if isinstance(value, (list, tuple)):

@@ -27,7 +27,9 @@ int THP_op_device(const char *name, int n, PyObject *const *tensors, PyObject *d
  * (the argument was checked by the parser, so this cannot fail). */
 int THP_device_or(PyObject *device_arg, const THTensor *self);
 /* Steals r (NULL passes through): the same tensor on device, requires_grad kept. */
-PyObject *THP_move_result(PyObject *r, int device);   /* "sizes", "dtype", "ndim", "numel" */
+PyObject *THP_move_result(PyObject *r, int device);
+/* A factory's device= argument: -2 when None (the result stays where it is made), -1 cpu, N cuda:N. */
+int THP_factory_device(PyObject *arg, int *dev);   /* "sizes", "dtype", "ndim", "numel" */
 int THP_tensorlist_from_py(PyObject *seq, ATTensorList *out);   /* borrows the tensors; PyMem_Free(out->v) */
 int THP_opttensorlist_from_py(PyObject *seq, ATTensorList *out);   /* the same, with None entries as NULL */
 PyObject *THP_wrap_tensorlist(ATTensorList *l, PyObject *view_base);   /* steals the tensors, frees v */

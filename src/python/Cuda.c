@@ -125,6 +125,144 @@ static PyObject *c_mem_get_info(PyObject *m, PyObject *o) {
   return Py_BuildValue("(LL)", (long long)fr, (long long)tot);
 }
 
+
+static PyObject *c_device_props(PyObject *m, PyObject *o) {
+  int d;
+  if (device_arg(o, &d) < 0) return NULL;
+  ATCudaProps p;
+  if (at_cuda->device_props(d, &p) < 0) return THP_raise();
+  return Py_BuildValue("{sssisisisLsisisisisL}", "name", p.name, "major", p.major, "minor", p.minor,
+                       "multi_processor_count", p.multi_processor_count, "total_memory", (long long)p.total_memory,
+                       "is_integrated", p.is_integrated, "is_multi_gpu_board", p.is_multi_gpu_board,
+                       "warp_size", p.warp_size, "max_threads_per_multi_processor", p.max_threads_per_multi_processor,
+                       "L2_cache_size", (long long)p.l2_cache_size);
+}
+
+/* ---- streams and events: handles travel to Python as integers (the
+ * cudaStream_t / cudaEvent_t value, 0 = the legacy default stream), as
+ * torch's Stream.cuda_stream does; cthtorch/cuda/streams.py owns them. ---- */
+static int handle_arg(PyObject *o, void **h) {
+  *h = PyLong_AsVoidPtr(o);
+  return (*h == NULL && PyErr_Occurred()) ? -1 : 0;
+}
+
+static PyObject *c_stream_create(PyObject *m, PyObject *o) {
+  NEED_CUDA();
+  int prio = (int)PyLong_AsLong(o);
+  if (prio == -1 && PyErr_Occurred()) return NULL;
+  void *s = at_cuda->stream_create(prio);
+  return s ? PyLong_FromVoidPtr(s) : THP_raise();
+}
+
+/* f(handle) -> 0 / -1: the calls that only report success */
+#define HANDLE_CALL(cname, field)                              \
+  static PyObject *cname(PyObject *m, PyObject *o) {           \
+    NEED_CUDA();                                               \
+    void *h;                                                   \
+    if (handle_arg(o, &h) < 0) return NULL;                    \
+    int rc;                                                    \
+    Py_BEGIN_ALLOW_THREADS rc = at_cuda->field(h); Py_END_ALLOW_THREADS \
+    if (rc < 0) return THP_raise();                            \
+    Py_RETURN_NONE;                                            \
+  }
+HANDLE_CALL(c_stream_destroy, stream_destroy)
+HANDLE_CALL(c_set_stream, set_stream)
+HANDLE_CALL(c_stream_synchronize, stream_synchronize)
+HANDLE_CALL(c_event_destroy, event_destroy)
+HANDLE_CALL(c_event_synchronize, event_synchronize)
+
+/* 1 done, 0 busy, -1 error */
+#define QUERY_CALL(cname, field)                               \
+  static PyObject *cname(PyObject *m, PyObject *o) {           \
+    NEED_CUDA();                                               \
+    void *h;                                                   \
+    if (handle_arg(o, &h) < 0) return NULL;                    \
+    int rc = at_cuda->field(h);                                \
+    return rc < 0 ? THP_raise() : PyBool_FromLong(rc);         \
+  }
+QUERY_CALL(c_stream_query, stream_query)
+QUERY_CALL(c_event_query, event_query)
+
+static PyObject *c_current_stream(PyObject *m, PyObject *u) {
+  NEED_CUDA();
+  return PyLong_FromVoidPtr(at_cuda->current_stream());
+}
+
+/* (a, b): the two-handle calls */
+static int two_handles(PyObject *args, void **a, void **b) {
+  PyObject *x, *y;
+  if (!PyArg_ParseTuple(args, "OO", &x, &y)) return -1;
+  return handle_arg(x, a) < 0 || handle_arg(y, b) < 0 ? -1 : 0;
+}
+static PyObject *c_stream_wait_event(PyObject *m, PyObject *args) {
+  NEED_CUDA();
+  void *s, *e;
+  if (two_handles(args, &s, &e) < 0) return NULL;
+  if (at_cuda->stream_wait_event(s, e) < 0) return THP_raise();
+  Py_RETURN_NONE;
+}
+static PyObject *c_event_record(PyObject *m, PyObject *args) {
+  NEED_CUDA();
+  void *e, *s;
+  if (two_handles(args, &e, &s) < 0) return NULL;
+  if (at_cuda->event_record(e, s) < 0) return THP_raise();
+  Py_RETURN_NONE;
+}
+static PyObject *c_event_elapsed(PyObject *m, PyObject *args) {
+  NEED_CUDA();
+  void *a, *b;
+  if (two_handles(args, &a, &b) < 0) return NULL;
+  float ms = 0;
+  if (at_cuda->event_elapsed(a, b, &ms) < 0) return THP_raise();
+  return PyFloat_FromDouble(ms);
+}
+static PyObject *c_event_create(PyObject *m, PyObject *args) {
+  NEED_CUDA();
+  int timing, blocking;
+  if (!PyArg_ParseTuple(args, "pp", &timing, &blocking)) return NULL;
+  void *e = at_cuda->event_create(timing, blocking);
+  return e ? PyLong_FromVoidPtr(e) : THP_raise();
+}
+
+/* ---- pinned host memory (the hook table's host_allocator) ---- */
+static PyObject *c_pin_memory(PyObject *m, PyObject *o) {
+  if (!THPTensor_Check(o)) { PyErr_SetString(PyExc_TypeError, "pin_memory: expected a Tensor"); return NULL; }
+  NEED_CUDA();
+  const THTensor *src = ((THPTensor *)o)->t;
+  if (THTensor_device(src) >= 0) {
+    PyErr_SetString(PyExc_RuntimeError, "cannot pin a CUDA tensor: only dense CPU tensors can be pinned");
+    return NULL;
+  }
+  THTensor *r = THTensor_newWithAllocator(src->dtype, src->ndim, src->sizes, at_cuda->host_allocator);
+  if (!r) return THP_raise();
+  if (at_copy_(r, src) < 0) { THTensor_free(r); return THP_raise(); }
+  return THPTensor_wrap(r);
+}
+static PyObject *c_is_pinned(PyObject *m, PyObject *o) {
+  if (!THPTensor_Check(o)) { PyErr_SetString(PyExc_TypeError, "is_pinned: expected a Tensor"); return NULL; }
+  const THTensor *t = ((THPTensor *)o)->t;
+  return PyBool_FromLong(at_cuda && t->storage && t->storage->allocator == at_cuda->host_allocator);
+}
+
+/* The whole storage of a CUDA tensor, copied to host bytes (torch.save writes
+ * storages, not tensors, so views keep sharing in the file). */
+static PyObject *c_storage_to_host(PyObject *m, PyObject *o) {
+  if (!THPTensor_Check(o)) { PyErr_SetString(PyExc_TypeError, "expected a Tensor"); return NULL; }
+  const THTensor *t = ((THPTensor *)o)->t;
+  int dev = THTensor_device(t);
+  if (dev < 0) { PyErr_SetString(PyExc_ValueError, "expected a CUDA tensor"); return NULL; }
+  NEED_CUDA();
+  const THStorage *st = t->storage;
+  PyObject *b = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)st->nbytes);
+  if (!b) return NULL;
+  int rc;
+  Py_BEGIN_ALLOW_THREADS
+  rc = at_cuda->set_device(dev) < 0 ? -1 : at_cuda->memcpy(PyBytes_AS_STRING(b), st->data, st->nbytes, AT_D2H, false);
+  Py_END_ALLOW_THREADS
+  if (rc < 0) { Py_DECREF(b); return THP_raise(); }
+  return b;
+}
+
 PyMethodDef THP_cuda_functions[] = {
   {"_register", c_register, METH_O, "loads libTHC (path) and routes CUDA tensors to it"},
   {"_is_initialized", c_is_initialized, METH_NOARGS, NULL},
@@ -136,5 +274,22 @@ PyMethodDef THP_cuda_functions[] = {
   {"_reset_peak_memory_stats", c_reset_peak, METH_O, NULL},
   {"_empty_cache", c_empty_cache, METH_NOARGS, NULL},
   {"_mem_get_info", c_mem_get_info, METH_O, NULL},
+  {"_device_props", c_device_props, METH_O, NULL},
+  {"_stream_create", c_stream_create, METH_O, "priority -> handle"},
+  {"_stream_destroy", c_stream_destroy, METH_O, NULL},
+  {"_current_stream", c_current_stream, METH_NOARGS, NULL},
+  {"_set_stream", c_set_stream, METH_O, NULL},
+  {"_stream_query", c_stream_query, METH_O, NULL},
+  {"_stream_synchronize", c_stream_synchronize, METH_O, NULL},
+  {"_stream_wait_event", c_stream_wait_event, METH_VARARGS, "(stream, event)"},
+  {"_event_create", c_event_create, METH_VARARGS, "(enable_timing, blocking) -> handle"},
+  {"_event_destroy", c_event_destroy, METH_O, NULL},
+  {"_event_record", c_event_record, METH_VARARGS, "(event, stream)"},
+  {"_event_query", c_event_query, METH_O, NULL},
+  {"_event_synchronize", c_event_synchronize, METH_O, NULL},
+  {"_event_elapsed", c_event_elapsed, METH_VARARGS, "(start, end) -> ms"},
+  {"_pin_memory", c_pin_memory, METH_O, "a copy of a CPU tensor in pinned (page-locked) host memory"},
+  {"_is_pinned", c_is_pinned, METH_O, NULL},
+  {"_storage_to_host", c_storage_to_host, METH_O, "a CUDA tensor's whole storage as host bytes"},
   {NULL}
 };

@@ -1,8 +1,26 @@
 /* THError (kind + message, set below src/python) -> Python exception. */
 #include "THP.h"
 
+/* torch.OutOfMemoryError (a RuntimeError) for the CUDA allocator's
+ * "CUDA out of memory. Tried to allocate ..."; new reference or NULL */
+static PyObject *oom_class(void) {
+  PyObject *mod = PyImport_ImportModule("cthtorch");
+  if (!mod) return NULL;
+  PyObject *cls = PyObject_GetAttrString(mod, "OutOfMemoryError");
+  Py_DECREF(mod);
+  return cls;
+}
+
 PyObject *THP_raise(void) {
   PyObject *exc;
+  if (THError_kind() == TH_ERR_MEMORY && strncmp(THError_message(), "CUDA out of memory", 18) == 0) {
+    PyObject *cls = oom_class();
+    if (!cls) { THError_clear(); return NULL; }
+    PyErr_SetString(cls, THError_message());
+    Py_DECREF(cls);
+    THError_clear();
+    return NULL;
+  }
   switch (THError_kind()) {
     case TH_ERR_VALUE: exc = PyExc_ValueError; break;
     case TH_ERR_TYPE: exc = PyExc_TypeError; break;

@@ -13,7 +13,10 @@ PyObject *THP_frombuffer(PyObject *m, PyObject *args);
 #define FACTORY_KW "ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=False, bool requires_grad=False"
 
 /* Sets requires_grad on a fresh leaf (with PyTorch's dtype check). */
-static PyObject *finish(PyObject *t, bool requires_grad) {
+/* dev: where the result goes (THP_factory_device). Factories build on the host
+ * and move, as the generated ones do (THP_move_result). */
+static PyObject *finish(PyObject *t, bool requires_grad, int dev) {
+  if (t && dev != -2) t = THP_move_result(t, dev);
   if (!t || !requires_grad) return t;
   THPTensor *x = (THPTensor *)t;
   if (!THDtype_isFloating(x->t->dtype)) {
@@ -36,7 +39,7 @@ static PyObject *make_filled(PyObject *const *args, Py_ssize_t nargs, PyObject *
   PyObject *res = NULL;
   /* (int[] size, *, Tensor? out, dtype, layout, device, pin_memory, requires_grad, memory_format) */
   int dev;
-  if (ap_factory_device(&r, 4, NULL, &dev) < 0) goto done;
+  if (THP_factory_device(ap_object(&r, 4), &dev) < 0) goto done;
   const ATIntList *size = ap_intlist(&r, 0);
   if (!size) { PyErr_SetString(PyExc_TypeError, "size must be a tuple of ints"); goto done; }
   if (mode == 1)   /* zeros checks its sizes itself, with its own message */
@@ -51,15 +54,16 @@ static PyObject *make_filled(PyObject *const *args, Py_ssize_t nargs, PyObject *
     goto done;
   }
   THTensor *t;
-  if (dev >= 0) {   /* on the GPU: allocated there and filled by its kernel (empty: not filled) */
-    if ((t = at_new_on(dev, dt, size->n, size->v, NULL)) && mode && at_fill_(t, at_scalar_int(mode == 2)) < 0) {
-      THTensor_free(t);
-      t = NULL;
-    }
+  bool sizes_ok = true;   /* bad sizes: at_empty below raises its message */
+  for (int i = 0; i < size->n; i++) sizes_ok &= size->v[i] >= 0;
+  if (dev >= 0 && sizes_ok) {   /* on a GPU: allocated there and filled by its kernel (empty: not filled) */
+    t = at_new_on(dev, dt, size->n, size->v, NULL);
+    if (t && mode && at_fill_(t, at_scalar_int(mode == 2)) < 0) { THTensor_free(t); t = NULL; }
+    if (!t) { THP_raise(); goto done; }
   } else {
     t = mode ? at_full(size, at_scalar_int(mode == 2), dt) : at_empty(size, dt);
   }
-  res = finish(THP_CHECK(t) ? THPTensor_wrap(t) : NULL, ap_bool(&r, 6));
+  res = finish(THPTensor_wrap(t), ap_bool(&r, 6), dev);
 done:
   ap_release(&r);
   return res;
@@ -89,10 +93,11 @@ static PyObject *f_full(PyObject *m, PyObject *const *a, Py_ssize_t n, PyObject 
   APResult r;
   if (ap_parse(&p, NULL, a, n, k, &r) < 0) return NULL;
   PyObject *res = NULL;
-  if (ap_device_check(&r, 5) < 0) goto done;
+  int dev;
+  if (THP_factory_device(ap_object(&r, 5), &dev) < 0) goto done;
   ATScalar v = ap_scalar(&r, 1);
   THDtype dt = ap_dtype(&r, 3, v.kind == AT_SCALAR_FLOAT ? at_default_dtype() : (v.kind == AT_SCALAR_INT ? TH_Int64 : TH_Bool));
-  res = finish(THPTensor_wrap(at_full(ap_intlist(&r, 0), v, dt)), ap_bool(&r, 7));
+  res = finish(THPTensor_wrap(at_full(ap_intlist(&r, 0), v, dt)), ap_bool(&r, 7), dev);
 done:
   ap_release(&r);
   return res;
@@ -104,9 +109,10 @@ static PyObject *f_empty_strided(PyObject *m, PyObject *const *a, Py_ssize_t n, 
   APResult r;
   if (ap_parse(&p, NULL, a, n, k, &r) < 0) return NULL;
   PyObject *res = NULL;
-  if (ap_device_check(&r, 4) < 0) goto done;
+  int dev;
+  if (THP_factory_device(ap_object(&r, 4), &dev) < 0) goto done;
   res = finish(THPTensor_wrap(at_empty_strided(ap_intlist(&r, 0), ap_intlist(&r, 1), ap_dtype(&r, 2, at_default_dtype()))),
-               ap_bool(&r, 6));
+               ap_bool(&r, 6), dev);
 done:
   ap_release(&r);
   return res;
@@ -123,7 +129,8 @@ static PyObject *f_arange(PyObject *m, PyObject *const *a, Py_ssize_t n, PyObjec
   if (idx < 0) return NULL;
   PyObject *res = NULL;
   int base = idx == 0 ? 1 : 3;   /* index of out= */
-  if (ap_device_check(&r, base + 3) < 0) goto done;
+  int dev;
+  if (THP_factory_device(ap_object(&r, base + 3), &dev) < 0) goto done;
   ATScalar start = idx == 0 ? at_scalar_int(0) : ap_scalar(&r, 0);
   ATScalar end = idx == 0 ? ap_scalar(&r, 0) : ap_scalar(&r, 1);
   ATScalar step = idx == 0 ? at_scalar_int(1) : ap_scalar(&r, 2);
@@ -136,7 +143,7 @@ static PyObject *f_arange(PyObject *m, PyObject *const *a, Py_ssize_t n, PyObjec
     res = rc < 0 ? THP_raise() : Py_NewRef((PyObject *)out);
     goto done;
   }
-  res = finish(THPTensor_wrap(t), ap_bool(&r, base + 5));
+  res = finish(THPTensor_wrap(t), ap_bool(&r, base + 5), dev);
 done:
   ap_release(&r);
   return res;
@@ -151,7 +158,7 @@ static PyObject *f_range(PyObject *m, PyObject *const *a, Py_ssize_t n, PyObject
   ATScalar start = ap_scalar(&r, 0), end = ap_scalar(&r, 1), step = ap_scalar(&r, 2);
   double st = step.kind == AT_SCALAR_FLOAT ? step.d : (double)step.i;
   ATScalar e2 = at_scalar_float((end.kind == AT_SCALAR_FLOAT ? end.d : (double)end.i) + st * 0.5);
-  res = finish(THPTensor_wrap(at_arange(start, e2, step, ap_dtype(&r, 4, at_default_dtype()), true)), ap_bool(&r, 8));
+  res = finish(THPTensor_wrap(at_arange(start, e2, step, ap_dtype(&r, 4, at_default_dtype()), true)), ap_bool(&r, 8), -2);
   ap_release(&r);
   return res;
 }
@@ -162,9 +169,10 @@ static PyObject *f_linspace(PyObject *m, PyObject *const *a, Py_ssize_t n, PyObj
   APResult r;
   if (ap_parse(&p, NULL, a, n, k, &r) < 0) return NULL;
   PyObject *res = NULL;
-  if (ap_device_check(&r, 6) < 0) goto done;
+  int dev;
+  if (THP_factory_device(ap_object(&r, 6), &dev) < 0) goto done;
   res = finish(THPTensor_wrap(at_linspace(ap_scalar(&r, 0), ap_scalar(&r, 1), ap_int(&r, 2),
-                                          ap_dtype(&r, 4, at_default_dtype()))), ap_bool(&r, 8));
+                                          ap_dtype(&r, 4, at_default_dtype()))), ap_bool(&r, 8), dev);
 done:
   ap_release(&r);
   return res;
@@ -176,9 +184,10 @@ static PyObject *f_logspace(PyObject *m, PyObject *const *a, Py_ssize_t n, PyObj
   APResult r;
   if (ap_parse(&p, NULL, a, n, k, &r) < 0) return NULL;
   PyObject *res = NULL;
-  if (ap_device_check(&r, 7) < 0) goto done;
+  int dev;
+  if (THP_factory_device(ap_object(&r, 7), &dev) < 0) goto done;
   res = finish(THPTensor_wrap(at_logspace(ap_scalar(&r, 0), ap_scalar(&r, 1), ap_int(&r, 2), ap_float(&r, 3),
-                                          ap_dtype(&r, 5, at_default_dtype()))), ap_bool(&r, 9));
+                                          ap_dtype(&r, 5, at_default_dtype()))), ap_bool(&r, 9), dev);
 done:
   ap_release(&r);
   return res;
@@ -190,10 +199,11 @@ static PyObject *f_eye(PyObject *m, PyObject *const *a, Py_ssize_t n, PyObject *
   APResult r;
   if (ap_parse(&p, NULL, a, n, k, &r) < 0) return NULL;
   PyObject *res = NULL;
-  if (ap_device_check(&r, 5) < 0) goto done;
+  int dev;
+  if (THP_factory_device(ap_object(&r, 5), &dev) < 0) goto done;
   ATOptInt mm = ap_optint(&r, 1);
   res = finish(THPTensor_wrap(at_eye(ap_int(&r, 0), mm.has ? mm.v : -1, ap_dtype(&r, 3, at_default_dtype()))),
-               ap_bool(&r, 7));
+               ap_bool(&r, 7), dev);
 done:
   ap_release(&r);
   return res;
@@ -205,7 +215,8 @@ static PyObject *f_tensor(PyObject *m, PyObject *const *a, Py_ssize_t n, PyObjec
   APResult r;
   if (ap_parse(&p, NULL, a, n, k, &r) < 0) return NULL;
   PyObject *res = NULL;
-  if (ap_device_check(&r, 3) < 0) goto done;
+  int dev;
+  if (THP_factory_device(ap_object(&r, 3), &dev) < 0) goto done;
   bool given = !ap_isnone(&r, 1);
   PyObject *data = ap_object(&r, 0);
   if (THPTensor_Check(data) &&
@@ -214,7 +225,7 @@ static PyObject *f_tensor(PyObject *m, PyObject *const *a, Py_ssize_t n, PyObjec
                    "torch.tensor(sourceTensor).", 1) < 0)
     goto done;
   res = THP_tensor_from_data(data, ap_dtype(&r, 1, TH_Undefined), given, true);
-  res = finish(res, ap_bool(&r, 5));
+  res = finish(res, ap_bool(&r, 5), dev);
 done:
   ap_release(&r);
   return res;
@@ -226,8 +237,10 @@ static PyObject *f_as_tensor(PyObject *m, PyObject *const *a, Py_ssize_t n, PyOb
   APResult r;
   if (ap_parse(&p, NULL, a, n, k, &r) < 0) return NULL;
   PyObject *res = NULL;
-  if (ap_device_check(&r, 2) < 0) goto done;
+  int dev;
+  if (THP_factory_device(ap_object(&r, 2), &dev) < 0) goto done;
   res = THP_as_tensor(ap_object(&r, 0), ap_dtype(&r, 1, TH_Undefined), !ap_isnone(&r, 1));
+  if (res && dev != -2) res = THP_move_result(res, dev);
 done:
   ap_release(&r);
   return res;
@@ -239,7 +252,7 @@ static PyObject *f_scalar_tensor(PyObject *m, PyObject *const *a, Py_ssize_t n, 
   APResult r;
   if (ap_parse(&p, NULL, a, n, k, &r) < 0) return NULL;
   PyObject *res = finish(THPTensor_wrap(at_scalar_tensor(ap_scalar(&r, 0), ap_dtype(&r, 1, at_default_dtype()))),
-                         ap_bool(&r, 5));
+                         ap_bool(&r, 5), -2);
   ap_release(&r);
   return res;
 }
@@ -258,9 +271,10 @@ static PyObject *like(PyObject *const *a, Py_ssize_t n, PyObject *k, APParser *p
   if (ap_parse(p, NULL, a, n, k, &r) < 0) return r.sparse ? ap_sparse_call(p, NULL, a, n, k) : NULL;
   PyObject *res = NULL;
   int off = mode == 3 ? 1 : 0;
-  THTensor *self = ap_tensor(&r, 0)->t;
   int dev;
-  if (ap_factory_device(&r, 3 + off, self, &dev) < 0) goto done;
+  if (THP_factory_device(ap_object(&r, 3 + off), &dev) < 0) goto done;
+  THTensor *self = ap_tensor(&r, 0)->t;
+  if (dev == -2) dev = THTensor_device(self);   /* *_like: the input's device */
   THDtype dt = ap_dtype(&r, 1 + off, self->dtype);
   THTensor *t;
   if (mode == 0) {
@@ -270,7 +284,7 @@ static PyObject *like(PyObject *const *a, Py_ssize_t n, PyObject *k, APParser *p
     ATScalar v = mode == 3 ? ap_scalar(&r, 1) : at_scalar_int(mode == 2);
     t = THP_full_like(self, v, dt);
   }
-  res = THP_move_result(finish(THP_CHECK(t) ? THPTensor_wrap(t) : NULL, ap_bool(&r, 5 + off)), dev);
+  res = finish(THPTensor_wrap(t), ap_bool(&r, 5 + off), dev);
 done:
   ap_release(&r);
   return res;
@@ -294,6 +308,11 @@ static PyObject *f_full_like(PyObject *m, PyObject *const *a, Py_ssize_t n, PyOb
   static const char *s[] = { "full_like(Tensor input, Scalar fill_value, *, " LIKE_KW ")", NULL };
   static APParser p = { s };
   return like(a, n, k, &p, 3);
+}
+
+int THP_factory_device(PyObject *arg, int *dev) {
+  if (!arg || arg == Py_None) { *dev = -2; return 0; }
+  return THPDevice_index(arg, dev);
 }
 
 #define FASTCALL(f) (PyCFunction)(void (*)(void))f, METH_FASTCALL | METH_KEYWORDS

@@ -42,7 +42,7 @@ static PyObject *m_data_ptr(PyObject *self, PyObject *u) { return PyLong_FromVoi
 static PyObject *m_is_floating_point(PyObject *self, PyObject *u) { return PyBool_FromLong(THDtype_isFloating(SELF->t->dtype)); }
 static PyObject *m_is_signed(PyObject *self, PyObject *u) { return PyBool_FromLong(THDtype_info[SELF->t->dtype].is_signed); }
 static PyObject *m_false(PyObject *self, PyObject *u) { Py_RETURN_FALSE; }
-static PyObject *m_get_device(PyObject *self, PyObject *u) { return PyLong_FromLong(-1); }
+static PyObject *m_get_device(PyObject *self, PyObject *u) { return PyLong_FromLong(THTensor_device(((THPTensor *)self)->t)); }
 static PyObject *m_is_view(PyObject *self, PyObject *u) { return PyBool_FromLong(SELF->base != NULL); }
 
 static PyObject *m_is_contiguous(PyObject *self, PyObject *args, PyObject *kw) {

@@ -361,28 +361,38 @@ class Module:
         return self
 
     def to(self, *args, **kwargs):
+        """Moves and/or casts parameters and buffers (floating dtypes only are cast), as torch."""
         dtype = kwargs.get("dtype")
         device = kwargs.get("device")
+        non_blocking = bool(kwargs.get("non_blocking", False))
         for a in args:
             if isinstance(a, cthtorch.dtype):
                 dtype = a
             elif isinstance(a, cthtorch.Tensor):
-                dtype = a.dtype
+                dtype, device = a.dtype, a.device
             elif isinstance(a, (str, cthtorch.device, int)):
                 device = a
+            elif isinstance(a, bool):
+                non_blocking = a
         if device is not None:
-            cthtorch.empty(0).to(device)   # raises clearly for CUDA here
+            device = cthtorch.device("cuda", device) if isinstance(device, int) else cthtorch.device(device)
+            cthtorch.empty(0).to(device)   # raises clearly when CUDA is absent
         if dtype is not None and not dtype.is_floating_point:
             raise TypeError("nn.Module.to only accepts floating point or complex dtypes, but got desired dtype=%s" % dtype)
-        if dtype is None:
+        if dtype is None and device is None:
             return self
-        return self._apply(lambda t: t.to(dtype) if t.is_floating_point() else t)
+
+        def convert(t):
+            if dtype is not None and t.is_floating_point():
+                t = t.to(dtype)
+            return t if device is None else t.to(device, non_blocking=non_blocking)
+        return self._apply(convert)
 
     def cuda(self, device=None):
-        return self._apply(lambda t: t.cuda())
+        return self._apply(lambda t: t.cuda(device))
 
     def cpu(self):
-        return self
+        return self._apply(lambda t: t.cpu())
 
     def type(self, dst_type):
         return self._apply(lambda t: t.type(dst_type))

@@ -20,6 +20,23 @@ class _InfiniteConstantSampler(Sampler):
             yield None
 
 
+def _pin(data):
+    """torch.utils.data._utils.pin_memory.pin_memory: tensors in the batch, at any depth, pinned."""
+    if isinstance(data, cthtorch.Tensor):
+        return data.pin_memory()
+    if isinstance(data, (str, bytes)):
+        return data
+    if isinstance(data, dict):
+        return type(data)({k: _pin(v) for k, v in data.items()})
+    if isinstance(data, tuple) and hasattr(data, "_fields"):   # namedtuple
+        return type(data)(*(_pin(v) for v in data))
+    if isinstance(data, (list, tuple)):
+        return type(data)(_pin(v) for v in data)
+    if hasattr(data, "pin_memory"):
+        return data.pin_memory()
+    return data
+
+
 class _BaseDataLoaderIter:
     def __init__(self, loader):
         self._dataset = loader.dataset
@@ -29,7 +46,8 @@ class _BaseDataLoaderIter:
         self._drop_last = loader.drop_last
         self._index_sampler = loader._index_sampler
         self._num_workers = loader.num_workers
-        if loader.pin_memory:   # no accelerator on a CPU-only build: PyTorch warns and carries on
+        self._pin_memory = loader.pin_memory and cthtorch.cuda.is_available()
+        if loader.pin_memory and not self._pin_memory:   # no accelerator: PyTorch warns and carries on
             warnings.warn("'pin_memory' argument is set as true but no accelerator is found, then device pinned "
                           "memory won't be used.", stacklevel=3)
         self._timeout = loader.timeout
@@ -55,6 +73,10 @@ class _BaseDataLoaderIter:
 
     def __next__(self):
         data = self._next_data()
+        if self._pin_memory:
+            # pinned here, in the consuming thread (torch pins in a helper thread to overlap
+            # it with training; the batches are the same)
+            data = _pin(data)
         self._num_yielded += 1
         if self._is_iterable and self._IterableDataset_len_called is not None and \
                 self._num_yielded > self._IterableDataset_len_called:

@@ -1,0 +1,76 @@
+#!/usr/bin/env bash
+# The prepared GPU check (issue 19): build cthtorch with libTHC, run the CUDA
+# tests and the CUDA benchmark, and write ONE log that says what passed and
+# the timings. Finishes in under 5 minutes (each step has its own timeout).
+#
+# What it expects (the GPU box): python3 (3.12) with torch (CUDA build), numpy
+# and pytest; nvcc (PATH or /usr/local/cuda/bin); no network. The checkout
+# arrives with the scipy-openblas32 wheel in .whl/ (put there by the
+# integrator; .whl/ is git-excluded), installed here into /tmp/site.
+#
+# Usage: tools/gpu_check.sh        (or: make test-cuda)
+# Log:   $OUT/gpu_check.log when OUT is set, else build/gpu_check.log.
+# Exit:  0 when the build and the tests passed (benchmark failures are logged only).
+set -u
+cd "$(dirname "$0")/.."
+PY=${PYTHON:-python3}
+if [ -n "${OUT:-}" ]; then LOG=$OUT/gpu_check.log; else LOG=build/gpu_check.log; fi
+mkdir -p "$(dirname "$LOG")"
+: > "$LOG"
+T0=$(date +%s)
+say() { echo "$*" | tee -a "$LOG"; }
+elapsed() { echo $(( $(date +%s) - T0 ))s; }
+# step NAME TIMEOUT CMD...: runs CMD with its output in the log, says PASS/FAIL
+step() {
+  local name=$1 limit=$2; shift 2
+  say "==== $name (limit ${limit}s, at $(elapsed))"
+  local s=$(date +%s)
+  timeout --kill-after=10 "$limit" "$@" >> "$LOG" 2>&1
+  local rc=$?
+  local verdict=PASS; [ $rc -ne 0 ] && verdict="FAIL (rc=$rc$([ $rc -eq 124 ] && echo ', timed out'))"
+  say "==== $name: $verdict in $(( $(date +%s) - s ))s"
+  return $rc
+}
+
+[ -d /usr/local/cuda/bin ] && export PATH=$PATH:/usr/local/cuda/bin
+say "gpu_check $(date -u +%FT%TZ) commit $(git rev-parse --short HEAD 2>/dev/null || echo '?')"
+{ nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader 2>&1 || echo "nvidia-smi: none";
+  nvcc --version 2>&1 | tail -1; $PY --version 2>&1;
+  $PY -c 'import torch; print("torch", torch.__version__, "cuda", torch.version.cuda, torch.cuda.is_available())' 2>&1
+} | sed 's/^/  /' | tee -a "$LOG"
+
+# OpenBLAS for the CPU kernels (setup.py imports scipy_openblas32)
+if ! $PY -c 'import scipy_openblas32' 2>/dev/null; then
+  if ls .whl/*.whl >/dev/null 2>&1; then
+    $PY -m pip install -q --no-index --no-deps --target /tmp/site .whl/*.whl >> "$LOG" 2>&1
+    export PYTHONPATH=/tmp/site${PYTHONPATH:+:$PYTHONPATH}
+  else
+    say "no scipy_openblas32 and no .whl/*.whl: the build will fail"
+  fi
+fi
+
+FAILED=""
+step build 170 $PY setup.py -q build_ext || FAILED="$FAILED build"
+if [ -f cthtorch/lib/libTHC.so ]; then say "  libTHC.so built"; else say "  libTHC.so MISSING"; FAILED="$FAILED libTHC"; fi
+$PY -c 'import cthtorch as t; print("  cthtorch.cuda.is_available():", t.cuda.is_available(), t.cuda.device_count(), "device(s)")' 2>&1 | tee -a "$LOG"
+# a GPU that cthtorch does not see would make every CUDA test skip: that is a failure here
+if command -v nvidia-smi >/dev/null && nvidia-smi -L >/dev/null 2>&1 &&
+   ! $PY -c 'import cthtorch as t, sys; sys.exit(not t.cuda.is_available())' >> "$LOG" 2>&1; then
+  say "  nvidia-smi lists a GPU but cthtorch.cuda.is_available() is False"; FAILED="$FAILED cuda-unavailable"
+fi
+
+if [ -z "$FAILED" ]; then
+  if $PY -m pytest --version >/dev/null 2>&1; then
+    # -rfEs: the summary names every failure, error and skip (with its reason)
+    # a hung test (a kernel that never returns) costs 60 s, not the whole step, where pytest-timeout exists
+    TO=""; $PY -c 'import pytest_timeout' 2>/dev/null && TO="--timeout=60"
+    step tests 70 $PY -m pytest -q -rfEs -p no:cacheprovider $TO tests/test_cuda*.py || FAILED="$FAILED tests"
+  else
+    say "pytest is not installed: tests not run"; FAILED="$FAILED tests(no pytest)"
+  fi
+  step bench 50 $PY bench/bench_cuda.py || say "  (benchmark failure does not fail the check)"
+fi
+
+say "==== summary ($(elapsed) total): ${FAILED:+FAILED:$FAILED}${FAILED:-ALL PASSED}"
+say "log: $LOG"
+[ -z "$FAILED" ]
