@@ -25,7 +25,7 @@ UTILITIES = {
 # Tensor methods in the Tensor class body that are autograd/storage plumbing, not ops
 TENSOR_NON_OPS = {
     "as_subclass", "backward", "register_hook", "register_post_accumulate_grad_hook", "retain_grad",
-    "is_shared", "share_memory_", "pin_memory", "storage", "set_",
+    "is_shared", "share_memory_", "pin_memory", "is_pinned", "storage", "set_",
 }
 
 
