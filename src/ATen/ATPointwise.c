@@ -184,7 +184,7 @@ static THTensor *run_unary(const UnaryDef *op, const THTensor *a, THTensor *out)
   }
   if (op->rule == U_PREDICATE && !THDtype_isFloating(dt) && !op->loops[dt]) {
     /* isnan(int) is all false, isfinite(int) all true */
-    THTensor *r = out ? THTensor_retain(out) : THTensor_new(TH_Bool, a->ndim, a->sizes);
+    THTensor *r = out ? THTensor_retain(out) : at_new_on(THTensor_device(a), TH_Bool, a->ndim, a->sizes, NULL);
     if (!r) return NULL;
     if (out && THTensor_resize(r, a->ndim, a->sizes) < 0) { THTensor_free(r); return NULL; }
     if (at_fill_(r, at_scalar_bool(op->int_value)) < 0) { THTensor_free(r); return NULL; }

@@ -398,7 +398,7 @@ THTensor *at_roll(const THTensor *self, const ATIntList *shifts, const ATIntList
   int k = 0;
   for (int d = 0; d < self->ndim; d++)
     if (tot[d]) { dim[k] = d; s[k++] = tot[d]; }
-  THTensor *r = THTensor_new(self->dtype, self->ndim, self->sizes);
+  THTensor *r = at_new_on(THTensor_device(self), self->dtype, self->ndim, self->sizes, NULL);
   if (!r || THTensor_numel(r) == 0) return r;
   /* 2^k blocks: for each rolled dim, the input's head [0, n-s) goes to
    * [s, n) and its tail [n-s, n) to [0, s) */

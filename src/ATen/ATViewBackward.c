@@ -6,8 +6,15 @@
 
 typedef THTensor *(*ViewFn)(const THTensor *base, const void *args);
 
+/* zeros of the base's shape on grad's device */
+static THTensor *zeros_on(const THTensor *grad, const ATIntList *sizes) {
+  THTensor *z = at_new_on(THTensor_device(grad), grad->dtype, sizes->n, sizes->v, NULL);
+  if (z && at_fill_(z, at_scalar_int(0)) < 0) { THTensor_free(z); return NULL; }
+  return z;
+}
+
 static THTensor *into_zeros(const THTensor *grad, const ATIntList *sizes, ViewFn view, const void *args) {
-  THTensor *z = at_full(sizes, at_scalar_int(0), grad->dtype);
+  THTensor *z = zeros_on(grad, sizes);
   if (!z) return NULL;
   THTensor *v = view(z, args);
   if (!v) { THTensor_free(z); return NULL; }
@@ -45,7 +52,7 @@ THTensor *at_diagonal_backward(const THTensor *g, const ATIntList *sizes, int64_
 
 /* unfold windows may overlap: accumulate window by window */
 THTensor *at_unfold_backward(const THTensor *g, const ATIntList *sizes, int64_t dim, int64_t size, int64_t step) {
-  THTensor *z = at_full(sizes, at_scalar_int(0), g->dtype);
+  THTensor *z = zeros_on(g, sizes);
   if (!z) return NULL;
   int64_t d;
   if (at_wrap_dim(dim, sizes->n, &d) < 0) { THTensor_free(z); return NULL; }

@@ -6,10 +6,8 @@
 #define TH_LOOPS_H
 
 #include "THDispatch.h"
+#include "THScalarOps.h"   /* THOpArgs, the op math shared with THC */
 #include <stdatomic.h>
-
-/* Op parameters passed through `extra` (alpha, bounds, exponents...). */
-typedef struct { double d[4]; int64_t i[4]; } THOpArgs;
 
 /* Set by a kernel that meets an error it cannot return (integer division
  * by zero), from whichever OpenMP worker runs it: an atomic, so concurrent

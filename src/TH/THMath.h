@@ -3,7 +3,9 @@
 #define TH_MATH_H
 
 #include <math.h>
+#include "THScalarOps.h"   /* TH_HOSTDEV: THC's kernels call these helpers too */
 
+#ifndef __CUDACC__
 /* Vector variants of libm from glibc's libmvec, so `#pragma omp simd` loops
  * over exp/log/sin/cos/tanh/erf/pow vectorize (glibc only declares these under
  * -ffast-math, which would also break NaN checks). */
@@ -45,8 +47,16 @@ extern double pow(double, double);
 #define TH_LOG1P(x) _Generic((x), float: log1pf, default: log1p)(x)
 #define TH_POW(x, y) _Generic((x), float: powf, default: pow)(x, y)
 #define TH_TANH(x) _Generic((x), float: tanhf, default: tanh)(x)
+#else
+/* nvcc: C++ overloads pick the float or double function */
+#define TH_ERF(x) erf(x)
+#define TH_EXP(x) exp(x)
+#define TH_LOG1P(x) log1p(x)
+#define TH_POW(x, y) pow(x, y)
+#define TH_TANH(x) tanh(x)
+#endif
 
-static inline double th_erfinv(double y) {
+static inline TH_HOSTDEV double th_erfinv(double y) {
   if (y <= -1) return y == -1 ? -INFINITY : NAN;
   if (y >= 1) return y == 1 ? INFINITY : NAN;
   /* Giles' single-precision approximation, then two Newton steps. */
@@ -67,7 +77,7 @@ static inline double th_erfinv(double y) {
   return x;
 }
 
-static inline double th_digamma(double x) {
+static inline TH_HOSTDEV double th_digamma(double x) {
   if (x == 0) return copysign(INFINITY, -x);
   if (x < 0) {
     if (x == floor(x)) return NAN;
@@ -82,7 +92,7 @@ static inline double th_digamma(double x) {
 }
 
 /* round half to even, as torch.round */
-static inline double th_round_even(double x) { return nearbyint(x); }
+static inline TH_HOSTDEV double th_round_even(double x) { return nearbyint(x); }
 
 /* Modified Bessel functions I0 and I1 by Cephes' Chebyshev expansions of
  * exp(-|x|) I(x) on [0, 8] and (8, inf), as PyTorch's calc_i0/calc_i1: the
@@ -131,18 +141,23 @@ static inline double th_round_even(double x) { return nearbyint(x); }
     -3.88256480887769039346E-6, -1.10588938762623716291E-4, -9.76109749136146840777E-3, \
     7.78576235018280120474E-1 };
 
+#ifdef __CUDACC__
+#define TH_UNROLL32 _Pragma("unroll")
+#else
+#define TH_UNROLL32 _Pragma("GCC unroll 32")
+#endif
 /* The B tables carry leading zeros up to the A tables' lengths (a zero
  * leading coefficient leaves Clenshaw's sum unchanged), so both ranges run
  * one branch-free recurrence with per-element coefficients and the callers'
  * `omp simd` loops vectorize. The *e variants are exp(-|x|) I(x). */
 #define TH_BESSEL_FUNCS(T, SUF, EXP, SQRT)                                              \
-  static inline T th_chbevl##SUF(T t, int small, const T *A, const T *B, int n) {       \
+  static inline TH_HOSTDEV T th_chbevl##SUF(T t, int small, const T *A, const T *B, int n) {       \
     T b0 = 0, b1 = 0, b2 = 0;                                                           \
-    _Pragma("GCC unroll 32")   /* unrolled, the element loop around it vectorizes */   \
+    TH_UNROLL32   /* unrolled, the element loop around it vectorizes */   \
     for (int i = 0; i < n; i++) { b2 = b1; b1 = b0; b0 = t * b1 - b2 + (small ? A[i] : B[i]); } \
     return (T)0.5 * (b0 - b2);                                                          \
   }                                                                                     \
-  static inline T th_i0##SUF(T x_in) {                                                  \
+  static inline TH_HOSTDEV T th_i0##SUF(T x_in) {                                                  \
     TH_BESSEL_COEFFS(T)                                                                 \
     (void)i1_A; (void)i1_B;                                                             \
     const T x = x_in < 0 ? -x_in : x_in;                                                \
@@ -150,7 +165,7 @@ static inline double th_round_even(double x) { return nearbyint(x); }
     const T c = th_chbevl##SUF(small ? x / (T)2 - (T)2 : (T)32 / x - (T)2, small, i0_A, i0_B, 30); \
     return small ? EXP(x) * c : EXP(x) * c / SQRT(x);                                   \
   }                                                                                     \
-  static inline T th_i1_core##SUF(T x_in, int scaled) {                                 \
+  static inline TH_HOSTDEV T th_i1_core##SUF(T x_in, int scaled) {                                 \
     TH_BESSEL_COEFFS(T)                                                                 \
     (void)i0_A; (void)i0_B;                                                             \
     const T x = x_in < 0 ? -x_in : x_in;                                                \
@@ -160,12 +175,24 @@ static inline double th_round_even(double x) { return nearbyint(x); }
     const T r = small ? e * x * c : e * c / SQRT(x);                                    \
     return x_in < 0 ? -r : r;                                                           \
   }                                                                                     \
-  static inline T th_i1##SUF(T x) { return th_i1_core##SUF(x, 0); }                     \
-  static inline T th_i1e##SUF(T x) { return th_i1_core##SUF(x, 1); }
+  static inline TH_HOSTDEV T th_i1##SUF(T x) { return th_i1_core##SUF(x, 0); }                     \
+  static inline TH_HOSTDEV T th_i1e##SUF(T x) { return th_i1_core##SUF(x, 1); }
 TH_BESSEL_FUNCS(float, f, expf, sqrtf)
 TH_BESSEL_FUNCS(double, , exp, sqrt)
+#ifndef __CUDACC__
 #define TH_I0(x) _Generic((x), float: th_i0f, default: th_i0)(x)
 #define TH_I1(x) _Generic((x), float: th_i1f, default: th_i1)(x)
 #define TH_I1E(x) _Generic((x), float: th_i1ef, default: th_i1e)(x)
+#else
+static inline __device__ float th_i0_any(float x) { return th_i0f(x); }
+static inline __device__ double th_i0_any(double x) { return th_i0(x); }
+static inline __device__ float th_i1_any(float x) { return th_i1f(x); }
+static inline __device__ double th_i1_any(double x) { return th_i1(x); }
+static inline __device__ float th_i1e_any(float x) { return th_i1ef(x); }
+static inline __device__ double th_i1e_any(double x) { return th_i1e(x); }
+#define TH_I0(x) th_i0_any(x)
+#define TH_I1(x) th_i1_any(x)
+#define TH_I1E(x) th_i1e_any(x)
+#endif
 
 #endif

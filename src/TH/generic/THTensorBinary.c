@@ -25,22 +25,9 @@ TH_PREDICATE_LOOP(logical_xor_loop, (a != 0) != (b != 0))
 #if defined(TH_REAL_IS_FLOATING)
 TH_BINARY_LOOP(div_loop, a / b)
 TH_BINARY_LOOP(div_trunc_loop, trunc(a / b))
-/* Python's floor division, as PyTorch computes it: from fmod so that
- * a == b * q + r holds as closely as floating point allows. */
-static inline compute_t THTensor_(floordiv)(compute_t a, compute_t b) {
-  if (b == 0) return a / b;
-  compute_t mod = fmod(a, b), div = (a - mod) / b;
-  if (mod != 0 && ((b < 0) != (mod < 0))) div -= 1;
-  compute_t fl;
-  if (div != 0) { fl = floor(div); if (div - fl > (compute_t)0.5) fl += 1; }
-  else fl = copysign((compute_t)0, a / b);
-  return fl;
-}
-static inline compute_t THTensor_(pymod)(compute_t a, compute_t b) {
-  compute_t m = fmod(a, b);
-  if (m != 0 && ((b < 0) != (m < 0))) m += b;
-  return m;
-}
+/* floor division and Python's modulo: THScalarOps.h, shared with THC */
+TH_DEFINE_FLOORDIV(THTensor_(floordiv), compute_t)
+TH_DEFINE_PYMOD(THTensor_(pymod), compute_t)
 TH_BINARY_LOOP(div_floor_loop, THTensor_(floordiv)(a, b))
 TH_BINARY_LOOP(remainder_loop, THTensor_(pymod)(a, b))
 TH_BINARY_LOOP(fmod_loop, fmod(a, b))
@@ -113,15 +100,12 @@ TH_BINARY_LOOP(bitwise_and_loop, a & b)
 TH_BINARY_LOOP(bitwise_or_loop, a | b)
 TH_BINARY_LOOP(bitwise_xor_loop, a ^ b)
 #if !defined(TH_REAL_IS_BOOL)
-/* Integer power by squaring; negative exponents give 0 except for |a| == 1. */
-static inline compute_t THTensor_(ipow)(compute_t a, compute_t b) {
+/* integer power by squaring (THScalarOps.h) */
 #if defined(TH_REAL_IS_SIGNED)
-  if (b < 0) return a == 1 ? 1 : (a == -1 ? ((b & 1) ? -1 : 1) : 0);
+TH_DEFINE_IPOW(THTensor_(ipow), compute_t, 1)
+#else
+TH_DEFINE_IPOW(THTensor_(ipow), compute_t, 0)
 #endif
-  uint64_t r = 1, base = (uint64_t)a; uint64_t e = (uint64_t)b;
-  while (e) { if (e & 1) r *= base; base *= base; e >>= 1; }
-  return (compute_t)r;
-}
 TH_BINARY_LOOP(pow_loop, THTensor_(ipow)(a, b))
 /* Shifts as PyTorch: out-of-range shift counts give 0 (or -1 for negative >>). */
 #define TH_NBITS ((compute_t)(sizeof(scalar_t) * 8))
@@ -179,26 +163,13 @@ void THTensor_(where_loop)(char **data, const int64_t *st, int64_t n, const void
 /* ---- gcd, lcm, heaviside, nextafter, ldexp, logaddexp(2) (src/ATen/ATBinary.c) ---- */
 TH_BINARY_LOOP(heaviside_loop, a == 0 ? b : (compute_t)(a > 0))
 #if defined(TH_REAL_IS_INTEGRAL)
-/* Euclid on |a|, |b| as torch's calc_gcd (|INT_MIN| stays INT_MIN) */
-static inline compute_t THTensor_(iabs)(compute_t x) {
+/* gcd as torch's calc_gcd, lcm wrapping as torch's (THScalarOps.h) */
 #if defined(TH_REAL_IS_SIGNED)
-  return x < 0 ? (compute_t)(0 - (uint64_t)x) : x;
+TH_DEFINE_GCD(THTensor_(gcd), compute_t, 1)
 #else
-  return x;
+TH_DEFINE_GCD(THTensor_(gcd), compute_t, 0)
 #endif
-}
-static inline compute_t THTensor_(gcd)(compute_t a, compute_t b) {
-  a = THTensor_(iabs)(a); b = THTensor_(iabs)(b);
-  while (a != 0) { compute_t c = a; a = (compute_t)(b % a); b = c; }
-  return b;
-}
-/* |a / g * b|, the product wrapping in 64 bits and then to the dtype */
-static inline compute_t THTensor_(lcm)(compute_t a, compute_t b) {
-  compute_t g = THTensor_(gcd)(a, b);
-  if (g == 0) return 0;
-  int64_t p = (int64_t)((uint64_t)(int64_t)(compute_t)(a / g) * (uint64_t)(int64_t)b);
-  return (compute_t)(p < 0 ? 0 - (uint64_t)p : (uint64_t)p);
-}
+TH_DEFINE_LCM(THTensor_(lcm), THTensor_(gcd), compute_t)
 TH_BINARY_LOOP(gcd_loop, THTensor_(gcd)(a, b))
 TH_BINARY_LOOP(lcm_loop, THTensor_(lcm)(a, b))
 #endif
