@@ -145,6 +145,11 @@ class BuildCthtorch(build_ext):
         cu = sorted(glob.glob(os.path.join(ROOT, "src", "THC", "*.cu")))
         if not nvcc or not cu:
             return
+        # a libTHC built elsewhere (same sources) and copied in: the GPU check
+        # carries the one built here, since nvcc takes minutes over the kernels
+        if os.environ.get("CTHTORCH_PREBUILT_THC") == "1" and os.path.exists(os.path.join(LIB, "libTHC.so")):
+            print("libTHC.so: prebuilt (CTHTORCH_PREBUILT_THC=1)", flush=True)
+            return
         objdir = os.path.join(BUILD, "obj_cuda")
         os.makedirs(objdir, exist_ok=True)
         newest = newest_header(["TH", "ATen", "THC"])
