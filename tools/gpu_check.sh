@@ -64,11 +64,11 @@ if [ -z "$FAILED" ]; then
     # -rfEs: the summary names every failure, error and skip (with its reason)
     # a hung test (a kernel that never returns) costs 60 s, not the whole step, where pytest-timeout exists
     TO=""; $PY -c 'import pytest_timeout' 2>/dev/null && TO="--timeout=60"
-    step tests 70 $PY -m pytest -q -rfEs -p no:cacheprovider $TO tests/test_cuda*.py || FAILED="$FAILED tests"
+    step tests 150 $PY -m pytest -q -rfEs -p no:cacheprovider $TO tests/test_cuda*.py || FAILED="$FAILED tests"
   else
     say "pytest is not installed: tests not run"; FAILED="$FAILED tests(no pytest)"
   fi
-  step bench 50 $PY bench/bench_cuda.py || say "  (benchmark failure does not fail the check)"
+  step bench 90 $PY bench/bench_cuda.py || say "  (benchmark failure does not fail the check)"
 fi
 
 say "==== summary ($(elapsed) total): ${FAILED:+FAILED:$FAILED}${FAILED:-ALL PASSED}"

@@ -328,7 +328,7 @@ THTensor *at_nll_loss(const THTensor *self, const THTensor *target, const THTens
   if (nll_prepare(&n, self, target, weight) < 0) { nll_free(&n); return NULL; }
   if (n.dev >= 0) {
     THTensor *r = nll_cuda(&n, target, reduction, ignore_index);
-    THTensor *res = r && r->dtype != self->dtype ? at_to_dtype(r, self->dtype, false) : THTensor_retain(r);
+    THTensor *res = !r ? NULL : r->dtype != self->dtype ? at_to_dtype(r, self->dtype, false) : THTensor_retain(r);
     THTensor_free(r);
     nll_free(&n);
     return res;
@@ -377,7 +377,7 @@ THTensor *at_nll_loss_backward(const THTensor *grad, const THTensor *self, const
   if (nll_prepare(&n, self, target, weight) < 0) { nll_free(&n); return NULL; }
   if (n.dev >= 0) {
     THTensor *r = nll_backward_cuda(&n, grad, self, reduction, ignore_index);
-    THTensor *res = r && r->dtype != self->dtype ? at_to_dtype(r, self->dtype, false) : THTensor_retain(r);
+    THTensor *res = !r ? NULL : r->dtype != self->dtype ? at_to_dtype(r, self->dtype, false) : THTensor_retain(r);
     THTensor_free(r);
     nll_free(&n);
     return res;
