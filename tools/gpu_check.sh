@@ -64,7 +64,10 @@ if [ -z "$FAILED" ]; then
     # -rfEs: the summary names every failure, error and skip (with its reason)
     # a hung test (a kernel that never returns) costs 60 s, not the whole step, where pytest-timeout exists
     TO=""; $PY -c 'import pytest_timeout' 2>/dev/null && TO="--timeout=60"
-    step tests 150 $PY -m pytest -q -rfEs -p no:cacheprovider $TO tests/test_cuda*.py || FAILED="$FAILED tests"
+    # one pytest per file: a crash in one file does not hide the others' results
+    for f in tests/test_cuda*.py; do
+      step "tests $(basename $f)" 90 $PY -m pytest -q -rfEs --tb=short -p no:cacheprovider $TO "$f" || FAILED="$FAILED $(basename $f)"
+    done
   else
     say "pytest is not installed: tests not run"; FAILED="$FAILED tests(no pytest)"
   fi
