@@ -5,12 +5,17 @@ _VF_normal = _C._VariableFunctions.normal   # the binding torch.normal extends
 
 
 def manual_seed(seed):
-    """Seeds the default generator; the same seed gives the same stream everywhere."""
-    return _C.default_generator.manual_seed(int(seed))
+    """Seeds the default generator and, as torch does, the CUDA generator (no
+    GPU needed: the CUDA one is a (seed, offset) pair in ATen)."""
+    g = _C.default_generator.manual_seed(int(seed))
+    _C._cuda._manual_seed(g.initial_seed())
+    return g
 
 
 def seed():
-    return _C.default_generator.seed()
+    s = _C.default_generator.seed()
+    _C._cuda._manual_seed(s)
+    return s
 
 
 def initial_seed():

@@ -25,7 +25,7 @@ def test_products(dt):
     cast = lambda t: t.to(dt)
     tol = TOL[dt] * 10
     for f, xs in [(torch.mm, (a, b)), (torch.matmul, (a, b)), (torch.bmm, (A, B)), (torch.matmul, (A, b)),
-                  (lambda x, y: torch.addmm(c, x, y, beta=0.5, alpha=2), (a, b)),
+                  (lambda x, y, z: torch.addmm(z, x, y, beta=0.5, alpha=2), (a, b, c)),
                   (lambda x, y: x.t().t() @ y.t().contiguous().t(), (a, b)), (torch.mv, (a, torch.randn(7)))]:
         # reference: the CPU product of the same (rounded) operands, in float64
         close(f(*[cast(x).cuda() for x in xs]), f(*[cast(x).double() for x in xs]).to(dt), tol)

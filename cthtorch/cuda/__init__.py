@@ -185,18 +185,17 @@ def is_bf16_supported(including_emulation=True):
 # (torch.manual_seed(s) seeds both anyway). Without a GPU, as torch, seeding
 # CUDA does nothing.
 def manual_seed(seed):
-    if is_available():
-        import cthtorch
-        cthtorch.manual_seed(seed)
+    """Seeds the CUDA generator (Philox, drawn on the device). Lazy as torch's:
+    it needs no GPU and takes effect on the first CUDA random draw."""
+    _C._cuda._manual_seed(int(seed))
 
 
 manual_seed_all = manual_seed
 
 
 def seed():
-    if is_available():
-        import cthtorch
-        cthtorch.seed()
+    import random as _pyrandom
+    manual_seed(_pyrandom.getrandbits(64))
 
 
 seed_all = seed
@@ -204,20 +203,26 @@ seed_all = seed
 
 def initial_seed():
     _lazy_init()
-    import cthtorch
-    return cthtorch.initial_seed()
+    return _C._cuda._initial_seed()
 
 
 def get_rng_state(device="cuda"):
+    """The CUDA generator's state: 16 bytes, its seed and offset (as torch's)."""
     _lazy_init()
+    import numpy as np
     import cthtorch
-    return cthtorch.get_rng_state()
+    seed, offset = _C._cuda._get_rng_state()
+    return cthtorch.from_numpy(np.array([seed, offset], dtype=np.uint64).view(np.uint8).copy())
 
 
 def set_rng_state(new_state, device="cuda"):
     _lazy_init()
-    import cthtorch
-    cthtorch.set_rng_state(new_state)
+    import numpy as np
+    b = new_state.numpy().astype(np.uint8).tobytes()
+    if len(b) != 16:
+        raise RuntimeError("RNG state must be 16 bytes (seed and offset), got %d" % len(b))
+    seed, offset = np.frombuffer(b, dtype=np.uint64)
+    _C._cuda._set_rng_state(int(seed), int(offset))
 
 
 def get_rng_state_all():

@@ -5,6 +5,7 @@
  * and calls _register(path); every other function here needs that done. */
 #include "THP.h"
 #include "../ATen/ATCuda.h"
+#include "../ATen/ATRandom.h"
 
 #include <dlfcn.h>
 
@@ -263,7 +264,31 @@ static PyObject *c_storage_to_host(PyObject *m, PyObject *o) {
   return b;
 }
 
+/* the CUDA generator (ATRandom.c): Philox (seed, offset); needs no GPU to set */
+static PyObject *c_manual_seed(PyObject *m, PyObject *seed) {
+  unsigned long long v = PyLong_AsUnsignedLongLongMask(seed);
+  if (v == (unsigned long long)-1 && PyErr_Occurred()) return NULL;
+  at_cuda_manual_seed(v);
+  Py_RETURN_NONE;
+}
+static PyObject *c_initial_seed(PyObject *m, PyObject *u) { return PyLong_FromUnsignedLongLong(at_cuda_initial_seed()); }
+static PyObject *c_get_rng_state(PyObject *m, PyObject *u) {
+  uint64_t seed, offset;
+  at_cuda_rng_state(&seed, &offset);
+  return Py_BuildValue("(KK)", (unsigned long long)seed, (unsigned long long)offset);
+}
+static PyObject *c_set_rng_state(PyObject *m, PyObject *args) {
+  unsigned long long seed, offset;
+  if (!PyArg_ParseTuple(args, "KK:_set_rng_state", &seed, &offset)) return NULL;
+  at_cuda_set_rng_state(seed, offset);
+  Py_RETURN_NONE;
+}
+
 PyMethodDef THP_cuda_functions[] = {
+  {"_manual_seed", c_manual_seed, METH_O, NULL},
+  {"_initial_seed", c_initial_seed, METH_NOARGS, NULL},
+  {"_get_rng_state", c_get_rng_state, METH_NOARGS, NULL},
+  {"_set_rng_state", c_set_rng_state, METH_VARARGS, NULL},
   {"_register", c_register, METH_O, "loads libTHC (path) and routes CUDA tensors to it"},
   {"_is_initialized", c_is_initialized, METH_NOARGS, NULL},
   {"_device_count", c_device_count, METH_NOARGS, NULL},
