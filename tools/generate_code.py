@@ -116,6 +116,11 @@ class Decl:
         # the body runs on CUDA tensors (its ATen function and every kernel it
         # reaches are device-aware); other ops raise NotImplementedError there
         self.cuda = bool(d.get("cuda", False))
+        # CUDA autocast policy (torch.autocast('cuda')): "lower" casts float32
+        # tensor arguments to the autocast dtype, "fp32" casts float16/bfloat16 up
+        self.autocast = d.get("autocast")
+        if self.autocast not in (None, "lower", "fp32"):
+            raise SystemExit("%s: autocast must be lower or fp32" % d["func"])
         self.impl = d.get("impl")
         self.derivs = d.get("derivatives") or {}
         self.nondiff = bool(d.get("nondiff", False))
@@ -498,6 +503,18 @@ def gen_vt(d, out, inplace):
         dev_fn.append("  if (THP_op_device(\"%s\", %d, dv_, %s, %s, %s, &dev_) < 0) return NULL;"
                       % (name, len(tens), devp[0] if devp else "NULL", "true" if d.cuda else "false",
                          "true" if devp else "false"))
+    tparams_ac = [p for p in params if p.base == "Tensor"]
+    if d.autocast and d.cuda and not inplace and not out and tparams_ac:
+        # autocast: the function form only (in-place and out= are not eligible, as in torch)
+        n_ac = len(tparams_ac)
+        dev_fn.append("  if (dev_ >= 0 && THP_autocast_cuda) {")
+        dev_fn.append("    PyObject *ac_[%d] = {%s};" % (n_ac, ", ".join(p.name + "_" for p in tparams_ac)))
+        dev_fn.append("    if (THP_autocast_args(%d, %d, ac_) < 0) return NULL;" % (1 if d.autocast == "lower" else 2, n_ac))
+        sub = {p.name + "_": "ac_[%d]" % i for i, p in enumerate(tparams_ac)}
+        dev_fn.append("    PyObject *r_ = %s_body(%s);" % (fname, ", ".join(sub.get(a, a) for a in args)))
+        dev_fn.append("    for (int i = 0; i < %d; i++) Py_XDECREF(ac_[i]);" % n_ac)
+        dev_fn.append("    return r_;")
+        dev_fn.append("  }")
     dev_fn.append("  if (dev_ < 0 || %s) return %s_body(%s);" % ("true" if d.cuda else "false", fname, ", ".join(args)))
     dev_fn.append("  return THP_move_result(%s_body(%s), dev_);" % (fname, ", ".join(args)))
     dev_fn.append("}")

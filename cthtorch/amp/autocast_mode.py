@@ -11,6 +11,7 @@ import threading
 import warnings
 
 import cthtorch
+from cthtorch import _C
 
 __all__ = ["autocast", "custom_fwd", "custom_bwd", "is_autocast_available"]
 
@@ -23,6 +24,13 @@ def _state():
     if st is None:
         st = _local.st = {"enabled": {}, "dtype": {}, "cache": True, "nesting": 0}
     return st
+
+
+def _sync_cuda():
+    """Hands the CUDA autocast state to the dispatch point, which casts the
+    arguments of the ops declared `autocast:` (src/ATen/declarations)."""
+    st = _state()
+    _C._cuda._set_autocast(bool(st["enabled"].get("cuda", False)), st["dtype"].get("cuda", cthtorch.float16))
 
 
 def _default_dtype(device_type):
@@ -47,6 +55,8 @@ def set_autocast_enabled(device_type, enabled=None):
         device_type, enabled = "cuda", device_type
     _check_device(device_type)
     _state()["enabled"][device_type] = bool(enabled)
+    if device_type == "cuda":
+        _sync_cuda()
 
 
 def get_autocast_dtype(device_type):
@@ -57,6 +67,8 @@ def get_autocast_dtype(device_type):
 def set_autocast_dtype(device_type, dtype):
     _check_device(device_type)
     _state()["dtype"][device_type] = dtype
+    if device_type == "cuda":
+        _sync_cuda()
 
 
 def is_autocast_cpu_enabled():

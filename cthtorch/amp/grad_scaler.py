@@ -51,10 +51,15 @@ class GradScaler:
             raise AssertionError("Attempted %s but _growth_tracker is None.  " % funcname + fix)
         return self._scale, self._growth_tracker
 
+    def _state_device(self):
+        """the scale and inf flags live on the scaler's device, as torch's"""
+        return self._device if self._device == "cuda" and cthtorch.cuda.is_available() else "cpu"
+
     def _lazy_init(self):
         if self._scale is None:
-            self._scale = cthtorch.full((), self._init_scale, dtype=cthtorch.float32)
-            self._growth_tracker = cthtorch.full((), self._init_growth_tracker, dtype=cthtorch.int32)
+            self._scale = cthtorch.full((), self._init_scale, dtype=cthtorch.float32, device=self._state_device())
+            self._growth_tracker = cthtorch.full((), self._init_growth_tracker, dtype=cthtorch.int32,
+                                                 device=self._state_device())
 
     def scale(self, outputs):
         """outputs * scale (a tensor, or any nesting of lists/tuples/iterables of tensors)."""
@@ -80,7 +85,7 @@ class GradScaler:
                     if not bool(cthtorch.isfinite(p.grad).all()):
                         found_inf.fill_(1.0)
                     p.grad.mul_(inv_scale)
-        return {cthtorch.device("cpu"): found_inf}
+        return {found_inf.device: found_inf}
 
     def unscale_(self, optimizer):
         """Divides optimizer's grads by the scale (once per step), recording whether any is inf/NaN."""
@@ -93,7 +98,7 @@ class GradScaler:
         if st["stage"] is OptState.STEPPED:
             raise RuntimeError("unscale_() is being called after step().")
         inv_scale = self._scale.double().reciprocal().float()
-        found_inf = cthtorch.full((), 0.0, dtype=cthtorch.float32)
+        found_inf = cthtorch.full((), 0.0, dtype=cthtorch.float32, device=self._state_device())
         st["found_inf_per_device"] = self._unscale_grads_(optimizer, inv_scale, found_inf, False)
         st["stage"] = OptState.UNSCALED
 

@@ -7,7 +7,7 @@
  *   grad_weight  gW (K x Og)  += col^T        * gy
  *   grad_bias    gb (Og)      += gy^T         * ones(L)
  * A 1x1 convolution with stride 1 and no padding uses the image itself as its
- * columns. float32 and float64 (cuDNN is not used yet). */
+ * columns. Floating dtypes; float16/bfloat16 GEMMs accumulate in float (cuDNN is not used yet). */
 #include "ATConv.h"
 #include "ATCuda.h"
 
@@ -23,8 +23,8 @@ static void conv_shape(const ConvGeom *g, int64_t *s) {
 }
 
 static int check_dtype(const THTensor *x, const char *op) {
-  if (x->dtype == TH_Float || x->dtype == TH_Double) return 0;
-  THError_set(TH_ERR_NOTIMPL, "\"%s\" on CUDA is not implemented for '%s' (float32 and float64 only)", op,
+  if (THDtype_isFloating(x->dtype)) return 0;
+  THError_set(TH_ERR_NOTIMPL, "\"%s\" on CUDA is not implemented for '%s' (floating point only)", op,
               THDtype_info[x->dtype].legacy);
   return -1;
 }

@@ -107,7 +107,7 @@ typedef struct ATCudaHooks {
   /* ---- convolution, pooling, random numbers (THCConv.cu, THCPool.cu, THCRandom.cu) ----
    * conv shape: C, H, W, KH, KW, OH, OW, sh, sw, ph, pw, dh, dw (C: the channels of one
    * group); nb images xs elements apart; columns (C*KH*KW) x (OH*OW) per image, packed.
-   * col2im writes every element of x. float32/float64. */
+   * col2im writes every element of x. Floating dtypes (16-bit ones accumulate in float). */
   int (*im2col)(THDtype dt, const void *x, void *col, int64_t nb, const int64_t *shape, int64_t xs);
   int (*col2im)(THDtype dt, const void *col, void *x, int64_t nb, const int64_t *shape, int64_t xs);
   /* geom: P (planes), H, W, OH, OW, KH, KW, SH, SW, PH, PW, DH, DW; contiguous planes */

@@ -1,6 +1,7 @@
 /* Conversions between C values and Python objects for the generated and
  * hand-written bindings (see Bindings.h). */
 #include "Bindings.h"
+#include "Functions.h"
 #include "../TH/THRandom.h"
 
 #include <string.h>
@@ -242,4 +243,26 @@ int THP_device_or(PyObject *device_arg, const THTensor *self) {
   if (!device_arg || device_arg == Py_None) return THTensor_device(self);
   if (THPDevice_index(device_arg, &d) < 0) { PyErr_Clear(); return THTensor_device(self); }
   return d;
+}
+
+/* ---- autocast (CUDA) ---- */
+_Thread_local int THP_autocast_cuda = 0;
+_Thread_local THDtype THP_autocast_cuda_dtype = TH_Half;
+
+int THP_autocast_args(int policy, int n, PyObject **args) {
+  for (int i = 0; i < n; i++) {
+    PyObject *a = args[i];
+    args[i] = NULL;
+    if (!a || !THPTensor_Check(a)) { args[i] = Py_XNewRef(a); continue; }
+    THTensor *t = ((THPTensor *)a)->t;
+    bool lower = policy == 1 && t->dtype == TH_Float && THP_autocast_cuda_dtype != TH_Float;
+    bool upper = policy == 2 && (t->dtype == TH_Half || t->dtype == TH_BFloat16);
+    if (THTensor_device(t) < 0 || !(lower || upper)) { args[i] = Py_NewRef(a); continue; }
+    PyObject *dt = THP_dtype_to_py(lower ? THP_autocast_cuda_dtype : TH_Float);
+    PyObject *c = dt ? F__to_copy(a, dt, NULL, NULL, NULL) : NULL;   /* differentiable: grads flow back in a's dtype */
+    Py_XDECREF(dt);
+    if (!c) { for (int j = 0; j < i; j++) Py_CLEAR(args[j]); return -1; }
+    args[i] = c;
+  }
+  return 0;
 }

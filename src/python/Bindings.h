@@ -26,6 +26,13 @@ int THP_op_device(const char *name, int n, PyObject *const *tensors, PyObject *d
 /* A device argument's storage device number, self's device when None
  * (the argument was checked by the parser, so this cannot fail). */
 int THP_device_or(PyObject *device_arg, const THTensor *self);
+/* torch.autocast('cuda') state of this thread (set by cthtorch.amp) */
+extern _Thread_local int THP_autocast_cuda;
+extern _Thread_local THDtype THP_autocast_cuda_dtype;
+/* Replaces the n tensor arguments in args (NULL/None kept) by new references
+ * cast for autocast: policy 1 float32 GPU tensors to the autocast dtype,
+ * policy 2 float16/bfloat16 GPU tensors to float32. The caller DECREFs them. */
+int THP_autocast_args(int policy, int n, PyObject **args);
 /* Steals r (NULL passes through): the same tensor on device, requires_grad kept. */
 PyObject *THP_move_result(PyObject *r, int device);
 /* A factory's device= argument: -2 when None (the result stays where it is made), -1 cpu, N cuda:N. */

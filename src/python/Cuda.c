@@ -4,6 +4,7 @@
  * cthtorch/cuda/__init__.py finds the library and the pip nvidia-* packages
  * and calls _register(path); every other function here needs that done. */
 #include "THP.h"
+#include "Bindings.h"
 #include "../ATen/ATCuda.h"
 #include "../ATen/ATRandom.h"
 
@@ -284,8 +285,20 @@ static PyObject *c_set_rng_state(PyObject *m, PyObject *args) {
   Py_RETURN_NONE;
 }
 
+/* torch.autocast('cuda') state for the dispatch point (Bindings.c) */
+static PyObject *c_set_autocast(PyObject *m, PyObject *args) {
+  int enabled;
+  PyObject *dt;
+  if (!PyArg_ParseTuple(args, "pO:_set_autocast", &enabled, &dt)) return NULL;
+  if (!THPDtype_Check(dt)) { PyErr_SetString(PyExc_TypeError, "_set_autocast: expected a dtype"); return NULL; }
+  THP_autocast_cuda = enabled;
+  THP_autocast_cuda_dtype = ((THPDtype *)dt)->dtype;
+  Py_RETURN_NONE;
+}
+
 PyMethodDef THP_cuda_functions[] = {
   {"_manual_seed", c_manual_seed, METH_O, NULL},
+  {"_set_autocast", c_set_autocast, METH_VARARGS, NULL},
   {"_initial_seed", c_initial_seed, METH_NOARGS, NULL},
   {"_get_rng_state", c_get_rng_state, METH_NOARGS, NULL},
   {"_set_rng_state", c_set_rng_state, METH_VARARGS, NULL},
