@@ -104,7 +104,7 @@ class _Gather(Function):
     def backward(ctx, g):
         (index,) = ctx.saved_tensors
         # scatter_add of the gradient: differentiable again (its src grad is gather)
-        return scatter_add(cthtorch.zeros(tuple(ctx.shape), dtype=g.dtype), ctx.dim, index, g), None, None
+        return scatter_add(cthtorch.zeros(tuple(ctx.shape), dtype=g.dtype, device=g.device), ctx.dim, index, g), None, None
 
 
 def _to_out(r, out):
@@ -238,7 +238,7 @@ def _scatter_reduce_grad(input, dim, index, src, reduce, include_self):
 
 
 def _touched(like, dim, index):
-    return _scatter_values(cthtorch.zeros(tuple(like.shape), dtype=cthtorch.bool), dim, index, True)
+    return _scatter_values(cthtorch.zeros(tuple(like.shape), dtype=cthtorch.bool, device=like.device), dim, index, True)
 
 
 class _ScatterProd(Function):

@@ -59,6 +59,32 @@ typedef struct ATCudaProps {
 enum { AT_MEM_ALLOCATED, AT_MEM_PEAK_ALLOCATED, AT_MEM_RESERVED, AT_MEM_PEAK_RESERVED,
        AT_MEM_NUM_ALLOC_RETRIES, AT_MEM_NUM_OOMS, AT_MEM_NUM_ALLOCS, AT_MEM_NUM_FREES, AT_MEM_NSTATS };
 
+/* One indexing launch (gather, put, accumulate): a thread per position of
+ * the iteration shape (ndim sizes, element strides, outermost first). At a
+ * position the self slot is  sum(coord * ss) + sum_k idx[k][sum(coord * is)] * istride[k]
+ * and the other operand (the gather's output, the put's values) is at
+ * sum(coord * os). One `is` serves every index (ATen makes them contiguous
+ * and broadcast alike); gather/scatter's per-element index is nidx == 1.
+ * An index equal to skip touches nothing (embedding's padding_idx); wrap
+ * adds isize[k] to a negative one; one still outside [0, isize[k]) is
+ * reported back (the call waits for the GPU to read the flag). */
+enum { AT_CUDA_INDEX_MAX = 8 };
+typedef enum { AT_IDX_GATHER, AT_IDX_PUT, AT_IDX_ACCUM } ATIndexOp;
+typedef struct ATCudaIndex {
+  ATIndexOp op;
+  THDtype dt;
+  int ndim, nidx;
+  bool wrap;
+  int64_t skip;                                  /* INT64_MIN: none */
+  double alpha;                                  /* ACCUM: other * alpha (1 for a plain add) */
+  int64_t sizes[TH_MAX_DIMS], ss[TH_MAX_DIMS], os[TH_MAX_DIMS], is[TH_MAX_DIMS];
+  const int64_t *idx[AT_CUDA_INDEX_MAX];
+  int64_t isize[AT_CUDA_INDEX_MAX], istride[AT_CUDA_INDEX_MAX];
+  char *self, *other;
+  int bad_k;                                     /* out: which index, and its value */
+  int64_t bad_value;
+} ATCudaIndex;
+
 /* Every function returns 0 (or a value >= 0) on success, -1 with THError set. */
 typedef struct ATCudaHooks {
   int abi;                                   /* AT_CUDA_ABI */
@@ -146,6 +172,10 @@ typedef struct ATCudaHooks {
   int (*adam_step)(THDtype dt, void *p, const void *g, void *m, void *v, void *vmax, int64_t n, double lr,
                    double beta1, double beta2, double eps, double weight_decay, double step, bool maximize,
                    bool decoupled);
+
+  /* ---- indexing (THCIndex.cu): one launch of ATCudaIndex; 0, 1 when an index was out of
+   * range (bad_k/bad_value say which; nothing is reported through THError), -1 with THError ---- */
+  int (*index)(struct ATCudaIndex *I);
 } ATCudaHooks;
 
 /* NULL until cthtorch.cuda initialised libTHC (ATDevice.c). */

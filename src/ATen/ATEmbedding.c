@@ -13,6 +13,8 @@
 #include "ATArgChecks.h"
 #include "ATEmbedding.h"
 #include "ATConv.h"   /* at_contiguous_as */
+#include "ATCuda.h"
+#include "ATIndexing.h"
 
 #include <omp.h>
 #include <stdint.h>
@@ -508,4 +510,68 @@ THTensor *at_embedding_bag_per_sample_weights_backward(const THTensor *grad, con
   }
   THTensor_free(g); THTensor_free(w); THTensor_free(idx); THTensor_free(o2b); THTensor_free(out);
   return r;
+}
+
+/* ---------------------------------------------------------------- embedding on a GPU */
+
+/* the rows of weight at indices: an index_select of the flattened indices,
+ * whose bad index raises "index out of range in self" as embedding's does */
+THTensor *at_embedding_cuda(const THTensor *weight, const THTensor *indices) {
+  THTensor *ic = at_contiguous_as(indices, TH_Int64);
+  if (!ic) return NULL;
+  int64_t n = THTensor_numel(ic), one = 1, sizes[TH_MAX_DIMS];
+  THTensor *flat = THTensor_newView(ic, 1, &n, &one, ic->offset);
+  THTensor *rows = flat ? at_index_select(weight, 0, flat, NULL) : NULL, *out = NULL;
+  if (rows) {
+    memcpy(sizes, ic->sizes, ic->ndim * sizeof(int64_t));
+    sizes[ic->ndim] = weight->sizes[1];
+    ATIntList sl = {ic->ndim + 1};
+    memcpy(sl.v, sizes, sl.n * sizeof(int64_t));
+    out = at_reshape(rows, &sl);
+  }
+  THTensor_free(rows);
+  THTensor_free(flat);
+  THTensor_free(ic);
+  return out;
+}
+
+/* grad_weight (V, D) = 0, then row i of grad added into row indices[i]
+ * (atomically; rows equal to padding_idx skipped) */
+THTensor *at_embedding_backward_cuda(const THTensor *grad, const THTensor *indices, int64_t V, int64_t D,
+                                     int64_t padding_idx, bool scale_grad_by_freq) {
+  if (scale_grad_by_freq) {
+    THError_set(TH_ERR_NOTIMPL, "embedding_dense_backward: scale_grad_by_freq is not implemented on CUDA");
+    return NULL;
+  }
+  int dev = THTensor_device(grad);
+  THTensor *ic = at_contiguous_as(indices, TH_Int64), *gc = ic ? at_contiguous(grad) : NULL;
+  THTensor *gw = gc ? at_new_on(dev, grad->dtype, 2, (int64_t[]){ V, D }, NULL) : NULL;
+  int rc = gw ? at_fill_(gw, at_scalar_int(0)) : -1;
+  if (rc == 0) {
+    ATCudaIndex C;
+    memset(&C, 0, sizeof C);
+    C.op = AT_IDX_ACCUM;
+    C.dt = grad->dtype;
+    C.alpha = 1;
+    C.ndim = 2;
+    C.nidx = 1;
+    C.skip = padding_idx < 0 ? INT64_MIN : padding_idx;
+    C.sizes[0] = THTensor_numel(ic);
+    C.sizes[1] = D;
+    C.ss[1] = 1;                       /* along a row of grad_weight */
+    C.os[0] = D;                       /* grad as (n, D) */
+    C.os[1] = 1;
+    C.is[0] = 1;
+    C.idx[0] = (const int64_t *)THTensor_data(ic);
+    C.isize[0] = V;
+    C.istride[0] = D;
+    C.self = THTensor_data(gw);
+    C.other = THTensor_data(gc);
+    rc = at_cuda->index(&C);
+    if (rc == 1) THError_set(TH_ERR_INDEX, "index out of range in self");
+  }
+  THTensor_free(ic);
+  THTensor_free(gc);
+  if (rc != 0) { THTensor_free(gw); return NULL; }
+  return gw;
 }

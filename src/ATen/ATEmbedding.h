@@ -25,4 +25,9 @@ AT_API THTensor *at_embedding_bag_per_sample_weights_backward(const THTensor *gr
                                                               const THTensor *indices, const THTensor *offsets,
                                                               const THTensor *offset2bag, int64_t mode,
                                                               ATOptInt padding_idx);
+/* embedding and its dense backward on a GPU (ATNN.c's at_embedding* call them
+ * for CUDA tensors, after their own argument checks) */
+AT_API THTensor *at_embedding_cuda(const THTensor *weight, const THTensor *indices);
+AT_API THTensor *at_embedding_backward_cuda(const THTensor *grad, const THTensor *indices, int64_t V, int64_t D,
+                                            int64_t padding_idx, bool scale_grad_by_freq);
 #endif

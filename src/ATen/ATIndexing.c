@@ -12,7 +12,10 @@
  * separated ones go first (pre empty, every other dim in post).
  * Plain gathers and puts move bytes by element size; only accumulation is
  * typed (src/TH/generic/THTensorIndexing.c). Work is split over threads by
- * (p, j) rows; accumulation splits over p only, so duplicates never race. */
+ * (p, j) rows; accumulation splits over p only, so duplicates never race.
+ * On a GPU the plan keeps only the geometry (the result's dims, self's
+ * strides, the indices broadcast and contiguous on the device) and one
+ * at_cuda->index launch gathers or puts; bounds are checked in the kernel. */
 #include "ATIndexing.h"
 
 #include <stdio.h>
@@ -22,6 +25,7 @@
 #include <omp.h>
 #endif
 #include "../TH/THKernelsIndexing.h"
+#include "ATCuda.h"
 
 #define PAR_MIN_WORK 32768
 
@@ -45,9 +49,17 @@ typedef struct {
   int64_t isize, istride;
   ErrStyle style;
   int err_dim;                    /* the dim a bad index is reported at */
+  /* on a GPU: the launch (self, other and op set per move), its indices and their error dims */
+  int device;
+  ATCudaIndex cu;
+  THTensor *cix[AT_CUDA_INDEX_MAX];
+  int cdim[AT_CUDA_INDEX_MAX];
 } Plan;
 
-static void plan_free(Plan *p) { free(p->off); free(p->pre); free(p->post); THTensor_free(p->ivt); }
+static void plan_free(Plan *p) {
+  free(p->off); free(p->pre); free(p->post); THTensor_free(p->ivt);
+  for (int k = 0; k < AT_CUDA_INDEX_MAX; k++) THTensor_free(p->cix[k]);
+}
 
 static int threads_for(int64_t work) {
   int nt = at_get_num_threads();
@@ -65,6 +77,17 @@ static const char *shape_str(const THTensor *t, char *buf) { return THTensor_siz
  * tensor, or just the flat positions (nnz,) when flat. Chunks count in
  * parallel, a prefix sum places them, then each chunk writes its own rows. */
 static THTensor *nonzero_coords(const THTensor *t, bool flat) {
+  int dev = THTensor_device(t);
+  if (dev >= 0) {
+    /* the count must reach the host anyway (it sizes the result, as PyTorch's
+     * nonzero syncs): the mask crosses, is listed here, and the list returns */
+    THTensor *h = at_to_device(t, -1, t->dtype, false);
+    THTensor *hr = h ? nonzero_coords(h, flat) : NULL;
+    THTensor *r = hr ? at_to_device(hr, dev, TH_Int64, false) : NULL;
+    THTensor_free(h);
+    THTensor_free(hr);
+    return r;
+  }
   THTensor *c = at_contiguous(t);
   if (!c) return NULL;
   int64_t n = THTensor_numel(c);
@@ -176,6 +199,56 @@ static int plan_offsets(Plan *P) {
   return add_offsets(P->off, P->iv, P->nb, P->isize, P->istride, P->style, P->err_dim);
 }
 
+/* The GPU plan: the iteration runs over the result's dims (pre, B, post);
+ * self moves along pre and post, each index along B. */
+static int plan_cuda(const THTensor *self, THTensor *const *idx, int bnd, const int64_t *bs, int npd,
+                     const int *predims, int nqd, const int *postdims, Plan *P) {
+  ATCudaIndex *C = &P->cu;
+  memset(C, 0, sizeof *C);
+  C->ndim = P->ndim;
+  C->skip = INT64_MIN;
+  C->wrap = wraps_negative(P->style);
+  C->alpha = 1;
+  memcpy(C->sizes, P->sizes, P->ndim * sizeof(int64_t));
+  for (int k = 0; k < npd; k++) C->ss[k] = self->strides[predims[k]];
+  for (int k = 0; k < nqd; k++) C->ss[npd + bnd + k] = self->strides[postdims[k]];
+  int64_t st = 1;   /* the indices' contiguous strides over B */
+  for (int k = bnd - 1; k >= 0; k--) { C->is[npd + k] = st; st *= bs[k]; }
+  ATIntList bl = {bnd};
+  memcpy(bl.v, bs, bnd * sizeof(int64_t));
+  for (int k = 0, ord = 0; k < self->ndim; k++) {
+    if (!idx[k]) continue;
+    if (ord == AT_CUDA_INDEX_MAX) {
+      THError_set(TH_ERR_NOTIMPL, "indexing a CUDA tensor with more than %d index tensors", AT_CUDA_INDEX_MAX);
+      return -1;
+    }
+    THTensor *ex = at_expand(idx[k], &bl), *c = ex ? at_contiguous(ex) : NULL;
+    THTensor_free(ex);
+    /* a 0-d host index joins a GPU op: it crosses here */
+    P->cix[ord] = c ? at_to_device(c, P->device, TH_Int64, false) : NULL;
+    THTensor_free(c);
+    if (!P->cix[ord]) return -1;
+    C->idx[ord] = (const int64_t *)THTensor_data(P->cix[ord]);
+    C->isize[ord] = self->sizes[k];
+    C->istride[ord] = self->strides[k];
+    P->cdim[ord] = P->style == ERR_INDEX ? ord : k;
+    C->nidx = ++ord;
+  }
+  return 0;
+}
+
+/* One launch of the GPU plan; -1 with the error of a bad index. */
+static int plan_cuda_run(Plan *P, ATIndexOp op, char *self, char *other, const int64_t *os) {
+  ATCudaIndex *C = &P->cu;
+  C->op = op;
+  C->self = self;
+  C->other = other;
+  memcpy(C->os, os, P->ndim * sizeof(int64_t));
+  int rc = at_cuda->index(C);
+  if (rc == 1) bad_index(P->style, C->bad_value, P->cdim[C->bad_k], C->isize[C->bad_k]);
+  return rc == 0 ? 0 : -1;
+}
+
 /* Builds the plan of self[indices] (n entries, NULL = the whole dim). */
 static int plan_build(const THTensor *self, int n, THTensor *const *indices, ErrStyle style, Plan *P) {
   memset(P, 0, sizeof *P);
@@ -197,7 +270,10 @@ static int plan_build(const THTensor *self, int n, THTensor *const *indices, Err
                       "tensor %s at index %d", shape_str(e, b1), k, shape_str(self, b2), d + k);
           goto done;
         }
-      THTensor *nz = nonzero_coords(e, false);
+      int edev = THTensor_device(e);
+      THTensor *eh = edev >= 0 ? at_to_device(e, -1, e->dtype, false) : THTensor_retain((THTensor *)e);
+      THTensor *nz = eh ? nonzero_coords(eh, false) : NULL;
+      THTensor_free(eh);
       if (!nz) goto done;
       int64_t cnt = nz->sizes[0];
       for (int k = 0; k < span; k++) {
@@ -205,6 +281,11 @@ static int plan_build(const THTensor *self, int n, THTensor *const *indices, Err
         if (!col) { THTensor_free(nz); goto done; }
         int64_t *cv = (int64_t *)THTensor_data(col), *nv = (int64_t *)THTensor_data(nz);
         for (int64_t r = 0; r < cnt; r++) cv[r] = e->ndim ? nv[r * e->ndim + k] : 0;
+        if (edev >= 0) {   /* the coordinates back where the mask lives */
+          THTensor *dc = at_to_device(col, edev, TH_Int64, false);
+          THTensor_free(col);
+          if (!(col = dc)) { THTensor_free(nz); goto done; }
+        }
         idx[d + k] = col;
         nadv++;
       }
@@ -250,6 +331,11 @@ static int plan_build(const THTensor *self, int n, THTensor *const *indices, Err
   for (int k = 0; k < npd; k++) P->sizes[P->ndim++] = self->sizes[predims[k]];
   for (int k = 0; k < bnd; k++) P->sizes[P->ndim++] = bs[k];
   for (int k = 0; k < nqd; k++) P->sizes[P->ndim++] = self->sizes[postdims[k]];
+  P->style = style;
+  if ((P->device = THTensor_device(self)) >= 0) {
+    rc = plan_cuda(self, idx, bnd, bs, npd, predims, nqd, postdims, P);
+    goto done;
+  }
   if (!(P->pre = dim_offsets(self, predims, npd, &P->npre)) || !(P->post = dim_offsets(self, postdims, nqd, &P->npost)))
     goto done;
   P->post_contig = true;
@@ -257,7 +343,6 @@ static int plan_build(const THTensor *self, int n, THTensor *const *indices, Err
   /* off[j]: the indexed dims' share of the slot offset */
   P->nb = 1;
   for (int k = 0; k < bnd; k++) P->nb *= bs[k];
-  P->style = style;
   if (nadv == 1) {   /* one index: the moves read it directly and check it as they copy */
     if (!(P->ivt = at_contiguous(idx[first]))) goto done;
     P->iv = (const int64_t *)THTensor_data(P->ivt);
@@ -367,14 +452,39 @@ static int plan_move(const Plan *P, char *slots, char *rows, int es, bool to_sel
   return -1;
 }
 
-static THTensor *plan_gather(const THTensor *self, const Plan *P) {
-  THTensor *r = THTensor_new(self->dtype, P->ndim, P->sizes);
+static THTensor *plan_gather(const THTensor *self, Plan *P) {
+  THTensor *r = at_new_on(P->device, self->dtype, P->ndim, P->sizes, NULL);
   if (!r) return NULL;
+  if (P->device >= 0) {
+    P->cu.dt = self->dtype;
+    if (plan_cuda_run(P, AT_IDX_GATHER, THTensor_data(self), THTensor_data(r), r->strides) < 0) {
+      THTensor_free(r);
+      return NULL;
+    }
+    return r;
+  }
   if (plan_move(P, THTensor_data(self), THTensor_data(r), THDtype_size(self->dtype), false, 1) < 0) {
     THTensor_free(r);
     return NULL;
   }
   return r;
+}
+
+/* plan_put on a GPU: values (on the device, or a 0-d host value) read through
+ * their broadcast strides; a copy first when they share dst's storage. */
+static int plan_put_cuda(THTensor *dst, Plan *P, const THTensor *values, bool accumulate) {
+  ATIntList sl = {P->ndim};
+  memcpy(sl.v, P->sizes, P->ndim * sizeof(int64_t));
+  THTensor *vd = at_to_device(values, P->device, values->dtype, false);
+  THTensor *ex = vd ? at_expand(vd, &sl) : NULL, *v = NULL;
+  if (ex) v = ex->storage == dst->storage ? at_clone(ex, false) : THTensor_retain(ex);
+  THTensor_free(vd);
+  THTensor_free(ex);
+  if (!v) return -1;
+  P->cu.dt = dst->dtype;
+  int rc = plan_cuda_run(P, accumulate ? AT_IDX_ACCUM : AT_IDX_PUT, THTensor_data(dst), THTensor_data(v), v->strides);
+  THTensor_free(v);
+  return rc;
 }
 
 /* Puts values (broadcastable to the plan's result shape, self's dtype) into
@@ -391,6 +501,7 @@ static int plan_put(THTensor *dst, Plan *P, const THTensor *values, bool accumul
     (void)op;
     return -1;
   }
+  if (P->device >= 0) return plan_put_cuda(dst, P, values, accumulate);
   bool one = THTensor_numel(values) == 1 && !accumulate;
   THTensor *v;
   if (one || (values->ndim == P->ndim && !memcmp(values->sizes, P->sizes, P->ndim * sizeof(int64_t)) &&
@@ -515,7 +626,8 @@ THTensor *at_index_select(const THTensor *self, int64_t dim, const THTensor *ind
 
 THTensor *at_index_select_backward(const THTensor *grad, const ATIntList *self_sizes, int64_t dim,
                                    const THTensor *index) {
-  THTensor *z = at_full(self_sizes, at_scalar_int(0), grad->dtype);
+  THTensor *z = at_new_on(THTensor_device(grad), grad->dtype, self_sizes->n, self_sizes->v, NULL);
+  if (z && at_fill_(z, at_scalar_int(0)) < 0) { THTensor_free(z); z = NULL; }
   if (!z) return NULL;
   Plan P;
   THTensor *z1;
@@ -704,6 +816,14 @@ THTensor *at_masked_select(const THTensor *self, const THTensor *mask, THTensor 
   }
   THTensor *s, *m;
   if (masked_pair(self, mask, &s, &m) < 0) return NULL;
+  if (THTensor_device(s) >= 0) {   /* a take at the mask's flat nonzero positions */
+    THTensor *pos = nonzero_coords(m, true);
+    THTensor *r = pos ? at_take(s, pos, NULL) : NULL;
+    THTensor_free(pos);
+    THTensor_free(s);
+    THTensor_free(m);
+    return into_out(r, out);
+  }
   int64_t n = THTensor_numel(s);
   const bool *mv = (const bool *)THTensor_data(m);
   const char *sv = THTensor_data(s);
@@ -761,7 +881,17 @@ THTensor *at_masked_scatter(const THTensor *self, const THTensor *mask, const TH
   const bool *mv = (const bool *)THTensor_data(m);
   int es = THDtype_size(self->dtype);
   int rc = dst ? 0 : -1;
-  if (dst) {
+  if (dst && THTensor_device(dst) >= 0) {   /* a put of source's first elements at the mask's flat positions */
+    THTensor *pos = nonzero_coords(m, true), *head = NULL, *put = NULL;
+    int64_t cnt = pos ? THTensor_numel(pos) : 0, one = 1;
+    if (pos && cnt > avail) THError_set(TH_ERR_RUNTIME, "Number of elements of source < number of ones in mask");
+    else if (pos) head = THTensor_newView(src, 1, &cnt, &one, src->offset);
+    if (head) put = at_put(dst, pos, head, false, dst);
+    rc = put ? 0 : -1;
+    THTensor_free(put);
+    THTensor_free(head);
+    THTensor_free(pos);
+  } else if (dst) {
     char *dv = THTensor_data(dst);
     const char *sv = THTensor_data(src);
     for (int64_t i = 0; i < n; i++)

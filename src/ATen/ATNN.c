@@ -3,6 +3,7 @@
 #include "ATNN.h"
 #include "ATArgChecks.h"
 #include "ATCuda.h"
+#include "ATEmbedding.h"   /* the GPU embedding */
 #include "../TH/THMath.h"   /* simd declarations of expf/logf */
 
 #include <math.h>
@@ -872,6 +873,7 @@ THTensor *at_embedding(const THTensor *weight, const THTensor *indices) {
                 THDtype_info[indices->dtype].legacy);
     return NULL;
   }
+  if (THTensor_device(weight) >= 0) return at_embedding_cuda(weight, indices);
   THTensor *idx = at_to_dtype(indices, TH_Int64, false);
   THTensor *ic = idx ? at_contiguous(idx) : NULL;
   THTensor_free(idx);
@@ -924,7 +926,8 @@ static int embedding_backward_check(const THTensor *grad, const THTensor *indice
                 THTensor_sizeStr(grad->ndim, grad->sizes, b, 256), (long long)rows, (long long)D);
     return -1;
   }
-  if (at_check_index_range(indices, 0, ws->v[0], op, "index") < 0) {
+  /* a GPU's indices are checked by the kernel that reads them */
+  if (THTensor_device(indices) < 0 && at_check_index_range(indices, 0, ws->v[0], op, "index") < 0) {
     THError_set(TH_ERR_INDEX, "index out of range in self");
     return -1;
   }
@@ -964,6 +967,7 @@ THTensor *at_embedding_backward(const THTensor *grad, const THTensor *indices, c
                                 int64_t padding_idx, bool scale_grad_by_freq) {
   if (embedding_backward_check(grad, indices, ws) < 0) return NULL;
   int64_t V = ws->v[0], D = ws->v[1];
+  if (THTensor_device(grad) >= 0) return at_embedding_backward_cuda(grad, indices, V, D, padding_idx, scale_grad_by_freq);
   THTensor *idx = at_to_dtype(indices, TH_Int64, false);
   THTensor *ic = idx ? at_contiguous(idx) : NULL;
   THTensor_free(idx);

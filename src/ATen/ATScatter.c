@@ -8,7 +8,9 @@
  * A scatter may hit one self slot from many positions, but only from
  * positions that agree on every coordinate except dim, so work is split
  * over a non-scatter coordinate (whole blocks of the dims before dim, or
- * column ranges of the last dim) and never races. */
+ * column ranges of the last dim) and never races.
+ * On a GPU the same nest is one at_cuda->index launch (a thread per
+ * position; scatter-add and index_add by atomicAdd). */
 #include "ATScatter.h"
 
 #include <string.h>
@@ -16,6 +18,7 @@
 #include <omp.h>
 #endif
 #include "../TH/THKernelsScatter.h"
+#include "ATCuda.h"
 
 #define PAR_MIN_WORK 32768
 #define COL_CHUNK 16   /* columns per thread at least: a cache line of floats */
@@ -29,6 +32,9 @@ typedef struct {
   size_t es;
   THScatterRowFn fn;
   THScatterRow proto;
+  int device;                     /* >= 0: the nest runs there (run_cuda) */
+  THDtype dt;                     /* for the GPU launch, */
+  double alpha;                   /* and index_add's alpha there */
 } Nest;
 
 /* Rows [lo, hi) (flat over dims 0..n-2), columns [c0, c1) of each; the
@@ -75,7 +81,9 @@ static void note_bad(Bad *b, int64_t part, int64_t value) {
 }
 
 /* Runs the nest; -1 with torch's error at an out-of-bounds index. */
+static int run_cuda(const Nest *g);
 static int run(const Nest *g, bool any_rows) {
+  if (g->device >= 0) return run_cuda(g);
   int n = g->n;
   int64_t inner = g->size[n - 1], rows = 1, block = 1, v = 0;
   for (int d = 0; d < n - 1; d++) rows *= g->size[d];
@@ -108,6 +116,40 @@ static int run(const Nest *g, bool any_rows) {
   THError_set(TH_ERR_RUNTIME, "index %lld is out of bounds for dimension %d with size %lld", (long long)bad.value,
               g->dim, (long long)g->proto.bound);
   return -1;
+}
+
+/* The nest on the GPU: set and add (index_add's alpha too); -1 with the
+ * CPU's error at an out-of-bounds index. */
+static int run_cuda(const Nest *g) {
+  ATCudaIndex C;
+  memset(&C, 0, sizeof C);
+  switch (g->proto.op) {
+    case TH_SCATTER_GATHER: C.op = AT_IDX_GATHER; break;
+    case TH_SCATTER_SET: C.op = AT_IDX_PUT; break;
+    case TH_SCATTER_ADD: C.op = AT_IDX_ACCUM; C.alpha = 1; break;
+    case TH_SCATTER_ADD_ALPHA: C.op = AT_IDX_ACCUM; C.alpha = g->alpha; break;
+    default:
+      THError_set(TH_ERR_NOTIMPL, "scatter with reduce='multiply'/'prod'/'amax'/'amin' is not implemented on CUDA");
+      return -1;
+  }
+  C.dt = g->dt;
+  C.ndim = g->n;
+  C.nidx = 1;
+  C.skip = INT64_MIN;
+  memcpy(C.sizes, g->size, g->n * sizeof(int64_t));
+  memcpy(C.ss, g->ss, g->n * sizeof(int64_t));
+  memcpy(C.os, g->os, g->n * sizeof(int64_t));
+  memcpy(C.is, g->is, g->n * sizeof(int64_t));
+  C.idx[0] = g->idx;
+  C.isize[0] = g->proto.bound;
+  C.istride[0] = g->proto.s_dim;
+  C.self = g->self;
+  C.other = g->other;
+  int rc = at_cuda->index(&C);
+  if (rc == 1)
+    THError_set(TH_ERR_RUNTIME, "index %lld is out of bounds for dimension %d with size %lld", (long long)C.bad_value,
+                g->dim, (long long)g->proto.bound);
+  return rc == 0 ? 0 : -1;
 }
 
 static const THScatterRowFn row_fns[TH_NDTYPES] = TH_ALL_TABLE(scatter_row);
@@ -154,6 +196,8 @@ static void index_nest(Nest *g, const THTensor *self, int dim, const THTensor *i
   g->idx = (const int64_t *)THTensor_data(idx);
   g->es = (size_t)THDtype_size(self->dtype);
   g->fn = row_fns[self->dtype];
+  g->dt = self->dtype;
+  g->device = THTensor_device(self);
 }
 
 static void finish_rows(Nest *g) {
@@ -186,7 +230,7 @@ THTensor *at_gather_c(const THTensor *self, int64_t dim, const THTensor *index) 
         THTensor_free(idx);
         return NULL;
       }
-  THTensor *out = THTensor_new(self->dtype, idx->ndim, idx->sizes);
+  THTensor *out = at_new_on(THTensor_device(self), self->dtype, idx->ndim, idx->sizes, NULL);
   Nest g;
   if (out) {
     index_nest(&g, self, dm, idx, out);
@@ -245,6 +289,11 @@ THTensor *at_scatter_c(const THTensor *self, int64_t dim, const THTensor *index,
   }
   if (scatter_sizes(self, dm, idx, src) < 0) goto done;
   if (!src && !(src = val = at_scalar_tensor(value, self->dtype))) goto done;
+  if (val && THTensor_device(self) >= 0) {   /* the value's one element where the kernel reads it */
+    THTensor *dv = at_to_device(val, THTensor_device(self), self->dtype, false);
+    THTensor_free(val);
+    if (!(src = val = dv)) goto done;
+  }
   Nest g;
   index_nest(&g, self, dm, idx, val ? NULL : src);
   g.other = THTensor_data(src);
@@ -303,7 +352,8 @@ THTensor *at_index_add_c(const THTensor *self, int64_t dim, const THTensor *inde
   THTensor *idx = long_index(index, "index_add_()", true), *out = NULL;
   if (!idx) return NULL;
   if (index_add_checks(self, dm, idx, source) == 0 &&
-      check_bounds((const int64_t *)THTensor_data(idx), THTensor_numel(idx), st(idx, 0), dm, sz(self, dm)) == 0 &&
+      (THTensor_device(idx) >= 0 ||   /* the GPU kernel checks them */
+       check_bounds((const int64_t *)THTensor_data(idx), THTensor_numel(idx), st(idx, 0), dm, sz(self, dm)) == 0) &&
       (out = at_clone(self, false))) {
     /* the nest runs over source; the index varies only along dim */
     Nest g;
@@ -320,6 +370,9 @@ THTensor *at_index_add_c(const THTensor *self, int64_t dim, const THTensor *inde
     g.idx = (const int64_t *)THTensor_data(idx);
     g.es = (size_t)THDtype_size(self->dtype);
     g.fn = row_fns[self->dtype];
+    g.dt = self->dtype;
+    g.device = THTensor_device(out);
+    g.alpha = alpha.kind == AT_SCALAR_FLOAT ? alpha.d : (double)alpha.i;
     g.self = THTensor_data(out);
     g.other = THTensor_data(source);
     bool unit = alpha.kind == AT_SCALAR_FLOAT ? alpha.d == 1.0 : alpha.i == 1;

@@ -183,6 +183,7 @@ const ATCudaHooks *THC_hooks(void) {
   hooks.nll_loss_backward = thc_nll_loss_backward;
   hooks.sgd_step = thc_sgd_step;
   hooks.adam_step = thc_adam_step;
+  hooks.index = thc_index;
   return &hooks;
 }
 

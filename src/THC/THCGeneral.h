@@ -62,6 +62,7 @@ int thc_sgd_step(THDtype dt, void *p, const void *g, void *buf, int64_t n, doubl
 int thc_adam_step(THDtype dt, void *p, const void *g, void *m, void *v, void *vmax, int64_t n, double lr,
                   double beta1, double beta2, double eps, double weight_decay, double step, bool maximize,
                   bool decoupled);
+int thc_index(ATCudaIndex *I);                                                  /* THCIndex.cu */
 
 #ifdef __cplusplus
 }

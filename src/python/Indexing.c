@@ -135,6 +135,18 @@ static int span_sum(PyObject *l) {
   return n;
 }
 
+/* t (a new ref, stolen) on the device of view: a CPU index or value (a list,
+ * a CPU tensor) indexes a CUDA tensor as in PyTorch; the copy crosses here
+ * so the op sees one device (0-d CPU tensors join any device as they are). */
+static PyObject *on_device_of(PyObject *view, PyObject *t) {
+  int dev = THTensor_device(((THPTensor *)view)->t);
+  THTensor *tt = t ? ((THPTensor *)t)->t : NULL;
+  if (!tt || dev < 0 || THTensor_device(tt) >= 0 || tt->ndim == 0) return t;
+  THTensor *c = at_to_device(tt, dev, tt->dtype, false);
+  Py_DECREF(t);
+  return c ? THPTensor_wrap(c) : THP_raise();
+}
+
 /* [ (dim, idx), ... ] -> the index list of aten's index: None for untouched dims */
 static PyObject *index_list(PyObject *view, PyObject *adv) {
   int ndim = ((THPTensor *)view)->t->ndim;
@@ -157,6 +169,7 @@ static PyObject *index_list(PyObject *view, PyObject *adv) {
           t = ((PyObject *(*)(PyObject *, PyObject *const *, Py_ssize_t, PyObject *))(void (*)(void))d->ml_meth)(NULL, args, 1, NULL);
       if (!t) { Py_DECREF(l); return NULL; }
     }
+    if (!(t = on_device_of(view, t))) { Py_DECREF(l); return NULL; }
     if (PyList_Append(l, t) < 0) { Py_DECREF(t); Py_DECREF(l); return NULL; }
     Py_DECREF(t);
   }
@@ -208,7 +221,7 @@ static PyObject *value_of(PyObject *view, PyObject *value) {
   THDtype dt = ((THPTensor *)view)->t->dtype;
   /* a 0-d tensor value is cast like a number, as PyTorch does */
   if (THPTensor_Check(value) && !((THPTensor *)value)->t->wrapped_number && ((THPTensor *)value)->t->ndim)
-    return Py_NewRef(value);
+    return on_device_of(view, Py_NewRef(value));
   PyObject *v = fa_tensor(value);
   if (!v && PyErr_ExceptionMatches(PyExc_TypeError)) {   /* a list / nested sequence */
     PyErr_Clear();
@@ -219,7 +232,7 @@ static PyObject *value_of(PyObject *view, PyObject *value) {
         v = ((PyObject *(*)(PyObject *, PyObject *const *, Py_ssize_t, PyObject *))(void (*)(void))d->ml_meth)(NULL, args, 1, NULL);
       }
   }
-  if (!v || ((THPTensor *)v)->t->dtype == dt) return v;
+  if (!(v = on_device_of(view, v)) || ((THPTensor *)v)->t->dtype == dt) return v;
   THTensor *c = at_to_dtype(((THPTensor *)v)->t, dt, false);
   Py_DECREF(v);
   return c ? THPTensor_wrap(c) : THP_raise();
