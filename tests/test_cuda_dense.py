@@ -77,6 +77,75 @@ def test_reduce_half_and_prod():
     close(x.cuda().prod(1), x.prod(1), 1e-4)
 
 
+# Shapes that reach THCReduce's wide paths: one long row split across blocks
+# (contiguous, an unaligned view, odd lengths, strided), and columns (sm == 1)
+# with k split across blocks or not.
+@pytest.mark.parametrize("shape,dims,view", [((3_000_001,), None, None), ((3_000_003,), None, "offset"),
+                                             ((2, 1_500_007), 1, None), ((1_000_000, 3), 0, "transposed"),
+                                             ((5, 400_000), 1, "strided"), ((200_000, 40), 0, None),
+                                             ((50, 1000), 0, None), ((3, 5000, 17), (0, 1), None)])
+def test_reductions_wide(shape, dims, view):
+    torch.manual_seed(2)
+    x = torch.randn(*shape)
+    if view == "offset":        # data not 16-byte aligned: the vector loads start after a head
+        x = x[1:]
+    elif view == "transposed":  # a row of the reduction is a strided column
+        x = x.t().contiguous().t()
+    elif view == "strided":
+        x = x[:, ::2]
+    xg = x.cuda()
+    kw = {} if dims is None else {"dim": dims}
+    close(xg.sum(**kw), x.double().sum(**kw).float(), 1e-3)
+    close(xg.mean(**kw), x.double().mean(**kw).float(), 1e-4)
+    close(xg.amax(**kw), x.amax(**kw), 0)
+    close(xg.amin(**kw), x.amin(**kw), 0)
+    close(xg.double().sum(**kw), x.double().sum(**kw), 1e-9)
+    close(xg.norm(), x.double().norm().float(), 1e-4)
+    xi = (x * 4).long()
+    close(xi.cuda().sum(**kw), xi.sum(**kw), 0)
+    close((x > 3.5).cuda().any(), (x > 3.5).any(), 0)
+    if isinstance(dims, tuple):
+        return
+    b = x > -3.5
+    close(b.cuda().all(**kw) if dims is not None else b.cuda().all(), b.all(**kw) if dims is not None else b.all(), 0)
+    close(xg.argmax(**kw), x.argmax(**kw), 0)
+    close(xg.argmin(**kw), x.argmin(**kw), 0)
+    y = x.abs() * 1e-6 + 1
+    close(y.cuda().prod(**kw), y.double().prod(**kw).float(), 1e-3)
+
+
+def test_reductions_wide_ties_and_nan():
+    """argmax/argmin keep the first of equal extremes and NaN wins, across chunk boundaries"""
+    n = 4_000_000
+    x = torch.zeros(n)
+    x[123] = 5.0
+    x[n - 7] = 5.0
+    x[2_000_000] = -5.0
+    x[3_999_000] = -5.0
+    xg = x.cuda()
+    assert xg.argmax().item() == 123 and xg.argmin().item() == 2_000_000
+    assert xg.max().item() == 5.0
+    x[3_000_000] = float("nan")
+    x[3_500_000] = float("nan")
+    xg = x.cuda()
+    assert xg.argmax().item() == 3_000_000 and xg.argmin().item() == 3_000_000
+    assert xg.amax().isnan().item()
+    col = torch.zeros(300_000, 20)
+    col[250_000, 3] = float("nan")
+    col[10, 4] = 2.0
+    col[290_000, 4] = 2.0
+    v, i = col.cuda().max(0)
+    v0, i0 = col.max(0)
+    close(v, v0, 0)
+    close(i, i0, 0)
+    for dt in [torch.float16, torch.bfloat16, torch.int8, torch.uint8, torch.int16, torch.int32]:
+        y = (torch.rand(1_000_003) * 100).to(dt)
+        close(y.cuda().amax(), y.amax(), 0)
+        close(y.cuda().argmin(), y.argmin(), 0)
+        if not dt.is_floating_point:
+            close(y.cuda().sum(), y.sum(), 0)
+
+
 @pytest.mark.parametrize("dt", [torch.float32, torch.float64])
 def test_softmax_nll(dt):
     torch.manual_seed(2)

@@ -161,6 +161,31 @@ def test_ternary_and_inplace():
     same(torch.exp(big.cuda()), torch.exp(big))
 
 
+@pytest.mark.parametrize("dt", ALL)
+def test_contiguous_vector_path(dt):
+    """1-d contiguous loops move 16-byte packs (THCLoop.cuh): odd lengths leave
+    a tail, x[1:] is unaligned (the per-element path), a 1-element GPU tensor
+    broadcasts with stride 0, and mixed widths (a bool result of a compare, a
+    conversion) pack fewer bytes for the narrow operand."""
+    for n in (1_000_003, 64, 17, 3):
+        a, b = rand((n + 1,), dt, 0, 50), rand((n + 1,), dt, 1, 50, seed=4)
+        ag, bg = a.cuda(), b.cuda()
+        same(ag + bg, a + b)
+        same(ag[1:] + bg[1:], a[1:] + b[1:])           # both unaligned the same way
+        same(ag[1:] * bg[:-1], a[1:] * b[:-1])         # one aligned, one not
+        same(torch.maximum(ag, bg[:1]), torch.maximum(a, b[:1]))   # stride-0 operand
+        same(ag > bg, a > b)
+        same(torch.where(ag > bg, ag, bg), torch.where(a > b, a, b))
+        same(ag.to(torch.float64), a.to(torch.float64))
+        same(ag[1:].to(torch.float16), a[1:].to(torch.float16))
+        out = torch.empty(n + 1, dtype=dt).cuda()
+        same(out.fill_(3), torch.full((n + 1,), 3, dtype=dt))
+        same(out[1:].copy_(bg[1:]), b[1:])
+        if dt.is_floating_point:
+            same(torch.exp(ag[:n] * 0.01), torch.exp(a[:n] * 0.01))
+            same(ag.add(bg, alpha=2), a.add(b, alpha=2))
+
+
 # ---- copies, fills, conversions, views ----
 def test_copy_convert_fill():
     for src_dt in ALL:   # 0..100: a negative float into uint8 is undefined in C

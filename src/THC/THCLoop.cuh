@@ -78,14 +78,64 @@ __device__ __forceinline__ void thc_apply(const THCGeo &g, const int64_t *off, c
       THCType<O>::fromc(static_cast<OC>(f(g.args, THCType<In>::toc(thc_load<In>(g, K + 1, off[K + 1]))...)));
 }
 
-// One thread per output element, grid-stride. A coalesced loop of one
-// dimension (every contiguous or scalar-broadcast operand) takes no
-// division; otherwise the element index is split over the shape.
+// The contiguous fast path moves VE elements per operand in one access of
+// VE * sizeof(T) bytes: 16 bytes for the widest operand (4 floats, 2
+// doubles, 8 halves), fewer for the narrower ones (a bool result of a float
+// compare: 4 bytes).
+template <class... T> constexpr size_t thc_max_size() {
+  size_t m = 1;
+  ((m = sizeof(T) > m ? sizeof(T) : m), ...);
+  return m;
+}
+template <class O, class... In> constexpr int thc_vec_width() { return (int)(16 / thc_max_size<O, In...>()); }
+template <class T, int VE> struct alignas(sizeof(T) * VE) THCPack { T v[VE]; };
+
+// pack i of operand k; a host scalar or a stride-0 operand repeats its one value
+template <int VE, class T> __device__ __forceinline__ THCPack<T, VE> thc_load_pack(const THCGeo &g, int k, int64_t i) {
+  THCPack<T, VE> p;
+  if (g.host[k] || g.st[k][0] == 0) {
+    const T v = thc_load<T>(g, k, 0);
+#pragma unroll
+    for (int j = 0; j < VE; j++) p.v[j] = v;
+  } else {
+    p = reinterpret_cast<const THCPack<T, VE> *>(g.data[k])[i];
+  }
+  return p;
+}
+
+template <int VE, class O, class F, class... In>
+__device__ __forceinline__ void thc_apply_pack(const THCGeo &g, int64_t i, const F &f, const THCPack<In, VE> &...in) {
+  typedef typename THCType<O>::C OC;
+  THCPack<O, VE> r;
+#pragma unroll
+  for (int j = 0; j < VE; j++) r.v[j] = THCType<O>::fromc(static_cast<OC>(f(g.args, THCType<In>::toc(in.v[j])...)));
+  reinterpret_cast<THCPack<O, VE> *>(g.data[0])[i] = r;
+}
+
+// every input pack is loaded (the call's arguments) before any is used
+template <int VE, class O, class F, class... In, size_t... K>
+__device__ __forceinline__ void thc_apply_vec(const THCGeo &g, int64_t i, const F &f, THCIn<In...>,
+                                              std::index_sequence<K...>) {
+  thc_apply_pack<VE, O, F, In...>(g, i, f, thc_load_pack<VE, In>(g, K + 1, i)...);
+}
+
+// Grid-stride over the elements. nvec > 0 (a 1-d loop whose operands are
+// contiguous and aligned, or scalars): packs 0..nvec-1 first, then the tail
+// (under VE elements) one by one. Otherwise one thread per element: a
+// coalesced loop of one dimension takes no division; else the element index
+// is split over the shape.
 template <class O, class F, class... In>
-__global__ void thc_elementwise(THCGeo g, int64_t n, F f) {
+__global__ void thc_elementwise(THCGeo g, int64_t n, int64_t nvec, F f) {
   constexpr int NOPS = sizeof...(In) + 1;
+  constexpr int VE = thc_vec_width<O, In...>();
   const int64_t step = (int64_t)blockDim.x * gridDim.x;
-  for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += step) {
+  int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+  if (nvec > 0) {
+    for (int64_t v = i; v < nvec; v += step)
+      thc_apply_vec<VE, O>(g, v, f, THCIn<In...>(), std::make_index_sequence<sizeof...(In)>());
+    i += nvec * VE;
+  }
+  for (; i < n; i += step) {
     int64_t off[NOPS];
     if (g.ndim == 1) {
 #pragma unroll
@@ -115,6 +165,20 @@ __global__ void thc_elementwise(THCGeo g, int64_t n, F f) {
   }
 }
 
+// Packs for the fast path: 0 unless the loop is 1-d, long enough, and every
+// operand is a scalar (host or stride 0) or contiguous with its data aligned
+// to its pack (a view such as x[1:] is not: it takes the per-element path).
+template <class O, class... In> int64_t thc_vec_count(const THCGeo &g, int64_t n) {
+  constexpr int VE = thc_vec_width<O, In...>();
+  const size_t sizes[] = { sizeof(O), sizeof(In)... };
+  if (g.ndim != 1 || n < 4 * VE) return 0;
+  for (int k = 0; k < (int)(sizeof sizes / sizeof sizes[0]); k++) {
+    if (g.host[k] || (k > 0 && g.st[k][0] == 0)) continue;
+    if (g.st[k][0] != (int64_t)sizes[k] || (uintptr_t)g.data[k] % (sizes[k] * VE)) return 0;
+  }
+  return n / VE;
+}
+
 // Fills g from ATen's loop; the element count through n. args: the THOpArgs
 // the CPU loop would get (NULL: zeros, as TH_LOCAL_ARGS).
 int thc_geo(THCGeo *g, const ATCudaLoop *L, int nops, const THOpArgs *args, int64_t *n);
@@ -127,7 +191,8 @@ int thc_launch(const ATCudaLoop *L, const void *extra) {
   int64_t n;
   if (thc_geo(&g, L, (int)sizeof...(In) + 1, ARGS ? (const THOpArgs *)extra : NULL, &n) < 0) return -1;
   if (n == 0) return 0;
-  thc_elementwise<O, F, In...><<<thc_blocks(n, 256), 256, 0, thc_stream()>>>(g, n, F());
+  const int64_t nvec = thc_vec_count<O, In...>(g, n);
+  thc_elementwise<O, F, In...><<<thc_blocks(nvec ? nvec : n, 256), 256, 0, thc_stream()>>>(g, n, nvec, F());
   return thc_launched("elementwise kernel");
 }
 
