@@ -183,6 +183,14 @@ const ATCudaHooks *THC_hooks(void) {
   hooks.nll_loss_backward = thc_nll_loss_backward;
   hooks.sgd_step = thc_sgd_step;
   hooks.adam_step = thc_adam_step;
+  hooks.batch_norm = thc_batch_norm;
+  hooks.batch_norm_backward = thc_batch_norm_backward;
+  hooks.layer_norm = thc_layer_norm;
+  hooks.layer_norm_backward = thc_layer_norm_backward;
+  hooks.avg_pool2d = thc_avg_pool2d;
+  hooks.avg_pool2d_backward = thc_avg_pool2d_backward;
+  hooks.adaptive_avg_pool = thc_adaptive_avg_pool;
+  hooks.adaptive_avg_pool_backward = thc_adaptive_avg_pool_backward;
   return &hooks;
 }
 
