@@ -63,6 +63,7 @@ def newest_header(layers):
             hs += glob.glob(os.path.join(GEN, "*.h"))
         else:
             hs += glob.glob(os.path.join(ROOT, "src", layer, "**", "*.h"), recursive=True)
+            hs += glob.glob(os.path.join(ROOT, "src", layer, "**", "*.cuh"), recursive=True)
     hs += glob.glob(os.path.join(ROOT, "src", "TH", "generic", "*.c"))
     return max(os.path.getmtime(h) for h in hs)
 

@@ -176,6 +176,34 @@ typedef struct ATCudaHooks {
   /* ---- indexing (THCIndex.cu): one launch of ATCudaIndex; 0, 1 when an index was out of
    * range (bad_k/bad_value say which; nothing is reported through THError), -1 with THError ---- */
   int (*index)(struct ATCudaIndex *I);
+  /* ---- normalization (THCNorm.cu) and average pooling (THCPool.cu) ----
+   * float32/float64 (dt); every buffer contiguous and of dt. An optional vector
+   * passed as NULL takes torch's default: weight 1, bias 0, mean 0, var/invstd 1. */
+  /* batch norm of x [N, C, S] into y. training: the batch mean and invstd (biased
+   * variance) into mean/invstd; new_rm/new_rv (NULL when rm/rv are) get rm/rv moved
+   * toward the batch stats by momentum (unbiased variance). Eval: mean = rm,
+   * invstd = 1/sqrt(rv + eps). */
+  int (*batch_norm)(THDtype dt, const void *x, const void *w, const void *b, const void *rm, const void *rv, void *y,
+                    void *mean, void *invstd, void *new_rm, void *new_rv, int64_t N, int64_t C, int64_t S,
+                    bool training, double momentum, double eps);
+  /* dx (N*C*S), dw and db (C each); stat1 is the invstd, or (is_var) the variance to which eps is added */
+  int (*batch_norm_backward)(THDtype dt, const void *g, const void *x, const void *w, const void *mean,
+                             const void *stat1, bool is_var, void *dx, void *dw, void *db, int64_t N, int64_t C,
+                             int64_t S, bool training, double eps);
+  /* R rows of M elements; w, b, dw, db: M values; mean, rstd: R */
+  int (*layer_norm)(THDtype dt, const void *x, const void *w, const void *b, void *y, void *mean, void *rstd,
+                    int64_t R, int64_t M, double eps);
+  int (*layer_norm_backward)(THDtype dt, const void *g, const void *x, const void *mean, const void *rstd,
+                             const void *w, void *dx, void *dw, void *db, int64_t R, int64_t M);
+  /* geom: P, H, W, OH, OW, KH, KW, SH, SW, PH, PW; divisor 0: the window's count
+   * (count_include_pad as torch). The backward writes every element of gx. */
+  int (*avg_pool2d)(THDtype dt, const void *x, void *y, const int64_t *geom, bool count_include_pad,
+                    int64_t divisor);
+  int (*avg_pool2d_backward)(THDtype dt, const void *gy, void *gx, const int64_t *geom, bool count_include_pad,
+                             int64_t divisor);
+  /* geom: P, D, H, W, OD, OH, OW (2-d: D = OD = 1); the backward writes every element of gx */
+  int (*adaptive_avg_pool)(THDtype dt, const void *x, void *y, const int64_t *geom);
+  int (*adaptive_avg_pool_backward)(THDtype dt, const void *gy, void *gx, const int64_t *geom);
 } ATCudaHooks;
 
 /* NULL until cthtorch.cuda initialised libTHC (ATDevice.c). */

@@ -433,6 +433,9 @@ done:
 }
 
 /* ---- batch norm over [N, C, S] ---- */
+/* the compute type of the norms: double for double, else float */
+static THDtype compute_of(const THTensor *t) { return t->dtype == TH_Double ? TH_Double : TH_Float; }
+
 static int vec_double(const THTensor *t, int64_t C, double *out, double dflt) {
   if (!t) { for (int64_t c = 0; c < C; c++) out[c] = dflt; return 0; }
   if (THTensor_numel(t) != C) {
@@ -456,13 +459,83 @@ static THTensor *vec_tensor(const double *v, int64_t C, THDtype dt) {
   return r;
 }
 
-static int write_vec(THTensor *dst, const double *v, int64_t C) {
-  THTensor *src = vec_tensor(v, C, TH_Double);
-  if (!src) return -1;
+/* the C values of src (1-d) into dst, a vector of C elements (a running stat) */
+static int copy_vec(THTensor *dst, const THTensor *src, int64_t C) {
   THTensor *view = THTensor_newView(dst, 1, &C, (int64_t[]){ dst->ndim ? dst->strides[0] : 1 }, dst->offset);
   int rc = view ? at_copy_(view, src) : -1;
   THTensor_free(view);
+  return rc;
+}
+
+static int write_vec(THTensor *dst, const double *v, int64_t C) {
+  THTensor *src = vec_tensor(v, C, TH_Double);
+  if (!src) return -1;
+  int rc = copy_vec(dst, src, C);
   THTensor_free(src);
+  return rc;
+}
+
+/* ---- batch norm and layer norm of GPU tensors (src/THC/THCNorm.cu): the
+ * operands as contiguous device copies in the compute type, the kernels, the
+ * results cast back to the input's dtype. Nothing here reads device memory. ---- */
+#define DPTR(t) ((t) ? THTensor_data(t) : NULL)
+
+/* t (C elements, or NULL) as a contiguous vector of ct on its device: *out (new ref or NULL) */
+static int vec_ct(const THTensor *t, int64_t C, THDtype ct, THTensor **out) {
+  *out = NULL;
+  if (!t) return 0;
+  if (THTensor_numel(t) != C) {
+    THError_set(TH_ERR_RUNTIME, "running_mean should contain %lld elements not %lld", (long long)C,
+                (long long)THTensor_numel(t));
+    return -1;
+  }
+  return (*out = as_type(t, ct)) ? 0 : -1;
+}
+
+/* y as dtype dt (new ref) */
+static THTensor *cast_back(THTensor *y, THDtype dt) {
+  return y->dtype == dt ? THTensor_retain(y) : at_to_dtype(y, dt, false);
+}
+
+/* a norm backward's results: dx as the input's dtype, dw and db as the weight's (all or none) */
+static int grads_out(THTensor **outs, THTensor *dx, THTensor *dw, THTensor *db, THDtype in_dt, THDtype wdt) {
+  outs[0] = cast_back(dx, in_dt);
+  outs[1] = cast_back(dw, wdt);
+  outs[2] = cast_back(db, wdt);
+  if (outs[0] && outs[1] && outs[2]) return 0;
+  for (int i = 0; i < 3; i++) { THTensor_free(outs[i]); outs[i] = NULL; }
+  return -1;
+}
+
+static int batch_norm_cuda(THTensor **outs, const THTensor *input, const THTensor *const vecs[4], bool training,
+                           double momentum, double eps, int64_t N, int64_t C, int64_t S) {
+  const THTensor *all[5] = { input, vecs[0], vecs[1], vecs[2], vecs[3] };   /* weight, bias, running mean, var */
+  int dev;
+  if (at_common_device(5, all, "native_batch_norm", &dev) < 0) return -1;
+  THDtype ct = compute_of(input);
+  THTensor *x = as_type(input, ct), *v[4] = { NULL }, *y = NULL, *mean = NULL, *invstd = NULL, *nrm = NULL, *nrv = NULL;
+  int rc = -1;
+  if (!x) return -1;
+  for (int i = 0; i < 4; i++)
+    if (vec_ct(vecs[i], C, ct, &v[i]) < 0) goto done;
+  if (!(y = at_new_on(dev, ct, x->ndim, x->sizes, NULL)) || !(mean = at_new_on(dev, ct, 1, &C, NULL)) ||
+      !(invstd = at_new_on(dev, ct, 1, &C, NULL)))
+    goto done;
+  if (training && v[2] && !(nrm = at_new_on(dev, ct, 1, &C, NULL))) goto done;
+  if (training && v[3] && !(nrv = at_new_on(dev, ct, 1, &C, NULL))) goto done;
+  if (at_cuda->batch_norm(ct, THTensor_data(x), DPTR(v[0]), DPTR(v[1]), DPTR(v[2]), DPTR(v[3]), THTensor_data(y),
+                          THTensor_data(mean), THTensor_data(invstd), DPTR(nrm), DPTR(nrv), N, C, S, training,
+                          momentum, eps) < 0)
+    goto done;
+  if (nrm && copy_vec((THTensor *)vecs[2], nrm, C) < 0) goto done;
+  if (nrv && copy_vec((THTensor *)vecs[3], nrv, C) < 0) goto done;
+  if (!(outs[0] = cast_back(y, input->dtype))) goto done;
+  outs[1] = THTensor_retain(mean);
+  outs[2] = THTensor_retain(invstd);
+  rc = 0;
+done:
+  THTensor_free(x); THTensor_free(y); THTensor_free(mean); THTensor_free(invstd); THTensor_free(nrm); THTensor_free(nrv);
+  for (int i = 0; i < 4; i++) THTensor_free(v[i]);
   return rc;
 }
 
@@ -478,6 +551,10 @@ int at_batch_norm(THTensor **outs, const THTensor *input, const THTensor *weight
     THError_set(TH_ERR_VALUE, "Expected more than 1 value per channel when training, got input size [%lld, %lld]",
                 (long long)N, (long long)C);
     return -1;
+  }
+  if (THTensor_device(input) >= 0) {
+    const THTensor *vecs[4] = { weight, bias, running_mean, running_var };
+    return batch_norm_cuda(outs, input, vecs, training, momentum, eps, N, C, S);
   }
   THDtype ct;
   THTensor *x = as_compute(input, &ct);
@@ -575,7 +652,6 @@ done:
 /* The norm backwards read grad_output (and the saved statistics) in the
  * compute type of input (float, or double for double input), element for
  * element with input: a bad call must not make them read past an end. */
-static THDtype compute_of(const THTensor *t) { return t->dtype == TH_Double ? TH_Double : TH_Float; }
 
 static int norm_backward_check(const THTensor *grad, const THTensor *input, const THTensor **stats, int nstats,
                                const char *op) {
@@ -592,6 +668,34 @@ static int norm_backward_check(const THTensor *grad, const THTensor *input, cons
   return 0;
 }
 
+/* vecs: weight, running_mean, running_var, save_mean, save_invstd; eval mode
+ * reads the running stats (the kernel adds eps to the variance) */
+static int batch_norm_backward_cuda(THTensor **outs, const THTensor *grad, const THTensor *input,
+                                    const THTensor *const vecs[5], bool training, double eps, int64_t N, int64_t C,
+                                    int64_t S) {
+  const THTensor *all[7] = { grad, input, vecs[0], vecs[1], vecs[2], vecs[3], vecs[4] };
+  int dev;
+  if (at_common_device(7, all, "native_batch_norm_backward", &dev) < 0) return -1;
+  THDtype ct = compute_of(input), wdt = vecs[0] ? vecs[0]->dtype : input->dtype;
+  THTensor *x = as_type(input, ct), *g = x ? as_type(grad, ct) : NULL, *w = NULL, *m = NULL, *s1 = NULL;
+  THTensor *dx = NULL, *dw = NULL, *db = NULL;
+  int rc = -1;
+  if (!g || vec_ct(vecs[0], C, ct, &w) < 0 || vec_ct(vecs[training ? 3 : 1], C, ct, &m) < 0 ||
+      vec_ct(vecs[training ? 4 : 2], C, ct, &s1) < 0)
+    goto done;
+  if (!(dx = at_new_on(dev, ct, x->ndim, x->sizes, NULL)) || !(dw = at_new_on(dev, ct, 1, &C, NULL)) ||
+      !(db = at_new_on(dev, ct, 1, &C, NULL)))
+    goto done;
+  if (at_cuda->batch_norm_backward(ct, THTensor_data(g), THTensor_data(x), DPTR(w), DPTR(m), DPTR(s1), !training,
+                                   THTensor_data(dx), THTensor_data(dw), THTensor_data(db), N, C, S, training, eps) < 0)
+    goto done;
+  rc = grads_out(outs, dx, dw, db, input->dtype, wdt);
+done:
+  THTensor_free(x); THTensor_free(g); THTensor_free(w); THTensor_free(m); THTensor_free(s1);
+  THTensor_free(dx); THTensor_free(dw); THTensor_free(db);
+  return rc;
+}
+
 int at_batch_norm_backward(THTensor **outs, const THTensor *grad, const THTensor *input, const THTensor *weight,
                            const THTensor *running_mean, const THTensor *running_var, const THTensor *save_mean,
                            const THTensor *save_invstd, bool training, double eps) {
@@ -599,6 +703,10 @@ int at_batch_norm_backward(THTensor **outs, const THTensor *grad, const THTensor
       norm_backward_check(grad, input, NULL, 0, "native_batch_norm_backward") < 0)
     return -1;
   int64_t N = input->sizes[0], C = input->sizes[1], S = (N * C != 0) ? THTensor_numel(input) / (N * C) : 1;
+  if (THTensor_device(input) >= 0) {
+    const THTensor *vecs[5] = { weight, running_mean, running_var, save_mean, save_invstd };
+    return batch_norm_backward_cuda(outs, grad, input, vecs, training, eps, N, C, S);
+  }
   THDtype ct, ct2;
   THTensor *x = as_compute(input, &ct), *g = x ? as_compute(grad, &ct2) : NULL, *dx = NULL;
   double *mean = calloc(C, sizeof(double)), *is = calloc(C, sizeof(double)), *w = calloc(C, sizeof(double)),
@@ -769,10 +877,79 @@ LN_FWD(double)
 LN_BWD(float)
 LN_BWD(double)
 
+/* mean and rstd keep input's leading dims, 1 for the normalized ones */
+static void ln_stat_sizes(const THTensor *input, const ATIntList *shape, int64_t *rs) {
+  int rn = input->ndim - shape->n;
+  for (int i = 0; i < input->ndim; i++) rs[i] = i < rn ? input->sizes[i] : 1;
+}
+
+/* weight/bias of layer norm on the GPU: M elements (the kernels read M) */
+static int ln_param_check(const THTensor *t, const ATIntList *shape, int64_t M, const char *what) {
+  if (!t || THTensor_numel(t) == M) return 0;
+  char a[256], b[256];
+  THError_set(TH_ERR_RUNTIME, "Expected %s to be of same shape as normalized_shape, but got %s of shape %s and "
+              "normalized_shape = %s", what, what, THTensor_sizeStr(t->ndim, t->sizes, a, 256),
+              THTensor_sizeStr(shape->n, shape->v, b, 256));
+  return -1;
+}
+
+static int layer_norm_cuda(THTensor **outs, const THTensor *input, const ATIntList *shape, const THTensor *weight,
+                           const THTensor *bias, double eps, int64_t R, int64_t M) {
+  const THTensor *all[3] = { input, weight, bias };
+  int dev;
+  if (at_common_device(3, all, "native_layer_norm", &dev) < 0 || ln_param_check(weight, shape, M, "weight") < 0 ||
+      ln_param_check(bias, shape, M, "bias") < 0)
+    return -1;
+  THDtype ct = compute_of(input);
+  int64_t rs[TH_MAX_DIMS];
+  ln_stat_sizes(input, shape, rs);
+  THTensor *x = as_type(input, ct), *wt = NULL, *bt = NULL, *y = NULL, *mean = NULL, *rstd = NULL;
+  int rc = -1;
+  if (!x || (weight && !(wt = as_type(weight, ct))) || (bias && !(bt = as_type(bias, ct)))) goto done;
+  if (!(y = at_new_on(dev, ct, x->ndim, x->sizes, NULL)) || !(mean = at_new_on(dev, ct, input->ndim, rs, NULL)) ||
+      !(rstd = at_new_on(dev, ct, input->ndim, rs, NULL)))
+    goto done;
+  if (at_cuda->layer_norm(ct, THTensor_data(x), DPTR(wt), DPTR(bt), THTensor_data(y), THTensor_data(mean),
+                          THTensor_data(rstd), R, M, eps) < 0 || !(outs[0] = cast_back(y, input->dtype)))
+    goto done;
+  outs[1] = THTensor_retain(mean);
+  outs[2] = THTensor_retain(rstd);
+  rc = 0;
+done:
+  THTensor_free(x); THTensor_free(wt); THTensor_free(bt); THTensor_free(y); THTensor_free(mean); THTensor_free(rstd);
+  return rc;
+}
+
+static int layer_norm_backward_cuda(THTensor **outs, const THTensor *grad, const THTensor *input,
+                                    const ATIntList *shape, const THTensor *mean, const THTensor *rstd,
+                                    const THTensor *weight, int64_t R, int64_t M) {
+  const THTensor *all[5] = { grad, input, mean, rstd, weight };
+  int dev;
+  if (at_common_device(5, all, "native_layer_norm_backward", &dev) < 0) return -1;
+  THDtype ct = compute_of(input), wdt = weight ? weight->dtype : input->dtype;
+  THTensor *x = as_type(input, ct), *g = NULL, *mt = NULL, *st = NULL, *wt = NULL, *dx = NULL, *dw = NULL, *db = NULL;
+  int rc = -1;
+  if (!x || !(g = as_type(grad, ct)) || !(mt = as_type(mean, ct)) || !(st = as_type(rstd, ct)) ||
+      (weight && !(wt = as_type(weight, ct))))
+    goto done;
+  if (!(dx = at_new_on(dev, ct, x->ndim, x->sizes, NULL)) || !(dw = at_new_on(dev, ct, shape->n, shape->v, NULL)) ||
+      !(db = at_new_on(dev, ct, shape->n, shape->v, NULL)))
+    goto done;
+  if (at_cuda->layer_norm_backward(ct, THTensor_data(g), THTensor_data(x), THTensor_data(mt), THTensor_data(st),
+                                   DPTR(wt), THTensor_data(dx), THTensor_data(dw), THTensor_data(db), R, M) < 0)
+    goto done;
+  rc = grads_out(outs, dx, dw, db, input->dtype, wdt);
+done:
+  THTensor_free(x); THTensor_free(g); THTensor_free(mt); THTensor_free(st); THTensor_free(wt);
+  THTensor_free(dx); THTensor_free(dw); THTensor_free(db);
+  return rc;
+}
+
 int at_layer_norm(THTensor **outs, const THTensor *input, const ATIntList *shape, const THTensor *weight,
                   const THTensor *bias, double eps) {
   int64_t R, M;
   if (ln_rows(input, shape, &R, &M) < 0) return -1;
+  if (THTensor_device(input) >= 0) return layer_norm_cuda(outs, input, shape, weight, bias, eps, R, M);
   THDtype ct;
   THTensor *x = as_compute(input, &ct), *wt = NULL, *bt = NULL, *y = NULL, *mean = NULL, *rstd = NULL;
   int rc = -1;
@@ -781,9 +958,7 @@ int at_layer_norm(THTensor **outs, const THTensor *input, const ATIntList *shape
   if (bias && !(bt = as_type(bias, ct))) goto done;
   y = THTensor_new(ct, x->ndim, x->sizes);
   int64_t rs[TH_MAX_DIMS];
-  int rn = input->ndim - shape->n;
-  for (int i = 0; i < rn; i++) rs[i] = input->sizes[i];
-  for (int i = rn; i < input->ndim; i++) rs[i] = 1;
+  ln_stat_sizes(input, shape, rs);
   mean = THTensor_new(ct, input->ndim, rs);
   rstd = THTensor_new(ct, input->ndim, rs);
   if (!y || !mean || !rstd) goto done;
@@ -815,6 +990,7 @@ int at_layer_norm_backward(THTensor **outs, const THTensor *grad, const THTensor
                 (long long)THTensor_numel(rstd), (long long)(weight ? THTensor_numel(weight) : M));
     return -1;
   }
+  if (THTensor_device(input) >= 0) return layer_norm_backward_cuda(outs, grad, input, shape, mean, rstd, weight, R, M);
   THDtype ct;
   THTensor *x = as_compute(input, &ct), *g = NULL, *mt = NULL, *st = NULL, *wt = NULL, *dx = NULL;
   int nt = R * M > 32768 ? at_get_num_threads() : 1;

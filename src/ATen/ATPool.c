@@ -276,11 +276,57 @@ static int64_t avg_div(const PoolGeom *g, int64_t oh, int64_t ow, bool cip, ATOp
   return (a1 - a0) * (b1 - b0);
 }
 
+/* ---- average pooling of GPU tensors (src/THC/THCPool.cu): src (grad for a
+ * backward) as a contiguous float/double copy, the kernel writing every
+ * element of a fresh dst of dst_sizes, cast back to out_dt ---- */
+typedef enum { GPU_AVG, GPU_AVG_BWD, GPU_ADAPT, GPU_ADAPT_BWD } GpuPoolKind;
+
+static THTensor *avg_pool_cuda(GpuPoolKind kind, const THTensor *src, const THTensor *other, int ndim,
+                               const int64_t *dst_sizes, THDtype out_dt, const int64_t *geom, bool cip,
+                               int64_t divisor, const char *op) {
+  const THTensor *both[2] = { src, other };
+  int dev;
+  if (at_common_device(2, both, op, &dev) < 0) return NULL;
+  if (!THDtype_isFloating(out_dt)) {
+    THError_set(TH_ERR_NOTIMPL, "\"%s\" on CUDA is not implemented for '%s'", op, THDtype_info[out_dt].legacy);
+    return NULL;
+  }
+  THDtype ct = out_dt == TH_Double ? TH_Double : TH_Float;
+  THTensor *x = at_contiguous_as(src, ct), *y = x ? at_new_on(dev, ct, ndim, dst_sizes, NULL) : NULL, *r = NULL;
+  int rc = -1;
+  if (y) {
+    const void *xd = THTensor_data(x);
+    void *yd = THTensor_data(y);
+    switch (kind) {
+      case GPU_AVG: rc = at_cuda->avg_pool2d(ct, xd, yd, geom, cip, divisor); break;
+      case GPU_AVG_BWD: rc = at_cuda->avg_pool2d_backward(ct, xd, yd, geom, cip, divisor); break;
+      case GPU_ADAPT: rc = at_cuda->adaptive_avg_pool(ct, xd, yd, geom); break;
+      default: rc = at_cuda->adaptive_avg_pool_backward(ct, xd, yd, geom); break;
+    }
+  }
+  if (rc == 0) r = ct == out_dt ? THTensor_retain(y) : at_to_dtype(y, out_dt, false);
+  THTensor_free(x); THTensor_free(y);
+  return r;
+}
+
+/* the kernels' avg geometry: P, H, W, OH, OW, KH, KW, SH, SW, PH, PW */
+static void avg_geom_vec(const PoolGeom *g, int64_t *v) {
+  int64_t a[11] = { g->P, g->H, g->W, g->OH, g->OW, g->KH, g->KW, g->SH, g->SW, g->PH, g->PW };
+  memcpy(v, a, sizeof a);
+}
+
 THTensor *at_avg_pool2d(const THTensor *input, const ATIntList *k, const ATIntList *s, const ATIntList *p,
                         bool ceil_mode, bool cip, ATOptInt divisor) {
   PoolGeom g;
   if (pool_geom(input, k, s, p, NULL, ceil_mode, &g, "avg_pool2d") < 0) return NULL;
   if (divisor.has && divisor.v == 0) { THError_set(TH_ERR_RUNTIME, "divisor must be not zero"); return NULL; }
+  if (THTensor_device(input) >= 0) {
+    int64_t sz[4], geom[11];
+    out_sizes(input, g.OH, g.OW, sz);
+    avg_geom_vec(&g, geom);
+    return avg_pool_cuda(GPU_AVG, input, NULL, input->ndim, sz, input->dtype, geom, cip,
+                         divisor.has ? divisor.v : 0, "avg_pool2d");
+  }
   THTensor *x = at_contiguous_as(input, TH_Double);
   if (!x) return NULL;
   int64_t sz[4];
@@ -313,6 +359,12 @@ THTensor *at_avg_pool2d_backward(const THTensor *grad, const THTensor *input, co
   int64_t osz[4];
   out_sizes(input, g.OH, g.OW, osz);
   if (at_check_shape(grad, input->ndim, osz, "avg_pool2d_backward", "grad_output") < 0) return NULL;
+  if (THTensor_device(input) >= 0) {
+    int64_t geom[11];
+    avg_geom_vec(&g, geom);
+    return avg_pool_cuda(GPU_AVG_BWD, grad, input, input->ndim, input->sizes, input->dtype, geom, cip,
+                         divisor.has ? divisor.v : 0, "avg_pool2d_backward");
+  }
   THTensor *gy = at_contiguous_as(grad, TH_Double), *gi = gy ? THTensor_new(TH_Double, input->ndim, input->sizes) : NULL, *r = NULL;
   if (gi) {
     const double *gd = (const double *)THTensor_data(gy);
@@ -506,11 +558,15 @@ static void adapt_planes(AdaptKind k, THDtype ct, const void *src, void *dst, in
 static THTensor *adaptive_avg(const THTensor *input, const ATIntList *os, int nsp, const char *name) {
   AdaptGeom g;
   if (adapt_geom(input, os, nsp, name, false, &g) < 0) return NULL;
+  int64_t sz[5];
+  adapt_out_sizes(input, nsp, &g, sz);
+  if (THTensor_device(input) >= 0) {
+    int64_t geom[7] = { g.P, g.D, g.H, g.W, g.OD, g.OH, g.OW };
+    return avg_pool_cuda(GPU_ADAPT, input, NULL, input->ndim, sz, input->dtype, geom, false, 0, name);
+  }
   THDtype ct = POOL_CT(input);
   THTensor *x = at_contiguous_as(input, ct);
   if (!x) return NULL;
-  int64_t sz[5];
-  adapt_out_sizes(input, nsp, &g, sz);
   THTensor *y = THTensor_new(ct, input->ndim, sz), *r = NULL;
   if (y) {
     adapt_planes(ADAPT_AVG, ct, THTensor_data(x), THTensor_data(y), NULL, &g);
@@ -533,6 +589,10 @@ static THTensor *adaptive_avg_bwd(const THTensor *grad, const THTensor *input, i
   /* grad has input's ndim, which adapt_geom checks is above nsp: read its sizes only then */
   for (int i = 0; i < nsp && grad->ndim > nsp; i++) os.v[i] = grad->sizes[grad->ndim - nsp + i];
   if (adapt_geom(input, &os, nsp, name, false, &g) < 0) return NULL;
+  if (THTensor_device(input) >= 0) {
+    int64_t geom[7] = { g.P, g.D, g.H, g.W, g.OD, g.OH, g.OW };
+    return avg_pool_cuda(GPU_ADAPT_BWD, grad, input, input->ndim, input->sizes, input->dtype, geom, false, 0, name);
+  }
   THDtype ct = POOL_CT(input);
   THTensor *gy = at_contiguous_as(grad, ct), *gi = gy ? THTensor_new(ct, input->ndim, input->sizes) : NULL, *r = NULL;
   if (gi) {

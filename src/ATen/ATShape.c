@@ -162,6 +162,18 @@ THTensor *at_cat(const ATTensorList *ts, int64_t dim_, THTensor *out) {
       sizes[dim] += t->sizes[dim];
     }
   }
+  /* GPU tensors: the output on their device, each input copied into its
+   * slice by a device copy (at_copy_), never the host loops below */
+  int dev = -1;
+  {
+    const THTensor **all = malloc(sizeof(THTensor *) * (ts->n + 1));
+    if (!all) { THError_set(TH_ERR_MEMORY, "cat: out of memory"); return NULL; }
+    for (int i = 0; i < ts->n; i++) all[i] = ts->v[i];
+    all[ts->n] = out;
+    int rc = at_common_device(ts->n + 1, all, "cat", &dev);
+    free(all);
+    if (rc < 0) return NULL;
+  }
   THTensor *r;
   if (out) {
     for (int i = 0; i < ts->n; i++)
@@ -172,11 +184,11 @@ THTensor *at_cat(const ATTensorList *ts, int64_t dim_, THTensor *out) {
       }
     if (THTensor_resize(out, nd, sizes) < 0) return NULL;
     r = THTensor_retain(out);
-  } else if (!(r = THTensor_new(dt, nd, sizes))) {
+  } else if (!(r = at_new_on(dev, dt, nd, sizes, NULL))) {
     return NULL;
   }
   if (!ref || THTensor_numel(r) == 0) return r;
-  bool fast = THTensor_isContiguous(r);
+  bool fast = dev < 0 && THTensor_isContiguous(r);
   for (int i = 0; i < ts->n && fast; i++)
     fast = legacy_empty(ts->v[i]) || (ts->v[i]->dtype == r->dtype && THTensor_isContiguous(ts->v[i]));
   if (fast) {

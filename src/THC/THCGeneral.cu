@@ -184,6 +184,14 @@ const ATCudaHooks *THC_hooks(void) {
   hooks.sgd_step = thc_sgd_step;
   hooks.adam_step = thc_adam_step;
   hooks.index = thc_index;
+  hooks.batch_norm = thc_batch_norm;
+  hooks.batch_norm_backward = thc_batch_norm_backward;
+  hooks.layer_norm = thc_layer_norm;
+  hooks.layer_norm_backward = thc_layer_norm_backward;
+  hooks.avg_pool2d = thc_avg_pool2d;
+  hooks.avg_pool2d_backward = thc_avg_pool2d_backward;
+  hooks.adaptive_avg_pool = thc_adaptive_avg_pool;
+  hooks.adaptive_avg_pool_backward = thc_adaptive_avg_pool_backward;
   return &hooks;
 }
 

@@ -64,6 +64,23 @@ int thc_adam_step(THDtype dt, void *p, const void *g, void *m, void *v, void *vm
                   bool decoupled);
 int thc_index(ATCudaIndex *I);                                                  /* THCIndex.cu */
 
+/* normalization (THCNorm.cu) and average pooling (THCPool.cu); see ATCuda.h */
+int thc_batch_norm(THDtype dt, const void *x, const void *w, const void *b, const void *rm, const void *rv, void *y,
+                   void *mean, void *invstd, void *new_rm, void *new_rv, int64_t N, int64_t C, int64_t S,
+                   bool training, double momentum, double eps);
+int thc_batch_norm_backward(THDtype dt, const void *g, const void *x, const void *w, const void *mean,
+                            const void *stat1, bool is_var, void *dx, void *dw, void *db, int64_t N, int64_t C,
+                            int64_t S, bool training, double eps);
+int thc_layer_norm(THDtype dt, const void *x, const void *w, const void *b, void *y, void *mean, void *rstd,
+                   int64_t R, int64_t M, double eps);
+int thc_layer_norm_backward(THDtype dt, const void *g, const void *x, const void *mean, const void *rstd,
+                            const void *w, void *dx, void *dw, void *db, int64_t R, int64_t M);
+int thc_avg_pool2d(THDtype dt, const void *x, void *y, const int64_t *geom, bool count_include_pad, int64_t divisor);
+int thc_avg_pool2d_backward(THDtype dt, const void *gy, void *gx, const int64_t *geom, bool count_include_pad,
+                            int64_t divisor);
+int thc_adaptive_avg_pool(THDtype dt, const void *x, void *y, const int64_t *geom);
+int thc_adaptive_avg_pool_backward(THDtype dt, const void *gy, void *gx, const int64_t *geom);
+
 #ifdef __cplusplus
 }
 #endif
