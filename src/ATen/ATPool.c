@@ -119,7 +119,7 @@ MAXPOOL_PLANE(double)
 
 /* max pooling of a GPU tensor (src/THC/THCPool.cu): float32/float64 planes */
 static int max_pool2d_cuda(THTensor **outs, const THTensor *input, const PoolGeom *g) {
-  if (input->dtype != TH_Float && input->dtype != TH_Double) {
+  if (!THDtype_isFloating(input->dtype)) {
     THError_set(TH_ERR_NOTIMPL, "\"max_pool2d\" on CUDA is not implemented for '%s'", THDtype_info[input->dtype].legacy);
     return -1;
   }
@@ -240,7 +240,7 @@ static THTensor *plane_scatter_cuda(const THTensor *grad, const THTensor *input,
                   THTensor_sizeStr(indices->ndim, indices->sizes, a, 256), THTensor_sizeStr(input->ndim, input->sizes, b, 256));
       return NULL;
     }
-  if (input->dtype != TH_Float && input->dtype != TH_Double) {
+  if (!THDtype_isFloating(input->dtype)) {
     THError_set(TH_ERR_NOTIMPL, "\"%s\" on CUDA is not implemented for '%s'", op, THDtype_info[input->dtype].legacy);
     return NULL;
   }

@@ -5,6 +5,8 @@
 // thread per output sums its window (in double, as the CPU); their backwards
 // gather, a thread per input element summing the outputs whose windows hold
 // it, so no atomics and a deterministic result.
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
 #include <math.h>
 
 #include "THCGeneral.h"
@@ -13,8 +15,14 @@ namespace {
 
 struct PoolG { long long P, H, W, OH, OW, KH, KW, SH, SW, PH, PW, DH, DW; };
 
+// max pooling compares in the type's own precision, 16-bit types in float (autocast runs it on float16)
+template <typename T> struct CmpOf { typedef T type; };
+template <> struct CmpOf<__half> { typedef float type; };
+template <> struct CmpOf<__nv_bfloat16> { typedef float type; };
+
 template <typename T>
 __global__ void maxpool_fwd(const T *x, T *y, long long *ind, PoolG g) {
+  typedef typename CmpOf<T>::type C;
   long long L = g.OH * g.OW, total = g.P * L;
   for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < total; i += (long long)blockDim.x * gridDim.x) {
     long long ow = i % g.OW, oh = (i / g.OW) % g.OH, p = i / L;
@@ -23,7 +31,7 @@ __global__ void maxpool_fwd(const T *x, T *y, long long *ind, PoolG g) {
     while (fh < 0) fh += g.DH;
     while (fw < 0) fw += g.DW;
     const T *plane = x + p * g.H * g.W;
-    T best = -INFINITY;
+    C best = -INFINITY;
     long long bi = fh * g.W + fw;
     for (long long kh = 0; kh < g.KH; kh++) {
       long long ih = ih0 + kh * g.DH;
@@ -31,18 +39,18 @@ __global__ void maxpool_fwd(const T *x, T *y, long long *ind, PoolG g) {
       for (long long kw = 0; kw < g.KW; kw++) {
         long long iw = iw0 + kw * g.DW;
         if (iw < 0 || iw >= g.W) continue;
-        T v = plane[ih * g.W + iw];
+        C v = (C)plane[ih * g.W + iw];
         if (v > best || v != v) { best = v; bi = ih * g.W + iw; }
       }
     }
-    y[i] = best;
+    y[i] = (T)best;
     ind[i] = bi;
   }
 }
 
 template <typename T>
 __global__ void fill_zero(T *p, long long n) {
-  for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < n; i += (long long)blockDim.x * gridDim.x) p[i] = T(0);
+  for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < n; i += (long long)blockDim.x * gridDim.x) p[i] = T(0.0f);
 }
 
 // indices outside the plane (only a hand-made indices tensor has them) are skipped
@@ -159,31 +167,47 @@ __global__ void adapt_avg_bwd(const T *gy, T *gx, AdaptG g) {
 }  // namespace
 
 // geom: P, H, W, OH, OW, KH, KW, SH, SW, PH, PW, DH, DW
+template <typename T>
+int maxpool_fwd_t(const void *x, void *y, int64_t *ind, const PoolG &g, long long total) {
+  maxpool_fwd<T><<<thc_blocks(total, 256), 256, 0, thc_stream()>>>((const T *)x, (T *)y, (long long *)ind, g);
+  return thc_launched("max_pool2d");
+}
+
+template <typename T>
+int maxpool_bwd_t(const void *gy, const int64_t *ind, void *gx, long long P, long long L, long long HW) {
+  long long n = P * HW, m = P * L;
+  if (n) fill_zero<T><<<thc_blocks(n, 256), 256, 0, thc_stream()>>>((T *)gx, n);
+  if (m) maxpool_bwd<T><<<thc_blocks(m, 256), 256, 0, thc_stream()>>>((const T *)gy, (const long long *)ind, (T *)gx, P, L, HW);
+  return thc_launched("max_pool2d_backward");
+}
+
+// geom: P, H, W, OH, OW, KH, KW, SH, SW, PH, PW, DH, DW
 extern "C" int thc_max_pool2d(THDtype dt, const void *x, void *y, int64_t *ind, const int64_t *geom) {
   PoolG g = {geom[0], geom[1], geom[2], geom[3], geom[4], geom[5], geom[6], geom[7], geom[8], geom[9], geom[10], geom[11], geom[12]};
   long long total = g.P * g.OH * g.OW;
   if (total == 0) return 0;
-  unsigned b = thc_blocks(total, 256);
-  if (dt == TH_Float) maxpool_fwd<float><<<b, 256, 0, thc_stream()>>>((const float *)x, (float *)y, (long long *)ind, g);
-  else if (dt == TH_Double) maxpool_fwd<double><<<b, 256, 0, thc_stream()>>>((const double *)x, (double *)y, (long long *)ind, g);
-  else { THError_set(TH_ERR_NOTIMPL, "max_pool2d on CUDA: float32 and float64 only"); return -1; }
-  return thc_launched("max_pool2d");
+  switch (dt) {
+    case TH_Float: return maxpool_fwd_t<float>(x, y, ind, g, total);
+    case TH_Double: return maxpool_fwd_t<double>(x, y, ind, g, total);
+    case TH_Half: return maxpool_fwd_t<__half>(x, y, ind, g, total);
+    case TH_BFloat16: return maxpool_fwd_t<__nv_bfloat16>(x, y, ind, g, total);
+    default: break;
+  }
+  THError_set(TH_ERR_NOTIMPL, "max_pool2d on CUDA: floating point dtypes only");
+  return -1;
 }
 
 extern "C" int thc_max_pool2d_backward(THDtype dt, const void *gy, const int64_t *ind, void *gx, int64_t P, int64_t L,
                                        int64_t HW) {
-  long long n = P * HW, m = P * L;
-  if (dt == TH_Float) {
-    if (n) fill_zero<float><<<thc_blocks(n, 256), 256, 0, thc_stream()>>>((float *)gx, n);
-    if (m) maxpool_bwd<float><<<thc_blocks(m, 256), 256, 0, thc_stream()>>>((const float *)gy, (const long long *)ind, (float *)gx, P, L, HW);
-  } else if (dt == TH_Double) {
-    if (n) fill_zero<double><<<thc_blocks(n, 256), 256, 0, thc_stream()>>>((double *)gx, n);
-    if (m) maxpool_bwd<double><<<thc_blocks(m, 256), 256, 0, thc_stream()>>>((const double *)gy, (const long long *)ind, (double *)gx, P, L, HW);
-  } else {
-    THError_set(TH_ERR_NOTIMPL, "max_pool2d backward on CUDA: float32 and float64 only");
-    return -1;
+  switch (dt) {
+    case TH_Float: return maxpool_bwd_t<float>(gy, ind, gx, P, L, HW);
+    case TH_Double: return maxpool_bwd_t<double>(gy, ind, gx, P, L, HW);
+    case TH_Half: return maxpool_bwd_t<__half>(gy, ind, gx, P, L, HW);
+    case TH_BFloat16: return maxpool_bwd_t<__nv_bfloat16>(gy, ind, gx, P, L, HW);
+    default: break;
   }
-  return thc_launched("max_pool2d_backward");
+  THError_set(TH_ERR_NOTIMPL, "max_pool2d backward on CUDA: floating point dtypes only");
+  return -1;
 }
 
 // the launch of a float32/float64 pooling kernel over n elements
