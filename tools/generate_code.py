@@ -504,10 +504,10 @@ def gen_vt(d, out, inplace):
                       % (name, len(tens), devp[0] if devp else "NULL", "true" if d.cuda else "false",
                          "true" if devp else "false"))
     tparams_ac = [p for p in params if p.base == "Tensor"]
-    if d.autocast and d.cuda and not inplace and not out and tparams_ac:
-        # autocast: the function form only (in-place and out= are not eligible, as in torch)
+    if d.autocast and d.cuda and not inplace and tparams_ac:
+        # autocast: the function form only (in-place and out= calls are not eligible, as in torch)
         n_ac = len(tparams_ac)
-        dev_fn.append("  if (dev_ >= 0 && THP_autocast_cuda) {")
+        dev_fn.append("  if (dev_ >= 0 && THP_autocast_cuda%s) {" % (" && !out_" if out else ""))
         dev_fn.append("    PyObject *ac_[%d] = {%s};" % (n_ac, ", ".join(p.name + "_" for p in tparams_ac)))
         dev_fn.append("    if (THP_autocast_args(%d, %d, ac_) < 0) return NULL;" % (1 if d.autocast == "lower" else 2, n_ac))
         sub = {p.name + "_": "ac_[%d]" % i for i, p in enumerate(tparams_ac)}

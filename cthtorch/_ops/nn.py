@@ -65,8 +65,8 @@ def _feature_mask(input, p):
     """one scale per (N, C): 0 or 1/(1-p); all zeros when p == 1"""
     shape = list(input.shape[:2]) + [1] * (input.dim() - 2)
     if p == 1:
-        return cthtorch.zeros(shape, dtype=input.dtype)
-    return cthtorch.empty(shape, dtype=input.dtype).bernoulli_(1 - p).div_(1 - p)
+        return cthtorch.zeros(shape, dtype=input.dtype, device=input.device)
+    return cthtorch.empty(shape, dtype=input.dtype, device=input.device).bernoulli_(1 - p).div_(1 - p)
 
 
 def feature_dropout(input, p, train):
@@ -93,7 +93,7 @@ def alpha_dropout(input, p, train, feature=False):
         return input
     alpha = 1.7580993408473766
     shape = list(input.shape[:2]) + [1] * (input.dim() - 2) if feature else input.shape
-    keep = cthtorch.empty(shape, dtype=input.dtype).bernoulli_(1 - p)
+    keep = cthtorch.empty(shape, dtype=input.dtype, device=input.device).bernoulli_(1 - p)
     a = ((1 - p) * (1 + p * alpha ** 2)) ** -0.5
     b = (keep - 1) * (alpha * a) + alpha * a * p
     return input * (keep * a) + b

@@ -26,7 +26,7 @@ def mvlgamma(input, p):
         raise RuntimeError("p has to be greater than or equal to 1")
     x = _floatify(input)
     # log Gamma_p(x) = p(p-1)/4 log(pi) + sum_{j<p} lgamma(x - j/2)
-    shifted = x.unsqueeze(-1) - cthtorch.arange(p, dtype=x.dtype) / 2
+    shifted = x.unsqueeze(-1) - cthtorch.arange(p, dtype=x.dtype, device=x.device) / 2
     return cthtorch.lgamma(shifted).sum(-1) + p * (p - 1) / 4 * math.log(math.pi)
 
 
@@ -41,7 +41,7 @@ def isposinf(input):
 
 
 def isreal(input):
-    return cthtorch.ones(input.shape, dtype=cthtorch.bool)
+    return cthtorch.ones(input.shape, dtype=cthtorch.bool, device=input.device)
 
 
 FUNCTIONS = ("polygamma", "mvlgamma", "isneginf", "isposinf", "isreal")

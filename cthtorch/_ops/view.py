@@ -32,7 +32,7 @@ class _ViewScatter(Function):
     def backward(ctx, g):
         view_of = ctx.view_of
         g_src = view_of(g)
-        g_input = _view_scatter(g, cthtorch.zeros(tuple(g_src.shape), dtype=g.dtype), view_of)
+        g_input = _view_scatter(g, cthtorch.zeros(tuple(g_src.shape), dtype=g.dtype, device=g.device), view_of)
         return g_input, g_src.to(ctx.src_dtype, copy=True), None
 
 
@@ -201,7 +201,7 @@ def fill_diagonal_(self, fill_value, wrap=False):
             v.fill_(fill_value)
         return self
     # recorded: a masked_fill whose mask marks the same positions of a contiguous layout
-    mask = cthtorch.zeros(tuple(self.shape), dtype=cthtorch.bool)
+    mask = cthtorch.zeros(tuple(self.shape), dtype=cthtorch.bool, device=self.device)
     for v in _diagonal_views(mask, wrap):
         v.fill_(True)
     self.copy_(self.masked_fill(mask, fill_value))

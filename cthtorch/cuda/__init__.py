@@ -209,20 +209,18 @@ def initial_seed():
 def get_rng_state(device="cuda"):
     """The CUDA generator's state: 16 bytes, its seed and offset (as torch's)."""
     _lazy_init()
-    import numpy as np
+    import struct
     import cthtorch
-    seed, offset = _C._cuda._get_rng_state()
-    return cthtorch.from_numpy(np.array([seed, offset], dtype=np.uint64).view(np.uint8).copy())
+    return cthtorch.tensor(list(struct.pack("<QQ", *_C._cuda._get_rng_state())), dtype=cthtorch.uint8)
 
 
 def set_rng_state(new_state, device="cuda"):
     _lazy_init()
-    import numpy as np
-    b = new_state.numpy().astype(np.uint8).tobytes()
+    import struct
+    b = bytes(int(v) & 0xFF for v in new_state.tolist())
     if len(b) != 16:
         raise RuntimeError("RNG state must be 16 bytes (seed and offset), got %d" % len(b))
-    seed, offset = np.frombuffer(b, dtype=np.uint64)
-    _C._cuda._set_rng_state(int(seed), int(offset))
+    _C._cuda._set_rng_state(*struct.unpack("<QQ", b))
 
 
 def get_rng_state_all():

@@ -109,7 +109,7 @@ def conv_transpose2d(input, weight, bias=None, stride=1, padding=0, output_paddi
     # the transpose of conv2d(out) w.r.t. its input: backward of a conv whose output is x
     # (a conv weight (Cin, Cout/groups, kh, kw) maps Cout channels to Cin, so groups carry over)
     cout = weight.shape[1] * groups
-    zeros = cthtorch.zeros(n, cout, oh, ow, dtype=x.dtype)
+    zeros = cthtorch.zeros(n, cout, oh, ow, dtype=x.dtype, device=x.device)
     gi = cthtorch._C._internal.conv2d_backward(x, zeros, weight, list(s), list(p), list(d), groups, [1, 0, 0])[0] \
         if not x.requires_grad and not weight.requires_grad else _ConvT.apply(x, weight, (n, cout, oh, ow), s, p, d,
                                                                                groups)
@@ -123,7 +123,7 @@ class _ConvT(cthtorch.autograd.Function):
     def forward(ctx, x, weight, out_shape, s, p, d, groups):
         ctx.save_for_backward(x, weight)
         ctx.cfg = (out_shape, s, p, d, groups)
-        z = cthtorch.zeros(out_shape, dtype=x.dtype)
+        z = cthtorch.zeros(out_shape, dtype=x.dtype, device=x.device)
         return cthtorch._C._internal.conv2d_backward(x, z, weight, list(s), list(p), list(d), groups, [1, 0, 0])[0]
 
     @staticmethod
@@ -560,7 +560,7 @@ def one_hot(tensor, num_classes=-1):
         raise RuntimeError("one_hot is only applicable to index tensor of type LongTensor.")
     if num_classes == -1:
         num_classes = int(tensor.max().item()) + 1 if tensor.numel() else 0
-    out = cthtorch.zeros(*tensor.shape, num_classes, dtype=cthtorch.int64)
+    out = cthtorch.zeros(*tensor.shape, num_classes, dtype=cthtorch.int64, device=tensor.device)
     return out.scatter_(-1, tensor.unsqueeze(-1), 1)
 
 
@@ -778,8 +778,8 @@ def pad_(input, pad, mode="constant", value=None):
             shape_hi = list(out.shape)
             shape_hi[d] = hi
             fill = 0.0 if value is None else value
-            out = cthtorch.cat([cthtorch.full(shape_lo, fill, dtype=out.dtype), out,
-                                cthtorch.full(shape_hi, fill, dtype=out.dtype)], d)
+            out = cthtorch.cat([cthtorch.full(shape_lo, fill, dtype=out.dtype, device=out.device), out,
+                                cthtorch.full(shape_hi, fill, dtype=out.dtype, device=out.device)], d)
         elif mode == "reflect":
             if lo >= n or hi >= n:
                 raise RuntimeError("Argument #4: Padding size should be less than the corresponding input dimension, "

@@ -29,6 +29,10 @@ static PyObject *filled(int device, THDtype dtype, int ndim, const int64_t *size
   return THPTensor_wrap(t);
 }
 
+PyObject *THP_zeros_on(int ndim, const int64_t *sizes, const THTensor *like) {
+  return filled(THTensor_device(like), like->dtype, ndim, sizes, 0);
+}
+
 PyObject *THP_ones_like(PyObject *o) {
   THTensor *t = ((THPTensor *)o)->t;
   return filled(THTensor_device(t), t->dtype, t->ndim, t->sizes, 1);
@@ -305,7 +309,7 @@ PyObject *F_not_implemented(PyObject *name) {
 PyObject *F_zeros_sized(PyObject *sizes, PyObject *like) {
   ATIntList l;
   if (fa_intlist(sizes, &l, 0) < 0) return NULL;
-  return THPTensor_wrap(at_full(&l, at_scalar_int(0), ((THPTensor *)like)->t->dtype));
+  return THP_zeros_on(l.n, l.v, ((THPTensor *)like)->t);
 }
 
 /* d/dself pow(self, e) = e * self^(e-1), and 0 where e == 0 (even at self == 0) */

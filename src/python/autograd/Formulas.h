@@ -30,6 +30,8 @@ extern PyTypeObject THPAccumulateGradType;
 PyObject *F_sum_to(PyObject *grad, PyObject *sizes);   /* sum broadcast dims away to `sizes` */
 PyObject *F_expand_to(PyObject *grad, PyObject *sizes);
 PyObject *F_to_dtype_of(PyObject *grad, PyObject *dtype);
+/* zeros of the given sizes in like's dtype, on like's device */
+PyObject *THP_zeros_on(int ndim, const int64_t *sizes, const THTensor *like);
 PyObject *F_zeros_sized(PyObject *sizes, PyObject *like);
 PyObject *F_maybe_multiply(PyObject *grad, PyObject *scalar);  /* skips the op when scalar == 1 */
 PyObject *F_unsqueeze_dims(PyObject *grad, PyObject *dims, PyObject *ndim); /* undo keepdim=False */

@@ -5,9 +5,7 @@
 
 /* zeros of the given sizes and t's dtype (new ref) */
 static PyObject *zeros_of(int ndim, const int64_t *sizes, PyObject *t) {
-  ATIntList l = {ndim};
-  if (ndim) memcpy(l.v, sizes, ndim * sizeof(int64_t));   /* sizes is NULL for 0-d: memcpy may not see NULL */
-  return THPTensor_wrap(at_full(&l, at_scalar_int(0), ((THPTensor *)t)->t->dtype));
+  return THP_zeros_on(ndim, sizes, ((THPTensor *)t)->t);
 }
 
 PyObject *F_index_put_self_grad(PyObject *grad, PyObject *indices, PyObject *accumulate) {
