@@ -42,13 +42,27 @@ static int columns(const ConvGeom *g, THDtype dt, int dev, int64_t *nb, THTensor
   return *col ? 0 : -1;
 }
 
+/* the columns of images [n0, n0 + m) of group gr: the images themselves for a
+ * 1x1 convolution (no col), else im2col into col; *stride: elements between
+ * images' columns. NULL with the error set when the kernel fails. */
+static const char *group_columns(const ConvGeom *g, THDtype dt, const char *xd, THTensor *col, const int64_t *shape,
+                                 int64_t n0, int64_t m, int64_t gr, int64_t *stride) {
+  int es = THDtype_size(dt);
+  int64_t Cg = g->C / g->G, xs = g->C * g->H * g->W;
+  const char *xg = xd + (n0 * xs + gr * Cg * g->H * g->W) * es;
+  *stride = xs;
+  if (!col) return xg;
+  if (at_cuda->im2col(dt, xg, THTensor_data(col), m, shape, xs) < 0) return NULL;
+  *stride = Cg * g->KH * g->KW * g->OH * g->OW;
+  return THTensor_data(col);
+}
+
 THTensor *at_conv2d_cuda(const THTensor *input, const THTensor *weight, const THTensor *bias, const ConvGeom *g) {
   if (check_dtype(input, "conv2d") < 0) return NULL;
   int dev = THTensor_device(input);
   THDtype dt = input->dtype;
   int es = THDtype_size(dt);
-  int64_t Cg = g->C / g->G, Og = g->O / g->G, K = Cg * g->KH * g->KW, L = g->OH * g->OW, nb, shape[13];
-  int64_t xs = g->C * g->H * g->W, os = g->O * L;
+  int64_t Og = g->O / g->G, K = g->C / g->G * g->KH * g->KW, L = g->OH * g->OW, nb, shape[13], os = g->O * L;
   conv_shape(g, shape);
   THTensor *x = at_contiguous(input), *w = x ? at_contiguous(weight) : NULL, *col = NULL, *out = NULL;
   if (!w) goto fail;
@@ -60,15 +74,9 @@ THTensor *at_conv2d_cuda(const THTensor *input, const THTensor *weight, const TH
   for (int64_t n0 = 0; n0 < g->N; n0 += nb) {
     int64_t m = g->N - n0 < nb ? g->N - n0 : nb;
     for (int64_t gr = 0; gr < g->G; gr++) {
-      const char *xg = xd + (n0 * xs + gr * Cg * g->H * g->W) * es;
-      const void *a = xg;
-      int64_t sa = xs;
-      if (col) {
-        if (at_cuda->im2col(dt, xg, THTensor_data(col), m, shape, xs) < 0) goto fail;
-        a = THTensor_data(col);
-        sa = K * L;
-      }
-      if (at_cuda->gemm(dt, 'n', 'n', L, Og, K, 1.0, a, L, sa, wd + gr * Og * K * es, K, 0, 0.0,
+      int64_t sa;
+      const char *a = group_columns(g, dt, xd, col, shape, n0, m, gr, &sa);
+      if (!a || at_cuda->gemm(dt, 'n', 'n', L, Og, K, 1.0, a, L, sa, wd + gr * Og * K * es, K, 0, 0.0,
                         od + (n0 * os + gr * Og * L) * es, L, os, m) < 0)
         goto fail;
     }
@@ -132,14 +140,9 @@ int at_conv2d_backward_cuda(THTensor **outs, const THTensor *grad, const THTenso
       const char *gyg = gd + (n0 * os + gr * Og * L) * es;
       const char *wg = wd + gr * Og * K * es;
       if (gwd) {
-        const char *xg = xd + (n0 * xs + gr * Cg * g->H * g->W) * es;
-        const char *cb = xg;
-        int64_t sc = xs;
-        if (col) {
-          if (at_cuda->im2col(dt, xg, THTensor_data(col), m, shape, xs) < 0) goto done;
-          cb = THTensor_data(col);
-          sc = K * L;
-        }
+        int64_t sc;
+        const char *cb = group_columns(g, dt, xd, col, shape, n0, m, gr, &sc);
+        if (!cb) goto done;
         for (int64_t i = 0; i < m; i++)
           if (at_cuda->gemm(dt, 't', 'n', K, Og, L, 1.0, cb + i * sc * es, L, 0, gyg + i * os * es, L, 0, 1.0,
                             gwd + gr * Og * K * es, K, 0, 1) < 0)
