@@ -144,7 +144,8 @@ class BuildCthtorch(build_ext):
         driver at run time; cuBLAS is opened by libTHC itself (dlopen)."""
         nvcc = shutil.which("nvcc")
         cu = sorted(glob.glob(os.path.join(ROOT, "src", "THC", "*.cu")))
-        if not nvcc or not cu:
+        # the sanitizer build instruments host code only: it reuses no GPU
+        if not nvcc or not cu or ASAN:
             return
         # a libTHC built elsewhere (same sources) and copied in: the GPU check
         # carries the one built here, since nvcc takes minutes over the kernels
