@@ -885,13 +885,6 @@ const char *ap_string(APResult *r, int i) {
 PyObject *ap_object(APResult *r, int i) { return (i >= 0 && i < r->sig->nparams) ? r->obj[i] : NULL; }
 bool ap_isnone(APResult *r, int i) { return get(r, i) == NULL; }
 
-int ap_factory_device(APResult *r, int i, const THTensor *like, int *device) {
-  PyObject *o = get(r, i);
-  if (o && o != Py_None) return THPDevice_index(o, device);
-  *device = like ? THTensor_device(like) : -1;
-  return 0;
-}
-
 int ap_device_check(APResult *r, int i) {
   int type, index;
   return THPDevice_parse(get(r, i), &type, &index);

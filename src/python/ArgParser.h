@@ -114,9 +114,6 @@ const char *ap_string(APResult *r, int i);                 /* NULL when None */
 PyObject *ap_object(APResult *r, int i);                   /* borrowed, NULL when absent */
 bool ap_isnone(APResult *r, int i);                        /* absent or None */
 AP_CHECK int ap_device_check(APResult *r, int i);                   /* -1 (error set) unless cpu/None */
-/* The device a factory's result goes to: its device= argument i when given,
- * else like's device (NULL: the host). -1 with the error set when the argument is bad. */
-int ap_factory_device(APResult *r, int i, const THTensor *like, int *device);
 
 /* Conversions also used outside the parser. */
 /* They raise PyTorch's errors: an int beyond int64 is ValueError "Overflow

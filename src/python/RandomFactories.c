@@ -27,7 +27,8 @@ static PyObject *sized(PyObject *const *a, Py_ssize_t n, PyObject *k, APParser *
   if (ap_parse(p, NULL, a, n, k, &r) < 0) return NULL;
   PyObject *res = NULL;
   int dev;
-  if (ap_factory_device(&r, 5, NULL, &dev) < 0) goto done;
+  if (THP_factory_device(ap_object(&r, 5), &dev) < 0) goto done;
+  if (dev == -2) dev = -1;   /* no device=: the host */
   THDtype dt = ap_dtype(&r, 3, at_default_dtype());
   THPTensor *out = ap_tensor(&r, 2);
   const ATIntList *size = ap_intlist(&r, 0);
@@ -73,7 +74,8 @@ static PyObject *f_randint(PyObject *m, PyObject *const *a, Py_ssize_t n, PyObje
   int o = idx;   /* offset of the size parameter minus 1 */
   PyObject *res = NULL;
   int dev;
-  if (ap_factory_device(&r, 6 + o, NULL, &dev) < 0) goto done;
+  if (THP_factory_device(ap_object(&r, 6 + o), &dev) < 0) goto done;
+  if (dev == -2) dev = -1;
   int64_t low = idx ? ap_int(&r, 0) : 0, high = ap_int(&r, idx);
   THTensor *t = at_empty(ap_intlist(&r, 1 + o), ap_dtype(&r, 4 + o, TH_Int64));
   if (!t) { THP_raise(); goto done; }
@@ -93,7 +95,8 @@ static PyObject *f_randperm(PyObject *m, PyObject *const *a, Py_ssize_t n, PyObj
   if (ap_parse(&p, NULL, a, n, k, &r) < 0) return NULL;
   PyObject *res = NULL;
   int dev;
-  if (ap_factory_device(&r, 5, NULL, &dev) < 0) goto done;
+  if (THP_factory_device(ap_object(&r, 5), &dev) < 0) goto done;
+  if (dev == -2) dev = -1;   /* no device=: the host */
   THTensor *t = at_randperm(ap_int(&r, 0), ap_dtype(&r, 3, TH_Int64), ap_generator(&r, 1));
   if (!t) { THP_raise(); goto done; }
   res = THP_move_result(finish(t, ap_bool(&r, 7)), dev);
@@ -112,7 +115,8 @@ static PyObject *like(PyObject *const *a, Py_ssize_t n, PyObject *k, APParser *p
   int o = kind == 2 ? (idx == 0 ? 1 : 2) : 0;   /* randint_like has 1 or 2 ints first */
   int dev;
   THTensor *self = ap_tensor(&r, 0)->t;
-  if (ap_factory_device(&r, 3 + o, self, &dev) < 0) goto done;
+  if (THP_factory_device(ap_object(&r, 3 + o), &dev) < 0) goto done;
+  if (dev == -2) dev = THTensor_device(self);   /* *_like: the input's device */
   /* rand_like/randn_like of a GPU tensor draw on the device; randint_like on the host */
   THTensor *t = at_new_on(kind == 2 ? -1 : dev, ap_dtype(&r, 1 + o, self->dtype), self->ndim, self->sizes, NULL);
   if (!t) { THP_raise(); goto done; }
