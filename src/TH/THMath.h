@@ -47,6 +47,7 @@ extern double pow(double, double);
 #define TH_LOG1P(x) _Generic((x), float: log1pf, default: log1p)(x)
 #define TH_POW(x, y) _Generic((x), float: powf, default: pow)(x, y)
 #define TH_TANH(x) _Generic((x), float: tanhf, default: tanh)(x)
+#define TH_SIN(x) _Generic((x), float: sinf, default: sin)(x)
 #else
 /* nvcc: C++ overloads pick the float or double function */
 #define TH_ERF(x) erf(x)
@@ -54,6 +55,7 @@ extern double pow(double, double);
 #define TH_LOG1P(x) log1p(x)
 #define TH_POW(x, y) pow(x, y)
 #define TH_TANH(x) tanh(x)
+#define TH_SIN(x) sin(x)
 #endif
 
 static inline TH_HOSTDEV double th_erfinv(double y) {

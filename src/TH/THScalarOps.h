@@ -16,6 +16,7 @@
 #ifndef TH_SCALAR_OPS_H
 #define TH_SCALAR_OPS_H
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <math.h>
 
@@ -160,5 +161,65 @@ static __device__ inline uint16_t th_float2bf_dev(float f) {
 /* threshold: args threshold, value; backward keeps grad where x > threshold */
 #define TH_OP_THRESHOLD(x) ((x) > TH_ARG(0) ? (x) : TH_ARG(1))
 #define TH_OP_THRESHOLD_BACKWARD(a, b) ((b) > TH_ARG(0) ? (a) : TH_C(0))
+
+/* ---- unary, binary, pointwise (generic/THTensor{Unary,Binary,Pointwise}.c,
+ * THCLoop{Unary,Binary,Pointwise}.cu): x the input, a/b/c the operands ---- */
+#define TH_OP_RSQRT(x) (TH_C(1) / sqrt(x))
+#define TH_OP_SIGMOID(x) (TH_C(1) / (TH_C(1) + TH_EXP(-(x))))
+#define TH_OP_FRAC(x) ((x) - trunc(x))
+/* sign(nan) is 0 and relu keeps -0.0 and nan, as PyTorch's */
+#define TH_OP_FSIGN(x) ((compute_t)(((x) > 0) - ((x) < 0)))
+#define TH_OP_FRELU(x) ((x) < 0 ? TH_C(0) : (x))
+/* sin(pi x) / (pi x), 1 at 0 */
+#define TH_OP_SINC(x) ((x) == 0 ? TH_C(1) : TH_SIN(TH_C(M_PI) * (x)) / (TH_C(M_PI) * (x)))
+#define TH_OP_HEAVISIDE(a, b) ((a) == 0 ? (b) : (compute_t)((a) > 0))
+/* log(exp(a) + exp(b)) shifted by the max; equal infinities give themselves.
+ * exp2(-d) is exp(-d ln 2) so both CPU loops run on the vector exp/log1p */
+#define TH_LN2 TH_C(0.6931471805599453)
+#define TH_OP_LOGADDEXP(a, b) ((isinf(a) && (a) == (b)) ? (a) \
+    : ((a) > (b) ? (a) : (b)) + TH_LOG1P(TH_EXP((compute_t)-fabs((a) - (b)))))
+#define TH_OP_LOGADDEXP2(a, b) ((isinf(a) && (a) == (b)) ? (a) \
+    : ((a) > (b) ? (a) : (b)) + TH_LOG1P(TH_EXP((compute_t)-fabs((a) - (b)) * TH_LN2)) / TH_LN2)
+/* lerp(start, end, weight): the two-sided form keeps lerp(a, b, 1) == b exactly */
+#define TH_OP_LERP(a, b, c) (fabs(c) < TH_C(0.5) ? (a) + (c) * ((b) - (a)) : (b) - ((b) - (a)) * (TH_C(1) - (c)))
+/* (value * t1) / t2, then the sum: the order torch's kernel rounds in */
+#define TH_OP_ADDCDIV(a, b, c, v) ((a) + (v) * (b) / (c))
+#define TH_OP_ADDCMUL(a, b, c, v) ((a) + (v) * (b) * (c))
+#define TH_OP_NAN_TO_NUM(x, nan, posinf, neginf) (isnan(x) ? (nan) : (isinf(x) ? ((x) > 0 ? (posinf) : (neginf)) : (x)))
+#define TH_OP_XLOGY(a, b) (isnan(b) ? (b) : ((a) == 0 ? TH_C(0) : (a) * log(b)))
+/* scale = 10^|decimals|; pos: decimals >= 0 */
+#define TH_OP_ROUND_DECIMALS(x, scale, pos) \
+  ((pos) != 0 ? nearbyint((x) * (scale)) / (scale) : nearbyint((x) / (scale)) * (scale))
+/* logit with the input clamped to [eps, 1 - eps] when clampit */
+#define TH_OP_LOGIT(x, eps, clampit) ((clampit) \
+    ? log(((x) < (eps) ? (eps) : ((x) > TH_C(1) - (eps) ? TH_C(1) - (eps) : (x))) / \
+          (TH_C(1) - ((x) < (eps) ? (eps) : ((x) > TH_C(1) - (eps) ? TH_C(1) - (eps) : (x))))) \
+    : log((x) / (TH_C(1) - (x))))
+/* isclose: |a - b| <= atol + rtol * |b|; equal infinities are close; NaNs only with equal_nan */
+#define TH_DEFINE_ISCLOSE(NAME, T)                                              \
+  static inline TH_HOSTDEV bool NAME(T a, T b, double rtol, double atol, bool equal_nan) { \
+    if (a == b) return true;                                                    \
+    if (isnan(a) || isnan(b)) return equal_nan && isnan(a) && isnan(b);         \
+    if (isinf(a) || isinf(b)) return false;                                     \
+    return fabs((double)a - (double)b) <= atol + rtol * fabs((double)b);        \
+  }
+
+/* nextafter on float16/bfloat16 bit patterns, c10's steps (inf: 0x7c00 or
+ * 0x7f80). Returns 0 for a NaN operand: the caller answers from + to. */
+static inline TH_HOSTDEV int th_nextafter16(uint16_t *from, uint16_t to, uint16_t inf) {
+  const uint16_t sign = 0x8000;
+  uint16_t af = *from & (uint16_t)~sign, at = to & (uint16_t)~sign;
+  if (af > inf || at > inf) return 0;
+  if (*from == to) return 1;
+  if (af == 0) {
+    if (at == 0) *from = to;
+    else *from = (uint16_t)((to & sign) | 1);
+  } else if (af > at || ((*from ^ to) & sign)) {
+    (*from)--;
+  } else {
+    (*from)++;
+  }
+  return 1;
+}
 
 #endif

@@ -46,31 +46,18 @@ THC_BINARY_OP(RshiftOp, (thc_is_neg(b) || b >= TH_NBITS) ? (thc_is_neg(a) ? -1 :
 #undef TH_NBITS
 THC_BINARY_OP(GcdOp, th_gcd(a, b))
 THC_BINARY_OP(LcmOp, th_lcm(a, b))
-THC_BINARY_OP(HeavisideOp, a == 0 ? b : (compute_t)(a > 0))
-#define TH_LN2 ((compute_t)0.6931471805599453)
-THC_BINARY_OP(LogaddexpOp, (isinf(a) && a == b) ? a : (a > b ? a : b) + log1p(exp((compute_t)-fabs(a - b))))
-THC_BINARY_OP(Logaddexp2Op, (isinf(a) && a == b) ? a
-              : (a > b ? a : b) + log1p(exp((compute_t)-fabs(a - b) * TH_LN2)) / TH_LN2)
-#undef TH_LN2
+THC_BINARY_OP(HeavisideOp, TH_OP_HEAVISIDE(a, b))
+THC_BINARY_OP(LogaddexpOp, TH_OP_LOGADDEXP(a, b))
+THC_BINARY_OP(Logaddexp2Op, TH_OP_LOGADDEXP2(a, b))
 
 // nextafter: float/double by libm's; float16/bfloat16 step their own 16-bit
 // patterns (c10's), recovered exactly from the float the kernel sees
 THC_BINARY_OP(NextafterOp, nextafter(a, b))
 template <class S> struct NextafterReducedOp {
   __device__ __forceinline__ float operator()(const THOpArgs &, float fa, float fb) const {
-    const uint16_t sign = 0x8000, inf = std::is_same<S, thc_half>::value ? 0x7c00 : 0x7f80;
     S from = THCType<S>::fromc(fa), to = THCType<S>::fromc(fb);
-    uint16_t af = from.x & (uint16_t)~sign, at = to.x & (uint16_t)~sign;
-    if (af > inf || at > inf || isnan(fa) || isnan(fb)) return fa + fb;
-    if (from.x == to.x) return fa;
-    if (af == 0) {
-      if (at == 0) return fb;
-      from.x = (uint16_t)((to.x & sign) | 1);
-    } else if (af > at || ((from.x ^ to.x) & sign)) {
-      from.x--;
-    } else {
-      from.x++;
-    }
+    if (isnan(fa) || isnan(fb) || !th_nextafter16(&from.x, to.x, std::is_same<S, thc_half>::value ? 0x7c00 : 0x7f80))
+      return fa + fb;
     return THCType<S>::toc(from);
   }
 };

@@ -15,33 +15,20 @@ struct ClampOp {
     return x;
   }
 };
-// lerp(start, end, weight): the two-sided form keeps lerp(a, b, 1) == b exactly
-THC_TERNARY_OP(LerpOp, fabs(c) < C(0.5) ? a + c * (b - a) : b - (b - a) * (C(1) - c))
-// (value * t1) / t2, then the sum: the order torch's kernel rounds in
-THC_TERNARY_OP(AddcdivOp, a + TH_ARG(0) * b / c)
-THC_TERNARY_OP(AddcmulOp, a + TH_ARG(0) * b * c)
-THC_UNARY_OP(NanToNumOp, isnan(x) ? TH_ARG(0) : (isinf(x) ? (x > 0 ? TH_ARG(1) : TH_ARG(2)) : x))
-struct LogitOp {
-  template <class T> __device__ __forceinline__ T operator()(const THOpArgs &args, T x) const {
-    typedef T compute_t;
-    if (args.i[3]) {
-      const T eps = TH_ARG(0);
-      const T z = x < eps ? eps : (x > C(1) - eps ? C(1) - eps : x);
-      return log(z / (C(1) - z));
-    }
-    return log(x / (C(1) - x));
-  }
-};
-THC_BINARY_OP(XlogyOp, isnan(b) ? b : (a == 0 ? C(0) : a * log(b)))
-THC_UNARY_OP(RoundDecimalsOp, TH_ARG(1) != 0 ? nearbyint(x * TH_ARG(0)) / TH_ARG(0) : nearbyint(x / TH_ARG(0)) * TH_ARG(0))
+THC_TERNARY_OP(LerpOp, TH_OP_LERP(a, b, c))
+THC_TERNARY_OP(AddcdivOp, TH_OP_ADDCDIV(a, b, c, TH_ARG(0)))
+THC_TERNARY_OP(AddcmulOp, TH_OP_ADDCMUL(a, b, c, TH_ARG(0)))
+THC_UNARY_OP(NanToNumOp, TH_OP_NAN_TO_NUM(x, TH_ARG(0), TH_ARG(1), TH_ARG(2)))
+THC_UNARY_OP(LogitOp, TH_OP_LOGIT(x, TH_ARG(0), args.i[3]))
+THC_BINARY_OP(XlogyOp, TH_OP_XLOGY(a, b))
+THC_UNARY_OP(RoundDecimalsOp, TH_OP_ROUND_DECIMALS(x, TH_ARG(0), TH_ARG(1)))
+TH_DEFINE_ISCLOSE(th_isclose, float)
+TH_DEFINE_ISCLOSE(th_isclose, double)
 // |a - b| <= atol + rtol * |b|; equal infinities are close; NaNs only with equal_nan
 struct IscloseOp {
   template <class T> __device__ __forceinline__ bool operator()(const THOpArgs &args, T a, T b) const {
     if constexpr (std::is_floating_point<T>::value) {
-      if (a == b) return true;
-      if (isnan(a) || isnan(b)) return args.i[2] && isnan(a) && isnan(b);
-      if (isinf(a) || isinf(b)) return false;
-      return fabs((double)a - (double)b) <= args.d[1] + args.d[0] * fabs((double)b);
+      return th_isclose(a, b, args.d[0], args.d[1], args.i[2]);
     } else {
       return a == b;
     }

@@ -161,7 +161,7 @@ void THTensor_(where_loop)(char **data, const int64_t *st, int64_t n, const void
 }
 
 /* ---- gcd, lcm, heaviside, nextafter, ldexp, logaddexp(2) (src/ATen/ATBinary.c) ---- */
-TH_BINARY_LOOP(heaviside_loop, a == 0 ? b : (compute_t)(a > 0))
+TH_BINARY_LOOP(heaviside_loop, TH_OP_HEAVISIDE(a, b))
 #if defined(TH_REAL_IS_INTEGRAL)
 /* gcd as torch's calc_gcd, lcm wrapping as torch's (THScalarOps.h) */
 #if defined(TH_REAL_IS_SIGNED)
@@ -179,6 +179,8 @@ TH_BINARY_LOOP(lcm_loop, THTensor_(lcm)(a, b))
 #if defined(TH_REAL_IS_REDUCED)
 /* half/bfloat16: c10's steps on the 16-bit patterns, read and written as
  * they are (no trip through float but for a NaN, whose result is a + b) */
+/* (th_nextafter16 in THScalarOps.h is the GPU's copy of these steps: GCC
+ * vectorizes the bfloat16 loop over this form, not over that one) */
 static inline scalar_t THTensor_(nextafter_bits)(scalar_t from, scalar_t to) {
   const uint16_t sign = 0x8000, inf = TH_DTYPE == TH_Half ? 0x7c00 : 0x7f80;
   uint16_t af = from.x & (uint16_t)~sign, at = to.x & (uint16_t)~sign;
@@ -245,14 +247,9 @@ static inline compute_t THTensor_(pow2)(compute_t b) {
 }
 /* input * 2 ** other, the power rounded to the dtype first as torch's mul(self, pow(2, other)) */
 TH_BINARY_LOOP(ldexp_loop, a * TOC(FROMC(THTensor_(pow2)(b))))
-/* log(exp(a) + exp(b)) shifted by the max; equal infinities give themselves.
- * exp2(-d) is exp(-d ln 2) so both loops run on the vector exp/log1p */
-#define TH_LN2 ((compute_t)0.6931471805599453)
-TH_SIMD_BINARY_LOOP(logaddexp_loop, (isinf(a) && a == b) ? a
-                    : (a > b ? a : b) + TH_LOG1P(TH_EXP((compute_t)-fabs(a - b))))
-TH_SIMD_BINARY_LOOP(logaddexp2_loop, (isinf(a) && a == b) ? a
-                    : (a > b ? a : b) + TH_LOG1P(TH_EXP((compute_t)-fabs(a - b) * TH_LN2)) / TH_LN2)
-#undef TH_LN2
+/* logaddexp(2): THScalarOps.h */
+TH_SIMD_BINARY_LOOP(logaddexp_loop, TH_OP_LOGADDEXP(a, b))
+TH_SIMD_BINARY_LOOP(logaddexp2_loop, TH_OP_LOGADDEXP2(a, b))
 /* regularized incomplete gamma P(a, x), Q(a, x) (THIncompleteGamma.h), in double */
 TH_BINARY_LOOP(igamma_loop, (compute_t)th_igamma((double)a, (double)b))
 TH_BINARY_LOOP(igammac_loop, (compute_t)th_igammac((double)a, (double)b))

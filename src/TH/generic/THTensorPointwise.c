@@ -37,28 +37,19 @@ void THTensor_(clamp_loop)(char **data, const int64_t *st, int64_t n, const void
 #endif
 
 #if defined(TH_REAL_IS_FLOATING)
-/* lerp(start, end, weight): the two-sided form keeps lerp(a, b, 1) == b exactly */
-TH_TERNARY_LOOP(lerp_loop, fabs(c) < (compute_t)0.5 ? a + c * (b - a) : b - (b - a) * ((compute_t)1 - c))
-/* (value * t1) / t2, then the sum: the order torch's kernel rounds in */
-TH_TERNARY_LOOP(addcdiv_loop, a + TH_ARG(0) * b / c)
-TH_UNARY_LOOP(nan_to_num_loop, isnan(x) ? TH_ARG(0) : (isinf(x) ? (x > 0 ? TH_ARG(1) : TH_ARG(2)) : x))
-TH_UNARY_LOOP(logit_loop, ARGS->i[3] ? log((x < TH_ARG(0) ? TH_ARG(0) : (x > (compute_t)1 - TH_ARG(0) ? (compute_t)1 - TH_ARG(0) : x)) /
-                                         ((compute_t)1 - (x < TH_ARG(0) ? TH_ARG(0) : (x > (compute_t)1 - TH_ARG(0) ? (compute_t)1 - TH_ARG(0) : x))))
-                                    : log(x / ((compute_t)1 - x)))
-TH_BINARY_LOOP(xlogy_loop, isnan(b) ? b : (a == 0 ? (compute_t)0 : a * log(b)))
-TH_UNARY_LOOP(round_decimals_loop, TH_ARG(1) != 0 ? nearbyint(x * TH_ARG(0)) / TH_ARG(0) : nearbyint(x / TH_ARG(0)) * TH_ARG(0))
-/* isclose: |a - b| <= atol + rtol * |b|; equal infinities are close; NaNs only with equal_nan */
-static inline bool THTensor_(close)(compute_t a, compute_t b, double rtol, double atol, bool equal_nan) {
-  if (a == b) return true;
-  if (isnan(a) || isnan(b)) return equal_nan && isnan(a) && isnan(b);
-  if (isinf(a) || isinf(b)) return false;
-  return fabs((double)a - (double)b) <= atol + rtol * fabs((double)b);
-}
+/* the math is THScalarOps.h's, shared with the CUDA kernels */
+TH_TERNARY_LOOP(lerp_loop, TH_OP_LERP(a, b, c))
+TH_TERNARY_LOOP(addcdiv_loop, TH_OP_ADDCDIV(a, b, c, TH_ARG(0)))
+TH_UNARY_LOOP(nan_to_num_loop, TH_OP_NAN_TO_NUM(x, TH_ARG(0), TH_ARG(1), TH_ARG(2)))
+TH_UNARY_LOOP(logit_loop, TH_OP_LOGIT(x, TH_ARG(0), ARGS->i[3]))
+TH_BINARY_LOOP(xlogy_loop, TH_OP_XLOGY(a, b))
+TH_UNARY_LOOP(round_decimals_loop, TH_OP_ROUND_DECIMALS(x, TH_ARG(0), TH_ARG(1)))
+TH_DEFINE_ISCLOSE(THTensor_(close), compute_t)
 TH_PREDICATE_LOOP(isclose_loop, THTensor_(close)(a, b, ARGS->d[0], ARGS->d[1], ARGS->i[2]))
 #else
 TH_PREDICATE_LOOP(isclose_loop, a == b)
 #endif
 #if !defined(TH_REAL_IS_BOOL)
-TH_TERNARY_LOOP(addcmul_loop, a + TH_ARG(0) * b * c)
+TH_TERNARY_LOOP(addcmul_loop, TH_OP_ADDCMUL(a, b, c, TH_ARG(0)))
 #endif
 #undef ARGS
