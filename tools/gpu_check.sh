@@ -72,6 +72,7 @@ if [ -z "$FAILED" ]; then
     say "pytest is not installed: tests not run"; FAILED="$FAILED tests(no pytest)"
   fi
   step bench 90 $PY bench/bench_cuda.py || say "  (benchmark failure does not fail the check)"
+  step models 150 $PY bench/bench_cuda_models.py || say "  (a model benchmark failure does not fail the check)"
 fi
 
 say "==== summary ($(elapsed) total): ${FAILED:+FAILED:$FAILED}${FAILED:-ALL PASSED}"
