@@ -41,19 +41,21 @@ THTensor *at_new_on(int device, THDtype dtype, int ndim, const int64_t *sizes, c
 }
 
 int at_common_device(int n, const THTensor *const *ts, const char *name, int *device) {
-  int dev = -1, first_cpu = -1;
-  for (int i = 0; i < n; i++) {
+  (void)name;
+  int dev = -1, other = -2;   /* other: the first device that cannot join dev (-2: none) */
+  for (int i = 0; i < n && other == -2; i++) {
     if (!ts[i]) continue;
     int d = THTensor_device(ts[i]);
-    if (d < 0) { if (ts[i]->ndim > 0 && first_cpu < 0) first_cpu = i; continue; }
-    if (dev >= 0 && d != dev) { first_cpu = -2; break; }
-    dev = d;
+    if (d < 0) { if (ts[i]->ndim > 0) other = -1; continue; }   /* 0-d host values join any device */
+    if (dev >= 0 && d != dev) other = d;
+    else dev = d;
   }
-  if (dev >= 0 && first_cpu != -1) {
+  /* a host tensor seen before the first GPU one still clashes with it */
+  if (dev >= 0 && other == -2)
+    for (int i = 0; i < n; i++)
+      if (ts[i] && THTensor_device(ts[i]) < 0 && ts[i]->ndim > 0) { other = -1; break; }
+  if (dev >= 0 && other != -2) {
     char a[32], b[32];
-    int other = -1;
-    for (int i = 0; i < n; i++) if (ts[i] && THTensor_device(ts[i]) != dev) { other = THTensor_device(ts[i]); break; }
-    (void)name;
     THError_set(TH_ERR_RUNTIME, "Expected all tensors to be on the same device, but found at least two devices, %s and %s!",
                 at_device_str(dev, a, sizeof a), at_device_str(other, b, sizeof b));
     return -1;

@@ -46,11 +46,10 @@ static PyObject *c_register(PyObject *m, PyObject *path) {
   void *h = dlopen(p, RTLD_NOW | RTLD_GLOBAL);
   if (!h) { PyErr_Format(PyExc_OSError, "cannot load %s: %s", p, dlerror()); return NULL; }
   const ATCudaHooks *(*get)(void) = (const ATCudaHooks *(*)(void))dlsym(h, "THC_hooks");
-  if (!get) { PyErr_Format(PyExc_OSError, "%s has no THC_hooks", p); return NULL; }
-  const ATCudaHooks *hooks = get();
-  if (!hooks) return THP_raise();   /* no driver, no device: THC says why */
-  if (at_cuda_register(hooks) < 0) return THP_raise();
-  Py_RETURN_TRUE;
+  if (!get) { PyErr_Format(PyExc_OSError, "%s has no THC_hooks", p); dlclose(h); return NULL; }
+  const ATCudaHooks *hooks = get();   /* NULL: no driver or no device, and THC says why */
+  if (!hooks || at_cuda_register(hooks) < 0) { dlclose(h); return THP_raise(); }
+  Py_RETURN_TRUE;   /* the library stays loaded for the process: its table is in use */
 }
 
 static PyObject *c_is_initialized(PyObject *m, PyObject *u) { return PyBool_FromLong(at_cuda != NULL); }
