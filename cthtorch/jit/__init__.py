@@ -172,8 +172,12 @@ def optimize_for_inference(mod, other_methods=None):
                            "or torch.jit.trace to script your 'nn.Module'.")
     if not getattr(mod, "_frozen", False):
         mod = freeze(mod.eval() if mod.training else mod, preserved_attrs=other_methods)
+    from ._fuser import fuse_elementwise
+    from ._passes.freeze import transpose_frozen_linear
     for m in mod._methods.values():
         optimize_frozen_graph(m.graph)
+        transpose_frozen_linear(m.graph)
+        fuse_elementwise(m.graph)
         m._reset_executor()
     return mod
 

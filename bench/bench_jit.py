@@ -1,0 +1,78 @@
+"""torch.jit: traced (+ frozen / optimized) models beside cthtorch eager,
+torch eager and torch.jit / torch.compile, in one process (median ms).
+Run: PYTHONPATH=. python bench/bench_jit.py [--no-compile]
+
+Rows:
+  mlp   batch-1 inference of a 3-layer MLP, 64 wide: jit = traced + frozen
+  chain x*sigmoid(x) + tanh(x)*0.5 - relu(x-1)*2 on 1M floats: jit = traced +
+        optimize_for_inference (fused where the fuser runs); torch column:
+        torch.compile (skipped with --no-compile)
+The other JIT branches add their rows in their own functions below."""
+import sys
+import warnings
+
+import torch
+
+import cthtorch
+from bench_scatter import median_time
+
+warnings.simplefilter("ignore")
+
+
+def mlp(L):
+    nn = L.nn
+    L.manual_seed(0)
+    return nn.Sequential(nn.Linear(64, 64), nn.ReLU(), nn.Linear(64, 64), nn.ReLU(), nn.Linear(64, 10)).eval()
+
+
+def chain(x, L):
+    return x * L.sigmoid(x) + L.tanh(x) * 0.5 - L.relu(x - 1) * 2
+
+
+def mlp_row():
+    xc, xt = cthtorch.rand(1, 64), torch.rand(1, 64)
+    mc, mt = mlp(cthtorch), mlp(torch)
+    with cthtorch.no_grad():
+        jc = cthtorch.jit.freeze(cthtorch.jit.trace(mc, xc))
+    with torch.no_grad():
+        jt = torch.jit.freeze(torch.jit.trace(mt, xt))
+
+    def run(f, x, lib):
+        def go():
+            with lib.no_grad():
+                f(x)
+        return go
+    return ("mlp 3x64 batch 1 (trace+freeze)", run(mc, xc, cthtorch), run(jc, xc, cthtorch), run(mt, xt, torch),
+            run(jt, xt, torch), "torch.jit")
+
+
+def chain_row(compile_torch=True):
+    xc, xt = cthtorch.rand(1 << 20), torch.rand(1 << 20)
+    jc = cthtorch.jit.optimize_for_inference(cthtorch.jit.trace(_ChainModule(cthtorch), xc))
+    jt = torch.compile(lambda x: chain(x, torch)) if compile_torch else None
+    return ("x*sigmoid(x)+tanh(x)*.5-relu(x-1)*2 1M", lambda: chain(xc, cthtorch), lambda: jc(xc),
+            lambda: chain(xt, torch), (lambda: jt(xt)) if jt else None, "torch.compile")
+
+
+class _ChainModule(cthtorch.nn.Module):
+    def __init__(self, L):
+        super().__init__()
+        self.L = L
+
+    def forward(self, x):
+        return chain(x, self.L)
+
+
+def main():
+    rows = [mlp_row(), chain_row("--no-compile" not in sys.argv)]
+    print("%-40s %10s %10s %10s %10s %9s %9s" % ("case (threads=%d)" % cthtorch.get_num_threads(), "ct eager",
+                                                  "ct jit", "torch", "torch jit", "jit/eager", "jit/tjit"))
+    for name, ce, cj, te, tj, tj_name in rows:
+        a, b, c = median_time(ce), median_time(cj), median_time(te)
+        d = median_time(tj) if tj else float("nan")
+        print("%-40s %8.4fms %8.4fms %8.4fms %8.4fms %8.2fx %8.2fx   (torch jit: %s)"
+              % (name, a, b, c, d, b / a, b / d, tj_name))
+
+
+if __name__ == "__main__":
+    main()
