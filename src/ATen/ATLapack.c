@@ -468,7 +468,9 @@ int at_lu_unpack(THTensor **outs, const THTensor *LU, const THTensor *pivots, bo
   char *Ld = unpack_data ? THTensor_data(outs[1]) : NULL, *Ud = unpack_data ? THTensor_data(outs[2]) : NULL;
   const int32_t *pv = piv ? (const int32_t *)THTensor_data(piv) : NULL;
   int64_t rs = LU->strides[nbd], cs = LU->strides[nbd + 1];
-#pragma omp parallel for if (nb * (m * n + (unpack_pivots ? m : 0)) > 65536 && nb > 1)
+  /* copies finish in microseconds: only a large batch is worth waking the pool (a 2-thread
+   * region over 64 32x32 factors cost 12 ms on a loaded machine) */
+#pragma omp parallel for if (nb * (m * n + (unpack_pivots ? m * m : 0)) > (1 << 22) && nb > 1)
   for (int64_t b = 0; b < nb; b++) {
     if (unpack_pivots) lu_unpack_perm(pv + b * k, k, m, rows + b * m, Pd + b * m * m * es, es, &one);
     if (!unpack_data) continue;
