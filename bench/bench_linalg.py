@@ -1,6 +1,6 @@
-"""linalg composites over declared ops: lu_unpack (its tril/triu and
-permutation) of a batch of LU factors, cthtorch and torch side by side in
-one process (min of repeats, ms).
+"""lu_unpack (a C op: P, L and U in one pass over the packed factors) of a
+batch of LU factors, cthtorch and torch side by side in one process (min of
+repeats, ms).
 Run: PYTHONPATH=. python bench/bench_linalg.py [threads]"""
 import numpy as np
 

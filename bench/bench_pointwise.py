@@ -35,6 +35,8 @@ def cases(L):
         "special.i1 float64": lambda: L.special.i1(xd),
         "special.i1e float32": lambda: L.special.i1e(x),
         "special.i1e float64": lambda: L.special.i1e(xd),
+        "special.i0e float32": lambda: L.special.i0e(x),
+        "special.i0e float64": lambda: L.special.i0e(xd),
         "frexp float32": lambda: L.frexp(x),
         "hann_window(1M)": lambda: L.hann_window(N),
         "kaiser_window(1M)": lambda: L.kaiser_window(N),

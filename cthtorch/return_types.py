@@ -13,7 +13,7 @@ _fields = {
     "linalg_eigh": ("eigenvalues", "eigenvectors"), "linalg_eig": ("eigenvalues", "eigenvectors"),
     "linalg_lstsq": ("solution", "residuals", "rank", "singular_values"),
     "linalg_inv_ex": ("inverse", "info"), "linalg_cholesky_ex": ("L", "info"),
-    "histogram": ("hist", "bin_edges"), "geqrf": ("a", "tau"),
+    "histogram": ("hist", "bin_edges"), "geqrf": ("a", "tau"), "lu_unpack": ("P", "L", "U"),
 }
 
 
@@ -32,7 +32,7 @@ for _name, _f in _fields.items():
 # what out=(a, b) returns, as torch.return_types.sort_out
 for _name in ("max", "min", "sort", "topk", "kthvalue", "median", "nanmedian", "mode", "cummax", "cummin", "frexp",
               "aminmax", "histogram", "slogdet", "qr", "svd", "geqrf", "linalg_slogdet", "linalg_qr", "linalg_svd",
-              "linalg_eigh", "linalg_eig", "linalg_lstsq", "linalg_inv_ex", "linalg_cholesky_ex"):
+              "linalg_eigh", "linalg_eig", "linalg_lstsq", "linalg_inv_ex", "linalg_cholesky_ex", "lu_unpack"):
     globals()[_name + "_out"] = _make(_name + "_out", _fields[_name])
 
 _C._set_return_types(__import__(__name__, fromlist=["_"]))

@@ -86,10 +86,7 @@ i1 = _t._C._special.special_i1
 i1e = _t._C._special.special_i1e
 gammainc = _t._C._special.special_gammainc
 gammaincc = _t._C._special.special_gammaincc
-
-
-def i0e(input, *, out=None):
-    return _t.i0(input) * _t.exp(-input.abs())
+i0e = _t._C._special.special_i0e
 
 
 from cthtorch import _ops as _ops_registry  # noqa: E402

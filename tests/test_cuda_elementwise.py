@@ -72,7 +72,7 @@ UNARY = {
     "nan_to_num": U(torch.nan_to_num), "logit": U(lambda x: torch.logit(x, 1e-3), 0.01, 0.99, tol=5),
     "round_decimals": U(lambda x: torch.round(x, decimals=2), dts=[torch.float32, torch.float64]),
     "sinc": U(torch.sinc, tol=5), "i0": U(torch.i0, tol=5), "i1": U(torch.special.i1, tol=5),
-    "i1e": U(torch.special.i1e, tol=5), "clamp": U(lambda x: torch.clamp(x, -1, 2), dts=FLOATS + INTS),
+    "i1e": U(torch.special.i1e, tol=5), "i0e": U(torch.special.i0e, tol=5), "clamp": U(lambda x: torch.clamp(x, -1, 2), dts=FLOATS + INTS),
     "clamp_min": U(lambda x: torch.clamp_min(x, 0.5)), "int_to_float": U(torch.exp, dts=[torch.int32, torch.bool]),
 }
 

@@ -466,3 +466,97 @@ def test_lu_and_wide_qr_gradients_match_torch():
         return [t.grad.numpy() for t in (A, B, W)]
     for x, y in zip(run(ct), run(torch)):
         np.testing.assert_allclose(x, y, rtol=1e-10, atol=1e-12)
+
+
+# ---------------------------------------------------------------- lu_unpack (a C op: src/ATen/ATLapack.c)
+
+def _lu_pair(m, shape, dtype="float64", seed=0):
+    """the same packed factors for both libraries (their LAPACKs may differ in the last bit), column-major
+    as lu_factor gives them"""
+    LU, piv = torch.linalg.lu_factor(torch.tensor(np.random.RandomState(seed).randn(*shape)))
+    LU = m.tensor(LU.numpy()).mT.contiguous().mT
+    return LU.to(getattr(m, dtype)), m.tensor(piv.numpy())
+
+
+@pytest.mark.parametrize("shape", [(4, 4), (5, 3), (3, 5), (2, 3, 4, 4), (3, 6, 2), (0, 3, 3), (1, 1), (40, 70),
+                                   (70, 40)])
+@pytest.mark.parametrize("dtype", ["float64", "float32", "float16", "bfloat16", "int32", "bool"])
+def test_lu_unpack_values(shape, dtype):
+    LUc, pc = _lu_pair(ct, shape, dtype)
+    LUt, pt = _lu_pair(torch, shape, dtype)
+    for flags in ((True, True), (True, False), (False, True), (False, False)):
+        rc, rt = ct.lu_unpack(LUc, pc, *flags), torch.lu_unpack(LUt, pt, *flags)
+        assert type(rc).__name__ == "lu_unpack" and rc._fields == ("P", "L", "U")
+        for x, y in zip(rc, rt):
+            assert tuple(x.shape) == tuple(y.shape) and str(x.dtype) == str(y.dtype), (flags, x.shape, y.shape)
+            np.testing.assert_array_equal(x.float().numpy(), y.float().numpy())
+
+
+def test_lu_unpack_layouts_and_broadcast_pivots():
+    LUc, pc = _lu_pair(ct, (3, 5, 4))
+    LUt, pt = _lu_pair(torch, (3, 5, 4))
+    cases = [lambda L, LU, p: (LU, p),                               # column-major, as lu_factor gives it
+             lambda L, LU, p: (LU.contiguous(), p),                  # row-major
+             lambda L, LU, p: (LU.transpose(0, 1).contiguous().transpose(0, 1), p),   # batch strides permuted
+                 lambda L, LU, p: (LU[:, :, ::2], p[:, :2]),             # strided columns (5 x 2: k = 2)
+             lambda L, LU, p: (LU, p[0]),                            # one pivot vector for the batch
+             lambda L, LU, p: (LU, p[:1]),
+             lambda L, LU, p: (LU.expand(2, 3, 5, 4), p)]            # broadcast batch dims
+    for f in cases:
+        # torch reads broadcast (or strided) pivots as if contiguous, and gets P wrong or corrupts its heap:
+        # it gets them expanded and contiguous
+        LU, p = f(torch, LUt, pt)
+        p = p.expand(LU.shape[:-2] + p.shape[-1:]).contiguous()
+        for x, y in zip(ct.lu_unpack(*f(ct, LUc, pc)), torch.lu_unpack(LU, p)):
+            assert tuple(x.shape) == tuple(y.shape)
+            np.testing.assert_array_equal(x.numpy(), y.numpy())
+
+
+def test_lu_unpack_reconstructs_and_out():
+    a = np.random.RandomState(3).randn(4, 6, 6)
+    LU, piv = ct.linalg.lu_factor(ct.tensor(a))
+    P, L, U = ct.lu_unpack(LU, piv)
+    np.testing.assert_allclose((P @ L @ U).numpy(), a, atol=1e-12)
+    outs = (ct.empty(0, dtype=ct.float64), ct.empty(0, dtype=ct.float64), ct.empty(0, dtype=ct.float64))
+    r = ct.lu_unpack(LU, piv, out=outs)
+    assert all(x is y for x, y in zip(r, outs))
+    for x, y in zip(outs, (P, L, U)):
+        np.testing.assert_array_equal(x.numpy(), y.numpy())
+
+
+def test_lu_unpack_errors():
+    LUc, pc = _lu_pair(ct, (2, 3, 4))
+    LUt, pt = _lu_pair(torch, (2, 3, 4))
+    cases = [lambda L, LU, p: L.lu_unpack(LU[0, 0], p),               # 1-d LU
+             lambda L, LU, p: L.lu_unpack(LU, p.long()),              # int64 pivots
+             lambda L, LU, p: L.lu_unpack(LU, p.float()),
+             lambda L, LU, p: L.lu_unpack(LU, L.full((2, 3), 4, dtype=L.int32)),   # past m
+             lambda L, LU, p: L.lu_unpack(LU, L.zeros((2, 3), dtype=L.int32))]     # below 1
+    for f in cases:
+        raises_like(lambda: f(ct, LUc, pc), lambda: f(torch, LUt, pt))
+    # pivots of the wrong length: torch reads past them (sometimes raising this, sometimes not)
+    with pytest.raises(RuntimeError, match="pivots passed to lu_unpack must be between 1 and LU.size"):
+        ct.lu_unpack(LUc, ct.ones((2, 4), dtype=ct.int32))
+    # int64 pivots are fine when they are not unpacked (torch checks the dtype only then)
+    for x, y in zip(ct.lu_unpack(LUc, pc.long(), True, False), torch.lu_unpack(LUt, pt.long(), True, False)):
+        assert tuple(x.shape) == tuple(y.shape)
+
+
+@pytest.mark.parametrize("shape", [(4, 4), (5, 3), (3, 5), (2, 3, 3)])
+def test_lu_unpack_gradients(shape):
+    LU, piv = _lu_pair(ct, shape)
+    x = LU.detach().requires_grad_()
+    P, L, U = ct.lu_unpack(x, piv)
+    assert not P.requires_grad and P.grad_fn is None
+    assert L.grad_fn is U.grad_fn and type(L.grad_fn).__name__ == "LuUnpackBackward0"
+    assert ct.autograd.gradcheck(lambda t: ct.lu_unpack(t, piv)[1:], (x,))
+    assert ct.autograd.gradgradcheck(lambda t: ct.lu_unpack(t, piv)[1:], (x,))
+    # one factor alone (the other gradient is undefined), against torch
+    for k in (1, 2):
+        grads = []
+        for m in (ct, torch):
+            LUm, pm = _lu_pair(m, shape)
+            t = LUm.detach().requires_grad_()
+            (m.lu_unpack(t, pm)[k] ** 2).sum().backward()
+            grads.append(t.grad.numpy())
+        np.testing.assert_allclose(grads[0], grads[1], rtol=1e-12)

@@ -126,8 +126,12 @@ class Decl:
         self.nondiff = bool(d.get("nondiff", False))
         self.manual_python = bool(d.get("manual_python", False))
         self.node = d.get("node")   # grad_fn's Python name when not CamelCase(name)Backward0 (aliases share one)
+        # per output: False keeps it out of the graph (lu_unpack's P, as in PyTorch)
+        self.output_diff = d.get("output_differentiability")
         self.cname = self.full.replace(".", "_")
         self.outputs = self.parse_ret(self.ret)
+        if self.output_diff is not None and len(self.output_diff) != len(self.outputs):
+            raise SystemExit("%s: output_differentiability needs one entry per output" % d["func"])
         # out= written from a fresh result: tuple returns always (their impls
         # take no out), single results with `out: copy`
         self.out_copy = self.out and (d.get("out") == "copy" or len(self.outputs) > 1)
@@ -737,7 +741,8 @@ def _gen_vt_body(d, out, inplace):
             L.append("    THP_rebase_history(self_, (THPNode *)n);")
         else:
             for i, o in enumerate(outputs):
-                L.append("    THPNode_setOutput((THPNode *)n, %d, %s);" % (i, o))
+                if d.output_diff is None or d.output_diff[i]:
+                    L.append("    THPNode_setOutput((THPNode *)n, %d, %s);" % (i, o))
         for k in sorted(saved_outs):
             L.append("    THPSavedVar_save(&n->sv_%s, %s, true);" % (out_name(k), outputs[k]))
         for (nm, attr) in sorted(attrs):

@@ -99,7 +99,7 @@ _FUNCS = {
     "cholesky": _decomp.cholesky_legacy, "cholesky_solve": _decomp.cholesky_solve,
     "cholesky_inverse": _decomp.cholesky_inverse, "qr": _decomp.qr_legacy, "svd": _decomp.svd_legacy,
     "pinverse": _decomp.pinverse, "matrix_power": linalg.matrix_power, "matrix_exp": linalg.matrix_exp,
-    "lu": _decomp.lu_legacy, "lu_solve": _decomp.lu_solve_legacy, "lu_unpack": _decomp.lu_unpack,
+    "lu": _decomp.lu_legacy, "lu_solve": _decomp.lu_solve_legacy,
     "triangular_solve": _decomp.triangular_solve, "vecdot": linalg.vecdot,
 }
 # out= forms (PyTorch has them for these)

@@ -14,7 +14,7 @@ _VF = _C._internal   # the LAPACK helpers are not public ops
 
 # named tuples torch.return_types has and return_types.py lacks
 for _name, _fields in (("linalg_lu_factor", ("LU", "pivots")), ("linalg_lu_factor_ex", ("LU", "pivots", "info")),
-                       ("linalg_lu", ("P", "L", "U")), ("lu_unpack", ("P", "L", "U")),
+                       ("linalg_lu", ("P", "L", "U")),
                        ("linalg_solve_ex", ("result", "info")), ("triangular_solve", ("solution", "cloned_coefficient"))):
     if not hasattr(return_types, _name):
         setattr(return_types, _name, return_types._make(_name, _fields))
@@ -328,24 +328,9 @@ def _perm_matrix(piv, m, dtype):
     return P.scatter_(-2, perm.unsqueeze(-2), 1)
 
 
-def lu_unpack(LU_data, LU_pivots, unpack_data=True, unpack_pivots=True):
-    m, n = LU_data.shape[-2], LU_data.shape[-1]
-    k = min(m, n)
-    P = _perm_matrix(LU_pivots, m, LU_data.dtype) if unpack_pivots else LU_data.new_zeros(0)
-    if not unpack_data:
-        return return_types.lu_unpack(P, LU_data.new_zeros(0), LU_data.new_zeros(0))
-    L = LU_data[..., :, :k].tril(-1)
-    if L.requires_grad:
-        L = L + cthtorch.eye(m, k, dtype=LU_data.dtype)
-    else:   # the unit diagonal written in place: no eye and no second pass
-        L.diagonal(0, -2, -1).fill_(1)
-    U = LU_data[..., :k, :].triu()
-    return return_types.lu_unpack(P, L, U)
-
-
 def lu(A, *, pivot=True):
     LU, piv, _ = lu_factor_ex(A, pivot=pivot)
-    return return_types.linalg_lu(*lu_unpack(LU, piv))
+    return return_types.linalg_lu(*cthtorch.lu_unpack(LU, piv))
 
 
 def lu_solve(LU, pivots, B, *, left=True, adjoint=False):
@@ -354,7 +339,7 @@ def lu_solve(LU, pivots, B, *, left=True, adjoint=False):
         return lu_solve(LU, pivots, B.mT, adjoint=not adjoint).mT
     if _needs_grad(LU, B):
         # recorded as triangular solves over the unpacked factors (A = P L U)
-        P, L, U = lu_unpack(LU, pivots)
+        P, L, U = cthtorch.lu_unpack(LU, pivots)
         if adjoint:   # A^T X = B
             Y = solve_triangular(U.mT, B, upper=False)
             return cthtorch.matmul(P, solve_triangular(L.mT, Y, upper=True, unitriangular=True))

@@ -340,3 +340,159 @@ THTensor *at_lu_pivots_to_permutation(const THTensor *pivots, int64_t m) {
   THTensor_free(p);
   return perm;
 }
+
+/* ---- lu_unpack: P, L, U from getrf's packed factors ----
+ * The factors are moved, never computed on, so the copies go by element
+ * width (one instance per width serves every dtype). They run over 32x32
+ * tiles: getrf's LU is column-major, and a tile keeps both the strided
+ * reads and the contiguous writes in cache. */
+#define LU_TILE 32
+
+#define LU_UNPACK_WIDTH(T)                                                                                   \
+  /* L (m x k, unit diagonal) and U (k x n) of one matrix; src strides in elements */                       \
+  static void lu_unpack_##T(const T *src, int64_t rs, int64_t cs, int64_t m, int64_t n, T *L, T *U, T one) { \
+    int64_t k = imin(m, n);                                                                                  \
+    for (int64_t i0 = 0; i0 < m; i0 += LU_TILE)                                                              \
+      for (int64_t j0 = 0; j0 < n; j0 += LU_TILE) {                                                          \
+        int64_t i1 = imin(i0 + LU_TILE, m), j1 = imin(j0 + LU_TILE, n);                                       \
+        for (int64_t i = i0; i < i1; i++) {                                                                  \
+          const T *s = src + i * rs;                                                                         \
+          if (j0 < k) { /* L's columns: strictly below the diagonal from src, 1 on it, 0 above */           \
+            T *l = L + i * k;                                                                                \
+            int64_t jl = imin(j1, k), jc = imax(j0, imin(i, jl));                                            \
+            for (int64_t j = j0; j < jc; j++) l[j] = s[j * cs];                                              \
+            for (int64_t j = jc; j < jl; j++) l[j] = 0;                                                      \
+            if (i >= j0 && i < jl) l[i] = one;                                                               \
+          }                                                                                                  \
+          if (i < k) { /* U's rows: 0 below the diagonal, src on and above it */                            \
+            T *u = U + i * n;                                                                                \
+            int64_t jc = imax(j0, imin(i, j1));                                                              \
+            for (int64_t j = j0; j < jc; j++) u[j] = 0;                                                      \
+            for (int64_t j = jc; j < j1; j++) u[j] = s[j * cs];                                              \
+          }                                                                                                  \
+        }                                                                                                    \
+      }                                                                                                      \
+  }
+LU_UNPACK_WIDTH(uint8_t)
+LU_UNPACK_WIDTH(uint16_t)
+LU_UNPACK_WIDTH(uint32_t)
+LU_UNPACK_WIDTH(uint64_t)
+
+/* LAPACK's row swaps of one matrix applied to 0..m-1, written as P[perm[c], c] = one */
+static void lu_unpack_perm(const int32_t *piv, int64_t k, int64_t m, int64_t *row, char *P, size_t es,
+                           const void *one) {
+  for (int64_t i = 0; i < m; i++) row[i] = i;
+  for (int64_t i = 0; i < k; i++) {
+    int64_t j = piv[i] - 1, t = row[i];
+    row[i] = row[j];
+    row[j] = t;
+  }
+  for (int64_t c = 0; c < m; c++) memcpy(P + (row[c] * m + c) * es, one, es);
+}
+
+static THTensor *empty_1d(THDtype dt) { return THTensor_new(dt, 1, (int64_t[]){ 0 }); }
+
+int at_lu_unpack(THTensor **outs, const THTensor *LU, const THTensor *pivots, bool unpack_data, bool unpack_pivots) {
+  outs[0] = outs[1] = outs[2] = NULL;
+  if (LU->ndim < 2) {
+    char buf[256];
+    THError_set(TH_ERR_RUNTIME, "torch.lu_unpack: Expected tensor with 2 or more dimensions. Got size: %s instead",
+                THTensor_sizeStr(LU->ndim, LU->sizes, buf, sizeof buf));
+    return -1;
+  }
+  if (unpack_pivots && pivots->dtype != TH_Int32) {
+    THError_set(TH_ERR_RUNTIME, "torch.lu_unpack: LU_pivots is expected to be a contiguous tensor of torch.int32 "
+                                "dtype.\nNote: this function is intended to be used with the output produced by "
+                                "torch.linalg.lu_factor");
+    return -1;
+  }
+  THDtype dt = LU->dtype;
+  size_t es = THDtype_size(dt);
+  int nbd = LU->ndim - 2;
+  int64_t m = LU->sizes[nbd], n = LU->sizes[nbd + 1], k = imin(m, n), nb = nbatch(LU);
+  THTensor *piv = NULL, *onet = NULL;
+  int64_t *boff = NULL, *rows = NULL;
+  uint64_t one = 0;   /* the dtype's 1, as bytes */
+  onet = at_full(&(ATIntList){ .n = 0 }, at_scalar_int(1), dt);
+  if (!onet) goto fail;
+  memcpy(&one, THTensor_data(onet), es);
+  if (unpack_pivots) {
+    /* pivots' batch dims broadcast against LU's (PyTorch accepts a shared (k,) vector) */
+    if (pivots->ndim < 1 || pivots->sizes[pivots->ndim - 1] != k) {
+      THError_set(TH_ERR_RUNTIME, "pivots passed to lu_unpack must be between 1 and LU.size(-2) inclusive."
+                                  "Did you properly pass the result of lu_factor?");
+      goto fail;
+    }
+    ATIntList shape = { .n = nbd + 1 };
+    memcpy(shape.v, LU->sizes, nbd * sizeof(int64_t));
+    shape.v[nbd] = k;
+    THTensor *e = at_expand(pivots, &shape);
+    piv = e ? at_to_dtype(e, TH_Int32, true) : NULL;   /* a contiguous (nb, k) copy */
+    THTensor_free(e);
+    if (!piv) goto fail;
+    const int32_t *p = (const int32_t *)THTensor_data(piv);
+    for (int64_t i = 0; i < nb * k; i++)
+      if (p[i] < 1 || p[i] > m) {
+        THError_set(TH_ERR_RUNTIME, "pivots passed to lu_unpack must be between 1 and LU.size(-2) inclusive."
+                                    "Did you properly pass the result of lu_factor?");
+        goto fail;
+      }
+    outs[0] = new_batched(dt, LU, 2, (int64_t[]){ m, m });   /* zeroed */
+    rows = malloc((size_t)imax(nb * m, 1) * sizeof(int64_t));
+    if (!outs[0] || !rows) { if (!rows) THError_set(TH_ERR_MEMORY, "lu_unpack: out of memory"); goto fail; }
+  } else if (!(outs[0] = empty_1d(dt))) {
+    goto fail;
+  }
+  if (unpack_data) {
+    int64_t ls[TH_MAX_DIMS], us[TH_MAX_DIMS];
+    memcpy(ls, LU->sizes, nbd * sizeof(int64_t));
+    memcpy(us, LU->sizes, nbd * sizeof(int64_t));
+    ls[nbd] = m, ls[nbd + 1] = k, us[nbd] = k, us[nbd + 1] = n;
+    outs[1] = THTensor_new(dt, LU->ndim, ls);
+    outs[2] = outs[1] ? THTensor_new(dt, LU->ndim, us) : NULL;
+    boff = outs[2] ? malloc((size_t)imax(nb, 1) * sizeof(int64_t)) : NULL;
+    if (!boff) { if (outs[2]) THError_set(TH_ERR_MEMORY, "lu_unpack: out of memory"); goto fail; }
+    for (int64_t b = 0; b < nb; b++) {   /* each matrix's element offset in LU (any batch strides) */
+      int64_t r = b, off = 0;
+      for (int d = nbd - 1; d >= 0; d--) {
+        off += (r % LU->sizes[d]) * LU->strides[d];
+        r /= LU->sizes[d];
+      }
+      boff[b] = off;
+    }
+  } else if (!(outs[1] = empty_1d(dt)) || !(outs[2] = empty_1d(dt))) {
+    goto fail;
+  }
+  const char *src = THTensor_data(LU);
+  char *Pd = unpack_pivots ? THTensor_data(outs[0]) : NULL;
+  char *Ld = unpack_data ? THTensor_data(outs[1]) : NULL, *Ud = unpack_data ? THTensor_data(outs[2]) : NULL;
+  const int32_t *pv = piv ? (const int32_t *)THTensor_data(piv) : NULL;
+  int64_t rs = LU->strides[nbd], cs = LU->strides[nbd + 1];
+  /* copies finish in microseconds: only a large batch is worth waking the pool (a 2-thread
+   * region over 64 32x32 factors cost 12 ms on a loaded machine) */
+#pragma omp parallel for if (nb * (m * n + (unpack_pivots ? m * m : 0)) > (1 << 22) && nb > 1)
+  for (int64_t b = 0; b < nb; b++) {
+    if (unpack_pivots) lu_unpack_perm(pv + b * k, k, m, rows + b * m, Pd + b * m * m * es, es, &one);
+    if (!unpack_data) continue;
+    const char *s = src + boff[b] * (int64_t)es;
+    char *l = Ld + b * m * k * es, *u = Ud + b * k * n * es;
+    switch (es) {
+      case 1: lu_unpack_uint8_t((const uint8_t *)s, rs, cs, m, n, (uint8_t *)l, (uint8_t *)u, (uint8_t)one); break;
+      case 2: lu_unpack_uint16_t((const uint16_t *)s, rs, cs, m, n, (uint16_t *)l, (uint16_t *)u, (uint16_t)one); break;
+      case 4: lu_unpack_uint32_t((const uint32_t *)s, rs, cs, m, n, (uint32_t *)l, (uint32_t *)u, (uint32_t)one); break;
+      default: lu_unpack_uint64_t((const uint64_t *)s, rs, cs, m, n, (uint64_t *)l, (uint64_t *)u, one); break;
+    }
+  }
+  THTensor_free(piv);
+  THTensor_free(onet);
+  free(boff);
+  free(rows);
+  return 0;
+fail:
+  for (int i = 0; i < 3; i++) { THTensor_free(outs[i]); outs[i] = NULL; }
+  THTensor_free(piv);
+  THTensor_free(onet);
+  free(boff);
+  free(rows);
+  return -1;
+}

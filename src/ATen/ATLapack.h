@@ -27,4 +27,8 @@ AT_API THTensor *at_lapack_triangular_solve(const THTensor *A, const THTensor *B
 /* LAPACK's 1-based row swaps (..., k) applied in order to 0..m-1: perm (..., m) int64,
  * with A = P L U for P[perm[c], c] = 1 */
 AT_API THTensor *at_lu_pivots_to_permutation(const THTensor *pivots, int64_t m);
+/* lu_unpack: outs = {P (..., m, m) or empty, L (..., m, k) unit lower, U (..., k, n) upper}
+ * from getrf's LU (..., m, n), any dtype and strides; pivots int32 (..., k), batch broadcast */
+AT_API int at_lu_unpack(THTensor **outs, const THTensor *LU, const THTensor *pivots, bool unpack_data,
+                        bool unpack_pivots);
 #endif

@@ -246,31 +246,42 @@ THTensor *at_stack(const ATTensorList *ts, int64_t dim_, THTensor *out) {
 
 /* ---------------------------------------------------------------- flip */
 
-/* Copies len elements of es bytes, src + j * s for j = 0.. (s may be
- * negative), into dst, contiguous. */
-static inline void copy_run(char *q, const char *p, int64_t len, int64_t s, int es) {
-  if (s == es) { memcpy(q, p, (size_t)(len * es)); return; }
+/* Copies rows x len elements of es bytes: row r from p + r * rs, element j
+ * at + j * s (bytes; s may be negative), into q, contiguous. One dtype
+ * switch per block, so many short rows (a flip of the last dim) cost a typed
+ * loop each rather than a call; a reversed run is a loop the compiler
+ * vectorizes. */
+static void copy_block(char *q, const char *p, int64_t rows, int64_t len, int64_t rs, int64_t s, int es) {
+  if (s == es) {   /* contiguous rows: memcpy each (one call when they follow each other) */
+    if (rs == len * es) { memcpy(q, p, (size_t)(rows * len * es)); return; }
+    for (int64_t r = 0; r < rows; r++) memcpy(q + r * len * es, p + r * rs, (size_t)(len * es));
+    return;
+  }
   switch (es) {
-#define RUN_CASE(T)                                                                           \
+#define BLOCK_CASE(T)                                                                         \
     case sizeof(T): {                                                                         \
       T *restrict qq = (T *)q;                                                                \
-      if (s == -es) {   /* a reversed run: a loop the compiler vectorizes */                  \
-        const T *restrict pp = (const T *)p - (len - 1);                                      \
-        for (int64_t j = 0; j < len; j++) qq[j] = pp[len - 1 - j];                            \
+      int64_t rr = rs / (int64_t)sizeof(T);                                                   \
+      if (s == -es) {                                                                         \
+        const T *pp = (const T *)p - (len - 1);                                               \
+        for (int64_t r = 0; r < rows; r++, qq += len, pp += rr)                               \
+          for (int64_t j = 0; j < len; j++) qq[j] = pp[len - 1 - j];                          \
       } else {                                                                                \
-        const T *restrict pp = (const T *)p;                                                  \
+        const T *pp = (const T *)p;                                                           \
         int64_t ss = s / (int64_t)sizeof(T);                                                  \
-        for (int64_t j = 0; j < len; j++) qq[j] = pp[j * ss];                                 \
+        for (int64_t r = 0; r < rows; r++, qq += len, pp += rr)                               \
+          for (int64_t j = 0; j < len; j++) qq[j] = pp[j * ss];                               \
       }                                                                                       \
       return;                                                                                 \
     }
-    RUN_CASE(uint8_t)
-    RUN_CASE(uint16_t)
-    RUN_CASE(uint32_t)
-    RUN_CASE(uint64_t)
-#undef RUN_CASE
+    BLOCK_CASE(uint8_t)
+    BLOCK_CASE(uint16_t)
+    BLOCK_CASE(uint32_t)
+    BLOCK_CASE(uint64_t)
+#undef BLOCK_CASE
     default:
-      for (int64_t j = 0; j < len; j++) memcpy(q + j * es, p + j * s, (size_t)es);
+      for (int64_t r = 0; r < rows; r++)
+        for (int64_t j = 0; j < len; j++) memcpy(q + (r * len + j) * es, p + r * rs + j * s, (size_t)es);
   }
 }
 
@@ -294,8 +305,27 @@ static void gather_rows(char *dst, const char *src, int nd, const int64_t *sz, c
     }
     char *q = dst + e0 * es;
     while (left > 0) {
+      if (c == 0 && nd >= 2 && left >= n) {   /* whole rows: the rest of this run of rows as one 2-d block */
+        int64_t rows = sz[nd - 2] - idx[nd - 2];
+        if (rows > left / n) rows = left / n;
+        copy_block(q, src + off, rows, n, st[nd - 2], s, es);
+        q += rows * n * es;
+        left -= rows * n;
+        off += rows * st[nd - 2];
+        idx[nd - 2] += rows;
+        if (idx[nd - 2] < sz[nd - 2]) continue;
+        off -= idx[nd - 2] * st[nd - 2];   /* carry into the outer dims */
+        idx[nd - 2] = 0;
+        for (int d = nd - 3; d >= 0; d--) {
+          off += st[d];
+          if (++idx[d] < sz[d]) break;
+          off -= idx[d] * st[d];
+          idx[d] = 0;
+        }
+        continue;
+      }
       int64_t len = n - c < left ? n - c : left;
-      copy_run(q, src + off + c * s, len, s, es);
+      copy_block(q, src + off + c * s, 1, len, 0, s, es);
       q += len * es;
       left -= len;
       c = 0;

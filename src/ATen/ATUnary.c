@@ -1,4 +1,4 @@
-/* sinc, i0, special_i1, special_i1e, frexp (see ATUnary.h); kernels in src/TH/generic/THTensorUnary.c. */
+/* sinc, i0, special_i0e, special_i1, special_i1e, frexp (see ATUnary.h); kernels in src/TH/generic/THTensorUnary.c. */
 #include "ATUnary.h"
 #include "../TH/THKernelsUnary.h"
 
@@ -13,11 +13,13 @@ static const THLoopFn sinc_loops[TH_NDTYPES] = TH_FLOATING_TABLE(sinc_loop);
 static const THLoopFn i0_loops[TH_NDTYPES] = TH_FLOATING_TABLE(i0_loop);
 static const THLoopFn i1_loops[TH_NDTYPES] = TH_FLOATING_TABLE(i1_loop);
 static const THLoopFn i1e_loops[TH_NDTYPES] = TH_FLOATING_TABLE(i1e_loop);
+static const THLoopFn i0e_loops[TH_NDTYPES] = TH_FLOATING_TABLE(i0e_loop);
 
 THTensor *at_sinc(const THTensor *a, THTensor *out) { return run_float("sinc", sinc_loops, a, out); }
 THTensor *at_i0(const THTensor *a, THTensor *out) { return run_float("i0", i0_loops, a, out); }
 THTensor *at_special_i1(const THTensor *a, THTensor *out) { return run_float("i1", i1_loops, a, out); }
 THTensor *at_special_i1e(const THTensor *a, THTensor *out) { return run_float("i1e", i1e_loops, a, out); }
+THTensor *at_special_i0e(const THTensor *a, THTensor *out) { return run_float("i0e", i0e_loops, a, out); }
 
 static const THFrexpFn frexp_fns[TH_NDTYPES] = TH_FLOATING_TABLE(frexp_contig);
 

@@ -151,38 +151,46 @@ static inline TH_HOSTDEV double th_round_even(double x) { return nearbyint(x); }
 /* The B tables carry leading zeros up to the A tables' lengths (a zero
  * leading coefficient leaves Clenshaw's sum unchanged), so both ranges run
  * one branch-free recurrence with per-element coefficients and the callers'
- * `omp simd` loops vectorize. The *e variants are exp(-|x|) I(x). */
-#define TH_BESSEL_FUNCS(T, SUF, EXP, SQRT)                                              \
+ * `omp simd` loops vectorize. The *e variants are exp(-|x|) I(x), computed
+ * without the exponential (so they stay finite where I(x) overflows).
+ * I1_SKIP drops I1's leading coefficients that are below the type's
+ * precision: float keeps the last 17 terms, as Cephes' i1f and PyTorch do. */
+#define TH_BESSEL_FUNCS(T, SUF, EXP, SQRT, I1_SKIP)                                     \
   static inline TH_HOSTDEV T th_chbevl##SUF(T t, int small, const T *A, const T *B, int n) {       \
     T b0 = 0, b1 = 0, b2 = 0;                                                           \
     TH_UNROLL32   /* unrolled, the element loop around it vectorizes */   \
     for (int i = 0; i < n; i++) { b2 = b1; b1 = b0; b0 = t * b1 - b2 + (small ? A[i] : B[i]); } \
     return (T)0.5 * (b0 - b2);                                                          \
   }                                                                                     \
-  static inline TH_HOSTDEV T th_i0##SUF(T x_in) {                                                  \
+  static inline TH_HOSTDEV T th_i0_core##SUF(T x_in, int scaled) {                                \
     TH_BESSEL_COEFFS(T)                                                                 \
     (void)i1_A; (void)i1_B;                                                             \
     const T x = x_in < 0 ? -x_in : x_in;                                                \
     const int small = x <= (T)8;                                                        \
     const T c = th_chbevl##SUF(small ? x / (T)2 - (T)2 : (T)32 / x - (T)2, small, i0_A, i0_B, 30); \
-    return small ? EXP(x) * c : EXP(x) * c / SQRT(x);                                   \
+    const T e = scaled ? (T)1 : EXP(x);                                                 \
+    return small ? e * c : e * c / SQRT(x);                                             \
   }                                                                                     \
+  static inline TH_HOSTDEV T th_i0##SUF(T x) { return th_i0_core##SUF(x, 0); }                     \
+  static inline TH_HOSTDEV T th_i0e##SUF(T x) { return th_i0_core##SUF(x, 1); }                    \
   static inline TH_HOSTDEV T th_i1_core##SUF(T x_in, int scaled) {                                 \
     TH_BESSEL_COEFFS(T)                                                                 \
     (void)i0_A; (void)i0_B;                                                             \
     const T x = x_in < 0 ? -x_in : x_in;                                                \
     const int small = x <= (T)8;                                                        \
-    const T c = th_chbevl##SUF(small ? x / (T)2 - (T)2 : (T)32 / x - (T)2, small, i1_A, i1_B, 29); \
+    const T c = th_chbevl##SUF(small ? x / (T)2 - (T)2 : (T)32 / x - (T)2, small, i1_A + I1_SKIP, i1_B + I1_SKIP, \
+                               29 - I1_SKIP);                                           \
     const T e = scaled ? (T)1 : EXP(x);                                                 \
     const T r = small ? e * x * c : e * c / SQRT(x);                                    \
     return x_in < 0 ? -r : r;                                                           \
   }                                                                                     \
   static inline TH_HOSTDEV T th_i1##SUF(T x) { return th_i1_core##SUF(x, 0); }                     \
   static inline TH_HOSTDEV T th_i1e##SUF(T x) { return th_i1_core##SUF(x, 1); }
-TH_BESSEL_FUNCS(float, f, expf, sqrtf)
-TH_BESSEL_FUNCS(double, , exp, sqrt)
+TH_BESSEL_FUNCS(float, f, expf, sqrtf, 12)
+TH_BESSEL_FUNCS(double, , exp, sqrt, 0)
 #ifndef __CUDACC__
 #define TH_I0(x) _Generic((x), float: th_i0f, default: th_i0)(x)
+#define TH_I0E(x) _Generic((x), float: th_i0ef, default: th_i0e)(x)
 #define TH_I1(x) _Generic((x), float: th_i1f, default: th_i1)(x)
 #define TH_I1E(x) _Generic((x), float: th_i1ef, default: th_i1e)(x)
 #else
@@ -191,10 +199,13 @@ static inline __device__ double th_i0_any(double x) { return th_i0(x); }
 static inline __device__ float th_i1_any(float x) { return th_i1f(x); }
 static inline __device__ double th_i1_any(double x) { return th_i1(x); }
 static inline __device__ float th_i1e_any(float x) { return th_i1ef(x); }
+static inline __device__ float th_i0e_any(float x) { return th_i0ef(x); }
+static inline __device__ double th_i0e_any(double x) { return th_i0e(x); }
 static inline __device__ double th_i1e_any(double x) { return th_i1e(x); }
 #define TH_I0(x) th_i0_any(x)
 #define TH_I1(x) th_i1_any(x)
 #define TH_I1E(x) th_i1e_any(x)
+#define TH_I0E(x) th_i0e_any(x)
 #endif
 
 #endif

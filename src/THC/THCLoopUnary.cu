@@ -17,9 +17,10 @@ THC_UNARY_OP(ErfinvOp, th_erfinv(x)) THC_UNARY_OP(LgammaOp, lgamma(x)) THC_UNARY
 THC_UNARY_OP(ReciprocalOp, C(1) / x) THC_UNARY_OP(CeilOp, ceil(x)) THC_UNARY_OP(FloorOp, floor(x))
 THC_UNARY_OP(RoundOp, th_round_even(x)) THC_UNARY_OP(TruncOp, trunc(x)) THC_UNARY_OP(FracOp, TH_OP_FRAC(x))
 THC_UNARY_PRED(IsnanOp, isnan(x)) THC_UNARY_PRED(IsinfOp, isinf(x)) THC_UNARY_PRED(IsfiniteOp, isfinite(x))
-// sinc, i0, i1, i1e (THKernelsUnary.h)
+// sinc, i0, i0e, i1, i1e (THKernelsUnary.h)
 THC_UNARY_OP(SincOp, TH_OP_SINC(x))
 THC_UNARY_OP(I0Op, TH_I0(x)) THC_UNARY_OP(I1Op, TH_I1(x)) THC_UNARY_OP(I1eOp, TH_I1E(x))
+THC_UNARY_OP(I0eOp, TH_I0E(x))
 
 // the numeric ones, by kind of type: integers wrap as the CPU loops do;
 // sign(nan) is 0 and relu keeps -0.0 and nan, as PyTorch's
@@ -60,6 +61,7 @@ const THCKernel thc_kernels_unary[] = {
   THC_FLOAT_UNARY(reciprocal, ReciprocalOp) THC_FLOAT_UNARY(ceil, CeilOp) THC_FLOAT_UNARY(floor, FloorOp)
   THC_FLOAT_UNARY(round, RoundOp) THC_FLOAT_UNARY(trunc, TruncOp) THC_FLOAT_UNARY(frac, FracOp)
   THC_FLOAT_UNARY(sinc, SincOp) THC_FLOAT_UNARY(i0, I0Op) THC_FLOAT_UNARY(i1, I1Op) THC_FLOAT_UNARY(i1e, I1eOp)
+  THC_FLOAT_UNARY(i0e, I0eOp)
   THC_FLOATING(THC_E_UPRED, isnan_loop, IsnanOp)
   THC_FLOATING(THC_E_UPRED, isinf_loop, IsinfOp)
   THC_FLOATING(THC_E_UPRED, isfinite_loop, IsfiniteOp)

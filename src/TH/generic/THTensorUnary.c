@@ -71,12 +71,13 @@ TH_UNARY_LOOP(sign_loop, x)
 TH_UNARY_PREDICATE_LOOP(logical_not_loop, !(x != 0))
 TH_UNARY_PREDICATE_LOOP(nonzero_loop, x != 0)
 
-/* ---- sinc, i0, i1, frexp (src/ATen/ATUnary.c) ---- */
+/* ---- sinc, i0, i0e, i1, i1e, frexp (src/ATen/ATUnary.c) ---- */
 #if defined(TH_REAL_IS_FLOATING)
 TH_UNARY_LOOP(sinc_loop, TH_OP_SINC(x))
 TH_SIMD_UNARY_LOOP(i0_loop, TH_I0(x))
 TH_SIMD_UNARY_LOOP(i1_loop, TH_I1(x))
 TH_SIMD_UNARY_LOOP(i1e_loop, TH_I1E(x))
+TH_SIMD_UNARY_LOOP(i0e_loop, TH_I0E(x))
 /* mantissa in [0.5, 1) with the input's sign, and the int32 exponent; contiguous */
 void THTensor_(frexp_contig)(const void *in, void *mant, int32_t *expo, int64_t n) {
   const scalar_t *x = (const scalar_t *)in;

@@ -33,19 +33,18 @@ static PyObject *bessel_i1_grad(PyObject *grad, PyObject *self, PyObject *result
   PyObject *eps = PyFloat_FromDouble(e), *half = PyFloat_FromDouble(0.5);
   PyObject *a = eps ? F_abs(self) : NULL, *big = a ? F_gt(a, eps) : NULL;
   PyObject *safe = big ? F_where(big, self, eps) : NULL;
-  PyObject *i0 = safe ? F_i0(safe) : NULL, *q = i0 ? F_div(result, safe) : NULL;
-  PyObject *sa = NULL, *na = NULL, *ex = NULL, *i0e = NULL, *sg = NULL, *rs = NULL, *q2 = NULL;
-  if (scaled && q) {   /* i0 -> i0 exp(-|x|), q -> q + result sgn(x) */
-    sa = F_abs(safe); na = sa ? F_neg(sa) : NULL; ex = na ? F_exp(na) : NULL;
-    i0e = ex ? F_mul(i0, ex) : NULL; sg = i0e ? F_sign(safe) : NULL;
+  /* the scaled form takes i0e itself: i0(x) exp(-|x|) would be inf * 0 where i0 overflows */
+  PyObject *i0 = safe ? (scaled ? F_special_i0e(safe) : F_i0(safe)) : NULL, *q = i0 ? F_div(result, safe) : NULL;
+  PyObject *sg = NULL, *rs = NULL, *q2 = NULL;
+  if (scaled && q) {   /* q -> q + result sgn(x) */
+    sg = F_sign(safe);
     rs = sg ? F_mul(result, sg) : NULL; q2 = rs ? F_add(q, rs, NULL) : NULL;
   }
-  PyObject *d = !q ? NULL : scaled ? (q2 ? F_sub(i0e, q2, NULL) : NULL) : F_sub(i0, q, NULL);
+  PyObject *d = !q ? NULL : scaled ? (q2 ? F_sub(i0, q2, NULL) : NULL) : F_sub(i0, q, NULL);
   PyObject *w = d ? F_where(big, d, half) : NULL;
   PyObject *r = w ? F_mul(grad, w) : NULL;
   Py_XDECREF(eps); Py_XDECREF(half); Py_XDECREF(a); Py_XDECREF(big); Py_XDECREF(safe); Py_XDECREF(i0);
-  Py_XDECREF(q); Py_XDECREF(sa); Py_XDECREF(na); Py_XDECREF(ex); Py_XDECREF(i0e); Py_XDECREF(sg);
-  Py_XDECREF(rs); Py_XDECREF(q2); Py_XDECREF(d); Py_XDECREF(w);
+  Py_XDECREF(q); Py_XDECREF(sg); Py_XDECREF(rs); Py_XDECREF(q2); Py_XDECREF(d); Py_XDECREF(w);
   return r;
 }
 
