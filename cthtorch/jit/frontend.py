@@ -1565,6 +1565,7 @@ class Emitter:
         """x[i], x[a:b], x[..., None], x[mask]: select/slice/unsqueeze per
         dimension, then aten::index for tensor indices."""
         items = idx.elts if isinstance(idx, ast.Tuple) else [idx]
+        items = [_as_slice(it) for it in items]
         dim = 0
         tensors = []
         for pos, it in enumerate(items):
@@ -1582,9 +1583,6 @@ class Emitter:
                          for p in (it.lower, it.upper, it.step)]
                 if it.step is None:
                     parts[2] = self.const(1)
-                if it.lower is None and it.upper is None and it.step is None:
-                    dim = self.bump(dim)
-                    continue
                 x = self.emit_op("slice", [x, self.dim_value(dim, loc)] + parts, {}, loc)
                 dim = self.bump(dim)
                 continue
@@ -2010,6 +2008,16 @@ class Emitter:
             raise self.error(loc, "Expected a value of type '%s' for %s but instead found type '%s'."
                              % (tstr(t), what, tstr(v.type())))
         return c
+
+
+def _as_slice(node):
+    """`slice(a, b, c)` (as torch.fx writes indices) -> the `a:b:c` node."""
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "slice" \
+            and not node.keywords and 1 <= len(node.args) <= 3:
+        a = list(node.args) if len(node.args) > 1 else [ast.Constant(None)] + list(node.args)
+        a = [None if isinstance(x, ast.Constant) and x.value is None else x for x in a] + [None] * (3 - len(a))
+        return ast.copy_location(ast.Slice(lower=a[0], upper=a[1], step=a[2]), node)
+    return node
 
 
 class MethodOnValue:
