@@ -429,6 +429,11 @@ class BuiltinSugar(Sugar):
         if len(args) == 2 and not kwargs and self.op in _SCALAR_OPS and all(
                 isinstance(a, _ir().Value) and kind(a.type()) in _SCALAR_KINDS for a in args):
             return em.emit_scalar_op(self.op, args[0], args[1], loc)     # torch.lt(i, 10) on ints
+        if self.op in _SOURCE_BUILTINS and not kwargs:                   # as .code prints them
+            name, out = _SOURCE_BUILTINS[self.op]
+            if name is not None:
+                return em.emit_python_builtin(name, args, kwargs, loc)
+            return em.node("aten::" + self.op, [em.as_value(a, loc) for a in args], [out()], loc).output()
         return em.emit_op(self.op, args, kwargs, loc)
 
 
@@ -475,6 +480,13 @@ class FunctionalSugar(Sugar):
 _SCALAR_OPS = {"add", "sub", "mul", "div", "floordiv", "remainder", "pow", "lt", "le", "gt", "ge", "eq", "ne",
                "__and__", "__or__", "__xor__", "__lshift__", "__rshift__"}
 _SCALAR_KINDS = ("IntType", "FloatType", "BoolType", "NumberType", "StringType", "ListType")
+
+
+# aten names that .code prints for Python builtins and TorchScript's own
+# helpers: (builtin to emit, or None and the result type)
+_SOURCE_BUILTINS = {"len": ("len", None), "__is__": (None, T_bool), "__isnot__": (None, T_bool),
+                    "__not__": (None, T_bool), "__range_length": (None, T_int), "__derive_index": (None, T_int),
+                    "format": (None, T_str)}
 
 
 class PyBuiltinSugar(Sugar):
@@ -881,6 +893,8 @@ class Emitter:
                 v = cur
             else:
                 v = self.emit_binop(op, cur, rhs, self.loc(s))
+            if v is not cur:
+                self.name_value(v, s.target.id)
             env.set(s.target.id, v)
             return False
         if isinstance(s.target, ast.Subscript):
@@ -950,9 +964,9 @@ class Emitter:
             raise self.error(target, "unexpected expression on left-hand side of assignment", NotSupportedError)
 
     def name_value(self, v, name):
-        if not name.startswith("$") and not v.hasDebugName() if hasattr(v, "hasDebugName") else True:
-            v.setDebugName(name)
-        elif not name.startswith("$") and v.node().kind() not in ("prim::Param",):
+        """A value assigned to a variable takes its name (`%rv.3`), as torch's
+        graphs show; arguments keep theirs."""
+        if not name.startswith("$") and v not in self.graph.inputs():
             v.setDebugName(name)
 
     def unpack(self, v, n, loc):
@@ -2312,7 +2326,6 @@ def compile_source(src, resolver, filename="<string>"):
     calls, `CONSTANTS.cN`, `annotate`, `uninitialized`, `unchecked_cast`.
     resolver(name) gives the Python object for other names (KeyError when
     unknown). Returns {name: CompiledFunction}."""
-    import cthtorch
     src = textwrap.dedent(src)
     tree = ast.parse(src, type_comments=True)
     ctx = SourceContext(src, filename)
@@ -2324,8 +2337,10 @@ def compile_source(src, resolver, filename="<string>"):
             raise KeyError(name)
         if name == "ops":
             return _ops_namespace()
-        if name in ("torch", "math"):
-            return cthtorch if name == "torch" else math
+        if name == "torch":            # torch.X in TorchScript source is the op aten::X
+            return _ops_namespace().aten
+        if name == "math":
+            return math
         return resolver(name)
     for fdef in tree.body:
         if isinstance(fdef, (ast.Import, ast.ImportFrom)):
@@ -2358,9 +2373,15 @@ def _ops_namespace():
     ops = types.ModuleType("ops")
     for ns in ("aten", "prim"):
         sub = types.ModuleType("ops." + ns)
-        sub.__getattr__ = lambda name, ns=ns: _AtenName(name) if not name.startswith("__") else None
+        sub.__getattr__ = _aten_name
         setattr(ops, ns, sub)
     return ops
+
+
+def _aten_name(name):
+    if name in ("__path__", "__file__", "__all__", "__wrapped__", "__loader__"):
+        raise AttributeError(name)
+    return _AtenName(name)
 
 
 class _AtenName:
