@@ -181,6 +181,26 @@ def test_control_flow_matches_torch():
         s_ct(xc, -1)
 
 
+def comprehensions(xs: List[torch.Tensor], ns: List[int]):
+    ys = [x * 2 for x in xs]
+    total = 0
+    for i, n in enumerate(ns):
+        total += i * n
+    for a, b in zip(xs, ns):
+        total += b
+    sq = [n * n for n in ns]
+    return ys, total, sq
+
+
+def test_comprehensions_enumerate_zip():
+    s_ct, s_t = both(comprehensions)
+    xs = [np.ones(2, np.float32), -np.ones(2, np.float32), np.ones(1, np.float32)]
+    close(s_ct([cthtorch.tensor(x) for x in xs], [1, 2, 3, 4]), s_t([torch.tensor(x) for x in xs], [1, 2, 3, 4]))
+    again = cthtorch.jit.frontend.compile_source(s_ct.code, lambda name: (_ for _ in ()).throw(KeyError(name)))
+    from cthtorch.jit._module import ScriptFunction
+    assert ScriptFunction(again["comprehensions"].graph, "c")([], [3, 4])[1:] == (4, [9, 16])
+
+
 def test_if_types_and_outputs():
     def f(x, flag: bool):
         if flag:
@@ -392,6 +412,10 @@ def lambda_fn(x):
     return f(x)
 
 
+def comp_if(xs: List[int]):
+    return [x for x in xs if x > 0]
+
+
 def try_fn(x):
     try:
         return x
@@ -399,7 +423,7 @@ def try_fn(x):
         return x
 
 
-@pytest.mark.parametrize("fn", [kw_fn, unknown_global, bad_add, branch_types, gen_fn, lambda_fn, try_fn])
+@pytest.mark.parametrize("fn", [kw_fn, unknown_global, bad_add, branch_types, gen_fn, lambda_fn, try_fn, comp_if])
 def test_errors_like_torch(fn):
     with pytest.raises(Exception) as et:
         torch.jit.script(fn)

@@ -181,6 +181,8 @@ class PythonPrinter:
         if k == "prim::Constant":
             return self._const_expr(n)
         if k == "prim::ListConstruct":
+            if not ins and str(n.output().type()) != "Tensor[]":     # an empty list says its type, as torch
+                return "annotate(%s, [])" % n.output().type().annotation_str
             return "[%s]" % ", ".join(self.expr(v) for v in ins)
         if k == "prim::TupleConstruct":
             es = [self.expr(v) for v in ins]

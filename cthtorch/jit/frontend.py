@@ -206,6 +206,8 @@ def is_subtype(a, b):
         return ka == "NoneType" or is_subtype(a, b.getElementType())
     if kb == "NumberType":
         return ka in ("IntType", "FloatType", "NumberType", "BoolType")
+    if ka == "ListType" and kb == "ListType":
+        return kind(b.getElementType()) == "AnyType" or same_type(a.getElementType(), b.getElementType())
     if ka == "TupleType" and kb == "TupleType":
         ea, eb = a.elements(), b.elements()
         return len(ea) == len(eb) and all(is_subtype(x, y) for x, y in zip(ea, eb))
@@ -1106,9 +1108,9 @@ class Emitter:
                     return self.node("aten::add", [start, idx], [T_int()], loc).output()
                 return self.node("aten::__derive_index", [idx, start, step], [T_int()], loc).output()
             return self.emit_loop(trip, self.const(True), (s.target, target), s.body, env, loc)
-        if isinstance(it, ast.Call) and isinstance(it.func, ast.Name) and it.func.id in ("enumerate", "zip"):
-            raise self.error(it, "%s() in for loops is not supported by cthtorch's TorchScript frontend yet"
-                             % it.func.id, NotSupportedError)
+        if isinstance(it, ast.Call) and isinstance(it.func, ast.Name) and it.func.id in ("enumerate", "zip") \
+                and env.lookup(it.func.id) is None:
+            return self.emit_for_zip(s, it, env, loc)
         seq = self.expr(it, env)
         if isinstance(seq, ModuleSugar):           # ModuleList / Sequential: unrolled
             ended = False
@@ -1146,6 +1148,55 @@ class Emitter:
                 return self.node(op, ins, [et], loc).output()
             return self.emit_loop(trip, self.const(True), (s.target, target), s.body, env, loc)
         raise self.error(it, "'%s' object is not iterable" % tstr(t))
+
+    def emit_for_zip(self, s, it, env, loc):
+        """for i, x in enumerate(xs) / for a, b in zip(xs, ys): one loop over
+        the shortest list, items by aten::__getitem__."""
+        if it.keywords or not it.args or (it.func.id == "enumerate" and len(it.args) != 1):
+            raise self.error(it, "%s() here takes positional sequences only" % it.func.id, NotSupportedError)
+        seqs = [self.value(a, env) for a in it.args]
+        for q, a in zip(seqs, it.args):
+            if kind(q.type()) != "ListType":
+                raise self.error(a, "%s() over a value of type %s is not supported here; only lists"
+                                 % (it.func.id, tstr(q.type())), NotSupportedError)
+        lens = [self.node("aten::len", [q], [T_int()], loc).output() for q in seqs]
+        trip = lens[0]
+        for ln in lens[1:]:
+            trip = self.node("prim::min", [trip, ln], [T_int()], loc).output()
+
+        def target(idx):
+            items = [self.node("aten::__getitem__", [q, idx], [q.type().getElementType()], loc).output()
+                     for q in seqs]
+            return [idx] + items if it.func.id == "enumerate" else items
+        return self.emit_loop(trip, self.const(True), (s.target, target), s.body, env, loc)
+
+    def expr_ListComp(self, node, env):
+        """[e for x in xs]: a loop appending to a new list, its element type
+        the type of e."""
+        if len(node.generators) != 1 or node.generators[0].is_async:
+            raise self.error(node, "Only one 'for' clause is supported in a comprehension", NotSupportedError)
+        gen = node.generators[0]
+        if gen.ifs:
+            raise self.error(node, "Comprehension ifs are not supported yet", NotSupportedError)
+        loc = self.loc(node)
+        lst = self.node("prim::ListConstruct", [], [T_list(T_tensor())], loc).output()
+        append = _AppendStmt(lst, node.elt)
+        ast.copy_location(append, node)
+        body = [append]
+        loop = ast.copy_location(ast.For(target=gen.target, iter=gen.iter, body=body, orelse=[]), node)
+        self.stmt_For(loop, Env(self.block, env))
+        return lst
+
+    def stmt__AppendStmt(self, s, env):
+        v = self.value(s.elt, env)
+        lt = s.lst.type()
+        if not s.typed:
+            s.lst.setType(T_list(v.type()))
+            s.typed = True
+        else:
+            v = self.convert(v, lt.getElementType(), self.loc(s), what="list element")
+        self.node("aten::append", [s.lst, v], [s.lst.type()], self.loc(s))
+        return False
 
     def assign_sugar(self, target, item, env):
         if not isinstance(target, ast.Name):
@@ -1255,7 +1306,7 @@ class Emitter:
         if isinstance(obj, types.ModuleType):
             return PyModuleSugar(obj, obj.__name__)       # `import torch as t`: t.relu is torch.relu
         if isinstance(obj, _AtenName):
-            return BuiltinSugar(obj.name)
+            return BuiltinSugar(obj.name) if obj.ns == "aten" else _PrimSugar(obj.name)
         if isinstance(obj, (bool, int, float, str)) or obj is None:
             return self.const(obj, loc)
         if isinstance(obj, cthtorch.dtype):
@@ -1977,7 +2028,18 @@ class Emitter:
             inputs.append(c)
         if kw:
             return "Keyword argument %s unknown." % next(iter(kw))
-        rtypes = [_arg_type(r) for r in s.returns]
+        # a type variable (`t`, parsed as Any) takes the type of the first value it matched
+        bound = None
+        for p, v in zip(params, inputs):
+            pt = _arg_type(p)
+            if kind(pt) == "AnyType" and kind(v.type()) != "AnyType":
+                bound = v.type()
+            elif kind(pt) == "ListType" and kind(pt.getElementType()) == "AnyType" and \
+                    kind(v.type()) == "ListType":
+                bound = v.type().getElementType()
+            if bound is not None:
+                break
+        rtypes = [_bind_typevar(_arg_type(r), bound) for r in s.returns]
         return inputs, rtypes
 
     def try_convert(self, v, t, spelling, loc, lenient=False):
@@ -2034,6 +2096,17 @@ def _as_slice(node):
     return node
 
 
+class _AppendStmt(ast.stmt):
+    """The body of a list comprehension's loop."""
+    _fields = ("elt",)
+
+    def __init__(self, lst, elt):
+        super().__init__()
+        self.lst = lst
+        self.elt = elt
+        self.typed = False
+
+
 class MethodOnValue:
     def __init__(self, value, name):
         self.value = value
@@ -2054,6 +2127,16 @@ def _arg_type(p):
     if isinstance(t, str):
         from cthtorch.jit import _schema
         return _schema.parse_type(t)[0]
+    return t
+
+
+def _bind_typevar(t, bound):
+    if bound is None:
+        return t
+    if kind(t) == "AnyType":
+        return bound
+    if kind(t) == "ListType" and kind(t.getElementType()) == "AnyType":
+        return T_list(bound)
     return t
 
 
@@ -2373,17 +2456,34 @@ def _ops_namespace():
     ops = types.ModuleType("ops")
     for ns in ("aten", "prim"):
         sub = types.ModuleType("ops." + ns)
-        sub.__getattr__ = _aten_name
+        sub.__getattr__ = lambda name, ns=ns: _op_name(ns, name)
         setattr(ops, ns, sub)
     return ops
 
 
-def _aten_name(name):
+def _op_name(ns, name):
     if name in ("__path__", "__file__", "__all__", "__wrapped__", "__loader__"):
         raise AttributeError(name)
-    return _AtenName(name)
+    return _AtenName(name, ns)
 
 
 class _AtenName:
+    def __init__(self, name, ns="aten"):
+        self.name = name
+        self.ns = ns
+
+
+class _PrimSugar(Sugar):
+    """`ops.prim.X(...)` in TorchScript source: min/max/abs as the builtins,
+    RaiseException as a raise."""
+
     def __init__(self, name):
         self.name = name
+
+    def call(self, em, args, kwargs, loc):
+        if self.name in ("min", "max", "abs"):
+            return em.emit_python_builtin(self.name, args, kwargs, loc)
+        if self.name == "RaiseException":
+            em.node("prim::RaiseException", [em.as_value(a, loc) for a in args], [], loc)
+            return em.const(None)
+        raise em.error(loc, "Unknown builtin op: prim::%s" % self.name)
