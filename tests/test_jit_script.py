@@ -1,5 +1,6 @@
 """torch.jit.script: the frontend's graphs, outputs and gradients against
 PyTorch's TorchScript on the same source."""
+import math
 from typing import Dict, List, Optional
 
 import numpy as np
@@ -235,6 +236,22 @@ def test_calls_functions_and_functional():
     assert "prim::CallFunction" in kinds(s_ct.graph)
     x = np.random.RandomState(1).randn(4).astype(np.float32)
     close(s_ct(cthtorch.tensor(x)), s_t(torch.tensor(x)))
+
+
+@cthtorch.jit.ignore
+def python_side(x):
+    return cthtorch.from_numpy(x.numpy() * 3)
+
+
+def calls_python(x, n: float):
+    return python_side(x) + math.sqrt(n) + math.floor(n)
+
+
+def test_ignored_function_and_math():
+    s = cthtorch.jit.script(calls_python)
+    assert "prim::CallFunction" in kinds(s.graph) and "aten::sqrt" in kinds(s.graph)
+    x = cthtorch.ones(2)
+    close_ct(s(x, 4.0), calls_python(x, 4.0))
 
 
 def test_is_scripting_and_annotate():

@@ -431,6 +431,10 @@ class BuiltinSugar(Sugar):
         if len(args) == 2 and not kwargs and self.op in _SCALAR_OPS and all(
                 isinstance(a, _ir().Value) and kind(a.type()) in _SCALAR_KINDS for a in args):
             return em.emit_scalar_op(self.op, args[0], args[1], loc)     # torch.lt(i, 10) on ints
+        if len(args) == 1 and not kwargs and self.op in _MATH_UNARY and isinstance(args[0], _ir().Value) \
+                and kind(args[0].type()) in ("IntType", "FloatType"):             # math.sqrt(2.0)
+            out = T_int() if self.op in ("floor", "ceil") else T_float()
+            return em.node("aten::" + self.op, [args[0]], [out], loc).output()
         if self.op in _SOURCE_BUILTINS and not kwargs:                   # as .code prints them
             name, out = _SOURCE_BUILTINS[self.op]
             if name is not None:
@@ -483,6 +487,8 @@ _SCALAR_OPS = {"add", "sub", "mul", "div", "floordiv", "remainder", "pow", "lt",
                "__and__", "__or__", "__xor__", "__lshift__", "__rshift__"}
 _SCALAR_KINDS = ("IntType", "FloatType", "BoolType", "NumberType", "StringType", "ListType")
 
+
+_MATH_UNARY = {"sqrt", "exp", "log", "floor", "ceil", "sin", "cos", "tanh", "fabs"}
 
 # aten names that .code prints for Python builtins and TorchScript's own
 # helpers: (builtin to emit, or None and the result type)
@@ -1905,7 +1911,8 @@ class Emitter:
         fconst = self.graph.create("prim::Constant", [], 1)
         fconst.s_("name", compiled.name)
         from ._script import function_object
-        fconst.ival_("value", function_object(compiled))     # what the interpreter calls
+        # what the interpreter calls: the ScriptFunction, or for @ignore'd functions the Python one
+        fconst.ival_("value", function_object(compiled) if compiled.graph is not None else compiled.py_fn)
         fconst.output().setType(_function_type(compiled.qualified_name))
         fconst.insertBefore(self.block.returnNode())
         return self.node("prim::CallFunction", [fconst.output()] + vals, [compiled.return_type], loc).output()
@@ -2378,6 +2385,12 @@ class Compiler:
             resolver = python_resolver(fn)
             defaults = _py_defaults(fn)
             names, types, ret = signature_types(fdef, ctx, resolver, defaults)
+            from ._script import IGNORE, UNUSED, get_modifier
+            if get_modifier(fn) in (IGNORE, UNUSED):       # left to Python, called as it is
+                cf = CompiledFunction(fn.__name__, fn.__qualname__, None, names, types, defaults,
+                                      ret or T_tensor(), fn if get_modifier(fn) == IGNORE else _unused(fn))
+                self.functions[fn] = cf
+                return cf
             em = Emitter(ctx, resolver, self)
             graph = em.emit_def(fdef, types, ret)
             rt = ret or graph.outputs()[0].type()
@@ -2391,6 +2404,12 @@ class Compiler:
 
     def method(self, module_info, name, loc=None):
         return module_info.compile_method(self, name, loc)
+
+
+def _unused(fn):
+    def stub(*args, **kwargs):
+        raise RuntimeError("This function '%s' was marked @torch.jit.unused and cannot be called" % fn.__name__)
+    return stub
 
 
 _default_compiler = None
