@@ -12,6 +12,10 @@ An observer has two methods:
         after it ran; schema is the declaration ("add.Tensor(Tensor self, ...)")
         for declared ops and None for composites; args are the inputs in
         declaration order (composites: as called); result is None if it raised.
+and may have a third:
+    int_from_tensor(t)                    the argument parser turned the 0-dim
+                                          tensor t into an int argument of the
+                                          call it is parsing (before its enter)
 Ops an observer runs itself are not observed.
 """
 import threading
@@ -34,6 +38,12 @@ class _FanOut:
     def exit(self, tokens, name, schema, args, kwargs, result):
         for o, t in zip(self.obs, tokens):
             o.exit(t, name, schema, args, kwargs, result)
+
+    def int_from_tensor(self, t):
+        for o in self.obs:
+            f = getattr(o, "int_from_tensor", None)
+            if f is not None:
+                f(t)
 
 
 def _install():

@@ -48,11 +48,13 @@ def script(obj=None, optimize=None, _frames_up=0, _rcb=None, example_inputs=None
 
 
 def trace(func, example_inputs=None, *args, **kwargs):
-    return func
+    from ._trace import trace as _t
+    return _t(func, example_inputs, *args, **kwargs)
 
 
 def trace_module(mod, inputs, *args, **kwargs):
-    return mod
+    from ._trace import trace_module as _t
+    return _t(mod, inputs, *args, **kwargs)
 
 
 def _mark(fn, modifier):

@@ -54,7 +54,19 @@ def _convert_arg(v, type_str):
 
 # ---------------------------------------------------------------- op lookup
 
-_callables = {}
+def _convolution(input, weight, bias, stride, padding, dilation, transposed, output_padding, groups,
+                 benchmark=False, deterministic=False, cudnn_enabled=True, allow_tf32=True):
+    """aten::_convolution, the op torch's traces record for every conv."""
+    if transposed or weight.dim() != 4:
+        raise NotImplementedError("aten::_convolution: only 2-d, non-transposed convolutions run in cthtorch's "
+                                  "JIT so far (weight of %d dims, transposed=%s)" % (weight.dim(), transposed))
+    return cthtorch.conv2d(input, weight, bias, stride, padding, dilation, groups)
+
+
+# ops graphs name that no binding or composite serves under that name
+_BUILTIN_IMPLS = {"aten::_convolution": _convolution}
+
+_callables = dict(_BUILTIN_IMPLS)
 
 
 def op_callable(kind):

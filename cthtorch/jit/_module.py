@@ -190,6 +190,27 @@ class ScriptModule(nn.Module):
             return methods[name]
         return super().__getattr__(name)
 
+    # -- a scripted/traced Sequential, ModuleList or ModuleDict indexes like one
+    def _container(self):
+        if not self.__dict__.get("_is_container"):
+            raise TypeError("'%s' object is not subscriptable" % type(self).__name__)
+        return list(self._modules.values())
+
+    def __getitem__(self, idx):
+        if isinstance(idx, str):
+            self._container()
+            return self._modules[idx]
+        return self._container()[idx]
+
+    def __len__(self):
+        return len(self._container())
+
+    def __iter__(self):
+        return iter(self._container())
+
+    def __bool__(self):
+        return True
+
     def forward(self, *args, **kwargs):
         m = self._methods.get("forward")
         if m is None:
@@ -271,6 +292,7 @@ def _copy_module_state(dst, src, sub_cls):
     """Parameters, buffers (the same tensors), training flag, constants and
     plain attributes of src onto dst; submodules become sub_cls instances."""
     dst.training = src.training
+    object.__setattr__(dst, "_is_container", isinstance(src, (nn.Sequential, nn.ModuleList, nn.ModuleDict)))
     for name, p in src._parameters.items():
         dst._parameters[name] = p
     for name, b in src._buffers.items():

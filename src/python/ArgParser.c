@@ -1,5 +1,6 @@
 /* Signature-driven argument parsing (see ArgParser.h). */
 #include "ArgParser.h"
+#include "Dispatch.h"
 #include "THP.h"
 
 #include <ctype.h>
@@ -414,6 +415,8 @@ static int unpack_int(PyObject *o, int64_t *out) {
       return -1;
     }
     *out = at_item_int(t);
+    /* a tracer follows a traced size (a 0-dim tensor while tracing) into the int it becomes */
+    if (THP_dispatch_active() && THP_dispatch_note_int(o) < 0) return -1;
     return 0;
   }
   PyObject *i = PyNumber_Index(o);

@@ -63,6 +63,23 @@ PyObject *THP_dispatch_exit(PyObject *tok, const char *name, const char *schema,
   return r;
 }
 
+/* observer.int_from_tensor(t), for an observer that has it: the argument
+ * parser turned the 0-dim tensor t into an int argument of the call being
+ * parsed (the JIT tracer keeps size arithmetic in its graph this way). */
+int THP_dispatch_note_int(PyObject *t) {
+  PyObject *obs = Py_NewRef(THP_dispatch_observer);
+  int rc = 0;
+  if (PyObject_HasAttrString(obs, "int_from_tensor")) {
+    THP_dispatch_busy++;
+    PyObject *r = PyObject_CallMethod(obs, "int_from_tensor", "O", t);
+    THP_dispatch_busy--;
+    rc = r ? 0 : -1;
+    Py_XDECREF(r);
+  }
+  Py_DECREF(obs);
+  return rc;
+}
+
 static PyObject *set_observer(PyObject *self, PyObject *obs) {
   Py_XSETREF(THP_dispatch_observer, obs == Py_None ? NULL : Py_NewRef(obs));
   Py_RETURN_NONE;

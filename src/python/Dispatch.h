@@ -31,6 +31,11 @@ PyObject *THP_dispatch_enter(const char *name);
 PyObject *THP_dispatch_exit(PyObject *tok, const char *name, const char *schema, int n, PyObject **inputs,
                             PyObject *result);
 
+/* observer.int_from_tensor(t) when the observer has that method: the
+ * argument parser turned the 0-dim tensor t into an int argument. 0 or -1
+ * with an error set. */
+int THP_dispatch_note_int(PyObject *t);
+
 /* _C._Op: a callable registry entry (a Python composite or a hand-written
  * binding) reporting to the observer under its aten:: name. */
 extern PyTypeObject THPOpType;

@@ -1,0 +1,197 @@
+"""torch.jit.trace / trace_module: the graphs recorded at the dispatch point
+have torch's node kinds for the same program, the traced objects run
+through the interpreter with eager's outputs and gradients, and the
+check_trace warnings/errors are torch's."""
+import os
+import sys
+import warnings
+
+import pytest
+
+import cthtorch
+from oracle import require_torch
+
+torch = require_torch()
+
+
+def kinds(graph, skip_constants=True):
+    return [n.kind() for n in graph.nodes() if not (skip_constants and n.kind() == "prim::Constant")]
+
+
+def both(make):
+    """make(lib) for cthtorch and torch."""
+    return make(cthtorch), make(torch)
+
+
+def trace_both(fn_of_lib, shapes, **kw):
+    out = []
+    for lib in (cthtorch, torch):
+        lib.manual_seed(0)
+        ins = tuple(lib.rand(*s) for s in shapes)
+        out.append(lib.jit.trace(fn_of_lib(lib), ins, **kw))
+    return out
+
+
+def test_fill_row_zero_docs_example():
+    def make(lib):
+        def fill_row_zero(x):
+            x[0] = lib.rand(*x.shape[1:2])
+            return x
+        return fill_row_zero
+    tc, tt = trace_both(make, [(3, 4)], check_trace=False)
+    assert kinds(tc.graph) == kinds(tt.graph) == ["aten::size", "prim::NumToTensor", "aten::Int",
+                                                   "prim::ListConstruct", "aten::rand", "aten::select",
+                                                   "aten::copy_"]
+    assert "torch.copy_(torch.select(x, 0, 0), _0)" in tc.code and "torch.size(x, 1)" in tc.code
+    # it generalizes: the row length comes from the input's size
+    x = cthtorch.zeros(2, 7)
+    cthtorch.manual_seed(3)
+    y = tc(x)
+    assert y is x or cthtorch.equal(y, x)
+    cthtorch.manual_seed(3)
+    expect = cthtorch.rand(7)
+    assert cthtorch.equal(x[0], expect) and cthtorch.equal(x[1], cthtorch.zeros(7))
+
+
+def test_size_arithmetic_stays_in_graph():
+    def make(lib):
+        return lambda x: x.view(x.size(0) * 2, -1)
+    tc, tt = trace_both(make, [(4, 4)])
+    assert kinds(tc.graph) == kinds(tt.graph)
+    assert tc(cthtorch.rand(6, 4)).shape == (12, 2)
+
+
+def test_traced_function_outputs_and_grads():
+    def f(lib):
+        def g(x, y):
+            z = lib.tanh(x @ y.t()) * 0.5 + x.sum(1, keepdim=True)
+            return z.relu(), lib.sigmoid(z).mean()
+        return g
+    tc, tt = trace_both(f, [(3, 5), (4, 5)])
+    assert kinds(tc.graph) == kinds(tt.graph)
+    x = cthtorch.randn(3, 5, requires_grad=True)
+    y = cthtorch.randn(4, 5, requires_grad=True)
+    a, b = tc(x, y)
+    x2, y2 = x.detach().clone().requires_grad_(), y.detach().clone().requires_grad_()
+    a2, b2 = f(cthtorch)(x2, y2)
+    assert cthtorch.allclose(a, a2) and cthtorch.allclose(b, b2)
+    (a.sum() + b).backward()
+    (a2.sum() + b2).backward()
+    assert cthtorch.allclose(x.grad, x2.grad) and cthtorch.allclose(y.grad, y2.grad)
+
+
+def test_inplace_ops_and_views():
+    def make(lib):
+        def f(x):
+            y = x.clone()
+            y.add_(1)
+            y[:, 1] = 0
+            v = y.transpose(0, 1)
+            v.mul_(2)
+            return y
+        return f
+    tc, tt = trace_both(make, [(3, 4)])
+    assert kinds(tc.graph) == kinds(tt.graph)
+    x = cthtorch.rand(3, 4)
+    assert cthtorch.equal(tc(x), make(cthtorch)(x))
+
+
+def _resnet18(lib):
+    """torchvision's ResNet-18 structure built with lib's nn (bench/bench_fx.py)."""
+    sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "bench"))
+    try:
+        import bench_fx
+    finally:
+        sys.path.pop(0)
+    return bench_fx.resnet18(lib)
+
+
+def test_module_trace_kinds_match_torch():
+    """A traced ResNet-18: the same node kinds as torch's trace of the same
+    program, at the top, in a submodule's graph and inlined."""
+    mc, mt = _resnet18(cthtorch).eval(), _resnet18(torch).eval()
+    tc = cthtorch.jit.trace(mc, cthtorch.rand(1, 3, 32, 32), check_trace=False)
+    tt = torch.jit.trace(mt, torch.rand(1, 3, 32, 32), check_trace=False)
+    assert kinds(tc.graph) == kinds(tt.graph)
+    assert kinds(tc.layer2.graph) == kinds(tt.layer2.graph)
+    assert kinds(getattr(tc.layer2, "0").graph) == kinds(getattr(tt.layer2, "0").graph)
+    assert tc.layer2[0] is getattr(tc.layer2, "0") and len(tc.layer2) == 2
+    assert kinds(tc.inlined_graph) == kinds(tt.inlined_graph)
+    assert str(tc.graph.inputs()[0].type()).endswith(".ResNet")
+    assert str(tc.layer2[1].graph.inputs()[0].type()).endswith(".BasicBlock")
+    assert [n for n, _ in tc.named_parameters()] == [n for n, _ in mc.named_parameters()]
+    assert set(tc.state_dict()) == set(mc.state_dict())
+
+
+def test_module_trace_outputs_and_grads_equal_eager():
+    cthtorch.manual_seed(0)
+    m = _resnet18(cthtorch).eval()
+    t = cthtorch.jit.trace(m, cthtorch.rand(2, 3, 32, 32))
+    x = cthtorch.rand(2, 3, 32, 32)
+    out_t = t(x)
+    out_e = m(x)
+    assert cthtorch.allclose(out_t, out_e, atol=1e-6)
+    out_t.square().sum().backward()
+    grads_t = [p.grad.clone() for p in m.parameters()]
+    m.zero_grad()
+    m(x).square().sum().backward()
+    for g, p in zip(grads_t, m.parameters()):
+        assert cthtorch.allclose(g, p.grad, atol=1e-5)
+
+
+def test_resnet18_trace():
+    from cthtorch.vision.models import resnet18
+    cthtorch.manual_seed(0)
+    m = resnet18(num_classes=10).eval()
+    x = cthtorch.rand(1, 3, 32, 32)
+    t = cthtorch.jit.trace(m, x, check_trace=False)
+    assert cthtorch.allclose(t(x), m(x), atol=1e-5)
+    assert "aten::_convolution" in kinds(t.inlined_graph)
+    x2 = cthtorch.rand(1, 3, 32, 32, requires_grad=True)
+    t(x2).sum().backward()
+    x3 = x2.detach().clone().requires_grad_()
+    m(x3).sum().backward()
+    assert cthtorch.allclose(x2.grad, x3.grad, atol=1e-5)
+
+
+def test_tracer_warning_for_python_bool():
+    def f(x):
+        if x.sum() > 0:
+            return x * 2
+        return x
+    with pytest.warns(cthtorch.jit.TracerWarning, match="Converting a tensor to a Python boolean"):
+        cthtorch.jit.trace(f, cthtorch.rand(3))
+
+
+def test_check_trace_nondeterministic_and_mismatch():
+    def f(x):
+        return cthtorch.nn.functional.dropout(x, 0.5, True)
+    with pytest.warns(cthtorch.jit.TracerWarning, match="Trace had nondeterministic nodes"):
+        cthtorch.jit.trace(f, cthtorch.rand(10))
+    count = [0]
+
+    def g(x):
+        count[0] += 1
+        return x + count[0]
+    with pytest.warns(cthtorch.jit.TracerWarning, match="Output nr 1. of the traced function does not match"):
+        cthtorch.jit.trace(g, cthtorch.rand(3))
+
+
+def test_check_inputs_graph_diff_raises():
+    def f(x):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            if x.shape[0] > 2:
+                return x * 2
+        return x + 1
+    with pytest.raises(cthtorch.jit._trace.TracingCheckError, match="Graphs differed across invocations"):
+        cthtorch.jit.trace(f, cthtorch.rand(3), check_inputs=[(cthtorch.rand(1),)])
+
+
+def test_trace_errors():
+    with pytest.raises(RuntimeError, match="Cannot insert a Tensor that requires grad as a constant"):
+        w = cthtorch.rand(3, requires_grad=True)
+        cthtorch.jit.trace(lambda x: x * w, cthtorch.rand(3))
+    with pytest.raises(RuntimeError, match="cannot be traced"):
+        cthtorch.jit.trace(lambda x: x, 3)
+    assert not cthtorch.jit.is_tracing()
