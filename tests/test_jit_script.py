@@ -124,6 +124,19 @@ def loops(x, n: int):
     return acc, total, k
 
 
+def find_first(xs: List[int], target: int) -> int:
+    for i in range(len(xs)):
+        for j in range(2):
+            if xs[i] + j == target:
+                return i * 10 + j
+    k = 0
+    while k < 100:
+        k += 7
+        if k > target:
+            return -k
+    return -1
+
+
 def elif_chain(x, m: int):
     if m == 0:
         y = x + 1
@@ -170,6 +183,9 @@ def test_control_flow_matches_torch():
     s_ct, s_t = both(loops)
     for n in (0, 4, 7):
         close(s_ct(xc, n), s_t(xt, n))
+    s_ct, s_t = both(find_first)     # return from inside (nested) loops
+    for target in (5, 8, 50, 200):
+        assert s_ct([3, 5, 7], target) == s_t([3, 5, 7], target)
     s_ct, s_t = both(elif_chain)
     for m in (0, 1, 2):
         close(s_ct(xc, m), s_t(xt, m))
@@ -200,6 +216,18 @@ def test_comprehensions_enumerate_zip():
     again = cthtorch.jit.frontend.compile_source(s_ct.code, lambda name: (_ for _ in ()).throw(KeyError(name)))
     from cthtorch.jit._module import ScriptFunction
     assert ScriptFunction(again["comprehensions"].graph, "c")([], [3, 4])[1:] == (4, [9, 16])
+
+
+def assert_refines(x, y: Optional[int]):
+    assert y is not None
+    return x + y
+
+
+def test_assert_refines_optional():
+    s_ct, s_t = both(assert_refines)
+    close(s_ct(cthtorch.ones(2), 3), s_t(torch.ones(2), 3))
+    with pytest.raises(AssertionError):
+        s_ct(cthtorch.ones(2), None)
 
 
 def test_if_types_and_outputs():
@@ -290,7 +318,9 @@ def make_cell(lib):
     return MyDecisionGate, MyCell
 
 
-def test_tutorial_cell_outputs_and_gradients():
+def tutorial_cells():
+    """MyCell around a scripted MyDecisionGate, in cthtorch and in torch,
+    with the same weights."""
     G_ct, C_ct = make_cell(cthtorch)
     G_t, C_t = make_cell(torch)
     cell_ct = C_ct(cthtorch.jit.script(G_ct()))
@@ -298,6 +328,11 @@ def test_tutorial_cell_outputs_and_gradients():
     with torch.no_grad():
         cell_t.linear.weight.copy_(to_t(cell_ct.linear.weight))
         cell_t.linear.bias.copy_(to_t(cell_ct.linear.bias))
+    return cell_ct, cell_t
+
+
+def test_tutorial_cell_outputs_and_gradients():
+    cell_ct, cell_t = tutorial_cells()
     sc_ct, sc_t = cthtorch.jit.script(cell_ct), torch.jit.script(cell_t)
     assert kinds(sc_ct.graph) == kinds(sc_t.graph)
     assert "prim::CallMethod" in kinds(sc_ct.graph) and "prim::GetAttr" in kinds(sc_ct.graph)
@@ -318,6 +353,25 @@ def test_tutorial_cell_outputs_and_gradients():
     assert not sc_ct.training and not sc_ct.linear.training
     sc_ct.train()
     assert sc_ct.training
+
+
+def test_tutorial_scripted_gate_in_traced_cell():
+    # "Mixing Scripting and Tracing": the scripted gate keeps its control flow inside the trace
+    cell_ct, cell_t = tutorial_cells()
+    x = np.random.RandomState(5).rand(3, 4).astype(np.float32)
+    h = np.random.RandomState(6).rand(3, 4).astype(np.float32)
+    tr_ct = cthtorch.jit.trace(cell_ct, (cthtorch.tensor(x), cthtorch.tensor(h)))
+    tr_t = torch.jit.trace(cell_t, (torch.tensor(x), torch.tensor(h)))
+    assert "if bool(" in tr_ct.dg.code and "prim::If" in kinds(tr_ct.dg.graph)
+    assert "prim::CallMethod" in kinds(tr_ct.graph)
+    for sign in (1, -1):      # both branches of the gate, through the trace
+        xs = sign * 10 * x
+        out_ct = tr_ct(cthtorch.tensor(xs), cthtorch.tensor(h))
+        out_t = tr_t(torch.tensor(xs), torch.tensor(h))
+        close(out_ct, out_t)
+        out_ct[0].sum().backward()
+        out_t[0].sum().backward()
+        close(cell_ct.linear.weight.grad, cell_t.linear.weight.grad)
 
 
 # ---------------------------------------------------------------- a scripted LSTM cell loop

@@ -322,7 +322,7 @@ class PythonPrinter:
                      ["torch.__and__(torch.lt(%s, %s), %s)" % (i1, t, self.expr(next_cond))] +
                      [self.expr(v) for v in carried_out] + [i1], lines)
 
-    def function(self, graph, name, arg_names=None, self_first=False):
+    def function(self, graph, name, arg_names=None, self_first=False, defaults=None):
         self._scan_block(graph.block())
         params = []
         for i, v in enumerate(graph.inputs()):
@@ -331,7 +331,10 @@ class PythonPrinter:
                 nm = "self"
                 self._used_names.add(nm)
             self._names[v] = nm
-            params.append(nm if self_first and i == 0 else "%s: %s" % (nm, v.type().annotation_str))
+            param = nm if self_first and i == 0 else "%s: %s" % (nm, v.type().annotation_str)
+            if defaults and v.hasDebugName() and v.debugNameBase() in defaults:    # `y: int=3`, as torch
+                param += "=" + _default_str(defaults[v.debugNameBase()])
+            params.append(param)
         lines = []
         self._emit_block(graph.block(), 1, lines)
         outs = graph.outputs()
@@ -343,6 +346,17 @@ class PythonPrinter:
             lines.append("  return (%s)" % ", ".join(self.expr(o) for o in outs))
         head = "def %s(%s) -> %s:" % (name, ",\n    ".join(params), ret)
         return head + "\n" + "\n".join(lines) + "\n"
+
+
+def _default_str(v):
+    if isinstance(v, float):
+        return _fmt_float(v)
+    if isinstance(v, (list, tuple)):
+        inner = ", ".join(_default_str(x) for x in v)
+        return "[%s]" % inner if isinstance(v, list) else "(%s%s)" % (inner, "," if len(v) == 1 else "")
+    if isinstance(v, str):
+        return '"%s"' % v
+    return str(v)
 
 
 def graph_code(graph, name, self_first=False, constants=None):

@@ -147,9 +147,8 @@ class ModuleInfo:
             return cf
         self.compiling.add(name)
         try:
-            em = frontend.Emitter(ctx, resolver, compiler, self_info=self)
+            em = frontend.Emitter(ctx, resolver, compiler)
             from .frontend import ModuleSugar
-            g = em.graph
             graph = em.emit_def(fdef, arg_types, ret, self_type=self.class_type,
                                 self_sugar=lambda v: ModuleSugar(v, self))
         finally:

@@ -40,6 +40,11 @@ def _function_class():
         def schema(self):
             return with_defaults(super().schema, self._defaults)
 
+        @property
+        def code(self):
+            from ._python_printer import PythonPrinter
+            return PythonPrinter().function(self.graph, self.name, defaults=self._defaults)
+
         def __call__(self, *args, **kwargs):
             names = [a.name for a in super().schema.arguments]
             if len(args) < len(names):

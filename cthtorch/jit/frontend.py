@@ -558,18 +558,6 @@ class ModuleSugar(Sugar):
         return [self.attr(em, k, loc) for k in self.info.child_order]
 
 
-class TupleSugar(Sugar):
-    """Constants-only tuples from module constants."""
-
-    def __init__(self, items):
-        self.items = items
-
-
-class ValueList:
-    """Emitting is the same for a Value and a list of Values (tuple literals
-    on the left of `=`)."""
-
-
 _PY_BUILTINS = {"len", "int", "float", "bool", "str", "range", "print", "isinstance", "min", "max", "abs",
                 "list", "tuple", "getattr", "hasattr", "round", "sum", "any", "all", "divmod", "enumerate",
                 "zip", "ord", "chr", "hash"}
@@ -577,8 +565,6 @@ _PY_BUILTINS = {"len", "int", "float", "bool", "str", "range", "print", "isinsta
 # nn.functional names whose aten op takes differently named arguments
 _F_RENAMES = {"dropout": {"training": "train"}, "alpha_dropout": {"training": "train"},
               "feature_alpha_dropout": {"training": "train"}}
-# nn.functional names that are a different aten op
-_F_OPS = {"dropout": "dropout", "softmax": "softmax", "log_softmax": "log_softmax"}
 
 
 def _binop_name(op):
@@ -653,6 +639,10 @@ def _may_exit(stmts, loops=False):
     return False
 
 
+def _has_return(stmts):
+    return any(isinstance(n, ast.Return) for s in stmts for n in ast.walk(s))
+
+
 def normalize_exits(stmts):
     """Rewrite a statement list so that every return/break/continue ends its
     path: the statements after an `if` that may exit move into both of its
@@ -716,15 +706,13 @@ _INT_MAX = 9223372036854775807
 class Emitter:
     """Emits one function's (or method's) graph."""
 
-    def __init__(self, ctx, resolver, compiler, self_info=None):
+    def __init__(self, ctx, resolver, compiler):
         self.ctx = ctx
         self.resolver = resolver        # name -> Python object, or raises KeyError
         self.compiler = compiler        # compiles called functions / methods
-        self.self_info = self_info
         self.graph = _ir().Graph()
         self.block = self.graph.block()
         self.inferred = set()           # arguments typed Tensor for want of an annotation
-        self.type_comment_used = False
 
     # -- errors and locations
     def loc(self, node):
@@ -778,14 +766,11 @@ class Emitter:
             sv.setType(self_type)
             env.set("self", self_sugar(sv) if self_sugar is not None else sv)
             names = names[1:]
-        params = args.posonlyargs + args.args + args.kwonlyargs
-        annotated = {a.arg for a in params if a.annotation is not None} if fdef.type_comment is None and \
-            not self.type_comment_used else set(names)
         for name, t in zip(names, arg_types):
             v = g.addInput(name)
             v.setType(t)
             env.set(name, v)
-            if name not in annotated:
+            if name in getattr(arg_types, "inferred", ()):
                 self.inferred.add(v)
         body = list(fdef.body)
         if body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant) \
@@ -806,10 +791,26 @@ class Emitter:
     # -- statements
     def emit_stmts(self, stmts, env):
         """Emit into env.block; True when the path ended (return/break/...)."""
-        for s in stmts:
+        for i, s in enumerate(stmts):
             if self.emit_stmt(s, env):
                 return True
+            if isinstance(s, (ast.For, ast.While)) and _has_return(s.body):
+                return self.after_returning_loop(s, stmts[i + 1:], env)
         return False
+
+    def after_returning_loop(self, loop, rest, env):
+        """After a loop that returned from inside: return (or, in an outer
+        loop, leave it too) when it did, else go on with the rest."""
+        ret = env.lookup("$ret")
+
+        def returned(e):
+            e.set("$ret", ret)
+            if env_kind_in_loop(e):
+                e.set("$did_ret", self.const(True))
+                e.set("$cond", self.const(False))
+            return True
+        return self.emit_if(env.lookup("$did_ret"), self.loc(loop), env, returned,
+                            lambda e: self.emit_stmts(rest, e))
 
     def emit_stmt(self, s, env):
         m = getattr(self, "stmt_" + type(s).__name__, None)
@@ -828,9 +829,6 @@ class Emitter:
         return False
 
     def stmt_Return(self, s, env):
-        if env_kind_in_loop(env):
-            raise self.error(s, "return statements inside loops are not supported by cthtorch's TorchScript "
-                             "frontend yet; assign the result and break", NotSupportedError)
         if s.value is None:
             v = self.const(None)
         else:
@@ -838,6 +836,9 @@ class Emitter:
         if self.ret_annot is not None and not is_subtype(v.type(), self.ret_annot):
             v = self.convert(v, self.ret_annot, self.loc(s), what="return value")
         env.set("$ret", v)
+        if env_kind_in_loop(env):          # leave the loop; after it, return (after_returning_loop)
+            env.set("$did_ret", self.const(True))
+            env.set("$cond", self.const(False))
         return True
 
     def stmt_Raise(self, s, env):
@@ -865,7 +866,9 @@ class Emitter:
         msg = self.value(s.msg, env) if s.msg is not None else self.const("AssertionError: ")
         self.node("prim::RaiseException", [msg, self.const("builtins.AssertionError")], [], self.loc(s))
         self.block = saved
-        for name, v in self.refinements(s.test, env, True).items():
+        for name, t in self.refinements(s.test, env, True).items():     # `assert x is not None` narrows x
+            v = self.node("prim::unchecked_cast", [env.lookup(name)], [t]).output()
+            v.setDebugName(name)
             env.refined[name] = v
         return False
 
@@ -1095,7 +1098,7 @@ class Emitter:
         loc = self.loc(s)
         it = s.iter
         if isinstance(it, ast.Call) and isinstance(it.func, ast.Name) and it.func.id == "range" \
-                and self.lookup_opt(it.func.id, env) is None:
+                and env.lookup(it.func.id) is None:
             args = [self.convert(self.value(a, env), T_int(), self.loc(a), what="range argument") for a in it.args]
             if not 1 <= len(args) <= 3:
                 raise self.error(it, "range expected at most 3 arguments, got %d" % len(args))
@@ -1211,7 +1214,15 @@ class Emitter:
 
     def emit_loop(self, trip, cond, target, body_stmts, env, loc, test=None):
         body_stmts = list(body_stmts)
-        carried = [nm for nm in _assigned_names(body_stmts)
+        if _has_return(body_stmts):
+            # a return inside: the loop carries the value and a flag (torch's exit transform)
+            if self.ret_annot is None:
+                raise self.error(loc, "A return inside a loop needs the function's return type annotated in "
+                                 "cthtorch's TorchScript frontend", NotSupportedError)
+            env.set("$did_ret", self.const(False))
+            env.set("$ret", self.node("prim::Uninitialized", [], [self.ret_annot]).output())
+        carried = [nm for nm in _assigned_names(body_stmts) + (["$did_ret", "$ret"] if _has_return(body_stmts)
+                                                               else [])
                    if isinstance(env.lookup(nm), _ir().Value)]
         n = self.node("prim::Loop", [trip, cond] + [env.lookup(nm) for nm in carried], [], loc)
         b = n.addBlock()
@@ -1223,7 +1234,8 @@ class Emitter:
         for nm in carried:
             bv = b.addInputToBlock()
             bv.setType(env.lookup(nm).type())
-            bv.setDebugName(nm)
+            if not nm.startswith("$"):
+                bv.setDebugName(nm)
             e.set(nm, bv)
         if target is not None:
             tnode, make = target
@@ -1247,7 +1259,8 @@ class Emitter:
         for nm in carried:
             o = n.addOutput()
             o.setType(env.lookup(nm).type())
-            o.setDebugName(nm)
+            if not nm.startswith("$"):
+                o.setDebugName(nm)
             env.set(nm, o)
         return False
 
@@ -1281,9 +1294,6 @@ class Emitter:
         return self.emit_stmts(s.body, env)
 
     # -- names
-    def lookup_opt(self, name, env):
-        return env.lookup(name)
-
     def lookup(self, name, env, node):
         v = env.lookup(name)
         if isinstance(v, _Undefined):
@@ -1332,7 +1342,7 @@ class Emitter:
             return special
         short = name.split(".")[-1]
         if getattr(obj, "__module__", None) == F.__name__ or obj is getattr(F, short, None):
-            return FunctionalSugar(obj, _F_OPS.get(short, short), _F_RENAMES.get(short))
+            return FunctionalSugar(obj, short, _F_RENAMES.get(short))
         if callable(obj) and (name.startswith(("torch.", "cthtorch.")) or getattr(obj, "__module__", "") and
                               str(getattr(obj, "__module__", "")).startswith("cthtorch")
                               and not inspect.isfunction(obj)):
@@ -1494,7 +1504,10 @@ class Emitter:
             return self.node("aten::__not__", [self.to_bool(v, loc)], [T_bool()], loc).output()
         if isinstance(node.op, ast.USub):
             if self.is_const(v) and isinstance(v.toIValue(), (int, float)) and not isinstance(v.toIValue(), bool):
-                return self.const(-v.toIValue(), loc)
+                val = v.toIValue()
+                if not v.hasUses():
+                    v.node().destroy()          # -1 is one constant, as torch folds it
+                return self.const(-val, loc)
             return self.emit_op("neg", [v], {}, loc)
         if isinstance(node.op, ast.UAdd):
             return v
@@ -2338,7 +2351,7 @@ def signature_types(fdef, ctx, resolver, py_defaults, skip_self=False):
             raise script_error(SourceRange(ctx, fdef), "Number of type annotations (%d) did not match the number "
                                 "of function parameters (%d)" % (len(types), len(names)))
     if types is None:
-        types = []
+        types = _ArgTypes()
         for a in params:
             if a.annotation is not None:
                 types.append(type_from_annotation(a.annotation, ctx, resolver))
@@ -2350,9 +2363,18 @@ def signature_types(fdef, ctx, resolver, py_defaults, skip_self=False):
                                     "is assumed to be type 'Tensor'." % (a.arg, a.arg))
             else:
                 types.append(T_opt(T_tensor()) if a.arg in py_defaults else T_tensor())
+                types.inferred.add(a.arg)
         if fdef.returns is not None:
             ret = type_from_annotation(fdef.returns, ctx, resolver)
     return names, types, ret
+
+
+class _ArgTypes(list):
+    """Argument types, knowing which were inferred (no annotation)."""
+
+    def __init__(self):
+        super().__init__()
+        self.inferred = set()
 
 
 def _py_defaults(fn):
