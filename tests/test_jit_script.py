@@ -538,3 +538,36 @@ def f(x: Tensor, n: int) -> List[int]:
     fns = cthtorch.jit.frontend.compile_source(text, lambda name: (_ for _ in ()).throw(KeyError(name)))
     assert ScriptFunction(fns["f"].graph, "f")(cthtorch.ones(1), 3) == [0, 1, 2]
 
+
+
+def test_compile_sources_of_a_pytorch_archive(tmp_path):
+    # the code/ of torch.jit.save's archive compiles (classes, their attributes, methods calling
+    # each other's, Final constants); run with the same weights it gives torch's outputs
+    import zipfile
+    from cthtorch.jit._module import ScriptModule
+    G_t, C_t = make_cell(torch)
+    sc_t = torch.jit.script(C_t(torch.jit.script(G_t())))
+    sc_t.save(str(tmp_path / "cell.pt"))
+    z = zipfile.ZipFile(str(tmp_path / "cell.pt"))
+    srcs = [(z.read(n).decode(), n.split("/code/", 1)[1][:-3].replace("/", "."), n)
+            for n in z.namelist() if "/code/" in n and n.endswith(".py")]
+    out = cthtorch.jit.frontend.compile_sources(srcs, lambda name: (_ for _ in ()).throw(KeyError(name)))
+    by_name = {k.rpartition(".")[2]: k for k in out}      # torch names classes by their module
+    lin = out[by_name["Linear"]]
+    assert lin.parameters == ["weight", "bias"] and lin.constants == {"in_features": 4, "out_features": 4}
+    assert "prim::If" in kinds(out[by_name["MyDecisionGate"]].methods["forward"].graph)
+
+    def build(cls_name, **attrs):
+        m = ScriptModule()
+        for k, v in attrs.items():
+            setattr(m, k, v)
+        m._define_method("forward", out[by_name[cls_name]].methods["forward"].graph)
+        return m
+    linear = build("Linear",
+                   weight=cthtorch.nn.Parameter(cthtorch.tensor(sc_t.linear.weight.detach().numpy())),
+                   bias=cthtorch.nn.Parameter(cthtorch.tensor(sc_t.linear.bias.detach().numpy())))
+    cell = build("MyCell", dg=build("MyDecisionGate"), linear=linear)
+    x = np.random.RandomState(7).rand(3, 4).astype(np.float32)
+    h = np.random.RandomState(8).rand(3, 4).astype(np.float32)
+    for sign in (1, -1):
+        close(cell(cthtorch.tensor(sign * x), cthtorch.tensor(h)), sc_t(torch.tensor(sign * x), torch.tensor(h)))

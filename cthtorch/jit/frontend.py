@@ -265,6 +265,10 @@ def type_from_annotation(node, sr_ctx, resolver=None):
     if isinstance(node, ast.Attribute):
         name = ast.unparse(node)
         last = node.attr
+        if name.startswith("__torch__.") and resolver is not None:     # a class type of an archive
+            obj = resolver(name)
+            if obj is not None and kind(obj) == "ClassType":
+                return obj
         if last in ("Tensor", "device") and name.split(".")[0] in ("torch", "cthtorch"):
             return _TYPE_NAMES[last]()
         if last in ("List", "Tuple", "Dict", "Optional") or last in _TYPE_NAMES:
@@ -1325,7 +1329,7 @@ class Emitter:
             return BuiltinSugar(obj.name) if obj.ns == "aten" else _PrimSugar(obj.name)
         if isinstance(obj, (bool, int, float, str)) or obj is None:
             return self.const(obj, loc)
-        if isinstance(obj, cthtorch.dtype):
+        if isinstance(obj, (cthtorch.dtype, cthtorch.Tensor)):      # CONSTANTS.c0 of an archive
             return self.const(obj, loc)
         if isinstance(obj, cthtorch.device):
             return self.const(obj, loc)
@@ -1394,6 +1398,8 @@ class Emitter:
         t = base.type()
         if is_tensor(t):
             return self.tensor_attr(base, node.attr, loc)
+        if kind(t) == "ClassType" and node.attr in _CLASS_CONSTANTS.get(t.qualified_name(), {}):
+            return self.constant_value(_CLASS_CONSTANTS[t.qualified_name()][node.attr], loc)
         if kind(t) == "ClassType" and hasattr(t, "getAttribute"):
             at = t.getAttribute(node.attr)
             if at is not None:
@@ -1851,6 +1857,14 @@ class Emitter:
                 outs["get"] = [vt]
             n = self.node("aten::" + name, [v] + args, outs[name], loc)
             return n.output() if outs[name] else self.const(None)
+        if k == "ClassType":
+            cf = _CLASS_METHODS.get(t.qualified_name(), {}).get(name)
+            if cf is None:
+                raise self.error(loc, "'%s' object has no attribute or method '%s'." % (tstr(t), name))
+            vals = self.bind_args(cf.arg_names, cf.arg_types, cf.defaults, args, kwargs, loc, name)
+            n = self.node("prim::CallMethod", [v] + vals, [cf.return_type], loc)
+            n.s_("name", name)
+            return n.output()
         if k == "StringType":
             outs = {"format": T_str(), "lower": T_str(), "upper": T_str(), "strip": T_str(), "split": T_list(T_str()),
                     "join": T_str(), "startswith": T_bool(), "endswith": T_bool(), "replace": T_str(),
@@ -2444,19 +2458,46 @@ def compile_function(fn):
     return _default_compiler.function(fn)
 
 
-def compile_source(src, resolver, filename="<string>"):
+class SourceClass:
+    """A class of TorchScript source (a module's class in an archive's code/):
+    its type (attributes declared as `name : T`), parameter and buffer
+    names, constants (`name : Final[T] = v`) and compiled methods."""
+
+    def __init__(self, class_type):
+        self.class_type = class_type
+        self.parameters = []
+        self.buffers = []
+        self.constants = {}
+        self.methods = {}
+
+
+_CLASS_METHODS = {}      # qualified class name -> {method: CompiledFunction}, for prim::CallMethod
+_CLASS_CONSTANTS = {}    # qualified class name -> {name: value}
+
+
+def compile_source(src, resolver, filename="<string>", prefix="__torch__"):
     """Compiles TorchScript source text (what `.code` prints and what
-    archives keep under code/): top-level `def`s, `ops.aten.*`/`torch.*`
-    calls, `CONSTANTS.cN`, `annotate`, `uninitialized`, `unchecked_cast`.
-    resolver(name) gives the Python object for other names (KeyError when
-    unknown). Returns {name: CompiledFunction}."""
-    src = textwrap.dedent(src)
-    tree = ast.parse(src, type_comments=True)
-    ctx = SourceContext(src, filename)
+    archives keep under code/): top-level `def`s and `class X(Module):`
+    bodies, `ops.aten.*`/`torch.*` calls, `__torch__.` class types,
+    `CONSTANTS.cN`, `annotate`, `uninitialized`, `unchecked_cast`.
+    resolver(name) gives the Python object (or class type) for other names,
+    KeyError when unknown; classes of this source are `prefix.Name`.
+    Returns {function name: CompiledFunction, qualified class name: SourceClass}."""
+    return compile_sources([(src, prefix, filename)], resolver)
+
+
+def compile_sources(sources, resolver):
+    """compile_source for several files at once ([(src, prefix, filename)],
+    e.g. an archive's code/__torch__.py and code/__torch__/torch/nn/...):
+    every class is declared before any body compiles, so they may call
+    each other's methods in any order."""
     comp = _default_compiler or Compiler()
     out = {}
+    classes = {}
 
     def resolve(name):
+        if name in classes:
+            return classes[name].class_type
         if name in out:
             raise KeyError(name)
         if name == "ops":
@@ -2466,22 +2507,77 @@ def compile_source(src, resolver, filename="<string>"):
         if name == "math":
             return math
         return resolver(name)
-    for fdef in tree.body:
-        if isinstance(fdef, (ast.Import, ast.ImportFrom)):
-            continue
-        if not isinstance(fdef, ast.FunctionDef):
-            raise NotSupportedError(SourceRange(ctx, fdef), "only function definitions are supported in "
-                                    "TorchScript source here")
-        names, types, ret = signature_types(fdef, ctx, lambda n: _resolve_opt(resolve, n), {})
+
+    def type_resolve(name):
+        return _resolve_opt(resolve, name)
+    parsed = []
+    for src, prefix, filename in sources:
+        src = textwrap.dedent(src)
+        tree = ast.parse(src, type_comments=True)
+        ctx = SourceContext(src, filename)
+        parsed.append((tree, ctx, prefix))
+        for node in tree.body:
+            if isinstance(node, ast.ClassDef):
+                sc = SourceClass(_ir().ClassType("%s.%s" % (prefix, node.name)))
+                classes[sc.class_type.qualified_name()] = sc
+                out[sc.class_type.qualified_name()] = sc
+    # then every class's attributes and method signatures, so bodies may refer to any of them
+    pending = []
+    for tree, ctx, prefix in parsed:
+        for node in tree.body:
+            if isinstance(node, (ast.Import, ast.ImportFrom)):
+                continue
+            if isinstance(node, ast.ClassDef):
+                pending += _declare_class(classes["%s.%s" % (prefix, node.name)], node, ctx, type_resolve)
+                continue
+            if not isinstance(node, ast.FunctionDef):
+                raise NotSupportedError(SourceRange(ctx, node), "only function and class definitions are "
+                                        "supported in TorchScript source")
+            names, types, ret = signature_types(node, ctx, type_resolve, {})
+            cf = CompiledFunction(node.name, node.name, None, names, types, _source_defaults(node), ret)
+            out[node.name] = cf
+            pending.append((node, ctx, cf, None))
+    for fdef, ctx, cf, self_type in pending:
         em = Emitter(ctx, resolve, comp)
-        defaults = {}
-        for a, d in zip((fdef.args.posonlyargs + fdef.args.args)[-len(fdef.args.defaults):] if fdef.args.defaults
-                        else [], fdef.args.defaults):
-            defaults[a.arg] = ast.literal_eval(d)
-        g = em.emit_def(fdef, types, ret)
-        out[fdef.name] = CompiledFunction(fdef.name, fdef.name, g, names, types, defaults,
-                                          ret or g.outputs()[0].type())
+        cf.graph = em.emit_def(fdef, cf.arg_types, cf.return_type, self_type=self_type)
+        if cf.return_type is None:
+            cf.return_type = cf.graph.outputs()[0].type()
     return out
+
+
+def _declare_class(sc, node, ctx, type_resolve):
+    """A class body's declarations onto sc; its methods to compile."""
+    qn = sc.class_type.qualified_name()
+    _CLASS_METHODS[qn] = sc.methods
+    _CLASS_CONSTANTS[qn] = sc.constants
+    pending = []
+    for item in node.body:
+        if isinstance(item, ast.AnnAssign) and isinstance(item.target, ast.Name):
+            t = type_from_annotation(item.annotation, ctx, type_resolve)
+            if ast.unparse(item.annotation).startswith("Final") and item.value is not None:
+                sc.constants[item.target.id] = ast.literal_eval(item.value)
+            else:
+                sc.class_type.addAttribute(item.target.id, t)
+        elif isinstance(item, ast.Assign) and len(item.targets) == 1 and isinstance(item.targets[0], ast.Name) \
+                and item.targets[0].id in ("__parameters__", "__buffers__"):
+            names = ast.literal_eval(item.value)
+            (sc.parameters if item.targets[0].id == "__parameters__" else sc.buffers).extend(names)
+        elif isinstance(item, ast.FunctionDef):
+            names, types, ret = signature_types(item, ctx, type_resolve, {}, skip_self=True)
+            cf = CompiledFunction(item.name, "%s.%s" % (qn, item.name), None, names, types,
+                                  _source_defaults(item), ret)
+            sc.methods[item.name] = cf
+            pending.append((item, ctx, cf, sc.class_type))
+        elif not (isinstance(item, ast.Expr) and isinstance(item.value, ast.Constant)) and \
+                not isinstance(item, ast.Pass):
+            raise NotSupportedError(SourceRange(ctx, item), "unexpected statement in a TorchScript class")
+    return pending
+
+
+def _source_defaults(fdef):
+    params = fdef.args.posonlyargs + fdef.args.args
+    return {a.arg: ast.literal_eval(d) for a, d in zip(params[len(params) - len(fdef.args.defaults):],
+                                                         fdef.args.defaults)}
 
 
 def _resolve_opt(resolve, name):
