@@ -571,3 +571,31 @@ def test_compile_sources_of_a_pytorch_archive(tmp_path):
     h = np.random.RandomState(8).rand(3, 4).astype(np.float32)
     for sign in (1, -1):
         close(cell(cthtorch.tensor(sign * x), cthtorch.tensor(h)), sc_t(torch.tensor(sign * x), torch.tensor(h)))
+
+
+class NormDrop(nn.Module):
+    def __init__(self, p):
+        super().__init__()
+        self.lin = nn.Linear(3, 3)
+        self.drop = nn.Dropout(p)
+        self.bn = nn.BatchNorm1d(3)
+
+    def forward(self, x, scale: float = 2.0, bias: Optional[cthtorch.Tensor] = None):
+        y = self.drop(self.bn(self.lin(x))) * scale
+        if bias is not None:
+            y = y + bias
+        return y
+
+
+def test_library_layers_and_method_defaults():
+    # cthtorch.nn's own BatchNorm/Dropout/Linear forwards compile; defaults of forward's arguments apply
+    m = NormDrop(0.0)
+    sm = cthtorch.jit.script(m)
+    x = cthtorch.randn(5, 3)
+    close_ct(sm(x), m(x))                   # training: batch statistics, running stats updated
+    close_ct(sm.bn.running_mean, m.bn.running_mean)
+    m.eval()
+    sm.eval()
+    close_ct(sm(x), m(x))
+    close_ct(sm(x, 3.0, x), m(x, 3.0, x))
+    assert [a.name for a in sm._get_method("forward").schema.arguments][1:] == ["x", "scale", "bias"]

@@ -220,7 +220,8 @@ def _attach(sm, info, infos):
     object.__setattr__(sm, "_type", info.class_type)
     for name, cf in info.methods.items():
         if cf.graph is not None:
-            sm._define_method(name, cf.graph)
+            from ._script import define_method
+            define_method(sm, cf)
         else:
             fn, modifier = info.ignored[name]
             if modifier == UNUSED:

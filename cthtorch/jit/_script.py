@@ -25,16 +25,12 @@ def with_defaults(schema, defaults):
     return schema
 
 
-def _function_class():
-    from ._module import ScriptFunction
-
-    class CompiledFunction(ScriptFunction):
-        """A scripted function: its schema keeps the defaults of the
-        Python signature, and calls fill them in."""
-
-        def __init__(self, cf, fn):
-            super().__init__(cf.graph, cf.name, cf.qualified_name, original_fn=fn)
-            self._defaults = cf.defaults
+def _with_defaults(cls):
+    """cls (ScriptFunction or ScriptMethod) whose calls fill in the Python
+    defaults of the compiled function's arguments, and whose schema (and a
+    function's code) show them."""
+    class WithDefaults(cls):
+        _defaults = {}
 
         @property
         def schema(self):
@@ -42,24 +38,37 @@ def _function_class():
 
         @property
         def code(self):
+            if getattr(self, "_is_method", False):
+                return super().code
             from ._python_printer import PythonPrinter
             return PythonPrinter().function(self.graph, self.name, defaults=self._defaults)
 
         def __call__(self, *args, **kwargs):
-            names = [a.name for a in super().schema.arguments]
+            names = [a.name for a in super().schema.arguments[1 if getattr(self, "_is_method", False) else 0:]]
             if len(args) < len(names):
                 missing = [n for n in names[len(args):] if n not in kwargs]
                 kwargs = dict(kwargs, **{n: self._defaults[n] for n in missing if n in self._defaults})
             return super().__call__(*args, **kwargs)
-    CompiledFunction.__name__ = CompiledFunction.__qualname__ = "ScriptFunction"
-    return CompiledFunction
+    WithDefaults.__name__ = WithDefaults.__qualname__ = cls.__name__
+    return WithDefaults
+
+
+def define_method(sm, cf):
+    """cf (a CompiledFunction) as method cf.name of the script module sm."""
+    from ._module import ScriptMethod
+    m = _with_defaults(ScriptMethod)(sm, cf.name, cf.graph)
+    m._defaults = cf.defaults
+    sm._methods[cf.name] = m
+    return m
 
 
 def function_object(cf):
     """The ScriptFunction of a compiled function (one per function)."""
+    from ._module import ScriptFunction
     sf = getattr(cf, "script_function", None)
     if sf is None:
-        sf = _function_class()(cf, cf.py_fn)
+        sf = _with_defaults(ScriptFunction)(cf.graph, cf.name, cf.qualified_name, original_fn=cf.py_fn)
+        sf._defaults = cf.defaults
         cf.script_function = sf
     return sf
 

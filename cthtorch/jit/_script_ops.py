@@ -72,6 +72,7 @@ SCRIPT_OPS = {
     "aten::__range_length": _range_length,
     "aten::__derive_index": lambda i, start, step: start + i * step,
     "aten::list": list,
+    "aten::percentFormat": lambda fmt, *args: fmt % args,
     "aten::divmod": lambda a, b: divmod(a, b),
     "aten::lower": lambda s: s.lower(),
     "aten::upper": lambda s: s.upper(),

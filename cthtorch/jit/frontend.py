@@ -484,6 +484,8 @@ class FunctionalSugar(Sugar):
                     raise em.error(loc, "inplace= must be a constant in scripted code", NotSupportedError)
                 continue
             rest[self.renames.get(name, name)] = v
+        for name, val in _F_EXTRA.get(self.op, {}).items():     # aten arguments F fills in itself
+            rest.setdefault(name, em.const(val, loc))
         return em.emit_op(op, [first], rest, loc)
 
 
@@ -569,6 +571,11 @@ _PY_BUILTINS = {"len", "int", "float", "bool", "str", "range", "print", "isinsta
 # nn.functional names whose aten op takes differently named arguments
 _F_RENAMES = {"dropout": {"training": "train"}, "alpha_dropout": {"training": "train"},
               "feature_alpha_dropout": {"training": "train"}}
+
+
+# arguments of the aten op that the nn.functional function passes itself
+_F_EXTRA = {"batch_norm": {"cudnn_enabled": True}, "group_norm": {"cudnn_enabled": True},
+            "instance_norm": {"cudnn_enabled": True}}
 
 
 def _binop_name(op):
@@ -1564,6 +1571,9 @@ class Emitter:
                 t = T_int()
             name = {"remainder": "remainder", "floordiv": "floordiv"}.get(op, op)
             return self.node("aten::" + name, [a, b], [t], loc).output()
+        if ka == "StringType" and op == "remainder":            # "%d items" % n
+            vals = list(b.node().inputs()) if b.node().kind() == "prim::TupleConstruct" else [b]
+            return self.node("aten::percentFormat", [a] + vals, [T_str()], loc).output()
         if ka == kb == "StringType" and (cmp or op == "add"):
             return self.node("aten::" + op, [a, b], [T_bool() if cmp else T_str()], loc).output()
         if ka == kb == "ListType" and (op == "add" or op in ("eq", "ne")):
