@@ -1,6 +1,6 @@
 """torch.jit beside eager, cthtorch and torch in one process (issue 17's
 rows). Each row is the median of 5 rounds after a warm-up.
-Run: PYTHONPATH=. python bench/bench_jit.py"""
+Run: PYTHONPATH=. python bench/bench_jit.py [threads]"""
 import os
 import sys
 import types
@@ -59,4 +59,7 @@ def script_rows(steps=50, batch=8, hidden=64):
 
 
 if __name__ == "__main__":
+    threads = int(sys.argv[1]) if len(sys.argv) > 1 else 1     # small ops: one thread each, as a fair default
+    torch.set_num_threads(threads)
+    cthtorch.set_num_threads(threads)
     script_rows()
