@@ -1,24 +1,66 @@
-"""torch.jit beside eager, cthtorch and torch in one process (issue 17's
-rows). Each row is the median of 5 rounds after a warm-up.
-Run: PYTHONPATH=. python bench/bench_jit.py [threads]"""
-import os
+"""torch.jit: traced (+ frozen / optimized) models beside cthtorch eager,
+torch eager and torch.jit / torch.compile, in one process (median ms).
+Run: PYTHONPATH=. python bench/bench_jit.py [--no-compile]
+
+Rows:
+  mlp   batch-1 inference of a 3-layer MLP, 64 wide: jit = traced + frozen
+  chain x*sigmoid(x) + tanh(x)*0.5 - relu(x-1)*2 on 1M floats: jit = traced +
+        optimize_for_inference (fused where the fuser runs); torch column:
+        torch.compile (skipped with --no-compile)
+The other JIT branches add their rows in their own functions below."""
 import sys
-import types
+import warnings
 
-# OpenBLAS's OPENBLAS_CORETYPE / OPENBLAS_L2_SIZE caps are lifted for both
-# libraries the same way bench_rnn.py does (they are read when OpenBLAS loads)
-_CAPS = ("OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE")
-if any(k in os.environ for k in _CAPS):
-    env = {k: v for k, v in os.environ.items() if k not in _CAPS}
-    os.execve(sys.executable, [sys.executable] + sys.argv, env)
+import torch
 
-import numpy as np  # noqa: E402
-import torch  # noqa: E402
+import cthtorch
+from bench_scatter import median_time
 
-import cthtorch  # noqa: E402
+warnings.simplefilter("ignore")
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from bench_scatter import median_time  # noqa: E402
+
+def mlp(L):
+    nn = L.nn
+    L.manual_seed(0)
+    return nn.Sequential(nn.Linear(64, 64), nn.ReLU(), nn.Linear(64, 64), nn.ReLU(), nn.Linear(64, 10)).eval()
+
+
+def chain(x, L):
+    return x * L.sigmoid(x) + L.tanh(x) * 0.5 - L.relu(x - 1) * 2
+
+
+def mlp_row():
+    xc, xt = cthtorch.rand(1, 64), torch.rand(1, 64)
+    mc, mt = mlp(cthtorch), mlp(torch)
+    with cthtorch.no_grad():
+        jc = cthtorch.jit.freeze(cthtorch.jit.trace(mc, xc))
+    with torch.no_grad():
+        jt = torch.jit.freeze(torch.jit.trace(mt, xt))
+
+    def run(f, x, lib):
+        def go():
+            with lib.no_grad():
+                f(x)
+        return go
+    return ("mlp 3x64 batch 1 (trace+freeze)", run(mc, xc, cthtorch), run(jc, xc, cthtorch), run(mt, xt, torch),
+            run(jt, xt, torch), "torch.jit")
+
+
+def chain_row(compile_torch=True):
+    xc, xt = cthtorch.rand(1 << 20), torch.rand(1 << 20)
+    jc = cthtorch.jit.optimize_for_inference(cthtorch.jit.trace(_ChainModule(cthtorch), xc))
+    jt = torch.compile(lambda x: chain(x, torch)) if compile_torch else None
+    return ("x*sigmoid(x)+tanh(x)*.5-relu(x-1)*2 1M", lambda: chain(xc, cthtorch), lambda: jc(xc),
+            lambda: chain(xt, torch), (lambda: jt(xt)) if jt else None, "torch.compile")
+
+
+class _ChainModule(cthtorch.nn.Module):
+    def __init__(self, L):
+        super().__init__()
+        self.L = L
+
+    def forward(self, x):
+        return chain(x, self.L)
 
 
 # ---------------------------------------------------------------- jitscript's rows: torch.jit.script
@@ -33,33 +75,41 @@ def lstm_loop(x, h, c, w_ih, w_hh, b):
     return h, c
 
 
-def _for_library(fn, lib):
-    """fn with `torch` in its globals bound to lib."""
-    return types.FunctionType(fn.__code__, dict(fn.__globals__, torch=lib), fn.__name__)
-
-
-def script_rows(steps=50, batch=8, hidden=64):
-    """A scripted 50-step LSTM cell loop (batch 8, hidden 64), forward: eager
-    and scripted, cthtorch and torch."""
+def lstm_script_row(steps=50, batch=8, hidden=64):
+    """A scripted 50-step LSTM cell loop (batch 8, hidden 64), forward;
+    lstm_loop is compiled for each library with `torch` bound to it."""
+    import types
+    import numpy as np
     rs = np.random.RandomState(0)
     arrs = [rs.randn(steps, batch, hidden), rs.randn(batch, hidden), rs.randn(batch, hidden),
             rs.randn(4 * hidden, hidden) * 0.1, rs.randn(4 * hidden, hidden) * 0.1, rs.randn(4 * hidden) * 0.1]
-    rows = []
+    fns = []
     for lib in (cthtorch, torch):
         args = [lib.from_numpy(a.astype(np.float32)) for a in arrs]
-        eager = _for_library(lstm_loop, lib)
-        scripted = lib.jit.script(_for_library(lstm_loop, lib))
-        with lib.no_grad():
-            rows.append((lib.__name__, median_time(lambda: eager(*args)), median_time(lambda: scripted(*args))))
-    print("%-44s %10s %10s %9s" % ("LSTM cell loop, %d steps, batch %d, hidden %d" % (steps, batch, hidden),
-                                   "eager", "script", "script/eager"))
-    for name, e, s in rows:
-        print("%-44s %8.3fms %8.3fms %8.2fx" % (name, e, s, s / e))
-    print("%-44s %8.2fx" % ("cthtorch script / torch.jit script", rows[0][2] / rows[1][2]))
+        eager = types.FunctionType(lstm_loop.__code__, dict(lstm_loop.__globals__, torch=lib), "lstm_loop")
+        scripted = lib.jit.script(types.FunctionType(lstm_loop.__code__, dict(lstm_loop.__globals__, torch=lib),
+                                                     "lstm_loop"))
+
+        def run(f, args=args, lib=lib):
+            def go():
+                with lib.no_grad():
+                    f(*args)
+            return go
+        fns += [run(eager), run(scripted)]
+    return ("LSTM cell loop %d steps b%d h%d (script)" % (steps, batch, hidden), fns[0], fns[1], fns[2], fns[3],
+            "torch.jit.script")
+
+
+def main():
+    rows = [mlp_row(), chain_row("--no-compile" not in sys.argv), lstm_script_row()]
+    print("%-40s %10s %10s %10s %10s %9s %9s" % ("case (threads=%d)" % cthtorch.get_num_threads(), "ct eager",
+                                                  "ct jit", "torch", "torch jit", "jit/eager", "jit/tjit"))
+    for name, ce, cj, te, tj, tj_name in rows:
+        a, b, c = median_time(ce), median_time(cj), median_time(te)
+        d = median_time(tj) if tj else float("nan")
+        print("%-40s %8.4fms %8.4fms %8.4fms %8.4fms %8.2fx %8.2fx   (torch jit: %s)"
+              % (name, a, b, c, d, b / a, b / d, tj_name))
 
 
 if __name__ == "__main__":
-    threads = int(sys.argv[1]) if len(sys.argv) > 1 else 1     # small ops: one thread each, as a fair default
-    torch.set_num_threads(threads)
-    cthtorch.set_num_threads(threads)
-    script_rows()
+    main()

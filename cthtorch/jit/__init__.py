@@ -153,11 +153,33 @@ def load(f, map_location=None, _extra_files=None):
 
 
 def freeze(mod, preserved_attrs=None, optimize_numerics=True):
-    raise NotImplementedError("torch.jit.freeze is not implemented in cthtorch yet")
+    """Parameters and attributes become constants of the inlined forward;
+    dropout goes, batch norm folds into the conv before it (eval only)."""
+    from ._passes import freeze_module
+    frozen = freeze_module(mod, preserved_attrs, optimize_numerics)
+    frozen._frozen = True
+    return frozen
 
 
 def optimize_for_inference(mod, other_methods=None):
-    raise NotImplementedError("torch.jit.optimize_for_inference is not implemented in cthtorch yet")
+    """freeze (if not frozen yet) plus the inference rewrites: conv/batch-norm
+    folding, constant propagation, CSE, and fused elementwise kernels where
+    the fuser can build them."""
+    from ._module import ScriptModule
+    from ._passes import optimize_frozen_graph
+    if not isinstance(mod, ScriptModule):
+        raise RuntimeError("optimize_for_inference expects a ScriptModule as input. Please use torch.jit.script "
+                           "or torch.jit.trace to script your 'nn.Module'.")
+    if not getattr(mod, "_frozen", False):
+        mod = freeze(mod.eval() if mod.training else mod, preserved_attrs=other_methods)
+    from ._fuser import fuse_elementwise
+    from ._passes.freeze import transpose_frozen_linear
+    for m in mod._methods.values():
+        optimize_frozen_graph(m.graph)
+        transpose_frozen_linear(m.graph)
+        fuse_elementwise(m.graph)
+        m._reset_executor()
+    return mod
 
 
 # ---- exports added by the other JIT branches (jitscript, jitarch) go below, one marked block each

@@ -29,6 +29,35 @@ def _jit_get_operation(name):
     return op_callable(name), [s.overload_name for s in get_schemas(name)]
 
 
+def parse_ir(text, parse_tensor_constants=False):
+    from ._ir_parser import parse_ir as p
+    return p(text, parse_tensor_constants)
+
+
+def _jit_pass_dce(graph):
+    from ._passes import eliminate_dead_code
+    eliminate_dead_code(graph)
+
+
+def _jit_pass_constant_propagation(graph):
+    from ._passes import constant_propagation
+    constant_propagation(graph)
+
+
+def _jit_pass_cse(graph):
+    from ._passes import eliminate_common_subexpression
+    return eliminate_common_subexpression(graph)
+
+
+def _jit_pass_inline(graph):
+    from ._passes.inline import inline_in_place
+    inline_in_place(graph)
+
+
+def _jit_pass_lint(graph):
+    graph.lint()
+
+
 def _install():
     names = {n: getattr(_ir, n) for n in ("Graph", "Block", "Node", "Value", "Use", "JitType", "TensorType",
                                            "IntType", "FloatType", "BoolType", "StringType", "NoneType",
@@ -39,7 +68,9 @@ def _install():
     names["Type"] = _ir.JitType
     names.update(_jit_get_schemas_for_operator=_jit_get_schemas_for_operator,
                  _jit_get_all_schemas=_jit_get_all_schemas, parse_schema=parse_schema,
-                 _jit_get_operation=_jit_get_operation)
+                 _jit_get_operation=_jit_get_operation, parse_ir=parse_ir, _jit_pass_dce=_jit_pass_dce,
+                 _jit_pass_constant_propagation=_jit_pass_constant_propagation, _jit_pass_cse=_jit_pass_cse,
+                 _jit_pass_inline=_jit_pass_inline, _jit_pass_lint=_jit_pass_lint)
     for k, v in names.items():
         setattr(_C, k, v)
 

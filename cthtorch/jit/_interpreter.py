@@ -16,7 +16,7 @@ from cthtorch import _C
 
 from . import _ir
 
-__all__ = ["GraphExecutor", "run_graph", "op_callable", "call_op"]
+__all__ = ["GraphExecutor", "run_graph", "run_node", "op_callable"]
 
 
 # ---------------------------------------------------------------- value conversions
@@ -93,23 +93,6 @@ def op_callable(kind):
         raise RuntimeError("Unknown builtin op: %s." % kind)
     _callables[kind] = f
     return f
-
-
-def call_op(kind, schema, args):
-    """Calls op `kind` with graph-ordered arguments, kwarg-only ones by name."""
-    fn = op_callable(kind)
-    if schema is None:
-        return fn(*args)
-    # required arguments by position, the rest by name (torch's Python
-    # signatures take `alpha` of add.Scalar only by keyword)
-    pos, kw = [], {}
-    for a, v in zip(schema.arguments, args):
-        v = _convert_arg(v, a._type_str)
-        if a.kwarg_only or a.has_default or kw:
-            kw[a.name] = v
-        else:
-            pos.append(v)
-    return fn(*pos, **kw)
 
 
 # ---------------------------------------------------------------- scalar ops
@@ -190,154 +173,333 @@ _PRIM_PURE = {   # prim/aten ops on non-tensor values, by kind
 }
 
 
-# ---------------------------------------------------------------- compilation
+# ---------------------------------------------------------------- lowering
+
+class _Slots:
+    """Register numbers for a graph's values (one flat list per run, shared
+    by nested blocks) and the constants pre-filled into it."""
+
+    def __init__(self):
+        self.index = {}
+        self.template = []
+
+    def __call__(self, v):
+        i = self.index.get(v)
+        if i is None:
+            i = self.index[v] = len(self.template)
+            n = v.node()
+            self.template.append(n._constant_value() if n.kind() == "prim::Constant" else None)
+        return i
+
+    def converted(self, v, type_str):
+        """The slot of v as the op wants it: a constant dtype/layout/memory
+        format is converted once, here; others at run time (None: no need)."""
+        conv = _convert_arg(v.node()._constant_value(), type_str) if v.node().kind() == "prim::Constant" else None
+        raw = self(v)
+        if v.node().kind() == "prim::Constant":
+            if conv is not self.template[raw]:
+                self.template.append(conv)
+                return len(self.template) - 1, None
+            return raw, None
+        base = (type_str or "").rstrip("?")
+        return raw, (type_str if base in ("ScalarType", "Layout", "MemoryFormat", "Device") else None)
+
 
 class _Program:
-    """A block compiled to a list of steps; values live in a dict keyed by
-    the Value objects (the graph is not touched while running)."""
+    """A block lowered to a list of steps over register slots."""
     __slots__ = ("steps", "outputs", "inputs")
 
-    def __init__(self, block):
-        self.inputs = block.inputs()
-        self.steps = [_compile_node(n) for n in block.nodes()]
-        self.outputs = block.outputs()
+    def __init__(self, block, slots):
+        self.inputs = [slots(v) for v in block.inputs()]
+        self.steps = [s for s in (_lower_node(n, slots) for n in block.nodes()) if s is not None]
+        self.outputs = [slots(v) for v in block.outputs()]
 
-    def run(self, env):
+    def run(self, regs):
         for s in self.steps:
-            s(env)
-        return [env[v] for v in self.outputs]
+            s(regs)
+        return [regs[i] for i in self.outputs]
 
 
 def _bind_outputs(outs, node_kind):
     if len(outs) == 1:
         o = outs[0]
-        return lambda env, r: env.__setitem__(o, r)
-    if not outs:
-        return lambda env, r: None
 
-    def bind(env, r):
+        def bind1(regs, r):
+            regs[o] = r
+        return bind1
+    if not outs:
+        return lambda regs, r: None
+
+    def bind(regs, r):
         if len(r) != len(outs):
             raise RuntimeError("%s: expected %d values, got %d" % (node_kind, len(outs), len(r)))
         for o, x in zip(outs, r):
-            env[o] = x
+            regs[o] = x
     return bind
 
 
-def _compile_node(n):
+def _op_step(fn, pos, kw, convs, out, outs, kind):
+    """The step for one op call; fixed arities skip building lists."""
+    if convs or len(outs) != 1:
+        bind = _bind_outputs(outs, kind)
+        kw_items = list(kw.items())
+
+        def general(regs):
+            args = [regs[i] if c is None else _convert_arg(regs[i], c) for i, c in zip(pos, convs[:len(pos)])] \
+                if convs else [regs[i] for i in pos]
+            kwargs = {k: (regs[i] if not convs or convs[len(pos) + j] is None
+                          else _convert_arg(regs[i], convs[len(pos) + j]))
+                      for j, (k, i) in enumerate(kw_items)}
+            bind(regs, fn(*args, **kwargs))
+        return general
+    if kw:
+        kw_items = list(kw.items())
+
+        def with_kw(regs):
+            regs[out] = fn(*[regs[i] for i in pos], **{k: regs[i] for k, i in kw_items})
+        return with_kw
+    if len(pos) == 1:
+        a, = pos
+
+        def step1(regs):
+            regs[out] = fn(regs[a])
+        return step1
+    if len(pos) == 2:
+        a, b = pos
+
+        def step2(regs):
+            regs[out] = fn(regs[a], regs[b])
+        return step2
+    if len(pos) == 3:
+        a, b, c = pos
+
+        def step3(regs):
+            regs[out] = fn(regs[a], regs[b], regs[c])
+        return step3
+
+    def stepn(regs):
+        regs[out] = fn(*[regs[i] for i in pos])
+    return stepn
+
+
+def _is_default(v, default):
+    n = v.node()
+    if n.kind() != "prim::Constant":
+        return False
+    c = n._constant_value()
+    return c is default or (type(c) is type(default) and not isinstance(c, cthtorch.Tensor) and c == default)
+
+
+def _lower_frozen_linear(n, slots):
+    """aten::linear with a constant weight: W^T is made once and each run is
+    one addmm (the graph keeps torch's aten::linear)."""
+    x, w, b = n.inputs()
+    wv = w.node()._constant_value() if w.node().kind() == "prim::Constant" else None
+    if not isinstance(wv, cthtorch.Tensor) or wv.dim() != 2 or wv.requires_grad or \
+            b.node().kind() != "prim::Constant":
+        return None
+    bv = b.node()._constant_value()
+    if bv is not None and (not isinstance(bv, cthtorch.Tensor) or bv.requires_grad):
+        return None
+    wt = wv.t().contiguous()
+    xi, o = slots(x), slots(n.output())
+    linear = op_callable("aten::linear")
+    addmm, mm = cthtorch.addmm, cthtorch.mm
+
+    def frozen_linear(regs):
+        xv = regs[xi]
+        if xv.dim() != 2:
+            regs[o] = linear(xv, wv, bv)
+        elif bv is None:
+            regs[o] = mm(xv, wt)
+        else:
+            regs[o] = addmm(bv, xv, wt)
+    return frozen_linear
+
+
+def _lower_op(n, slots):
+    """An aten op: positional slots for required arguments, the rest by name
+    (torch's Python signatures take `alpha` of add.Scalar only by keyword)."""
     k = n.kind()
+    if k == "aten::linear" and len(n.inputs()) == 3:
+        step = _lower_frozen_linear(n, slots)
+        if step is not None:
+            return step
+    fn = op_callable(k)
     ins = n.inputs()
-    outs = n.outputs()
+    outs = [slots(o) for o in n.outputs()]
+    schema = n.maybeSchema()
+    pos, kw, convs = [], {}, []
+    if schema is None:
+        pos = [slots(v) for v in ins]
+    else:
+        kw_convs = []
+        for a, v in zip(schema.arguments, ins):
+            if a.has_default and _is_default(v, a.default_value):
+                continue   # the op's own default: one argument fewer to pass
+            i, conv = slots.converted(v, a._type_str)
+            if a.kwarg_only or a.has_default or kw:
+                kw[a.name] = i
+                kw_convs.append(conv)
+            else:
+                pos.append(i)
+                convs.append(conv)
+        convs += kw_convs
+        if not any(c is not None for c in convs):
+            convs = []
+    return _op_step(fn, pos, kw, convs, outs[0] if len(outs) == 1 else None, outs, k)
+
+
+def _lower_node(n, slots):
+    k = n.kind()
+    ins = [slots(v) for v in n.inputs()]
+    outs = [slots(v) for v in n.outputs()]
     bind = _bind_outputs(outs, k)
 
     if k == "prim::Constant":
-        val = n._constant_value()
-        o = outs[0]
-        return lambda env: env.__setitem__(o, val)
+        return None   # pre-filled
 
     if k == "prim::GetAttr":
         name = n.s("name")
         obj, o = ins[0], outs[0]
-        return lambda env: env.__setitem__(o, getattr(env[obj], name))
+
+        def getattr_step(regs):
+            regs[o] = getattr(regs[obj], name)
+        return getattr_step
 
     if k == "prim::SetAttr":
         name = n.s("name")
         obj, val = ins
 
-        def setattr_step(env):
-            setattr(env[obj], name, env[val])
+        def setattr_step(regs):
+            setattr(regs[obj], name, regs[val])
         return setattr_step
 
     if k == "prim::CallMethod":
         name = n.s("name")
 
-        def call_method(env):
-            args = [env[v] for v in ins]
-            bind(env, getattr(args[0], name)(*args[1:]))
+        def call_method(regs):
+            args = [regs[i] for i in ins]
+            bind(regs, getattr(args[0], name)(*args[1:]))
         return call_method
 
     if k == "prim::CallFunction":
-        def call_function(env):
-            args = [env[v] for v in ins]
-            bind(env, args[0](*args[1:]))
+        def call_function(regs):
+            args = [regs[i] for i in ins]
+            bind(regs, args[0](*args[1:]))
         return call_function
 
     if k in ("prim::TupleUnpack", "prim::ListUnpack"):
         src = ins[0]
-        return lambda env: bind(env, env[src] if len(outs) != 1 else env[src][0])
+        if len(outs) == 1:
+            o = outs[0]
+
+            def unpack1(regs):
+                regs[o] = regs[src][0]
+            return unpack1
+        return lambda regs: bind(regs, regs[src])
 
     if k == "prim::If":
         cond = ins[0]
-        then_p, else_p = _Program(n.blocks()[0]), _Program(n.blocks()[1])
+        then_p, else_p = _Program(n.blocks()[0], slots), _Program(n.blocks()[1], slots)
 
-        def if_step(env):
-            r = (then_p if env[cond] else else_p).run(env)
+        def if_step(regs):
+            r = (then_p if regs[cond] else else_p).run(regs)
             for o, x in zip(outs, r):
-                env[o] = x
+                regs[o] = x
         return if_step
 
     if k == "prim::Loop":
-        body = _Program(n.blocks()[0])
-        trip_v, cond_v, carried = ins[0], ins[1], ins[2:]
+        body = _Program(n.blocks()[0], slots)
+        trip_i, cond_i, carried = ins[0], ins[1], ins[2:]
         b_ins = body.inputs
 
-        def loop_step(env):
-            trip = env[trip_v]
-            cond = env[cond_v]
-            vals = [env[v] for v in carried]
+        def loop_step(regs):
+            trip = regs[trip_i]
+            cond = regs[cond_i]
+            vals = [regs[i] for i in carried]
             i = 0
             while cond and i < trip:
-                env[b_ins[0]] = i
+                regs[b_ins[0]] = i
                 for bi, x in zip(b_ins[1:], vals):
-                    env[bi] = x
-                r = body.run(env)
+                    regs[bi] = x
+                r = body.run(regs)
                 cond, vals = r[0], r[1:]
                 i += 1
             for o, x in zip(outs, vals):
-                env[o] = x
+                regs[o] = x
         return loop_step
 
     if k in _SCALAR_BINARY or k in _SCALAR_UNARY:
         scalar = _SCALAR_BINARY.get(k) or _SCALAR_UNARY[k]
-        schema = n.maybeSchema()
+        tensor_step = [None]
         o = outs[0] if outs else None
 
-        def arith(env):
-            args = [env[v] for v in ins]
+        def arith(regs):
+            args = [regs[i] for i in ins]
             if all(_is_scalar(a) for a in args):
-                env[o] = scalar(*args)
-            else:
-                bind(env, call_op(k, schema or n.maybeSchema(), args))
+                regs[o] = scalar(*args)
+                return
+            if tensor_step[0] is None:
+                tensor_step[0] = _lower_op(n, slots)
+            tensor_step[0](regs)
+        if any(isinstance(v.type(), _ir.TensorType) for v in n.inputs()):
+            return _lower_op(n, slots)
         return arith
+
+    if k == "prim::FusionGroup":
+        from ._fuser import FusedKernel
+        kern = FusedKernel(n.g("Subgraph"))
+        if len(outs) == 1:
+            o = outs[0]
+
+            def fused1(regs):
+                regs[o] = kern(*[regs[i] for i in ins])[0]
+            return fused1
+        return lambda regs: bind(regs, kern(*[regs[i] for i in ins]))
 
     if k in _PRIM_PURE:
         fn = _PRIM_PURE[k]
 
-        def pure(env):
-            bind(env, fn(*[env[v] for v in ins]))
+        def pure(regs):
+            bind(regs, fn(*[regs[i] for i in ins]))
         return pure
 
-    if k.startswith("prim::") and k not in ("prim::NumToTensor",):
+    if k.startswith("prim::") and k != "prim::NumToTensor":
         raise RuntimeError("The JIT interpreter does not run %s nodes yet" % k)
+    return _lower_op(n, slots)
 
-    schema = n.maybeSchema()
 
-    def op_step(env):
-        bind(env, call_op(k, schema, [env[v] for v in ins]))
-    return op_step
+def run_node(n, inputs):
+    """Runs one node on the given input values (constant propagation uses it)."""
+    slots = _Slots()
+    for v in n.inputs():
+        slots(v)
+    step = _lower_node(n, slots)
+    regs = list(slots.template)
+    for v, x in zip(n.inputs(), inputs):
+        regs[slots.index[v]] = x
+    step(regs)
+    return [regs[slots.index[o]] for o in n.outputs()]
 
 
 class GraphExecutor:
-    """A graph compiled once, run many times."""
+    """A graph lowered once, run many times."""
 
     def __init__(self, graph):
         self.graph = graph
-        self._prog = _Program(graph.block())
+        slots = _Slots()
+        self._prog = _Program(graph.block(), slots)
+        self._template = slots.template
+        self._n_in = len(self._prog.inputs)
 
     def __call__(self, *args):
-        env = dict(zip(self._prog.inputs, args))
-        if len(args) != len(self._prog.inputs):
-            raise RuntimeError("expected %d inputs, got %d" % (len(self._prog.inputs), len(args)))
-        out = self._prog.run(env)
+        if len(args) != self._n_in:
+            raise RuntimeError("expected %d inputs, got %d" % (self._n_in, len(args)))
+        regs = self._template.copy()
+        for i, a in zip(self._prog.inputs, args):
+            regs[i] = a
+        out = self._prog.run(regs)
         return out[0] if len(out) == 1 else tuple(out)
 
 

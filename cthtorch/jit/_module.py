@@ -10,6 +10,7 @@ Methods run through jit/_interpreter.py.
 """
 import cthtorch
 from cthtorch import nn
+from cthtorch.nn.modules import module as _M
 
 from . import _ir
 from ._interpreter import GraphExecutor
@@ -189,6 +190,18 @@ class ScriptModule(nn.Module):
         if methods is not None and name in methods:
             return methods[name]
         return super().__getattr__(name)
+
+    def __call__(self, *args, **kwargs):
+        # no hooks anywhere: straight to the graph (nn.Module's hook loops cost
+        # more than a small frozen model's ops)
+        d = self.__dict__
+        if not (d["_forward_pre_hooks"] or d["_forward_hooks"] or d.get("_backward_hooks") or
+                d.get("_backward_pre_hooks") or _M._global_forward_pre_hooks or _M._global_forward_hooks or
+                _M._global_backward_hooks or _M._global_backward_pre_hooks):
+            m = self._methods.get("forward")
+            if m is not None:
+                return m(*args, **kwargs)
+        return nn.Module.__call__(self, *args, **kwargs)
 
     # -- a scripted/traced Sequential, ModuleList or ModuleDict indexes like one
     def _container(self):

@@ -30,12 +30,9 @@ def _foldable_value(v):
 
 
 def _fold_node(n):
-    from .._interpreter import _compile_node
-    step = _compile_node(n)
-    env = {v: v.node()._constant_value() for v in n.inputs()}
+    from .._interpreter import run_node
     with cthtorch.no_grad():
-        step(env)
-    results = [env[o] for o in n.outputs()]
+        results = run_node(n, [v.node()._constant_value() for v in n.inputs()])
     if not all(_foldable_value(r) for r in results):
         return False
     g = n.owningGraph()

@@ -2,6 +2,7 @@
 attributes and inputs compute the same value; the later one goes
 (torch._C._jit_pass_cse). Values that an in-place op may write (through any
 view of them) are left alone."""
+from .. import _ir
 from .dce import has_side_effects
 
 __all__ = ["eliminate_common_subexpression"]
@@ -37,6 +38,12 @@ def _mutated_values(graph):
         if ra is not rb:
             parent[ra] = rb
     nodes = list(_all_nodes(graph.block()))
+    # a graph's tensor inputs may alias one another (torch's alias analysis assumes so)
+    tensor_inputs = [v for v in graph.inputs() if not isinstance(v.type(), (_ir.IntType, _ir.FloatType,
+                                                                             _ir.BoolType, _ir.StringType,
+                                                                             _ir.NoneType, _ir.ClassType))]
+    for a, b in zip(tensor_inputs, tensor_inputs[1:]):
+        union(a, b)
     for n in nodes:
         if n.kind() in _VIEW_OPS:
             for i in n.inputs():

@@ -9,7 +9,8 @@ from .cse import eliminate_common_subexpression
 from .dce import eliminate_dead_code
 from .inline import inline_calls
 
-__all__ = ["freeze_module", "fold_attributes", "remove_dropout", "fold_conv_batch_norm", "optimize_frozen_graph"]
+__all__ = ["freeze_module", "fold_attributes", "remove_dropout", "fold_conv_batch_norm", "transpose_frozen_linear",
+           "optimize_frozen_graph"]
 
 _DROPOUTS = {"aten::dropout", "aten::feature_dropout", "aten::alpha_dropout", "aten::feature_alpha_dropout",
              "aten::dropout_", "aten::feature_dropout_", "aten::alpha_dropout_", "aten::feature_alpha_dropout_"}
@@ -102,6 +103,33 @@ def fold_conv_batch_norm(graph):
         conv.replaceInput(2, cb)
         bn.output().replaceAllUsesWith(x)
         bn.destroy()
+    eliminate_dead_code(graph)
+
+
+def transpose_frozen_linear(graph):
+    """aten::linear(x, W, b) with constant W (and b) and a 2-d traced x ->
+    aten::addmm(b, x, W^T) with W^T made once (torch's frozen-linear
+    transpose rewrite, part of optimize_for_inference; the 2-d input is what
+    the trace recorded)."""
+    for n in graph.findAllNodes("aten::linear"):
+        x, w, b = n.inputs()
+        okw, wv = _const(w)
+        okb, bv = _const(b)
+        xt = x.type()
+        if not (okw and okb and isinstance(wv, cthtorch.Tensor) and wv.dim() == 2 and
+                isinstance(xt, _ir.TensorType) and xt.dim() == 2):
+            continue
+        with graph.insert_point_guard(n):
+            wt = graph.insertConstant(wv.t().contiguous())
+            if bv is None:
+                new = graph.insertNode(graph.create("aten::mm", [x, wt]))
+            else:
+                one = graph.insertConstant(1)
+                new = graph.insertNode(graph.create("aten::addmm", [b, x, wt, one, one]))
+        new._source, new._scope = n._source, n._scope
+        new.output().setType(n.output().type())
+        n.output().replaceAllUsesWith(new.output())
+        n.destroy()
     eliminate_dead_code(graph)
 
 

@@ -2,7 +2,7 @@
 callee's body (what `.inlined_graph` shows)."""
 from .. import _ir
 
-__all__ = ["inline_calls", "inline_graph_into"]
+__all__ = ["inline_calls", "inline_graph_into", "inline_in_place"]
 
 
 def inline_graph_into(callee, call_node, args):
@@ -70,3 +70,9 @@ def inline_calls(graph, module=None):
     root_value = g.inputs()[0] if (module is not None and g.inputs()) else None
     _inline_block(g.block(), root_value, module)
     return g
+
+
+def inline_in_place(graph, module=None):
+    """torch._C._jit_pass_inline: calls inlined into graph itself."""
+    root_value = graph.inputs()[0] if (module is not None and graph.inputs()) else None
+    _inline_block(graph.block(), root_value, module)
