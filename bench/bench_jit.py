@@ -63,8 +63,45 @@ class _ChainModule(cthtorch.nn.Module):
         return chain(x, self.L)
 
 
+# ---------------------------------------------------------------- jitscript's rows: torch.jit.script
+
+def lstm_loop(x, h, c, w_ih, w_hh, b):
+    # type: (Tensor, Tensor, Tensor, Tensor, Tensor, Tensor) -> Tuple[Tensor, Tensor]
+    for t in range(x.size(0)):
+        gates = torch.mm(x[t], w_ih.t()) + torch.mm(h, w_hh.t()) + b
+        i, f, g, o = gates.chunk(4, 1)
+        c = torch.sigmoid(f) * c + torch.sigmoid(i) * torch.tanh(g)
+        h = torch.sigmoid(o) * torch.tanh(c)
+    return h, c
+
+
+def lstm_script_row(steps=50, batch=8, hidden=64):
+    """A scripted 50-step LSTM cell loop (batch 8, hidden 64), forward;
+    lstm_loop is compiled for each library with `torch` bound to it."""
+    import types
+    import numpy as np
+    rs = np.random.RandomState(0)
+    arrs = [rs.randn(steps, batch, hidden), rs.randn(batch, hidden), rs.randn(batch, hidden),
+            rs.randn(4 * hidden, hidden) * 0.1, rs.randn(4 * hidden, hidden) * 0.1, rs.randn(4 * hidden) * 0.1]
+    fns = []
+    for lib in (cthtorch, torch):
+        args = [lib.from_numpy(a.astype(np.float32)) for a in arrs]
+        eager = types.FunctionType(lstm_loop.__code__, dict(lstm_loop.__globals__, torch=lib), "lstm_loop")
+        scripted = lib.jit.script(types.FunctionType(lstm_loop.__code__, dict(lstm_loop.__globals__, torch=lib),
+                                                     "lstm_loop"))
+
+        def run(f, args=args, lib=lib):
+            def go():
+                with lib.no_grad():
+                    f(*args)
+            return go
+        fns += [run(eager), run(scripted)]
+    return ("LSTM cell loop %d steps b%d h%d (script)" % (steps, batch, hidden), fns[0], fns[1], fns[2], fns[3],
+            "torch.jit.script")
+
+
 def main():
-    rows = [mlp_row(), chain_row("--no-compile" not in sys.argv)]
+    rows = [mlp_row(), chain_row("--no-compile" not in sys.argv), lstm_script_row()]
     print("%-40s %10s %10s %10s %10s %9s %9s" % ("case (threads=%d)" % cthtorch.get_num_threads(), "ct eager",
                                                   "ct jit", "torch", "torch jit", "jit/eager", "jit/tjit"))
     for name, ce, cj, te, tj, tj_name in rows:

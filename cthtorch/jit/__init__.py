@@ -183,3 +183,7 @@ def optimize_for_inference(mod, other_methods=None):
 
 
 # ---- exports added by the other JIT branches (jitscript, jitarch) go below, one marked block each
+
+# ---- jitscript: the TorchScript frontend (jit/frontend.py, _script.py, _recursive.py)
+from ._script import script  # noqa: E402,F811
+from . import frontend  # noqa: E402,F401

@@ -577,7 +577,9 @@ class _Patches:
             _canonicalize(sub.graph)
             eliminate_dead_code(sub.graph)
             traced_sub = st.traced_modules.get(id(mod))
-            if traced_sub is not None:
+            from ._module import ScriptModule
+            if traced_sub is not None and not isinstance(mod, ScriptModule):
+                # a scripted submodule keeps its own graph (control flow and all); only the call is traced
                 traced_sub._define_method("forward", sub.graph)
             fr = st.frame
             recv = st.attr_value(sub.call_path)

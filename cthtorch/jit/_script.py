@@ -1,0 +1,103 @@
+"""torch.jit.script: functions become ScriptFunctions and nn.Modules
+RecursiveScriptModules (jit/_recursive.py), compiled by jit/frontend.py.
+The decorators that steer it (ignore, unused, export) live in
+jit/__init__.py and leave a mark that get_modifier reads."""
+import inspect
+
+from . import frontend
+
+__all__ = ["script", "script_function", "get_modifier", "IGNORE", "UNUSED", "EXPORT"]
+
+# the marks @torch.jit.ignore / unused / export leave on a function
+IGNORE, UNUSED, EXPORT, DEFAULT = "ignore", "unused", "export", "default"
+
+
+def get_modifier(fn):
+    return getattr(fn, "_torchscript_modifier", DEFAULT)
+
+
+def with_defaults(schema, defaults):
+    """schema with the Python defaults of its arguments filled in."""
+    for a in schema.arguments:
+        if a.name in defaults:
+            a.default_value = defaults[a.name]
+            a.has_default = True
+    return schema
+
+
+def _with_defaults(cls):
+    """cls (ScriptFunction or ScriptMethod) whose calls fill in the Python
+    defaults of the compiled function's arguments, and whose schema (and a
+    function's code) show them."""
+    class WithDefaults(cls):
+        _defaults = {}
+
+        @property
+        def schema(self):
+            return with_defaults(super().schema, self._defaults)
+
+        @property
+        def code(self):
+            if getattr(self, "_is_method", False):
+                return super().code
+            from ._python_printer import PythonPrinter
+            return PythonPrinter().function(self.graph, self.name, defaults=self._defaults)
+
+        def __call__(self, *args, **kwargs):
+            names = [a.name for a in super().schema.arguments[1 if getattr(self, "_is_method", False) else 0:]]
+            if len(args) < len(names):
+                missing = [n for n in names[len(args):] if n not in kwargs]
+                kwargs = dict(kwargs, **{n: self._defaults[n] for n in missing if n in self._defaults})
+            return super().__call__(*args, **kwargs)
+    WithDefaults.__name__ = WithDefaults.__qualname__ = cls.__name__
+    return WithDefaults
+
+
+def define_method(sm, cf):
+    """cf (a CompiledFunction) as method cf.name of the script module sm."""
+    from ._module import ScriptMethod
+    m = _with_defaults(ScriptMethod)(sm, cf.name, cf.graph)
+    m._defaults = cf.defaults
+    sm._methods[cf.name] = m
+    return m
+
+
+def function_object(cf):
+    """The ScriptFunction of a compiled function (one per function)."""
+    from ._module import ScriptFunction
+    sf = getattr(cf, "script_function", None)
+    if sf is None:
+        sf = _with_defaults(ScriptFunction)(cf.graph, cf.name, cf.qualified_name, original_fn=cf.py_fn)
+        sf._defaults = cf.defaults
+        cf.script_function = sf
+    return sf
+
+
+def script_function(fn):
+    """Compiles a Python function to a ScriptFunction."""
+    return function_object(frontend.compile_function(fn))
+
+
+def script(obj=None, optimize=None, _frames_up=0, _rcb=None, example_inputs=None):
+    """torch.jit.script: a function becomes a ScriptFunction, an nn.Module a
+    RecursiveScriptModule (forward and @export'ed methods compiled, and the
+    same for each submodule)."""
+    from ._module import ScriptFunction, ScriptModule
+    import cthtorch.nn as nn
+    if obj is None:
+        return None
+    if isinstance(obj, (ScriptModule, ScriptFunction)):
+        return obj
+    if isinstance(obj, nn.Module):
+        from . import _recursive
+        return _recursive.create_script_module(obj)
+    if inspect.isclass(obj):
+        if issubclass(obj, nn.Module):
+            raise RuntimeError("Type '%s' cannot be compiled since it inherits from nn.Module, pass an instance "
+                               "instead" % obj)
+        raise NotImplementedError("torch.jit.script on a class (%s) is not supported by cthtorch yet; script "
+                                  "its methods as functions or make it an nn.Module" % obj.__qualname__)
+    if inspect.isfunction(obj) or inspect.ismethod(obj):
+        return script_function(obj)
+    raise RuntimeError("Cannot script an object of type %s: only functions and nn.Module instances can be "
+                       "scripted" % type(obj).__name__)
