@@ -60,3 +60,7 @@ class ScriptModule:
 
 ScriptFunction = type(lambda: None)
 Final = None
+
+
+# ---- TorchScript archives (jitarch: jit/_serialization.py) ----
+from cthtorch.jit._serialization import load, save, RecursiveScriptModule  # noqa: E402,F401
