@@ -157,9 +157,6 @@ class RecursiveScriptModule(Module):
     def save(self, f, _extra_files=None):
         save(self, f, _extra_files)
 
-    def _get_name(self):
-        return self.original_name
-
     def extra_repr(self):
         return "original_name=%s" % self.original_name
 
@@ -346,7 +343,7 @@ class _Writer:
                                % type(m).__name__)
         loaded = isinstance(m, RecursiveScriptModule)
         qualname = m._qualified_name if loaded else _torch_qualname(type(m))
-        state = collections.OrderedDict()
+        state = {}   # written as a plain dict: torch's unpickler takes BUILD's state as a generic dict
         rec = self.records[id(m)] = _ObjectRecord(qualname, state)
         if loaded:
             arch = m.__dict__.get("_archive_of_root") or self.archive
