@@ -335,3 +335,76 @@ def test_loading_never_runs_python_globals(good_archive, tmp_path):
     with pytest.raises(RuntimeError, match="unknown name '__import__'"):
         m(ct.ones(2))
     assert not marker.exists()
+
+
+class CellLoop(nn.Module):
+    """A scripted LSTM-cell loop over time steps, with a list and a dict."""
+
+    def __init__(self):
+        super().__init__()
+        self.cell = nn.LSTMCell(4, 8)
+
+    def forward(self, xs):
+        h = torch.zeros(xs.size(1), 8)
+        c = torch.zeros(xs.size(1), 8)
+        outs = []
+        for i in range(xs.size(0)):
+            h, c = self.cell(xs[i], (h, c))
+            outs.append(h)
+        return torch.stack(outs), {"h": h}
+
+
+def test_scripted_lstm_cell_loop_archive():
+    torch.manual_seed(6)
+    m = CellLoop()
+    xs = torch.randn(5, 2, 4)
+    cm = ct_load(torch_archive(torch.jit.script(m)))
+    out, d = cm(to_ct(xs))
+    ref, rd = m(xs)
+    close(out, ref)
+    assert list(d) == ["h"]
+    close(d["h"], rd["h"])
+    out.sum().backward()
+    ref.sum().backward()
+    close(cm.cell.weight_ih.grad, m.cell.weight_ih.grad, 1e-4)
+
+
+def test_archives_of_the_documents_examples():
+    def foo(len: int):
+        rv = torch.zeros(3, 4)
+        for i in range(len):
+            if i < 10:
+                rv = rv - 1.0
+            else:
+                rv = rv + 1.0
+        return rv
+
+    sf = torch.jit.script(foo)   # a ScriptFunction saves as a PlaceholderModule with it as forward
+    cm = ct_load(torch_archive(sf))
+    for n in (0, 4, 12):
+        close(cm(n), sf(n))
+
+    def fill_row_zero(x):
+        x[0] = torch.rand(*x.shape[1:2])
+        return x
+
+    with pytest.warns(Warning):
+        tr = torch.jit.trace(fill_row_zero, (torch.rand(3, 4),))
+    cm = ct_load(torch_archive(tr))
+    x = ct.zeros(3, 5)
+    out = cm(x)
+    assert out is x and tuple(out.shape) == (3, 5)   # size arithmetic follows the input, not the trace's
+    assert (x[0] != 0).all().item() and (x[1:] == 0).all().item()
+
+
+def test_errors_raised_by_script_code_are_jit_errors():
+    m = torch.jit.script(nn.BatchNorm2d(3)).eval()
+    cm = ct_load(torch_archive(m))
+    with pytest.raises(Exception) as et:
+        m(torch.zeros(2, 3, 4))
+    with pytest.raises(Exception) as ec:
+        cm(ct.zeros(2, 3, 4))
+    assert type(ec.value).__name__ == type(et.value).__name__ == "Error"
+    first, last = (lambda e: (str(e).splitlines()[0], str(e).strip().splitlines()[-1]))(et.value)
+    assert str(ec.value).splitlines()[0] == first
+    assert str(ec.value).strip().splitlines()[-1] == last

@@ -223,17 +223,41 @@ def aten_call(name, args, kwargs):
     return res
 
 
+class Error(Exception):
+    """torch.jit.Error, until the JIT package defines it: what an exception raised by TorchScript code becomes."""
+
+
+class _ScriptRaise(Exception):
+    """prim::RaiseException on its way out: the innermost statement and function it came from are noted."""
+
+    def __init__(self, msg, cls_name):
+        super().__init__(msg)
+        self.msg, self.cls_name = msg, cls_name
+        self.lineno = self.function = None
+
+    def as_jit_error(self):
+        where = ""
+        if self.function is not None:
+            path = self.function.qualname.split(".")
+            src = None
+            for cut in range(len(path) - 1, 0, -1):
+                src = self.function.unit.sources.get("/".join(path[:cut]))
+                if src is not None:
+                    where = '  File "code/%s.py", line %d, in %s\n' % ("/".join(path[:cut]), self.lineno or 0,
+                                                                     self.function.node.name)
+                    if self.lineno:
+                        where += "    %s\n    <--- HERE\n" % src.splitlines()[self.lineno - 1].strip()
+                    break
+        err = getattr(getattr(cthtorch, "jit", None), "Error", None) or Error
+        return err("The following operation failed in the TorchScript interpreter.\n"
+                   "Traceback of TorchScript (most recent call last):\n%s%s: %s\n" % (where, self.cls_name, self.msg))
+
+
 def _raise_exception(msg, cls_name="builtins.RuntimeError"):
-    exc = _EXCEPTIONS.get(cls_name)
-    if exc is None:
-        raise CodeError("%s: %s" % (cls_name, msg))
-    raise exc(msg)
+    raise _ScriptRaise(msg, cls_name)
 
 
-_EXCEPTIONS = {"builtins.RuntimeError": RuntimeError, "builtins.ValueError": ValueError,
-               "builtins.TypeError": TypeError, "builtins.IndexError": IndexError, "builtins.KeyError": KeyError,
-               "builtins.AssertionError": AssertionError, "builtins.NotImplementedError": NotImplementedError,
-               "builtins.ZeroDivisionError": ZeroDivisionError, "builtins.Exception": Exception}
+_DEPTH = [0]   # nesting of TorchScript calls: the outermost turns a _ScriptRaise into torch.jit.Error
 
 _PRIM = {
     "NumToTensor": _num_to_tensor, "RaiseException": _raise_exception, "dtype": lambda t: t.dtype,
@@ -355,10 +379,19 @@ class Function:
                 raise RuntimeError("%s() is missing value for argument '%s'." % (self.node.name, n))
         if kwargs:
             raise RuntimeError("%s() got an unexpected keyword argument '%s'" % (self.node.name, next(iter(kwargs))))
+        _DEPTH[0] += 1
         try:
             self.unit.run_block(self.node.body, env)
         except _Return as r:
             return r.value
+        except _ScriptRaise as e:
+            if e.function is None:
+                e.function = self
+            if _DEPTH[0] == 1:
+                raise e.as_jit_error() from None
+            raise
+        finally:
+            _DEPTH[0] -= 1
         return None
 
 
@@ -415,7 +448,12 @@ class CodeUnit:
     # ---- statements ----
     def run_block(self, body, env):
         for st in body:
-            self.run_stmt(st, env)
+            try:
+                self.run_stmt(st, env)
+            except _ScriptRaise as e:
+                if e.lineno is None:
+                    e.lineno = st.lineno
+                raise
 
     def run_stmt(self, st, env):
         t = type(st)
