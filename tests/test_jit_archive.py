@@ -330,7 +330,7 @@ def test_loading_never_runs_python_globals(good_archive, tmp_path):
         ct_load(data)
     code_attack = b"class Sequential(Module):\n  def forward(self, x: Tensor) -> Tensor:\n" \
                   b"    return __import__(\"os\").system(\"touch %s\")\n" % str(marker).encode()
-    data = _rewrite(good_archive, lambda n, v: code_attack if n.endswith("container.py") else v)
+    data = _rewrite(good_archive, lambda n, v: code_attack if n.endswith(".py") and b"class Sequential" in v else v)
     m = ct_load(data)
     with pytest.raises(RuntimeError, match="unknown name '__import__'"):
         m(ct.ones(2))

@@ -199,28 +199,39 @@ def _has_tensor(args):
     return False
 
 
-def aten_call(name, args, kwargs):
-    """aten::<name> on the evaluated arguments, resolved by value as TorchScript's overloads are."""
-    f = _ALWAYS_PY.get(name)
-    if f is not None:
-        return f(*args, **kwargs)
-    if not _has_tensor(args):
-        f = _SCALAR_PY.get(name)
-        if f is not None:
-            return f(*args, **kwargs)
-    for k in list(kwargs):
-        conv = _KW_CONVERT.get(k)
-        if conv is not None:
-            kwargs[k] = conv(kwargs[k])
-    f = _ATEN_SPECIAL.get(name)
-    if f is None:
-        f = _aten_callable(name)
-        if f is None:
-            raise CodeError("cthtorch.jit.load: unknown builtin op aten::%s in TorchScript code" % name)
-    res = f(*args, **kwargs)
-    if isinstance(res, cthtorch.Size):   # TorchScript's sizes are List[int]
-        res = list(res)
-    return res
+_ATEN_OPS = {}
+
+
+def _aten_op(name):
+    """aten::<name> as a callable on evaluated arguments, resolved by value as TorchScript's overloads are:
+    Python's builtins for ints/floats/lists/strings, else the tensor op."""
+    always = _ALWAYS_PY.get(name)
+    if always is not None:
+        return always
+    scalar = _SCALAR_PY.get(name)
+    resolved = []
+
+    def tensor_op():
+        if not resolved:
+            f = _ATEN_SPECIAL.get(name) or _aten_callable(name)
+            if f is None:
+                raise CodeError("cthtorch.jit.load: unknown builtin op aten::%s in TorchScript code" % name)
+            resolved.append(f)
+        return resolved[0]
+
+    def call(*args, **kwargs):
+        if scalar is not None and not _has_tensor(args):
+            return scalar(*args, **kwargs)
+        if kwargs:
+            for k in kwargs:
+                conv = _KW_CONVERT.get(k)
+                if conv is not None:
+                    kwargs[k] = conv(kwargs[k])
+        res = (resolved[0] if resolved else tensor_op())(*args, **kwargs)
+        if type(res) is cthtorch.Size:   # TorchScript's sizes are List[int]
+            res = list(res)
+        return res
+    return call
 
 
 class Error(Exception):
@@ -281,7 +292,10 @@ class _OpNamespace:
                 raise CodeError("cthtorch.jit.load: unsupported prim::%s in TorchScript code" % name)
             return f
         if self.ns == "aten":
-            return lambda *args, **kwargs: aten_call(name, args, kwargs)
+            f = _ATEN_OPS.get(name)
+            if f is None:
+                f = _ATEN_OPS[name] = _aten_op(name)
+            return f
         raise CodeError("cthtorch.jit.load: unsupported operator namespace ops.%s" % self.ns)
 
 
@@ -336,22 +350,6 @@ def _literal(node):
     raise CodeError("cthtorch.jit.load: unsupported constant %s in TorchScript code" % ast.unparse(node))
 
 
-class _Return(Exception):
-    def __init__(self, value):
-        self.value = value
-
-
-class _Break(Exception):
-    pass
-
-
-class _Continue(Exception):
-    pass
-
-
-_NONE_TYPE_ARG = object()
-
-
 class Function:
     """A TorchScript function or method of code/, run statement by statement."""
 
@@ -360,6 +358,7 @@ class Function:
         a = node.args
         self.argnames = [x.arg for x in a.args]
         self.defaults = [_literal(d) for d in a.defaults]
+        self._run = None   # compiled on the first call
 
     def __call__(self, *args, **kwargs):
         names = self.argnames
@@ -379,11 +378,11 @@ class Function:
                 raise RuntimeError("%s() is missing value for argument '%s'." % (self.node.name, n))
         if kwargs:
             raise RuntimeError("%s() got an unexpected keyword argument '%s'" % (self.node.name, next(iter(kwargs))))
+        if self._run is None:
+            self._run = self.unit.compile_function(self)
         _DEPTH[0] += 1
         try:
-            self.unit.run_block(self.node.body, env)
-        except _Return as r:
-            return r.value
+            return self._run(env)
         except _ScriptRaise as e:
             if e.function is None:
                 e.function = self
@@ -392,7 +391,6 @@ class Function:
             raise
         finally:
             _DEPTH[0] -= 1
-        return None
 
 
 class CodeUnit:
@@ -445,132 +443,6 @@ class CodeUnit:
             raise RuntimeError("cthtorch.jit.load: the archive has no code for class %s" % qualname)
         return c
 
-    # ---- statements ----
-    def run_block(self, body, env):
-        for st in body:
-            try:
-                self.run_stmt(st, env)
-            except _ScriptRaise as e:
-                if e.lineno is None:
-                    e.lineno = st.lineno
-                raise
-
-    def run_stmt(self, st, env):
-        t = type(st)
-        if t is ast.Assign:
-            v = self.ev(st.value, env)
-            for target in st.targets:
-                self.assign(target, v, env)
-        elif t is ast.Return:
-            raise _Return(None if st.value is None else self.ev(st.value, env))
-        elif t is ast.Expr:
-            self.ev(st.value, env)
-        elif t is ast.If:
-            self.run_block(st.body if self.ev(st.test, env) else st.orelse, env)
-        elif t is ast.For:
-            for item in self.ev(st.iter, env):
-                self.assign(st.target, item, env)
-                try:
-                    self.run_block(st.body, env)
-                except _Break:
-                    break
-                except _Continue:
-                    continue
-            else:
-                self.run_block(st.orelse, env)
-        elif t is ast.While:
-            while self.ev(st.test, env):
-                try:
-                    self.run_block(st.body, env)
-                except _Break:
-                    break
-                except _Continue:
-                    continue
-        elif t is ast.Pass:
-            pass
-        elif t is ast.Break:
-            raise _Break()
-        elif t is ast.Continue:
-            raise _Continue()
-        elif t is ast.AugAssign:
-            self.assign(st.target, _binop(st.op, self.ev(st.target, env), self.ev(st.value, env)), env)
-        elif t is ast.AnnAssign:
-            if st.value is not None:
-                self.assign(st.target, self.ev(st.value, env), env)
-        elif t is ast.Assert:
-            if not self.ev(st.test, env):
-                raise AssertionError(self.ev(st.msg, env) if st.msg is not None else "")
-        else:
-            raise CodeError("cthtorch.jit.load: unsupported statement in TorchScript code: %s"
-                            % ast.unparse(st).splitlines()[0])
-
-    def assign(self, target, v, env):
-        t = type(target)
-        if t is ast.Name:
-            env[target.id] = v
-        elif t in (ast.Tuple, ast.List):
-            vals = list(v)
-            if len(vals) != len(target.elts):
-                raise RuntimeError("expected a tuple of %d elements, got %d" % (len(target.elts), len(vals)))
-            for tg, x in zip(target.elts, vals):
-                self.assign(tg, x, env)
-        elif t is ast.Subscript:
-            self.ev(target.value, env)[self.ev(target.slice, env)] = v
-        elif t is ast.Attribute:   # prim::SetAttr
-            obj = self.ev(target.value, env)
-            set_script_attr(obj, target.attr, v)
-        else:
-            raise CodeError("cthtorch.jit.load: unsupported assignment target %s" % ast.unparse(target))
-
-    # ---- expressions ----
-    def ev(self, node, env):
-        t = type(node)
-        if t is ast.Name:
-            n = node.id
-            if n in env:
-                return env[n]
-            return self.global_name(n)
-        if t is ast.Constant:
-            return node.value
-        if t is ast.Call:
-            return self.call(node, env)
-        if t is ast.Attribute:
-            return self.attribute(self.ev(node.value, env), node.attr)
-        if t is ast.Tuple:
-            return tuple(self.ev(e, env) for e in node.elts)
-        if t is ast.List:
-            return [self.ev(e, env) for e in node.elts]
-        if t is ast.Dict:
-            return {self.ev(k, env): self.ev(v, env) for k, v in zip(node.keys, node.values)}
-        if t is ast.Subscript:
-            return self.ev(node.value, env)[self.ev(node.slice, env)]
-        if t is ast.BinOp:
-            return _binop(node.op, self.ev(node.left, env), self.ev(node.right, env))
-        if t is ast.UnaryOp:
-            v = self.ev(node.operand, env)
-            return {ast.USub: lambda: -v, ast.UAdd: lambda: +v, ast.Not: lambda: not v,
-                    ast.Invert: lambda: ~v}[type(node.op)]()
-        if t is ast.BoolOp:
-            v = None
-            for e in node.values:
-                v = self.ev(e, env)
-                if isinstance(node.op, ast.And) != bool(v):
-                    return v
-            return v
-        if t is ast.Compare:
-            left = self.ev(node.left, env)
-            for op, right_node in zip(node.ops, node.comparators):
-                right = self.ev(right_node, env)
-                if not _COMPARE[type(op)](left, right):
-                    return False
-                left = right
-            return True
-        if t is ast.IfExp:
-            return self.ev(node.body if self.ev(node.test, env) else node.orelse, env)
-        if t is ast.Slice:
-            return slice(*[None if x is None else self.ev(x, env) for x in (node.lower, node.upper, node.step)])
-        raise CodeError("cthtorch.jit.load: unsupported expression in TorchScript code: %s" % ast.unparse(node))
-
     def global_name(self, n):
         g = _GLOBALS.get(n)
         if g is not None:
@@ -600,23 +472,301 @@ class CodeUnit:
             return self.constants[int(attr[1:])]
         return get_script_attr(obj, attr)
 
-    def call(self, node, env):
+
+    # ---- compiling a function body into closures ----
+    def compile_function(self, fn):
+        """The body of fn as one closure over its frame (a dict of locals); returns its return value."""
+        c = _Compiler(self, _local_names(fn.node))
+        body = c.block(fn.node.body)
+
+        def run(env):
+            sig = body(env)
+            return env.get(_RET) if sig is _RETURN else None
+        return run
+
+
+_RET = "$return"
+_RETURN, _BREAK, _CONTINUE = "return", "break", "continue"   # what a statement closure hands its block
+
+
+def _local_names(fdef):
+    """Names a function binds (its arguments and assignment targets): every other name is a global."""
+    names = {a.arg for a in fdef.args.args}
+    for node in ast.walk(fdef):
+        if isinstance(node, ast.Name) and isinstance(node.ctx, (ast.Store, ast.Del)):
+            names.add(node.id)
+    return names
+
+
+class _Compiler:
+    """TorchScript statements and expressions -> Python closures, names and ops resolved once."""
+
+    def __init__(self, unit, local_names):
+        self.unit, self.locals = unit, local_names
+
+    # ---- statements ----
+    def block(self, stmts):
+        fns = [(self.stmt(st), st.lineno) for st in stmts]
+
+        def run(env):
+            for f, lineno in fns:
+                try:
+                    sig = f(env)
+                except _ScriptRaise as e:
+                    if e.lineno is None:
+                        e.lineno = lineno
+                    raise
+                if sig is not None:
+                    return sig
+            return None
+        return run
+
+    def stmt(self, st):
+        t = type(st)
+        if t is ast.Assign:
+            value = self.expr(st.value)
+            stores = [self.store(tg) for tg in st.targets]
+            if len(stores) == 1:
+                store = stores[0]
+                return lambda env: store(env, value(env))
+
+            def assign(env):
+                v = value(env)
+                for s in stores:
+                    s(env, v)
+            return assign
+        if t is ast.Return:
+            value = self.expr(st.value) if st.value is not None else (lambda env: None)
+
+            def ret(env):
+                env[_RET] = value(env)
+                return _RETURN
+            return ret
+        if t is ast.Expr:
+            value = self.expr(st.value)
+
+            def expr(env):
+                value(env)
+            return expr
+        if t is ast.If:
+            test, body, orelse = self.expr(st.test), self.block(st.body), self.block(st.orelse)
+            return lambda env: body(env) if test(env) else orelse(env)
+        if t is ast.For:
+            it, store, body, orelse = self.expr(st.iter), self.store(st.target), self.block(st.body), self.block(st.orelse)
+
+            def loop(env):
+                for item in it(env):
+                    store(env, item)
+                    sig = body(env)
+                    if sig is _BREAK:
+                        return None
+                    if sig is _RETURN:
+                        return sig
+                return orelse(env)
+            return loop
+        if t is ast.While:
+            test, body = self.expr(st.test), self.block(st.body)
+
+            def while_loop(env):
+                while test(env):
+                    sig = body(env)
+                    if sig is _BREAK:
+                        return None
+                    if sig is _RETURN:
+                        return sig
+                return None
+            return while_loop
+        if t is ast.Pass:
+            return lambda env: None
+        if t is ast.Break:
+            return lambda env: _BREAK
+        if t is ast.Continue:
+            return lambda env: _CONTINUE
+        if t is ast.AugAssign:
+            load, value, store, op = self.expr(st.target), self.expr(st.value), self.store(st.target), _BINOPS[type(st.op)]
+            return lambda env: store(env, op(load(env), value(env)))
+        if t is ast.AnnAssign:
+            if st.value is None:
+                return lambda env: None
+            value, store = self.expr(st.value), self.store(st.target)
+            return lambda env: store(env, value(env))
+        if t is ast.Assert:
+            test = self.expr(st.test)
+            msg = self.expr(st.msg) if st.msg is not None else (lambda env: "")
+
+            def check(env):
+                if not test(env):
+                    raise AssertionError(msg(env))
+            return check
+        raise CodeError("cthtorch.jit.load: unsupported statement in TorchScript code: %s"
+                        % ast.unparse(st).splitlines()[0])
+
+    def store(self, target):
+        t = type(target)
+        if t is ast.Name:
+            name = target.id
+
+            def store_name(env, v):
+                env[name] = v
+            return store_name
+        if t in (ast.Tuple, ast.List):
+            parts = [self.store(e) for e in target.elts]
+            n = len(parts)
+
+            def unpack(env, v):
+                vals = list(v)
+                if len(vals) != n:
+                    raise RuntimeError("expected a tuple of %d elements, got %d" % (n, len(vals)))
+                for s, x in zip(parts, vals):
+                    s(env, x)
+            return unpack
+        if t is ast.Subscript:
+            obj, key = self.expr(target.value), self.expr(target.slice)
+
+            def store_item(env, v):
+                obj(env)[key(env)] = v
+            return store_item
+        if t is ast.Attribute:   # prim::SetAttr
+            obj, attr = self.expr(target.value), target.attr
+            return lambda env, v: set_script_attr(obj(env), attr, v)
+        raise CodeError("cthtorch.jit.load: unsupported assignment target %s" % ast.unparse(target))
+
+    # ---- expressions ----
+    def expr(self, node):
+        t = type(node)
+        if t is ast.Name:
+            name = node.id
+            if name in self.locals:
+                def load(env):
+                    try:
+                        return env[name]
+                    except KeyError:
+                        raise RuntimeError("local variable '%s' is used before it is assigned" % name) from None
+                return load
+            g = self.unit.global_name(name)
+            return lambda env: g
+        if t is ast.Constant:
+            v = node.value
+            return lambda env: v
+        if t is ast.Attribute:
+            static = self.static_attribute(node)
+            if static is not _NOT_STATIC:
+                return lambda env: static
+            obj, attr = self.expr(node.value), node.attr
+            return lambda env: get_script_attr(obj(env), attr)
+        if t is ast.Call:
+            return self.call(node)
+        if t in (ast.Tuple, ast.List):
+            elts = [self.expr(e) for e in node.elts]
+            if t is ast.Tuple:
+                return lambda env: tuple([e(env) for e in elts])
+            return lambda env: [e(env) for e in elts]
+        if t is ast.Dict:
+            items = [(self.expr(k), self.expr(v)) for k, v in zip(node.keys, node.values)]
+            return lambda env: {k(env): v(env) for k, v in items}
+        if t is ast.Subscript:
+            obj, key = self.expr(node.value), self.expr(node.slice)
+            return lambda env: obj(env)[key(env)]
+        if t is ast.BinOp:
+            left, right, op = self.expr(node.left), self.expr(node.right), _BINOPS[type(node.op)]
+            return lambda env: op(left(env), right(env))
+        if t is ast.UnaryOp:
+            operand = self.expr(node.operand)
+            op = {ast.USub: lambda v: -v, ast.UAdd: lambda v: +v, ast.Not: lambda v: not v,
+                  ast.Invert: lambda v: ~v}[type(node.op)]
+            return lambda env: op(operand(env))
+        if t is ast.BoolOp:
+            values, is_and = [self.expr(e) for e in node.values], isinstance(node.op, ast.And)
+
+            def boolop(env):
+                v = None
+                for e in values:
+                    v = e(env)
+                    if is_and != bool(v):
+                        return v
+                return v
+            return boolop
+        if t is ast.Compare:
+            left = self.expr(node.left)
+            pairs = [(_COMPARE[type(op)], self.expr(r)) for op, r in zip(node.ops, node.comparators)]
+
+            def compare(env):
+                a = left(env)
+                for op, r in pairs:
+                    b = r(env)
+                    if not op(a, b):
+                        return False
+                    a = b
+                return True
+            return compare
+        if t is ast.IfExp:
+            test, body, orelse = self.expr(node.test), self.expr(node.body), self.expr(node.orelse)
+            return lambda env: body(env) if test(env) else orelse(env)
+        if t is ast.Slice:
+            parts = [None if x is None else self.expr(x) for x in (node.lower, node.upper, node.step)]
+            return lambda env: slice(*[None if p is None else p(env) for p in parts])
+        raise CodeError("cthtorch.jit.load: unsupported expression in TorchScript code: %s" % ast.unparse(node))
+
+    def static_attribute(self, node):
+        """`torch.relu`, `ops.aten.add`, `ops.prim.dtype`, `CONSTANTS.c0`, `__torch__.a.b.f`: resolved now."""
+        chain = []
+        base = node
+        while type(base) is ast.Attribute:
+            chain.append(base.attr)
+            base = base.value
+        if type(base) is not ast.Name or base.id in self.locals:
+            return _NOT_STATIC
+        if base.id not in ("torch", "ops", "CONSTANTS", "__torch__"):
+            return _NOT_STATIC
+        obj = self.unit.global_name(base.id)
+        for attr in reversed(chain):
+            obj = self.unit.attribute(obj, attr)
+        if isinstance(obj, QualName):
+            name = obj.name
+            return _Unresolved(name)
+        return obj
+
+    def call(self, node):
         f = node.func
-        if type(f) is ast.Name and f.id in _TYPE_FIRST:   # annotate(T, x), unchecked_cast(T, x), isinstance(x, T)
-            return _TYPE_FIRST[f.id](self, node, env)
-        fn = self.ev(f, env)
-        args = []
-        for a in node.args:
-            if type(a) is ast.Starred:
-                args.extend(self.ev(a.value, env))
-            else:
-                args.append(self.ev(a, env))
-        kwargs = {k.arg: self.ev(k.value, env) for k in node.keywords}
-        if isinstance(fn, QualName):
-            raise CodeError("cthtorch.jit.load: the archive has no code for %s" % fn.name)
-        if not callable(fn):
-            raise CodeError("cthtorch.jit.load: %s is not callable" % ast.unparse(f))
-        return fn(*args, **kwargs)
+        if type(f) is ast.Name and f.id in _TYPE_FIRST and f.id not in self.locals:
+            if f.id == "isinstance":
+                value, types = self.expr(node.args[0]), node.args[1]
+                names = [ast.unparse(e) for e in types.elts] if isinstance(types, ast.Tuple) else [ast.unparse(types)]
+                return lambda env: any(_is_instance(value(env), n) for n in names)
+            if len(node.args) != 2:
+                raise CodeError("cthtorch.jit.load: %s expects a type and a value" % f.id)
+            return self.expr(node.args[1])   # annotate(T, x) / unchecked_cast(T, x): the value
+        fn = self.expr(f)
+        starred = any(type(a) is ast.Starred for a in node.args)
+        args = [(self.expr(a.value), True) if type(a) is ast.Starred else (self.expr(a), False) for a in node.args]
+        kws = [(k.arg, self.expr(k.value)) for k in node.keywords]
+        if starred or any(k is None for k, _ in kws):
+            def call_general(env):
+                pos = []
+                for a, star in args:
+                    if star:
+                        pos.extend(a(env))
+                    else:
+                        pos.append(a(env))
+                return fn(env)(*pos, **{k: v(env) for k, v in kws})
+            return call_general
+        argf = [a for a, _ in args]
+        if kws:
+            return lambda env: fn(env)(*[a(env) for a in argf], **{k: v(env) for k, v in kws})
+        return lambda env: fn(env)(*[a(env) for a in argf])
+
+
+_NOT_STATIC = object()
+
+
+class _Unresolved:
+    """A `__torch__.x` name that code/ does not define: an error only if it is called."""
+
+    def __init__(self, name):
+        self.name = name
+
+    def __call__(self, *args, **kwargs):
+        raise CodeError("cthtorch.jit.load: the archive has no code for %s" % self.name)
 
 
 class _ClassConstructor:
@@ -682,22 +832,6 @@ _GLOBALS = {
 }
 
 
-def _type_first_value(unit, node, env):   # annotate(T, x) / unchecked_cast(T, x): the value
-    if len(node.args) != 2:
-        raise CodeError("cthtorch.jit.load: %s expects a type and a value" % node.func.id)
-    return unit.ev(node.args[1], env)
-
-
-def _isinstance(unit, node, env):
-    v = unit.ev(node.args[0], env)
-    t = node.args[1]
-    names = [ast.unparse(e) for e in t.elts] if isinstance(t, ast.Tuple) else [ast.unparse(t)]
-    for n in names:
-        if _is_instance(v, n):
-            return True
-    return False
-
-
 def _is_instance(v, type_text):
     base = type_text.split("[", 1)[0]
     checks = {"Tensor": lambda: isinstance(v, cthtorch.Tensor), "int": lambda: isinstance(v, int) and not isinstance(v, bool),
@@ -710,14 +844,21 @@ def _is_instance(v, type_text):
     return getattr(v, "_qualified_name", None) == base
 
 
-_TYPE_FIRST = {"annotate": _type_first_value, "unchecked_cast": _type_first_value, "isinstance": _isinstance}
+_TYPE_FIRST = ("annotate", "unchecked_cast", "isinstance")   # their first or second argument is a type
 
 
 # ---- attributes of script objects (set by the loader) ----
+_ATTR_LOOKUP = {}
+
+
 def get_script_attr(obj, name):
     if isinstance(obj, cthtorch.Tensor):
         raise CodeError("cthtorch.jit.load: attribute access .%s on a Tensor in TorchScript code" % name)
-    lookup = getattr(type(obj), "_script_attr", None)
+    lookup = _ATTR_LOOKUP.get(type(obj))
+    if lookup is None:
+        lookup = getattr(type(obj), "_script_attr", None)
+        if lookup is not None:
+            _ATTR_LOOKUP[type(obj)] = lookup
     if lookup is None:
         raise CodeError("cthtorch.jit.load: attribute access .%s on %s in TorchScript code"
                         % (name, type(obj).__name__))

@@ -130,7 +130,11 @@ class RecursiveScriptModule(Module):
                     return cdef.constants[name]
             raise
 
-    def _script_attr(self, name):
+    def _script_attr(self, name):   # prim::GetAttr: parameters, buffers and submodules first (the hot path)
+        d = self.__dict__
+        for store in (d["_parameters"], d["_buffers"], d["_modules"]):
+            if name in store:
+                return store[name]
         return getattr(self, name)
 
     def _script_setattr(self, name, value):
