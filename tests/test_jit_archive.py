@@ -408,3 +408,36 @@ def test_errors_raised_by_script_code_are_jit_errors():
     first, last = (lambda e: (str(e).splitlines()[0], str(e).strip().splitlines()[-1]))(et.value)
     assert str(ec.value).splitlines()[0] == first
     assert str(ec.value).strip().splitlines()[-1] == last
+
+
+LAYER_CASES = {
+    "gru": lambda: (nn.GRU(4, 6, num_layers=2, batch_first=True), (torch.randn(2, 5, 4),)),
+    "lstm_bidirectional": lambda: (nn.LSTM(4, 6, bidirectional=True), (torch.randn(5, 2, 4),)),
+    "layer_norm_gelu": lambda: (nn.Sequential(nn.LayerNorm(8), nn.GELU(), nn.Softmax(dim=1)), (torch.randn(3, 8),)),
+    "conv_transpose": lambda: (nn.ConvTranspose2d(3, 4, 3, stride=2), (torch.randn(1, 3, 5, 5),)),
+    "group_norm": lambda: (nn.GroupNorm(2, 4), (torch.randn(2, 4, 3),)),
+    "upsample": lambda: (nn.Upsample(scale_factor=2, mode="nearest"), (torch.randn(1, 2, 3, 3),)),
+    "attention": lambda: (nn.MultiheadAttention(8, 2, batch_first=True),
+                          (torch.randn(2, 3, 8), torch.randn(2, 3, 8), torch.randn(2, 3, 8))),
+    "transformer_layer": lambda: (nn.TransformerEncoderLayer(8, 2, 16, dropout=0.0, batch_first=True),
+                                  (torch.randn(2, 3, 8),)),
+}
+
+
+@pytest.mark.parametrize("kind", ["trace", "script"])
+@pytest.mark.parametrize("case", sorted(LAYER_CASES))
+def test_more_layers(case, kind):
+    torch.manual_seed(7)
+    m, args = LAYER_CASES[case]()
+    m.eval()
+    if kind == "script" and case in ("gru", "lstm_bidirectional"):
+        # a scripted RNN has only its overloads (forward__0/forward__1): torch's loaded module has no forward
+        cm = ct_load(torch_archive(torch.jit.script(m)))
+        with pytest.raises(AttributeError, match="has no attribute 'forward'"):
+            cm(to_ct(args[0]))
+        return
+    j = torch.jit.trace(m, args, check_trace=False) if kind == "trace" else torch.jit.script(m)
+    cm = ct_load(torch_archive(j))
+    out = cm(*[to_ct(a) for a in args])
+    ref = m(*args)
+    close(out, ref, 1e-5)   # attention: (output, averaged weights); RNNs: (output, state)

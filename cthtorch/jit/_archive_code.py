@@ -106,6 +106,7 @@ _SCALAR_PY = {
     "__or__": lambda a, b: a or b, "__xor__": lambda a, b: a != b, "floor": math.floor, "ceil": math.ceil,
     "sqrt": math.sqrt, "exp": math.exp, "log": math.log, "abs": abs, "min": min, "max": max,
     "Int": int, "Float": float, "Bool": bool, "ScalarImplicit": lambda t: t.item(), "sum": sum,
+    "slice": lambda l, start=None, end=None, step=1: l[start:end:step], "any": any, "all": all,
 }
 
 
@@ -180,6 +181,15 @@ def _aten_to(x, *args, **kwargs):
     return x.to(**{k: _KW_CONVERT.get(k, lambda v: v)(v) for k, v in opts.items() if v is not None})
 
 
+def _aten_upsample(mode):
+    def run(input, output_size, *args):   # the .vec overloads: (size, [align_corners,] scale_factors)
+        align_corners = args[0] if mode != "nearest" else None
+        scales = args[-1] if args else None
+        return cthtorch.nn.functional.interpolate(input, size=output_size, scale_factor=scales, mode=mode,
+                                                  align_corners=align_corners)
+    return run
+
+
 def _num_to_tensor(n):
     return cthtorch.tensor(n)
 
@@ -189,6 +199,11 @@ _ATEN_SPECIAL = {
     "rnn_tanh": _aten_rnn("RNN_TANH", "tanh"), "rnn_relu": _aten_rnn("RNN_RELU", "relu"), "to": _aten_to,
     "size": lambda t, *d: t.size(*d) if d else list(t.size()), "dim": lambda t: t.dim(),
     "numel": lambda t: t.numel(), "item": lambda t: t.item(), "tolist": lambda t: t.tolist(),
+    "upsample_nearest1d": _aten_upsample("nearest"), "upsample_nearest2d": _aten_upsample("nearest"),
+    "upsample_nearest3d": _aten_upsample("nearest"), "upsample_linear1d": _aten_upsample("linear"),
+    "upsample_bilinear2d": _aten_upsample("bilinear"), "upsample_trilinear3d": _aten_upsample("trilinear"),
+    "upsample_bicubic2d": _aten_upsample("bicubic"),
+    "scaled_dot_product_attention": lambda *a, **k: cthtorch.nn.functional.scaled_dot_product_attention(*a, **k),
 }
 
 
@@ -275,7 +290,11 @@ _PRIM = {
     "device": lambda t: t.device, "layout": lambda t: t.layout, "requires_grad": lambda t: t.requires_grad,
     "is_cuda": lambda t: t.is_cuda, "data": lambda t: t.detach(), "shape": lambda t: list(t.shape),
     "min": min, "max": max, "unchecked_unwrap_optional": lambda x: x, "TupleIndex": lambda t, i: t[i],
-    "abs": abs, "is_nested": lambda t: False, "is_sparse": lambda t: t.is_sparse,
+    "abs": abs, "is_nested": lambda t: False, "is_sparse": lambda t: t.is_sparse, "type": lambda d: d.type,
+    "index": lambda d: d.index, "is_quantized": lambda t: False, "is_mkldnn": lambda t: False,
+    "is_meta": lambda t: False, "is_xpu": lambda t: False, "is_mps": lambda t: False,
+    "is_vulkan": lambda t: False, "is_ipu": lambda t: False, "is_maia": lambda t: False,
+    "is_sparse_csr": lambda t: False, "name": lambda t: None, "Uninitialized": lambda: None,
 }
 
 
@@ -733,6 +752,8 @@ class _Compiler:
                 value, types = self.expr(node.args[0]), node.args[1]
                 names = [ast.unparse(e) for e in types.elts] if isinstance(types, ast.Tuple) else [ast.unparse(types)]
                 return lambda env: any(_is_instance(value(env), n) for n in names)
+            if f.id == "uninitialized":   # prim::Uninitialized: a value never read
+                return lambda env: None
             if len(node.args) != 2:
                 raise CodeError("cthtorch.jit.load: %s expects a type and a value" % f.id)
             return self.expr(node.args[1])   # annotate(T, x) / unchecked_cast(T, x): the value
@@ -844,7 +865,7 @@ def _is_instance(v, type_text):
     return getattr(v, "_qualified_name", None) == base
 
 
-_TYPE_FIRST = ("annotate", "unchecked_cast", "isinstance")   # their first or second argument is a type
+_TYPE_FIRST = ("annotate", "unchecked_cast", "isinstance", "uninitialized")   # their first or second argument is a type
 
 
 # ---- attributes of script objects (set by the loader) ----

@@ -114,8 +114,8 @@ class RecursiveScriptModule(Module):
 
     def forward(self, *args, **kwargs):
         fn = self._c_def.methods.get("forward")
-        if fn is None:
-            raise RuntimeError("Method 'forward' is not defined on %s" % self._c_def.qualname)
+        if fn is None:   # e.g. a scripted nn.LSTM: only its overloads forward__0/forward__1 are methods
+            raise AttributeError("'RecursiveScriptModule' object has no attribute 'forward'")
         return fn(self, *args, **kwargs)
 
     def __getattr__(self, name):
@@ -203,11 +203,15 @@ def load(f, map_location=None, _extra_files=None, _restore_shapes=False):
             raise RuntimeError("PytorchStreamReader failed locating file data.pkl: file not found "
                                "(not a TorchScript archive)")
         root = roots[0]
-        for needed in ("constants.pkl", "version"):
-            if "%s/%s" % (root, needed) not in names:
-                raise RuntimeError("PytorchStreamReader failed locating file %s: file not found "
-                                   "(a TorchScript archive has one)" % needed)
-        version = zf.read("%s/version" % root).decode("ascii", "replace").strip()
+        if "%s/constants.pkl" % root not in names:
+            raise RuntimeError("PytorchStreamReader failed locating file constants.pkl: file not found "
+                               "(a TorchScript archive has one)")
+        # archives that need a newer reader (operator upgraders, version 10) keep it in .data/version
+        vrec = [r for r in ("%s/version" % root, "%s/.data/version" % root) if r in names]
+        if not vrec:
+            raise RuntimeError("PytorchStreamReader failed locating file version: file not found "
+                               "(a TorchScript archive has one)")
+        version = zf.read(vrec[0]).decode("ascii", "replace").strip()
         if not version.isdigit() or not 1 <= int(version) <= 10:
             raise RuntimeError("the archive's version record %r is not one cthtorch reads" % version)
         prefix = "%s/code/" % root
