@@ -93,6 +93,7 @@ newaxis = None
 
 from . import version  # noqa: E402
 from .torch_version import TorchVersion as _TorchVersion  # noqa: E402
+from . import jit  # noqa: E402,F401  (installs torch._C.Graph and the JIT types; light)
 __version__ = _TorchVersion(version.__version__)
 
 

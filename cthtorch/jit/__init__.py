@@ -1,9 +1,49 @@
-"""torch.jit without a compiler: script/trace return what they are given, so
-programs that decorate or trace code run eagerly. Saving TorchScript is not
-possible and says so."""
+"""torch.jit: tracing and scripting Python into graphs (jit/_ir.py), run by
+an interpreter (jit/_interpreter.py), saved as TorchScript archives.
+
+Layout as torch's: _trace.py (trace, trace_module), _module.py
+(ScriptFunction, ScriptModule, TracedModule), _script.py/frontend.py
+(script), _serialization.py (save, load), _passes/ (graph passes, freeze).
+"""
+import warnings
+
+from . import _bindings  # noqa: F401  (torch._C.Graph & co.; cthtorch/__init__ imports this package)
+
+# module objects load on first use (they need cthtorch.nn; `import cthtorch` stays fast)
+_MODULE_NAMES = ("ScriptFunction", "ScriptModule", "RecursiveScriptModule", "TracedModule", "TopLevelTracedModule",
+                 "ScriptMethod")
+
+
+def __getattr__(name):
+    if name in _MODULE_NAMES:
+        from . import _module
+        return getattr(_module, name)
+    raise AttributeError("module 'cthtorch.jit' has no attribute '%s'" % name)
+
+__all__ = ["script", "trace", "trace_module", "ignore", "unused", "export", "interface", "is_scripting",
+           "is_tracing", "annotate", "save", "load", "ScriptModule", "ScriptFunction", "RecursiveScriptModule",
+           "TracedModule", "TracerWarning", "Error", "Final", "Attribute", "freeze", "optimize_for_inference",
+           "CompilationUnit", "fork", "wait", "isinstance", "Future"]
+
+
+class Error(RuntimeError):
+    """torch.jit.Error: an exception raised inside TorchScript code."""
+
+
+class TracerWarning(Warning):
+    @staticmethod
+    def ignore_lib_warnings():
+        warnings.filterwarnings("ignore", category=TracerWarning, module="torch.(?!jit)")
+        warnings.filterwarnings("ignore", category=TracerWarning, module="cthtorch.(?!jit)")
+
+
+# TracerWarnings from library code are not shown, as torch does
+TracerWarning.ignore_lib_warnings()
 
 
 def script(obj=None, optimize=None, _frames_up=0, _rcb=None, example_inputs=None):
+    # the scripting frontend (jit/_script.py) replaces this; until then,
+    # scripted code runs eagerly
     return obj
 
 
@@ -15,22 +55,38 @@ def trace_module(mod, inputs, *args, **kwargs):
     return mod
 
 
+def _mark(fn, modifier):
+    # the frontend reads the mark (torch: _jit_internal.FunctionModifiers)
+    try:
+        fn._torchscript_modifier = modifier
+    except (AttributeError, TypeError):
+        pass
+    return fn
+
+
 def ignore(drop=False, **kwargs):
     if callable(drop):
-        return drop
-    return lambda fn: fn
+        return _mark(drop, "ignore")
+    return lambda fn: _mark(fn, "unused" if drop else "ignore")
 
 
 def unused(fn):
-    return fn
+    return _mark(fn, "unused")
 
 
 def export(fn):
-    return fn
+    return _mark(fn, "export")
 
 
 def interface(obj):
     return obj
+
+
+def _script_if_tracing(fn):
+    return fn
+
+
+_tracing = [False]
 
 
 def is_scripting():
@@ -38,29 +94,71 @@ def is_scripting():
 
 
 def is_tracing():
-    return False
+    return _tracing[0]
 
 
 def annotate(the_type, the_value):
     return the_value
 
 
+def isinstance(obj, target_type):   # noqa: A001  (torch.jit.isinstance)
+    import builtins
+    return builtins.isinstance(obj, target_type)
+
+
+class _FinalMeta(type):
+    def __getitem__(cls, item):
+        return cls
+
+
+class Final(metaclass=_FinalMeta):
+    """`Final[int]`: a module constant."""
+
+
+class Attribute:
+    def __new__(cls, value, type=None):
+        return value
+
+
+class CompilationUnit:
+    def __init__(self, lang=None, _frames_up=0):
+        raise NotImplementedError("torch.jit.CompilationUnit needs the TorchScript frontend, which is not built yet")
+
+
+class Future:
+    def __init__(self, value):
+        self._value = value
+
+    def wait(self):
+        return self._value
+
+
+def fork(func, *args, **kwargs):
+    return Future(func(*args, **kwargs))
+
+
+def wait(future):
+    return future.wait()
+
+
 def save(m, f, _extra_files=None):
-    raise NotImplementedError("cthtorch.jit.save: TorchScript serialization is not implemented in cthtorch; "
+    raise NotImplementedError("cthtorch.jit.save: TorchScript serialization is not implemented in cthtorch yet; "
                               "use cthtorch.save(model.state_dict(), f)")
 
 
 def load(f, map_location=None, _extra_files=None):
-    raise NotImplementedError("cthtorch.jit.load: TorchScript is not implemented in cthtorch")
+    raise NotImplementedError("cthtorch.jit.load: TorchScript archives are not implemented in cthtorch yet")
 
 
-class ScriptModule:
-    pass
+def freeze(mod, preserved_attrs=None, optimize_numerics=True):
+    raise NotImplementedError("torch.jit.freeze is not implemented in cthtorch yet")
 
 
-ScriptFunction = type(lambda: None)
-Final = None
+def optimize_for_inference(mod, other_methods=None):
+    raise NotImplementedError("torch.jit.optimize_for_inference is not implemented in cthtorch yet")
 
 
-# ---- TorchScript archives (jitarch: jit/_serialization.py) ----
-from cthtorch.jit._serialization import load, save, RecursiveScriptModule  # noqa: E402,F401
+# ---- exports added by the other JIT branches (jitscript, jitarch) go below, one marked block each
+
+# ---- jitarch: TorchScript archives (jit/_serialization.py) ----
+from ._serialization import load, save  # noqa: E402,F401

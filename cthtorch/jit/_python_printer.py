@@ -1,0 +1,300 @@
+"""`.code`: a graph printed back as TorchScript source (the Python subset),
+as torch/csrc/jit/serialization/python_print.cpp does.
+
+A value used once, by the statement right after the one that makes it, is
+inlined into that statement's expression (constants always are); other
+values get a variable: their debug name (sanitized, made unique) or `_N`.
+Tensor constants print as `CONSTANTS.cN` and are collected in `constants`.
+"""
+import cthtorch
+
+from . import _ir
+
+__all__ = ["PythonPrinter", "graph_code"]
+
+
+def _sanitize(name):
+    base = name.split(".")[0] if not name.split(".")[0].isdigit() else "_"
+    base = "".join(c if c.isalnum() or c == "_" else "_" for c in base)
+    if not base or base[0].isdigit():
+        base = "_" + base
+    return base
+
+
+_RESERVED = {"and", "as", "assert", "break", "class", "continue", "def", "del", "elif", "else", "except",
+             "False", "finally", "for", "from", "global", "if", "import", "in", "is", "lambda", "None",
+             "nonlocal", "not", "or", "pass", "raise", "return", "True", "try", "while", "with", "yield",
+             "torch", "ops", "CONSTANTS", "int", "float", "bool", "str", "getattr", "uninitialized",
+             "annotate", "range", "fork", "print", "unchecked_cast", "isinstance", "len"}
+
+
+def _fmt_float(x):
+    s = _ir._fmt_float(x)
+    return s
+
+
+class PythonPrinter:
+    def __init__(self, constants=None):
+        self.constants = constants if constants is not None else []
+        self._inline = set()
+        self._names = {}
+        self._used_names = set()
+        self._tmp = 0
+
+    # -- inlining decisions (python_print.cpp's scanBlock/scanNode/scanValue)
+    def _can_inline(self, v):
+        n = v.node()
+        if n.kind() in ("prim::Param",) or len(n.outputs()) != 1 or len(v.uses()) != 1:
+            return False
+        use = v.uses()[0]
+        if v.hasDebugName() and use.user.kind() != "prim::Return":
+            return False
+        if n.blocks():
+            return False
+        if use.user.kind() == "prim::Loop" and use.offset >= 2:
+            return False
+        return True
+
+    @staticmethod
+    def _prev_non_constant(n):
+        n = n.prev()
+        while n is not None and n.kind() == "prim::Constant":
+            n = n.prev()
+        return n
+
+    def _scan_value(self, block_point, v):
+        n = v.node()
+        is_const = n.kind() == "prim::Constant"
+        if not is_const and not self._can_inline(v):
+            return block_point
+        if is_const:
+            self._inline.add(n)
+            return block_point
+        if n is self._prev_non_constant(block_point):
+            bp = self._scan_node(n)
+            self._inline.add(n)
+            return bp
+        return block_point
+
+    def _scan_node(self, n):
+        if n in self._inline:
+            return n
+        for b in n.blocks():
+            self._scan_block(b)
+        bp = n
+        for v in reversed(n.inputs()):
+            bp = self._scan_value(bp, v)
+        return bp
+
+    def _scan_block(self, b):
+        self._scan_node(b.returnNode())
+        for n in b.nodes().reverse():
+            self._scan_node(n)
+
+    # -- names
+    def _fresh(self, base):
+        if base not in self._used_names and base not in _RESERVED:
+            self._used_names.add(base)
+            return base
+        k = 0
+        while "%s%d" % (base, k) in self._used_names:
+            k += 1
+        name = "%s%d" % (base, k)
+        self._used_names.add(name)
+        return name
+
+    def _temp(self):
+        while True:
+            name = "_%d" % self._tmp
+            self._tmp += 1
+            if name not in self._used_names:
+                self._used_names.add(name)
+                return name
+
+    def _name_value(self, v):
+        if v in self._names:
+            return self._names[v]
+        name = self._fresh(_sanitize(v.debugName())) if v.hasDebugName() else self._temp()
+        self._names[v] = name
+        return name
+
+    def expr(self, v):
+        n = v.node()
+        if n in self._inline:
+            return self._node_expr(n)
+        return self._name_value(v)
+
+    # -- expressions
+    def _const_expr(self, n):
+        val = n._constant_value()
+        t = n.output().type()
+        if val is None:
+            return "None"
+        if isinstance(val, bool):
+            return "True" if val else "False"
+        if isinstance(val, cthtorch.device):
+            return 'torch.device("%s")' % val
+        if isinstance(val, cthtorch.Tensor):
+            for i, c in enumerate(self.constants):
+                if c is val:
+                    return "CONSTANTS.c%d" % i
+            self.constants.append(val)
+            return "CONSTANTS.c%d" % (len(self.constants) - 1)
+        if isinstance(t, _ir.IntType) or isinstance(val, int):
+            return str(val)
+        if isinstance(val, float):
+            return _fmt_float(val)
+        if isinstance(val, str):
+            return '"%s"' % val.replace("\\", "\\\\").replace('"', '\\"')
+        if isinstance(val, list):
+            return "[%s]" % ", ".join(_fmt_float(x) if isinstance(x, float) else str(x) for x in val)
+        return repr(val)
+
+    def _call_args(self, n):
+        """Arguments with kwarg-only ones by name; trailing defaults dropped."""
+        s = n.maybeSchema()
+        ins = n.inputs()
+        if s is None:
+            return [self.expr(v) for v in ins]
+        keep = len(ins)
+        while keep > 0:
+            a = s.arguments[keep - 1]
+            v = ins[keep - 1]
+            if not a.has_default or v.node().kind() != "prim::Constant" or \
+                    v.node()._constant_value() != a.default_value or \
+                    type(v.node()._constant_value()) is not type(a.default_value) and \
+                    a.default_value is not None:
+                break
+            keep -= 1
+        out = []
+        for a, v in zip(s.arguments[:keep], ins[:keep]):
+            e = self.expr(v)
+            out.append("%s=%s" % (a.name, e) if a.kwarg_only else e)
+        return out
+
+    def _node_expr(self, n):
+        k = n.kind()
+        ins = n.inputs()
+        if k == "prim::Constant":
+            return self._const_expr(n)
+        if k == "prim::ListConstruct":
+            return "[%s]" % ", ".join(self.expr(v) for v in ins)
+        if k == "prim::TupleConstruct":
+            es = [self.expr(v) for v in ins]
+            return "(%s,)" % es[0] if len(es) == 1 else "(%s)" % ", ".join(es)
+        if k == "prim::DictConstruct":
+            es = [self.expr(v) for v in ins]
+            return "{%s}" % ", ".join("%s: %s" % (a, b) for a, b in zip(es[::2], es[1::2]))
+        if k == "prim::GetAttr":
+            return "%s.%s" % (self.expr(ins[0]), n.s("name"))
+        if k == "prim::CallMethod":
+            return "(%s).%s(%s)" % (self.expr(ins[0]), n.s("name"),
+                                    "".join(self.expr(v) + ", " for v in ins[1:]))
+        if k == "prim::CallFunction":
+            return "%s(%s)" % (self.expr(ins[0]), ", ".join(self.expr(v) for v in ins[1:]))
+        if k == "prim::TupleIndex" or k == "aten::__getitem__":
+            return "%s[%s]" % (self.expr(ins[0]), self.expr(ins[1]))
+        if k in ("aten::Int", "aten::Float", "aten::Bool", "aten::str", "aten::len"):
+            return "%s(%s)" % (k[6:].lower(), self.expr(ins[0]))
+        if k == "prim::unchecked_cast":
+            return "unchecked_cast(%s, %s)" % (n.output().type().annotation_str, self.expr(ins[0]))
+        if k == "prim::Uninitialized":
+            return "uninitialized(%s)" % n.output().type().annotation_str
+        if k == "aten::__is__" or k == "aten::__isnot__":
+            return "torch.%s(%s, %s)" % (k[6:], self.expr(ins[0]), self.expr(ins[1]))
+        ns, _, name = k.partition("::")
+        args = ", ".join(self._call_args(n))
+        if ns == "aten":
+            return "torch.%s(%s)" % (name, args)
+        return "ops.%s.%s(%s)" % (ns, name, args)
+
+    # -- statements
+    def _emit_block(self, b, indent, lines):
+        pad = "  " * indent
+        for n in b.nodes():
+            if n in self._inline:
+                continue
+            self._emit_node(n, indent, lines)
+        return pad
+
+    def _emit_node(self, n, indent, lines):
+        pad = "  " * indent
+        k = n.kind()
+        outs = n.outputs()
+        if k == "prim::If":
+            names = [self._name_value(o) for o in outs]
+            lines.append("%sif %s:" % (pad, self.expr(n.inputs()[0])))
+            for i, b in enumerate(n.blocks()):
+                if i == 1:
+                    lines.append("%selse:" % pad)
+                start = len(lines)
+                self._emit_block(b, indent + 1, lines)
+                for nm, v in zip(names, b.outputs()):
+                    lines.append("%s  %s = %s" % (pad, nm, self.expr(v)))
+                if len(lines) == start:
+                    lines.append("%s  pass" % pad)
+            return
+        if k == "prim::Loop":
+            trip, cond = n.inputs()[0], n.inputs()[1]
+            body = n.blocks()[0]
+            names = [self._name_value(o) for o in outs]
+            for nm, v in zip(names, n.inputs()[2:]):
+                lines.append("%s%s = %s" % (pad, nm, self.expr(v)))
+            it = self._name_value(body.inputs()[0])
+            cond_const = cond.node().kind() == "prim::Constant" and cond.node()._constant_value() is True
+            lines.append("%sfor %s in range(%s):" % (pad, it, self.expr(trip)) if cond_const else
+                         "%swhile %s:  # trip count %s" % (pad, self.expr(cond), self.expr(trip)))
+            for bi, nm in zip(body.inputs()[1:], names):
+                self._names[bi] = nm
+            start = len(lines)
+            self._emit_block(body, indent + 1, lines)
+            for nm, v in zip(names, body.outputs()[1:]):
+                e = self.expr(v)
+                if e != nm:
+                    lines.append("%s  %s = %s" % (pad, nm, e))
+            if len(lines) == start:
+                lines.append("%s  pass" % pad)
+            return
+        if k in ("prim::TupleUnpack", "prim::ListUnpack"):
+            names = [self._name_value(o) for o in outs]
+            lines.append("%s%s, = %s" % (pad, ", ".join(names), self.expr(n.inputs()[0])))
+            return
+        if k == "prim::RaiseException":
+            lines.append("%sops.prim.RaiseException(%s)" % (pad, ", ".join(self.expr(v) for v in n.inputs())))
+            return
+        if k == "prim::SetAttr":
+            lines.append("%s%s.%s = %s" % (pad, self.expr(n.inputs()[0]), n.s("name"), self.expr(n.inputs()[1])))
+            return
+        e = self._node_expr(n)
+        if not outs:
+            lines.append(pad + e)
+        elif len(outs) == 1:
+            lines.append("%s%s = %s" % (pad, self._name_value(outs[0]), e))
+        else:
+            lines.append("%s%s = %s" % (pad, ", ".join(self._name_value(o) for o in outs), e))
+
+    def function(self, graph, name, arg_names=None, self_first=False):
+        self._scan_block(graph.block())
+        params = []
+        for i, v in enumerate(graph.inputs()):
+            nm = self._fresh(_sanitize(v.debugName())) if v.hasDebugName() else self._temp()
+            if self_first and i == 0:
+                nm = "self"
+                self._used_names.add(nm)
+            self._names[v] = nm
+            params.append(nm if self_first and i == 0 else "%s: %s" % (nm, v.type().annotation_str))
+        lines = []
+        self._emit_block(graph.block(), 1, lines)
+        outs = graph.outputs()
+        ret = outs[0].type().annotation_str if len(outs) == 1 else \
+            "Tuple[%s]" % ", ".join(o.type().annotation_str for o in outs)
+        if len(outs) == 1:
+            lines.append("  return %s" % self.expr(outs[0]))
+        else:
+            lines.append("  return (%s)" % ", ".join(self.expr(o) for o in outs))
+        head = "def %s(%s) -> %s:" % (name, ",\n    ".join(params), ret)
+        return head + "\n" + "\n".join(lines) + "\n"
+
+
+def graph_code(graph, name, self_first=False, constants=None):
+    return PythonPrinter(constants).function(graph, name, self_first=self_first)

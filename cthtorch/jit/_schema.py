@@ -1,0 +1,464 @@
+"""Operator schemas: `aten::add.Tensor(Tensor self, Tensor other, *, Scalar
+alpha=1) -> Tensor` parsed into FunctionSchema/Argument objects, as torch._C
+exposes them (`_jit_get_schemas_for_operator`).
+
+The registry is built on first use from the op declarations
+(src/ATen/declarations/*.yaml: each `func:` plus its in-place and out=
+forms) and from the hand-written schemas below for composites (Python ops
+that have no declaration), which the frontend and the interpreter need for
+overload resolution and output types. A composite missing here still traces:
+the tracer records it by name with its arguments as called.
+"""
+import os
+import re
+import threading
+
+from . import _ir
+
+__all__ = ["Argument", "FunctionSchema", "parse_schema", "get_schemas", "all_schemas", "register_schema",
+           "match_node", "is_nondeterministic"]
+
+
+_FACTORY_KW = "ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None"
+
+# Composites (registered Python ops) used by common models and scripted code.
+# Add a line here when the frontend or the interpreter needs another one.
+COMPOSITE_SCHEMAS = [
+    "aten::linear(Tensor input, Tensor weight, Tensor? bias=None) -> Tensor",
+    "aten::dropout(Tensor input, float p, bool train) -> Tensor",
+    "aten::feature_dropout(Tensor input, float p, bool train) -> Tensor",
+    "aten::batch_norm(Tensor input, Tensor? weight, Tensor? bias, Tensor? running_mean, Tensor? running_var, "
+    "bool training, float momentum, float eps, bool cudnn_enabled) -> Tensor",
+    "aten::layer_norm(Tensor input, int[] normalized_shape, Tensor? weight=None, Tensor? bias=None, "
+    "float eps=1e-05, bool cudnn_enable=True) -> Tensor",
+    "aten::flatten.using_ints(Tensor(a) self, int start_dim=0, int end_dim=-1) -> Tensor(a)",
+    "aten::adaptive_avg_pool2d(Tensor self, int[2] output_size) -> Tensor",
+    "aten::max_pool2d(Tensor self, int[2] kernel_size, int[2] stride=[], int[2] padding=0, int[2] dilation=1, "
+    "bool ceil_mode=False) -> Tensor",
+    "aten::_convolution(Tensor input, Tensor weight, Tensor? bias, int[] stride, int[] padding, int[] dilation, "
+    "bool transposed, int[] output_padding, int groups, bool benchmark, bool deterministic, bool cudnn_enabled, "
+    "bool allow_tf32) -> Tensor",
+    "aten::Int.Tensor(Tensor a) -> int",
+    "aten::Float.Tensor(Tensor a) -> float",
+    "aten::Bool.Tensor(Tensor a) -> bool",
+    "aten::size.int(Tensor self, int dim) -> int",
+    "aten::size(Tensor self) -> int[]",
+    "aten::dim(Tensor self) -> int",
+    "aten::numel(Tensor self) -> int",
+    "aten::len.Tensor(Tensor t) -> int",
+    "aten::item(Tensor self) -> Scalar",
+    "aten::view(Tensor(a) self, SymInt[] size) -> Tensor(a)",
+    "aten::reshape(Tensor(a) self, SymInt[] shape) -> Tensor(a)",
+    "aten::contiguous(Tensor(a) self, *, MemoryFormat memory_format=contiguous_format) -> Tensor(a)",
+    "aten::to.dtype(Tensor(a) self, ScalarType dtype, bool non_blocking=False, bool copy=False, "
+    "MemoryFormat? memory_format=None) -> Tensor(a)",
+    "aten::detach(Tensor(a) self) -> Tensor(a)",
+] + [  # factories (composites): torch's argument lists, which tracing records in full
+    "aten::%s(SymInt[] size, *, %s) -> Tensor" % (f, _FACTORY_KW) for f in ("zeros", "ones", "rand", "randn")
+] + [
+    "aten::empty.memory_format(SymInt[] size, *, %s, MemoryFormat? memory_format=None) -> Tensor" % _FACTORY_KW,
+    "aten::full(SymInt[] size, Scalar fill_value, *, %s) -> Tensor" % _FACTORY_KW,
+    "aten::arange(Scalar end, *, %s) -> Tensor" % _FACTORY_KW,
+    "aten::arange.start(Scalar start, Scalar end, *, %s) -> Tensor" % _FACTORY_KW,
+    "aten::arange.start_step(Scalar start, Scalar end, Scalar step=1, *, %s) -> Tensor" % _FACTORY_KW,
+    "aten::randint(SymInt high, SymInt[] size, *, ScalarType? dtype=4, %s) -> Tensor" % _FACTORY_KW[23:],
+    "aten::randint.low(SymInt low, SymInt high, SymInt[] size, *, ScalarType? dtype=4, %s) -> Tensor"
+    % _FACTORY_KW[23:],
+    "aten::eye(SymInt n, *, %s) -> Tensor" % _FACTORY_KW,
+    "aten::linspace(Scalar start, Scalar end, int steps, *, %s) -> Tensor" % _FACTORY_KW,
+]
+
+
+
+def _scalar_arith_schemas():
+    """The int/float overloads TorchScript uses for arithmetic on numbers
+    (`i < 10` is aten::lt.int), as torch registers them."""
+    out = []
+    arith = {"add": None, "sub": None, "mul": None, "div": "float", "floordiv": None, "remainder": None,
+             "pow": "float"}
+    for op, ret in arith.items():
+        for ovl, a, b in (("int", "int", "int"), ("float", "float", "float"), ("int_float", "int", "float"),
+                          ("float_int", "float", "int")):
+            r = ret or ("int" if ovl == "int" else "float")
+            out.append("aten::%s.%s(%s a, %s b) -> %s" % (op, ovl, a, b, r))
+    for op in ("lt", "le", "gt", "ge", "eq", "ne"):
+        for ovl, a, b in (("int", "int", "int"), ("float", "float", "float"), ("int_float", "int", "float"),
+                          ("float_int", "float", "int")):
+            out.append("aten::%s.%s(%s a, %s b) -> bool" % (op, ovl, a, b))
+        out.append("aten::%s.str(str a, str b) -> bool" % op)
+    out += ["aten::eq.bool(bool a, bool b) -> bool", "aten::ne.bool(bool a, bool b) -> bool",
+            "aten::neg.int(int a) -> int", "aten::neg.float(float a) -> float",
+            "aten::__not__(bool self) -> bool", "aten::__and__.bool(bool a, bool b) -> bool",
+            "aten::__or__.bool(bool a, bool b) -> bool", "aten::Int.float(float a) -> int",
+            "aten::Int.Scalar(Scalar a) -> int", "aten::Float.int(int a) -> float",
+            "aten::Float.Scalar(Scalar a) -> float", "aten::len.t(t[] a) -> int", "aten::str(t elem) -> str",
+            "aten::__getitem__.t(t[](a) list, int idx) -> t(*)", "aten::append.t(t[](a!) self, t(c -> *) el) -> t[](a!)",
+            "aten::__is__(t1 self, t2 obj) -> bool", "aten::__isnot__(t1 self, t2 obj) -> bool",
+            "prim::NumToTensor.Scalar(Scalar a) -> Tensor", "prim::min.int(int a, int b) -> int",
+            "prim::max.int(int a, int b) -> int", "aten::format(str self, ...) -> str",
+            "aten::ScalarImplicit(Tensor a) -> Scalar"]
+    return out
+
+
+_NONDETERMINISTIC = {"aten::rand", "aten::randn", "aten::randint", "aten::randperm", "aten::rand_like",
+                     "aten::randn_like", "aten::randint_like", "aten::bernoulli", "aten::bernoulli_",
+                     "aten::normal", "aten::normal_", "aten::uniform_", "aten::multinomial", "aten::poisson",
+                     "aten::dropout", "aten::feature_dropout", "aten::alpha_dropout", "aten::rrelu",
+                     "aten::exponential_", "aten::geometric_", "aten::cauchy_", "aten::log_normal_",
+                     "aten::random_", "aten::native_dropout"}
+
+
+class Argument:
+    """One argument or return of a schema."""
+
+    def __init__(self, name, type, default_value=None, has_default=False, kwarg_only=False, N=None,
+                 alias=None, type_str=None):
+        self.name = name
+        self.type = type
+        self.default_value = default_value
+        self.has_default = has_default
+        self.kwarg_only = kwarg_only
+        self.N = N
+        self.alias_info = alias
+        self._type_str = type_str
+
+    def has_default_value(self):
+        return self.has_default
+
+    @property
+    def is_out(self):
+        return self.kwarg_only and self.alias_info is not None and self.alias_info.endswith("!")
+
+    @property
+    def real_type(self):
+        return self.type
+
+    def __str__(self):
+        s = self._type_str
+        if self.name:
+            s += " " + self.name
+        if self.has_default:
+            s += "=" + _fmt_default(self.default_value, self._type_str)
+        return s
+
+    __repr__ = __str__
+
+
+class FunctionSchema:
+    def __init__(self, name, overload_name, arguments, returns, text=None):
+        self.name = name
+        self.overload_name = overload_name
+        self.arguments = arguments
+        self.returns = returns
+        self.is_vararg = False
+        self.is_varret = False
+        self._text = text
+
+    @property
+    def is_mutable(self):
+        return any(a.alias_info and a.alias_info.endswith("!") for a in self.arguments)
+
+    def __str__(self):
+        head = self.name + ("." + self.overload_name if self.overload_name else "")
+        args, star = [], False
+        for a in self.arguments:
+            if a.kwarg_only and not star:
+                args.append("*")
+                star = True
+            args.append(str(a))
+        if self.is_vararg:
+            args.append("...")
+        if len(self.returns) == 1 and not self.returns[0].name:
+            rets = str(self.returns[0])
+        else:
+            rets = "(%s)" % ", ".join(str(r) for r in self.returns)
+        return "%s(%s) -> %s" % (head, ", ".join(args), rets)
+
+    __repr__ = __str__
+
+    def __eq__(self, other):
+        return isinstance(other, FunctionSchema) and str(self) == str(other)
+
+    def __hash__(self):
+        return hash(str(self))
+
+    def argument_index(self, name):
+        for i, a in enumerate(self.arguments):
+            if a.name == name:
+                return i
+        return None
+
+
+# ---------------------------------------------------------------- parsing
+
+_BASE_TYPES = {
+    "Tensor": lambda: _ir.TensorType.get(), "int": lambda: _ir.IntType.get(), "SymInt": lambda: _ir.IntType.get(),
+    "float": lambda: _ir.FloatType.get(), "bool": lambda: _ir.BoolType.get(), "str": lambda: _ir.StringType.get(),
+    "Scalar": lambda: _ir.NumberType.get(), "ScalarType": lambda: _ir.IntType.get(),
+    "Layout": lambda: _ir.IntType.get(), "MemoryFormat": lambda: _ir.IntType.get(),
+    "Device": lambda: _ir.DeviceObjType.get(), "Generator": lambda: _ir.GeneratorType.get(),
+    "Dimname": lambda: _ir.StringType.get(), "Any": lambda: _ir.AnyType.get(),
+    "t": lambda: _ir.AnyType.get(), "t1": lambda: _ir.AnyType.get(), "t2": lambda: _ir.AnyType.get(),
+    "complex": lambda: _ir.ComplexType.get(), "number": lambda: _ir.NumberType.get(),
+    "NoneType": lambda: _ir.NoneType.get(),
+}
+
+
+def parse_type(s):
+    """A schema type string -> (JitType, N, alias): `int[2]`, `Tensor(a!)`,
+    `Tensor?[]`, `int[]?`."""
+    s = s.strip()
+    alias = None
+    m = re.match(r"^(\w+(?:\[\])?)\(([^)]*)\)(.*)$", s)
+    if m:
+        s, alias = m.group(1) + m.group(3), m.group(2)
+    opt_outer = s.endswith("?")
+    if opt_outer:
+        s = s[:-1]
+    n = None
+    t = None
+    m = re.match(r"^(.*)\[(\d*)\]$", s)
+    if m:
+        inner, _, _ = parse_type(m.group(1))
+        n = int(m.group(2)) if m.group(2) else None
+        t = _ir.ListType(inner)
+    elif s.endswith("?"):
+        inner, _, _ = parse_type(s[:-1])
+        t = _ir.OptionalType(inner)
+    else:
+        f = _BASE_TYPES.get(s)
+        if f is None:
+            raise RuntimeError("schema: unknown type '%s'" % s)
+        t = f()
+    if opt_outer:
+        t = _ir.OptionalType(t)
+    return t, n, alias
+
+
+_MEMORY_FORMATS = {"contiguous_format": 0, "preserve_format": 1, "channels_last": 2, "channels_last_3d": 3}
+
+
+def _parse_default(text, typ):
+    text = text.strip()
+    if text == "None":
+        return None
+    if text in ("True", "False"):
+        return text == "True"
+    if text in _MEMORY_FORMATS:
+        return _MEMORY_FORMATS[text]
+    if text.startswith(("'", '"')):
+        return text[1:-1]
+    if text.startswith("["):
+        body = text[1:-1].strip()
+        return [_parse_default(x, None) for x in body.split(",")] if body else []
+    try:
+        v = int(text)
+    except ValueError:
+        v = float(text)
+    # `int[2] stride=1` means [1, 1]: torch keeps the scalar as given
+    if isinstance(typ, _ir.FloatType) and isinstance(v, int):
+        v = float(v)
+    return v
+
+
+def _fmt_default(v, type_str):
+    if v is None:
+        return "None"
+    if isinstance(v, bool):
+        return str(v)
+    if isinstance(v, str):
+        return '"%s"' % v
+    if isinstance(v, list):
+        return "[%s]" % ", ".join(_fmt_default(x, None) for x in v)
+    if isinstance(v, int) and type_str and type_str.startswith("MemoryFormat"):
+        return {i: k for k, i in _MEMORY_FORMATS.items()}.get(v, str(v))
+    return repr(v)
+
+
+def _split_top(s):
+    parts, depth, cur = [], 0, ""
+    for c in s:
+        if c in "([":
+            depth += 1
+        elif c in ")]":
+            depth -= 1
+        if c == "," and depth == 0:
+            parts.append(cur)
+            cur = ""
+        else:
+            cur += c
+    if cur.strip():
+        parts.append(cur)
+    return [p.strip() for p in parts]
+
+
+def _parse_arg(text, kwarg_only):
+    m = re.match(r"^(.*?)\s+(\w+)(?:\s*=\s*(.*))?$", text)
+    if not m:   # an unnamed return: "Tensor", "Tensor(a)"
+        t, n, alias = parse_type(text)
+        return Argument("", t, N=n, alias=alias, type_str=text)
+    ts, name, dflt = m.group(1), m.group(2), m.group(3)
+    t, n, alias = parse_type(ts)
+    if dflt is None:
+        return Argument(name, t, kwarg_only=kwarg_only, N=n, alias=alias, type_str=ts)
+    return Argument(name, t, _parse_default(dflt, t), True, kwarg_only, n, alias, ts)
+
+
+def parse_schema(text):
+    """`ns::name.overload(args) -> returns` -> FunctionSchema ("aten::" is
+    assumed when the namespace is left out)."""
+    text = text.strip()
+    m = re.match(r"^([\w:]+)(?:\.(\w+))?\((.*)\)\s*->\s*(.*)$", text, re.S)
+    if not m:
+        raise RuntimeError("schema: cannot parse '%s'" % text)
+    name, ovl, args_s, rets_s = m.groups()
+    if "::" not in name:
+        name = "aten::" + name
+    args, kw, vararg = [], False, False
+    for a in _split_top(args_s):
+        if a == "*":
+            kw = True
+            continue
+        if a == "...":
+            vararg = True
+            continue
+        args.append(_parse_arg(a, kw))
+    rets_s = rets_s.strip()
+    if rets_s.startswith("(") and rets_s.endswith(")"):
+        rets = [_parse_arg(r, False) for r in _split_top(rets_s[1:-1])]
+    else:
+        rets = [_parse_arg(rets_s, False)]
+    fs = FunctionSchema(name, ovl or "", args, rets, text)
+    fs.is_vararg = vararg
+    return fs
+
+
+# ---------------------------------------------------------------- registry
+
+_lock = threading.Lock()
+_registry = None     # "aten::add" -> [FunctionSchema]
+
+
+def _declarations_dir():
+    here = os.path.dirname(os.path.abspath(__file__))
+    return os.path.join(os.path.dirname(os.path.dirname(here)), "src", "ATen", "declarations")
+
+
+def _declared_schema_texts():
+    import yaml
+    d = _declarations_dir()
+    texts = []
+    if not os.path.isdir(d):
+        return texts
+    for fn in sorted(os.listdir(d)):
+        if not fn.endswith(".yaml"):
+            continue
+        with open(os.path.join(d, fn)) as f:
+            entries = yaml.safe_load(f) or []
+        for e in entries:
+            func = e.get("func") if isinstance(e, dict) else None
+            if not func:
+                continue
+            texts.append(func)
+            m = re.match(r"^(\w+)(?:\.(\w+))?\((.*)\)\s*->\s*(.*)$", func, re.S)
+            if not m:
+                continue
+            base, ovl, args, rets = m.groups()
+            if e.get("inplace"):
+                a = re.sub(r"^Tensor (self|input)\b", r"Tensor(a!) \1", args.strip())
+                texts.append("%s_%s(%s) -> Tensor(a!)" % (base, "." + ovl if ovl else "", a))
+            if ovl == "Tensor" and args.startswith("Tensor self, Tensor other"):
+                # torch's Scalar overload (`x + 1.0` in a script is aten::add.Scalar)
+                sargs = args.replace("Tensor other", "Scalar other", 1).replace("*, ", "")
+                texts.append("%s.Scalar(%s) -> %s" % (base, sargs, rets))
+            if e.get("out"):
+                o = "out" if ovl in (None, "", "Tensor") else ovl + "_out"
+                sep = ", " if "*" in _split_top(args) else ", *, "
+                texts.append("%s.%s(%s%sTensor(a!) out) -> Tensor(a!)" % (base, o, args, sep))
+    return texts
+
+
+def _build():
+    reg = {}
+    for text in _declared_schema_texts() + COMPOSITE_SCHEMAS + _scalar_arith_schemas() + _extra_texts:
+        try:
+            s = parse_schema(text)
+        except RuntimeError:
+            continue
+        lst = reg.setdefault(s.name, [])
+        if not any(str(x) == str(s) for x in lst):
+            lst.append(s)
+    return reg
+
+
+_extra_texts = []
+
+
+def _reg():
+    global _registry
+    if _registry is None:
+        with _lock:
+            if _registry is None:
+                _registry = _build()
+    return _registry
+
+
+def register_schema(text):
+    """Adds a schema (a composite's, written by hand) to the registry."""
+    s = parse_schema(text)
+    _extra_texts.append(text)
+    if _registry is not None:
+        lst = _registry.setdefault(s.name, [])
+        if not any(str(x) == str(s) for x in lst):
+            lst.append(s)
+    return s
+
+
+def get_schemas(name):
+    """All overloads of `ns::name` (a list, empty for an unknown op)."""
+    if "::" not in name:
+        name = "aten::" + name
+    return list(_reg().get(name, ()))
+
+
+def all_schemas():
+    return [s for lst in _reg().values() for s in lst]
+
+
+def find_schema(name, overload):
+    for s in get_schemas(name):
+        if s.overload_name == overload:
+            return s
+    return None
+
+
+def _value_fits(v, t):
+    vt = v.type()
+    if _ir.is_subtype(vt, t):
+        return True
+    if isinstance(t, _ir.OptionalType):
+        return _value_fits(v, t.getElementType())
+    if isinstance(t, _ir.NumberType) or (isinstance(t, _ir.FloatType) and isinstance(vt, _ir.IntType)):
+        return isinstance(vt, (_ir.IntType, _ir.FloatType, _ir.BoolType, _ir.NumberType))
+    if isinstance(t, _ir.ListType) and isinstance(vt, _ir.ListType):
+        return _ir.is_subtype(vt.getElementType(), t.getElementType()) or \
+            isinstance(t.getElementType(), _ir.OptionalType)
+    if isinstance(t, _ir.ListType) and isinstance(vt, _ir.IntType):   # int[2] accepts an int
+        return isinstance(t.getElementType(), _ir.IntType)
+    return isinstance(vt, _ir.AnyType)
+
+
+def match_node(node):
+    """The schema whose arguments the node's inputs fit (positional, all
+    arguments given, as graphs spell calls); None if none does."""
+    ins = node.inputs()
+    for s in get_schemas(node.kind()):
+        if len(s.arguments) != len(ins):
+            continue
+        if all(_value_fits(v, a.type) for v, a in zip(ins, s.arguments)):
+            return s
+    return None
+
+
+def is_nondeterministic(kind):
+    return kind in _NONDETERMINISTIC
