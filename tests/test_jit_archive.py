@@ -272,6 +272,46 @@ def test_cthtorch_modules_written_with_their_code_load_in_torch():
     close(ct.jit.load(b)(to_ct(x)), t(x))
 
 
+def test_jit_script_functions_and_modules_save_for_torch():
+    """cthtorch's own ScriptFunction/ScriptModule (graphs, jit/_module.py) write archives torch loads:
+    a function as torch's PlaceholderModule, a module with its attributes and CONSTANTS.cN table."""
+    from test_jit_ir import _graph_relu_add_size
+    from cthtorch.jit._module import RecursiveScriptModule, ScriptFunction
+    f = ScriptFunction(_graph_relu_add_size(ct), "f")
+    b = io.BytesIO()
+    f.save(b)
+    b.seek(0)
+    t = torch.jit.load(b)
+    a, c = torch.randn(3, 4), torch.randn(3, 4)
+    close(f(to_ct(a), to_ct(c)), t(a, c))
+    close(ct_load(b.getvalue())(to_ct(a), to_ct(c)), t(a, c))
+
+    C = ct._C
+    m = RecursiveScriptModule()._construct_from(ct.nn.Linear(3, 4))
+    g = C.Graph()
+    self_v = g.addInput("self")
+    self_v.setType(m._type)
+    x = g.addInput("x")
+    getattrs = []
+    for name in ("weight", "bias"):
+        n = g.insertNode(g.create("prim::GetAttr", [self_v]))
+        n.s_("name", name)
+        getattrs.append(n.output())
+    lin = g.insertNode(g.create("aten::linear", [x] + getattrs)).output()
+    shift = g.insertConstant(ct.tensor([1.0, 2.0, 3.0, 4.0]))   # printed as CONSTANTS.c0
+    g.registerOutput(g.insertNode(g.create("aten::add", [lin, shift, g.insertConstant(1)])).output())
+    m._define_method("forward", g)
+    b = io.BytesIO()
+    ct.jit.save(m, b)
+    b.seek(0)
+    assert "CONSTANTS.c0" in m.code
+    t = torch.jit.load(b)
+    xx = torch.randn(2, 3)
+    close(m(to_ct(xx)), t(xx))
+    assert t.in_features == 3 and [n for n, _ in t.named_parameters()] == ["weight", "bias"]
+    close(ct_load(b.getvalue())(to_ct(xx)), t(xx))
+
+
 def test_python_modules_are_not_saved_as_torchscript():
     with pytest.raises(NotImplementedError, match="script or trace it first"):
         ct.jit.save(ct.nn.Linear(2, 2), io.BytesIO())

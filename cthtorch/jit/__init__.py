@@ -160,5 +160,12 @@ def optimize_for_inference(mod, other_methods=None):
 
 # ---- exports added by the other JIT branches (jitscript, jitarch) go below, one marked block each
 
-# ---- jitarch: TorchScript archives (jit/_serialization.py) ----
-from ._serialization import load, save  # noqa: E402,F401
+# ---- jitarch: TorchScript archives (jit/_serialization.py, imported on first use: it needs cthtorch.nn) ----
+def save(m, f, _extra_files=None):
+    from ._serialization import save as _save
+    return _save(m, f, _extra_files)
+
+
+def load(f, map_location=None, _extra_files=None, _restore_shapes=False):
+    from ._serialization import load as _load
+    return _load(f, map_location, _extra_files)

@@ -19,6 +19,7 @@ import io
 import os
 import pickle
 import random
+import re
 import sys
 import textwrap
 import zipfile
@@ -27,6 +28,8 @@ import cthtorch
 from cthtorch import serialization as _ser
 from cthtorch.nn import Module, Parameter
 from cthtorch.jit import _archive_code as _code
+from cthtorch.jit import _ir
+from cthtorch.jit import _module as _jm
 
 _ARCHIVE_VERSION = "3\n"
 
@@ -103,12 +106,14 @@ class ScriptObject:
         self.__dict__[name] = value
 
 
-class RecursiveScriptModule(Module):
+class RecursiveScriptModule(_jm.RecursiveScriptModule):
     """A TorchScript module loaded from an archive: parameters, buffers and submodules as an nn.Module's
     (state_dict, train/eval, named_parameters work), methods run from the archive's code/."""
 
     def __init__(self, cdef):
-        Module.__init__(self)
+        _jm.RecursiveScriptModule.__init__(self)
+        object.__setattr__(self, "original_name", cdef.name)
+        object.__setattr__(self, "_type", _ir.ClassType(cdef.qualname))
         self.__dict__["_c_def"] = cdef
         self.__dict__["_attr_order"] = []
 
@@ -141,10 +146,6 @@ class RecursiveScriptModule(Module):
         setattr(self, name, value)
 
     @property
-    def original_name(self):
-        return self._c_def.name
-
-    @property
     def _qualified_name(self):
         return self._c_def.qualname
 
@@ -158,11 +159,6 @@ class RecursiveScriptModule(Module):
         raise NotImplementedError("cthtorch.jit.load: .graph of a loaded module needs the TorchScript compiler "
                                   "(the methods run from their source)")
 
-    def save(self, f, _extra_files=None):
-        save(self, f, _extra_files)
-
-    def extra_repr(self):
-        return "original_name=%s" % self.original_name
 
 
 def _method_source(cdef, name):
@@ -330,18 +326,54 @@ class _ArchivePickler(_ser._Pickler):
     dispatch[_ObjectRecord] = save_object_record
 
 
-def _torch_qualname(cls):
-    return "__torch__.%s.%s" % (_ser._torch_module_name(cls.__module__), cls.__qualname__)
+def _qualname_of(m):
+    """The class type a module is saved as: its own for script modules, else torch's name of its class."""
+    if isinstance(m, RecursiveScriptModule):
+        return m._qualified_name
+    t = m.__dict__.get("_type") if isinstance(m, _jm.ScriptModule) else None
+    return t.qualified_name() if t is not None else _jm.class_type_name(type(m))
+
+
+_CONSTANT_REF = re.compile(r"\bCONSTANTS\.c(\d+)\b")
+_SIMPLE_ATTR_TYPES = ((bool, "bool"), (int, "int"), (float, "float"), (str, "str"))
 
 
 class _Writer:
     """Collects the object records and the code/ files of a module tree."""
 
     def __init__(self, methods_source):
-        self.methods_source = methods_source   # module -> its methods' TorchScript source (.code form)
+        self.methods_source = methods_source   # module -> its methods' TorchScript source (.code form), or None
         self.records = {}
         self.files = collections.OrderedDict()   # code path -> {qualname: class source}
+        self.constants = []                      # CONSTANTS.cN of all methods, renumbered
         self.archive = None
+
+    def _methods_text(self, m):
+        if self.methods_source is not None:
+            return self.methods_source(m)
+        if not isinstance(m, _jm.ScriptModule):
+            raise NotImplementedError("cthtorch.jit.save: %s is a Python module, not a TorchScript one; script or "
+                                      "trace it first (torch.jit.script / torch.jit.trace)" % type(m).__name__)
+        return "".join(self._with_constants(*m._get_method(name).code_with_constants) for name in m._method_names())
+
+    def _with_constants(self, text, cmap):
+        """A method's code with its CONSTANTS.cN renumbered into the archive's one constants table."""
+        base = len(self.constants)
+        consts = cmap.const_mapping
+        self.constants.extend(consts["c%d" % i] for i in range(len(consts)))
+        return _CONSTANT_REF.sub(lambda mo: "CONSTANTS.c%d" % (base + int(mo.group(1))), text)
+
+    def record_function(self, fn):
+        """A ScriptFunction is saved as torch saves one: the forward of a `__torch__.PlaceholderModule`."""
+        text = self._with_constants(*fn.code_with_constants)
+        text = re.sub(r"^def \w+\(", "def forward(self, ", text, count=1).replace("def forward(self, )",
+                                                                                "def forward(self)", 1)
+        qualname = "__torch__.PlaceholderModule"
+        lines = ["class PlaceholderModule(Module):", "  __parameters__ = []", "  __buffers__ = []",
+                 "  training : bool"]
+        lines.extend("  " + ln if ln else ln for ln in text.rstrip("\n").split("\n"))
+        self.files.setdefault("__torch__", collections.OrderedDict())[qualname] = "\n".join(lines) + "\n"
+        return _ObjectRecord(qualname, {"training": True})
 
     def record(self, m):
         if id(m) in self.records:
@@ -350,14 +382,14 @@ class _Writer:
             raise RuntimeError("cthtorch.jit.save: cannot save a %s inside a TorchScript module"
                                % type(m).__name__)
         loaded = isinstance(m, RecursiveScriptModule)
-        qualname = m._qualified_name if loaded else _torch_qualname(type(m))
+        qualname = _qualname_of(m)
         state = {}   # written as a plain dict: torch's unpickler takes BUILD's state as a generic dict
         rec = self.records[id(m)] = _ObjectRecord(qualname, state)
         if loaded:
-            arch = m.__dict__.get("_archive_of_root") or self.archive
             names = list(m._attr_order)
         else:
-            names = ["training"] + list(m._parameters) + list(m._buffers) + list(m._modules)
+            names = ["training"] + list(m._parameters) + list(m._buffers) + list(m._modules) + \
+                list(self._simple_attributes(m))
             self._class_source(m, qualname)
         for k in names:
             v = m.training if k == "training" else getattr(m, k)
@@ -368,10 +400,20 @@ class _Writer:
             state[k] = v
         return rec
 
+    @staticmethod
+    def _simple_attributes(m):
+        """Plain attributes a script module keeps (ints, floats, bools, strings): name -> TorchScript type."""
+        out = {}
+        for k, v in m.__dict__.items():
+            if k.startswith("_") or k in ("training", "original_name"):
+                continue
+            for py, ts in _SIMPLE_ATTR_TYPES:
+                if type(v) is py:
+                    out[k] = ts
+        return out
+
     def _class_source(self, m, qualname):
-        if self.methods_source is None:
-            raise NotImplementedError("cthtorch.jit.save: %s is a Python module, not a TorchScript one; script "
-                                      "or trace it first (torch.jit.script / torch.jit.trace)" % type(m).__name__)
+        methods = textwrap.dedent(self._methods_text(m)).rstrip("\n")
         path, name = qualname.rsplit(".", 1)
         lines = ["class %s(Module):" % name,
                  "  __parameters__ = [%s]" % "".join('"%s", ' % k for k in m._parameters),
@@ -379,37 +421,31 @@ class _Writer:
         for k, v in list(m._parameters.items()) + list(m._buffers.items()):
             lines.append("  %s : %s" % (k, "Tensor" if v is not None else "NoneType"))
         lines.append("  training : bool")
+        for k, t in self._simple_attributes(m).items():
+            lines.append("  %s : %s" % (k, t))
         for k, sub in m._modules.items():
-            t = _torch_qualname(type(sub))
+            t = _qualname_of(sub)
             lines.append(("  %s : %s" if k.isidentifier() else '  __annotations__["%s"] = %s') % (k, t))
-        methods = textwrap.dedent(self.methods_source(m)).rstrip("\n")
         lines.extend("  " + ln if ln else ln for ln in methods.split("\n"))
         self.files.setdefault(path.replace(".", "/"), collections.OrderedDict())[qualname] = "\n".join(lines) + "\n"
 
 
-def _module_methods_code(m):
-    """The methods of a scripted/traced module: its `.code` (the TorchScript printer's form)."""
-    code = getattr(type(m), "code", None)
-    if code is None:
-        raise NotImplementedError("cthtorch.jit.save: %s is a Python module, not a TorchScript one; script or "
-                                  "trace it first (torch.jit.script / torch.jit.trace)" % type(m).__name__)
-    return m.code
-
-
 def save(m, f, _extra_files=None, _methods_source=None):
     """Writes m (a loaded, scripted or traced module) as a TorchScript archive PyTorch's torch.jit.load reads."""
-    if not isinstance(m, Module):
+    writer = _Writer(_methods_source)
+    if isinstance(m, _jm.ScriptFunction):
+        top, archive = writer.record_function(m), None
+    elif isinstance(m, Module):
+        archive = m.__dict__.get("_archive")
+        top = writer.record(m)
+    else:
         raise AttributeError("'%s' object has no attribute 'save'" % type(m).__name__)
-    writer = _Writer(_methods_source or _module_methods_code)
-    archive = m.__dict__.get("_archive")
-    writer.archive = archive
-    top = writer.record(m)
     if archive is not None:   # a loaded module keeps its archive's code and constants
-        files = {p: s for p, s in archive["sources"].items()}
+        files = dict(archive["sources"])
         constants = archive["constants"]
     else:
         files = {p: "".join(classes.values()) for p, classes in writer.files.items()}
-        constants = ()
+        constants = writer.constants
     if _is_path(f):
         path = os.fspath(f)
         root = os.path.splitext(os.path.basename(path))[0] or "archive"
