@@ -723,9 +723,16 @@ def test_to_folder_round_trip(tmp_path):
     assert_same_outputs(loaded.eval()(x), gm(x))
 
 
-def test_jit_script_passes_graph_module_through():
-    gm = cfx.symbolic_trace(mixed_module(cthtorch))
-    assert cthtorch.jit.script(gm) is gm
+def test_jit_script_compiles_graph_module():
+    # torch.jit.script compiles a GraphModule's generated forward (fx writes `slice(...)` indices)
+    class M(cthtorch.nn.Module):
+        def forward(self, x):
+            return cthtorch.relu(x)[:, 0] * 2 + x.sum(dim=1)
+    gm = cfx.symbolic_trace(M())
+    sm = cthtorch.jit.script(gm)
+    assert sm is not gm and "aten::slice" in str(sm.graph)
+    x = cthtorch.randn(3, 4)
+    assert_same_outputs(sm(x), gm(x))
 
 
 # ---------------------------------------------------------------- __torch_function__

@@ -160,6 +160,11 @@ def optimize_for_inference(mod, other_methods=None):
 
 # ---- exports added by the other JIT branches (jitscript, jitarch) go below, one marked block each
 
+# ---- jitscript: the TorchScript frontend (jit/frontend.py, _script.py, _recursive.py)
+from ._script import script  # noqa: E402,F811
+from . import frontend  # noqa: E402,F401
+
+
 # ---- jitarch: TorchScript archives (jit/_serialization.py, imported on first use: it needs cthtorch.nn) ----
 def save(m, f, _extra_files=None):
     from ._serialization import save as _save

@@ -25,7 +25,10 @@ _RESERVED = {"and", "as", "assert", "break", "class", "continue", "def", "del", 
              "False", "finally", "for", "from", "global", "if", "import", "in", "is", "lambda", "None",
              "nonlocal", "not", "or", "pass", "raise", "return", "True", "try", "while", "with", "yield",
              "torch", "ops", "CONSTANTS", "int", "float", "bool", "str", "getattr", "uninitialized",
-             "annotate", "range", "fork", "print", "unchecked_cast", "isinstance", "len"}
+             "annotate", "range", "fork", "print", "unchecked_cast", "isinstance"}
+
+
+_INT_MAX = 9223372036854775807
 
 
 def _fmt_float(x):
@@ -194,7 +197,7 @@ class PythonPrinter:
             return "%s(%s)" % (self.expr(ins[0]), ", ".join(self.expr(v) for v in ins[1:]))
         if k == "prim::TupleIndex" or k == "aten::__getitem__":
             return "%s[%s]" % (self.expr(ins[0]), self.expr(ins[1]))
-        if k in ("aten::Int", "aten::Float", "aten::Bool", "aten::str", "aten::len"):
+        if k in ("aten::Int", "aten::Float", "aten::Bool", "aten::str"):
             return "%s(%s)" % (k[6:].lower(), self.expr(ins[0]))
         if k == "prim::unchecked_cast":
             return "unchecked_cast(%s, %s)" % (n.output().type().annotation_str, self.expr(ins[0]))
@@ -222,38 +225,10 @@ class PythonPrinter:
         k = n.kind()
         outs = n.outputs()
         if k == "prim::If":
-            names = [self._name_value(o) for o in outs]
-            lines.append("%sif %s:" % (pad, self.expr(n.inputs()[0])))
-            for i, b in enumerate(n.blocks()):
-                if i == 1:
-                    lines.append("%selse:" % pad)
-                start = len(lines)
-                self._emit_block(b, indent + 1, lines)
-                for nm, v in zip(names, b.outputs()):
-                    lines.append("%s  %s = %s" % (pad, nm, self.expr(v)))
-                if len(lines) == start:
-                    lines.append("%s  pass" % pad)
+            self._emit_if(n, indent, lines)
             return
         if k == "prim::Loop":
-            trip, cond = n.inputs()[0], n.inputs()[1]
-            body = n.blocks()[0]
-            names = [self._name_value(o) for o in outs]
-            for nm, v in zip(names, n.inputs()[2:]):
-                lines.append("%s%s = %s" % (pad, nm, self.expr(v)))
-            it = self._name_value(body.inputs()[0])
-            cond_const = cond.node().kind() == "prim::Constant" and cond.node()._constant_value() is True
-            lines.append("%sfor %s in range(%s):" % (pad, it, self.expr(trip)) if cond_const else
-                         "%swhile %s:  # trip count %s" % (pad, self.expr(cond), self.expr(trip)))
-            for bi, nm in zip(body.inputs()[1:], names):
-                self._names[bi] = nm
-            start = len(lines)
-            self._emit_block(body, indent + 1, lines)
-            for nm, v in zip(names, body.outputs()[1:]):
-                e = self.expr(v)
-                if e != nm:
-                    lines.append("%s  %s = %s" % (pad, nm, e))
-            if len(lines) == start:
-                lines.append("%s  pass" % pad)
+            self._emit_loop(n, indent, lines)
             return
         if k in ("prim::TupleUnpack", "prim::ListUnpack"):
             names = [self._name_value(o) for o in outs]
@@ -272,6 +247,78 @@ class PythonPrinter:
             lines.append("%s%s = %s" % (pad, self._name_value(outs[0]), e))
         else:
             lines.append("%s%s = %s" % (pad, ", ".join(self._name_value(o) for o in outs), e))
+
+    # -- control flow (python_print.cpp's emitIf/emitLoop)
+    def _assign(self, pad, names, exprs, lines):
+        """`a, b = x, y` as torch prints carried values; same-name pairs drop."""
+        pairs = [(nm, e) for nm, e in zip(names, exprs) if nm != e]
+        if pairs:
+            lines.append("%s%s = %s" % (pad, ", ".join(p[0] for p in pairs), ", ".join(p[1] for p in pairs)))
+
+    def _emit_if(self, n, indent, lines):
+        pad = "  " * indent
+        names = [self._name_value(o) for o in n.outputs()]
+        lines.append("%sif %s:" % (pad, self.expr(n.inputs()[0])))
+        for i, b in enumerate(n.blocks()):
+            if i == 1:
+                lines.append("%selse:" % pad)
+            start = len(lines)
+            self._emit_block(b, indent + 1, lines)
+            self._assign(pad + "  ", names, [self.expr(v) for v in b.outputs()], lines)
+            if len(lines) == start:
+                lines.append("%s  pass" % pad)
+
+    @staticmethod
+    def _is_const(v, val):
+        n = v.node()
+        return n.kind() == "prim::Constant" and n._constant_value() is val if isinstance(val, bool) else \
+            n.kind() == "prim::Constant" and n._constant_value() == val
+
+    def _emit_loop(self, n, indent, lines):
+        """A loop whose condition stays True prints as `for i in range(n)`;
+        one without a trip count as `while c`; one with both (a for loop
+        that breaks) as a while loop with its own counter, the form torch's
+        canonicalization gives it."""
+        pad = "  " * indent
+        trip, cond = n.inputs()[0], n.inputs()[1]
+        body = n.blocks()[0]
+        names = [self._name_value(o) for o in n.outputs()]
+        for nm, v in zip(names, n.inputs()[2:]):       # initial values: a line each, as torch
+            self._assign(pad, [nm], [self.expr(v)], lines)
+        for bi, nm in zip(body.inputs()[1:], names):
+            self._names[bi] = nm
+        next_cond = body.outputs()[0]
+        carried_out = body.outputs()[1:]
+        unbounded = self._is_const(trip, _INT_MAX)
+        if self._is_const(cond, True) and self._is_const(next_cond, True) and not unbounded:
+            it = self._name_value(body.inputs()[0])
+            lines.append("%sfor %s in range(%s):" % (pad, it, self.expr(trip)))
+            start = len(lines)
+            self._emit_block(body, indent + 1, lines)
+            self._assign(pad + "  ", names, [self.expr(v) for v in carried_out], lines)
+            if len(lines) == start:
+                lines.append("%s  pass" % pad)
+            return
+        c = self._temp()
+        if unbounded:
+            lines.append("%s%s = %s" % (pad, c, self.expr(cond)))
+            lines.append("%swhile %s:" % (pad, c))
+            self._emit_block(body, indent + 1, lines)
+            self._assign(pad + "  ", [c] + names, [self.expr(next_cond)] + [self.expr(v) for v in carried_out],
+                         lines)
+            return
+        t, i = self._temp(), self._temp()
+        lines.append("%s%s = %s" % (pad, t, self.expr(trip)))
+        lines.append("%s%s = 0" % (pad, i))
+        lines.append("%s%s = torch.__and__(torch.lt(%s, %s), %s)" % (pad, c, i, t, self.expr(cond)))
+        lines.append("%swhile %s:" % (pad, c))
+        self._names[body.inputs()[0]] = i
+        self._emit_block(body, indent + 1, lines)
+        i1 = self._temp()
+        lines.append("%s  %s = torch.add(%s, 1)" % (pad, i1, i))
+        self._assign(pad + "  ", [c] + names + [i],
+                     ["torch.__and__(torch.lt(%s, %s), %s)" % (i1, t, self.expr(next_cond))] +
+                     [self.expr(v) for v in carried_out] + [i1], lines)
 
     def function(self, graph, name, arg_names=None, self_first=False):
         self._scan_block(graph.block())

@@ -1,0 +1,445 @@
+"""torch.jit.script: the frontend's graphs, outputs and gradients against
+PyTorch's TorchScript on the same source."""
+from typing import Dict, List, Optional
+
+import numpy as np
+import pytest
+
+import cthtorch
+from cthtorch import nn
+from tests.oracle import require_torch
+
+torch = require_torch()
+
+
+def to_t(x):
+    return torch.from_numpy(x.detach().numpy().copy())
+
+
+def close(a, b, tol=1e-5):
+    if isinstance(b, (tuple, list)):
+        assert type(a) is type(b) and len(a) == len(b)
+        for x, y in zip(a, b):
+            close(x, y, tol)
+        return
+    if isinstance(b, torch.Tensor):
+        assert tuple(a.shape) == tuple(b.shape)
+        assert str(a.dtype) == str(b.dtype)
+        np.testing.assert_allclose(a.detach().numpy(), b.detach().numpy(), rtol=tol, atol=tol)
+        return
+    assert a == b and type(a) is type(b)
+
+
+def kinds(graph):
+    """Node kinds of a graph and its nested blocks, constants aside."""
+    out = set()
+
+    def walk(nodes):
+        for n in nodes:
+            if n.kind() != "prim::Constant":
+                out.add(n.kind())
+            for b in n.blocks():
+                walk(b.nodes())
+    walk(graph.nodes())
+    return out
+
+
+def both(fn):
+    """The same Python function scripted by cthtorch and by torch (its
+    globals see each library as `torch`)."""
+    import types
+    out = []
+    for lib in (cthtorch, torch):
+        g = dict(fn.__globals__, torch=lib, F=lib.nn.functional)
+        for k, v in list(g.items()):      # functions this module defines see the same library
+            if isinstance(v, types.FunctionType) and v.__module__ == fn.__module__:
+                g[k] = types.FunctionType(v.__code__, g, v.__name__, v.__defaults__, v.__closure__)
+        out.append(lib.jit.script(types.FunctionType(fn.__code__, g, fn.__name__, fn.__defaults__,
+                                                     fn.__closure__)))
+    return tuple(out)
+
+
+# ---------------------------------------------------------------- the documents' loop/if example
+
+def foo(len):
+    # type: (int) -> torch.Tensor
+    rv = torch.zeros(3, 4)
+    for i in range(len):
+        if i < 10:
+            rv = rv - 1.0
+        else:
+            rv = rv + 1.0
+    return rv
+
+
+def test_docs_loop_if_graph_and_values():
+    s_ct, s_t = both(foo)
+    assert kinds(s_ct.graph) == kinds(s_t.graph)
+    assert {"prim::Loop", "prim::If", "aten::lt", "aten::zeros", "aten::sub", "aten::add"} <= kinds(s_ct.graph)
+    for n in (0, 5, 12):
+        close(s_ct(n), s_t(n))
+    text = str(s_ct.graph)
+    assert text.startswith("graph(%len")
+    assert "prim::Loop(%len" in text and "block0(%i" in text and "aten::lt(%i" in text
+    assert "foo.py" not in text and "test_jit_script.py:" in text       # source ranges name this file
+    assert s_ct.code == s_t.code         # for/if with SSA-renamed variables, as torch prints them
+
+
+# ---------------------------------------------------------------- control flow
+
+def opt_while(x, y: int = 3, z: Optional[torch.Tensor] = None):
+    a = x * 2 + y
+    if z is not None:
+        a = a + z
+    b = [a, x]
+    while y > 0:
+        y -= 1
+        if y == 1:
+            break
+        a = a.relu() - 0.5
+    return torch.cat(b, 0).sum(), a, (y, 2.5)
+
+
+def early_return(x):
+    if x.sum() > 0:
+        return x
+    return -x
+
+
+def loops(x, n: int):
+    acc = x
+    total = 0
+    for i in range(2, n):
+        if i % 3 == 0:
+            continue
+        total += i
+        for j in range(i):
+            acc = acc + j
+    for v in [1.0, 2.0]:
+        acc = acc * v
+    k = 0
+    while k < n:
+        k += 2
+    return acc, total, k
+
+
+def elif_chain(x, m: int):
+    if m == 0:
+        y = x + 1
+    elif m == 1:
+        y = x * 2
+    else:
+        y = x - 3
+    return y
+
+
+def lists_dicts(x):
+    xs: List[torch.Tensor] = []
+    for i in range(3):
+        xs.append(x * i)
+    d: Dict[str, int] = {"a": 1, "b": 2}
+    d["c"] = len(xs)
+    names = ["u", "v"]
+    return torch.stack(xs), d["c"] + d["a"], len(names)
+
+
+def strings_asserts(x, n: int):
+    assert n >= 0, "n must be non-negative"
+    s = f"n={n} and {n + 1}"
+    if isinstance(n, int):
+        y = x + n
+    else:
+        y = x
+    return y, s
+
+
+def test_control_flow_matches_torch():
+    x = np.random.RandomState(0).randn(3).astype(np.float32)
+    xc, xt = cthtorch.tensor(x), torch.tensor(x)
+    s_ct, s_t = both(opt_while)
+    close(s_ct(xc, 4, xc), s_t(xt, 4, xt))
+    close(s_ct(xc), s_t(xt))
+    close(s_ct(xc, 0, None), s_t(xt, 0, None))
+    assert {"prim::Loop", "prim::If", "prim::unchecked_cast", "aten::__isnot__"} <= kinds(s_ct.graph)
+    s_ct, s_t = both(early_return)
+    close(s_ct(xc), s_t(xt))
+    close(s_ct(-xc), s_t(-xt))
+    assert kinds(s_ct.graph) == kinds(s_t.graph)
+    assert s_ct.code == s_t.code
+    s_ct, s_t = both(loops)
+    for n in (0, 4, 7):
+        close(s_ct(xc, n), s_t(xt, n))
+    s_ct, s_t = both(elif_chain)
+    for m in (0, 1, 2):
+        close(s_ct(xc, m), s_t(xt, m))
+    assert s_ct.code == s_t.code
+    s_ct, s_t = both(lists_dicts)
+    close(s_ct(xc), s_t(xt))
+    s_ct, s_t = both(strings_asserts)
+    close(s_ct(xc, 2), s_t(xt, 2))
+    with pytest.raises(AssertionError, match="n must be non-negative"):
+        s_ct(xc, -1)
+
+
+def test_if_types_and_outputs():
+    def f(x, flag: bool):
+        if flag:
+            y = x
+        else:
+            y = None
+        if y is None:
+            return x
+        return y + 1
+    s_ct, s_t = both(f)
+    x = cthtorch.ones(2)
+    close(s_ct(x, True), s_t(torch.ones(2), True))
+    close(s_ct(x, False), s_t(torch.ones(2), False))
+
+
+# ---------------------------------------------------------------- calls
+
+def helper(x, k: int = 2):
+    return x * k
+
+
+def caller(x):
+    return helper(x) + helper(x, 3) + cthtorch_or_torch_relu(x)
+
+
+def cthtorch_or_torch_relu(x):
+    return torch.nn.functional.relu(x) + F.softmax(x, dim=0)  # noqa: F821 (both() binds F)
+
+
+def test_calls_functions_and_functional():
+    s_ct, s_t = both(caller)
+    assert "prim::CallFunction" in kinds(s_ct.graph)
+    x = np.random.RandomState(1).randn(4).astype(np.float32)
+    close(s_ct(cthtorch.tensor(x)), s_t(torch.tensor(x)))
+
+
+def test_is_scripting_and_annotate():
+    def f(x):
+        if torch.jit.is_scripting():
+            y = x + 1
+        else:
+            y = x - 1
+        z = torch.jit.annotate(List[int], [])
+        z.append(3)
+        return y, z
+    s_ct, s_t = both(f)
+    close(s_ct(cthtorch.zeros(2)), s_t(torch.zeros(2)))
+    assert "prim::If" not in kinds(s_ct.graph)
+
+
+# ---------------------------------------------------------------- modules: the tutorial's cell
+
+def make_cell(lib):
+    class MyDecisionGate(lib.nn.Module):
+        def forward(self, x):
+            if x.sum() > 0:
+                return x
+            else:
+                return -x
+
+    class MyCell(lib.nn.Module):
+        def __init__(self, dg):
+            super(MyCell, self).__init__()
+            self.dg = dg
+            self.linear = lib.nn.Linear(4, 4)
+
+        def forward(self, x, h):
+            new_h = lib.tanh(self.dg(self.linear(x)) + h)
+            return new_h, new_h
+    return MyDecisionGate, MyCell
+
+
+def test_tutorial_cell_outputs_and_gradients():
+    G_ct, C_ct = make_cell(cthtorch)
+    G_t, C_t = make_cell(torch)
+    cell_ct = C_ct(cthtorch.jit.script(G_ct()))
+    cell_t = C_t(torch.jit.script(G_t()))
+    with torch.no_grad():
+        cell_t.linear.weight.copy_(to_t(cell_ct.linear.weight))
+        cell_t.linear.bias.copy_(to_t(cell_ct.linear.bias))
+    sc_ct, sc_t = cthtorch.jit.script(cell_ct), torch.jit.script(cell_t)
+    assert kinds(sc_ct.graph) == kinds(sc_t.graph)
+    assert "prim::CallMethod" in kinds(sc_ct.graph) and "prim::GetAttr" in kinds(sc_ct.graph)
+    assert str(sc_ct.graph.inputs()[0].type()).endswith("MyCell")
+    assert "if" in sc_ct.dg.code and "torch.neg" in sc_ct.dg.code
+    x = np.random.RandomState(2).rand(3, 4).astype(np.float32)
+    h = np.random.RandomState(3).rand(3, 4).astype(np.float32)
+    out_ct, out_t = sc_ct(cthtorch.tensor(x), cthtorch.tensor(h)), sc_t(torch.tensor(x), torch.tensor(h))
+    close(out_ct, out_t)
+    close_ct(out_ct[0], cell_ct(cthtorch.tensor(x), cthtorch.tensor(h))[0])
+    out_ct[0].sum().backward()
+    out_t[0].sum().backward()
+    close(sc_ct.linear.weight.grad, sc_t.linear.weight.grad)
+    assert cell_ct.linear.weight.grad is not None           # the same parameters
+    assert [n for n, _ in sc_ct.named_parameters()] == [n for n, _ in sc_t.named_parameters()]
+    assert list(sc_ct.state_dict()) == list(sc_t.state_dict())
+    sc_ct.eval()
+    assert not sc_ct.training and not sc_ct.linear.training
+    sc_ct.train()
+    assert sc_ct.training
+
+
+# ---------------------------------------------------------------- a scripted LSTM cell loop
+
+def lstm_loop(x, h, c, w_ih, w_hh, b):
+    # type: (Tensor, Tensor, Tensor, Tensor, Tensor, Tensor) -> Tuple[Tensor, Tensor]
+    for t in range(x.size(0)):
+        gates = torch.mm(x[t], w_ih.t()) + torch.mm(h, w_hh.t()) + b
+        i, f, g, o = gates.chunk(4, 1)
+        c = torch.sigmoid(f) * c + torch.sigmoid(i) * torch.tanh(g)
+        h = torch.sigmoid(o) * torch.tanh(c)
+    return h, c
+
+
+def test_lstm_loop_outputs_and_gradients():
+    rs = np.random.RandomState(4)
+    T, B, H = 6, 3, 5
+    arrs = [rs.randn(T, B, H), rs.randn(B, H), rs.randn(B, H), rs.randn(4 * H, H) * 0.3,
+            rs.randn(4 * H, H) * 0.3, rs.randn(4 * H) * 0.1]
+    a_ct = [cthtorch.tensor(a.astype(np.float32), requires_grad=True) for a in arrs]
+    a_t = [torch.tensor(a.astype(np.float32), requires_grad=True) for a in arrs]
+    s_ct, s_t = both(lstm_loop)
+    assert "prim::Loop" in kinds(s_ct.graph)
+    out_ct, out_t = s_ct(*a_ct), s_t(*a_t)
+    close(out_ct, out_t)
+    (out_ct[0].sum() + out_ct[1].pow(2).sum()).backward()
+    (out_t[0].sum() + out_t[1].pow(2).sum()).backward()
+    for p, q in zip(a_ct, a_t):
+        close(p.grad, q.grad, 1e-4)
+
+
+# ---------------------------------------------------------------- modules: containers, constants, decorators
+
+class Blocks(nn.Module):
+    __constants__ = ["scale"]
+
+    def __init__(self):
+        super().__init__()
+        self.layers = nn.ModuleList([nn.Linear(3, 3), nn.Linear(3, 3)])
+        self.seq = nn.Sequential(nn.Linear(3, 2), nn.ReLU())
+        self.scale = 2.0
+        self.count = 1
+
+    @cthtorch.jit.ignore
+    def debug(self, x):
+        return x.numpy().sum()
+
+    @cthtorch.jit.export
+    def twice(self, x):
+        return x * self.scale
+
+    def forward(self, x):
+        for layer in self.layers:
+            x = layer(x)
+        if self.training:
+            x = x + self.count
+        return self.seq(self.twice(x))
+
+
+def test_module_containers_constants_exports():
+    m = Blocks()
+    sm = cthtorch.jit.script(m)
+    g = str(sm.graph)
+    assert 'prim::CallMethod[name="twice"]' in g
+    assert 'prim::GetAttr[name="count"]' in g and "prim::Constant[value=2.]" in str(sm.twice.graph)
+    assert 'prim::GetAttr[name="0"]' in g and "prim::Loop" not in g       # the ModuleList unrolled
+    x = cthtorch.randn(4, 3)
+    close_ct(sm(x), m(x))
+    close_ct(sm.twice(x), m.twice(x))
+    sm.eval()
+    m.eval()
+    close_ct(sm(x), m(x))
+    assert sm.debug(x) == pytest.approx(float(x.numpy().sum()))
+    assert sorted(n for n, _ in sm.named_parameters()) == sorted(n for n, _ in m.named_parameters())
+
+
+def close_ct(a, b):
+    np.testing.assert_allclose(a.detach().numpy(), b.detach().numpy(), rtol=1e-6, atol=1e-6)
+
+
+# ---------------------------------------------------------------- errors, as torch words them
+
+def kw_fn(x, **kwargs):
+    return x
+
+
+def unknown_global(x):
+    return unknown_thing(x)  # noqa: F821
+
+
+def bad_add(x: int):
+    return x + "a"
+
+
+def branch_types(x, flag: bool):
+    if flag:
+        y = 1
+    else:
+        y = x
+    return y
+
+
+def gen_fn(x):
+    yield x
+
+
+def lambda_fn(x):
+    f = lambda y: y  # noqa: E731
+    return f(x)
+
+
+def try_fn(x):
+    try:
+        return x
+    except Exception:
+        return x
+
+
+@pytest.mark.parametrize("fn", [kw_fn, unknown_global, bad_add, branch_types, gen_fn, lambda_fn, try_fn])
+def test_errors_like_torch(fn):
+    with pytest.raises(Exception) as et:
+        torch.jit.script(fn)
+    with pytest.raises(Exception) as ec:
+        cthtorch.jit.script(fn)
+    assert type(ec.value).__name__ == type(et.value).__name__
+    first = lambda e: str(e).strip().split("\n")[0]     # noqa: E731
+    assert first(ec.value) == first(et.value)
+    assert "<--- HERE" in str(ec.value)
+    if type(et.value).__name__ == "NotSupportedError":
+        assert isinstance(ec.value, cthtorch.jit.frontend.NotSupportedError)
+
+
+# ---------------------------------------------------------------- TorchScript source text
+
+def test_compile_source_round_trip():
+    s = both(foo)[0]
+    src = s.code
+    fns = cthtorch.jit.frontend.compile_source(src, lambda name: (_ for _ in ()).throw(KeyError(name)))
+    g = fns["foo"].graph
+    from cthtorch.jit._module import ScriptFunction
+    f2 = ScriptFunction(g, "foo")
+    for n in (0, 3, 11):
+        close_ct(f2(n), s(n))
+    # while loops and for loops that break print with their conditions carried, and compile back
+    no_names = lambda name: (_ for _ in ()).throw(KeyError(name))    # noqa: E731
+    x = cthtorch.randn(3)
+    for fn, args in ((opt_while, (x, 4, x)), (loops, (x, 7))):
+        s = both(fn)[0]
+        again = ScriptFunction(cthtorch.jit.frontend.compile_source(s.code, no_names)[fn.__name__].graph, "f")
+        assert again(*args)[1:] == s(*args)[1:] if fn is loops else again(*args)[2] == s(*args)[2]
+        close_ct(again(*args)[0], s(*args)[0])
+    text = """
+def f(x: Tensor, n: int) -> List[int]:
+  a = annotate(List[int], [])
+  y = ops.aten.relu(x)
+  for i in range(n):
+    a.append(i)
+  return a
+"""
+    fns = cthtorch.jit.frontend.compile_source(text, lambda name: (_ for _ in ()).throw(KeyError(name)))
+    assert ScriptFunction(fns["f"].graph, "f")(cthtorch.ones(1), 3) == [0, 1, 2]
+
