@@ -312,6 +312,53 @@ def test_jit_script_functions_and_modules_save_for_torch():
     close(ct_load(b.getvalue())(to_ct(xx)), t(xx))
 
 
+class CtGate(ct.nn.Module):
+    def forward(self, x):
+        if x.sum() > 0:
+            return x
+        else:
+            return -x
+
+
+class CtCell(ct.nn.Module):
+    """The tutorial's MyCell, in cthtorch, with a loop and a Sequential (getattr(self, "0") in code)."""
+
+    def __init__(self):
+        super().__init__()
+        self.dg = CtGate()
+        self.linear = ct.nn.Linear(4, 4)
+        self.head = ct.nn.Sequential(ct.nn.Linear(4, 4), ct.nn.ReLU())
+
+    def forward(self, x, h):
+        for _ in range(3):
+            h = ct.tanh(self.dg(self.linear(x)) + h)
+        return self.head(h), h
+
+
+def test_cthtorch_scripted_module_round_trips_through_torch_and_a_fresh_process(tmp_path):
+    ct.manual_seed(8)
+    m = ct.jit.script(CtCell())
+    x, h = ct.randn(3, 4), ct.randn(3, 4)
+    ref = m(x, h)
+    path = tmp_path / "ctcell.pt"
+    m.save(str(path))
+    t = torch.jit.load(str(path))
+    tx, th = torch.from_numpy(x.numpy()), torch.from_numpy(h.numpy())
+    for a, b in zip(ref, t(tx, th)):
+        close(a, b)
+    assert [n for n, _ in t.named_parameters()] == [n for n, _ in m.named_parameters()]
+    np.save(tmp_path / "x.npy", x.numpy())
+    np.save(tmp_path / "h.npy", h.numpy())
+    script = ("import sys, numpy as np, cthtorch as ct\n"
+              "m = ct.jit.load(sys.argv[1])\n"
+              "x, h = (ct.from_numpy(np.load(sys.argv[i])) for i in (2, 3))\n"
+              "np.save(sys.argv[4], m(x, h)[0].detach().numpy())\n")
+    out = tmp_path / "out.npy"
+    subprocess.run([sys.executable, "-c", script, str(path), str(tmp_path / "x.npy"), str(tmp_path / "h.npy"),
+                    str(out)], cwd=REPO, check=True, timeout=120)
+    np.testing.assert_allclose(np.load(out), ref[0].detach().numpy(), rtol=1e-6, atol=1e-6)
+
+
 def test_python_modules_are_not_saved_as_torchscript():
     with pytest.raises(NotImplementedError, match="script or trace it first"):
         ct.jit.save(ct.nn.Linear(2, 2), io.BytesIO())
