@@ -46,6 +46,23 @@ def ct_load(data, **kw):
     return ct.jit.load(io.BytesIO(data), **kw)
 
 
+def first_output_in_fresh_process(path, x, h, tmp_path):
+    """m(x, h)[0] of the archive at path, loaded by cthtorch in a new interpreter that has neither the
+    module's Python classes nor torch."""
+    np.save(tmp_path / "x.npy", np.asarray(x.numpy()))
+    np.save(tmp_path / "h.npy", np.asarray(h.numpy()))
+    script = ("import sys, numpy as np, cthtorch as ct\n"
+              "assert 'torch' not in sys.modules\n"
+              "m = ct.jit.load(sys.argv[1], map_location='cpu')\n"
+              "x, h = (ct.from_numpy(np.load(sys.argv[i])) for i in (2, 3))\n"
+              "assert 'torch' not in sys.modules\n"
+              "np.save(sys.argv[4], m(x, h)[0].detach().numpy())\n")
+    out = tmp_path / "out.npy"
+    subprocess.run([sys.executable, "-c", script, str(path), str(tmp_path / "x.npy"), str(tmp_path / "h.npy"),
+                    str(out)], cwd=REPO, check=True, timeout=120)
+    return np.load(out)
+
+
 class Layers(nn.Module):
     def __init__(self):
         super().__init__()
@@ -240,17 +257,8 @@ def test_archive_written_by_cthtorch_loads_in_torch_and_in_a_fresh_process(tmp_p
     t = torch.jit.load(str(path), _extra_files=extra)
     assert extra["meta.txt"] == b"v1"
     close(to_ct(t(x, h)[0]), m(x, h)[0])
-    np.save(tmp_path / "x.npy", x.numpy())
-    np.save(tmp_path / "h.npy", h.numpy())
-    script = ("import sys, numpy as np, cthtorch as ct\n"
-              "assert 'torch' not in sys.modules\n"
-              "m = ct.jit.load(sys.argv[1], map_location='cpu')\n"
-              "x, h = (ct.from_numpy(np.load(sys.argv[i])) for i in (2, 3))\n"
-              "np.save(sys.argv[4], m(x, h)[0].detach().numpy())\n")
-    out = tmp_path / "out.npy"
-    subprocess.run([sys.executable, "-c", script, str(path), str(tmp_path / "x.npy"), str(tmp_path / "h.npy"),
-                    str(out)], cwd=REPO, check=True, timeout=120)
-    np.testing.assert_allclose(np.load(out), m(x, h)[0].detach().numpy(), rtol=1e-5, atol=1e-5)
+    np.testing.assert_allclose(first_output_in_fresh_process(path, x, h, tmp_path), m(x, h)[0].detach().numpy(),
+                               rtol=1e-5, atol=1e-5)
 
 
 def test_cthtorch_modules_written_with_their_code_load_in_torch():
@@ -347,16 +355,8 @@ def test_cthtorch_scripted_module_round_trips_through_torch_and_a_fresh_process(
     for a, b in zip(ref, t(tx, th)):
         close(a, b)
     assert [n for n, _ in t.named_parameters()] == [n for n, _ in m.named_parameters()]
-    np.save(tmp_path / "x.npy", x.numpy())
-    np.save(tmp_path / "h.npy", h.numpy())
-    script = ("import sys, numpy as np, cthtorch as ct\n"
-              "m = ct.jit.load(sys.argv[1])\n"
-              "x, h = (ct.from_numpy(np.load(sys.argv[i])) for i in (2, 3))\n"
-              "np.save(sys.argv[4], m(x, h)[0].detach().numpy())\n")
-    out = tmp_path / "out.npy"
-    subprocess.run([sys.executable, "-c", script, str(path), str(tmp_path / "x.npy"), str(tmp_path / "h.npy"),
-                    str(out)], cwd=REPO, check=True, timeout=120)
-    np.testing.assert_allclose(np.load(out), ref[0].detach().numpy(), rtol=1e-6, atol=1e-6)
+    np.testing.assert_allclose(first_output_in_fresh_process(path, x, h, tmp_path), ref[0].detach().numpy(),
+                               rtol=1e-6, atol=1e-6)
 
 
 def test_python_modules_are_not_saved_as_torchscript():
