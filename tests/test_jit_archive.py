@@ -33,6 +33,8 @@ def close(a, b, tol=1e-5):
             close(x, y, tol)
         return
     assert str(a.dtype) == str(b.dtype) and tuple(a.shape) == tuple(b.shape), (a.dtype, b.dtype, a.shape, b.shape)
+    if b.dtype == torch.bfloat16:   # numpy has no bfloat16: compared as float32 (exact)
+        a, b = a.float(), b.float()
     np.testing.assert_allclose(a.detach().numpy(), b.detach().numpy(), rtol=tol, atol=tol)
 
 
@@ -528,3 +530,59 @@ def test_more_layers(case, kind):
     out = cm(*[to_ct(a) for a in args])
     ref = m(*args)
     close(out, ref, 1e-5)   # attention: (output, averaged weights); RNNs: (output, state)
+
+
+@torch.jit.script
+class Pair(object):
+    """A TorchScript class: its objects are `__torch__.<module>.Pair` in data.pkl."""
+
+    def __init__(self, a: int, b: torch.Tensor):
+        self.a = a
+        self.b = b
+
+    def total(self) -> torch.Tensor:
+        return self.b * self.a
+
+
+class Holder(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.p = Pair(3, torch.ones(2))
+        self.names = ["a", "b"]
+        self.table = {"x": 1.5}
+        self.e1 = nn.Linear(2, 2)
+        self.e2 = nn.Linear(2, 2)
+        self.e2.weight = self.e1.weight   # tied
+        self.register_buffer("bf", torch.tensor([1.5, 2.0], dtype=torch.bfloat16))
+        self.register_buffer("i8", torch.tensor([-3, 4], dtype=torch.int8))
+        self.register_buffer("u8", torch.tensor([200, 4], dtype=torch.uint8))
+
+    def forward(self, x):
+        return self.e2(self.e1(x)) + self.p.total() + self.table["x"] + len(self.names)
+
+
+def test_script_classes_containers_and_tied_weights():
+    torch.manual_seed(9)
+    m = Holder()
+    cm = ct_load(torch_archive(torch.jit.script(m)))
+    x = torch.randn(2, 2)
+    close(cm(to_ct(x)), m(x))
+    assert cm.e1.weight is cm.e2.weight
+    assert cm.names == ["a", "b"] and cm.table == {"x": 1.5} and cm.p.a == 3
+    for k in ("bf", "i8", "u8"):
+        close(getattr(cm, k), getattr(m, k), 0)
+    b = io.BytesIO()
+    ct.jit.save(cm, b)   # the class object is written back as a __torch__ object
+    b.seek(0)
+    back = torch.jit.load(b)
+    close(to_ct(back(x)), m(x))
+    assert back.p.a == 3
+
+
+def test_map_location():
+    data = torch_archive(torch.jit.script(nn.Linear(2, 2)))
+    assert ct_load(data, map_location="cpu").weight.device.type == "cpu"
+    assert ct_load(data, map_location=ct.device("cpu")).weight.device.type == "cpu"
+    if not ct.cuda.is_available():
+        with pytest.raises(RuntimeError, match="CUDA"):
+            ct_load(data, map_location="cuda:0")

@@ -315,15 +315,18 @@ class _ArchivePickler(_ser._Pickler):
     parameters_as_tensors = True
 
     def save_object_record(self, obj):
-        module, name = obj.qualname.rsplit(".", 1)
+        qualname, state = (obj.qualname, obj.state) if isinstance(obj, _ObjectRecord) else \
+            (obj._qualified_name, {k: v for k, v in obj.__dict__.items() if k != "_c_def"})
+        module, name = qualname.rsplit(".", 1)
         self.save_global(_ser._TorchGlobal(module, name))
         self.write(pickle.EMPTY_TUPLE + pickle.NEWOBJ)
         self.memoize(obj)
-        self.save(obj.state)
+        self.save(state)
         self.write(pickle.BUILD)
 
     dispatch = dict(_ser._Pickler.dispatch)
     dispatch[_ObjectRecord] = save_object_record
+    dispatch[ScriptObject] = save_object_record   # a TorchScript class's object: its attributes
 
 
 def _qualname_of(m):
