@@ -153,9 +153,13 @@ def test_torch_archive_of_common_layers_loads(kind):
     m = Layers().eval()
     x, idx = layers_inputs()
     j = torch.jit.trace(m, (x, idx)) if kind == "trace" else torch.jit.script(m)
-    cm = ct_load(torch_archive(j))
+    data = torch_archive(j)
+    cm = ct_load(data)
     close(cm(to_ct(x), to_ct(idx)), m(x, idx))
-    assert isinstance(cm, ct.nn.Module) and cm.original_name == "Layers"
+    assert isinstance(cm, ct.jit.ScriptModule) and cm.original_name == "Layers"
+    t = torch.jit.load(io.BytesIO(data))
+    assert cm.code == t.code and cm.conv.code == t.conv.code
+    assert repr(cm.head) == repr(t.head)
     sd, csd = m.state_dict(), cm.state_dict()
     assert list(csd) == list(sd)
     for k in sd:

@@ -168,7 +168,13 @@ def _method_source(cdef, name):
     import ast
     path = cdef.qualname.rsplit(".", 1)[0].replace(".", "/")
     text = ast.get_source_segment(cdef.unit.sources[path], fn.node, padded=True)
-    return textwrap.dedent(text) + "\n"
+    lines = textwrap.dedent(text).split("\n")
+    header = fn.node.body[0].lineno - fn.node.lineno   # the signature's lines, continued 4 deep as torch prints
+    lines[1:header] = ["  " + ln for ln in lines[1:header]]
+    return _SELF_ANNOTATION.sub(r"\1self\2", "\n".join(lines), count=1) + "\n"
+
+
+_SELF_ANNOTATION = re.compile(r"^(def \w+\()self: [\w.]+([,)])")
 
 
 _code.ClassDef.method_source = _method_source
