@@ -428,6 +428,11 @@ def test_loading_never_runs_python_globals(good_archive, tmp_path):
     with pytest.raises(RuntimeError, match="unknown name '__import__'"):
         m(ct.ones(2))
     assert not marker.exists()
+    # format strings take only `{}`: no reaching into an argument's attributes
+    leak = b"class Sequential(Module):\n  def forward(self, x: Tensor) -> str:\n" \
+           b"    return torch.format(\"{} {0.__class__}\", 1, self)\n"
+    m = ct_load(_rewrite(good_archive, lambda n, v: leak if n.endswith(".py") and b"class Sequential" in v else v))
+    assert m(ct.ones(2)) == "1 {0.__class__}"
 
 
 class CellLoop(nn.Module):

@@ -50,7 +50,14 @@ _KW_CONVERT = {"dtype": scalar_type, "memory_format": _memory_format, "layout": 
 
 # ---- TorchScript builtins over Python values (aten::add.int, aten::len.t, aten::format...) ----
 def _format(fmt, *args):
-    return fmt.format(*[_ts_str(a) for a in args])
+    """aten::format: each `{}` takes the next argument (only that form, as TorchScript's: Python's
+    str.format would let archive text reach attributes of its arguments)."""
+    parts = fmt.split("{}")
+    out = [parts[0]]
+    for i, p in enumerate(parts[1:]):
+        out.append(_ts_str(args[i]) if i < len(args) else "{}")
+        out.append(p)
+    return "".join(out)
 
 
 def _ts_str(v):
@@ -58,7 +65,7 @@ def _ts_str(v):
         return "[" + ", ".join(_ts_str(x) for x in v) + "]"
     if isinstance(v, tuple):
         return "(" + ", ".join(_ts_str(x) for x in v) + ("," if len(v) == 1 else "") + ")"
-    return v
+    return str(v)
 
 
 def _set_item(container, key, value):
