@@ -219,6 +219,9 @@ class _Pickler(pickle._Pickler):
     """Writes PyTorch's layout: tensors as torch._utils._rebuild_tensor_v2 over
     persistent ("storage", torch.<Type>Storage, key, "cpu", numel) records."""
 
+    # TorchScript archives (torch.jit.save) record parameters as plain tensors that require grad
+    parameters_as_tensors = False
+
     def __init__(self, f, protocol, storages):
         super().__init__(f, protocol)
         self.storages = storages   # key -> storage
@@ -273,7 +276,7 @@ class _Pickler(pickle._Pickler):
         if isinstance(obj, cthtorch.Tensor):
             if obj.requires_grad and not obj.is_leaf:
                 raise RuntimeError("Can't serialize a non-leaf tensor that requires grad: detach() it first")
-            if type(obj).__name__ == "Parameter":
+            if type(obj).__name__ == "Parameter" and not self.parameters_as_tensors:
                 base = cthtorch.Tensor._make_subclass(cthtorch.Tensor, obj.detach(), False)
                 return (_TorchGlobal("torch._utils", "_rebuild_parameter"),
                         (base, obj.requires_grad, collections.OrderedDict()))
@@ -351,6 +354,7 @@ class _Unpickler(pickle.Unpickler):
         self.map_location = map_location
         self.zf = zf
         self.root = root
+        self.records = "%s/data" % root   # where storage records live (a TorchScript archive's constants: constants/)
         self.weights_only = weights_only
         self.loaded = {}
         self.allowed = dict(_ALLOWED)
@@ -396,7 +400,7 @@ class _Unpickler(pickle.Unpickler):
             raise pickle.UnpicklingError("unsupported storage reference %r" % (pid,))
         key = str(key)
         if key not in self.loaded:
-            name = "%s/data/%s" % (self.root, key)
+            name = "%s/%s" % (self.records, key)
             try:
                 info = self.zf.getinfo(name)
             except KeyError:

@@ -187,3 +187,14 @@ def optimize_for_inference(mod, other_methods=None):
 # ---- jitscript: the TorchScript frontend (jit/frontend.py, _script.py, _recursive.py)
 from ._script import script  # noqa: E402,F811
 from . import frontend  # noqa: E402,F401
+
+
+# ---- jitarch: TorchScript archives (jit/_serialization.py, imported on first use: it needs cthtorch.nn) ----
+def save(m, f, _extra_files=None):
+    from ._serialization import save as _save
+    return _save(m, f, _extra_files)
+
+
+def load(f, map_location=None, _extra_files=None, _restore_shapes=False):
+    from ._serialization import load as _load
+    return _load(f, map_location, _extra_files)

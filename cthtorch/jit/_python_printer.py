@@ -191,6 +191,8 @@ class PythonPrinter:
             es = [self.expr(v) for v in ins]
             return "{%s}" % ", ".join("%s: %s" % (a, b) for a, b in zip(es[::2], es[1::2]))
         if k == "prim::GetAttr":
+            if not n.s("name").isidentifier():   # Sequential's "0": torch prints getattr(self, "0")
+                return 'getattr(%s, "%s")' % (self.expr(ins[0]), n.s("name"))
             return "%s.%s" % (self.expr(ins[0]), n.s("name"))
         if k == "prim::CallMethod":
             return "(%s).%s(%s)" % (self.expr(ins[0]), n.s("name"),

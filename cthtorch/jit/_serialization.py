@@ -1,0 +1,492 @@
+"""torch.jit.save / torch.jit.load: TorchScript archives, PyTorch's zip layout.
+
+    <root>/data.pkl          the module object tree: `__torch__.<qualname>` objects (protocol 2,
+                             NEWOBJ + BUILD with a dict of attributes), tensors as persistent ids
+    <root>/data/<key>        one record per storage (shared with torch.save's layout)
+    <root>/constants.pkl     the tuple of code constants (`CONSTANTS.c0`), tensors in constants/<key>
+    <root>/code/__torch__/<module path>.py   TorchScript source of each class and function
+    <root>/version, <root>/byteorder, <root>/.data/serialization_id, <root>/extra/<name>
+
+Loading never unpickles Python objects: `__torch__.*` globals become script
+objects (RecursiveScriptModule for `class X(Module)`), and everything else
+must be a tensor record, a container or a primitive. Methods run from the
+archive's code/ (see _archive_code). Archives written by PyTorch load here,
+and archives written here load in PyTorch.
+"""
+import collections
+import functools
+import io
+import os
+import pickle
+import random
+import re
+import sys
+import textwrap
+import zipfile
+
+import cthtorch
+from cthtorch import serialization as _ser
+from cthtorch.nn import Module, Parameter
+from cthtorch.jit import _archive_code as _code
+from cthtorch.jit import _ir
+from cthtorch.jit import _module as _jm
+
+_ARCHIVE_VERSION = "3\n"
+
+
+class _PickledObject:
+    """A `__torch__.X` object as data.pkl records it, before the loader turns it into a script object."""
+    _qualified_name = None
+
+    def __setstate__(self, state):
+        if not isinstance(state, dict):
+            raise NotImplementedError("cthtorch.jit.load: %s has a custom __setstate__ state; objects with "
+                                      "__getstate__/__setstate__ are not implemented" % self._qualified_name)
+        self.__dict__["_state"] = state
+
+
+def _build_list(xs):
+    return list(xs)
+
+
+def _restore_type_tag(value, type_str):
+    return value
+
+
+_JIT_PICKLE = {"build_intlist": _build_list, "build_tensorlist": _build_list, "build_doublelist": _build_list,
+               "build_boollist": _build_list, "build_tensor_from_id": None, "restore_type_tag": _restore_type_tag}
+
+
+class _ArchiveUnpickler(_ser._Unpickler):
+    """data.pkl / constants.pkl: tensors, containers, primitives, and `__torch__` objects (as _PickledObject)."""
+
+    def __init__(self, data, zf, root, records, map_location):
+        super().__init__(io.BytesIO(data), zf, root, True, map_location)
+        self.records = "%s/%s" % (root, records)
+        self._classes = {}
+
+    def find_class(self, module, name):
+        if module == "__torch__" or module.startswith("__torch__."):
+            qual = "%s.%s" % (module, name)
+            cls = self._classes.get(qual)
+            if cls is None:
+                cls = self._classes[qual] = type(name, (_PickledObject,), {"_qualified_name": qual})
+            return cls
+        if module == "torch.jit._pickle" and _JIT_PICKLE.get(name) is not None:
+            return _JIT_PICKLE[name]
+        if module == "torch" and name == "device":
+            return cthtorch.device
+        try:
+            return super().find_class(module, name)
+        except pickle.UnpicklingError as e:
+            raise pickle.UnpicklingError("a TorchScript archive may only hold TorchScript types; %s.%s is not one"
+                                         % (module, name)) from e
+
+
+class ScriptObject:
+    """An object of a TorchScript class (`class X(object)` in code/) loaded from an archive."""
+
+    def __init__(self, cdef):
+        self.__dict__["_c_def"] = cdef
+
+    @property
+    def _qualified_name(self):
+        return self._c_def.qualname
+
+    def __getattr__(self, name):
+        cdef = self.__dict__.get("_c_def")
+        if cdef is not None and name in cdef.methods:
+            return functools.partial(cdef.methods[name], self)
+        raise AttributeError("'%s' object has no attribute '%s'" % (cdef.qualname if cdef else "ScriptObject", name))
+
+    def _script_attr(self, name):
+        return getattr(self, name)
+
+    def _script_setattr(self, name, value):
+        self.__dict__[name] = value
+
+
+class RecursiveScriptModule(_jm.RecursiveScriptModule):
+    """A TorchScript module loaded from an archive: parameters, buffers and submodules as an nn.Module's
+    (state_dict, train/eval, named_parameters work), methods run from the archive's code/."""
+
+    def __init__(self, cdef):
+        _jm.RecursiveScriptModule.__init__(self)
+        object.__setattr__(self, "original_name", cdef.name)
+        object.__setattr__(self, "_type", _ir.ClassType(cdef.qualname))
+        self.__dict__["_c_def"] = cdef
+        self.__dict__["_attr_order"] = []
+
+    def forward(self, *args, **kwargs):
+        fn = self._c_def.methods.get("forward")
+        if fn is None:   # e.g. a scripted nn.LSTM: only its overloads forward__0/forward__1 are methods
+            raise AttributeError("'RecursiveScriptModule' object has no attribute 'forward'")
+        return fn(self, *args, **kwargs)
+
+    def __getattr__(self, name):
+        try:
+            return Module.__getattr__(self, name)
+        except AttributeError:
+            cdef = self.__dict__.get("_c_def")
+            if cdef is not None:
+                if name in cdef.methods:
+                    return functools.partial(cdef.methods[name], self)
+                if name in cdef.constants:
+                    return cdef.constants[name]
+            raise
+
+    def _script_attr(self, name):   # prim::GetAttr: parameters, buffers and submodules first (the hot path)
+        d = self.__dict__
+        for store in (d["_parameters"], d["_buffers"], d["_modules"]):
+            if name in store:
+                return store[name]
+        return getattr(self, name)
+
+    def _script_setattr(self, name, value):
+        setattr(self, name, value)
+
+    @property
+    def _qualified_name(self):
+        return self._c_def.qualname
+
+    @property
+    def code(self):
+        """The forward method's TorchScript source, as the archive holds it."""
+        return self._c_def.method_source("forward")
+
+    @property
+    def graph(self):
+        raise NotImplementedError("cthtorch.jit.load: .graph of a loaded module needs the TorchScript compiler "
+                                  "(the methods run from their source)")
+
+
+
+def _method_source(cdef, name):
+    fn = cdef.methods.get(name)
+    if fn is None:
+        raise AttributeError("'%s' has no method '%s'" % (cdef.qualname, name))
+    import ast
+    path = cdef.qualname.rsplit(".", 1)[0].replace(".", "/")
+    text = ast.get_source_segment(cdef.unit.sources[path], fn.node, padded=True)
+    lines = textwrap.dedent(text).split("\n")
+    header = fn.node.body[0].lineno - fn.node.lineno   # the signature's lines, continued 4 deep as torch prints
+    lines[1:header] = ["  " + ln for ln in lines[1:header]]
+    return _SELF_ANNOTATION.sub(r"\1self\2", "\n".join(lines), count=1) + "\n"
+
+
+_SELF_ANNOTATION = re.compile(r"^(def \w+\()self: [\w.]+([,)])")
+
+
+_code.ClassDef.method_source = _method_source
+
+
+# ---- load ----
+def _read_bytes(f):
+    if isinstance(f, (str, os.PathLike)):
+        path = os.fspath(f)
+        if not os.path.exists(path):
+            raise ValueError("The provided filename %s does not exist" % path)
+        if os.path.isdir(path):
+            raise ValueError("The provided filename %s is a directory" % path)
+        with open(path, "rb") as fh:
+            return fh.read()
+    return f.read()
+
+
+def load(f, map_location=None, _extra_files=None, _restore_shapes=False):
+    """Loads a TorchScript archive written by torch.jit.save (PyTorch's or cthtorch's)."""
+    _ser._check_map_location(map_location)
+    data = _read_bytes(f)
+    try:
+        zf = zipfile.ZipFile(io.BytesIO(data))
+        names = zf.namelist()
+        roots = [n[: -len("/data.pkl")] for n in names if n.endswith("/data.pkl") and n.count("/") == 1]
+        if not roots:
+            raise RuntimeError("PytorchStreamReader failed locating file data.pkl: file not found "
+                               "(not a TorchScript archive)")
+        root = roots[0]
+        if "%s/constants.pkl" % root not in names:
+            raise RuntimeError("PytorchStreamReader failed locating file constants.pkl: file not found "
+                               "(a TorchScript archive has one)")
+        # archives that need a newer reader (operator upgraders, version 10) keep it in .data/version
+        vrec = [r for r in ("%s/version" % root, "%s/.data/version" % root) if r in names]
+        if not vrec:
+            raise RuntimeError("PytorchStreamReader failed locating file version: file not found "
+                               "(a TorchScript archive has one)")
+        version = zf.read(vrec[0]).decode("ascii", "replace").strip()
+        if not version.isdigit() or not 1 <= int(version) <= 10:
+            raise RuntimeError("the archive's version record %r is not one cthtorch reads" % version)
+        prefix = "%s/code/" % root
+        sources = {n[len(prefix):-3]: zf.read(n).decode("utf-8") for n in names
+                   if n.startswith(prefix) and n.endswith(".py")}
+        constants = _ArchiveUnpickler(zf.read("%s/constants.pkl" % root), zf, root, "constants",
+                                      map_location).load()
+        if not isinstance(constants, tuple):
+            raise RuntimeError("constants.pkl holds %s, not a tuple" % type(constants).__name__)
+        unit = _code.CodeUnit(sources, constants)
+        tree = _ArchiveUnpickler(zf.read("%s/data.pkl" % root), zf, root, "data", map_location).load()
+        module = _Builder(unit).build(tree)
+        if not isinstance(module, RecursiveScriptModule):
+            raise RuntimeError("data.pkl does not hold a module (%s)" % type(module).__name__)
+        module.__dict__["_archive"] = {"root": root, "sources": sources, "constants": constants}
+        if _extra_files is not None:
+            for k in list(_extra_files):
+                rec = "%s/extra/%s" % (root, k)
+                if rec in names:
+                    _extra_files[k] = zf.read(rec)
+    except zipfile.BadZipFile as e:
+        raise RuntimeError("PytorchStreamReader failed reading zip archive: %s (the file is truncated or not a "
+                           "TorchScript archive)" % e) from None
+    except (pickle.UnpicklingError, EOFError, ValueError, KeyError, IndexError, TypeError, AttributeError,
+            zipfile.LargeZipFile, OverflowError, MemoryError, UnicodeDecodeError, _code.CodeError) as e:
+        raise RuntimeError("cthtorch.jit.load: malformed TorchScript archive: %s: %s" % (type(e).__name__, e)) \
+            from None
+    return module
+
+
+class _Builder:
+    """Turns data.pkl's _PickledObjects into script modules/objects (shared objects stay shared)."""
+
+    def __init__(self, unit):
+        self.unit = unit
+        self.memo = {}
+
+    def build(self, obj):
+        key = id(obj)
+        if key in self.memo:
+            return self.memo[key]
+        if isinstance(obj, _PickledObject):
+            out = self._object(obj)
+        elif isinstance(obj, list):
+            out = self.memo[key] = []
+            out.extend(self.build(x) for x in obj)
+        elif isinstance(obj, tuple):
+            out = tuple(self.build(x) for x in obj)
+        elif isinstance(obj, dict):
+            out = self.memo[key] = type(obj)()
+            for k, v in obj.items():
+                out[self.build(k)] = self.build(v)
+        elif isinstance(obj, _ser._TypedStorageRef):
+            raise RuntimeError("a storage appears outside a tensor")
+        else:
+            out = obj
+        self.memo[key] = out
+        return out
+
+    def _object(self, obj):
+        cdef = self.unit.class_def(obj._qualified_name)
+        state = obj.__dict__.get("_state", {})
+        if not cdef.is_module:
+            so = ScriptObject(cdef)
+            self.memo[id(obj)] = so
+            for k, v in state.items():
+                so.__dict__[k] = self.build(v)
+            return so
+        m = RecursiveScriptModule(cdef)
+        self.memo[id(obj)] = m
+        for k, v in state.items():
+            if not isinstance(k, str):
+                raise RuntimeError("%s has a non-string attribute name" % cdef.qualname)
+            m._attr_order.append(k)
+            v = self.build(v)
+            if k == "training":
+                m.training = bool(v)
+            elif k in cdef.parameters:
+                if v is not None and not isinstance(v, cthtorch.Tensor):
+                    raise RuntimeError("parameter %s of %s is not a tensor" % (k, cdef.qualname))
+                if v is not None and not isinstance(v, Parameter):
+                    p = self.memo.get(("param", id(v)))
+                    if p is None:
+                        p = self.memo[("param", id(v))] = Parameter(v, v.requires_grad)
+                    v = p
+                m.register_parameter(k, v)
+            elif k in cdef.buffers:
+                m.register_buffer(k, v)
+            elif isinstance(v, Module):
+                m.add_module(k, v)
+            else:
+                object.__setattr__(m, k, v)
+        return m
+
+
+# ---- save ----
+class _ObjectRecord:
+    """A `__torch__.<qualname>` object to write: GLOBAL, NEWOBJ, then BUILD with its attribute dict."""
+
+    def __init__(self, qualname, state):
+        self.qualname, self.state = qualname, state
+
+
+class _ArchivePickler(_ser._Pickler):
+    parameters_as_tensors = True
+
+    def save_object_record(self, obj):
+        qualname, state = (obj.qualname, obj.state) if isinstance(obj, _ObjectRecord) else \
+            (obj._qualified_name, {k: v for k, v in obj.__dict__.items() if k != "_c_def"})
+        module, name = qualname.rsplit(".", 1)
+        self.save_global(_ser._TorchGlobal(module, name))
+        self.write(pickle.EMPTY_TUPLE + pickle.NEWOBJ)
+        self.memoize(obj)
+        self.save(state)
+        self.write(pickle.BUILD)
+
+    dispatch = dict(_ser._Pickler.dispatch)
+    dispatch[_ObjectRecord] = save_object_record
+    dispatch[ScriptObject] = save_object_record   # a TorchScript class's object: its attributes
+
+
+def _qualname_of(m):
+    """The class type a module is saved as: its own for script modules, else torch's name of its class."""
+    if isinstance(m, RecursiveScriptModule):
+        return m._qualified_name
+    t = m.__dict__.get("_type") if isinstance(m, _jm.ScriptModule) else None
+    return t.qualified_name() if t is not None else _jm.class_type_name(type(m))
+
+
+_CONSTANT_REF = re.compile(r"\bCONSTANTS\.c(\d+)\b")
+_SIMPLE_ATTR_TYPES = ((bool, "bool"), (int, "int"), (float, "float"), (str, "str"))
+
+
+class _Writer:
+    """Collects the object records and the code/ files of a module tree."""
+
+    def __init__(self, methods_source):
+        self.methods_source = methods_source   # module -> its methods' TorchScript source (.code form), or None
+        self.records = {}
+        self.files = collections.OrderedDict()   # code path -> {qualname: class source}
+        self.constants = []                      # CONSTANTS.cN of all methods, renumbered
+        self.archive = None
+
+    def _methods_text(self, m):
+        if self.methods_source is not None:
+            return self.methods_source(m)
+        if not isinstance(m, _jm.ScriptModule):
+            raise NotImplementedError("cthtorch.jit.save: %s is a Python module, not a TorchScript one; script or "
+                                      "trace it first (torch.jit.script / torch.jit.trace)" % type(m).__name__)
+        return "".join(self._with_constants(*m._get_method(name).code_with_constants) for name in m._method_names())
+
+    def _with_constants(self, text, cmap):
+        """A method's code with its CONSTANTS.cN renumbered into the archive's one constants table."""
+        base = len(self.constants)
+        consts = cmap.const_mapping
+        self.constants.extend(consts["c%d" % i] for i in range(len(consts)))
+        return _CONSTANT_REF.sub(lambda mo: "CONSTANTS.c%d" % (base + int(mo.group(1))), text)
+
+    def record_function(self, fn):
+        """A ScriptFunction is saved as torch saves one: the forward of a `__torch__.PlaceholderModule`."""
+        text = self._with_constants(*fn.code_with_constants)
+        text = re.sub(r"^def \w+\(", "def forward(self, ", text, count=1).replace("def forward(self, )",
+                                                                                "def forward(self)", 1)
+        qualname = "__torch__.PlaceholderModule"
+        lines = ["class PlaceholderModule(Module):", "  __parameters__ = []", "  __buffers__ = []",
+                 "  training : bool"]
+        lines.extend("  " + ln if ln else ln for ln in text.rstrip("\n").split("\n"))
+        self.files.setdefault("__torch__", collections.OrderedDict())[qualname] = "\n".join(lines) + "\n"
+        return _ObjectRecord(qualname, {"training": True})
+
+    def record(self, m):
+        if id(m) in self.records:
+            return self.records[id(m)]
+        if not isinstance(m, Module):
+            raise RuntimeError("cthtorch.jit.save: cannot save a %s inside a TorchScript module"
+                               % type(m).__name__)
+        loaded = isinstance(m, RecursiveScriptModule)
+        qualname = _qualname_of(m)
+        state = {}   # written as a plain dict: torch's unpickler takes BUILD's state as a generic dict
+        rec = self.records[id(m)] = _ObjectRecord(qualname, state)
+        if loaded:
+            names = list(m._attr_order)
+        else:
+            names = ["training"] + list(m._parameters) + list(m._buffers) + list(m._modules) + \
+                list(self._simple_attributes(m))
+            self._class_source(m, qualname)
+        for k in names:
+            v = m.training if k == "training" else getattr(m, k)
+            if isinstance(v, Module):
+                v = self.record(v)
+            elif isinstance(v, Parameter):
+                v = v.detach().requires_grad_(v.requires_grad)
+            state[k] = v
+        return rec
+
+    @staticmethod
+    def _simple_attributes(m):
+        """Plain attributes a script module keeps (ints, floats, bools, strings): name -> TorchScript type."""
+        out = {}
+        for k, v in m.__dict__.items():
+            if k.startswith("_") or k in ("training", "original_name"):
+                continue
+            for py, ts in _SIMPLE_ATTR_TYPES:
+                if type(v) is py:
+                    out[k] = ts
+        return out
+
+    def _class_source(self, m, qualname):
+        methods = textwrap.dedent(self._methods_text(m)).rstrip("\n")
+        path, name = qualname.rsplit(".", 1)
+        lines = ["class %s(Module):" % name,
+                 "  __parameters__ = [%s]" % "".join('"%s", ' % k for k in m._parameters),
+                 "  __buffers__ = [%s]" % "".join('"%s", ' % k for k in m._buffers)]
+        for k, v in list(m._parameters.items()) + list(m._buffers.items()):
+            lines.append("  %s : %s" % (k, "Tensor" if v is not None else "NoneType"))
+        lines.append("  training : bool")
+        for k, t in self._simple_attributes(m).items():
+            lines.append("  %s : %s" % (k, t))
+        for k, sub in m._modules.items():
+            t = _qualname_of(sub)
+            lines.append(("  %s : %s" if k.isidentifier() else '  __annotations__["%s"] = %s') % (k, t))
+        lines.extend("  " + ln if ln else ln for ln in methods.split("\n"))
+        self.files.setdefault(path.replace(".", "/"), collections.OrderedDict())[qualname] = "\n".join(lines) + "\n"
+
+
+def save(m, f, _extra_files=None, _methods_source=None):
+    """Writes m (a loaded, scripted or traced module) as a TorchScript archive PyTorch's torch.jit.load reads."""
+    writer = _Writer(_methods_source)
+    if isinstance(m, _jm.ScriptFunction):
+        top, archive = writer.record_function(m), None
+    elif isinstance(m, Module):
+        archive = m.__dict__.get("_archive")
+        top = writer.record(m)
+    else:
+        raise AttributeError("'%s' object has no attribute 'save'" % type(m).__name__)
+    if archive is not None:   # a loaded module keeps its archive's code and constants
+        files = dict(archive["sources"])
+        constants = archive["constants"]
+    else:
+        files = {p: "".join(classes.values()) for p, classes in writer.files.items()}
+        constants = writer.constants
+    if _is_path(f):
+        path = os.fspath(f)
+        root = os.path.splitext(os.path.basename(path))[0] or "archive"
+    else:
+        root = "archive"
+    out = io.BytesIO()
+    with zipfile.ZipFile(out, "w", zipfile.ZIP_STORED) as z:
+        storages = {}
+        buf = io.BytesIO()
+        _ArchivePickler(buf, 2, storages).dump(top)
+        for key, st in storages.items():
+            z.writestr("%s/data/%s" % (root, key), bytes(memoryview(st)))
+        z.writestr("%s/data.pkl" % root, buf.getvalue())
+        for p, text in files.items():
+            z.writestr("%s/code/%s.py" % (root, p), text)
+        cstorages = {}
+        buf = io.BytesIO()
+        _ArchivePickler(buf, 2, cstorages).dump(tuple(constants))
+        for key, st in cstorages.items():
+            z.writestr("%s/constants/%s" % (root, key), bytes(memoryview(st)))
+        z.writestr("%s/constants.pkl" % root, buf.getvalue())
+        for k, v in (_extra_files or {}).items():
+            z.writestr("%s/extra/%s" % (root, k), v.encode("utf-8") if isinstance(v, str) else bytes(v))
+        z.writestr("%s/version" % root, _ARCHIVE_VERSION)
+        z.writestr("%s/byteorder" % root, sys.byteorder)
+        z.writestr("%s/.data/serialization_id" % root, "%040d" % random.getrandbits(128))
+    if _is_path(f):
+        with open(os.fspath(f), "wb") as fh:
+            fh.write(out.getvalue())
+    else:
+        f.write(out.getvalue())
+
+
+def _is_path(f):
+    return isinstance(f, (str, os.PathLike))
