@@ -156,7 +156,7 @@ def resume(args, model, optimizer, scheduler):
     path = checkpoint_path(args) if args.resume == "auto" else args.resume
     if not os.path.exists(path):
         sys.exit("--resume: no checkpoint at %s" % path)
-    ck = torch.load(path)
+    ck = torch.load(path, map_location="cpu")   # load_state_dict moves it to the model's device
     model.load_state_dict(ck["model"])
     optimizer.load_state_dict(ck["optimizer"])
     if "scheduler" in ck:

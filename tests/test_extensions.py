@@ -144,17 +144,24 @@ def test_builds_are_cached_by_sources_and_flags(tmp_path):
 
 
 def test_load_from_files_and_functions_filter(tmp_path):
-    src = tmp_path / "ops.c"
-    src.write_text("#include <ATen/ATen.h>\nint64_t numel_of(THTensor *t) { return THTensor_numel(t); }\n"
+    src, hdr = tmp_path / "ops.c", tmp_path / "ops.h"
+    hdr.write_text("#define EXTRA 0\n")
+    src.write_text('#include <ATen/ATen.h>\n#include "ops.h"\n'
+                   "int64_t numel_of(THTensor *t) { return THTensor_numel(t) + EXTRA; }\n"
                    "int unused(void) { return 0; }\n")
-    ext = cpp_extension.load("file_ops", [str(src)], build_directory=str(tmp_path / "b"))
+    ext = cpp_extension.load("file_ops", [str(src), str(hdr)], build_directory=str(tmp_path / "b"),
+                             extra_include_paths=[str(tmp_path)])
     assert ext.numel_of(cthtorch.zeros(3, 5)) == 15
+    hdr.write_text("#define EXTRA 100\n")      # a listed header's change rebuilds
+    ext2 = cpp_extension.load("file_ops", [str(src), str(hdr)], build_directory=str(tmp_path / "b"),
+                              extra_include_paths=[str(tmp_path)])
+    assert ext2.__file__ != ext.__file__ and ext2.numel_of(cthtorch.zeros(3, 5)) == 115
     only = cpp_extension.load_inline("filtered", src.read_text(), functions={"numel_of": "count"},
-                                     build_directory=str(tmp_path / "c"))
+                                     build_directory=str(tmp_path / "c"), extra_include_paths=[str(tmp_path)])
     assert hasattr(only, "numel_of") and not hasattr(only, "unused") and only.numel_of.__doc__ == "count"
     with pytest.raises(RuntimeError, match="missing_fn"):
         cpp_extension.load_inline("filtered2", src.read_text(), functions=["missing_fn"],
-                                  build_directory=str(tmp_path / "d"))
+                                  build_directory=str(tmp_path / "d"), extra_include_paths=[str(tmp_path)])
 
 
 def test_compile_error_quotes_the_compiler(tmp_path):

@@ -108,13 +108,20 @@ def test_images_match_torch(tmp_path):
 
 def test_figure(tmp_path):
     from matplotlib.figure import Figure
-    fig = Figure(figsize=(2, 1), dpi=50)
-    fig.add_subplot().plot([0, 1], [1, 0])
+    figs = []
+    for k in range(3):
+        fig = Figure(figsize=(2, 1), dpi=50)
+        fig.add_subplot().plot([0, 1], [1, k])
+        figs.append(fig)
     with SummaryWriter(tmp_path) as w:
-        w.add_figure("fig", fig, 2)
-    img = _read(tmp_path).Images("fig")[0]
+        w.add_figure("fig", figs[0], 2)
+        w.add_figure("figs", figs, 3)              # a list: one grid image, side by side
+    acc = _read(tmp_path)
+    img = acc.Images("fig")[0]
     assert (img.width, img.height, img.step) == (100, 50, 2)
     assert _png_pixels(img.encoded_image_string).std() > 0
+    grid = acc.Images("figs")[0]
+    assert (grid.width, grid.height, grid.step) == (300, 50, 3)
 
 
 def test_text_and_hparams(tmp_path):

@@ -71,8 +71,9 @@ def build_key(*parts):
 
 
 def make_ffi(module_name, cdef, sources, include_dirs=(), extra_compile_args=(), extra_link_args=(),
-             libraries=(), library_dirs=(), define_macros=(), preamble=""):
-    """A cffi.FFI set up to build `module_name` from C source files."""
+             libraries=(), library_dirs=(), define_macros=(), preamble="", **extension_kwargs):
+    """A cffi.FFI set up to build `module_name` from C source files
+    (extension_kwargs: more setuptools Extension arguments)."""
     import cffi
     if not os.path.exists(os.path.join(INCLUDE_DIR, "ATen", "ATen.h")):
         raise RuntimeError("cthtorch's C headers are missing from %s: build cthtorch with "
@@ -84,7 +85,7 @@ def make_ffi(module_name, cdef, sources, include_dirs=(), extra_compile_args=(),
                    library_dirs=[LIB_DIR] + list(library_dirs), libraries=["ATen", "TH"] + list(libraries),
                    extra_compile_args=["-std=gnu11"] + list(extra_compile_args),
                    extra_link_args=["-Wl,-rpath," + LIB_DIR] + list(extra_link_args),
-                   define_macros=list(define_macros))
+                   define_macros=list(define_macros), **extension_kwargs)
     return ffi
 
 

@@ -63,7 +63,7 @@ def _as_list(x):
 
 
 def _build_and_import(name, c_files, codes, functions, extra_cflags, extra_ldflags, extra_include_paths,
-                      build_directory, verbose, is_python_module):
+                      build_directory, verbose, is_python_module, header_codes=()):
     _check_name(name)
     protos = []
     for code in codes:
@@ -78,7 +78,7 @@ def _build_and_import(name, c_files, codes, functions, extra_cflags, extra_ldfla
         protos = [(f, found[f]) for f in wanted]
     cdef = "\n".join(p for _, p in protos)
     cflags, ldflags, incs = _as_list(extra_cflags), _as_list(extra_ldflags), _as_list(extra_include_paths)
-    key = _cx.build_key(name, codes, cdef, cflags, ldflags, incs)
+    key = _cx.build_key(name, codes, list(header_codes), cdef, cflags, ldflags, incs)
     module_name = "%s_%s" % (name, key)
     build_dir = build_directory or os.path.join(get_default_build_root(), name)
     os.makedirs(build_dir, exist_ok=True)
@@ -135,7 +135,9 @@ def load(name, sources, extra_cflags=None, extra_cuda_cflags=None, extra_sycl_cf
          extra_include_paths=None, build_directory=None, verbose=False, with_cuda=None, with_sycl=None,
          is_python_module=True, is_standalone=False, keep_intermediates=True):
     """Builds the C files `sources` into an extension named `name` (cached)
-    and returns it as a module whose attributes are its functions."""
+    and returns it as a module whose attributes are its functions. Headers
+    (.h) among the sources are not compiled but count in the cache key, so
+    a change to one rebuilds."""
     if with_cuda or extra_cuda_cflags:
         _unsupported("CUDA sources")
     if is_standalone:
@@ -144,14 +146,18 @@ def load(name, sources, extra_cflags=None, extra_cuda_cflags=None, extra_sycl_cf
     if not files:
         raise ValueError("load(): no sources given")
     for f in files:
-        if not f.endswith(".c"):
+        if not f.endswith((".c", ".h")):
             _unsupported("C++/CUDA sources (%s)" % os.path.basename(f))
-    codes = []
-    for f in files:
+    c_files = [f for f in files if f.endswith(".c")]
+    if not c_files:
+        raise ValueError("load(): no C sources (.c) among %s" % ", ".join(files))
+
+    def read(f):
         with open(f) as fh:
-            codes.append(fh.read())
-    return _build_and_import(name, files, codes, None, extra_cflags, extra_ldflags, extra_include_paths,
-                             build_directory, verbose, is_python_module)
+            return fh.read()
+    return _build_and_import(name, c_files, [read(f) for f in c_files], None, extra_cflags, extra_ldflags,
+                             extra_include_paths, build_directory, verbose, is_python_module,
+                             [read(f) for f in files if f.endswith(".h")])
 
 
 def load_inline(name, cpp_sources, cuda_sources=None, sycl_sources=None, functions=None, extra_cflags=None,

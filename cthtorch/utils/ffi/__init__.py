@@ -76,10 +76,8 @@ def create_extension(name, headers, sources, verbose=True, with_cuda=False, pack
     for s in sources:
         with open(s) as f:
             codes.append(f.read())
-    flags = {k: kwargs.pop(k, []) for k in ("include_dirs", "extra_compile_args", "extra_link_args", "libraries",
-                                            "library_dirs", "define_macros")}
-    if kwargs:
-        raise TypeError("create_extension() got unexpected keyword arguments: %s" % ", ".join(sorted(kwargs)))
+    # the rest of kwargs are setuptools Extension arguments, as in 0.x
+    flags = dict(kwargs)
     ffi = _cx.make_ffi(module_name, cdef, sources, **flags)
     key = _cx.build_key(name, cdef, codes, sorted((k, repr(v)) for k, v in flags.items()))
 

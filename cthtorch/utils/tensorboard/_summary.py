@@ -131,6 +131,11 @@ def figure_to_array(figure, close=True):
     return rgba
 
 
+def figures_to_array(figures, close=True):
+    """Several figures of one size as an N x H x W x 4 array."""
+    return np.stack([figure_to_array(f, close) for f in figures])
+
+
 def text(tag, text_string):
     t = TensorProto(dtype="DT_STRING", string_val=[text_string.encode("utf-8")],
                     tensor_shape=TensorShapeProto(dim=[TensorShapeProto.Dim(size=1)]))

@@ -105,10 +105,9 @@ class SummaryWriter:
 
     def add_figure(self, tag, figure, global_step=None, close=True, walltime=None):
         """A matplotlib figure (or a list of them, as a grid), rendered with Agg."""
-        import numpy as np
         if isinstance(figure, list):
-            imgs = np.stack([_summary.figure_to_array(f, close) for f in figure])
-            self.add_images(tag, imgs, global_step, walltime, dataformats="NHWC")
+            self.add_images(tag, _summary.figures_to_array(figure, close), global_step, walltime,
+                            dataformats="NHWC")
         else:
             self.add_image(tag, _summary.figure_to_array(figure, close), global_step, walltime, dataformats="HWC")
 
