@@ -18,7 +18,6 @@ Gradients: a sparse tensor made with requires_grad=True owns a leaf _v; its
 .grad is a sparse tensor on its coalesced pattern, built from _v.grad (or the
 dense gradient torch.mm gives a sparse leaf; see _sparse_ops._SparseMm).
 """
-import inspect
 import types
 
 import cthtorch
@@ -211,6 +210,7 @@ class SparseTensor:
     def __getattr__(self, name):
         # what a dense Tensor has and this class does not: a method raises PyTorch's
         # NotImplementedError when called, a property when read; plain class values are shared
+        import inspect   # here, not at import: inspect costs ~20 ms of `import cthtorch`
         attr = inspect.getattr_static(cthtorch.Tensor, name, _MISSING) if not name.startswith("__") else _MISSING
         if attr is _MISSING:
             raise AttributeError("'Tensor' object has no attribute '%s'" % name)

@@ -1,21 +1,20 @@
 """torch.torch_version.TorchVersion: a str that compares as a version, so
 `torch.__version__ >= "2.0"` and `torch.__version__ < (2, 1)` mean what they
 say ("2.13" > "2.2" although the strings sort the other way)."""
-import re
 from collections.abc import Iterable
 
 __all__ = ["TorchVersion"]
 
 # PEP 440 in brief: release, optional pre-release (a/b/rc), .devN, +local
-_PATTERN = re.compile(r"^v?(\d+(?:\.\d+)*)(?:(a|b|rc)(\d+))?(?:\.post(\d+))?(?:\.dev(\d+))?(?:\+([a-z0-9.]+))?$",
-                      re.IGNORECASE)
+_PATTERN = r"^v?(\d+(?:\.\d+)*)(?:(a|b|rc)(\d+))?(?:\.post(\d+))?(?:\.dev(\d+))?(?:\+([a-z0-9.]+))?$"
 _PRE_RANK = {"a": 0, "b": 1, "rc": 2}
 
 
 def _key(text):
     """A tuple that orders versions as packaging.version.Version does, or None
     if text is not a version (then comparisons fall back to str's)."""
-    m = _PATTERN.match(text.strip())
+    import re   # at first comparison: re (and enum) cost `import cthtorch` ~10 ms
+    m = re.match(_PATTERN, text.strip(), re.IGNORECASE)
     if m is None:
         return None
     release, pre, pre_n, post, dev, local = m.groups()

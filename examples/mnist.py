@@ -1,13 +1,16 @@
 """The classic MNIST CNN (pytorch/examples' network), trained with cthtorch.
 
-    python examples/mnist.py [--data DIR] [--epochs N] [--out DIR]
+    python examples/mnist.py [--data DIR] [--epochs N] [--out DIR] [--logdir DIR] [--resume]
 
 Data: MNIST IDX files in DIR (train-* and t10k-*, gzipped or not, flat or in
 DIR/MNIST/raw). With only the 10,000-image t10k set present, the first 8,000
 images train and the last 2,000 test. With no MNIST files at all, it trains on
 scikit-learn's 8x8 digits (shipped inside the package, upsampled to 28x28) and
-says so. It prints a progress bar, per-epoch loss and test accuracy, saves a
-checkpoint and a loss-curve PNG.
+says so. It shows a tqdm progress bar, prints per-epoch loss and test
+accuracy, saves a checkpoint after each epoch (--resume continues from it),
+logs to TensorBoard under --logdir (default OUT/runs) and ends with
+matplotlib PNGs in OUT: loss and accuracy curves per epoch and a grid of test
+digits with predicted and true labels (examples/mnist_report.py).
 """
 import argparse
 import os
@@ -22,6 +25,9 @@ import cthtorch.nn.functional as F  # noqa: E402
 import cthtorch.optim as optim  # noqa: E402
 from cthtorch.optim.lr_scheduler import StepLR  # noqa: E402
 from cthtorch.utils.data import DataLoader, Subset, TensorDataset  # noqa: E402
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from mnist_report import EpochBar, Report  # noqa: E402
 
 
 class Net(nn.Module):
@@ -98,16 +104,10 @@ def load_data(root, limit_train=None):
     return train, test, source
 
 
-def progress(epoch, done, total, loss, width=30):
-    filled = int(width * done / total)
-    bar = "#" * filled + "." * (width - filled)
-    sys.stdout.write("\rEpoch %d [%s] %d/%d  loss %.4f" % (epoch, bar, done, total, loss))
-    sys.stdout.flush()
-
-
-def train_epoch(model, loader, optimizer, epoch, log, device=None):
+def train_epoch(model, loader, optimizer, epoch, log, device=None, report=None):
     model.train()
-    total, seen, losses = len(loader.dataset), 0, []
+    losses = []
+    bar = EpochBar(epoch, len(loader.dataset), log)
     for data, target in loader:
         if device is not None and device.type != "cpu":
             data, target = data.to(device, non_blocking=True), target.to(device, non_blocking=True)
@@ -116,12 +116,11 @@ def train_epoch(model, loader, optimizer, epoch, log, device=None):
         loss = F.nll_loss(output, target)
         loss.backward()
         optimizer.step()
-        seen += len(target)
         losses.append(loss.item())
-        if log:
-            progress(epoch, seen, total, losses[-1])
-    if log:
-        sys.stdout.write("\n")
+        bar.step(len(target), losses[-1])
+        if report is not None:
+            report.train_step(losses[-1])
+    bar.close()
     return losses
 
 
@@ -140,24 +139,30 @@ def evaluate(model, loader, device=None):
     return test_loss / n, correct / n
 
 
-def save_curve(losses, epoch_marks, path):
-    from PIL import Image, ImageDraw
-    w, h, m = 640, 360, 40
-    img = Image.new("RGB", (w, h), "white")
-    d = ImageDraw.Draw(img)
-    d.rectangle([m, m // 2, w - m // 2, h - m], outline="black")
-    if losses:
-        lo, hi = min(losses), max(losses)
-        span = (hi - lo) or 1.0
-        pts = [(m + (w - 1.5 * m) * i / max(len(losses) - 1, 1), (h - m) - (h - 1.5 * m) * (v - lo) / span)
-               for i, v in enumerate(losses)]
-        d.line(pts, fill=(31, 119, 180), width=2)
-        for k in epoch_marks:
-            x = m + (w - 1.5 * m) * k / max(len(losses) - 1, 1)
-            d.line([(x, m // 2), (x, h - m)], fill=(200, 200, 200))
-        d.text((m + 4, m // 2 + 4), "training loss %.3f .. %.3f" % (hi, lo), fill="black")
-    d.text((w // 2 - 30, h - m + 12), "step", fill="black")
-    img.save(path)
+def checkpoint_path(args):
+    return os.path.join(args.out, "mnist_cnn.pt")
+
+
+def save_checkpoint(args, model, optimizer, scheduler, epoch, acc, history):
+    """After every epoch, so an interrupted run can --resume."""
+    torch.save({"model": model.state_dict(), "optimizer": optimizer.state_dict(),
+                "scheduler": scheduler.state_dict(), "epochs": epoch, "test_accuracy": acc,
+                "history": history}, checkpoint_path(args))
+
+
+def resume(args, model, optimizer, scheduler):
+    """Loads --resume's checkpoint (default OUT/mnist_cnn.pt) into the model,
+    optimizer and scheduler; returns (epochs done, history, accuracy)."""
+    path = checkpoint_path(args) if args.resume == "auto" else args.resume
+    if not os.path.exists(path):
+        sys.exit("--resume: no checkpoint at %s" % path)
+    ck = torch.load(path, map_location="cpu")   # load_state_dict moves it to the model's device
+    model.load_state_dict(ck["model"])
+    optimizer.load_state_dict(ck["optimizer"])
+    if "scheduler" in ck:
+        scheduler.load_state_dict(ck["scheduler"])
+    print("resumed from %s after epoch %d (test accuracy %.2f%%)" % (path, ck["epochs"], 100 * ck["test_accuracy"]))
+    return ck["epochs"], ck.get("history"), ck["test_accuracy"]
 
 
 def main(argv=None):
@@ -171,7 +176,10 @@ def main(argv=None):
     p.add_argument("--seed", type=int, default=1)
     p.add_argument("--limit-train", type=int, default=0, help="use only the first N training images")
     p.add_argument("--workers", type=int, default=0)
-    p.add_argument("--out", default="checkpoints")
+    p.add_argument("--out", default="checkpoints", help="checkpoint and figures folder (default checkpoints)")
+    p.add_argument("--logdir", default=None, help="TensorBoard log folder (default OUT/runs)")
+    p.add_argument("--resume", nargs="?", const="auto", default=None, metavar="CHECKPOINT",
+                   help="continue from a checkpoint (default OUT/mnist_cnn.pt) up to --epochs")
     p.add_argument("--quiet", action="store_true")
     p.add_argument("--device", default=None, help="cpu or cuda[:N] (default: cuda when a GPU is present, else cpu)")
     args = p.parse_args(argv)
@@ -188,21 +196,25 @@ def main(argv=None):
     optimizer = optim.Adadelta(model.parameters(), lr=args.lr)
     scheduler = StepLR(optimizer, step_size=1, gamma=args.gamma)
     os.makedirs(args.out, exist_ok=True)
-    losses, marks, acc = [], [], 0.0
-    for epoch in range(1, args.epochs + 1):
+    done, history, acc = resume(args, model, optimizer, scheduler) if args.resume else (0, None, 0.0)
+    logdir = args.logdir or os.path.join(args.out, "runs")
+    report = Report(logdir, history, {"lr": args.lr, "gamma": args.gamma, "batch_size": args.batch_size,
+                                      "epochs": args.epochs, "seed": args.seed})
+    for epoch in range(done + 1, args.epochs + 1):
         t0 = time.time()
-        losses += train_epoch(model, train_loader, optimizer, epoch, not args.quiet, device)
-        marks.append(len(losses) - 1)
+        losses = train_epoch(model, train_loader, optimizer, epoch, not args.quiet, device, report)
         test_loss, acc = evaluate(model, test_loader, device)
+        lr = optimizer.param_groups[0]["lr"]
         scheduler.step()
+        train_loss = sum(losses) / len(losses)
         print("Epoch %d: train loss %.4f, test loss %.4f, test accuracy %.2f%% (%.1fs)"
-              % (epoch, sum(losses[-len(train_loader):]) / len(train_loader), test_loss, 100 * acc, time.time() - t0))
-    ckpt = os.path.join(args.out, "mnist_cnn.pt")
-    torch.save({"model": model.state_dict(), "optimizer": optimizer.state_dict(), "epochs": args.epochs,
-                "test_accuracy": acc}, ckpt)
-    curve = os.path.join(args.out, "loss_curve.png")
-    save_curve(losses, marks, curve)
-    print("saved checkpoint %s and loss curve %s" % (ckpt, curve))
+              % (epoch, train_loss, test_loss, 100 * acc, time.time() - t0))
+        report.epoch_end(epoch, train_loss, test_loss, acc, lr, model)
+        save_checkpoint(args, model, optimizer, scheduler, epoch, acc, report.history)
+    figures = report.finish(model, test, args.out, device)
+    print("checkpoint: %s" % checkpoint_path(args))
+    print("figures:    %s" % "\n            ".join(figures))
+    print("TensorBoard logs: %s  (view: tensorboard --logdir %s)" % (logdir, logdir))
     return acc
 
 

@@ -157,11 +157,10 @@ def is_op(obj):
 
 
 def _public_functions(module_globals):
-    import inspect
     for name, obj in list(module_globals.items()):
         if name.startswith("_") or isinstance(obj, (type, types.ModuleType)) or not callable(obj):
             continue
-        if is_op(obj) or not (inspect.isfunction(obj) or isinstance(obj, functools.partial)):
+        if is_op(obj) or not isinstance(obj, (types.FunctionType, functools.partial)):
             continue
         yield name, obj
 

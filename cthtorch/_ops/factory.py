@@ -3,7 +3,7 @@ shared or copied through from_numpy, never computed on) and frombuffer
 (any buffer, shared in C: src/python/TensorNew.c).
 The other factories are C (src/python/Factories.c, RandomFactories.c,
 declarations/factory.yaml)."""
-import numpy as np
+import sys
 
 import cthtorch
 from cthtorch._utils import _dtype_name
@@ -19,13 +19,19 @@ def asarray(obj, *, dtype=None, device=None, copy=None, requires_grad=False):
         elif copy is False and r is not obj:
             raise ValueError("can't alias tensor with dtype '%s' into dtype '%s'."
                              % (_dtype_name(obj.dtype), _dtype_name(dtype)))
-    elif isinstance(obj, np.ndarray):
+    elif _is_ndarray(obj):
         r = cthtorch.from_numpy(obj.copy() if copy else obj)
         if dtype is not None:
             r = r.to(dtype)
     else:
         r = cthtorch.tensor(obj, dtype=dtype)
     return r.requires_grad_(True) if requires_grad else r
+
+
+def _is_ndarray(obj):
+    # numpy is not imported for this: an ndarray exists only once numpy is loaded
+    np = sys.modules.get("numpy")
+    return np is not None and isinstance(obj, np.ndarray)
 
 
 def frombuffer(buffer, *, dtype, count=-1, offset=0, requires_grad=False):

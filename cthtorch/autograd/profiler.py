@@ -7,7 +7,6 @@ was open when it ran, with wall-clock CPU times and, with record_shapes=True,
 its input shapes. Tables, averages and Chrome traces are built from those
 events."""
 import functools
-import json
 import threading
 import time
 
@@ -142,6 +141,7 @@ class EventList(list):
     def export_chrome_trace(self, path):
         events = [{"name": ev.name, "ph": "X", "ts": ev.time_range_start, "dur": ev.cpu_time_total,
                    "tid": ev.thread, "pid": "CPU functions", "args": {}} for ev in self]
+        import json
         with open(path, "w") as f:
             json.dump({"traceEvents": events}, f)
 

@@ -5,8 +5,6 @@ CUDA, so the same build imports on machines without a GPU. The CUDA
 libraries it needs beyond the driver (cuBLAS) come from the pip nvidia-*
 packages or the system toolkit, found here and loaded before it."""
 
-import ctypes as _ctypes
-import glob as _glob
 import os as _os
 import sys as _sys
 
@@ -20,6 +18,7 @@ _NO_GPU = ("CUDA is not available: cthtorch has no GPU on this machine (cthtorch
 
 def _nvidia_lib_dirs():
     """lib folders of the pip nvidia-* packages (nvidia/<name>/lib), then the toolkit's."""
+    import glob as _glob
     dirs = []
     for p in _sys.path:
         dirs += sorted(_glob.glob(_os.path.join(p, "nvidia", "*", "lib")))
@@ -33,6 +32,8 @@ def _nvidia_lib_dirs():
 def _preload(names):
     """Loads the first library matching each pattern, globally, so libTHC's
     dlopen of it (cuBLAS) finds it by soname."""
+    import ctypes as _ctypes
+    import glob as _glob
     for pat in names:
         for d in _nvidia_lib_dirs():
             hits = sorted(_glob.glob(_os.path.join(d, pat)))

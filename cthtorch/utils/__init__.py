@@ -5,7 +5,7 @@ from cthtorch.utils import hooks  # noqa: F401
 def __getattr__(name):
     # torch.utils.data is reachable as an attribute once torch is imported;
     # here it loads on first use so importing nn stays light
-    if name in ("data", "checkpoint", "tensorboard", "model_zoo", "cpp_extension", "benchmark", "_pytree"):
+    if name in ("data", "checkpoint", "tensorboard", "model_zoo", "cpp_extension", "ffi", "benchmark", "_pytree"):
         import importlib
         try:
             mod = importlib.import_module("cthtorch.utils." + name)

@@ -1,0 +1,194 @@
+"""Summary protobufs for SummaryWriter, built with the tensorboard package's
+own message classes (tensorboard.compat.proto, the hparams plugin's
+api_pb2/plugin_data_pb2), as TensorBoard's readers expect them."""
+import io
+import math
+
+import numpy as np
+from tensorboard.compat.proto.summary_pb2 import HistogramProto, Summary, SummaryMetadata
+from tensorboard.compat.proto.tensor_pb2 import TensorProto
+from tensorboard.compat.proto.tensor_shape_pb2 import TensorShapeProto
+
+
+def make_np(x):
+    """A tensor, array, list or number as a numpy array (tensors leave the
+    graph and the device first)."""
+    import cthtorch
+    if isinstance(x, cthtorch.Tensor):
+        return x.detach().cpu().numpy()
+    if isinstance(x, np.ndarray):
+        return x
+    if isinstance(x, (int, float, bool, np.number, list, tuple)):
+        return np.array(x)
+    raise NotImplementedError("Got %s, but numpy array or torch tensor are expected." % type(x))
+
+
+def _plugin(name, content=b""):
+    return SummaryMetadata(plugin_data=SummaryMetadata.PluginData(plugin_name=name, content=content))
+
+
+def scalar(tag, value, new_style=False, double_precision=False):
+    v = make_np(value)
+    if v.squeeze().ndim != 0:
+        raise ValueError("scalar should be 0D, got a value of shape %s" % (v.shape,))
+    v = float(v.reshape(()))
+    if not new_style:
+        return Summary(value=[Summary.Value(tag=tag, simple_value=v)])
+    if double_precision:
+        t = TensorProto(dtype="DT_DOUBLE", double_val=[v], tensor_shape=TensorShapeProto())
+    else:
+        t = TensorProto(dtype="DT_FLOAT", float_val=[v], tensor_shape=TensorShapeProto())
+    return Summary(value=[Summary.Value(tag=tag, tensor=t, metadata=_plugin("scalars"))])
+
+
+def _tensorflow_bins():
+    """TensorFlow's default histogram edges: +-1e-12 * 1.1**k up to 1e20, and 0."""
+    pos = 1e-12 * 1.1 ** np.arange(int(math.ceil(math.log(1e20 / 1e-12, 1.1))))
+    return np.concatenate([-pos[::-1], [0.0], pos])
+
+
+def histogram(tag, values, bins="tensorflow", max_bins=None):
+    v = make_np(values).astype(np.float64).reshape(-1)
+    if v.size == 0:
+        raise ValueError("The histogram is empty, please file a bug report.")
+    counts, edges = np.histogram(v, bins=_tensorflow_bins() if bins == "tensorflow" else bins)
+    if max_bins is not None and len(counts) > max_bins:
+        # merge neighbouring buckets: `group` of them per bucket
+        group = -(-len(counts) // max_bins)
+        pad = (-len(counts)) % group
+        counts = np.pad(counts, (0, pad)).reshape(-1, group).sum(1)
+        edges = np.concatenate([edges[:-1:group], [edges[-1]]])
+    nz = np.nonzero(counts)[0]
+    # the empty buckets at both ends say nothing. A bucket is kept by its right
+    # edge, so the left edge of the first one goes in as an empty bucket before it
+    lo, hi = (int(nz[0]), int(nz[-1]) + 1) if len(nz) else (0, len(counts))
+    proto = HistogramProto(min=float(v.min()), max=float(v.max()), num=int(v.size), sum=float(v.sum()),
+                           sum_squares=float(v.dot(v)), bucket_limit=edges[lo:hi + 1].tolist(),
+                           bucket=[0.0] + counts[lo:hi].astype(np.float64).tolist())
+    return Summary(value=[Summary.Value(tag=tag, histo=proto)])
+
+
+def to_hwc(img, dataformats):
+    """An image array in `dataformats` (CHW, HWC, HW, with N for a batch) as
+    H x W x C with C 3 or 4 (one channel is repeated); a batch becomes a grid
+    of at most 8 images a row."""
+    dataformats = dataformats.upper()
+    if len(set(dataformats)) != len(dataformats) or img.ndim != len(dataformats) or \
+            not set(dataformats) <= set("NCHW"):
+        raise ValueError("size of input tensor and input format are different. tensor shape: %s, "
+                         "input_format: %s" % (img.shape, dataformats))
+    if "N" in dataformats:
+        img = img.transpose([dataformats.index(c) for c in "NCHW" if c in dataformats])
+        if img.ndim == 3:
+            img = img[:, None]
+        return to_hwc(_grid(img), "CHW")
+    if dataformats == "HW":
+        img = img[..., None]
+    else:
+        img = img.transpose([dataformats.index(c) for c in "HWC"])
+    if img.shape[2] == 1:
+        img = np.concatenate([img] * 3, 2)
+    return img
+
+
+def _grid(batch, ncols=8):
+    """N x C x H x W -> C x (rows H) x (cols W), rows filled left to right."""
+    if batch.shape[1] == 1:
+        batch = np.concatenate([batch] * 3, 1)
+    n, c, h, w = batch.shape
+    cols = min(n, ncols)
+    rows = -(-n // cols)
+    canvas = np.zeros((c, rows * h, cols * w), dtype=batch.dtype)
+    for i in range(n):
+        r, k = divmod(i, cols)
+        canvas[:, r * h:(r + 1) * h, k * w:(k + 1) * w] = batch[i]
+    return canvas
+
+
+def image(tag, img, dataformats="CHW"):
+    from PIL import Image
+    a = make_np(img)
+    hwc = to_hwc(a, dataformats)
+    # floats are in [0, 1] (PyTorch's convention); uint8 stays as it is
+    scale = 1 if hwc.dtype == np.uint8 else 255
+    hwc = (hwc.astype(np.float32) * scale).clip(0, 255).astype(np.uint8)
+    h, w, c = hwc.shape
+    buf = io.BytesIO()
+    Image.fromarray(hwc, "RGBA" if c == 4 else "RGB").save(buf, format="PNG")
+    proto = Summary.Image(height=h, width=w, colorspace=c, encoded_image_string=buf.getvalue())
+    return Summary(value=[Summary.Value(tag=tag, image=proto)])
+
+
+def figure_to_array(figure, close=True):
+    """A matplotlib figure rendered (Agg) as an H x W x 4 uint8 array."""
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    canvas = FigureCanvasAgg(figure)
+    canvas.draw()
+    rgba = np.asarray(canvas.buffer_rgba()).copy()
+    if close:
+        import matplotlib.pyplot as plt
+        plt.close(figure)
+    return rgba
+
+
+def figures_to_array(figures, close=True):
+    """Several figures of one size as an N x H x W x 4 array."""
+    return np.stack([figure_to_array(f, close) for f in figures])
+
+
+def text(tag, text_string):
+    t = TensorProto(dtype="DT_STRING", string_val=[text_string.encode("utf-8")],
+                    tensor_shape=TensorShapeProto(dim=[TensorShapeProto.Dim(size=1)]))
+    return Summary(value=[Summary.Value(tag=tag + "/text_summary", metadata=_plugin("text"), tensor=t)])
+
+
+def hparams(hparam_dict, metric_dict, hparam_domain_discrete=None):
+    """The hparams plugin's three summaries (experiment, session start,
+    session end) for one run, as (experiment, start, end)."""
+    from tensorboard.plugins.hparams.api_pb2 import DataType, Experiment, HParamInfo, MetricInfo, MetricName, Status
+    from tensorboard.plugins.hparams.plugin_data_pb2 import HParamsPluginData, SessionEndInfo, SessionStartInfo
+    if not isinstance(hparam_dict, dict) or not isinstance(metric_dict, dict):
+        raise TypeError("hparam_dict and metric_dict should be dictionary.")
+    hparam_domain_discrete = hparam_domain_discrete or {}
+    start = SessionStartInfo()
+    infos = []
+    for k, v in hparam_dict.items():
+        if v is None:
+            continue
+        # bools are ints here, logged as numbers (as PyTorch does)
+        if isinstance(v, (int, float)):
+            start.hparams[k].number_value = v
+            dtype = "DATA_TYPE_FLOAT64"
+        elif isinstance(v, str):
+            start.hparams[k].string_value = v
+            dtype = "DATA_TYPE_STRING"
+        else:
+            import cthtorch
+            if isinstance(v, cthtorch.Tensor):
+                start.hparams[k].number_value = make_np(v).item()
+                dtype = "DATA_TYPE_FLOAT64"
+            else:
+                raise ValueError("value should be one of int, float, str, bool, or torch.Tensor")
+        info = HParamInfo(name=k, type=DataType.Value(dtype))
+        if k in hparam_domain_discrete:
+            for d in hparam_domain_discrete[k]:
+                val = info.domain_discrete.values.add()
+                if isinstance(d, bool):
+                    val.bool_value = d
+                elif isinstance(d, (int, float)):
+                    val.number_value = d
+                else:
+                    val.string_value = str(d)
+        infos.append(info)
+    exp = Experiment(hparam_infos=infos, metric_infos=[MetricInfo(name=MetricName(tag=k)) for k in metric_dict])
+    end = SessionEndInfo(status=Status.Value("STATUS_SUCCESS"))
+
+    def summary(tag, **data):
+        content = HParamsPluginData(version=0, **data).SerializeToString()
+        # the plugin's own writer puts a 0-d int tensor beside the metadata
+        null = TensorProto(dtype="DT_INT32", int_val=[0], tensor_shape=TensorShapeProto())
+        return Summary(value=[Summary.Value(tag=tag, metadata=_plugin("hparams", content), tensor=null)])
+
+    return (summary("_hparams_/experiment", experiment=exp),
+            summary("_hparams_/session_start_info", session_start_info=start),
+            summary("_hparams_/session_end_info", session_end_info=end))

@@ -1,0 +1,174 @@
+"""cthtorch.utils.tensorboard.SummaryWriter: event files read back with
+TensorBoard's own EventAccumulator, and compared with what
+torch.utils.tensorboard writes for the same calls."""
+import io
+import os
+
+import numpy as np
+import pytest
+
+pytest.importorskip("tensorboard")
+
+import cthtorch  # noqa: E402
+from cthtorch.utils.tensorboard import SummaryWriter  # noqa: E402
+from oracle import require_torch  # noqa: E402
+from tensorboard.backend.event_processing.event_accumulator import EventAccumulator  # noqa: E402
+
+
+def _read(path):
+    acc = EventAccumulator(str(path), size_guidance={"scalars": 0, "images": 0, "histograms": 0, "tensors": 0})
+    acc.Reload()
+    return acc
+
+
+def _png_pixels(encoded):
+    from PIL import Image
+    return np.asarray(Image.open(io.BytesIO(encoded)))
+
+
+def _both(tmp_path, fn):
+    """Runs fn(writer, lib) with cthtorch's and torch's SummaryWriter; returns both accumulators."""
+    torch = require_torch()
+    from torch.utils.tensorboard import SummaryWriter as TorchWriter
+    with SummaryWriter(tmp_path / "ct") as w:
+        fn(w, cthtorch)
+    with TorchWriter(str(tmp_path / "t")) as w:
+        fn(w, torch)
+    return _read(tmp_path / "ct"), _read(tmp_path / "t")
+
+
+def test_scalars_read_back(tmp_path):
+    w = SummaryWriter(tmp_path)
+    for step in range(5):
+        w.add_scalar("loss", 1.0 / (step + 1), step)
+    w.add_scalar("t0d", cthtorch.tensor(0.25), 7)
+    w.add_scalar("new", 3.5, 1, new_style=True)
+    w.close()
+    acc = _read(tmp_path)
+    assert [(e.step, round(e.value, 6)) for e in acc.Scalars("loss")] == [
+        (0, 1.0), (1, 0.5), (2, round(1 / 3, 6)), (3, 0.25), (4, 0.2)]
+    assert acc.Scalars("t0d")[0].value == 0.25 and acc.Scalars("t0d")[0].step == 7
+    assert acc.Tensors("new")[0].tensor_proto.float_val == [3.5]
+    with pytest.raises(ValueError, match="scalar should be 0D"):
+        SummaryWriter(tmp_path / "x").add_scalar("bad", cthtorch.ones(3))
+
+
+def test_add_scalars_writes_one_run_per_tag(tmp_path):
+    w = SummaryWriter(tmp_path)
+    for step in range(3):
+        w.add_scalars("run/loss", {"train": step * 1.0, "test": step * 2.0}, step)
+    w.close()
+    assert sorted(os.listdir(tmp_path / "run_loss_train")) and sorted(os.listdir(tmp_path / "run_loss_test"))
+    assert [e.value for e in _read(tmp_path / "run_loss_test").Scalars("run/loss")] == [0.0, 2.0, 4.0]
+    assert [e.value for e in _read(tmp_path / "run_loss_train").Scalars("run/loss")] == [0.0, 1.0, 2.0]
+
+
+def test_histogram_matches_torch(tmp_path):
+    x = np.random.RandomState(0).randn(2000).astype(np.float32)
+
+    def log(w, lib):
+        w.add_histogram("tf", lib.from_numpy(x.copy()), 3)
+        w.add_histogram("auto", lib.from_numpy(x.copy()), 3, bins="auto")
+        w.add_histogram("ten", lib.from_numpy(x.copy()), 3, bins=10)
+        w.add_histogram("const", lib.ones(5), 0)
+    ct, t = _both(tmp_path, log)
+    for tag in ("tf", "auto", "ten", "const"):
+        a, b = ct.Histograms(tag)[0], t.Histograms(tag)[0]
+        assert a.step == b.step
+        ha, hb = a.histogram_value, b.histogram_value
+        assert (ha.min, ha.max, ha.num) == (hb.min, hb.max, hb.num)
+        assert ha.sum == pytest.approx(hb.sum, rel=1e-6) and ha.sum_squares == pytest.approx(hb.sum_squares, rel=1e-6)
+        np.testing.assert_allclose(ha.bucket_limit, hb.bucket_limit, rtol=1e-9)
+        assert list(ha.bucket) == list(hb.bucket)
+    with pytest.raises(ValueError, match="The histogram is empty"):
+        SummaryWriter(tmp_path / "e").add_histogram("empty", cthtorch.zeros(0))
+
+
+def test_images_match_torch(tmp_path):
+    rng = np.random.RandomState(1)
+    chw = rng.rand(3, 9, 13).astype(np.float32)
+    hw = rng.rand(6, 5).astype(np.float32)
+    batch = rng.rand(11, 1, 7, 7).astype(np.float32)
+    u8 = (rng.rand(8, 4, 3) * 255).astype(np.uint8)
+
+    def log(w, lib):
+        w.add_image("chw", lib.from_numpy(chw.copy()), 0)
+        w.add_image("hw", lib.from_numpy(hw.copy()), 0, dataformats="HW")
+        w.add_image("u8", u8, 0, dataformats="HWC")
+        w.add_images("batch", lib.from_numpy(batch.copy()), 0)
+    ct, t = _both(tmp_path, log)
+    for tag in ("chw", "hw", "u8", "batch"):
+        a, b = ct.Images(tag)[0], t.Images(tag)[0]
+        assert (a.width, a.height) == (b.width, b.height), tag
+        np.testing.assert_array_equal(_png_pixels(a.encoded_image_string), _png_pixels(b.encoded_image_string))
+    assert (ct.Images("batch")[0].width, ct.Images("batch")[0].height) == (8 * 7, 2 * 7)
+    with pytest.raises(ValueError, match="input format"):
+        SummaryWriter(tmp_path / "bad").add_image("x", cthtorch.rand(3, 4), dataformats="CHW")
+
+
+def test_figure(tmp_path):
+    from matplotlib.figure import Figure
+    figs = []
+    for k in range(3):
+        fig = Figure(figsize=(2, 1), dpi=50)
+        fig.add_subplot().plot([0, 1], [1, k])
+        figs.append(fig)
+    with SummaryWriter(tmp_path) as w:
+        w.add_figure("fig", figs[0], 2)
+        w.add_figure("figs", figs, 3)              # a list: one grid image, side by side
+    acc = _read(tmp_path)
+    img = acc.Images("fig")[0]
+    assert (img.width, img.height, img.step) == (100, 50, 2)
+    assert _png_pixels(img.encoded_image_string).std() > 0
+    grid = acc.Images("figs")[0]
+    assert (grid.width, grid.height, grid.step) == (300, 50, 3)
+
+
+def test_text_and_hparams(tmp_path):
+    from tensorboard.plugins.hparams.plugin_data_pb2 import HParamsPluginData
+
+    def log(w, lib):
+        w.add_text("note", "hello *tensorboard*", 4)
+        w.add_hparams({"lr": 0.1, "opt": "sgd", "nesterov": True, "layers": 3}, {"acc": 0.75, "loss": 0.5},
+                      run_name="hp")
+    ct, t = _both(tmp_path, log)
+    a, b = ct.Tensors("note/text_summary")[0], t.Tensors("note/text_summary")[0]
+    assert a.step == b.step == 4 and a.tensor_proto == b.tensor_proto
+    assert ct.SummaryMetadata("note/text_summary").plugin_data.plugin_name == "text"
+    hp_ct, hp_t = _read(tmp_path / "ct" / "hp"), _read(tmp_path / "t" / "hp")
+    assert [e.value for e in hp_ct.Scalars("acc")] == [0.75] and [e.value for e in hp_ct.Scalars("loss")] == [0.5]
+    ca, ta = hp_ct.PluginTagToContent("hparams"), hp_t.PluginTagToContent("hparams")
+    assert sorted(ca) == sorted(ta)
+    for tag in ca:
+        pa, pt = HParamsPluginData.FromString(ca[tag]), HParamsPluginData.FromString(ta[tag])
+        if tag.endswith("session_end_info"):
+            assert pa.session_end_info.status == pt.session_end_info.status
+        else:
+            assert pa == pt, tag
+
+
+def test_purge_step_and_reopen_after_close(tmp_path):
+    w = SummaryWriter(tmp_path)
+    for step in range(6):
+        w.add_scalar("x", float(step), step)
+    w.close()
+    w = SummaryWriter(tmp_path, purge_step=3)    # a resumed run: steps 3.. are redone
+    w.add_scalar("x", 30.0, 3)
+    w.close()
+    w.add_scalar("x", 40.0, 4)                   # after close() the writer reopens a file, as torch's does
+    w.close()
+    assert [(e.step, e.value) for e in _read(tmp_path).Scalars("x")] == [
+        (0, 0.0), (1, 1.0), (2, 2.0), (3, 30.0), (4, 40.0)]
+
+
+def test_add_graph_waits_for_the_tracer(tmp_path):
+    with pytest.raises(NotImplementedError, match="JIT tracer"):
+        SummaryWriter(tmp_path).add_graph(cthtorch.nn.Linear(2, 2), cthtorch.zeros(1, 2))
+
+
+def test_default_logdir(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    w = SummaryWriter(comment="_exp")
+    w.close()
+    assert w.get_logdir().startswith("runs" + os.sep) and w.get_logdir().endswith("_exp")
+    assert os.listdir(w.get_logdir())[0].startswith("events.out.tfevents.")
