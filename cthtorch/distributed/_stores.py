@@ -8,7 +8,6 @@ Values are bytes; add() keeps a decimal counter, as torch's stores do.
 """
 import datetime
 import fcntl
-import os
 import pickle
 import socket
 import struct

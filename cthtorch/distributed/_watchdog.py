@@ -55,15 +55,30 @@ class Monitor:
 
     def finish(self, state):
         """The last word of this rank: "exited" or "failed: ..." (the first
-        one said stands)."""
+        one said stands). The thread keeps beating and reading its peers, so
+        the exit barrier can tell a dead peer from a slow one without store
+        calls of its own (which could wait on a store host that is inside
+        MPI_Finalize holding the GIL)."""
         if self.state != "alive":
             return
         self.state = state
-        self._stop.set()
         try:
             self._publish()
         except Exception:
             pass
+
+    def peer_gone(self):
+        """A peer has failed, was killed, or stopped beating (or the store
+        is unreachable)."""
+        now = time.monotonic()
+        if self.store_lost is not None:
+            return True
+        for r, (state, _, changed_at, _) in self.peers.items():
+            if r == self.rank:
+                continue
+            if state.startswith(("failed", "killed")) or (state == "alive" and now - changed_at > STALE):
+                return True
+        return False
 
     def blame(self, gid, seq, ranks):
         """The peers among `ranks` (global) that are dead and had not issued

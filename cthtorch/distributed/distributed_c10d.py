@@ -8,7 +8,6 @@ import atexit
 import datetime
 import enum
 import os
-import pickle
 import sys
 import threading
 import time
@@ -18,7 +17,7 @@ from queue import SimpleQueue
 import cthtorch
 from cthtorch.futures import Future
 from cthtorch.distributed import _mpi, _watchdog
-from cthtorch.distributed._stores import (DistBackendError, FileStore, HashStore, PrefixStore, Store, TCPStore)
+from cthtorch.distributed._stores import DistBackendError, FileStore, PrefixStore, TCPStore
 
 __all__ = ["Backend", "ReduceOp", "Work", "ProcessGroup", "GroupMember", "group", "P2POp", "init_process_group",
            "destroy_process_group", "is_initialized", "is_available", "is_mpi_available", "is_gloo_available",
@@ -390,32 +389,9 @@ def _exit_hook():
         req = _state.exit_comm.Ibarrier()
         while not req.Test():
             time.sleep(0.005)
-            if _peer_gone(mon):
+            if mon.peer_gone() and not req.Test():
                 return   # no Finalize: it would wait for the dead peer
     MPI.Finalize()
-
-
-def _peer_gone(mon):
-    """A peer failed or went silent (read from the store, as the heartbeat
-    thread has stopped)."""
-    now = time.monotonic()
-    if now - getattr(mon, "_last_exit_check", 0) < _watchdog.INTERVAL:
-        return False
-    mon._last_exit_check = now
-    try:
-        vals = mon.store.multi_get([mon.key(r) for r in range(mon.world_size)])
-    except Exception:
-        return True
-    for r, v in enumerate(vals):
-        state, beat, _ = pickle.loads(v)
-        old = mon.peers.get(r)
-        if state not in ("alive", "exited"):
-            return True
-        if state == "alive" and old is not None and old[3] == beat and now - old[2] > _watchdog.STALE:
-            return True
-        if old is None or old[3] != beat:
-            mon.peers[r] = (state, old[1] if old else {}, now, beat)
-    return False
 
 
 def _default():
@@ -582,6 +558,9 @@ def init_process_group(backend=None, init_method=None, timeout=None, world_size=
         _watchdog.install_exit_hooks(lambda: _state.monitor)
         atexit.register(_exit_hook)
         _state._hooks_installed = True
+    if _state.last_monitor is not None:   # a re-initialised group: the old heartbeat must not overwrite the new
+        _state.last_monitor.stop()
+        _state.last_monitor = None
     if msize > 1:
         _state.monitor = _watchdog.Monitor(store, mrank, msize)
         if _state.exit_comm is None:

@@ -5,7 +5,6 @@ process group. Errors travel as torch's do: a child's exception reaches the
 parent as ProcessRaisedException with its traceback, a non-zero exit or a
 signal as ProcessExitedException.
 """
-import multiprocessing
 import multiprocessing.spawn as _mp_spawn
 import os
 import pickle
