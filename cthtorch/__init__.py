@@ -215,7 +215,7 @@ def __getattr__(name):
     # subpackages load on first use (import cthtorch stays fast)
     if name in ("nn", "optim", "utils", "vision", "linalg", "special", "fft", "multiprocessing",
                 "distributed", "jit", "testing", "backends", "hub", "onnx", "distributions", "amp", "random", "accelerator", "cpu",
-                "func", "xpu", "mps", "mtia", "compiler", "sparse", "serialization", "fx", "overrides"):
+                "func", "xpu", "mps", "mtia", "compiler", "sparse", "serialization", "fx", "overrides", "futures"):
         try:
             mod = _lazy(name)
         except ModuleNotFoundError as e:

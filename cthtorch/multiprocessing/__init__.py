@@ -68,14 +68,5 @@ def get_all_sharing_strategies():
     return {"file_system"}
 
 
-def spawn(fn, args=(), nprocs=1, join=True, daemon=False, start_method="spawn"):
-    ctx = multiprocessing.get_context(start_method)
-    procs = [ctx.Process(target=fn, args=(i,) + tuple(args), daemon=daemon) for i in range(nprocs)]
-    for p in procs:
-        p.start()
-    if join:
-        for p in procs:
-            p.join()
-            if p.exitcode:
-                raise Exception("process %d terminated with exit code %d" % (procs.index(p), p.exitcode))
-    return procs
+from cthtorch.multiprocessing.spawn import (ProcessContext, ProcessException, ProcessExitedException,  # noqa: E402,F401
+                                            ProcessRaisedException, spawn, start_processes)
