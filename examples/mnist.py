@@ -1,6 +1,12 @@
 """The classic MNIST CNN (pytorch/examples' network), trained with cthtorch.
 
     python examples/mnist.py [--data DIR] [--epochs N] [--out DIR]
+    python examples/mnist.py --world-size 2 ...        # 2 processes, DistributedDataParallel
+    python -m cthtorch.distributed.run --nproc_per_node=2 examples/mnist.py ...   # the same, launched by hand
+
+Distributed, each rank trains on its DistributedSampler shard with a
+--batch-size / world-size batch, so the global batch and the number of steps
+are the single-process job's; rank 0 evaluates, prints and saves.
 
 Data: MNIST IDX files in DIR (train-* and t10k-*, gzipped or not, flat or in
 DIR/MNIST/raw). With only the 10,000-image t10k set present, the first 8,000
@@ -107,7 +113,7 @@ def progress(epoch, done, total, loss, width=30):
 
 def train_epoch(model, loader, optimizer, epoch, log, device=None):
     model.train()
-    total, seen, losses = len(loader.dataset), 0, []
+    total, seen, losses = len(loader.sampler), 0, []
     for data, target in loader:
         if device is not None and device.type != "cpu":
             data, target = data.to(device, non_blocking=True), target.to(device, non_blocking=True)
@@ -160,6 +166,19 @@ def save_curve(losses, epoch_marks, path):
     img.save(path)
 
 
+def relaunch(world_size, argv):
+    """--world-size N outside a launcher: run this script again as N ranks."""
+    import subprocess
+    args = [a for a in (sys.argv[1:] if argv is None else argv)]
+    cmd = [sys.executable, "-m", "cthtorch.distributed.run", "--standalone", "--nproc_per_node=%d" % world_size,
+           os.path.abspath(__file__)] + args
+    root = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([root] + [x for x in [os.environ.get("PYTHONPATH")] if x]))
+    code = subprocess.call(cmd, env=env)
+    if code:
+        sys.exit(code)
+
+
 def main(argv=None):
     p = argparse.ArgumentParser(description="cthtorch MNIST example")
     p.add_argument("--data", default="./data", help="folder with MNIST IDX files (default ./data)")
@@ -174,16 +193,37 @@ def main(argv=None):
     p.add_argument("--out", default="checkpoints")
     p.add_argument("--quiet", action="store_true")
     p.add_argument("--device", default=None, help="cpu or cuda[:N] (default: cuda when a GPU is present, else cpu)")
+    p.add_argument("--world-size", type=int, default=1,
+                   help="train with N processes (DistributedDataParallel); started through cthtorch.distributed.run")
     args = p.parse_args(argv)
+    launched = int(os.environ.get("WORLD_SIZE", "1")) > 1
+    if args.world_size > 1 and not launched:
+        return relaunch(args.world_size, argv)
+    rank, world = 0, 1
+    if launched:
+        import cthtorch.distributed as dist
+        dist.init_process_group("gloo")
+        rank, world = dist.get_rank(), dist.get_world_size()
     device = torch.device(args.device or ("cuda" if torch.cuda.is_available() else "cpu"))
     torch.manual_seed(args.seed)
     train, test, source = load_data(args.data, args.limit_train)
-    print("data:", source)
+    if rank == 0:
+        print("data:", source + ("; %d processes, DistributedDataParallel" % world if world > 1 else ""))
     pin = device.type == "cuda"
-    train_loader = DataLoader(train, batch_size=args.batch_size, shuffle=True, num_workers=args.workers, pin_memory=pin)
+    if world > 1:
+        from cthtorch.utils.data.distributed import DistributedSampler
+        sampler = DistributedSampler(train, seed=args.seed)
+        train_loader = DataLoader(train, batch_size=max(1, args.batch_size // world), sampler=sampler,
+                                  num_workers=args.workers, pin_memory=pin)
+    else:
+        sampler = None
+        train_loader = DataLoader(train, batch_size=args.batch_size, shuffle=True, num_workers=args.workers,
+                                  pin_memory=pin)
     test_loader = DataLoader(test, batch_size=args.test_batch_size, pin_memory=pin)
-    model = Net().to(device)
-    if device.type != "cpu":
+    net = model = Net().to(device)
+    if world > 1:
+        model = nn.parallel.DistributedDataParallel(net)   # starts from rank 0's weights
+    if device.type != "cpu" and rank == 0:
         print("device:", device)
     optimizer = optim.Adadelta(model.parameters(), lr=args.lr)
     scheduler = StepLR(optimizer, step_size=1, gamma=args.gamma)
@@ -191,18 +231,25 @@ def main(argv=None):
     losses, marks, acc = [], [], 0.0
     for epoch in range(1, args.epochs + 1):
         t0 = time.time()
-        losses += train_epoch(model, train_loader, optimizer, epoch, not args.quiet, device)
+        if sampler is not None:
+            sampler.set_epoch(epoch)
+        losses += train_epoch(model, train_loader, optimizer, epoch, not args.quiet and rank == 0, device)
         marks.append(len(losses) - 1)
-        test_loss, acc = evaluate(model, test_loader, device)
         scheduler.step()
+        if rank != 0:
+            continue
+        test_loss, acc = evaluate(net, test_loader, device)
         print("Epoch %d: train loss %.4f, test loss %.4f, test accuracy %.2f%% (%.1fs)"
               % (epoch, sum(losses[-len(train_loader):]) / len(train_loader), test_loss, 100 * acc, time.time() - t0))
-    ckpt = os.path.join(args.out, "mnist_cnn.pt")
-    torch.save({"model": model.state_dict(), "optimizer": optimizer.state_dict(), "epochs": args.epochs,
-                "test_accuracy": acc}, ckpt)
-    curve = os.path.join(args.out, "loss_curve.png")
-    save_curve(losses, marks, curve)
-    print("saved checkpoint %s and loss curve %s" % (ckpt, curve))
+    if rank == 0:
+        ckpt = os.path.join(args.out, "mnist_cnn.pt")
+        torch.save({"model": net.state_dict(), "optimizer": optimizer.state_dict(), "epochs": args.epochs,
+                    "test_accuracy": acc}, ckpt)
+        curve = os.path.join(args.out, "loss_curve.png")
+        save_curve(losses, marks, curve)
+        print("saved checkpoint %s and loss curve %s" % (ckpt, curve))
+    if world > 1:
+        dist.destroy_process_group()
     return acc
 
 
