@@ -240,11 +240,20 @@ class Reducer:
         b, pos = self.slot[index]
         p, view = self.params[index], b.views[pos]
         g = p.grad
+        # the default reduction averages: each gradient is divided on its way
+        # into the bucket (no pass over the whole bucket after its last one)
+        div = self._divisor() if self.comm_hook is None else 1
         with cthtorch.no_grad():
             if g is None:
                 view.zero_()
-            elif not (g.data_ptr() == view.data_ptr() and g.shape == view.shape):
-                view.copy_(g)
+            elif g.data_ptr() == view.data_ptr() and g.shape == view.shape:
+                if div != 1:
+                    view.div_(div)
+            else:
+                if div != 1:
+                    cthtorch.div(g, div, out=view)
+                else:
+                    view.copy_(g)
                 if self.gradient_as_bucket_view:
                     p.grad = view
         b.pending -= 1
@@ -285,9 +294,7 @@ class Reducer:
             if not isinstance(fut, cthtorch.futures.Future):
                 raise RuntimeError("Communication hook: the hook must return a torch.futures.Future")
             return fut
-        buf = bucket.buffer()
-        buf.div_(self._divisor())
-        work = c10d.all_reduce(buf, group=self.process_group, async_op=True)
+        work = c10d.all_reduce(bucket.buffer(), group=self.process_group, async_op=True)
         if self.timing is not None:
             timing, k = self.timing, bucket.index()
             work.get_future().add_done_callback(lambda f: timing.__setitem__("done_%d" % k, time.perf_counter()))
