@@ -5,6 +5,7 @@ against a single process that sees every rank's data. Each check prints
 The test (tests/test_ddp.py) expects every check's line."""
 import os
 import sys
+import warnings
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
 
@@ -256,7 +257,10 @@ def check_broadcast_buffers(rank, world):
     for flag in (True, False):
         torch.manual_seed(0)
         net = nn.Sequential(nn.Linear(4, 4), nn.BatchNorm1d(4))
-        model = DDP(net, broadcast_buffers=flag)
+        with warnings.catch_warnings(record=True) as w:   # deprecated in torch 2.13, still honoured
+            warnings.simplefilter("always")
+            model = DDP(net, broadcast_buffers=flag)
+        assert any(issubclass(x.category, FutureWarning) and "broadcast_buffers" in str(x.message) for x in w)
         g = torch.Generator().manual_seed(rank)
         for _ in range(2):
             model(torch.randn(6, 4, generator=g) * (rank + 1)).sum().backward()

@@ -57,7 +57,7 @@ class _DDPJoinHook(JoinHook):
 
 
 class DistributedDataParallel(Module, Joinable):
-    def __init__(self, module, device_ids=None, output_device=None, dim=0, broadcast_buffers=True, init_sync=True,
+    def __init__(self, module, device_ids=None, output_device=None, dim=0, broadcast_buffers=None, init_sync=True,
                  process_group=None, bucket_cap_mb=None, find_unused_parameters=False, check_reduction=False,
                  gradient_as_bucket_view=False, static_graph=False, delay_all_reduce_named_params=None,
                  param_to_hook_all_reduce=None, mixed_precision=None, device_mesh=None,
@@ -108,8 +108,21 @@ class DistributedDataParallel(Module, Joinable):
         self.dim = dim
         self.module = module
         self.device = self._module_parameters[0].device
-        self.forward_sync_buffers = broadcast_buffers if forward_sync_buffers is None else forward_sync_buffers
-        init_sync_buffers = True if forward_sync_buffers is not None else broadcast_buffers
+        if broadcast_buffers is not None:
+            if forward_sync_buffers is not None:
+                warnings.warn("Both `broadcast_buffers` and `forward_sync_buffers` were specified. `broadcast_buffers` "
+                              "is deprecated and its value is ignored when `forward_sync_buffers` is provided.",
+                              FutureWarning, stacklevel=2)
+            else:
+                warnings.warn("`broadcast_buffers` is deprecated. Use `forward_sync_buffers` instead. IMPORTANT: unlike "
+                              "`broadcast_buffers=False`, `forward_sync_buffers=False` still syncs buffers at init. If "
+                              "you rely on buffers NOT being synced at init (e.g. rank-local buffers), keep using "
+                              "`broadcast_buffers=False` until `init_sync_buffers` is available.",
+                              FutureWarning, stacklevel=2)
+        if forward_sync_buffers is not None:
+            self.forward_sync_buffers, init_sync_buffers = forward_sync_buffers, True
+        else:
+            self.forward_sync_buffers = init_sync_buffers = broadcast_buffers if broadcast_buffers is not None else True
         self.find_unused_parameters = find_unused_parameters
         self.require_backward_grad_sync = True
         self.require_forward_param_sync = True
