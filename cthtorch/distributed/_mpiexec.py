@@ -50,9 +50,19 @@ def command(nprocs, argv):
     return [path, "-n", str(nprocs), "-disable-auto-cleanup"] + list(argv)
 
 
+def _end_with_parent():
+    # the job ends (SIGTERM, which mpiexec passes to the ranks) if whoever started it dies
+    try:
+        import ctypes
+        ctypes.CDLL("libc.so.6", use_errno=True).prctl(1, signal.SIGTERM)   # PR_SET_PDEATHSIG
+    except OSError:
+        pass
+
+
 def start(nprocs, argv, env):
     # a session of its own, so the whole job (mpiexec, its proxies, the ranks) can be signalled at once
-    return subprocess.Popen(command(nprocs, argv), env=clean_env(env), start_new_session=True)
+    return subprocess.Popen(command(nprocs, argv), env=clean_env(env), start_new_session=True,
+                            preexec_fn=_end_with_parent)
 
 
 def terminate(proc, grace=5.0):

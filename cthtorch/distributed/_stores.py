@@ -56,7 +56,8 @@ def _seconds(timeout):
 
 
 def _timeout_error(seconds, keys):
-    return DistStoreError("wait timeout after %dms, keys: %s" % (round(seconds * 1000), ", ".join(keys)))
+    return DistStoreError("wait timeout after %dms, keys: %s" % (round(seconds * 1000),
+                                                                 ", ".join("/" + k for k in keys)))
 
 
 class _Table:
@@ -166,7 +167,11 @@ class Store:
     def wait(self, keys, timeout=None):
         seconds = _seconds(self._timeout if timeout is None else timeout)
         if not self._call("wait", list(keys), seconds):
-            raise _timeout_error(seconds, keys)
+            raise self._timeout_exc("wait", seconds, keys)
+
+    def _timeout_exc(self, op, seconds, keys):
+        """The error of a get/wait that timed out (each store words it its own way, as torch's)."""
+        return _timeout_error(seconds, keys)
 
     def check(self, keys):
         return self._call("check", list(keys))
@@ -196,7 +201,13 @@ class HashStore(Store):
         self._table = _Table()
 
     def _call(self, op, *args):
-        return getattr(self._table, op)(*args)
+        try:
+            return getattr(self._table, op)(*args)
+        except DistStoreError:
+            raise self._timeout_exc(op, 0, []) from None
+
+    def _timeout_exc(self, op, seconds, keys):
+        return DistStoreError("Wait timeout")
 
 
 class PrefixStore(Store):
@@ -285,8 +296,8 @@ class _TCPServer:
                     if op not in _OPS:
                         raise ValueError("unknown store operation %r" % op)
                     reply = (True, getattr(self.table, op)(*args))
-                except Exception as e:
-                    reply = (False, e)
+                except Exception as e:   # sent by name: the classes claim torch's module for printing
+                    reply = (False, (type(e).__name__, str(e)))
                 try:
                     _send_frame(conn, reply)
                 except OSError:
@@ -299,6 +310,9 @@ class _TCPServer:
         except OSError:
             pass
         self.sock.close()
+
+
+_ERRORS = {"DistStoreError": DistStoreError, "ValueError": ValueError, "TypeError": TypeError}
 
 
 class TCPStore(Store):
@@ -351,7 +365,8 @@ class TCPStore(Store):
             except (ConnectionError, OSError, EOFError) as e:
                 raise DistNetworkError("failed to reach the TCPStore at %s:%d (%s)" % (self.host, self.port, e)) from None
         if not ok:
-            raise result
+            name, msg = result
+            raise _ERRORS.get(name, RuntimeError)(msg)
         return result
 
     def __del__(self):
@@ -387,10 +402,16 @@ class FileStore(Store):
                 if time.monotonic() > deadline:
                     if op == "wait":
                         return False
-                    raise _timeout_error(seconds, keys)
+                    raise self._timeout_exc(op, seconds, keys)
                 time.sleep(0.01)
         with self._locked(write=op not in ("check", "num_keys")) as table:
-            return getattr(table, op)(*args)
+            r = getattr(table, op)(*args)
+        return True if op == "delete_key" else r   # torch's FileStore says True even for a missing key
+
+    def _timeout_exc(self, op, seconds, keys):
+        if op == "wait":
+            return RuntimeError("Wait timeout")
+        return RuntimeError("Timeout waiting for key: %s after %d ms" % (", ".join(keys), round(seconds * 1000)))
 
     class _Locked:
         def __init__(self, path, write):

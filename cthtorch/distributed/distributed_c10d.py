@@ -336,6 +336,7 @@ class _State:
         self.next_gid = 0
         self.broken = None
         self.exit_comm = None     # the exit barrier's communicator
+        self.last_monitor = None
         self._hooks_installed = False
 
     def count(self, gid, seq):
@@ -379,7 +380,7 @@ def _exit_hook():
         sys.stdout.flush()
         sys.stderr.flush()
         os._exit(1)
-    mon = _state.monitor
+    mon = _state.monitor or _state.last_monitor   # destroy_process_group keeps the last one for this
     if mon is not None:
         mon.finish("exited")
     MPI = _mpi._MPI
@@ -599,6 +600,7 @@ def destroy_process_group(group=None):
             _state.monitor.finish("exited")
         _state.groups.clear()
         _state.default = None
+        _state.last_monitor = _state.monitor or _state.last_monitor
         _state.monitor = None
         GroupMember.WORLD = _group_ns.WORLD = None
         return

@@ -167,7 +167,54 @@ def checks(torch, dist, rank, world):
     rec("ReduceOp", lambda: [str(R.SUM), repr(R.AVG), R.SUM == R.SUM, R.SUM == R.MAX])
     rec("Backend", lambda: [dist.Backend("GLOO"), dist.Backend("mpi"), dist.Backend.NCCL])
     rec("init twice", lambda: dist.init_process_group("gloo"))
+    if torch.__name__ == "cthtorch":
+        extensions(torch, dist, rank, rec, vals)
     return out
+
+
+def extensions(torch, dist, rank, rec, vals):
+    """cthtorch only (gloo cannot run these, or reports them late): the
+    test states what is expected."""
+    R = dist.ReduceOp
+    rec("ext avg int", lambda: dist.all_reduce(vals(torch.int32), op=R.AVG))
+    rec("ext band float", lambda: dist.all_reduce(torch.ones(2), op=R.BAND))
+    rec("ext int16 sum", lambda: (lambda t: (dist.all_reduce(t), t)[1])(vals(torch.int16)))
+    # 2048 + 1 is 2049 in float32, which float16 rounds to 2048 (as gloo's float16 sum)
+    rec("ext fp16 rounding", lambda: (lambda t: (dist.all_reduce(t), t)[1])(
+        torch.tensor([2048.0 if rank == 0 else 1.0, 0.1], dtype=torch.float16)))
+    rec("ext bf16 avg", lambda: (lambda t: (dist.all_reduce(t, op=R.AVG), t)[1])(
+        torch.tensor([1.0, 3.0]).to(torch.bfloat16) * (rank + 1)))
+
+    def strided_recv():
+        if rank == 0:
+            b = torch.zeros(2, 3)
+            dist.irecv(b.t(), src=1).wait()
+            return b
+        dist.send(torch.arange(6.).reshape(3, 2), dst=1 - rank)
+    rec("ext strided recv", strided_recv)
+
+    def overlap():
+        big = torch.ones(1 << 20) * (rank + 1)
+        w = dist.all_reduce(big, async_op=True)
+        x = torch.ones(256, 256) @ torch.ones(256, 256)   # runs while MPI works
+        w.wait()
+        f = dist.all_reduce(torch.ones(2), async_op=True).get_future().then(lambda fut: fut.value()[0] * 10)
+        return [float(big[0]), float(big[-1]), float(x[0, 0]), f.wait()]
+    rec("ext async overlap", overlap)
+
+    def reduce_scatter_strided():
+        out = torch.zeros(2, 2)
+        dist.reduce_scatter_tensor(out.t(), torch.arange(8.).reshape(4, 2) * (rank + 1))
+        return out
+    rec("ext reduce_scatter_tensor into strided", reduce_scatter_strided)
+
+    def late_barrier():
+        import datetime
+        import time
+        if rank == 1:
+            time.sleep(1.5)
+        return dist.monitored_barrier(timeout=datetime.timedelta(seconds=0.5))
+    rec("ext monitored_barrier timeout", late_barrier)
 
 
 def run(impl, rank, world, outdir):
