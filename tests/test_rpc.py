@@ -2,21 +2,17 @@
 runs calls, remote errors, nested calls, RRefs and a parameter-server
 training loop; the errors before init_rpc are torch's."""
 import os
-import subprocess
-import sys
 
 import cthtorch.distributed.rpc as rpc
 import oracle
+from test_ddp import launch
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 CHECKS = ["rpc_sync and rpc_async", "remote exception", "nested rpc", "remote and RRef", "parameter server",
           "all done"]
 
 
 def test_rpc_two_ranks():
-    cmd = [sys.executable, "-m", "cthtorch.distributed.run", "--standalone", "--nproc_per_node=2",
-           os.path.join(ROOT, "tests", "programs", "rpc_checks.py")]
-    r = subprocess.run(cmd, capture_output=True, text=True, timeout=180, cwd=ROOT)
+    r = launch(os.path.join("tests", "programs", "rpc_checks.py"), timeout=180)
     assert r.returncode == 0, r.stdout[-3000:] + r.stderr[-5000:]
     lines = r.stdout.splitlines()
     for name in CHECKS:
