@@ -1,6 +1,12 @@
 """The classic MNIST CNN (pytorch/examples' network), trained with cthtorch.
 
     python examples/mnist.py [--data DIR] [--epochs N] [--out DIR] [--logdir DIR] [--resume]
+    python examples/mnist.py --world-size 2 ...        # 2 processes, DistributedDataParallel
+    python -m cthtorch.distributed.run --nproc_per_node=2 examples/mnist.py ...   # the same, launched by hand
+
+Distributed, each rank trains on its DistributedSampler shard with a
+--batch-size / world-size batch, so the global batch and the number of steps
+are the single-process job's; rank 0 evaluates, prints and saves.
 
 Data: MNIST IDX files in DIR (train-* and t10k-*, gzipped or not, flat or in
 DIR/MNIST/raw). With only the 10,000-image t10k set present, the first 8,000
@@ -107,7 +113,7 @@ def load_data(root, limit_train=None):
 def train_epoch(model, loader, optimizer, epoch, log, device=None, report=None):
     model.train()
     losses = []
-    bar = EpochBar(epoch, len(loader.dataset), log)
+    bar = EpochBar(epoch, len(loader.sampler), log)   # the sampler: a rank's shard when distributed
     for data, target in loader:
         if device is not None and device.type != "cpu":
             data, target = data.to(device, non_blocking=True), target.to(device, non_blocking=True)
@@ -165,6 +171,19 @@ def resume(args, model, optimizer, scheduler):
     return ck["epochs"], ck.get("history"), ck["test_accuracy"]
 
 
+def relaunch(world_size, argv):
+    """--world-size N outside a launcher: run this script again as N ranks."""
+    import subprocess
+    args = [a for a in (sys.argv[1:] if argv is None else argv)]
+    cmd = [sys.executable, "-m", "cthtorch.distributed.run", "--standalone", "--nproc_per_node=%d" % world_size,
+           os.path.abspath(__file__)] + args
+    root = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([root] + [x for x in [os.environ.get("PYTHONPATH")] if x]))
+    code = subprocess.call(cmd, env=env)
+    if code:
+        sys.exit(code)
+
+
 def main(argv=None):
     p = argparse.ArgumentParser(description="cthtorch MNIST example")
     p.add_argument("--data", default="./data", help="folder with MNIST IDX files (default ./data)")
@@ -182,39 +201,68 @@ def main(argv=None):
                    help="continue from a checkpoint (default OUT/mnist_cnn.pt) up to --epochs")
     p.add_argument("--quiet", action="store_true")
     p.add_argument("--device", default=None, help="cpu or cuda[:N] (default: cuda when a GPU is present, else cpu)")
+    p.add_argument("--world-size", type=int, default=1,
+                   help="train with N processes (DistributedDataParallel); started through cthtorch.distributed.run")
     args = p.parse_args(argv)
+    launched = int(os.environ.get("WORLD_SIZE", "1")) > 1
+    if args.world_size > 1 and not launched:
+        return relaunch(args.world_size, argv)
+    rank, world = 0, 1
+    if launched:
+        import cthtorch.distributed as dist
+        dist.init_process_group("gloo")
+        rank, world = dist.get_rank(), dist.get_world_size()
     device = torch.device(args.device or ("cuda" if torch.cuda.is_available() else "cpu"))
     torch.manual_seed(args.seed)
     train, test, source = load_data(args.data, args.limit_train)
-    print("data:", source)
+    if rank == 0:
+        print("data:", source + ("; %d processes, DistributedDataParallel" % world if world > 1 else ""))
     pin = device.type == "cuda"
-    train_loader = DataLoader(train, batch_size=args.batch_size, shuffle=True, num_workers=args.workers, pin_memory=pin)
+    if world > 1:
+        from cthtorch.utils.data.distributed import DistributedSampler
+        sampler = DistributedSampler(train, seed=args.seed)
+        train_loader = DataLoader(train, batch_size=max(1, args.batch_size // world), sampler=sampler,
+                                  num_workers=args.workers, pin_memory=pin)
+    else:
+        sampler = None
+        train_loader = DataLoader(train, batch_size=args.batch_size, shuffle=True, num_workers=args.workers,
+                                  pin_memory=pin)
     test_loader = DataLoader(test, batch_size=args.test_batch_size, pin_memory=pin)
-    model = Net().to(device)
-    if device.type != "cpu":
+    net = model = Net().to(device)
+    if world > 1:
+        model = nn.parallel.DistributedDataParallel(net)   # starts from rank 0's weights
+    if device.type != "cpu" and rank == 0:
         print("device:", device)
     optimizer = optim.Adadelta(model.parameters(), lr=args.lr)
     scheduler = StepLR(optimizer, step_size=1, gamma=args.gamma)
     os.makedirs(args.out, exist_ok=True)
-    done, history, acc = resume(args, model, optimizer, scheduler) if args.resume else (0, None, 0.0)
+    # the checkpoint holds the bare net's weights (no DDP "module." prefix)
+    done, history, acc = resume(args, net, optimizer, scheduler) if args.resume else (0, None, 0.0)
     logdir = args.logdir or os.path.join(args.out, "runs")
     report = Report(logdir, history, {"lr": args.lr, "gamma": args.gamma, "batch_size": args.batch_size,
-                                      "epochs": args.epochs, "seed": args.seed})
+                                      "epochs": args.epochs, "seed": args.seed}) if rank == 0 else None
     for epoch in range(done + 1, args.epochs + 1):
         t0 = time.time()
-        losses = train_epoch(model, train_loader, optimizer, epoch, not args.quiet, device, report)
-        test_loss, acc = evaluate(model, test_loader, device)
+        if sampler is not None:
+            sampler.set_epoch(epoch)
+        losses = train_epoch(model, train_loader, optimizer, epoch, not args.quiet and rank == 0, device, report)
         lr = optimizer.param_groups[0]["lr"]
         scheduler.step()
+        if rank != 0:   # rank 0 alone evaluates, reports and saves
+            continue
+        test_loss, acc = evaluate(net, test_loader, device)
         train_loss = sum(losses) / len(losses)
         print("Epoch %d: train loss %.4f, test loss %.4f, test accuracy %.2f%% (%.1fs)"
               % (epoch, train_loss, test_loss, 100 * acc, time.time() - t0))
-        report.epoch_end(epoch, train_loss, test_loss, acc, lr, model)
-        save_checkpoint(args, model, optimizer, scheduler, epoch, acc, report.history)
-    figures = report.finish(model, test, args.out, device)
-    print("checkpoint: %s" % checkpoint_path(args))
-    print("figures:    %s" % "\n            ".join(figures))
-    print("TensorBoard logs: %s  (view: tensorboard --logdir %s)" % (logdir, logdir))
+        report.epoch_end(epoch, train_loss, test_loss, acc, lr, net)
+        save_checkpoint(args, net, optimizer, scheduler, epoch, acc, report.history)
+    if rank == 0:
+        figures = report.finish(net, test, args.out, device)
+        print("checkpoint: %s" % checkpoint_path(args))
+        print("figures:    %s" % "\n            ".join(figures))
+        print("TensorBoard logs: %s  (view: tensorboard --logdir %s)" % (logdir, logdir))
+    if world > 1:
+        dist.destroy_process_group()
     return acc
 
 

@@ -301,3 +301,45 @@ def test_post_accumulate_grad_hook_errors():
         x.register_post_accumulate_grad_hook(lambda t: calls.append(1))
         lib.autograd.grad((x * 2).sum(), x)   # no accumulation, no hook
         assert calls == []
+
+
+# ---- final callbacks (what DDP waits on at the end of backward) ----
+
+def _queue_callbacks(lib):
+    engine = lib.autograd.Variable._execution_engine
+    w = lib.tensor([1.0, 2.0], requires_grad=True)
+    x = lib.tensor([3.0, 4.0], requires_grad=True)
+    log = []
+
+    def hook(p):   # queued mid-backward; runs after every .grad is written
+        log.append(("hook", p is w))
+        engine.queue_callback(lambda: log.append(("cb", w.grad.tolist(), x.grad.tolist())))
+        engine.queue_callback(lambda: engine.queue_callback(lambda: log.append("nested")))
+    w.register_post_accumulate_grad_hook(hook)
+    (w * x).sum().backward()
+    inner = []
+
+    def reentrant(p):   # a backward inside a hook has its own callback list
+        y = lib.ones(1, requires_grad=True)
+        engine.queue_callback(lambda: inner.append("outer"))
+        with lib.enable_grad():
+            z = y * 3
+            z.register_hook(lambda g: engine.queue_callback(lambda: inner.append("inner")) or g)
+            z.sum().backward()
+        inner.append("after inner backward")
+    x.register_post_accumulate_grad_hook(reentrant)
+    (w * x).sum().backward()
+    errors = []
+    for bad in (lambda: None, 5):
+        try:
+            engine.queue_callback(bad)
+        except RuntimeError as e:
+            errors.append(str(e))
+    return log, inner, errors
+
+
+def test_queue_callback_matches_torch():
+    mine, ref = _queue_callbacks(ct), _queue_callbacks(torch)
+    assert mine == ref
+    assert mine[0][:3] == [("hook", True), ("cb", [3.0, 4.0], [1.0, 2.0]), "nested"]
+    assert mine[1] == ["inner", "after inner backward", "outer"] and len(mine[2]) == 2

@@ -68,3 +68,25 @@ def test_errors():
         ct.mm(ct.ones(2, 2), ct.ones(2, 2, dtype=ct.float64))
     with pytest.raises(RuntimeError, match="1D tensors expected"):
         ct.dot(ct.ones(2, 2), ct.ones(2))
+
+
+def _grad_layouts(lib):
+    """Strides of .grad as torch lays them out: a Linear weight's gradient is
+    made in the weight's layout (mm's mat2 gradient follows mat2's strides),
+    and a first gradient of a contiguous leaf is contiguous."""
+    lib.manual_seed(0)
+    lin = lib.nn.Linear(5, 3)
+    lin(lib.ones(4, 5)).sum().backward()
+    w = lib.ones(6, 2, requires_grad=True)
+    (lib.ones(4, 6) @ w.t().t()).sum().backward()   # mm with a plain mat2
+    wt = lib.ones(3, 7, requires_grad=True)
+    (lib.ones(4, 7) @ wt.t()).sum().backward()      # mm with a transposed mat2
+    v = lib.ones(4, 3, requires_grad=True)
+    (v.t() * 2).sum().backward()                    # the gradient arrives transposed
+    nc = lib.ones(3, 4).t().requires_grad_()         # a non-contiguous leaf keeps its layout
+    (nc * 2).sum().backward()
+    return [(t.grad.stride(), t.grad.tolist()) for t in (lin.weight, lin.bias, w, wt, v, nc)]
+
+
+def test_grad_layouts_match_torch():
+    assert _grad_layouts(ct) == _grad_layouts(torch)

@@ -228,13 +228,24 @@ def test_distributed_sampler(n, shuffle, drop_last):
     assert DistributedSampler is D.DistributedSampler
 
 
+def test_distributed_sampler_mnist_sized_order():
+    # the distributed MNIST job's shards: randperm(60000) seeded with seed + epoch, as torch draws it
+    for epoch in (0, 1, 7):
+        for rank in range(2):
+            c = D.DistributedSampler(range(60001), num_replicas=2, rank=rank, seed=1)
+            t = TD.DistributedSampler(range(60001), num_replicas=2, rank=rank, seed=1)
+            c.set_epoch(epoch)
+            t.set_epoch(epoch)
+            assert list(c) == list(t) and len(c) == 30001
+
+
 def test_distributed_sampler_errors():
     same_error(lambda: D.DistributedSampler(range(4), num_replicas=2, rank=2),
                lambda: TD.DistributedSampler(range(4), num_replicas=2, rank=2))
     same_error(lambda: D.DistributedSampler(range(4), num_replicas=2, rank=-1),
                lambda: TD.DistributedSampler(range(4), num_replicas=2, rank=-1))
-    with pytest.raises(RuntimeError, match="Requires distributed package to be available"):
-        D.DistributedSampler(range(4))
+    # no process group: the default group's error, as torch's
+    same_error(lambda: D.DistributedSampler(range(4)), lambda: TD.DistributedSampler(range(4)))
 
 
 # ---- collation ----

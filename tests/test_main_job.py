@@ -89,3 +89,24 @@ def test_main_job_resumes(tmp_path):
     r = subprocess.run(base + ["--resume", str(tmp_path / "missing.pt")], capture_output=True, text=True,
                        timeout=600, cwd=ROOT)
     assert r.returncode != 0 and "no checkpoint at" in r.stderr
+
+
+def test_main_job_distributed_reaches_single_process_accuracy(tmp_path):
+    """--world-size 2: DistributedDataParallel + DistributedSampler on 2 ranks
+    with the same global batch and steps; the same bar as the job above."""
+    data = _mnist_dir()
+    args = [sys.executable, os.path.join(ROOT, "examples", "mnist.py"), "--world-size", "2", "--epochs", "1",
+            "--quiet", "--out", str(tmp_path)]
+    if data:
+        args += ["--data", data, "--limit-train", "4000"]
+        want = 0.88
+    else:
+        args += ["--data", str(tmp_path / "none")]
+        want = 0.75
+    r = subprocess.run(args, capture_output=True, text=True, timeout=600, cwd=ROOT)
+    assert r.returncode == 0, r.stdout[-2000:] + r.stderr[-4000:]
+    assert "2 processes, DistributedDataParallel" in r.stdout
+    accs = re.findall(r"test accuracy ([0-9.]+)%", r.stdout)
+    assert len(accs) == 1, r.stdout   # rank 0 alone evaluates and reports
+    assert float(accs[0]) / 100 >= want, r.stdout
+    assert (tmp_path / "mnist_cnn.pt").stat().st_size > 100_000

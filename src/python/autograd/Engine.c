@@ -39,6 +39,32 @@ typedef struct {
   bool keep_graph, create_graph, accumulate;
 } RunState;
 
+/* Callbacks queued with queue_callback while a backward call runs on this
+ * thread. They run in order once the ready queue has drained (DDP waits for
+ * its gradient all-reduces there). A nested backward (from a hook or a custom
+ * Function) gets its own list and restores the outer one when it returns. */
+static _Thread_local PyObject *tls_final_callbacks;   /* borrowed from the running call */
+
+static PyObject *engine_queue_callback(PyObject *self, PyObject *cb) {
+  (void)self;
+  if (!tls_final_callbacks) {
+    PyErr_SetString(PyExc_RuntimeError, "Final callbacks can only be installed during backward pass.");
+    return NULL;
+  }
+  if (PyList_Append(tls_final_callbacks, cb) < 0) return NULL;
+  Py_RETURN_NONE;
+}
+
+/* Runs the queued callbacks; one may queue more, which run after it. */
+static int run_final_callbacks(PyObject *cbs) {
+  for (Py_ssize_t i = 0; i < PyList_GET_SIZE(cbs); i++) {
+    PyObject *r = PyObject_CallNoArgs(PyList_GET_ITEM(cbs, i));
+    if (!r) return -1;
+    Py_DECREF(r);
+  }
+  return 0;
+}
+
 static PyObject *edge_of(PyObject *tensor, int *nr) {
   THPTensor *t = (THPTensor *)tensor;
   *nr = 0;
@@ -296,6 +322,9 @@ static PyObject *engine_run_backward(PyObject *self, PyObject *args, PyObject *k
   if (!gs) { Py_DECREF(ts); return NULL; }
   PyObject *ins = (inputs && inputs != Py_None) ? PySequence_Fast(inputs, "inputs must be a sequence") : NULL;
   RunState s = {0};
+  PyObject *outer_callbacks = tls_final_callbacks, *callbacks = PyList_New(0);
+  if (!callbacks) { Py_DECREF(ts); Py_DECREF(gs); Py_XDECREF(ins); return NULL; }
+  tls_final_callbacks = callbacks;
   s.keep_graph = keep_graph;
   s.create_graph = create_graph;
   s.accumulate = accumulate;
@@ -392,6 +421,7 @@ static PyObject *engine_run_backward(PyObject *self, PyObject *args, PyObject *k
     Py_DECREF(out);
     Py_DECREF(node);
   }
+  if (run_final_callbacks(callbacks) < 0) goto done;
   if (ins) {
     result = PyTuple_New(s.ncap);
     if (!result) goto done;
@@ -403,6 +433,8 @@ static PyObject *engine_run_backward(PyObject *self, PyObject *args, PyObject *k
     result = PyTuple_New(0);
   }
 done:
+  tls_final_callbacks = outer_callbacks;
+  Py_DECREF(callbacks);
   if (s.cap_fn) for (int k = 0; k < s.ncap; k++) { Py_XDECREF(s.cap_fn[k]); Py_XDECREF(s.captured[k]); }
   PyMem_Free(s.cap_fn);
   PyMem_Free(s.cap_nr);
@@ -421,6 +453,8 @@ done:
 static PyMethodDef engine_methods[] = {
   {"run_backward", (PyCFunction)(void (*)(void))engine_run_backward, METH_VARARGS | METH_KEYWORDS,
    "run_backward(tensors, grad_tensors, keep_graph, create_graph, inputs, allow_unreachable, accumulate_grad)"},
+  {"queue_callback", (PyCFunction)engine_queue_callback, METH_O,
+   "queue_callback(fn): fn() runs once the current backward pass has finished."},
   {NULL}
 };
 

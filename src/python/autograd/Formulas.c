@@ -111,6 +111,21 @@ static bool can_steal(const THPTensor *v, PyObject *g) {
          THTensor_isContiguous(gt->t) && THTensor_isContiguous(v->t);
 }
 
+/* torch's gradient layout contract for a first .grad that is a copy: the
+ * variable's strides when it is non-overlapping and dense, else contiguous.
+ * So a contiguous weight gets a contiguous .grad even when the gradient
+ * arrives transposed, and the optimizer and DDP run over flat memory. */
+static THTensor *clone_obey_contract(const THTensor *g, const THTensor *var) {
+  if (THTensor_isContiguous(var) || !THTensor_isNonOverlappingAndDense(var)) return at_clone(g, false);
+  if (THTensor_device(g) >= 0) return at_clone(g, true);   /* CUDA: the gradient's own layout */
+  ATIntList size = {.n = var->ndim}, stride = {.n = var->ndim};
+  memcpy(size.v, var->sizes, var->ndim * sizeof(int64_t));
+  memcpy(stride.v, var->strides, var->ndim * sizeof(int64_t));
+  THTensor *r = at_empty_strided(&size, &stride, g->dtype);
+  if (r && at_copy_(r, g) < 0) { THTensor_free(r); return NULL; }
+  return r;
+}
+
 int THP_accumulate_into_grad(THPTensor *v, PyObject *g) {
   if (!v->grad) {
     /* A fresh .grad must not alias a tensor the user can still see. */
@@ -120,8 +135,7 @@ int THP_accumulate_into_grad(THPTensor *v, PyObject *g) {
     } else if (THP_grad_enabled()) {
       c = F_clone(g, NULL);
     } else {
-      THTensor *ct = at_clone(((THPTensor *)g)->t, true);
-      c = THPTensor_wrap(ct);
+      c = THPTensor_wrap(clone_obey_contract(((THPTensor *)g)->t, v->t));   /* NULL: raises the error set */
     }
     if (!c) return -1;
     v->grad = c;

@@ -1,0 +1,409 @@
+"""DDP's reducer: gradient buckets and their all-reduces, driven by the
+autograd engine.
+
+Parameters are packed, in reverse order (the order backward produces their
+gradients), into flat buckets of at most bucket_cap bytes, one dtype per
+bucket. Each parameter has a post-accumulate-grad hook: when it fires, the
+gradient is copied into its bucket slot, and once a bucket's last gradient is
+in, its all-reduce is launched (async_op=True) while backward goes on. Buckets
+are launched strictly in index order, because every rank must issue the
+collectives in the same order. When the last bucket is launched, a callback
+queued on the engine (queue_callback) waits for them all at the end of the
+backward pass and writes the averaged gradients back into .grad.
+
+With find_unused_parameters the parameters that the forward's output does not
+reach are marked ready with zeros at the first hook, and a map of the locally
+used parameters is summed over the ranks; a parameter no rank used keeps its
+.grad. With static_graph the first iteration counts how often each hook
+fires and reduces everything at the end of that backward; later iterations
+know the counts and the unused set, and overlap as usual.
+"""
+import functools
+import time
+import weakref
+
+import cthtorch
+from cthtorch.distributed import distributed_c10d as c10d
+
+__all__ = ["GradBucket", "Reducer"]
+
+DEFAULT_FIRST_BUCKET_BYTES = 1024 * 1024
+
+UNFINISHED_REDUCTION = (
+    "Expected to have finished reduction in the prior iteration before starting a new one. This error indicates "
+    "that your module has parameters that were not used in producing loss. You can enable unused parameter "
+    "detection by passing the keyword argument `find_unused_parameters=True` to "
+    "`torch.nn.parallel.DistributedDataParallel`, and by \nmaking sure all `forward` function outputs participate "
+    "in calculating loss. \nIf you already have done the above, then the distributed data parallel module wasn't "
+    "able to locate the output tensors in the return value of your module's `forward` function. Please include "
+    "the loss function and the structure of the return value of `forward` of your module when reporting this "
+    "issue (e.g. list, dict, iterable).\nParameter indices which did not receive grad for rank %d: %s")
+
+READY_TWICE = (
+    "Expected to mark a variable ready only once. This error is caused by one of the following reasons: 1) Use of "
+    "a module parameter outside the `forward` function. Please make sure model parameters are not shared across "
+    "multiple concurrent forward-backward passes. or try to use _set_static_graph() as a workaround if this module "
+    "graph does not change during training loop.2) Reused parameters in multiple reentrant backward passes. For "
+    "example, if you use multiple `checkpoint` functions to wrap the same part of your model, it would result in "
+    "the same set of parameters been used by different reentrant backward passes multiple times, and hence marking "
+    "a variable ready multiple times. DDP does not support such use cases in default. You can try to use "
+    "_set_static_graph() as a workaround if your module graph does not change over iterations.\n"
+    "Parameter at index %d has been marked as ready twice. This means that multiple autograd engine  hooks have "
+    "fired for this particular parameter during this iteration.")
+
+
+class GradBucket:
+    """What a communication hook receives: one bucket's flat gradient buffer
+    (averaging is the hook's business) and the parameters packed in it."""
+
+    def __init__(self, index, buffer, offsets, params, is_last):
+        self._index, self._buffer, self._offsets, self._params = index, buffer, offsets, params
+        self._is_last = is_last
+
+    def index(self):
+        return self._index
+
+    def buffer(self):
+        return self._buffer
+
+    def gradients(self):
+        return [self._buffer.narrow(0, o, p.numel()).view(p.shape) for o, p in zip(self._offsets, self._params)]
+
+    def parameters(self):
+        return list(self._params)
+
+    def is_last(self):
+        return self._is_last
+
+    def set_buffer(self, buffer):
+        self._buffer = buffer
+
+
+GradBucket.__module__ = "torch.distributed"
+
+
+class _Bucket:
+    def __init__(self, index, param_indices, params):
+        self.index = index
+        self.param_indices = param_indices
+        self.offsets, n = [], 0
+        for p in params:
+            self.offsets.append(n)
+            n += p.numel()
+        self.buffer = cthtorch.zeros(n, dtype=params[0].dtype, device=params[0].device)
+        self.views = [self.buffer.narrow(0, o, p.numel()).view(p.shape) for o, p in zip(self.offsets, params)]
+        self.pending = 0
+        self.work = None     # the default all-reduce's Work, or a comm hook's Future
+
+
+def compute_bucket_assignment(params, cap_bytes, first_cap_bytes):
+    """Buckets of parameter indices, filled in reverse parameter order; a bucket
+    closes once it holds cap bytes (the first one once it holds first_cap), and
+    holds one dtype and device only."""
+    buckets, open_ = [], {}
+    limit_of = {}
+    for i in reversed(range(len(params))):
+        p = params[i]
+        key = (p.dtype, str(p.device))
+        cur = open_.setdefault(key, [[], 0])
+        cur[0].append(i)
+        cur[1] += p.numel() * p.element_size()
+        limit = limit_of.setdefault(key, first_cap_bytes)
+        if cur[1] >= limit:
+            buckets.append(cur[0])
+            del open_[key]
+            limit_of[key] = cap_bytes
+    buckets += [c[0] for c in open_.values()]
+    # the order the gradients arrive: the bucket holding the last parameter first
+    buckets.sort(key=lambda b: -b[0])
+    return buckets
+
+
+def _autograd_hook(reducer_ref, index, param):
+    reducer = reducer_ref()
+    if reducer is not None:
+        reducer._autograd_hook(index)
+
+
+class Reducer:
+    def __init__(self, params, process_group, bucket_cap_bytes, first_bucket_bytes, find_unused_parameters=False,
+                 gradient_as_bucket_view=False):
+        self.params = list(params)
+        self.process_group = process_group
+        self.find_unused_parameters = find_unused_parameters
+        self.gradient_as_bucket_view = gradient_as_bucket_view
+        assignment = compute_bucket_assignment(self.params, bucket_cap_bytes, first_bucket_bytes)
+        self.buckets = [_Bucket(k, idx, [self.params[i] for i in idx]) for k, idx in enumerate(assignment)]
+        self.slot = {}   # parameter index -> (bucket, position in the bucket)
+        for b in self.buckets:
+            for pos, i in enumerate(b.param_indices):
+                self.slot[i] = (b, pos)
+        self.comm_hook = None
+        self.static_graph = False
+        self._static_counts = None   # static graph: hooks per parameter, counted in the first iteration
+        self._static_unused = None   # static graph: indices the first iteration found unused locally
+        self._static_global_unused = None
+        self.local_used = [False] * len(self.params)
+        self.expect_hooks = False
+        self.require_finalize = False
+        self.div_factor = None
+        self._forward_work = None    # Join: the all-reduce that counts the ranks still training
+        self.timing = None           # set to a dict to record when backward and the all-reduces end
+        ref = weakref.ref(self)
+        self._hook_handles = [p.register_post_accumulate_grad_hook(functools.partial(_autograd_hook, ref, i))
+                              for i, p in enumerate(self.params) if p.requires_grad]
+
+    def _world(self):
+        return c10d.get_world_size(self.process_group)
+
+    def _rank(self):
+        return c10d.get_rank(self.process_group)
+
+    def remove_hooks(self):
+        for h in self._hook_handles:
+            h.remove()
+        self._hook_handles = []
+
+    # ---- iteration bookkeeping ----
+    def prepare_for_forward(self):
+        if self.require_finalize:
+            missing = [i for i in range(len(self.params)) if i not in self.ready]
+            raise RuntimeError(UNFINISHED_REDUCTION % (self._rank(), " ".join(map(str, missing))))
+
+    def prepare_for_backward(self, outputs):
+        """Called after a forward that will be followed by a synced backward;
+        outputs are the forward's tensors (for find_unused_parameters)."""
+        self.expect_hooks = True
+        self.require_finalize = True
+        self.ready = set()
+        self.hook_counts = [0] * len(self.params)
+        self.next_bucket = 0
+        self.unused_marked = False
+        self.finalize_queued = False
+        for b in self.buckets:
+            b.pending, b.work = len(b.param_indices), None
+        if self.static_graph and self._static_counts is not None:
+            self.unused = list(self._static_unused)
+        elif self.find_unused_parameters or self.static_graph:
+            self.unused = self._find_unused(outputs)
+        else:
+            self.unused = []
+        if self.timing is not None:
+            self.timing.clear()
+
+    def _find_unused(self, outputs):
+        """Parameters the autograd graph of outputs does not reach."""
+        seen, stack, reached = set(), [], set()
+        for t in outputs:
+            if t.grad_fn is not None:
+                stack.append(t.grad_fn)
+            elif t.requires_grad:
+                reached.add(id(t))
+        while stack:
+            fn = stack.pop()
+            if fn is None or id(fn) in seen:
+                continue
+            seen.add(id(fn))
+            var = getattr(fn, "variable", None)
+            if var is not None:
+                reached.add(id(var))
+            stack.extend(nxt for nxt, _ in fn.next_functions)
+        return [i for i, p in enumerate(self.params) if id(p) not in reached]
+
+    # ---- the hooks ----
+    def _autograd_hook(self, index):
+        self.local_used[index] = True
+        if not self.expect_hooks:
+            return   # no_sync(), or a backward DDP's forward did not prepare
+        if self.timing is not None:
+            self.timing["last_hook"] = time.perf_counter()
+        self.hook_counts[index] += 1
+        engine = cthtorch.autograd.Variable._execution_engine
+        if self.static_graph and self._static_counts is None:
+            # first static-graph iteration: count the hooks; reduce everything at the end
+            if not self.finalize_queued:
+                self.finalize_queued = True
+                engine.queue_callback(self._delayed_all_reduce)
+            return
+        if not self.unused_marked:
+            self.unused_marked = True
+            for i in self.unused:
+                self._mark_ready(i)
+        if self.static_graph and self.hook_counts[index] < self._static_counts[index]:
+            return   # the parameter's gradient is not complete yet
+        if index in self.ready:
+            raise RuntimeError(READY_TWICE % index)
+        self._mark_ready(index)
+
+    def _mark_ready(self, index):
+        self.ready.add(index)
+        b, pos = self.slot[index]
+        p, view = self.params[index], b.views[pos]
+        g = p.grad
+        # the default reduction averages: each gradient is divided on its way
+        # into the bucket (no pass over the whole bucket after its last one)
+        div = self._divisor() if self.comm_hook is None else 1
+        with cthtorch.no_grad():
+            if g is None:
+                view.zero_()
+            elif g.data_ptr() == view.data_ptr() and g.shape == view.shape:
+                if div != 1:
+                    view.div_(div)
+            else:
+                if div != 1:
+                    cthtorch.div(g, div, out=view)
+                else:
+                    view.copy_(g)
+                if self.gradient_as_bucket_view:
+                    p.grad = view
+        b.pending -= 1
+        if b.pending == 0:
+            self._launch_ready_buckets()
+
+    def _launch_ready_buckets(self):
+        while self.next_bucket < len(self.buckets) and self.buckets[self.next_bucket].pending == 0:
+            b = self.buckets[self.next_bucket]
+            b.work = self._run_comm_hook(GradBucket(b.index, b.buffer, b.offsets,
+                                                    [self.params[i] for i in b.param_indices],
+                                                    b.index == len(self.buckets) - 1))
+            self.next_bucket += 1
+        if self.next_bucket == len(self.buckets) and not self.finalize_queued:
+            self.finalize_queued = True
+            if self.find_unused_parameters or (self.static_graph and self._static_global_unused is None):
+                self._used_map = cthtorch.tensor([1 if u else 0 for u in self.local_used], dtype=cthtorch.int32)
+                self._used_work = c10d.all_reduce(self._used_map, group=self.process_group, async_op=True)
+            else:
+                self._used_work = None
+            if self.timing is not None:
+                self.timing["last_launch"] = time.perf_counter()
+            cthtorch.autograd.Variable._execution_engine.queue_callback(self._finalize_backward)
+
+    def _divisor(self):
+        if self.div_factor is None and self._forward_work is not None:
+            work, ones = self._forward_work
+            work.wait()   # the number of ranks that have not joined yet
+            self.div_factor = int(ones.item())
+        return self.div_factor or self._world()
+
+    def _run_comm_hook(self, bucket):
+        """The bucket's communication: the registered hook's Future, or the
+        default averaging all-reduce's Work."""
+        if self.comm_hook is not None:
+            hook, state = self.comm_hook
+            fut = hook(state, bucket)
+            if not isinstance(fut, cthtorch.futures.Future):
+                raise RuntimeError("Communication hook: the hook must return a torch.futures.Future")
+            return fut
+        work = c10d.all_reduce(bucket.buffer(), group=self.process_group, async_op=True)
+        if self.timing is not None:
+            timing, k = self.timing, bucket.index()
+            work.get_future().add_done_callback(lambda f: timing.__setitem__("done_%d" % k, time.perf_counter()))
+        return work
+
+    def _delayed_all_reduce(self):
+        """End of the first static-graph backward: the hook counts are known;
+        mark every parameter ready, which launches all buckets."""
+        self._static_counts = list(self.hook_counts)
+        self._static_unused = [i for i, n in enumerate(self._static_counts) if n == 0]
+        self.finalize_queued = False
+        self.unused_marked = True
+        for i in range(len(self.params)):
+            self._mark_ready(i)
+
+    def _finalize_backward(self):
+        if self.timing is not None:
+            self.timing["finalize"] = time.perf_counter()
+        results = []
+        for b in self.buckets:
+            if isinstance(b.work, cthtorch.futures.Future):
+                value = b.work.wait()
+                if isinstance(value, (list, tuple)):
+                    value = value[0]
+                if not isinstance(value, cthtorch.Tensor) or value.shape != b.buffer.shape:
+                    raise RuntimeError("Communication hook: the Future must hold a single tensor of the bucket's "
+                                       "shape %s" % (tuple(b.buffer.shape),))
+                results.append(value)
+            else:
+                b.work.wait()
+                results.append(b.buffer)
+        if self._used_work is not None:
+            self._used_work.wait()
+            globally_unused = {i for i, n in enumerate(self._used_map.tolist()) if n == 0}
+            if self.static_graph:
+                self._static_global_unused = globally_unused
+        else:
+            globally_unused = self._static_global_unused or set()
+        if self.timing is not None:
+            self.timing["reduced"] = time.perf_counter()
+        with cthtorch.no_grad():
+            for b, value in zip(self.buckets, results):
+                if value.data_ptr() != b.buffer.data_ptr():
+                    b.buffer.copy_(value)
+                for pos, i in enumerate(b.param_indices):
+                    if i in globally_unused:
+                        continue
+                    p, view = self.params[i], b.views[pos]
+                    if self.gradient_as_bucket_view:
+                        p.grad = view
+                    elif p.grad is None:
+                        p.grad = view.clone()
+                    else:
+                        p.grad.copy_(view)
+        self.local_used = [False] * len(self.params)
+        self.expect_hooks = False
+        self.require_finalize = False
+        self.div_factor = None
+        self._forward_work = None
+
+    # ---- Join: shadowing a joined rank's backward ----
+    def _set_forward_pass_work_handle(self, work, divide_by_initial_world_size):
+        self.div_factor = None
+        self._forward_work = None if divide_by_initial_world_size else (work, work._ones)
+
+    def _get_zeros_like_grad_buckets(self):
+        return [GradBucket(b.index, cthtorch.zeros_like(b.buffer), b.offsets,
+                           [self.params[i] for i in b.param_indices], b.index == len(self.buckets) - 1)
+                for b in self.buckets]
+
+    def _get_local_used_map(self):
+        return cthtorch.tensor([1 if u else 0 for u in self.local_used], dtype=cthtorch.int32)
+
+
+def broadcast_coalesced(tensors, src, group=None):
+    """Broadcasts tensors from group rank src in one message per dtype (a flat
+    copy of them all), then writes the received values back in place."""
+    by_dtype = {}
+    for t in tensors:
+        by_dtype.setdefault((t.dtype, str(t.device)), []).append(t)
+    src_global = c10d.get_global_rank(group, src) if group not in (None, c10d.group.WORLD) else src
+    with cthtorch.no_grad():
+        for ts in by_dtype.values():
+            flat = cthtorch.cat([t.reshape(-1) for t in ts])
+            c10d.broadcast(flat, src_global, group=group)
+            if c10d.get_rank(group) == src:
+                continue
+            n = 0
+            for t in ts:
+                t.copy_(flat.narrow(0, n, t.numel()).view(t.shape))
+                n += t.numel()
+
+
+def verify_params_across_processes(group, tensors):
+    """Every rank holds the same number of parameters with the same shapes
+    (DDP averages them slot by slot)."""
+    sig = 0
+    for i, t in enumerate(tensors):
+        sig = (sig * 1000003 + hash((i, tuple(t.shape)))) % (1 << 61)
+    mine = cthtorch.tensor([len(tensors), sig], dtype=cthtorch.int64)
+    world = c10d.get_world_size(group)
+    gathered = [cthtorch.zeros(2, dtype=cthtorch.int64) for _ in range(world)]
+    c10d.all_gather(gathered, mine, group=group)
+    me = c10d.get_rank(group)
+    for r, g in enumerate(gathered):
+        n, s = g.tolist()
+        if n != len(tensors):
+            raise RuntimeError("DDP expects same model across all ranks, but Rank %d has %d params, while rank %d "
+                               "has inconsistent %d params." % (me, len(tensors), r, n))
+        if s != sig:
+            raise RuntimeError("DDP expects same model across all ranks, but the parameter shapes of Rank %d do not "
+                               "match those of rank %d." % (me, r))

@@ -1,0 +1,36 @@
+"""DistributedDataParallel on 2 ranks: one MPI job (tests/programs/
+ddp_checks.py, started by the torchrun-style launcher) runs every check and
+prints "ok <check>" from rank 0 (a failure on either rank fails the job)."""
+import os
+import subprocess
+import sys
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+CHECKS = ["construction errors", "buckets", "no_sync", "find_unused_parameters", "gradient_as_bucket_view",
+          "static_graph", "comm hooks", "join", "broadcast_buffers", "sampler", "unused parameter error"]
+
+
+def launch(script, *args, timeout=240):
+    """Runs script on 2 local ranks (loopback, a free port); returns the job."""
+    cmd = [sys.executable, "-m", "cthtorch.distributed.run", "--standalone", "--nproc_per_node=2",
+           os.path.join(ROOT, script)] + list(args)
+    return subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, cwd=ROOT)
+
+
+def test_ddp_two_ranks():
+    r = launch(os.path.join("tests", "programs", "ddp_checks.py"))
+    assert r.returncode == 0, r.stdout[-3000:] + r.stderr[-5000:]
+    lines = r.stdout.splitlines()
+    for name in CHECKS:
+        assert any(line.startswith("ok " + name) for line in lines), (name, r.stdout[-3000:])
+    assert "ok all done" in lines
+
+
+def test_pytorch_examples_ddp_example_under_launcher():
+    r = launch(os.path.join("tests", "programs", "ddp_example.py"), "--local_world_size=2", timeout=120)
+    assert r.returncode == 0, r.stdout[-3000:] + r.stderr[-5000:]
+    out = r.stdout
+    for rank in (0, 1):
+        assert "world_size = 2, rank = %d, backend=gloo" % rank in out, out
+        assert "rank = %d: replicas equal after one step" % rank in out, out
+    assert "'WORLD_SIZE': '2'" in out and "'MASTER_ADDR'" in out

@@ -1,0 +1,26 @@
+"""torch.distributed.rpc on 2 ranks: one MPI job (tests/programs/rpc_checks.py)
+runs calls, remote errors, nested calls, RRefs and a parameter-server
+training loop; the errors before init_rpc are torch's."""
+import os
+
+import cthtorch.distributed.rpc as rpc
+import oracle
+from test_ddp import launch
+
+CHECKS = ["rpc_sync and rpc_async", "remote exception", "nested rpc", "remote and RRef", "parameter server",
+          "all done"]
+
+
+def test_rpc_two_ranks():
+    r = launch(os.path.join("tests", "programs", "rpc_checks.py"), timeout=180)
+    assert r.returncode == 0, r.stdout[-3000:] + r.stderr[-5000:]
+    lines = r.stdout.splitlines()
+    for name in CHECKS:
+        assert "ok " + name in lines, (name, r.stdout[-3000:])
+
+
+def test_rpc_before_init_matches_torch():
+    trpc = oracle.require_torch().distributed.rpc
+    oracle.raises_like(lambda: rpc.rpc_sync("x", abs, args=(1,)), lambda: trpc.rpc_sync("x", abs, args=(1,)))
+    oracle.raises_like(lambda: rpc.get_worker_info(), lambda: trpc.get_worker_info())
+    oracle.raises_like(lambda: rpc.shutdown(), lambda: trpc.shutdown())
