@@ -120,3 +120,18 @@ def test_lapack_on_stride_zero_views(make):
     # was: memcpy from NULL (UBSan) for an empty size tail
     got, want = outcome(cthtorch, make), outcome(torch, make)
     assert got[0] == want[0] == "ok"
+
+
+@pytest.mark.parametrize("sizes", [[2**63], [2**64], [-2**63 - 1], [2**62, 4], [2**62, 2], [-1, 3], [3, 4], []])
+def test_size_numel_overflow_is_torchs_valueerror(sizes):
+    # was: SystemError (seed 41: sparse_coo_tensor(t, size=[2**63]) reached Size.numel)
+    got, want = (outcome(lib, lambda lib: lib.Size(sizes).numel()) for lib in (cthtorch, torch))
+    assert got == want
+
+
+def test_sparse_coo_tensor_overflowing_size_is_a_typeerror():
+    with pytest.raises(TypeError, match="failed to unpack the object at pos 1"):
+        cthtorch.sparse_coo_tensor(cthtorch.randn((3,)).to(cthtorch.int64).expand((3,)), size=[2**63])
+    i, v = cthtorch.zeros(1, 3, dtype=cthtorch.int64), cthtorch.ones(3)
+    with pytest.raises(TypeError, match="failed to unpack the object at pos 1"):
+        cthtorch.sparse_coo_tensor(i, v, size=[2**63], check_invariants=False)
