@@ -11,6 +11,21 @@ DEEPCOPY_NON_LEAF = ("Only Tensors created explicitly by the user (graph leaves)
                      "torch.nn.utils.weight_norm usage, see https://github.com/pytorch/pytorch/pull/103001")
 
 
+# new_zeros/ones/empty/full parse their size themselves so that errors name them
+# (torch's "new_zeros(): argument 'size' ..."), then build as the factories do
+def _new_size(fname, size, kw):
+    if "size" in kw:
+        if size:
+            raise TypeError("%s() got multiple values for argument 'size'" % fname)
+        size = (kw.pop("size"),)
+    return _int_list(fname, "size", 1, size, varargs=True)
+
+
+def _new_options(self, dtype, device, requires_grad):
+    return dict(dtype=dtype or self.dtype, device=self.device if device is None else device,
+                requires_grad=requires_grad)
+
+
 class Tensor(_C._TensorBase):
     def __new__(cls, *args, **kwargs):
         # torch.Tensor(storage): a 1-D tensor of the default dtype over the storage's memory
@@ -168,37 +183,24 @@ class Tensor(_C._TensorBase):
         return cthtorch.tensor(data, dtype=dtype or self.dtype, device=self.device if device is None else device,
                                requires_grad=requires_grad)
 
-    # new_zeros/ones/empty/full parse their size themselves so that errors name them
-    # (torch's "new_zeros(): argument 'size' ..."), then build as the factories do
-    def _new_size(self, fname, size, kw):
-        if "size" in kw:
-            if size:
-                raise TypeError("%s() got multiple values for argument 'size'" % fname)
-            size = (kw.pop("size"),)
-        return _int_list(fname, "size", 1, size, varargs=True)
-
-    def _new_options(self, dtype, device, requires_grad):
-        return dict(dtype=dtype or self.dtype, device=self.device if device is None else device,
-                    requires_grad=requires_grad)
-
     @_ops.method
     def new_zeros(self, *size, dtype=None, device=None, requires_grad=False, **kw):
         # full, not zeros: torch's new_zeros(-1) text is the generic negative-dimension one
-        return cthtorch.full(self._new_size("new_zeros", size, kw), 0,
-                             **self._new_options(dtype, device, requires_grad))
+        return cthtorch.full(_new_size("new_zeros", size, kw), 0,
+                             **_new_options(self, dtype, device, requires_grad))
 
     @_ops.method
     def new_ones(self, *size, dtype=None, device=None, requires_grad=False, **kw):
-        return cthtorch.ones(self._new_size("new_ones", size, kw), **self._new_options(dtype, device, requires_grad))
+        return cthtorch.ones(_new_size("new_ones", size, kw), **_new_options(self, dtype, device, requires_grad))
 
     @_ops.method
     def new_empty(self, *size, dtype=None, device=None, requires_grad=False, **kw):
-        return cthtorch.empty(self._new_size("new_empty", size, kw), **self._new_options(dtype, device, requires_grad))
+        return cthtorch.empty(_new_size("new_empty", size, kw), **_new_options(self, dtype, device, requires_grad))
 
     @_ops.method
     def new_full(self, size, fill_value, dtype=None, device=None, requires_grad=False, **kw):
         return cthtorch.full(_int_list("new_full", "size", 1, size), fill_value,
-                             **self._new_options(dtype, device, requires_grad))
+                             **_new_options(self, dtype, device, requires_grad))
 
     @_ops.method
     def view_as(self, other):
