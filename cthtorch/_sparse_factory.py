@@ -6,6 +6,7 @@ import cthtorch
 from cthtorch import _C
 from cthtorch import _sparse_ops as ops
 from cthtorch._sparse_tensor import SparseTensor, _named, _nie
+from cthtorch._utils import _int_list
 
 _INVARIANT_WARNING = (
     "Sparse invariant checks are implicitly disabled. Memory errors (e.g. SEGFAULT) will occur when operating on "
@@ -18,7 +19,8 @@ def sparse_coo_tensor(indices=None, values=None, size=None, *, dtype=None, devic
                       requires_grad=False, check_invariants=None, is_coalesced=None):
     if values is None:   # sparse_coo_tensor(size): all zeros
         size = indices if size is None else size
-        return _empty(size, dtype or cthtorch.get_default_dtype(), requires_grad)
+        return _empty(_int_list("sparse_coo_tensor", "size", 1, size), dtype or cthtorch.get_default_dtype(),
+                      requires_grad)
     if device is not None and cthtorch.device(device).type != "cpu":
         cthtorch.empty(0, device=device)   # the dense error for an absent device
     idx = indices if isinstance(indices, cthtorch.Tensor) else cthtorch.tensor(indices)
@@ -34,7 +36,7 @@ def sparse_coo_tensor(indices=None, values=None, size=None, *, dtype=None, devic
     if size is None:
         size = (idx.max(1).values + 1).tolist() if idx.shape[1] else [0] * nsp
         size += list(vals.shape[1:])
-    size = list(size)
+    size = _int_list("sparse_coo_tensor", "size", 3, size)
     if len(size) != nsp + ndense:
         raise RuntimeError("'len(size) == sparse_dim + dense_dim' is not satisfied: len(size) = %d, sparse_dim = %d, "
                            "dense_dim = %d" % (len(size), nsp, ndense))

@@ -3,11 +3,27 @@ import copy as _copy
 
 import cthtorch
 from cthtorch import _C, _ops
+from cthtorch._utils import _int_list
 
 
 DEEPCOPY_NON_LEAF = ("Only Tensors created explicitly by the user (graph leaves) support the deepcopy protocol at "
                      "the moment.  If you were attempting to deepcopy a module, this may be because of a "
                      "torch.nn.utils.weight_norm usage, see https://github.com/pytorch/pytorch/pull/103001")
+
+
+# new_zeros/ones/empty/full parse their size themselves so that errors name them
+# (torch's "new_zeros(): argument 'size' ..."), then build as the factories do
+def _new_size(fname, size, kw):
+    if "size" in kw:
+        if size:
+            raise TypeError("%s() got multiple values for argument 'size'" % fname)
+        size = (kw.pop("size"),)
+    return _int_list(fname, "size", 1, size, varargs=True)
+
+
+def _new_options(self, dtype, device, requires_grad):
+    return dict(dtype=dtype or self.dtype, device=self.device if device is None else device,
+                requires_grad=requires_grad)
 
 
 class Tensor(_C._TensorBase):
@@ -169,23 +185,22 @@ class Tensor(_C._TensorBase):
 
     @_ops.method
     def new_zeros(self, *size, dtype=None, device=None, requires_grad=False, **kw):
-        return cthtorch.zeros(*size, dtype=dtype or self.dtype, device=self.device if device is None else device,
-                              requires_grad=requires_grad)
+        # full, not zeros: torch's new_zeros(-1) text is the generic negative-dimension one
+        return cthtorch.full(_new_size("new_zeros", size, kw), 0,
+                             **_new_options(self, dtype, device, requires_grad))
 
     @_ops.method
     def new_ones(self, *size, dtype=None, device=None, requires_grad=False, **kw):
-        return cthtorch.ones(*size, dtype=dtype or self.dtype, device=self.device if device is None else device,
-                             requires_grad=requires_grad)
+        return cthtorch.ones(_new_size("new_ones", size, kw), **_new_options(self, dtype, device, requires_grad))
 
     @_ops.method
     def new_empty(self, *size, dtype=None, device=None, requires_grad=False, **kw):
-        return cthtorch.empty(*size, dtype=dtype or self.dtype, device=self.device if device is None else device,
-                              requires_grad=requires_grad)
+        return cthtorch.empty(_new_size("new_empty", size, kw), **_new_options(self, dtype, device, requires_grad))
 
     @_ops.method
     def new_full(self, size, fill_value, dtype=None, device=None, requires_grad=False, **kw):
-        return cthtorch.full(size, fill_value, dtype=dtype or self.dtype, device=self.device if device is None else device,
-                             requires_grad=requires_grad)
+        return cthtorch.full(_int_list("new_full", "size", 1, size), fill_value,
+                             **_new_options(self, dtype, device, requires_grad))
 
     @_ops.method
     def view_as(self, other):

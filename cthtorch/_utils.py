@@ -1,7 +1,9 @@
 """Small helpers the Python side shares (one copy each): dimension wrapping
-with PyTorch's message, and the legacy dtype names PyTorch's messages use
-("Float", "Long"). The tuple helpers (_pair, _single, ...) live where torch
+with PyTorch's message, the legacy dtype names PyTorch's messages use
+("Float", "Long"), and int / int-list arguments checked with torch's parser
+texts. The tuple helpers (_pair, _single, ...) live where torch
 has them, in cthtorch.nn.modules.utils."""
+import operator
 
 _LEGACY_NAMES = {"float32": "Float", "float64": "Double", "float16": "Half", "bfloat16": "BFloat16",
                  "int64": "Long", "int32": "Int", "int16": "Short", "int8": "Char", "uint8": "Byte",
@@ -20,3 +22,66 @@ def _wrap_dim(dim, ndim):
         raise IndexError("Dimension out of range (expected to be in range of [%d, %d], but got %d)"
                          % (-n, n - 1, dim))
     return dim + n if dim < 0 else dim
+
+
+# ---- int arguments of Python composites, checked as torch's argument parser checks them
+# (a composite's errors then name it and its argument, not the op it calls inside)
+
+def _index(v):
+    """v as a Python int when it is int-like (int, bool, numpy int, one-element
+    integer tensor), else None."""
+    if isinstance(v, int):
+        return int(v)
+    try:
+        return operator.index(v)
+    except (TypeError, ValueError, RuntimeError):
+        return None
+
+
+def _int_arg(fname, argname, pos, value):
+    """A lone `int` parameter: bools and non-ints are refused; beyond int64 is
+    torch's ValueError."""
+    v = None if isinstance(value, bool) else _index(value)
+    if v is None:
+        raise TypeError("%s(): argument '%s' (position %d) must be int, not %s"
+                        % (fname, argname, pos, type(value).__name__))
+    if not -2**63 <= v < 2**63:
+        raise ValueError("Overflow when unpacking long long")
+    return v
+
+
+def _int_list(fname, argname, pos, value, varargs=False):
+    """An `int[]` parameter: a sequence of ints; with varargs, the tuple of
+    positional arguments (f(2, 3), f((2, 3)) or f(2)). The first item is
+    checked when torch picks the overload, the rest when it unpacks them:
+    each gets torch's text."""
+    def not_int(v):
+        return isinstance(v, bool) or _index(v) is None
+    items = None
+    if varargs:
+        if not value:
+            raise TypeError('%s() missing 1 required positional arguments: "%s"' % (fname, argname))
+        if len(value) > 1 and not_int(value[0]):
+            raise TypeError("%s() takes 1 positional argument but %d were given" % (fname, len(value)))
+        if len(value) > 1 or not not_int(value[0]):
+            items = value
+        else:
+            value = value[0]
+    if items is None:
+        if not isinstance(value, (list, tuple)):
+            raise TypeError("%s(): argument '%s' (position %d) must be tuple of ints, not %s"
+                            % (fname, argname, pos, type(value).__name__))
+        if value and not_int(value[0]):
+            raise TypeError("%s(): argument '%s' (position %d) must be tuple of ints, but found element of type "
+                            "%s at pos 0" % (fname, argname, pos, type(value[0]).__name__))
+        items = value
+    out = []
+    for i, item in enumerate(items):
+        v = _index(item)
+        if v is None or not -2**63 <= v < 2**63:
+            why = "Overflow when unpacking long long" if v is not None else \
+                "type must be tuple of ints,but got %s" % type(item).__name__
+            raise TypeError("%s(): argument '%s' failed to unpack the object at pos %d with error \"%s\""
+                            % (fname, argname, i + 1, why))
+        out.append(v)
+    return out

@@ -8,7 +8,7 @@ import warnings
 from collections.abc import Sequence
 
 import cthtorch
-from cthtorch._utils import _wrap_dim
+from cthtorch._utils import _int_list, _wrap_dim
 
 __all__ = [
     "atleast_1d", "atleast_2d", "atleast_3d", "block_diag", "broadcast_shapes",
@@ -113,6 +113,8 @@ def split(tensor, split_size_or_sections, dim=0):
     n = tensor.size(d)
     if isinstance(split_size_or_sections, int) and not isinstance(split_size_or_sections, bool):
         size = split_size_or_sections
+        if not -2**63 <= size < 2**63:
+            raise ValueError("Overflow when unpacking long long")
         if size < 0:
             raise RuntimeError("split expects split_size be non-negative, but got split_size=%d" % size)
         if size == 0 and n != 0:
@@ -131,18 +133,6 @@ def split(tensor, split_size_or_sections, dim=0):
         out.append(tensor.narrow(d, start, s))
         start += s
     return tuple(out)
-
-
-def _int_list(fname, argname, pos, value):
-    """A list of ints from a sequence of ints, with PyTorch's parser errors."""
-    if isinstance(value, cthtorch.Tensor) or not isinstance(value, (list, tuple, cthtorch.Size)):
-        raise TypeError("%s(): argument '%s' (position %d) must be tuple of ints, not %s"
-                        % (fname, argname, pos, type(value).__name__))
-    for i, v in enumerate(value):
-        if not isinstance(v, int) or isinstance(v, bool):
-            raise TypeError("%s(): argument '%s' (position %d) must be tuple of ints, but found element of type "
-                            "%s at pos %d" % (fname, argname, pos, type(v).__name__, i))
-    return list(value)
 
 
 # ---------------------------------------------------------------- at-least-N-d

@@ -283,3 +283,32 @@ def test_igamma_accuracy_against_mpmath():
     rq = np.array([float(mpmath.gammainc(ai, xi, mpmath.inf, regularized=True)) for ai, xi in zip(a, x)])
     np.testing.assert_allclose(p, rp, rtol=1e-11, atol=1e-300)
     np.testing.assert_allclose(q, rq, rtol=1e-11, atol=1e-300)
+
+
+def test_floor_divide_records_a_not_implemented_node_as_torch_does():
+    # torch: the result requires grad (grad_fn NotImplemented) and backward raises
+    for op in (lambda x: x // 2, lambda x: x.floor_divide(2), lambda x: ct.floor_divide(x, x.detach() + 1)):
+        x = ct.arange(1., 5., requires_grad=True)
+        r = op(x)
+        assert r.requires_grad and type(r.grad_fn).__name__ == "NotImplemented"
+        with pytest.raises(RuntimeError, match="derivative for aten::floor_divide is not implemented"):
+            r.sum().backward()
+    y = ct.arange(1., 5.).requires_grad_()
+    z = y * 1
+    z //= 2
+    assert type(z.grad_fn).__name__ == "NotImplemented"
+    assert not (ct.arange(4) // 2).requires_grad
+
+
+def test_remainder_grad_of_other_matches_torch_and_differentiates_again():
+    # its formula divides with rounding_mode="floor" (zero gradient), not floor_divide
+    a = np.array([5.5, -3.25, 7.0, 2.5])
+    b = np.array([2.0, 1.5, -3.0, 0.75])
+    outs = []
+    for lib in (ct, torch):
+        x = lib.tensor(a, requires_grad=True)
+        y = lib.tensor(b, requires_grad=True)
+        g, = lib.autograd.grad(x.remainder(y).sum(), y, create_graph=True)
+        gg, = lib.autograd.grad((g * g).sum(), x)
+        outs.append((g.tolist(), gg.tolist()))
+    assert outs[0] == outs[1]

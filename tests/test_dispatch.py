@@ -78,6 +78,23 @@ def test_an_observer_that_raises_surfaces_its_error():
     assert ct.equal(ct.ones(2) + 1, ct.full((2,), 2.0))   # and nothing is left installed
 
 
+def test_an_observer_without_enter_and_exit_is_refused_when_set():
+    # it used to be accepted, and then every op raised AttributeError
+    class OnlyEnter:
+        def enter(self, name):
+            return None
+    class ExitNotCallable(OnlyEnter):
+        exit = 3
+    for bad in (object(), 3, OnlyEnter(), ExitNotCallable()):
+        with pytest.raises(TypeError, match="enter and exit"):
+            ct._C._set_dispatch_observer(bad)
+        with pytest.raises(TypeError, match="enter and exit"):
+            dispatch.add_observer(bad)
+        assert ct._C._get_dispatch_observer() is None
+    assert ct.equal(ct.ones(2) + 1, ct.full((2,), 2.0))
+    ct._C._set_dispatch_observer(None)
+
+
 def test_ops_run_by_the_observer_are_not_observed():
     class Busy(Recorder):
         def exit(self, tok, name, schema, args, kwargs, result):

@@ -120,3 +120,42 @@ def test_lapack_on_stride_zero_views(make):
     # was: memcpy from NULL (UBSan) for an empty size tail
     got, want = outcome(cthtorch, make), outcome(torch, make)
     assert got[0] == want[0] == "ok"
+
+
+@pytest.mark.parametrize("sizes", [[2**63], [2**64], [-2**63 - 1], [2**62, 4], [2**62, 2], [-1, 3], [3, 4], []])
+def test_size_numel_overflow_is_torchs_valueerror(sizes):
+    # was: SystemError (seed 41: sparse_coo_tensor(t, size=[2**63]) reached Size.numel)
+    got, want = (outcome(lib, lambda lib: lib.Size(sizes).numel()) for lib in (cthtorch, torch))
+    assert got == want
+
+
+def test_sparse_coo_tensor_overflowing_size_is_a_typeerror():
+    with pytest.raises(TypeError, match="failed to unpack the object at pos 1"):
+        cthtorch.sparse_coo_tensor(cthtorch.randn((3,)).to(cthtorch.int64).expand((3,)), size=[2**63])
+    i, v = cthtorch.zeros(1, 3, dtype=cthtorch.int64), cthtorch.ones(3)
+    with pytest.raises(TypeError, match="failed to unpack the object at pos 1"):
+        cthtorch.sparse_coo_tensor(i, v, size=[2**63], check_invariants=False)
+
+
+@pytest.mark.parametrize("dtype", ["int8", "int16", "int32", "int64", "uint8"])
+def test_lcm_of_the_most_negative_int_does_not_trap(dtype):
+    # was: SIGFPE (seed 43: lcm(int32 holding -2**31, uint8)); gcd is -1 there and
+    # INT_MIN / -1 traps. torch's CPU lcm dies the same way for int32/int64; its int8
+    # and int16 results (computed wider, then wrapped) are the rule we follow
+    lo = {"int8": -2**7, "int16": -2**15, "int32": -2**31, "int64": -2**63, "uint8": 0}[dtype]
+    a = cthtorch.tensor([lo, lo, lo, lo, 6], dtype=getattr(cthtorch, dtype))
+    b = cthtorch.tensor([255 if dtype != "int8" else 127, 0, 1, 2, 4], dtype=getattr(cthtorch, dtype))
+    got = cthtorch.lcm(a, b).tolist()
+    bits = {"int8": 8, "int16": 16, "int32": 32, "int64": 64, "uint8": 8}[dtype]
+    def wrap(v):   # |a / g * b| in 64-bit two's complement, then to the dtype
+        v &= 2**64 - 1
+        v = v - 2**64 if v >= 2**63 else v
+        v = (-v) & (2**64 - 1) if v < 0 else v
+        v &= 2**bits - 1
+        return v - 2**bits if dtype != "uint8" and v >= 2**(bits - 1) else v
+    import math
+    want = [wrap(x // (math.gcd(x, y) or 1) * y) if math.gcd(x, y) else 0 for x, y in zip(a.tolist(), b.tolist())]
+    assert got == want
+    if dtype in ("int8", "int16"):
+        assert got == torch.lcm(torch.tensor(a.tolist(), dtype=getattr(torch, dtype)),
+                                torch.tensor(b.tolist(), dtype=getattr(torch, dtype))).tolist()

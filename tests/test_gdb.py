@@ -17,12 +17,16 @@ def test_backtrace_runs_from_binding_through_aten_into_th(tmp_path):
         "import sys\nsys.path.insert(0, %r)\nimport cthtorch\n"
         "x = cthtorch.zeros(2, 3)\ny = cthtorch.ones(3, 2).t()\nx.copy_(y)\n" % ROOT)
     cmds = tmp_path / "cmds.gdb"
+    env = dict(os.environ, OMP_NUM_THREADS="1")
+    # under `make test-asan` libasan is preloaded: the python gdb starts needs it, gdb
+    # itself must not run under it (it stalls there), so gdb hands it to the inferior only
+    preload = env.pop("LD_PRELOAD", "")
     cmds.write_text(
-        "set pagination off\nset breakpoint pending on\n"
+        "set pagination off\nset breakpoint pending on\n" +
+        ("set environment LD_PRELOAD %s\n" % preload if preload else "") +
         "source %s\n"
         "break THFloatTensor_copy_loop\nrun\nbt\n"
         "frame function at_copy_\nprint *dst\nkill\nquit\n" % os.path.join(ROOT, "tools", "gdb", "cthtorch_gdb.py"))
-    env = dict(os.environ, OMP_NUM_THREADS="1")
     out = subprocess.run(["gdb", "-batch", "-x", str(cmds), "--args", sys.executable, str(script)],
                          capture_output=True, text=True, timeout=240, env=env).stdout
     bt = [line for line in out.splitlines() if line.startswith("#")]

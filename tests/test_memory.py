@@ -52,7 +52,10 @@ def test_large_blocks_are_reused_and_counted():
     p = x.data_ptr()
     del x
     assert _C._live_bytes() == base
-    y = ct.empty(1 << 22)          # the cached block comes back, already paged in
-    assert y.data_ptr() == p
+    y = ct.empty(1 << 22)
+    # the cached block comes back, already paged in; the ASan build (it carries the
+    # canary) caches nothing by design: every block comes from its malloc, which
+    # quarantines freed memory so that a use after free is caught, not served
+    assert (y.data_ptr() == p) != hasattr(_C, "_asan_canary")
     del y
     _C._empty_cache()

@@ -156,3 +156,49 @@ def test_split_chunk_unbind_are_views():
     assert [r.tolist() for r in rows] == [[0, 3], [1, 4], [2, 5]]
 
 
+
+
+VIEW_DTYPES = ["float32", "float64", "int64", "int32", "int16", "int8", "uint8", "bool", "float16", "bfloat16"]
+
+
+@pytest.mark.parametrize("dst", VIEW_DTYPES)
+@pytest.mark.parametrize("src", ["float32", "int16", "float64", "uint8"])
+def test_view_dtype_reinterprets_bytes_as_torch_does(src, dst):
+    # shapes, strides and offsets of contiguous, sliced and transposed inputs; the
+    # bytes are compared through int views (bool and float bytes need not round-trip)
+    g = np.random.default_rng(0)
+    raw = g.integers(0, 2, size=96, dtype=np.uint8) if dst == "bool" else g.integers(0, 255, size=96, dtype=np.uint8)
+    base_c, base_t = ct.tensor(raw).view(getattr(ct, src)), torch.tensor(raw).view(getattr(torch, src))
+    n = base_c.numel()
+    cases = [lambda b: b, lambda b: b.view(-1, 4) if n % 4 == 0 else b, lambda b: b[2:],
+             lambda b: b.view(-1, 4)[1:] if n % 4 == 0 else b[1:], lambda b: b.view(-1, 4).t() if n % 4 == 0 else b,
+             lambda b: b.view(-1, 2)[:, :1] if n % 2 == 0 else b, lambda b: b[0]]
+    for make in cases:
+        a, b = make(base_c), make(base_t)
+        try:
+            want = b.view(getattr(torch, dst))
+        except RuntimeError as e:
+            with pytest.raises(RuntimeError) as got:
+                a.view(getattr(ct, dst))
+            assert str(got.value) == str(e)
+            continue
+        r = a.view(dtype=getattr(ct, dst))
+        check(r, want)
+        assert r.data_ptr() == a.data_ptr()
+        if dst not in ("bool", "float16", "bfloat16", "float32", "float64"):
+            assert r.tolist() == want.tolist()
+        else:
+            iv = {1: "uint8", 2: "int16", 4: "int32", 8: "int64"}[want.element_size()]
+            assert r.view(getattr(ct, iv)).tolist() == want.view(getattr(torch, iv)).tolist()
+
+
+def test_view_dtype_is_a_view_without_grad():
+    x = ct.arange(4., requires_grad=True)
+    r = x.view(ct.int32)
+    assert not r.requires_grad and r.grad_fn is None
+    y = ct.zeros(4)
+    v = y.view(ct.int32)
+    v[0] = 1065353216          # the bits of 1.0
+    assert y[0].item() == 1.0 and y._version == v._version
+    with pytest.raises(TypeError):
+        y.view(ct.int32, ct.int32)

@@ -124,11 +124,17 @@ class Decl:
         self.impl = d.get("impl")
         self.derivs = d.get("derivatives") or {}
         self.nondiff = bool(d.get("nondiff", False))
+        # Tensor parameters that refuse Python numbers, as torch's do where it has no
+        # Scalar overload (gcd(t, 2): TypeError); elsewhere a number is a wrapped 0-d tensor
+        self.tensor_only = list(d.get("tensor_only") or [])
         self.manual_python = bool(d.get("manual_python", False))
         self.node = d.get("node")   # grad_fn's Python name when not CamelCase(name)Backward0 (aliases share one)
         # per output: False keeps it out of the graph (lu_unpack's P, as in PyTorch)
         self.output_diff = d.get("output_differentiability")
         self.cname = self.full.replace(".", "_")
+        for n in self.tensor_only:
+            if not any(p.name == n and p.is_tensor for p in self.params):
+                raise SystemExit("%s: tensor_only names %r, which is not a Tensor parameter" % (self.full, n))
         self.outputs = self.parse_ret(self.ret)
         if self.output_diff is not None and len(self.output_diff) != len(self.outputs):
             raise SystemExit("%s: output_differentiability needs one entry per output" % d["func"])
@@ -978,7 +984,8 @@ def gen_binding(pyname, entries, method, module=""):
     When no overload parses, an argument overriding __torch_function__ (an
     fx Proxy) gets the call (src/python/TorchFunction.h)."""
     fname = "THPVariable_%s%s" % ("m_" if method else "f_", pyname)
-    sigs = [python_sig(d, method, inplace, out) for (d, inplace, out) in entries]
+    sigs = [python_sig(d, method, inplace, out) + ("|tensors=" + ",".join(d.tensor_only) if d.tensor_only else "")
+            for (d, inplace, out) in entries]
     L = ["static PyObject *%s(PyObject *self_, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames) {" % fname]
     L.append("  static const char *sigs[] = {%s, NULL};" % ", ".join('"%s"' % s for s in sigs))
     L.append("  static APParser parser = { sigs };")

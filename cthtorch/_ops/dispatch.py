@@ -58,6 +58,7 @@ def _install():
 
 def add_observer(obs):
     with _lock:
+        _C._set_dispatch_observer(obs)   # refuses an object without enter/exit (TypeError)
         _observers.append(obs)
         _install()
 

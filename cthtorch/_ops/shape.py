@@ -8,7 +8,7 @@ import math
 import cthtorch
 from cthtorch import _C
 from cthtorch.autograd.function import Function
-from cthtorch._utils import _wrap_dim
+from cthtorch._utils import _int_arg, _int_list, _wrap_dim
 
 
 def _needs_grad(*ts):
@@ -51,6 +51,7 @@ from cthtorch.functional import split  # noqa: E402  (torch.functional.split, as
 
 
 def chunk(input, chunks, dim=0):
+    chunks = _int_arg("chunk", "chunks", 1, chunks)
     if chunks <= 0:
         raise RuntimeError("chunk expects `chunks` to be greater than 0, got: %d" % chunks)
     dim = _wrap_dim(dim, input.dim())
@@ -372,8 +373,7 @@ def rot90(input, k=1, dims=(0, 1)):
 
 
 def repeat(input, *sizes):
-    if len(sizes) == 1 and not isinstance(sizes[0], int):
-        sizes = tuple(sizes[0])
+    sizes = _int_list("repeat", "repeats", 1, sizes, varargs=True)
     if len(sizes) < input.dim():
         raise RuntimeError("Number of dimensions of repeat dims can not be smaller than number of dimensions of tensor")
     x = input.reshape((1,) * (len(sizes) - input.dim()) + tuple(input.shape))
@@ -382,6 +382,10 @@ def repeat(input, *sizes):
     for s, r in zip(x.shape, sizes):
         shape += [1, s]
         exp += [r, s]
+    target = [s * r for s, r in zip(x.shape, sizes)]
+    for n in target:   # torch creates the result first: its text for a negative repeat
+        if n < 0:
+            raise RuntimeError("Trying to create tensor with negative dimension %d: %s" % (n, target))
     out = x.reshape(shape).expand(exp).reshape([s * r for s, r in zip(x.shape, sizes)])
     return out
 

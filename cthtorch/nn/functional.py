@@ -10,6 +10,7 @@ from cthtorch.overrides import has_torch_function_variadic as _has_torch_functio
 from cthtorch import _C
 from cthtorch._ops.nn import _check_p
 from cthtorch.nn.modules.utils import _pair
+from cthtorch._utils import _int_arg, _int_list
 
 _nn = _C._nn
 Tensor = cthtorch.Tensor
@@ -558,8 +559,17 @@ def one_hot(tensor, num_classes=-1):
         return _handle_with_locals(one_hot, locals())
     if tensor.dtype != cthtorch.int64:
         raise RuntimeError("one_hot is only applicable to index tensor of type LongTensor.")
-    if num_classes == -1:
-        num_classes = int(tensor.max().item()) + 1 if tensor.numel() else 0
+    num_classes = _int_arg("one_hot", "num_classes", 2, num_classes)
+    if tensor.numel() == 0 and num_classes <= 0:
+        raise RuntimeError("Can not infer total number of classes from empty tensor.")
+    if tensor.numel():
+        lo, hi = cthtorch.aminmax(tensor)
+        if lo.item() < 0:
+            raise RuntimeError("Class values must be non-negative.")
+        if num_classes == -1:
+            num_classes = int(hi.item()) + 1
+        elif hi.item() >= num_classes:
+            raise RuntimeError("Class values must be smaller than num_classes.")
     out = cthtorch.zeros(*tensor.shape, num_classes, dtype=cthtorch.int64, device=tensor.device)
     return out.scatter_(-1, tensor.unsqueeze(-1), 1)
 
@@ -754,10 +764,11 @@ def pad(input, pad, mode="constant", value=None):
 _pad_fn = pad   # its parameter `pad` hides the name
 
 def pad_(input, pad, mode="constant", value=None):
+    pad = _int_list("pad", "pad", 2, pad)
     if len(pad) % 2:
-        raise ValueError("Padding length must be divisible by 2")
+        raise RuntimeError("Padding length must be divisible by 2")
     if len(pad) // 2 > input.dim():
-        raise ValueError("Padding length should be less than or equal to two times the input dimension but got "
+        raise RuntimeError("Padding length should be less than or equal to two times the input dimension but got "
                          "padding length %d and input of dimension %d" % (len(pad), input.dim()))
     out = input
     for i in range(len(pad) // 2):
@@ -796,7 +807,7 @@ def pad_(input, pad, mode="constant", value=None):
             right = out.narrow(d, 0, hi) if hi else None
             out = cthtorch.cat([t for t in (left, out, right) if t is not None], d)
         else:
-            raise NotImplementedError("Unsupported padding mode: %s" % mode)
+            raise NotImplementedError("Unrecognised padding mode %s" % mode)
     return out
 
 

@@ -318,7 +318,10 @@ THTensor *at_normal_tensors(const THTensor *mean, const THTensor *std, THGenerat
 }
 
 THTensor *at_randperm(int64_t n, THDtype dtype, THGenerator *g) {
-  if (n < 0) { THError_set(TH_ERR_RUNTIME, "n must be non-negative, got%lld", (long long)n); return NULL; }
+  if (n < 0) {   /* torch's text: its randperm makes the result tensor first */
+    THError_set(TH_ERR_RUNTIME, "Trying to create tensor with negative dimension %lld: [%lld]", (long long)n, (long long)n);
+    return NULL;
+  }
   THTensor *buf = THTensor_new(TH_Int64, 1, &n);
   if (!buf) return NULL;
   int64_t *v = (int64_t *)THTensor_data(buf);

@@ -86,6 +86,59 @@ THTensor *at_view(const THTensor *t, const ATIntList *size) {
   return THTensor_newView(t, size->n, shape, strides, t->offset);
 }
 
+THTensor *at_view_dtype(const THTensor *t, THDtype dtype) {
+  int from = THDtype_size(t->dtype), to = THDtype_size(dtype);
+  const char *a = THDtype_info[t->dtype].legacy, *b = THDtype_info[dtype].legacy;
+  if (from == to) return THTensor_newWithStorage(t->storage, dtype, t->offset, t->ndim, t->sizes, t->strides);
+  if (t->ndim == 0) {
+    THError_set(TH_ERR_RUNTIME, "self.dim() cannot be 0 to view %s as %s (different element sizes)", a, b);
+    return NULL;
+  }
+  int last = t->ndim - 1;
+  if (t->strides[last] != 1) {
+    THError_set(TH_ERR_RUNTIME, "self.stride(-1) must be 1 to view %s as %s (different element sizes), but got %lld",
+                a, b, (long long)t->strides[last]);
+    return NULL;
+  }
+  int64_t sizes[TH_MAX_DIMS], strides[TH_MAX_DIMS], offset;
+  memcpy(sizes, t->sizes, sizeof(int64_t) * t->ndim);
+  if (to < from) {   /* each element becomes `ratio` smaller ones */
+    int64_t ratio = from / to;
+    for (int i = 0; i < last; i++)
+      if (th_mul_overflow(t->strides[i], ratio, &strides[i])) goto overflow;
+    strides[last] = 1;
+    if (th_mul_overflow(t->sizes[last], ratio, &sizes[last]) || th_mul_overflow(t->offset, ratio, &offset))
+      goto overflow;
+  } else {           /* `ratio` elements merge into one bigger one */
+    int64_t ratio = to / from;
+    if (t->sizes[last] % ratio) {
+      THError_set(TH_ERR_RUNTIME, "self.size(-1) must be divisible by %lld to view %s as %s (different element sizes), "
+                  "but got %lld", (long long)ratio, a, b, (long long)t->sizes[last]);
+      return NULL;
+    }
+    if (t->offset % ratio) {
+      THError_set(TH_ERR_RUNTIME, "self.storage_offset() must be divisible by %lld to view %s as %s (different element "
+                  "sizes), but got %lld", (long long)ratio, a, b, (long long)t->offset);
+      return NULL;
+    }
+    for (int i = 0; i < last; i++) {
+      if (t->strides[i] % ratio) {
+        THError_set(TH_ERR_RUNTIME, "self.stride(%d) must be divisible by %lld to view %s as %s (different element "
+                    "sizes), but got %lld", i, (long long)ratio, a, b, (long long)t->strides[i]);
+        return NULL;
+      }
+      strides[i] = t->strides[i] / ratio;
+    }
+    strides[last] = 1;
+    sizes[last] = t->sizes[last] / ratio;
+    offset = t->offset / ratio;
+  }
+  return THTensor_newWithStorage(t->storage, dtype, offset, t->ndim, sizes, strides);
+overflow:
+  THError_set(TH_ERR_RUNTIME, "numel: integer multiplication overflow");
+  return NULL;
+}
+
 THTensor *at_reshape(const THTensor *t, const ATIntList *size) {
   int64_t shape[TH_MAX_DIMS], strides[TH_MAX_DIMS];
   if (infer_size(size, THTensor_numel(t), shape) < 0) return NULL;
@@ -191,6 +244,7 @@ THTensor *at_narrow(const THTensor *t, int64_t dim, int64_t start, int64_t lengt
   int64_t d;
   if (t->ndim == 0) { THError_set(TH_ERR_RUNTIME, "narrow() cannot be applied to a 0-dim tensor."); return NULL; }
   if (at_wrap_dim(dim, t->ndim, &d) < 0) return NULL;
+  if (length < 0) { THError_set(TH_ERR_RUNTIME, "narrow(): length must be non-negative."); return NULL; }
   int64_t n = t->sizes[d];
   if (start < -n || start > n) {
     THError_set(TH_ERR_INDEX, "start out of range (expected to be in range of [%lld, %lld], but got %lld)",
@@ -198,7 +252,7 @@ THTensor *at_narrow(const THTensor *t, int64_t dim, int64_t start, int64_t lengt
     return NULL;
   }
   if (start < 0) start += n;
-  if (length < 0 || start > n - length) {
+  if (start > n - length) {
     THError_set(TH_ERR_RUNTIME, "start (%lld) + length (%lld) exceeds dimension size (%lld).",
                 (long long)start, (long long)length, (long long)n);
     return NULL;
@@ -240,8 +294,9 @@ THTensor *at_slice(const THTensor *t, int64_t dim, ATOptInt start, ATOptInt end,
   int64_t sizes[TH_MAX_DIMS], strides[TH_MAX_DIMS];
   memcpy(sizes, t->sizes, t->ndim * sizeof(int64_t));
   memcpy(strides, t->strides, t->ndim * sizeof(int64_t));
-  sizes[d] = (e - s + step - 1) / step;
-  strides[d] = t->strides[d] * step;
+  sizes[d] = e == s ? 0 : (e - s - 1) / step + 1;   /* no e - s + step - 1: a huge step would overflow */
+  /* a step beyond the dim leaves one element, whose stride never matters */
+  if (th_mul_overflow(t->strides[d], step, &strides[d])) strides[d] = t->strides[d];
   return THTensor_newView(t, t->ndim, sizes, strides, t->offset + s * t->strides[d]);
 }
 

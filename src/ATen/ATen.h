@@ -126,6 +126,9 @@ AT_API const char *at_cpp_dtype_name(THDtype t);
 /* ---- views (ATView.c): no copies, share storage ---- */
 AT_API int at_wrap_dim(int64_t dim, int ndim, int64_t *out);   /* IndexError message */
 AT_API THTensor *at_view(const THTensor *t, const ATIntList *size);
+/* view(dtype): the same bytes as another dtype; a different element size
+ * rescales the last dim (torch's view.dtype rules and texts) */
+AT_API THTensor *at_view_dtype(const THTensor *t, THDtype dtype);
 AT_API THTensor *at_reshape(const THTensor *t, const ATIntList *size);
 AT_API THTensor *at_as_strided(const THTensor *t, const ATIntList *size, const ATIntList *stride, ATOptInt offset);
 AT_API THTensor *at_permute(const THTensor *t, const ATIntList *dims);

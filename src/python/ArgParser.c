@@ -122,6 +122,16 @@ static int parse_signature(APSignature *sig, const char *text) {
     if (!kwonly) sig->npositional++;
     sig->nparams++;
   }
+  /* "...)|tensors=a,b": the Tensor parameters a and b take tensors only */
+  const char *strict = strstr(rp, "|tensors=");
+  for (const char *n = strict ? strict + 9 : NULL; n && *n && *n != '|';) {
+    size_t len = strcspn(n, ",|");
+    for (int j = 0; j < sig->nparams; j++)
+      if (strlen(sig->params[j].name) == len && !strncmp(sig->params[j].name, n, len))
+        sig->params[j].no_numbers = true;
+    n += len;
+    if (*n == ',') n++;
+  }
   return 0;
 }
 
@@ -195,7 +205,7 @@ static bool is_dtype_obj(PyObject *o) {
 static bool check_param(const APParam *p, PyObject *o, bool first) {
   if (o == Py_None) return p->optional;
   switch (p->type) {
-    case AP_TENSOR: return THPTensor_Check(o) || (!first && ap_is_scalar(o));
+    case AP_TENSOR: return THPTensor_Check(o) || (!first && !p->no_numbers && ap_is_scalar(o));
     case AP_SCALAR: return ap_is_scalar(o) || (THPTensor_Check(o) && THTensor_numel(((THPTensor *)o)->t) == 1 &&
                                                ((THPTensor *)o)->t->ndim == 0);
     case AP_INT: return is_int_like(o);

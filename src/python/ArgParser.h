@@ -38,6 +38,8 @@ typedef struct {
   int def_list_n;
   bool def_list_given;
   char *def_text;        /* the default as written, for the no-match message */
+  bool no_numbers;       /* a Tensor parameter that a Python number does not match: torch has
+                          * no Scalar overload there (gcd(t, 2) is a TypeError) */
 } APParam;
 
 typedef struct {

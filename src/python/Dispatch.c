@@ -80,7 +80,23 @@ int THP_dispatch_note_int(PyObject *t) {
   return rc;
 }
 
+/* Checked here, once: every op call after this would otherwise raise from
+ * deep inside the dispatch point (AttributeError on each call). */
 static PyObject *set_observer(PyObject *self, PyObject *obs) {
+  if (obs != Py_None) {
+    static const char *const methods[] = {"enter", "exit"};
+    for (int i = 0; i < 2; i++) {
+      PyObject *m = PyObject_GetAttrString(obs, methods[i]);
+      bool ok = m && PyCallable_Check(m);
+      Py_XDECREF(m);
+      if (!ok) {
+        PyErr_Clear();
+        PyErr_Format(PyExc_TypeError, "_set_dispatch_observer(): the observer must be None or have callable enter "
+                     "and exit methods, but %s has no callable '%s'", Py_TYPE(obs)->tp_name, methods[i]);
+        return NULL;
+      }
+    }
+  }
   Py_XSETREF(THP_dispatch_observer, obs == Py_None ? NULL : Py_NewRef(obs));
   Py_RETURN_NONE;
 }

@@ -89,8 +89,14 @@ static PyObject *apply_basic(PyObject *self, PyObject *tup, PyObject *adv) {
     } else if (PySlice_Check(it)) {
       PySliceObject *sl = (PySliceObject *)it;
       int64_t step = 1;
-      if (sl->step != Py_None && ap_to_int(sl->step, &step) < 0) { Py_DECREF(cur); return NULL; }
-      if (step <= 0) { Py_DECREF(cur); PyErr_SetString(PyExc_ValueError, "step must be greater than zero"); return NULL; }
+      int overflow = 0;
+      if (PyLong_Check(sl->step)) {   /* Python clamps a slice's huge step (PySlice_Unpack); so does torch */
+        step = PyLong_AsLongLongAndOverflow(sl->step, &overflow);
+        if (overflow) step = overflow > 0 ? INT64_MAX : INT64_MIN;
+        else if (step == -1 && PyErr_Occurred()) { Py_DECREF(cur); return NULL; }
+      } else if (sl->step != Py_None && ap_to_int(sl->step, &step) < 0) { Py_DECREF(cur); return NULL; }
+      if (step == 0) { Py_DECREF(cur); PyErr_SetString(PyExc_ValueError, "slice step cannot be zero"); return NULL; }
+      if (step < 0) { Py_DECREF(cur); PyErr_SetString(PyExc_ValueError, "step must be greater than zero"); return NULL; }
       PyObject *d = PyLong_FromLong(dim), *stp = PyLong_FromLongLong(step);
       PyObject *start = clamp_bound(sl->start), *stop = clamp_bound(sl->stop);
       next = (d && stp && start && stop) ? F_slice_Tensor(cur, d, start, stop, stp) : NULL;

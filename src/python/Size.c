@@ -72,10 +72,17 @@ static PyObject *size_repeat(PyObject *a, Py_ssize_t n) {
   return wrap_tuple(PyTuple_Type.tp_as_sequence->sq_repeat(a, n));
 }
 
+/* torch's: items beyond int64 are its ValueError; the product wraps as int64 */
 static PyObject *size_numel(PyObject *self, PyObject *u) {
-  long long n = 1;
-  for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(self); i++) n *= PyLong_AsLongLong(PyTuple_GET_ITEM(self, i));
-  return PyLong_FromLongLong(n);
+  uint64_t n = 1;
+  for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(self); i++) {
+    int overflow;
+    long long v = PyLong_AsLongLongAndOverflow(PyTuple_GET_ITEM(self, i), &overflow);
+    if (overflow) { PyErr_SetString(PyExc_ValueError, "Overflow when unpacking long long"); return NULL; }
+    if (v == -1 && PyErr_Occurred()) return NULL;
+    n *= (uint64_t)v;
+  }
+  return PyLong_FromLongLong((long long)n);
 }
 static PyObject *size_reduce(PyObject *self, PyObject *u) {
   PyObject *t = PySequence_Tuple(self);

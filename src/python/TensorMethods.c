@@ -284,7 +284,12 @@ static PyObject *m_resize_(PyObject *self, PyObject *const *args, Py_ssize_t nar
     PyErr_SetString(PyExc_RuntimeError, "cannot resize variables that require grad");
   } else {
     const ATIntList *l = ap_intlist(&r, 1);
-    if (THTensor_resize(SELF->t, l->n, l->v) < 0) THP_raise();
+    bool negative = false;
+    for (int i = 0; i < l->n; i++) negative |= l->v[i] < 0;
+    /* torch's numel check reads sizes as unsigned, so a negative size is its overflow text
+     * (torch then accepts (0, -1): a tensor with a negative dim, which we refuse the same way) */
+    if (negative) PyErr_SetString(PyExc_RuntimeError, "numel: integer multiplication overflow");
+    else if (THTensor_resize(SELF->t, l->n, l->v) < 0) THP_raise();
     else { THP_bump_version(self); res = Py_NewRef(self); }
   }
   ap_release(&r);

@@ -169,7 +169,14 @@ TH_DEFINE_GCD(THTensor_(gcd), compute_t, 1)
 #else
 TH_DEFINE_GCD(THTensor_(gcd), compute_t, 0)
 #endif
-TH_DEFINE_LCM(THTensor_(lcm), THTensor_(gcd), compute_t)
+/* gcd(INT_MIN, b) can be -1 (abs(INT_MIN) stays negative, as in torch), and INT_MIN / -1
+ * traps (SIGFPE; torch's CPU lcm dies there). lcm = |a / g * b| does not depend on g's
+ * sign, so lcm divides by 1 instead: the same wrapped result, no trap. */
+static inline compute_t THTensor_(lcm_gcd)(compute_t a, compute_t b) {
+  compute_t g = THTensor_(gcd)(a, b);
+  return g == (compute_t)-1 ? 1 : g;
+}
+TH_DEFINE_LCM(THTensor_(lcm), THTensor_(lcm_gcd), compute_t)
 TH_BINARY_LOOP(gcd_loop, THTensor_(gcd)(a, b))
 TH_BINARY_LOOP(lcm_loop, THTensor_(lcm)(a, b))
 #endif
