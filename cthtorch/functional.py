@@ -132,7 +132,9 @@ def split(tensor, split_size_or_sections, dim=0):
     for s in sizes:
         out.append(tensor.narrow(d, start, s))
         start += s
-    return tuple(out)
+    # torch's split is one op with several view outputs: none may be modified in place
+    op = "Split" if isinstance(split_size_or_sections, int) else "SplitWithSizes"
+    return cthtorch._C._mark_multi_output_views(tuple(out), op)
 
 
 # ---------------------------------------------------------------- at-least-N-d

@@ -652,8 +652,9 @@ def _gen_vt_body(d, out, inplace):
     if inplace_self and differentiable:
         L.append("  PyObject *self_saved_ = NULL;")
         if "self" in saved_inputs:
-            L.append("  if (rg_) { THTensor *c_ = at_clone(((THPTensor *)self_)->t, true); "
-                     "if (!c_) return THP_raise(); self_saved_ = THPTensor_wrap(c_); if (!self_saved_) return NULL; }")
+            # a recorded clone (CloneBackward0 to self's old history), as torch's
+            # original_self: double backward then reaches what self was made of
+            L.append("  if (rg_ && !(self_saved_ = F_clone(self_, NULL))) return NULL;")
     call = impl_call(d, argvars)
     if kind == "tensor":
         L.append("  THTensor *r_;")

@@ -79,7 +79,8 @@ def tensor_split(input, indices_or_sections, dim=0):
 
 def unbind(input, dim=0):
     dim = _wrap_dim(dim, input.dim())
-    return tuple(input.select(dim, i) for i in range(input.shape[dim]))
+    # one op with several view outputs in torch: none may be modified in place
+    return _C._mark_multi_output_views(tuple(input.select(dim, i) for i in range(input.shape[dim])), "Unbind")
 
 
 # ---------------------------------------------------------------- gathers and scatters

@@ -90,6 +90,7 @@ PyObject *THP_wrap_tensorlist(ATTensorList *l, PyObject *view_base) {
     PyObject *w = view_base ? THPTensor_wrapView(l->v[i], view_base) : THPTensor_wrap(l->v[i]);
     l->v[i] = NULL;
     if (!w) { i++; goto fail; }
+    if (view_base) ((THPTensor *)w)->view_multi = true;
     PyTuple_SET_ITEM(t, i, w);
   }
   free(l->v);

@@ -123,7 +123,9 @@ static PyObject *asan_canary(PyObject *m, PyObject *u) {
 }
 #endif
 
+PyObject *THP_mark_multi_output_views(PyObject *m, PyObject *args);
 PyMethodDef THP_module_functions[] = {
+  {"_mark_multi_output_views", THP_mark_multi_output_views, METH_VARARGS, NULL},
   {"_set_grad_enabled", set_grad_enabled, METH_O, NULL},
   {"is_grad_enabled", is_grad_enabled, METH_NOARGS, NULL},
   {"_set_anomaly_enabled", set_anomaly, METH_VARARGS, NULL},

@@ -25,9 +25,11 @@ typedef struct THPTensor {
   PyObject *base;          /* the tensor this is a view of, or NULL */
   PyObject *dict;
   PyObject *weakreflist;
+  int64_t view_version;    /* views: the version their grad_fn was made at (stale: regenerated) */
   int output_nr;
   bool requires_grad;      /* meaningful for leaves */
   bool retains_grad;
+  bool view_multi;         /* one of several views one op returned (unbind, split): no in-place */
 } THPTensor;
 
 extern PyTypeObject THPTensorType;
@@ -128,6 +130,9 @@ extern PyTypeObject THPNodeType;
 THPNode *THPNode_new(PyTypeObject *type, int num_edges, int num_inputs);
 /* Edge for an input tensor: its grad_fn, or its leaf's AccumulateGrad. */
 int THPNode_setEdgeFor(THPNode *node, int i, PyObject *tensor);
+/* The tensor's grad_fn, first regenerating a view's from its base's history
+ * when an in-place op changed that history since (borrowed; NULL if none). */
+PyObject *THPTensor_gradFn(THPTensor *t);
 /* Records node as grad_fn of output tensor number nr. */
 void THPNode_setOutput(THPNode *node, int nr, PyObject *tensor);
 uint64_t THPNode_nextSeq(void);

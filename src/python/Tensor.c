@@ -36,6 +36,7 @@ PyObject *THPTensor_wrapView(THTensor *t, PyObject *base) {
   PyObject *root = b->base ? b->base : base;
   Py_INCREF(root);
   self->base = root;
+  self->view_version = self->version->version;
   return (PyObject *)self;
 }
 
@@ -194,9 +195,9 @@ static int set_grad(THPTensor *self, PyObject *v, void *c) {
   return 0;
 }
 static PyObject *get_grad_fn(THPTensor *self, void *c) {
-  if (!self->grad_fn) Py_RETURN_NONE;
-  Py_INCREF(self->grad_fn);
-  return self->grad_fn;
+  PyObject *fn = THPTensor_gradFn(self);
+  if (!fn) { if (PyErr_Occurred()) return NULL; Py_RETURN_NONE; }
+  return Py_NewRef(fn);
 }
 static PyObject *get_is_leaf(THPTensor *self, void *c) { return PyBool_FromLong(self->grad_fn == NULL); }
 static PyObject *get_output_nr(THPTensor *self, void *c) { return PyLong_FromLong(self->output_nr); }

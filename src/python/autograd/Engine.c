@@ -68,7 +68,9 @@ static int run_final_callbacks(PyObject *cbs) {
 static PyObject *edge_of(PyObject *tensor, int *nr) {
   THPTensor *t = (THPTensor *)tensor;
   *nr = 0;
-  if (t->grad_fn) { *nr = t->output_nr; return Py_NewRef(t->grad_fn); }
+  PyObject *fn = THPTensor_gradFn(t);
+  if (fn) { *nr = t->output_nr; return Py_NewRef(fn); }
+  if (PyErr_Occurred()) return NULL;
   if (t->requires_grad) return THPAccumulateGrad_get(tensor);
   return NULL;
 }

@@ -3,6 +3,8 @@
  * with their saved values; AccumulateGrad ends every path at a leaf. */
 #include "THP.h"
 #include "autograd/Formulas.h"
+#include "Functions.h"
+#include <string.h>
 
 static uint64_t next_seq = 0;
 uint64_t THPNode_nextSeq(void) { return next_seq++; }
@@ -27,8 +29,9 @@ int THPNode_setEdgeFor(THPNode *node, int i, PyObject *tensor) {
   e->input_nr = 0;
   if (!tensor || tensor == Py_None || !THPTensor_Check(tensor)) return 0;
   THPTensor *t = (THPTensor *)tensor;
-  if (t->grad_fn) {
-    e->fn = Py_NewRef(t->grad_fn);
+  PyObject *fn = THPTensor_gradFn(t);
+  if (fn) {
+    e->fn = Py_NewRef(fn);
     e->input_nr = t->output_nr;
   } else if (t->requires_grad) {
     e->fn = THPAccumulateGrad_get(tensor);
@@ -56,7 +59,163 @@ void THPNode_setOutput(THPNode *node, int nr, PyObject *tensor) {
   t->requires_grad = false;
 }
 
+/* ---- views and in-place ops (PyTorch's CopySlices) ----
+ * A view records its root base; an in-place op on a view changes the base
+ * too, so the base's history becomes a CopySlices node wrapping the op's
+ * node, and the view's grad_fn is regenerated from the base's new history
+ * as as_strided(base, view geometry), whose backward is AsStridedBackward0.
+ * Other views of the same base see the version counter move and regenerate
+ * theirs lazily (THPTensor_gradFn). */
+
+/* A view whose gradient flows to its base: it shares the base's storage (a
+ * `contiguous()` or `.to()` that copied is not one) and, when the base
+ * requires grad, it was made with history (detach() was not). */
+static bool is_diff_view(THPTensor *t) {
+  if (!t->base) return false;
+  THPTensor *b = (THPTensor *)t->base;
+  if (t->t->storage != b->t->storage) return false;
+  return t->grad_fn || !THPTensor_requiresGrad(t->base);
+}
+
+static PyObject *int_tuple(int n, const int64_t *v) {
+  PyObject *r = PyTuple_New(n);
+  for (int i = 0; r && i < n; i++) {
+    PyObject *x = PyLong_FromLongLong(v[i]);
+    if (!x) { Py_CLEAR(r); break; }
+    PyTuple_SET_ITEM(r, i, x);
+  }
+  return r;
+}
+
+/* as_strided(base, view's sizes, strides, offset), recorded (grad mode on). */
+static PyObject *view_of_base(THPTensor *v) {
+  PyObject *size = int_tuple(v->t->ndim, v->t->sizes), *stride = int_tuple(v->t->ndim, v->t->strides);
+  PyObject *off = PyLong_FromLongLong(v->t->offset), *r = NULL;
+  if (size && stride && off) {
+    bool was_off = THP_grad_enabled_off;
+    THP_grad_enabled_off = false;
+    r = F_as_strided(v->base, size, stride, off);
+    THP_grad_enabled_off = was_off;
+  }
+  Py_XDECREF(size); Py_XDECREF(stride); Py_XDECREF(off);
+  return r;
+}
+
+/* Points the view's grad_fn at its base's current history. */
+static int regenerate_view_grad_fn(THPTensor *v) {
+  v->view_version = v->version->version;
+  if (!THPTensor_requiresGrad(v->base)) return 0;
+  PyObject *r = view_of_base(v);
+  if (!r) return -1;
+  THPTensor *rt = (THPTensor *)r;
+  Py_XSETREF(v->grad_fn, rt->grad_fn);
+  rt->grad_fn = NULL;
+  v->output_nr = 0;
+  v->requires_grad = false;
+  Py_DECREF(r);
+  return 0;
+}
+
+PyObject *THPTensor_gradFn(THPTensor *t) {
+  if (t->base && t->grad_fn && t->view_version != t->version->version && is_diff_view(t) &&
+      regenerate_view_grad_fn(t) < 0)
+    PyErr_Clear();   /* only memory can fail here: the old history still describes the view's values' origin */
+  return t->grad_fn;
+}
+
+typedef struct {
+  THPNode base;
+  THPNode *fn;                       /* the in-place op's node */
+  PyObject *base_size, *base_stride; /* the base's geometry */
+  PyObject *view_size, *view_stride, *view_offset;   /* the view's, relative to the base's offset */
+} THPCopySlices;
+PyTypeObject THPCopySlicesType;
+
+/* grad of the base = grad with the view's region replaced by what the op's
+ * node makes of that region; the op's other inputs get its other outputs. */
+static PyObject *copy_slices_apply(THPNode *n_, PyObject *const *grads) {
+  THPCopySlices *n = (THPCopySlices *)n_;
+  PyObject *out = PyTuple_New(n_->num_edges);
+  if (!out) return NULL;
+  for (int i = 0; i < n_->num_edges; i++) PyTuple_SET_ITEM(out, i, Py_NewRef(Py_None));
+  if (grads[0] == Py_None) return out;
+  PyObject *result = NULL, *slice = NULL, *sc = NULL, *res = NULL, *r;
+  if (!(result = PyObject_CallMethod(grads[0], "new_empty_strided", "OO", n->base_size, n->base_stride))) goto fail;
+  if (!(r = PyObject_CallMethod(result, "copy_", "O", grads[0]))) goto fail;
+  Py_DECREF(r);
+  if (!(slice = PyObject_CallMethod(result, "as_strided", "OOO", n->view_size, n->view_stride, n->view_offset))) goto fail;
+  if (!(sc = PyObject_CallMethod(slice, "clone", NULL))) goto fail;
+  if (!(res = n->fn->apply(n->fn, &sc))) goto fail;
+  if (THP_grad_enabled()) {
+    /* create_graph: the as_strided above saved `result` for its backward;
+     * write into a copy so that saved tensor keeps its version */
+    Py_SETREF(result, PyObject_CallMethod(result, "clone", NULL));
+    if (!result) goto fail;
+    Py_SETREF(slice, PyObject_CallMethod(result, "as_strided", "OOO", n->view_size, n->view_stride, n->view_offset));
+    if (!slice) goto fail;
+  }
+  PyObject *g0 = PyTuple_GET_SIZE(res) ? PyTuple_GET_ITEM(res, 0) : Py_None;
+  r = g0 == Py_None ? PyObject_CallMethod(slice, "zero_", NULL) : PyObject_CallMethod(slice, "copy_", "O", g0);
+  if (!r) goto fail;
+  Py_DECREF(r);
+  PyTuple_SetItem(out, 0, Py_NewRef(result));
+  for (Py_ssize_t i = 1; i < PyTuple_GET_SIZE(res) && i < n_->num_edges; i++)
+    PyTuple_SetItem(out, i, Py_NewRef(PyTuple_GET_ITEM(res, i)));
+  Py_DECREF(res); Py_DECREF(sc); Py_DECREF(slice); Py_DECREF(result);
+  return out;
+fail:
+  Py_XDECREF(res); Py_XDECREF(sc); Py_XDECREF(slice); Py_XDECREF(result); Py_DECREF(out);
+  return NULL;
+}
+static int copy_slices_traverse(THPNode *n_, visitproc visit, void *arg) {
+  THPCopySlices *n = (THPCopySlices *)n_;
+  Py_VISIT(n->fn);
+  return 0;
+}
+static void copy_slices_release(THPNode *n_, bool final) {
+  THPCopySlices *n = (THPCopySlices *)n_;
+  if (n->fn && n->fn->release_saved) n->fn->release_saved(n->fn, final);
+  if (!final) return;
+  Py_CLEAR(n->fn);
+  Py_CLEAR(n->base_size); Py_CLEAR(n->base_stride);
+  Py_CLEAR(n->view_size); Py_CLEAR(n->view_stride); Py_CLEAR(n->view_offset);
+}
+PyTypeObject THPCopySlicesType = {
+  PyVarObject_HEAD_INIT(NULL, 0)
+  .tp_name = "CopySlices",
+  .tp_basicsize = sizeof(THPCopySlices),
+  .tp_flags = Py_TPFLAGS_DEFAULT,
+};
+
 void THP_rebase_history(PyObject *self, THPNode *node) {
+  THPTensor *v = (THPTensor *)self;
+  if (!is_diff_view(v) || !THDtype_isFloating(v->t->dtype)) { THPNode_setOutput(node, 0, self); return; }
+  THPTensor *b = (THPTensor *)v->base;
+  int ne = node->num_edges ? node->num_edges : 1;
+  THPCopySlices *cs = (THPCopySlices *)THPNode_new(&THPCopySlicesType, ne, 1);
+  if (!cs) goto fallback;
+  cs->base.apply = copy_slices_apply;
+  cs->base.traverse_saved = copy_slices_traverse;
+  cs->base.release_saved = copy_slices_release;
+  cs->fn = (THPNode *)Py_NewRef(node);
+  cs->base_size = int_tuple(b->t->ndim, b->t->sizes);
+  cs->base_stride = int_tuple(b->t->ndim, b->t->strides);
+  cs->view_size = int_tuple(v->t->ndim, v->t->sizes);
+  cs->view_stride = int_tuple(v->t->ndim, v->t->strides);
+  cs->view_offset = PyLong_FromLongLong(v->t->offset - b->t->offset);
+  if (!cs->base_size || !cs->base_stride || !cs->view_size || !cs->view_stride || !cs->view_offset ||
+      THPNode_setEdgeFor(&cs->base, 0, v->base) < 0) { Py_DECREF(cs); goto fallback; }
+  for (int i = 1; i < node->num_edges; i++) {
+    cs->base.edges[i].fn = Py_XNewRef(node->edges[i].fn);
+    cs->base.edges[i].input_nr = node->edges[i].input_nr;
+  }
+  record_meta(node, 0, v);
+  THPNode_setOutput(&cs->base, 0, v->base);
+  Py_DECREF(cs);
+  if (regenerate_view_grad_fn(v) == 0) return;
+  PyErr_Clear();
+fallback:   /* out of memory: the view keeps the op's history, as before views were tracked */
+  PyErr_Clear();
   THPNode_setOutput(node, 0, self);
 }
 
@@ -298,10 +457,16 @@ void THPSavedVar_save(THPSavedVar *sv, PyObject *tensor, bool is_output) {
   if (!is_output) { sv->data = Py_NewRef(tensor); return; }
   /* An output is saved without its grad_fn (that would be a cycle through
    * this node); unpack puts the node back. It shares the version counter. */
-  THPTensor *alias = (THPTensor *)THPTensor_wrap(at_alias(t->t));
+  THPTensor *alias;
+  if (is_diff_view(t)) {
+    /* an in-place op's result on a view: its history at backward time is the
+     * base's (CopySlices), so the alias stays a view of that base */
+    alias = (THPTensor *)THPTensor_wrapView(at_alias(t->t), tensor);
+  } else {
+    alias = (THPTensor *)THPTensor_wrap(at_alias(t->t));
+    if (alias) { THPVersion_free(alias->version); alias->version = THPVersion_retain(t->version); }
+  }
   if (!alias) { PyErr_Clear(); sv->data = NULL; return; }
-  THPVersion_free(alias->version);
-  alias->version = THPVersion_retain(t->version);
   sv->data = (PyObject *)alias;
 }
 
@@ -329,6 +494,12 @@ PyObject *THPSavedVar_unpack(THPSavedVar *sv, THPNode *owner) {
     return NULL;
   }
   if (!sv->is_output) return Py_NewRef(sv->data);
+  if (t->base) {   /* saved by an in-place op on a view: regenerated from the base's history */
+    THPTensor *r = (THPTensor *)THPTensor_wrapView(at_alias(t->t), sv->data);
+    if (!r) return NULL;
+    if (sv->requires_grad && regenerate_view_grad_fn(r) < 0) { Py_DECREF(r); return NULL; }
+    return (PyObject *)r;
+  }
   THPTensor *r = (THPTensor *)THPTensor_wrap(at_alias(t->t));
   if (!r) return NULL;
   THPVersion_free(r->version);
@@ -352,12 +523,57 @@ bool THP_any_requires_grad(int n, PyObject *const *ts) {
 
 int THP_check_inplace(PyObject *o) {
   THPTensor *t = (THPTensor *)o;
+  if (THP_grad_enabled() && t->view_multi && t->grad_fn) {
+    /* torch names the op and the output: "Output 1 of Unbind"; composites
+     * (split, unbind over select/narrow) recorded theirs in the tensor's
+     * dict, generated ops have it in their grad_fn (UnbindBackward0). */
+    PyObject *mark = t->dict ? PyDict_GetItemString(t->dict, "_multi_output_view") : NULL;
+    const char *name = Py_TYPE(t->grad_fn)->tp_name, *end = strstr(name, "Backward");
+    int len = end ? (int)(end - name) : (int)strlen(name), nr = t->output_nr;
+    if (mark && PyTuple_Check(mark) && PyTuple_GET_SIZE(mark) == 2) {
+      Py_ssize_t l;
+      name = PyUnicode_AsUTF8AndSize(PyTuple_GET_ITEM(mark, 0), &l);
+      if (!name) return -1;
+      len = (int)l;
+      nr = (int)PyLong_AsLong(PyTuple_GET_ITEM(mark, 1));
+    }
+    PyObject *op = PyUnicode_FromStringAndSize(name, len);
+    if (!op) return -1;
+    PyErr_Format(PyExc_RuntimeError,
+                 "Output %d of %U is a view and is being modified inplace. This view is the output of a function "
+                 "that returns multiple views. Such functions do not allow the output views to be modified inplace. "
+                 "You should replace the inplace operation by an out-of-place one.", nr, op);
+    Py_DECREF(op);
+    return -1;
+  }
+  if (THP_grad_enabled() && is_diff_view(t) && t->grad_fn && ((THPTensor *)t->base)->requires_grad &&
+      !((THPTensor *)t->base)->grad_fn) {
+    PyErr_SetString(PyExc_RuntimeError, "a view of a leaf Variable that requires grad is being used in an in-place operation.");
+    return -1;
+  }
   if (THP_grad_enabled() && t->requires_grad && !t->grad_fn) {
     PyErr_SetString(PyExc_RuntimeError,
                     "a leaf Variable that requires grad is being used in an in-place operation.");
     return -1;
   }
   return 0;
+}
+
+/* _C._mark_multi_output_views(views, op_name): the views a Python composite
+ * (split, unbind) returned may not be modified in place, as torch's. */
+PyObject *THP_mark_multi_output_views(PyObject *m, PyObject *args) {
+  PyObject *views, *name;
+  if (!PyArg_ParseTuple(args, "O!U", &PyTuple_Type, &views, &name)) return NULL;
+  for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(views); i++) {
+    PyObject *v = PyTuple_GET_ITEM(views, i);
+    if (!THPTensor_Check(v)) continue;
+    PyObject *mark = Py_BuildValue("(On)", name, i), *d = mark ? PyObject_GenericGetDict(v, NULL) : NULL;
+    int rc = d ? PyDict_SetItemString(d, "_multi_output_view", mark) : -1;
+    Py_XDECREF(mark); Py_XDECREF(d);
+    if (rc < 0) return NULL;
+    ((THPTensor *)v)->view_multi = true;
+  }
+  return Py_NewRef(views);
 }
 
 void THP_bump_version(PyObject *o) { ((THPTensor *)o)->version->version++; }
@@ -368,6 +584,8 @@ int THP_initNodes(PyObject *m) {
   if (PyType_Ready(&THPNodeType) < 0) return -1;
   THPAccumulateGradType.tp_base = &THPNodeType;
   if (PyType_Ready(&THPAccumulateGradType) < 0) return -1;
+  THPCopySlicesType.tp_base = &THPNodeType;
+  if (PyType_Ready(&THPCopySlicesType) < 0) return -1;
   extern PyTypeObject *THP_generated_node_types[];
   extern void THP_generated_init_nodes(void);
   THP_generated_init_nodes();

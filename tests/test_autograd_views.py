@@ -1,0 +1,200 @@
+"""In-place ops on views: the base's history becomes CopySlices around the op's
+node, the view's grad_fn is regenerated from the base (AsStridedBackward0),
+other views of the base see later in-place changes; torch's errors for views
+of leaves and for the outputs of multi-view ops. Gradients against torch."""
+import numpy as np
+import pytest
+
+import cthtorch as ct
+import oracle
+
+torch = oracle.require_torch()
+
+RS = np.random.RandomState(26)
+X = RS.uniform(-1, 1, size=(3, 4))
+W = RS.uniform(-1, 1, size=(4,))
+
+
+def _f(L, x, w):
+    y = x * 1
+    y[:, 1].mul_(3)
+    return y
+
+
+# each pattern: (L, x (3,4) requiring grad, w (4,) requiring grad) -> result
+PATTERNS = {
+    "slice_mul_": _f,
+    "select_assign_scalar": lambda L, x, w: _assign(L, x, 1, 7.0),
+    "select_assign_tensor": lambda L, x, w: _assign(L, x, 1, w * 2),
+    "index_assign_tensor": lambda L, x, w: _assign(L, x, L.tensor([0, 2]), w.exp()),
+    "slice_assign_broadcast": lambda L, x, w: _assign(L, x, (slice(None), slice(1, 3)), w[:2]),
+    "narrow_add_": lambda L, x, w: _inplace(L, x, lambda y: y.narrow(1, 1, 2).add_(w[:2])),
+    "transpose_mul_": lambda L, x, w: _inplace(L, x, lambda y: y.t()[2].mul_(w[:3])),
+    "view_copy_": lambda L, x, w: _inplace(L, x, lambda y: y.view(12)[4:8].copy_(w * w)),
+    "reshape_zero_": lambda L, x, w: _inplace(L, x, lambda y: y.reshape(2, 6)[1].zero_()),
+    "select_fill_": lambda L, x, w: _inplace(L, x, lambda y: y[2].fill_(0.5)),
+    "clamp_": lambda L, x, w: _inplace(L, x, lambda y: y[:, ::2].clamp_(-0.3, 0.3)),
+    "chain_of_views": lambda L, x, w: _inplace(L, x, lambda y: y[1:].t()[1:3][0].mul_(w[:2].sum())),
+    "two_inplace_on_view": lambda L, x, w: _inplace(L, x, lambda y: (y[0].mul_(2), y[0].add_(w))),
+    "exp_saves_result": lambda L, x, w: _inplace(L, x, lambda y: y[1].exp_()),
+    "view_of_zeros_base": lambda L, x, w: _zeros_base(L, x, w),
+    "base_mul_tensor": lambda L, x, w: _inplace(L, x, lambda y: y.mul_(w)),   # not a view: self saved recorded
+}
+
+
+def _assign(L, x, idx, v):
+    y = x * 1
+    y[idx] = v
+    return y
+
+
+def _inplace(L, x, op):
+    y = x * 1
+    op(y)
+    return y * y
+
+
+def _zeros_base(L, x, w):
+    y = L.zeros(3, 4, dtype=x.dtype)   # requires no grad until a view of it gets w
+    y[1] = w
+    y[2].copy_(x[0] * w)
+    return y
+
+
+def _grads(fn, create_graph=False):
+    out = []
+    for L in (ct, torch):
+        x = L.tensor(X, requires_grad=True)
+        w = L.tensor(W, requires_grad=True)
+        r = fn(L, x, w)
+        g = L.autograd.grad((r * r.detach().sin()).sum(), (x, w), allow_unused=True, create_graph=create_graph)
+        out.append((r, g))
+    return out
+
+
+@pytest.mark.parametrize("name", sorted(PATTERNS))
+def test_gradients_match_torch(name):
+    (rc, gc_), (rt, gt) = _grads(PATTERNS[name])
+    np.testing.assert_allclose(rc.tolist(), rt.tolist(), rtol=1e-12)
+    for a, b in zip(gc_, gt):
+        assert (a is None) == (b is None)
+        if a is not None:
+            np.testing.assert_allclose(a.tolist(), b.tolist(), rtol=1e-12, atol=1e-15)
+
+
+@pytest.mark.parametrize("name", ["slice_mul_", "select_assign_tensor", "index_assign_tensor", "exp_saves_result",
+                                  "transpose_mul_", "base_mul_tensor", "view_of_zeros_base"])
+def test_double_backward_matches_torch(name):
+    xs = []
+    for L in (ct, torch):
+        x = L.tensor(X, requires_grad=True)
+        w = L.tensor(W, requires_grad=True)
+        r = PATTERNS[name](L, x, w)
+        gx, gw = L.autograd.grad((r * r).sum(), (x, w), create_graph=True, allow_unused=True)
+        gg = (gx * gx).sum() + (0 if gw is None else (gw * gw).sum())
+        xs.append([v.tolist() for v in L.autograd.grad(gg, (x, w), allow_unused=True) if v is not None])
+    assert len(xs[0]) == len(xs[1])
+    for a, b in zip(*xs):
+        np.testing.assert_allclose(a, b, rtol=1e-12, atol=1e-15)
+
+
+def test_gradcheck_through_copy_slices():
+    x = ct.tensor(X, requires_grad=True)
+    w = ct.tensor(W, requires_grad=True)
+    for name in ("slice_mul_", "index_assign_tensor", "transpose_mul_", "view_of_zeros_base", "base_mul_tensor"):
+        fn = PATTERNS[name]
+        assert ct.autograd.gradcheck(lambda x, w: fn(ct, x, w), (x, w))
+        assert ct.autograd.gradgradcheck(lambda x, w: fn(ct, x, w), (x, w))
+
+
+def test_grad_fn_names_and_rebase():
+    for L in (ct, torch):
+        x = L.tensor(X, requires_grad=True)
+        y = x * 1
+        v = y[1]
+        assert type(v.grad_fn).__name__ == "SelectBackward0"
+        v.mul_(2)
+        assert type(y.grad_fn).__name__ == "CopySlices"
+        assert type(v.grad_fn).__name__ == "AsStridedBackward0"
+        assert v._base is y and y._version == v._version == 1
+
+
+def test_view_sees_inplace_on_base():
+    got = []
+    for L in (ct, torch):
+        x = L.tensor(X, requires_grad=True)
+        y = x * 1
+        v = y[1:, 2]
+        u = y.t()
+        y.mul_(x)          # the base's history changes after the views were taken
+        assert type(v.grad_fn).__name__ == "AsStridedBackward0"
+        (v.sum() + (u * u).sum()).backward()
+        got.append(x.grad.tolist())
+    np.testing.assert_allclose(got[0], got[1], rtol=1e-12)
+
+
+def test_other_view_of_base_sees_inplace_on_a_view():
+    got = []
+    for L in (ct, torch):
+        x = L.tensor(X, requires_grad=True)
+        y = x * 1
+        a = y[0]
+        b = y[0, 1:]
+        b.mul_(5)
+        (a * a).sum().backward()
+        got.append(x.grad.tolist())
+    np.testing.assert_allclose(got[0], got[1], rtol=1e-12)
+
+
+def test_copies_that_share_the_version_are_not_views():
+    # contiguous()/.to() of a transposed/other-dtype tensor copies: in-place on
+    # the copy must not write gradient into the original
+    got = []
+    for L in (ct, torch):
+        x = L.tensor(X, requires_grad=True)
+        y = x * 1
+        c = y.t().contiguous()
+        c.mul_(3)
+        d = y.detach()
+        d.mul_(1)
+        (c.sum() + y.sum()).backward()
+        got.append(x.grad.tolist())
+    np.testing.assert_allclose(got[0], got[1])
+
+
+def _err(fn):
+    with pytest.raises(RuntimeError) as e:
+        fn()
+    return str(e.value)
+
+
+def test_errors_match_torch():
+    cases = [
+        lambda L, x: x[0].mul_(2),
+        lambda L, x: x.t().zero_(),
+        lambda L, x: (x * 1).unbind()[1].mul_(2),
+        lambda L, x: (x * 1).split(2, 1)[1].add_(1),
+        lambda L, x: (x * 1).split([1, 3], 1)[0].add_(1),
+        lambda L, x: (x * 1).chunk(2)[1].zero_(),
+    ]
+    for case in cases:
+        texts = [_err(lambda: case(L, L.tensor(X, requires_grad=True))) for L in (ct, torch)]
+        assert texts[0] == texts[1]
+
+
+def test_allowed_cases_match_torch():
+    for L in (ct, torch):
+        x = L.tensor(X, requires_grad=True)
+        with L.no_grad():
+            x[0].mul_(1)                    # no grad mode: allowed
+        L.zeros(3).unbind()[1].mul_(2)      # nothing requires grad
+        for t in x.tensor_split(2):         # tensor_split's outputs are ordinary views
+            (t * 1)[0].mul_(2)
+        y = (x * 1).tensor_split(2)[0]
+        y.mul_(2)
+
+
+def test_integer_view_inplace_untracked():
+    y = ct.arange(6).view(2, 3)
+    y[1].add_(1)
+    assert y.tolist() == [[0, 1, 2], [4, 5, 6]] and y.grad_fn is None
