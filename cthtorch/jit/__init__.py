@@ -18,6 +18,9 @@ def __getattr__(name):
     if name in _MODULE_NAMES:
         from . import _module
         return getattr(_module, name)
+    if name == "frontend":   # torch.jit.frontend.NotSupportedError & co.
+        import importlib     # not `from . import`: that asks this __getattr__ again
+        return importlib.import_module("cthtorch.jit.frontend")
     raise AttributeError("module 'cthtorch.jit' has no attribute '%s'" % name)
 
 __all__ = ["script", "trace", "trace_module", "ignore", "unused", "export", "interface", "is_scripting",
@@ -39,12 +42,6 @@ class TracerWarning(Warning):
 
 # TracerWarnings from library code are not shown, as torch does
 TracerWarning.ignore_lib_warnings()
-
-
-def script(obj=None, optimize=None, _frames_up=0, _rcb=None, example_inputs=None):
-    # the scripting frontend (jit/_script.py) replaces this; until then,
-    # scripted code runs eagerly
-    return obj
 
 
 def trace(func, example_inputs=None, *args, **kwargs):
@@ -143,15 +140,6 @@ def wait(future):
     return future.wait()
 
 
-def save(m, f, _extra_files=None):
-    raise NotImplementedError("cthtorch.jit.save: TorchScript serialization is not implemented in cthtorch yet; "
-                              "use cthtorch.save(model.state_dict(), f)")
-
-
-def load(f, map_location=None, _extra_files=None):
-    raise NotImplementedError("cthtorch.jit.load: TorchScript archives are not implemented in cthtorch yet")
-
-
 def freeze(mod, preserved_attrs=None, optimize_numerics=True):
     """Parameters and attributes become constants of the inlined forward;
     dropout goes, batch norm folds into the conv before it (eval only)."""
@@ -184,9 +172,11 @@ def optimize_for_inference(mod, other_methods=None):
 
 # ---- exports added by the other JIT branches (jitscript, jitarch) go below, one marked block each
 
-# ---- jitscript: the TorchScript frontend (jit/frontend.py, _script.py, _recursive.py)
-from ._script import script  # noqa: E402,F811
-from . import frontend  # noqa: E402,F401
+# ---- jitscript: the TorchScript frontend (jit/frontend.py, _script.py, _recursive.py), imported
+# on first use: the frontend alone would double `import cthtorch`'s time
+def script(obj=None, optimize=None, _frames_up=0, _rcb=None, example_inputs=None):
+    from ._script import script as _script
+    return _script(obj, optimize, _frames_up, _rcb, example_inputs)
 
 
 # ---- jitarch: TorchScript archives (jit/_serialization.py, imported on first use: it needs cthtorch.nn) ----
