@@ -159,3 +159,23 @@ def test_lcm_of_the_most_negative_int_does_not_trap(dtype):
     if dtype in ("int8", "int16"):
         assert got == torch.lcm(torch.tensor(a.tolist(), dtype=getattr(torch, dtype)),
                                 torch.tensor(b.tolist(), dtype=getattr(torch, dtype))).tolist()
+
+
+@pytest.mark.parametrize("weight, bias", [(2.5, None), ("0d", None), (None, "short"), ("flat", None)])
+def test_layer_norm_weight_and_bias_must_have_normalized_shape(weight, bias):
+    # was: heap overflow under ASan (CI's fuzz smoke: torch.layer_norm(x, [2, 2, 5, 5], 2.5)):
+    # the CPU kernel read M values from a 0-d weight. torch's check and text.
+    make = {None: None, 2.5: 2.5, "0d": cthtorch.tensor(2.5, dtype=cthtorch.float64),
+            "short": cthtorch.zeros(2, dtype=cthtorch.float64), "flat": cthtorch.ones(100, dtype=cthtorch.float64)}
+    x = cthtorch.randn(2, 2, 5, 5, dtype=cthtorch.float64)
+    what = "weight" if weight is not None else "bias"
+    if weight == 2.5:
+        with pytest.raises(TypeError, match=r"layer_norm\(\): argument 'weight' \(position 3\) must be Tensor, not "
+                           "float"):
+            cthtorch.layer_norm(x, [2, 2, 5, 5], 2.5)
+        with pytest.raises(TypeError, match="must be Tensor, not float"):
+            torch.layer_norm(torch.zeros(2, 2, 5, 5, dtype=torch.float64), [2, 2, 5, 5], 2.5)
+        return
+    with pytest.raises(RuntimeError, match="Expected %s to be of same shape as normalized_shape, but got %s of "
+                       r"shape \[\d*\] and normalized_shape = \[2, 2, 5, 5\]" % (what, what)):
+        cthtorch.layer_norm(x, [2, 2, 5, 5], make[weight], bias=make[bias])

@@ -18,6 +18,10 @@ def batch_norm(input, weight, bias, running_mean, running_var, training, momentu
 
 
 def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5, cudnn_enable=True):
+    for pos, name, t in ((3, "weight", weight), (4, "bias", bias)):
+        if t is not None and not isinstance(t, cthtorch.Tensor):   # torch's parser: no number for a Tensor
+            raise TypeError("layer_norm(): argument '%s' (position %d) must be Tensor, not %s"
+                            % (name, pos, type(t).__name__))
     return cthtorch.native_layer_norm(input, list(normalized_shape), weight, bias, eps)[0]
 
 

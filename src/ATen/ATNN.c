@@ -883,9 +883,13 @@ static void ln_stat_sizes(const THTensor *input, const ATIntList *shape, int64_t
   for (int i = 0; i < input->ndim; i++) rs[i] = i < rn ? input->sizes[i] : 1;
 }
 
-/* weight/bias of layer norm on the GPU: M elements (the kernels read M) */
-static int ln_param_check(const THTensor *t, const ATIntList *shape, int64_t M, const char *what) {
-  if (!t || THTensor_numel(t) == M) return 0;
+/* weight/bias of layer norm have normalized_shape: the kernels (CPU and GPU)
+ * read M contiguous values of each, so any other shape (a 0-d weight made
+ * from a Python number, say) would read past its end */
+static int ln_param_check(const THTensor *t, const ATIntList *shape, const char *what) {
+  bool ok = !t || t->ndim == shape->n;
+  for (int i = 0; ok && t && i < shape->n; i++) ok = t->sizes[i] == shape->v[i];
+  if (ok) return 0;
   char a[256], b[256];
   THError_set(TH_ERR_RUNTIME, "Expected %s to be of same shape as normalized_shape, but got %s of shape %s and "
               "normalized_shape = %s", what, what, THTensor_sizeStr(t->ndim, t->sizes, a, 256),
@@ -897,9 +901,7 @@ static int layer_norm_cuda(THTensor **outs, const THTensor *input, const ATIntLi
                            const THTensor *bias, double eps, int64_t R, int64_t M) {
   const THTensor *all[3] = { input, weight, bias };
   int dev;
-  if (at_common_device(3, all, "native_layer_norm", &dev) < 0 || ln_param_check(weight, shape, M, "weight") < 0 ||
-      ln_param_check(bias, shape, M, "bias") < 0)
-    return -1;
+  if (at_common_device(3, all, "native_layer_norm", &dev) < 0) return -1;
   THDtype ct = compute_of(input);
   int64_t rs[TH_MAX_DIMS];
   ln_stat_sizes(input, shape, rs);
@@ -948,6 +950,7 @@ done:
 int at_layer_norm(THTensor **outs, const THTensor *input, const ATIntList *shape, const THTensor *weight,
                   const THTensor *bias, double eps) {
   int64_t R, M;
+  if (ln_param_check(weight, shape, "weight") < 0 || ln_param_check(bias, shape, "bias") < 0) return -1;
   if (ln_rows(input, shape, &R, &M) < 0) return -1;
   if (THTensor_device(input) >= 0) return layer_norm_cuda(outs, input, shape, weight, bias, eps, R, M);
   THDtype ct;
