@@ -43,28 +43,39 @@ def scalar(tag, value, new_style=False, double_precision=False):
 
 def _tensorflow_bins():
     """TensorFlow's default histogram edges: +-1e-12 * 1.1**k up to 1e20, and 0."""
-    pos = 1e-12 * 1.1 ** np.arange(int(math.ceil(math.log(1e20 / 1e-12, 1.1))))
-    return np.concatenate([-pos[::-1], [0.0], pos])
+    pos = [1e-12 * 1.1 ** k for k in range(int(math.ceil(math.log(1e20 / 1e-12, 1.1))))]
+    return [-p for p in reversed(pos)] + [0.0] + pos
 
 
 def histogram(tag, values, bins="tensorflow", max_bins=None):
-    v = make_np(values).astype(np.float64).reshape(-1)
-    if v.size == 0:
+    # counted by the declared C op (torch.histogram, numpy's bucket rules)
+    import cthtorch
+    v = values if isinstance(values, cthtorch.Tensor) else cthtorch.as_tensor(make_np(values))
+    v = v.detach().cpu().to(cthtorch.float64).reshape(-1)
+    if v.numel() == 0:
         raise ValueError("The histogram is empty, please file a bug report.")
-    counts, edges = np.histogram(v, bins=_tensorflow_bins() if bins == "tensorflow" else bins)
-    if max_bins is not None and len(counts) > max_bins:
+    if bins == "tensorflow":
+        edges = _tensorflow_bins()
+    elif isinstance(bins, str):   # numpy's bin-width estimators ('auto', 'fd', ...) choose the edges only
+        edges = np.histogram_bin_edges(v.numpy(), bins=bins)
+    else:
+        edges = bins
+    if not isinstance(edges, int):
+        edges = cthtorch.as_tensor(make_np(edges)).to(cthtorch.float64)
+    counts, edges = cthtorch.histogram(v, bins=edges)
+    if max_bins is not None and counts.numel() > max_bins:
         # merge neighbouring buckets: `group` of them per bucket
-        group = -(-len(counts) // max_bins)
-        pad = (-len(counts)) % group
-        counts = np.pad(counts, (0, pad)).reshape(-1, group).sum(1)
-        edges = np.concatenate([edges[:-1:group], [edges[-1]]])
-    nz = np.nonzero(counts)[0]
+        group = -(-counts.numel() // max_bins)
+        pad = (-counts.numel()) % group
+        counts = cthtorch.cat([counts, counts.new_zeros(pad)]).reshape(-1, group).sum(1)
+        edges = cthtorch.cat([edges[:-1:group], edges[-1:]])
+    nz = counts.nonzero().reshape(-1).tolist()
     # the empty buckets at both ends say nothing. A bucket is kept by its right
     # edge, so the left edge of the first one goes in as an empty bucket before it
-    lo, hi = (int(nz[0]), int(nz[-1]) + 1) if len(nz) else (0, len(counts))
-    proto = HistogramProto(min=float(v.min()), max=float(v.max()), num=int(v.size), sum=float(v.sum()),
-                           sum_squares=float(v.dot(v)), bucket_limit=edges[lo:hi + 1].tolist(),
-                           bucket=[0.0] + counts[lo:hi].astype(np.float64).tolist())
+    lo, hi = (nz[0], nz[-1] + 1) if nz else (0, counts.numel())
+    proto = HistogramProto(min=v.min().item(), max=v.max().item(), num=v.numel(), sum=v.sum().item(),
+                           sum_squares=v.dot(v).item(), bucket_limit=edges[lo:hi + 1].tolist(),
+                           bucket=[0.0] + counts[lo:hi].tolist())
     return Summary(value=[Summary.Value(tag=tag, histo=proto)])
 
 
