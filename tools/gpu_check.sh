@@ -9,6 +9,7 @@
 # integrator; .whl/ is git-excluded), installed here into /tmp/site.
 #
 # Usage: tools/gpu_check.sh        (or: make test-cuda)
+#        GPU_CHECK_STEPS="tests profile" tools/gpu_check.sh   (a subset of: tests bench models profile)
 # Log:   $OUT/gpu_check.log when OUT is set, else build/gpu_check.log.
 # Exit:  0 when the build and the tests passed (benchmark failures are logged only).
 set -u
@@ -36,7 +37,9 @@ step() {
 say "gpu_check $(date -u +%FT%TZ) commit $(git rev-parse --short HEAD 2>/dev/null || echo '?')"
 { nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader 2>&1 || echo "nvidia-smi: none";
   nvcc --version 2>&1 | tail -1; $PY --version 2>&1;
-  $PY -c 'import torch; print("torch", torch.__version__, "cuda", torch.version.cuda, torch.cuda.is_available())' 2>&1
+  $PY -c 'import torch; print("torch", torch.__version__, "cuda", torch.version.cuda, torch.cuda.is_available(), "cudnn", torch.backends.cudnn.version())' 2>&1
+  # where cuDNN lives there (libTHC opens it at run time, as cuBLAS)
+  $PY -c 'import nvidia, os; [print(os.path.join(r, f)) for p in nvidia.__path__ for r, _, fs in os.walk(p) for f in fs if "cudnn" in f and (f.endswith(".h") or ".so" in f)]' 2>&1 | head -30
 } | sed 's/^/  /' | tee -a "$LOG"
 
 # OpenBLAS for the CPU kernels (setup.py imports scipy_openblas32)
@@ -49,6 +52,8 @@ if ! $PY -c 'import scipy_openblas32' 2>/dev/null; then
   fi
 fi
 
+STEPS=${GPU_CHECK_STEPS:-tests bench models}
+want() { case " $STEPS " in *" $1 "*) return 0;; esac; return 1; }
 FAILED=""
 step build 170 $PY setup.py -q build_ext || FAILED="$FAILED build"
 if [ -f cthtorch/lib/libTHC.so ]; then say "  libTHC.so built"; else say "  libTHC.so MISSING"; FAILED="$FAILED libTHC"; fi
@@ -60,7 +65,8 @@ if command -v nvidia-smi >/dev/null && nvidia-smi -L >/dev/null 2>&1 &&
 fi
 
 if [ -z "$FAILED" ]; then
-  if $PY -m pytest --version >/dev/null 2>&1; then
+  if ! want tests; then :
+  elif $PY -m pytest --version >/dev/null 2>&1; then
     # -rfEs: the summary names every failure, error and skip (with its reason)
     # a hung test (a kernel that never returns) costs 60 s, not the whole step, where pytest-timeout exists
     TO=""; $PY -c 'import pytest_timeout' 2>/dev/null && TO="--timeout=60"
@@ -71,8 +77,9 @@ if [ -z "$FAILED" ]; then
   else
     say "pytest is not installed: tests not run"; FAILED="$FAILED tests(no pytest)"
   fi
-  step bench 90 $PY bench/bench_cuda.py || say "  (benchmark failure does not fail the check)"
-  step models 150 $PY bench/bench_cuda_models.py || say "  (a model benchmark failure does not fail the check)"
+  want bench && { step bench 90 $PY bench/bench_cuda.py || say "  (benchmark failure does not fail the check)"; }
+  want models && { step models 150 $PY bench/bench_cuda_models.py || say "  (a model benchmark failure does not fail the check)"; }
+  want profile && { step profile 150 $PY bench/profile_cuda_resnet.py || say "  (a profile failure does not fail the check)"; }
 fi
 
 say "==== summary ($(elapsed) total): ${FAILED:+FAILED:$FAILED}${FAILED:-ALL PASSED}"
