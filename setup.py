@@ -112,6 +112,22 @@ class BuildCthtorch(build_ext):
         if not os.path.exists(os.path.join(LIB, os.path.basename(blas_so))):
             shutil.copy2(blas_so, LIB)
         rpath = "-Wl,-rpath,$ORIGIN"
+        # nvcc's objects need none of the C libraries: they compile beside the C
+        # build (its per-layer tails leave cores idle), only the link waits
+        with ThreadPoolExecutor(1) as thc_ex:
+            thc = thc_ex.submit(self.compile_thc)
+            self.build_c(rpath, blas_inc, blas_lib)
+            self.link_thc(*(thc.result() or ()))
+        self.install_headers()
+        pyi = os.path.join(GEN, "_C.pyi")
+        if os.path.exists(pyi):
+            shutil.copy2(pyi, os.path.join(PKG, "_C.pyi"))
+        # the op registry (cthtorch/_ops) raises on a name registered twice or
+        # shadowing a generated binding: importing the package makes that a build error
+        if not ASAN:   # an ASan build imports only with libasan preloaded (make test-asan)
+            subprocess.check_call([sys.executable, "-c", "import cthtorch"], cwd=ROOT)
+
+    def build_c(self, rpath, blas_inc, blas_lib):
         th = compile_all(sorted(glob.glob(os.path.join(ROOT, "src", "TH", "*.c"))),
                          os.path.join(BUILD, "obj"), [], ["TH"])
         link(th, os.path.join(LIB, "libTH.so"), ["-lm", "-lmvec", "-lrt", rpath])
@@ -128,30 +144,21 @@ class BuildCthtorch(build_ext):
         ext_name = "_C" + sysconfig.get_config_var("EXT_SUFFIX")
         link(pyobj, os.path.join(PKG, ext_name),
              ["-L" + LIB, "-lATen", "-lTH", "-lm", "-ldl", "-Wl,-rpath,$ORIGIN/lib"])
-        self.build_thc()
-        self.install_headers()
-        pyi = os.path.join(GEN, "_C.pyi")
-        if os.path.exists(pyi):
-            shutil.copy2(pyi, os.path.join(PKG, "_C.pyi"))
-        # the op registry (cthtorch/_ops) raises on a name registered twice or
-        # shadowing a generated binding: importing the package makes that a build error
-        if not ASAN:   # an ASan build imports only with libasan preloaded (make test-asan)
-            subprocess.check_call([sys.executable, "-c", "import cthtorch"], cwd=ROOT)
 
-    def build_thc(self):
-        """libTHC: nvcc per .cu (rebuilt when it or a header it can include
-        changed), linked with the static CUDA runtime so it needs only the
-        driver at run time; cuBLAS is opened by libTHC itself (dlopen)."""
+    def compile_thc(self):
+        """libTHC's objects: nvcc per .cu (rebuilt when it or a header it can
+        include changed). Returns (nvcc, arch, objects, whether any was rebuilt),
+        or None where no libTHC is built."""
         nvcc = shutil.which("nvcc")
         cu = sorted(glob.glob(os.path.join(ROOT, "src", "THC", "*.cu")))
         # the sanitizer build instruments host code only: it reuses no GPU
         if not nvcc or not cu or ASAN:
-            return
+            return None
         # a libTHC built elsewhere (same sources) and copied in: the GPU check
         # carries the one built here, since nvcc takes minutes over the kernels
         if os.environ.get("CTHTORCH_PREBUILT_THC") == "1" and os.path.exists(os.path.join(LIB, "libTHC.so")):
             print("libTHC.so: prebuilt (CTHTORCH_PREBUILT_THC=1)", flush=True)
-            return
+            return None
         objdir = os.path.join(BUILD, "obj_cuda")
         os.makedirs(objdir, exist_ok=True)
         newest = newest_header(["TH", "ATen", "THC"])
@@ -171,10 +178,24 @@ class BuildCthtorch(build_ext):
             print("nvcc", os.path.relpath(cmd[-3], ROOT), flush=True)
             subprocess.check_call(cmd)
 
+        # the heavy sources first (those instantiating a template header's
+        # kernels per dtype), so a long compile does not start last on a 2-core
+        # machine while the other core idles
+        def cost(cmd):
+            with open(cmd[-3]) as fh:
+                return ('.cuh"' in fh.read(), os.path.getsize(cmd[-3]))
+        cmds.sort(key=cost, reverse=True)
         with ThreadPoolExecutor(max(2, os.cpu_count() or 2)) as ex:
             list(ex.map(run, cmds))
+        return nvcc, arch, objs, bool(cmds)
+
+    def link_thc(self, nvcc=None, arch=None, objs=None, rebuilt=False):
+        """libTHC.so, linked with the static CUDA runtime so it needs only the
+        driver at run time; cuBLAS is opened by libTHC itself (dlopen)."""
+        if nvcc is None:
+            return
         out = os.path.join(LIB, "libTHC.so")
-        if cmds or not os.path.exists(out):
+        if rebuilt or not os.path.exists(out):
             print("link", os.path.relpath(out, ROOT), flush=True)
             subprocess.check_call([nvcc, "-shared", "-cudart", "static"] + arch + objs +
                                   ["-o", out, "-L" + LIB, "-lTH", "-ldl", "-lpthread", "-Xlinker", "-rpath=$ORIGIN"])

@@ -9,7 +9,7 @@
 # integrator; .whl/ is git-excluded), installed here into /tmp/site.
 #
 # Usage: tools/gpu_check.sh        (or: make test-cuda)
-#        GPU_CHECK_STEPS="tests profile" tools/gpu_check.sh   (a subset of: tests bench models profile)
+#        GPU_CHECK_STEPS="tests profile" tools/gpu_check.sh   (a subset of: tests bench models profile mnist)
 # Log:   $OUT/gpu_check.log when OUT is set, else build/gpu_check.log.
 # Exit:  0 when the build and the tests passed (benchmark failures are logged only).
 set -u
@@ -52,10 +52,10 @@ if ! $PY -c 'import scipy_openblas32' 2>/dev/null; then
   fi
 fi
 
-STEPS=${GPU_CHECK_STEPS:-tests bench models}
+STEPS=${GPU_CHECK_STEPS:-tests bench models mnist}
 want() { case " $STEPS " in *" $1 "*) return 0;; esac; return 1; }
 FAILED=""
-step build 170 $PY setup.py -q build_ext || FAILED="$FAILED build"
+step build 300 $PY setup.py -q build_ext || FAILED="$FAILED build"
 if [ -f cthtorch/lib/libTHC.so ]; then say "  libTHC.so built"; else say "  libTHC.so MISSING"; FAILED="$FAILED libTHC"; fi
 $PY -c 'import cthtorch as t; print("  cthtorch.cuda.is_available():", t.cuda.is_available(), t.cuda.device_count(), "device(s)")' 2>&1 | tee -a "$LOG"
 # a GPU that cthtorch does not see would make every CUDA test skip: that is a failure here
@@ -79,6 +79,7 @@ if [ -z "$FAILED" ]; then
   fi
   want bench && { step bench 90 $PY bench/bench_cuda.py || say "  (benchmark failure does not fail the check)"; }
   want models && { step models 150 $PY bench/bench_cuda_models.py || say "  (a model benchmark failure does not fail the check)"; }
+  want mnist && { step mnist 200 $PY bench/bench_cuda_mnist.py || say "  (an MNIST epoch failure does not fail the check)"; }
   want profile && { step profile 150 $PY bench/profile_cuda_resnet.py || say "  (a profile failure does not fail the check)"; }
 fi
 

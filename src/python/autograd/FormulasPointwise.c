@@ -20,12 +20,23 @@ PyObject *F_clamp_grad(PyObject *grad, PyObject *self, PyObject *min, PyObject *
   return r;
 }
 
-/* a tensor bound gets the gradient where it was the active side */
-PyObject *F_clamp_grad_bound(PyObject *grad, PyObject *self, PyObject *bound, PyObject *is_min) {
-  PyObject *zero = PyFloat_FromDouble(0.0);
-  PyObject *mask = is_min == Py_True ? F_lt(self, bound) : F_gt(self, bound);
-  PyObject *r = mask ? F_where(mask, grad, zero) : NULL;
-  Py_XDECREF(mask); Py_XDECREF(zero);
+/* a tensor bound gets the gradient where it was the active side: min where
+ * self < min < max, max where self > max or max < min (max wins a crossed
+ * pair, as clamp applies it last) */
+PyObject *F_clamp_grad_bound(PyObject *grad, PyObject *self, PyObject *min, PyObject *max, PyObject *is_min) {
+  bool lower = is_min == Py_True;
+  PyObject *bound = lower ? min : max, *other = lower ? max : min;
+  PyObject *zero = PyFloat_FromDouble(0.0), *mask = NULL, *r = NULL;
+  if (!zero) return NULL;
+  mask = lower ? F_lt(self, bound) : F_gt(self, bound);
+  if (mask && other != Py_None) {
+    PyObject *order = lower ? F_lt(min, max) : F_lt(max, min);
+    PyObject *both = order ? (lower ? F_logical_and(mask, order) : F_logical_or(mask, order)) : NULL;
+    Py_XDECREF(order);
+    Py_SETREF(mask, both);
+  }
+  if (mask) r = F_where(mask, grad, zero);
+  Py_XDECREF(mask); Py_DECREF(zero);
   return r;
 }
 
