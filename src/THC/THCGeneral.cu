@@ -192,6 +192,10 @@ const ATCudaHooks *THC_hooks(void) {
   hooks.avg_pool2d_backward = thc_avg_pool2d_backward;
   hooks.adaptive_avg_pool = thc_adaptive_avg_pool;
   hooks.adaptive_avg_pool_backward = thc_adaptive_avg_pool_backward;
+  hooks.cudnn_version = thc_cudnn_version;
+  hooks.cudnn_conv = thc_cudnn_conv;
+  hooks.cudnn_batch_norm = thc_cudnn_batch_norm;
+  hooks.cudnn_batch_norm_backward = thc_cudnn_batch_norm_backward;
   return &hooks;
 }
 

@@ -81,7 +81,39 @@ int thc_avg_pool2d_backward(THDtype dt, const void *gy, void *gx, const int64_t 
 int thc_adaptive_avg_pool(THDtype dt, const void *x, void *y, const int64_t *geom);
 int thc_adaptive_avg_pool_backward(THDtype dt, const void *gy, void *gx, const int64_t *geom);
 
+/* cuDNN (THCCudnn.cu); see ATCuda.h */
+int thc_cudnn_version(char *why, int n);
+int thc_cudnn_conv(int dir, const ATCudnnConv *p, const void *a, const void *b, void *out);
+int thc_cudnn_batch_norm(THDtype dt, const void *x, const void *w, const void *b, const void *rm, const void *rv,
+                         void *y, void *mean, void *invstd, void *new_rm, void *new_rv, int64_t N, int64_t C,
+                         int64_t S, bool training, double momentum, double eps);
+int thc_cudnn_batch_norm_backward(THDtype dt, const void *g, const void *x, const void *w, const void *mean,
+                                  const void *stat1, bool is_var, void *dx, void *dw, void *db, int64_t N, int64_t C,
+                                  int64_t S, bool training, double eps);
+
 #ifdef __cplusplus
 }
+
+/* Device scratch from the caching allocator, given back when it goes out of
+ * scope. Blocks are stream-ordered, so giving one back right after the
+ * launches that use it is safe: only later work on this stream reuses it. */
+struct THCScratch {
+  void *ptr = NULL, *ctx = NULL;
+  size_t n = 0;
+  /* 0, or -1 with THError set (out of memory); 0 bytes gives NULL */
+  int get(size_t bytes) {
+    if (bytes == 0) return 0;
+    ptr = THCCachingAllocator.malloc(&THCCachingAllocator, bytes, &ctx);
+    if (!ptr) return -1;
+    n = bytes;
+    return 0;
+  }
+  THCScratch() = default;
+  THCScratch(const THCScratch &) = delete;
+  THCScratch &operator=(const THCScratch &) = delete;
+  ~THCScratch() {
+    if (ptr) THCCachingAllocator.free(&THCCachingAllocator, ptr, n, ctx);
+  }
+};
 #endif
 #endif
