@@ -7,7 +7,6 @@
 // (library missing, a dtype or shape it does not support) is declined: it
 // returns 0 and the caller runs libTHC's own kernels, as PyTorch falls back to
 // its native ones.
-#include <dlfcn.h>
 #include <limits.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -100,16 +99,8 @@ static char dn_error[512];
 static void dn_load(void) {
   // cthtorch.cuda preloads the pip nvidia-cudnn library (RTLD_GLOBAL), so the
   // soname resolves to it; otherwise the system's, if any
-  static const char *names[] = { "libcudnn.so.9", "libcudnn.so" };
-  void *h = NULL;
-  for (size_t i = 0; i < sizeof names / sizeof *names && !h; i++) h = dlopen(names[i], RTLD_NOW | RTLD_GLOBAL);
-  if (!h) {
-    const char *e = dlerror();
-    snprintf(dn_error, sizeof dn_error, "cuDNN could not be loaded (tried libcudnn.so.9, libcudnn.so): %s",
-             e ? e : "not found");
-    return;
-  }
-  struct { void **slot; const char *sym; } syms[] = {
+  static const char *const libs[] = { "libcudnn.so.9", "libcudnn.so" };
+  const THCSymbol syms[] = {
     { (void **)&dn.get_version, "cudnnGetVersion" },
     { (void **)&dn.error_string, "cudnnGetErrorString" },
     { (void **)&dn.create, "cudnnCreate" },
@@ -144,13 +135,8 @@ static void dn_load(void) {
     { (void **)&dn.bn_infer, "cudnnBatchNormalizationForwardInference" },
     { (void **)&dn.bn_backward, "cudnnBatchNormalizationBackward" },
   };
-  for (size_t i = 0; i < sizeof syms / sizeof *syms; i++) {
-    *syms[i].slot = dlsym(h, syms[i].sym);
-    if (!*syms[i].slot) {
-      snprintf(dn_error, sizeof dn_error, "cuDNN was loaded but has no %s", syms[i].sym);
-      return;
-    }
-  }
+  if (thc_open_library("cuDNN", libs, 2, syms, (int)(sizeof syms / sizeof *syms), dn_error, sizeof dn_error) < 0)
+    return;
   if (dn.get_version() < 90000) {
     snprintf(dn_error, sizeof dn_error, "cuDNN %zu is too old (9.0 or newer is needed)", dn.get_version());
     return;
@@ -504,6 +490,15 @@ static int bn_descs(THDtype dt, int64_t N, int64_t C, int64_t S, BnDescs *d) {
   return 1;
 }
 
+// the descriptors and handle of one batch norm call: 1 ready, 0 declined, -1 error
+static int bn_prepare(THDtype dt, int64_t N, int64_t C, int64_t S, BnDescs *d, H *h) {
+  int r = bn_descs(dt, N, C, S, d);
+  if (r <= 0) return r;
+  bool declined;
+  *h = handle_for_current(&declined);
+  return *h ? 1 : declined ? 0 : -1;
+}
+
 namespace {
 // eval: the statistics the own kernel would report, mean = rm and invstd = 1/sqrt(rv + eps)
 __global__ void eval_stats(const float *rm, const float *rv, float *mean, float *invstd, int64_t C, double eps) {
@@ -522,11 +517,9 @@ extern "C" int thc_cudnn_batch_norm(THDtype dt, const void *x, const void *w, co
   if (training && ((new_rm != NULL) != (rm != NULL) || (new_rv != NULL) != (rv != NULL) || (!rm) != (!rv)))
     return 0;
   BnDescs d;
-  int r = bn_descs(dt, N, C, S, &d);
+  H h;
+  int r = bn_prepare(dt, N, C, S, &d, &h);
   if (r <= 0) return r;
-  bool declined;
-  H h = handle_for_current(&declined);
-  if (!h) return declined ? 0 : -1;
   float one = 1.0f, zero = 0.0f;
   cudnnStatus_t s;
   if (training) {
@@ -555,11 +548,9 @@ extern "C" int thc_cudnn_batch_norm_backward(THDtype dt, const void *g, const vo
   // cuDNN's backward takes the saved batch mean and invstd of a training forward
   if (!training || is_var || !w || !mean || !stat1 || !dw || !db) return 0;
   BnDescs d;
-  int r = bn_descs(dt, N, C, S, &d);
+  H h;
+  int r = bn_prepare(dt, N, C, S, &d, &h);
   if (r <= 0) return r;
-  bool declined;
-  H h = handle_for_current(&declined);
-  if (!h) return declined ? 0 : -1;
   float one = 1.0f, zero = 0.0f;
   cudnnStatus_t s = dn.bn_backward(h, CUDNN_BATCHNORM_SPATIAL, &one, &zero, &one, &zero, d.x, x, d.x, g, d.x, dx,
                                    d.v, w, dw, db, eps, mean, stat1);

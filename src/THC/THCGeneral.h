@@ -23,6 +23,13 @@ int thc_check(cudaError_t e, const char *what);
  * kernel shows at the next synchronising call, as in PyTorch */
 int thc_launched(const char *what);
 
+/* A CUDA library opened at run time (cuBLAS, cuDNN): the first of libs that
+ * loads (RTLD_GLOBAL), then each symbol into its slot. 0, or -1 with err
+ * saying what was tried, or which symbol is missing. */
+typedef struct THCSymbol { void **slot; const char *name; } THCSymbol;
+int thc_open_library(const char *what, const char *const *libs, int nlibs, const THCSymbol *syms, int nsyms,
+                     char *err, size_t errlen);
+
 /* blocks for n elements at 256 threads, capped so grid-stride loops cover the rest */
 static inline unsigned thc_blocks(long long n, int threads) {
   long long b = (n + threads - 1) / threads;
