@@ -287,9 +287,8 @@ check:
 
 // The chosen algorithm per convolution, as PyTorch's cache of them: keyed by
 // direction, dtype, geometry, device and the flags that change the choice.
-struct AlgoKey {
-  int dir, dev, dt;
-  bool benchmark, deterministic, tf32;
+struct AlgoKey {     // no padding (six ints, then int64s): keys compare and hash as bytes
+  int dir, dev, dt, benchmark, deterministic, tf32;
   int64_t g[16];
 };
 struct AlgoChoice {
@@ -414,6 +413,10 @@ static int choose(H h, int dir, const ATCudnnConv *p, const ConvDescs *d, const 
     if (perf[i].status != CUDNN_STATUS_SUCCESS) continue;
     if (p->flags.deterministic && perf[i].determinism != CUDNN_DETERMINISTIC) continue;
     if (perf[i].memory > WS_LIMIT) continue;
+    {   // as PyTorch: an algorithm whose workspace cannot be had gives way to the next
+      THCScratch t;
+      if (t.get(perf[i].memory) < 0) { THError_clear(); continue; }
+    }
     c->algo = perf[i].algo;
     // as PyTorch: the algorithm's own math type, but never TF32 when allow_tf32 is off
     c->math = (p->dt == TH_Float && !p->flags.allow_tf32) ? CUDNN_FMA_MATH : perf[i].mathType;
@@ -455,16 +458,19 @@ extern "C" int thc_cudnn_conv(int dir, const ATCudnnConv *p, const void *a, cons
   float one_f = 1.0f, zero_f = 0.0f;
   const void *one = p->dt == TH_Double ? (const void *)&one_d : (const void *)&one_f;
   const void *zero = p->dt == TH_Double ? (const void *)&zero_d : (const void *)&zero_f;
+  const char *what;
   if (dir == AT_CUDNN_FWD) {
     s = dn.fwd(h, one, d.x, a, d.w, b, d.c, c.algo, w.ptr, w.n, zero, d.y, out);
-    return dn_check(s, "cudnnConvolutionForward") < 0 ? -1 : 1;
-  }
-  if (dir == AT_CUDNN_BWD_DATA) {
+    what = "cudnnConvolutionForward";
+  } else if (dir == AT_CUDNN_BWD_DATA) {
     s = dn.bwd_data(h, one, d.w, b, d.y, a, d.c, c.algo, w.ptr, w.n, zero, d.x, out);
-    return dn_check(s, "cudnnConvolutionBackwardData") < 0 ? -1 : 1;
+    what = "cudnnConvolutionBackwardData";
+  } else {
+    s = dn.bwd_filter(h, one, d.x, a, d.y, b, d.c, c.algo, w.ptr, w.n, zero, d.w, out);
+    what = "cudnnConvolutionBackwardFilter";
   }
-  s = dn.bwd_filter(h, one, d.x, a, d.y, b, d.c, c.algo, w.ptr, w.n, zero, d.w, out);
-  return dn_check(s, "cudnnConvolutionBackwardFilter") < 0 ? -1 : 1;
+  if (not_supported(s)) return 0;   // refused before launching: the caller's own kernels run
+  return dn_check(s, what) < 0 ? -1 : 1;
 }
 
 // ----------------------------------------------------------------- batch norm
