@@ -35,6 +35,7 @@ def test_flag_defaults_match_torch():
     for name in ("enabled", "benchmark", "deterministic", "allow_tf32", "benchmark_limit"):
         assert getattr(cudnn, name) == getattr(t.backends.cudnn, name), name
     assert c_flags() == {"enabled": True, "benchmark": False, "deterministic": False, "allow_tf32": True}
+    assert {str(d) for d in cudnn.CUDNN_TENSOR_DTYPES} == {str(d) for d in t.backends.cudnn.CUDNN_TENSOR_DTYPES}
 
 
 def test_flags_reach_libaten():

@@ -47,12 +47,8 @@ def version():
     return _version[0]
 
 
-CUDNN_TENSOR_DTYPES = None   # filled on first use (needs the dtypes)
-
-
-def _tensor_dtypes():
-    import cthtorch
-    return {cthtorch.half, cthtorch.float, cthtorch.double}
+# the dtypes is_acceptable() admits, as torch's (cthtorch is initialised: backends loads lazily)
+CUDNN_TENSOR_DTYPES = {_C.float16, _C.float32, _C.float64}
 
 
 def is_available():
@@ -63,7 +59,7 @@ def is_available():
 def is_acceptable(tensor):
     if not _flags["enabled"]:
         return False
-    if tensor.device.type != "cuda" or tensor.dtype not in _tensor_dtypes():
+    if tensor.device.type != "cuda" or tensor.dtype not in CUDNN_TENSOR_DTYPES:
         return False
     if not is_available():
         _warnings.warn("cuDNN/MIOpen library not found. Check your LD_LIBRARY_PATH", stacklevel=2)
