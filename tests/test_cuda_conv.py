@@ -94,11 +94,12 @@ def test_availability_and_acceptable():
 
 
 # ---------------------------------------------------------------- convolution on the GPU
-def rel_err(gpu_t, cpu_t):
-    """max |difference| over max |reference| (convolutions sum many products)"""
+def rel_err(gpu_t, cpu_t, floor=1e-30):
+    """max |difference| over max |reference| (convolutions sum many products), the
+    reference's scale taken as at least floor"""
     g, c = gpu_t.detach().cpu().double(), cpu_t.detach().double()
     assert g.shape == c.shape, (g.shape, c.shape)
-    return ((g - c).abs().max() / c.abs().max().clamp(min=1e-30)).item()
+    return ((g - c).abs().max() / c.abs().max().clamp(min=floor)).item()
 
 
 def counts():
@@ -242,7 +243,10 @@ def test_batch_norm_matches_cpu(shape, training, enabled):
                         1 if enabled and dt == torch.float32 else 0), (took, dt, training)
         for o, r in zip(out, ref):
             assert o.is_cuda and o.dtype == dt
-            assert rel_err(o, r) < tol, (rel_err(o, r), dt, training)
+            # errors relative to the O(1) scale of grad_output and y: with 2 values per channel
+            # (2, 5, 1, 1) the input gradient is a ~1e-4 remainder of O(1) terms that cancel, and
+            # float32 keeps it only to ~1e-6 absolute (torch's own float32 kernel: 2e-6)
+            assert rel_err(o, r, floor=1.0) < tol, (rel_err(o, r, floor=1.0), dt, training)
 
 
 @gpu
