@@ -123,6 +123,12 @@ def main():
     hw = 224 if a.batch >= 8 else 64
     libs = [ct] + ([torch] if torch is not None and (a.device == "cpu" or torch.cuda.is_available()) else [])
     print("ResNet-18 step, batch %d, %dx%d, SGD momentum (ms; host = time to queue a step)" % (a.batch, hw, hw))
+    if a.device == "cuda":
+        # which convolution / batch norm path ran: cuDNN (both libraries' defaults) or libTHC's own kernels
+        for lib in libs:
+            cd = lib.backends.cudnn
+            print("%s: cudnn %s, enabled=%s benchmark=%s allow_tf32=%s" % (lib.__name__, cd.version(), cd.enabled,
+                                                                           cd.benchmark, cd.allow_tf32))
     print("%-10s %10s %10s %10s %10s %10s" % ("lib", "forward", "fwd+bwd", "step", "host", "optim"))
     for lib in libs:
         f, fb, s, host = step_parts(lib, a.device, a.batch, hw, a.iters)
@@ -136,6 +142,9 @@ def main():
         cells = ["%8.3f (%5.3f)" % (d * 1e3, h * 1e3) for d, h in r]
         ratio = "%.2fx" % (r[0][0] / r[1][0]) if len(r) > 1 else "-"
         print("%-44s %16s %16s %7s" % (name, cells[0], cells[1] if len(cells) > 1 else "-", ratio), flush=True)
+    if a.device == "cuda":
+        taken, declined = ct._C._cuda._cudnn_counts()
+        print("cthtorch cuDNN calls: %d taken, %d declined (own kernels)" % (taken, declined))
 
 
 if __name__ == "__main__":

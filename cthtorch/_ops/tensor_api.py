@@ -119,8 +119,10 @@ _state = {"deterministic": False, "warn_only": False, "matmul_precision": "highe
 
 
 def use_deterministic_algorithms(mode, *, warn_only=False):
-    # every cthtorch kernel is deterministic already
+    # the CPU kernels are deterministic already; cuDNN keeps to its deterministic algorithms (as torch)
     _state["deterministic"], _state["warn_only"] = bool(mode), bool(warn_only)
+    from ..backends import cudnn
+    cudnn._push()
 
 
 def are_deterministic_algorithms_enabled():

@@ -2,7 +2,7 @@
 
 libTHC is built where nvcc exists and loaded only when a program asks for
 CUDA, so the same build imports on machines without a GPU. The CUDA
-libraries it needs beyond the driver (cuBLAS) come from the pip nvidia-*
+libraries it needs beyond the driver (cuBLAS, cuDNN) come from the pip nvidia-*
 packages or the system toolkit, found here and loaded before it."""
 
 import os as _os
@@ -55,7 +55,8 @@ def _lazy_init():
     if not _os.path.exists(_lib_path):
         _init_error = _NO_GPU + " (libTHC was not built: no nvcc when cthtorch was built)"
         raise RuntimeError(_init_error)
-    _preload(["libcublasLt.so*", "libcublas.so*"])
+    # cuDNN's loader library (libcudnn.so.9) opens its sub-libraries from its own folder
+    _preload(["libcublasLt.so*", "libcublas.so*", "libcudnn.so*"])
     try:
         _C._cuda._register(_lib_path)
     except (OSError, RuntimeError) as e:

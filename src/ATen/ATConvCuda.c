@@ -5,9 +5,14 @@
  *   forward      out (L x Og)  = col (L x K)  * W (K x Og)
  *   grad_input   col (L x K)   = gy (L x Og)  * W^T
  *   grad_weight  gW (K x Og)  += col^T        * gy
- *   grad_bias    gb (Og)      += gy^T         * ones(L)
+ *   grad_bias    gb (O)        = sum over images of gy^T * ones(L)
  * A 1x1 convolution with stride 1 and no padding uses the image itself as its
- * columns. Floating dtypes; float16/bfloat16 GEMMs accumulate in float (cuDNN is not used yet). */
+ * columns. Floating dtypes; float16/bfloat16 GEMMs accumulate in float.
+ *
+ * cuDNN (src/THC/THCCudnn.cu) takes each direction first when
+ * torch.backends.cudnn.enabled; what it declines (cuDNN absent, a dtype or
+ * geometry it refuses) runs the im2col path above, as PyTorch falls back to
+ * its native convolution. */
 #include "ATConv.h"
 #include "ATCuda.h"
 
@@ -20,6 +25,17 @@ static bool no_columns(const ConvGeom *g) {
 static void conv_shape(const ConvGeom *g, int64_t *s) {
   const int64_t v[13] = { g->C / g->G, g->H, g->W, g->KH, g->KW, g->OH, g->OW, g->SH, g->SW, g->PH, g->PW, g->DH, g->DW };
   for (int i = 0; i < 13; i++) s[i] = v[i];
+}
+
+/* one direction through cuDNN: 1 done, 0 not taken (disabled or declined), -1 error */
+static int via_cudnn(int dir, const ConvGeom *g, THDtype dt, const void *a, const void *b, void *out) {
+  if (!at_cudnn_flags.enabled || !at_cuda->cudnn_conv) return 0;
+  ATCudnnConv p = { dt, g->N, g->C, g->H, g->W, g->O, g->KH, g->KW, g->SH, g->SW, g->PH, g->PW, g->DH, g->DW,
+                    g->OH, g->OW, g->G, at_cudnn_flags };
+  int r = at_cuda->cudnn_conv(dir, &p, a, b, out);
+  if (r > 0) at_cudnn_taken++;
+  else if (r == 0) at_cudnn_declined++;
+  return r;
 }
 
 static int check_dtype(const THTensor *x, const char *op) {
@@ -62,16 +78,18 @@ THTensor *at_conv2d_cuda(const THTensor *input, const THTensor *weight, const TH
   int dev = THTensor_device(input);
   THDtype dt = input->dtype;
   int es = THDtype_size(dt);
-  int64_t Og = g->O / g->G, K = g->C / g->G * g->KH * g->KW, L = g->OH * g->OW, nb, shape[13], os = g->O * L;
+  int64_t Og = g->O / g->G, K = g->C / g->G * g->KH * g->KW, L = g->OH * g->OW, nb = 1, shape[13], os = g->O * L;
   conv_shape(g, shape);
   THTensor *x = at_contiguous(input), *w = x ? at_contiguous(weight) : NULL, *col = NULL, *out = NULL;
   if (!w) goto fail;
   if (!(out = at_new_on(dev, dt, 4, (int64_t[]){ g->N, g->O, g->OH, g->OW }, NULL))) goto fail;
   if (THTensor_numel(out) == 0) goto done;
-  if (columns(g, dt, dev, &nb, &col) < 0) goto fail;
   const char *xd = THTensor_data(x), *wd = THTensor_data(w);
   char *od = THTensor_data(out);
-  for (int64_t n0 = 0; n0 < g->N; n0 += nb) {
+  int by_cudnn = via_cudnn(AT_CUDNN_FWD, g, dt, xd, wd, od);
+  if (by_cudnn < 0) goto fail;
+  if (!by_cudnn && columns(g, dt, dev, &nb, &col) < 0) goto fail;
+  for (int64_t n0 = 0; !by_cudnn && n0 < g->N; n0 += nb) {
     int64_t m = g->N - n0 < nb ? g->N - n0 : nb;
     for (int64_t gr = 0; gr < g->G; gr++) {
       int64_t sa;
@@ -112,7 +130,7 @@ int at_conv2d_backward_cuda(THTensor **outs, const THTensor *grad, const THTenso
   int dev = THTensor_device(input);
   THDtype dt = input->dtype;
   int es = THDtype_size(dt);
-  int64_t Cg = g->C / g->G, Og = g->O / g->G, K = Cg * g->KH * g->KW, L = g->OH * g->OW, nb, shape[13];
+  int64_t Cg = g->C / g->G, Og = g->O / g->G, K = Cg * g->KH * g->KW, L = g->OH * g->OW, nb = 1, shape[13];
   int64_t xs = g->C * g->H * g->W, os = g->O * L;
   conv_shape(g, shape);
   int rc = -1;
@@ -125,16 +143,29 @@ int at_conv2d_backward_cuda(THTensor **outs, const THTensor *grad, const THTenso
   if (need_b && !(gb = at_new_on(dev, dt, 1, &g->O, NULL))) goto done;
   /* an empty batch (or output) contributes nothing: zero gradients */
   bool empty = g->N == 0 || L == 0;
-  if ((gw && at_fill_(gw, at_scalar_int(0)) < 0) || (gb && at_fill_(gb, at_scalar_int(0)) < 0)) goto done;
-  if (gi && empty && at_fill_(gi, at_scalar_int(0)) < 0) goto done;
-  if (empty) { rc = 0; goto done; }
-  if (columns(g, dt, dev, &nb, &col) < 0) goto done;
-  if (gb) {
-    if (!(ones = at_new_on(dev, dt, 1, &L, NULL)) || at_fill_(ones, at_scalar_int(1)) < 0) goto done;
+  if (empty) {
+    if ((gw && at_fill_(gw, at_scalar_int(0)) < 0) || (gb && at_fill_(gb, at_scalar_int(0)) < 0) ||
+        (gi && at_fill_(gi, at_scalar_int(0)) < 0))
+      goto done;
+    rc = 0;
+    goto done;
   }
   const char *xd = THTensor_data(x), *wd = THTensor_data(w), *gd = THTensor_data(gy);
   char *gid = gi ? THTensor_data(gi) : NULL, *gwd = gw ? THTensor_data(gw) : NULL;
-  for (int64_t n0 = 0; n0 < g->N; n0 += nb) {
+  /* what cuDNN computes leaves the loop below (gid/gwd NULL there) */
+  int ri = gid ? via_cudnn(AT_CUDNN_BWD_DATA, g, dt, gd, wd, gid) : 0;
+  if (ri < 0) goto done;
+  int rw = gwd ? via_cudnn(AT_CUDNN_BWD_FILTER, g, dt, xd, gd, gwd) : 0;
+  if (rw < 0) goto done;
+  if (ri) gid = NULL;
+  if (rw) gwd = NULL;
+  if (gwd && at_fill_(gw, at_scalar_int(0)) < 0) goto done;   /* the loop adds into it */
+  if ((gid || gwd) && columns(g, dt, dev, &nb, &col) < 0) goto done;
+  int64_t nones = L > g->N ? L : g->N;
+  if (gb) {
+    if (!(ones = at_new_on(dev, dt, 1, &nones, NULL)) || at_fill_(ones, at_scalar_int(1)) < 0) goto done;
+  }
+  for (int64_t n0 = 0; (gid || gwd) && n0 < g->N; n0 += nb) {
     int64_t m = g->N - n0 < nb ? g->N - n0 : nb;
     for (int64_t gr = 0; gr < g->G; gr++) {
       const char *gyg = gd + (n0 * os + gr * Og * L) * es;
@@ -160,11 +191,18 @@ int at_conv2d_backward_cuda(THTensor **outs, const THTensor *grad, const THTenso
       }
     }
   }
-  if (gb)
-    for (int64_t n = 0; n < g->N; n++)
-      if (at_cuda->gemm(dt, 't', 'n', g->O, 1, L, 1.0, gd + n * os * es, L, 0, THTensor_data(ones), L, 0, 1.0,
-                        THTensor_data(gb), g->O, 0, 1) < 0)
-        goto done;
+  if (gb) {
+    /* per image, its column of per-channel sums (a batched GEMV into sums: N x O), then the sum over images */
+    int64_t no[2] = { g->N, g->O };
+    THTensor *sums = at_new_on(dev, dt, 2, no, NULL);
+    int r = sums ? at_cuda->gemm(dt, 't', 'n', g->O, 1, L, 1.0, gd, L, os, THTensor_data(ones), L, 0, 0.0,
+                                 THTensor_data(sums), g->O, g->O, g->N) : -1;
+    if (r == 0)
+      r = at_cuda->gemm(dt, 'n', 'n', g->O, 1, g->N, 1.0, THTensor_data(sums), g->O, 0, THTensor_data(ones), g->N,
+                        0, 0.0, THTensor_data(gb), g->O, 0, 1);
+    THTensor_free(sums);
+    if (r < 0) goto done;
+  }
   rc = 0;
 done:
   THTensor_free(x); THTensor_free(w); THTensor_free(gy0); THTensor_free(gy); THTensor_free(col); THTensor_free(ones);

@@ -23,7 +23,7 @@
 extern "C" {
 #endif
 
-#define AT_CUDA_ABI 1          /* bumped when this table changes shape */
+#define AT_CUDA_ABI 2          /* bumped when this table changes shape */
 #define AT_CUDA_MAX_OPS 8
 
 /* One elementwise launch: the geometry ATen's loop driver computed
@@ -84,6 +84,21 @@ typedef struct ATCudaIndex {
   int bad_k;                                     /* out: which index, and its value */
   int64_t bad_value;
 } ATCudaIndex;
+
+/* torch.backends.cudnn's flags. libATen holds them (at_cudnn_flags, set from
+ * Python before or after libTHC loads) and hands them to each cuDNN call. */
+typedef struct ATCudnnFlags {
+  bool enabled, benchmark, deterministic, allow_tf32;
+} ATCudnnFlags;
+
+/* One cuDNN convolution: NCHW input [N, C, H, W], OIHW weight [O, C/G, KH, KW],
+ * output [N, O, OH, OW], every buffer contiguous and of dt. */
+typedef struct ATCudnnConv {
+  THDtype dt;
+  int64_t N, C, H, W, O, KH, KW, SH, SW, PH, PW, DH, DW, OH, OW, G;
+  ATCudnnFlags flags;
+} ATCudnnConv;
+enum { AT_CUDNN_FWD = 0, AT_CUDNN_BWD_DATA = 1, AT_CUDNN_BWD_FILTER = 2 };
 
 /* Every function returns 0 (or a value >= 0) on success, -1 with THError set. */
 typedef struct ATCudaHooks {
@@ -204,11 +219,32 @@ typedef struct ATCudaHooks {
   /* geom: P, D, H, W, OD, OH, OW (2-d: D = OD = 1); the backward writes every element of gx */
   int (*adaptive_avg_pool)(THDtype dt, const void *x, void *y, const int64_t *geom);
   int (*adaptive_avg_pool_backward)(THDtype dt, const void *gy, void *gx, const int64_t *geom);
+
+  /* ---- cuDNN (THCCudnn.cu), opened at run time. The calls below return 1
+   * when cuDNN did the work, 0 when it declined (not loadable, or a dtype or
+   * shape it does not take; nothing written, no error: the caller runs its own
+   * kernels), -1 with THError set. ---- */
+  /* cudnnGetVersion() (9.28.1 is 92801), or 0 with why (n bytes) saying why it cannot load */
+  int (*cudnn_version)(char *why, int n);
+  /* AT_CUDNN_FWD: out = conv(a = x, b = w); BWD_DATA: out = dx from a = dy, b = w;
+   * BWD_FILTER: out = dw from a = x, b = dy. out is overwritten. */
+  int (*cudnn_conv)(int dir, const ATCudnnConv *p, const void *a, const void *b, void *out);
+  /* as batch_norm and batch_norm_backward above (spatial batch norm, float32) */
+  int (*cudnn_batch_norm)(THDtype dt, const void *x, const void *w, const void *b, const void *rm, const void *rv,
+                          void *y, void *mean, void *invstd, void *new_rm, void *new_rv, int64_t N, int64_t C,
+                          int64_t S, bool training, double momentum, double eps);
+  int (*cudnn_batch_norm_backward)(THDtype dt, const void *g, const void *x, const void *w, const void *mean,
+                                   const void *stat1, bool is_var, void *dx, void *dw, void *db, int64_t N,
+                                   int64_t C, int64_t S, bool training, double eps);
 } ATCudaHooks;
 
 /* NULL until cthtorch.cuda initialised libTHC (ATDevice.c). */
 TH_API extern const ATCudaHooks *at_cuda;
 TH_API int at_cuda_register(const ATCudaHooks *hooks);
+/* torch.backends.cudnn's flags (torch's defaults: enabled, allow_tf32) */
+TH_API extern ATCudnnFlags at_cudnn_flags;
+/* calls cuDNN took (1) and declined (0), for tests that check which path ran */
+TH_API extern int64_t at_cudnn_taken, at_cudnn_declined;
 
 #ifdef __cplusplus
 }

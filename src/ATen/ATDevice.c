@@ -7,6 +7,8 @@
 #include <string.h>
 
 const ATCudaHooks *at_cuda = NULL;
+ATCudnnFlags at_cudnn_flags = { .enabled = true, .benchmark = false, .deterministic = false, .allow_tf32 = true };
+int64_t at_cudnn_taken = 0, at_cudnn_declined = 0;
 
 int at_cuda_register(const ATCudaHooks *hooks) {
   if (!hooks || hooks->abi != AT_CUDA_ABI) {

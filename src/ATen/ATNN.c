@@ -523,9 +523,18 @@ static int batch_norm_cuda(THTensor **outs, const THTensor *input, const THTenso
     goto done;
   if (training && v[2] && !(nrm = at_new_on(dev, ct, 1, &C, NULL))) goto done;
   if (training && v[3] && !(nrv = at_new_on(dev, ct, 1, &C, NULL))) goto done;
-  if (at_cuda->batch_norm(ct, THTensor_data(x), DPTR(v[0]), DPTR(v[1]), DPTR(v[2]), DPTR(v[3]), THTensor_data(y),
-                          THTensor_data(mean), THTensor_data(invstd), DPTR(nrm), DPTR(nrv), N, C, S, training,
-                          momentum, eps) < 0)
+  /* cuDNN first (as PyTorch: 3-d or more input, float; it declines the rest), then the own kernels */
+  int by_cudnn = 0;
+  if (at_cudnn_flags.enabled && at_cuda->cudnn_batch_norm && input->ndim >= 3) {
+    by_cudnn = at_cuda->cudnn_batch_norm(ct, THTensor_data(x), DPTR(v[0]), DPTR(v[1]), DPTR(v[2]), DPTR(v[3]),
+                                         THTensor_data(y), THTensor_data(mean), THTensor_data(invstd), DPTR(nrm),
+                                         DPTR(nrv), N, C, S, training, momentum, eps);
+    if (by_cudnn < 0) goto done;
+    if (by_cudnn) at_cudnn_taken++; else at_cudnn_declined++;
+  }
+  if (!by_cudnn && at_cuda->batch_norm(ct, THTensor_data(x), DPTR(v[0]), DPTR(v[1]), DPTR(v[2]), DPTR(v[3]),
+                                       THTensor_data(y), THTensor_data(mean), THTensor_data(invstd), DPTR(nrm),
+                                       DPTR(nrv), N, C, S, training, momentum, eps) < 0)
     goto done;
   if (nrm && copy_vec((THTensor *)vecs[2], nrm, C) < 0) goto done;
   if (nrv && copy_vec((THTensor *)vecs[3], nrv, C) < 0) goto done;
@@ -686,8 +695,17 @@ static int batch_norm_backward_cuda(THTensor **outs, const THTensor *grad, const
   if (!(dx = at_new_on(dev, ct, x->ndim, x->sizes, NULL)) || !(dw = at_new_on(dev, ct, 1, &C, NULL)) ||
       !(db = at_new_on(dev, ct, 1, &C, NULL)))
     goto done;
-  if (at_cuda->batch_norm_backward(ct, THTensor_data(g), THTensor_data(x), DPTR(w), DPTR(m), DPTR(s1), !training,
-                                   THTensor_data(dx), THTensor_data(dw), THTensor_data(db), N, C, S, training, eps) < 0)
+  int by_cudnn = 0;
+  if (at_cudnn_flags.enabled && at_cuda->cudnn_batch_norm_backward && input->ndim >= 3) {
+    by_cudnn = at_cuda->cudnn_batch_norm_backward(ct, THTensor_data(g), THTensor_data(x), DPTR(w), DPTR(m),
+                                                  DPTR(s1), !training, THTensor_data(dx), THTensor_data(dw),
+                                                  THTensor_data(db), N, C, S, training, eps);
+    if (by_cudnn < 0) goto done;
+    if (by_cudnn) at_cudnn_taken++; else at_cudnn_declined++;
+  }
+  if (!by_cudnn && at_cuda->batch_norm_backward(ct, THTensor_data(g), THTensor_data(x), DPTR(w), DPTR(m), DPTR(s1),
+                                                !training, THTensor_data(dx), THTensor_data(dw), THTensor_data(db), N,
+                                                C, S, training, eps) < 0)
     goto done;
   rc = grads_out(outs, dx, dw, db, input->dtype, wdt);
 done:

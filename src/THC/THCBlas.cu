@@ -5,7 +5,6 @@
 // the few declarations used here are written out by hand from the public
 // cuBLAS API (cublas_api.h); cudaDataType comes from the toolkit's
 // library_types.h, which the runtime ships.
-#include <dlfcn.h>
 #include <limits.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -63,16 +62,8 @@ static char cb_error[512];
 static void cb_load(void) {
   // cthtorch.cuda preloads the pip nvidia-cublas library (RTLD_GLOBAL), so the
   // soname resolves to it; otherwise the system toolkit's, if any
-  static const char *names[] = { "libcublas.so.13", "libcublas.so.12", "libcublas.so" };
-  void *h = NULL;
-  for (size_t i = 0; i < sizeof names / sizeof *names && !h; i++) h = dlopen(names[i], RTLD_NOW | RTLD_GLOBAL);
-  if (!h) {
-    const char *e = dlerror();
-    snprintf(cb_error, sizeof cb_error, "cuBLAS could not be loaded (tried libcublas.so.13, .so.12, .so): %s; "
-             "install the nvidia-cublas package matching the CUDA driver", e ? e : "not found");
-    return;
-  }
-  struct { void **slot; const char *sym; } syms[] = {
+  static const char *const libs[] = { "libcublas.so.13", "libcublas.so.12", "libcublas.so" };
+  const THCSymbol syms[] = {
     { (void **)&cb.create, "cublasCreate_v2" },
     { (void **)&cb.set_stream, "cublasSetStream_v2" },
     { (void **)&cb.set_math, "cublasSetMathMode" },
@@ -83,14 +74,8 @@ static void cb_load(void) {
     { (void **)&cb.dgemm_sb, "cublasDgemmStridedBatched" },
     { (void **)&cb.gemm_sb_ex, "cublasGemmStridedBatchedEx" },
   };
-  for (size_t i = 0; i < sizeof syms / sizeof *syms; i++) {
-    *syms[i].slot = dlsym(h, syms[i].sym);
-    if (!*syms[i].slot) {
-      snprintf(cb_error, sizeof cb_error, "cuBLAS was loaded but has no %s", syms[i].sym);
-      cb.create = NULL;   // marks the table unusable
-      return;
-    }
-  }
+  if (thc_open_library("cuBLAS", libs, 3, syms, (int)(sizeof syms / sizeof *syms), cb_error, sizeof cb_error) < 0)
+    cb.create = NULL;   // marks the table unusable
 }
 
 static int cb_check(cublasStatus_t s, const char *what) {

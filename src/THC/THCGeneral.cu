@@ -1,6 +1,7 @@
 // libTHC's entry: devices, streams, events, host<->device copies, and the
 // hook table ATen calls through (src/ATen/ATCuda.h). cthtorch.cuda dlopens
 // this library and calls THC_hooks() once.
+#include <dlfcn.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -25,6 +26,31 @@ int thc_check(cudaError_t e, const char *what) {
 }
 
 int thc_launched(const char *what) { return thc_check(cudaGetLastError(), what); }
+
+int thc_open_library(const char *what, const char *const *libs, int nlibs, const THCSymbol *syms, int nsyms,
+                     char *err, size_t errlen) {
+  void *h = NULL;
+  char tried[256] = "";
+  for (int i = 0; i < nlibs && !h; i++) {
+    size_t used = strlen(tried);
+    snprintf(tried + used, sizeof tried - used, "%s%s", i ? ", " : "", libs[i]);
+    h = dlopen(libs[i], RTLD_NOW | RTLD_GLOBAL);
+  }
+  if (!h) {
+    const char *e = dlerror();
+    snprintf(err, errlen, "%s could not be loaded (tried %s): %s; install its pip nvidia-* package matching the "
+             "CUDA driver", what, tried, e ? e : "not found");
+    return -1;
+  }
+  for (int i = 0; i < nsyms; i++) {
+    *syms[i].slot = dlsym(h, syms[i].name);
+    if (!*syms[i].slot) {
+      snprintf(err, errlen, "%s was loaded but has no %s", what, syms[i].name);
+      return -1;
+    }
+  }
+  return 0;
+}
 
 int thc_current_device(void) {
   if (cur_device < 0) {
@@ -192,6 +218,10 @@ const ATCudaHooks *THC_hooks(void) {
   hooks.avg_pool2d_backward = thc_avg_pool2d_backward;
   hooks.adaptive_avg_pool = thc_adaptive_avg_pool;
   hooks.adaptive_avg_pool_backward = thc_adaptive_avg_pool_backward;
+  hooks.cudnn_version = thc_cudnn_version;
+  hooks.cudnn_conv = thc_cudnn_conv;
+  hooks.cudnn_batch_norm = thc_cudnn_batch_norm;
+  hooks.cudnn_batch_norm_backward = thc_cudnn_batch_norm_backward;
   return &hooks;
 }
 

@@ -23,6 +23,13 @@ int thc_check(cudaError_t e, const char *what);
  * kernel shows at the next synchronising call, as in PyTorch */
 int thc_launched(const char *what);
 
+/* A CUDA library opened at run time (cuBLAS, cuDNN): the first of libs that
+ * loads (RTLD_GLOBAL), then each symbol into its slot. 0, or -1 with err
+ * saying what was tried, or which symbol is missing. */
+typedef struct THCSymbol { void **slot; const char *name; } THCSymbol;
+int thc_open_library(const char *what, const char *const *libs, int nlibs, const THCSymbol *syms, int nsyms,
+                     char *err, size_t errlen);
+
 /* blocks for n elements at 256 threads, capped so grid-stride loops cover the rest */
 static inline unsigned thc_blocks(long long n, int threads) {
   long long b = (n + threads - 1) / threads;
@@ -81,7 +88,39 @@ int thc_avg_pool2d_backward(THDtype dt, const void *gy, void *gx, const int64_t 
 int thc_adaptive_avg_pool(THDtype dt, const void *x, void *y, const int64_t *geom);
 int thc_adaptive_avg_pool_backward(THDtype dt, const void *gy, void *gx, const int64_t *geom);
 
+/* cuDNN (THCCudnn.cu); see ATCuda.h */
+int thc_cudnn_version(char *why, int n);
+int thc_cudnn_conv(int dir, const ATCudnnConv *p, const void *a, const void *b, void *out);
+int thc_cudnn_batch_norm(THDtype dt, const void *x, const void *w, const void *b, const void *rm, const void *rv,
+                         void *y, void *mean, void *invstd, void *new_rm, void *new_rv, int64_t N, int64_t C,
+                         int64_t S, bool training, double momentum, double eps);
+int thc_cudnn_batch_norm_backward(THDtype dt, const void *g, const void *x, const void *w, const void *mean,
+                                  const void *stat1, bool is_var, void *dx, void *dw, void *db, int64_t N, int64_t C,
+                                  int64_t S, bool training, double eps);
+
 #ifdef __cplusplus
 }
+
+/* Device scratch from the caching allocator, given back when it goes out of
+ * scope. Blocks are stream-ordered, so giving one back right after the
+ * launches that use it is safe: only later work on this stream reuses it. */
+struct THCScratch {
+  void *ptr = NULL, *ctx = NULL;
+  size_t n = 0;
+  /* 0, or -1 with THError set (out of memory); 0 bytes gives NULL */
+  int get(size_t bytes) {
+    if (bytes == 0) return 0;
+    ptr = THCCachingAllocator.malloc(&THCCachingAllocator, bytes, &ctx);
+    if (!ptr) return -1;
+    n = bytes;
+    return 0;
+  }
+  THCScratch() = default;
+  THCScratch(const THCScratch &) = delete;
+  THCScratch &operator=(const THCScratch &) = delete;
+  ~THCScratch() {
+    if (ptr) THCCachingAllocator.free(&THCCachingAllocator, ptr, n, ctx);
+  }
+};
 #endif
 #endif

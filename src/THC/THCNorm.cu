@@ -3,8 +3,9 @@
 // statistics sum in double, the variance is the centered sum of squares (two
 // passes, no cancellation), and the running variance is the unbiased one.
 //
-// Batch norm: a block per channel reducing over its N*S elements of [N, C, S],
-// then a grid-stride elementwise pass. Layer norm: a block per row of M
+// Batch norm: blocks per (part of a channel) write partial sums, a thread per
+// channel combines them, then a grid-stride elementwise pass (cuDNN takes
+// float32 first when it loads: THCCudnn.cu). Layer norm: a block per row of M
 // elements; its weight/bias gradients are column sums, a thread per column.
 // group_norm is a composite over layer norm (cthtorch/_ops/nn.py).
 #include <math.h>
@@ -43,36 +44,79 @@ __device__ double2 block_sum2(double a, double b) {
 unsigned items_blocks(long long n) { return (unsigned)(n < 65535LL * 32 ? (n > 0 ? n : 1) : 65535LL * 32); }
 
 // ---- batch norm over [N, C, S]: element (n, c, k) at (n * C + c) * S + k ----
+//
+// Each channel's N*S elements are split into P parts, a block per (part,
+// channel), so that few channels of many elements (ResNet's 64 channels at
+// 64x112x112) still fill every SM. The blocks write double partial sums; a
+// thread per channel combines them in a fixed order (deterministic), and an
+// elementwise pass applies the result.
 
-// training: batch mean and invstd of channel c (biased variance), and the
-// running stats moved toward them (nrm/nrv, when rm/rv exist); eval: the
-// running stats themselves. Absent vectors are torch's defaults (mean 0, var 1).
+// f(o) summed over block (p, c)'s share [p * chunk, (p + 1) * chunk) of
+// channel c's M elements (o: the element's offset), to every thread
+template <typename F>
+__device__ double2 channel_part_sum(long long c, long long p, long long C, long long S, long long M, long long chunk,
+                                    F f) {
+  long long i0 = p * chunk + threadIdx.x, i1 = (p + 1) * chunk < M ? (p + 1) * chunk : M;
+  double a = 0, b = 0;
+  if (i0 < i1) {
+    long long n = i0 / S, k = i0 % S;
+    for (long long i = i0; i < i1; i += NB) {
+      double2 v = f((n * C + c) * S + k);
+      a += v.x;
+      b += v.y;
+      k += NB;   // the next element of this thread: NB further along the channel
+      if (k >= S) { n += k / S; k %= S; }
+    }
+  }
+  return block_sum2(a, b);
+}
+
+// training, pass 1: the partial sums of x
 template <typename T>
-__global__ void bn_stats(const T *x, const T *rm, const T *rv, T *mean, T *invstd, T *nrm, T *nrv, long long N,
-                         long long C, long long S, bool training, double momentum, double eps) {
-  long long M = N * S;
-  for (long long c = blockIdx.x; c < C; c += gridDim.x) {
+__global__ void bn_part_sum(const T *x, double *part, long long C, long long S, long long M, long long chunk) {
+  long long P = gridDim.x;
+  for (long long c = blockIdx.y; c < C; c += gridDim.y) {
+    double2 r = channel_part_sum(c, blockIdx.x, C, S, M, chunk,
+                                 [=](long long o) { return make_double2((double)x[o], 0.0); });
+    if (threadIdx.x == 0) part[c * P + blockIdx.x] = r.x;
+  }
+}
+
+// training, pass 2: the partial sums of (x - mean)^2, the mean from pass 1's partials
+template <typename T>
+__global__ void bn_part_sq(const T *x, const double *part, double *part2, long long C, long long S, long long M,
+                           long long chunk) {
+  long long P = gridDim.x;
+  for (long long c = blockIdx.y; c < C; c += gridDim.y) {
+    double t = 0;
+    for (long long q = 0; q < P; q++) t += part[c * P + q];
+    double m = t / (double)M;
+    double2 r = channel_part_sum(c, blockIdx.x, C, S, M, chunk, [=](long long o) {
+      double v = (double)x[o] - m;
+      return make_double2(v * v, 0.0);
+    });
+    if (threadIdx.x == 0) part2[c * P + blockIdx.x] = r.x;
+  }
+}
+
+// a thread per channel. training: batch mean and invstd (biased variance)
+// from the partials, and the running stats moved toward them (nrm/nrv, when
+// rm/rv exist); eval: the running stats themselves. Absent vectors are
+// torch's defaults (mean 0, var 1).
+template <typename T>
+__global__ void bn_finish(const double *part, const double *part2, long long P, const T *rm, const T *rv, T *mean,
+                          T *invstd, T *nrm, T *nrv, long long C, long long M, bool training, double momentum,
+                          double eps) {
+  for (long long c = blockIdx.x * (long long)blockDim.x + threadIdx.x; c < C; c += (long long)blockDim.x * gridDim.x) {
     double r_m = rm ? (double)rm[c] : 0.0, r_v = rv ? (double)rv[c] : 1.0;
-    if (!training) {
-      if (threadIdx.x == 0) { mean[c] = (T)r_m; invstd[c] = (T)(1.0 / sqrt(r_v + eps)); }
-      continue;
-    }
-    double s = 0;
-    for (long long i = threadIdx.x; i < M; i += NB) s += (double)x[((i / S) * C + c) * S + i % S];
-    double m = block_sum2(s, 0).x / (double)M;
-    double s2 = 0;
-    for (long long i = threadIdx.x; i < M; i += NB) {
-      double v = (double)x[((i / S) * C + c) * S + i % S] - m;
-      s2 += v * v;
-    }
-    s2 = block_sum2(s2, 0).x;
-    if (threadIdx.x == 0) {
-      double var = s2 / (double)M;
-      mean[c] = (T)m;
-      invstd[c] = (T)(1.0 / sqrt(var + eps));
-      if (nrm) nrm[c] = (T)((1 - momentum) * r_m + momentum * m);
-      if (nrv) nrv[c] = (T)((1 - momentum) * r_v + momentum * (M > 1 ? s2 / (double)(M - 1) : var));
-    }
+    if (!training) { mean[c] = (T)r_m; invstd[c] = (T)(1.0 / sqrt(r_v + eps)); continue; }
+    double t = 0, s2 = 0;
+    for (long long q = 0; q < P; q++) { t += part[c * P + q]; s2 += part2[c * P + q]; }
+    double m = t / (double)M, var = s2 / (double)M;
+    mean[c] = (T)m;
+    invstd[c] = (T)(1.0 / sqrt(var + eps));
+    if (nrm) nrm[c] = (T)((1 - momentum) * r_m + momentum * m);
+    if (nrv) nrv[c] = (T)((1 - momentum) * r_v + momentum * (M > 1 ? s2 / (double)(M - 1) : var));
   }
 }
 
@@ -88,41 +132,69 @@ __global__ void bn_apply(const T *x, const T *w, const T *b, const T *mean, cons
   }
 }
 
-// one block per channel: the sums of g and g * (x - mean), then dw, db and
-// dx = k1 * g + k2 * x + k0 (k2 = k0 = 0 in eval: the stats are constants).
-// stat1 is invstd, or (is_var) the running variance to which eps is added.
+// backward, pass 1: the partial sums of g and g * (x - mean)
 template <typename T>
-__global__ void bn_backward(const T *g, const T *x, const T *w, const T *mean, const T *stat1, bool is_var, T *dx, T *dw,
-                            T *db, long long N, long long C, long long S, bool training, double eps) {
-  long long M = N * S;
-  for (long long c = blockIdx.x; c < C; c += gridDim.x) {
+__global__ void bn_part_grad(const T *g, const T *x, const T *mean, double *part, double *part2, long long C,
+                             long long S, long long M, long long chunk) {
+  long long P = gridDim.x;
+  for (long long c = blockIdx.y; c < C; c += gridDim.y) {
+    double m = mean ? (double)mean[c] : 0.0;
+    double2 r = channel_part_sum(c, blockIdx.x, C, S, M, chunk, [=](long long o) {
+      double gv = (double)g[o];
+      return make_double2(gv, gv * ((double)x[o] - m));
+    });
+    if (threadIdx.x == 0) { part[c * P + blockIdx.x] = r.x; part2[c * P + blockIdx.x] = r.y; }
+  }
+}
+
+// backward, a thread per channel: db = sum g, dw = sum g * xhat, and the
+// coefficients of dx = k1 * g + k2 * x + k0 (k2 = k0 = 0 in eval: the stats
+// are constants). stat1 is invstd, or (is_var) the running variance to which
+// eps is added.
+template <typename T>
+__global__ void bn_grad_finish(const double *part, const double *part2, long long P, const T *w, const T *mean,
+                               const T *stat1, bool is_var, T *dw, T *db, double *k, long long C, long long M,
+                               bool training, double eps) {
+  for (long long c = blockIdx.x * (long long)blockDim.x + threadIdx.x; c < C; c += (long long)blockDim.x * gridDim.x) {
     double m = mean ? (double)mean[c] : 0.0, s1 = stat1 ? (double)stat1[c] : 1.0;
     double is = is_var ? 1.0 / sqrt(s1 + eps) : s1;
     double sg = 0, sgx = 0;
-    for (long long i = threadIdx.x; i < M; i += NB) {
-      long long o = ((i / S) * C + c) * S + i % S;
-      double gv = (double)g[o];
-      sg += gv;
-      sgx += gv * ((double)x[o] - m);
-    }
-    double2 r = block_sum2(sg, sgx);
-    sg = r.x;
-    sgx = r.y;
-    if (threadIdx.x == 0) { db[c] = (T)sg; dw[c] = (T)(sgx * is); }
+    for (long long q = 0; q < P; q++) { sg += part[c * P + q]; sgx += part2[c * P + q]; }
+    db[c] = (T)sg;
+    dw[c] = (T)(sgx * is);
     double k1 = (w ? (double)w[c] : 1.0) * is, k2 = 0, k0 = 0;
     if (training && M > 0) {
       k2 = -k1 * is * is * sgx / (double)M;
       k0 = -k2 * m - k1 * sg / (double)M;
     }
-    T f1 = (T)k1, f2 = (T)k2, f0 = (T)k0;
-    for (long long i = threadIdx.x; i < M; i += NB) {
-      long long o = ((i / S) * C + c) * S + i % S;
-      dx[o] = f1 * g[o] + f2 * x[o] + f0;
-    }
+    k[3 * c] = k1; k[3 * c + 1] = k2; k[3 * c + 2] = k0;
   }
 }
 
-// ---- layer norm: R rows of M elements ----
+template <typename T>
+__global__ void bn_grad_apply(const T *g, const T *x, const double *k, T *dx, long long C, long long S,
+                              long long total) {
+  for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < total; i += (long long)blockDim.x * gridDim.x) {
+    long long c = (i / S) % C;
+    dx[i] = (T)k[3 * c] * g[i] + (T)k[3 * c + 1] * x[i] + (T)k[3 * c + 2];
+  }
+}
+
+// the split of each channel: P parts of chunk elements, enough blocks in all
+// (C * P >= 1024) to fill the GPU while each part keeps >= 2048 elements
+struct Split {
+  long long P, chunk;
+  Split(long long C, long long M) {
+    long long want = C > 0 ? (1024 + C - 1) / C : 1, most = (M + 2047) / 2048;
+    P = want < most ? want : most;
+    if (P > 256) P = 256;
+    if (P < 1) P = 1;
+    chunk = (M + P - 1) / P;
+    if (chunk < 1) chunk = 1;
+  }
+  dim3 grid(long long C) const { return dim3((unsigned)P, (unsigned)(C < 65535 ? C : 65535)); }
+};
+
 template <typename T>
 __global__ void ln_forward(const T *x, const T *w, const T *b, T *y, T *mean, T *rstd, long long R, long long M,
                            double eps) {
@@ -193,8 +265,21 @@ int batch_norm_t(const void *x, const void *w, const void *b, const void *rm, co
                  double momentum, double eps) {
   if (C == 0) return 0;
   cudaStream_t st = thc_stream();
-  bn_stats<T><<<items_blocks(C), NB, 0, st>>>((const T *)x, (const T *)rm, (const T *)rv, (T *)mean, (T *)invstd,
-                                               (T *)nrm, (T *)nrv, N, C, S, training, momentum, eps);
+  long long M = N * S;
+  Split sp(C, M);
+  THCScratch scratch;
+  double *part = NULL, *part2 = NULL;
+  if (training) {
+    if (scratch.get((size_t)(2 * C * sp.P) * sizeof(double)) < 0) return -1;
+    part = (double *)scratch.ptr;
+    part2 = part + C * sp.P;
+    bn_part_sum<T><<<sp.grid(C), NB, 0, st>>>((const T *)x, part, C, S, M, sp.chunk);
+    if (thc_launched("batch_norm") < 0) return -1;
+    bn_part_sq<T><<<sp.grid(C), NB, 0, st>>>((const T *)x, part, part2, C, S, M, sp.chunk);
+    if (thc_launched("batch_norm") < 0) return -1;
+  }
+  bn_finish<T><<<thc_blocks(C, 256), 256, 0, st>>>(part, part2, sp.P, (const T *)rm, (const T *)rv, (T *)mean,
+                                                   (T *)invstd, (T *)nrm, (T *)nrv, C, M, training, momentum, eps);
   if (thc_launched("batch_norm") < 0) return -1;
   long long total = N * C * S;
   if (total == 0) return 0;
@@ -208,9 +293,22 @@ int batch_norm_backward_t(const void *g, const void *x, const void *w, const voi
                           void *dx, void *dw, void *db, long long N, long long C, long long S, bool training,
                           double eps) {
   if (C == 0) return 0;
-  bn_backward<T><<<items_blocks(C), NB, 0, thc_stream()>>>((const T *)g, (const T *)x, (const T *)w, (const T *)mean,
-                                                            (const T *)stat1, is_var, (T *)dx, (T *)dw, (T *)db, N, C,
-                                                            S, training, eps);
+  cudaStream_t st = thc_stream();
+  long long M = N * S;
+  Split sp(C, M);
+  THCScratch scratch;
+  if (scratch.get((size_t)(2 * C * sp.P + 3 * C) * sizeof(double)) < 0) return -1;
+  double *part = (double *)scratch.ptr, *part2 = part + C * sp.P, *k = part2 + C * sp.P;
+  bn_part_grad<T><<<sp.grid(C), NB, 0, st>>>((const T *)g, (const T *)x, (const T *)mean, part, part2, C, S, M,
+                                             sp.chunk);
+  if (thc_launched("batch_norm_backward") < 0) return -1;
+  bn_grad_finish<T><<<thc_blocks(C, 256), 256, 0, st>>>(part, part2, sp.P, (const T *)w, (const T *)mean,
+                                                        (const T *)stat1, is_var, (T *)dw, (T *)db, k, C, M,
+                                                        training, eps);
+  if (thc_launched("batch_norm_backward") < 0) return -1;
+  long long total = N * C * S;
+  if (total == 0) return 0;
+  bn_grad_apply<T><<<thc_blocks(total, 256), 256, 0, st>>>((const T *)g, (const T *)x, k, (T *)dx, C, S, total);
   return thc_launched("batch_norm_backward");
 }
 

@@ -295,7 +295,37 @@ static PyObject *c_set_autocast(PyObject *m, PyObject *args) {
   Py_RETURN_NONE;
 }
 
+/* torch.backends.cudnn's flags live in libATen (at_cudnn_flags), so they can
+ * be set before libTHC loads and are read by every convolution and batch norm */
+static PyObject *c_cudnn_flags(PyObject *m, PyObject *u) {
+  const ATCudnnFlags *f = &at_cudnn_flags;
+  return Py_BuildValue("(NNNN)", PyBool_FromLong(f->enabled), PyBool_FromLong(f->benchmark),
+                       PyBool_FromLong(f->deterministic), PyBool_FromLong(f->allow_tf32));
+}
+static PyObject *c_set_cudnn_flags(PyObject *m, PyObject *args) {
+  int e, b, d, t;
+  if (!PyArg_ParseTuple(args, "pppp:_set_cudnn_flags", &e, &b, &d, &t)) return NULL;
+  at_cudnn_flags = (ATCudnnFlags){ e != 0, b != 0, d != 0, t != 0 };
+  Py_RETURN_NONE;
+}
+/* cudnnGetVersion(); RuntimeError saying why when CUDA or cuDNN cannot load */
+static PyObject *c_cudnn_version(PyObject *m, PyObject *u) {
+  NEED_CUDA();
+  char why[512] = "";
+  int v = at_cuda->cudnn_version(why, (int)sizeof why);
+  if (v <= 0) { PyErr_SetString(PyExc_RuntimeError, why[0] ? why : "cuDNN is not available"); return NULL; }
+  return PyLong_FromLong(v);
+}
+/* (calls cuDNN took, calls it declined): tests check which path ran */
+static PyObject *c_cudnn_counts(PyObject *m, PyObject *u) {
+  return Py_BuildValue("(LL)", (long long)at_cudnn_taken, (long long)at_cudnn_declined);
+}
+
 PyMethodDef THP_cuda_functions[] = {
+  {"_cudnn_flags", c_cudnn_flags, METH_NOARGS, "(enabled, benchmark, deterministic, allow_tf32)"},
+  {"_set_cudnn_flags", c_set_cudnn_flags, METH_VARARGS, "(enabled, benchmark, deterministic, allow_tf32)"},
+  {"_cudnn_version", c_cudnn_version, METH_NOARGS, NULL},
+  {"_cudnn_counts", c_cudnn_counts, METH_NOARGS, NULL},
   {"_manual_seed", c_manual_seed, METH_O, NULL},
   {"_set_autocast", c_set_autocast, METH_VARARGS, NULL},
   {"_initial_seed", c_initial_seed, METH_NOARGS, NULL},
