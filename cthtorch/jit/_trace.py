@@ -257,10 +257,16 @@ class TracingState:
         g = self.frame.graph
         n = g.create(name, ins, len(results))
         n.setSchema(schema)
+        unpack = []
         for o, r, ret in zip(n.outputs(), results, schema.returns):
             if isinstance(r, cthtorch.Tensor):
                 o.setType(_tensor_type(r))
                 self.bind(r, o)
+            elif isinstance(r, (tuple, list)) and r and all(isinstance(x, cthtorch.Tensor) for x in r):
+                # Tensor[] (split, chunk, unbind): its pieces come out of a
+                # prim::ListUnpack, as in torch's traces, so later ops find them
+                o.setType(_ir.ListType.ofTensors())
+                unpack.append((o, r))
             else:
                 o.setType(ret.type if not isinstance(ret.type, _ir.NumberType) else _ir.type_of_value(r))
                 if name in ("aten::item", "aten::Int", "aten::Float"):
@@ -269,6 +275,12 @@ class TracingState:
                                   "as a constant in the future. This means that the trace might not generalize "
                                   "to other inputs!", _tracer_warning(), stacklevel=4)
         self._insert(n, loc)
+        for o, r in unpack:
+            u = g.create("prim::ListUnpack", [o], len(r))
+            for uo, x in zip(u.outputs(), r):
+                uo.setType(_tensor_type(x))
+                self.bind(x, uo)
+            self._insert(u, loc)
 
     # -- sizes: 0-dim tensors standing for aten::size results
     def size_tensor(self, t, dim, size):

@@ -409,6 +409,9 @@ def export(model, args, f, export_params, verbose, training, input_names, output
             _dce(g)
         used = {v for v in g.inputs() if v.hasUses() or v in set(g.outputs())}
         initializers = {v: a for v, a in initializers.items() if v in used}
+        if isinstance(model, cthtorch.nn.Module):   # state_dict's order, as torch writes them; folded ones last
+            order = {k: i for i, k in enumerate(model.state_dict(keep_vars=True))}
+            initializers = dict(sorted(initializers.items(), key=lambda kv: order.get(kv[0].debugName(), len(order))))
         for i in reversed(range(len(g.inputs()))):   # parameters that folding replaced
             v = g.inputs()[i]
             if v not in used and v not in conv.user_inputs:

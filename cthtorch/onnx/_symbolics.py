@@ -197,14 +197,31 @@ def _softplus(g, x, beta, threshold):
     return g.op("Div", g.op("Softplus", g.op("Mul", x, bc)), bc)
 
 
+def _as_dtype(g, v, st):
+    """v as a tensor of scalar type st: a Python-number constant becomes a
+    constant of that dtype, a graph value of another dtype is cast."""
+    c = sh._const(v)
+    if c is not sh._NOT_CONST and not isinstance(c, cthtorch.Tensor):
+        return g.constant(c, dtype=sh.torch_dtype(st))
+    if c is not sh._NOT_CONST and c.dim() == 0:
+        return g.constant(c.to(sh.torch_dtype(st)))
+    return v if sh.dtype_of(v) in (st, None) else g.op("Cast", v, to_i=sh.onnx_dtype(st))
+
+
+_COMPARISONS = ("Equal", "Greater", "Less")
+
+
 def _binary(op):
     def fn(g, a, b, alpha=None):
-        if sh.is_constant(a) and not isinstance(sh._const(a), cthtorch.Tensor):
-            a = sh.scalar_like(g, a, b)
-        else:
-            b = sh.scalar_like(g, b, a)
+        # torch's type promotion happened in the trace: compute in the output's
+        # dtype (comparisons: in the dtype of their tensor operand)
+        st = sh.dtype_of(g.original_node.output())
+        if op in _COMPARISONS or st is None:
+            tensor_side = b if sh.is_constant(a) else a
+            st = sh.dtype_of(tensor_side) or "Float"
+        a, b = _as_dtype(g, a, st), _as_dtype(g, b, st)
         if alpha is not None and not sh.is_none(alpha) and sh.get_const(alpha) != 1:
-            b = g.op("Mul", b, sh.scalar_like(g, alpha, b))
+            b = g.op("Mul", b, _as_dtype(g, alpha, st))
         return g.op(op, a, b)
     return fn
 
@@ -246,7 +263,7 @@ def _where(g, c, a, b):
 
 # -- linear algebra
 @_sym("aten::matmul", "aten::mm", "aten::bmm")
-def _matmul(g, a, b):
+def _matmul(g, a, b, *rest):
     return g.op("MatMul", a, b)
 
 
@@ -572,3 +589,10 @@ def _fused_gru_cell(g, ig, hg, hx, *rest):
     n = g.op("Tanh", g.op("Add", in_, g.op("Mul", r, hn)))
     hy = g.op("Add", n, g.op("Mul", z, g.op("Sub", hx, n)))
     return (hy,) + tuple(ig for _ in range(len(g.original_node.outputs()) - 1))
+
+
+@_sym("aten::floor_divide")
+def _floor_divide(g, a, b):
+    q = _binary("Div")(g, a, b)
+    # int64 Div truncates, which is floor for the nonnegative sizes a trace computes with
+    return g.op("Floor", q) if sh.dtype_of(g.original_node.output()) in ("Float", "Double", "Half") else q
