@@ -235,14 +235,9 @@ def _fold(g, initializers):
 
 
 def _scope_path(scope):
-    """'__module.layer1/__module.layer1.0' -> '/layer1/0' (torch's node names)."""
-    parts, prev = [], ""
-    for p in scope.split("/") if scope else []:
-        p = p[len("__module."):] if p.startswith("__module.") else p
-        rel = p[len(prev) + 1:] if prev and p.startswith(prev + ".") else p
-        parts.append(rel)
-        prev = p
-    return "".join("/" + p for p in parts)
+    """'__module.layer1/__module.layer1.0' -> '/layer1/layer1.0' (torch's node names)."""
+    return "".join("/" + (p[len("__module."):] if p.startswith("__module.") else p)
+                   for p in (scope.split("/") if scope else []))
 
 
 def _value_type(v):
