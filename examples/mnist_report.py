@@ -64,8 +64,8 @@ class Report:
         w.flush()
 
     def finish(self, model, test_set, out_dir, device=None):
-        """Writes the PNGs, logs them and the hyperparameters, closes the log;
-        returns the PNG paths."""
+        """Writes the PNGs, logs them, the model's graph and the
+        hyperparameters, closes the log; returns the PNG paths."""
         curves = os.path.join(out_dir, "loss_curve.png")
         accuracy = os.path.join(out_dir, "accuracy_curve.png")
         digits = os.path.join(out_dir, "test_digits.png")
@@ -75,6 +75,8 @@ class Report:
                           (digits, digits_figure(model, test_set, device))):
             fig.savefig(path, dpi=100)
             self.writer.add_figure(os.path.splitext(os.path.basename(path))[0], fig, epoch)
+        sample = test_set[0][0].unsqueeze(0)
+        self.writer.add_graph(model, sample.to(device) if device is not None else sample)
         if h["accuracy"]:
             self.writer.add_hparams(self.hparams, {"hparam/accuracy": h["accuracy"][-1],
                                                    "hparam/test_loss": h["test_loss"][-1]}, run_name="hparams")
