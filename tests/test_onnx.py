@@ -186,6 +186,22 @@ def test_attention_block_runs_in_onnxruntime(opset):
         _close(_run(data, [ids])[0], m(ids))
 
 
+@pytest.mark.parametrize("opset", [14, 20])
+def test_transformer_encoder_layer_runs_in_onnxruntime(opset):
+    cthtorch.manual_seed(0)
+    m = nn.TransformerEncoderLayer(16, 4, 32, batch_first=True)
+    x = cthtorch.randn(2, 5, 16)
+    data = _export(m, (x,), opset_version=opset, input_names=["src"], dynamic_axes={"src": {0: "b", 1: "s"}})
+    m.eval()
+    for shape in ((2, 5, 16), (3, 9, 16)):
+        x = cthtorch.randn(*shape)
+        _close(_run(data, [x])[0], m(x))
+    # an additive attention mask as a second input
+    mask = cthtorch.triu(cthtorch.full((5, 5), float("-inf")), 1)
+    data = _export(m, (x[:, :5], mask), opset_version=opset)
+    _close(_run(data, [x[:, :5], mask])[0], m(x[:, :5], mask))
+
+
 def test_size_arithmetic_stays_in_the_graph():
     class Net(nn.Module):
         def forward(self, x):

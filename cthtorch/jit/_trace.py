@@ -584,7 +584,7 @@ class _Patches:
         if sub is None:
             return None
         with st.pause():
-            _register_outputs(st, result)
+            _register_outputs(st, result, allow_none=True)
             st.frames.pop()
             _canonicalize(sub.graph)
             eliminate_dead_code(sub.graph)
@@ -658,13 +658,16 @@ def _flat_tensors(x):
     return []
 
 
-def _output_value(st, x):
-    """A graph value for (a structure of) outputs."""
+def _output_value(st, x, allow_none=False):
+    """A graph value for (a structure of) outputs. A submodule may return
+    None inside its result (MultiheadAttention's weights when not needed)."""
     g = st.frame.graph
     if isinstance(x, cthtorch.Tensor):
         return st.tensor_value(x)
+    if x is None and allow_none:
+        return st.constant(None)
     if isinstance(x, (tuple, list)):
-        vals = [_output_value(st, e) for e in x]
+        vals = [_output_value(st, e, allow_none) for e in x]
         kind = "prim::TupleConstruct" if isinstance(x, tuple) else "prim::ListConstruct"
         n = g.create(kind, vals)
         if isinstance(x, tuple):
@@ -676,7 +679,7 @@ def _output_value(st, x):
     if isinstance(x, dict):
         vals = []
         for k, v in x.items():
-            vals += [st.constant(k), _output_value(st, v)]
+            vals += [st.constant(k), _output_value(st, v, allow_none)]
         n = g.create("prim::DictConstruct", vals)
         n.output().setType(_ir.DictType(_ir.type_of_value(next(iter(x))) if x else _ir.StringType.get(),
                                         _ir.TensorType.get()))
@@ -686,8 +689,8 @@ def _output_value(st, x):
                        "traced functions")
 
 
-def _register_outputs(st, result):
-    st.frame.graph.registerOutput(_output_value(st, result))
+def _register_outputs(st, result, allow_none=False):
+    st.frame.graph.registerOutput(_output_value(st, result, allow_none))
 
 
 def _unpack_into(st, v, result):

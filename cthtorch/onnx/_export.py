@@ -114,6 +114,8 @@ class _Converter:
                 raise SymbolicValueError("Failed to export %s of a value that is not a list or tuple construct" % k,
                                          n.inputs()[0])
             for o, it in zip(n.outputs(), items):
+                if it.node().kind().startswith("onnx::") and it.node().kind() != "onnx::Constant":
+                    it.setType(o.type())   # a split's pieces: their traced types
                 self.env[o] = it
             return
         fn, since = _symbolics.lookup(k, self.opset)

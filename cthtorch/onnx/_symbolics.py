@@ -596,3 +596,45 @@ def _floor_divide(g, a, b):
     q = _binary("Div")(g, a, b)
     # int64 Div truncates, which is floor for the nonnegative sizes a trace computes with
     return g.op("Floor", q) if sh.dtype_of(g.original_node.output()) in ("Float", "Double", "Half") else q
+
+
+# -- attention
+def _attention(g, q, k, v, mask, dropout_p, is_causal, scale):
+    if float(sh.get_const(dropout_p)) != 0.0:
+        raise SymbolicValueError("Failed to export scaled_dot_product_attention with dropout: export in eval mode",
+                                 dropout_p)
+    r = _rank(k)
+    perm = list(range(r - 2)) + [r - 1, r - 2]
+    sc = None if scale is None or sh.is_none(scale) else float(sh.get_const(scale))
+    if sc is None:
+        d = (sh.sizes_of(q) or [None])[-1]
+        if d is None:
+            raise SymbolicValueError("Failed to export attention: the head size is not known", q)
+        sc = 1.0 / math.sqrt(d)
+    st = sh.dtype_of(q)
+    scores = g.op("MatMul", g.op("Mul", q, g.constant(sc, dtype=sh.torch_dtype(st))),
+                  g.op("Transpose", k, perm_i=perm))
+    neg_inf = g.constant(float("-inf"), dtype=sh.torch_dtype(st))
+    if sh.get_const(is_causal):
+        lq = g.op("Gather", g.op("Shape", q), g.constant([r - 2]), axis_i=0)
+        lk = g.op("Gather", g.op("Shape", k), g.constant([r - 2]), axis_i=0)
+        ones = g.op("ConstantOfShape", g.op("Concat", lq, lk, axis_i=0), value_t=cthtorch.tensor([True]))
+        scores = g.op("Where", g.op("Trilu", ones, upper_i=0), scores, neg_inf)
+    if mask is not None and not sh.is_none(mask):
+        if sh.dtype_of(mask) == "Bool":
+            scores = g.op("Where", mask, scores, neg_inf)
+        else:
+            scores = g.op("Add", scores, mask)
+    return g.op("MatMul", g.op("Softmax", scores, axis_i=-1), v)
+
+
+@_sym("aten::_scaled_dot_product_fused_attention", since=14)
+def _sdpa_fused(g, q, k, v, mask, dropout_p, is_causal, scale, seed):
+    """cthtorch's fused attention op; its logsumexp output is for backward only."""
+    return _attention(g, q, k, v, mask, dropout_p, is_causal, scale), None
+
+
+@_sym("aten::scaled_dot_product_attention", since=14)
+def _sdpa(g, q, k, v, mask=None, dropout_p=None, is_causal=None, scale=None, *rest):
+    return _attention(g, q, k, v, mask, dropout_p if dropout_p is not None else g.constant(0.0),
+                      is_causal if is_causal is not None else g.constant(False), scale)
