@@ -303,3 +303,29 @@ def test_is_in_onnx_export_and_tuple_outputs():
     for got, want in zip(outs, (x.relu(), x * 3, x.sigmoid())):
         _close(got, want)
     assert [o.name for o in onnx.load_from_string(data).graph.output] == ["a", "b", "c"]
+
+
+class _OpMix(nn.Module):
+    """Reductions, activations, stacking, flatten of middle dims, slicing, pools, where."""
+
+    def forward(self, x):
+        a = x.mean() + x.sum() + x.sum(dim=(0, 1), keepdim=False).mean()
+        b = F.leaky_relu(x, 0.2) + F.elu(x) + F.hardtanh(x, -0.5, 0.5) + F.silu(x) + F.relu6(x) + F.softplus(x)
+        c = cthtorch.stack([x, x * 2], 1).flatten(1, 2).unsqueeze(0).squeeze(0)
+        d = F.adaptive_avg_pool2d(x, 2)
+        e = x[:, 1:3].exp().log().sqrt().abs().neg() - x.select(1, 0).unsqueeze(1)
+        f = F.avg_pool2d(x, 2) + F.max_pool2d(x, 2)
+        return a + b, c, d, e, f, cthtorch.where(x > 0, x, 0.0), x.permute(0, 2, 3, 1).contiguous().view(2, -1, 4)
+
+
+def test_op_mix_runs_in_onnxruntime():
+    cthtorch.manual_seed(0)
+    x = cthtorch.randn(2, 4, 6, 6)
+    data = _export(_OpMix(), (x,))
+    outs = _run(data, [x])
+    want = _OpMix()(x)
+    assert len(outs) == len(want)
+    for got, w in zip(outs, want):
+        w = w.numpy()
+        assert got.shape == w.shape
+        np.testing.assert_allclose(np.nan_to_num(got), np.nan_to_num(w), rtol=1e-4, atol=1e-4)

@@ -3,7 +3,6 @@ inline its submodule calls, turn each aten node into ONNX nodes by its
 symbolic function, fold what only depends on parameters, and write the
 ModelProto (cthtorch/onnx/_proto.py)."""
 import contextlib
-import io
 import os
 
 import numpy as np
@@ -42,7 +41,7 @@ def _to_numpy(t):
 
 
 class _Converter:
-    def __init__(self, tgraph, model, opset, export_params):
+    def __init__(self, tgraph, model, opset):
         self.tgraph = tgraph
         self.model = model
         self.opset = opset
@@ -275,7 +274,7 @@ def _serialize(g, opset, initializers, input_names, output_names, dynamic_axes, 
     out_names = []
     for i, v in enumerate(outs):
         want = output_names[i] if output_names and i < len(output_names) else None
-        if v in names or v.node().kind() == "onnx::Constant" and False:
+        if v in names:
             out_names.append(None)   # an input passed through: an Identity gives it its own name
         else:
             names[v] = unique(want if want else v.debugName())
@@ -395,7 +394,7 @@ def export(model, args, f, export_params, verbose, training, input_names, output
     try:
         with select_model_mode_for_export(model, training), cthtorch.no_grad():
             tgraph = _trace_graph(model, args)
-            conv = _Converter(tgraph, model, opset, export_params)
+            conv = _Converter(tgraph, model, opset)
             g = conv.run()
         _lower_constants(g)
         _dce(g)
@@ -413,16 +412,15 @@ def export(model, args, f, export_params, verbose, training, input_names, output
             v = g.inputs()[i]
             if v not in used and v not in conv.user_inputs:
                 g.eraseInput(i)
-        params_as_inputs = keep_initializers_as_inputs or not export_params
-        if not export_params:
+        if not export_params:   # parameters are inputs the caller feeds
             user_inputs = conv.user_inputs + list(initializers)
             initializers = {}
         else:
             user_inputs = conv.user_inputs
         if verbose:
             print(g)
-        data = _serialize(g, opset, initializers, input_names, output_names, dyn, params_as_inputs and
-                          export_params, user_inputs, custom_opsets)
+        data = _serialize(g, opset, initializers, input_names, output_names, dyn, keep_initializers_as_inputs,
+                          user_inputs, custom_opsets)
     finally:
         _in_export[0] = False
     if isinstance(f, (str, os.PathLike)):

@@ -257,7 +257,7 @@ def _div(g, a, b, rounding_mode=None):
 
 
 @_sym("aten::where")
-def _where(g, c, a, b):
+def _where(g, c, a, b, *rest):
     return g.op("Where", c, a, sh.scalar_like(g, b, a))
 
 
@@ -321,7 +321,15 @@ def _flatten(g, x, start, end):
         return g.op("Flatten", x, axis_i=1)
     if s == e:
         return x
-    return g.op("Reshape", x, g.constant([0] * s + [-1] + [0] * (r - 1 - e)))
+    if e == r - 1:
+        return g.op("Reshape", x, g.constant([0] * s + [-1]))
+    # Reshape's 0 copies the input's dim at the same index, so the dims after
+    # the merged ones come from the input's shape
+    shape = g.op("Shape", x)
+    tail = g.op("Slice", shape, g.constant([e + 1]), g.constant([r]), g.constant([0]))
+    parts = ([g.op("Slice", shape, g.constant([0]), g.constant([s]), g.constant([0]))] if s else []) + \
+        [g.constant([-1]), tail]
+    return g.op("Reshape", x, g.op("Concat", *parts, axis_i=0))
 
 
 @_sym("aten::unsqueeze")
@@ -414,8 +422,7 @@ def _zeros(g, size, dtype=None, *rest):
 # -- reductions and normalization
 def _reduce(op):
     def fn(g, x, dims=None, keepdim=None, dtype=None):
-        if dims is not None and sh.dtype_of(dims) is not None and not sh.is_none(dims) and \
-                sh.rank_of(dims) is not None and g.original_node.inputsSize() == 2:   # sum(x, dtype)
+        if g.original_node.inputsSize() == 2:   # sum(x, dtype) / mean(x, dtype): over everything
             dims = None
         kd = 0 if keepdim is None or sh.is_none(keepdim) else int(sh.get_const(keepdim))
         if dims is None or sh.is_none(dims) or _ints(dims) == []:
