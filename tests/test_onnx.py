@@ -121,6 +121,9 @@ def test_resnet18_runs_in_onnxruntime():
     _close(_run(data, [x2])[0], m(x2))
     kinds = set(_op_types(data))
     assert kinds == {"Conv", "Relu", "MaxPool", "Add", "GlobalAveragePool", "Flatten", "Gemm"}
+    # torch's node names: each module level from its last non-numeric name part on
+    names = [n.name for n in onnx.load_from_string(data).graph.node]
+    assert "/layer1/layer1.0/conv1/Conv" in names and "/fc/Gemm" in names
 
 
 @pytest.mark.parametrize("cell", ["LSTM", "GRU"])

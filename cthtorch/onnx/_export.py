@@ -235,9 +235,19 @@ def _fold(g, initializers):
         n.destroy()
 
 
+def _unqualified(path):
+    """torch's node-name atom of a module path: from its last non-numeric
+    part on ('layer1.0.conv1' -> 'conv1', 'layer1.0' -> 'layer1.0', '0.1' -> '0.1')."""
+    parts = path.split(".")
+    for i in range(len(parts) - 1, -1, -1):
+        if not parts[i].isnumeric():
+            return ".".join(parts[i:])
+    return path
+
+
 def _scope_path(scope):
-    """'__module.layer1/__module.layer1.0' -> '/layer1/layer1.0' (torch's node names)."""
-    return "".join("/" + (p[len("__module."):] if p.startswith("__module.") else p)
+    """'__module.layer1/__module.layer1.0/__module.layer1.0.conv1' -> '/layer1/layer1.0/conv1'."""
+    return "".join("/" + _unqualified(p[len("__module."):] if p.startswith("__module.") else p)
                    for p in (scope.split("/") if scope else []))
 
 
