@@ -21,6 +21,7 @@ model's graph goes to TensorBoard too, and --onnx PATH exports the trained
 model to ONNX.
 """
 import argparse
+import copy
 import os
 import sys
 import time
@@ -266,8 +267,9 @@ def main(argv=None):
         print("figures:    %s" % "\n            ".join(figures))
         print("TensorBoard logs: %s  (view: tensorboard --logdir %s)" % (logdir, logdir))
         if args.onnx:
-            sample = test[0][0].unsqueeze(0).to(device)
-            torch.onnx.export(net, (sample,), args.onnx, input_names=["image"], output_names=["log_probs"],
+            # exported from a CPU copy: the file is the same, and the trace needs no GPU kernels
+            cpu_net = net if device.type == "cpu" else copy.deepcopy(net).cpu()
+            torch.onnx.export(cpu_net, (test[0][0].unsqueeze(0),), args.onnx, input_names=["image"], output_names=["log_probs"],
                               dynamic_axes={"image": {0: "batch"}, "log_probs": {0: "batch"}})
             print("ONNX model: %s" % args.onnx)
     if world > 1:

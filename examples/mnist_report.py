@@ -8,6 +8,7 @@ ones in red.
 tqdm, matplotlib and tensorboard are example dependencies: they are imported
 here, never by cthtorch's core.
 """
+import copy
 import os
 
 import cthtorch as torch
@@ -75,8 +76,9 @@ class Report:
                           (digits, digits_figure(model, test_set, device))):
             fig.savefig(path, dpi=100)
             self.writer.add_figure(os.path.splitext(os.path.basename(path))[0], fig, epoch)
-        sample = test_set[0][0].unsqueeze(0)
-        self.writer.add_graph(model, sample.to(device) if device is not None else sample)
+        # traced on a CPU copy: the drawing is the same, and the trace needs no GPU kernels
+        on_cpu = device is None or device.type == "cpu"
+        self.writer.add_graph(model if on_cpu else copy.deepcopy(model).cpu(), test_set[0][0].unsqueeze(0))
         if h["accuracy"]:
             self.writer.add_hparams(self.hparams, {"hparam/accuracy": h["accuracy"][-1],
                                                    "hparam/test_loss": h["test_loss"][-1]}, run_name="hparams")

@@ -5,8 +5,6 @@ ModelProto (cthtorch/onnx/_proto.py)."""
 import contextlib
 import os
 
-import numpy as np
-
 import cthtorch
 from cthtorch.jit import _ir
 
@@ -30,14 +28,6 @@ def _resolve_attr(v, self_value, root):
         return None, None
     name = n.s("name")
     return path + (name,), getattr(base, name)
-
-
-def _to_numpy(t):
-    t = t.detach().cpu().contiguous()
-    if t.dtype == cthtorch.bfloat16:
-        return t.view(cthtorch.int16).numpy().view(np.uint16), _proto.BFLOAT16
-    a = t.numpy()
-    return a, _proto.onnx_type_of_numpy(a.dtype)
 
 
 class _Converter:
@@ -165,36 +155,47 @@ def _dce(g):
             n.destroy()
 
 
-def _const_array(v, initializers):
+def _const_tensor(v, initializers):
     if v in initializers:
         return initializers[v]
     if v.node().kind() == "onnx::Constant":
-        return _to_numpy(v.node().t("value"))[0]
+        return v.node().t("value")
     return None
 
 
+def _reshape(n, a):
+    shape = [int(d) for d in a[1].tolist()]
+    return a[0].reshape([d if d != 0 else a[0].shape[i] for i, d in enumerate(shape)])
+
+
+def _unsqueeze(n, a):
+    x = a[0]
+    for d in sorted(int(i) % (x.dim() + len(a[1])) for i in a[1].tolist()):
+        x = x.unsqueeze(d)
+    return x
+
+
 _FOLD = {
-    "Transpose": lambda n, a: np.transpose(a[0], n.is_list("perm") if n.hasAttribute("perm") else None),
+    "Transpose": lambda n, a: a[0].permute(n.is_list("perm") if n.hasAttribute("perm")
+                                           else list(range(a[0].dim() - 1, -1, -1))),
     "Add": lambda n, a: a[0] + a[1], "Sub": lambda n, a: a[0] - a[1], "Mul": lambda n, a: a[0] * a[1],
-    "Sqrt": lambda n, a: np.sqrt(a[0]), "Neg": lambda n, a: -a[0], "Identity": lambda n, a: a[0],
-    "Reshape": lambda n, a: a[0].reshape([d if d != 0 else a[0].shape[i] for i, d in enumerate(a[1].tolist())]),
-    "Unsqueeze": lambda n, a: np.expand_dims(a[0], tuple(int(x) for x in a[1])),
-    "Concat": lambda n, a: np.concatenate(a, axis=n.i("axis")),
+    "Sqrt": lambda n, a: a[0].sqrt(), "Neg": lambda n, a: -a[0], "Identity": lambda n, a: a[0],
+    "Reshape": _reshape, "Unsqueeze": _unsqueeze, "Concat": lambda n, a: cthtorch.cat(a, n.i("axis")),
 }
 
 
 def _fold(g, initializers):
     """do_constant_folding: nodes whose inputs are all parameters or
-    constants are computed now (in numpy) and become initializers; a
+    constants are computed now and become initializers; a
     BatchNormalization after a Conv with constant weights is folded into the
     Conv, as torch's exporter does in eval mode."""
     counter = [0]
 
-    def new_init(arr, consumer_op, like):
+    def new_init(t, consumer_op, like):
         v = g.addInput("onnx::%s_%d" % (consumer_op, counter[0]))
         counter[0] += 1
         v.setType(like.type() if isinstance(like.type(), _ir.TensorType) else _ir.TensorType.get())
-        initializers[v] = arr
+        initializers[v] = t.contiguous()
         return v
 
     for n in list(g.nodes()):
@@ -203,16 +204,16 @@ def _fold(g, initializers):
             conv = n.inputs()[0].node()
             if conv.kind() != "onnx::Conv" or len(n.inputs()[0].uses()) != 1:
                 continue
-            arrs = [_const_array(v, initializers) for v in list(n.inputs())[1:]]
-            wa = _const_array(conv.inputs()[1], initializers)
-            ba = _const_array(conv.inputs()[2], initializers) if conv.inputsSize() > 2 else None
-            if any(a is None for a in arrs) or wa is None or (conv.inputsSize() > 2 and ba is None):
+            ts = [_const_tensor(v, initializers) for v in list(n.inputs())[1:]]
+            w = _const_tensor(conv.inputs()[1], initializers)
+            b = _const_tensor(conv.inputs()[2], initializers) if conv.inputsSize() > 2 else None
+            if any(t is None for t in ts) or w is None or (conv.inputsSize() > 2 and b is None):
                 continue
-            gamma, beta, mean, var = [a.astype(np.float64) for a in arrs]
-            scale = gamma / np.sqrt(var + n.f("epsilon"))
-            w2 = (wa.astype(np.float64) * scale.reshape((-1,) + (1,) * (wa.ndim - 1))).astype(wa.dtype)
-            b0 = ba.astype(np.float64) if ba is not None else np.zeros_like(mean)
-            b2 = ((b0 - mean) * scale + beta).astype(wa.dtype)
+            gamma, beta, mean, var = [t.double() for t in ts]
+            scale = gamma / (var + n.f("epsilon")).sqrt()
+            w2 = (w.double() * scale.reshape([-1] + [1] * (w.dim() - 1))).to(w.dtype)
+            b0 = b.double() if b is not None else cthtorch.zeros_like(mean)
+            b2 = ((b0 - mean) * scale + beta).to(w.dtype)
             wv = new_init(w2, "Conv", conv.inputs()[1])
             bv = new_init(b2, "Conv", conv.inputs()[1])
             while conv.inputsSize() > 1:
@@ -225,10 +226,10 @@ def _fold(g, initializers):
             continue
         if op not in _FOLD or not n.inputsSize():
             continue
-        arrs = [_const_array(v, initializers) for v in n.inputs()]
-        if any(a is None for a in arrs):
+        ts = [_const_tensor(v, initializers) for v in n.inputs()]
+        if any(t is None for t in ts):
             continue
-        res = np.asarray(_FOLD[op](n, arrs))
+        res = _FOLD[op](n, ts)
         users = n.output().uses()
         consumer = users[0].user.kind()[6:] if users and users[0].user.kind().startswith("onnx::") else op
         n.output().replaceAllUsesWith(new_init(res, consumer, n.output()))
@@ -319,8 +320,7 @@ def _serialize(g, opset, initializers, input_names, output_names, dynamic_axes, 
         for a in sorted(n.attributeNames()):
             kk, val = n._attrs[a]
             if kk == "t":
-                arr, dt = _to_numpy(val)
-                val = _proto.tensor("", arr, dt)
+                val = _proto.tensor("", val)
             attrs.append(_proto.attribute(a, kk, val))
         ins = ["" if v is None or sh.is_none(v) else names[v] for v in n.inputs()]
         nodes.append(_proto.node(op, ins, [names[o] for o in n.outputs()], nname, dom, attrs))
@@ -342,13 +342,7 @@ def _serialize(g, opset, initializers, input_names, output_names, dynamic_axes, 
     if keep_initializers_as_inputs:
         inputs += [vinfo(v, names[v]) for v in initializers]
     outputs = [vinfo(v, n) for v, n in zip(outs, out_names)]
-    inits = []
-    for v, arr in initializers.items():
-        if isinstance(arr, cthtorch.Tensor):
-            a, dt = _to_numpy(arr)
-        else:
-            a, dt = arr, _proto.onnx_type_of_numpy(arr.dtype)
-        inits.append(_proto.tensor(names[v], a, dt))
+    inits = [_proto.tensor(names[v], t) for v, t in initializers.items()]
     gb = _proto.graph("main_graph", nodes, inputs, outputs, inits)
     opsets = {"": opset}
     opsets.update(domains)
@@ -410,7 +404,7 @@ def export(model, args, f, export_params, verbose, training, input_names, output
         _dce(g)
         initializers = {v: conv.param_tensors[v] for v in g.inputs() if v in conv.param_tensors}
         if do_constant_folding and training != TrainingMode.TRAINING and export_params:
-            initializers = {v: _to_numpy(t)[0] for v, t in initializers.items()}
+            initializers = {v: t.detach() for v, t in initializers.items()}
             _fold(g, initializers)
             _dce(g)
         used = {v for v in g.inputs() if v.hasUses() or v in set(g.outputs())}

@@ -1,5 +1,6 @@
 """The ONNX ModelProto, written by hand in protobuf's wire format, so that
-exporting needs no onnx or protobuf package. Field numbers are onnx.proto's
+exporting needs no onnx or protobuf package (numpy only turns tensors into
+TensorProto's raw bytes). Field numbers are onnx.proto's
 (ONNX IR version 3..10); repeated scalars are written unpacked, which both
 proto2 and proto3 readers accept.
 
@@ -59,11 +60,19 @@ def _float(field, x):
     return _key(field, 5) + struct.pack("<f", x)
 
 
-def tensor(name, array, data_type=None):
-    """TensorProto with raw_data (little-endian), from a numpy array. data_type
-    names the element type where numpy cannot (bfloat16 as uint16 bits)."""
-    a = np.asarray(array)
-    dt = data_type if data_type is not None else onnx_type_of_numpy(a.dtype)
+def _numpy_of(t):
+    """A tensor's memory as numpy (bfloat16 as its uint16 bits) and its ONNX type."""
+    import cthtorch
+    t = t.detach().cpu().contiguous()
+    if t.dtype == cthtorch.bfloat16:
+        return t.view(cthtorch.int16).numpy().view(np.uint16), BFLOAT16
+    a = t.numpy()
+    return a, onnx_type_of_numpy(a.dtype)
+
+
+def tensor(name, t):
+    """TensorProto with raw_data (little-endian) from a cthtorch tensor."""
+    a, dt = _numpy_of(t)
     out = b"".join(_int(1, d) for d in a.shape)
     out += _int(2, dt)
     if name:
