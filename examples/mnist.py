@@ -1,6 +1,6 @@
 """The classic MNIST CNN (pytorch/examples' network), trained with cthtorch.
 
-    python examples/mnist.py [--data DIR] [--epochs N] [--out DIR] [--logdir DIR] [--resume]
+    python examples/mnist.py [--data DIR] [--epochs N] [--out DIR] [--logdir DIR] [--resume] [--onnx PATH]
     python examples/mnist.py --world-size 2 ...        # 2 processes, DistributedDataParallel
     python -m cthtorch.distributed.run --nproc_per_node=2 examples/mnist.py ...   # the same, launched by hand
 
@@ -16,9 +16,12 @@ says so. It shows a tqdm progress bar, prints per-epoch loss and test
 accuracy, saves a checkpoint after each epoch (--resume continues from it),
 logs to TensorBoard under --logdir (default OUT/runs) and ends with
 matplotlib PNGs in OUT: loss and accuracy curves per epoch and a grid of test
-digits with predicted and true labels (examples/mnist_report.py).
+digits with predicted and true labels (examples/mnist_report.py); the
+model's graph goes to TensorBoard too, and --onnx PATH exports the trained
+model to ONNX.
 """
 import argparse
+import copy
 import os
 import sys
 import time
@@ -199,6 +202,8 @@ def main(argv=None):
     p.add_argument("--logdir", default=None, help="TensorBoard log folder (default OUT/runs)")
     p.add_argument("--resume", nargs="?", const="auto", default=None, metavar="CHECKPOINT",
                    help="continue from a checkpoint (default OUT/mnist_cnn.pt) up to --epochs")
+    p.add_argument("--onnx", default=None, metavar="PATH",
+                   help="also export the trained model to ONNX at PATH (batch size left dynamic)")
     p.add_argument("--quiet", action="store_true")
     p.add_argument("--device", default=None, help="cpu or cuda[:N] (default: cuda when a GPU is present, else cpu)")
     p.add_argument("--world-size", type=int, default=1,
@@ -261,6 +266,12 @@ def main(argv=None):
         print("checkpoint: %s" % checkpoint_path(args))
         print("figures:    %s" % "\n            ".join(figures))
         print("TensorBoard logs: %s  (view: tensorboard --logdir %s)" % (logdir, logdir))
+        if args.onnx:
+            # exported from a CPU copy: the file is the same, and the trace needs no GPU kernels
+            cpu_net = net if device.type == "cpu" else copy.deepcopy(net).cpu()
+            torch.onnx.export(cpu_net, (test[0][0].unsqueeze(0),), args.onnx, input_names=["image"], output_names=["log_probs"],
+                              dynamic_axes={"image": {0: "batch"}, "log_probs": {0: "batch"}})
+            print("ONNX model: %s" % args.onnx)
     if world > 1:
         dist.destroy_process_group()
     return acc

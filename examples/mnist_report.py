@@ -8,6 +8,7 @@ ones in red.
 tqdm, matplotlib and tensorboard are example dependencies: they are imported
 here, never by cthtorch's core.
 """
+import copy
 import os
 
 import cthtorch as torch
@@ -64,8 +65,8 @@ class Report:
         w.flush()
 
     def finish(self, model, test_set, out_dir, device=None):
-        """Writes the PNGs, logs them and the hyperparameters, closes the log;
-        returns the PNG paths."""
+        """Writes the PNGs, logs them, the model's graph and the
+        hyperparameters, closes the log; returns the PNG paths."""
         curves = os.path.join(out_dir, "loss_curve.png")
         accuracy = os.path.join(out_dir, "accuracy_curve.png")
         digits = os.path.join(out_dir, "test_digits.png")
@@ -75,6 +76,9 @@ class Report:
                           (digits, digits_figure(model, test_set, device))):
             fig.savefig(path, dpi=100)
             self.writer.add_figure(os.path.splitext(os.path.basename(path))[0], fig, epoch)
+        # traced on a CPU copy: the drawing is the same, and the trace needs no GPU kernels
+        on_cpu = device is None or device.type == "cpu"
+        self.writer.add_graph(model if on_cpu else copy.deepcopy(model).cpu(), test_set[0][0].unsqueeze(0))
         if h["accuracy"]:
             self.writer.add_hparams(self.hparams, {"hparam/accuracy": h["accuracy"][-1],
                                                    "hparam/test_loss": h["test_loss"][-1]}, run_name="hparams")

@@ -195,3 +195,22 @@ def test_trace_errors():
     with pytest.raises(RuntimeError, match="cannot be traced"):
         cthtorch.jit.trace(lambda x: x, 3)
     assert not cthtorch.jit.is_tracing()
+
+
+def test_split_and_chunk_pieces_are_traced():
+    """A Tensor[]-returning op's pieces come out of prim::ListUnpack (as in
+    torch's trace), not as constants baked from the example input."""
+    def fn(lib):
+        def f(x):
+            a, b = x.chunk(2, -1)
+            c, d, e = lib.split(x, 2, 1)
+            return a * b, c - d * e.sum()
+        return f
+
+    x = cthtorch.randn(4, 6)
+    tc = cthtorch.jit.trace(fn(cthtorch), (x,))
+    tt = torch.jit.trace(fn(torch), (torch.from_numpy(x.numpy()),))
+    assert kinds(tc.graph) == kinds(tt.graph)
+    x2 = cthtorch.randn(4, 6)
+    for got, want in zip(tc(x2), fn(cthtorch)(x2)):
+        assert cthtorch.equal(got, want)

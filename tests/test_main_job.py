@@ -26,7 +26,7 @@ def _mnist_dir():
 def test_main_job_trains(tmp_path):
     data = _mnist_dir()
     args = [sys.executable, os.path.join(ROOT, "examples", "mnist.py"), "--epochs", "1", "--quiet",
-            "--out", str(tmp_path), "--logdir", str(tmp_path / "tb")]
+            "--out", str(tmp_path), "--logdir", str(tmp_path / "tb"), "--onnx", str(tmp_path / "mnist.onnx")]
     if data:
         args += ["--data", data, "--limit-train", "4000"]
         want = 0.88
@@ -51,6 +51,26 @@ def test_main_job_trains(tmp_path):
     assert len(acc.Scalars("train/loss")) >= 5 and "weights/fc1.weight" in acc.Tags()["histograms"]
     assert {"loss_curve", "accuracy_curve", "test_digits"} <= set(acc.Tags()["images"])
     assert [e.value for e in _events(tmp_path / "tb" / "loss_test").Scalars("loss")]
+    assert acc.Tags()["graph"] and any(n.op == "aten::_convolution" for n in acc.Graph().node)
+    _check_onnx(tmp_path)
+
+
+def _check_onnx(tmp_path):
+    """--onnx: the exported model gives the checkpoint's outputs in onnxruntime, at any batch size."""
+    try:
+        import onnxruntime as ort
+    except ImportError:
+        return
+    sys.path.insert(0, os.path.join(ROOT, "examples"))
+    import cthtorch
+    from mnist import Net
+    net = Net()
+    net.load_state_dict(cthtorch.load(str(tmp_path / "mnist_cnn.pt"))["model"])
+    net.eval()
+    x = cthtorch.randn(3, 1, 28, 28)
+    sess = ort.InferenceSession(str(tmp_path / "mnist.onnx"), providers=["CPUExecutionProvider"])
+    got = sess.run(["log_probs"], {"image": x.numpy()})[0]
+    assert abs(got - net(x).detach().numpy()).max() < 1e-4
 
 
 def _check_png(path, least):

@@ -161,14 +161,56 @@ def test_purge_step_and_reopen_after_close(tmp_path):
         (0, 0.0), (1, 1.0), (2, 2.0), (3, 30.0), (4, 40.0)]
 
 
-def test_add_graph_waits_for_the_tracer(tmp_path):
-    with pytest.raises(NotImplementedError, match="JIT tracer"):
-        SummaryWriter(tmp_path).add_graph(cthtorch.nn.Linear(2, 2), cthtorch.zeros(1, 2))
-
-
 def test_default_logdir(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     w = SummaryWriter(comment="_exp")
     w.close()
     assert w.get_logdir().startswith("runs" + os.sep) and w.get_logdir().endswith("_exp")
     assert os.listdir(w.get_logdir())[0].startswith("events.out.tfevents.")
+
+
+def _graph_net(lib):
+    nn = lib.nn
+
+    class Net(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.conv = nn.Sequential(nn.Conv2d(1, 4, 3), nn.ReLU())
+            self.fc = nn.Linear(4 * 6 * 6, 10)
+
+        def forward(self, x):
+            return self.fc(self.conv(x).flatten(1)).softmax(-1)
+    return Net()
+
+
+def test_add_graph_matches_torch(tmp_path):
+    """The traced graph as TensorBoard reads it: the same IO nodes, and the
+    same ops under the same module scopes with the same shapes, as torch's
+    add_graph of the same model (value numbers may differ)."""
+    torch = require_torch()
+    from torch.utils.tensorboard import SummaryWriter as TorchWriter
+    m = _graph_net(cthtorch)
+    m.train()
+    with SummaryWriter(tmp_path / "ct") as w:
+        w.add_graph(m, cthtorch.randn(2, 1, 8, 8))
+    assert m.training
+    with TorchWriter(str(tmp_path / "t")) as w:
+        w.add_graph(_graph_net(torch), torch.randn(2, 1, 8, 8))
+    graphs = []
+    for sub in ("ct", "t"):
+        acc = _read(tmp_path / sub)
+        g = acc.Graph()
+        shape = lambda n: ([d.size for d in n.attr["_output_shapes"].list.shape[0].dim]  # noqa: E731
+                           if "_output_shapes" in n.attr else None)
+        io = [(n.name, n.op, shape(n)) for n in g.node if n.op == "IO Node"]
+        ops = sorted((n.name.rsplit("/", 1)[0], n.op, str(shape(n))) for n in g.node
+                     if n.op not in ("IO Node", "prim::Constant", "prim::ListConstruct"))
+        names = {n.name for n in g.node}
+        for n in g.node:
+            if n.op.startswith("aten::"):
+                assert all(i in names for i in n.input if "GetAttr" not in i)
+        graphs.append((io, ops, acc.Tags()["graph"], acc.Tags()["run_metadata"]))
+    assert graphs[0] == graphs[1]
+    assert graphs[0][2:] == (True, ["step1"])
+    assert ("Net/Sequential[conv]/Conv2d[0]", "aten::_convolution", "[2, 4, 6, 6]") in graphs[0][1]
+    assert graphs[0][0] == [("input/x", "IO Node", [2, 1, 8, 8]), ("output/output.1", "IO Node", [2, 10])]

@@ -257,10 +257,16 @@ class TracingState:
         g = self.frame.graph
         n = g.create(name, ins, len(results))
         n.setSchema(schema)
+        unpack = []
         for o, r, ret in zip(n.outputs(), results, schema.returns):
             if isinstance(r, cthtorch.Tensor):
                 o.setType(_tensor_type(r))
                 self.bind(r, o)
+            elif isinstance(r, (tuple, list)) and r and all(isinstance(x, cthtorch.Tensor) for x in r):
+                # Tensor[] (split, chunk, unbind): its pieces come out of a
+                # prim::ListUnpack, as in torch's traces, so later ops find them
+                o.setType(_ir.ListType.ofTensors())
+                unpack.append((o, r))
             else:
                 o.setType(ret.type if not isinstance(ret.type, _ir.NumberType) else _ir.type_of_value(r))
                 if name in ("aten::item", "aten::Int", "aten::Float"):
@@ -269,6 +275,12 @@ class TracingState:
                                   "as a constant in the future. This means that the trace might not generalize "
                                   "to other inputs!", _tracer_warning(), stacklevel=4)
         self._insert(n, loc)
+        for o, r in unpack:
+            u = g.create("prim::ListUnpack", [o], len(r))
+            for uo, x in zip(u.outputs(), r):
+                uo.setType(_tensor_type(x))
+                self.bind(x, uo)
+            self._insert(u, loc)
 
     # -- sizes: 0-dim tensors standing for aten::size results
     def size_tensor(self, t, dim, size):
@@ -572,7 +584,7 @@ class _Patches:
         if sub is None:
             return None
         with st.pause():
-            _register_outputs(st, result)
+            _register_outputs(st, result, allow_none=True)
             st.frames.pop()
             _canonicalize(sub.graph)
             eliminate_dead_code(sub.graph)
@@ -646,13 +658,16 @@ def _flat_tensors(x):
     return []
 
 
-def _output_value(st, x):
-    """A graph value for (a structure of) outputs."""
+def _output_value(st, x, allow_none=False):
+    """A graph value for (a structure of) outputs. A submodule may return
+    None inside its result (MultiheadAttention's weights when not needed)."""
     g = st.frame.graph
     if isinstance(x, cthtorch.Tensor):
         return st.tensor_value(x)
+    if x is None and allow_none:
+        return st.constant(None)
     if isinstance(x, (tuple, list)):
-        vals = [_output_value(st, e) for e in x]
+        vals = [_output_value(st, e, allow_none) for e in x]
         kind = "prim::TupleConstruct" if isinstance(x, tuple) else "prim::ListConstruct"
         n = g.create(kind, vals)
         if isinstance(x, tuple):
@@ -664,7 +679,7 @@ def _output_value(st, x):
     if isinstance(x, dict):
         vals = []
         for k, v in x.items():
-            vals += [st.constant(k), _output_value(st, v)]
+            vals += [st.constant(k), _output_value(st, v, allow_none)]
         n = g.create("prim::DictConstruct", vals)
         n.output().setType(_ir.DictType(_ir.type_of_value(next(iter(x))) if x else _ir.StringType.get(),
                                         _ir.TensorType.get()))
@@ -674,8 +689,8 @@ def _output_value(st, x):
                        "traced functions")
 
 
-def _register_outputs(st, result):
-    st.frame.graph.registerOutput(_output_value(st, result))
+def _register_outputs(st, result, allow_none=False):
+    st.frame.graph.registerOutput(_output_value(st, result, allow_none))
 
 
 def _unpack_into(st, v, result):

@@ -13,8 +13,9 @@ def inline_graph_into(callee, call_node, args):
     with g.insert_point_guard(call_node):
         for n in callee.nodes():
             c = g.createClone(n, lambda v: env[v])
-            if c._scope == "" and call_node._scope:
-                c._scope = call_node._scope
+            if call_node._scope and not (c._scope + "/").startswith(call_node._scope + "/"):
+                # torch's inlined scopes nest: __module.0/__module.0.1
+                c._scope = call_node._scope + ("/" + c._scope if c._scope else "")
             g.insertNode(c)
             for o, co in zip(n.outputs(), c.outputs()):
                 env[o] = co

@@ -129,8 +129,15 @@ class SummaryWriter:
                 w.add_scalar(k, v, global_step)
 
     def add_graph(self, model, input_to_model=None, verbose=False, use_strict_trace=True):
-        _not_yet("add_graph", "drawing the graph needs the JIT tracer (cthtorch.jit.trace), which is "
-                              "not built yet")
+        """The model traced on input_to_model, as TensorBoard's graph (a
+        GraphDef event, then the step's RunMetadata, as torch writes them)."""
+        from tensorboard.compat.proto.event_pb2 import TaggedRunMetadata
+        from cthtorch.utils.tensorboard._graph import graph_def
+        gd, stats = graph_def(model, input_to_model, verbose, use_strict_trace)
+        w = self._get_file_writer()
+        w.add_event(Event(graph_def=gd.SerializeToString()))
+        w.add_event(Event(tagged_run_metadata=TaggedRunMetadata(tag="step1",
+                                                                run_metadata=stats.SerializeToString())))
 
     def add_embedding(self, *args, **kwargs):
         _not_yet("add_embedding", "the projector files are not written yet")
