@@ -56,3 +56,42 @@ def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type=2, scale
     # sparse=True still gives weight a dense gradient (no sparse embedding gradients yet)
     return cthtorch.embedding_bag(weight, input, offsets, scale_grad_by_freq, _BAG_MODES[mode], sparse,
                                   per_sample_weights, include_last_offset, padding_idx)[0]
+
+
+class _EmbeddingSparseGrad(cthtorch.autograd.Function):
+    """embedding(sparse=True): the C lookup forward; the backward gives the
+    weight a sparse COO gradient as torch's embedding_sparse_backward does:
+    one entry per looked-up index (padding_idx's left out), uncoalesced,
+    its values the incoming gradient's rows."""
+
+    @staticmethod
+    def forward(ctx, weight, indices, padding_idx, scale_grad_by_freq):
+        ctx.save_for_backward(indices)
+        ctx.weight_shape, ctx.padding_idx, ctx.scale = weight.shape, padding_idx, scale_grad_by_freq
+        return cthtorch.embedding(weight, indices, padding_idx, scale_grad_by_freq, False)
+
+    @staticmethod
+    def backward(ctx, grad):
+        if ctx.scale:
+            raise RuntimeError("embedding_backward: scale_grad_by_freq not supported with sparse gradients")
+        from cthtorch._sparse_tensor import SparseTensor
+        (indices,) = ctx.saved_tensors
+        dim = grad.shape[-1]
+        flat, rows = indices.reshape(-1), grad.reshape(-1, dim)
+        if ctx.padding_idx != -1:
+            keep = flat != ctx.padding_idx
+            flat, rows = flat[keep], rows[keep]
+        return SparseTensor(flat.to(cthtorch.int64).reshape(1, -1), rows, ctx.weight_shape), None, None, None
+
+
+def embedding_sparse_grad(weight, indices, padding_idx, scale_grad_by_freq):
+    """torch.embedding(..., sparse=True) where weight's gradient is recorded."""
+    return _EmbeddingSparseGrad.apply(weight, indices, padding_idx, scale_grad_by_freq)
+
+
+def _name_backward():
+    from cthtorch._sparse_tensor import name_node
+    name_node(_EmbeddingSparseGrad, "EmbeddingBackward0")
+
+
+_name_backward()

@@ -11,6 +11,7 @@
  *    that node's input buffer. */
 #include "THP.h"
 #include "autograd/Formulas.h"
+#include "ArgParser.h"
 #include "Functions.h"
 
 typedef struct { PyObject_HEAD } THPEngine;
@@ -199,6 +200,15 @@ static void ready_clear(ReadyQueue *q) {
   *q = (ReadyQueue){0};
 }
 
+/* Two gradients of one input, summed out of place; a sparse one (the Python
+ * COO class) through its operator: sparse + sparse stays sparse, with a dense
+ * one the sum is dense, as torch's InputBuffer gives. */
+static PyObject *grad_sum(PyObject *a, PyObject *b) {
+  if (ap_is_sparse(a) && !ap_is_sparse(b)) return PyNumber_Add(b, a);
+  if (ap_is_sparse(b)) return PyNumber_Add(a, b);
+  return F_add(a, b, NULL);
+}
+
 /* Adds grad into node's buffer slot nr (summing out of place). */
 static int buffer_add(RunState *s, PyObject *node, int nr, PyObject *grad) {
   THPNode *n = (THPNode *)node;
@@ -213,7 +223,7 @@ static int buffer_add(RunState *s, PyObject *node, int nr, PyObject *grad) {
   }
   PyObject *old = PyList_GET_ITEM(buf, nr);
   if (old == Py_None) return PyList_SetItem(buf, nr, Py_NewRef(grad));
-  PyObject *sum = F_add(old, grad, NULL);
+  PyObject *sum = grad_sum(old, grad);
   if (!sum) return -1;
   return PyList_SetItem(buf, nr, sum);
 }
@@ -226,7 +236,7 @@ static int deliver(RunState *s, THPNode *from, PyObject *fn, int nr, PyObject *g
     if (s->cap_fn[k] == fn && s->cap_nr[k] == nr) {
       PyObject *c = s->captured[k];
       if (c) {
-        PyObject *sum = F_add(c, g, NULL);
+        PyObject *sum = grad_sum(c, g);
         if (!sum) { Py_DECREF(g); return -1; }
         Py_SETREF(s->captured[k], sum);
       } else {
