@@ -221,3 +221,26 @@ def test_optimizer_errors_on_sparse_grads_match_torch():
     for L in (ct, torch):
         with pytest.raises(ValueError, match="Invalid learning rate: 0"):
             L.optim.SparseAdam([L.zeros(2, requires_grad=True)], lr=0)
+
+
+@pytest.mark.parametrize("mode,kw", [("sum", {}), ("mean", {}), ("sum", {"padding_idx": 2}),
+                                     ("mean", {"padding_idx": 2, "include_last_offset": True}),
+                                     ("sum", {"per_sample_weights": True, "padding_idx": 2})])
+def test_embedding_bag_sparse_grad_matches_torch(mode, kw):
+    w = np.random.RandomState(0).randn(10, 3).astype(np.float32)
+    psw = np.random.RandomState(1).rand(7).astype(np.float32)
+    res = []
+    for L in (ct, torch):
+        weight = L.tensor(w, requires_grad=True)
+        args = dict(kw)
+        p = None
+        if args.pop("per_sample_weights", False):
+            p = args["per_sample_weights"] = L.tensor(psw, requires_grad=True)
+        out = L.nn.functional.embedding_bag(L.tensor([1, 2, 4, 4, 3, 9, 2]), weight, L.tensor([0, 2, 2, 5]),
+                                            mode=mode, sparse=True, **args)
+        assert type(out.grad_fn).__name__ == "EmbeddingBagBackward0"
+        (out * L.arange(float(out.numel())).view(out.shape)).sum().backward()
+        res.append((weight.grad, p))
+    _same_sparse(res[0][0], res[1][0], tol=1e-6)
+    if res[0][1] is not None:
+        np.testing.assert_allclose(_np(res[0][1].grad), _np(res[1][1].grad), rtol=1e-5, atol=1e-6)
