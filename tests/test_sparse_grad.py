@@ -244,3 +244,26 @@ def test_embedding_bag_sparse_grad_matches_torch(mode, kw):
     _same_sparse(res[0][0], res[1][0], tol=1e-6)
     if res[0][1] is not None:
         np.testing.assert_allclose(_np(res[0][1].grad), _np(res[1][1].grad), rtol=1e-5, atol=1e-6)
+
+
+def test_sparse_grad_through_a_formula_node_has_torch_values():
+    # torch keeps the gradient sparse through MulBackward; cthtorch's C formulas
+    # take it dense (same values, dense layout)
+    grads = []
+    for L in (ct, torch):
+        base = L.ones(5, 2, requires_grad=True)
+        L.nn.functional.embedding(L.tensor([1, 1, 3]), base * 2, sparse=True).sum().backward()
+        grads.append(base.grad.to_dense() if base.grad.is_sparse else base.grad)
+    np.testing.assert_array_equal(_np(grads[0]), _np(grads[1]))
+
+
+def test_hooks_see_the_sparse_grad_and_create_graph_keeps_it():
+    for L in (ct, torch):
+        w = L.ones(5, 2, requires_grad=True)
+        seen = []
+        w.register_hook(lambda g: seen.append(g.is_sparse))
+        L.nn.functional.embedding(L.tensor([1, 3]), w, sparse=True).sum().backward()
+        assert seen == [True]
+        w.grad = None
+        L.nn.functional.embedding(L.tensor([1, 3]), w, sparse=True).pow(2).sum().backward(create_graph=True)
+        assert w.grad.is_sparse and w.grad._nnz() == 2

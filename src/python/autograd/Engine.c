@@ -263,7 +263,22 @@ static int deliver(RunState *s, THPNode *from, PyObject *fn, int nr, PyObject *g
   return 0;
 }
 
+/* A sparse gradient reaching a C formula node (a weight computed from others
+ * before embedding(sparse=True)) goes on dense: the formulas are dense ops.
+ * AccumulateGrad and custom Functions (heap types) take it as it is. */
+static int densify_for_formula(THPNode *n, PyObject *buf) {
+  if (Py_TYPE(n) == &THPAccumulateGradType || PyType_HasFeature(Py_TYPE(n), Py_TPFLAGS_HEAPTYPE)) return 0;
+  for (Py_ssize_t i = 0; i < PyList_GET_SIZE(buf); i++) {
+    PyObject *g = PyList_GET_ITEM(buf, i);
+    if (!ap_is_sparse(g)) continue;
+    PyObject *d = PyObject_CallMethod(g, "to_dense", NULL);
+    if (!d || PyList_SetItem(buf, i, d) < 0) return -1;
+  }
+  return 0;
+}
+
 static PyObject *run_node(RunState *s, THPNode *n, PyObject *buf) {
+  if (densify_for_formula(n, buf) < 0) return NULL;
   PyObject *const *grads = &PyList_GET_ITEM(buf, 0);
   PyObject *args = NULL;
   /* pre hooks: tensor hooks (nr, fn) transform one gradient; node prehooks see all */
