@@ -12,7 +12,8 @@ import cthtorch as ct
 import oracle
 
 torch = oracle.require_torch()
-pytestmark = [pytest.mark.filterwarnings("ignore:Sparse invariant checks")]
+pytestmark = [pytest.mark.filterwarnings("ignore:Sparse invariant checks"),
+              pytest.mark.filterwarnings("ignore:Using backward() with create_graph=True")]
 
 
 def _np(x):
