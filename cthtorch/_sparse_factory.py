@@ -122,6 +122,8 @@ def _install_sparse_methods():
     S.__rmatmul__ = lambda self, other: ops.matmul(other, self)
     S.sum = ops.sum
     S.add = S.__add__ = ops.add
+    S.add_ = ops.add_
+    S.sub_ = lambda self, other, *, alpha=1: ops.add_(self, other, alpha=-alpha)
     S.__radd__ = lambda self, other: ops.add(other, self)
     S.sub = S.__sub__ = ops.sub
     S.__rsub__ = lambda self, other: ops.sub(other, self)
@@ -149,6 +151,7 @@ def register():
     for name in ("is_coalesced", "coalesce", "indices", "values", "_indices", "_values"):
         _ops.op("Tensor", name, _strided_only(name), o)
     _ops.op("Tensor", "_nnz", _nnz_dense, o)
+    _ops.op("Tensor", "sparse_mask", ops.sparse_mask, o)
     _ops.op("Tensor", "sparse_dim", lambda self: 0, o)
     _ops.op("Tensor", "dense_dim", lambda self: self.dim(), o)
     _install_sparse_methods()

@@ -298,6 +298,10 @@ class SparseTensor:
         if self._coalesced:
             return self
         nsp = self.sparse_dim()
+        if not (self._v.requires_grad and cthtorch.is_grad_enabled()):   # one C pass (src/ATen/ATSparse.c)
+            r = cthtorch._C._sparse_coalesce(self._i, self._v.detach(), list(self._shape[:nsp]))
+            if r is not None:
+                return SparseTensor(r[0], r[1], self._shape, True)
         uniq, inv = cthtorch.unique(_linear(self._i, self._shape), sorted=True, return_inverse=True)
         vals = add_rows(inv, self._v, uniq.shape[0])
         return SparseTensor(_unravel(uniq, self._shape[:nsp]), _named("CoalesceBackward0", vals), self._shape, True)
@@ -327,6 +331,19 @@ class SparseTensor:
         if dtype is None:
             return "torch.sparse." + self._v.type().split(".")[-1]
         raise NotImplementedError("cthtorch: Tensor.type(dtype) on a sparse tensor is not implemented; use .to(dtype)")
+
+    def zero_(self):
+        """No entries left, as torch's sparse zero_ leaves it (optimizer.zero_grad(set_to_none=False))."""
+        self._i = self._i.new_zeros((self.sparse_dim(), 0))
+        self._v = self._v.new_zeros((0,) + tuple(self._v.shape[1:]))
+        self._coalesced = True
+        return self
+
+    def mul_(self, other):
+        if isinstance(other, cthtorch.Tensor) and (other.is_sparse or other.dim()):
+            _nie("mul_")
+        self._v = self._v.mul(other)   # values may be shared with another sparse tensor (a stolen gradient)
+        return self
 
     def clone(self, *, memory_format=None):
         return self._like(self._v.clone(), indices=self._i.clone())

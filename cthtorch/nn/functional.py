@@ -551,6 +551,9 @@ def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0, sca
             norms = rows.norm(norm_type, 1, keepdim=True)
             scale = (max_norm / (norms + 1e-7)).clamp(max=1.0)
             weight[input.reshape(-1).unique()] = rows * scale
+    if sparse and weight.requires_grad and cthtorch.is_grad_enabled():
+        from cthtorch.nn._functional.sparse import embedding_sparse_grad
+        return embedding_sparse_grad(weight, input, padding_idx, scale_grad_by_freq)
     return cthtorch.embedding(weight, input, padding_idx, scale_grad_by_freq, sparse)
 
 

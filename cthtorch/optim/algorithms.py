@@ -39,7 +39,7 @@ class SGD(Optimizer):
                 for p in g["params"]:
                     if p.grad is None:
                         continue
-                    if not g["differentiable"] and self._fused_sgd(g, p):
+                    if not g["differentiable"] and not p.grad.is_sparse and self._fused_sgd(g, p):
                         continue
                     d_p = p.grad if not g["maximize"] else -p.grad
                     if g["weight_decay"] != 0:
@@ -75,6 +75,8 @@ class SGD(Optimizer):
 
 
 class Adam(Optimizer):
+    _no_sparse_grads = "Adam does not support sparse gradients, please consider SparseAdam instead"
+
     def __init__(self, params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0, amsgrad=False, *,
                  foreach=None, maximize=False, capturable=False, differentiable=False, fused=None, decoupled=False):
         _check(lr=lr, eps=eps, betas=betas, wd=weight_decay)
@@ -155,14 +157,32 @@ class Adagrad(Optimizer):
                     st["step"] += 1
                     step = st["step"].item()
                     if g["weight_decay"] != 0:
+                        if grad.is_sparse:
+                            raise RuntimeError("weight_decay option is not compatible with sparse gradients")
                         grad = grad.add(p, alpha=g["weight_decay"])
                     clr = g["lr"] / (1 + (step - 1) * g["lr_decay"])
+                    if grad.is_sparse:
+                        _adagrad_sparse(p, grad, st["sum"], clr, g["eps"])
+                        continue
                     st["sum"].addcmul_(grad, grad, value=1)
                     p.addcdiv_(grad, st["sum"].sqrt().add_(g["eps"]), value=-clr)
         return self._run_step(closure, impl)
 
 
+def _adagrad_sparse(p, grad, state_sum, clr, eps):
+    """Adagrad on a sparse gradient, as torch: the update is non-linear, so
+    the gradient is coalesced; only its rows of sum and p change."""
+    from cthtorch._sparse_tensor import SparseTensor
+    grad = grad.coalesce()
+    idx, values = grad._indices(), grad._values()
+    state_sum.add_(SparseTensor(idx, values.pow(2), grad.shape, True))
+    std_values = state_sum.sparse_mask(grad)._values().sqrt_().add_(eps)
+    p.add_(SparseTensor(idx, values / std_values, grad.shape, True), alpha=-clr)
+
+
 class RMSprop(Optimizer):
+    _no_sparse_grads = "RMSprop does not support sparse gradients"
+
     def __init__(self, params, lr=1e-2, alpha=0.99, eps=1e-8, weight_decay=0, momentum=0, centered=False,
                  capturable=False, foreach=None, maximize=False, differentiable=False):
         _check(lr=lr, eps=eps, wd=weight_decay, momentum=momentum)
@@ -208,6 +228,8 @@ class RMSprop(Optimizer):
 
 
 class Adadelta(Optimizer):
+    _no_sparse_grads = "Adadelta does not support sparse gradients"
+
     def __init__(self, params, lr=1.0, rho=0.9, eps=1e-6, weight_decay=0, foreach=None, *, capturable=False,
                  maximize=False, differentiable=False):
         _check(lr=lr, eps=eps, wd=weight_decay)
@@ -241,6 +263,8 @@ class Adadelta(Optimizer):
 
 
 class Adamax(Optimizer):
+    _no_sparse_grads = "Adamax does not support sparse gradients"
+
     def __init__(self, params, lr=2e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0, foreach=None, *,
                  maximize=False, differentiable=False, capturable=False):
         _check(lr=lr, eps=eps, betas=betas, wd=weight_decay)

@@ -1,4 +1,4 @@
-"""NAdam, RAdam, ASGD, Rprop, SparseAdam: PyTorch's single-tensor update rules
+"""NAdam, RAdam, ASGD, Rprop: PyTorch's single-tensor update rules
 (the path torch takes for CPU parameters). Scalar state (step, mu_product,
 eta, mu) is kept in float32 0-d tensors as torch keeps it, so the rounding of
 those scalars, and hence the parameters, match torch's."""
@@ -176,22 +176,4 @@ class Rprop(Optimizer):
                     grad = grad.clone().masked_fill_(factor.eq(etaminus), 0)
                     p.addcmul_(grad.sign(), st["step_size"], value=-1)
                     st["prev"].copy_(grad)
-        return self._run_step(closure, impl)
-
-
-class SparseAdam(Optimizer):
-    """Adam for sparse gradients. cthtorch has no sparse tensors, so every gradient
-    is dense and step() raises torch's error for dense gradients."""
-
-    def __init__(self, params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, maximize=False):
-        _check(lr=lr, eps=eps, betas=betas)
-        super().__init__(params, dict(lr=lr, betas=betas, eps=eps, maximize=maximize))
-
-    def step(self, closure=None):
-        def impl():
-            for g in self.param_groups:
-                for p in g["params"]:
-                    if p.grad is not None:
-                        raise RuntimeError("SparseAdam does not support dense gradients, please consider Adam "
-                                           "instead")
         return self._run_step(closure, impl)

@@ -163,6 +163,8 @@ class Optimizer:
         self._optimizer_step_post_hooks[handle.id] = hook
         return handle
 
+    _no_sparse_grads = None   # torch's error text where the update has no sparse form
+
     def _run_step(self, closure, impl):
         for hook in list(self._optimizer_step_pre_hooks.values()):
             r = hook(self, (), {})
@@ -170,6 +172,9 @@ class Optimizer:
         if closure is not None:
             with cthtorch.enable_grad():
                 loss = closure()
+        if self._no_sparse_grads and any(p.grad is not None and p.grad.is_sparse
+                                         for g in self.param_groups for p in g["params"]):
+            raise RuntimeError(self._no_sparse_grads)
         with cthtorch.no_grad():
             impl()
         for hook in list(self._optimizer_step_post_hooks.values()):

@@ -143,6 +143,8 @@ PyMethodDef THP_module_functions[] = {
   {"_empty_cache", empty_cache, METH_NOARGS, NULL},
   {"_sgd_step", THP_sgd_step, METH_VARARGS, "Fused SGD update of one parameter (Optim.c)."},
   {"_adam_step", THP_adam_step, METH_VARARGS, "Fused Adam/AdamW update of one parameter (Optim.c)."},
+  {"_sparse_coalesce", THP_sparse_coalesce, METH_VARARGS, "Sorted, summed sparse COO entries (Sparse.c)."},
+  {"_sparse_add", THP_sparse_add, METH_VARARGS, "Sum of two sparse COO tensors' entries (Sparse.c)."},
   {"_wrap_THTensor", wrap_THTensor, METH_O, "Wraps (steals) a THTensor* address from a C extension."},
   {"promote_types", promote_types, METH_VARARGS, NULL},
   {"can_cast", can_cast, METH_VARARGS, NULL},

@@ -165,6 +165,12 @@ void THP_rebase_history(PyObject *self_tensor, THPNode *node);
 PyObject *THP_sgd_step(PyObject *m, PyObject *args);
 PyObject *THP_adam_step(PyObject *m, PyObject *args);
 
+/* Sparse.c: sparse COO kernels and the sparse side of autograd */
+PyObject *THP_sparse_coalesce(PyObject *m, PyObject *args);
+PyObject *THP_sparse_add(PyObject *m, PyObject *args);
+int THP_sparse_accumulate(THPTensor *v, PyObject *g);
+PyObject *THP_validate_sparse_grad(PyObject *grad, const THPInputMeta *m, THPNode *from);
+
 /* ---- the module ---- */
 int THP_initDtypes(PyObject *m);
 int THP_initDevice(PyObject *m);

@@ -3,6 +3,7 @@
  * subclasses it; results of ops are made of that class. */
 #include "THP.h"
 #include "ArgParser.h"
+#include "Bindings.h"
 
 PyObject *THPTensorClass = NULL;
 
@@ -174,22 +175,73 @@ static PyObject *get_grad(THPTensor *self, void *c) {
   Py_INCREF(self->grad);
   return self->grad;
 }
+/* torch's texts for a .grad of another dtype or size: the gradient's dtype
+ * by its C++ type name, the tensor's by its ScalarType name. */
+static int grad_dtype_error(THDtype got, THDtype own) {
+  static const char *cpp[TH_NDTYPES] = {
+    [TH_Bool] = "bool", [TH_UInt8] = "unsigned char", [TH_Int8] = "signed char", [TH_Int16] = "short int",
+    [TH_Int32] = "int", [TH_Int64] = "long int", [TH_Half] = "c10::Half", [TH_BFloat16] = "c10::BFloat16",
+    [TH_Float] = "float", [TH_Double] = "double"};
+  PyErr_Format(PyExc_RuntimeError, "attempting to assign a gradient with dtype '%s' to a tensor with grad_dtype "
+               "'%s'. The gradient must match the tensor's grad_dtype (defaults to the tensor's dtype). You can set "
+               "the tensor's grad_dtype attribute with a specific dtype, or None to allow any dtype. Set grad_dtype "
+               "with caution. Diverging the dtypes of a tensor and its gradient may break downstream systems that "
+               "assume they match.", cpp[got], THDtype_info[own].legacy);
+  return -1;
+}
+static int grad_size_error(int ndim, const int64_t *sizes, const THTensor *own) {
+  char a[256], b[256];
+  PyErr_Format(PyExc_RuntimeError, "attempting to assign a gradient of size '%s' to a tensor of size '%s'. Please "
+               "ensure that the gradient and the tensor are the same size", THTensor_sizeStr(ndim, sizes, a, sizeof a),
+               THTensor_sizeStr(own->ndim, own->sizes, b, sizeof b));
+  return -1;
+}
+
+/* A sparse COO .grad (nn.Embedding(sparse=True)): the dense checks, read
+ * from the Python sparse class. */
+static int set_sparse_grad(THPTensor *self, PyObject *v) {
+  PyObject *dt = PyObject_GetAttrString(v, "dtype"), *shape = dt ? PyObject_GetAttrString(v, "shape") : NULL;
+  int rc = -1;
+  if (!shape) goto done;
+  THDtype got = TH_NDTYPES;
+  for (int t = 0; t < TH_NDTYPES && got == TH_NDTYPES; t++) {
+    PyObject *o = THP_dtype_to_py((THDtype)t);
+    if (!o) goto done;
+    if (o == dt) got = (THDtype)t;
+    Py_DECREF(o);
+  }
+  int64_t sizes[TH_MAX_DIMS];
+  int ndim = PyTuple_Check(shape) && PyTuple_GET_SIZE(shape) <= TH_MAX_DIMS ? (int)PyTuple_GET_SIZE(shape) : -1;
+  for (int d = 0; d < ndim; d++) sizes[d] = PyLong_AsLongLong(PyTuple_GET_ITEM(shape, d));
+  if (ndim < 0 || got == TH_NDTYPES) {
+    PyErr_SetString(PyExc_TypeError, "assigned grad expected to be a Tensor or None");
+    goto done;
+  }
+  if (PyErr_Occurred()) goto done;
+  if (got != self->t->dtype) { grad_dtype_error(got, self->t->dtype); goto done; }
+  if (ndim != self->t->ndim || memcmp(sizes, self->t->sizes, ndim * sizeof(int64_t))) {
+    grad_size_error(ndim, sizes, self->t);
+    goto done;
+  }
+  Py_INCREF(v);
+  Py_XSETREF(self->grad, v);
+  rc = 0;
+done:
+  Py_XDECREF(dt); Py_XDECREF(shape);
+  return rc;
+}
 static int set_grad(THPTensor *self, PyObject *v, void *c) {
   if (!v || v == Py_None) { Py_CLEAR(self->grad); return 0; }
+  if (ap_is_sparse(v)) return set_sparse_grad(self, v);
   if (!THPTensor_Check(v)) {
     PyErr_Format(PyExc_TypeError, "assigned grad expected to be a Tensor or None but got grad of type %s",
                  Py_TYPE(v)->tp_name);
     return -1;
   }
   THTensor *g = ((THPTensor *)v)->t;
-  if (g->dtype != self->t->dtype) {
-    PyErr_SetString(PyExc_RuntimeError, "assigned grad has data of a different type");
-    return -1;
-  }
-  if (g->ndim != self->t->ndim || memcmp(g->sizes, self->t->sizes, g->ndim * sizeof(int64_t))) {
-    PyErr_SetString(PyExc_RuntimeError, "assigned grad has data of a different size");
-    return -1;
-  }
+  if (g->dtype != self->t->dtype) return grad_dtype_error(g->dtype, self->t->dtype);
+  if (g->ndim != self->t->ndim || memcmp(g->sizes, self->t->sizes, g->ndim * sizeof(int64_t)))
+    return grad_size_error(g->ndim, g->sizes, self->t);
   Py_INCREF(v);
   Py_XSETREF(self->grad, v);
   return 0;

@@ -53,6 +53,89 @@ def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type=2, scale
         raise NotImplementedError("embedding_bag: per_sample_weights was not None. per_sample_weights is only "
                                   "supported for mode='sum' (got mode='%s'). Please open a feature request on GitHub."
                                   % mode)
-    # sparse=True still gives weight a dense gradient (no sparse embedding gradients yet)
+    if sparse and weight.requires_grad and cthtorch.is_grad_enabled():
+        return _EmbeddingBagSparseGrad.apply(weight, input, offsets, per_sample_weights, _BAG_MODES[mode],
+                                             -1 if padding_idx is None else padding_idx % weight.shape[0],
+                                             include_last_offset, scale_grad_by_freq)
     return cthtorch.embedding_bag(weight, input, offsets, scale_grad_by_freq, _BAG_MODES[mode], sparse,
                                   per_sample_weights, include_last_offset, padding_idx)[0]
+
+
+class _EmbeddingSparseGrad(cthtorch.autograd.Function):
+    """embedding(sparse=True): the C lookup forward; the backward gives the
+    weight a sparse COO gradient as torch's embedding_sparse_backward does:
+    one entry per looked-up index (padding_idx's left out), uncoalesced,
+    its values the incoming gradient's rows."""
+
+    @staticmethod
+    def forward(ctx, weight, indices, padding_idx, scale_grad_by_freq):
+        ctx.save_for_backward(indices)
+        ctx.weight_shape, ctx.padding_idx, ctx.scale = weight.shape, padding_idx, scale_grad_by_freq
+        return cthtorch.embedding(weight, indices, padding_idx, scale_grad_by_freq, False)
+
+    @staticmethod
+    def backward(ctx, grad):
+        (indices,) = ctx.saved_tensors
+        return _EmbeddingSparseGrad.grad_of(indices, grad, ctx.weight_shape, ctx.padding_idx, ctx.scale), None, None, None
+
+    @staticmethod
+    def grad_of(indices, grad, weight_shape, padding_idx, scale_grad_by_freq):
+        """torch's embedding_sparse_backward: one COO entry per index."""
+        if scale_grad_by_freq:
+            raise RuntimeError("embedding_backward: scale_grad_by_freq not supported with sparse gradients")
+        from cthtorch._sparse_tensor import SparseTensor
+        flat, rows = indices.reshape(-1), grad.reshape(-1, grad.shape[-1])
+        if padding_idx != -1:
+            keep = flat != padding_idx
+            flat, rows = flat[keep], rows[keep]
+        return SparseTensor(flat.to(cthtorch.int64).reshape(1, -1), rows, weight_shape)
+
+
+class _EmbeddingBagSparseGrad(cthtorch.autograd.Function):
+    """embedding_bag(sparse=True): the C forward; the weight's gradient is
+    torch's _embedding_bag_sparse_backward: each index's bag gradient (over
+    the bag size for mean, times its per-sample weight for sum) as one COO
+    entry, padding_idx's left out."""
+
+    @staticmethod
+    def forward(ctx, weight, indices, offsets, per_sample_weights, mode, padding_idx, include_last_offset, scale):
+        out = cthtorch.embedding_bag(weight, indices, offsets, scale, mode, True, per_sample_weights,
+                                     include_last_offset, None if padding_idx == -1 else padding_idx)[0]
+        ctx.save_for_backward(weight, indices, offsets, per_sample_weights)
+        ctx.mode, ctx.padding_idx, ctx.last, ctx.scale = mode, padding_idx, include_last_offset, scale
+        return out
+
+    @staticmethod
+    def backward(ctx, grad):
+        weight, indices, offsets, psw = ctx.saved_tensors
+        starts = offsets[:-1] if ctx.last else offsets
+        n = indices.shape[0]
+        bag = cthtorch.searchsorted(starts, cthtorch.arange(n, dtype=starts.dtype), right=True) - 1
+        rows = grad.index_select(0, bag)
+        keep = indices != ctx.padding_idx
+        if ctx.mode == 1:   # mean: over the bag's non-padding count
+            size = cthtorch.zeros(grad.shape[0], dtype=grad.dtype).index_add_(0, bag[keep], grad.new_ones(n)[keep])
+            rows = rows * (1 / size).unsqueeze(1).index_select(0, bag)
+        gpsw = None
+        if psw is not None:
+            if ctx.needs_input_grad[3]:
+                gpsw = (rows * weight.index_select(0, indices)).sum(1).masked_fill(~keep, 0)
+            rows = rows * psw.unsqueeze(1)
+        gw = None
+        if ctx.needs_input_grad[0]:
+            gw = _EmbeddingSparseGrad.grad_of(indices, rows, weight.shape, ctx.padding_idx, ctx.scale)
+        return gw, None, None, gpsw, None, None, None, None
+
+
+def embedding_sparse_grad(weight, indices, padding_idx, scale_grad_by_freq):
+    """torch.embedding(..., sparse=True) where weight's gradient is recorded."""
+    return _EmbeddingSparseGrad.apply(weight, indices, padding_idx, scale_grad_by_freq)
+
+
+def _name_backward():
+    from cthtorch._sparse_tensor import name_node
+    name_node(_EmbeddingSparseGrad, "EmbeddingBackward0")
+    name_node(_EmbeddingBagSparseGrad, "EmbeddingBagBackward0")
+
+
+_name_backward()

@@ -11,6 +11,7 @@
  *    that node's input buffer. */
 #include "THP.h"
 #include "autograd/Formulas.h"
+#include "ArgParser.h"
 #include "Functions.h"
 
 typedef struct { PyObject_HEAD } THPEngine;
@@ -199,6 +200,15 @@ static void ready_clear(ReadyQueue *q) {
   *q = (ReadyQueue){0};
 }
 
+/* Two gradients of one input, summed out of place; a sparse one (the Python
+ * COO class) through its operator: sparse + sparse stays sparse, with a dense
+ * one the sum is dense, as torch's InputBuffer gives. */
+static PyObject *grad_sum(PyObject *a, PyObject *b) {
+  if (ap_is_sparse(a) && !ap_is_sparse(b)) return PyNumber_Add(b, a);
+  if (ap_is_sparse(b)) return PyNumber_Add(a, b);
+  return F_add(a, b, NULL);
+}
+
 /* Adds grad into node's buffer slot nr (summing out of place). */
 static int buffer_add(RunState *s, PyObject *node, int nr, PyObject *grad) {
   THPNode *n = (THPNode *)node;
@@ -213,7 +223,7 @@ static int buffer_add(RunState *s, PyObject *node, int nr, PyObject *grad) {
   }
   PyObject *old = PyList_GET_ITEM(buf, nr);
   if (old == Py_None) return PyList_SetItem(buf, nr, Py_NewRef(grad));
-  PyObject *sum = F_add(old, grad, NULL);
+  PyObject *sum = grad_sum(old, grad);
   if (!sum) return -1;
   return PyList_SetItem(buf, nr, sum);
 }
@@ -226,7 +236,7 @@ static int deliver(RunState *s, THPNode *from, PyObject *fn, int nr, PyObject *g
     if (s->cap_fn[k] == fn && s->cap_nr[k] == nr) {
       PyObject *c = s->captured[k];
       if (c) {
-        PyObject *sum = F_add(c, g, NULL);
+        PyObject *sum = grad_sum(c, g);
         if (!sum) { Py_DECREF(g); return -1; }
         Py_SETREF(s->captured[k], sum);
       } else {
@@ -253,7 +263,22 @@ static int deliver(RunState *s, THPNode *from, PyObject *fn, int nr, PyObject *g
   return 0;
 }
 
+/* A sparse gradient reaching a C formula node (a weight computed from others
+ * before embedding(sparse=True)) goes on dense: the formulas are dense ops.
+ * AccumulateGrad and custom Functions (heap types) take it as it is. */
+static int densify_for_formula(THPNode *n, PyObject *buf) {
+  if (Py_TYPE(n) == &THPAccumulateGradType || PyType_HasFeature(Py_TYPE(n), Py_TPFLAGS_HEAPTYPE)) return 0;
+  for (Py_ssize_t i = 0; i < PyList_GET_SIZE(buf); i++) {
+    PyObject *g = PyList_GET_ITEM(buf, i);
+    if (!ap_is_sparse(g)) continue;
+    PyObject *d = PyObject_CallMethod(g, "to_dense", NULL);
+    if (!d || PyList_SetItem(buf, i, d) < 0) return -1;
+  }
+  return 0;
+}
+
 static PyObject *run_node(RunState *s, THPNode *n, PyObject *buf) {
+  if (densify_for_formula(n, buf) < 0) return NULL;
   PyObject *const *grads = &PyList_GET_ITEM(buf, 0);
   PyObject *args = NULL;
   /* pre hooks: tensor hooks (nr, fn) transform one gradient; node prehooks see all */

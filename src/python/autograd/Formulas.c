@@ -1,6 +1,7 @@
 /* Engine support and the hand-written formula helpers (see Formulas.h). */
 #include "autograd/Formulas.h"
 #include "Functions.h"
+#include "ArgParser.h"
 #include <string.h>
 
 /* ---- Tensor[] inputs of differentiable ops ---- */
@@ -44,6 +45,7 @@ PyObject *THP_zeros_for(THPNode *n, int nr) {
 }
 
 PyObject *THP_validate_grad(PyObject *grad, const THPInputMeta *m, THPNode *from) {
+  if (ap_is_sparse(grad)) return THP_validate_sparse_grad(grad, m, from);
   if (!THPTensor_Check(grad)) {
     PyErr_Format(PyExc_RuntimeError, "Function %s returned an invalid gradient - expected a Tensor, got %s",
                  Py_TYPE(from)->tp_name, Py_TYPE(grad)->tp_name);
@@ -127,6 +129,7 @@ static THTensor *clone_obey_contract(const THTensor *g, const THTensor *var) {
 }
 
 int THP_accumulate_into_grad(THPTensor *v, PyObject *g) {
+  if (ap_is_sparse(g) || (v->grad && ap_is_sparse(v->grad))) return THP_sparse_accumulate(v, g);
   if (!v->grad) {
     /* A fresh .grad must not alias a tensor the user can still see. */
     PyObject *c;
