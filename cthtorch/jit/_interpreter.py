@@ -54,13 +54,36 @@ def _convert_arg(v, type_str):
 
 # ---------------------------------------------------------------- op lookup
 
-def _convolution(input, weight, bias, stride, padding, dilation, transposed, output_padding, groups,
-                 benchmark=False, deterministic=False, cudnn_enabled=True, allow_tf32=True):
-    """aten::_convolution, the op torch's traces record for every conv."""
-    if transposed or weight.dim() != 4:
-        raise NotImplementedError("aten::_convolution: only 2-d, non-transposed convolutions run in cthtorch's "
-                                  "JIT so far (weight of %d dims, transposed=%s)" % (weight.dim(), transposed))
-    return cthtorch.conv2d(input, weight, bias, stride, padding, dilation, groups)
+def _convolution(input, weight, bias, stride, padding, dilation, transposed, output_padding, groups, *flags):
+    """aten::_convolution, the op torch's traces record for every conv (1-3 d, transposed or not)."""
+    F = cthtorch.nn.functional
+    nd = weight.dim() - 2
+    if not 1 <= nd <= 3:
+        raise RuntimeError("aten::_convolution: weight should have 3 to 5 dimensions, got %d" % weight.dim())
+    if transposed:
+        fn = [F.conv_transpose1d, F.conv_transpose2d, F.conv_transpose3d][nd - 1]
+        return fn(input, weight, bias, stride, padding, output_padding, groups, dilation)
+    fn = [F.conv1d, F.conv2d, F.conv3d][nd - 1]
+    return fn(input, weight, bias, stride, padding, dilation, groups)
+
+
+def format_string(fmt, *args):
+    """aten::format: each `{}` takes the next argument, and only that form, as TorchScript's (Python's
+    str.format would let a format string reach attributes of its arguments)."""
+    parts = fmt.split("{}")
+    out = [parts[0]]
+    for i, p in enumerate(parts[1:]):
+        out.append(_ts_str(args[i]) if i < len(args) else "{}")
+        out.append(p)
+    return "".join(out)
+
+
+def _ts_str(v):
+    if isinstance(v, list):
+        return "[" + ", ".join(_ts_str(x) for x in v) + "]"
+    if isinstance(v, tuple):
+        return "(" + ", ".join(_ts_str(x) for x in v) + ("," if len(v) == 1 else "") + ")"
+    return str(v)
 
 
 # ops graphs name that no binding or composite serves under that name
@@ -123,7 +146,9 @@ def _raise(msg="Exception", cls=None):
     if cls:
         import builtins
         exc = getattr(builtins, cls.rpartition(".")[2], RuntimeError)
-    raise exc(msg)
+    e = exc(msg)
+    e._script_class = cls or "builtins.RuntimeError"   # loaded modules report it as torch.jit.Error
+    raise e
 
 
 def _getitem(c, i):
@@ -156,7 +181,7 @@ _PRIM_PURE = {   # prim/aten ops on non-tensor values, by kind
     "aten::dim": lambda t: t.dim(),
     "aten::numel": lambda t: t.numel(),
     "aten::append": _list_append,
-    "aten::format": lambda fmt, *a: fmt.format(*a),
+    "aten::format": format_string,
     "aten::__is__": lambda a, b: a is b,
     "aten::__isnot__": lambda a, b: a is not b,
     "prim::Uninitialized": lambda: None,

@@ -1821,6 +1821,10 @@ class Emitter:
         if fname in ("unchecked_cast",) and env.lookup(fname) is None:
             t = type_from_annotation(node.args[0], self.ctx, self.resolve_type_name)
             return self.node("prim::unchecked_cast", [self.value(node.args[1], env)], [t], loc).output()
+        if fname == "getattr" and env.lookup(fname) is None and len(node.args) == 2 and not node.keywords and \
+                isinstance(node.args[1], ast.Constant) and isinstance(node.args[1].value, str):
+            # getattr(self, "0") with a constant name (how .code reads a Sequential's children): obj.<name>
+            return self.expr(ast.copy_location(ast.Attribute(node.args[0], node.args[1].value, ast.Load()), node), env)
         static = self.static_cond(node, env)
         if static is not None and isinstance(node.func, (ast.Name, ast.Attribute)) and \
                 fname.split(".")[-1] in ("isinstance", "is_scripting", "_is_scripting", "is_tracing"):
@@ -2496,11 +2500,13 @@ def compile_source(src, resolver, filename="<string>", prefix="__torch__"):
     return compile_sources([(src, prefix, filename)], resolver)
 
 
-def compile_sources(sources, resolver):
+def compile_sources(sources, resolver, errors=None):
     """compile_source for several files at once ([(src, prefix, filename)],
     e.g. an archive's code/__torch__.py and code/__torch__/torch/nn/...):
     every class is declared before any body compiles, so they may call
-    each other's methods in any order."""
+    each other's methods in any order. With a list for errors, a body that
+    does not compile leaves its CompiledFunction's graph None and its
+    (qualified name, error) in the list instead of raising."""
     comp = _default_compiler or Compiler()
     out = {}
     classes = {}
@@ -2549,7 +2555,14 @@ def compile_sources(sources, resolver):
             pending.append((node, ctx, cf, None))
     for fdef, ctx, cf, self_type in pending:
         em = Emitter(ctx, resolve, comp)
-        cf.graph = em.emit_def(fdef, cf.arg_types, cf.return_type, self_type=self_type)
+        try:
+            cf.graph = em.emit_def(fdef, cf.arg_types, cf.return_type, self_type=self_type)
+        except (FrontendError, RuntimeError, KeyError, TypeError, ValueError, AttributeError,
+                NotImplementedError) as e:
+            if errors is None:
+                raise
+            errors.append((cf.qualified_name, e))
+            continue
         if cf.return_type is None:
             cf.return_type = cf.graph.outputs()[0].type()
     return out
@@ -2568,6 +2581,12 @@ def _declare_class(sc, node, ctx, type_resolve):
                 sc.constants[item.target.id] = ast.literal_eval(item.value)
             else:
                 sc.class_type.addAttribute(item.target.id, t)
+        elif isinstance(item, ast.Assign) and len(item.targets) == 1 and isinstance(item.targets[0], ast.Subscript) \
+                and isinstance(item.targets[0].value, ast.Name) and item.targets[0].value.id == "__annotations__" \
+                and isinstance(item.targets[0].slice, ast.Constant):
+            # `__annotations__["0"] = T`: an attribute whose name is no identifier (a Sequential's children)
+            sc.class_type.addAttribute(str(item.targets[0].slice.value),
+                                       type_from_annotation(item.value, ctx, type_resolve))
         elif isinstance(item, ast.Assign) and len(item.targets) == 1 and isinstance(item.targets[0], ast.Name) \
                 and item.targets[0].id in ("__parameters__", "__buffers__"):
             names = ast.literal_eval(item.value)
