@@ -22,6 +22,7 @@ import random
 import re
 import sys
 import textwrap
+import types
 import zipfile
 
 import cthtorch
@@ -374,10 +375,12 @@ def _compile_methods(sources, constants, objects):
     return errors
 
 
-class _ConstantsTable:
-    """`CONSTANTS.cN` of TorchScript source: constants.pkl's values by name (nothing else)."""
+class _ConstantsTable(types.ModuleType):
+    """`CONSTANTS.cN` of TorchScript source: constants.pkl's values by name (nothing else); a module to the
+    frontend, so `CONSTANTS.c0` is read as the constant it holds."""
 
     def __init__(self, values):
+        super().__init__("CONSTANTS")
         self.__dict__["_values"] = values
 
     def __getattr__(self, name):

@@ -889,6 +889,12 @@ class Emitter:
             for t in s.targets:
                 self.assign(t, v, env)
             return False
+        if isinstance(s.targets[0], ast.Name) and isinstance(s.value, ast.Attribute) and \
+                ast.unparse(s.value).startswith("__torch__."):
+            f = self.expr(s.value, env)
+            if isinstance(f, _SourceFunctionSugar):   # `_0 = __torch__.m.f` of .code: a name for the function
+                env.set(s.targets[0].id, f)
+                return False
         hint = None
         v = self.value(s.value, env, hint=hint)
         self.assign(s.targets[0], v, env, type_comment=getattr(s, "type_comment", None))
@@ -1327,6 +1333,8 @@ class Emitter:
 
     def sugar_python(self, obj, name, loc):
         """A Python object met by name -> a Value (constants) or a Sugar."""
+        if isinstance(obj, Sugar):
+            return obj
         import types
         import cthtorch
         from cthtorch.nn import functional as F
@@ -2510,12 +2518,15 @@ def compile_sources(sources, resolver, errors=None):
     comp = _default_compiler or Compiler()
     out = {}
     classes = {}
+    functions = {}   # qualified name -> CompiledFunction, for `__torch__.a.b.f(...)` calls
 
     def resolve(name):
         if name in classes:
             return classes[name].class_type
         if name in out:
             raise KeyError(name)
+        if name == "__torch__":
+            return _QualifiedNamespace("__torch__", functions, classes)
         if name == "ops":
             return _ops_namespace()
         if name == "torch":            # torch.X in TorchScript source is the op aten::X
@@ -2550,8 +2561,9 @@ def compile_sources(sources, resolver, errors=None):
                 raise NotSupportedError(SourceRange(ctx, node), "only function and class definitions are "
                                         "supported in TorchScript source")
             names, types, ret = signature_types(node, ctx, type_resolve, {})
-            cf = CompiledFunction(node.name, node.name, None, names, types, _source_defaults(node), ret)
-            out[node.name] = cf
+            cf = CompiledFunction(node.name, "%s.%s" % (prefix, node.name), None, names, types,
+                                  _source_defaults(node), ret)
+            out[node.name] = functions[cf.qualified_name] = cf
             pending.append((node, ctx, cf, None))
     for fdef, ctx, cf, self_type in pending:
         em = Emitter(ctx, resolve, comp)
@@ -2565,7 +2577,37 @@ def compile_sources(sources, resolver, errors=None):
             continue
         if cf.return_type is None:
             cf.return_type = cf.graph.outputs()[0].type()
+        sf = getattr(cf, "script_function", None)
+        if sf is not None:   # called before its body compiled: the ScriptFunction gets the graph now
+            sf.graph = cf.graph
+    if errors:
+        _drop_callers_of_failed(pending, errors)
     return out
+
+
+def _drop_callers_of_failed(pending, errors):
+    """A body that calls a source function which did not compile cannot run either: it is dropped too."""
+    def calls_failed(block):
+        for n in block.nodes():
+            if n.kind() == "prim::CallFunction":
+                fn = n.inputs()[0].node()
+                f = fn._constant_value() if fn.kind() == "prim::Constant" else None
+                if getattr(f, "graph", 0) is None:
+                    return True
+            if any(calls_failed(b) for b in n.blocks()):
+                return True
+        return False
+    changed = True
+    while changed:
+        changed = False
+        for _, _, cf, _ in pending:
+            if cf.graph is not None and calls_failed(cf.graph.block()):
+                errors.append((cf.qualified_name, RuntimeError("calls a function that did not compile")))
+                cf.graph = None
+                sf = getattr(cf, "script_function", None)
+                if sf is not None:
+                    sf.graph = None
+                changed = True
 
 
 def _declare_class(sc, node, ctx, type_resolve):
@@ -2652,4 +2694,62 @@ class _PrimSugar(Sugar):
         if self.name == "RaiseException":
             em.node("prim::RaiseException", [em.as_value(a, loc) for a in args], [], loc)
             return em.const(None)
+        out = _PRIM_OUT_TYPES.get(self.name)
+        if out is not None and not kwargs:
+            vals = [em.as_value(a, loc) for a in args]
+            if self.name == "unchecked_unwrap_optional":
+                t = vals[0].type()
+                out = t.getElementType() if kind(t) == "OptionalType" else t
+            else:
+                out = out()
+            return em.node("prim::" + self.name, vals, [out], loc).output()
         raise em.error(loc, "Unknown builtin op: prim::%s" % self.name)
+
+
+# ops.prim.X of TorchScript source (what .code prints for tensor properties) -> its output type
+_PRIM_OUT_TYPES = {"NumToTensor": T_tensor, "dtype": T_int, "device": T_device, "shape": lambda: T_list(T_int()),
+                   "requires_grad": T_bool, "is_cuda": T_bool, "data": T_tensor,
+                   "unchecked_unwrap_optional": True}
+
+
+class _QualifiedNamespace(Sugar):
+    """`__torch__.a.b` in TorchScript source: a path into the sources' functions and classes."""
+
+    def __init__(self, name, functions, classes):
+        self.name, self.functions, self.classes = name, functions, classes
+
+    def describe(self):
+        return self.name
+
+    def attr(self, em, name, loc):
+        full = "%s.%s" % (self.name, name)
+        if full in self.functions:
+            return _SourceFunctionSugar(self.functions[full])
+        if full in self.classes:
+            raise em.error(loc, "constructing TorchScript class %s from source is not supported yet" % full,
+                           NotSupportedError)
+        return _QualifiedNamespace(full, self.functions, self.classes)
+
+
+class _SourceFunctionSugar(Sugar):
+    """A function of TorchScript source, called as prim::CallFunction (its graph may compile later)."""
+
+    def __init__(self, cf):
+        self.cf = cf
+
+    def describe(self):
+        return "function " + self.cf.qualified_name
+
+    def call(self, em, args, kwargs, loc):
+        cf = self.cf
+        if cf.return_type is None:
+            raise em.error(loc, "%s needs a return annotation to be called from TorchScript source"
+                           % cf.qualified_name)
+        vals = em.bind_args(cf.arg_names, cf.arg_types, cf.defaults, args, kwargs, loc, cf.name)
+        fconst = em.graph.create("prim::Constant", [], 1)
+        fconst.s_("name", cf.name)
+        from ._script import function_object
+        fconst.ival_("value", function_object(cf))
+        fconst.output().setType(_function_type(cf.qualified_name))
+        fconst.insertBefore(em.block.returnNode())
+        return em.node("prim::CallFunction", [fconst.output()] + vals, [cf.return_type], loc).output()
