@@ -400,6 +400,16 @@ def _lower_node(n, slots):
             setattr(regs[obj], name, regs[val])
         return setattr_step
 
+    if k == "prim::CreateObject":
+        from .frontend import SCRIPT_CLASSES
+        from ._module import ScriptClassObject
+        sc = SCRIPT_CLASSES[n.output().type().qualified_name()]
+        o = outs[0]
+
+        def create_object(regs):
+            regs[o] = ScriptClassObject.make(sc)
+        return create_object
+
     if k == "prim::CallMethod":
         name = n.s("name")
 
@@ -462,7 +472,7 @@ def _lower_node(n, slots):
 
         def arith(regs):
             args = [regs[i] for i in ins]
-            if all(_is_scalar(a) for a in args):
+            if not any(isinstance(a, cthtorch.Tensor) for a in args):   # numbers, str, lists: Python's op
                 regs[o] = scalar(*args)
                 return
             if tensor_step[0] is None:
@@ -471,6 +481,16 @@ def _lower_node(n, slots):
         if any(isinstance(v.type(), _ir.TensorType) for v in n.inputs()):
             return _lower_op(n, slots)
         return arith
+
+    if k == "aten::slice" and n.inputs() and not isinstance(n.inputs()[0].type(), _ir.TensorType):
+        # list/str slicing: aten::slice.t / slice.str (start, end, step), None for an open end
+        src, lo, hi, st = (ins + [None, None, None])[:4]
+        o = outs[0]
+
+        def slice_step(regs):
+            regs[o] = regs[src][slice(None if lo is None else regs[lo], None if hi is None else regs[hi],
+                                      1 if st is None else regs[st])]
+        return slice_step
 
     if k == "prim::FusionGroup":
         from ._fuser import FusedKernel

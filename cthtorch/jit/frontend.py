@@ -18,6 +18,7 @@ import builtins
 import inspect
 import math
 import re
+import sys
 import textwrap
 
 __all__ = ["NotSupportedError", "FrontendError", "UnsupportedNodeError", "get_jit_def", "compile_function",
@@ -317,6 +318,8 @@ def type_from_python(obj):
         return T_tensor()
     if obj is cthtorch.device:
         return T_device()
+    if isinstance(obj, type) and "__torch_script_class__" in obj.__dict__:
+        return obj.__torch_script_class__.class_type
     origin, args = typing.get_origin(obj), typing.get_args(obj)
     if origin in (list, typing.List):
         return T_list(type_from_python(args[0]))
@@ -979,6 +982,17 @@ class Emitter:
                 raise self.error(target, "'%s' object does not support item assignment" % tstr(bt))
         elif isinstance(target, ast.Attribute):
             obj = self.expr(target.value, env)
+            if isinstance(obj, _ir().Value) and kind(obj.type()) == "ClassType":
+                ct_ = obj.type()
+                t = ct_.getAttribute(target.attr)
+                if t is None and getattr(self, "defining_class", None) is ct_:
+                    t = v.type()       # `self.x = ...` in a TorchScript class's __init__ declares x
+                    ct_.addAttribute(target.attr, t)
+                if t is None:
+                    raise self.error(target, "Tried to set nonexistent attribute: %s. Did you forget to initialize "
+                                     "it in __init__()?" % target.attr)
+                self.node_attr("prim::SetAttr", [obj, self.convert(v, t, loc)], [], "name", target.attr, loc)
+                return
             if not isinstance(obj, ModuleSugar):
                 raise self.error(target, "attribute assignment is only supported on modules", NotSupportedError)
             t = obj.info.attr_type(target.attr)
@@ -1335,6 +1349,10 @@ class Emitter:
         """A Python object met by name -> a Value (constants) or a Sugar."""
         if isinstance(obj, Sugar):
             return obj
+        if isinstance(obj, type) and "__torch_script_class__" in obj.__dict__:
+            return ScriptClassSugar(obj.__torch_script_class__)
+        if _is_user_class(obj):   # as torch: a class that script code uses is compiled too
+            return ScriptClassSugar(compile_class(obj))
         import types
         import cthtorch
         from cthtorch.nn import functional as F
@@ -2462,6 +2480,112 @@ class Compiler:
 
     def method(self, module_info, name, loc=None):
         return module_info.compile_method(self, name, loc)
+
+
+class ScriptClass:
+    """A Python class compiled by @torch.jit.script: its ClassType (attributes from the `self.x = ...` of
+    __init__) and its methods, each a CompiledFunction taking the object first."""
+
+    def __init__(self, py_class, class_type):
+        self.py_class = py_class
+        self.class_type = class_type
+        self.methods = {}
+
+
+SCRIPT_CLASSES = {}   # qualified name -> ScriptClass: what prim::CreateObject makes at run time
+
+
+def compile_class(cls):
+    """@torch.jit.script on a class: every method compiled (__init__ first, which declares the attributes)."""
+    if "__torch_script_class__" in cls.__dict__:
+        return cls.__torch_script_class__
+    from ._module import class_type_name
+    try:
+        lines, first = inspect.getsourcelines(cls)
+        filename = inspect.getsourcefile(cls) or "<unknown>"
+    except (OSError, TypeError):
+        raise OSError("Can't get source for %r. TorchScript requires source access in order to carry out "
+                      "compilation, make sure original .py files are available." % (cls,))
+    src = "".join(lines)
+    dedented = textwrap.dedent(src)
+    indent = len(src.splitlines()[0]) - len(dedented.splitlines()[0])
+    cdef = next(n for n in ast.parse(dedented, type_comments=True).body if isinstance(n, ast.ClassDef))
+    ctx = SourceContext(dedented, filename, first - 1, indent)
+    glb = sys.modules[cls.__module__].__dict__ if cls.__module__ in sys.modules else {}
+
+    def resolver(name):
+        if name == cdef.name:
+            return cls
+        if name in glb:
+            return glb[name]
+        raise KeyError(name)
+    qn = class_type_name(cls)
+    sc = ScriptClass(cls, _ir().ClassType(qn))
+    SCRIPT_CLASSES[qn] = sc
+    _CLASS_METHODS[qn] = sc.methods
+    cls.__torch_script_class__ = sc   # set before the bodies compile: methods may take or make the class
+    defs = [item for item in cdef.body if isinstance(item, ast.FunctionDef)]
+    if not any(d.name == "__init__" for d in defs):
+        del cls.__torch_script_class__
+        raise NotSupportedError(SourceRange(ctx, cdef), "a TorchScript class needs an __init__ method")
+    try:
+        for item in cdef.body:
+            if isinstance(item, (ast.FunctionDef, ast.Pass)) or \
+                    (isinstance(item, ast.Expr) and isinstance(item.value, ast.Constant)):
+                continue
+            raise NotSupportedError(SourceRange(ctx, item), "only methods are supported in the body of a "
+                                    "TorchScript class")
+        defs.sort(key=lambda d: d.name != "__init__")
+        for item in defs:
+            fn = cls.__dict__.get(item.name)
+            names, types, ret = signature_types(item, ctx, resolver, _py_defaults(fn) if fn else {},
+                                                skip_self=True)
+            if item.name == "__init__":
+                ret = T_none()
+            sc.methods[item.name] = CompiledFunction(item.name, "%s.%s" % (qn, item.name), None, names, types,
+                                                     _py_defaults(fn) if fn else {}, ret)
+        comp = _default_compiler or Compiler()
+        for item in defs:
+            cf = sc.methods[item.name]
+            em = Emitter(ctx, resolver, comp)
+            em.defining_class = sc.class_type if item.name == "__init__" else None
+            cf.graph = em.emit_def(item, cf.arg_types, cf.return_type, self_type=sc.class_type)
+            if cf.return_type is None:
+                cf.return_type = cf.graph.outputs()[0].type()
+    except BaseException:
+        del cls.__torch_script_class__
+        SCRIPT_CLASSES.pop(qn, None)
+        _CLASS_METHODS.pop(qn, None)
+        raise
+    return sc
+
+
+def _is_user_class(obj):
+    """A plain class of the user's code (not a module, exception, typing construct or library class)."""
+    import cthtorch.nn
+    if not isinstance(obj, type) or issubclass(obj, (cthtorch.nn.Module, BaseException, tuple)):
+        return False
+    mod = getattr(obj, "__module__", "") or ""
+    return mod.partition(".")[0] not in ("builtins", "cthtorch", "torch", "typing", "collections", "enum",
+                                         "numpy", "abc")
+
+
+class ScriptClassSugar(Sugar):
+    """A scripted class called in TorchScript: prim::CreateObject, then its __init__ (prim::CallMethod)."""
+
+    def __init__(self, sc):
+        self.sc = sc
+
+    def describe(self):
+        return "class " + self.sc.class_type.qualified_name()
+
+    def call(self, em, args, kwargs, loc):
+        init = self.sc.methods["__init__"]
+        obj = em.node("prim::CreateObject", [], [self.sc.class_type], loc).output()
+        vals = em.bind_args(init.arg_names, init.arg_types, init.defaults, args, kwargs, loc, "__init__")
+        n = em.node("prim::CallMethod", [obj] + vals, [T_none()], loc)
+        n.s_("name", "__init__")
+        return obj
 
 
 def _unused(fn):
