@@ -2338,25 +2338,29 @@ class CompiledFunction:
         self.py_fn = py_fn
 
 
-def get_jit_def(fn):
-    """fn's `def` as an ast node with its source context."""
+def _parse_source(obj):
+    """obj's (a function's or class's) source, parsed, with its source context."""
     try:
-        lines, first = inspect.getsourcelines(fn)
-        filename = inspect.getsourcefile(fn) or "<unknown>"
+        lines, first = inspect.getsourcelines(obj)
+        filename = inspect.getsourcefile(obj) or "<unknown>"
     except (OSError, TypeError):
         raise OSError("Can't get source for %r. TorchScript requires source access in order to carry out "
-                      "compilation, make sure original .py files are available." % (fn,))
+                      "compilation, make sure original .py files are available." % (obj,))
     src = "".join(lines)
     dedented = textwrap.dedent(src)
     indent = len(src.splitlines()[0]) - len(dedented.splitlines()[0])
-    tree = ast.parse(dedented, type_comments=True)
+    return ast.parse(dedented, type_comments=True), SourceContext(dedented, filename, first - 1, indent)
+
+
+def get_jit_def(fn):
+    """fn's `def` as an ast node with its source context."""
+    tree, ctx = _parse_source(fn)
     fdef = tree.body[0]
     if not isinstance(fdef, (ast.FunctionDef, ast.AsyncFunctionDef)):
         raise RuntimeError("Expected a function definition for %r" % (fn,))
     if isinstance(fdef, ast.AsyncFunctionDef):
-        raise NotSupportedError(SourceRange(SourceContext(dedented, filename, first - 1, indent), fdef),
-                                "async functions aren't supported")
-    return fdef, SourceContext(dedented, filename, first - 1, indent)
+        raise NotSupportedError(SourceRange(ctx, fdef), "async functions aren't supported")
+    return fdef, ctx
 
 
 def python_resolver(fn):
@@ -2500,17 +2504,8 @@ def compile_class(cls):
     if "__torch_script_class__" in cls.__dict__:
         return cls.__torch_script_class__
     from ._module import class_type_name
-    try:
-        lines, first = inspect.getsourcelines(cls)
-        filename = inspect.getsourcefile(cls) or "<unknown>"
-    except (OSError, TypeError):
-        raise OSError("Can't get source for %r. TorchScript requires source access in order to carry out "
-                      "compilation, make sure original .py files are available." % (cls,))
-    src = "".join(lines)
-    dedented = textwrap.dedent(src)
-    indent = len(src.splitlines()[0]) - len(dedented.splitlines()[0])
-    cdef = next(n for n in ast.parse(dedented, type_comments=True).body if isinstance(n, ast.ClassDef))
-    ctx = SourceContext(dedented, filename, first - 1, indent)
+    tree, ctx = _parse_source(cls)
+    cdef = next(n for n in tree.body if isinstance(n, ast.ClassDef))
     glb = sys.modules[cls.__module__].__dict__ if cls.__module__ in sys.modules else {}
 
     def resolver(name):
