@@ -2,8 +2,10 @@
 
 TorchScript archives carry their methods as TorchScript source
 (`code/__torch__/.../<module>.py`), the Python subset the frontend compiles.
-Until the loader hands that text to the script frontend's compiler, it runs it
-here with a small evaluator over Python's `ast`, which is safe by construction:
+The loader compiles that text with the script frontend (jit/_serialization.py,
+_compile_methods); a method the frontend cannot compile yet (ops it has no
+schema for, packed sequences: the module's _compile_errors says which) runs
+here instead, with a small evaluator over Python's `ast`, which is safe by construction:
 names resolve only to the archive's own classes and functions (`__torch__.*`),
 its constants (`CONSTANTS.cN`), locals, TorchScript builtins and ops
 (`torch.<op>`, `ops.aten.<op>`, `ops.prim.<op>`), never to Python globals,

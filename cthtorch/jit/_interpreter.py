@@ -232,17 +232,24 @@ class _Slots:
 
 class _Program:
     """A block lowered to a list of steps over register slots."""
-    __slots__ = ("steps", "outputs", "inputs")
+    __slots__ = ("steps", "outputs", "inputs", "temps")
 
     def __init__(self, block, slots):
         self.inputs = [slots(v) for v in block.inputs()]
         self.steps = [s for s in (_lower_node(n, slots) for n in block.nodes()) if s is not None]
         self.outputs = [slots(v) for v in block.outputs()]
+        # what the block's nodes made, dropped when it ends: a loop body's temporaries are freed each
+        # iteration (as eager frees them), so the allocator hands the same warm memory back
+        self.temps = sorted({slots(o) for n in block.nodes() if n.kind() != "prim::Constant"
+                             for o in n.outputs()} - set(self.outputs))
 
     def run(self, regs):
         for s in self.steps:
             s(regs)
-        return [regs[i] for i in self.outputs]
+        out = [regs[i] for i in self.outputs]
+        for i in self.temps:
+            regs[i] = None
+        return out
 
 
 def _bind_outputs(outs, node_kind):
