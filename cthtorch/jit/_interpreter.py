@@ -195,6 +195,11 @@ _PRIM_PURE = {   # prim/aten ops on non-tensor values, by kind
     "aten::size": _size,
     "prim::data": lambda t: t.detach(),
     "aten::warn": lambda msg, *a: __import__("warnings").warn(msg),
+    "aten::__contains__": lambda c, x: x in c,
+    "aten::device": lambda name: cthtorch.device(name),
+    "aten::list": list,
+    "aten::is_floating_point": lambda t: t.is_floating_point(),
+    "aten::dropout_": lambda t, p, train: cthtorch.nn.functional.dropout(t, p, train, inplace=True),
 }
 
 

@@ -96,7 +96,13 @@ def _scalar_arith_schemas():
             "aten::__is__(t1 self, t2 obj) -> bool", "aten::__isnot__(t1 self, t2 obj) -> bool",
             "prim::NumToTensor.Scalar(Scalar a) -> Tensor", "prim::min.int(int a, int b) -> int",
             "prim::max.int(int a, int b) -> int", "aten::format(str self, ...) -> str",
-            "aten::ScalarImplicit(Tensor a) -> Scalar"]
+            "aten::ScalarImplicit(Tensor a) -> Scalar",
+            # what torch's own modules' code (and so its archives) calls on non-tensor values
+            "aten::__contains__.str_list(str[] l, str item) -> bool",
+            "aten::__contains__.int_list(int[] l, int item) -> bool", "aten::device(str a) -> Device",
+            "aten::list.t(t[] l) -> t[]", "aten::warn(str message, int stacklevel=2) -> ()",
+            "aten::is_floating_point(Tensor self) -> bool",
+            "aten::dropout_(Tensor(a!) self, float p, bool train) -> Tensor(a!)"]
     return out
 
 
