@@ -595,3 +595,54 @@ def test_map_location():
     if not ct.cuda.is_available():
         with pytest.raises(RuntimeError, match="CUDA"):
             ct_load(data, map_location="cuda:0")
+
+
+def _kinds(graph):
+    """Node kinds of a graph and its nested blocks, constants aside."""
+    out = set()
+
+    def walk(nodes):
+        for n in nodes:
+            if n.kind() != "prim::Constant":
+                out.add(n.kind())
+            for b in n.blocks():
+                walk(b.nodes())
+    walk(graph.nodes())
+    return out
+
+
+def test_loaded_modules_run_graphs_of_the_one_script_compiler(tmp_path):
+    # a loaded archive's code/ goes through the script frontend: its methods are graphs (torch's node kinds
+    # in .graph), run by the interpreter, and a save -> load -> save -> load round trip behaves the same
+    sc_t = torch.jit.script(MyCell())
+    loaded_t = torch.jit.load(io.BytesIO(torch_archive(sc_t)))
+    cm = ct_load(torch_archive(sc_t))
+    assert cm._has_method("forward") and cm.dg._has_method("forward") and cm.linear._has_method("forward")
+    assert _kinds(cm.graph) == _kinds(loaded_t.graph)
+    assert _kinds(cm.dg.graph) == _kinds(loaded_t.dg.graph)
+    assert "prim::Loop" in _kinds(cm.graph) and "prim::If" in _kinds(cm.dg.graph)
+    assert cm.code == loaded_t.code
+    again = ct.jit.load(io.BytesIO(_saved(cm)))
+    third = ct.jit.load(io.BytesIO(_saved(again)))
+    assert str(third.graph) == str(again.graph) == str(cm.graph)
+    x = np.random.RandomState(3).rand(3, 4).astype(np.float32)
+    h = np.random.RandomState(4).rand(3, 4).astype(np.float32)
+    for sign in (1, -1):
+        want = sc_t(torch.tensor(sign * x), torch.tensor(h))
+        for m in (cm, again, third):
+            close(m(ct.tensor(sign * x), ct.tensor(h)), want)
+    # a trace of a Sequential: Linear/ReLU forwards compiled too
+    seq = nn.Sequential(nn.Linear(4, 8), nn.ReLU(), nn.Linear(8, 2))
+    tr = torch.jit.trace(seq, (torch.randn(2, 4),))
+    cm = ct_load(torch_archive(tr))
+    loaded_t = torch.jit.load(io.BytesIO(torch_archive(tr)))
+    assert _kinds(cm.graph) == _kinds(loaded_t.graph)
+    assert _kinds(getattr(cm, "0").graph) == _kinds(getattr(loaded_t, "0").graph) == {"prim::GetAttr", "aten::linear"}
+    xi = torch.randn(5, 4)
+    close(ct.jit.load(io.BytesIO(_saved(cm)))(to_ct(xi)), tr(xi))
+
+
+def _saved(m):
+    b = io.BytesIO()
+    ct.jit.save(m, b)
+    return b.getvalue()

@@ -44,13 +44,21 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 # ---------------------------------------------------------------- parsing
 
 
+def _load_schema_text():
+    """cthtorch/_schema_text.py, the one reader of schema text, by path: cthtorch is not importable yet."""
+    import importlib.util
+    spec = importlib.util.spec_from_file_location("_schema_text", os.path.join(ROOT, "cthtorch", "_schema_text.py"))
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+schema_text = _load_schema_text()
+
+
 class Param:
     def __init__(self, text, kwonly):
-        text = text.strip()
-        self.default = None
-        if "=" in text:
-            text, self.default = [x.strip() for x in text.split("=", 1)]
-        typ, name = text.rsplit(" ", 1)
+        typ, name, self.default = schema_text.split_arg(text)
         self.type = typ.replace("(a!)", "").replace("(a)", "").strip()
         self.name = name
         self.kwonly = kwonly
@@ -73,30 +81,16 @@ class Decl:
     def __init__(self, d, src):
         self.src = src
         func = d["func"]
-        m = re.match(r"^([\w.]+)\((.*)\)\s*->\s*(.+)$", func.strip())
-        if not m:
+        parts = schema_text.split_func(func)
+        if parts is None or "::" in parts[0]:
             raise SystemExit("%s: cannot parse func: %s" % (src, func))
-        full, args, ret = m.groups()
+        full, args, ret = parts
         self.full = full
         self.func_text = func.strip()
         self.name, _, self.overload = full.partition(".")
         self.params = []
         kwonly = False
-        depth, cur, parts = 0, "", []
-        for ch in args:
-            if ch in "[(":
-                depth += 1
-            if ch in "])":
-                depth -= 1
-            if ch == "," and depth == 0:
-                parts.append(cur)
-                cur = ""
-            else:
-                cur += ch
-        if cur.strip():
-            parts.append(cur)
-        for p in parts:
-            p = p.strip()
+        for p in schema_text.split_top(args):
             if p == "*":
                 kwonly = True
                 continue

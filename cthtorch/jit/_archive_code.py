@@ -2,8 +2,10 @@
 
 TorchScript archives carry their methods as TorchScript source
 (`code/__torch__/.../<module>.py`), the Python subset the frontend compiles.
-Until the loader hands that text to the script frontend's compiler, it runs it
-here with a small evaluator over Python's `ast`, which is safe by construction:
+The loader compiles that text with the script frontend (jit/_serialization.py,
+_compile_methods); a method the frontend cannot compile yet (ops it has no
+schema for, packed sequences: the module's _compile_errors says which) runs
+here instead, with a small evaluator over Python's `ast`, which is safe by construction:
 names resolve only to the archive's own classes and functions (`__torch__.*`),
 its constants (`CONSTANTS.cN`), locals, TorchScript builtins and ops
 (`torch.<op>`, `ops.aten.<op>`, `ops.prim.<op>`), never to Python globals,
@@ -14,6 +16,7 @@ import math
 
 import cthtorch
 from cthtorch._ops.overloads import _aten_callable
+from cthtorch.jit._interpreter import format_string as _format, _convolution as _aten_convolution
 
 _SCALAR_TYPES = ["uint8", "int8", "int16", "int32", "int64", "float16", "float32", "float64", "complex32",
                  "complex64", "complex128", "bool", "qint8", "quint8", "qint32", "bfloat16"]
@@ -49,25 +52,6 @@ _KW_CONVERT = {"dtype": scalar_type, "memory_format": _memory_format, "layout": 
 
 
 # ---- TorchScript builtins over Python values (aten::add.int, aten::len.t, aten::format...) ----
-def _format(fmt, *args):
-    """aten::format: each `{}` takes the next argument (only that form, as TorchScript's: Python's
-    str.format would let archive text reach attributes of its arguments)."""
-    parts = fmt.split("{}")
-    out = [parts[0]]
-    for i, p in enumerate(parts[1:]):
-        out.append(_ts_str(args[i]) if i < len(args) else "{}")
-        out.append(p)
-    return "".join(out)
-
-
-def _ts_str(v):
-    if isinstance(v, list):
-        return "[" + ", ".join(_ts_str(x) for x in v) + "]"
-    if isinstance(v, tuple):
-        return "(" + ", ".join(_ts_str(x) for x in v) + ("," if len(v) == 1 else "") + ")"
-    return str(v)
-
-
 def _set_item(container, key, value):
     container[key] = value
     return container
@@ -115,16 +99,6 @@ _SCALAR_PY = {
     "Int": int, "Float": float, "Bool": bool, "ScalarImplicit": lambda t: t.item(), "sum": sum,
     "slice": lambda l, start=None, end=None, step=1: l[start:end:step], "any": any, "all": all,
 }
-
-
-def _aten_convolution(input, weight, bias, stride, padding, dilation, transposed, output_padding, groups, *flags):
-    F = cthtorch.nn.functional
-    nd = weight.dim() - 2
-    if transposed:
-        fn = [F.conv_transpose1d, F.conv_transpose2d, F.conv_transpose3d][nd - 1]
-        return fn(input, weight, bias, stride, padding, output_padding, groups, dilation)
-    fn = [F.conv1d, F.conv2d, F.conv3d][nd - 1]
-    return fn(input, weight, bias, stride, padding, dilation, groups)
 
 
 class _FlatRNN:

@@ -54,13 +54,36 @@ def _convert_arg(v, type_str):
 
 # ---------------------------------------------------------------- op lookup
 
-def _convolution(input, weight, bias, stride, padding, dilation, transposed, output_padding, groups,
-                 benchmark=False, deterministic=False, cudnn_enabled=True, allow_tf32=True):
-    """aten::_convolution, the op torch's traces record for every conv."""
-    if transposed or weight.dim() != 4:
-        raise NotImplementedError("aten::_convolution: only 2-d, non-transposed convolutions run in cthtorch's "
-                                  "JIT so far (weight of %d dims, transposed=%s)" % (weight.dim(), transposed))
-    return cthtorch.conv2d(input, weight, bias, stride, padding, dilation, groups)
+def _convolution(input, weight, bias, stride, padding, dilation, transposed, output_padding, groups, *flags):
+    """aten::_convolution, the op torch's traces record for every conv (1-3 d, transposed or not)."""
+    F = cthtorch.nn.functional
+    nd = weight.dim() - 2
+    if not 1 <= nd <= 3:
+        raise RuntimeError("aten::_convolution: weight should have 3 to 5 dimensions, got %d" % weight.dim())
+    if transposed:
+        fn = [F.conv_transpose1d, F.conv_transpose2d, F.conv_transpose3d][nd - 1]
+        return fn(input, weight, bias, stride, padding, output_padding, groups, dilation)
+    fn = [F.conv1d, F.conv2d, F.conv3d][nd - 1]
+    return fn(input, weight, bias, stride, padding, dilation, groups)
+
+
+def format_string(fmt, *args):
+    """aten::format: each `{}` takes the next argument, and only that form, as TorchScript's (Python's
+    str.format would let a format string reach attributes of its arguments)."""
+    parts = fmt.split("{}")
+    out = [parts[0]]
+    for i, p in enumerate(parts[1:]):
+        out.append(_ts_str(args[i]) if i < len(args) else "{}")
+        out.append(p)
+    return "".join(out)
+
+
+def _ts_str(v):
+    if isinstance(v, list):
+        return "[" + ", ".join(_ts_str(x) for x in v) + "]"
+    if isinstance(v, tuple):
+        return "(" + ", ".join(_ts_str(x) for x in v) + ("," if len(v) == 1 else "") + ")"
+    return str(v)
 
 
 # ops graphs name that no binding or composite serves under that name
@@ -123,7 +146,9 @@ def _raise(msg="Exception", cls=None):
     if cls:
         import builtins
         exc = getattr(builtins, cls.rpartition(".")[2], RuntimeError)
-    raise exc(msg)
+    e = exc(msg)
+    e._script_class = cls or "builtins.RuntimeError"   # loaded modules report it as torch.jit.Error
+    raise e
 
 
 def _getitem(c, i):
@@ -156,7 +181,7 @@ _PRIM_PURE = {   # prim/aten ops on non-tensor values, by kind
     "aten::dim": lambda t: t.dim(),
     "aten::numel": lambda t: t.numel(),
     "aten::append": _list_append,
-    "aten::format": lambda fmt, *a: fmt.format(*a),
+    "aten::format": format_string,
     "aten::__is__": lambda a, b: a is b,
     "aten::__isnot__": lambda a, b: a is not b,
     "prim::Uninitialized": lambda: None,
@@ -170,6 +195,11 @@ _PRIM_PURE = {   # prim/aten ops on non-tensor values, by kind
     "aten::size": _size,
     "prim::data": lambda t: t.detach(),
     "aten::warn": lambda msg, *a: __import__("warnings").warn(msg),
+    "aten::__contains__": lambda c, x: x in c,
+    "aten::device": lambda name: cthtorch.device(name),
+    "aten::list": list,
+    "aten::is_floating_point": lambda t: t.is_floating_point(),
+    "aten::dropout_": lambda t, p, train: cthtorch.nn.functional.dropout(t, p, train, inplace=True),
 }
 
 
@@ -207,17 +237,24 @@ class _Slots:
 
 class _Program:
     """A block lowered to a list of steps over register slots."""
-    __slots__ = ("steps", "outputs", "inputs")
+    __slots__ = ("steps", "outputs", "inputs", "temps")
 
     def __init__(self, block, slots):
         self.inputs = [slots(v) for v in block.inputs()]
         self.steps = [s for s in (_lower_node(n, slots) for n in block.nodes()) if s is not None]
         self.outputs = [slots(v) for v in block.outputs()]
+        # what the block's nodes made, dropped when it ends: a loop body's temporaries are freed each
+        # iteration (as eager frees them), so the allocator hands the same warm memory back
+        self.temps = sorted({slots(o) for n in block.nodes() if n.kind() != "prim::Constant"
+                             for o in n.outputs()} - set(self.outputs))
 
     def run(self, regs):
         for s in self.steps:
             s(regs)
-        return [regs[i] for i in self.outputs]
+        out = [regs[i] for i in self.outputs]
+        for i in self.temps:
+            regs[i] = None
+        return out
 
 
 def _bind_outputs(outs, node_kind):
@@ -375,6 +412,16 @@ def _lower_node(n, slots):
             setattr(regs[obj], name, regs[val])
         return setattr_step
 
+    if k == "prim::CreateObject":
+        from .frontend import SCRIPT_CLASSES
+        from ._module import ScriptClassObject
+        sc = SCRIPT_CLASSES[n.output().type().qualified_name()]
+        o = outs[0]
+
+        def create_object(regs):
+            regs[o] = ScriptClassObject.make(sc)
+        return create_object
+
     if k == "prim::CallMethod":
         name = n.s("name")
 
@@ -437,7 +484,7 @@ def _lower_node(n, slots):
 
         def arith(regs):
             args = [regs[i] for i in ins]
-            if all(_is_scalar(a) for a in args):
+            if not any(isinstance(a, cthtorch.Tensor) for a in args):   # numbers, str, lists: Python's op
                 regs[o] = scalar(*args)
                 return
             if tensor_step[0] is None:
@@ -446,6 +493,16 @@ def _lower_node(n, slots):
         if any(isinstance(v.type(), _ir.TensorType) for v in n.inputs()):
             return _lower_op(n, slots)
         return arith
+
+    if k == "aten::slice" and n.inputs() and not isinstance(n.inputs()[0].type(), _ir.TensorType):
+        # list/str slicing: aten::slice.t / slice.str (start, end, step), None for an open end
+        src, lo, hi, st = (ins + [None, None, None])[:4]
+        o = outs[0]
+
+        def slice_step(regs):
+            regs[o] = regs[src][slice(None if lo is None else regs[lo], None if hi is None else regs[hi],
+                                      1 if st is None else regs[st])]
+        return slice_step
 
     if k == "prim::FusionGroup":
         from ._fuser import FusedKernel

@@ -16,7 +16,7 @@ from . import _ir
 from ._interpreter import GraphExecutor
 from ._python_printer import PythonPrinter
 
-__all__ = ["ScriptFunction", "ScriptMethod", "ScriptModule", "RecursiveScriptModule", "TracedModule",
+__all__ = ["ScriptFunction", "ScriptMethod", "ScriptModule", "ScriptClassObject", "RecursiveScriptModule", "TracedModule",
            "TopLevelTracedModule", "class_type_name", "graph_schema"]
 
 
@@ -159,6 +159,38 @@ class ScriptMethod(_GraphViews):
 
     def _reset_executor(self):
         self._executor = None
+
+
+class ScriptClassObject:
+    """An object of a scripted class made by TorchScript code (prim::CreateObject): attributes in its
+    __dict__, methods run as their graphs."""
+
+    @classmethod
+    def make(cls, script_class):   # not __init__: prim::CallMethod[name="__init__"] must find the script's
+        o = object.__new__(cls)
+        object.__setattr__(o, "_script_class", script_class)
+        return o
+
+    def __getattribute__(self, name):
+        if name == "__init__":
+            return ScriptClassObject.__getattr__(self, name)
+        return object.__getattribute__(self, name)
+
+    def __getattr__(self, name):
+        cf = self.__dict__["_script_class"].methods.get(name) if "_script_class" in self.__dict__ else None
+        if cf is None:
+            raise AttributeError("'%s' object has no attribute '%s'"
+                                 % (self.__dict__.get("_script_class").class_type.qualified_name(), name))
+        ex = cf.__dict__.get("_executor")
+        if ex is None:
+            ex = cf._executor = GraphExecutor(cf.graph)
+        return lambda *args: ex(self, *args)
+
+    def _qualified_name(self):
+        return self._script_class.class_type.qualified_name()
+
+    def __repr__(self):
+        return "<torch.ScriptObject object at 0x%x>" % id(self)
 
 
 class ScriptModule(nn.Module):

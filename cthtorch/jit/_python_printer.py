@@ -197,6 +197,9 @@ class PythonPrinter:
         if k == "prim::CallMethod":
             return "(%s).%s(%s)" % (self.expr(ins[0]), n.s("name"),
                                     "".join(self.expr(v) + ", " for v in ins[1:]))
+        if k == "prim::CreateObject":
+            qn = n.output().type().qualified_name()
+            return "%s.__new__(%s)" % (qn, qn)
         if k == "prim::CallFunction":
             return "%s(%s)" % (self.expr(ins[0]), ", ".join(self.expr(v) for v in ins[1:]))
         if k == "prim::TupleIndex" or k == "aten::__getitem__":

@@ -13,6 +13,8 @@ import os
 import re
 import threading
 
+from cthtorch._schema_text import split_arg, split_func, split_top
+
 from . import _ir
 
 __all__ = ["Argument", "FunctionSchema", "parse_schema", "get_schemas", "all_schemas", "register_schema",
@@ -96,7 +98,13 @@ def _scalar_arith_schemas():
             "aten::__is__(t1 self, t2 obj) -> bool", "aten::__isnot__(t1 self, t2 obj) -> bool",
             "prim::NumToTensor.Scalar(Scalar a) -> Tensor", "prim::min.int(int a, int b) -> int",
             "prim::max.int(int a, int b) -> int", "aten::format(str self, ...) -> str",
-            "aten::ScalarImplicit(Tensor a) -> Scalar"]
+            "aten::ScalarImplicit(Tensor a) -> Scalar",
+            # what torch's own modules' code (and so its archives) calls on non-tensor values
+            "aten::__contains__.str_list(str[] l, str item) -> bool",
+            "aten::__contains__.int_list(int[] l, int item) -> bool", "aten::device(str a) -> Device",
+            "aten::list.t(t[] l) -> t[]", "aten::warn(str message, int stacklevel=2) -> ()",
+            "aten::is_floating_point(Tensor self) -> bool",
+            "aten::dropout_(Tensor(a!) self, float p, bool train) -> Tensor(a!)"]
     return out
 
 
@@ -275,30 +283,11 @@ def _fmt_default(v, type_str):
     return repr(v)
 
 
-def _split_top(s):
-    parts, depth, cur = [], 0, ""
-    for c in s:
-        if c in "([":
-            depth += 1
-        elif c in ")]":
-            depth -= 1
-        if c == "," and depth == 0:
-            parts.append(cur)
-            cur = ""
-        else:
-            cur += c
-    if cur.strip():
-        parts.append(cur)
-    return [p.strip() for p in parts]
-
-
 def _parse_arg(text, kwarg_only):
-    m = re.match(r"^(.*?)\s+(\w+)(?:\s*=\s*(.*))?$", text)
-    if not m:   # an unnamed return: "Tensor", "Tensor(a)"
-        t, n, alias = parse_type(text)
-        return Argument("", t, N=n, alias=alias, type_str=text)
-    ts, name, dflt = m.group(1), m.group(2), m.group(3)
+    ts, name, dflt = split_arg(text)
     t, n, alias = parse_type(ts)
+    if not name:   # an unnamed return: "Tensor", "Tensor(a)"
+        return Argument("", t, N=n, alias=alias, type_str=ts)
     if dflt is None:
         return Argument(name, t, kwarg_only=kwarg_only, N=n, alias=alias, type_str=ts)
     return Argument(name, t, _parse_default(dflt, t), True, kwarg_only, n, alias, ts)
@@ -308,14 +297,15 @@ def parse_schema(text):
     """`ns::name.overload(args) -> returns` -> FunctionSchema ("aten::" is
     assumed when the namespace is left out)."""
     text = text.strip()
-    m = re.match(r"^([\w:]+)(?:\.(\w+))?\((.*)\)\s*->\s*(.*)$", text, re.S)
-    if not m:
+    parts = split_func(text)
+    if parts is None:
         raise RuntimeError("schema: cannot parse '%s'" % text)
-    name, ovl, args_s, rets_s = m.groups()
+    full, args_s, rets_s = parts
+    name, _, ovl = full.partition(".")
     if "::" not in name:
         name = "aten::" + name
     args, kw, vararg = [], False, False
-    for a in _split_top(args_s):
+    for a in split_top(args_s):
         if a == "*":
             kw = True
             continue
@@ -325,7 +315,7 @@ def parse_schema(text):
         args.append(_parse_arg(a, kw))
     rets_s = rets_s.strip()
     if rets_s.startswith("(") and rets_s.endswith(")"):
-        rets = [_parse_arg(r, False) for r in _split_top(rets_s[1:-1])]
+        rets = [_parse_arg(r, False) for r in split_top(rets_s[1:-1])]
     else:
         rets = [_parse_arg(rets_s, False)]
     fs = FunctionSchema(name, ovl or "", args, rets, text)
@@ -360,10 +350,11 @@ def _declared_schema_texts():
             if not func:
                 continue
             texts.append(func)
-            m = re.match(r"^(\w+)(?:\.(\w+))?\((.*)\)\s*->\s*(.*)$", func, re.S)
-            if not m:
+            parts = split_func(func)
+            if parts is None:
                 continue
-            base, ovl, args, rets = m.groups()
+            full, args, rets = parts
+            base, _, ovl = full.partition(".")
             if e.get("inplace"):
                 a = re.sub(r"^Tensor (self|input)\b", r"Tensor(a!) \1", args.strip())
                 texts.append("%s_%s(%s) -> Tensor(a!)" % (base, "." + ovl if ovl else "", a))
@@ -373,7 +364,7 @@ def _declared_schema_texts():
                 texts.append("%s.Scalar(%s) -> %s" % (base, sargs, rets))
             if e.get("out"):
                 o = "out" if ovl in (None, "", "Tensor") else ovl + "_out"
-                sep = ", " if "*" in _split_top(args) else ", *, "
+                sep = ", " if "*" in split_top(args) else ", *, "
                 texts.append("%s.%s(%s%sTensor(a!) out) -> Tensor(a!)" % (base, o, args, sep))
     return texts
 

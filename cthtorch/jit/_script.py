@@ -95,8 +95,8 @@ def script(obj=None, optimize=None, _frames_up=0, _rcb=None, example_inputs=None
         if issubclass(obj, nn.Module):
             raise RuntimeError("Type '%s' cannot be compiled since it inherits from nn.Module, pass an instance "
                                "instead" % obj)
-        raise NotImplementedError("torch.jit.script on a class (%s) is not supported by cthtorch yet; script "
-                                  "its methods as functions or make it an nn.Module" % obj.__qualname__)
+        frontend.compile_class(obj)   # as torch: the class itself comes back, now a TorchScript type too
+        return obj
     if inspect.isfunction(obj) or inspect.ismethod(obj):
         return script_function(obj)
     raise RuntimeError("Cannot script an object of type %s: only functions and nn.Module instances can be "

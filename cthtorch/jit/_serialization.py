@@ -22,6 +22,7 @@ import random
 import re
 import sys
 import textwrap
+import types
 import zipfile
 
 import cthtorch
@@ -83,27 +84,53 @@ class _ArchiveUnpickler(_ser._Unpickler):
                                          % (module, name)) from e
 
 
+class _LoadedMethod(_jm.ScriptMethod):
+    """A method compiled from an archive's code/: an exception its code raises comes out as torch.jit.Error
+    with TorchScript's text, as torch's loaded modules raise it."""
+
+    def __call__(self, *args, **kwargs):
+        try:
+            return _jm.ScriptMethod.__call__(self, *args, **kwargs)
+        except Exception as e:
+            cls = getattr(e, "_script_class", None)
+            if cls is None:
+                raise
+            raise cthtorch.jit.Error("The following operation failed in the TorchScript interpreter.\n"
+                                     "Traceback of TorchScript (most recent call last):\n"
+                                     '  File "code/%s.py", in %s\n%s: %s\n'
+                                     % (self.owner._qualified_name.rpartition(".")[0].replace(".", "/"),
+                                        self.name, cls, e)) from None
+
+
 class ScriptObject:
-    """An object of a TorchScript class (`class X(object)` in code/) loaded from an archive."""
+    """An object of a TorchScript class (`class X(object)` in code/) loaded from an archive; its methods
+    are graphs compiled from that code."""
 
     def __init__(self, cdef):
         self.__dict__["_c_def"] = cdef
+        self.__dict__["_methods"] = {}
 
     @property
     def _qualified_name(self):
         return self._c_def.qualname
-
-    def __getattr__(self, name):
-        cdef = self.__dict__.get("_c_def")
-        if cdef is not None and name in cdef.methods:
-            return functools.partial(cdef.methods[name], self)
-        raise AttributeError("'%s' object has no attribute '%s'" % (cdef.qualname if cdef else "ScriptObject", name))
 
     def _script_attr(self, name):
         return getattr(self, name)
 
     def _script_setattr(self, name, value):
         self.__dict__[name] = value
+
+    def _define_method(self, name, graph):
+        self._methods[name] = _LoadedMethod(self, name, graph)
+
+    def __getattr__(self, name):
+        methods = self.__dict__.get("_methods")
+        if methods is not None and name in methods:
+            return methods[name]
+        cdef = self.__dict__.get("_c_def")
+        if cdef is not None and name in cdef.methods:
+            return functools.partial(cdef.methods[name], self)
+        raise AttributeError("'%s' object has no attribute '%s'" % (cdef.qualname if cdef else "ScriptObject", name))
 
 
 class RecursiveScriptModule(_jm.RecursiveScriptModule):
@@ -118,6 +145,9 @@ class RecursiveScriptModule(_jm.RecursiveScriptModule):
         self.__dict__["_attr_order"] = []
 
     def forward(self, *args, **kwargs):
+        m = self._methods.get("forward")
+        if m is not None:
+            return m(*args, **kwargs)
         fn = self._c_def.methods.get("forward")
         if fn is None:   # e.g. a scripted nn.LSTM: only its overloads forward__0/forward__1 are methods
             raise AttributeError("'RecursiveScriptModule' object has no attribute 'forward'")
@@ -125,7 +155,7 @@ class RecursiveScriptModule(_jm.RecursiveScriptModule):
 
     def __getattr__(self, name):
         try:
-            return Module.__getattr__(self, name)
+            return _jm.ScriptModule.__getattr__(self, name)
         except AttributeError:
             cdef = self.__dict__.get("_c_def")
             if cdef is not None:
@@ -135,7 +165,7 @@ class RecursiveScriptModule(_jm.RecursiveScriptModule):
                     return cdef.constants[name]
             raise
 
-    def _script_attr(self, name):   # prim::GetAttr: parameters, buffers and submodules first (the hot path)
+    def _script_attr(self, name):   # the source executor's prim::GetAttr: parameters, buffers, submodules first
         d = self.__dict__
         for store in (d["_parameters"], d["_buffers"], d["_modules"]):
             if name in store:
@@ -149,16 +179,22 @@ class RecursiveScriptModule(_jm.RecursiveScriptModule):
     def _qualified_name(self):
         return self._c_def.qualname
 
+    def _define_method(self, name, graph):
+        self._methods[name] = _LoadedMethod(self, name, graph)
+        return self._methods[name]
+
     @property
     def code(self):
-        """The forward method's TorchScript source, as the archive holds it."""
+        """forward's TorchScript source as the archive holds it (torch prints the same text from its graph)."""
         return self._c_def.method_source("forward")
 
     @property
     def graph(self):
-        raise NotImplementedError("cthtorch.jit.load: .graph of a loaded module needs the TorchScript compiler "
-                                  "(the methods run from their source)")
-
+        m = self._methods.get("forward")
+        if m is None:
+            raise NotImplementedError("cthtorch.jit.load: %s.forward does not compile with cthtorch's TorchScript "
+                                      "frontend yet (it runs from its source)" % self._qualified_name)
+        return m.graph
 
 
 def _method_source(cdef, name):
@@ -225,9 +261,13 @@ def load(f, map_location=None, _extra_files=None, _restore_shapes=False):
             raise RuntimeError("constants.pkl holds %s, not a tuple" % type(constants).__name__)
         unit = _code.CodeUnit(sources, constants)
         tree = _ArchiveUnpickler(zf.read("%s/data.pkl" % root), zf, root, "data", map_location).load()
-        module = _Builder(unit).build(tree)
+        builder = _Builder(unit)
+        module = builder.build(tree)
         if not isinstance(module, RecursiveScriptModule):
             raise RuntimeError("data.pkl does not hold a module (%s)" % type(module).__name__)
+        # methods the frontend cannot compile yet run from their source (_archive_code); which, and why,
+        # is kept on the module
+        module.__dict__["_compile_errors"] = _compile_methods(sources, constants, builder.objects)
         module.__dict__["_archive"] = {"root": root, "sources": sources, "constants": constants}
         if _extra_files is not None:
             for k in list(_extra_files):
@@ -250,6 +290,7 @@ class _Builder:
     def __init__(self, unit):
         self.unit = unit
         self.memo = {}
+        self.objects = []   # every script module/object built, to give its methods
 
     def build(self, obj):
         key = id(obj)
@@ -278,11 +319,13 @@ class _Builder:
         state = obj.__dict__.get("_state", {})
         if not cdef.is_module:
             so = ScriptObject(cdef)
+            self.objects.append(so)
             self.memo[id(obj)] = so
             for k, v in state.items():
                 so.__dict__[k] = self.build(v)
             return so
         m = RecursiveScriptModule(cdef)
+        self.objects.append(m)
         self.memo[id(obj)] = m
         for k, v in state.items():
             if not isinstance(k, str):
@@ -309,6 +352,44 @@ class _Builder:
         return m
 
 
+def _compile_methods(sources, constants, objects):
+    """Compiles the archive's code/ with the script frontend (the one TorchScript compiler) and gives
+    each loaded module/object its classes' methods as graphs."""
+    from cthtorch.jit import frontend
+    srcs = [(text, path.replace("/", "."), "code/%s.py" % path) for path, text in sorted(sources.items())]
+    consts = _ConstantsTable(constants)
+
+    def resolver(name):
+        if name == "CONSTANTS":
+            return consts
+        raise KeyError(name)
+    errors = []
+    compiled = frontend.compile_sources(srcs, resolver, errors)
+    for o in objects:
+        sc = compiled.get(o._qualified_name)
+        if sc is None:
+            raise _code.CodeError("the archive has no code for class %s" % o._qualified_name)
+        for name, cf in sc.methods.items():
+            if cf.graph is not None:
+                o._define_method(name, cf.graph)
+    return errors
+
+
+class _ConstantsTable(types.ModuleType):
+    """`CONSTANTS.cN` of TorchScript source: constants.pkl's values by name (nothing else); a module to the
+    frontend, so `CONSTANTS.c0` is read as the constant it holds."""
+
+    def __init__(self, values):
+        super().__init__("CONSTANTS")
+        self.__dict__["_values"] = values
+
+    def __getattr__(self, name):
+        vals = self.__dict__["_values"]
+        if not name.startswith("c") or not name[1:].isdigit() or int(name[1:]) >= len(vals):
+            raise AttributeError("the archive has no constant %s" % name)
+        return vals[int(name[1:])]
+
+
 # ---- save ----
 class _ObjectRecord:
     """A `__torch__.<qualname>` object to write: GLOBAL, NEWOBJ, then BUILD with its attribute dict."""
@@ -322,7 +403,7 @@ class _ArchivePickler(_ser._Pickler):
 
     def save_object_record(self, obj):
         qualname, state = (obj.qualname, obj.state) if isinstance(obj, _ObjectRecord) else \
-            (obj._qualified_name, {k: v for k, v in obj.__dict__.items() if k != "_c_def"})
+            (obj._qualified_name, {k: v for k, v in obj.__dict__.items() if k not in ("_c_def", "_methods")})
         module, name = qualname.rsplit(".", 1)
         self.save_global(_ser._TorchGlobal(module, name))
         self.write(pickle.EMPTY_TUPLE + pickle.NEWOBJ)

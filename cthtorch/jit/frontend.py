@@ -18,6 +18,7 @@ import builtins
 import inspect
 import math
 import re
+import sys
 import textwrap
 
 __all__ = ["NotSupportedError", "FrontendError", "UnsupportedNodeError", "get_jit_def", "compile_function",
@@ -317,6 +318,8 @@ def type_from_python(obj):
         return T_tensor()
     if obj is cthtorch.device:
         return T_device()
+    if isinstance(obj, type) and "__torch_script_class__" in obj.__dict__:
+        return obj.__torch_script_class__.class_type
     origin, args = typing.get_origin(obj), typing.get_args(obj)
     if origin in (list, typing.List):
         return T_list(type_from_python(args[0]))
@@ -889,6 +892,12 @@ class Emitter:
             for t in s.targets:
                 self.assign(t, v, env)
             return False
+        if isinstance(s.targets[0], ast.Name) and isinstance(s.value, ast.Attribute) and \
+                ast.unparse(s.value).startswith("__torch__."):
+            f = self.expr(s.value, env)
+            if isinstance(f, _SourceFunctionSugar):   # `_0 = __torch__.m.f` of .code: a name for the function
+                env.set(s.targets[0].id, f)
+                return False
         hint = None
         v = self.value(s.value, env, hint=hint)
         self.assign(s.targets[0], v, env, type_comment=getattr(s, "type_comment", None))
@@ -973,6 +982,17 @@ class Emitter:
                 raise self.error(target, "'%s' object does not support item assignment" % tstr(bt))
         elif isinstance(target, ast.Attribute):
             obj = self.expr(target.value, env)
+            if isinstance(obj, _ir().Value) and kind(obj.type()) == "ClassType":
+                ct_ = obj.type()
+                t = ct_.getAttribute(target.attr)
+                if t is None and getattr(self, "defining_class", None) is ct_:
+                    t = v.type()       # `self.x = ...` in a TorchScript class's __init__ declares x
+                    ct_.addAttribute(target.attr, t)
+                if t is None:
+                    raise self.error(target, "Tried to set nonexistent attribute: %s. Did you forget to initialize "
+                                     "it in __init__()?" % target.attr)
+                self.node_attr("prim::SetAttr", [obj, self.convert(v, t, loc)], [], "name", target.attr, loc)
+                return
             if not isinstance(obj, ModuleSugar):
                 raise self.error(target, "attribute assignment is only supported on modules", NotSupportedError)
             t = obj.info.attr_type(target.attr)
@@ -1327,6 +1347,12 @@ class Emitter:
 
     def sugar_python(self, obj, name, loc):
         """A Python object met by name -> a Value (constants) or a Sugar."""
+        if isinstance(obj, Sugar):
+            return obj
+        if isinstance(obj, type) and "__torch_script_class__" in obj.__dict__:
+            return ScriptClassSugar(obj.__torch_script_class__)
+        if _is_user_class(obj):   # as torch: a class that script code uses is compiled too
+            return ScriptClassSugar(compile_class(obj))
         import types
         import cthtorch
         from cthtorch.nn import functional as F
@@ -1821,6 +1847,10 @@ class Emitter:
         if fname in ("unchecked_cast",) and env.lookup(fname) is None:
             t = type_from_annotation(node.args[0], self.ctx, self.resolve_type_name)
             return self.node("prim::unchecked_cast", [self.value(node.args[1], env)], [t], loc).output()
+        if fname == "getattr" and env.lookup(fname) is None and len(node.args) == 2 and not node.keywords and \
+                isinstance(node.args[1], ast.Constant) and isinstance(node.args[1].value, str):
+            # getattr(self, "0") with a constant name (how .code reads a Sequential's children): obj.<name>
+            return self.expr(ast.copy_location(ast.Attribute(node.args[0], node.args[1].value, ast.Load()), node), env)
         static = self.static_cond(node, env)
         if static is not None and isinstance(node.func, (ast.Name, ast.Attribute)) and \
                 fname.split(".")[-1] in ("isinstance", "is_scripting", "_is_scripting", "is_tracing"):
@@ -2308,25 +2338,29 @@ class CompiledFunction:
         self.py_fn = py_fn
 
 
-def get_jit_def(fn):
-    """fn's `def` as an ast node with its source context."""
+def _parse_source(obj):
+    """obj's (a function's or class's) source, parsed, with its source context."""
     try:
-        lines, first = inspect.getsourcelines(fn)
-        filename = inspect.getsourcefile(fn) or "<unknown>"
+        lines, first = inspect.getsourcelines(obj)
+        filename = inspect.getsourcefile(obj) or "<unknown>"
     except (OSError, TypeError):
         raise OSError("Can't get source for %r. TorchScript requires source access in order to carry out "
-                      "compilation, make sure original .py files are available." % (fn,))
+                      "compilation, make sure original .py files are available." % (obj,))
     src = "".join(lines)
     dedented = textwrap.dedent(src)
     indent = len(src.splitlines()[0]) - len(dedented.splitlines()[0])
-    tree = ast.parse(dedented, type_comments=True)
+    return ast.parse(dedented, type_comments=True), SourceContext(dedented, filename, first - 1, indent)
+
+
+def get_jit_def(fn):
+    """fn's `def` as an ast node with its source context."""
+    tree, ctx = _parse_source(fn)
     fdef = tree.body[0]
     if not isinstance(fdef, (ast.FunctionDef, ast.AsyncFunctionDef)):
         raise RuntimeError("Expected a function definition for %r" % (fn,))
     if isinstance(fdef, ast.AsyncFunctionDef):
-        raise NotSupportedError(SourceRange(SourceContext(dedented, filename, first - 1, indent), fdef),
-                                "async functions aren't supported")
-    return fdef, SourceContext(dedented, filename, first - 1, indent)
+        raise NotSupportedError(SourceRange(ctx, fdef), "async functions aren't supported")
+    return fdef, ctx
 
 
 def python_resolver(fn):
@@ -2452,6 +2486,103 @@ class Compiler:
         return module_info.compile_method(self, name, loc)
 
 
+class ScriptClass:
+    """A Python class compiled by @torch.jit.script: its ClassType (attributes from the `self.x = ...` of
+    __init__) and its methods, each a CompiledFunction taking the object first."""
+
+    def __init__(self, py_class, class_type):
+        self.py_class = py_class
+        self.class_type = class_type
+        self.methods = {}
+
+
+SCRIPT_CLASSES = {}   # qualified name -> ScriptClass: what prim::CreateObject makes at run time
+
+
+def compile_class(cls):
+    """@torch.jit.script on a class: every method compiled (__init__ first, which declares the attributes)."""
+    if "__torch_script_class__" in cls.__dict__:
+        return cls.__torch_script_class__
+    from ._module import class_type_name
+    tree, ctx = _parse_source(cls)
+    cdef = next(n for n in tree.body if isinstance(n, ast.ClassDef))
+    glb = sys.modules[cls.__module__].__dict__ if cls.__module__ in sys.modules else {}
+
+    def resolver(name):
+        if name == cdef.name:
+            return cls
+        if name in glb:
+            return glb[name]
+        raise KeyError(name)
+    qn = class_type_name(cls)
+    sc = ScriptClass(cls, _ir().ClassType(qn))
+    SCRIPT_CLASSES[qn] = sc
+    _CLASS_METHODS[qn] = sc.methods
+    cls.__torch_script_class__ = sc   # set before the bodies compile: methods may take or make the class
+    defs = [item for item in cdef.body if isinstance(item, ast.FunctionDef)]
+    if not any(d.name == "__init__" for d in defs):
+        del cls.__torch_script_class__
+        raise NotSupportedError(SourceRange(ctx, cdef), "a TorchScript class needs an __init__ method")
+    try:
+        for item in cdef.body:
+            if isinstance(item, (ast.FunctionDef, ast.Pass)) or \
+                    (isinstance(item, ast.Expr) and isinstance(item.value, ast.Constant)):
+                continue
+            raise NotSupportedError(SourceRange(ctx, item), "only methods are supported in the body of a "
+                                    "TorchScript class")
+        defs.sort(key=lambda d: d.name != "__init__")
+        for item in defs:
+            fn = cls.__dict__.get(item.name)
+            names, types, ret = signature_types(item, ctx, resolver, _py_defaults(fn) if fn else {},
+                                                skip_self=True)
+            if item.name == "__init__":
+                ret = T_none()
+            sc.methods[item.name] = CompiledFunction(item.name, "%s.%s" % (qn, item.name), None, names, types,
+                                                     _py_defaults(fn) if fn else {}, ret)
+        comp = _default_compiler or Compiler()
+        for item in defs:
+            cf = sc.methods[item.name]
+            em = Emitter(ctx, resolver, comp)
+            em.defining_class = sc.class_type if item.name == "__init__" else None
+            cf.graph = em.emit_def(item, cf.arg_types, cf.return_type, self_type=sc.class_type)
+            if cf.return_type is None:
+                cf.return_type = cf.graph.outputs()[0].type()
+    except BaseException:
+        del cls.__torch_script_class__
+        SCRIPT_CLASSES.pop(qn, None)
+        _CLASS_METHODS.pop(qn, None)
+        raise
+    return sc
+
+
+def _is_user_class(obj):
+    """A plain class of the user's code (not a module, exception, typing construct or library class)."""
+    import cthtorch.nn
+    if not isinstance(obj, type) or issubclass(obj, (cthtorch.nn.Module, BaseException, tuple)):
+        return False
+    mod = getattr(obj, "__module__", "") or ""
+    return mod.partition(".")[0] not in ("builtins", "cthtorch", "torch", "typing", "collections", "enum",
+                                         "numpy", "abc")
+
+
+class ScriptClassSugar(Sugar):
+    """A scripted class called in TorchScript: prim::CreateObject, then its __init__ (prim::CallMethod)."""
+
+    def __init__(self, sc):
+        self.sc = sc
+
+    def describe(self):
+        return "class " + self.sc.class_type.qualified_name()
+
+    def call(self, em, args, kwargs, loc):
+        init = self.sc.methods["__init__"]
+        obj = em.node("prim::CreateObject", [], [self.sc.class_type], loc).output()
+        vals = em.bind_args(init.arg_names, init.arg_types, init.defaults, args, kwargs, loc, "__init__")
+        n = em.node("prim::CallMethod", [obj] + vals, [T_none()], loc)
+        n.s_("name", "__init__")
+        return obj
+
+
 def _unused(fn):
     def stub(*args, **kwargs):
         raise RuntimeError("This function '%s' was marked @torch.jit.unused and cannot be called" % fn.__name__)
@@ -2496,20 +2627,25 @@ def compile_source(src, resolver, filename="<string>", prefix="__torch__"):
     return compile_sources([(src, prefix, filename)], resolver)
 
 
-def compile_sources(sources, resolver):
+def compile_sources(sources, resolver, errors=None):
     """compile_source for several files at once ([(src, prefix, filename)],
     e.g. an archive's code/__torch__.py and code/__torch__/torch/nn/...):
     every class is declared before any body compiles, so they may call
-    each other's methods in any order."""
+    each other's methods in any order. With a list for errors, a body that
+    does not compile leaves its CompiledFunction's graph None and its
+    (qualified name, error) in the list instead of raising."""
     comp = _default_compiler or Compiler()
     out = {}
     classes = {}
+    functions = {}   # qualified name -> CompiledFunction, for `__torch__.a.b.f(...)` calls
 
     def resolve(name):
         if name in classes:
             return classes[name].class_type
         if name in out:
             raise KeyError(name)
+        if name == "__torch__":
+            return _QualifiedNamespace("__torch__", functions, classes)
         if name == "ops":
             return _ops_namespace()
         if name == "torch":            # torch.X in TorchScript source is the op aten::X
@@ -2544,15 +2680,53 @@ def compile_sources(sources, resolver):
                 raise NotSupportedError(SourceRange(ctx, node), "only function and class definitions are "
                                         "supported in TorchScript source")
             names, types, ret = signature_types(node, ctx, type_resolve, {})
-            cf = CompiledFunction(node.name, node.name, None, names, types, _source_defaults(node), ret)
-            out[node.name] = cf
+            cf = CompiledFunction(node.name, "%s.%s" % (prefix, node.name), None, names, types,
+                                  _source_defaults(node), ret)
+            out[node.name] = functions[cf.qualified_name] = cf
             pending.append((node, ctx, cf, None))
     for fdef, ctx, cf, self_type in pending:
         em = Emitter(ctx, resolve, comp)
-        cf.graph = em.emit_def(fdef, cf.arg_types, cf.return_type, self_type=self_type)
+        try:
+            cf.graph = em.emit_def(fdef, cf.arg_types, cf.return_type, self_type=self_type)
+        except (FrontendError, RuntimeError, KeyError, TypeError, ValueError, AttributeError,
+                NotImplementedError) as e:
+            if errors is None:
+                raise
+            errors.append((cf.qualified_name, e))
+            continue
         if cf.return_type is None:
             cf.return_type = cf.graph.outputs()[0].type()
+        sf = getattr(cf, "script_function", None)
+        if sf is not None:   # called before its body compiled: the ScriptFunction gets the graph now
+            sf.graph = cf.graph
+    if errors:
+        _drop_callers_of_failed(pending, errors)
     return out
+
+
+def _drop_callers_of_failed(pending, errors):
+    """A body that calls a source function which did not compile cannot run either: it is dropped too."""
+    def calls_failed(block):
+        for n in block.nodes():
+            if n.kind() == "prim::CallFunction":
+                fn = n.inputs()[0].node()
+                f = fn._constant_value() if fn.kind() == "prim::Constant" else None
+                if getattr(f, "graph", 0) is None:
+                    return True
+            if any(calls_failed(b) for b in n.blocks()):
+                return True
+        return False
+    changed = True
+    while changed:
+        changed = False
+        for _, _, cf, _ in pending:
+            if cf.graph is not None and calls_failed(cf.graph.block()):
+                errors.append((cf.qualified_name, RuntimeError("calls a function that did not compile")))
+                cf.graph = None
+                sf = getattr(cf, "script_function", None)
+                if sf is not None:
+                    sf.graph = None
+                changed = True
 
 
 def _declare_class(sc, node, ctx, type_resolve):
@@ -2568,6 +2742,12 @@ def _declare_class(sc, node, ctx, type_resolve):
                 sc.constants[item.target.id] = ast.literal_eval(item.value)
             else:
                 sc.class_type.addAttribute(item.target.id, t)
+        elif isinstance(item, ast.Assign) and len(item.targets) == 1 and isinstance(item.targets[0], ast.Subscript) \
+                and isinstance(item.targets[0].value, ast.Name) and item.targets[0].value.id == "__annotations__" \
+                and isinstance(item.targets[0].slice, ast.Constant):
+            # `__annotations__["0"] = T`: an attribute whose name is no identifier (a Sequential's children)
+            sc.class_type.addAttribute(str(item.targets[0].slice.value),
+                                       type_from_annotation(item.value, ctx, type_resolve))
         elif isinstance(item, ast.Assign) and len(item.targets) == 1 and isinstance(item.targets[0], ast.Name) \
                 and item.targets[0].id in ("__parameters__", "__buffers__"):
             names = ast.literal_eval(item.value)
@@ -2633,4 +2813,62 @@ class _PrimSugar(Sugar):
         if self.name == "RaiseException":
             em.node("prim::RaiseException", [em.as_value(a, loc) for a in args], [], loc)
             return em.const(None)
+        out = _PRIM_OUT_TYPES.get(self.name)
+        if out is not None and not kwargs:
+            vals = [em.as_value(a, loc) for a in args]
+            if self.name == "unchecked_unwrap_optional":
+                t = vals[0].type()
+                out = t.getElementType() if kind(t) == "OptionalType" else t
+            else:
+                out = out()
+            return em.node("prim::" + self.name, vals, [out], loc).output()
         raise em.error(loc, "Unknown builtin op: prim::%s" % self.name)
+
+
+# ops.prim.X of TorchScript source (what .code prints for tensor properties) -> its output type
+_PRIM_OUT_TYPES = {"NumToTensor": T_tensor, "dtype": T_int, "device": T_device, "shape": lambda: T_list(T_int()),
+                   "requires_grad": T_bool, "is_cuda": T_bool, "data": T_tensor,
+                   "unchecked_unwrap_optional": True}
+
+
+class _QualifiedNamespace(Sugar):
+    """`__torch__.a.b` in TorchScript source: a path into the sources' functions and classes."""
+
+    def __init__(self, name, functions, classes):
+        self.name, self.functions, self.classes = name, functions, classes
+
+    def describe(self):
+        return self.name
+
+    def attr(self, em, name, loc):
+        full = "%s.%s" % (self.name, name)
+        if full in self.functions:
+            return _SourceFunctionSugar(self.functions[full])
+        if full in self.classes:
+            raise em.error(loc, "constructing TorchScript class %s from source is not supported yet" % full,
+                           NotSupportedError)
+        return _QualifiedNamespace(full, self.functions, self.classes)
+
+
+class _SourceFunctionSugar(Sugar):
+    """A function of TorchScript source, called as prim::CallFunction (its graph may compile later)."""
+
+    def __init__(self, cf):
+        self.cf = cf
+
+    def describe(self):
+        return "function " + self.cf.qualified_name
+
+    def call(self, em, args, kwargs, loc):
+        cf = self.cf
+        if cf.return_type is None:
+            raise em.error(loc, "%s needs a return annotation to be called from TorchScript source"
+                           % cf.qualified_name)
+        vals = em.bind_args(cf.arg_names, cf.arg_types, cf.defaults, args, kwargs, loc, cf.name)
+        fconst = em.graph.create("prim::Constant", [], 1)
+        fconst.s_("name", cf.name)
+        from ._script import function_object
+        fconst.ival_("value", function_object(cf))
+        fconst.output().setType(_function_type(cf.qualified_name))
+        fconst.insertBefore(em.block.returnNode())
+        return em.node("prim::CallFunction", [fconst.output()] + vals, [cf.return_type], loc).output()
