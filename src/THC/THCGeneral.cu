@@ -192,6 +192,14 @@ const ATCudaHooks *THC_hooks(void) {
   hooks.avg_pool2d_backward = thc_avg_pool2d_backward;
   hooks.adaptive_avg_pool = thc_adaptive_avg_pool;
   hooks.adaptive_avg_pool_backward = thc_adaptive_avg_pool_backward;
+  hooks.sort_rows = thc_sort_rows;
+  hooks.scan = thc_scan;
+  hooks.cumprod_grad = thc_cumprod_grad;
+  hooks.adaptive_max_pool = thc_adaptive_max_pool;
+  hooks.sort_select = thc_sort_select;
+  hooks.embedding_bag = thc_embedding_bag;
+  hooks.embedding_bag_backward = thc_embedding_bag_backward;
+  hooks.embedding_bag_psw_backward = thc_embedding_bag_psw_backward;
   return &hooks;
 }
 
