@@ -68,8 +68,8 @@ def _picks_same(got, want, x, dim, keepdim):
     v, i = got
     same(v, want[0])
     assert i.device.type == DEV and i.dtype == want[1].dtype and tuple(i.shape) == tuple(want[1].shape)
-    at = i.cpu() if keepdim else i.cpu().unsqueeze(dim)
-    picked = torch.gather(x, dim, at)
+    at = i if keepdim else i.unsqueeze(dim)
+    picked = torch.gather(x.to(DEV), dim, at)
     same(picked if keepdim else picked.squeeze(dim), want[0])
 
 

@@ -273,6 +273,19 @@ static int bag_outputs(THTensor **outs, const THTensor *out, const THTensor *o2b
   return -1;
 }
 
+/* torch's CPU kernel has a fast path (float types but double, sum or mean, no padding) that checks
+ * indices with another message and leaves offset2bag empty for sum */
+static bool bag_fast(const THTensor *weight, int64_t mode, int64_t pad) {
+  return weight->dtype != TH_Double && mode != BAG_MAX && pad < 0;
+}
+
+/* the n host int64 indices checked, and the B + 1 bag starts (malloc'd) of host int64 offsets off */
+static int64_t *bag_checked_starts(const int64_t *ix, const THTensor *off, THDtype odt, int64_t n, int64_t V,
+                                   bool fast, bool include_last_offset, int64_t *B) {
+  if (bag_index_check(ix, n, V, fast) < 0) return NULL;
+  return bag_starts((const int64_t *)THTensor_data(off), off->sizes[0], n, include_last_offset, odt, B);
+}
+
 static int embedding_bag_cuda(THTensor **outs, const THTensor *weight, const THTensor *indices,
                               const THTensor *offsets, int64_t mode, const THTensor *psw, bool include_last_offset,
                               int64_t pad);
@@ -295,14 +308,9 @@ int at_embedding_bag(THTensor **outs, const THTensor *weight, const THTensor *in
   THTensor *out = NULL, *o2b = NULL, *bsz = NULL, *am = NULL;
   int rc = -1;
   if (!w || (psw && !pw)) goto done;
-  /* torch's CPU kernel has a fast path (float types but double, sum or mean, no padding) that checks
-   * indices with another message and leaves offset2bag empty for sum */
-  bool fast = weight->dtype != TH_Double && mode != BAG_MAX && pad < 0;
+  bool fast = bag_fast(weight, mode, pad);
   const int64_t *ix = (const int64_t *)THTensor_data(idx);
-  if (bag_index_check(ix, n, V, fast) < 0) goto done;
-  start = bag_starts((const int64_t *)THTensor_data(off), offsets->sizes[0], n, include_last_offset, offsets->dtype,
-                     &B);
-  if (!start) goto done;
+  if (!(start = bag_checked_starts(ix, off, offsets->dtype, n, V, fast, include_last_offset, &B))) goto done;
   int64_t osz[2] = { B, D };
   out = THTensor_new(ct, 2, osz);
   int64_t n_o2b = fast && mode == BAG_SUM ? 0 : n;
@@ -638,12 +646,9 @@ static int embedding_bag_cuda(THTensor **outs, const THTensor *weight, const THT
   int64_t *start = NULL;
   int rc = -1;
   if (!w || (psw && !pw)) goto done;
-  bool fast = weight->dtype != TH_Double && mode != BAG_MAX && pad < 0;
+  bool fast = bag_fast(weight, mode, pad);
   const int64_t *ix = (const int64_t *)THTensor_data(idx);
-  if (bag_index_check(ix, n, V, fast) < 0) goto done;
-  start = bag_starts((const int64_t *)THTensor_data(off), offsets->sizes[0], n, include_last_offset, offsets->dtype,
-                     &B);
-  if (!start) goto done;
+  if (!(start = bag_checked_starts(ix, off, offsets->dtype, n, V, fast, include_last_offset, &B))) goto done;
   int64_t B1 = B + 1, n_o2b = fast && mode == BAG_SUM ? 0 : n, osz[2] = { B, D };
   st = THTensor_new(TH_Int64, 1, &B1);
   o2b = THTensor_new(TH_Int64, 1, &n_o2b);

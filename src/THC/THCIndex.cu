@@ -117,16 +117,23 @@ template <> struct Cmp<__nv_bfloat16> { typedef float C; };
 template <typename T> __device__ __forceinline__ typename Cmp<T>::C to_c(T v) { return (typename Cmp<T>::C)v; }
 template <typename T> __device__ __forceinline__ T from_c(typename Cmp<T>::C v) { return (T)v; }
 
+// ACCUM here serves the integer dtypes atomicAdd has no form for (int8,
+// uint8, int16, bool): cur + v * alpha, wrapping; bool ORs (v && alpha)
 template <typename T, int OP>
-__device__ __forceinline__ T combine(T cur, T v) {
+__device__ __forceinline__ T combine(T cur, T v, double a) {
   typedef typename Cmp<T>::C C;
   C c = to_c(cur), w = to_c(v);
-  if (OP == AT_IDX_PROD) {
+  if constexpr (OP == AT_IDX_ACCUM) {
+    if constexpr (std::is_same<T, bool>::value) return cur || (v && a != 0);
+    else return (T)((long long)c + (long long)w * (long long)a);
+  } else if constexpr (OP == AT_IDX_PROD) {
     if constexpr (std::is_same<T, bool>::value) return cur && v;
     else return from_c<T>(c * w);
+  } else if constexpr (OP == AT_IDX_AMAX) {
+    return ((w > c) | (w != w)) ? v : cur;
+  } else {
+    return ((w < c) | (w != w)) ? v : cur;
   }
-  if (OP == AT_IDX_AMAX) return ((w > c) | (w != w)) ? v : cur;
-  return ((w < c) | (w != w)) ? v : cur;
 }
 
 template <typename T> __device__ __forceinline__ unsigned long long bits_of(T v) {
@@ -141,12 +148,12 @@ template <typename T> __device__ __forceinline__ T of_bits(unsigned long long b)
 }
 
 template <typename T, int OP>
-__device__ void atomic_combine(T *p, T v) {
+__device__ void atomic_combine(T *p, T v, double a) {
   if constexpr (sizeof(T) == 8) {
     unsigned long long *w = (unsigned long long *)p, old = *w, assumed;
     do {
       assumed = old;
-      T nv = combine<T, OP>(of_bits<T>(assumed), v);
+      T nv = combine<T, OP>(of_bits<T>(assumed), v, a);
       old = atomicCAS(w, assumed, bits_of(nv));
     } while (old != assumed);
   } else {
@@ -159,7 +166,7 @@ __device__ void atomic_combine(T *p, T v) {
     do {
       assumed = old;
       T cur = of_bits<T>((unsigned long long)((assumed & mask) >> shift));
-      unsigned nb = (unsigned)bits_of(combine<T, OP>(cur, v));
+      unsigned nb = (unsigned)bits_of(combine<T, OP>(cur, v, a));
       unsigned nw = sizeof(T) == 4 ? nb : ((assumed & ~mask) | ((nb << shift) & mask));
       old = atomicCAS(w, assumed, nw);
     } while (old != assumed);
@@ -167,7 +174,7 @@ __device__ void atomic_combine(T *p, T v) {
 }
 
 template <int OP> struct Combine {
-  template <typename T> __device__ void operator()(T *p, T v, double) const { atomic_combine<T, OP>(p, v); }
+  template <typename T> __device__ void operator()(T *p, T v, double a) const { atomic_combine<T, OP>(p, v, a); }
 };
 
 template <typename T> void launch_reduce(ATIndexOp op, const Geo &g, long long n, unsigned long long *bad) {
@@ -187,6 +194,10 @@ template <typename T> void launch_move(const Geo &g, long long n, bool put, unsi
 
 template <typename T> void launch_accum(const Geo &g, long long n, unsigned long long *bad) {
   update_kernel<T><<<thc_blocks(n, 256), 256, 0, thc_stream()>>>(g, n, bad, Acc());
+}
+
+template <typename T> void launch_cas_add(const Geo &g, long long n, unsigned long long *bad) {
+  update_kernel<T><<<thc_blocks(n, 256), 256, 0, thc_stream()>>>(g, n, bad, Combine<AT_IDX_ACCUM>());
 }
 
 // launches; -1 with THError when the dtype has no kernel
@@ -225,6 +236,10 @@ int launch(const ATCudaIndex *I, const Geo &g, long long n, unsigned long long *
       case TH_BFloat16: launch_accum<__nv_bfloat16>(g, n, bad); return 0;
       case TH_Int64: launch_accum<long long>(g, n, bad); return 0;
       case TH_Int32: launch_accum<int>(g, n, bad); return 0;
+      case TH_Int16: launch_cas_add<short>(g, n, bad); return 0;
+      case TH_Int8: launch_cas_add<signed char>(g, n, bad); return 0;
+      case TH_UInt8: launch_cas_add<unsigned char>(g, n, bad); return 0;
+      case TH_Bool: launch_cas_add<bool>(g, n, bad); return 0;
       default: break;
     }
   }
