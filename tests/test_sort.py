@@ -424,3 +424,13 @@ def test_single_out_written_from_result():
     same(bc, torch.isin(t, torch.tensor([1.0, 2.0]), out=bt))
     assert ct.isin(c, 2.0, out=bc) is bc
     same(bc, torch.isin(t, 2.0, out=bt))
+
+
+@pytest.mark.parametrize("name", ["kthvalue", "median", "nanmedian", "mode"])
+def test_reductions_along_each_dim_of_3d(name):
+    # the rows of a reduction along a leading dim come in the result's order
+    c, t = pair(RS.randn(4, 5, 6), "float64")
+    for dim in (0, 1, 2, -3):
+        for keepdim in (False, True):
+            args = (2, dim, keepdim) if name == "kthvalue" else (dim, keepdim)
+            same(getattr(ct, name)(c, *args), getattr(torch, name)(t, *args))

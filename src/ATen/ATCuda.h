@@ -69,7 +69,9 @@ enum { AT_MEM_ALLOCATED, AT_MEM_PEAK_ALLOCATED, AT_MEM_RESERVED, AT_MEM_PEAK_RES
  * adds isize[k] to a negative one; one still outside [0, isize[k]) is
  * reported back (the call waits for the GPU to read the flag). */
 enum { AT_CUDA_INDEX_MAX = 8 };
-typedef enum { AT_IDX_GATHER, AT_IDX_PUT, AT_IDX_ACCUM } ATIndexOp;
+/* PROD/AMAX/AMIN combine other into the self slot as scatter_reduce does
+ * (a NaN wins amax/amin and stays), by compare-and-swap; alpha is unused. */
+typedef enum { AT_IDX_GATHER, AT_IDX_PUT, AT_IDX_ACCUM, AT_IDX_PROD, AT_IDX_AMAX, AT_IDX_AMIN } ATIndexOp;
 typedef struct ATCudaIndex {
   ATIndexOp op;
   THDtype dt;
@@ -236,6 +238,44 @@ typedef struct ATCudaHooks {
   int (*cudnn_batch_norm_backward)(THDtype dt, const void *g, const void *x, const void *w, const void *mean,
                                    const void *stat1, bool is_var, void *dx, void *dw, void *db, int64_t N,
                                    int64_t C, int64_t S, bool training, double eps);
+  /* ---- sort, scans, adaptive max pooling (THCSort.cu, THCScan.cu, THCPool.cu) ---- */
+  /* rows contiguous rows of n elements of dt (any dtype) at x: each row's stable
+   * ascending (descending) order into idx (rows*n positions within the row), and
+   * the values in that order into vals (NULL: not wanted). NaN sorts above
+   * everything and -0.0 ties with 0.0, as on the CPU. */
+  int (*sort_rows)(THDtype dt, const void *x, int64_t rows, int64_t n, bool descending, void *vals, int64_t *idx);
+  /* one pick per row of ascending sort_rows output (vals, idx): mode 0 column kth;
+   * 1 the median ((n-1)/2, or the row's first NaN); 2 the nanmedian (the middle of
+   * the non-NaN values, column 0 for an all-NaN row) into out_vals, out_idx (rows each) */
+  int (*sort_select)(THDtype dt, const void *vals, const int64_t *idx, int64_t rows, int64_t n, int mode, int64_t kth,
+                     void *out_vals, int64_t *out_idx);
+  /* op (src/TH/THKernelsScan.h's THScanOp) along D of contiguous [outer, D, inner]
+   * blocks x and y of dt; MAX/MIN also write idx. Accumulates as the CPU: double
+   * for float/double, float for 16-bit floats, wrapping 64-bit for integers. */
+  int (*scan)(int op, THDtype dt, const void *x, void *y, int64_t *idx, int64_t outer, int64_t D, int64_t inner);
+  /* cumprod's backward (mode 0) and its derivatives for grad (1) and self (2), as
+   * ATScan.c's lines: L contiguous lines of K doubles in x, g, a (NULL for mode 0), out */
+  int (*cumprod_grad)(int mode, const double *x, const double *g, const double *a, double *out, int64_t L, int64_t K);
+  /* geom: P, D, H, W, OD, OH, OW (2-d: D = OD = 1), contiguous planes of dt
+   * (float32/float64); idx: each maximum's flat position in its input plane */
+  int (*adaptive_max_pool)(THDtype dt, const void *x, void *y, int64_t *idx, const int64_t *geom);
+
+  /* ---- embedding_bag (THCEmbedding.cu), float32/float64 (dt), contiguous, as
+   * ATEmbedding.c: w (V, D); n int64 indices in [0, V); bag b holds indices
+   * [start[b], start[b+1]) (B + 1 values); rows equal to pad (-1: none) take no part;
+   * mode 0 sum (each row scaled by psw[t] when psw is given), 1 mean, 2 max. ---- */
+  /* out (B, D); argmax (B, D) for max: the row each maximum came from (0 in an empty bag) */
+  int (*embedding_bag)(THDtype dt, const void *w, const int64_t *idx, const int64_t *start, const void *psw, int64_t B,
+                       int64_t D, int64_t pad, int mode, void *out, int64_t *argmax);
+  /* gw (V, D), zeroed by the caller, gets g (B, D) back: for sum/mean through every
+   * index t (bag o2b[t], divided by bag_size for mean), for max through argmax of
+   * bags with bag_size > 0 */
+  int (*embedding_bag_backward)(THDtype dt, const void *g, const int64_t *idx, const int64_t *o2b,
+                                const int64_t *bag_size, const int64_t *argmax, const void *psw, int64_t n, int64_t B,
+                                int64_t D, int64_t pad, int mode, void *gw);
+  /* out[t] = <g[o2b[t]], w[idx[t]]> (0 for a padding row), n values */
+  int (*embedding_bag_psw_backward)(THDtype dt, const void *g, const void *w, const int64_t *idx, const int64_t *o2b,
+                                    int64_t n, int64_t D, int64_t pad, void *out);
 } ATCudaHooks;
 
 /* NULL until cthtorch.cuda initialised libTHC (ATDevice.c). */

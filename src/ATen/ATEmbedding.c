@@ -235,13 +235,60 @@ BAG_SUM_ROWS(double)
 BAG_FWD(float)
 BAG_FWD(double)
 
-/* an int64 result as the index dtype torch gives it: int32 when indices and offsets both are */
-static THTensor *index_result(THTensor *t, bool int32) {
-  if (!t || !int32) return t;
-  THTensor *r = at_to_dtype(t, TH_Int32, false);
-  THTensor_free(t);
-  return r;
+/* every index in [0, V), else torch's error (the CPU's fast path words it differently) */
+static int bag_index_check(const int64_t *ix, int64_t n, int64_t V, bool fast) {
+  for (int64_t t = 0; t < n; t++)
+    if (ix[t] < 0 || ix[t] >= V) {
+      if (fast)
+        THError_set(TH_ERR_RUNTIME, "Index %lld of input takes value %lld which is not in the valid range [0, %lld)",
+                    (long long)t, (long long)ix[t], (long long)V);
+      else
+        THError_set(TH_ERR_RUNTIME, "embedding_bag: Expected idx >= 0 && idx < num_embeddings but found idx to be %lld",
+                    (long long)ix[t]);
+      return -1;
+    }
+  return 0;
 }
+
+/* embedding_bag's four results from the forward's pieces (out in the compute
+ * type; o2b, bsz, and max's argmax on the host or the device, am NULL for
+ * sum/mean): out in the weight's dtype; offset2bag, bag_size and the fourth
+ * (max's argmax, mean's bag_size again, sum's B zeros) on device dev (-1: the
+ * host) in the index dtype torch gives (int32 when indices and offsets both
+ * are). 0, or -1 with outs all NULL. */
+static int bag_outputs(THTensor **outs, const THTensor *out, const THTensor *o2b, const THTensor *bsz,
+                       const THTensor *am, THDtype wdt, bool i32, int64_t mode, int64_t B, int dev) {
+  THTensor *fourth = NULL;
+  if (mode == BAG_MAX) fourth = THTensor_retain((THTensor *)am);
+  else if (mode == BAG_MEAN) fourth = at_to_dtype(bsz, TH_Int64, true);   /* a copy of bag_size */
+  else if ((fourth = THTensor_new(TH_Int64, 1, &B))) memset(THTensor_data(fourth), 0, B * sizeof(int64_t));
+  THDtype odt = i32 ? TH_Int32 : TH_Int64;
+  outs[0] = at_to_dtype(out, wdt, false);
+  outs[1] = at_to_device(o2b, dev, odt, false);
+  outs[2] = at_to_device(bsz, dev, odt, false);
+  outs[3] = fourth ? at_to_device(fourth, dev, odt, false) : NULL;
+  THTensor_free(fourth);
+  if (outs[0] && outs[1] && outs[2] && outs[3]) return 0;
+  for (int k = 0; k < 4; k++) { THTensor_free(outs[k]); outs[k] = NULL; }
+  return -1;
+}
+
+/* torch's CPU kernel has a fast path (float types but double, sum or mean, no padding) that checks
+ * indices with another message and leaves offset2bag empty for sum */
+static bool bag_fast(const THTensor *weight, int64_t mode, int64_t pad) {
+  return weight->dtype != TH_Double && mode != BAG_MAX && pad < 0;
+}
+
+/* the n host int64 indices checked, and the B + 1 bag starts (malloc'd) of host int64 offsets off */
+static int64_t *bag_checked_starts(const int64_t *ix, const THTensor *off, THDtype odt, int64_t n, int64_t V,
+                                   bool fast, bool include_last_offset, int64_t *B) {
+  if (bag_index_check(ix, n, V, fast) < 0) return NULL;
+  return bag_starts((const int64_t *)THTensor_data(off), off->sizes[0], n, include_last_offset, odt, B);
+}
+
+static int embedding_bag_cuda(THTensor **outs, const THTensor *weight, const THTensor *indices,
+                              const THTensor *offsets, int64_t mode, const THTensor *psw, bool include_last_offset,
+                              int64_t pad);
 
 int at_embedding_bag(THTensor **outs, const THTensor *weight, const THTensor *indices, const THTensor *offsets,
                      bool scale_grad_by_freq, int64_t mode, bool sparse, const THTensor *psw, bool include_last_offset,
@@ -252,6 +299,8 @@ int at_embedding_bag(THTensor **outs, const THTensor *weight, const THTensor *in
   if (bag_checks(weight, indices, offsets, mode, psw, include_last_offset) < 0) return -1;
   int64_t V = weight->sizes[0], D = weight->sizes[1], n = indices->sizes[0], pad, B;
   if (bag_padding(padding_idx, V, &pad) < 0) return -1;
+  if (THTensor_device(weight) >= 0)
+    return embedding_bag_cuda(outs, weight, indices, offsets, mode, psw, include_last_offset, pad);
   THDtype ct = BAG_CT(weight->dtype);
   THTensor *idx = as_long(indices), *off = idx ? as_long(offsets) : NULL;
   THTensor *w = off ? at_contiguous_as(weight, ct) : NULL, *pw = (w && psw) ? at_contiguous_as(psw, ct) : NULL;
@@ -259,23 +308,9 @@ int at_embedding_bag(THTensor **outs, const THTensor *weight, const THTensor *in
   THTensor *out = NULL, *o2b = NULL, *bsz = NULL, *am = NULL;
   int rc = -1;
   if (!w || (psw && !pw)) goto done;
-  /* torch's CPU kernel has a fast path (float types but double, sum or mean, no padding) that checks
-   * indices with another message and leaves offset2bag empty for sum */
-  bool fast = weight->dtype != TH_Double && mode != BAG_MAX && pad < 0;
+  bool fast = bag_fast(weight, mode, pad);
   const int64_t *ix = (const int64_t *)THTensor_data(idx);
-  for (int64_t t = 0; t < n; t++)
-    if (ix[t] < 0 || ix[t] >= V) {
-      if (fast)
-        THError_set(TH_ERR_RUNTIME, "Index %lld of input takes value %lld which is not in the valid range [0, %lld)",
-                    (long long)t, (long long)ix[t], (long long)V);
-      else
-        THError_set(TH_ERR_RUNTIME, "embedding_bag: Expected idx >= 0 && idx < num_embeddings but found idx to be %lld",
-                    (long long)ix[t]);
-      goto done;
-    }
-  start = bag_starts((const int64_t *)THTensor_data(off), offsets->sizes[0], n, include_last_offset, offsets->dtype,
-                     &B);
-  if (!start) goto done;
+  if (!(start = bag_checked_starts(ix, off, offsets->dtype, n, V, fast, include_last_offset, &B))) goto done;
   int64_t osz[2] = { B, D };
   out = THTensor_new(ct, 2, osz);
   int64_t n_o2b = fast && mode == BAG_SUM ? 0 : n;
@@ -293,16 +328,8 @@ int at_embedding_bag(THTensor **outs, const THTensor *weight, const THTensor *in
   else
     bag_fwd_float((const float *)THTensor_data(w), ix, pw ? (const float *)THTensor_data(pw) : NULL, start, B, D, pad,
                   (int)mode, (float *)THTensor_data(out), bs, amd);
-  if (mode == BAG_MEAN) am = at_to_dtype(bsz, TH_Int64, true);   /* a copy of bag_size */
-  else if (mode == BAG_SUM && (am = THTensor_new(TH_Int64, 1, &B))) memset(THTensor_data(am), 0, B * sizeof(int64_t));
-  if (!am) goto done;
-  bool i32 = indices->dtype == TH_Int32 && offsets->dtype == TH_Int32;
-  outs[0] = ct == weight->dtype ? THTensor_retain(out) : at_to_dtype(out, weight->dtype, false);
-  outs[1] = index_result(THTensor_retain(o2b), i32);
-  outs[2] = index_result(THTensor_retain(bsz), i32);
-  outs[3] = index_result(THTensor_retain(am), i32);
-  if (outs[0] && outs[1] && outs[2] && outs[3]) rc = 0;
-  else for (int k = 0; k < 4; k++) { THTensor_free(outs[k]); outs[k] = NULL; }
+  rc = bag_outputs(outs, out, o2b, bsz, am, weight->dtype, indices->dtype == TH_Int32 && offsets->dtype == TH_Int32,
+                   mode, B, -1);
 done:
   free(start);
   THTensor_free(idx); THTensor_free(off); THTensor_free(w); THTensor_free(pw);
@@ -400,6 +427,12 @@ static THTensor *bag_owner_tensor(const THTensor *offset2bag, const THTensor *of
   return o2b;
 }
 
+static THTensor *embedding_bag_backward_cuda(const THTensor *grad, const THTensor *indices, const THTensor *offsets,
+                                             const THTensor *offset2bag, const THTensor *bag_size,
+                                             const THTensor *max_indices, int64_t V, int64_t D,
+                                             bool scale_grad_by_freq, int64_t mode, const THTensor *psw,
+                                             ATOptInt padding_idx);
+
 THTensor *at_embedding_bag_backward(const THTensor *grad, const THTensor *indices, const THTensor *offsets,
                                     const THTensor *offset2bag, const THTensor *bag_size, const THTensor *max_indices,
                                     const ATIntList *weight_sizes, bool scale_grad_by_freq, int64_t mode,
@@ -410,6 +443,9 @@ THTensor *at_embedding_bag_backward(const THTensor *grad, const THTensor *indice
     return NULL;
   }
   int64_t V = weight_sizes->v[0], D = weight_sizes->v[1], n = THTensor_numel(indices), pad;
+  if (THTensor_device(grad) >= 0)
+    return embedding_bag_backward_cuda(grad, indices, offsets, offset2bag, bag_size, max_indices, V, D,
+                                       scale_grad_by_freq, mode, psw, padding_idx);
   if (bag_padding(padding_idx, V, &pad) < 0 || bag_backward_check(grad, indices, offsets, offset2bag, V, D, op) < 0)
     return NULL;
   int64_t B = grad->sizes[0];
@@ -478,6 +514,10 @@ done:
 BAG_PSW_BWD(float)
 BAG_PSW_BWD(double)
 
+static THTensor *embedding_bag_psw_backward_cuda(const THTensor *grad, const THTensor *weight,
+                                                 const THTensor *indices, const THTensor *offsets,
+                                                 const THTensor *offset2bag, ATOptInt padding_idx);
+
 THTensor *at_embedding_bag_per_sample_weights_backward(const THTensor *grad, const THTensor *weight,
                                                        const THTensor *indices, const THTensor *offsets,
                                                        const THTensor *offset2bag, int64_t mode,
@@ -489,6 +529,8 @@ THTensor *at_embedding_bag_per_sample_weights_backward(const THTensor *grad, con
   const char *op = "_embedding_bag_per_sample_weights_backward";
   if (at_check_ndim(weight, 2, 2, op, "weight") < 0) return NULL;
   int64_t V = weight->sizes[0], D = weight->sizes[1], n = THTensor_numel(indices), pad;
+  if (THTensor_device(weight) >= 0)
+    return embedding_bag_psw_backward_cuda(grad, weight, indices, offsets, offset2bag, padding_idx);
   if (bag_padding(padding_idx, V, &pad) < 0 || bag_backward_check(grad, indices, offsets, offset2bag, V, D, op) < 0)
     return NULL;
   THDtype ct = BAG_CT(weight->dtype);
@@ -574,4 +616,155 @@ THTensor *at_embedding_backward_cuda(const THTensor *grad, const THTensor *indic
   THTensor_free(gc);
   if (rc != 0) { THTensor_free(gw); return NULL; }
   return gw;
+}
+
+/* ---------------------------------------------------------------- embedding_bag on a GPU */
+
+/* embedding_bag's index tensors are read on the host, where the CPU's checks
+ * and bag bookkeeping run unchanged (bag starts, offset2bag, bag sizes: a few
+ * integers per index); the (B, D) and (V, D) work runs in src/THC/THCEmbedding.cu.
+ * Reading the indices waits for the GPU once per call. */
+
+/* t on the host as contiguous int64 (a new reference) */
+static THTensor *host_long(const THTensor *t) { return at_to_device(t, -1, TH_Int64, false); }
+/* t on device dev as contiguous dtype dt (a new reference) */
+static THTensor *dev_as(const THTensor *t, int dev, THDtype dt) {
+  THTensor *d = at_to_device(t, dev, dt, false), *c = d ? at_contiguous(d) : NULL;
+  THTensor_free(d);
+  return c;
+}
+
+static int embedding_bag_cuda(THTensor **outs, const THTensor *weight, const THTensor *indices,
+                              const THTensor *offsets, int64_t mode, const THTensor *psw, bool include_last_offset,
+                              int64_t pad) {
+  int dev = THTensor_device(weight);
+  int64_t V = weight->sizes[0], D = weight->sizes[1], n = indices->sizes[0], B = 0;
+  THDtype ct = BAG_CT(weight->dtype);
+  THTensor *idx = host_long(indices), *off = idx ? host_long(offsets) : NULL;
+  THTensor *w = off ? at_contiguous_as(weight, ct) : NULL, *pw = (w && psw) ? dev_as(psw, dev, ct) : NULL;
+  THTensor *st = NULL, *o2b = NULL, *bsz = NULL, *out = NULL, *am = NULL, *idx_d = NULL, *st_d = NULL;
+  int64_t *start = NULL;
+  int rc = -1;
+  if (!w || (psw && !pw)) goto done;
+  bool fast = bag_fast(weight, mode, pad);
+  const int64_t *ix = (const int64_t *)THTensor_data(idx);
+  if (!(start = bag_checked_starts(ix, off, offsets->dtype, n, V, fast, include_last_offset, &B))) goto done;
+  int64_t B1 = B + 1, n_o2b = fast && mode == BAG_SUM ? 0 : n, osz[2] = { B, D };
+  st = THTensor_new(TH_Int64, 1, &B1);
+  o2b = THTensor_new(TH_Int64, 1, &n_o2b);
+  bsz = THTensor_new(TH_Int64, 1, &B);
+  if (!st || !o2b || !bsz) goto done;
+  memcpy(THTensor_data(st), start, (size_t)B1 * sizeof(int64_t));
+  if (n_o2b) bag_owners(start, B, n, (int64_t *)THTensor_data(o2b));
+  int64_t *bs = (int64_t *)THTensor_data(bsz);
+  for (int64_t b = 0; b < B; b++) {   /* the rows that take part (none counted for sum, as the CPU) */
+    int64_t cnt = 0;
+    for (int64_t t = start[b]; t < start[b + 1]; t++) cnt += ix[t] != pad;
+    bs[b] = mode == BAG_SUM ? 0 : cnt;
+  }
+  idx_d = dev_as(idx, dev, TH_Int64);
+  st_d = idx_d ? dev_as(st, dev, TH_Int64) : NULL;
+  out = st_d ? at_new_on(dev, ct, 2, osz, NULL) : NULL;
+  am = (out && mode == BAG_MAX) ? at_new_on(dev, TH_Int64, 2, osz, NULL) : NULL;
+  if (!out || (mode == BAG_MAX && !am)) goto done;
+  if (at_cuda->embedding_bag(ct, THTensor_data(w), (const int64_t *)THTensor_data(idx_d),
+                             (const int64_t *)THTensor_data(st_d), pw ? THTensor_data(pw) : NULL, B, D, pad, (int)mode,
+                             THTensor_data(out), am ? (int64_t *)THTensor_data(am) : NULL) < 0)
+    goto done;
+  rc = bag_outputs(outs, out, o2b, bsz, am, weight->dtype, indices->dtype == TH_Int32 && offsets->dtype == TH_Int32,
+                   mode, B, dev);
+done:
+  free(start);
+  THTensor_free(idx); THTensor_free(off); THTensor_free(w); THTensor_free(pw); THTensor_free(st);
+  THTensor_free(o2b); THTensor_free(bsz); THTensor_free(out); THTensor_free(am); THTensor_free(idx_d);
+  THTensor_free(st_d);
+  return rc;
+}
+
+static THTensor *embedding_bag_backward_cuda(const THTensor *grad, const THTensor *indices, const THTensor *offsets,
+                                             const THTensor *offset2bag, const THTensor *bag_size,
+                                             const THTensor *max_indices, int64_t V, int64_t D,
+                                             bool scale_grad_by_freq, int64_t mode, const THTensor *psw,
+                                             ATOptInt padding_idx) {
+  const char *op = "_embedding_bag_backward";
+  if (scale_grad_by_freq) {
+    THError_set(TH_ERR_NOTIMPL, "embedding_bag backward: scale_grad_by_freq is not implemented on CUDA");
+    return NULL;
+  }
+  int dev = THTensor_device(grad);
+  int64_t n = THTensor_numel(indices), pad, B = grad->ndim == 2 ? grad->sizes[0] : 0;
+  THDtype ct = BAG_CT(grad->dtype);
+  /* the index tensors on the host for the CPU's checks */
+  THTensor *ih = host_long(indices), *oh = ih ? host_long(offsets) : NULL, *bh = oh ? host_long(offset2bag) : NULL;
+  THTensor *sh = bh ? host_long(bag_size) : NULL, *mh = sh ? host_long(max_indices) : NULL;
+  THTensor *o2b = NULL, *ix_d = NULL, *o2b_d = NULL, *bs_d = NULL, *am_d = NULL, *g = NULL, *pw = NULL, *gw = NULL;
+  THTensor *r = NULL;
+  if (!mh || bag_padding(padding_idx, V, &pad) < 0 || bag_backward_check(grad, ih, oh, bh, V, D, op) < 0) goto done;
+  if (mode < BAG_SUM || mode > BAG_MAX || THTensor_numel(sh) < B || (mode == BAG_MAX && THTensor_numel(mh) < B * D) ||
+      (psw && THTensor_numel(psw) != n)) {
+    THError_set(TH_ERR_RUNTIME, "%s: mode, bag_size, max_indices or per_sample_weights do not match the bags", op);
+    goto done;
+  }
+  if (mode == BAG_MAX) {   /* a non-empty bag's argmax rows index the gradient */
+    const int64_t *bv = (const int64_t *)THTensor_data(sh), *av = (const int64_t *)THTensor_data(mh);
+    for (int64_t i = 0; i < B * D; i++)
+      if (bv[i / (D ? D : 1)] != 0 && (av[i] < 0 || av[i] >= V)) {
+        THError_set(TH_ERR_INDEX, "%s: max_indices value %lld is out of range [0, %lld)", op, (long long)av[i],
+                    (long long)V);
+        goto done;
+      }
+  }
+  if (!(o2b = bag_owner_tensor(bh, oh, n, B))) goto done;
+  ix_d = dev_as(ih, dev, TH_Int64);
+  o2b_d = ix_d ? dev_as(o2b, dev, TH_Int64) : NULL;
+  bs_d = o2b_d ? dev_as(sh, dev, TH_Int64) : NULL;
+  am_d = bs_d ? dev_as(mh, dev, TH_Int64) : NULL;
+  g = am_d ? at_contiguous_as(grad, ct) : NULL;
+  pw = (g && psw) ? dev_as(psw, dev, ct) : NULL;
+  gw = (g && (!psw || pw)) ? at_new_on(dev, ct, 2, (int64_t[]){ V, D }, NULL) : NULL;
+  if (!gw || at_fill_(gw, at_scalar_int(0)) < 0) goto done;
+  if (at_cuda->embedding_bag_backward(ct, THTensor_data(g), (const int64_t *)THTensor_data(ix_d),
+                                      (const int64_t *)THTensor_data(o2b_d), (const int64_t *)THTensor_data(bs_d),
+                                      (const int64_t *)THTensor_data(am_d), pw ? THTensor_data(pw) : NULL, n, B, D,
+                                      pad, (int)mode, THTensor_data(gw)) < 0)
+    goto done;
+  r = ct == grad->dtype ? THTensor_retain(gw) : at_to_dtype(gw, grad->dtype, false);
+done:
+  THTensor_free(ih); THTensor_free(oh); THTensor_free(bh); THTensor_free(sh); THTensor_free(mh);
+  THTensor_free(o2b); THTensor_free(ix_d); THTensor_free(o2b_d); THTensor_free(bs_d); THTensor_free(am_d);
+  THTensor_free(g); THTensor_free(pw); THTensor_free(gw);
+  return r;
+}
+
+static THTensor *embedding_bag_psw_backward_cuda(const THTensor *grad, const THTensor *weight,
+                                                 const THTensor *indices, const THTensor *offsets,
+                                                 const THTensor *offset2bag, ATOptInt padding_idx) {
+  const char *op = "_embedding_bag_per_sample_weights_backward";
+  int dev = THTensor_device(weight);
+  int64_t V = weight->sizes[0], D = weight->sizes[1], n = THTensor_numel(indices), pad;
+  THDtype ct = BAG_CT(weight->dtype);
+  THTensor *ih = host_long(indices), *oh = ih ? host_long(offsets) : NULL, *bh = oh ? host_long(offset2bag) : NULL;
+  THTensor *o2b = NULL, *ix_d = NULL, *o2b_d = NULL, *g = NULL, *w = NULL, *out = NULL, *r = NULL;
+  if (!bh || bag_padding(padding_idx, V, &pad) < 0 || bag_backward_check(grad, ih, oh, bh, V, D, op) < 0) goto done;
+  out = at_new_on(dev, ct, 1, &n, NULL);
+  if (!out) goto done;
+  if (grad->sizes[0] == 0) {   /* no bags */
+    if (at_fill_(out, at_scalar_int(0)) < 0) goto done;
+  } else {
+    o2b = bag_owner_tensor(bh, oh, n, grad->sizes[0]);
+    ix_d = o2b ? dev_as(ih, dev, TH_Int64) : NULL;
+    o2b_d = ix_d ? dev_as(o2b, dev, TH_Int64) : NULL;
+    g = o2b_d ? at_contiguous_as(grad, ct) : NULL;
+    w = g ? at_contiguous_as(weight, ct) : NULL;
+    if (!w || at_cuda->embedding_bag_psw_backward(ct, THTensor_data(g), THTensor_data(w),
+                                                  (const int64_t *)THTensor_data(ix_d),
+                                                  (const int64_t *)THTensor_data(o2b_d), n, D, pad,
+                                                  THTensor_data(out)) < 0)
+      goto done;
+  }
+  r = ct == weight->dtype ? THTensor_retain(out) : at_to_dtype(out, weight->dtype, false);
+done:
+  THTensor_free(ih); THTensor_free(oh); THTensor_free(bh); THTensor_free(o2b); THTensor_free(ix_d);
+  THTensor_free(o2b_d); THTensor_free(g); THTensor_free(w); THTensor_free(out);
+  return r;
 }

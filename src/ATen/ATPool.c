@@ -262,6 +262,7 @@ THTensor *at_max_pool2d_backward(const THTensor *grad, const THTensor *input, co
   return plane_scatter(grad, input, indices, 2, "max_pool2d_with_indices_backward");
 }
 THTensor *at_adaptive_max_pool3d_backward(const THTensor *grad, const THTensor *input, const THTensor *indices) {
+  if (THTensor_device(input) >= 0) return plane_scatter_cuda(grad, input, indices, 3, "adaptive_max_pool3d_backward");
   return plane_scatter(grad, input, indices, 3, "adaptive_max_pool3d_backward");
 }
 
@@ -606,14 +607,27 @@ static THTensor *adaptive_avg_bwd(const THTensor *grad, const THTensor *input, i
 static int adaptive_max(THTensor **outs, const THTensor *input, const ATIntList *os, int nsp, const char *name) {
   AdaptGeom g;
   if (adapt_geom(input, os, nsp, name, true, &g) < 0) return -1;
+  int dev = THTensor_device(input);
+  if (dev >= 0 && !THDtype_isFloating(input->dtype)) {
+    THError_set(TH_ERR_NOTIMPL, "\"%s\" on CUDA is not implemented for '%s'", name, THDtype_info[input->dtype].legacy);
+    return -1;
+  }
   THDtype ct = POOL_CT(input);
   THTensor *x = at_contiguous_as(input, ct);
   if (!x) return -1;
   int64_t sz[5];
   adapt_out_sizes(input, nsp, &g, sz);
-  THTensor *y = THTensor_new(ct, input->ndim, sz), *idx = THTensor_new(TH_Int64, input->ndim, sz);
+  THTensor *y = at_new_on(dev, ct, input->ndim, sz, NULL), *idx = at_new_on(dev, TH_Int64, input->ndim, sz, NULL);
   if (!y || !idx) { THTensor_free(x); THTensor_free(y); THTensor_free(idx); return -1; }
-  adapt_planes(ADAPT_MAX, ct, THTensor_data(x), THTensor_data(y), (int64_t *)THTensor_data(idx), &g);
+  if (dev >= 0) {   /* src/THC/THCPool.cu, the same cells and picks */
+    int64_t geom[7] = { g.P, g.D, g.H, g.W, g.OD, g.OH, g.OW };
+    if (at_cuda->adaptive_max_pool(ct, THTensor_data(x), THTensor_data(y), (int64_t *)THTensor_data(idx), geom) < 0) {
+      THTensor_free(x); THTensor_free(y); THTensor_free(idx);
+      return -1;
+    }
+  } else {
+    adapt_planes(ADAPT_MAX, ct, THTensor_data(x), THTensor_data(y), (int64_t *)THTensor_data(idx), &g);
+  }
   THTensor_free(x);
   outs[0] = ct == input->dtype ? THTensor_retain(y) : at_to_dtype(y, input->dtype, false);
   THTensor_free(y);

@@ -3,6 +3,7 @@
 #include "ATArgChecks.h"
 #include "../TH/THKernels.h"
 #include "ATCuda.h"
+#include "ATScatter.h"
 
 #include <omp.h>
 #include <stdlib.h>
@@ -627,6 +628,14 @@ THTensor *at_scatter_grad(const THTensor *grad, int64_t dim, const THTensor *ind
     if (!iu) { THTensor_free(gu); return NULL; }
     g = gu; ix = iu;
   }
+  if (THTensor_device(grad) >= 0) {   /* zeros, then a scatter-add on the GPU (atomic adds) */
+    THTensor *z = at_new_on(THTensor_device(grad), grad->dtype, sizes->n, sizes->v, NULL), *r = NULL;
+    if (z && at_fill_(z, at_scalar_int(0)) == 0 &&
+        (sizes->n == 0 || along_dim_check(z, g, d, "scatter_grad", "sizes", "grad_output") == 0))
+      r = at_scatter_c(z, d, ix, g, at_scalar_int(0), "sum");
+    THTensor_free(z); THTensor_free(gu); THTensor_free(iu);
+    return r;
+  }
   THTensor *gd = work_copy(g), *ic = gd ? work_copy(ix) : NULL, *out = NULL;
   THTensor *acc = ic ? THTensor_new(TH_Double, sizes->n, sizes->v) : NULL;
   if (acc && sizes->n > 0 && along_dim_check(acc, g, d, "scatter_grad", "sizes", "grad_output") < 0) {
@@ -770,6 +779,14 @@ THTensor *at_gather_grad(const THTensor *self, int64_t dim, const THTensor *indi
   }
   THTensor *iu = (!keepdim) ? at_unsqueeze(indices, d) : THTensor_retain((THTensor *)indices);
   if (iu && along_dim_check(self, iu, d, "gather_grad", "self", "indices") < 0) { THTensor_free(iu); return NULL; }
+  if (iu && THTensor_device(self) >= 0) {   /* a gather on the GPU */
+    THTensor *gth = at_gather_c(self, d, iu), *r = NULL;
+    THTensor_free(iu);
+    if (!gth || keepdim) return gth;
+    r = at_squeeze_dims(gth, &(ATIntList){ 1, { d } });
+    THTensor_free(gth);
+    return r;
+  }
   THTensor *x = iu ? work_copy(self) : NULL, *ic = x ? work_copy(iu) : NULL, *acc = NULL, *out = NULL;
   if (ic && (acc = THTensor_new(TH_Double, iu->ndim, iu->sizes))) {
     int64_t outer, D, inner, Dg = iu->sizes[d];

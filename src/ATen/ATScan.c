@@ -5,6 +5,7 @@
 #include "ATArgChecks.h"
 
 #include "ATConv.h"   /* at_contiguous_as */
+#include "ATCuda.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -49,8 +50,17 @@ static const char *scan_name(THScanOp op) {
 static THTensor *scan_into_new(const THTensor *self, int64_t d, THDtype dt, THScanOp op, THTensor *indices) {
   THTensor *x = at_contiguous_as(self, dt);
   if (!x) return NULL;
-  THTensor *res = THTensor_new(dt, self->ndim, self->sizes);
-  if (res && THTensor_numel(res) > 0) {
+  int dev = THTensor_device(self);
+  THTensor *res = at_new_on(dev, dt, self->ndim, self->sizes, NULL);
+  if (res && THTensor_numel(res) > 0 && dev >= 0) {   /* src/THC/THCScan.cu */
+    int64_t outer, D, inner;
+    around(x, d, &outer, &D, &inner);
+    if (at_cuda->scan((int)op, dt, THTensor_data(x), THTensor_data(res), indices ? (int64_t *)THTensor_data(indices) : NULL,
+                      outer, D, inner) < 0) {
+      THTensor_free(res);
+      res = NULL;
+    }
+  } else if (res && THTensor_numel(res) > 0) {
     int64_t outer, D, inner;
     around(x, d, &outer, &D, &inner);
     THScanArgs a = { op, THTensor_data(x), THTensor_data(res), indices ? (int64_t *)THTensor_data(indices) : NULL,
@@ -76,7 +86,7 @@ THTensor *at_cumulative(const THTensor *self, int64_t dim, THDtype dtype, THScan
 int at_cumextreme(THTensor **outs, const THTensor *self, int64_t dim, bool is_max) {
   int64_t d;
   if (at_wrap_dim(dim, self->ndim, &d) < 0) return -1;
-  THTensor *idx = THTensor_new(TH_Int64, self->ndim, self->sizes);
+  THTensor *idx = at_new_on(THTensor_device(self), TH_Int64, self->ndim, self->sizes, NULL);
   THTensor *vals = idx ? scan_into_new(self, d, self->dtype, is_max ? TH_SCAN_MAX : TH_SCAN_MIN, idx) : NULL;
   if (!vals) { THTensor_free(idx); return -1; }
   outs[0] = vals;
@@ -131,12 +141,18 @@ static THTensor *cumprod_kernel(int mode, const THTensor *a, const THTensor *gra
     if (!w[i]) goto done;
   }
   int64_t K = self->sizes[d], n = THTensor_numel(w[0]), L = K ? n / K : 0;
-  if (!(out = THTensor_new(TH_Double, w[0]->ndim, w[0]->sizes))) goto done;
-  if (!(buf = malloc((size_t)(2 * K + 1) * sizeof(double)))) { THError_set(TH_ERR_MEMORY, "cumprod backward: out of memory"); goto done; }
-  const double *xv = (double *)THTensor_data(w[0]), *gv = (double *)THTensor_data(w[1]), *av = w[2] ? (double *)THTensor_data(w[2]) : NULL;
-  double *ov = (double *)THTensor_data(out);
-  for (int64_t l = 0; l < L; l++)
-    cumprod_line(mode, xv + l * K, gv + l * K, av ? av + l * K : NULL, K, buf, buf + K, ov + l * K);
+  if (!(out = at_new_on(THTensor_device(self), TH_Double, w[0]->ndim, w[0]->sizes, NULL))) goto done;
+  if (THTensor_device(self) >= 0) {   /* the same lines, a GPU thread each (src/THC/THCScan.cu) */
+    if (at_cuda->cumprod_grad(mode, (const double *)THTensor_data(w[0]), (const double *)THTensor_data(w[1]),
+                              w[2] ? (const double *)THTensor_data(w[2]) : NULL, (double *)THTensor_data(out), L, K) < 0)
+      goto done;
+  } else {
+    if (!(buf = malloc((size_t)(2 * K + 1) * sizeof(double)))) { THError_set(TH_ERR_MEMORY, "cumprod backward: out of memory"); goto done; }
+    const double *xv = (double *)THTensor_data(w[0]), *gv = (double *)THTensor_data(w[1]), *av = w[2] ? (double *)THTensor_data(w[2]) : NULL;
+    double *ov = (double *)THTensor_data(out);
+    for (int64_t l = 0; l < L; l++)
+      cumprod_line(mode, xv + l * K, gv + l * K, av ? av + l * K : NULL, K, buf, buf + K, ov + l * K);
+  }
   THTensor *back = at_transpose(out, d, last);
   if (back) { res = at_to_dtype(back, self->dtype, false); THTensor_free(back); }
 done:

@@ -10,7 +10,8 @@
  * over a non-scatter coordinate (whole blocks of the dims before dim, or
  * column ranges of the last dim) and never races.
  * On a GPU the same nest is one at_cuda->index launch (a thread per
- * position; scatter-add and index_add by atomicAdd). */
+ * position; scatter-add and index_add by atomicAdd, prod/amax/amin by
+ * compare-and-swap). */
 #include "ATScatter.h"
 
 #include <string.h>
@@ -118,7 +119,7 @@ static int run(const Nest *g, bool any_rows) {
   return -1;
 }
 
-/* The nest on the GPU: set and add (index_add's alpha too); -1 with the
+/* The nest on the GPU: set, add (index_add's alpha too), prod, amax, amin; -1 with the
  * CPU's error at an out-of-bounds index. */
 static int run_cuda(const Nest *g) {
   ATCudaIndex C;
@@ -128,9 +129,9 @@ static int run_cuda(const Nest *g) {
     case TH_SCATTER_SET: C.op = AT_IDX_PUT; break;
     case TH_SCATTER_ADD: C.op = AT_IDX_ACCUM; C.alpha = 1; break;
     case TH_SCATTER_ADD_ALPHA: C.op = AT_IDX_ACCUM; C.alpha = g->alpha; break;
-    default:
-      THError_set(TH_ERR_NOTIMPL, "scatter with reduce='multiply'/'prod'/'amax'/'amin' is not implemented on CUDA");
-      return -1;
+    case TH_SCATTER_MUL: C.op = AT_IDX_PROD; break;
+    case TH_SCATTER_MAX: C.op = AT_IDX_AMAX; break;
+    case TH_SCATTER_MIN: C.op = AT_IDX_AMIN; break;
   }
   C.dt = g->dt;
   C.ndim = g->n;

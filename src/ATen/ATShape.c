@@ -6,6 +6,7 @@
 #include "ATShape.h"
 #include "ATConv.h"
 #include "ATScatter.h"
+#include "ATCuda.h"
 
 #include <omp.h>
 #include <stdlib.h>
@@ -355,11 +356,39 @@ static int dims_mask(const ATIntList *dims, int nd, bool *mask) {
   return 0;
 }
 
+/* flip on a GPU: one gather launch with no index (src/THC/THCIndex.cu) that
+ * reads self through the flipped view's element strides (negative along the
+ * flipped dims, from their last element) into the contiguous result */
+static int flip_cuda(THTensor *r, const THTensor *self, const bool *mask) {
+  ATCudaIndex C;
+  memset(&C, 0, sizeof C);
+  C.op = AT_IDX_GATHER;
+  C.dt = self->dtype;
+  C.ndim = self->ndim ? self->ndim : 1;
+  C.nidx = 0;
+  C.skip = INT64_MIN;
+  int64_t start = 0;
+  for (int d = 0; d < self->ndim; d++) {
+    C.sizes[d] = self->sizes[d];
+    C.ss[d] = mask[d] ? -self->strides[d] : self->strides[d];
+    if (mask[d]) start += (self->sizes[d] - 1) * self->strides[d];
+    C.os[d] = r->strides[d];
+  }
+  if (self->ndim == 0) { C.sizes[0] = 1; C.ss[0] = C.os[0] = 1; }
+  C.self = (char *)THTensor_data(self) + start * THDtype_size(self->dtype);
+  C.other = THTensor_data(r);
+  return at_cuda->index(&C) == 0 ? 0 : -1;
+}
+
 THTensor *at_flip(const THTensor *self, const ATIntList *dims) {
   bool mask[TH_MAX_DIMS];
   if (dims_mask(dims, self->ndim, mask) < 0) return NULL;
-  THTensor *r = THTensor_new(self->dtype, self->ndim, self->sizes);
+  THTensor *r = at_new_on(THTensor_device(self), self->dtype, self->ndim, self->sizes, NULL);
   if (!r || THTensor_numel(r) == 0) return r;
+  if (THTensor_device(self) >= 0) {
+    if (flip_cuda(r, self, mask) < 0) { THTensor_free(r); return NULL; }
+    return r;
+  }
   int es = THDtype_size(self->dtype);
   /* the flipped view in bytes: flipped dims start at their last element and
    * step backwards; size-1 dims are dropped and mergeable dims merged */

@@ -4,8 +4,9 @@
  * last place (no copy when it already is), so each row is n contiguous
  * elements, and hand the rows to the dtype's TH kernel (THKernelsSort.h),
  * which runs them in parallel. Results come back in that layout and are
- * swapped back (sort/topk) or are reductions whose element order already
- * matches the result's (kthvalue/median/mode). unique/isin work on the
+ * swapped back (sort/topk); the reductions (kthvalue/median/mode) move dim
+ * to the end instead, keeping the other dims in order, so their rows come in
+ * the result's element order. unique/isin work on the
  * flattened input: one stable sort, then runs of equal values. */
 #include "ATSort.h"
 
@@ -15,6 +16,7 @@
 
 #include "../TH/THDispatch.h"
 #include "../TH/THKernelsSort.h"
+#include "ATCuda.h"
 
 static const THSortRowsFn row_fns[TH_NDTYPES] = TH_ALL_TABLE(sort_rows);
 static const THSortFlatFn flat_fns[TH_NDTYPES] = TH_ALL_TABLE(sort_flat);
@@ -31,6 +33,54 @@ static void *oom(void) {
 static THTensor *swapped_contiguous(const THTensor *t, int64_t a, int64_t b) {
   if (a == b) return at_contiguous(t);
   THTensor *v = at_transpose(t, a, b);
+  if (!v) return NULL;
+  THTensor *c = at_contiguous(v);
+  THTensor_free(v);
+  return c;
+}
+
+/* The GPU's run_rows (src/THC/THCSort.cu): x's rows (contiguous, n each)
+ * sorted whole, then cut to the first k (topk) or one pick per row
+ * (kthvalue, median, nanmedian) into vals/idx of x's row layout. */
+static int sort_rows_cuda(const THTensor *x, int64_t rows, int64_t n, THSortOp op, int64_t k, int64_t kth,
+                          THTensor *vals, THTensor *idx) {
+  int dev = THTensor_device(x);
+  THDtype dt = x->dtype;
+  if (op == TH_SORT_MODE) {
+    THError_set(TH_ERR_NOTIMPL, "mode() is not implemented on CUDA yet");
+    return -1;
+  }
+  bool whole = (op == TH_SORT_ASC || op == TH_SORT_DESC) && k == n;
+  if (whole)   /* straight into the results */
+    return at_cuda->sort_rows(dt, THTensor_data(x), rows, n, op == TH_SORT_DESC, vals ? THTensor_data(vals) : NULL,
+                              (int64_t *)THTensor_data(idx));
+  int64_t sz[2] = { rows, n };
+  THTensor *sv = at_new_on(dev, dt, 2, sz, NULL), *si = sv ? at_new_on(dev, TH_Int64, 2, sz, NULL) : NULL;
+  int rc = si ? at_cuda->sort_rows(dt, THTensor_data(x), rows, n, op == TH_SORT_DESC, THTensor_data(sv),
+                                   (int64_t *)THTensor_data(si)) : -1;
+  if (rc == 0 && (op == TH_SORT_ASC || op == TH_SORT_DESC)) {   /* topk: the first k columns */
+    THTensor *res[2] = { vals, idx }, *src[2] = { sv, si };
+    for (int j = 0; j < 2 && rc == 0; j++) {
+      if (!res[j]) continue;
+      THTensor *cut = at_narrow(src[j], 1, 0, k), *dst = cut ? at_reshape(res[j], &(ATIntList){ 2, { rows, k } }) : NULL;
+      rc = dst ? at_copy_(dst, cut) : -1;
+      THTensor_free(cut);
+      THTensor_free(dst);
+    }
+  } else if (rc == 0) {
+    int mode = op == TH_SORT_KTH ? 0 : op == TH_SORT_MEDIAN ? 1 : 2;
+    rc = at_cuda->sort_select(dt, THTensor_data(sv), (const int64_t *)THTensor_data(si), rows, n, mode, kth,
+                              THTensor_data(vals), (int64_t *)THTensor_data(idx));
+  }
+  THTensor_free(sv);
+  THTensor_free(si);
+  return rc;
+}
+
+/* t with dim a moved to b, the other dims in their order, made contiguous (a new reference) */
+static THTensor *moved_contiguous(const THTensor *t, int64_t a, int64_t b) {
+  if (a == b) return at_contiguous(t);
+  THTensor *v = at_movedim(t, &(ATIntList){ 1, { a } }, &(ATIntList){ 1, { b } });
   if (!v) return NULL;
   THTensor *c = at_contiguous(v);
   THTensor_free(v);
@@ -55,18 +105,27 @@ static int run_rows(THTensor **outs, const THTensor *self, int64_t d, THSortOp o
     for (int i = 0; i < nd; i++) sz[on++] = self->sizes[i];
     if (nd) { sz[d] = sz[last]; sz[last] = k; }   /* the swapped layout */
   }
-  THTensor *x = swapped_contiguous(self, d, last);
+  /* reductions read their rows in the result's order: d moved last, the others kept in order */
+  THTensor *x = reduce ? moved_contiguous(self, d, last) : swapped_contiguous(self, d, last);
   if (!x) return -1;
-  THTensor *vals = want_vals ? THTensor_new(self->dtype, on, sz) : NULL, *idx = THTensor_new(TH_Int64, on, sz);
+  int dev = THTensor_device(self);
+  THTensor *vals = want_vals ? at_new_on(dev, self->dtype, on, sz, NULL) : NULL;
+  THTensor *idx = at_new_on(dev, TH_Int64, on, sz, NULL);
   if ((want_vals && !vals) || !idx) {
     THTensor_free(x); THTensor_free(vals); THTensor_free(idx);
     return -1;
   }
-  THSortRows s = { op, THTensor_data(x), vals ? THTensor_data(vals) : NULL, (int64_t *)THTensor_data(idx),
-                   rows, n, k, kth };
-  bool ok = rows * k == 0 || row_fns[self->dtype](&s);
+  bool ok;
+  if (dev >= 0) {
+    ok = rows * k == 0 || sort_rows_cuda(x, rows, n, op, k, kth, vals, idx) == 0;
+  } else {
+    THSortRows s = { op, THTensor_data(x), vals ? THTensor_data(vals) : NULL, (int64_t *)THTensor_data(idx),
+                     rows, n, k, kth };
+    ok = rows * k == 0 || row_fns[self->dtype](&s);
+    if (!ok) oom();
+  }
   THTensor_free(x);
-  if (!ok) { THTensor_free(vals); THTensor_free(idx); oom(); return -1; }
+  if (!ok) { THTensor_free(vals); THTensor_free(idx); return -1; }
   outs[0] = vals; outs[1] = idx;
   if (!reduce && d != last)
     for (int j = 0; j < 2; j++) {
@@ -155,7 +214,13 @@ THTensor *at_median_all(const THTensor *self, bool ignore_nan) {
     THError_set(TH_ERR_NOTIMPL, "\"%s\" not implemented for 'Bool'", ignore_nan ? "nanmedian_cpu" : "median_cpu");
     return NULL;
   }
-  if (THTensor_numel(self) == 0) return at_full(&(ATIntList){ 0, { 0 } }, at_scalar_float(NAN), self->dtype);
+  if (THTensor_numel(self) == 0) {
+    THTensor *nan = at_full(&(ATIntList){ 0, { 0 } }, at_scalar_float(NAN), self->dtype);
+    if (!nan || THTensor_device(self) < 0) return nan;
+    THTensor *on = at_to_device(nan, THTensor_device(self), self->dtype, false);   /* the result lives with self */
+    THTensor_free(nan);
+    return on;
+  }
   THTensor *flat = at_reshape(self, &(ATIntList){ 1, { -1 } }), *o[2];
   if (!flat) return NULL;
   int rc = run_rows(o, flat, 0, ignore_nan ? TH_SORT_NANMEDIAN : TH_SORT_MEDIAN, 1, 0, true, false, true);

@@ -222,6 +222,14 @@ const ATCudaHooks *THC_hooks(void) {
   hooks.cudnn_conv = thc_cudnn_conv;
   hooks.cudnn_batch_norm = thc_cudnn_batch_norm;
   hooks.cudnn_batch_norm_backward = thc_cudnn_batch_norm_backward;
+  hooks.sort_rows = thc_sort_rows;
+  hooks.scan = thc_scan;
+  hooks.cumprod_grad = thc_cumprod_grad;
+  hooks.adaptive_max_pool = thc_adaptive_max_pool;
+  hooks.sort_select = thc_sort_select;
+  hooks.embedding_bag = thc_embedding_bag;
+  hooks.embedding_bag_backward = thc_embedding_bag_backward;
+  hooks.embedding_bag_psw_backward = thc_embedding_bag_psw_backward;
   return &hooks;
 }
 

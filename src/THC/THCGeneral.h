@@ -87,6 +87,23 @@ int thc_avg_pool2d_backward(THDtype dt, const void *gy, void *gx, const int64_t 
                             int64_t divisor);
 int thc_adaptive_avg_pool(THDtype dt, const void *x, void *y, const int64_t *geom);
 int thc_adaptive_avg_pool_backward(THDtype dt, const void *gy, void *gx, const int64_t *geom);
+int thc_adaptive_max_pool(THDtype dt, const void *x, void *y, int64_t *idx, const int64_t *geom);
+
+/* sort (THCSort.cu) and scans (THCScan.cu); see ATCuda.h */
+int thc_sort_rows(THDtype dt, const void *x, int64_t rows, int64_t n, bool descending, void *vals, int64_t *idx);
+int thc_scan(int op, THDtype dt, const void *x, void *y, int64_t *idx, int64_t outer, int64_t D, int64_t inner);
+int thc_sort_select(THDtype dt, const void *vals, const int64_t *idx, int64_t rows, int64_t n, int mode, int64_t kth,
+                    void *out_vals, int64_t *out_idx);
+int thc_cumprod_grad(int mode, const double *x, const double *g, const double *a, double *out, int64_t L, int64_t K);
+
+/* embedding_bag (THCEmbedding.cu); see ATCuda.h */
+int thc_embedding_bag(THDtype dt, const void *w, const int64_t *idx, const int64_t *start, const void *psw, int64_t B,
+                      int64_t D, int64_t pad, int mode, void *out, int64_t *argmax);
+int thc_embedding_bag_backward(THDtype dt, const void *g, const int64_t *idx, const int64_t *o2b,
+                               const int64_t *bag_size, const int64_t *argmax, const void *psw, int64_t n, int64_t B,
+                               int64_t D, int64_t pad, int mode, void *gw);
+int thc_embedding_bag_psw_backward(THDtype dt, const void *g, const void *w, const int64_t *idx, const int64_t *o2b,
+                                   int64_t n, int64_t D, int64_t pad, void *out);
 
 /* cuDNN (THCCudnn.cu); see ATCuda.h */
 int thc_cudnn_version(char *why, int n);

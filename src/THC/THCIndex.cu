@@ -15,6 +15,7 @@
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 #include <stdint.h>
+#include <type_traits>
 
 #include "THCGeneral.h"
 
@@ -90,15 +91,97 @@ __device__ __forceinline__ void atomic_acc(long long *p, long long v, double a) 
 }
 __device__ __forceinline__ void atomic_acc(int *p, int v, double a) { atomicAdd(p, (int)(v * (long long)a)); }
 
-template <typename T>
-__global__ void accum_kernel(Geo g, long long n, unsigned long long *bad) {
+// self slot <- f(self slot, other): f does it atomically (Acc, Combine below)
+template <typename T, typename F>
+__global__ void update_kernel(Geo g, long long n, unsigned long long *bad, F f) {
   T *self = (T *)g.self;
   const T *other = (const T *)g.other;
   for (long long e = blockIdx.x * (long long)blockDim.x + threadIdx.x; e < n; e += (long long)gridDim.x * blockDim.x) {
     long long so, oo;
     if (!slot_of(g, e, &so, &oo, bad)) continue;
-    atomic_acc(self + so, other[oo], g.alpha);
+    f(self + so, other[oo], g.alpha);
   }
+}
+struct Acc {
+  template <typename T> __device__ void operator()(T *p, T v, double a) const { atomic_acc(p, v, a); }
+};
+
+// scatter_reduce's prod/amax/amin: read the slot, combine, compare-and-swap
+// until no other thread got in between. The CAS works on the aligned word
+// that holds the element (4 bytes for 1- and 2-byte dtypes, so no 16-bit or
+// byte CAS is needed). Combining follows the CPU's TH_SCATTER_MUL/MAX/MIN:
+// compare in float for 16-bit floats, a NaN wins amax/amin and stays.
+template <typename T> struct Cmp { typedef T C; };
+template <> struct Cmp<__half> { typedef float C; };
+template <> struct Cmp<__nv_bfloat16> { typedef float C; };
+template <typename T> __device__ __forceinline__ typename Cmp<T>::C to_c(T v) { return (typename Cmp<T>::C)v; }
+template <typename T> __device__ __forceinline__ T from_c(typename Cmp<T>::C v) { return (T)v; }
+
+// ACCUM here serves the integer dtypes atomicAdd has no form for (int8,
+// uint8, int16, bool): cur + v * alpha, wrapping; bool ORs (v && alpha)
+template <typename T, int OP>
+__device__ __forceinline__ T combine(T cur, T v, double a) {
+  typedef typename Cmp<T>::C C;
+  C c = to_c(cur), w = to_c(v);
+  if constexpr (OP == AT_IDX_ACCUM) {
+    if constexpr (std::is_same<T, bool>::value) return cur || (v && a != 0);
+    else return (T)((long long)c + (long long)w * (long long)a);
+  } else if constexpr (OP == AT_IDX_PROD) {
+    if constexpr (std::is_same<T, bool>::value) return cur && v;
+    else return from_c<T>(c * w);
+  } else if constexpr (OP == AT_IDX_AMAX) {
+    return ((w > c) | (w != w)) ? v : cur;
+  } else {
+    return ((w < c) | (w != w)) ? v : cur;
+  }
+}
+
+template <typename T> __device__ __forceinline__ unsigned long long bits_of(T v) {
+  unsigned long long b = 0;
+  memcpy(&b, &v, sizeof(T));
+  return b;
+}
+template <typename T> __device__ __forceinline__ T of_bits(unsigned long long b) {
+  T v;
+  memcpy(&v, &b, sizeof(T));
+  return v;
+}
+
+template <typename T, int OP>
+__device__ void atomic_combine(T *p, T v, double a) {
+  if constexpr (sizeof(T) == 8) {
+    unsigned long long *w = (unsigned long long *)p, old = *w, assumed;
+    do {
+      assumed = old;
+      T nv = combine<T, OP>(of_bits<T>(assumed), v, a);
+      old = atomicCAS(w, assumed, bits_of(nv));
+    } while (old != assumed);
+  } else {
+    // the 4-byte word holding *p, and the element's bit offset in it (little endian)
+    uintptr_t a = (uintptr_t)p;
+    unsigned *w = (unsigned *)(a & ~(uintptr_t)3);
+    int shift = (int)(a & 3) * 8;
+    unsigned mask = sizeof(T) == 4 ? 0xffffffffu : (((1u << (8 * (sizeof(T) & 3))) - 1u) << shift);
+    unsigned old = *w, assumed;
+    do {
+      assumed = old;
+      T cur = of_bits<T>((unsigned long long)((assumed & mask) >> shift));
+      unsigned nb = (unsigned)bits_of(combine<T, OP>(cur, v, a));
+      unsigned nw = sizeof(T) == 4 ? nb : ((assumed & ~mask) | ((nb << shift) & mask));
+      old = atomicCAS(w, assumed, nw);
+    } while (old != assumed);
+  }
+}
+
+template <int OP> struct Combine {
+  template <typename T> __device__ void operator()(T *p, T v, double a) const { atomic_combine<T, OP>(p, v, a); }
+};
+
+template <typename T> void launch_reduce(ATIndexOp op, const Geo &g, long long n, unsigned long long *bad) {
+  unsigned b = thc_blocks(n, 256);
+  if (op == AT_IDX_PROD) update_kernel<T><<<b, 256, 0, thc_stream()>>>(g, n, bad, Combine<AT_IDX_PROD>());
+  else if (op == AT_IDX_AMAX) update_kernel<T><<<b, 256, 0, thc_stream()>>>(g, n, bad, Combine<AT_IDX_AMAX>());
+  else update_kernel<T><<<b, 256, 0, thc_stream()>>>(g, n, bad, Combine<AT_IDX_AMIN>());
 }
 
 struct Elem16 { unsigned long long a, b; };   // complex128: moved, never added
@@ -110,11 +193,32 @@ template <typename T> void launch_move(const Geo &g, long long n, bool put, unsi
 }
 
 template <typename T> void launch_accum(const Geo &g, long long n, unsigned long long *bad) {
-  accum_kernel<T><<<thc_blocks(n, 256), 256, 0, thc_stream()>>>(g, n, bad);
+  update_kernel<T><<<thc_blocks(n, 256), 256, 0, thc_stream()>>>(g, n, bad, Acc());
+}
+
+template <typename T> void launch_cas_add(const Geo &g, long long n, unsigned long long *bad) {
+  update_kernel<T><<<thc_blocks(n, 256), 256, 0, thc_stream()>>>(g, n, bad, Combine<AT_IDX_ACCUM>());
 }
 
 // launches; -1 with THError when the dtype has no kernel
 int launch(const ATCudaIndex *I, const Geo &g, long long n, unsigned long long *bad) {
+  if (I->op == AT_IDX_PROD || I->op == AT_IDX_AMAX || I->op == AT_IDX_AMIN) {
+    switch (I->dt) {
+      case TH_Float: launch_reduce<float>(I->op, g, n, bad); return 0;
+      case TH_Double: launch_reduce<double>(I->op, g, n, bad); return 0;
+      case TH_Half: launch_reduce<__half>(I->op, g, n, bad); return 0;
+      case TH_BFloat16: launch_reduce<__nv_bfloat16>(I->op, g, n, bad); return 0;
+      case TH_Int64: launch_reduce<long long>(I->op, g, n, bad); return 0;
+      case TH_Int32: launch_reduce<int>(I->op, g, n, bad); return 0;
+      case TH_Int16: launch_reduce<short>(I->op, g, n, bad); return 0;
+      case TH_Int8: launch_reduce<signed char>(I->op, g, n, bad); return 0;
+      case TH_UInt8: launch_reduce<unsigned char>(I->op, g, n, bad); return 0;
+      case TH_Bool: launch_reduce<bool>(I->op, g, n, bad); return 0;
+      default: break;
+    }
+    THError_set(TH_ERR_NOTIMPL, "scatter_reduce on CUDA: no kernel for dtype %s", THDtype_info[I->dt].name);
+    return -1;
+  }
   if (I->op != AT_IDX_ACCUM) {
     bool put = I->op == AT_IDX_PUT;
     switch (THDtype_size(I->dt)) {
@@ -132,6 +236,10 @@ int launch(const ATCudaIndex *I, const Geo &g, long long n, unsigned long long *
       case TH_BFloat16: launch_accum<__nv_bfloat16>(g, n, bad); return 0;
       case TH_Int64: launch_accum<long long>(g, n, bad); return 0;
       case TH_Int32: launch_accum<int>(g, n, bad); return 0;
+      case TH_Int16: launch_cas_add<short>(g, n, bad); return 0;
+      case TH_Int8: launch_cas_add<signed char>(g, n, bad); return 0;
+      case TH_UInt8: launch_cas_add<unsigned char>(g, n, bad); return 0;
+      case TH_Bool: launch_cas_add<bool>(g, n, bad); return 0;
       default: break;
     }
   }

@@ -125,15 +125,21 @@ struct AdaptG { long long P, D, H, W, OD, OH, OW; };
 __device__ __forceinline__ long long ad_start(long long o, long long n, long long m) { return o * n / m; }
 __device__ __forceinline__ long long ad_end(long long o, long long n, long long m) { return ((o + 1) * n + m - 1) / m; }
 
+// output i's plane p and its cell [d0, d1) x [h0, h1) x [w0, w1)
+struct Cell { long long p, d0, d1, h0, h1, w0, w1; };
+__device__ __forceinline__ Cell cell_of(long long i, const AdaptG &g) {
+  long long ow = i % g.OW, oh = (i / g.OW) % g.OH, od = (i / (g.OW * g.OH)) % g.OD;
+  return Cell{i / (g.OD * g.OH * g.OW), ad_start(od, g.D, g.OD), ad_end(od, g.D, g.OD), ad_start(oh, g.H, g.OH),
+              ad_end(oh, g.H, g.OH), ad_start(ow, g.W, g.OW), ad_end(ow, g.W, g.OW)};
+}
+
 template <typename T>
 __global__ void adapt_avg_fwd(const T *x, T *y, AdaptG g) {
   long long L = g.OD * g.OH * g.OW, total = g.P * L;
   for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < total; i += (long long)blockDim.x * gridDim.x) {
-    long long ow = i % g.OW, oh = (i / g.OW) % g.OH, od = (i / (g.OW * g.OH)) % g.OD, p = i / L;
-    long long d0 = ad_start(od, g.D, g.OD), d1 = ad_end(od, g.D, g.OD);
-    long long h0 = ad_start(oh, g.H, g.OH), h1 = ad_end(oh, g.H, g.OH);
-    long long w0 = ad_start(ow, g.W, g.OW), w1 = ad_end(ow, g.W, g.OW);
-    const T *plane = x + p * g.D * g.H * g.W;
+    Cell c = cell_of(i, g);
+    long long d0 = c.d0, d1 = c.d1, h0 = c.h0, h1 = c.h1, w0 = c.w0, w1 = c.w1;
+    const T *plane = x + c.p * g.D * g.H * g.W;
     double sum = 0;
     for (long long id = d0; id < d1; id++)
       for (long long ih = h0; ih < h1; ih++)
@@ -161,6 +167,30 @@ __global__ void adapt_avg_bwd(const T *gy, T *gx, AdaptG g) {
       }
     }
     gx[i] = (T)sum;
+  }
+}
+
+// adaptive max pooling: a thread per output scans its cell; the first
+// element starts, a larger one or the first NaN takes over (as the CPU)
+template <typename T>
+__global__ void adapt_max_fwd(const T *x, T *y, long long *ind, AdaptG g) {
+  long long L = g.OD * g.OH * g.OW, total = g.P * L;
+  for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < total; i += (long long)blockDim.x * gridDim.x) {
+    Cell c = cell_of(i, g);
+    long long d0 = c.d0, d1 = c.d1, h0 = c.h0, h1 = c.h1, w0 = c.w0, w1 = c.w1;
+    const T *plane = x + c.p * g.D * g.H * g.W;
+    long long best = (d0 * g.H + h0) * g.W + w0;
+    T bv = plane[best];
+    for (long long id = d0; id < d1; id++)
+      for (long long ih = h0; ih < h1; ih++) {
+        long long base = (id * g.H + ih) * g.W;
+        for (long long iw = w0; iw < w1; iw++) {
+          T v = plane[base + iw];
+          if (v > bv || (v != v && bv == bv)) { bv = v; best = base + iw; }
+        }
+      }
+    y[i] = bv;
+    ind[i] = best;
   }
 }
 
@@ -246,4 +276,19 @@ extern "C" int thc_adaptive_avg_pool(THDtype dt, const void *x, void *y, const i
 extern "C" int thc_adaptive_avg_pool_backward(THDtype dt, const void *gy, void *gx, const int64_t *geom) {
   AdaptG g = {geom[0], geom[1], geom[2], geom[3], geom[4], geom[5], geom[6]};
   POOL_LAUNCH("adaptive_avg_pool_backward", adapt_avg_bwd, g.P * g.D * g.H * g.W, gy, gx, g);
+}
+
+// geom: P, D, H, W, OD, OH, OW (every size > 0)
+extern "C" int thc_adaptive_max_pool(THDtype dt, const void *x, void *y, int64_t *idx, const int64_t *geom) {
+  AdaptG g = {geom[0], geom[1], geom[2], geom[3], geom[4], geom[5], geom[6]};
+  long long n = g.P * g.OD * g.OH * g.OW;
+  if (n == 0) return 0;
+  unsigned b = thc_blocks(n, 256);
+  if (dt == TH_Float) adapt_max_fwd<float><<<b, 256, 0, thc_stream()>>>((const float *)x, (float *)y, (long long *)idx, g);
+  else if (dt == TH_Double) adapt_max_fwd<double><<<b, 256, 0, thc_stream()>>>((const double *)x, (double *)y, (long long *)idx, g);
+  else {
+    THError_set(TH_ERR_NOTIMPL, "\"adaptive_max_pool\" on CUDA is not implemented for '%s'", THDtype_info[dt].legacy);
+    return -1;
+  }
+  return thc_launched("adaptive_max_pool");
 }

@@ -29,7 +29,7 @@ def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type=2, scale
             raise ValueError("if input is 2D, then offsets has to be None, as input is treated is a mini-batch of "
                              "fixed length sequences. However, found offsets of type %s" % type(offsets))
         # each row is one bag
-        offsets = cthtorch.arange(0, input.numel(), input.shape[1], dtype=input.dtype)
+        offsets = cthtorch.arange(0, input.numel(), input.shape[1], dtype=input.dtype, device=input.device)
         include_last_offset = False
         input = input.reshape(-1)
         if per_sample_weights is not None:
