@@ -23,7 +23,7 @@
 extern "C" {
 #endif
 
-#define AT_CUDA_ABI 1          /* bumped when this table changes shape */
+#define AT_CUDA_ABI 2          /* bumped when this table changes shape */
 #define AT_CUDA_MAX_OPS 8
 
 /* One elementwise launch: the geometry ATen's loop driver computed
@@ -204,6 +204,16 @@ typedef struct ATCudaHooks {
   /* geom: P, D, H, W, OD, OH, OW (2-d: D = OD = 1); the backward writes every element of gx */
   int (*adaptive_avg_pool)(THDtype dt, const void *x, void *y, const int64_t *geom);
   int (*adaptive_avg_pool_backward)(THDtype dt, const void *gy, void *gx, const int64_t *geom);
+
+  /* ---- upsampling (THCUpsample.cu): contiguous float32/float64 planes (dt). geom: P, D, H, W,
+   * OD, OH, OW, nsp (the op's spatial dims: D = OD = 1 when nsp < 3, H = OH = 1 too when
+   * nsp == 1); mode: a THUpsampleMode
+   * (src/TH/THUpsample.h); scales (d, h, w): the user's scale factors, <= 0 for none.
+   * The backward writes every element of gx. ---- */
+  int (*upsample)(THDtype dt, const void *x, void *y, const int64_t *geom, int mode, bool align_corners,
+                  const double *scales);
+  int (*upsample_backward)(THDtype dt, const void *gy, void *gx, const int64_t *geom, int mode,
+                           bool align_corners, const double *scales);
 } ATCudaHooks;
 
 /* NULL until cthtorch.cuda initialised libTHC (ATDevice.c). */

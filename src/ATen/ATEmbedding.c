@@ -263,7 +263,12 @@ int at_embedding_bag(THTensor **outs, const THTensor *weight, const THTensor *in
    * indices with another message and leaves offset2bag empty for sum */
   bool fast = weight->dtype != TH_Double && mode != BAG_MAX && pad < 0;
   const int64_t *ix = (const int64_t *)THTensor_data(idx);
-  for (int64_t t = 0; t < n; t++)
+  /* one branch-free pass (unsigned: a negative index is huge) that vectorizes; the first bad
+   * index is looked for only when there is one */
+  uint64_t bad = 0;
+#pragma omp simd reduction(|:bad)
+  for (int64_t t = 0; t < n; t++) bad |= (uint64_t)ix[t] >= (uint64_t)V;
+  for (int64_t t = 0; bad && t < n; t++)
     if (ix[t] < 0 || ix[t] >= V) {
       if (fast)
         THError_set(TH_ERR_RUNTIME, "Index %lld of input takes value %lld which is not in the valid range [0, %lld)",

@@ -192,6 +192,8 @@ const ATCudaHooks *THC_hooks(void) {
   hooks.avg_pool2d_backward = thc_avg_pool2d_backward;
   hooks.adaptive_avg_pool = thc_adaptive_avg_pool;
   hooks.adaptive_avg_pool_backward = thc_adaptive_avg_pool_backward;
+  hooks.upsample = thc_upsample;
+  hooks.upsample_backward = thc_upsample_backward;
   return &hooks;
 }
 

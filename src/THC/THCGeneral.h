@@ -80,6 +80,10 @@ int thc_avg_pool2d_backward(THDtype dt, const void *gy, void *gx, const int64_t 
                             int64_t divisor);
 int thc_adaptive_avg_pool(THDtype dt, const void *x, void *y, const int64_t *geom);
 int thc_adaptive_avg_pool_backward(THDtype dt, const void *gy, void *gx, const int64_t *geom);
+int thc_upsample(THDtype dt, const void *x, void *y, const int64_t *geom, int mode, bool align_corners,
+                 const double *scales);                                        /* THCUpsample.cu */
+int thc_upsample_backward(THDtype dt, const void *gy, void *gx, const int64_t *geom, int mode, bool align_corners,
+                          const double *scales);
 
 #ifdef __cplusplus
 }
