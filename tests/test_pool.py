@@ -128,6 +128,7 @@ def test_max_avg_pool3d_gradients(kw):
         tg, = torch.autograd.grad(yt, tx, torch.tensor(g), create_graph=True)
         oracle.same(cg, tg, 1e-12)
         assert type(yc.grad_fn).__name__ == type(yt.grad_fn).__name__
+        assert type(cg.grad_fn).__name__ == type(tg.grad_fn).__name__
 
 
 @pytest.mark.parametrize("fn", ["max_pool3d", "avg_pool3d"])

@@ -103,57 +103,86 @@ static int up_tables(UpTables *t, const UpGeom *g, int mode, bool align, const d
 /* One plane: the forward (nested weighted sums) and its adjoint (each
  * gradient spread over the taps; the plane's gx is zeroed first). A dim
  * with one tap of weight 1 multiplies exactly, so 1-d and 2-d need no
- * other loop. */
+ * other loop. The forward runs along output rows in blocks of UP_BLOCK
+ * columns, each (d, h) tap's row weighted into a block of sums on the
+ * stack, with the number of W taps a constant (1, 2 or 4) so the column
+ * loop is straight-line code. */
+#define UP_BLOCK 256
+#define UP_ROW_TAPS(T, NW)                                                                             \
+  static void up_row_##T##_##NW(const T *row, const int64_t *iw, const T *ww, int64_t n, T wh, bool first, \
+                                T *acc) {                                                              \
+    for (int64_t j = 0; j < n; j++) {                                                                  \
+      const int64_t *i = iw + j * NW;                                                                  \
+      const T *w = ww + j * NW;                                                                        \
+      T s = w[0] * row[i[0]];                                                                          \
+      for (int c = 1; c < NW; c++) s += w[c] * row[i[c]];                                              \
+      acc[j] = first ? wh * s : acc[j] + wh * s;                                                       \
+    }                                                                                                  \
+  }
 #define UP_KERNELS(T)                                                                                  \
+  UP_ROW_TAPS(T, 1)                                                                                    \
+  UP_ROW_TAPS(T, 2)                                                                                    \
+  UP_ROW_TAPS(T, 4)                                                                                    \
   static void up_fwd_plane_##T(const T *x, T *y, const UpGeom *g, const UpTables *t) {                 \
-    const int64_t H = g->in[1], W = g->in[2];                                                          \
+    const int64_t H = g->in[1], W = g->in[2], OW = g->out[2];                                          \
     const int nd = t->n[0], nh = t->n[1], nw = t->n[2];                                                \
+    T acch[UP_BLOCK];                                                                                  \
     for (int64_t od = 0; od < g->out[0]; od++) {                                                       \
       const int64_t *id = t->idx[0] + od * nd;                                                         \
       const T *wd = (const T *)t->w[0] + od * nd;                                                      \
-      for (int64_t oh = 0; oh < g->out[1]; oh++) {                                                     \
+      for (int64_t oh = 0; oh < g->out[1]; oh++, y += OW) {                                            \
         const int64_t *ih = t->idx[1] + oh * nh;                                                       \
         const T *wh = (const T *)t->w[1] + oh * nh;                                                    \
-        for (int64_t ow = 0; ow < g->out[2]; ow++) {                                                   \
-          const int64_t *iw = t->idx[2] + ow * nw;                                                     \
-          const T *ww = (const T *)t->w[2] + ow * nw;                                                  \
-          T accd = 0;                                                                                  \
+        for (int64_t ow0 = 0; ow0 < OW; ow0 += UP_BLOCK) {                                             \
+          int64_t n = OW - ow0 < UP_BLOCK ? OW - ow0 : UP_BLOCK;                                       \
+          const int64_t *iw = t->idx[2] + ow0 * nw;                                                    \
+          const T *ww = (const T *)t->w[2] + ow0 * nw;                                                 \
           for (int a = 0; a < nd; a++) {                                                               \
-            T acch = 0;                                                                                \
             for (int b = 0; b < nh; b++) {                                                             \
               const T *row = x + (id[a] * H + ih[b]) * W;                                              \
-              T accw = ww[0] * row[iw[0]];                                                             \
-              for (int c = 1; c < nw; c++) accw += ww[c] * row[iw[c]];                                 \
-              acch = b ? acch + wh[b] * accw : wh[0] * accw;                                           \
+              if (nw == 1) up_row_##T##_1(row, iw, ww, n, wh[b], b == 0, acch);                        \
+              else if (nw == 2) up_row_##T##_2(row, iw, ww, n, wh[b], b == 0, acch);                   \
+              else up_row_##T##_4(row, iw, ww, n, wh[b], b == 0, acch);                                \
             }                                                                                          \
-            accd = a ? accd + wd[a] * acch : wd[0] * acch;                                             \
+            T *yb = y + ow0;                                                                           \
+            if (a == 0) for (int64_t j = 0; j < n; j++) yb[j] = wd[0] * acch[j];                       \
+            else for (int64_t j = 0; j < n; j++) yb[j] = yb[j] + wd[a] * acch[j];                      \
           }                                                                                            \
-          *y++ = accd;                                                                                 \
         }                                                                                              \
       }                                                                                                \
     }                                                                                                  \
   }                                                                                                    \
+  /* the adjoint, per output row: each (d, h) tap's input row takes every column's share */          \
   static void up_bwd_plane_##T(const T *gy, T *gx, const UpGeom *g, const UpTables *t) {               \
-    const int64_t H = g->in[1], W = g->in[2];                                                          \
+    const int64_t H = g->in[1], W = g->in[2], OW = g->out[2];                                          \
     const int nd = t->n[0], nh = t->n[1], nw = t->n[2];                                                \
     memset(gx, 0, g->in[0] * H * W * sizeof(T));                                                       \
     for (int64_t od = 0; od < g->out[0]; od++) {                                                       \
       const int64_t *id = t->idx[0] + od * nd;                                                         \
       const T *wd = (const T *)t->w[0] + od * nd;                                                      \
-      for (int64_t oh = 0; oh < g->out[1]; oh++) {                                                     \
+      for (int64_t oh = 0; oh < g->out[1]; oh++, gy += OW) {                                           \
         const int64_t *ih = t->idx[1] + oh * nh;                                                       \
         const T *wh = (const T *)t->w[1] + oh * nh;                                                    \
-        for (int64_t ow = 0; ow < g->out[2]; ow++) {                                                   \
-          const int64_t *iw = t->idx[2] + ow * nw;                                                     \
-          const T *ww = (const T *)t->w[2] + ow * nw;                                                  \
-          T v = *gy++;                                                                                 \
-          for (int a = 0; a < nd; a++)                                                                 \
-            for (int b = 0; b < nh; b++) {                                                             \
-              T wdh = wd[a] * wh[b];                                                                   \
-              T *row = gx + (id[a] * H + ih[b]) * W;                                                   \
-              for (int c = 0; c < nw; c++) row[iw[c]] += wdh * ww[c] * v;                              \
-            }                                                                                          \
-        }                                                                                              \
+        for (int a = 0; a < nd; a++)                                                                   \
+          for (int b = 0; b < nh; b++) {                                                               \
+            T wdh = wd[a] * wh[b];                                                                     \
+            T *row = gx + (id[a] * H + ih[b]) * W;                                                     \
+            const int64_t *iw = t->idx[2];                                                             \
+            const T *ww = (const T *)t->w[2];                                                          \
+            if (nw == 1)                                                                               \
+              for (int64_t ow = 0; ow < OW; ow++) row[iw[ow]] += wdh * ww[ow] * gy[ow];                \
+            else if (nw == 2)                                                                          \
+              for (int64_t ow = 0; ow < OW; ow++) {                                                    \
+                T v = gy[ow];                                                                          \
+                row[iw[2 * ow]] += wdh * ww[2 * ow] * v;                                               \
+                row[iw[2 * ow + 1]] += wdh * ww[2 * ow + 1] * v;                                       \
+              }                                                                                        \
+            else                                                                                       \
+              for (int64_t ow = 0; ow < OW; ow++) {                                                    \
+                T v = gy[ow];                                                                          \
+                for (int c = 0; c < 4; c++) row[iw[4 * ow + c]] += wdh * ww[4 * ow + c] * v;           \
+              }                                                                                        \
+          }                                                                                            \
       }                                                                                                \
     }                                                                                                  \
   }
