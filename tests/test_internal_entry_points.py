@@ -193,6 +193,18 @@ for _name, _extra in [("_gelu_second", ("tanh",)), ("silu_backward", ()), ("leak
                       ("hardsigmoid_backward", ()), ("hardswish_backward", ()), ("mish_backward", ()),
                       ("_mish_second", ()), ("log_sigmoid_backward", ())]:
     BAD_CALLS.append((_name, (t(5), t(3)) + _extra))
+# the upsample backwards: grad_output must have the output's shape (here one size too many)
+for _name, _nd, _interp in [("upsample_nearest1d_backward", 1, False), ("upsample_nearest2d_backward", 2, False),
+                            ("upsample_nearest3d_backward", 3, False), ("_upsample_nearest_exact1d_backward", 1, False),
+                            ("_upsample_nearest_exact2d_backward", 2, False),
+                            ("_upsample_nearest_exact3d_backward", 3, False), ("upsample_linear1d_backward", 1, True),
+                            ("upsample_bilinear2d_backward", 2, True), ("upsample_trilinear3d_backward", 3, True),
+                            ("upsample_bicubic2d_backward", 2, True)]:
+    BAD_CALLS.append((_name, (t(1, 2, *[3] * _nd), [4] * _nd, [1, 2] + [2] * _nd) + ((False,) if _interp else ())))
+BAD_CALLS += [
+    ("max_pool3d_with_indices_backward", (t(1, 1, 2, 2, 2), t(1, 1, 4, 4, 4), ct.full((1, 1, 2, 2, 2), 64))),
+    ("avg_pool3d_backward", (t(1, 1, 3, 2, 2), t(1, 1, 4, 4, 4), [2], [2], [0], False, True, None)),
+]
 
 
 @pytest.mark.parametrize("name,args", BAD_CALLS, ids=["%s-%d" % (n, i) for i, (n, _) in enumerate(BAD_CALLS)])

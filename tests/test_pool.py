@@ -72,3 +72,90 @@ def test_adaptive_pool3d_gradients():
 ])
 def test_adaptive_pool3d_errors(call):
     oracle.raises_like(lambda: call(ct, ct.zeros), lambda: call(torch, torch.zeros))
+
+
+# ---- max_pool3d / avg_pool3d (C kernels) ----
+POOL3D_ARGS = [dict(kernel_size=2), dict(kernel_size=3, stride=2, padding=1), dict(kernel_size=(2, 3, 1), stride=(1, 2, 1)),
+               dict(kernel_size=3, stride=2, ceil_mode=True), dict(kernel_size=(3, 2, 3), stride=1, padding=(1, 1, 0))]
+
+
+@pytest.mark.parametrize("kw", POOL3D_ARGS)
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+def test_max_avg_pool3d_values(kw, dtype):
+    c, t = both(RS.randn(2, 3, 5, 7, 6), dtype)
+    (cv, ci), (tv, ti) = F.max_pool3d(c, return_indices=True, **kw), TF.max_pool3d(t, return_indices=True, **kw)
+    oracle.same(cv, tv, 0)
+    np.testing.assert_array_equal(ci.numpy(), ti.numpy())
+    for cip in (True, False):
+        oracle.same(F.avg_pool3d(c, count_include_pad=cip, **kw), TF.avg_pool3d(t, count_include_pad=cip, **kw),
+                    TOL[dtype])
+    oracle.same(F.avg_pool3d(c, divisor_override=5, **kw), TF.avg_pool3d(t, divisor_override=5, **kw), TOL[dtype])
+
+
+def test_max_pool3d_dilation_ints_nan_unbatched():
+    x = RS.randn(3, 7, 8, 6)
+    x[1, 2, 3, 1] = np.nan
+    c, t = both(x)
+    for kw in (dict(kernel_size=2, dilation=2), dict(kernel_size=3, padding=1, dilation=(1, 2, 1), ceil_mode=True)):
+        oracle.same(F.max_pool3d(c, return_indices=True, **kw), TF.max_pool3d(t, return_indices=True, **kw), 0)
+    xi = RS.randint(-100, 100, size=(2, 2, 4, 5, 4))
+    for dt in ("int64", "int32", "uint8", "float16", "bfloat16"):
+        c, t = both(xi if dt != "uint8" else np.abs(xi), dt)
+        oracle.same(F.max_pool3d(c, 2, 1, return_indices=True), TF.max_pool3d(t, 2, 1, return_indices=True), 0)
+    c, t = both(xi, "int64")
+    oracle.same(F.avg_pool3d(c, 2, 1), TF.avg_pool3d(t, 2, 1), 0)
+    c, t = both(RS.randn(3, 6, 5, 4))
+    c, t = c.transpose(1, 3), t.transpose(1, 3)
+    oracle.same(F.avg_pool3d(c, 2), TF.avg_pool3d(t, 2), 1e-12)
+    oracle.same(ct.nn.MaxPool3d(2, 1)(c), torch.nn.MaxPool3d(2, 1)(t), 0)
+    oracle.same(ct.nn.AvgPool3d(2, 1, 1)(c), torch.nn.AvgPool3d(2, 1, 1)(t), 1e-12)
+    c, t = both(RS.randn(0, 2, 3, 3, 3))
+    oracle.same(F.max_pool3d(c, 2), TF.max_pool3d(t, 2), 0)
+
+
+@pytest.mark.parametrize("kw", POOL3D_ARGS[:3])
+def test_max_avg_pool3d_gradients(kw):
+    x = ct.tensor(RS.randn(2, 2, 5, 4, 5), requires_grad=True)
+    tx = torch.tensor(x.tolist(), dtype=torch.float64, requires_grad=True)
+    for cf, tf in ((lambda v: F.max_pool3d(v, **kw), lambda v: TF.max_pool3d(v, **kw)),
+                   (lambda v: F.avg_pool3d(v, count_include_pad=False, **kw),
+                    lambda v: TF.avg_pool3d(v, count_include_pad=False, **kw))):
+        assert ct.autograd.gradcheck(cf, (x,))
+        assert ct.autograd.gradgradcheck(cf, (x,))
+        yc, yt = cf(x), tf(tx)
+        g = RS.randn(*yc.shape)
+        cg, = ct.autograd.grad(yc, x, ct.tensor(g), create_graph=True)
+        tg, = torch.autograd.grad(yt, tx, torch.tensor(g), create_graph=True)
+        oracle.same(cg, tg, 1e-12)
+        assert type(yc.grad_fn).__name__ == type(yt.grad_fn).__name__
+        assert type(cg.grad_fn).__name__ == type(tg.grad_fn).__name__
+
+
+@pytest.mark.parametrize("fn", ["max_pool3d", "avg_pool3d"])
+@pytest.mark.parametrize("call", [
+    lambda f, x: f(x(2, 3, 4, 5, 6), 0),
+    lambda f, x: f(x(2, 3, 4, 5, 6), 2, 0),
+    lambda f, x: f(x(2, 3, 4, 5, 6), 2, 1, 2),
+    lambda f, x: f(x(2, 3, 4, 5, 6), (2, 2, 2), 1, (0, 2, 0)),
+    lambda f, x: f(x(2, 3, 4, 5, 6), 2, -1),
+    lambda f, x: f(x(3, 4, 5), 2),
+    lambda f, x: f(x(2, 0, 4, 5, 6), 2),
+    lambda f, x: f(x(0, 3, 4, 5, 6, 7), 2),
+    lambda f, x: f(x(2, 3, 1, 5, 6), 2),
+    lambda f, x: f(x(2, 3, 4, 5, 6).bool(), 2),
+    lambda f, x: f(x(2, 3, 4, 5, 6), [2, 2]),
+    lambda f, x: f(x(2, 3, 4, 5, 6), 2, [1, 1]),
+    lambda f, x: f(x(2, 3, 4, 5, 6), 2, 1, [1, 1]),
+])
+def test_max_avg_pool3d_errors(fn, call):
+    oracle.raises_like(lambda: call(getattr(F, fn), ct.zeros), lambda: call(getattr(TF, fn), torch.zeros))
+
+
+def test_pool3d_specific_errors():
+    for call in (lambda L: L.nn.functional.max_pool3d(L.zeros(2, 3, 4, 5, 6), 2, 1, 0, 0),
+                 lambda L: L.nn.functional.max_pool3d(L.zeros(2, 3, 9, 9, 9), 3, 1, 2, 2),
+                 lambda L: L.nn.functional.avg_pool3d(L.zeros(2, 3, 4, 5, 6).half(), 2),
+                 lambda L: L.nn.functional.max_pool3d(L.zeros(2, 3, 4, 5, 6), 2, 1, 0, [1, 2]),
+                 lambda L: L.nn.functional.avg_pool3d(L.zeros(2, 3, 4, 5, 6), 2, divisor_override=0),
+                 lambda L: L.nn.functional.avg_pool3d(L.zeros(3, 4, 5), 2, divisor_override=0)):
+        oracle.raises_like(lambda: call(ct), lambda: call(torch))

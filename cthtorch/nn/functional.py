@@ -818,97 +818,99 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
                 antialias=False):
     if _has_torch_function_unary(input):
         return _handle_with_locals(interpolate, locals())
+    if mode in ("nearest", "area", "nearest-exact"):
+        if align_corners is not None:
+            raise ValueError("align_corners option can only be set with the interpolating modes: "
+                             "linear | bilinear | bicubic | trilinear")
+    elif align_corners is None:
+        align_corners = False
     nd = input.dim() - 2
-    if size is None and scale_factor is None:
-        raise ValueError("either size or scale_factor should be defined")
+    spatial = list(input.shape[2:])
+    scales = None     # the scale factors the kernel is given (torch's scale_factors)
     if size is not None and scale_factor is not None:
         raise ValueError("only one of size or scale_factor should be defined")
-    in_sizes = list(input.shape[2:])
     if size is not None:
-        out_sizes = [size] * nd if isinstance(size, int) else list(size)
-        scales = [o / i for o, i in zip(out_sizes, in_sizes)]
+        if isinstance(size, (list, tuple)):
+            if len(size) != nd:
+                raise ValueError("Input and output must have the same number of spatial dimensions, but got input with "
+                                 "spatial dimensions of %s and output size of %s. Please provide input tensor in (N, C, "
+                                 "d1, d2, ...,dK) format and output size in (o1, o2, ...,oK) format." % (spatial, size))
+            if not all(isinstance(v, numbers.Integral) or _is_int_tensor(v) for v in size):
+                raise TypeError("expected size to be one of int or Tuple[int] or Tuple[int, int] or Tuple[int, int, int], "
+                                "but got size with types %s" % [type(v) for v in size])
+            out_sizes = list(size)
+        else:
+            out_sizes = [size] * nd
+    elif scale_factor is not None:
+        if isinstance(scale_factor, (list, tuple)):
+            if len(scale_factor) != nd:
+                raise ValueError("Input and scale_factor must have the same number of spatial dimensions, but got input "
+                                 "with spatial dimensions of %s and scale_factor of shape %s. Please provide input tensor "
+                                 "in (N, C, d1, d2, ...,dK) format and scale_factor in (s1, s2, ...,sK) format."
+                                 % (spatial, scale_factor))
+            scales = [float(v) for v in scale_factor]
+        else:
+            scales = [float(scale_factor)] * nd
+        out_sizes = None
     else:
-        sf = [scale_factor] * nd if not isinstance(scale_factor, (list, tuple)) else list(scale_factor)
-        out_sizes = [int(math.floor(i * s)) for i, s in zip(in_sizes, sf)]
-        scales = sf if not recompute_scale_factor else [o / i for o, i in zip(out_sizes, in_sizes)]
-    if mode == "area":   # torch: adaptive average pooling to the output size
-        pool = {1: adaptive_avg_pool1d, 2: adaptive_avg_pool2d, 3: adaptive_avg_pool3d}[nd]
+        raise ValueError("either size or scale_factor should be defined")
+    if recompute_scale_factor and size is not None:
+        raise ValueError("recompute_scale_factor is not meaningful with an explicit size.")
+    if out_sizes is None:
+        # the kernel's output size: the C cast of in * scale (truncation), as torch's upsample_*.vec
+        out_sizes = []
+        for n, sc in zip(spatial, scales):
+            v = n * sc
+            if not -2.0**63 <= v < 2.0**63:
+                raise RuntimeError("value cannot be converted to type int64_t without overflow")
+            out_sizes.append(int(v))
+        if recompute_scale_factor or mode == "area":
+            scales = None     # the kernel then derives its scales from the sizes
+    if antialias and not (mode in ("bilinear", "bicubic", "lanczos") and input.dim() == 4):
+        raise ValueError("Anti-alias option is restricted to bilinear, bicubic, and lanczos modes and requires a 4-D "
+                         "tensor as input")
+    if mode == "area" and input.dim() in (3, 4, 5):   # torch: adaptive average pooling to the output size
+        pool = {3: adaptive_avg_pool1d, 4: adaptive_avg_pool2d, 5: adaptive_avg_pool3d}[input.dim()]
         return pool(input, out_sizes if nd > 1 else out_sizes[0])
-    if mode == "bicubic" and nd != 2:
-        raise NotImplementedError("Got %dD input, but bicubic mode needs 4D input" % input.dim())
+    if mode == "lanczos" and input.dim() == 4:
+        if align_corners:
+            raise ValueError("Lanczos mode does not support align_corners=True")
+        if not antialias:
+            raise ValueError("Lanczos mode requires antialias=True")
+        raise NotImplementedError("interpolate: mode 'lanczos' (antialiased) is not implemented in cthtorch")
+    kernel = _UPSAMPLE_KERNELS.get((mode, input.dim()))
+    if kernel is None:
+        if mode in _UPSAMPLE_NEEDS and input.dim() in (3, 4, 5):
+            raise NotImplementedError("Got %dD input, but %s mode needs %dD input" % (input.dim(), mode, _UPSAMPLE_NEEDS[mode]))
+        raise NotImplementedError("Input Error: Only 3D, 4D and 5D input Tensors supported (got %dD) for the modes: "
+                                  "nearest | linear | bilinear | bicubic | trilinear | lanczos | area | nearest-exact (got %s)"
+                                  % (input.dim(), mode))
+    if antialias:
+        raise NotImplementedError("interpolate: antialias=True (torch's _upsample_%s2d_aa) is not implemented in "
+                                  "cthtorch" % mode)
     for o in out_sizes:   # torch's parser refuses these before anything is allocated
         if not -2**63 <= o < 2**63:
-            raise TypeError("upsample_%s%dd(): argument 'output_size' failed to unpack the object at pos 1 with error "
-                            "\"Overflow when unpacking long long\"" % (mode.split("-")[0], nd))
-    out = input
-    for k in range(nd):
-        d = 2 + k
-        n_in, n_out = in_sizes[k], out_sizes[k]
-        sc = (1.0 / scales[k]) if size is None else n_in / n_out   # source step per output step
-        j = cthtorch.arange(n_out, dtype=cthtorch.float64)
-        if mode == "nearest-exact":
-            out = out.index_select(d, _clamped_index((j + 0.5) * sc, n_in))
-        elif mode == "bicubic":
-            out = _cubic_along(out, d, n_in, n_out, sc, align_corners)
-        elif mode == "nearest":
-            src = j / scales[k] if size is None else _exact_ratio(n_out, n_in, n_out)
-            out = out.index_select(d, _clamped_index(src, n_in))
-        elif mode in ("bilinear", "linear", "trilinear"):
-            if align_corners:
-                pos = _exact_ratio(n_out, n_in - 1, n_out - 1) if n_out > 1 else j * 0.0
-            else:
-                pos = ((j + 0.5) * sc - 0.5).clamp(min=0.0)
-            i0 = _clamped_index(pos, n_in)
-            i1 = (i0 + 1).clamp(max=n_in - 1)
-            shape = [1] * out.dim()
-            shape[d] = n_out
-            wt = (pos - i0).to(out.dtype).reshape(shape)
-            a = out.index_select(d, i0)
-            b = out.index_select(d, i1)
-            out = a + (b - a) * wt
-        else:
-            raise NotImplementedError("interpolation mode '%s' is not implemented in cthtorch" % mode)
-    return out
+            raise TypeError("%s(): argument 'output_size' failed to unpack the object at pos 1 with error "
+                            "\"Overflow when unpacking long long\"" % kernel.__name__)
+    scales = scales if scales is not None else [None] * nd
+    if mode in ("nearest", "nearest-exact"):
+        return kernel(input, out_sizes, *scales)
+    return kernel(input, out_sizes, align_corners, *scales)
 
 
-# Source coordinates are float64 tensors computed with the same operations, in
-# the same order, as the scalar formulas they replace (so indices and weights
-# are bit-for-bit those of the per-element Python loops before).
-def _exact_ratio(n, num, den):
-    """j * num / den for j in [0, n): the product exact in int64, one rounding in the division"""
-    return (cthtorch.arange(n) * num).to(cthtorch.float64) / den
+def _is_int_tensor(v):
+    return isinstance(v, cthtorch.Tensor) and v.dim() == 0 and not v.is_floating_point() and not v.is_complex()
 
 
-def _clamped_index(pos, n_in):
-    """min(floor(pos), n_in - 1) as int64 indices"""
-    return pos.floor().clamp(max=n_in - 1).long()
-
-
-def _cubic_along(x, d, n_in, n_out, sc, align_corners, A=-0.75):
-    """Keys' cubic convolution (A = -0.75, as torch) along dim d: four taps per
-    output, source indices clamped to the border, coordinates unclamped."""
-    if align_corners:
-        pos = _exact_ratio(n_out, n_in - 1, n_out - 1) if n_out > 1 else cthtorch.zeros(n_out, dtype=cthtorch.float64)
-    else:
-        pos = (cthtorch.arange(n_out, dtype=cthtorch.float64) + 0.5) * sc - 0.5
-
-    def near(t):   # |t| <= 1
-        return ((A + 2) * t - (A + 3)) * t * t + 1
-
-    def far(t):    # 1 < |t| < 2
-        return ((A * t - 5 * A) * t + 8 * A) * t - 4 * A
-    base = pos.floor()
-    frac = pos - base
-    base = base.long()
-    weights = [far(frac + 1), near(frac), near(1 - frac), far(2 - frac)]
-    shape = [1] * x.dim()
-    shape[d] = n_out
-    out = None
-    for tap in range(4):
-        idx = (base - 1 + tap).clamp(0, n_in - 1)
-        term = x.index_select(d, idx) * weights[tap].to(x.dtype).reshape(shape)
-        out = term if out is None else out + term
-    return out
+# (mode, input.dim()) -> the op that computes it
+_UPSAMPLE_KERNELS = {
+    ("nearest", 3): _C._nn.upsample_nearest1d, ("nearest", 4): _C._nn.upsample_nearest2d,
+    ("nearest", 5): _C._nn.upsample_nearest3d, ("nearest-exact", 3): _C._nn._upsample_nearest_exact1d,
+    ("nearest-exact", 4): _C._nn._upsample_nearest_exact2d, ("nearest-exact", 5): _C._nn._upsample_nearest_exact3d,
+    ("linear", 3): _C._nn.upsample_linear1d, ("bilinear", 4): _C._nn.upsample_bilinear2d,
+    ("trilinear", 5): _C._nn.upsample_trilinear3d, ("bicubic", 4): _C._nn.upsample_bicubic2d,
+}
+_UPSAMPLE_NEEDS = {"linear": 3, "bilinear": 4, "trilinear": 5}
 
 
 def upsample(input, size=None, scale_factor=None, mode="nearest", align_corners=None):

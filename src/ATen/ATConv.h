@@ -97,4 +97,14 @@ AT_API THTensor *at_adaptive_avg_pool3d_like(const THTensor *self, const THTenso
 AT_API int at_adaptive_max_pool3d(THTensor **outs, const THTensor *input, const ATIntList *output_size);
 AT_API THTensor *at_adaptive_max_pool3d_backward(const THTensor *grad, const THTensor *input, const THTensor *indices);
 AT_API THTensor *at_max_pool3d_take(const THTensor *self, const THTensor *indices);
+/* max and average pooling over the trailing three dims of (N, )C, D, H, W;
+ * max's indices are flat d*H*W + h*W + w within each plane, as torch */
+AT_API int at_max_pool3d(THTensor **outs, const THTensor *input, const ATIntList *kernel, const ATIntList *stride,
+                         const ATIntList *padding, const ATIntList *dilation, bool ceil_mode);
+AT_API THTensor *at_max_pool3d_backward(const THTensor *grad, const THTensor *input, const THTensor *indices);
+AT_API THTensor *at_avg_pool3d(const THTensor *input, const ATIntList *kernel, const ATIntList *stride,
+                               const ATIntList *padding, bool ceil_mode, bool count_include_pad, ATOptInt divisor);
+AT_API THTensor *at_avg_pool3d_backward(const THTensor *grad, const THTensor *input, const ATIntList *kernel,
+                                        const ATIntList *stride, const ATIntList *padding, bool ceil_mode,
+                                        bool count_include_pad, ATOptInt divisor);
 #endif

@@ -276,6 +276,15 @@ typedef struct ATCudaHooks {
   /* out[t] = <g[o2b[t]], w[idx[t]]> (0 for a padding row), n values */
   int (*embedding_bag_psw_backward)(THDtype dt, const void *g, const void *w, const int64_t *idx, const int64_t *o2b,
                                     int64_t n, int64_t D, int64_t pad, void *out);
+  /* ---- upsampling (THCUpsample.cu): contiguous float32/float64 planes (dt). geom: P, D, H, W,
+   * OD, OH, OW, nsp (the op's spatial dims: D = OD = 1 when nsp < 3, H = OH = 1 too when
+   * nsp == 1); mode: a THUpsampleMode
+   * (src/TH/THUpsample.h); scales (d, h, w): the user's scale factors, <= 0 for none.
+   * The backward writes every element of gx. ---- */
+  int (*upsample)(THDtype dt, const void *x, void *y, const int64_t *geom, int mode, bool align_corners,
+                  const double *scales);
+  int (*upsample_backward)(THDtype dt, const void *gy, void *gx, const int64_t *geom, int mode,
+                           bool align_corners, const double *scales);
 } ATCudaHooks;
 
 /* NULL until cthtorch.cuda initialised libTHC (ATDevice.c). */

@@ -237,7 +237,12 @@ BAG_FWD(double)
 
 /* every index in [0, V), else torch's error (the CPU's fast path words it differently) */
 static int bag_index_check(const int64_t *ix, int64_t n, int64_t V, bool fast) {
-  for (int64_t t = 0; t < n; t++)
+  /* one branch-free pass (unsigned: a negative index is huge) that vectorizes; the first bad
+   * index is looked for only when there is one */
+  uint64_t bad = 0;
+#pragma omp simd reduction(|:bad)
+  for (int64_t t = 0; t < n; t++) bad |= (uint64_t)ix[t] >= (uint64_t)V;
+  for (int64_t t = 0; bad && t < n; t++)
     if (ix[t] < 0 || ix[t] >= V) {
       if (fast)
         THError_set(TH_ERR_RUNTIME, "Index %lld of input takes value %lld which is not in the valid range [0, %lld)",

@@ -697,3 +697,291 @@ THTensor *at_adaptive_avg_pool2d_like(const THTensor *self, const THTensor *like
 THTensor *at_adaptive_avg_pool3d_like(const THTensor *self, const THTensor *like) {
   return adaptive_avg_like(self, like, 3, "_adaptive_avg_pool3d_like");
 }
+
+/* ---- max and average pooling over three spatial dims (T, H, W) ----
+ * torch's checks, in its order: the output size per dim (stride not zero,
+ * padding within half the effective kernel), then pool3d_shape_check. */
+typedef struct { int64_t P, in[3], out[3], k[3], s[3], p[3], d[3]; } Pool3Geom;
+
+/* floor division, as torch's div_rtn (the numerator may be negative) */
+static int64_t div_floor(int64_t a, int64_t b) {
+  int64_t q = a / b;
+  return (a % b != 0 && ((a < 0) != (b < 0))) ? q - 1 : q;
+}
+
+static int pool3d_geom(const THTensor *x, const ATIntList *k, const ATIntList *s, const ATIntList *p,
+                       const ATIntList *d, bool ceil_mode, bool is_avg, Pool3Geom *g) {
+  char b[256];
+  if (x->ndim != 4 && x->ndim != 5) {
+    THError_set(TH_ERR_RUNTIME, "non-empty 4D or 5D (batch mode) tensor expected for input");
+    return -1;
+  }
+  const char *fn = is_avg ? "avg_pool3d()" : "max_pool3d_with_indices_out_cpu_template()";
+  for (int i = 0; i < 3; i++) {
+    g->k[i] = k->n == 3 ? k->v[i] : k->v[0];
+    g->s[i] = s && s->n > 0 ? (s->n == 3 ? s->v[i] : s->v[0]) : g->k[i];
+    g->p[i] = p->n == 3 ? p->v[i] : p->v[0];
+    g->d[i] = d ? (d->n == 3 ? d->v[i] : d->v[0]) : 1;
+    g->in[i] = x->sizes[x->ndim - 3 + i];
+    if (g->k[i] > INT32_MAX || g->k[i] < INT32_MIN || g->s[i] > INT32_MAX || g->s[i] < INT32_MIN ||
+        g->p[i] > INT32_MAX || g->p[i] < INT32_MIN || g->d[i] > INT32_MAX || g->d[i] < INT32_MIN) {
+      THError_set(TH_ERR_RUNTIME, "value cannot be converted to type int without overflow");
+      return -1;
+    }
+  }
+  for (int i = 0; i < 3; i++) {   /* torch's pooling_output_shape, T then H then W */
+    if (g->s[i] == 0) { THError_set(TH_ERR_RUNTIME, "stride should not be zero"); return -1; }
+    if (g->p[i] < 0) { THError_set(TH_ERR_RUNTIME, "pad must be non-negative, but got pad: %lld", (long long)g->p[i]); return -1; }
+    if (g->p[i] > ((g->k[i] - 1) * g->d[i] + 1) / 2) {
+      THError_set(TH_ERR_RUNTIME, "pad should be at most half of effective kernel size, but got pad=%lld, kernel_size=%lld "
+                  "and dilation=%lld", (long long)g->p[i], (long long)g->k[i], (long long)g->d[i]);
+      return -1;
+    }
+    int64_t o = div_floor(g->in[i] + 2 * g->p[i] - g->d[i] * (g->k[i] - 1) - 1 + (ceil_mode ? g->s[i] - 1 : 0), g->s[i]) + 1;
+    if (ceil_mode && (o - 1) * g->s[i] >= g->in[i] + g->p[i]) o--;
+    g->out[i] = o;
+  }
+  /* pool3d_shape_check */
+  if (g->k[0] <= 0 || g->k[1] <= 0 || g->k[2] <= 0) {
+    THError_set(TH_ERR_RUNTIME, "kernel size should be greater than zero, but got kT: %lld kH: %lld kW: %lld",
+                (long long)g->k[0], (long long)g->k[1], (long long)g->k[2]);
+    return -1;
+  }
+  if (g->s[0] <= 0 || g->s[1] <= 0 || g->s[2] <= 0) {
+    THError_set(TH_ERR_RUNTIME, "stride should be greater than zero, but got dT: %lld dH: %lld dW: %lld",
+                (long long)g->s[0], (long long)g->s[1], (long long)g->s[2]);
+    return -1;
+  }
+  if (g->d[0] <= 0 || g->d[1] <= 0 || g->d[2] <= 0) {
+    THError_set(TH_ERR_RUNTIME, "dilation should be greater than zero, but got dilationT: %lld dilationH: %lld "
+                "dilationW: %lld", (long long)g->d[0], (long long)g->d[1], (long long)g->d[2]);
+    return -1;
+  }
+  for (int i = x->ndim == 5 ? 1 : 0; i < x->ndim; i++)
+    if (x->sizes[i] <= 0) {
+      /* sic: torch prints the dimension's length where it means its index */
+      THError_set(TH_ERR_RUNTIME, "%s: Expected input's non-batch dimensions to have positive length, but input has a "
+                  "shape of %s and non-batch dimension %lld has length zero!", fn,
+                  THTensor_sizeStr(x->ndim, x->sizes, b, 256), (long long)x->sizes[i]);
+      return -1;
+    }
+  if (is_avg && (g->in[0] < g->k[0] || g->in[1] < g->k[1] || g->in[2] < g->k[2])) {
+    THError_set(TH_ERR_RUNTIME, "input image (T: %lld H: %lld W: %lld) smaller than kernel size (kT: %lld kH: %lld kW: %lld)",
+                (long long)g->in[0], (long long)g->in[1], (long long)g->in[2], (long long)g->k[0], (long long)g->k[1],
+                (long long)g->k[2]);
+    return -1;
+  }
+  if (g->k[0] / 2 < g->p[0] || g->k[2] / 2 < g->p[2] || g->k[1] / 2 < g->p[1]) {
+    THError_set(TH_ERR_RUNTIME, "pad should be smaller than or equal to half of kernel size, but got kT: %lld kW: %lld "
+                "kH: %lld padT: %lld padW: %lld padH: %lld", (long long)g->k[0], (long long)g->k[2], (long long)g->k[1],
+                (long long)g->p[0], (long long)g->p[2], (long long)g->p[1]);
+    return -1;
+  }
+  int64_t C = x->sizes[x->ndim - 4];
+  if (g->out[0] < 1 || g->out[1] < 1 || g->out[2] < 1) {
+    THError_set(TH_ERR_RUNTIME, "Given input size: (%lldx%lldx%lldx%lld). Calculated output size: (%lldx%lldx%lldx%lld). "
+                "Output size is too small", (long long)C, (long long)g->in[0], (long long)g->in[1], (long long)g->in[2],
+                (long long)C, (long long)g->out[0], (long long)g->out[1], (long long)g->out[2]);
+    return -1;
+  }
+  g->P = C * (x->ndim == 5 ? x->sizes[0] : 1);
+  return 0;
+}
+
+static void pool3d_out_sizes(const THTensor *x, const Pool3Geom *g, int64_t *sz) {
+  memcpy(sz, x->sizes, x->ndim * sizeof(int64_t));
+  for (int i = 0; i < 3; i++) sz[x->ndim - 3 + i] = g->out[i];
+}
+
+/* One plane of 3-d max pooling: torch's pick (the window's first valid
+ * element, then any larger one or a NaN), indices flat in the plane. T is
+ * the compute type: float, double, or int64 for the integer dtypes. */
+#define MAXPOOL3D_PLANE(T)                                                                             \
+  static void maxpool3d_plane_##T(const T *x, T *y, int64_t *ix, const Pool3Geom *g) {                 \
+    for (int64_t ot = 0; ot < g->out[0]; ot++) {                                                       \
+      int64_t t0 = ot * g->s[0] - g->p[0], t1 = t0 + (g->k[0] - 1) * g->d[0] + 1;                      \
+      while (t0 < 0) t0 += g->d[0];                                                                    \
+      if (t1 > g->in[0]) t1 = g->in[0];                                                                \
+      for (int64_t oh = 0; oh < g->out[1]; oh++) {                                                     \
+        int64_t h0 = oh * g->s[1] - g->p[1], h1 = h0 + (g->k[1] - 1) * g->d[1] + 1;                    \
+        while (h0 < 0) h0 += g->d[1];                                                                  \
+        if (h1 > g->in[1]) h1 = g->in[1];                                                              \
+        for (int64_t ow = 0; ow < g->out[2]; ow++) {                                                   \
+          int64_t w0 = ow * g->s[2] - g->p[2], w1 = w0 + (g->k[2] - 1) * g->d[2] + 1;                  \
+          while (w0 < 0) w0 += g->d[2];                                                                \
+          if (w1 > g->in[2]) w1 = g->in[2];                                                            \
+          int64_t best = (t0 * g->in[1] + h0) * g->in[2] + w0;                                         \
+          T bv = x[best];                                                                              \
+          for (int64_t it = t0; it < t1; it += g->d[0])                                                \
+            for (int64_t ih = h0; ih < h1; ih += g->d[1]) {                                            \
+              int64_t base = (it * g->in[1] + ih) * g->in[2];                                          \
+              for (int64_t iw = w0; iw < w1; iw += g->d[2]) {                                          \
+                T v = x[base + iw];                                                                    \
+                if (v > bv || v != v) { bv = v; best = base + iw; }                                    \
+              }                                                                                        \
+            }                                                                                          \
+          *y++ = bv;                                                                                   \
+          *ix++ = best;                                                                                \
+        }                                                                                              \
+      }                                                                                                \
+    }                                                                                                  \
+  }
+MAXPOOL3D_PLANE(float)
+MAXPOOL3D_PLANE(double)
+MAXPOOL3D_PLANE(int64_t)
+
+int at_max_pool3d(THTensor **outs, const THTensor *input, const ATIntList *k, const ATIntList *s, const ATIntList *p,
+                  const ATIntList *d, bool ceil_mode) {
+  Pool3Geom g;
+  if (pool3d_geom(input, k, s, p, d, ceil_mode, false, &g) < 0) return -1;
+  if (input->dtype == TH_Bool) {
+    THError_set(TH_ERR_NOTIMPL, "\"max_pool3d\" not implemented for 'Bool'");
+    return -1;
+  }
+  if (THTensor_device(input) >= 0) {
+    THError_set(TH_ERR_NOTIMPL, "max_pool3d on CUDA is not implemented in cthtorch");
+    return -1;
+  }
+  THDtype ct = input->dtype == TH_Double ? TH_Double : THDtype_isFloating(input->dtype) ? TH_Float : TH_Int64;
+  int64_t sz[5];
+  pool3d_out_sizes(input, &g, sz);
+  THTensor *x = at_contiguous_as(input, ct);
+  THTensor *y = x ? THTensor_new(ct, input->ndim, sz) : NULL, *idx = y ? THTensor_new(TH_Int64, input->ndim, sz) : NULL;
+  if (!idx) { THTensor_free(x); THTensor_free(y); return -1; }
+  int64_t HW = g.in[0] * g.in[1] * g.in[2], L = g.out[0] * g.out[1] * g.out[2];
+  int64_t *id = (int64_t *)THTensor_data(idx);
+  const char *xd = THTensor_data(x);
+  char *yd = THTensor_data(y);
+  size_t es = THDtype_size(ct);
+#pragma omp parallel for if (g.P * L > 16384)
+  for (int64_t pl = 0; pl < g.P; pl++) {
+    const void *xp = xd + pl * HW * es;
+    void *yp = yd + pl * L * es;
+    if (ct == TH_Double) maxpool3d_plane_double(xp, yp, id + pl * L, &g);
+    else if (ct == TH_Float) maxpool3d_plane_float(xp, yp, id + pl * L, &g);
+    else maxpool3d_plane_int64_t(xp, yp, id + pl * L, &g);
+  }
+  THTensor_free(x);
+  outs[0] = ct == input->dtype ? THTensor_retain(y) : at_to_dtype(y, input->dtype, false);
+  THTensor_free(y);
+  outs[1] = idx;
+  if (!outs[0]) { THTensor_free(idx); outs[1] = NULL; return -1; }
+  return 0;
+}
+
+THTensor *at_max_pool3d_backward(const THTensor *grad, const THTensor *input, const THTensor *indices) {
+  return plane_scatter(grad, input, indices, 3, "max_pool3d_with_indices_backward");
+}
+
+/* average pooling's divisor of the window starting at (t0, h0, w0) (before
+ * clamping), as torch's avg_pool3d: the override, or the window's count
+ * within input + padding (count_include_pad), or within the input */
+static int64_t avg3d_div(const Pool3Geom *g, const int64_t *start, bool cip, ATOptInt divisor) {
+  if (divisor.has) return divisor.v;
+  int64_t padded = 1, inside = 1;
+  for (int i = 0; i < 3; i++) {
+    int64_t a = start[i], e = a + g->k[i];
+    int64_t pe = e < g->in[i] + g->p[i] ? e : g->in[i] + g->p[i];
+    padded *= pe - a;
+    int64_t ca = a > 0 ? a : 0, ce = e < g->in[i] ? e : g->in[i];
+    inside *= ce - ca;
+  }
+  return cip ? padded : inside;
+}
+
+/* one plane of average pooling (fwd) or its adjoint (bwd: gx zeroed first),
+ * summing in double */
+#define AVGPOOL3D_PLANE(T)                                                                             \
+  static void avgpool3d_plane_##T(const T *src, T *dst, const Pool3Geom *g, bool cip, ATOptInt dv, bool bwd) { \
+    if (bwd) memset(dst, 0, g->in[0] * g->in[1] * g->in[2] * sizeof(T));                               \
+    int64_t o = 0;                                                                                     \
+    for (int64_t ot = 0; ot < g->out[0]; ot++)                                                         \
+      for (int64_t oh = 0; oh < g->out[1]; oh++)                                                       \
+        for (int64_t ow = 0; ow < g->out[2]; ow++, o++) {                                              \
+          int64_t st[3] = { ot * g->s[0] - g->p[0], oh * g->s[1] - g->p[1], ow * g->s[2] - g->p[2] };  \
+          int64_t lo[3], hi[3];                                                                        \
+          for (int i = 0; i < 3; i++) {                                                                \
+            lo[i] = st[i] > 0 ? st[i] : 0;                                                             \
+            hi[i] = st[i] + g->k[i] < g->in[i] ? st[i] + g->k[i] : g->in[i];                           \
+          }                                                                                            \
+          int64_t div = avg3d_div(g, st, cip, dv);                                                     \
+          if (!bwd) {                                                                                  \
+            double sum = 0;                                                                            \
+            for (int64_t it = lo[0]; it < hi[0]; it++)                                                 \
+              for (int64_t ih = lo[1]; ih < hi[1]; ih++) {                                             \
+                const T *row = src + (it * g->in[1] + ih) * g->in[2];                                  \
+                for (int64_t iw = lo[2]; iw < hi[2]; iw++) sum += row[iw];                             \
+              }                                                                                        \
+            dst[o] = div ? (T)(sum / (double)div) : 0;                                                 \
+          } else {                                                                                     \
+            T v = div ? (T)((double)src[o] / (double)div) : 0;                                         \
+            for (int64_t it = lo[0]; it < hi[0]; it++)                                                 \
+              for (int64_t ih = lo[1]; ih < hi[1]; ih++) {                                             \
+                T *row = dst + (it * g->in[1] + ih) * g->in[2];                                        \
+                for (int64_t iw = lo[2]; iw < hi[2]; iw++) row[iw] += v;                               \
+              }                                                                                        \
+          }                                                                                            \
+        }                                                                                              \
+  }
+AVGPOOL3D_PLANE(float)
+AVGPOOL3D_PLANE(double)
+
+static THTensor *avg_pool3d_run(const THTensor *src, const THTensor *input, const Pool3Geom *g, bool cip,
+                                ATOptInt divisor, bool bwd) {
+  if (THTensor_device(input) >= 0) {
+    THError_set(TH_ERR_NOTIMPL, "avg_pool3d on CUDA is not implemented in cthtorch");
+    return NULL;
+  }
+  /* int64 sums in double, then truncates as torch's integer division does */
+  THDtype ct = input->dtype == TH_Float ? TH_Float : TH_Double;
+  int64_t sz[5];
+  pool3d_out_sizes(input, g, sz);
+  THTensor *x = at_contiguous_as(src, ct);
+  THTensor *y = x ? THTensor_new(ct, input->ndim, bwd ? input->sizes : sz) : NULL, *r = NULL;
+  if (y) {
+    int64_t HW = g->in[0] * g->in[1] * g->in[2], L = g->out[0] * g->out[1] * g->out[2];
+    int64_t sin = bwd ? L : HW, sout = bwd ? HW : L;
+    size_t es = THDtype_size(ct);
+    const char *xd = THTensor_data(x);
+    char *yd = THTensor_data(y);
+#pragma omp parallel for if (g->P * (L + HW) > 16384)
+    for (int64_t pl = 0; pl < g->P; pl++) {
+      if (ct == TH_Double) avgpool3d_plane_double((const double *)(xd + pl * sin * es), (double *)(yd + pl * sout * es), g, cip, divisor, bwd);
+      else avgpool3d_plane_float((const float *)(xd + pl * sin * es), (float *)(yd + pl * sout * es), g, cip, divisor, bwd);
+    }
+    r = ct == input->dtype ? THTensor_retain(y) : at_to_dtype(y, input->dtype, false);
+  }
+  THTensor_free(x); THTensor_free(y);
+  return r;
+}
+
+/* torch's CPU avg_pool3d takes float32, float64 and int64 */
+static int avg_pool3d_dtype(const THTensor *t) {
+  if (t->dtype == TH_Float || t->dtype == TH_Double || t->dtype == TH_Int64) return 0;
+  THError_set(TH_ERR_NOTIMPL, "\"avg_pool3d_out_frame\" not implemented for '%s'", THDtype_info[t->dtype].legacy);
+  return -1;
+}
+
+THTensor *at_avg_pool3d(const THTensor *input, const ATIntList *k, const ATIntList *s, const ATIntList *p,
+                        bool ceil_mode, bool cip, ATOptInt divisor) {
+  /* torch's order: the rank (pool3d_geom's first check), the divisor, the geometry */
+  if ((input->ndim == 4 || input->ndim == 5) && divisor.has && divisor.v == 0) { THError_set(TH_ERR_RUNTIME, "divisor must be not zero"); return NULL; }
+  Pool3Geom g;
+  if (pool3d_geom(input, k, s, p, NULL, ceil_mode, true, &g) < 0 || avg_pool3d_dtype(input) < 0) return NULL;
+  return avg_pool3d_run(input, input, &g, cip, divisor, false);
+}
+
+THTensor *at_avg_pool3d_backward(const THTensor *grad, const THTensor *input, const ATIntList *k, const ATIntList *s,
+                                 const ATIntList *p, bool ceil_mode, bool cip, ATOptInt divisor) {
+  if (divisor.has && divisor.v == 0) { THError_set(TH_ERR_RUNTIME, "divisor must be not zero"); return NULL; }
+  Pool3Geom g;
+  if (pool3d_geom(input, k, s, p, NULL, ceil_mode, true, &g) < 0) return NULL;
+  int64_t osz[5];
+  pool3d_out_sizes(input, &g, osz);
+  if (at_check_shape(grad, input->ndim, osz, "avg_pool3d_backward", "grad_output") < 0) return NULL;
+  if (!THDtype_isFloating(grad->dtype)) {
+    THError_set(TH_ERR_NOTIMPL, "\"avg_pool3d_backward_out_frame\" not implemented for '%s'", THDtype_info[grad->dtype].legacy);
+    return NULL;
+  }
+  return avg_pool3d_run(grad, input, &g, cip, divisor, true);
+}

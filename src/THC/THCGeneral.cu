@@ -230,6 +230,8 @@ const ATCudaHooks *THC_hooks(void) {
   hooks.embedding_bag = thc_embedding_bag;
   hooks.embedding_bag_backward = thc_embedding_bag_backward;
   hooks.embedding_bag_psw_backward = thc_embedding_bag_psw_backward;
+  hooks.upsample = thc_upsample;
+  hooks.upsample_backward = thc_upsample_backward;
   return &hooks;
 }
 

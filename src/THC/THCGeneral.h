@@ -114,6 +114,10 @@ int thc_cudnn_batch_norm(THDtype dt, const void *x, const void *w, const void *b
 int thc_cudnn_batch_norm_backward(THDtype dt, const void *g, const void *x, const void *w, const void *mean,
                                   const void *stat1, bool is_var, void *dx, void *dw, void *db, int64_t N, int64_t C,
                                   int64_t S, bool training, double eps);
+int thc_upsample(THDtype dt, const void *x, void *y, const int64_t *geom, int mode, bool align_corners,
+                 const double *scales);                                        /* THCUpsample.cu */
+int thc_upsample_backward(THDtype dt, const void *gy, void *gx, const int64_t *geom, int mode, bool align_corners,
+                          const double *scales);
 
 #ifdef __cplusplus
 }

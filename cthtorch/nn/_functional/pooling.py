@@ -1,6 +1,5 @@
-"""Pooling forms missing a C kernel, as composites: lp_pool*, max_unpool*,
-the *_with_indices spellings and max/avg 3-d pooling (windows from
-Tensor.unfold); the adaptive 3-d forms call their C kernels."""
+"""Pooling forms missing a C kernel, as composites (lp_pool*, max_unpool*),
+and the 3-d forms' argument handling in front of their C kernels."""
 import math
 
 import cthtorch
@@ -119,62 +118,38 @@ def max_unpool3d(input, indices, kernel_size, stride=None, padding=0, output_siz
     return _max_unpool(input, indices, kernel_size, stride, padding, output_size, 3)
 
 
-# ---------------------------------------------------------------- 3-d pooling over unfold windows
-def _out_len(L, k, s, p, d, ceil):
-    span = L + 2 * p - d * (k - 1) - 1
-    out = (-(-span // s) if ceil else span // s) + 1
-    if ceil and (out - 1) * s >= L + p:   # the last window must start inside the input or left padding
-        out -= 1
-    return out
+# ---------------------------------------------------------------- 3-d pooling (C kernels, ATPool.c)
+def _pool3d_list(v, what, name, omit_ok=False):
+    """torch's length checks of a 3-d pooling argument: one int or three"""
+    if v is None or (omit_ok and isinstance(v, (list, tuple)) and len(v) == 0):
+        return []
+    if isinstance(v, (list, tuple)):
+        if len(v) not in (1, 3):
+            raise RuntimeError(_POOL3D_ARG_TEXT[name][what])
+        return list(v)
+    return v
 
 
-def _windows(x, k, s, p, d, ceil, fill, nd):
-    """Pad the last nd dims with `fill` and return (windows (..., out..., K), out sizes)."""
-    outs, pads = [], []
-    for i in range(nd):
-        L = x.shape[x.dim() - nd + i]
-        o = _out_len(L, k[i], s[i], p[i], d[i], ceil)
-        outs.append(o)
-        right = (o - 1) * s[i] + d[i] * (k[i] - 1) + 1 - L - p[i]
-        pads.append((p[i], right))
-    flat = [v for lo_hi in reversed(pads) for v in lo_hi]
-    w = _F().pad(x, flat, value=fill) if any(flat) else x
-    base = w.dim() - nd
-    for i in range(nd):
-        w = w.unfold(base + i, d[i] * (k[i] - 1) + 1, s[i])
-        if d[i] > 1:
-            w = w[..., ::d[i]]
-    return w.reshape(*w.shape[:base + nd], -1), outs
-
-
-def _pool_args(kernel_size, stride, padding, dilation, nd):
-    tup = _ntuple(nd)
-    k = tup(kernel_size)
-    s = tup(stride) if stride is not None and stride != [] else k
-    return k, s, tup(padding), tup(dilation)
-
-
-def _check_pool_input(input, nd, name):
-    if input.dim() not in (nd + 1, nd + 2):
-        raise RuntimeError("%s: Expected %dD or %dD (batch mode) tensor for input, but got: %s"
-                           % (name, nd + 1, nd + 2, list(input.shape)))
+_POOL3D_ARG_TEXT = {
+    "max_pool3d": {"kernel_size": "max_pool3d: kernel_size must either be a single int, or a tuple of three ints",
+                   "stride": "max_pool3d: stride must either be omitted, a single int, or a tuple of three ints",
+                   "padding": "max_pool3d: padding must either be a single int, or a tuple of three ints",
+                   "dilation": "max_pool3d: dilation must be either a single int, or a tuple of three ints"},
+    "avg_pool3d": {"kernel_size": "avg_pool3d: kernel_size must be a single int, or a tuple of three ints",
+                   "stride": "avg_pool3d: stride must be omitted, a single int, or a tuple of three ints",
+                   "padding": "avg_pool3d: padding must be a single int, or a tuple of three ints"},
+}
 
 
 def max_pool3d_with_indices(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,
                             return_indices=True):
-    _check_pool_input(input, 3, "max_pool3d")
-    k, s, p, d = _pool_args(kernel_size, stride, padding, dilation, 3)
-    for i in range(3):
-        if p[i] > k[i] // 2:
-            raise RuntimeError("pad should be at most half of effective kernel size, but got pad=%d, kernel_size=%d "
-                               "and dilation=%d" % (p[i], k[i], d[i]))
-    win, outs = _windows(input, k, s, p, d, ceil_mode, float("-inf"), 3)
-    vals, arg = win.max(-1)
-    sp = input.shape[-3:]
-    pos = cthtorch.arange(math.prod(sp)).reshape(sp)
-    pos_win, _ = _windows(pos, k, s, p, d, ceil_mode, -1, 3)
-    idx = pos_win.expand(*arg.shape, pos_win.shape[-1]).gather(-1, arg.unsqueeze(-1)).squeeze(-1)
-    return vals, idx
+    n = "max_pool3d"
+    if input.is_cuda:   # no CUDA kernel yet: the CPU kernel, through differentiable copies
+        out, idx = max_pool3d_with_indices(input.cpu(), kernel_size, stride, padding, dilation, ceil_mode)
+        return out.to(input.device), idx.to(input.device)
+    return cthtorch._C._nn.max_pool3d_with_indices(
+        input, _pool3d_list(kernel_size, "kernel_size", n), _pool3d_list(stride, "stride", n, True),
+        _pool3d_list(padding, "padding", n), _pool3d_list(dilation, "dilation", n), ceil_mode)
 
 
 def max_pool3d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False, return_indices=False):
@@ -188,25 +163,13 @@ def avg_pool3d(input, kernel_size, stride=None, padding=0, ceil_mode=False, coun
                divisor_override=None):
     if _has_torch_function_unary(input):
         return _handle_with_locals(avg_pool3d, locals())
-    _check_pool_input(input, 3, "avg_pool3d")
-    k, s, p, d = _pool_args(kernel_size, stride, padding, 1, 3)
-    for i in range(3):
-        if p[i] > k[i] // 2:
-            raise RuntimeError("pad should be smaller than or equal to half of kernel size, but got padW = %d, "
-                               "padH = %d, padT = %d, kW = %d, kH = %d, kT = %d" % (p[2], p[1], p[0], k[2], k[1], k[0]))
-    win, outs = _windows(input, k, s, p, d, ceil_mode, 0.0, 3)
-    total = win.sum(-1)
-    if divisor_override:
-        return total / divisor_override
-    # the divisor per window: count of positions inside the input (or inside input+padding)
-    ones = cthtorch.ones(input.shape[-3:], dtype=input.dtype)
-    if count_include_pad:
-        ones = _F().pad(ones, [p[2], p[2], p[1], p[1], p[0], p[0]], value=1.0)
-        cnt, _ = _windows(ones, k, s, (0, 0, 0), d, ceil_mode, 0.0, 3)
-        cnt = cnt[tuple(slice(0, o) for o in outs)]
-    else:
-        cnt, _ = _windows(ones, k, s, p, d, ceil_mode, 0.0, 3)
-    return total / cnt.sum(-1)
+    n = "avg_pool3d"
+    if input.is_cuda:   # no CUDA kernel yet: the CPU kernel, through differentiable copies
+        return avg_pool3d(input.cpu(), kernel_size, stride, padding, ceil_mode, count_include_pad,
+                          divisor_override).to(input.device)
+    return cthtorch._C._nn.avg_pool3d(input, _pool3d_list(kernel_size, "kernel_size", n),
+                                      _pool3d_list(stride, "stride", n, True), _pool3d_list(padding, "padding", n),
+                                      ceil_mode, count_include_pad, divisor_override)
 
 
 def _adaptive_size3(input, output_size):

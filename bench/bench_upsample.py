@@ -1,0 +1,36 @@
+"""F.interpolate (upsample_* kernels) forward and backward: cthtorch and
+torch timed side by side in one process (min of repeats, ms).
+Run: PYTHONPATH=. python bench/bench_upsample.py [threads]"""
+import numpy as np
+
+from bench_scatter import main
+
+
+def cases(L):
+    rs = np.random.RandomState(0)
+    x = L.from_numpy(rs.randn(8, 64, 56, 56).astype(np.float32))
+    v = L.from_numpy(rs.randn(2, 16, 16, 32, 32).astype(np.float32))
+    s = L.from_numpy(rs.randn(16, 64, 1024).astype(np.float32))
+    xg = L.from_numpy(rs.randn(4, 32, 56, 56).astype(np.float32)).requires_grad_()
+    F = L.nn.functional
+
+    def bwd(**kw):
+        def run():
+            F.interpolate(xg, **kw).sum().backward()
+        return run
+    return {
+        "nearest 2x 8x64x56x56": lambda: F.interpolate(x, scale_factor=2, mode="nearest"),
+        "nearest-exact 1.5x 8x64x56x56": lambda: F.interpolate(x, scale_factor=1.5, mode="nearest-exact"),
+        "bilinear 2x 8x64x56x56": lambda: F.interpolate(x, scale_factor=2, mode="bilinear"),
+        "bilinear align_corners -> 97x83": lambda: F.interpolate(x, size=(97, 83), mode="bilinear",
+                                                                 align_corners=True),
+        "bicubic 2x 8x64x56x56": lambda: F.interpolate(x, scale_factor=2, mode="bicubic"),
+        "linear 2x 16x64x1024": lambda: F.interpolate(s, scale_factor=2, mode="linear"),
+        "trilinear 2x 2x16x16x32x32": lambda: F.interpolate(v, scale_factor=2, mode="trilinear"),
+        "nearest fwd+bwd 2x 4x32x56x56": bwd(scale_factor=2, mode="nearest"),
+        "bilinear fwd+bwd 2x 4x32x56x56": bwd(scale_factor=2, mode="bilinear"),
+    }
+
+
+if __name__ == "__main__":
+    main(cases)

@@ -1,0 +1,151 @@
+"""Upsampling in C (src/ATen/ATUpsample.c, declarations/upsample.yaml) and
+F.interpolate over it, vs torch: values (indices bit for bit in the nearest
+modes), dtypes, sizes vs scale factors, recompute_scale_factor,
+align_corners, gradients (gradcheck and gradgradcheck in float64, and
+against torch's), grad_fn names, and errors."""
+import numpy as np
+import pytest
+
+import cthtorch as ct
+import oracle
+
+torch = oracle.require_torch()
+F, TF = ct.nn.functional, torch.nn.functional
+RS = np.random.RandomState(0)
+TOL = {"float64": 1e-12, "float32": 2e-6, "float16": 1e-3, "bfloat16": 1e-2}
+
+MODES = [("nearest", 1), ("nearest", 2), ("nearest", 3), ("nearest-exact", 1), ("nearest-exact", 2),
+         ("nearest-exact", 3), ("linear", 1), ("bilinear", 2), ("trilinear", 3), ("bicubic", 2)]
+INTERP = {"linear", "bilinear", "trilinear", "bicubic"}
+SPATIAL = {1: (7,), 2: (5, 6), 3: (4, 5, 3)}
+
+
+def both(x, dtype="float64"):
+    return ct.tensor(x).to(getattr(ct, dtype)), torch.tensor(x).to(getattr(torch, dtype))
+
+
+def sizing_cases(nd):
+    """size / scale_factor / recompute_scale_factor requests of nd spatial dims"""
+    return [dict(size=tuple([9, 4, 6][:nd])), dict(size=tuple([2, 11, 3][:nd])), dict(size=3),
+            dict(scale_factor=2), dict(scale_factor=1.7), dict(scale_factor=0.6),
+            dict(scale_factor=tuple([1.5, 2.25, 0.75][:nd])), dict(scale_factor=1.3, recompute_scale_factor=True),
+            dict(scale_factor=2.5, recompute_scale_factor=False), dict(size=tuple(SPATIAL[nd]))]
+
+
+@pytest.mark.parametrize("mode,nd", MODES)
+def test_interpolate_values_match_torch(mode, nd):
+    c, t = both(RS.randn(2, 3, *SPATIAL[nd]))
+    for kw in sizing_cases(nd):
+        for ac in ([None] if mode not in INTERP else [False, True]):
+            kw2 = dict(kw, mode=mode, **({} if ac is None else {"align_corners": ac}))
+            got, want = F.interpolate(c, **kw2), TF.interpolate(t, **kw2)
+            oracle.same(got, want, 0 if mode.startswith("nearest") else 1e-12)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float16", "bfloat16"])
+@pytest.mark.parametrize("mode,nd", MODES)
+def test_interpolate_dtypes(mode, nd, dtype):
+    c, t = both(RS.randn(2, 2, *SPATIAL[nd]), dtype)
+    for kw in (dict(scale_factor=1.5), dict(size=tuple([3, 8, 4][:nd]))):
+        kw = dict(kw, mode=mode, **({"align_corners": False} if mode in INTERP else {}))
+        oracle.same(F.interpolate(c, **kw), TF.interpolate(t, **kw), 0 if mode.startswith("nearest") else TOL[dtype])
+
+
+def test_nearest_uint8_and_noncontiguous_input():
+    x = RS.randint(0, 255, size=(2, 3, 5, 6)).astype(np.uint8)
+    for mode in ("nearest", "nearest-exact"):
+        c, t = ct.tensor(x), torch.tensor(x)
+        oracle.same(F.interpolate(c, scale_factor=1.7, mode=mode), TF.interpolate(t, scale_factor=1.7, mode=mode), 0)
+    c, t = both(RS.randn(3, 2, 6, 5))
+    c, t = c.transpose(0, 1).transpose(2, 3), t.transpose(0, 1).transpose(2, 3)
+    for mode in ("nearest", "bilinear", "bicubic"):
+        oracle.same(F.interpolate(c, size=(7, 4), mode=mode), TF.interpolate(t, size=(7, 4), mode=mode), 1e-12)
+
+
+def test_nan_inf_and_empty_batch():
+    x = RS.randn(1, 2, 4, 5)
+    x[0, 0, 1, 2] = np.nan
+    x[0, 1, 3, 0] = np.inf
+    c, t = both(x)
+    for mode in ("nearest", "bilinear", "bicubic"):
+        oracle.same(F.interpolate(c, scale_factor=2, mode=mode), TF.interpolate(t, scale_factor=2, mode=mode), 1e-12)
+    c, t = both(RS.randn(0, 2, 4, 5))
+    oracle.same(F.interpolate(c, size=(3, 3), mode="bilinear"), TF.interpolate(t, size=(3, 3), mode="bilinear"), 0)
+
+
+def test_upsample_modules():
+    c, t = both(RS.randn(1, 2, 4, 5))
+    for cm, tm in ((ct.nn.Upsample(scale_factor=2, mode="bicubic", align_corners=True),
+                    torch.nn.Upsample(scale_factor=2, mode="bicubic", align_corners=True)),
+                   (ct.nn.UpsamplingNearest2d(size=(7, 3)), torch.nn.UpsamplingNearest2d(size=(7, 3))),
+                   (ct.nn.UpsamplingBilinear2d(scale_factor=1.5), torch.nn.UpsamplingBilinear2d(scale_factor=1.5))):
+        oracle.same(cm(c), tm(t), 1e-12)
+
+
+@pytest.mark.parametrize("mode,nd", MODES)
+def test_gradients_match_torch_and_gradcheck(mode, nd):
+    x = RS.randn(1, 2, *[3, 4, 3][:nd])
+    kw = dict(scale_factor=1.6, mode=mode, **({"align_corners": False} if mode in INTERP else {}))
+    c = ct.tensor(x, requires_grad=True)
+    t = torch.tensor(x, requires_grad=True)
+    yc, yt = F.interpolate(c, **kw), TF.interpolate(t, **kw)
+    assert type(yc.grad_fn).__name__ == type(yt.grad_fn).__name__
+    g = RS.randn(*yc.shape)
+    gc, = ct.autograd.grad(yc, c, ct.tensor(g), create_graph=True)
+    gt, = torch.autograd.grad(yt, t, torch.tensor(g), create_graph=True)
+    oracle.same(gc, gt, 1e-12)
+    assert type(gc.grad_fn).__name__ == type(gt.grad_fn).__name__
+    f = lambda v: F.interpolate(v, **kw)   # noqa: E731
+    assert ct.autograd.gradcheck(f, (c,))
+    assert ct.autograd.gradgradcheck(f, (c,))
+
+
+def test_align_corners_gradients_and_float32_backward():
+    x = RS.randn(2, 1, 4, 3)
+    for mode in ("bilinear", "bicubic"):
+        c = ct.tensor(x, dtype=ct.float32, requires_grad=True)
+        t = torch.tensor(x, dtype=torch.float32, requires_grad=True)
+        kw = dict(size=(7, 5), mode=mode, align_corners=True)
+        F.interpolate(c, **kw).pow(2).sum().backward()
+        TF.interpolate(t, **kw).pow(2).sum().backward()
+        oracle.same(c.grad, t.grad, 1e-5)
+
+
+@pytest.mark.parametrize("call", [
+    lambda L, x: L._C._nn.upsample_bilinear2d(x(2, 3, 4, 5), [3, 3, 3], False),
+    lambda L, x: L._C._nn.upsample_bilinear2d(x(2, 3, 4, 5), [0, 3], False),
+    lambda L, x: L._C._nn.upsample_bilinear2d(x(2, 3, 4), [2, 3], False),
+    lambda L, x: L._C._nn.upsample_bilinear2d(x(2, 0, 4, 5), [2, 3], False),
+    lambda L, x: L._C._nn.upsample_nearest1d(x(2, 3, 4, 5), [2]),
+    lambda L, x: L._C._nn.upsample_nearest3d(x(2, 3, 4, 4, 4), [0, 2, 2]),
+    lambda L, x: L._C._nn.upsample_nearest1d(x(2, 3, 4).int(), [2]),
+    lambda L, x: L._C._nn._upsample_nearest_exact1d(x(2, 3, 4).bool(), [2]),
+    lambda L, x: L._C._nn.upsample_bicubic2d(x(2, 3, 4, 5).int(), [2, 2], False),
+    lambda L, x: L._C._nn.upsample_linear1d(x(2, 3, 4).bool(), [2], False),
+    lambda L, x: L.nn.functional.interpolate(x(1, 1, 4), scale_factor=0.1),
+    lambda L, x: L.nn.functional.interpolate(x(1, 1, 4), scale_factor=-1.0),
+    lambda L, x: L.nn.functional.interpolate(x(1, 1, 4), scale_factor=1e30),
+    lambda L, x: L.nn.functional.interpolate(x(2, 3, 4, 5), size=(3, 3), mode="linear"),
+    lambda L, x: L.nn.functional.interpolate(x(2, 3, 4, 5), size=(3, 3), mode="trilinear"),
+    lambda L, x: L.nn.functional.interpolate(x(2, 3, 4), size=3, mode="bicubic"),
+    lambda L, x: L.nn.functional.interpolate(x(2, 3, 4, 5), size=(3, 3), mode="bogus"),
+    lambda L, x: L.nn.functional.interpolate(x(2, 3, 4, 5), size=(3, 3), mode="nearest", align_corners=True),
+    lambda L, x: L.nn.functional.interpolate(x(2, 3, 4, 5), size=(3, 3, 3)),
+    lambda L, x: L.nn.functional.interpolate(x(2, 3, 4, 5), scale_factor=(2, 2, 2)),
+    lambda L, x: L.nn.functional.interpolate(x(2, 3, 4, 5), size=(3, 3), scale_factor=2),
+    lambda L, x: L.nn.functional.interpolate(x(2, 3, 4, 5)),
+    lambda L, x: L.nn.functional.interpolate(x(2, 3, 4, 5), size=(3, 3), recompute_scale_factor=True),
+    lambda L, x: L.nn.functional.interpolate(x(2, 3, 4), scale_factor=2, mode="linear", antialias=True),
+    lambda L, x: L.nn.functional.interpolate(x(2, 3, 4, 5), size=(3, 3.5)),
+])
+def test_errors_match_torch(call):
+    oracle.raises_like(lambda: call(ct, ct.zeros), lambda: call(torch, torch.zeros))
+
+
+def test_backward_entry_checks_grad_shape():
+    def call(L, op):
+        return op(L.zeros(2, 3, 2, 3), [2, 2], [2, 3, 4, 5], False)
+    oracle.raises_like(lambda: call(ct, ct._C._internal.upsample_bilinear2d_backward),
+                       lambda: call(torch, torch.ops.aten.upsample_bilinear2d_backward))
+    with pytest.raises(RuntimeError, match="It is expected input_size equals to 4, but got size 3"):
+        ct._C._internal.upsample_bilinear2d_backward(ct.zeros(2, 3, 2, 2), [2, 2], [2, 3, 4], False)
