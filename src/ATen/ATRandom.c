@@ -53,10 +53,11 @@ static THTensor *fill_with(THTensor *t, Draw draw, const double *a, THGenerator 
   return rc < 0 ? NULL : THTensor_retain(t);
 }
 
-static double d_uniform(THGenerator *g, const double *a) { return THRandom_uniform(g) * (a[1] - a[0]) + a[0]; }
+/* fma: the bulk forms' (THRandom.c) rounding, which is torch's */
+static double d_uniform(THGenerator *g, const double *a) { return fma(THRandom_uniform(g), a[1] - a[0], a[0]); }
 static double d_uniform_f(THGenerator *g, const double *a) {
   float f = (float)a[0], t = (float)a[1];
-  return (double)(THRandom_uniformFloat(g) * (t - f) + f);
+  return (double)fmaf(THRandom_uniformFloat(g), t - f, f);
 }
 /* half and bfloat16 draw as float (24 bits) between bounds rounded to the dtype */
 static double d_uniform_h(THGenerator *g, const double *a) {
