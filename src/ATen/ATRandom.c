@@ -461,10 +461,17 @@ THTensor *at_poisson(const THTensor *rates, THGenerator *g) {
   if (!rc) return NULL;
   double *v = (double *)THTensor_data(rc);
   int64_t n = THTensor_numel(rc);
+  /* torch's check; a NaN rate also kept the rejection loop below from ever accepting */
+  for (int64_t i = 0; i < n; i++)
+    if (!(v[i] >= 0)) {
+      THTensor_free(rc);
+      THError_set(TH_ERR_RUNTIME, "invalid Poisson rate, expected rate to be non-negative");
+      return NULL;
+    }
   pthread_mutex_lock(&g->mutex);
   for (int64_t i = 0; i < n; i++) {
     double lam = v[i];
-    if (lam <= 0) { v[i] = 0; continue; }
+    if (lam == 0) { v[i] = 0; continue; }
     if (lam < 30) {   /* Knuth: multiply uniforms until below e^-lambda */
       double L = exp(-lam), p = 1;
       int64_t k = 0;
