@@ -148,6 +148,47 @@ SCALARS = [
     "torch.randn(3).clamp(min=2**1030)",
 ]
 
+# ints in [2**63, 2**64) (uint64 Scalars in torch): exact beside floating
+# point, torch's RuntimeError where they meet an integer tensor or dtype
+UINT64_BESIDE_FLOATS = [
+    "torch.zeros(2).fill_(2**63)",
+    "torch.zeros(2, dtype=torch.float64).fill_(2**64 - 1)",
+    "torch.zeros(2, dtype=torch.bfloat16).fill_(2**63)",
+    "torch.full((2,), 2**63, dtype=torch.float32)",
+    "torch.full((2,), 2**63 + 4096, dtype=torch.float64)",
+    "torch.tensor([1., 2.]) + 2**63",
+    "torch.tensor([1., 2.], dtype=torch.float64) * (2**64 - 1)",
+    "torch.tensor([1., 2.]).sub(2**63)",
+    "torch.tensor([1., 2.], dtype=torch.float64).add(1, alpha=2**63)",
+    "torch.tensor([1., 2.]) < 2**63",
+    "torch.tensor([1., 2.]).eq(2**63)",
+    "torch.tensor([1., 2.]).clamp(min=2**63 + 2**40)",
+    "torch.tensor([1., 2.]).clamp(max=2**63)",
+    "torch.tensor([1., 2.]).masked_fill(torch.tensor([True, False]), 2**63)",
+    "torch.where(torch.tensor([True, False]), torch.tensor([1., 2.]), 2**63)",
+    "torch.tensor([1., 2.]).index_fill(0, torch.tensor([0]), 2**63)",
+    "torch.tensor([1., 2.]).new_full((2,), 2**63)",
+    "torch.full_like(torch.tensor([1., 2.]), 2**63)",
+    "torch.tensor([1., 2.]).lerp(torch.tensor([3., 4.]), 2**63)",
+    "torch.tensor([1., 2.]).addcmul(torch.tensor([3., 4.]), torch.tensor([3., 4.]), value=2**63)",
+    "torch.tensor([1., 2.]).pow(2**63)",
+    "torch.tensor([1., 2.]) // 2**63",
+    "torch.tensor([1., 2.]).fmod(2**63)",
+    "torch.tensor([1., 2.]).xlogy(2**63)",
+    "F.threshold(torch.tensor([1., 2.]), 2**63, 2**63 + 2**40)",
+]
+UINT64_REFUSED = [
+    "torch.full((2,), 2**63)",
+    "torch.full((2,), 2**63, dtype=torch.int32)",
+    "torch.zeros(2, dtype=torch.int64).fill_(2**63)",
+    "torch.full_like(torch.tensor([1, 2]), 2**63)",
+    "torch.tensor([1, 2]).clamp(max=2**63)",
+    "torch.tensor([1, 2]).masked_fill(torch.tensor([True, False]), 2**63)",
+    "torch.tensor([1, 2]).pow(2**63)",
+    "torch.zeros(2).fill_(2**64)",
+    "torch.tensor([1., 2.]) + 2**64",
+]
+
 # sizes whose element count or storage does not fit int64 (root cause 3)
 SIZE_ARITHMETIC = [
     "torch.randn(2**40, 2**40)",
@@ -285,13 +326,32 @@ EDGE_TEXTS = [
 ]
 
 
-CASES = (INTLIST_OVERFLOW + INT_OVERFLOW + NUMPY_AND_KINDS + SCALARS + SIZE_ARITHMETIC + COMPOSITE_INTS +
-         NUMBERS_FOR_TENSORS + EDGE_TEXTS)
+CASES = (INTLIST_OVERFLOW + INT_OVERFLOW + NUMPY_AND_KINDS + SCALARS + UINT64_BESIDE_FLOATS + UINT64_REFUSED +
+         SIZE_ARITHMETIC + COMPOSITE_INTS + NUMBERS_FOR_TENSORS + EDGE_TEXTS)
 
 
 @pytest.mark.parametrize("expr", CASES)
 def test_matches_torch(expr):
     check(expr)
+
+
+@pytest.mark.parametrize("expr", UINT64_BESIDE_FLOATS)
+def test_uint64_scalars_keep_their_value_beside_floats(expr):
+    # check() compares dtypes and shapes; these must also agree in value
+    env = {"np": np}
+    got = eval(expr, dict(env, torch=cthtorch, F=cthtorch.nn.functional))
+    want = eval(expr, dict(env, torch=torch, F=torch.nn.functional))
+    np.testing.assert_array_equal(got.float().numpy(), want.float().numpy())
+
+
+@pytest.mark.parametrize("expr", [
+    "torch.tensor([1, 2]) + 2**63", "torch.tensor([1, 2]) < 2**63", "torch.tensor([1, 2], dtype=torch.int32) + 2**63",
+    "torch.tensor([1, 2]).add(np.uint64(2**63))", "torch.tensor([1, 2]).div(2**63)"])
+def test_uint64_scalars_never_wrap_into_integer_tensors(expr):
+    # torch wraps these silently (2**63 becomes -2**63: `x < 2**63` is all False)
+    # or computes them; cthtorch refuses an int that no integer dtype here holds
+    with pytest.raises(RuntimeError, match="value cannot be converted to type int64_t without overflow"):
+        eval(expr, {"torch": cthtorch, "np": np})
 
 
 def test_overflowing_dims_are_not_dropped():

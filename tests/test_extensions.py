@@ -126,6 +126,35 @@ def test_load_inline_errors(tmp_path):
         ext.add_scaled(cthtorch.ones(2), cthtorch.ones(3))
 
 
+def test_wrap_THTensor_takes_only_an_unused_capsule():
+    """the extension wrapper's entry point: a bare address (which it once
+    dereferenced) or a foreign capsule is refused; a capsule wraps once"""
+    import ctypes
+    from cthtorch import _C
+    from cthtorch.utils import _c_extension
+    for bad in (12345, 0, 2 ** 70, None, "x", cthtorch.zeros(2)):
+        with pytest.raises(TypeError, match="PyCapsule named 'cthtorch.THTensor'"):
+            _C._wrap_THTensor(bad)
+    new = ctypes.pythonapi.PyCapsule_New
+    new.restype, new.argtypes = ctypes.py_object, [ctypes.c_void_p, ctypes.c_char_p, ctypes.c_void_p]
+    name = ctypes.c_char_p(b"other")
+    with pytest.raises(ValueError, match="not an unused 'cthtorch.THTensor'"):
+        _C._wrap_THTensor(new(1234, name, None))
+    x = cthtorch.arange(4.0)
+    lib = ctypes.CDLL(os.path.join(os.path.dirname(cthtorch.__file__), "lib", "libTH.so"))
+    lib.THTensor_retain(ctypes.c_void_p(x._cdata))    # the reference the capsule hands over
+    cffi = pytest.importorskip("cffi")
+    ffi = cffi.FFI()
+    cap = _c_extension._tensor_capsule(ffi, ffi.cast("void *", x._cdata))
+    y = _C._wrap_THTensor(cap)
+    assert y._cdata == x._cdata
+    np.testing.assert_array_equal(y.numpy(), x.numpy())
+    with pytest.raises(ValueError, match="each capsule can be wrapped once"):
+        _C._wrap_THTensor(cap)
+    del y
+    np.testing.assert_array_equal(x.numpy(), np.arange(4.0, dtype=np.float32))
+
+
 def test_builds_are_cached_by_sources_and_flags(tmp_path):
     ext = _inline(tmp_path)
     first = ext.__file__

@@ -179,3 +179,14 @@ def test_layer_norm_weight_and_bias_must_have_normalized_shape(weight, bias):
     with pytest.raises(RuntimeError, match="Expected %s to be of same shape as normalized_shape, but got %s of "
                        r"shape \[\d*\] and normalized_shape = \[2, 2, 5, 5\]" % (what, what)):
         cthtorch.layer_norm(x, [2, 2, 5, 5], make[weight], bias=make[bias])
+
+
+@pytest.mark.parametrize("rate", [float("nan"), -1.0, -float("inf")])
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_poisson_refuses_nan_and_negative_rates(rate, dtype):
+    # fuzz seed 53: poisson(tensor(nan)) hung (its rejection loop never accepts a NaN
+    # rate); a negative rate gave 0. torch raises for both.
+    got, want = (outcome(lib, lambda lib: lib.poisson(lib.tensor([1.0, rate], dtype=getattr(lib, dtype))))
+                 for lib in (cthtorch, torch))
+    assert got == want and got[0] == "RuntimeError"
+    assert (cthtorch.poisson(cthtorch.tensor([0.0, 3.0])) >= 0).all()

@@ -14,6 +14,7 @@ sources, the declarations, the flags, cthtorch's headers, the compiler and
 Python), so an unchanged extension loads without compiling and any change
 builds a new module next to the old one.
 """
+import ctypes
 import hashlib
 import importlib.util
 import os
@@ -151,6 +152,19 @@ def _exception(lib, ffi):
     return _ERRORS.get(kind, RuntimeError)(msg)
 
 
+# the name outlives every capsule made with it (PyCapsule keeps the pointer)
+_CAPSULE_NAME = ctypes.c_char_p(b"cthtorch.THTensor")
+_capsule_new = ctypes.pythonapi.PyCapsule_New
+_capsule_new.restype = ctypes.py_object
+_capsule_new.argtypes = [ctypes.c_void_p, ctypes.c_char_p, ctypes.c_void_p]
+
+
+def _tensor_capsule(ffi, ptr):
+    """The THTensor* an extension returned, as the capsule _C._wrap_THTensor
+    takes (it refuses bare addresses, so no integer can reach a dereference)."""
+    return _capsule_new(int(ffi.cast("uintptr_t", ptr)), _CAPSULE_NAME, None)
+
+
 def wrap_function(fn, ffi, lib, name=None):
     """A Python callable for the C function fn: tensor arguments go in as
     their THTensor* (no copy), a THTensor* result comes back as a tensor
@@ -189,12 +203,12 @@ def wrap_function(fn, ffi, lib, name=None):
         if lib.THError_kind() != 0:
             if returns_tensor and result != ffi.NULL:
                 # an extension that both failed and returned a tensor: own it so it is freed
-                _C._wrap_THTensor(int(ffi.cast("uintptr_t", result)))
+                _C._wrap_THTensor(_tensor_capsule(ffi, result))
             raise _exception(lib, ffi)
         if returns_tensor:
             if result == ffi.NULL:
                 raise SystemError("%s() returned NULL without setting an error (THError_set)" % name)
-            return _C._wrap_THTensor(int(ffi.cast("uintptr_t", result)))
+            return _C._wrap_THTensor(_tensor_capsule(ffi, result))
         return result
 
     call.__name__ = call.__qualname__ = name

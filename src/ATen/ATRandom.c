@@ -53,10 +53,11 @@ static THTensor *fill_with(THTensor *t, Draw draw, const double *a, THGenerator 
   return rc < 0 ? NULL : THTensor_retain(t);
 }
 
-static double d_uniform(THGenerator *g, const double *a) { return THRandom_uniform(g) * (a[1] - a[0]) + a[0]; }
+/* fma: the bulk forms' (THRandom.c) rounding, which is torch's */
+static double d_uniform(THGenerator *g, const double *a) { return fma(THRandom_uniform(g), a[1] - a[0], a[0]); }
 static double d_uniform_f(THGenerator *g, const double *a) {
   float f = (float)a[0], t = (float)a[1];
-  return (double)(THRandom_uniformFloat(g) * (t - f) + f);
+  return (double)fmaf(THRandom_uniformFloat(g), t - f, f);
 }
 /* half and bfloat16 draw as float (24 bits) between bounds rounded to the dtype */
 static double d_uniform_h(THGenerator *g, const double *a) {
@@ -460,10 +461,17 @@ THTensor *at_poisson(const THTensor *rates, THGenerator *g) {
   if (!rc) return NULL;
   double *v = (double *)THTensor_data(rc);
   int64_t n = THTensor_numel(rc);
+  /* torch's check; a NaN rate also kept the rejection loop below from ever accepting */
+  for (int64_t i = 0; i < n; i++)
+    if (!(v[i] >= 0)) {
+      THTensor_free(rc);
+      THError_set(TH_ERR_RUNTIME, "invalid Poisson rate, expected rate to be non-negative");
+      return NULL;
+    }
   pthread_mutex_lock(&g->mutex);
   for (int64_t i = 0; i < n; i++) {
     double lam = v[i];
-    if (lam <= 0) { v[i] = 0; continue; }
+    if (lam == 0) { v[i] = 0; continue; }
     if (lam < 30) {   /* Knuth: multiply uniforms until below e^-lambda */
       double L = exp(-lam), p = 1;
       int64_t k = 0;

@@ -112,15 +112,16 @@ float THRandom_uniformFloat(THGenerator *g) {
 
 /* Bulk forms of the two above for contiguous outputs: the same draws in the
  * same order, u * (to - from) + from in the output's precision, without a
- * call per element. */
+ * call per element. The fma is torch's: its kernel is contracted (built for
+ * AVX2), and ours must round once whether or not the build targets FMA. */
 void THRandom_fillUniformFloat(THGenerator *g, float *out, int64_t n, float from, float to) {
   float span = to - from;
-  for (int64_t i = 0; i < n; i++) out[i] = (float)(THRandom_random(g) & 0xffffffu) * (1.0f / 16777216.0f) * span + from;
+  for (int64_t i = 0; i < n; i++) out[i] = fmaf((float)(THRandom_random(g) & 0xffffffu) * (1.0f / 16777216.0f), span, from);
 }
 
 void THRandom_fillUniform(THGenerator *g, double *out, int64_t n, double from, double to) {
   double span = to - from;
-  for (int64_t i = 0; i < n; i++) out[i] = THRandom_uniform(g) * span + from;
+  for (int64_t i = 0; i < n; i++) out[i] = fma(THRandom_uniform(g), span, from);
 }
 
 /* Box-Muller in pairs as torch's normal_distribution<double>: u1 sets the

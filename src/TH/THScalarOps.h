@@ -26,6 +26,21 @@
 #define TH_HOSTDEV
 #endif
 
+/* a * b + c rounded once, where torch's kernels fuse the two (add/sub with
+ * alpha, lerp, addcmul, uniform's u * span + from): results that torch
+ * matches bit for bit must not depend on whether the compiler contracts.
+ * gcc contracted these only when the target had FMA (-march=native), so the
+ * ASan build (baseline x86-64, -O1) rounded twice and gave other values.
+ * With FMA instructions fma/fmaf are one instruction and vectorize; without,
+ * glibc's fma is still correctly rounded. Integer types: plain arithmetic.
+ * nvcc contracts a * b + c into one fma by default (--fmad=true). */
+#ifdef __CUDACC__
+#define TH_FMA(a, b, c) ((a) * (b) + (c))
+#else
+#define TH_FMA(a, b, c) _Generic((a) * (b) + (c), float: fmaf((a), (b), (c)), double: fma((a), (b), (c)), \
+                                 default: (a) * (b) + (c))
+#endif
+
 /* Op parameters passed through `extra` (alpha, bounds, exponents...). */
 typedef struct { double d[4]; int64_t i[4]; } THOpArgs;
 
@@ -181,10 +196,10 @@ static __device__ inline uint16_t th_float2bf_dev(float f) {
 #define TH_OP_LOGADDEXP2(a, b) ((isinf(a) && (a) == (b)) ? (a) \
     : ((a) > (b) ? (a) : (b)) + TH_LOG1P(TH_EXP((compute_t)-fabs((a) - (b)) * TH_LN2)) / TH_LN2)
 /* lerp(start, end, weight): the two-sided form keeps lerp(a, b, 1) == b exactly */
-#define TH_OP_LERP(a, b, c) (fabs(c) < TH_C(0.5) ? (a) + (c) * ((b) - (a)) : (b) - ((b) - (a)) * (TH_C(1) - (c)))
+#define TH_OP_LERP(a, b, c) (fabs(c) < TH_C(0.5) ? TH_FMA((c), (b) - (a), (a)) : TH_FMA((a) - (b), TH_C(1) - (c), (b)))
 /* (value * t1) / t2, then the sum: the order torch's kernel rounds in */
 #define TH_OP_ADDCDIV(a, b, c, v) ((a) + (v) * (b) / (c))
-#define TH_OP_ADDCMUL(a, b, c, v) ((a) + (v) * (b) * (c))
+#define TH_OP_ADDCMUL(a, b, c, v) TH_FMA((v) * (b), (c), (a))
 #define TH_OP_NAN_TO_NUM(x, nan, posinf, neginf) (isnan(x) ? (nan) : (isinf(x) ? ((x) > 0 ? (posinf) : (neginf)) : (x)))
 #define TH_OP_XLOGY(a, b) (isnan(b) ? (b) : ((a) == 0 ? TH_C(0) : (a) * log(b)))
 /* scale = 10^|decimals|; pos: decimals >= 0 */

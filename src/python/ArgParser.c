@@ -487,10 +487,18 @@ static int check_one_element(const THTensor *t) {
   return -1;
 }
 
-/* PyTorch keeps ints in [2**63, 2**64) as uint64 Scalars; cthtorch's Scalar
- * is int64/double, so it refuses them with the text PyTorch uses when such a
- * value meets an int64 tensor. Beyond 64 bits: PyTorch's OverflowError. */
-static int scalar_overflow(PyObject *o) {
+/* Ints in [2**63, 2**64): PyTorch keeps them as uint64 Scalars. cthtorch has
+ * no uint64 dtype, so such an int is exact only where it meets floating
+ * point: while parsing an op's arguments (allow_uint64) it becomes the float
+ * Scalar of its value, which gives the same dtype and value as an int Scalar
+ * wherever a floating tensor or an explicit floating dtype decides the
+ * result; check_uint64_scalars refuses it everywhere else, with the text
+ * PyTorch gives when the value meets an int64 tensor (where PyTorch wraps it
+ * silently in `x + 2**63` and `x < 2**63`, cthtorch raises). Beyond 64
+ * bits: PyTorch's OverflowError. */
+static __thread bool uint64_seen;   /* one parse at a time per thread (the GIL is held) */
+
+static int scalar_overflow(PyObject *o, ATScalar *out, bool allow_uint64) {
   unsigned long long u = PyLong_AsUnsignedLongLong(o);
   if (u == (unsigned long long)-1 && PyErr_Occurred()) {
     if (PyErr_ExceptionMatches(PyExc_OverflowError) && _PyLong_Sign(o) > 0) {
@@ -499,16 +507,21 @@ static int scalar_overflow(PyObject *o) {
     }
     return -1;
   }
+  if (allow_uint64) {
+    uint64_seen = true;
+    *out = at_scalar_float((double)u);
+    return 0;
+  }
   PyErr_SetString(PyExc_RuntimeError, "value cannot be converted to type int64_t without overflow");
   return -1;
 }
 
-int ap_to_scalar(PyObject *o, ATScalar *out) {
+static int to_scalar(PyObject *o, ATScalar *out, bool allow_uint64) {
   if (PyBool_Check(o)) { *out = at_scalar_bool(o == Py_True); return 0; }
   if (PyLong_Check(o)) {
     int overflow;
     long long v = PyLong_AsLongLongAndOverflow(o, &overflow);
-    if (overflow) return scalar_overflow(o);
+    if (overflow) return scalar_overflow(o, out, allow_uint64);
     if (v == -1 && PyErr_Occurred()) return -1;
     *out = at_scalar_int(v);
     return 0;
@@ -531,7 +544,7 @@ int ap_to_scalar(PyObject *o, ATScalar *out) {
   if (PyIndex_Check(o) && !PySequence_Check(o)) {   /* numpy integer scalars */
     PyObject *i = PyNumber_Index(o);
     if (!i) return -1;
-    int rc = ap_to_scalar(i, out);
+    int rc = to_scalar(i, out, allow_uint64);
     Py_DECREF(i);
     return rc;
   }
@@ -539,6 +552,34 @@ int ap_to_scalar(PyObject *o, ATScalar *out) {
   if (d == -1 && PyErr_Occurred()) return -1;
   *out = at_scalar_float(d);
   return 0;
+}
+
+int ap_to_scalar(PyObject *o, ATScalar *out) { return to_scalar(o, out, false); }
+
+/* After a parse that met an int in [2**63, 2**64): it stands as its float
+ * value only beside a floating tensor argument (self included; wrapped
+ * numbers do not count) or an explicit floating dtype=. */
+static int check_uint64_scalars(APResult *r, PyObject *self) {
+  if (self && THPTensor_Check(self) && THDtype_isFloating(((THPTensor *)self)->t->dtype)) return 0;
+  const char *cpp = "int64_t";   /* the C++ type torch's text names: an integer dtype= given */
+  for (int j = 0; j < r->sig->nparams; j++) {
+    PyObject *o = r->obj[j];
+    if (!o || o == Py_None || o == (PyObject *)-1) continue;
+    if (THPTensor_Check(o) && !((THPTensor *)o)->t->wrapped_number &&
+        THDtype_isFloating(((THPTensor *)o)->t->dtype))
+      return 0;
+    if (r->sig->params[j].type == AP_DTYPE && (o == (PyObject *)&PyFloat_Type ||
+                                                (THPDtype_Check(o) && THDtype_isFloating(((THPDtype *)o)->dtype))))
+      return 0;
+    if (r->sig->params[j].type == AP_DTYPE && THPDtype_Check(o)) {
+      static const char *names[TH_NDTYPES] = { [TH_Bool] = "bool", [TH_UInt8] = "uint8_t", [TH_Int8] = "int8_t",
+                                               [TH_Int16] = "int16_t", [TH_Int32] = "int", [TH_Int64] = "int64_t" };
+      THDtype dt = ((THPDtype *)o)->dtype;
+      if (dt >= 0 && dt < TH_NDTYPES && names[dt]) cpp = names[dt];
+    }
+  }
+  PyErr_Format(PyExc_RuntimeError, "value cannot be converted to type %s without overflow", cpp);
+  return -1;
 }
 
 static int to_double(PyObject *o, double *out) {
@@ -612,7 +653,7 @@ static int finish(APResult *r, PyObject *const *args, Py_ssize_t nargs) {
       case AP_TENSOR:
         if (!THPTensor_Check(o)) {
           ATScalar s;
-          if (ap_to_scalar(o, &s) < 0) return -1;
+          if (to_scalar(o, &s, true) < 0) return -1;
           THTensor *t = at_scalar_tensor(s, s.kind == AT_SCALAR_FLOAT ? TH_Double : (s.kind == AT_SCALAR_INT ? TH_Int64 : TH_Bool));
           if (!t) return THP_raise_int();
           t->wrapped_number = true;
@@ -623,7 +664,7 @@ static int finish(APResult *r, PyObject *const *args, Py_ssize_t nargs) {
         }
         break;
       case AP_SCALAR:
-        if (ap_to_scalar(o, &r->val[j].s) < 0) return -1;
+        if (to_scalar(o, &r->val[j].s, true) < 0) return -1;
         break;
       case AP_INT:
         if (unpack_int(o, &r->val[j].i) < 0) return -1;
@@ -724,7 +765,11 @@ int ap_parse(APParser *p, PyObject *self, PyObject *const *args, Py_ssize_t narg
     if (match(&p->parsed[i], self, args, nargs, kwnames, r->obj, why, sizeof why)) {
       r->idx = i;
       r->sig = &p->parsed[i];
-      if (finish(r, args, nargs) < 0) { ap_release(r); return -1; }
+      uint64_seen = false;
+      if (finish(r, args, nargs) < 0 || (uint64_seen && check_uint64_scalars(r, self) < 0)) {
+        ap_release(r);
+        return -1;
+      }
       return i;
     }
     if (!first_why[0]) memcpy(first_why, why, sizeof why);

@@ -71,16 +71,27 @@ static PyObject *get_num_threads(PyObject *m, PyObject *u) { return PyLong_FromL
 static PyObject *live_bytes(PyObject *m, PyObject *u) { return PyLong_FromLongLong(THAllocator_liveBytes()); }
 static PyObject *empty_cache(PyObject *m, PyObject *u) { THAllocator_emptyCache(); Py_RETURN_NONE; }
 
-/* _wrap_THTensor(address): the Python tensor for a THTensor* that a user C
- * extension returned (cthtorch.utils.cpp_extension / ffi). It takes over the
+/* _wrap_THTensor(capsule): the Python tensor for a THTensor* that a user C
+ * extension returned (cthtorch.utils.cpp_extension / ffi). It takes a
+ * PyCapsule named "cthtorch.THTensor", never a bare integer, so no Python
+ * value a program can write reaches a dereference; the capsule is renamed
+ * "used_cthtorch.THTensor" when wrapped (as DLPack marks its capsules), so
+ * handing one over twice cannot free the tensor twice. It takes over the
  * reference the extension owned, as every at_* result is handed over; the
  * other direction is Tensor._cdata, the THTensor* of a tensor (borrowed). */
-static PyObject *wrap_THTensor(PyObject *m, PyObject *addr) {
-  THTensor *t = PyLong_AsVoidPtr(addr);
-  if (!t) {
-    if (!PyErr_Occurred()) PyErr_SetString(PyExc_ValueError, "_wrap_THTensor: NULL THTensor pointer");
+static PyObject *wrap_THTensor(PyObject *m, PyObject *cap) {
+  if (!PyCapsule_CheckExact(cap)) {
+    PyErr_Format(PyExc_TypeError, "_wrap_THTensor(): argument must be a PyCapsule named 'cthtorch.THTensor', not %s",
+                 Py_TYPE(cap)->tp_name);
     return NULL;
   }
+  if (!PyCapsule_IsValid(cap, "cthtorch.THTensor")) {
+    PyErr_SetString(PyExc_ValueError, "_wrap_THTensor(): the capsule is not an unused 'cthtorch.THTensor' "
+                                      "(each capsule can be wrapped once)");
+    return NULL;
+  }
+  THTensor *t = PyCapsule_GetPointer(cap, "cthtorch.THTensor");
+  if (!t || PyCapsule_SetName(cap, "used_cthtorch.THTensor") < 0) return NULL;
   return THPTensor_wrap(t);
 }
 
@@ -145,7 +156,7 @@ PyMethodDef THP_module_functions[] = {
   {"_adam_step", THP_adam_step, METH_VARARGS, "Fused Adam/AdamW update of one parameter (Optim.c)."},
   {"_sparse_coalesce", THP_sparse_coalesce, METH_VARARGS, "Sorted, summed sparse COO entries (Sparse.c)."},
   {"_sparse_add", THP_sparse_add, METH_VARARGS, "Sum of two sparse COO tensors' entries (Sparse.c)."},
-  {"_wrap_THTensor", wrap_THTensor, METH_O, "Wraps (steals) a THTensor* address from a C extension."},
+  {"_wrap_THTensor", wrap_THTensor, METH_O, "Wraps (steals) the THTensor* in a 'cthtorch.THTensor' capsule from a C extension."},
   {"promote_types", promote_types, METH_VARARGS, NULL},
   {"can_cast", can_cast, METH_VARARGS, NULL},
   {"result_type", result_type, METH_VARARGS, NULL},

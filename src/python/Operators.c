@@ -8,12 +8,32 @@
 
 static bool operand_ok(PyObject *o) { return THPTensor_Check(o) || ap_is_scalar(o); }
 
+/* o as a tensor operand beside other. An int in [2**63, 2**64) beside a
+ * floating tensor stands as its float value, as the argument parser takes it
+ * (ArgParser.c, to_scalar); anywhere else fa_tensor refuses it. */
+static PyObject *operand(PyObject *o, PyObject *other) {
+  if (PyLong_Check(o) && !PyBool_Check(o) && THPTensor_Check(other) &&
+      THDtype_isFloating(((THPTensor *)other)->t->dtype)) {
+    int overflow;
+    PyLong_AsLongLongAndOverflow(o, &overflow);
+    if (overflow > 0) {
+      unsigned long long u = PyLong_AsUnsignedLongLong(o);
+      if (u == (unsigned long long)-1 && PyErr_Occurred()) return NULL;   /* beyond 64 bits */
+      THTensor *t = at_scalar_tensor(at_scalar_float((double)u), TH_Double);
+      if (!t) return THP_raise();
+      t->wrapped_number = true;
+      return THPTensor_wrap(t);
+    }
+  }
+  return fa_tensor(o);
+}
+
 #define BINARY_SLOT(NAME, CALL)                                   \
   static PyObject *NAME(PyObject *a, PyObject *b) {               \
     if (!operand_ok(a) || !operand_ok(b)) Py_RETURN_NOTIMPLEMENTED; \
-    PyObject *ta = fa_tensor(a);                                   \
+    PyObject *ta = operand(a, b);                                  \
     if (!ta) return NULL;                                          \
-    PyObject *tb = fa_tensor(b);                                   \
+    PyObject *tb = operand(b, a);                                  \
     if (!tb) { Py_DECREF(ta); return NULL; }                       \
     PyObject *r = CALL;                                            \
     Py_DECREF(ta);                                                 \
@@ -37,9 +57,9 @@ BINARY_SLOT(nb_matmul, PyObject_CallMethod(ta, "matmul", "O", tb))
 static PyObject *nb_pow(PyObject *a, PyObject *b, PyObject *mod) {
   if (mod != Py_None) Py_RETURN_NOTIMPLEMENTED;
   if (!operand_ok(a) || !operand_ok(b)) Py_RETURN_NOTIMPLEMENTED;
-  PyObject *ta = fa_tensor(a);
+  PyObject *ta = operand(a, b);
   if (!ta) return NULL;
-  PyObject *tb = fa_tensor(b);
+  PyObject *tb = operand(b, a);
   if (!tb) { Py_DECREF(ta); return NULL; }
   PyObject *r = F_pow(ta, tb);
   Py_DECREF(ta);
@@ -53,7 +73,7 @@ static PyObject *nb_pow(PyObject *a, PyObject *b, PyObject *mod) {
   static PyObject *NAME(PyObject *a, PyObject *b) {               \
     if (THPTensor_Check(a) && ap_is_sparse(b)) return PyObject_CallMethod(a, METHOD, "O", b); \
     if (!THPTensor_Check(a) || !operand_ok(b)) Py_RETURN_NOTIMPLEMENTED; \
-    PyObject *tb = fa_tensor(b);                                   \
+    PyObject *tb = operand(b, a);                                  \
     if (!tb) return NULL;                                          \
     PyObject *r = CALL;                                            \
     Py_DECREF(tb);                                                 \
@@ -72,7 +92,7 @@ INPLACE_SLOT(nb_ilshift, "bitwise_left_shift_", VT_bitwise_left_shift_Tensor_(a,
 INPLACE_SLOT(nb_irshift, "bitwise_right_shift_", VT_bitwise_right_shift_Tensor_(a, tb))
 static PyObject *nb_ipow(PyObject *a, PyObject *b, PyObject *mod) {
   if (!THPTensor_Check(a) || !operand_ok(b)) Py_RETURN_NOTIMPLEMENTED;
-  PyObject *tb = fa_tensor(b);
+  PyObject *tb = operand(b, a);
   if (!tb) return NULL;
   PyObject *r = VT_pow_Tensor_Tensor_(a, tb);
   Py_DECREF(tb);
@@ -124,9 +144,9 @@ void THP_fill_number_slots(PyNumberMethods *nb) {
 
 PyObject *THP_tensor_richcompare(PyObject *a, PyObject *b, int op) {
   if (!operand_ok(a) || !operand_ok(b)) Py_RETURN_NOTIMPLEMENTED;
-  PyObject *ta = fa_tensor(a);
+  PyObject *ta = operand(a, b);
   if (!ta) return NULL;
-  PyObject *tb = fa_tensor(b);
+  PyObject *tb = operand(b, a);
   if (!tb) { Py_DECREF(ta); return NULL; }
   PyObject *r = NULL;
   switch (op) {

@@ -8,8 +8,8 @@ TH_BINARY_LOOP(add_loop, a || (TH_ARG(0) && b))
 TH_BINARY_LOOP(sub_loop, a && !(TH_ARG(0) && b))
 TH_BINARY_LOOP(mul_loop, a && b)
 #else
-TH_BINARY_LOOP(add_loop, a + TH_ARG(0) * b)
-TH_BINARY_LOOP(sub_loop, a - TH_ARG(0) * b)
+TH_BINARY_LOOP(add_loop, TH_FMA(TH_ARG(0), b, a))
+TH_BINARY_LOOP(sub_loop, TH_FMA(-TH_ARG(0), b, a))
 TH_BINARY_LOOP(mul_loop, a * b)
 #endif
 TH_PREDICATE_LOOP(eq_loop, a == b)
