@@ -78,6 +78,7 @@ if [ -z "$FAILED" ]; then
     say "pytest is not installed: tests not run"; FAILED="$FAILED tests(no pytest)"
   fi
   want bench && { step bench 90 $PY bench/bench_cuda.py || say "  (benchmark failure does not fail the check)"; }
+  want bench && { step bench-sort-scan 60 $PY bench/bench_cuda_sort_scan.py || say "  (benchmark failure does not fail the check)"; }
   want models && { step models 150 $PY bench/bench_cuda_models.py || say "  (a model benchmark failure does not fail the check)"; }
   want mnist && { step mnist 200 $PY bench/bench_cuda_mnist.py || say "  (an MNIST epoch failure does not fail the check)"; }
   want profile && { step profile 150 $PY bench/profile_cuda_resnet.py || say "  (a profile failure does not fail the check)"; }
