@@ -115,6 +115,16 @@ FUNC = {
 # the shape, dtype and range are compared
 RANDOM = {"uniform_": (0.0, 1.0), "normal_": (-10.0, 10.0), "bernoulli_.float": (0.0, 1.0)}
 
+# backward formulas that still reach an op without a CUDA kernel (they raise
+# NotImplementedError on GPU tensors): strict xfails, so the GPU check says when
+# one starts to work
+CUDA_GRAD_GAPS = {
+    "prod": "aten::prod_backward has no CUDA kernel yet",
+    "prod.dim_int": "aten::prod_backward has no CUDA kernel yet",
+    "digamma": "aten::_trigamma has no CUDA kernel yet",
+    "as_strided": "aten::as_strided_backward has no CUDA kernel yet",
+    "masked_scatter": "masked_scatter's backward builds a host tensor on CUDA inputs",
+}
 # declared ops PyTorch has no public Python name for
 NO_PUBLIC = {"alias": "aten::alias is reached only through torch.ops"}
 
@@ -248,7 +258,11 @@ def differentiable(d):
 @pytest.mark.parametrize("device", DEVICES)
 @pytest.mark.parametrize("d", [d for d in DECLS if differentiable(d)],
                          ids=[d.full for d in DECLS if differentiable(d)])
-def test_op_gradient_matches_torch(d, device):
+def test_op_gradient_matches_torch(d, device, request):
+    if device == "cuda" and d.full in CUDA_GRAD_GAPS:
+        request.applymarker(pytest.mark.xfail(strict=True, reason=CUDA_GRAD_GAPS[d.full]))
+    if d.full == "nextafter" and torch.__version__ < "2.13":
+        pytest.skip("torch before 2.13 has no derivative for nextafter (2.13, the oracle here, has ours)")
     if d.full in NO_PUBLIC:
         pytest.skip(NO_PUBLIC[d.full])
     mine, theirs = call(ct, d, device, 1, True), call(torch, d, device, 1, True)

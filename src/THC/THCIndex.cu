@@ -158,9 +158,10 @@ __device__ void atomic_combine(T *p, T v, double a) {
     } while (old != assumed);
   } else {
     // the 4-byte word holding *p, and the element's bit offset in it (little endian)
-    uintptr_t a = (uintptr_t)p;
-    unsigned *w = (unsigned *)(a & ~(uintptr_t)3);
-    int shift = (int)(a & 3) * 8;
+    // (named addr: `a` is the alpha that combine() takes)
+    uintptr_t addr = (uintptr_t)p;
+    unsigned *w = (unsigned *)(addr & ~(uintptr_t)3);
+    int shift = (int)(addr & 3) * 8;
     unsigned mask = sizeof(T) == 4 ? 0xffffffffu : (((1u << (8 * (sizeof(T) & 3))) - 1u) << shift);
     unsigned old = *w, assumed;
     do {
