@@ -8,7 +8,7 @@ from copy import deepcopy
 import cthtorch
 from cthtorch.nn import Module
 from cthtorch.optim.lr_scheduler import LRScheduler
-from cthtorch.optim.lr_scheduler_extra import _per_group
+from cthtorch.optim.lr_scheduler import _per_group
 
 __all__ = ["AveragedModel", "update_bn", "SWALR", "get_ema_multi_avg_fn", "get_swa_multi_avg_fn", "get_ema_avg_fn",
            "get_swa_avg_fn"]
