@@ -1,14 +1,12 @@
 """The ONNX ModelProto, written by hand in protobuf's wire format, so that
-exporting needs no onnx or protobuf package (numpy only turns tensors into
-TensorProto's raw bytes). Field numbers are onnx.proto's
+exporting needs no onnx or protobuf package (a tensor's raw_data is its
+storage's bytes: this machine's order is ONNX's little-endian). Field numbers are onnx.proto's
 (ONNX IR version 3..10); repeated scalars are written unpacked, which both
 proto2 and proto3 readers accept.
 
 Each writer returns the message's bytes; a sub-message is a length-delimited
 field holding those bytes."""
 import struct
-
-import numpy as np
 
 # TensorProto.DataType
 FLOAT, UINT8, INT8, UINT16, INT16, INT32, INT64, STRING, BOOL, FLOAT16, DOUBLE, UINT32, UINT64 = \
@@ -18,15 +16,9 @@ BFLOAT16 = 16
 # AttributeProto.AttributeType
 _A_FLOAT, _A_INT, _A_STRING, _A_TENSOR, _A_GRAPH, _A_FLOATS, _A_INTS, _A_STRINGS = 1, 2, 3, 4, 5, 6, 7, 8
 
-_NP_OF = {FLOAT: "<f4", DOUBLE: "<f8", FLOAT16: "<f2", INT8: "i1", UINT8: "u1", INT16: "<i2", INT32: "<i4",
-          INT64: "<i8", BOOL: "u1", UINT16: "<u2", UINT32: "<u4", UINT64: "<u8", BFLOAT16: "<u2"}
-_ONNX_OF_NP = {np.dtype("float32"): FLOAT, np.dtype("float64"): DOUBLE, np.dtype("float16"): FLOAT16,
-               np.dtype("int8"): INT8, np.dtype("uint8"): UINT8, np.dtype("int16"): INT16,
-               np.dtype("int32"): INT32, np.dtype("int64"): INT64, np.dtype("bool"): BOOL}
-
-
-def onnx_type_of_numpy(dtype):
-    return _ONNX_OF_NP[np.dtype(dtype)]
+# ONNX's type of each cthtorch dtype, by name (bfloat16's bits travel as they are)
+_ONNX_OF_DTYPE = {"float32": FLOAT, "float64": DOUBLE, "float16": FLOAT16, "bfloat16": BFLOAT16, "int8": INT8,
+                  "uint8": UINT8, "int16": INT16, "int32": INT32, "int64": INT64, "bool": BOOL}
 
 
 def _varint(n):
@@ -60,24 +52,14 @@ def _float(field, x):
     return _key(field, 5) + struct.pack("<f", x)
 
 
-def _numpy_of(t):
-    """A tensor's memory as numpy (bfloat16 as its uint16 bits) and its ONNX type."""
-    import cthtorch
-    t = t.detach().cpu().contiguous()
-    if t.dtype == cthtorch.bfloat16:
-        return t.view(cthtorch.int16).numpy().view(np.uint16), BFLOAT16
-    a = t.numpy()
-    return a, onnx_type_of_numpy(a.dtype)
-
-
 def tensor(name, t):
     """TensorProto with raw_data (little-endian) from a cthtorch tensor."""
-    a, dt = _numpy_of(t)
-    out = b"".join(_int(1, d) for d in a.shape)
-    out += _int(2, dt)
+    t = t.detach().cpu().clone()   # a fresh contiguous copy: its storage holds exactly its elements
+    out = b"".join(_int(1, d) for d in t.shape)
+    out += _int(2, _ONNX_OF_DTYPE[str(t.dtype).split(".")[-1]])
     if name:
         out += _bytes(8, name)
-    out += _bytes(9, np.ascontiguousarray(a.astype(_NP_OF[dt], copy=False)).tobytes())
+    out += _bytes(9, t.untyped_storage().tobytes()[:t.numel() * t.element_size()])
     return out
 
 

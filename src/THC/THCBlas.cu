@@ -86,7 +86,6 @@ static int cb_check(cublasStatus_t s, const char *what) {
 
 // A handle per thread and device: a handle carries its stream, and threads
 // launching on different streams must not share one.
-#define THC_MAX_DEVICES 64
 static __thread cublasHandle_t handles[THC_MAX_DEVICES];
 
 static cublasHandle_t handle_for_current(void) {
@@ -95,12 +94,8 @@ static cublasHandle_t handle_for_current(void) {
     THError_set(TH_ERR_RUNTIME, "%s", cb_error);
     return NULL;
   }
-  int dev = thc_current_device();
+  int dev = thc_current_device_slot();
   if (dev < 0) return NULL;
-  if (dev >= THC_MAX_DEVICES) {
-    THError_set(TH_ERR_RUNTIME, "CUDA device %d: at most %d devices are supported", dev, THC_MAX_DEVICES);
-    return NULL;
-  }
   if (!handles[dev]) {
     cublasHandle_t h = NULL;
     if (cb_check(cb.create(&h), "cublasCreate") < 0) return NULL;

@@ -161,7 +161,6 @@ static int dn_check(cudnnStatus_t s, const char *what) {
 // A handle per thread and device: a handle carries its stream, and threads
 // launching on different streams must not share one (thread-local, so
 // creating one needs no lock).
-#define THC_MAX_DEVICES 64
 static __thread H handles[THC_MAX_DEVICES];
 
 // Handle creation failing for want of a sub-library, driver or GPU support is
@@ -173,12 +172,8 @@ static volatile bool dn_broken;
 static H handle_for_current(bool *declined) {
   *declined = false;
   if (dn_broken) { *declined = true; return NULL; }
-  int dev = thc_current_device();
+  int dev = thc_current_device_slot();
   if (dev < 0) return NULL;
-  if (dev >= THC_MAX_DEVICES) {
-    THError_set(TH_ERR_RUNTIME, "CUDA device %d: at most %d devices are supported", dev, THC_MAX_DEVICES);
-    return NULL;
-  }
   if (!handles[dev]) {
     H h = NULL;
     cudnnStatus_t s = dn.create(&h);

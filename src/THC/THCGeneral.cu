@@ -61,6 +61,15 @@ int thc_current_device(void) {
   return cur_device;
 }
 
+int thc_current_device_slot(void) {
+  int dev = thc_current_device();
+  if (dev >= THC_MAX_DEVICES) {
+    THError_set(TH_ERR_RUNTIME, "CUDA device %d: at most %d devices are supported", dev, THC_MAX_DEVICES);
+    return -1;
+  }
+  return dev;
+}
+
 int thc_set_device(int device) {
   if (device == cur_device) return 0;
   if (thc_check(cudaSetDevice(device), "cudaSetDevice") < 0) return -1;

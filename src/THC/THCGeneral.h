@@ -15,6 +15,10 @@ extern "C" {
 cudaStream_t thc_stream(void);
 void thc_set_stream(cudaStream_t s);
 int thc_current_device(void);
+/* per-device library handles (cuBLAS, cuDNN) live in arrays of this many; the
+ * current device as an index into them, or -1 with THError set */
+#define THC_MAX_DEVICES 64
+int thc_current_device_slot(void);
 int thc_set_device(int device);
 
 /* 0, or -1 with THError set naming what failed */
