@@ -76,6 +76,7 @@ from ._random import (  # noqa: E402,F401
     manual_seed, seed, initial_seed, get_rng_state, set_rng_state,
 )
 from . import _random  # noqa: E402
+from . import _copyreg  # noqa: E402,F401  (plain pickle of device/Size/Generator)
 _ops.extend("torch", "normal", _random.normal, "cthtorch._random")   # adds normal(float, float, size)
 from . import autograd  # noqa: E402
 from .autograd import no_grad, enable_grad, set_grad_enabled, inference_mode  # noqa: E402,F401

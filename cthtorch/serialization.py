@@ -107,6 +107,7 @@ _ALLOWED = {
     ("torch._utils", "_rebuild_sparse_tensor"): _rebuild_sparse_tensor,
     ("torch.serialization", "_get_layout"): _get_layout,
     ("torch", "Size"): cthtorch.Size,
+    ("torch", "device"): cthtorch.device,   # torch's weights_only unpickler allows it too
 }
 
 
@@ -273,6 +274,8 @@ class _Pickler(pickle._Pickler):
             return (_TorchGlobal("torch.serialization", "_get_layout"), (str(obj),))
         if type(obj) is cthtorch.Size:
             return (_TorchGlobal("torch", "Size"), (tuple(obj),))
+        if type(obj) is cthtorch.device:   # torch's name, not _copyreg's plain-pickle rebuild
+            return (_TorchGlobal("torch", "device"), (str(obj),))
         if isinstance(obj, cthtorch.Tensor):
             if obj.requires_grad and not obj.is_leaf:
                 raise RuntimeError("Can't serialize a non-leaf tensor that requires grad: detach() it first")

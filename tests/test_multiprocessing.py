@@ -96,11 +96,11 @@ def test_queue_passes_tensor_by_shared_memory(method):
     assert t.tolist() == [7.] * 4       # the child wrote into our memory
 
 
-def _hogwild_worker(rank, model, lock, steps):
+def _hogwild_worker(rank, model, lock, steps, device):
     opt = cthtorch.optim.SGD(model.parameters(), lr=0.05)
     g = cthtorch.Generator().manual_seed(rank)
     for _ in range(steps):
-        x = cthtorch.randn(16, 2, generator=g)
+        x = cthtorch.randn(16, 2, generator=g).to(device)
         y = x @ cthtorch.tensor([[2.0], [-3.0]]) + 1.0
         opt.zero_grad()
         nn.functional.mse_loss(model(x), y).backward()
@@ -118,7 +118,9 @@ def test_hogwild_two_processes_train_one_model(method):
     model.share_memory()
     w0 = model.weight.detach().clone()
     lock = ctx.Lock()
-    procs = [ctx.Process(target=_hogwild_worker, args=(r, model, lock, 60)) for r in range(2)]
+    # a device travels in the args, as in pytorch/examples' mnist_hogwild (spawn pickles it)
+    procs = [ctx.Process(target=_hogwild_worker, args=(r, model, lock, 60, cthtorch.device("cpu")))
+             for r in range(2)]
     for p in procs:
         p.start()
     for p in procs:

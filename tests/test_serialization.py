@@ -149,3 +149,29 @@ def test_torch_loads_files_saved_by_cthtorch(tmp_path):
     torch.save(got, tmp_path / "again.pt")
     back = ct.load(tmp_path / "again.pt")
     assert back["views"][2].tolist() == x.t().tolist() and type(back["p"]).__name__ == "Parameter"
+
+
+def test_plain_pickle_of_types_named_torch():
+    """device/Size/Generator print as torch.*; plain pickle (multiprocessing spawn) must still
+    rebuild cthtorch's objects, where a by-name lookup would find torch's or nothing."""
+    for o in (ct.device("cpu"), ct.device("cuda", 1), ct.Size([2, 3]), ct.Size([])):
+        r = pickle.loads(pickle.dumps(o))
+        assert type(r) is type(o) and r == o
+    g = ct.Generator()
+    g.manual_seed(7)
+    ct.rand(3, generator=g)
+    g2 = pickle.loads(pickle.dumps(g))
+    assert ct.equal(ct.rand(4, generator=g), ct.rand(4, generator=g2))
+
+
+def test_device_in_checkpoint_uses_torch_names(tmp_path):
+    obj = {"d": ct.device("cuda:1"), "s": ct.Size([2])}
+    b = io.BytesIO()
+    ct.save(obj, b)
+    assert b"cthtorch" not in b.getvalue()
+    b.seek(0)
+    assert ct.load(b) == obj          # weights_only, as torch allows torch.device there
+    torch = oracle.require_torch()
+    b.seek(0)
+    got = torch.load(b, weights_only=True)
+    assert got["d"] == torch.device("cuda:1") and got["s"] == torch.Size([2])
