@@ -35,7 +35,9 @@ for _name in ("bool", "uint8", "int8", "int16", "int32", "int64", "float16", "bf
               "float64", "float", "double", "half", "long", "int", "short"):
     globals()[_name] = getattr(_C, _name)
 del _name
-cfloat = complex64 = complex128 = cdouble = None   # complex dtypes are not implemented
+from ._dtype_info import _UnimplementedDtype, _unimplemented_dtypes  # noqa: E402
+globals().update(_unimplemented_dtypes())   # complex, uint16..64, float8, quantized: named, not computed
+_C._set_unimplemented_dtype(_UnimplementedDtype)
 
 # torch.<op> functions: every public static method of _VariableFunctions
 for _name in dir(_C._VariableFunctions):

@@ -10,6 +10,57 @@ from math import ldexp as _ldexp
 __all__ = ["finfo", "iinfo"]
 
 
+class _UnimplementedDtype:
+    """A dtype torch has and cthtorch does not compute in (complex, uint16..64, float8,
+    quantized). Programs that name one import and can compare it; an op given one raises
+    NotImplementedError (the argument parser knows this class), never falls back to a
+    default dtype."""
+    __slots__ = ("_name", "itemsize", "is_complex", "is_floating_point", "_signed")
+    __module__ = "cthtorch"   # pickles by name, as cthtorch.complex64
+
+    def __init__(self, name, itemsize, is_complex, is_floating_point, signed):
+        self._name, self.itemsize = name, itemsize
+        self.is_complex, self.is_floating_point, self._signed = is_complex, is_floating_point, signed
+
+    @property
+    def is_signed(self):
+        if self._signed is None:
+            raise RuntimeError("isSignedType not supported for quantized types")
+        return self._signed
+
+    def __repr__(self):
+        return "torch." + self._name
+
+    def __reduce__(self):
+        return self._name    # a module attribute, as torch's dtypes pickle
+
+    def to_real(self):
+        import cthtorch
+        return {"complex32": cthtorch.float16, "complex64": cthtorch.float32,
+                "complex128": cthtorch.float64}.get(self._name, self)
+
+
+# name -> (itemsize, is_complex, is_floating_point, is_signed), as torch 2.13 reports them
+_UNIMPLEMENTED_DTYPES = {
+    "complex32": (4, True, False, True), "complex64": (8, True, False, True),
+    "complex128": (16, True, False, True),
+    "uint16": (2, False, False, False), "uint32": (4, False, False, False), "uint64": (8, False, False, False),
+    "float8_e4m3fn": (1, False, True, True), "float8_e5m2": (1, False, True, True),
+    "float8_e4m3fnuz": (1, False, True, True), "float8_e5m2fnuz": (1, False, True, True),
+    "qint8": (1, False, False, None), "quint8": (1, False, False, None), "qint32": (4, False, False, None),
+    "quint4x2": (1, False, False, None),   # None: torch raises on is_signed
+}
+# torch's other spellings of the same objects
+_UNIMPLEMENTED_ALIASES = {"chalf": "complex32", "cfloat": "complex64", "cdouble": "complex128"}
+
+
+def _unimplemented_dtypes():
+    """{torch name: object}, aliases sharing their dtype's object."""
+    objs = {n: _UnimplementedDtype(n, *row) for n, row in _UNIMPLEMENTED_DTYPES.items()}
+    objs.update({a: objs[n] for a, n in _UNIMPLEMENTED_ALIASES.items()})
+    return objs
+
+
 def _float_row(bits, mant_bits, max_exp, digits10):
     # mant_bits: stored fraction bits; max_exp: exponent of the largest finite value
     # eps = 2^-mant_bits; max = (2 - eps) * 2^max_exp; tiny = 2^(1 - max_exp) (IEEE bias).
@@ -44,7 +95,7 @@ def _dtype_name(fname, arg):
     """'float32' for a dtype (or Python type) arg; TypeError in PyTorch's words otherwise."""
     if isinstance(arg, type) and arg in _PY_TYPES:
         return _PY_TYPES[arg]
-    text = str(arg) if type(arg).__name__ == "dtype" else ""
+    text = str(arg) if type(arg).__name__ == "dtype" or isinstance(arg, _UnimplementedDtype) else ""
     if not text.startswith("torch."):
         raise TypeError("%s(): argument 'type' (position 1) must be torch.dtype, not %s"
                         % (fname, type(arg).__name__))

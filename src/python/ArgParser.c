@@ -754,6 +754,30 @@ done:
   return res;
 }
 
+/* dtypes torch has and cthtorch does not (complex, uint16..64, float8, quantized) are
+ * objects of one Python class (cthtorch/_dtype_info.py), so programs that name them
+ * import; passed to an op they fail its parse and are reported as not implemented,
+ * never read as a default dtype. */
+static PyObject *unimplemented_dtype_cls;   /* owned; set once at import */
+
+PyObject *THP_set_unimplemented_dtype(PyObject *m, PyObject *cls) {
+  if (!PyType_Check(cls)) { PyErr_SetString(PyExc_TypeError, "expected a class"); return NULL; }
+  Py_XSETREF(unimplemented_dtype_cls, Py_NewRef(cls));
+  Py_RETURN_NONE;
+}
+
+bool ap_unimplemented_dtype_error(const char *fn, PyObject *o) {
+  if (!unimplemented_dtype_cls || !PyObject_TypeCheck(o, (PyTypeObject *)unimplemented_dtype_cls)) return false;
+  PyErr_Format(PyExc_NotImplementedError, "%s(): the dtype %R is not implemented in cthtorch", fn, o);
+  return true;
+}
+
+static PyObject *find_unimplemented_dtype(PyObject *const *args, Py_ssize_t n) {
+  for (Py_ssize_t i = 0; i < n; i++)
+    if (PyObject_TypeCheck(args[i], (PyTypeObject *)unimplemented_dtype_cls)) return args[i];
+  return NULL;
+}
+
 int ap_parse(APParser *p, PyObject *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames,
              APResult *r) {
   char why[512], first_why[512] = "";
@@ -779,6 +803,9 @@ int ap_parse(APParser *p, PyObject *self, PyObject *const *args, Py_ssize_t narg
     set_sparse_error(p->parsed[0].name);
     return -1;
   }
+  PyObject *udt = unimplemented_dtype_cls ?
+      find_unimplemented_dtype(args, nargs + (kwnames ? PyTuple_GET_SIZE(kwnames) : 0)) : NULL;
+  if (udt && ap_unimplemented_dtype_error(p->parsed[0].name, udt)) return -1;
   raise_no_match(p, self, args, nargs, kwnames, first_why);
   return -1;
 }

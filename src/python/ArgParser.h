@@ -93,7 +93,10 @@ void ap_release(APResult *r);
 bool ap_is_sparse(PyObject *o);   /* an instance of the registered sparse class */
 PyObject *ap_sparse_call(APParser *p, PyObject *self, PyObject *const *args, Py_ssize_t nargs,
                          PyObject *kwnames);
-PyObject *THP_set_sparse_dispatch(PyObject *m, PyObject *args);   /* _C._set_sparse_dispatch(cls, fn) */
+PyObject *THP_set_sparse_dispatch(PyObject *m, PyObject *args);
+PyObject *THP_set_unimplemented_dtype(PyObject *m, PyObject *cls);   /* _C._set_unimplemented_dtype(cls) */
+/* o is a dtype torch has and cthtorch does not: NotImplementedError set, true returned */
+bool ap_unimplemented_dtype_error(const char *fn, PyObject *o);   /* _C._set_sparse_dispatch(cls, fn) */
 PyObject *THP_sparse_kernel_missing(PyObject *m, PyObject *name); /* _C._sparse_kernel_missing(name): raises */
 
 /* Accessors: the i-th parameter of the matched signature, converted by

@@ -145,6 +145,7 @@ PyMethodDef THP_module_functions[] = {
   {"_set_tensor_class", set_tensor_class, METH_O, NULL},
   {"_set_return_types", set_return_types, METH_O, NULL},
   {"_set_sparse_dispatch", THP_set_sparse_dispatch, METH_VARARGS, NULL},
+  {"_set_unimplemented_dtype", THP_set_unimplemented_dtype, METH_O, NULL},
   {"_sparse_kernel_missing", THP_sparse_kernel_missing, METH_O, NULL},
   {"get_default_dtype", get_default_dtype, METH_NOARGS, NULL},
   {"_set_default_dtype", set_default_dtype, METH_O, NULL},

@@ -239,6 +239,7 @@ static PyObject *m_type(PyObject *self, PyObject *args, PyObject *kw) {
     THDtype dt = ((THPDtype *)d)->dtype;
     return dt == SELF->t->dtype ? Py_NewRef(self) : convert(self, dt, false);
   }
+  if (ap_unimplemented_dtype_error("type", d)) return NULL;
   PyObject *name = PyUnicode_Check(d) ? Py_NewRef(d) : PyObject_GetAttrString(d, "__name__");
   if (!name) return NULL;
   const char *s = PyUnicode_AsUTF8(name);
