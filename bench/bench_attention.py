@@ -1,5 +1,5 @@
-"""Transformer workloads: cthtorch and torch side by side in one process (median of 5 rounds, ms), and sgemm
-rates (GF/s) of cthtorch.mm, torch.mm and numpy's @.
+"""Transformer workloads: cthtorch and torch side by side in one process (median of 5 rounds, ms); the
+sgemm rates beside torch and numpy are bench/bench_gemm.py's.
 Run: PYTHONPATH=. python bench/bench_attention.py [threads]
 
 OPENBLAS_CORETYPE / OPENBLAS_L2_SIZE (set on these machines, they hold OpenBLAS to older kernels) are dropped
@@ -57,18 +57,6 @@ def cases(L):
     }
 
 
-def gemm_rates(sizes=(64, 128, 256, 512, 1024, 2048)):
-    print("\n%-10s %10s %10s %10s %9s" % ("sgemm n", "cthtorch", "torch", "numpy", "ct/torch"))
-    rs = np.random.RandomState(0)
-    for n in sizes:
-        a, b = rs.rand(n, n).astype(np.float32), rs.rand(n, n).astype(np.float32)
-        ca, cb, ta, tb = cthtorch.tensor(a), cthtorch.tensor(b), torch.tensor(a), torch.tensor(b)
-        gf = lambda ms: 2 * n ** 3 / ms / 1e6  # noqa: E731
-        c, t, m = gf(median_time(lambda: cthtorch.mm(ca, cb))), gf(median_time(lambda: torch.mm(ta, tb))), \
-            gf(median_time(lambda: a @ b))
-        print("%-10d %8.1fGF %8.1fGF %8.1fGF %8.2fx" % (n, c, t, m, c / t))
-
-
 def main():
     if len(sys.argv) > 1:
         cthtorch.set_num_threads(int(sys.argv[1]))
@@ -81,8 +69,6 @@ def main():
             continue
         a, b = median_time(ct[name]), median_time(tt[name])
         print("%-42s %8.3fms %8.3fms %8.2fx" % (name, a, b, a / b), flush=True)
-    if not only or only == "gemm":
-        gemm_rates()
 
 
 if __name__ == "__main__":

@@ -56,6 +56,41 @@ def test_embedding_sparse_grad_fn_name_and_functional():
     _same_sparse(w[0].grad, w[1].grad)
 
 
+@pytest.mark.parametrize("call", [
+    lambda L, w, i: L.embedding(w, i, -1, False, True),
+    lambda L, w, i: L.embedding(w, i, sparse=True),
+    lambda L, w, i: L.embedding(w, i, 3, False, True),        # padding_idx's entries are left out
+    lambda L, w, i: L.embedding(w, i, padding_idx=-2, sparse=True),
+])
+def test_torch_embedding_called_directly_gives_sparse_grad(call):
+    w = np.random.RandomState(0).randn(5, 2).astype(np.float32)
+    grads = []
+    for L in (ct, torch):
+        weight = L.tensor(w, requires_grad=True)
+        out = call(L, weight, L.tensor([[0, 3], [3, 1]]))
+        assert type(out.grad_fn).__name__ == "EmbeddingBackward0"
+        (out * L.arange(8.).view(2, 2, 2)).sum().backward()
+        grads.append(weight.grad)
+    _same_sparse(grads[0], grads[1])
+    with ct.no_grad():   # nothing recorded: the plain lookup
+        np.testing.assert_array_equal(_np(call(ct, ct.tensor(w, requires_grad=True), ct.tensor([1]))), w[[1]])
+
+
+def test_torch_embedding_bag_called_directly_gives_sparse_grad():
+    w = np.random.RandomState(0).randn(6, 2).astype(np.float32)
+    res = []
+    for L in (ct, torch):
+        weight = L.tensor(w, requires_grad=True)
+        outs = L.embedding_bag(weight, L.tensor([1, 2, 4, 4, 3]), L.tensor([0, 2]), False, 1, True)
+        assert len(outs) == 4 and [o.requires_grad for o in outs] == [True, False, False, False]
+        (outs[0] * L.arange(4.).view(2, 2)).sum().backward()
+        res.append((weight.grad, outs))
+    _same_sparse(res[0][0], res[1][0], tol=1e-6)
+    for a, b in zip(res[0][1][1:], res[1][1][1:]):
+        assert a.dtype == ct.int64 and b.dtype == torch.int64
+        np.testing.assert_array_equal(_np(a), _np(b))
+
+
 def test_sparse_grads_accumulate_as_torch():
     embs = _embeddings(padding_idx=2)
     for e, L in zip(embs, (ct, torch)):

@@ -183,9 +183,53 @@ def rrelu(input, lower=1.0 / 8, upper=1.0 / 3, training=False, generator=None):
     return input * noise
 
 
+def _sparse_grad_wanted(weight, sparse):
+    return sparse is True and isinstance(weight, cthtorch.Tensor) and weight.requires_grad and \
+        cthtorch.is_grad_enabled()
+
+
+def _arg(args, kwargs, pos, name, default):
+    return args[pos] if len(args) > pos else kwargs.get(name, default)
+
+
+def embedding(*args, **kwargs):
+    """torch.embedding called directly: sparse=True gives the weight torch's
+    sparse COO gradient (the binding's backward is dense); the binding parses
+    every other call, so its argument errors stay torch's."""
+    weight = _arg(args, kwargs, 0, "weight", None)
+    if not _sparse_grad_wanted(weight, _arg(args, kwargs, 4, "sparse", False)):
+        return _EMBEDDING(*args, **kwargs)
+    from cthtorch.nn._functional.sparse import embedding_sparse_grad
+    return embedding_sparse_grad(weight, _arg(args, kwargs, 1, "indices", None),
+                                 _arg(args, kwargs, 2, "padding_idx", -1),
+                                 _arg(args, kwargs, 3, "scale_grad_by_freq", False))
+
+
+def embedding_bag(*args, **kwargs):
+    """torch.embedding_bag called directly: as embedding's, sparse=True gives
+    a sparse COO weight gradient; the four outputs are the binding's."""
+    weight = _arg(args, kwargs, 0, "weight", None)
+    if not _sparse_grad_wanted(weight, _arg(args, kwargs, 5, "sparse", False)):
+        return _EMBEDDING_BAG(*args, **kwargs)
+    from cthtorch.nn._functional.sparse import embedding_bag_sparse_grad
+    padding_idx = _arg(args, kwargs, 8, "padding_idx", None)
+    return embedding_bag_sparse_grad(weight, _arg(args, kwargs, 1, "indices", None),
+                                     _arg(args, kwargs, 2, "offsets", None),
+                                     _arg(args, kwargs, 6, "per_sample_weights", None),
+                                     _arg(args, kwargs, 4, "mode", 0),
+                                     -1 if padding_idx is None else padding_idx % weight.shape[0],
+                                     _arg(args, kwargs, 7, "include_last_offset", False),
+                                     _arg(args, kwargs, 3, "scale_grad_by_freq", False))
+
+
+_EMBEDDING, _EMBEDDING_BAG = _C._VariableFunctions.embedding, _C._VariableFunctions.embedding_bag
+
+
 def register():
     """Registers this module's composites (cthtorch/_ops)."""
     from cthtorch import _ops
+    for name in ("embedding", "embedding_bag"):   # sparse=True's COO gradient
+        _ops.extend("torch", name, globals()[name], __name__)
     for name in ("batch_norm", "layer_norm", "group_norm", "dropout", "dropout_", "feature_dropout",
                  "alpha_dropout", "selu", "selu_", "celu", "celu_", "prelu", "rrelu") + _EXTRA:
         _ops.op("torch", name, globals()[name], __name__)

@@ -32,25 +32,38 @@ static void split_dims(const THTensor *t, int64_t d, int64_t *outer, int64_t *D,
   for (int i = d + 1; i < t->ndim; i++) *inner *= t->sizes[i];
 }
 
+/* exp(a) for a <= 0 (an entry minus its row's max, a log-probability). libmvec's vector exp
+ * leaves its fast path for a lane whose result underflows (a masked entry's -inf, a score far
+ * below the max), ~10x slower, so exp's argument is held at or above lo (-80 in float, -700 in
+ * double) and a result that small gives 0: that drops values under 2e-35 (float) or 1e-304
+ * (double), which a row sum of at least 1 cannot tell apart. lo is read at run time: as a
+ * constant, the compiler folds exp(lo) to the 0 it gives and calls exp on the unclamped a. */
+static volatile float th_exp_lo_float = -80.0f;
+static volatile double th_exp_lo_double = -700.0;
+static inline float th_exp_floor_float(float e) { return e < 2e-35f ? 0 : e; }
+static inline double th_exp_floor_double(double e) { return e < 1e-304 ? 0 : e; }
+#define EXP_NONPOS(EXP, T, a) th_exp_floor_##T(EXP((a) < lo ? lo : (a)))
+
 /* softmax over a contiguous row (inner == 1, the common case): each pass is
  * an omp simd loop, so exp runs vectorized (libmvec); sums stay in double.
  * A NaN anywhere in the row makes the sum, and so the whole row, NaN. */
 #define SOFTMAX_ROW(T, EXP)                                                       \
   static void softmax_row_##T(const T *xs, T *ys, int64_t D, bool islog) {            \
     T mx = -INFINITY;                                                                  \
+    const T lo = th_exp_lo_##T;                                                        \
     _Pragma("omp simd reduction(max:mx)")                                              \
     for (int64_t d = 0; d < D; d++) mx = xs[d] > mx ? xs[d] : mx;                      \
     if (isinf(mx) && mx < 0) mx = 0;                                                   \
     double sum = 0;                                                                    \
     if (islog) {                                                                       \
       _Pragma("omp simd reduction(+:sum)")                                             \
-      for (int64_t d = 0; d < D; d++) sum += EXP(xs[d] - mx);                         \
+      for (int64_t d = 0; d < D; d++) sum += EXP_NONPOS(EXP, T, xs[d] - mx); \
       T lse = (T)(mx + log(sum));                                                      \
       _Pragma("omp simd")                                                              \
       for (int64_t d = 0; d < D; d++) ys[d] = xs[d] - lse;                             \
     } else {                                                                           \
       _Pragma("omp simd reduction(+:sum)")                                             \
-      for (int64_t d = 0; d < D; d++) { T e = EXP(xs[d] - mx); ys[d] = e; sum += e; } \
+      for (int64_t d = 0; d < D; d++) { T e = EXP_NONPOS(EXP, T, xs[d] - mx); ys[d] = e; sum += e; } \
       T inv = (T)(1.0 / sum);                                                          \
       _Pragma("omp simd")                                                              \
       for (int64_t d = 0; d < D; d++) ys[d] *= inv;                                    \
@@ -134,11 +147,12 @@ THTensor *at_softmax(const THTensor *self, int64_t dim, THDtype dtype, bool log)
         const T *gr = g + o * D, *yr = y + o * D; T *dr = dx + o * D;                  \
         double s = 0;                                                                  \
         if (islog) {                                                                   \
+          const T lo = th_exp_lo_##T;                                                  \
           _Pragma("omp simd reduction(+:s)")                                           \
           for (int64_t d = 0; d < D; d++) s += gr[d];                                  \
           T st = (T)s;                                                                 \
           _Pragma("omp simd")                                                          \
-          for (int64_t d = 0; d < D; d++) dr[d] = gr[d] - EXP(yr[d]) * st;            \
+          for (int64_t d = 0; d < D; d++) dr[d] = gr[d] - EXP_NONPOS(EXP, T, yr[d]) * st; \
         } else {                                                                       \
           _Pragma("omp simd reduction(+:s)")                                           \
           for (int64_t d = 0; d < D; d++) s += (double)gr[d] * yr[d];                  \

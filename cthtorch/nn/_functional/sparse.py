@@ -54,9 +54,9 @@ def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type=2, scale
                                   "supported for mode='sum' (got mode='%s'). Please open a feature request on GitHub."
                                   % mode)
     if sparse and weight.requires_grad and cthtorch.is_grad_enabled():
-        return _EmbeddingBagSparseGrad.apply(weight, input, offsets, per_sample_weights, _BAG_MODES[mode],
-                                             -1 if padding_idx is None else padding_idx % weight.shape[0],
-                                             include_last_offset, scale_grad_by_freq)
+        return embedding_bag_sparse_grad(weight, input, offsets, per_sample_weights, _BAG_MODES[mode],
+                                         -1 if padding_idx is None else padding_idx % weight.shape[0],
+                                         include_last_offset, scale_grad_by_freq)[0]
     return cthtorch.embedding_bag(weight, input, offsets, scale_grad_by_freq, _BAG_MODES[mode], sparse,
                                   per_sample_weights, include_last_offset, padding_idx)[0]
 
@@ -99,14 +99,15 @@ class _EmbeddingBagSparseGrad(cthtorch.autograd.Function):
 
     @staticmethod
     def forward(ctx, weight, indices, offsets, per_sample_weights, mode, padding_idx, include_last_offset, scale):
-        out = cthtorch.embedding_bag(weight, indices, offsets, scale, mode, True, per_sample_weights,
-                                     include_last_offset, None if padding_idx == -1 else padding_idx)[0]
+        outs = cthtorch.embedding_bag(weight, indices, offsets, scale, mode, True, per_sample_weights,
+                                      include_last_offset, None if padding_idx == -1 else padding_idx)
         ctx.save_for_backward(weight, indices, offsets, per_sample_weights)
         ctx.mode, ctx.padding_idx, ctx.last, ctx.scale = mode, padding_idx, include_last_offset, scale
-        return out
+        ctx.mark_non_differentiable(*outs[1:])   # offset2bag, bag_size, max_indices
+        return tuple(outs)
 
     @staticmethod
-    def backward(ctx, grad):
+    def backward(ctx, grad, *_):
         weight, indices, offsets, psw = ctx.saved_tensors
         starts = offsets[:-1] if ctx.last else offsets
         n = indices.shape[0]
@@ -130,6 +131,14 @@ class _EmbeddingBagSparseGrad(cthtorch.autograd.Function):
 def embedding_sparse_grad(weight, indices, padding_idx, scale_grad_by_freq):
     """torch.embedding(..., sparse=True) where weight's gradient is recorded."""
     return _EmbeddingSparseGrad.apply(weight, indices, padding_idx, scale_grad_by_freq)
+
+
+def embedding_bag_sparse_grad(weight, indices, offsets, per_sample_weights, mode, padding_idx, include_last_offset,
+                              scale_grad_by_freq):
+    """torch.embedding_bag(..., sparse=True)'s four outputs where weight's
+    gradient is recorded (padding_idx: -1 for none, else in [0, rows))."""
+    return _EmbeddingBagSparseGrad.apply(weight, indices, offsets, per_sample_weights, mode, padding_idx,
+                                         include_last_offset, scale_grad_by_freq)
 
 
 def _name_backward():

@@ -1,0 +1,66 @@
+"""sgemm rate (GF/s, more is better) of cthtorch's matmul beside torch's and
+numpy's, square sizes 64..512 (issue 22: at least torch's rate) and 2048
+(within 5% of the machine's limit), in one process at equal threads.
+Rounds alternate between the libraries so a load change on a shared machine
+hits all three alike; each cell is the best of 5 rounds' mean rate.
+OpenBLAS's OPENBLAS_CORETYPE / OPENBLAS_L2_SIZE caps are lifted for all as
+bench_rnn.py does. Run: PYTHONPATH=. python bench/bench_gemm.py [threads]"""
+import os
+import sys
+
+_CAPS = ("OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE")
+if any(k in os.environ for k in _CAPS):
+    env = {k: v for k, v in os.environ.items() if k not in _CAPS}
+    os.execve(sys.executable, [sys.executable] + sys.argv, env)
+
+import time  # noqa: E402
+
+import numpy as np  # noqa: E402
+import torch  # noqa: E402
+
+import cthtorch  # noqa: E402
+
+SIZES = (64, 128, 256, 384, 512, 1024, 2048)
+
+
+def _rate(fn, n, round_s):
+    """GF/s of one round: as many calls as last round_s seconds"""
+    reps, t = 1, 0.0
+    while True:
+        t0 = time.perf_counter()
+        for _ in range(reps):
+            fn()
+        t = time.perf_counter() - t0
+        if t > round_s:
+            return 2 * n ** 3 * reps / t / 1e9
+        reps *= 2
+
+
+def main():
+    threads = int(sys.argv[1]) if len(sys.argv) > 1 else cthtorch.get_num_threads()
+    try:   # numpy's own OpenBLAS at the same thread count (this sets every OpenBLAS loaded...)
+        from threadpoolctl import threadpool_limits
+        threadpool_limits(threads)
+    except ImportError:
+        pass
+    cthtorch.set_num_threads(threads)   # ...and cthtorch's own goes back to 1 under its OpenMP split
+    torch.set_num_threads(threads)
+    print("%-12s %10s %10s %10s %9s %9s" % ("sgemm (t=%d)" % threads, "cthtorch", "torch", "numpy",
+                                          "ct/torch", "ct/numpy"))
+    rs = np.random.RandomState(0)
+    for n in SIZES:
+        a, b = rs.rand(n, n).astype(np.float32), rs.rand(n, n).astype(np.float32)
+        fns = {"ct": (lambda x, y: lambda: x @ y)(cthtorch.from_numpy(a), cthtorch.from_numpy(b)),
+               "torch": (lambda x, y: lambda: x @ y)(torch.from_numpy(a), torch.from_numpy(b)),
+               "numpy": lambda: a @ b}
+        best = {k: 0.0 for k in fns}
+        round_s = 0.3 if n >= 2048 else 0.05
+        for _ in range(5):
+            for k, f in fns.items():
+                best[k] = max(best[k], _rate(f, n, round_s))
+        print("%-12s %9.1f %10.1f %10.1f %8.2fx %8.2fx" % (n, best["ct"], best["torch"], best["numpy"],
+                                                          best["ct"] / best["torch"], best["ct"] / best["numpy"]))
+
+
+if __name__ == "__main__":
+    main()
