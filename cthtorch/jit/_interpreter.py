@@ -459,7 +459,7 @@ def _lower_node(n, slots):
     if k == "prim::Loop":
         body = _Program(n.blocks()[0], slots)
         trip_i, cond_i, carried = ins[0], ins[1], ins[2:]
-        b_ins = body.inputs
+        b_iter, b_carried = body.inputs[0], body.inputs[1:]
 
         def loop_step(regs):
             trip = regs[trip_i]
@@ -467,11 +467,10 @@ def _lower_node(n, slots):
             vals = [regs[i] for i in carried]
             i = 0
             while cond and i < trip:
-                regs[b_ins[0]] = i
-                for bi, x in zip(b_ins[1:], vals):
+                regs[b_iter] = i
+                for bi, x in zip(b_carried, vals):
                     regs[bi] = x
-                r = body.run(regs)
-                cond, vals = r[0], r[1:]
+                cond, *vals = body.run(regs)
                 i += 1
             for o, x in zip(outs, vals):
                 regs[o] = x
