@@ -7,6 +7,9 @@ Rows:
   chain x*sigmoid(x) + tanh(x)*0.5 - relu(x-1)*2 on 1M floats: jit = traced +
         optimize_for_inference (fused where the fuser runs); torch column:
         torch.compile (skipped with --no-compile)
+  lstm  a scripted 50-step LSTM cell loop (batch 8, hidden 64), no grad: after
+        its profiled runs the loop body is 2 mm + 1 fused kernel (gate math
+        and chunk in one prim::TensorExprGroup); torch column: torch.jit.script
 The other JIT branches add their rows in their own functions below."""
 import sys
 import warnings

@@ -158,13 +158,21 @@ def _fusible(n):
     return shape, tensors
 
 
-def _make_group(graph, run, shape):
-    """Replaces the nodes of run by one prim::FusionGroup."""
+def _copied_constant(v):
+    """Whether a group copies v into its subgraph (a number, or a
+    one-element tensor constant) rather than taking it as an input."""
+    n = v.node()
+    return n.kind() == "prim::Constant" and (_scalar_of(v) is not None or
+                                             not isinstance(n._constant_value(), cthtorch.Tensor))
+
+
+def _make_group(graph, run, kind="prim::FusionGroup"):
+    """Replaces the nodes of run by one group node of that kind."""
     members = set(run)
     inputs, outputs = [], []
     for n in run:
         for v in n.inputs():
-            if v.node() not in members and _scalar_of(v) is None and v not in inputs:
+            if v.node() not in members and not _copied_constant(v) and v not in inputs:
                 inputs.append(v)
     for n in run:
         for o in n.outputs():
@@ -188,7 +196,7 @@ def _make_group(graph, run, shape):
             env[o] = co
     for o in outputs:
         sub.registerOutput(env[o])
-    group = graph.create("prim::FusionGroup", inputs, len(outputs))
+    group = graph.create(kind, inputs, len(outputs))
     group.g_("Subgraph", sub)
     group.insertBefore(run[-1].next())
     for o, go in zip(outputs, group.outputs()):
@@ -208,7 +216,7 @@ def fuse_elementwise(graph, min_size=2):
     def flush():
         nonlocal made, run, shape
         if len(run) >= min_size:
-            _make_group(graph, run, shape)
+            _make_group(graph, run)
             made += 1
         run, shape = [], None
     for n in list(graph.nodes()):
@@ -341,3 +349,311 @@ class FusedKernel:
             [ffi.cast("float *", o.data_ptr()) for o in outs]
         lib.fused_kernel(self.numel, *ptrs)
         return outs
+
+
+# ---------------------------------------------------------------- scripted graphs: shapes known at run time
+
+# A scripted graph's values carry no sizes, so its groups are made on the
+# graph's structure (torch's TensorExpr fuser makes prim::TensorExprGroup
+# nodes the same way) and each group specializes when it runs: per layout
+# of its inputs it finds a 2-d view [rows, cols] in which every operand is
+# `base + row * row_stride + col` (or a broadcast `+ 0`), checks that the
+# group's outputs all have the broadcast shape, and compiles that variant
+# once. A chunk whose pieces only the group reads is fused too: its pieces
+# are pointer offsets into the chunked tensor, so the LSTM step's gate math
+# is one kernel over the gates. Anything else (another dtype, autograd,
+# a tracer or profiler watching, an unfit layout) runs the subgraph.
+
+def _dyn_fusible(n):
+    """Whether n may join a scripted group: an elementwise op over tensors
+    (not known to be other than float32) and constant numbers."""
+    k = n.kind()
+    if k not in _UNARY and k not in _BINARY and k not in _BINARY_ALPHA:
+        return False
+    ins, outs = n.inputs(), n.outputs()
+    nops = 1 if k in _UNARY else 2
+    if len(outs) != 1 or len(ins) != nops + (1 if k in _BINARY_ALPHA else 0):
+        return False
+    if not _dyn_tensor(outs[0]) or (k in _BINARY_ALPHA and _scalar_of(ins[2]) is None):
+        return False
+    tensors = 0
+    for v in ins[:nops]:
+        if _dyn_tensor(v):
+            tensors += 1
+        elif _scalar_of(v) is None:
+            return False
+    return tensors > 0
+
+
+def _dyn_tensor(v):
+    t = v.type()
+    return type(t) is _ir.TensorType and t.dtype() in (None, cthtorch.float32)
+
+
+def _chunk_pieces(n):
+    """The ListUnpack of `aten::chunk(x, constant k, constant dim)` that
+    follows n, if n is such a chunk and nothing else reads its list."""
+    if n.kind() != "aten::chunk" or len(n.inputs()) != 3 or not _dyn_tensor(n.inputs()[0]):
+        return None
+    k, d = (v.node()._constant_value() if v.node().kind() == "prim::Constant" else None for v in n.inputs()[1:])
+    if not isinstance(k, int) or not isinstance(d, int) or isinstance(k, bool) or k <= 0:
+        return None
+    uses = n.output().uses()
+    if len(uses) != 1 or uses[0].user.kind() != "prim::ListUnpack" or len(uses[0].user.outputs()) != k:
+        return None
+    return uses[0].user
+
+
+def fuse_scripted(block, min_ops=2):
+    """Groups runs of _dyn_fusible nodes of block (and of the blocks nested
+    in it) into prim::TensorExprGroup nodes; returns how many it made."""
+    made = 0
+    nodes = list(block.nodes())
+    for n in nodes:
+        for b in n.blocks():
+            made += fuse_scripted(b, min_ops)
+    run = []
+
+    def flush():
+        nonlocal made, run
+        members = set(run)
+        # a chunk is fused only if the group reads all of its pieces' uses
+        for n in list(run):
+            if n.kind() == "aten::chunk":
+                unpack = n.output().uses()[0].user
+                if any(u.user not in members for o in unpack.outputs() for u in o.uses()):
+                    run = [m for m in run if m is not n and m is not unpack]
+                    members = set(run)
+        if sum(1 for m in run if m.kind() not in ("aten::chunk", "prim::ListUnpack")) >= min_ops:
+            _make_group(run[0].owningGraph(), run, "prim::TensorExprGroup")
+            made += 1
+        run = []
+    i = 0
+    while i < len(nodes):
+        n = nodes[i]
+        i += 1
+        if n.kind() == "prim::Constant":
+            continue
+        unpack = _chunk_pieces(n)
+        if unpack is not None and unpack is n.next():
+            run += [n, unpack]
+            i = nodes.index(unpack) + 1
+            continue
+        if _dyn_fusible(n):
+            run.append(n)
+        else:
+            flush()
+    flush()
+    return made
+
+
+_fusion_args = cthtorch._C._VariableFunctions._jit_fusion_args
+_empty, _f32 = cthtorch._C._VariableFunctions.empty, cthtorch.float32
+
+
+def _broadcast(a, b):
+    if len(a) < len(b):
+        a, b = b, a
+    b = (1,) * (len(a) - len(b)) + tuple(b)
+    out = []
+    for x, y in zip(a, b):
+        if x != y and x != 1 and y != 1:
+            return None
+        out.append(y if x == 1 else x)
+    return tuple(out)
+
+
+class DynamicFusedKernel:
+    """What a prim::TensorExprGroup runs: per layout of its inputs, a
+    compiled loop; the subgraph in the interpreter where none fits."""
+
+    def __init__(self, sub):
+        from ._interpreter import GraphExecutor
+        from cthtorch._ops import dispatch
+        self.subgraph = sub
+        self.fallback = GraphExecutor(sub)
+        self.n_out = len(sub.outputs())
+        self._pos = {v: i for i, v in enumerate(sub.inputs())}
+        self._nodes = [n for n in sub.nodes() if n.kind() != "prim::Constant"]
+        self._plans, self._built = {}, {}
+        self._observers = dispatch._observers   # a tracer or profiler watching: every op must reach dispatch
+
+    def _shapes(self, args):
+        """Every subgraph value's shape for these inputs, or None where the
+        subgraph would not run as one loop (it then says why itself)."""
+        shapes = {v: tuple(args[i].shape) for v, i in self._pos.items()}
+        for n in self._nodes:
+            k = n.kind()
+            if k == "aten::chunk":
+                continue
+            if k == "prim::ListUnpack":
+                ch = n.inputs()[0].node()
+                x = shapes[ch.inputs()[0]]
+                kk, d = (v.node()._constant_value() for v in ch.inputs()[1:])
+                if not -len(x) <= d < len(x) or x[d % len(x)] == 0 or x[d % len(x)] % kk:
+                    return None   # unequal (or fewer) pieces
+                d %= len(x)
+                piece = x[:d] + (x[d] // kk,) + x[d + 1:]
+                for o in n.outputs():
+                    shapes[o] = piece
+                continue
+            s = ()
+            for v in n.inputs()[:1 if k in _UNARY else 2]:
+                if v in shapes:
+                    s = _broadcast(s, shapes[v])
+                    if s is None:
+                        return None
+            shapes[n.output()] = s
+        return shapes
+
+    def _plan(self, args):
+        """(rows, cols, [(input, byte offset, row stride)], kernel, shape) or None."""
+        shapes = self._shapes(args)
+        if shapes is None:
+            return None
+        S = shapes[self.subgraph.outputs()[0]]
+        if any(shapes[v] != S for v in self.subgraph.outputs()):
+            return None
+        nd = len(S)
+        strides = [args[i].stride() for i in range(len(args))]
+        leaves, leaf_index, names, lines = [], {}, {}, []
+
+        def emit(v, shift, vshape):
+            """C expression of v at the loop's position moved by shift (in v's
+            dims); vshape: v's extent there (1 where broadcast)."""
+            key = (v, shift, vshape)
+            if key in names:
+                return names[key]
+            n = v.node()
+            if v in self._pos:
+                i = self._pos[v]
+                off = sum(a * st for a, st in zip(shift, strides[i])) * 4
+                lk = (i, off, vshape)
+                if lk not in leaf_index:
+                    leaf_index[lk] = len(leaves)
+                    leaves.append(lk)
+                expr = "L%d" % leaf_index[lk]
+            elif n.kind() == "prim::Constant":
+                return _c_float(_scalar_of(v))
+            elif n.kind() == "prim::ListUnpack":
+                ch = n.inputs()[0].node()
+                x = ch.inputs()[0]
+                d = ch.inputs()[2].node()._constant_value() % len(shapes[x])
+                j = n.outputs().index(v)
+                sh = list(shift)
+                sh[d] += j * shapes[v][d]
+                expr = emit(x, tuple(sh), vshape)
+            else:
+                k = n.kind()
+                ops = []
+                for u in n.inputs()[:1 if k in _UNARY else 2] + (n.inputs()[2:3] if k in _BINARY_ALPHA else []):
+                    if u not in shapes:   # a constant number
+                        ops.append(_c_float(_scalar_of(u)))
+                        continue
+                    us, pad = shapes[u], len(shapes[v]) - len(shapes[u])
+                    ops.append(emit(u, tuple(0 if us[d] == 1 else shift[d + pad] for d in range(len(us))),
+                                    tuple(1 if us[d] == 1 else vshape[d + pad] for d in range(len(us)))))
+                expr = _subst(_UNARY.get(k) or _BINARY.get(k) or _BINARY_ALPHA[k], ops[0],
+                              ops[1] if k not in _UNARY else None, ops[2] if k in _BINARY_ALPHA else None)
+                lines.append("      const float v%d = %s;" % (len(lines), expr))
+                expr = "v%d" % (len(lines) - 1)
+            names[key] = expr
+            return expr
+        results = [emit(o, (0,) * nd, S) for o in self.subgraph.outputs()]
+        C = S[-1] if nd else 1
+        R = 1
+        for s in S[:-1]:
+            R *= s
+        operands, kinds = [], []
+        for i, off, vshape in leaves:
+            # strides of the leaf's view broadcast to S; the row dims must collapse to one stride
+            pad = nd - len(vshape)
+            est = [0] * pad + [0 if sz == 1 else st for sz, st in zip(vshape, strides[i])]
+            inner = est[-1] if nd and S[-1] != 1 else 0
+            if inner not in (0, 1):
+                return None
+            rs, acc, rs_set = 0, 1, False
+            for d in range(nd - 2, -1, -1):
+                if S[d] == 1:
+                    continue
+                if not rs_set:
+                    rs, rs_set = est[d], True
+                elif est[d] != rs * acc:
+                    return None
+                acc *= S[d]
+            kinds.append(inner)
+            operands.append((i, off, rs))
+        if all((k == 1 and (R == 1 or rs == C)) or (k == 0 and rs == 0) for k, (_, _, rs) in zip(kinds, operands)):
+            C, R = C * R, 1   # one flat run of memory (or a scalar) each: one long row
+        src, decl = _dyn_kernel_source(lines, results, kinds, len(args))
+        kern = self._built.get(src)
+        if kern is None:
+            b = _build(src, decl)
+            kern = self._built[src] = (b[0].new, b[1].fused_kernel) if b else False
+        return (R, C, kern[0]("int64_t[]", [x for op in operands for x in op]), kern[1], S) if kern else None
+
+    def step(self, ins, outs):
+        """The interpreter's step: reads its inputs' registers, writes its outputs'."""
+        run = self.__call__
+        if len(outs) == 1:
+            o, = outs
+
+            def fused_step1(regs):
+                regs[o] = run(*[regs[i] for i in ins])[0]
+            return fused_step1
+
+        def fused_step(regs):
+            for i, x in zip(outs, run(*[regs[i] for i in ins])):
+                regs[i] = x
+        return fused_step
+
+    def __call__(self, *args):
+        # (key, addresses), or None where an input is no tensor or autograd must record the ops, as torch's
+        # executor falls back to the unfused graph when gradients are needed
+        fa = None if self._observers else _fusion_args(args)
+        plan = None
+        if fa is not None:
+            plan = self._plans.get(fa[0], 0)
+            if plan == 0:
+                ok = all(a.dtype is cthtorch.float32 and not a.is_cuda for a in args)
+                plan = self._plans[fa[0]] = self._plan(args) if ok else None
+        if plan is None:
+            r = self.fallback(*args)
+            return r if isinstance(r, tuple) else (r,)
+        R, C, layout, kern, S = plan
+        outs = [_empty(S, dtype=_f32) for _ in range(self.n_out)]
+        if R * C:
+            kern(R, C, layout, *fa[1], *[o.data_ptr() for o in outs])
+        return outs
+
+
+def _dyn_kernel_source(lines, results, kinds, n_in):
+    """C source of one variant of a TensorExprGroup's loop. Its arguments:
+    rows, columns, the layout (each leaf's input, byte offset and row
+    stride: an array made once per layout, as libffi's cost grows per
+    argument), then the inputs' and outputs' addresses. Leaf m is read at
+    its row's [c] (kinds[m] 1) or [0] (0)."""
+    nl, nout = len(kinds), len(results)
+    addrs = ["uintptr_t p%d" % i for i in range(n_in + nout)]
+    body = "\n".join(["      const float L%d = %s;" % (m, "in%d[c]" % m if kinds[m] else "in%d[0]" % m)
+                      for m in range(nl)] + lines + ["      out%d[c] = %s;" % (i, r) for i, r in enumerate(results)])
+    leaf = ["    const float *restrict in%d = (const float *)(a[L[%d]] + L[%d]) + r * L[%d] + lo * %d;"
+            % (m, 3 * m, 3 * m + 1, 3 * m + 2, kinds[m]) for m in range(nl)]
+    outs = ["    float *restrict out%d = (float *)a[%d] + r * C + lo;" % (i, n_in + i) for i in range(nout)]
+    src = ("#include <math.h>\n#include <stdint.h>\n#include <string.h>\n" + _PRELUDE + "\n"
+           "static inline void row(int64_t r, int64_t lo, int64_t n, int64_t C, const int64_t *L, const uintptr_t *a) {\n%s\n"
+           "    #pragma omp simd\n    for (int64_t c = 0; c < n; c++) {\n%s\n    }\n}\n\n"
+           "void fused_kernel(int64_t R, int64_t C, const int64_t *L, %s) {\n"
+           "  const uintptr_t a[] = {%s};\n"
+           "  if (R * C <= 65536) {   /* small: no thread team (its start costs more than the loop) */\n"
+           "    for (int64_t r = 0; r < R; r++) row(r, 0, C, C, L, a);\n"
+           "  } else if (R == 1) {   /* one long row: split across threads */\n"
+           "    const int64_t B = 16384, nb = (C + B - 1) / B;\n"
+           "    #pragma omp parallel for schedule(static)\n"
+           "    for (int64_t blk = 0; blk < nb; blk++)\n"
+           "      row(0, blk * B, C - blk * B < B ? C - blk * B : B, C, L, a);\n"
+           "  } else {\n"
+           "    #pragma omp parallel for schedule(static)\n"
+           "    for (int64_t r = 0; r < R; r++) row(r, 0, C, C, L, a);\n"
+           "  }\n}\n") % ("\n".join(leaf + outs), body, ", ".join(addrs), ", ".join(a.split()[1] for a in addrs))
+    return src, "void fused_kernel(int64_t R, int64_t C, const int64_t *L, %s);" % ", ".join(addrs)

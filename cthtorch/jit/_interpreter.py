@@ -16,7 +16,7 @@ from cthtorch import _C
 
 from . import _ir
 
-__all__ = ["GraphExecutor", "run_graph", "run_node", "op_callable"]
+__all__ = ["GraphExecutor", "ProfilingGraphExecutor", "run_graph", "run_node", "op_callable"]
 
 
 # ---------------------------------------------------------------- value conversions
@@ -459,7 +459,7 @@ def _lower_node(n, slots):
     if k == "prim::Loop":
         body = _Program(n.blocks()[0], slots)
         trip_i, cond_i, carried = ins[0], ins[1], ins[2:]
-        b_ins = body.inputs
+        b_iter, b_carried = body.inputs[0], body.inputs[1:]
 
         def loop_step(regs):
             trip = regs[trip_i]
@@ -467,11 +467,10 @@ def _lower_node(n, slots):
             vals = [regs[i] for i in carried]
             i = 0
             while cond and i < trip:
-                regs[b_ins[0]] = i
-                for bi, x in zip(b_ins[1:], vals):
+                regs[b_iter] = i
+                for bi, x in zip(b_carried, vals):
                     regs[bi] = x
-                r = body.run(regs)
-                cond, vals = r[0], r[1:]
+                cond, *vals = body.run(regs)
                 i += 1
             for o, x in zip(outs, vals):
                 regs[o] = x
@@ -503,6 +502,10 @@ def _lower_node(n, slots):
             regs[o] = regs[src][slice(None if lo is None else regs[lo], None if hi is None else regs[hi],
                                       1 if st is None else regs[st])]
         return slice_step
+
+    if k == "prim::TensorExprGroup":
+        from ._fuser import DynamicFusedKernel
+        return DynamicFusedKernel(n.g("Subgraph")).step(ins, outs)
 
     if k == "prim::FusionGroup":
         from ._fuser import FusedKernel
@@ -541,10 +544,19 @@ def run_node(n, inputs):
 
 
 class GraphExecutor:
-    """A graph lowered once, run many times."""
+    """A graph lowered once, run many times. With fuse, it runs a copy of
+    the graph whose elementwise runs are prim::TensorExprGroups (what
+    graph_for shows), as torch's executor optimizes a scripted graph."""
 
-    def __init__(self, graph):
+    def __init__(self, graph, fuse=False):
+        if fuse:
+            from ._fuser import fuse_scripted
+            from ._passes.licm import hoist_loop_invariant_views
+            opt = graph.copy()
+            if hoist_loop_invariant_views(opt.block()) + fuse_scripted(opt.block()):
+                graph = opt
         self.graph = graph
+        self.optimized = fuse
         slots = _Slots()
         self._prog = _Program(graph.block(), slots)
         self._template = slots.template
@@ -558,6 +570,35 @@ class GraphExecutor:
             regs[i] = a
         out = self._prog.run(regs)
         return out[0] if len(out) == 1 else tuple(out)
+
+
+class ProfilingGraphExecutor:
+    """What a ScriptFunction / ScriptMethod runs: the graph as it is for its
+    first calls, then the optimized one (loop-invariant views hoisted,
+    elementwise runs fused), as torch's profiling executor optimizes only
+    after profiled runs. A function run once or twice (a trace's check, a
+    test) never waits for the C compiler."""
+    PROFILED_RUNS = 2
+
+    def __init__(self, graph):
+        self._source = graph
+        self._runs = 0
+        self._ex = GraphExecutor(graph)
+
+    @property
+    def graph(self):
+        return self._ex.graph
+
+    @property
+    def optimized(self):
+        return self._ex.optimized
+
+    def __call__(self, *args):
+        if self._runs <= self.PROFILED_RUNS:
+            self._runs += 1
+            if self._runs > self.PROFILED_RUNS:
+                self._ex = GraphExecutor(self._source, fuse=True)
+        return self._ex(*args)
 
 
 def run_graph(graph, *args):

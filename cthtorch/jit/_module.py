@@ -13,7 +13,7 @@ from cthtorch import nn
 from cthtorch.nn.modules import module as _M
 
 from . import _ir
-from ._interpreter import GraphExecutor
+from ._interpreter import GraphExecutor, ProfilingGraphExecutor
 from ._python_printer import PythonPrinter
 
 __all__ = ["ScriptFunction", "ScriptMethod", "ScriptModule", "ScriptClassObject", "RecursiveScriptModule", "TracedModule",
@@ -82,7 +82,12 @@ class _GraphViews:
         return inline_calls(self.graph, self.owner if self._is_method else None)
 
     def graph_for(self, *args, **kwargs):
-        return self.graph
+        """The graph the executor runs once optimized (fused groups in place):
+        runs the function until it is, as torch's graph_for runs it."""
+        self(*args, **kwargs)
+        while not self._executor.optimized:
+            self(*args, **kwargs)
+        return self._executor.graph
 
 
 class ScriptFunction(_GraphViews):
@@ -106,7 +111,7 @@ class ScriptFunction(_GraphViews):
         if kwargs:
             args = self._bind_kwargs(args, kwargs)
         if self._executor is None:
-            self._executor = GraphExecutor(self.graph)
+            self._executor = ProfilingGraphExecutor(self.graph)
         return self._executor(*args)
 
     def _bind_kwargs(self, args, kwargs):
@@ -154,7 +159,7 @@ class ScriptMethod(_GraphViews):
             if kwargs:
                 raise RuntimeError("%s() got an unexpected keyword argument '%s'." % (self.name, next(iter(kwargs))))
         if self._executor is None:
-            self._executor = GraphExecutor(self.graph)
+            self._executor = ProfilingGraphExecutor(self.graph)
         return self._executor(self.owner, *args)
 
     def _reset_executor(self):
