@@ -686,20 +686,6 @@ static int adaptive_max(THTensor **outs, const THTensor *input, const ATIntList 
   return 0;
 }
 
-/* the public entries of N = 2 and 3 spatial dims: one body each */
-#define ADAPTIVE_ENTRIES(N)                                                                     \
-  THTensor *at_adaptive_avg_pool##N##d(const THTensor *input, const ATIntList *os) {            \
-    return adaptive_avg(input, os, N, "adaptive_avg_pool" #N "d");                              \
-  }                                                                                             \
-  THTensor *at_adaptive_avg_pool##N##d_backward(const THTensor *grad, const THTensor *input) {  \
-    return adaptive_avg_bwd(grad, input, N, "adaptive_avg_pool" #N "d");                        \
-  }                                                                                             \
-  int at_adaptive_max_pool##N##d(THTensor **outs, const THTensor *input, const ATIntList *os) { \
-    return adaptive_max(outs, input, os, N, "adaptive_max_pool" #N "d");                        \
-  }
-ADAPTIVE_ENTRIES(2)
-ADAPTIVE_ENTRIES(3)
-
 /* The adjoint of max_pool2d's backward (its double backward): each output
  * position takes ggI at the input position its window picked. */
 static THTensor *plane_take(const THTensor *self, const THTensor *indices, int nsp, const char *op) {
@@ -734,16 +720,25 @@ static THTensor *adaptive_avg_like(const THTensor *self, const THTensor *like, i
   for (int i = 0; i < nsp; i++) os.v[i] = like->sizes[like->ndim - nsp + i];
   return adaptive_avg(self, &os, nsp, nsp == 2 ? "adaptive_avg_pool2d" : "adaptive_avg_pool3d");
 }
-/* the double-backward entries of N = 2 and 3 spatial dims */
-#define DOUBLE_BACKWARD_ENTRIES(N)                                                               \
+/* the public entries of N = 2 and 3 spatial dims: one body each */
+#define ADAPTIVE_ENTRIES(N)                                                                     \
+  THTensor *at_adaptive_avg_pool##N##d(const THTensor *input, const ATIntList *os) {            \
+    return adaptive_avg(input, os, N, "adaptive_avg_pool" #N "d");                              \
+  }                                                                                             \
+  THTensor *at_adaptive_avg_pool##N##d_backward(const THTensor *grad, const THTensor *input) {  \
+    return adaptive_avg_bwd(grad, input, N, "adaptive_avg_pool" #N "d");                        \
+  }                                                                                             \
+  int at_adaptive_max_pool##N##d(THTensor **outs, const THTensor *input, const ATIntList *os) { \
+    return adaptive_max(outs, input, os, N, "adaptive_max_pool" #N "d");                        \
+  }                                                                                             \
   THTensor *at_max_pool##N##d_take(const THTensor *self, const THTensor *indices) {             \
     return plane_take(self, indices, N, "_max_pool" #N "d_take");                               \
   }                                                                                             \
   THTensor *at_adaptive_avg_pool##N##d_like(const THTensor *self, const THTensor *like) {       \
     return adaptive_avg_like(self, like, N, "_adaptive_avg_pool" #N "d_like");                  \
   }
-DOUBLE_BACKWARD_ENTRIES(2)
-DOUBLE_BACKWARD_ENTRIES(3)
+ADAPTIVE_ENTRIES(2)
+ADAPTIVE_ENTRIES(3)
 
 /* ---- max and average pooling over three spatial dims (T, H, W) ----
  * torch's checks, in its order: the output size per dim (stride not zero,
