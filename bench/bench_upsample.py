@@ -11,6 +11,7 @@ def cases(L):
     x = L.from_numpy(rs.randn(8, 64, 56, 56).astype(np.float32))
     v = L.from_numpy(rs.randn(2, 16, 16, 32, 32).astype(np.float32))
     s = L.from_numpy(rs.randn(16, 64, 1024).astype(np.float32))
+    img = L.from_numpy(rs.rand(1, 3, 512, 512).astype(np.float32))
     xg = L.from_numpy(rs.randn(4, 32, 56, 56).astype(np.float32)).requires_grad_()
     F = L.nn.functional
 
@@ -29,6 +30,12 @@ def cases(L):
         "trilinear 2x 2x16x16x32x32": lambda: F.interpolate(v, scale_factor=2, mode="trilinear"),
         "nearest fwd+bwd 2x 4x32x56x56": bwd(scale_factor=2, mode="nearest"),
         "bilinear fwd+bwd 2x 4x32x56x56": bwd(scale_factor=2, mode="bilinear"),
+        "bicubic fwd+bwd 2x 4x32x56x56": bwd(scale_factor=2, mode="bicubic"),
+        "bilinear antialias 0.3x 8x64x56x56": lambda: F.interpolate(x, scale_factor=0.3, mode="bilinear",
+                                                                    antialias=True),
+        "bicubic antialias -> 224x224 of 3x512x512": lambda: F.interpolate(img, size=(224, 224), mode="bicubic",
+                                                                           antialias=True),
+        "bilinear antialias fwd+bwd 0.5x 4x32x56x56": bwd(scale_factor=0.5, mode="bilinear", antialias=True),
     }
 
 

@@ -199,7 +199,8 @@ for _name, _nd, _interp in [("upsample_nearest1d_backward", 1, False), ("upsampl
                             ("_upsample_nearest_exact2d_backward", 2, False),
                             ("_upsample_nearest_exact3d_backward", 3, False), ("upsample_linear1d_backward", 1, True),
                             ("upsample_bilinear2d_backward", 2, True), ("upsample_trilinear3d_backward", 3, True),
-                            ("upsample_bicubic2d_backward", 2, True)]:
+                            ("upsample_bicubic2d_backward", 2, True), ("_upsample_bilinear2d_aa_backward", 2, True),
+                            ("_upsample_bicubic2d_aa_backward", 2, True)]:
     BAD_CALLS.append((_name, (t(1, 2, *[3] * _nd), [4] * _nd, [1, 2] + [2] * _nd) + ((False,) if _interp else ())))
 BAD_CALLS += [
     ("max_pool3d_with_indices_backward", (t(1, 1, 2, 2, 2), t(1, 1, 4, 4, 4), ct.full((1, 1, 2, 2, 2), 64))),

@@ -885,9 +885,8 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
         raise NotImplementedError("Input Error: Only 3D, 4D and 5D input Tensors supported (got %dD) for the modes: "
                                   "nearest | linear | bilinear | bicubic | trilinear | lanczos | area | nearest-exact (got %s)"
                                   % (input.dim(), mode))
-    if antialias:
-        raise NotImplementedError("interpolate: antialias=True (torch's _upsample_%s2d_aa) is not implemented in "
-                                  "cthtorch" % mode)
+    if antialias:   # torch's _upsample_{bilinear,bicubic}2d_aa (4-D input, checked above)
+        kernel = _UPSAMPLE_AA_KERNELS[mode]
     for o in out_sizes:   # torch's parser refuses these before anything is allocated
         if not -2**63 <= o < 2**63:
             raise TypeError("%s(): argument 'output_size' failed to unpack the object at pos 1 with error "
@@ -910,6 +909,7 @@ _UPSAMPLE_KERNELS = {
     ("linear", 3): _C._nn.upsample_linear1d, ("bilinear", 4): _C._nn.upsample_bilinear2d,
     ("trilinear", 5): _C._nn.upsample_trilinear3d, ("bicubic", 4): _C._nn.upsample_bicubic2d,
 }
+_UPSAMPLE_AA_KERNELS = {"bilinear": _C._nn._upsample_bilinear2d_aa, "bicubic": _C._nn._upsample_bicubic2d_aa}
 _UPSAMPLE_NEEDS = {"linear": 3, "bilinear": 4, "trilinear": 5}
 
 

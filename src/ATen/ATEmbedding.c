@@ -137,7 +137,7 @@ static int64_t *bag_starts(const int64_t *off, int64_t noff, int64_t n, bool inc
 /* Rows of the table are read (and, in the backward, written) in index order,
  * which is random: the row BAG_AHEAD indices on is prefetched, so several
  * cache misses are in flight instead of one. */
-#define BAG_AHEAD 8
+#define BAG_AHEAD 16
 static inline void bag_prefetch(const void *p, size_t bytes) {
   /* every line the row touches: a row that starts mid-line (numpy's arrays are only 16-byte
    * aligned) spans one line more than bytes / 64 */

@@ -389,7 +389,10 @@ THTensor *at_avg_pool2d_backward(const THTensor *grad, const THTensor *input, co
 
 /* ---- adaptive pooling over the trailing 2 (D = OD = 1) or 3 spatial dims ----
  * Output cell o of a dim of size L pooled to O covers [START(o), END(o)). */
-typedef struct { int64_t P, D, H, W, OD, OH, OW; } AdaptGeom;
+typedef struct {
+  int64_t P, D, H, W, OD, OH, OW;
+  const int64_t *cell[3];   /* adapt_planes: START and END of each output of D, H, W (2 * out each) */
+} AdaptGeom;
 
 #define START(i, in, out) (((i) * (in)) / (out))
 #define END(i, in, out) ((((i) + 1) * (in) + (out) - 1) / (out))
@@ -468,38 +471,59 @@ static void adapt_out_sizes(const THTensor *x, int nsp, const AdaptGeom *g, int6
     for (int k = 0; k < 32; k++) sum += acc[k];                                                        \
     return sum;                                                                                        \
   }                                                                                                    \
-  static void adapt_avg_##T(const T *x, T *y, const AdaptGeom *g) {                                    \
+  static void adapt_avg_##T(const T *x, T *y, const AdaptGeom *g, T *scratch) {                        \
     if (g->OH == 1 && g->OW == 1) {   /* each cell is whole H x W planes, one contiguous run */         \
       for (int64_t od = 0; od < g->OD; od++) {                                                         \
-        int64_t d0 = START(od, g->D, g->OD), d1 = END(od, g->D, g->OD);                                \
+        int64_t d0 = g->cell[0][2 * od], d1 = g->cell[0][2 * od + 1];                                  \
         *y++ = adapt_sum_##T(x + d0 * g->H * g->W, (d1 - d0) * g->H * g->W) / (T)((d1 - d0) * g->H * g->W); \
       }                                                                                                \
       return;                                                                                          \
     }                                                                                                  \
-    for (int64_t od = 0; od < g->OD; od++)                                                             \
-      for (int64_t oh = 0; oh < g->OH; oh++)                                                           \
-        for (int64_t ow = 0; ow < g->OW; ow++) {                                                       \
-          int64_t d0 = START(od, g->D, g->OD), d1 = END(od, g->D, g->OD);                              \
-          int64_t h0 = START(oh, g->H, g->OH), h1 = END(oh, g->H, g->OH);                              \
-          int64_t w0 = START(ow, g->W, g->OW), w1 = END(ow, g->W, g->OW);                              \
-          T sum = 0;                                                                                   \
-          for (int64_t id = d0; id < d1; id++)                                                         \
-            for (int64_t ih = h0; ih < h1; ih++) {                                                     \
-              const T *row = x + (id * g->H + ih) * g->W;                                              \
-              _Pragma("omp simd reduction(+:sum)")                                                     \
-              for (int64_t iw = w0; iw < w1; iw++) sum += row[iw];                                     \
-            }                                                                                          \
-          *y++ = sum / (T)((d1 - d0) * (h1 - h0) * (w1 - w0));                                         \
+    /* separably, as the window is a box: each row's W cells into A (D x H x OW), H cells into B      \
+     * (D x OH x OW) as whole-row sums, then D cells into y, divided by the window's size */          \
+    const int64_t D = g->D, H = g->H, W = g->W, OD = g->OD, OH = g->OH, OW = g->OW;                    \
+    T *A = scratch, *B = scratch + D * H * OW;                                                         \
+    for (int64_t r = 0; r < D * H; r++) {                                                              \
+      const T *row = x + r * W;                                                                        \
+      for (int64_t ow = 0; ow < OW; ow++) {                                                            \
+        int64_t w0 = g->cell[2][2 * ow], w1 = g->cell[2][2 * ow + 1];                                  \
+        T sum = 0;                                                                                     \
+        for (int64_t iw = w0; iw < w1; iw++) sum += row[iw];                                           \
+        A[r * OW + ow] = sum;                                                                          \
+      }                                                                                                \
+    }                                                                                                  \
+    for (int64_t d = 0; d < D; d++)                                                                    \
+      for (int64_t oh = 0; oh < OH; oh++) {                                                            \
+        int64_t h0 = g->cell[1][2 * oh], h1 = g->cell[1][2 * oh + 1];                                  \
+        T *b = B + (d * OH + oh) * OW;                                                                 \
+        const T *a = A + (d * H + h0) * OW;                                                            \
+        for (int64_t j = 0; j < OW; j++) b[j] = a[j];                                                  \
+        for (int64_t ih = h0 + 1; ih < h1; ih++) {                                                     \
+          a = A + (d * H + ih) * OW;                                                                   \
+          for (int64_t j = 0; j < OW; j++) b[j] += a[j];                                               \
         }                                                                                              \
+      }                                                                                                \
+    for (int64_t od = 0; od < OD; od++) {                                                              \
+      int64_t d0 = g->cell[0][2 * od], d1 = g->cell[0][2 * od + 1];                                    \
+      T *yo = y + od * OH * OW;                                                                        \
+      for (int64_t j = 0; j < OH * OW; j++) yo[j] = B[d0 * OH * OW + j];                               \
+      for (int64_t id = d0 + 1; id < d1; id++)                                                         \
+        for (int64_t j = 0; j < OH * OW; j++) yo[j] += B[id * OH * OW + j];                            \
+      for (int64_t oh = 0; oh < OH; oh++) {                                                            \
+        int64_t nh = (d1 - d0) * (g->cell[1][2 * oh + 1] - g->cell[1][2 * oh]);                        \
+        for (int64_t ow = 0; ow < OW; ow++)                                                            \
+          yo[oh * OW + ow] /= (T)(nh * (g->cell[2][2 * ow + 1] - g->cell[2][2 * ow]));                 \
+      }                                                                                                \
+    }                                                                                                  \
   }                                                                                                    \
   static void adapt_avg_bwd_##T(const T *gy, T *gx, const AdaptGeom *g) {                              \
     memset(gx, 0, g->D * g->H * g->W * sizeof(T));                                                     \
     for (int64_t od = 0; od < g->OD; od++)                                                             \
       for (int64_t oh = 0; oh < g->OH; oh++)                                                           \
         for (int64_t ow = 0; ow < g->OW; ow++) {                                                       \
-          int64_t d0 = START(od, g->D, g->OD), d1 = END(od, g->D, g->OD);                              \
-          int64_t h0 = START(oh, g->H, g->OH), h1 = END(oh, g->H, g->OH);                              \
-          int64_t w0 = START(ow, g->W, g->OW), w1 = END(ow, g->W, g->OW);                              \
+          int64_t d0 = g->cell[0][2 * od], d1 = g->cell[0][2 * od + 1];                                \
+          int64_t h0 = g->cell[1][2 * oh], h1 = g->cell[1][2 * oh + 1];                                \
+          int64_t w0 = g->cell[2][2 * ow], w1 = g->cell[2][2 * ow + 1];                                \
           T v = *gy++ / (T)((d1 - d0) * (h1 - h0) * (w1 - w0));                                       \
           for (int64_t id = d0; id < d1; id++)                                                         \
             for (int64_t ih = h0; ih < h1; ih++) {                                                     \
@@ -512,9 +536,9 @@ static void adapt_out_sizes(const THTensor *x, int nsp, const AdaptGeom *g, int6
     for (int64_t od = 0; od < g->OD; od++)                                                             \
       for (int64_t oh = 0; oh < g->OH; oh++)                                                           \
         for (int64_t ow = 0; ow < g->OW; ow++) {                                                       \
-          int64_t d0 = START(od, g->D, g->OD), d1 = END(od, g->D, g->OD);                              \
-          int64_t h0 = START(oh, g->H, g->OH), h1 = END(oh, g->H, g->OH);                              \
-          int64_t w0 = START(ow, g->W, g->OW), w1 = END(ow, g->W, g->OW);                              \
+          int64_t d0 = g->cell[0][2 * od], d1 = g->cell[0][2 * od + 1];                                \
+          int64_t h0 = g->cell[1][2 * oh], h1 = g->cell[1][2 * oh + 1];                                \
+          int64_t w0 = g->cell[2][2 * ow], w1 = g->cell[2][2 * ow + 1];                                \
           int64_t best = (d0 * g->H + h0) * g->W + w0;                                                 \
           T bv = x[best];                                                                              \
           for (int64_t id = d0; id < d1; id++)                                                         \
@@ -537,23 +561,46 @@ ADAPT_KERNELS(double)
  * input (the grad of the output for ADAPT_AVG_BWD), dst planes the result, ix
  * max's indices */
 typedef enum { ADAPT_AVG, ADAPT_AVG_BWD, ADAPT_MAX } AdaptKind;
-static void adapt_planes(AdaptKind k, THDtype ct, const void *src, void *dst, int64_t *ix, const AdaptGeom *g) {
+/* ADAPT_AVG's scratch per thread, in elements of its compute type */
+static int64_t adapt_scratch(const AdaptGeom *g) { return g->D * (g->H + g->OH) * g->OW; }
+
+static int adapt_planes(AdaptKind k, THDtype ct, const void *src, void *dst, int64_t *ix, const AdaptGeom *g0) {
+  AdaptGeom g1 = *g0, *g = &g1;
   int64_t L = g->OD * g->OH * g->OW, HW = g->D * g->H * g->W;
   int64_t sin = k == ADAPT_AVG_BWD ? L : HW, sout = k == ADAPT_AVG_BWD ? HW : L;
+  bool par = g->P * HW > 16384;
+  int nt = par ? omp_get_max_threads() : 1;
+  size_t es = ct == TH_Double ? sizeof(double) : sizeof(float);
+  char *scratch = k == ADAPT_AVG ? malloc(nt * adapt_scratch(g) * es + 1) : NULL;
+  int64_t *cells = malloc(2 * (g->OD + g->OH + g->OW) * sizeof(int64_t) + 1);
+  if ((k == ADAPT_AVG && !scratch) || !cells) {
+    free(scratch); free(cells);
+    THError_set(TH_ERR_MEMORY, "adaptive_avg_pool: out of memory");
+    return -1;
+  }
+  {   /* the cells' bounds once per call, not two divisions per output in every plane */
+    int64_t in[3] = { g->D, g->H, g->W }, out[3] = { g->OD, g->OH, g->OW }, *c = cells;
+    for (int d = 0; d < 3; d++) {
+      g->cell[d] = c;
+      for (int64_t o = 0; o < out[d]; o++, c += 2) { c[0] = START(o, in[d], out[d]); c[1] = END(o, in[d], out[d]); }
+    }
+  }
 #define ADAPT_PLANE(T)                                                                               \
   do {                                                                                               \
     const T *s = (const T *)src + pl * sin;                                                          \
     T *d = (T *)dst + pl * sout;                                                                     \
-    if (k == ADAPT_AVG) adapt_avg_##T(s, d, g);                                                      \
+    if (k == ADAPT_AVG) adapt_avg_##T(s, d, g, (T *)(scratch + omp_get_thread_num() * adapt_scratch(g) * es)); \
     else if (k == ADAPT_AVG_BWD) adapt_avg_bwd_##T(s, d, g);                                         \
     else adapt_max_##T(s, d, ix + pl * L, g);                                                        \
   } while (0)
-#pragma omp parallel for if (g->P * HW > 16384)
+#pragma omp parallel for num_threads(nt) if (par)
   for (int64_t pl = 0; pl < g->P; pl++) {
     if (ct == TH_Double) ADAPT_PLANE(double);
     else ADAPT_PLANE(float);
   }
 #undef ADAPT_PLANE
+  free(scratch); free(cells);
+  return 0;
 }
 
 static THTensor *adaptive_avg(const THTensor *input, const ATIntList *os, int nsp, const char *name) {
@@ -570,8 +617,8 @@ static THTensor *adaptive_avg(const THTensor *input, const ATIntList *os, int ns
   if (!x) return NULL;
   THTensor *y = THTensor_new(ct, input->ndim, sz), *r = NULL;
   if (y) {
-    adapt_planes(ADAPT_AVG, ct, THTensor_data(x), THTensor_data(y), NULL, &g);
-    r = ct == input->dtype ? THTensor_retain(y) : at_to_dtype(y, input->dtype, false);
+    if (adapt_planes(ADAPT_AVG, ct, THTensor_data(x), THTensor_data(y), NULL, &g) == 0)
+      r = ct == input->dtype ? THTensor_retain(y) : at_to_dtype(y, input->dtype, false);
   }
   THTensor_free(x); THTensor_free(y);
   return r;
@@ -597,8 +644,8 @@ static THTensor *adaptive_avg_bwd(const THTensor *grad, const THTensor *input, i
   THDtype ct = POOL_CT(input);
   THTensor *gy = at_contiguous_as(grad, ct), *gi = gy ? THTensor_new(ct, input->ndim, input->sizes) : NULL, *r = NULL;
   if (gi) {
-    adapt_planes(ADAPT_AVG_BWD, ct, THTensor_data(gy), THTensor_data(gi), NULL, &g);
-    r = ct == input->dtype ? THTensor_retain(gi) : at_to_dtype(gi, input->dtype, false);
+    if (adapt_planes(ADAPT_AVG_BWD, ct, THTensor_data(gy), THTensor_data(gi), NULL, &g) == 0)
+      r = ct == input->dtype ? THTensor_retain(gi) : at_to_dtype(gi, input->dtype, false);
   }
   THTensor_free(gy); THTensor_free(gi);
   return r;
@@ -626,7 +673,10 @@ static int adaptive_max(THTensor **outs, const THTensor *input, const ATIntList 
       return -1;
     }
   } else {
-    adapt_planes(ADAPT_MAX, ct, THTensor_data(x), THTensor_data(y), (int64_t *)THTensor_data(idx), &g);
+    if (adapt_planes(ADAPT_MAX, ct, THTensor_data(x), THTensor_data(y), (int64_t *)THTensor_data(idx), &g) < 0) {
+      THTensor_free(x); THTensor_free(y); THTensor_free(idx);
+      return -1;
+    }
   }
   THTensor_free(x);
   outs[0] = ct == input->dtype ? THTensor_retain(y) : at_to_dtype(y, input->dtype, false);
@@ -634,25 +684,6 @@ static int adaptive_max(THTensor **outs, const THTensor *input, const ATIntList 
   outs[1] = idx;
   if (!outs[0]) { THTensor_free(idx); outs[1] = NULL; return -1; }
   return 0;
-}
-
-THTensor *at_adaptive_avg_pool2d(const THTensor *input, const ATIntList *os) {
-  return adaptive_avg(input, os, 2, "adaptive_avg_pool2d");
-}
-THTensor *at_adaptive_avg_pool2d_backward(const THTensor *grad, const THTensor *input) {
-  return adaptive_avg_bwd(grad, input, 2, "adaptive_avg_pool2d");
-}
-int at_adaptive_max_pool2d(THTensor **outs, const THTensor *input, const ATIntList *os) {
-  return adaptive_max(outs, input, os, 2, "adaptive_max_pool2d");
-}
-THTensor *at_adaptive_avg_pool3d(const THTensor *input, const ATIntList *os) {
-  return adaptive_avg(input, os, 3, "adaptive_avg_pool3d");
-}
-THTensor *at_adaptive_avg_pool3d_backward(const THTensor *grad, const THTensor *input) {
-  return adaptive_avg_bwd(grad, input, 3, "adaptive_avg_pool3d");
-}
-int at_adaptive_max_pool3d(THTensor **outs, const THTensor *input, const ATIntList *os) {
-  return adaptive_max(outs, input, os, 3, "adaptive_max_pool3d");
 }
 
 /* The adjoint of max_pool2d's backward (its double backward): each output
@@ -680,8 +711,6 @@ static THTensor *plane_take(const THTensor *self, const THTensor *indices, int n
   THTensor_free(x); THTensor_free(ic); THTensor_free(out);
   return r;
 }
-THTensor *at_max_pool2d_take(const THTensor *self, const THTensor *indices) { return plane_take(self, indices, 2, "_max_pool2d_take"); }
-THTensor *at_max_pool3d_take(const THTensor *self, const THTensor *indices) { return plane_take(self, indices, 3, "_max_pool3d_take"); }
 
 /* adaptive average pooling of self to like's trailing nsp sizes (the adjoint
  * of adaptive_avg_pool{2,3}d_backward, for double backward) */
@@ -691,12 +720,25 @@ static THTensor *adaptive_avg_like(const THTensor *self, const THTensor *like, i
   for (int i = 0; i < nsp; i++) os.v[i] = like->sizes[like->ndim - nsp + i];
   return adaptive_avg(self, &os, nsp, nsp == 2 ? "adaptive_avg_pool2d" : "adaptive_avg_pool3d");
 }
-THTensor *at_adaptive_avg_pool2d_like(const THTensor *self, const THTensor *like) {
-  return adaptive_avg_like(self, like, 2, "_adaptive_avg_pool2d_like");
-}
-THTensor *at_adaptive_avg_pool3d_like(const THTensor *self, const THTensor *like) {
-  return adaptive_avg_like(self, like, 3, "_adaptive_avg_pool3d_like");
-}
+/* the public entries of N = 2 and 3 spatial dims: one body each */
+#define ADAPTIVE_ENTRIES(N)                                                                     \
+  THTensor *at_adaptive_avg_pool##N##d(const THTensor *input, const ATIntList *os) {            \
+    return adaptive_avg(input, os, N, "adaptive_avg_pool" #N "d");                              \
+  }                                                                                             \
+  THTensor *at_adaptive_avg_pool##N##d_backward(const THTensor *grad, const THTensor *input) {  \
+    return adaptive_avg_bwd(grad, input, N, "adaptive_avg_pool" #N "d");                        \
+  }                                                                                             \
+  int at_adaptive_max_pool##N##d(THTensor **outs, const THTensor *input, const ATIntList *os) { \
+    return adaptive_max(outs, input, os, N, "adaptive_max_pool" #N "d");                        \
+  }                                                                                             \
+  THTensor *at_max_pool##N##d_take(const THTensor *self, const THTensor *indices) {             \
+    return plane_take(self, indices, N, "_max_pool" #N "d_take");                               \
+  }                                                                                             \
+  THTensor *at_adaptive_avg_pool##N##d_like(const THTensor *self, const THTensor *like) {       \
+    return adaptive_avg_like(self, like, N, "_adaptive_avg_pool" #N "d_like");                  \
+  }
+ADAPTIVE_ENTRIES(2)
+ADAPTIVE_ENTRIES(3)
 
 /* ---- max and average pooling over three spatial dims (T, H, W) ----
  * torch's checks, in its order: the output size per dim (stride not zero,

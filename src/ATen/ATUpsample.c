@@ -7,8 +7,10 @@
  * are built once per call; planes run in parallel. Nearest modes copy
  * elements of any width (uint8, float16, ...) without arithmetic; the
  * interpolating modes compute in float (double for double), as torch's
- * opmath. The GPU path (src/THC/THCUpsample.cu) computes the taps itself
- * from the same header. */
+ * opmath. Antialiased bilinear/bicubic (torch's _upsample_*2d_aa) are the
+ * same separable sums with torch's wider, normalized taps when downsampling.
+ * The GPU path (src/THC/THCUpsample.cu) computes the taps itself from the
+ * same header (no antialias there). */
 #include "ATUpsample.h"
 #include "ATArgChecks.h"
 #include "ATConv.h"
@@ -59,146 +61,292 @@ static int up_common_check(int nsp, const ATIntList *osz, int in_ndim, const int
   return 0;
 }
 
-/* the taps of every output index of the three dims, in compute type T */
+/* The taps of every output index of one dim, in compute type T: n slots per
+ * output, of which cnt[o] are read (cnt NULL: all n; antialias varies it).
+ * ident: the forward leaves this dim as it is (an absent dim, or an
+ * antialiased dim of unchanged size, which torch's separable kernel skips).
+ * used[i]: some output reads input index i (the forward skips the rest). */
 typedef struct {
-  int n[3];
-  int64_t *idx[3];   /* out[k] * n[k] each */
-  void *w[3];
-} UpTables;
+  int n;
+  bool ident;
+  int64_t *idx;
+  void *w;
+  int *cnt;
+  bool *used;
+} UpDim;
+typedef struct { UpDim d[3]; } UpTables;
 
 static void up_tables_free(UpTables *t) {
-  for (int k = 0; k < 3; k++) { free(t->idx[k]); free(t->w[k]); }
+  for (int k = 0; k < 3; k++) { free(t->d[k].idx); free(t->d[k].w); free(t->d[k].cnt); free(t->d[k].used); }
 }
 
-static int up_tables(UpTables *t, const UpGeom *g, int mode, bool align, const double *scales, THDtype ct) {
+/* torch's antialiased taps (HelperInterpBase::_compute_indices_min_size_weights_aa):
+ * the filter (triangle, or cubic with A = -0.5 as PIL) stretched by the scale
+ * when downsampling, over the inputs within its support of the output's
+ * centre, normalized to sum 1. The mixed float/double steps are torch's. */
+#define UP_AA_TAPS(T)                                                                                  \
+  static T up_aa_filter_##T(bool cubic, T x) {                                                         \
+    x = x < 0 ? -x : x;                                                                                \
+    if (!cubic) return x < 1 ? (T)(1.0 - x) : (T)0;                                                    \
+    const T A = (T)-0.5;                                                                               \
+    if (x < 1) return ((A + 2) * x - (A + 3)) * x * x + 1;                                             \
+    if (x < 2) return ((A * x - 5 * A) * x + 8 * A) * x - 4 * A;                                       \
+    return 0;                                                                                          \
+  }                                                                                                    \
+  static int up_aa_maxtaps_##T(bool cubic, bool align, int64_t in, int64_t out, double sc, T *scale,   \
+                               T *support) {                                                           \
+    int ntap = cubic ? 4 : 2;                                                                          \
+    T s = align ? (out > 1 ? (T)(in - 1) / (T)(out - 1) : (T)0) : (sc > 0 ? (T)(1.0 / sc) : (T)in / (T)out); \
+    *scale = s;                                                                                        \
+    *support = s >= 1 ? (T)((ntap * 0.5) * s) : (T)(ntap * 0.5);                                      \
+    return (int)ceil((double)*support) * 2 + 1;                                                        \
+  }                                                                                                    \
+  static void up_aa_taps_##T(bool cubic, int64_t in, T scale, T support, int maxn, int64_t o,          \
+                             int64_t *idx, T *w, int *cnt) {                                           \
+    T center = (T)(scale * (o + 0.5));                                                                 \
+    T invscale = scale >= 1 ? (T)(1.0 / scale) : (T)1;                                                 \
+    int64_t xmin = (int64_t)((double)(center - support) + 0.5);                                        \
+    if (xmin < 0) xmin = 0;                                                                            \
+    int64_t xmax = (int64_t)((double)(center + support) + 0.5);                                        \
+    int64_t xsize = (xmax < in ? xmax : in) - xmin;                                                    \
+    xsize = xsize < 0 ? 0 : xsize > maxn ? maxn : xsize;                                               \
+    T total = 0;                                                                                       \
+    for (int64_t j = 0; j < xsize; j++) {                                                              \
+      w[j] = up_aa_filter_##T(cubic, (T)(((double)((T)(j + xmin) - center) + 0.5) * invscale));        \
+      total += w[j];                                                                                   \
+    }                                                                                                  \
+    if (total != 0)                                                                                    \
+      for (int64_t j = 0; j < xsize; j++) w[j] /= total;                                               \
+    for (int j = 0; j < maxn; j++) {                                                                   \
+      idx[j] = j < xsize ? xmin + j : xmin < in ? xmin : in - 1;                                        \
+      if (j >= xsize) w[j] = 0;                                                                        \
+    }                                                                                                  \
+    *cnt = (int)xsize;                                                                                 \
+  }
+UP_AA_TAPS(float)
+UP_AA_TAPS(double)
+
+/* mode: a THUpsampleMode, with AT_UP_AA for the antialiased ones; fwd: the
+ * tables of a forward (which skips identity dims) */
+static int up_tables(UpTables *t, const UpGeom *g, int mode, bool align, const double *scales, THDtype ct, bool fwd) {
   memset(t, 0, sizeof *t);
+  bool aa = mode & AT_UP_AA, cubic = (mode & ~AT_UP_AA) == TH_UP_CUBIC;
+  mode &= ~AT_UP_AA;
   size_t ws = THDtype_size(ct);
   for (int k = 0; k < 3; k++) {
+    UpDim *d = &t->d[k];
     /* a dim the op does not have: one tap of weight 1 (two taps there, one of weight 0, would
      * turn an inf into 0 * inf = NaN) */
     bool absent = k < 3 - g->nsp;
-    int n = absent ? 1 : th_upsample_ntaps(mode);
-    t->n[k] = n;
-    t->idx[k] = malloc(g->out[k] * n * sizeof(int64_t));
-    t->w[k] = malloc(g->out[k] * n * ws);
-    if (!t->idx[k] || !t->w[k]) {
+    double fscale = 0, fsupport = 0;
+    float sscale = 0, ssupport = 0;
+    int n = absent ? 1
+            : !aa ? th_upsample_ntaps(mode)
+            : ct == TH_Double ? up_aa_maxtaps_double(cubic, align, g->in[k], g->out[k], scales[k], &fscale, &fsupport)
+                              : up_aa_maxtaps_float(cubic, align, g->in[k], g->out[k], scales[k], &sscale, &ssupport);
+    d->n = n;
+    d->ident = absent || (aa && fwd && g->in[k] == g->out[k]);
+    d->idx = malloc(g->out[k] * n * sizeof(int64_t));
+    d->w = malloc(g->out[k] * n * ws);
+    d->used = calloc(g->in[k], sizeof(bool));
+    d->cnt = aa && !absent ? malloc(g->out[k] * sizeof(int)) : NULL;
+    if (!d->idx || !d->w || !d->used || (aa && !absent && !d->cnt)) {
       up_tables_free(t);
       THError_set(TH_ERR_MEMORY, "upsample: out of memory");
       return -1;
     }
     for (int64_t o = 0; o < g->out[k]; o++) {
+      int64_t *ix = d->idx + o * n;
       if (absent) {
-        t->idx[k][0] = 0;
-        if (ct == TH_Double) ((double *)t->w[k])[0] = 1;
-        else ((float *)t->w[k])[0] = 1;
-      } else if (ct == TH_Double)
-        th_upsample_taps_double(mode, align, g->in[k], g->out[k], scales[k], o, t->idx[k] + o * n, (double *)t->w[k] + o * n);
+        ix[0] = 0;
+        if (ct == TH_Double) ((double *)d->w)[0] = 1;
+        else ((float *)d->w)[0] = 1;
+      } else if (aa && ct == TH_Double)
+        up_aa_taps_double(cubic, g->in[k], fscale, fsupport, n, o, ix, (double *)d->w + o * n, d->cnt + o);
+      else if (aa)
+        up_aa_taps_float(cubic, g->in[k], sscale, ssupport, n, o, ix, (float *)d->w + o * n, d->cnt + o);
+      else if (ct == TH_Double)
+        th_upsample_taps_double(mode, align, g->in[k], g->out[k], scales[k], o, ix, (double *)d->w + o * n);
       else
-        th_upsample_taps_float(mode, align, g->in[k], g->out[k], scales[k], o, t->idx[k] + o * n, (float *)t->w[k] + o * n);
+        th_upsample_taps_float(mode, align, g->in[k], g->out[k], scales[k], o, ix, (float *)d->w + o * n);
+      int c = d->cnt ? d->cnt[o] : n;
+      for (int j = 0; j < c; j++) d->used[ix[j]] = true;
     }
   }
   return 0;
 }
 
-/* One plane: the forward (nested weighted sums) and its adjoint (each
- * gradient spread over the taps; the plane's gx is zeroed first). A dim
- * with one tap of weight 1 multiplies exactly, so 1-d and 2-d need no
- * other loop. The forward runs along output rows in blocks of UP_BLOCK
- * columns, each (d, h) tap's row weighted into a block of sums on the
- * stack, with the number of W taps a constant (1, 2 or 4) so the column
- * loop is straight-line code. */
-#define UP_BLOCK 256
-#define UP_ROW_TAPS(T, NW)                                                                             \
-  static void up_row_##T##_##NW(const T *row, const int64_t *iw, const T *ww, int64_t n, T wh, bool first, \
-                                T *acc) {                                                              \
-    for (int64_t j = 0; j < n; j++) {                                                                  \
-      const int64_t *i = iw + j * NW;                                                                  \
-      const T *w = ww + j * NW;                                                                        \
-      T s = w[0] * row[i[0]];                                                                          \
-      for (int c = 1; c < NW; c++) s += w[c] * row[i[c]];                                              \
-      acc[j] = first ? wh * s : acc[j] + wh * s;                                                       \
-    }                                                                                                  \
-  }
+/* One plane, separably: the W dim first, on each input row (into A, D x H
+ * rows of OW), then H (into B, D x OH rows), then D (into y), skipping
+ * identity dims; the last pass writes y. Each output is the sum over its
+ * taps, innermost dim first, in the order torch's CPU kernels nest it, so
+ * the values are those of the nested form at a fraction of its work (each
+ * W-interpolated row is computed once, not once per output row reading it).
+ * The H and D passes are whole-row weighted sums (vectorized); the W pass
+ * gathers, with the tap count a constant (2 or 4) where it is fixed. The
+ * backward is the adjoint, pass by pass in reverse. */
 #define UP_KERNELS(T)                                                                                  \
-  UP_ROW_TAPS(T, 1)                                                                                    \
-  UP_ROW_TAPS(T, 2)                                                                                    \
-  UP_ROW_TAPS(T, 4)                                                                                    \
-  static void up_fwd_plane_##T(const T *x, T *y, const UpGeom *g, const UpTables *t) {                 \
-    const int64_t H = g->in[1], W = g->in[2], OW = g->out[2];                                          \
-    const int nd = t->n[0], nh = t->n[1], nw = t->n[2];                                                \
-    T acch[UP_BLOCK];                                                                                  \
-    for (int64_t od = 0; od < g->out[0]; od++) {                                                       \
-      const int64_t *id = t->idx[0] + od * nd;                                                         \
-      const T *wd = (const T *)t->w[0] + od * nd;                                                      \
-      for (int64_t oh = 0; oh < g->out[1]; oh++, y += OW) {                                            \
-        const int64_t *ih = t->idx[1] + oh * nh;                                                       \
-        const T *wh = (const T *)t->w[1] + oh * nh;                                                    \
-        for (int64_t ow0 = 0; ow0 < OW; ow0 += UP_BLOCK) {                                             \
-          int64_t n = OW - ow0 < UP_BLOCK ? OW - ow0 : UP_BLOCK;                                       \
-          const int64_t *iw = t->idx[2] + ow0 * nw;                                                    \
-          const T *ww = (const T *)t->w[2] + ow0 * nw;                                                 \
-          for (int a = 0; a < nd; a++) {                                                               \
-            for (int b = 0; b < nh; b++) {                                                             \
-              const T *row = x + (id[a] * H + ih[b]) * W;                                              \
-              if (nw == 1) up_row_##T##_1(row, iw, ww, n, wh[b], b == 0, acch);                        \
-              else if (nw == 2) up_row_##T##_2(row, iw, ww, n, wh[b], b == 0, acch);                   \
-              else up_row_##T##_4(row, iw, ww, n, wh[b], b == 0, acch);                                \
-            }                                                                                          \
-            T *yb = y + ow0;                                                                           \
-            if (a == 0) for (int64_t j = 0; j < n; j++) yb[j] = wd[0] * acch[j];                       \
-            else for (int64_t j = 0; j < n; j++) yb[j] = yb[j] + wd[a] * acch[j];                      \
-          }                                                                                            \
-        }                                                                                              \
+  /* one row of the W pass: o[j] = sum over c < cnt of w[j][c] * row[idx[j][c]] */                    \
+  static void up_wrow_##T(const T *row, T *o, const UpDim *d, int64_t OW) {                            \
+    const int64_t *ix = d->idx;                                                                        \
+    const T *w = (const T *)d->w;                                                                      \
+    if (d->cnt) { /* antialias: the taps of an output are consecutive inputs */                       \
+      int n = d->n;                                                                                    \
+      for (int64_t j = 0; j < OW; j++, ix += n, w += n) {                                              \
+        const T *r = row + ix[0];                                                                      \
+        T s = w[0] * r[0];                                                                             \
+        for (int c = 1, e = d->cnt[j]; c < e; c++) s += w[c] * r[c];                                   \
+        o[j] = s;                                                                                      \
       }                                                                                                \
+    } else if (d->n == 2) {                                                                            \
+      for (int64_t j = 0; j < OW; j++) {                                                               \
+        T s = w[2 * j] * row[ix[2 * j]];                                                               \
+        o[j] = s + w[2 * j + 1] * row[ix[2 * j + 1]];                                                  \
+      }                                                                                                \
+    } else if (d->n == 4) {                                                                            \
+      for (int64_t j = 0; j < OW; j++) {                                                               \
+        const int64_t *i = ix + 4 * j;                                                                 \
+        const T *v = w + 4 * j;                                                                        \
+        T s = v[0] * row[i[0]];                                                                        \
+        s += v[1] * row[i[1]];                                                                         \
+        s += v[2] * row[i[2]];                                                                         \
+        o[j] = s + v[3] * row[i[3]];                                                                   \
+      }                                                                                                \
+    } else                                                                                             \
+      for (int64_t j = 0; j < OW; j++) o[j] = w[j] * row[ix[j]];                                       \
+  }                                                                                                    \
+  /* o = sum over the taps of output q of w * (the row at src + idx * stride), rows of len */         \
+  static void up_vrow_##T(const T *src, int64_t stride, T *o, const UpDim *d, int64_t q, int64_t len) { \
+    const int64_t *ix = d->idx + q * d->n;                                                             \
+    const T *w = (const T *)d->w + q * d->n;                                                           \
+    int c = d->cnt ? d->cnt[q] : d->n;                                                                 \
+    const T *r = src + ix[0] * stride;                                                                 \
+    T w0 = w[0];                                                                                       \
+    for (int64_t j = 0; j < len; j++) o[j] = w0 * r[j];                                                \
+    for (int b = 1; b < c; b++) {                                                                      \
+      const T *rb = src + ix[b] * stride;                                                              \
+      T wb = w[b];                                                                                     \
+      for (int64_t j = 0; j < len; j++) o[j] = o[j] + wb * rb[j];                                      \
     }                                                                                                  \
   }                                                                                                    \
-  /* the adjoint, per output row: each (d, h) tap's input row takes every column's share */          \
-  static void up_bwd_plane_##T(const T *gy, T *gx, const UpGeom *g, const UpTables *t) {               \
-    const int64_t H = g->in[1], W = g->in[2], OW = g->out[2];                                          \
-    const int nd = t->n[0], nh = t->n[1], nw = t->n[2];                                                \
-    memset(gx, 0, g->in[0] * H * W * sizeof(T));                                                       \
-    for (int64_t od = 0; od < g->out[0]; od++) {                                                       \
-      const int64_t *id = t->idx[0] + od * nd;                                                         \
-      const T *wd = (const T *)t->w[0] + od * nd;                                                      \
-      for (int64_t oh = 0; oh < g->out[1]; oh++, gy += OW) {                                           \
-        const int64_t *ih = t->idx[1] + oh * nh;                                                       \
-        const T *wh = (const T *)t->w[1] + oh * nh;                                                    \
-        for (int a = 0; a < nd; a++)                                                                   \
-          for (int b = 0; b < nh; b++) {                                                               \
-            T wdh = wd[a] * wh[b];                                                                     \
-            T *row = gx + (id[a] * H + ih[b]) * W;                                                     \
-            const int64_t *iw = t->idx[2];                                                             \
-            const T *ww = (const T *)t->w[2];                                                          \
-            if (nw == 1)                                                                               \
-              for (int64_t ow = 0; ow < OW; ow++) row[iw[ow]] += wdh * ww[ow] * gy[ow];                \
-            else if (nw == 2)                                                                          \
-              for (int64_t ow = 0; ow < OW; ow++) {                                                    \
-                T v = gy[ow];                                                                          \
-                row[iw[2 * ow]] += wdh * ww[2 * ow] * v;                                               \
-                row[iw[2 * ow + 1]] += wdh * ww[2 * ow + 1] * v;                                       \
-              }                                                                                        \
-            else                                                                                       \
-              for (int64_t ow = 0; ow < OW; ow++) {                                                    \
-                T v = gy[ow];                                                                          \
-                for (int c = 0; c < 4; c++) row[iw[4 * ow + c]] += wdh * ww[4 * ow + c] * v;           \
-              }                                                                                        \
+  /* the adjoint of up_vrow: each tap's row takes w * the row at g */                                 \
+  static void up_vrow_adj_##T(const T *g, T *dst, int64_t stride, const UpDim *d, int64_t q, int64_t len) { \
+    const int64_t *ix = d->idx + q * d->n;                                                             \
+    const T *w = (const T *)d->w + q * d->n;                                                           \
+    int c = d->cnt ? d->cnt[q] : d->n;                                                                 \
+    for (int b = 0; b < c; b++) {                                                                      \
+      T *rb = dst + ix[b] * stride;                                                                    \
+      T wb = w[b];                                                                                     \
+      for (int64_t j = 0; j < len; j++) rb[j] += wb * g[j];                                            \
+    }                                                                                                  \
+  }                                                                                                    \
+  static void up_fwd_plane_##T(const T *x, T *y, const UpGeom *g, const UpTables *t, T *bufA, T *bufB) { \
+    const int64_t D = g->in[0], H = g->in[1], W = g->in[2], OD = g->out[0], OH = g->out[1], OW = g->out[2]; \
+    const UpDim *dd = &t->d[0], *dh = &t->d[1], *dw = &t->d[2];                                        \
+    if (dd->ident && dh->ident && dw->ident) {                                                         \
+      memcpy(y, x, D * H * W * sizeof(T));                                                             \
+      return;                                                                                          \
+    }                                                                                                  \
+    const T *A = x; /* D x H rows of OW */                                                             \
+    if (!dw->ident) {                                                                                  \
+      T *dst = dh->ident && dd->ident ? y : bufA;                                                      \
+      for (int64_t d = 0; d < D; d++)                                                                  \
+        for (int64_t h = 0; h < H; h++)                                                                \
+          if ((dd->ident || dd->used[d]) && (dh->ident || dh->used[h]))                                \
+            up_wrow_##T(x + (d * H + h) * W, dst + (d * H + h) * OW, dw, OW);                          \
+      A = dst;                                                                                         \
+    }                                                                                                  \
+    const T *B = A; /* D x OH rows of OW */                                                            \
+    if (!dh->ident) {                                                                                  \
+      T *dst = dd->ident ? y : bufB;                                                                   \
+      for (int64_t d = 0; d < D; d++)                                                                  \
+        if (dd->ident || dd->used[d])                                                                  \
+          for (int64_t oh = 0; oh < OH; oh++) up_vrow_##T(A + d * H * OW, OW, dst + (d * OH + oh) * OW, dh, oh, OW); \
+      B = dst;                                                                                         \
+    }                                                                                                  \
+    if (!dd->ident)                                                                                    \
+      for (int64_t od = 0; od < OD; od++) up_vrow_##T(B, OH * OW, y + od * OH * OW, dd, od, OH * OW);  \
+  }                                                                                                    \
+  /* gx = the adjoint of the forward applied to gy; bufA (D x H x OW) and bufB (D x OH x OW) */      \
+  static void up_bwd_plane_##T(const T *gy, T *gx, const UpGeom *g, const UpTables *t, T *bufA, T *bufB) { \
+    const int64_t D = g->in[0], H = g->in[1], W = g->in[2], OD = g->out[0], OH = g->out[1], OW = g->out[2]; \
+    const UpDim *dd = &t->d[0], *dh = &t->d[1], *dw = &t->d[2];                                        \
+    if (dd->n == 1 && dh->n == 1 && dw->n == 1) {                                                      \
+      /* nearest: weights 1. The output rows reading one input row are consecutive (the indices  \
+       * do not decrease): summed as rows (vectorized), then scattered once. */                  \
+      memset(gx, 0, D * H * W * sizeof(T));                                                            \
+      for (int64_t od = 0; od < OD; od++)                                                              \
+        for (int64_t oh = 0; oh < OH;) {                                                               \
+          int64_t e = oh + 1;                                                                          \
+          while (e < OH && dh->idx[e] == dh->idx[oh]) e++;                                             \
+          const T *src = gy + (od * OH + oh) * OW;                                                     \
+          if (e - oh > 1) {                                                                            \
+            for (int64_t j = 0; j < OW; j++) bufA[j] = src[j];                                         \
+            for (int64_t q = oh + 1; q < e; q++) {                                                     \
+              const T *r = gy + (od * OH + q) * OW;                                                    \
+              for (int64_t j = 0; j < OW; j++) bufA[j] += r[j];                                        \
+            }                                                                                          \
+            src = bufA;                                                                                \
           }                                                                                            \
+          T *row = gx + (dd->idx[od] * H + dh->idx[oh]) * W;                                           \
+          for (int64_t ow = 0; ow < OW; ow++) row[dw->idx[ow]] += src[ow];                             \
+          oh = e;                                                                                      \
+        }                                                                                              \
+      return;                                                                                          \
+    }                                                                                                  \
+    const T *B = gy;                                                                                   \
+    if (!dd->ident) {                                                                                  \
+      memset(bufB, 0, D * OH * OW * sizeof(T));                                                        \
+      for (int64_t od = 0; od < OD; od++) up_vrow_adj_##T(gy + od * OH * OW, bufB, OH * OW, dd, od, OH * OW); \
+      B = bufB;                                                                                        \
+    }                                                                                                  \
+    const T *A = B;                                                                                    \
+    if (!dh->ident) {                                                                                  \
+      memset(bufA, 0, D * H * OW * sizeof(T));                                                         \
+      for (int64_t d = 0; d < D; d++)                                                                  \
+        for (int64_t oh = 0; oh < OH; oh++)                                                            \
+          up_vrow_adj_##T(B + (d * OH + oh) * OW, bufA + d * H * OW, OW, dh, oh, OW);                  \
+      A = bufA;                                                                                        \
+    }                                                                                                  \
+    memset(gx, 0, D * H * W * sizeof(T));                                                              \
+    const int n = dw->n;                                                                               \
+    for (int64_t r = 0; r < D * H; r++) {                                                              \
+      const T *a = A + r * OW;                                                                         \
+      T *row = gx + r * W;                                                                             \
+      const int64_t *ix = dw->idx;                                                                     \
+      const T *w = (const T *)dw->w;                                                                   \
+      for (int64_t j = 0; j < OW; j++, ix += n, w += n) {                                              \
+        int c = dw->cnt ? dw->cnt[j] : n;                                                              \
+        for (int b = 0; b < c; b++) row[ix[b]] += w[b] * a[j];                                         \
       }                                                                                                \
     }                                                                                                  \
   }
 UP_KERNELS(float)
 UP_KERNELS(double)
 
-/* nearest modes: a copy of elements of es bytes, one index per output */
+/* nearest modes: a copy of elements of es bytes, one index per output; an
+ * output row (or D slab) reading the same input row as the one before it is
+ * a copy of that output row (upsampling repeats every row) */
 #define UP_GATHER(T)                                                                                   \
   static void up_gather_plane_##T(const T *x, T *y, const UpGeom *g, const UpTables *t) {              \
-    const int64_t H = g->in[1], W = g->in[2];                                                          \
-    for (int64_t od = 0; od < g->out[0]; od++)                                                         \
-      for (int64_t oh = 0; oh < g->out[1]; oh++) {                                                     \
-        const T *row = x + (t->idx[0][od] * H + t->idx[1][oh]) * W;                                    \
-        const int64_t *iw = t->idx[2];                                                                 \
-        for (int64_t ow = 0; ow < g->out[2]; ow++) *y++ = row[iw[ow]];                                 \
+    const int64_t H = g->in[1], W = g->in[2], OH = g->out[1], OW = g->out[2];                          \
+    const int64_t *id = t->d[0].idx, *ih = t->d[1].idx, *iw = t->d[2].idx;                             \
+    for (int64_t od = 0; od < g->out[0]; od++) {                                                       \
+      T *slab = y + od * OH * OW;                                                                      \
+      if (od > 0 && id[od] == id[od - 1]) {                                                            \
+        memcpy(slab, slab - OH * OW, OH * OW * sizeof(T));                                             \
+        continue;                                                                                      \
       }                                                                                                \
+      for (int64_t oh = 0; oh < OH; oh++) {                                                            \
+        T *o = slab + oh * OW;                                                                         \
+        if (oh > 0 && ih[oh] == ih[oh - 1]) {                                                          \
+          memcpy(o, o - OW, OW * sizeof(T));                                                           \
+          continue;                                                                                    \
+        }                                                                                              \
+        const T *row = x + (id[od] * H + ih[oh]) * W;                                                  \
+        for (int64_t ow = 0; ow < OW; ow++) o[ow] = row[iw[ow]];                                       \
+      }                                                                                                \
+    }                                                                                                  \
   }
 UP_GATHER(uint8_t)
 UP_GATHER(uint16_t)
@@ -208,39 +356,72 @@ UP_GATHER(uint64_t)
 typedef enum { UP_FWD, UP_BWD, UP_GATHER_ } UpKind;
 
 /* the kernel over every plane; src/dst planes are the input/output of the
- * forward, grad_output/grad_input of the backward */
-static void up_planes(UpKind kind, THDtype ct, const void *src, void *dst, const UpGeom *g, const UpTables *t) {
+ * forward, grad_output/grad_input of the backward. Each thread has its own
+ * pass buffers. Returns -1 (error set) when they cannot be allocated. */
+static int up_planes(UpKind kind, THDtype ct, const void *src, void *dst, const UpGeom *g, const UpTables *t) {
   int64_t nin = g->in[0] * g->in[1] * g->in[2], nout = g->out[0] * g->out[1] * g->out[2];
   int64_t sin = kind == UP_BWD ? nout : nin, sout = kind == UP_BWD ? nin : nout;
+  int64_t na = kind == UP_GATHER_ ? 0 : g->in[0] * g->in[1] * g->out[2];
+  int64_t nb = kind == UP_GATHER_ ? 0 : g->in[0] * g->out[1] * g->out[2];
   size_t es = THDtype_size(ct);
   const char *s = (const char *)src;
   char *d = (char *)dst;
-#pragma omp parallel for if (g->P * (nin + nout) > 32768)
-  for (int64_t p = 0; p < g->P; p++) {
-    const void *sp = s + p * sin * es;
-    void *dp = d + p * sout * es;
-    if (kind == UP_GATHER_) {
-      switch (es) {
-        case 1: up_gather_plane_uint8_t(sp, dp, g, t); break;
-        case 2: up_gather_plane_uint16_t(sp, dp, g, t); break;
-        case 4: up_gather_plane_uint32_t(sp, dp, g, t); break;
-        default: up_gather_plane_uint64_t(sp, dp, g, t); break;
-      }
-    } else if (ct == TH_Double) {
-      if (kind == UP_FWD) up_fwd_plane_double(sp, dp, g, t);
-      else up_bwd_plane_double(sp, dp, g, t);
-    } else {
-      if (kind == UP_FWD) up_fwd_plane_float(sp, dp, g, t);
-      else up_bwd_plane_float(sp, dp, g, t);
+  int failed = 0;
+#pragma omp parallel if (g->P > 1 && g->P * (nin + nout) > 32768)
+  {
+    char *buf = na + nb ? malloc((na + nb) * es) : NULL;
+    if (na + nb && !buf) {
+#pragma omp atomic write
+      failed = 1;
     }
+#pragma omp for
+    for (int64_t p = 0; p < g->P; p++) {
+      const void *sp = s + p * sin * es;
+      void *dp = d + p * sout * es;
+      if (kind == UP_GATHER_) {
+        switch (es) {
+          case 1: up_gather_plane_uint8_t(sp, dp, g, t); break;
+          case 2: up_gather_plane_uint16_t(sp, dp, g, t); break;
+          case 4: up_gather_plane_uint32_t(sp, dp, g, t); break;
+          default: up_gather_plane_uint64_t(sp, dp, g, t); break;
+        }
+      } else if (!buf) {
+        continue;
+      } else if (ct == TH_Double) {
+        double *A = (double *)buf, *B = A + na;
+        if (kind == UP_FWD) up_fwd_plane_double(sp, dp, g, t, A, B);
+        else up_bwd_plane_double(sp, dp, g, t, A, B);
+      } else {
+        float *A = (float *)buf, *B = A + na;
+        if (kind == UP_FWD) up_fwd_plane_float(sp, dp, g, t, A, B);
+        else up_bwd_plane_float(sp, dp, g, t, A, B);
+      }
+    }
+    free(buf);
   }
+  if (failed) {
+    THError_set(TH_ERR_MEMORY, "upsample: out of memory");
+    return -1;
+  }
+  return 0;
 }
 
 static const char *const KERNEL_NAME[] = { "compute_indices_weights_nearest", "compute_indices_weights_nearest",
                                            "compute_indices_weights_linear", "compute_indices_weights_cubic" };
 
-/* the dtypes torch's CPU kernels take: floating ones, and uint8 for the nearest modes */
-static int up_check_dtype(THDtype dt, int mode) {
+/* the dtypes torch's CPU kernels take: floating ones, and uint8 for the nearest modes;
+ * float and double for the antialiased ones (and uint8, through a fixed-point kernel
+ * of torch's that cthtorch does not have) */
+static int up_check_dtype(THDtype dt, int mode, const char *name) {
+  if (mode & AT_UP_AA) {
+    if (dt == TH_Float || dt == TH_Double) return 0;
+    if (dt == TH_UInt8)
+      THError_set(TH_ERR_NOTIMPL, "cthtorch: %s on uint8 (torch's fixed-point kernel) is not implemented; convert "
+                  "the input to float", name);
+    else
+      THError_set(TH_ERR_NOTIMPL, "\"compute_index_ranges_weights\" not implemented for '%s'", THDtype_info[dt].legacy);
+    return -1;
+  }
   bool nearest = mode == TH_UP_NEAREST || mode == TH_UP_NEAREST_EXACT;
   if (THDtype_isFloating(dt) || (nearest && dt == TH_UInt8)) return 0;
   THError_set(TH_ERR_NOTIMPL, "\"%s\" not implemented for '%s'", KERNEL_NAME[mode], THDtype_info[dt].legacy);
@@ -258,6 +439,10 @@ static void up_scales(ATOptDouble sd, ATOptDouble sh, ATOptDouble sw, double *sc
  * dst_sizes, cast back to out_dt. */
 static THTensor *up_cuda(bool backward, const THTensor *src, int ndim, const int64_t *dst_sizes, THDtype out_dt,
                          const UpGeom *g, int mode, bool align, const double *scales, const char *name) {
+  if (mode & AT_UP_AA) {
+    THError_set(TH_ERR_NOTIMPL, "cthtorch: %s on CUDA is not implemented", name);
+    return NULL;
+  }
   if (!THDtype_isFloating(out_dt)) {
     THError_set(TH_ERR_NOTIMPL, "\"%s\" on CUDA is not implemented for '%s'", name, THDtype_info[out_dt].legacy);
     return NULL;
@@ -288,7 +473,7 @@ THTensor *at_upsample(const THTensor *self, int mode, int nsp, const ATIntList *
                 THTensor_sizeStr(self->ndim, self->sizes, b, 256));
     return NULL;
   }
-  if (up_check_dtype(self->dtype, mode) < 0) return NULL;
+  if (up_check_dtype(self->dtype, mode, name) < 0) return NULL;
   double scales[3];
   up_scales(scales_d, scales_h, scales_w, scales);
   int64_t sz[5] = { self->sizes[0], self->sizes[1] };
@@ -301,10 +486,10 @@ THTensor *at_upsample(const THTensor *self, int mode, int nsp, const ATIntList *
   THTensor *x = !y ? NULL : nearest ? at_contiguous(self) : at_contiguous_as(self, ct), *r = NULL;
   UpTables t;
   /* nearest tables hold indices only; their weights (1) are never read */
-  if (x && up_tables(&t, &g, mode, align, scales, ct == TH_Double ? TH_Double : TH_Float) == 0) {
-    up_planes(nearest ? UP_GATHER_ : UP_FWD, ct, THTensor_data(x), THTensor_data(y), &g, &t);
+  if (x && up_tables(&t, &g, mode, align, scales, ct == TH_Double ? TH_Double : TH_Float, true) == 0) {
+    int rc = up_planes(nearest ? UP_GATHER_ : UP_FWD, ct, THTensor_data(x), THTensor_data(y), &g, &t);
     up_tables_free(&t);
-    r = ct == self->dtype ? THTensor_retain(y) : at_to_dtype(y, self->dtype, false);
+    if (rc == 0) r = ct == self->dtype ? THTensor_retain(y) : at_to_dtype(y, self->dtype, false);
   }
   THTensor_free(x); THTensor_free(y);
   return r;
@@ -328,6 +513,7 @@ THTensor *at_upsample_backward(const THTensor *grad, int mode, int nsp, const AT
       return NULL;
     }
   }
+  if ((mode & AT_UP_AA) && up_check_dtype(grad->dtype, mode, name) < 0) return NULL;
   if (!THDtype_isFloating(grad->dtype)) {
     THError_set(TH_ERR_NOTIMPL, "\"%s_backward\" not implemented for '%s'", name, THDtype_info[grad->dtype].legacy);
     return NULL;
@@ -340,10 +526,10 @@ THTensor *at_upsample_backward(const THTensor *grad, int mode, int nsp, const AT
   THTensor *gi = THTensor_new(ct, input_size->n, input_size->v);
   THTensor *gy = gi ? at_contiguous_as(grad, ct) : NULL, *r = NULL;
   UpTables t;
-  if (gy && up_tables(&t, &g, mode, align, scales, ct) == 0) {
-    up_planes(UP_BWD, ct, THTensor_data(gy), THTensor_data(gi), &g, &t);
+  if (gy && up_tables(&t, &g, mode, align, scales, ct, false) == 0) {
+    int rc = up_planes(UP_BWD, ct, THTensor_data(gy), THTensor_data(gi), &g, &t);
     up_tables_free(&t);
-    r = ct == grad->dtype ? THTensor_retain(gi) : at_to_dtype(gi, grad->dtype, false);
+    if (rc == 0) r = ct == grad->dtype ? THTensor_retain(gi) : at_to_dtype(gi, grad->dtype, false);
   }
   THTensor_free(gy); THTensor_free(gi);
   return r;

@@ -10,7 +10,10 @@
 /* an absent scale factor (the impl of a declaration without that dim) */
 #define AT_NO_SCALE ((ATOptDouble){ false, 0 })
 
-/* mode: a THUpsampleMode; scales (d, h, w): the user's scale factors, given
+/* or'ed onto TH_UP_LINEAR / TH_UP_CUBIC: torch's antialiased modes (_upsample_*2d_aa), CPU only */
+#define AT_UP_AA 0x10
+
+/* mode: a THUpsampleMode (| AT_UP_AA); scales (d, h, w): the user's scale factors, given
  * only where F.interpolate was asked for scale_factor and kept it; name:
  * torch's op name, for errors */
 AT_API THTensor *at_upsample(const THTensor *self, int mode, int nsp, const ATIntList *output_size, bool align_corners,

@@ -29,7 +29,11 @@ static int parse_type(APParam *p, const char *t, size_t n) {
   if (br) {
     if (br[1] != ']') p->size = atoi(br + 1);
     *br = 0;
-    if (!strcmp(buf, "int") || !strcmp(buf, "SymInt")) { p->type = p->size == 1 ? AP_DIMLIST : AP_INTLIST; return 0; }
+    if (!strcmp(buf, "int") || !strcmp(buf, "SymInt")) {
+      p->type = p->size == 1 ? AP_DIMLIST : AP_INTLIST;
+      p->keep_len = buf[0] == 'S';
+      return 0;
+    }
     if (!strcmp(buf, "Tensor")) { p->type = AP_TENSORLIST; return 0; }
     if (!strcmp(buf, "Tensor?")) { p->type = AP_OPTTENSORLIST; return 0; }
     if (!strcmp(buf, "float")) { p->type = AP_FLOATLIST; return 0; }
@@ -441,7 +445,7 @@ int ap_to_int(PyObject *o, int64_t *out) { return unpack_int(o, out); }
 /* An int[] argument: a list/tuple, or a lone int repeated size times
  * (int[2] kernel_size=3). A bad item raises PyTorch's TypeError naming the
  * function, the argument and the 1-based position. */
-static int convert_intlist(PyObject *o, ATIntList *out, int size, const char *fn, const char *arg) {
+static int convert_intlist(PyObject *o, ATIntList *out, int size, bool keep_len, const char *fn, const char *arg) {
   if (!PyTuple_Check(o) && !PyList_Check(o)) {
     int64_t v;
     if (unpack_int(o, &v) < 0) return -1;
@@ -470,7 +474,7 @@ static int convert_intlist(PyObject *o, ATIntList *out, int size, const char *fn
       return -1;
     }
   }
-  if (size > 1 && n == 1) {   /* kernel_size=(3,) for int[2] */
+  if (size > 1 && n == 1 && !keep_len) {   /* kernel_size=(3,) for int[2] */
     for (int i = 1; i < size; i++) out->v[i] = out->v[0];
     out->n = size;
     return 0;
@@ -600,7 +604,7 @@ int ap_to_intlist(PyObject *o, ATIntList *out, const char *fn, const char *arg) 
     PyErr_Format(PyExc_TypeError, "%s(): argument '%s' must be tuple of ints, not %s", fn, arg, obj_label(o));
     return -1;
   }
-  return convert_intlist(o, out, 0, fn, arg);
+  return convert_intlist(o, out, 0, false, fn, arg);
 }
 
 /* The lists[] slot of int[] parameter j, filled from its default; -1 if none. */
@@ -671,7 +675,8 @@ static int finish(APResult *r, PyObject *const *args, Py_ssize_t nargs) {
         break;
       case AP_INTLIST:
       case AP_DIMLIST:
-        if (convert_intlist(o, &r->lists[r->nlists], p->type == AP_DIMLIST ? 1 : p->size, sig->name, p->name) < 0)
+        if (convert_intlist(o, &r->lists[r->nlists], p->type == AP_DIMLIST ? 1 : p->size, p->keep_len, sig->name,
+                            p->name) < 0)
           return -1;
         r->list_of[j] = (int8_t)r->nlists++;
         break;

@@ -28,6 +28,8 @@ typedef struct {
   bool has_default;
   bool default_none;
   int size;              /* int[2]: a lone int expands to this many */
+  bool keep_len;         /* SymInt[2]: a one-item list is not expanded (the kernel checks its length, as torch's
+                            upsample_* do); int[2] expands it, as torch's pooling/conv kernels accept (3,) */
   /* defaults */
   int64_t def_int;
   double def_float;

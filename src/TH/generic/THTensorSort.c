@@ -475,11 +475,19 @@ void THTensor_(sort_isin)(const void *xv, int64_t n, const void *tv, int64_t m, 
 #pragma omp parallel for if (n * (m > 1 ? THTensor_(lg)(m) + 1 : 1) > 32768)
   for (int64_t i = 0; i < n; i++) {
     compute_t v = TOC(x[i]);
-    int64_t lo = 0, hi = m;   /* the first test value not below v */
-    while (lo < hi) {
-      int64_t mid = lo + (hi - lo) / 2;
-      compute_t w = TOC(t[mid]);
-      if (SNAN(w) || !(w < v)) hi = mid; else lo = mid + 1;
+    /* the first test value not below v (NaNs sort last and are never below), by a search whose
+     * steps are selects, not branches: the elements are in no order, so a branch would be
+     * mispredicted at half the steps. The answer stays within [lo, lo + len]. */
+    int64_t lo = 0, len = m;
+    while (len > 1) {
+      int64_t half = len / 2;
+      compute_t w = TOC(t[lo + half - 1]);
+      lo += (!SNAN(w) && w < v) ? half : 0;
+      len -= half;
+    }
+    if (m > 0) {
+      compute_t w = TOC(t[lo]);
+      lo += !SNAN(w) && w < v;
     }
     bool found = lo < m && TOC(t[lo]) == v;
     out[i] = found != invert;
