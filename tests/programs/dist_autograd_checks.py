@@ -12,6 +12,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 import cthtorch as torch  # noqa: E402
 import cthtorch.distributed.autograd as dist_autograd  # noqa: E402
 import cthtorch.distributed.rpc as rpc  # noqa: E402
+from cthtorch.distributed.nn import RemoteModule  # noqa: E402
 from cthtorch.distributed.optim import DistributedOptimizer  # noqa: E402
 
 _model = {}
@@ -211,6 +212,26 @@ def trainer1():
     close(here.weight.detach(), ref_here.weight.detach())
     close(here.bias.detach(), ref_here.bias.detach())
     report("distributed optimizer")
+
+    # RemoteModule: a Linear built on ps, its forward over RPC, its parameters for the optimizer.
+    torch.manual_seed(11)
+    remote_lin = RemoteModule("ps/cpu", torch.nn.Linear, args=(4, 2), kwargs={"bias": True})
+    rrefs = remote_lin.remote_parameters()
+    assert len(rrefs) == 2 and all(r.owner().name == "ps" for r in rrefs)
+    ref = torch.nn.Linear(4, 2)
+    with torch.no_grad():
+        for p, r in zip(ref.parameters(), rrefs):
+            p.copy_(r.to_here())
+    opt = DistributedOptimizer(torch.optim.SGD, rrefs, lr=0.5)
+    x = torch.randn(3, 4)
+    with dist_autograd.context() as cid:
+        loss = remote_lin(x).sum() + remote_lin.forward_async(x * 2).wait().pow(2).sum()
+        dist_autograd.backward(cid, [loss])
+        opt.step(cid)
+    (ref(x).sum() + ref(x * 2).pow(2).sum()).backward()
+    for p, r in zip(ref.parameters(), rrefs):
+        close(r.to_here(), p.detach() - 0.5 * p.grad)
+    report("RemoteModule")
 
     # torch's errors.
     def error(f):
