@@ -11,8 +11,13 @@ until shutdown; an RRef names it by (owner id, number) and is passed to other
 workers by value. shutdown() waits until every worker has called it, so no
 worker leaves while another still sends it work.
 
-Not implemented (NotImplementedError): distributed autograd and the
-distributed optimizer, RRef.backward, rpc timeouts other than blocking."""
+Inside a torch.distributed.autograd context every message carries the
+context id and records its tensors that require grad (see
+cthtorch/distributed/autograd): a custom pickler sends them detached and
+the receiver rebuilds them as leaves that route their gradients back.
+
+Not implemented: rpc timeouts other than blocking."""
+import io
 import itertools
 import os
 import pickle
@@ -26,6 +31,32 @@ __all__ = ["init_rpc", "rpc_sync", "rpc_async", "remote", "shutdown", "get_worke
 
 _TAG = 7
 _NOT_INITIALIZED = "RPC has not been initialized. Call torch.distributed.rpc.init_rpc first."
+
+
+_recv_state = threading.local()   # .at = (context, sender id, send number) while a message unpickles
+
+
+def _recv_leaf(tensor, position):
+    """A tensor that required grad on its sender: a leaf here whose gradient goes back."""
+    ctx, sender, number = _recv_state.at
+    tensor.requires_grad_(True)
+    ctx._record_recv(tensor, sender, number, position)
+    return tensor
+
+
+class _GradPickler(pickle.Pickler):
+    """Pickles a message in an autograd context: tensors requiring grad go detached, remembered in .sent."""
+
+    def __init__(self, buf):
+        super().__init__(buf)
+        self.sent = []
+
+    def reducer_override(self, obj):
+        import cthtorch
+        if isinstance(obj, cthtorch.Tensor) and obj.requires_grad:
+            self.sent.append(obj)
+            return _recv_leaf, (obj.detach(), len(self.sent) - 1)
+        return NotImplemented
 
 
 def is_available():
@@ -97,8 +128,36 @@ class _Agent:
                 return w
         raise RuntimeError("Unknown destination worker %s" % to)
 
+    def encode(self, dest, msg):
+        from cthtorch.distributed import autograd as dist_autograd
+        cid = dist_autograd._current_context_id()
+        if cid is None:
+            return pickle.dumps((None, self.me.id, None, msg))
+        ctx = dist_autograd._context_for_message(cid)
+        buf = io.BytesIO()
+        pickler = _GradPickler(buf)
+        pickler.dump(msg)
+        number = ctx._record_send(pickler.sent, dest) if pickler.sent else None
+        ctx._workers.add(dest)
+        return pickle.dumps((cid, self.me.id, number, buf.getvalue()))
+
+    def decode(self, data):
+        """(message, context id or None); rebuilds the tensors a context recorded as recv leaves."""
+        cid, sender, number, payload = pickle.loads(data)
+        if cid is None:
+            return payload, None
+        from cthtorch.distributed import autograd as dist_autograd
+        ctx = dist_autograd._context_for_message(cid)
+        with ctx._lock:
+            ctx._workers.add(sender)
+        _recv_state.at = (ctx, sender, number)
+        try:
+            return pickle.loads(payload), cid
+        finally:
+            _recv_state.at = None
+
     def send(self, dest, msg):
-        data = pickle.dumps(msg)
+        data = self.encode(dest, msg)
         with self.send_lock:   # one message at a time from this worker keeps each send whole
             self.comm.send(data, dest=dest, tag=_TAG)
 
@@ -113,7 +172,7 @@ class _Agent:
     def _listen(self):
         while True:
             data = self.comm.recv(source=self.MPI.ANY_SOURCE, tag=_TAG)
-            msg = pickle.loads(data)
+            msg, cid = self.decode(data)
             kind = msg[0]
             if kind == "stop":
                 return
@@ -126,17 +185,25 @@ class _Agent:
                 else:
                     fut.set_exception(value)
             else:
-                self.pool.submit(self._serve, msg)
+                self.pool.submit(self._serve, msg, cid)
 
-    def _serve(self, msg):
+    def _serve(self, msg, cid):
+        from cthtorch.distributed import autograd as dist_autograd
+        dist_autograd._tls.context_id = cid   # nested calls and the reply belong to the caller's context
+        try:
+            self._serve_in_context(msg)
+        finally:
+            dist_autograd._tls.context_id = None
+
+    def _serve_in_context(self, msg):
         kind, rid, src = msg[:3]
         try:
             if kind == "call":
                 fn, args, kwargs = msg[3:]
-                value = fn(*args, **kwargs)
+                value = _run(fn, args, kwargs)
             elif kind == "remote":
                 number, fn, args, kwargs = msg[3:]
-                self.owned(number).set_result(fn(*args, **kwargs))
+                self.owned(number).set_result(_run(fn, args, kwargs))
                 value = None
             elif kind == "fetch":
                 value = self.owned(msg[3]).wait()
@@ -187,6 +254,8 @@ def init_rpc(name, backend=None, rank=-1, world_size=None, rpc_backend_options=N
     world_size = int(os.environ["WORLD_SIZE"]) if world_size is None else world_size
     threads = getattr(rpc_backend_options, "num_worker_threads", 16)
     _agent = _Agent(name, rank, world_size, threads)
+    from cthtorch.distributed import autograd as dist_autograd
+    dist_autograd._init(rank)
 
 
 def shutdown(graceful=True, timeout=0):
@@ -277,13 +346,34 @@ class RRef:
         return _RRefProxy(self, remote)
 
     def backward(self, dist_autograd_ctx_id=-1, retain_graph=False):
-        raise NotImplementedError("cthtorch: distributed autograd (RRef.backward) is not implemented")
+        """Backward from the owner's value: local autograd (id -1) or that distributed context's pass."""
+        if self.is_owner():
+            _rref_backward(self, dist_autograd_ctx_id, retain_graph)
+        else:
+            rpc_sync(self._owner, _rref_backward, args=(self, dist_autograd_ctx_id, retain_graph))
 
     def __reduce__(self):
         return (RRef._of, (self._owner, self._number))
 
     def __repr__(self):
         return "RRef(owner=%s, id=%s)" % (self._owner, self._number)
+
+
+def _rref_backward(rref, context_id, retain_graph):
+    value = rref.local_value()
+    if context_id == -1:
+        value.backward(retain_graph=retain_graph)
+    else:
+        from cthtorch.distributed import autograd as dist_autograd
+        dist_autograd.backward(context_id, [value], retain_graph)
+
+
+def _run(fn, args, kwargs):
+    """Calls fn; an @rpc.functions.async_execution function's Future is waited for here."""
+    value = fn(*args, **kwargs)
+    if getattr(fn, "_wrapped_async_rpc_function", False) and isinstance(value, Future):
+        value = value.wait()
+    return value
 
 
 def _call_method(method_name, rref, *args, **kwargs):
@@ -300,3 +390,6 @@ class _RRefProxy:
         def call(*args, **kwargs):
             return self._how(self._rref.owner(), _call_method, args=(name, self._rref) + args, kwargs=kwargs)
         return call
+
+
+from cthtorch.distributed.rpc import functions  # noqa: E402,F401 -- rpc.functions.async_execution, as in torch
