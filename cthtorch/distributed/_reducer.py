@@ -96,13 +96,36 @@ class _Bucket:
         self.work = None     # the default all-reduce's Work, or a comm hook's Future
 
 
-def compute_bucket_assignment(params, cap_bytes, first_cap_bytes):
-    """Buckets of parameter indices, filled in reverse parameter order; a bucket
-    closes once it holds cap bytes (the first one once it holds first_cap), and
-    holds one dtype and device only."""
+def compute_bucket_assignment(params, cap_bytes, first_cap_bytes, owners=None):
+    """Buckets of parameter indices, in the order their gradients arrive.
+
+    Small buckets at both ends, as torch's two assignments have them (its
+    first one, in definition order, gives the first-defined parameters a small
+    bucket; its rebuilt one, in arrival order, gives the first-arriving ones a
+    small bucket):
+    - the last bucket holds the first-defined parameters, up to first_cap
+      bytes, completed to a whole module when owners (a module key per
+      parameter) are given: their gradients exist only at the very end of
+      backward (one backward node makes all of a module's), so they must not
+      hold back a larger bucket;
+    - the rest fill in reverse parameter order (the order backward produces
+      them): the first bucket closes once it holds first_cap bytes, later ones
+      once they hold cap bytes.
+    A bucket holds one dtype and device only."""
+    tail = []
+    if first_cap_bytes < cap_bytes and len(params) > 1:
+        key0, n = (params[0].dtype, str(params[0].device)), 0
+        for i, p in enumerate(params):
+            same_module = owners is not None and tail and owners[i] == owners[tail[-1]]
+            if (n >= first_cap_bytes and not same_module) or (p.dtype, str(p.device)) != key0:
+                break
+            tail.append(i)
+            n += p.numel() * p.element_size()
+        if len(tail) == len(params):
+            tail = []   # everything in one bucket anyway
     buckets, open_ = [], {}
     limit_of = {}
-    for i in reversed(range(len(params))):
+    for i in reversed(range(len(tail), len(params))):
         p = params[i]
         key = (p.dtype, str(p.device))
         cur = open_.setdefault(key, [[], 0])
@@ -116,6 +139,8 @@ def compute_bucket_assignment(params, cap_bytes, first_cap_bytes):
     buckets += [c[0] for c in open_.values()]
     # the order the gradients arrive: the bucket holding the last parameter first
     buckets.sort(key=lambda b: -b[0])
+    if tail:
+        buckets.append(tail[::-1])
     return buckets
 
 
@@ -127,12 +152,12 @@ def _autograd_hook(reducer_ref, index, param):
 
 class Reducer:
     def __init__(self, params, process_group, bucket_cap_bytes, first_bucket_bytes, find_unused_parameters=False,
-                 gradient_as_bucket_view=False):
+                 gradient_as_bucket_view=False, owners=None):
         self.params = list(params)
         self.process_group = process_group
         self.find_unused_parameters = find_unused_parameters
         self.gradient_as_bucket_view = gradient_as_bucket_view
-        assignment = compute_bucket_assignment(self.params, bucket_cap_bytes, first_bucket_bytes)
+        assignment = compute_bucket_assignment(self.params, bucket_cap_bytes, first_bucket_bytes, owners)
         self.buckets = [_Bucket(k, idx, [self.params[i] for i in idx]) for k, idx in enumerate(assignment)]
         self.slot = {}   # parameter index -> (bucket, position in the bucket)
         for b in self.buckets:
