@@ -109,12 +109,13 @@ def _check_extensions(rank, ext, mine):
 def test_same_node_all_reduce_matches_mpi(ranks):
     """The shared-memory all-reduce gives MPI's Allreduce result bit for bit
     (and the rank-order reduction on 2 ranks) over its dtypes, ops and block
-    boundaries, and actually runs for every one of them."""
+    boundaries, copying or in place in node buffers (DDP's buckets, whose
+    gradients must equal one process's), and actually runs for every one."""
     r = subprocess.run([sys.executable, "-m", "cthtorch.distributed.run", "--nproc_per_node=%d" % ranks, "--standalone",
                         os.path.join(PROGRAMS, "dist_node_allreduce.py")],
                        env=ENV, capture_output=True, text=True, timeout=300, cwd=ROOT)
     assert r.returncode == 0, r.stdout[-3000:] + r.stderr[-5000:]
-    assert "ok node all_reduce 122 shm calls" in r.stdout.splitlines(), r.stdout[-3000:]
+    assert "ok node all_reduce" in r.stdout.splitlines(), r.stdout[-3000:]
 
 
 # ---------------------------------------------------------------- launchers

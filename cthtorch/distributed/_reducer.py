@@ -22,12 +22,15 @@ import functools
 import time
 import weakref
 
+import numpy as np
+
 import cthtorch
 from cthtorch.distributed import distributed_c10d as c10d
 
 __all__ = ["GradBucket", "Reducer"]
 
 DEFAULT_FIRST_BUCKET_BYTES = 1024 * 1024
+_NODE_DTYPES = {cthtorch.float32: np.float32, cthtorch.float64: np.float64}
 
 UNFINISHED_REDUCTION = (
     "Expected to have finished reduction in the prior iteration before starting a new one. This error indicates "
@@ -83,14 +86,17 @@ GradBucket.__module__ = "torch.distributed"
 
 
 class _Bucket:
-    def __init__(self, index, param_indices, params):
+    def __init__(self, index, param_indices, params, memory=None):
         self.index = index
         self.param_indices = param_indices
         self.offsets, n = [], 0
         for p in params:
             self.offsets.append(n)
             n += p.numel()
-        self.buffer = cthtorch.zeros(n, dtype=params[0].dtype, device=params[0].device)
+        if memory is not None:   # node shared memory (zeroed), where the all-reduce works in place
+            self.buffer = cthtorch.from_numpy(memory.view(_NODE_DTYPES[params[0].dtype]))
+        else:
+            self.buffer = cthtorch.zeros(n, dtype=params[0].dtype, device=params[0].device)
         self.views = [self.buffer.narrow(0, o, p.numel()).view(p.shape) for o, p in zip(self.offsets, params)]
         self.pending = 0
         self.work = None     # the default all-reduce's Work, or a comm hook's Future
@@ -158,7 +164,8 @@ class Reducer:
         self.find_unused_parameters = find_unused_parameters
         self.gradient_as_bucket_view = gradient_as_bucket_view
         assignment = compute_bucket_assignment(self.params, bucket_cap_bytes, first_bucket_bytes, owners)
-        self.buckets = [_Bucket(k, idx, [self.params[i] for i in idx]) for k, idx in enumerate(assignment)]
+        memory = self._node_memory(assignment)
+        self.buckets = [_Bucket(k, idx, [self.params[i] for i in idx], memory[k]) for k, idx in enumerate(assignment)]
         self.slot = {}   # parameter index -> (bucket, position in the bucket)
         for b in self.buckets:
             for pos, i in enumerate(b.param_indices):
@@ -177,6 +184,28 @@ class Reducer:
         ref = weakref.ref(self)
         self._hook_handles = [p.register_post_accumulate_grad_hook(functools.partial(_autograd_hook, ref, i))
                               for i, p in enumerate(self.params) if p.requires_grad]
+
+    def _node_memory(self, assignment):
+        """Per bucket, node shared memory for its buffer (or None): CPU float
+        buckets large enough for the same-node all-reduce, which then reduces
+        them in place instead of copying them in and out."""
+        from cthtorch.distributed import _shm_allreduce
+        none = [None] * len(assignment)
+        want = []
+        for k, idx in enumerate(assignment):
+            p = self.params[idx[0]]
+            nbytes = sum(self.params[i].numel() for i in idx) * p.element_size()
+            if p.device.type == "cpu" and p.dtype in _NODE_DTYPES and nbytes >= _shm_allreduce.MIN_BYTES:
+                want.append((k, nbytes))
+        if not want:
+            return none
+        pg = c10d._group(self.process_group)
+        arrays = pg._node_buffers([nbytes for _, nbytes in want])
+        if arrays is None:
+            return none
+        for (k, _), a in zip(want, arrays):
+            none[k] = a
+        return none
 
     def _world(self):
         return c10d.get_world_size(self.process_group)

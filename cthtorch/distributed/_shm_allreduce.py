@@ -75,10 +75,11 @@ class NodeReducer:
         self.win = None
         self.slots = []
         self.cap = 0
+        self.buffer_windows = []   # (window, my slot's address, size, every rank's slot): see node_buffers
         if node is None:
             return
         self.size, self.rank = node.Get_size(), node.Get_rank()
-        # each rank's header, a cache line apart: [arrivals, nbytes, dtype/op code]
+        # each rank's header, a cache line apart: [arrivals, nbytes, dtype/op code, buffer window + 1, offset]
         self.hwin = MPI.Win.Allocate_shared(_HEADER_BYTES, 1, comm=node)
         self.hwin.Lock_all(MPI.MODE_NOCHECK)
         self.headers = [np.frombuffer(self.hwin.Shared_query(q)[0], dtype=np.int64, count=_HEADER_BYTES // 8)
@@ -114,15 +115,49 @@ class NodeReducer:
 
     def _agree(self, arr, op_name):
         """Whether every rank brings the same size, dtype and op (else MPI's
-        path, which reports the mismatch as before)."""
+        path, which reports the mismatch as before); and the node buffer
+        window arr lies in on every rank at the same offset, if it does."""
         me = self.headers[self.rank]
         me[1] = arr.nbytes
         me[2] = arr.dtype.num * 64 + sorted(_ANY_NUMERIC.keys() | _INTEGER_ONLY.keys()).index(op_name)
+        me[3], me[4] = self._locate(arr)
         self._sync()
         agreed = all(h[1] == me[1] and h[2] == me[2] for h in self.headers)
         if not agreed:
             self._sync()   # everyone has read the headers before any rank's next call rewrites its own
-        return agreed
+            return False, None
+        in_place = me[3] > 0 and all(h[3] == me[3] and h[4] == me[4] for h in self.headers)
+        return True, (self.buffer_windows[me[3] - 1][3], int(me[4])) if in_place else None
+
+    def _locate(self, arr):
+        """(buffer window index + 1, byte offset) when arr lies in my slot of one
+        of node_buffers' windows, else (0, 0)."""
+        addr = arr.__array_interface__["data"][0]
+        for i, (_, base, size, _) in enumerate(self.buffer_windows):
+            if base <= addr and addr + arr.nbytes <= base + size:
+                return i + 1, addr - base
+        return 0, 0
+
+    def node_buffers(self, sizes):
+        """Byte arrays of the given sizes in a new shared window (collective: every
+        rank asks for the same sizes), or None when the group is not on one
+        node. An all-reduce of a tensor made on them, at the same place on every
+        rank, reduces in place: no copy in, and the result is written straight
+        back. The window lives as long as the process (tensors may view it)."""
+        if self.node is None or self.size < 2:
+            return None
+        MPI = _mpi.mpi()
+        offsets, total = [], 0
+        for n in sizes:
+            offsets.append(total)
+            total += -(-n // 64) * 64   # cache-line aligned
+        win = MPI.Win.Allocate_shared(max(total, 64), 1, comm=self.node)
+        win.Lock_all(MPI.MODE_NOCHECK)
+        slots = [np.frombuffer(win.Shared_query(q)[0], dtype=np.uint8, count=max(total, 64)) for q in range(self.size)]
+        mine = slots[self.rank]
+        mine[:] = 0
+        self.buffer_windows.append((win, mine.__array_interface__["data"][0], total, slots))
+        return [mine[o:o + n] for o, n in zip(offsets, sizes)]
 
     def _ensure(self, nbytes):
         if nbytes <= self.cap:
@@ -143,14 +178,12 @@ class NodeReducer:
     def allreduce(self, arr, op_name):
         """Reduce contiguous 1-d arr in place over the group. False (having done
         nothing) when the ranks disagree: the caller then uses MPI."""
-        if not self._agree(arr, op_name):
+        agreed, in_place = self._agree(arr, op_name)
+        if not agreed:
             return False
-        self._ensure(arr.nbytes)
         ufunc = _ufunc(op_name, arr.dtype)
         P, r = self.size, self.rank
         n = arr.size
-        slots = [s[:arr.nbytes].view(arr.dtype) for s in self.slots]
-        mine = slots[r]
         block = max(BLOCK_BYTES // arr.itemsize, P)
         nblocks = -(-n // block)
 
@@ -158,6 +191,15 @@ class NodeReducer:
             start = k * block
             m = min(block, n - start)
             return start + m * q // P, start + m * (q + 1) // P
+
+        if in_place is not None:
+            slots, offset = in_place
+            self._reduce_in_place([sl[offset:offset + arr.nbytes].view(arr.dtype) for sl in slots], ufunc, part,
+                                  nblocks)
+            return True
+        self._ensure(arr.nbytes)
+        slots = [s[:arr.nbytes].view(arr.dtype) for s in self.slots]
+        mine = slots[r]
 
         for s in range(nblocks + 2):
             if s >= 2:                       # copy-out: the parts the peers reduced
@@ -182,3 +224,30 @@ class NodeReducer:
             if s <= nblocks:
                 self._sync()
         return True
+
+    def _reduce_in_place(self, slots, ufunc, part, nblocks):
+        """The all-reduce when every rank's array is its own slot: step s reduces
+        my part of block s in place, and copies the peers' parts of block s-1
+        out of their slots. The agreement's barrier has ordered everyone's
+        values before the first read; the last barrier keeps every slot
+        unchanged until all peers have copied out of it."""
+        P, r = self.size, self.rank
+        mine = slots[r]
+        for s in range(nblocks + 1):
+            if s < nblocks:
+                lo, hi = part(s, r)
+                dst = mine[lo:hi]
+                # rank order; from rank 2 on my own values are read after the
+                # first two ranks', so the partial result must not overwrite them
+                acc = dst if r < 2 else np.empty_like(dst)
+                ufunc(slots[0][lo:hi], slots[1][lo:hi], out=acc)
+                for q in range(2, P):
+                    ufunc(acc, slots[q][lo:hi], out=acc)
+                if acc is not dst:
+                    np.copyto(dst, acc)
+            if s >= 1:
+                for q in range(P):
+                    if q != r:
+                        lo, hi = part(s - 1, q)
+                        np.copyto(mine[lo:hi], slots[q][lo:hi])
+            self._sync()

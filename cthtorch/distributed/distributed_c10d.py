@@ -252,6 +252,20 @@ class ProcessGroup:
             self._node_reducer = _shm_allreduce.NodeReducer(self._comm)
         return self._node_reducer.usable(arr, op_name) and self._node_reducer.allreduce(arr, op_name)
 
+    def _node_buffers(self, sizes):
+        """Byte arrays in node shared memory that all_reduce reduces in place
+        (NodeReducer.node_buffers), or None. Collective over the group; run
+        on the communication thread, in order with the collectives."""
+        out = []
+
+        def fn():
+            if self._size >= 2:
+                if self._node_reducer is None:
+                    self._node_reducer = _shm_allreduce.NodeReducer(self._comm)
+                out.append(self._node_reducer.node_buffers(sizes))
+        self._submit("node_buffers", fn).wait()
+        return out[0] if out else None
+
     def _loop(self):
         while True:
             w = self._queue.get()
