@@ -9,7 +9,7 @@ the reducer's timestamps: how long after the last gradient was produced the
 last bucket's all-reduce finished, against the length of backward; and the
 step with a single bucket (all-reduce only after backward) for contrast.
 
-Run: PYTHONPATH=. python bench/bench_ddp.py"""
+Run: PYTHONPATH=. python bench/bench_ddp.py [--repeats N]"""
 import json
 import os
 import statistics
@@ -80,27 +80,31 @@ def run_job(lib_name, bucket_cap_mb=None):
     raise RuntimeError("%s job failed:\n%s\n%s" % (lib_name, r.stdout[-2000:], r.stderr[-4000:]))
 
 
-def main():
-    ours = run_job("cthtorch")
-    theirs = run_job("torch")
-    one_bucket = run_job("cthtorch", bucket_cap_mb=1000)
-    print("DDP step, %d-parameter MLP, batch %d per rank, 2 ranks (median of %d steps):"
-          % (ours["params"], BATCH, STEPS))
-    print("  cthtorch (MPI, %d buckets)    %8.2f ms" % (ours["buckets"], ours["step_ms"]))
-    print("  torch (gloo)                %8.2f ms   ratio cthtorch/torch %.2f"
-          % (theirs["step_ms"], ours["step_ms"] / theirs["step_ms"]))
-    print("  cthtorch, one bucket        %8.2f ms   (no overlap: all-reduce starts after backward)"
-          % one_bucket["step_ms"])
-    print("overlap (cthtorch): backward %.2f ms; the last all-reduce finished %.2f ms after the last gradient "
-          "(%.1f%% of backward); one bucket: %.2f ms (%.1f%%)"
-          % (ours["backward_ms"], ours["allreduce_after_backward_ms"],
-             100 * ours["allreduce_after_backward_ms"] / ours["backward_ms"],
-             one_bucket["allreduce_after_backward_ms"],
-             100 * one_bucket["allreduce_after_backward_ms"] / one_bucket["backward_ms"]))
+def main(repeats):
+    for rep in range(repeats):
+        ours = run_job("cthtorch")
+        theirs = run_job("torch")
+        one_bucket = run_job("cthtorch", bucket_cap_mb=1000)
+        if rep == 0:
+            print("DDP step, %d-parameter MLP, batch %d per rank, 2 ranks (median of %d steps):"
+                  % (ours["params"], BATCH, STEPS))
+        if repeats > 1:
+            print("run %d of %d" % (rep + 1, repeats))
+        print("  cthtorch (MPI, %d buckets)    %8.2f ms" % (ours["buckets"], ours["step_ms"]))
+        print("  torch (gloo)                %8.2f ms   ratio cthtorch/torch %.2f"
+              % (theirs["step_ms"], ours["step_ms"] / theirs["step_ms"]))
+        print("  cthtorch, one bucket        %8.2f ms   (no overlap: all-reduce starts after backward)"
+              % one_bucket["step_ms"])
+        print("overlap (cthtorch): backward %.2f ms; the last all-reduce finished %.2f ms after the last gradient "
+              "(%.1f%% of backward); one bucket: %.2f ms (%.1f%%)"
+              % (ours["backward_ms"], ours["allreduce_after_backward_ms"],
+                 100 * ours["allreduce_after_backward_ms"] / ours["backward_ms"],
+                 one_bucket["allreduce_after_backward_ms"],
+                 100 * one_bucket["allreduce_after_backward_ms"] / one_bucket["backward_ms"]), flush=True)
 
 
 if __name__ == "__main__":
     if len(sys.argv) > 1 and sys.argv[1] == "--worker":
         worker(sys.argv[2], None if sys.argv[3] == "default" else float(sys.argv[3]))
     else:
-        main()
+        main(int(sys.argv[sys.argv.index("--repeats") + 1]) if "--repeats" in sys.argv else 1)
