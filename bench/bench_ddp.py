@@ -8,6 +8,9 @@ For cthtorch it also shows the overlap of communication with backward, from
 the reducer's timestamps: how long after the last gradient was produced the
 last bucket's all-reduce finished, against the length of backward; and the
 step with a single bucket (all-reduce only after backward) for contrast.
+Rank 0's own view includes the time it waits for a slower rank to finish
+its backward; the second line measures from the job's end of backward (the
+later rank's last gradient) to the last all-reduce's end on any rank.
 
 Run: PYTHONPATH=. python bench/bench_ddp.py [--repeats N]"""
 import json
@@ -42,7 +45,7 @@ def worker(lib_name, bucket_cap_mb):
     timing = {} if lib_name == "cthtorch" else None
     if timing is not None:
         model.reducer.timing = timing
-    steps, gaps, backwards = [], [], []
+    steps, gaps, backwards, marks = [], [], [], []
     for i in range(WARMUP + STEPS):
         dist.barrier()
         t0 = time.perf_counter()
@@ -58,12 +61,25 @@ def worker(lib_name, bucket_cap_mb):
                 done = max(v for k, v in timing.items() if k.startswith("done_"))
                 backwards.append(timing["last_hook"] - tb)
                 gaps.append(done - timing["last_hook"])
+                marks.append((tb, timing["last_hook"], done))
+    if timing is not None:   # perf_counter is the system's monotonic clock: comparable across the ranks
+        every = [None] * dist.get_world_size()
+        dist.all_gather_object(every, marks)
     if rank == 0:
         out = {"step_ms": 1e3 * statistics.median(steps), "params": nparams,
                "buckets": len(model.reducer.buckets) if timing is not None else None}
         if timing is not None:
             out["backward_ms"] = 1e3 * statistics.median(backwards)
             out["allreduce_after_backward_ms"] = 1e3 * statistics.median(gaps)
+            # the same against the job's end of backward (the last rank's last
+            # gradient), which no communication can precede: rank skew excluded
+            job_gaps, job_backwards = [], []
+            for step in zip(*every):
+                last = max(step, key=lambda m: m[1])
+                job_backwards.append(last[1] - last[0])
+                job_gaps.append(max(m[2] for m in step) - last[1])
+            out["job_backward_ms"] = 1e3 * statistics.median(job_backwards)
+            out["job_allreduce_after_backward_ms"] = 1e3 * statistics.median(job_gaps)
         print("RESULT " + json.dumps(out), flush=True)
     dist.destroy_process_group()
 
@@ -100,7 +116,12 @@ def main(repeats):
               % (ours["backward_ms"], ours["allreduce_after_backward_ms"],
                  100 * ours["allreduce_after_backward_ms"] / ours["backward_ms"],
                  one_bucket["allreduce_after_backward_ms"],
-                 100 * one_bucket["allreduce_after_backward_ms"] / one_bucket["backward_ms"]), flush=True)
+                 100 * one_bucket["allreduce_after_backward_ms"] / one_bucket["backward_ms"]))
+        print("  against the job's end of backward (the later rank's last gradient): %.2f ms after it "
+              "(%.1f%% of that rank's backward); one bucket: %.1f%%"
+              % (ours["job_allreduce_after_backward_ms"],
+                 100 * ours["job_allreduce_after_backward_ms"] / ours["job_backward_ms"],
+                 100 * one_bucket["job_allreduce_after_backward_ms"] / one_bucket["job_backward_ms"]), flush=True)
 
 
 if __name__ == "__main__":
