@@ -8,7 +8,9 @@ For cthtorch it also shows the overlap of communication with backward, from
 the reducer's timestamps: how long after the last gradient was produced the
 last bucket's all-reduce finished, against the length of backward; and the
 step with a single bucket (all-reduce only after backward) for contrast.
-Rank 0's own view includes the time it waits for a slower rank to finish
+It also shows the CPU time (all threads, both ranks) per step: on this
+shared 2-core machine the step times swing with the load, the CPU time
+much less. Rank 0's own view includes the time it waits for a slower rank to finish
 its backward; the second line measures from the job's end of backward (the
 later rank's last gradient) to the last all-reduce's end on any rank.
 
@@ -47,6 +49,8 @@ def worker(lib_name, bucket_cap_mb):
         model.reducer.timing = timing
     steps, gaps, backwards, marks = [], [], [], []
     for i in range(WARMUP + STEPS):
+        if i == WARMUP:
+            cpu0 = _cpu_seconds()
         dist.barrier()
         t0 = time.perf_counter()
         opt.zero_grad()
@@ -62,11 +66,13 @@ def worker(lib_name, bucket_cap_mb):
                 backwards.append(timing["last_hook"] - tb)
                 gaps.append(done - timing["last_hook"])
                 marks.append((tb, timing["last_hook"], done))
+    cpu_all = [None] * dist.get_world_size()
+    dist.all_gather_object(cpu_all, (_cpu_seconds() - cpu0) / STEPS)
     if timing is not None:   # perf_counter is the system's monotonic clock: comparable across the ranks
         every = [None] * dist.get_world_size()
         dist.all_gather_object(every, marks)
     if rank == 0:
-        out = {"step_ms": 1e3 * statistics.median(steps), "params": nparams,
+        out = {"step_ms": 1e3 * statistics.median(steps), "params": nparams, "cpu_ms": 1e3 * sum(cpu_all),
                "buckets": len(model.reducer.buckets) if timing is not None else None}
         if timing is not None:
             out["backward_ms"] = 1e3 * statistics.median(backwards)
@@ -82,6 +88,13 @@ def worker(lib_name, bucket_cap_mb):
             out["job_allreduce_after_backward_ms"] = 1e3 * statistics.median(job_gaps)
         print("RESULT " + json.dumps(out), flush=True)
     dist.destroy_process_group()
+
+
+def _cpu_seconds():
+    """CPU time of this process, all threads (user + system)."""
+    import resource
+    u = resource.getrusage(resource.RUSAGE_SELF)
+    return u.ru_utime + u.ru_stime
 
 
 def run_job(lib_name, bucket_cap_mb=None):
@@ -111,6 +124,8 @@ def main(repeats):
               % (theirs["step_ms"], ours["step_ms"] / theirs["step_ms"]))
         print("  cthtorch, one bucket        %8.2f ms   (no overlap: all-reduce starts after backward)"
               % one_bucket["step_ms"])
+        print("  CPU time per step, both ranks: cthtorch %.1f ms, torch %.1f ms, cthtorch one bucket %.1f ms"
+              % (ours["cpu_ms"], theirs["cpu_ms"], one_bucket["cpu_ms"]))
         print("overlap (cthtorch): backward %.2f ms; the last all-reduce finished %.2f ms after the last gradient "
               "(%.1f%% of backward); one bucket: %.2f ms (%.1f%%)"
               % (ours["backward_ms"], ours["allreduce_after_backward_ms"],
