@@ -22,15 +22,13 @@ import functools
 import time
 import weakref
 
-import numpy as np
-
 import cthtorch
 from cthtorch.distributed import distributed_c10d as c10d
 
 __all__ = ["GradBucket", "Reducer"]
 
 DEFAULT_FIRST_BUCKET_BYTES = 1024 * 1024
-_NODE_DTYPES = {cthtorch.float32: np.float32, cthtorch.float64: np.float64}
+_NODE_DTYPES = (cthtorch.float32, cthtorch.float64)   # bucket dtypes the same-node all-reduce takes in place
 
 UNFINISHED_REDUCTION = (
     "Expected to have finished reduction in the prior iteration before starting a new one. This error indicates "
@@ -94,7 +92,7 @@ class _Bucket:
             self.offsets.append(n)
             n += p.numel()
         if memory is not None:   # node shared memory (zeroed), where the all-reduce works in place
-            self.buffer = cthtorch.from_numpy(memory.view(_NODE_DTYPES[params[0].dtype]))
+            self.buffer = cthtorch.frombuffer(memory, dtype=params[0].dtype)
         else:
             self.buffer = cthtorch.zeros(n, dtype=params[0].dtype, device=params[0].device)
         self.views = [self.buffer.narrow(0, o, p.numel()).view(p.shape) for o, p in zip(self.offsets, params)]

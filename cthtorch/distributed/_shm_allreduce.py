@@ -26,6 +26,10 @@ no rank writes its slot before all peers have finished reading it in the
 previous call. The barrier is a counter per rank in a second small window
 (see _sync for why not MPI_Barrier).
 
+An array that already lives in a window (node_buffers: DDP's gradient
+buckets) is reduced in place instead: no copy-in, and each rank reduces its
+part straight into its own slot (see _reduce_in_place).
+
 The data moves with numpy (copyto and ufuncs with out=), which releases the
 GIL over these sizes, as mpi4py does in the barrier: the autograd engine and
 other Python threads run meanwhile.
@@ -41,11 +45,13 @@ import numpy as np
 
 from cthtorch.distributed import _mpi
 
-BLOCK_BYTES = 4 << 20     # a pipeline block: a few fit the shared cache; fewer barriers (each costs a time slice when cores are oversubscribed)
-MIN_BYTES = 1 << 18       # below this MPI's own all-reduce is as fast
-_HEADER_BYTES = 128      # a rank's arrival counter and call signature, on its own cache lines
-_MAX_PAUSE = 2e-4         # longest sleep between looks at the peers' arrival counters
-_GROWTH_UNIT = 1 << 20    # window slots grow in whole MB (keeps slots page aligned)
+# a pipeline block: a few fit the shared cache, and there are few barriers
+# (each may cost a time slice when the cores are oversubscribed)
+BLOCK_BYTES = 4 << 20
+MIN_BYTES = 1 << 18        # below this MPI's own all-reduce is as fast
+_HEADER_BYTES = 128        # a rank's arrival counter and call signature, on its own cache lines
+_MAX_PAUSE = 2e-4          # longest sleep between looks at the peers' arrival counters
+_GROWTH_UNIT = 1 << 20     # window slots grow in whole MB (keeps slots page aligned)
 
 _ANY_NUMERIC = {"SUM": np.add, "AVG": np.add, "PRODUCT": np.multiply}
 _INTEGER_ONLY = {"MIN": np.minimum, "MAX": np.maximum, "BAND": np.bitwise_and, "BOR": np.bitwise_or,

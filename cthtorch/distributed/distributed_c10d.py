@@ -248,9 +248,14 @@ class ProcessGroup:
         on the communication thread, like every collective."""
         if self._size < 2 or arr.nbytes < _shm_allreduce.MIN_BYTES:
             return False
+        node = self._node()
+        return node.usable(arr, op_name) and node.allreduce(arr, op_name)
+
+    def _node(self):
+        """The group's NodeReducer, made (collectively) on first use."""
         if self._node_reducer is None:
             self._node_reducer = _shm_allreduce.NodeReducer(self._comm)
-        return self._node_reducer.usable(arr, op_name) and self._node_reducer.allreduce(arr, op_name)
+        return self._node_reducer
 
     def _node_buffers(self, sizes):
         """Byte arrays in node shared memory that all_reduce reduces in place
@@ -260,9 +265,7 @@ class ProcessGroup:
 
         def fn():
             if self._size >= 2:
-                if self._node_reducer is None:
-                    self._node_reducer = _shm_allreduce.NodeReducer(self._comm)
-                out.append(self._node_reducer.node_buffers(sizes))
+                out.append(self._node().node_buffers(sizes))
         self._submit("node_buffers", fn).wait()
         return out[0] if out else None
 
