@@ -8,8 +8,13 @@ For cthtorch it also shows the overlap of communication with backward, from
 the reducer's timestamps: how long after the last gradient was produced the
 last bucket's all-reduce finished, against the length of backward; and the
 step with a single bucket (all-reduce only after backward) for contrast.
+It also shows the CPU time (all threads, both ranks) per step: on this
+shared 2-core machine the step times swing with the load, the CPU time
+much less. Rank 0's own view includes the time it waits for a slower rank to finish
+its backward; the second line measures from the job's end of backward (the
+later rank's last gradient) to the last all-reduce's end on any rank.
 
-Run: PYTHONPATH=. python bench/bench_ddp.py"""
+Run: PYTHONPATH=. python bench/bench_ddp.py [--repeats N]"""
 import json
 import os
 import statistics
@@ -42,8 +47,10 @@ def worker(lib_name, bucket_cap_mb):
     timing = {} if lib_name == "cthtorch" else None
     if timing is not None:
         model.reducer.timing = timing
-    steps, gaps, backwards = [], [], []
+    steps, gaps, backwards, marks = [], [], [], []
     for i in range(WARMUP + STEPS):
+        if i == WARMUP:
+            cpu0 = _cpu_seconds()
         dist.barrier()
         t0 = time.perf_counter()
         opt.zero_grad()
@@ -58,14 +65,36 @@ def worker(lib_name, bucket_cap_mb):
                 done = max(v for k, v in timing.items() if k.startswith("done_"))
                 backwards.append(timing["last_hook"] - tb)
                 gaps.append(done - timing["last_hook"])
+                marks.append((tb, timing["last_hook"], done))
+    cpu_all = [None] * dist.get_world_size()
+    dist.all_gather_object(cpu_all, (_cpu_seconds() - cpu0) / STEPS)
+    if timing is not None:   # perf_counter is the system's monotonic clock: comparable across the ranks
+        every = [None] * dist.get_world_size()
+        dist.all_gather_object(every, marks)
     if rank == 0:
-        out = {"step_ms": 1e3 * statistics.median(steps), "params": nparams,
+        out = {"step_ms": 1e3 * statistics.median(steps), "params": nparams, "cpu_ms": 1e3 * sum(cpu_all),
                "buckets": len(model.reducer.buckets) if timing is not None else None}
         if timing is not None:
             out["backward_ms"] = 1e3 * statistics.median(backwards)
             out["allreduce_after_backward_ms"] = 1e3 * statistics.median(gaps)
+            # the same against the job's end of backward (the last rank's last
+            # gradient), which no communication can precede: rank skew excluded
+            job_gaps, job_backwards = [], []
+            for step in zip(*every):
+                last = max(step, key=lambda m: m[1])
+                job_backwards.append(last[1] - last[0])
+                job_gaps.append(max(m[2] for m in step) - last[1])
+            out["job_backward_ms"] = 1e3 * statistics.median(job_backwards)
+            out["job_allreduce_after_backward_ms"] = 1e3 * statistics.median(job_gaps)
         print("RESULT " + json.dumps(out), flush=True)
     dist.destroy_process_group()
+
+
+def _cpu_seconds():
+    """CPU time of this process, all threads (user + system)."""
+    import resource
+    u = resource.getrusage(resource.RUSAGE_SELF)
+    return u.ru_utime + u.ru_stime
 
 
 def run_job(lib_name, bucket_cap_mb=None):
@@ -80,27 +109,38 @@ def run_job(lib_name, bucket_cap_mb=None):
     raise RuntimeError("%s job failed:\n%s\n%s" % (lib_name, r.stdout[-2000:], r.stderr[-4000:]))
 
 
-def main():
-    ours = run_job("cthtorch")
-    theirs = run_job("torch")
-    one_bucket = run_job("cthtorch", bucket_cap_mb=1000)
-    print("DDP step, %d-parameter MLP, batch %d per rank, 2 ranks (median of %d steps):"
-          % (ours["params"], BATCH, STEPS))
-    print("  cthtorch (MPI, %d buckets)    %8.2f ms" % (ours["buckets"], ours["step_ms"]))
-    print("  torch (gloo)                %8.2f ms   ratio cthtorch/torch %.2f"
-          % (theirs["step_ms"], ours["step_ms"] / theirs["step_ms"]))
-    print("  cthtorch, one bucket        %8.2f ms   (no overlap: all-reduce starts after backward)"
-          % one_bucket["step_ms"])
-    print("overlap (cthtorch): backward %.2f ms; the last all-reduce finished %.2f ms after the last gradient "
-          "(%.1f%% of backward); one bucket: %.2f ms (%.1f%%)"
-          % (ours["backward_ms"], ours["allreduce_after_backward_ms"],
-             100 * ours["allreduce_after_backward_ms"] / ours["backward_ms"],
-             one_bucket["allreduce_after_backward_ms"],
-             100 * one_bucket["allreduce_after_backward_ms"] / one_bucket["backward_ms"]))
+def main(repeats):
+    for rep in range(repeats):
+        ours = run_job("cthtorch")
+        theirs = run_job("torch")
+        one_bucket = run_job("cthtorch", bucket_cap_mb=1000)
+        if rep == 0:
+            print("DDP step, %d-parameter MLP, batch %d per rank, 2 ranks (median of %d steps):"
+                  % (ours["params"], BATCH, STEPS))
+        if repeats > 1:
+            print("run %d of %d" % (rep + 1, repeats))
+        print("  cthtorch (MPI, %d buckets)    %8.2f ms" % (ours["buckets"], ours["step_ms"]))
+        print("  torch (gloo)                %8.2f ms   ratio cthtorch/torch %.2f"
+              % (theirs["step_ms"], ours["step_ms"] / theirs["step_ms"]))
+        print("  cthtorch, one bucket        %8.2f ms   (no overlap: all-reduce starts after backward)"
+              % one_bucket["step_ms"])
+        print("  CPU time per step, both ranks: cthtorch %.1f ms, torch %.1f ms, cthtorch one bucket %.1f ms"
+              % (ours["cpu_ms"], theirs["cpu_ms"], one_bucket["cpu_ms"]))
+        print("overlap (cthtorch): backward %.2f ms; the last all-reduce finished %.2f ms after the last gradient "
+              "(%.1f%% of backward); one bucket: %.2f ms (%.1f%%)"
+              % (ours["backward_ms"], ours["allreduce_after_backward_ms"],
+                 100 * ours["allreduce_after_backward_ms"] / ours["backward_ms"],
+                 one_bucket["allreduce_after_backward_ms"],
+                 100 * one_bucket["allreduce_after_backward_ms"] / one_bucket["backward_ms"]))
+        print("  against the job's end of backward (the later rank's last gradient): %.2f ms after it "
+              "(%.1f%% of that rank's backward); one bucket: %.1f%%"
+              % (ours["job_allreduce_after_backward_ms"],
+                 100 * ours["job_allreduce_after_backward_ms"] / ours["job_backward_ms"],
+                 100 * one_bucket["job_allreduce_after_backward_ms"] / one_bucket["job_backward_ms"]), flush=True)
 
 
 if __name__ == "__main__":
     if len(sys.argv) > 1 and sys.argv[1] == "--worker":
         worker(sys.argv[2], None if sys.argv[3] == "default" else float(sys.argv[3]))
     else:
-        main()
+        main(int(sys.argv[sys.argv.index("--repeats") + 1]) if "--repeats" in sys.argv else 1)

@@ -1,5 +1,7 @@
-"""all_reduce bandwidth over 2 local ranks: cthtorch (MPI, MPICH shared
-memory) beside torch's gloo backend, both launched from this script.
+"""all_reduce bandwidth over 2 local ranks: cthtorch (MPI; a same-node
+all_reduce this large goes through an MPI shared-memory window, see
+cthtorch/distributed/_shm_allreduce.py) beside torch's gloo backend, both
+launched from this script.
 
     python bench/bench_distributed.py [--mb 64] [--iters 10]
 

@@ -34,3 +34,23 @@ def test_pytorch_examples_ddp_example_under_launcher():
         assert "world_size = 2, rank = %d, backend=gloo" % rank in out, out
         assert "rank = %d: replicas equal after one step" % rank in out, out
     assert "'WORLD_SIZE': '2'" in out and "'MASTER_ADDR'" in out
+
+
+def test_bucket_assignment_small_at_both_ends():
+    """Default caps: a small first bucket (the last layers' gradients, which
+    arrive first) and a small last bucket holding the first-defined module
+    whole (its gradients arrive last, all at once), so the all-reduce after
+    backward is only that module's; an explicit cap keeps plain reverse
+    order."""
+    import cthtorch
+    from cthtorch.distributed._reducer import compute_bucket_assignment
+    sizes = (1024, 2048, 1024, 768, 10)
+    params = [p for a, b in zip(sizes, sizes[1:]) for p in cthtorch.nn.Linear(a, b).parameters()]
+    owners = [str(i // 2) for i in range(len(params))]
+    mb = 1 << 20
+    assert compute_bucket_assignment(params, 25 * mb, mb, owners) == [[7, 6, 5, 4], [3, 2], [1, 0]]
+    # without module keys the first-defined bucket stops at the cap (torch's first bucket: [0])
+    assert compute_bucket_assignment(params, 25 * mb, mb) == [[7, 6, 5, 4], [3, 2, 1], [0]]
+    assert compute_bucket_assignment(params, 25 * mb, 25 * mb, owners) == [list(range(7, -1, -1))]
+    tiny = [p for a, b in ((3, 4), (4, 5)) for p in cthtorch.nn.Linear(a, b).parameters()]
+    assert compute_bucket_assignment(tiny, 25 * mb, mb, ["0", "0", "1", "1"]) == [[3, 2, 1, 0]]

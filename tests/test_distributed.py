@@ -105,6 +105,19 @@ def _check_extensions(rank, ext, mine):
         "DistBackendError: [Rank 1]: monitoredBarrier timed out after 500 ms waiting for rank 0")
 
 
+@pytest.mark.parametrize("ranks", [2, 3])
+def test_same_node_all_reduce_matches_mpi(ranks):
+    """The shared-memory all-reduce gives MPI's Allreduce result bit for bit
+    (and the rank-order reduction on 2 ranks) over its dtypes, ops and block
+    boundaries, copying or in place in node buffers (DDP's buckets, whose
+    gradients must equal one process's), and actually runs for every one."""
+    r = subprocess.run([sys.executable, "-m", "cthtorch.distributed.run", "--nproc_per_node=%d" % ranks, "--standalone",
+                        os.path.join(PROGRAMS, "dist_node_allreduce.py")],
+                       env=ENV, capture_output=True, text=True, timeout=300, cwd=ROOT)
+    assert r.returncode == 0, r.stdout[-3000:] + r.stderr[-5000:]
+    assert "ok node all_reduce" in r.stdout.splitlines(), r.stdout[-3000:]
+
+
 # ---------------------------------------------------------------- launchers
 
 def _env_records(piddir):

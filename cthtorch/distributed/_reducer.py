@@ -28,6 +28,7 @@ from cthtorch.distributed import distributed_c10d as c10d
 __all__ = ["GradBucket", "Reducer"]
 
 DEFAULT_FIRST_BUCKET_BYTES = 1024 * 1024
+_NODE_DTYPES = (cthtorch.float32, cthtorch.float64)   # bucket dtypes the same-node all-reduce takes in place
 
 UNFINISHED_REDUCTION = (
     "Expected to have finished reduction in the prior iteration before starting a new one. This error indicates "
@@ -83,26 +84,52 @@ GradBucket.__module__ = "torch.distributed"
 
 
 class _Bucket:
-    def __init__(self, index, param_indices, params):
+    def __init__(self, index, param_indices, params, memory=None):
         self.index = index
         self.param_indices = param_indices
         self.offsets, n = [], 0
         for p in params:
             self.offsets.append(n)
             n += p.numel()
-        self.buffer = cthtorch.zeros(n, dtype=params[0].dtype, device=params[0].device)
+        if memory is not None:   # node shared memory (zeroed), where the all-reduce works in place
+            self.buffer = cthtorch.frombuffer(memory, dtype=params[0].dtype)
+        else:
+            self.buffer = cthtorch.zeros(n, dtype=params[0].dtype, device=params[0].device)
         self.views = [self.buffer.narrow(0, o, p.numel()).view(p.shape) for o, p in zip(self.offsets, params)]
         self.pending = 0
         self.work = None     # the default all-reduce's Work, or a comm hook's Future
 
 
-def compute_bucket_assignment(params, cap_bytes, first_cap_bytes):
-    """Buckets of parameter indices, filled in reverse parameter order; a bucket
-    closes once it holds cap bytes (the first one once it holds first_cap), and
-    holds one dtype and device only."""
+def compute_bucket_assignment(params, cap_bytes, first_cap_bytes, owners=None):
+    """Buckets of parameter indices, in the order their gradients arrive.
+
+    Small buckets at both ends, as torch's two assignments have them (its
+    first one, in definition order, gives the first-defined parameters a small
+    bucket; its rebuilt one, in arrival order, gives the first-arriving ones a
+    small bucket):
+    - the last bucket holds the first-defined parameters, up to first_cap
+      bytes, completed to a whole module when owners (a module key per
+      parameter) are given: their gradients exist only at the very end of
+      backward (one backward node makes all of a module's), so they must not
+      hold back a larger bucket;
+    - the rest fill in reverse parameter order (the order backward produces
+      them): the first bucket closes once it holds first_cap bytes, later ones
+      once they hold cap bytes.
+    A bucket holds one dtype and device only."""
+    tail = []
+    if first_cap_bytes < cap_bytes and len(params) > 1:
+        key0, n = (params[0].dtype, str(params[0].device)), 0
+        for i, p in enumerate(params):
+            same_module = owners is not None and tail and owners[i] == owners[tail[-1]]
+            if (n >= first_cap_bytes and not same_module) or (p.dtype, str(p.device)) != key0:
+                break
+            tail.append(i)
+            n += p.numel() * p.element_size()
+        if len(tail) == len(params):
+            tail = []   # everything in one bucket anyway
     buckets, open_ = [], {}
     limit_of = {}
-    for i in reversed(range(len(params))):
+    for i in reversed(range(len(tail), len(params))):
         p = params[i]
         key = (p.dtype, str(p.device))
         cur = open_.setdefault(key, [[], 0])
@@ -116,6 +143,8 @@ def compute_bucket_assignment(params, cap_bytes, first_cap_bytes):
     buckets += [c[0] for c in open_.values()]
     # the order the gradients arrive: the bucket holding the last parameter first
     buckets.sort(key=lambda b: -b[0])
+    if tail:
+        buckets.append(tail[::-1])
     return buckets
 
 
@@ -127,13 +156,14 @@ def _autograd_hook(reducer_ref, index, param):
 
 class Reducer:
     def __init__(self, params, process_group, bucket_cap_bytes, first_bucket_bytes, find_unused_parameters=False,
-                 gradient_as_bucket_view=False):
+                 gradient_as_bucket_view=False, owners=None):
         self.params = list(params)
         self.process_group = process_group
         self.find_unused_parameters = find_unused_parameters
         self.gradient_as_bucket_view = gradient_as_bucket_view
-        assignment = compute_bucket_assignment(self.params, bucket_cap_bytes, first_bucket_bytes)
-        self.buckets = [_Bucket(k, idx, [self.params[i] for i in idx]) for k, idx in enumerate(assignment)]
+        assignment = compute_bucket_assignment(self.params, bucket_cap_bytes, first_bucket_bytes, owners)
+        memory = self._node_memory(assignment)
+        self.buckets = [_Bucket(k, idx, [self.params[i] for i in idx], memory[k]) for k, idx in enumerate(assignment)]
         self.slot = {}   # parameter index -> (bucket, position in the bucket)
         for b in self.buckets:
             for pos, i in enumerate(b.param_indices):
@@ -152,6 +182,28 @@ class Reducer:
         ref = weakref.ref(self)
         self._hook_handles = [p.register_post_accumulate_grad_hook(functools.partial(_autograd_hook, ref, i))
                               for i, p in enumerate(self.params) if p.requires_grad]
+
+    def _node_memory(self, assignment):
+        """Per bucket, node shared memory for its buffer (or None): CPU float
+        buckets large enough for the same-node all-reduce, which then reduces
+        them in place instead of copying them in and out."""
+        from cthtorch.distributed import _shm_allreduce
+        none = [None] * len(assignment)
+        want = []
+        for k, idx in enumerate(assignment):
+            p = self.params[idx[0]]
+            nbytes = sum(self.params[i].numel() for i in idx) * p.element_size()
+            if p.device.type == "cpu" and p.dtype in _NODE_DTYPES and nbytes >= _shm_allreduce.MIN_BYTES:
+                want.append((k, nbytes))
+        if not want:
+            return none
+        pg = c10d._group(self.process_group)
+        arrays = pg._node_buffers([nbytes for _, nbytes in want])
+        if arrays is None:
+            return none
+        for (k, _), a in zip(want, arrays):
+            none[k] = a
+        return none
 
     def _world(self):
         return c10d.get_world_size(self.process_group)

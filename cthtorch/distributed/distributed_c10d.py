@@ -16,7 +16,7 @@ from queue import SimpleQueue
 
 import cthtorch
 from cthtorch.futures import Future
-from cthtorch.distributed import _mpi, _watchdog
+from cthtorch.distributed import _mpi, _shm_allreduce, _watchdog
 from cthtorch.distributed._stores import DistBackendError, FileStore, PrefixStore, TCPStore
 
 __all__ = ["Backend", "ReduceOp", "Work", "ProcessGroup", "GroupMember", "group", "P2POp", "init_process_group",
@@ -220,6 +220,7 @@ class ProcessGroup:
         self._timeout = timeout
         self._gid = gid
         self._seq = 0
+        self._node_reducer = None   # made on the first all_reduce that can use it (collective)
         self._queue = SimpleQueue()
         self._lock = threading.Lock()
         self._thread = threading.Thread(target=self._loop, daemon=True, name="cthtorch-dist-comm-%d" % gid)
@@ -240,6 +241,33 @@ class ProcessGroup:
 
     def __repr__(self):
         return "<torch.distributed.ProcessGroup (ranks %s, %s)>" % (self._ranks, self._backend)
+
+    def _node_allreduce(self, arr, op_name):
+        """All-reduce arr through node shared memory when the group lives on one
+        node (see _shm_allreduce); False when MPI's Allreduce must do it. Runs
+        on the communication thread, like every collective."""
+        if self._size < 2 or arr.nbytes < _shm_allreduce.MIN_BYTES:
+            return False
+        node = self._node()
+        return node.usable(arr, op_name) and node.allreduce(arr, op_name)
+
+    def _node(self):
+        """The group's NodeReducer, made (collectively) on first use."""
+        if self._node_reducer is None:
+            self._node_reducer = _shm_allreduce.NodeReducer(self._comm)
+        return self._node_reducer
+
+    def _node_buffers(self, sizes):
+        """Byte arrays in node shared memory that all_reduce reduces in place
+        (NodeReducer.node_buffers), or None. Collective over the group; run
+        on the communication thread, in order with the collectives."""
+        out = []
+
+        def fn():
+            if self._size >= 2:
+                out.append(self._node().node_buffers(sizes))
+        self._submit("node_buffers", fn).wait()
+        return out[0] if out else None
 
     def _loop(self):
         while True:
@@ -773,7 +801,9 @@ def all_reduce(tensor, op=ReduceOp.SUM, group=None, async_op=False):
 
     def fn():
         r = _Reducible(tensor, op, pg._size)
-        pg._comm.Allreduce(MPI.IN_PLACE, r.array(), op=mop)
+        a = r.array()
+        if not pg._node_allreduce(a, op.name):
+            pg._comm.Allreduce(MPI.IN_PLACE, a, op=mop)
         r.finish()
     return _run(pg, "all_reduce", fn, [tensor], async_op)
 

@@ -135,12 +135,12 @@ class DistributedDataParallel(Module, Joinable):
         first_bytes = dist._reducer.DEFAULT_FIRST_BUCKET_BYTES if bucket_cap_mb is None else self.bucket_bytes_cap
         self.bucket_bytes_cap_default = bucket_cap_mb is None
         self._divide_by_initial_world_size = True
-        params = self._build_params_for_reducer()
+        params, owners = self._build_params_for_reducer()
         if init_sync:
             dist._reducer.verify_params_across_processes(self.process_group, params)
             self._sync_module_states(0, init_sync_buffers)
         self.reducer = dist._reducer.Reducer(params, self.process_group, self.bucket_bytes_cap, first_bytes,
-                                             find_unused_parameters, gradient_as_bucket_view)
+                                             find_unused_parameters, gradient_as_bucket_view, owners)
         if gradient_as_bucket_view:
             self._grads_into_bucket_views()
         self._comm_hooks = []
@@ -148,16 +148,18 @@ class DistributedDataParallel(Module, Joinable):
             self._set_static_graph()
 
     def _build_params_for_reducer(self):
-        """The parameters to average: each one once, requiring grad, not ignored."""
-        seen, params = set(), []
+        """The parameters to average: each one once, requiring grad, not ignored;
+        and the module each belongs to (the reducer keeps a module's together)."""
+        seen, params, owners = set(), [], []
         for mname, m in self.module.named_modules():
             for pname, p in m.named_parameters(recurse=False):
                 fqn = mname + "." + pname if mname else pname
                 if p.requires_grad and fqn not in self.parameters_to_ignore and id(p) not in seen:
                     seen.add(id(p))
                     params.append(p)
+                    owners.append(mname)
         self._assign_modules_buffers()
-        return params
+        return params, owners
 
     def _grads_into_bucket_views(self):
         """Gradients that already exist move into their bucket views."""
