@@ -94,9 +94,6 @@ INTEROP = {
     "cthtorch/vision/datasets/cifar.py", "cthtorch/vision/datasets/mnist.py",
     "cthtorch/vision/transforms/functional.py",
     "cthtorch/distributed/_mpi.py",   # zero-copy views of tensor memory handed to MPI (mpi4py's buffer interface)
-    # reduces and copies MPI shared-window memory (mpi4py buffers, not tensor
-    # storage) on the communication thread, as MPI's own reduction would
-    "cthtorch/distributed/_shm_allreduce.py",
 }
 def test_numpy_is_imported_only_for_interop():
     root = os.path.dirname(os.path.dirname(os.path.abspath(ct.__file__)))

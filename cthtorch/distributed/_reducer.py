@@ -92,7 +92,7 @@ class _Bucket:
             self.offsets.append(n)
             n += p.numel()
         if memory is not None:   # node shared memory (zeroed), where the all-reduce works in place
-            self.buffer = cthtorch.frombuffer(memory, dtype=params[0].dtype)
+            self.buffer = memory.view(params[0].dtype)   # a uint8 tensor over the window
         else:
             self.buffer = cthtorch.zeros(n, dtype=params[0].dtype, device=params[0].device)
         self.views = [self.buffer.narrow(0, o, p.numel()).view(p.shape) for o, p in zip(self.offsets, params)]

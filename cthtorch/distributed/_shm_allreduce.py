@@ -30,9 +30,10 @@ An array that already lives in a window (node_buffers: DDP's gradient
 buckets) is reduced in place instead: no copy-in, and each rank reduces its
 part straight into its own slot (see _reduce_in_place).
 
-The data moves with numpy (copyto and ufuncs with out=), which releases the
-GIL over these sizes, as mpi4py does in the barrier: the autograd engine and
-other Python threads run meanwhile.
+The data moves through cthtorch's own kernels on tensors over the window
+memory (copy_ and the ops with out=), which release the GIL over these sizes,
+as mpi4py does in the barrier: the autograd engine and other Python threads
+run meanwhile. The barrier's counters are read through int64 memoryviews.
 
 Only reductions that give MPI's result bit for bit take this path: SUM, AVG
 (a SUM; the caller divides), PRODUCT on any numeric dtype; MIN, MAX and the
@@ -41,8 +42,7 @@ else, small arrays, and groups spread over several nodes use MPI_Allreduce.
 """
 import time
 
-import numpy as np
-
+import cthtorch
 from cthtorch.distributed import _mpi
 
 # a pipeline block: a few fit the shared cache, and there are few barriers
@@ -53,17 +53,29 @@ _HEADER_BYTES = 128        # a rank's arrival counter and call signature, on its
 _MAX_PAUSE = 2e-4          # longest sleep between looks at the peers' arrival counters
 _GROWTH_UNIT = 1 << 20     # window slots grow in whole MB (keeps slots page aligned)
 
-_ANY_NUMERIC = {"SUM": np.add, "AVG": np.add, "PRODUCT": np.multiply}
-_INTEGER_ONLY = {"MIN": np.minimum, "MAX": np.maximum, "BAND": np.bitwise_and, "BOR": np.bitwise_or,
-                 "BXOR": np.bitwise_xor}
+_ANY_NUMERIC = {"SUM": cthtorch.add, "AVG": cthtorch.add, "PRODUCT": cthtorch.mul}
+_INTEGER_ONLY = {"MIN": cthtorch.minimum, "MAX": cthtorch.maximum, "BAND": cthtorch.bitwise_and,
+                 "BOR": cthtorch.bitwise_or, "BXOR": cthtorch.bitwise_xor}
+_OP_NAMES = sorted(_ANY_NUMERIC.keys() | _INTEGER_ONLY.keys())
+_DTYPES = [cthtorch.uint8, cthtorch.int8, cthtorch.int16, cthtorch.int32, cthtorch.int64,
+           cthtorch.float16, cthtorch.bfloat16, cthtorch.float32, cthtorch.float64]
 
 
 def _ufunc(op_name, dtype):
-    if dtype.kind in "iu":
+    if dtype not in _DTYPES:
+        return None   # bool: MPI's logical ops
+    if not dtype.is_floating_point:
         return _ANY_NUMERIC.get(op_name) or _INTEGER_ONLY.get(op_name)
-    if dtype.kind in "fc":
-        return _ANY_NUMERIC.get(op_name)
-    return None   # bool and the rest: MPI's logical ops
+    return _ANY_NUMERIC.get(op_name)
+
+
+def _nbytes(t):
+    return t.numel() * t.element_size()
+
+
+def _window_bytes(win, q, count):
+    """Rank q's slot of a shared window as a uint8 tensor over its memory (no copy)."""
+    return cthtorch.frombuffer(win.Shared_query(q)[0], dtype=cthtorch.uint8, count=count)
 
 
 class NodeReducer:
@@ -88,14 +100,15 @@ class NodeReducer:
         # each rank's header, a cache line apart: [arrivals, nbytes, dtype/op code, buffer window + 1, offset]
         self.hwin = MPI.Win.Allocate_shared(_HEADER_BYTES, 1, comm=node)
         self.hwin.Lock_all(MPI.MODE_NOCHECK)
-        self.headers = [np.frombuffer(self.hwin.Shared_query(q)[0], dtype=np.int64, count=_HEADER_BYTES // 8)
+        self.headers = [memoryview(self.hwin.Shared_query(q)[0]).cast("B").cast("q")
                         for q in range(self.size)]
-        self.headers[self.rank][:] = 0
+        for i in range(len(self.headers[self.rank])):
+            self.headers[self.rank][i] = 0
         self.arrivals = 0
         node.Barrier()   # every header is zeroed before anyone arrives
 
     def usable(self, arr, op_name):
-        return (self.node is not None and self.size > 1 and arr.nbytes >= MIN_BYTES
+        return (self.node is not None and self.size > 1 and _nbytes(arr) >= MIN_BYTES
                 and _ufunc(op_name, arr.dtype) is not None)
 
     def _sync(self):
@@ -124,8 +137,8 @@ class NodeReducer:
         path, which reports the mismatch as before); and the node buffer
         window arr lies in on every rank at the same offset, if it does."""
         me = self.headers[self.rank]
-        me[1] = arr.nbytes
-        me[2] = arr.dtype.num * 64 + sorted(_ANY_NUMERIC.keys() | _INTEGER_ONLY.keys()).index(op_name)
+        me[1] = _nbytes(arr)
+        me[2] = _DTYPES.index(arr.dtype) * 64 + _OP_NAMES.index(op_name)
         me[3], me[4] = self._locate(arr)
         self._sync()
         agreed = all(h[1] == me[1] and h[2] == me[2] for h in self.headers)
@@ -138,14 +151,14 @@ class NodeReducer:
     def _locate(self, arr):
         """(buffer window index + 1, byte offset) when arr lies in my slot of one
         of node_buffers' windows, else (0, 0)."""
-        addr = arr.__array_interface__["data"][0]
+        addr = arr.data_ptr()
         for i, (_, base, size, _) in enumerate(self.buffer_windows):
-            if base <= addr and addr + arr.nbytes <= base + size:
+            if base <= addr and addr + _nbytes(arr) <= base + size:
                 return i + 1, addr - base
         return 0, 0
 
     def node_buffers(self, sizes):
-        """Byte arrays of the given sizes in a new shared window (collective: every
+        """uint8 tensors of the given sizes over a new shared window (collective: every
         rank asks for the same sizes), or None when the group is not on one
         node. An all-reduce of a tensor made on them, at the same place on every
         rank, reduces in place: no copy in, and the result is written straight
@@ -159,10 +172,10 @@ class NodeReducer:
             total += -(-n // 64) * 64   # cache-line aligned
         win = MPI.Win.Allocate_shared(max(total, 64), 1, comm=self.node)
         win.Lock_all(MPI.MODE_NOCHECK)
-        slots = [np.frombuffer(win.Shared_query(q)[0], dtype=np.uint8, count=max(total, 64)) for q in range(self.size)]
+        slots = [_window_bytes(win, q, max(total, 64)) for q in range(self.size)]
         mine = slots[self.rank]
-        mine[:] = 0
-        self.buffer_windows.append((win, mine.__array_interface__["data"][0], total, slots))
+        mine.zero_()
+        self.buffer_windows.append((win, mine.data_ptr(), total, slots))
         return [mine[o:o + n] for o, n in zip(offsets, sizes)]
 
     def _ensure(self, nbytes):
@@ -177,8 +190,7 @@ class NodeReducer:
         cap = -(-nbytes // _GROWTH_UNIT) * _GROWTH_UNIT
         self.win = MPI.Win.Allocate_shared(cap, 1, comm=self.node)
         self.win.Lock_all(MPI.MODE_NOCHECK)   # passive access for the whole life: Sync orders the loads/stores
-        self.slots = [np.frombuffer(self.win.Shared_query(q)[0], dtype=np.uint8, count=cap)
-                      for q in range(self.size)]
+        self.slots = [_window_bytes(self.win, q, cap) for q in range(self.size)]
         self.cap = cap
 
     def allreduce(self, arr, op_name):
@@ -189,8 +201,8 @@ class NodeReducer:
             return False
         ufunc = _ufunc(op_name, arr.dtype)
         P, r = self.size, self.rank
-        n = arr.size
-        block = max(BLOCK_BYTES // arr.itemsize, P)
+        n, nbytes = arr.numel(), _nbytes(arr)
+        block = max(BLOCK_BYTES // arr.element_size(), P)
         nblocks = -(-n // block)
 
         def part(k, q):
@@ -200,11 +212,11 @@ class NodeReducer:
 
         if in_place is not None:
             slots, offset = in_place
-            self._reduce_in_place([sl[offset:offset + arr.nbytes].view(arr.dtype) for sl in slots], ufunc, part,
+            self._reduce_in_place([sl[offset:offset + nbytes].view(arr.dtype) for sl in slots], ufunc, part,
                                   nblocks)
             return True
-        self._ensure(arr.nbytes)
-        slots = [s[:arr.nbytes].view(arr.dtype) for s in self.slots]
+        self._ensure(nbytes)
+        slots = [s[:nbytes].view(arr.dtype) for s in self.slots]
         mine = slots[r]
 
         for s in range(nblocks + 2):
@@ -213,7 +225,7 @@ class NodeReducer:
                 for q in range(P):
                     if q != r:
                         lo, hi = part(k, q)
-                        np.copyto(arr[lo:hi], slots[q][lo:hi])
+                        arr[lo:hi].copy_(slots[q][lo:hi])
             if 1 <= s <= nblocks:            # reduce my part, in rank order
                 lo, hi = part(s - 1, r)
                 srcs = [arr[lo:hi] if q == r else slots[q][lo:hi] for q in range(P)]
@@ -221,12 +233,12 @@ class NodeReducer:
                 ufunc(srcs[0], srcs[1], out=dst)
                 for src in srcs[2:]:
                     ufunc(dst, src, out=dst)
-                np.copyto(arr[lo:hi], dst)
+                arr[lo:hi].copy_(dst)
             if s < nblocks:                  # copy-in: my values of the parts others own
                 start, end = s * block, min(n, (s + 1) * block)
                 lo, hi = part(s, r)
-                np.copyto(mine[start:lo], arr[start:lo])
-                np.copyto(mine[hi:end], arr[hi:end])
+                mine[start:lo].copy_(arr[start:lo])
+                mine[hi:end].copy_(arr[hi:end])
             if s <= nblocks:
                 self._sync()
         return True
@@ -245,15 +257,15 @@ class NodeReducer:
                 dst = mine[lo:hi]
                 # rank order; from rank 2 on my own values are read after the
                 # first two ranks', so the partial result must not overwrite them
-                acc = dst if r < 2 else np.empty_like(dst)
+                acc = dst if r < 2 else cthtorch.empty_like(dst)
                 ufunc(slots[0][lo:hi], slots[1][lo:hi], out=acc)
                 for q in range(2, P):
                     ufunc(acc, slots[q][lo:hi], out=acc)
                 if acc is not dst:
-                    np.copyto(dst, acc)
+                    dst.copy_(acc)
             if s >= 1:
                 for q in range(P):
                     if q != r:
                         lo, hi = part(s - 1, q)
-                        np.copyto(mine[lo:hi], slots[q][lo:hi])
+                        mine[lo:hi].copy_(slots[q][lo:hi])
             self._sync()

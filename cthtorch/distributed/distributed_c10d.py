@@ -246,7 +246,7 @@ class ProcessGroup:
         """All-reduce arr through node shared memory when the group lives on one
         node (see _shm_allreduce); False when MPI's Allreduce must do it. Runs
         on the communication thread, like every collective."""
-        if self._size < 2 or arr.nbytes < _shm_allreduce.MIN_BYTES:
+        if self._size < 2 or arr.numel() * arr.element_size() < _shm_allreduce.MIN_BYTES:
             return False
         node = self._node()
         return node.usable(arr, op_name) and node.allreduce(arr, op_name)
@@ -258,7 +258,7 @@ class ProcessGroup:
         return self._node_reducer
 
     def _node_buffers(self, sizes):
-        """Byte arrays in node shared memory that all_reduce reduces in place
+        """uint8 tensors over node shared memory that all_reduce reduces in place
         (NodeReducer.node_buffers), or None. Collective over the group; run
         on the communication thread, in order with the collectives."""
         out = []
@@ -801,9 +801,8 @@ def all_reduce(tensor, op=ReduceOp.SUM, group=None, async_op=False):
 
     def fn():
         r = _Reducible(tensor, op, pg._size)
-        a = r.array()
-        if not pg._node_allreduce(a, op.name):
-            pg._comm.Allreduce(MPI.IN_PLACE, a, op=mop)
+        if not pg._node_allreduce(r.buf.detach().view(-1), op.name):
+            pg._comm.Allreduce(MPI.IN_PLACE, r.array(), op=mop)
         r.finish()
     return _run(pg, "all_reduce", fn, [tensor], async_op)
 

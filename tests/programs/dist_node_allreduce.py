@@ -96,7 +96,7 @@ from cthtorch.distributed import distributed_c10d as c10d
 pg = c10d._group(None)
 arrays = pg._node_buffers([4 * 300007, 8 * 70001, 4 * (1 << 20)])
 for a, dt in zip(arrays, (torch.float32, torch.float64, torch.float32)):
-    t = torch.from_numpy(a.view({torch.float32: "float32", torch.float64: "float64"}[dt]))
+    t = a.view(dt)
     for op in ("SUM", "PRODUCT"):
         vals = inputs(dt, t.numel())
         t.copy_(vals[rank])
@@ -134,7 +134,7 @@ for step in range(2):
             failures.append("DDP gradient step %d" % step)
 in_node = sum(b.buffer.numel() * 4 >= shm.MIN_BYTES for b in model.reducer.buckets)
 expected_shm += 2 * in_node
-if in_node < 2 or not all(pg._node_reducer._locate(b.buffer.numpy())[0] for b in model.reducer.buckets
+if in_node < 2 or not all(pg._node_reducer._locate(b.buffer)[0] for b in model.reducer.buckets
                           if b.buffer.numel() * 4 >= shm.MIN_BYTES):
     failures.append("DDP buckets not in node buffers (%d)" % in_node)
 if taken[0] != expected_shm:
