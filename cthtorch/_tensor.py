@@ -272,14 +272,18 @@ class Tensor(_C._TensorBase):
             import warnings
             warnings.warn("The use of `x.T` on tensors of dimension other than 2 to reverse their shape is "
                           "deprecated and it will throw an error in a future release.")
-        return self.permute(*reversed(range(self.dim())))
+        return self.permute(tuple(reversed(range(self.dim()))))
+
+    def _matrix_transpose(self, name):
+        # a 0-d tensor passes through as an alias, as in torch; 1-d is refused
+        if self.dim() == 1:
+            raise RuntimeError("tensor.%s is only supported on matrices or batches of matrices. Got 1-D tensor."
+                               % name)
+        return self.transpose(-2, -1) if self.dim() else self.view_as(self)
 
     @property
     def mT(self):
-        if self.dim() < 2:
-            raise RuntimeError("tensor.mT is only supported on matrices or batches of matrices. Got %d-D tensor."
-                               % self.dim())
-        return self.transpose(-2, -1)
+        return self._matrix_transpose("mT")
 
     @property
     def H(self):
@@ -287,7 +291,7 @@ class Tensor(_C._TensorBase):
 
     @property
     def mH(self):
-        return self.mT
+        return self._matrix_transpose("mH")
 
     @property
     def real(self):

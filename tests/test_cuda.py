@@ -24,6 +24,8 @@ def test_thc_library_built_where_nvcc_exists():
     lib = os.path.join(os.path.dirname(ct.__file__), "lib", "libTHC.so")
     if shutil.which("nvcc") is None:
         pytest.skip("nvcc is not installed: THC is not built")
+    if "libasan" in os.environ.get("LD_PRELOAD", ""):
+        pytest.skip("the ASan build leaves libTHC out (setup.py): this run has no THC to find")
     assert os.path.exists(lib) or not any(os.path.exists(p) for p in ["/usr/local/cuda/lib64/libcudart.so"])
 
 

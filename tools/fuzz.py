@@ -120,9 +120,38 @@ class Gen:
                 e = "torch.randn(%r).to(%s).expand(%r)" % (base, dtype, shape)
         else:
             e = "torch.tensor(%s, dtype=%s)" % (self.choice(["1.5", "-3", "0", "float('nan')", "255"]), dtype)
+        if self.p(0.12):
+            e = self.odd_layout(e, shape, dtype)
         if dtype in FLOAT_DTYPES[:2] and self.p(0.15):
             e += ".requires_grad_()"
         return e
+
+    def odd_layout(self, e, shape, dtype):
+        """The same values in a layout kernels tend to miss: a strided, sliced-empty,
+        0-d or storage-offset view, the dtype's extremes, or another device's tensor."""
+        r = self.r
+        k = r.randrange(6)
+        if k == 0:      # every other element of a twice-as-wide tensor: strided, offset 1
+            return "torch.cat([%s.unsqueeze(-1)] * 2, -1).flatten(-2)[..., 1::2]" % e if shape else e
+        if k == 1:      # a zero-size slice of it, keeping its strides
+            return "%s[..., :0]" % e if shape else "%s.reshape(1)[:0]" % e
+        if k == 2:      # one element of it as a 0-d view (offset into the storage)
+            return "%s.reshape(-1)[-1]" % e if self.numel(shape) else e
+        if k == 3:      # the dtype's extreme values
+            lim = "iinfo" if dtype not in FLOAT_DTYPES and dtype != "torch.bool" else "finfo"
+            if dtype == "torch.bool":
+                return e
+            return "torch.full(%r, torch.%s(%s).%s, dtype=%s)" % (shape, lim, dtype, self.choice(["max", "min"]), dtype)
+        if k == 4:      # a tensor on the meta device (no data), or a 'cuda' request
+            return "torch.empty(%r, dtype=%s, device=%s)" % (shape, dtype, self.choice(["'meta'", "'cuda'"]))
+        return "%s.transpose(0, -1)" % e if len(shape) > 1 else e
+
+    @staticmethod
+    def numel(shape):
+        n = 1
+        for s in shape:
+            n *= s
+        return n
 
     def int_(self, hostile=0.25, lo=-2, hi=4):
         if self.p(hostile):
@@ -163,6 +192,8 @@ class Gen:
             return "[%s]" % ", ".join(self.tensor(base if self.p(0.7) else None) for _ in range(self.r.randint(0, 3)))
         if t == "int":
             if name in ("dim", "dim0", "dim1", "start_dim", "end_dim", "source", "destination", "axis"):
+                if self.p(0.05):
+                    return self.choice(["64", "-65", "2**31", "-2**31", "100"])
                 return self.int_(0.2, -4, 4)
             return self.int_()
         if t.startswith("int["):
@@ -310,6 +341,7 @@ class Program:
         self.decls = parse_declarations()
         self.targets = [(p, n, k, self.signature(o)) for p, n, k, o in list_targets()
                         if not (exclude and re.search(exclude, n))]
+        self.methods = {n for p, n, k, _ in self.targets if k == "method"}
 
     @staticmethod
     def signature(obj):
@@ -377,8 +409,13 @@ class Program:
         else:
             args = [g.tensor() if g.p(0.7) else g.any()] + [g.any() for _ in range(self.rng.randint(0, 3))]
             kwargs = []
+        if g.p(0.03):
+            kwargs.append("out=%s" % g.choice(["torch.empty(0)", "torch.empty((2, 3)).t()", "torch.empty((), dtype=torch.int8)",
+                                               "torch.empty(3).expand(2, 3)", "torch.empty(0, device='meta')", "None"]))
         if kind == "method":
             recv = recv or g.tensor()
+            if not name.endswith("_") and name + "_" in self.methods and g.p(0.15):
+                name += "_"          # the in-place twin, on whatever layout the receiver has
             fn = "%s.%s" % (recv, name)
         else:
             fn = "%s.%s" % (prefix, name)

@@ -75,13 +75,18 @@ def inner(input, other, *, out=None):
 
 
 def mv(input, vec, *, out=None):
+    if input.dim() == 0:
+        raise IndexError("Dimension specified as 0 but tensor has no dimensions")
     if input.dim() != 2 or vec.dim() != 1:
         raise RuntimeError("vector + matrix @ vector expected, got %d, %d, %d" % (1, input.dim(), vec.dim()))
     return cthtorch.mm(input, vec.unsqueeze(1)).squeeze(1)
 
 
 def outer(input, vec2, *, out=None):
-    return input.reshape(-1, 1) * vec2.reshape(1, -1)
+    for name, t in (("self", input), ("vec2", vec2)):
+        if t.dim() != 1:
+            raise RuntimeError("outer: Expected 1-D argument %s, but got %d-D" % (name, t.dim()))
+    return cthtorch.mul(input.reshape(-1, 1), vec2.reshape(1, -1), out=out)
 
 
 ger = outer

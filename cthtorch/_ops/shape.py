@@ -54,6 +54,8 @@ def chunk(input, chunks, dim=0):
     chunks = _int_arg("chunk", "chunks", 1, chunks)
     if chunks <= 0:
         raise RuntimeError("chunk expects `chunks` to be greater than 0, got: %d" % chunks)
+    if input.dim() == 0:
+        raise RuntimeError("chunk expects at least a 1-dimensional tensor")
     dim = _wrap_dim(dim, input.dim())
     n = input.shape[dim]
     size = -(-n // chunks) if n else 0

@@ -81,9 +81,20 @@ int at_fill_(THTensor *t, ATScalar value) {
   THOpArgs args;
   scalar_args(&args, 0, value);
   if (t->dtype == TH_Bool) args.i[0] = value.kind == AT_SCALAR_FLOAT ? value.d != 0 : value.i != 0;
-  if (at_check_no_internal_overlap(t) < 0) return -1;
-  ATIterSpec spec = { .out = t, .out_dtype = t->dtype, .common_dtype = t->dtype, .inplace = true, .name = "fill_" };
-  THTensor *r = at_iter_run(&spec, 0, NULL, fill_loops[t->dtype], &args);
+  /* torch fills a tensor whose elements alias (an expanded view): every
+   * location gets the one value, so the dims of stride 0 are cut to size 1 */
+  int64_t sizes[TH_MAX_DIMS];
+  bool alias = false;
+  for (int i = 0; i < t->ndim; i++) {
+    sizes[i] = t->strides[i] == 0 && t->sizes[i] > 1 ? 1 : t->sizes[i];
+    alias |= sizes[i] != t->sizes[i];
+  }
+  THTensor *target = alias ? THTensor_newView(t, t->ndim, sizes, t->strides, t->offset) : THTensor_retain(t);
+  if (!target) return -1;
+  int rc = at_check_no_internal_overlap(target);
+  ATIterSpec spec = { .out = target, .out_dtype = t->dtype, .common_dtype = t->dtype, .inplace = true, .name = "fill_" };
+  THTensor *r = rc < 0 ? NULL : at_iter_run(&spec, 0, NULL, fill_loops[t->dtype], &args);
+  THTensor_free(target);
   if (!r) return -1;
   THTensor_free(r);
   return 0;

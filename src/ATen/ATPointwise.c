@@ -20,6 +20,7 @@ typedef struct {
   const char *name;      /* kernel name for "not implemented for" messages */
   ResultRule rule;
   THLoopFn loops[TH_NDTYPES];
+  bool scalar_opmath;    /* half/bfloat16 with a 0-d second operand compute in float (mul: checked against torch) */
 } OpDef;
 
 static void scalar_arg(THOpArgs *a, int k, ATScalar s) {
@@ -36,14 +37,32 @@ static THTensor *run_binary(const OpDef *op, const THTensor *a, const THTensor *
                             const void *extra) {
   const THTensor *in[2] = { a, b };
   THDtype common = compute_dtype(op, at_result_type(2, in));
+  THLoopFn fn = op->loops[common];
+  if (!fn || (op->rule == R_INTEGRAL && THDtype_isFloating(common))) {
+    int nd;   /* torch reports shapes that do not broadcast before the dtype it lacks */
+    int64_t shape[TH_MAX_DIMS];
+    if (at_broadcast_shape(2, in, &nd, shape) < 0) return NULL;
+  }
   if (op->rule == R_INTEGRAL && THDtype_isFloating(common)) {
     THError_set(TH_ERR_NOTIMPL, "\"%s_cpu\" not implemented for '%s'", op->name, THDtype_info[common].legacy);
     return NULL;
   }
-  THLoopFn fn = op->loops[common];
   if (!fn) {
     THError_set(TH_ERR_NOTIMPL, "\"%s_cpu\" not implemented for '%s'", op->name, THDtype_info[common].legacy);
     return NULL;
+  }
+  if (op->scalar_opmath && (common == TH_Half || common == TH_BFloat16) && b->ndim == 0 &&
+      THTensor_device(a) < 0 && THTensor_device(b) < 0) {
+    /* torch's CPU kernel reads a 0-d second operand as a float and computes in
+     * float, so the number is never rounded to half first (0 * 2**40 is 0, not
+     * 0 * inf); the float result is rounded once, to the half output */
+    ATIterSpec spec = { .out = out, .out_dtype = TH_Float, .common_dtype = TH_Float, .inplace = out == a,
+                        .check_cast = true, .name = op->name };
+    THTensor *r = at_iter_run(&spec, 2, in, op->loops[TH_Float], extra);
+    if (!r || out) return r;
+    THTensor *h = at_to_dtype(r, common, false);
+    THTensor_free(r);
+    return h;
   }
   ATIterSpec spec = { .out = out, .out_dtype = op->rule == R_BOOL ? TH_Bool : common, .common_dtype = common, .inplace = out == a, .check_cast = true, .name = op->name };
   return at_iter_run(&spec, 2, in, fn, extra);
@@ -51,7 +70,7 @@ static THTensor *run_binary(const OpDef *op, const THTensor *a, const THTensor *
 
 static const OpDef op_add = { "add", R_SAME, TH_ALL_TABLE(add_loop) };
 static const OpDef op_sub = { "sub", R_SAME, TH_ALL_TABLE(sub_loop) };
-static const OpDef op_mul = { "mul", R_SAME, TH_ALL_TABLE(mul_loop) };
+static const OpDef op_mul = { "mul", R_SAME, TH_ALL_TABLE(mul_loop), true };
 static const OpDef op_div = { "div_true", R_FLOAT, TH_FLOATING_TABLE(div_loop) };
 static const OpDef op_div_trunc = { "div_trunc", R_SAME, TH_ALL_TABLE(div_trunc_loop) };
 static const OpDef op_div_floor = { "div_floor", R_SAME, TH_ALL_TABLE(div_floor_loop) };
@@ -268,6 +287,23 @@ static void put(THOpArgs *a, int k, ATScalar s) {
 
 static const THLoopFn clamp_loops[TH_NDTYPES] = TH_NUMERIC_TABLE(clamp_loop);
 
+/* a Python number's dtype in type promotion (a bool stays bool) */
+static THDtype scalar_tensor_dtype(ATScalar s) {
+  return s.kind == AT_SCALAR_FLOAT ? TH_Double : s.kind == AT_SCALAR_BOOL ? TH_Bool : TH_Int64;
+}
+
+/* clamp converts its bounds checked, half and bfloat16 included (where a
+ * finite bound past the type's largest value raises; fill_ lets some through) */
+static int clamp_bound_fits(ATScalar s, THDtype dt) {
+  if (dt != TH_Half && dt != TH_BFloat16) return at_scalar_check_fits(s, dt, true);
+  double v = s.kind == AT_SCALAR_FLOAT ? s.d : (double)s.i;
+  if (s.kind == AT_SCALAR_BOOL || !isfinite(v) || fabs(v) <= (dt == TH_Half ? 65504.0 : 3.3895313892515355e38))
+    return 0;
+  THError_set(TH_ERR_RUNTIME, "value cannot be converted to type %s without overflow",
+              dt == TH_Half ? "c10::Half" : "c10::BFloat16");
+  return -1;
+}
+
 THTensor *at_clamp(const THTensor *self, ATOptScalar min, ATOptScalar max, THTensor *out) {
   if (!min.has && !max.has) {
     THError_set(TH_ERR_RUNTIME, "torch.clamp: At least one of 'min' or 'max' must not be None");
@@ -277,14 +313,16 @@ THTensor *at_clamp(const THTensor *self, ATOptScalar min, ATOptScalar max, THTen
   THTensor *wrapped[2] = { NULL, NULL };
   const THTensor *ops[3] = { self, NULL, NULL };
   int n = 1;
-  if (min.has) { wrapped[0] = at_scalar_tensor(min.v, min.v.kind == AT_SCALAR_FLOAT ? TH_Double : TH_Int64); if (wrapped[0]) wrapped[0]->wrapped_number = true; ops[n++] = wrapped[0]; }
-  if (max.has) { wrapped[1] = at_scalar_tensor(max.v, max.v.kind == AT_SCALAR_FLOAT ? TH_Double : TH_Int64); if (wrapped[1]) wrapped[1]->wrapped_number = true; ops[n++] = wrapped[1]; }
+  if (min.has) { wrapped[0] = at_scalar_tensor(min.v, scalar_tensor_dtype(min.v)); if (wrapped[0]) wrapped[0]->wrapped_number = true; ops[n++] = wrapped[0]; }
+  if (max.has) { wrapped[1] = at_scalar_tensor(max.v, scalar_tensor_dtype(max.v)); if (wrapped[1]) wrapped[1]->wrapped_number = true; ops[n++] = wrapped[1]; }
   bool made = (!min.has || wrapped[0]) && (!max.has || wrapped[1]);
   THDtype dt = made ? at_result_type(n, ops) : TH_Bool;
   THTensor_free(wrapped[0]);
   THTensor_free(wrapped[1]);
   if (!made) return NULL;   /* at_scalar_tensor set the error */
   if (dt == TH_Bool) { THError_set(TH_ERR_NOTIMPL, "\"clamp_cpu\" not implemented for 'Bool'"); return NULL; }
+  /* the bounds are converted to the result dtype checked, as torch's are */
+  if ((min.has && clamp_bound_fits(min.v, dt) < 0) || (max.has && clamp_bound_fits(max.v, dt) < 0)) return NULL;
   THOpArgs a = {{0}};
   if (min.has) put(&a, 0, min.v);
   if (max.has) put(&a, 1, max.v);

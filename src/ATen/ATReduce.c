@@ -20,8 +20,8 @@ int at_reduce_prepare(const THTensor *self, const ATIntList *dims, bool keepdim,
     for (int i = 0; i < dims->n; i++) {
       int64_t d;
       if (at_wrap_dim(dims->v[i], nd, &d) < 0) return -1;
-      if (nd == 0) continue;
-      if (r->reduced[d]) {
+      if (nd == 0 && i == 0) continue;   /* a 0-d tensor's one dim: a second naming of it is a repeat */
+      if (nd == 0 || r->reduced[d]) {
         THError_set(TH_ERR_RUNTIME, "dim %lld appears multiple times in the list of dims", (long long)d);
         return -1;
       }
@@ -451,6 +451,14 @@ THTensor *at_argmax(const THTensor *self, ATOptInt dim, bool keepdim, bool is_ma
 }
 
 THTensor *at_all_any(const THTensor *self, const ATIntList *dims, bool keepdim, bool is_all) {
+  if (dims && dims->n == 0) {   /* torch: all/any over an empty dim list reduce nothing */
+    THTensor *nz = at_ne(self, &(THTensor){ .storage = &(THStorage){ .device = -1, .data = &(int64_t){0} },
+                                            .dtype = TH_Int64, .wrapped_number = true }, NULL);
+    if (!nz || self->dtype != TH_UInt8) return nz;
+    THTensor *r = at_to_dtype(nz, TH_UInt8, false);
+    THTensor_free(nz);
+    return r;
+  }
   if (THTensor_device(self) >= 0)
     return reduce_cuda(is_all ? AT_RED_ALL : AT_RED_ANY, self, dims, keepdim,
                        self->dtype == TH_UInt8 ? TH_UInt8 : TH_Bool, 0, NULL);

@@ -459,6 +459,10 @@ THTensor *at_roll(const THTensor *self, const ATIntList *shifts, const ATIntList
   }
   /* per dim the amount s in [0, n): out[(i + s) % n] = in[i] (a dim named
    * twice rolls by the sum); only dims with s != 0 are split */
+  if (self->ndim == 0) {   /* roll does not wrap a 0-d tensor's dims, as torch */
+    THError_set(TH_ERR_INDEX, "Dimension specified as %lld but tensor has no dimensions", (long long)dims->v[0]);
+    return NULL;
+  }
   int64_t tot[TH_MAX_DIMS] = {0}, dim[TH_MAX_DIMS], s[TH_MAX_DIMS];
   for (int k = 0; k < ndims; k++) {
     int64_t d;

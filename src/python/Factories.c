@@ -202,6 +202,10 @@ static PyObject *f_eye(PyObject *m, PyObject *const *a, Py_ssize_t n, PyObject *
   int dev;
   if (THP_factory_device(ap_object(&r, 5), &dev) < 0) goto done;
   ATOptInt mm = ap_optint(&r, 1);
+  if (mm.has && mm.v < 0) {   /* at_eye reads a negative m as "m = n" */
+    PyErr_Format(PyExc_RuntimeError, "m must be greater or equal to 0, got %lld", (long long)mm.v);
+    goto done;
+  }
   res = finish(THPTensor_wrap(at_eye(ap_int(&r, 0), mm.has ? mm.v : -1, ap_dtype(&r, 3, at_default_dtype()))),
                ap_bool(&r, 7), dev);
 done:

@@ -254,7 +254,21 @@ static int infer(PyObject *o, int depth, Infer *inf) {
 
 static int store(char *p, THDtype dt, PyObject *o) {
   ATScalar s;
-  if (ap_to_scalar(o, &s) < 0) return -1;
+  int overflow = 0;
+  if (PyLong_Check(o) && !PyBool_Check(o)) {
+    long long v = PyLong_AsLongLongAndOverflow(o, &overflow);
+    if (v == -1 && !overflow && PyErr_Occurred()) return -1;
+  }
+  if (overflow) {
+    /* an int beyond int64: torch stores its double value in a floating
+     * tensor and refuses it in any other */
+    if (!THDtype_isFloating(dt)) { PyErr_SetString(PyExc_ValueError, "Overflow when unpacking long long"); return -1; }
+    double d = PyLong_AsDouble(o);
+    if (d == -1.0 && PyErr_Occurred()) return -1;
+    s = at_scalar_float(d);
+  } else if (ap_to_scalar(o, &s) < 0) {
+    return -1;
+  }
   if (THDtype_isIntegral(dt, false) && at_scalar_check_fits(s, dt, false) < 0) { THP_raise(); return -1; }
   double d = s.kind == AT_SCALAR_FLOAT ? s.d : (double)s.i;
   int64_t i = s.kind == AT_SCALAR_FLOAT ? (int64_t)s.d : s.i;

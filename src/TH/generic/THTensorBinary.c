@@ -60,10 +60,11 @@ void THTensor_(pow_loop)(char **data, const int64_t *st, int64_t n, const void *
 TH_BINARY_LOOP(atan2_loop, atan2(a, b))
 TH_BINARY_LOOP(hypot_loop, hypot(a, b))
 TH_BINARY_LOOP(copysign_loop, copysign(a, b))
-TH_BINARY_LOOP(maximum_loop, (isnan(a) || isnan(b)) ? (compute_t)NAN : (a > b ? a : b))
-TH_BINARY_LOOP(minimum_loop, (isnan(a) || isnan(b)) ? (compute_t)NAN : (a < b ? a : b))
-TH_BINARY_LOOP(fmax_loop, fmax(a, b))
-TH_BINARY_LOOP(fmin_loop, fmin(a, b))
+/* ties (-0.0 beside 0.0) give a, as std::max/std::min do in torch */
+TH_BINARY_LOOP(maximum_loop, (isnan(a) || isnan(b)) ? (compute_t)NAN : (a < b ? b : a))
+TH_BINARY_LOOP(minimum_loop, (isnan(a) || isnan(b)) ? (compute_t)NAN : (b < a ? b : a))
+TH_BINARY_LOOP(fmax_loop, isnan(a) ? b : isnan(b) ? a : (a < b ? b : a))
+TH_BINARY_LOOP(fmin_loop, isnan(a) ? b : isnan(b) ? a : (b < a ? b : a))
 #else
 /* Integer division by zero would trap; flag it and let ATen raise. */
 static inline compute_t THTensor_(idiv)(compute_t a, compute_t b, int mode) {
