@@ -274,16 +274,9 @@ class Tensor(_C._TensorBase):
                           "deprecated and it will throw an error in a future release.")
         return self.permute(tuple(reversed(range(self.dim()))))
 
-    def _matrix_transpose(self, name):
-        # a 0-d tensor passes through as an alias, as in torch; 1-d is refused
-        if self.dim() == 1:
-            raise RuntimeError("tensor.%s is only supported on matrices or batches of matrices. Got 1-D tensor."
-                               % name)
-        return self.transpose(-2, -1) if self.dim() else self.view_as(self)
-
     @property
     def mT(self):
-        return self._matrix_transpose("mT")
+        return _matrix_transpose(self, "mT")
 
     @property
     def H(self):
@@ -291,7 +284,7 @@ class Tensor(_C._TensorBase):
 
     @property
     def mH(self):
-        return self._matrix_transpose("mH")
+        return _matrix_transpose(self, "mH")
 
     @property
     def real(self):
@@ -327,3 +320,10 @@ def _rebuild_tensor(cls, arr, dt, requires_grad, state):
 
 def _is_param_cls(cls):
     return any(c.__name__ == "Parameter" for c in cls.__mro__)
+
+
+def _matrix_transpose(t, name):
+    """x.mT / x.mH: a 0-d tensor passes through as an alias, as in torch; 1-d is refused."""
+    if t.dim() == 1:
+        raise RuntimeError("tensor.%s is only supported on matrices or batches of matrices. Got 1-D tensor." % name)
+    return t.transpose(-2, -1) if t.dim() else t.view_as(t)
