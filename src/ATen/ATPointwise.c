@@ -33,6 +33,14 @@ static THDtype compute_dtype(const OpDef *op, THDtype promoted) {
   return promoted;
 }
 
+/* whether v, as the float torch computes with, is a value of 16-bit dtype dt:
+ * then the dt loop (which computes in float) gives torch's result directly */
+static bool exact_in(double v, THDtype dt) {
+  float f = (float)v;
+  float back = dt == TH_Half ? th_half2float(th_float2half(f)) : th_bf2float(th_float2bf(f));
+  return back == f || (isnan(f) && isnan(back));
+}
+
 static THTensor *run_binary(const OpDef *op, const THTensor *a, const THTensor *b, THTensor *out,
                             const void *extra) {
   const THTensor *in[2] = { a, b };
@@ -52,10 +60,11 @@ static THTensor *run_binary(const OpDef *op, const THTensor *a, const THTensor *
     return NULL;
   }
   if (op->scalar_opmath && (common == TH_Half || common == TH_BFloat16) && b->ndim == 0 &&
-      THTensor_device(a) < 0 && THTensor_device(b) < 0) {
+      THTensor_device(a) < 0 && THTensor_device(b) < 0 && !exact_in(at_item_double(b), common)) {
     /* torch's CPU kernel reads a 0-d second operand as a float and computes in
      * float, so the number is never rounded to half first (0 * 2**40 is 0, not
-     * 0 * inf); the float result is rounded once, to the half output */
+     * 0 * inf); the float result is rounded once, to the half output. Three
+     * passes, so only for numbers the 16-bit type cannot hold (exact_in). */
     ATIterSpec spec = { .out = out, .out_dtype = TH_Float, .common_dtype = TH_Float, .inplace = out == a,
                         .check_cast = true, .name = op->name };
     THTensor *r = at_iter_run(&spec, 2, in, op->loops[TH_Float], extra);
