@@ -452,8 +452,11 @@ THTensor *at_argmax(const THTensor *self, ATOptInt dim, bool keepdim, bool is_ma
 
 THTensor *at_all_any(const THTensor *self, const ATIntList *dims, bool keepdim, bool is_all) {
   if (dims && dims->n == 0) {   /* torch: all/any over an empty dim list reduce nothing */
-    THTensor *nz = at_ne(self, &(THTensor){ .storage = &(THStorage){ .device = -1, .data = &(int64_t){0} },
-                                            .dtype = TH_Int64, .wrapped_number = true }, NULL);
+    THTensor *zero = at_scalar_tensor(at_scalar_int(0), TH_Int64);
+    if (!zero) return NULL;
+    zero->wrapped_number = true;
+    THTensor *nz = at_ne(self, zero, NULL);
+    THTensor_free(zero);
     if (!nz || self->dtype != TH_UInt8) return nz;
     THTensor *r = at_to_dtype(nz, TH_UInt8, false);
     THTensor_free(nz);
