@@ -191,7 +191,9 @@ def test_antialias_values_match_torch(mode, dtype):
         for kw in AA_SIZES + [dict(size=shape[2:])]:
             for ac in (False, True):
                 kw2 = dict(kw, mode=mode, antialias=True, align_corners=ac)
-                oracle.same(F.interpolate(c, **kw2), TF.interpolate(t, **kw2), 1e-12 if dtype == "float64" else 1e-6)
+                # float32: sums of up to ~20 taps; the sanitizer build (no FMA contraction) rounds
+                # about 1.7e-6 apart at values near 0.6, so 1e-5 (torch.testing's float32 atol)
+                oracle.same(F.interpolate(c, **kw2), TF.interpolate(t, **kw2), 1e-12 if dtype == "float64" else 1e-5)
 
 
 def test_antialias_nan_inf_and_noncontiguous():
