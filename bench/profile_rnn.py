@@ -14,6 +14,7 @@ import numpy as np
 import torch
 
 import cthtorch
+from cthtorch._C import _internal
 
 SEQ, BATCH, INP, HID, LAYERS = 35, 32, 128, 256, 2
 
@@ -42,7 +43,12 @@ def gemms():
             b = w.t() if transposed else w
             bias = L.zeros(m, n)
             r.append(cpu_ms(lambda: L.addmm(bias, a, b), 50 if m == BATCH else 5))
+            if L is cthtorch and m == BATCH:   # the layer's path: the weight packed once (THGemmPacked.c)
+                wp = _internal._gemm_pack(b)
+                packed = cpu_ms(lambda: _internal._gemm_packed(a, wp, n, bias), 50)
         print("%-38s %8.3f %8.3f %7.2fx" % (name, r[0], r[1], r[0] / r[1]))
+        if m == BATCH:
+            print("%-38s %8.3f %8.3f %7.2fx" % ("  same, weight packed once", packed, r[1], packed / r[1]))
 
 
 def lstm_rows():

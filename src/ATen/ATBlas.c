@@ -1,6 +1,7 @@
 /* GEMM-based products (see ATBlas.h). */
 #include "ATBlas.h"
 #include "ATCuda.h"
+#include "../TH/THGemmPacked.h"
 
 #include <cblas.h>
 #include <omp.h>
@@ -278,4 +279,61 @@ THTensor *at_baddbmm(const THTensor *self, const THTensor *a, const THTensor *b,
 
 THTensor *at_bmm(const THTensor *a, const THTensor *b, THTensor *out) {
   return at_baddbmm(NULL, a, b, at_scalar_int(0), at_scalar_int(1), out);
+}
+
+/* ---- packed-weight products (TH/THGemmPacked.h) ---- */
+
+static int packed_operand_check(const THTensor *t, const char *op, const char *name, int ndim) {
+  if (t->dtype != TH_Float || THTensor_device(t) >= 0 || t->ndim != ndim) {
+    THError_set(TH_ERR_RUNTIME, "%s: expected %s to be a %d-D float32 CPU tensor, got %d-D %s%s", op, name, ndim,
+                t->ndim, THDtype_info[t->dtype].name, THTensor_device(t) >= 0 ? " on CUDA" : "");
+    return -1;
+  }
+  return 0;
+}
+
+THTensor *at_gemm_pack(const THTensor *b) {
+  if (packed_operand_check(b, "_gemm_pack", "b", 2) < 0) return NULL;
+  int64_t K = b->sizes[0], N = b->sizes[1];
+  int64_t s[3] = { (N + THGEMM_NR - 1) / THGEMM_NR, K, THGEMM_NR };
+  THTensor *p = THTensor_new(TH_Float, 3, s);
+  if (!p) return NULL;
+  THGemmPacked_pack(K, N, (const float *)THTensor_data(b), b->strides[0], b->strides[1], (float *)THTensor_data(p));
+  return p;
+}
+
+THTensor *at_gemm_packed(const THTensor *a, const THTensor *packed, int64_t n, const THTensor *c) {
+  const char *op = "_gemm_packed";
+  if (packed_operand_check(a, op, "a", 2) < 0 || packed_operand_check(packed, op, "packed", 3) < 0 ||
+      (c && packed_operand_check(c, op, "c", c->ndim == 1 ? 1 : 2) < 0))
+    return NULL;
+  int64_t M = a->sizes[0], K = a->sizes[1];
+  if (n < 0 || packed->sizes[0] != (n + THGEMM_NR - 1) / THGEMM_NR || packed->sizes[1] != K ||
+      packed->sizes[2] != THGEMM_NR || !THTensor_isContiguous(packed)) {
+    THError_set(TH_ERR_RUNTIME, "%s: packed is not the packed form of a [%lld, %lld] matrix", op, (long long)K,
+                (long long)n);
+    return NULL;
+  }
+  if (c && (c->sizes[c->ndim - 1] != n || (c->ndim == 2 && c->sizes[0] != M))) {
+    THError_set(TH_ERR_RUNTIME, "%s: expected c of size [%lld] or [%lld, %lld]", op, (long long)n, (long long)M,
+                (long long)n);
+    return NULL;
+  }
+  THTensor *ac = NULL;   /* A is read in place when its rows are unit-stride */
+  if (a->strides[1] != 1 && K > 1 && !(ac = at_contiguous(a))) return NULL;
+  const THTensor *A = ac ? ac : a;
+  int64_t lda = M > 1 ? A->strides[0] : K;
+  THTensor *out = THTensor_new(TH_Float, 2, (int64_t[]){ M, n });
+  if (!out) { THTensor_free(ac); return NULL; }
+  float *o = (float *)THTensor_data(out);
+  if (c) {   /* out starts as c (broadcast over rows), and the product adds onto it */
+    const float *cd = (const float *)THTensor_data(c);
+    int64_t cs0 = c->ndim == 2 ? c->strides[0] : 0, cs1 = c->strides[c->ndim - 1];
+    for (int64_t i = 0; i < M; i++)
+      for (int64_t j = 0; j < n; j++) o[i * n + j] = cd[i * cs0 + j * cs1];
+  }
+  THGemmPacked_run(M, n, K, 1.f, (const float *)THTensor_data(A), lda < 1 ? 1 : lda, (const float *)THTensor_data(packed),
+                   c ? 1.f : 0.f, o, n, omp_in_parallel() ? 1 : at_get_num_threads());
+  THTensor_free(ac);
+  return out;
 }

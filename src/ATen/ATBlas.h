@@ -18,4 +18,11 @@ AT_API void at_blas_set_threads(int n);
  * an OpenMP parallel region */
 AT_API void at_gemm(bool dbl, bool ta, bool tb, int64_t M, int64_t N, int64_t K, double alpha, const void *A,
                     int64_t lda, const void *B, int64_t ldb, double beta, void *C, int64_t ldc);
+/* A weight reused by many small-M float32 products (a recurrent layer's
+ * per-step hidden GEMMs), packed once (TH/THGemmPacked.h): at_gemm_pack(b)
+ * packs b (K x N, any strides) into a (panels, K, NR) float32 tensor, and
+ * at_gemm_packed(a, packed, n, c) = c + a @ b for a (M x K), c None, (n,)
+ * or (M, n). */
+AT_API THTensor *at_gemm_pack(const THTensor *b);
+AT_API THTensor *at_gemm_packed(const THTensor *a, const THTensor *packed, int64_t n, const THTensor *c);
 #endif

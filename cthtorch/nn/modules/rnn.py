@@ -94,6 +94,14 @@ def _layer(mode, x, h, c, w_ih, w_hh, b_ih, b_hh, w_hr, reverse, lengths, nonlin
     return cthtorch.stack(seq, 0), h, c
 
 
+def _packed(w):
+    """w (K x N) packed once for the steps' products (src/TH/THGemmPacked.c),
+    or None where they stay on addmm/mm (float64 and the half types, CUDA)"""
+    if w.dtype != cthtorch.float32 or w.device.type != "cpu":
+        return None
+    return _internal._gemm_pack(w)
+
+
 class _FusedLayer(Function):
     """One LSTM or GRU layer and direction as one autograd node: the forward
     runs _layer's GEMMs and fused cells without recording, and the backward
@@ -113,15 +121,21 @@ class _FusedLayer(Function):
         else:
             gis = F.linear(x, w_ih, b_ih)
         w_hh_t = w_hh.t()
+        # each step's h @ W_hh^T reads W_hh^T packed once here (OpenBLAS would pack it again every step)
+        wp, n = _packed(w_hh_t), w_hh.shape[0]
         order = range(T - 1, -1, -1) if reverse else range(T)
         h, c = h0, c0
         hs, cs, wss = [None] * T, [None] * T, [None] * T
         for t in order:
             if is_lstm:
-                h, c, wss[t] = cthtorch._fused_lstm_cell(cthtorch.addmm(gis[t], h, w_hh_t), c)
+                pre = _internal._gemm_packed(h, wp, n, gis[t]) if wp is not None else cthtorch.addmm(gis[t], h, w_hh_t)
+                h, c, wss[t] = cthtorch._fused_lstm_cell(pre, c)
                 cs[t] = c
             else:
-                hg = cthtorch.addmm(b_hh, h, w_hh_t) if b_hh is not None else h.mm(w_hh_t)
+                if wp is not None:
+                    hg = _internal._gemm_packed(h, wp, n, b_hh)
+                else:
+                    hg = cthtorch.addmm(b_hh, h, w_hh_t) if b_hh is not None else h.mm(w_hh_t)
                 h, wss[t] = cthtorch._fused_gru_cell(gis[t], hg, h)
             hs[t] = h
         out = cthtorch.stack(hs, 0)
@@ -152,17 +166,25 @@ class _FusedLayer(Function):
         prev = (lambda t: t + 1) if reverse else (lambda t: t - 1)
         first = T - 1 if reverse else 0
         dgi, dgh = [None] * T, [None] * T
+        wp, n = _packed(w_hh), w_hh.shape[1]   # each step's dgates @ W_hh, W_hh packed once
+        dht = dout[order[0]] if dh is None else dout[order[0]] + dh
         for t in order:
             p = prev(t)
-            dht = dout[t] if dh is None else dout[t] + dh
             if is_lstm:
                 dg, dc = _internal._fused_lstm_cell_backward(dht, dc, None, c0 if t == first else cs[p], cs[t], wss[t])
                 dgi[t] = dg
-                dh = dg.mm(w_hh)
+                if wp is None:
+                    dh = dg.mm(w_hh)
+                    dht = dout[p] + dh if t != first else None
+                elif t != first:   # the next step's whole dh: its output's gradient plus dg @ W_hh, in one call
+                    dht = _internal._gemm_packed(dg, wp, n, dout[p])
+                else:
+                    dh = _internal._gemm_packed(dg, wp, n)
             else:
                 dig, dhg, dhx = _internal._fused_gru_cell_backward(dht, None, h0 if t == first else hs[p], wss[t])
                 dgi[t], dgh[t] = dig, dhg
-                dh = cthtorch.addmm(dhx, dhg, w_hh)
+                dh = _internal._gemm_packed(dhg, wp, n, dhx) if wp is not None else cthtorch.addmm(dhx, dhg, w_hh)
+                dht = dout[p] + dh if t != first else None
         G = cthtorch.stack(dgi, 0).flatten(0, 1)                # (T*B, k*H)
         Gh = G if is_lstm else cthtorch.stack(dgh, 0).flatten(0, 1)
         # the hidden state each step read: h0, then the outputs shifted by one
