@@ -64,6 +64,9 @@ __attribute__((target("avx2,fma"))) static void tile_avx2(int64_t K, const float
   __m256 c20 = c00, c21 = c00, c22 = c00, c30 = c00, c31 = c00, c32 = c00;
   for (int64_t k = 0; k < K; k++, bp += NR) {
     __m256 b0 = _mm256_loadu_ps(bp), b1 = _mm256_loadu_ps(bp + 8), b2 = _mm256_loadu_ps(bp + 16);
+    /* keep B's row in registers: gcc otherwise folds each load into all
+     * four FMAs that read it (16 loads per 12 FMAs: load-bound) */
+    __asm__("" : "+x"(b0), "+x"(b1), "+x"(b2));
     __m256 x = _mm256_broadcast_ss(a0 + k);
     c00 = _mm256_fmadd_ps(x, b0, c00); c01 = _mm256_fmadd_ps(x, b1, c01); c02 = _mm256_fmadd_ps(x, b2, c02);
     x = _mm256_broadcast_ss(a1 + k);
