@@ -84,6 +84,24 @@ def test_layers_match_torch(kind, cfg):
     _run_both(ref, m, x)
 
 
+@pytest.mark.parametrize("kind", ["LSTM", "GRU"])
+@pytest.mark.parametrize("threads", [1, 2])
+def test_step_sized_layers_match_torch(kind, threads):
+    """sizes where the per-step products run the packed-weight GEMM's full
+    and edge tiles (H = 130: 4H and 3H are not multiples of 24, B = 33 of 4)
+    and, at 2 threads, split its panels and the gate kernels' rows"""
+    n0 = cthtorch.get_num_threads()
+    try:
+        cthtorch.set_num_threads(threads)
+        ref, m = _pair(kind, 40, 130, num_layers=2, bidirectional=True)
+        gen = torch.Generator().manual_seed(6)
+        h = torch.randn(4, 33, 130, generator=gen)
+        hx = (h, torch.randn(4, 33, 130, generator=gen)) if kind == "LSTM" else h
+        _run_both(ref, m, torch.randn(6, 33, 40, generator=gen), hx, tol=1e-4)
+    finally:
+        cthtorch.set_num_threads(n0)
+
+
 @pytest.mark.parametrize("kind", ["LSTM", "GRU", "RNN"])
 def test_given_states_and_unbatched(kind):
     ref, m = _pair(kind, 4, 6, num_layers=2, bidirectional=True)

@@ -3,7 +3,31 @@
 #include "ATRNN.h"
 #include "../TH/THKernelsRNN.h"
 
+#include <omp.h>
 #include <string.h>
+
+/* The kernels thread themselves only past 16384 cells; a recurrent layer's
+ * steps (32 x 256 cells) are smaller, yet between two threaded per-step GEMMs
+ * one thread doing the gate math alone is a serial part of every step. From
+ * ROWS_SPLIT_CELLS cells the rows are split here across cthtorch's threads. */
+#define ROWS_SPLIT_CELLS 4096
+
+static int row_threads(int64_t B, int64_t H) {
+  int nt = omp_in_parallel() ? 1 : at_get_num_threads();
+  if (B * H < ROWS_SPLIT_CELLS || B < 2 || nt < 2) return 1;
+  return B < nt ? (int)B : nt;
+}
+
+/* rows [lo, hi) of the nt-way split of B rows */
+#define ROW_RANGE(t, nt, B, lo, n) \
+  int64_t lo = (B) * (t) / (nt), n = (B) * ((t) + 1) / (nt) - lo
+/* base + row lo of a (B, w * H) operand of element size es (NULL stays NULL) */
+static const void *rowc(const void *base, int64_t lo, int w, int64_t H, size_t es) {
+  return base ? (const char *)base + (size_t)(lo * w * H) * es : NULL;
+}
+static void *row(void *base, int64_t lo, int w, int64_t H, size_t es) {
+  return base ? (char *)base + (size_t)(lo * w * H) * es : NULL;
+}
 
 typedef void (*lstm_fwd_fn)(int64_t, int64_t, const void *, const void *, void *, void *, void *);
 typedef void (*lstm_bwd_fn)(int64_t, int64_t, const void *, const void *, const void *, const void *, const void *,
@@ -101,9 +125,17 @@ int at_fused_lstm_cell(THTensor **outs, const THTensor *gates, const THTensor *c
   int64_t B = 0, H = 0;
   if (operands_take(&o, "_fused_lstm_cell", in, names, width, 2, &B, &H) < 0) return -1;
   int rc = alloc_outs(outs, 3, out_width, gates->dtype, B, H);
-  if (rc == 0)
-    lstm_fwd[gates->dtype](B, H, THTensor_data(o.t[0]), THTensor_data(o.t[1]), THTensor_data(outs[0]),
-                           THTensor_data(outs[1]), THTensor_data(outs[2]));
+  if (rc == 0) {
+    int nt = row_threads(B, H);
+    size_t es = THDtype_size(gates->dtype);
+#pragma omp parallel for num_threads(nt) if (nt > 1) schedule(static)
+    for (int t = 0; t < nt; t++) {
+      ROW_RANGE(t, nt, B, lo, n);
+      lstm_fwd[gates->dtype](n, H, rowc(THTensor_data(o.t[0]), lo, 4, H, es), rowc(THTensor_data(o.t[1]), lo, 1, H, es),
+                             row(THTensor_data(outs[0]), lo, 1, H, es), row(THTensor_data(outs[1]), lo, 1, H, es),
+                             row(THTensor_data(outs[2]), lo, 4, H, es));
+    }
+  }
   operands_free(&o);
   return rc;
 }
@@ -120,10 +152,18 @@ int at_fused_lstm_cell_backward(THTensor **outs, const THTensor *grad_hy, const 
   int rc = -1;
   if (zeros_if_absent(&o, 3, workspace->dtype, B, H) == 0 && zeros_if_absent(&o, 4, workspace->dtype, B, H) == 0)
     rc = alloc_outs(outs, 2, out_width, workspace->dtype, B, H);
-  if (rc == 0)
-    lstm_bwd[workspace->dtype](B, H, THTensor_data(o.t[3]), THTensor_data(o.t[4]), data_or_null(o.t[5]),
-                               THTensor_data(o.t[1]), THTensor_data(o.t[2]), THTensor_data(o.t[0]),
-                               THTensor_data(outs[0]), THTensor_data(outs[1]));
+  if (rc == 0) {
+    int nt = row_threads(B, H);
+    size_t es = THDtype_size(workspace->dtype);
+#pragma omp parallel for num_threads(nt) if (nt > 1) schedule(static)
+    for (int t = 0; t < nt; t++) {
+      ROW_RANGE(t, nt, B, lo, n);
+      lstm_bwd[workspace->dtype](n, H, rowc(THTensor_data(o.t[3]), lo, 1, H, es), rowc(THTensor_data(o.t[4]), lo, 1, H, es),
+                                 rowc(data_or_null(o.t[5]), lo, 4, H, es), rowc(THTensor_data(o.t[1]), lo, 1, H, es),
+                                 rowc(THTensor_data(o.t[2]), lo, 1, H, es), rowc(THTensor_data(o.t[0]), lo, 4, H, es),
+                                 row(THTensor_data(outs[0]), lo, 4, H, es), row(THTensor_data(outs[1]), lo, 1, H, es));
+    }
+  }
   operands_free(&o);
   return rc;
 }
@@ -137,9 +177,17 @@ int at_fused_gru_cell(THTensor **outs, const THTensor *input_gates, const THTens
   int64_t B = 0, H = 0;
   if (operands_take(&o, "_fused_gru_cell", in, names, width, 3, &B, &H) < 0) return -1;
   int rc = alloc_outs(outs, 2, out_width, input_gates->dtype, B, H);
-  if (rc == 0)
-    gru_fwd[input_gates->dtype](B, H, THTensor_data(o.t[0]), THTensor_data(o.t[1]), THTensor_data(o.t[2]),
-                                THTensor_data(outs[0]), THTensor_data(outs[1]));
+  if (rc == 0) {
+    int nt = row_threads(B, H);
+    size_t es = THDtype_size(input_gates->dtype);
+#pragma omp parallel for num_threads(nt) if (nt > 1) schedule(static)
+    for (int t = 0; t < nt; t++) {
+      ROW_RANGE(t, nt, B, lo, n);
+      gru_fwd[input_gates->dtype](n, H, rowc(THTensor_data(o.t[0]), lo, 3, H, es), rowc(THTensor_data(o.t[1]), lo, 3, H, es),
+                                  rowc(THTensor_data(o.t[2]), lo, 1, H, es), row(THTensor_data(outs[0]), lo, 1, H, es),
+                                  row(THTensor_data(outs[1]), lo, 4, H, es));
+    }
+  }
   operands_free(&o);
   return rc;
 }
@@ -154,10 +202,18 @@ int at_fused_gru_cell_backward(THTensor **outs, const THTensor *grad_hy, const T
   if (operands_take(&o, "_fused_gru_cell_backward", in, names, width, 4, &B, &H) < 0) return -1;
   int rc = -1;
   if (zeros_if_absent(&o, 2, workspace->dtype, B, H) == 0) rc = alloc_outs(outs, 3, out_width, workspace->dtype, B, H);
-  if (rc == 0)
-    gru_bwd[workspace->dtype](B, H, THTensor_data(o.t[2]), data_or_null(o.t[3]), THTensor_data(o.t[1]),
-                              THTensor_data(o.t[0]), THTensor_data(outs[0]), THTensor_data(outs[1]),
-                              THTensor_data(outs[2]));
+  if (rc == 0) {
+    int nt = row_threads(B, H);
+    size_t es = THDtype_size(workspace->dtype);
+#pragma omp parallel for num_threads(nt) if (nt > 1) schedule(static)
+    for (int t = 0; t < nt; t++) {
+      ROW_RANGE(t, nt, B, lo, n);
+      gru_bwd[workspace->dtype](n, H, rowc(THTensor_data(o.t[2]), lo, 1, H, es), rowc(data_or_null(o.t[3]), lo, 4, H, es),
+                                rowc(THTensor_data(o.t[1]), lo, 1, H, es), rowc(THTensor_data(o.t[0]), lo, 4, H, es),
+                                row(THTensor_data(outs[0]), lo, 3, H, es), row(THTensor_data(outs[1]), lo, 3, H, es),
+                                row(THTensor_data(outs[2]), lo, 1, H, es));
+    }
+  }
   operands_free(&o);
   return rc;
 }
