@@ -1,6 +1,9 @@
 """sgemm rate (GF/s, more is better) of cthtorch's matmul beside torch's and
 numpy's, square sizes 64..512 (issue 22: at least torch's rate) and 2048
-(within 5% of the machine's limit), in one process at equal threads.
+(within 5% of the machine's limit), in one process at equal threads; then
+small-M products against a weight that many calls reuse (a recurrent layer's
+per-step shapes), where cthtorch's packed-weight GEMM (_C._internal.
+_gemm_packed, the weight packed once outside the loop) runs beside mm.
 Rounds alternate between the libraries so a load change on a shared machine
 hits all three alike; each cell is the best of 5 rounds' mean rate.
 OpenBLAS's OPENBLAS_CORETYPE / OPENBLAS_L2_SIZE caps are lifted for all as
@@ -60,6 +63,25 @@ def main():
                 best[k] = max(best[k], _rate(f, n, round_s))
         print("%-12s %9.1f %10.1f %10.1f %8.2fx %8.2fx" % (n, best["ct"], best["torch"], best["numpy"],
                                                           best["ct"] / best["torch"], best["ct"] / best["numpy"]))
+    small_m(rs)
+
+
+def small_m(rs):
+    from cthtorch._C import _internal
+    print("\n%-16s %10s %10s %10s %10s %9s" % ("M x K x N", "ct packed", "ct mm", "torch", "numpy", "pk/torch"))
+    for m, k, n in ((32, 256, 1024), (32, 1024, 256), (64, 128, 384), (64, 512, 512), (16, 256, 768)):
+        a, b = rs.rand(m, k).astype(np.float32), rs.rand(k, n).astype(np.float32)
+        ca, cb = cthtorch.from_numpy(a), cthtorch.from_numpy(b)
+        wp = _internal._gemm_pack(cb)
+        ta, tb = torch.from_numpy(a), torch.from_numpy(b)
+        fns = {"pk": lambda: _internal._gemm_packed(ca, wp, n), "ct": lambda: ca @ cb, "torch": lambda: ta @ tb,
+               "numpy": lambda: a @ b}
+        best = {key: 0.0 for key in fns}
+        for _ in range(5):
+            for key, f in fns.items():
+                best[key] = max(best[key], _rate(f, (m * k * n) ** (1 / 3), 0.05))
+        print("%-16s %9.1f %10.1f %10.1f %10.1f %8.2fx" % ("%dx%dx%d" % (m, k, n), best["pk"], best["ct"],
+                                                           best["torch"], best["numpy"], best["pk"] / best["torch"]))
 
 
 if __name__ == "__main__":
