@@ -183,6 +183,11 @@ BAD_CALLS = [
                                                     None)),
     ("_fused_lstm_cell_backward", (t(2, 3), t(2, 3), None, t(2, 3), t(2, 3), t(2, 5))),
     ("_fused_lstm_cell_backward", (t(2, 3), None, None, t(4, 3), t(2, 3), t(2, 12))),
+    ("_gemm_pack", (t(4),)),                                                           # not a matrix
+    ("_gemm_pack", (t(4, 5, dtype=ct.float64),)),                                      # float32 only
+    ("_gemm_packed", (t(3, 8), t(2, 9, 24), 30)),                                      # packed for another K
+    ("_gemm_packed", (t(3, 8), t(2, 8, 24), 60)),                                      # n needs 3 panels
+    ("_gemm_packed", (t(3, 8), t(2, 8, 24), 30, t(2, 30))),                            # c rows != a rows
     ("_fused_gru_cell_backward", (t(2, 3), None, t(2, 3), t(2, 5))),
     ("_fused_gru_cell_backward", (t(5, 3), None, t(2, 3), t(2, 12))),
 ]
