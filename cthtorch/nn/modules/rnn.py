@@ -11,6 +11,7 @@ from cthtorch.nn.modules.module import Module
 from cthtorch.nn.parameter import Parameter
 from cthtorch.autograd import Function
 from cthtorch._C import _internal   # the fused cells' backward kernels
+from cthtorch._ops import dispatch as _dispatch
 
 __all__ = ["RNNBase", "RNN", "LSTM", "GRU", "RNNCellBase", "RNNCell", "LSTMCell", "GRUCell"]
 
@@ -96,8 +97,10 @@ def _layer(mode, x, h, c, w_ih, w_hh, b_ih, b_hh, w_hr, reverse, lengths, nonlin
 
 def _packed(w):
     """w (K x N) packed once for the steps' products (src/TH/THGemmPacked.c),
-    or None where they stay on addmm/mm (float64 and the half types, CUDA)"""
-    if w.dtype != cthtorch.float32 or w.device.type != "cpu":
+    or None where they stay on addmm/mm: float64 and the half types, CUDA,
+    and while an op observer (jit.trace, onnx.export, the profiler) records
+    the calls, which must see the ops PyTorch's graph has"""
+    if w.dtype != cthtorch.float32 or w.device.type != "cpu" or _dispatch._observers:
         return None
     return _internal._gemm_pack(w)
 
