@@ -116,6 +116,7 @@ def test_same_node_all_reduce_matches_mpi(ranks):
                        env=ENV, capture_output=True, text=True, timeout=300, cwd=ROOT)
     assert r.returncode == 0, r.stdout[-3000:] + r.stderr[-5000:]
     assert "ok node all_reduce" in r.stdout.splitlines(), r.stdout[-3000:]
+    assert "ok windows freed" in r.stdout.splitlines(), r.stdout[-3000:]
 
 
 # ---------------------------------------------------------------- launchers

@@ -318,6 +318,21 @@ class ProcessGroup:
                 _state.fail(self, work, "timed out after %d ms (%s)" % (round(limit * 1000), why), timeout=True)
 
     def _shutdown(self):
+        """Ends the communication thread; while the job is healthy it first
+        frees the group's shared windows and communicator (collective, so in
+        order after the group's last collective; a peer that died fails the
+        wait as any collective's does)."""
+        if _state.broken is None and self._size > 1:
+            def release():
+                if self._node_reducer is not None:
+                    self._node_reducer.free()
+                    self._node_reducer = None
+                self._comm.Free()
+            try:
+                self._wait(self._submit("destroy_process_group", release))
+            finally:
+                self._queue.put(None)
+            return
         self._queue.put(None)
 
 
