@@ -161,6 +161,26 @@ def test_plain_mpiexec_takes_ranks_from_mpi(tmp_path):
     _assert_no_rank_left(tmp_path)
 
 
+def test_one_process_groups_inside_a_larger_job(tmp_path):
+    """Each of 2 ranks makes its own 1-process default group (rank 0 of
+    world_size 1, file:// rendezvous): a group over part of the MPI job."""
+    prog = tmp_path / "one.py"
+    prog.write_text(
+        "import os, sys\n"
+        "import cthtorch as torch, cthtorch.distributed as dist\n"
+        "r = int(os.environ['RANK'])\n"
+        "dist.init_process_group('gloo', rank=0, world_size=1, init_method='file://%s' % os.path.join(sys.argv[1], "
+        "'store%d' % r))\n"
+        "t = torch.ones(3) * (r + 1)\n"
+        "dist.all_reduce(t)\n"
+        "assert t.tolist() == [r + 1.0] * 3 and dist.get_world_size() == 1 and dist.get_rank() == 0\n"
+        "dist.destroy_process_group()\n"
+        "print('ok alone', r, flush=True)\n")
+    r = _launch([str(prog), str(tmp_path)])
+    assert r.returncode == 0, r.stdout[-3000:] + r.stderr[-3000:]
+    assert sorted(line for line in r.stdout.splitlines() if line.startswith("ok")) == ["ok alone 0", "ok alone 1"]
+
+
 @pytest.mark.parametrize("mode, says", [
     ("raise", "rank 1 failed with ValueError: rank 1 gives up"),
     ("kill", "rank 1 was killed by signal SIGKILL"),

@@ -629,6 +629,8 @@ def _subset_comm(world, store, rank, size):
     MPI rank under its chosen rank in the rendezvous store; MPI_Comm_create_group
     then involves only the members (MPI_Comm_split would need every process of
     the job, and the others may never call init_process_group)."""
+    if size == 1:   # no peers to find (and no keys shared with another 1-process group)
+        return _mpi.mpi().COMM_SELF.Dup()
     me = "%d/%d" % (world.Get_rank(), world.Get_size())
     store.set("cth/mpi_rank/%d" % rank, me)
     got = [store.get("cth/mpi_rank/%d" % r).decode() for r in range(size)]
