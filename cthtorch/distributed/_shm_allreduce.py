@@ -202,25 +202,6 @@ class NodeReducer:
                 keep.append(entry)
         self.buffer_windows = keep
 
-    def free(self):
-        """Frees the scratch and header windows and the buffer windows nothing
-        views (collective over the group; on its communication thread, at
-        destroy_process_group). A buffer window a live DDP model still uses
-        stays until MPI_Finalize."""
-        if self.node is None:
-            return
-        self._free_buffer_windows(only_unused=True)
-        self.slots, self.headers = [], []
-        if self.win is not None:
-            self.win.Unlock_all()
-            self.win.Free()
-            self.win, self.cap = None, 0
-        self.hwin.Unlock_all()
-        self.hwin.Free()
-        if not self.buffer_windows:
-            self.node.Free()
-        self.node = None
-
     def _ensure(self, nbytes):
         if nbytes <= self.cap:
             return

@@ -156,17 +156,9 @@ if failures:
 dist.barrier()
 if rank == 0:
     print("ok node all_reduce", flush=True)
-# destroy_process_group frees the rest but the windows live DDP models use
-del m, arrays, a, t, w
-gc.collect()
-bucket_sums = [b.buffer.double().sum().item() for b in model.reducer.buckets]
-dist.destroy_process_group()
-if pg._node_reducer is not None or len(node.buffer_windows) != 1 or node.hwin is None:
-    raise SystemExit("rank %d: destroy_process_group left %s windows" % (rank, len(node.buffer_windows)))
-if [b.buffer.double().sum().item() for b in model.reducer.buckets] != bucket_sums:   # the live model's window stays
-    raise SystemExit("rank %d: a live DDP model's buckets changed at destroy_process_group" % rank)
 del model, net
 gc.collect()
+dist.destroy_process_group()
 dist.init_process_group("gloo")   # and the job goes on with a new group
 t = torch.full((300000,), float(rank + 1))
 dist.all_reduce(t)
