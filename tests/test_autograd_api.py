@@ -343,3 +343,32 @@ def test_queue_callback_matches_torch():
     assert mine == ref
     assert mine[0][:3] == [("hook", True), ("cb", [3.0, 4.0], [1.0, 2.0]), "nested"]
     assert mine[1] == ["inner", "after inner backward", "outer"] and len(mine[2]) == 2
+
+
+def test_saved_only_for_inputs_that_need_a_gradient():
+    """As torch: a tensor only a non-required gradient's formula uses is not
+    saved, so changing it in place before backward is allowed (embedding_bag's
+    weight without per_sample_weights, pytorch/examples rpc/ddp_rpc)."""
+    results = []
+    for lib in (ct, torch):
+        w = lib.tensor(np.arange(40.0).reshape(10, 4), requires_grad=True)
+        idx, offs = lib.tensor([1, 2, 3, 3]), lib.tensor([0, 1])
+        out = lib.nn.functional.embedding_bag(idx, w, offs, mode="sum")
+        assert out.grad_fn._saved_weight is None
+        with lib.no_grad():
+            w.add_(1)
+        (out * lib.arange(8.0, dtype=out.dtype).view(2, 4)).sum().backward()
+        results.append(w.grad.numpy().copy())
+        # with per_sample_weights requiring grad the weight is saved and checked
+        psw = lib.ones(4, dtype=w.dtype, requires_grad=True)
+        out = lib.nn.functional.embedding_bag(idx, w, offs, mode="sum", per_sample_weights=psw)
+        with lib.no_grad():
+            w.add_(1)
+        with pytest.raises(RuntimeError, match="modified by an inplace operation"):
+            out.sum().backward()
+        a, b = lib.ones(3, requires_grad=True), lib.full((3,), 2.0)
+        y = a * b
+        assert y.grad_fn._saved_self is None and y.grad_fn._saved_other is not None
+        y.sum().backward()
+        assert a.grad.tolist() == [2.0, 2.0, 2.0]
+    np.testing.assert_array_equal(results[0], results[1])

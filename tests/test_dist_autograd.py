@@ -45,3 +45,21 @@ def test_dist_autograd_before_init_matches_torch():
     oracle.raises_like(lambda: dist_autograd._retrieve_context(5), lambda: tda._retrieve_context(5))
     oracle.raises_like(lambda: dist_autograd.get_gradients(5), lambda: tda.get_gradients(5))
     oracle.raises_like(lambda: dist_autograd.context().__enter__(), lambda: tda.context().__enter__())
+
+
+def test_pytorch_examples_ddp_rpc_group_over_part_of_the_job():
+    """ddp_rpc: a 4-process spawn job, init_process_group(world_size=2) on the 2 trainers, RPC on all 4."""
+    import socket
+    ports = []
+    for _ in range(2):
+        with socket.socket() as s:
+            s.bind(("127.0.0.1", 0))
+            ports.append(str(s.getsockname()[1]))
+    env = dict(os.environ, PYTHONPATH=ROOT)
+    cmd = [sys.executable, os.path.join(ROOT, "tests", "programs", "ddp_rpc.py")] + ports
+    r = subprocess.run(cmd, capture_output=True, text=True, timeout=240, cwd=ROOT, env=env)
+    assert r.returncode == 0, r.stdout[-3000:] + r.stderr[-5000:]
+    for rank in (0, 1):
+        for what in ("2-rank group in a 4-process job", "gradients equal one process", "replicas equal after training"):
+            assert "ok %s: trainer %d" % (what, rank) in r.stdout, (what, rank, r.stdout[-3000:])
+    assert r.stdout.count("Training done for epoch 1") == 2 and "completed successfully" in r.stdout, r.stdout

@@ -116,6 +116,7 @@ def test_same_node_all_reduce_matches_mpi(ranks):
                        env=ENV, capture_output=True, text=True, timeout=300, cwd=ROOT)
     assert r.returncode == 0, r.stdout[-3000:] + r.stderr[-5000:]
     assert "ok node all_reduce" in r.stdout.splitlines(), r.stdout[-3000:]
+    assert "ok windows freed" in r.stdout.splitlines(), r.stdout[-3000:]
 
 
 # ---------------------------------------------------------------- launchers
@@ -158,6 +159,26 @@ def test_plain_mpiexec_takes_ranks_from_mpi(tmp_path):
     got = [(d["rank"], d["sum"]) for d in _env_records(tmp_path)]
     assert got == [(0, [3.0, 3.0]), (1, [3.0, 3.0])]
     _assert_no_rank_left(tmp_path)
+
+
+def test_one_process_groups_inside_a_larger_job(tmp_path):
+    """Each of 2 ranks makes its own 1-process default group (rank 0 of
+    world_size 1, file:// rendezvous): a group over part of the MPI job."""
+    prog = tmp_path / "one.py"
+    prog.write_text(
+        "import os, sys\n"
+        "import cthtorch as torch, cthtorch.distributed as dist\n"
+        "r = int(os.environ['RANK'])\n"
+        "dist.init_process_group('gloo', rank=0, world_size=1, init_method='file://%s' % os.path.join(sys.argv[1], "
+        "'store%d' % r))\n"
+        "t = torch.ones(3) * (r + 1)\n"
+        "dist.all_reduce(t)\n"
+        "assert t.tolist() == [r + 1.0] * 3 and dist.get_world_size() == 1 and dist.get_rank() == 0\n"
+        "dist.destroy_process_group()\n"
+        "open(os.path.join(sys.argv[1], 'ok%d' % r), 'w').close()\n")
+    r = _launch([str(prog), str(tmp_path)])
+    assert r.returncode == 0, r.stdout[-3000:] + r.stderr[-3000:]
+    assert os.path.exists(tmp_path / "ok0") and os.path.exists(tmp_path / "ok1"), r.stdout[-3000:]
 
 
 @pytest.mark.parametrize("mode, says", [

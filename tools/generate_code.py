@@ -619,6 +619,7 @@ def _gen_vt_body(d, out, inplace):
     # formulas -> what to save
     emit_names = {"grad": "grad"}
     saved_inputs, saved_outs, attrs, scalars = set(), set(), set(), set()
+    used_by = {}   # saved name -> the formula keys that use it
     if differentiable:
         for inp, formula in d.derivs.items():
             tree = ast.parse(str(formula), mode="eval").body
@@ -633,12 +634,15 @@ def _gen_vt_body(d, out, inplace):
                     nm = node.id
                     if nm == "result":
                         saved_outs.add(0)
+                        used_by.setdefault(out_name(0), set()).add(inp)
                     elif re.match(r"^result\d+$", nm):
                         saved_outs.add(int(nm[6:]))
+                        used_by.setdefault(out_name(int(nm[6:])), set()).add(inp)
                     elif nm in ("grad", "grads"):
                         pass
                     elif any(p.name == nm and p.is_tensor for p in params):
                         saved_inputs.add(nm)
+                        used_by.setdefault(nm, set()).add(inp)
                     elif any(p.name == nm for p in params):
                         scalars.add(nm)
     ret_c = {"tensor": "THTensor *", "tuple": None, "tensorlist": None, "bool": "int ", "int": "int64_t ",
@@ -727,9 +731,25 @@ def _gen_vt_body(d, out, inplace):
                 L.append("    THP_set_edges_from_seq((THPNode *)n, %s);" % src)
             else:
                 L.append("    THPNode_setEdgeFor((THPNode *)n, %d, %s);" % (i, src))
+        def save_if(nm, src):
+            """As torch: a tensor only the gradients of inputs that need none
+            use is not saved (nor version-checked; it unpacks as None), so
+            embedding_bag's weight may change in place before backward
+            unless per_sample_weights needs its gradient. Each formula runs
+            only under its inputs' edges, so the test is the same one."""
+            edges = set()
+            for key in used_by.get(nm, ()):
+                for m in (k.strip() for k in str(key).split(",")):
+                    j = next((j for j, q in enumerate(diff_inputs) if q.name == m), None)
+                    if j is None or list_diff or inplace_self:
+                        return src
+                    edges.add(j)
+            if not edges:
+                return src
+            return "(%s) ? %s : NULL" % (" || ".join("n->base.edges[%d].fn" % j for j in sorted(edges)), src)
         for nm in sorted(saved_inputs):
             src = "self_saved_" if (inplace_self and nm == "self") else nm + "_"
-            L.append("    THPSavedVar_save(&n->sv_%s, %s, false);" % (nm, src))
+            L.append("    THPSavedVar_save(&n->sv_%s, %s, false);" % (nm, save_if(nm, src)))
         for nm in sorted(scalars):
             p = next(p for p in params if p.name == nm)
             L.append("    n->arg_%s = %s;" % (nm, to_pyobj(p, nm + "_")))
@@ -745,7 +765,7 @@ def _gen_vt_body(d, out, inplace):
                 if d.output_diff is None or d.output_diff[i]:
                     L.append("    THPNode_setOutput((THPNode *)n, %d, %s);" % (i, o))
         for k in sorted(saved_outs):
-            L.append("    THPSavedVar_save(&n->sv_%s, %s, true);" % (out_name(k), outputs[k]))
+            L.append("    THPSavedVar_save(&n->sv_%s, %s, true);" % (out_name(k), save_if(out_name(k), outputs[k])))
         for (nm, attr) in sorted(attrs):
             if nm == "result":
                 L.append("    n->attr_result_%s = THP_tensor_attr(%s, \"%s\");" % (attr, outputs[0], attr))

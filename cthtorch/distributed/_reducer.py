@@ -27,6 +27,8 @@ from cthtorch.distributed import distributed_c10d as c10d
 
 __all__ = ["GradBucket", "Reducer"]
 
+_live = weakref.WeakSet()   # every Reducer, for distributed autograd's backward (which never touches .grad)
+
 DEFAULT_FIRST_BUCKET_BYTES = 1024 * 1024
 _NODE_DTYPES = (cthtorch.float32, cthtorch.float64)   # bucket dtypes the same-node all-reduce takes in place
 
@@ -179,6 +181,8 @@ class Reducer:
         self.div_factor = None
         self._forward_work = None    # Join: the all-reduce that counts the ranks still training
         self.timing = None           # set to a dict to record when backward and the all-reduces end
+        self._ctx = None             # a distributed autograd context while its backward is reduced
+        _live.add(self)
         ref = weakref.ref(self)
         self._hook_handles = [p.register_post_accumulate_grad_hook(functools.partial(_autograd_hook, ref, i))
                               for i, p in enumerate(self.params) if p.requires_grad]
@@ -291,7 +295,7 @@ class Reducer:
         self.ready.add(index)
         b, pos = self.slot[index]
         p, view = self.params[index], b.views[pos]
-        g = p.grad
+        g = p.grad if self._ctx is None else self._ctx_grads.get(index)
         # the default reduction averages: each gradient is divided on its way
         # into the bucket (no pass over the whole bucket after its last one)
         div = self._divisor() if self.comm_hook is None else 1
@@ -306,7 +310,7 @@ class Reducer:
                     cthtorch.div(g, div, out=view)
                 else:
                     view.copy_(g)
-                if self.gradient_as_bucket_view:
+                if self.gradient_as_bucket_view and self._ctx is None:
                     p.grad = view
         b.pending -= 1
         if b.pending == 0:
@@ -328,7 +332,8 @@ class Reducer:
                 self._used_work = None
             if self.timing is not None:
                 self.timing["last_launch"] = time.perf_counter()
-            cthtorch.autograd.Variable._execution_engine.queue_callback(self._finalize_backward)
+            if self._ctx is None:   # distributed autograd finalizes itself (_dist_autograd_backward)
+                cthtorch.autograd.Variable._execution_engine.queue_callback(self._finalize_backward)
 
     def _divisor(self):
         if self.div_factor is None and self._forward_work is not None:
@@ -395,7 +400,10 @@ class Reducer:
                     if i in globally_unused:
                         continue
                     p, view = self.params[i], b.views[pos]
-                    if self.gradient_as_bucket_view:
+                    if self._ctx is not None:   # the context's gradient, never .grad; buckets are reused
+                        with self._ctx._lock:
+                            self._ctx._grads[id(p)] = (p, view.clone())
+                    elif self.gradient_as_bucket_view:
                         p.grad = view
                     elif p.grad is None:
                         p.grad = view.clone()
@@ -406,6 +414,33 @@ class Reducer:
         self.require_finalize = False
         self.div_factor = None
         self._forward_work = None
+
+    def _dist_autograd_backward(self, ctx, reached):
+        """torch.distributed.autograd.backward ran this worker's graph: the
+        gradients are in context ctx, not .grad, and no post-accumulate hook
+        fired. As torch's reducer does inside a context, reduce them as
+        usual and write the averages back into the context (what
+        DistributedOptimizer steps with). reached: ids of the leaves that
+        backward produced gradients for. The buckets launch once every
+        gradient is known, so nothing overlaps here."""
+        if not self.expect_hooks or not any(id(p) in reached for p in self.params):
+            return
+        with ctx._lock:
+            grads = {i: ctx._grads[id(p)][1] for i, p in enumerate(self.params) if id(p) in ctx._grads}
+        self._ctx, self._ctx_grads = ctx, grads
+        try:
+            self.unused_marked = True
+            for i in self.unused:
+                if i not in self.ready:
+                    self._mark_ready(i)
+            for i in sorted(grads, reverse=True):   # the order backward makes them ready in
+                self.local_used[i] = True
+                if i not in self.ready:
+                    self._mark_ready(i)
+            if self.finalize_queued:
+                self._finalize_backward()
+        finally:
+            self._ctx, self._ctx_grads = None, None
 
     # ---- Join: shadowing a joined rank's backward ----
     def _set_forward_pass_work_handle(self, work, divide_by_initial_world_size):

@@ -40,6 +40,7 @@ Only reductions that give MPI's result bit for bit take this path: SUM, AVG
 bitwise ops on integers (float MIN/MAX differ from MPI's on NaN). Everything
 else, small arrays, and groups spread over several nodes use MPI_Allreduce.
 """
+import sys
 import time
 
 import cthtorch
@@ -165,6 +166,7 @@ class NodeReducer:
         back. The window lives as long as the process (tensors may view it)."""
         if self.node is None or self.size < 2:
             return None
+        self._free_buffer_windows(only_unused=True)   # those of DDP models gone since
         MPI = _mpi.mpi()
         offsets, total = [], 0
         for n in sizes:
@@ -177,6 +179,28 @@ class NodeReducer:
         mine.zero_()
         self.buffer_windows.append((win, mine.data_ptr(), total, slots))
         return [mine[o:o + n] for o, n in zip(offsets, sizes)]
+
+    def _free_buffer_windows(self, only_unused):
+        """Frees node_buffers' windows that no tensor views any more (a DDP
+        model's buckets, once the model is gone): MPI_Win_free is collective,
+        so the ranks first agree on the set. Run on the communication thread."""
+        if not self.buffer_windows:
+            return
+        mask = 0
+        for i, (_, _, _, slots) in enumerate(self.buffer_windows):
+            # referenced only by this list, the loop's binding and getrefcount's argument
+            if not only_unused or sys.getrefcount(slots[self.rank]) <= 3:
+                mask |= 1 << i
+        mask = self.node.allreduce(mask, op=_mpi.mpi().BAND)
+        keep = []
+        for i, entry in enumerate(self.buffer_windows):
+            if mask >> i & 1:
+                entry[3].clear()   # the slot tensors go before the memory under them
+                entry[0].Unlock_all()
+                entry[0].Free()
+            else:
+                keep.append(entry)
+        self.buffer_windows = keep
 
     def _ensure(self, nbytes):
         if nbytes <= self.cap:

@@ -318,6 +318,10 @@ class ProcessGroup:
                 _state.fail(self, work, "timed out after %d ms (%s)" % (round(limit * 1000), why), timeout=True)
 
     def _shutdown(self):
+        # The group's shared windows are not freed here: that is collective,
+        # and torch's destroy_process_group does not wait for the peers (rank
+        # 0 of examples/mnist.py evaluates alone before it gets there). DDP
+        # buffers of models gone are freed when the next DDP model is made.
         self._queue.put(None)
 
 
@@ -394,6 +398,9 @@ def _mark_failed(exc):
     """This rank is ending with exc: peers waiting on it fail at once."""
     if _state.monitor is not None:
         _state.monitor.finish("failed: %s: %s" % (type(exc).__name__, exc))
+    rpc = sys.modules.get("cthtorch.distributed.rpc")
+    if rpc is not None:   # RPC peers waiting on this worker fail too
+        rpc._mark_failed(exc)
 
 
 def _exit_hook():
@@ -551,15 +558,24 @@ def init_process_group(backend=None, init_method=None, timeout=None, world_size=
     MPI = _mpi.mpi()
     world = MPI.COMM_WORLD
     mrank, msize = world.Get_rank(), world.Get_size()
-    if (want_rank is not None and want_rank != mrank) or (want_size is not None and want_size != msize):
+    # A group over part of the job (pytorch/examples rpc/ddp_rpc: 2 trainers
+    # of a 4-process job), or with ranks the program numbered itself: the
+    # members find each other through init_method's store.
+    subset = want_size is not None and (want_size < msize or (want_rank is not None and want_rank != mrank))
+    if want_size is not None and want_size > msize or subset and (want_rank is None or store is None and (
+            init_method is None or init_method.startswith("env://") and "MASTER_ADDR" not in os.environ)):
         raise RuntimeError(
             "cthtorch.distributed: init_process_group asked for rank %s of world_size %s, but this process is "
-            "rank %d of the %d-process MPI job it was started in; the launcher and the program must agree"
+            "rank %d of the %d-process MPI job it was started in; a group over part of the job needs its rank, its "
+            "world_size and a rendezvous (tcp://, file://, env:// with MASTER_ADDR, or a store)"
             % (want_rank if want_rank is not None else "(any)", want_size if want_size is not None else "(any)",
                mrank, msize))
+    if subset and not 0 <= want_rank < want_size:
+        raise ValueError("Invalid rank %d, rank should be in the interval [0, %d]" % (want_rank, want_size - 1))
+    prank, psize = (want_rank, want_size) if subset else (mrank, msize)
 
     if store is None and init_method is not None:
-        store = _rendezvous_store(init_method, mrank, msize, timeout)
+        store = _rendezvous_store(init_method, prank, psize, timeout)
     if store is None:
         # no address given: rank 0 hosts a store on a free port and tells the others over MPI
         import socket
@@ -573,12 +589,12 @@ def init_process_group(backend=None, init_method=None, timeout=None, world_size=
             store = TCPStore(host, port, msize, is_master=False, timeout=timeout, wait_for_workers=False)
     store = PrefixStore("default_pg", store) if group_name == "" else PrefixStore(group_name, store)
 
-    comm = world.Dup()
+    comm = _subset_comm(world, store, prank, psize) if subset else world.Dup()
     _state.store = store
     _state.broken = None
     gid = _state.next_gid
     _state.next_gid += 1
-    pg = ProcessGroup(comm, range(msize), backend, timeout, gid)
+    pg = ProcessGroup(comm, range(psize), backend, timeout, gid)
     _state.groups[gid] = pg
     _state.default = pg
     GroupMember.WORLD = group.WORLD = pg
@@ -589,11 +605,34 @@ def init_process_group(backend=None, init_method=None, timeout=None, world_size=
     if _state.last_monitor is not None:   # a re-initialised group: the old heartbeat must not overwrite the new
         _state.last_monitor.stop()
         _state.last_monitor = None
-    if msize > 1:
-        _state.monitor = _watchdog.Monitor(store, mrank, msize)
+    if psize > 1:
+        _state.monitor = _watchdog.Monitor(store, prank, psize)
         if _state.exit_comm is None:
-            _state.exit_comm = world.Dup()
+            _state.exit_comm = comm.Dup()
         comm.Barrier()   # everyone's heartbeat is published before any wait reads them
+
+
+def _subset_comm(world, store, rank, size):
+    """A communicator over the job's processes that called init_process_group
+    with this world_size, ordered by the ranks they chose. Each publishes its
+    MPI rank under its chosen rank in the rendezvous store; MPI_Comm_create_group
+    then involves only the members (MPI_Comm_split would need every process of
+    the job, and the others may never call init_process_group)."""
+    if size == 1:   # no peers to find (and no keys shared with another 1-process group)
+        return _mpi.mpi().COMM_SELF.Dup()
+    me = "%d/%d" % (world.Get_rank(), world.Get_size())
+    store.set("cth/mpi_rank/%d" % rank, me)
+    got = [store.get("cth/mpi_rank/%d" % r).decode() for r in range(size)]
+    jobs = {g.split("/")[1] for g in got}
+    members = [int(g.split("/")[0]) for g in got]
+    if jobs != {me.split("/")[1]} or len(set(members)) != size:
+        raise RuntimeError("cthtorch.distributed: the %d ranks that met at the rendezvous are not distinct processes "
+                           "of one MPI job (MPI rank/job size by group rank: %s); start them with one launcher"
+                           % (size, got))
+    return world.Create_group(world.Get_group().Incl(members), tag=_SUBSET_TAG)
+
+
+_SUBSET_TAG = 0x5C7   # MPI_Comm_create_group's tag on COMM_WORLD for these groups
 
 
 def destroy_process_group(group=None):

@@ -5,6 +5,7 @@ block and part boundaries; dtypes and ops are those the path takes, plus
 the ones it must leave to MPI. Rank 0 prints "ok node all_reduce <n> shm
 calls" when every rank agreed; any mismatch fails the job."""
 import functools
+import gc
 
 import cthtorch as torch
 import cthtorch.distributed as dist
@@ -139,9 +140,30 @@ if in_node < 2 or not all(pg._node_reducer._locate(b.buffer)[0] for b in model.r
     failures.append("DDP buckets not in node buffers (%d)" % in_node)
 if taken[0] != expected_shm:
     failures.append("the shared-memory path ran %d times, expected %d" % (taken[0], expected_shm))
+# windows are freed: a new DDP model frees those of the models gone before it
+node = pg._node_reducer
+before = len(node.buffer_windows)
+for _ in range(3):
+    m = torch.nn.parallel.DistributedDataParallel(mlp())
+    del m
+    gc.collect()
+m = torch.nn.parallel.DistributedDataParallel(mlp())
+if len(node.buffer_windows) != before + 1:
+    failures.append("DDP windows of deleted models were not freed: %d windows, expected %d"
+                    % (len(node.buffer_windows), before + 1))
 if failures:
     raise SystemExit("rank %d: %s" % (rank, "; ".join(failures)))
 dist.barrier()
 if rank == 0:
     print("ok node all_reduce", flush=True)
+del model, net
+gc.collect()
 dist.destroy_process_group()
+dist.init_process_group("gloo")   # and the job goes on with a new group
+t = torch.full((300000,), float(rank + 1))
+dist.all_reduce(t)
+if not bool((t == world * (world + 1) / 2).all()):
+    raise SystemExit("rank %d: all_reduce after re-initialisation" % rank)
+dist.destroy_process_group()
+if rank == 0:
+    print("ok windows freed", flush=True)

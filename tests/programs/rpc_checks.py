@@ -3,6 +3,7 @@ torch.distributed.rpc between "ps" (rank 0, a parameter server) and
 "trainer" (rank 1). Rank 1 prints "ok <check>"; a failure on either rank
 fails the job."""
 import os
+import time
 import sys
 import threading
 
@@ -97,11 +98,37 @@ def trainer_checks():
     assert n == 60 and abs(w[0, 0].item() - 3) < 1e-2 and abs(w[0, 1].item() + 2) < 1e-2, (w, b)
     assert abs(b.item() - 1) < 1e-2, b
     report("parameter server")
+    # timeouts (seconds): the call's own, then the agent's default; a late reply is dropped
+    try:
+        rpc.rpc_sync("ps", time.sleep, args=(1.0,), timeout=0.2)
+    except RuntimeError as e:
+        assert str(e) == "RPC ran for more than set timeout (200 ms) and will now be marked with an error", str(e)
+    else:
+        raise AssertionError("rpc_sync(timeout=0.2) did not time out")
+    fut = rpc.rpc_async("ps", time.sleep, args=(0.5,), timeout=0.1)
+    try:
+        fut.wait()
+    except RuntimeError as e:
+        assert "(100 ms)" in str(e), str(e)
+    else:
+        raise AssertionError("rpc_async(timeout=0.1) did not time out")
+    assert rpc.rpc_sync("ps", add, args=(1, 2), timeout=0) == 3   # 0: no timeout
+    time.sleep(1.0)   # the late replies arrive and are dropped
+    assert rpc.rpc_sync("ps", add, args=(2, 2), timeout=5) == 4
+    report("timeouts")
+    try:   # timeout=-1 (the default): the agent's rpc_timeout, 2 s here (main)
+        rpc.rpc_sync("ps", time.sleep, args=(2.5,))
+    except RuntimeError as e:
+        assert "(2000 ms)" in str(e), str(e)
+    else:
+        raise AssertionError("the backend options' rpc_timeout was not applied")
+    report("default timeout from the backend options")
 
 
 def main():
     rank = int(os.environ["RANK"])
-    rpc.init_rpc("ps" if rank == 0 else "trainer", rank=rank, world_size=int(os.environ["WORLD_SIZE"]))
+    rpc.init_rpc("ps" if rank == 0 else "trainer", rank=rank, world_size=int(os.environ["WORLD_SIZE"]),
+                 rpc_backend_options=rpc.TensorPipeRpcBackendOptions(rpc_timeout=2.0))
     if rank == 1:
         trainer_checks()
     rpc.shutdown()   # the parameter server serves until the trainer is done

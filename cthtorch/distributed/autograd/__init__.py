@@ -214,7 +214,7 @@ def _local_backward(ctx, roots, grads, retain_graph):
     if not leaves:
         return
     got = cthtorch.autograd.grad(roots, leaves, grads, retain_graph=retain_graph, allow_unused=True)
-    outgoing = {}
+    outgoing, reached = {}, set()
     for leaf, g in zip(leaves, got):
         if g is None:
             continue
@@ -223,6 +223,11 @@ def _local_backward(ctx, roots, grads, retain_graph):
             outgoing.setdefault((rec[1], rec[2]), {})[rec[3]] = g
         else:
             ctx._accumulate(leaf, g)
+            reached.add(id(leaf))
+    if reached:   # DistributedDataParallel's parameters among them: averaged across its group
+        from cthtorch.distributed import _reducer
+        for reducer in list(_reducer._live):
+            reducer._dist_autograd_backward(ctx, reached)
     futs = [rpc.rpc_async(sender, _backward_from_send, args=(ctx._id, number, gs))
             for (sender, number), gs in outgoing.items()]
     for f in futs:

@@ -16,12 +16,17 @@ context id and records its tensors that require grad (see
 cthtorch/distributed/autograd): a custom pickler sends them detached and
 the receiver rebuilds them as leaves that route their gradients back.
 
-Not implemented: rpc timeouts other than blocking."""
+Timeouts are torch's: rpc_sync/rpc_async/remote(timeout=) in seconds, -1
+for the agent's rpc_timeout (TensorPipeRpcBackendOptions, 60 s by default),
+0 for none; an expired call's Future fails with torch's RuntimeError text
+and a late reply is dropped. One reaper thread watches the deadlines."""
+import heapq
 import io
 import itertools
 import os
 import pickle
 import threading
+import time
 from concurrent.futures import ThreadPoolExecutor
 
 from cthtorch.futures import Future
@@ -30,6 +35,7 @@ __all__ = ["init_rpc", "rpc_sync", "rpc_async", "remote", "shutdown", "get_worke
            "is_available", "BackendType", "TensorPipeRpcBackendOptions", "RpcBackendOptions"]
 
 _TAG = 7
+_BLOCKING_LISTENER = os.environ.get("CTHTORCH_RPC_BLOCKING_LISTENER") == "1"   # the old listener, for benchmarks
 _NOT_INITIALIZED = "RPC has not been initialized. Call torch.distributed.rpc.init_rpc first."
 
 
@@ -96,8 +102,13 @@ class WorkerInfo:
         return "WorkerInfo(id=%d, name=%s)" % (self.id, self.name)
 
 
+def _timeout_error(seconds):
+    return RuntimeError("RPC ran for more than set timeout (%d ms) and will now be marked with an error"
+                        % round(seconds * 1000))
+
+
 class _Agent:
-    def __init__(self, name, rank, world_size, threads):
+    def __init__(self, name, rank, world_size, threads, rpc_timeout=60.0):
         from cthtorch.distributed import _mpi
         MPI = _mpi.mpi()
         self.MPI = MPI
@@ -115,6 +126,13 @@ class _Agent:
         self.lock = threading.Lock()
         self.send_lock = threading.Lock()
         self.pool = ThreadPoolExecutor(max_workers=threads, thread_name_prefix="rpc")
+        self.rpc_timeout = float(rpc_timeout)
+        self.deadlines = []   # heap of (monotonic deadline, request id, timeout in s)
+        self.deadline_cond = threading.Condition(self.lock)
+        self.stopping = False
+        self.failed = None       # a peer's failure (RuntimeError) once it announced one
+        self.announced = False
+        self.reaper = None    # started with the first call that has a deadline
         self.listener = threading.Thread(target=self._listen, name="rpc-listener", daemon=True)
         self.listener.start()
 
@@ -161,25 +179,79 @@ class _Agent:
         with self.send_lock:   # one message at a time from this worker keeps each send whole
             self.comm.send(data, dest=dest, tag=_TAG)
 
-    def request(self, dest, kind, *payload):
+    def request(self, dest, kind, *payload, timeout=-1.0):
         fut = Future()
         rid = next(self.ids)
+        timeout = self.rpc_timeout if timeout is None or timeout < 0 else float(timeout)
         with self.lock:
             self.pending[rid] = fut
+            if timeout > 0:
+                heapq.heappush(self.deadlines, (time.monotonic() + timeout, rid, timeout))
+                if self.reaper is None:
+                    self.reaper = threading.Thread(target=self._reap, name="rpc-timeouts", daemon=True)
+                    self.reaper.start()
+                self.deadline_cond.notify()
         self.send(dest, (kind, rid, self.me.id) + payload)
         return fut
 
+    def _reap(self):
+        """Fails the calls whose deadline passed (their replies, if any come, are dropped)."""
+        with self.lock:
+            while not self.stopping:
+                now = time.monotonic()
+                expired = []
+                while self.deadlines and self.deadlines[0][0] <= now:
+                    _, rid, timeout = heapq.heappop(self.deadlines)
+                    fut = self.pending.pop(rid, None)
+                    if fut is not None:
+                        expired.append((fut, timeout))
+                if expired:
+                    self.lock.release()
+                    try:
+                        for fut, timeout in expired:
+                            fut.set_exception(_timeout_error(timeout))
+                    finally:
+                        self.lock.acquire()
+                    continue
+                self.deadline_cond.wait(self.deadlines[0][0] - now if self.deadlines else None)
+
+    def _next_message(self):
+        """The next message's bytes. MPICH's blocking receive spins in its
+        progress engine (with MPI_THREAD_MULTIPLE it also contends for MPI's
+        lock with the sending threads), taking a core from the workers and
+        the caller; this thread instead probes without blocking and sleeps,
+        briefly at first (a reply usually follows a request within
+        microseconds), then up to 1 ms while the worker is idle."""
+        if _BLOCKING_LISTENER:
+            return self.comm.recv(source=self.MPI.ANY_SOURCE, tag=_TAG)
+        pause = 0.0
+        while True:
+            msg = self.comm.improbe(source=self.MPI.ANY_SOURCE, tag=_TAG)
+            if msg is not None:
+                return msg.recv()
+            if pause < 0.00002:
+                pause += 0.000002
+                time.sleep(0)
+            else:
+                time.sleep(pause)
+                pause = min(pause * 1.5, 0.001)
+
     def _listen(self):
         while True:
-            data = self.comm.recv(source=self.MPI.ANY_SOURCE, tag=_TAG)
+            data = self._next_message()
             msg, cid = self.decode(data)
             kind = msg[0]
             if kind == "stop":
                 return
+            if kind == "failed":   # a peer is ending with an error: nothing it owes us will come
+                self._peer_failed(msg[1], msg[2])
+                continue
             if kind == "reply":
                 _, rid, ok, value = msg
                 with self.lock:
-                    fut = self.pending.pop(rid)
+                    fut = self.pending.pop(rid, None)
+                if fut is None:
+                    continue   # it timed out
                 if ok:
                     fut.set_result(value)
                 else:
@@ -229,15 +301,77 @@ class _Agent:
                 fut = self.values[number] = Future()
             return fut
 
+    def _peer_failed(self, rank, why):
+        err = RuntimeError("RPC worker %s (rank %d) failed: %s" % (self.workers[rank].name, rank, why))
+        with self.lock:
+            if self.failed is None:
+                self.failed = err
+            pending, self.pending = list(self.pending.values()), {}
+        for fut in pending:
+            fut.set_exception(err)
+
+    def announce_failure(self, exc):
+        """This worker is ending with exc: tell every peer, so none waits for it."""
+        with self.lock:
+            if self.stopping or self.announced:
+                return
+            self.announced = True
+        data = pickle.dumps((None, self.me.id, None, ("failed", self.me.id, "%s: %s" % (type(exc).__name__, exc))))
+        reqs = []
+        for w in self.workers:
+            if w.id != self.me.id:
+                try:
+                    reqs.append(self.comm.isend(data, dest=w.id, tag=_TAG))
+                except Exception:
+                    pass
+        deadline = time.monotonic() + 2.0   # small messages leave at once; a stuck peer must not hold the exit
+        while reqs and time.monotonic() < deadline:
+            reqs = [r for r in reqs if not r.Test()]
+            time.sleep(0.001)
+
     def stop(self):
-        self.comm.Barrier()   # every worker has stopped sending requests
+        # every worker has stopped sending requests; a peer that failed instead
+        # makes this an error rather than a wait that never ends
+        req = self.comm.Ibarrier()
+        pause = 0.0001
+        while not req.Test():
+            if self.failed is not None:
+                raise RuntimeError("rpc.shutdown(): %s" % self.failed)
+            time.sleep(pause)
+            pause = min(pause * 2, 0.01)
         self.send(self.me.id, ("stop",))
         self.listener.join()
+        with self.lock:
+            self.stopping = True
+            self.deadline_cond.notify()
         self.pool.shutdown(wait=True)
         self.comm.Free()
 
 
 _agent = None
+_hook_installed = False
+
+
+def _mark_failed(exc):
+    """This process is ending with exc (an uncaught exception, a spawn child's error)."""
+    agent = _agent
+    if agent is not None:
+        agent.announce_failure(exc)
+
+
+def _install_excepthook():
+    global _hook_installed
+    if _hook_installed:
+        return
+    _hook_installed = True
+    import sys
+    prev = sys.excepthook
+
+    def hook(tp, value, tb):
+        if not issubclass(tp, KeyboardInterrupt):
+            _mark_failed(value)
+        prev(tp, value, tb)
+    sys.excepthook = hook
 
 
 def _current():
@@ -253,16 +387,39 @@ def init_rpc(name, backend=None, rank=-1, world_size=None, rpc_backend_options=N
     rank = int(os.environ["RANK"]) if rank == -1 else rank
     world_size = int(os.environ["WORLD_SIZE"]) if world_size is None else world_size
     threads = getattr(rpc_backend_options, "num_worker_threads", 16)
-    _agent = _Agent(name, rank, world_size, threads)
+    _agent = _Agent(name, rank, world_size, threads, getattr(rpc_backend_options, "rpc_timeout", 60.0))
+    _install_excepthook()
     from cthtorch.distributed import autograd as dist_autograd
     dist_autograd._init(rank)
 
 
 def shutdown(graceful=True, timeout=0):
-    global _agent
+    global _agent, _finalize_registered
     agent = _current()
     agent.stop()
     _agent = None
+    if not _finalize_registered:
+        _finalize_registered = True
+        import atexit
+        atexit.register(_finalize_mpi)
+
+
+_finalize_registered = False
+
+
+def _finalize_mpi():
+    """After a clean shutdown, MPI_Finalize at exit, as every process of the
+    job must when any does: in ddp_rpc the trainers' process group finalizes
+    at exit (distributed_c10d._exit_hook, which then does it), and would wait
+    for the others forever. A process that failed leaves without it."""
+    import sys
+    c10d = sys.modules.get("cthtorch.distributed.distributed_c10d")
+    if c10d is not None and c10d._state._hooks_installed:
+        return   # its exit hook finalizes after the group's exit barrier
+    from cthtorch.distributed import _mpi
+    MPI = _mpi._MPI
+    if MPI is not None and MPI.Is_initialized() and not MPI.Is_finalized():
+        MPI.Finalize()
 
 
 def get_worker_info(worker_name=None):
@@ -272,7 +429,7 @@ def get_worker_info(worker_name=None):
 
 def rpc_async(to, func, args=None, kwargs=None, timeout=-1.0):
     agent = _current()
-    return agent.request(agent.worker(to).id, "call", func, tuple(args or ()), dict(kwargs or {}))
+    return agent.request(agent.worker(to).id, "call", func, tuple(args or ()), dict(kwargs or {}), timeout=timeout)
 
 
 def rpc_sync(to, func, args=None, kwargs=None, timeout=-1.0):
@@ -293,7 +450,8 @@ def remote(to, func, args=None, kwargs=None, timeout=-1.0):
         except Exception as e:
             fut.set_exception(e)
     else:
-        rref._created = agent.request(owner.id, "remote", number, func, tuple(args or ()), dict(kwargs or {}))
+        rref._created = agent.request(owner.id, "remote", number, func, tuple(args or ()), dict(kwargs or {}),
+                                      timeout=timeout)
     return rref
 
 
@@ -334,7 +492,7 @@ class RRef:
         agent = _current()
         if self.is_owner():
             return agent.owned(self._number).wait()
-        return agent.request(self._owner.id, "fetch", self._number).wait()
+        return agent.request(self._owner.id, "fetch", self._number, timeout=timeout).wait()
 
     def rpc_sync(self, timeout=-1.0):
         return _RRefProxy(self, rpc_sync)
