@@ -22,6 +22,13 @@ static int64_t pool_out(int64_t in, int64_t k, int64_t s, int64_t p, int64_t d, 
 }
 
 typedef struct { int64_t P, H, W, OH, OW, KH, KW, SH, SW, PH, PW, DH, DW; } PoolGeom;
+/* pooling over three spatial dims (D, H, W); the 2-d kernels run as its D = 1 case */
+typedef struct { int64_t P, in[3], out[3], k[3], s[3], p[3], d[3]; } Pool3Geom;
+
+static Pool3Geom pool_geom_as_3d(const PoolGeom *g) {
+  return (Pool3Geom){ .P = g->P, .in = { 1, g->H, g->W }, .out = { 1, g->OH, g->OW }, .k = { 1, g->KH, g->KW },
+                      .s = { 1, g->SH, g->SW }, .p = { 0, g->PH, g->PW }, .d = { 1, g->DH, g->DW } };
+}
 
 static int pool_geom(const THTensor *x, const ATIntList *k, const ATIntList *s, const ATIntList *p,
                      const ATIntList *d, bool ceil_mode, PoolGeom *g, const char *name) {
@@ -76,46 +83,62 @@ static void out_sizes(const THTensor *x, int64_t OH, int64_t OW, int64_t *sizes)
   sizes[x->ndim - 1] = OW;
 }
 
-/* One plane of max pooling in the compute type T. Each output's window is
- * visited in torch's order (kh, then kw), but tap by tap over the whole
- * output plane, so the inner loop runs along a row and vectorizes. As torch's
- * kernel: the window's first valid element starts as the pick, a later
- * element wins if it is larger or NaN, and indices are flat offsets into the
- * input plane. */
-#define MAXPOOL_PLANE(T)                                                                      \
-  static void maxpool_plane_##T(const T *x, T *y, int64_t *id, const PoolGeom *g) {         \
-    for (int64_t oh = 0; oh < g->OH; oh++) {                                                 \
-      int64_t ih0 = oh * g->SH - g->PH;                                                      \
-      while (ih0 < 0) ih0 += g->DH;                                                          \
-      for (int64_t ow = 0; ow < g->OW; ow++) {                                               \
-        int64_t iw0 = ow * g->SW - g->PW;                                                    \
-        while (iw0 < 0) iw0 += g->DW;                                                        \
-        y[oh * g->OW + ow] = -INFINITY;                                                      \
-        id[oh * g->OW + ow] = ih0 * g->W + iw0;                                              \
-      }                                                                                      \
-    }                                                                                        \
-    for (int64_t kh = 0; kh < g->KH; kh++)                                                   \
-      for (int64_t kw = 0; kw < g->KW; kw++) {                                               \
-        int64_t iw0 = kw * g->DW - g->PW;   /* input column of output column 0 */            \
-        int64_t lo, hi;                                                                      \
-        at_window_cols(iw0, g->W, g->SW, g->OW, &lo, &hi);                                   \
-        for (int64_t oh = 0; oh < g->OH; oh++) {                                             \
-          int64_t ih = oh * g->SH - g->PH + kh * g->DH;                                      \
-          if (ih < 0 || ih >= g->H) continue;                                                \
-          const T *row = x + ih * g->W + iw0;                                                \
-          T *yb = y + oh * g->OW;                                                            \
-          int64_t *ib = id + oh * g->OW, base = ih * g->W + iw0, sw = g->SW;                 \
-          for (int64_t ow = lo; ow < hi; ow++) {                                             \
-            T v = row[ow * sw];                                                              \
-            int take = (v > yb[ow]) | (v != v);                                              \
-            yb[ow] = take ? v : yb[ow];                                                      \
-            ib[ow] = take ? base + ow * sw : ib[ow];                                          \
-          }                                                                                  \
-        }                                                                                    \
-      }                                                                                      \
+
+/* One plane of max pooling over D x H x W (2-d pooling is the D = 1 case), in
+ * the compute type T: float, double, or int64 for the integer dtypes. Each
+ * output's window is visited in torch's order (kt, kh, kw), but tap by tap
+ * over the whole output plane, so the inner loop runs along an output row
+ * and vectorizes. As torch's kernels: the window's first valid element
+ * starts as the pick, a later element wins if it is larger or NaN, and
+ * indices are flat offsets into the input plane. */
+#define MAXPOOL_PLANE(T, LOWEST)                                                                       \
+  static void maxpool_plane_##T(const T *x, T *y, int64_t *id, const Pool3Geom *g) {                   \
+    const int64_t H = g->in[1], W = g->in[2], OD = g->out[0], OH = g->out[1], OW = g->out[2];          \
+    for (int64_t od = 0; od < OD; od++) {                                                              \
+      int64_t t0 = od * g->s[0] - g->p[0];                                                             \
+      while (t0 < 0) t0 += g->d[0];                                                                    \
+      for (int64_t oh = 0; oh < OH; oh++) {                                                            \
+        int64_t h0 = oh * g->s[1] - g->p[1];                                                           \
+        while (h0 < 0) h0 += g->d[1];                                                                  \
+        T *yb = y + (od * OH + oh) * OW;                                                               \
+        int64_t *ib = id + (od * OH + oh) * OW;                                                        \
+        for (int64_t ow = 0; ow < OW; ow++) {                                                          \
+          int64_t w0 = ow * g->s[2] - g->p[2];                                                         \
+          while (w0 < 0) w0 += g->d[2];                                                                \
+          yb[ow] = LOWEST;                                                                             \
+          ib[ow] = (t0 * H + h0) * W + w0;                                                             \
+        }                                                                                              \
+      }                                                                                                \
+    }                                                                                                  \
+    for (int64_t kt = 0; kt < g->k[0]; kt++)                                                           \
+      for (int64_t kh = 0; kh < g->k[1]; kh++)                                                         \
+        for (int64_t kw = 0; kw < g->k[2]; kw++) {                                                     \
+          int64_t iw0 = kw * g->d[2] - g->p[2]; /* input column of output column 0 */                  \
+          int64_t lo, hi, sw = g->s[2];                                                                \
+          at_window_cols(iw0, W, sw, OW, &lo, &hi);                                                    \
+          for (int64_t od = 0; od < OD; od++) {                                                        \
+            int64_t it = od * g->s[0] - g->p[0] + kt * g->d[0];                                        \
+            if (it < 0 || it >= g->in[0]) continue;                                                    \
+            for (int64_t oh = 0; oh < OH; oh++) {                                                      \
+              int64_t ih = oh * g->s[1] - g->p[1] + kh * g->d[1];                                      \
+              if (ih < 0 || ih >= H) continue;                                                         \
+              int64_t base = (it * H + ih) * W + iw0;                                                  \
+              const T *row = x + base;                                                                 \
+              T *yb = y + (od * OH + oh) * OW;                                                         \
+              int64_t *ib = id + (od * OH + oh) * OW;                                                  \
+              for (int64_t ow = lo; ow < hi; ow++) {                                                   \
+                T v = row[ow * sw];                                                                    \
+                int take = (v > yb[ow]) | (v != v);                                                    \
+                yb[ow] = take ? v : yb[ow];                                                            \
+                ib[ow] = take ? base + ow * sw : ib[ow];                                               \
+              }                                                                                        \
+            }                                                                                          \
+          }                                                                                            \
+        }                                                                                              \
   }
-MAXPOOL_PLANE(float)
-MAXPOOL_PLANE(double)
+MAXPOOL_PLANE(float, -INFINITY)
+MAXPOOL_PLANE(double, -INFINITY)
+MAXPOOL_PLANE(int64_t, INT64_MIN)
 
 /* max pooling of a GPU tensor (src/THC/THCPool.cu): float32/float64 planes */
 static int max_pool2d_cuda(THTensor **outs, const THTensor *input, const PoolGeom *g) {
@@ -151,16 +174,17 @@ int at_max_pool2d(THTensor **outs, const THTensor *input, const ATIntList *k, co
   THTensor *y = THTensor_new(ct, input->ndim, sz), *idx = THTensor_new(TH_Int64, input->ndim, sz);
   if (!y || !idx) { THTensor_free(x); THTensor_free(y); THTensor_free(idx); return -1; }
   int64_t *id = (int64_t *)THTensor_data(idx), HW = g.H * g.W, L = g.OH * g.OW;
+  const Pool3Geom g3 = pool_geom_as_3d(&g);
   if (ct == TH_Double) {
     const double *xd = (const double *)THTensor_data(x);
     double *yd = (double *)THTensor_data(y);
 #pragma omp parallel for if (g.P * L > 16384)
-    for (int64_t pl = 0; pl < g.P; pl++) maxpool_plane_double(xd + pl * HW, yd + pl * L, id + pl * L, &g);
+    for (int64_t pl = 0; pl < g.P; pl++) maxpool_plane_double(xd + pl * HW, yd + pl * L, id + pl * L, &g3);
   } else {
     const float *xd = (const float *)THTensor_data(x);
     float *yd = (float *)THTensor_data(y);
 #pragma omp parallel for if (g.P * L > 16384)
-    for (int64_t pl = 0; pl < g.P; pl++) maxpool_plane_float(xd + pl * HW, yd + pl * L, id + pl * L, &g);
+    for (int64_t pl = 0; pl < g.P; pl++) maxpool_plane_float(xd + pl * HW, yd + pl * L, id + pl * L, &g3);
   }
   THTensor_free(x);
   outs[0] = ct == input->dtype ? y : at_to_dtype(y, input->dtype, false);
@@ -743,7 +767,6 @@ ADAPTIVE_ENTRIES(3)
 /* ---- max and average pooling over three spatial dims (T, H, W) ----
  * torch's checks, in its order: the output size per dim (stride not zero,
  * padding within half the effective kernel), then pool3d_shape_check. */
-typedef struct { int64_t P, in[3], out[3], k[3], s[3], p[3], d[3]; } Pool3Geom;
 
 /* floor division, as torch's div_rtn (the numerator may be negative) */
 static int64_t div_floor(int64_t a, int64_t b) {
@@ -835,42 +858,6 @@ static void pool3d_out_sizes(const THTensor *x, const Pool3Geom *g, int64_t *sz)
   for (int i = 0; i < 3; i++) sz[x->ndim - 3 + i] = g->out[i];
 }
 
-/* One plane of 3-d max pooling: torch's pick (the window's first valid
- * element, then any larger one or a NaN), indices flat in the plane. T is
- * the compute type: float, double, or int64 for the integer dtypes. */
-#define MAXPOOL3D_PLANE(T)                                                                             \
-  static void maxpool3d_plane_##T(const T *x, T *y, int64_t *ix, const Pool3Geom *g) {                 \
-    for (int64_t ot = 0; ot < g->out[0]; ot++) {                                                       \
-      int64_t t0 = ot * g->s[0] - g->p[0], t1 = t0 + (g->k[0] - 1) * g->d[0] + 1;                      \
-      while (t0 < 0) t0 += g->d[0];                                                                    \
-      if (t1 > g->in[0]) t1 = g->in[0];                                                                \
-      for (int64_t oh = 0; oh < g->out[1]; oh++) {                                                     \
-        int64_t h0 = oh * g->s[1] - g->p[1], h1 = h0 + (g->k[1] - 1) * g->d[1] + 1;                    \
-        while (h0 < 0) h0 += g->d[1];                                                                  \
-        if (h1 > g->in[1]) h1 = g->in[1];                                                              \
-        for (int64_t ow = 0; ow < g->out[2]; ow++) {                                                   \
-          int64_t w0 = ow * g->s[2] - g->p[2], w1 = w0 + (g->k[2] - 1) * g->d[2] + 1;                  \
-          while (w0 < 0) w0 += g->d[2];                                                                \
-          if (w1 > g->in[2]) w1 = g->in[2];                                                            \
-          int64_t best = (t0 * g->in[1] + h0) * g->in[2] + w0;                                         \
-          T bv = x[best];                                                                              \
-          for (int64_t it = t0; it < t1; it += g->d[0])                                                \
-            for (int64_t ih = h0; ih < h1; ih += g->d[1]) {                                            \
-              int64_t base = (it * g->in[1] + ih) * g->in[2];                                          \
-              for (int64_t iw = w0; iw < w1; iw += g->d[2]) {                                          \
-                T v = x[base + iw];                                                                    \
-                if (v > bv || v != v) { bv = v; best = base + iw; }                                    \
-              }                                                                                        \
-            }                                                                                          \
-          *y++ = bv;                                                                                   \
-          *ix++ = best;                                                                                \
-        }                                                                                              \
-      }                                                                                                \
-    }                                                                                                  \
-  }
-MAXPOOL3D_PLANE(float)
-MAXPOOL3D_PLANE(double)
-MAXPOOL3D_PLANE(int64_t)
 
 int at_max_pool3d(THTensor **outs, const THTensor *input, const ATIntList *k, const ATIntList *s, const ATIntList *p,
                   const ATIntList *d, bool ceil_mode) {
@@ -899,9 +886,9 @@ int at_max_pool3d(THTensor **outs, const THTensor *input, const ATIntList *k, co
   for (int64_t pl = 0; pl < g.P; pl++) {
     const void *xp = xd + pl * HW * es;
     void *yp = yd + pl * L * es;
-    if (ct == TH_Double) maxpool3d_plane_double(xp, yp, id + pl * L, &g);
-    else if (ct == TH_Float) maxpool3d_plane_float(xp, yp, id + pl * L, &g);
-    else maxpool3d_plane_int64_t(xp, yp, id + pl * L, &g);
+    if (ct == TH_Double) maxpool_plane_double(xp, yp, id + pl * L, &g);
+    else if (ct == TH_Float) maxpool_plane_float(xp, yp, id + pl * L, &g);
+    else maxpool_plane_int64_t(xp, yp, id + pl * L, &g);
   }
   THTensor_free(x);
   outs[0] = ct == input->dtype ? THTensor_retain(y) : at_to_dtype(y, input->dtype, false);
