@@ -877,6 +877,15 @@ static void avg_factors(const Pool3Geom *g, bool cip, int64_t *const fac[3]) {
  * adjoint (src the output's grad, dst the input's, zeroed first; v scratch of
  * an output plane). */
 #define AVGPOOL_PLANE(T)                                                                               \
+  /* each output (or its grad) over its divisor; a zero divisor gives 0 */                            \
+  static void avg_divide_##T(T *acc, const Pool3Geom *g, int64_t *const fac[3], ATOptInt dv) {         \
+    for (int64_t od = 0, o = 0; od < g->out[0]; od++)                                                  \
+      for (int64_t oh = 0; oh < g->out[1]; oh++)                                                       \
+        for (int64_t ow = 0; ow < g->out[2]; ow++, o++) {                                              \
+          int64_t div = dv.has ? dv.v : fac[0][od] * fac[1][oh] * fac[2][ow];                          \
+          acc[o] = div ? acc[o] / (T)div : 0;                                                          \
+        }                                                                                              \
+  }                                                                                                    \
   static void avgpool_plane_##T(const T *src, T *dst, const Pool3Geom *g, int64_t *const fac[3], ATOptInt dv, \
                                 bool bwd, T *v) {                                                      \
     const int64_t H = g->in[1], W = g->in[2], OD = g->out[0], OH = g->out[1], OW = g->out[2];          \
@@ -887,13 +896,7 @@ static void avg_factors(const Pool3Geom *g, bool cip, int64_t *const fac[3]) {
       memcpy(v, src, L * sizeof(T));                                                                   \
     } else                                                                                             \
       memset(dst, 0, L * sizeof(T));                                                                   \
-    if (bwd) /* the output's grad over its divisor */                                                  \
-      for (int64_t od = 0, o = 0; od < OD; od++)                                                       \
-        for (int64_t oh = 0; oh < OH; oh++)                                                            \
-          for (int64_t ow = 0; ow < OW; ow++, o++) {                                                   \
-            int64_t div = dv.has ? dv.v : fac[0][od] * fac[1][oh] * fac[2][ow];                        \
-            acc[o] = div ? acc[o] / (T)div : 0;                                                        \
-          }                                                                                            \
+    if (bwd) avg_divide_##T(acc, g, fac, dv); /* the output's grad over its divisor */                \
     for (int64_t kt = 0; kt < g->k[0]; kt++)                                                           \
       for (int64_t kh = 0; kh < g->k[1]; kh++)                                                         \
         for (int64_t kw = 0; kw < g->k[2]; kw++) {                                                     \
@@ -916,13 +919,7 @@ static void avg_factors(const Pool3Geom *g, bool cip, int64_t *const fac[3]) {
             }                                                                                          \
           }                                                                                            \
         }                                                                                              \
-    if (!bwd)                                                                                          \
-      for (int64_t od = 0, o = 0; od < OD; od++)                                                       \
-        for (int64_t oh = 0; oh < OH; oh++)                                                            \
-          for (int64_t ow = 0; ow < OW; ow++, o++) {                                                   \
-            int64_t div = dv.has ? dv.v : fac[0][od] * fac[1][oh] * fac[2][ow];                        \
-            dst[o] = div ? dst[o] / (T)div : 0;                                                        \
-          }                                                                                            \
+    if (!bwd) avg_divide_##T(dst, g, fac, dv);                                                        \
   }
 AVGPOOL_PLANE(float)
 AVGPOOL_PLANE(double)
