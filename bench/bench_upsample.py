@@ -12,6 +12,8 @@ def cases(L):
     v = L.from_numpy(rs.randn(2, 16, 16, 32, 32).astype(np.float32))
     s = L.from_numpy(rs.randn(16, 64, 1024).astype(np.float32))
     img = L.from_numpy(rs.rand(1, 3, 512, 512).astype(np.float32))
+    img8 = L.from_numpy(rs.randint(0, 256, (4, 3, 512, 512)).astype(np.uint8))   # torch: its AVX2 kernel (<= 4 ch)
+    feat8 = L.from_numpy(rs.randint(0, 256, (2, 16, 128, 128)).astype(np.uint8))   # torch: its generic kernel
     xg = L.from_numpy(rs.randn(4, 32, 56, 56).astype(np.float32)).requires_grad_()
     F = L.nn.functional
 
@@ -35,6 +37,12 @@ def cases(L):
                                                                     antialias=True),
         "bicubic antialias -> 224x224 of 3x512x512": lambda: F.interpolate(img, size=(224, 224), mode="bicubic",
                                                                            antialias=True),
+        "uint8 bilinear antialias -> 224x224 of 4x3x512x512": lambda: F.interpolate(img8, size=(224, 224),
+                                                                                  mode="bilinear", antialias=True),
+        "uint8 bicubic antialias -> 224x224 of 4x3x512x512": lambda: F.interpolate(img8, size=(224, 224),
+                                                                                 mode="bicubic", antialias=True),
+        "uint8 bicubic antialias 1.6x 2x16x128x128": lambda: F.interpolate(feat8, scale_factor=1.6, mode="bicubic",
+                                                                         antialias=True),
         "bilinear antialias fwd+bwd 0.5x 4x32x56x56": bwd(scale_factor=0.5, mode="bilinear", antialias=True),
     }
 

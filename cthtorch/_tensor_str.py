@@ -1,7 +1,9 @@
 """Tensor repr/str in PyTorch's exact format, and the print options that steer it.
 
-The numbers are read once through numpy (detach -> cpu -> float32 for the
-16-bit floats -> numpy); everything after that is plain Python string work.
+The formatter's statistics (largest/smallest magnitudes, whole values) and the
+summarised entries are computed with cthtorch's own ops, as torch's _tensor_str
+does; the shown values are then read once (tolist) and the rest is plain
+Python string work.
 
 How a tensor prints:
   * above `threshold` elements, every dimension longer than 2*edgeitems shows
@@ -91,7 +93,7 @@ class _Formatter:
     """One width and one style for every value printed from a tensor."""
 
     def __init__(self, values, floating):
-        # values: flat numpy array of the values that will be shown
+        # values: flat tensor of the values that will be shown
         self.floating = floating
         self.int_mode = True
         self.sci_mode = False
@@ -100,14 +102,13 @@ class _Formatter:
             for v in values.tolist():
                 self.width = max(self.width, len(str(v)))
             return
-        import numpy as np
-        vals = values[np.isfinite(values) & (values != 0)].astype(np.float64)
-        if vals.size == 0:
+        vals = values[values.isfinite() & (values != 0)].double()
+        if vals.numel() == 0:
             # only zeros/nan/inf: keep int mode and ignore a forced sci_mode, as PyTorch does
             return
-        mags = np.abs(vals)
-        lo, hi = float(mags.min()), float(mags.max())
-        self.int_mode = bool(np.all(vals == np.ceil(vals)))
+        mags = vals.abs()
+        lo, hi = mags.min().item(), mags.max().item()
+        self.int_mode = bool((vals == vals.ceil()).all().item())
         if PRINT_OPTS.sci_mode is None:
             self.sci_mode = hi / lo > 1000.0 or hi > 1.0e8 or lo < 1.0e-4
         else:
@@ -136,26 +137,27 @@ class _Formatter:
         return " " * (self.width - len(text)) + text
 
 
-def _numpy_of(tensor):
-    """The tensor's values as a numpy array (16-bit floats widened to float32)."""
+def _values_of(tensor):
+    """The tensor's values on the CPU, without autograd (16-bit floats widened to float32)."""
     t = tensor.detach()
     device = getattr(t, "device", None)
     if device is not None and device.type != "cpu":
         t = t.cpu()
     if str(t.dtype) in ("torch.float16", "torch.bfloat16"):
         t = t.float()
-    return t.numpy()
+    return t
 
 
 def _shown(arr, edge):
     """The entries a summarised print shows: each axis longer than 2*edge keeps its
-    first and last `edge` entries. Returns (array, per-axis 'was cut' flags)."""
-    import numpy as np
+    first and last `edge` entries. Returns (tensor, per-axis 'was cut' flags)."""
+    import cthtorch
     cuts = []
     for axis, n in enumerate(arr.shape):
         cut = n > 2 * edge
         if cut:
-            arr = np.take(arr, list(range(edge)) + list(range(n - edge, n)), axis=axis)
+            keep = cthtorch.tensor(list(range(edge)) + list(range(n - edge, n)), dtype=cthtorch.int64)
+            arr = arr.index_select(axis, keep)
         cuts.append(cut)
     return arr, cuts
 
@@ -185,12 +187,12 @@ def _nested(rows, cuts, indent, fmt):
 
 def _tensor_str(tensor, indent):
     """The bracketed contents of a non-empty tensor ('[1, 2]', or '1.5' for 0-d)."""
-    arr = _numpy_of(tensor)
-    floating = arr.dtype.kind == "f"
-    if arr.ndim == 0:
+    arr = _values_of(tensor)
+    floating = arr.dtype.is_floating_point
+    if arr.dim() == 0:
         return _Formatter(arr.reshape(-1), floating).format(arr.item())
-    cuts = [False] * arr.ndim
-    if arr.size > PRINT_OPTS.threshold:
+    cuts = [False] * arr.dim()
+    if arr.numel() > PRINT_OPTS.threshold:
         if not PRINT_OPTS.edgeitems:
             return "[...]"
         arr, cuts = _shown(arr, PRINT_OPTS.edgeitems)

@@ -84,12 +84,11 @@ def test_registered_entries_are_what_the_namespaces_hold():
 
 
 # Modules that import numpy. Interop: conversions at the boundary (.numpy(),
-# printing reads values through .numpy(),
 # from_numpy, datasets reading files, PIL images, collate, pickling).
 # utils/tensorboard/_summary.py: values leaving for TensorBoard's protobufs and
 # PNGs (histogram buckets, image bytes), as torch.utils.tensorboard does
 INTEROP = {
-    "cthtorch/utils/tensorboard/_summary.py", "cthtorch/_tensor_str.py", "cthtorch/utils/data/_collate.py",
+    "cthtorch/utils/tensorboard/_summary.py", "cthtorch/utils/data/_collate.py",
     "cthtorch/serialization.py", "cthtorch/_legacy_storage.py", "cthtorch/utils/data/_worker.py",
     "cthtorch/vision/datasets/cifar.py", "cthtorch/vision/datasets/mnist.py",
     "cthtorch/vision/transforms/functional.py",

@@ -68,6 +68,28 @@ def test_cat_out_and_big():
     _same(ct.stack([c, c], 1, out=ct.empty(0)), torch.stack([t, t], 1, out=torch.empty(0)))
 
 
+@pytest.mark.parametrize("threads", [1, 2])
+def test_cat_large_outputs_streamed(threads):
+    """outputs of 4 MB or more are written with streaming stores (unaligned heads and tails by memcpy):
+    odd row lengths and byte sizes put the pieces at every alignment"""
+    rs = np.random.RandomState(1)
+    saved = ct.get_num_threads()
+    ct.set_num_threads(threads)
+    try:
+        for shape, dtype in (((300, 5001), np.float32), ((97, 20011), np.uint8), ((1031, 523), np.float64)):
+            xs = [rs.randint(0, 250, size=(shape[0], shape[1] + i)).astype(dtype) for i in range(3)]
+            got = ct.cat([ct.from_numpy(x) for x in xs], 1).numpy()
+            assert np.array_equal(got, np.concatenate(xs, 1))
+            ys = [x[:, :shape[1]] for x in xs]
+            got = ct.cat([ct.from_numpy(np.ascontiguousarray(y)) for y in ys], 0).numpy()
+            assert np.array_equal(got, np.concatenate(ys, 0))
+            o = ct.empty(0, dtype=ct.from_numpy(xs[0]).dtype)
+            ct.cat([ct.from_numpy(x) for x in xs], 1, out=o)
+            assert np.array_equal(o.numpy(), np.concatenate(xs, 1))
+    finally:
+        ct.set_num_threads(saved)
+
+
 def test_hstack_family():
     (ta, ca), (tb, cb) = _pair((2, 3), "float32"), _pair((3,), "float32", 1)
     for f in ("hstack", "vstack", "row_stack", "dstack", "column_stack"):

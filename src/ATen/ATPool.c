@@ -22,6 +22,16 @@ static int64_t pool_out(int64_t in, int64_t k, int64_t s, int64_t p, int64_t d, 
 }
 
 typedef struct { int64_t P, H, W, OH, OW, KH, KW, SH, SW, PH, PW, DH, DW; } PoolGeom;
+/* pooling over three spatial dims (D, H, W); the 2-d kernels run as its D = 1 case */
+typedef struct { int64_t P, in[3], out[3], k[3], s[3], p[3], d[3]; } Pool3Geom;
+
+static Pool3Geom pool_geom_as_3d(const PoolGeom *g) {
+  return (Pool3Geom){ .P = g->P, .in = { 1, g->H, g->W }, .out = { 1, g->OH, g->OW }, .k = { 1, g->KH, g->KW },
+                      .s = { 1, g->SH, g->SW }, .p = { 0, g->PH, g->PW }, .d = { 1, g->DH, g->DW } };
+}
+/* average pooling (or its backward) of src over the trailing nsp (2 or 3) dims of input's shape */
+static THTensor *avg_pool_run(const THTensor *src, const THTensor *input, const Pool3Geom *g, int nsp, bool cip,
+                              ATOptInt divisor, bool bwd);
 
 static int pool_geom(const THTensor *x, const ATIntList *k, const ATIntList *s, const ATIntList *p,
                      const ATIntList *d, bool ceil_mode, PoolGeom *g, const char *name) {
@@ -76,46 +86,62 @@ static void out_sizes(const THTensor *x, int64_t OH, int64_t OW, int64_t *sizes)
   sizes[x->ndim - 1] = OW;
 }
 
-/* One plane of max pooling in the compute type T. Each output's window is
- * visited in torch's order (kh, then kw), but tap by tap over the whole
- * output plane, so the inner loop runs along a row and vectorizes. As torch's
- * kernel: the window's first valid element starts as the pick, a later
- * element wins if it is larger or NaN, and indices are flat offsets into the
- * input plane. */
-#define MAXPOOL_PLANE(T)                                                                      \
-  static void maxpool_plane_##T(const T *x, T *y, int64_t *id, const PoolGeom *g) {         \
-    for (int64_t oh = 0; oh < g->OH; oh++) {                                                 \
-      int64_t ih0 = oh * g->SH - g->PH;                                                      \
-      while (ih0 < 0) ih0 += g->DH;                                                          \
-      for (int64_t ow = 0; ow < g->OW; ow++) {                                               \
-        int64_t iw0 = ow * g->SW - g->PW;                                                    \
-        while (iw0 < 0) iw0 += g->DW;                                                        \
-        y[oh * g->OW + ow] = -INFINITY;                                                      \
-        id[oh * g->OW + ow] = ih0 * g->W + iw0;                                              \
-      }                                                                                      \
-    }                                                                                        \
-    for (int64_t kh = 0; kh < g->KH; kh++)                                                   \
-      for (int64_t kw = 0; kw < g->KW; kw++) {                                               \
-        int64_t iw0 = kw * g->DW - g->PW;   /* input column of output column 0 */            \
-        int64_t lo, hi;                                                                      \
-        at_window_cols(iw0, g->W, g->SW, g->OW, &lo, &hi);                                   \
-        for (int64_t oh = 0; oh < g->OH; oh++) {                                             \
-          int64_t ih = oh * g->SH - g->PH + kh * g->DH;                                      \
-          if (ih < 0 || ih >= g->H) continue;                                                \
-          const T *row = x + ih * g->W + iw0;                                                \
-          T *yb = y + oh * g->OW;                                                            \
-          int64_t *ib = id + oh * g->OW, base = ih * g->W + iw0, sw = g->SW;                 \
-          for (int64_t ow = lo; ow < hi; ow++) {                                             \
-            T v = row[ow * sw];                                                              \
-            int take = (v > yb[ow]) | (v != v);                                              \
-            yb[ow] = take ? v : yb[ow];                                                      \
-            ib[ow] = take ? base + ow * sw : ib[ow];                                          \
-          }                                                                                  \
-        }                                                                                    \
-      }                                                                                      \
+
+/* One plane of max pooling over D x H x W (2-d pooling is the D = 1 case), in
+ * the compute type T: float, double, or int64 for the integer dtypes. Each
+ * output's window is visited in torch's order (kt, kh, kw), but tap by tap
+ * over the whole output plane, so the inner loop runs along an output row
+ * and vectorizes. As torch's kernels: the window's first valid element
+ * starts as the pick, a later element wins if it is larger or NaN, and
+ * indices are flat offsets into the input plane. */
+#define MAXPOOL_PLANE(T, LOWEST)                                                                       \
+  static void maxpool_plane_##T(const T *x, T *y, int64_t *id, const Pool3Geom *g) {                   \
+    const int64_t H = g->in[1], W = g->in[2], OD = g->out[0], OH = g->out[1], OW = g->out[2];          \
+    for (int64_t od = 0; od < OD; od++) {                                                              \
+      int64_t t0 = od * g->s[0] - g->p[0];                                                             \
+      while (t0 < 0) t0 += g->d[0];                                                                    \
+      for (int64_t oh = 0; oh < OH; oh++) {                                                            \
+        int64_t h0 = oh * g->s[1] - g->p[1];                                                           \
+        while (h0 < 0) h0 += g->d[1];                                                                  \
+        T *yb = y + (od * OH + oh) * OW;                                                               \
+        int64_t *ib = id + (od * OH + oh) * OW;                                                        \
+        for (int64_t ow = 0; ow < OW; ow++) {                                                          \
+          int64_t w0 = ow * g->s[2] - g->p[2];                                                         \
+          while (w0 < 0) w0 += g->d[2];                                                                \
+          yb[ow] = LOWEST;                                                                             \
+          ib[ow] = (t0 * H + h0) * W + w0;                                                             \
+        }                                                                                              \
+      }                                                                                                \
+    }                                                                                                  \
+    for (int64_t kt = 0; kt < g->k[0]; kt++)                                                           \
+      for (int64_t kh = 0; kh < g->k[1]; kh++)                                                         \
+        for (int64_t kw = 0; kw < g->k[2]; kw++) {                                                     \
+          int64_t iw0 = kw * g->d[2] - g->p[2]; /* input column of output column 0 */                  \
+          int64_t lo, hi, sw = g->s[2];                                                                \
+          at_window_cols(iw0, W, sw, OW, &lo, &hi);                                                    \
+          for (int64_t od = 0; od < OD; od++) {                                                        \
+            int64_t it = od * g->s[0] - g->p[0] + kt * g->d[0];                                        \
+            if (it < 0 || it >= g->in[0]) continue;                                                    \
+            for (int64_t oh = 0; oh < OH; oh++) {                                                      \
+              int64_t ih = oh * g->s[1] - g->p[1] + kh * g->d[1];                                      \
+              if (ih < 0 || ih >= H) continue;                                                         \
+              int64_t base = (it * H + ih) * W + iw0;                                                  \
+              const T *row = x + base;                                                                 \
+              T *yb = y + (od * OH + oh) * OW;                                                         \
+              int64_t *ib = id + (od * OH + oh) * OW;                                                  \
+              for (int64_t ow = lo; ow < hi; ow++) {                                                   \
+                T v = row[ow * sw];                                                                    \
+                int take = (v > yb[ow]) | (v != v);                                                    \
+                yb[ow] = take ? v : yb[ow];                                                            \
+                ib[ow] = take ? base + ow * sw : ib[ow];                                               \
+              }                                                                                        \
+            }                                                                                          \
+          }                                                                                            \
+        }                                                                                              \
   }
-MAXPOOL_PLANE(float)
-MAXPOOL_PLANE(double)
+MAXPOOL_PLANE(float, -INFINITY)
+MAXPOOL_PLANE(double, -INFINITY)
+MAXPOOL_PLANE(int64_t, INT64_MIN)
 
 /* max pooling of a GPU tensor (src/THC/THCPool.cu): float32/float64 planes */
 static int max_pool2d_cuda(THTensor **outs, const THTensor *input, const PoolGeom *g) {
@@ -151,16 +177,17 @@ int at_max_pool2d(THTensor **outs, const THTensor *input, const ATIntList *k, co
   THTensor *y = THTensor_new(ct, input->ndim, sz), *idx = THTensor_new(TH_Int64, input->ndim, sz);
   if (!y || !idx) { THTensor_free(x); THTensor_free(y); THTensor_free(idx); return -1; }
   int64_t *id = (int64_t *)THTensor_data(idx), HW = g.H * g.W, L = g.OH * g.OW;
+  const Pool3Geom g3 = pool_geom_as_3d(&g);
   if (ct == TH_Double) {
     const double *xd = (const double *)THTensor_data(x);
     double *yd = (double *)THTensor_data(y);
 #pragma omp parallel for if (g.P * L > 16384)
-    for (int64_t pl = 0; pl < g.P; pl++) maxpool_plane_double(xd + pl * HW, yd + pl * L, id + pl * L, &g);
+    for (int64_t pl = 0; pl < g.P; pl++) maxpool_plane_double(xd + pl * HW, yd + pl * L, id + pl * L, &g3);
   } else {
     const float *xd = (const float *)THTensor_data(x);
     float *yd = (float *)THTensor_data(y);
 #pragma omp parallel for if (g.P * L > 16384)
-    for (int64_t pl = 0; pl < g.P; pl++) maxpool_plane_float(xd + pl * HW, yd + pl * L, id + pl * L, &g);
+    for (int64_t pl = 0; pl < g.P; pl++) maxpool_plane_float(xd + pl * HW, yd + pl * L, id + pl * L, &g3);
   }
   THTensor_free(x);
   outs[0] = ct == input->dtype ? y : at_to_dtype(y, input->dtype, false);
@@ -266,17 +293,6 @@ THTensor *at_adaptive_max_pool3d_backward(const THTensor *grad, const THTensor *
   return plane_scatter(grad, input, indices, 3, "adaptive_max_pool3d_backward");
 }
 
-static int64_t avg_div(const PoolGeom *g, int64_t oh, int64_t ow, bool cip, ATOptInt divisor) {
-  if (divisor.has) return divisor.v;
-  int64_t h0 = oh * g->SH - g->PH, w0 = ow * g->SW - g->PW;
-  int64_t h1 = h0 + g->KH, w1 = w0 + g->KW;
-  int64_t ph1 = h1 < g->H + g->PH ? h1 : g->H + g->PH, pw1 = w1 < g->W + g->PW ? w1 : g->W + g->PW;
-  int64_t pool_size = (ph1 - h0) * (pw1 - w0);
-  if (cip) return pool_size;
-  int64_t a0 = h0 > 0 ? h0 : 0, b0 = w0 > 0 ? w0 : 0, a1 = h1 < g->H ? h1 : g->H, b1 = w1 < g->W ? w1 : g->W;
-  return (a1 - a0) * (b1 - b0);
-}
-
 /* ---- average pooling of GPU tensors (src/THC/THCPool.cu): src (grad for a
  * backward) as a contiguous float/double copy, the kernel writing every
  * element of a fresh dst of dst_sizes, cast back to out_dt ---- */
@@ -328,29 +344,8 @@ THTensor *at_avg_pool2d(const THTensor *input, const ATIntList *k, const ATIntLi
     return avg_pool_cuda(GPU_AVG, input, NULL, input->ndim, sz, input->dtype, geom, cip,
                          divisor.has ? divisor.v : 0, "avg_pool2d");
   }
-  THTensor *x = at_contiguous_as(input, TH_Double);
-  if (!x) return NULL;
-  int64_t sz[4];
-  out_sizes(input, g.OH, g.OW, sz);
-  THTensor *y = THTensor_new(TH_Double, input->ndim, sz), *r = NULL;
-  if (y) {
-    const double *xd = (const double *)THTensor_data(x);
-    double *yd = (double *)THTensor_data(y);
-#pragma omp parallel for if (g.P * g.OH * g.OW > 16384)
-    for (int64_t pl = 0; pl < g.P; pl++)
-      for (int64_t oh = 0; oh < g.OH; oh++)
-        for (int64_t ow = 0; ow < g.OW; ow++) {
-          double sum = 0;
-          int64_t h0 = oh * g.SH - g.PH, w0 = ow * g.SW - g.PW;
-          for (int64_t ih = h0 < 0 ? 0 : h0; ih < h0 + g.KH && ih < g.H; ih++)
-            for (int64_t iw = w0 < 0 ? 0 : w0; iw < w0 + g.KW && iw < g.W; iw++) sum += xd[pl * g.H * g.W + ih * g.W + iw];
-          int64_t dv = avg_div(&g, oh, ow, cip, divisor);
-          yd[(pl * g.OH + oh) * g.OW + ow] = dv ? sum / (double)dv : 0;
-        }
-    r = at_to_dtype(y, input->dtype, false);
-  }
-  THTensor_free(x); THTensor_free(y);
-  return r;
+  const Pool3Geom g3 = pool_geom_as_3d(&g);
+  return avg_pool_run(input, input, &g3, 2, cip, divisor, false);
 }
 
 THTensor *at_avg_pool2d_backward(const THTensor *grad, const THTensor *input, const ATIntList *k, const ATIntList *s,
@@ -366,25 +361,8 @@ THTensor *at_avg_pool2d_backward(const THTensor *grad, const THTensor *input, co
     return avg_pool_cuda(GPU_AVG_BWD, grad, input, input->ndim, input->sizes, input->dtype, geom, cip,
                          divisor.has ? divisor.v : 0, "avg_pool2d_backward");
   }
-  THTensor *gy = at_contiguous_as(grad, TH_Double), *gi = gy ? THTensor_new(TH_Double, input->ndim, input->sizes) : NULL, *r = NULL;
-  if (gi) {
-    const double *gd = (const double *)THTensor_data(gy);
-    double *gid = (double *)THTensor_data(gi);
-    memset(gid, 0, THTensor_numel(gi) * sizeof(double));
-#pragma omp parallel for if (g.P * g.OH * g.OW > 16384)
-    for (int64_t pl = 0; pl < g.P; pl++)
-      for (int64_t oh = 0; oh < g.OH; oh++)
-        for (int64_t ow = 0; ow < g.OW; ow++) {
-          int64_t dv = avg_div(&g, oh, ow, cip, divisor);
-          double v = dv ? gd[(pl * g.OH + oh) * g.OW + ow] / (double)dv : 0;
-          int64_t h0 = oh * g.SH - g.PH, w0 = ow * g.SW - g.PW;
-          for (int64_t ih = h0 < 0 ? 0 : h0; ih < h0 + g.KH && ih < g.H; ih++)
-            for (int64_t iw = w0 < 0 ? 0 : w0; iw < w0 + g.KW && iw < g.W; iw++) gid[pl * g.H * g.W + ih * g.W + iw] += v;
-        }
-    r = at_to_dtype(gi, input->dtype, false);
-  }
-  THTensor_free(gy); THTensor_free(gi);
-  return r;
+  const Pool3Geom g3 = pool_geom_as_3d(&g);
+  return avg_pool_run(grad, input, &g3, 2, cip, divisor, true);
 }
 
 /* ---- adaptive pooling over the trailing 2 (D = OD = 1) or 3 spatial dims ----
@@ -743,7 +721,6 @@ ADAPTIVE_ENTRIES(3)
 /* ---- max and average pooling over three spatial dims (T, H, W) ----
  * torch's checks, in its order: the output size per dim (stride not zero,
  * padding within half the effective kernel), then pool3d_shape_check. */
-typedef struct { int64_t P, in[3], out[3], k[3], s[3], p[3], d[3]; } Pool3Geom;
 
 /* floor division, as torch's div_rtn (the numerator may be negative) */
 static int64_t div_floor(int64_t a, int64_t b) {
@@ -835,42 +812,6 @@ static void pool3d_out_sizes(const THTensor *x, const Pool3Geom *g, int64_t *sz)
   for (int i = 0; i < 3; i++) sz[x->ndim - 3 + i] = g->out[i];
 }
 
-/* One plane of 3-d max pooling: torch's pick (the window's first valid
- * element, then any larger one or a NaN), indices flat in the plane. T is
- * the compute type: float, double, or int64 for the integer dtypes. */
-#define MAXPOOL3D_PLANE(T)                                                                             \
-  static void maxpool3d_plane_##T(const T *x, T *y, int64_t *ix, const Pool3Geom *g) {                 \
-    for (int64_t ot = 0; ot < g->out[0]; ot++) {                                                       \
-      int64_t t0 = ot * g->s[0] - g->p[0], t1 = t0 + (g->k[0] - 1) * g->d[0] + 1;                      \
-      while (t0 < 0) t0 += g->d[0];                                                                    \
-      if (t1 > g->in[0]) t1 = g->in[0];                                                                \
-      for (int64_t oh = 0; oh < g->out[1]; oh++) {                                                     \
-        int64_t h0 = oh * g->s[1] - g->p[1], h1 = h0 + (g->k[1] - 1) * g->d[1] + 1;                    \
-        while (h0 < 0) h0 += g->d[1];                                                                  \
-        if (h1 > g->in[1]) h1 = g->in[1];                                                              \
-        for (int64_t ow = 0; ow < g->out[2]; ow++) {                                                   \
-          int64_t w0 = ow * g->s[2] - g->p[2], w1 = w0 + (g->k[2] - 1) * g->d[2] + 1;                  \
-          while (w0 < 0) w0 += g->d[2];                                                                \
-          if (w1 > g->in[2]) w1 = g->in[2];                                                            \
-          int64_t best = (t0 * g->in[1] + h0) * g->in[2] + w0;                                         \
-          T bv = x[best];                                                                              \
-          for (int64_t it = t0; it < t1; it += g->d[0])                                                \
-            for (int64_t ih = h0; ih < h1; ih += g->d[1]) {                                            \
-              int64_t base = (it * g->in[1] + ih) * g->in[2];                                          \
-              for (int64_t iw = w0; iw < w1; iw += g->d[2]) {                                          \
-                T v = x[base + iw];                                                                    \
-                if (v > bv || v != v) { bv = v; best = base + iw; }                                    \
-              }                                                                                        \
-            }                                                                                          \
-          *y++ = bv;                                                                                   \
-          *ix++ = best;                                                                                \
-        }                                                                                              \
-      }                                                                                                \
-    }                                                                                                  \
-  }
-MAXPOOL3D_PLANE(float)
-MAXPOOL3D_PLANE(double)
-MAXPOOL3D_PLANE(int64_t)
 
 int at_max_pool3d(THTensor **outs, const THTensor *input, const ATIntList *k, const ATIntList *s, const ATIntList *p,
                   const ATIntList *d, bool ceil_mode) {
@@ -899,9 +840,9 @@ int at_max_pool3d(THTensor **outs, const THTensor *input, const ATIntList *k, co
   for (int64_t pl = 0; pl < g.P; pl++) {
     const void *xp = xd + pl * HW * es;
     void *yp = yd + pl * L * es;
-    if (ct == TH_Double) maxpool3d_plane_double(xp, yp, id + pl * L, &g);
-    else if (ct == TH_Float) maxpool3d_plane_float(xp, yp, id + pl * L, &g);
-    else maxpool3d_plane_int64_t(xp, yp, id + pl * L, &g);
+    if (ct == TH_Double) maxpool_plane_double(xp, yp, id + pl * L, &g);
+    else if (ct == TH_Float) maxpool_plane_float(xp, yp, id + pl * L, &g);
+    else maxpool_plane_int64_t(xp, yp, id + pl * L, &g);
   }
   THTensor_free(x);
   outs[0] = ct == input->dtype ? THTensor_retain(y) : at_to_dtype(y, input->dtype, false);
@@ -915,61 +856,76 @@ THTensor *at_max_pool3d_backward(const THTensor *grad, const THTensor *input, co
   return plane_scatter(grad, input, indices, 3, "max_pool3d_with_indices_backward");
 }
 
-/* average pooling's divisor of the window starting at (t0, h0, w0) (before
- * clamping), as torch's avg_pool3d: the override, or the window's count
- * within input + padding (count_include_pad), or within the input */
-static int64_t avg3d_div(const Pool3Geom *g, const int64_t *start, bool cip, ATOptInt divisor) {
-  if (divisor.has) return divisor.v;
-  int64_t padded = 1, inside = 1;
-  for (int i = 0; i < 3; i++) {
-    int64_t a = start[i], e = a + g->k[i];
-    int64_t pe = e < g->in[i] + g->p[i] ? e : g->in[i] + g->p[i];
-    padded *= pe - a;
-    int64_t ca = a > 0 ? a : 0, ce = e < g->in[i] ? e : g->in[i];
-    inside *= ce - ca;
-  }
-  return cip ? padded : inside;
+/* average pooling's divisor, as torch's: the override, or the window's count
+ * within input + padding (count_include_pad), or within the input. Without
+ * the override it is a product over the dims: fac[i][o] is dim i's factor
+ * for output index o. */
+static void avg_factors(const Pool3Geom *g, bool cip, int64_t *const fac[3]) {
+  for (int i = 0; i < 3; i++)
+    for (int64_t o = 0; o < g->out[i]; o++) {
+      int64_t a = o * g->s[i] - g->p[i], e = a + g->k[i];
+      int64_t pe = e < g->in[i] + g->p[i] ? e : g->in[i] + g->p[i];
+      int64_t ca = a > 0 ? a : 0, ce = e < g->in[i] ? e : g->in[i];
+      fac[i][o] = cip ? pe - a : ce - ca;
+    }
 }
 
-/* one plane of average pooling (fwd) or its adjoint (bwd: gx zeroed first),
- * summing in double */
-#define AVGPOOL3D_PLANE(T)                                                                             \
-  static void avgpool3d_plane_##T(const T *src, T *dst, const Pool3Geom *g, bool cip, ATOptInt dv, bool bwd) { \
-    if (bwd) memset(dst, 0, g->in[0] * g->in[1] * g->in[2] * sizeof(T));                               \
-    int64_t o = 0;                                                                                     \
-    for (int64_t ot = 0; ot < g->out[0]; ot++)                                                         \
+/* One plane of average pooling over D x H x W (avg_pool2d is the D = 1 case),
+ * tap by tap over the whole output plane as MAXPOOL_PLANE, so the inner loop
+ * runs along an output row and vectorizes; each output still sums its window
+ * in torch's order (kt, kh, kw) in the compute type, then divides. bwd: the
+ * adjoint (src the output's grad, dst the input's, zeroed first; v scratch of
+ * an output plane). */
+#define AVGPOOL_PLANE(T)                                                                               \
+  /* each output (or its grad) over its divisor; a zero divisor gives 0 */                            \
+  static void avg_divide_##T(T *acc, const Pool3Geom *g, int64_t *const fac[3], ATOptInt dv) {         \
+    for (int64_t od = 0, o = 0; od < g->out[0]; od++)                                                  \
       for (int64_t oh = 0; oh < g->out[1]; oh++)                                                       \
         for (int64_t ow = 0; ow < g->out[2]; ow++, o++) {                                              \
-          int64_t st[3] = { ot * g->s[0] - g->p[0], oh * g->s[1] - g->p[1], ow * g->s[2] - g->p[2] };  \
-          int64_t lo[3], hi[3];                                                                        \
-          for (int i = 0; i < 3; i++) {                                                                \
-            lo[i] = st[i] > 0 ? st[i] : 0;                                                             \
-            hi[i] = st[i] + g->k[i] < g->in[i] ? st[i] + g->k[i] : g->in[i];                           \
-          }                                                                                            \
-          int64_t div = avg3d_div(g, st, cip, dv);                                                     \
-          if (!bwd) {                                                                                  \
-            double sum = 0;                                                                            \
-            for (int64_t it = lo[0]; it < hi[0]; it++)                                                 \
-              for (int64_t ih = lo[1]; ih < hi[1]; ih++) {                                             \
-                const T *row = src + (it * g->in[1] + ih) * g->in[2];                                  \
-                for (int64_t iw = lo[2]; iw < hi[2]; iw++) sum += row[iw];                             \
+          int64_t div = dv.has ? dv.v : fac[0][od] * fac[1][oh] * fac[2][ow];                          \
+          acc[o] = div ? acc[o] / (T)div : 0;                                                          \
+        }                                                                                              \
+  }                                                                                                    \
+  static void avgpool_plane_##T(const T *src, T *dst, const Pool3Geom *g, int64_t *const fac[3], ATOptInt dv, \
+                                bool bwd, T *v) {                                                      \
+    const int64_t H = g->in[1], W = g->in[2], OD = g->out[0], OH = g->out[1], OW = g->out[2];          \
+    const int64_t L = OD * OH * OW;                                                                    \
+    T *acc = bwd ? v : dst;                                                                            \
+    if (bwd) {                                                                                         \
+      memset(dst, 0, g->in[0] * H * W * sizeof(T));                                                    \
+      memcpy(v, src, L * sizeof(T));                                                                   \
+    } else                                                                                             \
+      memset(dst, 0, L * sizeof(T));                                                                   \
+    if (bwd) avg_divide_##T(acc, g, fac, dv); /* the output's grad over its divisor */                \
+    for (int64_t kt = 0; kt < g->k[0]; kt++)                                                           \
+      for (int64_t kh = 0; kh < g->k[1]; kh++)                                                         \
+        for (int64_t kw = 0; kw < g->k[2]; kw++) {                                                     \
+          int64_t iw0 = kw - g->p[2], lo, hi, sw = g->s[2];                                            \
+          at_window_cols(iw0, W, sw, OW, &lo, &hi);                                                    \
+          for (int64_t od = 0; od < OD; od++) {                                                        \
+            int64_t it = od * g->s[0] - g->p[0] + kt;                                                  \
+            if (it < 0 || it >= g->in[0]) continue;                                                    \
+            for (int64_t oh = 0; oh < OH; oh++) {                                                      \
+              int64_t ih = oh * g->s[1] - g->p[1] + kh;                                                \
+              if (ih < 0 || ih >= H) continue;                                                         \
+              T *ab = acc + (od * OH + oh) * OW;                                                       \
+              if (!bwd) {                                                                              \
+                const T *row = src + (it * H + ih) * W + iw0;                                          \
+                for (int64_t ow = lo; ow < hi; ow++) ab[ow] += row[ow * sw];                           \
+              } else {                                                                                 \
+                T *row = dst + (it * H + ih) * W + iw0;                                                \
+                for (int64_t ow = lo; ow < hi; ow++) row[ow * sw] += ab[ow];                           \
               }                                                                                        \
-            dst[o] = div ? (T)(sum / (double)div) : 0;                                                 \
-          } else {                                                                                     \
-            T v = div ? (T)((double)src[o] / (double)div) : 0;                                         \
-            for (int64_t it = lo[0]; it < hi[0]; it++)                                                 \
-              for (int64_t ih = lo[1]; ih < hi[1]; ih++) {                                             \
-                T *row = dst + (it * g->in[1] + ih) * g->in[2];                                        \
-                for (int64_t iw = lo[2]; iw < hi[2]; iw++) row[iw] += v;                               \
-              }                                                                                        \
+            }                                                                                          \
           }                                                                                            \
         }                                                                                              \
+    if (!bwd) avg_divide_##T(dst, g, fac, dv);                                                        \
   }
-AVGPOOL3D_PLANE(float)
-AVGPOOL3D_PLANE(double)
+AVGPOOL_PLANE(float)
+AVGPOOL_PLANE(double)
 
-static THTensor *avg_pool3d_run(const THTensor *src, const THTensor *input, const Pool3Geom *g, bool cip,
-                                ATOptInt divisor, bool bwd) {
+static THTensor *avg_pool_run(const THTensor *src, const THTensor *input, const Pool3Geom *g, int nsp, bool cip,
+                              ATOptInt divisor, bool bwd) {
   if (THTensor_device(input) >= 0) {
     THError_set(TH_ERR_NOTIMPL, "avg_pool3d on CUDA is not implemented in cthtorch");
     return NULL;
@@ -977,21 +933,44 @@ static THTensor *avg_pool3d_run(const THTensor *src, const THTensor *input, cons
   /* int64 sums in double, then truncates as torch's integer division does */
   THDtype ct = input->dtype == TH_Float ? TH_Float : TH_Double;
   int64_t sz[5];
-  pool3d_out_sizes(input, g, sz);
+  memcpy(sz, input->sizes, input->ndim * sizeof(int64_t));
+  for (int i = 0; i < nsp; i++) sz[input->ndim - nsp + i] = g->out[3 - nsp + i];
   THTensor *x = at_contiguous_as(src, ct);
   THTensor *y = x ? THTensor_new(ct, input->ndim, bwd ? input->sizes : sz) : NULL, *r = NULL;
-  if (y) {
+  int64_t nfac = g->out[0] + g->out[1] + g->out[2];
+  int64_t *facbuf = y ? malloc(nfac * sizeof(int64_t)) : NULL;
+  if (y && !facbuf) THError_set(TH_ERR_MEMORY, "avg_pool: out of memory");
+  if (facbuf) {
+    int64_t *const fac[3] = { facbuf, facbuf + g->out[0], facbuf + g->out[0] + g->out[1] };
+    avg_factors(g, cip, fac);
     int64_t HW = g->in[0] * g->in[1] * g->in[2], L = g->out[0] * g->out[1] * g->out[2];
     int64_t sin = bwd ? L : HW, sout = bwd ? HW : L;
     size_t es = THDtype_size(ct);
     const char *xd = THTensor_data(x);
     char *yd = THTensor_data(y);
-#pragma omp parallel for if (g->P * (L + HW) > 16384)
-    for (int64_t pl = 0; pl < g->P; pl++) {
-      if (ct == TH_Double) avgpool3d_plane_double((const double *)(xd + pl * sin * es), (double *)(yd + pl * sout * es), g, cip, divisor, bwd);
-      else avgpool3d_plane_float((const float *)(xd + pl * sin * es), (float *)(yd + pl * sout * es), g, cip, divisor, bwd);
+    int failed = 0;
+#pragma omp parallel if (g->P > 1 && g->P * (L + HW) > 16384)
+    {
+      void *v = bwd ? malloc(L * es + 1) : NULL;   /* a backward's scratch output plane */
+      if (bwd && !v) {
+#pragma omp atomic write
+        failed = 1;
+      }
+#pragma omp for
+      for (int64_t pl = 0; pl < g->P; pl++) {
+        if (bwd && !v) continue;
+        if (ct == TH_Double)
+          avgpool_plane_double((const double *)(xd + pl * sin * es), (double *)(yd + pl * sout * es), g, fac, divisor,
+                               bwd, v);
+        else
+          avgpool_plane_float((const float *)(xd + pl * sin * es), (float *)(yd + pl * sout * es), g, fac, divisor, bwd,
+                              v);
+      }
+      free(v);
     }
-    r = ct == input->dtype ? THTensor_retain(y) : at_to_dtype(y, input->dtype, false);
+    free(facbuf);
+    if (failed) THError_set(TH_ERR_MEMORY, "avg_pool: out of memory");
+    else r = ct == input->dtype ? THTensor_retain(y) : at_to_dtype(y, input->dtype, false);
   }
   THTensor_free(x); THTensor_free(y);
   return r;
@@ -1010,7 +989,7 @@ THTensor *at_avg_pool3d(const THTensor *input, const ATIntList *k, const ATIntLi
   if ((input->ndim == 4 || input->ndim == 5) && divisor.has && divisor.v == 0) { THError_set(TH_ERR_RUNTIME, "divisor must be not zero"); return NULL; }
   Pool3Geom g;
   if (pool3d_geom(input, k, s, p, NULL, ceil_mode, true, &g) < 0 || avg_pool3d_dtype(input) < 0) return NULL;
-  return avg_pool3d_run(input, input, &g, cip, divisor, false);
+  return avg_pool_run(input, input, &g, 3, cip, divisor, false);
 }
 
 THTensor *at_avg_pool3d_backward(const THTensor *grad, const THTensor *input, const ATIntList *k, const ATIntList *s,
@@ -1025,5 +1004,5 @@ THTensor *at_avg_pool3d_backward(const THTensor *grad, const THTensor *input, co
     THError_set(TH_ERR_NOTIMPL, "\"avg_pool3d_backward_out_frame\" not implemented for '%s'", THDtype_info[grad->dtype].legacy);
     return NULL;
   }
-  return avg_pool3d_run(grad, input, &g, cip, divisor, true);
+  return avg_pool_run(grad, input, &g, 3, cip, divisor, true);
 }

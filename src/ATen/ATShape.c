@@ -9,6 +9,9 @@
 #include "ATCuda.h"
 
 #include <omp.h>
+#ifdef __AVX__
+#include <immintrin.h>
+#endif
 #include <stdlib.h>
 #include <string.h>
 
@@ -31,6 +34,30 @@ static bool legacy_empty(const THTensor *t) { return t->ndim == 1 && t->sizes[0]
 /* out (contiguous, dtype of every input, all inputs contiguous): each of the
  * `outer` rows of out is the inputs' rows side by side. Rows are cut into
  * pieces of at most SHAPE_PIECE_BYTES, and the pieces shared by the pool. */
+/* an output at least this large is written with streaming stores: it would not
+ * stay in cache anyway, and they skip reading each destination line first */
+#define SHAPE_STREAM_BYTES (4 * 1024 * 1024)
+
+/* memcpy with non-temporal stores for the 32-byte-aligned middle of dst; the
+ * caller fences (_mm_sfence) before the output is read */
+static void copy_streaming(char *dst, const char *src, size_t n) {
+#ifdef __AVX__
+  size_t head = (32 - ((uintptr_t)dst & 31)) & 31;
+  if (n < head + 64) {
+    memcpy(dst, src, n);
+    return;
+  }
+  memcpy(dst, src, head);
+  dst += head; src += head; n -= head;
+  size_t body = n & ~(size_t)31;
+  for (size_t i = 0; i < body; i += 32)
+    _mm256_stream_si256((__m256i *)(dst + i), _mm256_loadu_si256((const __m256i *)(src + i)));
+  memcpy(dst + body, src + body, n - body);
+#else
+  memcpy(dst, src, n);
+#endif
+}
+
 static int cat_contiguous(THTensor *out, const ATTensorList *ts, int dim, int64_t outer, int64_t inner_bytes) {
   int n = ts->n;
   int64_t *chunk = malloc(sizeof(int64_t) * 3 * n + 1);
@@ -103,15 +130,23 @@ static int cat_contiguous(THTensor *out, const ATTensorList *ts, int dim, int64_
   }
   int64_t total = outer * per_row;
   bool par = outer * row > SHAPE_PAR_BYTES && !omp_in_parallel();
-#pragma omp parallel for schedule(static) if (par)
-  for (int64_t w = 0; w < total; w++) {
-    int64_t o = w / per_row, k = w % per_row;
-    int i = 0;
-    while (i + 1 < n && first[i + 1] <= k) i++;
-    int64_t p = k - first[i], off = 0;
-    for (int j = 0; j < i; j++) off += chunk[j];
-    int64_t a = p * SHAPE_PIECE_BYTES, len = chunk[i] - a < SHAPE_PIECE_BYTES ? chunk[i] - a : SHAPE_PIECE_BYTES;
-    memcpy(dst + o * row + off + a, THTensor_data(ts->v[i]) + o * chunk[i] + a, (size_t)len);
+  bool stream = outer * row >= SHAPE_STREAM_BYTES;
+#pragma omp parallel if (par)
+  {
+#pragma omp for schedule(static)
+    for (int64_t w = 0; w < total; w++) {
+      int64_t o = w / per_row, k = w % per_row;
+      int i = 0;
+      while (i + 1 < n && first[i + 1] <= k) i++;
+      int64_t p = k - first[i], off = 0;
+      for (int j = 0; j < i; j++) off += chunk[j];
+      int64_t a = p * SHAPE_PIECE_BYTES, len = chunk[i] - a < SHAPE_PIECE_BYTES ? chunk[i] - a : SHAPE_PIECE_BYTES;
+      if (stream) copy_streaming(dst + o * row + off + a, THTensor_data(ts->v[i]) + o * chunk[i] + a, (size_t)len);
+      else memcpy(dst + o * row + off + a, THTensor_data(ts->v[i]) + o * chunk[i] + a, (size_t)len);
+    }
+#ifdef __AVX__
+    if (stream) _mm_sfence();   /* each thread orders its streamed stores before the region's end */
+#endif
   }
   free(chunk);
   return 0;

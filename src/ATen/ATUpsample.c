@@ -17,6 +17,9 @@
 #include "ATCuda.h"
 
 #include <omp.h>
+#ifdef __AVX2__
+#include <immintrin.h>
+#endif
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -353,6 +356,223 @@ UP_GATHER(uint16_t)
 UP_GATHER(uint32_t)
 UP_GATHER(uint64_t)
 
+/* uint8 antialias: torch's fixed-point kernel (_compute_index_ranges_int16_weights
+ * and basic_loop_aa_{horizontal,vertical}<uint8_t>, the same arithmetic as its AVX2
+ * path). The taps are the double ones; each dim's weights become int16 at the
+ * largest precision (fraction bits, < 22) whose largest weight still fits in 15
+ * bits, rounded half away from zero. A pass sums products in int32 from half a
+ * unit, shifts right by the precision and clamps to 0..255: W first, then H,
+ * each rounding to uint8, an identity dim skipped. */
+typedef struct { int16_t *w[3]; unsigned prec[3]; } UpFixed;
+
+static void up_fixed_free(UpFixed *f) {
+  for (int k = 0; k < 3; k++) free(f->w[k]);
+}
+
+static int up_fixed(UpFixed *f, const UpGeom *g, const UpTables *t) {
+  memset(f, 0, sizeof *f);
+  for (int k = 0; k < 3; k++) {
+    const UpDim *d = &t->d[k];
+    if (d->ident) continue;
+    const double *w = (const double *)d->w;
+    int64_t nw = g->out[k] * d->n;
+    double wmax = 0;
+    for (int64_t i = 0; i < nw; i++) wmax = w[i] > wmax ? w[i] : wmax;
+    unsigned p = 0;
+    for (; p < 22; p++)
+      if ((int)(0.5 + wmax * (double)(1 << (p + 1))) >= (1 << 15)) break;
+    f->prec[k] = p;
+    f->w[k] = malloc(nw * sizeof(int16_t));
+    if (!f->w[k]) {
+      up_fixed_free(f);
+      THError_set(TH_ERR_MEMORY, "upsample: out of memory");
+      return -1;
+    }
+    for (int64_t i = 0; i < nw; i++) {
+      double v = w[i] * (double)(1 << p);
+      f->w[k][i] = (int16_t)(v < 0 ? (int)(-0.5 + v) : (int)(0.5 + v));
+    }
+  }
+  return 0;
+}
+
+static inline uint8_t up_u8_round(int32_t acc, unsigned prec) {
+  acc >>= prec;   /* arithmetic shift, as torch's */
+  return (uint8_t)(acc < 0 ? 0 : acc > 255 ? 255 : acc);
+}
+
+/* o[0..len) = the rounded sum over the cnt consecutive rows from src + i0 * len
+ * (rows of len) with weights w: blocks of 64 columns summed in int32 (held in
+ * vector registers), tap by tap */
+static void up_u8_rows(const uint8_t *src, int64_t len, int64_t i0, const int16_t *w, int cnt, unsigned prec,
+                       uint8_t *o) {
+  const int32_t half = (int32_t)1 << prec >> 1;
+  for (int64_t j0 = 0; j0 < len; j0 += 64) {
+    int64_t n = len - j0 < 64 ? len - j0 : 64;
+    int32_t a[64];
+    if (n == 64) {
+      for (int j = 0; j < 64; j++) a[j] = half;
+      for (int c = 0; c < cnt; c++) {
+        const uint8_t *r = src + (i0 + c) * len + j0;
+        int32_t wc = w[c];
+        for (int j = 0; j < 64; j++) a[j] += (int32_t)r[j] * wc;
+      }
+      for (int j = 0; j < 64; j++) o[j0 + j] = up_u8_round(a[j], prec);
+    } else {
+      for (int64_t j = 0; j < n; j++) a[j] = half;
+      for (int c = 0; c < cnt; c++) {
+        const uint8_t *r = src + (i0 + c) * len + j0;
+        int32_t wc = w[c];
+        for (int64_t j = 0; j < n; j++) a[j] += (int32_t)r[j] * wc;
+      }
+      for (int64_t j = 0; j < n; j++) o[j0 + j] = up_u8_round(a[j], prec);
+    }
+  }
+}
+
+/* the W pass of rows [h0, h0 + R), R <= 16, of a plane of width W: the strip is
+ * transposed into T (W x 16) so that each output column is a sum of whole
+ * 16-byte rows of T (vectorized), into O (OW x 16), then transposed back */
+#define UP_U8_STRIP 16
+#ifdef __AVX2__
+/* dst[j * ds + i] = src[i * ss + j] over a 16 x 16 block of bytes: interleaving
+ * bytes, then pairs, quads and eights of rows */
+static void up_u8_transpose16(const uint8_t *src, int64_t ss, uint8_t *dst, int64_t ds) {
+  __m128i a[16], b[16];
+  for (int i = 0; i < 16; i++) a[i] = _mm_loadu_si128((const __m128i *)(src + i * ss));
+  for (int k = 0; k < 8; k++) {   /* rows 2k, 2k+1: columns 0-7, 8-15 */
+    b[2 * k] = _mm_unpacklo_epi8(a[2 * k], a[2 * k + 1]);
+    b[2 * k + 1] = _mm_unpackhi_epi8(a[2 * k], a[2 * k + 1]);
+  }
+  for (int m = 0; m < 4; m++)     /* rows 4m..4m+3: column quarters q at a[4m + q] */
+    for (int h = 0; h < 2; h++) {
+      a[4 * m + 2 * h] = _mm_unpacklo_epi16(b[4 * m + h], b[4 * m + 2 + h]);
+      a[4 * m + 2 * h + 1] = _mm_unpackhi_epi16(b[4 * m + h], b[4 * m + 2 + h]);
+    }
+  for (int n = 0; n < 2; n++)     /* rows 8n..8n+7: column pairs o at b[8n + o] */
+    for (int q = 0; q < 4; q++) {
+      b[8 * n + 2 * q] = _mm_unpacklo_epi32(a[8 * n + q], a[8 * n + 4 + q]);
+      b[8 * n + 2 * q + 1] = _mm_unpackhi_epi32(a[8 * n + q], a[8 * n + 4 + q]);
+    }
+  for (int o = 0; o < 8; o++) {
+    _mm_storeu_si128((__m128i *)(dst + (2 * o) * ds), _mm_unpacklo_epi64(b[o], b[8 + o]));
+    _mm_storeu_si128((__m128i *)(dst + (2 * o + 1) * ds), _mm_unpackhi_epi64(b[o], b[8 + o]));
+  }
+}
+#endif
+static void up_u8_wstrip(const uint8_t *x, int64_t W, int64_t R, const UpDim *dw, const int16_t *w16, unsigned prec,
+                         int64_t OW, uint8_t *dst, uint8_t *T, uint8_t *O) {
+  int64_t c0 = 0;
+#ifdef __AVX2__
+  if (R == UP_U8_STRIP)
+    for (; c0 + 16 <= W; c0 += 16) up_u8_transpose16(x + c0, W, T + c0 * UP_U8_STRIP, UP_U8_STRIP);
+#endif
+  for (int64_t c = c0; c < W; c++)
+    for (int64_t r = 0; r < UP_U8_STRIP; r++) T[c * UP_U8_STRIP + r] = r < R ? x[r * W + c] : 0;
+  const int32_t half = (int32_t)1 << prec >> 1;
+  const int n = dw->n;
+  for (int64_t j = 0; j < OW; j++) {
+    const int16_t *w = w16 + j * n;
+    const uint8_t *src = T + dw->idx[j * n] * UP_U8_STRIP;
+    int e = dw->cnt[j];
+#ifdef __AVX2__
+    /* gcc leaves the plain 16-wide loop scalar: 2 x 8 int32 sums, then torch's shift and a
+     * saturating pack (int32 -> int16 -> uint8 clamps to 0..255 as its clamp does) */
+    __m256i a0 = _mm256_set1_epi32(half), a1 = a0;
+    for (int c = 0; c < e; c++, src += UP_U8_STRIP) {
+      __m128i v = _mm_loadu_si128((const __m128i *)src);
+      __m256i wc = _mm256_set1_epi32(w[c]);
+      a0 = _mm256_add_epi32(a0, _mm256_mullo_epi32(_mm256_cvtepu8_epi32(v), wc));
+      a1 = _mm256_add_epi32(a1, _mm256_mullo_epi32(_mm256_cvtepu8_epi32(_mm_srli_si128(v, 8)), wc));
+    }
+    __m128i sh = _mm_cvtsi32_si128((int)prec);
+    __m256i p16 = _mm256_permute4x64_epi64(_mm256_packs_epi32(_mm256_sra_epi32(a0, sh), _mm256_sra_epi32(a1, sh)), 0xD8);
+    _mm_storeu_si128((__m128i *)(O + j * UP_U8_STRIP),
+                     _mm_packus_epi16(_mm256_castsi256_si128(p16), _mm256_extracti128_si256(p16, 1)));
+#else
+    int32_t a[UP_U8_STRIP];
+    for (int r = 0; r < UP_U8_STRIP; r++) a[r] = half;
+    for (int c = 0; c < e; c++, src += UP_U8_STRIP)
+      for (int r = 0; r < UP_U8_STRIP; r++) a[r] += (int32_t)src[r] * w[c];
+    for (int r = 0; r < UP_U8_STRIP; r++) O[j * UP_U8_STRIP + r] = up_u8_round(a[r], prec);
+#endif
+  }
+  int64_t j0 = 0;
+#ifdef __AVX2__
+  if (R == UP_U8_STRIP)
+    for (; j0 + 16 <= OW; j0 += 16) up_u8_transpose16(O + j0 * UP_U8_STRIP, UP_U8_STRIP, dst + j0, OW);
+#endif
+  for (int64_t r = 0; r < R; r++)
+    for (int64_t j = j0; j < OW; j++) dst[r * OW + j] = O[j * UP_U8_STRIP + r];
+}
+
+/* one plane of 1 x H x W (the antialiased ops are 2-d); bufA: H rows of OW,
+ * T and O: the W pass's strips */
+static void up_aa_plane_u8(const uint8_t *x, uint8_t *y, const UpGeom *g, const UpTables *t, const UpFixed *f,
+                           uint8_t *bufA, uint8_t *T, uint8_t *O) {
+  const int64_t H = g->in[1], W = g->in[2], OH = g->out[1], OW = g->out[2];
+  const UpDim *dh = &t->d[1], *dw = &t->d[2];
+  if (dh->ident && dw->ident) {
+    memcpy(y, x, H * W);
+    return;
+  }
+  const uint8_t *A = x;
+  if (!dw->ident) {
+    uint8_t *dst = dh->ident ? y : bufA;
+    /* strips of 16 rows; rows no output row reads are skipped a strip at a time */
+    for (int64_t h0 = 0; h0 < H; h0 += UP_U8_STRIP) {
+      int64_t R = H - h0 < UP_U8_STRIP ? H - h0 : UP_U8_STRIP;
+      bool any = dh->ident;
+      for (int64_t r = 0; r < R && !any; r++) any = dh->used[h0 + r];
+      if (any) up_u8_wstrip(x + h0 * W, W, R, dw, f->w[2], f->prec[2], OW, dst + h0 * OW, T, O);
+    }
+    A = dst;
+  }
+  if (!dh->ident)
+    for (int64_t oh = 0; oh < OH; oh++)
+      up_u8_rows(A, OW, dh->idx[oh * dh->n], f->w[1] + oh * dh->n, dh->cnt[oh], f->prec[1], y + oh * OW);
+}
+
+static int up_aa_planes_u8(const uint8_t *x, uint8_t *y, const UpGeom *g, const UpTables *t, const UpFixed *f) {
+  int64_t nin = g->in[1] * g->in[2], nout = g->out[1] * g->out[2];
+  size_t na = g->in[1] * g->out[2], nt = g->in[2] * UP_U8_STRIP, no = g->out[2] * UP_U8_STRIP;
+  int failed = 0;
+#pragma omp parallel if (g->P > 1 && g->P * (nin + nout) > 32768)
+  {
+    uint8_t *buf = malloc(na + nt + no);
+    if (!buf) {
+#pragma omp atomic write
+      failed = 1;
+    }
+#pragma omp for
+    for (int64_t p = 0; p < g->P; p++)
+      if (buf) up_aa_plane_u8(x + p * nin, y + p * nout, g, t, f, buf, buf + na, buf + na + nt);
+    free(buf);
+  }
+  if (failed) {
+    THError_set(TH_ERR_MEMORY, "upsample: out of memory");
+    return -1;
+  }
+  return 0;
+}
+
+static THTensor *up_aa_uint8(const THTensor *self, int mode, const UpGeom *g, bool align, const double *scales,
+                             const int64_t *sz) {
+  THTensor *y = THTensor_new(TH_UInt8, self->ndim, sz);
+  THTensor *x = y ? at_contiguous(self) : NULL, *r = NULL;
+  UpTables t;
+  if (x && up_tables(&t, g, mode, align, scales, TH_Double, true) == 0) {
+    UpFixed f;
+    if (up_fixed(&f, g, &t) == 0) {
+      if (up_aa_planes_u8(THTensor_data(x), THTensor_data(y), g, &t, &f) == 0) r = THTensor_retain(y);
+      up_fixed_free(&f);
+    }
+    up_tables_free(&t);
+  }
+  THTensor_free(x); THTensor_free(y);
+  return r;
+}
+
 typedef enum { UP_FWD, UP_BWD, UP_GATHER_ } UpKind;
 
 /* the kernel over every plane; src/dst planes are the input/output of the
@@ -410,14 +630,12 @@ static const char *const KERNEL_NAME[] = { "compute_indices_weights_nearest", "c
                                            "compute_indices_weights_linear", "compute_indices_weights_cubic" };
 
 /* the dtypes torch's CPU kernels take: floating ones, and uint8 for the nearest modes;
- * float and double for the antialiased ones (and uint8, through a fixed-point kernel
- * of torch's that cthtorch does not have) */
-static int up_check_dtype(THDtype dt, int mode, const char *name) {
+ * float, double and (forward only, fixed point) uint8 for the antialiased ones */
+static int up_check_dtype(THDtype dt, int mode, const char *name, bool fwd) {
   if (mode & AT_UP_AA) {
-    if (dt == TH_Float || dt == TH_Double) return 0;
-    if (dt == TH_UInt8)
-      THError_set(TH_ERR_NOTIMPL, "cthtorch: %s on uint8 (torch's fixed-point kernel) is not implemented; convert "
-                  "the input to float", name);
+    if (dt == TH_Float || dt == TH_Double || (fwd && dt == TH_UInt8)) return 0;
+    if (dt == TH_UInt8)   /* torch's backward kernel name: upsample_bilinear2d_aa_backward_cpu */
+      THError_set(TH_ERR_NOTIMPL, "\"%s_backward_cpu\" not implemented for 'Byte'", name + 1);
     else
       THError_set(TH_ERR_NOTIMPL, "\"compute_index_ranges_weights\" not implemented for '%s'", THDtype_info[dt].legacy);
     return -1;
@@ -473,12 +691,13 @@ THTensor *at_upsample(const THTensor *self, int mode, int nsp, const ATIntList *
                 THTensor_sizeStr(self->ndim, self->sizes, b, 256));
     return NULL;
   }
-  if (up_check_dtype(self->dtype, mode, name) < 0) return NULL;
+  if (up_check_dtype(self->dtype, mode, name, true) < 0) return NULL;
   double scales[3];
   up_scales(scales_d, scales_h, scales_w, scales);
   int64_t sz[5] = { self->sizes[0], self->sizes[1] };
   for (int d = 0; d < nsp; d++) sz[2 + d] = output_size->v[d];
   if (THTensor_device(self) >= 0) return up_cuda(false, self, self->ndim, sz, self->dtype, &g, mode, align, scales, name);
+  if ((mode & AT_UP_AA) && self->dtype == TH_UInt8) return up_aa_uint8(self, mode, &g, align, scales, sz);
   bool nearest = mode == TH_UP_NEAREST || mode == TH_UP_NEAREST_EXACT;
   THDtype ct = nearest ? self->dtype : self->dtype == TH_Double ? TH_Double : TH_Float;
   /* the output first: an impossible size fails there, before its tables */
@@ -513,7 +732,7 @@ THTensor *at_upsample_backward(const THTensor *grad, int mode, int nsp, const AT
       return NULL;
     }
   }
-  if ((mode & AT_UP_AA) && up_check_dtype(grad->dtype, mode, name) < 0) return NULL;
+  if ((mode & AT_UP_AA) && up_check_dtype(grad->dtype, mode, name, false) < 0) return NULL;
   if (!THDtype_isFloating(grad->dtype)) {
     THError_set(TH_ERR_NOTIMPL, "\"%s_backward\" not implemented for '%s'", name, THDtype_info[grad->dtype].legacy);
     return NULL;

@@ -183,9 +183,12 @@ def pad(img, padding, fill=0, padding_mode="constant"):
         from PIL import Image
         return Image.fromarray(a, mode=img.mode)
     if padding_mode == "symmetric":   # edge pixel repeated; nn.functional.pad has no such mode
-        a = img.detach().numpy()
-        widths = [(0, 0)] * (a.ndim - 2) + [(top, bottom), (left, right)]
-        return cthtorch.from_numpy(np.ascontiguousarray(np.pad(a, widths, mode="symmetric")))
+        out = img
+        for dim, (lo, hi) in ((-2, (top, bottom)), (-1, (left, right))):
+            n = out.shape[dim]   # position p of the padded axis reads p mirrored with period 2n (edge kept)
+            idx = [p % (2 * n) if p % (2 * n) < n else 2 * n - 1 - p % (2 * n) for p in range(-lo, n + hi)]
+            out = out.index_select(dim, cthtorch.tensor(idx, dtype=cthtorch.int64))
+        return out
     mode = {"constant": "constant", "edge": "replicate", "reflect": "reflect"}[padding_mode]
     x = img.unsqueeze(0) if img.dim() == 3 else img
     out = cthtorch.nn.functional.pad(x.float() if mode != "constant" and not x.is_floating_point() else x,
