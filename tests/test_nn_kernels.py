@@ -69,6 +69,16 @@ def test_softmax_masked_and_underflowing_rows(dt, log):
     close(xa.grad, xb.grad, 1e-5)
 
 
+@pytest.mark.parametrize("dt, gap", [(np.float32, -86.5), (np.float64, -707.5)])
+def test_softmax_keeps_tiny_normal_values(dt, gap):
+    # the underflow guard zeroes only what would be subnormal: exp(gap), still a normal number,
+    # is kept at torch's value (relative), not flushed to 0
+    x = np.array([[0.0, gap, gap - 0.4, -1.0]], dtype=dt)
+    ya, yb = ct.tensor(x).softmax(1).numpy(), torch.tensor(x).softmax(1).numpy()
+    assert ya[0, 1] > 0 and ya[0, 2] > 0
+    np.testing.assert_allclose(ya, yb, rtol=1e-5, atol=0)
+
+
 @pytest.mark.parametrize("reduction", [0, 1, 2])
 @pytest.mark.parametrize("weighted", [False, True])
 def test_nll_loss(reduction, weighted):

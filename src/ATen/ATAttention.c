@@ -38,10 +38,6 @@ static inline bool attn_keep(const AttnGeo *g, int64_t b, int64_t h, int64_t i, 
   return (double)(x >> 11) * 0x1.0p-53 >= g->p;
 }
 
-/* exp_score's lower bound on exp's argument, per dtype; volatile so the compiler cannot fold
- * exp of it (see exp_score) */
-static volatile float exp_lo_f32 = -80.0f;
-static volatile double exp_lo_f64 = -700.0;
 
 #define T float
 #define SFX f32
@@ -271,16 +267,6 @@ done:
 #define CAT(a, b) CAT2(a, b)
 #define FN(name) CAT(name, SFX)
 
-/* exp(x) of a score minus its row's max (x <= 0). libm's exp leaves its fast path where the
- * result underflows (masked scores' -inf, scores far below the max), several times slower per
- * call, so its argument is held at or above lo (-80 in float, -700 in double) and a result that
- * small gives 0: that drops values under 2e-35 (float) or 1e-304 (double), which the row's sum
- * of at least 1 cannot tell apart. lo comes from a volatile read: as a constant, the compiler
- * folds exp(lo) to the 0 it gives and calls exp on the unclamped x. */
-static inline T FN(exp_score)(T x, T lo) {
-  T e = TH_EXP(x < lo ? lo : x);
-  return e < (T)(DBL ? 1e-304 : 2e-35) ? 0 : e;
-}
 
 /* the columns row i of a causal block attends to (the rest are -inf) */
 static inline int64_t FN(live_cols)(const AttnGeo *g, int64_t i, int64_t Sc) {
@@ -329,7 +315,7 @@ static void FN(fwd_block)(const AttnGeo *g, int64_t b, int64_t h, int64_t i0, in
     return;
   }
   FN(scores)(g, b, h, i0, nb, Sc, s);
-  T rs = (T)(1.0 / (1.0 - g->p)), lo = FN(exp_lo);
+  T rs = (T)(1.0 / (1.0 - g->p)), lo = TH_EXP_NONPOS_LO(T);
   for (int64_t r = 0; r < nb; r++) {
     T *row = s + r * Sc, mx = -INFINITY, sum = 0;
     int64_t n = FN(live_cols)(g, i0 + r, Sc);   /* columns n.. are causal-cut: P is 0 there */
@@ -340,7 +326,7 @@ static void FN(fwd_block)(const AttnGeo *g, int64_t b, int64_t h, int64_t i0, in
       continue;
     }
 #pragma omp simd reduction(+:sum)
-    for (int64_t j = 0; j < n; j++) { T e = FN(exp_score)(row[j] - mx, lo); row[j] = e; sum += e; }
+    for (int64_t j = 0; j < n; j++) { T e = TH_EXP_NONPOS(row[j] - mx, lo); row[j] = e; sum += e; }
     memset(row + n, 0, (Sc - n) * sizeof(T));
     ls[r] = mx + (T)log((double)sum);
     T inv = (T)1 / sum;
@@ -364,7 +350,7 @@ static void FN(bwd_head)(const AttnGeo *g, int64_t b, int64_t hk, const T *go, i
   memset(dkh, 0, S * E * sizeof(T));
   memset(dvh, 0, S * Ev * sizeof(T));
   const T *k = (const T *)g->k + b * g->kb + hk * g->kh, *v = (const T *)g->v + b * g->vb + hk * g->vh;
-  T rs = (T)(1.0 / (1.0 - g->p)), lo = FN(exp_lo);
+  T rs = (T)(1.0 / (1.0 - g->p)), lo = TH_EXP_NONPOS_LO(T);
   for (int64_t h = hk * grp; h < (hk + 1) * grp; h++)
     for (int64_t i0 = 0; i0 < L; i0 += nbmax) {
       int64_t nb = L - i0 < nbmax ? L - i0 : nbmax, Sc = g->causal ? (i0 + nb < S ? i0 + nb : S) : S;
@@ -382,7 +368,7 @@ static void FN(bwd_head)(const AttnGeo *g, int64_t b, int64_t hk, const T *go, i
         T *row = s + r * Sc, l = ls[r];
         int64_t n = l == -INFINITY ? 0 : FN(live_cols)(g, i0 + r, Sc);
 #pragma omp simd
-        for (int64_t j = 0; j < n; j++) row[j] = FN(exp_score)(row[j] - l, lo);
+        for (int64_t j = 0; j < n; j++) row[j] = TH_EXP_NONPOS(row[j] - l, lo);
         memset(row + n, 0, (Sc - n) * sizeof(T));
       }
       const T *pd = s;

@@ -32,45 +32,34 @@ static void split_dims(const THTensor *t, int64_t d, int64_t *outer, int64_t *D,
   for (int i = d + 1; i < t->ndim; i++) *inner *= t->sizes[i];
 }
 
-/* exp(a) for a <= 0 (an entry minus its row's max, a log-probability). libmvec's vector exp
- * leaves its fast path for a lane whose result underflows (a masked entry's -inf, a score far
- * below the max), ~10x slower, so exp's argument is held at or above lo (-80 in float, -700 in
- * double) and a result that small gives 0: that drops values under 2e-35 (float) or 1e-304
- * (double), which a row sum of at least 1 cannot tell apart. lo is read at run time: as a
- * constant, the compiler folds exp(lo) to the 0 it gives and calls exp on the unclamped a. */
-static volatile float th_exp_lo_float = -80.0f;
-static volatile double th_exp_lo_double = -700.0;
-static inline float th_exp_floor_float(float e) { return e < 2e-35f ? 0 : e; }
-static inline double th_exp_floor_double(double e) { return e < 1e-304 ? 0 : e; }
-#define EXP_NONPOS(EXP, T, a) th_exp_floor_##T(EXP((a) < lo ? lo : (a)))
 
 /* softmax over a contiguous row (inner == 1, the common case): each pass is
  * an omp simd loop, so exp runs vectorized (libmvec); sums stay in double.
  * A NaN anywhere in the row makes the sum, and so the whole row, NaN. */
-#define SOFTMAX_ROW(T, EXP)                                                       \
+#define SOFTMAX_ROW(T)                                                            \
   static void softmax_row_##T(const T *xs, T *ys, int64_t D, bool islog) {            \
     T mx = -INFINITY;                                                                  \
-    const T lo = th_exp_lo_##T;                                                        \
+    const T lo = TH_EXP_NONPOS_LO(T);                                                        \
     _Pragma("omp simd reduction(max:mx)")                                              \
     for (int64_t d = 0; d < D; d++) mx = xs[d] > mx ? xs[d] : mx;                      \
     if (isinf(mx) && mx < 0) mx = 0;                                                   \
     double sum = 0;                                                                    \
     if (islog) {                                                                       \
       _Pragma("omp simd reduction(+:sum)")                                             \
-      for (int64_t d = 0; d < D; d++) sum += EXP_NONPOS(EXP, T, xs[d] - mx); \
+      for (int64_t d = 0; d < D; d++) sum += TH_EXP_NONPOS(xs[d] - mx, lo); \
       T lse = (T)(mx + log(sum));                                                      \
       _Pragma("omp simd")                                                              \
       for (int64_t d = 0; d < D; d++) ys[d] = xs[d] - lse;                             \
     } else {                                                                           \
       _Pragma("omp simd reduction(+:sum)")                                             \
-      for (int64_t d = 0; d < D; d++) { T e = EXP_NONPOS(EXP, T, xs[d] - mx); ys[d] = e; sum += e; } \
+      for (int64_t d = 0; d < D; d++) { T e = TH_EXP_NONPOS(xs[d] - mx, lo); ys[d] = e; sum += e; } \
       T inv = (T)(1.0 / sum);                                                          \
       _Pragma("omp simd")                                                              \
       for (int64_t d = 0; d < D; d++) ys[d] *= inv;                                    \
     }                                                                                  \
   }
-SOFTMAX_ROW(float, expf)
-SOFTMAX_ROW(double, exp)
+SOFTMAX_ROW(float)
+SOFTMAX_ROW(double)
 
 #define SOFTMAX_FWD(T)                                                                 \
   static void softmax_fwd_##T(const T *x, T *y, int64_t outer, int64_t D, int64_t inner, bool islog) { \
@@ -139,7 +128,7 @@ THTensor *at_softmax(const THTensor *self, int64_t dim, THDtype dtype, bool log)
 }
 
 /* softmax: dx = y * (dy - sum(dy * y)); log_softmax: dx = dy - exp(y) * sum(dy) */
-#define SOFTMAX_BWD(T, EXP)                                                            \
+#define SOFTMAX_BWD(T)                                                                 \
   static void softmax_bwd_##T(const T *g, const T *y, T *dx, int64_t outer, int64_t D, int64_t inner, bool islog) { \
     if (inner == 1) {   /* contiguous rows: simd passes, as the forward */            \
       _Pragma("omp parallel for if (outer * D > 32768)")                              \
@@ -147,12 +136,12 @@ THTensor *at_softmax(const THTensor *self, int64_t dim, THDtype dtype, bool log)
         const T *gr = g + o * D, *yr = y + o * D; T *dr = dx + o * D;                  \
         double s = 0;                                                                  \
         if (islog) {                                                                   \
-          const T lo = th_exp_lo_##T;                                                  \
+          const T lo = TH_EXP_NONPOS_LO(T);                                                  \
           _Pragma("omp simd reduction(+:s)")                                           \
           for (int64_t d = 0; d < D; d++) s += gr[d];                                  \
           T st = (T)s;                                                                 \
           _Pragma("omp simd")                                                          \
-          for (int64_t d = 0; d < D; d++) dr[d] = gr[d] - EXP_NONPOS(EXP, T, yr[d]) * st; \
+          for (int64_t d = 0; d < D; d++) dr[d] = gr[d] - TH_EXP_NONPOS(yr[d], lo) * st; \
         } else {                                                                       \
           _Pragma("omp simd reduction(+:s)")                                           \
           for (int64_t d = 0; d < D; d++) s += (double)gr[d] * yr[d];                  \
@@ -179,8 +168,8 @@ THTensor *at_softmax(const THTensor *self, int64_t dim, THDtype dtype, bool log)
         }                                                                              \
       }                                                                                \
   }
-SOFTMAX_BWD(float, expf)
-SOFTMAX_BWD(double, exp)
+SOFTMAX_BWD(float)
+SOFTMAX_BWD(double)
 
 THTensor *at_softmax_backward(const THTensor *grad, const THTensor *output, int64_t dim, bool log) {
   int64_t d;

@@ -133,6 +133,24 @@ static inline THHalf th_float2half(float f) {
   return h;
 }
 #endif
+/* n halves to floats and back, eight per instruction with F16C: loops over the one-element
+ * conversions above stay scalar (gcc does not vectorize them), so float16 elementwise loops
+ * convert a chunk, compute in float, and convert back (THLoops.h) */
+static inline void th_half2float_n(const THHalf *h, float *f, int64_t n) {
+  int64_t i = 0;
+#if defined(__F16C__) && !defined(__CUDACC__)
+  for (; i + 8 <= n; i += 8) _mm256_storeu_ps(f + i, _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)(h + i))));
+#endif
+  for (; i < n; i++) f[i] = th_half2float(h[i]);
+}
+static inline void th_float2half_n(const float *f, THHalf *h, int64_t n) {
+  int64_t i = 0;
+#if defined(__F16C__) && !defined(__CUDACC__)
+  for (; i + 8 <= n; i += 8)
+    _mm_storeu_si128((__m128i *)(h + i), _mm256_cvtps_ph(_mm256_loadu_ps(f + i), _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC));
+#endif
+  for (; i < n; i++) h[i] = th_float2half(f[i]);
+}
 static inline float th_bf2float(THBFloat16 b) {
   union { uint32_t u; float f; } v = { (uint32_t)b.x << 16 };
   return v.f;
@@ -144,6 +162,10 @@ static inline THBFloat16 th_float2bf(float f) {
   uint32_t rounding = 0x7fff + ((v.u >> 16) & 1);  /* round to nearest even */
   b.x = (uint16_t)((v.u + rounding) >> 16);
   return b;
+}
+
+static inline void th_bf2float_n(const THBFloat16 *b, float *f, int64_t n) {
+  for (int64_t i = 0; i < n; i++) f[i] = th_bf2float(b[i]);
 }
 
 #ifdef __cplusplus

@@ -109,6 +109,7 @@
 #define compute_t float
 #define TH_DTYPE TH_Half
 #define TH_REAL_IS_REDUCED 1
+#define TH_REAL_IS_HALF 1
 #define TOC(x) th_half2float(x)
 #define FROMC(v) th_float2half((float)(v))
 #include TH_GENERIC_FILE
@@ -116,6 +117,7 @@
 #undef scalar_t
 #undef compute_t
 #undef TH_DTYPE
+#undef TH_REAL_IS_HALF
 #undef TOC
 #undef FROMC
 

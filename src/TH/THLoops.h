@@ -30,10 +30,45 @@ static inline void th_kernel_fail(int code) {
 #define TH_ARG(k) ((compute_t)((const THOpArgs *)extra)->i[k])
 #endif
 
+/* The contiguous branches of the loops below, TH_CONTIG((chunked), (plain)): float16 takes
+ * the chunked form (its inputs converted TH_CHUNK at a time into float buffers by F16C, EXPR
+ * over those, the result converted back), every other dtype the plain indexed loop. */
+#undef TH_CONTIG
+#ifdef TH_REAL_IS_HALF
+#define TH_CONTIG(CHUNKED, PLAIN) TH_UNPAREN CHUNKED
+#else
+#define TH_CONTIG(CHUNKED, PLAIN) TH_UNPAREN PLAIN
+#endif
+
 #ifndef TH_LOOP_MACROS
 #define TH_LOOP_MACROS
+/* gcc cannot see that TH_CHUNKED's LOAD wrote the m elements its loop reads, and warns at
+ * the lines of these macros, so the warning is off for this block */
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
 
 #define TH_S ((int64_t)sizeof(scalar_t))
+#define TH_UNPAREN(...) __VA_ARGS__
+/* float16's chunked contiguous loop (see TH_CONTIG): LOAD fills the float buffers ca_/cb_ with
+ * elements i0 .. i0+m, ELEM declares EXPR's operands from them. A float16 result goes back by
+ * th_float2half_n; a bool one (comparisons) is stored directly. */
+#define TH_CHUNK 256
+#define TH_HALF_LOAD(P, BUF) th_half2float_n((const THHalf *)(const void *)(P) + i0, BUF, m);
+#define TH_CHUNKED(OTYPE, OFROM, LOAD, ELEM, EXPR, SIMD)                        \
+  for (int64_t i0 = 0; i0 < n; i0 += TH_CHUNK) {                                \
+    const int64_t m = n - i0 < TH_CHUNK ? n - i0 : TH_CHUNK;                    \
+    float ca_[TH_CHUNK], cb_[TH_CHUNK], co_[TH_CHUNK];                          \
+    (void)ca_; (void)cb_;                                                       \
+    LOAD                                                                        \
+    if (sizeof(OTYPE) == sizeof(THHalf)) {                                      \
+      SIMD                                                                      \
+      for (int64_t i = 0; i < m; i++) { ELEM co_[i] = (float)(EXPR); }          \
+      th_float2half_n(co_, (THHalf *)(void *)o + i0, m);                        \
+    } else {                                                                    \
+      for (int64_t i = 0; i < m; i++) { ELEM o[i0 + i] = OFROM(EXPR); }         \
+    }                                                                           \
+  }
+
 /* The loops read op arguments (TH_ARG) from a local copy: read through the
  * caller's pointer, GCC reloaded them after every store to the output (they
  * might alias) and would not vectorize, e.g. leaky_relu's slope. */
@@ -52,8 +87,10 @@ static inline void th_kernel_fail(int code) {
     char *po = data[0], *pa = data[1];                                          \
     if (st[0] == TH_S && st[1] == TH_S) {                                       \
       scalar_t *o = (scalar_t *)po; const scalar_t *a = (const scalar_t *)pa;   \
-      SIMD                                                                      \
-      for (int64_t i = 0; i < n; i++) { compute_t x = TOC(a[i]); o[i] = FROMC(EXPR); } \
+      TH_CONTIG((TH_CHUNKED(scalar_t, FROMC, th_half2float_n((const THHalf *)(const void *)a + i0, ca_, m);, \
+                            compute_t x = ca_[i];, EXPR, SIMD)),               \
+                (SIMD                                                           \
+                 for (int64_t i = 0; i < n; i++) { compute_t x = TOC(a[i]); o[i] = FROMC(EXPR); })) \
     } else {                                                                    \
       for (int64_t i = 0; i < n; i++) {                                         \
         compute_t x = TOC(TH_AT(pa, st[1], i)); TH_AT(po, st[0], i) = FROMC(EXPR); \
@@ -73,14 +110,18 @@ static inline void th_kernel_fail(int code) {
     OTYPE *o = (OTYPE *)po;                                                     \
     if (so == (int64_t)sizeof(OTYPE) && sa == S && sb == S) {                   \
       const scalar_t *A = (const scalar_t *)pa, *B = (const scalar_t *)pb;      \
-      SIMD                                                                      \
-      for (int64_t i = 0; i < n; i++) { compute_t a = TOC(A[i]), b = TOC(B[i]); o[i] = OFROM(EXPR); } \
+      TH_CONTIG((TH_CHUNKED(OTYPE, OFROM, TH_HALF_LOAD(A, ca_) TH_HALF_LOAD(B, cb_), \
+                            compute_t a = ca_[i]; compute_t b = cb_[i];, EXPR, SIMD)), \
+                (SIMD                                                           \
+                 for (int64_t i = 0; i < n; i++) { compute_t a = TOC(A[i]), b = TOC(B[i]); o[i] = OFROM(EXPR); })) \
     } else if (so == (int64_t)sizeof(OTYPE) && sa == S && sb == 0) {            \
       const scalar_t *A = (const scalar_t *)pa; const compute_t b = TOC(*(const scalar_t *)pb); \
-      for (int64_t i = 0; i < n; i++) { compute_t a = TOC(A[i]); o[i] = OFROM(EXPR); } \
+      TH_CONTIG((TH_CHUNKED(OTYPE, OFROM, TH_HALF_LOAD(A, ca_), compute_t a = ca_[i];, EXPR, SIMD)), \
+                (for (int64_t i = 0; i < n; i++) { compute_t a = TOC(A[i]); o[i] = OFROM(EXPR); })) \
     } else if (so == (int64_t)sizeof(OTYPE) && sa == 0 && sb == S) {            \
       const scalar_t *B = (const scalar_t *)pb; const compute_t a = TOC(*(const scalar_t *)pa); \
-      for (int64_t i = 0; i < n; i++) { compute_t b = TOC(B[i]); o[i] = OFROM(EXPR); } \
+      TH_CONTIG((TH_CHUNKED(OTYPE, OFROM, TH_HALF_LOAD(B, cb_), compute_t b = cb_[i];, EXPR, SIMD)), \
+                (for (int64_t i = 0; i < n; i++) { compute_t b = TOC(B[i]); o[i] = OFROM(EXPR); })) \
     } else {                                                                    \
       for (int64_t i = 0; i < n; i++) {                                         \
         compute_t a = TOC(TH_AT(pa, sa, i)), b = TOC(TH_AT(pb, sb, i));         \
@@ -114,4 +155,5 @@ static inline void th_kernel_fail(int code) {
       *(bool *)(data[0] + st[0] * i) = (bool)(EXPR);                            \
     }                                                                           \
   }
+#pragma GCC diagnostic pop
 #endif

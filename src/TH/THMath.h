@@ -48,6 +48,27 @@ extern double pow(double, double);
 #define TH_POW(x, y) _Generic((x), float: powf, default: pow)(x, y)
 #define TH_TANH(x) _Generic((x), float: tanhf, default: tanh)(x)
 #define TH_SIN(x) _Generic((x), float: sinf, default: sin)(x)
+
+/* exp(a) for a <= 0: an entry minus its row's max (softmax, log_softmax, attention scores).
+ * libmvec's vector exp leaves its fast path, ~10x slower, for a lane whose result is not a
+ * normal number (a masked entry's -inf, a score far below the max). So the argument is held at
+ * or above the lowest whose exp is still normal, and a result at that floor gives 0: values
+ * under 1.7e-38 (float) or 3.4e-308 (double) become 0 where libm would give subnormals, which
+ * a row sum of at least 1 cannot tell apart. Callers read the bound once per row with
+ * TH_EXP_NONPOS_LO(T): it comes through a volatile because, as a constant, the compiler folds
+ * exp(bound) to the floor's 0 and calls exp on the unclamped argument. */
+static inline float th_exp_nonpos_lo_float(void) { static volatile float lo = -87.0f; return lo; }
+static inline double th_exp_nonpos_lo_double(void) { static volatile double lo = -708.0; return lo; }
+#define TH_EXP_NONPOS_LO(T) _Generic((T)0, float: th_exp_nonpos_lo_float, default: th_exp_nonpos_lo_double)()
+static inline float th_exp_nonpos_float(float a, float lo) {
+  float e = expf(a < lo ? lo : a);
+  return e < 1.7e-38f ? 0 : e;
+}
+static inline double th_exp_nonpos_double(double a, double lo) {
+  double e = exp(a < lo ? lo : a);
+  return e < 3.4e-308 ? 0 : e;
+}
+#define TH_EXP_NONPOS(a, lo) _Generic((a), float: th_exp_nonpos_float, default: th_exp_nonpos_double)(a, lo)
 #else
 /* nvcc: C++ overloads pick the float or double function */
 #define TH_ERF(x) erf(x)

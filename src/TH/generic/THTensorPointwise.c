@@ -12,13 +12,15 @@ void THTensor_(clamp_loop)(char **data, const int64_t *st, int64_t n, const void
   if (st[0] == TH_S && st[1] == TH_S) {   /* contiguous: a select per bound vectorizes (NaN compares false) */
     scalar_t *o = (scalar_t *)data[0];
     const scalar_t *a = (const scalar_t *)data[1];
-    _Pragma("omp simd")
-    for (int64_t i = 0; i < n; i++) {
-      compute_t x = TOC(a[i]);
-      x = has_lo && (x < lo || lo != lo) ? lo : x;   /* a NaN bound gives NaN, as torch */
-      x = has_hi && (x > hi || hi != hi) ? hi : x;
-      o[i] = FROMC(x);
-    }
+    /* a NaN bound gives NaN, as torch */
+#define CLAMP_LO(x) (has_lo && ((x) < lo || lo != lo) ? lo : (x))
+#define CLAMP_HI(x) (has_hi && ((x) > hi || hi != hi) ? hi : (x))
+    TH_CONTIG((TH_CHUNKED(scalar_t, FROMC, TH_HALF_LOAD(a, ca_), compute_t x = CLAMP_LO(ca_[i]);,
+                          CLAMP_HI(x), _Pragma("omp simd"))),
+              (_Pragma("omp simd")
+               for (int64_t i = 0; i < n; i++) { compute_t x = CLAMP_LO(TOC(a[i])); o[i] = FROMC(CLAMP_HI(x)); }))
+#undef CLAMP_LO
+#undef CLAMP_HI
     return;
   }
   for (int64_t i = 0; i < n; i++) {

@@ -19,6 +19,24 @@ void THTensor_(sum_2d)(double *out_d, int64_t *out_i, const scalar_t *x, int64_t
     for (int64_t m = 0; m < M; m++) out_d[m] = THTensor_(sum_contig)(x + m * sm, K);
     return;
   }
+#elif defined(TH_REAL_IS_REDUCED)
+  /* float16/bfloat16 rows: converted to float a block at a time (vectorized), then float32's
+   * full-sum loop over the block, blocks combined in double */
+  double THFloatTensor_sum_contig(const float *x, int64_t n);
+  if (sk == 1 && out_d) {
+    float buf[4096];
+    for (int64_t m = 0; m < M; m++) {
+      const scalar_t *row = x + m * sm;
+      double total = 0;
+      for (int64_t b = 0; b < K; b += 4096) {
+        const int64_t nb = K - b < 4096 ? K - b : 4096;
+        _Generic(row, const THHalf *: th_half2float_n, const THBFloat16 *: th_bf2float_n)(row + b, buf, nb);
+        total += THFloatTensor_sum_contig(buf, nb);
+      }
+      out_d[m] = total;
+    }
+    return;
+  }
 #endif
   if (sk == 1) {
     for (int64_t m = 0; m < M; m++) {
