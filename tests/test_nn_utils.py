@@ -153,3 +153,35 @@ def test_prune_random_amounts():
         ct.nn.utils.prune.random_unstructured(m, "bias", 1.5)
     with pytest.raises(ValueError, match="should be smaller than the number of parameters to prune"):
         ct.nn.utils.prune.l1_unstructured(m, "bias", 11)
+
+
+def test_prune_structured_and_container_match_torch():
+    """the pruning tutorial's sequence: random_unstructured, l1 on the bias, ln_structured on top (a
+    PruningContainer whose structured method sees only the kept channels), random_structured; masks equal torch's"""
+    tm, cm = torch.nn.Conv2d(3, 6, 3), ct.nn.Conv2d(3, 6, 3)
+    load(cm, tm)
+    torch.manual_seed(4)
+    ct.manual_seed(4)
+    for lib, m in ((ct, cm), (torch, tm)):
+        P = lib.nn.utils.prune
+        P.random_unstructured(m, "weight", amount=0.3)
+        P.l1_unstructured(m, "bias", amount=3)
+        P.ln_structured(m, "weight", amount=0.5, n=2, dim=0)
+        P.ln_structured(m, "weight", amount=1, n=1, dim=1)
+        P.random_structured(m, "bias", amount=0.5, dim=0)
+    for name in ("weight_mask", "bias_mask"):
+        np.testing.assert_array_equal(getattr(cm, name).numpy(), getattr(tm, name).numpy())
+    close(cm.weight, tm.weight)
+    hook = [h for h in cm._forward_pre_hooks.values() if h._tensor_name == "weight"][0]
+    assert isinstance(hook, ct.nn.utils.prune.PruningContainer)
+    assert [type(h).__name__ for h in hook] == ["RandomUnstructured", "LnStructured", "LnStructured"]
+    assert len(hook) == 3 and isinstance(hook[1], ct.nn.utils.prune.LnStructured)
+    step(cm, tm, rs.randn(2, 3, 5, 5).astype(np.float32))
+    close(cm.weight_orig.grad, tm.weight_orig.grad)
+    ct.nn.utils.prune.remove(cm, "weight")
+    torch.nn.utils.prune.remove(tm, "weight")
+    close(cm.weight, tm.weight)
+    # torch's text names the class (its module path differs): compare the rest
+    with pytest.raises(TypeError, match='Only "unstructured" PRUNING_TYPE supported for the `pruning_method`. Found '
+                                        'method .*LnStructured.* of type structured'):
+        ct.nn.utils.prune.global_unstructured([(cm, "bias")], ct.nn.utils.prune.LnStructured, amount=1, n=1, dim=0)
