@@ -1,0 +1,42 @@
+"""torch.nn.grad: the gradients of conv1d/2d/3d with respect to the input or the weight, given grad_output (the
+custom-function conv+bn tutorial's backward). Each is the vector-Jacobian product of the convolution, taken through
+autograd at a zero point (the convolution is linear in each argument), so the result is itself differentiable in
+weight/input and grad_output, as torch's."""
+import cthtorch
+from cthtorch.nn import functional as F
+
+__all__ = ["conv1d_input", "conv1d_weight", "conv2d_input", "conv2d_weight", "conv3d_input", "conv3d_weight"]
+
+
+def _vjp(conv, wrt_input, size, other, grad_output, stride, padding, dilation, groups):
+    z = cthtorch.zeros(tuple(size), dtype=grad_output.dtype, requires_grad=True)
+    with cthtorch.enable_grad():
+        out = conv(z, other, None, stride, padding, dilation, groups) if wrt_input else \
+            conv(other, z, None, stride, padding, dilation, groups)
+        graph = cthtorch.is_grad_enabled() and (other.requires_grad or grad_output.requires_grad)
+    with cthtorch.set_grad_enabled(graph):
+        return cthtorch.autograd.grad(out, z, grad_output, create_graph=graph)[0]
+
+
+def conv1d_input(input_size, weight, grad_output, stride=1, padding=0, dilation=1, groups=1):
+    return _vjp(F.conv1d, True, input_size, weight, grad_output, stride, padding, dilation, groups)
+
+
+def conv1d_weight(input, weight_size, grad_output, stride=1, padding=0, dilation=1, groups=1):
+    return _vjp(F.conv1d, False, weight_size, input, grad_output, stride, padding, dilation, groups)
+
+
+def conv2d_input(input_size, weight, grad_output, stride=1, padding=0, dilation=1, groups=1):
+    return _vjp(F.conv2d, True, input_size, weight, grad_output, stride, padding, dilation, groups)
+
+
+def conv2d_weight(input, weight_size, grad_output, stride=1, padding=0, dilation=1, groups=1):
+    return _vjp(F.conv2d, False, weight_size, input, grad_output, stride, padding, dilation, groups)
+
+
+def conv3d_input(input_size, weight, grad_output, stride=1, padding=0, dilation=1, groups=1):
+    return _vjp(F.conv3d, True, input_size, weight, grad_output, stride, padding, dilation, groups)
+
+
+def conv3d_weight(input, weight_size, grad_output, stride=1, padding=0, dilation=1, groups=1):
+    return _vjp(F.conv3d, False, weight_size, input, grad_output, stride, padding, dilation, groups)
