@@ -1,5 +1,7 @@
 """nn layers beyond the core set (padding, fold, distances, norms, pooling, 3-d conv, lazy,
 embedding_bag, extra losses, CTC) vs torch: outputs, gradients, reprs and errors."""
+import warnings
+
 import numpy as np
 import pytest
 
@@ -327,6 +329,18 @@ def test_affine_grid(align):
         lambda t: torch.nn.functional.affine_grid(t, (2, 3, 4, 5), align), theta)
     with pytest.raises(ValueError, match="Expected a batch of 2D affine matrices"):
         ct.nn.functional.affine_grid(ct.zeros(2, 3, 3), (2, 3, 4, 5), align)
+
+
+def test_grid_sample_default_align_warning_is_torchs():
+    """affine_grid and grid_sample warn with one text (the spatial transformer tutorial prints it once)"""
+    got = []
+    for lib in (ct, torch):
+        with warnings.catch_warnings(record=True) as w:
+            warnings.simplefilter("always")
+            g = lib.nn.functional.affine_grid(lib.zeros(1, 2, 3), (1, 1, 3, 3))
+            lib.nn.functional.grid_sample(lib.zeros(1, 1, 3, 3), g)
+        got.append([str(x.message) for x in w])
+    assert got[0] == got[1] and len(got[0]) == 2 and got[0][0] == got[0][1]
 
 
 def test_multi_head_attention_forward_and_sync_bn():

@@ -18,25 +18,21 @@ def _vjp(conv, wrt_input, size, other, grad_output, stride, padding, dilation, g
         return cthtorch.autograd.grad(out, z, grad_output, create_graph=graph)[0]
 
 
-def conv1d_input(input_size, weight, grad_output, stride=1, padding=0, dilation=1, groups=1):
-    return _vjp(F.conv1d, True, input_size, weight, grad_output, stride, padding, dilation, groups)
+def _pair(nd):
+    """convNd_input and convNd_weight, with torch's signatures"""
+    conv = getattr(F, "conv%dd" % nd)
+
+    def conv_input(input_size, weight, grad_output, stride=1, padding=0, dilation=1, groups=1):
+        return _vjp(conv, True, input_size, weight, grad_output, stride, padding, dilation, groups)
+
+    def conv_weight(input, weight_size, grad_output, stride=1, padding=0, dilation=1, groups=1):
+        return _vjp(conv, False, weight_size, input, grad_output, stride, padding, dilation, groups)
+    for fn, kind in ((conv_input, "input"), (conv_weight, "weight")):
+        fn.__name__ = fn.__qualname__ = "conv%dd_%s" % (nd, kind)
+        fn.__module__ = __name__
+    return conv_input, conv_weight
 
 
-def conv1d_weight(input, weight_size, grad_output, stride=1, padding=0, dilation=1, groups=1):
-    return _vjp(F.conv1d, False, weight_size, input, grad_output, stride, padding, dilation, groups)
-
-
-def conv2d_input(input_size, weight, grad_output, stride=1, padding=0, dilation=1, groups=1):
-    return _vjp(F.conv2d, True, input_size, weight, grad_output, stride, padding, dilation, groups)
-
-
-def conv2d_weight(input, weight_size, grad_output, stride=1, padding=0, dilation=1, groups=1):
-    return _vjp(F.conv2d, False, weight_size, input, grad_output, stride, padding, dilation, groups)
-
-
-def conv3d_input(input_size, weight, grad_output, stride=1, padding=0, dilation=1, groups=1):
-    return _vjp(F.conv3d, True, input_size, weight, grad_output, stride, padding, dilation, groups)
-
-
-def conv3d_weight(input, weight_size, grad_output, stride=1, padding=0, dilation=1, groups=1):
-    return _vjp(F.conv3d, False, weight_size, input, grad_output, stride, padding, dilation, groups)
+conv1d_input, conv1d_weight = _pair(1)
+conv2d_input, conv2d_weight = _pair(2)
+conv3d_input, conv3d_weight = _pair(3)
