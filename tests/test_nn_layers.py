@@ -367,3 +367,21 @@ def test_norm_reprs_and_bias_flag():
         cm, tm = getattr(ct.nn, name)(3, **kw), getattr(torch.nn, name)(3, **kw)
         assert repr(cm) == repr(tm)
         assert sorted(cm.state_dict()) == sorted(tm.state_dict())
+
+
+@pytest.mark.parametrize("reduction", ["mean", "sum", "none"])
+def test_composite_losses_name_their_graph_node_as_torch(reduction):
+    """the tutorials print loss.grad_fn (<BinaryCrossEntropyWithLogitsBackward0 ...>); values and gradients too"""
+    x, y = rs.rand(4, 5), (rs.rand(4, 5) > 0.5).astype(np.float64)
+    for name in ("binary_cross_entropy_with_logits", "binary_cross_entropy", "mse_loss", "smooth_l1_loss",
+                 "huber_loss", "soft_margin_loss"):
+        got = []
+        for lib in (ct, torch):
+            X = lib.tensor(x, requires_grad=True)
+            out = getattr(lib.nn.functional, name)(X, lib.tensor(y), reduction=reduction)
+            out.sum().backward()
+            got.append((type(out.grad_fn).__name__, out.detach().numpy(), X.grad.numpy()))
+        assert got[0][0] == got[1][0], name
+        np.testing.assert_allclose(got[0][1], got[1][1], rtol=1e-12, atol=1e-12)
+        np.testing.assert_allclose(got[0][2], got[1][2], rtol=1e-12, atol=1e-12)
+    assert ct.nn.functional.mse_loss(ct.ones(2), ct.zeros(2)).grad_fn is None

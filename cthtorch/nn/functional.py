@@ -33,14 +33,21 @@ def _legacy_reduction(size_average, reduce, reduction):
     return "mean" if size_average else "sum"
 
 
-def _apply_loss_reduction(loss, reduction):
+def _apply_loss_reduction(loss, reduction, node=None):
+    """the reduced loss; with node, behind a pass-through graph node of that name (torch's fused loss node, printed
+    as the loss's grad_fn by the tutorials) when autograd records"""
     if reduction == "none":
-        return loss
-    if reduction == "mean":
-        return loss.mean()
-    if reduction == "sum":
-        return loss.sum()
-    raise ValueError("%s is not a valid value for reduction" % reduction)
+        out = loss
+    elif reduction == "mean":
+        out = loss.mean()
+    elif reduction == "sum":
+        out = loss.sum()
+    else:
+        raise ValueError("%s is not a valid value for reduction" % reduction)
+    if node is None:
+        return out
+    from cthtorch._sparse_tensor import _named
+    return _named(node, out)
 
 
 # ---------------------------------------------------------------- linear / conv
@@ -613,7 +620,7 @@ def mse_loss(input, target, size_average=None, reduce=None, reduction="mean", we
                       "incorrect results due to broadcasting. Please ensure they have the same size."
                       % (target.size(), input.size()), stacklevel=2)
     d = input - target
-    return _apply_loss_reduction(d * d, reduction)
+    return _apply_loss_reduction(d * d, reduction, "MseLossBackward0")
 
 
 def l1_loss(input, target, size_average=None, reduce=None, reduction="mean"):
@@ -631,7 +638,7 @@ def smooth_l1_loss(input, target, size_average=None, reduce=None, reduction="mea
     if beta == 0:
         return _apply_loss_reduction(d, reduction)
     loss = cthtorch.where(d < beta, 0.5 * d * d / beta, d - 0.5 * beta)
-    return _apply_loss_reduction(loss, reduction)
+    return _apply_loss_reduction(loss, reduction, "SmoothL1LossBackward0")
 
 
 def huber_loss(input, target, reduction="mean", delta=1.0, weight=None):
@@ -639,7 +646,7 @@ def huber_loss(input, target, reduction="mean", delta=1.0, weight=None):
         return _handle_with_locals(huber_loss, locals())
     d = (input - target).abs()
     loss = cthtorch.where(d < delta, 0.5 * d * d, delta * (d - 0.5 * delta))
-    return _apply_loss_reduction(loss, reduction)
+    return _apply_loss_reduction(loss, reduction, "HuberLossBackward0")
 
 
 def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=None, reduction="mean"):
@@ -652,7 +659,7 @@ def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=N
     loss = -(target * input.log().clamp(min=-100) + (1 - target) * (1 - input).log().clamp(min=-100))
     if weight is not None:
         loss = loss * weight
-    return _apply_loss_reduction(loss, reduction)
+    return _apply_loss_reduction(loss, reduction, "BinaryCrossEntropyBackward0")
 
 
 def binary_cross_entropy_with_logits(input, target, weight=None, size_average=None, reduce=None, reduction="mean",
@@ -670,7 +677,7 @@ def binary_cross_entropy_with_logits(input, target, weight=None, size_average=No
         loss = -(target * log_sig + (1 - target) * log_one_minus)
     if weight is not None:
         loss = loss * weight
-    return _apply_loss_reduction(loss, reduction)
+    return _apply_loss_reduction(loss, reduction, "BinaryCrossEntropyWithLogitsBackward0")
 
 
 def kl_div(input, target, size_average=None, reduce=None, reduction="mean", log_target=False):
@@ -732,7 +739,7 @@ def triplet_margin_loss(anchor, positive, negative, margin=1.0, p=2, eps=1e-6, s
 def soft_margin_loss(input, target, size_average=None, reduce=None, reduction="mean"):
     if _has_torch_function_variadic(input, target):
         return _handle_with_locals(soft_margin_loss, locals())
-    return _apply_loss_reduction((1 + (-target * input).exp()).log(), reduction)
+    return _apply_loss_reduction((1 + (-target * input).exp()).log(), reduction, "SoftMarginLossBackward0")
 
 
 def multilabel_soft_margin_loss(input, target, weight=None, size_average=None, reduce=None, reduction="mean"):
