@@ -385,3 +385,20 @@ def test_composite_losses_name_their_graph_node_as_torch(reduction):
         np.testing.assert_allclose(got[0][1], got[1][1], rtol=1e-12, atol=1e-12)
         np.testing.assert_allclose(got[0][2], got[1][2], rtol=1e-12, atol=1e-12)
     assert ct.nn.functional.mse_loss(ct.ones(2), ct.zeros(2)).grad_fn is None
+
+
+def test_mse_loss_is_one_node_as_torchs():
+    """the neural networks tutorial walks loss.grad_fn.next_functions: MseLossBackward0 -> AddmmBackward0 ->
+    AccumulateGrad; double backward through it still works"""
+    chains = []
+    for lib in (ct, torch):
+        lib.manual_seed(0)
+        net = lib.nn.Sequential(lib.nn.Linear(4, 3), lib.nn.ReLU(), lib.nn.Linear(3, 2))
+        f = lib.nn.MSELoss()(net(lib.randn(1, 4)), lib.randn(1, 2)).grad_fn
+        chains.append([type(n).__name__ for n in (f, f.next_functions[0][0], f.next_functions[0][0].next_functions[0][0])])
+    assert chains[0] == chains[1]
+    for red in ("mean", "sum", "none"):
+        x, t = (ct.tensor(rs.randn(*s), requires_grad=True) for s in ((2, 3), (2, 3)))
+        assert ct.autograd.gradgradcheck(lambda a, b: ct.nn.functional.mse_loss(a, b, reduction=red), (x, t))
+    with pytest.raises(ValueError, match="bad is not a valid value for reduction"):
+        ct.nn.functional.mse_loss(x, t, reduction="bad")

@@ -11,6 +11,7 @@ from cthtorch import _C
 from cthtorch._ops.nn import _check_p
 from cthtorch.nn.modules.utils import _pair
 from cthtorch._utils import _int_arg, _int_list
+from cthtorch._sparse_tensor import name_node
 
 _nn = _C._nn
 Tensor = cthtorch.Tensor
@@ -610,6 +611,30 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-1
     return _nn.cross_entropy_loss(input, target, weight, _reduction_enum(reduction), ignore_index, label_smoothing)
 
 
+class _MseLoss(cthtorch.autograd.Function):
+    """mse_loss as one graph node, as torch's MseLossBackward0: models print loss.grad_fn and walk next_functions
+    from it to the layer that made the input (the neural networks tutorial)"""
+
+    @staticmethod
+    def forward(ctx, input, target, reduction):
+        ctx.save_for_backward(input, target)   # d recomputed in backward, so create_graph reaches them
+        ctx.reduction, ctx.shapes = reduction, (input.shape, target.shape)
+        d = input - target
+        return _apply_loss_reduction(d * d, reduction)
+
+    @staticmethod
+    def backward(ctx, g):
+        input, target = ctx.saved_tensors
+        d = input - target
+        gd = 2 * d * (g / d.numel() if ctx.reduction == "mean" else g)
+        gi = gd.sum_to_size(ctx.shapes[0]) if ctx.needs_input_grad[0] else None
+        gt = -gd.sum_to_size(ctx.shapes[1]) if ctx.needs_input_grad[1] else None
+        return gi, gt, None
+
+
+name_node(_MseLoss, "MseLossBackward0")
+
+
 def mse_loss(input, target, size_average=None, reduce=None, reduction="mean", weight=None):
     if _has_torch_function_variadic(input, target, weight):
         return _handle_with_locals(mse_loss, locals())
@@ -619,8 +644,12 @@ def mse_loss(input, target, size_average=None, reduce=None, reduction="mean", we
         warnings.warn("Using a target size (%s) that is different to the input size (%s). This will likely lead to "
                       "incorrect results due to broadcasting. Please ensure they have the same size."
                       % (target.size(), input.size()), stacklevel=2)
+    if reduction not in ("mean", "sum", "none"):
+        raise ValueError("%s is not a valid value for reduction" % reduction)
+    if (input.requires_grad or target.requires_grad) and cthtorch.is_grad_enabled():
+        return _MseLoss.apply(input, target, reduction)
     d = input - target
-    return _apply_loss_reduction(d * d, reduction, "MseLossBackward0")
+    return _apply_loss_reduction(d * d, reduction)
 
 
 def l1_loss(input, target, size_average=None, reduce=None, reduction="mean"):
