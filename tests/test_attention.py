@@ -138,6 +138,23 @@ def test_sdpa_dropout_is_deterministic_and_replayed_by_backward():
     assert abs((out == 0).double().mean().item()) < 0.01
 
 
+def test_sdpa_dropout_draws_torchs_mask_at_a_seed():
+    """torch's CPU attention with dropout runs its math backend: dropout() over the scores. Ours draws the same
+    mask from the generator, so outputs, gradients and the next random numbers equal torch's at a fixed seed"""
+    (q, tq), (k, tk), (v, tv) = pair((2, 3, 6, 4)), pair((2, 3, 7, 4)), pair((2, 3, 7, 5))
+    for causal in (False, True):
+        ct.manual_seed(5)
+        torch.manual_seed(5)
+        o = F.scaled_dot_product_attention(q, k, v, dropout_p=0.3, is_causal=causal)
+        to = TF.scaled_dot_product_attention(tq, tk, tv, dropout_p=0.3, is_causal=causal)
+        close(o, to, 1e-10)
+        close(ct.randn(4), torch.randn(4), 0)
+        o.sum().backward()
+        to.sum().backward()
+        for a, b in ((q, tq), (k, tk), (v, tv)):
+            close(a.grad, b.grad, 1e-10)
+
+
 def test_sdpa_errors_and_fallbacks():
     (q, tq), (k, tk), (v, tv) = pair((2, 3, 4, 8), np.float32), pair((2, 3, 5, 8), np.float32), \
         pair((2, 3, 5, 8), np.float32)

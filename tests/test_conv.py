@@ -187,3 +187,27 @@ def test_conv2d_shifted_gemm_path_matches_torch(case, dt):
         a, r = a.detach().numpy(), r.detach().numpy()
         assert a.shape == r.shape
         np.testing.assert_allclose(a, r, rtol=tol, atol=tol * np.abs(r).max())
+
+
+@pytest.mark.parametrize("nd,kw", [(1, {}), (2, dict(stride=2, padding=1)), (2, dict(dilation=2, groups=2)),
+                                   (3, dict(stride=(1, 2, 1), padding=1))])
+def test_nn_grad_conv_input_and_weight_match_torch(nd, kw):
+    """torch.nn.grad.convNd_input/_weight (the conv+bn custom function tutorial), and their own gradients"""
+    r = np.random.RandomState(nd)
+    x = r.randn(2, 4, *([7] * nd))
+    w = r.randn(6, 4 // kw.get("groups", 1), *([3] * nd))
+    tconv = getattr(torch.nn.functional, "conv%dd" % nd)
+    go = r.randn(*tconv(torch.tensor(x), torch.tensor(w), **kw).shape)
+    res = []
+    for lib in (ct, torch):
+        G = lib.nn.grad
+        X, W, GO = (lib.tensor(a, requires_grad=True) for a in (x, w, go))
+        gi = getattr(G, "conv%dd_input" % nd)(X.shape, W, GO, **kw)
+        gw = getattr(G, "conv%dd_weight" % nd)(X, W.shape, GO, **kw)
+        (gi.pow(2).sum() + gw.pow(2).sum()).backward()
+        res.append([gi, gw, X.grad, W.grad, GO.grad])
+    for a, b in zip(*res):
+        assert tuple(a.shape) == tuple(b.shape) and str(a.dtype) == str(b.dtype)
+        np.testing.assert_allclose(a.detach().numpy(), b.detach().numpy(), rtol=1e-10, atol=1e-10)
+    with ct.no_grad():
+        assert ct.nn.grad.conv1d_input((1, 1, 5), ct.ones(1, 1, 3), ct.ones(1, 1, 3)).grad_fn is None

@@ -560,3 +560,20 @@ def test_lu_unpack_gradients(shape):
             (m.lu_unpack(t, pm)[k] ** 2).sum().backward()
             grads.append(t.grad.numpy())
         np.testing.assert_allclose(grads[0], grads[1], rtol=1e-12)
+
+
+@pytest.mark.parametrize("p", [2, 1, 3.5, math.inf])
+def test_dist_and_norm_grad_fn_names_and_gradients(p):
+    """a printed norm or dist reads as torch's (the parametrizations tutorial prints torch.dist results)"""
+    a, b = rand(3, 4), rand(3, 4, seed=1)
+    ca, ta = ct.tensor(a, requires_grad=True), torch.tensor(a, requires_grad=True)
+    cd, td = ct.dist(ca, ct.tensor(b), p), torch.dist(ta, torch.tensor(b), p)
+    assert repr(cd).split("(", 1)[1].split(",")[1] == repr(td).split("(", 1)[1].split(",")[1]   # grad_fn=<DistBackward0>
+    np.testing.assert_allclose(cd.item(), td.item(), rtol=1e-12)
+    cd.backward()
+    td.backward()
+    np.testing.assert_allclose(ca.grad.numpy(), ta.grad.numpy(), rtol=1e-10, atol=1e-12)
+    for fc, ft in ((lambda x: ct.linalg.vector_norm(x, p), lambda x: torch.linalg.vector_norm(x, p)),
+                   (lambda x: x.norm(), lambda x: x.norm())):
+        assert type(fc(ca).grad_fn).__name__ == type(ft(ta).grad_fn).__name__ == "LinalgVectorNormBackward0"
+    assert ct.dist(ct.tensor(a), ct.tensor(b), p).grad_fn is None

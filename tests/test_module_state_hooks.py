@@ -51,3 +51,17 @@ def test_state_dict_hooks_match_torch():
     ours, theirs = _run("cthtorch"), _run("torch")
     assert ours.returncode == 0, ours.stderr
     assert ours.stdout == theirs.stdout
+
+
+def test_load_state_dict_result_prints_as_torchs():
+    """the warmstarting recipe prints load_state_dict(strict=False)'s result"""
+    import cthtorch
+    import torch
+    for lib in (cthtorch, torch):
+        src = lib.nn.Sequential(lib.nn.Linear(2, 2))
+        dst = lib.nn.Sequential(lib.nn.Linear(2, 2), lib.nn.Linear(2, 1))
+        partial, full = dst.load_state_dict(src.state_dict(), strict=False), src.load_state_dict(src.state_dict())
+        assert repr(partial) == str(partial) == \
+            "_IncompatibleKeys(missing_keys=['1.weight', '1.bias'], unexpected_keys=[])"
+        assert repr(full) == "<All keys matched successfully>" and partial.missing_keys == ["1.weight", "1.bias"]
+        assert type(partial).__name__ == "_IncompatibleKeys" and isinstance(partial, tuple)

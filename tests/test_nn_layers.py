@@ -1,5 +1,7 @@
 """nn layers beyond the core set (padding, fold, distances, norms, pooling, 3-d conv, lazy,
 embedding_bag, extra losses, CTC) vs torch: outputs, gradients, reprs and errors."""
+import warnings
+
 import numpy as np
 import pytest
 
@@ -329,6 +331,18 @@ def test_affine_grid(align):
         ct.nn.functional.affine_grid(ct.zeros(2, 3, 3), (2, 3, 4, 5), align)
 
 
+def test_grid_sample_default_align_warning_is_torchs():
+    """affine_grid and grid_sample warn with one text (the spatial transformer tutorial prints it once)"""
+    got = []
+    for lib in (ct, torch):
+        with warnings.catch_warnings(record=True) as w:
+            warnings.simplefilter("always")
+            g = lib.nn.functional.affine_grid(lib.zeros(1, 2, 3), (1, 1, 3, 3))
+            lib.nn.functional.grid_sample(lib.zeros(1, 1, 3, 3), g)
+        got.append([str(x.message) for x in w])
+    assert got[0] == got[1] and len(got[0]) == 2 and got[0][0] == got[0][1]
+
+
 def test_multi_head_attention_forward_and_sync_bn():
     tm = torch.nn.MultiheadAttention(8, 2)
     q = rs.randn(5, 3, 8).astype(np.float32)
@@ -353,3 +367,38 @@ def test_norm_reprs_and_bias_flag():
         cm, tm = getattr(ct.nn, name)(3, **kw), getattr(torch.nn, name)(3, **kw)
         assert repr(cm) == repr(tm)
         assert sorted(cm.state_dict()) == sorted(tm.state_dict())
+
+
+@pytest.mark.parametrize("reduction", ["mean", "sum", "none"])
+def test_composite_losses_name_their_graph_node_as_torch(reduction):
+    """the tutorials print loss.grad_fn (<BinaryCrossEntropyWithLogitsBackward0 ...>); values and gradients too"""
+    x, y = rs.rand(4, 5), (rs.rand(4, 5) > 0.5).astype(np.float64)
+    for name in ("binary_cross_entropy_with_logits", "binary_cross_entropy", "mse_loss", "smooth_l1_loss",
+                 "huber_loss", "soft_margin_loss"):
+        got = []
+        for lib in (ct, torch):
+            X = lib.tensor(x, requires_grad=True)
+            out = getattr(lib.nn.functional, name)(X, lib.tensor(y), reduction=reduction)
+            out.sum().backward()
+            got.append((type(out.grad_fn).__name__, out.detach().numpy(), X.grad.numpy()))
+        assert got[0][0] == got[1][0], name
+        np.testing.assert_allclose(got[0][1], got[1][1], rtol=1e-12, atol=1e-12)
+        np.testing.assert_allclose(got[0][2], got[1][2], rtol=1e-12, atol=1e-12)
+    assert ct.nn.functional.mse_loss(ct.ones(2), ct.zeros(2)).grad_fn is None
+
+
+def test_mse_loss_is_one_node_as_torchs():
+    """the neural networks tutorial walks loss.grad_fn.next_functions: MseLossBackward0 -> AddmmBackward0 ->
+    AccumulateGrad; double backward through it still works"""
+    chains = []
+    for lib in (ct, torch):
+        lib.manual_seed(0)
+        net = lib.nn.Sequential(lib.nn.Linear(4, 3), lib.nn.ReLU(), lib.nn.Linear(3, 2))
+        f = lib.nn.MSELoss()(net(lib.randn(1, 4)), lib.randn(1, 2)).grad_fn
+        chains.append([type(n).__name__ for n in (f, f.next_functions[0][0], f.next_functions[0][0].next_functions[0][0])])
+    assert chains[0] == chains[1]
+    for red in ("mean", "sum", "none"):
+        x, t = (ct.tensor(rs.randn(*s), requires_grad=True) for s in ((2, 3), (2, 3)))
+        assert ct.autograd.gradgradcheck(lambda a, b: ct.nn.functional.mse_loss(a, b, reduction=red), (x, t))
+    with pytest.raises(ValueError, match="bad is not a valid value for reduction"):
+        ct.nn.functional.mse_loss(x, t, reduction="bad")

@@ -153,3 +153,74 @@ def test_prune_random_amounts():
         ct.nn.utils.prune.random_unstructured(m, "bias", 1.5)
     with pytest.raises(ValueError, match="should be smaller than the number of parameters to prune"):
         ct.nn.utils.prune.l1_unstructured(m, "bias", 11)
+
+
+def test_prune_structured_and_container_match_torch():
+    """the pruning tutorial's sequence: random_unstructured, l1 on the bias, ln_structured on top (a
+    PruningContainer whose structured method sees only the kept channels), random_structured; masks equal torch's"""
+    tm, cm = torch.nn.Conv2d(3, 6, 3), ct.nn.Conv2d(3, 6, 3)
+    load(cm, tm)
+    torch.manual_seed(4)
+    ct.manual_seed(4)
+    for lib, m in ((ct, cm), (torch, tm)):
+        P = lib.nn.utils.prune
+        P.random_unstructured(m, "weight", amount=0.3)
+        P.l1_unstructured(m, "bias", amount=3)
+        P.ln_structured(m, "weight", amount=0.5, n=2, dim=0)
+        P.ln_structured(m, "weight", amount=1, n=1, dim=1)
+        P.random_structured(m, "bias", amount=0.5, dim=0)
+    for name in ("weight_mask", "bias_mask"):
+        np.testing.assert_array_equal(getattr(cm, name).numpy(), getattr(tm, name).numpy())
+    close(cm.weight, tm.weight)
+    hook = [h for h in cm._forward_pre_hooks.values() if h._tensor_name == "weight"][0]
+    assert isinstance(hook, ct.nn.utils.prune.PruningContainer)
+    assert [type(h).__name__ for h in hook] == ["RandomUnstructured", "LnStructured", "LnStructured"]
+    assert len(hook) == 3 and isinstance(hook[1], ct.nn.utils.prune.LnStructured)
+    step(cm, tm, rs.randn(2, 3, 5, 5).astype(np.float32))
+    close(cm.weight_orig.grad, tm.weight_orig.grad)
+    ct.nn.utils.prune.remove(cm, "weight")
+    torch.nn.utils.prune.remove(tm, "weight")
+    close(cm.weight, tm.weight)
+    # torch's text names the class (its module path differs): compare the rest
+    with pytest.raises(TypeError, match='Only "unstructured" PRUNING_TYPE supported for the `pruning_method`. Found '
+                                        'method .*LnStructured.* of type structured'):
+        ct.nn.utils.prune.global_unstructured([(cm, "bias")], ct.nn.utils.prune.LnStructured, amount=1, n=1, dim=0)
+
+
+@pytest.mark.parametrize("orthogonal_map", ["matrix_exp", "cayley", "householder", None])
+@pytest.mark.parametrize("shape", [(5, 5), (6, 3), (3, 6), (2, 4, 4)])
+def test_orthogonal_parametrization_matches_torch(shape, orthogonal_map):
+    """the weight at registration (the old weight made orthogonal; a wide/tall one completed with the generator's
+    randn, as torch), after a step on `original`, its gradient, and the next random numbers, all as torch's"""
+    out = []
+    for lib in (torch, ct):
+        lib.manual_seed(0)
+        m = lib.nn.Module()
+        m.weight = lib.nn.Parameter(lib.randn(*shape))
+        lib.nn.utils.parametrizations.orthogonal(m, orthogonal_map=orthogonal_map)
+        W0 = m.weight.detach().clone()
+        with lib.no_grad():   # keeps householder's sign diagonal (-1) as it is
+            m.parametrizations.weight.original.add_(0.3 * lib.ones(shape).tril(-1) - 0.2 * lib.ones(shape).triu(1))
+        m.weight.pow(3).sum().backward()
+        out.append((W0, m.weight.detach(), m.parametrizations.weight.original.grad, lib.randn(3)))
+    for t, c in zip(*out):
+        np.testing.assert_allclose(c.numpy(), t.numpy(), rtol=1e-4, atol=1e-5)
+    W = out[1][1]
+    tall = W.mT if shape[-2] < shape[-1] else W
+    np.testing.assert_allclose((tall.mT @ tall).numpy(), np.broadcast_to(np.eye(tall.shape[-1]), tall.mT.shape[:-1]
+                               + (tall.shape[-1],)), atol=1e-5)
+
+
+def test_orthogonal_errors_match_torch():
+    for bad in (lambda lib: lib.nn.utils.parametrizations.orthogonal(lib.nn.Linear(3, 3), orthogonal_map="qr"),
+                lambda lib: lib.nn.utils.parametrizations.orthogonal(lib.nn.Linear(3, 3), name="bias"),
+                lambda lib: lib.nn.utils.parametrizations.orthogonal(lib.nn.Linear(3, 3), name="nope")):
+        oracle.raises_like(lambda: bad(ct), lambda: bad(torch), first_line=True)
+    cm, tm = pair_linear(3, 3)
+    ct.nn.utils.parametrizations.orthogonal(cm, use_trivialization=False)
+    torch.nn.utils.parametrizations.orthogonal(tm, use_trivialization=False)
+    close(cm.weight, tm.weight)   # the map of the Linear's own weight: right_inverse declined
+    oracle.raises_like(lambda: setattr(cm, "weight", ct.eye(3)), lambda: setattr(tm, "weight", torch.eye(3)))
+    cm = ct.nn.utils.parametrizations.orthogonal(ct.nn.Linear(3, 3))
+    tm = torch.nn.utils.parametrizations.orthogonal(torch.nn.Linear(3, 3))
+    oracle.raises_like(lambda: setattr(cm, "weight", ct.eye(2)), lambda: setattr(tm, "weight", torch.eye(2)))

@@ -6,6 +6,7 @@ import cthtorch
 from cthtorch.autograd import Function
 from cthtorch._utils import _dtype_name
 from cthtorch.linalg import _checks
+from cthtorch._sparse_tensor import name_node
 
 
 def _dims(x, dim):
@@ -63,6 +64,15 @@ class _VectorNorm(Function):
         else:
             gx = x * x.abs().pow(p - 2) * (g / r.pow(p - 1))
         return cthtorch.where(r == 0, cthtorch.zeros((), dtype=x.dtype), gx), None, None, None
+
+
+class _Dist(_VectorNorm):
+    """torch.dist: the norm of input - other, its graph node named as torch's"""
+
+
+# torch's names: grad_fn reprs (and so printed tensors) read as in torch
+name_node(_VectorNorm, "LinalgVectorNormBackward0")
+name_node(_Dist, "DistBackward0")
 
 
 def vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None):
@@ -176,7 +186,10 @@ def nuclear_norm(input, dim=(-2, -1), keepdim=False):
 
 
 def dist(input, other, p=2):
-    return vector_norm(input - other, p)
+    d = input - other
+    if d.requires_grad and cthtorch.is_grad_enabled():
+        return _Dist.apply(d, float(p), _dims(d, None), False)
+    return vector_norm(d, p)
 
 
 def renorm(input, p, dim, maxnorm):

@@ -2,6 +2,6 @@
 from cthtorch.nn.parameter import Parameter, UninitializedParameter, UninitializedBuffer, Buffer  # noqa: F401
 from cthtorch.nn.modules import *  # noqa: F401,F403
 from cthtorch.nn.modules.module import Module, register_module_forward_hook, register_module_forward_pre_hook  # noqa: F401,E501
-from cthtorch.nn import functional, init, utils, attention, common_types  # noqa: F401
+from cthtorch.nn import functional, init, utils, attention, common_types, grad  # noqa: F401
 from cthtorch.nn import parallel  # noqa: F401,E402
 from cthtorch.nn.parallel import DataParallel  # noqa: F401,E402

@@ -11,6 +11,7 @@ from cthtorch import _C
 from cthtorch._ops.nn import _check_p
 from cthtorch.nn.modules.utils import _pair
 from cthtorch._utils import _int_arg, _int_list
+from cthtorch._sparse_tensor import name_node
 
 _nn = _C._nn
 Tensor = cthtorch.Tensor
@@ -33,14 +34,21 @@ def _legacy_reduction(size_average, reduce, reduction):
     return "mean" if size_average else "sum"
 
 
-def _apply_loss_reduction(loss, reduction):
+def _apply_loss_reduction(loss, reduction, node=None):
+    """the reduced loss; with node, behind a pass-through graph node of that name (torch's fused loss node, printed
+    as the loss's grad_fn by the tutorials) when autograd records"""
     if reduction == "none":
-        return loss
-    if reduction == "mean":
-        return loss.mean()
-    if reduction == "sum":
-        return loss.sum()
-    raise ValueError("%s is not a valid value for reduction" % reduction)
+        out = loss
+    elif reduction == "mean":
+        out = loss.mean()
+    elif reduction == "sum":
+        out = loss.sum()
+    else:
+        raise ValueError("%s is not a valid value for reduction" % reduction)
+    if node is None:
+        return out
+    from cthtorch._sparse_tensor import _named
+    return _named(node, out)
 
 
 # ---------------------------------------------------------------- linear / conv
@@ -603,6 +611,30 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-1
     return _nn.cross_entropy_loss(input, target, weight, _reduction_enum(reduction), ignore_index, label_smoothing)
 
 
+class _MseLoss(cthtorch.autograd.Function):
+    """mse_loss as one graph node, as torch's MseLossBackward0: models print loss.grad_fn and walk next_functions
+    from it to the layer that made the input (the neural networks tutorial)"""
+
+    @staticmethod
+    def forward(ctx, input, target, reduction):
+        ctx.save_for_backward(input, target)   # d recomputed in backward, so create_graph reaches them
+        ctx.reduction, ctx.shapes = reduction, (input.shape, target.shape)
+        d = input - target
+        return _apply_loss_reduction(d * d, reduction)
+
+    @staticmethod
+    def backward(ctx, g):
+        input, target = ctx.saved_tensors
+        d = input - target
+        gd = 2 * d * (g / d.numel() if ctx.reduction == "mean" else g)
+        gi = gd.sum_to_size(ctx.shapes[0]) if ctx.needs_input_grad[0] else None
+        gt = -gd.sum_to_size(ctx.shapes[1]) if ctx.needs_input_grad[1] else None
+        return gi, gt, None
+
+
+name_node(_MseLoss, "MseLossBackward0")
+
+
 def mse_loss(input, target, size_average=None, reduce=None, reduction="mean", weight=None):
     if _has_torch_function_variadic(input, target, weight):
         return _handle_with_locals(mse_loss, locals())
@@ -612,6 +644,10 @@ def mse_loss(input, target, size_average=None, reduce=None, reduction="mean", we
         warnings.warn("Using a target size (%s) that is different to the input size (%s). This will likely lead to "
                       "incorrect results due to broadcasting. Please ensure they have the same size."
                       % (target.size(), input.size()), stacklevel=2)
+    if reduction not in ("mean", "sum", "none"):
+        raise ValueError("%s is not a valid value for reduction" % reduction)
+    if (input.requires_grad or target.requires_grad) and cthtorch.is_grad_enabled():
+        return _MseLoss.apply(input, target, reduction)
     d = input - target
     return _apply_loss_reduction(d * d, reduction)
 
@@ -631,7 +667,7 @@ def smooth_l1_loss(input, target, size_average=None, reduce=None, reduction="mea
     if beta == 0:
         return _apply_loss_reduction(d, reduction)
     loss = cthtorch.where(d < beta, 0.5 * d * d / beta, d - 0.5 * beta)
-    return _apply_loss_reduction(loss, reduction)
+    return _apply_loss_reduction(loss, reduction, "SmoothL1LossBackward0")
 
 
 def huber_loss(input, target, reduction="mean", delta=1.0, weight=None):
@@ -639,7 +675,7 @@ def huber_loss(input, target, reduction="mean", delta=1.0, weight=None):
         return _handle_with_locals(huber_loss, locals())
     d = (input - target).abs()
     loss = cthtorch.where(d < delta, 0.5 * d * d, delta * (d - 0.5 * delta))
-    return _apply_loss_reduction(loss, reduction)
+    return _apply_loss_reduction(loss, reduction, "HuberLossBackward0")
 
 
 def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=None, reduction="mean"):
@@ -652,7 +688,7 @@ def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=N
     loss = -(target * input.log().clamp(min=-100) + (1 - target) * (1 - input).log().clamp(min=-100))
     if weight is not None:
         loss = loss * weight
-    return _apply_loss_reduction(loss, reduction)
+    return _apply_loss_reduction(loss, reduction, "BinaryCrossEntropyBackward0")
 
 
 def binary_cross_entropy_with_logits(input, target, weight=None, size_average=None, reduce=None, reduction="mean",
@@ -670,7 +706,7 @@ def binary_cross_entropy_with_logits(input, target, weight=None, size_average=No
         loss = -(target * log_sig + (1 - target) * log_one_minus)
     if weight is not None:
         loss = loss * weight
-    return _apply_loss_reduction(loss, reduction)
+    return _apply_loss_reduction(loss, reduction, "BinaryCrossEntropyWithLogitsBackward0")
 
 
 def kl_div(input, target, size_average=None, reduce=None, reduction="mean", log_target=False):
@@ -732,7 +768,7 @@ def triplet_margin_loss(anchor, positive, negative, margin=1.0, p=2, eps=1e-6, s
 def soft_margin_loss(input, target, size_average=None, reduce=None, reduction="mean"):
     if _has_torch_function_variadic(input, target):
         return _handle_with_locals(soft_margin_loss, locals())
-    return _apply_loss_reduction((1 + (-target * input).exp()).log(), reduction)
+    return _apply_loss_reduction((1 + (-target * input).exp()).log(), reduction, "SoftMarginLossBackward0")
 
 
 def multilabel_soft_margin_loss(input, target, weight=None, size_average=None, reduce=None, reduction="mean"):

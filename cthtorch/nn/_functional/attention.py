@@ -48,11 +48,12 @@ def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.
                                                                                  _c10(query.dtype)))
     sc = float(scale) if scale is not None else 1.0 / math.sqrt(query.shape[-1])
     from cthtorch.nn.attention import _fused_allowed
-    if _fused_allowed() and _fusable(query, key, value, attn_mask, dropout_p, enable_gqa):
-        # dropout's mask is a hash of this seed and the score's position: the backward replays it
-        seed = int(cthtorch.randint(0, 1 << 62, (1,)).item()) if dropout_p > 0 else 0
-        return cthtorch._scaled_dot_product_fused_attention(query, key, value, attn_mask, float(dropout_p),
-                                                            bool(is_causal), sc, seed)[0]
+    # with dropout torch's CPU dispatch picks its math backend, whose mask is dropout() over the whole (..., L, S)
+    # score tensor; the composite draws that same mask from the generator, so a seeded program's dropout (and
+    # every random number after it) equals torch's. The fused kernel's hashed mask could not.
+    if dropout_p == 0 and _fused_allowed() and _fusable(query, key, value, attn_mask, dropout_p, enable_gqa):
+        return cthtorch._scaled_dot_product_fused_attention(query, key, value, attn_mask, 0.0, bool(is_causal), sc,
+                                                            0)[0]
     return _sdpa_composite(query, key, value, attn_mask, dropout_p, is_causal, sc, enable_gqa)
 
 

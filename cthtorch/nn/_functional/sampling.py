@@ -7,11 +7,11 @@ from cthtorch.overrides import _handle_with_locals, has_torch_function_unary as 
 from cthtorch.overrides import has_torch_function_variadic as _has_torch_function_variadic
 
 
-def _align_default(align_corners, name):
-    if align_corners is None:
-        warnings.warn("Default %s behavior has changed to align_corners=False since 1.3.0. Please specify "
-                      "align_corners=True if the old behavior is desired. See the documentation of %s for details."
-                      % (name, name), stacklevel=3)
+def _align_default(align_corners):
+    if align_corners is None:   # torch's one text for both functions (so a warning filter shows it once)
+        warnings.warn("Default grid_sample and affine_grid behavior has changed to align_corners=False since 1.3.0. "
+                      "Please specify align_corners=True if the old behavior is desired. See the documentation of "
+                      "grid_sample for details.", stacklevel=3)
         return False
     return align_corners
 
@@ -19,7 +19,7 @@ def _align_default(align_corners, name):
 def affine_grid(theta, size, align_corners=None):
     if _has_torch_function_unary(theta):
         return _handle_with_locals(affine_grid, locals())
-    align_corners = _align_default(align_corners, "grid_sample and affine_grid")
+    align_corners = _align_default(align_corners)
     if not theta.is_floating_point():
         raise ValueError("Expected theta to have floating point type, but got %s" % theta.dtype)
     size = list(size)
@@ -80,7 +80,7 @@ def grid_sample(input, grid, mode="bilinear", padding_mode="zeros", align_corner
     if padding_mode not in ("zeros", "border", "reflection"):
         raise ValueError("nn.functional.grid_sample(): expected padding_mode to be 'zeros', 'border', or "
                          "'reflection', but got: '%s'" % padding_mode)
-    align_corners = _align_default(align_corners, "grid_sample and affine_grid")
+    align_corners = _align_default(align_corners)
     if input.dim() == 5:
         raise NotImplementedError("grid_sample for 5-D (volumetric) input is not implemented in cthtorch")
     if mode == "bicubic":

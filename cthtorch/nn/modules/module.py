@@ -10,10 +10,8 @@ import cthtorch
 from cthtorch.nn.parameter import Parameter
 from cthtorch.utils.hooks import RemovableHandle
 
-_IncompatibleKeys = collections.namedtuple("IncompatibleKeys", ["missing_keys", "unexpected_keys"])
-
-
-class _IncompatibleKeysRepr(_IncompatibleKeys):
+# named as torch's (the namedtuple repr prints the class name: _IncompatibleKeys(missing_keys=[...], ...))
+class _IncompatibleKeys(collections.namedtuple("IncompatibleKeys", ["missing_keys", "unexpected_keys"])):
     def __repr__(self):
         if not self.missing_keys and not self.unexpected_keys:
             return "<All keys matched successfully>"
@@ -526,7 +524,7 @@ class Module:
                 if child is not None:
                     load(child, prefix + name + ".")
         load(self)
-        keys = _IncompatibleKeysRepr(missing, unexpected)
+        keys = _IncompatibleKeys(missing, unexpected)
         for module in self.modules():
             for hook in module.__dict__.get("_load_state_dict_post_hooks", {}).values():
                 if hook(module, keys) is not None:

@@ -1,4 +1,4 @@
-"""nn.utils.parametrizations: weight_norm and spectral_norm as parametrizations (orthogonal: not implemented)."""
+"""nn.utils.parametrizations: orthogonal, weight_norm and spectral_norm as parametrizations."""
 import cthtorch
 from cthtorch.nn import functional as F
 from cthtorch.nn.modules.module import Module
@@ -74,5 +74,108 @@ def spectral_norm(module, name="weight", n_power_iterations=1, eps=1e-12, dim=No
     return module
 
 
+def _householder_product(A, tau):
+    """the first A.shape[-1] columns of H_0 H_1 ... H_{k-1}, H_i = I - tau_i v_i v_i^T, v_i being column i of A
+    below the diagonal with a 1 on it (linalg.householder_product's result), as differentiable ops"""
+    n, m = A.shape[-2], A.shape[-1]
+    V = A.tril(-1) + cthtorch.eye(n, m, dtype=A.dtype)
+    Q = cthtorch.eye(n, m, dtype=A.dtype).expand(*A.shape[:-2], n, m)
+    for i in reversed(range(tau.shape[-1])):   # applied right to left onto the identity's columns
+        v = V[..., :, i:i + 1]
+        Q = Q - (tau[..., i, None, None] * v) @ (v.mT @ Q)
+    return Q
+
+
+def _make_orthogonal(A):
+    """Q of A = QR (A tall) with R's diagonal made non-negative"""
+    Q, R = cthtorch.linalg.qr(A)
+    return Q * R.diagonal(dim1=-2, dim2=-1).sgn().unsqueeze(-2)
+
+
+def _is_orthogonal(Q):
+    n, k = Q.shape[-2], Q.shape[-1]
+    eps = 10.0 * n * cthtorch.finfo(Q.dtype).eps
+    return cthtorch.allclose(Q.mH @ Q, cthtorch.eye(k, dtype=Q.dtype), atol=eps)
+
+
+class _Orthogonal(Module):
+    """An orthogonal matrix (or batch) from an unconstrained one through the map named; with use_trivialization
+    the result is base @ map(X), base being the matrix last assigned, so assigning Q gives back Q exactly."""
+
+    def __init__(self, weight, orthogonal_map, *, use_trivialization=True):
+        super().__init__()
+        self.shape = weight.shape
+        self.orthogonal_map = orthogonal_map
+        if use_trivialization:
+            self.register_buffer("base", None)
+
+    def forward(self, X):
+        n, k = X.shape[-2], X.shape[-1]
+        transposed = n < k
+        if transposed:   # work on the tall matrix
+            X = X.mT
+            n, k = k, n
+        if self.orthogonal_map in ("matrix_exp", "cayley"):
+            X = X.tril()
+            if n != k:   # embedded as the first columns of a square matrix
+                X = cthtorch.cat([X, X.new_zeros(n, n - k).expand(*X.shape[:-2], -1, -1)], dim=-1)
+            A = X - X.mH   # skew-symmetric, so its exponential or Cayley transform is orthogonal
+            if self.orthogonal_map == "matrix_exp":
+                Q = cthtorch.matrix_exp(A)
+            else:
+                Id = cthtorch.eye(n, dtype=A.dtype)
+                Q = cthtorch.linalg.solve(Id - 0.5 * A, Id + 0.5 * A)
+            if n != k:
+                Q = Q[..., :k]
+        else:
+            A = X.tril(diagonal=-1)
+            Q = _householder_product(A, 2.0 / (1.0 + (A * A).sum(dim=-2)))
+            # X's diagonal holds the signs (+-1) of Q's columns; not differentiated through
+            Q = Q * X.diagonal(dim1=-2, dim2=-1).int().unsqueeze(-2)
+        if hasattr(self, "base"):
+            Q = self.base @ Q
+        return Q.mT if transposed else Q
+
+    def right_inverse(self, Q):
+        with cthtorch.no_grad():
+            if Q.shape != self.shape:
+                raise ValueError("Expected a matrix or batch of matrices of shape %s. Got a tensor of shape %s."
+                                 % (self.shape, Q.shape))
+            Q_init = Q
+            n, k = Q.shape[-2], Q.shape[-1]
+            if n < k:
+                Q = Q.mT
+                n, k = k, n
+            if not hasattr(self, "base"):
+                if self.orthogonal_map in ("matrix_exp", "cayley"):
+                    raise NotImplementedError("It is not possible to assign to the matrix exponential or the Cayley "
+                                              "parametrizations when use_trivialization=False.")
+                raise NotImplementedError("orthogonal(orthogonal_map='householder', use_trivialization=False): "
+                                          "assigning needs torch.geqrf, not implemented in cthtorch")
+            if n == k:
+                Q = Q.clone() if _is_orthogonal(Q) else _make_orthogonal(Q)
+            else:   # completed to a square orthogonal matrix with random columns
+                N = cthtorch.randn(*(tuple(Q.shape[:-2]) + (n, n - k)), dtype=Q.dtype)
+                Q = _make_orthogonal(cthtorch.cat([Q, N], dim=-1))
+            self.base = Q
+            # X = -Id maps to the identity under every map (householder's signs included), so the weight is base
+            neg_id = cthtorch.zeros_like(Q_init)
+            neg_id.diagonal(dim1=-2, dim2=-1).fill_(-1.0)
+            return neg_id
+
+
 def orthogonal(module, name="weight", orthogonal_map=None, *, use_trivialization=True):
-    raise NotImplementedError("nn.utils.parametrizations.orthogonal is not implemented in cthtorch")
+    weight = getattr(module, name, None)
+    if not isinstance(weight, cthtorch.Tensor):
+        raise ValueError("Module '%s' has no parameter or buffer with name '%s'" % (module, name))
+    if weight.ndim < 2:
+        raise ValueError("Expected a matrix or batch of matrices. Got a tensor of %d dimensions." % weight.ndim)
+    if orthogonal_map is None:
+        orthogonal_map = "matrix_exp" if weight.shape[-2] == weight.shape[-1] or weight.is_complex() else \
+            "householder"
+    if orthogonal_map not in ("matrix_exp", "cayley", "householder"):
+        raise ValueError('orthogonal_map has to be one of "matrix_exp", "cayley", "householder". Got: %s'
+                         % orthogonal_map)
+    orth = _Orthogonal(weight, orthogonal_map, use_trivialization=use_trivialization)
+    parametrize.register_parametrization(module, name, orth, unsafe=True)
+    return module

@@ -1,11 +1,13 @@
-"""nn.utils.prune basics: a pruned tensor `name` is recomputed before each forward as
-name_orig * name_mask; masks of repeated prunings combine (later ones act on what is left)."""
+"""nn.utils.prune: a pruned tensor `name` is recomputed before each forward as name_orig * name_mask. A tensor
+pruned again gets a PruningContainer (torch's): the new method sees only what earlier masks kept (the kept entries,
+or for structured methods the kept channels) and its mask is written back into the combined one."""
 import numbers
 
 import cthtorch
 
-__all__ = ["BasePruningMethod", "Identity", "RandomUnstructured", "L1Unstructured", "identity", "random_unstructured",
-           "l1_unstructured", "global_unstructured", "remove", "is_pruned"]
+__all__ = ["BasePruningMethod", "PruningContainer", "Identity", "RandomUnstructured", "L1Unstructured",
+           "RandomStructured", "LnStructured", "CustomFromMask", "identity", "random_unstructured", "l1_unstructured",
+           "random_structured", "ln_structured", "global_unstructured", "custom_from_mask", "remove", "is_pruned"]
 
 
 def _validate_amount(amount):
@@ -43,17 +45,24 @@ class BasePruningMethod:
                 hook_key, old = k, hook
         method = cls(*args, **kwargs)
         method._tensor_name = name
+        if old is not None:   # pruned before: the methods so far and this one go into one container
+            del module._forward_pre_hooks[hook_key]
+            if not isinstance(old, PruningContainer):
+                old = PruningContainer(old)
+            old.add_pruning_method(method)
+            method = old
         orig = getattr(module, name)
         if importance_scores is None:
             importance_scores = orig
-        if old is None:
+        elif importance_scores.shape != orig.shape:
+            raise AssertionError("importance_scores should have the same shape as parameter %s of %s"
+                                 % (name, module))
+        if not isinstance(method, PruningContainer):
             default_mask = cthtorch.ones_like(orig)
             module.register_parameter(name + "_orig", orig)
             del module._parameters[name]
         else:
             default_mask = getattr(module, name + "_mask").detach().clone()
-            del module._forward_pre_hooks[hook_key]
-            orig = getattr(module, name + "_orig")
         with cthtorch.no_grad():
             mask = method.compute_mask(importance_scores, default_mask=default_mask)
         module.register_buffer(name + "_mask", mask)
@@ -77,15 +86,64 @@ class BasePruningMethod:
         setattr(module, self._tensor_name, orig)
 
 
-def _unstructured(default_mask, amount, choose):
-    """Zero `amount` of the entries still kept by default_mask; choose(k, kept) gives the flat positions."""
-    kept = default_mask.reshape(-1).nonzero().reshape(-1)
-    k = _n_to_prune(amount, kept.numel())
+def _unstructured(t, default_mask, amount, choose):
+    """default_mask with `amount` of t's entries zeroed; choose(k) gives their flat positions"""
+    k = _n_to_prune(amount, t.numel())
     mask = default_mask.clone()
     if k:
-        flat = mask.reshape(-1)
-        flat[kept[choose(k, kept)]] = 0
+        mask.view(-1)[choose(k)] = 0
     return mask
+
+
+class PruningContainer(BasePruningMethod):
+    """the pruning methods applied in turn to one tensor; the last one acts on what the earlier ones kept"""
+
+    def __init__(self, *args):
+        self._pruning_methods = ()
+        if len(args) == 1 and not isinstance(args[0], BasePruningMethod):
+            args = tuple(args[0])
+        if len(args) == 1:
+            self._tensor_name = args[0]._tensor_name
+        for method in args:
+            self.add_pruning_method(method)
+
+    def add_pruning_method(self, method):
+        if not isinstance(method, BasePruningMethod) and method is not None:
+            raise TypeError("%s is not a BasePruningMethod subclass" % type(method))
+        if method is not None and self._tensor_name != method._tensor_name:
+            raise ValueError("Can only add pruning methods acting on the parameter named '%s' to PruningContainer %s."
+                             " Found '%s'" % (self._tensor_name, self, method._tensor_name))
+        self._pruning_methods += (method,)
+
+    def __len__(self):
+        return len(self._pruning_methods)
+
+    def __iter__(self):
+        return iter(self._pruning_methods)
+
+    def __getitem__(self, idx):
+        return self._pruning_methods[idx]
+
+    def compute_mask(self, t, default_mask):
+        method = self._pruning_methods[-1]
+        kind = method.PRUNING_TYPE
+        n = t.dim()
+        if kind == "unstructured":
+            slc = default_mask == 1
+        elif kind == "structured":
+            if not hasattr(method, "dim"):
+                raise AttributeError("Pruning methods of PRUNING_TYPE \"structured\" need to have the attribute `dim` "
+                                     "defined.")
+            dim = method.dim + n if method.dim < 0 else method.dim
+            keep = default_mask.sum(dim=[d for d in range(n) if d != dim]) != 0
+            slc = tuple(keep if d == dim else slice(None) for d in range(n))
+        elif kind == "global":
+            slc = tuple(slice(None) for _ in range(n))
+        else:
+            raise ValueError("Unrecognized PRUNING_TYPE %s" % kind)
+        new_mask = default_mask.clone()
+        new_mask[slc] = method.compute_mask(t[slc], default_mask=default_mask[slc]).to(dtype=new_mask.dtype)
+        return new_mask
 
 
 class Identity(BasePruningMethod):
@@ -103,8 +161,7 @@ class RandomUnstructured(BasePruningMethod):
         self.amount = amount
 
     def compute_mask(self, t, default_mask):
-        return _unstructured(default_mask, self.amount,
-                             lambda k, kept: cthtorch.rand(kept.numel()).topk(k).indices)
+        return _unstructured(t, default_mask, self.amount, lambda k: cthtorch.rand_like(t).view(-1).topk(k).indices)
 
     @classmethod
     def apply(cls, module, name, amount):
@@ -117,13 +174,64 @@ class L1Unstructured(BasePruningMethod):
         self.amount = amount
 
     def compute_mask(self, t, default_mask):
-        scores = t.detach().abs().reshape(-1)
-        return _unstructured(default_mask, self.amount,
-                             lambda k, kept: scores[kept].topk(k, largest=False).indices)
+        return _unstructured(t, default_mask, self.amount,
+                             lambda k: t.detach().abs().reshape(-1).topk(k, largest=False).indices)
 
     @classmethod
     def apply(cls, module, name, amount, importance_scores=None):
         return super().apply(module, name, amount=amount, importance_scores=importance_scores)
+
+
+def _structured(t, default_mask, amount, dim, keep_of):
+    """default_mask times a mask keeping the channels along dim that keep_of(k) picks (k to keep)"""
+    size = t.shape[dim]
+    prune_n = _n_to_prune(amount, size)
+    if prune_n == 0:
+        return default_mask
+    chosen = keep_of(size - prune_n)
+    mask = cthtorch.zeros_like(t)
+    mask[tuple(chosen if d == (dim % t.dim()) else slice(None) for d in range(t.dim()))] = 1
+    return mask * default_mask
+
+
+class RandomStructured(BasePruningMethod):
+    PRUNING_TYPE = "structured"
+
+    def __init__(self, amount, dim=-1):
+        _validate_amount(amount)
+        self.amount = amount
+        self.dim = dim
+
+    def compute_mask(self, t, default_mask):
+        def keep_of(k):
+            prob = cthtorch.rand(t.shape[self.dim])
+            return prob > cthtorch.kthvalue(prob, k=prob.numel() - k).values
+        return _structured(t, default_mask, self.amount, self.dim, keep_of)
+
+    @classmethod
+    def apply(cls, module, name, amount, dim=-1):
+        return super().apply(module, name, amount=amount, dim=dim)
+
+
+class LnStructured(BasePruningMethod):
+    PRUNING_TYPE = "structured"
+
+    def __init__(self, amount, n, dim=-1):
+        _validate_amount(amount)
+        self.amount = amount
+        self.n = n
+        self.dim = dim
+
+    def compute_mask(self, t, default_mask):
+        def keep_of(k):
+            other = [d for d in range(t.dim()) if d != self.dim % t.dim()]
+            norm = cthtorch.norm(t, p=self.n, dim=other) if other else t.abs()
+            return cthtorch.topk(norm, k=k, largest=True).indices
+        return _structured(t, default_mask, self.amount, self.dim, keep_of)
+
+    @classmethod
+    def apply(cls, module, name, amount, n, dim, importance_scores=None):
+        return super().apply(module, name, amount=amount, n=n, dim=dim, importance_scores=importance_scores)
 
 
 def identity(module, name):
@@ -141,6 +249,16 @@ def l1_unstructured(module, name, amount, importance_scores=None):
     return module
 
 
+def random_structured(module, name, amount, dim):
+    RandomStructured.apply(module, name, amount, dim)
+    return module
+
+
+def ln_structured(module, name, amount, n, dim, importance_scores=None):
+    LnStructured.apply(module, name, amount, n, dim, importance_scores=importance_scores)
+    return module
+
+
 def global_unstructured(parameters, pruning_method, importance_scores=None, **kwargs):
     parameters = list(parameters)
     importance_scores = importance_scores or {}
@@ -149,7 +267,10 @@ def global_unstructured(parameters, pruning_method, importance_scores=None, **kw
                           for m, n in parameters])
     method = pruning_method(**kwargs)
     method._tensor_name = "temp"
-    final = method.compute_mask(scores, default_mask=masks)
+    if method.PRUNING_TYPE != "unstructured":
+        raise TypeError('Only "unstructured" PRUNING_TYPE supported for the `pruning_method`. Found method %s of type %s'
+                        % (pruning_method, method.PRUNING_TYPE))
+    final = PruningContainer(method).compute_mask(scores, default_mask=masks)
     pos = 0
     for m, n in parameters:
         p = getattr(m, n)
