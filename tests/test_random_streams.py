@@ -33,6 +33,12 @@ CASES = [
     ("random_bool", lambda T: T.empty(9, dtype=T.bool).random_(), 0),
     ("randperm", lambda T: T.randperm(50), 0),
     ("bernoulli_scalar", lambda T: T.empty(40).bernoulli_(0.3), 0),
+    # the bulk fill reads 64-bit draws from the state block by block: an odd word count first
+    # (rand(3)) makes a draw straddle a regeneration; 1000 and 700 draws cross several blocks
+    ("bernoulli_blocks", lambda T: T.cat([T.rand(3), T.empty(1000).bernoulli_(0.37),
+                                          T.empty(700, dtype=T.float64).bernoulli_(0.5).float(),
+                                          T.empty(5).bernoulli_(0.0), T.empty(5).bernoulli_(1.0),
+                                          T.empty(2, 400).t().bernoulli_(0.6).flatten()]), 0),
     ("bernoulli_float_p", lambda T: T.bernoulli(T.full((40,), 0.3)), 0),
     ("bernoulli_double_p", lambda T: T.bernoulli(T.full((40,), 0.3, dtype=T.float64)), 0),
     ("dropout", lambda T: T.nn.functional.dropout(T.ones(50), 0.2), 0),

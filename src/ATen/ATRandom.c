@@ -192,6 +192,12 @@ THTensor *at_normal_(THTensor *t, double mean, double std, THGenerator *g) {
 THTensor *at_bernoulli_p_(THTensor *t, double p, THGenerator *g) {
   if (!(p >= 0 && p <= 1)) { THError_set(TH_ERR_RUNTIME, "bernoulli_ expects p to be in [0, 1], but got p=%g", p); return NULL; }
   if (THTensor_device(t) >= 0) return cuda_fill(t, 2, p, 0);
+  if (THTensor_isContiguous(t) && (t->dtype == TH_Float || t->dtype == TH_Double)) {
+    pthread_mutex_lock(&g->mutex);
+    THRandom_fillBernoulli(g, THTensor_data(t), t->dtype == TH_Double, THTensor_numel(t), p);
+    pthread_mutex_unlock(&g->mutex);
+    return THTensor_retain(t);
+  }
   double a[1] = { p };
   return fill_with(t, d_bernoulli, a, g);
 }

@@ -124,6 +124,41 @@ void THRandom_fillUniform(THGenerator *g, double *out, int64_t n, double from, d
   for (int64_t i = 0; i < n; i++) out[i] = fma(THRandom_uniform(g), span, from);
 }
 
+/* out[i] = (uniform() < p), 1 or 0 as float or double (dbl): torch's bernoulli_(p) draws in
+ * order. Within a regenerated block the 64-bit draws are read straight from the state and
+ * compared as integers (u < p <=> low53 < ceil(p * 2^53)), a loop that vectorizes; a draw that
+ * straddles two blocks goes through THRandom_random64. */
+static inline uint32_t temper(uint32_t y) {
+  y ^= y >> 11;
+  y ^= (y << 7) & 0x9d2c5680u;
+  y ^= (y << 15) & 0xefc60000u;
+  return y ^ (y >> 18);
+}
+void THRandom_fillBernoulli(THGenerator *g, void *out, bool dbl, int64_t n, double p) {
+  const uint64_t lim = (uint64_t)ceil(p * 9007199254740992.0), mask = (1ULL << 53) - 1;
+  float *of = (float *)out;
+  double *od = (double *)out;
+  int64_t i = 0;
+  while (i < n) {
+    if (g->left < 2) {
+      bool one = (THRandom_random64(g) & mask) < lim;
+      if (dbl) od[i] = one; else of[i] = one;
+      i++;
+      continue;
+    }
+    const int64_t m = n - i < g->left / 2 ? n - i : g->left / 2;
+    const uint32_t *s = g->state + (TH_MT_N - g->left);
+    if (dbl)
+      for (int64_t j = 0; j < m; j++)
+        od[i + j] = ((((uint64_t)temper(s[2 * j]) << 32) | temper(s[2 * j + 1])) & mask) < lim;
+    else
+      for (int64_t j = 0; j < m; j++)
+        of[i + j] = ((((uint64_t)temper(s[2 * j]) << 32) | temper(s[2 * j + 1])) & mask) < lim;
+    g->left -= (int)(2 * m);
+    i += m;
+  }
+}
+
 /* Box-Muller in pairs as torch's normal_distribution<double>: u1 sets the
  * angle, u2 the radius; the sine half is cached in the generator. */
 double THRandom_normal(THGenerator *g) {

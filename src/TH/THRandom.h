@@ -42,6 +42,7 @@ TH_API float THRandom_uniformFloat(THGenerator *g);      /* [0, 1) with 24 rando
 /* n uniform draws in [from, to) into a contiguous array (float: 24-bit draws) */
 TH_API void THRandom_fillUniformFloat(THGenerator *g, float *out, int64_t n, float from, float to);
 TH_API void THRandom_fillUniform(THGenerator *g, double *out, int64_t n, double from, double to);
+TH_API void THRandom_fillBernoulli(THGenerator *g, void *out, bool dbl, int64_t n, double p);
 TH_API double THRandom_normal(THGenerator *g);           /* standard normal */
 
 #endif
