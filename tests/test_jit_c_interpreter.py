@@ -319,3 +319,19 @@ def test_bad_programs_are_rejected_not_run():
     assert q(cthtorch.ones(2), 0, None).dtype == cthtorch.float32
     with pytest.raises(RuntimeError, match="no ScalarType with id 99"):
         q(cthtorch.ones(2), 0, 99)
+
+
+def test_hand_written_bindings_are_not_boxed():
+    # zeros_like's binding is written by hand (requires_grad, device, memory_format): its VT alone
+    # would drop them, so graphs call the binding instead
+    assert cthtorch._C._jit_boxed_params("aten::zeros_like") is None
+    assert cthtorch._C._jit_boxed_params("aten::add.Tensor") == "self,other,alpha"
+    assert cthtorch._C._jit_boxed_params("aten::add_.Tensor") == "self,other,alpha"
+
+    def f(x):
+        return torch.zeros_like(x, dtype=torch.float64) + x
+    (cs, _), (ts, _) = both(f)
+    for _ in range(3):
+        got = cs(cthtorch.ones(2, dtype=cthtorch.float32))
+    want = ts(torch.ones(2, dtype=torch.float32))
+    assert got.dtype == cthtorch.float64 and got.tolist() == want.tolist()

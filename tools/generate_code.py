@@ -8,6 +8,9 @@ Output: <out>/Functions.c   VT_* (autograd-recording op calls), the argument
         <out>/Functions.h   their declarations (F_* formula wrappers too)
         <out>/Backward.c    one backward node type per differentiable overload
         <out>/_C.pyi        a stub listing what _C exports
+        boxed_<op> + THP_generated_boxed_ops (in Functions.c): each overload
+                            called with its arguments positionally, for the
+                            C interpreter (src/python/JitInterpreter.c)
 
 An entry:
 
@@ -1165,6 +1168,8 @@ def main():
                 groups.setdefault((d.module or "", "f", d.name + "_"), []).append((d, True, False))
     boxed, boxed_table = [], []
     for d in decls:
+        if d.manual_python:
+            continue   # its hand-written binding does more than the VT call (zeros_like's requires_grad)
         for inplace in ([False, True] if d.inplace else [False]):
             body, entry = gen_boxed(d, inplace)
             boxed.append(body)
