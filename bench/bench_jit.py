@@ -10,7 +10,11 @@ Rows:
   lstm  a scripted 50-step LSTM cell loop (batch 8, hidden 64), no grad: after
         its profiled runs the loop body is 2 mm + 1 fused kernel (gate math
         and chunk in one prim::TensorExprGroup); torch column: torch.jit.script
+The "ct jit py" column is the same jit row run by the Python executor
+(CTHTORCH_JIT_C_INTERPRETER=0 while it is built and warmed); C/py is the C
+interpreter's time over it.
 The other JIT branches add their rows in their own functions below."""
+import os
 import sys
 import warnings
 
@@ -103,15 +107,36 @@ def lstm_script_row(steps=50, batch=8, hidden=64):
             "torch.jit.script")
 
 
+def python_executor_time(make_go):
+    """Median time of a jit row built and warmed (past its profiled runs) with
+    the C interpreter off: the Python executor's time, for the C/py column."""
+    old = os.environ.get("CTHTORCH_JIT_C_INTERPRETER")
+    os.environ["CTHTORCH_JIT_C_INTERPRETER"] = "0"
+    try:
+        go = make_go()
+        for _ in range(4):
+            go()
+    finally:
+        if old is None:
+            del os.environ["CTHTORCH_JIT_C_INTERPRETER"]
+        else:
+            os.environ["CTHTORCH_JIT_C_INTERPRETER"] = old
+    return median_time(go)
+
+
 def main():
     rows = [mlp_row(), chain_row("--no-compile" not in sys.argv), lstm_script_row()]
-    print("%-40s %10s %10s %10s %10s %9s %9s" % ("case (threads=%d)" % cthtorch.get_num_threads(), "ct eager",
-                                                  "ct jit", "torch", "torch jit", "jit/eager", "jit/tjit"))
-    for name, ce, cj, te, tj, tj_name in rows:
+    # the same jit rows run by the Python executor (rebuilt with the C interpreter off)
+    py_times = {0: python_executor_time(lambda: mlp_row()[2]), 2: python_executor_time(lambda: lstm_script_row()[2])}
+    print("%-40s %10s %10s %10s %10s %10s %9s %9s %9s" % (
+        "case (threads=%d)" % cthtorch.get_num_threads(), "ct eager", "ct jit", "ct jit py", "torch", "torch jit",
+        "jit/eager", "jit/tjit", "C/py"))
+    for k, (name, ce, cj, te, tj, tj_name) in enumerate(rows):
         a, b, c = median_time(ce), median_time(cj), median_time(te)
         d = median_time(tj) if tj else float("nan")
-        print("%-40s %8.4fms %8.4fms %8.4fms %8.4fms %8.2fx %8.2fx   (torch jit: %s)"
-              % (name, a, b, c, d, b / a, b / d, tj_name))
+        p = py_times.get(k, float("nan"))
+        print("%-40s %8.4fms %8.4fms %8.4fms %8.4fms %8.4fms %8.2fx %8.2fx %8.2fx   (torch jit: %s)"
+              % (name, a, b, p, c, d, b / a, b / d, b / p, tj_name))
 
 
 if __name__ == "__main__":

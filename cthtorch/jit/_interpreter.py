@@ -10,6 +10,8 @@ fallback.
 """
 import math
 import operator
+import os
+import sys
 
 import cthtorch
 from cthtorch import _C
@@ -362,9 +364,18 @@ def _lower_op(n, slots):
         step = _lower_frozen_linear(n, slots)
         if step is not None:
             return step
-    fn = op_callable(k)
-    ins = n.inputs()
+    fn, pos, kw, convs = op_call_args(n, slots)
     outs = [slots(o) for o in n.outputs()]
+    return _op_step(fn, pos, kw, convs, outs[0] if len(outs) == 1 else None, outs, k)
+
+
+def op_call_args(n, slots):
+    """How an aten node calls its Python op: (callable, positional slots,
+    {keyword: slot}, conversions: per argument, the type whose int id a
+    run must convert, or [] when none needs it). The C interpreter's
+    lowering (jit/_c_interpreter.py) shares it."""
+    fn = op_callable(n.kind())
+    ins = n.inputs()
     schema = n.maybeSchema()
     pos, kw, convs = [], {}, []
     if schema is None:
@@ -384,7 +395,7 @@ def _lower_op(n, slots):
         convs += kw_convs
         if not any(c is not None for c in convs):
             convs = []
-    return _op_step(fn, pos, kw, convs, outs[0] if len(outs) == 1 else None, outs, k)
+    return fn, pos, kw, convs
 
 
 def _lower_node(n, slots):
@@ -543,6 +554,21 @@ def run_node(n, inputs):
     return [regs[slots.index[o]] for o in n.outputs()]
 
 
+def _log_executor(ex, graph):
+    """With CTHTORCH_JIT_LOG_EXECUTOR=1, says once per graph which executor runs it."""
+    if os.environ.get("CTHTORCH_JIT_LOG_EXECUTOR", "0") in ("", "0"):
+        return
+    if ex.c_program is not None:
+        calls = sum(1 for c in ex.c_program.code if c[0] == "CALL")
+        what = "the C interpreter (%d instructions, %d Python calls)" % (len(ex.c_program.code), calls)
+    else:
+        what = "the Python executor"
+    first = next(iter(graph.block().nodes()), None)
+    sys.stderr.write("cthtorch.jit: graph %x%s runs in %s\n"
+                     % (id(graph), " (" + first.sourceRange() + ")" if first is not None and first.sourceRange()
+                        else "", what))
+
+
 class GraphExecutor:
     """A graph lowered once, run many times. With fuse, it runs a copy of
     the graph whose elementwise runs are prim::TensorExprGroups (what
@@ -557,12 +583,27 @@ class GraphExecutor:
                 graph = opt
         self.graph = graph
         self.optimized = fuse
-        slots = _Slots()
-        self._prog = _Program(graph.block(), slots)
-        self._template = slots.template
-        self._n_in = len(self._prog.inputs)
+        # the C interpreter (jit/_c_interpreter.py) when enabled: every graph lowers there, through
+        # CALLs of Python steps where a node has no instruction; this executor stays the reference
+        self.c_program = None
+        from . import _c_interpreter
+        if _c_interpreter.enabled():
+            self.c_program = _c_interpreter.lower(graph)
+        _log_executor(self, graph)
+        if self.c_program is None:
+            slots = _Slots()
+            self._prog = _Program(graph.block(), slots)
+            self._template = slots.template
+            self._n_in = len(self._prog.inputs)
+
+    @property
+    def run(self):
+        """What runs the graph: the C program itself where there is one (one Python call fewer)."""
+        return self.c_program if self.c_program is not None else self.__call__
 
     def __call__(self, *args):
+        if self.c_program is not None:
+            return self.c_program(*args)
         if len(args) != self._n_in:
             raise RuntimeError("expected %d inputs, got %d" % (self._n_in, len(args)))
         regs = self._template.copy()
@@ -584,6 +625,7 @@ class ProfilingGraphExecutor:
         self._source = graph
         self._runs = 0
         self._ex = GraphExecutor(graph)
+        self._run = self._ex.run
 
     @property
     def graph(self):
@@ -598,7 +640,8 @@ class ProfilingGraphExecutor:
             self._runs += 1
             if self._runs > self.PROFILED_RUNS:
                 self._ex = GraphExecutor(self._source, fuse=True)
-        return self._ex(*args)
+                self._run = self._ex.run
+        return self._run(*args)
 
 
 def run_graph(graph, *args):
