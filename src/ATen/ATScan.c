@@ -2,6 +2,7 @@
  * input as [outer, D, inner]; the TH kernel runs blocks of outer rows and
  * inner columns, which are split between threads here. */
 #include "ATScan.h"
+#include "ATComplex.h"
 #include "ATArgChecks.h"
 
 #include "ATConv.h"   /* at_contiguous_as */
@@ -48,6 +49,7 @@ static const char *scan_name(THScanOp op) {
 
 /* The scan of self (cast to dt) along d into a new contiguous tensor. */
 static THTensor *scan_into_new(const THTensor *self, int64_t d, THDtype dt, THScanOp op, THTensor *indices) {
+  if (THDtype_isComplex(dt)) { THError_set(TH_ERR_NOTIMPL, "\"cumsum_cpu\" not implemented for '%s'", THDtype_info[dt].legacy); return NULL; }
   THTensor *x = at_contiguous_as(self, dt);
   if (!x) return NULL;
   int dev = THTensor_device(self);
@@ -72,6 +74,7 @@ static THTensor *scan_into_new(const THTensor *self, int64_t d, THDtype dt, THSc
 }
 
 THTensor *at_cumulative(const THTensor *self, int64_t dim, THDtype dtype, THScanOp op, THTensor *out) {
+  if (at_no_complex(self, "cumsum_cpu") < 0) return NULL;
   int64_t d;
   if (at_wrap_dim(dim, self->ndim, &d) < 0) return NULL;
   bool lse = op == TH_SCAN_LOGSUMEXP || op == TH_SCAN_LOGSUMEXP_REVERSE;
@@ -84,6 +87,7 @@ THTensor *at_cumulative(const THTensor *self, int64_t dim, THDtype dtype, THScan
 }
 
 int at_cumextreme(THTensor **outs, const THTensor *self, int64_t dim, bool is_max) {
+  if (at_no_complex(self, is_max ? "cummax_cpu" : "cummin_cpu") < 0) return -1;
   int64_t d;
   if (at_wrap_dim(dim, self->ndim, &d) < 0) return -1;
   THTensor *idx = at_new_on(THTensor_device(self), TH_Int64, self->ndim, self->sizes, NULL);
