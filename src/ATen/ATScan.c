@@ -49,7 +49,6 @@ static const char *scan_name(THScanOp op) {
 
 /* The scan of self (cast to dt) along d into a new contiguous tensor. */
 static THTensor *scan_into_new(const THTensor *self, int64_t d, THDtype dt, THScanOp op, THTensor *indices) {
-  if (THDtype_isComplex(dt)) { THError_set(TH_ERR_NOTIMPL, "\"cumsum_cpu\" not implemented for '%s'", THDtype_info[dt].legacy); return NULL; }
   THTensor *x = at_contiguous_as(self, dt);
   if (!x) return NULL;
   int dev = THTensor_device(self);
@@ -79,7 +78,7 @@ THTensor *at_cumulative(const THTensor *self, int64_t dim, THDtype dtype, THScan
   if (at_wrap_dim(dim, self->ndim, &d) < 0) return NULL;
   bool lse = op == TH_SCAN_LOGSUMEXP || op == TH_SCAN_LOGSUMEXP_REVERSE;
   THDtype dt = dtype != TH_Undefined ? dtype : (THDtype_isFloating(self->dtype) || lse ? self->dtype : TH_Int64);
-  if (dt == TH_Bool || (lse && !THDtype_isFloating(dt))) {
+  if (dt == TH_Bool || THDtype_isComplex(dt) || (lse && !THDtype_isFloating(dt))) {   /* no complex scan kernels */
     THError_set(TH_ERR_NOTIMPL, "\"%s_out_cpu\" not implemented for '%s'", scan_name(op), THDtype_info[dt].legacy);
     return NULL;
   }

@@ -56,8 +56,8 @@ static int unsupported_numpy_type(PyObject *obj) {
   if (!dt) PyErr_Clear();
   PyErr_Format(PyExc_TypeError,
                "can't convert np.ndarray of type numpy.%S. The only supported types are: float64, float32, "
-               "float16, int64, int32, int16, int8, uint8, and bool (cthtorch has no complex or uint16/32/64 "
-               "dtypes).", dt ? dt : Py_None);
+               "float16, complex64, complex128, int64, int32, int16, int8, uint8, and bool (cthtorch has no "
+               "uint16/32/64 dtypes).", dt ? dt : Py_None);
   Py_XDECREF(dt);
   return -1;
 }
