@@ -119,7 +119,7 @@ def is_inference(input):
 
 def conj(input):
     # cthtorch has no conjugate bit: a complex tensor's conj is materialised (is_conj() stays False)
-    return cthtorch._C._internal._conj_physical(input) if input.is_complex() else input
+    return cthtorch._C._internal._complex_conj(input) if input.is_complex() else input
 
 
 def resolve_conj(input):
@@ -137,7 +137,7 @@ def _assert(condition, message):
 
 
 def conj_physical(input):
-    return cthtorch._C._internal._conj_physical(input) if input.is_complex() else input.clone()
+    return cthtorch._C._internal._complex_conj(input) if input.is_complex() else input.clone()
 
 
 def _conj_physical_(self):

@@ -347,7 +347,7 @@ PyObject *F_pow_grad_self(PyObject *grad, PyObject *self, PyObject *e) {
   PyObject *p = em1 ? F_pow(self, em1) : NULL;
   /* grad * conj(e * self^(e-1)): the conjugate for complex inputs, a no-op for real ones */
   PyObject *ep = p ? F_mul(e, p) : NULL;
-  PyObject *g = ep ? F__conj_physical(ep) : NULL;
+  PyObject *g = ep ? F__complex_conj(ep) : NULL;
   PyObject *gp = g ? F_mul(grad, g) : NULL;
   PyObject *mask = gp ? F_eq(e, zero) : NULL;
   PyObject *r = mask ? F_where(mask, zero, gp) : NULL;
@@ -361,7 +361,7 @@ PyObject *F_pow_grad_exponent(PyObject *grad, PyObject *self, PyObject *e, PyObj
   PyObject *zero = PyFloat_FromDouble(0.0);
   PyObject *lg = F_log(self);
   PyObject *rl = lg ? F_mul(result, lg) : NULL;
-  PyObject *a = rl ? F__conj_physical(rl) : NULL;
+  PyObject *a = rl ? F__complex_conj(rl) : NULL;
   PyObject *b = a ? F_mul(grad, a) : NULL;
   PyObject *s0 = b ? F_eq(self, zero) : NULL;
   PyObject *e0 = s0 ? F_ge(e, zero) : NULL;
