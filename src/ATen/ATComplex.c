@@ -96,9 +96,12 @@ THTensor *at_angle(const THTensor *t, THTensor *out) {
   THTensor *x = THDtype_isFloating(t->dtype) ? THTensor_retain((THTensor *)t) : at_to_dtype(t, at_default_dtype(), false);
   if (!x) return NULL;
   /* atan2(0, x): pi for negative x, 0 otherwise, nan for nan */
+  /* x + 0 turns -0.0 into +0.0: torch's angle(-0.0) is 0, where atan2(0, -0.0) is pi */
   THTensor *zero = at_scalar_tensor(at_scalar_float(0.0), x->dtype);
-  THTensor *r = zero ? at_atan2(zero, x, out) : NULL;
+  THTensor *xp = zero ? at_add(x, zero, at_scalar_int(1), NULL) : NULL;
+  THTensor *r = xp ? at_atan2(zero, xp, out) : NULL;
   THTensor_free(zero);
+  THTensor_free(xp);
   THTensor_free(x);
   return r;
 }
