@@ -32,11 +32,12 @@ from ._C import (  # noqa: F401
 
 # dtypes, by their PyTorch names (torch.float32, torch.float, torch.long ...)
 for _name in ("bool", "uint8", "int8", "int16", "int32", "int64", "float16", "bfloat16", "float32",
-              "float64", "float", "double", "half", "long", "int", "short"):
+              "float64", "float", "double", "half", "long", "int", "short", "complex64", "complex128", "cfloat",
+              "cdouble"):
     globals()[_name] = getattr(_C, _name)
 del _name
 from ._dtype_info import _UnimplementedDtype, _unimplemented_dtypes  # noqa: E402
-globals().update(_unimplemented_dtypes())   # complex, uint16..64, float8, quantized: named, not computed
+globals().update(_unimplemented_dtypes())   # complex32, uint16..64, float8, quantized: named, not computed
 _C._set_unimplemented_dtype(_UnimplementedDtype)
 
 # torch.<op> functions: every public static method of _VariableFunctions
@@ -64,6 +65,7 @@ _ops.bind("torch", globals())
 _ops.bind("Tensor", Tensor)
 _ops.bind("_nn", _C._nn)
 from ._ops import nn as _ops_nn, shape as _ops_shape, torch_api as _ops_torch_api, linalg as _ops_linalg  # noqa: E402
+from ._ops import complex as _ops_complex, spectral as _ops_spectral  # noqa: E402,F401
 from . import _sparse_factory  # noqa: E402
 for _m in (_ops_nn, _ops_shape, _ops_torch_api, _ops_linalg, _sparse_factory):
     _m.register()
@@ -120,17 +122,6 @@ def set_default_tensor_type(t):
 def is_inference_mode_enabled():
     from .autograd import _grad_mode_min
     return _grad_mode_min.is_inference_mode_enabled()
-
-
-def _no_complex(name):
-    def f(*args, **kwargs):
-        raise NotImplementedError("cthtorch.%s: complex dtypes are not implemented in cthtorch" % name)
-    f.__name__ = name
-    return f
-
-
-for _name in ("view_as_real", "view_as_complex", "complex", "polar", "stft", "istft"):
-    _ops.op("torch", _name, _no_complex(_name), __name__)
 
 
 def is_storage(obj):

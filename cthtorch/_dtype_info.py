@@ -42,8 +42,7 @@ class _UnimplementedDtype:
 
 # name -> (itemsize, is_complex, is_floating_point, is_signed), as torch 2.13 reports them
 _UNIMPLEMENTED_DTYPES = {
-    "complex32": (4, True, False, True), "complex64": (8, True, False, True),
-    "complex128": (16, True, False, True),
+    "complex32": (4, True, False, True),   # complex64/complex128 are real dtypes (src/TH/THGeneral.h)
     "uint16": (2, False, False, False), "uint32": (4, False, False, False), "uint64": (8, False, False, False),
     "float8_e4m3fn": (1, False, True, True), "float8_e5m2": (1, False, True, True),
     "float8_e4m3fnuz": (1, False, True, True), "float8_e5m2fnuz": (1, False, True, True),
@@ -51,7 +50,7 @@ _UNIMPLEMENTED_DTYPES = {
     "quint4x2": (1, False, False, None),   # None: torch raises on is_signed
 }
 # torch's other spellings of the same objects
-_UNIMPLEMENTED_ALIASES = {"chalf": "complex32", "cfloat": "complex64", "cdouble": "complex128"}
+_UNIMPLEMENTED_ALIASES = {"chalf": "complex32"}
 
 
 def _unimplemented_dtypes():

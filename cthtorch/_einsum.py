@@ -63,7 +63,12 @@ def _contract(a, la, b, lb, keep):
             p *= size[x]
         return p
     nb, m, k, n = prod(batch), prod(ao), prod(contr), prod(bo)
-    r = cthtorch.bmm(pa.reshape(nb, m, k), pb.reshape(nb, k, n))
+    x, y = pa.reshape(nb, m, k), pb.reshape(nb, k, n)
+    if x.is_complex() or y.is_complex():   # complex operands: matmul's real-part GEMMs; mixed ones promote first
+        dt = cthtorch.promote_types(x.dtype, y.dtype)
+        r = cthtorch.matmul(x.to(dt), y.to(dt))
+    else:
+        r = cthtorch.bmm(x, y)
     return r.reshape([size[x] for x in batch + ao + bo]), batch + ao + bo
 
 

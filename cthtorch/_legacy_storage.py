@@ -67,7 +67,9 @@ ShortStorage = _make("ShortStorage", cthtorch.int16)
 CharStorage = _make("CharStorage", cthtorch.int8)
 ByteStorage = _make("ByteStorage", cthtorch.uint8)
 BoolStorage = _make("BoolStorage", cthtorch.bool)
+ComplexFloatStorage = _make("ComplexFloatStorage", cthtorch.complex64)
+ComplexDoubleStorage = _make("ComplexDoubleStorage", cthtorch.complex128)
 Storage = FloatStorage
 
 NAMES = ("Storage", "FloatStorage", "DoubleStorage", "HalfStorage", "BFloat16Storage", "LongStorage", "IntStorage",
-         "ShortStorage", "CharStorage", "ByteStorage", "BoolStorage")
+         "ShortStorage", "CharStorage", "ByteStorage", "BoolStorage", "ComplexFloatStorage", "ComplexDoubleStorage")

@@ -280,7 +280,7 @@ class Tensor(_C._TensorBase):
 
     @property
     def H(self):
-        return self.T
+        return self.T.conj() if self.is_complex() else self.T
 
     @property
     def mH(self):
@@ -288,7 +288,11 @@ class Tensor(_C._TensorBase):
 
     @property
     def real(self):
-        return self
+        return _C._VariableFunctions.view_as_real(self).select(-1, 0) if self.is_complex() else self
+
+    @real.setter
+    def real(self, value):
+        self.real.copy_(value)
 
     @property
     def device_type(self):

@@ -137,6 +137,21 @@ class _Formatter:
         return " " * (self.width - len(text)) + text
 
 
+class _ComplexFormatter:
+    """A complex value as torch prints it: the real part right-aligned to the real
+    parts' width, then the imaginary part (its own formatter) with its sign and a j."""
+
+    def __init__(self, values):
+        self.re = _Formatter(values.real.contiguous(), True)
+        self.im = _Formatter(values.imag.contiguous(), True)
+        self.width = self.re.width + self.im.width + 1   # torch's element length, less ", "
+
+    def format(self, value):
+        real = self.re.format(value.real)
+        imag = (self.im.format(value.imag) + "j").lstrip()
+        return real + imag if imag[0] in "+-" else real + "+" + imag
+
+
 def _values_of(tensor):
     """The tensor's values on the CPU, without autograd (16-bit floats widened to float32)."""
     t = tensor.detach()
@@ -189,14 +204,15 @@ def _tensor_str(tensor, indent):
     """The bracketed contents of a non-empty tensor ('[1, 2]', or '1.5' for 0-d)."""
     arr = _values_of(tensor)
     floating = arr.dtype.is_floating_point
+    make = _ComplexFormatter if arr.dtype.is_complex else (lambda v: _Formatter(v, floating))
     if arr.dim() == 0:
-        return _Formatter(arr.reshape(-1), floating).format(arr.item())
+        return make(arr.reshape(-1)).format(arr.item())
     cuts = [False] * arr.dim()
     if arr.numel() > PRINT_OPTS.threshold:
         if not PRINT_OPTS.edgeitems:
             return "[...]"
         arr, cuts = _shown(arr, PRINT_OPTS.edgeitems)
-    fmt = _Formatter(arr.reshape(-1), floating)
+    fmt = make(arr.reshape(-1))
     return _nested(arr.tolist(), cuts, indent, fmt)
 
 
@@ -266,6 +282,8 @@ def _str(self, *, tensor_contents=None):
 
     dtype = str(self.dtype)
     default = str(cthtorch.get_default_dtype())
+    # the default dtype's complex twin prints no dtype either (torch's rule)
+    default_complex = "torch.complex128" if default == "torch.float64" else "torch.complex64"
     if self.numel() == 0:
         # shape and dtype cannot be read off the (absent) values, so say them
         if self.dim() != 1:
@@ -276,7 +294,7 @@ def _str(self, *, tensor_contents=None):
     else:
         if not PRINT_OPTS.edgeitems:
             suffixes.append("size=%s" % (tuple(self.shape),))
-        if dtype not in (default, "torch.int64", "torch.bool"):
+        if dtype not in (default, default_complex, "torch.int64", "torch.bool"):
             suffixes.append("dtype=" + dtype)
         body = _tensor_str(self, indent) if tensor_contents is None else tensor_contents
     if tensor_contents is not None:

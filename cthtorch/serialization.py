@@ -31,7 +31,8 @@ DEFAULT_PROTOCOL = 2
 _DTYPE_OF_STORAGE = {
     "FloatStorage": "float32", "DoubleStorage": "float64", "HalfStorage": "float16", "BFloat16Storage": "bfloat16",
     "LongStorage": "int64", "IntStorage": "int32", "ShortStorage": "int16", "CharStorage": "int8",
-    "ByteStorage": "uint8", "BoolStorage": "bool",
+    "ByteStorage": "uint8", "BoolStorage": "bool", "ComplexFloatStorage": "complex64",
+    "ComplexDoubleStorage": "complex128",
 }
 
 
@@ -125,7 +126,8 @@ def _numpy_allowed():
            ("numpy", "ndarray"): np.ndarray, ("numpy", "dtype"): np.dtype,
            ("numpy.core.multiarray", "scalar"): multiarray.scalar,
            ("numpy._core.multiarray", "scalar"): multiarray.scalar}
-    for name in ("float64", "float32", "float16", "int64", "int32", "int16", "int8", "uint8", "bool_"):
+    for name in ("float64", "float32", "float16", "int64", "int32", "int16", "int8", "uint8", "bool_", "complex64",
+                 "complex128"):
         out[("numpy", name)] = getattr(np, name)
     for name in ("Float64DType", "Float32DType", "Float16DType", "Int64DType", "Int32DType", "Int16DType",
                  "Int8DType", "UInt8DType", "BoolDType"):

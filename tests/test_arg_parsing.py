@@ -433,8 +433,9 @@ def test_from_numpy_unaligned_copies():
 
 def test_from_numpy_refusals():
     with pytest.raises(TypeError) as e:
-        cthtorch.from_numpy(np.zeros(2, dtype=np.complex128))
-    assert "complex128" in str(e.value) and "complex64, complex128" not in str(e.value)
+        cthtorch.from_numpy(np.zeros(2, dtype=np.uint16))
+    assert "uint16" in str(e.value) and "complex64, complex128" in str(e.value) and "uint16, uint8" not in str(e.value)
+    assert cthtorch.from_numpy(np.zeros(2, dtype=np.complex128)).dtype == cthtorch.complex128
     check("torch.from_numpy(np.zeros(2, dtype='>f4'))")
 
 

@@ -208,6 +208,10 @@ for _name, _nd, _interp in [("upsample_nearest1d_backward", 1, False), ("upsampl
                             ("_upsample_bicubic2d_aa_backward", 2, True)]:
     BAD_CALLS.append((_name, (t(1, 2, *[3] * _nd), [4] * _nd, [1, 2] + [2] * _nd) + ((False,) if _interp else ())))
 BAD_CALLS += [
+    ("_complex_conj", (None,)),                                                     # no tensor
+    ("_fft_c2c_forward", (t(4), 0, 1.0)),                                           # real input
+    ("_fft_c2c_backward", (t(4, dtype=ct.complex64), 3, 1.0)),                       # dim out of range
+    ("angle_backward", (t(2), t(3, dtype=ct.complex64))),                           # shapes do not broadcast
     ("max_pool3d_with_indices_backward", (t(1, 1, 2, 2, 2), t(1, 1, 4, 4, 4), ct.full((1, 1, 2, 2, 2), 64))),
     ("avg_pool3d_backward", (t(1, 1, 3, 2, 2), t(1, 1, 4, 4, 4), [2], [2], [0], False, True, None)),
 ]

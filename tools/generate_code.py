@@ -688,7 +688,8 @@ def _gen_vt_body(d, out, inplace):
             L.append("  if (!result) return NULL;")
         if not tparams and any(p.name == "requires_grad" and p.base == "bool" for p in params):
             # a factory: the new leaf requires grad when asked (floating dtypes only, as torch)
-            L.append('  if (requires_grad_) { if (!THDtype_isFloating(((THPTensor *)result)->t->dtype)) { '
+            L.append('  if (requires_grad_) { if (!THDtype_isFloating(((THPTensor *)result)->t->dtype) && '
+                     '!THDtype_isComplex(((THPTensor *)result)->t->dtype)) { '
                      'Py_DECREF(result); PyErr_SetString(PyExc_RuntimeError, "Only Tensors of floating point and '
                      'complex dtype can require gradients"); return NULL; } ((THPTensor *)result)->requires_grad = true; }')
         L.append("  if (THP_flush_warnings() < 0) { Py_DECREF(result); return NULL; }")

@@ -11,6 +11,13 @@ def matmul(input, other, *, out=None):
     da, db = a.dim(), b.dim()
     if da == 0 or db == 0:
         raise RuntimeError("both arguments to matmul need to be at least 1D, but they are %dD and %dD" % (da, db))
+    if a.is_complex() or b.is_complex():   # real GEMMs on the parts (cthtorch/_ops/complex.py)
+        from cthtorch._ops.complex import complex_matmul
+        r = complex_matmul(matmul, a, b)
+        if out is not None:
+            out.resize_(r.shape).copy_(r)
+            return out
+        return r
     if da == 1 and db == 1:
         r = dot(a, b)
     elif da == 2 and db == 2:

@@ -30,21 +30,19 @@ COPY_OPS["slice_copy"] = lambda input, dim=0, start=None, end=None, step=1: \
 
 
 # ---------------------------------------------------------------- complex helpers on real dtypes
-def angle(input):
-    # 0 for x >= 0, pi for x < 0, NaN kept; its gradient is zero for real inputs
-    x = input if _is_float(input) else input.to(cthtorch.get_default_dtype())
-    with cthtorch.no_grad():
-        r = cthtorch.where(x < 0, cthtorch.full((), math.pi, dtype=x.dtype), cthtorch.zeros((), dtype=x.dtype))
-        r = cthtorch.where(cthtorch.isnan(x), x, r)
-    return r + x * 0 if x.requires_grad else r
-
-
 def real(input):
-    return input
+    # a view of the real parts (writing to it writes the tensor), as torch's
+    return cthtorch.view_as_real(input).select(-1, 0) if input.is_complex() else input
 
 
 def imag(input):
-    raise RuntimeError("imag is not implemented for tensors with non-complex dtypes.")
+    if not input.is_complex():
+        raise RuntimeError("imag is not implemented for tensors with non-complex dtypes.")
+    return cthtorch.view_as_real(input).select(-1, 1)
+
+
+def _set_imag(input, value):
+    imag(input).copy_(value)
 
 
 def adjoint(input):
@@ -183,11 +181,11 @@ def set_flush_denormal(mode):
     return False     # not supported on this build, as PyTorch reports when the CPU lacks it
 
 
-FUNCTIONS = ("angle", "real", "imag", "adjoint", "fill", "detach_", "addr", "nonzero_static",
+FUNCTIONS = ("real", "imag", "adjoint", "fill", "detach_", "addr", "nonzero_static",
              "use_deterministic_algorithms", "are_deterministic_algorithms_enabled",
              "is_deterministic_algorithms_warn_only_enabled", "set_deterministic_debug_mode",
              "get_deterministic_debug_mode", "set_float32_matmul_precision", "get_float32_matmul_precision",
              "set_warn_always", "is_warn_always_enabled", "set_num_interop_threads", "get_num_interop_threads",
              "set_flush_denormal")
-METHODS = ("angle", "adjoint", "addr", "addr_", "nonzero_static", "new_empty_strided",
+METHODS = ("adjoint", "addr", "addr_", "nonzero_static", "new_empty_strided",
            "dim_order", "is_set_to", "map2_")

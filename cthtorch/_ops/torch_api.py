@@ -89,7 +89,7 @@ def _with_out(name, fn):
 
 
 _OUT_FUNCS = ("nansum", "nanmean", "histogram", "diff", "polygamma", "mvlgamma", "isneginf", "isposinf", "narrow_copy",
-              "angle", "igamma", "igammac", "aminmax", "count_nonzero", "var_mean", "std_mean")
+              "igamma", "igammac", "aminmax", "count_nonzero", "var_mean", "std_mean")
 
 
 # ---------------------------------------------------------------- predicates and real-dtype identities
@@ -102,7 +102,7 @@ def is_signed(input):
 
 
 def is_complex(input):
-    return False   # no complex dtypes in cthtorch
+    return input.dtype.is_complex
 
 
 def is_conj(input):
@@ -118,7 +118,8 @@ def is_inference(input):
 
 
 def conj(input):
-    return input
+    # cthtorch has no conjugate bit: a complex tensor's conj is materialised (is_conj() stays False)
+    return cthtorch._C._internal._complex_conj(input) if input.is_complex() else input
 
 
 def resolve_conj(input):
@@ -136,7 +137,7 @@ def _assert(condition, message):
 
 
 def conj_physical(input):
-    return input.clone()
+    return cthtorch._C._internal._complex_conj(input) if input.is_complex() else input.clone()
 
 
 def _conj_physical_(self):
@@ -304,7 +305,7 @@ def register():
         if not _present("Tensor", name):
             _ops.attr("Tensor", name, property(lambda self: False), origin)
     if not _present("Tensor", "imag"):
-        _ops.attr("Tensor", "imag", property(_misc.imag), origin)
+        _ops.attr("Tensor", "imag", property(_misc.imag, _misc._set_imag), origin)
     if not _present("Tensor", "const_data_ptr"):
         _ops.op("Tensor", "const_data_ptr", T.data_ptr, origin, aten="data_ptr")
     if not _present("Tensor", "to_dense"):

@@ -96,7 +96,15 @@ static int gemm2d(THDtype dt, const THTensor *A, const THTensor *B, THTensor *C,
   if (!a || !b) { THTensor_free(ha); return -1; }
   if (dt == TH_Float || dt == TH_Double)
     at_gemm(dt == TH_Double, ta, tb, M, N, K, alpha, a, lda, b, ldb, beta, c, N);
-  else {
+  else if (dt == TH_ComplexDouble) {   /* zgemm/cgemm take alpha and beta by address */
+    double al[2] = { alpha, 0 }, be[2] = { beta, 0 };
+    scipy_cblas_zgemm(CblasRowMajor, ta ? CblasTrans : CblasNoTrans, tb ? CblasTrans : CblasNoTrans, (int)M, (int)N,
+                      (int)K, al, a, (int)lda, b, (int)ldb, be, c, (int)N);
+  } else if (dt == TH_ComplexFloat) {
+    float al[2] = { (float)alpha, 0 }, be[2] = { (float)beta, 0 };
+    scipy_cblas_cgemm(CblasRowMajor, ta ? CblasTrans : CblasNoTrans, tb ? CblasTrans : CblasNoTrans, (int)M, (int)N,
+                      (int)K, al, a, (int)lda, b, (int)ldb, be, c, (int)N);
+  } else {
     /* integers (and half types through double): plain triple loop in int64/double */
     int64_t sa0 = A->strides[A->ndim - 2], sa1 = A->strides[A->ndim - 1];
     int64_t sb0 = B->strides[B->ndim - 2], sb1 = B->strides[B->ndim - 1];

@@ -9,8 +9,11 @@
 
 #include <string.h>
 
-static const THLoopFn copy_loops[TH_NDTYPES] = TH_ALL_TABLE(copy_loop);
-static const THLoopFn fill_loops[TH_NDTYPES] = TH_ALL_TABLE(fill_loop);
+#include "../TH/THKernelsComplex.h"
+static const THLoopFn copy_loops[TH_NDTYPES] = { TH_BOOL_ENTRIES(copy_loop), TH_INTEGRAL_ENTRIES(copy_loop),
+                                                 TH_FLOATING_ENTRIES(copy_loop), TH_COMPLEX_ENTRIES(copy_loop) };
+static const THLoopFn fill_loops[TH_NDTYPES] = { TH_BOOL_ENTRIES(fill_loop), TH_INTEGRAL_ENTRIES(fill_loop),
+                                                 TH_FLOATING_ENTRIES(fill_loop), TH_COMPLEX_ENTRIES(fill_loop) };
 
 static bool same_geometry(const THTensor *a, const THTensor *b) {
   return a->ndim == b->ndim && !memcmp(a->sizes, b->sizes, a->ndim * sizeof(int64_t)) &&
@@ -20,6 +23,11 @@ static bool same_geometry(const THTensor *a, const THTensor *b) {
 int at_copy_(THTensor *dst, const THTensor *src) {
   if (dst == src) return 0;
   int dd = THTensor_device(dst), sd = THTensor_device(src);
+  /* no complex kernels in THC: a complex tensor never reaches the GPU */
+  if ((THDtype_isComplex(dst->dtype) || THDtype_isComplex(src->dtype)) && (dd >= 0 || sd >= 0)) {
+    THError_set(TH_ERR_NOTIMPL, "copy_: complex dtypes are not implemented on CUDA in cthtorch");
+    return -1;
+  }
   if (dd != sd && !(dd >= 0 && src->ndim == 0))   /* a 0-d host value broadcasts into the loop */
     return at_copy_across_devices(dst, src, false);
   if (dd >= 0 && dd == sd && dst->dtype == src->dtype && same_geometry(dst, src) && THTensor_isContiguous(dst)) {
@@ -34,6 +42,8 @@ int at_copy_(THTensor *dst, const THTensor *src) {
     memmove(THTensor_data(dst), THTensor_data(src), THTensor_numel(dst) * THDtype_size(dst->dtype));
     return 0;
   }
+  if (THDtype_isComplex(src->dtype) && !THDtype_isComplex(dst->dtype))
+    THWarn("Casting complex values to real discards the imaginary part");
   ATIterSpec spec = { .out = dst, .out_dtype = dst->dtype, .common_dtype = src->dtype, .inplace = true, .name = "copy_" };
   const THTensor *in[1] = { src };
   THTensor *r = at_iter_run(&spec, 1, in, copy_loops[dst->dtype], &src->dtype);
@@ -80,6 +90,7 @@ int at_fill_(THTensor *t, ATScalar value) {
   if (at_scalar_check_fits(value, t->dtype, true) < 0) return -1;
   THOpArgs args;
   scalar_args(&args, 0, value);
+  args.d[1] = 0.0;   /* a complex fill's imaginary part */
   if (t->dtype == TH_Bool) args.i[0] = value.kind == AT_SCALAR_FLOAT ? value.d != 0 : value.i != 0;
   /* torch fills a tensor whose elements alias (an expanded view): every
    * location gets the one value, so the dims of stride 0 are cut to size 1 */

@@ -21,6 +21,8 @@ THDtype at_promote_types(THDtype a, THDtype b) {
   if (b == TH_Undefined) return a;
   if (a == TH_Bool) return b;
   if (b == TH_Bool) return a;
+  if (THDtype_isComplex(a) || THDtype_isComplex(b))   /* complex of the promoted real parts */
+    return THDtype_toComplex(at_promote_types(THDtype_toReal(a), THDtype_toReal(b)));
   bool fa = THDtype_isFloating(a), fb = THDtype_isFloating(b);
   if (fa && fb) {
     if ((a == TH_Half && b == TH_BFloat16) || (a == TH_BFloat16 && b == TH_Half)) return TH_Float;
@@ -36,7 +38,9 @@ THDtype at_promote_types(THDtype a, THDtype b) {
   return THDtype_size(a) >= THDtype_size(b) ? a : b;
 }
 
-static int category(THDtype t) { return t == TH_Bool ? 0 : (THDtype_isFloating(t) ? 2 : 1); }
+static int category(THDtype t) {
+  return t == TH_Bool ? 0 : (THDtype_isComplex(t) ? 3 : (THDtype_isFloating(t) ? 2 : 1));
+}
 
 bool at_can_cast(THDtype from, THDtype to) {
   return category(from) <= category(to);
@@ -57,9 +61,11 @@ THDtype at_scalar_dtype(ATScalar s) {
  * category (bool < integral < floating) than the stronger one. */
 static THDtype combine(THDtype higher, THDtype lower) {
   if (higher == TH_Undefined) return lower;
-  if (THDtype_isFloating(higher)) return higher;
-  if (higher == TH_Bool || (lower != TH_Undefined && THDtype_isFloating(lower)))
-    return at_promote_types(higher, lower);
+  if (lower == TH_Undefined) return higher;
+  /* float32 tensor * 1j is complex64, float64 tensor * 1j complex128 */
+  /* float32 tensor * 1j is complex64: a complex number raises a float to its complex twin */
+  if (THDtype_isComplex(lower) && THDtype_isFloating(higher)) return THDtype_toComplex(higher);
+  if (category(lower) > category(higher)) return at_promote_types(higher, lower);
   return higher;
 }
 
@@ -70,7 +76,8 @@ THDtype at_result_type(int n, const THTensor *const *ts) {
     if (!t) continue;
     if (t->wrapped_number) {
       /* a Python float counts as the default dtype, an int as int64 */
-      THDtype w = THDtype_isFloating(t->dtype) ? default_dtype : t->dtype;
+      THDtype w = THDtype_isFloating(t->dtype) ? default_dtype
+                  : (THDtype_isComplex(t->dtype) ? THDtype_toComplex(default_dtype) : t->dtype);
       wrapped = at_promote_types(wrapped, w);
     } else if (t->ndim == 0) {
       zero = at_promote_types(zero, t->dtype);

@@ -17,6 +17,7 @@
  * strides, the indices broadcast and contiguous on the device) and one
  * at_cuda->index launch gathers or puts; bounds are checked in the kernel. */
 #include "ATIndexing.h"
+#include "ATComplex.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -77,6 +78,7 @@ static const char *shape_str(const THTensor *t, char *buf) { return THTensor_siz
  * tensor, or just the flat positions (nnz,) when flat. Chunks count in
  * parallel, a prefix sum places them, then each chunk writes its own rows. */
 static THTensor *nonzero_coords(const THTensor *t, bool flat) {
+  if (at_no_complex(t, "nonzero_cpu") < 0) return NULL;
   int dev = THTensor_device(t);
   if (dev >= 0) {
     /* the count must reach the host anyway (it sizes the result, as PyTorch's
@@ -426,7 +428,8 @@ done:
     case 1: MOVE_LOOP(uint8_t, OFF) break;                                                        \
     case 2: MOVE_LOOP(uint16_t, OFF) break;                                                       \
     case 4: MOVE_LOOP(uint32_t, OFF) break;                                                       \
-    default: MOVE_LOOP(uint64_t, OFF) break;                                                      \
+    case 8: MOVE_LOOP(uint64_t, OFF) break;                                                       \
+    default: MOVE_LOOP(at_bytes16, OFF) break;   /* complex128 */                                 \
   }
 
 /* -1 with the error of the first bad index (one-index plans check here) */
@@ -490,6 +493,7 @@ static int plan_put_cuda(THTensor *dst, Plan *P, const THTensor *values, bool ac
 /* Puts values (broadcastable to the plan's result shape, self's dtype) into
  * dst's slots; accumulate adds. */
 static int plan_put(THTensor *dst, Plan *P, const THTensor *values, bool accumulate, const char *op) {
+  if (accumulate && at_no_complex(dst, "index_put_with_sort_cpu") < 0) return -1;
   char b1[256], b2[256];
   int nd;
   int64_t shape[TH_MAX_DIMS];
@@ -844,7 +848,8 @@ THTensor *at_masked_select(const THTensor *self, const THTensor *mask, THTensor 
         case 1: SEL(uint8_t)
         case 2: SEL(uint16_t)
         case 4: SEL(uint32_t)
-        default: SEL(uint64_t)
+        case 8: SEL(uint64_t)
+        default: SEL(at_bytes16)
 #undef SEL
       }
     }

@@ -4,6 +4,8 @@
 #include "../TH/THKernelsPointwise.h"
 #include "../TH/THKernels.h"
 #include "../TH/THLoops.h"
+#include "../TH/THKernelsComplex.h"
+#include "ATComplex.h"
 
 #include <string.h>
 #include <math.h>
@@ -29,7 +31,7 @@ static void scalar_arg(THOpArgs *a, int k, ATScalar s) {
 }
 
 static THDtype compute_dtype(const OpDef *op, THDtype promoted) {
-  if (op->rule == R_FLOAT && !THDtype_isFloating(promoted)) return at_default_dtype();
+  if (op->rule == R_FLOAT && !THDtype_isFloating(promoted) && !THDtype_isComplex(promoted)) return at_default_dtype();
   return promoted;
 }
 
@@ -77,17 +79,17 @@ static THTensor *run_binary(const OpDef *op, const THTensor *a, const THTensor *
   return at_iter_run(&spec, 2, in, fn, extra);
 }
 
-static const OpDef op_add = { "add", R_SAME, TH_ALL_TABLE(add_loop) };
-static const OpDef op_sub = { "sub", R_SAME, TH_ALL_TABLE(sub_loop) };
-static const OpDef op_mul = { "mul", R_SAME, TH_ALL_TABLE(mul_loop), true };
-static const OpDef op_div = { "div_true", R_FLOAT, TH_FLOATING_TABLE(div_loop) };
+static const OpDef op_add = { "add", R_SAME, { TH_BOOL_ENTRIES(add_loop), TH_INTEGRAL_ENTRIES(add_loop), TH_FLOATING_ENTRIES(add_loop), TH_COMPLEX_ENTRIES(add_loop) } };
+static const OpDef op_sub = { "sub", R_SAME, { TH_BOOL_ENTRIES(sub_loop), TH_INTEGRAL_ENTRIES(sub_loop), TH_FLOATING_ENTRIES(sub_loop), TH_COMPLEX_ENTRIES(sub_loop) } };
+static const OpDef op_mul = { "mul", R_SAME, { TH_BOOL_ENTRIES(mul_loop), TH_INTEGRAL_ENTRIES(mul_loop), TH_FLOATING_ENTRIES(mul_loop), TH_COMPLEX_ENTRIES(mul_loop) }, true };
+static const OpDef op_div = { "div_true", R_FLOAT, { TH_FLOATING_ENTRIES(div_loop), TH_COMPLEX_ENTRIES(div_loop) } };
 static const OpDef op_div_trunc = { "div_trunc", R_SAME, TH_ALL_TABLE(div_trunc_loop) };
 static const OpDef op_div_floor = { "div_floor", R_SAME, TH_ALL_TABLE(div_floor_loop) };
 
 static int check_alpha(const THTensor *a, const THTensor *b, ATScalar alpha) {
   const THTensor *in[2] = { a, b };
   THDtype common = at_result_type(2, in);
-  if (alpha.kind == AT_SCALAR_FLOAT && !THDtype_isFloating(common)) {
+  if (alpha.kind == AT_SCALAR_FLOAT && !THDtype_isFloating(common) && !THDtype_isComplex(common)) {
     THError_set(TH_ERR_RUNTIME, "For integral input tensors, argument alpha must not be a floating point number.");
     return -1;
   }
@@ -142,7 +144,7 @@ THTensor *at_div(const THTensor *a, const THTensor *b, const char *rounding, THT
 
 BIN(remainder, "remainder", R_SAME, TH_NUMERIC_TABLE(remainder_loop))
 BIN(fmod, "fmod", R_SAME, TH_NUMERIC_TABLE(fmod_loop))
-static const OpDef op_pow = { "pow", R_SAME, TH_NUMERIC_TABLE(pow_loop) };
+static const OpDef op_pow = { "pow", R_SAME, { TH_INTEGRAL_ENTRIES(pow_loop), TH_FLOATING_ENTRIES(pow_loop), TH_COMPLEX_ENTRIES(pow_loop) } };
 THTensor *at_pow(const THTensor *a, const THTensor *b, THTensor *out) {
   /* a Python int exponent below zero has no integer answer (a tensor of
    * them gives 0 and 1s, as PyTorch's) */
@@ -176,8 +178,8 @@ BIN(bitwise_xor, "bitwise_xor", R_INTEGRAL, TH_INTEGRAL_BOOL_TABLE(bitwise_xor_l
 BIN(bitwise_left_shift, "lshift", R_INTEGRAL, { TH_INTEGRAL_ENTRIES(lshift_loop) })
 BIN(bitwise_right_shift, "rshift", R_INTEGRAL, { TH_INTEGRAL_ENTRIES(rshift_loop) })
 BIN(floor_divide, "div_floor", R_SAME, TH_NUMERIC_TABLE(div_floor_loop))
-BIN(eq, "eq", R_BOOL, TH_ALL_TABLE(eq_loop))
-BIN(ne, "ne", R_BOOL, TH_ALL_TABLE(ne_loop))
+BIN(eq, "eq", R_BOOL, { TH_BOOL_ENTRIES(eq_loop), TH_INTEGRAL_ENTRIES(eq_loop), TH_FLOATING_ENTRIES(eq_loop), TH_COMPLEX_ENTRIES(eq_loop) })
+BIN(ne, "ne", R_BOOL, { TH_BOOL_ENTRIES(ne_loop), TH_INTEGRAL_ENTRIES(ne_loop), TH_FLOATING_ENTRIES(ne_loop), TH_COMPLEX_ENTRIES(ne_loop) })
 BIN(lt, "lt", R_BOOL, TH_ALL_TABLE(lt_loop))
 BIN(le, "le", R_BOOL, TH_ALL_TABLE(le_loop))
 BIN(gt, "gt", R_BOOL, TH_ALL_TABLE(gt_loop))
@@ -199,6 +201,7 @@ typedef struct { const char *name; UnaryRule rule; bool int_value; THLoopFn loop
 static THTensor *run_unary(const UnaryDef *op, const THTensor *a, THTensor *out) {
   THDtype dt = a->dtype, odt;
   THLoopFn fn;
+  if (THDtype_isComplex(dt)) return at_complex_unary(op->name, a, out);
   if (op->rule == U_FLOAT && !THDtype_isFloating(dt)) dt = at_default_dtype();
   if (op->rule == U_ROUNDING && dt == TH_Bool) {
     THError_set(TH_ERR_NOTIMPL, "\"%s_vml_cpu\" not implemented for 'Bool'", op->name);
@@ -239,7 +242,11 @@ UN(floor, U_ROUNDING, false, TH_FLOATING_TABLE(floor_loop))
 UN(round, U_ROUNDING, false, TH_FLOATING_TABLE(round_loop))
 UN(trunc, U_ROUNDING, false, TH_FLOATING_TABLE(trunc_loop))
 UN(frac, U_SAME, false, TH_FLOATING_TABLE(frac_loop))
-UN(abs, U_SAME, false, { TH_INTEGRAL_ENTRIES(abs_loop), TH_FLOATING_ENTRIES(abs_loop) })
+static const UnaryDef un_abs = { "abs", U_SAME, false, { TH_INTEGRAL_ENTRIES(abs_loop), TH_FLOATING_ENTRIES(abs_loop) } };
+THTensor *at_abs(const THTensor *a, THTensor *out) {
+  if (THDtype_isComplex(a->dtype)) return at_complex_abs(a, out);   /* |z| is real */
+  return run_unary(&un_abs, a, out);
+}
 UN(sign, U_SAME, false, TH_ALL_TABLE(sign_loop))
 UN(isnan, U_PREDICATE, false, TH_FLOATING_TABLE(isnan_loop))
 UN(isinf, U_PREDICATE, false, TH_FLOATING_TABLE(isinf_loop))
@@ -273,7 +280,8 @@ THTensor *at_neg(const THTensor *a, THTensor *out) {
   return run_unary(&un_neg, a, out);
 }
 
-static const THLoopFn where_loops[TH_NDTYPES] = TH_ALL_TABLE(where_loop);
+static const THLoopFn where_loops[TH_NDTYPES] = { TH_BOOL_ENTRIES(where_loop), TH_INTEGRAL_ENTRIES(where_loop),
+                                                  TH_FLOATING_ENTRIES(where_loop), TH_COMPLEX_ENTRIES(where_loop) };
 THTensor *at_where(const THTensor *cond, const THTensor *a, const THTensor *b, THTensor *out) {
   const THTensor *vals[2] = { a, b };
   THDtype common = at_result_type(2, vals);
@@ -416,7 +424,8 @@ THTensor *at_nan_to_num(const THTensor *self, ATOptDouble nan, ATOptDouble posin
   return at_iter_run(&spec, 1, in, nan_to_num_loops[self->dtype], &a);
 }
 
-static const THLoopFn isclose_loops[TH_NDTYPES] = TH_ALL_TABLE(isclose_loop);
+static const THLoopFn isclose_loops[TH_NDTYPES] = { TH_BOOL_ENTRIES(isclose_loop), TH_INTEGRAL_ENTRIES(isclose_loop),
+                                                    TH_FLOATING_ENTRIES(isclose_loop), TH_COMPLEX_ENTRIES(isclose_loop) };
 THTensor *at_isclose(const THTensor *a, const THTensor *b, double rtol, double atol, bool equal_nan) {
   if (a->dtype != b->dtype) {
     THError_set(TH_ERR_RUNTIME, "%s did not match %s", THDtype_info[a->dtype].legacy, THDtype_info[b->dtype].legacy);
@@ -427,7 +436,7 @@ THTensor *at_isclose(const THTensor *a, const THTensor *b, double rtol, double a
   THOpArgs args = {{0}};
   args.d[0] = rtol; args.d[1] = atol; args.i[2] = equal_nan;
   /* integers compare through double so the tolerance applies */
-  THDtype dt = THDtype_isFloating(a->dtype) || a->dtype == TH_Bool ? a->dtype : TH_Double;
+  THDtype dt = THDtype_isFloating(a->dtype) || THDtype_isComplex(a->dtype) || a->dtype == TH_Bool ? a->dtype : TH_Double;
   ATIterSpec spec = { .out = NULL, .out_dtype = TH_Bool, .common_dtype = dt, .name = "isclose" };
   const THTensor *in[2] = { a, b };
   return at_iter_run(&spec, 2, in, isclose_loops[dt], &args);

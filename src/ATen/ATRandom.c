@@ -3,6 +3,7 @@
  * Serial by design: the stream must not depend on the thread count. */
 #include "ATRandom.h"
 #include "ATCuda.h"
+#include "ATComplex.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -91,6 +92,18 @@ static int check_float(const THTensor *t, const char *name) {
   return -1;
 }
 
+/* A complex tensor draws both parts of each element through its real view
+ * (torch's rule; normal_ gives each part std / sqrt(2), so |z| has variance std^2). */
+static THTensor *complex_draw(THTensor *t, THTensor *(*fill)(THTensor *, double, double, THGenerator *), double a,
+                              double b, THGenerator *g) {
+  THTensor *rv = at_view_as_real(t);
+  THTensor *r = rv ? fill(rv, a, b, g) : NULL;
+  THTensor_free(rv);
+  if (!r) return NULL;
+  THTensor_free(r);
+  return THTensor_retain(t);
+}
+
 /* ---- the CUDA generator: Philox at (seed, offset), drawn on the device
  * (src/THC/THCRandom.cu). Each call takes the next offset, so no two calls
  * share numbers; manual_seed restarts the sequence. ---- */
@@ -120,6 +133,7 @@ THTensor *at_uniform_(THTensor *t, double from, double to, THGenerator *g) {
     THError_set(TH_ERR_RUNTIME, "uniform_ expects to return a [from, to) range, but found from=%g > to=%g", from, to);
     return NULL;
   }
+  if (THDtype_isComplex(t->dtype) && THTensor_device(t) < 0) return complex_draw(t, at_uniform_, from, to, g);
   if (check_float(t, "uniform") < 0) return NULL;
   if (THTensor_device(t) >= 0) return cuda_fill(t, 0, from, to);
   double a[2] = { from, to };
@@ -182,6 +196,7 @@ static THTensor *normal_fill(THTensor *t, double mean, double std, THGenerator *
 
 THTensor *at_normal_(THTensor *t, double mean, double std, THGenerator *g) {
   if (std < 0) { THError_set(TH_ERR_RUNTIME, "normal expects std >= 0.0, but found std %g", std); return NULL; }
+  if (THDtype_isComplex(t->dtype) && THTensor_device(t) < 0) return complex_draw(t, at_normal_, mean, std / sqrt(2.0), g);
   if (check_float(t, "normal") < 0) return NULL;
   if (THTensor_device(t) >= 0) return cuda_fill(t, 1, mean, std);
   double a[2] = { mean, std };

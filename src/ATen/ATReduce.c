@@ -1,5 +1,6 @@
 /* Reductions: sum and mean here; the driver (ATReduce.h) serves the rest. */
 #include "ATReduce.h"
+#include "ATComplex.h"
 #include "ATArgChecks.h"
 #include "../TH/THKernels.h"
 #include "ATCuda.h"
@@ -13,6 +14,12 @@
 int at_reduce_prepare(const THTensor *self, const ATIntList *dims, bool keepdim, ATReduce2D *r) {
   int nd = self->ndim;
   memset(r, 0, sizeof *r);
+  /* sum and mean of complex tensors reduce their real view (at_complex_sum); no other reduction has a complex kernel */
+  if (THDtype_isComplex(self->dtype)) {
+    THError_set(TH_ERR_NOTIMPL, "reductions other than sum and mean are not implemented for '%s' in cthtorch",
+                THDtype_info[self->dtype].legacy);
+    return -1;
+  }
   r->dtype = self->dtype;
   bool all = !dims || dims->n == 0;
   for (int i = 0; i < nd; i++) r->reduced[i] = all;
@@ -199,11 +206,13 @@ done:
 }
 
 THTensor *at_sum(const THTensor *self, const ATIntList *dims, bool keepdim, THDtype dtype, THTensor *out) {
+  if (THDtype_isComplex(self->dtype)) return at_complex_sum(self, dims, keepdim, dtype, out, false);
   if (dtype == TH_Undefined) dtype = THDtype_isFloating(self->dtype) ? self->dtype : TH_Int64;
   return sum_impl(self, dims, keepdim, dtype, out, 1.0);
 }
 
 THTensor *at_mean(const THTensor *self, const ATIntList *dims, bool keepdim, THDtype dtype, THTensor *out) {
+  if (THDtype_isComplex(self->dtype)) return at_complex_sum(self, dims, keepdim, dtype, out, true);
   THDtype dt = dtype == TH_Undefined ? self->dtype : dtype;
   if (!THDtype_isFloating(dt)) {
     THError_set(TH_ERR_RUNTIME, "mean(): could not infer output dtype. %s dtype must be either a floating point or "
@@ -297,6 +306,7 @@ static int max_rows(THTensor **outs, const THTensor *self, int64_t outer, int64_
 }
 
 int at_max_dim(THTensor **outs, const THTensor *self, int64_t dim, bool keepdim, bool is_max) {
+  if (at_no_complex(self, is_max ? "max_cpu" : "min_cpu") < 0) return -1;
   int64_t d;
   if (at_wrap_dim(dim, self->ndim, &d) < 0) return -1;
   if (self->ndim && self->sizes[d] == 0) {
@@ -343,6 +353,7 @@ int at_max_dim(THTensor **outs, const THTensor *self, int64_t dim, bool keepdim,
 }
 
 THTensor *at_max_all(const THTensor *self, bool is_max) {
+  if (at_no_complex(self, is_max ? "max_all" : "min_all") < 0) return NULL;
   if (THTensor_numel(self) == 0) {
     THError_set(TH_ERR_RUNTIME, "%s(): Expected reduction dim to be specified for input.numel() == 0. Specify the "
                 "reduction dim with the 'dim' argument.", is_max ? "max" : "min");
@@ -373,6 +384,7 @@ static bool amax_empty(const THTensor *self, const ATIntList *dims, const ATRedu
 }
 
 THTensor *at_amax(const THTensor *self, const ATIntList *dims, bool keepdim, bool is_max) {
+  if (at_no_complex(self, is_max ? "amax_cpu" : "amin_cpu") < 0) return NULL;
   ATReduce2D r;
   if (THTensor_device(self) >= 0) {
     if (at_reduce_prepare(self, dims, keepdim, &r) < 0) return NULL;
@@ -415,6 +427,7 @@ THTensor *at_amax(const THTensor *self, const ATIntList *dims, bool keepdim, boo
 }
 
 THTensor *at_argmax(const THTensor *self, ATOptInt dim, bool keepdim, bool is_max) {
+  if (at_no_complex(self, is_max ? "argmax_cpu" : "argmin_cpu") < 0) return NULL;
   const char *name = is_max ? "argmax" : "argmin";
   if (self->dtype == TH_Bool) { THError_set(TH_ERR_RUNTIME, "%s(): does not support bool input", name); return NULL; }
   if (!dim.has) {
@@ -492,6 +505,7 @@ THTensor *at_all_any(const THTensor *self, const ATIntList *dims, bool keepdim, 
 }
 
 THTensor *at_prod(const THTensor *self, const ATIntList *dims, bool keepdim, THDtype dtype) {
+  if (at_no_complex(self, "prod_cpu") < 0) return NULL;
   THDtype out_dt = dtype != TH_Undefined ? dtype : (THDtype_isFloating(self->dtype) ? self->dtype : TH_Int64);
   if (THTensor_device(self) >= 0) {
     /* a floating dtype= computes in it; integers multiply in int64 */
@@ -528,6 +542,7 @@ THTensor *at_prod(const THTensor *self, const ATIntList *dims, bool keepdim, THD
 }
 
 THTensor *at_var(const THTensor *self, const ATIntList *dims, double correction, bool keepdim, bool take_sqrt) {
+  if (at_no_complex(self, "var_cpu") < 0) return NULL;
   if (!THDtype_isFloating(self->dtype)) {
     THError_set(TH_ERR_RUNTIME, "std and var only support floating point and complex dtypes");
     return NULL;
@@ -570,6 +585,7 @@ THTensor *at_var(const THTensor *self, const ATIntList *dims, double correction,
 }
 
 THTensor *at_logsumexp(const THTensor *self, const ATIntList *dims, bool keepdim) {
+  if (at_no_complex(self, "logsumexp_cpu") < 0) return NULL;
   if (THTensor_device(self) >= 0) {
     THTensor *src = at_to_dtype(self, THDtype_isFloating(self->dtype) ? self->dtype : at_default_dtype(), false);
     THTensor *res = src ? reduce_cuda(AT_RED_LOGSUMEXP, src, dims, keepdim, src->dtype, 0, NULL) : NULL;

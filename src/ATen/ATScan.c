@@ -2,6 +2,7 @@
  * input as [outer, D, inner]; the TH kernel runs blocks of outer rows and
  * inner columns, which are split between threads here. */
 #include "ATScan.h"
+#include "ATComplex.h"
 #include "ATArgChecks.h"
 
 #include "ATConv.h"   /* at_contiguous_as */
@@ -72,11 +73,12 @@ static THTensor *scan_into_new(const THTensor *self, int64_t d, THDtype dt, THSc
 }
 
 THTensor *at_cumulative(const THTensor *self, int64_t dim, THDtype dtype, THScanOp op, THTensor *out) {
+  if (at_no_complex(self, "cumsum_cpu") < 0) return NULL;
   int64_t d;
   if (at_wrap_dim(dim, self->ndim, &d) < 0) return NULL;
   bool lse = op == TH_SCAN_LOGSUMEXP || op == TH_SCAN_LOGSUMEXP_REVERSE;
   THDtype dt = dtype != TH_Undefined ? dtype : (THDtype_isFloating(self->dtype) || lse ? self->dtype : TH_Int64);
-  if (dt == TH_Bool || (lse && !THDtype_isFloating(dt))) {
+  if (dt == TH_Bool || THDtype_isComplex(dt) || (lse && !THDtype_isFloating(dt))) {   /* no complex scan kernels */
     THError_set(TH_ERR_NOTIMPL, "\"%s_out_cpu\" not implemented for '%s'", scan_name(op), THDtype_info[dt].legacy);
     return NULL;
   }
@@ -84,6 +86,7 @@ THTensor *at_cumulative(const THTensor *self, int64_t dim, THDtype dtype, THScan
 }
 
 int at_cumextreme(THTensor **outs, const THTensor *self, int64_t dim, bool is_max) {
+  if (at_no_complex(self, is_max ? "cummax_cpu" : "cummin_cpu") < 0) return -1;
   int64_t d;
   if (at_wrap_dim(dim, self->ndim, &d) < 0) return -1;
   THTensor *idx = at_new_on(THTensor_device(self), TH_Int64, self->ndim, self->sizes, NULL);

@@ -13,6 +13,7 @@
  * position; scatter-add and index_add by atomicAdd, prod/amax/amin by
  * compare-and-swap). */
 #include "ATScatter.h"
+#include "ATComplex.h"
 
 #include <string.h>
 #ifdef _OPENMP
@@ -214,6 +215,7 @@ static int same_ndim(const THTensor *a, const THTensor *idx, const char *what) {
 }
 
 THTensor *at_gather_c(const THTensor *self, int64_t dim, const THTensor *index) {
+  if (at_no_complex(self, "gather_cpu") < 0) return NULL;
   int64_t d64;
   if (at_wrap_dim(dim, self->ndim, &d64) < 0) return NULL;
   int dm = (int)d64;
@@ -277,6 +279,7 @@ static int scatter_sizes(const THTensor *self, int dm, const THTensor *idx, cons
 
 THTensor *at_scatter_c(const THTensor *self, int64_t dim, const THTensor *index, const THTensor *src,
                        ATScalar value, const char *reduce) {
+  if (at_no_complex(self, "scatter_cpu") < 0) return NULL;
   int64_t d64;
   THScatterOp op;
   if (at_wrap_dim(dim, self->ndim, &d64) < 0 || scatter_op(reduce, &op) < 0) return NULL;
@@ -347,6 +350,7 @@ static int index_add_checks(const THTensor *self, int dm, const THTensor *idx, c
 
 THTensor *at_index_add_c(const THTensor *self, int64_t dim, const THTensor *index, const THTensor *source,
                          ATScalar alpha) {
+  if (at_no_complex(self, "index_add_cpu") < 0) return NULL;
   int64_t d64;
   if (at_wrap_dim(dim, self->ndim, &d64) < 0) return NULL;
   int dm = (int)d64;

@@ -9,6 +9,7 @@
  * the result's element order. unique/isin work on the
  * flattened input: one stable sort, then runs of equal values. */
 #include "ATSort.h"
+#include "ATComplex.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -92,6 +93,7 @@ static THTensor *moved_contiguous(const THTensor *t, int64_t a, int64_t b) {
  * want_vals only outs[1], the indices, is made (outs[0] NULL). */
 static int run_rows(THTensor **outs, const THTensor *self, int64_t d, THSortOp op, int64_t k, int64_t kth,
                     bool reduce, bool keepdim, bool want_vals) {
+  if (at_no_complex(self, "sort") < 0) return -1;
   int nd = self->ndim;
   int64_t last = nd ? nd - 1 : 0, n = nd ? self->sizes[d] : 1, rows = 1, sz[TH_MAX_DIMS];
   int on = 0;
@@ -258,6 +260,7 @@ static void gather_elems(char *dst, const char *src, const int64_t *at, int64_t 
  * x's positions to self's, so inverse[order[j]] = the run of x[j]. */
 static int runs_result(THTensor **outs, const THTensor *self, const THTensor *x, const int64_t *order,
                        bool return_inverse, bool return_counts) {
+  if (at_no_complex(x, "unique") < 0) return -1;
   int64_t n = THTensor_numel(x), *start = malloc((n + 1) * sizeof(int64_t));
   if (!start) { oom(); return -1; }
   int64_t U = n ? run_fns[x->dtype](THTensor_data(x), n, start) : 0;
@@ -288,6 +291,7 @@ static int runs_result(THTensor **outs, const THTensor *self, const THTensor *x,
 /* a new array: the positions of contiguous x's elements in stable ascending
  * order; sorted (NULL: not wanted) gets the values in that order */
 static int64_t *sorted_order(const THTensor *x, void *sorted) {
+  if (at_no_complex(x, "sort") < 0) return NULL;
   int64_t n = THTensor_numel(x), *order = malloc((n ? n : 1) * sizeof(int64_t));
   if (!order) return oom();
   if (!flat_fns[x->dtype](THTensor_data(x), n, order, sorted)) { free(order); return oom(); }
@@ -316,6 +320,7 @@ int at_unique(THTensor **outs, const THTensor *self, bool sorted, bool return_in
  * first dim moved back to dim, as torch lays them out; the inverse (n,) and
  * the counts (U,) are always made, as torch's unique_dim makes them. */
 static int unique_slices(THTensor **outs, const THTensor *self, int64_t dim, bool sort) {
+  if (at_no_complex(self, "unique_dim_cpu") < 0) return -1;
   int64_t d;
   if (self->ndim == 0) {
     THError_set(TH_ERR_INDEX, "Dimension specified as %lld but tensor has no dimensions", (long long)dim);
@@ -387,6 +392,7 @@ int at_unique_consecutive(THTensor **outs, const THTensor *self, bool return_inv
 }
 
 THTensor *at_isin(const THTensor *elements, const THTensor *test_elements, bool assume_unique, bool invert) {
+  if (at_no_complex(elements, "isin") < 0 || at_no_complex(test_elements, "isin") < 0) return NULL;
   (void)assume_unique;   /* a binary search over the sorted test values needs no uniqueness */
   if (elements->dtype == TH_Bool || test_elements->dtype == TH_Bool) {
     THError_set(TH_ERR_RUNTIME, "Unsupported input type encountered for isin(): Bool");

@@ -15,6 +15,7 @@ typedef void (*THLoopFn)(char **data, const int64_t *strides, int64_t n, const v
 #define TH_INTEGRAL_ENTRIES(N) [TH_UInt8] = THByteTensor_##N, [TH_Int8] = THCharTensor_##N, \
   [TH_Int16] = THShortTensor_##N, [TH_Int32] = THIntTensor_##N, [TH_Int64] = THLongTensor_##N
 #define TH_BOOL_ENTRIES(N) [TH_Bool] = THBoolTensor_##N
+#define TH_COMPLEX_ENTRIES(N) [TH_ComplexFloat] = THComplexFloatTensor_##N, [TH_ComplexDouble] = THComplexDoubleTensor_##N
 
 #define TH_FLOATING_TABLE(N) { TH_FLOATING_ENTRIES(N) }
 #define TH_NUMERIC_TABLE(N) { TH_INTEGRAL_ENTRIES(N), TH_FLOATING_ENTRIES(N) }
@@ -34,6 +35,9 @@ typedef void (*THLoopFn)(char **data, const int64_t *strides, int64_t n, const v
   void THIntTensor_##N(char **, const int64_t *, int64_t, const void *); \
   void THLongTensor_##N(char **, const int64_t *, int64_t, const void *);
 #define TH_DECLARE_BOOL(N) void THBoolTensor_##N(char **, const int64_t *, int64_t, const void *);
+#define TH_DECLARE_COMPLEX(N) \
+  void THComplexFloatTensor_##N(char **, const int64_t *, int64_t, const void *); \
+  void THComplexDoubleTensor_##N(char **, const int64_t *, int64_t, const void *);
 #define TH_DECLARE_ALL(N) TH_DECLARE_BOOL(N) TH_DECLARE_INTEGRAL(N) TH_DECLARE_FLOATING(N)
 #define TH_DECLARE_NUMERIC(N) TH_DECLARE_INTEGRAL(N) TH_DECLARE_FLOATING(N)
 

@@ -15,6 +15,8 @@ const THDtypeInfo THDtype_info[TH_NDTYPES] = {
   [TH_BFloat16] = {"bfloat16", "BFloat16", 2, true, true},
   [TH_Float]    = {"float32", "Float", 4, true, true},
   [TH_Double]   = {"float64", "Double", 8, true, true},
+  [TH_ComplexFloat]  = {"complex64", "ComplexFloat", 8, false, true},
+  [TH_ComplexDouble] = {"complex128", "ComplexDouble", 16, false, true},
 };
 
 static _Thread_local THErrorKind err_kind;

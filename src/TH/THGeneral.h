@@ -28,6 +28,7 @@ extern "C" {
 typedef enum {
   TH_Bool = 0, TH_UInt8, TH_Int8, TH_Int16, TH_Int32, TH_Int64,
   TH_Half, TH_BFloat16, TH_Float, TH_Double,
+  TH_ComplexFloat, TH_ComplexDouble,   /* float _Complex, double _Complex (interleaved re, im) */
   TH_NDTYPES,
   TH_Undefined = -1
 } THDtype;
@@ -42,7 +43,13 @@ typedef struct {
 
 TH_API extern const THDtypeInfo THDtype_info[TH_NDTYPES];
 static inline int THDtype_size(THDtype t) { return THDtype_info[t].itemsize; }
-static inline bool THDtype_isFloating(THDtype t) { return t >= TH_Half; }
+static inline bool THDtype_isFloating(THDtype t) { return t >= TH_Half && t <= TH_Double; }
+static inline bool THDtype_isComplex(THDtype t) { return t == TH_ComplexFloat || t == TH_ComplexDouble; }
+/* complex64 <-> float32, complex128 <-> float64 (the dtype of .real/.abs()) */
+static inline THDtype THDtype_toReal(THDtype t) {
+  return t == TH_ComplexFloat ? TH_Float : (t == TH_ComplexDouble ? TH_Double : t);
+}
+static inline THDtype THDtype_toComplex(THDtype t) { return t == TH_Double ? TH_ComplexDouble : TH_ComplexFloat; }
 static inline bool THDtype_isIntegral(THDtype t, bool include_bool) {
   return (t >= TH_UInt8 && t <= TH_Int64) || (include_bool && t == TH_Bool);
 }

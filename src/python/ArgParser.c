@@ -2,6 +2,7 @@
 #include "ArgParser.h"
 #include "Dispatch.h"
 #include "THP.h"
+#include "Bindings.h"
 
 #include <ctype.h>
 #include <string.h>
@@ -209,7 +210,7 @@ static bool is_dtype_obj(PyObject *o) {
 static bool check_param(const APParam *p, PyObject *o, bool first) {
   if (o == Py_None) return p->optional;
   switch (p->type) {
-    case AP_TENSOR: return THPTensor_Check(o) || (!first && !p->no_numbers && ap_is_scalar(o));
+    case AP_TENSOR: return THPTensor_Check(o) || (!first && !p->no_numbers && (ap_is_scalar(o) || PyComplex_Check(o)));
     case AP_SCALAR: return ap_is_scalar(o) || (THPTensor_Check(o) && THTensor_numel(((THPTensor *)o)->t) == 1 &&
                                                ((THPTensor *)o)->t->ndim == 0);
     case AP_INT: return is_int_like(o);
@@ -655,7 +656,13 @@ static int finish(APResult *r, PyObject *const *args, Py_ssize_t nargs) {
         }
         break;
       case AP_TENSOR:
-        if (!THPTensor_Check(o)) {
+        if (!THPTensor_Check(o) && PyComplex_Check(o)) {   /* a wrapped complex128 number */
+          THTensor *c = THP_complex_number(o);
+          PyObject *w = c ? THPTensor_wrap(c) : NULL;
+          if (!w) return -1;
+          r->owned[r->nowned++] = w;
+          r->obj[j] = w;
+        } else if (!THPTensor_Check(o)) {
           ATScalar s;
           if (to_scalar(o, &s, true) < 0) return -1;
           THTensor *t = at_scalar_tensor(s, s.kind == AT_SCALAR_FLOAT ? TH_Double : (s.kind == AT_SCALAR_INT ? TH_Int64 : TH_Bool));

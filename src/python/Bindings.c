@@ -160,8 +160,20 @@ struct THGenerator *fa_generator(PyObject *o) {
 }
 struct THGenerator *ap_generator(APResult *r, int i) { return fa_generator(ap_object(r, i)); }
 
+THTensor *THP_complex_number(PyObject *o) {
+  Py_complex c = PyComplex_AsCComplex(o);
+  if (c.real == -1.0 && PyErr_Occurred()) return NULL;
+  THTensor *t = THTensor_new(TH_ComplexDouble, 0, NULL);
+  if (!t) { THP_raise(); return NULL; }
+  double *v = (double *)THTensor_data(t);
+  v[0] = c.real; v[1] = c.imag;
+  t->wrapped_number = true;
+  return t;
+}
+
 PyObject *fa_tensor(PyObject *o) {
   if (THPTensor_Check(o)) return Py_NewRef(o);
+  if (PyComplex_Check(o)) { THTensor *c = THP_complex_number(o); return c ? THPTensor_wrap(c) : NULL; }
   ATScalar s;
   if (ap_to_scalar(o, &s) < 0) return NULL;
   THTensor *t = at_scalar_tensor(s, s.kind == AT_SCALAR_FLOAT ? TH_Double : (s.kind == AT_SCALAR_INT ? TH_Int64 : TH_Bool));

@@ -49,6 +49,8 @@ int THP_check_out_tuple(PyObject *out, int n);
 PyObject *THP_write_outs(const char *name, int n, THTensor **r, PyObject *out);
 PyObject *THP_set_return_types(PyObject *m, PyObject *ns);
 struct THGenerator *ap_generator(APResult *r, int i);
+/* a Python complex as a wrapped 0-d complex128 tensor (new ref; NULL + Python error) */
+THTensor *THP_complex_number(PyObject *o);
 PyObject *fa_tensor(PyObject *o);              /* tensor, or a number as a wrapped 0-d tensor (new ref) */
 int fa_intlist(PyObject *o, ATIntList *out, int size);
 THDtype fa_dtype(PyObject *o);

@@ -8,13 +8,22 @@ static PyObject *dtype_repr(THPDtype *self) {
 }
 static PyObject *dtype_is_floating(THPDtype *self, void *c) { return PyBool_FromLong(THDtype_isFloating(self->dtype)); }
 static PyObject *dtype_is_signed(THPDtype *self, void *c) { return PyBool_FromLong(THDtype_info[self->dtype].is_signed); }
-static PyObject *dtype_is_complex(THPDtype *self, void *c) { Py_RETURN_FALSE; }
+static PyObject *dtype_is_complex(THPDtype *self, void *c) { return PyBool_FromLong(THDtype_isComplex(self->dtype)); }
 static PyObject *dtype_itemsize(THPDtype *self, void *c) { return PyLong_FromLong(THDtype_size(self->dtype)); }
 static PyObject *dtype_reduce(THPDtype *self, PyObject *unused) {
   /* pickles as the module attribute, like torch.float32 */
   return PyUnicode_FromString(self->name);
 }
-static PyObject *dtype_to_real(THPDtype *self, PyObject *u) { Py_INCREF(self); return (PyObject *)self; }
+static PyObject *dtype_to_real(THPDtype *self, PyObject *u) { return Py_NewRef(THPDtype_objs[THDtype_toReal(self->dtype)]); }
+/* torch: float32 -> complex64, float64 -> complex128, complex unchanged, others refused */
+static PyObject *dtype_to_complex(THPDtype *self, PyObject *u) {
+  THDtype t = self->dtype;
+  if (THDtype_isComplex(t)) return Py_NewRef(self);
+  if (t == TH_Float || t == TH_Double) return Py_NewRef(THPDtype_objs[THDtype_toComplex(t)]);
+  if (t == TH_Half) { PyErr_SetString(PyExc_NotImplementedError, "cthtorch: complex32 is not implemented"); return NULL; }
+  PyErr_Format(PyExc_RuntimeError, "to_complex is not supported for %s", THDtype_info[t].legacy);
+  return NULL;
+}
 
 static PyGetSetDef dtype_getset[] = {
   {"is_floating_point", (getter)dtype_is_floating, NULL, NULL, NULL},
@@ -26,6 +35,7 @@ static PyGetSetDef dtype_getset[] = {
 static PyMethodDef dtype_methods[] = {
   {"__reduce__", (PyCFunction)dtype_reduce, METH_NOARGS, NULL},
   {"to_real", (PyCFunction)dtype_to_real, METH_NOARGS, NULL},
+  {"to_complex", (PyCFunction)dtype_to_complex, METH_NOARGS, NULL},
   {NULL}
 };
 
@@ -80,6 +90,7 @@ int THP_initDtypes(PyObject *m) {
   static const char *aliases[][2] = {
     {"float", "float32"}, {"double", "float64"}, {"half", "float16"}, {"long", "int64"},
     {"int", "int32"}, {"short", "int16"}, {"uint8", "uint8"}, {"bool", "bool"},
+    {"cfloat", "complex64"}, {"cdouble", "complex128"},
   };
   for (size_t i = 0; i < sizeof aliases / sizeof *aliases; i++) {
     PyObject *o = PyObject_GetAttrString(m, aliases[i][1]);

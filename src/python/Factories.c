@@ -19,7 +19,7 @@ static PyObject *finish(PyObject *t, bool requires_grad, int dev) {
   if (t && dev != -2) t = THP_move_result(t, dev);
   if (!t || !requires_grad) return t;
   THPTensor *x = (THPTensor *)t;
-  if (!THDtype_isFloating(x->t->dtype)) {
+  if (!THDtype_isFloating(x->t->dtype) && !THDtype_isComplex(x->t->dtype)) {
     Py_DECREF(t);
     PyErr_SetString(PyExc_RuntimeError, "Only Tensors of floating point and complex dtype can require gradients");
     return NULL;

@@ -6,7 +6,7 @@
 #include "Bindings.h"
 #include "Functions.h"
 
-static bool operand_ok(PyObject *o) { return THPTensor_Check(o) || ap_is_scalar(o); }
+static bool operand_ok(PyObject *o) { return THPTensor_Check(o) || ap_is_scalar(o) || PyComplex_Check(o); }
 
 /* o as a tensor operand beside other. An int in [2**63, 2**64) beside a
  * floating tensor stands as its float value, as the argument parser takes it

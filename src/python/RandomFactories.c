@@ -11,7 +11,7 @@
 static PyObject *finish(THTensor *t, bool requires_grad) {
   PyObject *r = THPTensor_wrap(t);
   if (r && requires_grad) {
-    if (!THDtype_isFloating(((THPTensor *)r)->t->dtype)) {
+    if (!THDtype_isFloating(((THPTensor *)r)->t->dtype) && !THDtype_isComplex(((THPTensor *)r)->t->dtype)) {
       Py_DECREF(r);
       PyErr_SetString(PyExc_RuntimeError, "Only Tensors of floating point and complex dtype can require gradients");
       return NULL;

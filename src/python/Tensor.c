@@ -163,7 +163,7 @@ static int set_requires_grad(THPTensor *self, PyObject *v, void *c) {
                     "variable in a subgraph that doesn't require differentiation use var_no_grad = var.detach().");
     return -1;
   }
-  if (rg && !THDtype_isFloating(self->t->dtype)) {
+  if (rg && !THDtype_isFloating(self->t->dtype) && !THDtype_isComplex(self->t->dtype)) {
     PyErr_SetString(PyExc_RuntimeError, "only Tensors of floating point and complex dtype can require gradients");
     return -1;
   }
@@ -181,7 +181,8 @@ static int grad_dtype_error(THDtype got, THDtype own) {
   static const char *cpp[TH_NDTYPES] = {
     [TH_Bool] = "bool", [TH_UInt8] = "unsigned char", [TH_Int8] = "signed char", [TH_Int16] = "short int",
     [TH_Int32] = "int", [TH_Int64] = "long int", [TH_Half] = "c10::Half", [TH_BFloat16] = "c10::BFloat16",
-    [TH_Float] = "float", [TH_Double] = "double"};
+    [TH_Float] = "float", [TH_Double] = "double", [TH_ComplexFloat] = "c10::complex<float>",
+    [TH_ComplexDouble] = "c10::complex<double>"};
   PyErr_Format(PyExc_RuntimeError, "attempting to assign a gradient with dtype '%s' to a tensor with grad_dtype "
                "'%s'. The gradient must match the tensor's grad_dtype (defaults to the tensor's dtype). You can set "
                "the tensor's grad_dtype attribute with a specific dtype, or None to allow any dtype. Set grad_dtype "

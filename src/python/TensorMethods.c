@@ -52,7 +52,17 @@ static PyObject *m_is_contiguous(PyObject *self, PyObject *args, PyObject *kw) {
   return PyBool_FromLong(THTensor_isContiguous(SELF->t));
 }
 
+static PyObject *m_is_complex(PyObject *self, PyObject *u) { return PyBool_FromLong(THDtype_isComplex(SELF->t->dtype)); }
+
 static PyObject *scalar_of(THTensor *t) {
+  if (t->dtype == TH_ComplexFloat) {
+    const float *v = (const float *)THTensor_data(t);
+    return PyComplex_FromDoubles(v[0], v[1]);
+  }
+  if (t->dtype == TH_ComplexDouble) {
+    const double *v = (const double *)THTensor_data(t);
+    return PyComplex_FromDoubles(v[0], v[1]);
+  }
   if (t->dtype == TH_Bool) return PyBool_FromLong(at_item_int(t) != 0);
   if (THDtype_isFloating(t->dtype)) return PyFloat_FromDouble(at_item_double(t));
   return PyLong_FromLongLong(at_item_int(t));
@@ -121,7 +131,7 @@ static PyObject *m_make_subclass(PyObject *unused, PyObject *args, PyObject *kw)
   THTensor *t = at_alias(((THPTensor *)data)->t);
   PyObject *r = THPTensor_wrapType((PyTypeObject *)cls, t);
   if (!r) return NULL;
-  if (rg && !THDtype_isFloating(((THPTensor *)r)->t->dtype)) {
+  if (rg && !THDtype_isFloating(((THPTensor *)r)->t->dtype) && !THDtype_isComplex(((THPTensor *)r)->t->dtype)) {
     Py_DECREF(r);
     PyErr_SetString(PyExc_RuntimeError, "Only Tensors of floating point and complex dtype can require gradients");
     return NULL;
@@ -314,7 +324,7 @@ PyMethodDef THP_manual_tensor_methods[] = {
   {"is_contiguous", VARKW(m_is_contiguous), NULL},
   {"is_floating_point", m_is_floating_point, METH_NOARGS, NULL},
   {"is_signed", m_is_signed, METH_NOARGS, NULL},
-  {"is_complex", m_false, METH_NOARGS, NULL},
+  {"is_complex", m_is_complex, METH_NOARGS, NULL},
   {"is_pinned", m_false, METH_NOARGS, NULL},
   {"get_device", m_get_device, METH_NOARGS, NULL},
   {"_is_view", m_is_view, METH_NOARGS, NULL},

@@ -6,12 +6,18 @@
 #include "ArgParser.h"
 
 #include <string.h>
+#include <complex.h>
 
 /* ---- buffer format <-> dtype ---- */
 static int dtype_from_format(const char *fmt, Py_ssize_t itemsize, THDtype *out) {
   while (*fmt == '<' || *fmt == '=' || *fmt == '@' || *fmt == '!' || *fmt == '>') {
     if (*fmt == '>' || *fmt == '!') return -2;   /* big-endian data */
     fmt++;
+  }
+  if (fmt[0] == 'Z' && fmt[1] && !fmt[2]) {   /* complex: 'Zf', 'Zd' (PEP 3118) */
+    if (fmt[1] == 'f') { *out = TH_ComplexFloat; return 0; }
+    if (fmt[1] == 'd') { *out = TH_ComplexDouble; return 0; }
+    return -1;
   }
   if (fmt[0] && fmt[1]) return -1;
   switch (fmt[0]) {
@@ -39,6 +45,8 @@ static const char *format_of(THDtype t) {
     case TH_Half: return "e";
     case TH_Float: return "f";
     case TH_Double: return "d";
+    case TH_ComplexFloat: return "Zf";
+    case TH_ComplexDouble: return "Zd";
     default: return NULL;
   }
 }
@@ -48,8 +56,8 @@ static int unsupported_numpy_type(PyObject *obj) {
   if (!dt) PyErr_Clear();
   PyErr_Format(PyExc_TypeError,
                "can't convert np.ndarray of type numpy.%S. The only supported types are: float64, float32, "
-               "float16, int64, int32, int16, int8, uint8, and bool (cthtorch has no complex or uint16/32/64 "
-               "dtypes).", dt ? dt : Py_None);
+               "float16, complex64, complex128, int64, int32, int16, int8, uint8, and bool (cthtorch has no "
+               "uint16/32/64 dtypes).", dt ? dt : Py_None);
   Py_XDECREF(dt);
   return -1;
 }
@@ -196,18 +204,20 @@ static int leaf_kind(PyObject *o, Infer *inf) {
   if (PyBool_Check(o)) return 0;
   if (PyLong_Check(o)) return 1;
   if (PyFloat_Check(o)) return 2;
+  if (PyComplex_Check(o)) return 3;
   if (THPTensor_Check(o)) {
     THTensor *t = ((THPTensor *)o)->t;
     if (THTensor_numel(t) != 1 || t->ndim != 0) return -2;
     inf->tdtype = at_promote_types(inf->tdtype, t->dtype);
     inf->any_tensor = true;
-    return t->dtype == TH_Bool ? 0 : (THDtype_isFloating(t->dtype) ? 2 : 1);
+    return t->dtype == TH_Bool ? 0 : (THDtype_isComplex(t->dtype) ? 3 : (THDtype_isFloating(t->dtype) ? 2 : 1));
   }
   const char *tn = Py_TYPE(o)->tp_name;
   if (!strncmp(tn, "numpy.", 6)) {
     if (strstr(tn, "bool")) return 0;
     if (strstr(tn, "int")) return 1;
     if (strstr(tn, "float")) return 2;
+    if (strstr(tn, "complex")) return 3;
   }
   return -1;
 }
@@ -254,6 +264,29 @@ static int infer(PyObject *o, int depth, Infer *inf) {
 
 static int store(char *p, THDtype dt, PyObject *o) {
   ATScalar s;
+  if (THDtype_isComplex(dt) || PyComplex_Check(o) || (strstr(Py_TYPE(o)->tp_name, "numpy.complex"))) {
+    Py_complex c;
+    if (THPTensor_Check(o)) {
+      THTensor *t = ((THPTensor *)o)->t;
+      if (THDtype_isComplex(t->dtype)) {
+        c.real = t->dtype == TH_ComplexFloat ? crealf(*(float _Complex *)THTensor_data(t)) : creal(*(double _Complex *)THTensor_data(t));
+        c.imag = t->dtype == TH_ComplexFloat ? cimagf(*(float _Complex *)THTensor_data(t)) : cimag(*(double _Complex *)THTensor_data(t));
+      } else { c.real = at_item_double(t); c.imag = 0; }
+    } else {
+      c = PyComplex_AsCComplex(o);
+      if (c.real == -1.0 && PyErr_Occurred()) return -1;
+    }
+    if (!THDtype_isComplex(dt)) {   /* a complex number into a real tensor: torch keeps the real part */
+      PyObject *re = PyFloat_FromDouble(c.real);
+      if (!re) return -1;
+      int rc = store(p, dt, re);
+      Py_DECREF(re);
+      return rc;
+    }
+    if (dt == TH_ComplexFloat) *(float _Complex *)p = (float)c.real + (float)c.imag * I;
+    else *(double _Complex *)p = c.real + c.imag * I;
+    return 0;
+  }
   int overflow = 0;
   if (PyLong_Check(o) && !PyBool_Check(o)) {
     long long v = PyLong_AsLongLongAndOverflow(o, &overflow);
@@ -325,6 +358,7 @@ PyObject *THP_tensor_from_data(PyObject *data, THDtype dtype, bool dtype_given, 
   THDtype dt = dtype;
   if (!dtype_given) {
     dt = (inf.kind == 2 || inf.kind < 0) ? at_default_dtype() : (inf.kind == 1 ? TH_Int64 : TH_Bool);
+    if (inf.kind == 3) dt = THDtype_toComplex(at_default_dtype());
     if (inf.any_tensor && inf.tdtype != TH_Undefined) dt = at_promote_types(inf.tdtype, dt == TH_Bool ? inf.tdtype : dt);
   }
   THTensor *t = THTensor_new(dt, inf.ndim, inf.sizes);

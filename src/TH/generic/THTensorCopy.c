@@ -16,6 +16,7 @@ void THTensor_(copy_loop)(char **data, const int64_t *st, int64_t n, const void 
     }                                                                            \
     break;
 #define TH_ID(x) (x)
+#define TH_CREAL(x) (__real__ (x))   /* to a real dtype: the real part (ATCopy warns) */
   switch (sd) {
     TH_COPY_CASE(TH_Bool, bool, TH_ID)
     TH_COPY_CASE(TH_UInt8, uint8_t, TH_ID)
@@ -27,10 +28,13 @@ void THTensor_(copy_loop)(char **data, const int64_t *st, int64_t n, const void 
     TH_COPY_CASE(TH_BFloat16, THBFloat16, th_bf2float)
     TH_COPY_CASE(TH_Float, float, TH_ID)
     TH_COPY_CASE(TH_Double, double, TH_ID)
+    TH_COPY_CASE(TH_ComplexFloat, float _Complex, TH_CREAL)
+    TH_COPY_CASE(TH_ComplexDouble, double _Complex, TH_CREAL)
     default: break;
   }
 #undef TH_COPY_CASE
 #undef TH_ID
+#undef TH_CREAL
 }
 
 /* out = value (value in THOpArgs slot 0) */

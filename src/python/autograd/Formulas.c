@@ -2,6 +2,7 @@
 #include "autograd/Formulas.h"
 #include "Functions.h"
 #include "ArgParser.h"
+#include "../../ATen/ATComplex.h"
 #include <string.h>
 
 /* ---- Tensor[] inputs of differentiable ops ---- */
@@ -75,7 +76,17 @@ PyObject *THP_validate_grad(PyObject *grad, const THPInputMeta *m, THPNode *from
     }
     r = red;
   }
-  if (((THPTensor *)r)->t->dtype != m->dtype && THDtype_isFloating(m->dtype)) {
+  if (THDtype_isComplex(((THPTensor *)r)->t->dtype) && !THDtype_isComplex(m->dtype)) {
+    /* a real input's gradient is the real part of a complex one (torch's rule; no cast warning) */
+    THTensor *rv = at_view_as_real(((THPTensor *)r)->t);
+    THTensor *re = rv ? at_select(rv, -1, 0) : NULL;
+    THTensor_free(rv);
+    Py_DECREF(r);
+    if (!re) return THP_raise();
+    r = THPTensor_wrap(re);
+    if (!r) return NULL;
+  }
+  if (((THPTensor *)r)->t->dtype != m->dtype && (THDtype_isFloating(m->dtype) || THDtype_isComplex(m->dtype))) {
     PyObject *dt = THP_dtype_to_py(m->dtype);
     PyObject *c = F_to_dtype_of(r, dt);
     Py_DECREF(dt);
@@ -334,11 +345,14 @@ PyObject *F_pow_grad_self(PyObject *grad, PyObject *self, PyObject *e) {
   PyObject *zero = PyFloat_FromDouble(0.0), *one = PyLong_FromLong(1);
   PyObject *em1 = F_sub(e, one, NULL);
   PyObject *p = em1 ? F_pow(self, em1) : NULL;
-  PyObject *g = p ? F_mul(grad, e) : NULL;
-  PyObject *gp = g ? F_mul(g, p) : NULL;
+  /* grad * conj(e * self^(e-1)): the conjugate for complex inputs, a no-op for real ones */
+  PyObject *ep = p ? F_mul(e, p) : NULL;
+  PyObject *g = ep ? F__complex_conj(ep) : NULL;
+  PyObject *gp = g ? F_mul(grad, g) : NULL;
   PyObject *mask = gp ? F_eq(e, zero) : NULL;
   PyObject *r = mask ? F_where(mask, zero, gp) : NULL;
-  Py_XDECREF(zero); Py_XDECREF(one); Py_XDECREF(em1); Py_XDECREF(p); Py_XDECREF(g); Py_XDECREF(gp); Py_XDECREF(mask);
+  Py_XDECREF(zero); Py_XDECREF(one); Py_XDECREF(em1); Py_XDECREF(p); Py_XDECREF(ep); Py_XDECREF(g); Py_XDECREF(gp);
+  Py_XDECREF(mask);
   return r;
 }
 
@@ -346,13 +360,14 @@ PyObject *F_pow_grad_self(PyObject *grad, PyObject *self, PyObject *e) {
 PyObject *F_pow_grad_exponent(PyObject *grad, PyObject *self, PyObject *e, PyObject *result) {
   PyObject *zero = PyFloat_FromDouble(0.0);
   PyObject *lg = F_log(self);
-  PyObject *a = lg ? F_mul(grad, result) : NULL;
-  PyObject *b = a ? F_mul(a, lg) : NULL;
+  PyObject *rl = lg ? F_mul(result, lg) : NULL;
+  PyObject *a = rl ? F__complex_conj(rl) : NULL;
+  PyObject *b = a ? F_mul(grad, a) : NULL;
   PyObject *s0 = b ? F_eq(self, zero) : NULL;
   PyObject *e0 = s0 ? F_ge(e, zero) : NULL;
   PyObject *mask = e0 ? F_logical_and(s0, e0) : NULL;
   PyObject *r = mask ? F_where(mask, zero, b) : NULL;
-  Py_XDECREF(zero); Py_XDECREF(lg); Py_XDECREF(a); Py_XDECREF(b); Py_XDECREF(s0); Py_XDECREF(e0); Py_XDECREF(mask);
+  Py_XDECREF(zero); Py_XDECREF(lg); Py_XDECREF(rl); Py_XDECREF(a); Py_XDECREF(b); Py_XDECREF(s0); Py_XDECREF(e0); Py_XDECREF(mask);
   return r;
 }
 

@@ -51,7 +51,7 @@ static void record_meta(THPNode *node, int nr, THPTensor *t) {
 void THPNode_setOutput(THPNode *node, int nr, PyObject *tensor) {
   if (tensor == Py_None) return;   /* an output the op was asked not to compute */
   THPTensor *t = (THPTensor *)tensor;
-  if (!THDtype_isFloating(t->t->dtype)) return;   /* integer outputs are not differentiable */
+  if (!THDtype_isFloating(t->t->dtype) && !THDtype_isComplex(t->t->dtype)) return;   /* integer outputs are not differentiable */
   record_meta(node, nr, t);
   Py_INCREF(node);
   Py_XSETREF(t->grad_fn, (PyObject *)node);
@@ -189,7 +189,7 @@ PyTypeObject THPCopySlicesType = {
 
 void THP_rebase_history(PyObject *self, THPNode *node) {
   THPTensor *v = (THPTensor *)self;
-  if (!is_diff_view(v) || !THDtype_isFloating(v->t->dtype)) { THPNode_setOutput(node, 0, self); return; }
+  if (!is_diff_view(v) || (!THDtype_isFloating(v->t->dtype) && !THDtype_isComplex(v->t->dtype))) { THPNode_setOutput(node, 0, self); return; }
   THPTensor *b = (THPTensor *)v->base;
   int ne = node->num_edges ? node->num_edges : 1;
   THPCopySlices *cs = (THPCopySlices *)THPNode_new(&THPCopySlicesType, ne, 1);

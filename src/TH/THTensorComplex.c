@@ -1,0 +1,3 @@
+#include "THLoops.h"
+#define TH_GENERIC_FILE "generic/THTensorComplex.c"
+#include "THGenerateComplexTypes.h"
