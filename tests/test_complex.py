@@ -281,3 +281,37 @@ def test_cuda_complex_is_not_implemented():
         pytest.skip("no CUDA device")
     with pytest.raises(NotImplementedError):
         ct.ones(2, dtype=ct.cfloat).cuda() + 1
+
+
+@pytest.mark.parametrize("expr", [
+    "L.zeros(3, dtype=L.cfloat).fill_(L.tensor(2 + 1j))",
+    "L.zeros(3, dtype=L.cdouble).fill_(1j)",
+    "L.zeros(3).fill_(L.tensor(1j))",
+    "L.zeros(3).fill_(1j)",
+    "float(L.tensor(2 + 0j))",
+    "float(L.tensor(2 + 1j))",
+    "int(L.tensor(3 + 0j))",
+    "int(L.tensor(3 - 2j))",
+    "bool(L.tensor(1j))",
+    "bool(L.tensor(0j))",
+    "L.arange(3, dtype=L.complex64)",
+    "L.randint(0, 5, (3,), dtype=L.cfloat)",
+    "L.tensor([1 + 1j]).abs_()",
+    "L.tensor([0.5, -1.5], dtype=L.float64).to(L.complex64)",
+])
+def test_scalar_conversions_and_fills_match_torch(expr):
+    # each gives torch's value or torch's error type, never a silently different value
+    def run(L):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            try:
+                return eval(expr), None
+            except Exception as e:   # noqa: BLE001 - compared below
+                return None, type(e)
+    (va, ea), (vb, eb) = run(ct), run(torch)
+    assert ea is eb or (ea is not None and eb is not None and issubclass(ea, eb)), (ea, eb)
+    if eb is None:
+        if isinstance(vb, torch.Tensor):
+            same(va, vb)
+        else:
+            assert type(va) is type(vb) and va == vb

@@ -68,6 +68,11 @@ static void fill_linear(THTensor *t, double start, double step, int64_t istart, 
 THTensor *at_arange(ATScalar start, ATScalar end, ATScalar step, THDtype dtype, bool dtype_given) {
   bool any_float = start.kind == AT_SCALAR_FLOAT || end.kind == AT_SCALAR_FLOAT || step.kind == AT_SCALAR_FLOAT;
   if (!dtype_given) dtype = any_float ? at_default_dtype() : TH_Int64;
+  if (THDtype_isComplex(dtype)) {   /* torch has no complex arange either */
+    THError_set(TH_ERR_NOTIMPL, "\"arange_cpu\" not implemented for '%s'",
+                dtype == TH_ComplexFloat ? "ComplexFloat" : "ComplexDouble");
+    return NULL;
+  }
   double s = sval(start), e = sval(end), st = sval(step);
   if (st == 0) { THError_set(TH_ERR_RUNTIME, "step must be nonzero"); return NULL; }
   if (!isfinite(s) || !isfinite(e)) {

@@ -244,7 +244,10 @@ UN(trunc, U_ROUNDING, false, TH_FLOATING_TABLE(trunc_loop))
 UN(frac, U_SAME, false, TH_FLOATING_TABLE(frac_loop))
 static const UnaryDef un_abs = { "abs", U_SAME, false, { TH_INTEGRAL_ENTRIES(abs_loop), TH_FLOATING_ENTRIES(abs_loop) } };
 THTensor *at_abs(const THTensor *a, THTensor *out) {
-  if (THDtype_isComplex(a->dtype)) return at_complex_abs(a, out);   /* |z| is real */
+  if (THDtype_isComplex(a->dtype)) {   /* |z| is real, so it cannot overwrite z */
+    if (out == a) { THError_set(TH_ERR_RUNTIME, "In-place abs is not supported for complex tensors."); return NULL; }
+    return at_complex_abs(a, out);
+  }
   return run_unary(&un_abs, a, out);
 }
 UN(sign, U_SAME, false, TH_ALL_TABLE(sign_loop))

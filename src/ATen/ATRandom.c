@@ -282,6 +282,10 @@ static int64_t dtype_max(THDtype dt) {
 }
 
 THTensor *at_random_(THTensor *t, int64_t from, ATOptInt to, THGenerator *g) {
+  if (THDtype_isComplex(t->dtype)) {
+    THError_set(TH_ERR_RUNTIME, "check_random_bounds handles only integral, floating-point and boolean types");
+    return NULL;
+  }
   int64_t hi = to.has ? to.v : dtype_max(t->dtype) + (t->dtype == TH_Int64 ? 0 : 1);
   if (to.has && from >= hi) {
     THError_set(TH_ERR_RUNTIME, "random_ expects 'from' to be less than 'to', but got from=%lld >= to=%lld",

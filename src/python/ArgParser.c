@@ -211,8 +211,11 @@ static bool check_param(const APParam *p, PyObject *o, bool first) {
   if (o == Py_None) return p->optional;
   switch (p->type) {
     case AP_TENSOR: return THPTensor_Check(o) || (!first && !p->no_numbers && (ap_is_scalar(o) || PyComplex_Check(o)));
+    /* a 0-d tensor is a Scalar, unless complex: a Scalar holds no imaginary part, so a complex
+     * one goes to the Tensor overload (fill_.Tensor) or gets the parser's TypeError */
     case AP_SCALAR: return ap_is_scalar(o) || (THPTensor_Check(o) && THTensor_numel(((THPTensor *)o)->t) == 1 &&
-                                               ((THPTensor *)o)->t->ndim == 0);
+                                               ((THPTensor *)o)->t->ndim == 0 &&
+                                               !THDtype_isComplex(((THPTensor *)o)->t->dtype));
     case AP_INT: return is_int_like(o);
     case AP_INTLIST: return is_intlist(o, p->size);
     case AP_DIMLIST: return is_intlist(o, 1);

@@ -325,18 +325,43 @@ static int require_one(THPTensor *self, const char *what) {
   }
   return 0;
 }
+/* a one-element complex tensor's parts (false when the tensor is not complex) */
+static bool complex_parts(THPTensor *self, double *re, double *im) {
+  THTensor *t = self->t;
+  if (!THDtype_isComplex(t->dtype) || THTensor_device(t) >= 0) return false;   /* no CUDA complex */
+  /* one element: it sits at the data pointer whatever the strides */
+  if (t->dtype == TH_ComplexFloat) { const float *v = (const float *)THTensor_data(t); *re = v[0]; *im = v[1]; }
+  else { const double *v = (const double *)THTensor_data(t); *re = v[0]; *im = v[1]; }
+  return true;
+}
+/* float()/int() of a complex tensor: its real part when the imaginary part is 0, else torch's error */
+static int complex_real(THPTensor *self, const char *type, double *re, bool *is) {
+  double im;
+  *is = complex_parts(self, re, &im);
+  if (*is && im != 0) {
+    PyErr_Format(PyExc_RuntimeError, "value cannot be converted to type %s without overflow", type);
+    return -1;
+  }
+  return 0;
+}
 static int tensor_bool(THPTensor *self) {
   if (require_one(self, "bool") < 0) return -1;
+  double re, im;
+  if (complex_parts(self, &re, &im)) return re != 0 || im != 0;
   return THDtype_isFloating(self->t->dtype) ? at_item_double(self->t) != 0 : at_item_int(self->t) != 0;
 }
 static PyObject *tensor_float(THPTensor *self) {
   if (require_one(self, "float") < 0) return NULL;
-  return PyFloat_FromDouble(at_item_double(self->t));
+  double re; bool is;
+  if (complex_real(self, "double", &re, &is) < 0) return NULL;
+  return PyFloat_FromDouble(is ? re : at_item_double(self->t));
 }
 static PyObject *tensor_int(THPTensor *self) {
   if (require_one(self, "int") < 0) return NULL;
-  if (THDtype_isFloating(self->t->dtype)) {
-    double d = at_item_double(self->t);
+  double re; bool is;
+  if (complex_real(self, "int64_t", &re, &is) < 0) return NULL;
+  if (is || THDtype_isFloating(self->t->dtype)) {
+    double d = is ? re : at_item_double(self->t);
     PyObject *f = PyFloat_FromDouble(d);
     if (!f) return NULL;
     PyObject *r = PyNumber_Long(f);

@@ -426,6 +426,20 @@ THTensor *THP_fill_tensor_(const THTensor *self, const THTensor *v) {
     THError_set(TH_ERR_RUNTIME, "fill_ only supports 0-dimension value tensor but got tensor with %d dimensions.", v->ndim);
     return NULL;
   }
+  if (THDtype_isComplex(v->dtype)) {
+    /* a complex value: copied (broadcast), so both parts reach a complex self; a real self
+     * takes the real part, except from a Python complex number with an imaginary part */
+    if (v->wrapped_number && !THDtype_isComplex(self->dtype)) {
+      double im = v->dtype == TH_ComplexFloat ? ((const float *)THTensor_data(v))[1] : ((const double *)THTensor_data(v))[1];
+      if (im != 0) {
+        THError_set(TH_ERR_RUNTIME, "value cannot be converted to type %s without overflow",
+                    self->dtype == TH_Double ? "double" : "float");
+        return NULL;
+      }
+    }
+    if (at_copy_((THTensor *)self, v) < 0) return NULL;
+    return THTensor_retain((THTensor *)self);
+  }
   ATScalar s = THDtype_isFloating(v->dtype) ? at_scalar_float(at_item_double(v)) : at_scalar_int(at_item_int(v));
   return THP_fill_(self, s);
 }
