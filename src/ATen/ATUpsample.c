@@ -564,7 +564,7 @@ static THTensor *up_aa_uint8(const THTensor *self, int mode, const UpGeom *g, bo
   if (x && up_tables(&t, g, mode, align, scales, TH_Double, true) == 0) {
     UpFixed f;
     if (up_fixed(&f, g, &t) == 0) {
-      if (up_aa_planes_u8(THTensor_data(x), THTensor_data(y), g, &t, &f) == 0) r = THTensor_retain(y);
+      if (up_aa_planes_u8((const uint8_t *)THTensor_data(x), (uint8_t *)THTensor_data(y), g, &t, &f) == 0) r = THTensor_retain(y);
       up_fixed_free(&f);
     }
     up_tables_free(&t);
