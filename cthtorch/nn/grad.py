@@ -18,7 +18,7 @@ def _vjp(conv, wrt_input, size, other, grad_output, stride, padding, dilation, g
         return cthtorch.autograd.grad(out, z, grad_output, create_graph=graph)[0]
 
 
-def _pair(nd):
+def _input_and_weight_grads(nd):
     """convNd_input and convNd_weight, with torch's signatures"""
     conv = getattr(F, "conv%dd" % nd)
 
@@ -33,6 +33,6 @@ def _pair(nd):
     return conv_input, conv_weight
 
 
-conv1d_input, conv1d_weight = _pair(1)
-conv2d_input, conv2d_weight = _pair(2)
-conv3d_input, conv3d_weight = _pair(3)
+conv1d_input, conv1d_weight = _input_and_weight_grads(1)
+conv2d_input, conv2d_weight = _input_and_weight_grads(2)
+conv3d_input, conv3d_weight = _input_and_weight_grads(3)

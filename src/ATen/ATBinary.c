@@ -14,7 +14,7 @@ static THTensor *run(const char *kname, const THLoopFn *loops, bool to_float, co
     THError_set(TH_ERR_NOTIMPL, "\"%s_cpu\" not implemented for '%s'", kname, THDtype_info[dt].legacy);
     return NULL;
   }
-  ATIterSpec spec = { out, dt, dt, out == a, true, kname };
+  ATIterSpec spec = { .out = out, .out_dtype = dt, .common_dtype = dt, .inplace = out == a, .check_cast = true, .name = kname };
   return at_iter_run(&spec, 2, in, loops[dt], NULL);
 }
 

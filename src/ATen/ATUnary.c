@@ -4,7 +4,7 @@
 
 static THTensor *run_float(const char *name, const THLoopFn *loops, const THTensor *a, THTensor *out) {
   THDtype dt = THDtype_isFloating(a->dtype) ? a->dtype : at_default_dtype();
-  ATIterSpec spec = { out, dt, dt, out == a, true, name };
+  ATIterSpec spec = { .out = out, .out_dtype = dt, .common_dtype = dt, .inplace = out == a, .check_cast = true, .name = name };
   const THTensor *in[1] = { a };
   return at_iter_run(&spec, 1, in, loops[dt], NULL);
 }
