@@ -599,3 +599,32 @@ def test_library_layers_and_method_defaults():
     close_ct(sm(x), m(x))
     close_ct(sm(x, 3.0, x), m(x, 3.0, x))
     assert [a.name for a in sm._get_method("forward").schema.arguments][1:] == ["x", "scale", "bias"]
+
+
+LAYERS = [
+    ("Conv1d", (2, 3, 3), {}, (2, 2, 9)),
+    ("Conv3d", (2, 3, 3), {}, (1, 2, 5, 5, 5)),
+    ("Conv2d", (2, 3, 3), {"padding": 1, "padding_mode": "reflect"}, (1, 2, 6, 6)),
+    ("Conv2d", (2, 3, 3), {"padding": 2, "padding_mode": "circular", "bias": False}, (1, 2, 6, 6)),
+    ("MaxPool1d", (2,), {}, (1, 2, 8)),
+    ("MaxPool3d", (2,), {"stride": 1}, (1, 2, 4, 4, 4)),
+    ("MaxPool2d", (2,), {"return_indices": True}, (1, 2, 4, 4)),
+    ("PixelShuffle", (2,), {}, (1, 8, 3, 3)),
+    ("PixelUnshuffle", (2,), {}, (1, 2, 4, 4)),
+]
+
+
+@pytest.mark.parametrize("name, args, kw, shape", LAYERS, ids=[l[0] + str(i) for i, l in enumerate(LAYERS)])
+def test_script_builtin_layers_match_eager_and_torch(name, args, kw, shape):
+    # torch.jit.script of cthtorch's own layers: the F calls their forwards make resolve to aten
+    # ops (boolean-dispatched return_indices included), and private attributes they read travel
+    ct_m, th_m = getattr(nn, name)(*args, **kw), getattr(torch.nn, name)(*args, **kw)
+    ct_m.load_state_dict({k: cthtorch.tensor(v.detach().numpy()) for k, v in th_m.state_dict().items()})
+    x = np.random.RandomState(0).randn(*shape).astype(np.float32)
+    a = cthtorch.jit.script(ct_m)(cthtorch.tensor(x))
+    e = ct_m(cthtorch.tensor(x))
+    b = torch.jit.script(th_m)(torch.tensor(x))
+    a, e, b = [t if isinstance(t, tuple) else (t,) for t in (a, e, b)]
+    for p, q, r in zip(a, e, b):
+        assert cthtorch.equal(p, q)
+        np.testing.assert_allclose(p.detach().numpy(), r.detach().numpy(), rtol=1e-5, atol=1e-6)

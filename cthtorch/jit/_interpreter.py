@@ -88,8 +88,13 @@ def _ts_str(v):
     return str(v)
 
 
+def _pad(input, pad, mode="constant", value=None):
+    """aten::pad, what F.pad is in torch (here F.pad is the composite that serves it)."""
+    return cthtorch.nn.functional.pad(input, pad, mode, value)
+
+
 # ops graphs name that no binding or composite serves under that name
-_BUILTIN_IMPLS = {"aten::_convolution": _convolution}
+_BUILTIN_IMPLS = {"aten::_convolution": _convolution, "aten::pad": _pad}
 
 _callables = dict(_BUILTIN_IMPLS)
 

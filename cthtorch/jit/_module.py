@@ -358,7 +358,10 @@ def _copy_module_state(dst, src, sub_cls):
         else:
             dst._modules[name] = sub_cls(m) if sub_cls is TracedModule else sub_cls()._construct_from(m)
     for k, v in src.__dict__.items():
-        if k.startswith("_") or k == "training" or k in dst.__dict__:
+        # private names too (Conv's _reversed_padding_repeated_twice is read by its forward);
+        # the Module machinery's own private state is already in dst.__dict__
+        if k == "training" or k in dst.__dict__:
             continue
-        if isinstance(v, (int, float, bool, str, tuple, type(None))) or isinstance(v, cthtorch.dtype):
-            object.__setattr__(dst, k, v)
+        plain_list = isinstance(v, list) and all(isinstance(x, (int, float, bool, str)) for x in v)
+        if isinstance(v, (int, float, bool, str, tuple, type(None))) or isinstance(v, cthtorch.dtype) or plain_list:
+            object.__setattr__(dst, k, list(v) if plain_list else v)

@@ -55,6 +55,23 @@ COMPOSITE_SCHEMAS = [
     "aten::to.dtype(Tensor(a) self, ScalarType dtype, bool non_blocking=False, bool copy=False, "
     "MemoryFormat? memory_format=None) -> Tensor(a)",
     "aten::detach(Tensor(a) self) -> Tensor(a)",
+    "aten::pad(Tensor self, SymInt[] pad, str mode=\"constant\", float? value=None) -> Tensor",
+    "aten::conv1d(Tensor input, Tensor weight, Tensor? bias=None, SymInt[1] stride=[1], SymInt[1] padding=[0], "
+    "SymInt[1] dilation=[1], SymInt groups=1) -> Tensor",
+    "aten::conv3d(Tensor input, Tensor weight, Tensor? bias=None, SymInt[3] stride=[1, 1, 1], "
+    "SymInt[3] padding=[0, 0, 0], SymInt[3] dilation=[1, 1, 1], SymInt groups=1) -> Tensor",
+    "aten::max_pool1d(Tensor self, int[1] kernel_size, int[1] stride=[], int[1] padding=[0], int[1] dilation=[1], "
+    "bool ceil_mode=False) -> Tensor",
+    "aten::max_pool3d(Tensor self, int[3] kernel_size, int[3] stride=[], int[3] padding=0, int[3] dilation=1, "
+    "bool ceil_mode=False) -> Tensor",
+    "aten::max_pool1d_with_indices(Tensor self, int[1] kernel_size, int[1] stride=[], int[1] padding=[0], "
+    "int[1] dilation=[1], bool ceil_mode=False) -> (Tensor, Tensor)",
+    "aten::max_pool2d_with_indices(Tensor self, int[2] kernel_size, int[2] stride=[], int[2] padding=0, "
+    "int[2] dilation=1, bool ceil_mode=False) -> (Tensor, Tensor)",
+    "aten::max_pool3d_with_indices(Tensor self, int[3] kernel_size, int[3] stride=[], int[3] padding=0, "
+    "int[3] dilation=1, bool ceil_mode=False) -> (Tensor, Tensor)",
+    "aten::pixel_shuffle(Tensor self, int upscale_factor) -> Tensor",
+    "aten::pixel_unshuffle(Tensor self, int downscale_factor) -> Tensor",
 ] + [  # factories (composites): torch's argument lists, which tracing records in full
     "aten::%s(SymInt[] size, *, %s) -> Tensor" % (f, _FACTORY_KW) for f in ("zeros", "ones", "rand", "randn")
 ] + [

@@ -486,6 +486,14 @@ class FunctionalSugar(Sugar):
                 except LookupError:
                     raise em.error(loc, "inplace= must be a constant in scripted code", NotSupportedError)
                 continue
+            if name == "return_indices" and op.startswith("max_pool"):
+                # torch's boolean_dispatch: the constant picks max_poolNd or max_poolNd_with_indices
+                try:
+                    if em.const_value(em.as_value(v, loc)):
+                        op = op + "_with_indices"
+                except LookupError:
+                    raise em.error(loc, "return_indices= must be a constant in scripted code", NotSupportedError)
+                continue
             rest[self.renames.get(name, name)] = v
         for name, val in _F_EXTRA.get(self.op, {}).items():     # aten arguments F fills in itself
             rest.setdefault(name, em.const(val, loc))

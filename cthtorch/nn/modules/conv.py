@@ -1,6 +1,7 @@
 """Convolutions (torch.nn.modules.conv): _ConvNd, Conv1d/2d/3d, _ConvTransposeNd and ConvTranspose1d/2d/3d
 (output_size picks the output padding, as in torch), and their lazy forms."""
 import math
+from typing import Optional
 
 import cthtorch
 from cthtorch.nn import functional as F
@@ -114,7 +115,7 @@ class Conv2d(_ConvNd):
         super().__init__(in_channels, out_channels, kernel_size, stride, padding, dilation, False, 0, groups, bias,
                          padding_mode, dtype, _pair)
 
-    def _conv_forward(self, input, weight, bias):
+    def _conv_forward(self, input: cthtorch.Tensor, weight: cthtorch.Tensor, bias: Optional[cthtorch.Tensor]):
         if self.padding_mode != "zeros":
             return F.conv2d(F.pad(input, self._reversed_padding_repeated_twice, mode=self.padding_mode), weight, bias,
                             self.stride, 0, self.dilation, self.groups)
@@ -130,7 +131,7 @@ class Conv3d(_ConvNd):
         super().__init__(in_channels, out_channels, kernel_size, stride, padding, dilation, False, 0, groups, bias,
                          padding_mode, dtype, _triple)
 
-    def _conv_forward(self, input, weight, bias):
+    def _conv_forward(self, input: cthtorch.Tensor, weight: cthtorch.Tensor, bias: Optional[cthtorch.Tensor]):
         if self.padding_mode != "zeros":
             return F.conv3d(F.pad(input, self._reversed_padding_repeated_twice, mode=self.padding_mode), weight, bias,
                             self.stride, 0, self.dilation, self.groups)
