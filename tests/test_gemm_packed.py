@@ -57,6 +57,8 @@ def test_transposed_and_strided(M, K, N):
     bigb = cthtorch.from_numpy(_mat(rs, 2 * K, 2 * N))
     c = cthtorch.from_numpy(_mat(rs, M, 2 * N))[:, ::2]
     _check(big[::2, 1::3], bigb[::2, ::2], c)                                             # every operand strided
+    row = cthtorch.from_numpy(_mat(rs, 1, K))
+    _check(row.expand(M, K), cthtorch.from_numpy(_mat(rs, K, N)))                         # a's rows overlap (stride 0)
 
 
 def test_threads_agree():

@@ -327,8 +327,8 @@ THTensor *at_gemm_packed(const THTensor *a, const THTensor *packed, int64_t n, c
                 (long long)n);
     return NULL;
   }
-  THTensor *ac = NULL;   /* A is read in place when its rows are unit-stride */
-  if (a->strides[1] != 1 && K > 1 && !(ac = at_contiguous(a))) return NULL;
+  THTensor *ac = NULL;   /* A is read in place when its rows are unit-stride and do not overlap */
+  if (((a->strides[1] != 1 && K > 1) || (M > 1 && a->strides[0] < K)) && !(ac = at_contiguous(a))) return NULL;
   const THTensor *A = ac ? ac : a;
   int64_t lda = M > 1 ? A->strides[0] : K;
   THTensor *out = THTensor_new(TH_Float, 2, (int64_t[]){ M, n });
