@@ -2,15 +2,19 @@
 """Writes the C bindings of cthtorch._C from the op declarations.
 
 Input:  src/ATen/declarations/*.yaml   (one entry per op overload)
-Output: <out>/Functions.c   VT_* (autograd-recording op calls), the argument
-                            parsers and PyMethodDef tables of _TensorBase
-                            methods and _VariableFunctions / _nn
-        <out>/Functions.h   their declarations (F_* formula wrappers too)
-        <out>/Backward.c    one backward node type per differentiable overload
+Output: <out>/Functions_<family>.c, one per declarations/<family>.yaml:
+                            the family's backward node types, VT_* (autograd-
+                            recording op calls), F_* formula wrappers, Python
+                            bindings (argument parsers) and boxed_<op> calls
+                            (each overload with its arguments positionally,
+                            for the C interpreter, src/python/JitInterpreter.c).
+                            One file per family keeps each compile small and
+                            lets the build run them side by side.
+        <out>/Functions.c   the tables: PyMethodDef of _TensorBase methods and
+                            _VariableFunctions / _nn / ..., the boxed-call
+                            table THP_generated_boxed_ops, the node types
+        <out>/Functions.h   the declarations shared between those files
         <out>/_C.pyi        a stub listing what _C exports
-        boxed_<op> + THP_generated_boxed_ops (in Functions.c): each overload
-                            called with its arguments positionally, for the
-                            C interpreter (src/python/JitInterpreter.c)
 
 An entry:
 
@@ -1012,7 +1016,7 @@ def gen_binding(pyname, entries, method, module=""):
     fname = "THPVariable_%s%s" % ("m_" if method else "f_", pyname)
     sigs = [python_sig(d, method, inplace, out) + ("|tensors=" + ",".join(d.tensor_only) if d.tensor_only else "")
             for (d, inplace, out) in entries]
-    L = ["static PyObject *%s(PyObject *self_, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames) {" % fname]
+    L = ["PyObject *%s(PyObject *self_, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames) {" % fname]
     L.append("  static const char *sigs[] = {%s, NULL};" % ", ".join('"%s"' % s for s in sigs))
     L.append("  static APParser parser = { sigs };")
     L.append("  APResult r;")
@@ -1082,7 +1086,7 @@ def gen_boxed(d, inplace):
     if d.tensor_only:
         sig += "|tensors=" + ",".join(d.tensor_only)
     n = len(d.params)
-    L = ["static PyObject *%s(PyObject *const *stack, Py_ssize_t n) {" % fname,
+    L = ["PyObject *%s(PyObject *const *stack, Py_ssize_t n) {" % fname,
          '  static const char *sigs[] = {"%s", NULL};' % sig,
          "  static APParser parser = { sigs };",
          "  PyObject *res = NULL;"]
@@ -1147,7 +1151,15 @@ def main():
             req = sum(1 for p in d.params if p.default is None and not p.type.endswith("?"))
             FormulaEmitter.OVERLOADS.setdefault(d.name, []).append((d.cname, len(d.params), req))
 
-    protos, bodies, nodes = [], [], []
+    def family(d):
+        return os.path.splitext(os.path.basename(d.src))[0]
+
+    # per family: its node types, VT bodies, F_ wrappers, bindings, boxed calls
+    fam = {}
+    def part(f):
+        return fam.setdefault(f, {"nodes": [], "bodies": [], "fw": [], "bind": [], "boxed": []})
+    protos, nodes = [], []
+    node_family = {}
     fwrappers = {}
     for d in decls:
         variants = [(False, False)]
@@ -1158,11 +1170,19 @@ def main():
         for inplace, out in variants:
             proto, body, node = gen_vt(d, out, inplace)
             protos.append(proto + ";")
-            bodies.append(body)
-            if node and all(n["name"] != node["name"] for n in nodes):
-                nodes.append(node)
+            part(family(d))["bodies"].append(body)
+            if node:
+                # a VT fills its node's struct and calls its static apply: both
+                # must be in one file
+                if node_family.setdefault(node["name"], family(d)) != family(d):
+                    raise SystemExit("generate_code: node %s is made by ops of two families (%s, %s)"
+                                     % (node["name"], node_family[node["name"]], family(d)))
+                if all(n["name"] != node["name"] for n in nodes):
+                    nodes.append(node)
+                    part(family(d))["nodes"].append(node)
         if d.ret_kind in ("tensor", "tuple") and d.cname not in fwrappers:
             fwrappers[d.cname] = gen_fwrapper(d)
+            part(family(d))["fw"].append(fwrappers[d.cname][1])
     # F_<name> aliases for the first overload of each name
     falias = []
     seen = set(d.cname for d in decls)
@@ -1187,18 +1207,22 @@ def main():
             groups.setdefault(("", "m", d.name + "_"), []).append((d, True, False))
             if "function" in d.variants:
                 groups.setdefault((d.module or "", "f", d.name + "_"), []).append((d, True, False))
-    boxed, boxed_table = [], []
+    table_protos = []
+    boxed_table = []
     for d in decls:
         if d.manual_python:
             continue   # its hand-written binding does more than the VT call (zeros_like's requires_grad)
         for inplace in ([False, True] if d.inplace else [False]):
             body, entry = gen_boxed(d, inplace)
-            boxed.append(body)
+            part(family(d))["boxed"].append(body)
+            table_protos.append(body[:body.index(" {")] + ";")
             boxed_table.append(entry)
-    bind_bodies, tables = [], {"m": [], "f": {}}
+    tables = {"m": [], "f": {}}
     for (mod, kind, pyname), entries in groups.items():
         fname, body = gen_binding(pyname, entries, kind == "m", mod)
-        bind_bodies.append(body)
+        # a name's overloads may span families: its binding goes with the first
+        part(family(entries[0][0]))["bind"].append(body)
+        table_protos.append(body[:body.index(" {")] + ";")
         entry = '  {"%s", (PyCFunction)(void (*)(void))%s, METH_FASTCALL | METH_KEYWORDS, NULL},' % (pyname, fname)
         if kind == "m":
             tables["m"].append(entry)
@@ -1214,19 +1238,31 @@ def main():
         for info in nodes:
             fh.write("extern PyTypeObject %s_Type;\n" % info["name"])
         fh.write("#endif\n")
-    with _WriteIfChanged(os.path.join(a.out, "Functions.c")) as fh:
-        fh.write(HEADER % area_includes())
-        fh.write("\n/* ---- node types ---- */\n")
-        for info in nodes:
-            fh.write(gen_node(info) + "\n\n")
-        fh.write("\n/* ---- VT: ATen call + autograd recording ---- */\n")
-        fh.write("\n\n".join(bodies) + "\n\n")
-        fh.write("/* ---- F_: ops callable from formulas ---- */\n")
-        fh.write("\n\n".join(b for _, b in fwrappers.values()) + "\n\n")
-        fh.write("/* ---- Python bindings ---- */\n")
-        fh.write("\n\n".join(bind_bodies) + "\n\n")
-        fh.write("/* ---- boxed calls: what the C interpreter runs (JitInterpreter.h) ---- */\n")
-        fh.write("\n\n".join(boxed) + "\n\n")
+    written = set()
+    for f, P in sorted(fam.items()):
+        path = os.path.join(a.out, "Functions_%s.c" % f)
+        written.add(path)
+        with _WriteIfChanged(path) as fh:
+            fh.write(HEADER % area_includes())
+            fh.write("\n/* ---- %s: node types ---- */\n" % f)
+            for info in P["nodes"]:
+                fh.write(gen_node(info) + "\n\n")
+            fh.write("void THP_generated_init_nodes_%s(void) {\n%s\n}\n\n"
+                     % (f, "\n".join("  %s_init();" % i["name"] for i in P["nodes"])))
+            fh.write("\n/* ---- VT: ATen call + autograd recording ---- */\n")
+            fh.write("\n\n".join(P["bodies"]) + "\n\n")
+            fh.write("/* ---- F_: ops callable from formulas ---- */\n")
+            fh.write("\n\n".join(P["fw"]) + "\n\n")
+            fh.write("/* ---- Python bindings ---- */\n")
+            fh.write("\n\n".join(P["bind"]) + "\n\n")
+            fh.write("/* ---- boxed calls: what the C interpreter runs (JitInterpreter.h) ---- */\n")
+            fh.write("\n\n".join(P["boxed"]) + "\n")
+    path = os.path.join(a.out, "Functions.c")
+    written.add(path)
+    with _WriteIfChanged(path) as fh:
+        fh.write(HEADER % "")
+        fh.write("\n".join(table_protos) + "\n\n")
+        fh.write("\n".join("void THP_generated_init_nodes_%s(void);" % f for f in sorted(fam)) + "\n\n")
         fh.write("const THPJitBoxedEntry THP_generated_boxed_ops[] = {\n%s\n  {NULL, NULL, NULL}\n};\n\n"
                  % "\n".join(boxed_table))
         fh.write("PyMethodDef THP_generated_tensor_methods[] = {\n%s\n  {NULL}\n};\n\n" % "\n".join(tables["m"]))
@@ -1236,7 +1272,12 @@ def main():
                      % (mod or "main", "\n".join(tables["f"].get(mod, []))))
         fh.write("PyTypeObject *THP_generated_node_types[] = {\n%s\n  NULL\n};\n"
                  % "\n".join("  &%s_Type," % i["name"] for i in nodes))
-        fh.write("void THP_generated_init_nodes(void) {\n%s\n}\n" % "\n".join("  %s_init();" % i["name"] for i in nodes))
+        fh.write("void THP_generated_init_nodes(void) {\n%s\n}\n"
+                 % "\n".join("  THP_generated_init_nodes_%s();" % f for f in sorted(fam)))
+    # a family file left from a renamed or removed family would link twice
+    for old in glob.glob(os.path.join(a.out, "Functions*.c")):
+        if old not in written:
+            os.remove(old)
     with _WriteIfChanged(os.path.join(a.out, "_C.pyi")) as fh:
         fh.write("# Generated by tools/generate_code.py: what cthtorch._C exports.\n"
                  "from typing import Any\n\nclass _TensorBase:\n")
