@@ -59,6 +59,34 @@ def test_addmm_baddbmm_linear():
     assert ct.outer(ct.tensor([1.0, 2.0]), ct.tensor([1.0, 3.0])).tolist() == [[1.0, 3.0], [2.0, 6.0]]
 
 
+@pytest.mark.parametrize("shape,contig,bias", [((4,), True, True), ((4,), True, False), ((2, 3, 4), True, True),
+                                                ((2, 3, 4), False, True), ((2, 1, 3, 4), True, True), ((0, 3, 4), True, True),
+                                                ((3, 4), True, True), ((2, 3, 4), True, False)])
+def test_linear_like_torch(shape, contig, bias):
+    """Values, gradients and the grad_fn torch's linear leaves (its fused
+    flattened addmm for contiguous input with a bias is ViewBackward0)."""
+    rs = np.random.RandomState(2)
+    x = rs.randn(*shape[::-1]).transpose(*range(len(shape))[::-1]) if not contig else rs.randn(*shape)
+    w, b = rs.randn(5, 4), rs.randn(5)
+    outs = []
+    for m in (ct, torch):
+        tx = m.tensor(np.ascontiguousarray(x.transpose(*range(x.ndim)[::-1])) if not contig else x, requires_grad=True)
+        xin = tx.permute(*range(x.ndim)[::-1]) if not contig else tx
+        tw, tb = m.tensor(w, requires_grad=True), m.tensor(b, requires_grad=True)
+        y = m.nn.functional.linear(xin, tw, tb if bias else None)
+        (y * y).sum().backward()
+        outs.append((y, tx.grad, tw.grad, tb.grad, type(y.grad_fn).__name__, xin.is_contiguous()))
+    (y1, gx1, gw1, gb1, n1, c1), (y2, gx2, gw2, gb2, n2, c2) = outs
+    assert c1 == c2 == contig or x.ndim == 1
+    assert tuple(y1.shape) == tuple(y2.shape)
+    np.testing.assert_allclose(y1.detach().numpy(), y2.detach().numpy(), rtol=1e-10, atol=1e-12)
+    np.testing.assert_allclose(gx1.numpy(), gx2.numpy(), rtol=1e-10, atol=1e-12)
+    np.testing.assert_allclose(gw1.numpy(), gw2.numpy(), rtol=1e-10, atol=1e-12)
+    if bias:
+        np.testing.assert_allclose(gb1.numpy(), gb2.numpy(), rtol=1e-10, atol=1e-12)
+        assert n1 == n2
+
+
 def test_errors():
     with pytest.raises(RuntimeError, match="mat1 and mat2 shapes cannot be multiplied \\(2x3 and 4x5\\)"):
         ct.mm(ct.ones(2, 3), ct.ones(4, 5))

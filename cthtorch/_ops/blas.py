@@ -111,5 +111,14 @@ def addbmm(input, batch1, batch2, *, beta=1, alpha=1, out=None):
 def linear(input, weight, bias=None):
     if input.dim() == 2 and bias is not None:
         return cthtorch.addmm(bias, input, weight.t())
+    if bias is not None and input.dim() >= 1 and input.is_contiguous() and bias.dim() == 1:
+        # torch's fused path: one addmm over the leading dims flattened (a 1-d
+        # input is one row), viewed back (so grad_fn is ViewBackward0 as there)
+        lead = list(input.shape[:-1])
+        rows = 1
+        for s in lead:
+            rows *= s
+        r = cthtorch.addmm(bias, input.reshape(rows, input.shape[-1]), weight.t())
+        return r.view(lead + [r.shape[1]])
     r = matmul(input, weight.t())
     return r + bias if bias is not None else r
