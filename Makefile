@@ -13,11 +13,14 @@ sysdeps:
 	@command -v gcc >/dev/null && python3 -c 'import venv, ensurepip' 2>/dev/null || \
 	  (apt-get update && apt-get install -y gcc python3-venv python3-dev)
 
+# --no-compile: pip byte-compiles every file it installs (scipy, onnxruntime,
+# matplotlib...), minutes of CPU on a 2-core machine; Python compiles what a
+# program imports when it first imports it
 $(STAMP): requirements.txt
 	$(MAKE) sysdeps
 	test -x $(PY) || python3 -m venv $(VENV)
 	$(PIP) install -q --upgrade pip
-	$(PIP) install -q -r requirements.txt
+	$(PIP) install -q --no-compile -r requirements.txt
 	touch $(STAMP)
 
 deps: $(STAMP)
