@@ -225,3 +225,34 @@ def test_swalr_matches_torch(strategy, epochs):
         with pytest.raises(ValueError, match="anneal_strategy must be one of"):
             lib.optim.swa_utils.SWALR(lib.optim.SGD([lib.zeros(1, requires_grad=True)], lr=0.1), 0.01,
                                       anneal_strategy="x")
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_sgd_zero_gradient_blocks_match_torch_bitwise(dtype):
+    """plain SGD skips blocks of g that are all +0.0 (an embedding's dense
+    gradient): p must still equal torch's bit for bit, with -0.0 gradients
+    (which turn a -0.0 parameter into +0.0), -0.0/inf/nan parameters, a block
+    edge, and a negative lr set after construction (which must not skip)"""
+    n = 70000   # past the threaded size, not a multiple of the block
+    rs = np.random.RandomState(3)
+    p0 = rs.randn(n)
+    p0[:64] = -0.0
+    p0[200:203] = [np.inf, -np.inf, np.nan]
+    g = np.zeros(n)
+    g[64 * 5 + 3] = 1.5
+    g[64 * 9:64 * 10] = rs.randn(64)
+    g[64 * 20] = -0.0                 # -0.0 alone in its block: p changes there (-0.0 + 0.0)
+    p0[64 * 20] = -0.0
+    g[n - 1] = 2.0
+    for lr in (0.1, 0.0, -0.1):
+        res = []
+        for lib in (ct, torch):
+            w = lib.tensor(p0, dtype=getattr(lib, dtype), requires_grad=True)
+            opt = lib.optim.SGD([w], lr=abs(lr))
+            opt.param_groups[0]["lr"] = lr
+            w.grad = lib.tensor(g, dtype=getattr(lib, dtype))
+            opt.step()
+            res.append(w.detach().numpy())
+        assert res[0].tobytes() == res[1].tobytes(), lr
+        if lr >= 0:   # that block was not skipped: -0.0 + 0.0 is +0.0
+            assert not np.signbit(res[0][64 * 20]) and np.signbit(p0[64 * 20])

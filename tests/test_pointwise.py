@@ -263,7 +263,7 @@ def test_pow_scalar_special_exponents_match_torch():
     rs = np.random.RandomState(0)
     vals = np.concatenate([rs.randn(999) * 10, [0.0, -0.0, np.inf, -np.inf, np.nan, 1e-30, 1e30]])
     for dt in ("float32", "float64"):
-        for e in (2, 3, -1, -2, 0.5, -0.5):
+        for e in (1, 1.0, 2, 3, -1, -2, 0.5, -0.5):
             mine = (ct.tensor(vals).to(getattr(ct, dt)) ** e).numpy()
             ref = (torch.tensor(vals).to(getattr(torch, dt)) ** e).numpy()
             if e in (0.5, -0.5):   # torch's CPU sqrt is not correctly rounded here
@@ -285,6 +285,28 @@ def test_pow_scalar_general_exponents_match_torch():
             assert mine.dtype == ref.dtype
             np.testing.assert_array_equal(np.isnan(mine), np.isnan(ref))
             np.testing.assert_allclose(mine, ref, rtol=3e-7 if dt == "float32" else 1e-15, atol=0)
+
+
+@pytest.mark.parametrize("dt", ["float32", "float64", "bfloat16"])
+def test_pow_number_exponent_gradient_matches_torch(dt):
+    """x ** e with e a Python number takes the backward's short path (no
+    mask, no conj, x itself for e == 2): torch's gradients, zeros for e == 0,
+    and the same dtype; a 0-d tensor exponent still takes the general one"""
+    torch = oracle.require_torch()
+    vals = np.array([-2.5, -1.0, -0.0, 0.0, 0.3, 1.0, 2.0, 7.5, np.inf, np.nan], dtype=np.float32)
+    pos = np.abs(vals)
+    for e in (0, 0.0, 1, 2, 2.0, 3, -1, 2.5, 0.5):
+        x = pos if e in (2.5, 0.5) else vals
+        a = ct.tensor(x).to(getattr(ct, dt)).requires_grad_()
+        b = torch.tensor(x).to(getattr(torch, dt)).requires_grad_()
+        g = np.linspace(-1, 2, len(x)).astype(np.float32)
+        (a ** e).backward(ct.tensor(g).to(a.dtype))
+        (b ** e).backward(torch.tensor(g).to(b.dtype))
+        assert a.grad.dtype == getattr(ct, dt)
+        same(a.grad.float(), b.grad.float(), tol=1e-2 if dt == "bfloat16" else 1e-6)
+    a = ct.tensor([0.0, 2.0], requires_grad=True)
+    (a ** ct.tensor(0.0)).sum().backward()
+    assert a.grad.tolist() == [0.0, 0.0]
 
 
 @pytest.mark.parametrize("kw", [dict(min=0.2, max=0.8), dict(min=0.2), dict(max=0.8), dict(min=float("nan")),

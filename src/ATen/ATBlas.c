@@ -337,8 +337,11 @@ THTensor *at_gemm_packed(const THTensor *a, const THTensor *packed, int64_t n, c
   if (c) {   /* out starts as c (broadcast over rows), and the product adds onto it */
     const float *cd = (const float *)THTensor_data(c);
     int64_t cs0 = c->ndim == 2 ? c->strides[0] : 0, cs1 = c->strides[c->ndim - 1];
-    for (int64_t i = 0; i < M; i++)
-      for (int64_t j = 0; j < n; j++) o[i * n + j] = cd[i * cs0 + j * cs1];
+    if (cs1 == 1)   /* rows of c (or the bias row) are contiguous: one memcpy each, not a strided gather */
+      for (int64_t i = 0; i < M; i++) memcpy(o + i * n, cd + i * cs0, (size_t)n * sizeof(float));
+    else
+      for (int64_t i = 0; i < M; i++)
+        for (int64_t j = 0; j < n; j++) o[i * n + j] = cd[i * cs0 + j * cs1];
   }
   THGemmPacked_run(M, n, K, 1.f, (const float *)THTensor_data(A), lda < 1 ? 1 : lda, (const float *)THTensor_data(packed),
                    c ? 1.f : 0.f, o, n, omp_in_parallel() ? 1 : at_get_num_threads());

@@ -9,6 +9,12 @@
 
 #include <math.h>
 
+/* elements per zero test of the plain SGD step: a 128-wide embedding row is two */
+#define SGD_BLOCK 64
+/* a float's and a double's bits, read through the same pointer */
+typedef uint32_t __attribute__((may_alias)) bits_float;
+typedef uint64_t __attribute__((may_alias)) bits_double;
+
 /* One loop per variant, the flags compile-time constants inside it (a
  * branch per element keeps the loop from vectorizing). */
 #define DEFINE_SGD(T, FMA)                                                                        \
@@ -27,12 +33,31 @@
       p[i] = FMA(-lr, d, p[i]);                                                                    \
     }                                                                                              \
   }                                                                                                \
+  /* Plain SGD (no momentum, decay or maximize) with lr >= 0 leaves p bit for \
+   * bit as it is where g is +0.0 (p + -0.0 == p, -0.0 included), so blocks \
+   * of g that are all +0.0 bits are skipped without reading or writing p: \
+   * an embedding's dense gradient is zero outside the rows looked up. A    \
+   * dense g costs one extra pass over each block while it is in L1. */                       \
+  static void sgd_plain_##T(T *restrict p, const T *restrict g, int64_t n, T lr) {                \
+    int64_t nb = (n + SGD_BLOCK - 1) / SGD_BLOCK;                                                  \
+    _Pragma("omp parallel for if (n > 65536) schedule(static)")                                    \
+    for (int64_t b = 0; b < nb; b++) {                                                             \
+      int64_t i0 = b * SGD_BLOCK, i1 = i0 + SGD_BLOCK < n ? i0 + SGD_BLOCK : n;                   \
+      const bits_##T *gb = (const bits_##T *)g;   /* OR of the bits: vectorizes, unlike an early exit */ \
+      bits_##T any = 0;                                                                            \
+      for (int64_t i = i0; i < i1; i++) any |= gb[i];                                              \
+      if (!any) continue;                                                                          \
+      _Pragma("omp simd")                                                                          \
+      for (int64_t i = i0; i < i1; i++) p[i] = FMA(-lr, g[i], p[i]);                               \
+    }                                                                                              \
+  }                                                                                                \
   static void sgd_##T(T *p, const T *g, T *buf, int64_t n, T lr, T mom, T damp1, T wd, bool nesterov, \
                       bool maximize, bool first) {                                                 \
     bool decay = wd != 0;                                                                          \
     if (!buf) {                                                                                    \
       if (maximize) sgd_loop_##T(p, g, buf, n, lr, mom, damp1, wd, true, decay, false, false, false); \
       else if (decay) sgd_loop_##T(p, g, buf, n, lr, mom, damp1, wd, false, true, false, false, false); \
+      else if (lr >= 0) sgd_plain_##T(p, g, n, lr);                                                \
       else sgd_loop_##T(p, g, buf, n, lr, mom, damp1, wd, false, false, false, false, false);      \
     } else if (first)                                                                              \
       sgd_loop_##T(p, g, buf, n, lr, mom, damp1, wd, maximize, decay, true, true, nesterov);       \

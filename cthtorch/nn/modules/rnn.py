@@ -119,10 +119,13 @@ class _FusedLayer(Function):
     def forward(ctx, mode, reverse, x, h0, c0, w_ih, w_hh, b_ih, b_hh):
         T = x.shape[0]
         is_lstm = mode == "LSTM"
-        if is_lstm and b_ih is not None:
-            gis = F.linear(x, w_ih, b_ih + b_hh)
+        bias = b_ih + b_hh if is_lstm and b_ih is not None else b_ih
+        if bias is not None and not _dispatch._observers:
+            # one addmm over the (T*B, in) rows: the bias rides in the GEMM's C, where F.linear of a 3-D
+            # input adds it in a second pass over the (T, B, k*H) projection
+            gis = cthtorch.addmm(bias, x.reshape(T * x.shape[1], x.shape[2]), w_ih.t()).view(T, x.shape[1], -1)
         else:
-            gis = F.linear(x, w_ih, b_ih)
+            gis = F.linear(x, w_ih, bias)
         w_hh_t = w_hh.t()
         # each step's h @ W_hh^T reads W_hh^T packed once here (OpenBLAS would pack it again every step)
         wp, n = _packed(w_hh_t), w_hh.shape[0]
@@ -169,6 +172,8 @@ class _FusedLayer(Function):
         prev = (lambda t: t + 1) if reverse else (lambda t: t - 1)
         first = T - 1 if reverse else 0
         dgi, dgh = [None] * T, [None] * T
+        need = ctx.needs_input_grad
+        need_h0 = need[3]
         wp, n = _packed(w_hh), w_hh.shape[1]   # each step's dgates @ W_hh, W_hh packed once
         dht = dout[order[0]] if dh is None else dout[order[0]] + dh
         for t in order:
@@ -181,24 +186,33 @@ class _FusedLayer(Function):
                     dht = dout[p] + dh if t != first else None
                 elif t != first:   # the next step's whole dh: its output's gradient plus dg @ W_hh, in one call
                     dht = _internal._gemm_packed(dg, wp, n, dout[p])
-                else:
+                elif need_h0:      # h0's gradient; none asked for when h0 is the zeros of hx=None
                     dh = _internal._gemm_packed(dg, wp, n)
+                else:
+                    dh = None
             else:
                 dig, dhg, dhx = _internal._fused_gru_cell_backward(dht, None, h0 if t == first else hs[p], wss[t])
                 dgi[t], dgh[t] = dig, dhg
-                dh = _internal._gemm_packed(dhg, wp, n, dhx) if wp is not None else cthtorch.addmm(dhx, dhg, w_hh)
+                if t == first and not need_h0:
+                    dh = None
+                else:
+                    dh = _internal._gemm_packed(dhg, wp, n, dhx) if wp is not None else cthtorch.addmm(dhx, dhg, w_hh)
                 dht = dout[p] + dh if t != first else None
         G = cthtorch.stack(dgi, 0).flatten(0, 1)                # (T*B, k*H)
         Gh = G if is_lstm else cthtorch.stack(dgh, 0).flatten(0, 1)
         # the hidden state each step read: h0, then the outputs shifted by one
         hprev = [h0 if t == first else hs[prev(t)] for t in range(T)]
         Hp = cthtorch.stack(hprev, 0).flatten(0, 1)
-        need = ctx.needs_input_grad
         dx = G.mm(w_ih).view(x.shape) if need[2] else None
         dw_ih = G.t().mm(x.flatten(0, 1)) if need[5] else None
         dw_hh = Gh.t().mm(Hp) if need[6] else None
         db_ih = G.sum(0) if b_ih is not None and need[7] else None
-        db_hh = Gh.sum(0) if b_hh is not None and need[8] else None
+        if b_hh is None or not need[8]:
+            db_hh = None
+        elif is_lstm and db_ih is not None:   # both biases add to the same gates: one column sum, a copy
+            db_hh = db_ih.clone()
+        else:
+            db_hh = Gh.sum(0)
         return None, None, dx, dh, dc, dw_ih, dw_hh, db_ih, db_hh
 
     @staticmethod

@@ -32,7 +32,7 @@ TH_BINARY_LOOP(div_floor_loop, THTensor_(floordiv)(a, b))
 TH_BINARY_LOOP(remainder_loop, THTensor_(pymod)(a, b))
 TH_BINARY_LOOP(fmod_loop, fmod(a, b))
 TH_BINARY_LOOP(pow_general_loop, pow(a, b))
-/* A scalar exponent of 2, 3, 0.5, -0.5, -1 or -2 is computed as torch's
+/* A scalar exponent of 1, 2, 3, 0.5, -0.5, -1 or -2 is computed as torch's
  * pow_tensor_scalar does (products, sqrt, reciprocals: one vectorizable
  * loop each) rather than by libm pow per element, 100x slower for x ** 2. */
 void THTensor_(pow_loop)(char **data, const int64_t *st, int64_t n, const void *extra) {
@@ -43,6 +43,7 @@ void THTensor_(pow_loop)(char **data, const int64_t *st, int64_t n, const void *
     const compute_t b = TOC(*(const scalar_t *)data[2]);
 #define POW_CASE(V, EXPR) \
     if (b == (compute_t)(V)) { for (int64_t i = 0; i < n; i++) { compute_t a = TOC(A[i]); o[i] = FROMC(EXPR); } return; }
+    POW_CASE(1, a)
     POW_CASE(2, a * a)
     POW_CASE(3, a * a * a)
     POW_CASE(0.5, sqrt(a))

@@ -342,6 +342,29 @@ PyObject *F_zeros_sized(PyObject *sizes, PyObject *like) {
 
 /* d/dself pow(self, e) = e * self^(e-1), and 0 where e == 0 (even at self == 0) */
 PyObject *F_pow_grad_self(PyObject *grad, PyObject *self, PyObject *e) {
+  /* A Python-number exponent on a real tensor (x ** 2 in a loss) needs no
+   * mask and no conj: grad * (e * self^(e-1)), as torch's pow_backward,
+   * with self^1 read as self (torch's pow_tensor_scalar copies for 1). Five
+   * passes and a libm pow fewer than the general formula below. */
+  if (THPTensor_Check(e) && ((THPTensor *)e)->t->wrapped_number && THPTensor_Check(self) &&
+      !THDtype_isComplex(((THPTensor *)self)->t->dtype) && !THDtype_isComplex(((THPTensor *)e)->t->dtype)) {
+    double v = at_item_double(((THPTensor *)e)->t);
+    if (v == 0) return F_zeros_like(grad, NULL, NULL, NULL, NULL, NULL, NULL);
+    PyObject *p = NULL;
+    if (v == 2) {
+      p = self;
+      Py_INCREF(p);
+    } else {
+      PyObject *one = PyLong_FromLong(1);
+      PyObject *em1 = one ? F_sub(e, one, NULL) : NULL;
+      p = em1 ? F_pow(self, em1) : NULL;
+      Py_XDECREF(one); Py_XDECREF(em1);
+    }
+    PyObject *ep = p ? F_mul(e, p) : NULL;
+    PyObject *r = ep ? F_mul(grad, ep) : NULL;
+    Py_XDECREF(p); Py_XDECREF(ep);
+    return r;
+  }
   PyObject *zero = PyFloat_FromDouble(0.0), *one = PyLong_FromLong(1);
   PyObject *em1 = F_sub(e, one, NULL);
   PyObject *p = em1 ? F_pow(self, em1) : NULL;
