@@ -451,3 +451,11 @@ def test_random_choice_passes_several_arguments():
     swap = lambda a, b: (b, a)  # noqa: E731
     assert T.RandomChoice([swap])(1, 2) == (2, 1)
     assert T.RandomChoice([lambda a: a + 1], p=[1.0])(1) == 2
+
+
+def test_autoaugment_names_exist_and_say_they_are_missing():
+    from cthtorch.vision.transforms import autoaugment
+    assert autoaugment.AutoAugmentPolicy("imagenet") is T.AutoAugmentPolicy.IMAGENET
+    for cls in (T.AutoAugment, T.RandAugment, T.TrivialAugmentWide, T.AugMix):
+        with pytest.raises(NotImplementedError, match=cls.__name__ + " is not implemented"):
+            cls(interpolation=F.InterpolationMode.BILINEAR)
