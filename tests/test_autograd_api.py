@@ -1,6 +1,7 @@
 """The Python autograd API over the engine: gradcheck, functional, anomaly mode,
 forward_ad, profiler — compared with torch."""
 import json
+import sys
 import warnings
 
 import numpy as np
@@ -203,17 +204,148 @@ def test_anomaly_reports_error_in_backward():
 
 # ---- forward_ad ----
 
-def test_forward_ad_is_clean():
+def _fwad(lib):
+    import importlib
+    return importlib.import_module(lib.__name__ + ".autograd.forward_ad")
+
+
+def _both(fn, *arrays):
+    """fn(lib, fwAD, *tensors) under one dual level of each library; results as numpy (None stays None)."""
+    res = []
+    for lib in (ct, torch):
+        fw = _fwad(lib)
+        with fw.dual_level():
+            out = fn(lib, fw, *[lib.tensor(a) for a in arrays])
+        res.append([None if o is None else o.detach().numpy() for o in out])
+    return res
+
+
+@pytest.mark.parametrize("case", ["poly", "softmax_matmul", "conv_norm", "reductions", "indexing", "unused"])
+def test_forward_ad_tangents_match_torch(case):
+    r = np.random.RandomState(3)
+    x, tx, w = r.randn(2, 3, 6, 6), r.randn(2, 3, 6, 6), r.randn(4, 3, 3, 3)
+
+    def fn(lib, fw, x, tx, w):
+        F = lib.nn.functional
+        d = fw.make_dual(x, tx)
+        if case == "poly":
+            y = d ** 3 - 2 * d.exp() + (d * w.sum()).tanh() / (1 + d * d)
+        elif case == "softmax_matmul":
+            y = d.flatten(1).softmax(-1) @ d.flatten(1).t() + F.gelu(d).mean()
+        elif case == "conv_norm":
+            y = F.layer_norm(F.conv2d(d, w, padding=1).relu(), (6,)).sigmoid()
+        elif case == "reductions":
+            y = lib.stack([d.sum(), d.amax(), d.norm(), d.var(), lib.logsumexp(d.flatten(), 0)])
+        elif case == "indexing":
+            y = lib.cat([d[:, 1:, ::2].reshape(2, -1), d.permute(0, 3, 2, 1)[..., 0].reshape(2, -1)], 1)
+        else:
+            y = w * 2
+        return [fw.unpack_dual(y).tangent, fw.unpack_dual(y).primal, fw.unpack_dual(y.argmax()).tangent]
+
+    (tc, pc, ic), (tt, pt, it) = _both(fn, x, tx, w)
+    assert ic is None and it is None            # integer outputs carry no tangent
+    np.testing.assert_allclose(pc, pt, rtol=1e-10, atol=1e-12)
+    if case == "unused":
+        assert tc is None and tt is None
+    else:
+        np.testing.assert_allclose(tc, tt, rtol=1e-9, atol=1e-10)
+
+
+def test_forward_ad_api_and_errors_match_torch():
     from cthtorch.autograd import forward_ad as fwAD
     x = ct.ones(2)
+    p, t = fwAD.unpack_dual(x)
+    assert p is x and t is None
+    tan = ct.ones(2)
+    oracle.raises_like(lambda: fwAD.make_dual(x, tan), lambda: _fwad(torch).make_dual(torch.ones(2), torch.ones(2)))
     with fwAD.dual_level():
-        p, t = fwAD.unpack_dual(x)
-        assert p is x and t is None
-        with pytest.raises(NotImplementedError, match="forward-mode AD"):
-            fwAD.make_dual(x, ct.ones(2))
-    with pytest.raises(NotImplementedError):
-        ct.autograd.gradcheck(lambda a: a * 2, (ct.ones(2, dtype=ct.float64, requires_grad=True),),
-                              check_forward_ad=True)
+        d = fwAD.make_dual(x, tan)
+        assert fwAD.unpack_dual(d).tangent is tan and ct.equal(fwAD.unpack_dual(d).primal, x)
+        out = d * 3
+        assert fwAD.unpack_dual(out).primal.grad_fn is None    # as torch's: the primal is a plain tensor
+        with torch.autograd.forward_ad.dual_level():
+            for bad_ct, bad_t in [((x, ct.ones(3)), (torch.ones(2), torch.ones(3))),
+                                  ((x.long(), tan), (torch.ones(2).long(), torch.ones(2))),
+                                  ((x, tan.long()), (torch.ones(2), torch.ones(2).long()))]:
+                oracle.raises_like(lambda: fwAD.make_dual(*bad_ct),
+                                   lambda: torch.autograd.forward_ad.make_dual(*bad_t))
+        with pytest.raises(RuntimeError, match="Nested forward mode AD is not supported"):
+            fwAD.enter_dual_level()
+    assert fwAD.unpack_dual(out).tangent is None             # the level is gone
+
+
+def test_forward_ad_through_modules_and_functional_call():
+    """The forward-mode AD tutorial's module patterns: parameters swapped for duals, and functional_call."""
+    from cthtorch.autograd import forward_ad as fwAD
+    from cthtorch.func import functional_call
+    ct.manual_seed(0)
+    model = ct.nn.Linear(5, 4)
+    ref = torch.nn.Linear(5, 4)
+    ref.load_state_dict({k: torch.from_numpy(v.detach().numpy()) for k, v in model.state_dict().items()})
+    inp = ct.randn(6, 5)
+    tangents = {n: ct.rand_like(p) for n, p in model.named_parameters()}
+    with fwAD.dual_level():
+        duals = {n: fwAD.make_dual(p, tangents[n]) for n, p in model.named_parameters()}
+        jvp = fwAD.unpack_dual(functional_call(model, duals, inp)).tangent
+    with torch.autograd.forward_ad.dual_level():
+        tduals = {n: torch.autograd.forward_ad.make_dual(p, torch.from_numpy(tangents[n].numpy()))
+                  for n, p in ref.named_parameters()}
+        tjvp = torch.autograd.forward_ad.unpack_dual(torch.func.functional_call(ref, tduals,
+                                                                                torch.from_numpy(inp.numpy())))
+    np.testing.assert_allclose(jvp.numpy(), tjvp.tangent.detach().numpy(), rtol=1e-5, atol=1e-6)
+    # a parameter that requires grad keeps reverse mode working through its dual
+    w = ct.randn(3, dtype=ct.float64, requires_grad=True)
+    with fwAD.dual_level():
+        y = (fwAD.make_dual(w, ct.ones(3, dtype=ct.float64)) ** 2).sum()
+        assert abs(fwAD.unpack_dual(y).tangent.item() - 2 * w.sum().item()) < 1e-12
+    y.backward()
+    assert ct.allclose(w.grad, 2 * w.detach())
+
+
+class _ExpJvp(ct.autograd.Function):
+    @staticmethod
+    def forward(ctx, x):
+        result = ct.exp(x)
+        ctx.result = result
+        return result
+
+    @staticmethod
+    def jvp(ctx, g):
+        out = g * ctx.result
+        del ctx.result
+        return out
+
+
+class _SinJvp(ct.autograd.Function):
+    @staticmethod
+    def forward(ctx, x):
+        ctx.save_for_forward(x)
+        return x.sin()
+
+    @staticmethod
+    def jvp(ctx, g):
+        x, = ctx.saved_tensors
+        return g * 3 * x.cos()      # wrong on purpose: gradcheck must catch it
+
+
+def test_custom_function_jvp_and_gradcheck_forward_ad():
+    from cthtorch.autograd import forward_ad as fwAD
+    a, _ = pair((4, 3))
+    tan = ct.randn(4, 3, dtype=ct.float64)
+    with fwAD.dual_level():
+        out = _ExpJvp.apply(fwAD.make_dual(a, tan))
+        after = fwAD.unpack_dual(out.sin()).tangent       # chain: jvp's tangent, then the graph above it
+        assert ct.allclose(fwAD.unpack_dual(out).tangent, tan * a.exp())
+        assert ct.allclose(after, tan * a.exp() * a.exp().cos())
+    assert ct.autograd.gradcheck(_ExpJvp.apply, (a,), check_forward_ad=True, check_backward_ad=False,
+                                 check_undefined_grad=False, check_batched_grad=False)
+    assert ct.autograd.gradcheck(lambda u, v: (u * v.sin(), u.sum()), (a, pair((4, 3), 1)[0]), check_forward_ad=True)
+    gradcheck_error = sys.modules["cthtorch.autograd.gradcheck"].GradcheckError
+    with pytest.raises(gradcheck_error, match="Jacobian computed with forward mode mismatch for output 0 with "
+                                              "respect to input 0"):
+        ct.autograd.gradcheck(_SinJvp.apply, (a,), check_forward_ad=True, check_backward_ad=False)
+    assert not ct.autograd.gradcheck(_SinJvp.apply, (a,), check_forward_ad=True, check_backward_ad=False,
+                                     raise_exception=False)
 
 
 # ---- profiler ----
@@ -372,3 +504,15 @@ def test_saved_only_for_inputs_that_need_a_gradient():
         y.sum().backward()
         assert a.grad.tolist() == [2.0, 2.0, 2.0]
     np.testing.assert_array_equal(results[0], results[1])
+
+
+def test_jacobian_forward_mode_strategy():
+    a, ta = pair((3,))
+    f = (lambda lib: lambda x: (x.sin() * x.sum(), x.exp()))
+    jc = ct.autograd.functional.jacobian(f(ct), a, vectorize=True, strategy="forward-mode")
+    jt = torch.autograd.functional.jacobian(f(torch), ta, vectorize=True, strategy="forward-mode")
+    for c, t in zip(jc, jt):
+        np.testing.assert_allclose(c.detach().numpy(), t.detach().numpy(), rtol=1e-12)
+    for kw in (dict(), dict(vectorize=True, create_graph=True)):
+        oracle.raises_like(lambda: ct.autograd.functional.jacobian(f(ct), a, strategy="forward-mode", **kw),
+                           lambda: torch.autograd.functional.jacobian(f(torch), ta, strategy="forward-mode", **kw))

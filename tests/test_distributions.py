@@ -402,3 +402,23 @@ def test_biject_to():
         same(t.inv(y), x.tolist() and torch.tensor(x.tolist(), dtype=torch.float64))
     y = R.transform_to(D(ct).constraints.simplex)(x)
     assert bool(D(ct).constraints.simplex.check(y).all())
+
+
+def test_private_gamma_and_dirichlet_samplers():
+    """torch._standard_gamma / torch._sample_dirichlet (mixup in torchvision's reference scripts): the same
+    shapes, dtypes and law as torch's; the streams differ (cthtorch's gamma sampler is its own)."""
+    ct.manual_seed(0)
+    alpha = ct.tensor([0.2, 0.2])
+    s = ct._sample_dirichlet(alpha)
+    ref = torch._sample_dirichlet(torch.tensor([0.2, 0.2]))
+    assert s.shape == ref.shape and str(s.dtype) == str(ref.dtype) and abs(s.sum().item() - 1) < 1e-6
+    many = ct._sample_dirichlet(ct.tensor([2.0, 1.0, 1.0], dtype=ct.float64).expand(20000, 3))
+    assert many.dtype == ct.float64 and ct.allclose(many.sum(-1), ct.ones(20000, dtype=ct.float64))
+    assert ct.allclose(many.mean(0), ct.tensor([0.5, 0.25, 0.25], dtype=ct.float64), atol=0.01)
+    a = ct.full((20000,), 3.0, requires_grad=True)
+    g = ct._standard_gamma(a)
+    assert g.shape == a.shape and (g > 0).all() and abs(g.mean().item() - 3.0) < 0.05
+    g.sum().backward()                  # implicit reparameterization: d/dalpha E[g] = 1
+    assert abs(a.grad.mean().item() - 1.0) < 0.05
+    with pytest.raises(NotImplementedError, match="generator"):
+        ct._standard_gamma(a, generator=ct.Generator())

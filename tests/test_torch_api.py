@@ -430,6 +430,14 @@ def test_asarray_frombuffer_devices():
     ct.set_default_device("cpu")
     with pytest.raises(NotImplementedError):
         ct.set_default_device("cuda")
+    # a device is a context manager for the default device (the changing_default_device recipe)
+    for L in (ct, torch):
+        with L.device("cpu") as d:
+            assert str(d) == "cpu" and str(L.ones(2).device) == "cpu" and str(L.get_default_device()) == "cpu"
+        assert str(L.get_default_device()) == "cpu"
+    with pytest.raises(NotImplementedError, match="only the cpu device"):
+        with ct.device("cuda"):
+            pass
 
 
 ZERO_D = [

@@ -2,6 +2,7 @@
 Pillow/numpy and torchvision's documented semantics, make_grid/save_image.
 (torchvision is not installed here, so it is not the oracle.)"""
 import gzip
+import math
 import os
 import pickle
 import struct
@@ -352,3 +353,109 @@ def test_save_image(tmp_path):
     grid = vutils.make_grid(x, nrow=2, padding=1)
     ref = (grid * 255 + 0.5).clamp(0, 255).to(cthtorch.uint8).permute(1, 2, 0).numpy()
     assert img.shape == (13, 13, 3) and np.array_equal(img, ref)
+
+
+def test_interpolation_mode_and_dimensions():
+    assert F.InterpolationMode("bilinear") is F.InterpolationMode.BILINEAR is T.InterpolationMode.BILINEAR
+    assert F.InterpolationMode.NEAREST_EXACT.value == "nearest-exact"
+    img = rgb(6, 8)
+    assert F.get_dimensions(img) == [3, 6, 8] and F.get_dimensions(img.convert("L")) == [1, 6, 8]
+    t = T.ToTensor()(img)
+    assert F.get_dimensions(t) == [3, 6, 8] and F.get_dimensions(t[0]) == [1, 6, 8]
+    assert F.get_image_size(t) == [8, 6] and F.get_image_num_channels(img) == 3
+    with pytest.raises(TypeError, match="Tensor is not a torch image"):
+        F.get_dimensions(cthtorch.zeros(3))
+    # the PIL path takes the enum and resamples as PIL's own filter does
+    for mode, pil in [("nearest", Image.NEAREST), ("bicubic", Image.BICUBIC), ("box", Image.BOX)]:
+        out = T.Resize((4, 5), interpolation=F.InterpolationMode(mode))(img)
+        assert np.array_equal(arr(out), arr(img.resize((5, 4), pil)))
+    assert "interpolation=bicubic" in repr(T.Resize(3, interpolation=F.InterpolationMode.BICUBIC))
+    with pytest.raises(ValueError, match="does not support box interpolation"):
+        F.resize(t, [3, 4], interpolation=F.InterpolationMode.BOX)
+
+
+@pytest.mark.parametrize("mode", ["nearest", "nearest-exact", "bilinear", "bicubic"])
+@pytest.mark.parametrize("antialias", [True, False])
+def test_tensor_resize_matches_torch_interpolate(mode, antialias):
+    """torchvision resizes tensors with F.interpolate (antialias only for bilinear/bicubic)."""
+    from oracle import require_torch
+    torch = require_torch()
+    x = np.random.RandomState(0).rand(3, 17, 23).astype(np.float32)
+    out = F.resize(cthtorch.from_numpy(x), [7, 9], interpolation=F.InterpolationMode(mode), antialias=antialias)
+    smooth = mode in ("bilinear", "bicubic")
+    ref = torch.nn.functional.interpolate(torch.from_numpy(x)[None], size=(7, 9), mode=mode,
+                                          align_corners=False if smooth else None,
+                                          antialias=antialias and smooth)[0]
+    np.testing.assert_allclose(out.numpy(), ref.numpy(), rtol=1e-5, atol=1e-6)
+
+
+def test_erase_and_random_erasing():
+    t = cthtorch.arange(2 * 5 * 6, dtype=cthtorch.float32).view(2, 5, 6)
+    e = F.erase(t, 1, 2, 3, 2, 0.5)
+    assert (e[:, 1:4, 2:4] == 0.5).all() and cthtorch.equal(t[0, 0], e[0, 0]) and e.data_ptr() != t.data_ptr()
+    assert F.erase(t, 0, 0, 1, 1, -1.0, inplace=True) is t and t[0, 0, 0].item() == -1.0
+    with pytest.raises(TypeError, match="img should be Tensor Image"):
+        F.erase(rgb(), 0, 0, 1, 1, 0)
+
+    x = cthtorch.rand(3, 20, 24)
+    assert T.RandomErasing(p=0.0)(x) is x
+    for value, seed in [(0, 1), ((0.1, 0.2, 0.3), 2), ("random", 3)]:
+        cthtorch.manual_seed(seed)
+        out = T.RandomErasing(p=1.0, value=value)(x)
+        changed = (out != x).any(0)
+        rows, cols = changed.any(1).nonzero().flatten(), changed.any(0).nonzero().flatten()
+        assert rows.numel() and cols.numel()
+        box = out[:, rows[0]:rows[-1] + 1, cols[0]:cols[-1] + 1]
+        assert changed.sum().item() == box.shape[1] * box.shape[2]      # one rectangle, nothing outside it
+        if value == 0:
+            assert (box == 0).all()
+        elif isinstance(value, tuple):
+            assert cthtorch.allclose(box.mean((1, 2)), cthtorch.tensor(value))
+        area = box.shape[1] * box.shape[2] / (20 * 24)
+        assert 0.02 - 0.01 <= area <= 0.33 + 0.01                        # rounding of h, w
+    with pytest.raises(ValueError, match="either a single value or 3"):
+        T.RandomErasing(p=1.0, value=(1.0, 2.0))(x)
+    with pytest.raises(ValueError, match="should be 'random'"):
+        T.RandomErasing(value="noise")
+    with pytest.raises(ValueError, match="probability should be between 0 and 1"):
+        T.RandomErasing(p=1.5)
+    with pytest.raises(TypeError, match="number or str or a sequence"):
+        T.RandomErasing(value=None)
+
+
+def test_random_erasing_draws_follow_torchvision_order():
+    """The rectangle comes from the same generator calls torchvision makes, so a seed picks the same box as
+    torchvision's RandomErasing: rand(1) for p, then per try uniform_ area, uniform_ log-ratio, then randint i, j."""
+    from oracle import require_torch
+    torch = require_torch()
+    x = cthtorch.rand(3, 32, 32)
+    for seed in range(5):
+        torch.manual_seed(seed)
+        assert torch.rand(1).item() < 1.0
+        log_ratio = torch.log(torch.tensor((0.3, 3.3)))
+        while True:
+            a = 32 * 32 * torch.empty(1).uniform_(0.02, 0.33).item()
+            r = torch.exp(torch.empty(1).uniform_(log_ratio[0], log_ratio[1])).item()
+            h, w = int(round(math.sqrt(a * r))), int(round(math.sqrt(a / r)))
+            if h < 32 and w < 32:
+                break
+        i = torch.randint(0, 32 - h + 1, size=(1,)).item()
+        j = torch.randint(0, 32 - w + 1, size=(1,)).item()
+        cthtorch.manual_seed(seed)
+        out = T.RandomErasing(p=1.0, value=7.0)(x)
+        assert (out == 7.0).nonzero()[:, 1:].unique(dim=0).shape[0] == h * w
+        assert (out[:, i:i + h, j:j + w] == 7.0).all()
+
+
+def test_random_choice_passes_several_arguments():
+    swap = lambda a, b: (b, a)  # noqa: E731
+    assert T.RandomChoice([swap])(1, 2) == (2, 1)
+    assert T.RandomChoice([lambda a: a + 1], p=[1.0])(1) == 2
+
+
+def test_autoaugment_names_exist_and_say_they_are_missing():
+    from cthtorch.vision.transforms import autoaugment
+    assert autoaugment.AutoAugmentPolicy("imagenet") is T.AutoAugmentPolicy.IMAGENET
+    for cls in (T.AutoAugment, T.RandAugment, T.TrivialAugmentWide, T.AugMix):
+        with pytest.raises(NotImplementedError, match=cls.__name__ + " is not implemented"):
+            cls(interpolation=F.InterpolationMode.BILINEAR)

@@ -192,3 +192,34 @@ def test_seeded_init_is_reproducible():
     cthtorch.manual_seed(5)
     b = models.squeezenet1_1(num_classes=10).state_dict()
     assert all(cthtorch.equal(a[k], b[k]) for k in a)
+
+
+@pytest.mark.parametrize("name,count,conv2", [
+    ("resnext50_32x4d", 25_028_904, (128, 4, 3, 3)),    # groups 32, 4 channels per group in layer1
+    ("wide_resnet50_2", 68_883_240, (128, 128, 3, 3)),  # bottleneck twice as wide
+])
+def test_resnext_and_wide_resnet(name, count, conv2):
+    m = getattr(models, name)(weights=None)
+    assert nparams(m) == count
+    assert shapes(m)["layer1.0.conv2.weight"] == conv2
+    assert m.layer1[0].conv2.groups == (32 if name.startswith("resnext") else 1)
+    small = getattr(models, name)(num_classes=3)
+    fwd_bwd(small, 32, 3)
+    with pytest.raises(RuntimeError, match="cannot be downloaded"):
+        getattr(models, name)(weights="DEFAULT")
+
+
+def test_split_normalization_params():
+    from cthtorch.vision.ops._utils import split_normalization_params
+    m = models.resnet18(num_classes=4)
+    norm, other = split_normalization_params(m)
+    bns = [mod for mod in m.modules() if isinstance(mod, nn.BatchNorm2d)]
+    assert [id(p) for p in norm] == [id(p) for mod in bns for p in (mod.weight, mod.bias)]
+    assert {id(p) for p in norm} | {id(p) for p in other} == {id(p) for p in m.parameters()}
+    assert not {id(p) for p in norm} & {id(p) for p in other}
+    m.fc.weight.requires_grad_(False)    # frozen parameters are in neither group
+    assert all(p is not m.fc.weight for p in split_normalization_params(m)[1])
+    norm, other = split_normalization_params(m, norm_classes=[nn.Linear])
+    assert [id(p) for p in norm] == [id(m.fc.bias)]
+    with pytest.raises(ValueError, match="is not a subclass of nn.Module"):
+        split_normalization_params(m, norm_classes=[int])

@@ -200,6 +200,23 @@ def storage_type(self):
     raise NotImplementedError("cthtorch: typed storage classes are not implemented; use untyped_storage()")
 
 
+def _standard_gamma(input, generator=None):
+    """Gamma(input, 1) draws, differentiable in input (the distributions' sampler). The draws follow cthtorch's
+    Marsaglia-Tsang stream, not torch's, so seeded values differ from torch's while their law is the same."""
+    from cthtorch.distributions._samplers import standard_gamma
+    if generator is not None:
+        raise NotImplementedError("torch._standard_gamma: a generator= argument is not supported in cthtorch; "
+                                  "seed the default generator with torch.manual_seed instead")
+    return standard_gamma(input)
+
+
+def _sample_dirichlet(input, generator=None):
+    """Dirichlet(input) draws over the last dimension: normalized gamma draws (not differentiable, as torch's)."""
+    with cthtorch.no_grad():
+        g = _standard_gamma(input, generator)
+        return g / g.sum(-1, keepdim=True)
+
+
 def get_default_device():
     return cthtorch.device("cpu")
 
@@ -298,6 +315,8 @@ def register():
             _ops.op("Tensor", name, fn, origin)
     _ops.op("torch", "is_nonzero", is_nonzero, origin)
     _ops.op("torch", "_assert", _assert, origin)
+    _ops.op("torch", "_standard_gamma", _standard_gamma, origin)
+    _ops.op("torch", "_sample_dirichlet", _sample_dirichlet, origin)
     if not _present("torch", "as_strided_"):
         _ops.op("torch", "as_strided_", T.as_strided_, origin)
     # device predicates of other backends, all False on this CPU build

@@ -4,6 +4,7 @@ import functools
 
 import cthtorch
 from cthtorch import _C
+from cthtorch.autograd import forward_ad as _forward_ad
 
 
 class FunctionCtx:
@@ -37,6 +38,15 @@ class FunctionCtx:
         return tuple(out)
 
     saved_variables = saved_tensors
+
+    def save_for_forward(self, *tensors):
+        """Tensors for jvp; as in torch they are read back through ctx.saved_tensors."""
+        for t in tensors:
+            if t is not None and not isinstance(t, cthtorch.Tensor):
+                raise RuntimeError("save_for_forward expects all arguments to be tensors; you should save "
+                                   "non-tensors as attributes on ctx.")
+        if "_saved_store" not in self.__dict__:
+            self.__dict__["_saved_store"] = tuple((t, t._version if t is not None else 0) for t in tensors)
 
     def mark_dirty(self, *args):
         self._dirty = args
@@ -117,6 +127,12 @@ class Function(FunctionCtx, metaclass=FunctionMeta):
                     o = o.view_as(o)
             fixed.append(o)
         outs = tuple(fixed)
+        if _forward_ad._is_active() and getattr(cls, "jvp", None) is not None and cls.backward is Function.backward \
+                and cls.vjp is Function.vjp:
+            # forward mode only: the tangents come from jvp (forward_ad's duals are otherwise differentiated
+            # by reverse mode, which this Function cannot do)
+            outs = _forward_ad._function_jvp(cls, ctx, args, outs if is_tuple else outs[0])
+            return outs
         if cthtorch.is_grad_enabled() and any(ctx.needs_input_grad):
             _C._function_record(ctx, tuple(args), outs, getattr(ctx, "_non_differentiable", ()), dirty)
         return outs if is_tuple else outs[0]

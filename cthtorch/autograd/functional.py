@@ -3,7 +3,8 @@
 All are built on reverse mode. jvp and hvp use the double-backward trick
 (differentiate a vjp with respect to its grad_output), so they need no
 forward-mode AD. vectorize=True gives the same results as the loop (there is
-no vmap here); strategy="forward-mode" raises NotImplementedError.
+no vmap here); strategy="forward-mode" (torch requires vectorize=True with it)
+gives the same Jacobian, computed by reverse mode.
 """
 import cthtorch
 
@@ -157,8 +158,14 @@ def jacobian(func, inputs, create_graph=False, strict=False, vectorize=False, st
                              'has more outputs than inputs, "forward-mode" tends to be more performant. Otherwise, '
                              'prefer to use "reverse-mode".')
     if strategy == "forward-mode":
-        raise NotImplementedError("jacobian(strategy='forward-mode'): cthtorch has no forward-mode AD; "
-                                  "use strategy='reverse-mode'")
+        if create_graph:
+            raise NotImplementedError('torch.autograd.functional.jacobian: `create_graph=True` and `strategy="forward-'
+                                      'mode"` are not supported together (yet). Please either set `create_graph=False` '
+                                      'or `strategy="reverse-mode"`.')
+        if not vectorize:
+            raise NotImplementedError("Computing Jacobian using forward-AD or forward-over-reverse Hessian isonly "
+                                      "implemented for `vectorize=True`.")
+        # the same Jacobian; reverse mode computes it (forward_ad's duals are reverse mode underneath anyway)
     if vectorize and strict:
         raise RuntimeError("torch.autograd.functional.jacobian: `strict=True` and `vectorized=True` are not supported "
                            "together. Please either set `strict=False` or `vectorize=False`.")

@@ -152,6 +152,49 @@ def _gradcheck(func, inputs, eps, atol, rtol, nondet_tol, check_undefined_grad, 
     return True
 
 
+def _forward_ad_jacobian(func, inputs, n_out):
+    """jac[j][i] as _numerical_jacobian lays it out, from forward mode: one jvp per input element."""
+    from cthtorch.autograd import forward_ad as fwAD
+    diff = [k for k, x in enumerate(inputs) if _is_tensor(x) and x.requires_grad]
+    result = []
+    for k in diff:
+        inp = inputs[k]
+        cols = [None] * n_out
+        for row in range(inp.numel()):
+            with fwAD.dual_level():
+                args = list(inputs)
+                for m in diff:
+                    t = cthtorch.zeros_like(inputs[m]).detach()
+                    if m == k:
+                        t.reshape(-1)[row] = 1
+                    args[m] = fwAD.make_dual(inputs[m].detach(), t)
+                outs = _as_tuple(func(*args))
+                for i, o in enumerate(outs):
+                    if not _is_tensor(o):
+                        continue
+                    if cols[i] is None:
+                        cols[i] = cthtorch.zeros(inp.numel(), o.numel(), dtype=cthtorch.float64)
+                    tan = fwAD.unpack_dual(o).tangent
+                    if tan is not None:
+                        cols[i][row] = tan.double().reshape(-1)
+        result.append(cols)
+    return result
+
+
+def _check_forward_ad(func, inputs, eps, atol, rtol):
+    _check_inputs(inputs)
+    func_out, numerical = _numerical_jacobian(func, inputs, eps)
+    forward = _forward_ad_jacobian(func, inputs, len(_as_tuple(func_out)))
+    for j, (num_cols, fwd_cols) in enumerate(zip(numerical, forward)):
+        for i, (n, a) in enumerate(zip(num_cols, fwd_cols)):
+            if n is None or a is None:
+                continue
+            if not cthtorch.allclose(a, n, rtol, atol):
+                raise GradcheckError("Jacobian computed with forward mode mismatch for output %d with respect to "
+                                     "input %d,\nnumerical:%s\nanalytical:%s\n" % (i, j, n, a))
+    return True
+
+
 def gradcheck(func, inputs, *, eps=1e-6, atol=1e-5, rtol=1e-3, raise_exception=True, nondet_tol=0.0,
               check_undefined_grad=True, check_grad_dtypes=False, check_batched_grad=False,
               check_batched_forward_grad=False, check_forward_ad=False, check_backward_ad=True, fast_mode=False,
@@ -159,10 +202,12 @@ def gradcheck(func, inputs, *, eps=1e-6, atol=1e-5, rtol=1e-3, raise_exception=T
     """Checks analytical gradients of func at inputs against finite differences (True or GradcheckError)."""
     if not (check_forward_ad or check_backward_ad):
         raise AssertionError("Expected at least one of check_forward_ad or check_backward_ad to be True")
-    if check_forward_ad:
-        raise NotImplementedError("gradcheck(check_forward_ad=True): cthtorch has no forward-mode AD")
     inputs = _as_tuple(inputs)
     try:
+        if check_forward_ad:
+            _check_forward_ad(func, inputs, eps, atol, rtol)
+        if not check_backward_ad:
+            return True
         return _gradcheck(func, inputs, eps, atol, rtol, nondet_tol, check_undefined_grad, check_grad_dtypes)
     except GradcheckError:
         if raise_exception:

@@ -125,8 +125,36 @@ static PyGetSetDef device_getset[] = {
   {"index", (getter)device_index, NULL, NULL, NULL},
   {NULL}
 };
+/* `with torch.device(d):` makes d the default device for factories inside the block, through
+   cthtorch.set_default_device (which says which devices can be defaults); leaving restores the default. */
+static PyObject *call_set_default_device(PyObject *arg) {
+  PyObject *mod = PyImport_ImportModule("cthtorch");
+  if (!mod) return NULL;
+  PyObject *r = PyObject_CallMethod(mod, "set_default_device", "O", arg);
+  Py_DECREF(mod);
+  return r;
+}
+
+static PyObject *device_enter(PyObject *self, PyObject *noargs) {
+  (void)noargs;
+  PyObject *r = call_set_default_device(self);
+  if (!r) return NULL;
+  Py_DECREF(r);
+  return Py_NewRef(self);
+}
+
+static PyObject *device_exit(PyObject *self, PyObject *args) {
+  (void)self; (void)args;
+  PyObject *r = call_set_default_device(Py_None);
+  if (!r) return NULL;
+  Py_DECREF(r);
+  Py_RETURN_NONE;
+}
+
 static PyMethodDef device_methods[] = {
   {"__reduce__", (PyCFunction)device_reduce, METH_NOARGS, NULL},
+  {"__enter__", (PyCFunction)device_enter, METH_NOARGS, NULL},
+  {"__exit__", (PyCFunction)device_exit, METH_VARARGS, NULL},
   {NULL}
 };
 

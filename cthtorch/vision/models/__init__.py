@@ -1,4 +1,7 @@
-from cthtorch.vision.models.resnet import ResNet, BasicBlock, Bottleneck, resnet18, resnet34, resnet50, resnet101, resnet152  # noqa: F401
+from cthtorch.vision.models.resnet import (ResNet, BasicBlock, Bottleneck, resnet18, resnet34,  # noqa: F401
+                                           resnet50, resnet101, resnet152,
+                                           resnext50_32x4d, resnext101_32x8d, resnext101_64x4d, wide_resnet50_2,
+                                           wide_resnet101_2)
 from cthtorch.vision.models.alexnet import AlexNet, alexnet  # noqa: F401
 from cthtorch.vision.models.vgg import (VGG, vgg11, vgg11_bn, vgg13, vgg13_bn, vgg16, vgg16_bn, vgg19,  # noqa: F401
                                         vgg19_bn)

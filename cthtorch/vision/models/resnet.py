@@ -148,3 +148,28 @@ def resnet101(weights=None, progress=True, pretrained=False, **kwargs):
 
 def resnet152(weights=None, progress=True, pretrained=False, **kwargs):
     return _resnet("resnet152", Bottleneck, [3, 8, 36, 3], weights, pretrained, kwargs)
+
+
+def resnext50_32x4d(weights=None, progress=True, pretrained=False, **kwargs):
+    kwargs.update(groups=32, width_per_group=4)
+    return _resnet("resnext50_32x4d", Bottleneck, [3, 4, 6, 3], weights, pretrained, kwargs)
+
+
+def resnext101_32x8d(weights=None, progress=True, pretrained=False, **kwargs):
+    kwargs.update(groups=32, width_per_group=8)
+    return _resnet("resnext101_32x8d", Bottleneck, [3, 4, 23, 3], weights, pretrained, kwargs)
+
+
+def resnext101_64x4d(weights=None, progress=True, pretrained=False, **kwargs):
+    kwargs.update(groups=64, width_per_group=4)
+    return _resnet("resnext101_64x4d", Bottleneck, [3, 4, 23, 3], weights, pretrained, kwargs)
+
+
+def wide_resnet50_2(weights=None, progress=True, pretrained=False, **kwargs):
+    kwargs.update(width_per_group=64 * 2)
+    return _resnet("wide_resnet50_2", Bottleneck, [3, 4, 6, 3], weights, pretrained, kwargs)
+
+
+def wide_resnet101_2(weights=None, progress=True, pretrained=False, **kwargs):
+    kwargs.update(width_per_group=64 * 2)
+    return _resnet("wide_resnet101_2", Bottleneck, [3, 4, 23, 3], weights, pretrained, kwargs)

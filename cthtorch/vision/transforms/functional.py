@@ -1,10 +1,68 @@
 """Functional transforms on PIL images, numpy arrays and tensors (C, H, W)."""
 import math
 import numbers
+from enum import Enum
 
 import numpy as np
 
 import cthtorch
+
+
+class InterpolationMode(Enum):
+    """torchvision's interpolation names; the value is what F.interpolate / PIL are asked for."""
+    NEAREST = "nearest"
+    NEAREST_EXACT = "nearest-exact"
+    BILINEAR = "bilinear"
+    BICUBIC = "bicubic"
+    BOX = "box"
+    HAMMING = "hamming"
+    LANCZOS = "lanczos"
+
+
+def _interp_mode(interpolation):
+    """An InterpolationMode from what a caller passed: the enum, its value string, a PIL constant or None."""
+    if interpolation is None:
+        return InterpolationMode.BILINEAR
+    if isinstance(interpolation, InterpolationMode):
+        return interpolation
+    if isinstance(interpolation, int):
+        # PIL's constants: NEAREST 0, LANCZOS 1, BILINEAR 2, BICUBIC 3, BOX 4, HAMMING 5
+        pil = {0: "nearest", 1: "lanczos", 2: "bilinear", 3: "bicubic", 4: "box", 5: "hamming"}
+        if interpolation not in pil:
+            raise ValueError("Interpolation mode %d is not supported" % interpolation)
+        return InterpolationMode(pil[interpolation])
+    name = str(interpolation).split(".")[-1].lower().replace("_", "-")
+    return InterpolationMode(name)
+
+
+def get_dimensions(img):
+    """[channels, height, width] of a PIL image or a (..., C, H, W) tensor."""
+    if _is_pil(img):
+        return [len(img.getbands()), img.size[1], img.size[0]]
+    if img.dim() < 2:
+        raise TypeError("Tensor is not a torch image.")
+    channels = 1 if img.dim() == 2 else img.shape[-3]
+    return [channels, img.shape[-2], img.shape[-1]]
+
+
+def get_image_size(img):
+    """[width, height], as torchvision's (deprecated) helper returns it."""
+    _, h, w = get_dimensions(img)
+    return [w, h]
+
+
+def get_image_num_channels(img):
+    return get_dimensions(img)[0]
+
+
+def erase(img, i, j, h, w, v, inplace=False):
+    """Write v into img[..., i:i+h, j:j+w] (a tensor image, as torchvision requires)."""
+    if not isinstance(img, cthtorch.Tensor):
+        raise TypeError("img should be Tensor Image. Got %s" % type(img))
+    if not inplace:
+        img = img.clone()
+    img[..., i:i + h, j:j + w] = v
+    return img
 
 
 def _is_pil(img):
@@ -124,18 +182,27 @@ def resize(img, size, interpolation=None, max_size=None, antialias=True):
         from PIL import Image
         return img.resize((ow, oh), Image.BILINEAR if interpolation is None else _pil_interp(interpolation))
     x = img.unsqueeze(0) if img.dim() == 3 else img
-    mode = "nearest" if str(interpolation).lower().endswith("nearest") else "bilinear"
+    mode = _interp_mode(interpolation).value
+    if mode not in ("nearest", "nearest-exact", "bilinear", "bicubic"):
+        raise ValueError("Input image tensor does not support %s interpolation; use nearest, nearest-exact, "
+                         "bilinear or bicubic" % mode)
+    smooth = mode in ("bilinear", "bicubic")
     out = cthtorch.nn.functional.interpolate(x.float() if not x.is_floating_point() else x, size=(oh, ow), mode=mode,
-                                             align_corners=False if mode == "bilinear" else None)
+                                             align_corners=False if smooth else None,
+                                             antialias=bool(antialias) and smooth)
     out = out.to(img.dtype) if not img.is_floating_point() else out
     return out.squeeze(0) if img.dim() == 3 else out
 
 
 def _pil_interp(interp):
     from PIL import Image
-    name = str(interp).split(".")[-1].upper()
-    return {"NEAREST": Image.NEAREST, "BILINEAR": Image.BILINEAR, "BICUBIC": Image.BICUBIC,
-            "LANCZOS": Image.LANCZOS}.get(name, Image.BILINEAR)
+    mode = _interp_mode(interp)
+    table = {InterpolationMode.NEAREST: Image.NEAREST, InterpolationMode.BILINEAR: Image.BILINEAR,
+             InterpolationMode.BICUBIC: Image.BICUBIC, InterpolationMode.LANCZOS: Image.LANCZOS,
+             InterpolationMode.BOX: Image.BOX, InterpolationMode.HAMMING: Image.HAMMING}
+    if mode not in table:
+        raise ValueError("PIL images do not support %s interpolation" % mode.value)
+    return table[mode]
 
 
 def crop(img, top, left, height, width):

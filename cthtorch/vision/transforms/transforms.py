@@ -5,6 +5,7 @@ import random
 
 import cthtorch
 from cthtorch.vision.transforms import functional as F
+from cthtorch.vision.transforms.functional import InterpolationMode  # noqa: F401 (torchvision.transforms exports it)
 
 
 class Compose:
@@ -72,8 +73,9 @@ class Resize:
         return F.resize(img, self.size, self.interpolation, self.max_size, self.antialias)
 
     def __repr__(self):
-        return "%s(size=%s, interpolation=bilinear, max_size=%s, antialias=%s)" % (
-            self.__class__.__name__, self.size, self.max_size, self.antialias)
+        return "%s(size=%s, interpolation=%s, max_size=%s, antialias=%s)" % (
+            self.__class__.__name__, self.size, F._interp_mode(self.interpolation).value, self.max_size,
+            self.antialias)
 
 
 class CenterCrop:
@@ -137,7 +139,7 @@ class RandomCrop:
 class RandomResizedCrop:
     def __init__(self, size, scale=(0.08, 1.0), ratio=(3.0 / 4.0, 4.0 / 3.0), interpolation=None, antialias=True):
         self.size = (size, size) if isinstance(size, int) else tuple(size)
-        self.scale, self.ratio, self.interpolation = scale, ratio, interpolation
+        self.scale, self.ratio, self.interpolation, self.antialias = scale, ratio, interpolation, antialias
 
     @staticmethod
     def get_params(img, scale, ratio):
@@ -164,7 +166,7 @@ class RandomResizedCrop:
 
     def __call__(self, img):
         i, j, h, w = self.get_params(img, self.scale, self.ratio)
-        return F.resize(F.crop(img, i, j, h, w), self.size, self.interpolation)
+        return F.resize(F.crop(img, i, j, h, w), self.size, self.interpolation, antialias=self.antialias)
 
 
 class RandomHorizontalFlip:
@@ -240,5 +242,68 @@ class RandomChoice:
     def __init__(self, transforms, p=None):
         self.transforms, self.p = transforms, p
 
+    def __call__(self, *args):
+        # several arguments pass through together, as the reference scripts' (batch, target) mixup choice does
+        return random.choices(self.transforms, weights=self.p)[0](*args)
+
+
+class RandomErasing:
+    """Erase a random rectangle of a tensor image (Zhong et al. 2017), with torchvision's draws."""
+
+    def __init__(self, p=0.5, scale=(0.02, 0.33), ratio=(0.3, 3.3), value=0, inplace=False):
+        if not isinstance(value, (numbers.Number, str, tuple, list)):
+            raise TypeError("Argument value should be either a number or str or a sequence")
+        if isinstance(value, str) and value != "random":
+            raise ValueError("If value is str, it should be 'random'")
+        if not isinstance(scale, (tuple, list)):
+            raise TypeError("Scale should be a sequence")
+        if not isinstance(ratio, (tuple, list)):
+            raise TypeError("Ratio should be a sequence")
+        if scale[0] > scale[1] or ratio[0] > ratio[1]:
+            import warnings
+            warnings.warn("Scale and ratio should be of kind (min, max)")
+        if scale[0] < 0 or scale[1] > 1:
+            raise ValueError("Scale should be between 0 and 1")
+        if p < 0 or p > 1:
+            raise ValueError("Random erasing probability should be between 0 and 1")
+        self.p, self.scale, self.ratio, self.value, self.inplace = p, scale, ratio, value, inplace
+
+    @staticmethod
+    def get_params(img, scale, ratio, value=None):
+        img_c, img_h, img_w = img.shape[-3], img.shape[-2], img.shape[-1]
+        area = img_h * img_w
+        log_ratio = cthtorch.log(cthtorch.tensor(ratio))
+        for _ in range(10):
+            erase_area = area * cthtorch.empty(1).uniform_(scale[0], scale[1]).item()
+            aspect = cthtorch.exp(cthtorch.empty(1).uniform_(log_ratio[0], log_ratio[1])).item()
+            h = int(round(math.sqrt(erase_area * aspect)))
+            w = int(round(math.sqrt(erase_area / aspect)))
+            if not (h < img_h and w < img_w):
+                continue
+            if value is None:
+                v = cthtorch.empty([img_c, h, w], dtype=cthtorch.float32).normal_()
+            else:
+                v = cthtorch.tensor(value)[:, None, None]
+            i = cthtorch.randint(0, img_h - h + 1, size=(1,)).item()
+            j = cthtorch.randint(0, img_w - w + 1, size=(1,)).item()
+            return i, j, h, w, v
+        return 0, 0, img_h, img_w, img    # no fit in 10 tries: the image is returned unchanged
+
     def __call__(self, img):
-        return random.choices(self.transforms, weights=self.p)[0](img)
+        if cthtorch.rand(1) < self.p:
+            if isinstance(self.value, (int, float)):
+                value = [float(self.value)]
+            elif isinstance(self.value, str):
+                value = None
+            else:
+                value = [float(v) for v in self.value]
+            if value is not None and len(value) not in (1, img.shape[-3]):
+                raise ValueError("If value is a sequence, it should have either a single value or %d (number of "
+                                 "input channels)" % img.shape[-3])
+            i, j, h, w, v = self.get_params(img, scale=self.scale, ratio=self.ratio, value=value)
+            return F.erase(img, i, j, h, w, v, self.inplace)
+        return img
+
+    def __repr__(self):
+        return "%s(p=%s, scale=%s, ratio=%s, value=%s, inplace=%s)" % (
+            self.__class__.__name__, self.p, self.scale, self.ratio, self.value, self.inplace)
