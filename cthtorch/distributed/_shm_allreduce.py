@@ -226,7 +226,9 @@ class NodeReducer:
         ufunc = _ufunc(op_name, arr.dtype)
         P, r = self.size, self.rank
         n, nbytes = arr.numel(), _nbytes(arr)
-        block = max(BLOCK_BYTES // arr.element_size(), P)
+        # in place there is no copy-in to pipeline against: one block, so the
+        # fewest barriers (each may cost a time slice on a busy machine)
+        block = n if in_place is not None else max(BLOCK_BYTES // arr.element_size(), P)
         nblocks = -(-n // block)
 
         def part(k, q):

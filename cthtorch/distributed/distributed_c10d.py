@@ -830,6 +830,13 @@ def _run(pg, name, fn, outputs, async_op):
 
 
 def all_reduce(tensor, op=ReduceOp.SUM, group=None, async_op=False):
+    return _all_reduce(tensor, op, group, async_op)
+
+
+def _all_reduce(tensor, op=ReduceOp.SUM, group=None, async_op=False, after=None):
+    """all_reduce; after() (if given) runs on the communication thread once the
+    result is in tensor, before the Work completes (DDP copies a bucket's
+    averages out to .grad there, off the end of backward)."""
     _check_tensor(tensor)
     pg = _member(group, "all_reduce")
     if pg is None:
@@ -843,6 +850,8 @@ def all_reduce(tensor, op=ReduceOp.SUM, group=None, async_op=False):
         if not pg._node_allreduce(r.buf.detach().view(-1), op.name):
             pg._comm.Allreduce(MPI.IN_PLACE, r.array(), op=mop)
         r.finish()
+        if after is not None:
+            after()
     return _run(pg, "all_reduce", fn, [tensor], async_op)
 
 
