@@ -318,10 +318,16 @@ class ProcessGroup:
                 _state.fail(self, work, "timed out after %d ms (%s)" % (round(limit * 1000), why), timeout=True)
 
     def _shutdown(self):
-        # The group's shared windows are not freed here: that is collective,
-        # and torch's destroy_process_group does not wait for the peers (rank
-        # 0 of examples/mnist.py evaluates alone before it gets there). DDP
-        # buffers of models gone are freed when the next DDP model is made.
+        """Ends the communication thread after the group's queued work, and
+        lets go of the group's node shared memory there (NodeReducer.free).
+        Nothing here waits for the peers, as torch's destroy_process_group
+        does not (rank 0 of examples/mnist.py evaluates alone before it gets
+        there): that memory is unmapped locally, never freed collectively."""
+        def release():
+            if self._node_reducer is not None:
+                self._node_reducer.free()
+                self._node_reducer = None
+        self._queue.put(Work(self, release, [], "destroy_process_group", 0))
         self._queue.put(None)
 
 
