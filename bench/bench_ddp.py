@@ -6,7 +6,8 @@ bucket sizes in both); rank 0 reports the median step time of 20 steps after
 
 For cthtorch it also shows the overlap of communication with backward, from
 the reducer's timestamps: how long after the last gradient was produced the
-last bucket's all-reduce finished, against the length of backward; and the
+last bucket's all-reduce finished, against the length of backward, and when
+loss.backward() returned (the averages copied out to .grad); and the
 step with a single bucket (all-reduce only after backward) for contrast.
 It also shows the CPU time (all threads, both ranks) per step: on this
 shared 2-core machine the step times swing with the load, the CPU time
@@ -47,7 +48,7 @@ def worker(lib_name, bucket_cap_mb):
     timing = {} if lib_name == "cthtorch" else None
     if timing is not None:
         model.reducer.timing = timing
-    steps, gaps, backwards, marks = [], [], [], []
+    steps, gaps, backwards, marks, returns = [], [], [], [], []
     for i in range(WARMUP + STEPS):
         if i == WARMUP:
             cpu0 = _cpu_seconds()
@@ -57,6 +58,7 @@ def worker(lib_name, bucket_cap_mb):
         loss = torch.nn.functional.cross_entropy(model(x), y)
         tb = time.perf_counter()
         loss.backward()
+        tr = time.perf_counter()
         opt.step()
         t1 = time.perf_counter()
         if i >= WARMUP:
@@ -65,6 +67,7 @@ def worker(lib_name, bucket_cap_mb):
                 done = max(v for k, v in timing.items() if k.startswith("done_"))
                 backwards.append(timing["last_hook"] - tb)
                 gaps.append(done - timing["last_hook"])
+                returns.append(tr - timing["last_hook"])
                 marks.append((tb, timing["last_hook"], done))
     cpu_all = [None] * dist.get_world_size()
     dist.all_gather_object(cpu_all, (_cpu_seconds() - cpu0) / STEPS)
@@ -77,6 +80,7 @@ def worker(lib_name, bucket_cap_mb):
         if timing is not None:
             out["backward_ms"] = 1e3 * statistics.median(backwards)
             out["allreduce_after_backward_ms"] = 1e3 * statistics.median(gaps)
+            out["returned_after_backward_ms"] = 1e3 * statistics.median(returns)
             # the same against the job's end of backward (the last rank's last
             # gradient), which no communication can precede: rank skew excluded
             job_gaps, job_backwards = [], []
@@ -136,7 +140,10 @@ def main(repeats):
               "(%.1f%% of that rank's backward); one bucket: %.1f%%"
               % (ours["job_allreduce_after_backward_ms"],
                  100 * ours["job_allreduce_after_backward_ms"] / ours["job_backward_ms"],
-                 100 * one_bucket["job_allreduce_after_backward_ms"] / one_bucket["job_backward_ms"]), flush=True)
+                 100 * one_bucket["job_allreduce_after_backward_ms"] / one_bucket["job_backward_ms"]))
+        print("  loss.backward() returned %.2f ms after the last gradient (the averages copied to .grad too); "
+              "one bucket: %.2f ms" % (ours["returned_after_backward_ms"], one_bucket["returned_after_backward_ms"]))
+        print("  load average during this run: %.1f" % os.getloadavg()[0], flush=True)
 
 
 if __name__ == "__main__":

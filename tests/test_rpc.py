@@ -36,3 +36,11 @@ def test_a_worker_raising_ends_the_rpc_job_at_once():
     assert "ValueError: trainer broke" in out, out[-3000:]
     assert "RPC worker trainer (rank 1) failed: ValueError: trainer broke" in out, out[-3000:]
     assert took < 60, took   # not the launcher's timeout
+
+
+def test_shutdown_timeout_raises_torchs_error_and_the_job_still_ends_cleanly():
+    r = launch(os.path.join("tests", "programs", "rpc_shutdown_timeout.py"), timeout=120)
+    assert r.returncode == 0, r.stdout[-3000:] + r.stderr[-5000:]
+    lines = r.stdout.splitlines()
+    assert any(line.startswith("ok shutdown timed out after") for line in lines), r.stdout
+    assert "ok rpc is down" in lines and "ok trainer shut down" in lines, r.stdout

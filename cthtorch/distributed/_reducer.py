@@ -100,6 +100,7 @@ class _Bucket:
         self.views = [self.buffer.narrow(0, o, p.numel()).view(p.shape) for o, p in zip(self.offsets, params)]
         self.pending = 0
         self.work = None     # the default all-reduce's Work, or a comm hook's Future
+        self.copied_out = False   # its averages are in .grad already (Reducer._copy_out)
 
 
 def compute_bucket_assignment(params, cap_bytes, first_cap_bytes, owners=None):
@@ -237,7 +238,7 @@ class Reducer:
         self.unused_marked = False
         self.finalize_queued = False
         for b in self.buckets:
-            b.pending, b.work = len(b.param_indices), None
+            b.pending, b.work, b.copied_out = len(b.param_indices), None, False
         if self.static_graph and self._static_counts is not None:
             self.unused = list(self._static_unused)
         elif self.find_unused_parameters or self.static_graph:
@@ -351,11 +352,34 @@ class Reducer:
             if not isinstance(fut, cthtorch.futures.Future):
                 raise RuntimeError("Communication hook: the hook must return a torch.futures.Future")
             return fut
-        work = c10d.all_reduce(bucket.buffer(), group=self.process_group, async_op=True)
+        b = self.buckets[bucket.index()]
+        after = functools.partial(self._copy_out, b) if self._early_copy_out() else None
+        work = c10d._all_reduce(bucket.buffer(), group=self.process_group, async_op=True, after=after)
         if self.timing is not None:
             timing, k = self.timing, bucket.index()
             work.get_future().add_done_callback(lambda f: timing.__setitem__("done_%d" % k, time.perf_counter()))
         return work
+
+    def _early_copy_out(self):
+        """Whether a bucket's averages go to .grad on the communication thread
+        as soon as its all-reduce ends (so the end of backward copies only
+        the last bucket's): not when .grad is the bucket itself, nor when
+        which parameters to skip (globally unused) is only known at the
+        end, nor inside a distributed autograd context (which never touches .grad)."""
+        return not (self.gradient_as_bucket_view or self.find_unused_parameters or self.static_graph
+                    or self._ctx is not None)
+
+    def _copy_out(self, b):
+        """On the communication thread: bucket b's averages into the .grad its
+        hooks saw (each exists and is complete by then)."""
+        with cthtorch.no_grad():
+            for pos, i in enumerate(b.param_indices):
+                g = self.params[i].grad
+                if g is None or g.shape != b.views[pos].shape:
+                    return   # left to _finalize_backward
+            for pos, i in enumerate(b.param_indices):
+                self.params[i].grad.copy_(b.views[pos])
+        b.copied_out = True
 
     def _delayed_all_reduce(self):
         """End of the first static-graph backward: the hook counts are known;
@@ -396,6 +420,8 @@ class Reducer:
             for b, value in zip(self.buckets, results):
                 if value.data_ptr() != b.buffer.data_ptr():
                     b.buffer.copy_(value)
+                if b.copied_out:
+                    continue
                 for pos, i in enumerate(b.param_indices):
                     if i in globally_unused:
                         continue

@@ -23,10 +23,17 @@ the shared cache when its peers read it. The window holds a whole array per
 rank, so no region is reused within a call, and every call begins with a
 barrier that compares the ranks' sizes, dtypes and ops (the agreement), so
 no rank writes its slot before all peers have finished reading it in the
-previous call. The barrier is a counter per rank in a second small window
-(see _sync for why not MPI_Barrier).
+previous call. The barrier is a counter per rank in a second small shared
+segment (see _sync for why not MPI_Barrier).
 
-An array that already lives in a window (node_buffers: DDP's gradient
+The shared memory is not an MPI window but a file in /dev/shm per rank,
+mapped by every rank of the node and unlinked once all have mapped it
+(_shared_segments): MPI_Win_free is collective, so windows could only be
+freed where every rank agrees to, and torch's destroy_process_group does not
+wait for the peers. A mapping goes when the last tensor or view over it does:
+destroy_process_group drops the group's, a DDP model its buckets'.
+
+An array that already lives in shared memory (node_buffers: DDP's gradient
 buckets) is reduced in place instead: no copy-in, and each rank reduces its
 part straight into its own slot (see _reduce_in_place).
 
@@ -40,8 +47,15 @@ Only reductions that give MPI's result bit for bit take this path: SUM, AVG
 bitwise ops on integers (float MIN/MAX differ from MPI's on NaN). Everything
 else, small arrays, and groups spread over several nodes use MPI_Allreduce.
 """
-import sys
+import atexit
+import functools
+import itertools
+import mmap
+import os
+import tempfile
+import threading
 import time
+import weakref
 
 import cthtorch
 from cthtorch.distributed import _mpi
@@ -74,9 +88,76 @@ def _nbytes(t):
     return t.numel() * t.element_size()
 
 
-def _window_bytes(win, q, count):
-    """Rank q's slot of a shared window as a uint8 tensor over its memory (no copy)."""
-    return cthtorch.frombuffer(win.Shared_query(q)[0], dtype=cthtorch.uint8, count=count)
+def _slot_bytes(segment, count):
+    """A rank's shared segment as a uint8 tensor over its memory (no copy; it
+    keeps the mapping alive)."""
+    return cthtorch.frombuffer(segment, dtype=cthtorch.uint8, count=count)
+
+
+_segment_numbers = itertools.count()
+_SHM_DIR = "/dev/shm" if os.path.isdir("/dev/shm") else tempfile.gettempdir()
+
+
+def _shared_segments(node, nbytes):
+    """Collective over node: per rank of it, an mmap of that rank's nbytes of
+    zeroed shared memory, mapped here. Each rank makes a file, every rank maps
+    every file, and after a barrier each unlinks its own: the memory then
+    lives exactly as long as the mappings (no collective free)."""
+    rank = node.Get_rank()
+    name = os.path.join(_SHM_DIR, "cthtorch-shm-%d-%d" % (os.getpid(), next(_segment_numbers)))
+    fd = os.open(name, os.O_RDWR | os.O_CREAT | os.O_EXCL, 0o600)
+    try:
+        try:
+            os.ftruncate(fd, nbytes)
+            mine = mmap.mmap(fd, nbytes)
+        finally:
+            os.close(fd)
+        names = node.allgather(name)
+        maps = []
+        for q, other in enumerate(names):
+            if q == rank:
+                maps.append(mine)
+                continue
+            fd = os.open(other, os.O_RDWR)
+            try:
+                maps.append(mmap.mmap(fd, nbytes))
+            finally:
+                os.close(fd)
+        node.Barrier()   # every rank has mapped every file
+    finally:
+        os.unlink(name)
+    return maps
+
+
+_fence_window = None
+
+
+def _fence():
+    """A full memory barrier (non-temporal stores included): MPI_Win_sync on a
+    window of this process alone, made once."""
+    global _fence_window
+    if _fence_window is None:
+        MPI = _mpi.mpi()
+        _fence_window = MPI.Win.Allocate(8, 1, comm=MPI.COMM_SELF)
+        _fence_window.Lock_all(MPI.MODE_NOCHECK)
+        # freed before MPI_Finalize (the exit hooks that finalize were registered earlier, so run later)
+        atexit.register(_free_fence_window)
+    _fence_window.Sync()
+
+
+def _free_fence_window():
+    global _fence_window
+    MPI = _mpi._MPI
+    if _fence_window is not None and MPI is not None and not MPI.Is_finalized():
+        _fence_window.Unlock_all()
+        _fence_window.Free()
+    _fence_window = None
+
+
+def _drop_buffer(reducer_ref, number, _segment_ref):
+    reducer = reducer_ref()
+    if reducer is not None:
+        reducer._drop_buffer(number)
 
 
 class NodeReducer:
@@ -91,22 +172,19 @@ class NodeReducer:
             node.Free()
             node = None
         self.node = node
-        self.win = None
         self.slots = []
         self.cap = 0
-        self.buffer_windows = []   # (window, my slot's address, size, every rank's slot): see node_buffers
+        # (number, my slot's address, size, weak reference to my segment, peers' slots): see node_buffers
+        self.buffers = []
+        self.buffer_count = 0
+        self.lock = threading.RLock()   # buffers change on the communication thread and in a weakref callback
         if node is None:
             return
         self.size, self.rank = node.Get_size(), node.Get_rank()
-        # each rank's header, a cache line apart: [arrivals, nbytes, dtype/op code, buffer window + 1, offset]
-        self.hwin = MPI.Win.Allocate_shared(_HEADER_BYTES, 1, comm=node)
-        self.hwin.Lock_all(MPI.MODE_NOCHECK)
-        self.headers = [memoryview(self.hwin.Shared_query(q)[0]).cast("B").cast("q")
-                        for q in range(self.size)]
-        for i in range(len(self.headers[self.rank])):
-            self.headers[self.rank][i] = 0
+        # each rank's header, a cache line apart: [arrivals, nbytes, dtype/op code, buffer number + 1, offset]
+        # (zeroed, and mapped by all, when _shared_segments returns)
+        self.headers = [memoryview(m).cast("B").cast("q") for m in _shared_segments(node, _HEADER_BYTES)]
         self.arrivals = 0
-        node.Barrier()   # every header is zeroed before anyone arrives
 
     def usable(self, arr, op_name):
         return (self.node is not None and self.size > 1 and _nbytes(arr) >= MIN_BYTES
@@ -118,10 +196,10 @@ class NodeReducer:
         it from backward when DDP's all-reduces overlap it; this one sleeps,
         backing off from a few microseconds. Win.Sync (a full memory fence)
         orders the block copies (non-temporal stores included) before the
-        arrival, and the peers' before what follows."""
+        arrival, and the peers' before what follows (_fence)."""
         self.arrivals += 1
         n = self.arrivals
-        self.hwin.Sync()
+        _fence()
         self.headers[self.rank][0] = n
         pause, spins = 2e-6, 0
         while True:
@@ -131,7 +209,7 @@ class NodeReducer:
             if spins > 20:
                 time.sleep(pause)
                 pause = min(pause * 2, _MAX_PAUSE)
-        self.hwin.Sync()
+        _fence()
 
     def _agree(self, arr, op_name):
         """Whether every rank brings the same size, dtype and op (else MPI's
@@ -147,74 +225,83 @@ class NodeReducer:
             self._sync()   # everyone has read the headers before any rank's next call rewrites its own
             return False, None
         in_place = me[3] > 0 and all(h[3] == me[3] and h[4] == me[4] for h in self.headers)
-        return True, (self.buffer_windows[me[3] - 1][3], int(me[4])) if in_place else None
+        return True, (self._buffer_slots(me[3] - 1), int(me[4])) if in_place else None
+
+    def _buffer_slots(self, number):
+        """Every rank's slot of buffer number, as uint8 tensors (mine made anew
+        over my segment: the list holds only a weak reference to it)."""
+        with self.lock:
+            for n, _, size, ref, peers in self.buffers:
+                if n == number:
+                    mine = ref()
+                    break
+            else:
+                mine = None
+        if mine is None:
+            raise AssertionError("node buffer %d is gone" % number)
+        return [_slot_bytes(mine, size) if q == self.rank else peers[q] for q in range(self.size)]
 
     def _locate(self, arr):
-        """(buffer window index + 1, byte offset) when arr lies in my slot of one
-        of node_buffers' windows, else (0, 0)."""
+        """(buffer number + 1, byte offset) when arr lies in my slot of one of
+        node_buffers' segments, else (0, 0). Buffers are numbered in the order
+        the ranks made them together, so the numbers agree."""
         addr = arr.data_ptr()
-        for i, (_, base, size, _) in enumerate(self.buffer_windows):
-            if base <= addr and addr + _nbytes(arr) <= base + size:
-                return i + 1, addr - base
+        with self.lock:
+            for number, base, size, _, _ in self.buffers:
+                if base <= addr and addr + _nbytes(arr) <= base + size:
+                    return number + 1, addr - base
         return 0, 0
 
     def node_buffers(self, sizes):
-        """uint8 tensors of the given sizes over a new shared window (collective: every
-        rank asks for the same sizes), or None when the group is not on one
-        node. An all-reduce of a tensor made on them, at the same place on every
-        rank, reduces in place: no copy in, and the result is written straight
-        back. The window lives as long as the process (tensors may view it)."""
+        """uint8 tensors of the given sizes over new node shared memory
+        (collective: every rank asks for the same sizes), or None when the
+        group is not on one node. An all-reduce of a tensor made on them, at
+        the same place on every rank, reduces in place: no copy in, and the
+        result is written straight back.
+
+        The memory lives as long as tensors view it: this reducer keeps only
+        a weak reference to my segment, and when the last tensor over it goes
+        (a DDP model's buckets, with the model) it drops its mappings of the
+        peers' segments too. Nothing is freed collectively, so no rank waits
+        for another; each peer's memory goes once every rank has let go."""
         if self.node is None or self.size < 2:
             return None
-        self._free_buffer_windows(only_unused=True)   # those of DDP models gone since
-        MPI = _mpi.mpi()
         offsets, total = [], 0
         for n in sizes:
             offsets.append(total)
             total += -(-n // 64) * 64   # cache-line aligned
-        win = MPI.Win.Allocate_shared(max(total, 64), 1, comm=self.node)
-        win.Lock_all(MPI.MODE_NOCHECK)
-        slots = [_window_bytes(win, q, max(total, 64)) for q in range(self.size)]
-        mine = slots[self.rank]
-        mine.zero_()
-        self.buffer_windows.append((win, mine.data_ptr(), total, slots))
+        total = max(total, 64)
+        segments = _shared_segments(self.node, total)
+        mine = _slot_bytes(segments[self.rank], total)
+        peers = {q: _slot_bytes(m, total) for q, m in enumerate(segments) if q != self.rank}
+        with self.lock:
+            number, self.buffer_count = self.buffer_count, self.buffer_count + 1
+            ref = weakref.ref(segments[self.rank], functools.partial(_drop_buffer, weakref.ref(self), number))
+            self.buffers.append((number, mine.data_ptr(), total, ref, peers))
+        del segments
         return [mine[o:o + n] for o, n in zip(offsets, sizes)]
 
-    def _free_buffer_windows(self, only_unused):
-        """Frees node_buffers' windows that no tensor views any more (a DDP
-        model's buckets, once the model is gone): MPI_Win_free is collective,
-        so the ranks first agree on the set. Run on the communication thread."""
-        if not self.buffer_windows:
-            return
-        mask = 0
-        for i, (_, _, _, slots) in enumerate(self.buffer_windows):
-            # referenced only by this list, the loop's binding and getrefcount's argument
-            if not only_unused or sys.getrefcount(slots[self.rank]) <= 3:
-                mask |= 1 << i
-        mask = self.node.allreduce(mask, op=_mpi.mpi().BAND)
-        keep = []
-        for i, entry in enumerate(self.buffer_windows):
-            if mask >> i & 1:
-                entry[3].clear()   # the slot tensors go before the memory under them
-                entry[0].Unlock_all()
-                entry[0].Free()
-            else:
-                keep.append(entry)
-        self.buffer_windows = keep
+    def _drop_buffer(self, number):
+        with self.lock:
+            self.buffers = [e for e in self.buffers if e[0] != number]
+
+    def free(self):
+        """At destroy_process_group (on the communication thread, after the
+        group's last collective): drops every mapping this group holds. The
+        memory of a DDP model still alive stays with its tensors."""
+        with self.lock:
+            self.buffers = []
+        self.slots, self.cap, self.headers = [], 0, []
+        if self.node is not None:
+            self.node.Free()
+            self.node = None
 
     def _ensure(self, nbytes):
         if nbytes <= self.cap:
             return
-        MPI = _mpi.mpi()
-        if self.win is not None:
-            self.slots = []
-            self.win.Unlock_all()
-            self.win.Free()
-            self.win = None
+        self.slots = []
         cap = -(-nbytes // _GROWTH_UNIT) * _GROWTH_UNIT
-        self.win = MPI.Win.Allocate_shared(cap, 1, comm=self.node)
-        self.win.Lock_all(MPI.MODE_NOCHECK)   # passive access for the whole life: Sync orders the loads/stores
-        self.slots = [_window_bytes(self.win, q, cap) for q in range(self.size)]
+        self.slots = [_slot_bytes(m, cap) for m in _shared_segments(self.node, cap)]
         self.cap = cap
 
     def allreduce(self, arr, op_name):
@@ -226,7 +313,9 @@ class NodeReducer:
         ufunc = _ufunc(op_name, arr.dtype)
         P, r = self.size, self.rank
         n, nbytes = arr.numel(), _nbytes(arr)
-        block = max(BLOCK_BYTES // arr.element_size(), P)
+        # in place there is no copy-in to pipeline against: one block, so the
+        # fewest barriers (each may cost a time slice on a busy machine)
+        block = n if in_place is not None else max(BLOCK_BYTES // arr.element_size(), P)
         nblocks = -(-n // block)
 
         def part(k, q):

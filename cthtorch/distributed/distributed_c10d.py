@@ -318,10 +318,16 @@ class ProcessGroup:
                 _state.fail(self, work, "timed out after %d ms (%s)" % (round(limit * 1000), why), timeout=True)
 
     def _shutdown(self):
-        # The group's shared windows are not freed here: that is collective,
-        # and torch's destroy_process_group does not wait for the peers (rank
-        # 0 of examples/mnist.py evaluates alone before it gets there). DDP
-        # buffers of models gone are freed when the next DDP model is made.
+        """Ends the communication thread after the group's queued work, and
+        lets go of the group's node shared memory there (NodeReducer.free).
+        Nothing here waits for the peers, as torch's destroy_process_group
+        does not (rank 0 of examples/mnist.py evaluates alone before it gets
+        there): that memory is unmapped locally, never freed collectively."""
+        def release():
+            if self._node_reducer is not None:
+                self._node_reducer.free()
+                self._node_reducer = None
+        self._queue.put(Work(self, release, [], "destroy_process_group", 0))
         self._queue.put(None)
 
 
@@ -830,6 +836,13 @@ def _run(pg, name, fn, outputs, async_op):
 
 
 def all_reduce(tensor, op=ReduceOp.SUM, group=None, async_op=False):
+    return _all_reduce(tensor, op, group, async_op)
+
+
+def _all_reduce(tensor, op=ReduceOp.SUM, group=None, async_op=False, after=None):
+    """all_reduce; after() (if given) runs on the communication thread once the
+    result is in tensor, before the Work completes (DDP copies a bucket's
+    averages out to .grad there, off the end of backward)."""
     _check_tensor(tensor)
     pg = _member(group, "all_reduce")
     if pg is None:
@@ -843,6 +856,8 @@ def all_reduce(tensor, op=ReduceOp.SUM, group=None, async_op=False):
         if not pg._node_allreduce(r.buf.detach().view(-1), op.name):
             pg._comm.Allreduce(MPI.IN_PLACE, r.array(), op=mop)
         r.finish()
+        if after is not None:
+            after()
     return _run(pg, "all_reduce", fn, [tensor], async_op)
 
 

@@ -140,17 +140,17 @@ if in_node < 2 or not all(pg._node_reducer._locate(b.buffer)[0] for b in model.r
     failures.append("DDP buckets not in node buffers (%d)" % in_node)
 if taken[0] != expected_shm:
     failures.append("the shared-memory path ran %d times, expected %d" % (taken[0], expected_shm))
-# windows are freed: a new DDP model frees those of the models gone before it
+# node memory is let go: a deleted DDP model's buckets leave the reducer at once
 node = pg._node_reducer
-before = len(node.buffer_windows)
+before = len(node.buffers)
 for _ in range(3):
     m = torch.nn.parallel.DistributedDataParallel(mlp())
     del m
     gc.collect()
 m = torch.nn.parallel.DistributedDataParallel(mlp())
-if len(node.buffer_windows) != before + 1:
+if len(node.buffers) != before + 1:
     failures.append("DDP windows of deleted models were not freed: %d windows, expected %d"
-                    % (len(node.buffer_windows), before + 1))
+                    % (len(node.buffers), before + 1))
 if failures:
     raise SystemExit("rank %d: %s" % (rank, "; ".join(failures)))
 dist.barrier()

@@ -132,6 +132,8 @@ class _Agent:
         self.stopping = False
         self.failed = None       # a peer's failure (RuntimeError) once it announced one
         self.announced = False
+        self.arrived = set()     # peers that have called shutdown (their "arrived" message came)
+        self.late_barrier = None  # shutdown's barrier, when its timeout passed first
         self.reaper = None    # started with the first call that has a deadline
         self.listener = threading.Thread(target=self._listen, name="rpc-listener", daemon=True)
         self.listener.start()
@@ -243,6 +245,10 @@ class _Agent:
             kind = msg[0]
             if kind == "stop":
                 return
+            if kind == "arrived":
+                with self.lock:
+                    self.arrived.add(msg[1])
+                continue
             if kind == "failed":   # a peer is ending with an error: nothing it owes us will come
                 self._peer_failed(msg[1], msg[2])
                 continue
@@ -329,23 +335,61 @@ class _Agent:
             reqs = [r for r in reqs if not r.Test()]
             time.sleep(0.001)
 
-    def stop(self):
-        # every worker has stopped sending requests; a peer that failed instead
-        # makes this an error rather than a wait that never ends
+    def stop(self, timeout=0):
+        """Waits until every worker has called shutdown (stopped sending
+        requests), then stops this worker. A peer that failed instead makes
+        this an error rather than a wait that never ends; so does timeout
+        (seconds, 0 for none) passing first, with torch's text naming the
+        workers that had not arrived (each tells the others it has, before
+        the barrier)."""
+        self.announce_arrival()
         req = self.comm.Ibarrier()
+        deadline = time.monotonic() + timeout if timeout and timeout > 0 else None
         pause = 0.0001
         while not req.Test():
             if self.failed is not None:
                 raise RuntimeError("rpc.shutdown(): %s" % self.failed)
+            if deadline is not None and time.monotonic() > deadline:
+                self.late_barrier = req   # completed (or given up) at exit: _finalize_mpi
+                with self.lock:
+                    missing = sorted(w.name for w in self.workers if w.id != self.me.id and w.id not in self.arrived)
+                raise RuntimeError("Followers %s timed out in _all_gather after %.2f seconds. The first exception "
+                                   "is %s" % (missing, timeout, _timeout_error(timeout)))
             time.sleep(pause)
             pause = min(pause * 2, 0.01)
+        self._stop_threads()
+        self.comm.Free()
+
+    def announce_arrival(self):
+        for w in self.workers:
+            if w.id != self.me.id:
+                self.send(w.id, ("arrived", self.me.id))
+
+    def _stop_threads(self):
+        # every peer sent "arrived" before entering the barrier: receive them all
+        # before the listener stops, so none is left unmatched in MPI
+        while True:
+            with self.lock:
+                if len(self.arrived) == len(self.workers) - 1:
+                    break
+            time.sleep(0.0005)
         self.send(self.me.id, ("stop",))
         self.listener.join()
         with self.lock:
             self.stopping = True
             self.deadline_cond.notify()
         self.pool.shutdown(wait=True)
-        self.comm.Free()
+
+    def finish_late_barrier(self, limit):
+        """After a shutdown that timed out: whether the peers reached it within
+        limit seconds (then this worker stops cleanly and may finalize MPI)."""
+        end = time.monotonic() + limit
+        while not self.late_barrier.Test():
+            if self.failed is not None or time.monotonic() > end:
+                return False
+            time.sleep(0.005)
+        self._stop_threads()
+        return True
 
 
 _agent = None
@@ -394,10 +438,36 @@ def init_rpc(name, backend=None, rank=-1, world_size=None, rpc_backend_options=N
 
 
 def shutdown(graceful=True, timeout=0):
-    global _agent, _finalize_registered
+    """graceful: wait (up to timeout seconds; 0 waits for ever) until every
+    worker has called shutdown, as torch's does; on expiry torch's
+    RuntimeError, and RPC is shut down here all the same. Not graceful:
+    this worker's RPC API is shut down at once (torch's local shutdown); it
+    still answers its peers' calls until exit, where it waits (a while) for
+    their shutdown."""
+    global _agent, _late_agent
     agent = _current()
-    agent.stop()
+    if not graceful:   # this worker goes on serving its peers until exit, where it waits for them
+        _agent = None
+        _late_agent = agent
+        agent.announce_arrival()
+        agent.late_barrier = agent.comm.Ibarrier()   # the peers' own shutdown completes it
+        _register_finalize()
+        return
+    try:
+        agent.stop(timeout)   # RPC stays up meanwhile: serving a peer's call may need it
+    except RuntimeError:
+        if agent.late_barrier is None:
+            raise   # a peer failed: no MPI_Finalize at exit (it would wait for that peer)
+        _agent = None   # timed out: shut down here all the same, as torch's does
+        _late_agent = agent
+        _register_finalize()
+        raise
     _agent = None
+    _register_finalize()
+
+
+def _register_finalize():
+    global _finalize_registered
     if not _finalize_registered:
         _finalize_registered = True
         import atexit
@@ -405,14 +475,22 @@ def shutdown(graceful=True, timeout=0):
 
 
 _finalize_registered = False
+_late_agent = None     # an agent whose shutdown did not see every worker arrive
+_LATE_LIMIT = 30.0     # seconds at exit for the peers to reach it before MPI is left unfinalized
 
 
 def _finalize_mpi():
     """After a clean shutdown, MPI_Finalize at exit, as every process of the
     job must when any does: in ddp_rpc the trainers' process group finalizes
     at exit (distributed_c10d._exit_hook, which then does it), and would wait
-    for the others forever. A process that failed leaves without it."""
+    for the others forever. A process that failed leaves without it, and so
+    does one whose shutdown timed out if the peers never arrive (MPI_Finalize
+    would wait for them)."""
     import sys
+    if _late_agent is not None and not _late_agent.finish_late_barrier(_LATE_LIMIT):
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(1)
     c10d = sys.modules.get("cthtorch.distributed.distributed_c10d")
     if c10d is not None and c10d._state._hooks_installed:
         return   # its exit hook finalizes after the group's exit barrier
