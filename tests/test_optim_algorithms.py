@@ -244,7 +244,7 @@ def test_sgd_zero_gradient_blocks_match_torch_bitwise(dtype):
     g[64 * 20] = -0.0                 # -0.0 alone in its block: p changes there (-0.0 + 0.0)
     p0[64 * 20] = -0.0
     g[n - 1] = 2.0
-    for lr in (0.1, 0.0, -0.1):
+    for lr in (0.1, 0.0, -0.1, float("inf")):   # inf * 0 is nan: an inf lr must not skip
         res = []
         for lib in (ct, torch):
             w = lib.tensor(p0, dtype=getattr(lib, dtype), requires_grad=True)
@@ -254,5 +254,5 @@ def test_sgd_zero_gradient_blocks_match_torch_bitwise(dtype):
             opt.step()
             res.append(w.detach().numpy())
         assert res[0].tobytes() == res[1].tobytes(), lr
-        if lr >= 0:   # that block was not skipped: -0.0 + 0.0 is +0.0
+        if 0 <= lr < float("inf"):   # that block was not skipped: -0.0 + 0.0 is +0.0
             assert not np.signbit(res[0][64 * 20]) and np.signbit(p0[64 * 20])

@@ -33,7 +33,7 @@ typedef uint64_t __attribute__((may_alias)) bits_double;
       p[i] = FMA(-lr, d, p[i]);                                                                    \
     }                                                                                              \
   }                                                                                                \
-  /* Plain SGD (no momentum, decay or maximize) with lr >= 0 leaves p bit for \
+  /* Plain SGD (no momentum, decay or maximize) with finite lr >= 0 leaves p bit for \
    * bit as it is where g is +0.0 (p + -0.0 == p, -0.0 included), so blocks \
    * of g that are all +0.0 bits are skipped without reading or writing p: \
    * an embedding's dense gradient is zero outside the rows looked up. A    \
@@ -57,7 +57,7 @@ typedef uint64_t __attribute__((may_alias)) bits_double;
     if (!buf) {                                                                                    \
       if (maximize) sgd_loop_##T(p, g, buf, n, lr, mom, damp1, wd, true, decay, false, false, false); \
       else if (decay) sgd_loop_##T(p, g, buf, n, lr, mom, damp1, wd, false, true, false, false, false); \
-      else if (lr >= 0) sgd_plain_##T(p, g, n, lr);                                                \
+      else if (lr >= 0 && isfinite(lr)) sgd_plain_##T(p, g, n, lr); /* inf * 0 is nan */            \
       else sgd_loop_##T(p, g, buf, n, lr, mom, damp1, wd, false, false, false, false, false);      \
     } else if (first)                                                                              \
       sgd_loop_##T(p, g, buf, n, lr, mom, damp1, wd, maximize, decay, true, true, nesterov);       \
