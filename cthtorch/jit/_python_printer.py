@@ -332,8 +332,8 @@ class PythonPrinter:
         params = []
         for i, v in enumerate(graph.inputs()):
             nm = self._fresh(_sanitize(v.debugName())) if v.hasDebugName() else self._temp()
-            if self_first and i == 0:
-                nm = "self"
+            if self_first and i == 0:     # the module's own parameter keeps its name, `self` or not (as torch)
+                nm = _sanitize(v.debugName()) if v.hasDebugName() else "self"
                 self._used_names.add(nm)
             self._names[v] = nm
             param = nm if self_first and i == 0 else "%s: %s" % (nm, v.type().annotation_str)

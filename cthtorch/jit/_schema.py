@@ -72,6 +72,11 @@ COMPOSITE_SCHEMAS = [
     "int[3] dilation=1, bool ceil_mode=False) -> (Tensor, Tensor)",
     "aten::pixel_shuffle(Tensor self, int upscale_factor) -> Tensor",
     "aten::pixel_unshuffle(Tensor self, int downscale_factor) -> Tensor",
+    "aten::lstm.input(Tensor input, Tensor[] hx, Tensor[] params, bool has_biases, int num_layers, float dropout, "
+    "bool train, bool bidirectional, bool batch_first) -> (Tensor, Tensor, Tensor)",
+] + [
+    "aten::%s.input(Tensor input, Tensor hx, Tensor[] params, bool has_biases, int num_layers, float dropout, "
+    "bool train, bool bidirectional, bool batch_first) -> (Tensor, Tensor)" % f for f in ("gru", "rnn_tanh", "rnn_relu")
 ] + [  # factories (composites): torch's argument lists, which tracing records in full
     "aten::%s(SymInt[] size, *, %s) -> Tensor" % (f, _FACTORY_KW) for f in ("zeros", "ones", "rand", "randn")
 ] + [

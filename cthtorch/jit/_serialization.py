@@ -348,6 +348,8 @@ class _Builder:
             elif isinstance(v, Module):
                 m.add_module(k, v)
             else:
+                if isinstance(v, list):    # tensors a list shares with parameters are those Parameters
+                    v[:] = [self.memo.get(("param", id(x)), x) for x in v]
                 object.__setattr__(m, k, v)
         return m
 
@@ -398,8 +400,45 @@ class _ObjectRecord:
         self.qualname, self.state = qualname, state
 
 
+class _TypedList:
+    """A list attribute of one element type, written as torch's pickler writes it
+    (`torch.jit._pickle.build_tensorlist((items,))` and the int/float/bool forms), so torch's loader
+    reads it back as that list type (a plain pickled list is a GenericList it will not pass as Tensor[])."""
+
+    BUILDERS = ((bool, "build_boollist"), (int, "build_intlist"), (float, "build_doublelist"))
+
+    def __init__(self, items):
+        self.items = items
+
+    @classmethod
+    def wrap(cls, v):
+        if not v:
+            return v
+        if all(isinstance(x, cthtorch.Tensor) for x in v):
+            return cls.Tensor(v)
+        for py, builder in cls.BUILDERS:
+            if all(type(x) is py for x in v):
+                out = cls(v)
+                out.builder = builder
+                return out
+        return v
+
+
+class _TensorList(_TypedList):
+    builder = "build_tensorlist"
+
+
+_TypedList.Tensor = _TensorList
+
+
 class _ArchivePickler(_ser._Pickler):
     parameters_as_tensors = True
+
+    def save_typed_list(self, obj):
+        self.save_global(_ser._TorchGlobal("torch.jit._pickle", obj.builder))
+        self.save((list(obj.items),))
+        self.write(pickle.REDUCE)
+        self.memoize(obj)
 
     def save_object_record(self, obj):
         qualname, state = (obj.qualname, obj.state) if isinstance(obj, _ObjectRecord) else \
@@ -414,6 +453,8 @@ class _ArchivePickler(_ser._Pickler):
     dispatch = dict(_ser._Pickler.dispatch)
     dispatch[_ObjectRecord] = save_object_record
     dispatch[ScriptObject] = save_object_record   # a TorchScript class's object: its attributes
+    dispatch[_TypedList] = save_typed_list
+    dispatch[_TensorList] = save_typed_list
 
 
 def _qualname_of(m):
@@ -436,6 +477,7 @@ class _Writer:
         self.records = {}
         self.files = collections.OrderedDict()   # code path -> {qualname: class source}
         self.constants = []                      # CONSTANTS.cN of all methods, renumbered
+        self.param_data = {}                     # id(Parameter) -> (it, its pickled tensor)
         self.archive = None
 
     def _methods_text(self, m):
@@ -486,13 +528,23 @@ class _Writer:
             if isinstance(v, Module):
                 v = self.record(v)
             elif isinstance(v, Parameter):
-                v = v.detach().requires_grad_(v.requires_grad)
+                v = self._param_data(v)
+            elif isinstance(v, list):    # a list of parameters (an RNN's _flat_weights) keeps sharing them
+                v = _TypedList.wrap([self._param_data(x) if isinstance(x, Parameter) else x for x in v])
             state[k] = v
         return rec
 
+    def _param_data(self, p):
+        """One pickled tensor per Parameter, wherever the module tree holds it."""
+        d = self.param_data.get(id(p))
+        if d is None:
+            d = self.param_data[id(p)] = (p, p.detach().requires_grad_(p.requires_grad))
+        return d[1]
+
     @staticmethod
     def _simple_attributes(m):
-        """Plain attributes a script module keeps (ints, floats, bools, strings): name -> TorchScript type."""
+        """Plain attributes a script module keeps (ints, floats, bools, strings), and the other attributes its
+        compiled methods read (lists such as Conv's _reversed_padding_repeated_twice): name -> TorchScript type."""
         out = {}
         for k, v in m.__dict__.items():
             if k.startswith("_") or k in ("training", "original_name"):
@@ -500,6 +552,13 @@ class _Writer:
             for py, ts in _SIMPLE_ATTR_TYPES:
                 if type(v) is py:
                     out[k] = ts
+        ctype = m.__dict__.get("_type")
+        declared = ctype.attributes() if isinstance(ctype, _ir.ClassType) else {}
+        for k, t in declared.items():
+            if k in out or k == "training" or k in m._parameters or k in m._buffers or k in m._modules:
+                continue
+            if isinstance(m.__dict__.get(k), list):
+                out[k] = t.annotation_str
         return out
 
     def _class_source(self, m, qualname):

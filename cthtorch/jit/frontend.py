@@ -784,9 +784,11 @@ class Emitter:
                              "keyword-only arguments with defaults", NotSupportedError)
         names = [a.arg for a in args.posonlyargs + args.args + args.kwonlyargs]
         if self_type is not None:
-            sv = g.addInput("self")
+            # the first parameter is the module whatever its name (torch keeps the name: `def forward(s, x)`)
+            self_name = names[0] if names else "self"
+            sv = g.addInput(self_name)
             sv.setType(self_type)
-            env.set("self", self_sugar(sv) if self_sugar is not None else sv)
+            env.set(self_name, self_sugar(sv) if self_sugar is not None else sv)
             names = names[1:]
         for name, t in zip(names, arg_types):
             v = g.addInput(name)
