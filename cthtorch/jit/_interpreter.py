@@ -93,8 +93,15 @@ def _pad(input, pad, mode="constant", value=None):
     return cthtorch.nn.functional.pad(input, pad, mode, value)
 
 
+def _sdpa(query, key, value, attn_mask=None, dropout_p=0.0, is_causal=False, scale=None, enable_gqa=False):
+    """aten::scaled_dot_product_attention (F.scaled_dot_product_attention is the composite serving it)."""
+    return cthtorch.nn.functional.scaled_dot_product_attention(query, key, value, attn_mask, dropout_p, is_causal,
+                                                              scale=scale, enable_gqa=enable_gqa)
+
+
 # ops graphs name that no binding or composite serves under that name
-_BUILTIN_IMPLS = {"aten::_convolution": _convolution, "aten::pad": _pad}
+_BUILTIN_IMPLS = {"aten::_convolution": _convolution, "aten::pad": _pad,
+                  "aten::scaled_dot_product_attention": _sdpa}
 
 _callables = dict(_BUILTIN_IMPLS)
 

@@ -72,6 +72,8 @@ COMPOSITE_SCHEMAS = [
     "int[3] dilation=1, bool ceil_mode=False) -> (Tensor, Tensor)",
     "aten::pixel_shuffle(Tensor self, int upscale_factor) -> Tensor",
     "aten::pixel_unshuffle(Tensor self, int downscale_factor) -> Tensor",
+    "aten::scaled_dot_product_attention(Tensor query, Tensor key, Tensor value, Tensor? attn_mask=None, "
+    "float dropout_p=0., bool is_causal=False, *, float? scale=None, bool enable_gqa=False) -> Tensor",
     "aten::lstm.input(Tensor input, Tensor[] hx, Tensor[] params, bool has_biases, int num_layers, float dropout, "
     "bool train, bool bidirectional, bool batch_first) -> (Tensor, Tensor, Tensor)",
 ] + [

@@ -31,6 +31,7 @@ from cthtorch.nn import Module, Parameter
 from cthtorch.jit import _archive_code as _code
 from cthtorch.jit import _ir
 from cthtorch.jit import _module as _jm
+from cthtorch.jit._script import _with_defaults
 
 _ARCHIVE_VERSION = "3\n"
 
@@ -84,13 +85,14 @@ class _ArchiveUnpickler(_ser._Unpickler):
                                          % (module, name)) from e
 
 
-class _LoadedMethod(_jm.ScriptMethod):
-    """A method compiled from an archive's code/: an exception its code raises comes out as torch.jit.Error
-    with TorchScript's text, as torch's loaded modules raise it."""
+class _LoadedMethod(_with_defaults(_jm.ScriptMethod)):
+    """A method compiled from an archive's code/: the defaults its code declares fill missing arguments,
+    and an exception its code raises comes out as torch.jit.Error with TorchScript's text, as torch's
+    loaded modules raise it."""
 
     def __call__(self, *args, **kwargs):
         try:
-            return _jm.ScriptMethod.__call__(self, *args, **kwargs)
+            return super().__call__(*args, **kwargs)
         except Exception as e:
             cls = getattr(e, "_script_class", None)
             if cls is None:
@@ -120,8 +122,9 @@ class ScriptObject:
     def _script_setattr(self, name, value):
         self.__dict__[name] = value
 
-    def _define_method(self, name, graph):
+    def _define_method(self, name, graph, defaults=None):
         self._methods[name] = _LoadedMethod(self, name, graph)
+        self._methods[name]._defaults = defaults or {}
 
     def __getattr__(self, name):
         methods = self.__dict__.get("_methods")
@@ -179,8 +182,9 @@ class RecursiveScriptModule(_jm.RecursiveScriptModule):
     def _qualified_name(self):
         return self._c_def.qualname
 
-    def _define_method(self, name, graph):
+    def _define_method(self, name, graph, defaults=None):
         self._methods[name] = _LoadedMethod(self, name, graph)
+        self._methods[name]._defaults = defaults or {}
         return self._methods[name]
 
     @property
@@ -373,7 +377,7 @@ def _compile_methods(sources, constants, objects):
             raise _code.CodeError("the archive has no code for class %s" % o._qualified_name)
         for name, cf in sc.methods.items():
             if cf.graph is not None:
-                o._define_method(name, cf.graph)
+                o._define_method(name, cf.graph, cf.defaults)
     return errors
 
 
@@ -478,6 +482,7 @@ class _Writer:
         self.files = collections.OrderedDict()   # code path -> {qualname: class source}
         self.constants = []                      # CONSTANTS.cN of all methods, renumbered
         self.param_data = {}                     # id(Parameter) -> (it, its pickled tensor)
+        self.functions = set()                   # qualified names of the free functions written
         self.archive = None
 
     def _methods_text(self, m):
@@ -495,8 +500,32 @@ class _Writer:
         self.constants.extend(consts["c%d" % i] for i in range(len(consts)))
         return _CONSTANT_REF.sub(lambda mo: "CONSTANTS.c%d" % (base + int(mo.group(1))), text)
 
+    def _record_called_functions(self, graphs):
+        """The compiled free functions that graphs call (`__torch__.m.f(x)`), and those they call, as
+        top-level defs of their module's code/ file, where torch's loader and ours resolve them."""
+        todo = list(graphs)
+        while todo:
+            g = todo.pop()
+            for n in g.findAllNodes("prim::CallFunction"):
+                fn_value = n.inputs()[0]
+                if type(fn_value.type()).__name__ != "FunctionType" or fn_value.node().kind() != "prim::Constant":
+                    continue
+                fn = fn_value.node().ival("value")
+                qualname = fn_value.type().annotation_str
+                if qualname in self.functions:
+                    continue
+                if not isinstance(fn, _jm.ScriptFunction):
+                    raise NotImplementedError("cthtorch.jit.save: %s is left to Python (@torch.jit.ignore) and "
+                                              "cannot be saved" % qualname)
+                self.functions.add(qualname)
+                path = qualname.rsplit(".", 1)[0]
+                text = self._with_constants(*fn.code_with_constants)
+                self.files.setdefault(path.replace(".", "/"), collections.OrderedDict())[qualname] = text
+                todo.append(fn.graph)
+
     def record_function(self, fn):
         """A ScriptFunction is saved as torch saves one: the forward of a `__torch__.PlaceholderModule`."""
+        self._record_called_functions([fn.graph])
         text = self._with_constants(*fn.code_with_constants)
         text = re.sub(r"^def \w+\(", "def forward(self, ", text, count=1).replace("def forward(self, )",
                                                                                 "def forward(self)", 1)
@@ -563,6 +592,8 @@ class _Writer:
 
     def _class_source(self, m, qualname):
         methods = textwrap.dedent(self._methods_text(m)).rstrip("\n")
+        if isinstance(m, _jm.ScriptModule):
+            self._record_called_functions([m._get_method(k).graph for k in m._method_names()])
         path, name = qualname.rsplit(".", 1)
         lines = ["class %s(Module):" % name,
                  "  __parameters__ = [%s]" % "".join('"%s", ' % k for k in m._parameters),

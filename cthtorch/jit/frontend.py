@@ -272,6 +272,8 @@ def type_from_annotation(node, sr_ctx, resolver=None):
                 return obj
         if last in ("Tensor", "device") and name.split(".")[0] in ("torch", "cthtorch"):
             return _TYPE_NAMES[last]()
+        if last == "dtype" and name.split(".")[0] in ("torch", "cthtorch"):
+            return T_int()      # a ScalarType is an int in TorchScript (prim::dtype gives one)
         if last in ("List", "Tuple", "Dict", "Optional") or last in _TYPE_NAMES:
             return _TYPE_NAMES[last]() if last in _TYPE_NAMES else bad()
         bad()
@@ -318,6 +320,8 @@ def type_from_python(obj):
         return T_tensor()
     if obj is cthtorch.device:
         return T_device()
+    if obj is cthtorch.dtype:
+        return T_int()
     if isinstance(obj, type) and "__torch_script_class__" in obj.__dict__:
         return obj.__torch_script_class__.class_type
     origin, args = typing.get_origin(obj), typing.get_args(obj)
@@ -1799,6 +1803,14 @@ class Emitter:
         if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not):
             s = self.static_cond(node.operand, env)
             return None if s is None else not s
+        if isinstance(node, ast.BoolOp):
+            # `w is not None and x` with w None is False while compiling, as torch's short-circuit keeps
+            # its operands' static values: the branch that would read w is never emitted
+            decisive = isinstance(node.op, ast.Or)
+            vals = [self.static_cond(sub, env) for sub in node.values]
+            if decisive in vals:
+                return decisive
+            return (not decisive) if all(v is not None for v in vals) else None
         if isinstance(node, ast.Attribute) and node.attr == "training" and False:
             return None
         return None
@@ -2484,9 +2496,9 @@ class Compiler:
             em = Emitter(ctx, resolver, self)
             graph = em.emit_def(fdef, types, ret)
             rt = ret or graph.outputs()[0].type()
-            qn = "__torch__.%s.%s" % (fn.__module__, fn.__qualname__) if fn.__module__ != "__main__" else \
-                "__torch__." + fn.__qualname__
-            cf = CompiledFunction(fn.__name__, qn.replace(".<locals>", ""), graph, names, types, defaults, rt, fn)
+            from ._module import class_type_name
+            qn = class_type_name(fn)       # cthtorch's own functions read as torch's, as class types do
+            cf = CompiledFunction(fn.__name__, qn, graph, names, types, defaults, rt, fn)
             self.functions[fn] = cf
             return cf
         finally:
