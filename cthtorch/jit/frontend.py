@@ -1781,6 +1781,19 @@ class Emitter:
     def static_cond(self, node, env):
         """A condition TorchScript decides while compiling: `x is None` where
         x is not Optional, isinstance(), torch.jit.is_scripting()."""
+        if isinstance(node, ast.Compare) and len(node.ops) == 1 and isinstance(node.ops[0], (ast.Is, ast.IsNot)) \
+                and isinstance(node.left, ast.Attribute) and isinstance(node.left.value, ast.Name) and \
+                isinstance(node.comparators[0], ast.Constant) and node.comparators[0].value is None:
+            # `self.norm is not None`: a module attribute that is None, or a submodule, decides it here
+            base = env.lookup(node.left.value.id)
+            if isinstance(base, ModuleSugar):
+                kind_, payload = base.info.lookup(node.left.attr)
+                is_not = isinstance(node.ops[0], ast.IsNot)
+                if kind_ == "module":
+                    return is_not
+                if kind_ == "constant" and payload is None or \
+                        kind_ == "attribute" and kind(payload) == "NoneType":
+                    return not is_not
         nt = self.none_test(node, env)
         if nt is not None:
             v = env.lookup(nt[0])
@@ -2050,6 +2063,8 @@ class Emitter:
             return MethodSugar(sugar.value, sugar, name)
         if kind_ == "function":
             return FunctionSugar(payload)
+        if kind_ == "python_function":
+            return self.sugar_python(payload, getattr(payload, "__name__", name), loc)
         raise self.error(loc, "Module '%s' has no attribute '%s' %s" % (info.py_name, name, payload or ""))
 
     def constant_value(self, val, loc):

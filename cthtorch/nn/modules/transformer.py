@@ -1,7 +1,9 @@
 """The Transformer encoder/decoder layers and stacks (torch.nn.modules.transformer)."""
 import copy
+from typing import Optional
 
 import cthtorch
+from cthtorch import Tensor
 from cthtorch.nn import functional as F
 from cthtorch.nn.modules.activation import MultiheadAttention
 from cthtorch.nn.modules.container import ModuleList
@@ -39,15 +41,17 @@ class TransformerEncoderLayer(Module):
         self.dropout2 = Dropout(dropout)
         self.activation = _get_activation(activation)
 
-    def _sa_block(self, x, attn_mask, key_padding_mask, is_causal=False):
+    def _sa_block(self, x: Tensor, attn_mask: Optional[Tensor], key_padding_mask: Optional[Tensor],
+                  is_causal: bool = False) -> Tensor:
         x = self.self_attn(x, x, x, attn_mask=attn_mask, key_padding_mask=key_padding_mask, need_weights=False,
                            is_causal=is_causal)[0]
         return self.dropout1(x)
 
-    def _ff_block(self, x):
+    def _ff_block(self, x: Tensor) -> Tensor:
         return self.dropout2(self.linear2(self.dropout(self.activation(self.linear1(x)))))
 
-    def forward(self, src, src_mask=None, src_key_padding_mask=None, is_causal=False):
+    def forward(self, src: Tensor, src_mask: Optional[Tensor] = None, src_key_padding_mask: Optional[Tensor] = None,
+                is_causal: bool = False) -> Tensor:
         x = src
         if self.norm_first:
             x = x + self._sa_block(self.norm1(x), src_mask, src_key_padding_mask, is_causal)
@@ -105,11 +109,15 @@ class TransformerEncoder(Module):
         self.num_layers = num_layers
         self.norm = norm
 
-    def forward(self, src, mask=None, src_key_padding_mask=None, is_causal=None):
+    def forward(self, src: Tensor, mask: Optional[Tensor] = None, src_key_padding_mask: Optional[Tensor] = None,
+                is_causal: Optional[bool] = None) -> Tensor:
+        causal = is_causal is not None and is_causal
         out = src
         for mod in self.layers:
-            out = mod(out, src_mask=mask, src_key_padding_mask=src_key_padding_mask, is_causal=bool(is_causal))
-        return self.norm(out) if self.norm is not None else out
+            out = mod(out, src_mask=mask, src_key_padding_mask=src_key_padding_mask, is_causal=causal)
+        if self.norm is not None:
+            out = self.norm(out)
+        return out
 
 
 class TransformerDecoder(Module):
