@@ -16,7 +16,8 @@ __all__ = ["kl_div", "margin_ranking_loss", "triplet_margin_loss", "poisson_nll_
            "native_dropout", "grid_sampler", "lstm_cell", "gru_cell", "rnn_tanh_cell", "rnn_relu_cell",
            "feature_alpha_dropout", "feature_alpha_dropout_", "alpha_dropout_", "feature_dropout_",
            "ctc_loss", "get_device", "binomial", "affine_grid_generator", "grid_sampler_2d",
-           "norm_except_dim", "segment_reduce", "lstm", "gru", "rnn_tanh", "rnn_relu"]
+           "norm_except_dim", "segment_reduce", "lstm", "gru", "rnn_tanh", "rnn_relu",
+           "embedding_renorm_"]
 
 _REDUCTIONS = ("none", "mean", "sum")
 
@@ -196,6 +197,17 @@ def rnn_tanh(input, hx, params, has_biases, num_layers, dropout, train, bidirect
 def rnn_relu(input, hx, params, has_biases, num_layers, dropout, train, bidirectional, batch_first):
     return _sequence("RNN_RELU", input, hx, None, params, has_biases, num_layers, dropout, train, bidirectional,
                      batch_first)[:2]
+
+
+def embedding_renorm_(input, indices, max_norm, norm_type):
+    """The rows of input that indices name, scaled in place to norm at most max_norm (F.embedding's max_norm)."""
+    with cthtorch.no_grad():
+        idx = indices.reshape(-1).unique()
+        rows = input[idx]
+        norms = rows.norm(norm_type, 1, keepdim=True)
+        scale = (max_norm / (norms + 1e-7)).clamp(max=1.0)
+        input[idx] = rows * scale
+    return input
 
 
 # ---------------------------------------------------------------- misc

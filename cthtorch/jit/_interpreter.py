@@ -99,9 +99,16 @@ def _sdpa(query, key, value, attn_mask=None, dropout_p=0.0, is_causal=False, sca
                                                               scale=scale, enable_gqa=enable_gqa)
 
 
+def _interpolate(input, size=None, scale_factor=None, mode="nearest", align_corners=None,
+                 recompute_scale_factor=None, antialias=False):
+    """aten::__interpolate, TorchScript's F.interpolate."""
+    return cthtorch.nn.functional.interpolate(input, size, scale_factor, mode, align_corners, recompute_scale_factor,
+                                              antialias)
+
+
 # ops graphs name that no binding or composite serves under that name
 _BUILTIN_IMPLS = {"aten::_convolution": _convolution, "aten::pad": _pad,
-                  "aten::scaled_dot_product_attention": _sdpa}
+                  "aten::scaled_dot_product_attention": _sdpa, "aten::__interpolate": _interpolate}
 
 _callables = dict(_BUILTIN_IMPLS)
 

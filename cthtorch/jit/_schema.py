@@ -72,6 +72,17 @@ COMPOSITE_SCHEMAS = [
     "int[3] dilation=1, bool ceil_mode=False) -> (Tensor, Tensor)",
     "aten::pixel_shuffle(Tensor self, int upscale_factor) -> Tensor",
     "aten::pixel_unshuffle(Tensor self, int downscale_factor) -> Tensor",
+] + [  # F.interpolate in TorchScript: torch's builtin, one overload per int/list size and scale
+    "aten::__interpolate%s(Tensor input, %s size=None, %s scale_factor=None, str mode=\"nearest\", "
+    "bool? align_corners=None, bool? recompute_scale_factor=None, bool antialias=False) -> Tensor" % sig
+    for sig in ((".scale_list", "int?", "float[]?"), (".size_list_scale_list", "int[]?", "float[]?"),
+                ("", "int?", "float?"), (".size_list", "int[]?", "float?"))
+] + [
+    "aten::conv_transpose%dd.input(Tensor input, Tensor weight, Tensor? bias=None, SymInt[%d] stride=1, "
+    "SymInt[%d] padding=0, SymInt[%d] output_padding=0, SymInt groups=1, SymInt[%d] dilation=1) -> Tensor"
+    % ((n,) * 5) for n in (1, 2, 3)
+] + [
+    "aten::embedding_renorm_(Tensor(a!) self, Tensor indices, float max_norm, float norm_type) -> Tensor(a!)",
     "aten::scaled_dot_product_attention(Tensor query, Tensor key, Tensor value, Tensor? attn_mask=None, "
     "float dropout_p=0., bool is_causal=False, *, float? scale=None, bool enable_gqa=False) -> Tensor",
     "aten::lstm.input(Tensor input, Tensor[] hx, Tensor[] params, bool has_biases, int num_layers, float dropout, "

@@ -480,6 +480,7 @@ class FunctionalSugar(Sugar):
                  if k in given or (v is not None and isinstance(v, (bool, int, float)))]
         op = self.op
         first, rest = items[0][1], {}
+        values_only = False
         for name, v in items[1:]:
             if name in ("_stacklevel",):
                 continue
@@ -498,10 +499,20 @@ class FunctionalSugar(Sugar):
                 except LookupError:
                     raise em.error(loc, "return_indices= must be a constant in scripted code", NotSupportedError)
                 continue
+            if name == "return_indices" and op.startswith("adaptive_max_pool"):
+                # aten's adaptive max pooling always gives (values, indices); False keeps the values
+                try:
+                    values_only = not em.const_value(em.as_value(v, loc))
+                except LookupError:
+                    raise em.error(loc, "return_indices= must be a constant in scripted code", NotSupportedError)
+                continue
             rest[self.renames.get(name, name)] = v
         for name, val in _F_EXTRA.get(self.op, {}).items():     # aten arguments F fills in itself
             rest.setdefault(name, em.const(val, loc))
-        return em.emit_op(op, [first], rest, loc)
+        out = em.emit_op(op, [first], rest, loc)
+        if values_only:
+            return em.node("prim::TupleIndex", [out, em.const(0, loc)], [T_tensor()], loc).output()
+        return out
 
 
 _SCALAR_OPS = {"add", "sub", "mul", "div", "floordiv", "remainder", "pow", "lt", "le", "gt", "ge", "eq", "ne",
@@ -584,6 +595,9 @@ _PY_BUILTINS = {"len", "int", "float", "bool", "str", "range", "print", "isinsta
                 "zip", "ord", "chr", "hash"}
 
 # nn.functional names whose aten op takes differently named arguments
+# nn.functional functions whose TorchScript builtin has another name
+_F_OPS = {"interpolate": "__interpolate", "upsample": "__interpolate"}
+
 _F_RENAMES = {"dropout": {"training": "train"}, "alpha_dropout": {"training": "train"},
               "feature_alpha_dropout": {"training": "train"}}
 
@@ -635,6 +649,7 @@ class Env:
 
     def set(self, name, v):
         self.vars[name] = v
+        self.refined.pop(name, None)     # an assignment after a refinement (x = x[1:]) is what x is now
 
 
 # --------------------------------------------------------------------------- exits
@@ -1393,7 +1408,10 @@ class Emitter:
             return special
         short = name.split(".")[-1]
         if getattr(obj, "__module__", None) == F.__name__ or obj is getattr(F, short, None):
-            return FunctionalSugar(obj, short, _F_RENAMES.get(short))
+            from . import _functional_source
+            if short in _functional_source.__all__ and obj is getattr(F, short, None):
+                return FunctionSugar(getattr(_functional_source, short))     # compiled from source, as torch's
+            return FunctionalSugar(obj, _F_OPS.get(short, short), _F_RENAMES.get(short))
         if callable(obj) and (name.startswith(("torch.", "cthtorch.")) or getattr(obj, "__module__", "") and
                               str(getattr(obj, "__module__", "")).startswith("cthtorch")
                               and not inspect.isfunction(obj)):
@@ -2168,8 +2186,10 @@ class Emitter:
             return self.node("aten::Float", [v], [T_float()], loc).output()
         if kt == "ListType":
             et = t.getElementType()
-            if kv == "IntType" and kind(et) == "IntType" and re.search(r"\[\d+\]", spelling):
-                return v if False else self.node("prim::ListConstruct", [v], [t], loc).output()
+            fixed = re.search(r"\[(\d+)\]", spelling)
+            if kv == "IntType" and kind(et) == "IntType" and fixed:
+                # an int where int[N] is expected is N copies of it, as torch's conversion makes it
+                return self.node("prim::ListConstruct", [v] * int(fixed.group(1)), [t], loc).output()
             n = v.node()
             if n.kind() in ("prim::ListConstruct", "prim::TupleConstruct") and not n.hasUses() if hasattr(
                     n, "hasUses") else False:

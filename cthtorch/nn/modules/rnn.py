@@ -372,8 +372,8 @@ class RNNBase(Module):
         return cthtorch.zeros(self.num_layers * num_dir, input.size(1), size, dtype=input.dtype,
                               device=input.device)
 
-    def _forward_single_state(self, input: Tensor, hx: Optional[Tensor]) -> Tuple[Tensor, Tensor]:
-        """GRU's and RNN's scripted forward: torch.gru / torch.rnn_tanh / torch.rnn_relu."""
+    def _single_state_input(self, input: Tensor, hx: Optional[Tensor]) -> Tuple[Tensor, Tensor, bool]:
+        """GRU's and RNN's scripted forward before their op: (seq, batch, feature) input, h0, batched."""
         self._check_input(input)
         is_batched = input.dim() == 3
         if not is_batched:
@@ -384,15 +384,9 @@ class RNNBase(Module):
             h0 = self._zero_state(input, self.hidden_size)
         else:
             h0 = hx if is_batched else hx.unsqueeze(1)
-        if self.mode == "GRU":
-            out, h_n = cthtorch.gru(input, h0, self._flat_weights, self.bias, self.num_layers, self.dropout,
-                                    self.training, self.bidirectional, False)
-        elif self.mode == "RNN_TANH":
-            out, h_n = cthtorch.rnn_tanh(input, h0, self._flat_weights, self.bias, self.num_layers, self.dropout,
-                                         self.training, self.bidirectional, False)
-        else:
-            out, h_n = cthtorch.rnn_relu(input, h0, self._flat_weights, self.bias, self.num_layers, self.dropout,
-                                         self.training, self.bidirectional, False)
+        return input, h0, is_batched
+
+    def _single_state_output(self, out: Tensor, h_n: Tensor, is_batched: bool) -> Tuple[Tensor, Tensor]:
         if not is_batched:
             return out.squeeze(1), h_n.squeeze(1)
         if self.batch_first:
@@ -478,7 +472,14 @@ class RNN(RNNBase):
     def forward(self, input: Tensor, hx: Optional[Tensor] = None) -> Tuple[Tensor, Tensor]:
         if not cthtorch.jit.is_scripting():
             return self._eager_forward(input, hx)
-        return self._forward_single_state(input, hx)
+        x, h0, is_batched = self._single_state_input(input, hx)
+        if self.nonlinearity == "tanh":
+            out, h_n = cthtorch.rnn_tanh(x, h0, self._flat_weights, self.bias, self.num_layers, self.dropout,
+                                         self.training, self.bidirectional, False)
+        else:
+            out, h_n = cthtorch.rnn_relu(x, h0, self._flat_weights, self.bias, self.num_layers, self.dropout,
+                                         self.training, self.bidirectional, False)
+        return self._single_state_output(out, h_n, is_batched)
 
 
 class LSTM(RNNBase):
@@ -520,7 +521,10 @@ class GRU(RNNBase):
     def forward(self, input: Tensor, hx: Optional[Tensor] = None) -> Tuple[Tensor, Tensor]:
         if not cthtorch.jit.is_scripting():
             return self._eager_forward(input, hx)
-        return self._forward_single_state(input, hx)
+        x, h0, is_batched = self._single_state_input(input, hx)
+        out, h_n = cthtorch.gru(x, h0, self._flat_weights, self.bias, self.num_layers, self.dropout, self.training,
+                                self.bidirectional, False)
+        return self._single_state_output(out, h_n, is_batched)
 
 
 class RNNCellBase(Module):
