@@ -226,6 +226,7 @@ LAYERS = [
     ("AdaptiveMaxPool2d", (3,), {}, (1, 2, 7, 8)),
     ("AdaptiveMaxPool2d", ((2, 3),), {"return_indices": True}, (1, 2, 7, 8)),
     ("AdaptiveMaxPool3d", (2,), {}, (1, 2, 5, 4, 4)),
+    ("AdaptiveMaxPool1d", (3,), {"return_indices": True}, (1, 2, 7)),
     ("ConvTranspose2d", (2, 3, 3), {"stride": 2, "output_padding": 1}, (1, 2, 4, 4)),
     ("ConvTranspose1d", (2, 3, 3), {"dilation": 2}, (1, 2, 6)),
     ("ConvTranspose3d", (2, 1, 2), {"bias": False}, (1, 2, 3, 3, 3)),

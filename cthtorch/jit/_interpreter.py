@@ -106,9 +106,15 @@ def _interpolate(input, size=None, scale_factor=None, mode="nearest", align_corn
                                               antialias)
 
 
+def _adaptive_max_pool1d(self, output_size):
+    """aten::adaptive_max_pool1d: (values, indices), as aten's op gives them."""
+    return cthtorch.nn.functional.adaptive_max_pool1d(self, output_size, True)
+
+
 # ops graphs name that no binding or composite serves under that name
 _BUILTIN_IMPLS = {"aten::_convolution": _convolution, "aten::pad": _pad,
-                  "aten::scaled_dot_product_attention": _sdpa, "aten::__interpolate": _interpolate}
+                  "aten::scaled_dot_product_attention": _sdpa, "aten::__interpolate": _interpolate,
+                  "aten::adaptive_max_pool1d": _adaptive_max_pool1d}
 
 _callables = dict(_BUILTIN_IMPLS)
 

@@ -82,6 +82,7 @@ COMPOSITE_SCHEMAS = [
     "SymInt[%d] padding=0, SymInt[%d] output_padding=0, SymInt groups=1, SymInt[%d] dilation=1) -> Tensor"
     % ((n,) * 5) for n in (1, 2, 3)
 ] + [
+    "aten::adaptive_max_pool1d(Tensor self, int[1] output_size) -> (Tensor, Tensor)",
     "aten::embedding_renorm_(Tensor(a!) self, Tensor indices, float max_norm, float norm_type) -> Tensor(a!)",
     "aten::scaled_dot_product_attention(Tensor query, Tensor key, Tensor value, Tensor? attn_mask=None, "
     "float dropout_p=0., bool is_causal=False, *, float? scale=None, bool enable_gqa=False) -> Tensor",
