@@ -313,3 +313,17 @@ def test_type_errors_are_torchs_kind(mod):
     assert "Expected a value of type" in str(et.value)
     assert "Expected a value of type" in str(ec.value)
     assert "<--- HERE" in str(ec.value)
+
+
+def test_full_transformer_with_causal_target_mask():
+    c, t = pair("Transformer", 8, 2, 1, 2, 16, dropout=0.0)
+    sc, st = cthtorch.jit.script(c), torch.jit.script(t)
+    src = RS.randn(4, 2, 8).astype(np.float32)
+    tgt = RS.randn(3, 2, 8).astype(np.float32)
+    mask = np.triu(np.full((3, 3), -np.inf, dtype=np.float32), 1)
+    args_c = (cthtorch.tensor(src), cthtorch.tensor(tgt))
+    assert_same(sc(*args_c, tgt_mask=cthtorch.tensor(mask)), c(*args_c, tgt_mask=cthtorch.tensor(mask)),
+                st(torch.tensor(src), torch.tensor(tgt), tgt_mask=torch.tensor(mask)))
+    data = roundtrip(sc)
+    assert_same(cthtorch.jit.load(io.BytesIO(data))(*args_c), c(*args_c),
+                torch.jit.load(io.BytesIO(data))(torch.tensor(src), torch.tensor(tgt)))

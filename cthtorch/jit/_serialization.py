@@ -551,7 +551,10 @@ class _Writer:
         else:
             names = ["training"] + list(m._parameters) + list(m._buffers) + list(m._modules) + \
                 list(self._simple_attributes(m))
-            self._class_source(m, qualname)
+            for sub in m._modules.values():     # the submodules' class types first: their names may be mangled
+                if sub is not None:
+                    self.record(sub)
+            rec.qualname = self._class_source(m, qualname)
         for k in names:
             v = m.training if k == "training" else getattr(m, k)
             if isinstance(v, Module):
@@ -604,10 +607,20 @@ class _Writer:
         for k, t in self._simple_attributes(m).items():
             lines.append("  %s : %s" % (k, t))
         for k, sub in m._modules.items():
-            t = _qualname_of(sub)
+            rec = self.records.get(id(sub))
+            t = rec.qualname if rec is not None else _qualname_of(sub)
             lines.append(("  %s : %s" if k.isidentifier() else '  __annotations__["%s"] = %s') % (k, t))
         lines.extend("  " + ln if ln else ln for ln in methods.split("\n"))
-        self.files.setdefault(path.replace(".", "/"), collections.OrderedDict())[qualname] = "\n".join(lines) + "\n"
+        text = "\n".join(lines) + "\n"
+        # two modules of one class whose layouts differ (the ModuleLists of a Transformer's encoder and
+        # decoder hold different layer types) are two class types: the later ones get torch's mangled name
+        base, mangle = path, 0
+        while self.files.get(path.replace(".", "/"), {}).get("%s.%s" % (path, name), text) != text:
+            path = "%s.___torch_mangle_%d" % (base, mangle)
+            mangle += 1
+        qualname = "%s.%s" % (path, name)
+        self.files.setdefault(path.replace(".", "/"), collections.OrderedDict())[qualname] = text
+        return qualname
 
 
 def save(m, f, _extra_files=None, _methods_source=None):
