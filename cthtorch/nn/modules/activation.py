@@ -305,6 +305,28 @@ def _mha_attention(q: Tensor, k: Tensor, v: Tensor, L: int, S: int, N: int, H: i
     return out.permute(2, 0, 1, 3).reshape(L, N, H * D)
 
 
+def _mha_in_projection(query: Tensor, key: Tensor, value: Tensor, self_attention: bool, w: Optional[Tensor],
+                       b: Optional[Tensor], w_q: Optional[Tensor], w_k: Optional[Tensor],
+                       w_v: Optional[Tensor]) -> Tuple[Tensor, Tensor, Tensor]:
+    """MHA's q, k, v projections from the packed weight w or the separate w_q/w_k/w_v (typed so TorchScript
+    compiles it; a module function, as F.multi_head_attention_forward runs the forward on a namespace)"""
+    if w is not None and self_attention:
+        # one GEMM for the three projections (and one for each of their gradients), as torch packs them
+        qkv = F.linear(query, w, b).chunk(3, -1)
+        return qkv[0], qkv[1], qkv[2]
+    b_q: Optional[Tensor] = None
+    b_k: Optional[Tensor] = None
+    b_v: Optional[Tensor] = None
+    if b is not None:
+        bs = b.chunk(3)
+        b_q, b_k, b_v = bs[0], bs[1], bs[2]
+    if w is not None:
+        ws = w.chunk(3)
+        return F.linear(query, ws[0], b_q), F.linear(key, ws[1], b_k), F.linear(value, ws[2], b_v)
+    assert w_q is not None and w_k is not None and w_v is not None
+    return F.linear(query, w_q, b_q), F.linear(key, w_k, b_k), F.linear(value, w_v, b_v)
+
+
 class MultiheadAttention(Module):
     def __init__(self, embed_dim, num_heads, dropout=0.0, bias=True, add_bias_kv=False, add_zero_attn=False,
                  kdim=None, vdim=None, batch_first=False, device=None, dtype=None):
@@ -348,28 +370,6 @@ class MultiheadAttention(Module):
             init.constant_(self.in_proj_bias, 0.0)
             init.constant_(self.out_proj.bias, 0.0)
 
-    def _in_projection(self, query: Tensor, key: Tensor, value: Tensor, self_attention: bool):
-        # written so TorchScript can type it: a weight that is None here is a None attribute, and each
-        # `is not None` test drops the branch that reads it while compiling
-        w = self.in_proj_weight
-        b = self.in_proj_bias
-        if w is not None and self_attention:
-            # one GEMM for the three projections (and one for each of their gradients), as torch packs them
-            qkv = F.linear(query, w, b).chunk(3, -1)
-            return qkv[0], qkv[1], qkv[2]
-        b_q: Optional[Tensor] = None
-        b_k: Optional[Tensor] = None
-        b_v: Optional[Tensor] = None
-        if b is not None:
-            bs = b.chunk(3)
-            b_q, b_k, b_v = bs[0], bs[1], bs[2]
-        if w is not None:
-            ws = w.chunk(3)
-            return F.linear(query, ws[0], b_q), F.linear(key, ws[1], b_k), F.linear(value, ws[2], b_v)
-        w_q, w_k, w_v = self.q_proj_weight, self.k_proj_weight, self.v_proj_weight
-        assert w_q is not None and w_k is not None and w_v is not None
-        return F.linear(query, w_q, b_q), F.linear(key, w_k, b_k), F.linear(value, w_v, b_v)
-
     def forward(self, query: Tensor, key: Tensor, value: Tensor, key_padding_mask: Optional[Tensor] = None,
                 need_weights: bool = True, attn_mask: Optional[Tensor] = None, average_attn_weights: bool = True,
                 is_causal: bool = False) -> Tuple[Tensor, Optional[Tensor]]:
@@ -381,7 +381,8 @@ class MultiheadAttention(Module):
             query, key, value = query.transpose(0, 1), key.transpose(0, 1), value.transpose(0, 1)
         L, N, E = query.shape
         S = key.shape[0]
-        q, k, v = self._in_projection(query, key, value, self_attention)
+        q, k, v = _mha_in_projection(query, key, value, self_attention, self.in_proj_weight, self.in_proj_bias,
+                                     self.q_proj_weight, self.k_proj_weight, self.v_proj_weight)
         H, D = self.num_heads, self.head_dim
         if not need_weights:   # torch's path too: the fused attention kernel, no weights formed
             p = self.dropout if self.training else 0.0
