@@ -189,7 +189,8 @@ _TORCH_FUNCTIONAL = frozenset((
     "cosine_embedding_loss", "binary_cross_entropy_with_logits", "instance_norm", "constant_pad_nd", "native_dropout",
     "grid_sampler", "lstm_cell", "gru_cell", "rnn_tanh_cell", "rnn_relu_cell", "feature_alpha_dropout",
     "feature_alpha_dropout_", "alpha_dropout_", "feature_dropout_", "ctc_loss", "get_device",
-    "binomial", "affine_grid_generator", "grid_sampler_2d", "norm_except_dim", "segment_reduce"))
+    "binomial", "affine_grid_generator", "grid_sampler_2d", "norm_except_dim", "segment_reduce",
+    "lstm", "gru", "rnn_tanh", "rnn_relu", "embedding_renorm_"))
 _REMOVED_OPS = frozenset(("matrix_rank", "eig", "symeig", "lstsq", "solve"))
 
 

@@ -16,7 +16,8 @@ __all__ = ["kl_div", "margin_ranking_loss", "triplet_margin_loss", "poisson_nll_
            "native_dropout", "grid_sampler", "lstm_cell", "gru_cell", "rnn_tanh_cell", "rnn_relu_cell",
            "feature_alpha_dropout", "feature_alpha_dropout_", "alpha_dropout_", "feature_dropout_",
            "ctc_loss", "get_device", "binomial", "affine_grid_generator", "grid_sampler_2d",
-           "norm_except_dim", "segment_reduce"]
+           "norm_except_dim", "segment_reduce", "lstm", "gru", "rnn_tanh", "rnn_relu",
+           "embedding_renorm_"]
 
 _REDUCTIONS = ("none", "mean", "sum")
 
@@ -166,6 +167,47 @@ def rnn_tanh_cell(input, hx, w_ih, w_hh, b_ih=None, b_hh=None):
 
 def rnn_relu_cell(input, hx, w_ih, w_hh, b_ih=None, b_hh=None):
     return _cell("RNN", input, hx, None, w_ih, w_hh, b_ih, b_hh, "relu")[0]
+
+
+def _sequence(mode, input, h0, c0, params, has_biases, num_layers, dropout, train, bidirectional, batch_first):
+    from cthtorch.nn.modules.rnn import run_sequence
+    return run_sequence(mode, input, h0, c0, params, has_biases, num_layers, dropout, train, bidirectional,
+                        batch_first)
+
+
+# torch.lstm & co. (their `.input` overloads): what the RNN modules' scripted forwards call, over the
+# modules' flat weight lists
+def lstm(input, hx, params, has_biases, num_layers, dropout, train, bidirectional, batch_first):
+    if len(hx) != 2:
+        raise RuntimeError("lstm expects two hidden states")
+    return _sequence("LSTM", input, hx[0], hx[1], params, has_biases, num_layers, dropout, train, bidirectional,
+                     batch_first)
+
+
+def gru(input, hx, params, has_biases, num_layers, dropout, train, bidirectional, batch_first):
+    return _sequence("GRU", input, hx, None, params, has_biases, num_layers, dropout, train, bidirectional,
+                     batch_first)[:2]
+
+
+def rnn_tanh(input, hx, params, has_biases, num_layers, dropout, train, bidirectional, batch_first):
+    return _sequence("RNN_TANH", input, hx, None, params, has_biases, num_layers, dropout, train, bidirectional,
+                     batch_first)[:2]
+
+
+def rnn_relu(input, hx, params, has_biases, num_layers, dropout, train, bidirectional, batch_first):
+    return _sequence("RNN_RELU", input, hx, None, params, has_biases, num_layers, dropout, train, bidirectional,
+                     batch_first)[:2]
+
+
+def embedding_renorm_(input, indices, max_norm, norm_type):
+    """The rows of input that indices name, scaled in place to norm at most max_norm (F.embedding's max_norm)."""
+    with cthtorch.no_grad():
+        idx = indices.reshape(-1).unique()
+        rows = input[idx]
+        norms = rows.norm(norm_type, 1, keepdim=True)
+        scale = (max_norm / (norms + 1e-7)).clamp(max=1.0)
+        input[idx] = rows * scale
+    return input
 
 
 # ---------------------------------------------------------------- misc

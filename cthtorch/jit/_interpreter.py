@@ -93,8 +93,28 @@ def _pad(input, pad, mode="constant", value=None):
     return cthtorch.nn.functional.pad(input, pad, mode, value)
 
 
+def _sdpa(query, key, value, attn_mask=None, dropout_p=0.0, is_causal=False, scale=None, enable_gqa=False):
+    """aten::scaled_dot_product_attention (F.scaled_dot_product_attention is the composite serving it)."""
+    return cthtorch.nn.functional.scaled_dot_product_attention(query, key, value, attn_mask, dropout_p, is_causal,
+                                                              scale=scale, enable_gqa=enable_gqa)
+
+
+def _interpolate(input, size=None, scale_factor=None, mode="nearest", align_corners=None,
+                 recompute_scale_factor=None, antialias=False):
+    """aten::__interpolate, TorchScript's F.interpolate."""
+    return cthtorch.nn.functional.interpolate(input, size, scale_factor, mode, align_corners, recompute_scale_factor,
+                                              antialias)
+
+
+def _adaptive_max_pool1d(self, output_size):
+    """aten::adaptive_max_pool1d: (values, indices), as aten's op gives them."""
+    return cthtorch.nn.functional.adaptive_max_pool1d(self, output_size, True)
+
+
 # ops graphs name that no binding or composite serves under that name
-_BUILTIN_IMPLS = {"aten::_convolution": _convolution, "aten::pad": _pad}
+_BUILTIN_IMPLS = {"aten::_convolution": _convolution, "aten::pad": _pad,
+                  "aten::scaled_dot_product_attention": _sdpa, "aten::__interpolate": _interpolate,
+                  "aten::adaptive_max_pool1d": _adaptive_max_pool1d}
 
 _callables = dict(_BUILTIN_IMPLS)
 

@@ -362,6 +362,8 @@ def _copy_module_state(dst, src, sub_cls):
         # the Module machinery's own private state is already in dst.__dict__
         if k == "training" or k in dst.__dict__:
             continue
-        plain_list = isinstance(v, list) and all(isinstance(x, (int, float, bool, str)) for x in v)
+        # lists of tensors too (an RNN's _flat_weights: the same Parameters, as torch's attribute holds)
+        plain_list = isinstance(v, list) and (all(isinstance(x, (int, float, bool, str)) for x in v) or
+                                              (v and all(isinstance(x, cthtorch.Tensor) for x in v)))
         if isinstance(v, (int, float, bool, str, tuple, type(None))) or isinstance(v, cthtorch.dtype) or plain_list:
             object.__setattr__(dst, k, list(v) if plain_list else v)

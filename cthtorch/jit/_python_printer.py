@@ -201,7 +201,10 @@ class PythonPrinter:
             qn = n.output().type().qualified_name()
             return "%s.__new__(%s)" % (qn, qn)
         if k == "prim::CallFunction":
-            return "%s(%s)" % (self.expr(ins[0]), ", ".join(self.expr(v) for v in ins[1:]))
+            ft = ins[0].type()
+            # a compiled function is called by its qualified name, as torch prints `__torch__.m.f(x)`
+            callee = ft.annotation_str if type(ft).__name__ == "FunctionType" else self.expr(ins[0])
+            return "%s(%s)" % (callee, ", ".join(self.expr(v) for v in ins[1:]))
         if k == "prim::TupleIndex" or k == "aten::__getitem__":
             return "%s[%s]" % (self.expr(ins[0]), self.expr(ins[1]))
         if k in ("aten::Int", "aten::Float", "aten::Bool", "aten::str"):
@@ -332,8 +335,8 @@ class PythonPrinter:
         params = []
         for i, v in enumerate(graph.inputs()):
             nm = self._fresh(_sanitize(v.debugName())) if v.hasDebugName() else self._temp()
-            if self_first and i == 0:
-                nm = "self"
+            if self_first and i == 0:     # the module's own parameter keeps its name, `self` or not (as torch)
+                nm = _sanitize(v.debugName()) if v.hasDebugName() else "self"
                 self._used_names.add(nm)
             self._names[v] = nm
             param = nm if self_first and i == 0 else "%s: %s" % (nm, v.type().annotation_str)

@@ -94,6 +94,10 @@ class ModuleInfo:
             return "attribute", T_bool()
         if name in self.constants:
             return "constant", self.constants[name]
+        if name in vars(mod) and callable(vars(mod)[name]) and not isinstance(vars(mod)[name], type):
+            # a function held as an attribute (TransformerEncoderLayer's activation, F.relu): called as the
+            # same function named in source would be, as torch adds it as a function attribute
+            return "python_function", vars(mod)[name]
         if name in vars(mod):
             t = frontend.type_of_python_value(vars(mod)[name])
             if t is not None:

@@ -72,6 +72,25 @@ COMPOSITE_SCHEMAS = [
     "int[3] dilation=1, bool ceil_mode=False) -> (Tensor, Tensor)",
     "aten::pixel_shuffle(Tensor self, int upscale_factor) -> Tensor",
     "aten::pixel_unshuffle(Tensor self, int downscale_factor) -> Tensor",
+] + [  # F.interpolate in TorchScript: torch's builtin, one overload per int/list size and scale
+    "aten::__interpolate%s(Tensor input, %s size=None, %s scale_factor=None, str mode=\"nearest\", "
+    "bool? align_corners=None, bool? recompute_scale_factor=None, bool antialias=False) -> Tensor" % sig
+    for sig in ((".scale_list", "int?", "float[]?"), (".size_list_scale_list", "int[]?", "float[]?"),
+                ("", "int?", "float?"), (".size_list", "int[]?", "float?"))
+] + [
+    "aten::conv_transpose%dd.input(Tensor input, Tensor weight, Tensor? bias=None, SymInt[%d] stride=1, "
+    "SymInt[%d] padding=0, SymInt[%d] output_padding=0, SymInt groups=1, SymInt[%d] dilation=1) -> Tensor"
+    % ((n,) * 5) for n in (1, 2, 3)
+] + [
+    "aten::adaptive_max_pool1d(Tensor self, int[1] output_size) -> (Tensor, Tensor)",
+    "aten::embedding_renorm_(Tensor(a!) self, Tensor indices, float max_norm, float norm_type) -> Tensor(a!)",
+    "aten::scaled_dot_product_attention(Tensor query, Tensor key, Tensor value, Tensor? attn_mask=None, "
+    "float dropout_p=0., bool is_causal=False, *, float? scale=None, bool enable_gqa=False) -> Tensor",
+    "aten::lstm.input(Tensor input, Tensor[] hx, Tensor[] params, bool has_biases, int num_layers, float dropout, "
+    "bool train, bool bidirectional, bool batch_first) -> (Tensor, Tensor, Tensor)",
+] + [
+    "aten::%s.input(Tensor input, Tensor hx, Tensor[] params, bool has_biases, int num_layers, float dropout, "
+    "bool train, bool bidirectional, bool batch_first) -> (Tensor, Tensor)" % f for f in ("gru", "rnn_tanh", "rnn_relu")
 ] + [  # factories (composites): torch's argument lists, which tracing records in full
     "aten::%s(SymInt[] size, *, %s) -> Tensor" % (f, _FACTORY_KW) for f in ("zeros", "ones", "rand", "randn")
 ] + [

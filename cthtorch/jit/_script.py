@@ -38,10 +38,20 @@ def _with_defaults(cls):
 
         @property
         def code(self):
-            if getattr(self, "_is_method", False):
-                return super().code
+            # defaults show, as torch prints `hx: Optional[Tensor]=None`: an archive's code keeps them
             from ._python_printer import PythonPrinter
-            return PythonPrinter().function(self.graph, self.name, defaults=self._defaults)
+            return PythonPrinter().function(self.graph, self.name, self_first=getattr(self, "_is_method", False),
+                                            defaults=self._defaults)
+
+        @property
+        def code_with_constants(self):
+            from ._python_printer import PythonPrinter
+            from ._module import _ConstMap
+            consts = []
+            text = PythonPrinter(consts).function(self.graph, self.name,
+                                                  self_first=getattr(self, "_is_method", False),
+                                                  defaults=self._defaults)
+            return text, _ConstMap(consts)
 
         def __call__(self, *args, **kwargs):
             names = [a.name for a in super().schema.arguments[1 if getattr(self, "_is_method", False) else 0:]]

@@ -31,6 +31,7 @@ from cthtorch.nn import Module, Parameter
 from cthtorch.jit import _archive_code as _code
 from cthtorch.jit import _ir
 from cthtorch.jit import _module as _jm
+from cthtorch.jit._script import _with_defaults
 
 _ARCHIVE_VERSION = "3\n"
 
@@ -84,13 +85,14 @@ class _ArchiveUnpickler(_ser._Unpickler):
                                          % (module, name)) from e
 
 
-class _LoadedMethod(_jm.ScriptMethod):
-    """A method compiled from an archive's code/: an exception its code raises comes out as torch.jit.Error
-    with TorchScript's text, as torch's loaded modules raise it."""
+class _LoadedMethod(_with_defaults(_jm.ScriptMethod)):
+    """A method compiled from an archive's code/: the defaults its code declares fill missing arguments,
+    and an exception its code raises comes out as torch.jit.Error with TorchScript's text, as torch's
+    loaded modules raise it."""
 
     def __call__(self, *args, **kwargs):
         try:
-            return _jm.ScriptMethod.__call__(self, *args, **kwargs)
+            return super().__call__(*args, **kwargs)
         except Exception as e:
             cls = getattr(e, "_script_class", None)
             if cls is None:
@@ -120,8 +122,9 @@ class ScriptObject:
     def _script_setattr(self, name, value):
         self.__dict__[name] = value
 
-    def _define_method(self, name, graph):
+    def _define_method(self, name, graph, defaults=None):
         self._methods[name] = _LoadedMethod(self, name, graph)
+        self._methods[name]._defaults = defaults or {}
 
     def __getattr__(self, name):
         methods = self.__dict__.get("_methods")
@@ -179,8 +182,9 @@ class RecursiveScriptModule(_jm.RecursiveScriptModule):
     def _qualified_name(self):
         return self._c_def.qualname
 
-    def _define_method(self, name, graph):
+    def _define_method(self, name, graph, defaults=None):
         self._methods[name] = _LoadedMethod(self, name, graph)
+        self._methods[name]._defaults = defaults or {}
         return self._methods[name]
 
     @property
@@ -348,6 +352,8 @@ class _Builder:
             elif isinstance(v, Module):
                 m.add_module(k, v)
             else:
+                if isinstance(v, list):    # tensors a list shares with parameters are those Parameters
+                    v[:] = [self.memo.get(("param", id(x)), x) for x in v]
                 object.__setattr__(m, k, v)
         return m
 
@@ -371,7 +377,7 @@ def _compile_methods(sources, constants, objects):
             raise _code.CodeError("the archive has no code for class %s" % o._qualified_name)
         for name, cf in sc.methods.items():
             if cf.graph is not None:
-                o._define_method(name, cf.graph)
+                o._define_method(name, cf.graph, cf.defaults)
     return errors
 
 
@@ -398,8 +404,45 @@ class _ObjectRecord:
         self.qualname, self.state = qualname, state
 
 
+class _TypedList:
+    """A list attribute of one element type, written as torch's pickler writes it
+    (`torch.jit._pickle.build_tensorlist((items,))` and the int/float/bool forms), so torch's loader
+    reads it back as that list type (a plain pickled list is a GenericList it will not pass as Tensor[])."""
+
+    BUILDERS = ((bool, "build_boollist"), (int, "build_intlist"), (float, "build_doublelist"))
+
+    def __init__(self, items):
+        self.items = items
+
+    @classmethod
+    def wrap(cls, v):
+        if not v:
+            return v
+        if all(isinstance(x, cthtorch.Tensor) for x in v):
+            return cls.Tensor(v)
+        for py, builder in cls.BUILDERS:
+            if all(type(x) is py for x in v):
+                out = cls(v)
+                out.builder = builder
+                return out
+        return v
+
+
+class _TensorList(_TypedList):
+    builder = "build_tensorlist"
+
+
+_TypedList.Tensor = _TensorList
+
+
 class _ArchivePickler(_ser._Pickler):
     parameters_as_tensors = True
+
+    def save_typed_list(self, obj):
+        self.save_global(_ser._TorchGlobal("torch.jit._pickle", obj.builder))
+        self.save((list(obj.items),))
+        self.write(pickle.REDUCE)
+        self.memoize(obj)
 
     def save_object_record(self, obj):
         qualname, state = (obj.qualname, obj.state) if isinstance(obj, _ObjectRecord) else \
@@ -414,6 +457,8 @@ class _ArchivePickler(_ser._Pickler):
     dispatch = dict(_ser._Pickler.dispatch)
     dispatch[_ObjectRecord] = save_object_record
     dispatch[ScriptObject] = save_object_record   # a TorchScript class's object: its attributes
+    dispatch[_TypedList] = save_typed_list
+    dispatch[_TensorList] = save_typed_list
 
 
 def _qualname_of(m):
@@ -436,6 +481,8 @@ class _Writer:
         self.records = {}
         self.files = collections.OrderedDict()   # code path -> {qualname: class source}
         self.constants = []                      # CONSTANTS.cN of all methods, renumbered
+        self.param_data = {}                     # id(Parameter) -> (it, its pickled tensor)
+        self.functions = set()                   # qualified names of the free functions written
         self.archive = None
 
     def _methods_text(self, m):
@@ -453,8 +500,32 @@ class _Writer:
         self.constants.extend(consts["c%d" % i] for i in range(len(consts)))
         return _CONSTANT_REF.sub(lambda mo: "CONSTANTS.c%d" % (base + int(mo.group(1))), text)
 
+    def _record_called_functions(self, graphs):
+        """The compiled free functions that graphs call (`__torch__.m.f(x)`), and those they call, as
+        top-level defs of their module's code/ file, where torch's loader and ours resolve them."""
+        todo = list(graphs)
+        while todo:
+            g = todo.pop()
+            for n in g.findAllNodes("prim::CallFunction"):
+                fn_value = n.inputs()[0]
+                if type(fn_value.type()).__name__ != "FunctionType" or fn_value.node().kind() != "prim::Constant":
+                    continue
+                fn = fn_value.node().ival("value")
+                qualname = fn_value.type().annotation_str
+                if qualname in self.functions:
+                    continue
+                if not isinstance(fn, _jm.ScriptFunction):
+                    raise NotImplementedError("cthtorch.jit.save: %s is left to Python (@torch.jit.ignore) and "
+                                              "cannot be saved" % qualname)
+                self.functions.add(qualname)
+                path = qualname.rsplit(".", 1)[0]
+                text = self._with_constants(*fn.code_with_constants)
+                self.files.setdefault(path.replace(".", "/"), collections.OrderedDict())[qualname] = text
+                todo.append(fn.graph)
+
     def record_function(self, fn):
         """A ScriptFunction is saved as torch saves one: the forward of a `__torch__.PlaceholderModule`."""
+        self._record_called_functions([fn.graph])
         text = self._with_constants(*fn.code_with_constants)
         text = re.sub(r"^def \w+\(", "def forward(self, ", text, count=1).replace("def forward(self, )",
                                                                                 "def forward(self)", 1)
@@ -480,19 +551,32 @@ class _Writer:
         else:
             names = ["training"] + list(m._parameters) + list(m._buffers) + list(m._modules) + \
                 list(self._simple_attributes(m))
-            self._class_source(m, qualname)
+            for sub in m._modules.values():     # the submodules' class types first: their names may be mangled
+                if sub is not None:
+                    self.record(sub)
+            rec.qualname = self._class_source(m, qualname)
         for k in names:
             v = m.training if k == "training" else getattr(m, k)
             if isinstance(v, Module):
                 v = self.record(v)
             elif isinstance(v, Parameter):
-                v = v.detach().requires_grad_(v.requires_grad)
+                v = self._param_data(v)
+            elif isinstance(v, list):    # a list of parameters (an RNN's _flat_weights) keeps sharing them
+                v = _TypedList.wrap([self._param_data(x) if isinstance(x, Parameter) else x for x in v])
             state[k] = v
         return rec
 
+    def _param_data(self, p):
+        """One pickled tensor per Parameter, wherever the module tree holds it."""
+        d = self.param_data.get(id(p))
+        if d is None:
+            d = self.param_data[id(p)] = (p, p.detach().requires_grad_(p.requires_grad))
+        return d[1]
+
     @staticmethod
     def _simple_attributes(m):
-        """Plain attributes a script module keeps (ints, floats, bools, strings): name -> TorchScript type."""
+        """Plain attributes a script module keeps (ints, floats, bools, strings), and the other attributes its
+        compiled methods read (lists such as Conv's _reversed_padding_repeated_twice): name -> TorchScript type."""
         out = {}
         for k, v in m.__dict__.items():
             if k.startswith("_") or k in ("training", "original_name"):
@@ -500,10 +584,19 @@ class _Writer:
             for py, ts in _SIMPLE_ATTR_TYPES:
                 if type(v) is py:
                     out[k] = ts
+        ctype = m.__dict__.get("_type")
+        declared = ctype.attributes() if isinstance(ctype, _ir.ClassType) else {}
+        for k, t in declared.items():
+            if k in out or k == "training" or k in m._parameters or k in m._buffers or k in m._modules:
+                continue
+            if isinstance(m.__dict__.get(k), list):
+                out[k] = t.annotation_str
         return out
 
     def _class_source(self, m, qualname):
         methods = textwrap.dedent(self._methods_text(m)).rstrip("\n")
+        if isinstance(m, _jm.ScriptModule):
+            self._record_called_functions([m._get_method(k).graph for k in m._method_names()])
         path, name = qualname.rsplit(".", 1)
         lines = ["class %s(Module):" % name,
                  "  __parameters__ = [%s]" % "".join('"%s", ' % k for k in m._parameters),
@@ -514,10 +607,20 @@ class _Writer:
         for k, t in self._simple_attributes(m).items():
             lines.append("  %s : %s" % (k, t))
         for k, sub in m._modules.items():
-            t = _qualname_of(sub)
+            rec = self.records.get(id(sub))
+            t = rec.qualname if rec is not None else _qualname_of(sub)
             lines.append(("  %s : %s" if k.isidentifier() else '  __annotations__["%s"] = %s') % (k, t))
         lines.extend("  " + ln if ln else ln for ln in methods.split("\n"))
-        self.files.setdefault(path.replace(".", "/"), collections.OrderedDict())[qualname] = "\n".join(lines) + "\n"
+        text = "\n".join(lines) + "\n"
+        # two modules of one class whose layouts differ (the ModuleLists of a Transformer's encoder and
+        # decoder hold different layer types) are two class types: the later ones get torch's mangled name
+        base, mangle = path, 0
+        while self.files.get(path.replace(".", "/"), {}).get("%s.%s" % (path, name), text) != text:
+            path = "%s.___torch_mangle_%d" % (base, mangle)
+            mangle += 1
+        qualname = "%s.%s" % (path, name)
+        self.files.setdefault(path.replace(".", "/"), collections.OrderedDict())[qualname] = text
+        return qualname
 
 
 def save(m, f, _extra_files=None, _methods_source=None):

@@ -272,6 +272,8 @@ def type_from_annotation(node, sr_ctx, resolver=None):
                 return obj
         if last in ("Tensor", "device") and name.split(".")[0] in ("torch", "cthtorch"):
             return _TYPE_NAMES[last]()
+        if last == "dtype" and name.split(".")[0] in ("torch", "cthtorch"):
+            return T_int()      # a ScalarType is an int in TorchScript (prim::dtype gives one)
         if last in ("List", "Tuple", "Dict", "Optional") or last in _TYPE_NAMES:
             return _TYPE_NAMES[last]() if last in _TYPE_NAMES else bad()
         bad()
@@ -318,6 +320,8 @@ def type_from_python(obj):
         return T_tensor()
     if obj is cthtorch.device:
         return T_device()
+    if obj is cthtorch.dtype:
+        return T_int()
     if isinstance(obj, type) and "__torch_script_class__" in obj.__dict__:
         return obj.__torch_script_class__.class_type
     origin, args = typing.get_origin(obj), typing.get_args(obj)
@@ -476,6 +480,7 @@ class FunctionalSugar(Sugar):
                  if k in given or (v is not None and isinstance(v, (bool, int, float)))]
         op = self.op
         first, rest = items[0][1], {}
+        values_only = False
         for name, v in items[1:]:
             if name in ("_stacklevel",):
                 continue
@@ -494,10 +499,20 @@ class FunctionalSugar(Sugar):
                 except LookupError:
                     raise em.error(loc, "return_indices= must be a constant in scripted code", NotSupportedError)
                 continue
+            if name == "return_indices" and op.startswith("adaptive_max_pool"):
+                # aten's adaptive max pooling always gives (values, indices); False keeps the values
+                try:
+                    values_only = not em.const_value(em.as_value(v, loc))
+                except LookupError:
+                    raise em.error(loc, "return_indices= must be a constant in scripted code", NotSupportedError)
+                continue
             rest[self.renames.get(name, name)] = v
         for name, val in _F_EXTRA.get(self.op, {}).items():     # aten arguments F fills in itself
             rest.setdefault(name, em.const(val, loc))
-        return em.emit_op(op, [first], rest, loc)
+        out = em.emit_op(op, [first], rest, loc)
+        if values_only:
+            return em.node("prim::TupleIndex", [out, em.const(0, loc)], [T_tensor()], loc).output()
+        return out
 
 
 _SCALAR_OPS = {"add", "sub", "mul", "div", "floordiv", "remainder", "pow", "lt", "le", "gt", "ge", "eq", "ne",
@@ -580,6 +595,9 @@ _PY_BUILTINS = {"len", "int", "float", "bool", "str", "range", "print", "isinsta
                 "zip", "ord", "chr", "hash"}
 
 # nn.functional names whose aten op takes differently named arguments
+# nn.functional functions whose TorchScript builtin has another name
+_F_OPS = {"interpolate": "__interpolate", "upsample": "__interpolate"}
+
 _F_RENAMES = {"dropout": {"training": "train"}, "alpha_dropout": {"training": "train"},
               "feature_alpha_dropout": {"training": "train"}}
 
@@ -631,6 +649,7 @@ class Env:
 
     def set(self, name, v):
         self.vars[name] = v
+        self.refined.pop(name, None)     # an assignment after a refinement (x = x[1:]) is what x is now
 
 
 # --------------------------------------------------------------------------- exits
@@ -784,9 +803,11 @@ class Emitter:
                              "keyword-only arguments with defaults", NotSupportedError)
         names = [a.arg for a in args.posonlyargs + args.args + args.kwonlyargs]
         if self_type is not None:
-            sv = g.addInput("self")
+            # the first parameter is the module whatever its name (torch keeps the name: `def forward(s, x)`)
+            self_name = names[0] if names else "self"
+            sv = g.addInput(self_name)
             sv.setType(self_type)
-            env.set("self", self_sugar(sv) if self_sugar is not None else sv)
+            env.set(self_name, self_sugar(sv) if self_sugar is not None else sv)
             names = names[1:]
         for name, t in zip(names, arg_types):
             v = g.addInput(name)
@@ -1387,7 +1408,10 @@ class Emitter:
             return special
         short = name.split(".")[-1]
         if getattr(obj, "__module__", None) == F.__name__ or obj is getattr(F, short, None):
-            return FunctionalSugar(obj, short, _F_RENAMES.get(short))
+            from . import _functional_source
+            if short in _functional_source.__all__ and obj is getattr(F, short, None):
+                return FunctionSugar(getattr(_functional_source, short))     # compiled from source, as torch's
+            return FunctionalSugar(obj, _F_OPS.get(short, short), _F_RENAMES.get(short))
         if callable(obj) and (name.startswith(("torch.", "cthtorch.")) or getattr(obj, "__module__", "") and
                               str(getattr(obj, "__module__", "")).startswith("cthtorch")
                               and not inspect.isfunction(obj)):
@@ -1775,6 +1799,19 @@ class Emitter:
     def static_cond(self, node, env):
         """A condition TorchScript decides while compiling: `x is None` where
         x is not Optional, isinstance(), torch.jit.is_scripting()."""
+        if isinstance(node, ast.Compare) and len(node.ops) == 1 and isinstance(node.ops[0], (ast.Is, ast.IsNot)) \
+                and isinstance(node.left, ast.Attribute) and isinstance(node.left.value, ast.Name) and \
+                isinstance(node.comparators[0], ast.Constant) and node.comparators[0].value is None:
+            # `self.norm is not None`: a module attribute that is None, or a submodule, decides it here
+            base = env.lookup(node.left.value.id)
+            if isinstance(base, ModuleSugar):
+                kind_, payload = base.info.lookup(node.left.attr)
+                is_not = isinstance(node.ops[0], ast.IsNot)
+                if kind_ == "module":
+                    return is_not
+                if kind_ == "constant" and payload is None or \
+                        kind_ == "attribute" and kind(payload) == "NoneType":
+                    return not is_not
         nt = self.none_test(node, env)
         if nt is not None:
             v = env.lookup(nt[0])
@@ -1797,6 +1834,14 @@ class Emitter:
         if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not):
             s = self.static_cond(node.operand, env)
             return None if s is None else not s
+        if isinstance(node, ast.BoolOp):
+            # `w is not None and x` with w None is False while compiling, as torch's short-circuit keeps
+            # its operands' static values: the branch that would read w is never emitted
+            decisive = isinstance(node.op, ast.Or)
+            vals = [self.static_cond(sub, env) for sub in node.values]
+            if decisive in vals:
+                return decisive
+            return (not decisive) if all(v is not None for v in vals) else None
         if isinstance(node, ast.Attribute) and node.attr == "training" and False:
             return None
         return None
@@ -2036,6 +2081,8 @@ class Emitter:
             return MethodSugar(sugar.value, sugar, name)
         if kind_ == "function":
             return FunctionSugar(payload)
+        if kind_ == "python_function":
+            return self.sugar_python(payload, getattr(payload, "__name__", name), loc)
         raise self.error(loc, "Module '%s' has no attribute '%s' %s" % (info.py_name, name, payload or ""))
 
     def constant_value(self, val, loc):
@@ -2139,8 +2186,10 @@ class Emitter:
             return self.node("aten::Float", [v], [T_float()], loc).output()
         if kt == "ListType":
             et = t.getElementType()
-            if kv == "IntType" and kind(et) == "IntType" and re.search(r"\[\d+\]", spelling):
-                return v if False else self.node("prim::ListConstruct", [v], [t], loc).output()
+            fixed = re.search(r"\[(\d+)\]", spelling)
+            if kv == "IntType" and kind(et) == "IntType" and fixed:
+                # an int where int[N] is expected is N copies of it, as torch's conversion makes it
+                return self.node("prim::ListConstruct", [v] * int(fixed.group(1)), [t], loc).output()
             n = v.node()
             if n.kind() in ("prim::ListConstruct", "prim::TupleConstruct") and not n.hasUses() if hasattr(
                     n, "hasUses") else False:
@@ -2482,9 +2531,9 @@ class Compiler:
             em = Emitter(ctx, resolver, self)
             graph = em.emit_def(fdef, types, ret)
             rt = ret or graph.outputs()[0].type()
-            qn = "__torch__.%s.%s" % (fn.__module__, fn.__qualname__) if fn.__module__ != "__main__" else \
-                "__torch__." + fn.__qualname__
-            cf = CompiledFunction(fn.__name__, qn.replace(".<locals>", ""), graph, names, types, defaults, rt, fn)
+            from ._module import class_type_name
+            qn = class_type_name(fn)       # cthtorch's own functions read as torch's, as class types do
+            cf = CompiledFunction(fn.__name__, qn, graph, names, types, defaults, rt, fn)
             self.functions[fn] = cf
             return cf
         finally:

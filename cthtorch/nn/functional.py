@@ -545,20 +545,9 @@ def feature_alpha_dropout(input, p=0.5, training=False, inplace=False):
 def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0, scale_grad_by_freq=False, sparse=False):
     if _has_torch_function_variadic(input, weight):
         return _handle_with_locals(embedding, locals())
-    if padding_idx is not None:
-        if padding_idx > 0:
-            assert padding_idx < weight.size(0), "Padding_idx must be within num_embeddings"
-        elif padding_idx < 0:
-            assert padding_idx >= -weight.size(0), "Padding_idx must be within num_embeddings"
-            padding_idx = weight.size(0) + padding_idx
-    else:
-        padding_idx = -1
+    padding_idx = _embedding_padding_idx(weight, padding_idx)
     if max_norm is not None:
-        with cthtorch.no_grad():
-            rows = weight[input.reshape(-1).unique()]
-            norms = rows.norm(norm_type, 1, keepdim=True)
-            scale = (max_norm / (norms + 1e-7)).clamp(max=1.0)
-            weight[input.reshape(-1).unique()] = rows * scale
+        cthtorch.embedding_renorm_(weight.detach(), input, max_norm, norm_type)
     if sparse and weight.requires_grad and cthtorch.is_grad_enabled():
         from cthtorch.nn._functional.sparse import embedding_sparse_grad
         return embedding_sparse_grad(weight, input, padding_idx, scale_grad_by_freq)
@@ -1000,6 +989,7 @@ from cthtorch.nn._functional.distance import _vector_norm, cosine_similarity, pa
 from cthtorch.nn._functional.normalization import rms_norm, local_response_norm  # noqa: E402,F401
 from cthtorch.nn._functional.shuffle import channel_shuffle, native_channel_shuffle  # noqa: E402,F401
 from cthtorch.nn._functional.sparse import embedding_bag  # noqa: E402,F401
+from cthtorch.nn._functional.sparse import embedding_padding_idx as _embedding_padding_idx  # noqa: E402
 from cthtorch.nn._functional.activation import (  # noqa: E402,F401
     elu_, selu_, celu_, leaky_relu_, hardtanh_, threshold_, rrelu_,
 )

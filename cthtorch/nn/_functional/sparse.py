@@ -2,11 +2,25 @@
 fixed-length bags, the mode names, max_norm) over the C kernel
 (torch.embedding_bag, src/ATen/ATEmbedding.c)."""
 import warnings
+from typing import Optional
 
 import cthtorch
 from cthtorch.overrides import _handle_with_locals, has_torch_function_variadic as _has_torch_function_variadic
 
 _BAG_MODES = {"sum": 0, "mean": 1, "max": 2}
+
+
+def embedding_padding_idx(weight: cthtorch.Tensor, padding_idx: Optional[int]) -> int:
+    """F.embedding's padding_idx checked against weight's rows and made non-negative (-1: none); typed,
+    so the F.embedding that TorchScript compiles (jit/_functional_source.py) calls it too."""
+    if padding_idx is not None:
+        if padding_idx > 0:
+            assert padding_idx < weight.size(0), "Padding_idx must be within num_embeddings"
+        elif padding_idx < 0:
+            assert padding_idx >= -weight.size(0), "Padding_idx must be within num_embeddings"
+            padding_idx = weight.size(0) + padding_idx
+        return padding_idx
+    return -1
 
 
 def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type=2, scale_grad_by_freq=False, mode="mean",

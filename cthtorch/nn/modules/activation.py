@@ -1,7 +1,9 @@
 """Activation modules (torch.nn.modules.activation), MultiheadAttention among them as in torch."""
 import math
+from typing import Optional, Tuple
 
 import cthtorch
+from cthtorch import Tensor
 from cthtorch.nn import functional as F
 from cthtorch.nn import init
 from cthtorch.nn.modules.linear import NonDynamicallyQuantizableLinear
@@ -269,7 +271,8 @@ class Softmax2d(Module):
         return F.softmax(input, -3)
 
 
-def _mha_mask(attn_mask, key_padding_mask, L, S, N, H, dtype):
+def _mha_mask(attn_mask: Optional[Tensor], key_padding_mask: Optional[Tensor], L: int, S: int, N: int, H: int,
+              dtype: cthtorch.dtype) -> Optional[Tensor]:
     """MHA's attn_mask and key_padding_mask (bool: True = masked out; float: added) merged into one mask
     in SDPA's terms (bool: True = attend; float: added), broadcastable to (N, H, L, S); None without masks"""
     mask = None
@@ -289,7 +292,8 @@ def _mha_mask(attn_mask, key_padding_mask, L, S, N, H, dtype):
     return mask
 
 
-def _mha_attention(q, k, v, L, S, N, H, attn_mask, key_padding_mask, is_causal, dropout_p):
+def _mha_attention(q: Tensor, k: Tensor, v: Tensor, L: int, S: int, N: int, H: int, attn_mask: Optional[Tensor],
+                   key_padding_mask: Optional[Tensor], is_causal: bool, dropout_p: float) -> Tensor:
     """F.scaled_dot_product_attention over the heads of projected (seq, batch, embed) q, k, v"""
     D = q.shape[-1] // H
     q = q.reshape(L, N, H, D).permute(1, 2, 0, 3)
@@ -299,6 +303,28 @@ def _mha_attention(q, k, v, L, S, N, H, attn_mask, key_padding_mask, is_causal, 
     causal = is_causal and mask is None
     out = F.scaled_dot_product_attention(q, k, v, attn_mask=mask, dropout_p=dropout_p, is_causal=causal)
     return out.permute(2, 0, 1, 3).reshape(L, N, H * D)
+
+
+def _mha_in_projection(query: Tensor, key: Tensor, value: Tensor, self_attention: bool, w: Optional[Tensor],
+                       b: Optional[Tensor], w_q: Optional[Tensor], w_k: Optional[Tensor],
+                       w_v: Optional[Tensor]) -> Tuple[Tensor, Tensor, Tensor]:
+    """MHA's q, k, v projections from the packed weight w or the separate w_q/w_k/w_v (typed so TorchScript
+    compiles it; a module function, as F.multi_head_attention_forward runs the forward on a namespace)"""
+    if w is not None and self_attention:
+        # one GEMM for the three projections (and one for each of their gradients), as torch packs them
+        qkv = F.linear(query, w, b).chunk(3, -1)
+        return qkv[0], qkv[1], qkv[2]
+    b_q: Optional[Tensor] = None
+    b_k: Optional[Tensor] = None
+    b_v: Optional[Tensor] = None
+    if b is not None:
+        bs = b.chunk(3)
+        b_q, b_k, b_v = bs[0], bs[1], bs[2]
+    if w is not None:
+        ws = w.chunk(3)
+        return F.linear(query, ws[0], b_q), F.linear(key, ws[1], b_k), F.linear(value, ws[2], b_v)
+    assert w_q is not None and w_k is not None and w_v is not None
+    return F.linear(query, w_q, b_q), F.linear(key, w_k, b_k), F.linear(value, w_v, b_v)
 
 
 class MultiheadAttention(Module):
@@ -344,8 +370,9 @@ class MultiheadAttention(Module):
             init.constant_(self.in_proj_bias, 0.0)
             init.constant_(self.out_proj.bias, 0.0)
 
-    def forward(self, query, key, value, key_padding_mask=None, need_weights=True, attn_mask=None,
-                average_attn_weights=True, is_causal=False):
+    def forward(self, query: Tensor, key: Tensor, value: Tensor, key_padding_mask: Optional[Tensor] = None,
+                need_weights: bool = True, attn_mask: Optional[Tensor] = None, average_attn_weights: bool = True,
+                is_causal: bool = False) -> Tuple[Tensor, Optional[Tensor]]:
         unbatched = query.dim() == 2
         self_attention = query is key and key is value
         if unbatched:
@@ -354,18 +381,8 @@ class MultiheadAttention(Module):
             query, key, value = query.transpose(0, 1), key.transpose(0, 1), value.transpose(0, 1)
         L, N, E = query.shape
         S = key.shape[0]
-        if self_attention and self._qkv_same_embed_dim:
-            # one GEMM for the three projections (and one for each of their gradients), as torch packs them
-            q, k, v = F.linear(query, self.in_proj_weight, self.in_proj_bias).chunk(3, -1)
-        else:
-            if self._qkv_same_embed_dim:
-                w_q, w_k, w_v = self.in_proj_weight.chunk(3)
-            else:
-                w_q, w_k, w_v = self.q_proj_weight, self.k_proj_weight, self.v_proj_weight
-            b_q, b_k, b_v = self.in_proj_bias.chunk(3) if self.in_proj_bias is not None else (None, None, None)
-            q = F.linear(query, w_q, b_q)
-            k = F.linear(key, w_k, b_k)
-            v = F.linear(value, w_v, b_v)
+        q, k, v = _mha_in_projection(query, key, value, self_attention, self.in_proj_weight, self.in_proj_bias,
+                                     self.q_proj_weight, self.k_proj_weight, self.v_proj_weight)
         H, D = self.num_heads, self.head_dim
         if not need_weights:   # torch's path too: the fused attention kernel, no weights formed
             p = self.dropout if self.training else 0.0

@@ -1,7 +1,7 @@
 """Convolutions (torch.nn.modules.conv): _ConvNd, Conv1d/2d/3d, _ConvTransposeNd and ConvTranspose1d/2d/3d
 (output_size picks the output padding, as in torch), and their lazy forms."""
 import math
-from typing import Optional
+from typing import List, Optional
 
 import cthtorch
 from cthtorch.nn import functional as F
@@ -149,34 +149,39 @@ class _ConvTransposeNd(_ConvNd):
         super().__init__(in_channels, out_channels, kernel_size, stride, padding, dilation, transposed, output_padding,
                          groups, bias, padding_mode, dtype, ntuple)
 
-    def _output_padding(self, input, output_size, stride, padding, kernel_size, num_spatial_dims, dilation=None):
+    def _output_padding(self, input: cthtorch.Tensor, output_size: Optional[List[int]], stride: List[int],
+                        padding: List[int], kernel_size: List[int], num_spatial_dims: int,
+                        dilation: Optional[List[int]] = None) -> List[int]:
+        # typed and written as torch's, so TorchScript compiles it for the transposed convs' forwards
+        ret: List[int] = []
         if output_size is None:
-            return _single(self.output_padding)
+            for p in self.output_padding:
+                ret.append(p)
+            return ret
         num_non_spatial_dims = 2 if input.dim() == num_spatial_dims + 2 else 1
-        output_size = list(output_size)
         if len(output_size) == num_non_spatial_dims + num_spatial_dims:
             output_size = output_size[num_non_spatial_dims:]
         if len(output_size) != num_spatial_dims:
-            raise ValueError("ConvTranspose%dD: for %dD input, output_size must have %d or %d elements (got %d)"
-                             % (num_spatial_dims, input.dim(), num_spatial_dims,
-                                num_non_spatial_dims + num_spatial_dims, len(output_size)))
-        min_sizes, max_sizes = [], []
+            raise ValueError("ConvTranspose{}D: for {}D input, output_size must have {} or {} elements (got {})".format(
+                num_spatial_dims, input.dim(), num_spatial_dims, num_non_spatial_dims + num_spatial_dims,
+                len(output_size)))
+        min_sizes: List[int] = []
+        max_sizes: List[int] = []
         for d in range(num_spatial_dims):
+            dil = 1
+            if dilation is not None:
+                dil = dilation[d]
             size = ((input.size(d + num_non_spatial_dims) - 1) * stride[d] - 2 * padding[d]
-                    + (dilation[d] if dilation is not None else 1) * (kernel_size[d] - 1) + 1)
+                    + dil * (kernel_size[d] - 1) + 1)
             min_sizes.append(size)
             max_sizes.append(size + stride[d] - 1)
-        for size, lo, hi in zip(output_size, min_sizes, max_sizes):
-            if size < lo or size > hi:
-                raise ValueError("requested an output size of %s, but valid sizes range from %s to %s (for an input "
-                                 "of %s)" % (output_size, min_sizes, max_sizes, input.size()[2:]))
-        return [output_size[d] - min_sizes[d] for d in range(num_spatial_dims)]
-
-    def _transposed_forward(self, conv, nd, input, output_size):
-        output_padding = self._output_padding(input, output_size, self.stride, self.padding, self.kernel_size, nd,
-                                              self.dilation)
-        return conv(input, self.weight, self.bias, self.stride, self.padding, output_padding, self.groups,
-                    self.dilation)
+        for i in range(len(output_size)):
+            if output_size[i] < min_sizes[i] or output_size[i] > max_sizes[i]:
+                raise ValueError("requested an output size of {}, but valid sizes range from {} to {} (for an input "
+                                 "of {})".format(output_size, min_sizes, max_sizes, input.size()[2:]))
+        for d in range(num_spatial_dims):
+            ret.append(output_size[d] - min_sizes[d])
+        return ret
 
 
 class ConvTranspose1d(_ConvTransposeNd):
@@ -185,8 +190,11 @@ class ConvTranspose1d(_ConvTransposeNd):
         super().__init__(in_channels, out_channels, kernel_size, stride, padding, dilation, True, output_padding,
                          groups, bias, padding_mode, dtype, _single)
 
-    def forward(self, input, output_size=None):
-        return self._transposed_forward(F.conv_transpose1d, 1, input, output_size)
+    def forward(self, input: cthtorch.Tensor, output_size: Optional[List[int]] = None) -> cthtorch.Tensor:
+        output_padding = self._output_padding(input, output_size, self.stride, self.padding, self.kernel_size, 1,
+                                              self.dilation)
+        return F.conv_transpose1d(input, self.weight, self.bias, self.stride, self.padding, output_padding,
+                                  self.groups, self.dilation)
 
 
 class ConvTranspose2d(_ConvTransposeNd):
@@ -195,8 +203,11 @@ class ConvTranspose2d(_ConvTransposeNd):
         super().__init__(in_channels, out_channels, kernel_size, stride, padding, dilation, True, output_padding,
                          groups, bias, padding_mode, dtype, _pair)
 
-    def forward(self, input, output_size=None):
-        return self._transposed_forward(F.conv_transpose2d, 2, input, output_size)
+    def forward(self, input: cthtorch.Tensor, output_size: Optional[List[int]] = None) -> cthtorch.Tensor:
+        output_padding = self._output_padding(input, output_size, self.stride, self.padding, self.kernel_size, 2,
+                                              self.dilation)
+        return F.conv_transpose2d(input, self.weight, self.bias, self.stride, self.padding, output_padding,
+                                  self.groups, self.dilation)
 
 
 class ConvTranspose3d(_ConvTransposeNd):
@@ -205,8 +216,11 @@ class ConvTranspose3d(_ConvTransposeNd):
         super().__init__(in_channels, out_channels, kernel_size, stride, padding, dilation, True, output_padding,
                          groups, bias, padding_mode, dtype, _triple)
 
-    def forward(self, input, output_size=None):
-        return self._transposed_forward(F.conv_transpose3d, 3, input, output_size)
+    def forward(self, input: cthtorch.Tensor, output_size: Optional[List[int]] = None) -> cthtorch.Tensor:
+        output_padding = self._output_padding(input, output_size, self.stride, self.padding, self.kernel_size, 3,
+                                              self.dilation)
+        return F.conv_transpose3d(input, self.weight, self.bias, self.stride, self.padding, output_padding,
+                                  self.groups, self.dilation)
 
 
 class _LazyConvXdMixin(LazyModuleMixin):

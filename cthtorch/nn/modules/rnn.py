@@ -3,8 +3,10 @@ PackedSequence, LSTM proj_size) and the cells: GEMMs plus the fused gate
 kernels (torch._fused_lstm_cell / _fused_gru_cell); weights named as PyTorch's."""
 import math
 import warnings
+from typing import Optional, Tuple
 
 import cthtorch
+from cthtorch import Tensor
 from cthtorch.nn import functional as F
 from cthtorch.nn import init
 from cthtorch.nn.modules.module import Module
@@ -264,16 +266,13 @@ class RNNBase(Module):
                 for n, s in zip(names, shapes):
                     setattr(self, n, Parameter(cthtorch.empty(s, dtype=dtype)))
                 self._flat_weights_names.extend(names)
+        self._init_flat_weights()
         self.reset_parameters()
 
     def reset_parameters(self):
         stdv = 1.0 / math.sqrt(self.hidden_size) if self.hidden_size > 0 else 0
         for w in self.parameters():
             init.uniform_(w, -stdv, stdv)
-
-    @property
-    def _flat_weights(self):
-        return [getattr(self, n) for n in self._flat_weights_names]
 
     def flatten_parameters(self):
         pass
@@ -301,8 +300,31 @@ class RNNBase(Module):
                 g("bias_ih_l%d%s") if self.bias else None, g("bias_hh_l%d%s") if self.bias else None,
                 g("weight_hr_l%d%s") if self.proj_size > 0 else None)
 
-    def forward(self, input, hx=None):
+    def _init_flat_weights(self):
+        # a list attribute as torch's: scripted forwards pass it to torch.lstm/gru/rnn_* as Tensor[]
+        self._flat_weights = [getattr(self, n) for n in self._flat_weights_names]
+
+    def __setattr__(self, attr, value):
+        names = self.__dict__.get("_flat_weights_names")
+        if names is not None and attr in names and "_flat_weights" in self.__dict__:
+            self._flat_weights[names.index(attr)] = value
+        super().__setattr__(attr, value)
+
+    def _apply(self, fn, recurse=True):
+        ret = super()._apply(fn, recurse)
+        self._init_flat_weights()     # a dtype change replaces the Parameters
+        return ret
+
+    def __setstate__(self, state):
+        super().__setstate__(state)
+        if "_flat_weights_names" in self.__dict__:
+            self._init_flat_weights()
+
+    def _eager_forward(self, input, hx):
+        """The whole forward for eager calls, PackedSequence included (TorchScript compiles each
+        class's annotated Tensor forward instead, as torch's overload for Tensor input)."""
         from cthtorch.nn.utils.rnn import PackedSequence
+        self._init_flat_weights()     # parametrizations may have replaced a weight since
         packed = isinstance(input, PackedSequence)
         if packed:
             padded, lengths = _unpack(input)
@@ -319,7 +341,7 @@ class RNNBase(Module):
             x = x.unsqueeze(1)
         elif batch_first:
             x = x.transpose(0, 1)
-        T, B = x.shape[0], x.shape[1]
+        B = x.shape[1]
         num_dir = 2 if self.bidirectional else 1
         is_lstm = self.mode == "LSTM"
         if hx is None:
@@ -336,30 +358,8 @@ class RNNBase(Module):
             h0 = h0.index_select(1, input.sorted_indices)
             if c0 is not None:
                 c0 = c0.index_select(1, input.sorted_indices)
-        hn, cn = [], []
-        layer_in = x
-        for layer in range(self.num_layers):
-            outs = []
-            for d in range(num_dir):
-                w_ih, w_hh, b_ih, b_hh, w_hr = self._weights(layer, d)
-                idx = layer * num_dir + d
-                hx0, cx0 = h0[idx], (c0[idx] if is_lstm else None)
-                if self.mode in ("LSTM", "GRU") and lengths is None and w_hr is None:
-                    res = _FusedLayer.apply(self.mode, d == 1, layer_in, hx0, cx0, w_ih, w_hh, b_ih, b_hh)
-                    out, h, c = res if is_lstm else (res[0], res[1], None)
-                else:
-                    out, h, c = _layer(self.mode, layer_in, hx0, cx0, w_ih, w_hh, b_ih, b_hh, w_hr, d == 1, lengths,
-                                       self.nonlinearity)
-                outs.append(out)
-                hn.append(h)
-                if is_lstm:
-                    cn.append(c)
-            layer_in = outs[0] if num_dir == 1 else cthtorch.cat(outs, -1)
-            if self.dropout and self.training and layer < self.num_layers - 1:
-                layer_in = F.dropout(layer_in, self.dropout, True)
-        output = layer_in
-        h_n = cthtorch.stack(hn, 0)
-        c_n = cthtorch.stack(cn, 0) if is_lstm else None
+        output, h_n, c_n = _run_layers(self.mode, x, h0, c0, self._flat_weights, self.bias, self.num_layers,
+                                       self.dropout, self.training, self.bidirectional, lengths)
         if packed:
             if input.unsorted_indices is not None:
                 h_n = h_n.index_select(1, input.unsorted_indices)
@@ -373,6 +373,90 @@ class RNNBase(Module):
         elif batch_first:
             output = output.transpose(0, 1)
         return output, ((h_n, c_n) if is_lstm else h_n)
+
+    def _check_input(self, input: Tensor):
+        if input.dim() != 2 and input.dim() != 3:
+            raise ValueError("{}: Expected input to be 2D or 3D, got {}D instead".format(self.mode, input.dim()))
+        if input.size(-1) != self.input_size:
+            raise RuntimeError("input.size(-1) must be equal to input_size. Expected {}, got {}".format(
+                self.input_size, input.size(-1)))
+
+    def _zero_state(self, input: Tensor, size: int) -> Tensor:
+        num_dir = 2 if self.bidirectional else 1
+        return cthtorch.zeros(self.num_layers * num_dir, input.size(1), size, dtype=input.dtype,
+                              device=input.device)
+
+    def _single_state_input(self, input: Tensor, hx: Optional[Tensor]) -> Tuple[Tensor, Tensor, bool]:
+        """GRU's and RNN's scripted forward before their op: (seq, batch, feature) input, h0, batched."""
+        self._check_input(input)
+        is_batched = input.dim() == 3
+        if not is_batched:
+            input = input.unsqueeze(1)
+        elif self.batch_first:
+            input = input.transpose(0, 1)
+        if hx is None:
+            h0 = self._zero_state(input, self.hidden_size)
+        else:
+            h0 = hx if is_batched else hx.unsqueeze(1)
+        return input, h0, is_batched
+
+    def _single_state_output(self, out: Tensor, h_n: Tensor, is_batched: bool) -> Tuple[Tensor, Tensor]:
+        if not is_batched:
+            return out.squeeze(1), h_n.squeeze(1)
+        if self.batch_first:
+            out = out.transpose(0, 1)
+        return out, h_n
+
+
+def _run_layers(mode, x, h0, c0, params, has_biases, num_layers, dropout, train, bidirectional, lengths):
+    """The layers over x (T, B, in) from the states h0 (and c0): params are the flat weights in
+    torch's order (w_ih, w_hh, b_ih, b_hh, w_hr per layer and direction, as present)."""
+    num_dir = 2 if bidirectional else 1
+    per = 2 + (2 if has_biases else 0)
+    if len(params) == per * num_layers * num_dir + num_layers * num_dir:
+        per += 1                                           # LSTM with projections: w_hr last
+    elif len(params) != per * num_layers * num_dir:
+        raise RuntimeError("%s: expected %d flat weights, got %d" % (mode.lower(), per * num_layers * num_dir,
+                                                                       len(params)))
+    is_lstm = mode == "LSTM"
+    hn, cn = [], []
+    layer_in = x
+    for layer in range(num_layers):
+        outs = []
+        for d in range(num_dir):
+            idx = layer * num_dir + d
+            ws = params[idx * per:(idx + 1) * per]
+            w_ih, w_hh = ws[0], ws[1]
+            b_ih, b_hh = (ws[2], ws[3]) if has_biases else (None, None)
+            w_hr = ws[-1] if per in (3, 5) else None
+            hx0, cx0 = h0[idx], (c0[idx] if is_lstm else None)
+            if mode in ("LSTM", "GRU") and lengths is None and w_hr is None:
+                res = _FusedLayer.apply(mode, d == 1, layer_in, hx0, cx0, w_ih, w_hh, b_ih, b_hh)
+                out, h, c = res if is_lstm else (res[0], res[1], None)
+            else:
+                nonlinearity = "relu" if mode == "RNN_RELU" else "tanh"
+                out, h, c = _layer(mode, layer_in, hx0, cx0, w_ih, w_hh, b_ih, b_hh, w_hr, d == 1, lengths,
+                                   nonlinearity)
+            outs.append(out)
+            hn.append(h)
+            if is_lstm:
+                cn.append(c)
+        layer_in = outs[0] if num_dir == 1 else cthtorch.cat(outs, -1)
+        if dropout and train and layer < num_layers - 1:
+            layer_in = F.dropout(layer_in, dropout, True)
+    return layer_in, cthtorch.stack(hn, 0), (cthtorch.stack(cn, 0) if is_lstm else None)
+
+
+def run_sequence(mode, input, h0, c0, params, has_biases, num_layers, dropout, train, bidirectional, batch_first):
+    """torch.lstm / torch.gru / torch.rnn_tanh / torch.rnn_relu (their `.input` overloads)."""
+    if input.dim() != 3:
+        raise RuntimeError("input must have 3 dimensions, got %d" % input.dim())
+    x = input.transpose(0, 1) if batch_first else input
+    out, h_n, c_n = _run_layers(mode, x, h0, c0, list(params), has_biases, num_layers, dropout, train,
+                                bidirectional, None)
+    if batch_first:
+        out = out.transpose(0, 1)
+    return out, h_n, c_n
 
 
 def _unpack(packed):
@@ -399,15 +483,62 @@ class RNN(RNNBase):
         super().__init__("RNN_" + nonlinearity.upper(), *args, nonlinearity=nonlinearity, **kwargs)
     # repr as torch's: RNNBase's fields only (nonlinearity is not shown)
 
+    def forward(self, input: Tensor, hx: Optional[Tensor] = None) -> Tuple[Tensor, Tensor]:
+        if not cthtorch.jit.is_scripting():
+            return self._eager_forward(input, hx)
+        x, h0, is_batched = self._single_state_input(input, hx)
+        if self.nonlinearity == "tanh":
+            out, h_n = cthtorch.rnn_tanh(x, h0, self._flat_weights, self.bias, self.num_layers, self.dropout,
+                                         self.training, self.bidirectional, False)
+        else:
+            out, h_n = cthtorch.rnn_relu(x, h0, self._flat_weights, self.bias, self.num_layers, self.dropout,
+                                         self.training, self.bidirectional, False)
+        return self._single_state_output(out, h_n, is_batched)
+
 
 class LSTM(RNNBase):
     def __init__(self, *args, **kwargs):
         super().__init__("LSTM", *args, **kwargs)
 
+    def forward(self, input: Tensor,
+                hx: Optional[Tuple[Tensor, Tensor]] = None) -> Tuple[Tensor, Tuple[Tensor, Tensor]]:
+        # eager calls (PackedSequence too) take _eager_forward; TorchScript compiles the rest, which is
+        # torch's Tensor overload: torch.lstm over the flat weights
+        if not cthtorch.jit.is_scripting():
+            return self._eager_forward(input, hx)
+        self._check_input(input)
+        is_batched = input.dim() == 3
+        if not is_batched:
+            input = input.unsqueeze(1)
+        elif self.batch_first:
+            input = input.transpose(0, 1)
+        if hx is None:
+            h0 = self._zero_state(input, self.proj_size if self.proj_size > 0 else self.hidden_size)
+            c0 = self._zero_state(input, self.hidden_size)
+        else:
+            h0, c0 = hx
+            if not is_batched:
+                h0, c0 = h0.unsqueeze(1), c0.unsqueeze(1)
+        out, h_n, c_n = cthtorch.lstm(input, [h0, c0], self._flat_weights, self.bias, self.num_layers,
+                                      self.dropout, self.training, self.bidirectional, False)
+        if not is_batched:
+            return out.squeeze(1), (h_n.squeeze(1), c_n.squeeze(1))
+        if self.batch_first:
+            out = out.transpose(0, 1)
+        return out, (h_n, c_n)
+
 
 class GRU(RNNBase):
     def __init__(self, *args, **kwargs):
         super().__init__("GRU", *args, **kwargs)
+
+    def forward(self, input: Tensor, hx: Optional[Tensor] = None) -> Tuple[Tensor, Tensor]:
+        if not cthtorch.jit.is_scripting():
+            return self._eager_forward(input, hx)
+        x, h0, is_batched = self._single_state_input(input, hx)
+        out, h_n = cthtorch.gru(x, h0, self._flat_weights, self.bias, self.num_layers, self.dropout, self.training,
+                                self.bidirectional, False)
+        return self._single_state_output(out, h_n, is_batched)
 
 
 class RNNCellBase(Module):

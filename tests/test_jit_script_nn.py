@@ -1,0 +1,329 @@
+"""torch.jit.script of torch.nn's own modules (recurrent, attention, transformer, embedding,
+upsampling, adaptive pooling, transposed convolution), alone and held by a user module: outputs
+equal to eager, close to torch.jit.script of the same torch module, `.code`/`.graph` naming
+torch's ops, and archives that load in cthtorch and in torch."""
+import io
+from typing import Optional
+
+import numpy as np
+import pytest
+
+import cthtorch
+from cthtorch import nn
+from tests.oracle import require_torch
+
+torch = require_torch()
+
+RS = np.random.RandomState(0)
+
+
+def pair(name, *args, **kw):
+    """cthtorch's and torch's module of one kind with the same weights (eval mode: no dropout)."""
+    t = getattr(torch.nn, name)(*args, **kw).eval()
+    c = getattr(nn, name)(*args, **kw).eval()
+    c.load_state_dict({k: cthtorch.tensor(v.detach().numpy()) for k, v in t.state_dict().items()})
+    return c, t
+
+
+class _Holder(torch.nn.Module):
+    # torch's scripted nn.LSTM has only its overloads (forward__0/1) at top level: a holder calls it
+    def __init__(self, m):
+        super().__init__()
+        self.m = m
+
+    def forward(self, x):
+        return self.m(x)
+
+
+def flat(out):
+    if isinstance(out, (tuple, list)):
+        return [y for x in out for y in flat(x)]
+    return [] if out is None else [out]
+
+
+def assert_same(scripted, eager, traced_torch=None):
+    a, e = flat(scripted), flat(eager)
+    assert len(a) == len(e)
+    for x, y in zip(a, e):
+        assert cthtorch.equal(x, y)
+    if traced_torch is not None:
+        b = flat(traced_torch)
+        assert len(a) == len(b)
+        for x, y in zip(a, b):
+            assert tuple(x.shape) == tuple(y.shape)
+            np.testing.assert_allclose(x.detach().numpy(), y.detach().numpy(), rtol=1e-5, atol=1e-6)
+
+
+def roundtrip(sm):
+    buf = io.BytesIO()
+    cthtorch.jit.save(sm, buf)
+    return buf.getvalue()
+
+
+RECURRENT = [
+    ("LSTM", (4, 5), {"num_layers": 2}),
+    ("LSTM", (4, 5), {"bidirectional": True, "batch_first": True}),
+    ("LSTM", (4, 5), {"proj_size": 3}),
+    ("GRU", (4, 5), {"num_layers": 2, "bidirectional": True}),
+    ("RNN", (4, 5), {"nonlinearity": "relu"}),
+    ("RNN", (4, 5), {"bias": False}),
+]
+
+
+@pytest.mark.parametrize("name, args, kw", RECURRENT, ids=["%s%d" % (r[0], i) for i, r in enumerate(RECURRENT)])
+def test_recurrent_layers_match_eager_and_torch(name, args, kw):
+    c, t = pair(name, *args, **kw)
+    sc, st = cthtorch.jit.script(c), torch.jit.script(_Holder(t))
+    x = RS.randn(3, 2, 4).astype(np.float32)
+    assert_same(sc(cthtorch.tensor(x)), c(cthtorch.tensor(x)), st(torch.tensor(x)))
+    assert_same(sc(cthtorch.tensor(x[:, 0])), c(cthtorch.tensor(x[:, 0])), st(torch.tensor(x[:, 0])))   # unbatched
+    op = {"LSTM": "lstm", "GRU": "gru"}.get(name, "rnn_" + kw.get("nonlinearity", "tanh"))
+    inlined = str(sc._get_method("forward").inlined_graph)
+    assert "aten::%s(" % op in inlined
+    assert [o for o in ("lstm", "gru", "rnn_tanh", "rnn_relu") if "aten::%s(" % o in inlined] == [op] or \
+        name == "RNN"    # RNN's graph holds both nonlinearities behind its mode's test
+    if name == "LSTM":
+        assert "torch.lstm(" in sc.code
+
+
+def test_recurrent_given_state_and_gradients():
+    c, t = pair("LSTM", 4, 5, num_layers=2)
+    sc = cthtorch.jit.script(c)
+    x = cthtorch.tensor(RS.randn(3, 2, 4).astype(np.float32), requires_grad=True)
+    h = cthtorch.tensor(RS.randn(2, 2, 5).astype(np.float32))
+    cc = cthtorch.tensor(RS.randn(2, 2, 5).astype(np.float32))
+    out, (hn, cn) = sc(x, (h, cc))
+    ref, (hr, cr) = c(x, (h, cc))
+    tout, (th, tc) = t(to_t(x), (to_t(h), to_t(cc)))
+    assert_same((out, hn, cn), (ref, hr, cr), (tout, th, tc))
+    wrt = [x, c.weight_hh_l0, c.bias_ih_l1]
+    g1 = cthtorch.autograd.grad((out.sum() + cn.sum()), wrt)
+    g2 = cthtorch.autograd.grad((ref.sum() + cr.sum()), wrt)
+    for a, b in zip(g1, g2):
+        np.testing.assert_allclose(a.numpy(), b.numpy(), rtol=1e-6, atol=1e-7)
+    g = cthtorch.jit.script(nn.GRU(4, 5))
+    with pytest.raises(ValueError, match=r"^GRU: Expected input to be 2D or 3D, got 4D instead$"):
+        g(cthtorch.zeros(1, 2, 3, 4))
+    with pytest.raises(RuntimeError, match="input.size\\(-1\\) must be equal to input_size. Expected 4, got 5"):
+        g(cthtorch.zeros(2, 3, 5))
+
+
+def to_t(x):
+    return torch.from_numpy(x.detach().numpy().copy())
+
+
+class Tagger(nn.Module):
+    """A user module whose methods name their first parameter `s` (TorchScript does not require `self`)."""
+
+    def __init__(s):
+        super().__init__()
+        s.emb = nn.Embedding(10, 4)
+        s.rnn = nn.LSTM(4, 5, batch_first=True)
+        s.gru = nn.GRU(5, 3)
+        s.fc = nn.Linear(3, 2)
+
+    def forward(s, idx):
+        y, (h, c) = s.rnn(s.emb(idx))
+        z, _ = s.gru(y)
+        return s.fc(z[:, -1])
+
+
+def test_module_holding_recurrent_layers_code_and_archives():
+    m = Tagger()
+    sm = cthtorch.jit.script(m)
+    idx = cthtorch.tensor([[1, 2, 3, 9], [0, 4, 4, 8]])
+    assert_same(sm(idx), m(idx))
+    assert sm.code.startswith("def forward(s,\n")
+    assert str(sm.graph).startswith("graph(%s : __torch__.")
+    assert "torch.lstm(" in sm.rnn.code and "torch.gru(" in sm.gru.code
+    data = roundtrip(sm)
+    loaded = cthtorch.jit.load(io.BytesIO(data))
+    assert_same(loaded(idx), m(idx))
+    # the loaded LSTM's weight list holds its Parameters, so training the loaded module reaches them
+    assert loaded.rnn._flat_weights[0] is loaded.rnn.weight_ih_l0
+    tl = torch.jit.load(io.BytesIO(data))                      # torch reads our archive (typed lists)
+    assert_same(m(idx), m(idx), tl(to_t(idx)))
+
+
+def test_flat_weights_follow_the_parameters():
+    m = nn.LSTM(3, 4)
+    m.double()
+    assert all(w.dtype == cthtorch.float64 for w in m._flat_weights)
+    new = nn.Parameter(cthtorch.zeros(16, 4, dtype=cthtorch.float64))
+    m.weight_hh_l0 = new
+    assert m._flat_weights[1] is new
+    sm = cthtorch.jit.script(m)
+    x = cthtorch.randn(2, 1, 3, dtype=cthtorch.float64)
+    assert_same(sm(x), m(x))
+
+
+MHA = [{}, {"batch_first": True}, {"kdim": 6, "vdim": 5}]
+
+
+@pytest.mark.parametrize("kw", MHA, ids=["plain", "batch_first", "kdim_vdim"])
+def test_multihead_attention_matches_eager_and_torch(kw):
+    c, t = pair("MultiheadAttention", 8, 2, **kw)
+    sc, st = cthtorch.jit.script(c), torch.jit.script(t)
+    L, S, N = 3, 4, 2
+    shape = (lambda n, l, e: (n, l, e)) if kw.get("batch_first") else (lambda n, l, e: (l, n, e))
+    q = RS.randn(*shape(N, L, 8)).astype(np.float32)
+    k = RS.randn(*shape(N, S, kw.get("kdim", 8))).astype(np.float32)
+    v = RS.randn(*shape(N, S, kw.get("vdim", 8))).astype(np.float32)
+    kpm = np.array([[False, False, True, False], [False] * 4])
+    for extra in ({}, {"need_weights": False}, {"key_padding_mask": kpm, "average_attn_weights": False}):
+        ce = {n: cthtorch.tensor(a) if isinstance(a, np.ndarray) else a for n, a in extra.items()}
+        te = {n: torch.tensor(a) if isinstance(a, np.ndarray) else a for n, a in extra.items()}
+        args_c = [cthtorch.tensor(a) for a in (q, k, v)]
+        a, e = sc(*args_c, **ce), c(*args_c, **ce)
+        b = st(*[torch.tensor(a) for a in (q, k, v)], **te)
+        assert (a[1] is None) == (b[1] is None)
+        assert_same(a, e, b)
+    if not kw:   # self-attention (one tensor) takes the packed projection
+        x = cthtorch.tensor(q)
+        assert_same(sc(x, x, x), c(x, x, x))
+        data = roundtrip(sc)
+        assert_same(cthtorch.jit.load(io.BytesIO(data))(x, x, x), c(x, x, x))
+        assert_same(c(x, x, x), c(x, x, x), torch.jit.load(io.BytesIO(data))(to_t(x), to_t(x), to_t(x)))
+
+
+def test_multihead_attention_without_bias_scripts():
+    # torch's own forward reads self.in_proj_bias.dtype and does not compile here; ours does
+    m = nn.MultiheadAttention(8, 2, bias=False)
+    x = cthtorch.randn(3, 2, 8)
+    assert_same(cthtorch.jit.script(m)(x, x, x), m(x, x, x))
+
+
+@pytest.mark.parametrize("kw", [{}, {"norm_first": True, "activation": "gelu", "batch_first": True}],
+                         ids=["post_norm_relu", "pre_norm_gelu"])
+@pytest.mark.parametrize("stack", [False, True], ids=["layer", "encoder"])
+def test_transformer_encoder_matches_eager_and_torch(kw, stack):
+    c, t = pair("TransformerEncoderLayer", 8, 2, 16, dropout=0.0, **kw)
+    if stack:
+        c = nn.TransformerEncoder(c, 2, norm=nn.LayerNorm(8)).eval()
+        t = torch.nn.TransformerEncoder(t, 2, norm=torch.nn.LayerNorm(8), enable_nested_tensor=False).eval()
+        c.norm.load_state_dict({k: cthtorch.tensor(v.numpy()) for k, v in t.norm.state_dict().items()})
+        for cl, tl in zip(c.layers, t.layers):
+            cl.load_state_dict({k: cthtorch.tensor(v.detach().numpy()) for k, v in tl.state_dict().items()})
+    sc, st = cthtorch.jit.script(c), torch.jit.script(t)
+    x = RS.randn(3, 2, 8).astype(np.float32)
+    kpm = np.zeros((3, 2) if kw.get("batch_first") else (2, 3), dtype=bool)
+    kpm[0, -1] = True
+    assert_same(sc(cthtorch.tensor(x), src_key_padding_mask=cthtorch.tensor(kpm)),
+                c(cthtorch.tensor(x), src_key_padding_mask=cthtorch.tensor(kpm)),
+                st(torch.tensor(x), src_key_padding_mask=torch.tensor(kpm)))
+    if stack:
+        data = roundtrip(sc)
+        assert_same(cthtorch.jit.load(io.BytesIO(data))(cthtorch.tensor(x)), c(cthtorch.tensor(x)),
+                    torch.jit.load(io.BytesIO(data))(torch.tensor(x)))
+
+
+LAYERS = [
+    ("Embedding", (10, 4), {}, "int"),
+    ("Embedding", (10, 4), {"padding_idx": -2}, "int"),
+    ("Upsample", (), {"scale_factor": 2}, (1, 2, 3, 4)),
+    ("Upsample", (), {"size": (5, 7), "mode": "bilinear", "align_corners": True}, (1, 2, 3, 4)),
+    ("Upsample", (), {"scale_factor": (2.0, 1.5), "mode": "bicubic"}, (1, 2, 4, 4)),
+    ("AdaptiveMaxPool2d", (3,), {}, (1, 2, 7, 8)),
+    ("AdaptiveMaxPool2d", ((2, 3),), {"return_indices": True}, (1, 2, 7, 8)),
+    ("AdaptiveMaxPool3d", (2,), {}, (1, 2, 5, 4, 4)),
+    ("AdaptiveMaxPool1d", (3,), {"return_indices": True}, (1, 2, 7)),
+    ("ConvTranspose2d", (2, 3, 3), {"stride": 2, "output_padding": 1}, (1, 2, 4, 4)),
+    ("ConvTranspose1d", (2, 3, 3), {"dilation": 2}, (1, 2, 6)),
+    ("ConvTranspose3d", (2, 1, 2), {"bias": False}, (1, 2, 3, 3, 3)),
+]
+
+
+@pytest.mark.parametrize("name, args, kw, shape", LAYERS, ids=["%s%d" % (r[0], i) for i, r in enumerate(LAYERS)])
+def test_layers_match_eager_and_torch(name, args, kw, shape):
+    c, t = pair(name, *args, **kw)
+    sc, st = cthtorch.jit.script(c), torch.jit.script(t)
+    x = RS.randint(0, 10, (2, 5)) if shape == "int" else RS.randn(*shape).astype(np.float32)
+    assert_same(sc(cthtorch.tensor(x)), c(cthtorch.tensor(x)), st(torch.tensor(x)))
+    data = roundtrip(sc)
+    assert_same(cthtorch.jit.load(io.BytesIO(data))(cthtorch.tensor(x)), c(cthtorch.tensor(x)),
+                torch.jit.load(io.BytesIO(data))(torch.tensor(x)))
+
+
+def test_embedding_compiles_from_source_and_max_norm_renormalizes():
+    m = nn.Embedding(10, 4, max_norm=1.0)
+    with cthtorch.no_grad():
+        m.weight.mul_(5)
+    sm = cthtorch.jit.script(m)
+    # F.embedding is compiled from source, called as torch calls it
+    assert "__torch__.torch.nn.functional.embedding(" in sm.code
+    idx = cthtorch.tensor([[1, 8, 3]])
+    ref = nn.Embedding(10, 4, max_norm=1.0)
+    ref.load_state_dict(m.state_dict())
+    assert_same(sm(idx), ref(idx))
+    np.testing.assert_allclose(m.weight.norm(dim=1)[[1, 8, 3]].detach().numpy(), 1.0, rtol=1e-5)
+    assert_same(m.weight, ref.weight)
+
+
+def test_conv_transpose_output_size():
+    c, t = pair("ConvTranspose2d", 2, 3, 3, stride=2)
+    sc, st = cthtorch.jit.script(c), torch.jit.script(t)
+    x = RS.randn(1, 2, 4, 4).astype(np.float32)
+    for size in ([10, 10], [1, 3, 9, 10]):
+        assert_same(sc(cthtorch.tensor(x), size), c(cthtorch.tensor(x), size), st(torch.tensor(x), size))
+    msg = "requested an output size of [20, 20], but valid sizes range from [9, 9] to [10, 10] (for an input of [4, 4])"
+    with pytest.raises(ValueError) as e:
+        sc(cthtorch.tensor(x), [20, 20])
+    assert str(e.value) == msg
+    with pytest.raises(Exception) as et:
+        st(torch.tensor(x), [20, 20])
+    assert str(et.value).strip().endswith("builtins.ValueError: " + msg)
+
+
+class BadHidden(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.rnn = nn.LSTM(4, 5)
+
+    def forward(self, x):
+        return self.rnn(x, 3)[0]
+
+
+class BadMask(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.attn = nn.MultiheadAttention(8, 2)
+
+    def forward(self, x, mask: Optional[int] = None):
+        return self.attn(x, x, x, key_padding_mask=mask)[0]
+
+
+@pytest.mark.parametrize("mod", ["BadHidden", "BadMask"])
+def test_type_errors_are_torchs_kind(mod):
+    # argument types the annotated forwards reject while compiling, in torch and here
+    ct_cls = globals()[mod]
+    th_src = {"BadHidden": ("rnn", lambda: torch.nn.LSTM(4, 5), "return self.rnn(x, 3)[0]"),
+              "BadMask": ("attn", lambda: torch.nn.MultiheadAttention(8, 2),
+                          "return self.attn(x, x, x, key_padding_mask=mask)[0]")}[mod]
+
+    class Th(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            setattr(self, th_src[0], th_src[1]())
+
+    Th.forward = ct_cls.forward
+    with pytest.raises(RuntimeError) as et:
+        torch.jit.script(Th())
+    with pytest.raises(RuntimeError) as ec:
+        cthtorch.jit.script(ct_cls())
+    assert "Expected a value of type" in str(et.value)
+    assert "Expected a value of type" in str(ec.value)
+    assert "<--- HERE" in str(ec.value)
+
+
+def test_full_transformer_with_causal_target_mask():
+    c, t = pair("Transformer", 8, 2, 1, 2, 16, dropout=0.0)
+    sc, st = cthtorch.jit.script(c), torch.jit.script(t)
+    src = RS.randn(4, 2, 8).astype(np.float32)
+    tgt = RS.randn(3, 2, 8).astype(np.float32)
+    mask = np.triu(np.full((3, 3), -np.inf, dtype=np.float32), 1)
+    args_c = (cthtorch.tensor(src), cthtorch.tensor(tgt))
+    assert_same(sc(*args_c, tgt_mask=cthtorch.tensor(mask)), c(*args_c, tgt_mask=cthtorch.tensor(mask)),
+                st(torch.tensor(src), torch.tensor(tgt), tgt_mask=torch.tensor(mask)))
+    data = roundtrip(sc)
+    assert_same(cthtorch.jit.load(io.BytesIO(data))(*args_c), c(*args_c),
+                torch.jit.load(io.BytesIO(data))(torch.tensor(src), torch.tensor(tgt)))
