@@ -15,7 +15,8 @@ typedef enum {
 } THVecOp;
 
 /* o[i] = op(a[i]) for n contiguous elements; returns 0 (having written nothing) when this cpu
- * lacks AVX2/FMA/F16C or CTHTORCH_VEC_MATH=scalar is set, so the caller runs its scalar loop */
+ * lacks AVX2/FMA/F16C, CTHTORCH_VEC_MATH=scalar is set, or the op keeps its libmvec loop (the
+ * `dispatched` table of THVecMath.c), so the caller runs its scalar loop */
 int th_vec_unary_float(THVecOp op, float *o, const float *a, int64_t n);
 int th_vec_unary_half(THVecOp op, THHalf *o, const THHalf *a, int64_t n);
 int th_vec_unary_bf16(THVecOp op, THBFloat16 *o, const THBFloat16 *a, int64_t n);
