@@ -22,7 +22,7 @@ SPECIAL = np.array([0.0, -0.0, np.inf, -np.inf, np.nan, 1e-45, -1e-45, 1.1754944
                    dtype=np.float32)
 # the ops whose contiguous loops stay on glibc's vector libm, faster than THVecMath.c's kernels
 # (its `dispatched` table): test_undispatched_kernels_forced runs those kernels
-SLOWER = ["exp", "sigmoid", "erf", "gelu", "sqrt"]
+SLOWER = ["exp", "sigmoid", "erf", "gelu", "sqrt", "sin", "tan"]
 
 
 def fn(lib, op):
