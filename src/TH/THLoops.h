@@ -7,6 +7,7 @@
 
 #include "THDispatch.h"
 #include "THScalarOps.h"   /* THOpArgs, the op math shared with THC */
+#include "THVecMath.h"     /* the AVX2 transcendentals of TH_VEC_UNARY_LOOP */
 #include <stdatomic.h>
 
 /* Set by a kernel that meets an error it cannot return (integer division
@@ -39,6 +40,12 @@ static inline void th_kernel_fail(int code) {
 #else
 #define TH_CONTIG(CHUNKED, PLAIN) TH_UNPAREN PLAIN
 #endif
+
+/* THVecMath.c's contiguous vector kernel for this dtype (none for double and the rest) */
+#undef TH_VEC_UNARY
+#define TH_VEC_UNARY(OP, O, A, N)                                               \
+  _Generic((scalar_t *)0, float *: th_vec_unary_float, THHalf *: th_vec_unary_half, \
+           THBFloat16 *: th_vec_unary_bf16, default: th_vec_unary_none)(OP, (void *)(O), (const void *)(A), N)
 
 #ifndef TH_LOOP_MACROS
 #define TH_LOOP_MACROS
@@ -99,6 +106,15 @@ static inline void th_kernel_fail(int code) {
   }
 
 #define TH_UNARY_LOOP(NAME, EXPR) TH_UNARY_LOOP_P(NAME, EXPR, )
+/* TH_UNARY_LOOP_P whose contiguous float32/float16/bfloat16 case goes to THVecMath.c's kernel
+ * VOP when the cpu has AVX2/FMA and COND (the op's arguments allow it, e.g. gelu's exact form) */
+#define TH_VEC_UNARY_LOOP(NAME, EXPR, SIMD, VOP, COND)                          \
+  static TH_UNARY_LOOP_P(NAME##_scalar, EXPR, SIMD)                             \
+  void THTensor_(NAME)(char **data, const int64_t *st, int64_t n, const void *extra_in) { \
+    TH_LOCAL_ARGS                                                               \
+    if (st[0] == TH_S && st[1] == TH_S && (COND) && TH_VEC_UNARY(VOP, data[0], data[1], n)) return; \
+    THTensor_(NAME##_scalar)(data, st, n, extra_in);                            \
+  }
 #define TH_SIMD_UNARY_LOOP(NAME, EXPR) TH_UNARY_LOOP_P(NAME, EXPR, _Pragma("omp simd"))
 
 /* out = EXPR(a, b); OTYPE/OFROM give the output type (bool for comparisons) */

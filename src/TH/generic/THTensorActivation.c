@@ -9,9 +9,9 @@ TH_DEFINE_ACTIVATION_HELPERS(THTensor_(sigm), THTensor_(softplus1), THTensor_(ge
 #undef TH_F
 #define TH_F(n) THTensor_(n)
 
-TH_SIMD_UNARY_LOOP(gelu_loop, TH_OP_GELU(x))
+TH_VEC_UNARY_LOOP(gelu_loop, TH_OP_GELU(x), _Pragma("omp simd"), TH_VEC_GELU, TH_ARG(0) == 0)
 TH_SIMD_BINARY_LOOP(gelu_backward_loop, TH_OP_GELU_BACKWARD(a, b))
-TH_SIMD_UNARY_LOOP(silu_loop, TH_OP_SILU(x))
+TH_VEC_UNARY_LOOP(silu_loop, TH_OP_SILU(x), _Pragma("omp simd"), TH_VEC_SILU, 1)
 TH_SIMD_BINARY_LOOP(silu_backward_loop, TH_OP_SILU_BACKWARD(a, b))
 TH_SIMD_UNARY_LOOP(leaky_relu_loop, TH_OP_LEAKY_RELU(x))
 TH_SIMD_BINARY_LOOP(leaky_relu_backward_loop, TH_OP_LEAKY_RELU_BACKWARD(a, b))
