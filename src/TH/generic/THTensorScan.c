@@ -143,14 +143,6 @@ static void THTensor_(scan_extreme)(const THScanArgs *a, int64_t o0, int64_t o1,
   int64_t *idx = a->idx, D = a->D, inner = a->inner;
   bool is_max = a->op == TH_SCAN_MAX;
   if (inner == 1) {
-    /* Results of 4 MiB and more are stored past the cache (movnti) on x86,
-     * so writing them costs no read of the lines first; that read was a
-     * third of this loop's memory traffic. Each row's bytes go out in
-     * sequence, so the lines still leave whole. */
-#if defined(__SSE2__)
-    bool stream = (o1 - o0) * D * (int64_t)(sizeof(scalar_t) + sizeof(int64_t)) >= (4 << 20) &&
-                  (sizeof(scalar_t) == 4 || sizeof(scalar_t) == 8);
-#endif
     for (int64_t o = o0; o < o1; o++) {
       const scalar_t *xl = x + o * D;
       if (!D) continue;
@@ -159,24 +151,10 @@ static void THTensor_(scan_extreme)(const THScanArgs *a, int64_t o0, int64_t o1,
       for (int64_t k = 0; k < D; k++) {
         compute_t v = TOC(xl[k]);
         if (TAKES(v, c, is_max)) { c = v; ci = k; }
-        scalar_t cs = FROMC(c);
-#if defined(__SSE2__)
-        if (stream) {
-          long long u = 0;
-          memcpy(&u, &cs, sizeof(scalar_t) < 8 ? sizeof(scalar_t) : 8);
-          if (sizeof(scalar_t) == 4) _mm_stream_si32((int *)(out + o * D + k), (int)u);
-          else _mm_stream_si64((long long *)(out + o * D + k), u);
-          _mm_stream_si64((long long *)(idx + o * D + k), ci);
-          continue;
-        }
-#endif
-        out[o * D + k] = cs;
+        out[o * D + k] = FROMC(c);
         idx[o * D + k] = ci;
       }
     }
-#if defined(__SSE2__)
-    if (stream) _mm_sfence();
-#endif
     return;
   }
   compute_t cv[TH_SCAN_BLOCK];
