@@ -110,3 +110,18 @@ def test_gradients(op):
     x.grad = None
     (f(x) * ct.tensor(w)).sum().backward()
     same(x.grad, xt.grad, 1e-9)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "int32", "int64"])
+def test_cummax_cummin_large_rows_streamed(dtype):
+    """results of 4 MiB and more are stored past the cache: values and
+    indices (ties move to the last equal element, NaN takes over) as torch's"""
+    a = np.random.RandomState(1).randint(-50, 50, (400, 1500)).astype(np.float64)
+    if dtype.startswith("float"):
+        a[::7, 3::97] = np.nan
+    t = torch.tensor(a).to(getattr(torch, dtype))
+    c = ct.tensor(a).to(getattr(ct, dtype))
+    for name in ("cummax", "cummin"):
+        (cv, ci), (tv, ti) = getattr(ct, name)(c, 1), getattr(torch, name)(t, 1)
+        np.testing.assert_array_equal(np.asarray(cv.tolist()), tv.numpy())
+        assert ci.tolist() == ti.tolist()

@@ -90,6 +90,54 @@ def test_topk_distinct(dtype):
     same(ct.sort(c, 1, True), torch.sort(t, 1, True))
 
 
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_full_row_sorts_on_packed_keys(dtype):
+    """Full sorts and topk with k > 16 sort (value rank, index) keys packed in
+    64 bits: rows of every length across the 8-element networks and the
+    merges, ties, -0.0 beside 0.0, infinities and NaNs, both directions."""
+    fl = dtype.startswith(("float", "bf"))
+    for n in list(range(1, 20)) + [31, 33, 63, 64, 65, 100, 257]:
+        a = RS.randint(-4, 4, (3, n)).astype(np.float64)
+        if fl:
+            a[0] = np.where(RS.rand(n) < 0.3, -0.0, a[0])
+            a[1, ::5], a[1, 1::7], a[2, ::3] = np.nan, np.inf, -np.inf
+        elif dtype == "uint8":
+            a += 4
+        c, t = pair(a, dtype)
+        for desc in (False, True):
+            same(ct.sort(c, dim=1, descending=desc, stable=True), torch.sort(t, dim=1, descending=desc, stable=True))
+            same(ct.argsort(c.t(), dim=0, descending=desc, stable=True),
+                 torch.argsort(t.t(), dim=0, descending=desc, stable=True))
+            if n > 17:   # torch's topk orders ties its own way: the values, and indices that hold them
+                (cv, ci), (tv, _) = ct.topk(c, 17, largest=desc), torch.topk(t, 17, largest=desc)
+                same(cv, tv)
+                same(ct.gather(c, 1, ci), tv)
+        same(ct.msort(c.t()), torch.msort(t.t()))
+
+
+def test_packed_keys_wide_int64_and_double_rows():
+    """int64/double rows whose values span more bits than the index leaves
+    take the pair sort; narrower ones the packed keys: both exact"""
+    big = 2 ** 62
+    rows = [RS.randint(-big, big, 64, dtype=np.int64), RS.randint(-2 ** 40, 2 ** 40, 64, dtype=np.int64),
+            np.array([big + 5, big + 1, big + 5, big, big + 2] * 13, dtype=np.int64),
+            np.array([-2 ** 63, 2 ** 63 - 1, 0, -1, 2 ** 63 - 1] * 13, dtype=np.int64)]
+    for r in rows:
+        c, t = ct.tensor(r.tolist()), torch.tensor(r.tolist())
+        for desc in (False, True):
+            same(ct.sort(c, descending=desc, stable=True), torch.sort(t, descending=desc, stable=True))
+            (cv, ci), (tv, _) = ct.topk(c, 20, largest=desc), torch.topk(t, 20, largest=desc)
+            same(cv, tv)   # ties: torch's topk orders them its own way
+            same(c[ci], tv)
+    d = RS.randn(4, 70) * 1e300
+    d[1, ::9] = np.nan
+    d[2] = RS.randint(-3, 3, 70)
+    d[3, ::2] = -0.0
+    c, t = ct.tensor(d), torch.tensor(d)
+    for desc in (False, True):
+        same(ct.sort(c, dim=1, descending=desc, stable=True), torch.sort(t, dim=1, descending=desc, stable=True))
+
+
 def test_nan_placement():
     a = np.array([[1.0, np.nan, 2, np.nan, -1, 0]])
     c, t = pair(a, "float32")

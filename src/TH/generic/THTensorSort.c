@@ -271,6 +271,53 @@ static void THTensor_(row)(const THSortRows *s, Pair *p, int64_t nnan, int64_t *
   }
 }
 
+/* The value's key: unsigned order = the sort's order of values. Floats map
+ * their bits (sign flipped, negatives inverted), -0.0 to 0.0 (they tie) and
+ * every NaN above +inf, in the width of compute_t. */
+static inline uint64_t THTensor_(ord)(compute_t v) {
+#if defined(TH_REAL_IS_FLOATING)
+  if (v != v) return sizeof(compute_t) == 4 ? 0xffffffffull : ~0ull;
+  if (v == 0) return sizeof(compute_t) == 4 ? 0x80000000ull : 1ull << 63;
+  if (sizeof(compute_t) == 4) {
+    float f = (float)v;
+    uint32_t u;
+    memcpy(&u, &f, 4);
+    return (u >> 31) ? (uint32_t)~u : (u | 0x80000000u);
+  } else {
+    double d = (double)v;
+    uint64_t u;
+    memcpy(&u, &d, 8);
+    return (u >> 63) ? ~u : (u | (1ull << 63));
+  }
+#elif defined(TH_REAL_IS_SIGNED)
+  return (uint64_t)(int64_t)v ^ (1ull << 63);
+#else
+  return (uint64_t)v;
+#endif
+}
+
+/* key[j] = (rank of row[j] from the row's least value, or from its greatest
+ * for desc << b) | j, with b = the bits of an index. Returns b, or -1 when
+ * the row's values span more than 64 - b bits (int64/double rows of a wide
+ * range; those take the pair sort). NaNs come last ascending and first
+ * descending, each group in index order, as the pair sort puts them. */
+static int THTensor_(pack)(uint64_t *key, const scalar_t *row, int64_t n, bool desc) {
+  int b = n > 1 ? 64 - __builtin_clzll((unsigned long long)(n - 1)) : 0;
+  uint64_t lo = ~0ull, hi = 0;
+  for (int64_t j = 0; j < n; j++) {
+    uint64_t u = THTensor_(ord)(TOC(row[j]));
+    key[j] = u;
+    lo = u < lo ? u : lo;
+    hi = u > hi ? u : hi;
+  }
+  if (b && ((hi - lo) >> (64 - b))) return -1;
+  if (desc)
+    for (int64_t j = 0; j < n; j++) key[j] = ((hi - key[j]) << b) | (uint64_t)j;
+  else
+    for (int64_t j = 0; j < n; j++) key[j] = ((key[j] - lo) << b) | (uint64_t)j;
+  return b;
+}
+
 bool THTensor_(sort_rows)(const THSortRows *s) {
   const scalar_t *x = (const scalar_t *)s->x;
   scalar_t *vals = (scalar_t *)s->vals;
@@ -288,6 +335,19 @@ bool THTensor_(sort_rows)(const THSortRows *s) {
       if (!p) continue;
       const scalar_t *row = x + r * n;
       bool sorts = s->op == TH_SORT_ASC || s->op == TH_SORT_DESC;
+      if (sorts && (k == n || k > 16)) {   /* small k: select_ below is linear */
+        uint64_t *key = (uint64_t *)p;      /* p holds 2n keys: the keys and the merge buffer */
+        int b = THTensor_(pack)(key, row, n, s->op == TH_SORT_DESC);
+        if (b >= 0) {
+          const uint64_t *o = th_sort_keys(key, key + n, n), mask = b ? (1ull << b) - 1 : 0;
+          for (int64_t j = 0; j < k; j++) {
+            int64_t at = (int64_t)(o[j] & mask);
+            if (vals) vals[r * k + j] = row[at];
+            s->idx[r * k + j] = at;
+          }
+          continue;
+        }
+      }
       int64_t nnan = THTensor_(load)(p, row, n, sorts, s->op == TH_SORT_DESC), first;
       THTensor_(row)(s, p, nnan, &first);
       for (int64_t j = 0; j < k; j++) {
