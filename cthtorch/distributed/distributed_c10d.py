@@ -329,6 +329,11 @@ class ProcessGroup:
                 self._node_reducer = None
         self._queue.put(Work(self, release, [], "destroy_process_group", 0))
         self._queue.put(None)
+        # the group's work is done and its memory unmapped when destroy
+        # returns, as torch's destructor drains its work queue; bounded by the
+        # group's timeout so a peer that died mid-collective cannot hang it
+        if threading.current_thread() is not self._thread:
+            self._thread.join(_seconds(self._timeout) if self._timeout is not None else None)
 
 
 def _describe(state):

@@ -59,7 +59,10 @@ def new_linear(seed):
 
 def report(name):
     if rpc.get_worker_info().id == 1:
-        print("ok", name, flush=True)
+        # one write per line: with PYTHONUNBUFFERED print() writes its pieces
+        # one by one, and mpiexec interleaves the ranks' writes
+        sys.stdout.write("ok %s\n" % name)
+        sys.stdout.flush()
 
 
 def close(a, b):
@@ -99,7 +102,8 @@ def shared_parameter_server(rank):
         close(grads[0], ref.weight.grad)
         close(grads[1], ref.bias.grad)
         assert dot_grad == [None, None]
-    print("ok parameter server with 2 trainers: rank %d" % rank, flush=True)
+    sys.stdout.write("ok parameter server with 2 trainers: rank %d\n" % rank)
+    sys.stdout.flush()
 
 
 def trainer1():
