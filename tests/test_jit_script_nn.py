@@ -327,3 +327,35 @@ def test_full_transformer_with_causal_target_mask():
     data = roundtrip(sc)
     assert_same(cthtorch.jit.load(io.BytesIO(data))(*args_c), c(*args_c),
                 torch.jit.load(io.BytesIO(data))(torch.tensor(src), torch.tensor(tgt)))
+
+
+def test_scripted_chunk_is_a_list_after_a_trace_met_chunk_first(tmp_path):
+    """The tracer infers a schema for a composite it meets with none written;
+    chunk has one written (Tensor[]), which must be there from the start: a
+    trace of chunk before any script typed scripted MultiheadAttention's chunk
+    as one Tensor. A fresh process, so nothing earlier has scripted chunk."""
+    import os
+    import subprocess
+    import sys
+    ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    code = """
+import cthtorch
+cthtorch.jit.trace(lambda x: x.chunk(3, dim=-1)[0], (cthtorch.randn(2, 6),), check_trace=False)
+m = cthtorch.nn.MultiheadAttention(16, 4).eval()
+s = cthtorch.jit.script(m)
+x = cthtorch.randn(5, 2, 16)
+assert bool((s(x, x, x)[0] == m(x, x, x)[0]).all())
+
+
+def halves(x):
+    return x.chunk(2)
+
+
+print(str(cthtorch.jit.script(halves).graph).count("Tensor[] = aten::chunk"))
+"""
+    prog = tmp_path / "trace_then_script.py"
+    prog.write_text(code)
+    r = subprocess.run([sys.executable, str(prog)], capture_output=True, text=True, timeout=300,
+                       env=dict(os.environ, PYTHONPATH=ROOT))
+    assert r.returncode == 0, r.stderr[-3000:]
+    assert r.stdout.split()[-1] == "1", r.stdout

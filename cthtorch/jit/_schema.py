@@ -405,6 +405,45 @@ def _declared_schema_texts():
     return texts
 
 
+# Schemas of composites and Scalar overloads that scripted code calls and the
+# declarations do not spell out (PyTorch's schema text for each). They are in
+# the registry from its first build, where an entry the declarations or
+# COMPOSITE_SCHEMAS give for the same name and overload wins. Built in, not
+# added on the frontend's first lookup: the tracer infers a schema (-> Tensor)
+# for a composite it meets with none, so chunk traced before any script typed
+# a scripted chunk's list as one Tensor.
+FRONTEND_SCHEMAS = [
+    # torch spells tensor() with a type variable (`t[] data`); one line per element type here
+    "aten::tensor.int_list(int[] data, *, ScalarType? dtype=None, Device? device=None, bool requires_grad=False) "
+    "-> Tensor",
+    "aten::tensor.float_list(float[] data, *, ScalarType? dtype=None, Device? device=None, "
+    "bool requires_grad=False) -> Tensor",
+    "aten::tensor.float(float t, *, ScalarType? dtype=None, Device? device=None, bool requires_grad=False) -> Tensor",
+    "aten::tensor.int(int t, *, ScalarType? dtype=None, Device? device=None, bool requires_grad=False) -> Tensor",
+    "aten::scalar_tensor(Scalar s, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, "
+    "bool? pin_memory=None) -> Tensor",
+    "aten::ones_like(Tensor self, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, "
+    "bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor",
+    "aten::rand_like(Tensor self, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, "
+    "bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor",
+    "aten::randn_like(Tensor self, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, "
+    "bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor",
+    "aten::matmul(Tensor self, Tensor other) -> Tensor",
+    "aten::chunk(Tensor(a -> *) self, int chunks, int dim=0) -> Tensor(a)[]",
+    "aten::split.Tensor(Tensor(a -> *) self, SymInt split_size, int dim=0) -> Tensor(a)[]",
+    "aten::masked_fill.Scalar(Tensor self, Tensor mask, Scalar value) -> Tensor",
+    "aten::masked_fill.Tensor(Tensor self, Tensor mask, Tensor value) -> Tensor",
+    "aten::add_.Scalar(Tensor(a!) self, Scalar other, Scalar alpha=1) -> Tensor(a!)",
+    "aten::sub_.Scalar(Tensor(a!) self, Scalar other, Scalar alpha=1) -> Tensor(a!)",
+    "aten::mul_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)",
+    "aten::div_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)",
+    "aten::pow.Tensor_Scalar(Tensor self, Scalar exponent) -> Tensor",
+    "aten::pow.Scalar(Scalar self, Tensor exponent) -> Tensor",
+    "aten::floor_divide.Scalar(Tensor self, Scalar other) -> Tensor",
+    "aten::where.ScalarOther(Tensor condition, Tensor self, Scalar other) -> Tensor",
+]
+
+
 def _build():
     reg = {}
     for text in _declared_schema_texts() + COMPOSITE_SCHEMAS + _scalar_arith_schemas() + _extra_texts:
@@ -414,6 +453,11 @@ def _build():
             continue
         lst = reg.setdefault(s.name, [])
         if not any(str(x) == str(s) for x in lst):
+            lst.append(s)
+    for text in FRONTEND_SCHEMAS:
+        s = parse_schema(text)
+        lst = reg.setdefault(s.name, [])
+        if not any(x.overload_name == s.overload_name for x in lst):
             lst.append(s)
     return reg
 

@@ -2291,54 +2291,10 @@ def _function_type(qualified_name):
 
 _SCHEMA_CACHE = {}
 
-# Schemas of composites and Scalar overloads that scripted code calls and the
-# declarations do not spell out (PyTorch's schema text for each); registered
-# into the shared registry the first time the frontend looks an op up.
-FRONTEND_SCHEMAS = [
-    # torch spells tensor() with a type variable (`t[] data`); one line per element type here
-    "aten::tensor.int_list(int[] data, *, ScalarType? dtype=None, Device? device=None, bool requires_grad=False) "
-    "-> Tensor",
-    "aten::tensor.float_list(float[] data, *, ScalarType? dtype=None, Device? device=None, "
-    "bool requires_grad=False) -> Tensor",
-    "aten::tensor.float(float t, *, ScalarType? dtype=None, Device? device=None, bool requires_grad=False) -> Tensor",
-    "aten::tensor.int(int t, *, ScalarType? dtype=None, Device? device=None, bool requires_grad=False) -> Tensor",
-    "aten::scalar_tensor(Scalar s, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, "
-    "bool? pin_memory=None) -> Tensor",
-    "aten::ones_like(Tensor self, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, "
-    "bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor",
-    "aten::rand_like(Tensor self, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, "
-    "bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor",
-    "aten::randn_like(Tensor self, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, "
-    "bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor",
-    "aten::matmul(Tensor self, Tensor other) -> Tensor",
-    "aten::chunk(Tensor(a -> *) self, int chunks, int dim=0) -> Tensor(a)[]",
-    "aten::split.Tensor(Tensor(a -> *) self, SymInt split_size, int dim=0) -> Tensor(a)[]",
-    "aten::masked_fill.Scalar(Tensor self, Tensor mask, Scalar value) -> Tensor",
-    "aten::masked_fill.Tensor(Tensor self, Tensor mask, Tensor value) -> Tensor",
-    "aten::add_.Scalar(Tensor(a!) self, Scalar other, Scalar alpha=1) -> Tensor(a!)",
-    "aten::sub_.Scalar(Tensor(a!) self, Scalar other, Scalar alpha=1) -> Tensor(a!)",
-    "aten::mul_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)",
-    "aten::div_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)",
-    "aten::pow.Tensor_Scalar(Tensor self, Scalar exponent) -> Tensor",
-    "aten::pow.Scalar(Scalar self, Tensor exponent) -> Tensor",
-    "aten::floor_divide.Scalar(Tensor self, Scalar other) -> Tensor",
-    "aten::where.ScalarOther(Tensor condition, Tensor self, Scalar other) -> Tensor",
-]
-_frontend_schemas_registered = False
-
 
 def get_schemas(name):
     """The op schemas for a qualified name, from the IR's registry
     (`_C._jit_get_schemas_for_operator`)."""
-    global _frontend_schemas_registered
-    if not _frontend_schemas_registered:
-        from cthtorch.jit import _schema
-        have = {(x.name, x.overload_name) for x in _schema.all_schemas()}
-        for text in FRONTEND_SCHEMAS:
-            p = _schema.parse_schema(text)
-            if (p.name, p.overload_name) not in have:        # the registry's own entry wins
-                _schema.register_schema(text)
-        _frontend_schemas_registered = True
     if name not in _SCHEMA_CACHE:
         fn = getattr(_C(), "_jit_get_schemas_for_operator", None)
         if fn is None:
