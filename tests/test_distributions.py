@@ -422,3 +422,19 @@ def test_private_gamma_and_dirichlet_samplers():
     assert abs(a.grad.mean().item() - 1.0) < 0.05
     with pytest.raises(NotImplementedError, match="generator"):
         ct._standard_gamma(a, generator=ct.Generator())
+
+
+def test_standard_gamma_and_dirichlet_edge_inputs_like_torch():
+    """Integer input is torch's NotImplementedError; an alpha that is not
+    positive (no draw is ever accepted) gives the smallest normal, as torch
+    gives, instead of a sampler that never ends; inf alpha gives inf"""
+    for name, kernel in (("_standard_gamma", "gamma_cpu"), ("_sample_dirichlet", "dirichlet")):
+        for lib in (ct, torch):
+            with pytest.raises(NotImplementedError, match='"%s" not implemented for \'Long\'' % kernel):
+                getattr(lib, name)(lib.full((1,), -128.0).to(lib.int64))
+    for vals in ([-1.0, 0.0, -128.0], [float("nan"), float("inf")]):
+        a = ct._standard_gamma(ct.tensor(vals)).numpy()
+        b = torch._standard_gamma(torch.tensor(vals)).numpy()
+        np.testing.assert_array_equal(a, b)
+    np.testing.assert_array_equal(ct._sample_dirichlet(ct.full((3,), -1.0)).numpy(),
+                                  torch._sample_dirichlet(torch.full((3,), -1.0)).numpy())

@@ -190,3 +190,16 @@ def test_poisson_refuses_nan_and_negative_rates(rate, dtype):
                  for lib in (cthtorch, torch))
     assert got == want and got[0] == "RuntimeError"
     assert (cthtorch.poisson(cthtorch.tensor([0.0, 3.0])) >= 0).all()
+
+
+def test_tolist_of_grown_bool_memory_reads_bytes():
+    # fuzz smoke (seed 20261126): a bool tensor grown by resize_as_ holds whatever
+    # the allocator left (ASan fills 0xbe); tolist() loaded that as a C _Bool, which
+    # UBSan reports as undefined. Any nonzero byte reads as True, as torch prints it.
+    t = cthtorch.arange(1).reshape((1, 1, 1, 1, 1)).to(cthtorch.bool)
+    t.resize_as_(cthtorch.randn((5, 1, 4)).to(cthtorch.int64).permute((2, 1, 0)))
+    vals = t.view(-1).tolist()
+    assert len(vals) == 20 and vals[0] is False and all(isinstance(v, bool) for v in vals)
+    raw = cthtorch.tensor([0, 1, 2, 190, 255], dtype=cthtorch.uint8).view(cthtorch.bool)
+    assert raw.tolist() == [False, True, True, True, True]
+    assert [bool(raw[i]) for i in range(5)] == [False, True, True, True, True]

@@ -207,11 +207,19 @@ def _standard_gamma(input, generator=None):
     if generator is not None:
         raise NotImplementedError("torch._standard_gamma: a generator= argument is not supported in cthtorch; "
                                   "seed the default generator with torch.manual_seed instead")
+    _floating_only("gamma_cpu", input)
     return standard_gamma(input)
+
+
+def _floating_only(kernel, input):
+    if not input.is_floating_point():
+        from cthtorch._utils import _dtype_name
+        raise NotImplementedError("\"%s\" not implemented for '%s'" % (kernel, _dtype_name(input.dtype)))
 
 
 def _sample_dirichlet(input, generator=None):
     """Dirichlet(input) draws over the last dimension: normalized gamma draws (not differentiable, as torch's)."""
+    _floating_only("dirichlet", input)
     with cthtorch.no_grad():
         g = _standard_gamma(input, generator)
         return g / g.sum(-1, keepdim=True)

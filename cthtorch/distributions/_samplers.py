@@ -6,13 +6,17 @@ import cthtorch as torch
 
 def _gamma_draw(alpha):
     """Marsaglia-Tsang on every element at once, redrawing the rejected ones;
-    alpha < 1 uses Gamma(a) = Gamma(a + 1) * U^(1/a)."""
-    boost = alpha < 1
-    a = torch.where(boost, alpha + 1, alpha)
+    alpha < 1 uses Gamma(a) = Gamma(a + 1) * U^(1/a). An alpha that is not
+    positive and finite (no draw would ever be accepted) gives 0 (the caller
+    clamps it to tiny, as torch gives) and inf gives inf."""
+    usable = (alpha > 0) & torch.isfinite(alpha)
+    alpha_u = torch.where(usable, alpha, torch.ones_like(alpha))
+    boost = alpha_u < 1
+    a = torch.where(boost, alpha_u + 1, alpha_u)
     d = a - 1.0 / 3
     c = 1.0 / torch.sqrt(9 * d)
-    out = torch.zeros_like(alpha)
-    done = torch.zeros(alpha.shape, dtype=torch.bool)
+    out = torch.where(alpha == float("inf"), alpha, torch.zeros_like(alpha))
+    done = ~usable
     while not bool(done.all()):
         x = torch.randn(alpha.shape, dtype=alpha.dtype)
         v = (1 + c * x) ** 3
@@ -22,7 +26,7 @@ def _gamma_draw(alpha):
         done = done | ok
     if bool(boost.any()):
         u = torch.rand(alpha.shape, dtype=alpha.dtype)
-        out = torch.where(boost, out * u.pow(1.0 / alpha), out)
+        out = torch.where(boost, out * u.pow(1.0 / alpha_u), out)
     return out
 
 

@@ -154,7 +154,9 @@ THTensor *at_scalar_tensor(ATScalar s, THDtype dtype) {
     p = dev_copy_;                                                           \
   }                                                                          \
   switch (t->dtype) {                                                        \
-    case TH_Bool: return (T)*(const bool *)p;                                \
+    /* a byte, not a _Bool: an element of empty()/resize_() memory may hold \
+     * any value, and loading that as _Bool is undefined */                 \
+    case TH_Bool: return (T)(*(const uint8_t *)p != 0);                      \
     case TH_UInt8: return (T)*(const uint8_t *)p;                            \
     case TH_Int8: return (T)*(const int8_t *)p;                              \
     case TH_Int16: return (T)*(const int16_t *)p;                            \
