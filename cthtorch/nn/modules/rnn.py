@@ -386,14 +386,19 @@ class RNNBase(Module):
         return cthtorch.zeros(self.num_layers * num_dir, input.size(1), size, dtype=input.dtype,
                               device=input.device)
 
-    def _single_state_input(self, input: Tensor, hx: Optional[Tensor]) -> Tuple[Tensor, Tensor, bool]:
-        """GRU's and RNN's scripted forward before their op: (seq, batch, feature) input, h0, batched."""
+    def _seq_batch_input(self, input: Tensor) -> Tuple[Tensor, bool]:
+        """The scripted forwards' input as (seq, batch, feature), and whether it was batched."""
         self._check_input(input)
         is_batched = input.dim() == 3
         if not is_batched:
             input = input.unsqueeze(1)
         elif self.batch_first:
             input = input.transpose(0, 1)
+        return input, is_batched
+
+    def _single_state_input(self, input: Tensor, hx: Optional[Tensor]) -> Tuple[Tensor, Tensor, bool]:
+        """GRU's and RNN's scripted forward before their op: (seq, batch, feature) input, h0, batched."""
+        input, is_batched = self._seq_batch_input(input)
         if hx is None:
             h0 = self._zero_state(input, self.hidden_size)
         else:
@@ -506,12 +511,7 @@ class LSTM(RNNBase):
         # torch's Tensor overload: torch.lstm over the flat weights
         if not cthtorch.jit.is_scripting():
             return self._eager_forward(input, hx)
-        self._check_input(input)
-        is_batched = input.dim() == 3
-        if not is_batched:
-            input = input.unsqueeze(1)
-        elif self.batch_first:
-            input = input.transpose(0, 1)
+        input, is_batched = self._seq_batch_input(input)
         if hx is None:
             h0 = self._zero_state(input, self.proj_size if self.proj_size > 0 else self.hidden_size)
             c0 = self._zero_state(input, self.hidden_size)
