@@ -4,3 +4,13 @@ import sys
 # Tests import the in-place build of this checkout, whatever the cwd.
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
+# The `import torch` alias (cthtorch/_torch_alias) must never be on in the test
+# process: `import torch` is the oracle here, and with the alias it would be
+# cthtorch itself, so every comparison would pass vacuously. Tests that need
+# the alias give it to their subprocesses only (tests/test_torch_alias.py).
+_ALIAS_DIR = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "cthtorch", "_torch_alias")
+if any(os.path.realpath(p or ".") == os.path.realpath(_ALIAS_DIR) for p in sys.path) \
+        or getattr(sys.modules.get("torch"), "__name__", "torch") == "cthtorch":
+    raise RuntimeError("the `import torch` alias (%s) is on in the test process (PYTHONPATH?): torch, the tests' "
+                       "oracle, would be cthtorch itself; run the tests without it" % _ALIAS_DIR)

@@ -26,16 +26,6 @@ def test_ddp_two_ranks():
     assert "ok all done" in lines
 
 
-def test_pytorch_examples_ddp_example_under_launcher():
-    r = launch(os.path.join("tests", "programs", "ddp_example.py"), "--local_world_size=2", timeout=120)
-    assert r.returncode == 0, r.stdout[-3000:] + r.stderr[-5000:]
-    out = r.stdout
-    for rank in (0, 1):
-        assert "world_size = 2, rank = %d, backend=gloo" % rank in out, out
-        assert "rank = %d: replicas equal after one step" % rank in out, out
-    assert "'WORLD_SIZE': '2'" in out and "'MASTER_ADDR'" in out
-
-
 def test_bucket_assignment_small_at_both_ends():
     """Default caps: a small first bucket (the last layers' gradients, which
     arrive first) and a small last bucket holding the first-defined module
