@@ -7,7 +7,7 @@ import sys
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 CHECKS = ["construction errors", "buckets", "no_sync", "find_unused_parameters", "gradient_as_bucket_view",
-          "static_graph", "comm hooks", "join", "broadcast_buffers", "sampler", "unused parameter error"]
+          "static_graph", "comm hooks", "join", "node buckets", "broadcast_buffers", "sampler", "unused parameter error"]
 
 
 def launch(script, *args, timeout=240):

@@ -100,7 +100,7 @@ class _Bucket:
         self.views = [self.buffer.narrow(0, o, p.numel()).view(p.shape) for o, p in zip(self.offsets, params)]
         self.pending = 0
         self.work = None     # the default all-reduce's Work, or a comm hook's Future
-        self.copied_out = False   # its averages are in .grad already (Reducer._copy_out)
+        self.copied_out = False   # its averages went to .grad already (Reducer._run_comm_hook)
 
 
 def compute_bucket_assignment(params, cap_bytes, first_cap_bytes, owners=None):
@@ -166,6 +166,8 @@ class Reducer:
         self.gradient_as_bucket_view = gradient_as_bucket_view
         assignment = compute_bucket_assignment(self.params, bucket_cap_bytes, first_bucket_bytes, owners)
         memory = self._node_memory(assignment)
+        self._node_buckets = any(m is not None for m in memory)
+        self._release_work = None    # NodeReducer.release after the last reduce into .grad (see prepare_for_backward)
         self.buckets = [_Bucket(k, idx, [self.params[i] for i in idx], memory[k]) for k, idx in enumerate(assignment)]
         self.slot = {}   # parameter index -> (bucket, position in the bucket)
         for b in self.buckets:
@@ -230,6 +232,7 @@ class Reducer:
     def prepare_for_backward(self, outputs):
         """Called after a forward that will be followed by a synced backward;
         outputs are the forward's tensors (for find_unused_parameters)."""
+        self._wait_release()
         self.expect_hooks = True
         self.require_finalize = True
         self.ready = set()
@@ -326,6 +329,7 @@ class Reducer:
             self.next_bucket += 1
         if self.next_bucket == len(self.buckets) and not self.finalize_queued:
             self.finalize_queued = True
+            self._queue_release()
             if self.find_unused_parameters or (self.static_graph and self._static_global_unused is None):
                 self._used_map = cthtorch.tensor([1 if u else 0 for u in self.local_used], dtype=cthtorch.int32)
                 self._used_work = c10d.all_reduce(self._used_map, group=self.process_group, async_op=True)
@@ -345,7 +349,9 @@ class Reducer:
 
     def _run_comm_hook(self, bucket):
         """The bucket's communication: the registered hook's Future, or the
-        default averaging all-reduce's Work."""
+        default averaging all-reduce's Work. By default the averages go
+        straight to the .grad its hooks saw (c10d._all_reduce's outs), on the
+        communication thread, so the end of backward copies nothing."""
         if self.comm_hook is not None:
             hook, state = self.comm_hook
             fut = hook(state, bucket)
@@ -353,33 +359,61 @@ class Reducer:
                 raise RuntimeError("Communication hook: the hook must return a torch.futures.Future")
             return fut
         b = self.buckets[bucket.index()]
-        after = functools.partial(self._copy_out, b) if self._early_copy_out() else None
-        work = c10d._all_reduce(bucket.buffer(), group=self.process_group, async_op=True, after=after)
-        if self.timing is not None:
-            timing, k = self.timing, bucket.index()
-            work.get_future().add_done_callback(lambda f: timing.__setitem__("done_%d" % k, time.perf_counter()))
-        return work
+        if bucket.buffer() is not b.buffer:   # Join's shadow of it (zeros)
+            return c10d._all_reduce(bucket.buffer(), group=self.process_group, async_op=True)
+        outs = self._grad_outs(b) if self._early_copy_out() else None
+        timing, k = self.timing, bucket.index()
+
+        def after():
+            b.copied_out = outs is not None
+            if timing is not None:
+                timing["done_%d" % k] = time.perf_counter()
+        return c10d._all_reduce(b.buffer, group=self.process_group, async_op=True, after=after, outs=outs)
+
+    def _grad_outs(self, b):
+        """(offset, .grad) per parameter of bucket b, where its averages go;
+        None when a .grad is missing or of another shape (then
+        _finalize_backward writes them)."""
+        outs = []
+        for pos, i in enumerate(b.param_indices):
+            g = self.params[i].grad
+            if g is None or g.shape != b.views[pos].shape or g.dtype != b.buffer.dtype:
+                return None
+            outs.append((b.offsets[pos], g))
+        return outs
+
+    def _release_needed(self):
+        # the same on every rank: it depends on the configuration only
+        return self._node_buckets and self.comm_hook is None and self._early_copy_out()
+
+    def _queue_release(self):
+        """After the buckets' all-reduces into .grad: the barrier they skipped
+        (NodeReducer.release), queued behind them; the next backward waits
+        for it before it writes the buckets again."""
+        if self._release_needed():
+            self._release_work = c10d._group(self.process_group)._node_release()
+
+    def _wait_release(self):
+        if self._release_work is not None:
+            work, self._release_work = self._release_work, None
+            work.wait()
+
+    def _shadow_all_reduces(self):
+        """Join: a joined rank's matching all-reduces (zeros) for one backward
+        of the ranks still training, with the release they queue after it."""
+        self._wait_release()
+        works = [self._run_comm_hook(b) for b in self._get_zeros_like_grad_buckets()]
+        self._queue_release()
+        for w in works:
+            w.wait()
 
     def _early_copy_out(self):
         """Whether a bucket's averages go to .grad on the communication thread
-        as soon as its all-reduce ends (so the end of backward copies only
-        the last bucket's): not when .grad is the bucket itself, nor when
+        as its all-reduce ends (so the end of backward copies nothing): not when .grad is the bucket itself, nor when
         which parameters to skip (globally unused) is only known at the
         end, nor inside a distributed autograd context (which never touches .grad)."""
         return not (self.gradient_as_bucket_view or self.find_unused_parameters or self.static_graph
                     or self._ctx is not None)
-
-    def _copy_out(self, b):
-        """On the communication thread: bucket b's averages into the .grad its
-        hooks saw (each exists and is complete by then)."""
-        with cthtorch.no_grad():
-            for pos, i in enumerate(b.param_indices):
-                g = self.params[i].grad
-                if g is None or g.shape != b.views[pos].shape:
-                    return   # left to _finalize_backward
-            for pos, i in enumerate(b.param_indices):
-                self.params[i].grad.copy_(b.views[pos])
-        b.copied_out = True
 
     def _delayed_all_reduce(self):
         """End of the first static-graph backward: the hook counts are known;

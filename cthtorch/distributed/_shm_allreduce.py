@@ -65,6 +65,8 @@ from cthtorch.distributed import _mpi
 BLOCK_BYTES = 4 << 20
 MIN_BYTES = 1 << 18        # below this MPI's own all-reduce is as fast
 _HEADER_BYTES = 128        # a rank's arrival counter and call signature, on its own cache lines
+# allreduce(outs=) on a node buffer: up to this many ranks, each sums all slots itself
+INTO_MAX_RANKS = 4
 _MAX_PAUSE = 2e-4          # longest sleep between looks at the peers' arrival counters
 _GROWTH_UNIT = 1 << 20     # window slots grow in whole MB (keeps slots page aligned)
 
@@ -211,13 +213,14 @@ class NodeReducer:
                 pause = min(pause * 2, _MAX_PAUSE)
         _fence()
 
-    def _agree(self, arr, op_name):
-        """Whether every rank brings the same size, dtype and op (else MPI's
-        path, which reports the mismatch as before); and the node buffer
-        window arr lies in on every rank at the same offset, if it does."""
+    def _agree(self, arr, op_name, into=False):
+        """Whether every rank brings the same size, dtype, op and wish for the
+        result (in arr, or into separate outputs) (else MPI's path, which
+        reports a mismatch as before); and the node buffer window arr lies in
+        on every rank at the same offset, if it does."""
         me = self.headers[self.rank]
         me[1] = _nbytes(arr)
-        me[2] = _DTYPES.index(arr.dtype) * 64 + _OP_NAMES.index(op_name)
+        me[2] = (_DTYPES.index(arr.dtype) * 64 + _OP_NAMES.index(op_name)) * 2 + bool(into)
         me[3], me[4] = self._locate(arr)
         self._sync()
         agreed = all(h[1] == me[1] and h[2] == me[2] for h in self.headers)
@@ -304,13 +307,34 @@ class NodeReducer:
         self.slots = [_slot_bytes(m, cap) for m in _shared_segments(self.node, cap)]
         self.cap = cap
 
-    def allreduce(self, arr, op_name):
+    def allreduce(self, arr, op_name, outs=None):
         """Reduce contiguous 1-d arr in place over the group. False (having done
-        nothing) when the ranks disagree: the caller then uses MPI."""
-        agreed, in_place = self._agree(arr, op_name)
+        nothing) when the ranks disagree: the caller then uses MPI.
+
+        outs: (offset, tensor) pairs (DDP's .grad for a bucket) that receive
+        the result of arr[offset:offset + numel] instead. When arr is a node
+        buffer and the group small, every rank then sums all the ranks' slots
+        straight into outs (_reduce_into), and arr keeps this rank's values;
+        the peers may still be reading it when this returns, so it must not
+        be written before a release() (collective) has run. Otherwise the
+        result goes to arr as usual, then to outs."""
+        agreed, in_place = self._agree(arr, op_name, outs is not None)
         if not agreed:
             return False
         ufunc = _ufunc(op_name, arr.dtype)
+        nbytes = _nbytes(arr)
+        if in_place is not None and outs is not None and self.size <= INTO_MAX_RANKS:
+            slots, offset = in_place
+            self._reduce_into([sl[offset:offset + nbytes].view(arr.dtype) for sl in slots], ufunc, outs)
+            return True
+        self._reduce(arr, ufunc, in_place)
+        for o, t in outs or ():
+            t.copy_(arr[o:o + t.numel()].view(t.shape))
+        return True
+
+    def _reduce(self, arr, ufunc, in_place):
+        """The result in arr: in place when arr is a node buffer, else
+        through this group's slots, pipelined by blocks."""
         P, r = self.size, self.rank
         n, nbytes = arr.numel(), _nbytes(arr)
         # in place there is no copy-in to pipeline against: one block, so the
@@ -355,6 +379,30 @@ class NodeReducer:
             if s <= nblocks:
                 self._sync()
         return True
+
+    def _reduce_into(self, slots, ufunc, outs):
+        """Every rank's array is its own slot, and the agreement's barrier has
+        ordered everyone's values before this: each rank sums all the slots,
+        in rank order (so every rank gets the same bits), straight into outs.
+        Against splitting the sum (each rank reduces a part, then copies the
+        others' parts, then the result is copied to outs) it reads the slots
+        P times, but it has no barrier after the agreement and moves fewer
+        bytes for P <= INTO_MAX_RANKS: what ends DDP's backward is this rank's
+        own pass over the last bucket, not a wait for a peer's time slice."""
+        for o, t in outs:
+            k = t.numel()
+            srcs = [sl[o:o + k].view(t.shape) for sl in slots]
+            ufunc(srcs[0], srcs[1], out=t)
+            for src in srcs[2:]:
+                ufunc(t, src, out=t)
+
+    def release(self):
+        """After allreduce(..., outs) calls: the barrier they skipped, so that
+        every peer has finished reading this rank's slots before it writes
+        them again (DDP waits for it before its next backward). Collective;
+        nothing when the group is not on one node."""
+        if self.node is not None and self.size > 1:
+            self._sync()
 
     def _reduce_in_place(self, slots, ufunc, part, nblocks):
         """The all-reduce when every rank's array is its own slot: step s reduces

@@ -242,14 +242,23 @@ class ProcessGroup:
     def __repr__(self):
         return "<torch.distributed.ProcessGroup (ranks %s, %s)>" % (self._ranks, self._backend)
 
-    def _node_allreduce(self, arr, op_name):
+    def _node_allreduce(self, arr, op_name, outs=None):
         """All-reduce arr through node shared memory when the group lives on one
-        node (see _shm_allreduce); False when MPI's Allreduce must do it. Runs
-        on the communication thread, like every collective."""
+        node (see _shm_allreduce; outs: NodeReducer.allreduce's); False when
+        MPI's Allreduce must do it. Runs on the communication thread, like
+        every collective."""
         if self._size < 2 or arr.numel() * arr.element_size() < _shm_allreduce.MIN_BYTES:
             return False
         node = self._node()
-        return node.usable(arr, op_name) and node.allreduce(arr, op_name)
+        return node.usable(arr, op_name) and node.allreduce(arr, op_name, outs)
+
+    def _node_release(self):
+        """Queues NodeReducer.release (after all-reduces into outputs); the
+        Work is waited for before their node buffers are written again."""
+        def fn():
+            if self._node_reducer is not None:
+                self._node_reducer.release()
+        return self._submit("node_release", fn)
 
     def _node(self):
         """The group's NodeReducer, made (collectively) on first use."""
@@ -844,10 +853,12 @@ def all_reduce(tensor, op=ReduceOp.SUM, group=None, async_op=False):
     return _all_reduce(tensor, op, group, async_op)
 
 
-def _all_reduce(tensor, op=ReduceOp.SUM, group=None, async_op=False, after=None):
+def _all_reduce(tensor, op=ReduceOp.SUM, group=None, async_op=False, after=None, outs=None):
     """all_reduce; after() (if given) runs on the communication thread once the
-    result is in tensor, before the Work completes (DDP copies a bucket's
-    averages out to .grad there, off the end of backward)."""
+    result is in place, before the Work completes. outs: (element offset,
+    tensor) pairs of a contiguous 1-d tensor and a SUM that receive the result
+    instead (DDP's .grad for a bucket); tensor may then keep this rank's
+    values (a node buffer: see NodeReducer.allreduce, and _node_release)."""
     _check_tensor(tensor)
     pg = _member(group, "all_reduce")
     if pg is None:
@@ -855,11 +866,16 @@ def _all_reduce(tensor, op=ReduceOp.SUM, group=None, async_op=False, after=None)
     op = _op_type(op)
     mop = _check_op(op, tensor.dtype)
     MPI = _mpi.mpi()
+    if outs is not None and (op != ReduceOp.SUM or not tensor.is_contiguous() or tensor.dim() != 1
+                             or _half(tensor.dtype)):
+        raise ValueError("_all_reduce(outs=) takes a contiguous 1-d tensor and ReduceOp.SUM")
 
     def fn():
         r = _Reducible(tensor, op, pg._size)
-        if not pg._node_allreduce(r.buf.detach().view(-1), op.name):
+        if not pg._node_allreduce(r.buf.detach().view(-1), op.name, outs):
             pg._comm.Allreduce(MPI.IN_PLACE, r.array(), op=mop)
+            for o, t in outs or ():
+                t.copy_(tensor.narrow(0, o, t.numel()).view(t.shape))
         r.finish()
         if after is not None:
             after()

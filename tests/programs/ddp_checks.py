@@ -253,6 +253,82 @@ def check_join(rank, world):
     report("join")
 
 
+def _node_net():
+    torch.manual_seed(0)   # weights of 512 KB and 1 MB: buckets big enough for node shared memory
+    return nn.Sequential(nn.Linear(128, 1024), nn.ReLU(), nn.Linear(1024, 256), nn.ReLU(), nn.Linear(256, 3))
+
+
+def _node_batch(step, rank):
+    g = torch.Generator().manual_seed(7000 + 100 * step + rank)
+    return torch.randn(B, 128, generator=g), torch.randint(0, 3, (B,), generator=g)
+
+
+def check_node_buckets(rank, world):
+    """Buckets in node shared memory, whose averages each rank sums straight
+    into .grad, and whose slots a rank may only write again once every peer
+    has read them (the release queued after the last bucket). Rank 1 reads
+    late (a pause before each sum) and rank 0 goes straight on to the next
+    backward (no collective between the steps): were the release not awaited,
+    rank 0 would overwrite a slot rank 1 is still to read. Gradients equal
+    one process's, bit for bit on every rank; then uneven inputs under
+    join(), where a joined rank's shadow all-reduces take MPI's path."""
+    import time
+    from cthtorch.distributed import _shm_allreduce
+    from cthtorch.distributed import distributed_c10d as c10d
+    model = DDP(_node_net())
+    r = model.reducer
+    assert r._node_buckets and r._release_needed(), "no bucket in node shared memory"
+    node = c10d._group(None)._node()
+    if rank == 1:
+        def late_reduce_into(*args, _orig=node._reduce_into):
+            time.sleep(0.2)
+            _orig(*args)
+        node._reduce_into = late_reduce_into
+    ref = _node_net()
+    opt, ref_opt = torch.optim.SGD(model.parameters(), lr=0.1), torch.optim.SGD(ref.parameters(), lr=0.1)
+    seen = []
+    for step in range(3):
+        opt.zero_grad()
+        x, y = _node_batch(step, rank)
+        F.cross_entropy(model(x), y).backward()
+        assert r._release_work is not None
+        # the sum went into .grad, not into the bucket: its slot still holds this rank's share
+        big = [b for b in r.buckets if b.buffer.numel() * b.buffer.element_size() >= _shm_allreduce.MIN_BYTES]
+        assert big and all(b.copied_out for b in big)
+        for b in big:
+            assert not torch.equal(b.views[0], r.params[b.param_indices[0]].grad), "bucket %d reduced in place" % b.index
+        seen.append([p.grad.clone() for p in model.module.parameters()])
+        opt.step()
+    if rank == 1:
+        del node._reduce_into
+    for step in range(3):
+        ref_opt.zero_grad()
+        xs, ys = zip(*(_node_batch(step, q) for q in range(world)))
+        F.cross_entropy(ref(torch.cat(xs)), torch.cat(ys)).backward()
+        for (n, q), g in zip(ref.named_parameters(), seen[step]):
+            close(g, q.grad, "node bucket grad %s step %d" % (n, step))
+            same_across_ranks(g, "node bucket grad %s step %d" % (n, step))
+        ref_opt.step()
+    counts = [2 + r_ for r_ in range(world)]
+    with model.join():
+        for step in range(counts[rank]):
+            opt.zero_grad()
+            x, y = _node_batch(10 + step, rank)
+            F.cross_entropy(model(x), y).backward()
+            opt.step()
+    for step in range(max(counts)):
+        ref_opt.zero_grad()
+        for q in range(world):
+            if step < counts[q]:
+                xq, yq = _node_batch(10 + step, q)
+                (F.cross_entropy(ref(xq), yq) / world).backward()
+        ref_opt.step()
+    for (n, p), (_, q) in zip(model.module.named_parameters(), ref.named_parameters()):
+        close(p, q, "node bucket join " + n, tol=1e-4)
+        same_across_ranks(p, "node bucket join " + n)
+    report("node buckets", len(r.buckets))
+
+
 def check_broadcast_buffers(rank, world):
     for flag in (True, False):
         torch.manual_seed(0)
@@ -320,7 +396,8 @@ def main():
     dist.init_process_group("gloo")
     rank, world = dist.get_rank(), dist.get_world_size()
     checks = [check_construction_errors, check_buckets, check_no_sync, check_find_unused, check_bucket_view,
-              check_static_graph, check_comm_hooks, check_join, check_broadcast_buffers, check_sampler_vs_torch,
+              check_static_graph, check_comm_hooks, check_join, check_node_buckets, check_broadcast_buffers,
+              check_sampler_vs_torch,
               check_unused_without_find_unused]
     for c in checks:
         c(rank, world)

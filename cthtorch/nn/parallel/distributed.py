@@ -306,9 +306,7 @@ class DistributedDataParallel(Module, Joinable):
         return None
 
     def _match_all_reduce_for_bwd_pass(self):
-        works = [self.reducer._run_comm_hook(b) for b in self.reducer._get_zeros_like_grad_buckets()]
-        for w in works:
-            w.wait()
+        self.reducer._shadow_all_reduces()
 
     def _match_unused_params_allreduce(self):
         dist.all_reduce(self.reducer._get_local_used_map(), group=self.process_group)
