@@ -340,3 +340,49 @@ def test_futures():
     g.set_result("x")
     assert [x.value() for x in both.wait()] == [21, "x"] and wait_all([f, g]) == [21, "x"]
     assert cthtorch.futures.Future is Future
+
+
+def test_get_default_backend_for_device_as_torch():
+    torch = require_torch()
+    import torch.distributed as tdist
+    for dev in ("cpu", "cuda", "cuda:1"):   # (cthtorch.device does not parse "mps"/"xpu")
+        assert dist.get_default_backend_for_device(dev) == tdist.get_default_backend_for_device(dev)
+    assert dist.get_default_backend_for_device(cthtorch.device("cpu")) == "gloo"
+    assert dist.Backend.default_device_backend_map == {k: v for k, v in tdist.Backend.default_device_backend_map.items()
+                                                       if k in ("cpu", "cuda", "xpu", "mps")}
+    for dev in ("meta", None):
+        with pytest.raises(Exception) as et:
+            tdist.get_default_backend_for_device(dev)
+        with pytest.raises(type(et.value)) as ec:
+            dist.get_default_backend_for_device(dev)
+        if dev == "meta":
+            assert str(ec.value) == str(et.value)
+    del torch
+
+
+def test_elastic_record_writes_torchs_error_file(tmp_path):
+    """@record (torch.distributed.elastic.multiprocessing.errors): an error
+    escaping the entry point goes to TORCHELASTIC_ERROR_FILE in torch's JSON
+    layout and is re-raised; SystemExit(0) returns None. In a subprocess:
+    the handler enables faulthandler, as torch's does."""
+    err = tmp_path / "error.json"
+    code = """
+from cthtorch.distributed.elastic.multiprocessing.errors import record, ErrorHandler, get_error_handler
+@record
+def main(x):
+    if x == 1:
+        raise ValueError("rank failed")
+    if x == 2:
+        raise SystemExit(0)
+    return x
+assert main(0) == 0 and main(2) is None and main.__name__ == "main"
+assert isinstance(get_error_handler(), ErrorHandler)
+main(1)
+"""
+    r = subprocess.run([sys.executable, "-c", code], env=dict(ENV, TORCHELASTIC_ERROR_FILE=str(err)),
+                       capture_output=True, text=True, timeout=120)
+    assert r.returncode == 1 and "ValueError: rank failed" in r.stderr, r.stderr
+    data = json.loads(err.read_text())
+    assert data["message"]["message"] == "ValueError: rank failed"
+    extra = data["message"]["extraInfo"]
+    assert "in main\nValueError: rank failed" in extra["py_callstack"] and extra["timestamp"].isdigit()

@@ -26,7 +26,8 @@ __all__ = ["Backend", "ReduceOp", "Work", "ProcessGroup", "GroupMember", "group"
            "new_subgroups", "all_reduce", "broadcast", "reduce", "all_gather", "all_gather_into_tensor", "gather",
            "scatter", "reduce_scatter", "reduce_scatter_tensor", "all_to_all", "all_to_all_single", "barrier",
            "monitored_barrier", "send", "recv", "isend", "irecv", "batch_isend_irecv", "broadcast_object_list",
-           "all_gather_object", "gather_object", "scatter_object_list", "default_pg_timeout"]
+           "all_gather_object", "gather_object", "scatter_object_list", "default_pg_timeout",
+           "get_default_backend_for_device"]
 
 default_pg_timeout = datetime.timedelta(minutes=30)
 
@@ -39,6 +40,8 @@ class Backend(str):
     MPI = "mpi"
     XCCL = "xccl"
     backend_list = [UNDEFINED, GLOO, NCCL, UCC, MPI, XCCL]
+    # torch's map; "gloo" runs on MPI here, the others raise at init_process_group without their device
+    default_device_backend_map = {"cpu": GLOO, "cuda": NCCL, "xpu": XCCL, "mps": GLOO}
 
     def __new__(cls, name):
         if not isinstance(name, str):
@@ -47,6 +50,15 @@ class Backend(str):
         if value == Backend.UNDEFINED:
             value = name.lower()
         return str.__new__(cls, value)
+
+
+def get_default_backend_for_device(device):
+    """The default backend for a device (or device string), lower case."""
+    device_str = device.type if isinstance(device, cthtorch.device) else cthtorch.device(device).type
+    backend = Backend.default_device_backend_map.get(device_str)
+    if backend is None:
+        raise ValueError(f"Default backend not registered for device : {device}")
+    return backend
 
 
 class ReduceOp:

@@ -21,6 +21,7 @@ import torch.multiprocessing as mp
 import torch.nn as nn
 import torch.nn.functional as F
 import torch.optim as optim
+from torch.distributed.elastic.multiprocessing.errors import record
 from torch.nn.parallel import DistributedDataParallel as DDP
 from torch.utils.data.distributed import DistributedSampler
 
@@ -66,7 +67,8 @@ def spawned(rank, world_size, port):
     dist.destroy_process_group()
 
 
-if __name__ == "__main__":
+@record
+def main():
     if sys.argv[1:2] == ["--spawn"]:
         check_alias()
         mp.spawn(spawned, args=(2, int(sys.argv[2])), nprocs=2, join=True)
@@ -79,3 +81,7 @@ if __name__ == "__main__":
         dist.init_process_group(backend="gloo")
         demo_basic(int(env["RANK"]))
         dist.destroy_process_group()
+
+
+if __name__ == "__main__":
+    main()
