@@ -183,10 +183,14 @@ class NodeReducer:
         if node is None:
             return
         self.size, self.rank = node.Get_size(), node.Get_rank()
-        # each rank's header, a cache line apart: [arrivals, nbytes, dtype/op code, buffer number + 1, offset]
-        # (zeroed, and mapped by all, when _shared_segments returns)
+        # each rank's header, a cache line apart: [arrivals, then two call signatures of 4 fields: nbytes,
+        # dtype/op code, buffer number + 1, offset] (zeroed, and mapped by all, when _shared_segments returns).
+        # Calls alternate between the signatures: a call into outputs ends at its agreement, so a rank may
+        # write its next call's signature while a peer still reads this one's (never two calls ahead: the
+        # next agreement waits for that peer)
         self.headers = [memoryview(m).cast("B").cast("q") for m in _shared_segments(node, _HEADER_BYTES)]
         self.arrivals = 0
+        self.calls = 0
 
     def usable(self, arr, op_name):
         return (self.node is not None and self.size > 1 and _nbytes(arr) >= MIN_BYTES
@@ -219,16 +223,17 @@ class NodeReducer:
         reports a mismatch as before); and the node buffer window arr lies in
         on every rank at the same offset, if it does."""
         me = self.headers[self.rank]
-        me[1] = _nbytes(arr)
-        me[2] = (_DTYPES.index(arr.dtype) * 64 + _OP_NAMES.index(op_name)) * 2 + bool(into)
-        me[3], me[4] = self._locate(arr)
+        k = 1 + 4 * (self.calls % 2)
+        self.calls += 1
+        me[k] = _nbytes(arr)
+        me[k + 1] = (_DTYPES.index(arr.dtype) * 64 + _OP_NAMES.index(op_name)) * 2 + bool(into)
+        me[k + 2], me[k + 3] = self._locate(arr)
         self._sync()
-        agreed = all(h[1] == me[1] and h[2] == me[2] for h in self.headers)
+        agreed = all(h[k] == me[k] and h[k + 1] == me[k + 1] for h in self.headers)
         if not agreed:
-            self._sync()   # everyone has read the headers before any rank's next call rewrites its own
             return False, None
-        in_place = me[3] > 0 and all(h[3] == me[3] and h[4] == me[4] for h in self.headers)
-        return True, (self._buffer_slots(me[3] - 1), int(me[4])) if in_place else None
+        in_place = me[k + 2] > 0 and all(h[k + 2] == me[k + 2] and h[k + 3] == me[k + 3] for h in self.headers)
+        return True, (self._buffer_slots(me[k + 2] - 1), int(me[k + 3])) if in_place else None
 
     def _buffer_slots(self, number):
         """Every rank's slot of buffer number, as uint8 tensors (mine made anew
