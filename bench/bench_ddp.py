@@ -13,7 +13,12 @@ It also shows the CPU time (all threads, both ranks) per step: on this
 shared 2-core machine the step times swing with the load, the CPU time
 much less. Rank 0's own view includes the time it waits for a slower rank to finish
 its backward; the second line measures from the job's end of backward (the
-later rank's last gradient) to the last all-reduce's end on any rank.
+later rank's last gradient) to the last all-reduce's end on any rank. The
+last line measures both libraries the same way, on rank 0: a
+post-accumulate-grad hook on every parameter (registered after DDP's own)
+marks the last gradient; backward is loss.backward()'s call to that mark, and
+the overlap figure is how long after it loss.backward() returned (by then
+both libraries have the averaged gradients in .grad).
 
 Run: PYTHONPATH=. python bench/bench_ddp.py [--repeats N]"""
 import json
