@@ -243,6 +243,33 @@ def test_layer_double_backward(kind):
     assert cthtorch.autograd.gradgradcheck(lambda inp: m(inp)[0], (_ct(x).requires_grad_(True),))
 
 
+@pytest.mark.parametrize("seq", [1, 2])
+@pytest.mark.parametrize("given", [False, True])
+def test_lstm_short_sequences(seq, given):
+    """the one-call float32 layer at the recurrence's edges: one step (no
+    steps after the first for dW_hh's GEMM), a zero initial state (no first
+    GEMM, no h0 term) and a given one, both directions"""
+    ref, m = _pair("LSTM", 3, 5, num_layers=2, bidirectional=True)
+    gen = torch.Generator().manual_seed(13)
+    hx = (torch.randn(4, 2, 5, generator=gen), torch.randn(4, 2, 5, generator=gen)) if given else None
+    _run_both(ref, m, torch.randn(seq, 2, 3, generator=gen), hx)
+
+
+def test_lstm_layer_op_errors():
+    from cthtorch._C import _internal
+    wp = _internal._gemm_pack(cthtorch.ones(2, 8))
+    z = cthtorch.zeros(3, 2)
+    with pytest.raises(RuntimeError, match="float32"):
+        _internal._lstm_layer_forward(cthtorch.ones(4, 3, 8, dtype=cthtorch.float64), z, z, wp, False)
+    with pytest.raises(RuntimeError, match="h0 has the wrong size"):
+        _internal._lstm_layer_forward(cthtorch.ones(4, 3, 8), cthtorch.zeros(3, 3), z, wp, False)
+    with pytest.raises(RuntimeError, match="packed"):
+        _internal._lstm_layer_forward(cthtorch.ones(4, 3, 8), z, z, _internal._gemm_pack(cthtorch.ones(3, 8)), False)
+    with pytest.raises(RuntimeError, match="workspace"):
+        _internal._lstm_layer_backward(cthtorch.ones(4, 3, 2), None, None, cthtorch.ones(4, 3, 7),
+                                       cthtorch.ones(4, 3, 2), z, wp, False, True)
+
+
 def test_fused_cell_errors():
     with pytest.raises(RuntimeError, match="gates"):
         cthtorch._fused_lstm_cell(cthtorch.ones(2, 7), cthtorch.ones(2, 2))

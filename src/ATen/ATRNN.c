@@ -2,6 +2,7 @@
  * allocation, and the per-dtype kernel (TH/generic/THTensorRNN.c). */
 #include "ATRNN.h"
 #include "../TH/THKernelsRNN.h"
+#include "../TH/THGemmPacked.h"
 
 #include <omp.h>
 #include <string.h>
@@ -216,4 +217,141 @@ int at_fused_gru_cell_backward(THTensor **outs, const THTensor *grad_hy, const T
   }
   operands_free(&o);
   return rc;
+}
+
+/* ---- a float32 LSTM layer's steps in one call (the recurrence of _FusedLayer) ---- */
+
+/* the fused cell over B rows, split as the single-cell ops split them */
+static void lstm_fwd_rows(int64_t B, int64_t H, const float *gates, const float *cx, float *hy, float *cy, float *ws) {
+  int nt = row_threads(B, H);
+#pragma omp parallel for num_threads(nt) if (nt > 1) schedule(static)
+  for (int t = 0; t < nt; t++) {
+    ROW_RANGE(t, nt, B, lo, n);
+    THFloatTensor_lstm_cell_forward(n, H, gates + lo * 4 * H, cx + lo * H, hy + lo * H, cy + lo * H, ws + lo * 4 * H);
+  }
+}
+
+static void lstm_bwd_rows(int64_t B, int64_t H, const float *ghy, const float *gcy, const float *cx, const float *cy,
+                          const float *ws, float *dgates, float *dcx) {
+  int nt = row_threads(B, H);
+#pragma omp parallel for num_threads(nt) if (nt > 1) schedule(static)
+  for (int t = 0; t < nt; t++) {
+    ROW_RANGE(t, nt, B, lo, n);
+    THFloatTensor_lstm_cell_backward(n, H, ghy + lo * H, gcy + lo * H, NULL, cx + lo * H, cy + lo * H, ws + lo * 4 * H,
+                                     dgates + lo * 4 * H, dcx + lo * H);
+  }
+}
+
+static int layer_check(const char *op, const char *name, const THTensor *t, int ndim, const int64_t *sizes) {
+  if (t->dtype != TH_Float || THTensor_device(t) >= 0 || t->ndim != ndim || !THTensor_isContiguous(t)) {
+    THError_set(TH_ERR_RUNTIME, "%s: expected %s to be a contiguous %d-D float32 CPU tensor", op, name, ndim);
+    return -1;
+  }
+  for (int d = 0; d < ndim; d++)
+    if (t->sizes[d] != sizes[d]) {
+      THError_set(TH_ERR_RUNTIME, "%s: %s has the wrong size at dimension %d: %lld, expected %lld", op, name, d,
+                  (long long)t->sizes[d], (long long)sizes[d]);
+      return -1;
+    }
+  return 0;
+}
+
+static int packed_check(const char *op, const THTensor *p, int64_t K, int64_t N) {
+  int64_t s[3] = { (N + THGEMM_NR - 1) / THGEMM_NR, K, THGEMM_NR };
+  return layer_check(op, "packed", p, 3, s);
+}
+
+static bool all_zero(const float *x, int64_t n) {
+  for (int64_t i = 0; i < n; i++)
+    if (x[i] != 0.f) return false;
+  return true;
+}
+
+int at_lstm_layer_forward(THTensor **outs, THTensor *gates, const THTensor *h0, const THTensor *c0,
+                          const THTensor *packed, bool reverse) {
+  const char *op = "_lstm_layer_forward";
+  if (gates->ndim != 3 || gates->sizes[2] % 4) {
+    THError_set(TH_ERR_RUNTIME, "%s: expected gates of size [T, B, 4 * H]", op);
+    return -1;
+  }
+  int64_t T = gates->sizes[0], B = gates->sizes[1], H = gates->sizes[2] / 4, bh[2] = { B, H };
+  if (layer_check(op, "gates", gates, 3, gates->sizes) < 0 || layer_check(op, "h0", h0, 2, bh) < 0 ||
+      layer_check(op, "c0", c0, 2, bh) < 0 || packed_check(op, packed, H, 4 * H) < 0)
+    return -1;
+  int64_t s[3] = { T, B, H };
+  if (!(outs[0] = THTensor_new(TH_Float, 3, s))) return -1;
+  if (!(outs[1] = THTensor_new(TH_Float, 3, s))) { THTensor_free(outs[0]); outs[0] = NULL; return -1; }
+  float *g = (float *)THTensor_data(gates), *out = (float *)THTensor_data(outs[0]);
+  float *cs = (float *)THTensor_data(outs[1]);
+  const float *h = (const float *)THTensor_data(h0), *c = (const float *)THTensor_data(c0);
+  const float *wp = (const float *)THTensor_data(packed);
+  int nt = omp_in_parallel() ? 1 : at_get_num_threads();
+  /* a zero initial state (hx=None) adds nothing to the first step's gates: no GEMM for it */
+  bool skip = all_zero(h, B * H);
+  for (int64_t k = 0; k < T; k++) {
+    int64_t t = reverse ? T - 1 - k : k;
+    float *gt = g + t * B * 4 * H;
+    if (k > 0 || !skip) THGemmPacked_run(B, 4 * H, H, 1.f, h, H, wp, 1.f, gt, 4 * H, nt);
+    /* the activated gates (the backward's workspace) overwrite the pre-activations they come from */
+    lstm_fwd_rows(B, H, gt, c, out + t * B * H, cs + t * B * H, gt);
+    h = out + t * B * H;
+    c = cs + t * B * H;
+  }
+  return 0;
+}
+
+int at_lstm_layer_backward(THTensor **outs, const THTensor *dout, const THTensor *dh, const THTensor *dc,
+                           const THTensor *ws, const THTensor *cs, const THTensor *c0, const THTensor *packed,
+                           bool reverse, bool need_h0) {
+  const char *op = "_lstm_layer_backward";
+  if (ws->ndim != 3 || ws->sizes[2] % 4) {
+    THError_set(TH_ERR_RUNTIME, "%s: expected workspace of size [T, B, 4 * H]", op);
+    return -1;
+  }
+  int64_t T = ws->sizes[0], B = ws->sizes[1], H = ws->sizes[2] / 4, bh[2] = { B, H }, tbh[3] = { T, B, H };
+  if (layer_check(op, "workspace", ws, 3, ws->sizes) < 0 || layer_check(op, "grad_output", dout, 3, tbh) < 0 ||
+      layer_check(op, "cs", cs, 3, tbh) < 0 || layer_check(op, "c0", c0, 2, bh) < 0 ||
+      (dh && layer_check(op, "grad_hy", dh, 2, bh) < 0) || (dc && layer_check(op, "grad_cy", dc, 2, bh) < 0) ||
+      packed_check(op, packed, 4 * H, H) < 0)
+    return -1;
+  THTensor *G = THTensor_new(TH_Float, 3, ws->sizes), *dht = THTensor_new(TH_Float, 2, bh),
+           *dct = THTensor_new(TH_Float, 2, bh);
+  if (!G || !dht || !dct) {
+    THTensor_free(G); THTensor_free(dht); THTensor_free(dct);
+    return -1;
+  }
+  float *g = (float *)THTensor_data(G), *dhb = (float *)THTensor_data(dht), *dcb = (float *)THTensor_data(dct);
+  const float *go = (const float *)THTensor_data(dout), *w = (const float *)THTensor_data(ws);
+  const float *c = (const float *)THTensor_data(cs), *wp = (const float *)THTensor_data(packed);
+  int nt = omp_in_parallel() ? 1 : at_get_num_threads();
+  size_t row = (size_t)(B * H);
+  /* the steps run in the forward's order reversed; "first" is the forward's first step */
+  int64_t first = reverse ? T - 1 : 0, t0 = reverse ? 0 : T - 1;
+  memcpy(dhb, go + t0 * row, row * sizeof(float));
+  if (dh) {
+    const float *d = (const float *)THTensor_data(dh);
+    for (size_t i = 0; i < row; i++) dhb[i] += d[i];
+  }
+  if (dc) memcpy(dcb, THTensor_data(dc), row * sizeof(float));
+  else memset(dcb, 0, row * sizeof(float));
+  bool dh0 = false;
+  for (int64_t k = 0; k < T; k++) {
+    int64_t t = reverse ? k : T - 1 - k, p = reverse ? t + 1 : t - 1;
+    const float *cx = t == first ? (const float *)THTensor_data(c0) : c + p * row;
+    float *gt = g + t * row * 4;
+    /* dc is read and overwritten in place (each element by its own lane) */
+    lstm_bwd_rows(B, H, dhb, dcb, cx, c + t * row, w + t * row * 4, gt, dcb);
+    if (t != first) {   /* the next step's dh: its output's gradient plus dgates @ W_hh */
+      memcpy(dhb, go + p * row, row * sizeof(float));
+      THGemmPacked_run(B, H, 4 * H, 1.f, gt, 4 * H, wp, 1.f, dhb, H, nt);
+    } else if (need_h0) {
+      THGemmPacked_run(B, H, 4 * H, 1.f, gt, 4 * H, wp, 0.f, dhb, H, nt);
+      dh0 = true;
+    }
+  }
+  if (!dh0) memset(dhb, 0, row * sizeof(float));   /* not asked for: zeros, never a stale step's dh */
+  outs[0] = G;
+  outs[1] = dht;
+  outs[2] = dct;
+  return 0;
 }

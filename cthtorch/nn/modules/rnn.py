@@ -113,7 +113,9 @@ class _FusedLayer(Function):
     walks the steps back with the fused backward kernel and one GEMM each,
     then forms the weight, bias and input gradients of all steps at once
     (G^T H, G^T X, sum G, G W_ih: four GEMM-sized calls per layer instead of
-    four per step), as torch's CPU path does. Under create_graph the
+    four per step), as torch's CPU path does. A float32 LSTM runs its whole
+    recurrence, forward and backward, in one C call each (_lstm_layer_forward
+    / _lstm_layer_backward), with no Python round trip per step. Under create_graph the
     backward re-runs the layer in recorded ops from the saved inputs and
     differentiates that, so double backward keeps working."""
 
@@ -132,6 +134,15 @@ class _FusedLayer(Function):
         # each step's h @ W_hh^T reads W_hh^T packed once here (OpenBLAS would pack it again every step)
         wp, n = _packed(w_hh_t), w_hh.shape[0]
         order = range(T - 1, -1, -1) if reverse else range(T)
+        ctx.mode, ctx.reverse, ctx.layer = mode, reverse, False
+        ctx.save_for_backward(x, h0, c0, w_ih, w_hh, b_ih, b_hh)
+        if is_lstm and wp is not None:
+            # the whole recurrence in one C call (src/ATen/ATRNN.c); gis becomes the workspace
+            gis = gis.contiguous()
+            out, cs = _internal._lstm_layer_forward(gis, h0.contiguous(), c0.contiguous(), wp, reverse)
+            # ctx keeps copies: the outputs' grad_fn is this node (see below on cycles)
+            ctx.layer, ctx.ws, ctx.cs, ctx.hs = True, gis, cs, out.clone()
+            return out, out[order[-1]].clone(), cs[order[-1]].clone()
         h, c = h0, c0
         hs, cs, wss = [None] * T, [None] * T, [None] * T
         for t in order:
@@ -155,9 +166,7 @@ class _FusedLayer(Function):
         hs[last] = None
         if is_lstm:
             cs[last] = c.clone()
-        ctx.mode, ctx.reverse = mode, reverse
         ctx.hs, ctx.cs, ctx.wss = hs, cs, wss
-        ctx.save_for_backward(x, h0, c0, w_ih, w_hh, b_ih, b_hh)
         return (out, h, c) if is_lstm else (out, h)
 
     @staticmethod
@@ -168,6 +177,8 @@ class _FusedLayer(Function):
         if cthtorch.is_grad_enabled():
             return _FusedLayer._recorded_backward(mode, reverse, (x, h0, c0, w_ih, w_hh, b_ih, b_hh),
                                                   (dout, dh, dc))
+        if ctx.layer:
+            return _FusedLayer._layer_backward(ctx, dout, dh, dc)
         T = x.shape[0]
         hs, cs, wss = ctx.hs, ctx.cs, ctx.wss
         order = range(T) if reverse else range(T - 1, -1, -1)   # backward: the forward's order reversed
@@ -216,6 +227,33 @@ class _FusedLayer(Function):
         else:
             db_hh = Gh.sum(0)
         return None, None, dx, dh, dc, dw_ih, dw_hh, db_ih, db_hh
+
+    @staticmethod
+    def _layer_backward(ctx, dout, dh, dc):
+        """the backward of a float32 LSTM layer whose forward ran in one C call: the recurrence in
+        one C call too, then the all-steps GEMMs. dW_hh = sum_t G_t^T h_{t-1} is one GEMM over the
+        steps after the first (whose h_{t-1} are the outputs shifted by one) plus h0's term, which
+        a zero h0 (hx=None) drops."""
+        x, h0, c0, w_ih, w_hh, b_ih, b_hh = ctx.saved_tensors
+        need = ctx.needs_input_grad
+        G, dh0, dc0 = _internal._lstm_layer_backward(dout.contiguous(), dh, dc, ctx.ws, ctx.cs, c0.contiguous(),
+                                                     _packed(w_hh), ctx.reverse, need[3])
+        G2 = G.flatten(0, 1)
+        dx = G2.mm(w_ih).view(x.shape) if need[2] else None
+        dw_ih = G2.t().mm(x.flatten(0, 1)) if need[5] else None
+        dw_hh = None
+        if need[6]:
+            hs = ctx.hs
+            g_rest, h_rest, g_first = (G[:-1], hs[1:], G[-1]) if ctx.reverse else (G[1:], hs[:-1], G[0])
+            dw_hh = g_rest.flatten(0, 1).t().mm(h_rest.flatten(0, 1))
+            if h0.any():
+                dw_hh.addmm_(g_first.t(), h0)
+        db_ih = G2.sum(0) if b_ih is not None and need[7] else None
+        if b_hh is None or not need[8]:
+            db_hh = None
+        else:
+            db_hh = db_ih.clone() if db_ih is not None else G2.sum(0)
+        return (None, None, dx, dh0 if need[3] else None, dc0 if need[4] else None, dw_ih, dw_hh, db_ih, db_hh)
 
     @staticmethod
     def _recorded_backward(mode, reverse, inputs, grads):
