@@ -190,6 +190,7 @@ BAD_CALLS = [
     ("_gemm_packed", (t(3, 8), t(2, 8, 24), 30, t(2, 30))),                            # c rows != a rows
     ("_fused_gru_cell_backward", (t(2, 3), None, t(2, 3), t(2, 5))),
     ("_fused_gru_cell_backward", (t(5, 3), None, t(2, 3), t(2, 12))),
+    ("_unsafe_view", (t(2, 3), (7,))),                                                 # another element count
 ]
 # the activation backwards are elementwise over grad_output and self: their
 # shapes must broadcast to the one they compute
