@@ -118,3 +118,58 @@ def _grad_layouts(lib):
 
 def test_grad_layouts_match_torch():
     assert _grad_layouts(ct) == _grad_layouts(torch)
+
+
+FOLD_SHAPES = [((2, 3, 4), (4, 5)), ((2, 3, 4), (4,)), ((3, 4), (2, 4, 5)), ((4,), (2, 4, 5)), ((2, 1, 3, 4), (1, 5, 4, 6)),
+               ((2, 3, 4), (2, 4, 5)), ((2, 2, 3, 4), (4, 5)), ((3, 4), (2, 2, 4, 5)), ((2, 2, 3, 4), (4,)),
+               ((4,), (2, 2, 4, 5)), ((2, 3, 4), (2, 2, 4, 5)), ((0, 3, 4), (4, 5))]
+
+
+def _matmul_history(lib, sa, sb, grad_a, grad_b, transpose_a):
+    rs = np.random.RandomState(1)
+    if transpose_a and len(sa) >= 3:   # a's leading dims do not merge into one
+        a = lib.tensor(rs.randn(sa[1], sa[0], *sa[2:]).astype(np.float32)).transpose(0, 1)
+    else:
+        a = lib.tensor(rs.randn(*sa).astype(np.float32))
+    b = lib.tensor(rs.randn(*sb).astype(np.float32))
+    a.requires_grad_(grad_a)
+    b.requires_grad_(grad_b)
+    r = a @ b
+    names = []
+    f = r.grad_fn
+    while f is not None and len(names) < 3:   # the top of the chain: matmul's own steps
+        names.append(type(f).__name__)
+        nxt = [n for n, _ in f.next_functions if n is not None and type(n).__name__ != "AccumulateGrad"]
+        f = nxt[0] if nxt else None
+    r.sum().backward() if r.requires_grad else None
+    grads = [t.grad.numpy() if t.grad is not None else None for t in (a, b)] if r.requires_grad else []
+    return r.detach().numpy(), names, grads
+
+
+@pytest.mark.parametrize("sa,sb", FOLD_SHAPES)
+@pytest.mark.parametrize("grads", [(True, True), (True, False), (False, True)])
+@pytest.mark.parametrize("transpose_a", [False, True])
+def test_matmul_fold_grad_fn_like_torch(sa, sb, grads, transpose_a):
+    """matmul folds batches into one mm exactly where torch does (its grad_fn chain
+    shows it: UnsafeViewBackward0 over MmBackward0, or CloneBackward0/TransposeBackward0
+    for a 2-d first operand), else bmm under UnsafeViewBackward0; values and gradients
+    as torch's. (torch's MvBackward0/DotBackward0 are MmBackward0 here: mv and dot are
+    composites over mm.)"""
+    r, names, g = _matmul_history(ct, sa, sb, *grads, transpose_a)
+    tr, tnames, tg = _matmul_history(torch, sa, sb, *grads, transpose_a)
+    np.testing.assert_allclose(r, tr, rtol=1e-5, atol=1e-5)
+    assert r.shape == tr.shape
+    norm = {"MvBackward0": "MmBackward0"}
+    n = min(len(names), 2)
+    assert names[:n] == [norm.get(x, x) for x in tnames[:n]], (names, tnames)
+    for x, y in zip(g, tg):
+        assert (x is None) == (y is None)
+        if x is not None:
+            np.testing.assert_allclose(x, y, rtol=1e-5, atol=1e-5)
+
+
+def test_matmul_fold_errors_like_torch():
+    for sa, sb in [((2, 3, 4), (5,)), ((2, 3, 4), (5, 6)), ((3, 4), (2, 5, 6)), ((4,), (2, 5, 6))]:
+        for rg in (False, True):
+            oracle.raises_like(lambda: ct.ones(*sa, requires_grad=rg) @ ct.ones(*sb, requires_grad=rg),
+                               lambda: torch.ones(*sa, requires_grad=rg) @ torch.ones(*sb, requires_grad=rg))

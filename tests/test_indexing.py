@@ -272,3 +272,22 @@ def test_moved_ops_are_c_bindings():
         if name != "nonzero":   # nonzero keeps a Python wrapper for as_tuple
             assert getattr(ct.Tensor, name) is getattr(ct._C._TensorBase, name), name
     assert not hasattr(ct.Tensor, "_index")
+
+
+def test_bool_bytes_other_than_0_1():
+    """bool memory from uint8 bytes other than 0/1 (as empty() may hold): the kernels that
+    read masks and conditions read bytes, any nonzero one true, so nonzero's count and its
+    list agree and masked ops, where and conversions see the same mask"""
+    raw = np.array([0, 2, 1, 0, 255, 0, 128, 3] * 5, dtype=np.uint8)
+    m = ct.from_numpy(raw).view(ct.bool)
+    truth = raw != 0
+    x = ct.arange(len(raw), dtype=ct.float32)
+    assert ct.nonzero(m).flatten().tolist() == np.nonzero(truth)[0].tolist()
+    assert ct.count_nonzero(m).item() == truth.sum()
+    assert ct.masked_select(x, m).tolist() == x.numpy()[truth].tolist()
+    assert ct.where(m, x, -x).tolist() == np.where(truth, x.numpy(), -x.numpy()).tolist()
+    y = x.clone().masked_scatter_(m, ct.full((len(raw),), 7.0))
+    assert y.tolist() == np.where(truth, 7.0, x.numpy()).tolist()
+    assert m.float().tolist() == truth.astype(np.float32).tolist()
+    assert m.to(ct.int64).tolist() == truth.astype(np.int64).tolist()
+    assert ct.where(m, ct.tensor(1 + 2j), ct.tensor(0j)).tolist() == [1 + 2j if t else 0j for t in truth]

@@ -194,6 +194,7 @@ BAD_CALLS = [
                               True)),                                                # packed for K=2, not 4H=8
     ("_fused_gru_cell_backward", (t(2, 3), None, t(2, 3), t(2, 5))),
     ("_fused_gru_cell_backward", (t(5, 3), None, t(2, 3), t(2, 12))),
+    ("_unsafe_view", (t(2, 3), (7,))),                                                 # another element count
 ]
 # the activation backwards are elementwise over grad_output and self: their
 # shapes must broadcast to the one they compute

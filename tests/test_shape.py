@@ -199,6 +199,26 @@ def test_repeat_interleave(dtype):
     _same(ct.repeat_interleave(ct.tensor(5.), 3), torch.repeat_interleave(torch.tensor(5.), 3))
 
 
+@pytest.mark.parametrize("threads", [1, 2])
+@pytest.mark.parametrize("dtype", ["float32", "int32", "float64", "int16", "uint8", "bool"])
+def test_repeat_interleave_last_dim_runs(dtype, threads):
+    """a scalar count of 2..4 over the last dim takes the whole-block copy (vector
+    permutes for 4-byte elements): blocks of 8 and their tails, big enough to split
+    across threads, against torch"""
+    old = ct.get_num_threads()
+    ct.set_num_threads(threads)
+    try:
+        for shape in [(3, 13), (1, 8), (5, 1), (256, 1027), (0, 4)]:
+            t, c = _pair(shape, dtype, seed=shape[0])
+            for r in (1, 2, 3, 4, 5):
+                _same(c.repeat_interleave(r, 1), t.repeat_interleave(r, 1))
+                _same(c.repeat_interleave(r, -1), t.repeat_interleave(r, -1))
+            _same(ct.repeat_interleave(c, 3), torch.repeat_interleave(t, 3))
+            _same(c.repeat_interleave(ct.tensor([3]), 1), t.repeat_interleave(torch.tensor([3]), 1))
+    finally:
+        ct.set_num_threads(old)
+
+
 # ---------------------------------------------------------------- gradients
 def _d(*shape, seed=0):
     return ct.from_numpy(np.random.RandomState(seed).rand(*shape)).requires_grad_()

@@ -77,6 +77,38 @@ def test_median_nan_rows(dtype):
 
 
 @pytest.mark.parametrize("dtype", DTYPES)
+def test_median_long_rows_packed_selection(dtype):
+    """median/nanmedian pick by a selection on packed (rank, index) keys: rows past its
+    insertion-sort cutoff, heavy ties, sorted/reversed/constant rows (the pivot's bad
+    cases), signed zeros, NaNs and a whole-tensor median, values and indices as torch"""
+    rows = [ties((1, 1000), 7)[0], np.arange(257.0), np.arange(300.0)[::-1], np.full(129, 3.0),
+            RS.permutation(64).astype(np.float64), np.tile([0.0, -0.0, 1.0, -1.0], 50)]
+    floating = dtype.startswith(("float", "bf"))
+    if dtype == "uint8":
+        rows = [np.abs(r) % 200 for r in rows]
+    elif dtype == "int8":
+        rows = [r % 100 - 50 for r in rows]
+    for r in rows:
+        c, t = pair(np.stack([r, r[::-1]]), dtype)
+        for f in (lambda L, x: L.median(x, 1), lambda L, x: L.nanmedian(x, 1), lambda L, x: L.median(x),
+                  lambda L, x: x.t().median(0), lambda L, x: L.nanmedian(x)):
+            same(f(ct, c), f(torch, t))
+    if floating:
+        a = ties((50, 64), 9)
+        a[::3, 5] = np.nan
+        a[7, :] = np.nan           # an all-NaN row: nanmedian's pair path
+        a[9, ::2] = np.nan
+        c, t = pair(a, dtype)
+        for f in (lambda L, x: L.median(x, 1), lambda L, x: L.nanmedian(x, 1), lambda L, x: L.nanmedian(x[8:]),
+                  lambda L, x: L.median(x[:7])):
+            same(f(ct, c), f(torch, t))
+    if dtype == "int64":   # values spanning more bits than the key holds: the pair path
+        a = np.array([[2 ** 62, -2 ** 62, 5, 7, 1] * 20], dtype=np.int64)
+        c, t = ct.from_numpy(a), torch.from_numpy(a)
+        same(c.median(1), t.median(1))
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
 def test_topk_distinct(dtype):
     a = np.stack([RS.permutation(60) for _ in range(5)]).astype(np.float64)
     if dtype == "int8":

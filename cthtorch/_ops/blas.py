@@ -26,35 +26,83 @@ def matmul(input, other, *, out=None):
         r = cthtorch.mm(a.unsqueeze(0), b).squeeze(0)
     elif da == 2 and db == 1:
         r = cthtorch.mm(a, b.unsqueeze(1)).squeeze(1)
-    elif db <= 2 and da >= 3:
-        # fold a's batch into rows: one GEMM
-        bb = b.unsqueeze(1) if db == 1 else b
-        if a.shape[-1] != bb.shape[0]:
-            raise RuntimeError("mat1 and mat2 shapes cannot be multiplied (%dx%d and %dx%d)"
-                               % (a.shape[:-1].numel(), a.shape[-1], bb.shape[0], bb.shape[1]))
-        r = cthtorch.mm(a.reshape(-1, a.shape[-1]), bb).reshape(list(a.shape[:-1]) + [bb.shape[1]])
-        if db == 1:
-            r = r.squeeze(-1)
+    elif _folds(a, b, out is not None):
+        if da >= db:
+            r = _fold_mm(a, b)
+        else:   # b^T a^T folded, transposed back into a contiguous result (as torch: CloneBackward0)
+            r = _fold_mm(b.transpose(-2, -1), a.transpose(0, 1) if da == 2 else a)
+            if da == 2:
+                r = r.transpose(-2, -1).clone(memory_format=cthtorch.contiguous_format)
     else:
         aa = a.unsqueeze(0) if da == 1 else a
         bb = b.unsqueeze(-1) if db == 1 else b
         n, k = aa.shape[-2], aa.shape[-1]
         k2, m = bb.shape[-2], bb.shape[-1]
-        if k != k2:
-            raise RuntimeError("Expected size for first two dimensions of batch2 tensor to be: [%d, %d] but got: [%d, %d]."
-                               % (aa.shape[:-2].numel() if aa.dim() > 2 else 1, k, bb.shape[:-2].numel() if bb.dim() > 2 else 1, k2))
         batch = _broadcast_pair(list(aa.shape[:-2]), list(bb.shape[:-2]))
-        ae = aa.expand(batch + [n, k]).reshape(-1, n, k)
-        be = bb.expand(batch + [k, m]).reshape(-1, k, m)
-        r = cthtorch.bmm(ae, be).reshape(batch + [n, m])
-        if da == 1:
-            r = r.squeeze(-2)
-        if db == 1:
+        if k != k2:   # bmm's check, on the operands expanded to the common batch
+            nb = 1
+            for s_ in batch:
+                nb *= s_
+            raise RuntimeError("Expected size for first two dimensions of batch2 tensor to be: [%d, %d] but got: [%d, %d]."
+                               % (nb, k, nb, k2))
+        ae = _fold_reshape(aa.expand(batch + [n, k]), [-1, n, k])
+        be = _fold_reshape(bb.expand(batch + [k, m]), [-1, k, m])
+        shape = batch + ([n] if da > 1 else []) + ([m] if db > 1 else [])
+        r = cthtorch.bmm(ae, be)
+        if db == 1:   # torch drops a vector's column before the final view (SqueezeBackward1)
             r = r.squeeze(-1)
+        r = cthtorch._C._internal._unsafe_view(r, shape)
     if out is not None:
         out.resize_(r.shape).copy_(r)
         return out
     return r
+
+
+def _folds(a, b, has_out):
+    """whether matmul folds the larger operand's batch into GEMM rows (one mm) rather than
+    running bmm: torch's choice, which its grad_fn chain shows. The larger operand (b^T when
+    b is larger) must be >= 3-d and the other <= 2-d; it folds when the smaller one needs a
+    gradient (a bmm would expand it and its gradient), else only without a copy: not a 2-d a
+    (its fold needs a transposed result), and the leading dims must merge into one."""
+    t1 = a if a.dim() >= b.dim() else b.transpose(-2, -1)
+    small = b if a.dim() >= b.dim() else a
+    if t1.dim() < 3 or small.dim() > 2:
+        return False
+    if small.requires_grad and not has_out:
+        return True
+    if a.dim() == 2:
+        return False
+    if t1.numel() == 0:
+        return True
+    st, sz = t1.stride(), t1.shape
+    return all(st[i] == st[i + 1] * sz[i + 1] for i in range(t1.dim() - 2))
+
+
+def _fold_reshape(t, shape):
+    """t.reshape(shape) with torch's matmul history: a view where one exists, else a
+    contiguous copy reshaped without view tracking (CloneBackward0 under UnsafeViewBackward0)"""
+    if t.is_contiguous():
+        return t.view(shape)
+    try:
+        return t.view(shape)
+    except RuntimeError:
+        return cthtorch._C._internal._unsafe_view(t.clone(memory_format=cthtorch.contiguous_format), shape)
+
+
+def _fold_mm(t1, t2):
+    """t1 (>= 3-d) @ t2 (1-d or 2-d) as one mm over t1's rows"""
+    k = t1.shape[-1]
+    k2 = t2.shape[0]
+    if k != k2:
+        if t2.dim() == 1:
+            raise RuntimeError("size mismatch, got input (%d), mat (%dx%d), vec (%d)"
+                               % (t1.shape[:-1].numel(), t1.shape[:-1].numel(), k, k2))
+        raise RuntimeError("mat1 and mat2 shapes cannot be multiplied (%dx%d and %dx%d)"
+                           % (t1.shape[:-1].numel(), k, k2, t2.shape[1]))
+    rows = t1.shape[:-1].numel()
+    r = cthtorch.mm(_fold_reshape(t1, [rows, k]), t2.unsqueeze(1) if t2.dim() == 1 else t2)
+    shape = list(t1.shape[:-1]) + ([t2.shape[1]] if t2.dim() == 2 else [])
+    return cthtorch._C._internal._unsafe_view(r, shape)
 
 
 def dot(input, other, *, out=None):

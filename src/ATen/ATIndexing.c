@@ -829,7 +829,7 @@ THTensor *at_masked_select(const THTensor *self, const THTensor *mask, THTensor 
     return into_out(r, out);
   }
   int64_t n = THTensor_numel(s);
-  const bool *mv = (const bool *)THTensor_data(m);
+  const uint8_t *mv = (const uint8_t *)THTensor_data(m);   /* bool bytes read as bytes: any nonzero is true */
   const char *sv = THTensor_data(s);
   int es = THDtype_size(s->dtype), nt = threads_for(n);
   int64_t counts[256] = {0}, start[256], total = 0;
@@ -883,7 +883,7 @@ THTensor *at_masked_scatter(const THTensor *self, const THTensor *mask, const TH
   THTensor *dst = (s == out || s->storage == self->storage) ? at_clone(s, false) : THTensor_retain(s);
   THTensor_free(s);
   int64_t n = dst ? THTensor_numel(dst) : 0, avail = THTensor_numel(src), k = 0;
-  const bool *mv = (const bool *)THTensor_data(m);
+  const uint8_t *mv = (const uint8_t *)THTensor_data(m);   /* bool bytes read as bytes: any nonzero is true */
   int es = THDtype_size(self->dtype);
   int rc = dst ? 0 : -1;
   if (dst && THTensor_device(dst) >= 0) {   /* a put of source's first elements at the mask's flat positions */

@@ -595,6 +595,57 @@ static int64_t *count_offsets(const int64_t *c, int64_t n, ATOptInt output_size)
   return pre;
 }
 
+/* dst[e R + k] = src[e] for k < R, e < m: single elements (the last dim)
+ * repeated a few times each. R and the width fixed at compile time make the
+ * loop one vector load, shuffles and R stores per lane group, where a loop per
+ * element's R copies runs a short scalar loop each. */
+#define REPEAT_LOOP(T, R)                                                                     \
+  {                                                                                           \
+    const T *restrict ss = (const T *)src;                                                    \
+    T *restrict dd = (T *)dst;                                                                \
+    _Pragma("omp parallel for schedule(static) if (par)")                                     \
+    for (int64_t e = 0; e < m; e++)                                                           \
+      for (int k = 0; k < R; k++) dd[e * R + k] = ss[e];                                      \
+    return;                                                                                   \
+  }
+#define REPEAT_WIDTH(T)                                                                       \
+  switch (R) {                                                                                \
+    case 2: REPEAT_LOOP(T, 2)                                                                 \
+    case 3: REPEAT_LOOP(T, 3)                                                                 \
+    default: REPEAT_LOOP(T, 4)                                                                \
+  }
+static void repeat_elements(char *dst, const char *src, int64_t m, int64_t R, int es, bool par) {
+#ifdef __AVX2__
+  if (es == 4) {   /* 8 elements give R vectors, each a lane permutation of them: lane l of vector j is (8 j + l) / R */
+    __m256i perm[4];
+    for (int j = 0; j < R; j++) {
+      int ix[8];
+      for (int l = 0; l < 8; l++) ix[l] = (int)((8 * j + l) / R);
+      perm[j] = _mm256_loadu_si256((const __m256i *)ix);
+    }
+    const float *ss = (const float *)src;
+    float *dd = (float *)dst;
+    int64_t blocks = m / 8;
+#pragma omp parallel for schedule(static) if (par)
+    for (int64_t b = 0; b < blocks; b++) {
+      __m256 x = _mm256_loadu_ps(ss + 8 * b);
+      for (int j = 0; j < R; j++) _mm256_storeu_ps(dd + 8 * (b * R + j), _mm256_permutevar8x32_ps(x, perm[j]));
+    }
+    for (int64_t e = blocks * 8; e < m; e++)
+      for (int k = 0; k < R; k++) dd[e * R + k] = ss[e];
+    return;
+  }
+#endif
+  switch (es) {
+    case 1: REPEAT_WIDTH(uint8_t)
+    case 2: REPEAT_WIDTH(uint16_t)
+    case 4: REPEAT_WIDTH(uint32_t)
+    default: REPEAT_WIDTH(uint64_t)
+  }
+}
+#undef REPEAT_WIDTH
+#undef REPEAT_LOOP
+
 THTensor *at_repeat_interleave(const THTensor *self, const THTensor *repeats, int64_t repeat, ATOptInt dim_,
                                ATOptInt output_size) {
   if (!dim_.has) {   /* over the flattened input */
@@ -629,6 +680,11 @@ THTensor *at_repeat_interleave(const THTensor *self, const THTensor *repeats, in
     const char *src = THTensor_data(x);
     char *dst = THTensor_data(r);
     bool par = THTensor_numel(r) * es > SHAPE_PAR_BYTES && !omp_in_parallel();
+    bool same = true;   /* one count R for every slice */
+    for (int64_t i = 1; i < n && same; i++) same = c[i] == c[0];
+    if (same && inner == es && c[0] >= 2 && c[0] <= 4 && (es == 4 || es == 8 || es == 2 || es == 1))
+      repeat_elements(dst, src, outer * n, c[0], es, par);
+    else
     /* (i, o) pairs in parallel, o-major (rows stay in cache) */
 #pragma omp parallel for collapse(2) schedule(static) if (par)
     for (int64_t o = 0; o < outer; o++)

@@ -58,5 +58,34 @@ static uint64_t *th_sort_keys(uint64_t *a, uint64_t *tmp, int64_t n) {
   return src;
 }
 
+/* the k-th smallest of a[0..n) (distinct keys, so any selection picks the one
+ * the full sort would): quickselect with a median-of-3 pivot and a
+ * branchless Lomuto partition, then an insertion sort of the last <= 32.
+ * Past 2*log2(n) rounds (an adversarial row) the rest is sorted through tmp. */
+static uint64_t th_select_key(uint64_t *a, uint64_t *tmp, int64_t n, int64_t k) {
+  int64_t lo = 0, hi = n, depth = 2 * (64 - __builtin_clzll((unsigned long long)n | 1));
+  while (hi - lo > 32) {
+    if (depth-- == 0) return th_sort_keys(a + lo, tmp, hi - lo)[k - lo];
+    uint64_t x = a[lo], y = a[lo + (hi - lo) / 2], z = a[hi - 1];
+    uint64_t piv = x < y ? (y < z ? y : (x < z ? z : x)) : (x < z ? x : (y < z ? z : y));
+    int64_t m = lo;
+    for (int64_t i = lo; i < hi; i++) {   /* [lo, m) < piv <= [m, i] */
+      uint64_t v = a[i];
+      a[i] = a[m];
+      a[m] = v;
+      m += v < piv;
+    }
+    /* the pivot is a median of three distinct keys: lo < m < hi */
+    if (k < m) hi = m; else lo = m;
+  }
+  for (int64_t j = lo + 1; j < hi; j++) {
+    uint64_t v = a[j];
+    int64_t m = j;
+    while (m > lo && a[m - 1] > v) { a[m] = a[m - 1]; m--; }
+    a[m] = v;
+  }
+  return a[k];
+}
+
 #define TH_GENERIC_FILE "generic/THTensorSort.c"
 #include "THGenerateAllTypes.h"

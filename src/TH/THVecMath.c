@@ -190,13 +190,16 @@ INLINE D v_sincos(D x, int cosine) {
   D r = reduce_pio2(x, &q), r2 = MUL(r, r);
   if (cosine) q = _mm256_add_epi64(q, _mm256_set1_epi64x(1));
   D v = BLEND(sin_poly(r, r2), cos_poly(r2), mask_of_bit(q, 1));
-  return _mm256_xor_pd(v, _mm256_castsi256_pd(_mm256_slli_epi64(_mm256_and_si256(q, _mm256_set1_epi64x(2)), 62)));
+  v = _mm256_xor_pd(v, _mm256_castsi256_pd(_mm256_slli_epi64(_mm256_and_si256(q, _mm256_set1_epi64x(2)), 62)));
+  /* sin(+-0) = +-0: sin_poly's r + r^3 p sums -0 and +0 to +0 */
+  return cosine ? v : BLEND(v, x, _mm256_cmp_pd(x, K(0.0), _CMP_EQ_OQ));
 }
 INLINE D v_tan(D x) {
   __m256i q;
   D r = reduce_pio2(x, &q), r2 = MUL(r, r);
   D s = sin_poly(r, r2), c = cos_poly(r2), odd = mask_of_bit(q, 1);
-  return DIV(BLEND(s, _mm256_xor_pd(c, SIGNBIT), odd), BLEND(c, s, odd));
+  D t = DIV(BLEND(s, _mm256_xor_pd(c, SIGNBIT), odd), BLEND(c, s, odd));
+  return BLEND(t, x, _mm256_cmp_pd(x, K(0.0), _CMP_EQ_OQ));   /* tan(+-0) = +-0, as sin above */
 }
 
 /* atan of |x|: 1/|x| above 1, then tan(pi/12) < t <= 1 shifted by pi/6 to
@@ -352,8 +355,7 @@ static const kernel_fn kernels[TH_VEC_NOPS] = {
  * 2.5x, gelu 0.8 vs 4.8x). Their kernels stay for a float-evaluated version, and
  * CTHTORCH_VEC_MATH=all dispatches them (tests/test_unary_vector_math.py checks them so). */
 static const bool dispatched[TH_VEC_NOPS] = {
-  /* sin and tan wait on a fix: sin(-0)/tan(-0) of a block without a special lane give +0 */
-  [TH_VEC_COS] = true, [TH_VEC_EXPM1] = true,
+  [TH_VEC_SIN] = true, [TH_VEC_COS] = true, [TH_VEC_TAN] = true, [TH_VEC_EXPM1] = true,
   [TH_VEC_LOG] = true, [TH_VEC_LOG1P] = true, [TH_VEC_LOG2] = true, [TH_VEC_TANH] = true,
   [TH_VEC_ERFC] = true, [TH_VEC_ATAN] = true, [TH_VEC_ASIN] = true, [TH_VEC_RSQRT] = true,
   [TH_VEC_SILU] = true,

@@ -157,7 +157,7 @@ void THTensor_(where_loop)(char **data, const int64_t *st, int64_t n, const void
     }
   }
   for (int64_t i = 0; i < n; i++) {
-    bool c = *(const bool *)(data[1] + st[1] * i);
+    bool c = *(const uint8_t *)(data[1] + st[1] * i) != 0;   /* a byte: empty() memory may hold any */
     TH_AT(data[0], st[0], i) = c ? TH_AT(data[2], st[2], i) : TH_AT(data[3], st[3], i);
   }
 }

@@ -60,7 +60,7 @@ TH_UNARY_LOOP(sgn_loop, x == 0 ? (compute_t)0 : x / cabs(x))
 /* out = cond ? a : b (data[1] the bool condition) */
 void THTensor_(where_loop)(char **data, const int64_t *st, int64_t n, const void *extra) {
   for (int64_t i = 0; i < n; i++)
-    TH_AT(data[0], st[0], i) = *(const bool *)(data[1] + st[1] * i) ? TH_AT(data[2], st[2], i) : TH_AT(data[3], st[3], i);
+    TH_AT(data[0], st[0], i) = *(const uint8_t *)(data[1] + st[1] * i) ? TH_AT(data[2], st[2], i) : TH_AT(data[3], st[3], i);
 }
 
 /* isclose: |a - b| <= atol + rtol * |b| (d[0] = rtol, d[1] = atol, i[2] = equal_nan) */

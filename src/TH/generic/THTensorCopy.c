@@ -16,9 +16,10 @@ void THTensor_(copy_loop)(char **data, const int64_t *st, int64_t n, const void 
     }                                                                            \
     break;
 #define TH_ID(x) (x)
+#define TH_BYTE_BOOL(x) ((x) != 0)   /* bool sources as bytes: empty() memory may hold any byte */
 #define TH_CREAL(x) (__real__ (x))   /* to a real dtype: the real part (ATCopy warns) */
   switch (sd) {
-    TH_COPY_CASE(TH_Bool, bool, TH_ID)
+    TH_COPY_CASE(TH_Bool, uint8_t, TH_BYTE_BOOL)
     TH_COPY_CASE(TH_UInt8, uint8_t, TH_ID)
     TH_COPY_CASE(TH_Int8, int8_t, TH_ID)
     TH_COPY_CASE(TH_Int16, int16_t, TH_ID)
@@ -34,6 +35,7 @@ void THTensor_(copy_loop)(char **data, const int64_t *st, int64_t n, const void 
   }
 #undef TH_COPY_CASE
 #undef TH_ID
+#undef TH_BYTE_BOOL
 #undef TH_CREAL
 }
 

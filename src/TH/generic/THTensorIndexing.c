@@ -15,8 +15,14 @@ void THTensor_(index_accum)(char *dst, const char *v, const int64_t *pre, int64_
     }
 }
 
-/* nonzero as PyTorch reads it: x != 0, so NaN counts and -0.0 does not */
+/* nonzero as PyTorch reads it: x != 0, so NaN counts and -0.0 does not. Bools
+ * are read as bytes: a _Bool load of a byte other than 0/1 (empty() memory) is
+ * undefined, and count and list must agree on it. */
+#if defined(TH_REAL_IS_BOOL)
+#define TH_NZ(x) (*(const uint8_t *)&(x) != 0)
+#else
 #define TH_NZ(x) (TOC(x) != (compute_t)0)
+#endif
 
 int64_t THTensor_(count_nonzero)(const char *data, int64_t lo, int64_t hi) {
   const scalar_t *x = (const scalar_t *)data;

@@ -348,6 +348,30 @@ bool THTensor_(sort_rows)(const THSortRows *s) {
           continue;
         }
       }
+      if ((s->op == TH_SORT_MEDIAN || s->op == TH_SORT_NANMEDIAN) && n > 0) {
+        /* LT_ASC and LT_NANMED are total orders on rows that are not all NaN: the pick is the
+         * key of that rank, found by a selection on packed keys. median of a row with a NaN
+         * is its first NaN, without a selection. An all-NaN nanmedian row (whose pick among
+         * equivalent NaNs is introselect's) takes the pair path. */
+        int64_t nans = 0;
+        for (int64_t j = 0; j < n; j++) nans += SNAN(TOC(row[j]));
+        if (s->op == TH_SORT_MEDIAN && nans) {
+          int64_t at = 0;
+          while (!SNAN(TOC(row[at]))) at++;
+          if (vals) vals[r] = row[at];
+          s->idx[r] = at;
+          continue;
+        }
+        uint64_t *key = (uint64_t *)p;
+        int b = nans < n ? THTensor_(pack)(key, row, n, false) : -1;
+        if (b >= 0) {
+          uint64_t o = th_select_key(key, key + n, n, (n - nans - 1) / 2), mask = b ? (1ull << b) - 1 : 0;
+          int64_t at = (int64_t)(o & mask);
+          if (vals) vals[r] = row[at];
+          s->idx[r] = at;
+          continue;
+        }
+      }
       int64_t nnan = THTensor_(load)(p, row, n, sorts, s->op == TH_SORT_DESC), first;
       THTensor_(row)(s, p, nnan, &first);
       for (int64_t j = 0; j < k; j++) {
