@@ -290,3 +290,35 @@ def test_sdpa_fused_backward_checks_grad_shape():
     for g in (ct.randn(1, 4, 4, 8), ct.randn(4, 1, 4, 8)):
         with pytest.raises(RuntimeError, match="do not match"):
             ct._scaled_dot_product_fused_attention_backward(g, q, k, v, None, out, lse, 0.0, False, 0.3, 0)
+
+
+def test_transformer_layers_take_factory_kwargs_and_bias_like_torch():
+    torch = require_torch()
+    for T in (ct, torch):
+        T.manual_seed(0)
+    for name in ("TransformerEncoderLayer", "TransformerDecoderLayer"):
+        ours = getattr(ct.nn, name)(8, 2, 16, bias=False, dtype=ct.float64)
+        theirs = getattr(torch.nn, name)(8, 2, 16, bias=False, dtype=torch.float64)
+        assert sorted(ours.state_dict()) == sorted(theirs.state_dict())   # LayerNorms have no bias either
+        assert {str(v.dtype) for v in ours.state_dict().values()} == {"torch.float64"}
+    t = ct.nn.Transformer(8, 2, 1, 1, 16, bias=False, dtype=ct.float64)
+    assert len(t.state_dict()) == len(torch.nn.Transformer(8, 2, 1, 1, 16, bias=False).state_dict())
+    assert t.encoder.norm.weight.dtype == ct.float64 and t.encoder.norm.bias is None
+
+
+@pytest.mark.parametrize("kw", [{}, {"batch_first": True}, {"batch_first": True, "norm_first": True},
+                                {"batch_first": True, "bias": False}, {"batch_first": True, "activation": "tanh"},
+                                {"batch_first": True, "nhead": 1}, {"batch_first": True, "activation": "gelu"}])
+def test_transformer_encoder_fast_path_warning_and_flags_match_torch(kw):
+    torch = require_torch()
+    res = []
+    for T in (ct, torch):
+        k = dict({"d_model": 8, "nhead": 2}, **kw)
+        if k.get("activation") == "tanh":
+            k["activation"] = T.tanh
+        with warnings.catch_warnings(record=True) as w:
+            warnings.simplefilter("always")
+            enc = T.nn.TransformerEncoder(T.nn.TransformerEncoderLayer(**k), 2)
+        res.append(([str(x.message) for x in w], enc.use_nested_tensor, enc.enable_nested_tensor, enc.mask_check,
+                    enc.layers[0].activation_relu_or_gelu))
+    assert res[0] == res[1]

@@ -372,6 +372,22 @@ def test_autograd_profiler_times_record_function(tmp_path):
         pass
 
 
+@pytest.mark.parametrize("kw", [{}, {"sort_by": "self_cpu_time_total", "row_limit": 5},
+                                {"max_name_column_width": 10}, {"max_name_column_width": 14},
+                                {"max_name_column_width": 15}])
+def test_profiler_table_lays_out_like_torch(kw):
+    """torch's column widths, alignment, truncation and trailing spaces; the times themselves differ."""
+    import re
+    tables = []
+    for T in (ct, torch):
+        x = T.randn(4)
+        with T.autograd.profiler.profile() as prof:
+            with T.autograd.profiler.record_function("abcdefghijk"):
+                T.neg(x)
+        tables.append(re.sub(r" *\d+\.\d+(%|us|ms|s)", " N", prof.key_averages().table(**kw)))
+    assert tables[0] == tables[1]
+
+
 def test_torch_profiler_schedule_and_handler(tmp_path):
     import cthtorch.profiler as P
     import torch.profiler as TP

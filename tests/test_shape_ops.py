@@ -92,3 +92,19 @@ def test_scatter_gradients():
         gs.append((np.asarray(base.grad.tolist()), np.asarray(s.grad.tolist())))
     np.testing.assert_allclose(gs[0][0], gs[1][0])
     np.testing.assert_allclose(gs[0][1], gs[1][1])
+
+
+@pytest.mark.parametrize("reps", [(2, 1, 1, 1), (1, 1, 1), (1, 1, 1, 1), (2, 1, 1), (1, 3, 1)])
+def test_repeat_returns_new_memory_like_torch(reps):
+    # pytorch/examples fast_neural_style does style.repeat(b, 1, 1, 1) and then div_ on it
+    torch = oracle.require_torch()
+    x = ct.rand(3, 4, 5, requires_grad=True)
+    y = x.repeat(*reps)
+    t = torch.from_numpy(x.detach().numpy()).repeat(*reps)
+    assert y.stride() == t.stride() and y.data_ptr() != x.data_ptr()
+    before = x.detach().clone()
+    z = y.detach().div_(2)   # an in-place op writes the copy only
+    assert ct.equal(x.detach(), before)
+    np.testing.assert_allclose(z.numpy(), t.numpy() / 2, rtol=1e-6)
+    y.sum().backward()
+    np.testing.assert_allclose(x.grad.numpy(), np.full((3, 4, 5), float(np.prod(reps))), rtol=1e-6)

@@ -176,11 +176,20 @@ ALL = ["alexnet", "vgg11", "vgg11_bn", "vgg13", "vgg13_bn", "vgg16", "vgg16_bn",
        "squeezenet1_0", "squeezenet1_1", "mobilenet_v2", "densenet121"]
 
 
+@pytest.fixture
+def hub_dir(tmp_path):
+    """An empty hub cache of the test's own (weights are looked for under <hub>/checkpoints)."""
+    old = cthtorch.hub._hub_dir
+    cthtorch.hub.set_dir(str(tmp_path))
+    yield tmp_path
+    cthtorch.hub._hub_dir = old
+
+
 @pytest.mark.parametrize("name", ALL)
-def test_weights_request_raises(name):
-    with pytest.raises(RuntimeError, match="cannot be downloaded"):
+def test_weights_request_raises(name, hub_dir):
+    with pytest.raises(RuntimeError, match="never downloads"):
         getattr(models, name)(weights="DEFAULT")
-    with pytest.raises(RuntimeError, match="cannot be downloaded"):
+    with pytest.raises(RuntimeError, match="never downloads"), pytest.warns(UserWarning, match="'pretrained'"):
         getattr(models, name)(pretrained=True)
     with pytest.raises(TypeError):  # keyword-only like torchvision
         getattr(models, name)(None)
@@ -198,14 +207,14 @@ def test_seeded_init_is_reproducible():
     ("resnext50_32x4d", 25_028_904, (128, 4, 3, 3)),    # groups 32, 4 channels per group in layer1
     ("wide_resnet50_2", 68_883_240, (128, 128, 3, 3)),  # bottleneck twice as wide
 ])
-def test_resnext_and_wide_resnet(name, count, conv2):
+def test_resnext_and_wide_resnet(name, count, conv2, hub_dir):
     m = getattr(models, name)(weights=None)
     assert nparams(m) == count
     assert shapes(m)["layer1.0.conv2.weight"] == conv2
     assert m.layer1[0].conv2.groups == (32 if name.startswith("resnext") else 1)
     small = getattr(models, name)(num_classes=3)
     fwd_bwd(small, 32, 3)
-    with pytest.raises(RuntimeError, match="cannot be downloaded"):
+    with pytest.raises(RuntimeError, match="never downloads"):
         getattr(models, name)(weights="DEFAULT")
 
 
@@ -223,3 +232,45 @@ def test_split_normalization_params():
     assert [id(p) for p in norm] == [id(m.fc.bias)]
     with pytest.raises(ValueError, match="is not a subclass of nn.Module"):
         split_normalization_params(m, norm_classes=[int])
+
+
+def test_weights_enums_name_torchvisions_files_and_load_them_from_the_hub_cache(hub_dir):
+    import os
+    w = models.ResNet50_Weights
+    assert list(w) == [w.IMAGENET1K_V1, w.IMAGENET1K_V2] and w.DEFAULT is w.IMAGENET1K_V2
+    assert repr(w.DEFAULT) == "ResNet50_Weights.IMAGENET1K_V2"
+    assert models.VGG16_Weights.IMAGENET1K_V1.url == "https://download.pytorch.org/models/vgg16-397923af.pth"
+    assert models.ResNet18_Weights.verify("IMAGENET1K_V1") is models.ResNet18_Weights.IMAGENET1K_V1
+    with pytest.raises(TypeError, match="expected ResNet18_Weights but received VGG16_Weights"):
+        models.resnet18(weights=models.VGG16_Weights.DEFAULT)
+    for builder, enum in (("resnet18", models.ResNet18_Weights), ("squeezenet1_1", models.SqueezeNet1_1_Weights),
+                          ("mobilenet_v2", models.MobileNet_V2_Weights), ("alexnet", models.AlexNet_Weights)):
+        assert enum.DEFAULT.meta["num_params"] == nparams(getattr(models, builder)())
+    # a file in the cache (where torchvision would have downloaded it) loads, pretrained=True meaning V1
+    cthtorch.manual_seed(3)
+    src = models.resnet18()
+    os.makedirs(hub_dir / "checkpoints")
+    cthtorch.save(src.state_dict(), str(hub_dir / "checkpoints" / "resnet18-f37072fd.pth"))
+    with pytest.warns(UserWarning, match="IMAGENET1K_V1"):
+        got = models.resnet18(pretrained=True)
+    assert all(cthtorch.equal(a, b) for a, b in zip(src.state_dict().values(), got.state_dict().values()))
+    # DenseNet's published files use the old 'norm.1' names and have no num_batches_tracked
+    dn = models.densenet121()
+    old = {k.replace("norm1", "norm.1").replace("conv2", "conv.2"): v for k, v in dn.state_dict().items()
+           if not k.endswith("num_batches_tracked")}
+    cthtorch.save(old, str(hub_dir / "checkpoints" / "densenet121-a639ec97.pth"))
+    got = models.densenet121(weights=models.DenseNet121_Weights.IMAGENET1K_V1)
+    assert cthtorch.equal(got.features.denseblock1.denselayer1.conv2.weight,
+                          dn.features.denseblock1.denselayer1.conv2.weight)
+
+
+def test_weights_transforms_preset():
+    t = models.ResNet50_Weights.IMAGENET1K_V2.transforms()
+    assert t.resize_size == [232] and t.crop_size == [224]
+    img = cthtorch.rand(3, 300, 260)
+    out = t(img)
+    assert tuple(out.shape) == (3, 224, 224) and out.dtype == cthtorch.float32
+    from cthtorch.vision.transforms import functional as TF
+    ref = TF.normalize(TF.center_crop(TF.resize(img, [232]), [224]), [0.485, 0.456, 0.406], [0.229, 0.224, 0.225])
+    assert cthtorch.allclose(out, ref)
+    assert models.ResNet18_Weights.DEFAULT.transforms().resize_size == [256]

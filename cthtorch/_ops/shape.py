@@ -389,8 +389,9 @@ def repeat(input, *sizes):
     for n in target:   # torch creates the result first: its text for a negative repeat
         if n < 0:
             raise RuntimeError("Trying to create tensor with negative dimension %d: %s" % (n, target))
-    out = x.reshape(shape).expand(exp).reshape([s * r for s, r in zip(x.shape, sizes)])
-    return out
+    # the copy comes before the fold: torch's result never shares memory with the input (a fold of the expanded
+    # view can itself be a view, stride 0 or the input itself, and an in-place op on it then failed or wrote through)
+    return x.reshape(shape).expand(exp).clone(memory_format=cthtorch.contiguous_format).reshape(target)
 
 
 def tile(input, *args, dims=None):

@@ -123,14 +123,20 @@ class EventList(list):
             rows = rows[:row_limit]
         total_self = self.self_cpu_time_total or 1.0
         heads = ["Name", "Self CPU %", "Self CPU", "CPU total %", "CPU total", "CPU time avg", "# of Calls"]
-        body = [[r.key[:max_name_column_width], "%.2f%%" % (100.0 * r.self_cpu_time_total / total_self),
+        # torch's layout: the name column is 4 wider than the longest key (at most max_name_column_width; a key
+        # that does not fit ends in '...'), the others 12 wide; every cell is right-aligned and followed by 2 spaces
+        name_w = min(max([len(r.key) for r in self] or [0]) + 4, max_name_column_width)
+
+        def name(key):
+            return key[:name_w - 3] + "..." if len(key) >= name_w - 3 else key
+        body = [[name(r.key), "%.2f%%" % (100.0 * r.self_cpu_time_total / total_self),
                  _fmt_us(r.self_cpu_time_total), "%.2f%%" % (100.0 * r.cpu_time_total / total_self),
                  _fmt_us(r.cpu_time_total), _fmt_us(r.cpu_time_total / max(r.count, 1)), str(r.count)] for r in rows]
-        widths = [max([len(h)] + [len(b[i]) for b in body]) + 2 for i, h in enumerate(heads)]
-        line = "-" * (sum(widths) + len(widths) - 1)
+        widths = [name_w] + [12] * (len(heads) - 1)
 
         def fmt(cells):
-            return " ".join(c.ljust(w) if i == 0 else c.rjust(w) for i, (c, w) in enumerate(zip(cells, widths)))
+            return "".join(c.rjust(w) + "  " for c, w in zip(cells, widths))
+        line = fmt(["-" * w for w in widths])
         out = ([header] if header else []) + [line, fmt(heads), line] + [fmt(b) for b in body] + [line]
         out.append("Self CPU time total: %s" % _fmt_us(self.self_cpu_time_total))
         return "\n".join(out) + "\n"

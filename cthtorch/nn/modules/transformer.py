@@ -1,11 +1,12 @@
 """The Transformer encoder/decoder layers and stacks (torch.nn.modules.transformer)."""
 import copy
+import warnings
 from typing import Optional
 
 import cthtorch
 from cthtorch import Tensor
 from cthtorch.nn import functional as F
-from cthtorch.nn.modules.activation import MultiheadAttention
+from cthtorch.nn.modules.activation import GELU, MultiheadAttention, ReLU
 from cthtorch.nn.modules.container import ModuleList
 from cthtorch.nn.modules.dropout import Dropout
 from cthtorch.nn.modules.linear import Linear
@@ -30,15 +31,19 @@ class TransformerEncoderLayer(Module):
     def __init__(self, d_model, nhead, dim_feedforward=2048, dropout=0.1, activation="relu", layer_norm_eps=1e-5,
                  batch_first=False, norm_first=False, bias=True, device=None, dtype=None):
         super().__init__()
-        self.self_attn = MultiheadAttention(d_model, nhead, dropout=dropout, bias=bias, batch_first=batch_first)
-        self.linear1 = Linear(d_model, dim_feedforward, bias=bias)
+        fk = {"device": device, "dtype": dtype}
+        self.self_attn = MultiheadAttention(d_model, nhead, dropout=dropout, bias=bias, batch_first=batch_first, **fk)
+        self.linear1 = Linear(d_model, dim_feedforward, bias=bias, **fk)
         self.dropout = Dropout(dropout)
-        self.linear2 = Linear(dim_feedforward, d_model, bias=bias)
+        self.linear2 = Linear(dim_feedforward, d_model, bias=bias, **fk)
         self.norm_first = norm_first
-        self.norm1 = LayerNorm(d_model, eps=layer_norm_eps)
-        self.norm2 = LayerNorm(d_model, eps=layer_norm_eps)
+        self.norm1 = LayerNorm(d_model, eps=layer_norm_eps, bias=bias, **fk)
+        self.norm2 = LayerNorm(d_model, eps=layer_norm_eps, bias=bias, **fk)
         self.dropout1 = Dropout(dropout)
         self.dropout2 = Dropout(dropout)
+        # torch records which activation its fused path could take (1 relu, 2 gelu, 0 other); the encoder reads it
+        self.activation_relu_or_gelu = (1 if activation in ("relu", F.relu) or isinstance(activation, ReLU) else
+                                        2 if activation in ("gelu", F.gelu) or isinstance(activation, GELU) else 0)
         self.activation = _get_activation(activation)
 
     def _sa_block(self, x: Tensor, attn_mask: Optional[Tensor], key_padding_mask: Optional[Tensor],
@@ -66,15 +71,17 @@ class TransformerDecoderLayer(Module):
     def __init__(self, d_model, nhead, dim_feedforward=2048, dropout=0.1, activation="relu", layer_norm_eps=1e-5,
                  batch_first=False, norm_first=False, bias=True, device=None, dtype=None):
         super().__init__()
-        self.self_attn = MultiheadAttention(d_model, nhead, dropout=dropout, bias=bias, batch_first=batch_first)
-        self.multihead_attn = MultiheadAttention(d_model, nhead, dropout=dropout, bias=bias, batch_first=batch_first)
-        self.linear1 = Linear(d_model, dim_feedforward, bias=bias)
+        fk = {"device": device, "dtype": dtype}
+        self.self_attn = MultiheadAttention(d_model, nhead, dropout=dropout, bias=bias, batch_first=batch_first, **fk)
+        self.multihead_attn = MultiheadAttention(d_model, nhead, dropout=dropout, bias=bias, batch_first=batch_first,
+                                                 **fk)
+        self.linear1 = Linear(d_model, dim_feedforward, bias=bias, **fk)
         self.dropout = Dropout(dropout)
-        self.linear2 = Linear(dim_feedforward, d_model, bias=bias)
+        self.linear2 = Linear(dim_feedforward, d_model, bias=bias, **fk)
         self.norm_first = norm_first
-        self.norm1 = LayerNorm(d_model, eps=layer_norm_eps)
-        self.norm2 = LayerNorm(d_model, eps=layer_norm_eps)
-        self.norm3 = LayerNorm(d_model, eps=layer_norm_eps)
+        self.norm1 = LayerNorm(d_model, eps=layer_norm_eps, bias=bias, **fk)
+        self.norm2 = LayerNorm(d_model, eps=layer_norm_eps, bias=bias, **fk)
+        self.norm3 = LayerNorm(d_model, eps=layer_norm_eps, bias=bias, **fk)
         self.dropout1, self.dropout2, self.dropout3 = Dropout(dropout), Dropout(dropout), Dropout(dropout)
         self.activation = _get_activation(activation)
 
@@ -113,12 +120,36 @@ def _clones(module, n):
     return ModuleList([copy.deepcopy(module) for _ in range(n)])
 
 
+def _no_fast_path_reason(layer):
+    """torch's first unmet condition for its encoder fast path ('' when all hold)."""
+    if not isinstance(layer, TransformerEncoderLayer):
+        return "encoder_layer was not TransformerEncoderLayer"
+    attn = layer.self_attn
+    checks = ((layer.norm_first, "encoder_layer.norm_first was True"),
+              (not attn.batch_first,
+               "encoder_layer.self_attn.batch_first was not True(use batch_first for better inference performance)"),
+              (not attn._qkv_same_embed_dim, "encoder_layer.self_attn._qkv_same_embed_dim was not True"),
+              (attn.in_proj_bias is None, "encoder_layer.self_attn was passed bias=False"),
+              (not layer.activation_relu_or_gelu, "encoder_layer.activation_relu_or_gelu was not True"),
+              (layer.norm1.eps != layer.norm2.eps, "encoder_layer.norm1.eps was not equal to encoder_layer.norm2.eps"),
+              (attn.num_heads % 2 == 1, "encoder_layer.self_attn.num_heads is odd"))
+    return next((why for failed, why in checks if failed), "")
+
+
 class TransformerEncoder(Module):
     def __init__(self, encoder_layer, num_layers, norm=None, enable_nested_tensor=True, mask_check=True):
         super().__init__()
         self.layers = _clones(encoder_layer, num_layers)
         self.num_layers = num_layers
         self.norm = norm
+        self.enable_nested_tensor = enable_nested_tensor
+        self.mask_check = mask_check
+        # cthtorch has no nested-tensor fast path; torch names the first reason its path is off, as it warns it
+        why = _no_fast_path_reason(encoder_layer)
+        if enable_nested_tensor and why:
+            warnings.warn("enable_nested_tensor is True, but self.use_nested_tensor is False because " + why,
+                          stacklevel=2)
+        self.use_nested_tensor = enable_nested_tensor and not why
 
     def forward(self, src: Tensor, mask: Optional[Tensor] = None, src_key_padding_mask: Optional[Tensor] = None,
                 is_causal: Optional[bool] = None) -> Tensor:
@@ -158,12 +189,15 @@ class Transformer(Module):
                  dropout=0.1, activation="relu", custom_encoder=None, custom_decoder=None, layer_norm_eps=1e-5,
                  batch_first=False, norm_first=False, bias=True, device=None, dtype=None):
         super().__init__()
+        fk = {"device": device, "dtype": dtype}
         self.encoder = custom_encoder or TransformerEncoder(
             TransformerEncoderLayer(d_model, nhead, dim_feedforward, dropout, activation, layer_norm_eps, batch_first,
-                                    norm_first, bias), num_encoder_layers, LayerNorm(d_model, eps=layer_norm_eps))
+                                    norm_first, bias, **fk), num_encoder_layers,
+            LayerNorm(d_model, eps=layer_norm_eps, bias=bias, **fk))
         self.decoder = custom_decoder or TransformerDecoder(
             TransformerDecoderLayer(d_model, nhead, dim_feedforward, dropout, activation, layer_norm_eps, batch_first,
-                                    norm_first, bias), num_decoder_layers, LayerNorm(d_model, eps=layer_norm_eps))
+                                    norm_first, bias, **fk), num_decoder_layers,
+            LayerNorm(d_model, eps=layer_norm_eps, bias=bias, **fk))
         self._reset_parameters()
         self.d_model, self.nhead, self.batch_first = d_model, nhead, batch_first
 

@@ -8,3 +8,11 @@ from cthtorch.vision.models.vgg import (VGG, vgg11, vgg11_bn, vgg13, vgg13_bn, v
 from cthtorch.vision.models.squeezenet import SqueezeNet, squeezenet1_0, squeezenet1_1  # noqa: F401
 from cthtorch.vision.models.mobilenetv2 import MobileNetV2, mobilenet_v2  # noqa: F401
 from cthtorch.vision.models.densenet import DenseNet, densenet121, densenet161, densenet169, densenet201  # noqa: F401
+from cthtorch.vision.models._weights import (AlexNet_Weights, DenseNet121_Weights, DenseNet161_Weights,  # noqa: F401
+                                             DenseNet169_Weights, DenseNet201_Weights, MobileNet_V2_Weights,
+                                             ResNet18_Weights, ResNet34_Weights, ResNet50_Weights, ResNet101_Weights,
+                                             ResNet152_Weights, ResNeXt50_32X4D_Weights, ResNeXt101_32X8D_Weights,
+                                             ResNeXt101_64X4D_Weights, SqueezeNet1_0_Weights, SqueezeNet1_1_Weights,
+                                             VGG11_BN_Weights, VGG11_Weights, VGG13_BN_Weights, VGG13_Weights,
+                                             VGG16_BN_Weights, VGG16_Weights, VGG19_BN_Weights, VGG19_Weights,
+                                             Wide_ResNet50_2_Weights, Wide_ResNet101_2_Weights, WeightsEnum)

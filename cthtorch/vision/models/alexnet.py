@@ -1,7 +1,7 @@
 """AlexNet (Krizhevsky et al. 2012) as torchvision builds it; weights cannot be downloaded here."""
 import cthtorch
 from cthtorch import nn
-from cthtorch.vision.models.resnet import _no_weights
+from cthtorch.vision.models import _weights
 
 
 class AlexNet(nn.Module):
@@ -31,5 +31,4 @@ class AlexNet(nn.Module):
 
 
 def alexnet(*, weights=None, progress=True, pretrained=False, **kwargs):
-    _no_weights(weights if weights is not None else (pretrained or None), "alexnet")
-    return AlexNet(**kwargs)
+    return _weights.build("alexnet", weights, pretrained, lambda: AlexNet(**kwargs))

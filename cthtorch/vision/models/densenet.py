@@ -5,7 +5,7 @@ from collections import OrderedDict
 import cthtorch
 from cthtorch import nn
 from cthtorch.nn import functional as F
-from cthtorch.vision.models.resnet import _no_weights
+from cthtorch.vision.models import _weights
 
 
 class _DenseLayer(nn.Module):
@@ -95,8 +95,8 @@ class DenseNet(nn.Module):
 
 
 def _densenet(name, growth_rate, block_config, num_init_features, weights, pretrained, kwargs):
-    _no_weights(weights if weights is not None else (pretrained or None), name)
-    return DenseNet(growth_rate, block_config, num_init_features, **kwargs)
+    return _weights.build(name, weights, pretrained,
+                          lambda: DenseNet(growth_rate, block_config, num_init_features, **kwargs))
 
 
 def densenet121(*, weights=None, progress=True, pretrained=False, **kwargs):

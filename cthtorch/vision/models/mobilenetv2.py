@@ -2,7 +2,7 @@
 import cthtorch
 from cthtorch import nn
 from cthtorch.nn import functional as F
-from cthtorch.vision.models.resnet import _no_weights
+from cthtorch.vision.models import _weights
 
 
 def _make_divisible(v, divisor, min_value=None):
@@ -108,5 +108,4 @@ class MobileNetV2(nn.Module):
 
 
 def mobilenet_v2(*, weights=None, progress=True, pretrained=False, **kwargs):
-    _no_weights(weights if weights is not None else (pretrained or None), "mobilenet_v2")
-    return MobileNetV2(**kwargs)
+    return _weights.build("mobilenet_v2", weights, pretrained, lambda: MobileNetV2(**kwargs))

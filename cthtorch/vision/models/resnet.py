@@ -1,12 +1,7 @@
 """ResNet (He et al. 2015) as torchvision builds it; weights cannot be downloaded here."""
 import cthtorch
 from cthtorch import nn
-
-
-def _no_weights(weights, name):
-    if weights is not None and weights is not False:
-        raise RuntimeError("%s: pretrained weights cannot be downloaded here (no network access at run time). Use "
-                           "weights=None, or load a state dict from a local file with load_state_dict." % name)
+from cthtorch.vision.models import _weights
 
 
 def conv3x3(in_planes, out_planes, stride=1, groups=1, dilation=1):
@@ -126,8 +121,7 @@ class ResNet(nn.Module):
 
 
 def _resnet(name, block, layers, weights, pretrained, kwargs):
-    _no_weights(weights if weights is not None else (pretrained or None), name)
-    return ResNet(block, layers, **kwargs)
+    return _weights.build(name, weights, pretrained, lambda: ResNet(block, layers, **kwargs))
 
 
 def resnet18(weights=None, progress=True, pretrained=False, **kwargs):

@@ -2,7 +2,7 @@
 import cthtorch
 from cthtorch import nn
 from cthtorch.nn import init
-from cthtorch.vision.models.resnet import _no_weights
+from cthtorch.vision.models import _weights
 
 
 class Fire(nn.Module):
@@ -61,8 +61,7 @@ class SqueezeNet(nn.Module):
 
 
 def _squeezenet(name, version, weights, pretrained, kwargs):
-    _no_weights(weights if weights is not None else (pretrained or None), name)
-    return SqueezeNet(version, **kwargs)
+    return _weights.build(name, weights, pretrained, lambda: SqueezeNet(version, **kwargs))
 
 
 def squeezenet1_0(*, weights=None, progress=True, pretrained=False, **kwargs):

@@ -1,7 +1,7 @@
 """VGG (Simonyan & Zisserman 2014) as torchvision builds it; weights cannot be downloaded here."""
 import cthtorch
 from cthtorch import nn
-from cthtorch.vision.models.resnet import _no_weights
+from cthtorch.vision.models import _weights
 
 
 class VGG(nn.Module):
@@ -55,8 +55,8 @@ cfgs = {
 
 
 def _vgg(name, cfg, batch_norm, weights, pretrained, kwargs):
-    _no_weights(weights if weights is not None else (pretrained or None), name)
-    return VGG(make_layers(cfgs[cfg], batch_norm=batch_norm), **kwargs)
+    return _weights.build(name, weights, pretrained,
+                          lambda: VGG(make_layers(cfgs[cfg], batch_norm=batch_norm), **kwargs))
 
 
 def vgg11(*, weights=None, progress=True, pretrained=False, **kwargs):
