@@ -67,6 +67,12 @@ CASES = {
     "RelaxedBernoulli": (lambda L, p: D(L).RelaxedBernoulli(L.tensor(0.7, dtype=L.float64), probs=p), [PROB], PROB),
     "RelaxedOneHot": (lambda L, lg: D(L).RelaxedOneHotCategorical(L.tensor(0.7, dtype=L.float64), logits=lg),
                       [LOGITS], SIMPLEX),
+    "Gumbel": (lambda L, a, b: D(L).Gumbel(a, b), [LOC, POS], RS.randn(3)),
+    "HalfCauchy": (lambda L, b: D(L).HalfCauchy(b), [POS], POS2),
+    "Weibull": (lambda L, s, k: D(L).Weibull(s, k + 1), [POS, POS2], POS2),
+    "Pareto": (lambda L, s, a: D(L).Pareto(s, a + 2), [POS, POS2], POS + POS2),
+    "InverseGamma": (lambda L, a, b: D(L).InverseGamma(a + 5, b), [POS, POS2], POS2),
+    "StudentT": (lambda L, df, a, b: D(L).StudentT(df + 2, a, b), [POS, LOC, POS2], RS.randn(3)),
 }
 # no closed form in torch either (Poisson: no carrier measure)
 NO_ENTROPY = {"Affine", "Sigmoid", "RelaxedBernoulli", "RelaxedOneHot", "Poisson", "Mixture", "MixtureMVN"}
@@ -120,7 +126,7 @@ MOMENTS = sorted(n for n in CASES if not n.startswith(("Affine", "Sigmoid", "Rel
 @pytest.mark.parametrize("name", MOMENTS)
 def test_mean_variance_stddev(name):
     for prop in ("mean", "variance", "stddev"):
-        if name.startswith(("Categorical", "Cauchy")):
+        if name.startswith(("Categorical", "Cauchy", "HalfCauchy")):
             # nan/inf-filled, no gradient
             same(getattr(build(ct, name)[0], prop), getattr(build(torch, name)[0], prop))
             continue
@@ -128,13 +134,14 @@ def test_mean_variance_stddev(name):
 
 
 @pytest.mark.parametrize("name", ["Normal", "Uniform", "Laplace", "Exponential", "LogNormal", "Gamma", "Cauchy",
-                                  "HalfNormal"])
+                                  "HalfNormal", "HalfCauchy", "Gumbel", "Weibull", "Pareto"])
 def test_cdf(name):
     # Gamma: igamma has no derivative in its first argument (in torch either)
     compare(name, lambda d, v: d.cdf(v).detach() if name == "Gamma" else d.cdf(v))
 
 
-@pytest.mark.parametrize("name", ["Normal", "Uniform", "Laplace", "Exponential", "LogNormal", "Cauchy", "HalfNormal"])
+@pytest.mark.parametrize("name", ["Normal", "Uniform", "Laplace", "Exponential", "LogNormal", "Cauchy", "HalfNormal",
+                                  "HalfCauchy", "Gumbel", "Weibull"])
 def test_icdf(name):
     compare(name, lambda d, v: d.icdf(v.new_tensor([0.1, 0.5, 0.93])))
 
@@ -168,7 +175,8 @@ def test_sample_shape_dtype_support(name):
 
 # name -> (distribution, its mean and variance from torch)
 STATS = ["Normal", "Uniform", "Laplace", "Exponential", "Gamma", "Beta", "Dirichlet", "Bernoulli_probs",
-         "Geometric", "Poisson", "Binomial", "Categorical_logits", "OneHotCategorical", "MVN_cov", "LogNormal", "HalfNormal", "Chi2", "Multinomial", "Mixture", "MixtureMVN"]
+         "Geometric", "Poisson", "Binomial", "Categorical_logits", "OneHotCategorical", "MVN_cov", "LogNormal", "HalfNormal", "Chi2", "Multinomial", "Mixture", "MixtureMVN",
+         "Gumbel", "Weibull", "InverseGamma", "StudentT"]
 
 
 @pytest.mark.parametrize("name", STATS)
@@ -438,3 +446,22 @@ def test_standard_gamma_and_dirichlet_edge_inputs_like_torch():
         np.testing.assert_array_equal(a, b)
     np.testing.assert_array_equal(ct._sample_dirichlet(ct.full((3,), -1.0)).numpy(),
                                   torch._sample_dirichlet(torch.full((3,), -1.0)).numpy())
+
+
+@pytest.mark.parametrize("make", [lambda D: D.Gumbel(0., -1.), lambda D: D.StudentT(-1.), lambda D: D.Pareto(1., 0.),
+                                  lambda D: D.Weibull(1., -2.), lambda D: D.HalfCauchy(-1.),
+                                  lambda D: D.InverseGamma(-1., 1.),
+                                  lambda D: D.Pareto(D.Normal(0., 1.).mean.new_ones(2), 3.).log_prob(
+                                      D.Normal(0., 1.).mean.new_tensor([0.5, 2.]))])
+def test_added_distributions_validate_like_torch(make):
+    oracle.raises_like(lambda: make(ct.distributions), lambda: make(torch.distributions))
+
+
+@pytest.mark.parametrize("name", ["Gumbel", "HalfCauchy", "Weibull", "Pareto", "InverseGamma", "StudentT"])
+def test_added_distributions_expand_and_repr(name):
+    d, t = build(ct, name)[0].expand((4, 3)), build(torch, name)[0].expand((4, 3))
+    assert d.batch_shape == t.batch_shape
+    assert repr(d) == repr(t)
+    assert tuple(d.sample((2,)).shape) == tuple(t.sample((2,)).shape) == (2, 4, 3)
+    v = ct.tensor(CASES[name][2])
+    same(d.log_prob(v), t.log_prob(torch.tensor(CASES[name][2])), 1e-6)
