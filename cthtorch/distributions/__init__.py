@@ -13,6 +13,7 @@ from .dirichlet import Dirichlet
 from .distribution import Distribution
 from .exp_family import ExponentialFamily
 from .exponential import Exponential
+from .fishersnedecor import FisherSnedecor
 from .gamma import Gamma
 from .gumbel import Gumbel
 from .half_cauchy import HalfCauchy
@@ -21,7 +22,9 @@ from .half_normal import HalfNormal
 from .independent import Independent
 from .inverse_gamma import InverseGamma
 from .kl import kl_divergence, register_kl
+from .kumaraswamy import Kumaraswamy
 from .laplace import Laplace
+from .logistic_normal import LogisticNormal
 from .log_normal import LogNormal
 from .mixture_same_family import MixtureSameFamily
 from .multinomial import Multinomial
@@ -44,6 +47,6 @@ __all__ = [
     "LogitRelaxedBernoulli", "MixtureSameFamily", "Multinomial", "MultivariateNormal", "Normal", "OneHotCategorical",
     "OneHotCategoricalStraightThrough", "Poisson", "RelaxedBernoulli", "RelaxedOneHotCategorical",
     "TransformedDistribution", "Uniform", "Gumbel", "HalfCauchy", "InverseGamma", "Pareto", "StudentT",
-    "Weibull", "kl_divergence", "register_kl", "biject_to", "transform_to",
+    "Weibull", "FisherSnedecor", "Kumaraswamy", "LogisticNormal", "kl_divergence", "register_kl", "biject_to", "transform_to",
 ]
 __all__.extend(transforms.__all__)

@@ -532,3 +532,48 @@ class SoftmaxTransform(Transform):
         return shape
 
     inverse_shape = forward_shape
+
+
+class StickBreakingTransform(Transform):
+    """R^(K-1) to the K-simplex: entry i takes the fraction sigmoid(x_i - log(K - 1 - i))
+    of the stick left after the entries before it; the last entry is what remains.
+    The offset makes x = 0 land on the simplex's centre."""
+    domain = constraints.real_vector
+    codomain = constraints.simplex
+    bijective = True
+
+    def __eq__(self, other):
+        return isinstance(other, StickBreakingTransform)
+
+    __hash__ = object.__hash__
+
+    @staticmethod
+    def _log_offset(x, n):
+        return (n - x.new_ones(n).cumsum(-1) + 1).log()
+
+    def _call(self, x):
+        z = torch.sigmoid(x - self._log_offset(x, x.shape[-1]))
+        left = (1 - z).cumprod(-1)
+        return F.pad(z, [0, 1], value=1) * F.pad(left, [1, 0], value=1)
+
+    def _inverse(self, y):
+        y_crop = y[..., :-1]
+        left = (1 - y_crop.cumsum(-1)).clamp(min=torch.finfo(y.dtype).tiny)
+        return y_crop.log() - left.log() + self._log_offset(y, y_crop.shape[-1])
+
+    def log_abs_det_jacobian(self, x, y):
+        x = x - self._log_offset(x, x.shape[-1])
+        return (-x + F.logsigmoid(x) + y[..., :-1].log()).sum(-1)
+
+    def forward_shape(self, shape):
+        if len(shape) < 1:
+            raise ValueError("Too few dimensions on input")
+        return shape[:-1] + (shape[-1] + 1,)
+
+    def inverse_shape(self, shape):
+        if len(shape) < 1:
+            raise ValueError("Too few dimensions on input")
+        return shape[:-1] + (shape[-1] - 1,)
+
+
+__all__.append("StickBreakingTransform")
