@@ -493,3 +493,26 @@ def test_stick_breaking_transform_matches_torch():
     d, td = build(ct, "LogisticNormal")[0], build(torch, "LogisticNormal")[0]
     assert d.event_shape == td.event_shape and tuple(d.rsample((5,)).shape) == (5, 2, 4)
     assert bool(d.support.check(d.sample((3,))).all())
+
+
+def test_reshape_transform_matches_torch():
+    c, t = ct.distributions.ReshapeTransform((2, 3), (6,)), torch.distributions.ReshapeTransform((2, 3), (6,))
+    assert repr(c.domain) == repr(t.domain) and repr(c.codomain) == repr(t.codomain)
+    x = RS.randn(4, 2, 3)
+    cy, ty = c(ct.tensor(x)), t(torch.tensor(x))
+    same(cy, ty, 0)
+    same(c.inv(cy), torch.tensor(x), 0)
+    same(c.log_abs_det_jacobian(ct.tensor(x), cy), t.log_abs_det_jacobian(torch.tensor(x), ty), 0)
+    assert tuple(c.forward_shape((4, 2, 3))) == tuple(t.forward_shape((4, 2, 3)))
+    assert tuple(c.inverse_shape((4, 6))) == tuple(t.inverse_shape((4, 6)))
+    assert c.with_cache().in_shape == c.in_shape and c.bijective
+    for f in (lambda D, r: D.ReshapeTransform((2, 3), (5,)), lambda D, r: r.forward_shape((3, 3)),
+              lambda D, r: r.inverse_shape((5,))):
+        oracle.raises_like(lambda: f(ct.distributions, c), lambda: f(torch.distributions, t))
+    d = ct.distributions.TransformedDistribution(ct.distributions.Independent(ct.distributions.Normal(
+        ct.zeros(2, 3), ct.ones(2, 3)), 2), c)
+    td = torch.distributions.TransformedDistribution(torch.distributions.Independent(torch.distributions.Normal(
+        torch.zeros(2, 3), torch.ones(2, 3)), 2), t)
+    assert d.event_shape == td.event_shape
+    v = RS.randn(6).astype("float32")
+    same(d.log_prob(ct.tensor(v)), td.log_prob(torch.tensor(v)), 1e-6)

@@ -577,3 +577,55 @@ class StickBreakingTransform(Transform):
 
 
 __all__.append("StickBreakingTransform")
+
+
+class ReshapeTransform(Transform):
+    """Reshapes the rightmost in_shape dims to out_shape: a bijection with unit jacobian."""
+    bijective = True
+
+    def __init__(self, in_shape, out_shape, cache_size=0):
+        self.in_shape = torch.Size(in_shape)
+        self.out_shape = torch.Size(out_shape)
+        if self.in_shape.numel() != self.out_shape.numel():
+            raise ValueError("in_shape, out_shape have different numbers of elements")
+        super().__init__(cache_size=cache_size)
+
+    @constraints.dependent_property
+    def domain(self):
+        return constraints.independent(constraints.real, len(self.in_shape))
+
+    @constraints.dependent_property
+    def codomain(self):
+        return constraints.independent(constraints.real, len(self.out_shape))
+
+    def with_cache(self, cache_size=1):
+        if self._cache_size == cache_size:
+            return self
+        return ReshapeTransform(self.in_shape, self.out_shape, cache_size=cache_size)
+
+    def _call(self, x):
+        return x.reshape(x.shape[:x.dim() - len(self.in_shape)] + self.out_shape)
+
+    def _inverse(self, y):
+        return y.reshape(y.shape[:y.dim() - len(self.out_shape)] + self.in_shape)
+
+    def log_abs_det_jacobian(self, x, y):
+        return x.new_zeros(x.shape[:x.dim() - len(self.in_shape)])
+
+    @staticmethod
+    def _swap_tail(shape, old, new):
+        if len(shape) < len(old):
+            raise ValueError("Too few dimensions on input")
+        cut = len(shape) - len(old)
+        if tuple(shape[cut:]) != tuple(old):
+            raise ValueError("Shape mismatch: expected %s but got %s" % (tuple(shape[cut:]), old))
+        return tuple(shape[:cut]) + tuple(new)
+
+    def forward_shape(self, shape):
+        return self._swap_tail(shape, self.in_shape, self.out_shape)
+
+    def inverse_shape(self, shape):
+        return self._swap_tail(shape, self.out_shape, self.in_shape)
+
+
+__all__.append("ReshapeTransform")
