@@ -67,9 +67,18 @@ CASES = {
     "RelaxedBernoulli": (lambda L, p: D(L).RelaxedBernoulli(L.tensor(0.7, dtype=L.float64), probs=p), [PROB], PROB),
     "RelaxedOneHot": (lambda L, lg: D(L).RelaxedOneHotCategorical(L.tensor(0.7, dtype=L.float64), logits=lg),
                       [LOGITS], SIMPLEX),
+    "Gumbel": (lambda L, a, b: D(L).Gumbel(a, b), [LOC, POS], RS.randn(3)),
+    "HalfCauchy": (lambda L, b: D(L).HalfCauchy(b), [POS], POS2),
+    "Weibull": (lambda L, s, k: D(L).Weibull(s, k + 1), [POS, POS2], POS2),
+    "Pareto": (lambda L, s, a: D(L).Pareto(s, a + 2), [POS, POS2], POS + POS2),
+    "InverseGamma": (lambda L, a, b: D(L).InverseGamma(a + 5, b), [POS, POS2], POS2),
+    "StudentT": (lambda L, df, a, b: D(L).StudentT(df + 2, a, b), [POS, LOC, POS2], RS.randn(3)),
+    "FisherSnedecor": (lambda L, a, b: D(L).FisherSnedecor(a * 4, b + 9), [POS, POS2], POS2),
+    "Kumaraswamy": (lambda L, a, b: D(L).Kumaraswamy(a + 1, b + 1), [POS, POS2], PROB),
+    "LogisticNormal": (lambda L, a, b: D(L).LogisticNormal(a, b), [LOGITS[:, :3], CONC[:, :3]], SIMPLEX),
 }
 # no closed form in torch either (Poisson: no carrier measure)
-NO_ENTROPY = {"Affine", "Sigmoid", "RelaxedBernoulli", "RelaxedOneHot", "Poisson", "Mixture", "MixtureMVN"}
+NO_ENTROPY = {"FisherSnedecor", "LogisticNormal", "Affine", "Sigmoid", "RelaxedBernoulli", "RelaxedOneHot", "Poisson", "Mixture", "MixtureMVN"}
 
 
 def build(L, name):
@@ -114,13 +123,13 @@ def test_no_entropy(name):
             build(L, name)[0].entropy()
 
 
-MOMENTS = sorted(n for n in CASES if not n.startswith(("Affine", "Sigmoid", "Relaxed", "Multinomial")))
+MOMENTS = sorted(n for n in CASES if not n.startswith(("Affine", "Sigmoid", "Relaxed", "Multinomial", "LogisticNormal")))
 
 
 @pytest.mark.parametrize("name", MOMENTS)
 def test_mean_variance_stddev(name):
     for prop in ("mean", "variance", "stddev"):
-        if name.startswith(("Categorical", "Cauchy")):
+        if name.startswith(("Categorical", "Cauchy", "HalfCauchy")):
             # nan/inf-filled, no gradient
             same(getattr(build(ct, name)[0], prop), getattr(build(torch, name)[0], prop))
             continue
@@ -128,19 +137,28 @@ def test_mean_variance_stddev(name):
 
 
 @pytest.mark.parametrize("name", ["Normal", "Uniform", "Laplace", "Exponential", "LogNormal", "Gamma", "Cauchy",
-                                  "HalfNormal"])
+                                  "HalfNormal", "HalfCauchy", "Gumbel", "Weibull", "Pareto"])
 def test_cdf(name):
     # Gamma: igamma has no derivative in its first argument (in torch either)
     compare(name, lambda d, v: d.cdf(v).detach() if name == "Gamma" else d.cdf(v))
 
 
-@pytest.mark.parametrize("name", ["Normal", "Uniform", "Laplace", "Exponential", "LogNormal", "Cauchy", "HalfNormal"])
+@pytest.mark.parametrize("name", ["Normal", "Uniform", "Laplace", "Exponential", "LogNormal", "Cauchy", "HalfNormal",
+                                  "HalfCauchy", "Gumbel", "Weibull"])
 def test_icdf(name):
     compare(name, lambda d, v: d.icdf(v.new_tensor([0.1, 0.5, 0.93])))
 
 
 @pytest.mark.parametrize("name", MOMENTS)
 def test_mode(name):
+    if name == "Kumaraswamy":
+        # torch 2.13's Kumaraswamy.mode is nan everywhere (log1p(-concentration0)); ours is the closed form
+        # ((a - 1) / (a b - 1)) ** (1 / a): check it is where the density peaks
+        d = build(ct, name)[0]
+        m = d.mode.detach()
+        for eps in (1e-3, -1e-3):
+            assert bool((d.log_prob(m).detach() > d.log_prob(m + eps).detach()).all())
+        return
     if name.startswith("Mixture"):
         for L in (ct, torch):
             with pytest.raises(NotImplementedError, match="does not implement mode"):
@@ -168,7 +186,8 @@ def test_sample_shape_dtype_support(name):
 
 # name -> (distribution, its mean and variance from torch)
 STATS = ["Normal", "Uniform", "Laplace", "Exponential", "Gamma", "Beta", "Dirichlet", "Bernoulli_probs",
-         "Geometric", "Poisson", "Binomial", "Categorical_logits", "OneHotCategorical", "MVN_cov", "LogNormal", "HalfNormal", "Chi2", "Multinomial", "Mixture", "MixtureMVN"]
+         "Geometric", "Poisson", "Binomial", "Categorical_logits", "OneHotCategorical", "MVN_cov", "LogNormal", "HalfNormal", "Chi2", "Multinomial", "Mixture", "MixtureMVN",
+         "Gumbel", "Weibull", "InverseGamma", "StudentT", "Kumaraswamy", "FisherSnedecor"]
 
 
 @pytest.mark.parametrize("name", STATS)
@@ -438,3 +457,62 @@ def test_standard_gamma_and_dirichlet_edge_inputs_like_torch():
         np.testing.assert_array_equal(a, b)
     np.testing.assert_array_equal(ct._sample_dirichlet(ct.full((3,), -1.0)).numpy(),
                                   torch._sample_dirichlet(torch.full((3,), -1.0)).numpy())
+
+
+@pytest.mark.parametrize("make", [lambda D: D.Gumbel(0., -1.), lambda D: D.StudentT(-1.), lambda D: D.Pareto(1., 0.),
+                                  lambda D: D.Weibull(1., -2.), lambda D: D.HalfCauchy(-1.),
+                                  lambda D: D.InverseGamma(-1., 1.),
+                                  lambda D: D.Pareto(D.Normal(0., 1.).mean.new_ones(2), 3.).log_prob(
+                                      D.Normal(0., 1.).mean.new_tensor([0.5, 2.]))])
+def test_added_distributions_validate_like_torch(make):
+    oracle.raises_like(lambda: make(ct.distributions), lambda: make(torch.distributions))
+
+
+@pytest.mark.parametrize("name", ["Gumbel", "HalfCauchy", "Weibull", "Pareto", "InverseGamma", "StudentT",
+                                  "FisherSnedecor", "Kumaraswamy"])
+def test_added_distributions_expand_and_repr(name):
+    d, t = build(ct, name)[0].expand((4, 3)), build(torch, name)[0].expand((4, 3))
+    assert d.batch_shape == t.batch_shape
+    assert repr(d) == repr(t)
+    assert tuple(d.sample((2,)).shape) == tuple(t.sample((2,)).shape) == (2, 4, 3)
+    v = ct.tensor(CASES[name][2])
+    same(d.log_prob(v), t.log_prob(torch.tensor(CASES[name][2])), 1e-6)
+
+
+def test_stick_breaking_transform_matches_torch():
+    x = RS.randn(4, 3)
+    c, t = ct.distributions.StickBreakingTransform(), torch.distributions.StickBreakingTransform()
+    cx, tx = ct.tensor(x, requires_grad=True), torch.tensor(x, requires_grad=True)
+    cy, ty = c(cx), t(tx)
+    same(cy, ty, 1e-10)
+    same(c.inv(cy.detach()), tx.detach(), 1e-8)
+    same(c.log_abs_det_jacobian(cx, cy), t.log_abs_det_jacobian(tx, ty), 1e-10)
+    assert c.forward_shape((4, 3)) == t.forward_shape((4, 3)) and c.inverse_shape((4, 4)) == t.inverse_shape((4, 4))
+    assert c.bijective and c == ct.distributions.StickBreakingTransform()
+    same(ct.autograd.grad(cy.pow(2).sum(), cx)[0], torch.autograd.grad(ty.pow(2).sum(), tx)[0], 1e-10)
+    d, td = build(ct, "LogisticNormal")[0], build(torch, "LogisticNormal")[0]
+    assert d.event_shape == td.event_shape and tuple(d.rsample((5,)).shape) == (5, 2, 4)
+    assert bool(d.support.check(d.sample((3,))).all())
+
+
+def test_reshape_transform_matches_torch():
+    c, t = ct.distributions.ReshapeTransform((2, 3), (6,)), torch.distributions.ReshapeTransform((2, 3), (6,))
+    assert repr(c.domain) == repr(t.domain) and repr(c.codomain) == repr(t.codomain)
+    x = RS.randn(4, 2, 3)
+    cy, ty = c(ct.tensor(x)), t(torch.tensor(x))
+    same(cy, ty, 0)
+    same(c.inv(cy), torch.tensor(x), 0)
+    same(c.log_abs_det_jacobian(ct.tensor(x), cy), t.log_abs_det_jacobian(torch.tensor(x), ty), 0)
+    assert tuple(c.forward_shape((4, 2, 3))) == tuple(t.forward_shape((4, 2, 3)))
+    assert tuple(c.inverse_shape((4, 6))) == tuple(t.inverse_shape((4, 6)))
+    assert c.with_cache().in_shape == c.in_shape and c.bijective
+    for f in (lambda D, r: D.ReshapeTransform((2, 3), (5,)), lambda D, r: r.forward_shape((3, 3)),
+              lambda D, r: r.inverse_shape((5,))):
+        oracle.raises_like(lambda: f(ct.distributions, c), lambda: f(torch.distributions, t))
+    d = ct.distributions.TransformedDistribution(ct.distributions.Independent(ct.distributions.Normal(
+        ct.zeros(2, 3), ct.ones(2, 3)), 2), c)
+    td = torch.distributions.TransformedDistribution(torch.distributions.Independent(torch.distributions.Normal(
+        torch.zeros(2, 3), torch.ones(2, 3)), 2), t)
+    assert d.event_shape == td.event_shape
+    v = RS.randn(6).astype("float32")
+    same(d.log_prob(ct.tensor(v)), td.log_prob(torch.tensor(v)), 1e-6)

@@ -1,6 +1,8 @@
 """torch.fft vs torch and numpy.fft: every transform over random sizes
 (powers of 2/3/5 and primes, so both the mixed-radix and the Bluestein paths),
 n/s/dim/norm, dtypes, errors, and gradients against torch's."""
+import warnings
+
 import numpy as np
 import pytest
 
@@ -152,3 +154,21 @@ def test_stft_istft(center):
         same(ct.istft(ct.from_numpy(tsn), 16, hop_length=4, win_length=14, window=cw, length=200),
              torch.istft(ts, 16, hop_length=4, win_length=14, window=tw, length=200), 1e-9)
     oracle.raises_like(lambda: ct.stft(c, 16), lambda: torch.stft(t, 16), first_line=True)
+
+
+@pytest.mark.parametrize("pad_mode", ["reflect", "constant"])
+def test_stft_istft_method_forms(pad_mode):
+    """Tensor.stft / Tensor.istft take the functions' arguments, self first, and round-trip."""
+    x = RS.randn(3, 120)
+    c, t = ct.from_numpy(x), torch.from_numpy(x)
+    cw, tw = ct.hann_window(12, dtype=ct.float64), torch.hann_window(12, dtype=torch.float64)
+    kw = dict(hop_length=3, win_length=12, pad_mode=pad_mode, normalized=True, return_complex=True)
+    cs, ts = c.stft(16, window=cw, **kw), t.stft(16, window=tw, **kw)
+    same(cs, ts, 1e-10)
+    same(c.stft(16, window=cw, onesided=False, **kw), t.stft(16, window=tw, onesided=False, **kw), 1e-10)
+    back = cs.istft(16, hop_length=3, win_length=12, window=cw, normalized=True, length=120)
+    same(back, ts.istft(16, hop_length=3, win_length=12, window=tw, normalized=True, length=120), 1e-9)
+    np.testing.assert_allclose(back.numpy(), x, atol=1e-9)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        oracle.raises_like(lambda: c.istft(16), lambda: t.istft(16))

@@ -577,3 +577,33 @@ def test_dist_and_norm_grad_fn_names_and_gradients(p):
                    (lambda x: x.norm(), lambda x: x.norm())):
         assert type(fc(ca).grad_fn).__name__ == type(ft(ta).grad_fn).__name__ == "LinalgVectorNormBackward0"
     assert ct.dist(ct.tensor(a), ct.tensor(b), p).grad_fn is None
+
+
+def test_vander_tensorinv_tensorsolve_match_torch():
+    rs = np.random.RandomState(7)
+
+    def both(fn, *arrays, tol=1e-10, grad=True):
+        cts = [ct.tensor(a, requires_grad=grad and a.dtype.kind == "f") for a in arrays]
+        ts = [torch.tensor(a, requires_grad=grad and a.dtype.kind == "f") for a in arrays]
+        a, b = fn(ct, *cts), fn(torch, *ts)
+        assert str(a.dtype) == str(b.dtype) and tuple(a.shape) == tuple(b.shape)
+        np.testing.assert_allclose(a.detach().numpy(), b.detach().numpy(), rtol=tol, atol=tol)
+        if grad and a.requires_grad:
+            w = np.cos(np.arange(a.numel())).reshape(tuple(a.shape))
+            ga = ct.autograd.grad((a * ct.tensor(w)).sum(), cts)
+            gb = torch.autograd.grad((b * torch.tensor(w)).sum(), ts)
+            for x, y in zip(ga, gb):
+                np.testing.assert_allclose(x.numpy(), y.numpy(), rtol=1e-8, atol=1e-8)
+
+    both(lambda L, x: L.linalg.vander(x), np.array([1, 2, 3, -4]))
+    both(lambda L, x: L.linalg.vander(x), rs.randn(2, 3))
+    both(lambda L, x: L.linalg.vander(x, N=5), rs.randn(3))
+    both(lambda L, a: L.linalg.tensorinv(a, ind=2), rs.randn(4, 6, 8, 3))
+    both(lambda L, a: L.linalg.tensorinv(a, ind=1), rs.randn(6, 2, 3))
+    both(lambda L, a, b: L.linalg.tensorsolve(a, b), rs.randn(6, 2, 3), rs.randn(6))
+    both(lambda L, a, b: L.linalg.tensorsolve(a, b), rs.randn(2, 3, 3, 2), rs.randn(2, 3))
+    both(lambda L, a, b: L.linalg.tensorsolve(a, b, dims=(0, 1)), rs.randn(2, 3, 6), rs.randn(6))
+    for fn in (lambda L: L.linalg.vander(L.tensor(3.0)), lambda L: L.linalg.vander(L.tensor([1, 2]), N=1),
+               lambda L: L.linalg.tensorinv(L.ones(4, 3, 2), ind=0), lambda L: L.linalg.tensorinv(L.ones(4, 3, 2), ind=1),
+               lambda L: L.linalg.tensorsolve(L.ones(6, 2, 3), L.ones(5))):
+        raises_like(lambda: fn(ct), lambda: fn(torch))

@@ -224,3 +224,87 @@ def test_orthogonal_errors_match_torch():
     cm = ct.nn.utils.parametrizations.orthogonal(ct.nn.Linear(3, 3))
     tm = torch.nn.utils.parametrizations.orthogonal(torch.nn.Linear(3, 3))
     oracle.raises_like(lambda: setattr(cm, "weight", ct.eye(2)), lambda: setattr(tm, "weight", torch.eye(2)))
+
+
+def grads_pair():
+    g = [rs.randn(3, 4), rs.randn(5)]
+    out = []
+    for m in (ct, torch):
+        ps = [m.nn.Parameter(m.tensor(a)) for a in g] + [m.nn.Parameter(m.ones(2))]   # the last has no grad
+        for p, a in zip(ps, g):
+            p.grad = m.tensor(a * 3)
+        out.append(ps)
+    return out
+
+
+@pytest.mark.parametrize("norm_type", [2.0, 1, "inf", 0.5])
+def test_get_total_norm_and_clip_grads_with_norm(norm_type):
+    cps, tps = grads_pair()
+    cn = ct.nn.utils.get_total_norm([p.grad for p in cps[:2]], norm_type)
+    tn = torch.nn.utils.get_total_norm([p.grad for p in tps[:2]], norm_type)
+    close(cn, tn, 1e-10)
+    assert cn.dtype == ct.float64
+    ct.nn.utils.clip_grads_with_norm_(cps, 2.5, cn)
+    torch.nn.utils.clip_grads_with_norm_(tps, 2.5, tn)
+    for a, b in zip(cps[:2], tps[:2]):
+        close(a.grad, b.grad, 1e-10)
+    assert cps[2].grad is None
+    assert float(ct.nn.utils.get_total_norm([])) == 0.0
+    cps, tps = grads_pair()
+    close(ct.nn.utils.clip_grad_norm_(cps, 1.0, norm_type), torch.nn.utils.clip_grad_norm_(tps, 1.0, norm_type), 1e-10)
+    close(cps[0].grad, tps[0].grad, 1e-10)
+    bad = [ct.tensor([1.0, float("nan")])], [torch.tensor([1.0, float("nan")])]
+    oracle.raises_like(lambda: ct.nn.utils.get_total_norm(bad[0], error_if_nonfinite=True),
+                       lambda: torch.nn.utils.get_total_norm(bad[1], error_if_nonfinite=True))
+
+
+def test_fusion_exports_and_skip_init():
+    conv, bn = ct.nn.Conv2d(3, 4, 3), ct.nn.BatchNorm2d(4)
+    bn.running_mean.uniform_(-1, 1)
+    bn.running_var.uniform_(0.5, 2)
+    conv.eval(), bn.eval()
+    x = ct.randn(2, 3, 6, 6)
+    close(ct.nn.utils.fuse_conv_bn_eval(conv, bn)(x), bn(conv(x)))
+    lin, bn1 = ct.nn.Linear(5, 4), ct.nn.BatchNorm1d(4)
+    lin.eval(), bn1.eval()
+    x = ct.randn(3, 5)
+    close(ct.nn.utils.fuse_linear_bn_eval(lin, bn1)(x), bn1(lin(x)))
+    m = ct.nn.utils.skip_init(ct.nn.Linear, 6, out_features=2, bias=False)
+    assert type(m) is ct.nn.Linear and m.weight.shape == (2, 6) and m.bias is None and m.weight.requires_grad
+    oracle.raises_like(lambda: ct.nn.utils.skip_init(int), lambda: torch.nn.utils.skip_init(int))
+
+    class NoDevice(ct.nn.Module):
+        pass
+
+    class TNoDevice(torch.nn.Module):
+        pass
+    oracle.raises_like(lambda: ct.nn.utils.skip_init(NoDevice), lambda: torch.nn.utils.skip_init(TNoDevice))
+
+
+def test_convert_conv2d_weight_memory_format_keeps_values():
+    seq = ct.nn.Sequential(ct.nn.Conv2d(3, 4, 3), ct.nn.ReLU(), ct.nn.Sequential(ct.nn.ConvTranspose2d(4, 2, 3)))
+    before = [seq[0].weight.detach().clone(), seq[2][0].weight.detach().clone()]
+    x = ct.randn(1, 3, 7, 7)
+    y = seq(x)
+    assert ct.nn.utils.convert_conv2d_weight_memory_format(seq, ct.channels_last) is seq
+    assert isinstance(seq[0].weight, ct.nn.Parameter)
+    close(seq[0].weight, before[0], 0)
+    close(seq[2][0].weight, before[1], 0)
+    close(seq(x), y)
+
+
+@pytest.mark.parametrize("old,new,args", [("eye", "eye_", (3, 4)), ("dirac", "dirac_", (4, 2, 3)),
+                                          ("uniform", "uniform_", (3,)), ("sparse", "sparse_", (4, 3))])
+def test_init_deprecated_aliases_warn_like_torch(old, new, args):
+    extra = (0.5,) if old == "sparse" else ()
+    with warnings.catch_warnings(record=True) as cw:
+        warnings.simplefilter("always")
+        out = getattr(ct.nn.init, old)(ct.empty(*args), *extra)
+    with warnings.catch_warnings(record=True) as tw:
+        warnings.simplefilter("always")
+        getattr(torch.nn.init, old)(torch.empty(*args), *extra)
+    assert [w.category for w in cw] == [w.category for w in tw] == [FutureWarning]
+    assert str(cw[0].message) == str(tw[0].message)
+    if old in ("eye", "dirac"):
+        ref = getattr(torch.nn.init, new)(torch.empty(*args))
+        close(out, ref, 0)

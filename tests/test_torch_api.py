@@ -498,3 +498,13 @@ def test_python_inplace_ops_on_non_leaf_backward_like_torch(op):
         return r.detach().numpy(), x.grad.numpy()
     for a, b in zip(run(ct), run(torch)):
         np.testing.assert_allclose(a, b, rtol=1e-12)
+
+
+def test_empty_permuted_layout_and_errors_like_torch():
+    for size, layout in [((2, 3, 5, 7), (0, 2, 3, 1)), ((2, 3), (1, 0)), ((4,), (0,)), ((), ())]:
+        a, b = ct.empty_permuted(size, layout), torch.empty_permuted(size, layout)
+        assert tuple(a.shape) == tuple(b.shape) and a.stride() == b.stride() and str(a.dtype) == str(b.dtype)
+    a = ct.empty_permuted((2, 3), (1, 0), dtype=ct.float64, requires_grad=True)
+    assert a.dtype == ct.float64 and a.requires_grad and a.is_leaf
+    for args in [((2, 3), (0, 0)), ((2, 3), (0,)), ((2, 3), (0, 5))]:
+        oracle.raises_like(lambda: ct.empty_permuted(*args), lambda: torch.empty_permuted(*args))

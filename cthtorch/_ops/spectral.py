@@ -61,7 +61,8 @@ def stft(input, n_fft, hop_length=None, win_length=None, window=None, center=Tru
 def istft(input, n_fft, hop_length=None, win_length=None, window=None, center=True, normalized=False,
           onesided=None, length=None, return_complex=False):
     if not input.is_complex():
-        raise RuntimeError("istft requires a complex-valued input tensor.")
+        raise RuntimeError("istft requires a complex-valued input tensor matching the output from stft with "
+                           "return_complex=True.")
     hop = n_fft // 4 if hop_length is None else hop_length
     win_length = n_fft if win_length is None else win_length
     z = input.unsqueeze(0) if input.dim() == 2 else input       # (batch, freq, n_frames)
@@ -106,3 +107,6 @@ def istft(input, n_fft, hop_length=None, win_length=None, window=None, center=Tr
 
 _ops.op("torch", "stft", stft, __name__)
 _ops.op("torch", "istft", istft, __name__)
+# the method forms take the same arguments, self first
+_ops.op("Tensor", "stft", stft, __name__)
+_ops.op("Tensor", "istft", istft, __name__)

@@ -250,7 +250,8 @@ for _mod, _names in (
                 "dsplit", "ravel"))):
     for _n in _names:
         _FUNCS[_n] = _misc.COPY_OPS[_n] if _n in _misc.COPY_OPS else getattr(_mod, _n)
-for _n, _f in (("asarray", _factory.asarray), ("frombuffer", _factory.frombuffer)):
+for _n, _f in (("asarray", _factory.asarray), ("frombuffer", _factory.frombuffer),
+               ("empty_permuted", _factory.empty_permuted)):
     _FUNCS[_n] = _f
 for _n in ("is_same_size", "is_signed", "is_complex", "is_conj", "is_neg", "is_inference", "conj", "resolve_conj",
            "resolve_neg", "conj_physical", "index_reduce", "get_default_device",

@@ -13,30 +13,40 @@ from .dirichlet import Dirichlet
 from .distribution import Distribution
 from .exp_family import ExponentialFamily
 from .exponential import Exponential
+from .fishersnedecor import FisherSnedecor
 from .gamma import Gamma
+from .gumbel import Gumbel
+from .half_cauchy import HalfCauchy
 from .geometric import Geometric
 from .half_normal import HalfNormal
 from .independent import Independent
+from .inverse_gamma import InverseGamma
 from .kl import kl_divergence, register_kl
+from .kumaraswamy import Kumaraswamy
 from .laplace import Laplace
+from .logistic_normal import LogisticNormal
 from .log_normal import LogNormal
 from .mixture_same_family import MixtureSameFamily
 from .multinomial import Multinomial
 from .multivariate_normal import MultivariateNormal
 from .normal import Normal
+from .pareto import Pareto
 from .one_hot_categorical import OneHotCategorical, OneHotCategoricalStraightThrough
 from .poisson import Poisson
 from .relaxed_bernoulli import LogitRelaxedBernoulli, RelaxedBernoulli
 from .relaxed_categorical import ExpRelaxedCategorical, RelaxedOneHotCategorical
+from .student_t import StudentT
 from .transformed_distribution import TransformedDistribution
 from .transforms import *  # noqa: F403
 from .uniform import Uniform
+from .weibull import Weibull
 
 __all__ = [
     "Bernoulli", "Beta", "Binomial", "Categorical", "Cauchy", "Chi2", "Dirichlet", "Distribution", "ExponentialFamily",
     "Exponential", "ExpRelaxedCategorical", "Gamma", "Geometric", "HalfNormal", "Independent", "Laplace", "LogNormal",
     "LogitRelaxedBernoulli", "MixtureSameFamily", "Multinomial", "MultivariateNormal", "Normal", "OneHotCategorical",
     "OneHotCategoricalStraightThrough", "Poisson", "RelaxedBernoulli", "RelaxedOneHotCategorical",
-    "TransformedDistribution", "Uniform", "kl_divergence", "register_kl", "biject_to", "transform_to",
+    "TransformedDistribution", "Uniform", "Gumbel", "HalfCauchy", "InverseGamma", "Pareto", "StudentT",
+    "Weibull", "FisherSnedecor", "Kumaraswamy", "LogisticNormal", "kl_divergence", "register_kl", "biject_to", "transform_to",
 ]
 __all__.extend(transforms.__all__)

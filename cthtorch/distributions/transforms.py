@@ -532,3 +532,100 @@ class SoftmaxTransform(Transform):
         return shape
 
     inverse_shape = forward_shape
+
+
+class StickBreakingTransform(Transform):
+    """R^(K-1) to the K-simplex: entry i takes the fraction sigmoid(x_i - log(K - 1 - i))
+    of the stick left after the entries before it; the last entry is what remains.
+    The offset makes x = 0 land on the simplex's centre."""
+    domain = constraints.real_vector
+    codomain = constraints.simplex
+    bijective = True
+
+    def __eq__(self, other):
+        return isinstance(other, StickBreakingTransform)
+
+    __hash__ = object.__hash__
+
+    @staticmethod
+    def _log_offset(x, n):
+        return (n - x.new_ones(n).cumsum(-1) + 1).log()
+
+    def _call(self, x):
+        z = torch.sigmoid(x - self._log_offset(x, x.shape[-1]))
+        left = (1 - z).cumprod(-1)
+        return F.pad(z, [0, 1], value=1) * F.pad(left, [1, 0], value=1)
+
+    def _inverse(self, y):
+        y_crop = y[..., :-1]
+        left = (1 - y_crop.cumsum(-1)).clamp(min=torch.finfo(y.dtype).tiny)
+        return y_crop.log() - left.log() + self._log_offset(y, y_crop.shape[-1])
+
+    def log_abs_det_jacobian(self, x, y):
+        x = x - self._log_offset(x, x.shape[-1])
+        return (-x + F.logsigmoid(x) + y[..., :-1].log()).sum(-1)
+
+    def forward_shape(self, shape):
+        if len(shape) < 1:
+            raise ValueError("Too few dimensions on input")
+        return shape[:-1] + (shape[-1] + 1,)
+
+    def inverse_shape(self, shape):
+        if len(shape) < 1:
+            raise ValueError("Too few dimensions on input")
+        return shape[:-1] + (shape[-1] - 1,)
+
+
+__all__.append("StickBreakingTransform")
+
+
+class ReshapeTransform(Transform):
+    """Reshapes the rightmost in_shape dims to out_shape: a bijection with unit jacobian."""
+    bijective = True
+
+    def __init__(self, in_shape, out_shape, cache_size=0):
+        self.in_shape = torch.Size(in_shape)
+        self.out_shape = torch.Size(out_shape)
+        if self.in_shape.numel() != self.out_shape.numel():
+            raise ValueError("in_shape, out_shape have different numbers of elements")
+        super().__init__(cache_size=cache_size)
+
+    @constraints.dependent_property
+    def domain(self):
+        return constraints.independent(constraints.real, len(self.in_shape))
+
+    @constraints.dependent_property
+    def codomain(self):
+        return constraints.independent(constraints.real, len(self.out_shape))
+
+    def with_cache(self, cache_size=1):
+        if self._cache_size == cache_size:
+            return self
+        return ReshapeTransform(self.in_shape, self.out_shape, cache_size=cache_size)
+
+    def _call(self, x):
+        return x.reshape(x.shape[:x.dim() - len(self.in_shape)] + self.out_shape)
+
+    def _inverse(self, y):
+        return y.reshape(y.shape[:y.dim() - len(self.out_shape)] + self.in_shape)
+
+    def log_abs_det_jacobian(self, x, y):
+        return x.new_zeros(x.shape[:x.dim() - len(self.in_shape)])
+
+    @staticmethod
+    def _swap_tail(shape, old, new):
+        if len(shape) < len(old):
+            raise ValueError("Too few dimensions on input")
+        cut = len(shape) - len(old)
+        if tuple(shape[cut:]) != tuple(old):
+            raise ValueError("Shape mismatch: expected %s but got %s" % (tuple(shape[cut:]), old))
+        return tuple(shape[:cut]) + tuple(new)
+
+    def forward_shape(self, shape):
+        return self._swap_tail(shape, self.in_shape, self.out_shape)
+
+    def inverse_shape(self, shape):
+        return self._swap_tail(shape, self.out_shape, self.in_shape)
+
+
+__all__.append("ReshapeTransform")

@@ -10,7 +10,8 @@ from cthtorch.linalg._decomp import (  # noqa: F401
     svdvals, qr, pinv, matrix_rank, lstsq, lu, lu_factor, lu_factor_ex, lu_solve, eig, eigvals,
 )
 from cthtorch.linalg._norms import vector_norm, matrix_norm, norm  # noqa: F401
-from cthtorch.linalg._products import cross, vecdot, multi_dot, matrix_power, matrix_exp  # noqa: F401
+from cthtorch.linalg._products import (  # noqa: F401
+    cross, vecdot, multi_dot, matrix_power, matrix_exp, vander, tensorinv, tensorsolve)
 
 
 def diagonal(A, *, offset=0, dim1=-2, dim2=-1):
@@ -32,7 +33,7 @@ def cond(A, p=None):
 for _name in ("inv", "inv_ex", "det", "slogdet", "solve", "solve_ex", "solve_triangular", "cholesky", "cholesky_ex",
               "eigh", "eigvalsh", "svd", "svdvals", "qr", "pinv", "matrix_rank", "lu", "lu_factor", "lu_factor_ex",
               "lu_solve", "vector_norm", "matrix_norm", "norm", "cross", "vecdot", "multi_dot", "matrix_power",
-              "matrix_exp", "cond"):
+              "matrix_exp", "cond", "tensorinv", "tensorsolve"):
     globals()[_name] = _with_out("linalg." + _name, globals()[_name])
 del _name
 

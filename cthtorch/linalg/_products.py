@@ -88,3 +88,36 @@ def matrix_exp(A):
     for _ in range(s):
         result = cthtorch.matmul(result, result)
     return result
+
+
+def vander(x, N=None):
+    """Columns x^0, x^1, ..., x^(N-1): a running product keeps integer dtypes exact."""
+    n = x.size(-1) if x.dim() > 0 and N is None else N
+    if n is None or n <= 1:
+        raise RuntimeError("N must be greater than 1.")
+    powers = x.unsqueeze(-1).expand(*x.shape, n - 1).cumprod(-1)
+    return cthtorch.cat([cthtorch.ones_like(powers[..., :1]), powers], -1)
+
+
+def tensorinv(A, ind=2):
+    """inv of A flattened to (prod(shape[:ind]), prod(shape[ind:])), shaped back to shape[ind:] + shape[:ind]."""
+    if ind <= 0:
+        raise RuntimeError("Expected a strictly positive integer for 'ind', but got %d" % ind)
+    rows, cols = math.prod(A.shape[:ind]), math.prod(A.shape[ind:])
+    if rows != cols:
+        raise RuntimeError("Expected self to satisfy the requirement prod(self.shape[ind:]) == "
+                           "prod(self.shape[:ind]), but got %d != %d" % (cols, rows))
+    return cthtorch.linalg.inv(A.reshape(rows, cols)).reshape(tuple(A.shape[ind:]) + tuple(A.shape[:ind]))
+
+
+def tensorsolve(A, B, dims=None):
+    """X with tensordot(A, X, X.ndim) == B: A flattened to (B.numel(), rest) and solved."""
+    if dims is not None:
+        dims = [d % A.dim() for d in dims]
+        A = A.permute([d for d in range(A.dim()) if d not in dims] + dims)
+    lead, rest = tuple(A.shape[:B.dim()]), tuple(A.shape[B.dim():])
+    # torch words it as the shapes of A but compares A's trailing size with B's
+    if math.prod(rest) != B.numel():
+        raise RuntimeError("Expected self to satisfy the requirement prod(self.shape[other.ndim:]) == "
+                           "prod(self.shape[:other.ndim]), but got %d != %d" % (math.prod(rest), B.numel()))
+    return cthtorch.linalg.solve(A.reshape(math.prod(lead), -1), B.reshape(-1)).reshape(rest)
