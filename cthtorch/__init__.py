@@ -211,7 +211,8 @@ def __getattr__(name):
     # subpackages load on first use (import cthtorch stays fast)
     if name in ("nn", "optim", "utils", "vision", "linalg", "special", "fft", "multiprocessing",
                 "distributed", "jit", "testing", "backends", "hub", "onnx", "distributions", "amp", "random", "accelerator", "cpu",
-                "func", "xpu", "mps", "mtia", "compiler", "sparse", "serialization", "fx", "overrides", "futures"):
+                "func", "xpu", "mps", "mtia", "compiler", "sparse", "serialization", "fx", "overrides", "futures",
+                "__future__"):
         try:
             mod = _lazy(name)
         except ModuleNotFoundError as e:

@@ -532,3 +532,89 @@ def test_jacobian_forward_mode_strategy():
     for kw in (dict(), dict(vectorize=True, create_graph=True)):
         oracle.raises_like(lambda: ct.autograd.functional.jacobian(f(ct), a, strategy="forward-mode", **kw),
                            lambda: torch.autograd.functional.jacobian(f(torch), ta, strategy="forward-mode", **kw))
+
+
+# ---- torch.autograd.graph.saved_tensors_hooks (the saved tensors hooks tutorial) ----
+
+def _saved_hooks_run(L):
+    """What pack/unpack hooks see and what backward computes with them, for builtin ops, a custom
+    Function, save_on_cpu, double backward through a hooked saved output, and the error cases."""
+    out, log = [], []
+
+    def pack(x):
+        log.append(("pack", tuple(x.shape), x.requires_grad))
+        return x.detach().clone()
+
+    def unpack(x):
+        log.append(("unpack", tuple(x.shape)))
+        return x
+
+    a = L.tensor([1.0, 2.0, 3.0], requires_grad=True)
+    with L.autograd.graph.saved_tensors_hooks(pack, unpack):
+        y = a.pow(2)
+        z = (y.exp() * a).sum()
+    s = y.grad_fn._saved_self
+    out += [s.tolist(), s.requires_grad]
+    z.backward()
+    out += [a.grad.tolist(), list(log)]
+    with pytest.raises(RuntimeError, match="backward through the graph a second time"):
+        z.backward()
+
+    class Sq(L.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            ctx.save_for_backward(x)
+            return x * x
+
+        @staticmethod
+        def backward(ctx, g):
+            x, = ctx.saved_tensors
+            return 2 * x * g
+
+    log.clear()
+    with L.autograd.graph.saved_tensors_hooks(pack, unpack):
+        q = Sq.apply(a).sum()
+    a.grad = None
+    q.backward()
+    out += [a.grad.tolist(), list(log)]
+    L.manual_seed(0)
+    b = L.randn(4, 3, requires_grad=True)
+    with L.autograd.graph.save_on_cpu():
+        loss = L.tanh(L.nn.Linear(3, 2)(b)).sum()
+    loss.backward()
+    out.append(b.grad.numpy())
+    with L.autograd.graph.saved_tensors_hooks(lambda x: x, lambda x: x):
+        e = a.exp()
+    g, = L.autograd.grad(e.sum(), a, create_graph=True)
+    a.grad = None
+    g.sum().backward()
+    out.append(a.grad.tolist())
+    with L.autograd.graph.saved_tensors_hooks(lambda x: x, lambda x: 3):
+        w = a.sin().sum()
+    with pytest.raises(TypeError, match="unpack_hook expected to be a Tensor"):
+        w.backward()
+
+    def boom(x):
+        raise ValueError("pack failed")
+
+    with L.autograd.graph.saved_tensors_hooks(boom, unpack):
+        with pytest.raises(ValueError, match="pack failed"):
+            a.exp()
+        with pytest.raises(ValueError, match="pack failed"):
+            (a * 1).exp_()
+    with L.autograd.graph.disable_saved_tensors_hooks("hooks are off"):
+        with pytest.raises(RuntimeError, match="hooks are off"):
+            with L.autograd.graph.saved_tensors_hooks(pack, unpack):
+                pass
+        out.append((a * a).sum().item())
+    return out
+
+
+def test_saved_tensors_hooks_match_torch():
+    ours, ref = _saved_hooks_run(ct), _saved_hooks_run(torch)
+    assert len(ours) == len(ref)
+    for o, r in zip(ours, ref):
+        if isinstance(r, np.ndarray):
+            np.testing.assert_allclose(o, r, rtol=1e-5, atol=1e-6)
+        else:
+            assert o == r

@@ -41,6 +41,28 @@ def test_transposed_operands_and_int_matmul():
     assert (i @ i.t()).dtype == ct.int64
 
 
+@pytest.mark.parametrize("dt", ["float32", "float64"])
+@pytest.mark.parametrize("B,M,K,N", [(10000, 1, 1, 1), (300, 1, 64, 1), (64, 4, 4, 4), (8, 8, 8, 8), (5, 3, 2, 7)])
+def test_bmm_many_tiny_products(dt, B, M, K, N):
+    """batched dot products (the benchmark recipe's bmm) and small batches, with transposed and strided operands,
+    baddbmm's beta (beta=0 ignores NaN in self, as torch does)"""
+    rs = np.random.RandomState(2)
+    a, b, m = rs.randn(B, M, K).astype(dt), rs.randn(B, N, K).astype(dt), rs.randn(B, M, N).astype(dt)
+    m[0, 0, 0] = np.nan
+    for lib in (ct, torch):
+        ta, tb, tm = lib.tensor(a), lib.tensor(b).transpose(1, 2), lib.tensor(m)
+        out = (lib.bmm(ta, tb), lib.baddbmm(tm, ta, tb, beta=0, alpha=2.0),
+               lib.baddbmm(tm, ta.transpose(1, 2).contiguous().transpose(1, 2), tb, beta=0.5, alpha=-1.0),
+               lib.bmm(ta[::2], tb[::2]))
+        if lib is ct:
+            ours = [o.numpy() for o in out]
+        else:
+            ref = [o.numpy() for o in out]
+    tol = 1e-5 if dt == "float32" else 1e-12
+    for o, r in zip(ours, ref):
+        np.testing.assert_allclose(o, r, rtol=tol, atol=tol)
+
+
 def test_addmm_baddbmm_linear():
     rs = np.random.RandomState(1)
     c, a, b = rs.randn(3, 5), rs.randn(3, 4), rs.randn(4, 5)

@@ -606,6 +606,45 @@ def test_benchmark_parts_not_implemented():
     assert cthtorch.utils.benchmark is cbench
 
 
+def _fuzzed(bench, dtype_int32):
+    """What a seeded Fuzzer yields: the benchmark recipe's loguniform sizes, then strict / uniform / float
+    parameters, steps, dimension orders and an integer tensor, with the values of the first elements."""
+    out = []
+    f = bench.Fuzzer(parameters=[bench.FuzzedParameter("k0", minval=1, maxval=10000, distribution="loguniform"),
+                                 bench.FuzzedParameter("k1", minval=1, maxval=10000, distribution="loguniform")],
+                     tensors=[bench.FuzzedTensor("x", size=("k0", "k1"), min_elements=128, max_elements=10000000,
+                                                 probability_contiguous=0.6)], seed=0)
+    for t, tp, p in f.take(10):
+        out.append((p, {k: tuple(v) if k == "order" else v for k, v in tp["x"].items()}, tuple(t["x"].shape),
+                    t["x"].stride(), t["x"].flatten()[:3].tolist()))
+    out.append(f.rejection_rate)
+    f = bench.Fuzzer(parameters=[[bench.FuzzedParameter("a", minval=1, maxval=10, distribution="uniform", strict=True)],
+                                 bench.FuzzedParameter("b", minval=1, maxval=10, distribution="uniform"),
+                                 bench.FuzzedParameter("c", minval=0.5, maxval=2.0, distribution="uniform")],
+                     tensors=[bench.FuzzedTensor("x", size=("a", "b", 3), steps=("b", 2, 1), probability_contiguous=0.3),
+                              bench.FuzzedTensor("y", size=(3, "a"), dtype=dtype_int32)],
+                     constraints=[lambda p: p["a"] + p["b"] > 9], seed=3)
+    for t, tp, p in f.take(5):
+        out.append((p, {n: {k: tuple(v) if k == "order" else v for k, v in tp[n].items()} for n in tp},
+                    {n: (tuple(v.shape), v.stride(), v.flatten()[:4].tolist()) for n, v in t.items()}))
+    out.append(f.rejection_rate)
+    return out
+
+
+def test_fuzzer_yields_torchs_parameters_layouts_and_values():
+    from torch.utils import benchmark as tbench
+    assert _fuzzed(cbench, cthtorch.int32) == _fuzzed(tbench, torch.int32)
+    # the same seed gives the same sequence on every take; an alias takes its target's value
+    f = cbench.Fuzzer([cbench.FuzzedParameter("n", 2, 9, "uniform"),
+                       cbench.FuzzedParameter("m", distribution={1: 0.3, cbench.ParameterAlias("n"): 0.7})],
+                      [cbench.FuzzedTensor("x", size=("n", "m"))], seed=1)
+    first = [p for _, _, p in f.take(20)]
+    assert first == [p for _, _, p in f.take(20)]
+    assert all(p["m"] in (1, p["n"]) for p in first) and {1} < {p["m"] for p in first}
+    with pytest.raises(NotImplementedError, match="roll_parameter"):
+        cbench.FuzzedTensor("x", size=(2,), roll_parameter="r")
+
+
 # ---- smaller names programs touch ----
 
 @pytest.mark.parametrize("call", [

@@ -37,3 +37,10 @@ def test_program_prints_torchs_numbers(prog):
     ours, theirs = numbers(run(prog, "cthtorch")), numbers(run(prog, "torch"))
     assert len(ours) == len(theirs) and len(ours) > 3
     assert ours == pytest.approx(theirs, rel=1e-4, abs=1e-5)
+
+
+def test_swap_tensors_recipe_prints_torchs_output():
+    """swap_tensors exchanges data, autograd state, __dict__ and class, refuses weakly referenced tensors,
+    and module conversion under set_swap_module_params_on_conversion keeps the Parameter objects"""
+    require_torch()
+    assert run("swap_tensors_recipe.py", "cthtorch") == run("swap_tensors_recipe.py", "torch")

@@ -738,7 +738,11 @@ def _gen_vt_body(d, out, inplace):
         L.append("  if (rg_) {")
         nedges = "%s_list.n" % rg_list[0] if list_diff else str(len(diff_inputs))
         L.append("    %s *n = (%s *)THPNode_new(&%s_Type, %s, %d);" % (node, node, node, nedges, nout))
-        L.append("    if (!n) { %s return NULL; }" % ("Py_DECREF(result);" if outputs == ["result"] else "for (int i = 0; i < %d; i++) Py_DECREF(outs_[i]);" % nout))
+        drop_outs = "Py_DECREF(result);" if outputs == ["result"] else "for (int i = 0; i < %d; i++) Py_DECREF(outs_[i]);" % nout
+        L.append("    if (!n) { %s return NULL; }" % drop_outs)
+        # a saved_tensors_hooks pack hook may raise
+        save_fail = "{ Py_DECREF(n); %s %sreturn NULL; }" % (
+            drop_outs, "Py_XDECREF(self_saved_); " if inplace_self and differentiable else "")
         L.append("    n->base.apply = %s_apply; n->base.traverse_saved = %s_traverse; n->base.release_saved = %s_release;" % (node, node, node))
         for i, p in enumerate(diff_inputs):
             src = p.name + "_"
@@ -764,7 +768,7 @@ def _gen_vt_body(d, out, inplace):
             return "(%s) ? %s : NULL" % (" || ".join("n->base.edges[%d].fn" % j for j in sorted(edges)), src)
         for nm in sorted(saved_inputs):
             src = "self_saved_" if (inplace_self and nm == "self") else nm + "_"
-            L.append("    THPSavedVar_save(&n->sv_%s, %s, false);" % (nm, save_if(nm, src)))
+            L.append("    if (THPSavedVar_save(&n->sv_%s, %s, false) < 0) %s" % (nm, save_if(nm, src), save_fail))
         for nm in sorted(scalars):
             p = next(p for p in params if p.name == nm)
             L.append("    n->arg_%s = %s;" % (nm, to_pyobj(p, nm + "_")))
@@ -780,7 +784,8 @@ def _gen_vt_body(d, out, inplace):
                 if d.output_diff is None or d.output_diff[i]:
                     L.append("    THPNode_setOutput((THPNode *)n, %d, %s);" % (i, o))
         for k in sorted(saved_outs):
-            L.append("    THPSavedVar_save(&n->sv_%s, %s, true);" % (out_name(k), save_if(out_name(k), outputs[k])))
+            L.append("    if (THPSavedVar_save(&n->sv_%s, %s, true) < 0) %s" % (out_name(k), save_if(out_name(k), outputs[k]),
+                                                                            save_fail))
         for (nm, attr) in sorted(attrs):
             if nm == "result":
                 L.append("    n->attr_result_%s = THP_tensor_attr(%s, \"%s\");" % (attr, outputs[0], attr))
@@ -960,7 +965,7 @@ def gen_node(info):
     R = ["static void %s_release(THPNode *n_, bool final) {" % name, "  %s *n = (%s *)n_;" % (name, name),
          "  (void)n; (void)final;"]
     for nm in info["saved_inputs"] + [out_name(k) for k in info["saved_outs"]]:
-        T.append("  Py_VISIT(n->sv_%s.data);" % nm)
+        T.append("  Py_VISIT(n->sv_%s.data); Py_VISIT(n->sv_%s.packed); Py_VISIT(n->sv_%s.unpack_hook);" % (nm, nm, nm))
         R.append("  THPSavedVar_release(&n->sv_%s);" % nm)
     for nm in info["scalars"]:
         T.append("  Py_VISIT(n->arg_%s);" % nm)

@@ -16,6 +16,13 @@ class FunctionCtx:
             if t is not None and not isinstance(t, cthtorch.Tensor):
                 raise TypeError("save_for_backward can only save variables, but argument %d is of type %s"
                                 % (tensors.index(t), type(t).__name__))
+        hooks = _C._saved_tensors_hooks_top()
+        if hooks is not None and any(t is not None for t in tensors):
+            pack, unpack = hooks
+            # a packed entry: (None, (unpack_hook, what pack_hook returned))
+            self.__dict__["_saved_store"] = tuple((None, 0) if t is None else (None, (unpack, pack(t)))
+                                                  for t in tensors)
+            return
         self.__dict__["_saved_store"] = tuple((t, t._version if t is not None else 0) for t in tensors)
 
     @property
@@ -29,7 +36,12 @@ class FunctionCtx:
                                "tensors after calling backward.")
         out = []
         for t, v in store:
-            if t is not None and t._version != v:
+            if t is None and v:
+                t = v[0](v[1])
+                if not isinstance(t, cthtorch.Tensor):
+                    raise TypeError("Output of saved tensor unpack_hook expected to be a Tensor but got result of "
+                                    "type %s" % type(t).__name__)
+            elif t is not None and t._version != v:
                 raise RuntimeError("one of the variables needed for gradient computation has been modified by an "
                                    "inplace operation: [torch.%sTensor %s] is at version %d; expected version %d "
                                    "instead." % (t.type().split(".")[-1].replace("Tensor", ""), list(t.shape),

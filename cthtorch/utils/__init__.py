@@ -1,5 +1,12 @@
-"""cthtorch.utils: data loading and hooks."""
+"""cthtorch.utils: data loading, hooks and swap_tensors."""
 from cthtorch.utils import hooks  # noqa: F401
+
+
+def swap_tensors(t1, t2):
+    """t1 and t2 exchange their data, autograd state, __dict__ and class; references to either object
+    (an optimizer's parameter list) see the other's contents afterwards."""
+    from cthtorch import _C
+    _C._swap_tensors(t1, t2)
 
 
 def __getattr__(name):

@@ -28,6 +28,31 @@ static void gemm1(bool dbl, bool ta, bool tb, int64_t M, int64_t N, int64_t K, d
                       (float *)C, (int)ldc);
 }
 
+/* A BLAS call costs a fixed few hundred nanoseconds, more than the arithmetic of a tiny product; bmm over
+ * thousands of 1x1 or 4x4 matrices (batched dot products) spends that per matrix, so those products are
+ * plain loops. Accumulates in double; beta == 0 ignores what C held, as BLAS does. */
+#define GEMM_TINY_MACS 512
+
+static void gemm_tiny(bool dbl, bool ta, bool tb, int64_t M, int64_t N, int64_t K, double alpha, const char *A,
+                      int64_t lda, const char *B, int64_t ldb, double beta, char *C, int64_t ldc) {
+  for (int64_t i = 0; i < M; i++)
+    for (int64_t j = 0; j < N; j++) {
+      double acc = 0;
+      for (int64_t k = 0; k < K; k++) {
+        int64_t ia = ta ? k * lda + i : i * lda + k, ib = tb ? j * ldb + k : k * ldb + j;
+        acc += dbl ? ((const double *)A)[ia] * ((const double *)B)[ib]
+                   : (double)((const float *)A)[ia] * ((const float *)B)[ib];
+      }
+      if (dbl) {
+        double *c = (double *)C + i * ldc + j;
+        *c = alpha * acc + (beta != 0 ? beta * *c : 0);
+      } else {
+        float *c = (float *)C + i * ldc + j;
+        *c = (float)(alpha * acc + (beta != 0 ? beta * *c : 0));
+      }
+    }
+}
+
 void at_gemm(bool dbl, bool ta, bool tb, int64_t M, int64_t N, int64_t K, double alpha, const void *A, int64_t lda,
              const void *B, int64_t ldb, double beta, void *C, int64_t ldc) {
   int nt = omp_in_parallel() ? 1 : at_get_num_threads();
@@ -254,9 +279,10 @@ THTensor *at_baddbmm(const THTensor *self, const THTensor *a, const THTensor *b,
   int nt = at_get_num_threads();
   if (dev >= 0) {
     if (gemm_cuda(a, b, C, sd(alpha), bt) < 0) { THTensor_free(C); return NULL; }
-  } else if ((a->dtype == TH_Float || a->dtype == TH_Double) && nt > 1 && B >= nt && M * N * K > 0 &&
-      M * N * K < GEMM_SPLIT_MACS * 4 && !omp_in_parallel()) {
-    /* many small products: one whole GEMM per thread */
+  } else if ((a->dtype == TH_Float || a->dtype == TH_Double) && M * N * K > 0 && M * N * K < GEMM_SPLIT_MACS * 4) {
+    /* many small products: one whole GEMM per matrix, straight from the data (a select per matrix cost
+       more than a tiny GEMM); split across threads only when the batch holds enough work to pay for waking them */
+    bool split = nt > 1 && B >= nt && B * M * N * K >= GEMM_SPLIT_MACS / 8 && !omp_in_parallel();
     bool ta, tb, dbl = a->dtype == TH_Double;
     int64_t lda, ldb;
     THTensor *ha, *hb = NULL;
@@ -267,9 +293,10 @@ THTensor *at_baddbmm(const THTensor *self, const THTensor *a, const THTensor *b,
     int es = dbl ? 8 : 4;
     char *pc = THTensor_data(C);
     double al = sd(alpha);
-#pragma omp parallel for num_threads(nt) schedule(static)
+#pragma omp parallel for num_threads(nt) schedule(static) if (split)
     for (int64_t i = 0; i < B; i++)
-      gemm1(dbl, ta, tb, M, N, K, al, pa + i * sa * es, lda, pb + i * sb * es, ldb, bt, pc + i * M * N * es, N);
+      (M * N * K <= GEMM_TINY_MACS ? gemm_tiny : gemm1)(dbl, ta, tb, M, N, K, al, pa + i * sa * es, lda,
+                                                        pb + i * sb * es, ldb, bt, pc + i * M * N * es, N);
     THTensor_free(ha);
     THTensor_free(hb);
   } else

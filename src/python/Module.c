@@ -136,9 +136,14 @@ static PyObject *asan_canary(PyObject *m, PyObject *u) {
 #endif
 
 PyObject *THP_mark_multi_output_views(PyObject *m, PyObject *args);
+PyObject *THP_swap_tensors(PyObject *m, PyObject *args);
 PyMethodDef THP_module_functions[] = {
+  {"_swap_tensors", THP_swap_tensors, METH_VARARGS, NULL},
   {"_mark_multi_output_views", THP_mark_multi_output_views, METH_VARARGS, NULL},
   {"_set_grad_enabled", set_grad_enabled, METH_O, NULL},
+  {"_push_saved_tensors_hooks", THP_push_saved_tensors_hooks, METH_VARARGS, NULL},
+  {"_pop_saved_tensors_hooks", THP_pop_saved_tensors_hooks, METH_NOARGS, NULL},
+  {"_saved_tensors_hooks_top", THP_saved_tensors_hooks_top, METH_NOARGS, NULL},
   {"is_grad_enabled", is_grad_enabled, METH_NOARGS, NULL},
   {"_set_anomaly_enabled", set_anomaly, METH_VARARGS, NULL},
   {"is_anomaly_enabled", is_anomaly, METH_NOARGS, NULL},

@@ -140,14 +140,22 @@ PyObject *THPAccumulateGrad_get(PyObject *leaf);   /* new ref */
 
 /* Saved variables (version-checked). */
 typedef struct {
-  PyObject *data;        /* input tensor (strong), or an alias of an output without grad_fn */
+  PyObject *data;        /* input tensor (strong), or an alias of an output without grad_fn; when packed
+                            by hooks, a non-leaf input's grad_fn (the unpacked tensor gets it back) or NULL */
   int64_t version;
   bool is_output;
   int output_nr;
   bool was_none;
   bool requires_grad;
+  PyObject *packed;      /* with saved_tensors_hooks: what pack_hook returned (data is then NULL) */
+  PyObject *unpack_hook; /* and the hook that turns it back into the tensor */
 } THPSavedVar;
-void THPSavedVar_save(THPSavedVar *sv, PyObject *tensor, bool is_output);
+/* 0, or -1 with an error set (a saved_tensors_hooks pack hook raised) */
+int THPSavedVar_save(THPSavedVar *sv, PyObject *tensor, bool is_output);
+/* _C._push_saved_tensors_hooks(pack, unpack), _C._pop_saved_tensors_hooks() */
+PyObject *THP_push_saved_tensors_hooks(PyObject *m, PyObject *args);
+PyObject *THP_pop_saved_tensors_hooks(PyObject *m, PyObject *noargs);
+PyObject *THP_saved_tensors_hooks_top(PyObject *m, PyObject *noargs);
 /* New reference to the saved tensor (None when it was None), or NULL with
  * PyTorch's "modified by an inplace operation" / "backward through the graph
  * a second time" error. */

@@ -437,3 +437,52 @@ int THP_initTensor(PyObject *m) {
   if (PyType_Ready(&THPTensorType) < 0) return -1;
   return PyModule_AddObjectRef(m, "_TensorBase", (PyObject *)&THPTensorType);
 }
+
+/* torch.utils.swap_tensors: two Python tensors exchange everything they are (data, autograd state, __dict__,
+ * __class__) while each object keeps its identity, so whoever holds a reference (an optimizer, a module)
+ * sees the other's contents. A weak reference or a live AccumulateGrad node (which points back at its
+ * tensor object) would end up naming the wrong contents, so those are refused. */
+PyObject *THP_swap_tensors(PyObject *m, PyObject *args) {
+  (void)m;
+  PyObject *o1, *o2;
+  if (!PyArg_ParseTuple(args, "OO", &o1, &o2)) return NULL;
+  if (!THPTensor_Check(o1) || !THPTensor_Check(o2)) {
+    PyErr_SetString(PyExc_TypeError, "swap_tensors: expected two Tensors");
+    return NULL;
+  }
+  THPTensor *a = (THPTensor *)o1, *b = (THPTensor *)o2;
+  const char *names[2] = {"t1", "t2"};
+  THPTensor *ts[2] = {a, b};
+  for (int i = 0; i < 2; i++) {
+    if (ts[i]->weakreflist) {
+      PyErr_Format(PyExc_RuntimeError, "Cannot swap %s because it has weakref associated with it", names[i]);
+      return NULL;
+    }
+    if (ts[i]->grad_acc) {
+      PyErr_Format(PyExc_RuntimeError, "cthtorch.utils.swap_tensors: cannot swap %s while its AccumulateGrad "
+                   "node is alive (it has been used in a graph that still exists)", names[i]);
+      return NULL;
+    }
+  }
+  PyTypeObject *ta = Py_TYPE(o1), *tb = Py_TYPE(o2);
+  if (ta != tb && (ta->tp_basicsize != tb->tp_basicsize || ta->tp_dictoffset != tb->tp_dictoffset)) {
+    PyErr_SetString(PyExc_RuntimeError, "cthtorch.utils.swap_tensors: the two tensor classes have different "
+                    "layouts (__slots__)");
+    return NULL;
+  }
+  if (ta != tb && (!(ta->tp_flags & Py_TPFLAGS_HEAPTYPE) || !(tb->tp_flags & Py_TPFLAGS_HEAPTYPE))) {
+    PyErr_SetString(PyExc_RuntimeError, "cthtorch.utils.swap_tensors: cannot swap the class of a tensor whose "
+                    "class is not a Python class");
+    return NULL;
+  }
+  /* everything after the object header except the weak reference list, which belongs to the object */
+  THPTensor tmp = *a;
+  PyObject *wa = a->weakreflist, *wb = b->weakreflist;
+  memcpy((char *)a + sizeof(PyObject), (char *)b + sizeof(PyObject), sizeof(THPTensor) - sizeof(PyObject));
+  memcpy((char *)b + sizeof(PyObject), (char *)&tmp + sizeof(PyObject), sizeof(THPTensor) - sizeof(PyObject));
+  a->weakreflist = wa;
+  b->weakreflist = wb;
+  Py_SET_TYPE(o1, tb);
+  Py_SET_TYPE(o2, ta);
+  Py_RETURN_NONE;
+}

@@ -336,6 +336,13 @@ class Module:
                 continue
             with cthtorch.no_grad():
                 new = fn(param)
+            if new is not param and cthtorch.__future__.get_swap_module_params_on_conversion():
+                # the Parameter object stays (optimizers hold it) and takes the converted contents
+                with cthtorch.no_grad():
+                    grad = fn(param.grad) if param.grad is not None else None
+                cthtorch.utils.swap_tensors(param, Parameter(new, param.requires_grad))
+                param.grad = grad
+                continue
             if new is not param:
                 if new.dtype == param.dtype and new.shape == param.shape:
                     param.data = new

@@ -446,15 +446,73 @@ PyObject *THPAccumulateGrad_get(PyObject *leaf) {
 }
 
 /* ---- saved variables ---- */
-void THPSavedVar_save(THPSavedVar *sv, PyObject *tensor, bool is_output) {
+/* The stack of torch.autograd.graph.saved_tensors_hooks: (pack, unpack) pairs, innermost last. Only the innermost applies, as in torch. One stack for
+ * the process (under the GIL), where torch keeps one per thread. */
+static PyObject *saved_hooks;
+
+PyObject *THP_push_saved_tensors_hooks(PyObject *m, PyObject *args) {
+  (void)m;
+  PyObject *pack, *unpack;
+  if (!PyArg_ParseTuple(args, "OO", &pack, &unpack)) return NULL;
+  if (!saved_hooks && !(saved_hooks = PyList_New(0))) return NULL;
+  PyObject *pair = PyTuple_Pack(2, pack, unpack);
+  if (!pair) return NULL;
+  int rc = PyList_Append(saved_hooks, pair);
+  Py_DECREF(pair);
+  if (rc < 0) return NULL;
+  Py_RETURN_NONE;
+}
+
+PyObject *THP_pop_saved_tensors_hooks(PyObject *m, PyObject *noargs) {
+  (void)m; (void)noargs;
+  Py_ssize_t n = saved_hooks ? PyList_GET_SIZE(saved_hooks) : 0;
+  if (n == 0) {
+    PyErr_SetString(PyExc_RuntimeError, "no saved tensors hooks to pop");
+    return NULL;
+  }
+  if (PyList_SetSlice(saved_hooks, n - 1, n, NULL) < 0) return NULL;
+  Py_RETURN_NONE;
+}
+
+/* the innermost (pack, unpack) pair, or None: custom Functions pack their saved tensors in Python */
+PyObject *THP_saved_tensors_hooks_top(PyObject *m, PyObject *noargs) {
+  (void)m; (void)noargs;
+  Py_ssize_t n = saved_hooks ? PyList_GET_SIZE(saved_hooks) : 0;
+  return Py_NewRef(n ? PyList_GET_ITEM(saved_hooks, n - 1) : Py_None);
+}
+
+/* tensor through the innermost pack hook: 1 when packed, 0 without hooks, -1 on error */
+static int pack_with_hooks(THPSavedVar *sv, PyObject *tensor) {
+  Py_ssize_t n = saved_hooks ? PyList_GET_SIZE(saved_hooks) : 0;
+  /* a Python scalar an op wrapped as a tensor is an argument, not a saved tensor, in torch */
+  if (n == 0 || ((THPTensor *)tensor)->t->wrapped_number) return 0;
+  PyObject *pair = PyList_GET_ITEM(saved_hooks, n - 1);
+  PyObject *pack = PyTuple_GET_ITEM(pair, 0), *unpack = PyTuple_GET_ITEM(pair, 1);
+  Py_INCREF(pair);   /* the hook may pop the stack */
+  PyObject *packed = PyObject_CallOneArg(pack, tensor);
+  if (packed) {
+    sv->packed = packed;
+    sv->unpack_hook = Py_NewRef(unpack);
+    PyObject *fn = ((THPTensor *)tensor)->grad_fn;
+    if (!sv->is_output && fn) sv->data = Py_NewRef(fn);
+  }
+  Py_DECREF(pair);
+  return packed ? 1 : -1;
+}
+
+int THPSavedVar_save(THPSavedVar *sv, PyObject *tensor, bool is_output) {
   sv->was_none = !tensor || tensor == Py_None;
-  if (sv->was_none) { sv->data = NULL; return; }
+  sv->packed = sv->unpack_hook = NULL;
+  if (sv->was_none) { sv->data = NULL; return 0; }
   THPTensor *t = (THPTensor *)tensor;
   sv->version = t->version->version;
   sv->is_output = is_output;
   sv->output_nr = t->output_nr;
   sv->requires_grad = THPTensor_requiresGrad(tensor);
-  if (!is_output) { sv->data = Py_NewRef(tensor); return; }
+  sv->data = NULL;
+  int hooked = pack_with_hooks(sv, tensor);
+  if (hooked) return hooked < 0 ? -1 : 0;
+  if (!is_output) { sv->data = Py_NewRef(tensor); return 0; }
   /* An output is saved without its grad_fn (that would be a cycle through
    * this node); unpack puts the node back. It shares the version counter. */
   THPTensor *alias;
@@ -466,12 +524,39 @@ void THPSavedVar_save(THPSavedVar *sv, PyObject *tensor, bool is_output) {
     alias = (THPTensor *)THPTensor_wrap(at_alias(t->t));
     if (alias) { THPVersion_free(alias->version); alias->version = THPVersion_retain(t->version); }
   }
-  if (!alias) { PyErr_Clear(); sv->data = NULL; return; }
+  if (!alias) { PyErr_Clear(); sv->data = NULL; return 0; }
   sv->data = (PyObject *)alias;
+  return 0;
+}
+
+/* What the unpack hook gives back; a saved output that requires grad gets this node as its grad_fn again */
+static PyObject *unpack_with_hook(THPSavedVar *sv, THPNode *owner) {
+  PyObject *r = PyObject_CallOneArg(sv->unpack_hook, sv->packed);
+  if (!r) return NULL;
+  if (!THPTensor_Check(r)) {
+    PyErr_Format(PyExc_TypeError, "Output of saved tensor unpack_hook expected to be a Tensor but got result of "
+                 "type %s", Py_TYPE(r)->tp_name);
+    Py_DECREF(r);
+    return NULL;
+  }
+  if (!sv->requires_grad) return r;
+  /* as torch: the unpacked tensor carries the saved one's history (its grad_fn, or is a leaf requiring grad) */
+  THPTensor *a = (THPTensor *)THPTensor_wrap(at_alias(((THPTensor *)r)->t));
+  Py_DECREF(r);
+  if (!a) return NULL;
+  PyObject *fn = sv->is_output ? (PyObject *)owner : sv->data;
+  if (fn) {
+    a->grad_fn = Py_NewRef(fn);
+    a->output_nr = sv->output_nr;
+  } else {
+    a->requires_grad = true;
+  }
+  return (PyObject *)a;
 }
 
 PyObject *THPSavedVar_unpack(THPSavedVar *sv, THPNode *owner) {
   if (sv->was_none) return Py_NewRef(Py_None);
+  if (sv->packed) return unpack_with_hook(sv, owner);
   if (!sv->data) {
     PyErr_SetString(PyExc_RuntimeError,
                     "Trying to backward through the graph a second time (or directly access saved tensors after "
@@ -511,7 +596,11 @@ PyObject *THPSavedVar_unpack(THPSavedVar *sv, THPNode *owner) {
   return (PyObject *)r;
 }
 
-void THPSavedVar_release(THPSavedVar *sv) { Py_CLEAR(sv->data); }
+void THPSavedVar_release(THPSavedVar *sv) {
+  Py_CLEAR(sv->data);
+  Py_CLEAR(sv->packed);
+  Py_CLEAR(sv->unpack_hook);
+}
 
 /* ---- recording helpers ---- */
 bool THP_any_requires_grad(int n, PyObject *const *ts) {
