@@ -3,6 +3,7 @@ upsampling, adaptive pooling, transposed convolution), alone and held by a user 
 equal to eager, close to torch.jit.script of the same torch module, `.code`/`.graph` naming
 torch's ops, and archives that load in cthtorch and in torch."""
 import io
+import re
 from typing import Optional
 
 import numpy as np
@@ -155,6 +156,107 @@ def test_flat_weights_follow_the_parameters():
     sm = cthtorch.jit.script(m)
     x = cthtorch.randn(2, 1, 3, dtype=cthtorch.float64)
     assert_same(sm(x), m(x))
+
+
+PACKED = [
+    ("LSTM", (4, 5), {"num_layers": 2, "bidirectional": True}),
+    ("LSTM", (4, 5), {"proj_size": 3}),
+    ("GRU", (4, 5), {"num_layers": 2}),
+    ("RNN", (4, 5), {"nonlinearity": "relu", "bidirectional": True}),
+]
+
+
+def _packed(lib, x, lengths, sorted_):
+    return lib.nn.utils.rnn.pack_padded_sequence(x, lengths, enforce_sorted=sorted_)
+
+
+@pytest.mark.parametrize("name, args, kw", PACKED, ids=["%s%d" % (r[0], i) for i, r in enumerate(PACKED)])
+def test_recurrent_packed_sequence_overload(name, args, kw):
+    # torch scripts the PackedSequence forward as forward__1 (aten::<op>.data over data and batch_sizes)
+    c, t = pair(name, *args, **kw)
+    sc, st = cthtorch.jit.script(c), torch.jit.script(t)
+    assert "forward__1" in sc._method_names() and "forward__1" in st._c._method_names()
+    x = RS.randn(5, 3, 4).astype(np.float32)
+    op = {"LSTM": "lstm", "GRU": "gru"}.get(name, "rnn_" + kw.get("nonlinearity", "tanh"))
+    code = sc.forward__1.code
+    assert code.startswith("def forward__1(self,\n    input: __torch__.torch.nn.utils.rnn.PackedSequence,")
+    assert "torch.%s(data, batch_sizes, " % op in code
+    assert "NamedTuple(data : Tensor, batch_sizes : Tensor, sorted_indices : Tensor?, unsorted_indices : Tensor?)" \
+        in str(sc.forward__1.graph)
+    for lengths, sorted_ in (([5, 3, 2], True), ([2, 5, 3], False)):
+        cx = cthtorch.tensor(x, requires_grad=True)
+        p = _packed(cthtorch, cx, lengths, sorted_)
+        out, st_c = sc.forward__1(p)
+        ref, st_e = c(p)
+        assert type(out) is type(ref)
+        assert cthtorch.equal(out.batch_sizes, ref.batch_sizes)
+        assert (out.sorted_indices is None) == sorted_ and (out.unsorted_indices is None) == sorted_
+        assert_same((out.data, st_c), (ref.data, st_e),
+                    (lambda o: (o[0].data, o[1]))(st.forward__1(_packed(torch, torch.tensor(x), lengths, sorted_))))
+        assert_same(sc(p), c(p))              # a call from Python takes the overload that fits its input
+        hs = st_c if name != "LSTM" else st_c[0].sum() + st_c[1].sum()
+        he = st_e if name != "LSTM" else st_e[0].sum() + st_e[1].sum()
+        g1 = cthtorch.autograd.grad(out.data.sum() + hs.sum(), [cx, c.weight_hh_l0], retain_graph=True)
+        g2 = cthtorch.autograd.grad(ref.data.sum() + he.sum(), [cx, c.weight_hh_l0])
+        for a, b in zip(g1, g2):
+            np.testing.assert_allclose(a.numpy(), b.numpy(), rtol=1e-6, atol=1e-7)
+    # a given state is put in the sequence's sorted order and back
+    p = _packed(cthtorch, cthtorch.tensor(x), [2, 5, 3], False)
+    n = kw.get("num_layers", 1) * (2 if kw.get("bidirectional") else 1)
+    h0 = cthtorch.tensor(RS.randn(n, 3, kw.get("proj_size") or 5).astype(np.float32))
+    hx = (h0, cthtorch.tensor(RS.randn(n, 3, 5).astype(np.float32))) if name == "LSTM" else h0
+    assert_same(sc.forward__1(p, hx), c(p, hx))
+
+
+@pytest.mark.parametrize("name", ["LSTM", "GRU"])
+def test_packed_overload_archives_both_ways(name):
+    # ours: code/ declares `class PackedSequence(NamedTuple)` as torch writes it, torch runs forward__1;
+    # torch's: forward__1 compiles into our IR (annotate(int, tensor) is torch's implicit conversion)
+    c, t = pair(name, 4, 5, bidirectional=True)
+    x = RS.randn(5, 3, 4).astype(np.float32)
+    p = _packed(cthtorch, cthtorch.tensor(x), [2, 5, 3], False)
+    tp = _packed(torch, torch.tensor(x), [2, 5, 3], False)
+    ref = c(p)
+    data = roundtrip(cthtorch.jit.script(c))
+    import zipfile
+    assert zipfile.ZipFile(io.BytesIO(data)).read("archive/code/__torch__/torch/nn/utils/rnn.py").decode() == (
+        "class PackedSequence(NamedTuple):\n  data : Tensor\n  batch_sizes : Tensor\n"
+        "  sorted_indices : Optional[Tensor]\n  unsorted_indices : Optional[Tensor]\n")
+    ours = cthtorch.jit.load(io.BytesIO(data))
+    assert ours._compile_errors == []
+    out = ours.forward__1(p)
+    assert type(out[0]) is type(ref[0])
+    assert_same((out[0].data, out[1]), (ref[0].data, ref[1]))
+    b = torch.jit.load(io.BytesIO(data)).forward__1(tp)
+    assert_same((ref[0].data, ref[1]), (ref[0].data, ref[1]), (b[0].data, b[1]))
+    buf = io.BytesIO()
+    torch.jit.save(torch.jit.script(t), buf)
+    theirs = cthtorch.jit.load(io.BytesIO(buf.getvalue()))
+    assert theirs._compile_errors == []
+    out = theirs.forward__1(p)
+    assert_same((out[0].data, out[1]), (out[0].data, out[1]), (t(tp)[0].data, t(tp)[1]))
+
+
+class _PackedHolder(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.rnn = nn.GRU(4, 5, bidirectional=True)
+
+    def forward(self, p: cthtorch.nn.utils.rnn.PackedSequence, h: Optional[cthtorch.Tensor] = None):
+        out, h_n = self.rnn(p, h)
+        y, _ = self.rnn(out.data.unsqueeze(1)[:, :, :4])    # the Tensor overload from the same caller
+        return out.data + 1, h_n, y
+
+
+def test_scripted_caller_picks_the_packed_overload():
+    m = _PackedHolder()
+    sm = cthtorch.jit.script(m)
+    g = str(sm.graph)
+    assert re.search(r'prim::CallMethod\[name="forward__1"\]\(%rnn[.0-9]*, %p[.0-9]*, %h[.0-9]*\)', g)
+    assert 'prim::CallMethod[name="forward"]' in g
+    assert "(rnn).forward__1(p, h, )" in sm.code
+    p = cthtorch.nn.utils.rnn.pack_padded_sequence(cthtorch.tensor(RS.randn(4, 2, 4).astype(np.float32)), [4, 2])
+    assert_same(sm(p), m(p))
 
 
 MHA = [{}, {"batch_first": True}, {"kdim": 6, "vdim": 5}]

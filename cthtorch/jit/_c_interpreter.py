@@ -88,6 +88,11 @@ def _boxed_key(n):
     return None
 
 
+def _named_tuple_maker(n):
+    make = _py.named_tuple_class(n)._make
+    return lambda *a: make(a)
+
+
 def _node_step_callable(n):
     """The Python executor's step for one node, as a callable over its
     inputs (the fallback for what has no instruction of its own)."""
@@ -174,6 +179,9 @@ class _Lowering(_py._Slots):
             return
         if k == "prim::GetAttr":
             self.emit(GETATTR, ins, outs, payload=n.s("name"), where=where)
+            return
+        if k == "prim::TupleConstruct" and _py.named_tuple_class(n) is not None:
+            self.emit(CALL, ins, outs, payload=_named_tuple_maker(n), where=where)
             return
         if k in ("prim::TupleConstruct", "prim::ListConstruct"):
             self.emit(TUPLE if k == "prim::TupleConstruct" else LIST, ins, outs, where=where)

@@ -554,6 +554,13 @@ def _lower_node(n, slots):
             return fused1
         return lambda regs: bind(regs, kern(*[regs[i] for i in ins]))
 
+    if k == "prim::TupleConstruct" and named_tuple_class(n) is not None:
+        make, o = named_tuple_class(n)._make, outs[0]
+
+        def named_tuple(regs):
+            regs[o] = make([regs[i] for i in ins])
+        return named_tuple
+
     if k in _PRIM_PURE:
         fn = _PRIM_PURE[k]
 
@@ -564,6 +571,11 @@ def _lower_node(n, slots):
     if k.startswith("prim::") and k != "prim::NumToTensor":
         raise RuntimeError("The JIT interpreter does not run %s nodes yet" % k)
     return _lower_op(n, slots)
+
+
+def named_tuple_class(n):
+    """The Python class a TupleConstruct node builds when its type is a NamedTuple (PackedSequence), else None."""
+    return getattr(n.outputs()[0].type(), "py_class", None)
 
 
 def run_node(n, inputs):

@@ -12,7 +12,7 @@ import contextlib
 import math
 
 __all__ = ["Graph", "Block", "Node", "Value", "Use", "JitType", "TensorType", "IntType", "FloatType",
-           "BoolType", "StringType", "NoneType", "DeviceObjType", "NumberType", "ListType", "TupleType",
+           "BoolType", "StringType", "NoneType", "DeviceObjType", "NumberType", "ListType", "TupleType", "NamedTupleType",
            "OptionalType", "DictType", "ClassType", "AnyType", "ComplexType", "GeneratorType",
            "InterfaceType", "FunctionType", "type_of_value"]
 
@@ -297,6 +297,36 @@ class TupleType(JitType):
 
     def repr_str(self):
         return "(%s)" % ", ".join(e.repr_str() for e in self._elems)
+
+
+class NamedTupleType(TupleType):
+    """A NamedTuple (PackedSequence): a tuple whose fields have names; `annotation_str` is its class
+    (`__torch__.torch.nn.utils.rnn.PackedSequence`), graphs print `NamedTuple(data : Tensor, ...)`.
+    py_class builds the Python value when a graph constructs one."""
+
+    def __init__(self, qualified_name, names, elems, py_class=None):
+        super().__init__(elems, names=list(names))
+        self._qualified_name = qualified_name
+        self.py_class = py_class
+
+    def kind(self):
+        return "TupleType"      # unpacked, indexed and matched as any tuple
+
+    def names(self):
+        return list(self._names)
+
+    def qualified_name(self):
+        return self._qualified_name
+
+    def _key(self):
+        return (self._qualified_name, tuple(self._names), tuple(self._elems))
+
+    @property
+    def annotation_str(self):
+        return self._qualified_name
+
+    def repr_str(self):
+        return "NamedTuple(%s)" % ", ".join("%s : %s" % (n, e.repr_str()) for n, e in zip(self._names, self._elems))
 
 
 class DictType(JitType):

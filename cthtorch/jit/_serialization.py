@@ -523,6 +523,22 @@ class _Writer:
                 self.files.setdefault(path.replace(".", "/"), collections.OrderedDict())[qualname] = text
                 todo.append(fn.graph)
 
+    def _record_named_tuples(self, graphs):
+        """The NamedTuple types (PackedSequence) the graphs' values have, as torch writes them:
+        `class PackedSequence(NamedTuple):` with one annotated line per field, in their module's file."""
+        def visit(t):
+            if isinstance(t, _ir.NamedTupleType):
+                qualname = t.annotation_str
+                path, name = qualname.rsplit(".", 1)
+                fields = "".join("  %s : %s\n" % (k, e.annotation_str) for k, e in zip(t.names(), t.elements()))
+                self.files.setdefault(path.replace(".", "/"), collections.OrderedDict())[qualname] = \
+                    "class %s(NamedTuple):\n%s" % (name, fields)
+            for e in t.containedTypes():
+                visit(e)
+        for g in graphs:
+            for v in list(g.inputs()) + list(g.outputs()) + [o for n in _ir._walk(g.block(), True) for o in n.outputs()]:
+                visit(v.type())
+
     def record_function(self, fn):
         """A ScriptFunction is saved as torch saves one: the forward of a `__torch__.PlaceholderModule`."""
         self._record_called_functions([fn.graph])
@@ -597,6 +613,7 @@ class _Writer:
         methods = textwrap.dedent(self._methods_text(m)).rstrip("\n")
         if isinstance(m, _jm.ScriptModule):
             self._record_called_functions([m._get_method(k).graph for k in m._method_names()])
+            self._record_named_tuples([m._get_method(k).graph for k in m._method_names()])
         path, name = qualname.rsplit(".", 1)
         lines = ["class %s(Module):" % name,
                  "  __parameters__ = [%s]" % "".join('"%s", ' % k for k in m._parameters),

@@ -15,6 +15,7 @@ defaults filled in, as the interpreter expects every argument positionally.
 """
 import ast
 import builtins
+import collections
 import inspect
 import math
 import re
@@ -268,7 +269,7 @@ def type_from_annotation(node, sr_ctx, resolver=None):
         last = node.attr
         if name.startswith("__torch__.") and resolver is not None:     # a class type of an archive
             obj = resolver(name)
-            if obj is not None and kind(obj) == "ClassType":
+            if obj is not None and (kind(obj) == "ClassType" or isinstance(obj, _ir().NamedTupleType)):
                 return obj
         if last in ("Tensor", "device") and name.split(".")[0] in ("torch", "cthtorch"):
             return _TYPE_NAMES[last]()
@@ -276,6 +277,14 @@ def type_from_annotation(node, sr_ctx, resolver=None):
             return T_int()      # a ScalarType is an int in TorchScript (prim::dtype gives one)
         if last in ("List", "Tuple", "Dict", "Optional") or last in _TYPE_NAMES:
             return _TYPE_NAMES[last]() if last in _TYPE_NAMES else bad()
+        if resolver is not None:             # a class reached through modules: torch.nn.utils.rnn.PackedSequence
+            parts = name.split(".")
+            obj = resolver(parts[0])
+            for p in parts[1:]:
+                obj = getattr(obj, p, None)
+            t = type_from_python(obj) if obj is not None else None
+            if t is not None:
+                return t
         bad()
     if isinstance(node, ast.BinOp) and isinstance(node.op, ast.BitOr):   # X | None
         a = type_from_annotation(node.left, sr_ctx, resolver)
@@ -324,6 +333,8 @@ def type_from_python(obj):
         return T_int()
     if isinstance(obj, type) and "__torch_script_class__" in obj.__dict__:
         return obj.__torch_script_class__.class_type
+    if named_tuple_fields(obj) is not None:
+        return named_tuple_type(obj)
     origin, args = typing.get_origin(obj), typing.get_args(obj)
     if origin in (list, typing.List):
         return T_list(type_from_python(args[0]))
@@ -340,6 +351,32 @@ def type_from_python(obj):
     if getattr(obj, "__name__", None) == "Final" or str(obj).startswith("typing.Final"):
         return type_from_python(args[0]) if args else None
     return None
+
+
+# the field types of NamedTuples whose class does not annotate them (cthtorch's PackedSequence
+# is a collections.namedtuple; torch's annotates data/batch_sizes as Tensor and the indices as Tensor?)
+_NAMED_TUPLE_FIELDS = {"cthtorch.nn.utils.rnn.PackedSequence": lambda: [T_tensor(), T_tensor(), T_opt(T_tensor()),
+                                                                         T_opt(T_tensor())]}
+
+
+def named_tuple_fields(cls):
+    """A NamedTuple class's field names and types, or None for anything else."""
+    if not (isinstance(cls, type) and issubclass(cls, tuple) and hasattr(cls, "_fields")):
+        return None
+    known = _NAMED_TUPLE_FIELDS.get("%s.%s" % (cls.__module__, cls.__qualname__))
+    if known is not None:
+        return list(cls._fields), known()
+    ann = {}
+    for c in reversed(cls.__mro__):
+        ann.update(getattr(c, "__annotations__", {}) or {})
+    types_ = [type_from_python(ann[f]) if f in ann else T_tensor() for f in cls._fields]
+    return (list(cls._fields), types_) if all(t is not None for t in types_) else None
+
+
+def named_tuple_type(cls):
+    from ._module import class_type_name
+    names, types_ = named_tuple_fields(cls)
+    return _ir().NamedTupleType(class_type_name(cls), names, types_, py_class=cls)
 
 
 def type_of_python_value(v):
@@ -360,6 +397,8 @@ def type_of_python_value(v):
         return T_tensor()
     if isinstance(v, cthtorch.device):
         return T_device()
+    if isinstance(v, tuple) and named_tuple_fields(type(v)) is not None:
+        return named_tuple_type(type(v))
     if isinstance(v, (list, tuple)):
         ts = [type_of_python_value(x) for x in v]
         if any(t is None for t in ts):
@@ -567,6 +606,24 @@ class MethodSugar(Sugar):
         return em.emit_call_method(self.value, self.module, self.name, args, kwargs, loc)
 
 
+class NamedTupleSugar(Sugar):
+    """A NamedTuple class called in TorchScript: prim::TupleConstruct typed as the NamedTuple."""
+
+    def __init__(self, t):
+        self.t = t
+
+    def describe(self):
+        return "NamedTuple " + self.t.annotation_str
+
+    def call(self, em, args, kwargs, loc):
+        t, cls = self.t, self.t.py_class
+        defaults = dict(getattr(cls, "_field_defaults", {}) or {})
+        if cls.__new__ is not tuple.__new__:       # PackedSequence(data, batch_sizes=None, ...)
+            defaults.update(_py_defaults(cls.__new__))
+        vals = em.bind_args(t.names(), t.elements(), defaults, args, kwargs, loc, cls.__name__)
+        return em.node("prim::TupleConstruct", vals, [t], loc).output()
+
+
 class ModuleSugar(Sugar):
     """`self` or a submodule: attributes are prim::GetAttr, calls are
     prim::CallMethod forward."""
@@ -582,7 +639,13 @@ class ModuleSugar(Sugar):
         return em.module_attr(self, name, loc)
 
     def call(self, em, args, kwargs, loc):
-        return em.emit_call_method(self.value, self, "forward", args, kwargs, loc)
+        name = "forward"
+        if "forward__1" in getattr(self.info, "extra_methods", {}) and args and not isinstance(args[0], Sugar):
+            # a recurrent layer: its PackedSequence overload for a NamedTuple argument, as torch picks forward__1
+            first = args[0] if not isinstance(args[0], list) else None
+            if first is not None and isinstance(first.type(), _ir().NamedTupleType):
+                name = "forward__1"
+        return em.emit_call_method(self.value, self, name, args, kwargs, loc)
 
     def iterate(self, em, loc):
         if not self.info.is_container:
@@ -1380,6 +1443,8 @@ class Emitter:
             return obj
         if isinstance(obj, type) and "__torch_script_class__" in obj.__dict__:
             return ScriptClassSugar(obj.__torch_script_class__)
+        if named_tuple_fields(obj) is not None:
+            return NamedTupleSugar(named_tuple_type(obj))
         if _is_user_class(obj):   # as torch: a class that script code uses is compiled too
             return ScriptClassSugar(compile_class(obj))
         import types
@@ -1463,6 +1528,9 @@ class Emitter:
         t = base.type()
         if is_tensor(t):
             return self.tensor_attr(base, node.attr, loc)
+        if isinstance(t, _ir().NamedTupleType) and node.attr in t.names():
+            i = t.names().index(node.attr)
+            return self.node("prim::TupleIndex", [base, self.const(i, loc)], [t.elements()[i]], loc).output()
         if kind(t) == "ClassType" and node.attr in _CLASS_CONSTANTS.get(t.qualified_name(), {}):
             return self.constant_value(_CLASS_CONSTANTS[t.qualified_name()][node.attr], loc)
         if kind(t) == "ClassType" and hasattr(t, "getAttribute"):
@@ -1893,6 +1961,10 @@ class Emitter:
         if fname.endswith("jit.annotate") or fname == "annotate":
             t = type_from_annotation(node.args[0], self.ctx, self.resolve_type_name)
             v = self.value(node.args[1], env, hint=t)
+            if is_tensor(v.type()) and kind(t) in ("IntType", "FloatType", "BoolType"):
+                # torch prints its implicit Tensor->number conversion (aten::IntImplicit) as annotate(int, x)
+                op = {"IntType": "aten::Int", "FloatType": "aten::Float", "BoolType": "aten::Bool"}[kind(t)]
+                return self.node(op, [v], [t], loc).output()
             return self.convert(v, t, loc, what="annotate()")
         if fname in ("uninitialized",) and env.lookup(fname) is None:
             t = type_from_annotation(node.args[0], self.ctx, self.resolve_type_name)
@@ -2670,6 +2742,7 @@ def compile_sources(sources, resolver, errors=None):
     def type_resolve(name):
         return _resolve_opt(resolve, name)
     parsed = []
+    named_tuples = []
     for src, prefix, filename in sources:
         src = textwrap.dedent(src)
         tree = ast.parse(src, type_comments=True)
@@ -2680,6 +2753,10 @@ def compile_sources(sources, resolver, errors=None):
                 sc = SourceClass(_ir().ClassType("%s.%s" % (prefix, node.name)))
                 classes[sc.class_type.qualified_name()] = sc
                 out[sc.class_type.qualified_name()] = sc
+                if [ast.unparse(b) for b in node.bases] == ["NamedTuple"]:
+                    named_tuples.append((sc, node, ctx))
+    for sc, node, ctx in named_tuples:     # before any signature names them
+        sc.class_type = _source_named_tuple(sc.class_type.qualified_name(), node, ctx, type_resolve)
     # then every class's attributes and method signatures, so bodies may refer to any of them
     pending = []
     for tree, ctx, prefix in parsed:
@@ -2687,7 +2764,9 @@ def compile_sources(sources, resolver, errors=None):
             if isinstance(node, (ast.Import, ast.ImportFrom)):
                 continue
             if isinstance(node, ast.ClassDef):
-                pending += _declare_class(classes["%s.%s" % (prefix, node.name)], node, ctx, type_resolve)
+                sc = classes["%s.%s" % (prefix, node.name)]
+                if not isinstance(sc.class_type, _ir().NamedTupleType):
+                    pending += _declare_class(sc, node, ctx, type_resolve)
                 continue
             if not isinstance(node, ast.FunctionDef):
                 raise NotSupportedError(SourceRange(ctx, node), "only function and class definitions are "
@@ -2740,6 +2819,25 @@ def _drop_callers_of_failed(pending, errors):
                 if sf is not None:
                     sf.graph = None
                 changed = True
+
+
+def _source_named_tuple(qualified_name, node, ctx, type_resolve):
+    """`class X(NamedTuple):` with `field : T` lines -> its NamedTupleType. Values are built as the class
+    torch's name stands for where cthtorch has it (PackedSequence), else as a namedtuple of those fields."""
+    names, types_ = [], []
+    for item in node.body:
+        if isinstance(item, ast.AnnAssign) and isinstance(item.target, ast.Name):
+            names.append(item.target.id)
+            types_.append(type_from_annotation(item.annotation, ctx, type_resolve))
+        elif not (isinstance(item, ast.Expr) and isinstance(item.value, ast.Constant)) and \
+                not isinstance(item, ast.Pass):
+            raise NotSupportedError(SourceRange(ctx, item), "a NamedTuple's body declares its fields only")
+    from cthtorch.nn.utils.rnn import PackedSequence
+    known = {named_tuple_type(PackedSequence).annotation_str: PackedSequence}
+    cls = known.get(qualified_name)
+    if cls is None or list(cls._fields) != names:
+        cls = collections.namedtuple(node.name, names)
+    return _ir().NamedTupleType(qualified_name, names, types_, py_class=cls)
 
 
 def _declare_class(sc, node, ctx, type_resolve):
@@ -2857,6 +2955,8 @@ class _QualifiedNamespace(Sugar):
         full = "%s.%s" % (self.name, name)
         if full in self.functions:
             return _SourceFunctionSugar(self.functions[full])
+        if full in self.classes and isinstance(self.classes[full].class_type, _ir().NamedTupleType):
+            return NamedTupleSugar(self.classes[full].class_type)
         if full in self.classes:
             raise em.error(loc, "constructing TorchScript class %s from source is not supported yet" % full,
                            NotSupportedError)
