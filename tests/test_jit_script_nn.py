@@ -341,6 +341,10 @@ def test_layers_match_eager_and_torch(name, args, kw, shape):
     sc, st = cthtorch.jit.script(c), torch.jit.script(t)
     x = RS.randint(0, 10, (2, 5)) if shape == "int" else RS.randn(*shape).astype(np.float32)
     assert_same(sc(cthtorch.tensor(x)), c(cthtorch.tensor(x)), st(torch.tensor(x)))
+    if name.startswith("AdaptiveMaxPool"):   # both call the compiled function return_indices picks, by its name
+        fn = re.search(r"__torch__\.torch\.nn\.functional\.(\w+)", st.code).group(1)
+        assert fn.endswith("_with_indices") == bool(kw.get("return_indices"))
+        assert "__torch__.torch.nn.functional.%s(input, [" % fn in sc.code
     data = roundtrip(sc)
     assert_same(cthtorch.jit.load(io.BytesIO(data))(cthtorch.tensor(x)), c(cthtorch.tensor(x)),
                 torch.jit.load(io.BytesIO(data))(torch.tensor(x)))

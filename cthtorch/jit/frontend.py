@@ -298,6 +298,10 @@ def type_from_annotation(node, sr_ctx, resolver=None):
               if not (isinstance(a, ast.Tuple) and not a.elts)]
         if base in ("List", "list") and len(ts) == 1:
             return T_list(ts[0])
+        if base in ("BroadcastingList1", "BroadcastingList2", "BroadcastingList3") and len(ts) == 1:
+            t = T_list(ts[0])
+            t.spelling = "%s[%s]" % (ts[0].annotation_str, base[-1])    # one int fills the list, as torch's
+            return t
         if base == "Optional" and len(ts) == 1:
             return T_opt(ts[0])
         if base in ("Tuple", "tuple"):
@@ -604,6 +608,28 @@ class MethodSugar(Sugar):
 
     def call(self, em, args, kwargs, loc):
         return em.emit_call_method(self.value, self.module, self.name, args, kwargs, loc)
+
+
+class _BooleanDispatchSugar(Sugar):
+    """An nn.functional function whose constant `return_indices` picks which compiled function is called
+    (torch's boolean_dispatch: F.adaptive_max_pool2d is _adaptive_max_pool2d or ..._with_indices)."""
+
+    def __init__(self, name, if_false, if_true, arg="return_indices", index=2):
+        self.name, self.if_false, self.if_true, self.arg, self.index = name, if_false, if_true, arg, index
+
+    def describe(self):
+        return "function " + self.name
+
+    def call(self, em, args, kwargs, loc):
+        flag = kwargs.get(self.arg, args[self.index] if len(args) > self.index else None)
+        if flag is None:
+            chosen = False
+        else:
+            try:
+                chosen = bool(em.const_value(em.as_value(flag, loc)))
+            except LookupError:
+                raise em.error(loc, "%s= must be a constant in scripted code" % self.arg, NotSupportedError)
+        return em.emit_call_function(self.if_true if chosen else self.if_false, args, kwargs, loc)
 
 
 class NamedTupleSugar(Sugar):
@@ -1450,8 +1476,11 @@ class Emitter:
         import types
         import cthtorch
         from cthtorch.nn import functional as F
+        if obj is getattr(cthtorch, "ops", None):          # torch.ops.aten.X: the aten op by name
+            return PyModuleSugar(_ops_namespace(), "ops")
         if isinstance(obj, types.ModuleType):
-            return PyModuleSugar(obj, obj.__name__)       # `import torch as t`: t.relu is torch.relu
+            # `import torch as t`: t.relu is torch.relu; a C submodule named bare (_C._nn's "_nn") by its path
+            return PyModuleSugar(obj, obj.__name__ if "." in obj.__name__ or "." not in name else name)
         if isinstance(obj, _AtenName):
             return BuiltinSugar(obj.name) if obj.ns == "aten" else _PrimSugar(obj.name)
         if isinstance(obj, (bool, int, float, str)) or obj is None:
@@ -1476,6 +1505,9 @@ class Emitter:
             from . import _functional_source
             if short in _functional_source.__all__ and obj is getattr(F, short, None):
                 return FunctionSugar(getattr(_functional_source, short))     # compiled from source, as torch's
+            if short in _functional_source.BOOLEAN_DISPATCH and obj is getattr(F, short, None) and \
+                    name not in ("torch." + short, "cthtorch." + short):     # torch.adaptive_max_pool1d: the op
+                return _BooleanDispatchSugar(short, *_functional_source.BOOLEAN_DISPATCH[short])
             return FunctionalSugar(obj, _F_OPS.get(short, short), _F_RENAMES.get(short))
         if callable(obj) and (name.startswith(("torch.", "cthtorch.")) or getattr(obj, "__module__", "") and
                               str(getattr(obj, "__module__", "")).startswith("cthtorch")
@@ -2282,7 +2314,7 @@ class Emitter:
         return None
 
     def convert(self, v, t, loc, what="value"):
-        c = self.try_convert(v, t, str(t), loc)
+        c = self.try_convert(v, t, getattr(t, "spelling", str(t)), loc)
         if c is None:
             raise self.error(loc, "Expected a value of type '%s' for %s but instead found type '%s'."
                              % (tstr(t), what, tstr(v.type())))
