@@ -914,6 +914,14 @@ class Node:
     def hasAttributes(self):
         return bool(self._attrs)
 
+    def pyname(self):
+        """A prim::PythonOp's function name (torch's Node.pyname)."""
+        return self.s("name")
+
+    def pyobj(self):
+        """A prim::PythonOp's Python function."""
+        return self.ival("value")
+
     def kindOf(self, name):
         return self._attrs[name][0]
 
@@ -1382,7 +1390,9 @@ def _print_node(n, indent, out, names, source=True):
     pad = "  " * indent
     outs = ", ".join(_value_decl(v, names) for v in n._outputs)
     line = pad + outs + " = " + n._kind
-    if n._attrs:
+    if n._kind == "prim::PythonOp":       # torch's form: ^name[scalar arguments]()(inputs)
+        line = pad + outs + " = ^%s[]()" % n._attrs["name"][1]
+    elif n._attrs:
         line += "[%s]" % ", ".join("%s=%s" % (k, _fmt_attr(kind, v)) for k, (kind, v) in n._attrs.items())
     line += "(%s)" % ", ".join(names.name(v) for v in n._inputs)
     if n._scope:

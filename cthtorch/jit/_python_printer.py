@@ -202,6 +202,8 @@ class PythonPrinter:
         if k == "prim::CreateObject":
             qn = n.output().type().qualified_name()
             return "%s.__new__(%s)" % (qn, qn)
+        if k == "prim::PythonOp":
+            return "^%s()(%s)" % (n.s("name"), ", ".join(self.expr(v) for v in ins))
         if k == "prim::CallFunction":
             ft = ins[0].type()
             # a compiled function is called by its qualified name, as torch prints `__torch__.m.f(x)`

@@ -506,6 +506,10 @@ class _Writer:
         todo = list(graphs)
         while todo:
             g = todo.pop()
+            for n in g.findAllNodes("prim::PythonOp"):
+                raise RuntimeError("Could not export Python function call '%s'. Remove calls to Python functions "
+                                   "before export. Did you forget to add @script or @script_method annotation? If "
+                                   "this is a nn.ModuleList, add it to __constants__." % n.s("name"))
             for n in g.findAllNodes("prim::CallFunction"):
                 fn_value = n.inputs()[0]
                 if type(fn_value.type()).__name__ != "FunctionType" or fn_value.node().kind() != "prim::Constant":

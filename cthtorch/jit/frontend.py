@@ -2132,6 +2132,8 @@ class Emitter:
         names = compiled.arg_names
         vals = self.bind_args(names, schema_args, compiled.defaults, args, kwargs, loc,
                               getattr(fn, "__qualname__", "function"))
+        if compiled.graph is None and _is_ignored(compiled.py_fn):
+            return self.python_op(compiled, vals, loc)
         fconst = self.graph.create("prim::Constant", [], 1)
         fconst.s_("name", compiled.name)
         from ._script import function_object
@@ -2144,8 +2146,18 @@ class Emitter:
     def emit_call_method(self, obj_value, module_sugar, name, args, kwargs, loc):
         compiled = self.compiler.method(module_sugar.info, name, loc)
         vals = self.bind_args(compiled.arg_names, compiled.arg_types, compiled.defaults, args, kwargs, loc, name)
+        if compiled.graph is None and _is_ignored(compiled.py_fn):
+            return self.python_op(compiled, [obj_value] + vals, loc)
         n = self.node("prim::CallMethod", [obj_value] + vals, [compiled.return_type], loc)
         n.s_("name", name)
+        return n.output()
+
+    def python_op(self, compiled, vals, loc):
+        """A call left to Python (@torch.jit.ignore): prim::PythonOp holding the function, printed as torch
+        prints it (`^name[]()(%x)`); a method's takes its module first."""
+        n = self.node("prim::PythonOp", vals, [compiled.return_type], loc)
+        n.s_("name", compiled.name)
+        n.ival_("value", compiled.py_fn)
         return n.output()
 
     def bind_args(self, names, types, defaults, args, kwargs, loc, what):
@@ -2670,6 +2682,11 @@ def compile_class(cls):
         _CLASS_METHODS.pop(qn, None)
         raise
     return sc
+
+
+def _is_ignored(fn):
+    from ._script import IGNORE, get_modifier
+    return fn is not None and get_modifier(fn) == IGNORE
 
 
 def _is_user_class(obj):
