@@ -665,8 +665,9 @@ class ProfilingGraphExecutor:
     test) never waits for the C compiler."""
     PROFILED_RUNS = 2
 
-    def __init__(self, graph):
+    def __init__(self, graph, owner=None):
         self._source = graph
+        self._owner = owner      # a method's module: its submodules' methods are inlined when optimizing
         self._runs = 0
         self._ex = GraphExecutor(graph)
         self._run = self._ex.run
@@ -683,7 +684,12 @@ class ProfilingGraphExecutor:
         if self._runs <= self.PROFILED_RUNS:
             self._runs += 1
             if self._runs > self.PROFILED_RUNS:
-                self._ex = GraphExecutor(self._source, fuse=True)
+                src = self._source
+                if self._owner is not None and src.findNode("prim::CallMethod") is not None:
+                    # as torch's executor inlines: no interpreter-to-interpreter call per submodule
+                    from ._passes import inline_calls
+                    src = inline_calls(src, self._owner)
+                self._ex = GraphExecutor(src, fuse=True)
                 self._run = self._ex.run
         return self._run(*args)
 

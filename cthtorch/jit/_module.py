@@ -159,7 +159,7 @@ class ScriptMethod(_GraphViews):
             if kwargs:
                 raise RuntimeError("%s() got an unexpected keyword argument '%s'." % (self.name, next(iter(kwargs))))
         if self._executor is None:
-            self._executor = ProfilingGraphExecutor(self.graph)
+            self._executor = ProfilingGraphExecutor(self.graph, self.owner)
         return self._executor(self.owner, *args)
 
     def _reset_executor(self):
