@@ -350,6 +350,43 @@ def test_layers_match_eager_and_torch(name, args, kw, shape):
                 torch.jit.load(io.BytesIO(data))(torch.tensor(x)))
 
 
+class _InterpC(nn.Module):
+    def forward(self, x):
+        return (nn.functional.interpolate(x, scale_factor=2.0),
+                nn.functional.interpolate(x, size=(3, 3), mode="bilinear"),
+                nn.functional.interpolate(x, size=5), nn.functional.interpolate(x, scale_factor=(2.0, 1.0)))
+
+
+class _InterpT(torch.nn.Module):
+    def forward(self, x):
+        return (torch.nn.functional.interpolate(x, scale_factor=2.0),
+                torch.nn.functional.interpolate(x, size=(3, 3), mode="bilinear"),
+                torch.nn.functional.interpolate(x, size=5),
+                torch.nn.functional.interpolate(x, scale_factor=(2.0, 1.0)))
+
+
+def _called_functions(code):
+    """The qualified names a method's code calls, in order (torch's code names them through `_N = ...`)."""
+    alias = dict(re.findall(r"^  (_\d+) = (__torch__\.[\w.]+)$", code, re.M))
+    calls = re.findall(r"(__torch__\.[\w.]+|\b_\d+)\(x, ", code)
+    return [alias.get(c, c) for c in calls]
+
+
+def test_interpolate_calls_the_overload_torch_compiles():
+    sc, st = cthtorch.jit.script(_InterpC()), torch.jit.script(_InterpT())
+    names, tnames = _called_functions(sc.code), _called_functions(st.code)
+    # the same overload per call as torch (its mangle numbers follow its process's compile order)
+    assert [names.index(n) for n in names] == [tnames.index(n) for n in tnames] == [0, 1, 2, 2]
+    assert all(re.fullmatch(r"__torch__\.torch\.nn\.functional\.(___torch_mangle_\d+\.)?interpolate", n)
+               for n in names + tnames)
+    assert names[2] == "__torch__.torch.nn.functional.interpolate"     # torch's first-declared overload
+    x = RS.randn(1, 2, 3, 4).astype(np.float32)
+    assert_same(sc(cthtorch.tensor(x)), _InterpC()(cthtorch.tensor(x)), st(torch.tensor(x)))
+    data = roundtrip(sc)
+    assert_same(cthtorch.jit.load(io.BytesIO(data))(cthtorch.tensor(x)), _InterpC()(cthtorch.tensor(x)),
+                torch.jit.load(io.BytesIO(data))(torch.tensor(x)))
+
+
 def test_embedding_compiles_from_source_and_max_norm_renormalizes():
     m = nn.Embedding(10, 4, max_norm=1.0)
     with cthtorch.no_grad():

@@ -55,6 +55,49 @@ def adaptive_max_pool3d_with_indices(input: Tensor, output_size: BroadcastingLis
     return cthtorch.ops.aten.adaptive_max_pool3d(input, output_size)
 
 
+# F.interpolate: torch declares four overloads (size an int or a list, scale_factor a float or a list) and
+# compiles the one a call's argument types pick, each a function named interpolate (the later ones under
+# ___torch_mangle_N, as torch names a second function of one name); each calls the aten builtin of its types
+def _interpolate_size_int_scale_list(input: Tensor, size: Optional[int] = None,
+                                     scale_factor: Optional[List[float]] = None, mode: str = "nearest",
+                                     align_corners: Optional[bool] = None,
+                                     recompute_scale_factor: Optional[bool] = None, antialias: bool = False) -> Tensor:
+    return cthtorch.ops.aten.__interpolate(input, size, scale_factor, mode, align_corners, recompute_scale_factor,
+                                           antialias)
+
+
+def _interpolate_size_list_scale_list(input: Tensor, size: Optional[List[int]] = None,
+                                      scale_factor: Optional[List[float]] = None, mode: str = "nearest",
+                                      align_corners: Optional[bool] = None,
+                                      recompute_scale_factor: Optional[bool] = None, antialias: bool = False) -> Tensor:
+    return cthtorch.ops.aten.__interpolate(input, size, scale_factor, mode, align_corners, recompute_scale_factor,
+                                           antialias)
+
+
+def _interpolate_size_int_scale_float(input: Tensor, size: Optional[int] = None, scale_factor: Optional[float] = None,
+                                      mode: str = "nearest", align_corners: Optional[bool] = None,
+                                      recompute_scale_factor: Optional[bool] = None, antialias: bool = False) -> Tensor:
+    return cthtorch.ops.aten.__interpolate(input, size, scale_factor, mode, align_corners, recompute_scale_factor,
+                                           antialias)
+
+
+def _interpolate_size_list_scale_float(input: Tensor, size: Optional[List[int]] = None,
+                                       scale_factor: Optional[float] = None, mode: str = "nearest",
+                                       align_corners: Optional[bool] = None,
+                                       recompute_scale_factor: Optional[bool] = None, antialias: bool = False) -> Tensor:
+    return cthtorch.ops.aten.__interpolate(input, size, scale_factor, mode, align_corners, recompute_scale_factor,
+                                           antialias)
+
+
+# in torch's declaration order: ((size is a list, scale_factor is a list), function)
+INTERPOLATE_OVERLOADS = [((False, True), _interpolate_size_int_scale_list),
+                         ((True, True), _interpolate_size_list_scale_list),
+                         ((False, False), _interpolate_size_int_scale_float),
+                         ((True, False), _interpolate_size_list_scale_float)]
+for _i, (_, _fn) in enumerate(INTERPOLATE_OVERLOADS):
+    _fn.__name__ = _fn.__qualname__ = "interpolate"
+    _fn.__module__ = "cthtorch.nn.functional" + ("" if _i == 0 else ".___torch_mangle_%d" % (_i - 1))
+
 # nn.functional's name -> (its function when return_indices is False, when it is True)
 BOOLEAN_DISPATCH = {"adaptive_max_pool%dd" % n: (globals()["_adaptive_max_pool%dd" % n],
                                                  globals()["adaptive_max_pool%dd_with_indices" % n])

@@ -632,6 +632,29 @@ class _BooleanDispatchSugar(Sugar):
         return em.emit_call_function(self.if_true if chosen else self.if_false, args, kwargs, loc)
 
 
+class _InterpolateSugar(Sugar):
+    """F.interpolate: the compiled overload whose size/scale_factor types fit the call's (torch's first match)."""
+
+    def describe(self):
+        return "function interpolate"
+
+    def call(self, em, args, kwargs, loc):
+        from . import _functional_source
+
+        def is_list(i, name):
+            v = args[i] if len(args) > i else kwargs.get(name)
+            if v is None or isinstance(v, Sugar):
+                return None
+            v = em.as_value(v, loc)
+            k = kind(v.type().getElementType() if kind(v.type()) == "OptionalType" else v.type())
+            return None if k == "NoneType" else k in ("ListType", "TupleType")
+        size_list, scale_list = is_list(1, "size"), is_list(2, "scale_factor")
+        for (s, f), fn in _functional_source.INTERPOLATE_OVERLOADS:
+            if size_list in (None, s) and scale_list in (None, f):
+                return em.emit_call_function(fn, args, kwargs, loc)
+        raise em.error(loc, "interpolate: no overload takes these size/scale_factor types")
+
+
 class NamedTupleSugar(Sugar):
     """A NamedTuple class called in TorchScript: prim::TupleConstruct typed as the NamedTuple."""
 
@@ -1505,6 +1528,8 @@ class Emitter:
             from . import _functional_source
             if short in _functional_source.__all__ and obj is getattr(F, short, None):
                 return FunctionSugar(getattr(_functional_source, short))     # compiled from source, as torch's
+            if short == "interpolate" and obj is F.interpolate:
+                return _InterpolateSugar()
             if short in _functional_source.BOOLEAN_DISPATCH and obj is getattr(F, short, None) and \
                     name not in ("torch." + short, "cthtorch." + short):     # torch.adaptive_max_pool1d: the op
                 return _BooleanDispatchSugar(short, *_functional_source.BOOLEAN_DISPATCH[short])
