@@ -194,6 +194,7 @@ def test_recurrent_packed_sequence_overload(name, args, kw):
         assert_same((out.data, st_c), (ref.data, st_e),
                     (lambda o: (o[0].data, o[1]))(st.forward__1(_packed(torch, torch.tensor(x), lengths, sorted_))))
         assert_same(sc(p), c(p))              # a call from Python takes the overload that fits its input
+        assert_same(sc.forward__0(cx), c(cx))  # torch's name of the Tensor overload
         hs = st_c if name != "LSTM" else st_c[0].sum() + st_c[1].sum()
         he = st_e if name != "LSTM" else st_e[0].sum() + st_e[1].sum()
         g1 = cthtorch.autograd.grad(out.data.sum() + hs.sum(), [cx, c.weight_hh_l0], retain_graph=True)

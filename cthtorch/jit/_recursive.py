@@ -246,6 +246,8 @@ def _attach(sm, info, infos):
             object.__setattr__(sm, k, types.MethodType(f if get_modifier(f) == IGNORE else _unused_stub(k), sm))
     if "forward__1" in info.extra_methods:          # calls from Python pick forward or forward__1 by input type
         object.__setattr__(sm, "_forward_overloads", ("forward", "forward__1"))
+        # torch names the Tensor overload forward__0: the same method under that name too (not saved twice)
+        object.__setattr__(sm, "forward__0", sm._methods["forward"])
     for k, v in info.constants.items():
         if k not in sm.__dict__:
             object.__setattr__(sm, k, v)
