@@ -58,8 +58,16 @@ def _with_defaults(cls):
                 return super().__call__(*args, **kwargs)
             names = self._arg_names()
             if len(args) < len(names):
-                missing = [n for n in names[len(args):] if n not in kwargs]
-                kwargs = dict(kwargs, **{n: self._defaults[n] for n in missing if n in self._defaults})
+                # bound here, positionally, from the kept names: the base call's keyword
+                # binding would rebuild the graph's schema on every call
+                args, kwargs = list(args), dict(kwargs)
+                for n in names[len(args):]:
+                    if n in kwargs:
+                        args.append(kwargs.pop(n))
+                    elif n in self._defaults:
+                        args.append(self._defaults[n])
+                    else:
+                        break   # a missing argument: the base call reports it
             return super().__call__(*args, **kwargs)
         def _arg_names(self):
             """The graph's argument names (without self), kept per graph: a call must not rebuild the schema."""
