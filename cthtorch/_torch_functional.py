@@ -175,9 +175,27 @@ def _sequence(mode, input, h0, c0, params, has_biases, num_layers, dropout, trai
                         batch_first)
 
 
+def _packed_sequence(mode, data, batch_sizes, h0, c0, params, has_biases, num_layers, dropout, train,
+                     bidirectional):
+    """The `.data` overloads (a PackedSequence's data and batch_sizes, sorted by decreasing length):
+    (output data in the same packed order, h_n[, c_n])."""
+    from cthtorch.nn.modules.rnn import _repack, _run_layers, _unpack
+    from cthtorch.nn.utils.rnn import PackedSequence
+    packed = PackedSequence(data, batch_sizes)
+    padded, lengths = _unpack(packed)
+    out, h_n, c_n = _run_layers(mode, padded, h0, c0, list(params), has_biases, num_layers, dropout, train,
+                                bidirectional, lengths)
+    return _repack(out, packed).data, h_n, c_n
+
+
 # torch.lstm & co. (their `.input` overloads): what the RNN modules' scripted forwards call, over the
 # modules' flat weight lists
 def lstm(input, hx, params, has_biases, num_layers, dropout, train, bidirectional, batch_first):
+    if isinstance(hx, cthtorch.Tensor):      # .data: (data, batch_sizes, hx, params, has_biases, ...)
+        if len(params) != 2:
+            raise RuntimeError("lstm expects two hidden states")
+        return _packed_sequence("LSTM", input, hx, params[0], params[1], has_biases, num_layers, dropout, train,
+                                bidirectional, batch_first)
     if len(hx) != 2:
         raise RuntimeError("lstm expects two hidden states")
     return _sequence("LSTM", input, hx[0], hx[1], params, has_biases, num_layers, dropout, train, bidirectional,
@@ -185,16 +203,25 @@ def lstm(input, hx, params, has_biases, num_layers, dropout, train, bidirectiona
 
 
 def gru(input, hx, params, has_biases, num_layers, dropout, train, bidirectional, batch_first):
+    if isinstance(params, cthtorch.Tensor):   # .data: (data, batch_sizes, hx, params, has_biases, ...)
+        return _packed_sequence("GRU", input, hx, params, None, has_biases, num_layers, dropout, train,
+                                bidirectional, batch_first)[:2]
     return _sequence("GRU", input, hx, None, params, has_biases, num_layers, dropout, train, bidirectional,
                      batch_first)[:2]
 
 
 def rnn_tanh(input, hx, params, has_biases, num_layers, dropout, train, bidirectional, batch_first):
+    if isinstance(params, cthtorch.Tensor):   # .data: (data, batch_sizes, hx, params, has_biases, ...)
+        return _packed_sequence("RNN_TANH", input, hx, params, None, has_biases, num_layers, dropout, train,
+                                bidirectional, batch_first)[:2]
     return _sequence("RNN_TANH", input, hx, None, params, has_biases, num_layers, dropout, train, bidirectional,
                      batch_first)[:2]
 
 
 def rnn_relu(input, hx, params, has_biases, num_layers, dropout, train, bidirectional, batch_first):
+    if isinstance(params, cthtorch.Tensor):   # .data: (data, batch_sizes, hx, params, has_biases, ...)
+        return _packed_sequence("RNN_RELU", input, hx, params, None, has_biases, num_layers, dropout, train,
+                                bidirectional, batch_first)[:2]
     return _sequence("RNN_RELU", input, hx, None, params, has_biases, num_layers, dropout, train, bidirectional,
                      batch_first)[:2]
 

@@ -335,3 +335,48 @@ def test_hand_written_bindings_are_not_boxed():
         got = cs(cthtorch.ones(2, dtype=cthtorch.float32))
     want = ts(torch.ones(2, dtype=torch.float32))
     assert got.dtype == cthtorch.float64 and got.tolist() == want.tolist()
+
+
+def test_scripted_transformer_layer_runs_its_nodes_from_c():
+    """A scripted TransformerEncoderLayer's optimized graph: its shape and
+    prim nodes, aten::linear and its submodules' attribute reads run without
+    the Python executor's per-node steps, ScriptModule.__getattr__ or a schema
+    rebuilt per call; values stay eager's and torch's, and a reassigned
+    parameter is read on the next run (nothing cached)."""
+    import sys
+
+    def layer(L):
+        L.manual_seed(0)
+        return L.nn.TransformerEncoderLayer(16, 2, 32).eval()
+    mc, mt = layer(cthtorch), layer(torch)
+    mt.load_state_dict({k: torch.from_numpy(v.detach().numpy().copy()) for k, v in mc.state_dict().items()})
+    x = np.random.RandomState(3).randn(5, 2, 16).astype(np.float32)
+    sc = cthtorch.jit.script(mc)
+    with cthtorch.no_grad():
+        for _ in range(4):
+            sc(cthtorch.from_numpy(x))
+        seen = []
+
+        def prof(frame, event, arg):
+            if event == "call":
+                seen.append((frame.f_code.co_filename.rpartition("/")[2], frame.f_code.co_name))
+        sys.setprofile(prof)
+        try:
+            got = sc(cthtorch.from_numpy(x), src_key_padding_mask=None)
+        finally:
+            sys.setprofile(None)
+        want = mc(cthtorch.from_numpy(x))
+    np.testing.assert_allclose(got.numpy(), want.numpy(), rtol=1e-5, atol=1e-5)
+    with torch.no_grad():
+        np.testing.assert_allclose(got.numpy(), mt(torch.from_numpy(x)).numpy(), rtol=1e-4, atol=1e-5)
+    assert program_of(sc._methods["forward"]).runs >= 1
+    assert not [s for s in seen if s[0] == "_c_interpreter.py"], seen        # no per-node Python step
+    assert ("_module.py", "__getattr__") not in seen, seen                    # attributes read from C
+    assert not [s for s in seen if s[0] == "_schema.py"], seen               # no schema per call
+    assert ("blas.py", "linear") in seen                                      # the op itself, called from C
+    with cthtorch.no_grad():
+        sc.linear2.bias = cthtorch.nn.Parameter(cthtorch.arange(16.0))   # not constant: norm2 would cancel a shift
+        again = sc(cthtorch.from_numpy(x))
+        sc.linear2.bias = cthtorch.nn.Parameter(cthtorch.zeros(16))
+        base = sc(cthtorch.from_numpy(x))
+    assert not np.allclose(again.numpy(), base.numpy())

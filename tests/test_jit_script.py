@@ -1,6 +1,8 @@
 """torch.jit.script: the frontend's graphs, outputs and gradients against
 PyTorch's TorchScript on the same source."""
+import io
 import math
+import re
 from typing import Dict, List, Optional
 
 import numpy as np
@@ -277,9 +279,34 @@ def calls_python(x, n: float):
 
 def test_ignored_function_and_math():
     s = cthtorch.jit.script(calls_python)
-    assert "prim::CallFunction" in kinds(s.graph) and "aten::sqrt" in kinds(s.graph)
+    # as torch: an @ignore'd call is prim::PythonOp, printed ^name[]()(args) in graphs and ^name()(args) in code
+    assert "prim::PythonOp" in kinds(s.graph) and "aten::sqrt" in kinds(s.graph)
+    assert re.search(r"%\w+ : Tensor = \^python_side\[\]\(\)\(%x[.0-9]*\) # ", str(s.graph))
+    assert "^python_side()(x)" in s.code
+    n = s.graph.findNode("prim::PythonOp")
+    assert n.pyname() == "python_side" and n.pyobj() is python_side
     x = cthtorch.ones(2)
     close_ct(s(x, 4.0), calls_python(x, 4.0))
+    with pytest.raises(RuntimeError, match="^Could not export Python function call 'python_side'. Remove calls"):
+        s.save(io.BytesIO())
+
+
+class _IgnoredMethod(nn.Module):
+    @cthtorch.jit.ignore
+    def scale(self, x: cthtorch.Tensor) -> cthtorch.Tensor:
+        return cthtorch.from_numpy(x.numpy() * 2)
+
+    def forward(self, x):
+        return self.scale(x) + 1
+
+
+def test_ignored_method_is_a_python_op_taking_its_module():
+    sm = cthtorch.jit.script(_IgnoredMethod())
+    assert re.search(r"\^scale\[\]\(\)\(%self[.0-9]*, %x[.0-9]*\)", str(sm.graph))
+    assert "^scale()(self, x)" in sm.code
+    assert cthtorch.equal(sm(cthtorch.ones(2)), cthtorch.full((2,), 3.0))
+    with pytest.raises(RuntimeError, match="^Could not export Python function call 'scale'"):
+        cthtorch.jit.save(sm, io.BytesIO())
 
 
 def test_is_scripting_and_annotate():

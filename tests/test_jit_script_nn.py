@@ -3,6 +3,7 @@ upsampling, adaptive pooling, transposed convolution), alone and held by a user 
 equal to eager, close to torch.jit.script of the same torch module, `.code`/`.graph` naming
 torch's ops, and archives that load in cthtorch and in torch."""
 import io
+import re
 from typing import Optional
 
 import numpy as np
@@ -157,6 +158,108 @@ def test_flat_weights_follow_the_parameters():
     assert_same(sm(x), m(x))
 
 
+PACKED = [
+    ("LSTM", (4, 5), {"num_layers": 2, "bidirectional": True}),
+    ("LSTM", (4, 5), {"proj_size": 3}),
+    ("GRU", (4, 5), {"num_layers": 2}),
+    ("RNN", (4, 5), {"nonlinearity": "relu", "bidirectional": True}),
+]
+
+
+def _packed(lib, x, lengths, sorted_):
+    return lib.nn.utils.rnn.pack_padded_sequence(x, lengths, enforce_sorted=sorted_)
+
+
+@pytest.mark.parametrize("name, args, kw", PACKED, ids=["%s%d" % (r[0], i) for i, r in enumerate(PACKED)])
+def test_recurrent_packed_sequence_overload(name, args, kw):
+    # torch scripts the PackedSequence forward as forward__1 (aten::<op>.data over data and batch_sizes)
+    c, t = pair(name, *args, **kw)
+    sc, st = cthtorch.jit.script(c), torch.jit.script(t)
+    assert "forward__1" in sc._method_names() and "forward__1" in st._c._method_names()
+    x = RS.randn(5, 3, 4).astype(np.float32)
+    op = {"LSTM": "lstm", "GRU": "gru"}.get(name, "rnn_" + kw.get("nonlinearity", "tanh"))
+    code = sc.forward__1.code
+    assert code.startswith("def forward__1(self,\n    input: __torch__.torch.nn.utils.rnn.PackedSequence,")
+    assert "torch.%s(data, batch_sizes, " % op in code
+    assert "NamedTuple(data : Tensor, batch_sizes : Tensor, sorted_indices : Tensor?, unsorted_indices : Tensor?)" \
+        in str(sc.forward__1.graph)
+    for lengths, sorted_ in (([5, 3, 2], True), ([2, 5, 3], False)):
+        cx = cthtorch.tensor(x, requires_grad=True)
+        p = _packed(cthtorch, cx, lengths, sorted_)
+        out, st_c = sc.forward__1(p)
+        ref, st_e = c(p)
+        assert type(out) is type(ref)
+        assert cthtorch.equal(out.batch_sizes, ref.batch_sizes)
+        assert (out.sorted_indices is None) == sorted_ and (out.unsorted_indices is None) == sorted_
+        assert_same((out.data, st_c), (ref.data, st_e),
+                    (lambda o: (o[0].data, o[1]))(st.forward__1(_packed(torch, torch.tensor(x), lengths, sorted_))))
+        assert_same(sc(p), c(p))              # a call from Python takes the overload that fits its input
+        assert_same(sc.forward__0(cx), c(cx))  # torch's name of the Tensor overload
+        hs = st_c if name != "LSTM" else st_c[0].sum() + st_c[1].sum()
+        he = st_e if name != "LSTM" else st_e[0].sum() + st_e[1].sum()
+        g1 = cthtorch.autograd.grad(out.data.sum() + hs.sum(), [cx, c.weight_hh_l0], retain_graph=True)
+        g2 = cthtorch.autograd.grad(ref.data.sum() + he.sum(), [cx, c.weight_hh_l0])
+        for a, b in zip(g1, g2):
+            np.testing.assert_allclose(a.numpy(), b.numpy(), rtol=1e-6, atol=1e-7)
+    # a given state is put in the sequence's sorted order and back
+    p = _packed(cthtorch, cthtorch.tensor(x), [2, 5, 3], False)
+    n = kw.get("num_layers", 1) * (2 if kw.get("bidirectional") else 1)
+    h0 = cthtorch.tensor(RS.randn(n, 3, kw.get("proj_size") or 5).astype(np.float32))
+    hx = (h0, cthtorch.tensor(RS.randn(n, 3, 5).astype(np.float32))) if name == "LSTM" else h0
+    assert_same(sc.forward__1(p, hx), c(p, hx))
+
+
+@pytest.mark.parametrize("name", ["LSTM", "GRU"])
+def test_packed_overload_archives_both_ways(name):
+    # ours: code/ declares `class PackedSequence(NamedTuple)` as torch writes it, torch runs forward__1;
+    # torch's: forward__1 compiles into our IR (annotate(int, tensor) is torch's implicit conversion)
+    c, t = pair(name, 4, 5, bidirectional=True)
+    x = RS.randn(5, 3, 4).astype(np.float32)
+    p = _packed(cthtorch, cthtorch.tensor(x), [2, 5, 3], False)
+    tp = _packed(torch, torch.tensor(x), [2, 5, 3], False)
+    ref = c(p)
+    data = roundtrip(cthtorch.jit.script(c))
+    import zipfile
+    assert zipfile.ZipFile(io.BytesIO(data)).read("archive/code/__torch__/torch/nn/utils/rnn.py").decode() == (
+        "class PackedSequence(NamedTuple):\n  data : Tensor\n  batch_sizes : Tensor\n"
+        "  sorted_indices : Optional[Tensor]\n  unsorted_indices : Optional[Tensor]\n")
+    ours = cthtorch.jit.load(io.BytesIO(data))
+    assert ours._compile_errors == []
+    out = ours.forward__1(p)
+    assert type(out[0]) is type(ref[0])
+    assert_same((out[0].data, out[1]), (ref[0].data, ref[1]))
+    b = torch.jit.load(io.BytesIO(data)).forward__1(tp)
+    assert_same((ref[0].data, ref[1]), (ref[0].data, ref[1]), (b[0].data, b[1]))
+    buf = io.BytesIO()
+    torch.jit.save(torch.jit.script(t), buf)
+    theirs = cthtorch.jit.load(io.BytesIO(buf.getvalue()))
+    assert theirs._compile_errors == []
+    out = theirs.forward__1(p)
+    assert_same((out[0].data, out[1]), (out[0].data, out[1]), (t(tp)[0].data, t(tp)[1]))
+
+
+class _PackedHolder(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.rnn = nn.GRU(4, 5, bidirectional=True)
+
+    def forward(self, p: cthtorch.nn.utils.rnn.PackedSequence, h: Optional[cthtorch.Tensor] = None):
+        out, h_n = self.rnn(p, h)
+        y, _ = self.rnn(out.data.unsqueeze(1)[:, :, :4])    # the Tensor overload from the same caller
+        return out.data + 1, h_n, y
+
+
+def test_scripted_caller_picks_the_packed_overload():
+    m = _PackedHolder()
+    sm = cthtorch.jit.script(m)
+    g = str(sm.graph)
+    assert re.search(r'prim::CallMethod\[name="forward__1"\]\(%rnn[.0-9]*, %p[.0-9]*, %h[.0-9]*\)', g)
+    assert 'prim::CallMethod[name="forward"]' in g
+    assert "(rnn).forward__1(p, h, )" in sm.code
+    p = cthtorch.nn.utils.rnn.pack_padded_sequence(cthtorch.tensor(RS.randn(4, 2, 4).astype(np.float32)), [4, 2])
+    assert_same(sm(p), m(p))
+
+
 MHA = [{}, {"batch_first": True}, {"kdim": 6, "vdim": 5}]
 
 
@@ -239,8 +342,49 @@ def test_layers_match_eager_and_torch(name, args, kw, shape):
     sc, st = cthtorch.jit.script(c), torch.jit.script(t)
     x = RS.randint(0, 10, (2, 5)) if shape == "int" else RS.randn(*shape).astype(np.float32)
     assert_same(sc(cthtorch.tensor(x)), c(cthtorch.tensor(x)), st(torch.tensor(x)))
+    if name.startswith("AdaptiveMaxPool"):   # both call the compiled function return_indices picks, by its name
+        fn = re.search(r"__torch__\.torch\.nn\.functional\.(\w+)", st.code).group(1)
+        assert fn.endswith("_with_indices") == bool(kw.get("return_indices"))
+        assert "__torch__.torch.nn.functional.%s(input, [" % fn in sc.code
     data = roundtrip(sc)
     assert_same(cthtorch.jit.load(io.BytesIO(data))(cthtorch.tensor(x)), c(cthtorch.tensor(x)),
+                torch.jit.load(io.BytesIO(data))(torch.tensor(x)))
+
+
+class _InterpC(nn.Module):
+    def forward(self, x):
+        return (nn.functional.interpolate(x, scale_factor=2.0),
+                nn.functional.interpolate(x, size=(3, 3), mode="bilinear"),
+                nn.functional.interpolate(x, size=5), nn.functional.interpolate(x, scale_factor=(2.0, 1.0)))
+
+
+class _InterpT(torch.nn.Module):
+    def forward(self, x):
+        return (torch.nn.functional.interpolate(x, scale_factor=2.0),
+                torch.nn.functional.interpolate(x, size=(3, 3), mode="bilinear"),
+                torch.nn.functional.interpolate(x, size=5),
+                torch.nn.functional.interpolate(x, scale_factor=(2.0, 1.0)))
+
+
+def _called_functions(code):
+    """The qualified names a method's code calls, in order (torch's code names them through `_N = ...`)."""
+    alias = dict(re.findall(r"^  (_\d+) = (__torch__\.[\w.]+)$", code, re.M))
+    calls = re.findall(r"(__torch__\.[\w.]+|\b_\d+)\(x, ", code)
+    return [alias.get(c, c) for c in calls]
+
+
+def test_interpolate_calls_the_overload_torch_compiles():
+    sc, st = cthtorch.jit.script(_InterpC()), torch.jit.script(_InterpT())
+    names, tnames = _called_functions(sc.code), _called_functions(st.code)
+    # the same overload per call as torch (its mangle numbers follow its process's compile order)
+    assert [names.index(n) for n in names] == [tnames.index(n) for n in tnames] == [0, 1, 2, 2]
+    assert all(re.fullmatch(r"__torch__\.torch\.nn\.functional\.(___torch_mangle_\d+\.)?interpolate", n)
+               for n in names + tnames)
+    assert names[2] == "__torch__.torch.nn.functional.interpolate"     # torch's first-declared overload
+    x = RS.randn(1, 2, 3, 4).astype(np.float32)
+    assert_same(sc(cthtorch.tensor(x)), _InterpC()(cthtorch.tensor(x)), st(torch.tensor(x)))
+    data = roundtrip(sc)
+    assert_same(cthtorch.jit.load(io.BytesIO(data))(cthtorch.tensor(x)), _InterpC()(cthtorch.tensor(x)),
                 torch.jit.load(io.BytesIO(data))(torch.tensor(x)))
 
 

@@ -30,6 +30,9 @@ __all__ = ["lower", "enabled"]
 
 _tables_set = False
 
+# graph value types whose runtime values are plain Python scalars (never tensors)
+_SCALAR_TYPES = (_ir.IntType, _ir.FloatType, _ir.BoolType, _ir.StringType, _ir.NoneType, _ir.ComplexType)
+
 
 def enabled():
     """CTHTORCH_JIT_C_INTERPRETER=0 runs graphs in the Python executor."""
@@ -49,6 +52,8 @@ def _set_enum_tables():
             dtypes[i] = d
     mem = tuple(getattr(cthtorch, n) for n in _py._MEMORY_FORMAT_NAMES)
     _C._jit_set_enum_tables(tuple(dtypes), (cthtorch.strided,), mem)
+    from ._module import ScriptModule
+    _C._jit_set_module_getattr(ScriptModule.__getattr__)   # GETATTR reads its registries from C
     _tables_set = True
 
 
@@ -86,6 +91,11 @@ def _boxed_key(n):
         if params == names:
             return k
     return None
+
+
+def _named_tuple_maker(n):
+    make = _py.named_tuple_class(n)._make
+    return lambda *a: make(a)
 
 
 def _node_step_callable(n):
@@ -175,11 +185,21 @@ class _Lowering(_py._Slots):
         if k == "prim::GetAttr":
             self.emit(GETATTR, ins, outs, payload=n.s("name"), where=where)
             return
+        if k == "prim::TupleConstruct" and _py.named_tuple_class(n) is not None:
+            self.emit(CALL, ins, outs, payload=_named_tuple_maker(n), where=where)
+            return
         if k in ("prim::TupleConstruct", "prim::ListConstruct"):
             self.emit(TUPLE if k == "prim::TupleConstruct" else LIST, ins, outs, where=where)
             return
         if k in ("prim::TupleUnpack", "prim::ListUnpack"):
             self.emit(UNPACK, ins, outs, where=where)
+            return
+        if k == "prim::unchecked_cast":
+            self.emit(MOVE, ins, outs, where=where)   # a static cast only: the same object
+            return
+        if k in _py._PRIM_PURE and k not in _py._SCALAR_BINARY and len(outs) == 1:
+            # the Python step is just outs[0] = fn(*ins): call fn from C, no step in between
+            self.emit(CALL, ins, outs, payload=_py._PRIM_PURE[k], where=where)
             return
         if self.op(n, k, ins, outs, where):
             return
@@ -189,13 +209,19 @@ class _Lowering(_py._Slots):
         """An aten node as BOXED, or CALL of its op; False when neither fits."""
         if not (k.startswith("aten::") or k == "prim::NumToTensor"):
             return False
+        scalar = _py._SCALAR_BINARY.get(k) or _py._SCALAR_UNARY.get(k)
+        if scalar is not None and len(outs) == 1 and \
+                all(isinstance(v.type(), _SCALAR_TYPES) for v in n.inputs()):
+            # numbers only (by type), so the Python step would take its scalar branch every run
+            self.emit(CALL, ins, outs, payload=scalar, where=where)
+            return True
         tensor_in = any(isinstance(v.type(), _ir.TensorType) for v in n.inputs())
         if (k in _py._SCALAR_BINARY or k in _py._SCALAR_UNARY or k in _py._PRIM_PURE) and not tensor_in:
             return False   # Python numbers, lists, strings: the Python step's arithmetic
         if k == "aten::slice" and n.inputs() and not isinstance(n.inputs()[0].type(), _ir.TensorType):
             return False
-        if k == "aten::linear" and len(ins) == 3:
-            return self.frozen_linear(n, outs, where)
+        if k == "aten::linear" and len(ins) == 3 and self.frozen_linear(n, outs, where):
+            return True
         key = _boxed_key(n)
         if key is not None:
             self.emit(BOXED, ins, outs, payload=key, where=where)

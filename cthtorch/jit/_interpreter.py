@@ -466,6 +466,13 @@ def _lower_node(n, slots):
             bind(regs, getattr(args[0], name)(*args[1:]))
         return call_method
 
+    if k == "prim::PythonOp":       # an @ignore'd function or method, called in Python
+        fn = n.ival("value")
+
+        def python_op(regs):
+            bind(regs, fn(*[regs[i] for i in ins]))
+        return python_op
+
     if k == "prim::CallFunction":
         def call_function(regs):
             args = [regs[i] for i in ins]
@@ -554,6 +561,13 @@ def _lower_node(n, slots):
             return fused1
         return lambda regs: bind(regs, kern(*[regs[i] for i in ins]))
 
+    if k == "prim::TupleConstruct" and named_tuple_class(n) is not None:
+        make, o = named_tuple_class(n)._make, outs[0]
+
+        def named_tuple(regs):
+            regs[o] = make([regs[i] for i in ins])
+        return named_tuple
+
     if k in _PRIM_PURE:
         fn = _PRIM_PURE[k]
 
@@ -564,6 +578,11 @@ def _lower_node(n, slots):
     if k.startswith("prim::") and k != "prim::NumToTensor":
         raise RuntimeError("The JIT interpreter does not run %s nodes yet" % k)
     return _lower_op(n, slots)
+
+
+def named_tuple_class(n):
+    """The Python class a TupleConstruct node builds when its type is a NamedTuple (PackedSequence), else None."""
+    return getattr(n.outputs()[0].type(), "py_class", None)
 
 
 def run_node(n, inputs):
@@ -646,8 +665,9 @@ class ProfilingGraphExecutor:
     test) never waits for the C compiler."""
     PROFILED_RUNS = 2
 
-    def __init__(self, graph):
+    def __init__(self, graph, owner=None):
         self._source = graph
+        self._owner = owner      # a method's module: its submodules' methods are inlined when optimizing
         self._runs = 0
         self._ex = GraphExecutor(graph)
         self._run = self._ex.run
@@ -664,7 +684,12 @@ class ProfilingGraphExecutor:
         if self._runs <= self.PROFILED_RUNS:
             self._runs += 1
             if self._runs > self.PROFILED_RUNS:
-                self._ex = GraphExecutor(self._source, fuse=True)
+                src = self._source
+                if self._owner is not None and src.findNode("prim::CallMethod") is not None:
+                    # as torch's executor inlines: no interpreter-to-interpreter call per submodule
+                    from ._passes import inline_calls
+                    src = inline_calls(src, self._owner)
+                self._ex = GraphExecutor(src, fuse=True)
                 self._run = self._ex.run
         return self._run(*args)
 

@@ -12,7 +12,7 @@ import contextlib
 import math
 
 __all__ = ["Graph", "Block", "Node", "Value", "Use", "JitType", "TensorType", "IntType", "FloatType",
-           "BoolType", "StringType", "NoneType", "DeviceObjType", "NumberType", "ListType", "TupleType",
+           "BoolType", "StringType", "NoneType", "DeviceObjType", "NumberType", "ListType", "TupleType", "NamedTupleType",
            "OptionalType", "DictType", "ClassType", "AnyType", "ComplexType", "GeneratorType",
            "InterfaceType", "FunctionType", "type_of_value"]
 
@@ -297,6 +297,36 @@ class TupleType(JitType):
 
     def repr_str(self):
         return "(%s)" % ", ".join(e.repr_str() for e in self._elems)
+
+
+class NamedTupleType(TupleType):
+    """A NamedTuple (PackedSequence): a tuple whose fields have names; `annotation_str` is its class
+    (`__torch__.torch.nn.utils.rnn.PackedSequence`), graphs print `NamedTuple(data : Tensor, ...)`.
+    py_class builds the Python value when a graph constructs one."""
+
+    def __init__(self, qualified_name, names, elems, py_class=None):
+        super().__init__(elems, names=list(names))
+        self._qualified_name = qualified_name
+        self.py_class = py_class
+
+    def kind(self):
+        return "TupleType"      # unpacked, indexed and matched as any tuple
+
+    def names(self):
+        return list(self._names)
+
+    def qualified_name(self):
+        return self._qualified_name
+
+    def _key(self):
+        return (self._qualified_name, tuple(self._names), tuple(self._elems))
+
+    @property
+    def annotation_str(self):
+        return self._qualified_name
+
+    def repr_str(self):
+        return "NamedTuple(%s)" % ", ".join("%s : %s" % (n, e.repr_str()) for n, e in zip(self._names, self._elems))
 
 
 class DictType(JitType):
@@ -884,6 +914,14 @@ class Node:
     def hasAttributes(self):
         return bool(self._attrs)
 
+    def pyname(self):
+        """A prim::PythonOp's function name (torch's Node.pyname)."""
+        return self.s("name")
+
+    def pyobj(self):
+        """A prim::PythonOp's Python function."""
+        return self.ival("value")
+
     def kindOf(self, name):
         return self._attrs[name][0]
 
@@ -1352,7 +1390,9 @@ def _print_node(n, indent, out, names, source=True):
     pad = "  " * indent
     outs = ", ".join(_value_decl(v, names) for v in n._outputs)
     line = pad + outs + " = " + n._kind
-    if n._attrs:
+    if n._kind == "prim::PythonOp":       # torch's form: ^name[scalar arguments]()(inputs)
+        line = pad + outs + " = ^%s[]()" % n._attrs["name"][1]
+    elif n._attrs:
         line += "[%s]" % ", ".join("%s=%s" % (k, _fmt_attr(kind, v)) for k, (kind, v) in n._attrs.items())
     line += "(%s)" % ", ".join(names.name(v) for v in n._inputs)
     if n._scope:

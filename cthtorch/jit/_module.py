@@ -159,7 +159,7 @@ class ScriptMethod(_GraphViews):
             if kwargs:
                 raise RuntimeError("%s() got an unexpected keyword argument '%s'." % (self.name, next(iter(kwargs))))
         if self._executor is None:
-            self._executor = ProfilingGraphExecutor(self.graph)
+            self._executor = ProfilingGraphExecutor(self.graph, self.owner)
         return self._executor(self.owner, *args)
 
     def _reset_executor(self):
@@ -235,10 +235,22 @@ class ScriptModule(nn.Module):
         if not (d["_forward_pre_hooks"] or d["_forward_hooks"] or d.get("_backward_hooks") or
                 d.get("_backward_pre_hooks") or _M._global_forward_pre_hooks or _M._global_forward_hooks or
                 _M._global_backward_hooks or _M._global_backward_pre_hooks):
-            m = self._methods.get("forward")
+            m = self._overload_for(args) if d.get("_forward_overloads") else self._methods.get("forward")
             if m is not None:
                 return m(*args, **kwargs)
         return nn.Module.__call__(self, *args, **kwargs)
+
+    def _overload_for(self, args):
+        """Of forward's overloads (a recurrent layer's forward and forward__1), the one whose first
+        argument's type fits args[0]: a NamedTuple (PackedSequence) by class, anything else by forward."""
+        first = args[0] if args else None
+        for name in self.__dict__["_forward_overloads"]:
+            m = self._methods[name]
+            t = m.graph.inputs()[1].type() if len(m.graph.inputs()) > 1 else None
+            cls = getattr(t, "py_class", None)
+            if isinstance(first, cls) if cls is not None else not hasattr(first, "_fields"):
+                return m
+        return self._methods.get("forward")
 
     # -- a scripted/traced Sequential, ModuleList or ModuleDict indexes like one
     def _container(self):
@@ -262,7 +274,7 @@ class ScriptModule(nn.Module):
         return True
 
     def forward(self, *args, **kwargs):
-        m = self._methods.get("forward")
+        m = self._overload_for(args) if self.__dict__.get("_forward_overloads") else self._methods.get("forward")
         if m is None:
             raise RuntimeError("Method 'forward' is not defined on %s: it was not called while tracing "
                                "(or not exported when scripting)" % self.original_name)

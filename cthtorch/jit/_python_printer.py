@@ -186,6 +186,8 @@ class PythonPrinter:
             return "[%s]" % ", ".join(self.expr(v) for v in ins)
         if k == "prim::TupleConstruct":
             es = [self.expr(v) for v in ins]
+            if isinstance(n.output().type(), _ir.NamedTupleType):     # its class called by name, as torch prints
+                return "%s(%s)" % (n.output().type().annotation_str, ", ".join(es))
             return "(%s,)" % es[0] if len(es) == 1 else "(%s)" % ", ".join(es)
         if k == "prim::DictConstruct":
             es = [self.expr(v) for v in ins]
@@ -200,6 +202,8 @@ class PythonPrinter:
         if k == "prim::CreateObject":
             qn = n.output().type().qualified_name()
             return "%s.__new__(%s)" % (qn, qn)
+        if k == "prim::PythonOp":
+            return "^%s()(%s)" % (n.s("name"), ", ".join(self.expr(v) for v in ins))
         if k == "prim::CallFunction":
             ft = ins[0].type()
             # a compiled function is called by its qualified name, as torch prints `__torch__.m.f(x)`

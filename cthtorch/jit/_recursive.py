@@ -42,6 +42,11 @@ class ModuleInfo:
         self.has_forward = not (self.is_container and type(mod).__name__ != "Sequential")
         self.child_order = [k for k, m in mod._modules.items() if m is not None]
         self.methods = {}           # name -> CompiledFunction
+        # methods whose source is not the class's: a recurrent layer's PackedSequence forward (forward__1)
+        self.extra_methods = {}
+        if not self.prebuilt and builtin:
+            from ._rnn_packed import packed_methods
+            self.extra_methods.update(packed_methods(mod))
         self.ignored = {}           # name -> Python function left to Python
         self.compiling = set()
         self.constants = self._constants()
@@ -104,7 +109,7 @@ class ModuleInfo:
                 self.class_type.addAttribute(name, t)
                 return "attribute", t
             return "missing", "(its type, %s, is not supported in TorchScript)" % type(vars(mod)[name]).__name__
-        fn = getattr(type(mod), name, None)
+        fn = self.extra_methods.get(name) or getattr(type(mod), name, None)
         if inspect.isfunction(fn):
             return "method", None
         if isinstance(fn, staticmethod):
@@ -128,7 +133,7 @@ class ModuleInfo:
                                            [v.type() for v in ins], {}, g.outputs()[0].type())
             self.methods[name] = cf
             return cf
-        fn = getattr(type(self.mod), name, None)
+        fn = self.extra_methods.get(name) or getattr(type(self.mod), name, None)
         if not self.has_forward and name == "forward":
             raise frontend.script_error(loc, "%s has no forward; iterate over it instead" % self.py_name)
         if not inspect.isfunction(fn):
@@ -172,6 +177,8 @@ class ModuleInfo:
         if self.has_forward and inspect.isfunction(getattr(cls, "forward", None)) and \
                 getattr(cls, "forward") is not _module_forward():
             out.append("forward")
+        if "forward__1" in self.extra_methods:            # what it calls compiles with it
+            out.append("forward__1")
         for k in dir(cls):
             f = getattr(cls, k, None)
             if inspect.isfunction(f) and _modifier(f) == EXPORT and k not in out:
@@ -237,6 +244,10 @@ def _attach(sm, info, infos):
         f = getattr(type(info.mod), k, None)
         if inspect.isfunction(f) and k not in info.methods and get_modifier(f) in (IGNORE, UNUSED):
             object.__setattr__(sm, k, types.MethodType(f if get_modifier(f) == IGNORE else _unused_stub(k), sm))
+    if "forward__1" in info.extra_methods:          # calls from Python pick forward or forward__1 by input type
+        object.__setattr__(sm, "_forward_overloads", ("forward", "forward__1"))
+        # torch names the Tensor overload forward__0: the same method under that name too (not saved twice)
+        object.__setattr__(sm, "forward__0", sm._methods["forward"])
     for k, v in info.constants.items():
         if k not in sm.__dict__:
             object.__setattr__(sm, k, v)

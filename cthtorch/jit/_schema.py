@@ -91,6 +91,12 @@ COMPOSITE_SCHEMAS = [
 ] + [
     "aten::%s.input(Tensor input, Tensor hx, Tensor[] params, bool has_biases, int num_layers, float dropout, "
     "bool train, bool bidirectional, bool batch_first) -> (Tensor, Tensor)" % f for f in ("gru", "rnn_tanh", "rnn_relu")
+] + [  # their packed-sequence (.data) overloads, which the PackedSequence forwards (forward__1) call
+    "aten::lstm.data(Tensor data, Tensor batch_sizes, Tensor[] hx, Tensor[] params, bool has_biases, "
+    "int num_layers, float dropout, bool train, bool bidirectional) -> (Tensor, Tensor, Tensor)",
+] + [
+    "aten::%s.data(Tensor data, Tensor batch_sizes, Tensor hx, Tensor[] params, bool has_biases, int num_layers, "
+    "float dropout, bool train, bool bidirectional) -> (Tensor, Tensor)" % f for f in ("gru", "rnn_tanh", "rnn_relu")
 ] + [  # factories (composites): torch's argument lists, which tracing records in full
     "aten::%s(SymInt[] size, *, %s) -> Tensor" % (f, _FACTORY_KW) for f in ("zeros", "ones", "rand", "randn")
 ] + [

@@ -54,11 +54,28 @@ def _with_defaults(cls):
             return text, _ConstMap(consts)
 
         def __call__(self, *args, **kwargs):
-            names = [a.name for a in super().schema.arguments[1 if getattr(self, "_is_method", False) else 0:]]
+            if not self._defaults:
+                return super().__call__(*args, **kwargs)
+            names = self._arg_names()
             if len(args) < len(names):
-                missing = [n for n in names[len(args):] if n not in kwargs]
-                kwargs = dict(kwargs, **{n: self._defaults[n] for n in missing if n in self._defaults})
+                # bound here, positionally, from the kept names: the base call's keyword
+                # binding would rebuild the graph's schema on every call
+                args, kwargs = list(args), dict(kwargs)
+                for n in names[len(args):]:
+                    if n in kwargs:
+                        args.append(kwargs.pop(n))
+                    elif n in self._defaults:
+                        args.append(self._defaults[n])
+                    else:
+                        break   # a missing argument: the base call reports it
             return super().__call__(*args, **kwargs)
+        def _arg_names(self):
+            """The graph's argument names (without self), kept per graph: a call must not rebuild the schema."""
+            cached = self.__dict__.get("_names_of")
+            if cached is None or cached[0] is not self.graph:
+                names = [a.name for a in super().schema.arguments[1 if getattr(self, "_is_method", False) else 0:]]
+                cached = self.__dict__["_names_of"] = (self.graph, names)
+            return cached[1]
     WithDefaults.__name__ = WithDefaults.__qualname__ = cls.__name__
     return WithDefaults
 

@@ -506,6 +506,10 @@ class _Writer:
         todo = list(graphs)
         while todo:
             g = todo.pop()
+            for n in g.findAllNodes("prim::PythonOp"):
+                raise RuntimeError("Could not export Python function call '%s'. Remove calls to Python functions "
+                                   "before export. Did you forget to add @script or @script_method annotation? If "
+                                   "this is a nn.ModuleList, add it to __constants__." % n.s("name"))
             for n in g.findAllNodes("prim::CallFunction"):
                 fn_value = n.inputs()[0]
                 if type(fn_value.type()).__name__ != "FunctionType" or fn_value.node().kind() != "prim::Constant":
@@ -522,6 +526,22 @@ class _Writer:
                 text = self._with_constants(*fn.code_with_constants)
                 self.files.setdefault(path.replace(".", "/"), collections.OrderedDict())[qualname] = text
                 todo.append(fn.graph)
+
+    def _record_named_tuples(self, graphs):
+        """The NamedTuple types (PackedSequence) the graphs' values have, as torch writes them:
+        `class PackedSequence(NamedTuple):` with one annotated line per field, in their module's file."""
+        def visit(t):
+            if isinstance(t, _ir.NamedTupleType):
+                qualname = t.annotation_str
+                path, name = qualname.rsplit(".", 1)
+                fields = "".join("  %s : %s\n" % (k, e.annotation_str) for k, e in zip(t.names(), t.elements()))
+                self.files.setdefault(path.replace(".", "/"), collections.OrderedDict())[qualname] = \
+                    "class %s(NamedTuple):\n%s" % (name, fields)
+            for e in t.containedTypes():
+                visit(e)
+        for g in graphs:
+            for v in list(g.inputs()) + list(g.outputs()) + [o for n in _ir._walk(g.block(), True) for o in n.outputs()]:
+                visit(v.type())
 
     def record_function(self, fn):
         """A ScriptFunction is saved as torch saves one: the forward of a `__torch__.PlaceholderModule`."""
@@ -597,6 +617,7 @@ class _Writer:
         methods = textwrap.dedent(self._methods_text(m)).rstrip("\n")
         if isinstance(m, _jm.ScriptModule):
             self._record_called_functions([m._get_method(k).graph for k in m._method_names()])
+            self._record_named_tuples([m._get_method(k).graph for k in m._method_names()])
         path, name = qualname.rsplit(".", 1)
         lines = ["class %s(Module):" % name,
                  "  __parameters__ = [%s]" % "".join('"%s", ' % k for k in m._parameters),

@@ -15,6 +15,7 @@ defaults filled in, as the interpreter expects every argument positionally.
 """
 import ast
 import builtins
+import collections
 import inspect
 import math
 import re
@@ -268,7 +269,7 @@ def type_from_annotation(node, sr_ctx, resolver=None):
         last = node.attr
         if name.startswith("__torch__.") and resolver is not None:     # a class type of an archive
             obj = resolver(name)
-            if obj is not None and kind(obj) == "ClassType":
+            if obj is not None and (kind(obj) == "ClassType" or isinstance(obj, _ir().NamedTupleType)):
                 return obj
         if last in ("Tensor", "device") and name.split(".")[0] in ("torch", "cthtorch"):
             return _TYPE_NAMES[last]()
@@ -276,6 +277,14 @@ def type_from_annotation(node, sr_ctx, resolver=None):
             return T_int()      # a ScalarType is an int in TorchScript (prim::dtype gives one)
         if last in ("List", "Tuple", "Dict", "Optional") or last in _TYPE_NAMES:
             return _TYPE_NAMES[last]() if last in _TYPE_NAMES else bad()
+        if resolver is not None:             # a class reached through modules: torch.nn.utils.rnn.PackedSequence
+            parts = name.split(".")
+            obj = resolver(parts[0])
+            for p in parts[1:]:
+                obj = getattr(obj, p, None)
+            t = type_from_python(obj) if obj is not None else None
+            if t is not None:
+                return t
         bad()
     if isinstance(node, ast.BinOp) and isinstance(node.op, ast.BitOr):   # X | None
         a = type_from_annotation(node.left, sr_ctx, resolver)
@@ -289,6 +298,10 @@ def type_from_annotation(node, sr_ctx, resolver=None):
               if not (isinstance(a, ast.Tuple) and not a.elts)]
         if base in ("List", "list") and len(ts) == 1:
             return T_list(ts[0])
+        if base in ("BroadcastingList1", "BroadcastingList2", "BroadcastingList3") and len(ts) == 1:
+            t = T_list(ts[0])
+            t.spelling = "%s[%s]" % (ts[0].annotation_str, base[-1])    # one int fills the list, as torch's
+            return t
         if base == "Optional" and len(ts) == 1:
             return T_opt(ts[0])
         if base in ("Tuple", "tuple"):
@@ -324,6 +337,8 @@ def type_from_python(obj):
         return T_int()
     if isinstance(obj, type) and "__torch_script_class__" in obj.__dict__:
         return obj.__torch_script_class__.class_type
+    if named_tuple_fields(obj) is not None:
+        return named_tuple_type(obj)
     origin, args = typing.get_origin(obj), typing.get_args(obj)
     if origin in (list, typing.List):
         return T_list(type_from_python(args[0]))
@@ -340,6 +355,32 @@ def type_from_python(obj):
     if getattr(obj, "__name__", None) == "Final" or str(obj).startswith("typing.Final"):
         return type_from_python(args[0]) if args else None
     return None
+
+
+# the field types of NamedTuples whose class does not annotate them (cthtorch's PackedSequence
+# is a collections.namedtuple; torch's annotates data/batch_sizes as Tensor and the indices as Tensor?)
+_NAMED_TUPLE_FIELDS = {"cthtorch.nn.utils.rnn.PackedSequence": lambda: [T_tensor(), T_tensor(), T_opt(T_tensor()),
+                                                                         T_opt(T_tensor())]}
+
+
+def named_tuple_fields(cls):
+    """A NamedTuple class's field names and types, or None for anything else."""
+    if not (isinstance(cls, type) and issubclass(cls, tuple) and hasattr(cls, "_fields")):
+        return None
+    known = _NAMED_TUPLE_FIELDS.get("%s.%s" % (cls.__module__, cls.__qualname__))
+    if known is not None:
+        return list(cls._fields), known()
+    ann = {}
+    for c in reversed(cls.__mro__):
+        ann.update(getattr(c, "__annotations__", {}) or {})
+    types_ = [type_from_python(ann[f]) if f in ann else T_tensor() for f in cls._fields]
+    return (list(cls._fields), types_) if all(t is not None for t in types_) else None
+
+
+def named_tuple_type(cls):
+    from ._module import class_type_name
+    names, types_ = named_tuple_fields(cls)
+    return _ir().NamedTupleType(class_type_name(cls), names, types_, py_class=cls)
 
 
 def type_of_python_value(v):
@@ -360,6 +401,8 @@ def type_of_python_value(v):
         return T_tensor()
     if isinstance(v, cthtorch.device):
         return T_device()
+    if isinstance(v, tuple) and named_tuple_fields(type(v)) is not None:
+        return named_tuple_type(type(v))
     if isinstance(v, (list, tuple)):
         ts = [type_of_python_value(x) for x in v]
         if any(t is None for t in ts):
@@ -567,6 +610,69 @@ class MethodSugar(Sugar):
         return em.emit_call_method(self.value, self.module, self.name, args, kwargs, loc)
 
 
+class _BooleanDispatchSugar(Sugar):
+    """An nn.functional function whose constant `return_indices` picks which compiled function is called
+    (torch's boolean_dispatch: F.adaptive_max_pool2d is _adaptive_max_pool2d or ..._with_indices)."""
+
+    def __init__(self, name, if_false, if_true, arg="return_indices", index=2):
+        self.name, self.if_false, self.if_true, self.arg, self.index = name, if_false, if_true, arg, index
+
+    def describe(self):
+        return "function " + self.name
+
+    def call(self, em, args, kwargs, loc):
+        flag = kwargs.get(self.arg, args[self.index] if len(args) > self.index else None)
+        if flag is None:
+            chosen = False
+        else:
+            try:
+                chosen = bool(em.const_value(em.as_value(flag, loc)))
+            except LookupError:
+                raise em.error(loc, "%s= must be a constant in scripted code" % self.arg, NotSupportedError)
+        return em.emit_call_function(self.if_true if chosen else self.if_false, args, kwargs, loc)
+
+
+class _InterpolateSugar(Sugar):
+    """F.interpolate: the compiled overload whose size/scale_factor types fit the call's (torch's first match)."""
+
+    def describe(self):
+        return "function interpolate"
+
+    def call(self, em, args, kwargs, loc):
+        from . import _functional_source
+
+        def is_list(i, name):
+            v = args[i] if len(args) > i else kwargs.get(name)
+            if v is None or isinstance(v, Sugar):
+                return None
+            v = em.as_value(v, loc)
+            k = kind(v.type().getElementType() if kind(v.type()) == "OptionalType" else v.type())
+            return None if k == "NoneType" else k in ("ListType", "TupleType")
+        size_list, scale_list = is_list(1, "size"), is_list(2, "scale_factor")
+        for (s, f), fn in _functional_source.INTERPOLATE_OVERLOADS:
+            if size_list in (None, s) and scale_list in (None, f):
+                return em.emit_call_function(fn, args, kwargs, loc)
+        raise em.error(loc, "interpolate: no overload takes these size/scale_factor types")
+
+
+class NamedTupleSugar(Sugar):
+    """A NamedTuple class called in TorchScript: prim::TupleConstruct typed as the NamedTuple."""
+
+    def __init__(self, t):
+        self.t = t
+
+    def describe(self):
+        return "NamedTuple " + self.t.annotation_str
+
+    def call(self, em, args, kwargs, loc):
+        t, cls = self.t, self.t.py_class
+        defaults = dict(getattr(cls, "_field_defaults", {}) or {})
+        if cls.__new__ is not tuple.__new__:       # PackedSequence(data, batch_sizes=None, ...)
+            defaults.update(_py_defaults(cls.__new__))
+        vals = em.bind_args(t.names(), t.elements(), defaults, args, kwargs, loc, cls.__name__)
+        return em.node("prim::TupleConstruct", vals, [t], loc).output()
+
+
 class ModuleSugar(Sugar):
     """`self` or a submodule: attributes are prim::GetAttr, calls are
     prim::CallMethod forward."""
@@ -582,7 +688,13 @@ class ModuleSugar(Sugar):
         return em.module_attr(self, name, loc)
 
     def call(self, em, args, kwargs, loc):
-        return em.emit_call_method(self.value, self, "forward", args, kwargs, loc)
+        name = "forward"
+        if "forward__1" in getattr(self.info, "extra_methods", {}) and args and not isinstance(args[0], Sugar):
+            # a recurrent layer: its PackedSequence overload for a NamedTuple argument, as torch picks forward__1
+            first = args[0] if not isinstance(args[0], list) else None
+            if first is not None and isinstance(first.type(), _ir().NamedTupleType):
+                name = "forward__1"
+        return em.emit_call_method(self.value, self, name, args, kwargs, loc)
 
     def iterate(self, em, loc):
         if not self.info.is_container:
@@ -1380,13 +1492,18 @@ class Emitter:
             return obj
         if isinstance(obj, type) and "__torch_script_class__" in obj.__dict__:
             return ScriptClassSugar(obj.__torch_script_class__)
+        if named_tuple_fields(obj) is not None:
+            return NamedTupleSugar(named_tuple_type(obj))
         if _is_user_class(obj):   # as torch: a class that script code uses is compiled too
             return ScriptClassSugar(compile_class(obj))
         import types
         import cthtorch
         from cthtorch.nn import functional as F
+        if obj is getattr(cthtorch, "ops", None):          # torch.ops.aten.X: the aten op by name
+            return PyModuleSugar(_ops_namespace(), "ops")
         if isinstance(obj, types.ModuleType):
-            return PyModuleSugar(obj, obj.__name__)       # `import torch as t`: t.relu is torch.relu
+            # `import torch as t`: t.relu is torch.relu; a C submodule named bare (_C._nn's "_nn") by its path
+            return PyModuleSugar(obj, obj.__name__ if "." in obj.__name__ or "." not in name else name)
         if isinstance(obj, _AtenName):
             return BuiltinSugar(obj.name) if obj.ns == "aten" else _PrimSugar(obj.name)
         if isinstance(obj, (bool, int, float, str)) or obj is None:
@@ -1411,6 +1528,11 @@ class Emitter:
             from . import _functional_source
             if short in _functional_source.__all__ and obj is getattr(F, short, None):
                 return FunctionSugar(getattr(_functional_source, short))     # compiled from source, as torch's
+            if short == "interpolate" and obj is F.interpolate:
+                return _InterpolateSugar()
+            if short in _functional_source.BOOLEAN_DISPATCH and obj is getattr(F, short, None) and \
+                    name not in ("torch." + short, "cthtorch." + short):     # torch.adaptive_max_pool1d: the op
+                return _BooleanDispatchSugar(short, *_functional_source.BOOLEAN_DISPATCH[short])
             return FunctionalSugar(obj, _F_OPS.get(short, short), _F_RENAMES.get(short))
         if callable(obj) and (name.startswith(("torch.", "cthtorch.")) or getattr(obj, "__module__", "") and
                               str(getattr(obj, "__module__", "")).startswith("cthtorch")
@@ -1463,6 +1585,9 @@ class Emitter:
         t = base.type()
         if is_tensor(t):
             return self.tensor_attr(base, node.attr, loc)
+        if isinstance(t, _ir().NamedTupleType) and node.attr in t.names():
+            i = t.names().index(node.attr)
+            return self.node("prim::TupleIndex", [base, self.const(i, loc)], [t.elements()[i]], loc).output()
         if kind(t) == "ClassType" and node.attr in _CLASS_CONSTANTS.get(t.qualified_name(), {}):
             return self.constant_value(_CLASS_CONSTANTS[t.qualified_name()][node.attr], loc)
         if kind(t) == "ClassType" and hasattr(t, "getAttribute"):
@@ -1893,6 +2018,10 @@ class Emitter:
         if fname.endswith("jit.annotate") or fname == "annotate":
             t = type_from_annotation(node.args[0], self.ctx, self.resolve_type_name)
             v = self.value(node.args[1], env, hint=t)
+            if is_tensor(v.type()) and kind(t) in ("IntType", "FloatType", "BoolType"):
+                # torch prints its implicit Tensor->number conversion (aten::IntImplicit) as annotate(int, x)
+                op = {"IntType": "aten::Int", "FloatType": "aten::Float", "BoolType": "aten::Bool"}[kind(t)]
+                return self.node(op, [v], [t], loc).output()
             return self.convert(v, t, loc, what="annotate()")
         if fname in ("uninitialized",) and env.lookup(fname) is None:
             t = type_from_annotation(node.args[0], self.ctx, self.resolve_type_name)
@@ -2028,6 +2157,8 @@ class Emitter:
         names = compiled.arg_names
         vals = self.bind_args(names, schema_args, compiled.defaults, args, kwargs, loc,
                               getattr(fn, "__qualname__", "function"))
+        if compiled.graph is None and _is_ignored(compiled.py_fn):
+            return self.python_op(compiled, vals, loc)
         fconst = self.graph.create("prim::Constant", [], 1)
         fconst.s_("name", compiled.name)
         from ._script import function_object
@@ -2040,8 +2171,18 @@ class Emitter:
     def emit_call_method(self, obj_value, module_sugar, name, args, kwargs, loc):
         compiled = self.compiler.method(module_sugar.info, name, loc)
         vals = self.bind_args(compiled.arg_names, compiled.arg_types, compiled.defaults, args, kwargs, loc, name)
+        if compiled.graph is None and _is_ignored(compiled.py_fn):
+            return self.python_op(compiled, [obj_value] + vals, loc)
         n = self.node("prim::CallMethod", [obj_value] + vals, [compiled.return_type], loc)
         n.s_("name", name)
+        return n.output()
+
+    def python_op(self, compiled, vals, loc):
+        """A call left to Python (@torch.jit.ignore): prim::PythonOp holding the function, printed as torch
+        prints it (`^name[]()(%x)`); a method's takes its module first."""
+        n = self.node("prim::PythonOp", vals, [compiled.return_type], loc)
+        n.s_("name", compiled.name)
+        n.ival_("value", compiled.py_fn)
         return n.output()
 
     def bind_args(self, names, types, defaults, args, kwargs, loc, what):
@@ -2210,7 +2351,7 @@ class Emitter:
         return None
 
     def convert(self, v, t, loc, what="value"):
-        c = self.try_convert(v, t, str(t), loc)
+        c = self.try_convert(v, t, getattr(t, "spelling", str(t)), loc)
         if c is None:
             raise self.error(loc, "Expected a value of type '%s' for %s but instead found type '%s'."
                              % (tstr(t), what, tstr(v.type())))
@@ -2568,6 +2709,11 @@ def compile_class(cls):
     return sc
 
 
+def _is_ignored(fn):
+    from ._script import IGNORE, get_modifier
+    return fn is not None and get_modifier(fn) == IGNORE
+
+
 def _is_user_class(obj):
     """A plain class of the user's code (not a module, exception, typing construct or library class)."""
     import cthtorch.nn
@@ -2670,6 +2816,7 @@ def compile_sources(sources, resolver, errors=None):
     def type_resolve(name):
         return _resolve_opt(resolve, name)
     parsed = []
+    named_tuples = []
     for src, prefix, filename in sources:
         src = textwrap.dedent(src)
         tree = ast.parse(src, type_comments=True)
@@ -2680,6 +2827,10 @@ def compile_sources(sources, resolver, errors=None):
                 sc = SourceClass(_ir().ClassType("%s.%s" % (prefix, node.name)))
                 classes[sc.class_type.qualified_name()] = sc
                 out[sc.class_type.qualified_name()] = sc
+                if [ast.unparse(b) for b in node.bases] == ["NamedTuple"]:
+                    named_tuples.append((sc, node, ctx))
+    for sc, node, ctx in named_tuples:     # before any signature names them
+        sc.class_type = _source_named_tuple(sc.class_type.qualified_name(), node, ctx, type_resolve)
     # then every class's attributes and method signatures, so bodies may refer to any of them
     pending = []
     for tree, ctx, prefix in parsed:
@@ -2687,7 +2838,9 @@ def compile_sources(sources, resolver, errors=None):
             if isinstance(node, (ast.Import, ast.ImportFrom)):
                 continue
             if isinstance(node, ast.ClassDef):
-                pending += _declare_class(classes["%s.%s" % (prefix, node.name)], node, ctx, type_resolve)
+                sc = classes["%s.%s" % (prefix, node.name)]
+                if not isinstance(sc.class_type, _ir().NamedTupleType):
+                    pending += _declare_class(sc, node, ctx, type_resolve)
                 continue
             if not isinstance(node, ast.FunctionDef):
                 raise NotSupportedError(SourceRange(ctx, node), "only function and class definitions are "
@@ -2740,6 +2893,25 @@ def _drop_callers_of_failed(pending, errors):
                 if sf is not None:
                     sf.graph = None
                 changed = True
+
+
+def _source_named_tuple(qualified_name, node, ctx, type_resolve):
+    """`class X(NamedTuple):` with `field : T` lines -> its NamedTupleType. Values are built as the class
+    torch's name stands for where cthtorch has it (PackedSequence), else as a namedtuple of those fields."""
+    names, types_ = [], []
+    for item in node.body:
+        if isinstance(item, ast.AnnAssign) and isinstance(item.target, ast.Name):
+            names.append(item.target.id)
+            types_.append(type_from_annotation(item.annotation, ctx, type_resolve))
+        elif not (isinstance(item, ast.Expr) and isinstance(item.value, ast.Constant)) and \
+                not isinstance(item, ast.Pass):
+            raise NotSupportedError(SourceRange(ctx, item), "a NamedTuple's body declares its fields only")
+    from cthtorch.nn.utils.rnn import PackedSequence
+    known = {named_tuple_type(PackedSequence).annotation_str: PackedSequence}
+    cls = known.get(qualified_name)
+    if cls is None or list(cls._fields) != names:
+        cls = collections.namedtuple(node.name, names)
+    return _ir().NamedTupleType(qualified_name, names, types_, py_class=cls)
 
 
 def _declare_class(sc, node, ctx, type_resolve):
@@ -2857,6 +3029,8 @@ class _QualifiedNamespace(Sugar):
         full = "%s.%s" % (self.name, name)
         if full in self.functions:
             return _SourceFunctionSugar(self.functions[full])
+        if full in self.classes and isinstance(self.classes[full].class_type, _ir().NamedTupleType):
+            return NamedTupleSugar(self.classes[full].class_type)
         if full in self.classes:
             raise em.error(loc, "constructing TorchScript class %s from source is not supported yet" % full,
                            NotSupportedError)

@@ -51,6 +51,47 @@ static PyObject *set_enum_tables(PyObject *m, PyObject *args) {
   Py_RETURN_NONE;
 }
 
+/* ---- attributes of a script module ----
+ * A ScriptModule's parameters, buffers and submodules live in its registries
+ * (_parameters, _buffers, _modules; methods in _methods), not in its
+ * __dict__, so the ordinary lookup misses and runs its Python __getattr__: a
+ * scripted forward reads dozens of them. Where the type is known to use that
+ * __getattr__ (set by _C._jit_set_module_getattr) and neither the type nor
+ * __dict__ holds the name, the registries are read here, in __getattr__'s
+ * order; anything else takes the ordinary lookup. */
+static PyObject *module_getattr;   /* ScriptModule.__getattr__ (a function) */
+
+static PyObject *set_module_getattr(PyObject *m, PyObject *fn) {
+  Py_XSETREF(module_getattr, Py_NewRef(fn));
+  Py_RETURN_NONE;
+}
+
+static PyObject *getattr_str;   /* "__getattr__", interned */
+
+/* A new reference, or NULL with no error set when the fast path does not apply. */
+static PyObject *module_registry_attr(PyObject *obj, PyObject *name) {
+  static const char *const registries[] = {"_methods", "_parameters", "_buffers", "_modules"};
+  PyTypeObject *tp = Py_TYPE(obj);
+  if (!module_getattr || !(tp->tp_flags & Py_TPFLAGS_HEAPTYPE)) return NULL;
+  if (!getattr_str && !(getattr_str = PyUnicode_InternFromString("__getattr__"))) { PyErr_Clear(); return NULL; }
+  if (_PyType_Lookup(tp, getattr_str) != module_getattr || _PyType_Lookup(tp, name)) return NULL;
+  PyObject **dp = _PyObject_GetDictPtr(obj);
+  if (!dp && PyErr_Occurred()) PyErr_Clear();
+  PyObject *d = dp ? *dp : NULL;
+  if (!d || !PyDict_CheckExact(d)) return NULL;
+  PyObject *own = PyDict_GetItemWithError(d, name);
+  if (own || PyErr_Occurred()) { PyErr_Clear(); return NULL; }
+  for (int k = 0; k < 4; k++) {
+    PyObject *reg = PyDict_GetItemString(d, registries[k]);
+    if (!reg) continue;
+    if (!PyDict_CheckExact(reg) && !PyODict_CheckExact(reg)) return NULL;   /* dict's own lookup */
+    PyObject *v = PyDict_GetItemWithError(reg, name);
+    if (v) return Py_NewRef(v);
+    if (PyErr_Occurred()) { PyErr_Clear(); return NULL; }
+  }
+  return NULL;   /* not there: the ordinary lookup raises __getattr__'s error */
+}
+
 /* ---- the boxed-op table, looked up by name when a graph is lowered ---- */
 static PyObject *boxed_index;   /* name -> int index into THP_generated_boxed_ops */
 
@@ -342,8 +383,8 @@ static int execute(JitProgram *p, PyObject **regs) {
         break;
       }
       case I_GETATTR: {
-        PyObject *r = PyObject_GetAttr(regs[in->in[0]], in->obj);
-        if (!r) goto error;
+        PyObject *r = module_registry_attr(regs[in->in[0]], in->obj);
+        if (!r && !(r = PyObject_GetAttr(regs[in->in[0]], in->obj))) goto error;
         set_reg(regs, in->out[0], r);
         pc++;
         break;
@@ -524,6 +565,7 @@ PyTypeObject THPJitProgramType = {
 
 static PyMethodDef jit_methods[] = {
     {"_jit_set_enum_tables", set_enum_tables, METH_VARARGS, NULL},
+    {"_jit_set_module_getattr", set_module_getattr, METH_O, NULL},
     {"_jit_boxed_params", boxed_params, METH_O, NULL},
     {"_jit_boxed_ops", boxed_ops, METH_NOARGS, NULL},
     {NULL}};

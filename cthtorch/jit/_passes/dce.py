@@ -2,7 +2,8 @@
 side effects go (torch._C._jit_pass_dce)."""
 __all__ = ["eliminate_dead_code", "has_side_effects"]
 
-_SIDE_EFFECTS = {"prim::RaiseException", "prim::SetAttr", "prim::CallMethod", "prim::CallFunction", "prim::Print",
+_SIDE_EFFECTS = {"prim::RaiseException", "prim::SetAttr", "prim::CallMethod", "prim::CallFunction", "prim::PythonOp",
+                 "prim::Print",
                  "aten::warn", "prim::Loop", "prim::If", "aten::append", "aten::_set_item", "aten::backward",
                  "prim::profile", "aten::manual_seed"}
 
