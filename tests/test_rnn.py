@@ -255,6 +255,23 @@ def test_lstm_short_sequences(seq, given):
     _run_both(ref, m, torch.randn(seq, 2, 3, generator=gen), hx)
 
 
+def test_lstm_state_gradients_that_are_views():
+    """hn.sum() + cn.sum() sends expanded (stride-0) gradients into the layer's
+    backward; a transposed cn sends a transposed one"""
+    ref, m = _pair("LSTM", 3, 5, num_layers=2)
+    gen = torch.Generator().manual_seed(5)
+    x = torch.randn(4, 2, 3, generator=gen)
+    xt, xc = x.clone().requires_grad_(True), _ct(x).requires_grad_(True)
+    ot, (ht, ct) = ref(xt)
+    oc, (hc, cc) = m(xc)
+    (ot.sum() + ht.sum() + (ct.transpose(1, 2) * torch.arange(10.).view(5, 2)).sum()).backward()
+    (oc.sum() + hc.sum() + (cc.transpose(1, 2) * cthtorch.arange(10.).view(5, 2)).sum()).backward()
+    _close(xc.grad, xt.grad, 1e-5)
+    named = dict(m.named_parameters())
+    for n, p in ref.named_parameters():
+        _close(named[n].grad, p.grad, 1e-5)
+
+
 def test_lstm_layer_op_errors():
     from cthtorch._C import _internal
     wp = _internal._gemm_pack(cthtorch.ones(2, 8))

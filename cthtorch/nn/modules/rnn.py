@@ -236,6 +236,9 @@ class _FusedLayer(Function):
         a zero h0 (hx=None) drops."""
         x, h0, c0, w_ih, w_hh, b_ih, b_hh = ctx.saved_tensors
         need = ctx.needs_input_grad
+        # the incoming state gradients may be expanded (a sum's backward) or other views
+        dh = dh.contiguous() if dh is not None else None
+        dc = dc.contiguous() if dc is not None else None
         G, dh0, dc0 = _internal._lstm_layer_backward(dout.contiguous(), dh, dc, ctx.ws, ctx.cs, c0.contiguous(),
                                                      _packed(w_hh), ctx.reverse, need[3])
         G2 = G.flatten(0, 1)
