@@ -202,28 +202,22 @@ def lstm(input, hx, params, has_biases, num_layers, dropout, train, bidirectiona
                      batch_first)
 
 
-def gru(input, hx, params, has_biases, num_layers, dropout, train, bidirectional, batch_first):
-    if isinstance(params, cthtorch.Tensor):   # .data: (data, batch_sizes, hx, params, has_biases, ...)
-        return _packed_sequence("GRU", input, hx, params, None, has_biases, num_layers, dropout, train,
-                                bidirectional, batch_first)[:2]
-    return _sequence("GRU", input, hx, None, params, has_biases, num_layers, dropout, train, bidirectional,
-                     batch_first)[:2]
+def _single_state_op(mode, name):
+    """torch.gru/rnn_tanh/rnn_relu: one hidden state, so the .data overload is told apart by params,
+    (data, batch_sizes, hx, params, has_biases, ...), being a Tensor"""
+    def op(input, hx, params, has_biases, num_layers, dropout, train, bidirectional, batch_first):
+        if isinstance(params, cthtorch.Tensor):
+            return _packed_sequence(mode, input, hx, params, None, has_biases, num_layers, dropout, train,
+                                    bidirectional, batch_first)[:2]
+        return _sequence(mode, input, hx, None, params, has_biases, num_layers, dropout, train, bidirectional,
+                         batch_first)[:2]
+    op.__name__ = op.__qualname__ = name
+    return op
 
 
-def rnn_tanh(input, hx, params, has_biases, num_layers, dropout, train, bidirectional, batch_first):
-    if isinstance(params, cthtorch.Tensor):   # .data: (data, batch_sizes, hx, params, has_biases, ...)
-        return _packed_sequence("RNN_TANH", input, hx, params, None, has_biases, num_layers, dropout, train,
-                                bidirectional, batch_first)[:2]
-    return _sequence("RNN_TANH", input, hx, None, params, has_biases, num_layers, dropout, train, bidirectional,
-                     batch_first)[:2]
-
-
-def rnn_relu(input, hx, params, has_biases, num_layers, dropout, train, bidirectional, batch_first):
-    if isinstance(params, cthtorch.Tensor):   # .data: (data, batch_sizes, hx, params, has_biases, ...)
-        return _packed_sequence("RNN_RELU", input, hx, params, None, has_biases, num_layers, dropout, train,
-                                bidirectional, batch_first)[:2]
-    return _sequence("RNN_RELU", input, hx, None, params, has_biases, num_layers, dropout, train, bidirectional,
-                     batch_first)[:2]
+gru = _single_state_op("GRU", "gru")
+rnn_tanh = _single_state_op("RNN_TANH", "rnn_tanh")
+rnn_relu = _single_state_op("RNN_RELU", "rnn_relu")
 
 
 def embedding_renorm_(input, indices, max_norm, norm_type):

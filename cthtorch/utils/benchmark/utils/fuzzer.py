@@ -9,6 +9,8 @@ drawn from that state) tensor values:
               constraint and every tensor's element/allocation limit holds;
   tensors:    per tensor, one uniform against probability_contiguous and, when
               it says non-contiguous, a permutation of the dimensions."""
+import math
+
 import numpy as np
 
 import cthtorch
@@ -65,7 +67,7 @@ class FuzzedParameter:
 
     def sample(self, state):
         if self._distribution == "loguniform":
-            lo, hi = np.log2(self._minval), np.log2(self._maxval)
+            lo, hi = math.log2(self._minval), math.log2(self._maxval)
             if not self._minval > 0:
                 raise ValueError("loguniform needs minval > 0")
             value = 2 ** state.uniform(low=lo, high=hi)
@@ -75,8 +77,8 @@ class FuzzedParameter:
                 return int(state.randint(low=self._minval, high=self._maxval + 1))
             return state.uniform(low=self._minval, high=self._maxval)
         choices = list(self._distribution.keys())
-        index = state.choice(len(choices), p=np.array(list(self._distribution.values()), dtype=np.float64)
-                             / sum(self._distribution.values()))
+        total = sum(self._distribution.values())
+        index = state.choice(len(choices), p=[v / total for v in self._distribution.values()])
         return choices[index]
 
 
@@ -140,8 +142,8 @@ class FuzzedTensor:
 
     def satisfies_constraints(self, params):
         size, steps = self._get_size_and_steps(params)
-        numel = int(np.prod(size, dtype=np.int64)) if size else 1
-        allocated = int(np.prod([s * t for s, t in zip(size, steps)], dtype=np.int64)) if size else 1
+        numel = math.prod(size)
+        allocated = math.prod(s * t for s, t in zip(size, steps))
         itemsize = cthtorch.empty((), dtype=self._dtype).element_size()
         if self._min_elements is not None and numel < self._min_elements:
             return False
@@ -156,12 +158,15 @@ class FuzzedTensor:
         allocation = tuple(s * t for s, t in zip(size, steps))
         ctor = self._tensor_constructor or _default_tensor_constructor
         raw = ctor(size=allocation, dtype=self._dtype, **params)
-        order = np.arange(len(size))
+        identity = list(range(len(size)))
+        order = identity
         if state.rand() > self._probability_contiguous:
-            while len(size) > 1 and np.all(order == np.arange(len(size))):
-                order = state.permutation(raw.dim())
+            while len(size) > 1 and list(order) == identity:
+                order = state.permutation(raw.dim())   # the draw itself is torch's, on the numpy RandomState
+        order = [int(i) for i in order]
         # values are drawn in the logical shape, stored in dimension order `order`
-        raw = raw.permute(tuple(int(i) for i in order)).contiguous().permute(tuple(int(i) for i in np.argsort(order)))
+        inverse = sorted(range(len(order)), key=order.__getitem__)
+        raw = raw.permute(tuple(order)).contiguous().permute(tuple(inverse))
         tensor = raw[tuple(slice(None, None, t) for t in steps)] if steps else raw
         properties = {"numel": int(tensor.numel()), "order": order, "steps": steps,
                       "is_contiguous": tensor.is_contiguous(), "dtype": str(self._dtype)}
