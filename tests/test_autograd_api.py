@@ -618,3 +618,17 @@ def test_saved_tensors_hooks_match_torch():
             np.testing.assert_allclose(o, r, rtol=1e-5, atol=1e-6)
         else:
             assert o == r
+
+
+def test_saved_leaf_under_hooks_keeps_its_double_backward():
+    """a leaf saved through saved_tensors_hooks: the unpacked tensor's history still reaches the leaf, so
+    the second derivative of x*x is 2 (it was None: the unpacked leaf was a new, unconnected one)"""
+    got = []
+    for L in (ct, torch):
+        x = L.tensor([1.5, -2.0], dtype=L.float64, requires_grad=True)
+        with L.autograd.graph.saved_tensors_hooks(lambda a: a * 1, lambda a: a):
+            y = (x * x * x).sum()
+        g, = L.autograd.grad(y, x, create_graph=True)
+        gg, = L.autograd.grad(g.sum(), x, allow_unused=True)
+        got.append((g.tolist(), None if gg is None else gg.tolist()))
+    assert got[0] == got[1] and got[0][1] is not None

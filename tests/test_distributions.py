@@ -434,6 +434,12 @@ def test_private_gamma_and_dirichlet_samplers():
     many = ct._sample_dirichlet(ct.tensor([2.0, 1.0, 1.0], dtype=ct.float64).expand(20000, 3))
     assert many.dtype == ct.float64 and ct.allclose(many.sum(-1), ct.ones(20000, dtype=ct.float64))
     assert ct.allclose(many.mean(0), ct.tensor([0.5, 0.25, 0.25], dtype=ct.float64), atol=0.01)
+    # a small concentration: the gammas are drawn in float64, so float32 rows are nearly one-hot, as torch's
+    # (float32 draws underflow to tiny and normalized to exactly uniform rows)
+    small = ct._sample_dirichlet(ct.full((2000, 3), 1e-2))
+    near_one_hot = (small.max(-1).values > 0.99).float().mean().item()
+    ref = torch._sample_dirichlet(torch.full((2000, 3), 1e-2))
+    assert small.dtype == ct.float32 and abs(near_one_hot - (ref.max(-1).values > 0.99).float().mean().item()) < 0.05
     a = ct.full((20000,), 3.0, requires_grad=True)
     g = ct._standard_gamma(a)
     assert g.shape == a.shape and (g > 0).all() and abs(g.mean().item() - 3.0) < 0.05

@@ -244,6 +244,9 @@ def test_get_total_norm_and_clip_grads_with_norm(norm_type):
     tn = torch.nn.utils.get_total_norm([p.grad for p in tps[:2]], norm_type)
     close(cn, tn, 1e-10)
     assert cn.dtype == ct.float64
+    assert not cn.requires_grad and not tn.requires_grad   # no graph, even from a leaf that requires grad
+    assert not ct.nn.utils.get_total_norm([cps[0]], norm_type).requires_grad
+    assert not torch.nn.utils.get_total_norm([tps[0]], norm_type).requires_grad
     ct.nn.utils.clip_grads_with_norm_(cps, 2.5, cn)
     torch.nn.utils.clip_grads_with_norm_(tps, 2.5, tn)
     for a, b in zip(cps[:2], tps[:2]):

@@ -508,3 +508,15 @@ def test_empty_permuted_layout_and_errors_like_torch():
     assert a.dtype == ct.float64 and a.requires_grad and a.is_leaf
     for args in [((2, 3), (0, 0)), ((2, 3), (0,)), ((2, 3), (0, 5))]:
         oracle.raises_like(lambda: ct.empty_permuted(*args), lambda: torch.empty_permuted(*args))
+
+
+def test_swap_tensors_swaps_subclass_slots_like_torch():
+    got = []
+    for L in (ct, torch):
+        class S(L.Tensor):
+            __slots__ = ("foo",)
+        a, b = S(L.ones(2)), S(L.zeros(2))
+        a.foo, b.foo = 1, 2
+        L.utils.swap_tensors(a, b)
+        got.append((a.foo, b.foo, a.tolist(), b.tolist()))
+    assert got[0] == got[1] == (2, 1, [0.0, 0.0], [1.0, 1.0])

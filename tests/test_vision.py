@@ -366,7 +366,8 @@ def test_interpolation_mode_and_dimensions():
     with pytest.raises(TypeError, match="Tensor is not a torch image"):
         F.get_dimensions(cthtorch.zeros(3))
     # the PIL path takes the enum and resamples as PIL's own filter does
-    for mode, pil in [("nearest", Image.NEAREST), ("bicubic", Image.BICUBIC), ("box", Image.BOX)]:
+    for mode, pil in [("nearest", Image.NEAREST), ("nearest-exact", Image.NEAREST), ("bicubic", Image.BICUBIC),
+                      ("box", Image.BOX)]:   # torchvision resizes PIL with NEAREST for nearest-exact
         out = T.Resize((4, 5), interpolation=F.InterpolationMode(mode))(img)
         assert np.array_equal(arr(out), arr(img.resize((5, 4), pil)))
     assert "interpolation=bicubic" in repr(T.Resize(3, interpolation=F.InterpolationMode.BICUBIC))

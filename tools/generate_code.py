@@ -667,12 +667,13 @@ def _gen_vt_body(d, out, inplace):
             # a recorded clone (CloneBackward0 to self's old history), as torch's
             # original_self: double backward then reaches what self was made of
             L.append("  if (rg_ && !(self_saved_ = F_clone(self_, NULL))) return NULL;")
+    # every error return after the clone above drops it
+    fail_extra = "Py_XDECREF(self_saved_); " if inplace_self and differentiable else ""
     call = impl_call(d, argvars)
     if kind == "tensor":
         L.append("  THTensor *r_;")
         L.append("  if (%s) { Py_BEGIN_ALLOW_THREADS r_ = %s; Py_END_ALLOW_THREADS } else { r_ = %s; }%s"
                  % (big, call, call, free_lists))
-        fail_extra = "Py_XDECREF(self_saved_); " if inplace_self and differentiable else ""
         L.append("  if (!r_) { %sreturn THP_raise(); }" % fail_extra)
         if inplace_self:
             L.append("  THTensor_free(r_);")
@@ -696,7 +697,7 @@ def _gen_vt_body(d, out, inplace):
                      '!THDtype_isComplex(((THPTensor *)result)->t->dtype)) { '
                      'Py_DECREF(result); PyErr_SetString(PyExc_RuntimeError, "Only Tensors of floating point and '
                      'complex dtype can require gradients"); return NULL; } ((THPTensor *)result)->requires_grad = true; }')
-        L.append("  if (THP_flush_warnings() < 0) { Py_DECREF(result); return NULL; }")
+        L.append("  if (THP_flush_warnings() < 0) { Py_DECREF(result); %sreturn NULL; }" % fail_extra)
         outputs = ["result"]
     elif kind == "tuple":
         n = len(d.outputs)
@@ -739,10 +740,9 @@ def _gen_vt_body(d, out, inplace):
         nedges = "%s_list.n" % rg_list[0] if list_diff else str(len(diff_inputs))
         L.append("    %s *n = (%s *)THPNode_new(&%s_Type, %s, %d);" % (node, node, node, nedges, nout))
         drop_outs = "Py_DECREF(result);" if outputs == ["result"] else "for (int i = 0; i < %d; i++) Py_DECREF(outs_[i]);" % nout
-        L.append("    if (!n) { %s return NULL; }" % drop_outs)
+        L.append("    if (!n) { %s %sreturn NULL; }" % (drop_outs, fail_extra))
         # a saved_tensors_hooks pack hook may raise
-        save_fail = "{ Py_DECREF(n); %s %sreturn NULL; }" % (
-            drop_outs, "Py_XDECREF(self_saved_); " if inplace_self and differentiable else "")
+        save_fail = "{ Py_DECREF(n); %s %sreturn NULL; }" % (drop_outs, fail_extra)
         L.append("    n->base.apply = %s_apply; n->base.traverse_saved = %s_traverse; n->base.release_saved = %s_release;" % (node, node, node))
         for i, p in enumerate(diff_inputs):
             src = p.name + "_"

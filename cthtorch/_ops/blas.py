@@ -2,6 +2,8 @@
 matmul's broadcasting rules, dot/vdot/inner/mv/outer/addmv/addbmm and
 linear. Autograd comes from the declared ops. Registered by _ops/nn.py's
 register() with the other composites."""
+import math
+
 import cthtorch
 from cthtorch._ops.shape import _broadcast_pair
 
@@ -40,9 +42,7 @@ def matmul(input, other, *, out=None):
         k2, m = bb.shape[-2], bb.shape[-1]
         batch = _broadcast_pair(list(aa.shape[:-2]), list(bb.shape[:-2]))
         if k != k2:   # bmm's check, on the operands expanded to the common batch
-            nb = 1
-            for s_ in batch:
-                nb *= s_
+            nb = math.prod(batch)
             raise RuntimeError("Expected size for first two dimensions of batch2 tensor to be: [%d, %d] but got: [%d, %d]."
                                % (nb, k, nb, k2))
         ae = _fold_reshape(aa.expand(batch + [n, k]), [-1, n, k])
@@ -81,8 +81,6 @@ def _folds(a, b, has_out):
 def _fold_reshape(t, shape):
     """t.reshape(shape) with torch's matmul history: a view where one exists, else a
     contiguous copy reshaped without view tracking (CloneBackward0 under UnsafeViewBackward0)"""
-    if t.is_contiguous():
-        return t.view(shape)
     try:
         return t.view(shape)
     except RuntimeError:
@@ -163,10 +161,7 @@ def linear(input, weight, bias=None):
         # torch's fused path: one addmm over the leading dims flattened (a 1-d
         # input is one row), viewed back (so grad_fn is ViewBackward0 as there)
         lead = list(input.shape[:-1])
-        rows = 1
-        for s in lead:
-            rows *= s
-        r = cthtorch.addmm(bias, input.reshape(rows, input.shape[-1]), weight.t())
+        r = cthtorch.addmm(bias, input.reshape(math.prod(lead), input.shape[-1]), weight.t())
         return r.view(lead + [r.shape[1]])
     r = matmul(input, weight.t())
     return r + bias if bias is not None else r

@@ -219,10 +219,13 @@ def _floating_only(kernel, input):
 
 def _sample_dirichlet(input, generator=None):
     """Dirichlet(input) draws over the last dimension: normalized gamma draws (not differentiable, as torch's)."""
+    from cthtorch.distributions._samplers import dirichlet
+    if generator is not None:
+        raise NotImplementedError("torch._sample_dirichlet: a generator= argument is not supported in cthtorch; "
+                                  "seed the default generator with torch.manual_seed instead")
     _floating_only("dirichlet", input)
     with cthtorch.no_grad():
-        g = _standard_gamma(input, generator)
-        return g / g.sum(-1, keepdim=True)
+        return dirichlet(input)
 
 
 def get_default_device():

@@ -118,9 +118,8 @@ def _check_mul_by_grad_output(outputs, diff_inputs):
             raise GradcheckError("grad is incorrect size")
 
 
-def _gradcheck(func, inputs, eps, atol, rtol, nondet_tol, check_undefined_grad, check_grad_dtypes):
-    _check_inputs(inputs)
-    func_out, numerical = _numerical_jacobian(func, inputs, eps)
+def _gradcheck(func, inputs, atol, rtol, nondet_tol, check_undefined_grad, check_grad_dtypes, numeric):
+    func_out, numerical = numeric
     outputs = _differentiable_outputs(func_out)
     if not outputs:
         for per_input in numerical:
@@ -181,9 +180,8 @@ def _forward_ad_jacobian(func, inputs, n_out):
     return result
 
 
-def _check_forward_ad(func, inputs, eps, atol, rtol):
-    _check_inputs(inputs)
-    func_out, numerical = _numerical_jacobian(func, inputs, eps)
+def _check_forward_ad(func, inputs, atol, rtol, numeric):
+    func_out, numerical = numeric
     forward = _forward_ad_jacobian(func, inputs, len(_as_tuple(func_out)))
     for j, (num_cols, fwd_cols) in enumerate(zip(numerical, forward)):
         for i, (n, a) in enumerate(zip(num_cols, fwd_cols)):
@@ -204,11 +202,14 @@ def gradcheck(func, inputs, *, eps=1e-6, atol=1e-5, rtol=1e-3, raise_exception=T
         raise AssertionError("Expected at least one of check_forward_ad or check_backward_ad to be True")
     inputs = _as_tuple(inputs)
     try:
+        _check_inputs(inputs)
+        numeric = _numerical_jacobian(func, inputs, eps)   # (func's output, the finite differences): both modes'
         if check_forward_ad:
-            _check_forward_ad(func, inputs, eps, atol, rtol)
+            _check_forward_ad(func, inputs, atol, rtol, numeric)
         if not check_backward_ad:
             return True
-        return _gradcheck(func, inputs, eps, atol, rtol, nondet_tol, check_undefined_grad, check_grad_dtypes)
+        return _gradcheck(func, inputs, atol, rtol, nondet_tol, check_undefined_grad, check_grad_dtypes,
+                          numeric)
     except GradcheckError:
         if raise_exception:
             raise

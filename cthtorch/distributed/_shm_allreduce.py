@@ -405,8 +405,9 @@ class NodeReducer:
         """After allreduce(..., outs) calls: the barrier they skipped, so that
         every peer has finished reading this rank's slots before it writes
         them again (DDP waits for it before its next backward). Collective;
-        nothing when the group is not on one node."""
-        if self.node is not None and self.size > 1:
+        nothing when the group is not on one node, or when it has more than
+        INTO_MAX_RANKS ranks (their all-reduces end in a barrier already)."""
+        if self.node is not None and 1 < self.size <= INTO_MAX_RANKS:
             self._sync()
 
     def _reduce_in_place(self, slots, ufunc, part, nblocks):

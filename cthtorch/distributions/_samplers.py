@@ -61,6 +61,13 @@ def standard_gamma(alpha):
     return _StandardGamma.apply(alpha)
 
 
+def dirichlet(alpha):
+    """Dirichlet(alpha) samples over the last dim, differentiable in alpha: gamma draws normalized in
+    float64, since a small concentration's float32 draws underflow to tiny and would normalize to uniform"""
+    g = standard_gamma(alpha.double())
+    return (g / g.sum(-1, keepdim=True)).to(alpha.dtype).clamp(min=torch.finfo(alpha.dtype).tiny)
+
+
 def binomial(count, prob):
     """Binomial(count, prob) samples (same shapes), as sums of Bernoulli
     draws in chunks that keep memory bounded."""

@@ -2,7 +2,7 @@ import cthtorch as torch
 import cthtorch.nn.functional as F
 
 from . import constraints
-from ._samplers import standard_gamma
+from ._samplers import dirichlet
 from .exp_family import ExponentialFamily
 
 __all__ = ["Dirichlet"]
@@ -31,8 +31,7 @@ class Dirichlet(ExponentialFamily):
     def rsample(self, sample_shape=()):
         # normalized Gamma draws; gradients flow through the gamma sampler
         shape = self._extended_shape(sample_shape)
-        g = standard_gamma(self.concentration.expand(shape))
-        return (g / g.sum(-1, keepdim=True)).clamp(min=torch.finfo(g.dtype).tiny)
+        return dirichlet(self.concentration.expand(shape))
 
     def log_prob(self, value):
         if self._validate_args:

@@ -3,11 +3,10 @@ import math
 import cthtorch as torch
 
 from . import constraints
-from .gumbel import _EULER
 from .transformed_distribution import TransformedDistribution
 from .transforms import AffineTransform, PowerTransform
 from .uniform import Uniform
-from .utils import broadcast_all
+from .utils import broadcast_all, euler_constant
 
 __all__ = ["Kumaraswamy"]
 
@@ -56,5 +55,5 @@ class Kumaraswamy(TransformedDistribution):
 
     def entropy(self):
         a, b = self.concentration1, self.concentration0
-        harmonic_b = torch.digamma(b + 1) + _EULER
+        harmonic_b = torch.digamma(b + 1) + euler_constant
         return (1 - b.reciprocal()) + (1 - a.reciprocal()) * harmonic_b - torch.log(a) - torch.log(b)

@@ -2,10 +2,9 @@ import cthtorch as torch
 
 from . import constraints
 from .exponential import Exponential
-from .gumbel import _EULER
 from .transformed_distribution import TransformedDistribution
 from .transforms import AffineTransform, PowerTransform
-from .utils import broadcast_all
+from .utils import broadcast_all, euler_constant
 
 __all__ = ["Weibull"]
 
@@ -49,5 +48,5 @@ class Weibull(TransformedDistribution):
                                     - torch.exp(2 * torch.lgamma(1 + self.concentration_reciprocal)))
 
     def entropy(self):
-        return (_EULER * (1 - self.concentration_reciprocal) + torch.log(self.scale * self.concentration_reciprocal)
+        return (euler_constant * (1 - self.concentration_reciprocal) + torch.log(self.scale * self.concentration_reciprocal)
                 + 1)

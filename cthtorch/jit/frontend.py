@@ -523,7 +523,6 @@ class FunctionalSugar(Sugar):
                  if k in given or (v is not None and isinstance(v, (bool, int, float)))]
         op = self.op
         first, rest = items[0][1], {}
-        values_only = False
         for name, v in items[1:]:
             if name in ("_stacklevel",):
                 continue
@@ -542,20 +541,10 @@ class FunctionalSugar(Sugar):
                 except LookupError:
                     raise em.error(loc, "return_indices= must be a constant in scripted code", NotSupportedError)
                 continue
-            if name == "return_indices" and op.startswith("adaptive_max_pool"):
-                # aten's adaptive max pooling always gives (values, indices); False keeps the values
-                try:
-                    values_only = not em.const_value(em.as_value(v, loc))
-                except LookupError:
-                    raise em.error(loc, "return_indices= must be a constant in scripted code", NotSupportedError)
-                continue
             rest[self.renames.get(name, name)] = v
         for name, val in _F_EXTRA.get(self.op, {}).items():     # aten arguments F fills in itself
             rest.setdefault(name, em.const(val, loc))
-        out = em.emit_op(op, [first], rest, loc)
-        if values_only:
-            return em.node("prim::TupleIndex", [out, em.const(0, loc)], [T_tensor()], loc).output()
-        return out
+        return em.emit_op(op, [first], rest, loc)
 
 
 _SCALAR_OPS = {"add", "sub", "mul", "div", "floordiv", "remainder", "pow", "lt", "le", "gt", "ge", "eq", "ne",

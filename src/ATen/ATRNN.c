@@ -275,6 +275,10 @@ int at_lstm_layer_forward(THTensor **outs, THTensor *gates, const THTensor *h0, 
     return -1;
   }
   int64_t T = gates->sizes[0], B = gates->sizes[1], H = gates->sizes[2] / 4, bh[2] = { B, H };
+  if (T < 1) {
+    THError_set(TH_ERR_RUNTIME, "%s: expected at least one step", op);
+    return -1;
+  }
   if (layer_check(op, "gates", gates, 3, gates->sizes) < 0 || layer_check(op, "h0", h0, 2, bh) < 0 ||
       layer_check(op, "c0", c0, 2, bh) < 0 || packed_check(op, packed, H, 4 * H) < 0)
     return -1;
@@ -309,6 +313,10 @@ int at_lstm_layer_backward(THTensor **outs, const THTensor *dout, const THTensor
     return -1;
   }
   int64_t T = ws->sizes[0], B = ws->sizes[1], H = ws->sizes[2] / 4, bh[2] = { B, H }, tbh[3] = { T, B, H };
+  if (T < 1) {   /* the first step's gradient is read below */
+    THError_set(TH_ERR_RUNTIME, "%s: expected at least one step", op);
+    return -1;
+  }
   if (layer_check(op, "workspace", ws, 3, ws->sizes) < 0 || layer_check(op, "grad_output", dout, 3, tbh) < 0 ||
       layer_check(op, "cs", cs, 3, tbh) < 0 || layer_check(op, "c0", c0, 2, bh) < 0 ||
       (dh && layer_check(op, "grad_hy", dh, 2, bh) < 0) || (dc && layer_check(op, "grad_cy", dc, 2, bh) < 0) ||

@@ -66,14 +66,22 @@ static PyObject *set_module_getattr(PyObject *m, PyObject *fn) {
   Py_RETURN_NONE;
 }
 
-static PyObject *getattr_str;   /* "__getattr__", interned */
+static PyObject *getattr_str;        /* "__getattr__", interned */
+static PyObject *registry_names[4];  /* "_methods", "_parameters", "_buffers", "_modules": __getattr__'s order */
+
+static int intern_names(void) {
+  static const char *const registries[] = {"_methods", "_parameters", "_buffers", "_modules"};
+  if (getattr_str) return 0;
+  for (int k = 0; k < 4; k++)
+    if (!registry_names[k] && !(registry_names[k] = PyUnicode_InternFromString(registries[k]))) return -1;
+  return (getattr_str = PyUnicode_InternFromString("__getattr__")) ? 0 : -1;
+}
 
 /* A new reference, or NULL with no error set when the fast path does not apply. */
 static PyObject *module_registry_attr(PyObject *obj, PyObject *name) {
-  static const char *const registries[] = {"_methods", "_parameters", "_buffers", "_modules"};
   PyTypeObject *tp = Py_TYPE(obj);
   if (!module_getattr || !(tp->tp_flags & Py_TPFLAGS_HEAPTYPE)) return NULL;
-  if (!getattr_str && !(getattr_str = PyUnicode_InternFromString("__getattr__"))) { PyErr_Clear(); return NULL; }
+  if (intern_names() < 0) { PyErr_Clear(); return NULL; }
   if (_PyType_Lookup(tp, getattr_str) != module_getattr || _PyType_Lookup(tp, name)) return NULL;
   PyObject **dp = _PyObject_GetDictPtr(obj);
   if (!dp && PyErr_Occurred()) PyErr_Clear();
@@ -82,8 +90,11 @@ static PyObject *module_registry_attr(PyObject *obj, PyObject *name) {
   PyObject *own = PyDict_GetItemWithError(d, name);
   if (own || PyErr_Occurred()) { PyErr_Clear(); return NULL; }
   for (int k = 0; k < 4; k++) {
-    PyObject *reg = PyDict_GetItemString(d, registries[k]);
-    if (!reg) continue;
+    PyObject *reg = PyDict_GetItemWithError(d, registry_names[k]);
+    if (!reg) {
+      if (PyErr_Occurred()) { PyErr_Clear(); return NULL; }
+      continue;
+    }
     if (!PyDict_CheckExact(reg) && !PyODict_CheckExact(reg)) return NULL;   /* dict's own lookup */
     PyObject *v = PyDict_GetItemWithError(reg, name);
     if (v) return Py_NewRef(v);

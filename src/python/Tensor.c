@@ -475,13 +475,15 @@ PyObject *THP_swap_tensors(PyObject *m, PyObject *args) {
                     "class is not a Python class");
     return NULL;
   }
-  /* everything after the object header except the weak reference list, which belongs to the object */
-  THPTensor tmp = *a;
-  PyObject *wa = a->weakreflist, *wb = b->weakreflist;
-  memcpy((char *)a + sizeof(PyObject), (char *)b + sizeof(PyObject), sizeof(THPTensor) - sizeof(PyObject));
-  memcpy((char *)b + sizeof(PyObject), (char *)&tmp + sizeof(PyObject), sizeof(THPTensor) - sizeof(PyObject));
-  a->weakreflist = wa;
-  b->weakreflist = wb;
+  /* everything after the object header, a subclass's __slots__ included (both have ta's basic size);
+   * neither has weak references (checked above), so the weak reference lists swap as NULLs */
+  size_t n = (size_t)ta->tp_basicsize - sizeof(PyObject);
+  char *tmp = PyMem_Malloc(n);
+  if (!tmp) return PyErr_NoMemory();
+  memcpy(tmp, (char *)a + sizeof(PyObject), n);
+  memcpy((char *)a + sizeof(PyObject), (char *)b + sizeof(PyObject), n);
+  memcpy((char *)b + sizeof(PyObject), tmp, n);
+  PyMem_Free(tmp);
   Py_SET_TYPE(o1, tb);
   Py_SET_TYPE(o2, ta);
   Py_RETURN_NONE;

@@ -334,13 +334,6 @@ class RNNBase(Module):
             s += ", bidirectional={bidirectional}"
         return s.format(**self.__dict__)
 
-    def _weights(self, layer, direction):
-        suffix = "_reverse" if direction == 1 else ""
-        g = lambda n: getattr(self, n % (layer, suffix))
-        return (g("weight_ih_l%d%s"), g("weight_hh_l%d%s"),
-                g("bias_ih_l%d%s") if self.bias else None, g("bias_hh_l%d%s") if self.bias else None,
-                g("weight_hr_l%d%s") if self.proj_size > 0 else None)
-
     def _init_flat_weights(self):
         # a list attribute as torch's: scripted forwards pass it to torch.lstm/gru/rnn_* as Tensor[]
         self._flat_weights = [getattr(self, n) for n in self._flat_weights_names]
@@ -365,7 +358,8 @@ class RNNBase(Module):
         """The whole forward for eager calls, PackedSequence included (TorchScript compiles each
         class's annotated Tensor forward instead, as torch's overload for Tensor input)."""
         from cthtorch.nn.utils.rnn import PackedSequence
-        self._init_flat_weights()     # parametrizations may have replaced a weight since
+        # read here, not from _flat_weights: a parametrization's weight is computed on each access
+        flat = [getattr(self, n) for n in self._flat_weights_names]
         packed = isinstance(input, PackedSequence)
         if packed:
             padded, lengths = _unpack(input)
@@ -399,7 +393,7 @@ class RNNBase(Module):
             h0 = h0.index_select(1, input.sorted_indices)
             if c0 is not None:
                 c0 = c0.index_select(1, input.sorted_indices)
-        output, h_n, c_n = _run_layers(self.mode, x, h0, c0, self._flat_weights, self.bias, self.num_layers,
+        output, h_n, c_n = _run_layers(self.mode, x, h0, c0, flat, self.bias, self.num_layers,
                                        self.dropout, self.training, self.bidirectional, lengths)
         if packed:
             if input.unsorted_indices is not None:

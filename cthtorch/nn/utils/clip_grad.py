@@ -12,9 +12,10 @@ def get_total_norm(tensors, norm_type=2.0, error_if_nonfinite=False, foreach=Non
     norm_type = float(norm_type)
     if not tensors:
         return cthtorch.tensor(0.0)
-    norms = [cthtorch.linalg.vector_norm(t, norm_type) for t in tensors]
-    total = cthtorch.linalg.vector_norm(cthtorch.stack([n.to(tensors[0].device) for n in norms]), norm_type)
-    if error_if_nonfinite and bool(cthtorch.logical_or(total.isnan(), total.isinf())):
+    with cthtorch.no_grad():   # as torch's: a norm for clipping records no graph
+        norms = [cthtorch.linalg.vector_norm(t, norm_type) for t in tensors]
+        total = cthtorch.linalg.vector_norm(cthtorch.stack([n.to(tensors[0].device) for n in norms]), norm_type)
+    if error_if_nonfinite and not bool(total.isfinite()):
         raise RuntimeError("The total norm of order %s for gradients from `parameters` is non-finite, so it "
                            "cannot be clipped. To disable this error and scale the gradients by the non-finite "
                            "norm anyway, set `error_if_nonfinite=False`" % norm_type)
@@ -35,8 +36,7 @@ def clip_grads_with_norm_(parameters, max_norm, total_norm, foreach=None):
 def clip_grad_norm_(parameters, max_norm, norm_type=2.0, error_if_nonfinite=False, foreach=None):
     parameters = _tensor_list(parameters)
     grads = [p.grad for p in parameters if p.grad is not None]
-    with cthtorch.no_grad():
-        total = get_total_norm(grads, norm_type, error_if_nonfinite, foreach)
+    total = get_total_norm(grads, norm_type, error_if_nonfinite, foreach)
     clip_grads_with_norm_(parameters, max_norm, total, foreach)
     return total
 

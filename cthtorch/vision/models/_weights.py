@@ -131,7 +131,7 @@ _DENSENET_OLD_KEY = re.compile(r"^(.*denselayer\d+\.(?:norm|relu|conv))\.((?:[12
                                r"running_var|num_batches_tracked))$")
 
 
-def resolve(enum, weights, pretrained, name):
+def resolve(enum, weights, pretrained):
     """The weights a builder was asked for: weights=, or the legacy pretrained=True (IMAGENET1K_V1, warned)."""
     if pretrained and weights is None:
         warnings.warn("The parameter 'pretrained' is deprecated since 0.13 and may be removed in the future, please "
@@ -176,5 +176,5 @@ _BY_BUILDER = {"resnet18": ResNet18_Weights, "resnet34": ResNet34_Weights, "resn
 
 def build(name, weights, pretrained, make):
     """A builder's body: check the weights asked for, make the model, fill it from the cached file if any."""
-    w = resolve(_BY_BUILDER[name], weights, pretrained, name)
+    w = resolve(_BY_BUILDER[name], weights, pretrained)
     return load_into(make(), w)

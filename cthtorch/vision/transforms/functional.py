@@ -179,8 +179,7 @@ def resize(img, size, interpolation=None, max_size=None, antialias=True):
     else:
         oh, ow = size
     if _is_pil(img):
-        from PIL import Image
-        return img.resize((ow, oh), Image.BILINEAR if interpolation is None else _pil_interp(interpolation))
+        return img.resize((ow, oh), _pil_interp(interpolation))
     x = img.unsqueeze(0) if img.dim() == 3 else img
     mode = _interp_mode(interpolation).value
     if mode not in ("nearest", "nearest-exact", "bilinear", "bicubic"):
@@ -197,7 +196,9 @@ def resize(img, size, interpolation=None, max_size=None, antialias=True):
 def _pil_interp(interp):
     from PIL import Image
     mode = _interp_mode(interp)
-    table = {InterpolationMode.NEAREST: Image.NEAREST, InterpolationMode.BILINEAR: Image.BILINEAR,
+    # torchvision resizes a PIL image with NEAREST for nearest-exact too
+    table = {InterpolationMode.NEAREST: Image.NEAREST, InterpolationMode.NEAREST_EXACT: Image.NEAREST,
+             InterpolationMode.BILINEAR: Image.BILINEAR,
              InterpolationMode.BICUBIC: Image.BICUBIC, InterpolationMode.LANCZOS: Image.LANCZOS,
              InterpolationMode.BOX: Image.BOX, InterpolationMode.HAMMING: Image.HAMMING}
     if mode not in table:

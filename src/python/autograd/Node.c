@@ -494,7 +494,16 @@ static int pack_with_hooks(THPSavedVar *sv, PyObject *tensor) {
     sv->packed = packed;
     sv->unpack_hook = Py_NewRef(unpack);
     PyObject *fn = ((THPTensor *)tensor)->grad_fn;
-    if (!sv->is_output && fn) sv->data = Py_NewRef(fn);
+    if (!sv->is_output && fn) {
+      sv->data = Py_NewRef(fn);
+    } else if (!sv->is_output && sv->requires_grad) {
+      /* a leaf: its accumulator, so the unpacked tensor's history reaches the leaf (double backward) */
+      if (!(sv->data = THPAccumulateGrad_get(tensor))) {
+        Py_CLEAR(sv->packed);
+        Py_CLEAR(sv->unpack_hook);
+        packed = NULL;
+      }
+    }
   }
   Py_DECREF(pair);
   return packed ? 1 : -1;
@@ -544,13 +553,11 @@ static PyObject *unpack_with_hook(THPSavedVar *sv, THPNode *owner) {
   THPTensor *a = (THPTensor *)THPTensor_wrap(at_alias(((THPTensor *)r)->t));
   Py_DECREF(r);
   if (!a) return NULL;
-  PyObject *fn = sv->is_output ? (PyObject *)owner : sv->data;
-  if (fn) {
-    a->grad_fn = Py_NewRef(fn);
-    a->output_nr = sv->output_nr;
-  } else {
-    a->requires_grad = true;
-  }
+  /* the node for a saved output, the input's grad_fn, or a saved leaf's accumulator (held strongly: a
+   * tensor's own grad_acc is borrowed), so gradients through the unpacked tensor reach the leaf. Unlike
+   * torch's, that unpacked leaf shows the accumulator as its grad_fn. */
+  a->grad_fn = Py_NewRef(sv->is_output ? (PyObject *)owner : sv->data);
+  a->output_nr = sv->output_nr;
   return (PyObject *)a;
 }
 
