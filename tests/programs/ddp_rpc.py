@@ -132,7 +132,7 @@ def _check_first_step(model, rank):
             torch.testing.assert_close(grads[p], ref, rtol=1e-5, atol=1e-6)
         emb_grad = rpc.rpc_sync("ps", _ps_embedding_grad, args=(context_id,))
         torch.testing.assert_close(emb_grad, ref_emb_grad, rtol=1e-5, atol=1e-6)
-    print("ok gradients equal one process: trainer %d" % rank, flush=True)
+    print("ok gradients equal one process: trainer %d" % rank + "\n", end="", flush=True)   # one write: the ranks interleave
 
 
 def _run_trainer(remote_emb_module, rank):
@@ -159,7 +159,7 @@ def _run_trainer(remote_emb_module, rank):
     ws = [torch.zeros_like(w) for _ in range(2)]
     dist.all_gather(ws, w)
     torch.testing.assert_close(ws[0], ws[1], rtol=0, atol=0)
-    print("ok replicas equal after training: trainer %d" % rank, flush=True)
+    print("ok replicas equal after training: trainer %d" % rank + "\n", end="", flush=True)   # one write: the ranks interleave
 
 
 def _check_groups(rank):
@@ -179,7 +179,7 @@ def _check_groups(rank):
         assert t.item() == 3.0
     else:
         assert only1 is dist.GroupMember.NON_GROUP_MEMBER
-    print("ok 2-rank group in a 4-process job: trainer %d" % rank, flush=True)
+    print("ok 2-rank group in a 4-process job: trainer %d" % rank + "\n", end="", flush=True)   # one write: the ranks interleave
 
 
 def run_worker(rank, world_size, pg_port, rpc_port):

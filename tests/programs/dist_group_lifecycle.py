@@ -68,5 +68,7 @@ if left:
     failures.append("files left in %s: %s" % (shm._SHM_DIR, left))
 if failures:
     raise SystemExit("rank %d: %s" % (int(os.environ["RANK"]), "; ".join(failures)))
-print("rank %s ok group lifecycle: mappings %s, resident MB %s"
-      % (os.environ["RANK"], [m for m, _ in seen], ["%.0f" % r for _, r in seen]), flush=True)
+# one write per line: print() writes the text and its newline apart, and the ranks' output interleaves
+sys.stdout.write("rank %s ok group lifecycle: mappings %s, resident MB %s\n"
+                 % (os.environ["RANK"], [m for m, _ in seen], ["%.0f" % r for _, r in seen]))
+sys.stdout.flush()
