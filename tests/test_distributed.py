@@ -345,17 +345,20 @@ def test_futures():
 def test_get_default_backend_for_device_as_torch():
     torch = require_torch()
     import torch.distributed as tdist
-    for dev in ("cpu", "cuda", "cuda:1"):   # (cthtorch.device does not parse "mps"/"xpu")
+    for dev in ("cpu", "cuda", "cuda:1", "xpu", "xpu:1", "mps"):
         assert dist.get_default_backend_for_device(dev) == tdist.get_default_backend_for_device(dev)
+        assert dist.get_default_backend_for_device(cthtorch.device(dev)) == \
+            tdist.get_default_backend_for_device(torch.device(dev))
     assert dist.get_default_backend_for_device(cthtorch.device("cpu")) == "gloo"
+    assert dist.get_default_backend_for_device("xpu") == "xccl"
     assert dist.Backend.default_device_backend_map == {k: v for k, v in tdist.Backend.default_device_backend_map.items()
                                                        if k in ("cpu", "cuda", "xpu", "mps")}
-    for dev in ("meta", None):
+    for dev in ("meta", "hpu", "xla", "mtia", "privateuseone", "gpu", None):
         with pytest.raises(Exception) as et:
             tdist.get_default_backend_for_device(dev)
         with pytest.raises(type(et.value)) as ec:
             dist.get_default_backend_for_device(dev)
-        if dev == "meta":
+        if dev is not None:
             assert str(ec.value) == str(et.value)
     del torch
 
