@@ -217,6 +217,20 @@ def test_a_failed_rank_is_named_and_the_job_ends(tmp_path, mode, says):
     _assert_no_rank_left(tmp_path)
 
 
+def test_a_rank_killed_while_a_peer_all_reduces_ddps_last_bucket_on_its_own_thread(tmp_path):
+    """DDP's last bucket is all-reduced on the thread that runs backward, not
+    on the communication thread whose waits watch the peers: killed in its
+    backward, rank 1 must still be named by rank 0's error, not hang it."""
+    t0 = time.monotonic()
+    r = _launch(["--fail_grace=1", os.path.join(PROGRAMS, "dist_faults.py"), "ddp_kill", str(tmp_path)], timeout=90)
+    assert r.returncode != 0
+    assert "DistBackendError: [Rank 0] all_reduce (operation" in r.stderr, r.stderr
+    assert "failed: rank 1 was killed by signal SIGKILL" in r.stderr, r.stderr
+    assert "rank 1 (local rank 1) failed first" in r.stderr
+    assert time.monotonic() - t0 < 60
+    _assert_no_rank_left(tmp_path)
+
+
 def test_spawn_runs_one_mpi_job_with_torch_error_semantics():
     r = subprocess.run([sys.executable, os.path.join(PROGRAMS, "dist_spawn.py"), str(_free_port())], env=ENV,
                        capture_output=True, text=True, timeout=180, cwd=ROOT)

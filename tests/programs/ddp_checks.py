@@ -266,7 +266,8 @@ def _node_batch(step, rank):
 def check_node_buckets(rank, world):
     """Buckets in node shared memory, whose averages each rank sums straight
     into .grad, and whose slots a rank may only write again once every peer
-    has read them (the release queued after the last bucket). Rank 1 reads
+    has read them (each rank counts its finished sums in node memory; the
+    next backward waits for the peers' counts). Rank 1 reads
     late (a pause before each sum) and rank 0 goes straight on to the next
     backward (no collective between the steps): were the release not awaited,
     rank 0 would overwrite a slot rank 1 is still to read. Gradients equal
@@ -291,7 +292,7 @@ def check_node_buckets(rank, world):
         opt.zero_grad()
         x, y = _node_batch(step, rank)
         F.cross_entropy(model(x), y).backward()
-        assert r._release_work is not None
+        assert r._release_pending
         # the sum went into .grad, not into the bucket: its slot still holds this rank's share
         big = [b for b in r.buckets if b.buffer.numel() * b.buffer.element_size() >= _shm_allreduce.MIN_BYTES]
         assert big and all(b.copied_out for b in big)
