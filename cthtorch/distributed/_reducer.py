@@ -381,8 +381,9 @@ class Reducer:
     def _run_comm_hook(self, bucket, here=False):
         """The bucket's communication: the registered hook's Future, or the
         default averaging all-reduce's Work. By default the averages go
-        straight to the .grad its hooks saw (c10d._all_reduce's outs), on the
-        communication thread, so the end of backward copies nothing."""
+        straight to the .grad its hooks saw (c10d._all_reduce's outs), as
+        each all-reduce ends, so the end of backward copies nothing. here:
+        run it on this thread (see _run_here)."""
         if self.comm_hook is not None:
             hook, state = self.comm_hook
             fut = hook(state, bucket)
@@ -448,8 +449,8 @@ class Reducer:
             w.wait()
 
     def _early_copy_out(self):
-        """Whether a bucket's averages go to .grad on the communication thread
-        as its all-reduce ends (so the end of backward copies nothing): not when .grad is the bucket itself, nor when
+        """Whether a bucket's averages go to .grad by its all-reduce, as it
+        ends (so the end of backward copies nothing): not when .grad is the bucket itself, nor when
         which parameters to skip (globally unused) is only known at the
         end, nor inside a distributed autograd context (which never touches .grad)."""
         return not (self.gradient_as_bucket_view or self.find_unused_parameters or self.static_graph

@@ -905,15 +905,16 @@ def all_reduce(tensor, op=ReduceOp.SUM, group=None, async_op=False):
 
 def _all_reduce(tensor, op=ReduceOp.SUM, group=None, async_op=False, after=None, outs=None, before=None,
                 here=False):
-    """all_reduce; before() and after() (if given) run on the communication
-    thread as it starts, and once the result is in place, before the Work
-    completes. outs: (element offset, tensor) pairs of a contiguous 1-d
-    tensor and a SUM that receive the result instead (DDP's .grad for a
-    bucket); tensor may then keep this rank's values (a node buffer: see
-    NodeReducer.allreduce, and _node_wait_released). here (with outs, async_op):
-    the node all-reduce runs on the calling thread (ProcessGroup._run_here);
-    should the ranks take MPI's path instead, that goes to the communication
-    thread as usual."""
+    """all_reduce; before() and after() (if given) run on the thread that
+    does it (the communication thread, or the caller's with here) as it
+    starts, and once the result is in place, before the Work completes.
+    outs: (element offset, tensor) pairs of a contiguous 1-d tensor and a SUM
+    that receive the result instead (DDP's .grad for a bucket); tensor may
+    then keep this rank's values (a node buffer: see NodeReducer.allreduce,
+    and _node_wait_released). here (with outs, async_op): the node
+    all-reduce runs on the calling thread (ProcessGroup._run_here); should
+    the ranks take MPI's path instead, that goes to the communication thread
+    as usual."""
     _check_tensor(tensor)
     pg = _member(group, "all_reduce")
     if pg is None:
