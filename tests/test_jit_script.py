@@ -655,3 +655,52 @@ def test_script_builtin_layers_match_eager_and_torch(name, args, kw, shape):
     for p, q, r in zip(a, e, b):
         assert cthtorch.equal(p, q)
         np.testing.assert_allclose(p.detach().numpy(), r.detach().numpy(), rtol=1e-5, atol=1e-6)
+
+
+def static_and_dead(x, n: int):
+    a = x + 1
+    unused = x * 2              # dead: nothing reads it
+    if 1 > 2:                   # a static condition: the branch is never taken
+        a = a + 5
+    if n > 3:
+        b = a * 3
+    else:
+        b = a
+    k = 2 * 3 + 1               # folded to 7
+    if torch.jit.is_scripting():
+        b = b - k
+    return b
+
+
+def test_code_folds_static_conditions_and_drops_dead_statements():
+    """As torch's compiler cleans each graph it makes (constant propagation
+    over immutable types, then dead-code elimination): .code shows neither
+    the dead statement nor the static branch, and the same text as torch's."""
+    s_ct, s_t = both(static_and_dead)
+    assert s_ct.code == s_t.code, s_ct.code
+    assert "unused" not in s_ct.code and "torch.gt(1, 2)" not in s_ct.code and "torch.mul(x, 2)" not in s_ct.code
+    assert kinds(s_ct.graph) == kinds(s_t.graph)
+    x = np.random.RandomState(1).randn(4).astype(np.float32)
+    for n in (1, 5):
+        close(s_ct(cthtorch.tensor(x), n), s_t(torch.tensor(x), n))
+
+
+def list_writers(n: int) -> List[int]:
+    out: List[int] = [5, 6, 7]
+    d: Dict[str, int] = {"a": 1}
+    out.insert(0, n)          # results unused: kept for their effect on out / d
+    out.extend([n, n])
+    out.pop()
+    out.remove(6)
+    out.reverse()
+    d.setdefault("b", n)
+    d.update({"c": 3})
+    out.append(len(d))
+    return out
+
+
+def test_dead_code_elimination_keeps_container_writers():
+    s_ct, s_t = both(list_writers)
+    for n in (0, 9):
+        assert s_ct(n) == s_t(n)
+    assert kinds(s_ct.graph) == kinds(s_t.graph)

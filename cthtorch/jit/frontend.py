@@ -930,6 +930,10 @@ class Emitter:
             raise self.error(fdef, "Return value was annotated as having type %s but is actually of type %s"
                              % (tstr(ret_type), tstr(out.type())))
         g.registerOutput(out)
+        # as torch's compiler cleans each graph it makes: static conditions (`if 1 > 2:`) keep the branch
+        # taken and dead statements go, so .graph and .code show what runs
+        from ._passes import constant_propagation
+        constant_propagation(g, immutable_only=True)
         return g
 
     # -- statements
