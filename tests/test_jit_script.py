@@ -704,3 +704,16 @@ def test_dead_code_elimination_keeps_container_writers():
     for n in (0, 9):
         assert s_ct(n) == s_t(n)
     assert kinds(s_ct.graph) == kinds(s_t.graph)
+
+
+def to_device_dtype(x, y):
+    return x.to(torch.device("cpu"), torch.float64) + y.to(x).sum() + torch.group_norm(x, 2).sum()
+
+
+def test_to_overloads_and_group_norm_match_torch():
+    s_ct, s_t = both(to_device_dtype)
+    x = np.random.RandomState(2).randn(2, 4, 3).astype(np.float32)
+    y = np.arange(3, dtype=np.int64)
+    got = s_ct(cthtorch.tensor(x), cthtorch.tensor(y))
+    close(got, s_t(torch.tensor(x), torch.tensor(y)))
+    assert {"aten::to", "aten::group_norm"} <= kinds(s_ct.graph)
