@@ -541,7 +541,7 @@ def test_more_layers(case, kind):
     out = cm(*[to_ct(a) for a in args])
     ref = m(*args)
     close(out, ref, 1e-5)   # attention: (output, averaged weights); RNNs: (output, state)
-    if (case, kind) == ("group_norm", "trace"):   # aten::group_norm compiles
+    if case in ("group_norm", "conv_transpose"):   # aten::group_norm and list slicing (aten::slice.t) compile
         assert cm._compile_errors == [], cm._compile_errors   # compiled into the IR, not run from source
 
 

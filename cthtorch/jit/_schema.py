@@ -153,6 +153,7 @@ def _scalar_arith_schemas():
             "aten::__contains__.str_list(str[] l, str item) -> bool",
             "aten::__contains__.int_list(int[] l, int item) -> bool", "aten::device(str a) -> Device",
             "aten::list.t(t[] l) -> t[]", "aten::warn(str message, int stacklevel=2) -> ()",
+            "aten::slice.t(t[] l, int? start=None, int? end=None, int step=1) -> t[]",
             "aten::is_floating_point(Tensor self) -> bool",
             "aten::dropout_(Tensor(a!) self, float p, bool train) -> Tensor(a!)"]
     return out
