@@ -717,3 +717,20 @@ def test_to_overloads_and_group_norm_match_torch():
     got = s_ct(cthtorch.tensor(x), cthtorch.tensor(y))
     close(got, s_t(torch.tensor(x), torch.tensor(y)))
     assert {"aten::to", "aten::group_norm"} <= kinds(s_ct.graph)
+
+
+def grad_mode_branch(x):
+    if torch.is_grad_enabled():
+        return x * 2
+    return x - 1
+
+
+def test_state_reads_are_not_folded():
+    """torch.is_grad_enabled() reads state at run time: constant
+    propagation leaves it (and its branch) in the graph."""
+    s_ct, s_t = both(grad_mode_branch)
+    x = np.arange(3, dtype=np.float32)
+    close(s_ct(cthtorch.tensor(x)), s_t(torch.tensor(x)))
+    with cthtorch.no_grad(), torch.no_grad():
+        close(s_ct(cthtorch.tensor(x)), s_t(torch.tensor(x)))
+    assert {"aten::is_grad_enabled", "prim::If"} <= kinds(s_ct.graph)

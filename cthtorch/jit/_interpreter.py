@@ -161,7 +161,8 @@ _SCALAR_BINARY = {
 }
 _SCALAR_UNARY = {"aten::neg": operator.neg, "aten::__not__": operator.not_, "aten::abs": abs,
                  "aten::floor": math.floor, "aten::ceil": math.ceil, "aten::sqrt": math.sqrt,
-                 "aten::exp": math.exp, "aten::log": math.log}
+                 "aten::exp": math.exp, "aten::log": math.log,
+                 "aten::all": all, "aten::any": any}   # all.bool/any.int...: over a list of numbers
 
 
 def _is_scalar(v):

@@ -3006,7 +3006,7 @@ class _PrimSugar(Sugar):
 # ops.prim.X of TorchScript source (what .code prints for tensor properties) -> its output type
 _PRIM_OUT_TYPES = {"NumToTensor": T_tensor, "dtype": T_int, "device": T_device, "shape": lambda: T_list(T_int()),
                    "requires_grad": T_bool, "is_cuda": T_bool, "data": T_tensor, "is_nested": T_bool,
-                   "is_sparse": T_bool,
+                   "is_sparse": T_bool, "type": T_str,
                    "unchecked_unwrap_optional": True}
 
 

@@ -80,7 +80,8 @@ def _propagate_block(block, immutable_only):
             continue
         for b in n.blocks():
             changed |= _propagate_block(b, immutable_only)
-        if k in _SKIP or n.blocks() or not n.outputs() or has_side_effects(n) or n.isNondeterministic():
+        if k in _SKIP or n.blocks() or not n.outputs() or not n.inputs() or has_side_effects(n) or \
+                n.isNondeterministic():   # no inputs: it reads state (is_grad_enabled), nothing to fold
             continue
         if not all(v.node().kind() == "prim::Constant" for v in n.inputs()):
             continue
