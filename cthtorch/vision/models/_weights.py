@@ -1,13 +1,13 @@
 """torchvision's pretrained-weight enums (ResNet18_Weights, VGG16_Weights, ...): each member names the file
 torchvision would download; cthtorch never downloads, so get_state_dict loads it from the hub cache
 (<hub dir>/checkpoints/<file name>, where torchvision puts it) and otherwise raises saying where to put it.
-meta has no 'categories' list (the ImageNet class names are not bundled)."""
+meta has no 'categories' list (the ImageNet class names are not bundled), nor '_docs'."""
 import re
-import warnings
-from enum import Enum
 from functools import partial
 
 import cthtorch
+from cthtorch.vision.models._api import Weights, WeightsEnum
+from cthtorch.vision.models._utils import _ovewrite_named_param
 from cthtorch.vision.transforms import functional as TF
 
 _URL = "https://download.pytorch.org/models/"
@@ -36,45 +36,26 @@ class ImageClassification(cthtorch.nn.Module):
                 % (type(self).__name__, self.crop_size, self.resize_size, self.mean, self.std, self.interpolation))
 
 
-class Weights:
-    def __init__(self, url, transforms, meta):
-        self.url, self.transforms, self.meta = url, transforms, meta
-
-    def __eq__(self, other):
-        return isinstance(other, Weights) and self.url == other.url
-
-    def __hash__(self):
-        return hash(self.url)
+IMAGENET_CLASSES = 1000
+_REF = "https://github.com/pytorch/vision/tree/main/references/classification"
+_NEW = "https://github.com/pytorch/vision/issues/3995"  # torchvision's "new training recipe" issue
+_PR = "https://github.com/pytorch/vision/pull/"
+_SWAG = "https://github.com/facebookresearch/SWAG"
+_SWAG_LICENSE = "https://github.com/facebookresearch/SWAG/blob/main/LICENSE"
+BILINEAR, BICUBIC = TF.InterpolationMode.BILINEAR, TF.InterpolationMode.BICUBIC
 
 
-class WeightsEnum(Enum):
-    @classmethod
-    def verify(cls, obj):
-        if obj is not None:
-            if isinstance(obj, str):
-                obj = cls[obj.replace(cls.__name__ + ".", "")]
-            elif not isinstance(obj, cls):
-                raise TypeError("Invalid Weight class provided; expected %s but received %s." %
-                                (cls.__name__, obj.__class__.__name__))
-        return obj
-
-    def get_state_dict(self, *args, **kwargs):
-        return cthtorch.hub.load_state_dict_from_url(self.url, *args, **kwargs)
-
-    def __repr__(self):
-        return "%s.%s" % (self.__class__.__name__, self._name_)
-
-    @property
-    def url(self):
-        return self.value.url
-
-    @property
-    def transforms(self):
-        return self.value.transforms
-
-    @property
-    def meta(self):
-        return self.value.meta
+def imagenet(file_name, num_params, acc, ops, file_size, recipe, crop=224, resize=256, interpolation=BILINEAR,
+             mean=None, std=None, min_size=(1, 1), license=None):
+    """A member for ImageNet-1K weights: acc is (acc@1, acc@5), ops the GFLOPS, file_size in MB, as
+    torchvision's meta records them."""
+    norm = {} if mean is None else {"mean": mean, "std": std}
+    meta = {"min_size": min_size, "num_params": num_params, "recipe": recipe,
+            "_metrics": {"ImageNet-1K": {"acc@1": acc[0], "acc@5": acc[1]}}, "_ops": ops, "_file_size": file_size}
+    if license is not None:
+        meta["license"] = license
+    return Weights(_URL + file_name, partial(ImageClassification, crop_size=crop, resize_size=resize,
+                                             interpolation=interpolation, **norm), meta)
 
 
 def _member(file_name, num_params, resize=256, recipe=None):
@@ -131,19 +112,6 @@ _DENSENET_OLD_KEY = re.compile(r"^(.*denselayer\d+\.(?:norm|relu|conv))\.((?:[12
                                r"running_var|num_batches_tracked))$")
 
 
-def resolve(enum, weights, pretrained):
-    """The weights a builder was asked for: weights=, or the legacy pretrained=True (IMAGENET1K_V1, warned)."""
-    if pretrained and weights is None:
-        warnings.warn("The parameter 'pretrained' is deprecated since 0.13 and may be removed in the future, please "
-                      "use 'weights' instead.")
-        warnings.warn("Arguments other than a weight enum or `None` for 'weights' are deprecated since 0.13 and may "
-                      "be removed in the future. The current behavior is equivalent to passing `weights=%s."
-                      "IMAGENET1K_V1`. You can also use `weights=%s.DEFAULT` to get the most up-to-date weights."
-                      % (enum.__name__, enum.__name__))
-        return enum.IMAGENET1K_V1
-    return enum.verify(weights)
-
-
 def load_into(model, weights, progress=True):
     """Load a member's state dict (from the hub cache) into the model just built."""
     if weights is None:
@@ -161,20 +129,10 @@ def load_into(model, weights, progress=True):
     return model
 
 
-_BY_BUILDER = {"resnet18": ResNet18_Weights, "resnet34": ResNet34_Weights, "resnet50": ResNet50_Weights,
-               "resnet101": ResNet101_Weights, "resnet152": ResNet152_Weights,
-               "resnext50_32x4d": ResNeXt50_32X4D_Weights, "resnext101_32x8d": ResNeXt101_32X8D_Weights,
-               "resnext101_64x4d": ResNeXt101_64X4D_Weights, "wide_resnet50_2": Wide_ResNet50_2_Weights,
-               "wide_resnet101_2": Wide_ResNet101_2_Weights, "vgg11": VGG11_Weights, "vgg11_bn": VGG11_BN_Weights,
-               "vgg13": VGG13_Weights, "vgg13_bn": VGG13_BN_Weights, "vgg16": VGG16_Weights,
-               "vgg16_bn": VGG16_BN_Weights, "vgg19": VGG19_Weights, "vgg19_bn": VGG19_BN_Weights,
-               "alexnet": AlexNet_Weights, "squeezenet1_0": SqueezeNet1_0_Weights,
-               "squeezenet1_1": SqueezeNet1_1_Weights, "mobilenet_v2": MobileNet_V2_Weights,
-               "densenet121": DenseNet121_Weights, "densenet161": DenseNet161_Weights,
-               "densenet169": DenseNet169_Weights, "densenet201": DenseNet201_Weights}
-
-
-def build(name, weights, pretrained, make):
-    """A builder's body: check the weights asked for, make the model, fill it from the cached file if any."""
-    w = resolve(_BY_BUILDER[name], weights, pretrained)
-    return load_into(make(), w)
+def build(enum, weights, progress, make, kwargs):
+    """A builder's body: check the weights asked for (they fix num_classes to ImageNet's 1000), make the model
+    from kwargs, fill it from the cached file if any."""
+    weights = enum.verify(weights)
+    if weights is not None:
+        _ovewrite_named_param(kwargs, "num_classes", IMAGENET_CLASSES)
+    return load_into(make(**kwargs), weights, progress)
