@@ -10,7 +10,8 @@ from cthtorch.nn import functional as F
 from cthtorch.vision.models import _weights
 from cthtorch.vision.models._api import register_model
 from cthtorch.vision.models._utils import handle_legacy_interface, _ovewrite_named_param
-from cthtorch.vision.models._weights import DenseNet121_Weights, DenseNet161_Weights, DenseNet169_Weights, DenseNet201_Weights
+from cthtorch.vision.models._weights import (DenseNet121_Weights, DenseNet161_Weights, DenseNet169_Weights,
+                                             DenseNet201_Weights)
 
 
 class _DenseLayer(nn.Module):

@@ -6,7 +6,10 @@ from cthtorch import nn
 from cthtorch.vision.models import _weights
 from cthtorch.vision.models._api import register_model
 from cthtorch.vision.models._utils import handle_legacy_interface, _ovewrite_named_param
-from cthtorch.vision.models._weights import ResNeXt101_32X8D_Weights, ResNeXt101_64X4D_Weights, ResNeXt50_32X4D_Weights, ResNet101_Weights, ResNet152_Weights, ResNet18_Weights, ResNet34_Weights, ResNet50_Weights, Wide_ResNet101_2_Weights, Wide_ResNet50_2_Weights
+from cthtorch.vision.models._weights import (ResNeXt101_32X8D_Weights, ResNeXt101_64X4D_Weights,
+                                             ResNeXt50_32X4D_Weights, ResNet101_Weights, ResNet152_Weights,
+                                             ResNet18_Weights, ResNet34_Weights, ResNet50_Weights,
+                                             Wide_ResNet101_2_Weights, Wide_ResNet50_2_Weights)
 
 
 def conv3x3(in_planes, out_planes, stride=1, groups=1, dilation=1):

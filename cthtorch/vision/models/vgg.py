@@ -6,7 +6,8 @@ from cthtorch import nn
 from cthtorch.vision.models import _weights
 from cthtorch.vision.models._api import register_model
 from cthtorch.vision.models._utils import handle_legacy_interface, _ovewrite_named_param
-from cthtorch.vision.models._weights import VGG11_BN_Weights, VGG11_Weights, VGG13_BN_Weights, VGG13_Weights, VGG16_BN_Weights, VGG16_Weights, VGG19_BN_Weights, VGG19_Weights
+from cthtorch.vision.models._weights import (VGG11_BN_Weights, VGG11_Weights, VGG13_BN_Weights, VGG13_Weights,
+                                             VGG16_BN_Weights, VGG16_Weights, VGG19_BN_Weights, VGG19_Weights)
 
 
 class VGG(nn.Module):
