@@ -24,3 +24,7 @@ from cthtorch.vision.models import mobilenetv3, mobilenetv2  # noqa: F401,E402
 from cthtorch.vision.models.mobilenetv3 import *  # noqa: F401,F403,E402
 from cthtorch.vision.models import efficientnet  # noqa: F401,E402
 from cthtorch.vision.models.efficientnet import *  # noqa: F401,F403,E402
+from cthtorch.vision.models import convnext  # noqa: F401,E402
+from cthtorch.vision.models.convnext import *  # noqa: F401,F403,E402
+from cthtorch.vision.models import vision_transformer  # noqa: F401,E402
+from cthtorch.vision.models.vision_transformer import *  # noqa: F401,F403,E402
