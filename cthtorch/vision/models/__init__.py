@@ -28,3 +28,5 @@ from cthtorch.vision.models import convnext  # noqa: F401,E402
 from cthtorch.vision.models.convnext import *  # noqa: F401,F403,E402
 from cthtorch.vision.models import vision_transformer  # noqa: F401,E402
 from cthtorch.vision.models.vision_transformer import *  # noqa: F401,F403,E402
+from cthtorch.vision.models import regnet  # noqa: F401,E402
+from cthtorch.vision.models.regnet import *  # noqa: F401,F403,E402
