@@ -30,3 +30,6 @@ from cthtorch.vision.models import vision_transformer  # noqa: F401,E402
 from cthtorch.vision.models.vision_transformer import *  # noqa: F401,F403,E402
 from cthtorch.vision.models import regnet  # noqa: F401,E402
 from cthtorch.vision.models.regnet import *  # noqa: F401,F403,E402
+from cthtorch.vision.models import mnasnet, shufflenetv2  # noqa: F401,E402
+from cthtorch.vision.models.mnasnet import *  # noqa: F401,F403,E402
+from cthtorch.vision.models.shufflenetv2 import *  # noqa: F401,F403,E402
