@@ -19,17 +19,15 @@ from cthtorch.vision.models._weights import (AlexNet_Weights, DenseNet121_Weight
                                              VGG11_BN_Weights, VGG11_Weights, VGG13_BN_Weights, VGG13_Weights,
                                              VGG16_BN_Weights, VGG16_Weights, VGG19_BN_Weights, VGG19_Weights,
                                              Wide_ResNet50_2_Weights, Wide_ResNet101_2_Weights)
-# torchvision.models.mobilenet: both MobileNet generations under one name
-from cthtorch.vision.models import mobilenetv3, mobilenetv2  # noqa: F401,E402
-from cthtorch.vision.models.mobilenetv3 import *  # noqa: F401,F403,E402
-from cthtorch.vision.models import efficientnet  # noqa: F401,E402
-from cthtorch.vision.models.efficientnet import *  # noqa: F401,F403,E402
-from cthtorch.vision.models import convnext  # noqa: F401,E402
+# the families as torchvision's submodules; `googlenet` ends up the builder (the star import rebinds it), as there
+from cthtorch.vision.models import (convnext, efficientnet, googlenet, inception, mnasnet, mobilenet,  # noqa: F401,E402
+                                    mobilenetv3, regnet, shufflenetv2, vision_transformer)
 from cthtorch.vision.models.convnext import *  # noqa: F401,F403,E402
-from cthtorch.vision.models import vision_transformer  # noqa: F401,E402
-from cthtorch.vision.models.vision_transformer import *  # noqa: F401,F403,E402
-from cthtorch.vision.models import regnet  # noqa: F401,E402
-from cthtorch.vision.models.regnet import *  # noqa: F401,F403,E402
-from cthtorch.vision.models import mnasnet, shufflenetv2  # noqa: F401,E402
+from cthtorch.vision.models.efficientnet import *  # noqa: F401,F403,E402
+from cthtorch.vision.models.googlenet import *  # noqa: F401,F403,E402
+from cthtorch.vision.models.inception import *  # noqa: F401,F403,E402
 from cthtorch.vision.models.mnasnet import *  # noqa: F401,F403,E402
+from cthtorch.vision.models.mobilenetv3 import *  # noqa: F401,F403,E402
+from cthtorch.vision.models.regnet import *  # noqa: F401,F403,E402
 from cthtorch.vision.models.shufflenetv2 import *  # noqa: F401,F403,E402
+from cthtorch.vision.models.vision_transformer import *  # noqa: F401,F403,E402

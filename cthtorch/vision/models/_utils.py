@@ -4,6 +4,7 @@ import functools
 import inspect
 import warnings
 
+import cthtorch
 from cthtorch.vision.models._api import WeightsEnum
 
 
@@ -105,3 +106,11 @@ def handle_legacy_interface(**weights):
             return builder(*args, **kwargs)
         return inner
     return outer
+
+
+def _transform_input(x):
+    """Inputs normalized with ImageNet's mean/std re-normalized to mean 0.5, std 0.5 per channel, what the
+    weights GoogLeNet and Inception v3 were ported with expect (their transform_input=True)."""
+    channels = [cthtorch.unsqueeze(x[:, c], 1) * (s / 0.5) + (m - 0.5) / 0.5
+                for c, (m, s) in enumerate(((0.485, 0.229), (0.456, 0.224), (0.406, 0.225)))]
+    return cthtorch.cat(channels, 1)

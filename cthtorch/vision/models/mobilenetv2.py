@@ -10,6 +10,8 @@ from cthtorch.vision.models._api import register_model
 from cthtorch.vision.models._utils import _make_divisible, handle_legacy_interface
 from cthtorch.vision.models._weights import MobileNet_V2_Weights
 
+__all__ = ["MobileNetV2", "MobileNet_V2_Weights", "mobilenet_v2"]
+
 
 class InvertedResidual(nn.Module):
     def __init__(self, inp, oup, stride, expand_ratio, norm_layer=None):
