@@ -97,8 +97,9 @@ def test_ported_weights_drop_the_aux_heads(loads):
 
 def test_legacy_pretrained_interface(loads):
     loads.state = models.mobilenet_v3_small().state_dict()
-    with pytest.warns(UserWarning, match="weights=MobileNet_V3_Small_Weights.IMAGENET1K_V1"):
+    with pytest.warns(UserWarning) as record:
         models.mobilenet_v3_small(pretrained=True)
+    assert "`weights=MobileNet_V3_Small_Weights.IMAGENET1K_V1`" in str(record[1].message)
     assert loads[-1][0].endswith("mobilenet_v3_small-047dcff4.pth")
     with pytest.warns(UserWarning) as record:
         assert isinstance(models.mobilenet_v3_small(pretrained=False), models.MobileNetV3)
