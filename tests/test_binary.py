@@ -312,3 +312,39 @@ def test_remainder_grad_of_other_matches_torch_and_differentiates_again():
         gg, = lib.autograd.grad((g * g).sum(), x)
         outs.append((g.tolist(), gg.tolist()))
     assert outs[0] == outs[1]
+
+
+# torch takes a Python number as the first argument of add/sub/mul/div (its numbers-as-tensors
+# list) and of the ops with a Scalar-self overload (pow, remainder, xlogy, bitwise, float_power);
+# the number is a wrapped 0-d tensor, so the tensor's dtype wins
+NUMBER_FIRST = ["add", "sub", "mul", "div", "divide", "multiply", "subtract", "true_divide", "floor_divide",
+                "remainder", "pow", "float_power", "xlogy", "bitwise_and", "bitwise_or", "bitwise_xor",
+                "bitwise_left_shift", "bitwise_right_shift"]
+
+
+@pytest.mark.parametrize("name", NUMBER_FIRST)
+@pytest.mark.parametrize("dtype", ["int64", "float32", "int16"])
+@pytest.mark.parametrize("number", [2, 2.5])
+def test_a_number_first_is_a_wrapped_scalar(name, dtype, number):
+    a, b = both([1, 2, 3], dtype)
+    try:
+        want = getattr(torch, name)(number, b)
+    except Exception as e:   # a float with a bitwise op, an int tensor's float shift ...
+        with pytest.raises(type(e)):
+            getattr(ct, name)(number, a)
+        return
+    same(getattr(ct, name)(number, a), want, TOL.get(str(want.dtype).split(".")[1], 0.0))
+
+
+def test_number_first_gradient_and_refusals():
+    x = ct.tensor([0.5, 1.5], requires_grad=True)
+    ct.pow(2.0, x).sum().backward()
+    xt = torch.tensor([0.5, 1.5], requires_grad=True)
+    torch.pow(2.0, xt).sum().backward()
+    np.testing.assert_allclose(x.grad.tolist(), xt.grad.tolist(), rtol=1e-6)
+    # ops with no Scalar-self overload still refuse a number first, as torch's
+    for name in ("atan2", "maximum", "fmod", "hypot"):
+        with pytest.raises(TypeError):
+            getattr(torch, name)(2, xt.detach())
+        with pytest.raises(TypeError):
+            getattr(ct, name)(2, x.detach())

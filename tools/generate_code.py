@@ -128,6 +128,9 @@ class Decl:
         # Tensor parameters that refuse Python numbers, as torch's do where it has no
         # Scalar overload (gcd(t, 2): TypeError); elsewhere a number is a wrapped 0-d tensor
         self.tensor_only = list(d.get("tensor_only") or [])
+        # torch.add(2, t) / torch.pow(2, t): the first Tensor parameter takes a number as well
+        # (torch's numbers-as-tensors list and its Scalar-self overloads)
+        self.number_first = bool(d.get("number_first", False))
         self.manual_python = bool(d.get("manual_python", False))
         self.node = d.get("node")   # grad_fn's Python name when not CamelCase(name)Backward0 (aliases share one)
         # per output: False keeps it out of the graph (lu_unpack's P, as in PyTorch)
@@ -1014,13 +1017,17 @@ def python_sig(d, method, inplace, out):
     return "%s(%s)" % (name, ", ".join(parts))
 
 
+def sig_flags(d):
+    """The parser's per-signature flags after the parameter list (src/python/ArgParser.c)."""
+    return (("|tensors=" + ",".join(d.tensor_only)) if d.tensor_only else "") + ("|number_first" if d.number_first else "")
+
+
 def gen_binding(pyname, entries, method, module=""):
     """entries: list of (decl, inplace, out). One parser, one C function.
     When no overload parses, an argument overriding __torch_function__ (an
     fx Proxy) gets the call (src/python/TorchFunction.h)."""
     fname = "THPVariable_%s%s" % ("m_" if method else "f_", pyname)
-    sigs = [python_sig(d, method, inplace, out) + ("|tensors=" + ",".join(d.tensor_only) if d.tensor_only else "")
-            for (d, inplace, out) in entries]
+    sigs = [python_sig(d, method, inplace, out) + sig_flags(d) for (d, inplace, out) in entries]
     L = ["PyObject *%s(PyObject *self_, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames) {" % fname]
     L.append("  static const char *sigs[] = {%s, NULL};" % ", ".join('"%s"' % s for s in sigs))
     L.append("  static APParser parser = { sigs };")
@@ -1088,8 +1095,7 @@ def gen_boxed(d, inplace):
     (dispatch observers, autograd, kernel) as the binding."""
     fname = "boxed_%s%s" % (d.cname, "_" if inplace else "")
     sig = "%s(%s)" % (d.name + ("_" if inplace else ""), ", ".join(p.sig(rename_self=not inplace) for p in d.params))
-    if d.tensor_only:
-        sig += "|tensors=" + ",".join(d.tensor_only)
+    sig += sig_flags(d)
     n = len(d.params)
     L = ["PyObject *%s(PyObject *const *stack, Py_ssize_t n) {" % fname,
          '  static const char *sigs[] = {"%s", NULL};' % sig,

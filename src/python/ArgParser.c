@@ -137,6 +137,8 @@ static int parse_signature(APSignature *sig, const char *text) {
     n += len;
     if (*n == ',') n++;
   }
+  /* "...)|number_first": the first parameter takes a Python number too (a wrapped 0-d tensor) */
+  if (strstr(rp, "|number_first") && sig->nparams > 0) sig->params[0].number_first = true;
   return 0;
 }
 
@@ -210,7 +212,8 @@ static bool is_dtype_obj(PyObject *o) {
 static bool check_param(const APParam *p, PyObject *o, bool first) {
   if (o == Py_None) return p->optional;
   switch (p->type) {
-    case AP_TENSOR: return THPTensor_Check(o) || (!first && !p->no_numbers && (ap_is_scalar(o) || PyComplex_Check(o)));
+    case AP_TENSOR: return THPTensor_Check(o) || ((!first || p->number_first) && !p->no_numbers &&
+                                                  (ap_is_scalar(o) || PyComplex_Check(o)));
     /* a 0-d tensor is a Scalar, unless complex: a Scalar holds no imaginary part, so a complex
      * one goes to the Tensor overload (fill_.Tensor) or gets the parser's TypeError */
     case AP_SCALAR: return ap_is_scalar(o) || (THPTensor_Check(o) && THTensor_numel(((THPTensor *)o)->t) == 1 &&

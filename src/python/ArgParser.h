@@ -42,6 +42,8 @@ typedef struct {
   char *def_text;        /* the default as written, for the no-match message */
   bool no_numbers;       /* a Tensor parameter that a Python number does not match: torch has
                           * no Scalar overload there (gcd(t, 2) is a TypeError) */
+  bool number_first;     /* the first Tensor parameter that a Python number matches, as torch
+                          * allows for add/sub/mul/div and its Scalar-self overloads (pow(2, t)) */
 } APParam;
 
 typedef struct {
