@@ -236,6 +236,91 @@ def test_fused_gru_cell_gradcheck():
     assert cthtorch.autograd.gradgradcheck(lambda a, b, h: f(a, b, h)[0], (ig, hg, hx))
 
 
+def _lstm_cell_f64(g, c, dh, dc):
+    """the float32 fused LSTM cell's forward and backward, in float64 numpy (from float32 operands)"""
+    g, c, dh, dc = (np.asarray(a, np.float64) for a in (g, c, dh, dc))
+    H = c.shape[1]
+    sig = lambda x: 1 / (1 + np.exp(-x))
+    i, f, gg, o = sig(g[:, :H]), sig(g[:, H:2 * H]), np.tanh(g[:, 2 * H:3 * H]), sig(g[:, 3 * H:])
+    cy = f * c + i * gg
+    tc = np.tanh(cy)
+    hy = o * tc
+    dcs = dc + dh * o * (1 - tc * tc)
+    dg = np.concatenate([dcs * gg * i * (1 - i), dcs * c * f * (1 - f), dcs * i * (1 - gg * gg),
+                         dh * tc * o * (1 - o)], 1)
+    return hy, cy, np.concatenate([i, f, gg, o], 1), dg, dcs * f
+
+
+def _cell_inputs(B, H, seed, scale):
+    gen = np.random.RandomState(seed)
+    return [(gen.randn(*s) * sc).astype(np.float32)
+            for s, sc in (((B, 4 * H), scale), ((B, H), 2.0), ((B, H), 1.0), ((B, H), 1.0))]
+
+
+def _cell_f32(g, c, dh, dc):
+    from cthtorch._C import _internal
+    hy, cy, ws = cthtorch._fused_lstm_cell(cthtorch.from_numpy(g), cthtorch.from_numpy(c))
+    dg, dcx = _internal._fused_lstm_cell_backward(cthtorch.from_numpy(dh), cthtorch.from_numpy(dc), None,
+                                                  cthtorch.from_numpy(c), cy, ws)
+    return [t.numpy() for t in (hy, cy, ws, dg, dcx)]
+
+
+@pytest.mark.parametrize("H", [256, 13, 3])
+@pytest.mark.parametrize("scale", [0.3, 3.0, 30.0])
+def test_fused_lstm_cell_float32_accuracy(H, scale):
+    """the float32 cell (its AVX2 kernel where the cpu has one: inlined exp and tanh, tails of rows
+    not a multiple of 8 by masked lanes) within a few float32 ulps of the cell computed in float64,
+    from gates near 0 (tanh's series) to saturating ones"""
+    g, c, dh, dc = _cell_inputs(17, H, 20, scale)
+    got = _cell_f32(g, c, dh, dc)
+    want = _lstm_cell_f64(g, c, dh, dc)
+    for name, a, b in zip(("hy", "cy", "ws", "dgates", "dcx"), got, want):
+        # ~4 ulps of each value, and of the largest terms for the gradients (sums of products)
+        np.testing.assert_allclose(a, b, rtol=5e-7, atol=3e-7 * max(1.0, float(np.abs(dh).max())), err_msg=name)
+
+
+def test_fused_lstm_cell_float32_special_values():
+    """NaN gates propagate into the outputs; +-inf and huge gates saturate the gates to 0 or 1"""
+    H = 9
+    g = np.zeros((2, 4 * H), np.float32)
+    g[0, :] = [np.nan, np.inf, -np.inf, 1e30, -1e30, 100.0, -100.0, 89.0, -89.0] * 4
+    c = np.ones((2, H), np.float32)
+    hy, cy, ws, _, _ = _cell_f32(g, c, np.ones((2, H), np.float32), np.ones((2, H), np.float32))
+    assert np.isnan(hy[0, 0]) and np.isnan(cy[0, 0]) and np.isnan(ws[0, 0])
+    sat = ws[0].reshape(4, H)[:, 1:]
+    assert np.all((sat == 0) | (sat == 1) | (sat == -1) | (np.abs(sat) < 1e-38)), sat
+    np.testing.assert_array_equal(np.sign(ws[0].reshape(4, H)[2, 1:]), np.sign(g[0, 1:H]))
+    np.testing.assert_allclose(hy[1], torch.sigmoid(torch.tensor(0.)).item() * np.tanh(0.5), rtol=1e-6)
+
+
+def test_fused_lstm_cell_scalar_fallback_agrees():
+    """CTHTORCH_VEC_MATH=scalar (a cpu without AVX2) runs the libmvec loop: it agrees with the
+    vector kernel to float32 rounding"""
+    import os
+    import subprocess
+    import sys
+    import tempfile
+    code = ("import sys, numpy as np, cthtorch as ct\n"
+            "from cthtorch._C import _internal\n"
+            "a = np.load(sys.argv[1])\n"
+            "hy, cy, ws = ct._fused_lstm_cell(ct.from_numpy(a['g']), ct.from_numpy(a['c']))\n"
+            "dg, dc = _internal._fused_lstm_cell_backward(ct.from_numpy(a['dh']), ct.from_numpy(a['dc']), None,"
+            " ct.from_numpy(a['c']), cy, ws)\n"
+            "np.savez(sys.argv[2], hy=hy.numpy(), cy=cy.numpy(), dg=dg.numpy(), dc=dc.numpy())\n")
+    g, c, dh, dc = _cell_inputs(5, 21, 21, 3.0)
+    with tempfile.TemporaryDirectory() as d:
+        np.savez(os.path.join(d, "in.npz"), g=g, c=c, dh=dh, dc=dc)
+        root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+        env = dict(os.environ, CTHTORCH_VEC_MATH="scalar")
+        env["PYTHONPATH"] = root + os.pathsep + env.get("PYTHONPATH", "")
+        subprocess.run([sys.executable, "-c", code, os.path.join(d, "in.npz"), os.path.join(d, "out.npz")],
+                       check=True, env=env, cwd=root, timeout=300)
+        slow = np.load(os.path.join(d, "out.npz"))
+        fast = dict(zip(("hy", "cy", "ws", "dg", "dc"), _cell_f32(g, c, dh, dc)))
+        for k in ("hy", "cy", "dg", "dc"):
+            np.testing.assert_allclose(fast[k], slow[k], rtol=1e-6, atol=1e-6, err_msg=k)
+
+
 @pytest.mark.parametrize("kind", ["LSTM", "GRU"])
 def test_layer_double_backward(kind):
     ref, m = _pair(kind, 3, 4, dtype="float64")

@@ -60,6 +60,14 @@ __attribute__((target("avx2,fma"))) static void tile_avx2(int64_t K, const float
                                                           float alpha, float beta) {
   const float *a0 = a, *a1 = a + (m > 1 ? lda : 0), *a2 = a + (m > 2 ? 2 * lda : 0),
               *a3 = a + (m > 3 ? 3 * lda : 0);
+  /* C's rows are read (or written) only after the K loop: ask for their lines now. A recurrent
+   * layer's C is a step's slice of the input projection, long out of cache; waiting for it at
+   * the end cost 15% of a 32 x 1024 x 256 product */
+  for (int i = 0; i < m; i++) {
+    _mm_prefetch((const char *)(c + i * ldc), _MM_HINT_T0);
+    _mm_prefetch((const char *)(c + i * ldc + 16), _MM_HINT_T0);
+    _mm_prefetch((const char *)(c + i * ldc + NR - 1), _MM_HINT_T0);
+  }
   __m256 c00 = _mm256_setzero_ps(), c01 = c00, c02 = c00, c10 = c00, c11 = c00, c12 = c00;
   __m256 c20 = c00, c21 = c00, c22 = c00, c30 = c00, c31 = c00, c32 = c00;
   for (int64_t k = 0; k < K; k++, bp += NR) {

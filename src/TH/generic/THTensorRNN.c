@@ -22,6 +22,7 @@
  *   d ig_n = dn (1 - n^2),  d hg_n = d ig_n * r + dws_hn
  *   d ig_r = d hg_r = (d ig_n * hg_n + dws_r) r (1 - r),  d ig_z = d hg_z = dz z (1 - z) */
 #include "../THMath.h"   /* libmvec: the omp simd loops below call vector expf/tanhf */
+#include "../THVecRNN.h"  /* float32 LSTM cells: inlined AVX2 exp/tanh instead */
 
 #define C(v) ((compute_t)(v))
 
@@ -31,6 +32,7 @@ void THTensor_(lstm_cell_forward)(int64_t B, int64_t H, const void *gates_, cons
                                   void *ws_) {
   const scalar_t *gates = gates_, *cx = cx_;
   scalar_t *hy = hy_, *cy = cy_, *ws = ws_;
+  if (TH_DTYPE == TH_Float && th_vec_lstm_cell_forward(B, H, gates_, cx_, hy_, cy_, ws_)) return;
 #pragma omp parallel for if (B * H > 16384)
   for (int64_t b = 0; b < B; b++) {
     const scalar_t *g = gates + b * 4 * H, *c0 = cx + b * H;
@@ -85,6 +87,8 @@ void THTensor_(lstm_cell_backward)(int64_t B, int64_t H, const void *ghy_, const
                                    const void *cx_, const void *cy_, const void *ws_, void *dgates_, void *dcx_) {
   const scalar_t *ghy = ghy_, *gcy = gcy_, *gws = gws_, *cx = cx_, *cy = cy_, *ws = ws_;
   scalar_t *dgates = dgates_, *dcx = dcx_;
+  if (TH_DTYPE == TH_Float && !gws && th_vec_lstm_cell_backward(B, H, ghy_, gcy_, cx_, cy_, ws_, dgates_, dcx_))
+    return;
   RNN_BWD_RUN(LSTM_BWD_BODY)
 }
 #undef LSTM_BWD_BODY
