@@ -262,9 +262,9 @@ class Tensor(_C._TensorBase):
         return _C._cuda._is_pinned(self)
 
     def as_subclass(self, cls):
-        out = self.view_as(self)   # an alias that stays on the autograd graph
-        out.__class__ = cls
-        return out
+        """A cls instance sharing self's data, on the autograd graph (AliasBackward0) as torch's; cls may
+        declare __slots__."""
+        return _C._tensor_reclass(_C._VariableFunctions.alias(self), cls)
 
     @property
     def T(self):

@@ -274,6 +274,44 @@ def test_forward_ad_api_and_errors_match_torch():
     assert fwAD.unpack_dual(out).tangent is None             # the level is gone
 
 
+def test_forward_ad_level_holds_only_live_duals_and_one_seed_per_kind():
+    """A loop making and unpacking duals within one level: each unpack differentiates w.r.t. the level's seeds
+    (at most a real and a complex one), not w.r.t. every dual made so far, and a dual that is gone leaves
+    nothing behind. Tangents still match torch's at every step."""
+    from cthtorch.autograd import forward_ad as fwAD
+    r = np.random.RandomState(5)
+    xs, ts = r.randn(50, 4), r.randn(50, 4)
+    got = {ct: [], torch: []}
+    for L in (ct, torch):
+        fw = _fwad(L)
+        with fw.dual_level():
+            keep = fw.make_dual(L.tensor(xs[0]), L.tensor(ts[0]))
+            for i in range(50):
+                d = fw.make_dual(L.tensor(xs[i]), L.tensor(ts[i]))
+                got[L].append(fw.unpack_dual((d.sin() * keep).sum()).tangent.item())
+                if L is ct:
+                    assert len(fwAD._level["duals"]) <= 2 and len(fwAD._level["eps"]) == 1
+            c = fw.make_dual(L.tensor(xs[0] + 1j * ts[0]), L.tensor(ts[0] - 1j * xs[0]))
+            got[L].append(complex(fw.unpack_dual((c * c).sum()).tangent.item()))
+            got[L].append(fw.unpack_dual((c.abs() * keep).sum()).tangent.item())
+            if L is ct:
+                assert len(fwAD._level["eps"]) == 2   # a complex seed joined the real one
+    np.testing.assert_allclose(got[ct], got[torch], rtol=1e-10, atol=1e-12)
+    assert fwAD._level == {"eps": {}, "duals": {}, "any_rg": False}   # the level's exit freed everything
+
+
+def test_forward_ad_dual_keeps_exact_primal_values():
+    """The dual's value is the primal's bit for bit: -0.0 stays -0.0, and an inf tangent does not make it NaN."""
+    from cthtorch.autograd import forward_ad as fwAD
+    x = ct.tensor([-0.0, 1.0, float("inf")], dtype=ct.float64)
+    t = ct.tensor([float("inf"), 2.0, 1.0], dtype=ct.float64)
+    with fwAD.dual_level():
+        d = fwAD.make_dual(x, t)
+        assert np.array_equal(np.signbit(d.detach().numpy()), [True, False, False])
+        assert d.detach().tolist()[1:] == [1.0, float("inf")]
+        assert fwAD.unpack_dual(d * 3).tangent.tolist() == [float("inf"), 6.0, 3.0]
+
+
 def test_forward_ad_through_modules_and_functional_call():
     """The forward-mode AD tutorial's module patterns: parameters swapped for duals, and functional_call."""
     from cthtorch.autograd import forward_ad as fwAD

@@ -520,3 +520,26 @@ def test_swap_tensors_swaps_subclass_slots_like_torch():
         L.utils.swap_tensors(a, b)
         got.append((a.foo, b.foo, a.tolist(), b.tolist()))
     assert got[0] == got[1] == (2, 1, [0.0, 0.0], [1.0, 1.0])
+
+
+def test_as_subclass_with_slots_like_torch():
+    got = []
+    for L in (ct, torch):
+        class S(L.Tensor):
+            __slots__ = ("foo",)
+
+        class Plain(L.Tensor):
+            pass
+        x = L.tensor([1.0, 2.0], requires_grad=True)
+        y = x.as_subclass(S)
+        y.foo = 3
+        y.retain_grad()
+        (y * 2).sum().backward()
+        w = x.detach().as_subclass(S)
+        w.add_(1)   # shares the data
+        p = L.tensor([1.0]).as_subclass(Plain)
+        got.append((type(y).__name__, y.foo, type(y.grad_fn).__name__, y._base is x, x.grad.tolist(), y.grad.tolist(),
+                    x.tolist(), repr(w), type(p).__name__, p.requires_grad, p.grad_fn))
+    assert got[0] == got[1]
+    for bad in (int, 3):
+        oracle.raises_like(lambda: ct.ones(1).as_subclass(bad), lambda: torch.ones(1).as_subclass(bad))

@@ -122,6 +122,11 @@ class Decl:
         self.autocast = d.get("autocast")
         if self.autocast not in (None, "lower", "fp32"):
             raise SystemExit("%s: autocast must be lower or fp32" % d["func"])
+        # torch.autocast('cpu') policy: its op lists differ from CUDA's (exp or softmax stay in their
+        # input's dtype on the CPU)
+        self.autocast_cpu = d.get("autocast_cpu")
+        if self.autocast_cpu not in (None, "lower", "fp32"):
+            raise SystemExit("%s: autocast_cpu must be lower or fp32" % d["func"])
         self.impl = d.get("impl")
         self.derivs = d.get("derivatives") or {}
         self.nondiff = bool(d.get("nondiff", False))
@@ -525,12 +530,17 @@ def gen_vt(d, out, inplace):
                       % (name, len(tens), devp[0] if devp else "NULL", "true" if d.cuda else "false",
                          "true" if devp else "false"))
     tparams_ac = [p for p in params if p.base == "Tensor"]
-    if d.autocast and d.cuda and not inplace and tparams_ac:
+    for policy, device_test, on_cpu, lower in (
+            (d.autocast if d.cuda else None, "dev_ >= 0 && THP_autocast_cuda", "false", "THP_autocast_cuda_dtype"),
+            (d.autocast_cpu, "dev_ < 0 && THP_autocast_cpu", "true", "THP_autocast_cpu_dtype")):
+        if not policy or inplace or not tparams_ac:
+            continue
         # autocast: the function form only (in-place and out= calls are not eligible, as in torch)
         n_ac = len(tparams_ac)
-        dev_fn.append("  if (dev_ >= 0 && THP_autocast_cuda%s) {" % (" && !out_" if out else ""))
+        dev_fn.append("  if (%s%s) {" % (device_test, " && !out_" if out else ""))
         dev_fn.append("    PyObject *ac_[%d] = {%s};" % (n_ac, ", ".join(p.name + "_" for p in tparams_ac)))
-        dev_fn.append("    if (THP_autocast_args(%d, %d, ac_) < 0) return NULL;" % (1 if d.autocast == "lower" else 2, n_ac))
+        dev_fn.append("    if (THP_autocast_args(%d, %d, ac_, %s, %s) < 0) return NULL;"
+                      % (1 if policy == "lower" else 2, n_ac, on_cpu, lower))
         sub = {p.name + "_": "ac_[%d]" % i for i, p in enumerate(tparams_ac)}
         dev_fn.append("    PyObject *r_ = %s_body(%s);" % (fname, ", ".join(sub.get(a, a) for a in args)))
         dev_fn.append("    for (int i = 0; i < %d; i++) Py_XDECREF(ac_[i]);" % n_ac)

@@ -6,9 +6,13 @@ import math
 
 import cthtorch
 from cthtorch._ops.shape import _broadcast_pair
+from cthtorch.amp import _cpu_policy
+from cthtorch.amp._cpu_policy import lower_on_cpu, outside_cpu_autocast
 
 
 def matmul(input, other, *, out=None):
+    if _cpu_policy._local.dtype is not None:   # CPU autocast's lower list (inline: matmul is hot)
+        input, other = _cpu_policy.lowered(input, other)
     a, b = input, other
     da, db = a.dim(), b.dim()
     if da == 0 or db == 0:
@@ -103,6 +107,7 @@ def _fold_mm(t1, t2):
     return cthtorch._C._internal._unsafe_view(r, shape)
 
 
+@outside_cpu_autocast
 def dot(input, other, *, out=None):
     if input.dim() != 1 or other.dim() != 1:
         raise RuntimeError("1D tensors expected, but got %dD and %dD tensors" % (input.dim(), other.dim()))
@@ -120,6 +125,7 @@ def vdot(input, other, *, out=None):
     return dot(input, other)
 
 
+@outside_cpu_autocast
 def inner(input, other, *, out=None):
     if input.dim() == 0 or other.dim() == 0:
         return input * other
@@ -127,6 +133,7 @@ def inner(input, other, *, out=None):
         cthtorch.tensordot(input, other, ([-1], [-1]))
 
 
+@outside_cpu_autocast
 def mv(input, vec, *, out=None):
     if input.dim() == 0:
         raise IndexError("Dimension specified as 0 but tensor has no dimensions")
@@ -145,11 +152,13 @@ def outer(input, vec2, *, out=None):
 ger = outer
 
 
+@outside_cpu_autocast
 def addmv(input, mat, vec, *, beta=1, alpha=1, out=None):
     return cthtorch.addmm(input.unsqueeze(1) if input.dim() == 1 else input, mat, vec.unsqueeze(1),
                           beta=beta, alpha=alpha).squeeze(1)
 
 
+@lower_on_cpu
 def addbmm(input, batch1, batch2, *, beta=1, alpha=1, out=None):
     return input * beta + cthtorch.bmm(batch1, batch2).sum(0) * alpha
 

@@ -9,6 +9,7 @@ import cthtorch
 from cthtorch import _C
 from cthtorch.autograd.function import Function
 from cthtorch._utils import _int_arg, _int_list, _wrap_dim
+from cthtorch._sparse_tensor import name_node
 
 
 def _needs_grad(*ts):
@@ -519,3 +520,8 @@ def _index_add(self, dim, index, source, alpha):
             return (self.reshape(1).scatter_add(0, idx, src.reshape(-1))).reshape(())
         return scatter_add(self, d, idx, src)
     return _C._internal._index_add_c(self.detach(), dim, _d(index), _d(source), alpha)
+
+
+# torch's grad_fn names for the nodes of these Functions
+name_node(_Gather, "GatherBackward0")
+name_node(_MaskedFill, "MaskedFillBackward0")

@@ -228,13 +228,52 @@ def _sample_dirichlet(input, generator=None):
         return dirichlet(input)
 
 
+def _has_compatible_shallow_copy_type(input, from_):
+    """Whether `input.data = from_` can keep input's object: both are the same kind of tensor (dense strided,
+    or sparse), whatever their dtypes, shapes and devices (nn.Module._apply asks)."""
+    for pos, (name, t) in enumerate((("input", input), ("from", from_))):
+        if not isinstance(t, cthtorch.Tensor):
+            raise TypeError("_has_compatible_shallow_copy_type(): argument '%s' (position %d) must be Tensor, not %s"
+                            % (name, pos + 1, type(t).__name__))
+    return input.layout == from_.layout
+
+
+# The default device factories use: None is cpu. `with torch.device(d):` sets it and restores, on leaving, the
+# one it found (a stack: nested contexts, and set_default_device calls inside one, unwind as torch's do).
+_default_device = None
+_device_context_saved = []
+
+
+def _default_device_supported(device):
+    """Which devices can be the default: cthtorch's factories allocate on the cpu only."""
+    if device.type != "cpu":
+        raise NotImplementedError("cthtorch.set_default_device: only the cpu device is supported")
+
+
 def get_default_device():
-    return cthtorch.device("cpu")
+    return cthtorch.device("cpu") if _default_device is None else _default_device
 
 
 def set_default_device(device):
-    if device is not None and str(device) != "cpu":
-        raise NotImplementedError("cthtorch.set_default_device: only the cpu device is supported")
+    global _default_device
+    if device is not None:
+        device = cthtorch.device(device)
+        _default_device_supported(device)
+    _default_device = device
+
+
+def _device_context_enter(device):
+    """torch.device.__enter__ (src/python/Device.c)."""
+    previous = _default_device
+    set_default_device(device)
+    _device_context_saved.append(previous)
+
+
+def _device_context_exit():
+    """torch.device.__exit__: back to the default device the matching __enter__ found."""
+    global _default_device
+    if _device_context_saved:
+        _default_device = _device_context_saved.pop()
 
 
 # ---------------------------------------------------------------- install
@@ -257,7 +296,7 @@ for _n, _f in (("asarray", _factory.asarray), ("frombuffer", _factory.frombuffer
                ("empty_permuted", _factory.empty_permuted)):
     _FUNCS[_n] = _f
 for _n in ("is_same_size", "is_signed", "is_complex", "is_conj", "is_neg", "is_inference", "conj", "resolve_conj",
-           "resolve_neg", "conj_physical", "index_reduce", "get_default_device",
+           "resolve_neg", "conj_physical", "index_reduce", "get_default_device", "_has_compatible_shallow_copy_type",
            "set_default_device"):
     _FUNCS[_n] = globals()[_n]
 

@@ -1,17 +1,19 @@
 """autocast: the state (per device type, per thread) that torch keeps, with
 torch's argument checks and warnings.
 
-cthtorch does not cast inside autocast regions: ops keep running in their
-inputs' dtype (float32 stays float32), so results are at least as precise as
-torch's but matmul/conv outputs are float32 where torch would give the
-autocast dtype. Code reading the state (is_autocast_enabled,
-get_autocast_dtype) sees what torch would report."""
+The CUDA and CPU states reach the dispatch point (src/python/Bindings.c),
+which casts the tensor arguments of the ops declared `autocast:` (CUDA) or
+`autocast_cpu:` (CPU) in src/ATen/declarations, so matmul, linear and conv
+give the autocast dtype as torch's do; the ops of torch's CPU lists that are
+written in Python cast through the decorators of _cpu_policy. Other device types
+keep only the state."""
 import functools
 import threading
 import warnings
 
 import cthtorch
 from cthtorch import _C
+from cthtorch.amp import _cpu_policy
 
 __all__ = ["autocast", "custom_fwd", "custom_bwd", "is_autocast_available"]
 
@@ -31,6 +33,20 @@ def _sync_cuda():
     arguments of the ops declared `autocast:` (src/ATen/declarations)."""
     st = _state()
     _C._cuda._set_autocast(bool(st["enabled"].get("cuda", False)), st["dtype"].get("cuda", cthtorch.float16))
+
+
+def _sync_cpu():
+    st = _state()
+    on, dtype = bool(st["enabled"].get("cpu", False)), st["dtype"].get("cpu", cthtorch.bfloat16)
+    _C._set_autocast_cpu(on, dtype)
+    _cpu_policy._local.dtype = dtype if on else None
+
+
+def _sync(device_type):
+    if device_type == "cuda":
+        _sync_cuda()
+    elif device_type == "cpu":
+        _sync_cpu()
 
 
 def _default_dtype(device_type):
@@ -55,8 +71,7 @@ def set_autocast_enabled(device_type, enabled=None):
         device_type, enabled = "cuda", device_type
     _check_device(device_type)
     _state()["enabled"][device_type] = bool(enabled)
-    if device_type == "cuda":
-        _sync_cuda()
+    _sync(device_type)
 
 
 def get_autocast_dtype(device_type):
@@ -67,8 +82,7 @@ def get_autocast_dtype(device_type):
 def set_autocast_dtype(device_type, dtype):
     _check_device(device_type)
     _state()["dtype"][device_type] = dtype
-    if device_type == "cuda":
-        _sync_cuda()
+    _sync(device_type)
 
 
 def is_autocast_cpu_enabled():

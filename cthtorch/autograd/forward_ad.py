@@ -2,12 +2,16 @@
 
 There are no dual tensors in C. Instead:
 
-* make_dual(primal, tangent) returns a tensor whose value is primal's and
-  that is a graph root the level remembers, with its tangent;
+* a level has one scalar graph leaf, eps (one real, and one complex for
+  complex tangents); make_dual(primal, tangent) returns primal's value as
+  the output of a node that reads as primal + eps * tangent: its vjp hands
+  the primal its gradient unchanged and eps the sum of gradient * tangent;
 * unpack_dual(y) computes y's tangent when asked, by the double-vjp trick:
-  with u a dummy cotangent, g(u) = J^T u is linear in u, so the vjp of g with
-  the inputs' tangents v is J v. One double backward over y's graph gives the
-  sum of J_i v_i over every dual of the level that y depends on.
+  with u a dummy cotangent, g(u) = dy/deps^T u is linear in u, and its vjp
+  is dy/deps = the sum of J_i v_i over every dual of the level that y
+  depends on. One double backward over y's graph, whatever the number of
+  duals the level has made (so a loop making duals stays linear, and a dual
+  that is gone holds nothing: its tangent lives in its node only).
 
 So values are torch's (to rounding) for every op with a double backward, and
 unpack_dual costs two backward passes. Differences from torch that a program
@@ -24,8 +28,9 @@ import cthtorch
 __all__ = ["UnpackedDualTensor", "enter_dual_level", "exit_dual_level", "make_dual", "unpack_dual", "dual_level"]
 
 _current_level = -1
-# the current level's duals: (weakref to the dual, root, tangent, primal required grad)
-_duals = []
+# the current level: its eps leaves (by complexness), the duals made (id -> (weakref, tangent, primal required
+# grad), an entry leaving with its tensor) and whether any primal required grad
+_level = {"eps": {}, "duals": {}, "any_rg": False}
 
 UnpackedDualTensor = namedtuple("UnpackedDualTensor", ["primal", "tangent"])
 
@@ -46,11 +51,54 @@ def exit_dual_level(*, level=None):
         raise RuntimeError("Trying to exit a forward AD level that was not the last one that was created. This is "
                            "not supported.")
     _current_level = -1
-    del _duals[:]   # tangents do not outlive their level
+    # tangents do not outlive their level
+    _level["eps"].clear()
+    _level["duals"].clear()
+    _level["any_rg"] = False
 
 
 def _size_list(t):
     return "[" + ", ".join(str(s) for s in t.shape) + "]"
+
+
+def _dual_function():
+    """The Function behind make_dual (made on first use: this module loads before autograd.Function)."""
+    global _Dual
+    if _Dual is None:
+        class _Dual(cthtorch.autograd.Function):
+            """primal + eps * tangent, valued primal exactly (no 0 * inf, no -0.0 turned +0.0)."""
+
+            @staticmethod
+            def forward(ctx, primal, eps, tangent):
+                ctx.tangent = tangent
+                ctx.eps_dtype = eps.dtype
+                return primal.view_as(primal)
+
+            @staticmethod
+            def backward(ctx, grad):
+                t = ctx.tangent
+                g_eps = (grad * (t.conj() if t.is_complex() else t)).sum()
+                return grad, g_eps.to(ctx.eps_dtype), None
+    return _Dual
+
+
+_Dual = None
+
+
+def _eps(is_complex):
+    eps = _level["eps"].get(is_complex)
+    if eps is None:
+        eps = cthtorch.zeros((), dtype=cthtorch.complex128 if is_complex else cthtorch.float64, requires_grad=True)
+        _level["eps"][is_complex] = eps
+    return eps
+
+
+def _forget(key):
+    def drop(ref):
+        entry = _level["duals"].get(key)
+        if entry is not None and entry[0] is ref:
+            del _level["duals"][key]
+    return drop
 
 
 def make_dual(tensor, tangent, *, level=None):
@@ -70,39 +118,37 @@ def make_dual(tensor, tangent, *, level=None):
         raise RuntimeError("Trying to set a forward gradient that has a different size than that of the original "
                            "Tensor, this is not supported. Tensor is of size %s while the given forward gradient is "
                            "of size %s." % (_size_list(tensor), _size_list(tangent)))
-    root = tensor.detach().requires_grad_()
-    if tensor.requires_grad and cthtorch.is_grad_enabled():
-        # value of root, derivative 1 towards both root (forward mode) and tensor (reverse mode through it)
-        dual = root + (tensor - tensor.detach())
-    else:
-        dual = root
-    _duals.append((weakref.ref(dual), root, tangent, tensor.requires_grad))
+    primal_rg = tensor.requires_grad and cthtorch.is_grad_enabled()
+    eps = _eps(tangent.is_complex() or tensor.is_complex())
+    with cthtorch.enable_grad():
+        dual = _dual_function().apply(tensor if primal_rg else tensor.detach(), eps, tangent)
+    ref = weakref.ref(dual, _forget(id(dual)))
+    _level["duals"][id(dual)] = (ref, tangent, tensor.requires_grad)
+    _level["any_rg"] = _level["any_rg"] or tensor.requires_grad
     return dual
 
 
 def _entry(tensor):
-    for ref, root, tangent, primal_rg in _duals:
-        if ref() is tensor:
-            return root, tangent, primal_rg
-    return None
+    entry = _level["duals"].get(id(tensor))
+    if entry is None or entry[0]() is not tensor:
+        return None
+    return entry[1], entry[2]
 
 
 def _tangent_of(tensor):
     """J v summed over the level's duals, or None when tensor depends on none of them."""
-    # every dual counts, also one whose tensor is gone: its root may still be in tensor's graph
-    live = [(root, tangent) for _, root, tangent, _ in _duals]
-    if not live or not tensor.requires_grad or not (tensor.is_floating_point() or tensor.is_complex()):
+    eps = list(_level["eps"].values())
+    if not eps or not tensor.requires_grad or not (tensor.is_floating_point() or tensor.is_complex()):
         return None
-    roots = [r for r, _ in live]
     u = cthtorch.zeros_like(tensor, requires_grad=True)
     with cthtorch.enable_grad():
-        gs = cthtorch.autograd.grad(tensor, roots, u, retain_graph=True, create_graph=True, allow_unused=True)
-    pairs = [(g, t.to(g.dtype)) for g, (_, t) in zip(gs, live) if g is not None and g.requires_grad]
-    if not pairs:
+        gs = cthtorch.autograd.grad(tensor, eps, u, retain_graph=True, create_graph=True, allow_unused=True)
+    linear = [g for g in gs if g is not None and g.requires_grad]
+    if not linear:
         if all(g is None for g in gs):
             return None
         return cthtorch.zeros_like(tensor)   # depends on a dual, but only through a constant-gradient path
-    (jv,) = cthtorch.autograd.grad([g for g, _ in pairs], u, [t for _, t in pairs], allow_unused=True)
+    (jv,) = cthtorch.autograd.grad(linear, u, [cthtorch.ones_like(g) for g in linear], allow_unused=True)
     return cthtorch.zeros_like(tensor) if jv is None else jv.detach()
 
 
@@ -114,13 +160,12 @@ def unpack_dual(tensor, *, level=None):
         return UnpackedDualTensor(tensor, None)
     hit = _entry(tensor)
     if hit is not None:
-        root, tangent, primal_rg = hit
-        return UnpackedDualTensor(tensor if primal_rg else root.detach(), tangent)
+        tangent, primal_rg = hit
+        return UnpackedDualTensor(tensor if primal_rg else tensor.detach(), tangent)
     tangent = _tangent_of(tensor)
     if tangent is None:
         return UnpackedDualTensor(tensor, None)
-    any_rg = any(rg for _, _, _, rg in _duals)
-    return UnpackedDualTensor(tensor if any_rg else tensor.detach(), tangent)
+    return UnpackedDualTensor(tensor if _level["any_rg"] else tensor.detach(), tangent)
 
 
 def _function_jvp(cls, ctx, args, outputs):
@@ -142,7 +187,7 @@ def _function_jvp(cls, ctx, args, outputs):
 
 
 def _is_active():
-    return _current_level >= 0 and bool(_duals)
+    return _current_level >= 0 and bool(_level["eps"])
 
 
 class dual_level:

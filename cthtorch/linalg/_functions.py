@@ -4,6 +4,7 @@ with differentiable ops, so double backward works too."""
 import cthtorch
 from cthtorch import _C
 from cthtorch.autograd import Function
+from cthtorch._sparse_tensor import name_node
 
 _VF = _C._internal   # the LAPACK helpers are not public ops
 
@@ -297,3 +298,9 @@ def _qr_square_backward(gQ, gR, Q, R):
     M = low + low.mT + cthtorch.diag_embed(M.diagonal(0, -2, -1))
     b = gQ + cthtorch.matmul(Q, M)
     return SolveTriangular.apply(R.mT, b, False, False, False)
+
+
+# torch's grad_fn names for the nodes of these Functions
+name_node(Inv, "LinalgInvExBackward0")
+name_node(Det, "LinalgDetBackward0")
+name_node(Slogdet, "LinalgSlogdetBackward0")

@@ -7,6 +7,7 @@ from cthtorch.autograd import Function
 from cthtorch._utils import _dtype_name
 from cthtorch.linalg import _checks
 from cthtorch._sparse_tensor import name_node
+from cthtorch.amp._cpu_policy import fp32_on_cpu
 
 
 def _dims(x, dim):
@@ -204,6 +205,7 @@ def renorm(input, p, dim, maxnorm):
     return input * factor
 
 
+@fp32_on_cpu
 def cdist(x1, x2, p=2.0, compute_mode="use_mm_for_euclid_dist_if_necessary"):
     if x1.dim() < 2:
         raise RuntimeError("cdist only supports at least 2D tensors, X1 got: %dD" % x1.dim())

@@ -4,6 +4,7 @@ import math
 
 import cthtorch
 from cthtorch.linalg import _checks, _functions
+from cthtorch.amp._cpu_policy import lower_on_cpu
 
 
 def cross_(input, other, dim, name="linalg.cross"):
@@ -22,6 +23,7 @@ def cross(input, other, *, dim=-1):
     return cross_(input, other, dim)
 
 
+@lower_on_cpu
 def vecdot(x, y, *, dim=-1):
     return (x * y).sum(dim)
 

@@ -12,6 +12,7 @@ from cthtorch._ops.nn import _check_p
 from cthtorch.nn.modules.utils import _pair
 from cthtorch._utils import _int_arg, _int_list
 from cthtorch._sparse_tensor import name_node
+from cthtorch.amp._cpu_policy import fp32_on_cpu, lower_on_cpu, outside_cpu_autocast
 
 _nn = _C._nn
 Tensor = cthtorch.Tensor
@@ -56,6 +57,7 @@ def linear(input, weight, bias=None):
     return _nn.linear(input, weight, bias)
 
 
+@outside_cpu_autocast
 def bilinear(input1, input2, weight, bias=None):
     # y_k = x1^T W_k x2 + b_k
     y = cthtorch.matmul(input1.unsqueeze(-2).unsqueeze(-3), weight)   # (..., out, 1, in2)
@@ -89,6 +91,7 @@ def conv2d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
     return cthtorch.conv2d(input, weight, bias, stride, pad, dilation, groups)
 
 
+@lower_on_cpu
 def conv1d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
     if _has_torch_function_unary(input):
         return _handle_with_locals(conv1d, locals(), cthtorch.conv1d)
@@ -105,6 +108,7 @@ def conv1d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
     return out.squeeze(-2)
 
 
+@lower_on_cpu
 def conv_transpose2d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1, dilation=1):
     if _has_torch_function_unary(input):
         return _handle_with_locals(conv_transpose2d, locals(), cthtorch.conv_transpose2d)
@@ -147,6 +151,7 @@ class _ConvT(cthtorch.autograd.Function):
         return gx, gw, None, None, None, None, None
 
 
+@lower_on_cpu
 def conv_transpose1d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1, dilation=1):
     if _has_torch_function_unary(input):
         return _handle_with_locals(conv_transpose1d, locals(), cthtorch.conv_transpose1d)
@@ -342,6 +347,7 @@ def threshold(input, threshold, value, inplace=False):
 
 _threshold_fn = threshold   # its parameter `threshold` hides the name
 
+@lower_on_cpu
 def prelu(input, weight):
     return cthtorch.prelu(input, weight)
 
@@ -583,6 +589,7 @@ def _check_class_weight(weight, target):
                            "This input cannot have requires_grad True.")
 
 
+@fp32_on_cpu
 def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, reduce=None, reduction="mean"):
     if _has_torch_function_variadic(input, target, weight):
         return _handle_with_locals(nll_loss, locals())
@@ -591,6 +598,7 @@ def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, r
     return _nn.nll_loss_nd(input, target, weight, _reduction_enum(reduction), ignore_index)
 
 
+@fp32_on_cpu
 def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-100, reduce=None, reduction="mean",
                   label_smoothing=0.0):
     if _has_torch_function_variadic(input, target, weight):
@@ -624,6 +632,7 @@ class _MseLoss(cthtorch.autograd.Function):
 name_node(_MseLoss, "MseLossBackward0")
 
 
+@fp32_on_cpu
 def mse_loss(input, target, size_average=None, reduce=None, reduction="mean", weight=None):
     if _has_torch_function_variadic(input, target, weight):
         return _handle_with_locals(mse_loss, locals())
@@ -641,6 +650,7 @@ def mse_loss(input, target, size_average=None, reduce=None, reduction="mean", we
     return _apply_loss_reduction(d * d, reduction)
 
 
+@fp32_on_cpu
 def l1_loss(input, target, size_average=None, reduce=None, reduction="mean"):
     if _has_torch_function_variadic(input, target):
         return _handle_with_locals(l1_loss, locals())
@@ -648,6 +658,7 @@ def l1_loss(input, target, size_average=None, reduce=None, reduction="mean"):
     return _apply_loss_reduction((input - target).abs(), reduction)
 
 
+@fp32_on_cpu
 def smooth_l1_loss(input, target, size_average=None, reduce=None, reduction="mean", beta=1.0):
     if _has_torch_function_variadic(input, target):
         return _handle_with_locals(smooth_l1_loss, locals())
@@ -659,6 +670,7 @@ def smooth_l1_loss(input, target, size_average=None, reduce=None, reduction="mea
     return _apply_loss_reduction(loss, reduction, "SmoothL1LossBackward0")
 
 
+@fp32_on_cpu
 def huber_loss(input, target, reduction="mean", delta=1.0, weight=None):
     if _has_torch_function_variadic(input, target, weight):
         return _handle_with_locals(huber_loss, locals())
@@ -680,6 +692,7 @@ def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=N
     return _apply_loss_reduction(loss, reduction, "BinaryCrossEntropyBackward0")
 
 
+@fp32_on_cpu
 def binary_cross_entropy_with_logits(input, target, weight=None, size_average=None, reduce=None, reduction="mean",
                                      pos_weight=None):
     if _has_torch_function_variadic(input, target, weight, pos_weight):
@@ -698,6 +711,7 @@ def binary_cross_entropy_with_logits(input, target, weight=None, size_average=No
     return _apply_loss_reduction(loss, reduction, "BinaryCrossEntropyWithLogitsBackward0")
 
 
+@fp32_on_cpu
 def kl_div(input, target, size_average=None, reduce=None, reduction="mean", log_target=False):
     if _has_torch_function_variadic(input, target):
         return _handle_with_locals(kl_div, locals())
@@ -711,6 +725,7 @@ def kl_div(input, target, size_average=None, reduce=None, reduction="mean", log_
     return _apply_loss_reduction(loss, reduction)
 
 
+@fp32_on_cpu
 def poisson_nll_loss(input, target, log_input=True, full=False, size_average=None, eps=1e-8, reduce=None,
                      reduction="mean"):
     if _has_torch_function_variadic(input, target):
@@ -722,6 +737,7 @@ def poisson_nll_loss(input, target, log_input=True, full=False, size_average=Non
     return _apply_loss_reduction(loss, reduction)
 
 
+@fp32_on_cpu
 def cosine_embedding_loss(input1, input2, target, margin=0.0, size_average=None, reduce=None, reduction="mean"):
     if _has_torch_function_variadic(input1, input2, target):
         return _handle_with_locals(cosine_embedding_loss, locals())
@@ -730,12 +746,14 @@ def cosine_embedding_loss(input1, input2, target, margin=0.0, size_average=None,
     return _apply_loss_reduction(loss, reduction)
 
 
+@fp32_on_cpu
 def margin_ranking_loss(input1, input2, target, margin=0, size_average=None, reduce=None, reduction="mean"):
     if _has_torch_function_variadic(input1, input2, target):
         return _handle_with_locals(margin_ranking_loss, locals())
     return _apply_loss_reduction((-target * (input1 - input2) + margin).clamp_min(0), reduction)
 
 
+@fp32_on_cpu
 def hinge_embedding_loss(input, target, margin=1.0, size_average=None, reduce=None, reduction="mean"):
     if _has_torch_function_variadic(input, target):
         return _handle_with_locals(hinge_embedding_loss, locals())
@@ -743,6 +761,7 @@ def hinge_embedding_loss(input, target, margin=1.0, size_average=None, reduce=No
     return _apply_loss_reduction(loss, reduction)
 
 
+@fp32_on_cpu
 def triplet_margin_loss(anchor, positive, negative, margin=1.0, p=2, eps=1e-6, swap=False, size_average=None,
                         reduce=None, reduction="mean"):
     if _has_torch_function_variadic(anchor, positive, negative):
@@ -754,6 +773,7 @@ def triplet_margin_loss(anchor, positive, negative, margin=1.0, p=2, eps=1e-6, s
     return _apply_loss_reduction((d_pos - d_neg + margin).clamp_min(0), reduction)
 
 
+@fp32_on_cpu
 def soft_margin_loss(input, target, size_average=None, reduce=None, reduction="mean"):
     if _has_torch_function_variadic(input, target):
         return _handle_with_locals(soft_margin_loss, locals())

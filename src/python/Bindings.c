@@ -258,24 +258,47 @@ int THP_device_or(PyObject *device_arg, const THTensor *self) {
   return d;
 }
 
-/* ---- autocast (CUDA) ---- */
+/* ---- autocast (CUDA and CPU) ---- */
 _Thread_local int THP_autocast_cuda = 0;
 _Thread_local THDtype THP_autocast_cuda_dtype = TH_Half;
+_Thread_local int THP_autocast_cpu = 0;
+_Thread_local THDtype THP_autocast_cpu_dtype = TH_BFloat16;
 
-int THP_autocast_args(int policy, int n, PyObject **args) {
+/* Casts an autocast-eligible op's tensor arguments on `device` (-1: the CPU) in place in args (new
+ * references; the caller frees them): policy 1 ("lower") takes floating tensors other than float64 to
+ * `lower`, policy 2 ("fp32") takes float16/bfloat16 ones to float32, as torch's autocast does. */
+int THP_autocast_args(int policy, int n, PyObject **args, bool on_cpu, THDtype lower) {
   for (int i = 0; i < n; i++) {
     PyObject *a = args[i];
     args[i] = NULL;
     if (!a || !THPTensor_Check(a)) { args[i] = Py_XNewRef(a); continue; }
     THTensor *t = ((THPTensor *)a)->t;
-    bool lower = policy == 1 && t->dtype == TH_Float && THP_autocast_cuda_dtype != TH_Float;
-    bool upper = policy == 2 && (t->dtype == TH_Half || t->dtype == TH_BFloat16);
-    if (THTensor_device(t) < 0 || !(lower || upper)) { args[i] = Py_NewRef(a); continue; }
-    PyObject *dt = THP_dtype_to_py(lower ? THP_autocast_cuda_dtype : TH_Float);
+    bool floating = t->dtype == TH_Float || t->dtype == TH_Half || t->dtype == TH_BFloat16;
+    bool down = policy == 1 && floating && t->dtype != lower;
+    bool up = policy == 2 && (t->dtype == TH_Half || t->dtype == TH_BFloat16);
+    if ((THTensor_device(t) < 0) != on_cpu || !(down || up)) { args[i] = Py_NewRef(a); continue; }
+    PyObject *dt = THP_dtype_to_py(down ? lower : TH_Float);
     PyObject *c = dt ? F__to_copy(a, dt, NULL, NULL, NULL) : NULL;   /* differentiable: grads flow back in a's dtype */
     Py_XDECREF(dt);
     if (!c) { for (int j = 0; j < i; j++) Py_CLEAR(args[j]); return -1; }
     args[i] = c;
   }
   return 0;
+}
+
+/* _set_autocast(enabled, dtype) for one device's state (the CUDA one in Cuda.c, the CPU one below) */
+PyObject *THP_set_autocast_state(PyObject *args, const char *fmt, int *enabled, THDtype *dtype) {
+  int on;
+  PyObject *dt;
+  if (!PyArg_ParseTuple(args, fmt, &on, &dt)) return NULL;
+  if (!THPDtype_Check(dt)) { PyErr_SetString(PyExc_TypeError, "_set_autocast: expected a dtype"); return NULL; }
+  *enabled = on;
+  *dtype = ((THPDtype *)dt)->dtype;
+  Py_RETURN_NONE;
+}
+
+/* torch.autocast('cpu') state for the dispatch point (cthtorch/amp/autocast_mode.py sets it) */
+PyObject *THP_set_autocast_cpu(PyObject *m, PyObject *args) {
+  (void)m;
+  return THP_set_autocast_state(args, "pO:_set_autocast_cpu", &THP_autocast_cpu, &THP_autocast_cpu_dtype);
 }

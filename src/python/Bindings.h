@@ -32,7 +32,10 @@ extern _Thread_local THDtype THP_autocast_cuda_dtype;
 /* Replaces the n tensor arguments in args (NULL/None kept) by new references
  * cast for autocast: policy 1 float32 GPU tensors to the autocast dtype,
  * policy 2 float16/bfloat16 GPU tensors to float32. The caller DECREFs them. */
-int THP_autocast_args(int policy, int n, PyObject **args);
+extern _Thread_local int THP_autocast_cpu;
+extern _Thread_local THDtype THP_autocast_cpu_dtype;
+int THP_autocast_args(int policy, int n, PyObject **args, bool on_cpu, THDtype lower);
+PyObject *THP_set_autocast_state(PyObject *args, const char *fmt, int *enabled, THDtype *dtype);
 /* Steals r (NULL passes through): the same tensor on device, requires_grad kept. */
 PyObject *THP_move_result(PyObject *r, int device);
 /* A factory's device= argument: -2 when None (the result stays where it is made), -1 cpu, N cuda:N. */

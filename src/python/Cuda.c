@@ -286,13 +286,8 @@ static PyObject *c_set_rng_state(PyObject *m, PyObject *args) {
 
 /* torch.autocast('cuda') state for the dispatch point (Bindings.c) */
 static PyObject *c_set_autocast(PyObject *m, PyObject *args) {
-  int enabled;
-  PyObject *dt;
-  if (!PyArg_ParseTuple(args, "pO:_set_autocast", &enabled, &dt)) return NULL;
-  if (!THPDtype_Check(dt)) { PyErr_SetString(PyExc_TypeError, "_set_autocast: expected a dtype"); return NULL; }
-  THP_autocast_cuda = enabled;
-  THP_autocast_cuda_dtype = ((THPDtype *)dt)->dtype;
-  Py_RETURN_NONE;
+  (void)m;
+  return THP_set_autocast_state(args, "pO:_set_autocast", &THP_autocast_cuda, &THP_autocast_cuda_dtype);
 }
 
 /* torch.backends.cudnn's flags live in libATen (at_cudnn_flags), so they can

@@ -166,19 +166,20 @@ static PyGetSetDef device_getset[] = {
   {"index", (getter)device_index, NULL, NULL, NULL},
   {NULL}
 };
-/* `with torch.device(d):` makes d the default device for factories inside the block, through
-   cthtorch.set_default_device (which says which devices can be defaults); leaving restores the default. */
-static PyObject *call_set_default_device(PyObject *arg) {
-  PyObject *mod = PyImport_ImportModule("cthtorch");
+/* `with torch.device(d):` makes d the default device for factories inside the block; leaving restores the
+   default the block found (nested blocks unwind). The state and the check of which devices can be defaults
+   live in cthtorch/_ops/torch_api.py, next to set_default_device. */
+static PyObject *call_device_context(const char *fn, PyObject *arg) {
+  PyObject *mod = PyImport_ImportModule("cthtorch._ops.torch_api");
   if (!mod) return NULL;
-  PyObject *r = PyObject_CallMethod(mod, "set_default_device", "O", arg);
+  PyObject *r = arg ? PyObject_CallMethod(mod, fn, "O", arg) : PyObject_CallMethod(mod, fn, NULL);
   Py_DECREF(mod);
   return r;
 }
 
 static PyObject *device_enter(PyObject *self, PyObject *noargs) {
   (void)noargs;
-  PyObject *r = call_set_default_device(self);
+  PyObject *r = call_device_context("_device_context_enter", self);
   if (!r) return NULL;
   Py_DECREF(r);
   return Py_NewRef(self);
@@ -186,7 +187,7 @@ static PyObject *device_enter(PyObject *self, PyObject *noargs) {
 
 static PyObject *device_exit(PyObject *self, PyObject *args) {
   (void)self; (void)args;
-  PyObject *r = call_set_default_device(Py_None);
+  PyObject *r = call_device_context("_device_context_exit", NULL);
   if (!r) return NULL;
   Py_DECREF(r);
   Py_RETURN_NONE;

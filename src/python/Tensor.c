@@ -488,3 +488,40 @@ PyObject *THP_swap_tensors(PyObject *m, PyObject *args) {
   Py_SET_TYPE(o2, ta);
   Py_RETURN_NONE;
 }
+
+/* Tensor.as_subclass's last step: `fresh` (a new alias of the source, which only the caller holds) moves its
+ * data and autograd state into a new instance of cls, so the result stays on the graph as torch's does. A
+ * new object rather than assigning __class__, which CPython refuses when cls adds __slots__ (another
+ * layout). Returns the new reference; `fresh` is left empty (its dealloc frees nothing of what moved). */
+PyObject *THP_tensor_reclass(PyObject *m, PyObject *args) {
+  (void)m;
+  PyObject *fresh, *cls;
+  if (!PyArg_ParseTuple(args, "O!O", &THPTensorType, &fresh, &cls)) return NULL;
+  if (!PyType_Check(cls)) {
+    PyErr_Format(PyExc_TypeError, "cls must be a type (got %s)", Py_TYPE(cls)->tp_name);
+    return NULL;
+  }
+  if (!PyType_IsSubtype((PyTypeObject *)cls, &THPTensorType)) {
+    PyErr_SetString(PyExc_TypeError, "Creating a Tensor subclass from a class that does not inherit from Tensor "
+                    "is not possible. Make sure your class inherits from Tensor.");
+    return NULL;
+  }
+  PyTypeObject *tp = (PyTypeObject *)cls;
+  THPTensor *src = (THPTensor *)fresh;
+  THPTensor *dst = (THPTensor *)tp->tp_alloc(tp, 0);
+  if (!dst) return NULL;
+  /* field by field: __dict__ and weak references belong to the object, not to the tensor */
+  dst->t = src->t;                 src->t = NULL;
+  dst->version = src->version;     src->version = NULL;
+  dst->grad = src->grad;           src->grad = NULL;
+  dst->grad_fn = src->grad_fn;     src->grad_fn = NULL;
+  /* grad_acc stays: an AccumulateGrad node names its tensor object (a fresh alias has none yet) */
+  dst->hooks = src->hooks;         src->hooks = NULL;
+  dst->base = src->base;           src->base = NULL;
+  dst->view_version = src->view_version;
+  dst->output_nr = src->output_nr;
+  dst->requires_grad = src->requires_grad;
+  dst->retains_grad = src->retains_grad;
+  dst->view_multi = src->view_multi;
+  return (PyObject *)dst;
+}

@@ -52,6 +52,17 @@ static PyObject *m_is_contiguous(PyObject *self, PyObject *args, PyObject *kw) {
   return PyBool_FromLong(THTensor_isContiguous(SELF->t));
 }
 
+/* x.contiguous() of a contiguous plain tensor is x itself, as torch's (no alias, no CloneBackward0 node);
+ * everything else (a copy, a memory format, a subclass that may override __torch_function__) takes the
+ * generated binding. Listed before the generated methods, so this one is the method. */
+PyObject *THPVariable_m_contiguous(PyObject *self_, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames);
+static PyObject *m_contiguous(PyObject *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames) {
+  if (nargs == 0 && !kwnames && THPTensorClass && Py_TYPE(self) == (PyTypeObject *)THPTensorClass &&
+      THTensor_isContiguous(SELF->t))
+    return Py_NewRef(self);
+  return THPVariable_m_contiguous(self, args, nargs, kwnames);
+}
+
 static PyObject *m_is_complex(PyObject *self, PyObject *u) { return PyBool_FromLong(THDtype_isComplex(SELF->t->dtype)); }
 
 static PyObject *scalar_of(THTensor *t) {
@@ -312,6 +323,7 @@ extern PyObject *THP_untyped_storage(PyObject *self, PyObject *u);
 
 #define VARKW(f) (PyCFunction)(void (*)(void))f, METH_VARARGS | METH_KEYWORDS
 PyMethodDef THP_manual_tensor_methods[] = {
+  {"contiguous", (PyCFunction)(void (*)(void))m_contiguous, METH_FASTCALL | METH_KEYWORDS, NULL},
   {"size", m_size, METH_VARARGS, NULL},
   {"stride", m_stride, METH_VARARGS, NULL},
   {"dim", m_dim, METH_NOARGS, NULL},

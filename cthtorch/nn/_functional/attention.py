@@ -5,6 +5,7 @@ import math
 
 import cthtorch
 from cthtorch.overrides import _handle_with_locals, has_torch_function_variadic as _has_torch_function_variadic
+from cthtorch.amp._cpu_policy import lower_on_cpu
 
 # torch's names of the dtypes in its attention messages
 _C10_NAMES = {"float32": "float", "float64": "double", "float16": "c10::Half", "bfloat16": "c10::BFloat16"}
@@ -38,6 +39,7 @@ def _fusable(q, k, v, m, dropout_p, enable_gqa):
     return True
 
 
+@lower_on_cpu
 def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.0, is_causal=False, scale=None,
                                  enable_gqa=False):
     if _has_torch_function_variadic(query, key, value):   # an fx Proxy: recorded as this function

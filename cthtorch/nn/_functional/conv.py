@@ -3,8 +3,10 @@ import cthtorch
 from cthtorch.overrides import _handle_with_locals, has_torch_function_unary as _has_torch_function_unary
 from cthtorch.nn._functional import _F
 from cthtorch.nn.modules.utils import _triple
+from cthtorch.amp._cpu_policy import lower_on_cpu
 
 
+@lower_on_cpu
 def conv3d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
     if _has_torch_function_unary(input):
         return _handle_with_locals(conv3d, locals(), cthtorch.conv3d)
@@ -49,6 +51,7 @@ def conv3d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
     return out if batched else out.squeeze(0)
 
 
+@lower_on_cpu
 def conv_transpose3d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1, dilation=1):
     if _has_torch_function_unary(input):
         return _handle_with_locals(conv_transpose3d, locals(), cthtorch.conv_transpose3d)

@@ -5,12 +5,14 @@ import math
 import cthtorch
 from cthtorch.overrides import _handle_with_locals, has_torch_function_variadic as _has_torch_function_variadic
 from cthtorch.nn._functional import _F
+from cthtorch.amp._cpu_policy import fp32_on_cpu
 
 
 def _reduce(loss, reduction):
     return _F()._apply_loss_reduction(loss, reduction)
 
 
+@fp32_on_cpu
 def multi_margin_loss(input, target, p=1, margin=1.0, weight=None, size_average=None, reduce=None, reduction="mean"):
     if _has_torch_function_variadic(input, target, weight):
         return _handle_with_locals(multi_margin_loss, locals())
@@ -40,6 +42,7 @@ def multi_margin_loss(input, target, p=1, margin=1.0, weight=None, size_average=
     return _reduce(loss, reduction)
 
 
+@fp32_on_cpu
 def multilabel_margin_loss(input, target, size_average=None, reduce=None, reduction="mean"):
     if _has_torch_function_variadic(input, target):
         return _handle_with_locals(multilabel_margin_loss, locals())

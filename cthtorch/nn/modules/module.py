@@ -328,32 +328,55 @@ class Module:
                     p.grad.zero_()
 
     def _apply(self, fn, recurse=True):
+        """Applies fn to every parameter, gradient and buffer. As torch's: a converted parameter keeps its
+        identity (optimizers built before .double()/.to() still hold it) by taking the result through
+        `.data =` where the tensor kinds allow; a new Parameter replaces it only where they don't (dense vs
+        sparse) or when torch.__future__'s overwrite switch is on; the swap switch swaps the contents in."""
         if recurse:
             for m in self.children():
                 m._apply(fn)
+        future = cthtorch.__future__
+
+        def keep_object(t, applied):
+            return cthtorch._has_compatible_shallow_copy_type(t, applied) and \
+                not future.get_overwrite_module_params_on_conversion()
+
+        swap = future.get_swap_module_params_on_conversion()
         for key, param in self._parameters.items():
             if param is None:
                 continue
             with cthtorch.no_grad():
-                new = fn(param)
-            if new is not param and cthtorch.__future__.get_swap_module_params_on_conversion():
-                # the Parameter object stays (optimizers hold it) and takes the converted contents
-                with cthtorch.no_grad():
-                    grad = fn(param.grad) if param.grad is not None else None
-                cthtorch.utils.swap_tensors(param, Parameter(new, param.requires_grad))
-                param.grad = grad
+                applied = fn(param)
+            grad = param.grad
+            if swap:
+                try:
+                    param.grad = None   # the gradient is swapped on its own below
+                    cthtorch.utils.swap_tensors(param, Parameter(applied, requires_grad=param.requires_grad))
+                except Exception as e:
+                    param.grad = grad
+                    raise RuntimeError("_apply(): Couldn't swap %s.%s" % (self._get_name(), key)) from e
+                out = param
+            elif keep_object(param, applied):
+                param.data = applied
+                out = param
+            else:
+                out = Parameter(applied, param.requires_grad)
+                self._parameters[key] = out
+            if grad is None:
                 continue
-            if new is not param:
-                if new.dtype == param.dtype and new.shape == param.shape:
-                    param.data = new
-                else:
-                    self._parameters[key] = Parameter(new, param.requires_grad)
-                    param = self._parameters[key]
-            if param.grad is not None:
-                with cthtorch.no_grad():
-                    g = fn(param.grad)
-                if g is not param.grad:
-                    param.grad = g.requires_grad_(param.grad.requires_grad)
+            with cthtorch.no_grad():
+                grad_applied = fn(grad)
+            if swap:
+                grad_applied.requires_grad_(grad.requires_grad)
+                try:
+                    cthtorch.utils.swap_tensors(grad, grad_applied)
+                except Exception as e:
+                    raise RuntimeError("_apply(): Couldn't swap %s.%s.grad" % (self._get_name(), key)) from e
+                out.grad = grad
+            elif keep_object(grad, grad_applied):
+                out.grad.data = grad_applied
+            else:
+                out.grad = grad_applied.requires_grad_(grad.requires_grad)
         for key, buf in self._buffers.items():
             if buf is not None:
                 self._buffers[key] = fn(buf)
