@@ -51,6 +51,26 @@ def test_next_functions_and_accumulate_grad():
     assert x.is_leaf and not y.is_leaf and y.requires_grad
 
 
+def test_number_on_the_left_is_the_second_operand():
+    """2 * b and 2 + b are b.mul(2) and b.add(2), as torch's reflected operators make them: b's edge comes first
+    in next_functions (pytorch/tutorials' autograd tutorial walks next_functions[0][0] down to the leaf)"""
+    torch = oracle.require_torch()
+
+    def shape(lib):
+        a = lib.linspace(0.0, 1.0, steps=5, requires_grad=True)
+        b = lib.sin(a)
+        out = []
+        for y in (2 * b, 2 + b, 2.5 * b, True * b, b * 2):
+            out.append([(type(f).__name__ if f is not None else None, k) for f, k in y.grad_fn.next_functions])
+        d = 2 * b + 1
+        walk = d.grad_fn.next_functions[0][0].next_functions[0][0].next_functions[0][0]
+        out.append((type(walk).__name__, walk.variable is a))
+        out.append(((2 * b).dtype, (3 * lib.tensor([True])).tolist(), (1 + lib.tensor([2], dtype=lib.uint8)).dtype))
+        return out
+
+    assert str(shape(ct)) == str(shape(torch))
+
+
 def test_accumulates_across_backward_calls():
     x = ct.ones(3, requires_grad=True)
     (x * 2).sum().backward()

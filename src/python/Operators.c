@@ -41,9 +41,12 @@ static PyObject *operand(PyObject *o, PyObject *other) {
     return r;                                                      \
   }
 
-BINARY_SLOT(nb_add, F_add(ta, tb, NULL))
+/* A number on the left of + or * is the second operand, as torch's __radd__/__rmul__ make it (2 * x is
+ * x.mul(2)): the autograd node lists x's edge first, as torch's next_functions does. */
+#define SCALAR_LEFT (!THPTensor_Check(a) && THPTensor_Check(b))
+BINARY_SLOT(nb_add, SCALAR_LEFT ? F_add(tb, ta, NULL) : F_add(ta, tb, NULL))
 BINARY_SLOT(nb_sub, F_sub(ta, tb, NULL))
-BINARY_SLOT(nb_mul, F_mul(ta, tb))
+BINARY_SLOT(nb_mul, SCALAR_LEFT ? F_mul(tb, ta) : F_mul(ta, tb))
 BINARY_SLOT(nb_truediv, F_div(ta, tb))
 BINARY_SLOT(nb_floordiv, F_floor_divide(ta, tb))
 BINARY_SLOT(nb_mod, F_remainder(ta, tb))
