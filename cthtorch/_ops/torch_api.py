@@ -228,13 +228,21 @@ def _sample_dirichlet(input, generator=None):
         return dirichlet(input)
 
 
+_default_device = None   # None: the host; else the torch.device factories use when given none
+
+
 def get_default_device():
-    return cthtorch.device("cpu")
+    return _default_device if _default_device is not None else cthtorch.device("cpu")
 
 
 def set_default_device(device):
-    if device is not None and str(device) != "cpu":
-        raise NotImplementedError("cthtorch.set_default_device: only the cpu device is supported")
+    """Factories given no device= make tensors on `device` (cpu or meta here)."""
+    global _default_device
+    dev = None if device is None else cthtorch.device(device)
+    if dev is not None and dev.type not in ("cpu", "meta"):
+        raise NotImplementedError("cthtorch.set_default_device: only the cpu and meta devices are supported")
+    cthtorch._C._set_default_device_meta(dev is not None and dev.type == "meta")
+    _default_device = None if dev is None or dev.type == "cpu" else dev
 
 
 # ---------------------------------------------------------------- install
