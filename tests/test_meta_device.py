@@ -54,6 +54,10 @@ def test_factories():
     both(lambda L: L.full((2, 2), 1.5, dtype=L.float64, device=m))
     both(lambda L: L.randn(3, 4, device=m))
     both(lambda L: L.rand(3, device=m))
+    both(lambda L: L.randint(0, 5, (2, 3), device=m))
+    state = ct.get_rng_state()
+    big = ct.randn(10 ** 6, 10 ** 6, device=m)   # no memory, and no draws from the CPU generator
+    assert big.shape == (10 ** 6, 10 ** 6) and ct.equal(ct.get_rng_state(), state)
     both(lambda L: L.arange(5, device=m))
     both(lambda L: L.empty_strided((2, 3), (1, 2), device=m))
     both(lambda L: L.tensor([1, 2, 3], device=m))
