@@ -208,6 +208,12 @@ def test_nn_ops():
     both(lambda L: F(L).layer_norm(e(L, 4, 6), (6,), e(L, 6), e(L, 6)))
     both(lambda L: F(L).embedding(L.empty(2, 5, dtype=L.int64, device="meta"), e(L, 10, 3)))
     both(lambda L: F(L).softmax(e(L, 2, 7), -1))
+    both(lambda L: F(L).max_pool2d(e(L, 2, 3, 9, 9), 3, 2, ceil_mode=True))
+    both(lambda L: F(L).max_pool2d(e(L, 3, 9, 9), 2, return_indices=True))
+    both(lambda L: F(L).avg_pool2d(e(L, 2, 3, 9, 9), 2, padding=1))
+    both(lambda L: F(L).adaptive_avg_pool2d(e(L, 2, 3, 9, 9), (1, 1)))
+    both(lambda L: F(L).adaptive_avg_pool3d(e(L, 2, 3, 4, 9, 9), 2))
+    both(lambda L: F(L).dropout(e(L, 4, 5), 0.5))
     both(lambda L: F(L).log_softmax(e(L, 2, 7), 0))
     with pytest.raises(RuntimeError, match="cannot be multiplied"):   # torch's meta text differs (its CPU one is this)
         e(ct, 4, 3) @ e(ct, 4, 5)
@@ -222,6 +228,12 @@ def test_autograd_records_on_meta():
         assert type(y.grad_fn).__name__ == "SumBackward0"
         y.backward()
         assert w.grad.is_meta and w.grad.shape == (5, 3) and x.grad.shape == (4, 3)
+        img = L.empty(2, 3, 8, 8, device="meta", requires_grad=True)
+        k = L.empty(4, 3, 3, 3, device="meta", requires_grad=True)
+        out = L.nn.functional.conv2d(img, k, padding=1)
+        out = L.nn.functional.adaptive_avg_pool2d(L.nn.functional.avg_pool2d(out, 2), 1)
+        L.log_softmax(out.flatten(1), 1).sum().backward()
+        assert img.grad.is_meta and img.grad.shape == img.shape and k.grad.shape == k.shape
 
 
 def test_init_functions_are_no_ops():
