@@ -214,6 +214,10 @@ def test_nn_ops():
     both(lambda L: F(L).adaptive_avg_pool2d(e(L, 2, 3, 9, 9), (1, 1)))
     both(lambda L: F(L).adaptive_avg_pool3d(e(L, 2, 3, 4, 9, 9), 2))
     both(lambda L: F(L).dropout(e(L, 4, 5), 0.5))
+    tgt = lambda L, *s: L.empty(*s, dtype=L.int64, device="meta")   # noqa: E731
+    both(lambda L: F(L).cross_entropy(e(L, 4, 5), tgt(L, 4)))
+    both(lambda L: F(L).nll_loss(e(L, 4, 5, 3), tgt(L, 4, 3), reduction="none"))
+    both(lambda L: F(L).cross_entropy(e(L, 4, 5), tgt(L, 4), weight=e(L, 5), reduction="sum"))
     both(lambda L: F(L).log_softmax(e(L, 2, 7), 0))
     with pytest.raises(RuntimeError, match="cannot be multiplied"):   # torch's meta text differs (its CPU one is this)
         e(ct, 4, 3) @ e(ct, 4, 5)
@@ -232,7 +236,7 @@ def test_autograd_records_on_meta():
         k = L.empty(4, 3, 3, 3, device="meta", requires_grad=True)
         out = L.nn.functional.conv2d(img, k, padding=1)
         out = L.nn.functional.adaptive_avg_pool2d(L.nn.functional.avg_pool2d(out, 2), 1)
-        L.log_softmax(out.flatten(1), 1).sum().backward()
+        L.nn.functional.cross_entropy(out.flatten(1), L.empty(2, dtype=L.int64, device="meta")).backward()
         assert img.grad.is_meta and img.grad.shape == img.shape and k.grad.shape == k.shape
 
 

@@ -292,7 +292,7 @@ static THTensor *nll_cuda(const NLL *n, const THTensor *target, ATReduction redu
   if (check_reduction(reduction) < 0) return NULL;
   THTensor *out = reduction == AT_REDUCTION_NONE ? at_new_on(n->dev, n->ct, target->ndim, target->sizes, NULL)
                                                  : at_new_on(n->dev, n->ct, 0, NULL, NULL);
-  if (out && at_cuda->nll_loss(n->ct, THTensor_data(n->x), (const int64_t *)THTensor_data(n->t),
+  if (out && n->dev != TH_DEVICE_META && at_cuda->nll_loss(n->ct, THTensor_data(n->x), (const int64_t *)THTensor_data(n->t),
                                n->w ? THTensor_data(n->w) : NULL, n->N, n->C, n->S, (int)reduction, ignore_index,
                                THTensor_data(out)) < 0) {
     THTensor_free(out);
@@ -316,7 +316,7 @@ static THTensor *nll_backward_cuda(const NLL *n, const THTensor *grad, const THT
   }
   THTensor *g = as_type(grad, n->ct);
   THTensor *gi = g ? at_new_on(n->dev, n->ct, self->ndim, self->sizes, NULL) : NULL;
-  if (gi && at_cuda->nll_loss_backward(n->ct, THTensor_data(g), (const int64_t *)THTensor_data(n->t),
+  if (gi && n->dev != TH_DEVICE_META && at_cuda->nll_loss_backward(n->ct, THTensor_data(g), (const int64_t *)THTensor_data(n->t),
                                        n->w ? THTensor_data(n->w) : NULL, n->N, n->C, n->S, (int)reduction,
                                        ignore_index, THTensor_data(gi)) < 0) {
     THTensor_free(gi);
@@ -334,7 +334,7 @@ THTensor *at_nll_loss(const THTensor *self, const THTensor *target, const THTens
                       int64_t ignore_index) {
   NLL n;
   if (nll_prepare(&n, self, target, weight) < 0) { nll_free(&n); return NULL; }
-  if (n.dev >= 0) {
+  if (n.dev >= 0 || n.dev == TH_DEVICE_META) {   /* the GPU, or meta (the output alone) */
     THTensor *r = nll_cuda(&n, target, reduction, ignore_index);
     THTensor *res = !r ? NULL : r->dtype != self->dtype ? at_to_dtype(r, self->dtype, false) : THTensor_retain(r);
     THTensor_free(r);
@@ -383,7 +383,7 @@ THTensor *at_nll_loss_backward(const THTensor *grad, const THTensor *self, const
                                const THTensor *weight, ATReduction reduction, int64_t ignore_index) {
   NLL n;
   if (nll_prepare(&n, self, target, weight) < 0) { nll_free(&n); return NULL; }
-  if (n.dev >= 0) {
+  if (n.dev >= 0 || n.dev == TH_DEVICE_META) {   /* the GPU, or meta (the output alone) */
     THTensor *r = nll_backward_cuda(&n, grad, self, reduction, ignore_index);
     THTensor *res = !r ? NULL : r->dtype != self->dtype ? at_to_dtype(r, self->dtype, false) : THTensor_retain(r);
     THTensor_free(r);
