@@ -7,6 +7,9 @@ Rows:
   chain x*sigmoid(x) + tanh(x)*0.5 - relu(x-1)*2 on 1M floats: jit = traced +
         optimize_for_inference (fused where the fuser runs); torch column:
         torch.compile (skipped with --no-compile)
+  sum   (x*sigmoid(x)).sum() on 1M floats: the chain and its trailing
+        reduction in one kernel; jit = traced + optimize_for_inference,
+        torch column: torch.compile (skipped with --no-compile)
   lstm  a scripted 50-step LSTM cell loop (batch 8, hidden 64), no grad: after
         its profiled runs the loop body is 2 mm + 1 fused kernel (gate math
         and chunk in one prim::TensorExprGroup); torch column: torch.jit.script
@@ -59,6 +62,23 @@ def chain_row(compile_torch=True):
     jt = torch.compile(lambda x: chain(x, torch)) if compile_torch else None
     return ("x*sigmoid(x)+tanh(x)*.5-relu(x-1)*2 1M", lambda: chain(xc, cthtorch), lambda: jc(xc),
             lambda: chain(xt, torch), (lambda: jt(xt)) if jt else None, "torch.compile")
+
+
+def swish_sum(x, L):
+    return (x * L.sigmoid(x)).sum()
+
+
+class _SwishSumModule(cthtorch.nn.Module):
+    def forward(self, x):
+        return swish_sum(x, cthtorch)
+
+
+def reduction_row(compile_torch=True):
+    xc, xt = cthtorch.rand(1 << 20), torch.rand(1 << 20)
+    jc = cthtorch.jit.optimize_for_inference(cthtorch.jit.trace(_SwishSumModule(), xc))
+    jt = torch.compile(lambda x: swish_sum(x, torch)) if compile_torch else None
+    return ("(x*sigmoid(x)).sum() 1M", lambda: swish_sum(xc, cthtorch), lambda: jc(xc),
+            lambda: swish_sum(xt, torch), (lambda: jt(xt)) if jt else None, "torch.compile")
 
 
 class _ChainModule(cthtorch.nn.Module):
@@ -125,9 +145,10 @@ def python_executor_time(make_go):
 
 
 def main():
-    rows = [mlp_row(), chain_row("--no-compile" not in sys.argv), lstm_script_row()]
+    compile_torch = "--no-compile" not in sys.argv
+    rows = [mlp_row(), chain_row(compile_torch), reduction_row(compile_torch), lstm_script_row()]
     # the same jit rows run by the Python executor (rebuilt with the C interpreter off)
-    py_times = {0: python_executor_time(lambda: mlp_row()[2]), 2: python_executor_time(lambda: lstm_script_row()[2])}
+    py_times = {0: python_executor_time(lambda: mlp_row()[2]), 3: python_executor_time(lambda: lstm_script_row()[2])}
     print("%-40s %10s %10s %10s %10s %10s %9s %9s %9s" % (
         "case (threads=%d)" % cthtorch.get_num_threads(), "ct eager", "ct jit", "ct jit py", "torch", "torch jit",
         "jit/eager", "jit/tjit", "C/py"))

@@ -217,6 +217,20 @@ def test_a_failed_rank_is_named_and_the_job_ends(tmp_path, mode, says):
     _assert_no_rank_left(tmp_path)
 
 
+def test_a_rank_killed_while_a_peer_all_reduces_ddps_last_bucket_on_its_own_thread(tmp_path):
+    """DDP's last bucket is all-reduced on the thread that runs backward, not
+    on the communication thread whose waits watch the peers: killed in its
+    backward, rank 1 must still be named by rank 0's error, not hang it."""
+    t0 = time.monotonic()
+    r = _launch(["--fail_grace=1", os.path.join(PROGRAMS, "dist_faults.py"), "ddp_kill", str(tmp_path)], timeout=90)
+    assert r.returncode != 0
+    assert "DistBackendError: [Rank 0] all_reduce (operation" in r.stderr, r.stderr
+    assert "failed: rank 1 was killed by signal SIGKILL" in r.stderr, r.stderr
+    assert "rank 1 (local rank 1) failed first" in r.stderr
+    assert time.monotonic() - t0 < 60
+    _assert_no_rank_left(tmp_path)
+
+
 def test_spawn_runs_one_mpi_job_with_torch_error_semantics():
     r = subprocess.run([sys.executable, os.path.join(PROGRAMS, "dist_spawn.py"), str(_free_port())], env=ENV,
                        capture_output=True, text=True, timeout=180, cwd=ROOT)
@@ -345,17 +359,20 @@ def test_futures():
 def test_get_default_backend_for_device_as_torch():
     torch = require_torch()
     import torch.distributed as tdist
-    for dev in ("cpu", "cuda", "cuda:1"):   # (cthtorch.device does not parse "mps"/"xpu")
+    for dev in ("cpu", "cuda", "cuda:1", "xpu", "xpu:1", "mps"):
         assert dist.get_default_backend_for_device(dev) == tdist.get_default_backend_for_device(dev)
+        assert dist.get_default_backend_for_device(cthtorch.device(dev)) == \
+            tdist.get_default_backend_for_device(torch.device(dev))
     assert dist.get_default_backend_for_device(cthtorch.device("cpu")) == "gloo"
+    assert dist.get_default_backend_for_device("xpu") == "xccl"
     assert dist.Backend.default_device_backend_map == {k: v for k, v in tdist.Backend.default_device_backend_map.items()
                                                        if k in ("cpu", "cuda", "xpu", "mps")}
-    for dev in ("meta", None):
+    for dev in ("meta", "hpu", "xla", "mtia", "privateuseone", "gpu", None):
         with pytest.raises(Exception) as et:
             tdist.get_default_backend_for_device(dev)
         with pytest.raises(type(et.value)) as ec:
             dist.get_default_backend_for_device(dev)
-        if dev == "meta":
+        if dev is not None:
             assert str(ec.value) == str(et.value)
     del torch
 

@@ -343,7 +343,7 @@ def test_scripted_transformer_layer_runs_its_nodes_from_c():
     the Python executor's per-node steps, ScriptModule.__getattr__ or a schema
     rebuilt per call; values stay eager's and torch's, and a reassigned
     parameter is read on the next run (nothing cached)."""
-    import sys
+    from python_frames import python_calls
 
     def layer(L):
         L.manual_seed(0)
@@ -355,16 +355,7 @@ def test_scripted_transformer_layer_runs_its_nodes_from_c():
     with cthtorch.no_grad():
         for _ in range(4):
             sc(cthtorch.from_numpy(x))
-        seen = []
-
-        def prof(frame, event, arg):
-            if event == "call":
-                seen.append((frame.f_code.co_filename.rpartition("/")[2], frame.f_code.co_name))
-        sys.setprofile(prof)
-        try:
-            got = sc(cthtorch.from_numpy(x), src_key_padding_mask=None)
-        finally:
-            sys.setprofile(None)
+        got, seen = python_calls(sc, cthtorch.from_numpy(x), src_key_padding_mask=None)
         want = mc(cthtorch.from_numpy(x))
     np.testing.assert_allclose(got.numpy(), want.numpy(), rtol=1e-5, atol=1e-5)
     with torch.no_grad():

@@ -655,3 +655,82 @@ def test_script_builtin_layers_match_eager_and_torch(name, args, kw, shape):
     for p, q, r in zip(a, e, b):
         assert cthtorch.equal(p, q)
         np.testing.assert_allclose(p.detach().numpy(), r.detach().numpy(), rtol=1e-5, atol=1e-6)
+
+
+def static_and_dead(x, n: int):
+    a = x + 1
+    unused = x * 2              # dead: nothing reads it
+    if 1 > 2:                   # a static condition: the branch is never taken
+        a = a + 5
+    if n > 3:
+        b = a * 3
+    else:
+        b = a
+    k = 2 * 3 + 1               # folded to 7
+    if torch.jit.is_scripting():
+        b = b - k
+    return b
+
+
+def test_code_folds_static_conditions_and_drops_dead_statements():
+    """As torch's compiler cleans each graph it makes (constant propagation
+    over immutable types, then dead-code elimination): .code shows neither
+    the dead statement nor the static branch, and the same text as torch's."""
+    s_ct, s_t = both(static_and_dead)
+    assert s_ct.code == s_t.code, s_ct.code
+    assert "unused" not in s_ct.code and "torch.gt(1, 2)" not in s_ct.code and "torch.mul(x, 2)" not in s_ct.code
+    assert kinds(s_ct.graph) == kinds(s_t.graph)
+    x = np.random.RandomState(1).randn(4).astype(np.float32)
+    for n in (1, 5):
+        close(s_ct(cthtorch.tensor(x), n), s_t(torch.tensor(x), n))
+
+
+def list_writers(n: int) -> List[int]:
+    out: List[int] = [5, 6, 7]
+    d: Dict[str, int] = {"a": 1}
+    out.insert(0, n)          # results unused: kept for their effect on out / d
+    out.extend([n, n])
+    out.pop()
+    out.remove(6)
+    out.reverse()
+    d.setdefault("b", n)
+    d.update({"c": 3})
+    out.append(len(d))
+    return out
+
+
+def test_dead_code_elimination_keeps_container_writers():
+    s_ct, s_t = both(list_writers)
+    for n in (0, 9):
+        assert s_ct(n) == s_t(n)
+    assert kinds(s_ct.graph) == kinds(s_t.graph)
+
+
+def to_device_dtype(x, y):
+    return x.to(torch.device("cpu"), torch.float64) + y.to(x).sum() + torch.group_norm(x, 2).sum()
+
+
+def test_to_overloads_and_group_norm_match_torch():
+    s_ct, s_t = both(to_device_dtype)
+    x = np.random.RandomState(2).randn(2, 4, 3).astype(np.float32)
+    y = np.arange(3, dtype=np.int64)
+    got = s_ct(cthtorch.tensor(x), cthtorch.tensor(y))
+    close(got, s_t(torch.tensor(x), torch.tensor(y)))
+    assert {"aten::to", "aten::group_norm"} <= kinds(s_ct.graph)
+
+
+def grad_mode_branch(x):
+    if torch.is_grad_enabled():
+        return x * 2
+    return x - 1
+
+
+def test_state_reads_are_not_folded():
+    """torch.is_grad_enabled() reads state at run time: constant
+    propagation leaves it (and its branch) in the graph."""
+    s_ct, s_t = both(grad_mode_branch)
+    x = np.arange(3, dtype=np.float32)
+    close(s_ct(cthtorch.tensor(x)), s_t(torch.tensor(x)))
+    with cthtorch.no_grad(), torch.no_grad():
+        close(s_ct(cthtorch.tensor(x)), s_t(torch.tensor(x)))
+    assert {"aten::is_grad_enabled", "prim::If"} <= kinds(s_ct.graph)

@@ -13,6 +13,7 @@ import cthtorch
 from cthtorch.jit import _fuser
 from cthtorch.jit._interpreter import ProfilingGraphExecutor
 from oracle import require_torch
+from python_frames import python_calls
 
 torch = require_torch()
 
@@ -235,3 +236,115 @@ def test_licm_hoists_views_only_out_of_pure_loops():
     g2 = cthtorch._C.parse_ir(LOOP_T.replace("%r : Tensor = aten::tanh(%m)",
                                               "%r : Tensor = aten::tanh_(%m)"))
     assert hoist_loop_invariant_views(g2.block()) == 0
+
+
+# ---------------------------------------------------------------- a trailing reduction
+
+def swish_sum(x):
+    return (x * torch.sigmoid(x)).sum()
+
+
+def mse(a, b):
+    return ((a - b) ** 2).mean()
+
+
+def row_reductions(x, y):
+    # type: (Tensor, Tensor) -> Tuple[Tensor, Tensor, Tensor]
+    return (x * y + 1.0).sum(-1), (torch.tanh(x) * 2).mean(-1, keepdim=True), (torch.relu(x) - y).sum(0)
+
+
+SWISH_SUM = '''graph(%x : Tensor):
+  %none : NoneType = prim::Constant()
+  %s : Tensor = aten::sigmoid(%x)
+  %m : Tensor = aten::mul(%x, %s)
+  %r : Tensor = aten::sum(%m, %none)
+  return (%r)
+'''
+
+
+def test_scripted_reduction_graph_text():
+    g = cthtorch._C.parse_ir(SWISH_SUM)
+    assert _fuser.fuse_scripted(g.block()) == 1
+    assert str(g).split("with ")[0] == (
+        "graph(%x : Tensor):\n"
+        "  %5 : Tensor = prim::TensorExprGroup[Subgraph=<Graph>](%x)\n"
+        "  return (%5)\n")
+    assert str(g.findNode("prim::TensorExprGroup").g("Subgraph")) == (
+        "graph(%0 : Tensor):\n"
+        "  %s : Tensor = aten::sigmoid(%0)\n"
+        "  %m : Tensor = aten::mul(%0, %s)\n"
+        "  %none : NoneType = prim::Constant()\n"
+        "  %r : Tensor = aten::sum(%m, %none)\n"
+        "  return (%r)\n")
+
+
+@pytest.mark.parametrize("fn,shapes", [(swish_sum, [(1 << 18,)]), (swish_sum, [(37, 5, 3)]),
+                                       (mse, [(300, 400), (300, 400)]), (mse, [(300, 400), (400,)]),
+                                       (row_reductions, [(64, 33), (64, 33)]),
+                                       (row_reductions, [(3, 4, 700), (3, 4, 700)])])
+def test_scripted_reductions_match_eager_and_torch(cache, fn, shapes):
+    a = arrays(*shapes, seed=6)
+    f = scripted(fn)
+    with cthtorch.no_grad():
+        got = optimized_run(f, *[cthtorch.from_numpy(x) for x in a])
+        eager = bound(fn, cthtorch)(*[cthtorch.from_numpy(x) for x in a])
+    ref = scripted(fn, torch)(*[torch.from_numpy(x) for x in a])
+    got, eager, ref = ((r,) if not isinstance(r, tuple) else r for r in (got, eager, ref))
+    for g, e, t in zip(got, eager, ref):
+        assert g.dtype == cthtorch.float32 and tuple(g.shape) == tuple(e.shape) == tuple(t.shape)
+        np.testing.assert_allclose(g.numpy(), e.numpy(), rtol=2e-5, atol=1e-4)
+        np.testing.assert_allclose(g.numpy(), t.numpy(), rtol=2e-5, atol=1e-4)
+    reducing = [n for n in groups(f._executor.graph)
+                if any(m.kind() in ("aten::sum", "aten::mean") for m in n.g("Subgraph").nodes())]
+    assert len(reducing) == (2 if fn is row_reductions else 1) + (fn is row_reductions)
+    assert used_kernel(f)
+
+
+def test_scripted_reduction_gradients_equal_eager_and_torch():
+    a = arrays((20, 30), (20, 30), seed=7)
+    f = scripted(mse)
+    for _ in range(ProfilingGraphExecutor.PROFILED_RUNS + 1):
+        ours = [cthtorch.from_numpy(x.copy()).requires_grad_() for x in a]
+        f(*ours).backward()
+    assert f._executor.optimized and groups(f._executor.graph)
+    ref = [torch.from_numpy(x.copy()).requires_grad_() for x in a]
+    scripted(mse, torch)(*ref).backward()
+    for x, y in zip(ours, ref):
+        np.testing.assert_allclose(x.grad.numpy(), y.grad.numpy(), rtol=1e-5, atol=1e-7)
+
+
+# ---------------------------------------------------------------- fused groups run from C
+
+def test_fused_groups_run_without_python_per_node(cache):
+    """A scripted LSTM loop's steady-state run: its fused group (one per
+    step) and the mm's run from the C interpreter; the Python calls are the
+    same for 7 steps as for 14 (none per step), none in the fuser."""
+    a = arrays((14, 4, 16), (4, 16), (4, 16), (64, 16), (64, 16), (64,), seed=8)
+    f = scripted(lstm_loop)
+    args = [cthtorch.from_numpy(x) for x in a]
+    with cthtorch.no_grad():
+        optimized_run(f, *args)
+        short = [args[0][:7]] + args[1:]
+        f(*short)
+        calls7, calls14 = python_calls(f, *short)[1], python_calls(f, *args)[1]
+    assert used_kernel(f)
+    # the entry (ScriptFunction, its executor) and x.size(0)'s Python function, once per run
+    assert calls7 == calls14 and len(calls14) <= 4, calls14
+    assert not [c for c in calls14 if c[0] in ("_fuser.py", "_c_interpreter.py")], calls14
+    # a traced and optimized chain with a trailing sum: one FusionGroup, no Python step
+    m = cthtorch.jit.optimize_for_inference(cthtorch.jit.trace(_SwishSum(), args[0]))
+    assert [n.kind() for n in m.graph.nodes() if n.kind() != "prim::Constant"] == ["prim::FusionGroup"]
+    with cthtorch.no_grad():
+        m(args[0])
+        calls = python_calls(m, args[0])[1]
+    assert not [c for c in calls if c[0] in ("_fuser.py", "_c_interpreter.py")], calls
+    np.testing.assert_allclose(m(args[0]).numpy(), swish_sum_eager(args[0]).numpy(), rtol=1e-5)
+
+
+def swish_sum_eager(x):
+    return (x * cthtorch.sigmoid(x)).sum()
+
+
+class _SwishSum(cthtorch.nn.Module):
+    def forward(self, x):
+        return swish_sum_eager(x)

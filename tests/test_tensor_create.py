@@ -233,6 +233,63 @@ def test_device_index_argument():
             ct.device("cuda", bad)
 
 
+# every device type torch.device accepts (its error message lists them)
+TORCH_DEVICE_TYPES = ["cpu", "cuda", "ipu", "xpu", "mkldnn", "opengl", "opencl", "ideep", "hip", "ve", "fpga", "maia",
+                      "xla", "lazy", "vulkan", "mps", "meta", "hpu", "mtia", "privateuseone"]
+
+
+def test_device_names_torch_accepts():
+    """cthtorch.device takes every device type torch.device does (programs
+    name torch.device("mps") to test for it), printing, comparing, hashing
+    and pickling as torch's; unknown names raise torch's error."""
+    import pickle
+    import warnings
+    for name in TORCH_DEVICE_TYPES:
+        for spec, args in ((name, ()), (name + ":3", ()), (name, (2,))):
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")   # mkldnn's deprecation
+                d, t = ct.device(spec, *args), torch.device(spec, *args)
+            assert (repr(d), str(d), d.type, d.index) == (repr(t), str(t), t.type, t.index)
+            assert d == ct.device(str(d)) and hash(d) == hash(ct.device(str(d)))
+            assert pickle.loads(pickle.dumps(d)) == d
+        assert ct.device(name) != ct.device("cpu" if name != "cpu" else "cuda")
+    for bad in ("gpu", "MPS", "ort", "xpu:", "mps:x", "xpu:1:2", " cpu", "cpu "):
+        with pytest.raises(RuntimeError) as et:
+            torch.device(bad)
+        with pytest.raises(RuntimeError) as ec:
+            ct.device(bad)
+        assert str(ec.value) == str(et.value)
+    # mkldnn warns (once per process, as torch's)
+    import subprocess
+    import sys
+    prog = ("import warnings, cthtorch\nwith warnings.catch_warnings(record=True) as w:\n"
+            "    warnings.simplefilter('always'); cthtorch.device('mkldnn'); cthtorch.device('mkldnn')\n"
+            "print(len(w), w[0].category.__name__, str(w[0].message))")
+    out = subprocess.run([sys.executable, "-c", prog], capture_output=True, text=True, check=True).stdout
+    assert out.startswith("1 UserWarning 'mkldnn' is no longer used as device type."), out
+
+
+@pytest.mark.parametrize("name", [n for n in TORCH_DEVICE_TYPES if n not in ("cpu", "cuda", "meta")])
+def test_tensors_on_devices_cthtorch_lacks_raise(name):
+    """A tensor asked for on such a device raises a clear error wherever it
+    would be made: xpu and mtia torch's "not compiled" AssertionError, the
+    rest NotImplementedError naming the device."""
+    import warnings
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        dev = ct.device(name)
+    makes = [lambda: ct.zeros(2, device=name), lambda: ct.ones(2).to(name), lambda: ct.ones(2).to(device=dev),
+             lambda: ct.tensor([1.0], device=dev), lambda: ct.randn(2, device=name + ":0"),
+             lambda: ct.ones(2).new_zeros(3, device=name), lambda: ct.nn.Linear(2, 2).to(name)]
+    for make in makes:
+        if name in ("xpu", "mtia"):
+            with pytest.raises(AssertionError, match="Torch not compiled with %s enabled" % name.upper()):
+                make()
+        else:
+            with pytest.raises(NotImplementedError, match="cthtorch has no '%s' device" % name):
+                make()
+
+
 OVERFLOW_CASES = ["L.tensor([300], dtype=L.uint8)", "L.tensor([-1], dtype=L.uint8)", "L.tensor([-1.0], dtype=L.uint8)",
                   "L.tensor([-256], dtype=L.uint8)", "L.tensor(128, dtype=L.int8)", "L.tensor([[1, 2], [3, 300]], dtype=L.uint8)",
                   "L.tensor([float('nan')], dtype=L.int32)", "L.tensor([1e20], dtype=L.int64)", "L.tensor([1e40], dtype=L.float32)",

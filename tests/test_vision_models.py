@@ -191,8 +191,19 @@ def test_weights_request_raises(name, hub_dir):
         getattr(models, name)(weights="DEFAULT")
     with pytest.raises(RuntimeError, match="never downloads"), pytest.warns(UserWarning, match="'pretrained'"):
         getattr(models, name)(pretrained=True)
-    with pytest.raises(TypeError):  # keyword-only like torchvision
-        getattr(models, name)(None)
+    with pytest.raises(RuntimeError, match="never downloads"), pytest.warns(UserWarning, match="IMAGENET1K_V1"):
+        getattr(models, name)(True)  # the old positional pretrained
+
+
+@pytest.mark.parametrize("name", ["squeezenet1_1", "mobilenet_v2"])
+def test_builders_take_the_old_positional_form(name):
+    # as torchvision's: keyword-only parameters given positionally still work, with a deprecation warning
+    with pytest.warns(UserWarning, match="'weights' as positional parameter"):
+        assert isinstance(getattr(models, name)(None, num_classes=3), nn.Module)
+    with pytest.warns(UserWarning, match="'weights' and 'progress' as positional"):
+        getattr(models, name)(None, False, num_classes=3)
+    with pytest.raises(ValueError, match="'num_classes' expected value 1000 but got 3"):
+        getattr(models, name)(weights="DEFAULT", num_classes=3)
 
 
 def test_seeded_init_is_reproducible():

@@ -9,7 +9,10 @@ in, its all-reduce is launched (async_op=True) while backward goes on. Buckets
 are launched strictly in index order, because every rank must issue the
 collectives in the same order. When the last bucket is launched, a callback
 queued on the engine (queue_callback) waits for them all at the end of the
-backward pass and writes the averaged gradients back into .grad.
+backward pass and writes the averaged gradients back into .grad. The last
+bucket's all-reduce (by default, in node shared memory) runs in that
+callback, on the thread of backward: nothing is left to overlap it, and the
+communication thread would cost two thread switches (see _run_here).
 
 With find_unused_parameters the parameters that the forward's output does not
 reach are marked ready with zeros at the first hook, and a map of the locally
@@ -93,13 +96,15 @@ class _Bucket:
         for p in params:
             self.offsets.append(n)
             n += p.numel()
-        if memory is not None:   # node shared memory (zeroed), where the all-reduce works in place
+        self.node = memory is not None
+        if self.node:   # node shared memory (zeroed), where the all-reduce works in place
             self.buffer = memory.view(params[0].dtype)   # a uint8 tensor over the window
         else:
             self.buffer = cthtorch.zeros(n, dtype=params[0].dtype, device=params[0].device)
         self.views = [self.buffer.narrow(0, o, p.numel()).view(p.shape) for o, p in zip(self.offsets, params)]
         self.pending = 0
         self.work = None     # the default all-reduce's Work, or a comm hook's Future
+        self.deferred = False   # ready, its all-reduce left to the end of backward (Reducer._run_deferred)
         self.copied_out = False   # its averages went to .grad already (Reducer._run_comm_hook)
 
 
@@ -167,7 +172,7 @@ class Reducer:
         assignment = compute_bucket_assignment(self.params, bucket_cap_bytes, first_bucket_bytes, owners)
         memory = self._node_memory(assignment)
         self._node_buckets = any(m is not None for m in memory)
-        self._release_work = None    # NodeReducer.release after the last reduce into .grad (see prepare_for_backward)
+        self._release_pending = False   # node buckets reduced into .grad: wait till the peers have read them
         self.buckets = [_Bucket(k, idx, [self.params[i] for i in idx], memory[k]) for k, idx in enumerate(assignment)]
         self.slot = {}   # parameter index -> (bucket, position in the bucket)
         for b in self.buckets:
@@ -241,7 +246,7 @@ class Reducer:
         self.unused_marked = False
         self.finalize_queued = False
         for b in self.buckets:
-            b.pending, b.work, b.copied_out = len(b.param_indices), None, False
+            b.pending, b.work, b.copied_out, b.deferred = len(b.param_indices), None, False, False
         if self.static_graph and self._static_counts is not None:
             self.unused = list(self._static_unused)
         elif self.find_unused_parameters or self.static_graph:
@@ -316,6 +321,8 @@ class Reducer:
                     view.copy_(g)
                 if self.gradient_as_bucket_view and self._ctx is None:
                     p.grad = view
+        if self.timing is not None:
+            self.timing["copied"] = time.perf_counter()
         b.pending -= 1
         if b.pending == 0:
             self._launch_ready_buckets()
@@ -323,13 +330,16 @@ class Reducer:
     def _launch_ready_buckets(self):
         while self.next_bucket < len(self.buckets) and self.buckets[self.next_bucket].pending == 0:
             b = self.buckets[self.next_bucket]
-            b.work = self._run_comm_hook(GradBucket(b.index, b.buffer, b.offsets,
-                                                    [self.params[i] for i in b.param_indices],
-                                                    b.index == len(self.buckets) - 1))
+            if self.timing is not None:
+                self.timing["launch_%d" % b.index] = time.perf_counter()
+            if b.index == len(self.buckets) - 1 and self._run_here(b):
+                b.deferred = True
+            else:
+                b.work = self._run_comm_hook(self._grad_bucket(b))
             self.next_bucket += 1
         if self.next_bucket == len(self.buckets) and not self.finalize_queued:
             self.finalize_queued = True
-            self._queue_release()
+            self._release_later()
             if self.find_unused_parameters or (self.static_graph and self._static_global_unused is None):
                 self._used_map = cthtorch.tensor([1 if u else 0 for u in self.local_used], dtype=cthtorch.int32)
                 self._used_work = c10d.all_reduce(self._used_map, group=self.process_group, async_op=True)
@@ -340,6 +350,27 @@ class Reducer:
             if self._ctx is None:   # distributed autograd finalizes itself (_dist_autograd_backward)
                 cthtorch.autograd.Variable._execution_engine.queue_callback(self._finalize_backward)
 
+    def _grad_bucket(self, b):
+        return GradBucket(b.index, b.buffer, b.offsets, [self.params[i] for i in b.param_indices],
+                          b.index == len(self.buckets) - 1)
+
+    def _run_here(self, b):
+        """Whether bucket b's all-reduce is left to the engine's callback at
+        the end of backward, which then runs it itself (c10d._all_reduce's
+        here): the last bucket, by default, when it lives in node shared
+        memory. Launched on the communication thread it would wait for that
+        thread to wake, then wake this one (a time slice each on a busy
+        machine), and nothing but the end of backward is left to overlap."""
+        return b.node and self.comm_hook is None and self._early_copy_out()
+
+    def _run_deferred(self):
+        """The end of backward: the deferred last bucket's all-reduce, on
+        this thread."""
+        b = self.buckets[-1]
+        if b.deferred:
+            b.deferred = False
+            b.work = self._run_comm_hook(self._grad_bucket(b), here=True)
+
     def _divisor(self):
         if self.div_factor is None and self._forward_work is not None:
             work, ones = self._forward_work
@@ -347,11 +378,12 @@ class Reducer:
             self.div_factor = int(ones.item())
         return self.div_factor or self._world()
 
-    def _run_comm_hook(self, bucket):
+    def _run_comm_hook(self, bucket, here=False):
         """The bucket's communication: the registered hook's Future, or the
         default averaging all-reduce's Work. By default the averages go
-        straight to the .grad its hooks saw (c10d._all_reduce's outs), on the
-        communication thread, so the end of backward copies nothing."""
+        straight to the .grad its hooks saw (c10d._all_reduce's outs), as
+        each all-reduce ends, so the end of backward copies nothing. here:
+        run it on this thread (see _run_here)."""
         if self.comm_hook is not None:
             hook, state = self.comm_hook
             fut = hook(state, bucket)
@@ -363,12 +395,20 @@ class Reducer:
             return c10d._all_reduce(bucket.buffer(), group=self.process_group, async_op=True)
         outs = self._grad_outs(b) if self._early_copy_out() else None
         timing, k = self.timing, bucket.index()
+        pg = c10d._group(self.process_group)
+
+        def before():
+            timing["start_%d" % k] = time.perf_counter()
 
         def after():
             b.copied_out = outs is not None
             if timing is not None:
                 timing["done_%d" % k] = time.perf_counter()
-        return c10d._all_reduce(b.buffer, group=self.process_group, async_op=True, after=after, outs=outs)
+                node = pg._node_reducer
+                if node is not None and node.agreed_at is not None:
+                    timing["agreed_%d" % k] = node.agreed_at
+        return c10d._all_reduce(b.buffer, group=self.process_group, async_op=True, after=after, outs=outs,
+                                before=before if timing is not None else None, here=here)
 
     def _grad_outs(self, b):
         """(offset, .grad) per parameter of bucket b, where its averages go;
@@ -386,30 +426,31 @@ class Reducer:
         # the same on every rank: it depends on the configuration only
         return self._node_buckets and self.comm_hook is None and self._early_copy_out()
 
-    def _queue_release(self):
-        """After the buckets' all-reduces into .grad: the barrier they skipped
-        (NodeReducer.release), queued behind them; the next backward waits
-        for it before it writes the buckets again."""
+    def _release_later(self):
+        """After the buckets' all-reduces into .grad: the peers may still read
+        this rank's node buckets; the next backward waits until they have
+        (NodeReducer.wait_released) before it writes them again."""
         if self._release_needed():
-            self._release_work = c10d._group(self.process_group)._node_release()
+            self._release_pending = True
 
     def _wait_release(self):
-        if self._release_work is not None:
-            work, self._release_work = self._release_work, None
-            work.wait()
+        if self._release_pending:
+            self._release_pending = False
+            c10d._group(self.process_group)._node_wait_released()
 
     def _shadow_all_reduces(self):
         """Join: a joined rank's matching all-reduces (zeros) for one backward
-        of the ranks still training, with the release they queue after it."""
+        of the ranks still training (their buckets are free to write once the
+        peers have read them: _wait_release)."""
         self._wait_release()
         works = [self._run_comm_hook(b) for b in self._get_zeros_like_grad_buckets()]
-        self._queue_release()
+        self._release_later()
         for w in works:
             w.wait()
 
     def _early_copy_out(self):
-        """Whether a bucket's averages go to .grad on the communication thread
-        as its all-reduce ends (so the end of backward copies nothing): not when .grad is the bucket itself, nor when
+        """Whether a bucket's averages go to .grad by its all-reduce, as it
+        ends (so the end of backward copies nothing): not when .grad is the bucket itself, nor when
         which parameters to skip (globally unused) is only known at the
         end, nor inside a distributed autograd context (which never touches .grad)."""
         return not (self.gradient_as_bucket_view or self.find_unused_parameters or self.static_graph
@@ -428,6 +469,7 @@ class Reducer:
     def _finalize_backward(self):
         if self.timing is not None:
             self.timing["finalize"] = time.perf_counter()
+        self._run_deferred()
         results = []
         for b in self.buckets:
             if isinstance(b.work, cthtorch.futures.Future):

@@ -64,7 +64,8 @@ from cthtorch.distributed import _mpi
 # (each may cost a time slice when the cores are oversubscribed)
 BLOCK_BYTES = 4 << 20
 MIN_BYTES = 1 << 18        # below this MPI's own all-reduce is as fast
-_HEADER_BYTES = 128        # a rank's arrival counter and call signature, on its own cache lines
+_HEADER_BYTES = 128        # a rank's counters and call signatures, on its own cache lines
+_ARRIVALS, _READS = 0, 9   # header fields: barrier arrivals; sums into outputs finished (after the signatures)
 # allreduce(outs=) on a node buffer: up to this many ranks, each sums all slots itself
 INTO_MAX_RANKS = 4
 _MAX_PAUSE = 2e-4          # longest sleep between looks at the peers' arrival counters
@@ -180,11 +181,15 @@ class NodeReducer:
         self.buffers = []
         self.buffer_count = 0
         self.lock = threading.RLock()   # buffers change on the communication thread and in a weakref callback
+        self.agreed_at = None   # when the last agreement's barrier ended (perf_counter; DDP's timing)
+        self.headers = []
+        self.reads = 0      # sums into outputs finished (_READS)
         if node is None:
             return
         self.size, self.rank = node.Get_size(), node.Get_rank()
         # each rank's header, a cache line apart: [arrivals, then two call signatures of 4 fields: nbytes,
-        # dtype/op code, buffer number + 1, offset] (zeroed, and mapped by all, when _shared_segments returns).
+        # dtype/op code, buffer number + 1, offset, then reads] (zeroed, and mapped by all, when
+        # _shared_segments returns).
         # Calls alternate between the signatures: a call into outputs ends at its agreement, so a rank may
         # write its next call's signature while a peer still reads this one's (never two calls ahead: the
         # next agreement waits for that peer)
@@ -196,28 +201,41 @@ class NodeReducer:
         return (self.node is not None and self.size > 1 and _nbytes(arr) >= MIN_BYTES
                 and _ufunc(op_name, arr.dtype) is not None)
 
-    def _sync(self):
+    def _sync(self, check=None):
         """A barrier of the node's ranks through their headers. MPI's own
         barrier polls the CPU while it waits (half a core here), which takes
         it from backward when DDP's all-reduces overlap it; this one sleeps,
         backing off from a few microseconds. Win.Sync (a full memory fence)
         orders the block copies (non-temporal stores included) before the
-        arrival, and the peers' before what follows (_fence)."""
+        arrival, and the peers' before what follows (_fence). check (if
+        given) is called every few hundred looks while the peers are awaited:
+        it raises when one is dead (off the communication thread nothing
+        else would notice)."""
         self.arrivals += 1
-        n = self.arrivals
+        self._publish(_ARRIVALS, self.arrivals)
+        self._await(_ARRIVALS, self.arrivals, check)
+
+    def _publish(self, field, n):
+        """Sets this rank's counter field to n, after everything it did before
+        (_fence)."""
         _fence()
-        self.headers[self.rank][0] = n
+        self.headers[self.rank][field] = n
+
+    def _await(self, field, n, check=None):
+        """Waits until every rank's counter field has reached n (see _sync)."""
         pause, spins = 2e-6, 0
         while True:
-            if all(h[0] >= n for h in self.headers):
+            if all(h[field] >= n for h in self.headers):
                 break
             spins += 1
             if spins > 20:
                 time.sleep(pause)
                 pause = min(pause * 2, _MAX_PAUSE)
+                if check is not None and spins % 256 == 0:
+                    check()
         _fence()
 
-    def _agree(self, arr, op_name, into=False):
+    def _agree(self, arr, op_name, into=False, check=None):
         """Whether every rank brings the same size, dtype, op and wish for the
         result (in arr, or into separate outputs) (else MPI's path, which
         reports a mismatch as before); and the node buffer window arr lies in
@@ -228,7 +246,8 @@ class NodeReducer:
         me[k] = _nbytes(arr)
         me[k + 1] = (_DTYPES.index(arr.dtype) * 64 + _OP_NAMES.index(op_name)) * 2 + bool(into)
         me[k + 2], me[k + 3] = self._locate(arr)
-        self._sync()
+        self._sync(check)
+        self.agreed_at = time.perf_counter()
         agreed = all(h[k] == me[k] and h[k + 1] == me[k + 1] for h in self.headers)
         if not agreed:
             return False, None
@@ -312,7 +331,7 @@ class NodeReducer:
         self.slots = [_slot_bytes(m, cap) for m in _shared_segments(self.node, cap)]
         self.cap = cap
 
-    def allreduce(self, arr, op_name, outs=None):
+    def allreduce(self, arr, op_name, outs=None, check=None):
         """Reduce contiguous 1-d arr in place over the group. False (having done
         nothing) when the ranks disagree: the caller then uses MPI.
 
@@ -321,9 +340,9 @@ class NodeReducer:
         buffer and the group small, every rank then sums all the ranks' slots
         straight into outs (_reduce_into), and arr keeps this rank's values;
         the peers may still be reading it when this returns, so it must not
-        be written before a release() (collective) has run. Otherwise the
-        result goes to arr as usual, then to outs."""
-        agreed, in_place = self._agree(arr, op_name, outs is not None)
+        be written before wait_released() has returned. Otherwise the
+        result goes to arr as usual, then to outs. check: see _sync."""
+        agreed, in_place = self._agree(arr, op_name, outs is not None, check)
         if not agreed:
             return False
         ufunc = _ufunc(op_name, arr.dtype)
@@ -331,13 +350,15 @@ class NodeReducer:
         if in_place is not None and outs is not None and self.size <= INTO_MAX_RANKS:
             slots, offset = in_place
             self._reduce_into([sl[offset:offset + nbytes].view(arr.dtype) for sl in slots], ufunc, outs)
+            self.reads += 1
+            self._publish(_READS, self.reads)
             return True
-        self._reduce(arr, ufunc, in_place)
+        self._reduce(arr, ufunc, in_place, check)
         for o, t in outs or ():
             t.copy_(arr[o:o + t.numel()].view(t.shape))
         return True
 
-    def _reduce(self, arr, ufunc, in_place):
+    def _reduce(self, arr, ufunc, in_place, check=None):
         """The result in arr: in place when arr is a node buffer, else
         through this group's slots, pipelined by blocks."""
         P, r = self.size, self.rank
@@ -355,7 +376,7 @@ class NodeReducer:
         if in_place is not None:
             slots, offset = in_place
             self._reduce_in_place([sl[offset:offset + nbytes].view(arr.dtype) for sl in slots], ufunc, part,
-                                  nblocks)
+                                  nblocks, check)
             return True
         self._ensure(nbytes)
         slots = [s[:nbytes].view(arr.dtype) for s in self.slots]
@@ -382,7 +403,7 @@ class NodeReducer:
                 mine[start:lo].copy_(arr[start:lo])
                 mine[hi:end].copy_(arr[hi:end])
             if s <= nblocks:
-                self._sync()
+                self._sync(check)
         return True
 
     def _reduce_into(self, slots, ufunc, outs):
@@ -401,16 +422,22 @@ class NodeReducer:
             for src in srcs[2:]:
                 ufunc(t, src, out=t)
 
-    def release(self):
-        """After allreduce(..., outs) calls: the barrier they skipped, so that
-        every peer has finished reading this rank's slots before it writes
-        them again (DDP waits for it before its next backward). Collective;
-        nothing when the group is not on one node, or when it has more than
-        INTO_MAX_RANKS ranks (their all-reduces end in a barrier already)."""
-        if self.node is not None and 1 < self.size <= INTO_MAX_RANKS:
-            self._sync()
+    def released(self):
+        """Whether every peer has finished the sums into outputs (_reduce_into)
+        that this rank has finished, so none reads this rank's slots any
+        more."""
+        return not self.headers or all(h[_READS] >= self.reads for h in self.headers)
 
-    def _reduce_in_place(self, slots, ufunc, part, nblocks):
+    def wait_released(self, check=None):
+        """After allreduce(..., outs) calls, before this rank writes its node
+        buffers again (DDP's next backward): waits until released(). Each
+        rank counts its finished sums in its header, so this is the half of
+        a barrier that those calls skipped, waited for only when it matters,
+        by then (normally) long passed: no collective, no thread."""
+        if not self.released():
+            self._await(_READS, self.reads, check)
+
+    def _reduce_in_place(self, slots, ufunc, part, nblocks, check=None):
         """The all-reduce when every rank's array is its own slot: step s reduces
         my part of block s in place, and copies the peers' parts of block s-1
         out of their slots. The agreement's barrier has ordered everyone's
@@ -435,4 +462,4 @@ class NodeReducer:
                     if q != r:
                         lo, hi = part(s - 1, q)
                         mine[lo:hi].copy_(slots[q][lo:hi])
-            self._sync()
+            self._sync(check)

@@ -235,6 +235,7 @@ class ProcessGroup:
         self._node_reducer = None   # made on the first all_reduce that can use it (collective)
         self._queue = SimpleQueue()
         self._lock = threading.Lock()
+        self._last = None           # the last Work queued or run here (_run_here waits for it)
         self._thread = threading.Thread(target=self._loop, daemon=True, name="cthtorch-dist-comm-%d" % gid)
         self._thread.start()
 
@@ -254,23 +255,28 @@ class ProcessGroup:
     def __repr__(self):
         return "<torch.distributed.ProcessGroup (ranks %s, %s)>" % (self._ranks, self._backend)
 
-    def _node_allreduce(self, arr, op_name, outs=None):
+    def _node_allreduce(self, arr, op_name, outs=None, check=None):
         """All-reduce arr through node shared memory when the group lives on one
-        node (see _shm_allreduce; outs: NodeReducer.allreduce's); False when
-        MPI's Allreduce must do it. Runs on the communication thread, like
-        every collective."""
+        node (see _shm_allreduce; outs, check: NodeReducer.allreduce's); False
+        when MPI's Allreduce must do it. Runs on the communication thread, like
+        every collective, or in _run_here's turn."""
         if self._size < 2 or arr.numel() * arr.element_size() < _shm_allreduce.MIN_BYTES:
             return False
         node = self._node()
-        return node.usable(arr, op_name) and node.allreduce(arr, op_name, outs)
+        return node.usable(arr, op_name) and node.allreduce(arr, op_name, outs, check)
 
-    def _node_release(self):
-        """Queues NodeReducer.release (after all-reduces into outputs); the
-        Work is waited for before their node buffers are written again."""
-        def fn():
-            if self._node_reducer is not None:
-                self._node_reducer.release()
-        return self._submit("node_release", fn)
+    def _node_wait_released(self):
+        """Waits, on the calling thread, until every peer has finished reading
+        this rank's node buffers (NodeReducer.wait_released), raising as
+        _wait would should a peer die meanwhile."""
+        node = self._node_reducer
+        if node is None or node.released():
+            return
+        limit = _seconds(self._timeout)
+        deadline = time.monotonic() + limit
+        # blame a peer that died before it finished this group's last operation
+        w = Work(self, None, [], "all_reduce (node buffer release)", self._seq + 1)
+        node.wait_released(lambda: self._check(w, deadline, limit))
 
     def _node(self):
         """The group's NodeReducer, made (collectively) on first use."""
@@ -306,8 +312,35 @@ class ProcessGroup:
         _state.check_healthy()
         with self._lock:   # sequence numbers in queue order
             w = Work(self, fn, list(outputs), name, self._next_seq())
+            self._last = w
             self._queue.put(w)
         return w
+
+    def _run_here(self, name, fn, outputs=()):
+        """Runs fn(check) on the calling thread, in order with the group's
+        queued work: once the communication thread has finished everything
+        queued before it, and holding the queue's lock so nothing is queued
+        meanwhile. For the node all-reduce of DDP's last bucket at the end of
+        backward: handing it to the communication thread and waking this one
+        again costs two thread switches, each a time slice on a busy machine.
+        fn must not block in MPI (which cannot be interrupted); it calls
+        check() while it waits for its peers, which raises as _wait would
+        (a dead peer, the timeout). Returns the finished Work and fn's
+        result."""
+        _state.check_healthy()
+        while True:
+            with self._lock:
+                last = self._last
+                if last is None or last._event.is_set():
+                    w = Work(self, None, list(outputs), name, self._next_seq())
+                    self._last = w
+                    limit = _seconds(self._timeout)
+                    deadline = time.monotonic() + limit
+                    out = []
+                    w._fn = lambda: out.append(fn(lambda: self._check(w, deadline, limit)))
+                    w._run()
+                    return w, (out[0] if out else None)
+            self._wait(last)
 
     def _post(self, name, req, after, outputs, peer):
         with self._lock:
@@ -328,15 +361,20 @@ class ProcessGroup:
                 work._event.wait(0.1)
             if work._test():
                 break
-            mon = _state.monitor
-            if mon is not None:
-                dead = mon.blame(self._gid, work._seq, self._ranks)
-                if dead:
-                    _state.fail(self, work, "; ".join("rank %d %s" % (r, _describe(why)) for r, why in dead))
-            if time.monotonic() > deadline:
-                lag = mon.lagging(self._gid, work._seq, self._ranks) if mon is not None else []
-                why = ("ranks %s had not joined it" % lag) if lag else "every rank had joined it"
-                _state.fail(self, work, "timed out after %d ms (%s)" % (round(limit * 1000), why), timeout=True)
+            self._check(work, deadline, limit)
+
+    def _check(self, work, deadline, limit):
+        """Raises (naming the culprit) when a peer that work waits for is
+        found dead, or when its deadline has passed."""
+        mon = _state.monitor
+        if mon is not None:
+            dead = mon.blame(self._gid, work._seq, self._ranks)
+            if dead:
+                _state.fail(self, work, "; ".join("rank %d %s" % (r, _describe(why)) for r, why in dead))
+        if time.monotonic() > deadline:
+            lag = mon.lagging(self._gid, work._seq, self._ranks) if mon is not None else []
+            why = ("ranks %s had not joined it" % lag) if lag else "every rank had joined it"
+            _state.fail(self, work, "timed out after %d ms (%s)" % (round(limit * 1000), why), timeout=True)
 
     def _shutdown(self):
         """Ends the communication thread after the group's queued work, and
@@ -865,12 +903,18 @@ def all_reduce(tensor, op=ReduceOp.SUM, group=None, async_op=False):
     return _all_reduce(tensor, op, group, async_op)
 
 
-def _all_reduce(tensor, op=ReduceOp.SUM, group=None, async_op=False, after=None, outs=None):
-    """all_reduce; after() (if given) runs on the communication thread once the
-    result is in place, before the Work completes. outs: (element offset,
-    tensor) pairs of a contiguous 1-d tensor and a SUM that receive the result
-    instead (DDP's .grad for a bucket); tensor may then keep this rank's
-    values (a node buffer: see NodeReducer.allreduce, and _node_release)."""
+def _all_reduce(tensor, op=ReduceOp.SUM, group=None, async_op=False, after=None, outs=None, before=None,
+                here=False):
+    """all_reduce; before() and after() (if given) run on the thread that
+    does it (the communication thread, or the caller's with here) as it
+    starts, and once the result is in place, before the Work completes.
+    outs: (element offset, tensor) pairs of a contiguous 1-d tensor and a SUM
+    that receive the result instead (DDP's .grad for a bucket); tensor may
+    then keep this rank's values (a node buffer: see NodeReducer.allreduce,
+    and _node_wait_released). here (with outs, async_op): the node
+    all-reduce runs on the calling thread (ProcessGroup._run_here); should
+    the ranks take MPI's path instead, that goes to the communication thread
+    as usual."""
     _check_tensor(tensor)
     pg = _member(group, "all_reduce")
     if pg is None:
@@ -881,10 +925,25 @@ def _all_reduce(tensor, op=ReduceOp.SUM, group=None, async_op=False, after=None,
     if outs is not None and (op != ReduceOp.SUM or not tensor.is_contiguous() or tensor.dim() != 1
                              or _half(tensor.dtype)):
         raise ValueError("_all_reduce(outs=) takes a contiguous 1-d tensor and ReduceOp.SUM")
+    node_path = True
+    if here and outs is not None and async_op:
+        def node(check):
+            if before is not None:
+                before()
+            done = pg._node_allreduce(tensor.detach(), op.name, outs, check)
+            if done and after is not None:
+                after()
+            return done
+        w, done = pg._run_here("all_reduce", node, [tensor])
+        if done or w._exc is not None:
+            return w
+        node_path = False   # every rank found the same (NodeReducer._agree): MPI's path on all
 
     def fn():
+        if before is not None:
+            before()
         r = _Reducible(tensor, op, pg._size)
-        if not pg._node_allreduce(r.buf.detach().view(-1), op.name, outs):
+        if not (node_path and pg._node_allreduce(r.buf.detach().view(-1), op.name, outs)):
             pg._comm.Allreduce(MPI.IN_PLACE, r.array(), op=mop)
             for o, t in outs or ():
                 t.copy_(tensor.narrow(0, o, t.numel()).view(t.shape))

@@ -9,8 +9,10 @@ Python per op.
   carries its values through MOVEs and frees its body's temporaries each
   iteration, as the Python executor does);
 - tuples, lists, unpacking and attribute reads are instructions of their own;
+- a fused group is a CALL of its `_C._JitFusedKernel`, which runs its
+  compiled loop from C;
 - everything else (composites written in Python, scalar arithmetic on
-  Python numbers, method calls, fused groups) is a CALL of a Python callable:
+  Python numbers, method calls) is a CALL of a Python callable:
   the op itself where its arguments need no conversion, else the Python
   executor's step for that one node. So every graph lowers; CALL is the
   fallback, not a second implementation.
@@ -193,6 +195,11 @@ class _Lowering(_py._Slots):
             return
         if k in ("prim::TupleUnpack", "prim::ListUnpack"):
             self.emit(UNPACK, ins, outs, where=where)
+            return
+        if k in ("prim::TensorExprGroup", "prim::FusionGroup"):
+            # the group's _C._JitFusedKernel: its compiled loop called from C, no Python step
+            from ._fuser import DynamicFusedKernel
+            self.emit(CALL, ins, outs, payload=DynamicFusedKernel(n.g("Subgraph")).run, where=where)
             return
         if k == "prim::unchecked_cast":
             self.emit(MOVE, ins, outs, where=where)   # a static cast only: the same object

@@ -1,15 +1,19 @@
-"""The fuser: a run of elementwise float32 ops in a graph becomes one
-prim::FusionGroup node whose kernel is a generated C loop, compiled at run
-time by the system C compiler and loaded through cffi (as TorchInductor's
-CPU backend generates and compiles C++).
+"""The fuser: a run of elementwise float32 ops in a graph, and a trailing
+sum or mean over all dims or the last one, becomes one fused node whose
+kernel is a generated C loop, compiled at run time by the system C compiler
+and loaded through cffi (as TorchInductor's CPU backend generates and
+compiles C++). Traced graphs (shapes known) get prim::FusionGroup nodes,
+scripted ones prim::TensorExprGroup nodes; both run the same way.
 
 The loop is OpenMP-parallel and vectorizable (restrict pointers, one pass,
-no temporaries). Kernels are cached on disk by a hash of their source and
-flags ($CTHTORCH_CACHE, else ~/.cache/cthtorch). Where no compiler is found
-the group runs its subgraph in the interpreter, and the fuser says so once.
-At run time the kernel takes contiguous float32 inputs of the traced size
-that need no gradient; anything else runs the subgraph, so results and
-autograd are always eager's.
+no temporaries; a reduction accumulates in double). Kernels are cached on
+disk by a hash of their source and flags ($CTHTORCH_CACHE, else
+~/.cache/cthtorch). A group's node calls `_C._JitFusedKernel`
+(src/python/JitFusedKernel.c), which keeps one plan per input layout and
+calls the loop from C; where no compiler is found, for inputs the loop does
+not take, or where autograd must record, the group runs its subgraph, so
+results and gradients are always eager's. Without a compiler the fuser says
+so once.
 """
 import hashlib
 import os
@@ -23,7 +27,7 @@ import cthtorch
 
 from . import _ir
 
-__all__ = ["fuse_elementwise", "FusedKernel", "cache_dir", "compiler"]
+__all__ = ["fuse_elementwise", "fuse_scripted", "DynamicFusedKernel", "cache_dir", "compiler"]
 
 # -fno-trapping-math lets gcc turn the selects below into vector blends (no
 # FP exceptions are observed anyway); NaN and inf semantics stay IEEE's
@@ -61,7 +65,7 @@ _UNARY = {
     "aten::relu": "(a != a ? a : (a > 0.0f ? a : 0.0f))", "aten::sin": "sinf(a)", "aten::cos": "cosf(a)",
     "aten::reciprocal": "1.0f / a", "aten::rsqrt": "1.0f / sqrtf(a)", "aten::silu": "a / (1.0f + cth_expf(-a))",
 }
-_BINARY = {"aten::mul": "a * b", "aten::div": "a / b"}
+_BINARY = {"aten::mul": "a * b", "aten::div": "a / b", "aten::pow": "powf(a, b)"}
 _BINARY_ALPHA = {"aten::add": "a + alpha * b", "aten::sub": "a - alpha * b"}
 
 
@@ -158,9 +162,88 @@ def _fusible(n):
     return shape, tensors
 
 
+# ---------------------------------------------------------------- the trailing reduction
+
+_REDUCTIONS = {"aten::sum": False, "aten::mean": True}   # kind -> is a mean
+_NOT_CONSTANT = object()
+
+
+def _const(v):
+    n = v.node()
+    return n._constant_value() if n.kind() == "prim::Constant" else _NOT_CONSTANT
+
+
+def _reduction(n):
+    """(is_mean, dims or None for all, keepdim) where n is a sum/mean a group
+    may end with: no dtype argument, constant dims and keepdim. Whether the
+    dims are all of them or the last one is known only with the shapes."""
+    k = n.kind()
+    if k not in _REDUCTIONS or len(n.outputs()) != 1:
+        return None
+    ins = n.inputs()
+    if len(ins) == 2:             # sum(Tensor self, *, ScalarType? dtype)
+        dims, keep, dt = None, False, ins[1]
+    elif len(ins) == 4:           # sum.dim_IntList(self, int[1]? dim, bool keepdim, *, ScalarType? dtype)
+        dims, keep, dt = _const(ins[1]), _const(ins[2]), ins[3]
+    else:
+        return None
+    if _const(dt) is not None or not isinstance(keep, bool):
+        return None
+    if dims is not None:
+        if not isinstance(dims, (list, tuple)) or not dims or \
+                any(type(d) is not int for d in dims) or len(set(dims)) != len(dims):
+            return None
+        dims = tuple(dims)
+    return _REDUCTIONS[k], dims, keep
+
+
+def _fold_dim_lists(block):
+    """A reduction's dims built by prim::ListConstruct of constants (as a
+    scripted `x.sum(-1)` is) become one list constant, so the node's
+    arguments are constants a group copies in."""
+    for n in list(block.nodes()):
+        for b in n.blocks():
+            _fold_dim_lists(b)
+        if n.kind() not in _REDUCTIONS or len(n.inputs()) != 4:
+            continue
+        lst = n.inputs()[1].node()
+        if lst.kind() != "prim::ListConstruct":
+            continue
+        vals = [_const(v) for v in lst.inputs()]
+        if any(type(d) is not int for d in vals):
+            continue
+        g = n.owningGraph()
+        with g.insert_point_guard(n):
+            c = g.insertConstant(vals)
+        c.setType(lst.output().type())
+        n.replaceInput(1, c)
+        if not lst.output().uses():
+            items = {v.node() for v in lst.inputs()}
+            lst.destroy()
+            for c in items:
+                if not c.output().uses():
+                    c.destroy()
+
+
+def _reduced_shape(S, dims, keep):
+    """('all' or 'row', output shape) for a reduction of shape S, or None
+    where the dims are neither all of S's nor its last one."""
+    nd = len(S)
+    if dims is None:
+        return "all", (1,) * nd if keep else ()
+    if nd == 0 or any(not -nd <= d < nd for d in dims):
+        return None
+    ds = {d % nd for d in dims}
+    if ds == set(range(nd)):
+        return "all", (1,) * nd if keep else ()
+    if ds == {nd - 1}:
+        return "row", S[:-1] + ((1,) if keep else ())
+    return None
+
+
 def _copied_constant(v):
-    """Whether a group copies v into its subgraph (a number, or a
-    one-element tensor constant) rather than taking it as an input."""
+    """Whether a group copies v into its subgraph (a number, a list, a flag,
+    or a one-element tensor constant) rather than taking it as an input."""
     n = v.node()
     return n.kind() == "prim::Constant" and (_scalar_of(v) is not None or
                                              not isinstance(n._constant_value(), cthtorch.Tensor))
@@ -202,14 +285,20 @@ def _make_group(graph, run, kind="prim::FusionGroup"):
     for o, go in zip(outputs, group.outputs()):
         go.setType(o.type())
         o.replaceAllUsesWith(go)
+    copied = {v.node() for n in run for v in n.inputs() if v.node() not in members and _copied_constant(v)}
     for n in reversed(run):
         n.destroy()
+    for c in copied:
+        if not c.output().uses():
+            c.destroy()   # copied in and read by nothing else now (a reduction's folded dims)
     return group
 
 
 def fuse_elementwise(graph, min_size=2):
     """Groups runs of fusible nodes (constants may sit between them) of one
-    shape into prim::FusionGroup nodes; returns how many groups it made."""
+    shape, each ended by a reduction of one of its values where there is
+    one, into prim::FusionGroup nodes; returns how many groups it made."""
+    _fold_dim_lists(graph.block())
     made = 0
     run, shape = [], None
 
@@ -221,6 +310,12 @@ def fuse_elementwise(graph, min_size=2):
         run, shape = [], None
     for n in list(graph.nodes()):
         if n.kind() == "prim::Constant":
+            continue
+        r = _reduction(n) if run else None
+        if r is not None and n.inputs()[0].node() in run and _float_tensor(n.inputs()[0], shape) and \
+                _reduced_shape(shape, r[1], r[2]) is not None:
+            run.append(n)   # trailing: the group ends here
+            flush()
             continue
         f = _fusible(n)
         if f is None or (shape is not None and f[0] != shape):
@@ -235,36 +330,6 @@ def fuse_elementwise(graph, min_size=2):
 
 # ---------------------------------------------------------------- code generation and loading
 
-def _kernel_source(sub):
-    """C source of the loop for a FusionGroup's subgraph."""
-    names, lines = {}, []
-    for i, v in enumerate(sub.inputs()):
-        names[v] = "in%d[i]" % i
-    for n in sub.nodes():
-        if n.kind() == "prim::Constant":
-            names[n.output()] = _c_float(_scalar_of(n.output()))
-            continue
-        k = n.kind()
-        a = names[n.inputs()[0]]
-        b = names[n.inputs()[1]] if k not in _UNARY else None
-        alpha = names[n.inputs()[2]] if k in _BINARY_ALPHA else None
-        expr = _UNARY.get(k) or _BINARY.get(k) or _BINARY_ALPHA[k]
-        var = "v%d" % len(lines)
-        expr = _subst(expr, a, b, alpha)
-        lines.append("    const float %s = %s;" % (var, expr))
-        names[n.output()] = var
-    nin, nout = len(sub.inputs()), len(sub.outputs())
-    params = ["int64_t n"] + ["const float *restrict in%d" % i for i in range(nin)] + \
-        ["float *restrict out%d" % i for i in range(nout)]
-    body = lines + ["    out%d[i] = %s;" % (i, names[v]) for i, v in enumerate(sub.outputs())]
-    src = ("#include <math.h>\n#include <stdint.h>\n#include <string.h>\n" + _PRELUDE + "\n"
-           "void fused_kernel(%s) {\n"
-           "  #pragma omp parallel for simd schedule(static) if (n > 65536)\n"
-           "  for (int64_t i = 0; i < n; i++) {\n%s\n  }\n}\n") % (", ".join(params), "\n".join(body))
-    decl = "void fused_kernel(%s);" % ", ".join(p.replace("restrict ", "") for p in params)
-    return src, decl
-
-
 def _subst(expr, a, b, alpha):
     """Fills a, b, alpha into an expression template (whole words only)."""
     import re
@@ -272,8 +337,16 @@ def _subst(expr, a, b, alpha):
     return re.sub(r"\b(alpha|a|b)\b", lambda m: table[m.group(1)], expr)
 
 
+def _expr(k, ops):
+    """C expression of op k over its operands' expressions."""
+    if k == "aten::pow" and ops[1] == "2.0f":
+        return "(%s) * (%s)" % (ops[0], ops[0])   # the common square: no libm call, vectorizes
+    return _subst(_UNARY.get(k) or _BINARY.get(k) or _BINARY_ALPHA[k], ops[0],
+                  ops[1] if k not in _UNARY else None, ops[2] if k in _BINARY_ALPHA else None)
+
+
 _lock = threading.Lock()
-_loaded = {}   # source hash -> (ffi, lib)
+_loaded = {}   # source hash -> (ffi, lib, path)
 
 
 def _build(src, decl):
@@ -309,56 +382,16 @@ def _build(src, decl):
         return _loaded[key]
 
 
-class FusedKernel:
-    """What a prim::FusionGroup runs: the compiled loop when its inputs fit,
-    its subgraph in the interpreter otherwise."""
-
-    def __init__(self, sub):
-        from ._interpreter import GraphExecutor
-        self.subgraph = sub
-        self.fallback = GraphExecutor(sub)
-        self.src, self.decl = _kernel_source(sub)
-        t = sub.inputs()[0].type()
-        self.shape = tuple(t.sizes())
-        self.numel = 1
-        for s in self.shape:
-            self.numel *= s
-        self._built = None
-        self.so_path = None
-
-    def _kernel(self):
-        if self._built is None:
-            b = _build(self.src, self.decl)
-            self._built = b if b is not None else False
-            if b:
-                self.so_path = b[2]
-        return self._built
-
-    def __call__(self, *args):
-        ok = all(type(a) is cthtorch.Tensor or isinstance(a, cthtorch.Tensor) for a in args) and \
-            all(a.dtype == cthtorch.float32 and a.is_contiguous() and a.numel() == self.numel and
-                tuple(a.shape) == self.shape and a.device.type == "cpu" for a in args) and \
-            not (cthtorch.is_grad_enabled() and any(a.requires_grad for a in args))
-        k = self._kernel() if ok else None
-        if not k:
-            r = self.fallback(*args)
-            return r if isinstance(r, tuple) else (r,)
-        ffi, lib, _ = k
-        outs = tuple(cthtorch.empty(self.shape) for _ in self.subgraph.outputs())
-        ptrs = [ffi.cast("float *", a.data_ptr()) for a in args] + \
-            [ffi.cast("float *", o.data_ptr()) for o in outs]
-        lib.fused_kernel(self.numel, *ptrs)
-        return outs
-
-
-# ---------------------------------------------------------------- scripted graphs: shapes known at run time
+# ---------------------------------------------------------------- groups: shapes known at run time
 
 # A scripted graph's values carry no sizes, so its groups are made on the
 # graph's structure (torch's TensorExpr fuser makes prim::TensorExprGroup
-# nodes the same way) and each group specializes when it runs: per layout
-# of its inputs it finds a 2-d view [rows, cols] in which every operand is
+# nodes the same way); a traced graph's groups are made where the recorded
+# shapes agree. Either group specializes when it runs: per layout of its
+# inputs it finds a 2-d view [rows, cols] in which every operand is
 # `base + row * row_stride + col` (or a broadcast `+ 0`), checks that the
-# group's outputs all have the broadcast shape, and compiles that variant
+# group's elementwise outputs all have the broadcast shape (and that a
+# reduction is over all of it or its last dim), and compiles that variant
 # once. A chunk whose pieces only the group reads is fused too: its pieces
 # are pointer offsets into the chunked tensor, so the LSTM step's gate math
 # is one kernel over the gates. Anything else (another dtype, autograd,
@@ -404,14 +437,17 @@ def _chunk_pieces(n):
     return uses[0].user
 
 
-def fuse_scripted(block, min_ops=2):
+def fuse_scripted(block, min_ops=2, _nested=False):
     """Groups runs of _dyn_fusible nodes of block (and of the blocks nested
-    in it) into prim::TensorExprGroup nodes; returns how many it made."""
+    in it), each ended by a reduction of one of its values where there is
+    one, into prim::TensorExprGroup nodes; returns how many it made."""
+    if not _nested:
+        _fold_dim_lists(block)
     made = 0
     nodes = list(block.nodes())
     for n in nodes:
         for b in n.blocks():
-            made += fuse_scripted(b, min_ops)
+            made += fuse_scripted(b, min_ops, True)
     run = []
 
     def flush():
@@ -439,16 +475,16 @@ def fuse_scripted(block, min_ops=2):
             run += [n, unpack]
             i = nodes.index(unpack) + 1
             continue
+        if run and _reduction(n) is not None and _dyn_tensor(n.output()) and n.inputs()[0].node() in run:
+            run.append(n)   # trailing: the group ends here
+            flush()
+            continue
         if _dyn_fusible(n):
             run.append(n)
         else:
             flush()
     flush()
     return made
-
-
-_fusion_args = cthtorch._C._VariableFunctions._jit_fusion_args
-_empty, _f32 = cthtorch._C._VariableFunctions.empty, cthtorch.float32
 
 
 def _broadcast(a, b):
@@ -464,8 +500,9 @@ def _broadcast(a, b):
 
 
 class DynamicFusedKernel:
-    """What a prim::TensorExprGroup runs: per layout of its inputs, a
-    compiled loop; the subgraph in the interpreter where none fits."""
+    """What a fused group's node runs: `_C._JitFusedKernel`, which calls,
+    per layout of its inputs, the compiled loop this class plans (once per
+    layout, from C), and the subgraph where none fits."""
 
     def __init__(self, sub):
         from ._interpreter import GraphExecutor
@@ -475,8 +512,38 @@ class DynamicFusedKernel:
         self.n_out = len(sub.outputs())
         self._pos = {v: i for i, v in enumerate(sub.inputs())}
         self._nodes = [n for n in sub.nodes() if n.kind() != "prim::Constant"]
-        self._plans, self._built = {}, {}
-        self._observers = dispatch._observers   # a tracer or profiler watching: every op must reach dispatch
+        self._red = None   # (output index, reduced value, is_mean, dims, keepdim) of the trailing reduction
+        outs = list(sub.outputs())
+        for n in self._nodes:
+            r = _reduction(n)
+            if r is not None and n.output() in outs:
+                self._red = (outs.index(n.output()), n.inputs()[0]) + r
+        self._built = {}
+        # a tracer or profiler watching (dispatch._observers non-empty): every op must reach dispatch
+        self.run = cthtorch._C._JitFusedKernel(self._planner, self.fallback.run, self.n_out, dispatch._observers)
+
+    @property
+    def _plans(self):
+        """Layout key -> plan (None where the subgraph runs)."""
+        return self.run.plans
+
+    def __call__(self, *args):
+        return self.run(*args)
+
+    def step(self, ins, outs):
+        """The Python executor's step: reads its inputs' registers, writes its outputs'."""
+        run = self.run
+        if len(outs) == 1:
+            o, = outs
+
+            def fused_step1(regs):
+                regs[o] = run(*[regs[i] for i in ins])
+            return fused_step1
+
+        def fused_step(regs):
+            for i, x in zip(outs, run(*[regs[i] for i in ins])):
+                regs[i] = x
+        return fused_step
 
     def _shapes(self, args):
         """Every subgraph value's shape for these inputs, or None where the
@@ -484,7 +551,7 @@ class DynamicFusedKernel:
         shapes = {v: tuple(args[i].shape) for v, i in self._pos.items()}
         for n in self._nodes:
             k = n.kind()
-            if k == "aten::chunk":
+            if k == "aten::chunk" or k in _REDUCTIONS:
                 continue
             if k == "prim::ListUnpack":
                 ch = n.inputs()[0].node()
@@ -506,14 +573,34 @@ class DynamicFusedKernel:
             shapes[n.output()] = s
         return shapes
 
+    def _planner(self, args):
+        """What `_C._JitFusedKernel` keeps for a new layout: (rows, columns,
+        the layout array's address, the loop's address, the outputs' shapes,
+        what keeps those addresses valid), or None (the subgraph runs)."""
+        if not all(a.dtype is cthtorch.float32 and a.device.type == "cpu" for a in args):
+            return None
+        return self._plan(args)
+
     def _plan(self, args):
-        """(rows, cols, [(input, byte offset, row stride)], kernel, shape) or None."""
         shapes = self._shapes(args)
         if shapes is None:
             return None
-        S = shapes[self.subgraph.outputs()[0]]
-        if any(shapes[v] != S for v in self.subgraph.outputs()):
+        outs = list(self.subgraph.outputs())
+        red = self._red
+        S = shapes[red[1]] if red is not None else shapes[outs[0]]
+        if any(shapes[v] != S for i, v in enumerate(outs) if red is None or i != red[0]):
             return None
+        out_shapes = [S] * len(outs)
+        red_spec = None
+        if red is not None:
+            rs = _reduced_shape(S, red[3], red[4])
+            numel = 1
+            for s in S:
+                numel *= s
+            if rs is None or numel == 0:
+                return None   # not over all dims or the last one; an empty input's sum/mean: the subgraph
+            out_shapes[red[0]] = rs[1]
+            red_spec = (red[0], rs[0] == "row", red[2])
         nd = len(S)
         strides = [args[i].stride() for i in range(len(args))]
         leaves, leaf_index, names, lines = [], {}, {}, []
@@ -553,13 +640,11 @@ class DynamicFusedKernel:
                     us, pad = shapes[u], len(shapes[v]) - len(shapes[u])
                     ops.append(emit(u, tuple(0 if us[d] == 1 else shift[d + pad] for d in range(len(us))),
                                     tuple(1 if us[d] == 1 else vshape[d + pad] for d in range(len(us)))))
-                expr = _subst(_UNARY.get(k) or _BINARY.get(k) or _BINARY_ALPHA[k], ops[0],
-                              ops[1] if k not in _UNARY else None, ops[2] if k in _BINARY_ALPHA else None)
-                lines.append("      const float v%d = %s;" % (len(lines), expr))
+                lines.append("      const float v%d = %s;" % (len(lines), _expr(k, ops)))
                 expr = "v%d" % (len(lines) - 1)
             names[key] = expr
             return expr
-        results = [emit(o, (0,) * nd, S) for o in self.subgraph.outputs()]
+        results = [emit(red[1] if red is not None and i == red[0] else o, (0,) * nd, S) for i, o in enumerate(outs)]
         C = S[-1] if nd else 1
         R = 1
         for s in S[:-1]:
@@ -583,77 +668,79 @@ class DynamicFusedKernel:
                 acc *= S[d]
             kinds.append(inner)
             operands.append((i, off, rs))
-        if all((k == 1 and (R == 1 or rs == C)) or (k == 0 and rs == 0) for k, (_, _, rs) in zip(kinds, operands)):
+        if (red_spec is None or not red_spec[1]) and \
+                all((k == 1 and (R == 1 or rs == C)) or (k == 0 and rs == 0) for k, (_, _, rs) in zip(kinds, operands)):
             C, R = C * R, 1   # one flat run of memory (or a scalar) each: one long row
-        src, decl = _dyn_kernel_source(lines, results, kinds, len(args))
+        src, decl = _dyn_kernel_source(lines, results, kinds, len(args), red_spec)
         kern = self._built.get(src)
         if kern is None:
             b = _build(src, decl)
-            kern = self._built[src] = (b[0].new, b[1].fused_kernel) if b else False
-        return (R, C, kern[0]("int64_t[]", [x for op in operands for x in op]), kern[1], S) if kern else None
-
-    def step(self, ins, outs):
-        """The interpreter's step: reads its inputs' registers, writes its outputs'."""
-        run = self.__call__
-        if len(outs) == 1:
-            o, = outs
-
-            def fused_step1(regs):
-                regs[o] = run(*[regs[i] for i in ins])[0]
-            return fused_step1
-
-        def fused_step(regs):
-            for i, x in zip(outs, run(*[regs[i] for i in ins])):
-                regs[i] = x
-        return fused_step
-
-    def __call__(self, *args):
-        # (key, addresses), or None where an input is no tensor or autograd must record the ops, as torch's
-        # executor falls back to the unfused graph when gradients are needed
-        fa = None if self._observers else _fusion_args(args)
-        plan = None
-        if fa is not None:
-            plan = self._plans.get(fa[0], 0)
-            if plan == 0:
-                ok = all(a.dtype is cthtorch.float32 and not a.is_cuda for a in args)
-                plan = self._plans[fa[0]] = self._plan(args) if ok else None
-        if plan is None:
-            r = self.fallback(*args)
-            return r if isinstance(r, tuple) else (r,)
-        R, C, layout, kern, S = plan
-        outs = [_empty(S, dtype=_f32) for _ in range(self.n_out)]
-        if R * C:
-            kern(R, C, layout, *fa[1], *[o.data_ptr() for o in outs])
-        return outs
+            kern = self._built[src] = (b[0], b[1]) if b else False
+        if not kern:
+            return None
+        ffi, lib = kern
+        layout = ffi.new("int64_t[]", [x for op in operands for x in op] or [0])
+        return (R, C, int(ffi.cast("uintptr_t", layout)), int(ffi.cast("uintptr_t", lib.fused_kernel)),
+                tuple(out_shapes), (layout, lib, ffi))
 
 
-def _dyn_kernel_source(lines, results, kinds, n_in):
-    """C source of one variant of a TensorExprGroup's loop. Its arguments:
-    rows, columns, the layout (each leaf's input, byte offset and row
-    stride: an array made once per layout, as libffi's cost grows per
-    argument), then the inputs' and outputs' addresses. Leaf m is read at
-    its row's [c] (kinds[m] 1) or [0] (0)."""
+def _dyn_kernel_source(lines, results, kinds, n_in, red=None):
+    """C source of one variant of a group's loop. Its arguments: rows,
+    columns, the layout (each leaf's input, byte offset and row stride: an
+    array made once per layout), and the inputs' then the outputs' addresses.
+    Leaf m is read at its row's [c] (kinds[m] 1) or [0] (0). red: (output
+    index, per row?, mean?) of the trailing reduction, which sums in double
+    each row's piece (the row function's result) and writes a float."""
     nl, nout = len(kinds), len(results)
-    addrs = ["uintptr_t p%d" % i for i in range(n_in + nout)]
-    body = "\n".join(["      const float L%d = %s;" % (m, "in%d[c]" % m if kinds[m] else "in%d[0]" % m)
-                      for m in range(nl)] + lines + ["      out%d[c] = %s;" % (i, r) for i, r in enumerate(results)])
+    full = [i for i in range(nout) if red is None or i != red[0]]
+    body = ["      const float L%d = %s;" % (m, "in%d[c]" % m if kinds[m] else "in%d[0]" % m) for m in range(nl)] + \
+        lines + ["      out%d[c] = %s;" % (i, results[i]) for i in full]
     leaf = ["    const float *restrict in%d = (const float *)(a[L[%d]] + L[%d]) + r * L[%d] + lo * %d;"
             % (m, 3 * m, 3 * m + 1, 3 * m + 2, kinds[m]) for m in range(nl)]
-    outs = ["    float *restrict out%d = (float *)a[%d] + r * C + lo;" % (i, n_in + i) for i in range(nout)]
-    src = ("#include <math.h>\n#include <stdint.h>\n#include <string.h>\n" + _PRELUDE + "\n"
-           "static inline void row(int64_t r, int64_t lo, int64_t n, int64_t C, const int64_t *L, const uintptr_t *a) {\n%s\n"
-           "    #pragma omp simd\n    for (int64_t c = 0; c < n; c++) {\n%s\n    }\n}\n\n"
-           "void fused_kernel(int64_t R, int64_t C, const int64_t *L, %s) {\n"
-           "  const uintptr_t a[] = {%s};\n"
-           "  if (R * C <= 65536) {   /* small: no thread team (its start costs more than the loop) */\n"
-           "    for (int64_t r = 0; r < R; r++) row(r, 0, C, C, L, a);\n"
-           "  } else if (R == 1) {   /* one long row: split across threads */\n"
-           "    const int64_t B = 16384, nb = (C + B - 1) / B;\n"
-           "    #pragma omp parallel for schedule(static)\n"
-           "    for (int64_t blk = 0; blk < nb; blk++)\n"
-           "      row(0, blk * B, C - blk * B < B ? C - blk * B : B, C, L, a);\n"
-           "  } else {\n"
-           "    #pragma omp parallel for schedule(static)\n"
-           "    for (int64_t r = 0; r < R; r++) row(r, 0, C, C, L, a);\n"
-           "  }\n}\n") % ("\n".join(leaf + outs), body, ", ".join(addrs), ", ".join(a.split()[1] for a in addrs))
-    return src, "void fused_kernel(int64_t R, int64_t C, const int64_t *L, %s);" % ", ".join(addrs)
+    outs = ["    float *restrict out%d = (float *)a[%d] + r * C + lo;" % (i, n_in + i) for i in full]
+    head = "#include <math.h>\n#include <stdint.h>\n#include <string.h>\n" + _PRELUDE + "\n"
+    args = "int64_t R, int64_t C, const int64_t *L, const uintptr_t *a"
+    if red is None:
+        src = (head + "static inline void row(int64_t r, int64_t lo, int64_t n, int64_t C, const int64_t *L, "
+               "const uintptr_t *a) {\n%s\n"
+               "    #pragma omp simd\n    for (int64_t c = 0; c < n; c++) {\n%s\n    }\n}\n\n"
+               "void fused_kernel(%s) {\n"
+               "  if (R * C <= 65536) {   /* small: no thread team (its start costs more than the loop) */\n"
+               "    for (int64_t r = 0; r < R; r++) row(r, 0, C, C, L, a);\n"
+               "  } else if (R == 1) {   /* one long row: split across threads */\n"
+               "    const int64_t B = 16384, nb = (C + B - 1) / B;\n"
+               "    #pragma omp parallel for schedule(static)\n"
+               "    for (int64_t blk = 0; blk < nb; blk++)\n"
+               "      row(0, blk * B, C - blk * B < B ? C - blk * B : B, C, L, a);\n"
+               "  } else {\n"
+               "    #pragma omp parallel for schedule(static)\n"
+               "    for (int64_t r = 0; r < R; r++) row(r, 0, C, C, L, a);\n"
+               "  }\n}\n") % ("\n".join(leaf + outs), "\n".join(body), args)
+    else:
+        j, per_row, mean = red
+        body.append("      acc += (double)(%s);" % results[j])
+        src = (head + "static inline double row(int64_t r, int64_t lo, int64_t n, int64_t C, const int64_t *L, "
+               "const uintptr_t *a) {\n%s\n    double acc = 0.0;\n"
+               "    #pragma omp simd reduction(+:acc)\n    for (int64_t c = 0; c < n; c++) {\n%s\n    }\n"
+               "    return acc;\n}\n\n"
+               "void fused_kernel(%s) {\n"
+               "  float *res = (float *)a[%d];\n"
+               "  if (%d && R > 1) {   /* over the last dim: one result per row */\n"
+               "    #pragma omp parallel for schedule(static) if (R * C > 65536)\n"
+               "    for (int64_t r = 0; r < R; r++) res[r] = (float)(row(r, 0, C, C, L, a)%s);\n"
+               "  } else if (R == 1) {   /* over all of one long row: blocks across threads */\n"
+               "    const int64_t B = 16384, nb = (C + B - 1) / B;\n"
+               "    double t = 0.0;\n"
+               "    #pragma omp parallel for schedule(static) reduction(+:t) if (C > 65536)\n"
+               "    for (int64_t blk = 0; blk < nb; blk++)\n"
+               "      t += row(0, blk * B, C - blk * B < B ? C - blk * B : B, C, L, a);\n"
+               "    res[0] = (float)(t%s);\n"
+               "  } else {\n"
+               "    double t = 0.0;\n"
+               "    #pragma omp parallel for schedule(static) reduction(+:t) if (R * C > 65536)\n"
+               "    for (int64_t r = 0; r < R; r++) t += row(r, 0, C, C, L, a);\n"
+               "    res[0] = (float)(t%s);\n"
+               "  }\n}\n") % ("\n".join(leaf + outs), "\n".join(body), args, n_in + j, 1 if per_row else 0,
+                              " / (double)C" if mean else "", " / (double)C" if mean else "",
+                              " / (double)(R * C)" if mean else "")
+    return src, "void fused_kernel(%s);" % args

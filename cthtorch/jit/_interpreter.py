@@ -161,7 +161,8 @@ _SCALAR_BINARY = {
 }
 _SCALAR_UNARY = {"aten::neg": operator.neg, "aten::__not__": operator.not_, "aten::abs": abs,
                  "aten::floor": math.floor, "aten::ceil": math.ceil, "aten::sqrt": math.sqrt,
-                 "aten::exp": math.exp, "aten::log": math.log}
+                 "aten::exp": math.exp, "aten::log": math.log,
+                 "aten::all": all, "aten::any": any}   # all.bool/any.int...: over a list of numbers
 
 
 def _is_scalar(v):
@@ -546,20 +547,9 @@ def _lower_node(n, slots):
                                       1 if st is None else regs[st])]
         return slice_step
 
-    if k == "prim::TensorExprGroup":
+    if k in ("prim::TensorExprGroup", "prim::FusionGroup"):
         from ._fuser import DynamicFusedKernel
         return DynamicFusedKernel(n.g("Subgraph")).step(ins, outs)
-
-    if k == "prim::FusionGroup":
-        from ._fuser import FusedKernel
-        kern = FusedKernel(n.g("Subgraph"))
-        if len(outs) == 1:
-            o = outs[0]
-
-            def fused1(regs):
-                regs[o] = kern(*[regs[i] for i in ins])[0]
-            return fused1
-        return lambda regs: bind(regs, kern(*[regs[i] for i in ins]))
 
     if k == "prim::TupleConstruct" and named_tuple_class(n) is not None:
         make, o = named_tuple_class(n)._make, outs[0]

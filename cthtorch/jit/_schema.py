@@ -54,7 +54,20 @@ COMPOSITE_SCHEMAS = [
     "aten::contiguous(Tensor(a) self, *, MemoryFormat memory_format=contiguous_format) -> Tensor(a)",
     "aten::to.dtype(Tensor(a) self, ScalarType dtype, bool non_blocking=False, bool copy=False, "
     "MemoryFormat? memory_format=None) -> Tensor(a)",
+    "aten::to.device(Tensor(a) self, Device device, ScalarType dtype, bool non_blocking=False, bool copy=False, "
+    "MemoryFormat? memory_format=None) -> Tensor(a)",
+    "aten::to.other(Tensor(a) self, Tensor other, bool non_blocking=False, bool copy=False, "
+    "MemoryFormat? memory_format=None) -> Tensor(a)",
     "aten::detach(Tensor(a) self) -> Tensor(a)",
+    "aten::repeat(Tensor self, SymInt[] repeats) -> Tensor",
+    "aten::split.sizes(Tensor(a -> *) self, SymInt[] split_size, int dim=0) -> Tensor(a)[]",
+    "aten::is_autocast_enabled() -> bool",
+    "aten::masked_fill_.Scalar(Tensor(a!) self, Tensor mask, Scalar value) -> Tensor(a!)",
+    "aten::is_grad_enabled() -> bool",
+    "aten::group_norm(Tensor input, int num_groups, Tensor? weight=None, Tensor? bias=None, float eps=1e-05, "
+    "bool cudnn_enabled=True) -> Tensor",
+    "aten::lstm_cell(Tensor input, Tensor[] hx, Tensor w_ih, Tensor w_hh, Tensor? b_ih=None, Tensor? b_hh=None) "
+    "-> (Tensor, Tensor)",
     "aten::pad(Tensor self, SymInt[] pad, str mode=\"constant\", float? value=None) -> Tensor",
     "aten::conv1d(Tensor input, Tensor weight, Tensor? bias=None, SymInt[1] stride=[1], SymInt[1] padding=[0], "
     "SymInt[1] dilation=[1], SymInt groups=1) -> Tensor",
@@ -145,6 +158,9 @@ def _scalar_arith_schemas():
             "aten::__contains__.str_list(str[] l, str item) -> bool",
             "aten::__contains__.int_list(int[] l, int item) -> bool", "aten::device(str a) -> Device",
             "aten::list.t(t[] l) -> t[]", "aten::warn(str message, int stacklevel=2) -> ()",
+            "aten::slice.t(t[] l, int? start=None, int? end=None, int step=1) -> t[]",
+            "aten::all.bool(bool[] self) -> bool", "aten::all.int(int[] self) -> bool",
+            "aten::any.bool(bool[] self) -> bool", "aten::any.int(int[] self) -> bool",
             "aten::is_floating_point(Tensor self) -> bool",
             "aten::dropout_(Tensor(a!) self, float p, bool train) -> Tensor(a!)"]
     return out

@@ -368,6 +368,8 @@ def _compile_methods(sources, constants, objects):
     def resolver(name):
         if name == "CONSTANTS":
             return consts
+        if name in ("inf", "nan"):   # torch's code printer writes these floats as bare names
+            return float(name)
         raise KeyError(name)
     errors = []
     compiled = frontend.compile_sources(srcs, resolver, errors)

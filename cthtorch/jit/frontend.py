@@ -930,6 +930,10 @@ class Emitter:
             raise self.error(fdef, "Return value was annotated as having type %s but is actually of type %s"
                              % (tstr(ret_type), tstr(out.type())))
         g.registerOutput(out)
+        # as torch's compiler cleans each graph it makes: static conditions (`if 1 > 2:`) keep the branch
+        # taken and dead statements go, so .graph and .code show what runs
+        from ._passes import constant_propagation
+        constant_propagation(g, immutable_only=True)
         return g
 
     # -- statements
@@ -3001,7 +3005,8 @@ class _PrimSugar(Sugar):
 
 # ops.prim.X of TorchScript source (what .code prints for tensor properties) -> its output type
 _PRIM_OUT_TYPES = {"NumToTensor": T_tensor, "dtype": T_int, "device": T_device, "shape": lambda: T_list(T_int()),
-                   "requires_grad": T_bool, "is_cuda": T_bool, "data": T_tensor,
+                   "requires_grad": T_bool, "is_cuda": T_bool, "data": T_tensor, "is_nested": T_bool,
+                   "is_sparse": T_bool, "type": T_str,
                    "unchecked_unwrap_optional": True}
 
 

@@ -1,16 +1,42 @@
 /* torch.device: a (type, index) pair. "cuda" devices can always be named;
  * putting a tensor on one first initialises CUDA (Cuda.c), which raises where
- * libTHC or a GPU is missing. */
+ * libTHC or a GPU is missing. Every other device type torch knows can be
+ * named too (programs test torch.device("mps") and the like), but a tensor
+ * cannot go there (unsupported_device). */
 #include "THP.h"
+#include <ctype.h>
+#include <errno.h>
+#include <limits.h>
 
-static const char *type_names[] = {"cpu", "cuda", "meta"};
+/* cpu, cuda and meta keep numbers 0, 1, 2: the C layer tests those */
+static const char *type_names[] = {"cpu", "cuda", "meta", "ipu", "xpu", "mkldnn", "opengl", "opencl", "ideep",
+                                   "hip", "ve", "fpga", "maia", "xla", "lazy", "vulkan", "mps", "hpu", "mtia",
+                                   "privateuseone"};
+#define N_TYPES ((int)(sizeof type_names / sizeof *type_names))
 static PyObject *cpu_device;
 
 static int parse_type(const char *s, Py_ssize_t n, int *type) {
-  for (int i = 0; i < 3; i++)
+  for (int i = 0; i < N_TYPES; i++)
     if ((Py_ssize_t)strlen(type_names[i]) == n && !strncmp(s, type_names[i], n)) { *type = i; return 0; }
-  PyErr_Format(PyExc_RuntimeError,
-               "Expected one of cpu, cuda, meta device type at start of device string: %s", s);
+  PyObject *name = PyUnicode_FromStringAndSize(s, n);
+  if (!name) return -1;
+  PyErr_Format(PyExc_RuntimeError,   /* torch's list, in its order */
+               "Expected one of cpu, cuda, ipu, xpu, mkldnn, opengl, opencl, ideep, hip, ve, fpga, maia, xla, lazy, "
+               "vulkan, mps, meta, hpu, mtia, privateuseone device type at start of device string: %U", name);
+  Py_DECREF(name);
+  return -1;
+}
+
+/* A tensor asked for on a device type cthtorch has no tensors for: xpu and
+ * mtia raise torch's "not compiled" AssertionError, the rest say what works. */
+static int unsupported_device(int type) {
+  const char *name = type_names[type];
+  if (!strcmp(name, "xpu") || !strcmp(name, "mtia")) {
+    PyErr_Format(PyExc_AssertionError, "Torch not compiled with %s enabled", !strcmp(name, "xpu") ? "XPU" : "MTIA");
+    return -1;
+  }
+  PyErr_Format(PyExc_NotImplementedError,
+               "cthtorch has no '%s' device: tensors can be made on cpu (and on cuda where a GPU is present)", name);
   return -1;
 }
 
@@ -23,23 +49,30 @@ static int check_index(long long v, int *index) {
   return 0;
 }
 
+/* torch's form: a name of letters and underscores, then optionally ':' and
+ * an index without leading zeros; the form is checked before the name. */
 static int parse_string(PyObject *str, int *type, int *index) {
   Py_ssize_t n;
   const char *s = PyUnicode_AsUTF8AndSize(str, &n);
   if (!s) return -1;
-  const char *colon = strchr(s, ':');
-  *index = -1;
-  if (parse_type(s, colon ? colon - s : n, type) < 0) return -1;
-  if (colon) {
-    char *end;
-    long v = strtol(colon + 1, &end, 10);
-    if (end == colon + 1 || *end || v < 0) {
-      PyErr_Format(PyExc_RuntimeError, "Invalid device string: '%s'", s);
-      return -1;
-    }
-    return check_index(v, index);
+  if (n == 0) { PyErr_SetString(PyExc_RuntimeError, "Device string must not be empty"); return -1; }
+  Py_ssize_t k = 0;
+  while (k < n && (isalpha((unsigned char)s[k]) || s[k] == '_')) k++;
+  bool ok = k > 0, has_index = ok && k < n;
+  if (has_index) {
+    const char *d = s + k + 1;
+    Py_ssize_t nd = n - k - 1;
+    ok = s[k] == ':' && nd > 0 && !(d[0] == '0' && nd > 1);
+    for (Py_ssize_t j = 0; ok && j < nd; j++) ok = isdigit((unsigned char)d[j]) != 0;
   }
-  return 0;
+  if (!ok) { PyErr_Format(PyExc_RuntimeError, "Invalid device string: '%s'", s); return -1; }
+  if (parse_type(s, k, type) < 0) return -1;
+  *index = -1;
+  if (!has_index) return 0;
+  errno = 0;
+  long long v = strtoll(s + k + 1, NULL, 10);
+  if (errno == ERANGE) v = LLONG_MAX;   /* out of range below, as any index past int8 */
+  return check_index(v, index);
 }
 
 /* A device index given as a Python int (torch.device(1), torch.device('cuda', 1)). */
@@ -75,6 +108,14 @@ static PyObject *device_new(PyTypeObject *tp, PyObject *args, PyObject *kw) {
     return NULL;
   }
   if (parse_string(t, &type, &index) < 0) return NULL;
+  static int warned_mkldnn;   /* once per process, as torch's */
+  if (!strcmp(type_names[type], "mkldnn") && !warned_mkldnn) {
+    warned_mkldnn = 1;
+    if (PyErr_WarnEx(PyExc_UserWarning, "'mkldnn' is no longer used as device type. So torch.device('mkldnn') "
+                     "will be deprecated and removed in the future. Please use other valid device types instead.",
+                     1) < 0)
+      return NULL;
+  }
   if (idx != Py_None) {
     if (index >= 0) {
       PyErr_SetString(PyExc_RuntimeError, "type (string) must not include an index because index was passed explicitly");
@@ -201,6 +242,7 @@ int THPDevice_parse(PyObject *o, int *type, int *index) {
     return -1;
   }
   if (*type == 1) return THP_cuda_resolve(index);
+  if (*type > 2) return unsupported_device(*type);
   return 0;
 }
 

@@ -14,6 +14,7 @@ int THP_initNodes(PyObject *m);
 int THP_initEngine(PyObject *m);
 int THP_initStorage(PyObject *m);
 int THP_initJitInterpreter(PyObject *m);
+int THP_initJitFusedKernel(PyObject *m);
 extern PyMethodDef THP_generated_functions_main[], THP_generated_functions_nn[],
     THP_generated_functions_linalg[], THP_generated_functions_special[], THP_generated_functions_fft[],
     THP_generated_functions_internal[];
@@ -229,7 +230,8 @@ PyMODINIT_FUNC PyInit__C(void) {
   if (!m) return NULL;
   if (THP_initDtypes(m) < 0 || THP_initDevice(m) < 0 || THP_initSize(m) < 0 || THP_initGenerator(m) < 0 ||
       THP_initTensor(m) < 0 || THP_initNodes(m) < 0 || THP_initEngine(m) < 0 || THP_initStorage(m) < 0 ||
-      THP_initDispatch(m) < 0 || THP_initJitInterpreter(m) < 0)
+      THP_initDispatch(m) < 0 || THP_initJitInterpreter(m) < 0 ||
+      THP_initJitFusedKernel(m) < 0)
     goto fail;
   if (PyType_Ready(&VariableFunctionsType) < 0) goto fail;
   PyObject *vdict = VariableFunctionsType.tp_dict;

@@ -381,47 +381,7 @@ static PyObject *f_is_floating_point(PyObject *m, PyObject *o) {
   if (!THPTensor_Check(o)) { PyErr_SetString(PyExc_TypeError, "is_floating_point(): argument 'input' must be Tensor"); return NULL; }
   return PyBool_FromLong(THDtype_isFloating(((THPTensor *)o)->t->dtype));
 }
-/* _jit_fusion_args(args): what the JIT's fused kernels check per call, in one
-   call instead of four attribute reads per tensor: None unless every arg is a
-   dense tensor and none needs autograd (grad mode on and it requires grad);
-   else (key, addresses), key being (dtype, device, ndim, sizes..., strides...)
-   per tensor, all ints, for the kernel's per-layout cache. */
-static PyObject *f_jit_fusion_args(PyObject *m, PyObject *args) {
-  PyObject *f = PySequence_Fast(args, "_jit_fusion_args(): expected a sequence of tensors");
-  if (!f) return NULL;
-  Py_ssize_t n = PySequence_Fast_GET_SIZE(f), nk = 0;
-  PyObject **items = PySequence_Fast_ITEMS(f);
-  for (Py_ssize_t i = 0; i < n; i++) {
-    if (!THPTensor_Check(items[i])) { Py_DECREF(f); Py_RETURN_NONE; }
-    nk += 3 + 2 * ((THPTensor *)items[i])->t->ndim;
-  }
-  if (THP_any_requires_grad((int)n, items)) { Py_DECREF(f); Py_RETURN_NONE; }
-  PyObject *key = PyTuple_New(nk), *ptrs = PyTuple_New(n), *r = NULL;
-  if (!key || !ptrs) goto done;
-  Py_ssize_t k = 0;
-  for (Py_ssize_t i = 0; i < n; i++) {
-    const THTensor *t = ((THPTensor *)items[i])->t;
-    PyObject *v;
-#define PUT(x) do { if (!(v = PyLong_FromLongLong((long long)(x)))) goto done; PyTuple_SET_ITEM(key, k++, v); } while (0)
-    PUT(t->dtype);
-    PUT(THTensor_device(t));
-    PUT(t->ndim);
-    for (int d = 0; d < t->ndim; d++) PUT(t->sizes[d]);
-    for (int d = 0; d < t->ndim; d++) PUT(t->strides[d]);
-#undef PUT
-    if (!(v = PyLong_FromVoidPtr(THTensor_data(t)))) goto done;
-    PyTuple_SET_ITEM(ptrs, i, v);
-  }
-  r = PyTuple_Pack(2, key, ptrs);
-done:
-  Py_DECREF(f);
-  Py_XDECREF(key);
-  Py_XDECREF(ptrs);
-  return r;
-}
-
 PyMethodDef THP_manual_functions[] = {
-  {"_jit_fusion_args", f_jit_fusion_args, METH_O, NULL},
   {"is_tensor", f_is_tensor, METH_O, NULL},
   {"numel", f_numel, METH_O, NULL},
   {"is_floating_point", f_is_floating_point, METH_O, NULL},

@@ -5,6 +5,7 @@ against a single process that sees every rank's data. Each check prints
 The test (tests/test_ddp.py) expects every check's line."""
 import os
 import sys
+import threading
 import warnings
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
@@ -266,7 +267,8 @@ def _node_batch(step, rank):
 def check_node_buckets(rank, world):
     """Buckets in node shared memory, whose averages each rank sums straight
     into .grad, and whose slots a rank may only write again once every peer
-    has read them (the release queued after the last bucket). Rank 1 reads
+    has read them (each rank counts its finished sums in node memory; the
+    next backward waits for the peers' counts). Rank 1 reads
     late (a pause before each sum) and rank 0 goes straight on to the next
     backward (no collective between the steps): were the release not awaited,
     rank 0 would overwrite a slot rank 1 is still to read. Gradients equal
@@ -279,19 +281,27 @@ def check_node_buckets(rank, world):
     r = model.reducer
     assert r._node_buckets and r._release_needed(), "no bucket in node shared memory"
     node = c10d._group(None)._node()
-    if rank == 1:
-        def late_reduce_into(*args, _orig=node._reduce_into):
+    threads = []   # the thread of each sum into .grad
+    _orig_into = node._reduce_into
+
+    def watched_reduce_into(*args):
+        threads.append(threading.current_thread())
+        if rank == 1:
             time.sleep(0.2)
-            _orig(*args)
-        node._reduce_into = late_reduce_into
+        _orig_into(*args)
+    node._reduce_into = watched_reduce_into
     ref = _node_net()
     opt, ref_opt = torch.optim.SGD(model.parameters(), lr=0.1), torch.optim.SGD(ref.parameters(), lr=0.1)
     seen = []
     for step in range(3):
         opt.zero_grad()
         x, y = _node_batch(step, rank)
+        del threads[:]
         F.cross_entropy(model(x), y).backward()
-        assert r._release_work is not None
+        assert r._release_pending
+        # the last bucket's sum ran on this thread, at the end of backward (any other on the communication thread)
+        assert threads and threads[-1] is threading.main_thread(), threads
+        assert all(t is not threading.main_thread() for t in threads[:-1]), threads
         # the sum went into .grad, not into the bucket: its slot still holds this rank's share
         big = [b for b in r.buckets if b.buffer.numel() * b.buffer.element_size() >= _shm_allreduce.MIN_BYTES]
         assert big and all(b.copied_out for b in big)
@@ -299,8 +309,7 @@ def check_node_buckets(rank, world):
             assert not torch.equal(b.views[0], r.params[b.param_indices[0]].grad), "bucket %d reduced in place" % b.index
         seen.append([p.grad.clone() for p in model.module.parameters()])
         opt.step()
-    if rank == 1:
-        del node._reduce_into
+    del node._reduce_into
     for step in range(3):
         ref_opt.zero_grad()
         xs, ys = zip(*(_node_batch(step, q) for q in range(world)))

@@ -6,7 +6,11 @@ Every rank writes its pid to PIDFILE_DIR/<rank>.pid (so the test can check
 nothing outlives the job), then joins the process group and all-reduces.
 MODE: env (write what the launcher set to PIDFILE_DIR/<rank>.json), raise / kill (rank 1 raises
 or is killed by SIGKILL before the second all-reduce), hang (rank 1 sleeps
-instead of joining it; the group's timeout is 3 s).
+instead of joining it; the group's timeout is 3 s), ddp_kill (a DDP step
+whose last bucket, in node shared memory, rank 0 all-reduces on its own
+thread at the end of backward: rank 1 is killed once its backward has
+deferred that bucket, so rank 0 waits for a dead peer outside the
+communication thread).
 """
 import datetime
 import json
@@ -32,6 +36,24 @@ if mode == "env":
     with open(os.path.join(piddir, "%d.json" % rank), "w") as f:
         json.dump({"env": {k: os.environ.get(k) for k in keys}, "argv": local_rank_args + args[2:], "rank": dist.get_rank(),
                    "sum": t.tolist(), "elastic": dist.is_torchelastic_launched()}, f)
+if mode == "ddp_kill":
+    torch.manual_seed(0)
+    net = torch.nn.Sequential(torch.nn.Linear(256, 512), torch.nn.ReLU(), torch.nn.Linear(512, 4))
+    model = torch.nn.parallel.DistributedDataParallel(net)
+    last = model.reducer.buckets[-1]
+    assert last.node, "the last bucket is not in node shared memory"
+    armed = [False]
+
+    def kill_once_deferred(p):
+        if armed[0] and dist.get_rank() == 1 and last.deferred:
+            os.kill(os.getpid(), signal.SIGKILL)
+    for p in net.parameters():   # after DDP's own hooks
+        p.register_post_accumulate_grad_hook(kill_once_deferred)
+    for step in range(2):   # the first step passes on both ranks
+        armed[0] = step == 1
+        model(torch.randn(8, 256)).sum().backward()
+    dist.destroy_process_group()
+    sys.exit(0)
 if dist.get_rank() == 1:
     if mode == "raise":
         raise ValueError("rank 1 gives up")

@@ -61,7 +61,16 @@ def _inline_if(n, taken):
     n.destroy()
 
 
-def _propagate_block(block):
+# the types torch's ConstantPropagationImmutableTypes folds (no tensor, list or object a caller could mutate)
+_IMMUTABLE = (_ir.IntType, _ir.FloatType, _ir.BoolType, _ir.StringType, _ir.NoneType, _ir.DeviceObjType,
+              _ir.NumberType)
+
+
+def _immutable(v):
+    return isinstance(v.type(), _IMMUTABLE)
+
+
+def _propagate_block(block, immutable_only):
     changed = False
     for n in list(block.nodes()):
         k = n.kind()
@@ -70,10 +79,13 @@ def _propagate_block(block):
             changed = True
             continue
         for b in n.blocks():
-            changed |= _propagate_block(b)
-        if k in _SKIP or n.blocks() or not n.outputs() or has_side_effects(n) or n.isNondeterministic():
+            changed |= _propagate_block(b, immutable_only)
+        if k in _SKIP or n.blocks() or not n.outputs() or not n.inputs() or has_side_effects(n) or \
+                n.isNondeterministic():   # no inputs: it reads state (is_grad_enabled), nothing to fold
             continue
         if not all(v.node().kind() == "prim::Constant" for v in n.inputs()):
+            continue
+        if immutable_only and not all(_immutable(v) for v in list(n.inputs()) + list(n.outputs())):
             continue
         try:
             changed |= _fold_node(n)
@@ -82,10 +94,13 @@ def _propagate_block(block):
     return changed
 
 
-def constant_propagation(graph):
-    """In place; returns whether the graph changed."""
+def constant_propagation(graph, immutable_only=False):
+    """In place; returns whether the graph changed. immutable_only folds
+    only nodes over numbers, bools, strings, None and devices (torch's
+    ConstantPropagationImmutableTypes, which its compiler runs on every
+    graph it makes)."""
     changed = False
-    while _propagate_block(graph.block()):
+    while _propagate_block(graph.block(), immutable_only):
         changed = True
     eliminate_dead_code(graph)
     return changed

@@ -8,11 +8,17 @@ _SIDE_EFFECTS = {"prim::RaiseException", "prim::SetAttr", "prim::CallMethod", "p
                  "prim::profile", "aten::manual_seed"}
 
 
+# list and dict methods that mutate their container and return a value (the others return nothing)
+_CONTAINER_WRITERS = {"aten::pop", "aten::setdefault", "aten::popitem"}
+
+
 def has_side_effects(n):
     """Mutates an input, raises, prints or calls out (torch's Node::hasSideEffects
-    plus writers of their inputs: in-place ops such as copy_ and add_)."""
+    plus writers of their inputs: in-place ops such as copy_ and add_, and
+    list/dict methods such as insert, extend or pop). A node with no outputs
+    exists only for its effect."""
     k = n.kind()
-    if k in _SIDE_EFFECTS:
+    if k in _SIDE_EFFECTS or k in _CONTAINER_WRITERS or not n.outputs():
         return True
     ns, _, name = k.partition("::")
     if ns == "aten" and name.endswith("_") and not name.endswith("__"):

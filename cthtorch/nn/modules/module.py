@@ -520,9 +520,9 @@ class Module:
         if not isinstance(state_dict, collections.abc.Mapping):
             raise TypeError("Expected state_dict to be dict-like, got %s." % type(state_dict))
         missing, unexpected, errors = [], [], []
-        state_dict = collections.OrderedDict(state_dict)
-
+        # the copy keeps the per-module versions that _load_from_state_dict overrides read (old file layouts)
         metadata = getattr(state_dict, "_metadata", None)
+        state_dict = collections.OrderedDict(state_dict)
 
         def load(module, prefix=""):
             local = dict(metadata.get(prefix[:-1], {})) if metadata is not None else {}

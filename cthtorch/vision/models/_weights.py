@@ -1,13 +1,13 @@
 """torchvision's pretrained-weight enums (ResNet18_Weights, VGG16_Weights, ...): each member names the file
 torchvision would download; cthtorch never downloads, so get_state_dict loads it from the hub cache
 (<hub dir>/checkpoints/<file name>, where torchvision puts it) and otherwise raises saying where to put it.
-meta has no 'categories' list (the ImageNet class names are not bundled)."""
+meta has no 'categories' list (the ImageNet class names are not bundled), nor '_docs'."""
 import re
-import warnings
-from enum import Enum
 from functools import partial
 
 import cthtorch
+from cthtorch.vision.models._api import Weights, WeightsEnum
+from cthtorch.vision.models._utils import _ovewrite_named_param
 from cthtorch.vision.transforms import functional as TF
 
 _URL = "https://download.pytorch.org/models/"
@@ -36,112 +36,215 @@ class ImageClassification(cthtorch.nn.Module):
                 % (type(self).__name__, self.crop_size, self.resize_size, self.mean, self.std, self.interpolation))
 
 
-class Weights:
-    def __init__(self, url, transforms, meta):
-        self.url, self.transforms, self.meta = url, transforms, meta
-
-    def __eq__(self, other):
-        return isinstance(other, Weights) and self.url == other.url
-
-    def __hash__(self):
-        return hash(self.url)
+IMAGENET_CLASSES = 1000
+_REF = "https://github.com/pytorch/vision/tree/main/references/classification"
+_NEW = "https://github.com/pytorch/vision/issues/3995"  # torchvision's "new training recipe" issue
+_PR = "https://github.com/pytorch/vision/pull/"
+_SWAG = "https://github.com/facebookresearch/SWAG"
+_SWAG_LICENSE = "https://github.com/facebookresearch/SWAG/blob/main/LICENSE"
+BILINEAR, BICUBIC = TF.InterpolationMode.BILINEAR, TF.InterpolationMode.BICUBIC
 
 
-class WeightsEnum(Enum):
-    @classmethod
-    def verify(cls, obj):
-        if obj is not None:
-            if isinstance(obj, str):
-                obj = cls[obj.replace(cls.__name__ + ".", "")]
-            elif not isinstance(obj, cls):
-                raise TypeError("Invalid Weight class provided; expected %s but received %s." %
-                                (cls.__name__, obj.__class__.__name__))
-        return obj
-
-    def get_state_dict(self, *args, **kwargs):
-        return cthtorch.hub.load_state_dict_from_url(self.url, *args, **kwargs)
-
-    def __repr__(self):
-        return "%s.%s" % (self.__class__.__name__, self._name_)
-
-    @property
-    def url(self):
-        return self.value.url
-
-    @property
-    def transforms(self):
-        return self.value.transforms
-
-    @property
-    def meta(self):
-        return self.value.meta
+def imagenet(file_name, num_params, acc, ops, file_size, recipe, crop=224, resize=256, interpolation=BILINEAR,
+             mean=None, std=None, min_size=(1, 1), license=None, categories="ImageNet-1K"):
+    """A member for ImageNet-1K weights: acc is (acc@1, acc@5), ops the GFLOPS, file_size in MB, as
+    torchvision's meta records them. categories=None marks weights without a classifier (meta["categories"]
+    None, as torchvision's); otherwise the 1000 ImageNet names are not bundled and the key is absent."""
+    norm = {} if mean is None else {"mean": mean, "std": std}
+    meta = {"min_size": min_size, "num_params": num_params, "recipe": recipe,
+            "_metrics": {"ImageNet-1K": {"acc@1": acc[0], "acc@5": acc[1]}}, "_ops": ops, "_file_size": file_size}
+    if license is not None:
+        meta["license"] = license
+    if categories is None:
+        meta["categories"] = None
+    return Weights(_URL + file_name, partial(ImageClassification, crop_size=crop, resize_size=resize,
+                                             interpolation=interpolation, **norm), meta)
 
 
-def _member(file_name, num_params, resize=256, recipe=None):
-    return Weights(_URL + file_name, partial(ImageClassification, crop_size=224, resize_size=resize),
-                   {"num_params": num_params, "min_size": (1, 1), "recipe": recipe or ""})
+_RESNET = _REF + "#resnet"
+_VGG = _REF + "#alexnet-and-vgg"
+_SSD = "https://github.com/amdegroot/ssd.pytorch#training-ssd"  # VGG16's feature-extractor weights
 
 
-def _enum(name, members, default):
-    # an equal value makes DEFAULT an alias, as in torchvision: e["DEFAULT"] works, list(e) leaves it out
-    return WeightsEnum(name, dict(members, DEFAULT=members[default]))
+class ResNet18_Weights(WeightsEnum):
+    IMAGENET1K_V1 = imagenet("resnet18-f37072fd.pth", 11689512, (69.758, 89.078), 1.814, 44.661,
+                             recipe=_RESNET)
+    DEFAULT = IMAGENET1K_V1
 
 
-def _v1_v2(name, v1, v2, n):
-    members = {"IMAGENET1K_V1": _member(v1, n)}
-    if v2:
-        members["IMAGENET1K_V2"] = _member(v2, n, resize=232)
-    return _enum(name, members, "IMAGENET1K_V2" if v2 else "IMAGENET1K_V1")
+class ResNet34_Weights(WeightsEnum):
+    IMAGENET1K_V1 = imagenet("resnet34-b627a593.pth", 21797672, (73.314, 91.42), 3.664, 83.275,
+                             recipe=_RESNET)
+    DEFAULT = IMAGENET1K_V1
 
 
-ResNet18_Weights = _v1_v2("ResNet18_Weights", "resnet18-f37072fd.pth", None, 11689512)
-ResNet34_Weights = _v1_v2("ResNet34_Weights", "resnet34-b627a593.pth", None, 21797672)
-ResNet50_Weights = _v1_v2("ResNet50_Weights", "resnet50-0676ba61.pth", "resnet50-11ad3fa6.pth", 25557032)
-ResNet101_Weights = _v1_v2("ResNet101_Weights", "resnet101-63fe2227.pth", "resnet101-cd907fc2.pth", 44549160)
-ResNet152_Weights = _v1_v2("ResNet152_Weights", "resnet152-394f9c45.pth", "resnet152-f82ba261.pth", 60192808)
-ResNeXt50_32X4D_Weights = _v1_v2("ResNeXt50_32X4D_Weights", "resnext50_32x4d-7cdf4587.pth",
-                                 "resnext50_32x4d-1a0047aa.pth", 25028904)
-ResNeXt101_32X8D_Weights = _v1_v2("ResNeXt101_32X8D_Weights", "resnext101_32x8d-8ba56ff5.pth",
-                                  "resnext101_32x8d-110c445d.pth", 88791336)
-ResNeXt101_64X4D_Weights = _v1_v2("ResNeXt101_64X4D_Weights", "resnext101_64x4d-173b62eb.pth", None, 83455272)
-Wide_ResNet50_2_Weights = _v1_v2("Wide_ResNet50_2_Weights", "wide_resnet50_2-95faca4d.pth",
-                                 "wide_resnet50_2-9ba9bcbe.pth", 68883240)
-Wide_ResNet101_2_Weights = _v1_v2("Wide_ResNet101_2_Weights", "wide_resnet101_2-32ee1156.pth",
-                                  "wide_resnet101_2-d733dc28.pth", 126886696)
-VGG11_Weights = _v1_v2("VGG11_Weights", "vgg11-8a719046.pth", None, 132863336)
-VGG11_BN_Weights = _v1_v2("VGG11_BN_Weights", "vgg11_bn-6002323d.pth", None, 132868840)
-VGG13_Weights = _v1_v2("VGG13_Weights", "vgg13-19584684.pth", None, 133047848)
-VGG13_BN_Weights = _v1_v2("VGG13_BN_Weights", "vgg13_bn-abd245e5.pth", None, 133053736)
-VGG16_Weights = _v1_v2("VGG16_Weights", "vgg16-397923af.pth", None, 138357544)
-VGG16_BN_Weights = _v1_v2("VGG16_BN_Weights", "vgg16_bn-6c64b313.pth", None, 138365992)
-VGG19_Weights = _v1_v2("VGG19_Weights", "vgg19-dcbb9e9d.pth", None, 143667240)
-VGG19_BN_Weights = _v1_v2("VGG19_BN_Weights", "vgg19_bn-c79401a0.pth", None, 143678248)
-AlexNet_Weights = _v1_v2("AlexNet_Weights", "alexnet-owt-7be5be79.pth", None, 61100840)
-SqueezeNet1_0_Weights = _v1_v2("SqueezeNet1_0_Weights", "squeezenet1_0-b66bff10.pth", None, 1248424)
-SqueezeNet1_1_Weights = _v1_v2("SqueezeNet1_1_Weights", "squeezenet1_1-b8a52dc0.pth", None, 1235496)
-MobileNet_V2_Weights = _v1_v2("MobileNet_V2_Weights", "mobilenet_v2-b0353104.pth", "mobilenet_v2-7ebf99e0.pth",
-                              3504872)
-DenseNet121_Weights = _v1_v2("DenseNet121_Weights", "densenet121-a639ec97.pth", None, 7978856)
-DenseNet161_Weights = _v1_v2("DenseNet161_Weights", "densenet161-8d451a50.pth", None, 28681000)
-DenseNet169_Weights = _v1_v2("DenseNet169_Weights", "densenet169-b2777c0a.pth", None, 14149480)
-DenseNet201_Weights = _v1_v2("DenseNet201_Weights", "densenet201-c1103571.pth", None, 20013928)
+class ResNet50_Weights(WeightsEnum):
+    IMAGENET1K_V1 = imagenet("resnet50-0676ba61.pth", 25557032, (76.13, 92.862), 4.089, 97.781,
+                             recipe=_RESNET)
+    IMAGENET1K_V2 = imagenet("resnet50-11ad3fa6.pth", 25557032, (80.858, 95.434), 4.089, 97.79,
+                             recipe=_NEW + "#issuecomment-1013906621", resize=232)
+    DEFAULT = IMAGENET1K_V2
+
+
+class ResNet101_Weights(WeightsEnum):
+    IMAGENET1K_V1 = imagenet("resnet101-63fe2227.pth", 44549160, (77.374, 93.546), 7.801, 170.511,
+                             recipe=_RESNET)
+    IMAGENET1K_V2 = imagenet("resnet101-cd907fc2.pth", 44549160, (81.886, 95.78), 7.801, 170.53,
+                             recipe=_NEW + "#new-recipe", resize=232)
+    DEFAULT = IMAGENET1K_V2
+
+
+class ResNet152_Weights(WeightsEnum):
+    IMAGENET1K_V1 = imagenet("resnet152-394f9c45.pth", 60192808, (78.312, 94.046), 11.514, 230.434,
+                             recipe=_RESNET)
+    IMAGENET1K_V2 = imagenet("resnet152-f82ba261.pth", 60192808, (82.284, 96.002), 11.514, 230.474,
+                             recipe=_NEW + "#new-recipe", resize=232)
+    DEFAULT = IMAGENET1K_V2
+
+
+class ResNeXt50_32X4D_Weights(WeightsEnum):
+    IMAGENET1K_V1 = imagenet("resnext50_32x4d-7cdf4587.pth", 25028904, (77.618, 93.698), 4.23, 95.789,
+                             recipe=_REF + "#resnext")
+    IMAGENET1K_V2 = imagenet("resnext50_32x4d-1a0047aa.pth", 25028904, (81.198, 95.34), 4.23, 95.833,
+                             recipe=_NEW + "#new-recipe", resize=232)
+    DEFAULT = IMAGENET1K_V2
+
+
+class ResNeXt101_32X8D_Weights(WeightsEnum):
+    IMAGENET1K_V1 = imagenet("resnext101_32x8d-8ba56ff5.pth", 88791336, (79.312, 94.526), 16.414, 339.586,
+                             recipe=_REF + "#resnext")
+    IMAGENET1K_V2 = imagenet("resnext101_32x8d-110c445d.pth", 88791336, (82.834, 96.228), 16.414, 339.673,
+                             recipe=_NEW + "#new-recipe-with-fixres", resize=232)
+    DEFAULT = IMAGENET1K_V2
+
+
+class ResNeXt101_64X4D_Weights(WeightsEnum):
+    IMAGENET1K_V1 = imagenet("resnext101_64x4d-173b62eb.pth", 83455272, (83.246, 96.454), 15.46, 319.318,
+                             recipe=_PR + "5935", resize=232)
+    DEFAULT = IMAGENET1K_V1
+
+
+class Wide_ResNet50_2_Weights(WeightsEnum):
+    IMAGENET1K_V1 = imagenet("wide_resnet50_2-95faca4d.pth", 68883240, (78.468, 94.086), 11.398, 131.82,
+                             recipe=_PR + "912#issue-445437439")
+    IMAGENET1K_V2 = imagenet("wide_resnet50_2-9ba9bcbe.pth", 68883240, (81.602, 95.758), 11.398, 263.124,
+                             recipe=_NEW + "#new-recipe-with-fixres", resize=232)
+    DEFAULT = IMAGENET1K_V2
+
+
+class Wide_ResNet101_2_Weights(WeightsEnum):
+    IMAGENET1K_V1 = imagenet("wide_resnet101_2-32ee1156.pth", 126886696, (78.848, 94.284), 22.753, 242.896,
+                             recipe=_PR + "912#issue-445437439")
+    IMAGENET1K_V2 = imagenet("wide_resnet101_2-d733dc28.pth", 126886696, (82.51, 96.02), 22.753, 484.747,
+                             recipe=_NEW + "#new-recipe", resize=232)
+    DEFAULT = IMAGENET1K_V2
+
+
+class VGG11_Weights(WeightsEnum):
+    IMAGENET1K_V1 = imagenet("vgg11-8a719046.pth", 132863336, (69.02, 88.628), 7.609, 506.84,
+                             recipe=_VGG, min_size=(32, 32))
+    DEFAULT = IMAGENET1K_V1
+
+
+class VGG11_BN_Weights(WeightsEnum):
+    IMAGENET1K_V1 = imagenet("vgg11_bn-6002323d.pth", 132868840, (70.37, 89.81), 7.609, 506.881,
+                             recipe=_VGG, min_size=(32, 32))
+    DEFAULT = IMAGENET1K_V1
+
+
+class VGG13_Weights(WeightsEnum):
+    IMAGENET1K_V1 = imagenet("vgg13-19584684.pth", 133047848, (69.928, 89.246), 11.308, 507.545,
+                             recipe=_VGG, min_size=(32, 32))
+    DEFAULT = IMAGENET1K_V1
+
+
+class VGG13_BN_Weights(WeightsEnum):
+    IMAGENET1K_V1 = imagenet("vgg13_bn-abd245e5.pth", 133053736, (71.586, 90.374), 11.308, 507.59,
+                             recipe=_VGG, min_size=(32, 32))
+    DEFAULT = IMAGENET1K_V1
+
+
+class VGG16_Weights(WeightsEnum):
+    IMAGENET1K_V1 = imagenet("vgg16-397923af.pth", 138357544, (71.592, 90.382), 15.47, 527.796,
+                             recipe=_VGG, min_size=(32, 32))
+    IMAGENET1K_FEATURES = imagenet("vgg16_features-amdegroot-88682ab5.pth", 138357544, (float("nan"), float("nan")),
+                                   15.47, 527.802, recipe=_SSD,
+                                   mean=(0.48235, 0.45882, 0.40784), std=(1 / 255,) * 3,
+                                   min_size=(32, 32), categories=None)
+    DEFAULT = IMAGENET1K_V1
+
+
+class VGG16_BN_Weights(WeightsEnum):
+    IMAGENET1K_V1 = imagenet("vgg16_bn-6c64b313.pth", 138365992, (73.36, 91.516), 15.47, 527.866,
+                             recipe=_VGG, min_size=(32, 32))
+    DEFAULT = IMAGENET1K_V1
+
+
+class VGG19_Weights(WeightsEnum):
+    IMAGENET1K_V1 = imagenet("vgg19-dcbb9e9d.pth", 143667240, (72.376, 90.876), 19.632, 548.051,
+                             recipe=_VGG, min_size=(32, 32))
+    DEFAULT = IMAGENET1K_V1
+
+
+class VGG19_BN_Weights(WeightsEnum):
+    IMAGENET1K_V1 = imagenet("vgg19_bn-c79401a0.pth", 143678248, (74.218, 91.842), 19.632, 548.143,
+                             recipe=_VGG, min_size=(32, 32))
+    DEFAULT = IMAGENET1K_V1
+
+
+class AlexNet_Weights(WeightsEnum):
+    IMAGENET1K_V1 = imagenet("alexnet-owt-7be5be79.pth", 61100840, (56.522, 79.066), 0.714, 233.087,
+                             recipe=_VGG, min_size=(63, 63))
+    DEFAULT = IMAGENET1K_V1
+
+
+class SqueezeNet1_0_Weights(WeightsEnum):
+    IMAGENET1K_V1 = imagenet("squeezenet1_0-b66bff10.pth", 1248424, (58.092, 80.42), 0.819, 4.778,
+                             recipe=_PR + "49#issuecomment-277560717", min_size=(21, 21))
+    DEFAULT = IMAGENET1K_V1
+
+
+class SqueezeNet1_1_Weights(WeightsEnum):
+    IMAGENET1K_V1 = imagenet("squeezenet1_1-b8a52dc0.pth", 1235496, (58.178, 80.624), 0.349, 4.729,
+                             recipe=_PR + "49#issuecomment-277560717", min_size=(17, 17))
+    DEFAULT = IMAGENET1K_V1
+
+
+class MobileNet_V2_Weights(WeightsEnum):
+    IMAGENET1K_V1 = imagenet("mobilenet_v2-b0353104.pth", 3504872, (71.878, 90.286), 0.301, 13.555,
+                             recipe=_REF + "#mobilenetv2")
+    IMAGENET1K_V2 = imagenet("mobilenet_v2-7ebf99e0.pth", 3504872, (72.154, 90.822), 0.301, 13.598,
+                             recipe=_NEW + "#new-recipe-with-reg-tuning", resize=232)
+    DEFAULT = IMAGENET1K_V2
+
+
+class DenseNet121_Weights(WeightsEnum):
+    IMAGENET1K_V1 = imagenet("densenet121-a639ec97.pth", 7978856, (74.434, 91.972), 2.834, 30.845, recipe=_PR + "116",
+                             min_size=(29, 29))
+    DEFAULT = IMAGENET1K_V1
+
+
+class DenseNet161_Weights(WeightsEnum):
+    IMAGENET1K_V1 = imagenet("densenet161-8d451a50.pth", 28681000, (77.138, 93.56), 7.728, 110.369,
+                             recipe=_PR + "116", min_size=(29, 29))
+    DEFAULT = IMAGENET1K_V1
+
+
+class DenseNet169_Weights(WeightsEnum):
+    IMAGENET1K_V1 = imagenet("densenet169-b2777c0a.pth", 14149480, (75.6, 92.806), 3.36, 54.708, recipe=_PR + "116",
+                             min_size=(29, 29))
+    DEFAULT = IMAGENET1K_V1
+
+
+class DenseNet201_Weights(WeightsEnum):
+    IMAGENET1K_V1 = imagenet("densenet201-c1103571.pth", 20013928, (76.896, 93.37), 4.291, 77.373, recipe=_PR + "116",
+                             min_size=(29, 29))
+    DEFAULT = IMAGENET1K_V1
+
 
 # DenseNet's published files predate its module names: 'norm.1' is now 'norm1' (and so on)
 _DENSENET_OLD_KEY = re.compile(r"^(.*denselayer\d+\.(?:norm|relu|conv))\.((?:[12])\.(?:weight|bias|running_mean|"
                                r"running_var|num_batches_tracked))$")
-
-
-def resolve(enum, weights, pretrained):
-    """The weights a builder was asked for: weights=, or the legacy pretrained=True (IMAGENET1K_V1, warned)."""
-    if pretrained and weights is None:
-        warnings.warn("The parameter 'pretrained' is deprecated since 0.13 and may be removed in the future, please "
-                      "use 'weights' instead.")
-        warnings.warn("Arguments other than a weight enum or `None` for 'weights' are deprecated since 0.13 and may "
-                      "be removed in the future. The current behavior is equivalent to passing `weights=%s."
-                      "IMAGENET1K_V1`. You can also use `weights=%s.DEFAULT` to get the most up-to-date weights."
-                      % (enum.__name__, enum.__name__))
-        return enum.IMAGENET1K_V1
-    return enum.verify(weights)
 
 
 def load_into(model, weights, progress=True):
@@ -161,20 +264,10 @@ def load_into(model, weights, progress=True):
     return model
 
 
-_BY_BUILDER = {"resnet18": ResNet18_Weights, "resnet34": ResNet34_Weights, "resnet50": ResNet50_Weights,
-               "resnet101": ResNet101_Weights, "resnet152": ResNet152_Weights,
-               "resnext50_32x4d": ResNeXt50_32X4D_Weights, "resnext101_32x8d": ResNeXt101_32X8D_Weights,
-               "resnext101_64x4d": ResNeXt101_64X4D_Weights, "wide_resnet50_2": Wide_ResNet50_2_Weights,
-               "wide_resnet101_2": Wide_ResNet101_2_Weights, "vgg11": VGG11_Weights, "vgg11_bn": VGG11_BN_Weights,
-               "vgg13": VGG13_Weights, "vgg13_bn": VGG13_BN_Weights, "vgg16": VGG16_Weights,
-               "vgg16_bn": VGG16_BN_Weights, "vgg19": VGG19_Weights, "vgg19_bn": VGG19_BN_Weights,
-               "alexnet": AlexNet_Weights, "squeezenet1_0": SqueezeNet1_0_Weights,
-               "squeezenet1_1": SqueezeNet1_1_Weights, "mobilenet_v2": MobileNet_V2_Weights,
-               "densenet121": DenseNet121_Weights, "densenet161": DenseNet161_Weights,
-               "densenet169": DenseNet169_Weights, "densenet201": DenseNet201_Weights}
-
-
-def build(name, weights, pretrained, make):
-    """A builder's body: check the weights asked for, make the model, fill it from the cached file if any."""
-    w = resolve(_BY_BUILDER[name], weights, pretrained)
-    return load_into(make(), w)
+def build(enum, weights, progress, make, kwargs):
+    """A builder's body: check the weights asked for (they fix num_classes to ImageNet's 1000), make the model
+    from kwargs, fill it from the cached file if any."""
+    weights = enum.verify(weights)
+    if weights is not None and weights.meta.get("categories", ()) is not None:
+        _ovewrite_named_param(kwargs, "num_classes", IMAGENET_CLASSES)
+    return load_into(make(**kwargs), weights, progress)

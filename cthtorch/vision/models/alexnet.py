@@ -1,7 +1,12 @@
 """AlexNet (Krizhevsky et al. 2012) as torchvision builds it; weights cannot be downloaded here."""
+from typing import Optional
+
 import cthtorch
 from cthtorch import nn
 from cthtorch.vision.models import _weights
+from cthtorch.vision.models._api import register_model
+from cthtorch.vision.models._utils import handle_legacy_interface, _ovewrite_named_param
+from cthtorch.vision.models._weights import AlexNet_Weights
 
 
 class AlexNet(nn.Module):
@@ -30,5 +35,7 @@ class AlexNet(nn.Module):
         return self.classifier(x)
 
 
-def alexnet(*, weights=None, progress=True, pretrained=False, **kwargs):
-    return _weights.build("alexnet", weights, pretrained, lambda: AlexNet(**kwargs))
+@register_model()
+@handle_legacy_interface(weights=("pretrained", AlexNet_Weights.IMAGENET1K_V1))
+def alexnet(*, weights: Optional[AlexNet_Weights] = None, progress: bool = True, **kwargs) -> AlexNet:
+    return _weights.build(AlexNet_Weights, weights, progress, AlexNet, kwargs)

@@ -1,11 +1,17 @@
 """DenseNet (Huang et al. 2016) as torchvision builds it; weights cannot be downloaded here.
 memory_efficient (gradient checkpointing) is accepted but has no effect: results are the same."""
+from typing import Optional
+
 from collections import OrderedDict
 
 import cthtorch
 from cthtorch import nn
 from cthtorch.nn import functional as F
 from cthtorch.vision.models import _weights
+from cthtorch.vision.models._api import register_model
+from cthtorch.vision.models._utils import handle_legacy_interface, _ovewrite_named_param
+from cthtorch.vision.models._weights import (DenseNet121_Weights, DenseNet161_Weights, DenseNet169_Weights,
+                                             DenseNet201_Weights)
 
 
 class _DenseLayer(nn.Module):
@@ -94,22 +100,30 @@ class DenseNet(nn.Module):
         return self.classifier(out)
 
 
-def _densenet(name, growth_rate, block_config, num_init_features, weights, pretrained, kwargs):
-    return _weights.build(name, weights, pretrained,
-                          lambda: DenseNet(growth_rate, block_config, num_init_features, **kwargs))
+def _densenet(enum, growth_rate, block_config, num_init_features, weights, progress, kwargs):
+    return _weights.build(enum, weights, progress,
+                          lambda **kw: DenseNet(growth_rate, block_config, num_init_features, **kw), kwargs)
 
 
-def densenet121(*, weights=None, progress=True, pretrained=False, **kwargs):
-    return _densenet("densenet121", 32, (6, 12, 24, 16), 64, weights, pretrained, kwargs)
+@register_model()
+@handle_legacy_interface(weights=("pretrained", DenseNet121_Weights.IMAGENET1K_V1))
+def densenet121(*, weights: Optional[DenseNet121_Weights] = None, progress: bool = True, **kwargs) -> DenseNet:
+    return _densenet(DenseNet121_Weights, 32, (6, 12, 24, 16), 64, weights, progress, kwargs)
 
 
-def densenet161(*, weights=None, progress=True, pretrained=False, **kwargs):
-    return _densenet("densenet161", 48, (6, 12, 36, 24), 96, weights, pretrained, kwargs)
+@register_model()
+@handle_legacy_interface(weights=("pretrained", DenseNet161_Weights.IMAGENET1K_V1))
+def densenet161(*, weights: Optional[DenseNet161_Weights] = None, progress: bool = True, **kwargs) -> DenseNet:
+    return _densenet(DenseNet161_Weights, 48, (6, 12, 36, 24), 96, weights, progress, kwargs)
 
 
-def densenet169(*, weights=None, progress=True, pretrained=False, **kwargs):
-    return _densenet("densenet169", 32, (6, 12, 32, 32), 64, weights, pretrained, kwargs)
+@register_model()
+@handle_legacy_interface(weights=("pretrained", DenseNet169_Weights.IMAGENET1K_V1))
+def densenet169(*, weights: Optional[DenseNet169_Weights] = None, progress: bool = True, **kwargs) -> DenseNet:
+    return _densenet(DenseNet169_Weights, 32, (6, 12, 32, 32), 64, weights, progress, kwargs)
 
 
-def densenet201(*, weights=None, progress=True, pretrained=False, **kwargs):
-    return _densenet("densenet201", 32, (6, 12, 48, 32), 64, weights, pretrained, kwargs)
+@register_model()
+@handle_legacy_interface(weights=("pretrained", DenseNet201_Weights.IMAGENET1K_V1))
+def densenet201(*, weights: Optional[DenseNet201_Weights] = None, progress: bool = True, **kwargs) -> DenseNet:
+    return _densenet(DenseNet201_Weights, 32, (6, 12, 48, 32), 64, weights, progress, kwargs)

@@ -1,37 +1,16 @@
 """MobileNetV2 (Sandler et al. 2018) as torchvision builds it; weights cannot be downloaded here."""
+from typing import Optional
+
 import cthtorch
 from cthtorch import nn
 from cthtorch.nn import functional as F
 from cthtorch.vision.models import _weights
+from cthtorch.vision.ops.misc import Conv2dNormActivation
+from cthtorch.vision.models._api import register_model
+from cthtorch.vision.models._utils import _make_divisible, handle_legacy_interface
+from cthtorch.vision.models._weights import MobileNet_V2_Weights
 
-
-def _make_divisible(v, divisor, min_value=None):
-    """Round v to a multiple of divisor, never going down by more than 10%."""
-    if min_value is None:
-        min_value = divisor
-    new_v = max(min_value, int(v + divisor / 2) // divisor * divisor)
-    if new_v < 0.9 * v:
-        new_v += divisor
-    return new_v
-
-
-class Conv2dNormActivation(nn.Sequential):
-    """torchvision.ops.Conv2dNormActivation: Conv2d -> norm -> activation, children named 0, 1, 2."""
-
-    def __init__(self, in_channels, out_channels, kernel_size=3, stride=1, padding=None, groups=1,
-                 norm_layer=nn.BatchNorm2d, activation_layer=nn.ReLU, dilation=1, inplace=True, bias=None):
-        if padding is None:
-            padding = (kernel_size - 1) // 2 * dilation
-        if bias is None:
-            bias = norm_layer is None
-        layers = [nn.Conv2d(in_channels, out_channels, kernel_size, stride, padding, dilation=dilation,
-                            groups=groups, bias=bias)]
-        if norm_layer is not None:
-            layers.append(norm_layer(out_channels))
-        if activation_layer is not None:
-            layers.append(activation_layer(**({} if inplace is None else {"inplace": inplace})))
-        super().__init__(*layers)
-        self.out_channels = out_channels
+__all__ = ["MobileNetV2", "MobileNet_V2_Weights", "mobilenet_v2"]
 
 
 class InvertedResidual(nn.Module):
@@ -107,5 +86,7 @@ class MobileNetV2(nn.Module):
         return self.classifier(cthtorch.flatten(x, 1))
 
 
-def mobilenet_v2(*, weights=None, progress=True, pretrained=False, **kwargs):
-    return _weights.build("mobilenet_v2", weights, pretrained, lambda: MobileNetV2(**kwargs))
+@register_model()
+@handle_legacy_interface(weights=("pretrained", MobileNet_V2_Weights.IMAGENET1K_V1))
+def mobilenet_v2(*, weights: Optional[MobileNet_V2_Weights] = None, progress: bool = True, **kwargs) -> MobileNetV2:
+    return _weights.build(MobileNet_V2_Weights, weights, progress, MobileNetV2, kwargs)

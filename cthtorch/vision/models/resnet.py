@@ -1,7 +1,15 @@
 """ResNet (He et al. 2015) as torchvision builds it; weights cannot be downloaded here."""
+from typing import Optional
+
 import cthtorch
 from cthtorch import nn
 from cthtorch.vision.models import _weights
+from cthtorch.vision.models._api import register_model
+from cthtorch.vision.models._utils import handle_legacy_interface, _ovewrite_named_param
+from cthtorch.vision.models._weights import (ResNeXt101_32X8D_Weights, ResNeXt101_64X4D_Weights,
+                                             ResNeXt50_32X4D_Weights, ResNet101_Weights, ResNet152_Weights,
+                                             ResNet18_Weights, ResNet34_Weights, ResNet50_Weights,
+                                             Wide_ResNet101_2_Weights, Wide_ResNet50_2_Weights)
 
 
 def conv3x3(in_planes, out_planes, stride=1, groups=1, dilation=1):
@@ -120,50 +128,73 @@ class ResNet(nn.Module):
         return self.fc(x)
 
 
-def _resnet(name, block, layers, weights, pretrained, kwargs):
-    return _weights.build(name, weights, pretrained, lambda: ResNet(block, layers, **kwargs))
+def _resnet(enum, block, layers, weights, progress, kwargs):
+    return _weights.build(enum, weights, progress, lambda **kw: ResNet(block, layers, **kw), kwargs)
 
 
-def resnet18(weights=None, progress=True, pretrained=False, **kwargs):
-    return _resnet("resnet18", BasicBlock, [2, 2, 2, 2], weights, pretrained, kwargs)
+@register_model()
+@handle_legacy_interface(weights=("pretrained", ResNet18_Weights.IMAGENET1K_V1))
+def resnet18(*, weights: Optional[ResNet18_Weights] = None, progress: bool = True, **kwargs) -> ResNet:
+    return _resnet(ResNet18_Weights, BasicBlock, [2, 2, 2, 2], weights, progress, kwargs)
 
 
-def resnet34(weights=None, progress=True, pretrained=False, **kwargs):
-    return _resnet("resnet34", BasicBlock, [3, 4, 6, 3], weights, pretrained, kwargs)
+@register_model()
+@handle_legacy_interface(weights=("pretrained", ResNet34_Weights.IMAGENET1K_V1))
+def resnet34(*, weights: Optional[ResNet34_Weights] = None, progress: bool = True, **kwargs) -> ResNet:
+    return _resnet(ResNet34_Weights, BasicBlock, [3, 4, 6, 3], weights, progress, kwargs)
 
 
-def resnet50(weights=None, progress=True, pretrained=False, **kwargs):
-    return _resnet("resnet50", Bottleneck, [3, 4, 6, 3], weights, pretrained, kwargs)
+@register_model()
+@handle_legacy_interface(weights=("pretrained", ResNet50_Weights.IMAGENET1K_V1))
+def resnet50(*, weights: Optional[ResNet50_Weights] = None, progress: bool = True, **kwargs) -> ResNet:
+    return _resnet(ResNet50_Weights, Bottleneck, [3, 4, 6, 3], weights, progress, kwargs)
 
 
-def resnet101(weights=None, progress=True, pretrained=False, **kwargs):
-    return _resnet("resnet101", Bottleneck, [3, 4, 23, 3], weights, pretrained, kwargs)
+@register_model()
+@handle_legacy_interface(weights=("pretrained", ResNet101_Weights.IMAGENET1K_V1))
+def resnet101(*, weights: Optional[ResNet101_Weights] = None, progress: bool = True, **kwargs) -> ResNet:
+    return _resnet(ResNet101_Weights, Bottleneck, [3, 4, 23, 3], weights, progress, kwargs)
 
 
-def resnet152(weights=None, progress=True, pretrained=False, **kwargs):
-    return _resnet("resnet152", Bottleneck, [3, 8, 36, 3], weights, pretrained, kwargs)
+@register_model()
+@handle_legacy_interface(weights=("pretrained", ResNet152_Weights.IMAGENET1K_V1))
+def resnet152(*, weights: Optional[ResNet152_Weights] = None, progress: bool = True, **kwargs) -> ResNet:
+    return _resnet(ResNet152_Weights, Bottleneck, [3, 8, 36, 3], weights, progress, kwargs)
 
 
-def resnext50_32x4d(weights=None, progress=True, pretrained=False, **kwargs):
-    kwargs.update(groups=32, width_per_group=4)
-    return _resnet("resnext50_32x4d", Bottleneck, [3, 4, 6, 3], weights, pretrained, kwargs)
+@register_model()
+@handle_legacy_interface(weights=("pretrained", ResNeXt50_32X4D_Weights.IMAGENET1K_V1))
+def resnext50_32x4d(*, weights: Optional[ResNeXt50_32X4D_Weights] = None, progress: bool = True, **kwargs) -> ResNet:
+    _ovewrite_named_param(kwargs, "groups", 32)
+    _ovewrite_named_param(kwargs, "width_per_group", 4)
+    return _resnet(ResNeXt50_32X4D_Weights, Bottleneck, [3, 4, 6, 3], weights, progress, kwargs)
 
 
-def resnext101_32x8d(weights=None, progress=True, pretrained=False, **kwargs):
-    kwargs.update(groups=32, width_per_group=8)
-    return _resnet("resnext101_32x8d", Bottleneck, [3, 4, 23, 3], weights, pretrained, kwargs)
+@register_model()
+@handle_legacy_interface(weights=("pretrained", ResNeXt101_32X8D_Weights.IMAGENET1K_V1))
+def resnext101_32x8d(*, weights: Optional[ResNeXt101_32X8D_Weights] = None, progress: bool = True, **kwargs) -> ResNet:
+    _ovewrite_named_param(kwargs, "groups", 32)
+    _ovewrite_named_param(kwargs, "width_per_group", 8)
+    return _resnet(ResNeXt101_32X8D_Weights, Bottleneck, [3, 4, 23, 3], weights, progress, kwargs)
 
 
-def resnext101_64x4d(weights=None, progress=True, pretrained=False, **kwargs):
-    kwargs.update(groups=64, width_per_group=4)
-    return _resnet("resnext101_64x4d", Bottleneck, [3, 4, 23, 3], weights, pretrained, kwargs)
+@register_model()
+@handle_legacy_interface(weights=("pretrained", ResNeXt101_64X4D_Weights.IMAGENET1K_V1))
+def resnext101_64x4d(*, weights: Optional[ResNeXt101_64X4D_Weights] = None, progress: bool = True, **kwargs) -> ResNet:
+    _ovewrite_named_param(kwargs, "groups", 64)
+    _ovewrite_named_param(kwargs, "width_per_group", 4)
+    return _resnet(ResNeXt101_64X4D_Weights, Bottleneck, [3, 4, 23, 3], weights, progress, kwargs)
 
 
-def wide_resnet50_2(weights=None, progress=True, pretrained=False, **kwargs):
-    kwargs.update(width_per_group=64 * 2)
-    return _resnet("wide_resnet50_2", Bottleneck, [3, 4, 6, 3], weights, pretrained, kwargs)
+@register_model()
+@handle_legacy_interface(weights=("pretrained", Wide_ResNet50_2_Weights.IMAGENET1K_V1))
+def wide_resnet50_2(*, weights: Optional[Wide_ResNet50_2_Weights] = None, progress: bool = True, **kwargs) -> ResNet:
+    _ovewrite_named_param(kwargs, "width_per_group", 64 * 2)
+    return _resnet(Wide_ResNet50_2_Weights, Bottleneck, [3, 4, 6, 3], weights, progress, kwargs)
 
 
-def wide_resnet101_2(weights=None, progress=True, pretrained=False, **kwargs):
-    kwargs.update(width_per_group=64 * 2)
-    return _resnet("wide_resnet101_2", Bottleneck, [3, 4, 23, 3], weights, pretrained, kwargs)
+@register_model()
+@handle_legacy_interface(weights=("pretrained", Wide_ResNet101_2_Weights.IMAGENET1K_V1))
+def wide_resnet101_2(*, weights: Optional[Wide_ResNet101_2_Weights] = None, progress: bool = True, **kwargs) -> ResNet:
+    _ovewrite_named_param(kwargs, "width_per_group", 64 * 2)
+    return _resnet(Wide_ResNet101_2_Weights, Bottleneck, [3, 4, 23, 3], weights, progress, kwargs)

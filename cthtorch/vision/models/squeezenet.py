@@ -1,8 +1,13 @@
 """SqueezeNet 1.0 / 1.1 (Iandola et al. 2016) as torchvision builds it; weights cannot be downloaded here."""
+from typing import Optional
+
 import cthtorch
 from cthtorch import nn
 from cthtorch.nn import init
 from cthtorch.vision.models import _weights
+from cthtorch.vision.models._api import register_model
+from cthtorch.vision.models._utils import handle_legacy_interface, _ovewrite_named_param
+from cthtorch.vision.models._weights import SqueezeNet1_0_Weights, SqueezeNet1_1_Weights
 
 
 class Fire(nn.Module):
@@ -60,13 +65,17 @@ class SqueezeNet(nn.Module):
         return cthtorch.flatten(self.classifier(self.features(x)), 1)
 
 
-def _squeezenet(name, version, weights, pretrained, kwargs):
-    return _weights.build(name, weights, pretrained, lambda: SqueezeNet(version, **kwargs))
+def _squeezenet(enum, version, weights, progress, kwargs):
+    return _weights.build(enum, weights, progress, lambda **kw: SqueezeNet(version, **kw), kwargs)
 
 
-def squeezenet1_0(*, weights=None, progress=True, pretrained=False, **kwargs):
-    return _squeezenet("squeezenet1_0", "1_0", weights, pretrained, kwargs)
+@register_model()
+@handle_legacy_interface(weights=("pretrained", SqueezeNet1_0_Weights.IMAGENET1K_V1))
+def squeezenet1_0(*, weights: Optional[SqueezeNet1_0_Weights] = None, progress: bool = True, **kwargs) -> SqueezeNet:
+    return _squeezenet(SqueezeNet1_0_Weights, "1_0", weights, progress, kwargs)
 
 
-def squeezenet1_1(*, weights=None, progress=True, pretrained=False, **kwargs):
-    return _squeezenet("squeezenet1_1", "1_1", weights, pretrained, kwargs)
+@register_model()
+@handle_legacy_interface(weights=("pretrained", SqueezeNet1_1_Weights.IMAGENET1K_V1))
+def squeezenet1_1(*, weights: Optional[SqueezeNet1_1_Weights] = None, progress: bool = True, **kwargs) -> SqueezeNet:
+    return _squeezenet(SqueezeNet1_1_Weights, "1_1", weights, progress, kwargs)

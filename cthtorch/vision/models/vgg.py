@@ -1,7 +1,13 @@
 """VGG (Simonyan & Zisserman 2014) as torchvision builds it; weights cannot be downloaded here."""
+from typing import Optional
+
 import cthtorch
 from cthtorch import nn
 from cthtorch.vision.models import _weights
+from cthtorch.vision.models._api import register_model
+from cthtorch.vision.models._utils import handle_legacy_interface, _ovewrite_named_param
+from cthtorch.vision.models._weights import (VGG11_BN_Weights, VGG11_Weights, VGG13_BN_Weights, VGG13_Weights,
+                                             VGG16_BN_Weights, VGG16_Weights, VGG19_BN_Weights, VGG19_Weights)
 
 
 class VGG(nn.Module):
@@ -54,38 +60,56 @@ cfgs = {
 }
 
 
-def _vgg(name, cfg, batch_norm, weights, pretrained, kwargs):
-    return _weights.build(name, weights, pretrained,
-                          lambda: VGG(make_layers(cfgs[cfg], batch_norm=batch_norm), **kwargs))
+def _vgg(enum, cfg, batch_norm, weights, progress, kwargs):
+    if weights is not None:
+        kwargs["init_weights"] = False  # the file overwrites every parameter
+    return _weights.build(enum, weights, progress,
+                          lambda **kw: VGG(make_layers(cfgs[cfg], batch_norm=batch_norm), **kw), kwargs)
 
 
-def vgg11(*, weights=None, progress=True, pretrained=False, **kwargs):
-    return _vgg("vgg11", "A", False, weights, pretrained, kwargs)
+@register_model()
+@handle_legacy_interface(weights=("pretrained", VGG11_Weights.IMAGENET1K_V1))
+def vgg11(*, weights: Optional[VGG11_Weights] = None, progress: bool = True, **kwargs) -> VGG:
+    return _vgg(VGG11_Weights, "A", False, weights, progress, kwargs)
 
 
-def vgg11_bn(*, weights=None, progress=True, pretrained=False, **kwargs):
-    return _vgg("vgg11_bn", "A", True, weights, pretrained, kwargs)
+@register_model()
+@handle_legacy_interface(weights=("pretrained", VGG11_BN_Weights.IMAGENET1K_V1))
+def vgg11_bn(*, weights: Optional[VGG11_BN_Weights] = None, progress: bool = True, **kwargs) -> VGG:
+    return _vgg(VGG11_BN_Weights, "A", True, weights, progress, kwargs)
 
 
-def vgg13(*, weights=None, progress=True, pretrained=False, **kwargs):
-    return _vgg("vgg13", "B", False, weights, pretrained, kwargs)
+@register_model()
+@handle_legacy_interface(weights=("pretrained", VGG13_Weights.IMAGENET1K_V1))
+def vgg13(*, weights: Optional[VGG13_Weights] = None, progress: bool = True, **kwargs) -> VGG:
+    return _vgg(VGG13_Weights, "B", False, weights, progress, kwargs)
 
 
-def vgg13_bn(*, weights=None, progress=True, pretrained=False, **kwargs):
-    return _vgg("vgg13_bn", "B", True, weights, pretrained, kwargs)
+@register_model()
+@handle_legacy_interface(weights=("pretrained", VGG13_BN_Weights.IMAGENET1K_V1))
+def vgg13_bn(*, weights: Optional[VGG13_BN_Weights] = None, progress: bool = True, **kwargs) -> VGG:
+    return _vgg(VGG13_BN_Weights, "B", True, weights, progress, kwargs)
 
 
-def vgg16(*, weights=None, progress=True, pretrained=False, **kwargs):
-    return _vgg("vgg16", "D", False, weights, pretrained, kwargs)
+@register_model()
+@handle_legacy_interface(weights=("pretrained", VGG16_Weights.IMAGENET1K_V1))
+def vgg16(*, weights: Optional[VGG16_Weights] = None, progress: bool = True, **kwargs) -> VGG:
+    return _vgg(VGG16_Weights, "D", False, weights, progress, kwargs)
 
 
-def vgg16_bn(*, weights=None, progress=True, pretrained=False, **kwargs):
-    return _vgg("vgg16_bn", "D", True, weights, pretrained, kwargs)
+@register_model()
+@handle_legacy_interface(weights=("pretrained", VGG16_BN_Weights.IMAGENET1K_V1))
+def vgg16_bn(*, weights: Optional[VGG16_BN_Weights] = None, progress: bool = True, **kwargs) -> VGG:
+    return _vgg(VGG16_BN_Weights, "D", True, weights, progress, kwargs)
 
 
-def vgg19(*, weights=None, progress=True, pretrained=False, **kwargs):
-    return _vgg("vgg19", "E", False, weights, pretrained, kwargs)
+@register_model()
+@handle_legacy_interface(weights=("pretrained", VGG19_Weights.IMAGENET1K_V1))
+def vgg19(*, weights: Optional[VGG19_Weights] = None, progress: bool = True, **kwargs) -> VGG:
+    return _vgg(VGG19_Weights, "E", False, weights, progress, kwargs)
 
 
-def vgg19_bn(*, weights=None, progress=True, pretrained=False, **kwargs):
-    return _vgg("vgg19_bn", "E", True, weights, pretrained, kwargs)
+@register_model()
+@handle_legacy_interface(weights=("pretrained", VGG19_BN_Weights.IMAGENET1K_V1))
+def vgg19_bn(*, weights: Optional[VGG19_BN_Weights] = None, progress: bool = True, **kwargs) -> VGG:
+    return _vgg(VGG19_BN_Weights, "E", True, weights, progress, kwargs)
