@@ -277,6 +277,17 @@ def _str(self, *, tensor_contents=None):
     indent = len(prefix)
     suffixes = []
 
+    if getattr(self, "is_meta", False):
+        # no values to show: torch prints the device, the size and any
+        # non-default dtype (int64 and bool too) after an ellipsis
+        suffixes += ["device='meta'", "size=%s" % (tuple(self.shape),)]
+        if self.dtype != cthtorch.get_default_dtype():
+            suffixes.append("dtype=%s" % (self.dtype,))
+        grad = _grad_fn_suffix(self)
+        if grad is not None:
+            suffixes.append(grad)
+        return _add_suffixes(prefix + "...", suffixes, indent)
+
     if _shows_device(self):
         suffixes.append("device='%s'" % (self.device,))
 

@@ -117,6 +117,10 @@ class Decl:
         # the body runs on CUDA tensors (its ATen function and every kernel it
         # reaches are device-aware); other ops raise NotImplementedError there
         self.cuda = bool(d.get("cuda", False))
+        # the body runs on meta tensors: its ATen function allocates outputs
+        # on its inputs' device and skips every kernel (and every data read)
+        # for meta ones; other ops raise NotImplementedError there
+        self.meta = bool(d.get("meta", False))
         # CUDA autocast policy (torch.autocast('cuda')): "lower" casts float32
         # tensor arguments to the autocast dtype, "fp32" casts float16/bfloat16 up
         self.autocast = d.get("autocast")
@@ -526,9 +530,9 @@ def gen_vt(d, out, inplace):
               "  int dev_ = -1;"]
     if tens or devp:
         dev_fn.append("  PyObject *dv_[%d] = {%s};" % (max(len(tens), 1), ", ".join(tens) or "NULL"))
-        dev_fn.append("  if (THP_op_device(\"%s\", %d, dv_, %s, %s, %s, &dev_) < 0) return NULL;"
+        dev_fn.append("  if (THP_op_device(\"%s\", %d, dv_, %s, %s, %s, %s, &dev_) < 0) return NULL;"
                       % (name, len(tens), devp[0] if devp else "NULL", "true" if d.cuda else "false",
-                         "true" if devp else "false"))
+                         "true" if devp else "false", "true" if d.meta else "false"))
     tparams_ac = [p for p in params if p.base == "Tensor"]
     for policy, device_test, on_cpu, lower in (
             (d.autocast if d.cuda else None, "dev_ >= 0 && THP_autocast_cuda", "false", "THP_autocast_cuda_dtype"),
@@ -546,7 +550,10 @@ def gen_vt(d, out, inplace):
         dev_fn.append("    for (int i = 0; i < %d; i++) Py_XDECREF(ac_[i]);" % n_ac)
         dev_fn.append("    return r_;")
         dev_fn.append("  }")
-    dev_fn.append("  if (dev_ < 0 || %s) return %s_body(%s);" % ("true" if d.cuda else "false", fname, ", ".join(args)))
+    # meta inputs: the body itself makes meta outputs; a factory asked for
+    # the meta device builds on the host and its result moves (no bytes copy)
+    dev_fn.append("  if ((dev_ < 0 && !(%s && dev_ == TH_DEVICE_META)) || %s) return %s_body(%s);"
+                  % ("true" if devp and not d.cuda else "false", "true" if d.cuda else "false", fname, ", ".join(args)))
     dev_fn.append("  return THP_move_result(%s_body(%s), dev_);" % (fname, ", ".join(args)))
     dev_fn.append("}")
     wrapper = [proto + " {",

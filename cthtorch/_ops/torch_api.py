@@ -238,28 +238,29 @@ def _has_compatible_shallow_copy_type(input, from_):
     return input.layout == from_.layout
 
 
-# The default device factories use: None is cpu. `with torch.device(d):` sets it and restores, on leaving, the
-# one it found (a stack: nested contexts, and set_default_device calls inside one, unwind as torch's do).
+# The default device factories use: None is the host. `with torch.device(d):` sets it and restores, on leaving,
+# the one it found (a stack: nested contexts, and set_default_device calls inside one, unwind as torch's do).
 _default_device = None
 _device_context_saved = []
 
 
-def _default_device_supported(device):
-    """Which devices can be the default: cthtorch's factories allocate on the cpu only."""
-    if device.type != "cpu":
-        raise NotImplementedError("cthtorch.set_default_device: only the cpu device is supported")
-
-
 def get_default_device():
-    return cthtorch.device("cpu") if _default_device is None else _default_device
+    return _default_device if _default_device is not None else cthtorch.device("cpu")
+
+
+def _use_default_device(dev):
+    """Makes dev (a torch.device or None) the default, telling the C factories whether it is meta."""
+    global _default_device
+    cthtorch._C._set_default_device_meta(dev is not None and dev.type == "meta")
+    _default_device = None if dev is None or dev.type == "cpu" else dev
 
 
 def set_default_device(device):
-    global _default_device
-    if device is not None:
-        device = cthtorch.device(device)
-        _default_device_supported(device)
-    _default_device = device
+    """Factories given no device= make tensors on `device` (cpu or meta here)."""
+    dev = None if device is None else cthtorch.device(device)
+    if dev is not None and dev.type not in ("cpu", "meta"):
+        raise NotImplementedError("cthtorch.set_default_device: only the cpu and meta devices are supported")
+    _use_default_device(dev)
 
 
 def _device_context_enter(device):
@@ -271,9 +272,8 @@ def _device_context_enter(device):
 
 def _device_context_exit():
     """torch.device.__exit__: back to the default device the matching __enter__ found."""
-    global _default_device
     if _device_context_saved:
-        _default_device = _device_context_saved.pop()
+        _use_default_device(_device_context_saved.pop())
 
 
 # ---------------------------------------------------------------- install

@@ -62,6 +62,8 @@ def trunc_normal_(tensor, mean=0.0, std=1.0, a=-2.0, b=2.0, generator=None):
     if (mean < a - 2 * std) or (mean > b + 2 * std):
         warnings.warn("mean is more than 2 std from [a, b] in nn.init.trunc_normal_. The distribution of values may "
                       "be incorrect.", stacklevel=2)
+    if tensor.is_meta:   # nowhere to draw into (the sampler below reads values back)
+        return tensor
     with cthtorch.no_grad():
         # PyTorch 2.13's sampler, draw for draw: rejection from N(mean, std)
         # when [a, b] holds enough mass, else uniform proposals on [a, b]

@@ -239,7 +239,8 @@ THTensor *at_addmm(const THTensor *self, const THTensor *m1, const THTensor *m2,
   if (self && b != 0) {
     if (at_copy_(C, self) < 0) { THTensor_free(C); return NULL; }   /* broadcasts bias rows */
   }
-  if ((dev >= 0 ? gemm_cuda(m1, m2, C, sd(alpha), b) : gemm2d(m1->dtype, m1, m2, C, sd(alpha), b)) < 0) {
+  if (dev != TH_DEVICE_META &&   /* meta: C's shape is the result */
+      (dev >= 0 ? gemm_cuda(m1, m2, C, sd(alpha), b) : gemm2d(m1->dtype, m1, m2, C, sd(alpha), b)) < 0) {
     THTensor_free(C);
     return NULL;
   }
@@ -277,7 +278,9 @@ THTensor *at_baddbmm(const THTensor *self, const THTensor *a, const THTensor *b,
   if (self && bt != 0 && at_copy_(C, self) < 0) { THTensor_free(C); return NULL; }
   int64_t K = a->sizes[2];
   int nt = at_get_num_threads();
-  if (dev >= 0) {
+  if (dev == TH_DEVICE_META) {
+    /* C's shape is the result */
+  } else if (dev >= 0) {
     if (gemm_cuda(a, b, C, sd(alpha), bt) < 0) { THTensor_free(C); return NULL; }
   } else if ((a->dtype == TH_Float || a->dtype == TH_Double) && M * N * K > 0 && M * N * K < GEMM_SPLIT_MACS * 4) {
     /* many small products: one whole GEMM per matrix, straight from the data (a select per matrix cost

@@ -337,6 +337,13 @@ static void fwd_images(bool dbl, const ConvGeom *g, const char *xd, const char *
   }
 }
 
+/* Meta tensors: the outputs' shapes from the geometry, no kernel. A 3-d
+ * (unbatched) input gives 3-d results, as the kernels' paths do. */
+static THTensor *meta_result(const THTensor *input, THDtype dt, int ndim, const int64_t *sizes) {
+  bool unbatched = input->ndim == 3 && ndim == 4;
+  return at_new_on(TH_DEVICE_META, dt, unbatched ? 3 : ndim, unbatched ? sizes + 1 : sizes, NULL);
+}
+
 THTensor *at_conv2d(const THTensor *input, const THTensor *weight, const THTensor *bias, const ATIntList *stride,
                     const ATIntList *padding, const ATIntList *dilation, int64_t groups) {
   if (input->dtype != weight->dtype) {
@@ -352,6 +359,12 @@ THTensor *at_conv2d(const THTensor *input, const THTensor *weight, const THTenso
   if (!xb) return NULL;
   ConvGeom g;
   if (geom(xb, weight, stride, padding, dilation, groups, &g) < 0) { THTensor_free(xb); return NULL; }
+  int dev;
+  if (at_common_device(3, (const THTensor *[]){ input, weight, bias }, "conv2d", &dev) < 0) { THTensor_free(xb); return NULL; }
+  if (dev == TH_DEVICE_META) {
+    THTensor_free(xb);
+    return meta_result(input, input->dtype, 4, (int64_t[]){ g.N, g.O, g.OH, g.OW });
+  }
   if (THTensor_device(input) >= 0) {
     THTensor *o = at_conv2d_cuda(xb, weight, bias, &g);
     THTensor_free(xb);
@@ -509,6 +522,19 @@ int at_conv2d_backward(THTensor **outs, const THTensor *grad, const THTensor *in
   /* the loops read grad_output as (N, O, OH, OW) */
   if (at_check_shape(gb, 4, (int64_t[]){ g.N, g.O, g.OH, g.OW }, "conv2d_backward", "grad_output") < 0) goto done;
   bool need_i = mask_at(output_mask, 0), need_w = mask_at(output_mask, 1), need_b = mask_at(output_mask, 2);
+  int dev;
+  if (at_common_device(3, (const THTensor *[]){ grad, input, weight }, "conv2d_backward", &dev) < 0) goto done;
+  if (dev == TH_DEVICE_META) {
+    if ((need_i && !(outs[0] = meta_result(input, input->dtype, 4, xb->sizes))) ||
+        (need_w && !(outs[1] = at_new_on(dev, weight->dtype, weight->ndim, weight->sizes, NULL))) ||
+        (need_b && !(outs[2] = at_new_on(dev, weight->dtype, 1, (int64_t[]){ g.O }, NULL)))) {
+      THTensor_free(outs[0]); THTensor_free(outs[1]);
+      outs[0] = outs[1] = NULL;
+      goto done;
+    }
+    rc = 0;
+    goto done;
+  }
   if (THTensor_device(input) >= 0) {
     rc = at_conv2d_backward_cuda(outs, gb, xb, weight, &g, need_i, need_w, need_b);
     if (rc == 0 && outs[0] && input->ndim == 3) {

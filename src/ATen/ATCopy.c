@@ -20,8 +20,28 @@ static bool same_geometry(const THTensor *a, const THTensor *b) {
          !memcmp(a->strides, b->strides, a->ndim * sizeof(int64_t));
 }
 
+/* Copies involving the meta device move no bytes: into a meta tensor only
+ * the shapes are checked; out of one there is nothing to read. */
+static int copy_meta(THTensor *dst, const THTensor *src) {
+  if (!THTensor_isMeta(dst)) {
+    THError_set(TH_ERR_NOTIMPL, "Cannot copy out of meta tensor; no data!");
+    return -1;
+  }
+  int nd;
+  int64_t shape[TH_MAX_DIMS];
+  if (at_broadcast_sizes(dst->ndim, dst->sizes, src->ndim, src->sizes, &nd, shape) < 0) return -1;
+  if (nd != dst->ndim || memcmp(shape, dst->sizes, nd * sizeof(int64_t))) {
+    char a[256], b[256];
+    THError_set(TH_ERR_RUNTIME, "output with shape %s doesn't match the broadcast shape %s",
+                THTensor_sizeStr(dst->ndim, dst->sizes, a, sizeof a), THTensor_sizeStr(nd, shape, b, sizeof b));
+    return -1;
+  }
+  return 0;
+}
+
 int at_copy_(THTensor *dst, const THTensor *src) {
   if (dst == src) return 0;
+  if (THTensor_isMeta(dst) || THTensor_isMeta(src)) return copy_meta(dst, src);
   int dd = THTensor_device(dst), sd = THTensor_device(src);
   /* no complex kernels in THC: a complex tensor never reaches the GPU */
   if ((THDtype_isComplex(dst->dtype) || THDtype_isComplex(src->dtype)) && (dd >= 0 || sd >= 0)) {
@@ -148,6 +168,10 @@ THTensor *at_scalar_tensor(ATScalar s, THDtype dtype) {
 /* Element 0 of t, read directly (no loop machinery: this is .item()'s path). */
 #define AT_READ(T, RESULT)                                                   \
   _Alignas(8) char dev_copy_[8];                                             \
+  if (THTensor_isMeta(t)) {                                                  \
+    THError_set(TH_ERR_NOTIMPL, "Tensor.item() cannot be called on meta tensors"); \
+    return RESULT;                                                           \
+  }                                                                          \
   const char *p = THTensor_data(t);                                          \
   if (THTensor_device(t) >= 0) {   /* one element across: the host cannot read GPU memory */ \
     if (at_cuda->memcpy(dev_copy_, p, THDtype_size(t->dtype), AT_D2H, false) < 0) return RESULT; \

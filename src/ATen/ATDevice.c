@@ -21,12 +21,14 @@ int at_cuda_register(const ATCudaHooks *hooks) {
 }
 
 const char *at_device_str(int device, char *buf, size_t n) {
-  if (device < 0) snprintf(buf, n, "cpu");
+  if (device == TH_DEVICE_META) snprintf(buf, n, "meta");
+  else if (device < 0) snprintf(buf, n, "cpu");
   else snprintf(buf, n, "cuda:%d", device);
   return buf;
 }
 
 const THAllocator *at_allocator_for(int device) {
+  if (device == TH_DEVICE_META) return &THMetaAllocator;
   if (device < 0) return NULL;
   if (!at_cuda) {
     THError_set(TH_ERR_RUNTIME, "CUDA is not initialised (cthtorch.cuda.init())");
@@ -37,13 +39,36 @@ const THAllocator *at_allocator_for(int device) {
 }
 
 THTensor *at_new_on(int device, THDtype dtype, int ndim, const int64_t *sizes, const int64_t *strides) {
-  if (device < 0) return THTensor_newStridedWithAllocator(dtype, ndim, sizes, strides, NULL);
+  if (device < 0 && device != TH_DEVICE_META) return THTensor_newStridedWithAllocator(dtype, ndim, sizes, strides, NULL);
   const THAllocator *a = at_allocator_for(device);
   return a ? THTensor_newStridedWithAllocator(dtype, ndim, sizes, strides, a) : NULL;
 }
 
+/* Meta tensors join other meta tensors and 0-d host values (a Python
+ * number, a CPU scalar tensor), as in torch; anything else is an error
+ * naming the first operand's device as the expected one. */
+static int common_meta_device(int n, const THTensor *const *ts, int *device) {
+  int want = TH_DEVICE_META;
+  bool first = true;
+  for (int i = 0; i < n; i++) {
+    if (!ts[i]) continue;
+    int d = THTensor_device(ts[i]);
+    if (d == -1 && ts[i]->ndim == 0) continue;
+    if (first) { want = d; first = false; continue; }
+    if (d == want) continue;
+    char a[32], b[32];
+    THError_set(TH_ERR_RUNTIME, "Tensor on device %s is not on the expected device %s!", at_device_str(d, a, sizeof a),
+                at_device_str(want, b, sizeof b));
+    return -1;
+  }
+  *device = TH_DEVICE_META;
+  return 0;
+}
+
 int at_common_device(int n, const THTensor *const *ts, const char *name, int *device) {
   (void)name;
+  for (int i = 0; i < n; i++)
+    if (ts[i] && THTensor_isMeta(ts[i])) return common_meta_device(n, ts, device);
   int dev = -1, other = -2;   /* other: the first device that cannot join dev (-2: none) */
   for (int i = 0; i < n && other == -2; i++) {
     if (!ts[i]) continue;
@@ -71,6 +96,14 @@ int at_common_device(int n, const THTensor *const *ts, const char *name, int *de
  * holds the data (ATCopy.c's at_copy_ does both). */
 THTensor *at_to_device(const THTensor *t, int device, THDtype dtype, bool copy) {
   if (THTensor_device(t) == device) return at_to_dtype(t, dtype, copy);
+  if (THTensor_isMeta(t)) {
+    THError_set(TH_ERR_NOTIMPL, "Cannot copy out of meta tensor; no data!");
+    return NULL;
+  }
+  if (device == TH_DEVICE_META) {   /* nothing to copy: the layout only (dense permutations kept, as torch's .to) */
+    bool keep = !THTensor_isContiguous(t) && THTensor_isNonOverlappingAndDense(t);
+    return at_new_on(device, dtype, t->ndim, t->sizes, keep ? t->strides : NULL);
+  }
   THTensor *r = at_new_on(device, dtype, t->ndim, t->sizes, NULL);
   if (!r) return NULL;
   if (at_copy_(r, t) < 0) { THTensor_free(r); return NULL; }

@@ -303,7 +303,7 @@ THTensor *at_iter_run(ATIterSpec *spec, int nin, const THTensor *const *in, THLo
    * elements) and byte strides computed from them would overflow */
   bool empty = false;
   for (int d = 0; d < ndim; d++) empty |= shape[d] == 0;
-  if (!empty) {
+  if (!empty && device != TH_DEVICE_META) {   /* meta: the shape, dtype and strides are the result */
     Loop L;
     build_loop(&L, nin + 1, ops, ndim, shape);
     if (device >= 0) {

@@ -110,7 +110,9 @@ THTensor *at_softmax(const THTensor *self, int64_t dim, THDtype dtype, bool log)
   if (!y) { THTensor_free(x); return NULL; }
   int64_t outer, D, inner;
   split_dims(x, d, &outer, &D, &inner);
-  if (dev >= 0) {
+  if (dev == TH_DEVICE_META) {
+    /* y's shape is the result */
+  } else if (dev >= 0) {
     if (at_cuda->softmax(ct, THTensor_data(x), THTensor_data(y), outer, D, inner, log) < 0) {
       THTensor_free(x);
       THTensor_free(y);
@@ -190,7 +192,9 @@ THTensor *at_softmax_backward(const THTensor *grad, const THTensor *output, int6
   if (dx && ct == ct2) {
     int64_t outer, D, inner;
     split_dims(y, d, &outer, &D, &inner);
-    if (dev >= 0) {
+    if (dev == TH_DEVICE_META) {
+      /* dx's shape is the result */
+    } else if (dev >= 0) {
       if (at_cuda->softmax_backward(ct, THTensor_data(g), THTensor_data(y), THTensor_data(dx), outer, D, inner, log) < 0)
         goto done;
     } else if (THTensor_numel(y)) {
@@ -288,7 +292,7 @@ static THTensor *nll_cuda(const NLL *n, const THTensor *target, ATReduction redu
   if (check_reduction(reduction) < 0) return NULL;
   THTensor *out = reduction == AT_REDUCTION_NONE ? at_new_on(n->dev, n->ct, target->ndim, target->sizes, NULL)
                                                  : at_new_on(n->dev, n->ct, 0, NULL, NULL);
-  if (out && at_cuda->nll_loss(n->ct, THTensor_data(n->x), (const int64_t *)THTensor_data(n->t),
+  if (out && n->dev != TH_DEVICE_META && at_cuda->nll_loss(n->ct, THTensor_data(n->x), (const int64_t *)THTensor_data(n->t),
                                n->w ? THTensor_data(n->w) : NULL, n->N, n->C, n->S, (int)reduction, ignore_index,
                                THTensor_data(out)) < 0) {
     THTensor_free(out);
@@ -312,7 +316,7 @@ static THTensor *nll_backward_cuda(const NLL *n, const THTensor *grad, const THT
   }
   THTensor *g = as_type(grad, n->ct);
   THTensor *gi = g ? at_new_on(n->dev, n->ct, self->ndim, self->sizes, NULL) : NULL;
-  if (gi && at_cuda->nll_loss_backward(n->ct, THTensor_data(g), (const int64_t *)THTensor_data(n->t),
+  if (gi && n->dev != TH_DEVICE_META && at_cuda->nll_loss_backward(n->ct, THTensor_data(g), (const int64_t *)THTensor_data(n->t),
                                        n->w ? THTensor_data(n->w) : NULL, n->N, n->C, n->S, (int)reduction,
                                        ignore_index, THTensor_data(gi)) < 0) {
     THTensor_free(gi);
@@ -330,7 +334,7 @@ THTensor *at_nll_loss(const THTensor *self, const THTensor *target, const THTens
                       int64_t ignore_index) {
   NLL n;
   if (nll_prepare(&n, self, target, weight) < 0) { nll_free(&n); return NULL; }
-  if (n.dev >= 0) {
+  if (n.dev >= 0 || n.dev == TH_DEVICE_META) {   /* the GPU, or meta (the output alone) */
     THTensor *r = nll_cuda(&n, target, reduction, ignore_index);
     THTensor *res = !r ? NULL : r->dtype != self->dtype ? at_to_dtype(r, self->dtype, false) : THTensor_retain(r);
     THTensor_free(r);
@@ -379,7 +383,7 @@ THTensor *at_nll_loss_backward(const THTensor *grad, const THTensor *self, const
                                const THTensor *weight, ATReduction reduction, int64_t ignore_index) {
   NLL n;
   if (nll_prepare(&n, self, target, weight) < 0) { nll_free(&n); return NULL; }
-  if (n.dev >= 0) {
+  if (n.dev >= 0 || n.dev == TH_DEVICE_META) {   /* the GPU, or meta (the output alone) */
     THTensor *r = nll_backward_cuda(&n, grad, self, reduction, ignore_index);
     THTensor *res = !r ? NULL : r->dtype != self->dtype ? at_to_dtype(r, self->dtype, false) : THTensor_retain(r);
     THTensor_free(r);
@@ -526,6 +530,7 @@ static int batch_norm_cuda(THTensor **outs, const THTensor *input, const THTenso
     goto done;
   if (training && v[2] && !(nrm = at_new_on(dev, ct, 1, &C, NULL))) goto done;
   if (training && v[3] && !(nrv = at_new_on(dev, ct, 1, &C, NULL))) goto done;
+  if (dev == TH_DEVICE_META) goto results;   /* meta: the shapes alone */
   /* cuDNN first (as PyTorch: 3-d or more input, float; it declines the rest), then the own kernels */
   int by_cudnn = 0;
   if (at_cudnn_flags.enabled && at_cuda->cudnn_batch_norm && input->ndim >= 3) {
@@ -541,6 +546,7 @@ static int batch_norm_cuda(THTensor **outs, const THTensor *input, const THTenso
     goto done;
   if (nrm && copy_vec((THTensor *)vecs[2], nrm, C) < 0) goto done;
   if (nrv && copy_vec((THTensor *)vecs[3], nrv, C) < 0) goto done;
+results:
   if (!(outs[0] = cast_back(y, input->dtype))) goto done;
   outs[1] = THTensor_retain(mean);
   outs[2] = THTensor_retain(invstd);
@@ -564,7 +570,7 @@ int at_batch_norm(THTensor **outs, const THTensor *input, const THTensor *weight
                 (long long)N, (long long)C);
     return -1;
   }
-  if (THTensor_device(input) >= 0) {
+  if (at_off_host(input)) {   /* the GPU, or meta (shapes only) */
     const THTensor *vecs[4] = { weight, bias, running_mean, running_var };
     return batch_norm_cuda(outs, input, vecs, training, momentum, eps, N, C, S);
   }
@@ -932,8 +938,9 @@ static int layer_norm_cuda(THTensor **outs, const THTensor *input, const ATIntLi
   if (!(y = at_new_on(dev, ct, x->ndim, x->sizes, NULL)) || !(mean = at_new_on(dev, ct, input->ndim, rs, NULL)) ||
       !(rstd = at_new_on(dev, ct, input->ndim, rs, NULL)))
     goto done;
-  if (at_cuda->layer_norm(ct, THTensor_data(x), DPTR(wt), DPTR(bt), THTensor_data(y), THTensor_data(mean),
-                          THTensor_data(rstd), R, M, eps) < 0 || !(outs[0] = cast_back(y, input->dtype)))
+  if ((dev != TH_DEVICE_META &&   /* meta: the shapes alone */
+       at_cuda->layer_norm(ct, THTensor_data(x), DPTR(wt), DPTR(bt), THTensor_data(y), THTensor_data(mean),
+                           THTensor_data(rstd), R, M, eps) < 0) || !(outs[0] = cast_back(y, input->dtype)))
     goto done;
   outs[1] = THTensor_retain(mean);
   outs[2] = THTensor_retain(rstd);
@@ -973,7 +980,7 @@ int at_layer_norm(THTensor **outs, const THTensor *input, const ATIntList *shape
   int64_t R, M;
   if (ln_param_check(weight, shape, "weight") < 0 || ln_param_check(bias, shape, "bias") < 0) return -1;
   if (ln_rows(input, shape, &R, &M) < 0) return -1;
-  if (THTensor_device(input) >= 0) return layer_norm_cuda(outs, input, shape, weight, bias, eps, R, M);
+  if (at_off_host(input)) return layer_norm_cuda(outs, input, shape, weight, bias, eps, R, M);   /* GPU or meta */
   THDtype ct;
   THTensor *x = as_compute(input, &ct), *wt = NULL, *bt = NULL, *y = NULL, *mean = NULL, *rstd = NULL;
   int rc = -1;
@@ -1072,6 +1079,14 @@ THTensor *at_embedding(const THTensor *weight, const THTensor *indices) {
                 "Long, Int; but got torch.%sTensor instead (while checking arguments for embedding)",
                 THDtype_info[indices->dtype].legacy);
     return NULL;
+  }
+  if (THTensor_isMeta(weight) || THTensor_isMeta(indices)) {   /* the shape alone: indices cannot be checked */
+    int dev;
+    if (at_common_device(2, (const THTensor *[]){ weight, indices }, "embedding", &dev) < 0) return NULL;
+    int64_t sizes[TH_MAX_DIMS];
+    memcpy(sizes, indices->sizes, indices->ndim * sizeof(int64_t));
+    sizes[indices->ndim] = weight->sizes[1];
+    return at_new_on(dev, weight->dtype, indices->ndim + 1, sizes, NULL);
   }
   if (THTensor_device(weight) >= 0) return at_embedding_cuda(weight, indices);
   THTensor *idx = at_to_dtype(indices, TH_Int64, false);

@@ -62,7 +62,7 @@ static THTensor *run_binary(const OpDef *op, const THTensor *a, const THTensor *
     return NULL;
   }
   if (op->scalar_opmath && (common == TH_Half || common == TH_BFloat16) && b->ndim == 0 &&
-      THTensor_device(a) < 0 && THTensor_device(b) < 0 && !exact_in(at_item_double(b), common)) {
+      THTensor_device(a) == -1 && THTensor_device(b) == -1 && !exact_in(at_item_double(b), common)) {
     /* torch's CPU kernel reads a 0-d second operand as a float and computes in
      * float, so the number is never rounded to half first (0 * 2**40 is 0, not
      * 0 * inf); the float result is rounded once, to the half output. Three

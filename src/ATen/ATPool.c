@@ -156,7 +156,8 @@ static int max_pool2d_cuda(THTensor **outs, const THTensor *input, const PoolGeo
   THTensor *y = x ? at_new_on(dev, input->dtype, input->ndim, sz, NULL) : NULL;
   THTensor *idx = y ? at_new_on(dev, TH_Int64, input->ndim, sz, NULL) : NULL;
   int64_t geom[13] = { g->P, g->H, g->W, g->OH, g->OW, g->KH, g->KW, g->SH, g->SW, g->PH, g->PW, g->DH, g->DW };
-  int rc = idx ? at_cuda->max_pool2d(input->dtype, THTensor_data(x), THTensor_data(y), (int64_t *)THTensor_data(idx), geom) : -1;
+  int rc = !idx ? -1 : dev == TH_DEVICE_META ? 0   /* meta: the shapes alone */
+           : at_cuda->max_pool2d(input->dtype, THTensor_data(x), THTensor_data(y), (int64_t *)THTensor_data(idx), geom);
   THTensor_free(x);
   if (rc < 0) { THTensor_free(y); THTensor_free(idx); return -1; }
   outs[0] = y;
@@ -168,7 +169,7 @@ int at_max_pool2d(THTensor **outs, const THTensor *input, const ATIntList *k, co
                   const ATIntList *d, bool ceil_mode) {
   PoolGeom g;
   if (pool_geom(input, k, s, p, d, ceil_mode, &g, "max_pool2d") < 0) return -1;
-  if (THTensor_device(input) >= 0) return max_pool2d_cuda(outs, input, &g);
+  if (at_off_host(input)) return max_pool2d_cuda(outs, input, &g);   /* GPU or meta */
   THDtype ct = input->dtype == TH_Double ? TH_Double : TH_Float;
   THTensor *x = at_contiguous_as(input, ct);
   if (!x) return -1;
@@ -311,7 +312,9 @@ static THTensor *avg_pool_cuda(GpuPoolKind kind, const THTensor *src, const THTe
   THDtype ct = out_dt == TH_Double ? TH_Double : TH_Float;
   THTensor *x = at_contiguous_as(src, ct), *y = x ? at_new_on(dev, ct, ndim, dst_sizes, NULL) : NULL, *r = NULL;
   int rc = -1;
-  if (y) {
+  if (y && dev == TH_DEVICE_META) {
+    rc = 0;   /* meta: y's shape is the result */
+  } else if (y) {
     const void *xd = THTensor_data(x);
     void *yd = THTensor_data(y);
     switch (kind) {
@@ -337,7 +340,7 @@ THTensor *at_avg_pool2d(const THTensor *input, const ATIntList *k, const ATIntLi
   PoolGeom g;
   if (pool_geom(input, k, s, p, NULL, ceil_mode, &g, "avg_pool2d") < 0) return NULL;
   if (divisor.has && divisor.v == 0) { THError_set(TH_ERR_RUNTIME, "divisor must be not zero"); return NULL; }
-  if (THTensor_device(input) >= 0) {
+  if (at_off_host(input)) {   /* GPU or meta */
     int64_t sz[4], geom[11];
     out_sizes(input, g.OH, g.OW, sz);
     avg_geom_vec(&g, geom);
@@ -355,7 +358,7 @@ THTensor *at_avg_pool2d_backward(const THTensor *grad, const THTensor *input, co
   int64_t osz[4];
   out_sizes(input, g.OH, g.OW, osz);
   if (at_check_shape(grad, input->ndim, osz, "avg_pool2d_backward", "grad_output") < 0) return NULL;
-  if (THTensor_device(input) >= 0) {
+  if (at_off_host(input)) {   /* GPU or meta */
     int64_t geom[11];
     avg_geom_vec(&g, geom);
     return avg_pool_cuda(GPU_AVG_BWD, grad, input, input->ndim, input->sizes, input->dtype, geom, cip,
@@ -586,7 +589,7 @@ static THTensor *adaptive_avg(const THTensor *input, const ATIntList *os, int ns
   if (adapt_geom(input, os, nsp, name, false, &g) < 0) return NULL;
   int64_t sz[5];
   adapt_out_sizes(input, nsp, &g, sz);
-  if (THTensor_device(input) >= 0) {
+  if (at_off_host(input)) {   /* GPU or meta */
     int64_t geom[7] = { g.P, g.D, g.H, g.W, g.OD, g.OH, g.OW };
     return avg_pool_cuda(GPU_ADAPT, input, NULL, input->ndim, sz, input->dtype, geom, false, 0, name);
   }
@@ -615,7 +618,7 @@ static THTensor *adaptive_avg_bwd(const THTensor *grad, const THTensor *input, i
   /* grad has input's ndim, which adapt_geom checks is above nsp: read its sizes only then */
   for (int i = 0; i < nsp && grad->ndim > nsp; i++) os.v[i] = grad->sizes[grad->ndim - nsp + i];
   if (adapt_geom(input, &os, nsp, name, false, &g) < 0) return NULL;
-  if (THTensor_device(input) >= 0) {
+  if (at_off_host(input)) {   /* GPU or meta */
     int64_t geom[7] = { g.P, g.D, g.H, g.W, g.OD, g.OH, g.OW };
     return avg_pool_cuda(GPU_ADAPT_BWD, grad, input, input->ndim, input->sizes, input->dtype, geom, false, 0, name);
   }

@@ -31,7 +31,12 @@ static THTensor *memory_order_buffer(const THTensor *t, THDtype dt, THTensor **v
 }
 
 /* Fills t elementwise from draw(a), in t's memory order. */
+/* A draw into a meta tensor is a no-op after the argument checks (as torch's
+ * nn.init on meta modules): there is nowhere to write. */
+#define META_NOOP(t) do { if (THTensor_isMeta(t)) return THTensor_retain(t); } while (0)
+
 static THTensor *fill_with(THTensor *t, Draw draw, const double *a, THGenerator *g) {
+  META_NOOP(t);
   int64_t n = THTensor_numel(t);
   if (THTensor_isContiguous(t) && (t->dtype == TH_Float || t->dtype == TH_Double)) {
     /* straight into t: no buffer, no copy pass */
@@ -133,6 +138,7 @@ THTensor *at_uniform_(THTensor *t, double from, double to, THGenerator *g) {
     THError_set(TH_ERR_RUNTIME, "uniform_ expects to return a [from, to) range, but found from=%g > to=%g", from, to);
     return NULL;
   }
+  META_NOOP(t);
   if (THDtype_isComplex(t->dtype) && THTensor_device(t) < 0) return complex_draw(t, at_uniform_, from, to, g);
   if (check_float(t, "uniform") < 0) return NULL;
   if (THTensor_device(t) >= 0) return cuda_fill(t, 0, from, to);
@@ -196,6 +202,7 @@ static THTensor *normal_fill(THTensor *t, double mean, double std, THGenerator *
 
 THTensor *at_normal_(THTensor *t, double mean, double std, THGenerator *g) {
   if (std < 0) { THError_set(TH_ERR_RUNTIME, "normal expects std >= 0.0, but found std %g", std); return NULL; }
+  META_NOOP(t);
   if (THDtype_isComplex(t->dtype) && THTensor_device(t) < 0) return complex_draw(t, at_normal_, mean, std / sqrt(2.0), g);
   if (check_float(t, "normal") < 0) return NULL;
   if (THTensor_device(t) >= 0) return cuda_fill(t, 1, mean, std);
@@ -206,6 +213,7 @@ THTensor *at_normal_(THTensor *t, double mean, double std, THGenerator *g) {
 
 THTensor *at_bernoulli_p_(THTensor *t, double p, THGenerator *g) {
   if (!(p >= 0 && p <= 1)) { THError_set(TH_ERR_RUNTIME, "bernoulli_ expects p to be in [0, 1], but got p=%g", p); return NULL; }
+  META_NOOP(t);
   if (THTensor_device(t) >= 0) return cuda_fill(t, 2, p, 0);
   if (THTensor_isContiguous(t) && (t->dtype == TH_Float || t->dtype == TH_Double)) {
     pthread_mutex_lock(&g->mutex);
@@ -218,6 +226,11 @@ THTensor *at_bernoulli_p_(THTensor *t, double p, THGenerator *g) {
 }
 
 THTensor *at_bernoulli_t_(THTensor *t, const THTensor *p, THGenerator *g) {
+  if (THTensor_isMeta(p) && !THTensor_isMeta(t)) {
+    THError_set(TH_ERR_NOTIMPL, "Cannot copy out of meta tensor; no data!");
+    return NULL;
+  }
+  META_NOOP(t);
   THTensor *pe = THTensor_new(TH_Double, t->ndim, t->sizes);
   if (!pe) return NULL;
   if (at_copy_(pe, p) < 0) { THTensor_free(pe); return NULL; }   /* broadcasts p to t */
@@ -292,6 +305,7 @@ THTensor *at_random_(THTensor *t, int64_t from, ATOptInt to, THGenerator *g) {
                 (long long)from, (long long)hi);
     return NULL;
   }
+  META_NOOP(t);
   uint64_t range = (uint64_t)hi - (uint64_t)from;
   if (!to.has && t->dtype == TH_Int64) range = (1ULL << 63) - (uint64_t)from;   /* torch: val % 2^63 */
   int64_t n = THTensor_numel(t);

@@ -90,7 +90,7 @@ THTensor *at_reduce_output(const ATReduce2D *r, THDtype dtype, THTensor *out) {
 
 /* ---- the GPU path: every reduction below is one at_cuda->reduce over the
  * 2-d layout at_reduce_prepare computes (a device copy when the dims do not
- * coalesce). idx (MAX/MIN): receives the int64 indices, new ref. ---- */
+ * coalesce). Meta tensors take it too: the outputs alone, no kernel. idx (MAX/MIN): receives the int64 indices, new ref. ---- */
 static THTensor *reduce_cuda(ATReduceOp op, const THTensor *self, const ATIntList *dims, bool keepdim,
                              THDtype out_dt, double arg, THTensor **idx) {
   ATReduce2D r;
@@ -99,8 +99,8 @@ static THTensor *reduce_cuda(ATReduceOp op, const THTensor *self, const ATIntLis
   THTensor *res = at_new_on(dev, out_dt, r.out_ndim, r.out_sizes, NULL);
   THTensor *ix = res && idx ? at_new_on(dev, TH_Int64, r.out_ndim, r.out_sizes, NULL) : NULL;
   if (!res || (idx && !ix) ||
-      at_cuda->reduce(op, r.dtype, r.data, r.M, r.K, r.sm, r.sk, out_dt, THTensor_data(res),
-                      ix ? (int64_t *)THTensor_data(ix) : NULL, arg) < 0) {
+      (dev != TH_DEVICE_META && at_cuda->reduce(op, r.dtype, r.data, r.M, r.K, r.sm, r.sk, out_dt, THTensor_data(res),
+                      ix ? (int64_t *)THTensor_data(ix) : NULL, arg) < 0)) {
     THTensor_free(res);
     THTensor_free(ix);
     at_reduce_release(&r);
@@ -176,7 +176,7 @@ static THTensor *sum_impl(const THTensor *self, const ATIntList *dims, bool keep
     if (!(src = at_to_dtype(self, dtype, false))) return NULL;
     self = src;
   }
-  if (THTensor_device(self) >= 0) {
+  if (at_off_host(self)) {
     THTensor *res = into_out(reduce_cuda(AT_RED_SUM, self, dims, keepdim, dtype, scale, NULL), out);
     THTensor_free(src);
     return res;
@@ -316,7 +316,7 @@ int at_max_dim(THTensor **outs, const THTensor *self, int64_t dim, bool keepdim,
   int nd;
   int64_t sz[TH_MAX_DIMS];
   reduced_sizes(self, d, keepdim, &nd, sz);
-  if (THTensor_device(self) >= 0) {
+  if (at_off_host(self)) {
     ATIntList one = { 1, { d } };
     outs[0] = reduce_cuda(is_max ? AT_RED_MAX : AT_RED_MIN, self, &one, keepdim, self->dtype, 0, &outs[1]);
     return outs[0] ? 0 : -1;
@@ -386,7 +386,7 @@ static bool amax_empty(const THTensor *self, const ATIntList *dims, const ATRedu
 THTensor *at_amax(const THTensor *self, const ATIntList *dims, bool keepdim, bool is_max) {
   if (at_no_complex(self, is_max ? "amax_cpu" : "amin_cpu") < 0) return NULL;
   ATReduce2D r;
-  if (THTensor_device(self) >= 0) {
+  if (at_off_host(self)) {
     if (at_reduce_prepare(self, dims, keepdim, &r) < 0) return NULL;
     bool empty = amax_empty(self, dims, &r, is_max);
     at_reduce_release(&r);
@@ -475,7 +475,7 @@ THTensor *at_all_any(const THTensor *self, const ATIntList *dims, bool keepdim, 
     THTensor_free(nz);
     return r;
   }
-  if (THTensor_device(self) >= 0)
+  if (at_off_host(self))
     return reduce_cuda(is_all ? AT_RED_ALL : AT_RED_ANY, self, dims, keepdim,
                        self->dtype == TH_UInt8 ? TH_UInt8 : TH_Bool, 0, NULL);
   THTensor *nz = at_ne(self, &(THTensor){ .storage = &(THStorage){ .device = -1, .data = &(int64_t){0} }, .dtype = TH_Int64,
@@ -507,7 +507,7 @@ THTensor *at_all_any(const THTensor *self, const ATIntList *dims, bool keepdim, 
 THTensor *at_prod(const THTensor *self, const ATIntList *dims, bool keepdim, THDtype dtype) {
   if (at_no_complex(self, "prod_cpu") < 0) return NULL;
   THDtype out_dt = dtype != TH_Undefined ? dtype : (THDtype_isFloating(self->dtype) ? self->dtype : TH_Int64);
-  if (THTensor_device(self) >= 0) {
+  if (at_off_host(self)) {
     /* a floating dtype= computes in it; integers multiply in int64 */
     THTensor *src = THDtype_isFloating(out_dt) ? at_to_dtype(self, out_dt, false) : THTensor_retain((THTensor *)self);
     THTensor *res = src ? reduce_cuda(AT_RED_PROD, src, dims, keepdim, out_dt, 0, NULL) : NULL;
@@ -547,7 +547,7 @@ THTensor *at_var(const THTensor *self, const ATIntList *dims, double correction,
     THError_set(TH_ERR_RUNTIME, "std and var only support floating point and complex dtypes");
     return NULL;
   }
-  if (THTensor_device(self) >= 0)
+  if (at_off_host(self))
     return reduce_cuda(take_sqrt ? AT_RED_STD : AT_RED_VAR, self, dims, keepdim, self->dtype, correction, NULL);
   THTensor *w = work_copy(self);
   if (!w) return NULL;
@@ -586,7 +586,7 @@ THTensor *at_var(const THTensor *self, const ATIntList *dims, double correction,
 
 THTensor *at_logsumexp(const THTensor *self, const ATIntList *dims, bool keepdim) {
   if (at_no_complex(self, "logsumexp_cpu") < 0) return NULL;
-  if (THTensor_device(self) >= 0) {
+  if (at_off_host(self)) {
     THTensor *src = at_to_dtype(self, THDtype_isFloating(self->dtype) ? self->dtype : at_default_dtype(), false);
     THTensor *res = src ? reduce_cuda(AT_RED_LOGSUMEXP, src, dims, keepdim, src->dtype, 0, NULL) : NULL;
     THTensor_free(src);
@@ -806,7 +806,7 @@ THTensor *at_gather_grad(const THTensor *self, int64_t dim, const THTensor *indi
   }
   THTensor *iu = (!keepdim) ? at_unsqueeze(indices, d) : THTensor_retain((THTensor *)indices);
   if (iu && along_dim_check(self, iu, d, "gather_grad", "self", "indices") < 0) { THTensor_free(iu); return NULL; }
-  if (iu && THTensor_device(self) >= 0) {   /* a gather on the GPU */
+  if (iu && at_off_host(self)) {   /* a gather on the GPU */
     THTensor *gth = at_gather_c(self, d, iu), *r = NULL;
     THTensor_free(iu);
     if (!gth || keepdim) return gth;

@@ -224,7 +224,7 @@ THTensor *at_cat(const ATTensorList *ts, int64_t dim_, THTensor *out) {
     return NULL;
   }
   if (!ref || THTensor_numel(r) == 0) return r;
-  bool fast = dev < 0 && THTensor_isContiguous(r);
+  bool fast = dev == -1 && THTensor_isContiguous(r);   /* host memory only (not GPU, not meta) */
   for (int i = 0; i < ts->n && fast; i++)
     fast = legacy_empty(ts->v[i]) || (ts->v[i]->dtype == r->dtype && THTensor_isContiguous(ts->v[i]));
   if (fast) {

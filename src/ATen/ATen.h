@@ -38,15 +38,20 @@ AT_API void at_set_num_threads(int n);
 AT_API int at_get_num_threads(void);
 
 /* ---- devices (ATDevice.c; the CUDA table is ATCuda.h) ---- */
-/* "cpu" / "cuda:N" */
+/* Data not in host memory: a GPU tensor, or a meta one (no data at all).
+ * Ops take their device path for both, and that path allocates outputs on
+ * the inputs' device and skips the kernel when the device is meta. */
+static inline bool at_off_host(const THTensor *t) { return THTensor_device(t) != -1; }
+/* "cpu" / "cuda:N" / "meta" */
 AT_API const char *at_device_str(int device, char *buf, size_t n);
 /* The allocator for device (NULL: host); makes device current. */
 AT_API const THAllocator *at_allocator_for(int device);
-/* A new tensor on device (-1: host); strides NULL: contiguous. */
+/* A new tensor on device (-1: host; TH_DEVICE_META: no memory); strides NULL: contiguous. */
 AT_API THTensor *at_new_on(int device, THDtype dtype, int ndim, const int64_t *sizes, const int64_t *strides);
 /* The device an op on ts runs on: their common GPU, else the host. 0-d host
  * tensors (numbers) join any device; anything else mixed is PyTorch's
- * "Expected all tensors to be on the same device" error. NULL entries skipped. */
+ * "Expected all tensors to be on the same device" error. Meta tensors join
+ * meta ones and 0-d host ones only. NULL entries skipped. */
 AT_API int at_common_device(int n, const THTensor *const *ts, const char *name, int *device);
 /* t on device in dtype (the same tensor when nothing changes and !copy). */
 AT_API THTensor *at_to_device(const THTensor *t, int device, THDtype dtype, bool copy);

@@ -126,6 +126,16 @@ void THAllocator_emptyCache(void) {
 
 const THAllocator THDefaultAllocator = { cpu_malloc, cpu_free, "cpu" };
 
+static void *meta_malloc(const THAllocator *self, size_t nbytes, void **ctx) {
+  (void)self; (void)nbytes; *ctx = NULL;
+  return NULL;
+}
+static void meta_free(const THAllocator *self, void *ptr, size_t nbytes, void *ctx) {
+  (void)self; (void)ptr; (void)nbytes; (void)ctx;
+}
+static int meta_device(const THAllocator *self) { (void)self; return TH_DEVICE_META; }
+const THAllocator THMetaAllocator = { .malloc = meta_malloc, .free = meta_free, .name = "meta", .device = meta_device };
+
 /* ---- shared memory ----
  * A segment is [64-byte header | data]. The header counts the references to
  * the segment's *name*: one for the creating storage, plus one per handle

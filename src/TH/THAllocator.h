@@ -28,6 +28,13 @@ TH_API int64_t THAllocator_liveBytes(void);
 /* Drop the cache of large free blocks (returns them to the OS). */
 TH_API void THAllocator_emptyCache(void);
 
+/* The meta device: storages that hold no memory (data NULL, nbytes counted
+ * as if they did), so ops on meta tensors compute shapes, dtypes and strides
+ * only. malloc is never called: THStorage_new sees this allocator and leaves
+ * data NULL; device() answers TH_DEVICE_META. */
+#define TH_DEVICE_META (-3)   /* -1 is the host; -2 is the factories' "no device given" */
+TH_API extern const THAllocator THMetaAllocator;
+
 /* POSIX shared memory: the block is a named segment (ctx holds the name).
  * The name lives while the creating storage or an unattached handle does. */
 TH_API extern const THAllocator THShmAllocator;

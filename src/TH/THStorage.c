@@ -8,7 +8,7 @@ THStorage *THStorage_new(size_t nbytes, const THAllocator *allocator) {
   THStorage *s = malloc(sizeof *s);
   if (!s) { THError_set(TH_ERR_MEMORY, "out of memory"); return NULL; }
   s->data = allocator->malloc(allocator, nbytes, &s->ctx);
-  if (!s->data) { free(s); return NULL; }
+  if (!s->data && allocator != &THMetaAllocator) { free(s); return NULL; }   /* meta: no memory by design */
   atomic_init(&s->refcount, 1);
   s->nbytes = nbytes;
   s->allocator = allocator;
@@ -41,6 +41,7 @@ void THStorage_free(THStorage *s) {
 
 int THStorage_resize(THStorage *s, size_t nbytes) {
   if (nbytes <= s->nbytes) return 0;
+  if (s->device == TH_DEVICE_META) { s->nbytes = nbytes; return 0; }   /* nothing to move */
   if (!s->resizable) {
     THError_set(TH_ERR_RUNTIME, "Trying to resize storage that is not resizable");
     return -1;

@@ -12,7 +12,7 @@ typedef struct THStorage {
   const THAllocator *allocator;
   void *ctx;            /* allocator's per-block state */
   bool resizable;
-  int device;           /* -1: host memory; N: CUDA device N (allocator->device) */
+  int device;           /* -1: host memory; N: CUDA device N (allocator->device); TH_DEVICE_META: none */
 } THStorage;
 
 /* New storage of nbytes from the allocator (NULL: the default one). */

@@ -37,8 +37,9 @@ TH_API int64_t THTensor_numel(const THTensor *t);
 TH_API bool THTensor_isContiguous(const THTensor *t);
 /* True when the elements fill [data, data+numel) in some dimension order. */
 TH_API bool THTensor_isNonOverlappingAndDense(const THTensor *t);
-/* -1: the tensor lives in host memory; N: on CUDA device N. */
+/* -1: the tensor lives in host memory; N: on CUDA device N; TH_DEVICE_META: nowhere (no data). */
 static inline int THTensor_device(const THTensor *t) { return t->storage->device; }
+static inline bool THTensor_isMeta(const THTensor *t) { return t->storage->device == TH_DEVICE_META; }
 static inline char *THTensor_data(const THTensor *t) {
   return (char *)t->storage->data + t->offset * THDtype_size(t->dtype);
 }

@@ -7,6 +7,8 @@
 #include <ctype.h>
 #include <string.h>
 
+static int check_one_element(const THTensor *t);   /* a tensor read as one number: numel 1, not meta */
+
 /* ---------- signature strings -> APSignature ---------- */
 
 static char *dupn(const char *s, size_t n) {
@@ -435,6 +437,7 @@ static int unpack_int(PyObject *o, int64_t *out) {
       PyErr_Format(PyExc_TypeError, "only integer tensors of a single element can be converted to an index");
       return -1;
     }
+    if (check_one_element(t) < 0) return -1;   /* a meta one has no value */
     *out = at_item_int(t);
     /* a tracer follows a traced size (a 0-dim tensor while tracing) into the int it becomes */
     if (THP_dispatch_active() && THP_dispatch_note_int(o) < 0) return -1;
@@ -492,6 +495,10 @@ static int convert_intlist(PyObject *o, ATIntList *out, int size, bool keep_len,
 
 /* A tensor given for a Scalar or float: it must hold one element. */
 static int check_one_element(const THTensor *t) {
+  if (THTensor_numel(t) == 1 && THTensor_isMeta(t)) {   /* no value to read */
+    PyErr_SetString(PyExc_RuntimeError, "Tensor.item() cannot be called on meta tensors");
+    return -1;
+  }
   if (THTensor_numel(t) == 1) return 0;
   PyErr_Format(PyExc_RuntimeError, "a Tensor with %lld elements cannot be converted to Scalar",
                (long long)THTensor_numel(t));

@@ -214,20 +214,34 @@ static int collect_devices(PyObject *o, const THTensor **ts, int *n, int cap) {
   return 0;
 }
 
+int THP_meta_notimpl(const char *name) {
+  PyErr_Format(PyExc_NotImplementedError,
+               "Could not run '%s' with arguments from the 'Meta' backend: %s is not implemented for the meta device "
+               "in cthtorch", name, name);
+  return -1;
+}
+
 int THP_op_device(const char *name, int n, PyObject *const *tensors, PyObject *device_arg, bool cuda_ok,
-                  bool factory, int *device) {
+                  bool factory, bool meta_ok, int *device) {
   *device = -1;
-  if (device_arg && device_arg != Py_None) {
-    if (THPDevice_index(device_arg, device) < 0) return -1;
-    if (*device >= 0 && !cuda_ok && !factory) goto notimpl;
-    return 0;
-  }
   enum { CAP = 64 };
   const THTensor *ts[CAP];
   int k = 0;
-  bool any_gpu = false;
+  bool any_gpu = false, any_meta = false;
   for (int i = 0; i < n; i++) collect_devices(tensors[i], ts, &k, CAP);
-  for (int i = 0; i < k; i++) any_gpu |= THTensor_device(ts[i]) >= 0;
+  for (int i = 0; i < k; i++) {
+    any_meta |= THTensor_isMeta(ts[i]);
+    any_gpu |= THTensor_device(ts[i]) >= 0;
+  }
+  if (any_meta && !meta_ok) return THP_meta_notimpl(name);
+  /* meta ops check their operands' devices themselves (copy_ and _to_copy cross devices) */
+  if (device_arg && device_arg != Py_None) {
+    if (THPDevice_index(device_arg, device) < 0) return -1;
+    if (*device == TH_DEVICE_META && !meta_ok) return THP_meta_notimpl(name);
+    if (*device >= 0 && !cuda_ok && !factory) goto notimpl;
+    return 0;
+  }
+  if (any_meta) { *device = TH_DEVICE_META; return 0; }
   if (!any_gpu) return 0;   /* the common case: all on the host */
   if (at_common_device(k, ts, name, device) < 0) return THP_raise_int();
   if (*device >= 0 && !cuda_ok && !factory) goto notimpl;

@@ -17,12 +17,16 @@ PyObject *THP_intlist_to_py(const ATIntList *l);     /* None for NULL */
 PyObject *THP_dtype_to_py(THDtype t);                /* None for TH_Undefined */
 PyObject *THP_tensor_attr(PyObject *tensor, const char *attr);
 /* The device key of the dispatch point: the device an op call runs on (-1
- * host, N cuda:N), from its tensor arguments (Tensor, Tensor[]) and, for
- * factories, its device= argument (which wins). Mixed devices raise PyTorch's
- * error; a GPU call of an op without CUDA support (cuda_ok false) raises
- * NotImplementedError, except factories, whose host result is moved. */
+ * host, N cuda:N, TH_DEVICE_META), from its tensor arguments (Tensor,
+ * Tensor[]) and, for factories, its device= argument (which wins). Mixed
+ * devices raise PyTorch's error; a GPU call of an op without CUDA support
+ * (cuda_ok false) raises NotImplementedError, except factories, whose host
+ * result is moved. A meta call of an op without meta support (meta_ok false)
+ * raises NotImplementedError, factories included: its body would read data. */
 int THP_op_device(const char *name, int n, PyObject *const *tensors, PyObject *device_arg, bool cuda_ok,
-                  bool factory, int *device);
+                  bool factory, bool meta_ok, int *device);
+/* NotImplementedError for op on the meta device; returns -1. */
+int THP_meta_notimpl(const char *name);
 /* A device argument's storage device number, self's device when None
  * (the argument was checked by the parser, so this cannot fail). */
 int THP_device_or(PyObject *device_arg, const THTensor *self);
@@ -39,7 +43,8 @@ PyObject *THP_set_autocast_state(PyObject *args, const char *fmt, int *enabled, 
 /* Steals r (NULL passes through): the same tensor on device, requires_grad kept. */
 PyObject *THP_move_result(PyObject *r, int device);
 /* A factory's device= argument: -2 when None (the result stays where it is made), -1 cpu, N cuda:N. */
-int THP_factory_device(PyObject *arg, int *dev);   /* "sizes", "dtype", "ndim", "numel" */
+int THP_factory_device(PyObject *arg, int *dev);
+extern bool THP_default_device_meta;   /* factories without device= make meta tensors */   /* "sizes", "dtype", "ndim", "numel" */
 int THP_tensorlist_from_py(PyObject *seq, ATTensorList *out);   /* borrows the tensors; PyMem_Free(out->v) */
 int THP_opttensorlist_from_py(PyObject *seq, ATTensorList *out);   /* the same, with None entries as NULL */
 PyObject *THP_wrap_tensorlist(ATTensorList *l, PyObject *view_base);   /* steals the tensors, frees v */

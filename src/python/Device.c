@@ -217,6 +217,7 @@ PyTypeObject THPDeviceType = {
 PyObject *THPDevice_cpu(void) { return cpu_device; }
 
 PyObject *THPDevice_of(int device) {
+  if (device == TH_DEVICE_META) return make(&THPDeviceType, 2, -1);
   if (device < 0) return Py_NewRef(cpu_device);
   return make(&THPDeviceType, 1, device);
 }
@@ -224,7 +225,7 @@ PyObject *THPDevice_of(int device) {
 int THPDevice_index(PyObject *o, int *device) {
   int type, index;
   if (THPDevice_parse(o, &type, &index) < 0) return -1;
-  *device = type == 1 ? index : -1;
+  *device = type == 1 ? index : type == 2 ? TH_DEVICE_META : -1;
   return 0;
 }
 
@@ -242,10 +243,6 @@ int THPDevice_parse(PyObject *o, int *type, int *index) {
     return -1;
   }
   if (*type == 1) return THP_cuda_resolve(index);
-  if (*type == 2) {
-    PyErr_SetString(PyExc_NotImplementedError, "cthtorch does not implement the 'meta' device");
-    return -1;
-  }
   if (*type > 2) return unsupported_device(*type);
   return 0;
 }

@@ -56,7 +56,7 @@ static PyObject *make_filled(PyObject *const *args, Py_ssize_t nargs, PyObject *
   THTensor *t;
   bool sizes_ok = true;   /* bad sizes: at_empty below raises its message */
   for (int i = 0; i < size->n; i++) sizes_ok &= size->v[i] >= 0;
-  if (dev >= 0 && sizes_ok) {   /* on a GPU: allocated there and filled by its kernel (empty: not filled) */
+  if ((dev >= 0 || dev == TH_DEVICE_META) && sizes_ok) {   /* on a GPU: allocated there and filled by its kernel (empty: not filled); meta: no fill */
     t = at_new_on(dev, dt, size->n, size->v, NULL);
     if (t && mode && at_fill_(t, at_scalar_int(mode == 2)) < 0) { THTensor_free(t); t = NULL; }
     if (!t) { THP_raise(); goto done; }
@@ -97,7 +97,9 @@ static PyObject *f_full(PyObject *m, PyObject *const *a, Py_ssize_t n, PyObject 
   if (THP_factory_device(ap_object(&r, 5), &dev) < 0) goto done;
   ATScalar v = ap_scalar(&r, 1);
   THDtype dt = ap_dtype(&r, 3, v.kind == AT_SCALAR_FLOAT ? at_default_dtype() : (v.kind == AT_SCALAR_INT ? TH_Int64 : TH_Bool));
-  res = finish(THPTensor_wrap(at_full(ap_intlist(&r, 0), v, dt)), ap_bool(&r, 7), dev);
+  const ATIntList *size = ap_intlist(&r, 0);
+  THTensor *t = dev == TH_DEVICE_META ? at_new_on(dev, dt, size->n, size->v, NULL) : at_full(size, v, dt);
+  res = finish(THPTensor_wrap(t), ap_bool(&r, 7), dev);
 done:
   ap_release(&r);
   return res;
@@ -111,8 +113,14 @@ static PyObject *f_empty_strided(PyObject *m, PyObject *const *a, Py_ssize_t n, 
   PyObject *res = NULL;
   int dev;
   if (THP_factory_device(ap_object(&r, 4), &dev) < 0) goto done;
-  res = finish(THPTensor_wrap(at_empty_strided(ap_intlist(&r, 0), ap_intlist(&r, 1), ap_dtype(&r, 2, at_default_dtype()))),
-               ap_bool(&r, 6), dev);
+  const ATIntList *size = ap_intlist(&r, 0), *stride = ap_intlist(&r, 1);
+  THDtype dt = ap_dtype(&r, 2, at_default_dtype());
+  THTensor *t;
+  if (dev == TH_DEVICE_META && size->n == stride->n)   /* the layout alone: no memory */
+    t = at_new_on(dev, dt, size->n, size->v, stride->v);
+  else
+    t = at_empty_strided(size, stride, dt);
+  res = finish(THPTensor_wrap(t), ap_bool(&r, 6), dev);
 done:
   ap_release(&r);
   return res;
@@ -265,6 +273,9 @@ static PyObject *f_scalar_tensor(PyObject *m, PyObject *const *a, Py_ssize_t n, 
 #define LIKE_KW "ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, bool requires_grad=False, MemoryFormat? memory_format=None"
 
 THTensor *THP_full_like(const THTensor *self, ATScalar v, THDtype dtype) {
+  if (THTensor_isMeta(self))   /* the layout alone (as empty_like's) */
+    return at_new_on(TH_DEVICE_META, dtype == TH_Undefined ? self->dtype : dtype, self->ndim, self->sizes,
+                     THTensor_isNonOverlappingAndDense(self) ? self->strides : NULL);
   ATIntList l = { self->ndim };
   memcpy(l.v, self->sizes, self->ndim * sizeof(int64_t));
   return at_full(&l, v, dtype == TH_Undefined ? self->dtype : dtype);
@@ -278,10 +289,13 @@ static PyObject *like(PyObject *const *a, Py_ssize_t n, PyObject *k, APParser *p
   int dev;
   if (THP_factory_device(ap_object(&r, 3 + off), &dev) < 0) goto done;
   THTensor *self = ap_tensor(&r, 0)->t;
-  if (dev == -2) dev = THTensor_device(self);   /* *_like: the input's device */
+  if (ap_isnone(&r, 3 + off)) dev = THTensor_device(self);   /* *_like: the input's device (not the default one) */
   THDtype dt = ap_dtype(&r, 1 + off, self->dtype);
   THTensor *t;
-  if (mode == 0) {
+  if (dev == TH_DEVICE_META) {   /* the layout alone: a meta result is never filled */
+    bool dense = THTensor_isNonOverlappingAndDense(self);
+    t = at_new_on(dev, dt, self->ndim, self->sizes, dense ? self->strides : NULL);
+  } else if (mode == 0) {
     t = THTensor_isNonOverlappingAndDense(self) ? THTensor_newStrided(dt, self->ndim, self->sizes, self->strides)
                                                  : THTensor_new(dt, self->ndim, self->sizes);
   } else {
@@ -314,8 +328,12 @@ static PyObject *f_full_like(PyObject *m, PyObject *const *a, Py_ssize_t n, PyOb
   return like(a, n, k, &p, 3);
 }
 
+/* torch.set_default_device('meta') / `with torch.device('meta')`: factories
+ * given no device make meta tensors (the only default besides the host here) */
+bool THP_default_device_meta = false;
+
 int THP_factory_device(PyObject *arg, int *dev) {
-  if (!arg || arg == Py_None) { *dev = -2; return 0; }
+  if (!arg || arg == Py_None) { *dev = THP_default_device_meta ? TH_DEVICE_META : -2; return 0; }
   return THPDevice_index(arg, dev);
 }
 

@@ -147,7 +147,7 @@ static int span_sum(PyObject *l) {
 static PyObject *on_device_of(PyObject *view, PyObject *t) {
   int dev = THTensor_device(((THPTensor *)view)->t);
   THTensor *tt = t ? ((THPTensor *)t)->t : NULL;
-  if (!tt || dev < 0 || THTensor_device(tt) >= 0 || tt->ndim == 0) return t;
+  if (!tt || (dev < 0 && dev != TH_DEVICE_META) || THTensor_device(tt) >= 0 || THTensor_isMeta(tt) || tt->ndim == 0) return t;
   THTensor *c = at_to_device(tt, dev, tt->dtype, false);
   Py_DECREF(t);
   return c ? THPTensor_wrap(c) : THP_raise();

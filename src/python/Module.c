@@ -61,6 +61,13 @@ static PyObject *set_default_dtype(PyObject *m, PyObject *d) {
   if (at_set_default_dtype(((THPDtype *)d)->dtype) < 0) return THP_raise();
   Py_RETURN_NONE;
 }
+/* torch.set_default_device: True makes factories given no device meta ones */
+static PyObject *set_default_device_meta(PyObject *m, PyObject *on) {
+  int v = PyObject_IsTrue(on);
+  if (v < 0) return NULL;
+  THP_default_device_meta = v;
+  Py_RETURN_NONE;
+}
 static PyObject *set_num_threads(PyObject *m, PyObject *n) {
   long v = PyLong_AsLong(n);
   if (v == -1 && PyErr_Occurred()) return NULL;
@@ -160,6 +167,7 @@ PyMethodDef THP_module_functions[] = {
   {"_sparse_kernel_missing", THP_sparse_kernel_missing, METH_O, NULL},
   {"get_default_dtype", get_default_dtype, METH_NOARGS, NULL},
   {"_set_default_dtype", set_default_dtype, METH_O, NULL},
+  {"_set_default_device_meta", set_default_device_meta, METH_O, NULL},
   {"set_num_threads", set_num_threads, METH_O, NULL},
   {"get_num_threads", get_num_threads, METH_NOARGS, NULL},
   {"_live_bytes", live_bytes, METH_NOARGS, "Bytes held by the default CPU allocator (for leak tests)."},

@@ -36,7 +36,8 @@ static PyObject *sized(PyObject *const *a, Py_ssize_t n, PyObject *k, APParser *
   if (out) {
     if (THTensor_resize(out->t, size->n, size->v) < 0) { THP_raise(); goto done; }
     t = THTensor_retain(out->t);
-  } else if (!(t = dev >= 0 ? at_new_on(dev, dt, size->n, size->v, NULL) : at_empty(size, dt))) {   /* a GPU draws on the device */
+  } else if (!(t = dev >= 0 || dev == TH_DEVICE_META ? at_new_on(dev, dt, size->n, size->v, NULL) : at_empty(size, dt))) {
+    /* a GPU draws on the device; a meta tensor takes no draw (and no memory) */
     THP_raise();
     goto done;
   }
@@ -77,7 +78,9 @@ static PyObject *f_randint(PyObject *m, PyObject *const *a, Py_ssize_t n, PyObje
   if (THP_factory_device(ap_object(&r, 6 + o), &dev) < 0) goto done;
   if (dev == -2) dev = -1;
   int64_t low = idx ? ap_int(&r, 0) : 0, high = ap_int(&r, idx);
-  THTensor *t = at_empty(ap_intlist(&r, 1 + o), ap_dtype(&r, 4 + o, TH_Int64));
+  const ATIntList *size = ap_intlist(&r, 1 + o);
+  THDtype dt = ap_dtype(&r, 4 + o, TH_Int64);
+  THTensor *t = dev == TH_DEVICE_META ? at_new_on(dev, dt, size->n, size->v, NULL) : at_empty(size, dt);
   if (!t) { THP_raise(); goto done; }
   THTensor *f = at_random_(t, low, (ATOptInt){ true, high }, ap_generator(&r, 2 + o));
   THTensor_free(t);
@@ -116,9 +119,12 @@ static PyObject *like(PyObject *const *a, Py_ssize_t n, PyObject *k, APParser *p
   int dev;
   THTensor *self = ap_tensor(&r, 0)->t;
   if (THP_factory_device(ap_object(&r, 3 + o), &dev) < 0) goto done;
-  if (dev == -2) dev = THTensor_device(self);   /* *_like: the input's device */
-  /* rand_like/randn_like of a GPU tensor draw on the device; randint_like on the host */
-  THTensor *t = at_new_on(kind == 2 ? -1 : dev, ap_dtype(&r, 1 + o, self->dtype), self->ndim, self->sizes, NULL);
+  if (ap_isnone(&r, 3 + o)) dev = THTensor_device(self);   /* *_like: the input's device (not the default one) */
+  /* rand_like/randn_like of a GPU tensor draw on the device; randint_like on the host; a meta
+   * result keeps the input's dense layout, as torch's (the draws are no-ops there) */
+  bool meta = dev == TH_DEVICE_META, dense = meta && THTensor_isNonOverlappingAndDense(self);
+  THTensor *t = at_new_on(kind == 2 && !meta ? -1 : dev, ap_dtype(&r, 1 + o, self->dtype), self->ndim, self->sizes,
+                          dense ? self->strides : NULL);
   if (!t) { THP_raise(); goto done; }
   THTensor *f;
   struct THGenerator *g = fa_generator(NULL);

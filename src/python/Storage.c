@@ -33,7 +33,14 @@ static PyObject *st_nbytes(THPStorage *o, PyObject *u) { return PyLong_FromSize_
 static PyObject *st_data_ptr(THPStorage *o, PyObject *u) { return PyLong_FromVoidPtr(o->s->data); }
 static Py_ssize_t st_len(THPStorage *o) { return (Py_ssize_t)o->s->nbytes; }
 static PyObject *st_is_shared(THPStorage *o, PyObject *u) { return PyBool_FromLong(o->s->allocator == &THShmAllocator); }
+/* a meta storage has a size and no bytes: reading or writing them is torch's error */
+static int refuse_meta(const THStorage *s) {
+  if (s->device != TH_DEVICE_META) return 0;
+  PyErr_SetString(PyExc_NotImplementedError, "Cannot copy out of meta tensor; no data!");
+  return -1;
+}
 static PyObject *st_tobytes(THPStorage *o, PyObject *u) {
+  if (refuse_meta(o->s) < 0) return NULL;
   if (o->s->device < 0) return PyBytes_FromStringAndSize(o->s->data, o->s->nbytes);
   PyObject *b = PyBytes_FromStringAndSize(NULL, o->s->nbytes);   /* GPU bytes come across once */
   if (b && at_cuda->memcpy(PyBytes_AS_STRING(b), o->s->data, o->s->nbytes, AT_D2H, false) < 0) {
@@ -54,6 +61,7 @@ static PyObject *st_key(THPStorage *o, PyObject *u) { return PyLong_FromVoidPtr(
 
 /* storage.copy_from_buffer(buf): fills the storage from a bytes-like object of the same size */
 static PyObject *st_copy_from(THPStorage *o, PyObject *buf) {
+  if (refuse_meta(o->s) < 0) return NULL;
   Py_buffer v;
   if (PyObject_GetBuffer(buf, &v, PyBUF_SIMPLE) < 0) return NULL;
   if ((size_t)v.len != o->s->nbytes) {
@@ -71,6 +79,7 @@ static PyObject *st_copy_from(THPStorage *o, PyObject *buf) {
 
 static int st_getbuffer(PyObject *self, Py_buffer *view, int flags) {
   THStorage *s = ((THPStorage *)self)->s;
+  if (s->device == TH_DEVICE_META) { PyErr_SetString(PyExc_BufferError, "a meta storage has no data to export"); return -1; }
   if (s->device >= 0) {   /* GPU memory cannot be read through a host pointer */
     PyErr_SetString(PyExc_BufferError, "a CUDA storage exposes no host buffer: copy it with .cpu() first");
     return -1;
@@ -139,6 +148,7 @@ static PyObject *tensor_from_storage(PyObject *m, PyObject *args) {
 static PyObject *share_memory_(PyObject *m, PyObject *tensor) {
   if (!THPTensor_Check(tensor)) { PyErr_SetString(PyExc_TypeError, "expected a tensor"); return NULL; }
   THStorage *s = ((THPTensor *)tensor)->t->storage;
+  if (s->device == TH_DEVICE_META) { PyErr_SetString(PyExc_RuntimeError, "_share_fd_: only available on CPU"); return NULL; }
   /* already shared; CUDA memory is shared across processes by IPC handles, not moved (a no-op, as torch) */
   if (s->allocator == &THShmAllocator || s->device >= 0) return Py_NewRef(tensor);
   void *ctx;

@@ -143,6 +143,7 @@ static PyObject *get_shape(THPTensor *self, void *c) { return THPSize_new(self->
 static PyObject *get_dtype(THPTensor *self, void *c) { PyObject *d = THPDtype_get(self->t->dtype); Py_INCREF(d); return d; }
 static PyObject *get_device(THPTensor *self, void *c) { return THPDevice_of(THTensor_device(self->t)); }
 static PyObject *get_is_cuda(THPTensor *self, void *c) { return PyBool_FromLong(THTensor_device(self->t) >= 0); }
+static PyObject *get_is_meta(THPTensor *self, void *c) { return PyBool_FromLong(THTensor_isMeta(self->t)); }
 static PyObject *get_ndim(THPTensor *self, void *c) { return PyLong_FromLong(self->t->ndim); }
 static PyObject *get_false(THPTensor *self, void *c) { Py_RETURN_FALSE; }
 static PyObject *get_true(THPTensor *self, void *c) { Py_RETURN_TRUE; }
@@ -292,7 +293,7 @@ static PyGetSetDef tensor_getset[] = {
   {"is_cpu", (getter)get_true, NULL, NULL, NULL},
   {"is_sparse", (getter)get_false, NULL, NULL, NULL},
   {"is_quantized", (getter)get_false, NULL, NULL, NULL},
-  {"is_meta", (getter)get_false, NULL, NULL, NULL},
+  {"is_meta", (getter)get_is_meta, NULL, NULL, NULL},
   {"is_mkldnn", (getter)get_false, NULL, NULL, NULL},
   {"is_nested", (getter)get_false, NULL, NULL, NULL},
   {"_version", (getter)get_version, NULL, NULL, NULL},
@@ -323,12 +324,16 @@ static int require_one(THPTensor *self, const char *what) {
       PyErr_SetString(PyExc_RuntimeError, "only one element tensors can be converted to Python scalars");
     return -1;
   }
+  if (THTensor_isMeta(self->t)) {
+    PyErr_SetString(PyExc_RuntimeError, "Tensor.item() cannot be called on meta tensors");
+    return -1;
+  }
   return 0;
 }
 /* a one-element complex tensor's parts (false when the tensor is not complex) */
 static bool complex_parts(THPTensor *self, double *re, double *im) {
   THTensor *t = self->t;
-  if (!THDtype_isComplex(t->dtype) || THTensor_device(t) >= 0) return false;   /* no CUDA complex */
+  if (!THDtype_isComplex(t->dtype) || THTensor_device(t) >= 0 || THTensor_isMeta(t)) return false;   /* no CUDA complex; meta: no data */
   /* one element: it sits at the data pointer whatever the strides */
   if (t->dtype == TH_ComplexFloat) { const float *v = (const float *)THTensor_data(t); *re = v[0]; *im = v[1]; }
   else { const double *v = (const double *)THTensor_data(t); *re = v[0]; *im = v[1]; }
@@ -373,6 +378,10 @@ static PyObject *tensor_int(THPTensor *self) {
 static PyObject *tensor_index(THPTensor *self) {
   if (THTensor_numel(self->t) != 1 || THDtype_isFloating(self->t->dtype) || self->t->dtype == TH_Bool) {
     PyErr_SetString(PyExc_TypeError, "only integer tensors of a single element can be converted to an index");
+    return NULL;
+  }
+  if (THTensor_isMeta(self->t)) {
+    PyErr_SetString(PyExc_RuntimeError, "Tensor.item() cannot be called on meta tensors");
     return NULL;
   }
   return PyLong_FromLongLong(at_item_int(self->t));

@@ -38,11 +38,17 @@ static PyObject *m_dim(PyObject *self, PyObject *u) { return PyLong_FromLong(SEL
 static PyObject *m_numel(PyObject *self, PyObject *u) { return PyLong_FromLongLong(THTensor_numel(SELF->t)); }
 static PyObject *m_element_size(PyObject *self, PyObject *u) { return PyLong_FromLong(THDtype_size(SELF->t->dtype)); }
 static PyObject *m_storage_offset(PyObject *self, PyObject *u) { return PyLong_FromLongLong(SELF->t->offset); }
-static PyObject *m_data_ptr(PyObject *self, PyObject *u) { return PyLong_FromVoidPtr(THTensor_data(SELF->t)); }
+static PyObject *m_data_ptr(PyObject *self, PyObject *u) {
+  if (THTensor_isMeta(SELF->t)) return PyLong_FromLong(0);   /* torch's answer: no memory, whatever the offset */
+  return PyLong_FromVoidPtr(THTensor_data(SELF->t));
+}
 static PyObject *m_is_floating_point(PyObject *self, PyObject *u) { return PyBool_FromLong(THDtype_isFloating(SELF->t->dtype)); }
 static PyObject *m_is_signed(PyObject *self, PyObject *u) { return PyBool_FromLong(THDtype_info[SELF->t->dtype].is_signed); }
 static PyObject *m_false(PyObject *self, PyObject *u) { Py_RETURN_FALSE; }
-static PyObject *m_get_device(PyObject *self, PyObject *u) { return PyLong_FromLong(THTensor_device(((THPTensor *)self)->t)); }
+static PyObject *m_get_device(PyObject *self, PyObject *u) {
+  int d = THTensor_device(((THPTensor *)self)->t);
+  return PyLong_FromLong(d == TH_DEVICE_META ? -1 : d);   /* -1 for every non-GPU tensor, as torch */
+}
 static PyObject *m_is_view(PyObject *self, PyObject *u) { return PyBool_FromLong(SELF->base != NULL); }
 
 static PyObject *m_is_contiguous(PyObject *self, PyObject *args, PyObject *kw) {
@@ -66,6 +72,10 @@ static PyObject *m_contiguous(PyObject *self, PyObject *const *args, Py_ssize_t 
 static PyObject *m_is_complex(PyObject *self, PyObject *u) { return PyBool_FromLong(THDtype_isComplex(SELF->t->dtype)); }
 
 static PyObject *scalar_of(THTensor *t) {
+  if (THTensor_isMeta(t)) {
+    PyErr_SetString(PyExc_RuntimeError, "Tensor.item() cannot be called on meta tensors");
+    return NULL;
+  }
   if (t->dtype == TH_ComplexFloat) {
     const float *v = (const float *)THTensor_data(t);
     return PyComplex_FromDoubles(v[0], v[1]);
@@ -104,7 +114,13 @@ static PyObject *tolist_rec(THTensor *t, int dim, int64_t offset) {
   }
   return l;
 }
-static PyObject *m_tolist(PyObject *self, PyObject *u) { return tolist_rec(SELF->t, 0, SELF->t->offset); }
+static PyObject *m_tolist(PyObject *self, PyObject *u) {
+  if (THTensor_isMeta(SELF->t)) {
+    PyErr_SetString(PyExc_NotImplementedError, "Cannot copy out of meta tensor; no data!");
+    return NULL;
+  }
+  return tolist_rec(SELF->t, 0, SELF->t->offset);
+}
 
 static PyObject *m_requires_grad_(PyObject *self, PyObject *args, PyObject *kw) {
   static char *kwlist[] = {"requires_grad", NULL};
@@ -398,6 +414,8 @@ THTensor *THP_fill_tensor_(const THTensor *self, const THTensor *v) {
     THError_set(TH_ERR_RUNTIME, "fill_ only supports 0-dimension value tensor but got tensor with %d dimensions.", v->ndim);
     return NULL;
   }
+  if (THTensor_isMeta(self) || THTensor_isMeta(v))   /* no value to read, or nowhere to write it */
+    return at_copy_((THTensor *)self, v) < 0 ? NULL : THTensor_retain((THTensor *)self);
   if (THDtype_isComplex(v->dtype)) {
     /* a complex value: copied (broadcast), so both parts reach a complex self; a real self
      * takes the real part, except from a Python complex number with an imaginary part */

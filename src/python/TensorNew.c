@@ -208,6 +208,7 @@ static int leaf_kind(PyObject *o, Infer *inf) {
   if (THPTensor_Check(o)) {
     THTensor *t = ((THPTensor *)o)->t;
     if (THTensor_numel(t) != 1 || t->ndim != 0) return -2;
+    if (THTensor_isMeta(t)) return -3;   /* no value to read */
     inf->tdtype = at_promote_types(inf->tdtype, t->dtype);
     inf->any_tensor = true;
     return t->dtype == TH_Bool ? 0 : (THDtype_isComplex(t->dtype) ? 3 : (THDtype_isFloating(t->dtype) ? 2 : 1));
@@ -254,6 +255,7 @@ static int infer(PyObject *o, int depth, Infer *inf) {
   }
   int k = leaf_kind(o, inf);
   if (k == -2) { PyErr_SetString(PyExc_ValueError, "only one element tensors can be converted to Python scalars"); return -1; }
+  if (k == -3) { PyErr_SetString(PyExc_RuntimeError, "Tensor.item() cannot be called on meta tensors"); return -1; }
   if (k < 0) {
     PyErr_Format(PyExc_TypeError, "new(): invalid data type '%s'", Py_TYPE(o)->tp_name);
     return -1;
@@ -453,6 +455,10 @@ PyObject *THP_as_tensor(PyObject *data, THDtype dtype, bool dtype_given) {
 /* ---- _TensorBase buffer protocol ---- */
 static int tensor_getbuffer(PyObject *self, Py_buffer *view, int flags) {
   THTensor *t = ((THPTensor *)self)->t;
+  if (THTensor_isMeta(t)) {   /* no memory to export */
+    PyErr_SetString(PyExc_BufferError, "a meta tensor has no data to export");
+    return -1;
+  }
   const char *fmt = format_of(t->dtype);
   if (!fmt) {
     PyErr_Format(PyExc_TypeError, "Got unsupported ScalarType %s", THDtype_info[t->dtype].legacy);
@@ -491,6 +497,11 @@ PyObject *THP_tensor_numpy(PyObject *self, PyObject *args, PyObject *kw) {
   int force = 0;
   if (!PyArg_ParseTupleAndKeywords(args, kw, "|$p:numpy", kwlist, &force)) return NULL;
   THPTensor *t = (THPTensor *)self;
+  if (THTensor_isMeta(t->t)) {
+    PyErr_SetString(PyExc_TypeError, "can't convert meta device type tensor to numpy. Use Tensor.cpu() to copy the "
+                    "tensor to host memory first.");
+    return NULL;
+  }
   if (THTensor_device(t->t) >= 0) {
     if (!force) {
       PyErr_Format(PyExc_TypeError, "can't convert cuda:%d device type tensor to numpy. Use Tensor.cpu() to copy "

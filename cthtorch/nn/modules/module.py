@@ -512,6 +512,11 @@ class Module:
                         else:
                             self._buffers[name] = input_param
                         continue
+                    if param.is_meta and not input_param.is_meta:
+                        warnings.warn("for %s: copying from a non-meta parameter in the checkpoint to a meta "
+                                      "parameter in the current model, which is a no-op. (Did you mean to pass "
+                                      "`assign=True` to assign items in the state dictionary to their corresponding "
+                                      "key in the module instead of copying them in place?)" % key)
                     with cthtorch.no_grad():
                         param.copy_(input_param)
                 except Exception as ex:  # noqa: BLE001
@@ -653,7 +658,9 @@ class Module:
         setattr(parent, atoms[-1], module)
 
     def to_empty(self, *, device, recurse=True):
-        return self._apply(lambda t: cthtorch.empty_like(t))
+        """Parameters and buffers become uninitialised tensors of the same shapes on `device` (the step
+        after building a module on the meta device)."""
+        return self._apply(lambda t: cthtorch.empty_like(t, device=device), recurse=recurse)
 
     def compile(self, *args, **kwargs):
         """torch.compile in place: here the module keeps running eagerly."""
