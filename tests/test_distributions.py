@@ -641,3 +641,30 @@ def test_new_constraint_registrations():
         assert type(t).__name__ == type(tt).__name__
         xi = x if "Cholesky" not in type(t).__name__ and "Definite" not in type(t).__name__ else RS.randn(2, 3, 3)
         same(t(ct.tensor(xi)), tt(torch.tensor(xi)))
+
+
+def test_lkj_cholesky_matches_torch():
+    x = RS.randn(2, 6)
+    outs = []
+    for L in (ct, torch):
+        conc = L.tensor([0.7, 2.5], dtype=L.float64, requires_grad=True)
+        d = L.distributions.LKJCholesky(4, conc)
+        v = L.distributions.transforms.CorrCholeskyTransform()(L.tensor(x))
+        lp = d.log_prob(v)
+        outs.append((lp, L.autograd.grad(lp.sum(), conc)[0], d.expand((5, 2)).batch_shape, repr(d)))
+    (a, ga, ba, ra), (b, gb, bb, rb) = outs
+    same(a.detach(), b.detach())
+    same(ga, gb)
+    assert ba == bb and ra == rb
+    oracle.raises_like(lambda: ct.distributions.LKJCholesky(1), lambda: torch.distributions.LKJCholesky(1))
+
+
+def test_lkj_cholesky_samples():
+    # correlations of the onion method's draws: each off-diagonal one has variance 1 / (2 eta + dim - 1)
+    ct.manual_seed(3)
+    d = ct.distributions.LKJCholesky(3, ct.tensor([0.5, 2.0], dtype=ct.float64))
+    L = d.sample((20000,))
+    assert tuple(L.shape) == (20000, 2, 3, 3) and bool(d.support.check(L).all())
+    C = L @ L.mT
+    var = C[..., 0, 1].pow(2).mean(0)
+    np.testing.assert_allclose(var.tolist(), [1 / (2 * 0.5 + 2), 1 / (2 * 2.0 + 2)], rtol=0.05)

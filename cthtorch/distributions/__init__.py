@@ -26,6 +26,7 @@ from .inverse_gamma import InverseGamma
 from .kl import kl_divergence, register_kl
 from .kumaraswamy import Kumaraswamy
 from .laplace import Laplace
+from .lkj_cholesky import LKJCholesky
 from .logistic_normal import LogisticNormal
 from .log_normal import LogNormal
 from .lowrank_multivariate_normal import LowRankMultivariateNormal
@@ -53,6 +54,6 @@ __all__ = [
     "OneHotCategoricalStraightThrough", "Poisson", "RelaxedBernoulli", "RelaxedOneHotCategorical",
     "TransformedDistribution", "Uniform", "Gumbel", "HalfCauchy", "InverseGamma", "Pareto", "StudentT",
     "Weibull", "FisherSnedecor", "Kumaraswamy", "LogisticNormal", "NegativeBinomial", "ContinuousBernoulli",
-    "GeneralizedPareto", "VonMises", "LowRankMultivariateNormal", "kl_divergence", "register_kl", "biject_to", "transform_to",
+    "GeneralizedPareto", "VonMises", "LowRankMultivariateNormal", "LKJCholesky", "kl_divergence", "register_kl", "biject_to", "transform_to",
 ]
 __all__.extend(transforms.__all__)
