@@ -47,6 +47,12 @@ static inline double th_sf_jy_series(double x, int nu, int which_y) {
   return sum;
 }
 
+/* the oscillatory asymptotic expansions' two series: even terms to P, odd to Q, signs alternating in pairs */
+static inline void th_sf_add_pq(double term, int k, double *P, double *Q) {
+  if (k & 1) *Q += (k & 2) ? -term : term;
+  else *P += (k & 2) ? -term : term;
+}
+
 /* Hankel's expansion: J_nu = s (P cos chi - Q sin chi), Y_nu = s (P sin chi + Q cos chi) */
 static inline void th_sf_jy_asymptotic(double x, int nu, double *j, double *y) {
   const double mu = 4.0 * nu * nu;
@@ -55,12 +61,7 @@ static inline void th_sf_jy_asymptotic(double x, int nu, double *j, double *y) {
     if (k) term *= (mu - (2.0 * k - 1) * (2.0 * k - 1)) / (k * 8.0 * x);
     if (fabs(term) > prev) break;      /* the series is asymptotic: stop at its smallest term */
     prev = fabs(term);
-    switch (k & 3) {
-      case 0: P += term; break;
-      case 1: Q += term; break;
-      case 2: P -= term; break;
-      default: Q -= term; break;
-    }
+    th_sf_add_pq(term, k, &P, &Q);
     if (prev < 1e-17) break;
   }
   const double chi = x - (nu / 2.0 + 0.25) * TH_SF_PI, s = sqrt(2 / (TH_SF_PI * x));
@@ -240,12 +241,7 @@ static inline double th_airy_ai(double x) {
     }
     if (fabs(term) > prev) break;
     prev = fabs(term);
-    switch (k & 3) {
-      case 0: P += term; break;
-      case 1: Q += term; break;
-      case 2: P -= term; break;
-      default: Q -= term; break;
-    }
+    th_sf_add_pq(term, k, &P, &Q);
     if (prev < 1e-17) break;
   }
   const double a = zeta + TH_SF_PI / 4;
