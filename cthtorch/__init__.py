@@ -212,7 +212,7 @@ def __getattr__(name):
     if name in ("nn", "optim", "utils", "vision", "linalg", "special", "fft", "multiprocessing",
                 "distributed", "jit", "testing", "backends", "hub", "onnx", "distributions", "amp", "random", "accelerator", "cpu",
                 "func", "xpu", "mps", "mtia", "compiler", "sparse", "serialization", "fx", "overrides", "futures",
-                "__future__"):
+                "__future__", "signal"):
         try:
             mod = _lazy(name)
         except ModuleNotFoundError as e:
@@ -221,6 +221,10 @@ def __getattr__(name):
             raise AttributeError("module 'cthtorch' has no attribute '%s'" % name) from None
         globals()[name] = mod
         return mod
+    if name in ("svd_lowrank", "pca_lowrank"):
+        fn = getattr(_lazy("_lowrank"), name)
+        globals()[name] = fn
+        return fn
     if name == "vmap":   # torch.vmap is torch.func.vmap
         fn = _lazy("func").vmap
         globals()[name] = fn

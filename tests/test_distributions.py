@@ -21,6 +21,8 @@ CONC = RS.rand(2, 4) + 0.5
 A = RS.randn(3, 3)
 COV = A @ A.T + 3 * np.eye(3)
 TRIL = np.linalg.cholesky(COV)
+CB_PROBS = np.array([0.2, 0.4995, 0.8])
+COV_FACTOR = RS.randn(2, 3, 2)
 
 
 def D(L):
@@ -76,9 +78,24 @@ CASES = {
     "FisherSnedecor": (lambda L, a, b: D(L).FisherSnedecor(a * 4, b + 9), [POS, POS2], POS2),
     "Kumaraswamy": (lambda L, a, b: D(L).Kumaraswamy(a + 1, b + 1), [POS, POS2], PROB),
     "LogisticNormal": (lambda L, a, b: D(L).LogisticNormal(a, b), [LOGITS[:, :3], CONC[:, :3]], SIMPLEX),
+    "NegativeBinomial": (lambda L, n, p: D(L).NegativeBinomial(n * 3, probs=p), [POS, PROB], np.array([0.0, 2.0, 5.0])),
+    "NegativeBinomial_logits": (lambda L, n, lg: D(L).NegativeBinomial(n * 3, logits=lg), [POS, LOC],
+                                np.array([1.0, 0.0, 4.0])),
+    # 0.4995 is inside the band around 1/2 where the Taylor expansions stand in for the closed forms
+    "ContinuousBernoulli": (lambda L, p: D(L).ContinuousBernoulli(p), [CB_PROBS], PROB),
+    "ContinuousBernoulli_logits": (lambda L, lg: D(L).ContinuousBernoulli(logits=lg), [LOC], PROB),
+    # float32: torch 2.13's GeneralizedPareto raises on float64 parameters (isclose against a float32 zero)
+    "GeneralizedPareto": (lambda L, a, b, c: D(L).GeneralizedPareto(a.float(), b.float(), c.float() - 0.8),
+                          [LOC, POS, PROB], (LOC + 0.3 * POS).astype(np.float32)),
+    "GeneralizedPareto_c0": (lambda L, a, b: D(L).GeneralizedPareto(a.float(), b.float(), 0.0), [LOC, POS],
+                             (LOC + 0.3 * POS).astype(np.float32)),
+    "VonMises": (lambda L, a, b: D(L).VonMises(a, b * 3), [LOC, POS], RS.randn(3)),
+    "LowRankMVN": (lambda L, m, w, d: D(L).LowRankMultivariateNormal(m, w, d), [LOC, COV_FACTOR, POS],
+                   RS.randn(2, 3)),
 }
 # no closed form in torch either (Poisson: no carrier measure)
-NO_ENTROPY = {"FisherSnedecor", "LogisticNormal", "Affine", "Sigmoid", "RelaxedBernoulli", "RelaxedOneHot", "Poisson", "Mixture", "MixtureMVN"}
+NO_ENTROPY = {"FisherSnedecor", "LogisticNormal", "Affine", "Sigmoid", "RelaxedBernoulli", "RelaxedOneHot", "Poisson", "Mixture",
+              "MixtureMVN", "NegativeBinomial", "NegativeBinomial_logits", "VonMises"}
 
 
 def build(L, name):
@@ -137,14 +154,16 @@ def test_mean_variance_stddev(name):
 
 
 @pytest.mark.parametrize("name", ["Normal", "Uniform", "Laplace", "Exponential", "LogNormal", "Gamma", "Cauchy",
-                                  "HalfNormal", "HalfCauchy", "Gumbel", "Weibull", "Pareto"])
+                                  "HalfNormal", "HalfCauchy", "Gumbel", "Weibull", "Pareto", "ContinuousBernoulli",
+                                  "ContinuousBernoulli_logits", "GeneralizedPareto", "GeneralizedPareto_c0"])
 def test_cdf(name):
     # Gamma: igamma has no derivative in its first argument (in torch either)
     compare(name, lambda d, v: d.cdf(v).detach() if name == "Gamma" else d.cdf(v))
 
 
 @pytest.mark.parametrize("name", ["Normal", "Uniform", "Laplace", "Exponential", "LogNormal", "Cauchy", "HalfNormal",
-                                  "HalfCauchy", "Gumbel", "Weibull"])
+                                  "HalfCauchy", "Gumbel", "Weibull", "ContinuousBernoulli", "GeneralizedPareto",
+                                  "GeneralizedPareto_c0"])
 def test_icdf(name):
     compare(name, lambda d, v: d.icdf(v.new_tensor([0.1, 0.5, 0.93])))
 
@@ -159,7 +178,7 @@ def test_mode(name):
         for eps in (1e-3, -1e-3):
             assert bool((d.log_prob(m).detach() > d.log_prob(m + eps).detach()).all())
         return
-    if name.startswith("Mixture"):
+    if name.startswith(("Mixture", "ContinuousBernoulli")):
         for L in (ct, torch):
             with pytest.raises(NotImplementedError, match="does not implement mode"):
                 build(L, name)[0].mode
@@ -187,7 +206,8 @@ def test_sample_shape_dtype_support(name):
 # name -> (distribution, its mean and variance from torch)
 STATS = ["Normal", "Uniform", "Laplace", "Exponential", "Gamma", "Beta", "Dirichlet", "Bernoulli_probs",
          "Geometric", "Poisson", "Binomial", "Categorical_logits", "OneHotCategorical", "MVN_cov", "LogNormal", "HalfNormal", "Chi2", "Multinomial", "Mixture", "MixtureMVN",
-         "Gumbel", "Weibull", "InverseGamma", "StudentT", "Kumaraswamy", "FisherSnedecor"]
+         "Gumbel", "Weibull", "InverseGamma", "StudentT", "Kumaraswamy", "FisherSnedecor", "NegativeBinomial",
+         "ContinuousBernoulli", "GeneralizedPareto", "LowRankMVN"]
 
 
 @pytest.mark.parametrize("name", STATS)
@@ -268,7 +288,10 @@ def test_kl_gradient_and_registry():
         outs.append(L.autograd.grad(kl, m)[0])
     same(*outs)
     with pytest.raises(NotImplementedError, match="No KL"):
-        D(ct).kl_divergence(D(ct).Normal(0.0, 1.0), D(ct).Poisson(1.0))
+        D(ct).kl_divergence(D(ct).Cauchy(0.0, 1.0), D(ct).Normal(0.0, 1.0))
+    # two exponential families without a closed form: the Bregman fallback refuses, as torch's
+    oracle.raises_like(lambda: D(ct).kl_divergence(D(ct).Normal(0.0, 1.0), D(ct).Poisson(1.0)),
+                       lambda: D(torch).kl_divergence(D(torch).Normal(0.0, 1.0), D(torch).Poisson(1.0)))
 
     class MyNormal(D(ct).Normal):
         pass
@@ -522,3 +545,126 @@ def test_reshape_transform_matches_torch():
     assert d.event_shape == td.event_shape
     v = RS.randn(6).astype("float32")
     same(d.log_prob(ct.tensor(v)), td.log_prob(torch.tensor(v)), 1e-6)
+
+
+# seeded draws that reduce to rand/randn (icdf of uniforms, Best-Fisher rejection, W eps_W + sqrt(D) eps_D) are torch's
+DRAWS = ["ContinuousBernoulli", "GeneralizedPareto", "GeneralizedPareto_c0", "VonMises", "LowRankMVN"]
+
+
+@pytest.mark.parametrize("name", DRAWS)
+def test_seeded_draws_match_torch(name):
+    outs = []
+    for L in (ct, torch):
+        L.manual_seed(7)
+        d = build(L, name)[0]
+        outs.append(d.sample((4,)))
+        if d.has_rsample:
+            outs.append(d.rsample((2,)))
+    half = len(outs) // 2
+    for a, b in zip(outs[:half], outs[half:]):
+        same(a.detach(), b.detach(), 1e-6)
+
+
+@pytest.mark.parametrize("name", ["NegativeBinomial", "ContinuousBernoulli", "GeneralizedPareto", "VonMises",
+                                  "LowRankMVN"])
+def test_new_distributions_expand_and_repr(name):
+    shape = (4,) + tuple(build(torch, name)[0].batch_shape)
+    d, t = build(ct, name)[0].expand(shape), build(torch, name)[0].expand(shape)
+    assert d.batch_shape == t.batch_shape and d.event_shape == t.event_shape
+    assert repr(d) == repr(t)
+    assert tuple(d.sample((2,)).shape) == tuple(t.sample((2,)).shape)
+    v = CASES[name][2]
+    same(d.log_prob(ct.tensor(v)), t.log_prob(torch.tensor(v)), 1e-6)
+
+
+def test_lowrank_mvn_matrices_and_errors():
+    for attr in ("covariance_matrix", "precision_matrix", "scale_tril", "variance"):
+        same(getattr(build(ct, "LowRankMVN")[0], attr).detach(), getattr(build(torch, "LowRankMVN")[0], attr).detach())
+    for f in (lambda L: D(L).LowRankMultivariateNormal(L.tensor(0.0), L.ones(1, 1), L.ones(1)),
+              lambda L: D(L).LowRankMultivariateNormal(L.zeros(3), L.ones(3), L.ones(3)),
+              lambda L: D(L).LowRankMultivariateNormal(L.zeros(3), L.ones(2, 1), L.ones(3)),
+              lambda L: D(L).LowRankMultivariateNormal(L.zeros(3), L.ones(3, 1), L.ones(2)),
+              lambda L: D(L).LowRankMultivariateNormal(L.zeros(2, 3), L.ones(3, 3, 1), L.ones(3)),
+              lambda L: D(L).NegativeBinomial(L.tensor([-1.0]), L.tensor([0.5])),
+              lambda L: D(L).ContinuousBernoulli(L.tensor([1.5]), validate_args=True),
+              lambda L: D(L).VonMises(0.0, -1.0),
+              lambda L: D(L).GeneralizedPareto(0.0, 1.0, -0.5).log_prob(L.tensor(3.0))):
+        oracle.raises_like(lambda: f(ct), lambda: f(torch), first_line=True)
+
+
+NEW_TRANSFORMS = [
+    ("CorrCholesky", lambda T: T.CorrCholeskyTransform(), (2, 6)),
+    ("LowerCholesky", lambda T: T.LowerCholeskyTransform(), (2, 3, 3)),
+    ("PositiveDefinite", lambda T: T.PositiveDefiniteTransform(), (2, 3, 3)),
+    ("Cat", lambda T: T.CatTransform([T.ExpTransform(), T.AffineTransform(1.0, 2.0), T.SigmoidTransform()], dim=1,
+                                     lengths=[1, 2, 2]), (3, 5)),
+    ("Cat_event", lambda T: T.CatTransform([T.IndependentTransform(T.ExpTransform(), 1), T.SigmoidTransform()],
+                                           dim=-1, lengths=[2, 3]), (3, 5)),
+    ("Stack", lambda T: T.StackTransform([T.ExpTransform(), T.AffineTransform(1.0, 2.0)], dim=1), (3, 2)),
+    ("CDF", lambda T: T.CumulativeDistributionTransform(T.__dict__["_dist"]), (4,)),
+]
+
+
+@pytest.mark.parametrize("name,make,shape", NEW_TRANSFORMS, ids=[t[0] for t in NEW_TRANSFORMS])
+def test_new_transforms_match_torch(name, make, shape):
+    x = RS.randn(*shape)
+    outs = []
+    for L in (ct, torch):
+        T = D(L).transforms
+        T._dist = D(L).Normal(L.tensor(0.5, dtype=L.float64), L.tensor(2.0, dtype=L.float64))
+        t = make(T)
+        xx = L.tensor(x, requires_grad=True)
+        y = t(xx)
+        ldj = t.log_abs_det_jacobian(xx, y) if name not in ("LowerCholesky", "PositiveDefinite") else y.sum() * 0
+        w = L.cos(L.arange(y.numel(), dtype=y.dtype)).reshape(y.shape)
+        g = L.autograd.grad((y * w).sum() + ldj.sum(), xx)[0]
+        outs.append((y, t.inv(y), ldj, g, tuple(t.forward_shape(shape)), t.bijective, t.domain.event_dim,
+                     t.codomain.event_dim, repr(t.codomain)))
+        del T._dist
+    for a, b in zip(*outs):
+        if isinstance(a, ct.Tensor):
+            same(a.detach(), b.detach(), 1e-6)
+        else:
+            assert a == b
+
+
+def test_new_constraint_registrations():
+    C, TC = D(ct).constraints, torch.distributions.constraints
+    x = RS.randn(2, 3)
+    for reg, c, tc in [("biject_to", C.corr_cholesky, TC.corr_cholesky), ("biject_to", C.simplex, TC.simplex),
+                       ("transform_to", C.positive_definite, TC.positive_definite),
+                       ("transform_to", C.lower_cholesky, TC.lower_cholesky),
+                       ("biject_to", C.cat([C.positive, C.real], 1, [1, 2]), TC.cat([TC.positive, TC.real], 1, [1, 2])),
+                       ("transform_to", C.stack([C.unit_interval, C.positive, C.real], 1),
+                        TC.stack([TC.unit_interval, TC.positive, TC.real], 1))]:
+        t, tt = getattr(D(ct), reg)(c), getattr(torch.distributions, reg)(tc)
+        assert type(t).__name__ == type(tt).__name__
+        xi = x if "Cholesky" not in type(t).__name__ and "Definite" not in type(t).__name__ else RS.randn(2, 3, 3)
+        same(t(ct.tensor(xi)), tt(torch.tensor(xi)))
+
+
+def test_lkj_cholesky_matches_torch():
+    x = RS.randn(2, 6)
+    outs = []
+    for L in (ct, torch):
+        conc = L.tensor([0.7, 2.5], dtype=L.float64, requires_grad=True)
+        d = L.distributions.LKJCholesky(4, conc)
+        v = L.distributions.transforms.CorrCholeskyTransform()(L.tensor(x))
+        lp = d.log_prob(v)
+        outs.append((lp, L.autograd.grad(lp.sum(), conc)[0], d.expand((5, 2)).batch_shape, repr(d)))
+    (a, ga, ba, ra), (b, gb, bb, rb) = outs
+    same(a.detach(), b.detach())
+    same(ga, gb)
+    assert ba == bb and ra == rb
+    oracle.raises_like(lambda: ct.distributions.LKJCholesky(1), lambda: torch.distributions.LKJCholesky(1))
+
+
+def test_lkj_cholesky_samples():
+    # correlations of the onion method's draws: each off-diagonal one has variance 1 / (2 eta + dim - 1)
+    ct.manual_seed(3)
+    d = ct.distributions.LKJCholesky(3, ct.tensor([0.5, 2.0], dtype=ct.float64))
+    L = d.sample((20000,))
+    assert tuple(L.shape) == (20000, 2, 3, 3) and bool(d.support.check(L).all())
+    C = L @ L.mT
+    var = C[..., 0, 1].pow(2).mean(0)
+    np.testing.assert_allclose(var.tolist(), [1 / (2 * 0.5 + 2), 1 / (2 * 2.0 + 2)], rtol=0.05)

@@ -87,5 +87,26 @@ for _reg in (biject_to, transform_to):
     _reg.register(constraints.half_open_interval, _interval)
 biject_to.register(constraints.independent, _independent_bij)
 transform_to.register(constraints.independent, _independent_tf)
-# torch's simplex bijection is the stick-breaking transform (not here yet)
+# the simplex's bijection is stick-breaking; softmax (not injective) is the cheaper map onto it
+biject_to.register(constraints.simplex, lambda c: transforms.StickBreakingTransform())
 transform_to.register(constraints.simplex, _simplex)
+
+
+def _chunked(registry, transform_cls):
+    """Cat/stack constraints map through the per-chunk transforms of the same registry."""
+    def factory(constraint):
+        parts = [registry(c) for c in constraint.cseq]
+        if transform_cls is transforms.CatTransform:
+            return transforms.CatTransform(parts, constraint.dim, constraint.lengths)
+        return transforms.StackTransform(parts, constraint.dim)
+    return factory
+
+
+for _reg in (biject_to, transform_to):
+    _reg.register(constraints.corr_cholesky, lambda c: transforms.CorrCholeskyTransform())
+    _reg.register(constraints.cat, _chunked(_reg, transforms.CatTransform))
+    _reg.register(constraints.stack, _chunked(_reg, transforms.StackTransform))
+# onto, not bijective: the lower-triangular parametrisation leaves the upper triangle unused
+transform_to.register(constraints.lower_cholesky, lambda c: transforms.LowerCholeskyTransform())
+transform_to.register(constraints.positive_definite, lambda c: transforms.PositiveDefiniteTransform())
+transform_to.register(constraints.positive_semidefinite, lambda c: transforms.PositiveDefiniteTransform())

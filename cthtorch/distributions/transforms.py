@@ -629,3 +629,244 @@ class ReshapeTransform(Transform):
 
 
 __all__.append("ReshapeTransform")
+
+
+class LowerCholeskyTransform(Transform):
+    """Unconstrained square matrices to lower-triangular ones with a positive
+    diagonal: the strict lower triangle is kept, the diagonal exponentiated."""
+    domain = constraints.independent(constraints.real, 2)
+    codomain = constraints.lower_cholesky
+
+    def __eq__(self, other):
+        return isinstance(other, LowerCholeskyTransform)
+
+    __hash__ = object.__hash__
+
+    def _call(self, x):
+        return x.tril(-1) + x.diagonal(dim1=-2, dim2=-1).exp().diag_embed()
+
+    def _inverse(self, y):
+        return y.tril(-1) + y.diagonal(dim1=-2, dim2=-1).log().diag_embed()
+
+
+class PositiveDefiniteTransform(Transform):
+    """Unconstrained square matrices to positive-definite ones: L L^T with L
+    from LowerCholeskyTransform."""
+    domain = constraints.independent(constraints.real, 2)
+    codomain = constraints.positive_definite
+
+    def __eq__(self, other):
+        return isinstance(other, PositiveDefiniteTransform)
+
+    __hash__ = object.__hash__
+
+    def _call(self, x):
+        L = LowerCholeskyTransform()(x)
+        return L @ L.mT
+
+    def _inverse(self, y):
+        return LowerCholeskyTransform().inv(torch.linalg.cholesky(y))
+
+
+class CorrCholeskyTransform(Transform):
+    """A vector of D(D-1)/2 reals to the Cholesky factor of a D x D correlation
+    matrix: tanh maps each to a partial correlation in (-1, 1), and each row
+    is stick-broken so that its squares sum to one (the LKJ construction)."""
+    domain = constraints.real_vector
+    codomain = constraints.corr_cholesky
+    bijective = True
+
+    def __eq__(self, other):
+        return isinstance(other, CorrCholeskyTransform)
+
+    __hash__ = object.__hash__
+
+    def _call(self, x):
+        from .utils import vec_to_tril_matrix
+        eps = torch.finfo(x.dtype).eps
+        r = vec_to_tril_matrix(torch.tanh(x).clamp(min=-1 + eps, max=1 - eps), diag=-1)
+        # each entry takes its partial correlation of the stick the entries left of it leave
+        left = (1 - r.pow(2)).sqrt().cumprod(-1)
+        r = r + torch.eye(r.shape[-1], dtype=r.dtype, device=r.device)
+        return r * F.pad(left[..., :-1], [1, 0], value=1)
+
+    def _inverse(self, y):
+        from .utils import tril_matrix_to_vec
+        left = 1 - torch.cumsum(y * y, dim=-1)
+        left_before = F.pad(left[..., :-1], [1, 0], value=1)
+        t = tril_matrix_to_vec(y, diag=-1) / tril_matrix_to_vec(left_before, diag=-1).sqrt()
+        return torch.atanh(t)
+
+    def log_abs_det_jacobian(self, x, y, intermediates=None):
+        from .utils import tril_matrix_to_vec
+        # the stick-breaking part: half the log of what is left of each row's stick, before each entry
+        left = 1 - (y * y).cumsum(-1)
+        stick_logdet = 0.5 * tril_matrix_to_vec(left, diag=-2).log().sum(-1)
+        # log(1 - tanh(x)^2), written to stay finite for large |x|
+        tanh_logdet = -2 * (x + F.softplus(-2 * x) - math.log(2.0)).sum(-1)
+        return stick_logdet + tanh_logdet
+
+    def forward_shape(self, shape):
+        if len(shape) < 1:
+            raise ValueError("Too few dimensions on input")
+        N = shape[-1]
+        D = round((0.25 + 2 * N) ** 0.5 + 0.5)
+        if D * (D - 1) // 2 != N:
+            raise ValueError("Input is not a flattend lower-diagonal number")
+        return tuple(shape[:-1]) + (D, D)
+
+    def inverse_shape(self, shape):
+        if len(shape) < 2:
+            raise ValueError("Too few dimensions on input")
+        if shape[-2] != shape[-1]:
+            raise ValueError("Input is not square")
+        D = shape[-1]
+        return tuple(shape[:-2]) + (D * (D - 1) // 2,)
+
+
+class CatTransform(Transform):
+    """Applies transforms[i] to the i-th chunk (of lengths[i]) along dim."""
+
+    def __init__(self, tseq, dim=0, lengths=None, cache_size=0):
+        assert all(isinstance(t, Transform) for t in tseq)
+        if cache_size:
+            tseq = [t.with_cache(cache_size) for t in tseq]
+        super().__init__(cache_size=cache_size)
+        self.transforms = list(tseq)
+        self.lengths = list(lengths) if lengths is not None else [1] * len(self.transforms)
+        assert len(self.lengths) == len(self.transforms)
+        self.dim = dim
+
+    @functools.cached_property
+    def event_dim(self):
+        return max(t.event_dim for t in self.transforms)
+
+    @functools.cached_property
+    def length(self):
+        return sum(self.lengths)
+
+    def with_cache(self, cache_size=1):
+        if self._cache_size == cache_size:
+            return self
+        return CatTransform(self.transforms, self.dim, self.lengths, cache_size)
+
+    def _chunks(self, x):
+        assert -x.dim() <= self.dim < x.dim()
+        assert x.size(self.dim) == self.length
+        start = 0
+        for t, n in zip(self.transforms, self.lengths):
+            yield t, start, n
+            start += n
+
+    def _call(self, x):
+        return torch.cat([t(x.narrow(self.dim, s, n)) for t, s, n in self._chunks(x)], dim=self.dim)
+
+    def _inverse(self, y):
+        return torch.cat([t.inv(y.narrow(self.dim, s, n)) for t, s, n in self._chunks(y)], dim=self.dim)
+
+    def log_abs_det_jacobian(self, x, y):
+        parts = []
+        for t, s, n in self._chunks(x):
+            ldj = t.log_abs_det_jacobian(x.narrow(self.dim, s, n), y.narrow(self.dim, s, n))
+            if t.event_dim < self.event_dim:
+                ldj = _sum_rightmost(ldj, self.event_dim - t.event_dim)
+            parts.append(ldj)
+        dim = self.dim - x.dim() if self.dim >= 0 else self.dim
+        dim += self.event_dim
+        # a batch dim: the chunks' jacobians sit side by side; an event dim: they add up
+        return torch.cat(parts, dim=dim) if dim < 0 else sum(parts)
+
+    @property
+    def bijective(self):
+        return all(t.bijective for t in self.transforms)
+
+    @constraints.dependent_property
+    def domain(self):
+        return constraints.cat([t.domain for t in self.transforms], self.dim, self.lengths)
+
+    @constraints.dependent_property
+    def codomain(self):
+        return constraints.cat([t.codomain for t in self.transforms], self.dim, self.lengths)
+
+
+class StackTransform(Transform):
+    """Applies transforms[i] to the i-th slice along dim."""
+
+    def __init__(self, tseq, dim=0, cache_size=0):
+        assert all(isinstance(t, Transform) for t in tseq)
+        if cache_size:
+            tseq = [t.with_cache(cache_size) for t in tseq]
+        super().__init__(cache_size=cache_size)
+        self.transforms = list(tseq)
+        self.dim = dim
+
+    def with_cache(self, cache_size=1):
+        if self._cache_size == cache_size:
+            return self
+        return StackTransform(self.transforms, self.dim, cache_size)
+
+    def _slice(self, z):
+        return [z.select(self.dim, i) for i in range(z.size(self.dim))]
+
+    def _call(self, x):
+        assert -x.dim() <= self.dim < x.dim()
+        assert x.size(self.dim) == len(self.transforms)
+        return torch.stack([t(v) for v, t in zip(self._slice(x), self.transforms)], dim=self.dim)
+
+    def _inverse(self, y):
+        assert -y.dim() <= self.dim < y.dim()
+        assert y.size(self.dim) == len(self.transforms)
+        return torch.stack([t.inv(v) for v, t in zip(self._slice(y), self.transforms)], dim=self.dim)
+
+    def log_abs_det_jacobian(self, x, y):
+        assert -x.dim() <= self.dim < x.dim()
+        assert x.size(self.dim) == len(self.transforms)
+        assert -y.dim() <= self.dim < y.dim()
+        assert y.size(self.dim) == len(self.transforms)
+        return torch.stack([t.log_abs_det_jacobian(a, b)
+                            for a, b, t in zip(self._slice(x), self._slice(y), self.transforms)], dim=self.dim)
+
+    @property
+    def bijective(self):
+        return all(t.bijective for t in self.transforms)
+
+    @constraints.dependent_property
+    def domain(self):
+        return constraints.stack([t.domain for t in self.transforms], self.dim)
+
+    @constraints.dependent_property
+    def codomain(self):
+        return constraints.stack([t.codomain for t in self.transforms], self.dim)
+
+
+class CumulativeDistributionTransform(Transform):
+    """x -> distribution.cdf(x), onto (0, 1); its log-jacobian is the log density."""
+    bijective = True
+    codomain = constraints.unit_interval
+    sign = +1
+
+    def __init__(self, distribution, cache_size=0):
+        super().__init__(cache_size=cache_size)
+        self.distribution = distribution
+
+    @property
+    def domain(self):
+        return self.distribution.support
+
+    def _call(self, x):
+        return self.distribution.cdf(x)
+
+    def _inverse(self, y):
+        return self.distribution.icdf(y)
+
+    def log_abs_det_jacobian(self, x, y):
+        return self.distribution.log_prob(x)
+
+    def with_cache(self, cache_size=1):
+        if self._cache_size == cache_size:
+            return self
+        return type(self)(self.distribution, cache_size=cache_size)
+
+
+__all__ += ["CatTransform", "CorrCholeskyTransform", "CumulativeDistributionTransform", "LowerCholeskyTransform",
+            "PositiveDefiniteTransform", "StackTransform"]

@@ -1,0 +1,4 @@
+"""torch.signal: window functions (torch.signal.windows)."""
+from . import windows
+
+__all__ = ["windows"]

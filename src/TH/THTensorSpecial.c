@@ -1,0 +1,4 @@
+#include "THLoops.h"
+#include "THSpecialFunctions.h"
+#define TH_GENERIC_FILE "generic/THTensorSpecial.c"
+#include "THGenerateFloatingTypes.h"
