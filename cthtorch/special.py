@@ -98,26 +98,5 @@ for _name in ("bessel_j0", "bessel_j1", "bessel_y0", "bessel_y1", "modified_bess
 del _name
 
 
-def _number_first(fn):
-    """torch's binary special ops also take a Python number as their first
-    argument (its Number-self overload): made a 0-d tensor of the number's
-    default dtype, it promotes as the number would."""
-    def f(*args, **kwargs):
-        if args and isinstance(args[0], (int, float, complex)):
-            args = (_t.tensor(args[0]),) + args[1:]
-        return fn(*args, **kwargs)
-    f.__name__ = f.__qualname__ = fn.__name__.replace("special_", "")
-    f.__doc__ = fn.__doc__
-    return f
-
-
-for _name in ("zeta", "chebyshev_polynomial_t", "chebyshev_polynomial_u", "chebyshev_polynomial_v",
-              "chebyshev_polynomial_w", "shifted_chebyshev_polynomial_t", "shifted_chebyshev_polynomial_u",
-              "shifted_chebyshev_polynomial_v", "shifted_chebyshev_polynomial_w", "hermite_polynomial_h",
-              "hermite_polynomial_he", "laguerre_polynomial_l", "legendre_polynomial_p"):
-    globals()[_name] = _number_first(globals()[_name])
-del _name
-
-
 from cthtorch import _ops as _ops_registry  # noqa: E402
 _ops_registry.module_ops("special", globals(), "special_")
