@@ -340,3 +340,13 @@ def test_frombuffer_shares_memory_and_raises_as_torch():
         dt = kw.pop("dt", "int32")
         oracle.raises_like(lambda: ct.frombuffer(b2, dtype=getattr(ct, dt), **kw),
                            lambda: torch.frombuffer(b1, dtype=getattr(torch, dt), **kw))
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("start,end,steps", [(-3.141592653589793, 3.141592653589793, 2000), (0, 1, 25), (-1, 1, 7),
+                                             (0, 10, 1000), (-3.3, 7.1, 101), (5, -2.5, 33), (2.5, 9, 1), (1, 1, 4)])
+def test_linspace_bits_equal_torchs(dtype, start, end, steps):
+    # the tutorials' x = torch.linspace(-math.pi, math.pi, 2000) feeds every printed loss: one ulp moves them
+    a = ct.linspace(start, end, steps, dtype=getattr(ct, dtype))
+    b = torch.linspace(start, end, steps, dtype=getattr(torch, dtype))
+    np.testing.assert_array_equal(a.numpy(), b.numpy())

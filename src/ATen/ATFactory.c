@@ -120,11 +120,25 @@ THTensor *at_linspace(ATScalar start, ATScalar end, int64_t steps, THDtype dtype
   if (!t || steps == 0) return t;
   double s = sval(start), e = sval(end);
   double step = steps > 1 ? (e - s) / (double)(steps - 1) : 0;
-  /* symmetric formula (from both ends) keeps the last value exact */
+  int64_t half = steps / 2;
+  /* float and double as torch computes them, so values match bit for bit: the step in the
+   * dtype, then one fused multiply-add from the nearer end (which keeps the last value exact) */
+  if (dtype == TH_Float) {
+    float fs = (float)s, fe = (float)e, fstep = steps > 1 ? (fe - fs) / (float)(steps - 1) : 0.0f;
+    float *o = (float *)THTensor_data(t);
+    for (int64_t i = 0; i < steps; i++)
+      o[i] = i < half || steps == 1 ? fmaf(fstep, (float)i, fs) : fmaf(-fstep, (float)(steps - 1 - i), fe);
+    return t;
+  }
+  if (dtype == TH_Double) {
+    double *o = (double *)THTensor_data(t);
+    for (int64_t i = 0; i < steps; i++)
+      o[i] = i < half || steps == 1 ? fma(step, (double)i, s) : fma(-step, (double)(steps - 1 - i), e);
+    return t;
+  }
   THTensor *tmp = THTensor_new(TH_Double, 1, &steps);
   if (!tmp) { THTensor_free(t); return NULL; }
   double *v = (double *)THTensor_data(tmp);
-  int64_t half = steps / 2;
   for (int64_t i = 0; i < steps; i++) v[i] = (i < half || steps == 1) ? s + step * (double)i : e - step * (double)(steps - 1 - i);
   if (!THDtype_isFloating(dtype))
     for (int64_t i = 0; i < steps; i++) v[i] = trunc(v[i]);
