@@ -65,3 +65,8 @@ def pca_lowrank(A, q=None, center=True, niter=2):
     if not center:
         return _svd_lowrank(A, q, niter=niter, M=None)
     return _svd_lowrank(A - A.mean(dim=(-2,), keepdim=True), q, niter=niter, M=None)
+
+
+# composites over ops (as torch's are Python): listed in the op registry as torch.svd_lowrank/pca_lowrank
+from cthtorch import _ops  # noqa: E402
+_ops.api_module("torch", {"__name__": __name__, "svd_lowrank": svd_lowrank, "pca_lowrank": pca_lowrank})
