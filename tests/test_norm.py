@@ -56,3 +56,25 @@ def test_gelu_matches_torch(approximate, dt, tol):
     y.backward(ct.tensor(g))
     ty.backward(torch.tensor(g))
     close(cx.grad, tx.grad, 10 * tol)
+
+
+def test_batchnorm_state_dict_version_fills_num_batches_tracked():
+    # BatchNorm's state dicts are version 2; older ones (or unversioned) may lack num_batches_tracked and load,
+    # the module's counter standing in, while a version-2 one without it is missing a key
+    import collections
+    for lib in (ct, torch):
+        bn = lib.nn.BatchNorm2d(3)
+        sd = bn.state_dict()
+        assert sd._metadata[""]["version"] == 2
+        old = collections.OrderedDict((k, v) for k, v in sd.items() if k != "num_batches_tracked")
+        lib.nn.BatchNorm2d(3).load_state_dict(old)  # no metadata: as version None
+        old._metadata = collections.OrderedDict([("", {"version": 1})])
+        fresh = lib.nn.BatchNorm2d(3)
+        fresh.num_batches_tracked.fill_(5)
+        fresh.load_state_dict(old)
+        assert int(fresh.num_batches_tracked) == 5
+        old._metadata = collections.OrderedDict([("", {"version": 2})])
+        with pytest.raises(RuntimeError, match='Missing key\\(s\\) in state_dict: "num_batches_tracked"'):
+            lib.nn.BatchNorm2d(3).load_state_dict(old)
+        res = lib.nn.BatchNorm2d(3).load_state_dict(old, strict=False)
+        assert list(res.missing_keys) == ["num_batches_tracked"]

@@ -12,6 +12,8 @@ __all__ = ["BatchNorm1d", "LazyBatchNorm1d", "BatchNorm2d", "LazyBatchNorm2d", "
 
 
 class _NormBase(Module):
+    _version = 2  # 2 added num_batches_tracked
+
     def __init__(self, num_features, eps=1e-5, momentum=0.1, affine=True, track_running_stats=True, device=None,
                  dtype=None, *, bias=True):
         super().__init__()
@@ -54,6 +56,19 @@ class _NormBase(Module):
 
     def _check_input_dim(self, input):
         pass
+
+    def _load_from_state_dict(self, state_dict, prefix, local_metadata, strict, missing_keys, unexpected_keys,
+                              error_msgs):
+        # files saved before version 2 (and files without versions) may lack num_batches_tracked: the module's
+        # own counter stands in, as in torch
+        version = local_metadata.get("version", None)
+        key = prefix + "num_batches_tracked"
+        if (version is None or version < 2) and self.track_running_stats and key not in state_dict:
+            nbt = self.num_batches_tracked
+            state_dict[key] = (nbt if nbt is not None and nbt.device.type != "meta"
+                               else cthtorch.tensor(0, dtype=cthtorch.long))
+        super()._load_from_state_dict(state_dict, prefix, local_metadata, strict, missing_keys, unexpected_keys,
+                                      error_msgs)
 
     def extra_repr(self):
         return "{num_features}, eps={eps}, momentum={momentum}, affine={affine}, bias={has_bias}, " \

@@ -2,7 +2,6 @@
 torchvision would download; cthtorch never downloads, so get_state_dict loads it from the hub cache
 (<hub dir>/checkpoints/<file name>, where torchvision puts it) and otherwise raises saying where to put it.
 meta has no 'categories' list (the ImageNet class names are not bundled), nor '_docs'."""
-import re
 from functools import partial
 
 import cthtorch
@@ -242,32 +241,20 @@ class DenseNet201_Weights(WeightsEnum):
     DEFAULT = IMAGENET1K_V1
 
 
-# DenseNet's published files predate its module names: 'norm.1' is now 'norm1' (and so on)
-_DENSENET_OLD_KEY = re.compile(r"^(.*denselayer\d+\.(?:norm|relu|conv))\.((?:[12])\.(?:weight|bias|running_mean|"
-                               r"running_var|num_batches_tracked))$")
-
-
-def load_into(model, weights, progress=True):
-    """Load a member's state dict (from the hub cache) into the model just built."""
+def load_into(model, weights, progress=True, fix_state=None):
+    """Load a member's state dict (from the hub cache) into the model just built; fix_state renames a family's
+    old keys first."""
     if weights is None:
         return model
     state = weights.get_state_dict(progress=progress, check_hash=True)
-    if type(model).__name__ == "DenseNet":
-        state = {(lambda m: m.group(1) + m.group(2) if m else k)(_DENSENET_OLD_KEY.match(k)): v
-                 for k, v in state.items()}
-    # files saved before BatchNorm counted batches have no num_batches_tracked; torch's BatchNorm keeps its own
-    # counter for such old files, so the model's (zero) counters stand in
-    for k, v in model.state_dict().items():
-        if k.endswith("num_batches_tracked") and k not in state:
-            state[k] = v
-    model.load_state_dict(state)
+    model.load_state_dict(state if fix_state is None else fix_state(state))
     return model
 
 
-def build(enum, weights, progress, make, kwargs):
+def build(enum, weights, progress, make, kwargs, fix_state=None):
     """A builder's body: check the weights asked for (they fix num_classes to ImageNet's 1000), make the model
     from kwargs, fill it from the cached file if any."""
     weights = enum.verify(weights)
     if weights is not None and weights.meta.get("categories", ()) is not None:
         _ovewrite_named_param(kwargs, "num_classes", IMAGENET_CLASSES)
-    return load_into(make(**kwargs), weights, progress)
+    return load_into(make(**kwargs), weights, progress, fix_state)

@@ -1,8 +1,8 @@
 """DenseNet (Huang et al. 2016) as torchvision builds it; weights cannot be downloaded here.
 memory_efficient (gradient checkpointing) is accepted but has no effect: results are the same."""
-from typing import Optional
-
+import re
 from collections import OrderedDict
+from typing import Optional
 
 import cthtorch
 from cthtorch import nn
@@ -100,9 +100,19 @@ class DenseNet(nn.Module):
         return self.classifier(out)
 
 
+# the published files predate the module names: 'norm.1' is now 'norm1' (and so on)
+_OLD_KEY = re.compile(r"^(.*denselayer\d+\.(?:norm|relu|conv))\.((?:[12])\.(?:weight|bias|running_mean|"
+                      r"running_var|num_batches_tracked))$")
+
+
+def _rename_old_keys(state):
+    return {_OLD_KEY.sub(r"\1\2", k): v for k, v in state.items()}
+
+
 def _densenet(enum, growth_rate, block_config, num_init_features, weights, progress, kwargs):
     return _weights.build(enum, weights, progress,
-                          lambda **kw: DenseNet(growth_rate, block_config, num_init_features, **kw), kwargs)
+                          lambda **kw: DenseNet(growth_rate, block_config, num_init_features, **kw), kwargs,
+                          fix_state=_rename_old_keys)
 
 
 @register_model()
