@@ -672,3 +672,15 @@ def test_lkj_cholesky_samples():
     C = L @ L.mT
     var = C[..., 0, 1].pow(2).mean(0)
     np.testing.assert_allclose(var.tolist(), [1 / (2 * 0.5 + 2), 1 / (2 * 2.0 + 2)], rtol=0.05)
+
+
+def test_generalized_pareto_uniform_case_matches_torch():
+    # concentration -1 is the uniform law on [loc, loc + scale]: at the upper end its log density is still
+    # -log(scale) (the exponent 1/c + 1 is 0, and 0 * log(0) must not make a NaN)
+    vals = []
+    for L in (ct, torch):
+        d = D(L).GeneralizedPareto(L.tensor([0.0, 0.0]), L.tensor([2.0, 2.0]), L.tensor([-1.0, -0.5]))
+        vals.append([d.log_prob(L.tensor([v, v])) for v in (0.0, 1.0, 2.0)])
+    for c, t in zip(*vals):
+        same(c, t)
+    assert float(vals[0][2][0]) == pytest.approx(-np.log(2.0))

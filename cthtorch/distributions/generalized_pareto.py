@@ -49,7 +49,9 @@ class GeneralizedPareto(Distribution):
             self._validate_sample(value)
         z = self._z(value)
         safe = self._safe_concentration()
-        general = -(1 / safe + 1) * torch.log1p(safe * z)
+        y = 1 / safe + 1
+        # c = -1 is the uniform law: its exponent 1/c + 1 is 0, and 0 * log(0) at the upper end counts as 0
+        general = -torch.where(y == 0, y, y * torch.log1p(safe * z))
         return torch.where(self._is_exponential(), -z, general) - torch.log(self.scale)
 
     def log_survival_function(self, value):
