@@ -86,6 +86,11 @@ def _zero_where(mask, t):
     return torch.where(mask, torch.zeros_like(t), t)
 
 
+def _check_event_shapes(p, q, what):
+    if p.event_shape != q.event_shape:
+        raise ValueError(f"KL-divergence between two {what} with different event shapes cannot be computed")
+
+
 @register_kl(Normal, Normal)
 def _kl_normal_normal(p, q):
     var_ratio = (p.scale / q.scale).pow(2)
@@ -190,11 +195,9 @@ def _kl_binomial_binomial(p, q):
 
 @register_kl(MultivariateNormal, MultivariateNormal)
 def _kl_mvn_mvn(p, q):
-    if p.event_shape != q.event_shape:
-        raise ValueError("KL-divergence between two Multivariate Normals with different event shapes "
-                         "cannot be computed")
+    _check_event_shapes(p, q, "Multivariate Normals")
     Lp, Lq = p._unbroadcasted_scale_tril, q._unbroadcasted_scale_tril
-    half_term1 = (Lq.diagonal(dim1=-2, dim2=-1).log().sum(-1) - Lp.diagonal(dim1=-2, dim2=-1).log().sum(-1))
+    half_term1 = q._half_log_det() - p._half_log_det()
     n = p.event_shape[0]
     batch = torch.broadcast_shapes(Lq.shape[:-2], Lp.shape[:-2])
     # tr(Sq^-1 Sp) = ||Lq^-1 Lp||_F^2
@@ -223,13 +226,9 @@ def _kl_transformed_transformed(p, q):
 
 # ---- pairs whose supports differ: q has no density somewhere p has mass, so KL is infinite ----
 
-def _infinite_like(t):
-    return torch.full_like(t, math.inf)
-
-
 def _register_infinite(p_type, q_types, param):
     def kl(p, q):
-        return _infinite_like(getattr(p, param))
+        return torch.full_like(getattr(p, param), math.inf)
     kl.__name__ = f"_kl_{p_type.__name__.lower()}_infinity"
     for q_type in q_types:
         register_kl(p_type, q_type)(kl)
@@ -535,14 +534,7 @@ def _kl_uniform_pareto(p, q):
 # ---- low-rank normals: Woodbury and the determinant lemma keep every term O(n m^2) ----
 
 def _lowrank_parts(q):
-    W, D = q._unbroadcasted_cov_factor, q._unbroadcasted_cov_diag
-    A = _linalg.solve_lower(q._capacitance_tril, W.mT / D.unsqueeze(-2))
-    return W, D, A
-
-
-def _check_event_shapes(p, q, what):
-    if p.event_shape != q.event_shape:
-        raise ValueError(f"KL-divergence between two {what} with different event shapes cannot be computed")
+    return q._unbroadcasted_cov_factor, q._unbroadcasted_cov_diag, q._precision_factor()
 
 
 @register_kl(LowRankMultivariateNormal, LowRankMultivariateNormal)
@@ -565,7 +557,7 @@ def _kl_mvn_lowrankmvn(p, q):
     _check_event_shapes(p, q, "(Low Rank) Multivariate Normals")
     Wq, Dq, A = _lowrank_parts(q)
     Lp = p._unbroadcasted_scale_tril
-    term1 = q._logdet() - 2 * Lp.diagonal(dim1=-2, dim2=-1).log().sum(-1)
+    term1 = q._logdet() - 2 * p._half_log_det()
     term3 = _batch_lowrank_mahalanobis(Wq, Dq, q.loc - p.loc, q._capacitance_tril)
     term2 = _batch_trace_XXT(Lp * Dq.rsqrt().unsqueeze(-1)) - _batch_trace_XXT(A.matmul(Lp))
     return 0.5 * (term1 + term2 + term3 - p.event_shape[0])
@@ -576,7 +568,7 @@ def _kl_lowrankmvn_mvn(p, q):
     _check_event_shapes(p, q, "(Low Rank) Multivariate Normals")
     Lq = q._unbroadcasted_scale_tril
     Wp, Dp = p._unbroadcasted_cov_factor, p._unbroadcasted_cov_diag
-    term1 = 2 * Lq.diagonal(dim1=-2, dim2=-1).log().sum(-1) - p._logdet()
+    term1 = 2 * q._half_log_det() - p._logdet()
     term3 = _batch_mahalanobis(Lq, q.loc - p.loc)
     batch = torch.broadcast_shapes(Lq.shape[:-2], Wp.shape[:-2])
     n = p.event_shape[0]

@@ -112,11 +112,15 @@ class LowRankMultivariateNormal(Distribution):
         W, D = self._unbroadcasted_cov_factor, self._unbroadcasted_cov_diag
         return (torch.matmul(W, W.mT) + torch.diag_embed(D)).expand(self._matrix_shape())
 
+    def _precision_factor(self):
+        """A = L^-1 W^T D^-1, L the capacitance's Cholesky factor: by Woodbury the precision is D^-1 - A^T A."""
+        W, D = self._unbroadcasted_cov_factor, self._unbroadcasted_cov_diag
+        return _linalg.solve_lower(self._capacitance_tril, W.mT / D.unsqueeze(-2))
+
     @lazy_property
     def precision_matrix(self):
-        # Woodbury: D^-1 - D^-1 W C^-1 W^T D^-1 with C = L L^T
-        W, D = self._unbroadcasted_cov_factor, self._unbroadcasted_cov_diag
-        A = _linalg.solve_lower(self._capacitance_tril, W.mT / D.unsqueeze(-2))
+        A = self._precision_factor()
+        D = self._unbroadcasted_cov_diag
         return (torch.diag_embed(D.reciprocal()) - torch.matmul(A.mT, A)).expand(self._matrix_shape())
 
     def rsample(self, sample_shape=torch.Size()):
