@@ -12,7 +12,8 @@ __all__ = ["Bernoulli"]
 
 class _BinaryParams:
     """A success probability given as probs or logits (the other derived on
-    demand): Bernoulli, Binomial, Geometric and LogitRelaxedBernoulli."""
+    demand): Bernoulli, Binomial, Geometric, LogitRelaxedBernoulli, NegativeBinomial and
+    ContinuousBernoulli."""
 
     def _init_binary(self, probs, logits, *others):
         """Sets probs or logits, broadcast with others (returned, e.g. Binomial's
@@ -43,6 +44,9 @@ class _BinaryParams:
     def param_shape(self):
         return self._param.size()
 
+    def _new(self, *args, **kwargs):
+        return self._param.new(*args, **kwargs)
+
 
 class Bernoulli(_BinaryParams, ExponentialFamily):
     arg_constraints = {"probs": constraints.unit_interval, "logits": constraints.real}
@@ -57,9 +61,6 @@ class Bernoulli(_BinaryParams, ExponentialFamily):
 
     def expand(self, batch_shape, _instance=None):
         return self._expand_params(Bernoulli, batch_shape, _instance, fill=self._expand_binary)
-
-    def _new(self, *args, **kwargs):
-        return self._param.new(*args, **kwargs)
 
     @property
     def mean(self):

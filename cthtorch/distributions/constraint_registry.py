@@ -38,16 +38,6 @@ def _real(constraint):
     return transforms.identity_transform
 
 
-def _independent_bij(constraint):
-    return transforms.IndependentTransform(biject_to(constraint.base_constraint),
-                                           constraint.reinterpreted_batch_ndims)
-
-
-def _independent_tf(constraint):
-    return transforms.IndependentTransform(transform_to(constraint.base_constraint),
-                                           constraint.reinterpreted_batch_ndims)
-
-
 def _positive(constraint):
     return transforms.ExpTransform()
 
@@ -85,27 +75,29 @@ for _reg in (biject_to, transform_to):
     _reg.register(constraints.less_than, _less_than)
     _reg.register(constraints.interval, _interval)
     _reg.register(constraints.half_open_interval, _interval)
-biject_to.register(constraints.independent, _independent_bij)
-transform_to.register(constraints.independent, _independent_tf)
 # the simplex's bijection is stick-breaking; softmax (not injective) is the cheaper map onto it
 biject_to.register(constraints.simplex, lambda c: transforms.StickBreakingTransform())
 transform_to.register(constraints.simplex, _simplex)
 
 
-def _chunked(registry, transform_cls):
-    """Cat/stack constraints map through the per-chunk transforms of the same registry."""
-    def factory(constraint):
-        parts = [registry(c) for c in constraint.cseq]
-        if transform_cls is transforms.CatTransform:
-            return transforms.CatTransform(parts, constraint.dim, constraint.lengths)
-        return transforms.StackTransform(parts, constraint.dim)
-    return factory
+# the composite constraints map through the same registry's transform for each part
+def _independent(registry):
+    return lambda c: transforms.IndependentTransform(registry(c.base_constraint), c.reinterpreted_batch_ndims)
+
+
+def _cat(registry):
+    return lambda c: transforms.CatTransform([registry(part) for part in c.cseq], c.dim, c.lengths)
+
+
+def _stack(registry):
+    return lambda c: transforms.StackTransform([registry(part) for part in c.cseq], c.dim)
 
 
 for _reg in (biject_to, transform_to):
     _reg.register(constraints.corr_cholesky, lambda c: transforms.CorrCholeskyTransform())
-    _reg.register(constraints.cat, _chunked(_reg, transforms.CatTransform))
-    _reg.register(constraints.stack, _chunked(_reg, transforms.StackTransform))
+    _reg.register(constraints.independent, _independent(_reg))
+    _reg.register(constraints.cat, _cat(_reg))
+    _reg.register(constraints.stack, _stack(_reg))
 # onto, not bijective: the lower-triangular parametrisation leaves the upper triangle unused
 transform_to.register(constraints.lower_cholesky, lambda c: transforms.LowerCholeskyTransform())
 transform_to.register(constraints.positive_definite, lambda c: transforms.PositiveDefiniteTransform())

@@ -35,9 +35,6 @@ class ContinuousBernoulli(_BinaryParams, ExponentialFamily):
             new._lims = self._lims
         return self._expand_params(ContinuousBernoulli, batch_shape, _instance, fill=fill)
 
-    def _new(self, *args, **kwargs):
-        return self._param.new(*args, **kwargs)
-
     def _outside_unstable_region(self):
         return (self.probs <= self._lims[0]) | (self.probs > self._lims[1])
 

@@ -25,9 +25,6 @@ class NegativeBinomial(_BinaryParams, Distribution):
     def expand(self, batch_shape, _instance=None):
         return self._expand_params(NegativeBinomial, batch_shape, _instance, ("total_count",), fill=self._expand_binary)
 
-    def _new(self, *args, **kwargs):
-        return self._param.new(*args, **kwargs)
-
     @property
     def mean(self):
         return self.total_count * torch.exp(self.logits)

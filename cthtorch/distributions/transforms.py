@@ -10,7 +10,7 @@ import cthtorch as torch
 import cthtorch.nn.functional as F
 
 from . import constraints
-from .utils import _sum_rightmost
+from .utils import _sum_rightmost, tril_matrix_to_vec, vec_to_tril_matrix
 
 __all__ = [
     "AbsTransform", "AffineTransform", "ComposeTransform", "ExpTransform", "IndependentTransform",
@@ -682,7 +682,6 @@ class CorrCholeskyTransform(Transform):
     __hash__ = object.__hash__
 
     def _call(self, x):
-        from .utils import vec_to_tril_matrix
         eps = torch.finfo(x.dtype).eps
         r = vec_to_tril_matrix(torch.tanh(x).clamp(min=-1 + eps, max=1 - eps), diag=-1)
         # each entry takes its partial correlation of the stick the entries left of it leave
@@ -691,14 +690,12 @@ class CorrCholeskyTransform(Transform):
         return r * F.pad(left[..., :-1], [1, 0], value=1)
 
     def _inverse(self, y):
-        from .utils import tril_matrix_to_vec
         left = 1 - torch.cumsum(y * y, dim=-1)
         left_before = F.pad(left[..., :-1], [1, 0], value=1)
         t = tril_matrix_to_vec(y, diag=-1) / tril_matrix_to_vec(left_before, diag=-1).sqrt()
         return torch.atanh(t)
 
     def log_abs_det_jacobian(self, x, y, intermediates=None):
-        from .utils import tril_matrix_to_vec
         # the stick-breaking part: half the log of what is left of each row's stick, before each entry
         left = 1 - (y * y).cumsum(-1)
         stick_logdet = 0.5 * tril_matrix_to_vec(left, diag=-2).log().sum(-1)
@@ -806,23 +803,17 @@ class StackTransform(Transform):
         return StackTransform(self.transforms, self.dim, cache_size)
 
     def _slice(self, z):
+        assert -z.dim() <= self.dim < z.dim()
+        assert z.size(self.dim) == len(self.transforms)
         return [z.select(self.dim, i) for i in range(z.size(self.dim))]
 
     def _call(self, x):
-        assert -x.dim() <= self.dim < x.dim()
-        assert x.size(self.dim) == len(self.transforms)
         return torch.stack([t(v) for v, t in zip(self._slice(x), self.transforms)], dim=self.dim)
 
     def _inverse(self, y):
-        assert -y.dim() <= self.dim < y.dim()
-        assert y.size(self.dim) == len(self.transforms)
         return torch.stack([t.inv(v) for v, t in zip(self._slice(y), self.transforms)], dim=self.dim)
 
     def log_abs_det_jacobian(self, x, y):
-        assert -x.dim() <= self.dim < x.dim()
-        assert x.size(self.dim) == len(self.transforms)
-        assert -y.dim() <= self.dim < y.dim()
-        assert y.size(self.dim) == len(self.transforms)
         return torch.stack([t.log_abs_det_jacobian(a, b)
                             for a, b, t in zip(self._slice(x), self._slice(y), self.transforms)], dim=self.dim)
 
