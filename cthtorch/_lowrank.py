@@ -28,7 +28,8 @@ def get_approximate_basis(A, q, niter=2, M=None):
     return Q
 
 
-def _svd_lowrank(A, q=6, niter=2, M=None):
+def svd_lowrank(A, q=6, niter=2, M=None):
+    """(U, S, V) with A - M ~= U diag(S) V^H, of rank q."""
     q = 6 if q is None else q
     m, n = A.shape[-2:]
     if M is not None:
@@ -46,11 +47,6 @@ def _svd_lowrank(A, q=6, niter=2, M=None):
     return (V, S, U) if wide else (U, S, V)
 
 
-def svd_lowrank(A, q=6, niter=2, M=None):
-    """(U, S, V) with A - M ~= U diag(S) V^H, of rank q."""
-    return _svd_lowrank(A, q, niter=niter, M=M)
-
-
 def pca_lowrank(A, q=None, center=True, niter=2):
     """svd_lowrank of A with its column means removed (when center)."""
     m, n = A.shape[-2:]
@@ -62,9 +58,7 @@ def pca_lowrank(A, q=None, center=True, niter=2):
         raise ValueError(f"niter(={niter}) must be non-negative integer")
     if A.layout != torch.strided:
         raise NotImplementedError("pca_lowrank: sparse inputs are not supported in cthtorch yet")
-    if not center:
-        return _svd_lowrank(A, q, niter=niter, M=None)
-    return _svd_lowrank(A - A.mean(dim=(-2,), keepdim=True), q, niter=niter, M=None)
+    return svd_lowrank(A - A.mean(dim=(-2,), keepdim=True) if center else A, q, niter=niter)
 
 
 # composites over ops (as torch's are Python): listed in the op registry as torch.svd_lowrank/pca_lowrank

@@ -51,7 +51,7 @@ def exponential(M, *, center=None, tau=1.0, sym=True, dtype=None, layout=torch.s
     if trivial is not None:
         return trivial
     if center is None:
-        center = (M if not sym and M > 1 else M - 1) / 2.0
+        center = _span(M, sym) / 2.0
     k = _ramp(-center / tau, 1 / tau, M, dtype, layout, device, requires_grad)
     return torch.exp(-torch.abs(k))
 
@@ -62,7 +62,7 @@ def cosine(M, *, sym=True, dtype=None, layout=torch.strided, device=None, requir
     trivial = _trivial(M, dtype, layout, device, requires_grad)
     if trivial is not None:
         return trivial
-    step = math.pi / (M + 1 if not sym and M > 1 else M)
+    step = math.pi / (_span(M, sym) + 1)
     return torch.sin(_ramp(0.5 * step, step, M, dtype, layout, device, requires_grad))
 
 
@@ -75,7 +75,7 @@ def gaussian(M, *, std=1.0, sym=True, dtype=None, layout=torch.strided, device=N
     if trivial is not None:
         return trivial
     step = 1 / (std * math.sqrt(2))
-    start = -(M if not sym and M > 1 else M - 1) / 2.0
+    start = -_span(M, sym) / 2.0
     k = _ramp(start * step, step, M, dtype, layout, device, requires_grad)
     return torch.exp(-k ** 2)
 

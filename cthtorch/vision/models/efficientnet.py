@@ -61,15 +61,30 @@ class FusedMBConvConfig(_MBConvConfig):
                          block or FusedMBConv)
 
 
-class MBConv(nn.Module):
-    """1x1 expansion, depthwise kxk, squeeze-excitation, 1x1 projection; residual (with stochastic depth)
-    when shape is kept."""
+class _MBBlock(nn.Module):
+    """What MBConv and FusedMBConv share: a stride of 1 or 2, and the residual (through stochastic depth)
+    when the block keeps the shape."""
 
-    def __init__(self, cnf, stochastic_depth_prob, norm_layer, se_layer=SqueezeExcitation):
+    def __init__(self, cnf):
         super().__init__()
         if not 1 <= cnf.stride <= 2:
             raise ValueError("illegal stride value")
         self.use_res_connect = cnf.stride == 1 and cnf.input_channels == cnf.out_channels
+        self.out_channels = cnf.out_channels
+
+    def forward(self, input):
+        result = self.block(input)
+        if self.use_res_connect:
+            result = self.stochastic_depth(result)
+            result += input
+        return result
+
+
+class MBConv(_MBBlock):
+    """1x1 expansion, depthwise kxk, squeeze-excitation, 1x1 projection."""
+
+    def __init__(self, cnf, stochastic_depth_prob, norm_layer, se_layer=SqueezeExcitation):
+        super().__init__(cnf)
         expanded = cnf.adjust_channels(cnf.input_channels, cnf.expand_ratio)
         layers = []
         if expanded != cnf.input_channels:
@@ -82,25 +97,14 @@ class MBConv(nn.Module):
                                            activation_layer=None))
         self.block = nn.Sequential(*layers)
         self.stochastic_depth = StochasticDepth(stochastic_depth_prob, "row")
-        self.out_channels = cnf.out_channels
-
-    def forward(self, input):
-        result = self.block(input)
-        if self.use_res_connect:
-            result = self.stochastic_depth(result)
-            result += input
-        return result
 
 
-class FusedMBConv(nn.Module):
+class FusedMBConv(_MBBlock):
     """EfficientNetV2's early blocks: one full kxk convolution expands (then a 1x1 projects), or when the ratio
     is 1, the kxk convolution alone."""
 
     def __init__(self, cnf, stochastic_depth_prob, norm_layer):
-        super().__init__()
-        if not 1 <= cnf.stride <= 2:
-            raise ValueError("illegal stride value")
-        self.use_res_connect = cnf.stride == 1 and cnf.input_channels == cnf.out_channels
+        super().__init__(cnf)
         expanded = cnf.adjust_channels(cnf.input_channels, cnf.expand_ratio)
         if expanded != cnf.input_channels:
             layers = [Conv2dNormActivation(cnf.input_channels, expanded, kernel_size=cnf.kernel, stride=cnf.stride,
@@ -112,14 +116,6 @@ class FusedMBConv(nn.Module):
                                            stride=cnf.stride, norm_layer=norm_layer, activation_layer=nn.SiLU)]
         self.block = nn.Sequential(*layers)
         self.stochastic_depth = StochasticDepth(stochastic_depth_prob, "row")
-        self.out_channels = cnf.out_channels
-
-    def forward(self, input):
-        result = self.block(input)
-        if self.use_res_connect:
-            result = self.stochastic_depth(result)
-            result += input
-        return result
 
 
 class EfficientNet(nn.Module):
@@ -188,11 +184,11 @@ _V2_STAGES = {
 }
 
 
-def _efficientnet_conf(arch, **kwargs):
-    """(stage configs, last channel or None for 4x the last stage's) of an architecture name."""
+def _efficientnet_conf(arch, width_mult=None, depth_mult=None):
+    """(stage configs, last channel or None for 4x the last stage's) of an architecture name; the multipliers
+    scale the B family's stages."""
     if arch.startswith("efficientnet_b"):
-        conf = partial(MBConvConfig, width_mult=kwargs.pop("width_mult"), depth_mult=kwargs.pop("depth_mult"))
-        return [conf(*s) for s in _B_STAGES], None
+        return [MBConvConfig(*s, width_mult=width_mult, depth_mult=depth_mult) for s in _B_STAGES], None
     for size, stages in _V2_STAGES.items():
         if arch.startswith("efficientnet_v2_" + size):
             return [(FusedMBConvConfig if i < 3 else MBConvConfig)(*s) for i, s in enumerate(stages)], 1280
@@ -200,10 +196,7 @@ def _efficientnet_conf(arch, **kwargs):
 
 
 def _efficientnet(arch, width_mult, depth_mult, dropout, enum, weights, progress, kwargs, norm_layer=None):
-    if arch.startswith("efficientnet_b"):
-        setting, last_channel = _efficientnet_conf(arch, width_mult=width_mult, depth_mult=depth_mult)
-    else:
-        setting, last_channel = _efficientnet_conf(arch)
+    setting, last_channel = _efficientnet_conf(arch, width_mult, depth_mult)
     dropout = kwargs.pop("dropout", dropout)
     if norm_layer is not None:
         kwargs.setdefault("norm_layer", norm_layer)
