@@ -44,6 +44,10 @@ THTensor *at_new_on(int device, THDtype dtype, int ndim, const int64_t *sizes, c
   return a ? THTensor_newStridedWithAllocator(dtype, ndim, sizes, strides, a) : NULL;
 }
 
+THTensor *at_empty_like_on(const THTensor *t, int device, THDtype dtype) {
+  return at_new_on(device, dtype, t->ndim, t->sizes, THTensor_isNonOverlappingAndDense(t) ? t->strides : NULL);
+}
+
 /* Meta tensors join other meta tensors and 0-d host values (a Python
  * number, a CPU scalar tensor), as in torch; anything else is an error
  * naming the first operand's device as the expected one. */
@@ -109,10 +113,7 @@ THTensor *at_to_device(const THTensor *t, int device, THDtype dtype, bool copy) 
     THError_set(TH_ERR_NOTIMPL, "Cannot copy out of meta tensor; no data!");
     return NULL;
   }
-  if (device == TH_DEVICE_META) {   /* nothing to copy: the layout only (dense permutations kept, as torch's .to) */
-    bool keep = !THTensor_isContiguous(t) && THTensor_isNonOverlappingAndDense(t);
-    return at_new_on(device, dtype, t->ndim, t->sizes, keep ? t->strides : NULL);
-  }
+  if (device == TH_DEVICE_META) return at_empty_like_on(t, device, dtype);   /* nothing to copy: the layout only */
   THTensor *r = at_new_on(device, dtype, t->ndim, t->sizes, NULL);
   if (!r) return NULL;
   if (at_copy_(r, t) < 0) { THTensor_free(r); return NULL; }
