@@ -102,6 +102,10 @@ def test_devices_mix_errors_and_refusals():
     a, b = ct.ones(3).cuda(), ct.ones(3)
     with pytest.raises(RuntimeError, match="Expected all tensors to be on the same device"):
         a + b
+    # the host tensor first: it clashes all the same (it was let through to the host kernel)
+    for mixed in (lambda: b + a, lambda: ct.add(b, a), lambda: b.mul(a)):
+        with pytest.raises(RuntimeError, match="found at least two devices, cuda:0 and cpu"):
+            mixed()
     assert (a + ct.tensor(2.0)).cpu().tolist() == [3.0, 3.0, 3.0]   # a 0-d host tensor joins
     with pytest.raises(TypeError, match="numpy"):
         a.numpy()

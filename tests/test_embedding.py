@@ -41,3 +41,15 @@ def test_embedding_dense_backward_gradcheck():
     # gradient away from the true Jacobian on purpose (as in torch)
     assert cthtorch.autograd.gradcheck(lambda w: cthtorch.embedding(w, idx), (w,))
     assert cthtorch.autograd.gradgradcheck(lambda w: cthtorch.embedding(w, idx), (w,))
+
+
+def test_embedding_of_indices_at_the_dim_limit_raises():
+    # the result has one dim more than the indices: at cthtorch's 25-dim limit that is a clean
+    # error (its shape used to be written one past the end of a stack array), on meta as on the host
+    idx = cthtorch.zeros([1] * 25, dtype=cthtorch.int64)
+    for dev in ("cpu", "meta"):
+        w = cthtorch.randn(3, 2).to(dev)
+        with pytest.raises(RuntimeError, match="at most 25 dimensions, got 26"):
+            cthtorch.nn.functional.embedding(idx.to(dev), w)
+    ok = cthtorch.nn.functional.embedding(cthtorch.zeros([1] * 24, dtype=cthtorch.int64), cthtorch.randn(3, 2))
+    assert ok.shape == (1,) * 24 + (2,)

@@ -131,6 +131,24 @@ def test_cpu_scalars_join_meta_and_copy_into_meta_is_a_no_op():
     errors_alike(lambda L: L.empty(2, 3, device="meta").copy_(L.ones(4)))
 
 
+def test_layouts_kept_by_to_meta_and_like():
+    # .to('meta') keeps a dense layout's strides, size-1 dims' odd ones included, as torch's
+    odd = lambda L: L.empty(3, 1).as_strided((3, 1), (1, 5))   # noqa: E731
+    both(lambda L: odd(L).to("meta"))
+    both(lambda L: L.empty(2, 3).t().to("meta", L.float64))
+    both(lambda L: L.empty_like(L.empty(2, 3).t().to("meta")))
+    both(lambda L: L.rand_like(L.empty(2, 3).t().to("meta")))
+
+
+def test_autocast_cpu_leaves_meta_tensors_alone():
+    def run(L):
+        a = L.empty(4, 4, device="meta")
+        with L.autocast("cpu"):
+            return a @ a, L.nn.functional.linear(a, a), L.mm(a, a)
+    for r in both(run):
+        assert r.dtype == ct.float32
+
+
 def test_views():
     x = lambda L: L.empty(2, 3, 4, device="meta")   # noqa: E731
     both(lambda L: x(L).view(6, 4))

@@ -536,7 +536,7 @@ def gen_vt(d, out, inplace):
     tparams_ac = [p for p in params if p.base == "Tensor"]
     for policy, device_test, on_cpu, lower in (
             (d.autocast if d.cuda else None, "dev_ >= 0 && THP_autocast_cuda", "false", "THP_autocast_cuda_dtype"),
-            (d.autocast_cpu, "dev_ < 0 && THP_autocast_cpu", "true", "THP_autocast_cpu_dtype")):
+            (d.autocast_cpu, "dev_ == -1 && THP_autocast_cpu", "true", "THP_autocast_cpu_dtype")):   # not meta
         if not policy or inplace or not tparams_ac:
             continue
         # autocast: the function form only (in-place and out= calls are not eligible, as in torch)

@@ -169,7 +169,7 @@ THTensor *at_scalar_tensor(ATScalar s, THDtype dtype) {
 #define AT_READ(T, RESULT)                                                   \
   _Alignas(8) char dev_copy_[8];                                             \
   if (THTensor_isMeta(t)) {                                                  \
-    THError_set(TH_ERR_NOTIMPL, "Tensor.item() cannot be called on meta tensors"); \
+    THError_set(TH_ERR_RUNTIME, "Tensor.item() cannot be called on meta tensors"); \
     return RESULT;                                                           \
   }                                                                          \
   const char *p = THTensor_data(t);                                          \

@@ -44,6 +44,10 @@ THTensor *at_new_on(int device, THDtype dtype, int ndim, const int64_t *sizes, c
   return a ? THTensor_newStridedWithAllocator(dtype, ndim, sizes, strides, a) : NULL;
 }
 
+THTensor *at_empty_like_on(const THTensor *t, int device, THDtype dtype) {
+  return at_new_on(device, dtype, t->ndim, t->sizes, THTensor_isNonOverlappingAndDense(t) ? t->strides : NULL);
+}
+
 /* Meta tensors join other meta tensors and 0-d host values (a Python
  * number, a CPU scalar tensor), as in torch; anything else is an error
  * naming the first operand's device as the expected one. */
@@ -67,20 +71,29 @@ static int common_meta_device(int n, const THTensor *const *ts, int *device) {
 
 int at_common_device(int n, const THTensor *const *ts, const char *name, int *device) {
   (void)name;
-  for (int i = 0; i < n; i++)
-    if (ts[i] && THTensor_isMeta(ts[i])) return common_meta_device(n, ts, device);
-  int dev = -1, other = -2;   /* other: the first device that cannot join dev (-2: none) */
-  for (int i = 0; i < n && other == -2; i++) {
+  /* one pass (every elementwise op comes here): dev is the first GPU, other the first operand
+   * that cannot join it, in argument order; a host tensor with dims clashes with a GPU whether
+   * it comes before or after it. -2: none. */
+  int dev = -1, other = -2;
+  bool host_dims = false;
+  for (int i = 0; i < n; i++) {
     if (!ts[i]) continue;
     int d = THTensor_device(ts[i]);
-    if (d < 0) { if (ts[i]->ndim > 0) other = -1; continue; }   /* 0-d host values join any device */
-    if (dev >= 0 && d != dev) other = d;
-    else dev = d;
+    if (d == TH_DEVICE_META) return common_meta_device(n, ts, device);
+    if (d < 0) {   /* 0-d host values (numbers) join any device */
+      if (ts[i]->ndim > 0) {
+        host_dims = true;
+        if (dev >= 0 && other == -2) other = -1;
+      }
+      continue;
+    }
+    if (dev < 0) {
+      dev = d;
+      if (host_dims) other = -1;
+    } else if (d != dev && other == -2) {
+      other = d;
+    }
   }
-  /* a host tensor seen before the first GPU one still clashes with it */
-  if (dev >= 0 && other == -2)
-    for (int i = 0; i < n; i++)
-      if (ts[i] && THTensor_device(ts[i]) < 0 && ts[i]->ndim > 0) { other = -1; break; }
   if (dev >= 0 && other != -2) {
     char a[32], b[32];
     THError_set(TH_ERR_RUNTIME, "Expected all tensors to be on the same device, but found at least two devices, %s and %s!",
@@ -100,10 +113,7 @@ THTensor *at_to_device(const THTensor *t, int device, THDtype dtype, bool copy) 
     THError_set(TH_ERR_NOTIMPL, "Cannot copy out of meta tensor; no data!");
     return NULL;
   }
-  if (device == TH_DEVICE_META) {   /* nothing to copy: the layout only (dense permutations kept, as torch's .to) */
-    bool keep = !THTensor_isContiguous(t) && THTensor_isNonOverlappingAndDense(t);
-    return at_new_on(device, dtype, t->ndim, t->sizes, keep ? t->strides : NULL);
-  }
+  if (device == TH_DEVICE_META) return at_empty_like_on(t, device, dtype);   /* nothing to copy: the layout only */
   THTensor *r = at_new_on(device, dtype, t->ndim, t->sizes, NULL);
   if (!r) return NULL;
   if (at_copy_(r, t) < 0) { THTensor_free(r); return NULL; }

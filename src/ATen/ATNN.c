@@ -1080,12 +1080,13 @@ THTensor *at_embedding(const THTensor *weight, const THTensor *indices) {
                 THDtype_info[indices->dtype].legacy);
     return NULL;
   }
+  /* indices' shape, then D: one past TH_MAX_DIMS fits, so THTensor_new reports the limit */
+  int64_t sizes[TH_MAX_DIMS + 1];
+  memcpy(sizes, indices->sizes, indices->ndim * sizeof(int64_t));
+  sizes[indices->ndim] = weight->sizes[1];
   if (THTensor_isMeta(weight) || THTensor_isMeta(indices)) {   /* the shape alone: indices cannot be checked */
     int dev;
     if (at_common_device(2, (const THTensor *[]){ weight, indices }, "embedding", &dev) < 0) return NULL;
-    int64_t sizes[TH_MAX_DIMS];
-    memcpy(sizes, indices->sizes, indices->ndim * sizeof(int64_t));
-    sizes[indices->ndim] = weight->sizes[1];
     return at_new_on(dev, weight->dtype, indices->ndim + 1, sizes, NULL);
   }
   if (THTensor_device(weight) >= 0) return at_embedding_cuda(weight, indices);
@@ -1094,9 +1095,6 @@ THTensor *at_embedding(const THTensor *weight, const THTensor *indices) {
   THTensor_free(idx);
   if (!ic) return NULL;
   int64_t n = THTensor_numel(ic), V = weight->sizes[0], D = weight->sizes[1];
-  int64_t sizes[TH_MAX_DIMS];
-  memcpy(sizes, ic->sizes, ic->ndim * sizeof(int64_t));
-  sizes[ic->ndim] = D;
   THTensor *out = THTensor_new(weight->dtype, ic->ndim + 1, sizes);
   const int64_t *iv = (const int64_t *)THTensor_data(ic);
   for (int64_t i = 0; out && i < n; i++)

@@ -4,6 +4,7 @@
 #include "../TH/THKernelsPointwise.h"
 #include "../TH/THKernels.h"
 #include "../TH/THLoops.h"
+#include "../TH/THSpecialFunctions.h"   /* th_zeta, shared with special.zeta */
 #include "../TH/THKernelsComplex.h"
 #include "ATComplex.h"
 
@@ -507,39 +508,7 @@ static double trigamma1(double x) {
   return acc + 1 / x + r / 2 + (1 / (x * x * x)) * (1.0 / 6 - r * (1.0 / 30 - r * (1.0 / 42 - r / 30)));
 }
 
-/* Hurwitz zeta(s, q) for s > 1 (the polygamma functions of order >= 2):
- * direct sum up to q + N > 9, then the Euler-Maclaurin tail with Bernoulli
- * numbers (the Cephes scheme, as PyTorch's CPU kernel uses). */
-static double hurwitz_zeta(double s, double q) {
-  static const double B[12] = { 12.0, -720.0, 30240.0, -1209600.0, 47900160.0, -1.8924375803183791606e9,
-                                7.47242496e10, -2.950130727918164224e12, 1.1646782814350067249e14,
-                                -4.5979787224074726105e15, 1.8152105401943546773e17, -7.1661652561756670113e18 };
-  if (s == 1) return INFINITY;   /* the pole, and outside the domain below it (as Cephes) */
-  if (s < 1) return NAN;
-  if (q <= 0) {
-    if (q == floor(q)) return INFINITY;
-    if (s != floor(s)) return NAN;
-  }
-  double sum = pow(q, -s), a = q, b = 0;
-  int i = 0;
-  while (i < 9 || a <= 9) {
-    i++; a += 1; b = pow(a, -s); sum += b;
-    if (fabs(b / sum) < 1.1102230246251565e-16) return sum;
-  }
-  double w = a;
-  sum += b * w / (s - 1) - 0.5 * b;
-  double fac = 1, k = 0;
-  for (i = 0; i < 12; i++) {
-    fac *= s + k; b /= w;
-    double t = fac * b / B[i];
-    sum += t;
-    if (fabs(t / sum) < 1.1102230246251565e-16) break;
-    k += 1; fac *= s + k; b /= w; k += 1;
-  }
-  return sum;
-}
-
-/* Below this, psi^(n)(x) reflects to 1 - x: hurwitz_zeta steps q up to 9
+/* Below this, psi^(n)(x) reflects to 1 - x: th_zeta steps q up to 9
  * one at a time, so x = -1e15 + 0.5 would take 1e15 steps (PyTorch's
  * kernel does take them, and cannot be interrupted). */
 #define POLYGAMMA_REFLECT_BELOW (-1e4)
@@ -581,8 +550,8 @@ static double polygamma_n(int64_t n, double x, const double *qc, bool single) {
   }
   double s = (double)(int32_t)((uint32_t)n32 + 1u);   /* n + 1 in C int arithmetic, as PyTorch */
   if (single)   /* float inputs: n! and zeta overflow and underflow in float, as in PyTorch's float kernel */
-    return (double)((n32 % 2 ? 1.0f : -1.0f) * (float)exp(lgamma((double)n32 + 1.0)) * (float)hurwitz_zeta(s, x));
-  return (n32 % 2 ? 1.0 : -1.0) * exp(lgamma((double)n32 + 1.0)) * hurwitz_zeta(s, x);
+    return (double)((n32 % 2 ? 1.0f : -1.0f) * (float)exp(lgamma((double)n32 + 1.0)) * (float)th_zeta(s, x));
+  return (n32 % 2 ? 1.0 : -1.0) * exp(lgamma((double)n32 + 1.0)) * th_zeta(s, x);
 }
 
 /* psi^(n) elementwise (n >= 1), computed in double; floating dtypes keep theirs */

@@ -30,11 +30,11 @@ static THTensor *memory_order_buffer(const THTensor *t, THDtype dt, THTensor **v
   return buf;
 }
 
-/* Fills t elementwise from draw(a), in t's memory order. */
 /* A draw into a meta tensor is a no-op after the argument checks (as torch's
  * nn.init on meta modules): there is nowhere to write. */
 #define META_NOOP(t) do { if (THTensor_isMeta(t)) return THTensor_retain(t); } while (0)
 
+/* Fills t elementwise from draw(a), in t's memory order. */
 static THTensor *fill_with(THTensor *t, Draw draw, const double *a, THGenerator *g) {
   META_NOOP(t);
   int64_t n = THTensor_numel(t);
@@ -226,10 +226,6 @@ THTensor *at_bernoulli_p_(THTensor *t, double p, THGenerator *g) {
 }
 
 THTensor *at_bernoulli_t_(THTensor *t, const THTensor *p, THGenerator *g) {
-  if (THTensor_isMeta(p) && !THTensor_isMeta(t)) {
-    THError_set(TH_ERR_NOTIMPL, "Cannot copy out of meta tensor; no data!");
-    return NULL;
-  }
   META_NOOP(t);
   THTensor *pe = THTensor_new(TH_Double, t->ndim, t->sizes);
   if (!pe) return NULL;

@@ -48,6 +48,9 @@ AT_API const char *at_device_str(int device, char *buf, size_t n);
 AT_API const THAllocator *at_allocator_for(int device);
 /* A new tensor on device (-1: host; TH_DEVICE_META: no memory); strides NULL: contiguous. */
 AT_API THTensor *at_new_on(int device, THDtype dtype, int ndim, const int64_t *sizes, const int64_t *strides);
+/* A new tensor on device shaped like t, in dtype: t's strides kept where t is dense (a
+ * permutation of a contiguous layout), else contiguous; torch's preserve_format. */
+AT_API THTensor *at_empty_like_on(const THTensor *t, int device, THDtype dtype);
 /* The device an op on ts runs on: their common GPU, else the host. 0-d host
  * tensors (numbers) join any device; anything else mixed is PyTorch's
  * "Expected all tensors to be on the same device" error. Meta tensors join

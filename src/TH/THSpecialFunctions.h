@@ -250,38 +250,36 @@ static inline double th_airy_ai(double x) {
 
 /* ---- Hurwitz zeta ---- */
 
-static inline double th_zeta(double x, double q) {
-  /* B_2j / (2j)! */
-  static const double B[12] = {
-    1.0 / 12, -1.0 / 720, 1.0 / 30240, -1.0 / 1209600, 1.0 / 47900160, -691.0 / 1307674368000.0,
-    1.0 / 74724249600.0, -3617.0 / 10670622842880000.0, 43867.0 / 5109094217170944000.0,
-    -174611.0 / 802857662698291200000.0, 77683.0 / 14101100039391805440000.0,
-    -236364091.0 / 1693824136731743669452800000.0 };
-  if (x == 1) return INFINITY;
-  if (x < 1) return NAN;
+/* zeta(s, q) for s > 1 (special.zeta, and polygamma of order >= 2 in ATPointwise.c): the
+ * direct sum up to q + N > 9, then the Euler-Maclaurin tail with Bernoulli numbers (the
+ * Cephes scheme, as torch's CPU kernel). */
+static inline double th_zeta(double s, double q) {
+  static const double B[12] = { 12.0, -720.0, 30240.0, -1209600.0, 47900160.0, -1.8924375803183791606e9,
+                                7.47242496e10, -2.950130727918164224e12, 1.1646782814350067249e14,
+                                -4.5979787224074726105e15, 1.8152105401943546773e17, -7.1661652561756670113e18 };
+  if (s == 1) return INFINITY;   /* the pole, and outside the domain below it (as Cephes) */
+  if (s < 1) return NAN;
   if (q <= 0) {
     if (q == floor(q)) return INFINITY;
-    if (x != floor(x)) return NAN;       /* (q + k)^-x of a negative base */
+    if (s != floor(s)) return NAN;   /* (q + k)^-s of a negative base */
   }
-  double s = 0, w = q;
-  int k = 0;
-  for (; k < 9 || w <= 9; k++, w += 1) {
-    const double t = pow(w, -x);
-    s += t;
-    if (fabs(t) < TH_SF_EPS * fabs(s) && k >= 1) return s;
+  double sum = pow(q, -s), a = q, b = 0;
+  int i = 0;
+  while (i < 9 || a <= 9) {
+    i++; a += 1; b = pow(a, -s); sum += b;
+    if (fabs(b / sum) < TH_SF_EPS) return sum;
   }
-  /* the tail from w on: int + half the first term + sum B_2j/(2j)! (x)_(2j-1) w^(-x-2j+1) */
-  const double wx = pow(w, -x);
-  s += w * wx / (x - 1) + 0.5 * wx;
-  double rising = x, wp = wx / w;           /* (x)_(2j-1) and w^(-x-2j+1) */
-  for (int j = 0; j < 12; j++) {
-    const double t = B[j] * rising * wp;
-    s += t;
-    if (fabs(t) < TH_SF_EPS * fabs(s)) break;
-    rising *= (x + 2 * j + 1) * (x + 2 * j + 2);
-    wp /= w * w;
+  double w = a;
+  sum += b * w / (s - 1) - 0.5 * b;
+  double fac = 1, k = 0;
+  for (i = 0; i < 12; i++) {
+    fac *= s + k; b /= w;
+    double t = fac * b / B[i];
+    sum += t;
+    if (fabs(t / sum) < TH_SF_EPS) break;
+    k += 1; fac *= s + k; b /= w; k += 1;
   }
-  return s;
+  return sum;
 }
 
 /* ---- orthogonal polynomials ---- */

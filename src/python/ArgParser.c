@@ -495,11 +495,7 @@ static int convert_intlist(PyObject *o, ATIntList *out, int size, bool keep_len,
 
 /* A tensor given for a Scalar or float: it must hold one element. */
 static int check_one_element(const THTensor *t) {
-  if (THTensor_numel(t) == 1 && THTensor_isMeta(t)) {   /* no value to read */
-    PyErr_SetString(PyExc_RuntimeError, "Tensor.item() cannot be called on meta tensors");
-    return -1;
-  }
-  if (THTensor_numel(t) == 1) return 0;
+  if (THTensor_numel(t) == 1) return THP_refuse_meta_value(t);
   PyErr_Format(PyExc_RuntimeError, "a Tensor with %lld elements cannot be converted to Scalar",
                (long long)THTensor_numel(t));
   return -1;

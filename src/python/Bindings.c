@@ -290,7 +290,8 @@ int THP_autocast_args(int policy, int n, PyObject **args, bool on_cpu, THDtype l
     bool floating = t->dtype == TH_Float || t->dtype == TH_Half || t->dtype == TH_BFloat16;
     bool down = policy == 1 && floating && t->dtype != lower;
     bool up = policy == 2 && (t->dtype == TH_Half || t->dtype == TH_BFloat16);
-    if ((THTensor_device(t) < 0) != on_cpu || !(down || up)) { args[i] = Py_NewRef(a); continue; }
+    int d = THTensor_device(t);   /* meta tensors are never cast: torch has no meta autocast */
+    if (!(on_cpu ? d == -1 : d >= 0) || !(down || up)) { args[i] = Py_NewRef(a); continue; }
     PyObject *dt = THP_dtype_to_py(down ? lower : TH_Float);
     PyObject *c = dt ? F__to_copy(a, dt, NULL, NULL, NULL) : NULL;   /* differentiable: grads flow back in a's dtype */
     Py_XDECREF(dt);

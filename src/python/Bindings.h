@@ -33,18 +33,20 @@ int THP_device_or(PyObject *device_arg, const THTensor *self);
 /* torch.autocast('cuda') state of this thread (set by cthtorch.amp) */
 extern _Thread_local int THP_autocast_cuda;
 extern _Thread_local THDtype THP_autocast_cuda_dtype;
-/* Replaces the n tensor arguments in args (NULL/None kept) by new references
- * cast for autocast: policy 1 float32 GPU tensors to the autocast dtype,
- * policy 2 float16/bfloat16 GPU tensors to float32. The caller DECREFs them. */
+/* torch.autocast('cpu') state of this thread */
 extern _Thread_local int THP_autocast_cpu;
 extern _Thread_local THDtype THP_autocast_cpu_dtype;
+/* Replaces the n tensor arguments in args (NULL/None kept) by new references
+ * cast for autocast, those on the host (on_cpu) or else on a GPU: policy 1
+ * floating ones other than float64 to `lower`, policy 2 float16/bfloat16 ones
+ * to float32. The caller DECREFs them. */
 int THP_autocast_args(int policy, int n, PyObject **args, bool on_cpu, THDtype lower);
 PyObject *THP_set_autocast_state(PyObject *args, const char *fmt, int *enabled, THDtype *dtype);
 /* Steals r (NULL passes through): the same tensor on device, requires_grad kept. */
 PyObject *THP_move_result(PyObject *r, int device);
 /* A factory's device= argument: -2 when None (the result stays where it is made), -1 cpu, N cuda:N. */
 int THP_factory_device(PyObject *arg, int *dev);
-extern bool THP_default_device_meta;   /* factories without device= make meta tensors */   /* "sizes", "dtype", "ndim", "numel" */
+extern bool THP_default_device_meta;   /* factories without device= make meta tensors */
 int THP_tensorlist_from_py(PyObject *seq, ATTensorList *out);   /* borrows the tensors; PyMem_Free(out->v) */
 int THP_opttensorlist_from_py(PyObject *seq, ATTensorList *out);   /* the same, with None entries as NULL */
 PyObject *THP_wrap_tensorlist(ATTensorList *l, PyObject *view_base);   /* steals the tensors, frees v */

@@ -274,8 +274,7 @@ static PyObject *f_scalar_tensor(PyObject *m, PyObject *const *a, Py_ssize_t n, 
 
 THTensor *THP_full_like(const THTensor *self, ATScalar v, THDtype dtype) {
   if (THTensor_isMeta(self))   /* the layout alone (as empty_like's) */
-    return at_new_on(TH_DEVICE_META, dtype == TH_Undefined ? self->dtype : dtype, self->ndim, self->sizes,
-                     THTensor_isNonOverlappingAndDense(self) ? self->strides : NULL);
+    return at_empty_like_on(self, TH_DEVICE_META, dtype == TH_Undefined ? self->dtype : dtype);
   ATIntList l = { self->ndim };
   memcpy(l.v, self->sizes, self->ndim * sizeof(int64_t));
   return at_full(&l, v, dtype == TH_Undefined ? self->dtype : dtype);
@@ -292,12 +291,8 @@ static PyObject *like(PyObject *const *a, Py_ssize_t n, PyObject *k, APParser *p
   if (ap_isnone(&r, 3 + off)) dev = THTensor_device(self);   /* *_like: the input's device (not the default one) */
   THDtype dt = ap_dtype(&r, 1 + off, self->dtype);
   THTensor *t;
-  if (dev == TH_DEVICE_META) {   /* the layout alone: a meta result is never filled */
-    bool dense = THTensor_isNonOverlappingAndDense(self);
-    t = at_new_on(dev, dt, self->ndim, self->sizes, dense ? self->strides : NULL);
-  } else if (mode == 0) {
-    t = THTensor_isNonOverlappingAndDense(self) ? THTensor_newStrided(dt, self->ndim, self->sizes, self->strides)
-                                                 : THTensor_new(dt, self->ndim, self->sizes);
+  if (dev == TH_DEVICE_META || mode == 0) {   /* the layout alone (a meta result is never filled) */
+    t = at_empty_like_on(self, dev == TH_DEVICE_META ? dev : -1, dt);
   } else {
     ATScalar v = mode == 3 ? ap_scalar(&r, 1) : at_scalar_int(mode == 2);
     t = THP_full_like(self, v, dt);

@@ -165,7 +165,7 @@ static PyObject *fused_vectorcall(PyObject *self, PyObject *const *args, size_t 
     if (!(outs[o] = THPTensor_wrap(THTensor_new(TH_Float, p->ndim[o], sizes + o * TH_MAX_DIMS)))) goto done;
     addr[n + o] = (uintptr_t)THTensor_data(((THPTensor *)outs[o])->t);
   }
-  if (p->R * p->C) {
+  if (p->R > 0 && p->C > 0) {
     if (p->R * p->C >= 65536) {
       Py_BEGIN_ALLOW_THREADS
       p->fn(p->R, p->C, p->L, addr);

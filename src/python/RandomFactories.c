@@ -122,9 +122,9 @@ static PyObject *like(PyObject *const *a, Py_ssize_t n, PyObject *k, APParser *p
   if (ap_isnone(&r, 3 + o)) dev = THTensor_device(self);   /* *_like: the input's device (not the default one) */
   /* rand_like/randn_like of a GPU tensor draw on the device; randint_like on the host; a meta
    * result keeps the input's dense layout, as torch's (the draws are no-ops there) */
-  bool meta = dev == TH_DEVICE_META, dense = meta && THTensor_isNonOverlappingAndDense(self);
-  THTensor *t = at_new_on(kind == 2 && !meta ? -1 : dev, ap_dtype(&r, 1 + o, self->dtype), self->ndim, self->sizes,
-                          dense ? self->strides : NULL);
+  THDtype dt = ap_dtype(&r, 1 + o, self->dtype);
+  THTensor *t = dev == TH_DEVICE_META ? at_empty_like_on(self, dev, dt)
+                                      : at_new_on(kind == 2 ? -1 : dev, dt, self->ndim, self->sizes, NULL);
   if (!t) { THP_raise(); goto done; }
   THTensor *f;
   struct THGenerator *g = fa_generator(NULL);

@@ -83,6 +83,13 @@ PyObject *THP_raise(void);            /* sets the Python error from THError; ret
 int THP_raise_int(void);              /* same, returns -1 */
 int THP_flush_warnings(void);         /* THWarn queue -> UserWarning; -1 if a warning became an error */
 #define THP_CHECK(t) ((t) ? (t) : (THP_raise(), (void *)NULL))
+/* torch's RuntimeError for reading the value of a meta tensor (it has none): -1 when t is
+ * meta, else 0. Every path that reads a tensor as a Python number asks this first. */
+static inline int THP_refuse_meta_value(const THTensor *t) {
+  if (!THTensor_isMeta(t)) return 0;
+  PyErr_SetString(PyExc_RuntimeError, "Tensor.item() cannot be called on meta tensors");
+  return -1;
+}
 
 /* ---- grad mode (thread-local) ---- */
 extern _Thread_local bool THP_grad_enabled_off;   /* inverted so zero-init means enabled */

@@ -324,11 +324,7 @@ static int require_one(THPTensor *self, const char *what) {
       PyErr_SetString(PyExc_RuntimeError, "only one element tensors can be converted to Python scalars");
     return -1;
   }
-  if (THTensor_isMeta(self->t)) {
-    PyErr_SetString(PyExc_RuntimeError, "Tensor.item() cannot be called on meta tensors");
-    return -1;
-  }
-  return 0;
+  return THP_refuse_meta_value(self->t);
 }
 /* a one-element complex tensor's parts (false when the tensor is not complex) */
 static bool complex_parts(THPTensor *self, double *re, double *im) {
@@ -380,10 +376,7 @@ static PyObject *tensor_index(THPTensor *self) {
     PyErr_SetString(PyExc_TypeError, "only integer tensors of a single element can be converted to an index");
     return NULL;
   }
-  if (THTensor_isMeta(self->t)) {
-    PyErr_SetString(PyExc_RuntimeError, "Tensor.item() cannot be called on meta tensors");
-    return NULL;
-  }
+  if (THP_refuse_meta_value(self->t) < 0) return NULL;
   return PyLong_FromLongLong(at_item_int(self->t));
 }
 

@@ -72,10 +72,7 @@ static PyObject *m_contiguous(PyObject *self, PyObject *const *args, Py_ssize_t 
 static PyObject *m_is_complex(PyObject *self, PyObject *u) { return PyBool_FromLong(THDtype_isComplex(SELF->t->dtype)); }
 
 static PyObject *scalar_of(THTensor *t) {
-  if (THTensor_isMeta(t)) {
-    PyErr_SetString(PyExc_RuntimeError, "Tensor.item() cannot be called on meta tensors");
-    return NULL;
-  }
+  if (THP_refuse_meta_value(t) < 0) return NULL;
   if (t->dtype == TH_ComplexFloat) {
     const float *v = (const float *)THTensor_data(t);
     return PyComplex_FromDoubles(v[0], v[1]);

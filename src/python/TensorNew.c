@@ -208,7 +208,7 @@ static int leaf_kind(PyObject *o, Infer *inf) {
   if (THPTensor_Check(o)) {
     THTensor *t = ((THPTensor *)o)->t;
     if (THTensor_numel(t) != 1 || t->ndim != 0) return -2;
-    if (THTensor_isMeta(t)) return -3;   /* no value to read */
+    if (THP_refuse_meta_value(t) < 0) return -3;   /* no value to read: the error is set */
     inf->tdtype = at_promote_types(inf->tdtype, t->dtype);
     inf->any_tensor = true;
     return t->dtype == TH_Bool ? 0 : (THDtype_isComplex(t->dtype) ? 3 : (THDtype_isFloating(t->dtype) ? 2 : 1));
@@ -255,7 +255,7 @@ static int infer(PyObject *o, int depth, Infer *inf) {
   }
   int k = leaf_kind(o, inf);
   if (k == -2) { PyErr_SetString(PyExc_ValueError, "only one element tensors can be converted to Python scalars"); return -1; }
-  if (k == -3) { PyErr_SetString(PyExc_RuntimeError, "Tensor.item() cannot be called on meta tensors"); return -1; }
+  if (k == -3) return -1;
   if (k < 0) {
     PyErr_Format(PyExc_TypeError, "new(): invalid data type '%s'", Py_TYPE(o)->tp_name);
     return -1;
