@@ -11,7 +11,7 @@ import warnings
 import pytest
 
 import cthtorch as ct
-from oracle import require_torch
+from oracle import raises_like, require_torch
 
 torch = require_torch()
 
@@ -37,12 +37,7 @@ def both(fn):
 
 
 def errors_alike(fn):
-    with pytest.raises(Exception) as et:
-        fn(torch)
-    with pytest.raises(Exception) as ec:
-        fn(ct)
-    assert type(ec.value) is type(et.value) or type(ec.value).__name__ == type(et.value).__name__
-    assert str(ec.value).split("\n")[0] == str(et.value).split("\n")[0]
+    raises_like(lambda: fn(ct), lambda: fn(torch), first_line=True)
 
 
 def test_factories():
