@@ -273,7 +273,7 @@ _PRIM = {
     "min": min, "max": max, "unchecked_unwrap_optional": lambda x: x, "TupleIndex": lambda t, i: t[i],
     "abs": abs, "is_nested": lambda t: False, "is_sparse": lambda t: t.is_sparse, "type": lambda d: d.type,
     "index": lambda d: d.index, "is_quantized": lambda t: False, "is_mkldnn": lambda t: False,
-    "is_meta": lambda t: False, "is_xpu": lambda t: False, "is_mps": lambda t: False,
+    "is_meta": lambda t: t.is_meta, "is_xpu": lambda t: False, "is_mps": lambda t: False,
     "is_vulkan": lambda t: False, "is_ipu": lambda t: False, "is_maia": lambda t: False,
     "is_sparse_csr": lambda t: False, "name": lambda t: None, "Uninitialized": lambda: None,
 }

@@ -1595,7 +1595,7 @@ class Emitter:
                   "requires_grad": ("prim::requires_grad", T_bool()), "ndim": ("aten::dim", T_int()),
                   "T": ("aten::numpy_T", T_tensor()), "mT": ("aten::mT", T_tensor()),
                   "grad": ("prim::grad", T_opt(T_tensor())), "data": ("prim::data", T_tensor()),
-                  "is_sparse": ("prim::is_sparse", T_bool()), "layout": ("prim::layout", T_int()),
+                  "is_sparse": ("prim::is_sparse", T_bool()), "is_meta": ("prim::is_meta", T_bool()), "layout": ("prim::layout", T_int()),
                   "names": ("prim::names", T_list(T_str()))}
         if name in simple:
             k, t = simple[name]
@@ -3006,7 +3006,7 @@ class _PrimSugar(Sugar):
 # ops.prim.X of TorchScript source (what .code prints for tensor properties) -> its output type
 _PRIM_OUT_TYPES = {"NumToTensor": T_tensor, "dtype": T_int, "device": T_device, "shape": lambda: T_list(T_int()),
                    "requires_grad": T_bool, "is_cuda": T_bool, "data": T_tensor, "is_nested": T_bool,
-                   "is_sparse": T_bool, "type": T_str,
+                   "is_sparse": T_bool, "is_meta": T_bool, "type": T_str,
                    "unchecked_unwrap_optional": True}
 
 
