@@ -41,19 +41,20 @@ def _policy(want_for):
 
 
 def _lower(low):
+    import cthtorch
+    eligible = (cthtorch.float32, cthtorch.float16, cthtorch.bfloat16)
+
     def want(t):
-        name = str(t.dtype)
-        return low if t.device.type == "cpu" and name in ("torch.float32", "torch.float16", "torch.bfloat16") \
-            and t.dtype != low else None
+        return low if t.dtype in eligible and t.dtype != low and t.device.type == "cpu" else None
     return want
 
 
 def _fp32(low):
     import cthtorch
+    eligible = (cthtorch.float16, cthtorch.bfloat16)
 
     def want(t):
-        return cthtorch.float32 if t.device.type == "cpu" and t.dtype in (cthtorch.float16, cthtorch.bfloat16) \
-            else None
+        return cthtorch.float32 if t.dtype in eligible and t.device.type == "cpu" else None
     return want
 
 

@@ -336,10 +336,10 @@ class Module:
             for m in self.children():
                 m._apply(fn)
         future = cthtorch.__future__
+        overwrite = future.get_overwrite_module_params_on_conversion()
 
         def keep_object(t, applied):
-            return cthtorch._has_compatible_shallow_copy_type(t, applied) and \
-                not future.get_overwrite_module_params_on_conversion()
+            return not overwrite and cthtorch._has_compatible_shallow_copy_type(t, applied)
 
         swap = future.get_swap_module_params_on_conversion()
         for key, param in self._parameters.items():
