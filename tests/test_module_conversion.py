@@ -109,7 +109,36 @@ def test_device_contexts_restore_the_previous_default():
     finally:
         ct.set_default_device(None)
         torch.set_default_device(None)
-    assert torch_api._device_context_saved == []
+    assert torch_api._device_state.saved == []
+
+
+def _default_device_in_threads(L):
+    """What a thread started under set_default_device('meta') / `with device('meta')` makes, and the caller."""
+    import threading
+    out = []
+
+    def probe():
+        out.append((str(L.zeros(1).device), str(L.get_default_device())))
+
+    def in_thread():
+        t = threading.Thread(target=probe)
+        t.start()
+        t.join()
+    L.set_default_device("meta")
+    try:
+        in_thread()
+        out.append(str(L.zeros(1).device))
+    finally:
+        L.set_default_device(None)
+    with L.device("meta"):
+        in_thread()
+        out.append(str(L.zeros(1).device))
+    return out
+
+
+def test_default_device_is_per_thread():
+    # torch's default device is thread-local: another thread keeps making cpu tensors
+    assert _default_device_in_threads(ct) == _default_device_in_threads(torch)
 
 
 def test_unsupported_default_device_leaves_state_alone():
@@ -119,7 +148,7 @@ def test_unsupported_default_device_leaves_state_alone():
     with pytest.raises(NotImplementedError, match="only the cpu and meta devices"):
         ct.set_default_device("cuda:0")
     from cthtorch._ops import torch_api
-    assert str(ct.get_default_device()) == "cpu" and torch_api._device_context_saved == []
+    assert str(ct.get_default_device()) == "cpu" and torch_api._device_state.saved == []
     with ct.device("cpu"):
         assert str(ct.ones(1).device) == "cpu"
     assert str(ct.get_default_device()) == "cpu"

@@ -3,6 +3,7 @@ predicates and legacy helpers; install() also wires in the
 reductions (_ops/reduce.py, stats.py), pointwise (pointwise.py) and view
 (view.py) composites as torch.<name> and Tensor methods."""
 import functools
+import threading
 
 
 import cthtorch
@@ -238,21 +239,28 @@ def _has_compatible_shallow_copy_type(input, from_):
     return input.layout == from_.layout
 
 
-# The default device factories use: None is the host. `with torch.device(d):` sets it and restores, on leaving,
-# the one it found (a stack: nested contexts, and set_default_device calls inside one, unwind as torch's do).
-_default_device = None
-_device_context_saved = []
+class _DeviceState(threading.local):
+    """The default device factories use, per thread as torch's (a thread started inside `with torch.device('meta')`
+    makes cpu tensors): device None is the host. `with torch.device(d):` sets it and restores, on leaving, the one
+    it found (saved is a stack: nested contexts, and set_default_device calls inside one, unwind as torch's do)."""
+
+    def __init__(self):
+        self.device = None
+        self.saved = []
+
+
+_device_state = _DeviceState()
 
 
 def get_default_device():
-    return _default_device if _default_device is not None else cthtorch.device("cpu")
+    dev = _device_state.device
+    return dev if dev is not None else cthtorch.device("cpu")
 
 
 def _use_default_device(dev):
-    """Makes dev (a torch.device or None) the default, telling the C factories whether it is meta."""
-    global _default_device
+    """Makes dev (a torch.device or None) this thread's default, telling the C factories whether it is meta."""
     cthtorch._C._set_default_device_meta(dev is not None and dev.type == "meta")
-    _default_device = None if dev is None or dev.type == "cpu" else dev
+    _device_state.device = None if dev is None or dev.type == "cpu" else dev
 
 
 def set_default_device(device):
@@ -265,15 +273,15 @@ def set_default_device(device):
 
 def _device_context_enter(device):
     """torch.device.__enter__ (src/python/Device.c)."""
-    previous = _default_device
+    previous = _device_state.device
     set_default_device(device)
-    _device_context_saved.append(previous)
+    _device_state.saved.append(previous)
 
 
 def _device_context_exit():
     """torch.device.__exit__: back to the default device the matching __enter__ found."""
-    if _device_context_saved:
-        _use_default_device(_device_context_saved.pop())
+    if _device_state.saved:
+        _use_default_device(_device_state.saved.pop())
 
 
 # ---------------------------------------------------------------- install

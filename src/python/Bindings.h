@@ -46,7 +46,7 @@ PyObject *THP_set_autocast_state(PyObject *args, const char *fmt, int *enabled, 
 PyObject *THP_move_result(PyObject *r, int device);
 /* A factory's device= argument: -2 when None (the result stays where it is made), -1 cpu, N cuda:N. */
 int THP_factory_device(PyObject *arg, int *dev);
-extern bool THP_default_device_meta;   /* factories without device= make meta tensors */
+extern _Thread_local bool THP_default_device_meta;   /* factories without device= make meta tensors (per thread) */
 int THP_tensorlist_from_py(PyObject *seq, ATTensorList *out);   /* borrows the tensors; PyMem_Free(out->v) */
 int THP_opttensorlist_from_py(PyObject *seq, ATTensorList *out);   /* the same, with None entries as NULL */
 PyObject *THP_wrap_tensorlist(ATTensorList *l, PyObject *view_base);   /* steals the tensors, frees v */

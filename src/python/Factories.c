@@ -325,7 +325,7 @@ static PyObject *f_full_like(PyObject *m, PyObject *const *a, Py_ssize_t n, PyOb
 
 /* torch.set_default_device('meta') / `with torch.device('meta')`: factories
  * given no device make meta tensors (the only default besides the host here) */
-bool THP_default_device_meta = false;
+_Thread_local bool THP_default_device_meta = false;   /* per thread, as torch's default device */
 
 int THP_factory_device(PyObject *arg, int *dev) {
   if (!arg || arg == Py_None) { *dev = THP_default_device_meta ? TH_DEVICE_META : -2; return 0; }
