@@ -58,7 +58,23 @@ int at_reduce_prepare(const THTensor *self, const ATIntList *dims, bool keepdim,
     r->sm = nk ? self->strides[kept[nk - 1]] : 0;
     r->sk = nr ? self->strides[red[nr - 1]] : 0;
     r->data = THTensor_data(self);
+    r->row_len = r->K;
+    r->row_vec = r->sk == 1;
     return 0;
+  }
+  /* the copy keeps the reduced dims in index order: its rows are torch's when that is also
+   * their order by stride and every kept dim lies outside them; else one row (another order) */
+  bool rows_known = nr > 0;
+  for (int i = 0; i + 1 < nr; i++) rows_known = rows_known && red[i] < red[i + 1];
+  for (int i = 0; i < nk && rows_known; i++) rows_known = self->strides[kept[i]] > self->strides[red[0]];
+  r->row_len = r->K;
+  r->row_vec = true;
+  if (rows_known) {
+    int i = nr - 1;
+    r->row_len = self->sizes[red[i]];
+    r->row_vec = self->strides[red[i]] == 1;
+    for (; i > 0 && self->strides[red[i - 1]] == self->strides[red[i]] * self->sizes[red[i]]; i--)
+      r->row_len *= self->sizes[red[i - 1]];
   }
   /* copy into kept-then-reduced order, contiguous */
   ATIntList perm = { 0 };
@@ -131,33 +147,87 @@ static const Sum2d sum2d[TH_NDTYPES] = {
   [TH_Float] = (Sum2d)THFloatTensor_sum_2d, [TH_Double] = (Sum2d)THDoubleTensor_sum_2d,
 };
 
+/* torch's sum of elements [b, e) of a full reduction: the pieces of its rows
+ * (ATReduce2D.row_len) summed one by one and added up in order */
+static double sum_rows_torch(const ATReduce2D *r, const char *data, int64_t b, int64_t e) {
+  const int64_t L = r->row_len > 0 ? r->row_len : 1;
+  const bool isf = r->dtype == TH_Float;
+  float fs = 0;
+  double ds = 0;
+  while (b < e) {
+    int64_t re = (b / L + 1) * L;
+    if (re > e) re = e;
+    if (isf) fs += THFloatTensor_sum_row_torch((const float *)data + b * r->sk, re - b, r->sk, r->row_vec);
+    else ds += THDoubleTensor_sum_row_torch((const double *)data + b * r->sk, re - b, r->sk, r->row_vec);
+    b = re;
+  }
+  return isf ? fs : ds;
+}
+
+/* torch's full sum of float32/float64: rows in order on one thread; with nt > 1 threads
+ * and K >= 32768 elements its two passes: min(nt, ceil(K / 32768)) equal chunks, each
+ * summed into its thread's slot of an nt-element buffer, then the buffer summed as a row */
+static void sum_full_torch(const ATReduce2D *r, double *od, int nt) {
+  const int64_t K = r->K, grain = 32768;
+  if (nt <= 1 || K < grain) { od[0] = sum_rows_torch(r, r->data, 0, K); return; }
+  int64_t tasks = (K + grain - 1) / grain;
+  if (tasks > nt) tasks = nt;
+  const int64_t chunk = (K + tasks - 1) / tasks;
+  double buf[64] = {0};
+#pragma omp parallel for num_threads(tasks)
+  for (int64_t t = 0; t < tasks; t++) {
+    int64_t b = t * chunk, e = b + chunk < K ? b + chunk : K;
+    if (b < e) buf[t] = sum_rows_torch(r, r->data, b, e);
+  }
+  if (r->dtype == TH_Float) {
+    float fbuf[64];
+    for (int t = 0; t < nt; t++) fbuf[t] = (float)buf[t];
+    od[0] = THFloatTensor_sum_row_torch(fbuf, nt, 1, true);
+  } else {
+    od[0] = THDoubleTensor_sum_row_torch(buf, nt, 1, true);
+  }
+}
+
 /* sums into a double or int64 buffer of M values, threads over m or k */
 static int sum_into(const ATReduce2D *r, double *od, int64_t *oi) {
   Sum2d fn = sum2d[r->dtype];
   int es = THDtype_size(r->dtype);
   int nt = at_get_num_threads();
   int64_t work = r->M * r->K;
+  bool torch_order = r->dtype == TH_Float || r->dtype == TH_Double;
+  if (nt > 64) nt = 64;
+  if (torch_order && r->M == 1) { sum_full_torch(r, od, nt); return 0; }
+  if (torch_order && r->row_len < r->K) {   /* each output's rows in order, outputs split over threads */
+#pragma omp parallel for num_threads(nt) if (work >= 65536)
+    for (int64_t m = 0; m < r->M; m++) od[m] = sum_rows_torch(r, r->data + m * r->sm * es, 0, r->K);
+    return 0;
+  }
   if (nt <= 1 || work < 65536) { fn(od, oi, r->data, r->M, r->K, r->sm, r->sk); return 0; }
-  if (r->M >= nt && r->M >= 16) {
+  if (r->M >= nt && (r->M >= 16 || torch_order)) {
+    /* chunks of whole 128-byte column groups, as torch splits outputs, so a column sum's
+     * grouping (sum_cols_torch) sees the same boundaries */
+    const int64_t g = 128 / es;
 #pragma omp parallel num_threads(nt)
     {
       int t = omp_get_thread_num(), n = omp_get_num_threads();
-      int64_t chunk = (r->M + n - 1) / n, b = t * chunk, e = b + chunk < r->M ? b + chunk : r->M;
+      int64_t chunk = (r->M + n - 1) / n;
+      chunk = (chunk + g - 1) / g * g;
+      int64_t b = t * chunk, e = b + chunk < r->M ? b + chunk : r->M;
       if (b < e) fn(od ? od + b : NULL, oi ? oi + b : NULL, r->data + b * r->sm * es, e - b, r->K, r->sm, r->sk);
     }
     return 0;
   }
+  if (torch_order) { fn(od, oi, r->data, r->M, r->K, r->sm, r->sk); return 0; }
   /* few outputs, long rows: split k and add the partial sums */
   for (int64_t m = 0; m < r->M; m++) {
     double pd[64] = {0};
     int64_t pi[64] = {0};
-    int used = nt < 64 ? nt : 64;
+    int used = nt;
 #pragma omp parallel num_threads(used)
     {
       int t = omp_get_thread_num(), n = omp_get_num_threads();
       int64_t chunk = (r->K + n - 1) / n, b = t * chunk, e = b + chunk < r->K ? b + chunk : r->K;
       const char *base = r->data + (m * r->sm + b * r->sk) * es;
-      /* contiguous float/double rows take the vectorized full-sum loop inside sum_2d */
       if (b < e) fn(od ? &pd[t] : NULL, oi ? &pi[t] : NULL, base, 1, e - b, 0, r->sk);
     }
     double sd = 0;
@@ -168,15 +238,23 @@ static int sum_into(const ATReduce2D *r, double *od, int64_t *oi) {
   return 0;
 }
 
-/* Runs a sum into a fresh result of `dtype`. */
+/* Runs a sum into a fresh result of `dtype`; a mean (mean set) then divides by the count K
+ * in the dtype, float32 in float (torch's mean is its sum, div_ by the count) */
 static THTensor *sum_impl(const THTensor *self, const ATIntList *dims, bool keepdim, THDtype dtype,
-                          THTensor *out, double scale) {
+                          THTensor *out, bool mean) {
   THTensor *src = NULL;
   if (dtype != self->dtype && THDtype_isFloating(dtype)) {
     if (!(src = at_to_dtype(self, dtype, false))) return NULL;
     self = src;
   }
   if (at_off_host(self)) {
+    double scale = 1.0;
+    if (mean) {
+      ATReduce2D q;
+      if (at_reduce_prepare(self, dims, keepdim, &q) < 0) { THTensor_free(src); return NULL; }
+      scale = q.K ? 1.0 / (double)q.K : NAN;
+      at_reduce_release(&q);
+    }
     THTensor *res = into_out(reduce_cuda(AT_RED_SUM, self, dims, keepdim, dtype, scale, NULL), out);
     THTensor_free(src);
     return res;
@@ -191,9 +269,12 @@ static THTensor *sum_impl(const THTensor *self, const ATIntList *dims, bool keep
     if (r.K == 0) memset(THTensor_data(acc), 0, r.M * 8);
     else sum_into(&r, fl ? (double *)THTensor_data(acc) : NULL, fl ? NULL : (int64_t *)THTensor_data(acc));
   }
-  if (scale != 1.0) {
+  if (mean) {
     double *v = (double *)THTensor_data(acc);
-    for (int64_t m = 0; m < r.M; m++) v[m] *= scale;
+    if (self->dtype == TH_Double)
+      for (int64_t m = 0; m < r.M; m++) v[m] /= (double)r.K;
+    else
+      for (int64_t m = 0; m < r.M; m++) v[m] = (float)v[m] / (float)r.K;
   }
   if (out && at_check_cast(dtype, out->dtype) < 0) goto done;
   res = at_reduce_output(&r, out ? out->dtype : dtype, out);
@@ -208,7 +289,7 @@ done:
 THTensor *at_sum(const THTensor *self, const ATIntList *dims, bool keepdim, THDtype dtype, THTensor *out) {
   if (THDtype_isComplex(self->dtype)) return at_complex_sum(self, dims, keepdim, dtype, out, false);
   if (dtype == TH_Undefined) dtype = THDtype_isFloating(self->dtype) ? self->dtype : TH_Int64;
-  return sum_impl(self, dims, keepdim, dtype, out, 1.0);
+  return sum_impl(self, dims, keepdim, dtype, out, false);
 }
 
 THTensor *at_mean(const THTensor *self, const ATIntList *dims, bool keepdim, THDtype dtype, THTensor *out) {
@@ -219,11 +300,7 @@ THTensor *at_mean(const THTensor *self, const ATIntList *dims, bool keepdim, THD
                 "complex dtype. Got: %s", dtype == TH_Undefined ? "Input" : "Optional", THDtype_info[dt].legacy);
     return NULL;
   }
-  ATReduce2D r;
-  if (at_reduce_prepare(self, dims, keepdim, &r) < 0) return NULL;
-  int64_t K = r.K;
-  at_reduce_release(&r);
-  return sum_impl(self, dims, keepdim, dt, out, K ? 1.0 / (double)K : NAN);
+  return sum_impl(self, dims, keepdim, dt, out, true);
 }
 
 /* ---- the reductions ---- */

@@ -14,6 +14,11 @@ typedef struct {
   int64_t out_sizes[TH_MAX_DIMS];  /* with keepdim applied */
   bool reduced[TH_MAX_DIMS];       /* which input dims are reduced */
   THDtype dtype;
+  /* k runs over rows of row_len elements that torch's iteration visits as its inner loop
+   * (the input's innermost mergeable reduced dims, unit-stride when row_vec); a full sum
+   * adds their sums in order (K itself when the dims collapsed) */
+  int64_t row_len;
+  bool row_vec;
 } ATReduce2D;
 
 /* dims NULL or empty: all dims. -1 on error (dim out of range, repeated dim). */

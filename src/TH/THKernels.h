@@ -47,5 +47,9 @@ TH_DECLARE_SUM2D(Half, THHalf) TH_DECLARE_SUM2D(BFloat16, THBFloat16) TH_DECLARE
 TH_DECLARE_SUM2D(Double, double)
 double THFloatTensor_sum_contig(const float *x, int64_t n);
 double THDoubleTensor_sum_contig(const double *x, int64_t n);
+/* one reduced row (n elements at stride st) summed in the dtype in torch's cascade order;
+ * vec: torch saw it unit-stride, so a row of >= one vector is summed as vectors */
+float THFloatTensor_sum_row_torch(const float *x, int64_t n, int64_t st, bool vec);
+double THDoubleTensor_sum_row_torch(const double *x, int64_t n, int64_t st, bool vec);
 
 #endif

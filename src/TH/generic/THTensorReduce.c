@@ -11,14 +11,171 @@ typedef int64_t THTensor_(acc_t);
 #endif
 
 /* out has dtype `odt` given as an element writer so sum(int8) -> int64 works. */
+#if defined(TH_REAL_IS_FLOATING) && !defined(TH_REAL_IS_REDUCED)
+/* float32/float64 sums add in the dtype, in the order of torch's CPU cascade
+ * sum (its SumKernel), so printed sums and means carry torch's bits:
+ * - multi-level cascade: four levels of accumulators, level 0 takes
+ *   2^level_power additions, then flushes into level 1, which flushes into
+ *   level 2 every 2^(2 level_power) additions, and so on;
+ * - row sum: four interleaved cascades (element 4i+k into cascade k), the
+ *   leftover n mod 4 elements added into cascade 0, then cascades 1..3 into 0;
+ * - a contiguous row of >= one vector is row-summed as vectors of the width
+ *   torch's kernels use (32 bytes, 64 under AVX512), then its tail elements
+ *   are added to 0 one by one, then the lanes in order. */
+typedef scalar_t THTensor_(v32) __attribute__((vector_size(32)));
+typedef scalar_t THTensor_(v64) __attribute__((vector_size(64)));
+static inline THTensor_(v32) THTensor_(ld32)(const scalar_t *p) { THTensor_(v32) v; memcpy(&v, p, sizeof v); return v; }
+static inline THTensor_(v64) THTensor_(ld64)(const scalar_t *p) { THTensor_(v64) v; memcpy(&v, p, sizeof v); return v; }
+static inline scalar_t THTensor_(ld1)(const scalar_t *p) { return *p; }
+
+/* torch's level_power: max(4, ceil(log2(n)) / 4), with ceil(log2(n)) = 1 for n <= 2 */
+static inline int THTensor_(cascade_power)(int64_t n) {
+  int c = n <= 2 ? 1 : 64 - __builtin_clzll((uint64_t)(n - 1));
+  return c / 4 > 4 ? c / 4 : 4;
+}
+
+/* NAME(x, st, n, nrows): nrows == 4 gives the row sum of n units (unit i at x + i*st);
+ * nrows == 1 gives one cascade over n units. U is the unit type, LD its load. */
+#define TH_CASCADE_FN(NAME, U, LD)                                                        \
+  static U NAME(const scalar_t *x, int64_t st, int64_t n, int nrows) {                    \
+    const int64_t rows = n / nrows;                                                       \
+    const int lp = THTensor_(cascade_power)(rows);                                        \
+    const int64_t step = (int64_t)1 << lp, mask = step - 1;                               \
+    const U zero = {0};                                                                   \
+    U a[4][4];                                                                            \
+    for (int l = 0; l < 4; l++) for (int k = 0; k < 4; k++) a[l][k] = zero;               \
+    int64_t i = 0;                                                                        \
+    while (i + step <= rows) {                                                            \
+      if (nrows == 4)                                                                     \
+        for (int64_t j = 0; j < step; j++, i++) {                                         \
+          const scalar_t *b = x + i * 4 * st;                                             \
+          a[0][0] += LD(b); a[0][1] += LD(b + st); a[0][2] += LD(b + 2 * st); a[0][3] += LD(b + 3 * st); \
+        }                                                                                 \
+      else                                                                                \
+        for (int64_t j = 0; j < step; j++, i++) a[0][0] += LD(x + i * st);                \
+      for (int l = 1; l < 4; l++) {                                                       \
+        for (int k = 0; k < nrows; k++) { a[l][k] += a[l - 1][k]; a[l - 1][k] = zero; }   \
+        if (i & (mask << (l * lp))) break;                                                \
+      }                                                                                   \
+    }                                                                                     \
+    for (; i < rows; i++)                                                                 \
+      for (int k = 0; k < nrows; k++) a[0][k] += LD(x + (i * nrows + k) * st);            \
+    for (int l = 1; l < 4; l++)                                                           \
+      for (int k = 0; k < nrows; k++) a[0][k] += a[l][k];                                 \
+    for (int64_t t = rows * nrows; t < n; t++) a[0][0] += LD(x + t * st);                 \
+    for (int k = 1; k < nrows; k++) a[0][0] += a[0][k];                                   \
+    return a[0][0];                                                                       \
+  }
+/* NAME(x, sk, W, K, res): four cascades over K rows at once, cascade k summing the unit at
+ * x + i*sk + k*W of row i (torch's outer sum of 4 adjacent vectors of columns) */
+#define TH_CASCADE4_FN(NAME, U, LD)                                                       \
+  static void NAME(const scalar_t *x, int64_t sk, int64_t W, int64_t K, U res[4]) {       \
+    const int lp = THTensor_(cascade_power)(K);                                           \
+    const int64_t step = (int64_t)1 << lp, mask = step - 1;                               \
+    const U zero = {0};                                                                   \
+    U a[4][4];                                                                            \
+    for (int l = 0; l < 4; l++) for (int k = 0; k < 4; k++) a[l][k] = zero;               \
+    int64_t i = 0;                                                                        \
+    while (i + step <= K) {                                                               \
+      for (int64_t j = 0; j < step; j++, i++) {                                           \
+        const scalar_t *b = x + i * sk;                                                   \
+        a[0][0] += LD(b); a[0][1] += LD(b + W); a[0][2] += LD(b + 2 * W); a[0][3] += LD(b + 3 * W); \
+      }                                                                                   \
+      for (int l = 1; l < 4; l++) {                                                       \
+        for (int k = 0; k < 4; k++) { a[l][k] += a[l - 1][k]; a[l - 1][k] = zero; }       \
+        if (i & (mask << (l * lp))) break;                                                \
+      }                                                                                   \
+    }                                                                                     \
+    for (; i < K; i++)                                                                    \
+      for (int k = 0; k < 4; k++) a[0][k] += LD(x + i * sk + k * W);                      \
+    for (int k = 0; k < 4; k++) {                                                         \
+      for (int l = 1; l < 4; l++) a[0][k] += a[l][k];                                     \
+      res[k] = a[0][k];                                                                   \
+    }                                                                                     \
+  }
+TH_CASCADE4_FN(THTensor_(cascade4x32), THTensor_(v32), THTensor_(ld32))
+TH_CASCADE4_FN(THTensor_(cascade4x64), THTensor_(v64), THTensor_(ld64))
+#undef TH_CASCADE4_FN
+TH_CASCADE_FN(THTensor_(cascade1), scalar_t, THTensor_(ld1))
+TH_CASCADE_FN(THTensor_(cascade32), THTensor_(v32), THTensor_(ld32))
+TH_CASCADE_FN(THTensor_(cascade64), THTensor_(v64), THTensor_(ld64))
+#undef TH_CASCADE_FN
+
+/* the bytes of torch's vector type: 64 when its CPU capability is AVX512, else 32 */
+static int THTensor_(torch_vec_bytes)(void) {
+  static int bytes;
+  if (!bytes) {
+    const char *cap = getenv("ATEN_CPU_CAPABILITY");
+    int avx512 = __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
+                 __builtin_cpu_supports("avx512dq") && __builtin_cpu_supports("avx512vl");
+    if (cap && *cap && strcmp(cap, "avx512") != 0) avx512 = 0;
+    bytes = avx512 ? 64 : 32;
+  }
+  return bytes;
+}
+
+/* torch's sum of one reduced row of n elements at stride st */
+scalar_t THTensor_(sum_row_torch)(const scalar_t *x, int64_t n, int64_t st, bool vec) {
+  const int vb = THTensor_(torch_vec_bytes)();
+  const int64_t W = vb / (int64_t)sizeof(scalar_t);
+  if (!vec || st != 1 || n < W) return THTensor_(cascade1)(x, st, n, 4);
+  const int64_t nv = n / W;
+  scalar_t f = 0;
+  for (int64_t k = nv * W; k < n; k++) f += x[k];
+  if (vb == 64) {
+    THTensor_(v64) r = THTensor_(cascade64)(x, W, nv, 4);
+    for (int64_t l = 0; l < W; l++) f += r[l];
+  } else {
+    THTensor_(v32) r = THTensor_(cascade32)(x, W, nv, 4);
+    for (int64_t l = 0; l < W; l++) f += r[l];
+  }
+  return f;
+}
+
+/* torch's outer reduction (outputs adjacent or further apart than the reduced
+ * elements): the columns of whole groups (4 vectors of them when the outputs are
+ * contiguous and at least a vector wide, else 4) take one cascade each, the rest a row sum */
+static void THTensor_(sum_cols_torch)(double *out, const scalar_t *x, int64_t M, int64_t K, int64_t sm, int64_t sk) {
+  const int64_t W = THTensor_(torch_vec_bytes)() / (int64_t)sizeof(scalar_t);
+  const int64_t G = sm == 1 && M >= W ? 4 * W : 4, whole = M / G * G;
+  int64_t m = 0;
+  /* adjacent outputs: 4 vectors of W columns at a time in whole groups, then one vector,
+   * lane l summing column m + l */
+  for (; sm == 1 && G == 4 * W && m < whole; m += 4 * W) {
+    if (W * (int64_t)sizeof(scalar_t) == 64) {
+      THTensor_(v64) r[4];
+      THTensor_(cascade4x64)(x + m, sk, W, K, r);
+      for (int k = 0; k < 4; k++) for (int64_t l = 0; l < W; l++) out[m + k * W + l] = r[k][l];
+    } else {
+      THTensor_(v32) r[4];
+      THTensor_(cascade4x32)(x + m, sk, W, K, r);
+      for (int k = 0; k < 4; k++) for (int64_t l = 0; l < W; l++) out[m + k * W + l] = r[k][l];
+    }
+  }
+  for (; sm == 1 && m + W <= M; m += W) {
+    const int nrows = m < whole ? 1 : 4;
+    if (W * (int64_t)sizeof(scalar_t) == 64) {
+      THTensor_(v64) r = THTensor_(cascade64)(x + m, sk, K, nrows);
+      for (int64_t l = 0; l < W; l++) out[m + l] = r[l];
+    } else {
+      THTensor_(v32) r = THTensor_(cascade32)(x + m, sk, K, nrows);
+      for (int64_t l = 0; l < W; l++) out[m + l] = r[l];
+    }
+  }
+  for (; m < M; m++)
+    out[m] = m < whole ? THTensor_(cascade1)(x + m * sm, sk, K, 1) : THTensor_(sum_row_torch)(x + m * sm, K, sk, true);
+}
+#endif
+
 void THTensor_(sum_2d)(double *out_d, int64_t *out_i, const scalar_t *x, int64_t M, int64_t K,
                        int64_t sm, int64_t sk) {
 #if defined(TH_REAL_IS_FLOATING) && !defined(TH_REAL_IS_REDUCED)
-  double THTensor_(sum_contig)(const scalar_t *x, int64_t n);   /* below */
-  if (sk == 1 && out_d) {   /* rows (a whole tensor is one): the vectorized full-sum loop per row */
-    for (int64_t m = 0; m < M; m++) out_d[m] = THTensor_(sum_contig)(x + m * sm, K);
-    return;
+  if (M == 1 || sk < sm || sm == 0) {   /* inner reductions: a row sum per output */
+    for (int64_t m = 0; m < M; m++) out_d[m] = THTensor_(sum_row_torch)(x + m * sm, K, sk, true);
+  } else {
+    THTensor_(sum_cols_torch)(out_d, x, M, K, sm, sk);
   }
+  return;
 #elif defined(TH_REAL_IS_REDUCED)
   /* float16/bfloat16 rows: converted to float a block at a time (vectorized), then float32's
    * full-sum loop over the block, blocks combined in double */

@@ -1,0 +1,90 @@
+"""float32/float64 sum and mean add in torch's CPU order (its cascade sum), so
+results equal torch's bit for bit: whole tensors, inner dims, outer dims, with
+1 and 2 threads (torch's two-pass split of a long full sum)."""
+import numpy as np
+import pytest
+
+import cthtorch as ct
+import oracle
+
+torch = oracle.require_torch()
+
+SIZES = list(range(1, 101)) + [127, 128, 129, 1000, 4097, 65537, 1000000]
+
+
+def mixed(rs, shape, dtype):
+    # mixed magnitudes so that any change of order changes the rounding
+    x = rs.randn(*shape) * np.exp(rs.uniform(-8, 8, size=shape))
+    return x.astype(dtype)
+
+
+@pytest.fixture(params=[1, 2], ids=["1thread", "2threads"])
+def threads(request):
+    old_c, old_t = ct.get_num_threads(), torch.get_num_threads()
+    ct.set_num_threads(request.param)
+    torch.set_num_threads(request.param)
+    yield request.param
+    ct.set_num_threads(old_c)
+    torch.set_num_threads(old_t)
+
+
+def bits_equal(a, b):
+    a = a.numpy() if hasattr(a, "numpy") else np.asarray(a)
+    b = b.numpy()
+    assert a.dtype == b.dtype and a.shape == b.shape
+    ia, ib = a.reshape(-1).view(np.uint8), b.reshape(-1).view(np.uint8)
+    bad = np.flatnonzero((ia.reshape(a.size, -1) != ib.reshape(b.size, -1)).any(1)) if a.size else []
+    assert len(bad) == 0, f"{len(bad)} of {a.size} differ, first at {bad[0]}: {a.flat[bad[0]]!r} vs {b.flat[bad[0]]!r}"
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_full_sum_bits(dtype, threads):
+    rs = np.random.RandomState(1)
+    for n in SIZES:
+        for _ in range(3 if n < 10000 else 1):
+            x = mixed(rs, (n,), dtype)
+            a, b = ct.from_numpy(x), torch.from_numpy(x)
+            bits_equal(a.sum(), b.sum())
+            bits_equal(a.mean(), b.mean())
+            assert a.sum().item() == b.sum().item()
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("shape", [(64, 2000), (3, 7), (1000, 9), (5, 65537), (2, 3, 40), (300, 300)])
+def test_dim_sums_bits(dtype, shape, threads):
+    rs = np.random.RandomState(2)
+    x = mixed(rs, shape, dtype)
+    a, b = ct.from_numpy(x), torch.from_numpy(x)
+    bits_equal(a.sum(), b.sum())
+    bits_equal(a.sum(-1), b.sum(-1))
+    bits_equal(a.mean(-1, keepdim=True), b.mean(-1, keepdim=True))
+    if len(shape) == 2:   # outer reductions: columns of a contiguous matrix, rows of its transpose
+        bits_equal(a.sum(0), b.sum(0))
+        bits_equal(a.mean(0), b.mean(0))
+        bits_equal(a.t().sum(1), b.t().sum(1))
+        bits_equal(a[:, ::2].sum(1), b[:, ::2].sum(1))
+        bits_equal(a[::2].sum(), b[::2].sum())
+
+
+def test_mean_dtype_arg_and_empty():
+    rs = np.random.RandomState(3)
+    x = mixed(rs, (37, 11), np.float32)
+    a, b = ct.from_numpy(x), torch.from_numpy(x)
+    bits_equal(a.mean(1, dtype=ct.float64), b.mean(1, dtype=torch.float64))
+    bits_equal(a.sum(0, dtype=ct.float64), b.sum(0, dtype=torch.float64))
+    e = np.zeros((0, 3), np.float32)
+    bits_equal(ct.from_numpy(e).mean(0), torch.from_numpy(e).mean(0))
+    bits_equal(ct.from_numpy(e).sum(0), torch.from_numpy(e).sum(0))
+    # all -0.0: torch's sum starts from +0
+    z = -np.zeros(9, np.float32)
+    bits_equal(ct.from_numpy(z).sum(), torch.from_numpy(z).sum())
+
+
+@pytest.mark.parametrize("reduction", ["mean", "sum"])
+def test_loss_reductions_bits(reduction):
+    rs = np.random.RandomState(4)
+    x, y = mixed(rs, (128, 10), np.float32), mixed(rs, (128, 10), np.float32)
+    for name in ["mse_loss", "l1_loss"]:
+        fc, ft = getattr(ct.nn.functional, name), getattr(torch.nn.functional, name)
+        bits_equal(fc(ct.from_numpy(x), ct.from_numpy(y), reduction=reduction),
+                   ft(torch.from_numpy(x), torch.from_numpy(y), reduction=reduction))
