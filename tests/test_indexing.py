@@ -171,6 +171,34 @@ def test_big_parallel():
 
 
 
+@pytest.mark.parametrize("dtype", ["float32", "float64", "bfloat16", "int64"])
+def test_accumulate_rows_by_columns(dtype):
+    """A one-dim accumulate (dense += sparse in SparseAdam, index_add_) splits the indexed rows' columns
+    across threads: repeated rows still add in index order, so 2 threads give 1 thread's bits, and
+    torch's values; the trailing dims contiguous (a row add) or not (a transposed destination)."""
+    rs = np.random.RandomState(5)
+    idx = rs.randint(0, 300, size=4000)
+    v = rs.uniform(-1, 1, size=(4000, 96))
+    old = ct.get_num_threads()
+
+    def put(L, transposed):
+        dst = L.zeros(96, 300, dtype=getattr(L, dtype)).t() if transposed else L.zeros(300, 96, dtype=getattr(L, dtype))
+        return dst.index_put_((L.tensor(idx),), L.tensor(v).to(getattr(L, dtype)), accumulate=True)
+
+    try:
+        for transposed in (False, True):
+            got = []
+            for n in (1, 2):
+                ct.set_num_threads(n)
+                got.append(put(ct, transposed).double().numpy())
+            assert np.array_equal(got[0], got[1])
+            want = put(torch, transposed).double().numpy()
+            tol = 2e-2 if dtype == "bfloat16" else 1e-4
+            np.testing.assert_allclose(got[1], want, rtol=tol, atol=tol)
+    finally:
+        ct.set_num_threads(old)
+
+
 @pytest.mark.parametrize("dtype", ["bool", "int16", "float32", "float64"])
 def test_big_one_index(dtype):
     """One index tensor: checked while copying (no separate offset pass), in parallel."""

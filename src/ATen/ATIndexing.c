@@ -525,15 +525,26 @@ static int plan_put(THTensor *dst, Plan *P, const THTensor *values, bool accumul
   } else if ((rc = plan_offsets(P)) == 0) {
     int64_t npre = P->npre, per = P->nb * P->npost;
     int nt = threads_for(npre * per);
-    if (npre < nt) nt = (int)(npre ? npre : 1);
     char *dd = THTensor_data(dst);
     const char *vd = THTensor_data(v);
     int es = THDtype_size(dst->dtype);
     THIndexAccumFn fn = accum_fns[dst->dtype];
+    const int64_t *post = P->post_contig ? NULL : P->post;
+    /* threads take whole leading slices, or (fewer slices than threads: a
+     * one-dim index_put_/index_add_, as SparseAdam's dense += sparse) column
+     * ranges of every indexed row; each element still adds in index order */
+    bool by_cols = npre < nt && P->npost >= 16 * nt;
+    if (!by_cols && npre < nt) nt = (int)(npre ? npre : 1);
 #pragma omp parallel for num_threads(nt) schedule(static) if (nt > 1)
     for (int t = 0; t < nt; t++) {
-      int64_t p0 = npre * t / nt, p1 = npre * (t + 1) / nt;
-      fn(dd, vd + p0 * per * es, P->pre + p0, p1 - p0, P->off, P->nb, P->post, P->npost);
+      if (by_cols) {
+        int64_t q0 = P->npost * t / nt, q1 = P->npost * (t + 1) / nt;
+        fn(post ? dd : dd + q0 * es, vd + q0 * es, P->pre, npre, P->off, P->nb, post ? post + q0 : NULL, q1 - q0,
+           P->npost);
+      } else {
+        int64_t p0 = npre * t / nt, p1 = npre * (t + 1) / nt;
+        if (p1 > p0) fn(dd, vd + p0 * per * es, P->pre + p0, p1 - p0, P->off, P->nb, post, P->npost, P->npost);
+      }
     }
   }
   THTensor_free(v);

@@ -4,14 +4,18 @@
 #endif
 
 void THTensor_(index_accum)(char *dst, const char *v, const int64_t *pre, int64_t npre, const int64_t *off,
-                            int64_t nb, const int64_t *post, int64_t npost) {
+                            int64_t nb, const int64_t *post, int64_t npost, int64_t vs) {
   scalar_t *d = (scalar_t *)dst;
   const scalar_t *s = (const scalar_t *)v;
   for (int64_t p = 0; p < npre; p++)
     for (int64_t j = 0; j < nb; j++) {
-      scalar_t *row = d + pre[p] + off[j];
-      const scalar_t *src = s + (p * nb + j) * npost;
-      for (int64_t q = 0; q < npost; q++) row[post[q]] = FROMC(TOC(row[post[q]]) + TOC(src[q]));
+      scalar_t *restrict row = d + pre[p] + off[j];
+      const scalar_t *restrict src = s + (p * nb + j) * vs;
+      if (!post) {
+        for (int64_t q = 0; q < npost; q++) row[q] = FROMC(TOC(row[q]) + TOC(src[q]));
+      } else {
+        for (int64_t q = 0; q < npost; q++) row[post[q]] = FROMC(TOC(row[post[q]]) + TOC(src[q]));
+      }
     }
 }
 
