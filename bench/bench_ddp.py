@@ -19,11 +19,13 @@ finishing within 10% of the end of backward), two measures, rank 0, medians:
 - the reducer's own timestamps (cthtorch): from DDP's hook for the last
   gradient (on entry, before the copy) to the end of the last bucket's
   all-reduce (the averages in .grad), against tb -> that hook. The line
-  below it splits that time: the copy into the bucket, the hand-over (the
+  below it splits that time: the copy into the bucket (of the half the peer
+  sums: the last bucket is reduced split on 2 ranks), the hand-over (the
   rest of backward; the last bucket's all-reduce runs on the thread of
   backward, in the engine's end-of-backward callback), the wait for the
   peer (the agreement barrier of the same-node all-reduce: the other rank's
-  later end of backward), the sum itself, and loss.backward()'s return.
+  later end of backward), the sum itself (this rank's half, written to both
+  ranks' buckets, and the barrier after it), and loss.backward()'s return.
 Rank 0's own view includes the time it waits for a slower rank to finish its
 backward; a line measures from the job's end of backward (the later rank's
 last gradient) to the last all-reduce's end on any rank.
