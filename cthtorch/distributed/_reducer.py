@@ -197,6 +197,7 @@ class Reducer:
         self._forward_work = None    # Join: the all-reduce that counts the ranks still training
         self.timing = None           # set to a dict to record when backward and the all-reduces end
         self._join_enabled = False   # inside an enabled Join context (DDP's forward says)
+        self.split_last = True       # False: the last bucket as the others (bench_ddp.py compares)
         self._ctx = None             # a distributed autograd context while its backward is reduced
         _live.add(self)
         ref = weakref.ref(self)
@@ -292,6 +293,7 @@ class Reducer:
             return   # no_sync(), or a backward DDP's forward did not prepare
         if self.timing is not None:
             self.timing["last_hook"] = time.perf_counter()
+            self.timing["last_hook_cpu"] = time.thread_time()
         self.hook_counts[index] += 1
         engine = cthtorch.autograd.Variable._execution_engine
         if self.static_graph and self._static_counts is None:
@@ -351,7 +353,7 @@ class Reducer:
         torch's default has it (a tensor of its own). Depends on the
         configuration only, so every rank decides alike."""
         b = self.buckets[-1]
-        return (b.node and self.comm_hook is None and self._world() == 2 and self._ctx is None
+        return (self.split_last and b.node and self.comm_hook is None and self._world() == 2 and self._ctx is None
                 and not (self.find_unused_parameters or self.static_graph or self._join_enabled))
 
     def _copy_in_split(self, b, pos, g, div):
@@ -448,6 +450,7 @@ class Reducer:
             b.copied_out = outs is not None
             if timing is not None:
                 timing["done_%d" % k] = time.perf_counter()
+                timing["done_cpu_%d" % k] = time.thread_time()   # this thread's CPU time (bench_ddp.py)
                 node = pg._node_reducer
                 if node is not None and node.agreed_at is not None:
                     timing["agreed_%d" % k] = node.agreed_at
