@@ -19,16 +19,26 @@ finishing within 10% of the end of backward), two measures, rank 0, medians:
 - the reducer's own timestamps (cthtorch): from DDP's hook for the last
   gradient (on entry, before the copy) to the end of the last bucket's
   all-reduce (the averages in .grad), against tb -> that hook. The line
-  below it splits that time: the copy into the bucket, the hand-over (the
+  below it splits that time: the copy into the bucket (of the half the peer
+  sums: the last bucket is reduced split on 2 ranks), the hand-over (the
   rest of backward; the last bucket's all-reduce runs on the thread of
   backward, in the engine's end-of-backward callback), the wait for the
   peer (the agreement barrier of the same-node all-reduce: the other rank's
-  later end of backward), the sum itself, and loss.backward()'s return.
+  later end of backward), the sum itself (this rank's half, written to both
+  ranks' buckets, and the barrier after it), and loss.backward()'s return.
 Rank 0's own view includes the time it waits for a slower rank to finish its
 backward; a line measures from the job's end of backward (the later rank's
 last gradient) to the last all-reduce's end on any rank.
+- the same in CPU time of the thread of backward (cthtorch, rank 0): what
+  the last all-reduce costs that thread after DDP's last gradient hook (the
+  copy into the bucket and the sum; waits for the peer sleep, so they do not
+  count), against what backward cost it before that hook. On a loaded
+  machine the wall-clock measures above mostly show how long each rank waits
+  for a core (backward takes several times its quiet time), this one much
+  less.
 
-Run: PYTHONPATH=. python bench/bench_ddp.py [--repeats N]"""
+Run: PYTHONPATH=. python bench/bench_ddp.py [--repeats N] [--whole]
+(--whole: also the step with DDP's last bucket reduced whole, not split.)"""
 import json
 import os
 import statistics
@@ -43,7 +53,7 @@ SIZES = (1024, 2048, 1024, 768, 10)   # 4,992,266 parameters
 PARTS = ("copy into bucket", "hand-over", "peer wait", "sum", "backward returns")
 
 
-def worker(lib_name, bucket_cap_mb):
+def worker(lib_name, bucket_cap_mb, whole=False):
     import importlib
     torch = importlib.import_module(lib_name)
     dist = importlib.import_module(lib_name + ".distributed")
@@ -63,11 +73,13 @@ def worker(lib_name, bucket_cap_mb):
     timing = {} if lib_name == "cthtorch" else None
     if timing is not None:
         model.reducer.timing = timing
+        model.reducer.split_last = not whole
     # the last gradient, seen the same way in both libraries: a post-accumulate-grad hook per parameter
     last_grad = [0.0]
     for p in net.parameters():
         p.register_post_accumulate_grad_hook(lambda p: last_grad.__setitem__(0, time.perf_counter()))
     steps, gaps, backwards, marks, returns, both_backwards, both_returns = [], [], [], [], [], [], []
+    cpu_backwards, cpu_afters = [], []
     parts = {k: [] for k in PARTS}
     for i in range(WARMUP + STEPS):
         if i == WARMUP:
@@ -77,6 +89,7 @@ def worker(lib_name, bucket_cap_mb):
         opt.zero_grad()
         loss = torch.nn.functional.cross_entropy(model(x), y)
         tb = time.perf_counter()
+        tb_cpu = time.thread_time()
         loss.backward()
         tr = time.perf_counter()
         opt.step()
@@ -92,6 +105,8 @@ def worker(lib_name, bucket_cap_mb):
                 returns.append(tr - timing["last_hook"])
                 marks.append((tb, timing["last_hook"], done))
                 last = len(model.reducer.buckets) - 1
+                cpu_backwards.append(timing["last_hook_cpu"] - tb_cpu)
+                cpu_afters.append(timing["done_cpu_%d" % last] - timing["last_hook_cpu"])
                 seq = [timing["last_hook"], timing["copied"], timing["start_%d" % last],
                        timing.get("agreed_%d" % last, timing["start_%d" % last]), timing["done_%d" % last], tr]
                 for k, a, b in zip(PARTS, seq, seq[1:]):
@@ -111,6 +126,8 @@ def worker(lib_name, bucket_cap_mb):
             out["allreduce_after_backward_ms"] = 1e3 * statistics.median(gaps)
             out["returned_after_backward_ms"] = 1e3 * statistics.median(returns)
             out["parts_ms"] = {k: 1e3 * statistics.median(v) for k, v in parts.items()}
+            out["cpu_backward_ms"] = 1e3 * statistics.median(cpu_backwards)
+            out["cpu_after_backward_ms"] = 1e3 * statistics.median(cpu_afters)
             # the same against the job's end of backward (the last rank's last
             # gradient), which no communication can precede: rank skew excluded
             job_gaps, job_backwards = [], []
@@ -131,10 +148,10 @@ def _cpu_seconds():
     return u.ru_utime + u.ru_stime
 
 
-def run_job(lib_name, bucket_cap_mb=None):
+def run_job(lib_name, bucket_cap_mb=None, whole=False):
     launcher = "torch.distributed.run" if lib_name == "torch" else "cthtorch.distributed.run"
     cmd = [sys.executable, "-m", launcher, "--standalone", "--nproc_per_node=2", os.path.abspath(__file__),
-           "--worker", lib_name, str(bucket_cap_mb or "default")]
+           "--worker", lib_name, str(bucket_cap_mb or "default")] + (["whole"] if whole else [])
     env = dict(os.environ, PYTHONPATH=ROOT)
     r = subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=600, cwd=ROOT)
     for line in r.stdout.splitlines():
@@ -148,6 +165,7 @@ def main(repeats):
         ours = run_job("cthtorch")
         theirs = run_job("torch")
         one_bucket = run_job("cthtorch", bucket_cap_mb=1000)
+        whole = run_job("cthtorch", whole=True) if "--whole" in sys.argv else None
         if rep == 0:
             print("DDP step, %d-parameter MLP, batch %d per rank, 2 ranks (median of %d steps):"
                   % (ours["params"], BATCH, STEPS))
@@ -178,6 +196,18 @@ def main(repeats):
               % (ours["job_allreduce_after_backward_ms"],
                  100 * ours["job_allreduce_after_backward_ms"] / ours["job_backward_ms"],
                  100 * one_bucket["job_allreduce_after_backward_ms"] / one_bucket["job_backward_ms"]))
+        print("  in CPU time of the thread of backward: backward %.2f ms; the last all-reduce after DDP's last "
+              "gradient hook %.2f ms (%.1f%%); one bucket: %.2f ms (%.1f%%)"
+              % (ours["cpu_backward_ms"], ours["cpu_after_backward_ms"],
+                 100 * ours["cpu_after_backward_ms"] / ours["cpu_backward_ms"], one_bucket["cpu_after_backward_ms"],
+                 100 * one_bucket["cpu_after_backward_ms"] / one_bucket["cpu_backward_ms"]))
+        if whole is not None:
+            print("  the last bucket reduced whole (not split; the last bucket's .grad a tensor of its own): step "
+                  "%.2f ms; the last all-reduce %.2f ms after the hook (%.1f%%); in CPU time %.2f ms (%.1f%%)"
+                  % (whole["step_ms"], whole["allreduce_after_backward_ms"],
+                     100 * whole["allreduce_after_backward_ms"] / whole["backward_ms"],
+                     whole["cpu_after_backward_ms"], 100 * whole["cpu_after_backward_ms"] / whole["cpu_backward_ms"]))
+            print("    in parts (medians, ms): " + ", ".join("%s %.2f" % kv for kv in whole["parts_ms"].items()))
         print("  loss.backward() returned %.2f ms after DDP's last gradient hook (the averages in .grad); "
               "one bucket: %.2f ms" % (ours["returned_after_backward_ms"], one_bucket["returned_after_backward_ms"]))
         print("  load average during this run: %.1f" % os.getloadavg()[0], flush=True)
@@ -185,6 +215,6 @@ def main(repeats):
 
 if __name__ == "__main__":
     if len(sys.argv) > 1 and sys.argv[1] == "--worker":
-        worker(sys.argv[2], None if sys.argv[3] == "default" else float(sys.argv[3]))
+        worker(sys.argv[2], None if sys.argv[3] == "default" else float(sys.argv[3]), "whole" in sys.argv[4:])
     else:
         main(int(sys.argv[sys.argv.index("--repeats") + 1]) if "--repeats" in sys.argv else 1)

@@ -12,7 +12,10 @@ queued on the engine (queue_callback) waits for them all at the end of the
 backward pass and writes the averaged gradients back into .grad. The last
 bucket's all-reduce (by default, in node shared memory) runs in that
 callback, on the thread of backward: nothing is left to overlap it, and the
-communication thread would cost two thread switches (see _run_here).
+communication thread would cost two thread switches (see _run_here). With 2
+ranks it is reduced split (_split_last): each rank copies in only the half of
+its gradients the peer sums and sums the other half into both ranks' buckets;
+that bucket's gradients then are views of it, as with gradient_as_bucket_view.
 
 With find_unused_parameters the parameters that the forward's output does not
 reach are marked ready with zeros at the first hook, and a map of the locally
@@ -26,6 +29,7 @@ import time
 import weakref
 
 import cthtorch
+from cthtorch.distributed import _shm_allreduce
 from cthtorch.distributed import distributed_c10d as c10d
 
 __all__ = ["GradBucket", "Reducer"]
@@ -106,6 +110,9 @@ class _Bucket:
         self.work = None     # the default all-reduce's Work, or a comm hook's Future
         self.deferred = False   # ready, its all-reduce left to the end of backward (Reducer._run_deferred)
         self.copied_out = False   # its averages went to .grad already (Reducer._run_comm_hook)
+        # this backward's split all-reduce (Reducer._split_last): (offset, flat source) of the values this rank
+        # sums itself, not copied in; None when the bucket is reduced as a whole
+        self.own = None
 
 
 def compute_bucket_assignment(params, cap_bytes, first_cap_bytes, owners=None):
@@ -189,6 +196,8 @@ class Reducer:
         self.div_factor = None
         self._forward_work = None    # Join: the all-reduce that counts the ranks still training
         self.timing = None           # set to a dict to record when backward and the all-reduces end
+        self._join_enabled = False   # inside an enabled Join context (DDP's forward says)
+        self.split_last = True       # False: the last bucket as the others (bench_ddp.py compares)
         self._ctx = None             # a distributed autograd context while its backward is reduced
         _live.add(self)
         ref = weakref.ref(self)
@@ -246,7 +255,9 @@ class Reducer:
         self.unused_marked = False
         self.finalize_queued = False
         for b in self.buckets:
-            b.pending, b.work, b.copied_out, b.deferred = len(b.param_indices), None, False, False
+            b.pending, b.work, b.copied_out, b.deferred, b.own = len(b.param_indices), None, False, False, None
+        if self._split_last():
+            self.buckets[-1].own = []
         if self.static_graph and self._static_counts is not None:
             self.unused = list(self._static_unused)
         elif self.find_unused_parameters or self.static_graph:
@@ -282,6 +293,7 @@ class Reducer:
             return   # no_sync(), or a backward DDP's forward did not prepare
         if self.timing is not None:
             self.timing["last_hook"] = time.perf_counter()
+            self.timing["last_hook_cpu"] = time.thread_time()
         self.hook_counts[index] += 1
         engine = cthtorch.autograd.Variable._execution_engine
         if self.static_graph and self._static_counts is None:
@@ -309,7 +321,9 @@ class Reducer:
         # into the bucket (no pass over the whole bucket after its last one)
         div = self._divisor() if self.comm_hook is None else 1
         with cthtorch.no_grad():
-            if g is None:
+            if b.own is not None:
+                self._copy_in_split(b, pos, g, div)
+            elif g is None:
                 view.zero_()
             elif g.data_ptr() == view.data_ptr() and g.shape == view.shape:
                 if div != 1:
@@ -326,6 +340,37 @@ class Reducer:
         b.pending -= 1
         if b.pending == 0:
             self._launch_ready_buckets()
+
+    def _split_last(self):
+        """Whether this backward's last bucket is all-reduced split
+        (NodeReducer.allreduce_split): by default (the averaging all-reduce,
+        no hook, no unused-parameter search, no Join), when it lives in node
+        shared memory and there are 2 ranks. Its gradients then become views
+        of it, as with gradient_as_bucket_view: the sum lands in both ranks'
+        buckets, so nothing is copied out, and only the peer's half of each
+        rank's gradient is copied in. Only the last bucket: the others'
+        all-reduces overlap backward anyway, and their .grad stays as
+        torch's default has it (a tensor of its own). Depends on the
+        configuration only, so every rank decides alike."""
+        b = self.buckets[-1]
+        return (self.split_last and b.node and self.comm_hook is None and self._world() == 2 and self._ctx is None
+                and not (self.find_unused_parameters or self.static_graph or self._join_enabled))
+
+    def _copy_in_split(self, b, pos, g, div):
+        """The last bucket's split all-reduce: copies (divided) the part of
+        gradient g that the peer sums into the bucket, and keeps the rest's
+        source for this rank's own sum (a missing gradient: zeros)."""
+        view, o = b.views[pos], b.offsets[pos]
+        if g is None:
+            view.zero_()
+            b.own.append((o, view.view(-1)))
+            return
+        src = g.reshape(-1)
+        lo, hi = _shm_allreduce.split_part(b.buffer.numel(), 2, 1 - self._rank())
+        a, c = max(o, lo), min(o + view.numel(), hi)
+        if a < c:
+            cthtorch.div(src[a - o:c - o], div, out=b.buffer[a:c])
+        b.own.append((o, src))
 
     def _launch_ready_buckets(self):
         while self.next_bucket < len(self.buckets) and self.buckets[self.next_bucket].pending == 0:
@@ -361,7 +406,7 @@ class Reducer:
         memory. Launched on the communication thread it would wait for that
         thread to wake, then wake this one (a time slice each on a busy
         machine), and nothing but the end of backward is left to overlap."""
-        return b.node and self.comm_hook is None and self._early_copy_out()
+        return b.node and self.comm_hook is None and (self._early_copy_out() or b.own is not None)
 
     def _run_deferred(self):
         """The end of backward: the deferred last bucket's all-reduce, on
@@ -393,7 +438,8 @@ class Reducer:
         b = self.buckets[bucket.index()]
         if bucket.buffer() is not b.buffer:   # Join's shadow of it (zeros)
             return c10d._all_reduce(bucket.buffer(), group=self.process_group, async_op=True)
-        outs = self._grad_outs(b) if self._early_copy_out() else None
+        outs = self._grad_outs(b) if self._early_copy_out() and b.own is None else None
+        split = (b.own, 1.0 / self._divisor()) if b.own is not None else None
         timing, k = self.timing, bucket.index()
         pg = c10d._group(self.process_group)
 
@@ -404,11 +450,12 @@ class Reducer:
             b.copied_out = outs is not None
             if timing is not None:
                 timing["done_%d" % k] = time.perf_counter()
+                timing["done_cpu_%d" % k] = time.thread_time()   # this thread's CPU time (bench_ddp.py)
                 node = pg._node_reducer
                 if node is not None and node.agreed_at is not None:
                     timing["agreed_%d" % k] = node.agreed_at
         return c10d._all_reduce(b.buffer, group=self.process_group, async_op=True, after=after, outs=outs,
-                                before=before if timing is not None else None, here=here)
+                                before=before if timing is not None else None, here=here, split=split)
 
     def _grad_outs(self, b):
         """(offset, .grad) per parameter of bucket b, where its averages go;
@@ -505,8 +552,9 @@ class Reducer:
                     if self._ctx is not None:   # the context's gradient, never .grad; buckets are reused
                         with self._ctx._lock:
                             self._ctx._grads[id(p)] = (p, view.clone())
-                    elif self.gradient_as_bucket_view:
-                        p.grad = view
+                    elif self.gradient_as_bucket_view or b.own is not None:
+                        if p.grad is not view:
+                            p.grad = view
                     elif p.grad is None:
                         p.grad = view.clone()
                     else:
@@ -530,6 +578,8 @@ class Reducer:
         with ctx._lock:
             grads = {i: ctx._grads[id(p)][1] for i, p in enumerate(self.params) if id(p) in ctx._grads}
         self._ctx, self._ctx_grads = ctx, grads
+        for b in self.buckets:
+            b.own = None   # the context's gradients are reduced as a whole
         try:
             self.unused_marked = True
             for i in self.unused:

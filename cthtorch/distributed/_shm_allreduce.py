@@ -35,7 +35,9 @@ destroy_process_group drops the group's, a DDP model its buckets'.
 
 An array that already lives in shared memory (node_buffers: DDP's gradient
 buckets) is reduced in place instead: no copy-in, and each rank reduces its
-part straight into its own slot (see _reduce_in_place).
+part straight into its own slot (see _reduce_in_place). DDP's last bucket on 2
+ranks is reduced split (allreduce_split): each rank has copied in only the
+half the peer sums, and writes the sum of its own half into both slots.
 
 The data moves through cthtorch's own kernels on tensors over the window
 memory (copy_ and the ops with out=), which release the GIL over these sizes,
@@ -89,6 +91,20 @@ def _ufunc(op_name, dtype):
 
 def _nbytes(t):
     return t.numel() * t.element_size()
+
+
+def split_part(n, size, q):
+    """[lo, hi): the elements of an n-element array that rank q of size sums
+    in allreduce_split."""
+    return n * q // size, n * (q + 1) // size
+
+
+def fill_own_part(arr, own, scale, lo, hi):
+    """arr[lo:hi] = scale * own's values there (allreduce_split's fallback)."""
+    for o, src in own:
+        a, c = max(o, lo), min(o + src.numel(), hi)
+        if a < c:
+            cthtorch.mul(src[a - o:c - o], scale, out=arr[a:c])
 
 
 def _slot_bytes(segment, count):
@@ -235,16 +251,17 @@ class NodeReducer:
                     check()
         _fence()
 
-    def _agree(self, arr, op_name, into=False, check=None):
-        """Whether every rank brings the same size, dtype, op and wish for the
-        result (in arr, or into separate outputs) (else MPI's path, which
-        reports a mismatch as before); and the node buffer window arr lies in
-        on every rank at the same offset, if it does."""
+    def _agree(self, arr, op_name, mode=0, check=None):
+        """Whether every rank brings the same size, dtype, op and mode (0: the
+        result in arr, 1: into separate outputs, 2: split, see
+        allreduce_split) (else MPI's path, which reports a mismatch as
+        before); and the node buffer window arr lies in on every rank at the
+        same offset, if it does."""
         me = self.headers[self.rank]
         k = 1 + 4 * (self.calls % 2)
         self.calls += 1
         me[k] = _nbytes(arr)
-        me[k + 1] = (_DTYPES.index(arr.dtype) * 64 + _OP_NAMES.index(op_name)) * 2 + bool(into)
+        me[k + 1] = (_DTYPES.index(arr.dtype) * 64 + _OP_NAMES.index(op_name)) * 4 + mode
         me[k + 2], me[k + 3] = self._locate(arr)
         self._sync(check)
         self.agreed_at = time.perf_counter()
@@ -342,7 +359,7 @@ class NodeReducer:
         the peers may still be reading it when this returns, so it must not
         be written before wait_released() has returned. Otherwise the
         result goes to arr as usual, then to outs. check: see _sync."""
-        agreed, in_place = self._agree(arr, op_name, outs is not None, check)
+        agreed, in_place = self._agree(arr, op_name, int(outs is not None), check)
         if not agreed:
             return False
         ufunc = _ufunc(op_name, arr.dtype)
@@ -357,6 +374,41 @@ class NodeReducer:
         for o, t in outs or ():
             t.copy_(arr[o:o + t.numel()].view(t.shape))
         return True
+
+    def allreduce_split(self, arr, own, scale, check=None):
+        """The SUM of node buffer arr over 2 ranks, each rank's values
+        divided by 1/scale (a power of two), when this rank has copied in
+        only the peer's part of its values (split_part: the part the peer
+        sums), the sum of its own part to be read from own: (offset, flat
+        tensor) pairs, the undivided values of arr[offset:offset + numel].
+        After the agreement each rank sums its part once, from its own
+        values and the peer's slot, into its slot and the peer's; a second
+        barrier, and both slots hold the whole result. So after the last
+        gradient each rank moves 28 bytes per 4-byte element (copy-in half,
+        sum half, write it twice) against 40 for a copy-in of everything
+        and a sum of all of it into separate outputs; and once it returns no
+        rank reads another's slot, so arr may be handed out (DDP's .grad)
+        and written at once. False when the ranks disagree: arr then holds
+        all of this rank's values divided, for MPI's path."""
+        agreed, in_place = self._agree(arr, "SUM", 2, check)
+        r = self.rank
+        lo, hi = split_part(arr.numel(), self.size, r)
+        if not agreed or in_place is None or self.size != 2:
+            fill_own_part(arr, own, scale, lo, hi)
+            return False
+        slots, offset = in_place
+        mine, peer = (sl[offset:offset + _nbytes(arr)].view(arr.dtype) for sl in (slots[r], slots[1 - r]))
+        self._split_sum(mine, peer, own, scale, lo, hi)
+        self._sync(check)   # the peer's part is in my slot, and it reads mine no more
+        return True
+
+    def _split_sum(self, mine, peer, own, scale, lo, hi):
+        """allreduce_split's sum of my part [lo, hi), into both slots."""
+        for o, src in own:
+            a, c = max(o, lo), min(o + src.numel(), hi)
+            if a < c:   # peer + scale * own: the same bits as the peers' sum of divided values (a + b == b + a)
+                cthtorch.add(peer[a:c], src[a - o:c - o], alpha=scale, out=mine[a:c])
+        peer[lo:hi].copy_(mine[lo:hi])
 
     def _reduce(self, arr, ufunc, in_place, check=None):
         """The result in arr: in place when arr is a node buffer, else

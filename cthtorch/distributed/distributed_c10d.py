@@ -255,15 +255,24 @@ class ProcessGroup:
     def __repr__(self):
         return "<torch.distributed.ProcessGroup (ranks %s, %s)>" % (self._ranks, self._backend)
 
-    def _node_allreduce(self, arr, op_name, outs=None, check=None):
+    def _node_allreduce(self, arr, op_name, outs=None, check=None, split=None):
         """All-reduce arr through node shared memory when the group lives on one
-        node (see _shm_allreduce; outs, check: NodeReducer.allreduce's); False
-        when MPI's Allreduce must do it. Runs on the communication thread, like
-        every collective, or in _run_here's turn."""
-        if self._size < 2 or arr.numel() * arr.element_size() < _shm_allreduce.MIN_BYTES:
-            return False
-        node = self._node()
-        return node.usable(arr, op_name) and node.allreduce(arr, op_name, outs, check)
+        node (see _shm_allreduce; outs, check: NodeReducer.allreduce's; split:
+        (own, scale) of NodeReducer.allreduce_split); False when MPI's
+        Allreduce must do it (arr then holds all of this rank's values)."""
+        node = None
+        if self._size >= 2 and arr.numel() * arr.element_size() >= _shm_allreduce.MIN_BYTES:
+            node = self._node()
+            if not node.usable(arr, op_name):
+                node = None
+        if split is not None:
+            if node is None or node.node is None:
+                own, scale = split
+                _shm_allreduce.fill_own_part(arr, own, scale, *_shm_allreduce.split_part(arr.numel(), self._size,
+                                                                                           self._rank))
+                return False
+            return node.allreduce_split(arr, split[0], split[1], check)
+        return node is not None and node.allreduce(arr, op_name, outs, check)
 
     def _node_wait_released(self):
         """Waits, on the calling thread, until every peer has finished reading
@@ -904,7 +913,7 @@ def all_reduce(tensor, op=ReduceOp.SUM, group=None, async_op=False):
 
 
 def _all_reduce(tensor, op=ReduceOp.SUM, group=None, async_op=False, after=None, outs=None, before=None,
-                here=False):
+                here=False, split=None):
     """all_reduce; before() and after() (if given) run on the thread that
     does it (the communication thread, or the caller's with here) as it
     starts, and once the result is in place, before the Work completes.
@@ -914,7 +923,9 @@ def _all_reduce(tensor, op=ReduceOp.SUM, group=None, async_op=False, after=None,
     and _node_wait_released). here (with outs, async_op): the node
     all-reduce runs on the calling thread (ProcessGroup._run_here); should
     the ranks take MPI's path instead, that goes to the communication thread
-    as usual."""
+    as usual. split (with here, a node buffer, a SUM over 2 ranks): (own,
+    scale) of NodeReducer.allreduce_split; this rank has copied in only the
+    peer's part of its values."""
     _check_tensor(tensor)
     pg = _member(group, "all_reduce")
     if pg is None:
@@ -926,11 +937,13 @@ def _all_reduce(tensor, op=ReduceOp.SUM, group=None, async_op=False, after=None,
                              or _half(tensor.dtype)):
         raise ValueError("_all_reduce(outs=) takes a contiguous 1-d tensor and ReduceOp.SUM")
     node_path = True
-    if here and outs is not None and async_op:
+    if split is not None and (not here or op != ReduceOp.SUM or not async_op or pg._size != 2):
+        raise ValueError("_all_reduce(split=) takes here=True, async_op=True and ReduceOp.SUM over 2 ranks")
+    if here and (outs is not None or split is not None) and async_op:
         def node(check):
             if before is not None:
                 before()
-            done = pg._node_allreduce(tensor.detach(), op.name, outs, check)
+            done = pg._node_allreduce(tensor.detach(), op.name, outs, check, split)
             if done and after is not None:
                 after()
             return done

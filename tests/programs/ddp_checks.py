@@ -265,51 +265,75 @@ def _node_batch(step, rank):
 
 
 def check_node_buckets(rank, world):
-    """Buckets in node shared memory, whose averages each rank sums straight
-    into .grad, and whose slots a rank may only write again once every peer
-    has read them (each rank counts its finished sums in node memory; the
-    next backward waits for the peers' counts). Rank 1 reads
-    late (a pause before each sum) and rank 0 goes straight on to the next
-    backward (no collective between the steps): were the release not awaited,
-    rank 0 would overwrite a slot rank 1 is still to read. Gradients equal
-    one process's, bit for bit on every rank; then uneven inputs under
-    join(), where a joined rank's shadow all-reduces take MPI's path."""
+    """Buckets in node shared memory. The first (L3 and L2) is reduced on the
+    communication thread: each rank sums its averages straight into .grad,
+    and may only write its slots again once every peer has read them (each
+    rank counts its finished sums in node memory; the next backward waits
+    for the peers' counts). The last (L1), with 2 ranks, is all-reduced
+    split on the thread of backward: each rank sums half into both ranks'
+    buckets, and L1's .grad become views of the bucket (as with
+    gradient_as_bucket_view). Rank 1 is late (a pause before each sum) and
+    rank 0 goes straight on (no collective between the steps): were the
+    release not awaited, rank 0 would overwrite a slot rank 1 is still to
+    read; were the split's last barrier missing, rank 0's .grad would lack
+    rank 1's half. Step 1 zeroes .grad instead of dropping it, so backward
+    accumulates into the bucket views. Gradients equal one process's, bit
+    for bit on every rank, and so do the parameters after the SGD steps;
+    then uneven inputs under join(), where a joined rank's shadow
+    all-reduces take MPI's path."""
     import time
     from cthtorch.distributed import _shm_allreduce
     from cthtorch.distributed import distributed_c10d as c10d
-    model = DDP(_node_net())
+    model = DDP(_node_net(), bucket_cap_mb=0.5)
     r = model.reducer
-    assert r._node_buckets and r._release_needed(), "no bucket in node shared memory"
+    assert [b.param_indices for b in r.buckets] == [[5, 4, 3, 2], [1, 0]], [b.param_indices for b in r.buckets]
+    assert all(b.node for b in r.buckets) and r._release_needed(), "no bucket in node shared memory"
+    split = world == 2
     node = c10d._group(None)._node()
-    threads = []   # the thread of each sum into .grad
-    _orig_into = node._reduce_into
+    threads, split_threads = [], []   # the thread of each sum into .grad, and of each split sum
+    _orig_into, _orig_split = node._reduce_into, node._split_sum
 
     def watched_reduce_into(*args):
         threads.append(threading.current_thread())
         if rank == 1:
             time.sleep(0.2)
         _orig_into(*args)
-    node._reduce_into = watched_reduce_into
+
+    def watched_split_sum(*args):
+        split_threads.append(threading.current_thread())
+        if rank == 1:
+            time.sleep(0.2)
+        _orig_split(*args)
+    node._reduce_into, node._split_sum = watched_reduce_into, watched_split_sum
     ref = _node_net()
     opt, ref_opt = torch.optim.SGD(model.parameters(), lr=0.1), torch.optim.SGD(ref.parameters(), lr=0.1)
     seen = []
+    first, last = r.buckets
     for step in range(3):
-        opt.zero_grad()
+        opt.zero_grad(set_to_none=step != 1)
+        if step == 1 and split:
+            assert all(r.params[i].grad is last.views[k] for k, i in enumerate(last.param_indices))
         x, y = _node_batch(step, rank)
-        del threads[:]
+        del threads[:], split_threads[:]
         F.cross_entropy(model(x), y).backward()
         assert r._release_pending
-        # the last bucket's sum ran on this thread, at the end of backward (any other on the communication thread)
-        assert threads and threads[-1] is threading.main_thread(), threads
-        assert all(t is not threading.main_thread() for t in threads[:-1]), threads
-        # the sum went into .grad, not into the bucket: its slot still holds this rank's share
-        big = [b for b in r.buckets if b.buffer.numel() * b.buffer.element_size() >= _shm_allreduce.MIN_BYTES]
-        assert big and all(b.copied_out for b in big)
-        for b in big:
-            assert not torch.equal(b.views[0], r.params[b.param_indices[0]].grad), "bucket %d reduced in place" % b.index
+        # the first bucket's sum ran on the communication thread, into .grad; its slot still holds this
+        # rank's share
+        assert threads and threads[0] is not threading.main_thread(), threads
+        assert first.copied_out
+        assert not torch.equal(first.views[0], r.params[first.param_indices[0]].grad), "first bucket in place"
+        if split:
+            # the last bucket's on this thread, at the end of backward; its .grad are views of the bucket
+            assert len(threads) == 1 and split_threads == [threading.main_thread()], (threads, split_threads)
+            for k, i in enumerate(last.param_indices):
+                g = r.params[i].grad
+                assert g is last.views[k] and g.data_ptr() == last.views[k].data_ptr()
+        else:
+            assert len(threads) == 2 and threads[-1] is threading.main_thread() and not split_threads, threads
+            assert last.copied_out
         seen.append([p.grad.clone() for p in model.module.parameters()])
         opt.step()
-    del node._reduce_into
+    node._reduce_into, node._split_sum = _orig_into, _orig_split
     for step in range(3):
         ref_opt.zero_grad()
         xs, ys = zip(*(_node_batch(step, q) for q in range(world)))
@@ -318,6 +342,10 @@ def check_node_buckets(rank, world):
             close(g, q.grad, "node bucket grad %s step %d" % (n, step))
             same_across_ranks(g, "node bucket grad %s step %d" % (n, step))
         ref_opt.step()
+    for (n, p), (_, q) in zip(model.module.named_parameters(), ref.named_parameters()):
+        close(p, q, "node bucket param " + n)
+        same_across_ranks(p, "node bucket param " + n)
+    assert set(model.state_dict()) == {"module." + k for k in ref.state_dict()}
     counts = [2 + r_ for r_ in range(world)]
     with model.join():
         for step in range(counts[rank]):

@@ -25,7 +25,17 @@ def _counting(self, arr, op_name, outs=None, check=None):
     return done
 
 
+_orig_split = shm.NodeReducer.allreduce_split
+
+
+def _counting_split(self, arr, own, scale, check=None):   # DDP's last bucket on 2 ranks
+    done = _orig_split(self, arr, own, scale, check)
+    taken[0] += bool(done)
+    return done
+
+
 shm.NodeReducer.allreduce = _counting
+shm.NodeReducer.allreduce_split = _counting_split
 shm.BLOCK_BYTES = 1 << 18   # many blocks (and a ragged last one) at these sizes
 
 LOCAL = {"SUM": torch.add, "AVG": torch.add, "PRODUCT": torch.mul, "MIN": torch.minimum, "MAX": torch.maximum,

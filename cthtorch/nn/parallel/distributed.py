@@ -217,6 +217,7 @@ class DistributedDataParallel(Module, Joinable):
         if cthtorch.is_grad_enabled() and self.require_backward_grad_sync:
             self.reducer.prepare_for_forward()
         work = Join.notify_join_context(self)
+        self.reducer._join_enabled = self._join_config.enable
         if work:
             self.reducer._set_forward_pass_work_handle(work, self._divide_by_initial_world_size)
         if self.will_sync_module_buffers():
