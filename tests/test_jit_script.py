@@ -365,6 +365,8 @@ def test_tutorial_cell_outputs_and_gradients():
     assert "prim::CallMethod" in kinds(sc_ct.graph) and "prim::GetAttr" in kinds(sc_ct.graph)
     assert str(sc_ct.graph.inputs()[0].type()).endswith("MyCell")
     assert "if" in sc_ct.dg.code and "torch.neg" in sc_ct.dg.code
+    # the nested calls of forward make a long line: torch hoists the add into `_0`, and so do we
+    assert sc_ct.code == sc_t.code and "  _0 = torch.add((dg).forward((linear).forward(x, ), ), h)\n" in sc_ct.code
     x = np.random.RandomState(2).rand(3, 4).astype(np.float32)
     h = np.random.RandomState(3).rand(3, 4).astype(np.float32)
     out_ct, out_t = sc_ct(cthtorch.tensor(x), cthtorch.tensor(h)), sc_t(torch.tensor(x), torch.tensor(h))
