@@ -715,3 +715,57 @@ def _saved(m):
     b = io.BytesIO()
     ct.jit.save(m, b)
     return b.getvalue()
+
+
+class CtCellLoop(ct.nn.Module):
+    """The LSTM-cell loop of the acceptance list, built and scripted in cthtorch."""
+
+    def __init__(self):
+        super().__init__()
+        self.cell = ct.nn.LSTMCell(4, 8)
+
+    def forward(self, xs, h):
+        c = ct.zeros_like(h)
+        for i in range(xs.size(0)):
+            h, c = self.cell(xs[i], (h, c))
+        return h, c
+
+
+def test_traced_resnet18_and_scripted_lstm_loop_round_trip_through_a_fresh_process(tmp_path):
+    # the acceptance list's models, made in cthtorch: saved, loaded back here (outputs and gradients equal to
+    # eager) and in a process that has neither their Python classes nor torch (outputs equal to eager)
+    from cthtorch.vision.models import resnet18
+    ct.manual_seed(21)
+    net = resnet18(num_classes=10).eval()
+    img = ct.rand(1, 3, 32, 32)
+    loop = CtCellLoop()
+    xs, h = ct.randn(5, 2, 4), ct.randn(2, 8)
+    paths = {"resnet": tmp_path / "resnet18.pt", "loop": tmp_path / "loop.pt"}
+    ct.jit.save(ct.jit.trace(net, img, check_trace=False), str(paths["resnet"]))
+    ct.jit.save(ct.jit.script(loop), str(paths["loop"]))
+    for name, model, args in (("resnet", net, (img,)), ("loop", loop, (xs, h))):
+        loaded = ct.jit.load(str(paths[name]))
+        leaves = [a.detach().clone().requires_grad_() for a in args]
+        eager_leaves = [a.detach().clone().requires_grad_() for a in args]
+        got, want = loaded(*leaves), model(*eager_leaves)
+        got, want = (got[0], want[0]) if isinstance(want, tuple) else (got, want)
+        np.testing.assert_allclose(got.detach().numpy(), want.detach().numpy(), rtol=1e-5, atol=1e-5)
+        got.pow(2).sum().backward()
+        want.pow(2).sum().backward()
+        np.testing.assert_allclose(leaves[0].grad.numpy(), eager_leaves[0].grad.numpy(), rtol=1e-4, atol=1e-5)
+        for (n, p), (_, q) in zip(loaded.named_parameters(), model.named_parameters()):
+            np.testing.assert_allclose(p.grad.numpy(), q.grad.numpy(), rtol=1e-4, atol=1e-5, err_msg=n)
+        model.zero_grad()
+    for i, a in enumerate((img, xs, h)):
+        np.save(tmp_path / ("a%d.npy" % i), a.numpy())
+    script = ("import sys, numpy as np, cthtorch as ct\n"
+              "assert 'torch' not in sys.modules\n"
+              "d = sys.argv[1]\n"
+              "a = [ct.from_numpy(np.load('%s/a%d.npy' % (d, i))) for i in range(3)]\n"
+              "np.save(d + '/resnet_out.npy', ct.jit.load(d + '/resnet18.pt')(a[0]).detach().numpy())\n"
+              "np.save(d + '/loop_out.npy', ct.jit.load(d + '/loop.pt')(a[1], a[2])[0].detach().numpy())\n"
+              "assert 'torch' not in sys.modules\n")
+    subprocess.run([sys.executable, "-c", script, str(tmp_path)], cwd=REPO, check=True, timeout=300)
+    with ct.no_grad():
+        np.testing.assert_allclose(np.load(tmp_path / "resnet_out.npy"), net(img).numpy(), rtol=1e-5, atol=1e-5)
+        np.testing.assert_allclose(np.load(tmp_path / "loop_out.npy"), loop(xs, h)[0].numpy(), rtol=1e-5, atol=1e-5)
