@@ -2,7 +2,7 @@
 cthtorch and torch side by side in one process.
 
 Rows: torch.jit.load of one archive (cthtorch's loader vs torch's), and inference through the
-loaded module (cthtorch runs the archive's code/ source; torch its interpreter) next to each
+loaded module (both run the graphs compiled from the archive's code/ on their interpreter) next to each
 library's eager module with the same weights. Median of 5 rounds after a warm-up (ms).
 Run: PYTHONPATH=. python bench/bench_jit_archive.py [threads, default 1]"""
 import io

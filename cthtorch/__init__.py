@@ -66,8 +66,9 @@ _ops.bind("Tensor", Tensor)
 _ops.bind("_nn", _C._nn)
 from ._ops import nn as _ops_nn, shape as _ops_shape, torch_api as _ops_torch_api, linalg as _ops_linalg  # noqa: E402
 from ._ops import complex as _ops_complex, spectral as _ops_spectral  # noqa: E402,F401
+from ._ops import transformer as _ops_transformer  # noqa: E402
 from . import _sparse_factory  # noqa: E402
-for _m in (_ops_nn, _ops_shape, _ops_torch_api, _ops_linalg, _sparse_factory):
+for _m in (_ops_nn, _ops_shape, _ops_torch_api, _ops_linalg, _ops_transformer, _sparse_factory):
     _m.register()
 del _m
 from . import functional as _functional  # noqa: E402

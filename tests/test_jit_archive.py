@@ -238,7 +238,7 @@ def test_constants_and_tensor_layouts():
     data = torch_archive(j)
     assert any(n.endswith("/constants/0") for n in zipfile.ZipFile(io.BytesIO(data)).namelist())
     cm = ct_load(data)
-    assert cm._compile_errors == []   # torch.to(c0, device, dtype): aten::to.device compiles
+    assert "aten::to" in str(cm.graph)   # torch.to(c0, device, dtype): aten::to.device compiles
     close(cm(ct.ones(2)), m(torch.ones(2)))
     for k, v in m.state_dict().items():
         c = getattr(cm, k)
@@ -425,9 +425,8 @@ def test_loading_never_runs_python_globals(good_archive, tmp_path):
     code_attack = b"class Sequential(Module):\n  def forward(self, x: Tensor) -> Tensor:\n" \
                   b"    return __import__(\"os\").system(\"touch %s\")\n" % str(marker).encode()
     data = _rewrite(good_archive, lambda n, v: code_attack if n.endswith(".py") and b"class Sequential" in v else v)
-    m = ct_load(data)
-    with pytest.raises(RuntimeError, match="unknown name '__import__'"):
-        m(ct.ones(2))
+    with pytest.raises(RuntimeError, match="undefined value __import__"):   # the load compiles it: torch's error
+        ct_load(data)
     assert not marker.exists()
     # format strings take only `{}`: no reaching into an argument's attributes
     leak = b"class Sequential(Module):\n  def forward(self, x: Tensor) -> str:\n" \
@@ -460,7 +459,7 @@ def test_scripted_lstm_cell_loop_archive():
     cm = ct_load(torch_archive(torch.jit.script(m)))
     out, d = cm(to_ct(xs))
     ref, rd = m(xs)
-    assert cm._compile_errors == []   # aten::lstm_cell and prim::is_nested compile: the one interpreter runs it
+    assert "aten::lstm_cell" in str(cm.cell.graph)   # aten::lstm_cell and prim::is_nested compile
     close(out, ref)
     assert list(d) == ["h"]
     close(d["h"], rd["h"])
@@ -541,8 +540,74 @@ def test_more_layers(case, kind):
     out = cm(*[to_ct(a) for a in args])
     ref = m(*args)
     close(out, ref, 1e-5)   # attention: (output, averaged weights); RNNs: (output, state)
-    if case in ("group_norm", "conv_transpose"):   # aten::group_norm and list slicing (aten::slice.t) compile
-        assert cm._compile_errors == [], cm._compile_errors   # compiled into the IR, not run from source
+    assert cm._has_method("forward")   # compiled into the IR: a method that does not compile fails the load
+
+
+@pytest.mark.parametrize("case", ["attention", "encoder_layer", "encoder_layer_norm_first_gelu"])
+def test_loaded_attention_runs_torchs_inference_fast_path(case):
+    # torch's scripted MultiheadAttention/TransformerEncoderLayer call aten::_native_multi_head_attention /
+    # aten::_transformer_encoder_layer_fwd in eval mode when no gradient is wanted: the loaded module does too,
+    # with torch's results (with and without a key padding mask), and the ordinary path otherwise
+    torch.manual_seed(11)
+    if case == "attention":
+        m, op, mask_kw = nn.MultiheadAttention(8, 2, batch_first=True), "aten::_native_multi_head_attention", \
+            "key_padding_mask"
+    else:
+        m = nn.TransformerEncoderLayer(8, 2, 16, dropout=0.0, batch_first=True, norm_first="norm_first" in case,
+                                       activation="gelu" if "gelu" in case else "relu")
+        op, mask_kw = "aten::_transformer_encoder_layer_fwd", "src_key_padding_mask"
+    m.eval()
+    cm = ct_load(torch_archive(torch.jit.script(m)))
+    x = torch.randn(2, 3, 8)
+    pad = torch.tensor([[False, False, True], [False, False, False]])
+    cx, cpad = to_ct(x), to_ct(pad)
+    args, cargs = ((x, x, x), (cx, cx, cx)) if case == "attention" else ((x,), (cx,))
+    for grad in (True, False):
+        for kw, ckw in (({}, {}), ({mask_kw: pad}, {mask_kw: cpad})):
+            with torch.set_grad_enabled(grad), ct.set_grad_enabled(grad):
+                want = m(*args, **kw)
+                with ct.autograd.profiler.profile() as prof:
+                    got = cm(*cargs, **ckw)
+            assert any(e.name == op for e in prof.function_events) == (not grad)
+            close(got, want, 1e-5)
+
+
+def test_loaded_encoder_names_nested_tensors_only_where_torch_uses_them():
+    # TransformerEncoder's sparsity fast path makes a nested tensor: with no padding mask it is not taken; with
+    # one (eval, no grad) it is, and cthtorch, which has no nested tensors, says so
+    torch.manual_seed(12)
+    enc = nn.TransformerEncoder(nn.TransformerEncoderLayer(8, 2, 16, dropout=0.0, batch_first=True), 2).eval()
+    cm = ct_load(torch_archive(torch.jit.script(enc)))
+    x = torch.randn(2, 3, 8)
+    pad = torch.tensor([[False, False, True], [False, False, False]])
+    with torch.no_grad(), ct.no_grad():
+        close(cm(to_ct(x)), enc(x), 1e-5)
+        with pytest.raises(NotImplementedError, match="nested tensors are not implemented"):
+            cm(to_ct(x), src_key_padding_mask=to_ct(pad))
+    close(cm(to_ct(x), src_key_padding_mask=to_ct(pad)), enc(x, src_key_padding_mask=pad), 1e-5)   # grad on
+
+
+@pytest.mark.parametrize("kind", ["trace", "script"])
+def test_upsample_archives_of_every_mode(kind):
+    # traces record the upsample_*.vec overloads (a size list or a scale list); scripts compile interpolate's
+    # source, which names every mode's op
+    torch.manual_seed(13)
+    cases = [({"scale_factor": 2}, (1, 2, 3, 3)),
+             ({"size": (5, 7), "mode": "bilinear", "align_corners": True}, (1, 2, 3, 4)),
+             ({"scale_factor": (2.0, 1.5), "mode": "bicubic"}, (1, 2, 4, 4)),
+             ({"scale_factor": 3, "mode": "linear"}, (1, 2, 5)), ({"size": 4, "mode": "nearest-exact"}, (1, 2, 3)),
+             ({"scale_factor": 2, "mode": "trilinear"}, (1, 1, 2, 3, 2)), ({"size": (2, 2), "mode": "area"}, (1, 2, 5, 5))]
+    for kw, shape in cases:
+        m, x = nn.Upsample(**kw), torch.randn(*shape)
+        j = torch.jit.trace(m, (x,)) if kind == "trace" else torch.jit.script(m)
+        close(ct_load(torch_archive(j))(to_ct(x)), m(x), 1e-5)
+
+    def aa(x):
+        return nn.functional.interpolate(x, scale_factor=2, mode="bilinear", antialias=True)
+    x = torch.randn(1, 2, 3, 3)
+    j = torch.jit.trace(aa, (x,))
+    assert "_upsample_bilinear2d_aa" in j.code
+    close(ct_load(torch_archive(j))(to_ct(x)), aa(x), 1e-5)
 
 
 @torch.jit.script
@@ -650,3 +715,57 @@ def _saved(m):
     b = io.BytesIO()
     ct.jit.save(m, b)
     return b.getvalue()
+
+
+class CtCellLoop(ct.nn.Module):
+    """The LSTM-cell loop of the acceptance list, built and scripted in cthtorch."""
+
+    def __init__(self):
+        super().__init__()
+        self.cell = ct.nn.LSTMCell(4, 8)
+
+    def forward(self, xs, h):
+        c = ct.zeros_like(h)
+        for i in range(xs.size(0)):
+            h, c = self.cell(xs[i], (h, c))
+        return h, c
+
+
+def test_traced_resnet18_and_scripted_lstm_loop_round_trip_through_a_fresh_process(tmp_path):
+    # the acceptance list's models, made in cthtorch: saved, loaded back here (outputs and gradients equal to
+    # eager) and in a process that has neither their Python classes nor torch (outputs equal to eager)
+    from cthtorch.vision.models import resnet18
+    ct.manual_seed(21)
+    net = resnet18(num_classes=10).eval()
+    img = ct.rand(1, 3, 32, 32)
+    loop = CtCellLoop()
+    xs, h = ct.randn(5, 2, 4), ct.randn(2, 8)
+    paths = {"resnet": tmp_path / "resnet18.pt", "loop": tmp_path / "loop.pt"}
+    ct.jit.save(ct.jit.trace(net, img, check_trace=False), str(paths["resnet"]))
+    ct.jit.save(ct.jit.script(loop), str(paths["loop"]))
+    for name, model, args in (("resnet", net, (img,)), ("loop", loop, (xs, h))):
+        loaded = ct.jit.load(str(paths[name]))
+        leaves = [a.detach().clone().requires_grad_() for a in args]
+        eager_leaves = [a.detach().clone().requires_grad_() for a in args]
+        got, want = loaded(*leaves), model(*eager_leaves)
+        got, want = (got[0], want[0]) if isinstance(want, tuple) else (got, want)
+        np.testing.assert_allclose(got.detach().numpy(), want.detach().numpy(), rtol=1e-5, atol=1e-5)
+        got.pow(2).sum().backward()
+        want.pow(2).sum().backward()
+        np.testing.assert_allclose(leaves[0].grad.numpy(), eager_leaves[0].grad.numpy(), rtol=1e-4, atol=1e-5)
+        for (n, p), (_, q) in zip(loaded.named_parameters(), model.named_parameters()):
+            np.testing.assert_allclose(p.grad.numpy(), q.grad.numpy(), rtol=1e-4, atol=1e-5, err_msg=n)
+        model.zero_grad()
+    for i, a in enumerate((img, xs, h)):
+        np.save(tmp_path / ("a%d.npy" % i), a.numpy())
+    script = ("import sys, numpy as np, cthtorch as ct\n"
+              "assert 'torch' not in sys.modules\n"
+              "d = sys.argv[1]\n"
+              "a = [ct.from_numpy(np.load('%s/a%d.npy' % (d, i))) for i in range(3)]\n"
+              "np.save(d + '/resnet_out.npy', ct.jit.load(d + '/resnet18.pt')(a[0]).detach().numpy())\n"
+              "np.save(d + '/loop_out.npy', ct.jit.load(d + '/loop.pt')(a[1], a[2])[0].detach().numpy())\n"
+              "assert 'torch' not in sys.modules\n")
+    subprocess.run([sys.executable, "-c", script, str(tmp_path)], cwd=REPO, check=True, timeout=300)
+    with ct.no_grad():
+        np.testing.assert_allclose(np.load(tmp_path / "resnet_out.npy"), net(img).numpy(), rtol=1e-5, atol=1e-5)
+        np.testing.assert_allclose(np.load(tmp_path / "loop_out.npy"), loop(xs, h)[0].numpy(), rtol=1e-5, atol=1e-5)

@@ -86,6 +86,16 @@ def test_docs_loop_if_graph_and_values():
     assert "prim::Loop(%len" in text and "block0(%i" in text and "aten::lt(%i" in text
     assert "foo.py" not in text and "test_jit_script.py:" in text       # source ranges name this file
     assert s_ct.code == s_t.code         # for/if with SSA-renamed variables, as torch prints them
+    # the constants come first, once each (torch's constant pooling): the same constants as torch's graph
+    # (torch's own order among them comes from its pass sequence; ours is the order of first use)
+
+    def constants(g):
+        lines = str(g).splitlines()[1:]
+        n = next(i for i, ln in enumerate(lines) if "prim::Constant" not in ln)
+        assert not any("prim::Constant" in ln for ln in lines[n:])
+        return sorted(ln.split(" = ")[0].split(" : ")[1] + ln.split(" = ")[1].split("#")[0].strip() for ln in lines[:n])
+    assert constants(s_ct.graph) == constants(s_t.graph)
+    assert "aten::zeros(%3, %4, %4, %4, %4)" in str(s_ct.graph)
 
 
 # ---------------------------------------------------------------- control flow
@@ -365,6 +375,8 @@ def test_tutorial_cell_outputs_and_gradients():
     assert "prim::CallMethod" in kinds(sc_ct.graph) and "prim::GetAttr" in kinds(sc_ct.graph)
     assert str(sc_ct.graph.inputs()[0].type()).endswith("MyCell")
     assert "if" in sc_ct.dg.code and "torch.neg" in sc_ct.dg.code
+    # the nested calls of forward make a long line: torch hoists the add into `_0`, and so do we
+    assert sc_ct.code == sc_t.code and "  _0 = torch.add((dg).forward((linear).forward(x, ), ), h)\n" in sc_ct.code
     x = np.random.RandomState(2).rand(3, 4).astype(np.float32)
     h = np.random.RandomState(3).rand(3, 4).astype(np.float32)
     out_ct, out_t = sc_ct(cthtorch.tensor(x), cthtorch.tensor(h)), sc_t(torch.tensor(x), torch.tensor(h))

@@ -42,7 +42,9 @@ def test_fill_row_zero_docs_example():
     assert kinds(tc.graph) == kinds(tt.graph) == ["aten::size", "prim::NumToTensor", "aten::Int",
                                                    "prim::ListConstruct", "aten::rand", "aten::select",
                                                    "aten::copy_"]
-    assert "torch.copy_(torch.select(x, 0, 0), _0)" in tc.code and "torch.size(x, 1)" in tc.code
+    # torch's text: the factory's options as recorded (device cpu, pin_memory False), and expressions that make
+    # a line of 40 characters hoisted into temporaries
+    assert tc.code == tt.code, tc.code
     # it generalizes: the row length comes from the input's size
     x = cthtorch.zeros(2, 7)
     cthtorch.manual_seed(3)

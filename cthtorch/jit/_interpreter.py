@@ -111,10 +111,44 @@ def _adaptive_max_pool1d(self, output_size):
     return cthtorch.nn.functional.adaptive_max_pool1d(self, output_size, True)
 
 
-# ops graphs name that no binding or composite serves under that name
+def _upsample_vec(mode, antialias=False):
+    """aten::upsample_<mode>.vec(input, output_size, [align_corners,] scale_factors): one of the two lists is
+    given, as F.interpolate takes them (the binding of that name is the other overload: sizes and scales)."""
+    def upsample(input, output_size, *rest):
+        align_corners = rest[0] if len(rest) == 2 else None
+        return cthtorch.nn.functional.interpolate(input, output_size, rest[-1], mode, align_corners,
+                                                  antialias=antialias)
+    return upsample
+
+
+def _nested_tensor_from_mask_left_aligned(t, mask):
+    """Whether each row of the (batch, seq) mask is its True entries, then its False ones (padding at the end)."""
+    m = mask.to(cthtorch.int64)
+    return bool((m.cumprod(-1) == m).all())
+
+
+def _no_nested_tensors(kind):
+    def raise_not_implemented(*args, **kwargs):
+        raise NotImplementedError("%s: nested tensors are not implemented in cthtorch (torch's TransformerEncoder "
+                                  "takes this path in eval mode with a key padding mask and enable_nested_tensor=True; "
+                                  "build the encoder with enable_nested_tensor=False)" % kind)
+    return raise_not_implemented
+
+
+# ops graphs name that no binding or composite serves under that name; `kind.overload` keys serve one overload
 _BUILTIN_IMPLS = {"aten::_convolution": _convolution, "aten::pad": _pad,
                   "aten::scaled_dot_product_attention": _sdpa, "aten::__interpolate": _interpolate,
-                  "aten::adaptive_max_pool1d": _adaptive_max_pool1d}
+                  "aten::adaptive_max_pool1d": _adaptive_max_pool1d,
+                  "aten::_nested_tensor_from_mask_left_aligned": _nested_tensor_from_mask_left_aligned,
+                  "aten::_nested_tensor_from_mask": _no_nested_tensors("aten::_nested_tensor_from_mask"),
+                  "aten::to_padded_tensor": _no_nested_tensors("aten::to_padded_tensor")}
+_BUILTIN_IMPLS.update(("aten::%s.vec" % name, _upsample_vec(mode, name.endswith("_aa"))) for name, mode in (
+    ("upsample_nearest1d", "nearest"), ("upsample_nearest2d", "nearest"), ("upsample_nearest3d", "nearest"),
+    ("_upsample_nearest_exact1d", "nearest-exact"), ("_upsample_nearest_exact2d", "nearest-exact"),
+    ("_upsample_nearest_exact3d", "nearest-exact"), ("upsample_linear1d", "linear"),
+    ("upsample_bilinear2d", "bilinear"), ("upsample_trilinear3d", "trilinear"), ("upsample_bicubic2d", "bicubic"),
+    ("_upsample_bilinear2d_aa", "bilinear"), ("_upsample_bicubic2d_aa", "bicubic"),
+    ("_upsample_lanczos2d_aa", "lanczos")))
 
 _callables = dict(_BUILTIN_IMPLS)
 
@@ -400,9 +434,10 @@ def op_call_args(n, slots):
     {keyword: slot}, conversions: per argument, the type whose int id a
     run must convert, or [] when none needs it). The C interpreter's
     lowering (jit/_c_interpreter.py) shares it."""
-    fn = op_callable(n.kind())
     ins = n.inputs()
     schema = n.maybeSchema()
+    fn = _BUILTIN_IMPLS.get("%s.%s" % (n.kind(), schema.overload_name)) if schema is not None else None
+    fn = fn or op_callable(n.kind())
     pos, kw, convs = [], {}, []
     if schema is None:
         pos = [slots(v) for v in ins]

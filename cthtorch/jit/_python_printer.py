@@ -4,7 +4,11 @@ as torch/csrc/jit/serialization/python_print.cpp does.
 A value used once, by the statement right after the one that makes it, is
 inlined into that statement's expression (constants always are); other
 values get a variable: their debug name (sanitized, made unique) or `_N`.
-Tensor constants print as `CONSTANTS.cN` and are collected in `constants`.
+An inlined expression that makes a long line (40 characters with its
+indentation) is hoisted into a `_N` temporary, with the inlined values its
+user reads before it, so the statements keep their order (torch's
+splitLongInlines). Tensor constants print as `CONSTANTS.cN` and are
+collected in `constants`.
 """
 import cthtorch
 
@@ -40,6 +44,8 @@ class PythonPrinter:
     def __init__(self, constants=None):
         self.constants = constants if constants is not None else []
         self._inline = set()
+        self._exprs = {}          # value -> its inlined expression, made when the emitter reaches its node
+        self._split_seen = {}     # user node -> the highest input offset already considered for splitting
         self._names = {}
         self._used_names = set()
         self._tmp = 0
@@ -122,10 +128,43 @@ class PythonPrinter:
         return name
 
     def expr(self, v):
+        e = self._exprs.get(v)
+        if e is not None:
+            return e
         n = v.node()
         if n in self._inline:
             return self._node_expr(n)
         return self._name_value(v)
+
+    # -- long inlined expressions (python_print.cpp's isLongLine / splitLongInlines / scanLongInlines)
+    @staticmethod
+    def _long(e, indent):
+        return len(e) + 2 * indent >= 40
+
+    def _split_long_inlines(self, v, indent, lines):
+        u = v.uses()[0]
+        acc = []
+        self._scan_long_inlines(u.user, u.offset, acc)
+        for w in reversed(acc):
+            self._define(w, indent, lines)
+
+    def _scan_long_inlines(self, user, offset, acc):
+        seen = self._split_seen.get(user)
+        for i in range(offset, -1 if seen is None else seen, -1):
+            a = user.inputs()[i]
+            if a.node().kind() != "prim::Constant" and a in self._exprs:
+                acc.append(a)
+        self._split_seen[user] = offset
+        if seen is None and user in self._inline:
+            u = user.output().uses()[0]
+            self._scan_long_inlines(u.user, u.offset - 1, acc)   # its own use is still being built
+
+    def _define(self, v, indent, lines):
+        """An inlined value printed as a statement of its own after all: `_N = <its expression>`."""
+        name = self._temp()
+        lines.append("%s%s = %s" % ("  " * indent, name, self._exprs.pop(v)))
+        self._inline.discard(v.node())
+        self._names[v] = name
 
     # -- expressions
     def _const_expr(self, n):
@@ -230,6 +269,11 @@ class PythonPrinter:
         pad = "  " * indent
         for n in b.nodes():
             if n in self._inline:
+                if n.kind() != "prim::Constant":   # constants are written where they are read
+                    v = n.output()
+                    e = self._exprs[v] = self._node_expr(n)
+                    if self._long(e, indent):
+                        self._split_long_inlines(v, indent, lines)
                 continue
             self._emit_node(n, indent, lines)
         return pad

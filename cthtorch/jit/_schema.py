@@ -68,6 +68,12 @@ COMPOSITE_SCHEMAS = [
     "bool cudnn_enabled=True) -> Tensor",
     "aten::lstm_cell(Tensor input, Tensor[] hx, Tensor w_ih, Tensor w_hh, Tensor? b_ih=None, Tensor? b_hh=None) "
     "-> (Tensor, Tensor)",
+    "aten::gru_cell(Tensor input, Tensor hx, Tensor w_ih, Tensor w_hh, Tensor? b_ih=None, Tensor? b_hh=None) "
+    "-> Tensor",
+    "aten::rnn_tanh_cell(Tensor input, Tensor hx, Tensor w_ih, Tensor w_hh, Tensor? b_ih=None, Tensor? b_hh=None) "
+    "-> Tensor",
+    "aten::rnn_relu_cell(Tensor input, Tensor hx, Tensor w_ih, Tensor w_hh, Tensor? b_ih=None, Tensor? b_hh=None) "
+    "-> Tensor",
     "aten::pad(Tensor self, SymInt[] pad, str mode=\"constant\", float? value=None) -> Tensor",
     "aten::conv1d(Tensor input, Tensor weight, Tensor? bias=None, SymInt[1] stride=[1], SymInt[1] padding=[0], "
     "SymInt[1] dilation=[1], SymInt groups=1) -> Tensor",
@@ -123,6 +129,28 @@ COMPOSITE_SCHEMAS = [
     % _FACTORY_KW[23:],
     "aten::eye(SymInt n, *, %s) -> Tensor" % _FACTORY_KW,
     "aten::linspace(Scalar start, Scalar end, int steps, *, %s) -> Tensor" % _FACTORY_KW,
+] + [  # the `.vec` overloads (a size list or scale list, either None) that torch's traces of interpolate record
+    "aten::%s.vec(Tensor input, SymInt[]? output_size, %sfloat[]? scale_factors) -> Tensor"
+    % (f, "bool align_corners, " if align else "") for f, align in (
+        ("upsample_nearest1d", False), ("upsample_nearest2d", False), ("upsample_nearest3d", False),
+        ("_upsample_nearest_exact1d", False), ("_upsample_nearest_exact2d", False),
+        ("_upsample_nearest_exact3d", False), ("upsample_linear1d", True), ("upsample_bilinear2d", True),
+        ("upsample_trilinear3d", True), ("upsample_bicubic2d", True), ("_upsample_bilinear2d_aa", True),
+        ("_upsample_bicubic2d_aa", True), ("_upsample_lanczos2d_aa", True))
+] + [
+    "aten::adaptive_avg_pool1d(Tensor self, int[1] output_size) -> Tensor",
+    # TransformerEncoder's sparsity fast path (nested tensors): named by torch's source, see _interpreter
+    "aten::_nested_tensor_from_mask_left_aligned(Tensor t, Tensor mask) -> bool",
+    "aten::_nested_tensor_from_mask(Tensor t, Tensor mask, bool mask_check=True) -> Tensor",
+    "aten::to_padded_tensor(Tensor self, float padding, SymInt[]? output_size=None) -> Tensor",
+] + [  # the inference fast path of torch's MultiheadAttention / TransformerEncoderLayer source
+    "aten::_native_multi_head_attention(Tensor query, Tensor key, Tensor value, int embed_dim, int num_head, "
+    "Tensor qkv_weight, Tensor qkv_bias, Tensor proj_weight, Tensor proj_bias, Tensor? mask=None, "
+    "bool need_weights=True, bool average_attn_weights=True, int? mask_type=None) -> (Tensor, Tensor)",
+    "aten::_transformer_encoder_layer_fwd(Tensor src, int embed_dim, int num_heads, Tensor qkv_weight, "
+    "Tensor qkv_bias, Tensor proj_weight, Tensor proj_bias, bool use_gelu, bool norm_first, float eps, "
+    "Tensor norm_weight_1, Tensor norm_bias_1, Tensor norm_weight_2, Tensor norm_bias_2, Tensor ffn_weight_1, "
+    "Tensor ffn_bias_1, Tensor ffn_weight_2, Tensor ffn_bias_2, Tensor? mask=None, int? mask_type=None) -> Tensor",
 ]
 
 

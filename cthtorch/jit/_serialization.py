@@ -9,12 +9,13 @@
 
 Loading never unpickles Python objects: `__torch__.*` globals become script
 objects (RecursiveScriptModule for `class X(Module)`), and everything else
-must be a tensor record, a container or a primitive. Methods run from the
-archive's code/ (see _archive_code). Archives written by PyTorch load here,
-and archives written here load in PyTorch.
+must be a tensor record, a container or a primitive. Every method of the
+archive's code/ compiles with the script frontend into graphs that the
+interpreter runs; code that does not compile fails the load, as in PyTorch.
+Archives written by PyTorch load here, and archives written here load in
+PyTorch.
 """
 import collections
-import functools
 import io
 import os
 import pickle
@@ -28,7 +29,7 @@ import zipfile
 import cthtorch
 from cthtorch import serialization as _ser
 from cthtorch.nn import Module, Parameter
-from cthtorch.jit import _archive_code as _code
+from cthtorch.jit import _archive_classes as _code
 from cthtorch.jit import _ir
 from cthtorch.jit import _module as _jm
 from cthtorch.jit._script import _with_defaults
@@ -131,8 +132,6 @@ class ScriptObject:
         if methods is not None and name in methods:
             return methods[name]
         cdef = self.__dict__.get("_c_def")
-        if cdef is not None and name in cdef.methods:
-            return functools.partial(cdef.methods[name], self)
         raise AttributeError("'%s' object has no attribute '%s'" % (cdef.qualname if cdef else "ScriptObject", name))
 
 
@@ -149,34 +148,18 @@ class RecursiveScriptModule(_jm.RecursiveScriptModule):
 
     def forward(self, *args, **kwargs):
         m = self._methods.get("forward")
-        if m is not None:
-            return m(*args, **kwargs)
-        fn = self._c_def.methods.get("forward")
-        if fn is None:   # e.g. a scripted nn.LSTM: only its overloads forward__0/forward__1 are methods
+        if m is None:   # e.g. a scripted nn.LSTM: only its overloads forward__0/forward__1 are methods
             raise AttributeError("'RecursiveScriptModule' object has no attribute 'forward'")
-        return fn(self, *args, **kwargs)
+        return m(*args, **kwargs)
 
     def __getattr__(self, name):
         try:
             return _jm.ScriptModule.__getattr__(self, name)
         except AttributeError:
             cdef = self.__dict__.get("_c_def")
-            if cdef is not None:
-                if name in cdef.methods:
-                    return functools.partial(cdef.methods[name], self)
-                if name in cdef.constants:
-                    return cdef.constants[name]
+            if cdef is not None and name in cdef.constants:
+                return cdef.constants[name]
             raise
-
-    def _script_attr(self, name):   # the source executor's prim::GetAttr: parameters, buffers, submodules first
-        d = self.__dict__
-        for store in (d["_parameters"], d["_buffers"], d["_modules"]):
-            if name in store:
-                return store[name]
-        return getattr(self, name)
-
-    def _script_setattr(self, name, value):
-        setattr(self, name, value)
 
     @property
     def _qualified_name(self):
@@ -196,20 +179,19 @@ class RecursiveScriptModule(_jm.RecursiveScriptModule):
     def graph(self):
         m = self._methods.get("forward")
         if m is None:
-            raise NotImplementedError("cthtorch.jit.load: %s.forward does not compile with cthtorch's TorchScript "
-                                      "frontend yet (it runs from its source)" % self._qualified_name)
+            raise AttributeError("'RecursiveScriptModule' object has no attribute 'forward'")
         return m.graph
 
 
 def _method_source(cdef, name):
-    fn = cdef.methods.get(name)
-    if fn is None:
+    node = cdef.methods.get(name)
+    if node is None:
         raise AttributeError("'%s' has no method '%s'" % (cdef.qualname, name))
     import ast
     path = cdef.qualname.rsplit(".", 1)[0].replace(".", "/")
-    text = ast.get_source_segment(cdef.unit.sources[path], fn.node, padded=True)
+    text = ast.get_source_segment(cdef.unit.sources[path], node, padded=True)
     lines = textwrap.dedent(text).split("\n")
-    header = fn.node.body[0].lineno - fn.node.lineno   # the signature's lines, continued 4 deep as torch prints
+    header = node.body[0].lineno - node.lineno   # the signature's lines, continued 4 deep as torch prints
     lines[1:header] = ["  " + ln for ln in lines[1:header]]
     return _SELF_ANNOTATION.sub(r"\1self\2", "\n".join(lines), count=1) + "\n"
 
@@ -263,15 +245,13 @@ def load(f, map_location=None, _extra_files=None, _restore_shapes=False):
                                       map_location).load()
         if not isinstance(constants, tuple):
             raise RuntimeError("constants.pkl holds %s, not a tuple" % type(constants).__name__)
-        unit = _code.CodeUnit(sources, constants)
+        unit = _code.CodeUnit(sources)
         tree = _ArchiveUnpickler(zf.read("%s/data.pkl" % root), zf, root, "data", map_location).load()
         builder = _Builder(unit)
         module = builder.build(tree)
         if not isinstance(module, RecursiveScriptModule):
             raise RuntimeError("data.pkl does not hold a module (%s)" % type(module).__name__)
-        # methods the frontend cannot compile yet run from their source (_archive_code); which, and why,
-        # is kept on the module
-        module.__dict__["_compile_errors"] = _compile_methods(sources, constants, builder.objects)
+        _compile_methods(sources, constants, builder.objects)
         module.__dict__["_archive"] = {"root": root, "sources": sources, "constants": constants}
         if _extra_files is not None:
             for k in list(_extra_files):
@@ -360,7 +340,7 @@ class _Builder:
 
 def _compile_methods(sources, constants, objects):
     """Compiles the archive's code/ with the script frontend (the one TorchScript compiler) and gives
-    each loaded module/object its classes' methods as graphs."""
+    each loaded module/object its classes' methods as graphs, which the interpreter runs."""
     from cthtorch.jit import frontend
     srcs = [(text, path.replace("/", "."), "code/%s.py" % path) for path, text in sorted(sources.items())]
     consts = _ConstantsTable(constants)
@@ -371,16 +351,13 @@ def _compile_methods(sources, constants, objects):
         if name in ("inf", "nan"):   # torch's code printer writes these floats as bare names
             return float(name)
         raise KeyError(name)
-    errors = []
-    compiled = frontend.compile_sources(srcs, resolver, errors)
+    compiled = frontend.compile_sources(srcs, resolver)   # code that does not compile fails the load, as torch's
     for o in objects:
         sc = compiled.get(o._qualified_name)
         if sc is None:
             raise _code.CodeError("the archive has no code for class %s" % o._qualified_name)
         for name, cf in sc.methods.items():
-            if cf.graph is not None:
-                o._define_method(name, cf.graph, cf.defaults)
-    return errors
+            o._define_method(name, cf.graph, cf.defaults)
 
 
 class _ConstantsTable(types.ModuleType):

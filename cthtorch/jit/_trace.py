@@ -252,6 +252,17 @@ class TracingState:
         if schema is None:
             raise RuntimeError("The tracer cannot record %s: no schema matches its arguments %s"
                                % (name, _describe(args, kwargs)))
+        names = [a.name for a in schema.arguments]
+        if "pin_memory" in names and "device" in names:
+            # torch's tracer records a factory's options as resolved: pin_memory False, and the device the
+            # result is on unless the op takes it from a tensor argument (zeros_like, new_zeros)
+            bound = list(bound)
+            if bound[names.index("pin_memory")] is None:
+                bound[names.index("pin_memory")] = False
+            d = names.index("device")
+            if bound[d] is None and isinstance(result, cthtorch.Tensor) and \
+                    not isinstance(schema.arguments[0].type, _ir.TensorType):
+                bound[d] = result.device
         ins = [self.value_for(v, a.type, loc) for a, v in zip(schema.arguments, bound)]
         results = result if isinstance(result, (tuple, list)) and len(schema.returns) > 1 else (result,)
         g = self.frame.graph

@@ -932,8 +932,9 @@ class Emitter:
         g.registerOutput(out)
         # as torch's compiler cleans each graph it makes: static conditions (`if 1 > 2:`) keep the branch
         # taken and dead statements go, so .graph and .code show what runs
-        from ._passes import constant_propagation
+        from ._passes import constant_pooling, constant_propagation
         constant_propagation(g, immutable_only=True)
+        constant_pooling(g)   # then the constants at the top, once each, as torch's .graph lists them
         return g
 
     # -- statements

@@ -590,6 +590,19 @@ class RNNCellBase(Module):
             self.register_parameter("bias_hh", None)
         self.reset_parameters()
 
+    def _scripted_state(self, input: Tensor, hx: Optional[Tensor]) -> Tuple[Tensor, Tensor, bool]:
+        """The scripted RNNCell/GRUCell forward's batched input and state, and whether the input was batched."""
+        is_batched = input.dim() == 2
+        if not is_batched:
+            input = input.unsqueeze(0)
+        if hx is None:
+            h = cthtorch.zeros(input.size(0), self.hidden_size, dtype=input.dtype, device=input.device)
+        elif is_batched:
+            h = hx
+        else:
+            h = hx.unsqueeze(0)
+        return input, h, is_batched
+
     def reset_parameters(self):
         stdv = 1.0 / math.sqrt(self.hidden_size) if self.hidden_size > 0 else 0
         for w in self.parameters():
@@ -609,7 +622,17 @@ class RNNCell(RNNCellBase):
         super().__init__(input_size, hidden_size, bias, 1, device, dtype)
         self.nonlinearity = nonlinearity
 
-    def forward(self, input, hx=None):
+    def forward(self, input: Tensor, hx: Optional[Tensor] = None) -> Tensor:
+        if not cthtorch.jit.is_scripting():
+            return self._eager_forward(input, hx)
+        input, h, is_batched = self._scripted_state(input, hx)   # TorchScript: the cell op, as torch's
+        if self.nonlinearity == "tanh":
+            out = cthtorch.rnn_tanh_cell(input, h, self.weight_ih, self.weight_hh, self.bias_ih, self.bias_hh)
+        else:
+            out = cthtorch.rnn_relu_cell(input, h, self.weight_ih, self.weight_hh, self.bias_ih, self.bias_hh)
+        return out if is_batched else out.squeeze(0)
+
+    def _eager_forward(self, input, hx):
         unb = input.dim() == 1
         x = input.unsqueeze(0) if unb else input
         h = cthtorch.zeros(x.shape[0], self.hidden_size, dtype=x.dtype) if hx is None else (hx.unsqueeze(0) if unb else hx)
@@ -621,13 +644,32 @@ class LSTMCell(RNNCellBase):
     def __init__(self, input_size, hidden_size, bias=True, device=None, dtype=None):
         super().__init__(input_size, hidden_size, bias, 4, device, dtype)
 
-    def forward(self, input, hx=None):
+    def forward(self, input: Tensor, hx: Optional[Tuple[Tensor, Tensor]] = None) -> Tuple[Tensor, Tensor]:
+        if not cthtorch.jit.is_scripting():
+            return self._eager_forward(input, hx)
+        is_batched = input.dim() == 2   # TorchScript: aten::lstm_cell, as torch's
+        if not is_batched:
+            input = input.unsqueeze(0)
+        if hx is None:
+            zeros = cthtorch.zeros(input.size(0), self.hidden_size, dtype=input.dtype, device=input.device)
+            h, c = zeros, zeros
+        elif is_batched:
+            h, c = hx[0], hx[1]
+        else:
+            h, c = hx[0].unsqueeze(0), hx[1].unsqueeze(0)
+        h, c = cthtorch.lstm_cell(input, [h, c], self.weight_ih, self.weight_hh, self.bias_ih, self.bias_hh)
+        if not is_batched:
+            return h.squeeze(0), c.squeeze(0)
+        return h, c
+
+    def _eager_forward(self, input, hx):
         unb = input.dim() == 1
         x = input.unsqueeze(0) if unb else input
         if hx is None:
             z = cthtorch.zeros(x.shape[0], self.hidden_size, dtype=x.dtype)
-            hx = (z, z)
-        h, c = (hx[0].unsqueeze(0), hx[1].unsqueeze(0)) if unb else hx
+            h, c = z, z   # already batched: unbatched input without a state used to get a 3-d state
+        else:
+            h, c = (hx[0].unsqueeze(0), hx[1].unsqueeze(0)) if unb else hx
         h, c = _cell_step("LSTM", x, h, c, self.weight_ih, self.weight_hh, self.bias_ih, self.bias_hh)
         return (h.squeeze(0), c.squeeze(0)) if unb else (h, c)
 
@@ -636,7 +678,14 @@ class GRUCell(RNNCellBase):
     def __init__(self, input_size, hidden_size, bias=True, device=None, dtype=None):
         super().__init__(input_size, hidden_size, bias, 3, device, dtype)
 
-    def forward(self, input, hx=None):
+    def forward(self, input: Tensor, hx: Optional[Tensor] = None) -> Tensor:
+        if not cthtorch.jit.is_scripting():
+            return self._eager_forward(input, hx)
+        input, h, is_batched = self._scripted_state(input, hx)   # TorchScript: aten::gru_cell, as torch's
+        out = cthtorch.gru_cell(input, h, self.weight_ih, self.weight_hh, self.bias_ih, self.bias_hh)
+        return out if is_batched else out.squeeze(0)
+
+    def _eager_forward(self, input, hx):
         unb = input.dim() == 1
         x = input.unsqueeze(0) if unb else input
         h = cthtorch.zeros(x.shape[0], self.hidden_size, dtype=x.dtype) if hx is None else (hx.unsqueeze(0) if unb else hx)
