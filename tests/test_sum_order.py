@@ -88,3 +88,32 @@ def test_loss_reductions_bits(reduction):
         fc, ft = getattr(ct.nn.functional, name), getattr(torch.nn.functional, name)
         bits_equal(fc(ct.from_numpy(x), ct.from_numpy(y), reduction=reduction),
                    ft(torch.from_numpy(x), torch.from_numpy(y), reduction=reduction))
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("shape", [(1, 5), (3, 10), (64, 10), (37, 1000), (1000, 3), (5000, 7), (4, 5, 6, 7), (2, 3, 33)])
+def test_nll_loss_bits(dtype, shape, threads):
+    # torch adds -w*x and w in the dtype in an 8-level cascade over the targets
+    rs = np.random.RandomState(5)
+    x = mixed(rs, shape, dtype)
+    t = rs.randint(0, shape[1], size=(shape[0],) + shape[2:])
+    w = rs.rand(shape[1]).astype(dtype)
+    t[::7] = 2 if shape[1] > 2 else 0   # some ignored targets
+    for kw in [{}, {"ignore_index": 2}]:
+        for weight in [None, w]:
+            for reduction in ["mean", "sum", "none"]:
+                a = ct.nn.functional.nll_loss(ct.from_numpy(x), ct.from_numpy(t), reduction=reduction, **kw,
+                                              weight=None if weight is None else ct.from_numpy(weight))
+                b = torch.nn.functional.nll_loss(torch.from_numpy(x), torch.from_numpy(t), reduction=reduction, **kw,
+                                                 weight=None if weight is None else torch.from_numpy(weight))
+                bits_equal(a, b)
+
+
+def test_cross_entropy_reduces_as_nll_loss():
+    # cross_entropy is log_softmax then nll_loss: given torch's log-probabilities the loss is torch's
+    rs = np.random.RandomState(6)
+    x = rs.randn(300, 10).astype(np.float32) * 3
+    t = rs.randint(0, 10, 300)
+    logp = torch.log_softmax(torch.from_numpy(x), 1)
+    bits_equal(ct.nn.functional.nll_loss(ct.from_numpy(logp.numpy()), ct.from_numpy(t)),
+               torch.nn.functional.cross_entropy(torch.from_numpy(x), torch.from_numpy(t)))
