@@ -361,38 +361,37 @@ THTensor *at_nll_loss(const THTensor *self, const THTensor *target, const THTens
   float fl[8] = {0}, fw[8] = {0};
   double dl[8] = {0}, dw[8] = {0};
   int64_t ignored = 0;
-  for (int64_t b = 0; b < n.N; b++)
-    for (int64_t s = 0; s < n.S; s++) {
-      int64_t k = b * n.S + s, c = t[k];
-      double v = 0;
-      if (c == ignore_index) {
-        ignored++;
-        if (none) ((double *)THTensor_data(none))[k] = 0;
-        continue;
-      }
-      if (c < 0 || c >= n.C) {
-        THError_set(TH_ERR_INDEX, "Target %lld is out of bounds.", (long long)c);
-        THTensor_free(none);
-        goto done;
-      }
-      double x = elem(n.x, n.ct, (b * n.C + c) * n.S + s);
-      if (isf) {
-        float p = w ? (float)x * (float)w[c] : (float)x;
-        fl[0] -= p;
-        if (w) fw[0] += (float)w[c];
-        v = -(double)p;
-      } else {
-        double p = w ? x * w[c] : x;
-        dl[0] -= p;
-        if (w) dw[0] += w[c];
-        v = -p;
-      }
-      if (none) ((double *)THTensor_data(none))[k] = v;
-      for (int j = 0; j + 1 < 8 && !(k & (lmask << (j * lp))); j++) {
-        fl[j + 1] += fl[j]; fw[j + 1] += fw[j]; fl[j] = fw[j] = 0;
-        dl[j + 1] += dl[j]; dw[j + 1] += dw[j]; dl[j] = dw[j] = 0;
-      }
-    }
+  double *nv = none ? (double *)THTensor_data(none) : NULL;
+  /* one loop per compute type T, accumulating into levels L (losses) and W (weights) */
+#define NLL_CASCADE(T, L, W)                                                             \
+  do {                                                                                   \
+    const T *xd = (const T *)THTensor_data(n.x);                                         \
+    for (int64_t b = 0; b < n.N; b++)                                                    \
+      for (int64_t s = 0; s < n.S; s++) {                                                \
+        const int64_t k = b * n.S + s, c = t[k];                                         \
+        if (c == ignore_index) {                                                         \
+          ignored++;                                                                     \
+          if (nv) nv[k] = 0;                                                             \
+          continue;                                                                      \
+        }                                                                                \
+        if (c < 0 || c >= n.C) {                                                         \
+          THError_set(TH_ERR_INDEX, "Target %lld is out of bounds.", (long long)c);      \
+          THTensor_free(none);                                                           \
+          goto done;                                                                     \
+        }                                                                                \
+        T p = xd[(b * n.C + c) * n.S + s];                                               \
+        if (w) { p *= (T)w[c]; W[0] += (T)w[c]; }                                        \
+        L[0] -= p;                                                                       \
+        if (nv) nv[k] = -(double)p;                                                      \
+        if (!(k & lmask))                                                                \
+          for (int j = 0; j + 1 < 8 && !(k & (lmask << (j * lp))); j++) {                \
+            L[j + 1] += L[j]; W[j + 1] += W[j]; L[j] = W[j] = 0;                         \
+          }                                                                              \
+      }                                                                                  \
+  } while (0)
+  if (isf) NLL_CASCADE(float, fl, fw);
+  else NLL_CASCADE(double, dl, dw);
+#undef NLL_CASCADE
   if (none) {
     out = at_to_dtype(none, self->dtype, false);
     THTensor_free(none);

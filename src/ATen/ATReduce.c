@@ -70,7 +70,9 @@ static void sum_iter_build(SumIter *it, const THTensor *self, const bool *reduce
   }
 }
 
-int at_reduce_prepare(const THTensor *self, const ATIntList *dims, bool keepdim, ATReduce2D *r) {
+/* copy false: a reduction that keeps dims and does not collapse to 2-d is left uncopied,
+ * r->data NULL (the float sums iterate the input as torch does) */
+static int reduce_prepare(const THTensor *self, const ATIntList *dims, bool keepdim, ATReduce2D *r, bool copy) {
   int nd = self->ndim;
   memset(r, 0, sizeof *r);
   /* sum and mean of complex tensors reduce their real view (at_complex_sum); no other reduction has a complex kernel */
@@ -135,6 +137,7 @@ int at_reduce_prepare(const THTensor *self, const ATIntList *dims, bool keepdim,
     for (int i = 0; i < nd; i++) if (self->sizes[i] == 1) perm.v[perm.n++] = i;
     for (int i = nr - 1; i >= 0; i--) perm.v[perm.n++] = order[i];
   } else {
+    if (!copy) return 0;
     for (int i = 0; i < nd; i++) if (!r->reduced[i]) perm.v[perm.n++] = i;
     for (int i = 0; i < nd; i++) if (r->reduced[i]) perm.v[perm.n++] = i;
   }
@@ -147,6 +150,10 @@ int at_reduce_prepare(const THTensor *self, const ATIntList *dims, bool keepdim,
   r->sk = 1;
   r->data = THTensor_data(r->holder);
   return 0;
+}
+
+int at_reduce_prepare(const THTensor *self, const ATIntList *dims, bool keepdim, ATReduce2D *r) {
+  return reduce_prepare(self, dims, keepdim, r, true);
 }
 
 void at_reduce_release(ATReduce2D *r) {
@@ -401,14 +408,15 @@ static THTensor *sum_impl(const THTensor *self, const ATIntList *dims, bool keep
     return res;
   }
   ATReduce2D r;
-  if (at_reduce_prepare(self, dims, keepdim, &r) < 0) { THTensor_free(src); return NULL; }
+  const bool torch_order = self->dtype == TH_Float || self->dtype == TH_Double;
+  if (reduce_prepare(self, dims, keepdim, &r, !torch_order) < 0) { THTensor_free(src); return NULL; }
   bool fl = THDtype_isFloating(self->dtype);
   THTensor *acc = THTensor_new(fl ? TH_Double : TH_Int64, r.out_ndim, r.out_sizes);
   THTensor *res = NULL;
   if (!acc) goto done;
   if (r.M > 0) {
     if (r.K == 0) memset(THTensor_data(acc), 0, r.M * 8);
-    else if (r.holder && r.M > 1 && (self->dtype == TH_Float || self->dtype == TH_Double)) {
+    else if (!r.data) {
       int nt = at_get_num_threads();
       if (sum_nd_torch(self, &r, (double *)THTensor_data(acc), nt > 64 ? 64 : nt) < 0) goto done;
     } else sum_into(&r, fl ? (double *)THTensor_data(acc) : NULL, fl ? NULL : (int64_t *)THTensor_data(acc));
