@@ -88,3 +88,66 @@ def test_loss_reductions_bits(reduction):
         fc, ft = getattr(ct.nn.functional, name), getattr(torch.nn.functional, name)
         bits_equal(fc(ct.from_numpy(x), ct.from_numpy(y), reduction=reduction),
                    ft(torch.from_numpy(x), torch.from_numpy(y), reduction=reduction))
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("shape", [(1, 5), (3, 10), (64, 10), (37, 1000), (1000, 3), (5000, 7), (4, 5, 6, 7), (2, 3, 33)])
+def test_nll_loss_bits(dtype, shape, threads):
+    # torch adds -w*x and w in the dtype in an 8-level cascade over the targets
+    rs = np.random.RandomState(5)
+    x = mixed(rs, shape, dtype)
+    t = rs.randint(0, shape[1], size=(shape[0],) + shape[2:])
+    w = rs.rand(shape[1]).astype(dtype)
+    t[::7] = 2 if shape[1] > 2 else 0   # some ignored targets
+    for kw in [{}, {"ignore_index": 2}]:
+        for weight in [None, w]:
+            for reduction in ["mean", "sum", "none"]:
+                a = ct.nn.functional.nll_loss(ct.from_numpy(x), ct.from_numpy(t), reduction=reduction, **kw,
+                                              weight=None if weight is None else ct.from_numpy(weight))
+                b = torch.nn.functional.nll_loss(torch.from_numpy(x), torch.from_numpy(t), reduction=reduction, **kw,
+                                                 weight=None if weight is None else torch.from_numpy(weight))
+                bits_equal(a, b)
+
+
+def test_cross_entropy_reduces_as_nll_loss():
+    # cross_entropy is log_softmax then nll_loss: given torch's log-probabilities the loss is torch's
+    rs = np.random.RandomState(6)
+    x = rs.randn(300, 10).astype(np.float32) * 3
+    t = rs.randint(0, 10, 300)
+    logp = torch.log_softmax(torch.from_numpy(x), 1)
+    bits_equal(ct.nn.functional.nll_loss(ct.from_numpy(logp.numpy()), ct.from_numpy(t)),
+               torch.nn.functional.cross_entropy(torch.from_numpy(x), torch.from_numpy(t)))
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("shape,dims", [
+    ((3, 50, 7), 1), ((4, 33, 40), 1), ((64, 100, 3), 1), ((5, 17, 9), (0, 2)), ((8, 16, 5, 5), (0, 2, 3)),
+    ((2, 3, 40, 6), (1, 2)), ((3, 1, 9, 11), (0, 2)), ((40, 300, 9), 1), ((7, 70, 130), 1), ((130, 70, 7), (0, 2)),
+    ((64, 32, 14, 14), (0, 2, 3)), ((9, 5000, 3), 1), ((2, 3, 4, 5, 6), (1, 3)), ((5, 4, 3, 2, 99), (0, 2, 4))])
+def test_middle_dim_sums_bits(dtype, shape, dims, threads):
+    # torch reorders the dims (reduced innermost), merges what it can and sums 2-d slices
+    rs = np.random.RandomState(7)
+    x = mixed(rs, shape, dtype)
+    a, b = ct.from_numpy(x), torch.from_numpy(x)
+    bits_equal(a.sum(dims), b.sum(dims))
+    bits_equal(a.mean(dims, keepdim=True), b.mean(dims, keepdim=True))
+    # non-contiguous inputs: a permutation and a strided slice
+    p = tuple(reversed(range(len(shape))))
+    bits_equal(a.permute(p).sum(dims), b.permute(p).sum(dims))
+    bits_equal(a[..., ::2].sum(dims), b[..., ::2].sum(dims))
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_strided_sums_bits(dtype, threads):
+    # full sums of views whose dims do not merge run torch's rows (its first dim after ordering by
+    # stride); column sums of strided outputs split over threads in equal chunks, as torch's
+    rs = np.random.RandomState(8)
+    x = mixed(rs, (64, 33, 40), dtype)
+    a, b = ct.from_numpy(x), torch.from_numpy(x)
+    for f in [lambda t: t.permute(2, 0, 1)[..., ::2], lambda t: t.t() if t.dim() == 2 else t.permute(1, 2, 0),
+              lambda t: t[::3, :, 1::2].transpose(0, 1), lambda t: t[:, ::2]]:
+        bits_equal(f(a).sum(), f(b).sum())
+        bits_equal(f(a).sum(0), f(b).sum(0))
+    y = mixed(rs, (300, 400), dtype)
+    bits_equal(ct.from_numpy(y)[:, ::2].sum(0), torch.from_numpy(y)[:, ::2].sum(0))
+    bits_equal(ct.from_numpy(y)[::2, ::3].sum(0), torch.from_numpy(y)[::2, ::3].sum(0))

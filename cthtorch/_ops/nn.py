@@ -140,8 +140,8 @@ def cross_entropy_loss(input, target, weight=None, reduction=1, ignore_index=-10
         out = smooth.sum()
     else:
         if weight is not None:
-            denom = weight[target.masked_fill(mask, 0)].masked_fill(mask, 0.0).sum() if hasattr(target, "masked_fill") \
-                else weight.sum()
+            # the weights of the kept targets alone, in order, as torch sums them (zeros between would regroup)
+            denom = weight[target[~mask]].sum()
         else:
             denom = (~mask).sum()
         out = smooth.sum() / denom

@@ -344,34 +344,70 @@ THTensor *at_nll_loss(const THTensor *self, const THTensor *target, const THTens
   const int64_t *t = (const int64_t *)THTensor_data(n.t);
   const double *w = n.w ? (const double *)THTensor_data(n.w) : NULL;
   THTensor *out = NULL;
-  double total = 0, wsum = 0;
   THTensor *none = NULL;
   if (reduction == AT_REDUCTION_NONE) {
     none = THTensor_new(TH_Double, target->ndim, target->sizes);
     if (!none) goto done;
   }
-  for (int64_t b = 0; b < n.N; b++)
-    for (int64_t s = 0; s < n.S; s++) {
-      int64_t k = b * n.S + s, c = t[k];
-      double v = 0;
-      if (c != ignore_index) {
-        if (c < 0 || c >= n.C) {
-          THError_set(TH_ERR_INDEX, "Target %lld is out of bounds.", (long long)c);
-          THTensor_free(none);
-          goto done;
-        }
-        double wc = w ? w[c] : 1.0;
-        v = -wc * elem(n.x, n.ct, (b * n.C + c) * n.S + s);
-        wsum += wc;
-      }
-      total += v;
-      if (none) ((double *)THTensor_data(none))[k] = v;
-    }
+  /* mean and sum add -w*x and w in the compute type in torch's order: an 8-level cascade
+   * over the N*S targets whose level j flushes into j+1 after each index with no bits set
+   * under its mask (level_power = max(4, ceil(log2(N*S)) / 8)), the levels then added up
+   * from 0; targets equal to ignore_index count out of the unweighted mean */
+  const bool isf = n.ct == TH_Float;
+  const int64_t NS = n.N * n.S;
+  const int clog2 = NS <= 1 ? 0 : 64 - __builtin_clzll((uint64_t)(NS - 1));
+  const int lp = clog2 / 8 > 4 ? clog2 / 8 : 4;
+  const int64_t lmask = ((int64_t)1 << lp) - 1;
+  float fl[8] = {0}, fw[8] = {0};
+  double dl[8] = {0}, dw[8] = {0};
+  int64_t ignored = 0;
+  double *nv = none ? (double *)THTensor_data(none) : NULL;
+  /* one loop per compute type T, accumulating into levels L (losses) and W (weights) */
+#define NLL_CASCADE(T, L, W)                                                             \
+  do {                                                                                   \
+    const T *xd = (const T *)THTensor_data(n.x);                                         \
+    for (int64_t b = 0; b < n.N; b++)                                                    \
+      for (int64_t s = 0; s < n.S; s++) {                                                \
+        const int64_t k = b * n.S + s, c = t[k];                                         \
+        if (c == ignore_index) {                                                         \
+          ignored++;                                                                     \
+          if (nv) nv[k] = 0;                                                             \
+          continue;                                                                      \
+        }                                                                                \
+        if (c < 0 || c >= n.C) {                                                         \
+          THError_set(TH_ERR_INDEX, "Target %lld is out of bounds.", (long long)c);      \
+          THTensor_free(none);                                                           \
+          goto done;                                                                     \
+        }                                                                                \
+        T p = xd[(b * n.C + c) * n.S + s];                                               \
+        if (w) { p *= (T)w[c]; W[0] += (T)w[c]; }                                        \
+        L[0] -= p;                                                                       \
+        if (nv) nv[k] = -(double)p;                                                      \
+        if (!(k & lmask))                                                                \
+          for (int j = 0; j + 1 < 8 && !(k & (lmask << (j * lp))); j++) {                \
+            L[j + 1] += L[j]; W[j + 1] += W[j]; L[j] = W[j] = 0;                         \
+          }                                                                              \
+      }                                                                                  \
+  } while (0)
+  if (isf) NLL_CASCADE(float, fl, fw);
+  else NLL_CASCADE(double, dl, dw);
+#undef NLL_CASCADE
   if (none) {
     out = at_to_dtype(none, self->dtype, false);
     THTensor_free(none);
   } else {
-    double r = reduction == AT_REDUCTION_MEAN ? total / wsum : total;
+    double r;
+    if (isf) {
+      float tl = 0, tw = 0;
+      for (int j = 0; j < 8; j++) { tl += fl[j]; tw += fw[j]; }
+      if (!w) tw = (float)(NS - ignored);
+      r = reduction == AT_REDUCTION_MEAN ? tl / tw : tl;
+    } else {
+      double tl = 0, tw = 0;
+      for (int j = 0; j < 8; j++) { tl += dl[j]; tw += dw[j]; }
+      if (!w) tw = (double)(NS - ignored);
+      r = reduction == AT_REDUCTION_MEAN ? tl / tw : tl;
+    }
     out = at_scalar_tensor(at_scalar_float(r), self->dtype);
   }
 done:

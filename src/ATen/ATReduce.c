@@ -11,7 +11,68 @@
 #include <math.h>
 #include <string.h>
 
-int at_reduce_prepare(const THTensor *self, const ATIntList *dims, bool keepdim, ATReduce2D *r) {
+/* torch's iteration of a float32/float64 sum whose dims do not collapse to 2-d (a middle dim,
+ * or kept dims between reduced ones): its dims, fastest first, after torch's reordering and
+ * merging; each 2-d slice (dims 0 and 1) is summed by the 2-d kernel and added into its outputs.
+ * order (optional) receives the input dims of size > 1, fastest first */
+typedef struct {
+  int nd;
+  int64_t size[TH_MAX_DIMS], is[TH_MAX_DIMS], os[TH_MAX_DIMS];   /* strides in elements */
+} SumIter;
+
+/* > 0 when dim a should go inside dim b: reduced dims first, then by output stride (the result
+ * is contiguous in the kept dims' order), then by input stride, then the smaller size */
+static int sum_iter_swap(const SumIter *it, int a, int b) {
+  if ((it->os[a] == 0) != (it->os[b] == 0)) return it->os[b] == 0 ? 1 : -1;
+  if (it->os[a] && it->os[b] && it->os[a] != it->os[b]) return it->os[a] < it->os[b] ? -1 : 1;
+  if (it->is[a] && it->is[b]) {
+    if (it->is[a] != it->is[b]) return it->is[a] < it->is[b] ? -1 : 1;
+    if (it->size[a] > it->size[b]) return 1;
+  }
+  return 0;
+}
+
+static void sum_iter_build(SumIter *it, const THTensor *self, const bool *reduced, int *order) {
+  SumIter raw = { 0 };
+  int raw_dim[TH_MAX_DIMS];
+  int64_t ostride = 1;
+  for (int i = self->ndim - 1; i >= 0; i--) {   /* last dim first: torch's starting order */
+    if (self->sizes[i] == 1) continue;
+    raw_dim[raw.nd] = i;
+    raw.size[raw.nd] = self->sizes[i];
+    raw.is[raw.nd] = self->strides[i];
+    raw.os[raw.nd] = reduced[i] ? 0 : ostride;
+    if (!reduced[i]) ostride *= self->sizes[i];
+    raw.nd++;
+  }
+  int perm[TH_MAX_DIMS];
+  for (int i = 0; i < raw.nd; i++) perm[i] = i;
+  /* torch's insertion sort: a tie keeps looking further in */
+  for (int i = 1; i < raw.nd; i++)
+    for (int d1 = i, d0 = i - 1; d0 >= 0; d0--) {
+      int c = sum_iter_swap(&raw, perm[d0], perm[d1]);
+      if (c > 0) { int t = perm[d0]; perm[d0] = perm[d1]; perm[d1] = t; d1 = d0; }
+      else if (c < 0) break;
+    }
+  if (order) for (int i = 0; i < raw.nd; i++) order[i] = raw_dim[perm[i]];
+  it->nd = 0;
+  for (int i = 0; i < raw.nd; i++) {
+    int d = perm[i];
+    if (it->nd) {   /* merge into the previous dim when both strides continue it */
+      int p = it->nd - 1;
+      if (it->size[p] * it->is[p] == raw.is[d] && it->size[p] * it->os[p] == raw.os[d]) {
+        it->size[p] *= raw.size[d];
+        continue;
+      }
+    }
+    it->size[it->nd] = raw.size[d]; it->is[it->nd] = raw.is[d]; it->os[it->nd] = raw.os[d];
+    it->nd++;
+  }
+}
+
+/* copy false: a reduction that keeps dims and does not collapse to 2-d is left uncopied,
+ * r->data NULL (the float sums iterate the input as torch does) */
+static int reduce_prepare(const THTensor *self, const ATIntList *dims, bool keepdim, ATReduce2D *r, bool copy) {
   int nd = self->ndim;
   memset(r, 0, sizeof *r);
   /* sum and mean of complex tensors reduce their real view (at_complex_sum); no other reduction has a complex kernel */
@@ -62,24 +123,24 @@ int at_reduce_prepare(const THTensor *self, const ATIntList *dims, bool keepdim,
     r->row_vec = r->sk == 1;
     return 0;
   }
-  /* the copy keeps the reduced dims in index order: its rows are torch's when that is also
-   * their order by stride and every kept dim lies outside them; else one row (another order) */
-  bool rows_known = nr > 0;
-  for (int i = 0; i + 1 < nr; i++) rows_known = rows_known && red[i] < red[i + 1];
-  for (int i = 0; i < nk && rows_known; i++) rows_known = self->strides[kept[i]] > self->strides[red[0]];
+  /* a full reduction copies in torch's order of iteration, its rows the first dim of that
+   * (a full sum adds their sums in order); else kept dims, then the reduced ones in index order */
+  ATIntList perm = { 0 };
   r->row_len = r->K;
   r->row_vec = true;
-  if (rows_known) {
-    int i = nr - 1;
-    r->row_len = self->sizes[red[i]];
-    r->row_vec = self->strides[red[i]] == 1;
-    for (; i > 0 && self->strides[red[i - 1]] == self->strides[red[i]] * self->sizes[red[i]]; i--)
-      r->row_len *= self->sizes[red[i - 1]];
+  if (nk == 0) {
+    SumIter it;
+    int order[TH_MAX_DIMS];
+    sum_iter_build(&it, self, r->reduced, order);
+    r->row_len = it.size[0];
+    r->row_vec = it.is[0] == 1;
+    for (int i = 0; i < nd; i++) if (self->sizes[i] == 1) perm.v[perm.n++] = i;
+    for (int i = nr - 1; i >= 0; i--) perm.v[perm.n++] = order[i];
+  } else {
+    if (!copy) return 0;
+    for (int i = 0; i < nd; i++) if (!r->reduced[i]) perm.v[perm.n++] = i;
+    for (int i = 0; i < nd; i++) if (r->reduced[i]) perm.v[perm.n++] = i;
   }
-  /* copy into kept-then-reduced order, contiguous */
-  ATIntList perm = { 0 };
-  for (int i = 0; i < nd; i++) if (!r->reduced[i]) perm.v[perm.n++] = i;
-  for (int i = 0; i < nd; i++) if (r->reduced[i]) perm.v[perm.n++] = i;
   THTensor *p = at_permute(self, &perm);
   if (!p) return -1;
   r->holder = at_clone(p, false);
@@ -89,6 +150,10 @@ int at_reduce_prepare(const THTensor *self, const ATIntList *dims, bool keepdim,
   r->sk = 1;
   r->data = THTensor_data(r->holder);
   return 0;
+}
+
+int at_reduce_prepare(const THTensor *self, const ATIntList *dims, bool keepdim, ATReduce2D *r) {
+  return reduce_prepare(self, dims, keepdim, r, true);
 }
 
 void at_reduce_release(ATReduce2D *r) {
@@ -188,6 +253,92 @@ static void sum_full_torch(const ATReduce2D *r, double *od, int nt) {
   }
 }
 
+/* the slices of `it` in order (dims 2.. as a counter), each 2-d sum added into od in the dtype */
+static void sum_iter_run(const SumIter *it, const ATReduce2D *r, const char *data, double *od, double *tmp) {
+  const int es = THDtype_size(r->dtype);
+  const bool isf = r->dtype == TH_Float;
+  int64_t n0 = it->nd > 0 ? it->size[0] : 1, n1 = it->nd > 1 ? it->size[1] : 1;
+  int64_t is0 = it->nd > 0 ? it->is[0] : 0, is1 = it->nd > 1 ? it->is[1] : 0;
+  int64_t os0 = it->nd > 0 ? it->os[0] : 0, os1 = it->nd > 1 ? it->os[1] : 0;
+  if (os0 != 0 && os1 == 0) {   /* the reduced dim as the slice's first */
+    int64_t t = n0; n0 = n1; n1 = t;
+    t = is0; is0 = is1; is1 = t;
+    t = os0; os0 = os1; os1 = t;
+  }
+  int64_t idx[TH_MAX_DIMS] = { 0 }, ioff = 0, ooff = 0;
+  for (;;) {
+    const char *x = data + ioff * es;
+    if (os0 != 0) {   /* no reduced dim in the slice: elementwise adds */
+      for (int64_t j = 0; j < n1; j++)
+        for (int64_t i = 0; i < n0; i++) {
+          double *o = od + ooff + i * os0 + j * os1;
+          double v = isf ? (double)((const float *)x)[i * is0 + j * is1] : ((const double *)x)[i * is0 + j * is1];
+          *o = isf ? (double)((float)*o + (float)v) : *o + v;
+        }
+    } else {
+      sum2d[r->dtype](tmp, NULL, x, n1, n0, is1, is0);
+      for (int64_t j = 0; j < n1; j++) {
+        double *o = od + ooff + j * os1;
+        *o = isf ? (double)((float)*o + (float)tmp[j]) : *o + tmp[j];
+      }
+    }
+    int d = 2;
+    for (; d < it->nd; d++) {
+      ioff += it->is[d]; ooff += it->os[d];
+      if (++idx[d] < it->size[d]) break;
+      ioff -= it->is[d] * it->size[d]; ooff -= it->os[d] * it->size[d];
+      idx[d] = 0;
+    }
+    if (d >= it->nd) break;
+  }
+}
+
+/* a non-collapsing float32/float64 sum of M > 1 outputs in torch's order into od (zeroed here);
+ * with nt > 1 threads and 32768+ elements, torch's split of its outermost kept dim: equal
+ * chunks, rounded down to 128 bytes when that dim is unit-stride in the input */
+static int sum_nd_torch(const THTensor *self, const ATReduce2D *r, double *od, int nt) {
+  SumIter it;
+  sum_iter_build(&it, self, r->reduced, NULL);
+  for (int64_t m = 0; m < r->M; m++) od[m] = 0;
+  const int64_t n1 = it.nd > 1 ? it.size[1] : 1, n0 = it.nd > 0 ? it.size[0] : 1;
+  const int64_t tmp_n = n1 > n0 ? n1 : n0;
+  const char *data = THTensor_data(self);
+  const int es = THDtype_size(r->dtype);
+  if (nt <= 1 || r->M * r->K < 32768 || it.nd < 1) {
+    double *tmp = malloc(tmp_n * sizeof(double));
+    if (!tmp) { THError_set(TH_ERR_MEMORY, "out of memory"); return -1; }
+    sum_iter_run(&it, r, data, od, tmp);
+    free(tmp);
+    return 0;
+  }
+  int dim = it.nd - 1, best = it.nd - 1;
+  for (; dim >= 0 && it.os[dim] != 0; dim--) {
+    if (it.size[dim] >= nt) break;
+    if (it.size[dim] > it.size[best]) best = dim;
+  }
+  if (dim < 0 || it.os[dim] == 0) dim = best;
+  const int64_t n = it.size[dim];
+  const int T = n < nt ? (int)n : nt;
+  const int64_t chunk = (n + T - 1) / T, g = 128 / es;
+  const bool round = it.is[dim] == 1;
+  int err = 0;
+#pragma omp parallel for num_threads(T) reduction(| : err)
+  for (int t = 0; t < T; t++) {
+    int64_t b = t * chunk, e = b + chunk < n ? b + chunk : n;
+    if (b >= n) continue;
+    if (round) { b -= b % g; if (e != n) e -= e % g; }
+    if (b >= e) continue;
+    SumIter sub = it;
+    sub.size[dim] = e - b;
+    double *tmp = malloc(tmp_n * sizeof(double));
+    if (!tmp) { err = 1; continue; }
+    sum_iter_run(&sub, r, data + b * it.is[dim] * es, od + b * it.os[dim], tmp);
+    free(tmp);
+  }
+  if (err) { THError_set(TH_ERR_MEMORY, "out of memory"); return -1; }
+  return 0;
+}
+
 /* sums into a double or int64 buffer of M values, threads over m or k */
 static int sum_into(const ATReduce2D *r, double *od, int64_t *oi) {
   Sum2d fn = sum2d[r->dtype];
@@ -197,16 +348,13 @@ static int sum_into(const ATReduce2D *r, double *od, int64_t *oi) {
   bool torch_order = r->dtype == TH_Float || r->dtype == TH_Double;
   if (nt > 64) nt = 64;
   if (torch_order && r->M == 1) { sum_full_torch(r, od, nt); return 0; }
-  if (torch_order && r->row_len < r->K) {   /* each output's rows in order, outputs split over threads */
-#pragma omp parallel for num_threads(nt) if (work >= 65536)
-    for (int64_t m = 0; m < r->M; m++) od[m] = sum_rows_torch(r, r->data + m * r->sm * es, 0, r->K);
-    return 0;
-  }
-  if (nt <= 1 || work < 65536) { fn(od, oi, r->data, r->M, r->K, r->sm, r->sk); return 0; }
+  /* torch splits the outputs of 32768+ elements over its threads (so a column sum's grouping
+   * sees the chunk boundaries) */
+  if (nt <= 1 || work < (torch_order ? 32768 : 65536)) { fn(od, oi, r->data, r->M, r->K, r->sm, r->sk); return 0; }
   if (r->M >= nt && (r->M >= 16 || torch_order)) {
-    /* chunks of whole 128-byte column groups, as torch splits outputs, so a column sum's
-     * grouping (sum_cols_torch) sees the same boundaries */
-    const int64_t g = 128 / es;
+    /* chunks of whole 128-byte column groups when the outputs are adjacent in the input, as
+     * torch rounds its chunks; equal chunks otherwise */
+    const int64_t g = !torch_order || r->sm == 1 ? 128 / es : 1;
 #pragma omp parallel num_threads(nt)
     {
       int t = omp_get_thread_num(), n = omp_get_num_threads();
@@ -260,14 +408,18 @@ static THTensor *sum_impl(const THTensor *self, const ATIntList *dims, bool keep
     return res;
   }
   ATReduce2D r;
-  if (at_reduce_prepare(self, dims, keepdim, &r) < 0) { THTensor_free(src); return NULL; }
+  const bool torch_order = self->dtype == TH_Float || self->dtype == TH_Double;
+  if (reduce_prepare(self, dims, keepdim, &r, !torch_order) < 0) { THTensor_free(src); return NULL; }
   bool fl = THDtype_isFloating(self->dtype);
   THTensor *acc = THTensor_new(fl ? TH_Double : TH_Int64, r.out_ndim, r.out_sizes);
   THTensor *res = NULL;
   if (!acc) goto done;
   if (r.M > 0) {
     if (r.K == 0) memset(THTensor_data(acc), 0, r.M * 8);
-    else sum_into(&r, fl ? (double *)THTensor_data(acc) : NULL, fl ? NULL : (int64_t *)THTensor_data(acc));
+    else if (!r.data) {
+      int nt = at_get_num_threads();
+      if (sum_nd_torch(self, &r, (double *)THTensor_data(acc), nt > 64 ? 64 : nt) < 0) goto done;
+    } else sum_into(&r, fl ? (double *)THTensor_data(acc) : NULL, fl ? NULL : (int64_t *)THTensor_data(acc));
   }
   if (mean) {
     double *v = (double *)THTensor_data(acc);
