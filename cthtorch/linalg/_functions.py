@@ -306,7 +306,7 @@ name_node(Det, "LinalgDetBackward0")
 name_node(Slogdet, "LinalgSlogdetBackward0")
 
 
-def _not_differentiable(node_name, message, error=NotImplementedError, full_name=None):
+def not_differentiable(node_name, message, error=NotImplementedError, full_name=None):
     """An autograd Function that passes LAPACK's results through and whose backward raises: the graph exists
     (outputs require grad, as PyTorch's do) but the derivative is not implemented, in PyTorch as here."""
     class NotDifferentiable(Function):
@@ -323,8 +323,8 @@ def _not_differentiable(node_name, message, error=NotImplementedError, full_name
     return NotDifferentiable
 
 
-Geqrf = _not_differentiable("GeqrfBackward0", "the derivative for 'geqrf' is not implemented.")
-LdlFactor = _not_differentiable("NotImplemented", "derivative for aten::linalg_ldl_factor_ex is not implemented",
+Geqrf = not_differentiable("GeqrfBackward0", "the derivative for 'geqrf' is not implemented.")
+LdlFactor = not_differentiable("NotImplemented", "derivative for aten::linalg_ldl_factor_ex is not implemented",
                                 RuntimeError, "torch::autograd::NotImplemented")
-LdlSolve = _not_differentiable("NotImplemented", "derivative for aten::linalg_ldl_solve is not implemented",
+LdlSolve = not_differentiable("NotImplemented", "derivative for aten::linalg_ldl_solve is not implemented",
                                RuntimeError, "torch::autograd::NotImplemented")
