@@ -256,3 +256,30 @@ def test_sgd_zero_gradient_blocks_match_torch_bitwise(dtype):
         assert res[0].tobytes() == res[1].tobytes(), lr
         if 0 <= lr < float("inf"):   # that block was not skipped: -0.0 + 0.0 is +0.0
             assert not np.signbit(res[0][64 * 20]) and np.signbit(p0[64 * 20])
+
+
+def test_adam_decoupled_weight_decay_option():
+    """torch 2.13's Adam(decoupled_weight_decay=True) is AdamW: the option is a param-group default, saved in
+    state_dict, and read back from groups (AdamW's groups say True)"""
+    import torch as T
+    rs = np.random.RandomState(0)
+    p0, g0 = rs.randn(5), rs.randn(5)
+    res = []
+    for m in (ct, T):
+        p = m.tensor(p0, requires_grad=True)
+        opt = m.optim.Adam([p], lr=0.1, weight_decay=0.5, decoupled_weight_decay=True)
+        for _ in range(3):
+            p.grad = m.tensor(g0)
+            opt.step()
+        res.append((p.detach().numpy().copy(), opt.defaults, opt.state_dict()["param_groups"][0]))
+    np.testing.assert_allclose(res[0][0], res[1][0], rtol=1e-12)
+    assert res[0][1] == res[1][1]
+    assert res[0][2]["decoupled_weight_decay"] is True
+    assert ct.optim.AdamW([ct.zeros(1, requires_grad=True)]).defaults["decoupled_weight_decay"] is True
+    # a group saved without the option loads as plain Adam (AdamW: decoupled)
+    for cls, want in ((ct.optim.Adam, False), (ct.optim.AdamW, True)):
+        opt = cls([ct.zeros(1, requires_grad=True)])
+        sd = opt.state_dict()
+        del sd["param_groups"][0]["decoupled_weight_decay"]
+        opt.load_state_dict(sd)
+        assert opt.param_groups[0]["decoupled_weight_decay"] is want
