@@ -171,6 +171,23 @@ class Tensor(_C._TensorBase):
     # ---- conveniences written in Python in PyTorch too ----
 
     @_ops.method
+    def cfloat(self, memory_format=None):
+        return self.to(cthtorch.complex64, memory_format=memory_format or cthtorch.preserve_format)
+
+    @_ops.method
+    def cdouble(self, memory_format=None):
+        return self.to(cthtorch.complex128, memory_format=memory_format or cthtorch.preserve_format)
+
+    @_ops.method
+    def chalf(self, memory_format=None):
+        return self.to(cthtorch.complex32, memory_format=memory_format or cthtorch.preserve_format)
+
+    def __complex__(self):
+        if self.numel() != 1:
+            raise ValueError("only one element tensors can be converted to Python scalars")
+        return complex(self.item())
+
+    @_ops.method
     def unique(self, sorted=True, return_inverse=False, return_counts=False, dim=None):
         return cthtorch.unique(self, sorted=sorted, return_inverse=return_inverse, return_counts=return_counts, dim=dim)
 

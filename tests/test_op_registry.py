@@ -21,6 +21,8 @@ UTILITIES = {
     "get_printoptions", "set_printoptions", "printoptions",
     "manual_seed", "seed", "initial_seed", "get_rng_state", "set_rng_state",
     "vmap",   # torch.vmap is torch.func.vmap: a function transform (loaded on first use)
+    # shape arithmetic on numbers (torch/__init__.py's sym_* helpers)
+    "sym_int", "sym_float", "sym_max", "sym_min", "sym_not", "sym_sqrt", "sym_ite", "sym_sum",
 }
 # Tensor methods in the Tensor class body that are autograd/storage plumbing, not ops
 TENSOR_NON_OPS = {
