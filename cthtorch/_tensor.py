@@ -182,6 +182,14 @@ class Tensor(_C._TensorBase):
     def chalf(self, memory_format=None):
         return self.to(cthtorch.complex32, memory_format=memory_format or cthtorch.preserve_format)
 
+    def __dlpack__(self, *, stream=-1, max_version=None, dl_device=None, copy=None):
+        from cthtorch.utils import dlpack
+        return dlpack.dlpack(self, stream, max_version, dl_device, copy)
+
+    def __dlpack_device__(self):
+        from cthtorch.utils import dlpack
+        return dlpack.dlpack_device(self)
+
     def __complex__(self):
         if self.numel() != 1:
             raise ValueError("only one element tensors can be converted to Python scalars")
