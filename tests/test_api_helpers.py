@@ -43,3 +43,28 @@ def test_invert_permutation():
     p = [3, 0, 2, 1]
     same(ct.nn.utils.rnn.invert_permutation(ct.tensor(p)), torch.nn.utils.rnn.invert_permutation(torch.tensor(p)))
     assert ct.nn.utils.rnn.invert_permutation(None) is None
+
+
+def test_cond_and_while_loop_eager():
+    for m in (ct, torch):
+        m.xs = m.ones(2, requires_grad=True)
+    for pred in (True, False):
+        for wrap in (lambda m, p: p, lambda m, p: m.tensor(p), lambda m, p: m.tensor([float(p)])):
+            rc = ct.cond(wrap(ct, pred), lambda x: x * 3, lambda x: x - 1, (ct.xs,))
+            rt = torch.cond(wrap(torch, pred), lambda x: x * 3, lambda x: x - 1, (torch.xs,))
+            same(rc, rt)   # (torch names a tensor pred's node CondAutogradOpBackward; here it is the branch's op)
+            assert rc.requires_grad
+    rc = ct.cond(True, lambda x: x * 3, lambda x: x, [ct.xs])
+    rc.sum().backward()
+    assert ct.xs.grad.tolist() == [3.0, 3.0]
+    assert float(ct.cond(True, lambda: ct.ones(1), lambda: ct.zeros(1))) == 1.0
+    raises_like(lambda: ct.cond(ct.tensor([True, False]), lambda x: x, lambda x: x, (ct.xs,)),
+                lambda: torch.cond(torch.tensor([True, False]), lambda x: x, lambda x: x, (torch.xs,)))
+    del ct.xs, torch.xs
+    body = (lambda m: lambda i, x: (i + 1, x * 2))
+    rc = ct.while_loop(lambda i, x: i < 3, body(ct), (ct.tensor(0), ct.ones(2)))
+    rt = torch.while_loop(lambda i, x: i < 3, body(torch), (torch.tensor(0), torch.ones(2)))
+    same(rc, rt)
+    assert ct.while_loop(lambda i: i < 3, lambda i: (i + 1,), (0,)) == (3,)
+    same(ct.while_loop(lambda i: i < 3, lambda i: i + 1, (ct.tensor(0),)),
+         torch.while_loop(lambda i: i < 3, lambda i: i + 1, (torch.tensor(0),)))

@@ -23,6 +23,7 @@ UTILITIES = {
     "vmap",   # torch.vmap is torch.func.vmap: a function transform (loaded on first use)
     # shape arithmetic on numbers (torch/__init__.py's sym_* helpers)
     "from_dlpack", "to_dlpack",   # torch.utils.dlpack's exchange functions
+    "cond", "while_loop",   # control-flow operators: eagerly Python's if and while
     "sym_int", "sym_float", "sym_max", "sym_min", "sym_not", "sym_sqrt", "sym_ite", "sym_sum",
 }
 # Tensor methods in the Tensor class body that are autograd/storage plumbing, not ops
