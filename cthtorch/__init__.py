@@ -98,6 +98,10 @@ nan = _math.nan
 newaxis = None
 
 from . import version  # noqa: E402
+from .utils.dlpack import from_dlpack, to_dlpack  # noqa: E402,F401
+from ._control_flow import cond, while_loop  # noqa: E402,F401
+from ._symbolic import (  # noqa: E402,F401
+    sym_int, sym_float, sym_max, sym_min, sym_not, sym_sqrt, sym_ite, sym_sum)
 from .torch_version import TorchVersion as _TorchVersion  # noqa: E402
 from . import jit  # noqa: E402,F401  (installs torch._C.Graph and the JIT types; light)
 __version__ = _TorchVersion(version.__version__)

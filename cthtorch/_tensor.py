@@ -171,6 +171,31 @@ class Tensor(_C._TensorBase):
     # ---- conveniences written in Python in PyTorch too ----
 
     @_ops.method
+    def cfloat(self, memory_format=None):
+        return self.to(cthtorch.complex64, memory_format=memory_format or cthtorch.preserve_format)
+
+    @_ops.method
+    def cdouble(self, memory_format=None):
+        return self.to(cthtorch.complex128, memory_format=memory_format or cthtorch.preserve_format)
+
+    @_ops.method
+    def chalf(self, memory_format=None):
+        return self.to(cthtorch.complex32, memory_format=memory_format or cthtorch.preserve_format)
+
+    def __dlpack__(self, *, stream=-1, max_version=None, dl_device=None, copy=None):
+        from cthtorch.utils import dlpack
+        return dlpack.dlpack(self, stream, max_version, dl_device, copy)
+
+    def __dlpack_device__(self):
+        from cthtorch.utils import dlpack
+        return dlpack.dlpack_device(self)
+
+    def __complex__(self):
+        if self.numel() != 1:
+            raise ValueError("only one element tensors can be converted to Python scalars")
+        return complex(self.item())
+
+    @_ops.method
     def unique(self, sorted=True, return_inverse=False, return_counts=False, dim=None):
         return cthtorch.unique(self, sorted=sorted, return_inverse=return_inverse, return_counts=return_counts, dim=dim)
 

@@ -13,7 +13,7 @@ _fields = {
     "linalg_eigh": ("eigenvalues", "eigenvectors"), "linalg_eig": ("eigenvalues", "eigenvectors"),
     "linalg_lstsq": ("solution", "residuals", "rank", "singular_values"),
     "linalg_inv_ex": ("inverse", "info"), "linalg_cholesky_ex": ("L", "info"),
-    "histogram": ("hist", "bin_edges"), "geqrf": ("a", "tau"), "lu_unpack": ("P", "L", "U"),
+    "histogram": ("hist", "bin_edges"), "histogramdd": ("hist", "bin_edges"), "geqrf": ("a", "tau"), "lu_unpack": ("P", "L", "U"),
 }
 
 

@@ -21,6 +21,10 @@ UTILITIES = {
     "get_printoptions", "set_printoptions", "printoptions",
     "manual_seed", "seed", "initial_seed", "get_rng_state", "set_rng_state",
     "vmap",   # torch.vmap is torch.func.vmap: a function transform (loaded on first use)
+    # shape arithmetic on numbers (torch/__init__.py's sym_* helpers)
+    "from_dlpack", "to_dlpack",   # torch.utils.dlpack's exchange functions
+    "cond", "while_loop",   # control-flow operators: eagerly Python's if and while
+    "sym_int", "sym_float", "sym_max", "sym_min", "sym_not", "sym_sqrt", "sym_ite", "sym_sum",
 }
 # Tensor methods in the Tensor class body that are autograd/storage plumbing, not ops
 TENSOR_NON_OPS = {
@@ -95,6 +99,7 @@ INTEROP = {
     "cthtorch/distributed/_mpi.py",   # zero-copy views of tensor memory handed to MPI (mpi4py's buffer interface)
     # the benchmark Fuzzer draws its parameters from a numpy RandomState, as torch's does: same seed, same shapes
     "cthtorch/utils/benchmark/utils/fuzzer.py",
+    "cthtorch/utils/dlpack.py",   # numpy reads and writes the DLPack capsules (zero-copy views both ways)
 }
 def test_numpy_is_imported_only_for_interop():
     root = os.path.dirname(os.path.dirname(os.path.abspath(ct.__file__)))

@@ -256,3 +256,67 @@ def test_sgd_zero_gradient_blocks_match_torch_bitwise(dtype):
         assert res[0].tobytes() == res[1].tobytes(), lr
         if 0 <= lr < float("inf"):   # that block was not skipped: -0.0 + 0.0 is +0.0
             assert not np.signbit(res[0][64 * 20]) and np.signbit(p0[64 * 20])
+
+
+def test_adam_decoupled_weight_decay_option():
+    """torch 2.13's Adam(decoupled_weight_decay=True) is AdamW: the option is a param-group default, saved in
+    state_dict, and read back from groups (AdamW's groups say True)"""
+    import torch as T
+    rs = np.random.RandomState(0)
+    p0, g0 = rs.randn(5), rs.randn(5)
+    res = []
+    for m in (ct, T):
+        p = m.tensor(p0, requires_grad=True)
+        opt = m.optim.Adam([p], lr=0.1, weight_decay=0.5, decoupled_weight_decay=True)
+        for _ in range(3):
+            p.grad = m.tensor(g0)
+            opt.step()
+        res.append((p.detach().numpy().copy(), opt.defaults, opt.state_dict()["param_groups"][0]))
+    np.testing.assert_allclose(res[0][0], res[1][0], rtol=1e-12)
+    assert res[0][1] == res[1][1]
+    assert res[0][2]["decoupled_weight_decay"] is True
+    assert ct.optim.AdamW([ct.zeros(1, requires_grad=True)]).defaults["decoupled_weight_decay"] is True
+    # a group saved without the option loads as plain Adam (AdamW: decoupled)
+    for cls, want in ((ct.optim.Adam, False), (ct.optim.AdamW, True)):
+        opt = cls([ct.zeros(1, requires_grad=True)])
+        sd = opt.state_dict()
+        del sd["param_groups"][0]["decoupled_weight_decay"]
+        opt.load_state_dict(sd)
+        assert opt.param_groups[0]["decoupled_weight_decay"] is want
+
+
+@pytest.mark.parametrize("kw", [{}, dict(lr=0.1, weight_decay=0.1, maximize=True), dict(eps=(1e-6, 1e-2), d=2.0),
+                                dict(beta2_decay=-0.5)])
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_adafactor_matches_torch(kw, dtype):
+    """matrices (factored second moment), a 3-d tensor (factored per leading index) and a vector (full moment)"""
+    import torch as T
+    rs = np.random.RandomState(1)
+    shapes = [(4, 3), (2, 3, 5), (6,)]
+    init = [rs.randn(*s) for s in shapes]
+    grads = [[rs.randn(*s) for s in shapes] for _ in range(4)]
+    out = []
+    for m in (ct, T):
+        ps = [m.tensor(a, dtype=getattr(m, dtype), requires_grad=True) for a in init]
+        opt = m.optim.Adafactor(ps, **kw)
+        for gs in grads:
+            for p, gr in zip(ps, gs):
+                p.grad = m.tensor(gr, dtype=getattr(m, dtype))
+            opt.step()
+        out.append(([p.detach().numpy().copy() for p in ps], opt.state_dict()))
+    for a, b in zip(out[0][0], out[1][0]):
+        np.testing.assert_allclose(a, b, rtol=1e-5 if dtype == "float32" else 1e-12, atol=1e-7)
+    sc, st = out[0][1], out[1][1]
+    assert sc["param_groups"] == st["param_groups"]
+    for i in range(3):
+        assert sorted(sc["state"][i]) == sorted(st["state"][i])
+        for k, v in st["state"][i].items():
+            assert tuple(sc["state"][i][k].shape) == tuple(v.shape) and str(sc["state"][i][k].dtype) == str(v.dtype)
+
+
+def test_adafactor_errors():
+    import torch as T
+    for kw in (dict(lr=-1.0), dict(beta2_decay=0.5), dict(eps=(-1.0, 1e-3)), dict(eps=(None, -1.0)), dict(d=0.5),
+               dict(weight_decay=-1.0)):
+        oracle.raises_like(lambda: ct.optim.Adafactor([ct.zeros(2, requires_grad=True)], **kw),
+                           lambda: T.optim.Adafactor([T.zeros(2, requires_grad=True)], **kw))

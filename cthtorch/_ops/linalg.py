@@ -101,13 +101,15 @@ _FUNCS = {
     "pinverse": _decomp.pinverse, "matrix_power": linalg.matrix_power, "matrix_exp": linalg.matrix_exp,
     "lu": _decomp.lu_legacy, "lu_solve": _decomp.lu_solve_legacy,
     "triangular_solve": _decomp.triangular_solve, "vecdot": linalg.vecdot,
+    "geqrf": _decomp.geqrf, "orgqr": _decomp.orgqr, "ormqr": _decomp.ormqr,
 }
 # out= forms (PyTorch has them for these)
 _OUT = ("diag", "cross", "kron", "trace", "inverse", "det", "cholesky", "matrix_power", "pinverse", "tril_indices", "dist",
-        "cholesky_solve", "cholesky_inverse", "vecdot")
+        "cholesky_solve", "cholesky_inverse", "vecdot",
+        "geqrf", "orgqr", "ormqr")
 _METHODS = ("diag", "diag_embed", "diagflat", "trace", "kron", "cross", "norm", "renorm", "dist", "inverse",
             "det", "logdet", "slogdet", "cholesky", "cholesky_solve", "cholesky_inverse", "qr", "svd", "pinverse",
-            "matrix_power", "matrix_exp", "lu", "lu_solve", "triangular_solve")
+            "matrix_power", "matrix_exp", "lu", "lu_solve", "triangular_solve", "geqrf", "orgqr", "ormqr")
 
 
 renorm_ = _inplace_of(_norms.renorm, "renorm_")

@@ -1,13 +1,15 @@
 """Statistics and finite differences composed from existing ops:
 quantile, diff, gradient, cov/corrcoef, trapezoid, vander, combinations,
 histogram."""
+import builtins
+import functools
 import itertools
 import math
 
 import cthtorch
 from cthtorch import return_types as _rt
 from cthtorch._ops.reduce import _is_float
-from cthtorch._utils import _wrap_dim
+from cthtorch._utils import _dtype_name, _wrap_dim
 
 _INTERP = ("linear", "lower", "higher", "midpoint", "nearest")
 
@@ -277,3 +279,94 @@ def histogram(input, bins=100, *, range=None, weight=None, density=False, out=No
             lo, hi = float(range[0]), float(range[1])
         r = cthtorch._C._internal._histogram(input, bins, None, lo, hi, weight, density)
     return _rt.histogram(*r)
+
+
+def _histogramdd_edges(col, nb, lo, hi, d):
+    """torch's outer edges for one dimension: the given range or the data's, widened by 1/2 each way when empty
+    of width, then nb + 1 evenly spaced edges in the input's dtype"""
+    if nb <= 0:
+        raise RuntimeError("torch.histogram(): bins must be > 0, but got %d for dimension %d" % (nb, d))
+    if lo is None:
+        lo, hi = (float(col.min()), float(col.max())) if col.numel() else (0.0, 1.0)
+    if not (math.isfinite(lo) and math.isfinite(hi)):
+        raise RuntimeError("torch.histogramdd: dimension %d's range [%s, %s] is not finite"
+                           % (d, _num(lo), _num(hi)))
+    if lo > hi:
+        raise RuntimeError("torch.histogramdd: min should not exceed max, but got min %s max %s for dimension %d"
+                           % (_num(lo), _num(hi), d))
+    if lo == hi:
+        lo, hi = lo - 0.5, hi + 0.5
+    return cthtorch.linspace(lo, hi, nb + 1, dtype=col.dtype)
+
+
+def _num(v):
+    return "%g" % v   # as C++ streams a double
+
+
+def histogramdd(input, bins, *, range=None, weight=None, density=False, out=None):
+    """Each point (input's innermost dimension) lands in the bin whose edges hold it, the last edge closing the
+    last bin; points outside the edges (and NaN) are dropped. Bin indices by searchsorted, counts by index_add."""
+    if out is not None:
+        raise NotImplementedError("cthtorch: torch.histogramdd(..., out=) is not implemented")
+    if input.dim() < 2:
+        raise RuntimeError("torch.histogramdd: input tensor should have at least 2 dimensions")
+    if input.dtype not in (cthtorch.float32, cthtorch.float64):
+        raise NotImplementedError("\"histogramdd\" not implemented for '%s'" % _dtype_name(input.dtype))
+    D = input.shape[-1]
+    tensor_bins = isinstance(bins, (list, tuple)) and len(bins) > 0 and isinstance(bins[0], cthtorch.Tensor)
+    if isinstance(bins, int):
+        bins = [bins] * D
+    if len(bins) != D:
+        raise RuntimeError("histogramdd: The size of bins must be equal to the innermost dimension of the input.")
+    if range is not None and not tensor_bins and len(range) != 2 * D:
+        raise RuntimeError("torch.histogramdd: for a %d-dimensional histogram range should have %d elements, but got "
+                           "%d" % (D, 2 * D, len(range)))
+    lead = tuple(input.shape[:-1])
+    if weight is not None and tuple(weight.shape) != lead:
+        raise RuntimeError("torch.histogramdd: if weight tensor is provided it should have the same shape as the input "
+                           "tensor excluding its innermost dimension, but got input with shape %s and weight with "
+                           "shape %s" % (list(input.shape), list(weight.shape)))
+    x = input.detach().reshape(-1, D)
+    edges = []
+    for d in builtins.range(D):
+        if tensor_bins:
+            edges.append(bins[d].detach().to(input.dtype))
+        else:
+            lo, hi = (None, None) if range is None else (float(range[2 * d]), float(range[2 * d + 1]))
+            edges.append(_histogramdd_edges(x[:, d], int(bins[d]), lo, hi, d))
+    shape = [e.numel() - 1 for e in edges]
+    lin = cthtorch.zeros(x.shape[0], dtype=cthtorch.int64)
+    keep = cthtorch.ones(x.shape[0], dtype=cthtorch.bool)
+    for d, e in enumerate(edges):
+        col, nb = x[:, d].contiguous(), shape[d]
+        if nb <= 0:   # a single edge: no bin holds anything
+            keep = keep & False
+            continue
+        idx = cthtorch.searchsorted(e, col, right=True) - 1
+        idx = cthtorch.where(col == e[-1], nb - 1, idx)
+        keep = keep & (col >= e[0]) & (col <= e[-1])
+        lin = lin * nb + idx.clamp(0, nb - 1)
+    w = (cthtorch.ones(x.shape[0], dtype=input.dtype) if weight is None
+         else weight.detach().reshape(-1).to(input.dtype))
+    n = 1
+    for s in shape:
+        n *= max(s, 0)
+    hist = cthtorch.zeros(n, dtype=input.dtype).index_add_(0, lin[keep], w[keep]).reshape(shape)
+    if density:
+        hist = hist / hist.sum()
+        for d, e in enumerate(edges):
+            view = [1] * D
+            view[d] = -1
+            hist = hist / e.diff().reshape(view)
+    if input.requires_grad and cthtorch.is_grad_enabled():   # torch's outputs are on a graph whose backward raises
+        hist, *edges = _histogramdd_node().apply((hist,) + tuple(edges), input)
+    return _rt.histogramdd(hist, tuple(edges))
+
+
+
+@functools.lru_cache(None)
+def _histogramdd_node():
+    """made at first use: cthtorch.linalg imports after this module"""
+    from cthtorch.linalg._functions import not_differentiable
+    return not_differentiable("NotImplemented", "derivative for aten::_histogramdd_from_bin_cts is not implemented",
+                              RuntimeError, "torch::autograd::NotImplemented")

@@ -292,7 +292,7 @@ _FUNCS = {}
 for _mod, _names in (
         (_red, ("count_nonzero", "nansum", "nanmean", "std_mean", "var_mean", "aminmax")),
         (_st, ("quantile", "nanquantile", "diff", "gradient", "cov", "corrcoef", "trapezoid", "trapz",
-               "cumulative_trapezoid", "vander", "combinations", "histogram")),
+               "cumulative_trapezoid", "vander", "combinations", "histogram", "histogramdd")),
         (_pw, _pw.FUNCTIONS),
         (_misc, _misc.FUNCTIONS + tuple(_misc.COPY_OPS)),
         (_shp, ("select_scatter", "slice_scatter", "diagonal_scatter", "as_strided_scatter", "split_with_sizes",

@@ -46,6 +46,7 @@ from .transforms import *  # noqa: F403
 from .uniform import Uniform
 from .von_mises import VonMises
 from .weibull import Weibull
+from .wishart import Wishart
 
 __all__ = [
     "Bernoulli", "Beta", "Binomial", "Categorical", "Cauchy", "Chi2", "Dirichlet", "Distribution", "ExponentialFamily",
@@ -54,6 +55,7 @@ __all__ = [
     "OneHotCategoricalStraightThrough", "Poisson", "RelaxedBernoulli", "RelaxedOneHotCategorical",
     "TransformedDistribution", "Uniform", "Gumbel", "HalfCauchy", "InverseGamma", "Pareto", "StudentT",
     "Weibull", "FisherSnedecor", "Kumaraswamy", "LogisticNormal", "NegativeBinomial", "ContinuousBernoulli",
-    "GeneralizedPareto", "VonMises", "LowRankMultivariateNormal", "LKJCholesky", "kl_divergence", "register_kl", "biject_to", "transform_to",
+    "GeneralizedPareto", "VonMises", "LowRankMultivariateNormal", "LKJCholesky", "Wishart",
+    "kl_divergence", "register_kl", "biject_to", "transform_to",
 ]
 __all__.extend(transforms.__all__)

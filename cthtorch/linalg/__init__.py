@@ -8,6 +8,7 @@ from cthtorch.linalg._checks import LinAlgError
 from cthtorch.linalg._decomp import (  # noqa: F401
     inv, inv_ex, det, slogdet, solve, solve_ex, solve_triangular, cholesky, cholesky_ex, eigh, eigvalsh, svd,
     svdvals, qr, pinv, matrix_rank, lstsq, lu, lu_factor, lu_factor_ex, lu_solve, eig, eigvals,
+    householder_product, ldl_factor, ldl_factor_ex, ldl_solve,
 )
 from cthtorch.linalg._norms import vector_norm, matrix_norm, norm  # noqa: F401
 from cthtorch.linalg._products import (  # noqa: F401
@@ -32,7 +33,8 @@ def cond(A, p=None):
 # out= forms, as PyTorch has them
 for _name in ("inv", "inv_ex", "det", "slogdet", "solve", "solve_ex", "solve_triangular", "cholesky", "cholesky_ex",
               "eigh", "eigvalsh", "svd", "svdvals", "qr", "pinv", "matrix_rank", "lu", "lu_factor", "lu_factor_ex",
-              "lu_solve", "vector_norm", "matrix_norm", "norm", "cross", "vecdot", "multi_dot", "matrix_power",
+              "lu_solve", "householder_product", "ldl_factor", "ldl_factor_ex", "ldl_solve", "vector_norm",
+              "matrix_norm", "norm", "cross", "vecdot", "multi_dot", "matrix_power",
               "matrix_exp", "cond", "tensorinv", "tensorsolve"):
     globals()[_name] = _with_out("linalg." + _name, globals()[_name])
 del _name

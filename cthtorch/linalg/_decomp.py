@@ -15,7 +15,8 @@ _VF = _C._internal   # the LAPACK helpers are not public ops
 # named tuples torch.return_types has and return_types.py lacks
 for _name, _fields in (("linalg_lu_factor", ("LU", "pivots")), ("linalg_lu_factor_ex", ("LU", "pivots", "info")),
                        ("linalg_lu", ("P", "L", "U")),
-                       ("linalg_solve_ex", ("result", "info")), ("triangular_solve", ("solution", "cloned_coefficient"))):
+                       ("linalg_solve_ex", ("result", "info")),
+                       ("linalg_ldl_factor", ("LD", "pivots")), ("linalg_ldl_factor_ex", ("LD", "pivots", "info")), ("triangular_solve", ("solution", "cloned_coefficient"))):
     if not hasattr(return_types, _name):
         setattr(return_types, _name, return_types._make(_name, _fields))
 
@@ -374,3 +375,140 @@ def eig(A):
 def eigvals(A):
     raise NotImplementedError("cthtorch: linalg.eigvals returns complex tensors, and complex dtypes are not "
                               "implemented")
+
+
+# ---------------------------------------------------------------- Householder (QR's reflectors)
+def geqrf(input):
+    """torch.geqrf: LAPACK's QR factors, R with the Householder vectors below its diagonal, and tau.
+    Not differentiable, as in PyTorch."""
+    if input.dim() < 2:
+        raise RuntimeError("torch.geqrf: input must have at least 2 dimensions.")
+    if input.dtype not in (cthtorch.float32, cthtorch.float64):
+        raise NotImplementedError("\"geqrf_cpu\" not implemented for '%s'" % _dtype_name(input.dtype))
+    a, tau = _VF._lapack_geqrf(input.detach())
+    if _needs_grad(input):
+        a, tau = F.Geqrf.apply((a, tau), input)
+    return return_types.geqrf(a, tau)
+
+
+def _check_householder(A, tau, name):
+    if A.dim() < 2:
+        raise RuntimeError("%s: input must have at least 2 dimensions." % name)
+    if tau.dim() != A.dim() - 1:
+        raise RuntimeError("%s: Expected tau to have one dimension less than input, but got tau.ndim equal to %d and "
+                           "input.ndim is equal to %d" % (name, tau.dim(), A.dim()))
+    if A.dim() > 2 and tuple(tau.shape[:-1]) != tuple(A.shape[:-2]):
+        raise RuntimeError("%s: Expected batch dimensions of tau to be equal to input.shape[:-2], but got %s"
+                           % (name, list(tau.shape[:-1])))
+    if tau.dtype != A.dtype:
+        raise RuntimeError("%s: tau dtype %s does not match input dtype %s"
+                           % (name, _dtype_name(tau.dtype), _dtype_name(A.dtype)))
+
+
+def _reflect(A, tau, Q):
+    """H_0 H_1 ... H_{k-1} Q, H_i = I - tau_i v_i v_i^T, v_i being column i of A below the diagonal with a 1
+    on it: the reflectors applied right to left, as differentiable ops (so gradients come from autograd)"""
+    n = A.shape[-2]
+    V = A[..., :, :tau.shape[-1]].tril(-1) + cthtorch.eye(n, tau.shape[-1], dtype=A.dtype)
+    for i in reversed(range(tau.shape[-1])):
+        v = V[..., :, i:i + 1]
+        Q = Q - (tau[..., i, None, None] * v) @ (v.mT @ Q)
+    return Q
+
+
+def householder_product(A, tau):
+    name = "torch.linalg.householder_product"
+    _check_householder(A, tau, name)
+    if A.shape[-2] < A.shape[-1]:
+        raise RuntimeError("%s: input.shape[-2] must be greater than or equal to input.shape[-1]" % name)
+    if A.shape[-1] < tau.shape[-1]:
+        raise RuntimeError("%s: input.shape[-1] must be greater than or equal to tau.shape[-1]" % name)
+    if A.dtype not in (cthtorch.float32, cthtorch.float64):
+        raise NotImplementedError("\"orgqr_cpu\" not implemented for '%s'" % _dtype_name(A.dtype))
+    n, m = A.shape[-2], A.shape[-1]
+    Q = cthtorch.eye(n, m, dtype=A.dtype).expand(*A.shape[:-2], n, m)
+    if tau.shape[-1] == 0 and _needs_grad(A, tau):   # no reflector: the identity, still on A's and tau's graph
+        return Q + A * 0 + tau.sum(-1)[..., None, None] * 0
+    return _reflect(A, tau, Q)
+
+
+def orgqr(input, tau):
+    return householder_product(input, tau)
+
+
+def ormqr(input, tau, other, left=True, transpose=False):
+    """Q @ other (left) or other @ Q, Q (or Q^T) being the m x m product of the reflectors in input"""
+    name = "torch.ormqr"
+    _check_householder(input, tau, name)
+    if other.dim() != input.dim():
+        raise RuntimeError("%s: other.dim() must be equal to input.dim()" % name)
+    m = other.shape[-2] if left else other.shape[-1]
+    if input.shape[-2] != m:
+        raise RuntimeError("%s: %s must be equal to input.shape[-2]" % (name, "other.shape[-2]" if left else
+                                                                         "other.shape[-1]"))
+    if tau.shape[-1] != min(m, input.shape[-1]):
+        raise RuntimeError("%s: tau.shape[-1] must be equal to min(%s, input.shape[-1])"
+                           % (name, "other.shape[-2]" if left else "other.shape[-1]"))
+    if other.dtype != input.dtype:
+        raise RuntimeError("%s: Expected other and input to have the same dtype, but other has dtype %s and input "
+                           "has dtype %s" % (name, _dtype_name(other.dtype), _dtype_name(input.dtype)))
+    if input.dtype not in (cthtorch.float32, cthtorch.float64):
+        raise NotImplementedError("\"ormqr_cpu\" not implemented for '%s'" % _dtype_name(input.dtype))
+    # Q^T = H_{k-1} ... H_0: each H_i is symmetric, so Q^T C = (C^T Q)^T, and C Q = (Q^T C^T)^T
+    if left and not transpose:
+        return _reflect(input, tau, other)
+    if not left and transpose:
+        return _reflect(input, tau, other.mT).mT
+    Q = _reflect(input, tau, cthtorch.eye(m, dtype=input.dtype).expand(*input.shape[:-2], m, m))
+    return Q.mT @ other if left else other @ Q
+
+
+# ---------------------------------------------------------------- LDL^T (Bunch-Kaufman)
+def ldl_factor_ex(A, *, hermitian=False, check_errors=False):
+    """LAPACK's sytrf on the lower triangle: LD holds L (unit diagonal implied) and the 1x1 / 2x2 blocks of D;
+    pivots are LAPACK's (negative for a 2x2 block). Not differentiable, as in PyTorch."""
+    name = "torch.linalg.ldl_factor_ex"
+    _checks.square(A, name)
+    _checks.floating(A, name)
+    if A.dtype not in (cthtorch.float32, cthtorch.float64):
+        raise NotImplementedError("\"ldl_factor_kernel_cpu\" not implemented for '%s'" % _dtype_name(A.dtype))
+    LD, piv, info = _VF._lapack_ldl_factor(A.detach())
+    if _needs_grad(A):
+        LD, = F.LdlFactor.apply((LD,), A)
+    if check_errors:
+        raise_info(info, lambda c: "torch.linalg.ldl_factor_ex: D[%d,%d] is exactly zero: the factorization "
+                                   "completed, but D is singular (LAPACK info %d)" % (c, c, c))
+    return return_types.linalg_ldl_factor_ex(LD, piv, info)
+
+
+def ldl_factor(A, *, hermitian=False):
+    LD, piv, info = ldl_factor_ex(A, hermitian=hermitian)
+    raise_info(info, lambda c: "torch.linalg.ldl_factor: D[%d,%d] is exactly zero: the factorization completed, "
+                               "but D is singular (LAPACK info %d)" % (c, c, c))
+    return return_types.linalg_ldl_factor(LD, piv)
+
+
+def ldl_solve(LD, pivots, B, *, hermitian=False):
+    name = "torch.linalg.ldl_solve"
+    _checks.square(LD, name)
+    if B.dim() < 2:
+        raise IndexError("Dimension out of range (expected to be in range of [%d, %d], but got -2)"
+                         % (-max(B.dim(), 1), max(B.dim(), 1) - 1))
+    if pivots.dtype.is_floating_point or pivots.dtype.is_complex or pivots.dtype == cthtorch.bool:
+        raise RuntimeError("%s: Expected pivots to be integers. Got %s" % (name, _dtype_name(pivots.dtype)))
+    if tuple(LD.shape[:-1]) != tuple(pivots.shape):
+        raise RuntimeError("%s: Expected LD.shape[:-1] and pivots.shape to be the same, but got pivots with shape %s "
+                           "instead" % (name, list(pivots.shape)))
+    if B.dtype != LD.dtype:
+        raise RuntimeError("Expected b and A to have the same dtype, but found b of type %s and A of type %s instead."
+                           % (_dtype_name(B.dtype), _dtype_name(LD.dtype)))
+    if B.shape[-2] != LD.shape[-1]:
+        raise RuntimeError("Incompatible matrix sizes for %s: each A matrix is %d by %d but each b matrix is %d by %d"
+                           % (name, LD.shape[-2], LD.shape[-1], B.shape[-2], B.shape[-1]))
+    _checks.lapack_dtype(LD, name)
+    batch = cthtorch.broadcast_shapes(LD.shape[:-2], B.shape[:-2])
+    LD2, B2 = LD.detach().expand(batch + LD.shape[-2:]), B.detach().expand(batch + B.shape[-2:])
+    X = _VF._lapack_ldl_solve(LD2, pivots.expand(batch + pivots.shape[-1:]), B2)
+    if _needs_grad(LD, B):
+        X, = F.LdlSolve.apply((X,), LD, B)
+    return X

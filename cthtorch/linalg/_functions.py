@@ -304,3 +304,27 @@ def _qr_square_backward(gQ, gR, Q, R):
 name_node(Inv, "LinalgInvExBackward0")
 name_node(Det, "LinalgDetBackward0")
 name_node(Slogdet, "LinalgSlogdetBackward0")
+
+
+def not_differentiable(node_name, message, error=NotImplementedError, full_name=None):
+    """An autograd Function that passes LAPACK's results through and whose backward raises: the graph exists
+    (outputs require grad, as PyTorch's do) but the derivative is not implemented, in PyTorch as here."""
+    class NotDifferentiable(Function):
+        @staticmethod
+        def forward(ctx, outs, *inputs):
+            return tuple(outs)
+
+        @staticmethod
+        def backward(ctx, *grads):
+            raise error(message)
+    name_node(NotDifferentiable, node_name)
+    if full_name:   # torch's generic node: repr <NotImplemented ...>, name() namespaced
+        NotDifferentiable._backward_cls.name = lambda self: full_name
+    return NotDifferentiable
+
+
+Geqrf = not_differentiable("GeqrfBackward0", "the derivative for 'geqrf' is not implemented.")
+LdlFactor = not_differentiable("NotImplemented", "derivative for aten::linalg_ldl_factor_ex is not implemented",
+                                RuntimeError, "torch::autograd::NotImplemented")
+LdlSolve = not_differentiable("NotImplemented", "derivative for aten::linalg_ldl_solve is not implemented",
+                               RuntimeError, "torch::autograd::NotImplemented")

@@ -642,6 +642,8 @@ def mse_loss(input, target, size_average=None, reduce=None, reduction="mean", we
         warnings.warn("Using a target size (%s) that is different to the input size (%s). This will likely lead to "
                       "incorrect results due to broadcasting. Please ensure they have the same size."
                       % (target.size(), input.size()), stacklevel=2)
+    if weight is not None:
+        return _weighted_loss((input - target).pow(2), weight, input, reduction)
     if reduction not in ("mean", "sum", "none"):
         raise ValueError("%s is not a valid value for reduction" % reduction)
     if (input.requires_grad or target.requires_grad) and cthtorch.is_grad_enabled():
@@ -650,11 +652,33 @@ def mse_loss(input, target, size_average=None, reduce=None, reduction="mean", we
     return _apply_loss_reduction(d * d, reduction)
 
 
+def _weighted_loss(loss, weight, input, reduction, mean_over_weight=True):
+    """the elementwise loss times weight (input's shape); 'mean' divides by weight.sum() (mse, l1) or by the
+    count (huber), as torch's weighted forms do"""
+    if weight.size() != input.size():
+        raise ValueError("Weights and input must have the same size.")
+    loss = loss * weight
+    if reduction == "none":
+        return loss
+    if reduction == "sum":
+        return loss.sum()
+    if reduction == "mean":
+        return loss.sum() / weight.sum() if mean_over_weight else loss.mean()
+    raise ValueError(f"Invalid reduction mode: {reduction}. Expected one of 'none', 'mean', 'sum'.")
+
+
 @fp32_on_cpu
-def l1_loss(input, target, size_average=None, reduce=None, reduction="mean"):
-    if _has_torch_function_variadic(input, target):
+def l1_loss(input, target, size_average=None, reduce=None, reduction="mean", weight=None):
+    if _has_torch_function_variadic(input, target, weight):
         return _handle_with_locals(l1_loss, locals())
+    if input.shape != target.shape:
+        import warnings
+        warnings.warn("Using a target size (%s) that is different to the input size (%s). This will likely lead to "
+                      "incorrect results due to broadcasting. Please ensure they have the same size."
+                      % (target.size(), input.size()), stacklevel=2)
     reduction = _legacy_reduction(size_average, reduce, reduction)
+    if weight is not None:
+        return _weighted_loss((input - target).abs(), weight, input, reduction)
     return _apply_loss_reduction((input - target).abs(), reduction)
 
 
@@ -676,6 +700,8 @@ def huber_loss(input, target, reduction="mean", delta=1.0, weight=None):
         return _handle_with_locals(huber_loss, locals())
     d = (input - target).abs()
     loss = cthtorch.where(d < delta, 0.5 * d * d, delta * (d - 0.5 * delta))
+    if weight is not None:
+        return _weighted_loss(loss, weight, input, reduction, mean_over_weight=False)
     return _apply_loss_reduction(loss, reduction, "HuberLossBackward0")
 
 

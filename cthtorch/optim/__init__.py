@@ -8,4 +8,5 @@ from cthtorch.optim.radam import RAdam  # noqa: F401
 from cthtorch.optim.asgd import ASGD  # noqa: F401
 from cthtorch.optim.rprop import Rprop  # noqa: F401
 from cthtorch.optim.sparse_adam import SparseAdam  # noqa: F401
+from cthtorch.optim.adafactor import Adafactor  # noqa: F401
 from cthtorch.optim import swa_utils  # noqa: F401,E402

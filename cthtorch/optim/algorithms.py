@@ -78,12 +78,18 @@ class Adam(Optimizer):
     _no_sparse_grads = "Adam does not support sparse gradients, please consider SparseAdam instead"
 
     def __init__(self, params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0, amsgrad=False, *,
-                 foreach=None, maximize=False, capturable=False, differentiable=False, fused=None, decoupled=False):
+                 foreach=None, maximize=False, capturable=False, differentiable=False, fused=None,
+                 decoupled_weight_decay=False):
         _check(lr=lr, eps=eps, betas=betas, wd=weight_decay)
         super().__init__(params, dict(lr=lr, betas=betas, eps=eps, weight_decay=weight_decay, amsgrad=amsgrad,
                                       maximize=maximize, foreach=foreach, capturable=capturable,
-                                      differentiable=differentiable, fused=fused))
-        self._decoupled = decoupled
+                                      differentiable=differentiable, fused=fused,
+                                      decoupled_weight_decay=decoupled_weight_decay))
+
+    def __setstate__(self, state):
+        super().__setstate__(state)
+        for g in self.param_groups:   # groups saved before the option existed
+            g.setdefault("decoupled_weight_decay", isinstance(self, AdamW))
 
     def step(self, closure=None):
         def impl():
@@ -104,10 +110,10 @@ class Adam(Optimizer):
                     step = st["step"].item()
                     if not g["differentiable"] and _C._adam_step(
                             p, p.grad, st["exp_avg"], st["exp_avg_sq"], st.get("max_exp_avg_sq"), g["lr"], beta1,
-                            beta2, g["eps"], g["weight_decay"], step, g["maximize"], self._decoupled):
+                            beta2, g["eps"], g["weight_decay"], step, g["maximize"], g["decoupled_weight_decay"]):
                         continue   # the update below in one pass, with torch's kernels' rounding
                     if g["weight_decay"] != 0:
-                        if self._decoupled:
+                        if g["decoupled_weight_decay"]:
                             p.mul_(1 - g["lr"] * g["weight_decay"])
                         else:
                             grad = grad.add(p, alpha=g["weight_decay"])
@@ -130,7 +136,8 @@ class AdamW(Adam):
     def __init__(self, params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=1e-2, amsgrad=False, *,
                  maximize=False, foreach=None, capturable=False, differentiable=False, fused=None):
         super().__init__(params, lr, betas, eps, weight_decay, amsgrad, foreach=foreach, maximize=maximize,
-                         capturable=capturable, differentiable=differentiable, fused=fused, decoupled=True)
+                         capturable=capturable, differentiable=differentiable, fused=fused,
+                         decoupled_weight_decay=True)
 
 
 class Adagrad(Optimizer):

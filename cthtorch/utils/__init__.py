@@ -12,7 +12,8 @@ def swap_tensors(t1, t2):
 def __getattr__(name):
     # torch.utils.data is reachable as an attribute once torch is imported;
     # here it loads on first use so importing nn stays light
-    if name in ("data", "checkpoint", "tensorboard", "model_zoo", "cpp_extension", "ffi", "benchmark", "_pytree"):
+    if name in ("data", "checkpoint", "tensorboard", "model_zoo", "cpp_extension", "ffi", "benchmark", "_pytree",
+                "dlpack"):
         import importlib
         try:
             mod = importlib.import_module("cthtorch.utils." + name)

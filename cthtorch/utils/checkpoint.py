@@ -2,7 +2,10 @@
 without recording a graph; backward re-runs it with grad enabled (and the
 forward's RNG state, so dropout masks repeat) and backpropagates through the
 recomputation. Memory is traded for compute exactly as in PyTorch's reentrant
-variant; use_reentrant=False is accepted and takes the same path."""
+variant; use_reentrant=False takes the same path, with its context_fn and
+keyword arguments."""
+import contextlib
+import enum
 import warnings
 
 import cthtorch
@@ -24,7 +27,8 @@ def _detach_inputs(inputs):
 class CheckpointFunction(Function):
     @staticmethod
     def forward(ctx, run_function, preserve_rng_state, *args):
-        ctx.run_function = run_function
+        """run_function: one callable, or (forward's, recomputation's) when context_fn gave each its context"""
+        run_function, ctx.run_function = run_function if isinstance(run_function, tuple) else (run_function,) * 2
         ctx.preserve_rng_state = preserve_rng_state
         if preserve_rng_state:
             ctx.fwd_rng_state = cthtorch.get_rng_state()
@@ -58,11 +62,118 @@ class CheckpointFunction(Function):
         return (None, None) + tuple(d.grad if isinstance(d, cthtorch.Tensor) else None for d in detached)
 
 
-def checkpoint(function, *args, use_reentrant=None, context_fn=None, determinism_check="default", debug=False,
-               preserve_rng_state=True, **kwargs):
+class CheckpointError(RuntimeError):
+    """what a recomputation that differs from the forward raises"""
+
+
+class CheckpointPolicy(enum.Enum):
+    MUST_SAVE = 0
+    PREFER_SAVE = 1
+    MUST_RECOMPUTE = 2
+    PREFER_RECOMPUTE = 3
+    MUST_CPU_OFFLOAD = 4
+    PREFER_CPU_OFFLOAD = 5
+
+
+class DefaultDeviceType:
+    """the device type whose RNG state checkpoint saves besides the CPU's"""
+    _default_device_type = None
+
+    @staticmethod
+    def set_device_type(device="cuda"):
+        DefaultDeviceType._default_device_type = device
+
+    @staticmethod
+    def get_device_type():
+        t = DefaultDeviceType._default_device_type
+        return t if t is not None else ("cuda" if cthtorch.cuda.is_available() else "cpu")
+
+
+def noop_context_fn():
+    return contextlib.nullcontext(), contextlib.nullcontext()
+
+
+def detach_variable(inputs):
+    if not isinstance(inputs, tuple):
+        raise RuntimeError("Only tuple of tensors is supported. Got Unsupported input type: " + type(inputs).__name__)
+    return _detach_inputs(inputs)
+
+
+def check_backward_validity(inputs):
+    if not any(isinstance(x, cthtorch.Tensor) and x.requires_grad for x in inputs):
+        warnings.warn("None of the inputs have requires_grad=True. Gradients will be None", stacklevel=2)
+
+
+def get_device_states(*args):
+    """(devices, RNG states) of the accelerator devices the tensor args live on (none on CPU)"""
+    devices = []
+    for a in args:
+        if isinstance(a, cthtorch.Tensor) and a.device.type == "cuda" and a.get_device() not in devices:
+            devices.append(a.get_device())
+    return devices, [cthtorch.cuda.get_rng_state(d) for d in devices]
+
+
+def set_device_states(devices, states, *, device_type=None):
+    for d, st in zip(devices, states):
+        cthtorch.cuda.set_rng_state(st, d)
+
+
+_debug = [False]
+_early_stop = [True]
+
+
+@contextlib.contextmanager
+def set_checkpoint_debug_enabled(enabled):
+    """debug=None checkpoints inside take this value (only the error text of a non-deterministic recomputation
+    depends on it)"""
+    prev, _debug[0] = _debug[0], enabled
+    try:
+        yield
+    finally:
+        _debug[0] = prev
+
+
+@contextlib.contextmanager
+def set_checkpoint_early_stop(enable):
+    """torch stops a recomputation once the tensors it needs exist; here the recomputation always runs the whole
+    function (same results, a little more compute)"""
+    prev, _early_stop[0] = _early_stop[0], enable
+    try:
+        yield
+    finally:
+        _early_stop[0] = prev
+
+
+def create_selective_checkpoint_contexts(policy_fn_or_list, allow_cache_entry_mutation=False):
+    raise NotImplementedError("cthtorch: selective activation checkpointing (per-op save/recompute policies) needs "
+                              "TorchDispatchMode, which is not implemented; checkpoint() without context_fn "
+                              "recomputes every op")
+
+
+def _in_context(fn, cm):
+    def run(*a):
+        with cm:
+            return fn(*a)
+    return run
+
+
+def checkpoint(function, *args, use_reentrant=None, context_fn=noop_context_fn, determinism_check="default",
+               debug=False, early_stop=True, **kwargs):
+    preserve_rng_state = kwargs.pop("preserve_rng_state", True)
     if use_reentrant is None:
-        warnings.warn("torch.utils.checkpoint: the use_reentrant parameter should be passed explicitly. "
-                      "Refer to docs for more details on the differences between the two variants.", stacklevel=2)
+        warnings.warn("torch.utils.checkpoint: the use_reentrant parameter should be passed explicitly. Starting in "
+                      "PyTorch 2.9, calling checkpoint without use_reentrant will raise an exception. "
+                      "use_reentrant=False is recommended, but if you need to preserve the current default behavior, "
+                      "you can pass use_reentrant=True. Refer to docs for more details on the differences between "
+                      "the two variants.", stacklevel=2)
+        use_reentrant = True
+    if use_reentrant:
+        if context_fn is not noop_context_fn or debug is not False:
+            raise ValueError("Passing `context_fn` or `debug` is only supported when use_reentrant=False.")
+        if kwargs:
+            raise ValueError("Unexpected keyword arguments: " + ",".join(kwargs))
+    if determinism_check not in ("default", "none"):
+        raise ValueError("determinism_check should be one of ['default', 'none'], but got %s" % determinism_check)
     if kwargs:
         f = function
         function = lambda *a: f(*a, **kwargs)  # noqa: E731
@@ -70,7 +181,11 @@ def checkpoint(function, *args, use_reentrant=None, context_fn=None, determinism
         # nothing to differentiate: reentrant checkpoint would warn and return an output without grad
         if not any(p.requires_grad for p in getattr(function, "parameters", lambda: [])()):
             return function(*args)
-    return CheckpointFunction.apply(function, preserve_rng_state, *args)
+    run = function
+    if context_fn is not noop_context_fn:
+        fwd_cm, recompute_cm = context_fn()
+        run = (_in_context(function, fwd_cm), _in_context(function, recompute_cm))
+    return CheckpointFunction.apply(run, preserve_rng_state, *args)
 
 
 def checkpoint_sequential(functions, segments, input, use_reentrant=None, **kwargs):

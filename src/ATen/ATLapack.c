@@ -273,6 +273,72 @@ int at_lapack_qr(THTensor **outs, const THTensor *A, const char *mode) {
   return 0;
 }
 
+/* geqrf alone: torch.geqrf's (a, tau), the reflectors below R's diagonal */
+int at_lapack_geqrf(THTensor **outs, const THTensor *A) {
+  if (check_input(A, "geqrf") < 0) return -1;
+  int64_t m = A->sizes[A->ndim - 2], n = A->sizes[A->ndim - 1], k = imin(m, n), B = nbatch(A);
+  outs[0] = colmajor(A);
+  outs[1] = new_batched(A->dtype, A, 1, &k);
+  if (!outs[0] || !outs[1]) { free_all(outs, 2); return -1; }
+  for (int64_t b = 0; b < B && k > 0; b++) {
+    int info = LAPACKE(A->dtype, geqrf, LAPACK_COL_MAJOR, (int)m, (int)n, (void *)mat(outs[0], b, m * n), (int)m,
+                       (void *)mat(outs[1], b, k));
+    if (lapack_failed(info, "geqrf") < 0) { free_all(outs, 2); return -1; }
+  }
+  outs[0] = as_matrix(outs[0]);
+  return outs[0] ? 0 : (free_all(outs, 2), -1);
+}
+
+/* sytrf on the lower triangle (as torch calls it); the strict upper triangle,
+ * which sytrf leaves as it found it, is zeroed so LD holds only the factor */
+int at_lapack_ldl_factor(THTensor **outs, const THTensor *A) {
+  if (check_square(A, "torch.linalg.ldl_factor_ex") < 0) return -1;
+  int64_t n = A->sizes[A->ndim - 1], B = nbatch(A);
+  size_t es = THDtype_size(A->dtype);
+  outs[0] = colmajor(A);
+  outs[1] = new_batched(TH_Int32, A, 1, &n);
+  outs[2] = new_batched(TH_Int32, A, 0, NULL);
+  if (!outs[0] || !outs[1] || !outs[2]) { free_all(outs, 3); return -1; }
+  int32_t *piv = (int32_t *)THTensor_data(outs[1]), *info = (int32_t *)THTensor_data(outs[2]);
+  for (int64_t b = 0; b < B && n > 0; b++) {
+    char *a = mat(outs[0], b, n * n);
+    info[b] = LAPACKE(A->dtype, sytrf, LAPACK_COL_MAJOR, 'L', (int)n, (void *)a, (int)n, piv + b * n);
+    if (lapack_failed(info[b], "sytrf") < 0) { free_all(outs, 3); return -1; }
+    for (int64_t j = 1; j < n; j++) memset(a + j * n * es, 0, j * es);   /* column j's rows above the diagonal */
+  }
+  outs[0] = as_matrix(outs[0]);
+  return outs[0] ? 0 : (free_all(outs, 3), -1);
+}
+
+THTensor *at_lapack_ldl_solve(const THTensor *LD, const THTensor *pivots, const THTensor *B) {
+  if (check_square(LD, "torch.linalg.ldl_solve") < 0 || check_input(B, "torch.linalg.ldl_solve") < 0) return NULL;
+  int64_t n = LD->sizes[LD->ndim - 1], k = B->sizes[B->ndim - 1], nb = nbatch(LD);
+  if (LD->dtype != B->dtype || nbatch(B) != nb || B->sizes[B->ndim - 2] != n || THTensor_numel(pivots) != nb * n) {
+    THError_set(TH_ERR_RUNTIME, "torch.linalg.ldl_solve: incompatible shapes of LD, pivots and B");
+    return NULL;
+  }
+  THTensor *a = colmajor(LD), *x = a ? colmajor(B) : NULL;
+  THTensor *p = x ? at_to_dtype(pivots, TH_Int32, true) : NULL;   /* a contiguous copy */
+  if (!p) { THTensor_free(a); THTensor_free(x); return NULL; }
+  const int32_t *piv = (const int32_t *)THTensor_data(p);
+  /* sytrs swaps rows |piv[i]|-1 of B: a pivot outside [-n, -1] u [1, n] would reach past it */
+  for (int64_t i = 0; i < nb * n; i++)
+    if (piv[i] == 0 || piv[i] > n || piv[i] < -n) {
+      THError_set(TH_ERR_RUNTIME, "torch.linalg.ldl_solve: pivots must be between 1 and %lld in absolute value, got %d",
+                  (long long)n, piv[i]);
+      THTensor_free(a); THTensor_free(x); THTensor_free(p);
+      return NULL;
+    }
+  for (int64_t b = 0; b < nb && n > 0 && k > 0; b++) {
+    int info = LAPACKE(LD->dtype, sytrs, LAPACK_COL_MAJOR, 'L', (int)n, (int)k, (void *)mat(a, b, n * n), (int)n,
+                       piv + b * n, (void *)mat(x, b, n * k), (int)n);
+    if (lapack_failed(info, "sytrs") < 0) { THTensor_free(a); THTensor_free(x); THTensor_free(p); return NULL; }
+  }
+  THTensor_free(a);
+  THTensor_free(p);
+  return as_matrix(x);
+}
+
 THTensor *at_lapack_triangular_solve(const THTensor *A, const THTensor *B, bool upper, bool left,
                                      bool unitriangular) {
   if (check_square(A, "linalg.solve_triangular") < 0 || check_input(B, "linalg.solve_triangular") < 0) return NULL;

@@ -21,6 +21,12 @@ AT_API int at_lapack_eigh(THTensor **outs, const THTensor *A, bool upper, bool c
 AT_API int at_lapack_svd(THTensor **outs, const THTensor *A, bool full_matrices, bool compute_uv);
 /* geqrf + orgqr: outs = {Q, R}; mode "reduced", "complete" or "r" (Q empty) */
 AT_API int at_lapack_qr(THTensor **outs, const THTensor *A, const char *mode);
+/* geqrf: outs = {a (..., m, n): R with the reflectors below its diagonal, tau (..., min(m, n))} */
+AT_API int at_lapack_geqrf(THTensor **outs, const THTensor *A);
+/* sytrf (lower): outs = {LD (..., n, n) lower, pivots (..., n) int32 in LAPACK's signed form, info} */
+AT_API int at_lapack_ldl_factor(THTensor **outs, const THTensor *A);
+/* sytrs (lower): X with A X = B from sytrf's LD and pivots; B (..., n, k) with LD's batch shape */
+AT_API THTensor *at_lapack_ldl_solve(const THTensor *LD, const THTensor *pivots, const THTensor *B);
 /* trsm: X with A X = B (left) or X A = B, A triangular (..., n, n), B with A's batch */
 AT_API THTensor *at_lapack_triangular_solve(const THTensor *A, const THTensor *B, bool upper, bool left,
                                             bool unitriangular);

@@ -74,18 +74,6 @@ def spectral_norm(module, name="weight", n_power_iterations=1, eps=1e-12, dim=No
     return module
 
 
-def _householder_product(A, tau):
-    """the first A.shape[-1] columns of H_0 H_1 ... H_{k-1}, H_i = I - tau_i v_i v_i^T, v_i being column i of A
-    below the diagonal with a 1 on it (linalg.householder_product's result), as differentiable ops"""
-    n, m = A.shape[-2], A.shape[-1]
-    V = A.tril(-1) + cthtorch.eye(n, m, dtype=A.dtype)
-    Q = cthtorch.eye(n, m, dtype=A.dtype).expand(*A.shape[:-2], n, m)
-    for i in reversed(range(tau.shape[-1])):   # applied right to left onto the identity's columns
-        v = V[..., :, i:i + 1]
-        Q = Q - (tau[..., i, None, None] * v) @ (v.mT @ Q)
-    return Q
-
-
 def _make_orthogonal(A):
     """Q of A = QR (A tall) with R's diagonal made non-negative"""
     Q, R = cthtorch.linalg.qr(A)
@@ -129,7 +117,7 @@ class _Orthogonal(Module):
                 Q = Q[..., :k]
         else:
             A = X.tril(diagonal=-1)
-            Q = _householder_product(A, 2.0 / (1.0 + (A * A).sum(dim=-2)))
+            Q = cthtorch.linalg.householder_product(A, 2.0 / (1.0 + (A * A).sum(dim=-2)))
             # X's diagonal holds the signs (+-1) of Q's columns; not differentiated through
             Q = Q * X.diagonal(dim1=-2, dim2=-1).int().unsqueeze(-2)
         if hasattr(self, "base"):

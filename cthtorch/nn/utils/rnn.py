@@ -7,9 +7,8 @@ import cthtorch
 class PackedSequence(collections.namedtuple("PackedSequence", ["data", "batch_sizes", "sorted_indices",
                                                                 "unsorted_indices"])):
     def __new__(cls, data, batch_sizes=None, sorted_indices=None, unsorted_indices=None):
-        if unsorted_indices is None and sorted_indices is not None:
-            unsorted_indices = cthtorch.empty_like(sorted_indices).scatter_(
-                0, sorted_indices, cthtorch.arange(len(sorted_indices)))
+        if unsorted_indices is None:
+            unsorted_indices = invert_permutation(sorted_indices)
         return super().__new__(cls, data, batch_sizes, sorted_indices, unsorted_indices)
 
     def to(self, *args, **kwargs):
@@ -86,3 +85,11 @@ def unpad_sequence(padded_sequences, lengths, batch_first=False):
 def unpack_sequence(packed_sequences):
     padded, lengths = pad_packed_sequence(packed_sequences, batch_first=True)
     return unpad_sequence(padded, lengths, batch_first=True)
+
+
+def invert_permutation(permutation):
+    """the permutation q with q[p[i]] = i (None stays None): what undoes a sort of a batch"""
+    if permutation is None:
+        return None
+    out = cthtorch.empty_like(permutation, memory_format=cthtorch.contiguous_format)
+    return out.scatter_(0, permutation, cthtorch.arange(0, permutation.numel(), device=permutation.device))

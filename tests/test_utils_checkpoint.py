@@ -1,0 +1,73 @@
+"""torch.utils.checkpoint's API against torch: keyword arguments and context_fn (use_reentrant=False), their
+errors under use_reentrant=True, preserve_rng_state, detach_variable, check_backward_validity, the policy enum,
+device states, the debug/early-stop switches."""
+import contextlib
+import warnings
+
+import numpy as np
+import pytest
+
+import cthtorch as ct
+import oracle
+from oracle import raises_like
+
+torch = oracle.require_torch()
+
+
+def grads(m, **kw):
+    x = m.tensor(np.arange(4.0), requires_grad=True)
+    y = m.utils.checkpoint.checkpoint(lambda a, b=1.0: (a * b).sin(), x, **kw)
+    y.sum().backward()
+    return y.detach().numpy(), x.grad.numpy()
+
+
+def test_checkpoint_kwargs_and_errors():
+    for kw in (dict(use_reentrant=False, b=2.0), dict(use_reentrant=True), dict(use_reentrant=False,
+                                                                                 preserve_rng_state=False)):
+        (yc, gc), (yt, gt) = grads(ct, **kw), grads(torch, **kw)
+        np.testing.assert_allclose(yc, yt)
+        np.testing.assert_allclose(gc, gt)
+    for kw in (dict(use_reentrant=True, b=2.0), dict(use_reentrant=True, context_fn=lambda: (None, None)),
+               dict(use_reentrant=True, debug=True), dict(use_reentrant=False, determinism_check="x")):
+        raises_like(lambda: grads(ct, **kw), lambda: grads(torch, **kw))
+    with pytest.raises(ValueError, match="Unexpected keyword arguments: b"):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            grads(ct, b=2.0)   # use_reentrant=None means True
+
+
+def test_checkpoint_context_fn_runs_forward_and_recompute_contexts():
+    seen = []
+
+    @contextlib.contextmanager
+    def mark(tag):
+        seen.append(tag)
+        yield
+
+    x = ct.ones(3, requires_grad=True)
+    y = ct.utils.checkpoint.checkpoint(lambda a: a * 2, x, use_reentrant=False,
+                                       context_fn=lambda: (mark("forward"), mark("recompute")))
+    assert seen == ["forward"]
+    y.sum().backward()
+    assert seen == ["forward", "recompute"] and x.grad.tolist() == [2.0, 2.0, 2.0]
+
+
+def test_checkpoint_helpers():
+    cu, tu = ct.utils.checkpoint, torch.utils.checkpoint
+    x = ct.ones(2, requires_grad=True)
+    d = cu.detach_variable((x, 3))
+    assert d[0] is not x and d[0].requires_grad and d[0].grad_fn is None and d[1] == 3
+    raises_like(lambda: cu.detach_variable([x]), lambda: tu.detach_variable([torch.ones(2)]))
+    with pytest.warns(UserWarning, match="None of the inputs have requires_grad=True"):
+        cu.check_backward_validity((ct.ones(1),))
+    assert [(p.name, p.value) for p in cu.CheckpointPolicy] == [(p.name, p.value) for p in tu.CheckpointPolicy]
+    assert issubclass(cu.CheckpointError, RuntimeError)
+    assert cu.get_device_states(x) == tu.get_device_states(torch.ones(2)) == ([], [])
+    assert cu.DefaultDeviceType.get_device_type() == tu.DefaultDeviceType.get_device_type()
+    a, b = cu.noop_context_fn()
+    with a, b:
+        pass
+    with cu.set_checkpoint_debug_enabled(True), cu.set_checkpoint_early_stop(False):
+        np.testing.assert_allclose(grads(ct, use_reentrant=False)[1], grads(torch, use_reentrant=False)[1])
+    with pytest.raises(NotImplementedError, match="selective activation checkpointing"):
+        cu.create_selective_checkpoint_contexts([])
