@@ -1112,7 +1112,7 @@ def gen_binding(pyname, entries, method, module=""):
                      if e[3] is None]
             text = ("This overload of %s is deprecated:\\n\\t%s\\nConsider using one of the following signatures "
                     "instead:\\n\\t%s" % (pyname, sigs[k].split("|")[0].replace("(Tensor self, ", "("),
-                                             "\\n\\t".join(usual)))
+                                             "\\n\\t".join(u.replace("=", " = ") for u in usual)))
             guard += "if (ap_warn_deprecated(\"%s\") < 0) break; " % text.replace("Scalar", "Number")
         L.append("    case %d: %sres = %s(%s); break;" % (k, guard, vt, ", ".join(args)))
     L.append("  }")
