@@ -464,3 +464,39 @@ def test_huge_slice_steps_take_what_python_lists_take():
         for step in (2**62, 2**63 - 2, 2**63 - 1, 2**63, 2**64, 10**30):
             for start in (0, 1, 2):
                 assert x[start::step].tolist() == items[start::step], (n, start, step)
+
+
+def test_deprecated_positional_signatures():
+    """Old programs' x.add_(alpha, other), addcmul_(value, t1, t2), addcdiv_(value, t1, t2), sub(alpha, other),
+    addmm(beta, self[, alpha], mat1, mat2) and baddbmm alike compute what torch's deprecated overloads compute,
+    gradients included; a call fitting no signature still raises TypeError"""
+    def run(lib):
+        x, a, b = lib.ones(2, 2), lib.full((2, 2), 2.), lib.tensor([[3., 1.], [0.5, 2.]])
+        p = lib.ones(2, 2, requires_grad=True)
+        q = lib.full((2, 2), 0.25, requires_grad=True)
+        o = lib.empty(2, 2)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            r = [x.clone().add_(-0.5, a), x.add(2, a), lib.add(x, 3, a), lib.add(x, 3, a, out=o), x.clone().sub_(0.5, a),
+                 lib.sub(x, 0.5, a), x.sub(2, b), x.clone().addcmul_(0.5, a, b), lib.addcmul(x, 0.5, a, b),
+                 x.clone().addcdiv_(-0.1, a, b), x.addcdiv(2, a, b), lib.addmm(0.5, x, 2, a, b), lib.addmm(0.5, x, a, b),
+                 x.addmm(0.5, 2, a, b), x.addmm(0.5, a, b), x.clone().addmm_(3, 2, a, b),
+                 lib.baddbmm(0.5, x[None], 2, a[None], b[None]), x[None].baddbmm(2, a[None], b[None])]
+            loss = (p.add(-0.5, q * q).addcmul(2, p, q) + lib.addmm(0.5, p, 3, q, p)).sum()
+        loss.backward()
+        return [t.tolist() for t in r] + [p.grad.tolist(), q.grad.tolist()]
+
+    assert run(cthtorch) == run(torch)
+    with pytest.raises(TypeError):
+        cthtorch.ones(2).add_(1, 2, 3)
+
+
+def test_deprecated_signature_warns_once_per_process():
+    import subprocess
+    import sys
+    code = ("import warnings, {0} as t\nwarnings.simplefilter('always')\nx = t.ones(2)\n"
+            "with warnings.catch_warnings(record=True) as w:\n    x.add_(2, x); x.addcmul_(1, x, x); t.add(x, 1, x)\n"
+            "print(len(w), repr(str(w[0].message).split(' (Triggered')[0]))")
+    outs = [subprocess.run([sys.executable, "-c", code.format(lib)], capture_output=True, text=True).stdout
+            for lib in ("cthtorch", "torch")]
+    assert outs[0] == outs[1] and outs[0].startswith("1 ")

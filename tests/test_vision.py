@@ -460,3 +460,26 @@ def test_autoaugment_names_exist_and_say_they_are_missing():
     for cls in (T.AutoAugment, T.RandAugment, T.TrivialAugmentWide, T.AugMix):
         with pytest.raises(NotImplementedError, match=cls.__name__ + " is not implemented"):
             cls(interpolation=F.InterpolationMode.BILINEAR)
+
+
+def test_io_read_image_and_write_png(tmp_path):
+    """vision.io (the data tutorial imports torchvision.io.read_image): uint8 C x H x W tensors equal to what
+    PIL decodes, modes converted as PIL converts, write_png round trips"""
+    from PIL import Image
+    from cthtorch.vision.io import ImageReadMode, decode_image, read_file, read_image, write_png
+    rng = np.random.RandomState(0)
+    rgb = rng.randint(0, 256, (6, 5, 3)).astype(np.uint8)
+    Image.fromarray(rgb).save(tmp_path / "a.png")
+    Image.fromarray(rgb).convert("RGBA").save(tmp_path / "b.png")
+    x = read_image(str(tmp_path / "a.png"))
+    assert x.dtype == cthtorch.uint8 and tuple(x.shape) == (3, 6, 5)
+    np.testing.assert_array_equal(x.numpy(), rgb.transpose(2, 0, 1))
+    gray = np.array(Image.fromarray(rgb).convert("L"))
+    np.testing.assert_array_equal(read_image(str(tmp_path / "a.png"), ImageReadMode.GRAY).numpy()[0], gray)
+    assert tuple(read_image(str(tmp_path / "b.png")).shape) == (4, 6, 5)
+    assert tuple(read_image(str(tmp_path / "b.png"), ImageReadMode.RGB).shape) == (3, 6, 5)
+    assert cthtorch.equal(decode_image(read_file(str(tmp_path / "a.png"))), x)
+    write_png(x, str(tmp_path / "c.png"))
+    assert cthtorch.equal(read_image(str(tmp_path / "c.png")), x)
+    with pytest.raises(RuntimeError):
+        decode_image(cthtorch.zeros(3, 3))

@@ -28,6 +28,7 @@ An entry:
     internal: true                 # a backward/LAPACK helper: only in _C._internal
                                    #   (no method, not cthtorch.<name>, not _C._nn)
     view: true                     # result is a view of self (shares version)
+    deprecated: [[self, alpha, other]]   # torch's deprecated positional orders (bindings only)
     derivatives:                   # formulas in grad, grads[i], result, inputs
       self: grad                   #   and helper calls; inputs not listed get no
       other: grad * alpha          #   gradient; `name.sizes` saves just a shape
@@ -141,6 +142,13 @@ class Decl:
         # (torch's numbers-as-tensors list and its Scalar-self overloads)
         self.number_first = bool(d.get("number_first", False))
         self.manual_python = bool(d.get("manual_python", False))
+        # torch's deprecated Python signatures (x.add_(alpha, other), addcmul(self, value, t1, t2),
+        # addmm(beta, self, alpha, mat1, mat2)): parameter orders, all positional; the method form
+        # binds self first. Only the bindings parse them (with torch's one-time UserWarning).
+        self.deprecated = [list(o) for o in (d.get("deprecated") or [])]
+        for o in self.deprecated:
+            if any(not any(p.name == n for p in self.params) for n in o) or "self" not in o:
+                raise SystemExit("%s: deprecated order %r names an unknown parameter or lacks self" % (self.full, o))
         self.node = d.get("node")   # grad_fn's Python name when not CamelCase(name)Backward0 (aliases share one)
         # per output: False keeps it out of the graph (lu_unpack's P, as in PyTorch)
         self.output_diff = d.get("output_differentiability")
@@ -1034,6 +1042,26 @@ def python_sig(d, method, inplace, out):
     return "%s(%s)" % (name, ", ".join(parts))
 
 
+def deprecated_params(d, order, method):
+    """The parameters of a deprecated signature: order's names positionally (self first for a method),
+    then the others keyword-only with their defaults."""
+    if method:
+        order = ["self"] + [n for n in order if n != "self"]
+    by_name = {p.name: p for p in d.params}
+    return [by_name[n] for n in order], [p for p in d.params if p.name not in order]
+
+
+def deprecated_sig(d, order, method, inplace, out):
+    pos, rest = deprecated_params(d, order, method)
+    parts = ["%s %s" % (p.type, "input" if (p.name == "self" and not method) else p.name) for p in pos]
+    if rest or (out and not method and not inplace):
+        parts.append("*")
+    parts += [p.sig(rename_self=not method) for p in rest]
+    if out and not method and not inplace:
+        parts.append("Tensor? out=None")
+    return "%s(%s)" % (d.name + ("_" if inplace else ""), ", ".join(parts))
+
+
 def sig_flags(d):
     """The parser's per-signature flags after the parameter list (src/python/ArgParser.c)."""
     return (("|tensors=" + ",".join(d.tensor_only)) if d.tensor_only else "") + ("|number_first" if d.number_first else "")
@@ -1044,7 +1072,11 @@ def gen_binding(pyname, entries, method, module=""):
     When no overload parses, an argument overriding __torch_function__ (an
     fx Proxy) gets the call (src/python/TorchFunction.h)."""
     fname = "THPVariable_%s%s" % ("m_" if method else "f_", pyname)
-    sigs = [python_sig(d, method, inplace, out) + sig_flags(d) for (d, inplace, out) in entries]
+    entries = [e if len(e) == 4 else e + (None,) for e in entries]
+    sigs = [(python_sig(d, method, inplace, out) + sig_flags(d)) if order is None else
+            (deprecated_sig(d, order, method, inplace, out)
+             + (("|tensors=" + ",".join(d.tensor_only)) if d.tensor_only else ""))
+            for (d, inplace, out, order) in entries]
     L = ["PyObject *%s(PyObject *self_, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames) {" % fname]
     L.append("  static const char *sigs[] = {%s, NULL};" % ", ".join('"%s"' % s for s in sigs))
     L.append("  static APParser parser = { sigs };")
@@ -1055,10 +1087,15 @@ def gen_binding(pyname, entries, method, module=""):
              % ("self_" if method else "NULL", module, pyname, "self_" if method else "NULL"))
     L.append("  PyObject *res = NULL;")
     L.append("  switch (idx) {")
-    for k, (d, inplace, out) in enumerate(entries):
+    for k, (d, inplace, out, order) in enumerate(entries):
         args = []
-        for i, p in enumerate(d.params):
-            args.append(c_arg_from_parser(p, i))
+        if order is None:
+            for i, p in enumerate(d.params):
+                args.append(c_arg_from_parser(p, i))
+        else:
+            pos, rest = deprecated_params(d, order, method)
+            where = {p.name: i for i, p in enumerate(pos + rest)}
+            args = [c_arg_from_parser(p, where[p.name]) for p in d.params]
         if d.params and any(p.base == "ScalarType" for p in d.params):
             pass
         dev_checks = ["ap_device_check(&r, %d) < 0" % i for i, p in enumerate(d.params) if p.base == "Device"]
@@ -1070,6 +1107,13 @@ def gen_binding(pyname, entries, method, module=""):
         elif d.out and not inplace:
             args.append("NULL")
         guard = ("if (%s) break; " % " || ".join(dev_checks)) if dev_checks else ""
+        if order is not None:   # torch's deprecation warning (once per process)
+            usual = [python_sig(e[0], method, e[1], e[2]).replace("(Tensor self, ", "(") for e in entries
+                     if e[3] is None]
+            text = ("This overload of %s is deprecated:\\n\\t%s\\nConsider using one of the following signatures "
+                    "instead:\\n\\t%s" % (pyname, sigs[k].split("|")[0].replace("(Tensor self, ", "("),
+                                             "\\n\\t".join(u.replace("=", " = ") for u in usual)))
+            guard += "if (ap_warn_deprecated(\"%s\") < 0) break; " % text.replace("Scalar", "Number")
         L.append("    case %d: %sres = %s(%s); break;" % (k, guard, vt, ", ".join(args)))
     L.append("  }")
     L.append("  ap_release(&r);")
@@ -1235,6 +1279,15 @@ def main():
             groups.setdefault(("", "m", d.name + "_"), []).append((d, True, False))
             if "function" in d.variants:
                 groups.setdefault((d.module or "", "f", d.name + "_"), []).append((d, True, False))
+    for d in decls:
+        for order in ([] if d.manual_python else d.deprecated):
+            mod = d.module or ""
+            if "function" in d.variants:
+                groups[(mod, "f", d.name)].append((d, False, d.out, order))
+            if "method" in d.variants and not d.module:
+                groups[("", "m", d.name)].append((d, False, False, order))
+            if d.inplace and not d.internal:
+                groups[("", "m", d.name + "_")].append((d, True, False, order))
     table_protos = []
     boxed_table = []
     for d in decls:
@@ -1312,12 +1365,14 @@ def main():
         for (mod, kind, pyname), entries in sorted(groups.items()):
             if kind == "m":
                 fh.write("    def %s(self, *args: Any, **kwargs: Any) -> Any: ...  # %s\n"
-                         % (pyname, " | ".join(python_sig(d, True, i, o) for d, i, o in entries)))
+                         % (pyname, " | ".join(python_sig(d, True, e[1], e[2]) if len(e) == 3 else
+                                    deprecated_sig(d, e[3], True, e[1], e[2]) for e in entries for d in e[:1])))
         fh.write("\nclass _VariableFunctions:\n")
         for (mod, kind, pyname), entries in sorted(groups.items()):
             if kind == "f" and not mod:
                 fh.write("    @staticmethod\n    def %s(*args: Any, **kwargs: Any) -> Any: ...  # %s\n"
-                         % (pyname, " | ".join(python_sig(d, False, i, o) for d, i, o in entries)))
+                         % (pyname, " | ".join(python_sig(d, False, e[1], e[2]) if len(e) == 3 else
+                                    deprecated_sig(d, e[3], False, e[1], e[2]) for e in entries for d in e[:1])))
     print("generate_code: %d declarations, %d backward nodes -> %s" % (len(decls), len(nodes), a.out))
 
 

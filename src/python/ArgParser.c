@@ -885,6 +885,13 @@ static void lost_error(void) {
   if (PyErr_Occurred()) PyErr_WriteUnraisable(NULL);
 }
 
+int ap_warn_deprecated(const char *text) {
+  static int warned;
+  if (warned) return 0;
+  warned = 1;
+  return PyErr_WarnEx(PyExc_UserWarning, text, 1);
+}
+
 ATScalar ap_scalar(APResult *r, int i) {
   PyObject *o = get(r, i);
   const APParam *p = param(r, i);

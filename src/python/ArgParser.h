@@ -110,6 +110,9 @@ PyObject *THP_sparse_kernel_missing(PyObject *m, PyObject *name); /* _C._sparse_
 struct THPTensor;
 struct THPTensor *ap_tensor(APResult *r, int i);          /* NULL when None/absent (optional) */
 ATScalar ap_scalar(APResult *r, int i);
+/* A call parsed by one of torch's deprecated signatures (x.add_(alpha, other)): torch's UserWarning,
+ * once per process for all of them as torch's; -1 when the warning was turned into an error. */
+int ap_warn_deprecated(const char *text);
 ATOptScalar ap_optscalar(APResult *r, int i);
 int64_t ap_int(APResult *r, int i);
 ATOptInt ap_optint(APResult *r, int i);
