@@ -103,6 +103,27 @@ def alpha_dropout(input, p, train, feature=False):
     return input * (keep * a) + b
 
 
+def nll_loss_nd(input, target, weight, reduction, ignore_index):
+    """nll_loss over any input rank with torch's nodes: 1-d and 2-d inputs are nll_loss
+    (NllLossBackward0), 4-d ones nll_loss2d (NllLoss2DBackward0), other ranks nll_loss2d
+    on (N, C, 1, -1) views"""
+    d = input.dim()
+    if d in (1, 2):
+        return _nn.nll_loss(input, target, weight, reduction, ignore_index)
+    if d == 4:
+        return _nn.nll_loss2d(input, target, weight, reduction, ignore_index)
+    if d < 1:
+        return _nn.nll_loss_nd(input, target, weight, reduction, ignore_index)   # its error
+    n, c = input.shape[0], input.shape[1]
+    out_size = [n] + list(input.shape[2:])
+    if list(target.shape[1:]) != list(input.shape[2:]):
+        raise RuntimeError("Expected target size %s, got %s" % (out_size, list(target.shape)))
+    inp = input.contiguous().view(n, c, 1, -1) if input.numel() else input.contiguous().view(n, c, 0, 0)
+    tgt = target.contiguous().view(n, 1, -1) if target.numel() else target.contiguous().view(n, 0, 0)
+    r = _nn.nll_loss2d(inp, tgt, weight, reduction, ignore_index)
+    return r.view(out_size) if reduction == 0 else r
+
+
 def cross_entropy_loss(input, target, weight=None, reduction=1, ignore_index=-100, label_smoothing=0.0):
     """log_softmax + nll, or soft targets (class probabilities), with label smoothing."""
     class_dim = 0 if input.dim() == 1 else 1
@@ -122,7 +143,7 @@ def cross_entropy_loss(input, target, weight=None, reduction=1, ignore_index=-10
         if reduction == 2:
             return loss.sum()
         return loss.sum() / (input.numel() / c)
-    nll = _nn.nll_loss_nd(logp, target, weight, reduction, ignore_index)
+    nll = nll_loss_nd(logp, target, weight, reduction, ignore_index)
     if label_smoothing <= 0:
         return nll
     c = input.shape[class_dim]

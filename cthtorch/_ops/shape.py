@@ -169,6 +169,19 @@ class _Scatter(Function):
         return gin, None, None, gsrc, None
 
 
+# torch's node per overload: scatter.src, scatter.value, scatter_add
+class _ScatterSrc(_Scatter):
+    pass
+
+
+class _ScatterValue(_Scatter):
+    pass
+
+
+class _ScatterAdd(_Scatter):
+    pass
+
+
 def scatter(input, dim, index, src=None, *, value=None, reduce=None, out=None):
     if src is None:
         src = value
@@ -178,14 +191,15 @@ def scatter(input, dim, index, src=None, *, value=None, reduce=None, out=None):
             raise RuntimeError("reduce argument must be either add or multiply.")
         return _to_out(_scatter_values(input, dim, index, src, reduce), out)
     if _needs_grad(input, src):
-        return _to_out(_Scatter.apply(input, dim, index, src, False), out)
+        fn = _ScatterSrc if isinstance(src, cthtorch.Tensor) else _ScatterValue
+        return _to_out(fn.apply(input, dim, index, src, False), out)
     return _to_out(_scatter_values(input, dim, index, src), out)
 
 
 def scatter_add(input, dim, index, src):
     dim = _wrap_dim(dim, input.dim())
     if _needs_grad(input, src):
-        return _Scatter.apply(input, dim, index, src, True)
+        return _ScatterAdd.apply(input, dim, index, src, True)
     return _scatter_add_values(input, dim, index, src)
 
 
@@ -512,7 +526,25 @@ def _dim_index(self, dim, index, like):
     return d, index.reshape(shape).expand(tuple(like.shape))
 
 
+class _IndexAdd(Function):
+    @staticmethod
+    def forward(ctx, input, dim, index, source, alpha):
+        ctx.dim, ctx.alpha, ctx.src_shape = dim, alpha, tuple(source.shape)
+        ctx.save_for_backward(index)
+        return _C._internal._index_add_c(input, dim, index, source, alpha)
+
+    @staticmethod
+    def backward(ctx, g):
+        (index,) = ctx.saved_tensors
+        gsrc = g.index_select(ctx.dim, index)
+        if tuple(gsrc.shape) != ctx.src_shape:   # a 0-d source of a 1-d self
+            gsrc = gsrc.reshape(ctx.src_shape)
+        return g, None, None, gsrc * ctx.alpha if ctx.alpha != 1 else gsrc, None
+
+
 def _index_add(self, dim, index, source, alpha):
+    if _needs_grad(self, source) and self.dim() > 0:
+        return _IndexAdd.apply(self, _wrap_dim(dim, self.dim()), index, source, alpha)
     if _needs_grad(self, source):
         d, idx = _dim_index(self, dim, index, source)
         src = source * alpha if alpha != 1 else source
@@ -525,3 +557,7 @@ def _index_add(self, dim, index, source, alpha):
 # torch's grad_fn names for the nodes of these Functions
 name_node(_Gather, "GatherBackward0")
 name_node(_MaskedFill, "MaskedFillBackward0")
+name_node(_ScatterSrc, "ScatterBackward0")
+name_node(_ScatterValue, "ScatterBackward1")
+name_node(_ScatterAdd, "ScatterAddBackward0")
+name_node(_IndexAdd, "IndexAddBackward0")

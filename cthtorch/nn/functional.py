@@ -595,7 +595,8 @@ def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, r
         return _handle_with_locals(nll_loss, locals())
     reduction = _legacy_reduction(size_average, reduce, reduction)
     _check_class_weight(weight, target)
-    return _nn.nll_loss_nd(input, target, weight, _reduction_enum(reduction), ignore_index)
+    from cthtorch._ops.nn import nll_loss_nd
+    return nll_loss_nd(input, target, weight, _reduction_enum(reduction), ignore_index)
 
 
 @fp32_on_cpu
