@@ -341,3 +341,13 @@ def test_saved_shapes_named_as_torch():
                         type(y.grad_fn._saved_self_sym_sizes).__name__))
         return out
     assert run(cthtorch) == run(torch)
+
+
+def test_tensor_class_prints_as_the_package_s():
+    """type(x) prints <class 'cthtorch.Tensor'> as torch's prints <class 'torch.Tensor'>, and the class
+    still pickles by reference"""
+    import pickle
+    x = cthtorch.ones(2)
+    assert repr(type(x)) == repr(type(torch.ones(2))).replace("torch", "cthtorch") == "<class 'cthtorch.Tensor'>"
+    assert pickle.loads(pickle.dumps(cthtorch.Tensor)) is cthtorch.Tensor
+    assert type(pickle.loads(pickle.dumps(x))) is cthtorch.Tensor
