@@ -423,6 +423,11 @@ def broadcast_to(input, size):
     return input.expand(size)
 
 
+def _broadcast_to_m(self, *size):
+    """the method takes the sizes as separate arguments too (x.broadcast_to(2, 3, 4)), as torch's"""
+    return self.expand(*size)
+
+
 def _broadcast_pair(a, b):
     """The broadcast shape (a list) of shapes a and b (lists), with torch's error for sizes
     that cannot broadcast (broadcast_tensors, matmul's batch dimensions)."""
@@ -454,7 +459,7 @@ FUNCTIONS = ["hstack", "vstack", "row_stack", "dstack", "column_stack",
 
 METHODS = ["split", "chunk", "tensor_split", "unbind", "gather", "take_along_dim", "scatter",
            "scatter_add", "scatter_reduce", "masked_fill", "nonzero", "rot90",
-           "repeat", "tile", "broadcast_to"]   # unique: Tensor class body
+           "repeat", "tile"]   # unique: Tensor class body
 
 
 # composites standing in for a generated binding: they add an overload the
@@ -481,6 +486,7 @@ def register():
     # self takes the result's history (a new grad_fn) as PyTorch's in-place ops do
     for name in ("scatter", "scatter_add", "masked_fill", "scatter_reduce"):
         _ops.op("Tensor", name + "_", _inplace_of(g[name], name + "_"), __name__)
+    _ops.op("Tensor", "broadcast_to", _broadcast_to_m, __name__)
     _ops.op("Tensor", "index_add", _index_add_m, __name__)
     _ops.op("Tensor", "index_add_", _inplace_of(_index_add_m, "index_add_"), __name__)
     _ops.op("torch", "index_add", _index_add_m, __name__)

@@ -104,8 +104,42 @@ def conv1d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
         p = pad[0]
     else:
         p = padding[0] if isinstance(padding, (list, tuple)) else padding
+    if cthtorch.is_grad_enabled() and any(t is not None and t.requires_grad for t in (input, weight, bias)):
+        # one ConvolutionBackward0 node, as torch's (an absent bias is an edge to nothing there too)
+        # (an unbatched input is a batch of one there: unsqueezed, the result squeezed)
+        batched = input.dim() != 2
+        r = _Conv1d.apply(input if batched else input.unsqueeze(0), weight, bias if bias is not None else _NO_BIAS,
+                          s, p, d, groups)
+        return r if batched else r.squeeze(0)
     out = cthtorch.conv2d(input.unsqueeze(-2), weight.unsqueeze(-2), bias, (1, s), (0, p), (1, d), groups)
     return out.squeeze(-2)
+
+
+_NO_BIAS = cthtorch.empty(0)
+
+
+class _Conv1d(cthtorch.autograd.Function):
+    """conv1d as conv2d over a height-1 image; backward is conv2d_backward on the same views
+    (a recorded op, so double backward works)"""
+    @staticmethod
+    def forward(ctx, input, weight, bias, s, p, d, groups):
+        ctx.save_for_backward(input, weight)
+        ctx.conf = ([1, s], [0, p], [1, d], groups)
+        b = None if bias is _NO_BIAS else bias
+        return cthtorch.conv2d(input.unsqueeze(-2), weight.unsqueeze(-2), b, (1, s), (0, p), (1, d), groups).squeeze(-2)
+
+    @staticmethod
+    def backward(ctx, g):
+        input, weight = ctx.saved_tensors
+        st, pad, dil, groups = ctx.conf
+        mask = [int(m) for m in ctx.needs_input_grad[:3]]
+        gi, gw, gb = cthtorch._C._internal.conv2d_backward(g.unsqueeze(-2), input.unsqueeze(-2), weight.unsqueeze(-2),
+                                                           st, pad, dil, groups, mask)
+        return (gi.squeeze(-2) if mask[0] else None, gw.squeeze(-2) if mask[1] else None, gb if mask[2] else None,
+                None, None, None, None)
+
+
+name_node(_Conv1d, "ConvolutionBackward0")
 
 
 @lower_on_cpu
