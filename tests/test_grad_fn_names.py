@@ -246,6 +246,10 @@ for i, ix in enumerate([slice(None), slice(0, 3), (slice(None), slice(None)), (s
 case("conv1d_bias", lambda l, x: l.nn.functional.conv1d(x, A(l, (2, 3, 2)), A(l, (2,)), stride=2, padding=1), (1, 3, 4))
 case("conv1d_unbatched", lambda l, x: l.nn.functional.conv1d(x, A(l, (2, 3, 2))), (3, 4))
 case("conv1d_module", lambda l, x: l.nn.Conv1d(3, 2, 2)(x), (1, 3, 4))
+case("dist_p1_broadcast", lambda l, x: l.dist(x, A(l, (4,)), 1))
+case("adaptive_avg_unbatched", lambda l, x: l.nn.functional.adaptive_avg_pool2d(x, (1, 1)), (1, 4, 4))
+case("adaptive_avg_1d", lambda l, x: l.nn.functional.adaptive_avg_pool1d(x, 1), (1, 3, 4))
+case("adaptive_avg_not_1x1", lambda l, x: l.nn.functional.adaptive_avg_pool2d(x, (None, 1)), (1, 1, 4, 4))
 case("broadcast_to_tuple", lambda l, x: x.broadcast_to((2, 3, 4)))
 case("broadcast_to_fn_varargs", lambda l, x: l.broadcast_to(x, 2, 3, 4))
 
@@ -254,11 +258,11 @@ case("broadcast_to_fn_varargs", lambda l, x: l.broadcast_to(x, 2, 3, 4))
 KNOWN_DIFFERENT = {
     "deg2rad", "rad2deg", "msort", "trace", "diag", "rot90", "nansum", "nanmean",
     "floor_divide_scalar", "remainder_scalar", "fmod_scalar", "pow_scalar", "xlogy_scalar", "copysign_scalar",
-    "dist", "dist_scalar", "lerp", "lerp_t", "matmul12", "matmul21", "matmul11", "matmul31", "matmul13", "mv",
+    "lerp", "lerp_t", "matmul12", "matmul21", "matmul11", "matmul31", "matmul13", "mv",
     "dot", "vdot", "inner", "outer", "ger", "addmv", "addr", "addbmm",
     "repeat", "tile", "repeat_interleave", "unbind",
     "split", "chunk", "cross", "rsub", "rpow", "pow2", "pow_half",
-    "bce_logits", "pad", "adaptive_avg", "einsum",
+    "bce_logits", "pad", "einsum",
     "cdist", "trapezoid",
     "diag_embed", "kron", "block_diag", "std_mean", "var_mean",
     "polar", "complex",
@@ -377,3 +381,18 @@ def test_conv1d_gradients_as_torch(bias):
         return [t.detach().numpy() for t in (y, gx, gw) + gg]
     for a, b in zip(run(cthtorch), run(torch)):
         np.testing.assert_allclose(a, b, rtol=1e-10, atol=1e-10)
+
+
+@pytest.mark.parametrize("p", [1, 2, 3, float("inf")])
+def test_dist_gradients_as_torch(p):
+    """dist's one DistBackward0 node: first and second derivatives for both inputs equal torch's"""
+    def run(lib):
+        lib.manual_seed(0)
+        x = lib.randn(3, 4, dtype=lib.float64, requires_grad=True)
+        y = lib.randn(4, dtype=lib.float64, requires_grad=True)
+        r = lib.dist(x, y, p)
+        gx, gy = lib.autograd.grad(r, (x, y), create_graph=True)
+        h = lib.autograd.grad((gx * gx).sum() + gy.sum() * 0.3, (x, y))
+        return [(t.detach() + 0).numpy() for t in (r, gx, gy) + h]
+    for a, b in zip(run(cthtorch), run(torch)):
+        np.testing.assert_allclose(a, b, rtol=1e-6, atol=1e-9)

@@ -243,14 +243,21 @@ def _adaptive_size(input, output_size):
 def adaptive_avg_pool2d(input, output_size):
     if _has_torch_function_unary(input):
         return _handle_with_locals(adaptive_avg_pool2d, locals())
-    return _nn.adaptive_avg_pool2d(input, _adaptive_size(input, output_size))
+    return _adaptive_avg_pool2d(input, _adaptive_size(input, output_size))
+
+
+def _adaptive_avg_pool2d(input, size):
+    # a 1x1 output is the mean over H and W in torch (MeanBackward1), for a contiguous input
+    if list(size) == [1, 1] and input.dim() in (3, 4) and input.is_contiguous():
+        return input.mean((-1, -2), keepdim=True)
+    return _nn.adaptive_avg_pool2d(input, size)
 
 
 def adaptive_avg_pool1d(input, output_size):
     if _has_torch_function_unary(input):
         return _handle_with_locals(adaptive_avg_pool1d, locals(), cthtorch.adaptive_avg_pool1d)
     n = output_size[0] if isinstance(output_size, (list, tuple)) else output_size
-    return _nn.adaptive_avg_pool2d(input.unsqueeze(-2), (1, n)).squeeze(-2)
+    return _adaptive_avg_pool2d(input.unsqueeze(-2), (1, n)).squeeze(-2)
 
 
 def adaptive_max_pool2d(input, output_size, return_indices=False):
