@@ -6,6 +6,7 @@ import math
 
 import cthtorch
 from cthtorch import _C
+from cthtorch.autograd.function import Function
 
 _nn = _C._nn
 
@@ -274,11 +275,35 @@ def float_power(input, exponent):
                         if not isinstance(exponent, cthtorch.Tensor) else to64(exponent))
 
 
+class _Scale(Function):
+    """input times a constant as one node (torch's Deg2RadBackward0 / Rad2DegBackward0)"""
+    @staticmethod
+    def forward(ctx, input, k):
+        ctx.k = k
+        return input * k
+
+    @staticmethod
+    def backward(ctx, g):
+        return g * ctx.k, None
+
+
+class _Deg2Rad(_Scale):
+    pass
+
+
+class _Rad2Deg(_Scale):
+    pass
+
+
 def deg2rad(input):
+    if input.requires_grad and cthtorch.is_grad_enabled():
+        return _Deg2Rad.apply(input, math.pi / 180.0)
     return input * (math.pi / 180.0)
 
 
 def rad2deg(input):
+    if input.requires_grad and cthtorch.is_grad_enabled():
+        return _Rad2Deg.apply(input, 180.0 / math.pi)
     return input * (180.0 / math.pi)
 
 
@@ -293,3 +318,8 @@ _EXTRA = ("allclose", "float_power", "deg2rad", "rad2deg", "positive")
 
 _EXTRA = _EXTRA + ("matmul", "dot", "vdot", "inner", "mv", "outer", "ger", "addmv", "addbmm")
 from cthtorch._ops.blas import matmul, dot, vdot, inner, mv, outer, ger, addmv, addbmm, linear  # noqa: E402,F401 (registered by name below)
+
+
+from cthtorch._sparse_tensor import name_node  # noqa: E402
+name_node(_Deg2Rad, "Deg2RadBackward0")
+name_node(_Rad2Deg, "Rad2DegBackward0")
