@@ -27,6 +27,9 @@ def _new_options(self, dtype, device, requires_grad):
 
 
 class Tensor(_C._TensorBase):
+    # printed and pickled by reference as the package's Tensor (torch's prints <class 'torch.Tensor'>)
+    __module__ = "cthtorch"
+
     def __new__(cls, *args, **kwargs):
         # torch.Tensor(storage): a 1-D tensor of the default dtype over the storage's memory
         if len(args) == 1 and type(args[0]).__name__ in ("TypedStorage", "UntypedStorage") and not kwargs:

@@ -29,6 +29,8 @@ An entry:
                                    #   (no method, not cthtorch.<name>, not _C._nn)
     view: true                     # result is a view of self (shares version)
     deprecated: [[self, alpha, other]]   # torch's deprecated positional orders (bindings only)
+    grad_composite: THP_f(self, n) # under autograd the call is this C function's instead,
+                                   #   which records torch's composite graph (other ops' nodes)
     derivatives:                   # formulas in grad, grads[i], result, inputs
       self: grad                   #   and helper calls; inputs not listed get no
       other: grad * alpha          #   gradient; `name.sizes` saves just a shape
@@ -115,6 +117,7 @@ class Decl:
             self.module = "internal"
             self.variants = ["function"]
         self.view = bool(d.get("view", False))
+        self.grad_composite = d.get("grad_composite")
         # the body runs on CUDA tensors (its ATen function and every kernel it
         # reaches are device-aware); other ops raise NotImplementedError there
         self.cuda = bool(d.get("cuda", False))
@@ -646,6 +649,11 @@ def _gen_vt_body(d, out, inplace):
     if out:
         L.append('  if (out_ && rg_) { PyErr_SetString(PyExc_RuntimeError, "%s(): functions with out=... arguments '
                  'don\'t support automatic differentiation, but one of the arguments requires grad."); return NULL; }' % d.name)
+    if d.grad_composite and not inplace_self:
+        if any(p.base in ("Tensor[]", "Tensor?[]") for p in params):
+            raise SystemExit("%s: grad_composite takes no Tensor[] parameter" % d.full)
+        comp = re.sub(r"\b(%s)\b" % "|".join(p.name for p in params), lambda m: m.group(1) + "_", d.grad_composite)
+        L.append("  if (rg_%s) return %s;" % (" && !out_" if out else "", comp))
     if inplace_self:
         L.append("  if (THP_check_inplace(self_) < 0) return NULL;")
         L.append("  if (!rg_ && THPTensor_requiresGrad(self_) && THP_grad_enabled()) rg_ = true;")
@@ -1012,6 +1020,16 @@ def gen_node(info):
         G.append("static PyObject *%s_get_saved_%s(PyObject *o, void *c) { %s *n = (%s *)o; "
                  "return THPSavedVar_unpack(&n->sv_%s, (THPNode *)o); }" % (name, nm, name, name, nm))
         getsets.append('  {"_saved_%s", %s_get_saved_%s, NULL, NULL, NULL},' % (nm, name, nm))
+    # recorded shapes as torch names them (self.sizes: _saved_self_sym_sizes, a tuple of ints)
+    attr_names = {"sizes": "sym_sizes", "strides": "sym_strides", "numel": "sym_numel"}
+    list_params = {p.name for p in d.params if p.base in ("Tensor[]", "Tensor?[]")}
+    for (nm, attr) in info["attrs"]:
+        if attr not in attr_names or nm in list_params:
+            continue
+        conv = "PySequence_Tuple(v)" if attr != "numel" else "Py_NewRef(v)"
+        G.append("static PyObject *%s_get_attr_%s_%s(PyObject *o, void *c) { PyObject *v = ((%s *)o)->attr_%s_%s; "
+                 "return v ? %s : Py_NewRef(Py_None); }" % (name, nm, attr, name, nm, attr, conv))
+        getsets.append('  {"_saved_%s_%s", %s_get_attr_%s_%s, NULL, NULL, NULL},' % (nm, attr_names[attr], name, nm, attr))
     for nm in info["scalars"]:
         G.append("static PyObject *%s_get_arg_%s(PyObject *o, void *c) { %s *n = (%s *)o; "
                  "return Py_NewRef(n->arg_%s ? n->arg_%s : Py_None); }" % (name, nm, name, name, nm, nm))

@@ -6,6 +6,7 @@ import warnings
 
 import cthtorch
 from cthtorch import _C, linalg
+from cthtorch.autograd.function import Function
 from cthtorch._einsum import einsum
 from cthtorch._ops.torch_api import _with_out
 from cthtorch._ops.shape import _inplace_of
@@ -50,7 +51,21 @@ def trace(input):
         raise RuntimeError("trace: expected a matrix, but got tensor with dim %d" % input.dim())
     if input.dtype == cthtorch.bool:
         raise NotImplementedError("\"trace\" not implemented for 'Bool'")
+    if input.requires_grad and cthtorch.is_grad_enabled():
+        return _Trace.apply(input)
     return cthtorch.diagonal(input).sum()
+
+
+class _Trace(Function):
+    """trace as one node (torch's TraceBackward0); the gradient is grad on the diagonal"""
+    @staticmethod
+    def forward(ctx, input):
+        ctx.shape = tuple(input.shape)
+        return cthtorch.diagonal(input).sum()
+
+    @staticmethod
+    def backward(ctx, g):
+        return g * cthtorch.eye(*ctx.shape, dtype=g.dtype, device=g.device)
 
 
 def _tri_indices(row, col, offset, dtype, lower):
@@ -129,3 +144,7 @@ def register():
         _ops.op("Tensor", "renorm_", renorm_, __name__)
     # torch._C._LinAlgError: what singular / non-positive-definite inputs raise
     _C._LinAlgError = linalg.LinAlgError
+
+
+from cthtorch._sparse_tensor import name_node  # noqa: E402
+name_node(_Trace, "TraceBackward0")

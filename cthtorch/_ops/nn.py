@@ -6,6 +6,7 @@ import math
 
 import cthtorch
 from cthtorch import _C
+from cthtorch.autograd.function import Function
 
 _nn = _C._nn
 
@@ -103,6 +104,27 @@ def alpha_dropout(input, p, train, feature=False):
     return input * (keep * a) + b
 
 
+def nll_loss_nd(input, target, weight, reduction, ignore_index):
+    """nll_loss over any input rank with torch's nodes: 1-d and 2-d inputs are nll_loss
+    (NllLossBackward0), 4-d ones nll_loss2d (NllLoss2DBackward0), other ranks nll_loss2d
+    on (N, C, 1, -1) views"""
+    d = input.dim()
+    if d in (1, 2):
+        return _nn.nll_loss(input, target, weight, reduction, ignore_index)
+    if d == 4:
+        return _nn.nll_loss2d(input, target, weight, reduction, ignore_index)
+    if d < 1:
+        return _nn.nll_loss_nd(input, target, weight, reduction, ignore_index)   # its error
+    n, c = input.shape[0], input.shape[1]
+    out_size = [n] + list(input.shape[2:])
+    if list(target.shape[1:]) != list(input.shape[2:]):
+        raise RuntimeError("Expected target size %s, got %s" % (out_size, list(target.shape)))
+    inp = input.contiguous().view(n, c, 1, -1) if input.numel() else input.contiguous().view(n, c, 0, 0)
+    tgt = target.contiguous().view(n, 1, -1) if target.numel() else target.contiguous().view(n, 0, 0)
+    r = _nn.nll_loss2d(inp, tgt, weight, reduction, ignore_index)
+    return r.view(out_size) if reduction == 0 else r
+
+
 def cross_entropy_loss(input, target, weight=None, reduction=1, ignore_index=-100, label_smoothing=0.0):
     """log_softmax + nll, or soft targets (class probabilities), with label smoothing."""
     class_dim = 0 if input.dim() == 1 else 1
@@ -122,7 +144,7 @@ def cross_entropy_loss(input, target, weight=None, reduction=1, ignore_index=-10
         if reduction == 2:
             return loss.sum()
         return loss.sum() / (input.numel() / c)
-    nll = _nn.nll_loss_nd(logp, target, weight, reduction, ignore_index)
+    nll = nll_loss_nd(logp, target, weight, reduction, ignore_index)
     if label_smoothing <= 0:
         return nll
     c = input.shape[class_dim]
@@ -253,11 +275,35 @@ def float_power(input, exponent):
                         if not isinstance(exponent, cthtorch.Tensor) else to64(exponent))
 
 
+class _Scale(Function):
+    """input times a constant as one node (torch's Deg2RadBackward0 / Rad2DegBackward0)"""
+    @staticmethod
+    def forward(ctx, input, k):
+        ctx.k = k
+        return input * k
+
+    @staticmethod
+    def backward(ctx, g):
+        return g * ctx.k, None
+
+
+class _Deg2Rad(_Scale):
+    pass
+
+
+class _Rad2Deg(_Scale):
+    pass
+
+
 def deg2rad(input):
+    if input.requires_grad and cthtorch.is_grad_enabled():
+        return _Deg2Rad.apply(input, math.pi / 180.0)
     return input * (math.pi / 180.0)
 
 
 def rad2deg(input):
+    if input.requires_grad and cthtorch.is_grad_enabled():
+        return _Rad2Deg.apply(input, 180.0 / math.pi)
     return input * (180.0 / math.pi)
 
 
@@ -272,3 +318,8 @@ _EXTRA = ("allclose", "float_power", "deg2rad", "rad2deg", "positive")
 
 _EXTRA = _EXTRA + ("matmul", "dot", "vdot", "inner", "mv", "outer", "ger", "addmv", "addbmm")
 from cthtorch._ops.blas import matmul, dot, vdot, inner, mv, outer, ger, addmv, addbmm, linear  # noqa: E402,F401 (registered by name below)
+
+
+from cthtorch._sparse_tensor import name_node  # noqa: E402
+name_node(_Deg2Rad, "Deg2RadBackward0")
+name_node(_Rad2Deg, "Rad2DegBackward0")

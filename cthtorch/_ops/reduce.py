@@ -3,6 +3,7 @@ var_mean/std_mean, aminmax (sort, median, kthvalue, mode: src/ATen/ATSort.c;
 cummax/cummin/logcumsumexp: src/ATen/ATScan.c)."""
 import cthtorch
 from cthtorch import return_types as _rt
+from cthtorch.autograd.function import Function
 
 from cthtorch._utils import _dtype_name, _wrap_dim
 
@@ -45,6 +46,32 @@ def count_nonzero(input, dim=None):
 
 
 def nansum(input, dim=None, keepdim=False, *, dtype=None):
+    if input.requires_grad and cthtorch.is_grad_enabled() and _is_float(input):
+        return _Nansum.apply(input, dim, keepdim, dtype)
+    return _nansum_values(input, dim, keepdim, dtype)
+
+
+class _Nansum(Function):
+    """nansum as one node (torch's NansumBackward0): the gradient reaches the non-NaN elements"""
+    @staticmethod
+    def forward(ctx, input, dim, keepdim, dtype):
+        ctx.save_for_backward(input)
+        ctx.dims = list(range(input.dim())) if dim is None or (not isinstance(dim, int) and len(dim) == 0) \
+            else _dims(dim, input.dim())
+        ctx.keepdim = keepdim
+        return _nansum_values(input, dim, keepdim, dtype)
+
+    @staticmethod
+    def backward(ctx, g):
+        (input,) = ctx.saved_tensors
+        if not ctx.keepdim and input.dim():
+            for d in sorted(_wrap_dim(d, input.dim()) for d in ctx.dims):
+                g = g.unsqueeze(d)
+        keep = cthtorch.logical_not(cthtorch.isnan(input)).to(input.dtype)
+        return g.to(input.dtype).expand(tuple(input.shape)) * keep, None, None, None
+
+
+def _nansum_values(input, dim, keepdim, dtype):
     x = cthtorch.where(cthtorch.isnan(input), cthtorch.zeros((), dtype=input.dtype), input) if _is_float(input) \
         else input
     if dim is None or (not isinstance(dim, int) and len(dim) == 0):
@@ -99,3 +126,7 @@ def aminmax(input, *, dim=None, keepdim=False):
             return _rt.aminmax(cthtorch.amin(input, dims, True), cthtorch.amax(input, dims, True))
         return _rt.aminmax(cthtorch.amin(input), cthtorch.amax(input))
     return _rt.aminmax(cthtorch.amin(input, dim, keepdim), cthtorch.amax(input, dim, keepdim))
+
+
+from cthtorch._sparse_tensor import name_node  # noqa: E402
+name_node(_Nansum, "NansumBackward0")

@@ -169,6 +169,19 @@ class _Scatter(Function):
         return gin, None, None, gsrc, None
 
 
+# torch's node per overload: scatter.src, scatter.value, scatter_add
+class _ScatterSrc(_Scatter):
+    pass
+
+
+class _ScatterValue(_Scatter):
+    pass
+
+
+class _ScatterAdd(_Scatter):
+    pass
+
+
 def scatter(input, dim, index, src=None, *, value=None, reduce=None, out=None):
     if src is None:
         src = value
@@ -178,14 +191,15 @@ def scatter(input, dim, index, src=None, *, value=None, reduce=None, out=None):
             raise RuntimeError("reduce argument must be either add or multiply.")
         return _to_out(_scatter_values(input, dim, index, src, reduce), out)
     if _needs_grad(input, src):
-        return _to_out(_Scatter.apply(input, dim, index, src, False), out)
+        fn = _ScatterSrc if isinstance(src, cthtorch.Tensor) else _ScatterValue
+        return _to_out(fn.apply(input, dim, index, src, False), out)
     return _to_out(_scatter_values(input, dim, index, src), out)
 
 
 def scatter_add(input, dim, index, src):
     dim = _wrap_dim(dim, input.dim())
     if _needs_grad(input, src):
-        return _Scatter.apply(input, dim, index, src, True)
+        return _ScatterAdd.apply(input, dim, index, src, True)
     return _scatter_add_values(input, dim, index, src)
 
 
@@ -409,6 +423,11 @@ def broadcast_to(input, size):
     return input.expand(size)
 
 
+def _broadcast_to_m(self, *size):
+    """the method takes the sizes as separate arguments too (x.broadcast_to(2, 3, 4)), as torch's"""
+    return self.expand(*size)
+
+
 def _broadcast_pair(a, b):
     """The broadcast shape (a list) of shapes a and b (lists), with torch's error for sizes
     that cannot broadcast (broadcast_tensors, matmul's batch dimensions)."""
@@ -440,7 +459,7 @@ FUNCTIONS = ["hstack", "vstack", "row_stack", "dstack", "column_stack",
 
 METHODS = ["split", "chunk", "tensor_split", "unbind", "gather", "take_along_dim", "scatter",
            "scatter_add", "scatter_reduce", "masked_fill", "nonzero", "rot90",
-           "repeat", "tile", "broadcast_to"]   # unique: Tensor class body
+           "repeat", "tile"]   # unique: Tensor class body
 
 
 # composites standing in for a generated binding: they add an overload the
@@ -467,6 +486,7 @@ def register():
     # self takes the result's history (a new grad_fn) as PyTorch's in-place ops do
     for name in ("scatter", "scatter_add", "masked_fill", "scatter_reduce"):
         _ops.op("Tensor", name + "_", _inplace_of(g[name], name + "_"), __name__)
+    _ops.op("Tensor", "broadcast_to", _broadcast_to_m, __name__)
     _ops.op("Tensor", "index_add", _index_add_m, __name__)
     _ops.op("Tensor", "index_add_", _inplace_of(_index_add_m, "index_add_"), __name__)
     _ops.op("torch", "index_add", _index_add_m, __name__)
@@ -512,7 +532,25 @@ def _dim_index(self, dim, index, like):
     return d, index.reshape(shape).expand(tuple(like.shape))
 
 
+class _IndexAdd(Function):
+    @staticmethod
+    def forward(ctx, input, dim, index, source, alpha):
+        ctx.dim, ctx.alpha, ctx.src_shape = dim, alpha, tuple(source.shape)
+        ctx.save_for_backward(index)
+        return _C._internal._index_add_c(input, dim, index, source, alpha)
+
+    @staticmethod
+    def backward(ctx, g):
+        (index,) = ctx.saved_tensors
+        gsrc = g.index_select(ctx.dim, index)
+        if tuple(gsrc.shape) != ctx.src_shape:   # a 0-d source of a 1-d self
+            gsrc = gsrc.reshape(ctx.src_shape)
+        return g, None, None, gsrc * ctx.alpha if ctx.alpha != 1 else gsrc, None
+
+
 def _index_add(self, dim, index, source, alpha):
+    if _needs_grad(self, source) and self.dim() > 0:
+        return _IndexAdd.apply(self, _wrap_dim(dim, self.dim()), index, source, alpha)
     if _needs_grad(self, source):
         d, idx = _dim_index(self, dim, index, source)
         src = source * alpha if alpha != 1 else source
@@ -525,3 +563,7 @@ def _index_add(self, dim, index, source, alpha):
 # torch's grad_fn names for the nodes of these Functions
 name_node(_Gather, "GatherBackward0")
 name_node(_MaskedFill, "MaskedFillBackward0")
+name_node(_ScatterSrc, "ScatterBackward0")
+name_node(_ScatterValue, "ScatterBackward1")
+name_node(_ScatterAdd, "ScatterAddBackward0")
+name_node(_IndexAdd, "IndexAddBackward0")

@@ -115,7 +115,7 @@ dsplit = _dir_split("dsplit", 3, lambda t: 2)
 
 
 def ravel(input):
-    return input.reshape(-1)
+    return input.contiguous().view(-1)   # torch's: ViewBackward0, over CloneBackward0 when it copies
 
 
 # ---------------------------------------------------------------- in-place metadata (set_ onto a view)

@@ -67,8 +67,29 @@ class _VectorNorm(Function):
         return cthtorch.where(r == 0, cthtorch.zeros((), dtype=x.dtype), gx), None, None, None
 
 
-class _Dist(_VectorNorm):
-    """torch.dist: the norm of input - other, its graph node named as torch's"""
+class _Dist(Function):
+    """torch.dist: the norm of input - other as one node with both inputs' edges, as torch's"""
+
+    @staticmethod
+    def forward(ctx, input, other, p):
+        ctx.p = p
+        ctx.save_for_backward(input, other)
+        d = input - other
+        return _pnorm(d, p, _dims(d, None), False)
+
+    @staticmethod
+    def backward(ctx, g):
+        input, other = ctx.saved_tensors
+        # recomputed from the inputs, so that a second derivative reaches them
+        d = input - other
+        gd = _VectorNorm.backward(_NormCtx(d, _pnorm(d, ctx.p, _dims(d, None), False), ctx.p, d), g)[0]
+        return gd.sum_to_size(input.shape), -gd.sum_to_size(other.shape), None
+
+
+class _NormCtx:
+    """what _VectorNorm.backward reads of its ctx, for _Dist's backward"""
+    def __init__(self, x, r, p, d):
+        self.saved_tensors, self.p, self.dims, self.keepdim = (x, r), p, _dims(d, None), False
 
 
 # torch's names: grad_fn reprs (and so printed tensors) read as in torch
@@ -187,10 +208,12 @@ def nuclear_norm(input, dim=(-2, -1), keepdim=False):
 
 
 def dist(input, other, p=2):
-    d = input - other
-    if d.requires_grad and cthtorch.is_grad_enabled():
-        return _Dist.apply(d, float(p), _dims(d, None), False)
-    return vector_norm(d, p)
+    if not isinstance(other, cthtorch.Tensor):
+        raise TypeError("dist(): argument 'other' must be Tensor, not %s" % type(other).__name__)
+    if cthtorch.is_grad_enabled() and (input.requires_grad or other.requires_grad):
+        _checks.floating(input, "linalg.vector_norm")
+        return _Dist.apply(input, other, float(p))
+    return vector_norm(input - other, p)
 
 
 def renorm(input, p, dim, maxnorm):

@@ -104,8 +104,42 @@ def conv1d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
         p = pad[0]
     else:
         p = padding[0] if isinstance(padding, (list, tuple)) else padding
+    if cthtorch.is_grad_enabled() and any(t is not None and t.requires_grad for t in (input, weight, bias)):
+        # one ConvolutionBackward0 node, as torch's (an absent bias is an edge to nothing there too)
+        # (an unbatched input is a batch of one there: unsqueezed, the result squeezed)
+        batched = input.dim() != 2
+        r = _Conv1d.apply(input if batched else input.unsqueeze(0), weight, bias if bias is not None else _NO_BIAS,
+                          s, p, d, groups)
+        return r if batched else r.squeeze(0)
     out = cthtorch.conv2d(input.unsqueeze(-2), weight.unsqueeze(-2), bias, (1, s), (0, p), (1, d), groups)
     return out.squeeze(-2)
+
+
+_NO_BIAS = cthtorch.empty(0)
+
+
+class _Conv1d(cthtorch.autograd.Function):
+    """conv1d as conv2d over a height-1 image; backward is conv2d_backward on the same views
+    (a recorded op, so double backward works)"""
+    @staticmethod
+    def forward(ctx, input, weight, bias, s, p, d, groups):
+        ctx.save_for_backward(input, weight)
+        ctx.conf = ([1, s], [0, p], [1, d], groups)
+        b = None if bias is _NO_BIAS else bias
+        return cthtorch.conv2d(input.unsqueeze(-2), weight.unsqueeze(-2), b, (1, s), (0, p), (1, d), groups).squeeze(-2)
+
+    @staticmethod
+    def backward(ctx, g):
+        input, weight = ctx.saved_tensors
+        st, pad, dil, groups = ctx.conf
+        mask = [int(m) for m in ctx.needs_input_grad[:3]]
+        gi, gw, gb = cthtorch._C._internal.conv2d_backward(g.unsqueeze(-2), input.unsqueeze(-2), weight.unsqueeze(-2),
+                                                           st, pad, dil, groups, mask)
+        return (gi.squeeze(-2) if mask[0] else None, gw.squeeze(-2) if mask[1] else None, gb if mask[2] else None,
+                None, None, None, None)
+
+
+name_node(_Conv1d, "ConvolutionBackward0")
 
 
 @lower_on_cpu
@@ -209,14 +243,21 @@ def _adaptive_size(input, output_size):
 def adaptive_avg_pool2d(input, output_size):
     if _has_torch_function_unary(input):
         return _handle_with_locals(adaptive_avg_pool2d, locals())
-    return _nn.adaptive_avg_pool2d(input, _adaptive_size(input, output_size))
+    return _adaptive_avg_pool2d(input, _adaptive_size(input, output_size))
+
+
+def _adaptive_avg_pool2d(input, size):
+    # a 1x1 output is the mean over H and W in torch (MeanBackward1), for a contiguous input
+    if list(size) == [1, 1] and input.dim() in (3, 4) and input.is_contiguous():
+        return input.mean((-1, -2), keepdim=True)
+    return _nn.adaptive_avg_pool2d(input, size)
 
 
 def adaptive_avg_pool1d(input, output_size):
     if _has_torch_function_unary(input):
         return _handle_with_locals(adaptive_avg_pool1d, locals(), cthtorch.adaptive_avg_pool1d)
     n = output_size[0] if isinstance(output_size, (list, tuple)) else output_size
-    return _nn.adaptive_avg_pool2d(input.unsqueeze(-2), (1, n)).squeeze(-2)
+    return _adaptive_avg_pool2d(input.unsqueeze(-2), (1, n)).squeeze(-2)
 
 
 def adaptive_max_pool2d(input, output_size, return_indices=False):
@@ -595,7 +636,8 @@ def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, r
         return _handle_with_locals(nll_loss, locals())
     reduction = _legacy_reduction(size_average, reduce, reduction)
     _check_class_weight(weight, target)
-    return _nn.nll_loss_nd(input, target, weight, _reduction_enum(reduction), ignore_index)
+    from cthtorch._ops.nn import nll_loss_nd
+    return nll_loss_nd(input, target, weight, _reduction_enum(reduction), ignore_index)
 
 
 @fp32_on_cpu

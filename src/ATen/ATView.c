@@ -139,6 +139,12 @@ overflow:
   return NULL;
 }
 
+int at_reshape_views(const THTensor *t, const ATIntList *size) {
+  int64_t shape[TH_MAX_DIMS], strides[TH_MAX_DIMS];
+  if (infer_size(size, THTensor_numel(t), shape) < 0) return -1;
+  return view_strides(t, size->n, shape, strides);
+}
+
 THTensor *at_reshape(const THTensor *t, const ATIntList *size) {
   int64_t shape[TH_MAX_DIMS], strides[TH_MAX_DIMS];
   if (infer_size(size, THTensor_numel(t), shape) < 0) return NULL;
@@ -338,17 +344,25 @@ THTensor *at_unsqueeze(const THTensor *t, int64_t dim) {
   return THTensor_newView(t, t->ndim + 1, sizes, strides, t->offset);
 }
 
-THTensor *at_flatten(const THTensor *t, int64_t start, int64_t end) {
+/* flatten's result shape into *shape; 1 when one dim flattens onto itself (torch then
+ * returns the input itself), -1 on a bad dim */
+int at_flatten_shape(const THTensor *t, int64_t start, int64_t end, ATIntList *shape) {
   int64_t s, e;
-  if (at_wrap_dim(start, t->ndim, &s) < 0 || at_wrap_dim(end, t->ndim, &e) < 0) return NULL;
-  if (s > e) { THError_set(TH_ERR_RUNTIME, "flatten() has invalid args: start_dim cannot come after end_dim"); return NULL; }
-  if (t->ndim == 0) { ATIntList one = { 1, {1} }; return at_reshape(t, &one); }
-  ATIntList shape = { 0 };
-  for (int i = 0; i < s; i++) shape.v[shape.n++] = t->sizes[i];
+  if (at_wrap_dim(start, t->ndim, &s) < 0 || at_wrap_dim(end, t->ndim, &e) < 0) return -1;
+  if (s > e) { THError_set(TH_ERR_RUNTIME, "flatten() has invalid args: start_dim cannot come after end_dim"); return -1; }
+  shape->n = 0;
+  if (t->ndim == 0) { shape->v[shape->n++] = 1; return 0; }
+  for (int i = 0; i < s; i++) shape->v[shape->n++] = t->sizes[i];
   int64_t m = 1;
   for (int64_t i = s; i <= e; i++) m *= t->sizes[i];
-  shape.v[shape.n++] = m;
-  for (int i = e + 1; i < t->ndim; i++) shape.v[shape.n++] = t->sizes[i];
+  shape->v[shape->n++] = m;
+  for (int i = e + 1; i < t->ndim; i++) shape->v[shape->n++] = t->sizes[i];
+  return s == e;
+}
+
+THTensor *at_flatten(const THTensor *t, int64_t start, int64_t end) {
+  ATIntList shape;
+  if (at_flatten_shape(t, start, end, &shape) < 0) return NULL;
   return at_reshape(t, &shape);
 }
 

@@ -138,6 +138,8 @@ AT_API THTensor *at_view(const THTensor *t, const ATIntList *size);
  * rescales the last dim (torch's view.dtype rules and texts) */
 AT_API THTensor *at_view_dtype(const THTensor *t, THDtype dtype);
 AT_API THTensor *at_reshape(const THTensor *t, const ATIntList *size);
+/* 1: reshape(t, size) is a view of t; 0: it copies; -1: size does not fit t (error set) */
+AT_API int at_reshape_views(const THTensor *t, const ATIntList *size);
 AT_API THTensor *at_as_strided(const THTensor *t, const ATIntList *size, const ATIntList *stride, ATOptInt offset);
 AT_API THTensor *at_permute(const THTensor *t, const ATIntList *dims);
 AT_API THTensor *at_transpose(const THTensor *t, int64_t d0, int64_t d1);
@@ -149,6 +151,7 @@ AT_API THTensor *at_slice(const THTensor *t, int64_t dim, ATOptInt start, ATOptI
 AT_API THTensor *at_squeeze(const THTensor *t);
 AT_API THTensor *at_squeeze_dims(const THTensor *t, const ATIntList *dims);
 AT_API THTensor *at_unsqueeze(const THTensor *t, int64_t dim);
+AT_API int at_flatten_shape(const THTensor *t, int64_t start, int64_t end, ATIntList *shape);
 AT_API THTensor *at_flatten(const THTensor *t, int64_t start, int64_t end);
 AT_API THTensor *at_unflatten(const THTensor *t, int64_t dim, const ATIntList *sizes);
 AT_API THTensor *at_unfold(const THTensor *t, int64_t dim, int64_t size, int64_t step);

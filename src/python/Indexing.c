@@ -5,6 +5,7 @@
  * `_index` / `_index_put_` (declared ops) handle the advanced part with
  * PyTorch's broadcasting and placement rules. */
 #include "THP.h"
+#include "Dispatch.h"
 #include "ArgParser.h"
 #include "Bindings.h"
 #include "Functions.h"
@@ -40,7 +41,22 @@ static PyObject *as_tuple(PyObject *index) {
 
 /* Applies the basic part of `index` to self. For each advanced entry,
  * records (result dim, index object) in adv; returns the view (new ref). */
-static PyObject *apply_basic(PyObject *self, PyObject *tup, PyObject *adv) {
+/* Whether slice sl takes all of a dim of `size` as written (from 0, to the end or beyond, step 1) */
+static bool full_slice(PySliceObject *sl, int64_t size) {
+  int overflow = 0;
+  if (sl->step != Py_None && !(PyLong_Check(sl->step) && PyLong_AsLongLongAndOverflow(sl->step, &overflow) == 1 && !overflow))
+    return false;
+  if (sl->start != Py_None && !(PyLong_Check(sl->start) && PyLong_AsLongLongAndOverflow(sl->start, &overflow) == 0 && !overflow))
+    return false;
+  if (sl->stop == Py_None) return true;
+  if (!PyLong_Check(sl->stop)) return false;
+  long long stop = PyLong_AsLongLongAndOverflow(sl->stop, &overflow);
+  return overflow > 0 || (!overflow && stop >= size);
+}
+
+/* skip_full: a slice over all of its dim records nothing (torch's indexing does so
+ * within a tuple index: x[:, 1:3] is one SliceBackward0) */
+static PyObject *apply_basic(PyObject *self, PyObject *tup, PyObject *adv, bool skip_full) {
   Py_ssize_t n = PyTuple_GET_SIZE(tup);
   int ndim = ((THPTensor *)self)->t->ndim;
   int consumed = 0, ellipsis = 0;
@@ -86,6 +102,10 @@ static PyObject *apply_basic(PyObject *self, PyObject *tup, PyObject *adv) {
       PyObject *d = PyLong_FromLong(dim), *ix = PyLong_FromLongLong(idx);
       next = (d && ix) ? F_select_int(cur, d, ix) : NULL;
       Py_XDECREF(d); Py_XDECREF(ix);
+    } else if (PySlice_Check(it) && skip_full && dim < ((THPTensor *)cur)->t->ndim &&
+               full_slice((PySliceObject *)it, ((THPTensor *)cur)->t->sizes[dim])) {
+      next = Py_NewRef(cur);
+      dim++;
     } else if (PySlice_Check(it)) {
       PySliceObject *sl = (PySliceObject *)it;
       int64_t step = 1;
@@ -204,7 +224,8 @@ PyObject *THPTensor_getitem(PyObject *self, PyObject *index) {
   if (!tup) return NULL;
   PyObject *adv = PyList_New(0);
   if (!adv) { Py_DECREF(tup); return NULL; }
-  PyObject *view = apply_basic(self, tup, adv);
+  /* full slices are kept while the tracer or profiler observes: torch keeps them in traces */
+  PyObject *view = apply_basic(self, tup, adv, PyTuple_Check(index) && !THP_dispatch_active());
   Py_DECREF(tup);
   if (!view || PyList_GET_SIZE(adv) == 0) {
     Py_DECREF(adv);
@@ -250,7 +271,7 @@ int THPTensor_setitem(PyObject *self, PyObject *index, PyObject *value) {
   if (!tup) return -1;
   PyObject *adv = PyList_New(0);
   if (!adv) { Py_DECREF(tup); return -1; }
-  PyObject *view = apply_basic(self, tup, adv);
+  PyObject *view = apply_basic(self, tup, adv, false);
   Py_DECREF(tup);
   if (!view) { Py_DECREF(adv); return -1; }
   PyObject *r = NULL;

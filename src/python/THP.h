@@ -203,4 +203,8 @@ extern PyNumberMethods THP_tensor_as_number;         /* generated from the opera
 /* release the GIL around large work */
 #define THP_BIG_WORK(t) ((t) && THTensor_numel(t) >= 65536)
 
+/* reshape and flatten under autograd, recorded as torch's view ops (autograd/ReshapeGraph.c) */
+PyObject *THP_reshape_graph(PyObject *self, const ATIntList *shape);
+PyObject *THP_flatten_graph(PyObject *self, int64_t start, int64_t end);
+
 #endif
