@@ -31,7 +31,8 @@ def numbers(tokens):
     return vals
 
 
-@pytest.mark.parametrize("prog", ["vae_small.py", "dcgan_small.py", "word_lm_small.py", "nanogpt_small.py"])
+@pytest.mark.parametrize("prog", ["vae_small.py", "dcgan_small.py", "word_lm_small.py", "nanogpt_small.py",
+                                  "cifar_shufflenetv2_small.py"])
 def test_program_prints_torchs_numbers(prog):
     require_torch()
     ours, theirs = numbers(run(prog, "cthtorch")), numbers(run(prog, "torch"))
