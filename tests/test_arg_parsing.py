@@ -323,6 +323,14 @@ EDGE_TEXTS = [
     "torch.arange(4.).narrow(0, 5, -1)",
     "torch.arange(4.).narrow(0, 1, -1)",
     "torch.arange(4.).narrow(0, 3, 2)",
+    # a list whose first item is not an int names that item's type (kuangliu's ShuffleNetG2 passes a float size)
+    "torch.empty((2.0, 3))",
+    "torch.ones([2.5])",
+    "torch.zeros(3).reshape((3.0,))",
+    "torch.zeros(3).permute((0.0,))",
+    "torch.nn.functional.avg_pool2d(torch.zeros(1, 1, 4, 4), (2.0, 2))",
+    "torch.empty((2, 3.0))",
+    "torch.empty(size=(2.0, 3))",
 ]
 
 

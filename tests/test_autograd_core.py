@@ -122,6 +122,41 @@ def test_inplace_version_check():
         z.sum().backward()
 
 
+def _modified_saved_cases(lib):
+    def saved_input():
+        x = lib.randn(3, requires_grad=True); y = x * 2; z = y.sin(); y.add_(1); z.sum().backward()
+    def saved_output():
+        x = lib.randn(3, requires_grad=True); y = x.sigmoid(); y.mul_(2); y.sum().backward()
+    def saved_leaf():
+        x = lib.randn(3, requires_grad=True); y = x * x
+        with lib.no_grad():
+            x.add_(1)
+        y.sum().backward()
+    def saved_view_of_changed_weight():   # Linear's weight.t(), changed under no_grad (a GAN step's pattern)
+        layer = lib.nn.Linear(4, 1); y = layer(lib.randn(3, 4, requires_grad=True))
+        with lib.no_grad():
+            layer.weight.add_(1)
+        y.sum().backward()
+    def custom_function_input():
+        class Double(lib.autograd.Function):
+            @staticmethod
+            def forward(ctx, a):
+                ctx.save_for_backward(a)
+                return a * 2
+            @staticmethod
+            def backward(ctx, g):
+                return g * ctx.saved_tensors[0]
+        x = lib.randn(3, requires_grad=True); a = x * 1; y = Double.apply(a); a.add_(1); y.sum().backward()
+    return [saved_input, saved_output, saved_leaf, saved_view_of_changed_weight, custom_function_input]
+
+
+def test_inplace_version_error_text_matches_torch():
+    """torch names the node without its Backward0 suffix (AsStrided for a view of a changed base), says
+    nothing for a leaf, and hints check_nan=False"""
+    for c, t in zip(_modified_saved_cases(ct), _modified_saved_cases(torch)):
+        oracle.raises_like(c, t)
+
+
 def test_inplace_on_nonleaf_rebases_history():
     for lib in (ct, torch):
         x = lib.tensor([1.0, 2.0], requires_grad=True)
@@ -357,3 +392,21 @@ def test_engine_error_mid_backward_frees_queue():
     del a, b, c
     gc.collect()
     assert r() is None
+
+
+def test_float_of_a_tensor_requiring_grad_warns_once_per_process():
+    """float(loss) / '%.4f' % loss warn once per process, as torch; item(), int() and bool() do not"""
+    import os
+    import subprocess
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    prog = ("import sys, importlib; m = importlib.import_module(sys.argv[1]); a = m.ones((), requires_grad=True) * 2\n"
+            "a.item(); int(a); bool(a); print('before', flush=True); float(a); '%.3f' % a; float(a.detach())\n")
+    outs = []
+    for lib in ("cthtorch", "torch"):
+        r = subprocess.run([sys.executable, "-W", "always", "-c", prog, lib], capture_output=True, text=True,
+                           env=dict(os.environ, PYTHONPATH=root), timeout=120)
+        assert r.returncode == 0, r.stderr
+        lines = [l for l in r.stderr.splitlines() if "UserWarning" in l]
+        outs.append([l.split("UserWarning: ")[1] for l in lines])
+    assert outs[0] == outs[1] == ["Converting a tensor with requires_grad=True to a scalar may lead to unexpected "
+                                  "behavior."]

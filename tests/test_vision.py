@@ -69,6 +69,17 @@ def test_mnist_from_idx(tmp_path, cls, gz, layout):
     assert "Number of datapoints: 5" in repr(ds) and "Split: Test" in repr(ds)
 
 
+def test_mnist_legacy_attribute_names_warn(tmp_path):
+    """train_data/train_labels/test_data/test_labels (MorvanZhou's tutorials read them) are torchvision's
+    deprecated names for data and targets"""
+    make_mnist(str(tmp_path / "MNIST" / "raw"), train=True)
+    ds = datasets.MNIST(str(tmp_path), train=True)
+    for name, attr, new in [("train_data", "data", "data"), ("test_data", "data", "data"),
+                            ("train_labels", "targets", "targets"), ("test_labels", "targets", "targets")]:
+        with pytest.warns(UserWarning, match="^%s has been renamed %s$" % (name, new)):
+            assert getattr(ds, name) is getattr(ds, attr)
+
+
 def test_mnist_missing_files_and_download(tmp_path):
     with pytest.raises(RuntimeError, match="Dataset not found"):
         datasets.MNIST(str(tmp_path))

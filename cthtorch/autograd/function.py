@@ -1,6 +1,7 @@
 """Custom differentiable functions: forward/backward static methods whose
 backward node runs inside the C engine. The ctx is the backward node."""
 import functools
+import re
 
 import cthtorch
 from cthtorch import _C
@@ -42,10 +43,15 @@ class FunctionCtx:
                     raise TypeError("Output of saved tensor unpack_hook expected to be a Tensor but got result of "
                                     "type %s" % type(t).__name__)
             elif t is not None and t._version != v:
+                fn = t.grad_fn   # as torch: the node named without "Backward0"; none for a leaf
+                which = "" if fn is None else ", which is output %d of %s," % (
+                    t.output_nr, re.sub(r"Backward\d*$", "", type(fn).__name__))
                 raise RuntimeError("one of the variables needed for gradient computation has been modified by an "
-                                   "inplace operation: [torch.%sTensor %s] is at version %d; expected version %d "
-                                   "instead." % (t.type().split(".")[-1].replace("Tensor", ""), list(t.shape),
-                                                 t._version, v))
+                                   "inplace operation: [torch.%sTensor %s]%s is at version %d; expected version %d "
+                                   "instead. Hint: enable anomaly detection to find the operation that failed to "
+                                   "compute its gradient, with torch.autograd.set_detect_anomaly(True, "
+                                   "check_nan=False)." % (t.type().split(".")[-1].replace("Tensor", ""),
+                                                          list(t.shape), which, t._version, v))
             out.append(t)
         return tuple(out)
 

@@ -288,8 +288,17 @@ static const char *obj_label(PyObject *o) {
 /* A Tensor[] given as a list or tuple holding something else: PyTorch's
  * message names the item ("expected Tensor as element 1 in argument 0, but
  * got int"). False when o is not such a sequence. */
-static bool bad_list_item(const APParam *p, PyObject *o, int pos, char *why, size_t whyn) {
-  if (p->type != AP_TENSORLIST || (!PyTuple_Check(o) && !PyList_Check(o))) return false;
+static bool bad_list_item(const APSignature *sig, const APParam *p, PyObject *o, int pos, int argpos, char *why,
+                          size_t whyn) {
+  if (!PyTuple_Check(o) && !PyList_Check(o)) return false;
+  /* torch names the first item's type when it decides a list is not an int list */
+  if ((p->type == AP_INTLIST || p->type == AP_DIMLIST) && PySequence_Fast_GET_SIZE(o) > 0 &&
+      PySequence_Fast_GET_SIZE(o) <= TH_MAX_DIMS) {
+    snprintf(why, whyn, "%s(): argument '%s' (position %d) must be tuple of ints, but found element of type %s at pos 0",
+             sig->name, p->name, argpos, Py_TYPE(PySequence_Fast_GET_ITEM(o, 0))->tp_name);
+    return true;
+  }
+  if (p->type != AP_TENSORLIST) return false;
   for (Py_ssize_t i = 0; i < PySequence_Fast_GET_SIZE(o); i++) {
     PyObject *item = PySequence_Fast_GET_ITEM(o, i);
     if (!THPTensor_Check(item)) {
@@ -328,7 +337,7 @@ static bool match(const APSignature *sig, PyObject *self, PyObject *const *args,
   for (Py_ssize_t i = 0; i < npos; i++) {
     const APParam *p = &sig->params[pi];
     if (!check_param(p, args[i], pi == 0 && !self)) {
-      if (!bad_list_item(p, args[i], pi, why, whyn))
+      if (!bad_list_item(sig, p, args[i], pi, (int)(i + 1), why, whyn))
         snprintf(why, whyn, "%s(): argument '%s' (position %d) must be %s, not %s", sig->name, p->name,
                  (int)(i + 1), type_label(p), obj_label(args[i]));
       return false;

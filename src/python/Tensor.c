@@ -353,6 +353,13 @@ static int tensor_bool(THPTensor *self) {
 }
 static PyObject *tensor_float(THPTensor *self) {
   if (require_one(self, "float") < 0) return NULL;
+  /* torch warns once per process (float(loss) in a training loop would otherwise repeat it) */
+  static bool warned_grad_scalar = false;
+  if (!warned_grad_scalar && THPTensor_requiresGrad((PyObject *)self)) {
+    warned_grad_scalar = true;
+    if (PyErr_WarnEx(PyExc_UserWarning, "Converting a tensor with requires_grad=True to a scalar may lead to "
+                     "unexpected behavior.\nConsider using tensor.detach() first.", 1) < 0) return NULL;
+  }
   double re; bool is;
   if (complex_real(self, "double", &re, &is) < 0) return NULL;
   return PyFloat_FromDouble(is ? re : at_item_double(self->t));

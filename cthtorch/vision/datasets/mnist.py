@@ -2,6 +2,7 @@
 root/<Name>/raw layout or directly in root."""
 import gzip
 import os
+import warnings
 
 import numpy as np
 
@@ -22,6 +23,13 @@ def read_idx(path):
     if arr.size != int(np.prod(dims)):
         raise RuntimeError("%s is truncated: expected %d values, found %d" % (path, int(np.prod(dims)), arr.size))
     return arr.reshape(dims).astype(np.dtype(dtype).newbyteorder("=") if not isinstance(dtype, type) else dtype)
+
+
+def _renamed(old, new):
+    def get(self):
+        warnings.warn("%s has been renamed %s" % (old, new))
+        return getattr(self, new)
+    return property(get)
 
 
 class MNIST(VisionDataset):
@@ -53,6 +61,12 @@ class MNIST(VisionDataset):
                 if os.path.exists(img) and os.path.exists(lbl):
                     return img, lbl
         return None, None
+
+    # torchvision keeps the pre-0.2.2 attribute names, with a warning (tutorials still read them)
+    train_labels = _renamed("train_labels", "targets")
+    test_labels = _renamed("test_labels", "targets")
+    train_data = _renamed("train_data", "data")
+    test_data = _renamed("test_data", "data")
 
     @property
     def class_to_idx(self):

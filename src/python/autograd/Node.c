@@ -561,6 +561,35 @@ static PyObject *unpack_with_hook(THPSavedVar *sv, THPNode *owner) {
   return (PyObject *)a;
 }
 
+/* torch's text for a saved tensor changed in place: names the node that made it as "Add" for AddBackward0
+ * (a view of a changed base is "AsStrided", its regenerated node), and nothing for a leaf */
+static PyObject *modified_error(THPSavedVar *sv, THPNode *owner, THPTensor *t) {
+  char sizes[256], which[128] = "";
+  PyObject *fn = NULL;
+  if (sv->is_output) fn = Py_NewRef((PyObject *)owner);
+  else if (t->grad_fn || t->base) {
+    fn = PyObject_GetAttrString((PyObject *)t, "grad_fn");   /* the getter regenerates a view's node */
+    if (!fn) return NULL;
+  }
+  if (fn && fn != Py_None) {
+    const char *name = Py_TYPE(fn)->tp_name, *dot = strrchr(name, '.');
+    if (dot) name = dot + 1;
+    size_t n = strlen(name);
+    while (n > 0 && name[n - 1] >= '0' && name[n - 1] <= '9') n--;
+    if (n > 8 && !strncmp(name + n - 8, "Backward", 8)) n -= 8;
+    snprintf(which, sizeof which, ", which is output %d of %.*s,", sv->output_nr, (int)n, name);
+  }
+  Py_XDECREF(fn);
+  PyErr_Format(PyExc_RuntimeError,
+               "one of the variables needed for gradient computation has been modified by an inplace operation: "
+               "[torch.%sTensor %s]%s is at version %lld; expected version %lld instead. "
+               "Hint: enable anomaly detection to find the operation that failed to compute its gradient, with "
+               "torch.autograd.set_detect_anomaly(True, check_nan=False).",
+               THDtype_info[t->t->dtype].legacy, THTensor_sizeStr(t->t->ndim, t->t->sizes, sizes, sizeof sizes),
+               which, (long long)t->version->version, (long long)sv->version);
+  return NULL;
+}
+
 PyObject *THPSavedVar_unpack(THPSavedVar *sv, THPNode *owner) {
   if (sv->was_none) return Py_NewRef(Py_None);
   if (sv->packed) return unpack_with_hook(sv, owner);
@@ -573,18 +602,7 @@ PyObject *THPSavedVar_unpack(THPSavedVar *sv, THPNode *owner) {
     return NULL;
   }
   THPTensor *t = (THPTensor *)sv->data;
-  if (t->version->version != sv->version) {
-    char sizes[256];
-    PyErr_Format(PyExc_RuntimeError,
-                 "one of the variables needed for gradient computation has been modified by an inplace operation: "
-                 "[torch.%sTensor %s], which is output %d of %s, is at version %lld; expected version %lld instead. "
-                 "Hint: enable anomaly detection to find the operation that failed to compute its gradient, with "
-                 "torch.autograd.set_detect_anomaly(True).",
-                 THDtype_info[t->t->dtype].legacy, THTensor_sizeStr(t->t->ndim, t->t->sizes, sizes, sizeof sizes),
-                 sv->output_nr, t->grad_fn ? Py_TYPE(t->grad_fn)->tp_name : (sv->is_output ? Py_TYPE(owner)->tp_name : "AccumulateGrad"),
-                 (long long)t->version->version, (long long)sv->version);
-    return NULL;
-  }
+  if (t->version->version != sv->version) return modified_error(sv, owner, t);
   if (!sv->is_output) return Py_NewRef(sv->data);
   if (t->base) {   /* saved by an in-place op on a view: regenerated from the base's history */
     THPTensor *r = (THPTensor *)THPTensor_wrapView(at_alias(t->t), sv->data);
