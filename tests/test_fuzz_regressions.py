@@ -203,3 +203,30 @@ def test_tolist_of_grown_bool_memory_reads_bytes():
     raw = cthtorch.tensor([0, 1, 2, 190, 255], dtype=cthtorch.uint8).view(cthtorch.bool)
     assert raw.tolist() == [False, True, True, True, True]
     assert [bool(raw[i]) for i in range(5)] == [False, True, True, True, True]
+
+
+def test_binomial_sample_huge_count_does_not_hang():
+    # was: a hang (a sum of 2**40 Bernoulli draws); now inversion / BTRS, in time independent of n
+    n = 2.0 ** 40
+    s = cthtorch.distributions.Binomial(cthtorch.tensor(n), cthtorch.tensor(0.5)).sample((2000,)).double()
+    assert abs(s.mean().item() / (n / 2) - 1) < 1e-5
+    assert 0.8 < s.var().item() / (n / 4) < 1.2
+    assert cthtorch.binomial(cthtorch.tensor([0., 7., 7.]), cthtorch.tensor([0.3, 0., 1.])).tolist() == [0., 0., 7.]
+
+
+@pytest.mark.parametrize("n,p", [(20, 0.1), (30, 0.4), (30, 0.85), (200, 0.97)])
+def test_binomial_sample_follows_the_pmf(n, p):
+    # both paths (inversion where n*min(p,1-p) < 10, BTRS otherwise): a chi-square test against the exact pmf
+    import math
+    cthtorch.manual_seed(3)
+    draws = 40000
+    s = cthtorch.distributions.Binomial(cthtorch.tensor(float(n)), cthtorch.tensor(p)).sample((draws,))
+    assert s.dtype == cthtorch.float32 and s.min().item() >= 0 and s.max().item() <= n
+    counts = cthtorch.bincount(s.long(), minlength=n + 1).tolist()
+    pmf = [math.comb(n, k) * p ** k * (1 - p) ** (n - k) for k in range(n + 1)]
+    chi2, dof = 0.0, -1
+    for k in range(n + 1):
+        if pmf[k] * draws >= 5:
+            chi2 += (counts[k] - pmf[k] * draws) ** 2 / (pmf[k] * draws)
+            dof += 1
+    assert chi2 < dof + 6 * math.sqrt(2 * dof), (chi2, dof)
