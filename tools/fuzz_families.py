@@ -9,6 +9,8 @@ and transforms, and the JIT's fused kernels called from C (layouts, dtypes, shap
 
 Each call runs in a child (as tools/fuzz.py's): a crash, hang or SystemError is printed with a reproducer.
 Exit status: 0 when nothing was found, 1 otherwise.
+Left out as they hang torch as well: VonMises sampling with concentration 0, 1e30 or nan
+(validate_args=False), pca_lowrank(niter=10**9).
 """
 import argparse
 import os
@@ -198,7 +200,7 @@ def calls():
                  ("Multinomial", "10**12, torch.tensor([1.,1.])"), ("Multinomial", "-1, torch.tensor([1.,1.])"), ("Binomial", "torch.tensor(2**40), torch.tensor(0.5)"), ("Binomial", "torch.tensor(-1.), torch.tensor(0.5)"),
                  ("Poisson", "torch.tensor([1e30, -1., float('nan')])"), ("MultivariateNormal", "torch.zeros(2), torch.zeros(2,2)"), ("MultivariateNormal", "torch.zeros(0), torch.eye(0)"),
                  ("MultivariateNormal", "torch.zeros(2), scale_tril=torch.full((2,2), float('nan'))"), ("LowRankMultivariateNormal", "torch.zeros(2), torch.zeros(2,0), torch.ones(2)"),
-                 ("VonMises", "0., 1e30"), ("Wishart", "torch.tensor(1.), torch.eye(3)"), ("Wishart", "torch.tensor(5.), torch.eye(0)"),
+                 ("Wishart", "torch.tensor(1.), torch.eye(3)"), ("Wishart", "torch.tensor(5.), torch.eye(0)"),
                  ("LKJCholesky", "1, 0.5"), ("LKJCholesky", "0, 1."), ("LKJCholesky", "3, -1."), ("Kumaraswamy", "1e-30, 1e30"), ("ContinuousBernoulli", "torch.tensor([0., 0.5, 1.])"),
                  ("RelaxedOneHotCategorical", "torch.tensor(0.), torch.tensor([0.5,0.5])"), ("Geometric", "torch.tensor([0., 1.])"), ("NegativeBinomial", "torch.tensor(1e30), torch.tensor(0.5)"),
                  ("StudentT", "torch.tensor([0., -1., 1e-30])"), ("Chi2", "torch.tensor([0.])"), ("InverseGamma", "torch.tensor(1e-30), torch.tensor(1e-30)"), ("GeneralizedPareto", "0., 1., 0."),
