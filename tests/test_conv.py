@@ -211,3 +211,30 @@ def test_nn_grad_conv_input_and_weight_match_torch(nd, kw):
         np.testing.assert_allclose(a.detach().numpy(), b.detach().numpy(), rtol=1e-10, atol=1e-10)
     with ct.no_grad():
         assert ct.nn.grad.conv1d_input((1, 1, 5), ct.ones(1, 1, 3), ct.ones(1, 1, 3)).grad_fn is None
+
+
+# depthwise (groups == in_channels) takes its own direct kernel: strides,
+# dilation, padding wider than the kernel's reach, channel multipliers 1..3,
+# non-square kernels, float32 and float64, forward and all three gradients
+@pytest.mark.parametrize("N,C,m,H,W,K,S,P,D,dt", [
+    (2, 8, 1, 13, 11, 3, 1, 1, 1, "float32"), (2, 8, 1, 13, 11, 3, 2, 1, 1, "float32"),
+    (1, 6, 2, 10, 9, 5, 2, 2, 1, "float64"), (3, 4, 3, 7, 8, 3, 1, 2, 2, "float64"),
+    (2, 5, 1, 9, 9, (3, 5), (2, 1), (0, 2), 1, "float32"), (2, 4, 1, 8, 8, 7, 1, 3, 1, "float32"),
+    (1, 4, 1, 5, 5, 3, 3, 4, 1, "float64")])
+def test_depthwise_conv2d_matches_torch(N, C, m, H, W, K, S, P, D, dt):
+    g = torch.Generator().manual_seed(0)
+    kk = (K, K) if isinstance(K, int) else K
+    tdt = getattr(torch, dt)
+    x = torch.randn(N, C, H, W, dtype=tdt, generator=g, requires_grad=True)
+    w = torch.randn(C * m, 1, *kk, dtype=tdt, generator=g, requires_grad=True)
+    b = torch.randn(C * m, dtype=tdt, generator=g, requires_grad=True)
+    y = torch.nn.functional.conv2d(x, w, b, S, P, D, C)
+    gy = torch.randn(y.shape, dtype=tdt, generator=g)
+    y.backward(gy)
+    cx, cw, cb = [ct.from_numpy(t.detach().numpy().copy()).requires_grad_() for t in (x, w, b)]
+    cy = ct.nn.functional.conv2d(cx, cw, cb, S, P, D, C)
+    cy.backward(ct.from_numpy(gy.numpy().copy()))
+    tol = 1e-5 if dt == "float32" else 1e-12
+    for got, want in ((cy, y), (cx.grad, x.grad), (cw.grad, w.grad), (cb.grad, b.grad)):
+        assert str(got.dtype) == str(want.dtype) and tuple(got.shape) == tuple(want.shape)
+        np.testing.assert_allclose(got.detach().numpy(), want.detach().numpy(), rtol=tol, atol=tol)

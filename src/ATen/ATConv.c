@@ -400,7 +400,9 @@ THTensor *at_conv2d(const THTensor *input, const THTensor *weight, const THTenso
   char *od = THTensor_data(out);
   int64_t xs = g.C * g.H * g.W, os = g.O * L;
   int nt = image_threads(&g);
-  if (!dbl && at_conv_direct_ok(&g) && (nt > 1 || omp_get_max_threads() == 1)) {
+  if (at_conv_depthwise_ok(&g)) {
+    at_conv_depthwise_fwd(dbl, xd, wd, od, &g);
+  } else if (!dbl && at_conv_direct_ok(&g) && (nt > 1 || omp_get_max_threads() == 1)) {
     /* stride 1, wide rows: the AVX-512 direct kernel, images shared out across threads */
     if (at_conv_direct_run((const float *)xd, (const float *)wd, (float *)od, &g, NULL, nt) < 0) goto fail;
   } else if (at_conv_shift_ok(&g) && L >= 256) {
@@ -563,6 +565,11 @@ int at_conv2d_backward(THTensor **outs, const THTensor *grad, const THTensor *in
     int64_t xs = g.C * g.H * g.W, os = g.O * L, wn = g.O * K;
     int nt = image_threads(&g);
     ConvGeom g2;
+    if (at_conv_depthwise_ok(&g)) {
+      at_conv_depthwise_bwd(dbl, xd, wd, gd, gid, need_w ? gwd : NULL, &g);
+      gid = NULL;
+      need_w = false;
+    }
     if (need_i && !dbl && (nt > 1 || omp_get_max_threads() == 1) && at_conv_direct_grad_input_geom(&g, &g2)) {
       /* grad_input by the direct kernel (a convolution of grad_output with
        * the flipped weights); the paths below then do grad_weight only */

@@ -46,6 +46,13 @@ AT_API void at_conv_shift_bwd(bool dbl, const void *x, const void *w, const void
 AT_API bool at_conv_direct_ok(const ConvGeom *g);
 AT_API bool at_conv_direct_grad_input_geom(const ConvGeom *g, ConvGeom *g2);
 AT_API int at_conv_direct_run(const float *x, const float *w, float *out, const ConvGeom *g, const ConvGeom *wg, int nt);
+/* Depthwise conv2d (groups == C; ATConvDepthwise.c), float or double,
+ * contiguous NCHW / OIHW: y = all N*O output planes (bias not added);
+ * backward writes all of gi and gw, each when not NULL. */
+AT_API bool at_conv_depthwise_ok(const ConvGeom *g);
+AT_API void at_conv_depthwise_fwd(bool dbl, const void *x, const void *w, void *y, const ConvGeom *g);
+AT_API void at_conv_depthwise_bwd(bool dbl, const void *x, const void *w, const void *gy, void *gi, void *gw,
+                                  const ConvGeom *g);
 /* each channel of x zero-padded into xp, planes of CS floats (ATConvShift.c) */
 AT_API void at_conv_pad_float(const float *x, float *xp, const ConvGeom *g, int64_t CS);
 
