@@ -216,3 +216,27 @@ def test_split_and_chunk_pieces_are_traced():
     x2 = cthtorch.randn(4, 6)
     for got, want in zip(tc(x2), fn(cthtorch)(x2)):
         assert cthtorch.equal(got, want)
+
+
+@pytest.mark.parametrize("body", [
+    "x.new_zeros(4)", "x.new_ones(4)", "x.new_empty(4).fill_(1)", "x.new_zeros(2, 3)", "x.new_zeros([2, 3])",
+    "x.new_zeros(x.size(0))", "x.new_zeros(x.size())", "x.new_zeros(3, dtype=lib.int64)",
+    "x.new_full((2,), 3.0)", "x.tile(2)", "x.view(-1)", "x.reshape(x.size(0) * 2)", "x.flip(0)",
+])
+def test_int_where_an_int_list_is_declared(body):
+    """One int (or varargs ints) for an int[] argument binds as a one-element
+    list, as torch's schema matching does: the same graph as torch's, and
+    sizes taken from the input stay in the graph."""
+    def make(lib):
+        ns = {"lib": lib, "__name__": __name__}
+        exec("def f(x):\n    return " + body, ns)
+        return ns["f"]
+    tc, tt = trace_both(make, [(2, 2)])
+    assert kinds(tc.graph) == kinds(tt.graph)
+    assert tc.code == tt.code, tc.code
+    x = cthtorch.ones(2, 2)
+    got, want = tc(x), make(cthtorch)(x)
+    assert got.dtype == want.dtype and cthtorch.equal(got, want)
+    if "size" in body:   # generalizes to another input size
+        x = cthtorch.ones(5, 2)
+        assert cthtorch.equal(tc(x), make(cthtorch)(x))

@@ -205,11 +205,7 @@ class TracingState:
             v = self.lookup(x)
             if isinstance(base, (_ir.IntType, _ir.FloatType, _ir.BoolType)) and x.dim() == 0:
                 if v is not None:   # a traced size (0-dim tensor) where an int goes
-                    kind = {"int": "aten::Int", "float": "aten::Float", "bool": "aten::Bool"}[str(base)]
-                    n = self.frame.graph.create(kind, [v])
-                    n.output().setType(base)
-                    self._insert(n)
-                    return n.output()
+                    return self._to_number(v, base)
                 return self.constant(x.item(), loc)
             return self.tensor_value(x, loc)
         if isinstance(x, (list, tuple)):
@@ -235,15 +231,25 @@ class TracingState:
         if isinstance(x, int) and not isinstance(x, bool) and self.call_ints and self.call_ints[0][0] == x \
                 and isinstance(base, (_ir.IntType, _ir.NumberType, _ir.FloatType)):
             _, v = self.call_ints.pop(0)   # this int came from a traced size
-            n = self.frame.graph.create("aten::Int", [v])
-            n.output().setType(_ir.IntType.get())
-            self._insert(n)
-            return n.output()
+            return self._to_number(v, _ir.IntType.get())
         if isinstance(x, float) and isinstance(base, _ir.IntType) and x == int(x):
             x = int(x)
         if isinstance(x, int) and not isinstance(x, bool) and isinstance(base, _ir.FloatType):
             x = float(x)
         return self.constant(x, loc)
+
+    def _to_number(self, v, typ):
+        kind = {"int": "aten::Int", "float": "aten::Float", "bool": "aten::Bool"}[str(typ)]
+        n = self.frame.graph.create(kind, [v])
+        n.output().setType(typ)
+        self._insert(n)
+        if v.node().kind() == "prim::NumToTensor":   # as torch's tracer: the conversion follows the size it reads
+            at = v.node()
+            while at.next() is not n and at.next().kind() == kind and at.next().inputs()[0] is v:
+                at = at.next()
+            if at.next() is not n:
+                n.moveAfter(at)
+        return n.output()
 
     # -- recording an op
     def _record(self, name, schema_text, args, kwargs, result):
@@ -361,19 +367,24 @@ def _fits(x, t):
     return True
 
 
+def _is_int_like(x):
+    return isinstance(x, int) and not isinstance(x, bool) or isinstance(x, cthtorch.Tensor) and x.dim() == 0
+
+
 def _bind_to(s, args, kwargs):
     """Arguments as called, in s's order with defaults filled; None if they
     do not fit. A list argument given as varargs (rand(2, 3)) is gathered."""
     pos_params = [a for a in s.arguments if not a.kwarg_only]
     args = list(args)
-    if len(args) > len(pos_params) and pos_params and isinstance(pos_params[0].type, _ir.ListType) \
-            and all(isinstance(a, (int, cthtorch.Tensor)) for a in args):
-        args = [args]
-    if len(args) == 1 and pos_params and isinstance(pos_params[0].type, _ir.ListType) and pos_params[0].N is None \
-            and (isinstance(args[0], int) and not isinstance(args[0], bool) or
-                 isinstance(args[0], cthtorch.Tensor) and args[0].dim() == 0) \
-            and isinstance(pos_params[0].type.getElementType(), _ir.IntType):
-        args = [[args[0]]]
+    # Python's binding lets an int[] be spelled as varargs (rand(2, 3), x.new_zeros(2, 3)) or as one int
+    # (x.new_zeros(4)); as torch's schema matching, gather them into the list the schema declares, at the
+    # list's own position: the last positional parameter, or one followed by parameters the call leaves out
+    for k, p in enumerate(pos_params):
+        if isinstance(p.type, _ir.ListType) and p.N is None and isinstance(p.type.getElementType(), _ir.IntType):
+            if k < len(args) and (k == len(pos_params) - 1 or len(args) > len(pos_params)) \
+                    and all(_is_int_like(a) for a in args[k:]):
+                args = args[:k] + [list(args[k:])]
+            break
     if len(args) > len(pos_params):
         return None
     out = []
