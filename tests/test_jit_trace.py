@@ -240,3 +240,18 @@ def test_int_where_an_int_list_is_declared(body):
     if "size" in body:   # generalizes to another input size
         x = cthtorch.ones(5, 2)
         assert cthtorch.equal(tc(x), make(cthtorch)(x))
+
+
+def test_traced_values_take_local_names():
+    """As torch's tracer: a value an op reads is named after the caller's
+    local variable that holds it (%y, %z); unread outputs stay numbered."""
+    def make(lib):
+        def f(x):
+            y = x * 2
+            z = y.relu()
+            return z + y
+        return f
+    tc, tt = trace_both(make, [(3,)])
+    names = lambda g: [o.debugName() for n in g.nodes() for o in n.outputs() if n.kind() != "prim::Constant"]
+    assert names(tc.graph) == names(tt.graph) == ["y", "z", "5"]
+    assert tc.code == tt.code

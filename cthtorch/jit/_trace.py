@@ -67,6 +67,20 @@ def _user_location():
     return None
 
 
+def _caller_local_name(t):
+    """The name of a local variable of the user's frame that holds t, '' if
+    none: torch's tracer names a value so when an op reads it (%y for y)."""
+    f = sys._getframe(2)
+    while f is not None and os.path.abspath(f.f_code.co_filename).startswith(_PKG_DIR + os.sep):
+        f = f.f_back
+    if f is None:
+        return ""
+    for k, v in f.f_locals.items():
+        if v is t:
+            return k if k != "self" and not k[:1].isdigit() else ""
+    return ""
+
+
 class _Frame:
     """One graph being recorded: the top function/module, or a submodule call."""
 
@@ -192,6 +206,10 @@ class TracingState:
     def tensor_value(self, t, loc=None):
         v = self.lookup(t)
         if v is not None:
+            if not v.hasDebugName() and v.node().kind() != "prim::Param":
+                nm = _caller_local_name(t)
+                if nm:
+                    v.setDebugName(nm)
             return v
         path = self.frame.attrs.get(id(t))
         if path is not None:
