@@ -255,3 +255,31 @@ def test_traced_values_take_local_names():
     names = lambda g: [o.debugName() for n in g.nodes() for o in n.outputs() if n.kind() != "prim::Constant"]
     assert names(tc.graph) == names(tt.graph) == ["y", "z", "5"]
     assert tc.code == tt.code
+
+
+def test_tensor_literal_is_a_constant_moved_and_detached():
+    """torch.tensor(...) in traced code is recorded as torch's tracer does:
+    the data as a constant, aten::to its device and dtype, aten::detach;
+    .code shows torch.to(CONSTANTS.c0, ...), and a saved trace loads back."""
+    import io
+
+    def make(lib):
+        def f(x):
+            a = lib.tensor([1., 2.])
+            b = lib.tensor(3, dtype=lib.float64)
+            c = lib.tensor([[1, 2], [3, 4]])
+            return x * a + b, c.sum() + x
+        return f
+    tc, tt = trace_both(make, [(2,)])
+    assert kinds(tc.graph) == kinds(tt.graph)
+    assert "torch.to(CONSTANTS.c0, torch.device(\"cpu\"), 6)" in tc.code
+    assert tc.code == tt.code
+    x = cthtorch.full((2,), 2.0)
+    want = make(cthtorch)(x)
+    buf = io.BytesIO()
+    cthtorch.jit.save(tc, buf)
+    buf.seek(0)
+    loaded = cthtorch.jit.load(buf)
+    for m in (tc, loaded):
+        got = m(x)
+        assert all(g.dtype == w.dtype and cthtorch.equal(g, w) for g, w in zip(got, want))

@@ -272,6 +272,22 @@ class TracingState:
     # -- recording an op
     def _record(self, name, schema_text, args, kwargs, result):
         loc = _user_location()
+        if name == "aten::tensor" and isinstance(result, cthtorch.Tensor) and not result.requires_grad:
+            # torch's tracer records a literal as its data, a constant, moved to the result's device and
+            # dtype and detached: .code shows torch.to(CONSTANTS.c0, ...)
+            g = self.frame.graph
+            to = g.create("aten::to", [self.constant(result.detach().clone(), loc), self.constant(result.device, loc),
+                                       self.constant(result.dtype, loc), self.constant(False, loc),
+                                       self.constant(False, loc), self.constant(None)])
+            to.setSchema(_schema.find_schema("aten::to", "device"))
+            to.output().setType(_tensor_type(result))
+            self._insert(to, loc)
+            d = g.create("aten::detach", [to.output()])
+            d.setSchema(_schema.get_schemas("aten::detach")[0])
+            d.output().setType(_tensor_type(result))
+            self._insert(d, loc)
+            self.bind(result, d.output())
+            return
         schema, bound = _bind(name, schema_text, args, kwargs)
         if schema is None:
             raise RuntimeError("The tracer cannot record %s: no schema matches its arguments %s"
