@@ -746,3 +746,33 @@ def test_state_reads_are_not_folded():
     with cthtorch.no_grad(), torch.no_grad():
         close(s_ct(cthtorch.tensor(x)), s_t(torch.tensor(x)))
     assert {"aten::is_grad_enabled", "prim::If"} <= kinds(s_ct.graph)
+
+
+def _script_named(lib):
+    def a(x, y: int, z: int):
+        x = x + y
+        return x
+
+    def b(x, n: int):
+        for i in range(n):
+            x = x * 2
+        return x
+
+    def c(x, unused: int):
+        for i in range(3):
+            x = x + i
+        return x
+    return [lib.jit.script(f) for f in (a, b, c)]
+
+
+def test_script_input_names_are_torchs():
+    """Parameters and loop counters the body reads print as torch's `%x.1`
+    (its frontend reads a variable through a Load that takes the name);
+    unread ones keep the plain name."""
+    for fc, ft in zip(_script_named(cthtorch), _script_named(torch)):
+        names = lambda g: [v.debugName() for v in g.inputs()] + \
+            [list(list(n.blocks())[0].inputs())[0].debugName() for n in g.nodes() if n.kind() == "prim::Loop"]
+        assert names(fc.graph) == names(ft.graph)
+        assert fc.code == ft.code
+    fc = _script_named(cthtorch)[2]
+    assert cthtorch.equal(fc(cthtorch.zeros(2), 5), cthtorch.full((2,), 3.0))

@@ -216,3 +216,70 @@ def test_split_and_chunk_pieces_are_traced():
     x2 = cthtorch.randn(4, 6)
     for got, want in zip(tc(x2), fn(cthtorch)(x2)):
         assert cthtorch.equal(got, want)
+
+
+@pytest.mark.parametrize("body", [
+    "x.new_zeros(4)", "x.new_ones(4)", "x.new_empty(4).fill_(1)", "x.new_zeros(2, 3)", "x.new_zeros([2, 3])",
+    "x.new_zeros(x.size(0))", "x.new_zeros(x.size())", "x.new_zeros(3, dtype=lib.int64)",
+    "x.new_full((2,), 3.0)", "x.tile(2)", "x.view(-1)", "x.reshape(x.size(0) * 2)", "x.flip(0)",
+])
+def test_int_where_an_int_list_is_declared(body):
+    """One int (or varargs ints) for an int[] argument binds as a one-element
+    list, as torch's schema matching does: the same graph as torch's, and
+    sizes taken from the input stay in the graph."""
+    def make(lib):
+        ns = {"lib": lib, "__name__": __name__}
+        exec("def f(x):\n    return " + body, ns)
+        return ns["f"]
+    tc, tt = trace_both(make, [(2, 2)])
+    assert kinds(tc.graph) == kinds(tt.graph)
+    assert tc.code == tt.code, tc.code
+    x = cthtorch.ones(2, 2)
+    got, want = tc(x), make(cthtorch)(x)
+    assert got.dtype == want.dtype and cthtorch.equal(got, want)
+    if "size" in body:   # generalizes to another input size
+        x = cthtorch.ones(5, 2)
+        assert cthtorch.equal(tc(x), make(cthtorch)(x))
+
+
+def test_traced_values_take_local_names():
+    """As torch's tracer: a value an op reads is named after the caller's
+    local variable that holds it (%y, %z); unread outputs stay numbered."""
+    def make(lib):
+        def f(x):
+            y = x * 2
+            z = y.relu()
+            return z + y
+        return f
+    tc, tt = trace_both(make, [(3,)])
+    names = lambda g: [o.debugName() for n in g.nodes() for o in n.outputs() if n.kind() != "prim::Constant"]
+    assert names(tc.graph) == names(tt.graph) == ["y", "z", "5"]
+    assert tc.code == tt.code
+
+
+def test_tensor_literal_is_a_constant_moved_and_detached():
+    """torch.tensor(...) in traced code is recorded as torch's tracer does:
+    the data as a constant, aten::to its device and dtype, aten::detach;
+    .code shows torch.to(CONSTANTS.c0, ...), and a saved trace loads back."""
+    import io
+
+    def make(lib):
+        def f(x):
+            a = lib.tensor([1., 2.])
+            b = lib.tensor(3, dtype=lib.float64)
+            c = lib.tensor([[1, 2], [3, 4]])
+            return x * a + b, c.sum() + x
+        return f
+    tc, tt = trace_both(make, [(2,)])
+    assert kinds(tc.graph) == kinds(tt.graph)
+    assert "torch.to(CONSTANTS.c0, torch.device(\"cpu\"), 6)" in tc.code
+    assert tc.code == tt.code
+    x = cthtorch.full((2,), 2.0)
+    want = make(cthtorch)(x)
+    buf = io.BytesIO()
+    cthtorch.jit.save(tc, buf)
+    buf.seek(0)
+    loaded = cthtorch.jit.load(buf)
+    for m in (tc, loaded):
+        got = m(x)
+        assert all(g.dtype == w.dtype and cthtorch.equal(g, w) for g, w in zip(got, want))

@@ -529,21 +529,7 @@ class Value:
             return self
         old = names.get(name)
         if old is not None and old is not self:
-            # torch's Value::setDebugName numbering, so names match its printouts
-            base, dot, suffix = name.rpartition(".")
-            k = 1
-            if dot and suffix.isdigit():
-                k = int(suffix)
-            else:
-                base = name
-            if base in self._graph._name_suffix:
-                k = max(k, self._graph._name_suffix[base] + 1)
-            while "%s.%d" % (base, k) in names:
-                k += 1
-            new = "%s.%d" % (base, k)
-            self._graph._name_suffix[base] = k + 1
-            old._name = new
-            names[new] = old
+            self._graph._displace_name(name)
         names[name] = self
         self._name = name
         return self
@@ -1114,6 +1100,28 @@ class Graph:
         self._name_suffix = {}
         self._block = Block(self, None)
         self._insert_before = self._block._return
+
+    def _displace_name(self, name):
+        """The value holding `name` moves to `name.N`, torch's Value::setDebugName
+        numbering (so names match its printouts); the name is then free."""
+        names = self._names
+        old = names.pop(name, None)
+        if old is None:
+            return
+        base, dot, suffix = name.rpartition(".")
+        k = 1
+        if dot and suffix.isdigit():
+            k = int(suffix)
+        else:
+            base = name
+        if base in self._name_suffix:
+            k = max(k, self._name_suffix[base] + 1)
+        while "%s.%d" % (base, k) in names:
+            k += 1
+        new = "%s.%d" % (base, k)
+        self._name_suffix[base] = k + 1
+        old._name = new
+        names[new] = old
 
     def _next_unique(self):
         u = self._unique

@@ -26,6 +26,15 @@ _FACTORY_KW = "ScalarType? dtype=None, Layout? layout=None, Device? device=None,
 # Composites (registered Python ops) used by common models and scripted code.
 # Add a line here when the frontend or the interpreter needs another one.
 COMPOSITE_SCHEMAS = [
+    "aten::new_zeros(Tensor self, SymInt[] size, *, ScalarType? dtype=None, Layout? layout=None, "
+    "Device? device=None, bool? pin_memory=None) -> Tensor",
+    "aten::new_ones(Tensor self, SymInt[] size, *, ScalarType? dtype=None, Layout? layout=None, "
+    "Device? device=None, bool? pin_memory=None) -> Tensor",
+    "aten::new_empty(Tensor self, SymInt[] size, *, ScalarType? dtype=None, Layout? layout=None, "
+    "Device? device=None, bool? pin_memory=None) -> Tensor",
+    "aten::new_full(Tensor self, SymInt[] size, Scalar fill_value, *, ScalarType? dtype=None, "
+    "Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor",
+    "aten::tile(Tensor self, SymInt[] dims) -> Tensor",
     "aten::linear(Tensor input, Tensor weight, Tensor? bias=None) -> Tensor",
     "aten::dropout(Tensor input, float p, bool train) -> Tensor",
     "aten::feature_dropout(Tensor input, float p, bool train) -> Tensor",

@@ -67,6 +67,20 @@ def _user_location():
     return None
 
 
+def _caller_local_name(t):
+    """The name of a local variable of the user's frame that holds t, '' if
+    none: torch's tracer names a value so when an op reads it (%y for y)."""
+    f = sys._getframe(2)
+    while f is not None and os.path.abspath(f.f_code.co_filename).startswith(_PKG_DIR + os.sep):
+        f = f.f_back
+    if f is None:
+        return ""
+    for k, v in f.f_locals.items():
+        if v is t:
+            return k if k != "self" and not k[:1].isdigit() else ""
+    return ""
+
+
 class _Frame:
     """One graph being recorded: the top function/module, or a submodule call."""
 
@@ -192,6 +206,10 @@ class TracingState:
     def tensor_value(self, t, loc=None):
         v = self.lookup(t)
         if v is not None:
+            if not v.hasDebugName() and v.node().kind() != "prim::Param":
+                nm = _caller_local_name(t)
+                if nm:
+                    v.setDebugName(nm)
             return v
         path = self.frame.attrs.get(id(t))
         if path is not None:
@@ -205,11 +223,7 @@ class TracingState:
             v = self.lookup(x)
             if isinstance(base, (_ir.IntType, _ir.FloatType, _ir.BoolType)) and x.dim() == 0:
                 if v is not None:   # a traced size (0-dim tensor) where an int goes
-                    kind = {"int": "aten::Int", "float": "aten::Float", "bool": "aten::Bool"}[str(base)]
-                    n = self.frame.graph.create(kind, [v])
-                    n.output().setType(base)
-                    self._insert(n)
-                    return n.output()
+                    return self._to_number(v, base)
                 return self.constant(x.item(), loc)
             return self.tensor_value(x, loc)
         if isinstance(x, (list, tuple)):
@@ -235,19 +249,45 @@ class TracingState:
         if isinstance(x, int) and not isinstance(x, bool) and self.call_ints and self.call_ints[0][0] == x \
                 and isinstance(base, (_ir.IntType, _ir.NumberType, _ir.FloatType)):
             _, v = self.call_ints.pop(0)   # this int came from a traced size
-            n = self.frame.graph.create("aten::Int", [v])
-            n.output().setType(_ir.IntType.get())
-            self._insert(n)
-            return n.output()
+            return self._to_number(v, _ir.IntType.get())
         if isinstance(x, float) and isinstance(base, _ir.IntType) and x == int(x):
             x = int(x)
         if isinstance(x, int) and not isinstance(x, bool) and isinstance(base, _ir.FloatType):
             x = float(x)
         return self.constant(x, loc)
 
+    def _to_number(self, v, typ):
+        kind = {"int": "aten::Int", "float": "aten::Float", "bool": "aten::Bool"}[str(typ)]
+        n = self.frame.graph.create(kind, [v])
+        n.output().setType(typ)
+        self._insert(n)
+        if v.node().kind() == "prim::NumToTensor":   # as torch's tracer: the conversion follows the size it reads
+            at = v.node()
+            while at.next() is not n and at.next().kind() == kind and at.next().inputs()[0] is v:
+                at = at.next()
+            if at.next() is not n:
+                n.moveAfter(at)
+        return n.output()
+
     # -- recording an op
     def _record(self, name, schema_text, args, kwargs, result):
         loc = _user_location()
+        if name == "aten::tensor" and isinstance(result, cthtorch.Tensor) and not result.requires_grad:
+            # torch's tracer records a literal as its data, a constant, moved to the result's device and
+            # dtype and detached: .code shows torch.to(CONSTANTS.c0, ...)
+            g = self.frame.graph
+            to = g.create("aten::to", [self.constant(result.detach().clone(), loc), self.constant(result.device, loc),
+                                       self.constant(result.dtype, loc), self.constant(False, loc),
+                                       self.constant(False, loc), self.constant(None)])
+            to.setSchema(_schema.find_schema("aten::to", "device"))
+            to.output().setType(_tensor_type(result))
+            self._insert(to, loc)
+            d = g.create("aten::detach", [to.output()])
+            d.setSchema(_schema.get_schemas("aten::detach")[0])
+            d.output().setType(_tensor_type(result))
+            self._insert(d, loc)
+            self.bind(result, d.output())
+            return
         schema, bound = _bind(name, schema_text, args, kwargs)
         if schema is None:
             raise RuntimeError("The tracer cannot record %s: no schema matches its arguments %s"
@@ -361,19 +401,24 @@ def _fits(x, t):
     return True
 
 
+def _is_int_like(x):
+    return isinstance(x, int) and not isinstance(x, bool) or isinstance(x, cthtorch.Tensor) and x.dim() == 0
+
+
 def _bind_to(s, args, kwargs):
     """Arguments as called, in s's order with defaults filled; None if they
     do not fit. A list argument given as varargs (rand(2, 3)) is gathered."""
     pos_params = [a for a in s.arguments if not a.kwarg_only]
     args = list(args)
-    if len(args) > len(pos_params) and pos_params and isinstance(pos_params[0].type, _ir.ListType) \
-            and all(isinstance(a, (int, cthtorch.Tensor)) for a in args):
-        args = [args]
-    if len(args) == 1 and pos_params and isinstance(pos_params[0].type, _ir.ListType) and pos_params[0].N is None \
-            and (isinstance(args[0], int) and not isinstance(args[0], bool) or
-                 isinstance(args[0], cthtorch.Tensor) and args[0].dim() == 0) \
-            and isinstance(pos_params[0].type.getElementType(), _ir.IntType):
-        args = [[args[0]]]
+    # Python's binding lets an int[] be spelled as varargs (rand(2, 3), x.new_zeros(2, 3)) or as one int
+    # (x.new_zeros(4)); as torch's schema matching, gather them into the list the schema declares, at the
+    # list's own position: the last positional parameter, or one followed by parameters the call leaves out
+    for k, p in enumerate(pos_params):
+        if isinstance(p.type, _ir.ListType) and p.N is None and isinstance(p.type.getElementType(), _ir.IntType):
+            if k < len(args) and (k == len(pos_params) - 1 or len(args) > len(pos_params)) \
+                    and all(_is_int_like(a) for a in args[k:]):
+                args = args[:k] + [list(args[k:])]
+            break
     if len(args) > len(pos_params):
         return None
     out = []

@@ -55,6 +55,14 @@ class UnsupportedNodeError(NotSupportedError):
 IR = None    # the module that holds Graph and the types; cthtorch.jit._ir unless a caller sets it
 
 
+def _loops(block):
+    for n in block.nodes():
+        if n.kind() == "prim::Loop":
+            yield n
+        for b in n.blocks():
+            yield from _loops(b)
+
+
 def _ir():
     global IR
     if IR is None:
@@ -930,6 +938,14 @@ class Emitter:
             raise self.error(fdef, "Return value was annotated as having type %s but is actually of type %s"
                              % (tstr(ret_type), tstr(out.type())))
         g.registerOutput(out)
+        # torch's frontend reads a variable through a Load named for it, which moves the name off the value
+        # read: parameters and loop counters the body reads print as `%x.1`, unread ones as `%x`
+        named = list(g.inputs())[1 if self_type is not None else 0:]
+        named += [n.blocks()[0].inputs()[0] for n in _loops(g.block())]
+        for v in named:
+            nm = v.debugName() if v.hasDebugName() else ""
+            if nm and v.uses() and not nm.rpartition(".")[2].isdigit():
+                g._displace_name(nm)
         # as torch's compiler cleans each graph it makes: static conditions (`if 1 > 2:`) keep the branch
         # taken and dead statements go, so .graph and .code show what runs
         from ._passes import constant_pooling, constant_propagation
