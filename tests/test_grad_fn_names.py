@@ -262,7 +262,7 @@ KNOWN_DIFFERENT = {
     "dot", "vdot", "inner", "outer", "ger", "addmv", "addr", "addbmm",
     "repeat", "tile", "repeat_interleave", "unbind",
     "split", "chunk", "cross", "rsub", "rpow", "pow2", "pow_half",
-    "bce_logits", "pad", "einsum",
+    "bce_logits", "pad", "einsum", "adaptive_avg", "adaptive_avg_unbatched", "adaptive_avg_1d",
     "cdist", "trapezoid",
     "diag_embed", "kron", "block_diag", "std_mean", "var_mean",
     "polar", "complex",

@@ -243,21 +243,16 @@ def _adaptive_size(input, output_size):
 def adaptive_avg_pool2d(input, output_size):
     if _has_torch_function_unary(input):
         return _handle_with_locals(adaptive_avg_pool2d, locals())
-    return _adaptive_avg_pool2d(input, _adaptive_size(input, output_size))
-
-
-def _adaptive_avg_pool2d(input, size):
-    # a 1x1 output is the mean over H and W in torch (MeanBackward1), for a contiguous input
-    if list(size) == [1, 1] and input.dim() in (3, 4) and input.is_contiguous():
-        return input.mean((-1, -2), keepdim=True)
-    return _nn.adaptive_avg_pool2d(input, size)
+    # torch's node for a 1x1 output is MeanBackward1 (its composite calls mean), but its tracer and ONNX
+    # exporter still see adaptive_avg_pool2d (GlobalAveragePool): the pool op is kept for both
+    return _nn.adaptive_avg_pool2d(input, _adaptive_size(input, output_size))
 
 
 def adaptive_avg_pool1d(input, output_size):
     if _has_torch_function_unary(input):
         return _handle_with_locals(adaptive_avg_pool1d, locals(), cthtorch.adaptive_avg_pool1d)
     n = output_size[0] if isinstance(output_size, (list, tuple)) else output_size
-    return _adaptive_avg_pool2d(input.unsqueeze(-2), (1, n)).squeeze(-2)
+    return _nn.adaptive_avg_pool2d(input.unsqueeze(-2), (1, n)).squeeze(-2)
 
 
 def adaptive_max_pool2d(input, output_size, return_indices=False):
@@ -711,8 +706,10 @@ def _weighted_loss(loss, weight, input, reduction, mean_over_weight=True):
 
 @fp32_on_cpu
 def l1_loss(input, target, size_average=None, reduce=None, reduction="mean", weight=None):
-    if _has_torch_function_variadic(input, target, weight):
-        return _handle_with_locals(l1_loss, locals())
+    if _has_torch_function_variadic(input, target):
+        # torch 2.13 hands l1_loss on without its weight (fx prints the call so)
+        return _C._handle_torch_function(l1_loss, (input, target, weight), (input, target),
+                                         dict(size_average=size_average, reduce=reduce, reduction=reduction))
     if input.shape != target.shape:
         import warnings
         warnings.warn("Using a target size (%s) that is different to the input size (%s). This will likely lead to "
