@@ -70,6 +70,12 @@ BAD_CALLS = [
     ("_lapack_triangular_solve", (t(2, 3), t(3, 3), True, True, False)),
     ("_lapack_lu", (t(3),)),
     ("_lapack_qr", (t(3, 3), "bad")),
+    ("_lapack_geqrf", (t(3),)),
+    ("_lapack_geqrf", (ct.ones(2, 3, dtype=ct.int64),)),
+    ("_lapack_ldl_factor", (t(2, 3),)),
+    ("_lapack_ldl_solve", (t(3, 3), ct.tensor([1, 2, 7], dtype=ct.int32), t(3, 2))),   # pivot past n
+    ("_lapack_ldl_solve", (t(3, 3), ct.tensor([0, 2, 3], dtype=ct.int32), t(3, 2))),   # pivot 0
+    ("_lapack_ldl_solve", (t(3, 3), ct.tensor([1, 2, 3], dtype=ct.int32), t(2, 2))),   # B's rows
     ("_lu_pivots_to_permutation", (ct.tensor([1, 5], dtype=ct.int32), 2)),
     ("_lu_pivots_to_permutation", (ct.tensor([1, 1], dtype=ct.int32), -3)),
     ("max_pool2d_with_indices_backward", (t(2, 3), t(2, 3, 4, 5), idx(0, 1))),
