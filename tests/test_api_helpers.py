@@ -45,7 +45,15 @@ def test_invert_permutation():
     assert ct.nn.utils.rnn.invert_permutation(None) is None
 
 
-def test_cond_and_while_loop_eager():
+@pytest.fixture
+def torch_validation_restored():
+    # torch.cond goes through dynamo, which turns off torch's distribution argument validation for
+    # the whole process; later tests compare distribution errors with torch's
+    yield
+    torch.distributions.Distribution.set_default_validate_args(True)
+
+
+def test_cond_and_while_loop_eager(torch_validation_restored):
     for m in (ct, torch):
         m.xs = m.ones(2, requires_grad=True)
     for pred in (True, False):
