@@ -1086,10 +1086,11 @@ def entry_sig(d, method, inplace, out, order):
 
 
 def sig_flags(d, order=None):
-    """The parser's per-signature flags after the parameter list (src/python/ArgParser.c)."""
+    """The parser's per-signature flags after the parameter list (src/python/ArgParser.c). A deprecated
+    order is hidden: it parses, but torch leaves it out of its invalid-arguments messages."""
     tensors = ("|tensors=" + ",".join(d.tensor_only)) if d.tensor_only else ""
     if order is not None:
-        return tensors
+        return tensors + "|hidden"
     return tensors + ("|number_first" if d.number_first else "")
 
 
