@@ -137,7 +137,9 @@ def test_ldl_singular_and_errors():
                 lambda m: m.linalg.ldl_solve(m.eye(3), m.ones(3), m.zeros(3, 1)),
                 lambda m: m.linalg.ldl_solve(m.eye(3), m.ones(2, dtype=m.int32), m.zeros(3, 1)),
                 lambda m: m.linalg.ldl_solve(m.eye(3), m.ones(3, dtype=m.int32), m.zeros(3, 1, dtype=m.float64)),
-                lambda m: m.linalg.ldl_solve(m.eye(3), m.ones(3, dtype=m.int32), m.zeros(4, 2))):
+                lambda m: m.linalg.ldl_solve(m.eye(3), m.ones(3, dtype=m.int32), m.zeros(4, 2)),
+                # a zero pivot: torch's own text for |pivot| < 1
+                lambda m: m.linalg.ldl_solve(m.eye(3), m.tensor([1, 0, 3], dtype=m.int32), m.zeros(3, 1))):
         raises_like(lambda: bad(ct), lambda: bad(torch))
     with pytest.raises(RuntimeError, match="pivots must be between"):   # would index B out of bounds
         ct.linalg.ldl_solve(ct.eye(3), ct.full((3,), 7, dtype=ct.int32), ct.zeros(3, 1))

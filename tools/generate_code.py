@@ -1080,9 +1080,18 @@ def deprecated_sig(d, order, method, inplace, out):
     return "%s(%s)" % (d.name + ("_" if inplace else ""), ", ".join(parts))
 
 
-def sig_flags(d):
-    """The parser's per-signature flags after the parameter list (src/python/ArgParser.c)."""
-    return (("|tensors=" + ",".join(d.tensor_only)) if d.tensor_only else "") + ("|number_first" if d.number_first else "")
+def entry_sig(d, method, inplace, out, order):
+    """A binding entry's signature: the usual one, or a deprecated positional order's."""
+    return python_sig(d, method, inplace, out) if order is None else deprecated_sig(d, order, method, inplace, out)
+
+
+def sig_flags(d, order=None):
+    """The parser's per-signature flags after the parameter list (src/python/ArgParser.c). A deprecated
+    order is hidden: it parses, but torch leaves it out of its invalid-arguments messages."""
+    tensors = ("|tensors=" + ",".join(d.tensor_only)) if d.tensor_only else ""
+    if order is not None:
+        return tensors + "|hidden"
+    return tensors + ("|number_first" if d.number_first else "")
 
 
 def gen_binding(pyname, entries, method, module=""):
@@ -1090,11 +1099,7 @@ def gen_binding(pyname, entries, method, module=""):
     When no overload parses, an argument overriding __torch_function__ (an
     fx Proxy) gets the call (src/python/TorchFunction.h)."""
     fname = "THPVariable_%s%s" % ("m_" if method else "f_", pyname)
-    entries = [e if len(e) == 4 else e + (None,) for e in entries]
-    sigs = [(python_sig(d, method, inplace, out) + sig_flags(d)) if order is None else
-            (deprecated_sig(d, order, method, inplace, out)
-             + (("|tensors=" + ",".join(d.tensor_only)) if d.tensor_only else ""))
-            for (d, inplace, out, order) in entries]
+    sigs = [entry_sig(d, method, inplace, out, order) + sig_flags(d, order) for (d, inplace, out, order) in entries]
     L = ["PyObject *%s(PyObject *self_, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames) {" % fname]
     L.append("  static const char *sigs[] = {%s, NULL};" % ", ".join('"%s"' % s for s in sigs))
     L.append("  static APParser parser = { sigs };")
@@ -1106,17 +1111,11 @@ def gen_binding(pyname, entries, method, module=""):
     L.append("  PyObject *res = NULL;")
     L.append("  switch (idx) {")
     for k, (d, inplace, out, order) in enumerate(entries):
-        args = []
-        if order is None:
-            for i, p in enumerate(d.params):
-                args.append(c_arg_from_parser(p, i))
-        else:
-            pos, rest = deprecated_params(d, order, method)
-            where = {p.name: i for i, p in enumerate(pos + rest)}
-            args = [c_arg_from_parser(p, where[p.name]) for p in d.params]
-        if d.params and any(p.base == "ScalarType" for p in d.params):
-            pass
-        dev_checks = ["ap_device_check(&r, %d) < 0" % i for i, p in enumerate(d.params) if p.base == "Device"]
+        # each parameter's index in the parsed signature (a deprecated order moves them)
+        pos, rest = deprecated_params(d, order, method) if order is not None else (d.params, [])
+        where = {p.name: i for i, p in enumerate(pos + rest)}
+        args = [c_arg_from_parser(p, where[p.name]) for p in d.params]
+        dev_checks = ["ap_device_check(&r, %d) < 0" % where[p.name] for p in d.params if p.base == "Device"]
         vt = "VT_%s%s" % (d.cname, "_" if inplace else ("_out" if d.out else ""))
         if out and not inplace and d.ret_kind == "tuple":
             args.append("ap_object(&r, %d)" % len(d.params))
@@ -1284,19 +1283,20 @@ def main():
         falias.append("#define F_%s F_%s" % (d.name, d.cname))
 
     # bindings: group by python name
-    groups = {}   # (module, kind, pyname) -> entries
+    groups = {}   # (module, kind, pyname) -> entries (decl, inplace, out, deprecated order or None)
     for d in decls:
         if d.manual_python:
             continue
         mod = d.module or ""
         if "function" in d.variants:
-            groups.setdefault((mod, "f", d.name), []).append((d, False, d.out))
+            groups.setdefault((mod, "f", d.name), []).append((d, False, d.out, None))
         if "method" in d.variants and not d.module:
-            groups.setdefault(("", "m", d.name), []).append((d, False, False))
+            groups.setdefault(("", "m", d.name), []).append((d, False, False, None))
         if d.inplace and not d.internal:
-            groups.setdefault(("", "m", d.name + "_"), []).append((d, True, False))
+            groups.setdefault(("", "m", d.name + "_"), []).append((d, True, False, None))
             if "function" in d.variants:
-                groups.setdefault((d.module or "", "f", d.name + "_"), []).append((d, True, False))
+                groups.setdefault((d.module or "", "f", d.name + "_"), []).append((d, True, False, None))
+    # deprecated orders after every usual signature of the name, so they parse only what those reject
     for d in decls:
         for order in ([] if d.manual_python else d.deprecated):
             mod = d.module or ""
@@ -1383,14 +1383,12 @@ def main():
         for (mod, kind, pyname), entries in sorted(groups.items()):
             if kind == "m":
                 fh.write("    def %s(self, *args: Any, **kwargs: Any) -> Any: ...  # %s\n"
-                         % (pyname, " | ".join(python_sig(d, True, e[1], e[2]) if len(e) == 3 else
-                                    deprecated_sig(d, e[3], True, e[1], e[2]) for e in entries for d in e[:1])))
+                         % (pyname, " | ".join(entry_sig(d, True, i, o, od) for d, i, o, od in entries)))
         fh.write("\nclass _VariableFunctions:\n")
         for (mod, kind, pyname), entries in sorted(groups.items()):
             if kind == "f" and not mod:
                 fh.write("    @staticmethod\n    def %s(*args: Any, **kwargs: Any) -> Any: ...  # %s\n"
-                         % (pyname, " | ".join(python_sig(d, False, e[1], e[2]) if len(e) == 3 else
-                                    deprecated_sig(d, e[3], False, e[1], e[2]) for e in entries for d in e[:1])))
+                         % (pyname, " | ".join(entry_sig(d, False, i, o, od) for d, i, o, od in entries)))
     print("generate_code: %d declarations, %d backward nodes -> %s" % (len(decls), len(nodes), a.out))
 
 

@@ -570,7 +570,7 @@ int at_conv2d_backward(THTensor **outs, const THTensor *grad, const THTensor *in
       gid = NULL;
       need_w = false;
     }
-    if (need_i && !dbl && (nt > 1 || omp_get_max_threads() == 1) && at_conv_direct_grad_input_geom(&g, &g2)) {
+    if (gid && !dbl && (nt > 1 || omp_get_max_threads() == 1) && at_conv_direct_grad_input_geom(&g, &g2)) {
       /* grad_input by the direct kernel (a convolution of grad_output with
        * the flipped weights); the paths below then do grad_weight only */
       if (at_conv_direct_run((const float *)gd, (const float *)wd, (float *)gid, &g2, &g, nt) < 0) goto done;

@@ -321,11 +321,16 @@ THTensor *at_lapack_ldl_solve(const THTensor *LD, const THTensor *pivots, const 
   THTensor *p = x ? at_to_dtype(pivots, TH_Int32, true) : NULL;   /* a contiguous copy */
   if (!p) { THTensor_free(a); THTensor_free(x); return NULL; }
   const int32_t *piv = (const int32_t *)THTensor_data(p);
-  /* sytrs swaps rows |piv[i]|-1 of B: a pivot outside [-n, -1] u [1, n] would reach past it */
+  /* sytrs swaps rows |piv[i]|-1 of B: a pivot outside [-n, -1] u [1, n] would reach past it
+   * (torch checks |pivot| >= 1 with its text; larger ones it passes on to LAPACK) */
   for (int64_t i = 0; i < nb * n; i++)
     if (piv[i] == 0 || piv[i] > n || piv[i] < -n) {
-      THError_set(TH_ERR_RUNTIME, "torch.linalg.ldl_solve: pivots must be between 1 and %lld in absolute value, got %d",
-                  (long long)n, piv[i]);
+      if (piv[i] == 0)
+        THError_set(TH_ERR_RUNTIME, "Pivots given to ldl_solve must all satisfy |pivot| >= 1. Did you properly pass "
+                    "the result of ldl_factor?");
+      else
+        THError_set(TH_ERR_RUNTIME, "torch.linalg.ldl_solve: pivots must be between 1 and %lld in absolute value, "
+                    "got %d", (long long)n, piv[i]);
       THTensor_free(a); THTensor_free(x); THTensor_free(p);
       return NULL;
     }

@@ -326,10 +326,6 @@ static THTensor *nll_backward_cuda(const NLL *n, const THTensor *grad, const THT
   return gi;
 }
 
-static double elem(const THTensor *t, THDtype ct, int64_t i) {
-  return ct == TH_Float ? ((const float *)THTensor_data(t))[i] : ((const double *)THTensor_data(t))[i];
-}
-
 THTensor *at_nll_loss(const THTensor *self, const THTensor *target, const THTensor *weight, ATReduction reduction,
                       int64_t ignore_index) {
   NLL n;
