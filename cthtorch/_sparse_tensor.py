@@ -57,7 +57,7 @@ def name_node(fn_cls, name):
     node = fn_cls._backward_cls
     node.__name__ = node.__qualname__ = name
     node.__module__ = "builtins"
-    fn_cls._native_node = True   # edges as torch's node has them: the differentiable inputs only
+    node._native_node = True   # edges as torch's node has them: the differentiable inputs only
     return fn_cls
 
 

@@ -53,3 +53,11 @@ def test_dlpack_errors():
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         ct.from_dlpack(torch.ones(2))   # no read-only warning
+
+
+def test_to_dlpack_takes_a_tensor_requiring_grad():
+    """to_dlpack exports a tensor requiring grad as its data, as torch's does (__dlpack__ refuses it)"""
+    for m in (ct, torch):
+        x = m.arange(3.0).requires_grad_()
+        y = m.from_dlpack(m.utils.dlpack.to_dlpack(x))
+        assert y.tolist() == [0.0, 1.0, 2.0] and not y.requires_grad

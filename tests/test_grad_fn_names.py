@@ -345,6 +345,33 @@ def test_function_edges_are_tensor_arguments():
     assert run(cthtorch) == run(torch)
 
 
+def test_function_gradient_count_with_non_tensor_arguments():
+    """with numbers and None among the arguments backward still owes one gradient per argument: trailing Nones
+    are dropped, too few or a non-None extra are torch's error, a gradient for the last number names its
+    position"""
+    def run(lib):
+        res = []
+        for ret in ((lambda g: (g, None, g, None, None)), (lambda g: (g, None, g)),
+                    (lambda g: (g, None, g, None, g)), (lambda g: (g, None, g, g))):
+            class F(lib.autograd.Function):
+                @staticmethod
+                def forward(ctx, a, k, b, n):
+                    return a * k + b
+
+                @staticmethod
+                def backward(ctx, g, ret=ret):
+                    return ret(g)
+
+            a, b = lib.ones(3, requires_grad=True), lib.ones(3, requires_grad=True)
+            try:
+                F.apply(a, 2.0, b, None).sum().backward()
+                res.append((a.grad.tolist(), b.grad.tolist()))
+            except RuntimeError as e:
+                res.append(str(e))
+        return res
+    assert run(cthtorch) == run(torch)
+
+
 def test_saved_shapes_named_as_torch():
     """a node that recorded an input's shape shows it as torch does: _saved_self_sym_sizes, a tuple"""
     def run(lib):

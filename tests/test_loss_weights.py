@@ -31,3 +31,16 @@ def test_weighted_loss_errors(name):
         return getattr(m.nn.functional, name)(x, x, reduction=reduction, weight=m.ones(*wshape, dtype=m.float64))
     raises_like(lambda: call(ct), lambda: call(torch))
     raises_like(lambda: call(ct, "avg", (2, 3)), lambda: call(torch, "avg", (2, 3)))
+
+
+def test_broadcast_target_warning_points_at_the_caller():
+    """mse, l1, smooth_l1 and huber warn of a target that broadcasts, at the line that called them, as torch"""
+    import warnings
+    for name in ("mse_loss", "l1_loss", "smooth_l1_loss", "huber_loss"):
+        seen = []
+        for lib in (ct, torch):
+            with warnings.catch_warnings(record=True) as w:
+                warnings.simplefilter("always")
+                getattr(lib.nn.functional, name)(lib.ones(2, 1), lib.ones(2))
+            seen.append([(str(x.message), x.filename) for x in w])
+        assert seen[0] == seen[1] and len(seen[0]) == 1 and seen[0][0][1] == __file__, (name, seen)

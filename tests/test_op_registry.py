@@ -100,6 +100,7 @@ INTEROP = {
     # the benchmark Fuzzer draws its parameters from a numpy RandomState, as torch's does: same seed, same shapes
     "cthtorch/utils/benchmark/utils/fuzzer.py",
     "cthtorch/utils/dlpack.py",   # numpy reads and writes the DLPack capsules (zero-copy views both ways)
+    "cthtorch/vision/io.py",   # PIL images' pixels in and out
 }
 def test_numpy_is_imported_only_for_interop():
     root = os.path.dirname(os.path.dirname(os.path.abspath(ct.__file__)))

@@ -71,3 +71,19 @@ def test_checkpoint_helpers():
         np.testing.assert_allclose(grads(ct, use_reentrant=False)[1], grads(torch, use_reentrant=False)[1])
     with pytest.raises(NotImplementedError, match="selective activation checkpointing"):
         cu.create_selective_checkpoint_contexts([])
+
+
+def test_reentrant_warns_when_no_input_requires_grad():
+    """use_reentrant=True warns, as torch's, when none of the inputs requires grad (even under no_grad); not
+    when one does, nor with use_reentrant=False"""
+    def run(lib):
+        seen = []
+        for reentrant, grad_in, mode in ((True, False, True), (True, True, False), (True, True, True),
+                                         (False, False, True)):
+            x = lib.ones(2, requires_grad=grad_in)
+            with warnings.catch_warnings(record=True) as w, lib.set_grad_enabled(mode):
+                warnings.simplefilter("always")
+                lib.utils.checkpoint.checkpoint(lambda a: a * 2, x, use_reentrant=reentrant)
+            seen.append([str(m.message) for m in w])
+        return seen
+    assert run(ct) == run(torch)

@@ -78,25 +78,14 @@ class FunctionCtx:
 
 class BackwardCFunction(_C._FunctionBase, FunctionCtx):
     _materialize_grads = True
+    _native_node = False   # name_node's: the node stands for one of torch's (edges for its differentiable inputs)
 
     def _do_backward(self, grads):
         cls = self._forward_cls
         with cthtorch.enable_grad() if cthtorch.is_grad_enabled() else cthtorch.no_grad():
             r = cls.backward(self, *grads)
-        r = r if isinstance(r, tuple) else (r,)
-        pos = self.__dict__.get("_tensor_pos")
-        if pos is None:
-            return r
-        # one gradient per forward argument; the node's edges are its tensor arguments only
-        nargs = self.__dict__["_nargs"]
-        if len(r) < nargs or any(g is not None for g in r[nargs:]):
-            raise RuntimeError("function %s returned an incorrect number of gradients (expected %d, got %d)"
-                               % (type(self).__name__, nargs, len(r)))
-        for i in range(nargs):
-            if r[i] is not None and i not in pos:
-                raise RuntimeError("function %s returned a gradient different than None at position %d, but the "
-                                   "corresponding forward input was not a Variable" % (type(self).__name__, i + 1))
-        return tuple(r[i] for i in pos)
+        # one gradient per forward argument: the C node keeps those of its edges (drop_skipped)
+        return r if isinstance(r, tuple) else (r,)
 
     def apply(self, *args):
         return self._forward_cls.backward(self, *args)
@@ -138,7 +127,8 @@ class Function(FunctionCtx, metaclass=FunctionMeta):
     @classmethod
     def apply(cls, *args, **kwargs):
         ctx = cls._backward_cls()
-        ctx.needs_input_grad = tuple(isinstance(a, cthtorch.Tensor) and a.requires_grad for a in args)
+        T = cthtorch.Tensor
+        ctx.needs_input_grad = needs = tuple([isinstance(a, T) and a.requires_grad for a in args])
         uses_setup = cls.setup_context is not Function.setup_context
         with cthtorch.no_grad():
             if uses_setup:
@@ -164,17 +154,9 @@ class Function(FunctionCtx, metaclass=FunctionMeta):
             # by reverse mode, which this Function cannot do)
             outs = _forward_ad._function_jvp(cls, ctx, args, outs if is_tuple else outs[0])
             return outs
-        if cthtorch.is_grad_enabled() and any(ctx.needs_input_grad):
-            # as torch: edges for the tensor arguments only (next_functions has no entry for a number or None)
-            # (a Function standing for one of torch's nodes, name_node's, has none for an index or mask either)
-            native = cls.__dict__.get("_native_node", False)
-            pos = tuple(i for i, a in enumerate(args) if isinstance(a, cthtorch.Tensor)
-                        and not (native and not (a.is_floating_point() or a.is_complex())))
-            if len(pos) != len(args):
-                ctx.__dict__["_tensor_pos"] = pos
-                ctx.__dict__["_nargs"] = len(args)
-                args = tuple(args[i] for i in pos)
-            _C._function_record(ctx, tuple(args), outs, getattr(ctx, "_non_differentiable", ()), dirty)
+        if True in needs and cthtorch.is_grad_enabled():
+            # edges for the tensor arguments only, as torch's (see PyFunction.c's has_edge)
+            _C._function_record(ctx, args, outs, getattr(ctx, "_non_differentiable", ()), dirty, ctx._native_node)
         return outs if is_tuple else outs[0]
 
 

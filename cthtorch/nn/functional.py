@@ -674,11 +674,7 @@ def mse_loss(input, target, size_average=None, reduce=None, reduction="mean", we
     if _has_torch_function_variadic(input, target, weight):
         return _handle_with_locals(mse_loss, locals())
     reduction = _legacy_reduction(size_average, reduce, reduction)
-    if input.shape != target.shape:
-        import warnings
-        warnings.warn("Using a target size (%s) that is different to the input size (%s). This will likely lead to "
-                      "incorrect results due to broadcasting. Please ensure they have the same size."
-                      % (target.size(), input.size()), stacklevel=2)
+    _warn_target_size(input, target)
     if weight is not None:
         return _weighted_loss((input - target).pow(2), weight, input, reduction)
     if reduction not in ("mean", "sum", "none"):
@@ -687,6 +683,16 @@ def mse_loss(input, target, size_average=None, reduce=None, reduction="mean", we
         return _MseLoss.apply(input, target, reduction)
     d = input - target
     return _apply_loss_reduction(d * d, reduction)
+
+
+def _warn_target_size(input, target):
+    """torch's warning for an elementwise loss whose target broadcasts against input, at the caller's line
+    (stacklevel: this, the loss, its fp32_on_cpu wrapper)"""
+    if input.shape != target.shape:
+        import warnings
+        warnings.warn("Using a target size (%s) that is different to the input size (%s). This will likely lead to "
+                      "incorrect results due to broadcasting. Please ensure they have the same size."
+                      % (target.size(), input.size()), stacklevel=4)
 
 
 def _weighted_loss(loss, weight, input, reduction, mean_over_weight=True):
@@ -710,11 +716,7 @@ def l1_loss(input, target, size_average=None, reduce=None, reduction="mean", wei
         # torch 2.13 hands l1_loss on without its weight (fx prints the call so)
         return _C._handle_torch_function(l1_loss, (input, target, weight), (input, target),
                                          dict(size_average=size_average, reduce=reduce, reduction=reduction))
-    if input.shape != target.shape:
-        import warnings
-        warnings.warn("Using a target size (%s) that is different to the input size (%s). This will likely lead to "
-                      "incorrect results due to broadcasting. Please ensure they have the same size."
-                      % (target.size(), input.size()), stacklevel=2)
+    _warn_target_size(input, target)
     reduction = _legacy_reduction(size_average, reduce, reduction)
     if weight is not None:
         return _weighted_loss((input - target).abs(), weight, input, reduction)
@@ -725,6 +727,7 @@ def l1_loss(input, target, size_average=None, reduce=None, reduction="mean", wei
 def smooth_l1_loss(input, target, size_average=None, reduce=None, reduction="mean", beta=1.0):
     if _has_torch_function_variadic(input, target):
         return _handle_with_locals(smooth_l1_loss, locals())
+    _warn_target_size(input, target)
     reduction = _legacy_reduction(size_average, reduce, reduction)
     d = (input - target).abs()
     if beta == 0:
@@ -737,6 +740,7 @@ def smooth_l1_loss(input, target, size_average=None, reduce=None, reduction="mea
 def huber_loss(input, target, reduction="mean", delta=1.0, weight=None):
     if _has_torch_function_variadic(input, target, weight):
         return _handle_with_locals(huber_loss, locals())
+    _warn_target_size(input, target)
     d = (input - target).abs()
     loss = cthtorch.where(d < delta, 0.5 * d * d, delta * (d - 0.5 * delta))
     if weight is not None:

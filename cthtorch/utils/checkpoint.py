@@ -177,8 +177,10 @@ def checkpoint(function, *args, use_reentrant=None, context_fn=noop_context_fn, 
     if kwargs:
         f = function
         function = lambda *a: f(*a, **kwargs)  # noqa: E731
+    if use_reentrant:
+        check_backward_validity(args)   # torch's reentrant forward warns of inputs none of which requires grad
     if not cthtorch.is_grad_enabled() or not any(isinstance(a, cthtorch.Tensor) and a.requires_grad for a in args):
-        # nothing to differentiate: reentrant checkpoint would warn and return an output without grad
+        # nothing to differentiate: reentrant checkpoint would return an output without grad
         if not any(p.requires_grad for p in getattr(function, "parameters", lambda: [])()):
             return function(*args)
     run = function

@@ -27,19 +27,24 @@ class DLDeviceType(enum.IntEnum):
     kDLMAIA = 17
 
 
-def _exportable(t):
+def _check_protocol(t):
+    """what Tensor.__dlpack__ (and so from_dlpack of a tensor) refuses in torch; its to_dlpack takes it"""
     if t.requires_grad:
         raise BufferError("Can't export tensors that require gradient, use tensor.detach()")
+
+
+def _exportable(t):
     if t.device.type != "cpu":
         raise NotImplementedError("cthtorch: DLPack export of %s tensors is not implemented" % t.device.type)
     if t.dtype in (cthtorch.bfloat16, cthtorch.complex32):
         raise NotImplementedError("cthtorch: DLPack export of %s is not implemented (numpy, which makes the "
                                   "capsule, has no such dtype)" % t.dtype)
-    return t.resolve_conj().resolve_neg().numpy()
+    return t.detach().resolve_conj().resolve_neg().numpy()
 
 
 def dlpack(t, stream=None, max_version=None, dl_device=None, copy=None):
     """Tensor.__dlpack__"""
+    _check_protocol(t)
     return _exportable(t).__dlpack__(stream=None, max_version=max_version, dl_device=dl_device, copy=copy)
 
 
@@ -51,7 +56,7 @@ def dlpack_device(t):
 
 
 def to_dlpack(tensor):
-    return dlpack(tensor)
+    return _exportable(tensor).__dlpack__()
 
 
 class _Capsule:
@@ -70,8 +75,7 @@ class _Capsule:
 def from_dlpack(ext_tensor, *, device=None, copy=None):
     import numpy as np   # interop: numpy reads the capsule
     if isinstance(ext_tensor, cthtorch.Tensor):
-        if ext_tensor.requires_grad:
-            raise BufferError("Can't export tensors that require gradient, use tensor.detach()")
+        _check_protocol(ext_tensor)
         r = ext_tensor.detach()
         r = r.clone() if copy else r
         return r if device is None else r.to(device)

@@ -56,10 +56,10 @@ def decode_image(input, mode=ImageReadMode.UNCHANGED, apply_exif_orientation=Fal
         img = img.convert(_PIL_MODES[mode])
     elif img.mode not in ("L", "LA", "RGB", "RGBA"):
         img = img.convert("RGBA" if "A" in img.getbands() else "RGB")
-    arr = np.array(img, dtype=np.uint8, copy=True)
-    if arr.ndim == 2:
-        arr = arr[:, :, None]
-    return cthtorch.from_numpy(np.ascontiguousarray(arr.transpose(2, 0, 1)))
+    t = cthtorch.from_numpy(np.array(img, dtype=np.uint8, copy=True))   # PIL's pixels, H x W (x C)
+    if t.dim() == 2:
+        t = t.unsqueeze(-1)
+    return t.permute(2, 0, 1).contiguous()
 
 
 def read_image(path, mode=ImageReadMode.UNCHANGED, apply_exif_orientation=False):

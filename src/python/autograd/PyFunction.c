@@ -4,6 +4,39 @@
 #include "THP.h"
 #include "autograd/Formulas.h"
 
+/* backward's gradients, one per forward argument, reduced to the node's edges: the arguments in skip (a
+ * tuple of ascending positions, see function_record) have none, and must get None, as in PyTorch. Steals r. */
+static PyObject *drop_skipped(THPNode *n, PyObject *r, PyObject *skip) {
+  Py_ssize_t ns = PyTuple_GET_SIZE(skip), nargs = n->num_edges + ns, got = PyTuple_GET_SIZE(r);
+  for (Py_ssize_t i = nargs; i < got && got > nargs; i++)
+    if (PyTuple_GET_ITEM(r, i) != Py_None) { got = -got; break; }
+  if (got < nargs) {
+    PyErr_Format(PyExc_RuntimeError, "function %s returned an incorrect number of gradients (expected %zd, got %zd)",
+                 Py_TYPE(n)->tp_name, nargs, got < 0 ? -got : got);
+    Py_DECREF(r);
+    return NULL;
+  }
+  for (Py_ssize_t k = 0; k < ns; k++) {
+    Py_ssize_t i = PyLong_AsSsize_t(PyTuple_GET_ITEM(skip, k));
+    if (PyTuple_GET_ITEM(r, i) != Py_None) {
+      PyErr_Format(PyExc_RuntimeError, "function %s returned a gradient different than None at position %zd, but the "
+                   "corresponding forward input was not a Variable", Py_TYPE(n)->tp_name, i + 1);
+      Py_DECREF(r);
+      return NULL;
+    }
+  }
+  PyObject *out = PyTuple_New(n->num_edges);
+  if (!out) { Py_DECREF(r); return NULL; }
+  for (Py_ssize_t i = 0, j = 0, k = 0; i < nargs; i++) {
+    if (k < ns && PyLong_AsSsize_t(PyTuple_GET_ITEM(skip, k)) == i) { k++; continue; }
+    PyObject *g = PyTuple_GET_ITEM(r, i);
+    Py_INCREF(g);
+    PyTuple_SET_ITEM(out, j++, g);
+  }
+  Py_DECREF(r);
+  return out;
+}
+
 static PyObject *py_apply(THPNode *n, PyObject *const *grads) {
   PyObject *t = PyTuple_New(n->num_inputs);
   if (!t) return NULL;
@@ -30,6 +63,8 @@ static PyObject *py_apply(THPNode *n, PyObject *const *grads) {
     if (!tt) return NULL;
     r = tt;
   }
+  PyObject *skip = n->dict ? PyDict_GetItemString(n->dict, "_skip_args") : NULL;   /* borrowed */
+  if (skip && !(r = drop_skipped(n, r, skip))) return NULL;
   Py_ssize_t got = PyTuple_GET_SIZE(r);
   if (got < n->num_edges) {
     PyErr_Format(PyExc_RuntimeError, "function %s returned an incorrect number of gradients (expected %d, got %zd)",
@@ -83,14 +118,40 @@ static int holds(PyObject *seq, PyObject *o) {
   return found;
 }
 
-/* _function_record(ctx, inputs, outputs, non_differentiable, dirty):
- * edges from the tensor inputs, ctx as grad_fn of the outputs. */
+/* Whether forward argument a gets an edge: a tensor, as in PyTorch (next_functions has no entry for a number
+ * or None); of a Function standing for one of torch's nodes (native), a floating or complex one only (none for
+ * an index or a mask). */
+static bool has_edge(PyObject *a, int native) {
+  if (!THPTensor_Check(a)) return false;
+  THDtype dt = ((THPTensor *)a)->t->dtype;
+  return !native || THDtype_isFloating(dt) || THDtype_isComplex(dt);
+}
+
+/* _function_record(ctx, inputs, outputs, non_differentiable, dirty, native=False):
+ * edges from the tensor inputs (see has_edge), ctx as grad_fn of the outputs. The positions of the inputs
+ * without one go to ctx._skip_args, for backward's gradients (drop_skipped). */
 static PyObject *function_record(PyObject *m, PyObject *args) {
   PyObject *ctx, *inputs, *outputs, *nondiff, *dirty;
-  if (!PyArg_ParseTuple(args, "OO!O!OO", &ctx, &PyTuple_Type, &inputs, &PyTuple_Type, &outputs, &nondiff, &dirty))
+  int native = 0;
+  if (!PyArg_ParseTuple(args, "OO!O!OO|p", &ctx, &PyTuple_Type, &inputs, &PyTuple_Type, &outputs, &nondiff, &dirty,
+                        &native))
     return NULL;
   THPNode *n = (THPNode *)ctx;
-  Py_ssize_t ni = PyTuple_GET_SIZE(inputs), no = PyTuple_GET_SIZE(outputs);
+  Py_ssize_t nargs = PyTuple_GET_SIZE(inputs), ni = 0, no = PyTuple_GET_SIZE(outputs);
+  for (Py_ssize_t i = 0; i < nargs; i++) ni += has_edge(PyTuple_GET_ITEM(inputs, i), native);
+  if (ni != nargs) {
+    PyObject *skip = PyTuple_New(nargs - ni);
+    if (!skip) return NULL;
+    for (Py_ssize_t i = 0, k = 0; i < nargs; i++) {
+      if (has_edge(PyTuple_GET_ITEM(inputs, i), native)) continue;
+      PyObject *pos = PyLong_FromSsize_t(i);
+      if (!pos) { Py_DECREF(skip); return NULL; }
+      PyTuple_SET_ITEM(skip, k++, pos);
+    }
+    int rc = PyObject_SetAttrString(ctx, "_skip_args", skip);
+    Py_DECREF(skip);
+    if (rc < 0) return NULL;
+  }
   PyMem_Free(n->edges);
   PyMem_Free(n->meta);
   n->edges = PyMem_Calloc(ni ? ni : 1, sizeof(THPEdge));
@@ -99,9 +160,11 @@ static PyObject *function_record(PyObject *m, PyObject *args) {
   for (Py_ssize_t i = 0; i < (no ? no : 1); i++) n->meta[i].device = -1;
   n->num_edges = (int)ni;
   n->num_inputs = (int)no;
-  for (Py_ssize_t i = 0; i < ni; i++) {
+  for (Py_ssize_t i = 0, j = 0; i < nargs; i++) {
     PyObject *a = PyTuple_GET_ITEM(inputs, i);
-    if (THPTensor_Check(a) && THPTensor_requiresGrad(a) && THPNode_setEdgeFor(n, (int)i, a) < 0) return NULL;
+    if (!has_edge(a, native)) continue;
+    if (THPTensor_requiresGrad(a) && THPNode_setEdgeFor(n, (int)j, a) < 0) return NULL;
+    j++;
   }
   for (Py_ssize_t i = 0; i < no; i++) {
     PyObject *o = PyTuple_GET_ITEM(outputs, i);
