@@ -283,3 +283,20 @@ def test_tensor_literal_is_a_constant_moved_and_detached():
     for m in (tc, loaded):
         got = m(x)
         assert all(g.dtype == w.dtype and cthtorch.equal(g, w) for g, w in zip(got, want))
+
+
+def test_one_tensor_passed_as_two_inputs_keeps_two_graph_inputs():
+    """trace(f, (x, x)): torch passes the second as a view, so each argument keeps its own graph
+    input; the traced function then computes f for two different tensors."""
+    def f(a, b):
+        return a * 2 + b
+
+    def g(p):
+        return p[0] - p[1]
+
+    for fn, make in ((f, lambda x: (x, x)), (g, lambda x: ((x, x),))):
+        c = cthtorch.jit.trace(fn, make(cthtorch.randn(3)))
+        t = torch.jit.trace(fn, make(torch.randn(3)))
+        assert c.code == t.code
+        args = (cthtorch.ones(3), cthtorch.zeros(3)) if fn is f else ((cthtorch.ones(3), cthtorch.zeros(3)),)
+        assert c(*args).tolist() == fn(*args).tolist()
