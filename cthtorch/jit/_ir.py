@@ -588,13 +588,56 @@ def _fmt_float(x):
     return s
 
 
+_TENSOR_TYPE_NAMES = {"float32": "Float", "float64": "Double", "float16": "Half", "bfloat16": "BFloat16",
+                      "int64": "Long", "int32": "Int", "int16": "Short", "int8": "Char", "uint8": "Byte",
+                      "bool": "Bool"}
+
+
 def _fmt_tensor(t):
-    if t.dim() == 0:
-        v = t.item()
-        if isinstance(v, float):
-            return "{%s}" % ("%g" % v if v != int(v) or abs(v) >= 1e16 else "%d" % int(v))
-        return "{%s}" % int(v) if not isinstance(v, bool) else "{%d}" % int(v)
-    return "<Tensor>"
+    """A tensor attribute as torch's graphs print it: one element as `{v}`, up to ten of a 1-d or
+    2-d tensor as its data in torch's C++ layout (one row a line, lines joined by spaces), else
+    `<Tensor>`."""
+    if t.is_meta or t.is_complex():
+        return "<Tensor>"
+    if t.numel() == 1:
+        v = t.reshape(()).item()
+        return "{%s}" % ("%g" % v if isinstance(v, float) else int(v))
+    type_name = _TENSOR_TYPE_NAMES.get(str(t.dtype).rpartition(".")[2])
+    if t.numel() > 10 or t.dim() > 2 or t.numel() == 0 or type_name is None or t.device.type != "cpu":
+        return "<Tensor>"
+    rows = t.reshape(1, -1) if t.dim() == 1 else t
+    values = rows.tolist()
+    scale, width, text = _data_format([x for r in values for x in r])
+    if scale != 1 and t.dim() == 2:
+        return "<Tensor>"       # torch's scaled matrices lay rows out differently; not reproduced here
+    cells = [[text(x / scale).rjust(width) for x in r] for r in values]
+    lines = [c for r in cells for c in r] if t.dim() == 1 else [" ".join(r) for r in cells]
+    if scale != 1:
+        lines.insert(0, ("%d *" if scale >= 1 else "%g *") % scale)
+    return "%s [ CPU%sType{%s} ]" % (" ".join(lines), type_name, ",".join(str(d) for d in t.shape))
+
+
+def _data_format(values):
+    """(scale, width, formatter) of torch's C++ tensor printing for these values: integers as integers;
+    others with 4 decimals, scaled by a power of ten printed in front when all are large or all below
+    1, or in scientific notation when their magnitudes are far apart."""
+    finite = [abs(float(x)) for x in values if math.isfinite(float(x))]
+    nonzero = [x for x in finite if x != 0]
+    exp_max = math.floor(math.log10(max(nonzero))) + 1 if nonzero else 1
+    exp_min = math.floor(math.log10(min(finite))) + 1 if finite and min(finite) != 0 else 1
+    sci = (1, 11, lambda x: _fmt_fixed_or_special(x, "%.4e"))
+    if all(x == int(x) for x in finite):
+        # integers print in the C++ stream's default notation (6 significant digits)
+        return sci if exp_max > 9 else (1, max(exp_max, 1) + 1, lambda x: "%g" % x)
+    if exp_max - exp_min > 4:
+        return sci
+    if exp_max > 5 or exp_max < 0:
+        return 10.0 ** (exp_max - 1), 7, lambda x: _fmt_fixed_or_special(x, "%.4f")
+    return 1, (7 if exp_max == 0 else exp_max + 6), lambda x: _fmt_fixed_or_special(x, "%.4f")
+
+
+def _fmt_fixed_or_special(x, fmt):
+    return fmt % x if math.isfinite(x) else ("nan" if math.isnan(x) else ("inf" if x > 0 else "-inf"))
 
 
 def _fmt_ival(v):

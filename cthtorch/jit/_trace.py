@@ -67,6 +67,15 @@ def _user_location():
     return None
 
 
+def _user_stacklevel():
+    """warnings.warn's stacklevel, from the function calling this one, of the innermost frame outside
+    cthtorch: a TracerWarning points at the user's line (and is not filtered as library code's)."""
+    f, level = sys._getframe(1), 1
+    while f is not None and os.path.abspath(f.f_code.co_filename).startswith(_PKG_DIR + os.sep):
+        f, level = f.f_back, level + 1
+    return level
+
+
 def _caller_local_name(t):
     """The name of a local variable of the user's frame that holds t, '' if
     none: torch's tracer names a value so when an op reads it (%y for y)."""
@@ -273,6 +282,10 @@ class TracingState:
     def _record(self, name, schema_text, args, kwargs, result):
         loc = _user_location()
         if name == "aten::tensor" and isinstance(result, cthtorch.Tensor) and not result.requires_grad:
+            warnings.warn("torch.tensor results are registered as constants in the trace. You can safely ignore "
+                          "this warning if you use this function to create tensors out of constant variables that "
+                          "would be the same every time you call this function. In any other case, this might "
+                          "cause the trace to be incorrect.", _tracer_warning(), stacklevel=_user_stacklevel())
             # torch's tracer records a literal as its data, a constant, moved to the result's device and
             # dtype and detached: .code shows torch.to(CONSTANTS.c0, ...)
             g = self.frame.graph
@@ -292,6 +305,13 @@ class TracingState:
         if schema is None:
             raise RuntimeError("The tracer cannot record %s: no schema matches its arguments %s"
                                % (name, _describe(args, kwargs)))
+        if name == "aten::_to_copy" and isinstance(result, cthtorch.Tensor):
+            name, schema, bound = _conversion_as_to(schema, bound, result)
+        elif name == "aten::slice" and isinstance(result, cthtorch.Tensor) and len(bound) == 5:
+            # Python's x[:n], x[n:] as torch's tracer records them: the omitted bounds as 0 and INT64_MAX
+            bound = list(bound)
+            bound[2] = 0 if bound[2] is None else bound[2]
+            bound[3] = 9223372036854775807 if bound[3] is None else bound[3]
         names = [a.name for a in schema.arguments]
         if "pin_memory" in names and "device" in names:
             # torch's tracer records a factory's options as resolved: pin_memory False, and the device the
@@ -861,6 +881,18 @@ def _canonicalize(graph):
                 zeros._scope = n._scope
             _replace_node(n, "aten::_convolution", [inp, w, b, stride, padding, dilation, c[0], zeros.output(),
                                                      groups, c[0], c[0], c[2], c[2]])
+
+
+def _conversion_as_to(schema, bound, result):
+    """x.long(), x.to(dtype), x.to(device, dtype) run as _to_copy; torch's traces record them as the
+    aten::to the user called: to.dtype when the device stays, else to.device."""
+    arg = dict(zip([a.name for a in schema.arguments], bound))
+    src, device = arg["self"], arg.get("device")
+    if device is None or cthtorch.device(device) == src.device:
+        return "aten::to", _schema.find_schema("aten::to", "dtype"), \
+            [src, result.dtype, arg.get("non_blocking", False), arg.get("copy", False), None]
+    return "aten::to", _schema.find_schema("aten::to", "device"), \
+        [src, result.device, result.dtype, arg.get("non_blocking", False), arg.get("copy", False), None]
 
 
 def _input_tensor(st, a, v):
