@@ -329,11 +329,14 @@ def test_conversions_and_python_slices_are_recorded_as_torch_records_them():
 
 def test_tensor_constants_print_their_data_as_torch_graphs_do():
     """prim::Constant tensors print as torch's: {v} for one element, the data in torch's C++ layout
-    up to ten elements (fixed, scaled or scientific as the magnitudes need), <Tensor> beyond."""
+    up to ten elements (fixed, scaled or scientific as the magnitudes need; 2-d slices of higher
+    dimensions under their headers), <Tensor> beyond."""
     datas = [[1.5, 2.0, 3.0], [1, 2, 3], [[1., 2.], [3., 4.]], [1e-5, 2.0], [123456.7, 1.0], [True, False],
              [-1.5, 2.25], [1e10, 1.0], [[1, 2, 3], [4, 5, 6]], [1.0, float("nan"), float("inf")], [-3, 100],
              [0.001, 0.002], [1e-5, 0.0], [-1e-7, 1e-7], [123456.5, 234567.5], [1234567.5, 2e6], [12345.5, 12.5],
-             [0.0, 0.05], [1234567.0, 2e6], [7.0], 2.5, 123456789.0, list(range(10)), list(range(11))]
+             [0.0, 0.05], [1234567.0, 2e6], [7.0], 2.5, 123456789.0, list(range(10)), list(range(11)),
+             [[0.001, 0.002], [0.003, 0.004]], [[0.001], [0.002], [0.003]], [[123456.5, 2e5]], [[1.5] * 10],
+             [[[1.5, 2.5]], [[100.0, 3.0]]], [[[0.001, 0.002]], [[1.5, 2.5]]], [[[[1.0, 1.0]]], [[[1.0, 1.0]]]]]
 
     def consts(g):
         return [str(n).split(" = ", 1)[1].split(" # ")[0] for n in g.nodes()
@@ -347,8 +350,9 @@ def test_tensor_constants_print_their_data_as_torch_graphs_do():
             c, t = _trace_both(lambda lib: (lambda a: a * lib.tensor(d, dtype=getattr(lib, dt))),
                                lambda lib: lib.ones(lib.tensor(d).shape), check_trace=False)
             assert consts(c.graph) == consts(t.graph), (d, dt)
-            seen.add(consts(c.graph)[0][:30])
+            seen.add(consts(c.graph)[0])
     assert any("e-05" in s for s in seen) and any(" * " in s for s in seen) and any("<Tensor>" in s for s in seen)
+    assert any("(2,1,.,.) =" in s for s in seen)
 
 
 def test_traced_torch_tensor_literal_warns_at_the_users_line():

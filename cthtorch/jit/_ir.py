@@ -9,6 +9,7 @@ blocks. `str(graph)` prints PyTorch's text format. The C interpreter runs a
 lowered copy of a graph (jit/_lower.py), never these objects.
 """
 import contextlib
+import itertools
 import math
 
 __all__ = ["Graph", "Block", "Node", "Value", "Use", "JitType", "TensorType", "IntType", "FloatType",
@@ -594,27 +595,45 @@ _TENSOR_TYPE_NAMES = {"float32": "Float", "float64": "Double", "float16": "Half"
 
 
 def _fmt_tensor(t):
-    """A tensor attribute as torch's graphs print it: one element as `{v}`, up to ten of a 1-d or
-    2-d tensor as its data in torch's C++ layout (one row a line, lines joined by spaces), else
-    `<Tensor>`."""
+    """A tensor attribute as torch's graphs print it: one element as `{v}`, up to ten as their data in
+    torch's C++ layout (lines joined by spaces; 2-d slices of higher-dimensional tensors under their
+    `(i,.,.) =` headers), else `<Tensor>`."""
     if t.is_meta or t.is_complex():
         return "<Tensor>"
     if t.numel() == 1:
         v = t.reshape(()).item()
         return "{%s}" % ("%g" % v if isinstance(v, float) else int(v))
     type_name = _TENSOR_TYPE_NAMES.get(str(t.dtype).rpartition(".")[2])
-    if t.numel() > 10 or t.dim() > 2 or t.numel() == 0 or type_name is None or t.device.type != "cpu":
+    if t.numel() > 10 or t.numel() == 0 or type_name is None or t.device.type != "cpu":
         return "<Tensor>"
-    rows = t.reshape(1, -1) if t.dim() == 1 else t
-    values = rows.tolist()
-    scale, width, text = _data_format([x for r in values for x in r])
-    if scale != 1 and t.dim() == 2:
-        return "<Tensor>"       # torch's scaled matrices lay rows out differently; not reproduced here
-    cells = [[text(x / scale).rjust(width) for x in r] for r in values]
-    lines = [c for r in cells for c in r] if t.dim() == 1 else [" ".join(r) for r in cells]
-    if scale != 1:
-        lines.insert(0, ("%d *" if scale >= 1 else "%g *") % scale)
-    return "%s [ CPU%sType{%s} ]" % (" ".join(lines), type_name, ",".join(str(d) for d in t.shape))
+    if t.dim() == 1:
+        scale, width, text = _data_format(t.tolist())
+        lines = [text(x / scale).rjust(width) for x in t.tolist()]
+        body = " ".join(([("%d *" if scale >= 1 else "%g *") % scale] if scale != 1 else []) + lines)
+    elif t.dim() == 2:
+        body = _fmt_matrix(t.tolist())
+    else:
+        slices = [_fmt_matrix(t[idx].tolist(), nested=True)
+                  for idx in itertools.product(*[range(d) for d in t.shape[:-2]])]
+        heads = ["(%s,.,.) = " % ",".join(str(i + 1) for i in idx)
+                 for idx in itertools.product(*[range(d) for d in t.shape[:-2]])]
+        body = None if None in slices else "  ".join(h + " " + m for h, m in zip(heads, slices))
+    if body is None:
+        return "<Tensor>"
+    return "%s [ CPU%sType{%s} ]" % (body, type_name, ",".join(str(d) for d in t.shape))
+
+
+def _fmt_matrix(rows, nested=False):
+    """A matrix's lines as torch prints them: a scaled matrix's rows, and all lines of a slice of a
+    higher-dimensional tensor, are indented one more space."""
+    scale, width, text = _data_format([x for r in rows for x in r])
+    if len(rows[0]) * (width + 1) > 80:
+        return None     # torch splits rows wider than a line into column blocks; not reproduced here
+    body = ("  " if scale != 1 or nested else " ").join(" ".join(text(x / scale).rjust(width) for x in r)
+                                                          for r in rows)
+    if scale == 1:
+        return body
+    return ("%d *" if scale >= 1 else "%g *") % scale + ("  " if nested else " ") + body
 
 
 def _data_format(values):
