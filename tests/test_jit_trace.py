@@ -369,3 +369,38 @@ def test_a_function_without_a_name_is_refused_as_torch_refuses_it():
     for lib in (cthtorch, torch):
         with pytest.raises(RuntimeError, match="Could not get name of python class object"):
             lib.jit.trace(functools.partial(lib.add, other=1), lib.ones(2))
+
+
+def test_scripted_submodule_returning_a_tuple_inside_a_trace():
+    """The scripted call is traced as one prim::CallMethod typed as its forward returns, of the
+    submodule's own class type; the unpacked results carry the traced tensors' types; no
+    TracerWarning from the interpreter's bool."""
+    def make(lib):
+        class G(lib.nn.Module):
+            def forward(self, x):
+                if bool(x.sum() > 0):
+                    return x, x * 2
+                return x, -x
+
+        class C(lib.nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.g = lib.jit.script(G())
+
+            def forward(self, x):
+                a, b = self.g(x)
+                return a + b
+        return C()
+
+    out = []
+    for lib in (cthtorch, torch):
+        with warnings.catch_warnings(record=True) as seen:
+            warnings.simplefilter("always")
+            tr = lib.jit.trace(make(lib), lib.ones(3))
+        assert not [w for w in seen if w.category.__name__ == "TracerWarning"]
+        nodes = {n.kind(): n for n in tr.graph.nodes()}
+        out.append((tr.code, str(nodes["prim::CallMethod"].output().type()),
+                    str(nodes["prim::GetAttr"].output().type()).rpartition(".")[2],
+                    str(nodes["prim::TupleUnpack"]).split(" = ")[0],
+                    tr(-lib.ones(3)).tolist()))
+    assert out[0] == out[1]

@@ -202,7 +202,9 @@ class TracingState:
             out.setType(_ir.TensorType.get())
         else:
             from ._module import class_type_name
-            out.setType(_ir.ClassType(class_type_name(type(obj))))
+            # a scripted submodule has its class type already (__torch__.G, not its Python wrapper's)
+            typ = getattr(obj, "_type", None) if isinstance(obj, cthtorch.nn.Module) else None
+            out.setType(typ if isinstance(typ, _ir.ClassType) else _ir.ClassType(class_type_name(type(obj))))
         out.setDebugName(path[-1] if not path[-1].isdigit() else "_" + path[-1])
         # torch's traces fetch attributes first (each new one on top)
         if len(path) == 1:
@@ -791,8 +793,8 @@ def _unpack_into(st, v, result):
         kind = "prim::TupleUnpack" if isinstance(result, tuple) else "prim::ListUnpack"
         n = st.frame.graph.create(kind, [v], len(result))
         types = v.type().elements() if isinstance(v.type(), _ir.TupleType) else [_ir.TensorType.get()] * len(result)
-        for o, t in zip(n.outputs(), types):
-            o.setType(t)
+        for o, t, r in zip(n.outputs(), types, result):
+            o.setType(_tensor_type(r) if isinstance(r, cthtorch.Tensor) else t)   # the value traced, as torch
         st._insert(n)
         for o, r in zip(n.outputs(), result):
             _unpack_into(st, o, r)
