@@ -769,3 +769,31 @@ def test_traced_resnet18_and_scripted_lstm_loop_round_trip_through_a_fresh_proce
     with ct.no_grad():
         np.testing.assert_allclose(np.load(tmp_path / "resnet_out.npy"), net(img).numpy(), rtol=1e-5, atol=1e-5)
         np.testing.assert_allclose(np.load(tmp_path / "loop_out.npy"), loop(xs, h)[0].numpy(), rtol=1e-5, atol=1e-5)
+
+
+def test_traced_lambda_is_named_as_torch_names_it_and_its_archive_loads_both_ways():
+    """A traced lambda is torch's `_lambda` (`<lambda>` is no identifier: its code and archive
+    would not parse), qualified by its module; archives go both ways between the libraries."""
+    ct_fn = ct.jit.trace(lambda a: a + 1, ct.randn(3))
+    t_fn = torch.jit.trace(lambda a: a + 1, torch.randn(3))
+    assert (ct_fn.name, ct_fn.qualified_name) == (t_fn.name, t_fn.qualified_name) \
+        == ("_lambda", "__torch__.test_jit_archive._lambda")
+    assert ct_fn.code == t_fn.code
+    x = torch.randn(3)
+    b = io.BytesIO()
+    ct.jit.save(ct_fn, b)
+    close(ct_load(b.getvalue())(to_ct(x)), x + 1)
+    b.seek(0)
+    close(torch.jit.load(b)(x), x + 1)
+    b = io.BytesIO()
+    torch.jit.save(t_fn, b)
+    close(ct_load(b.getvalue())(to_ct(x)), x + 1)
+    # a named function of two arguments and one of none go the same ways
+    def two(a, c):
+        return a * 2 - c
+    x2 = torch.randn(3)
+    b = io.BytesIO()
+    ct.jit.save(ct.jit.trace(two, (to_ct(x), to_ct(x2))), b)
+    close(ct_load(b.getvalue())(to_ct(x), to_ct(x2)), two(x, x2))
+    b.seek(0)
+    close(torch.jit.load(b)(x, x2), two(x, x2))

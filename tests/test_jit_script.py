@@ -3,6 +3,7 @@ PyTorch's TorchScript on the same source."""
 import io
 import math
 import re
+import warnings
 from typing import Dict, List, Optional
 
 import numpy as np
@@ -399,9 +400,14 @@ def test_tutorial_scripted_gate_in_traced_cell():
     cell_ct, cell_t = tutorial_cells()
     x = np.random.RandomState(5).rand(3, 4).astype(np.float32)
     h = np.random.RandomState(6).rand(3, 4).astype(np.float32)
-    tr_ct = cthtorch.jit.trace(cell_ct, (cthtorch.tensor(x), cthtorch.tensor(h)))
+    with warnings.catch_warnings(record=True) as seen:
+        warnings.simplefilter("always")
+        tr_ct = cthtorch.jit.trace(cell_ct, (cthtorch.tensor(x), cthtorch.tensor(h)))
+    # the gate's interpreter converts a tensor to bool: not a Python bool of the trace, so no TracerWarning
+    assert [str(w.message) for w in seen if issubclass(w.category, cthtorch.jit.TracerWarning)] == []
     tr_t = torch.jit.trace(cell_t, (torch.tensor(x), torch.tensor(h)))
     assert "if bool(" in tr_ct.dg.code and "prim::If" in kinds(tr_ct.dg.graph)
+    assert tr_ct.code == tr_t.code and tr_ct.dg.code == tr_t.dg.code
     assert "prim::CallMethod" in kinds(tr_ct.graph)
     for sign in (1, -1):      # both branches of the gate, through the trace
         xs = sign * 10 * x

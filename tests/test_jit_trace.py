@@ -283,3 +283,124 @@ def test_tensor_literal_is_a_constant_moved_and_detached():
     for m in (tc, loaded):
         got = m(x)
         assert all(g.dtype == w.dtype and cthtorch.equal(g, w) for g, w in zip(got, want))
+
+
+def test_one_tensor_passed_as_two_inputs_keeps_two_graph_inputs():
+    """trace(f, (x, x)): torch passes the second as a view, so each argument keeps its own graph
+    input; the traced function then computes f for two different tensors."""
+    def f(a, b):
+        return a * 2 + b
+
+    def g(p):
+        return p[0] - p[1]
+
+    for fn, make in ((f, lambda x: (x, x)), (g, lambda x: ((x, x),))):
+        c = cthtorch.jit.trace(fn, make(cthtorch.randn(3)))
+        t = torch.jit.trace(fn, make(torch.randn(3)))
+        assert c.code == t.code
+        args = (cthtorch.ones(3), cthtorch.zeros(3)) if fn is f else ((cthtorch.ones(3), cthtorch.zeros(3)),)
+        assert c(*args).tolist() == fn(*args).tolist()
+
+
+def _trace_both(fn, make_input, **kw):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return cthtorch.jit.trace(fn(cthtorch), make_input(cthtorch), **kw), \
+            torch.jit.trace(fn(torch), make_input(torch), **kw)
+
+
+def test_conversions_and_python_slices_are_recorded_as_torch_records_them():
+    """x.long(), x.to(dtype): torch's aten::to.dtype (not the _to_copy they run as); x[:3], x[2:],
+    x[::2], x[:, 1:]: slice bounds 0 and INT64_MAX where Python omits them. Graphs and code equal."""
+    def convs(lib):
+        return lambda a: a.long() + a.double().int() + a.to(lib.float16).float().long()
+
+    def slices(lib):
+        return lambda a: a[:3] + a[1:4] + a[::2][:3] + a[2:][:3] + a[-3:] + a[:, 1:][:3, 0:1].sum()
+
+    for fn, shape in ((convs, (3,)), (slices, (6, 4))):
+        c, t = _trace_both(fn, lambda lib: lib.ones(*shape))
+        assert c.code == t.code
+        assert [n.kind() for n in c.graph.nodes()] == [n.kind() for n in t.graph.nodes()]
+        assert str(c.graph).replace(__file__, "") == str(t.graph).replace(__file__, "")
+        x = torch.randn(*shape)
+        assert c(cthtorch.tensor(x.numpy())).tolist() == t(x).tolist()
+
+
+def test_tensor_constants_print_their_data_as_torch_graphs_do():
+    """prim::Constant tensors print as torch's: {v} for one element, the data in torch's C++ layout
+    up to ten elements (fixed, scaled or scientific as the magnitudes need; 2-d slices of higher
+    dimensions under their headers), <Tensor> beyond."""
+    datas = [[1.5, 2.0, 3.0], [1, 2, 3], [[1., 2.], [3., 4.]], [1e-5, 2.0], [123456.7, 1.0], [True, False],
+             [-1.5, 2.25], [1e10, 1.0], [[1, 2, 3], [4, 5, 6]], [1.0, float("nan"), float("inf")], [-3, 100],
+             [0.001, 0.002], [1e-5, 0.0], [-1e-7, 1e-7], [123456.5, 234567.5], [1234567.5, 2e6], [12345.5, 12.5],
+             [0.0, 0.05], [1234567.0, 2e6], [7.0], 2.5, 123456789.0, list(range(10)), list(range(11)),
+             [[0.001, 0.002], [0.003, 0.004]], [[0.001], [0.002], [0.003]], [[123456.5, 2e5]], [[1.5] * 10],
+             [[[1.5, 2.5]], [[100.0, 3.0]]], [[[0.001, 0.002]], [[1.5, 2.5]]], [[[[1.0, 1.0]]], [[[1.0, 1.0]]]]]
+
+    def consts(g):
+        return [str(n).split(" = ", 1)[1].split(" # ")[0] for n in g.nodes()
+                if n.kind() == "prim::Constant" and n.output().type().kind() == "TensorType"]
+
+    seen = set()
+    for d in datas:
+        for dt in ("float32", "float64", "int64") if not isinstance(d, float) else ("float32",):
+            if dt == "int64" and "nan" in repr(d):
+                continue
+            c, t = _trace_both(lambda lib: (lambda a: a * lib.tensor(d, dtype=getattr(lib, dt))),
+                               lambda lib: lib.ones(lib.tensor(d).shape), check_trace=False)
+            assert consts(c.graph) == consts(t.graph), (d, dt)
+            seen.add(consts(c.graph)[0])
+    assert any("e-05" in s for s in seen) and any(" * " in s for s in seen) and any("<Tensor>" in s for s in seen)
+    assert any("(2,1,.,.) =" in s for s in seen)
+
+
+def test_traced_torch_tensor_literal_warns_at_the_users_line():
+    with warnings.catch_warnings(record=True) as seen:
+        warnings.simplefilter("always")
+        cthtorch.jit.trace(lambda a: a * cthtorch.tensor([1.5, 2.0]), cthtorch.ones(2))
+    msgs = [w for w in seen if issubclass(w.category, cthtorch.jit.TracerWarning)]
+    assert len(msgs) == 1 and "torch.tensor results are registered as constants" in str(msgs[0].message)
+    assert msgs[0].filename == __file__
+
+
+def test_a_function_without_a_name_is_refused_as_torch_refuses_it():
+    import functools
+    for lib in (cthtorch, torch):
+        with pytest.raises(RuntimeError, match="Could not get name of python class object"):
+            lib.jit.trace(functools.partial(lib.add, other=1), lib.ones(2))
+
+
+def test_scripted_submodule_returning_a_tuple_inside_a_trace():
+    """The scripted call is traced as one prim::CallMethod typed as its forward returns, of the
+    submodule's own class type; the unpacked results carry the traced tensors' types; no
+    TracerWarning from the interpreter's bool."""
+    def make(lib):
+        class G(lib.nn.Module):
+            def forward(self, x):
+                if bool(x.sum() > 0):
+                    return x, x * 2
+                return x, -x
+
+        class C(lib.nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.g = lib.jit.script(G())
+
+            def forward(self, x):
+                a, b = self.g(x)
+                return a + b
+        return C()
+
+    out = []
+    for lib in (cthtorch, torch):
+        with warnings.catch_warnings(record=True) as seen:
+            warnings.simplefilter("always")
+            tr = lib.jit.trace(make(lib), lib.ones(3))
+        assert not [w for w in seen if w.category.__name__ == "TracerWarning"]
+        nodes = {n.kind(): n for n in tr.graph.nodes()}
+        out.append((tr.code, str(nodes["prim::CallMethod"].output().type()),
+                    str(nodes["prim::GetAttr"].output().type()).rpartition(".")[2],
+                    str(nodes["prim::TupleUnpack"]).split(" = ")[0],
+                    tr(-lib.ones(3)).tolist()))
+    assert out[0] == out[1]

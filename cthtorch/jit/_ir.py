@@ -9,6 +9,7 @@ blocks. `str(graph)` prints PyTorch's text format. The C interpreter runs a
 lowered copy of a graph (jit/_lower.py), never these objects.
 """
 import contextlib
+import itertools
 import math
 
 __all__ = ["Graph", "Block", "Node", "Value", "Use", "JitType", "TensorType", "IntType", "FloatType",
@@ -588,13 +589,74 @@ def _fmt_float(x):
     return s
 
 
+_TENSOR_TYPE_NAMES = {"float32": "Float", "float64": "Double", "float16": "Half", "bfloat16": "BFloat16",
+                      "int64": "Long", "int32": "Int", "int16": "Short", "int8": "Char", "uint8": "Byte",
+                      "bool": "Bool"}
+
+
 def _fmt_tensor(t):
-    if t.dim() == 0:
-        v = t.item()
-        if isinstance(v, float):
-            return "{%s}" % ("%g" % v if v != int(v) or abs(v) >= 1e16 else "%d" % int(v))
-        return "{%s}" % int(v) if not isinstance(v, bool) else "{%d}" % int(v)
-    return "<Tensor>"
+    """A tensor attribute as torch's graphs print it: one element as `{v}`, up to ten as their data in
+    torch's C++ layout (lines joined by spaces; 2-d slices of higher-dimensional tensors under their
+    `(i,.,.) =` headers), else `<Tensor>`."""
+    if t.is_meta or t.is_complex():
+        return "<Tensor>"
+    if t.numel() == 1:
+        v = t.reshape(()).item()
+        return "{%s}" % ("%g" % v if isinstance(v, float) else int(v))
+    type_name = _TENSOR_TYPE_NAMES.get(str(t.dtype).rpartition(".")[2])
+    if t.numel() > 10 or t.numel() == 0 or type_name is None or t.device.type != "cpu":
+        return "<Tensor>"
+    if t.dim() == 1:
+        scale, width, text = _data_format(t.tolist())
+        lines = [text(x / scale).rjust(width) for x in t.tolist()]
+        body = " ".join(([("%d *" if scale >= 1 else "%g *") % scale] if scale != 1 else []) + lines)
+    elif t.dim() == 2:
+        body = _fmt_matrix(t.tolist())
+    else:
+        slices = [_fmt_matrix(t[idx].tolist(), nested=True)
+                  for idx in itertools.product(*[range(d) for d in t.shape[:-2]])]
+        heads = ["(%s,.,.) = " % ",".join(str(i + 1) for i in idx)
+                 for idx in itertools.product(*[range(d) for d in t.shape[:-2]])]
+        body = None if None in slices else "  ".join(h + " " + m for h, m in zip(heads, slices))
+    if body is None:
+        return "<Tensor>"
+    return "%s [ CPU%sType{%s} ]" % (body, type_name, ",".join(str(d) for d in t.shape))
+
+
+def _fmt_matrix(rows, nested=False):
+    """A matrix's lines as torch prints them: a scaled matrix's rows, and all lines of a slice of a
+    higher-dimensional tensor, are indented one more space."""
+    scale, width, text = _data_format([x for r in rows for x in r])
+    if len(rows[0]) * (width + 1) > 80:
+        return None     # torch splits rows wider than a line into column blocks; not reproduced here
+    body = ("  " if scale != 1 or nested else " ").join(" ".join(text(x / scale).rjust(width) for x in r)
+                                                          for r in rows)
+    if scale == 1:
+        return body
+    return ("%d *" if scale >= 1 else "%g *") % scale + ("  " if nested else " ") + body
+
+
+def _data_format(values):
+    """(scale, width, formatter) of torch's C++ tensor printing for these values: integers as integers;
+    others with 4 decimals, scaled by a power of ten printed in front when all are large or all below
+    1, or in scientific notation when their magnitudes are far apart."""
+    finite = [abs(float(x)) for x in values if math.isfinite(float(x))]
+    nonzero = [x for x in finite if x != 0]
+    exp_max = math.floor(math.log10(max(nonzero))) + 1 if nonzero else 1
+    exp_min = math.floor(math.log10(min(finite))) + 1 if finite and min(finite) != 0 else 1
+    sci = (1, 11, lambda x: _fmt_fixed_or_special(x, "%.4e"))
+    if all(x == int(x) for x in finite):
+        # integers print in the C++ stream's default notation (6 significant digits)
+        return sci if exp_max > 9 else (1, max(exp_max, 1) + 1, lambda x: "%g" % x)
+    if exp_max - exp_min > 4:
+        return sci
+    if exp_max > 5 or exp_max < 0:
+        return 10.0 ** (exp_max - 1), 7, lambda x: _fmt_fixed_or_special(x, "%.4f")
+    return 1, (7 if exp_max == 0 else exp_max + 6), lambda x: _fmt_fixed_or_special(x, "%.4f")
+
+
+def _fmt_fixed_or_special(x, fmt):
+    return fmt % x if math.isfinite(x) else ("nan" if math.isnan(x) else ("inf" if x > 0 else "-inf"))
 
 
 def _fmt_ival(v):

@@ -525,9 +525,9 @@ class _Writer:
     def record_function(self, fn):
         """A ScriptFunction is saved as torch saves one: the forward of a `__torch__.PlaceholderModule`."""
         self._record_called_functions([fn.graph])
-        text = self._with_constants(*fn.code_with_constants)
-        text = re.sub(r"^def \w+\(", "def forward(self, ", text, count=1).replace("def forward(self, )",
-                                                                                "def forward(self)", 1)
+        text = self._with_constants(*_jm._code_with_constants(fn.graph, "forward", False))
+        sep = ",\n    " if fn.graph.inputs() else ""      # laid out as a module's method, self first
+        text = text.replace("def forward(", "def forward(self" + sep, 1)
         qualname = "__torch__.PlaceholderModule"
         lines = ["class PlaceholderModule(Module):", "  __parameters__ = []", "  __buffers__ = []",
                  "  training : bool"]

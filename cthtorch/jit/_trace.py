@@ -67,6 +67,15 @@ def _user_location():
     return None
 
 
+def _user_stacklevel():
+    """warnings.warn's stacklevel, from the function calling this one, of the innermost frame outside
+    cthtorch: a TracerWarning points at the user's line (and is not filtered as library code's)."""
+    f, level = sys._getframe(1), 1
+    while f is not None and os.path.abspath(f.f_code.co_filename).startswith(_PKG_DIR + os.sep):
+        f, level = f.f_back, level + 1
+    return level
+
+
 def _caller_local_name(t):
     """The name of a local variable of the user's frame that holds t, '' if
     none: torch's tracer names a value so when an op reads it (%y for y)."""
@@ -193,7 +202,9 @@ class TracingState:
             out.setType(_ir.TensorType.get())
         else:
             from ._module import class_type_name
-            out.setType(_ir.ClassType(class_type_name(type(obj))))
+            # a scripted submodule has its class type already (__torch__.G, not its Python wrapper's)
+            typ = getattr(obj, "_type", None) if isinstance(obj, cthtorch.nn.Module) else None
+            out.setType(typ if isinstance(typ, _ir.ClassType) else _ir.ClassType(class_type_name(type(obj))))
         out.setDebugName(path[-1] if not path[-1].isdigit() else "_" + path[-1])
         # torch's traces fetch attributes first (each new one on top)
         if len(path) == 1:
@@ -273,6 +284,10 @@ class TracingState:
     def _record(self, name, schema_text, args, kwargs, result):
         loc = _user_location()
         if name == "aten::tensor" and isinstance(result, cthtorch.Tensor) and not result.requires_grad:
+            warnings.warn("torch.tensor results are registered as constants in the trace. You can safely ignore "
+                          "this warning if you use this function to create tensors out of constant variables that "
+                          "would be the same every time you call this function. In any other case, this might "
+                          "cause the trace to be incorrect.", _tracer_warning(), stacklevel=_user_stacklevel())
             # torch's tracer records a literal as its data, a constant, moved to the result's device and
             # dtype and detached: .code shows torch.to(CONSTANTS.c0, ...)
             g = self.frame.graph
@@ -292,6 +307,13 @@ class TracingState:
         if schema is None:
             raise RuntimeError("The tracer cannot record %s: no schema matches its arguments %s"
                                % (name, _describe(args, kwargs)))
+        if name == "aten::_to_copy" and isinstance(result, cthtorch.Tensor):
+            name, schema, bound = _conversion_as_to(schema, bound, result)
+        elif name == "aten::slice" and isinstance(result, cthtorch.Tensor) and len(bound) == 5:
+            # Python's x[:n], x[n:] as torch's tracer records them: the omitted bounds as 0 and INT64_MAX
+            bound = list(bound)
+            bound[2] = 0 if bound[2] is None else bound[2]
+            bound[3] = 9223372036854775807 if bound[3] is None else bound[3]
         names = [a.name for a in schema.arguments]
         if "pin_memory" in names and "device" in names:
             # torch's tracer records a factory's options as resolved: pin_memory False, and the device the
@@ -630,25 +652,38 @@ class _Patches:
                 sub.values[id(a)] = (a, v)
         st.frames.append(sub)
         st.calls.append(sub)
+        from ._module import ScriptModule
+        if isinstance(mod, ScriptModule):
+            # a scripted submodule keeps its own graph (control flow and all): only its call is traced, and
+            # its interpreter's ops and tensor-to-bool conversions are neither recorded nor warned about
+            st.paused += 1
+            sub.scripted_pause = st.paused
         return None
 
     def _post_hook(self, mod, args, result):
         st = self.state
+        sub = st.calls[-1] if st.calls else None
+        scripted = sub is not None and getattr(sub, "scripted_pause", None) == st.paused and sub.module is mod
+        if scripted:
+            st.paused -= 1
         if st.paused or st.depth or threading.get_ident() != st.thread or not st.calls:
             return None
         sub = st.calls.pop()
         if sub is None:
             return None
         with st.pause():
-            _register_outputs(st, result, allow_none=True)
+            if not scripted:
+                _register_outputs(st, result, allow_none=True)
             st.frames.pop()
-            _canonicalize(sub.graph)
-            eliminate_dead_code(sub.graph)
-            traced_sub = st.traced_modules.get(id(mod))
-            from ._module import ScriptModule
-            if traced_sub is not None and not isinstance(mod, ScriptModule):
-                # a scripted submodule keeps its own graph (control flow and all); only the call is traced
-                traced_sub._define_method("forward", sub.graph)
+            if scripted:
+                out_type = mod._get_method("forward").graph.outputs()[0].type()
+            else:
+                _canonicalize(sub.graph)
+                eliminate_dead_code(sub.graph)
+                out_type = sub.graph.outputs()[0].type()
+                traced_sub = st.traced_modules.get(id(mod))
+                if traced_sub is not None:
+                    traced_sub._define_method("forward", sub.graph)
             fr = st.frame
             recv = st.attr_value(sub.call_path)
             n = fr.graph.create("prim::CallMethod", [recv] + sub.call_args, 1)
@@ -658,7 +693,7 @@ class _Patches:
                 st._insert(n)
                 st.bind(result, n.output())
             else:
-                n.output().setType(sub.graph.outputs()[0].type())
+                n.output().setType(out_type)
                 st._insert(n)
                 _unpack_into(st, n.output(), result)
         return None
@@ -758,8 +793,8 @@ def _unpack_into(st, v, result):
         kind = "prim::TupleUnpack" if isinstance(result, tuple) else "prim::ListUnpack"
         n = st.frame.graph.create(kind, [v], len(result))
         types = v.type().elements() if isinstance(v.type(), _ir.TupleType) else [_ir.TensorType.get()] * len(result)
-        for o, t in zip(n.outputs(), types):
-            o.setType(t)
+        for o, t, r in zip(n.outputs(), types, result):
+            o.setType(_tensor_type(r) if isinstance(r, cthtorch.Tensor) else t)   # the value traced, as torch
         st._insert(n)
         for o, r in zip(n.outputs(), result):
             _unpack_into(st, o, r)
@@ -800,8 +835,7 @@ def _run_traced(fn, args, graph, module=None, self_value=None, traced_modules=No
     top = _Frame(graph, module, self_value)
     st.frames.append(top)
     names = arg_names or _arg_names(fn, len(args))
-    for a, nm in zip(args, names):
-        _add_input(st, graph, a, nm)
+    args = [_add_input(st, graph, a, nm) for a, nm in zip(args, names)] + list(args[len(names):])
     from cthtorch._ops import dispatch
     _state = st
     _tracing[0] = True
@@ -851,28 +885,60 @@ def _canonicalize(graph):
                                                      groups, c[0], c[0], c[2], c[2]])
 
 
+def _conversion_as_to(schema, bound, result):
+    """x.long(), x.to(dtype), x.to(device, dtype) run as _to_copy; torch's traces record them as the
+    aten::to the user called: to.dtype when the device stays, else to.device."""
+    arg = dict(zip([a.name for a in schema.arguments], bound))
+    src, device = arg["self"], arg.get("device")
+    if device is None or cthtorch.device(device) == src.device:
+        return "aten::to", _schema.find_schema("aten::to", "dtype"), \
+            [src, result.dtype, arg.get("non_blocking", False), arg.get("copy", False), None]
+    return "aten::to", _schema.find_schema("aten::to", "device"), \
+        [src, result.device, result.dtype, arg.get("non_blocking", False), arg.get("copy", False), None]
+
+
+def _input_tensor(st, a, v):
+    """Binds input tensor a to graph value v; the same tensor passed again is passed on as a view of
+    itself, as torch's tracer does, so that each input keeps its own value in the graph."""
+    if id(a) in st.frame.values:
+        a = a.view(a.shape)
+    st.bind(a, v)
+    return a
+
+
 def _add_input(st, graph, a, name):
+    """Adds graph input `name` for example input a; returns what the traced function is passed."""
     if isinstance(a, cthtorch.Tensor):
         v = graph.addInput(name)
         v.setType(_tensor_type(a))
-        st.bind(a, v)
-        return
+        return _input_tensor(st, a, v)
     if isinstance(a, (tuple, list)) and all(isinstance(e, cthtorch.Tensor) for e in a):
         v = graph.addInput(name)
         types = [_tensor_type(e) for e in a]
         v.setType(_ir.TupleType(types) if isinstance(a, tuple) else _ir.ListType(_ir.TensorType.get()))
         n = graph.create("prim::TupleUnpack" if isinstance(a, tuple) else "prim::ListUnpack", [v], len(a))
-        for o, t, e in zip(n.outputs(), types, a):
+        for o, t in zip(n.outputs(), types):
             o.setType(t)
-            st.bind(e, o)
         graph.insertNode(n)
-        return
+        elems = [_input_tensor(st, e, o) for e, o in zip(a, n.outputs())]
+        return tuple(elems) if isinstance(a, tuple) else elems
     raise RuntimeError("Type '%s' cannot be traced. Only Tensors and (possibly nested) Lists, Dicts, and Tuples "
                        "of Tensors can be traced" % type(a).__name__)
 
 
-def _fn_name(fn):
-    return getattr(fn, "__name__", type(fn).__name__)
+def _traced_fn_names(fn):
+    """(name, qualified name) of a traced free function, as torch names them: `<lambda>` is not an
+    identifier, so a lambda's function is `_lambda` (its code and a saved archive must parse), and the
+    qualified name is `__torch__.<module>.<name>`, without the module for __main__."""
+    name = getattr(fn, "__name__", None)
+    if not isinstance(name, str):
+        raise RuntimeError("Could not get name of python class object")
+    if name == "<lambda>":
+        name = "_lambda"
+    mod = getattr(fn, "__module__", None) or "__main__"
+    if mod.startswith("cthtorch"):
+        mod = "torch" + mod[len("cthtorch"):]
+    return name, "__torch__." + name if mod == "__main__" else "__torch__.%s.%s" % (mod, name)
 
 
 def trace(func, example_inputs=None, optimize=None, check_trace=True, check_inputs=None, check_tolerance=1e-5,
@@ -899,8 +965,8 @@ def trace(func, example_inputs=None, optimize=None, check_trace=True, check_inpu
     args = _as_tuple(example_inputs)
     graph = _ir.Graph()
     _run_traced(func, args, graph)
-    name = _fn_name(func)
-    fn = ScriptFunction(graph, name, "__torch__." + name, func)
+    name, qualified_name = _traced_fn_names(func)
+    fn = ScriptFunction(graph, name, qualified_name, func)
     if check_trace:
         _check_trace([args] + [_as_tuple(c) for c in (check_inputs or [])], func, fn, check_tolerance, graph)
     return fn
