@@ -116,7 +116,7 @@ static __device__ inline uint16_t th_float2bf_dev(float f) {
 #define TH_INV_SQRT_2PI TH_C(0.39894228040143267794)
 
 #define TH_DEFINE_ACTIVATION_HELPERS(SIGM, SOFTPLUS1, GELU_GRAD, GELU_GRAD2, MISH_GRAD, MISH_GRAD2, T) \
-  static inline TH_HOSTDEV T SIGM(T x) { return (T)1 / ((T)1 + TH_EXP(-x)); }      \
+  static inline TH_HOSTDEV T SIGM(T x) { return (T)1 / ((T)1 + exp(-x)); }      \
   static inline TH_HOSTDEV T SOFTPLUS1(T x) { return x > (T)20 ? x : log1p(exp(x)); } \
   static inline TH_HOSTDEV T GELU_GRAD(T x, bool approx) {                       \
     if (approx) {                                                               \
