@@ -19,6 +19,15 @@ def _precision_to_scale_tril(P):
     return _linalg.cholesky(_linalg.cholesky_inverse(_linalg.cholesky(P)))
 
 
+def _scale_tril_of(scale_tril, covariance_matrix, precision_matrix):
+    """the lower Cholesky factor from whichever of the three parametrizations was given"""
+    if scale_tril is not None:
+        return scale_tril
+    if covariance_matrix is not None:
+        return _linalg.cholesky(covariance_matrix)
+    return _precision_to_scale_tril(precision_matrix)
+
+
 class MultivariateNormal(Distribution):
     arg_constraints = {"loc": constraints.real_vector, "covariance_matrix": constraints.positive_definite,
                        "precision_matrix": constraints.positive_definite, "scale_tril": constraints.lower_cholesky}
@@ -41,12 +50,7 @@ class MultivariateNormal(Distribution):
         self.loc = loc.expand(batch_shape + (-1,))
         event_shape = self.loc.shape[-1:]
         super().__init__(batch_shape, event_shape, validate_args=validate_args)
-        if scale_tril is not None:
-            self._unbroadcasted_scale_tril = scale_tril
-        elif covariance_matrix is not None:
-            self._unbroadcasted_scale_tril = _linalg.cholesky(covariance_matrix)
-        else:
-            self._unbroadcasted_scale_tril = _precision_to_scale_tril(precision_matrix)
+        self._unbroadcasted_scale_tril = _scale_tril_of(scale_tril, covariance_matrix, precision_matrix)
 
     def expand(self, batch_shape, _instance=None):
         new = self._get_checked_instance(MultivariateNormal, _instance)

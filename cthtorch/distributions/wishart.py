@@ -4,10 +4,10 @@ from numbers import Number
 
 import cthtorch as torch
 
-from . import _linalg, constraints
+from . import constraints
 from .chi2 import Chi2
 from .exp_family import ExponentialFamily
-from .multivariate_normal import _precision_to_scale_tril
+from .multivariate_normal import _scale_tril_of
 from .utils import lazy_property
 
 __all__ = ["Wishart"]
@@ -61,12 +61,7 @@ class Wishart(ExponentialFamily):
             warnings.warn("Low df values detected. Singular samples are highly likely to occur for ndim - 1 < df < ndim.")
         super().__init__(batch_shape, event_shape, validate_args=validate_args)
         self._batch_dims = [-(x + 1) for x in range(len(self._batch_shape))]
-        if scale_tril is not None:
-            self._unbroadcasted_scale_tril = scale_tril
-        elif covariance_matrix is not None:
-            self._unbroadcasted_scale_tril = _linalg.cholesky(covariance_matrix)
-        else:
-            self._unbroadcasted_scale_tril = _precision_to_scale_tril(precision_matrix)
+        self._unbroadcasted_scale_tril = _scale_tril_of(scale_tril, covariance_matrix, precision_matrix)
         self._make_chi2()
 
     def _make_chi2(self):
