@@ -221,6 +221,15 @@ class SparseTensor:
             return lambda *args, **kwargs: _nie(name)
         return attr
 
+    # the DLPack protocol exists on sparse tensors too, to refuse them with PyTorch's BufferError
+    def __dlpack__(self, *, stream=-1, max_version=None, dl_device=None, copy=None):
+        from cthtorch.utils import dlpack
+        return dlpack.dlpack(self, stream, max_version, dl_device, copy)
+
+    def __dlpack_device__(self):
+        from cthtorch.utils import dlpack
+        return dlpack.dlpack_device(self)
+
     def __reduce_ex__(self, proto):
         return (_rebuild, (self._i, self._v.detach(), tuple(self._shape), self._coalesced, self.requires_grad))
 

@@ -99,7 +99,6 @@ INTEROP = {
     "cthtorch/distributed/_mpi.py",   # zero-copy views of tensor memory handed to MPI (mpi4py's buffer interface)
     # the benchmark Fuzzer draws its parameters from a numpy RandomState, as torch's does: same seed, same shapes
     "cthtorch/utils/benchmark/utils/fuzzer.py",
-    "cthtorch/utils/dlpack.py",   # numpy reads and writes the DLPack capsules (zero-copy views both ways)
     "cthtorch/vision/io.py",   # PIL images' pixels in and out
 }
 def test_numpy_is_imported_only_for_interop():

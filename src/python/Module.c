@@ -253,8 +253,9 @@ PyMODINIT_FUNC PyInit__C(void) {
       /* backward/LAPACK helpers of our own formulas and composites (internal: true) */
       make_submodule(m, "_internal", THP_generated_functions_internal) < 0)
     goto fail;
-  extern PyMethodDef THP_cuda_functions[];
+  extern PyMethodDef THP_cuda_functions[], THP_dlpack_functions[];
   if (make_submodule(m, "_cuda", THP_cuda_functions) < 0) goto fail;
+  if (PyModule_AddFunctions(m, THP_dlpack_functions) < 0) goto fail;   /* _to_dlpack, _from_dlpack (DLPack.c) */
   PyModule_AddIntConstant(m, "_max_dims", TH_MAX_DIMS);
   at_blas_set_threads(at_get_num_threads());
   return m;
