@@ -370,3 +370,13 @@ def test_our_capsules_hold_the_storage_exactly():
     assert ct._C._live_bytes() - base >= n
     del mine
     assert ct._C._live_bytes() - base < n
+
+
+def test_conjugates_export_their_values():
+    """cthtorch has no lazy conjugate or negative bits (conj() computes), so a conjugate exports its values,
+    which is what torch exports once the bits are resolved (it refuses a tensor whose conjugate bit is set)"""
+    x = ct.tensor([1 + 2j, -3j])
+    assert torch.from_dlpack(x.conj()).tolist() == [1 - 2j, 3j]
+    assert ct.from_dlpack(x.conj().imag).tolist() == [-2.0, 3.0]
+    tx = torch.tensor([1 + 2j, -3j])
+    assert ct.from_dlpack(tx.conj().resolve_conj()).tolist() == [1 - 2j, 3j]

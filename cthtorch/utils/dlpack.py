@@ -113,6 +113,11 @@ def from_dlpack(ext_tensor, *, device=None, copy=None):
         if device is not None or copy is not None:
             raise AssertionError("device and copy kwargs not supported when ext_tensor is already a DLPack capsule.")
         return _C._from_dlpack(ext_tensor)
+    if isinstance(ext_tensor, cthtorch.Tensor) and ext_tensor.is_cuda and device is None and not copy:
+        # reading GPU memory from a capsule is not implemented (DLPack.c); our own CUDA tensor needs no
+        # capsule: the protocol's checks, then the same zero-copy alias the capsule would give
+        dlpack(ext_tensor)
+        return ext_tensor.detach()
     kwargs = {"max_version": (1, 0)}
     if copy is not None:
         kwargs["copy"] = copy

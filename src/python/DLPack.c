@@ -265,7 +265,7 @@ static THTensor *tensor_over(const DLTensor *dl, const THAllocator *allocator, v
     if (__builtin_mul_overflow(hi + 1, (int64_t)THDtype_size(dt), &nbytes))
       return (THTensor *)overflow_error(ndim, sizes, strides);
   }
-  char *lo = (char *)dl->data + dl->byte_offset;
+  char *lo = dl->data ? (char *)dl->data + dl->byte_offset : NULL;   /* no elements: data may be NULL */
   int align = THDtype_isComplex(dt) ? THDtype_size(dt) / 2 : THDtype_size(dt);
   if (!empty && ((uintptr_t)lo) % align) {   /* the kernels load elements at their natural alignment */
     PyErr_Format(PyExc_BufferError, "from_dlpack: the data (byte offset %llu) is not aligned to its element size %d",
