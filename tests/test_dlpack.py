@@ -243,6 +243,9 @@ def test_from_dlpack_copy_and_device():
     raises_like(lambda: ct.from_dlpack(ct.utils.dlpack.to_dlpack(ct.ones(1)), copy=True),
                 lambda: torch.from_dlpack(torch.utils.dlpack.to_dlpack(torch.ones(1)), copy=True))
     y = ct.arange(3.0)
+    a = np.from_dlpack(y, copy=True)   # numpy asks us for a copy (copy=True, max_version >= 1)
+    assert a.ctypes.data != y.data_ptr() and a.tolist() == y.tolist()
+    assert np.from_dlpack(y, copy=False).ctypes.data == y.data_ptr()
     assert y.__dlpack_device__() == (ct.utils.dlpack.DLDeviceType.kDLCPU, 0)
     assert ct.from_dlpack(y.__dlpack__(dl_device=(1, 0))).data_ptr() == y.data_ptr()
 
