@@ -184,24 +184,21 @@ static PyObject *THP_to_dlpack(PyObject *m, PyObject *args) {
  * freeing the storage hands it back to its producer. The producer's deleter
  * may be Python code (a ctypes callback) or take the GIL itself: hold it. */
 static void *dl_no_malloc(const THAllocator *a, size_t n, void **ctx) { (void)a; (void)n; (void)ctx; return NULL; }
-static void dl_legacy_free(const THAllocator *a, void *p, size_t n, void *ctx) {
-  (void)a; (void)p; (void)n;
-  DLManagedTensor *m = ctx;
-  if (!m->deleter) return;
+static const THAllocator dl_legacy_allocator, dl_versioned_allocator;
+static void dl_free(const THAllocator *a, void *p, size_t n, void *ctx) {
+  (void)p; (void)n;
   PyGILState_STATE st = PyGILState_Ensure();
-  m->deleter(m);
+  if (a == &dl_versioned_allocator) {
+    DLManagedTensorVersioned *m = ctx;
+    if (m->deleter) m->deleter(m);
+  } else {
+    DLManagedTensor *m = ctx;
+    if (m->deleter) m->deleter(m);
+  }
   PyGILState_Release(st);
 }
-static void dl_versioned_free(const THAllocator *a, void *p, size_t n, void *ctx) {
-  (void)a; (void)p; (void)n;
-  DLManagedTensorVersioned *m = ctx;
-  if (!m->deleter) return;
-  PyGILState_STATE st = PyGILState_Ensure();
-  m->deleter(m);
-  PyGILState_Release(st);
-}
-static const THAllocator dl_legacy_allocator = { dl_no_malloc, dl_legacy_free, "dlpack" };
-static const THAllocator dl_versioned_allocator = { dl_no_malloc, dl_versioned_free, "dlpack-versioned" };
+static const THAllocator dl_legacy_allocator = { dl_no_malloc, dl_free, "dlpack" };
+static const THAllocator dl_versioned_allocator = { dl_no_malloc, dl_free, "dlpack-versioned" };
 
 static PyObject *overflow_error(int ndim, const int64_t *sizes, const int64_t *strides) {
   char a[256], b[256];
