@@ -55,6 +55,9 @@ def test_dlpack_errors():
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         ct.from_dlpack(torch.ones(2))   # no read-only warning
+        r = np.arange(3.0)
+        r.flags.writeable = False   # numpy flags its capsule read-only; torch shares the memory all the same
+        assert ct.from_dlpack(r).data_ptr() == r.ctypes.data == torch.from_dlpack(r).data_ptr()
 
 
 def test_to_dlpack_takes_a_tensor_requiring_grad():
