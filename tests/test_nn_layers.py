@@ -402,3 +402,20 @@ def test_mse_loss_is_one_node_as_torchs():
         assert ct.autograd.gradgradcheck(lambda a, b: ct.nn.functional.mse_loss(a, b, reduction=red), (x, t))
     with pytest.raises(ValueError, match="bad is not a valid value for reduction"):
         ct.nn.functional.mse_loss(x, t, reduction="bad")
+
+
+def test_instance_norm_needs_more_than_one_spatial_element():
+    """PyTorch-GAN's munit: a multi-scale discriminator's last InstanceNorm sees 1x1 maps; torch's message names
+    the spatial size, not batch_norm's per-channel one"""
+    for x in (ct.rand(1, 4, 1, 1), ct.rand(2, 4, 1), ct.rand(1, 4, 1, 1, 1)):
+        want = "Expected more than 1 spatial element when training, got input size torch.Size(%s)" % list(x.shape)
+        with pytest.raises(ValueError) as e:
+            ct.nn.functional.instance_norm(x)
+        assert str(e.value) == want
+        with pytest.raises(ValueError) as t:
+            torch.nn.functional.instance_norm(torch.from_numpy(x.numpy()))
+        assert str(t.value) == want
+    with pytest.raises(ValueError, match="more than 1 spatial element"):
+        ct.nn.InstanceNorm2d(4)(ct.rand(1, 4, 1, 1))
+    m = ct.nn.InstanceNorm2d(4, track_running_stats=True).eval()   # running stats: no check, as in torch
+    assert m(ct.rand(1, 4, 1, 1)).shape == (1, 4, 1, 1)

@@ -165,6 +165,26 @@ def test_legacy_constructors():
     assert x.type("torch.DoubleTensor").dtype == ct.float64
 
 
+def test_type_of_the_tensor_class_is_the_default_dtype():
+    """PyTorch-GAN's cyclegan/srgan/munit: Tensor = torch.cuda.FloatTensor if cuda else torch.Tensor;
+    batch.type(Tensor)"""
+    for lib in (ct, torch):
+        x = lib.ones(2, dtype=lib.int32)
+        assert x.type(lib.Tensor).dtype == lib.float32 and x.type("torch.Tensor").dtype == lib.float32
+        y = lib.ones(2)
+        assert y.type(lib.Tensor) is y
+        old = lib.get_default_dtype()
+        lib.set_default_dtype(lib.float64)
+        try:
+            assert x.type(lib.Tensor).dtype == lib.float64
+        finally:
+            lib.set_default_dtype(old)
+        with pytest.raises(ValueError, match="invalid type: 'Parameter'"):
+            x.type(lib.nn.Parameter)
+        with pytest.raises(ValueError, match="invalid type: 'int'"):
+            x.type(int)
+
+
 def test_bad_sizes():
     with pytest.raises(RuntimeError, match="negative dimension -1"):
         ct.empty(-1, 2)

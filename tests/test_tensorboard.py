@@ -214,3 +214,31 @@ def test_add_graph_matches_torch(tmp_path):
     assert graphs[0][2:] == (True, ["step1"])
     assert ("Net/Sequential[conv]/Conv2d[0]", "aten::_convolution", "[2, 4, 6, 6]") in graphs[0][1]
     assert graphs[0][0] == [("input/x", "IO Node", [2, 1, 8, 8]), ("output/output.1", "IO Node", [2, 10])]
+
+
+def test_add_embedding_writes_torchs_projector_files(tmp_path):
+    """tensors.tsv, metadata.tsv (plain and with a header), sprite.png and projector_config.pbtxt come out
+    byte for byte as torch's SummaryWriter writes them, for a non-square sprite and two embeddings"""
+    torch = require_torch()
+    from torch.utils.tensorboard import SummaryWriter as TorchWriter
+    rs = np.random.RandomState(0)
+    mat = rs.rand(5, 3).astype(np.float32)
+    img = rs.rand(5, 1, 4, 6).astype(np.float32)
+    for lib, W, sub in ((cthtorch, SummaryWriter, "ct"), (torch, TorchWriter, "t")):
+        with W(str(tmp_path / sub)) as w:
+            w.add_embedding(lib.from_numpy(mat), metadata=list("abcde"), label_img=lib.from_numpy(img),
+                            global_step=3)
+            w.add_embedding(lib.from_numpy(mat), metadata=[[1, "x"]] * 5, metadata_header=["n", "s"], tag="two")
+    files = sorted(os.path.relpath(os.path.join(d, f), tmp_path / "t") for d, _, fs in os.walk(tmp_path / "t")
+                   for f in fs if not f.startswith("events"))
+    assert "00003/default/sprite.png" in files and "projector_config.pbtxt" in files
+    for f in files:
+        with open(tmp_path / "t" / f, "rb") as a, open(tmp_path / "ct" / f, "rb") as b:
+            if f.endswith(".png"):
+                from PIL import Image
+                assert np.array_equal(np.asarray(Image.open(a)), np.asarray(Image.open(b))), f
+            else:
+                assert a.read() == b.read(), f
+    with SummaryWriter(str(tmp_path / "bad")) as w:
+        with pytest.raises(AssertionError, match="#labels should equal with #data points"):
+            w.add_embedding(cthtorch.rand(3, 2), metadata=["a"])

@@ -494,3 +494,202 @@ def test_io_read_image_and_write_png(tmp_path):
     assert cthtorch.equal(read_image(str(tmp_path / "c.png")), x)
     with pytest.raises(RuntimeError):
         decode_image(cthtorch.zeros(3, 3))
+
+
+# ---- photometric ops, blur, multi-crop, affine (Pillow's ImageOps/ImageEnhance as the reference) ----
+
+def _chw(img):
+    return arr(img).transpose(2, 0, 1)
+
+
+@pytest.mark.parametrize("name,pil_ref,call", [
+    ("invert", lambda im: __import__("PIL.ImageOps").ImageOps.invert(im), lambda f, x: f.invert(x)),
+    ("posterize", lambda im: __import__("PIL.ImageOps").ImageOps.posterize(im, 3), lambda f, x: f.posterize(x, 3)),
+    ("solarize", lambda im: __import__("PIL.ImageOps").ImageOps.solarize(im, 100), lambda f, x: f.solarize(x, 100)),
+    ("autocontrast", lambda im: __import__("PIL.ImageOps").ImageOps.autocontrast(im),
+     lambda f, x: f.autocontrast(x)),
+    ("equalize", lambda im: __import__("PIL.ImageOps").ImageOps.equalize(im), lambda f, x: f.equalize(x)),
+    ("sharpness", lambda im: ImageEnhance.Sharpness(im).enhance(0.3), lambda f, x: f.adjust_sharpness(x, 0.3)),
+    ("sharpen", lambda im: ImageEnhance.Sharpness(im).enhance(1.8), lambda f, x: f.adjust_sharpness(x, 1.8)),
+])
+def test_photometric_ops_tensor_path_matches_pillow(name, pil_ref, call):
+    """The uint8 tensor path computes what Pillow's ImageOps/ImageEnhance give the PIL path (which calls Pillow)"""
+    img = rgb(13, 17, seed=4)
+    ref = _chw(pil_ref(img))
+    assert np.array_equal(arr(call(F, img)), arr(pil_ref(img)))
+    got = call(F, F.pil_to_tensor(img)).numpy().astype(int)
+    # the tensor path blends as torchvision's does (truncating to uint8), Pillow rounds: one level apart
+    assert np.abs(got - ref).max() <= (1 if name.startswith("sharp") else 0), name
+
+
+def test_invert_solarize_float_and_errors():
+    t = T.ToTensor()(rgb())
+    assert cthtorch.allclose(F.invert(t), 1 - t)
+    assert cthtorch.equal(F.solarize(t, 0.5), cthtorch.where(t >= 0.5, 1 - t, t))
+    with pytest.raises(TypeError, match="Only torch.uint8"):
+        F.posterize(t, 2)
+    with pytest.raises(TypeError, match="Threshold should be less than bound"):
+        F.solarize(t, 2.0)
+    with pytest.raises(ValueError, match="non-negative"):
+        F.adjust_sharpness(t, -1)
+    flat = cthtorch.full((3, 4, 4), 0.25)
+    assert cthtorch.equal(F.autocontrast(flat), flat)   # a constant channel is left alone
+
+
+def test_adjust_gamma_formula():
+    img = rgb()
+    lut = [min(255, int(255.999 * 1.1 * (v / 255.0) ** 0.7)) for v in range(256)]
+    assert np.array_equal(arr(F.adjust_gamma(img, 0.7, 1.1)), np.array(lut, dtype=np.uint8)[arr(img)])
+    t = T.ToTensor()(img)
+    assert cthtorch.allclose(F.adjust_gamma(t, 2.0), t ** 2)
+    with pytest.raises(ValueError, match="non-negative"):
+        F.adjust_gamma(t, -1.0)
+
+
+def test_gaussian_blur_matches_scipy_correlation():
+    scipy_ndimage = pytest.importorskip("scipy.ndimage")
+    t = cthtorch.rand(3, 11, 9)
+    out = F.gaussian_blur(t, [5, 3], [1.2, 0.7])
+
+    def k1(n, s):
+        x = np.arange(n) - (n - 1) / 2
+        p = np.exp(-0.5 * (x / s) ** 2)
+        return p / p.sum()
+    kernel = np.outer(k1(3, 0.7), k1(5, 1.2))   # kernel_size/sigma are (x, y): rows use the y kernel
+    ref = np.stack([scipy_ndimage.correlate(c, kernel, mode="mirror") for c in t.numpy().astype(np.float64)])
+    assert np.allclose(out.numpy(), ref, atol=1e-6)
+    # default sigma 0.3 * ((k - 1) * 0.5 - 1) + 0.8, and uint8/PIL images come back rounded in their type
+    assert cthtorch.allclose(F.gaussian_blur(t, 5), F.gaussian_blur(t, 5, 0.3 * ((5 - 1) * 0.5 - 1) + 0.8))
+    img = rgb(11, 9)
+    u8 = F.gaussian_blur(F.pil_to_tensor(img), 3, 1.0)
+    assert u8.dtype == cthtorch.uint8 and np.array_equal(arr(F.gaussian_blur(img, 3, 1.0)), u8.numpy().transpose(1, 2, 0))
+    with pytest.raises(ValueError, match="odd and positive"):
+        F.gaussian_blur(t, 4)
+    with pytest.raises(ValueError, match="odd and positive"):
+        T.GaussianBlur(2)
+
+
+def test_gaussian_blur_draws_sigma_like_torchvision():
+    from oracle import require_torch
+    torch = require_torch()
+    torch.manual_seed(5)
+    sigma = torch.empty(1).uniform_(0.1, 2.0).item()
+    t = cthtorch.rand(3, 8, 8)
+    cthtorch.manual_seed(5)
+    assert cthtorch.allclose(T.GaussianBlur(3)(t), F.gaussian_blur(t, 3, sigma))
+
+
+def test_five_and_ten_crop():
+    img = rgb(7, 9)
+    tl, tr, bl, br, c = F.five_crop(img, (3, 4))
+    a = arr(img)
+    assert np.array_equal(arr(tl), a[:3, :4]) and np.array_equal(arr(tr), a[:3, 5:])
+    assert np.array_equal(arr(bl), a[4:, :4]) and np.array_equal(arr(br), a[4:, 5:])
+    assert np.array_equal(arr(c), arr(F.center_crop(img, (3, 4))))
+    ten = T.TenCrop(3)(F.pil_to_tensor(img))
+    assert len(ten) == 10 and cthtorch.equal(ten[5], F.pil_to_tensor(img).flip(-1)[:, :3, :3])
+    assert cthtorch.equal(T.TenCrop(3, vertical_flip=True)(F.pil_to_tensor(img))[5],
+                          F.pil_to_tensor(img).flip(-2)[:, :3, :3])
+    # the usual test-time pattern: stack the crops
+    stacked = T.Compose([T.FiveCrop(4), T.Lambda(lambda crops: cthtorch.stack([T.ToTensor()(x) for x in crops]))])(img)
+    assert tuple(stacked.shape) == (5, 3, 4, 4)
+    with pytest.raises(ValueError, match="bigger than input size"):
+        F.five_crop(img, 8)
+
+
+def test_affine_geometry():
+    """angle is clockwise on screen, translate in pixels, scale about the centre"""
+    img = rgb(9, 9)
+    a = arr(img)
+    assert np.array_equal(arr(F.affine(img, 0.0, [0, 0], 1.0, [0.0, 0.0])), a)
+    assert np.array_equal(arr(F.affine(img, 90.0, [0, 0], 1.0, 0.0)), np.rot90(a, -1))
+    moved = arr(F.affine(img, 0.0, [2, 1], 1.0, 0.0))
+    assert np.array_equal(moved[1:, 2:], a[:8, :7]) and (moved[0] == 0).all()
+    t = F.pil_to_tensor(img)
+    assert np.array_equal(F.affine(t, 90.0, [0, 0], 1.0, 0.0).numpy(), _chw(F.affine(img, 90.0, [0, 0], 1.0, 0.0)))
+    filled = F.affine(t.float() / 255, 0.0, [3, 0], 1.0, 0.0, fill=[1.0, 1.0, 1.0])
+    assert (filled[:, :, :3] == 1.0).all()
+    with pytest.raises(ValueError, match="scale should be positive"):
+        F.affine(img, 0.0, [0, 0], 0.0, 0.0)
+
+
+def test_random_affine_draws_follow_torchvision_order():
+    """angle, translate x then y (rounded pixels), scale, shear x then y: the same generator calls as torchvision"""
+    from oracle import require_torch
+    torch = require_torch()
+    torch.manual_seed(7)
+    angle = torch.empty(1).uniform_(-30.0, 30.0).item()
+    tx = int(round(torch.empty(1).uniform_(-0.1 * 17, 0.1 * 17).item()))
+    ty = int(round(torch.empty(1).uniform_(-0.2 * 13, 0.2 * 13).item()))
+    scale = torch.empty(1).uniform_(0.8, 1.2).item()
+    sx = torch.empty(1).uniform_(-5.0, 5.0).item()
+    sy = torch.empty(1).uniform_(-3.0, 3.0).item()
+    cthtorch.manual_seed(7)
+    got = T.RandomAffine.get_params([-30.0, 30.0], (0.1, 0.2), (0.8, 1.2), [-5.0, 5.0, -3.0, 3.0], [17, 13])
+    assert got[0] == pytest.approx(angle) and got[1] == (tx, ty) and got[2] == pytest.approx(scale)
+    assert got[3] == pytest.approx((sx, sy))
+    img = rgb(13, 17)
+    cthtorch.manual_seed(7)
+    out = T.RandomAffine(30, translate=(0.1, 0.2), scale=(0.8, 1.2), shear=(-5, 5, -3, 3))(img)
+    assert np.array_equal(arr(out), arr(F.affine(img, *got)))
+    with pytest.raises(ValueError, match="translation values should be between 0 and 1"):
+        T.RandomAffine(0, translate=(2, 0))
+
+
+def test_random_grayscale_order_and_p_transforms():
+    from oracle import require_torch
+    torch = require_torch()
+    img = rgb()
+    for seed in range(4):
+        torch.manual_seed(seed)
+        hit = torch.rand(1).item() < 0.5
+        cthtorch.manual_seed(seed)
+        out = T.RandomGrayscale(p=0.5)(img)
+        assert out.mode == "RGB"   # the image keeps its channel count
+        assert np.array_equal(arr(out), arr(F.rgb_to_grayscale(img, 3)) if hit else arr(img))
+    torch.manual_seed(0)
+    order = torch.randperm(2).tolist()
+    cthtorch.manual_seed(0)
+    seen = []
+    T.RandomOrder([lambda x: seen.append(0) or x, lambda x: seen.append(1) or x])(img)
+    assert seen == order
+    t = F.pil_to_tensor(img)
+    assert cthtorch.equal(T.RandomInvert(p=1.0)(t), F.invert(t))
+    assert cthtorch.equal(T.RandomInvert(p=0.0)(t), t)
+    assert cthtorch.equal(T.RandomPosterize(2, p=1.0)(t), F.posterize(t, 2))
+    assert cthtorch.equal(T.RandomSolarize(9, p=1.0)(t), F.solarize(t, 9))
+    assert cthtorch.equal(T.RandomAdjustSharpness(2, p=1.0)(t), F.adjust_sharpness(t, 2))
+    assert cthtorch.equal(T.RandomAutocontrast(p=1.0)(t), F.autocontrast(t))
+    assert cthtorch.equal(T.RandomEqualize(p=1.0)(t), F.equalize(t))
+    with pytest.raises(NotImplementedError, match="RandomPerspective"):
+        T.RandomPerspective()
+
+
+def test_color_jitter_draws_every_factor_before_applying():
+    """torchvision draws the order (randperm(4)), then brightness, contrast, saturation, hue factors in that
+    fixed order, and only then applies them in the drawn order"""
+    from oracle import require_torch
+    torch = require_torch()
+    img = rgb(8, 8, seed=2)
+    for seed in range(3):
+        torch.manual_seed(seed)
+        order = torch.randperm(4).tolist()
+        b = torch.empty(1).uniform_(0.6, 1.4).item()
+        c = torch.empty(1).uniform_(0.6, 1.4).item()
+        s = torch.empty(1).uniform_(0.6, 1.4).item()
+        ref = img
+        for k in order:
+            ref = {0: lambda x: F.adjust_brightness(x, b), 1: lambda x: F.adjust_contrast(x, c),
+                   2: lambda x: F.adjust_saturation(x, s), 3: lambda x: x}[k](ref)
+        cthtorch.manual_seed(seed)
+        assert np.array_equal(arr(T.ColorJitter(0.4, 0.4, 0.4)(img)), arr(ref))
+
+
+def test_linear_transformation():
+    t = cthtorch.rand(2, 3, 3)
+    m = cthtorch.rand(18, 18)
+    mean = cthtorch.rand(18)
+    out = T.LinearTransformation(m, mean)(t)
+    assert cthtorch.allclose(out, ((t.reshape(1, 18) - mean) @ m).reshape(2, 3, 3))
+    with pytest.raises(ValueError, match="square"):
+        T.LinearTransformation(cthtorch.rand(3, 4), cthtorch.rand(3))

@@ -472,6 +472,8 @@ def instance_norm(input, running_mean=None, running_var=None, weight=None, bias=
         return _handle_with_locals(instance_norm, locals())
     if not use_input_stats and (running_mean is None or running_var is None):
         raise RuntimeError("Expected running_mean and running_var to be defined when use_input_stats is false")
+    if use_input_stats and math.prod(input.shape[2:]) == 1:   # torch's check, before batch_norm's per-channel one
+        raise ValueError("Expected more than 1 spatial element when training, got input size %s" % (input.size(),))
     n, c = input.shape[:2]
     x = input.reshape(1, n * c, *input.shape[2:])
     w, b, rm, rv = (t.repeat(n) if t is not None else None for t in (weight, bias, running_mean, running_var))

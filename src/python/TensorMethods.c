@@ -262,7 +262,7 @@ static PyObject *m_cuda(PyObject *self, PyObject *args, PyObject *kw) {
   return move(self, dev, nb);
 }
 
-/* type(): the legacy name ("torch.FloatTensor"); type(dtype or name): convert. */
+/* type(): the legacy name ("torch.FloatTensor"); type(dtype, legacy class or name): convert. */
 static PyObject *m_type(PyObject *self, PyObject *args, PyObject *kw) {
   static char *kwlist[] = {"dtype", "non_blocking", NULL};
   PyObject *d = NULL;
@@ -280,6 +280,14 @@ static PyObject *m_type(PyObject *self, PyObject *args, PyObject *kw) {
   if (!s) { Py_DECREF(name); return NULL; }
   const char *dot = strrchr(s, '.');
   const char *base = dot ? dot + 1 : s;
+  /* torch.Tensor (the class or its name) is the default tensor type: x.type(torch.Tensor) is how
+   * old programs write "float" (Tensor = torch.cuda.FloatTensor if cuda else torch.Tensor) */
+  if (!strcmp(base, "Tensor") && (PyUnicode_Check(d) ||
+                                   (PyType_Check(d) && PyType_IsSubtype((PyTypeObject *)d, &THPTensorType)))) {
+    Py_DECREF(name);
+    THDtype dt = at_default_dtype();
+    return dt == SELF->t->dtype ? Py_NewRef(self) : convert(self, dt, false);
+  }
   for (int i = 0; i < TH_NDTYPES; i++) {
     char buf[64];
     snprintf(buf, sizeof buf, "%sTensor", THDtype_info[i].legacy);

@@ -56,6 +56,7 @@ class SummaryWriter:
         self.max_queue, self.flush_secs, self.filename_suffix = max_queue, flush_secs, filename_suffix
         self.file_writer = None
         self.all_writers = None
+        self._projector_config = None
         self._get_file_writer()
 
     def _get_file_writer(self):
@@ -139,8 +140,15 @@ class SummaryWriter:
         w.add_event(Event(tagged_run_metadata=TaggedRunMetadata(tag="step1",
                                                                 run_metadata=stats.SerializeToString())))
 
-    def add_embedding(self, *args, **kwargs):
-        _not_yet("add_embedding", "the projector files are not written yet")
+    def add_embedding(self, mat, metadata=None, label_img=None, global_step=None, tag="default",
+                      metadata_header=None):
+        """mat (N x D) for TensorBoard's projector, with optional labels and N x C x H x W images."""
+        from tensorboard.plugins.projector.projector_config_pb2 import ProjectorConfig
+        from cthtorch.utils.tensorboard import _embedding
+        if self._projector_config is None:
+            self._projector_config = ProjectorConfig()
+        _embedding.add_embedding(self._get_file_writer().get_logdir(), self._projector_config, mat, metadata,
+                                 label_img, global_step, tag, metadata_header)
 
     def add_video(self, *args, **kwargs):
         _not_yet("add_video", "video summaries are not written yet")

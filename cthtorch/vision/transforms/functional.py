@@ -340,3 +340,266 @@ def adjust_hue(img, hue_factor):
     np_h = (np_h.astype(np.int16) + int(hue_factor * 255)) % 256
     out = Image.merge("HSV", (Image.fromarray(np_h.astype(np.uint8), "L"), s, v)).convert(pil.mode)
     return out if _is_pil(img) else convert_image_dtype(pil_to_tensor(out), img.dtype)
+
+
+def _bound(img):
+    return 1.0 if img.is_floating_point() else float(_max_value(img.dtype))
+
+
+def _pil_or_tensor(img, pil_fn, tensor_fn):
+    return pil_fn(img) if _is_pil(img) else tensor_fn(img)
+
+
+def _check_tensor_image(img):
+    if not isinstance(img, cthtorch.Tensor):
+        raise TypeError("img should be PIL Image or Tensor. Got %s" % type(img))
+    if img.dim() < 3:
+        raise TypeError("Tensor is not a torch image.")
+
+
+def invert(img):
+    """Each value v becomes MAX - v (1 - v for float images)."""
+    if _is_pil(img):
+        from PIL import ImageOps
+        return ImageOps.invert(img)
+    _check_tensor_image(img)
+    if img.dtype == cthtorch.uint8:
+        return img.bitwise_not()
+    return (_bound(img) - img).to(img.dtype)
+
+
+def posterize(img, bits):
+    """Keep the `bits` high bits of each uint8 value."""
+    if not 0 <= bits <= 8:
+        raise ValueError("The number if bits should be between 0 and 8. Got %s" % bits)
+    if _is_pil(img):
+        from PIL import ImageOps
+        return ImageOps.posterize(img, bits)
+    _check_tensor_image(img)
+    if img.dtype != cthtorch.uint8:
+        raise TypeError("Only torch.uint8 image tensors are supported, but found %s" % img.dtype)
+    return img.bitwise_and((0xFF << (8 - bits)) & 0xFF)
+
+
+def solarize(img, threshold):
+    """Invert the values at or above threshold."""
+    if _is_pil(img):
+        from PIL import ImageOps
+        return ImageOps.solarize(img, threshold)
+    _check_tensor_image(img)
+    if threshold > _bound(img):
+        raise TypeError("Threshold should be less than bound of img.")
+    return cthtorch.where(img >= threshold, invert(img), img)
+
+
+def adjust_sharpness(img, sharpness_factor):
+    """Blend with a 3x3 smoothed copy (PIL's SMOOTH kernel, borders kept): 0 smooths, 1 keeps, 2 sharpens."""
+    if sharpness_factor < 0:
+        raise ValueError("sharpness_factor (%s) is not non-negative." % sharpness_factor)
+    if _is_pil(img):
+        from PIL import ImageEnhance
+        return ImageEnhance.Sharpness(img).enhance(sharpness_factor)
+    _check_tensor_image(img)
+    if img.shape[-1] <= 2 or img.shape[-2] <= 2:
+        return img
+    x = img.reshape(-1, 1, img.shape[-2], img.shape[-1]).float()
+    kernel = cthtorch.ones(1, 1, 3, 3)
+    kernel[0, 0, 1, 1] = 5.0
+    smooth = cthtorch.nn.functional.conv2d(x, kernel / 13.0)
+    if not img.is_floating_point():
+        smooth = smooth.round()
+    degenerate = x.clone()
+    degenerate[..., 1:-1, 1:-1] = smooth
+    degenerate = degenerate.reshape(img.shape).to(img.dtype)
+    return _blend(img, degenerate, sharpness_factor)
+
+
+def autocontrast(img):
+    """Stretch each channel so its darkest value becomes 0 and its brightest the maximum."""
+    if _is_pil(img):
+        from PIL import ImageOps
+        return ImageOps.autocontrast(img)
+    _check_tensor_image(img)
+    bound = _bound(img)
+    x = img.float() if not img.is_floating_point() else img
+    lo = x.amin(dim=(-2, -1), keepdim=True)
+    hi = x.amax(dim=(-2, -1), keepdim=True)
+    flat = hi == lo    # a constant channel stays as it is
+    lo = cthtorch.where(flat, cthtorch.zeros_like(lo), lo)
+    scale = cthtorch.where(flat, cthtorch.ones_like(hi), bound / (hi - lo).masked_fill(flat, 1.0))
+    return ((x - lo) * scale).clamp(0, bound).to(img.dtype)
+
+
+def _equalize_channel(a):
+    hist = np.bincount(a.ravel(), minlength=256)
+    nonzero = hist[hist > 0]
+    step = (int(nonzero.sum()) - int(nonzero[-1])) // 255 if nonzero.size else 0
+    if step == 0:
+        return a
+    lut = (np.cumsum(hist) - hist + step // 2) // step   # PIL's ImageOps.equalize table
+    return np.clip(lut, 0, 255).astype(np.uint8)[a]
+
+
+def equalize(img):
+    """Histogram equalisation of each channel of a uint8 image (PIL's table)."""
+    if _is_pil(img):
+        from PIL import ImageOps
+        return ImageOps.equalize(img)
+    _check_tensor_image(img)
+    if img.dtype != cthtorch.uint8:
+        raise TypeError("Only torch.uint8 image tensors are supported, but found %s" % img.dtype)
+    a = img.contiguous().numpy()
+    flat = a.reshape(-1, a.shape[-2], a.shape[-1])
+    out = np.stack([_equalize_channel(c) for c in flat]).reshape(a.shape)
+    return cthtorch.from_numpy(out)
+
+
+def adjust_gamma(img, gamma, gain=1):
+    """out = MAX * gain * (in / MAX) ** gamma."""
+    if gamma < 0:
+        raise ValueError("Gamma should be a non-negative real number")
+    if _is_pil(img):
+        lut = [min(255, int((255 + 1 - 1e-3) * gain * pow(v / 255.0, gamma))) for v in range(256)]
+        mode = img.mode
+        out = img.convert("RGB") if mode not in ("L", "RGB") else img
+        out = out.point(lut * len(out.getbands()))
+        return out.convert(mode) if out.mode != mode else out
+    _check_tensor_image(img)
+    x = convert_image_dtype(img, cthtorch.float32) if not img.is_floating_point() else img
+    out = (gain * x.pow(gamma)).clamp(0, 1)
+    return convert_image_dtype(out, img.dtype) if not img.is_floating_point() else out
+
+
+def _gaussian_kernel1d(size, sigma):
+    half = (size - 1) * 0.5
+    x = cthtorch.linspace(-half, half, steps=size)
+    pdf = cthtorch.exp(-0.5 * (x / sigma).pow(2))
+    return pdf / pdf.sum()
+
+
+def gaussian_blur(img, kernel_size, sigma=None):
+    """Separable Gaussian blur with reflect padding; sigma defaults to 0.3 * ((k - 1) * 0.5 - 1) + 0.8."""
+    if isinstance(kernel_size, int):
+        kernel_size = [kernel_size, kernel_size]
+    kernel_size = list(kernel_size)
+    if len(kernel_size) == 1:
+        kernel_size = kernel_size * 2
+    if len(kernel_size) != 2:
+        raise ValueError("If kernel_size is a sequence its length should be 2. Got %d" % len(kernel_size))
+    for k in kernel_size:
+        if k <= 0 or k % 2 == 0:
+            raise ValueError("kernel_size should have odd and positive integers. Got %s" % kernel_size)
+    if sigma is None:
+        sigma = [k * 0.15 + 0.35 for k in kernel_size]
+    elif isinstance(sigma, (int, float)):
+        sigma = [float(sigma), float(sigma)]
+    else:
+        sigma = [float(s) for s in sigma]
+        if len(sigma) == 1:
+            sigma = sigma * 2
+    if len(sigma) != 2:
+        raise ValueError("If sigma is a sequence, its length should be 2. Got %d" % len(sigma))
+    for s in sigma:
+        if s <= 0.0:
+            raise ValueError("sigma should have positive values. Got %s" % sigma)
+    pil = _is_pil(img)
+    t = pil_to_tensor(img) if pil else img
+    if not pil:
+        _check_tensor_image(t)
+    kx = _gaussian_kernel1d(kernel_size[0], sigma[0])
+    ky = _gaussian_kernel1d(kernel_size[1], sigma[1])
+    kernel = (ky[:, None] * kx[None, :])[None, None]
+    x = t.reshape(-1, 1, t.shape[-2], t.shape[-1])
+    x = x.float() if not x.is_floating_point() else x
+    x = cthtorch.nn.functional.pad(x, [kernel_size[0] // 2] * 2 + [kernel_size[1] // 2] * 2, mode="reflect")
+    out = cthtorch.nn.functional.conv2d(x, kernel.to(x.dtype)).reshape(t.shape)
+    if not t.is_floating_point():
+        out = out.round().clamp(0, _bound(t)).to(t.dtype)
+    return to_pil_image(out, mode=img.mode) if pil else out
+
+
+def resized_crop(img, top, left, height, width, size, interpolation=None, antialias=True):
+    return resize(crop(img, top, left, height, width), size, interpolation, antialias=antialias)
+
+
+def _crop_size(size):
+    if isinstance(size, numbers.Number):
+        return int(size), int(size)
+    if len(size) == 1:
+        return size[0], size[0]
+    if len(size) != 2:
+        raise ValueError("Please provide only two dimensions (h, w) for size.")
+    return tuple(size)
+
+
+def five_crop(img, size):
+    """The four corner crops and the centre crop, in that order (tl, tr, bl, br, center)."""
+    ch, cw = _crop_size(size)
+    h, w = _size_of(img)
+    if ch > h or cw > w:
+        raise ValueError("Requested crop size %s is bigger than input size %s" % ((ch, cw), (h, w)))
+    return (crop(img, 0, 0, ch, cw), crop(img, 0, w - cw, ch, cw), crop(img, h - ch, 0, ch, cw),
+            crop(img, h - ch, w - cw, ch, cw), center_crop(img, [ch, cw]))
+
+
+def ten_crop(img, size, vertical_flip=False):
+    """five_crop of the image, then five_crop of its (horizontally, else vertically) flipped copy."""
+    size = _crop_size(size)
+    flipped = vflip(img) if vertical_flip else hflip(img)
+    return five_crop(img, size) + five_crop(flipped, size)
+
+
+def _inverse_affine(center, angle, translate, scale, shear):
+    """The matrix taking output pixel coordinates back to input ones for the forward map
+    p -> C + T + R(angle) Sh(shear) * scale (p - C), angle and shear in degrees (clockwise on screen)."""
+    rot, sx, sy = math.radians(angle), math.radians(shear[0]), math.radians(shear[1])
+    cx, cy = center
+    tx, ty = translate
+    # forward linear part [[a, b], [c, d]] = rotation by rot composed with the x/y shears
+    a = math.cos(rot - sy) / math.cos(sy)
+    b = -math.cos(rot - sy) * math.tan(sx) / math.cos(sy) - math.sin(rot)
+    c = math.sin(rot - sy) / math.cos(sy)
+    d = -math.sin(rot - sy) * math.tan(sx) / math.cos(sy) + math.cos(rot)
+    det = a * d - b * c
+    ia, ib, ic, id_ = d / det / scale, -b / det / scale, -c / det / scale, a / det / scale
+    # p = C + M^-1 (p' - C - T)
+    return [ia, ib, cx - ia * (cx + tx) - ib * (cy + ty), ic, id_, cy - ic * (cx + tx) - id_ * (cy + ty)]
+
+
+def affine(img, angle, translate, scale, shear, interpolation=None, fill=None, center=None):
+    """Rotate (clockwise, degrees), translate (pixels), scale and shear (degrees) about the centre.
+    Tensor images go through PIL as rotate's do, so they are resampled as 8-bit images."""
+    if not isinstance(angle, (int, float)):
+        raise TypeError("Argument angle should be int or float")
+    if not isinstance(translate, (list, tuple)) or len(translate) != 2:
+        raise ValueError("Argument translate should be a sequence of length 2")
+    if scale <= 0.0:
+        raise ValueError("Argument scale should be positive")
+    if isinstance(shear, numbers.Number):
+        shear = [shear, 0.0]
+    shear = list(shear)
+    if len(shear) == 1:
+        shear = [shear[0], shear[0]]
+    if len(shear) != 2:
+        raise ValueError("Shear should be a sequence containing two values. Got %s" % shear)
+    from PIL import Image
+    pil = img if _is_pil(img) else to_pil_image(img)
+    w, h = pil.size
+    c = (w * 0.5, h * 0.5) if center is None else tuple(center)
+    matrix = _inverse_affine(c, angle, translate, scale, shear)
+    mode = _interp_mode(interpolation if interpolation is not None else InterpolationMode.NEAREST)
+    resample = {InterpolationMode.NEAREST: Image.NEAREST, InterpolationMode.BILINEAR: Image.BILINEAR,
+                InterpolationMode.BICUBIC: Image.BICUBIC}.get(mode)
+    if resample is None:
+        raise ValueError("affine supports nearest, bilinear and bicubic interpolation, not %s" % mode.value)
+    if not _is_pil(img) and img.is_floating_point() and fill is not None:   # tensor fills are in [0, 1]
+        fill = [f * 255 for f in fill] if isinstance(fill, (list, tuple)) else fill * 255
+    if isinstance(fill, (list, tuple)) and (len(fill) == 1 or len(pil.getbands()) == 1):
+        fill = fill[0]
+    fill = tuple(int(round(f)) for f in fill) if isinstance(fill, (list, tuple)) else \
+        (None if fill is None else int(round(fill)))
+    out = pil.transform((w, h), Image.AFFINE, matrix, resample, fillcolor=fill)
+    if _is_pil(img):
+        return out
+    out = pil_to_tensor(out)
+    return convert_image_dtype(out, img.dtype) if img.is_floating_point() else out

@@ -204,17 +204,25 @@ class ColorJitter:
         self.brightness, self.contrast, self.saturation = rng(brightness), rng(contrast), rng(saturation)
         self.hue = None if hue == 0 else ((-hue, hue) if isinstance(hue, numbers.Number) else tuple(hue))
 
+    @staticmethod
+    def get_params(brightness, contrast, saturation, hue):
+        # torchvision draws the order, then every factor (brightness, contrast, saturation, hue), before applying
+        fn_idx = cthtorch.randperm(4)
+        b, c, s, h = (None if r is None else float(cthtorch.empty(1).uniform_(r[0], r[1]).item())
+                      for r in (brightness, contrast, saturation, hue))
+        return fn_idx, b, c, s, h
+
     def __call__(self, img):
-        order = cthtorch.randperm(4).tolist()
-        for k in order:
-            if k == 0 and self.brightness:
-                img = F.adjust_brightness(img, cthtorch.empty(1).uniform_(*self.brightness).item())
-            elif k == 1 and self.contrast:
-                img = F.adjust_contrast(img, cthtorch.empty(1).uniform_(*self.contrast).item())
-            elif k == 2 and self.saturation:
-                img = F.adjust_saturation(img, cthtorch.empty(1).uniform_(*self.saturation).item())
-            elif k == 3 and self.hue:
-                img = F.adjust_hue(img, cthtorch.empty(1).uniform_(*self.hue).item())
+        fn_idx, b, c, s, h = self.get_params(self.brightness, self.contrast, self.saturation, self.hue)
+        for k in fn_idx.tolist():
+            if k == 0 and b is not None:
+                img = F.adjust_brightness(img, b)
+            elif k == 1 and c is not None:
+                img = F.adjust_contrast(img, c)
+            elif k == 2 and s is not None:
+                img = F.adjust_saturation(img, s)
+            elif k == 3 and h is not None:
+                img = F.adjust_hue(img, h)
         return img
 
 
@@ -307,3 +315,248 @@ class RandomErasing:
     def __repr__(self):
         return "%s(p=%s, scale=%s, ratio=%s, value=%s, inplace=%s)" % (
             self.__class__.__name__, self.p, self.scale, self.ratio, self.value, self.inplace)
+
+
+class RandomOrder:
+    """Apply the transforms in a random order (one randperm per call)."""
+
+    def __init__(self, transforms):
+        self.transforms = transforms
+
+    def __call__(self, img):
+        for i in cthtorch.randperm(len(self.transforms)).tolist():
+            img = self.transforms[i](img)
+        return img
+
+
+class RandomGrayscale:
+    def __init__(self, p=0.1):
+        self.p = p
+
+    def __call__(self, img):
+        num_output_channels = F.get_dimensions(img)[0]
+        if cthtorch.rand(1) < self.p:
+            return F.rgb_to_grayscale(img, num_output_channels=num_output_channels)
+        return img
+
+    def __repr__(self):
+        return "%s(p=%s)" % (self.__class__.__name__, self.p)
+
+
+class _RandomApplyOne:
+    """Base of the RandomX(p) transforms that apply one functional with probability p."""
+
+    def __init__(self, p=0.5):
+        self.p = p
+
+    def _apply(self, img):
+        raise NotImplementedError
+
+    def __call__(self, img):
+        if cthtorch.rand(1).item() < self.p:
+            return self._apply(img)
+        return img
+
+    def __repr__(self):
+        return "%s(p=%s)" % (self.__class__.__name__, self.p)
+
+
+class RandomInvert(_RandomApplyOne):
+    def _apply(self, img):
+        return F.invert(img)
+
+
+class RandomAutocontrast(_RandomApplyOne):
+    def _apply(self, img):
+        return F.autocontrast(img)
+
+
+class RandomEqualize(_RandomApplyOne):
+    def _apply(self, img):
+        return F.equalize(img)
+
+
+class RandomPosterize(_RandomApplyOne):
+    def __init__(self, bits, p=0.5):
+        super().__init__(p)
+        self.bits = bits
+
+    def _apply(self, img):
+        return F.posterize(img, self.bits)
+
+    def __repr__(self):
+        return "%s(bits=%s,p=%s)" % (self.__class__.__name__, self.bits, self.p)
+
+
+class RandomSolarize(_RandomApplyOne):
+    def __init__(self, threshold, p=0.5):
+        super().__init__(p)
+        self.threshold = threshold
+
+    def _apply(self, img):
+        return F.solarize(img, self.threshold)
+
+    def __repr__(self):
+        return "%s(threshold=%s,p=%s)" % (self.__class__.__name__, self.threshold, self.p)
+
+
+class RandomAdjustSharpness(_RandomApplyOne):
+    def __init__(self, sharpness_factor, p=0.5):
+        super().__init__(p)
+        self.sharpness_factor = sharpness_factor
+
+    def _apply(self, img):
+        return F.adjust_sharpness(img, self.sharpness_factor)
+
+    def __repr__(self):
+        return "%s(sharpness_factor=%s,p=%s)" % (self.__class__.__name__, self.sharpness_factor, self.p)
+
+
+class GaussianBlur:
+    """Blur with a Gaussian whose sigma is drawn uniformly from `sigma` on each call."""
+
+    def __init__(self, kernel_size, sigma=(0.1, 2.0)):
+        ks = (kernel_size, kernel_size) if isinstance(kernel_size, numbers.Number) else tuple(kernel_size)
+        for k in ks:
+            if k <= 0 or k % 2 == 0:
+                raise ValueError("Kernel size value should be an odd and positive number.")
+        if isinstance(sigma, numbers.Number):
+            if sigma <= 0:
+                raise ValueError("If sigma is a single number, it must be positive.")
+            sigma = (sigma, sigma)
+        elif isinstance(sigma, (list, tuple)) and len(sigma) == 2:
+            if not 0.0 < sigma[0] <= sigma[1]:
+                raise ValueError("sigma values should be positive and of the form (min, max).")
+        else:
+            raise ValueError("sigma should be a single number or a list/tuple with length 2.")
+        self.kernel_size, self.sigma = ks, tuple(sigma)
+
+    @staticmethod
+    def get_params(sigma_min, sigma_max):
+        return cthtorch.empty(1).uniform_(sigma_min, sigma_max).item()
+
+    def __call__(self, img):
+        s = self.get_params(self.sigma[0], self.sigma[1])
+        return F.gaussian_blur(img, self.kernel_size, [s, s])
+
+    def __repr__(self):
+        return "%s(kernel_size=%s, sigma=%s)" % (self.__class__.__name__, self.kernel_size, self.sigma)
+
+
+class FiveCrop:
+    def __init__(self, size):
+        self.size = F._crop_size(size)
+
+    def __call__(self, img):
+        return F.five_crop(img, self.size)
+
+    def __repr__(self):
+        return "%s(size=%s)" % (self.__class__.__name__, self.size)
+
+
+class TenCrop:
+    def __init__(self, size, vertical_flip=False):
+        self.size, self.vertical_flip = F._crop_size(size), vertical_flip
+
+    def __call__(self, img):
+        return F.ten_crop(img, self.size, self.vertical_flip)
+
+    def __repr__(self):
+        return "%s(size=%s, vertical_flip=%s)" % (self.__class__.__name__, self.size, self.vertical_flip)
+
+
+class LinearTransformation:
+    """Flatten a (C, H, W) tensor, subtract mean_vector, multiply by transformation_matrix (ZCA whitening)."""
+
+    def __init__(self, transformation_matrix, mean_vector):
+        if transformation_matrix.size(0) != transformation_matrix.size(1):
+            raise ValueError("transformation_matrix should be square. Got %s rectangular matrix."
+                             % (tuple(transformation_matrix.size()),))
+        if mean_vector.size(0) != transformation_matrix.size(0):
+            raise ValueError("mean_vector should have the same length %d as any one of the dimensions of the "
+                             "transformation_matrix [%s]" % (mean_vector.size(0), tuple(transformation_matrix.size())))
+        self.transformation_matrix, self.mean_vector = transformation_matrix, mean_vector
+
+    def __call__(self, tensor):
+        shape = tensor.shape
+        n = shape[-3] * shape[-2] * shape[-1]
+        if n != self.transformation_matrix.shape[0]:
+            raise ValueError("Input tensor and transformation matrix have incompatible shape."
+                             "[%d x %d x %d] != %d" % (shape[-3], shape[-2], shape[-1],
+                                                      self.transformation_matrix.shape[0]))
+        flat = tensor.reshape(-1, n) - self.mean_vector
+        return cthtorch.mm(flat, self.transformation_matrix.to(flat.dtype)).reshape(shape)
+
+
+def _range_param(value, name, center=0.0):
+    if isinstance(value, numbers.Number):
+        if value < 0:
+            raise ValueError("If %s is a single number, it must be positive." % name)
+        return [center - value, center + value]
+    if len(value) != 2:
+        raise ValueError("%s should be a sequence of length 2." % name)
+    return [float(v) for v in value]
+
+
+class RandomAffine:
+    """Random rotation, translation, scale and shear, drawn in torchvision's order:
+    angle, then the two translations, then scale, then shear x and y."""
+
+    def __init__(self, degrees, translate=None, scale=None, shear=None, interpolation=InterpolationMode.NEAREST,
+                 fill=0, center=None):
+        self.degrees = _range_param(degrees, "degrees")
+        if translate is not None:
+            if len(translate) != 2 or not all(0.0 <= t <= 1.0 for t in translate):
+                raise ValueError("translation values should be between 0 and 1")
+        if scale is not None:
+            if len(scale) != 2 or any(s <= 0 for s in scale):
+                raise ValueError("scale values should be positive")
+        if shear is not None:
+            if isinstance(shear, numbers.Number):
+                shear = _range_param(shear, "shear")
+            elif len(shear) not in (2, 4):
+                raise ValueError("shear should be a sequence of length 2 or 4.")
+            shear = [float(s) for s in shear]
+        self.translate, self.scale, self.shear = translate, scale, shear
+        self.interpolation, self.fill, self.center = interpolation, fill, center
+
+    @staticmethod
+    def get_params(degrees, translate, scale_ranges, shears, img_size):
+        angle = float(cthtorch.empty(1).uniform_(float(degrees[0]), float(degrees[1])).item())
+        if translate is not None:
+            max_dx = float(translate[0] * img_size[0])
+            max_dy = float(translate[1] * img_size[1])
+            tx = int(round(cthtorch.empty(1).uniform_(-max_dx, max_dx).item()))
+            ty = int(round(cthtorch.empty(1).uniform_(-max_dy, max_dy).item()))
+            translations = (tx, ty)
+        else:
+            translations = (0, 0)
+        scale = float(cthtorch.empty(1).uniform_(scale_ranges[0], scale_ranges[1]).item()) \
+            if scale_ranges is not None else 1.0
+        shear_x = shear_y = 0.0
+        if shears is not None:
+            shear_x = float(cthtorch.empty(1).uniform_(shears[0], shears[1]).item())
+            if len(shears) == 4:
+                shear_y = float(cthtorch.empty(1).uniform_(shears[2], shears[3]).item())
+        return angle, translations, scale, (shear_x, shear_y)
+
+    def __call__(self, img):
+        channels, height, width = F.get_dimensions(img)
+        fill = self.fill
+        if isinstance(img, cthtorch.Tensor) and isinstance(fill, (int, float)):
+            fill = [float(fill)] * channels
+        ret = self.get_params(self.degrees, self.translate, self.scale, self.shear, [width, height])
+        return F.affine(img, *ret, interpolation=self.interpolation, fill=fill, center=self.center)
+
+    def __repr__(self):
+        return "%s(degrees=%s)" % (self.__class__.__name__, self.degrees)
+
+
+class RandomPerspective:
+    def __init__(self, *args, **kwargs):
+        raise NotImplementedError("transforms.RandomPerspective is not implemented in cthtorch.vision")
+
+
+class ElasticTransform:
+    def __init__(self, *args, **kwargs):
+        raise NotImplementedError("transforms.ElasticTransform is not implemented in cthtorch.vision")
