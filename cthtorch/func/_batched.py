@@ -129,11 +129,6 @@ class BatchedTensor:
                            "flow. We don't support that yet, please shout over at "
                            "https://github.com/pytorch/functorch/issues/257 .")
 
-    def __float__(self):
-        self.item()
-
-    __int__ = __index__ = __float__
-
     def __repr__(self):
         return "BatchedTensor(lvl=%d, bdim=0, value=\n%r\n)" % (self._level, self._value)
 
@@ -230,12 +225,19 @@ def _wrap_out(out, level):
     if isinstance(out, (cthtorch.Tensor, BatchedTensor)):
         return BatchedTensor(out, level)
     if isinstance(out, tuple):
-        items = [_wrap_out(o, level) for o in out]
-        return type(out)(items) if hasattr(out, "_fields") or type(out).__module__.endswith("return_types") \
-            else tuple(items)
+        return _same_tuple_type(out, [_wrap_out(o, level) for o in out])
     if isinstance(out, list):
         return [_wrap_out(o, level) for o in out]
     return out
+
+
+def _same_tuple_type(like, items):
+    """items as a tuple of like's type (namedtuples such as torch.return_types.max keep their fields)"""
+    if hasattr(like, "_fields"):
+        return type(like)(*items)
+    if type(like) is not tuple and isinstance(like, tuple):
+        return type(like)(items)
+    return tuple(items)
 
 
 def _dispatch(func, args, kwargs):
@@ -284,9 +286,7 @@ def _stack_outs(outs, level, name):
         return BatchedTensor(cthtorch.stack(outs), level)
     if isinstance(first, (tuple, list)):
         items = [_stack_outs([o[k] for o in outs], level, name) for k in range(len(first))]
-        if hasattr(first, "_fields") or type(first).__module__.endswith("return_types"):
-            return type(first)(items)
-        return type(first)(items) if isinstance(first, list) else tuple(items)
+        return items if isinstance(first, list) else _same_tuple_type(first, items)
     if all(o == first for o in outs[1:]):
         return first
     raise RuntimeError("vmap: %s returned a Python value that differs between samples (data-dependent); vmap "
@@ -587,7 +587,7 @@ def _matmul_phys(a, b, level):
     if sq_b:
         out = out.squeeze(-1)
     if sq_a:
-        out = out.squeeze(-2)
+        out = out.squeeze(-1 if sq_b else -2)
     return out
 
 
