@@ -205,3 +205,25 @@ def test_errors_under_batching():
         cthtorch.func.vmap(lambda a: a * 2, out_dims=None)(x)
     with pytest.raises(ValueError, match="must only return Tensors"):
         cthtorch.func.vmap(lambda a: (a, 1.0))(x)
+
+
+@pytest.mark.parametrize("kind", ["grad", "jacrev", "vjp", "jvp"])
+def test_transform_of_captured_batched_value(kind):
+    # the transform's own arguments are unbatched; func captures a batched value, so the transform is
+    # redone lifted over that vmap level (still one batched call)
+    xs, w = A[:, 0, :3], V[:3]
+
+    def run(L):
+        F = L.func
+
+        def per_sample(x):
+            f = (lambda u: (u * x).sin())
+            if kind == "grad":
+                return F.grad(lambda u: f(u).sum())(L.tensor(w))
+            if kind == "jacrev":
+                return F.jacrev(f)(L.tensor(w))
+            if kind == "vjp":
+                return F.vjp(f, L.tensor(w))[1](L.ones(3))[0]
+            return F.jvp(f, (L.tensor(w),), (L.ones(3),))[1]
+        return F.vmap(per_sample)(L.tensor(xs))
+    check(run, rtol=1e-5)

@@ -174,8 +174,12 @@ def wrap(x, level):
 
 def physical(x, level, batch_size):
     """x's value with level's batch dimension in front: unwrapped, or expanded when x does not vary."""
-    if isinstance(x, BatchedTensor) and x._level == level:
-        return x._value
+    if isinstance(x, BatchedTensor):
+        if x._level == level:
+            return x._value
+        if x._level > level:
+            # a transform lifting an inner level met a value of a later vmap: the levels would interleave
+            raise NeedsLoop("vmap: a transform over level %d met a value batched at level %d" % (level, x._level))
     return x.unsqueeze(0).expand((batch_size,) + tuple(x.shape))
 
 
@@ -240,6 +244,14 @@ def _same_tuple_type(like, items):
     return tuple(items)
 
 
+def _call(func, *args, **kwargs):
+    """func on (partly) unwrapped arguments: values of a lower vmap level dispatch again (a Tensor method
+    descriptor would not accept them as self)."""
+    if max_level(args, kwargs):
+        return _dispatch(func, args, kwargs)
+    return func(*args, **kwargs)
+
+
 def _dispatch(func, args, kwargs):
     level = max_level(args, kwargs)
     name = getattr(func, "__name__", "")
@@ -272,7 +284,7 @@ def _loop_rule(func, level, args, kwargs):
             return tuple(pick(o, i) for o in x)
         return x
 
-    outs = [func(*[pick(a, i) for a in args], **{k: pick(v, i) for k, v in kwargs.items()}) for i in range(B)]
+    outs = [_call(func, *[pick(a, i) for a in args], **{k: pick(v, i) for k, v in kwargs.items()}) for i in range(B)]
     if inplace:
         return args[0]
     if B == 0:
@@ -306,7 +318,7 @@ def _elementwise(func, level, args, kwargs):
     if name in ("to", "type_as", "type"):
         if not _is_b(args[0], level):
             return NotImplemented
-        return BatchedTensor(func(args[0]._value, *args[1:], **kwargs), level)
+        return BatchedTensor(_call(func, args[0]._value, *args[1:], **kwargs), level)
     ranks = [x.dim() for x in _leaves((args, kwargs)) if _tensorish(x)]
     top = max(ranks) if ranks else 0
     if inplace and args[0].dim() < top:
@@ -323,7 +335,7 @@ def _elementwise(func, level, args, kwargs):
             return type(x)(phys(o) for o in x)
         return x
 
-    out = func(*[phys(a) for a in args], **{k: phys(v) for k, v in kwargs.items()})
+    out = _call(func, *[phys(a) for a in args], **{k: phys(v) for k, v in kwargs.items()})
     if inplace:
         return args[0]
     return _wrap_out(out, level)
@@ -374,7 +386,7 @@ def _dim_op(pos=1, kw="dim", extra_rank=0, reduce_all="flatten", default=None):
                 return NotImplemented
             v = v.reshape(v.shape[0], -1)
             if func.__name__ in _VALUES_ONLY and not given:
-                return BatchedTensor(func(v, 1)[0], level)
+                return BatchedTensor(_call(func, v, 1)[0], level)
             newd = 1
         elif isinstance(d, (list, tuple)):
             newd = tuple(_norm_dim(k, rank) + 1 for k in d)
@@ -386,7 +398,7 @@ def _dim_op(pos=1, kw="dim", extra_rank=0, reduce_all="flatten", default=None):
         else:
             return NotImplemented     # named dims
         a, k = _set_arg((v,) + tuple(args[1:]), kwargs, pos, kw, newd)
-        return _wrap_out(func(*a, **k), level)
+        return _wrap_out(_call(func, *a, **k), level)
     return rule
 
 
@@ -407,7 +419,7 @@ def _two_dims(p1, k1, p2, k2, defaults=None):
             else:
                 nd = _norm_dim(d, rank) + 1
             a, k = _set_arg(a, k, p, kn, nd)
-        return _wrap_out(func(*a, **k), level)
+        return _wrap_out(_call(func, *a, **k), level)
     return rule
 
 
@@ -542,12 +554,12 @@ def _cat_stack_rule(func, level, args, kwargs):
     else:
         rank = tensors[0].dim() + 1
     phys = [physical(t, level, B) for t in tensors]
-    return BatchedTensor(func(phys, _norm_dim(d, rank) + 1), level)
+    return BatchedTensor(_call(func, phys, _norm_dim(d, rank) + 1), level)
 
 
 def _split_rule(func, level, args, kwargs):
     return _dim_op(2, "dim", reduce_all="keep")(func, level, args, kwargs) if len(args) > 2 or "dim" in kwargs \
-        else _wrap_out(func(args[0]._value, args[1], 1), level) if _only_self_batched(args, kwargs, level) \
+        else _wrap_out(_call(func, args[0]._value, args[1], 1), level) if _only_self_batched(args, kwargs, level) \
         else NotImplemented
 
 
@@ -614,7 +626,7 @@ def _linear_rule(func, level, args, kwargs):
     w, _ = _arg(args, kwargs, 1, "weight")
     bias, _ = _arg(args, kwargs, 2, "bias")
     if _is_b(x, level) and not _is_b(w, level) and not _is_b(bias, level):
-        return BatchedTensor(func(x._value, w, bias), level)
+        return BatchedTensor(_call(func, x._value, w, bias), level)
     out = cthtorch.matmul(x, w.transpose(-2, -1) if w.dim() == 2 else w)
     return out + bias if bias is not None else out
 
@@ -639,10 +651,10 @@ def _fold_rule(nspatial_of):
         full = nspatial_of(func.__name__) + 2
         if x.dim() == full:
             B, N = v.shape[0], v.shape[1]
-            out = func(v.reshape((B * N,) + tuple(v.shape[2:])), *args[1:], **kwargs)
+            out = _call(func, v.reshape((B * N,) + tuple(v.shape[2:])), *args[1:], **kwargs)
             unfold = (lambda o: o.reshape((B, N) + tuple(o.shape[1:])))
         elif x.dim() == full - 1:
-            out = func(v, *args[1:], **kwargs)
+            out = _call(func, v, *args[1:], **kwargs)
             unfold = (lambda o: o)
         else:
             return NotImplemented
@@ -676,7 +688,7 @@ def _conv_rule(func, level, args, kwargs):
     nsp = w.dim() - 2
     if not _is_b(w, level) and not _is_b(bias, level):
         folded = _fold_rule(lambda n: nsp)
-        return folded(lambda inp: func(inp, w, bias, *extra, **rest, groups=groups), level, (x,), {})
+        return folded(lambda inp: _call(func, inp, w, bias, *extra, **rest, groups=groups), level, (x,), {})
     if isinstance(rest.get("padding", extra[1] if len(extra) > 1 else 0), str):
         return NotImplemented
     B = _batch_size(args, kwargs, level)
@@ -722,7 +734,7 @@ def _nll_like_rule(func, level, args, kwargs):
         N = px.shape[1]
         px = px.reshape((B * N,) + tuple(px.shape[2:]))
         pt = pt.reshape((B * N,) + tuple(pt.shape[2:]))
-    loss = func(px, pt, weight=weight, ignore_index=ignore, reduction="none")
+    loss = _call(func, px, pt, weight=weight, ignore_index=ignore, reduction="none")
     loss = loss.reshape(B, -1)
     if red == "none":
         return BatchedTensor(loss.reshape((B,) + tuple(t.shape)), level)

@@ -59,10 +59,29 @@ class _Level:
         _state.depth = self.outer_depth
         return False
 
+    def outside(self):
+        """A context in which this level is not entered (depth and grad mode of its caller)."""
+        return _Outside(self)
+
     def connects(self, t):
         """Whether t's own autograd history has to stay linked to the results."""
         return (isinstance(t, cthtorch.Tensor) and t.requires_grad
                 and (self.outer_depth > 0 or self.outer_grad))
+
+
+class _Outside:
+    def __init__(self, level):
+        self.level = level
+
+    def __enter__(self):
+        _state.depth = self.level.outer_depth
+        self._grad = cthtorch.set_grad_enabled(self.level.outer_grad)
+        self._grad.__enter__()
+
+    def __exit__(self, *exc):
+        self._grad.__exit__(*exc)
+        _state.depth = self.level.outer_depth + 1
+        return False
 
 
 def _make_diff(t, level):
@@ -188,8 +207,8 @@ def _phys_tree(tree, level, B):
                            for x in flat], spec)
 
 
-def _lifted_grad_and_value(func, argnums, has_aux, level, args, kwargs):
-    B = _batch_size_at(level, args, kwargs)
+def _lifted_grad_and_value(func, argnums, has_aux, level, args, kwargs, B=None):
+    B = B or _batch_size_at(level, args, kwargs)
     wrapped = _wrap_argnums(argnums, len(args))
     idx = (wrapped,) if isinstance(wrapped, int) else wrapped
     pargs, pkw, rewrap = _lift_args(args, kwargs, level, B, idx)
@@ -211,8 +230,8 @@ def _lifted_grad_and_value(func, argnums, has_aux, level, args, kwargs):
     return (g, (value, aux)) if has_aux else (g, value)
 
 
-def _lifted_jacobian(func, argnums, has_aux, name, level, args):
-    B = _batch_size_at(level, args)
+def _lifted_jacobian(func, argnums, has_aux, name, level, args, B=None):
+    B = B or _batch_size_at(level, args)
     wrapped = _wrap_argnums(argnums, len(args))
     idx = (wrapped,) if isinstance(wrapped, int) else wrapped
     pargs, _, rewrap = _lift_args(args, {}, level, B, idx)
@@ -235,6 +254,15 @@ def _lifted_jacobian(func, argnums, has_aux, name, level, args):
     flat = [BatchedTensor(j.movedim(ranks[k // per_out], 0), level) for k, j in enumerate(flat)]
     res = tree_unflatten(flat, spec)
     return (res, _to_logical(paux, level)) if has_aux else res
+
+
+def _captured_level(out):
+    """(level, batch size) of the BatchedTensors in func's output when its arguments had none: func
+    captured a batched value, and the transform is redone lifted over that level (0, 0 when none)."""
+    lv = max_level(out)
+    if not lv:
+        return 0, 0
+    return lv, _batch_size_at(lv, out)
 
 
 def _map_over_level(fn, tree, level):
@@ -260,9 +288,14 @@ def grad_and_value(func, argnums=0, has_aux=False):
         batch_level = max_level(args, kwargs)
         if batch_level:
             return _lifted_grad_and_value(func, argnums, has_aux, batch_level, args, kwargs)
+        orig_args = args
         with _Level() as level:
             args, flat_diff, spec, create_graph = _differentiable_args(args, argnums, level, kwargs)
             output = func(*args, **kwargs)
+            lv, B = _captured_level(output)
+            if lv:
+                with level.outside():
+                    return _lifted_grad_and_value(func, argnums, has_aux, lv, orig_args, kwargs, B)
             output, aux = _split_aux(output, has_aux, "grad_and_value(f)(*args)")
             if not isinstance(output, cthtorch.Tensor):
                 raise RuntimeError("grad_and_value(f)(*args): Expected f(*args) to return a Tensor, got %s"
@@ -337,6 +370,10 @@ def vjp(func, *primals, has_aux=False):
         flat_p, p_spec = tree_flatten(primals)
         diff = [_make_diff(t, level) for t in flat_p]
         out = func(*tree_unflatten(diff, p_spec))
+        lv, B = _captured_level(out)
+        if lv:
+            with level.outside():
+                return _lifted_vjp(func, primals, has_aux, lv, B)
         out, aux, flat_out, out_spec = _split_vjp_output(out, has_aux)
     connected = level.outer_depth > 0 or any(level.connects(t) for t in flat_p)
 
@@ -364,8 +401,8 @@ def vjp(func, *primals, has_aux=False):
     return results, vjp_fn
 
 
-def _lifted_vjp(func, primals, has_aux, level):
-    B = _batch_size_at(level, primals)
+def _lifted_vjp(func, primals, has_aux, level, B=None):
+    B = B or _batch_size_at(level, primals)
     pprim, _, rewrap = _lift_args(primals, {}, level, B, range(len(primals)))
     stash = []
 
@@ -389,8 +426,8 @@ def _lifted_vjp(func, primals, has_aux, level):
     return res + (stash[0],) if has_aux else res
 
 
-def _lifted_jvp(func, primals, tangents, strict, has_aux, level):
-    B = _batch_size_at(level, primals, tangents)
+def _lifted_jvp(func, primals, tangents, strict, has_aux, level, B=None):
+    B = B or _batch_size_at(level, primals, tangents)
     pprim = tuple(_phys_tree(p, level, B) for p in primals)
     ptan = tuple(_phys_tree(t, level, B) for t in tangents) if isinstance(tangents, tuple) else \
         _phys_tree(tangents, level, B)
@@ -438,6 +475,10 @@ def jvp(func, primals, tangents, *, strict=False, has_aux=False):
     with _Level() as level:
         diff = [_make_diff(t, level) for t in flat_p]
         out = func(*tree_unflatten(diff, p_spec))
+        lv, B = _captured_level(out)
+        if lv:
+            with level.outside():
+                return _lifted_jvp(func, primals, tangents, strict, has_aux, lv, B)
         out, aux = _split_aux(out, has_aux, _JVP)
         flat_out, out_spec = tree_flatten(out)
         _check_tensor_outputs(flat_out, _JVP)
@@ -528,9 +569,14 @@ def _jacobian(func, argnums, has_aux, name):
         batch_level = max_level(args)
         if batch_level:
             return _lifted_jacobian(func, argnums, has_aux, name, batch_level, args)
+        orig_args = args
         with _Level() as level:
             args, flat_diff, spec, create_graph = _differentiable_args(args, argnums, level)
             out = func(*args)
+            lv, B = _captured_level(out)
+            if lv:
+                with level.outside():
+                    return _lifted_jacobian(func, argnums, has_aux, name, lv, orig_args, B)
             out, aux, flat_out, out_spec = _split_vjp_output(out, has_aux)
             _error_if_complex(name, flat_out, False)
             per_output = []

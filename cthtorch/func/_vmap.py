@@ -107,6 +107,8 @@ def _flat_out_dims(first_out, out_dims, out_spec, func):
 def _same_value(a, b):
     if a is b:
         return True
+    if isinstance(a, BatchedTensor) or isinstance(b, BatchedTensor):
+        return False     # values of an outer vmap: not provably the same for every sample
     if isinstance(a, cthtorch.Tensor) and isinstance(b, cthtorch.Tensor):
         return a.shape == b.shape and a.dtype == b.dtype and bool(cthtorch.equal(a, b))
     try:
@@ -129,13 +131,14 @@ def _combine(per_sample, out_dims, func, batch_size):
     for k, out_dim in enumerate(flat_out_dims):
         leaves = [f[0][k] for f in flats]
         if out_dim is None:
-            if isinstance(leaves[0], cthtorch.Tensor) and not all(_same_value(leaves[0], x) for x in leaves[1:]):
+            if isinstance(leaves[0], (cthtorch.Tensor, BatchedTensor)) and \
+                    not all(_same_value(leaves[0], x) for x in leaves[1:]):
                 raise ValueError("vmap(%s, ...): `%s` can not return a BatchedTensor when out_dim is None"
                                  % (name, name))
             results.append(leaves[0])
             continue
-        if not all(isinstance(x, cthtorch.Tensor) for x in leaves):
-            bad = next(x for x in leaves if not isinstance(x, cthtorch.Tensor))
+        if not all(isinstance(x, (cthtorch.Tensor, BatchedTensor)) for x in leaves):
+            bad = next(x for x in leaves if not isinstance(x, (cthtorch.Tensor, BatchedTensor)))
             raise ValueError("vmap(%s, ...): `%s` must only return Tensors, got type %s. Did you mean to set "
                              "out_dims= to None for output?" % (name, name, type(bad)))
         stacked = cthtorch.stack(leaves, dim=out_dim)
