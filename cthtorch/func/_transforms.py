@@ -225,7 +225,8 @@ def _lifted_grad_and_value(func, argnums, has_aux, level, args, kwargs, B=None):
         po = physical(out, level, B)
         return po.sum(), (po, _phys_tree(aux, level, B))
 
-    g, (_, (po, paux)) = grad_and_value(summed, argnums, has_aux=True)(*pargs, **pkw)
+    with _Lifting(level):
+        g, (_, (po, paux)) = grad_and_value(summed, argnums, has_aux=True)(*pargs, **pkw)
     g, value, aux = _to_logical(g, level), BatchedTensor(po, level), _to_logical(paux, level)
     return (g, (value, aux)) if has_aux else (g, value)
 
@@ -247,7 +248,8 @@ def _lifted_jacobian(func, argnums, has_aux, name, level, args, B=None):
                 for o in flat]
         return tree_unflatten(flat, spec), _phys_tree(aux, level, B)
 
-    jac, paux = _jacobian(summed, argnums, True, name)(*pargs)
+    with _Lifting(level):
+        jac, paux = _jacobian(summed, argnums, True, name)(*pargs)
     # every output leaf's Jacobian is [*out, B, *in]: the batch dimension goes to the front
     flat, spec = tree_flatten(jac)
     per_out = len(flat) // max(len(ranks), 1)
@@ -258,11 +260,31 @@ def _lifted_jacobian(func, argnums, has_aux, name, level, args, B=None):
 
 def _captured_level(out):
     """(level, batch size) of the BatchedTensors in func's output when its arguments had none: func
-    captured a batched value, and the transform is redone lifted over that level (0, 0 when none)."""
+    captured a batched value, and the transform is redone lifted over that level (0, 0 when none).
+    Inside the lift of a later level, lifting an earlier one would expand every value over both batches
+    (NTK's jvp of a captured input under vmap over the basis): the enclosing vmap loops instead."""
     lv = max_level(out)
     if not lv:
         return 0, 0
+    if lv < getattr(_state, "lifting", 0):
+        raise NeedsLoop("vmap: a transform inside the lift of level %d captured a value of level %d"
+                        % (_state.lifting, lv))
     return lv, _batch_size_at(lv, out)
+
+
+class _Lifting:
+    """Marks the lift of a vmap level in progress (thread local), for _captured_level."""
+
+    def __init__(self, level):
+        self.level = level
+
+    def __enter__(self):
+        self.outer = getattr(_state, "lifting", 0)
+        _state.lifting = max(self.outer, self.level)
+
+    def __exit__(self, *exc):
+        _state.lifting = self.outer
+        return False
 
 
 def _map_over_level(fn, tree, level):
@@ -413,7 +435,8 @@ def _lifted_vjp(func, primals, has_aux, level, B=None):
         stash.append(aux)
         return _phys_tree(out, level, B)
 
-    out, inner_fn = vjp(phys_func, *pprim)
+    with _Lifting(level):
+        out, inner_fn = vjp(phys_func, *pprim)
 
     def vjp_fn(cotangents, retain_graph=True, create_graph=None):
         lv = max_level(cotangents)
@@ -439,7 +462,8 @@ def _lifted_jvp(func, primals, tangents, strict, has_aux, level, B=None):
         stash.append(aux)
         return _phys_tree(out, level, B)
 
-    out, tan = jvp(phys_func, pprim, ptan, strict=strict)
+    with _Lifting(level):
+        out, tan = jvp(phys_func, pprim, ptan, strict=strict)
     res = (_to_logical(out, level), _to_logical(tan, level))
     return res + (stash[0],) if has_aux else res
 
