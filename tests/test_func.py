@@ -1,4 +1,4 @@
-"""cthtorch.func (vmap as a loop, grad/vjp/jvp/jacrev/hessian on autograd, functional_call) against torch.func."""
+"""cthtorch.func (vmap, grad/vjp/jvp/jacrev/hessian on autograd, functional_call) against torch.func."""
 import subprocess
 import sys
 import warnings

@@ -1,17 +1,21 @@
 """cthtorch.func: torch.func's composable transforms, built on cthtorch's autograd.
 
-How they work here (no functorch machinery, no BatchedTensor):
+How they work here (no functorch C++ machinery; a Python BatchedTensor for vmap):
 
-* vmap is a Python loop over the mapped dimension: func runs once per sample
-  (the inputs are x.select(in_dim, i)) and the outputs are stacked along
-  out_dims. Values, shapes and dtypes match torch.func.vmap; the speed is that
-  of the loop. randomness='error' raises when func moved the global random
-  generator, 'same' replays one generator state for every sample, 'different'
-  draws fresh numbers per sample. chunk_size is accepted and validated only.
-  An output with out_dims None must be equal across samples (torch requires it
-  not to depend on the mapped inputs; here only the values are checked).
-  A mapped dimension of size 0 runs func once on zeros to learn the output
-  shapes and returns empty tensors.
+* vmap wraps the inputs in BatchedTensors (the mapped dim moved to the front,
+  one level per vmap; _batched.py) and runs func once: ops apply batching
+  rules (one batched kernel call, e.g. one GEMM for the batch) or, without a
+  rule, run once per sample for that op. grad/vjp/jvp/jacrev/jacfwd over
+  batched values are lifted to the physical tensors (the gradient of the
+  batch-summed outputs is each sample's own). What batching cannot express
+  (data-dependent Python control flow, randomness in 'same'/'different' mode,
+  transforms whose levels would interleave) reruns func once per sample
+  (x.select(in_dim, i)) and stacks: values, shapes and dtypes match
+  torch.func.vmap either way. randomness='error' raises when func moved the
+  global random generator, 'same' replays one generator state for every
+  sample, 'different' draws fresh numbers per sample. chunk_size runs that
+  many samples per batched call. A mapped dimension of size 0 runs func once
+  on zeros to learn the output shapes and returns empty tensors.
 * grad / grad_and_value / vjp / jacrev / hessian differentiate copies of the
   inputs (x.detach().requires_grad_()) with cthtorch.autograd.grad; inside
   another transform they keep the graph (create_graph=True), which is how

@@ -8,6 +8,18 @@ transform can differentiate them again; at the outermost level the results are
 detached unless a differentiated input already required grad (then they stay
 connected to the caller's graph, as torch.func's results do).
 
+Under vmap (arguments that are BatchedTensors, see _batched.py) a transform is
+lifted to the physical tensors: every differentiated input gets the batch
+dimension in front (expanded when it does not vary), func runs once on the
+batch, and since the samples do not interact, the gradient of the outputs
+summed over the batch is every sample's own gradient: grad, vjp and jvp of
+the summed function, and jacrev/jacfwd of the batch-summed outputs (the
+Jacobian's batch dimension is then moved to the front). One batched forward
+and one batched backward per output element, as torch's vmap of vjp does.
+What cannot be lifted (a vjp_fn of an unbatched graph called with batched
+cotangents loops over them; batched values that reach autograd any other way)
+raises NeedsLoop, and the enclosing vmap runs func once per sample.
+
 jvp uses the double-vjp trick (no forward-mode AD); jacfwd is jacrev (same
 values); both compute one vjp per output element (no vmap over the basis), or,
 when the inputs have under half as many elements as the output, one
@@ -19,6 +31,8 @@ import threading
 import cthtorch
 
 from cthtorch.utils._pytree import tree_flatten, tree_unflatten
+
+from ._batched import BatchedTensor, NeedsLoop, max_level, physical
 
 __all__ = ["grad", "grad_and_value", "vjp", "jvp", "jacrev", "jacfwd", "hessian", "linearize"]
 
@@ -45,10 +59,29 @@ class _Level:
         _state.depth = self.outer_depth
         return False
 
+    def outside(self):
+        """A context in which this level is not entered (depth and grad mode of its caller)."""
+        return _Outside(self)
+
     def connects(self, t):
         """Whether t's own autograd history has to stay linked to the results."""
         return (isinstance(t, cthtorch.Tensor) and t.requires_grad
                 and (self.outer_depth > 0 or self.outer_grad))
+
+
+class _Outside:
+    def __init__(self, level):
+        self.level = level
+
+    def __enter__(self):
+        _state.depth = self.level.outer_depth
+        self._grad = cthtorch.set_grad_enabled(self.level.outer_grad)
+        self._grad.__enter__()
+
+    def __exit__(self, *exc):
+        self._grad.__exit__(*exc)
+        _state.depth = self.level.outer_depth + 1
+        return False
 
 
 def _make_diff(t, level):
@@ -66,6 +99,8 @@ def _detach_tree(tree):
 
 def _autograd_grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=False):
     """autograd.grad over the outputs that require grad; zeros for inputs they don't reach."""
+    if max_level(outputs, inputs, grad_outputs):
+        raise NeedsLoop("vmap: batched values reached autograd.grad without a lifted transform")
     if grad_outputs is None:
         grad_outputs = [None] * len(outputs)
     pairs = [(o, g) for o, g in zip(outputs, grad_outputs) if isinstance(o, cthtorch.Tensor) and o.requires_grad]
@@ -118,6 +153,153 @@ def _differentiable_args(args, argnums, level, kwargs=None):
     return tuple(args), flat, spec, connected
 
 
+# ---- lifting a transform over the batch dimension of a vmap level ----
+
+def _batch_size_at(level, *trees):
+    for t in trees:
+        for x in tree_flatten(t)[0]:
+            if isinstance(x, BatchedTensor) and x._level == level:
+                return x._value.shape[0]
+    raise AssertionError("no BatchedTensor at level %d" % level)
+
+
+def _to_physical(tree, level, B, expand):
+    """(physical tree, flags): BatchedTensors of level unwrapped, other tensors expanded when expand."""
+    flat, spec = tree_flatten(tree)
+    out, flags = [], []
+    for x in flat:
+        if isinstance(x, BatchedTensor) and x._level == level:
+            out.append(x._value)
+            flags.append(True)
+        elif expand and isinstance(x, (cthtorch.Tensor, BatchedTensor)):
+            out.append(physical(x, level, B))
+            flags.append(True)
+        else:
+            out.append(x)
+            flags.append(False)
+    return tree_unflatten(out, spec), flags
+
+
+def _to_logical(tree, level, flags=None):
+    flat, spec = tree_flatten(tree)
+    if flags is None:
+        flags = [isinstance(x, (cthtorch.Tensor, BatchedTensor)) for x in flat]
+    return tree_unflatten([BatchedTensor(x, level) if f else x for x, f in zip(flat, flags)], spec)
+
+
+def _lift_args(args, kwargs, level, B, diff_idx):
+    """physical args (the differentiated ones always batched) and the function that rewraps them"""
+    pargs, aflags = [], []
+    for i, a in enumerate(args):
+        pa, fl = _to_physical(a, level, B, i in diff_idx)
+        pargs.append(pa)
+        aflags.append(fl)
+    pkw, kflags = _to_physical(kwargs, level, B, False)
+
+    def rewrap(pa, pk):
+        return (tuple(_to_logical(x, level, fl) for x, fl in zip(pa, aflags)), _to_logical(pk, level, kflags))
+    return tuple(pargs), pkw, rewrap
+
+
+def _phys_tree(tree, level, B):
+    flat, spec = tree_flatten(tree)
+    return tree_unflatten([physical(x, level, B) if isinstance(x, (cthtorch.Tensor, BatchedTensor)) else x
+                           for x in flat], spec)
+
+
+def _lifted_grad_and_value(func, argnums, has_aux, level, args, kwargs, B=None):
+    B = B or _batch_size_at(level, args, kwargs)
+    wrapped = _wrap_argnums(argnums, len(args))
+    idx = (wrapped,) if isinstance(wrapped, int) else wrapped
+    pargs, pkw, rewrap = _lift_args(args, kwargs, level, B, idx)
+
+    def summed(*pa, **pk):
+        a, k = rewrap(pa, pk)
+        out = func(*a, **k)
+        out, aux = _split_aux(out, has_aux, "grad_and_value(f)(*args)")
+        if not isinstance(out, (cthtorch.Tensor, BatchedTensor)):
+            raise RuntimeError("grad_and_value(f)(*args): Expected f(*args) to return a Tensor, got %s" % type(out))
+        if out.dim() != 0:
+            raise RuntimeError("grad_and_value(f)(*args): Expected f(*args) to return a scalar Tensor, got tensor "
+                               "with %d dims. Maybe you wanted to use the vjp or jacrev APIs instead?" % out.dim())
+        po = physical(out, level, B)
+        return po.sum(), (po, _phys_tree(aux, level, B))
+
+    with _Lifting(level):
+        g, (_, (po, paux)) = grad_and_value(summed, argnums, has_aux=True)(*pargs, **pkw)
+    g, value, aux = _to_logical(g, level), BatchedTensor(po, level), _to_logical(paux, level)
+    return (g, (value, aux)) if has_aux else (g, value)
+
+
+def _lifted_jacobian(func, argnums, has_aux, name, level, args, B=None):
+    B = B or _batch_size_at(level, args)
+    wrapped = _wrap_argnums(argnums, len(args))
+    idx = (wrapped,) if isinstance(wrapped, int) else wrapped
+    pargs, _, rewrap = _lift_args(args, {}, level, B, idx)
+    ranks = []
+
+    def summed(*pa):
+        a, _ = rewrap(pa, {})
+        out = func(*a)
+        out, aux = _split_aux(out, has_aux, "vjp(f, *primals)")
+        flat, spec = tree_flatten(out)
+        ranks[:] = [o.dim() if isinstance(o, (cthtorch.Tensor, BatchedTensor)) else 0 for o in flat]
+        flat = [physical(o, level, B).sum(0) if isinstance(o, (cthtorch.Tensor, BatchedTensor)) else o
+                for o in flat]
+        return tree_unflatten(flat, spec), _phys_tree(aux, level, B)
+
+    with _Lifting(level):
+        jac, paux = _jacobian(summed, argnums, True, name)(*pargs)
+    # every output leaf's Jacobian is [*out, B, *in]: the batch dimension goes to the front
+    flat, spec = tree_flatten(jac)
+    per_out = len(flat) // max(len(ranks), 1)
+    flat = [BatchedTensor(j.movedim(ranks[k // per_out], 0), level) for k, j in enumerate(flat)]
+    res = tree_unflatten(flat, spec)
+    return (res, _to_logical(paux, level)) if has_aux else res
+
+
+def _captured_level(out):
+    """(level, batch size) of the BatchedTensors in func's output when its arguments had none: func
+    captured a batched value, and the transform is redone lifted over that level (0, 0 when none).
+    Inside the lift of a later level, lifting an earlier one would expand every value over both batches
+    (NTK's jvp of a captured input under vmap over the basis): the enclosing vmap loops instead."""
+    lv = max_level(out)
+    if not lv:
+        return 0, 0
+    if lv < getattr(_state, "lifting", 0):
+        raise NeedsLoop("vmap: a transform inside the lift of level %d captured a value of level %d"
+                        % (_state.lifting, lv))
+    return lv, _batch_size_at(lv, out)
+
+
+class _Lifting:
+    """Marks the lift of a vmap level in progress (thread local), for _captured_level."""
+
+    def __init__(self, level):
+        self.level = level
+
+    def __enter__(self):
+        self.outer = getattr(_state, "lifting", 0)
+        _state.lifting = max(self.outer, self.level)
+
+    def __exit__(self, *exc):
+        _state.lifting = self.outer
+        return False
+
+
+def _map_over_level(fn, tree, level):
+    """fn applied to every sample of level's batch in tree (one call per sample), results batched at level."""
+    B = _batch_size_at(level, tree)
+    flat, spec = tree_flatten(tree)
+    outs = []
+    for i in range(B):
+        sample = [x._value[i] if isinstance(x, BatchedTensor) and x._level == level else x for x in flat]
+        outs.append(tree_flatten(fn(tree_unflatten(sample, spec))))
+    res_spec = outs[0][1]
+    stacked = [BatchedTensor(cthtorch.stack([o[0][k] for o in outs]), level) for k in range(len(outs[0][0]))]
+    return tree_unflatten(stacked, res_spec)
+
+
 # ---- grad ----
 
 def grad_and_value(func, argnums=0, has_aux=False):
@@ -125,9 +307,17 @@ def grad_and_value(func, argnums=0, has_aux=False):
 
     @functools.wraps(func)
     def wrapper(*args, **kwargs):
+        batch_level = max_level(args, kwargs)
+        if batch_level:
+            return _lifted_grad_and_value(func, argnums, has_aux, batch_level, args, kwargs)
+        orig_args = args
         with _Level() as level:
             args, flat_diff, spec, create_graph = _differentiable_args(args, argnums, level, kwargs)
             output = func(*args, **kwargs)
+            lv, B = _captured_level(output)
+            if lv:
+                with level.outside():
+                    return _lifted_grad_and_value(func, argnums, has_aux, lv, orig_args, kwargs, B)
             output, aux = _split_aux(output, has_aux, "grad_and_value(f)(*args)")
             if not isinstance(output, cthtorch.Tensor):
                 raise RuntimeError("grad_and_value(f)(*args): Expected f(*args) to return a Tensor, got %s"
@@ -195,16 +385,26 @@ def _split_vjp_output(out, has_aux):
 
 def vjp(func, *primals, has_aux=False):
     """vjp(func, *primals, has_aux=False) -> (output, vjp_fn[, aux]) as torch.func.vjp."""
+    batch_level = max_level(primals)
+    if batch_level:
+        return _lifted_vjp(func, primals, has_aux, batch_level)
     with _Level() as level:
         flat_p, p_spec = tree_flatten(primals)
         diff = [_make_diff(t, level) for t in flat_p]
         out = func(*tree_unflatten(diff, p_spec))
+        lv, B = _captured_level(out)
+        if lv:
+            with level.outside():
+                return _lifted_vjp(func, primals, has_aux, lv, B)
         out, aux, flat_out, out_spec = _split_vjp_output(out, has_aux)
     connected = level.outer_depth > 0 or any(level.connects(t) for t in flat_p)
 
     def vjp_fn(cotangents, retain_graph=True, create_graph=None):
         if create_graph is None:
             create_graph = cthtorch.is_grad_enabled()
+        if max_level(cotangents):     # an unbatched graph, batched cotangents: one backward per sample
+            return _map_over_level(lambda c: vjp_fn(c, retain_graph=True, create_graph=create_graph),
+                                   cotangents, max_level(cotangents))
         flat_ct, ct_spec = tree_flatten(cotangents)
         if ct_spec != out_spec:
             raise RuntimeError("Expected pytree structure of cotangents to be the same as pytree structure of "
@@ -221,6 +421,51 @@ def vjp(func, *primals, has_aux=False):
     if has_aux:
         return results, vjp_fn, (aux if connected else _detach_tree(aux))
     return results, vjp_fn
+
+
+def _lifted_vjp(func, primals, has_aux, level, B=None):
+    B = B or _batch_size_at(level, primals)
+    pprim, _, rewrap = _lift_args(primals, {}, level, B, range(len(primals)))
+    stash = []
+
+    def phys_func(*pa):
+        a, _ = rewrap(pa, {})
+        out = func(*a)
+        out, aux = _split_aux(out, has_aux, "vjp(f, *primals)")
+        stash.append(aux)
+        return _phys_tree(out, level, B)
+
+    with _Lifting(level):
+        out, inner_fn = vjp(phys_func, *pprim)
+
+    def vjp_fn(cotangents, retain_graph=True, create_graph=None):
+        lv = max_level(cotangents)
+        if lv > level:
+            return _map_over_level(lambda c: vjp_fn(c, retain_graph=True, create_graph=create_graph), cotangents, lv)
+        pct = _phys_tree(cotangents, level, B)
+        return _to_logical(inner_fn(pct, retain_graph=retain_graph, create_graph=create_graph), level)
+
+    res = (_to_logical(out, level), vjp_fn)
+    return res + (stash[0],) if has_aux else res
+
+
+def _lifted_jvp(func, primals, tangents, strict, has_aux, level, B=None):
+    B = B or _batch_size_at(level, primals, tangents)
+    pprim = tuple(_phys_tree(p, level, B) for p in primals)
+    ptan = tuple(_phys_tree(t, level, B) for t in tangents) if isinstance(tangents, tuple) else \
+        _phys_tree(tangents, level, B)
+    stash = []
+
+    def phys_func(*pa):
+        out = func(*tuple(_to_logical(p, level) for p in pa))
+        out, aux = _split_aux(out, has_aux, _JVP)
+        stash.append(aux)
+        return _phys_tree(out, level, B)
+
+    with _Lifting(level):
+        out, tan = jvp(phys_func, pprim, ptan, strict=strict)
+    res = (_to_logical(out, level), _to_logical(tan, level))
+    return res + (stash[0],) if has_aux else res
 
 
 # ---- jvp (double-vjp trick) ----
@@ -246,11 +491,18 @@ def jvp(func, primals, tangents, *, strict=False, has_aux=False):
         if len(flat) == 0:
             raise RuntimeError("%s: Expected %s to contain at least one Tensor." % (_JVP, argname))
         for x in flat:
-            if not isinstance(x, cthtorch.Tensor):
+            if not isinstance(x, (cthtorch.Tensor, BatchedTensor)):
                 raise RuntimeError("%s: Expected %s to only contain Tensors, got %s" % (_JVP, argname, type(x)))
+    batch_level = max_level(primals, tangents)
+    if batch_level:
+        return _lifted_jvp(func, primals, tangents, strict, has_aux, batch_level)
     with _Level() as level:
         diff = [_make_diff(t, level) for t in flat_p]
         out = func(*tree_unflatten(diff, p_spec))
+        lv, B = _captured_level(out)
+        if lv:
+            with level.outside():
+                return _lifted_jvp(func, primals, tangents, strict, has_aux, lv, B)
         out, aux = _split_aux(out, has_aux, _JVP)
         flat_out, out_spec = tree_flatten(out)
         _check_tensor_outputs(flat_out, _JVP)
@@ -338,9 +590,17 @@ def _jacobian(func, argnums, has_aux, name):
     @functools.wraps(func)
     def wrapper(*args):
         _error_if_complex(name, args, True)
+        batch_level = max_level(args)
+        if batch_level:
+            return _lifted_jacobian(func, argnums, has_aux, name, batch_level, args)
+        orig_args = args
         with _Level() as level:
             args, flat_diff, spec, create_graph = _differentiable_args(args, argnums, level)
             out = func(*args)
+            lv, B = _captured_level(out)
+            if lv:
+                with level.outside():
+                    return _lifted_jacobian(func, argnums, has_aux, name, lv, orig_args, B)
             out, aux, flat_out, out_spec = _split_vjp_output(out, has_aux)
             _error_if_complex(name, flat_out, False)
             per_output = []

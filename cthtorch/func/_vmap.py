@@ -1,15 +1,22 @@
-"""vmap as a loop: call func once per index of the mapped dimension, then stack.
+"""vmap: func runs once on the whole batch (BatchedTensor), or once per sample when it cannot.
 
-There is no batching-rule machinery (no BatchedTensor), so vmap(func)(x) runs
-func(x.select(in_dim, i)) for every i and stacks the per-sample outputs along
-out_dim. The results (values, shapes, dtypes, autograd history) are those of
-the loop; the cost is batch_size Python calls.
+The mapped dimension of every input moves to the front and the input is wrapped
+in a BatchedTensor of a fresh level (_batched.py); func runs once and each op
+it calls applies its batching rule (one batched kernel call) or, without one,
+loops over the samples for that op alone. The outputs are unwrapped and their
+batch dimension moved to out_dims. When the batched run cannot go through
+(func raised, consumed randomness in 'same'/'different' mode, or a transform
+inside it met batched values it cannot lift), func is run again once per
+sample, x.select(in_dim, i), and the outputs are stacked: that loop is
+always correct, only slower, and it is what raises the user's own errors.
 """
 import functools
 
 import cthtorch
 
 from cthtorch.utils._pytree import broadcast_to_and_flatten, tree_flatten, tree_unflatten
+
+from ._batched import BatchedTensor, next_level, release_level
 
 __all__ = ["vmap"]
 
@@ -85,7 +92,7 @@ def _flat_out_dims(first_out, out_dims, out_spec, func):
                          "`outputs`. out_dims has structure %s but outputs has structure %s."
                          % (_get_name(func), out_dims, tree_flatten(out_dims)[1], out_spec))
 
-    if isinstance(first_out, cthtorch.Tensor):
+    if isinstance(first_out, (cthtorch.Tensor, BatchedTensor)):
         if isinstance(out_dims, int) or out_dims is None:
             return [out_dims]
         if isinstance(out_dims, tuple) and len(out_dims) == 1:
@@ -100,6 +107,8 @@ def _flat_out_dims(first_out, out_dims, out_spec, func):
 def _same_value(a, b):
     if a is b:
         return True
+    if isinstance(a, BatchedTensor) or isinstance(b, BatchedTensor):
+        return False     # values of an outer vmap: not provably the same for every sample
     if isinstance(a, cthtorch.Tensor) and isinstance(b, cthtorch.Tensor):
         return a.shape == b.shape and a.dtype == b.dtype and bool(cthtorch.equal(a, b))
     try:
@@ -122,13 +131,14 @@ def _combine(per_sample, out_dims, func, batch_size):
     for k, out_dim in enumerate(flat_out_dims):
         leaves = [f[0][k] for f in flats]
         if out_dim is None:
-            if isinstance(leaves[0], cthtorch.Tensor) and not all(_same_value(leaves[0], x) for x in leaves[1:]):
+            if isinstance(leaves[0], (cthtorch.Tensor, BatchedTensor)) and \
+                    not all(_same_value(leaves[0], x) for x in leaves[1:]):
                 raise ValueError("vmap(%s, ...): `%s` can not return a BatchedTensor when out_dim is None"
                                  % (name, name))
             results.append(leaves[0])
             continue
-        if not all(isinstance(x, cthtorch.Tensor) for x in leaves):
-            bad = next(x for x in leaves if not isinstance(x, cthtorch.Tensor))
+        if not all(isinstance(x, (cthtorch.Tensor, BatchedTensor)) for x in leaves):
+            bad = next(x for x in leaves if not isinstance(x, (cthtorch.Tensor, BatchedTensor)))
             raise ValueError("vmap(%s, ...): `%s` must only return Tensors, got type %s. Did you mean to set "
                              "out_dims= to None for output?" % (name, name, type(bad)))
         stacked = cthtorch.stack(leaves, dim=out_dim)
@@ -138,9 +148,87 @@ def _combine(per_sample, out_dims, func, batch_size):
     return tree_unflatten(results, out_spec)
 
 
-def _vmap_impl(func, in_dims, out_dims, randomness, args, kwargs):
-    _check_out_dims(out_dims, func)
-    batch_size, flat_in_dims, flat_args, args_spec = _process_inputs(in_dims, args, func)
+# which path the last vmap call took ('batched' or 'loop'): tests check that rules are really used
+last_path = None
+
+
+def _unwrap_outputs(out, out_dims, func, level, batch_size):
+    """func's batched outputs with their batch dimension moved to out_dims."""
+    name = _get_name(func)
+    flat, out_spec = tree_flatten(out)
+    flat_out_dims = _flat_out_dims(out, out_dims, out_spec, func)
+    results = []
+    for leaf, out_dim in zip(flat, flat_out_dims):
+        batched = isinstance(leaf, BatchedTensor) and leaf._level == level
+        if out_dim is None:
+            if batched:
+                raise ValueError("vmap(%s, ...): `%s` can not return a BatchedTensor when out_dim is None"
+                                 % (name, name))
+            results.append(leaf)
+            continue
+        if not isinstance(leaf, (cthtorch.Tensor, BatchedTensor)):
+            raise ValueError("vmap(%s, ...): `%s` must only return Tensors, got type %s. Did you mean to set "
+                             "out_dims= to None for output?" % (name, name, type(leaf)))
+        if batched:
+            value = leaf._value
+            d = out_dim % value.dim() if -value.dim() <= out_dim < value.dim() else out_dim
+            results.append(value if d == 0 else value.movedim(0, d))
+        else:   # does not vary over the batch: torch returns it expanded
+            rank = leaf.dim() + 1
+            d = out_dim % rank if -rank <= out_dim < rank else out_dim
+            shape = list(leaf.shape)
+            shape.insert(d, batch_size)
+            results.append(leaf.unsqueeze(d).expand(shape))
+    return tree_unflatten(results, out_spec)
+
+
+_FAILED = object()
+
+
+def _batched_call(func, flat_in_dims, flat_args, args_spec, kwargs, out_dims, randomness, batch_size):
+    """func run once on BatchedTensors; _FAILED when the loop has to do it instead."""
+    rng = cthtorch.get_rng_state()
+    level = next_level()
+    try:
+        inputs = [a if d is None else BatchedTensor(a if d == 0 else a.movedim(d, 0), level)
+                  for a, d in zip(flat_args, flat_in_dims)]
+        try:
+            out = func(*tree_unflatten(inputs, args_spec), **kwargs)
+        except Exception:
+            cthtorch.set_rng_state(rng)
+            return _FAILED
+    finally:
+        release_level(level)
+    if not cthtorch.equal(cthtorch.get_rng_state(), rng):
+        cthtorch.set_rng_state(rng)
+        if randomness == "error":
+            raise RuntimeError(_RANDOM_ERROR)
+        return _FAILED      # 'same' / 'different': the per-sample loop draws as torch's modes specify
+    return _unwrap_outputs(out, out_dims, func, level, batch_size)
+
+
+def _chunked_call(func, flat_in_dims, flat_args, args_spec, kwargs, out_dims, randomness, batch_size, chunk_size):
+    if chunk_size is None or chunk_size >= batch_size:
+        return _batched_call(func, flat_in_dims, flat_args, args_spec, kwargs, out_dims, randomness, batch_size)
+    parts = []
+    for start in range(0, batch_size, chunk_size):
+        n = min(chunk_size, batch_size - start)
+        chunk = [a if d is None else a.narrow(d, start, n) for a, d in zip(flat_args, flat_in_dims)]
+        r = _batched_call(func, flat_in_dims, chunk, args_spec, kwargs, out_dims, randomness, n)
+        if r is _FAILED:
+            return r
+        parts.append(r)
+    flats = [tree_flatten(p) for p in parts]
+    out_spec = flats[0][1]
+    flat_out_dims = _flat_out_dims(parts[0], out_dims, out_spec, func)
+    joined = []
+    for k, od in enumerate(flat_out_dims):
+        leaves = [f[0][k] for f in flats]
+        joined.append(leaves[0] if od is None else cthtorch.cat(leaves, od))
+    return tree_unflatten(joined, out_spec)
+
+
+def _loop_impl(func, out_dims, randomness, args_spec, flat_args, flat_in_dims, batch_size, kwargs):
     rng = None if randomness == "different" else cthtorch.get_rng_state()
 
     if batch_size == 0:
@@ -167,19 +255,33 @@ def _vmap_impl(func, in_dims, out_dims, randomness, args, kwargs):
     return _combine(per_sample, out_dims, func, batch_size)
 
 
+def _vmap_impl(func, in_dims, out_dims, randomness, args, kwargs, chunk_size=None):
+    global last_path
+    _check_out_dims(out_dims, func)
+    batch_size, flat_in_dims, flat_args, args_spec = _process_inputs(in_dims, args, func)
+    if batch_size > 0:
+        res = _chunked_call(func, flat_in_dims, flat_args, args_spec, kwargs, out_dims, randomness, batch_size,
+                            chunk_size)
+        if res is not _FAILED:
+            last_path = "batched"
+            return res
+    last_path = "loop"
+    return _loop_impl(func, out_dims, randomness, args_spec, flat_args, flat_in_dims, batch_size, kwargs)
+
+
 def vmap(func, in_dims=0, out_dims=0, randomness="error", *, chunk_size=None):
     """vmap(func, in_dims=0, out_dims=0, randomness='error', *, chunk_size=None) as torch.func.vmap.
 
-    Runs ``func`` once per index of the mapped dimension and stacks the
-    outputs (a Python loop, no batching rules). ``in_dims`` is an int, or a
+    Runs ``func`` once on the whole batch (see the module docstring; once per
+    sample when batching cannot express it). ``in_dims`` is an int, or a
     tuple with one entry per positional argument, each entry an int, None or
     a container (tuple/list/dict) matching that argument. keyword arguments
     are passed unmapped. ``out_dims`` is an int or a container matching the
     output. randomness: 'error' raises when func consumed the global random
     generator; 'same' replays the same generator state for every sample;
-    'different' lets every sample draw fresh numbers. ``chunk_size`` is
-    validated and otherwise has no effect (the loop already runs one sample
-    at a time).
+    'different' lets every sample draw fresh numbers (randomness in those
+    two modes runs the per-sample loop). ``chunk_size`` runs func on that
+    many samples at a time.
     """
     _check_randomness_arg(randomness)
     if not (chunk_size is None or chunk_size > 0):
@@ -187,6 +289,6 @@ def vmap(func, in_dims=0, out_dims=0, randomness="error", *, chunk_size=None):
 
     @functools.wraps(func)
     def wrapped(*args, **kwargs):
-        return _vmap_impl(func, in_dims, out_dims, randomness, args, kwargs)
+        return _vmap_impl(func, in_dims, out_dims, randomness, args, kwargs, chunk_size)
 
     return wrapped

@@ -9,6 +9,7 @@ import contextlib
 import warnings
 
 import cthtorch
+from cthtorch.overrides import is_tensor_like
 
 __all__ = ["functional_call"]
 
@@ -26,7 +27,7 @@ def _get_submodule(module, path):
 
 def _swap_tensor(module, name, tensor, allow_missing=False):
     """Puts tensor (or _MISSING: remove) at module.name; returns what was there (_MISSING if nothing)."""
-    if tensor is not _MISSING and not isinstance(tensor, cthtorch.Tensor):
+    if tensor is not _MISSING and not is_tensor_like(tensor):
         raise TypeError("%s is not an instance of torch.Tensor" % (tensor,))
     store = (module._parameters if name in module._parameters else
              module._buffers if name in module._buffers else None)
