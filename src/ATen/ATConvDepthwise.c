@@ -138,7 +138,7 @@ static inline int64_t corr_pad(const int64_t *off, int64_t KW) {
 static int64_t corr_row_len(int64_t n_cols, int64_t sw, const int64_t *off, int64_t KW, int64_t S) {
   int64_t mx = off[0];
   for (int64_t t = 1; t < KW; t++) if (off[t] > mx) mx = off[t];
-  const int64_t ncr = (n_cols + 7) / 8 * 8, P = corr_pad(off, KW);
+  const int64_t ncr = (n_cols + 15) / 16 * 16, P = corr_pad(off, KW);   /* blocks of 16 columns */
   int64_t len = (ncr - 1) * S + mx + P + S;
   return len > P + sw ? len : P + sw;
 }
@@ -152,7 +152,43 @@ static inline __attribute__((always_inline)) void corr_plane_k(float *restrict o
   for (int64_t r = 0; r < sh; r++) memcpy(buf + r * Lp + P, src + r * sw, (size_t)sw * sizeof(float));
   int64_t po[64];
   for (int t = 0; t < KW; t++) po[t] = off[t] + P;
-  for (int64_t o = 0; o < n_rows; o++) {
+  int64_t o = 0;
+  /* consecutive rows (row step 1, dilation 1; the forward's RC = 1, grad_input's -1): rows o
+   * and o + 1 share all but one source row, so each source vector is loaded once for both;
+   * each output's taps stay in kh, kw order */
+  if (RA == 1 && (RC == 1 || RC == -1) && S == 1)
+    for (; o + 2 <= n_rows; o += 2) {
+      const float *rows[65];
+      for (int64_t k = 0; k <= KH; k++) {
+        const int64_t r = o + RB + (RC == 1 ? k : 1 - k);
+        rows[k] = r >= 0 && r < sh ? buf + r * Lp : NULL;
+      }
+      float *o0 = out + o * n_cols, *o1 = o0 + n_cols;
+      for (int64_t j = 0; j < n_cols; j += 16) {
+        v8f s0 = { 0 }, s1 = { 0 }, u0 = { 0 }, u1 = { 0 };
+        for (int64_t k = 0; k <= KH; k++) {
+          if (!rows[k]) continue;
+          /* the source row is row o's kh = k (row o + 1's k - 1) going down, the reverse going up */
+          const int64_t ko = RC == 1 ? k : k - 1, ki = RC == 1 ? k - 1 : k;
+          const float *wa = w + ko * KW, *wb = w + ki * KW;
+          for (int t = 0; t < KW; t++) {
+            const float *p = rows[k] + j + po[t];
+            const v8f a = ld8(p), b = ld8(p + 8);
+            if (ko >= 0 && ko < KH) { s0 += wa[t] * a; s1 += wa[t] * b; }
+            if (ki >= 0 && ki < KH) { u0 += wb[t] * a; u1 += wb[t] * b; }
+          }
+        }
+        if (j + 16 <= n_cols) {
+          st8(o0 + j, s0); st8(o0 + j + 8, s1); st8(o1 + j, u0); st8(o1 + j + 8, u1);
+          continue;
+        }
+        float tmp[32];
+        st8(tmp, s0); st8(tmp + 8, s1); st8(tmp + 16, u0); st8(tmp + 24, u1);
+        memcpy(o0 + j, tmp, (size_t)(n_cols - j) * sizeof(float));
+        memcpy(o1 + j, tmp + 16, (size_t)(n_cols - j) * sizeof(float));
+      }
+    }
+  for (; o < n_rows; o++) {
     const float *rows[64], *wt[64];
     int R = 0;
     for (int64_t kh = 0; kh < KH; kh++) {
