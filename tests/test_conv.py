@@ -220,7 +220,14 @@ def test_nn_grad_conv_input_and_weight_match_torch(nd, kw):
     (2, 8, 1, 13, 11, 3, 1, 1, 1, "float32"), (2, 8, 1, 13, 11, 3, 2, 1, 1, "float32"),
     (1, 6, 2, 10, 9, 5, 2, 2, 1, "float64"), (3, 4, 3, 7, 8, 3, 1, 2, 2, "float64"),
     (2, 5, 1, 9, 9, (3, 5), (2, 1), (0, 2), 1, "float32"), (2, 4, 1, 8, 8, 7, 1, 3, 1, "float32"),
-    (1, 4, 1, 5, 5, 3, 3, 4, 1, "float64")])
+    (1, 4, 1, 5, 5, 3, 3, 4, 1, "float64"),
+    # float32's register-blocked kernel (strides 1 and 2): rows of 16 + 8 + tail columns, stride 2's
+    # paired loads at the row's end, dilation, a channel multiplier (grad_input by scatter),
+    # rows narrower than a vector, mixed strides, and stride 3 (the plain loops)
+    (2, 3, 1, 21, 37, 5, 2, 2, 1, "float32"), (1, 4, 1, 30, 41, 3, 1, 1, 1, "float32"),
+    (2, 3, 1, 17, 19, 3, 1, 2, 2, "float32"), (1, 3, 2, 12, 26, 3, (1, 2), 1, 1, "float32"),
+    (2, 5, 1, 4, 3, 3, 1, 1, 1, "float32"), (1, 4, 1, 11, 24, 7, (2, 1), 3, 1, "float32"),
+    (1, 3, 1, 10, 10, 3, 3, 0, 1, "float32"), (1, 2, 1, 40, 33, 5, 2, 0, 1, "float32")])
 def test_depthwise_conv2d_matches_torch(N, C, m, H, W, K, S, P, D, dt):
     g = torch.Generator().manual_seed(0)
     kk = (K, K) if isinstance(K, int) else K

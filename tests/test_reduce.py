@@ -107,3 +107,40 @@ def test_max_min_over_rows_nan_and_ties_match_torch(dt):
             np.testing.assert_array_equal(ci.numpy(), ti.numpy())
     np.testing.assert_array_equal(x.argmax(1).numpy(), y.argmax(1).numpy())
     np.testing.assert_array_equal(x.argmin(1).numpy(), y.argmin(1).numpy())
+
+
+@pytest.mark.parametrize("dt", ["float32", "float64"])
+@pytest.mark.parametrize("shape,dim", [((64, 33), 1), ((64, 5), 1), ((300, 3), 0), ((9, 40), 0), ((5, 6, 7), (0, 2)),
+                                       ((4, 70), -1), ((70,), 0)])
+def test_amax_amin_float_kernel(dt, shape, dim):
+    """amax/amin of float32/float64 in the dtype: NaN sticks, and +-0 ties over contiguous rows
+    resolve as torch's lanes do (lane l keeps its first, then lanes in order). Column
+    reductions keep the first of a +-0 tie, where torch's vector max may keep the later one:
+    their signs of zero are not compared"""
+    rs = np.random.RandomState(len(shape) * 7 + shape[0])
+    x = rs.randn(*shape).astype(dt)
+    flat = x.reshape(-1)
+    flat[rs.randint(0, flat.size, max(1, flat.size // 10))] = 0.0
+    flat[rs.randint(0, flat.size, max(1, flat.size // 10))] = -0.0
+    xn = x.copy()
+    xn.reshape(-1)[rs.randint(0, flat.size, 3)] = np.nan
+    for arr in (x, xn, -np.abs(x)):
+        for f in ("amax", "amin"):
+            got = getattr(ct, f)(ct.from_numpy(arr), dim).numpy()
+            want = getattr(torch, f)(torch.from_numpy(arr), dim).numpy()
+            np.testing.assert_array_equal(got, want)
+            if dim in (-1, len(shape) - 1):
+                assert np.array_equal(np.signbit(got), np.signbit(want)), (f, shape, dim)
+    # a transposed (non-contiguous) input
+    if x.ndim == 2:
+        got = ct.amax(ct.from_numpy(x).t(), dim).numpy()
+        np.testing.assert_array_equal(got, torch.amax(torch.from_numpy(x).t(), dim).numpy())
+
+
+def test_amax_lane_zero_order():
+    v = [-5.0] * 33
+    v[0], v[8], v[1] = -1.0, -0.0, 0.0
+    for dt in ("float32", "float64"):
+        got = ct.amax(ct.tensor(v, dtype=getattr(ct, dt)), 0).item()
+        want = torch.amax(torch.tensor(v, dtype=getattr(torch, dt)), 0).item()
+        assert got == want and np.signbit(got) == np.signbit(want)

@@ -612,6 +612,55 @@ static bool amax_empty(const THTensor *self, const ATIntList *dims, const ATRedu
   return true;
 }
 
+/* amax/amin of float32/float64 in the dtype (no double copy): `a` stays unless `v` is strictly
+ * better or NaN, so NaN sticks and the first of equal values (+-0) stays. A contiguous row of at
+ * least a vector goes as torch's: lane l keeps elements l, l + W, ..., then the lanes in order,
+ * then the tail elements (torch's amax of [-1, +0, .., -0 at 8] is -0). Columns (adjacent
+ * outputs) run row by row over all of them, which the compiler vectorizes. */
+#define AMAX_KERNEL(T, W, IT)                                                                    \
+  typedef T amax_v_##T __attribute__((vector_size(W * sizeof(T))));                             \
+  typedef IT amax_m_##T __attribute__((vector_size(W * sizeof(T))));                            \
+  static inline bool amax_better_##T(T v, T a, bool mx) { return (mx ? v > a : v < a) || v != v; } \
+  static T amax_row_##T(const T *x, int64_t K, bool mx) {                                        \
+    int64_t k = 0;                                                                               \
+    T b = x[0];                                                                                  \
+    if (K >= W) {                                                                                \
+      amax_v_##T acc, v;                                                                         \
+      memcpy(&acc, x, sizeof acc);                                                               \
+      for (k = W; k + W <= K; k += W) {                                                          \
+        memcpy(&v, x + k, sizeof v);                                                             \
+        amax_m_##T take = (mx ? v > acc : v < acc) | (v != v);                                   \
+        acc = (amax_v_##T)(((amax_m_##T)acc & ~take) | ((amax_m_##T)v & take));                 \
+      }                                                                                          \
+      b = acc[0];                                                                                \
+      for (int l = 1; l < W; l++) if (amax_better_##T(acc[l], b, mx)) b = acc[l];               \
+    } else k = 1;                                                                                \
+    for (; k < K; k++) if (amax_better_##T(x[k], b, mx)) b = x[k];                               \
+    return b;                                                                                    \
+  }                                                                                              \
+  static void amax_2d_##T(const T *x, T *out, int64_t M, int64_t K, int64_t sm, int64_t sk, bool mx) { \
+    if (sk == 1) {                                                                               \
+      _Pragma("omp parallel for if (M * K > 65536)")                                              \
+      for (int64_t m = 0; m < M; m++) out[m] = amax_row_##T(x + m * sm, K, mx);                  \
+    } else if (sm == 1) {                                                                        \
+      memcpy(out, x, M * sizeof(T));                                                             \
+      for (int64_t k = 1; k < K; k++) {                                                          \
+        const T *row = x + k * sk;                                                               \
+        if (mx) for (int64_t m = 0; m < M; m++) out[m] = (row[m] > out[m] || row[m] != row[m]) ? row[m] : out[m]; \
+        else for (int64_t m = 0; m < M; m++) out[m] = (row[m] < out[m] || row[m] != row[m]) ? row[m] : out[m]; \
+      }                                                                                          \
+    } else {                                                                                     \
+      for (int64_t m = 0; m < M; m++) {                                                          \
+        T b = x[m * sm];                                                                         \
+        for (int64_t k = 1; k < K; k++) if (amax_better_##T(x[m * sm + k * sk], b, mx)) b = x[m * sm + k * sk]; \
+        out[m] = b;                                                                              \
+      }                                                                                          \
+    }                                                                                            \
+  }
+AMAX_KERNEL(float, 8, int32_t)
+AMAX_KERNEL(double, 4, int64_t)
+#undef AMAX_KERNEL
+
 THTensor *at_amax(const THTensor *self, const ATIntList *dims, bool keepdim, bool is_max) {
   if (at_no_complex(self, is_max ? "amax_cpu" : "amin_cpu") < 0) return NULL;
   ATReduce2D r;
@@ -621,6 +670,18 @@ THTensor *at_amax(const THTensor *self, const ATIntList *dims, bool keepdim, boo
     at_reduce_release(&r);
     if (empty) return NULL;
     return reduce_cuda(is_max ? AT_RED_MAX : AT_RED_MIN, self, dims, keepdim, self->dtype, 0, NULL);
+  }
+  if (self->dtype == TH_Float || self->dtype == TH_Double) {
+    if (at_reduce_prepare(self, dims, keepdim, &r) < 0) return NULL;
+    THTensor *res = amax_empty(self, dims, &r, is_max) ? NULL : THTensor_new(self->dtype, r.out_ndim, r.out_sizes);
+    if (res && r.M > 0) {
+      if (self->dtype == TH_Float)
+        amax_2d_float((const float *)r.data, (float *)THTensor_data(res), r.M, r.K, r.sm, r.sk, is_max);
+      else
+        amax_2d_double((const double *)r.data, (double *)THTensor_data(res), r.M, r.K, r.sm, r.sk, is_max);
+    }
+    at_reduce_release(&r);
+    return res;
   }
   THTensor *w = work_copy(self);
   if (!w) return NULL;
