@@ -142,6 +142,15 @@ def test_ldl_two_by_two_pivots_and_broadcast():
     same(ct.linalg.ldl_solve(LD, piv, bc), torch.linalg.solve(t, bt), 1e-12)
 
 
+def test_ldl_factor_complex_not_implemented():
+    """complex inputs pass torch's dtype check (it factors them); here they name the missing kernel"""
+    for dt in (ct.complex64, ct.complex128):
+        with pytest.raises(NotImplementedError, match="ldl_factor_kernel_cpu.*Complex"):
+            ct.linalg.ldl_factor(ct.eye(3, dtype=dt))
+    raises_like(lambda: ct.linalg.ldl_factor(ct.eye(3, dtype=ct.int64)),
+                lambda: torch.linalg.ldl_factor(torch.eye(3, dtype=torch.int64)))
+
+
 def test_ldl_singular_and_errors():
     same(ct.linalg.ldl_factor_ex(ct.zeros(3, 3)), torch.linalg.ldl_factor_ex(torch.zeros(3, 3)))
     with pytest.raises(RuntimeError, match="ldl_factor"):
