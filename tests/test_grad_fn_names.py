@@ -261,7 +261,7 @@ KNOWN_DIFFERENT = {
     "dot", "vdot", "inner", "addmv", "addr", "addbmm",
     "repeat", "tile", "repeat_interleave", "unbind",
     "split", "chunk", "cross",
-    "bce_logits", "pad", "einsum", "adaptive_avg", "adaptive_avg_unbatched", "adaptive_avg_1d",
+    "bce_logits", "pad", "einsum",
     "cdist", "trapezoid",
     "diag_embed", "kron", "block_diag", "std_mean", "var_mean",
     "polar", "complex",
@@ -472,3 +472,25 @@ def test_scalar_overload_nodes_as_torch():
         return res
     for a, b in zip(run(cthtorch), run(torch)):
         assert a == b
+
+
+@pytest.mark.parametrize("pool,size,shape", [("adaptive_avg_pool2d", 1, (2, 3, 4, 5)), ("adaptive_avg_pool2d", (1, 1), (3, 4, 5)),
+                                             ("adaptive_avg_pool3d", 1, (1, 2, 3, 4, 2)), ("adaptive_avg_pool1d", 1, (2, 3, 4)),
+                                             ("adaptive_avg_pool2d", (2, 1), (1, 2, 4, 4))])
+def test_global_average_pool_is_torch_s_mean(pool, size, shape):
+    """pooling to 1 x 1 records torch's MeanBackward1 (other sizes the pool's node); values, first and second
+    derivatives equal torch's, and a trace still records the pool op (ONNX exports it as GlobalAveragePool)"""
+    def run(lib):
+        x = lib.tensor(np.random.RandomState(0).randn(*shape), requires_grad=True)
+        y = getattr(lib.nn.functional, pool)(x, size)
+        g, = lib.autograd.grad((y * y).sum(), x, create_graph=True)
+        h, = lib.autograd.grad((g * g).sum(), x)
+        tr = lib.jit.trace(lambda t: getattr(lib.nn.functional, pool)(t, size), (x.detach(),))
+        kinds = [n.kind() for n in tr.graph.nodes() if not n.kind().startswith("prim")]
+        if pool == "adaptive_avg_pool1d":   # ours traces as its 2-d decomposition (unsqueeze, pool2d, squeeze)
+            kinds = [k for k in kinds if "pool" in k][:1] and ["pool"]
+        return _walk(y, 1), kinds, [t.detach().numpy() for t in (y, g, h)]
+    a, b = run(cthtorch), run(torch)
+    assert a[:2] == b[:2]
+    for u, v in zip(a[2], b[2]):
+        np.testing.assert_allclose(u, v, rtol=1e-10, atol=1e-12)

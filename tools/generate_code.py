@@ -31,6 +31,7 @@ An entry:
     deprecated: [[self, alpha, other]]   # torch's deprecated positional orders (bindings only)
     grad_composite: THP_f(self, n) # under autograd the call is this C function's instead,
                                    #   which records torch's composite graph (other ops' nodes)
+    grad_composite_when: C_cond(n) # ... only where this C condition over the parameters holds
     derivatives:                   # formulas in grad, grads[i], result, inputs
       self: grad                   #   and helper calls; inputs not listed get no
       other: grad * alpha          #   gradient; `name.sizes` saves just a shape
@@ -118,6 +119,8 @@ class Decl:
             self.variants = ["function"]
         self.view = bool(d.get("view", False))
         self.grad_composite = d.get("grad_composite")
+        # a C condition over the parameters: the composite records only where it holds (global pooling's mean)
+        self.grad_composite_when = d.get("grad_composite_when")
         # the body runs on CUDA tensors (its ATen function and every kernel it
         # reaches are device-aware); other ops raise NotImplementedError there
         self.cuda = bool(d.get("cuda", False))
@@ -659,8 +662,10 @@ def _gen_vt_body(d, out, inplace):
     if d.grad_composite and not inplace_self:
         if any(p.base in ("Tensor[]", "Tensor?[]") for p in params):
             raise SystemExit("%s: grad_composite takes no Tensor[] parameter" % d.full)
-        comp = re.sub(r"\b(%s)\b" % "|".join(p.name for p in params), lambda m: m.group(1) + "_", d.grad_composite)
-        L.append("  if (rg_%s) return %s;" % (" && !out_" if out else "", comp))
+        def args(e):
+            return re.sub(r"\b(%s)\b" % "|".join(p.name for p in params), lambda m: m.group(1) + "_", e)
+        when = " && (%s)" % args(d.grad_composite_when) if d.grad_composite_when else ""
+        L.append("  if (rg_%s%s) return %s;" % (" && !out_" if out else "", when, args(d.grad_composite)))
     if inplace_self:
         L.append("  if (THP_check_inplace(self_) < 0) return NULL;")
         L.append("  if (!rg_ && THPTensor_requiresGrad(self_) && THP_grad_enabled()) rg_ = true;")
