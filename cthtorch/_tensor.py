@@ -128,7 +128,7 @@ class Tensor(_C._TensorBase):
     __rdiv__ = __rtruediv__
 
     def __rpow__(self, other):
-        return cthtorch.pow(cthtorch.tensor(other, dtype=self.dtype if self.is_floating_point() else None), self)
+        return cthtorch.pow(other, self)   # a number: pow.Scalar, PowBackward2 with no edge for it
 
     def __rmatmul__(self, other):
         return other.matmul(self)

@@ -9,7 +9,7 @@ import cthtorch
 from cthtorch.nn import functional as F
 from cthtorch.nn._functional import loss as _loss_fns, sampling as _sampling_fns
 from cthtorch._ops.nn import alpha_dropout as _alpha_dropout, feature_dropout_  # noqa: F401 (re-exported)
-from cthtorch._utils import _dtype_name as _scalar_name
+from cthtorch._utils import _dtype_name as _scalar_name, _tensor_arg
 
 __all__ = ["kl_div", "margin_ranking_loss", "triplet_margin_loss", "poisson_nll_loss", "hinge_embedding_loss",
            "cosine_embedding_loss", "binary_cross_entropy_with_logits", "instance_norm", "constant_pad_nd",
@@ -29,12 +29,6 @@ def _reduction(op, value, position=None):
         where = "argument 'reduction'" + (" (position %d)" % position if position else "")
         raise TypeError("%s(): %s must be int, not %s" % (op, where, type(value).__name__))
     return _REDUCTIONS[value] if 0 <= value < len(_REDUCTIONS) else "none"
-
-
-def _tensor_arg(op, name, value, position):
-    if not isinstance(value, cthtorch.Tensor):
-        raise TypeError("%s(): argument '%s' (position %d) must be Tensor, not %s"
-                        % (op, name, position, type(value).__name__))
 
 
 # ---------------------------------------------------------------- losses

@@ -7,12 +7,14 @@ import operator
 
 _LEGACY_NAMES = {"float32": "Float", "float64": "Double", "float16": "Half", "bfloat16": "BFloat16",
                  "int64": "Long", "int32": "Int", "int16": "Short", "int8": "Char", "uint8": "Byte",
-                 "bool": "Bool"}
+                 "bool": "Bool", "complex32": "ComplexHalf", "complex64": "ComplexFloat", "complex128": "ComplexDouble",
+                 "uint16": "UInt16", "uint32": "UInt32", "uint64": "UInt64"}
 
 
 def _dtype_name(dtype):
     """PyTorch's legacy name of a dtype: 'Float' for torch.float32."""
-    return _LEGACY_NAMES[str(dtype).replace("torch.", "")]
+    name = str(dtype).replace("torch.", "")
+    return _LEGACY_NAMES.get(name, name)   # the rarer ones (float8 kinds) as their dtype name
 
 
 def _wrap_dim(dim, ndim):
@@ -36,6 +38,15 @@ def _index(v):
         return operator.index(v)
     except (TypeError, ValueError, RuntimeError):
         return None
+
+
+def _tensor_arg(fname, argname, value, pos):
+    """A Tensor parameter of a Python-written op: anything else is the parser's TypeError (positions as the
+    method form counts them: self is not one)"""
+    import cthtorch
+    if not isinstance(value, cthtorch.Tensor):
+        raise TypeError("%s(): argument '%s' (position %d) must be Tensor, not %s"
+                        % (fname, argname, pos, type(value).__name__))
 
 
 def _int_arg(fname, argname, pos, value):

@@ -195,3 +195,18 @@ def test_matmul_fold_errors_like_torch():
         for rg in (False, True):
             oracle.raises_like(lambda: ct.ones(*sa, requires_grad=rg) @ ct.ones(*sb, requires_grad=rg),
                                lambda: torch.ones(*sa, requires_grad=rg) @ torch.ones(*sb, requires_grad=rg))
+
+
+@pytest.mark.parametrize("call", ["v.dot('a')", "v.vdot(1)", "v.inner(1)", "v.outer(1)", "v.ger(None)", "m.mv(1)",
+                                  "m.matmul(1)", "m.mm(1)", "L.dot(1, v)", "L.matmul([1], m)", "L.mv('a', v)"])
+def test_non_tensor_arguments_are_the_parser_s_type_error(call):
+    """a number or string where the matrix products take a Tensor: torch's TypeError naming the argument (the
+    method form's positions), not an AttributeError from inside"""
+    def run(L):
+        v, m = L.ones(3), L.ones(2, 3)
+        try:
+            eval(call)
+        except Exception as e:
+            return type(e).__name__, str(e)
+        return None
+    assert run(ct) == run(torch)

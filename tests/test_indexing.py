@@ -319,3 +319,21 @@ def test_bool_bytes_other_than_0_1():
     assert m.float().tolist() == truth.astype(np.float32).tolist()
     assert m.to(ct.int64).tolist() == truth.astype(np.int64).tolist()
     assert ct.where(m, ct.tensor(1 + 2j), ct.tensor(0j)).tolist() == [1 + 2j if t else 0j for t in truth]
+
+
+@pytest.mark.parametrize("ix", [True, False, (None, True), (True, 0), (Ellipsis, True), (0, True), (True, True),
+                                (False, slice(None)), (True, [0, 1]), (slice(1, None), True), (True, Ellipsis, False)])
+def test_python_bool_index_is_a_zero_d_mask(ix):
+    """x[True] / x[False] are torch's 0-d bool masks: a new dim of 1 or 0, recorded as IndexBackward0; two of
+    them share that one dim, and a list beside them broadcasts with it. Reading, the gradient and writing"""
+    def run(L):
+        x = L.arange(6.).reshape(2, 3).requires_grad_()
+        try:
+            r = x[ix]
+        except IndexError as e:
+            return str(e)
+        r.sum().backward()
+        y = L.zeros(2, 3)
+        y[ix] = 5
+        return tuple(r.shape), type(r.grad_fn).__name__, r.tolist(), x.grad.tolist(), y.tolist()
+    assert run(ct) == run(torch)

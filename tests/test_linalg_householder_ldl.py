@@ -56,6 +56,24 @@ def test_householder_product_and_grad(shape, k):
     same(tc.grad, tt.grad, 1e-9)
 
 
+@pytest.mark.parametrize("dt", ["float32", "float64"])
+def test_householder_product_lapack_path(dt):
+    """without gradients the product is LAPACK's orgqr: float32, strided A and tau, a batch, k < n and k = 0
+    equal torch's, and the recorded graph (inputs requiring grad) gives the same values"""
+    c, t = pair(3, 7, 5, dt=dt)
+    tc, tt = pair(3, 8, dt=dt, seed=1)
+    tol = 1e-5 if dt == "float32" else 1e-12
+    A, At = c.transpose(-1, -2)[..., :4], t.transpose(-1, -2)[..., :4]     # (3, 5, 4), not contiguous
+    for k in (4, 2, 0):
+        tau, taut = tc[:, ::2][:, :k], tt[:, ::2][:, :k]
+        r = ct.linalg.householder_product(A, tau)
+        same(r, torch.linalg.householder_product(At, taut), tol)
+        g = ct.linalg.householder_product(A.detach().requires_grad_(), tau.detach().requires_grad_())
+        same(g.detach(), torch.linalg.householder_product(At, taut), tol)
+        with ct.no_grad():
+            same(ct.linalg.householder_product(A.detach().requires_grad_(), tau), r, 0)
+
+
 def test_householder_product_gradcheck():
     A = ct.tensor(np.random.RandomState(0).randn(2, 4, 3), requires_grad=True)
     tau = ct.tensor(np.random.RandomState(1).randn(2, 3), requires_grad=True)
@@ -122,6 +140,15 @@ def test_ldl_two_by_two_pivots_and_broadcast():
     bc, bt = pair(2, 3, 2, seed=5)   # B's batch broadcasts over LD's
     same(ct.linalg.ldl_solve(LD, piv, bc), torch.linalg.ldl_solve(tLD, tpiv, bt), 1e-12)
     same(ct.linalg.ldl_solve(LD, piv, bc), torch.linalg.solve(t, bt), 1e-12)
+
+
+def test_ldl_factor_complex_not_implemented():
+    """complex inputs pass torch's dtype check (it factors them); here they name the missing kernel"""
+    for dt in (ct.complex64, ct.complex128):
+        with pytest.raises(NotImplementedError, match="ldl_factor_kernel_cpu.*Complex"):
+            ct.linalg.ldl_factor(ct.eye(3, dtype=dt))
+    raises_like(lambda: ct.linalg.ldl_factor(ct.eye(3, dtype=ct.int64)),
+                lambda: torch.linalg.ldl_factor(torch.eye(3, dtype=torch.int64)))
 
 
 def test_ldl_singular_and_errors():

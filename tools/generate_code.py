@@ -31,6 +31,7 @@ An entry:
     deprecated: [[self, alpha, other]]   # torch's deprecated positional orders (bindings only)
     grad_composite: THP_f(self, n) # under autograd the call is this C function's instead,
                                    #   which records torch's composite graph (other ops' nodes)
+    grad_composite_when: C_cond(n) # ... only where this C condition over the parameters holds
     derivatives:                   # formulas in grad, grads[i], result, inputs
       self: grad                   #   and helper calls; inputs not listed get no
       other: grad * alpha          #   gradient; `name.sizes` saves just a shape
@@ -118,6 +119,8 @@ class Decl:
             self.variants = ["function"]
         self.view = bool(d.get("view", False))
         self.grad_composite = d.get("grad_composite")
+        # a C condition over the parameters: the composite records only where it holds (global pooling's mean)
+        self.grad_composite_when = d.get("grad_composite_when")
         # the body runs on CUDA tensors (its ATen function and every kernel it
         # reaches are device-aware); other ops raise NotImplementedError there
         self.cuda = bool(d.get("cuda", False))
@@ -153,12 +156,19 @@ class Decl:
             if any(not any(p.name == n for p in self.params) for n in o) or "self" not in o:
                 raise SystemExit("%s: deprecated order %r names an unknown parameter or lacks self" % (self.full, o))
         self.node = d.get("node")   # grad_fn's Python name when not CamelCase(name)Backward0 (aliases share one)
+        # Tensor parameter -> grad_fn name when a Python number was passed for it (a wrapped number): torch
+        # parses x ** 2 to its Scalar overload, whose node (PowBackward0) has no edge for the number
+        self.scalar_nodes = dict(d.get("scalar_nodes") or {})
         # per output: False keeps it out of the graph (lu_unpack's P, as in PyTorch)
         self.output_diff = d.get("output_differentiability")
         self.cname = self.full.replace(".", "_")
         for n in self.tensor_only:
             if not any(p.name == n and p.is_tensor for p in self.params):
                 raise SystemExit("%s: tensor_only names %r, which is not a Tensor parameter" % (self.full, n))
+        for n in self.scalar_nodes:
+            if not any(p.name == n and p.is_tensor and p.base == "Tensor" for p in self.params) or n in self.tensor_only:
+                raise SystemExit("%s: scalar_nodes names %r, which is not a Tensor parameter taking numbers"
+                                 % (self.full, n))
         self.outputs = self.parse_ret(self.ret)
         if self.output_diff is not None and len(self.output_diff) != len(self.outputs):
             raise SystemExit("%s: output_differentiability needs one entry per output" % d["func"])
@@ -515,7 +525,7 @@ def gen_vt(d, out, inplace):
     F_) reaches it. It reports the call to the dispatch observers (profiler,
     tracer: src/python/Dispatch.h) when one is set, then runs the body:
     autograd recording around the ATen kernel call."""
-    proto, body, node_info = _gen_vt_body(d, out, inplace)
+    proto, body, node_infos = _gen_vt_body(d, out, inplace)
     fname = proto[len("PyObject *"):proto.index("(")]
     params = list(d.params)
     args = [p.name + "_" for p in params] + (["out_"] if out else [])
@@ -587,7 +597,7 @@ def gen_vt(d, out, inplace):
     wrapper.append("  return r_;")
     wrapper.append("}")
     body_fn = "static inline " + proto.replace(fname + "(", fname + "_body(", 1) + body[len(proto):]
-    return proto, body_fn + "\n\n" + "\n".join(dev_fn) + "\n\n" + "\n".join(wrapper), node_info
+    return proto, body_fn + "\n\n" + "\n".join(dev_fn) + "\n\n" + "\n".join(wrapper), node_infos
 
 
 def _gen_vt_body(d, out, inplace):
@@ -652,8 +662,10 @@ def _gen_vt_body(d, out, inplace):
     if d.grad_composite and not inplace_self:
         if any(p.base in ("Tensor[]", "Tensor?[]") for p in params):
             raise SystemExit("%s: grad_composite takes no Tensor[] parameter" % d.full)
-        comp = re.sub(r"\b(%s)\b" % "|".join(p.name for p in params), lambda m: m.group(1) + "_", d.grad_composite)
-        L.append("  if (rg_%s) return %s;" % (" && !out_" if out else "", comp))
+        def args(e):
+            return re.sub(r"\b(%s)\b" % "|".join(p.name for p in params), lambda m: m.group(1) + "_", e)
+        when = " && (%s)" % args(d.grad_composite_when) if d.grad_composite_when else ""
+        L.append("  if (rg_%s%s) return %s;" % (" && !out_" if out else "", when, args(d.grad_composite)))
     if inplace_self:
         L.append("  if (THP_check_inplace(self_) < 0) return NULL;")
         L.append("  if (!rg_ && THPTensor_requiresGrad(self_) && THP_grad_enabled()) rg_ = true;")
@@ -769,63 +781,97 @@ def _gen_vt_body(d, out, inplace):
         L.append("}")
         return proto, "\n".join(L), None
     node = None
+    infos = []
     if differentiable and (diff_inputs or inplace_self):
         node = node_name(d)
         nout = len(outputs) if outputs else 1
-        L.append("  if (rg_) {")
-        nedges = "%s_list.n" % rg_list[0] if list_diff else str(len(diff_inputs))
-        L.append("    %s *n = (%s *)THPNode_new(&%s_Type, %s, %d);" % (node, node, node, nedges, nout))
         drop_outs = "Py_DECREF(result);" if outputs == ["result"] else "for (int i = 0; i < %d; i++) Py_DECREF(outs_[i]);" % nout
-        L.append("    if (!n) { %s %sreturn NULL; }" % (drop_outs, fail_extra))
-        # a saved_tensors_hooks pack hook may raise
-        save_fail = "{ Py_DECREF(n); %s %sreturn NULL; }" % (drop_outs, fail_extra)
-        L.append("    n->base.apply = %s_apply; n->base.traverse_saved = %s_traverse; n->base.release_saved = %s_release;" % (node, node, node))
-        for i, p in enumerate(diff_inputs):
-            src = p.name + "_"
-            if list_diff:
-                L.append("    THP_set_edges_from_seq((THPNode *)n, %s);" % src)
+
+        def creation(cname, kept, sv_in, sv_out, conditional, numbers=()):
+            """the lines making node type cname with an edge per kept input and the named saves"""
+            C = []
+            nedges = "%s_list.n" % rg_list[0] if list_diff else str(len(kept))
+            C.append("%s *n = (%s *)THPNode_new(&%s_Type, %s, %d);" % (cname, cname, cname, nedges, nout))
+            C.append("if (!n) { %s %sreturn NULL; }" % (drop_outs, fail_extra))
+            # a saved_tensors_hooks pack hook may raise
+            save_fail = "{ Py_DECREF(n); %s %sreturn NULL; }" % (drop_outs, fail_extra)
+            C.append("n->base.apply = %s_apply; n->base.traverse_saved = %s_traverse; n->base.release_saved = %s_release;"
+                     % (cname, cname, cname))
+            for i, p in enumerate(kept):
+                src = p.name + "_"
+                if list_diff:
+                    C.append("THP_set_edges_from_seq((THPNode *)n, %s);" % src)
+                else:
+                    C.append("THPNode_setEdgeFor((THPNode *)n, %d, %s);" % (i, src))
+
+            def save_if(nm, src):
+                """As torch: a tensor only the gradients of inputs that need none
+                use is not saved (nor version-checked; it unpacks as None), so
+                embedding_bag's weight may change in place before backward
+                unless per_sample_weights needs its gradient. Each formula runs
+                only under its inputs' edges, so the test is the same one."""
+                if not conditional:
+                    return src
+                edges = set()
+                for key in used_by.get(nm, ()):
+                    for m in (k.strip() for k in str(key).split(",")):
+                        j = next((j for j, q in enumerate(kept) if q.name == m), None)
+                        if j is None or list_diff or inplace_self:
+                            return src
+                        edges.add(j)
+                if not edges:
+                    return src
+                return "(%s) ? %s : NULL" % (" || ".join("n->base.edges[%d].fn" % j for j in sorted(edges)), src)
+            for nm in sorted(sv_in):
+                src = "self_saved_" if (inplace_self and nm == "self") else nm + "_"
+                C.append("if (THPSavedVar_save(&n->sv_%s, %s, false) < 0) %s" % (nm, save_if(nm, src), save_fail))
+            for nm in sorted(scalars):
+                p = next(p for p in params if p.name == nm)
+                C.append("n->arg_%s = %s;" % (nm, to_pyobj(p, nm + "_")))
+            for nm in numbers:   # shown as the Python number, which backward does not free
+                C.append('if (!(n->num_%s = PyObject_CallMethod(%s_, "item", NULL))) %s' % (nm, nm, save_fail))
+            for (nm, attr) in sorted(attrs):
+                if nm == "result":
+                    continue
+                C.append("n->attr_%s_%s = THP_tensor_attr(%s, \"%s\");" % (nm, attr, nm + "_", attr))
+            if inplace_self:
+                C.append("THP_rebase_history(self_, (THPNode *)n);")
             else:
-                L.append("    THPNode_setEdgeFor((THPNode *)n, %d, %s);" % (i, src))
-        def save_if(nm, src):
-            """As torch: a tensor only the gradients of inputs that need none
-            use is not saved (nor version-checked; it unpacks as None), so
-            embedding_bag's weight may change in place before backward
-            unless per_sample_weights needs its gradient. Each formula runs
-            only under its inputs' edges, so the test is the same one."""
-            edges = set()
-            for key in used_by.get(nm, ()):
-                for m in (k.strip() for k in str(key).split(",")):
-                    j = next((j for j, q in enumerate(diff_inputs) if q.name == m), None)
-                    if j is None or list_diff or inplace_self:
-                        return src
-                    edges.add(j)
-            if not edges:
-                return src
-            return "(%s) ? %s : NULL" % (" || ".join("n->base.edges[%d].fn" % j for j in sorted(edges)), src)
-        for nm in sorted(saved_inputs):
-            src = "self_saved_" if (inplace_self and nm == "self") else nm + "_"
-            L.append("    if (THPSavedVar_save(&n->sv_%s, %s, false) < 0) %s" % (nm, save_if(nm, src), save_fail))
-        for nm in sorted(scalars):
-            p = next(p for p in params if p.name == nm)
-            L.append("    n->arg_%s = %s;" % (nm, to_pyobj(p, nm + "_")))
-        for (nm, attr) in sorted(attrs):
-            if nm == "result":
-                continue
-            src = nm + "_"
-            L.append("    n->attr_%s_%s = THP_tensor_attr(%s, \"%s\");" % (nm, attr, src, attr))
-        if inplace_self:
-            L.append("    THP_rebase_history(self_, (THPNode *)n);")
-        else:
-            for i, o in enumerate(outputs):
-                if d.output_diff is None or d.output_diff[i]:
-                    L.append("    THPNode_setOutput((THPNode *)n, %d, %s);" % (i, o))
-        for k in sorted(saved_outs):
-            L.append("    if (THPSavedVar_save(&n->sv_%s, %s, true) < 0) %s" % (out_name(k), save_if(out_name(k), outputs[k]),
-                                                                            save_fail))
-        for (nm, attr) in sorted(attrs):
-            if nm == "result":
-                L.append("    n->attr_result_%s = THP_tensor_attr(%s, \"%s\");" % (attr, outputs[0], attr))
-        L.append("    Py_DECREF(n);")
+                for i, o in enumerate(outputs):
+                    if d.output_diff is None or d.output_diff[i]:
+                        C.append("THPNode_setOutput((THPNode *)n, %d, %s);" % (i, o))
+            for k in sorted(sv_out):
+                C.append("if (THPSavedVar_save(&n->sv_%s, %s, true) < 0) %s" % (out_name(k), save_if(out_name(k), outputs[k]),
+                                                                             save_fail))
+            for (nm, attr) in sorted(attrs):
+                if nm == "result":
+                    C.append("n->attr_result_%s = THP_tensor_attr(%s, \"%s\");" % (attr, outputs[0], attr))
+            C.append("Py_DECREF(n);")
+            return C
+
+        L.append("  if (rg_) {")
+        for pname, pyname in sorted(d.scalar_nodes.items()):
+            # the Scalar overload's node: no edge for the number, only what the other inputs' formulas use saved
+            if inplace_self and pname == "self":
+                continue   # x.pow_(...): self is the tensor written, never a number
+            if list_diff or any("," in str(k) and pname in [m.strip() for m in str(k).split(",")]
+                                                  for k in d.derivs):
+                raise SystemExit("%s: scalar_nodes needs a plain (not in-place, not grouped) formula for %s"
+                                 % (d.full, pname))
+            kept = [p for p in diff_inputs if p.name != pname]
+            keys = {p.name for p in kept}
+            sv_in = {nm for nm in saved_inputs if used_by.get(nm, set()) & keys}
+            sv_out = {k for k in saved_outs if used_by.get(out_name(k), set()) & keys}
+            cname = "%s_%s" % (node, pname)
+            L.append("    if (THPTensor_Check(%s_) && ((THPTensor *)%s_)->t->wrapped_number) {" % (pname, pname))
+            L += ["      " + x for x in creation(cname, kept, sv_in, sv_out, False, [pname])]
+            L.append("    } else")
+            infos.append(dict(name=cname, pyname=pyname, decl=d, diff_inputs=kept, saved_inputs=sorted(sv_in),
+                              saved_outs=sorted(sv_out), scalars=sorted(scalars), attrs=sorted(attrs),
+                              nout=nout, numbers=[pname]))
+        L.append("    {")
+        L += ["      " + x for x in creation(node, diff_inputs, saved_inputs, saved_outs, True)]
+        L.append("    }")
         L.append("  }")
     if inplace_self and differentiable:
         L.append("  Py_XDECREF(self_saved_);")
@@ -835,12 +881,11 @@ def _gen_vt_body(d, out, inplace):
     else:
         L.append("  return result;")
     L.append("}")
-    node_info = None
     if node:
-        node_info = dict(name=node, decl=d, diff_inputs=diff_inputs, saved_inputs=sorted(saved_inputs),
-                         saved_outs=sorted(saved_outs), scalars=sorted(scalars), attrs=sorted(attrs),
-                         nout=len(outputs) if outputs else 1)
-    return proto, "\n".join(L), node_info
+        infos.insert(0, dict(name=node, decl=d, diff_inputs=diff_inputs, saved_inputs=sorted(saved_inputs),
+                             saved_outs=sorted(saved_outs), scalars=sorted(scalars), attrs=sorted(attrs),
+                             nout=len(outputs) if outputs else 1))
+    return proto, "\n".join(L), infos
 
 
 def out_name(k):
@@ -877,6 +922,8 @@ def gen_node(info):
         fields.append("  THPSavedVar sv_%s;" % out_name(k))
     for nm in info["scalars"]:
         fields.append("  PyObject *arg_%s;" % nm)
+    for nm in info.get("numbers", ()):
+        fields.append("  PyObject *num_%s;" % nm)
     for (nm, attr) in info["attrs"]:
         fields.append("  PyObject *attr_%s_%s;" % (nm, attr))
     S.append("typedef struct {\n  THPNode base;\n%s\n} %s;" % ("\n".join(fields), name))
@@ -1006,6 +1053,9 @@ def gen_node(info):
     for nm in info["scalars"]:
         T.append("  Py_VISIT(n->arg_%s);" % nm)
         R.append("  if (final) Py_CLEAR(n->arg_%s);" % nm)
+    for nm in info.get("numbers", ()):
+        T.append("  Py_VISIT(n->num_%s);" % nm)
+        R.append("  if (final) Py_CLEAR(n->num_%s);" % nm)
     for (nm, attr) in info["attrs"]:
         T.append("  Py_VISIT(n->attr_%s_%s);" % (nm, attr))
         R.append("  if (final) Py_CLEAR(n->attr_%s_%s);" % (nm, attr))
@@ -1017,6 +1067,11 @@ def gen_node(info):
     G = []
     getsets = []
     for nm in info["saved_inputs"] + [out_name(k) for k in info["saved_outs"]]:
+        if nm in info.get("numbers", ()):   # a Python number the call took: torch shows the number
+            G.append("static PyObject *%s_get_saved_%s(PyObject *o, void *c) { %s *n = (%s *)o; "
+                     "return Py_NewRef(n->num_%s ? n->num_%s : Py_None); }" % (name, nm, name, name, nm, nm))
+            getsets.append('  {"_saved_%s", %s_get_saved_%s, NULL, NULL, NULL},' % (nm, name, nm))
+            continue
         G.append("static PyObject *%s_get_saved_%s(PyObject *o, void *c) { %s *n = (%s *)o; "
                  "return THPSavedVar_unpack(&n->sv_%s, (THPNode *)o); }" % (name, nm, name, name, nm))
         getsets.append('  {"_saved_%s", %s_get_saved_%s, NULL, NULL, NULL},' % (nm, name, nm))
@@ -1038,7 +1093,7 @@ def gen_node(info):
     S.append("static PyGetSetDef %s_getset[] = {\n%s\n  {NULL}\n};" % (name, "\n".join(getsets)))
     S.append("PyTypeObject %s_Type = {\n  PyVarObject_HEAD_INIT(NULL, 0)\n  .tp_name = \"%s\",\n"
              "  .tp_basicsize = sizeof(%s),\n  .tp_flags = Py_TPFLAGS_DEFAULT,\n"
-             "  .tp_getset = %s_getset,\n};" % (name, d.node or name, name, name))
+             "  .tp_getset = %s_getset,\n};" % (name, info.get("pyname") or d.node or name, name, name))
     S.append("static void %s_init(void) { %s_Type.tp_base = &THPNodeType; }" % (name, name))
     return "\n\n".join(S)
 
@@ -1257,10 +1312,10 @@ def main():
         if d.inplace:
             variants.append((True, False))
         for inplace, out in variants:
-            proto, body, node = gen_vt(d, out, inplace)
+            proto, body, node_infos = gen_vt(d, out, inplace)
             protos.append(proto + ";")
             part(family(d))["bodies"].append(body)
-            if node:
+            for node in node_infos or ():
                 # a VT fills its node's struct and calls its static apply: both
                 # must be in one file
                 if node_family.setdefault(node["name"], family(d)) != family(d):

@@ -8,12 +8,16 @@ import cthtorch
 from cthtorch._ops.shape import _broadcast_pair
 from cthtorch.amp import _cpu_policy
 from cthtorch.amp._cpu_policy import lower_on_cpu, outside_cpu_autocast
+from cthtorch._utils import _tensor_arg
 
 
 def matmul(input, other, *, out=None):
     if _cpu_policy._local.dtype is not None:   # CPU autocast's lower list (inline: matmul is hot)
         input, other = _cpu_policy.lowered(input, other)
     a, b = input, other
+    if not isinstance(b, cthtorch.Tensor) or not isinstance(a, cthtorch.Tensor):
+        _tensor_arg("matmul", "input", a, 1)
+        _tensor_arg("matmul", "other", b, 1)
     da, db = a.dim(), b.dim()
     if da == 0 or db == 0:
         raise RuntimeError("both arguments to matmul need to be at least 1D, but they are %dD and %dD" % (da, db))
@@ -109,6 +113,8 @@ def _fold_mm(t1, t2):
 
 @outside_cpu_autocast
 def dot(input, other, *, out=None):
+    _tensor_arg("dot", "input", input, 1)
+    _tensor_arg("dot", "tensor", other, 1)
     if input.dim() != 1 or other.dim() != 1:
         raise RuntimeError("1D tensors expected, but got %dD and %dD tensors" % (input.dim(), other.dim()))
     if input.shape[0] != other.shape[0]:
@@ -122,11 +128,15 @@ def dot(input, other, *, out=None):
 
 
 def vdot(input, other, *, out=None):
+    _tensor_arg("vdot", "input", input, 1)
+    _tensor_arg("vdot", "other", other, 1)
     return dot(input, other)
 
 
 @outside_cpu_autocast
 def inner(input, other, *, out=None):
+    _tensor_arg("inner", "input", input, 1)
+    _tensor_arg("inner", "other", other, 1)
     if input.dim() == 0 or other.dim() == 0:
         return input * other
     return matmul(input, other.movedim(-1, 0) if other.dim() > 1 else other) if other.dim() <= 2 else \
@@ -135,6 +145,8 @@ def inner(input, other, *, out=None):
 
 @outside_cpu_autocast
 def mv(input, vec, *, out=None):
+    _tensor_arg("mv", "input", input, 1)
+    _tensor_arg("mv", "vec", vec, 1)
     if input.dim() == 0:
         raise IndexError("Dimension specified as 0 but tensor has no dimensions")
     if input.dim() != 2 or vec.dim() != 1:
@@ -143,13 +155,18 @@ def mv(input, vec, *, out=None):
 
 
 def outer(input, vec2, *, out=None):
+    _tensor_arg("outer", "input", input, 1)
+    _tensor_arg("outer", "vec2", vec2, 1)
     for name, t in (("self", input), ("vec2", vec2)):
         if t.dim() != 1:
             raise RuntimeError("outer: Expected 1-D argument %s, but got %d-D" % (name, t.dim()))
-    return cthtorch.mul(input.reshape(-1, 1), vec2.reshape(1, -1), out=out)
+    return cthtorch.mul(input.reshape(-1, 1), vec2, out=out)   # vec2 broadcasts: torch's graph, no view of it
 
 
-ger = outer
+def ger(input, vec2, *, out=None):
+    _tensor_arg("ger", "input", input, 1)
+    _tensor_arg("ger", "vec2", vec2, 1)
+    return outer(input, vec2, out=out)
 
 
 @outside_cpu_autocast

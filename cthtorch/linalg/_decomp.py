@@ -425,9 +425,11 @@ def householder_product(A, tau):
         raise RuntimeError("%s: input.shape[-1] must be greater than or equal to tau.shape[-1]" % name)
     if A.dtype not in (cthtorch.float32, cthtorch.float64):
         raise NotImplementedError("\"orgqr_cpu\" not implemented for '%s'" % _dtype_name(A.dtype))
+    if not _needs_grad(A, tau):   # LAPACK's blocked orgqr; the graph below only when gradients are wanted
+        return _VF._lapack_orgqr(A, tau)
     n, m = A.shape[-2], A.shape[-1]
     Q = cthtorch.eye(n, m, dtype=A.dtype).expand(*A.shape[:-2], n, m)
-    if tau.shape[-1] == 0 and _needs_grad(A, tau):   # no reflector: the identity, still on A's and tau's graph
+    if tau.shape[-1] == 0:   # no reflector: the identity, still on A's and tau's graph
         return Q + A * 0 + tau.sum(-1)[..., None, None] * 0
     return _reflect(A, tau, Q)
 
@@ -469,7 +471,8 @@ def ldl_factor_ex(A, *, hermitian=False, check_errors=False):
     pivots are LAPACK's (negative for a 2x2 block). Not differentiable, as in PyTorch."""
     name = "torch.linalg.ldl_factor_ex"
     _checks.square(A, name)
-    _checks.floating(A, name)
+    if not A.dtype.is_complex:   # complex passes torch's check, and has no kernel here
+        _checks.floating(A, name)
     if A.dtype not in (cthtorch.float32, cthtorch.float64):
         raise NotImplementedError("\"ldl_factor_kernel_cpu\" not implemented for '%s'" % _dtype_name(A.dtype))
     LD, piv, info = _VF._lapack_ldl_factor(A.detach())

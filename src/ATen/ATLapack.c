@@ -289,6 +289,26 @@ int at_lapack_geqrf(THTensor **outs, const THTensor *A) {
   return outs[0] ? 0 : (free_all(outs, 2), -1);
 }
 
+/* householder_product's forward: LAPACK's blocked orgqr over a column-major copy of A, per batch entry */
+THTensor *at_lapack_orgqr(const THTensor *A, const THTensor *tau) {
+  if (check_input(A, "torch.linalg.householder_product") < 0) return NULL;
+  int64_t m = A->sizes[A->ndim - 2], n = A->sizes[A->ndim - 1], k = tau->ndim ? tau->sizes[tau->ndim - 1] : 0;
+  int64_t B = nbatch(A);
+  if (tau->dtype != A->dtype || tau->ndim != A->ndim - 1 || m < n || n < k || THTensor_numel(tau) != B * k) {
+    THError_set(TH_ERR_RUNTIME, "torch.linalg.householder_product: incompatible shapes or dtypes of input and tau");
+    return NULL;
+  }
+  THTensor *q = colmajor(A), *t = q ? at_contiguous(tau) : NULL;
+  if (!t) { THTensor_free(q); return NULL; }
+  for (int64_t b = 0; b < B && m > 0; b++) {
+    int info = LAPACKE(A->dtype, orgqr, LAPACK_COL_MAJOR, (int)m, (int)n, (int)k, (void *)mat(q, b, m * n), (int)m,
+                       (void *)mat(t, b, k));
+    if (lapack_failed(info, "orgqr") < 0) { THTensor_free(q); THTensor_free(t); return NULL; }
+  }
+  THTensor_free(t);
+  return as_matrix(q);
+}
+
 /* sytrf on the lower triangle (as torch calls it); the strict upper triangle,
  * which sytrf leaves as it found it, is zeroed so LD holds only the factor */
 int at_lapack_ldl_factor(THTensor **outs, const THTensor *A) {

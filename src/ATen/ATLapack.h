@@ -23,6 +23,9 @@ AT_API int at_lapack_svd(THTensor **outs, const THTensor *A, bool full_matrices,
 AT_API int at_lapack_qr(THTensor **outs, const THTensor *A, const char *mode);
 /* geqrf: outs = {a (..., m, n): R with the reflectors below its diagonal, tau (..., min(m, n))} */
 AT_API int at_lapack_geqrf(THTensor **outs, const THTensor *A);
+/* orgqr: Q (..., m, n) = H_0 ... H_{k-1} applied to the first n columns of I, the reflectors below A's
+ * diagonal (..., m, n), m >= n >= k = tau.size(-1); tau (..., k) with A's batch shape and dtype */
+AT_API THTensor *at_lapack_orgqr(const THTensor *A, const THTensor *tau);
 /* sytrf (lower): outs = {LD (..., n, n) lower, pivots (..., n) int32 in LAPACK's signed form, info} */
 AT_API int at_lapack_ldl_factor(THTensor **outs, const THTensor *A);
 /* sytrs (lower): X with A X = B from sytrf's LD and pivots; B (..., n, k) with LD's batch shape */

@@ -29,8 +29,9 @@ static bool is_int_index(PyObject *o) {
 }
 
 static bool is_advanced(PyObject *o) {
-  return THPTensor_Check(o) || PyList_Check(o) ||
-         (!PyTuple_Check(o) && !PySlice_Check(o) && o != Py_None && o != Py_Ellipsis && !PyBool_Check(o) &&
+  /* a Python bool is a 0-d bool mask, as torch's indexing takes it (x[True]: IndexBackward0) */
+  return THPTensor_Check(o) || PyList_Check(o) || PyBool_Check(o) ||
+         (!PyTuple_Check(o) && !PySlice_Check(o) && o != Py_None && o != Py_Ellipsis &&
           !is_int_index(o) && PySequence_Check(o) && !PyUnicode_Check(o));
 }
 
@@ -76,17 +77,10 @@ static PyObject *apply_basic(PyObject *self, PyObject *tup, PyObject *adv, bool 
   for (Py_ssize_t i = 0; i < n; i++) {
     PyObject *it = PyTuple_GET_ITEM(tup, i), *next = NULL;
     if (it == Py_Ellipsis) { dim += ndim - consumed; continue; }
-    if (it == Py_None || PyBool_Check(it)) {
+    if (it == Py_None) {
       PyObject *d = PyLong_FromLong(dim);
       next = d ? F_unsqueeze(cur, d) : NULL;
       Py_XDECREF(d);
-      if (next && it == Py_False) {   /* x[False]: an empty leading dim */
-        PyObject *z = PyLong_FromLong(0), *dd = PyLong_FromLong(dim);
-        PyObject *e = F_slice_Tensor(next, dd, z, z, NULL);
-        Py_XDECREF(z); Py_XDECREF(dd);
-        Py_DECREF(next);
-        next = e;
-      }
       dim++;
     } else if (is_int_index(it)) {
       int64_t idx;
@@ -127,7 +121,7 @@ static PyObject *apply_basic(PyObject *self, PyObject *tup, PyObject *adv, bool 
       if (!entry || PyList_Append(adv, entry) < 0) { Py_XDECREF(entry); Py_DECREF(cur); return NULL; }
       Py_DECREF(entry);
       int span = (THPTensor_Check(it) && ((THPTensor *)it)->t->dtype == TH_Bool) ? ((THPTensor *)it)->t->ndim : 1;
-      if (THPTensor_Check(it) && ((THPTensor *)it)->t->dtype == TH_Bool && span == 0) {
+      if (PyBool_Check(it) || (THPTensor_Check(it) && ((THPTensor *)it)->t->dtype == TH_Bool && span == 0)) {
         /* a 0-d bool mask adds a dim, like None */
         PyObject *d = PyLong_FromLong(dim);
         next = d ? F_unsqueeze(cur, d) : NULL;

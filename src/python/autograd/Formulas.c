@@ -4,6 +4,7 @@
 #include "ArgParser.h"
 #include "../../ATen/ATComplex.h"
 #include <string.h>
+#include <math.h>
 
 /* ---- Tensor[] inputs of differentiable ops ---- */
 bool THP_seq_requires_grad(PyObject *seq) {
@@ -379,10 +380,29 @@ PyObject *F_pow_grad_self(PyObject *grad, PyObject *self, PyObject *e) {
   return r;
 }
 
+PyObject *F_lerp_grad_self(PyObject *grad, PyObject *weight) {
+  /* 1 - w over two numbers would be a default-dtype (float32) tensor */
+  if (THPTensor_Check(weight) && ((THPTensor *)weight)->t->wrapped_number &&
+      !THDtype_isComplex(((THPTensor *)weight)->t->dtype)) {
+    PyObject *c = PyFloat_FromDouble(1.0 - at_item_double(((THPTensor *)weight)->t));
+    PyObject *r = c ? F_mul(grad, c) : NULL;
+    Py_XDECREF(c);
+    return r;
+  }
+  PyObject *one = PyLong_FromLong(1);
+  PyObject *c = one ? F_rsub(weight, one, NULL) : NULL;
+  PyObject *r = c ? F_mul(grad, c) : NULL;
+  Py_XDECREF(one); Py_XDECREF(c);
+  return r;
+}
+
 /* d/de pow(self, e) = result * log(self), and 0 where self == 0 and e >= 0 */
 PyObject *F_pow_grad_exponent(PyObject *grad, PyObject *self, PyObject *e, PyObject *result) {
   PyObject *zero = PyFloat_FromDouble(0.0);
-  PyObject *lg = F_log(self);
+  /* a real number base (2 ** x): its log in double, as a number, not the log of an int tensor (a float32) */
+  bool number = THPTensor_Check(self) && ((THPTensor *)self)->t->wrapped_number &&
+                !THDtype_isComplex(((THPTensor *)self)->t->dtype);
+  PyObject *lg = number ? PyFloat_FromDouble(log(at_item_double(((THPTensor *)self)->t))) : F_log(self);
   PyObject *rl = lg ? F_mul(result, lg) : NULL;
   PyObject *a = rl ? F__complex_conj(rl) : NULL;
   PyObject *b = a ? F_mul(grad, a) : NULL;

@@ -40,6 +40,8 @@ PyObject *F_numel_of(PyObject *sizes, PyObject *dims);   /* product of sizes ove
 PyObject *F_not_implemented(PyObject *name);
 PyObject *F_permute_back(PyObject *grad, PyObject *dims);
 PyObject *F_pow_grad_self(PyObject *grad, PyObject *self, PyObject *e);
+/* lerp's d/dself, grad * (1 - weight): a number weight's 1 - w in double, as torch's Scalar overload */
+PyObject *F_lerp_grad_self(PyObject *grad, PyObject *weight);
 PyObject *F_pow_grad_exponent(PyObject *grad, PyObject *self, PyObject *e, PyObject *result);
 PyObject *F_minmax_grad(PyObject *grad, PyObject *self, PyObject *other, PyObject *is_max);
 PyObject *F_copysign_grad(PyObject *grad, PyObject *self, PyObject *result);

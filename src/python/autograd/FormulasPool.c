@@ -1,0 +1,27 @@
+/* Global adaptive average pooling recorded as torch's mean (see FormulasPool.h) */
+#include "autograd/FormulasPool.h"
+#include "Functions.h"
+
+bool THP_pool_is_global(PyObject *self, const ATIntList *output_size) {
+  const THTensor *t = ((THPTensor *)self)->t;
+  int n = output_size->n;
+  if (n == 0 || (t->ndim != n + 1 && t->ndim != n + 2)) return false;
+  for (int i = 0; i < n; i++)
+    if (output_size->v[i] != 1 || t->sizes[t->ndim - n + i] == 0) return false;
+  for (int d = 0; d < t->ndim - n; d++)   /* torch refuses empty batch or channel dims too */
+    if (t->sizes[d] == 0) return false;
+  return true;
+}
+
+PyObject *THP_global_avg_pool_graph(PyObject *self, const ATIntList *output_size) {
+  PyObject *dims = PyTuple_New(output_size->n);
+  if (!dims) return NULL;
+  for (int i = 0; i < output_size->n; i++) {
+    PyObject *d = PyLong_FromLong(i - output_size->n);
+    if (!d) { Py_DECREF(dims); return NULL; }
+    PyTuple_SET_ITEM(dims, i, d);
+  }
+  PyObject *r = F_mean_dim(self, dims, Py_True, NULL);
+  Py_DECREF(dims);
+  return r;
+}
