@@ -1,5 +1,5 @@
 """cthtorch.vision.models' newer families: MobileNetV3, EfficientNet (V1, V2), ConvNeXt, ViT, RegNet,
-ShuffleNetV2, MNASNet, GoogLeNet, Inception v3. torchvision is not installed here, so the oracle is its
+ShuffleNetV2, MNASNet, GoogLeNet, Inception v3, Swin V1/V2. torchvision is not installed here, so the oracle is its
 published structure: each weights entry's num_params (torchvision's data, in our enums), state_dict key
 counts and shapes. Trained-weight numerics need torchvision's files; forward/backward runs at small sizes."""
 import math
@@ -50,6 +50,12 @@ STRUCTURE = [
     ("inception_v3", {"init_weights": False}, 580, 27161264),
     ("vit_b_32", {}, 152, 88224232),
     ("convnext_tiny", {}, 182, 28589128),
+    ("swin_t", {}, 185, 28288354),
+    ("swin_s", {}, 353, 49606258),
+    ("swin_b", {}, 353, 87768224),
+    ("swin_v2_t", {}, 233, 28351570),
+    ("swin_v2_s", {}, 449, 49737442),
+    ("swin_v2_b", {}, 449, 87930848),
 ]
 
 
@@ -87,6 +93,15 @@ SHAPES = {
                  "encoder.pos_embedding": (1, 50, 768),
                  "encoder.layers.encoder_layer_0.self_attention.in_proj_weight": (2304, 768),
                  "encoder.layers.encoder_layer_11.mlp.3.weight": (768, 3072), "heads.head.weight": (1000, 768)},
+    "swin_t": {"features.1.1.attn.relative_position_bias_table": (169, 3),
+               "features.1.1.attn.relative_position_index": (2401,), "features.2.reduction.weight": (192, 384),
+               "features.2.norm.weight": (384,), "features.7.1.attn.qkv.weight": (2304, 768), "norm.weight": (768,),
+               "features.6.norm.weight": (1536,), "head.weight": (1000, 768)},
+    "swin_v2_b": {"features.1.1.attn.relative_position_index": (4096,), "features.2.reduction.weight": (256, 512),
+                  "features.2.norm.weight": (256,), "features.5.17.mlp.3.weight": (512, 2048),
+                  "features.7.1.attn.qkv.weight": (3072, 1024), "features.1.0.attn.cpb_mlp.2.weight": (4, 512),
+                  "features.3.0.attn.logit_scale": (8, 1, 1), "features.3.0.attn.relative_coords_table": (1, 15, 15, 2),
+                  "features.6.norm.weight": (1024,), "head.weight": (1000, 1024)},
     "convnext_tiny": {"features.0.1.weight": (96,), "features.1.0.layer_scale": (96, 1, 1),
                       "features.1.0.block.0.weight": (96, 1, 7, 7), "features.1.0.block.3.weight": (384, 96),
                       "features.2.1.weight": (192, 96, 2, 2), "classifier.0.weight": (768,)},
@@ -231,3 +246,45 @@ def test_layernorm2d_matches_torch():
                                           torch.from_numpy(ln.weight.detach().numpy()),
                                           torch.from_numpy(ln.bias.detach().numpy()), 1e-6).permute(0, 3, 1, 2)
     assert cthtorch.allclose(ln(x), cthtorch.from_numpy(want.contiguous().numpy()), atol=1e-5)
+
+
+def _tiny_swin(v2):
+    """a 2-stage Swin with 3x3 windows on a 13x11 image (padding, shifted and unshifted blocks, patch merging of an
+    odd map), its weights set from a formula so that torchvision 0.29's output for it is the oracle below"""
+    import numpy as np
+    from cthtorch.vision.models import swin_transformer as S
+    kw = dict(patch_size=[2, 2], embed_dim=8, depths=[2, 2], num_heads=[2, 4], window_size=[3, 3], num_classes=4)
+    if v2:
+        kw.update(block=S.SwinTransformerBlockV2, downsample_layer=S.PatchMergingV2)
+    m = S.SwinTransformer(**kw)
+    new = {}
+    for i, (k, v) in enumerate(m.state_dict().items()):
+        new[k] = v if k.endswith(("relative_position_index", "relative_coords_table")) else cthtorch.tensor(
+            np.sin(np.arange(v.numel()) * 0.37 + i).reshape(tuple(v.shape)) * 0.5, dtype=cthtorch.float32)
+    m.load_state_dict(new)
+    x = cthtorch.tensor(np.cos(np.arange(3 * 13 * 11) * 0.11).reshape(1, 3, 13, 11), dtype=cthtorch.float32)
+    return m, x
+
+
+@pytest.mark.parametrize("v2,expected", [(False, (15.467730783732328, 3063.463695049286)),
+                                         (True, (0.6737093479676588, 223.54748153686523))])
+def test_swin_matches_torchvision_output(v2, expected):
+    """the stages' output (1, 3, 3, 16) read through two checksums: a sine-weighted sum and the absolute sum"""
+    import numpy as np
+    m, x = _tiny_swin(v2)
+    with cthtorch.no_grad():
+        f = m.eval().features(x)
+        assert tuple(f.shape) == (1, 3, 3, 16)
+        f = f.double().numpy()
+        w = np.sin(np.arange(f.size) * 0.7).reshape(f.shape)
+        assert ((f * w).sum(), np.abs(f).sum()) == pytest.approx(expected, rel=2e-5, abs=1e-5)
+        # the shifted block's window mask matters: without its shift the output moves
+        m.features[1][1].attn.shift_size = [0, 0]
+        assert np.abs(m.features(x).double().numpy() - f).max() > 1e-3
+
+
+@pytest.mark.parametrize("v2", [False, True])
+def test_swin_train_step(v2):
+    m, _ = _tiny_swin(v2)
+    _, missing = train_step(m, 15, 4)
+    assert not missing, missing[:5]
