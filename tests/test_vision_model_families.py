@@ -1,5 +1,5 @@
 """cthtorch.vision.models' newer families: MobileNetV3, EfficientNet (V1, V2), ConvNeXt, ViT, RegNet,
-ShuffleNetV2, MNASNet, GoogLeNet, Inception v3, Swin V1/V2. torchvision is not installed here, so the oracle is its
+ShuffleNetV2, MNASNet, GoogLeNet, Inception v3, Swin V1/V2, MaxViT. torchvision is not installed here, so the oracle is its
 published structure: each weights entry's num_params (torchvision's data, in our enums), state_dict key
 counts and shapes. Trained-weight numerics need torchvision's files; forward/backward runs at small sizes."""
 import math
@@ -56,6 +56,7 @@ STRUCTURE = [
     ("swin_v2_t", {}, 233, 28351570),
     ("swin_v2_s", {}, 449, 49737442),
     ("swin_v2_b", {}, 449, 87930848),
+    ("maxvit_t", {}, 582, 30919624),
 ]
 
 
@@ -102,6 +103,12 @@ SHAPES = {
                   "features.7.1.attn.qkv.weight": (3072, 1024), "features.1.0.attn.cpb_mlp.2.weight": (4, 512),
                   "features.3.0.attn.logit_scale": (8, 1, 1), "features.3.0.attn.relative_coords_table": (1, 15, 15, 2),
                   "features.6.norm.weight": (1024,), "head.weight": (1000, 1024)},
+    "maxvit_t": {"stem.0.0.weight": (64, 3, 3, 3), "stem.1.0.bias": (64,),
+                 "blocks.0.layers.0.layers.MBconv.proj.1.weight": (64, 64, 1, 1),
+                 "blocks.1.layers.1.layers.MBconv.layers.squeeze_excitation.fc1.weight": (32, 512, 1, 1),
+                 "blocks.2.layers.4.layers.grid_attention.attn_layer.1.relative_position_index": (49, 49),
+                 "blocks.3.layers.1.layers.window_attention.attn_layer.1.relative_position_bias_table": (169, 16),
+                 "classifier.3.weight": (512, 512), "classifier.5.weight": (1000, 512)},
     "convnext_tiny": {"features.0.1.weight": (96,), "features.1.0.layer_scale": (96, 1, 1),
                       "features.1.0.block.0.weight": (96, 1, 7, 7), "features.1.0.block.3.weight": (384, 96),
                       "features.2.1.weight": (192, 96, 2, 2), "classifier.0.weight": (768,)},
@@ -287,4 +294,46 @@ def test_swin_matches_torchvision_output(v2, expected):
 def test_swin_train_step(v2):
     m, _ = _tiny_swin(v2)
     _, missing = train_step(m, 15, 4)
+    assert not missing, missing[:5]
+
+
+def _tiny_maxvit():
+    """two stages (window and grid attention on a 7x7 map), weights from a formula: torchvision 0.29's outputs for
+    it are the oracle below"""
+    import numpy as np
+    from cthtorch.vision.models.maxvit import MaxVit
+    m = MaxVit(input_size=(56, 56), stem_channels=8, partition_size=7, block_channels=[8, 16], block_layers=[1, 2],
+               head_dim=4, stochastic_depth_prob=0.2, num_classes=3)
+    new = {}
+    for i, (k, v) in enumerate(m.state_dict().items()):
+        if k.endswith(("relative_position_index", "num_batches_tracked")):
+            new[k] = v
+        elif k.endswith("running_var"):
+            new[k] = cthtorch.tensor(1 + 0.5 * np.cos(np.arange(v.numel()) + i) ** 2, dtype=cthtorch.float32)
+        else:
+            new[k] = cthtorch.tensor(np.sin(np.arange(v.numel()) * 0.37 + i).reshape(tuple(v.shape)) * 0.5,
+                                     dtype=cthtorch.float32)
+    m.load_state_dict(new)
+    return m, cthtorch.tensor(np.cos(np.arange(3 * 56 * 56) * 0.11).reshape(1, 3, 56, 56), dtype=cthtorch.float32)
+
+
+def test_maxvit_matches_torchvision_output():
+    import numpy as np
+    m, x = _tiny_maxvit()
+    with cthtorch.no_grad():
+        f = m.eval().blocks[1](m.blocks[0](m.stem(x)))
+        assert tuple(f.shape) == (1, 16, 7, 7)
+        f = f.double().numpy()
+        w = np.sin(np.arange(f.size) * 0.7).reshape(f.shape)
+        assert ((f * w).sum(), np.abs(f).sum()) == pytest.approx((-294.48369254111816, 22683.31885433197), rel=2e-6)
+        assert m(x).flatten().tolist() == pytest.approx([2.3541104793548584, 0.8853252530097961, -0.6989595890045166],
+                                                         rel=1e-5)
+    assert "StochasticDepth(p=0.1, mode=row)" in repr(m)   # numpy linspace's rounding, as torchvision prints it
+    with pytest.raises(ValueError, match="not divisible by partition size 7"):
+        models.maxvit_t(input_size=(112, 112))
+
+
+def test_maxvit_train_step():
+    m, _ = _tiny_maxvit()
+    _, missing = train_step(m, 56, 3)
     assert not missing, missing[:5]
