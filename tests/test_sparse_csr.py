@@ -134,3 +134,12 @@ def test_not_implemented_says_so():
         ct.sparse_csr_tensor([0, 1], [5], [1.], (1, 3))
     with pytest.raises(RuntimeError, match="nnz must be equal"):
         ct.sparse_csr_tensor([0, 1, 3], [1, 0, 2], [1., 2])
+
+
+def test_save_load_in_torchs_format(tmp_path):
+    s = ct.sparse_csr_tensor(ct.tensor([0, 1, 3], dtype=ct.int32), ct.tensor([1, 0, 2], dtype=ct.int32), [1., 2, 3])
+    ct.save(s, tmp_path / "a.pt")
+    for back in (ct.load(tmp_path / "a.pt"), torch.load(tmp_path / "a.pt")):
+        assert repr(back) == repr(s) and str(back.crow_indices().dtype) == "torch.int32"
+    torch.save(torch.load(tmp_path / "a.pt"), tmp_path / "b.pt")
+    assert repr(ct.load(tmp_path / "b.pt")) == repr(s)
