@@ -76,7 +76,10 @@ def _empty(size, dtype, requires_grad=False, sparse_dim=None):
 
 
 def to_sparse(self, sparse_dim=None, *, layout=None, blocksize=None, dense_dim=None):
-    """dense -> sparse COO over the first sparse_dim dims (default all)."""
+    """dense -> sparse COO over the first sparse_dim dims (default all), or CSR."""
+    if layout == cthtorch.sparse_csr and sparse_dim is None and blocksize is None:
+        from cthtorch._sparse_compressed import to_sparse_csr
+        return to_sparse_csr(self, dense_dim)
     if layout not in (None, cthtorch.sparse_coo) or blocksize is not None or dense_dim is not None:
         raise NotImplementedError("cthtorch: only the sparse COO layout is implemented (to_sparse(layout=%s))"
                                   % layout)
@@ -96,7 +99,7 @@ def to_sparse(self, sparse_dim=None, *, layout=None, blocksize=None, dense_dim=N
 
 def _no_layout(layout):
     def f(self, *args, **kwargs):
-        raise NotImplementedError("cthtorch: the sparse %s layout is not implemented (only sparse COO: to_sparse())"
+        raise NotImplementedError("cthtorch: the sparse %s layout is not implemented (only sparse COO and CSR: to_sparse(), to_sparse_csr())"
                                   % layout.upper())
     f.__name__ = "to_sparse_" + layout
     return f
@@ -146,7 +149,7 @@ def register():
     _ops.op("torch", "spmm", ops.spmm, o)
     _ops.op("Tensor", "to_sparse", to_sparse, o)
     _ops.op("Tensor", "to_sparse_coo", lambda self: to_sparse(self), o, aten="to_sparse")
-    for layout in ("csr", "csc", "bsr", "bsc"):
+    for layout in ("csc", "bsr", "bsc"):
         _ops.op("Tensor", "to_sparse_" + layout, _no_layout(layout), o)
     for name in ("is_coalesced", "coalesce", "indices", "values", "_indices", "_values"):
         _ops.op("Tensor", name, _strided_only(name), o)
@@ -155,4 +158,6 @@ def register():
     _ops.op("Tensor", "sparse_dim", lambda self: 0, o)
     _ops.op("Tensor", "dense_dim", lambda self: self.dim(), o)
     _install_sparse_methods()
+    from cthtorch import _sparse_compressed
+    _sparse_compressed.register()
     _C._set_sparse_dispatch(SparseTensor, ops.dispatch)

@@ -10,13 +10,14 @@ src/ATen/ATSparse.c) when no gradient is recorded through them.
 import cthtorch
 from cthtorch.autograd import Function
 from cthtorch._utils import _dtype_name
-from cthtorch._sparse_tensor import SparseTensor, _named, add_rows, name_node
+from cthtorch._sparse_tensor import SparseTensor, _named, _nie, add_rows, name_node
+from cthtorch._sparse_compressed import SparseCsrTensor, CSR_KERNELS
 
 _dense_mm = cthtorch.mm
 
 
 def is_sparse(x):
-    return type(x) is SparseTensor
+    return isinstance(x, SparseTensor)   # a CSR tensor too (_sparse_compressed.py), for the products it allows
 
 
 # ---------------------------------------------------------------- S @ D
@@ -127,13 +128,18 @@ def mm(input, mat2, *, out=None, _sparse_grad=False):
     if out is not None:
         raise NotImplementedError("cthtorch: out= with a sparse operand is not implemented")
     if is_sparse(a) and is_sparse(b):
+        if a.layout == cthtorch.sparse_csr and b.layout == cthtorch.sparse_csr:   # CSR @ CSR is CSR
+            from cthtorch._sparse_compressed import to_sparse_csr
+            return to_sparse_csr(_sparse_sparse_mm(a.to_sparse(), b.to_sparse()))
+        if a.layout != b.layout:
+            _nie("mm")
         return _sparse_sparse_mm(a, b)
     if is_sparse(a):
         return _spmm(a, b, not _sparse_grad)
     if is_sparse(b):   # D @ S = (S^T @ D^T)^T
         if a.dim() != 2:
             raise RuntimeError("self must be a matrix")
-        return _spmm(b.t(), a.t(), False).t()
+        return _spmm(SparseTensor.transpose(b, 0, 1), a.t(), False).t()
     return _dense_mm(a, b)
 
 
@@ -382,6 +388,7 @@ _KERNELS = {
 def dispatch(name, self, args, kwargs):
     """Called from C (ap_sparse_call) when a sparse tensor made `name` fail to parse."""
     fn = _KERNELS.get(name)
-    if fn is None:
+    if fn is None or (name not in CSR_KERNELS and any(type(a) is SparseCsrTensor for a in
+                                                      (self,) + tuple(args) + tuple(kwargs.values()))):
         return NotImplemented
     return fn(*args, **kwargs) if self is None else fn(self, *args, **kwargs)

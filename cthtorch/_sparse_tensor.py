@@ -237,7 +237,9 @@ class SparseTensor:
         if not self.is_leaf:
             from cthtorch._tensor import DEEPCOPY_NON_LEAF
             raise RuntimeError(DEEPCOPY_NON_LEAF)
-        new = _rebuild(self._i.clone(), self._v.detach().clone(), self._shape, self._coalesced, self.requires_grad)
+        new = self._like(self._v.detach().clone(), indices=self._i.clone())   # the same class and layout
+        if self.requires_grad:
+            new.requires_grad_()
         memo[id(self)] = new
         return new
 

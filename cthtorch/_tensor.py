@@ -254,6 +254,11 @@ class Tensor(_C._TensorBase):
             _C._share_memory_(self)
         return self
 
+    def module_load(self, other, assign=False):
+        """what load_state_dict swaps in for self when swapping module params: other itself (detached) with
+        assign=True, else self holding other's values (detached); a subclass may remap other here"""
+        return other.detach() if assign else self.copy_(other).detach()
+
     @_ops.method
     def hardshrink(self, lambd=0.5):
         import cthtorch.nn.functional as F

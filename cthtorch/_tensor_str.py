@@ -330,8 +330,9 @@ def _part_str(name, tensor, indent):
     return prefix + _tensor_str(tensor.detach(), indent + len(prefix)) + ")"
 
 
-def _sparse_str(self):
-    """repr of a sparse COO tensor, PyTorch's layout: indices, values, then size/nnz/dtype/layout."""
+def _sparse_str(self, parts=None):
+    """repr of a sparse tensor, PyTorch's layout: its index tensors and values (parts: (name, tensor) pairs;
+    COO's indices and values by default), then size/nnz/dtype/layout."""
     import cthtorch
     indent = len("tensor(")
     suffixes = []
@@ -340,10 +341,12 @@ def _sparse_str(self):
     suffixes += ["size=%s" % (tuple(self.shape),), "nnz=%d" % self._nnz()]
     if str(self.dtype) not in (str(cthtorch.get_default_dtype()), "torch.int64", "torch.bool"):
         suffixes.append("dtype=%s" % self.dtype)
-    body = _part_str("indices", self._indices(), indent) + ",\n" + " " * indent + \
-        _part_str("values", self._values(), indent)
+    coo = parts is None   # torch starts COO's suffixes on a new line, compressed layouts' after the values
+    if coo:
+        parts = (("indices", self._indices()), ("values", self._values()))
+    body = (",\n" + " " * indent).join(_part_str(name, t, indent) for name, t in parts)
     suffixes.append("layout=%s" % self.layout)
     grad = _grad_fn_suffix(self)
     if grad is not None:
         suffixes.append(grad)
-    return _add_suffixes("tensor(" + body, suffixes, indent, force_newline=True)
+    return _add_suffixes("tensor(" + body, suffixes, indent, force_newline=coo)

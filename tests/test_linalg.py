@@ -607,3 +607,17 @@ def test_vander_tensorinv_tensorsolve_match_torch():
                lambda L: L.linalg.tensorinv(L.ones(4, 3, 2), ind=0), lambda L: L.linalg.tensorinv(L.ones(4, 3, 2), ind=1),
                lambda L: L.linalg.tensorsolve(L.ones(6, 2, 3), L.ones(5))):
         raises_like(lambda: fn(ct), lambda: fn(torch))
+
+
+@pytest.mark.parametrize("dt", ["bfloat16", "float16"])
+def test_half_precision_vector_norm_sums_in_float(dt):
+    """squares summed in float and rounded once, as torch: bf16 squares summed then rooted land an ulp off"""
+    import torch as T
+    rs = np.random.RandomState(0)
+    for _ in range(40):
+        a = rs.randn(rs.randint(1, 30), rs.randint(1, 30)) * rs.choice([1e-2, 1.0, 50.0])
+        for p in (2, 1, 3, float("inf"), 0):
+            c, t = ct.tensor(a, dtype=getattr(ct, dt)), T.tensor(a, dtype=getattr(T, dt))
+            assert ct.linalg.vector_norm(c, p).dtype == getattr(ct, dt)
+            assert ct.linalg.vector_norm(c, p).float().item() == T.linalg.vector_norm(t, p).float().item()
+            assert c.norm(p, dim=1).float().numpy().tolist() == t.norm(p, dim=1).float().numpy().tolist()

@@ -320,3 +320,49 @@ def test_adafactor_errors():
                dict(weight_decay=-1.0)):
         oracle.raises_like(lambda: ct.optim.Adafactor([ct.zeros(2, requires_grad=True)], **kw),
                            lambda: T.optim.Adafactor([T.zeros(2, requires_grad=True)], **kw))
+
+
+@pytest.mark.parametrize("kw", [{}, dict(nesterov=False, lr=0.02, adjust_lr_fn="match_rms_adamw"),
+                                dict(weight_decay=0.0, momentum=0.5, ns_steps=3, adjust_lr_fn="original")])
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_muon_matches_torch(kw, dtype):
+    """square, wide and tall matrices (the tall one is orthogonalized transposed); the Newton-Schulz steps run in
+    bfloat16, so a differently summed bf16 product may move an entry by an ulp of the update (lr * 2^-8)"""
+    import torch as T
+    rs = np.random.RandomState(2)
+    shapes = [(4, 3), (3, 7), (16, 16)]
+    init = [rs.randn(*s) for s in shapes]
+    grads = [[rs.randn(*s) for s in shapes] for _ in range(4)]
+    out = []
+    for m in (ct, T):
+        ps = [m.tensor(a, dtype=getattr(m, dtype), requires_grad=True) for a in init]
+        opt = m.optim.Muon(ps, **kw)
+        for gs in grads:
+            for p, gr in zip(ps, gs):
+                p.grad = m.tensor(gr, dtype=getattr(m, dtype))
+            opt.step()
+        out.append(([p.detach().numpy().copy() for p in ps], opt.state_dict()))
+    lr = kw.get("lr", 1e-3) * (0.2 * 4 if kw.get("adjust_lr_fn") == "match_rms_adamw" else 1.2)
+    for a, b, a0 in zip(out[0][0], out[1][0], init):
+        np.testing.assert_allclose(a, b, rtol=0, atol=lr * 2 ** -8)
+        assert np.abs(a - a0).max() > 10 * lr * 2 ** -8   # the parameters did move
+    sc, st = out[0][1], out[1][1]
+    assert sc["param_groups"] == st["param_groups"]
+    for i in range(3):
+        np.testing.assert_allclose(sc["state"][i]["momentum_buffer"].numpy(), st["state"][i]["momentum_buffer"].numpy(),
+                                   rtol=1e-6)
+
+
+def test_muon_errors():
+    import torch as T
+    for kw in (dict(lr=-1.0), dict(momentum=-0.5), dict(weight_decay=-1.0), dict(adjust_lr_fn="other")):
+        oracle.raises_like(lambda: ct.optim.Muon([ct.zeros(2, 2, requires_grad=True)], **kw),
+                           lambda: T.optim.Muon([T.zeros(2, 2, requires_grad=True)], **kw))
+    oracle.raises_like(lambda: ct.optim.Muon([ct.zeros(2, requires_grad=True)]),
+                       lambda: T.optim.Muon([T.zeros(2, requires_grad=True)]))
+    for m in (ct, T):
+        p = m.zeros(2, 2, requires_grad=True)
+        p.grad = m.ones(2, 2)
+        opt = m.optim.Muon([p], ns_steps=100)
+        with pytest.raises(ValueError, match="less than 100"):
+            opt.step()

@@ -112,3 +112,14 @@ def test_global_switches():
         assert L.is_warn_always_enabled() is False
         assert isinstance(L.get_num_interop_threads(), int)
         assert isinstance(L.set_flush_denormal(False), bool)
+
+
+def test_module_load_matches_torch():
+    import torch as T
+    for L in (ct, T):
+        a, b = L.zeros(3), L.arange(3.0)
+        r = a.module_load(b)
+        assert r.tolist() == a.tolist() == [0.0, 1.0, 2.0] and r is not a and r is not b
+        p = L.nn.Parameter(L.zeros(2))
+        r = p.module_load(L.ones(2, requires_grad=True), assign=True)
+        assert type(r) is L.Tensor and r.tolist() == [1.0, 1.0] and not r.requires_grad

@@ -1,5 +1,5 @@
 """cthtorch.vision.models' newer families: MobileNetV3, EfficientNet (V1, V2), ConvNeXt, ViT, RegNet,
-ShuffleNetV2, MNASNet, GoogLeNet, Inception v3. torchvision is not installed here, so the oracle is its
+ShuffleNetV2, MNASNet, GoogLeNet, Inception v3, Swin V1/V2, MaxViT. torchvision is not installed here, so the oracle is its
 published structure: each weights entry's num_params (torchvision's data, in our enums), state_dict key
 counts and shapes. Trained-weight numerics need torchvision's files; forward/backward runs at small sizes."""
 import math
@@ -50,6 +50,13 @@ STRUCTURE = [
     ("inception_v3", {"init_weights": False}, 580, 27161264),
     ("vit_b_32", {}, 152, 88224232),
     ("convnext_tiny", {}, 182, 28589128),
+    ("swin_t", {}, 185, 28288354),
+    ("swin_s", {}, 353, 49606258),
+    ("swin_b", {}, 353, 87768224),
+    ("swin_v2_t", {}, 233, 28351570),
+    ("swin_v2_s", {}, 449, 49737442),
+    ("swin_v2_b", {}, 449, 87930848),
+    ("maxvit_t", {}, 582, 30919624),
 ]
 
 
@@ -87,6 +94,21 @@ SHAPES = {
                  "encoder.pos_embedding": (1, 50, 768),
                  "encoder.layers.encoder_layer_0.self_attention.in_proj_weight": (2304, 768),
                  "encoder.layers.encoder_layer_11.mlp.3.weight": (768, 3072), "heads.head.weight": (1000, 768)},
+    "swin_t": {"features.1.1.attn.relative_position_bias_table": (169, 3),
+               "features.1.1.attn.relative_position_index": (2401,), "features.2.reduction.weight": (192, 384),
+               "features.2.norm.weight": (384,), "features.7.1.attn.qkv.weight": (2304, 768), "norm.weight": (768,),
+               "features.6.norm.weight": (1536,), "head.weight": (1000, 768)},
+    "swin_v2_b": {"features.1.1.attn.relative_position_index": (4096,), "features.2.reduction.weight": (256, 512),
+                  "features.2.norm.weight": (256,), "features.5.17.mlp.3.weight": (512, 2048),
+                  "features.7.1.attn.qkv.weight": (3072, 1024), "features.1.0.attn.cpb_mlp.2.weight": (4, 512),
+                  "features.3.0.attn.logit_scale": (8, 1, 1), "features.3.0.attn.relative_coords_table": (1, 15, 15, 2),
+                  "features.6.norm.weight": (1024,), "head.weight": (1000, 1024)},
+    "maxvit_t": {"stem.0.0.weight": (64, 3, 3, 3), "stem.1.0.bias": (64,),
+                 "blocks.0.layers.0.layers.MBconv.proj.1.weight": (64, 64, 1, 1),
+                 "blocks.1.layers.1.layers.MBconv.layers.squeeze_excitation.fc1.weight": (32, 512, 1, 1),
+                 "blocks.2.layers.4.layers.grid_attention.attn_layer.1.relative_position_index": (49, 49),
+                 "blocks.3.layers.1.layers.window_attention.attn_layer.1.relative_position_bias_table": (169, 16),
+                 "classifier.3.weight": (512, 512), "classifier.5.weight": (1000, 512)},
     "convnext_tiny": {"features.0.1.weight": (96,), "features.1.0.layer_scale": (96, 1, 1),
                       "features.1.0.block.0.weight": (96, 1, 7, 7), "features.1.0.block.3.weight": (384, 96),
                       "features.2.1.weight": (192, 96, 2, 2), "classifier.0.weight": (768,)},
@@ -231,3 +253,87 @@ def test_layernorm2d_matches_torch():
                                           torch.from_numpy(ln.weight.detach().numpy()),
                                           torch.from_numpy(ln.bias.detach().numpy()), 1e-6).permute(0, 3, 1, 2)
     assert cthtorch.allclose(ln(x), cthtorch.from_numpy(want.contiguous().numpy()), atol=1e-5)
+
+
+def _tiny_swin(v2):
+    """a 2-stage Swin with 3x3 windows on a 13x11 image (padding, shifted and unshifted blocks, patch merging of an
+    odd map), its weights set from a formula so that torchvision 0.29's output for it is the oracle below"""
+    import numpy as np
+    from cthtorch.vision.models import swin_transformer as S
+    kw = dict(patch_size=[2, 2], embed_dim=8, depths=[2, 2], num_heads=[2, 4], window_size=[3, 3], num_classes=4)
+    if v2:
+        kw.update(block=S.SwinTransformerBlockV2, downsample_layer=S.PatchMergingV2)
+    m = S.SwinTransformer(**kw)
+    new = {}
+    for i, (k, v) in enumerate(m.state_dict().items()):
+        new[k] = v if k.endswith(("relative_position_index", "relative_coords_table")) else cthtorch.tensor(
+            np.sin(np.arange(v.numel()) * 0.37 + i).reshape(tuple(v.shape)) * 0.5, dtype=cthtorch.float32)
+    m.load_state_dict(new)
+    x = cthtorch.tensor(np.cos(np.arange(3 * 13 * 11) * 0.11).reshape(1, 3, 13, 11), dtype=cthtorch.float32)
+    return m, x
+
+
+@pytest.mark.parametrize("v2,expected", [(False, (15.467730783732328, 3063.463695049286)),
+                                         (True, (0.6737093479676588, 223.54748153686523))])
+def test_swin_matches_torchvision_output(v2, expected):
+    """the stages' output (1, 3, 3, 16) read through two checksums: a sine-weighted sum and the absolute sum"""
+    import numpy as np
+    m, x = _tiny_swin(v2)
+    with cthtorch.no_grad():
+        f = m.eval().features(x)
+        assert tuple(f.shape) == (1, 3, 3, 16)
+        f = f.double().numpy()
+        w = np.sin(np.arange(f.size) * 0.7).reshape(f.shape)
+        assert ((f * w).sum(), np.abs(f).sum()) == pytest.approx(expected, rel=2e-5, abs=1e-5)
+        # the shifted block's window mask matters: without its shift the output moves
+        m.features[1][1].attn.shift_size = [0, 0]
+        assert np.abs(m.features(x).double().numpy() - f).max() > 1e-3
+
+
+@pytest.mark.parametrize("v2", [False, True])
+def test_swin_train_step(v2):
+    m, _ = _tiny_swin(v2)
+    _, missing = train_step(m, 15, 4)
+    assert not missing, missing[:5]
+
+
+def _tiny_maxvit():
+    """two stages (window and grid attention on a 7x7 map), weights from a formula: torchvision 0.29's outputs for
+    it are the oracle below"""
+    import numpy as np
+    from cthtorch.vision.models.maxvit import MaxVit
+    m = MaxVit(input_size=(56, 56), stem_channels=8, partition_size=7, block_channels=[8, 16], block_layers=[1, 2],
+               head_dim=4, stochastic_depth_prob=0.2, num_classes=3)
+    new = {}
+    for i, (k, v) in enumerate(m.state_dict().items()):
+        if k.endswith(("relative_position_index", "num_batches_tracked")):
+            new[k] = v
+        elif k.endswith("running_var"):
+            new[k] = cthtorch.tensor(1 + 0.5 * np.cos(np.arange(v.numel()) + i) ** 2, dtype=cthtorch.float32)
+        else:
+            new[k] = cthtorch.tensor(np.sin(np.arange(v.numel()) * 0.37 + i).reshape(tuple(v.shape)) * 0.5,
+                                     dtype=cthtorch.float32)
+    m.load_state_dict(new)
+    return m, cthtorch.tensor(np.cos(np.arange(3 * 56 * 56) * 0.11).reshape(1, 3, 56, 56), dtype=cthtorch.float32)
+
+
+def test_maxvit_matches_torchvision_output():
+    import numpy as np
+    m, x = _tiny_maxvit()
+    with cthtorch.no_grad():
+        f = m.eval().blocks[1](m.blocks[0](m.stem(x)))
+        assert tuple(f.shape) == (1, 16, 7, 7)
+        f = f.double().numpy()
+        w = np.sin(np.arange(f.size) * 0.7).reshape(f.shape)
+        assert ((f * w).sum(), np.abs(f).sum()) == pytest.approx((-294.48369254111816, 22683.31885433197), rel=2e-6)
+        assert m(x).flatten().tolist() == pytest.approx([2.3541104793548584, 0.8853252530097961, -0.6989595890045166],
+                                                         rel=1e-5)
+    assert "StochasticDepth(p=0.1, mode=row)" in repr(m)   # numpy linspace's rounding, as torchvision prints it
+    with pytest.raises(ValueError, match="not divisible by partition size 7"):
+        models.maxvit_t(input_size=(112, 112))
+
+
+def test_maxvit_train_step():
+    m, _ = _tiny_maxvit()
+    _, missing = train_step(m, 56, 3)
+    assert not missing, missing[:5]

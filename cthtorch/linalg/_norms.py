@@ -24,6 +24,9 @@ def _unsqueeze_dims(t, x, dims):
 
 
 def _pnorm(x, p, dims, keepdim):
+    if x.dtype in (cthtorch.float16, cthtorch.bfloat16):
+        # torch accumulates half-precision norms in float and rounds once: squaring in bf16 first moves the result
+        return _pnorm(x.float(), p, dims, keepdim).to(x.dtype)
     if p == 0:
         return (x != 0).sum(dims, keepdim=keepdim).to(x.dtype)
     if p == math.inf:

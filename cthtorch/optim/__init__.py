@@ -10,3 +10,4 @@ from cthtorch.optim.rprop import Rprop  # noqa: F401
 from cthtorch.optim.sparse_adam import SparseAdam  # noqa: F401
 from cthtorch.optim.adafactor import Adafactor  # noqa: F401
 from cthtorch.optim import swa_utils  # noqa: F401,E402
+from cthtorch.optim.muon import Muon  # noqa: F401

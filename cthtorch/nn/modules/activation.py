@@ -113,9 +113,18 @@ class Softplus(Module):
 
 
 class Hardtanh(Module):
-    def __init__(self, min_val=-1.0, max_val=1.0, inplace=False):
+    def __init__(self, min_val=-1.0, max_val=1.0, inplace=False, min_value=None, max_value=None):
         super().__init__()
+        import warnings
+        for old, new, value in (("min_value", "min_val", min_value), ("max_value", "max_val", max_value)):
+            if value is not None:   # the old keyword names, still accepted by torch
+                warnings.warn(f"keyword argument `{old}` is deprecated and renamed to `{new}`", FutureWarning,
+                              stacklevel=2)
+        min_val = min_val if min_value is None else min_value
+        max_val = max_val if max_value is None else max_value
         self.min_val, self.max_val, self.inplace = min_val, max_val, inplace
+        if self.max_val <= self.min_val:
+            raise AssertionError(f"max_val ({self.max_val}) must be greater than min_val ({self.min_val})")
 
     def forward(self, input):
         return F.hardtanh(input, self.min_val, self.max_val, self.inplace)

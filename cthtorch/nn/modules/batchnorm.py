@@ -138,12 +138,13 @@ class SyncBatchNorm(_BatchNorm):
 
 
 class _LazyNormBase(LazyModuleMixin):
-    def __init__(self, eps=1e-5, momentum=0.1, affine=True, track_running_stats=True, device=None, dtype=None):
+    def __init__(self, eps=1e-5, momentum=0.1, affine=True, track_running_stats=True, device=None, dtype=None, *,
+                 bias=True):
         super().__init__(0, eps, momentum, False, False)
         self.affine, self.track_running_stats = affine, track_running_stats
         if affine:
             self.weight = UninitializedParameter(dtype=dtype)
-            self.bias = UninitializedParameter(dtype=dtype)
+            self.bias = UninitializedParameter(dtype=dtype) if bias else None
         if track_running_stats:
             self.running_mean = UninitializedBuffer(dtype=dtype)
             self.running_var = UninitializedBuffer(dtype=dtype)

@@ -21,13 +21,16 @@ from cthtorch.vision.models._weights import (AlexNet_Weights, DenseNet121_Weight
                                              Wide_ResNet50_2_Weights, Wide_ResNet101_2_Weights)
 # the families as torchvision's submodules; `googlenet` ends up the builder (the star import rebinds it), as there
 from cthtorch.vision.models import (convnext, efficientnet, googlenet, inception, mnasnet, mobilenet,  # noqa: F401,E402
-                                    mobilenetv3, regnet, shufflenetv2, vision_transformer)
+                                    maxvit, mobilenetv3, regnet, shufflenetv2, swin_transformer,
+                                    vision_transformer)
 from cthtorch.vision.models.convnext import *  # noqa: F401,F403,E402
 from cthtorch.vision.models.efficientnet import *  # noqa: F401,F403,E402
 from cthtorch.vision.models.googlenet import *  # noqa: F401,F403,E402
 from cthtorch.vision.models.inception import *  # noqa: F401,F403,E402
+from cthtorch.vision.models.maxvit import *  # noqa: F401,F403,E402
 from cthtorch.vision.models.mnasnet import *  # noqa: F401,F403,E402
 from cthtorch.vision.models.mobilenetv3 import *  # noqa: F401,F403,E402
 from cthtorch.vision.models.regnet import *  # noqa: F401,F403,E402
 from cthtorch.vision.models.shufflenetv2 import *  # noqa: F401,F403,E402
+from cthtorch.vision.models.swin_transformer import *  # noqa: F401,F403,E402
 from cthtorch.vision.models.vision_transformer import *  # noqa: F401,F403,E402
