@@ -526,3 +526,17 @@ def test_deprecated_signatures_stay_out_of_error_messages(expr):
             eval(expr, {"torch": lib})
         return str(e.value)
     assert run(cthtorch) == run(torch)
+
+
+@pytest.mark.parametrize("expr", ["x.sum(1, keepdims=True)", "torch.sum(x, axis=1, keepdims=True)",
+                                  "x.max(axis=1, keepdims=True)[0]", "torch.cat([x, x], axis=1)",
+                                  "x.mean(axis=0, keepdims=True)", "torch.add(x=x, other=x)", "torch.add(x, x2=x)",
+                                  "x.std(axis=1, keepdims=True)", "torch.abs(a=x)", "x.logsumexp(axis=1, keepdims=True)"])
+def test_numpy_keyword_names(expr):
+    """torch's parser takes NumPy's names for dim, keepdim, input and other (makemore's
+    counts.sum(1, keepdims=True))"""
+    vals = np.arange(6.0).reshape(2, 3)
+    ours = eval(expr, {"torch": cthtorch, "x": cthtorch.tensor(vals)})
+    theirs = eval(expr, {"torch": torch, "x": torch.tensor(vals)})
+    np.testing.assert_allclose(ours.numpy(), theirs.numpy())
+    assert list(ours.shape) == list(theirs.shape)

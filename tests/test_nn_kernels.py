@@ -41,6 +41,22 @@ def test_softmax(dim, log):
     run(lambda a: getattr(ct, name)(a, dim), lambda b: getattr(torch, name)(b, dim), X.astype(np.float32), tol=1e-5)
 
 
+def test_implicit_softmax_dim_warns_at_the_caller():
+    """softmax/log_softmax/softmin without dim pick torch's legacy dim and give its deprecation
+    warning, attributed to the calling line"""
+    import warnings
+    x = np.random.RandomState(0).randn(2, 3, 4)
+    for name in ("softmax", "log_softmax", "softmin"):
+        got = []
+        for lib in (ct, torch):
+            with warnings.catch_warnings(record=True) as w:
+                warnings.simplefilter("always")
+                y = getattr(lib.nn.functional, name)(lib.tensor(x))
+            got.append((y.detach().numpy(), [(str(m.message), m.filename) for m in w]))
+        np.testing.assert_allclose(got[0][0], got[1][0], rtol=1e-6)
+        assert got[0][1] == got[1][1] and len(got[1][1]) == 1 and got[1][1][0][1] == __file__
+
+
 def test_softmax_dtype_and_extremes():
     x = np.array([[1000.0, 0.0, -1000.0], [-np.inf, 0.0, 1.0]], dtype=np.float32)
     close(ct.tensor(x).softmax(1), torch.tensor(x).softmax(1))
@@ -98,6 +114,24 @@ def test_nll_loss_nd_and_errors():
         ct._C._nn.nll_loss_nd(ct.zeros(2, 3), ct.tensor([0, 7]), None, 1, -100)
     with pytest.raises(ValueError, match="Expected input batch_size \\(2\\) to match target batch_size \\(3\\)"):
         ct._C._nn.nll_loss_nd(ct.zeros(2, 3), ct.tensor([0, 1, 2]), None, 1, -100)
+
+
+@pytest.mark.parametrize("fn", ["cross_entropy", "nll_loss"])
+@pytest.mark.parametrize("shapes", [((1, 128), ()), ((3, 5), (2,)), ((3, 5, 4), (2, 4)), ((3, 5), (3, 2)),
+                                    ((3, 5, 4, 2), (3, 4)), ((2, 5, 4, 3), (2, 4)), ((5,), (2,)), ((5,), (0,)),
+                                    ((5,), (1, 2))])
+def test_class_target_shape_errors_are_torchs(fn, shapes):
+    """a class-index target of the wrong shape (a 0-d target against a batch, as in hunkim's char-RNN
+    scripts) raises torch's error type and message"""
+    inp, tgt = shapes
+    errs = []
+    for lib in (ct, torch):
+        try:
+            getattr(lib.nn.functional, fn)(lib.zeros(*inp), lib.zeros(tgt, dtype=lib.long))
+            errs.append(None)
+        except Exception as e:
+            errs.append((type(e), str(e)))
+    assert errs[1] is not None and errs[0] == errs[1]
 
 
 @pytest.mark.parametrize("smoothing", [0.0, 0.2])

@@ -45,3 +45,16 @@ def test_swap_tensors_recipe_prints_torchs_output():
     and module conversion under set_swap_module_params_on_conversion keeps the Parameter objects"""
     require_torch()
     assert run("swap_tensors_recipe.py", "cthtorch") == run("swap_tensors_recipe.py", "torch")
+
+
+def test_backprop_ninja_hand_gradients_match_autograd():
+    """makemore part 4: every hand-written gradient through the chunked MLP + batch-norm loss agrees
+    with autograd's (cmp says approximate: True, as under torch), and the losses are torch's"""
+    require_torch()
+    ours, theirs = run("backprop_ninja_small.py", "cthtorch"), run("backprop_ninja_small.py", "torch")
+    text = " ".join(ours)
+    assert text.count("approximate: True") == 27 and "approximate: False" not in text
+    assert " ".join(theirs).count("approximate: True") == 27
+    loss = [float(ours[i + 1]) for i, t in enumerate(ours) if t in ("loss", "loss_fast")]
+    loss_t = [float(theirs[i + 1]) for i, t in enumerate(theirs) if t in ("loss", "loss_fast")]
+    assert len(loss) == 2 and loss == pytest.approx(loss_t, rel=1e-6)

@@ -120,6 +120,22 @@ def test_lstm_proj_size(cfg):
     _run_both(ref, m, torch.randn(4, 2, 5, generator=torch.Generator().manual_seed(5)))
 
 
+@pytest.mark.parametrize("kind", ["RNN", "LSTM", "GRU"])
+def test_single_layer_dropout_warns_as_torch(kind):
+    """dropout only acts between layers, so a one-layer module with dropout warns (seq2seq scripts
+    build GRU(..., dropout=0.1) with one layer); two layers or no dropout do not"""
+    import warnings
+    msgs = []
+    for lib in (cthtorch, torch):
+        with warnings.catch_warnings(record=True) as w:
+            warnings.simplefilter("always")
+            getattr(lib.nn, kind)(3, 4, dropout=0.1)
+            getattr(lib.nn, kind)(3, 4, num_layers=2, dropout=0.1)
+            getattr(lib.nn, kind)(3, 4)
+        msgs.append([(x.category, str(x.message)) for x in w])
+    assert len(msgs[1]) == 1 and msgs[0] == msgs[1]
+
+
 def test_proj_size_errors():
     for kw in (dict(proj_size=-1), dict(proj_size=8)):
         with pytest.raises(ValueError) as e:

@@ -109,6 +109,10 @@ def nll_loss_nd(input, target, weight, reduction, ignore_index):
     (NllLossBackward0), 4-d ones nll_loss2d (NllLoss2DBackward0), other ranks nll_loss2d
     on (N, C, 1, -1) views"""
     d = input.dim()
+    if d > 1 and (target.shape[0] if target.dim() else 0) != input.shape[0]:
+        # torch's message reads a 0-d target's batch size as 0
+        raise ValueError("Expected input batch_size (%d) to match target batch_size (%d)."
+                         % (input.shape[0], target.shape[0] if target.dim() else 0))
     if d in (1, 2):
         return _nn.nll_loss(input, target, weight, reduction, ignore_index)
     if d == 4:

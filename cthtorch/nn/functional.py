@@ -411,7 +411,11 @@ def tanh(input):
     return input.tanh()
 
 
-def _softmax_dim(ndim):
+def _softmax_dim(name, ndim, stacklevel):
+    """the dim torch picks when none is given, with its deprecation warning (stacklevel counts from
+    this helper, as torch's: the default 3 points at the caller of softmax)"""
+    warnings.warn("Implicit dimension choice for %s has been deprecated. Change the call to include dim=X as an "
+                  "argument." % name, stacklevel=stacklevel)
     return 0 if ndim in (0, 1, 3) else 1
 
 
@@ -419,7 +423,7 @@ def softmax(input, dim=None, _stacklevel=3, dtype=None):
     if _has_torch_function_unary(input):
         return _handle_with_locals(softmax, locals())
     if dim is None:
-        dim = _softmax_dim(input.dim())
+        dim = _softmax_dim("softmax", input.dim(), _stacklevel)
     return input.softmax(dim, dtype=dtype)
 
 
@@ -427,14 +431,16 @@ def log_softmax(input, dim=None, _stacklevel=3, dtype=None):
     if _has_torch_function_unary(input):
         return _handle_with_locals(log_softmax, locals())
     if dim is None:
-        dim = _softmax_dim(input.dim())
+        dim = _softmax_dim("log_softmax", input.dim(), _stacklevel)
     return input.log_softmax(dim, dtype=dtype)
 
 
 def softmin(input, dim=None, _stacklevel=3, dtype=None):
     if _has_torch_function_unary(input):
         return _handle_with_locals(softmin, locals())
-    return softmax(-input, dim, dtype=dtype)
+    if dim is None:
+        dim = _softmax_dim("softmin", input.dim(), _stacklevel)
+    return (-input).softmax(dim, dtype=dtype)
 
 
 def gumbel_softmax(logits, tau=1.0, hard=False, eps=1e-10, dim=-1):

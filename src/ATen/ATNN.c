@@ -217,9 +217,13 @@ static int nll_shapes(const THTensor *self, const THTensor *target, int64_t *N, 
     return -1;
   }
   if (self->ndim == 1) {
-    if (target->ndim > 1 || (target->ndim == 1 && target->sizes[0] != 1 && target->sizes[0] != 0)) {
-      THError_set(TH_ERR_VALUE, "Expected input batch_size (1) to match target batch_size (%lld).",
-                  (long long)(target->ndim ? target->sizes[0] : 1));
+    if (target->ndim > 1) {
+      THError_set(TH_ERR_RUNTIME, "0D or 1D target tensor expected, multi-target not supported");
+      return -1;
+    }
+    if (target->ndim == 1 && target->sizes[0] != 1) {
+      THError_set(TH_ERR_VALUE, "For 1D input, 1D target must have size 1, but got target size: %lld",
+                  (long long)target->sizes[0]);
       return -1;
     }
     *N = 1; *C = self->sizes[0]; *S = 1;
@@ -228,13 +232,18 @@ static int nll_shapes(const THTensor *self, const THTensor *target, int64_t *N, 
   *N = self->sizes[0]; *C = self->sizes[1]; *S = 1;
   for (int i = 2; i < self->ndim; i++) *S *= self->sizes[i];
   if (target->ndim != self->ndim - 1 || target->sizes[0] != *N) {
-    if (target->ndim >= 1 && target->sizes[0] != *N)
+    int64_t tb = target->ndim ? target->sizes[0] : 0;   /* torch reads a 0-d target's batch as 0 */
+    if (tb != *N)
       THError_set(TH_ERR_VALUE, "Expected input batch_size (%lld) to match target batch_size (%lld).",
-                  (long long)*N, (long long)target->sizes[0]);
+                  (long long)*N, (long long)tb);
+    else if (self->ndim == 2)
+      THError_set(TH_ERR_RUNTIME, "0D or 1D target tensor expected, multi-target not supported");
+    else if (self->ndim == 4)
+      THError_set(TH_ERR_RUNTIME, "only batches of spatial targets supported (3D tensors) but got targets of "
+                  "dimension: %d", target->ndim);
     else
       THError_set(TH_ERR_RUNTIME, "expected target of shape %s for input of shape %s", "...",
                   THTensor_sizeStr(self->ndim, self->sizes, b2, sizeof b2));
-    (void)b1;
     return -1;
   }
   for (int i = 2; i < self->ndim; i++)

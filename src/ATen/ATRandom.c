@@ -5,6 +5,7 @@
 #include "ATCuda.h"
 #include "ATComplex.h"
 
+#include <float.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -166,8 +167,79 @@ THTensor *at_uniform_(THTensor *t, double from, double to, THGenerator *g) {
       d[j + 8] = radius * SIN(theta) * std + mean;                        \
     }                                                                     \
   }
-DEFINE_NORMAL16(normal16_f, float, sqrtf, logf, cosf, sinf)
 DEFINE_NORMAL16(normal16_d, double, sqrt, log, cos, sin)
+
+/* float32 tensors: torch's x86 build (AVX2 capability) runs the Box-Muller
+ * block through Cephes-style single-precision log and sincos (polynomials
+ * after range reduction), with its compiler fusing some multiply-adds. The
+ * values differ from libm's logf/cosf/sinf in the last bit for about a third
+ * of draws, so randn would not equal torch's; this follows the same float
+ * operations, each fused step written as fmaf, and agrees bit for bit. */
+static float cephes_logf(float x) {
+  if (x < FLT_MIN) x = FLT_MIN;   /* u1 is in (0, 1]: never reached by draws */
+  uint32_t b;
+  memcpy(&b, &x, 4);
+  float e = (float)((int32_t)(b >> 23) - 127) + 1.0f;
+  b = (b & ~0x7f800000u) | 0x3f000000u;   /* mantissa m in [0.5, 1) */
+  float m;
+  memcpy(&m, &b, 4);
+  float t = 0.0f;
+  if (m < 0.707106781186547524f) { e -= 1.0f; t = m; }   /* then log(2m) with e - 1 */
+  m = (m - 1.0f) + t;
+  float z = m * m;
+  float y = 7.0376836292e-2f;
+  y = fmaf(y, m, -1.1514610310e-1f);
+  y = fmaf(y, m, 1.1676998740e-1f);
+  y = fmaf(y, m, -1.2420140846e-1f);
+  y = fmaf(y, m, 1.4249322787e-1f);
+  y = fmaf(y, m, -1.6668057665e-1f);
+  y = fmaf(y, m, 2.0000714765e-1f);
+  y = fmaf(y, m, -2.4999993993e-1f);
+  y = fmaf(y, m, 3.3333331174e-1f);
+  y = y * m;
+  y = fmaf(y, z, e * -2.12194440e-4f);
+  y = y - z * 0.5f;
+  m = m + y;
+  return fmaf(e, 0.693359375f, m);   /* log 2 split in two parts */
+}
+
+static void cephes_sincosf(float x, float *s, float *c) {
+  bool neg_s = x < 0;
+  x = fabsf(x);
+  int32_t q = (int32_t)(x * 1.27323954473516f);   /* octant, by 4/pi */
+  q = (q + 1) & ~1;
+  float fq = (float)q;
+  neg_s ^= (q & 4) != 0;
+  bool neg_c = (~(q - 2) & 4) != 0, cos_poly_is_cos = (q & 2) == 0;
+  x = fmaf(fq, -0.78515625f, x);   /* x - q pi/4 with pi/4 in three parts */
+  x = fmaf(fq, -2.4187564849853515625e-4f, x);
+  x = fmaf(fq, -3.77489497744594108e-8f, x);
+  float z = x * x;
+  float yc = 2.443315711809948e-5f;
+  yc = fmaf(yc, z, -1.388731625493765e-3f);
+  yc = fmaf(yc, z, 4.166664568298827e-2f);
+  yc = yc * z;
+  yc = fmaf(yc, z, -(z * 0.5f));
+  yc = yc + 1.0f;
+  float ys = -1.9515295891e-4f;
+  ys = fmaf(ys, z, 8.3321608736e-3f);
+  ys = fmaf(ys, z, -1.6666654611e-1f);
+  ys = ys * z;
+  ys = fmaf(ys, x, x);
+  float sv = cos_poly_is_cos ? ys : yc, cv = cos_poly_is_cos ? yc : ys;
+  *s = neg_s ? -sv : sv;
+  *c = neg_c ? -cv : cv;
+}
+
+static void normal16_f(float *d, float mean, float std) {
+  for (int j = 0; j < 8; j++) {
+    float u1 = 1.0f - d[j], u2 = d[j + 8];
+    float radius = sqrtf(-2.0f * cephes_logf(u1)), s, c;
+    cephes_sincosf((float)(2.0 * M_PI) * u2, &s, &c);
+    d[j] = fmaf(radius * c, std, mean);
+    d[j + 8] = fmaf(radius * s, std, mean);
+  }
+}
 
 /* Uniforms for all n (serial: the stream order), Box-Muller per full block
  * (independent blocks, so threads may share them), then the ragged tail

@@ -309,6 +309,22 @@ static bool bad_list_item(const APSignature *sig, const APParam *p, PyObject *o,
   return false;
 }
 
+/* PyTorch's parser also takes NumPy's keyword names: axis for dim, keepdims
+ * for keepdim, x/a/x1 for input, x2 for other (x.sum(1, keepdims=True) in
+ * karpathy's makemore lectures). The parameter index, or nparams if none. */
+static int numpy_alias(const APSignature *sig, PyObject *key) {
+  static const char *const alias[][2] = { { "axis", "dim" }, { "keepdims", "keepdim" }, { "x", "input" },
+                                          { "a", "input" }, { "x1", "input" }, { "x2", "other" } };
+  const char *k = PyUnicode_AsUTF8(key);
+  if (!k) { PyErr_Clear(); return sig->nparams; }
+  for (size_t a = 0; a < sizeof alias / sizeof alias[0]; a++) {
+    if (strcmp(k, alias[a][0]) != 0) continue;
+    for (int j = 0; j < sig->nparams; j++)
+      if (strcmp(sig->params[j].name, alias[a][1]) == 0) return j;
+  }
+  return sig->nparams;
+}
+
 static bool match(const APSignature *sig, PyObject *self, PyObject *const *args, Py_ssize_t nargs,
                   PyObject *kwnames, PyObject **out, char *why, size_t whyn) {
   int pi = 0;
@@ -351,6 +367,7 @@ static bool match(const APSignature *sig, PyObject *self, PyObject *const *args,
       int j;
       for (j = 0; j < sig->nparams; j++)
         if (sig->params[j].py_name == key || PyUnicode_Compare(sig->params[j].py_name, key) == 0) break;
+      if (j == sig->nparams) j = numpy_alias(sig, key);
       if (j == sig->nparams) {
         snprintf(why, whyn, "%s() got an unexpected keyword argument '%s'", sig->name, PyUnicode_AsUTF8(key));
         return false;

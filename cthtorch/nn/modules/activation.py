@@ -262,17 +262,17 @@ class _SoftmaxBase(Module):
 
 class Softmax(_SoftmaxBase):
     def forward(self, input):
-        return F.softmax(input, self.dim)
+        return F.softmax(input, self.dim, _stacklevel=5)
 
 
 class LogSoftmax(_SoftmaxBase):
     def forward(self, input):
-        return F.log_softmax(input, self.dim)
+        return F.log_softmax(input, self.dim, _stacklevel=5)
 
 
 class Softmin(_SoftmaxBase):
     def forward(self, input):
-        return F.softmin(input, self.dim)
+        return F.softmin(input, self.dim, _stacklevel=5)
 
 
 class Softmax2d(Module):
