@@ -2,12 +2,9 @@
 when A is not transposed, K <= 384 and the product has at least 2^22 multiply-adds (2^21 with threads;
 src/ATen/ATBlas.c): values against numpy (float64) and torch on shapes off its 4 x 24 / 8 / 16 tiles,
 K in two chunks, more columns than one packed block holds, columns or rows split across threads,
-transposed and strided operands, alpha/beta, bitwise agreement across thread counts, and the portable
-kernels. Every shape here is past both thresholds, so the blocked GEMM runs whatever the thread count."""
-import os
-import subprocess
-import sys
-
+transposed and strided operands, alpha/beta, bitwise agreement across thread counts (the portable
+kernels: test_gemm_packed.test_portable_kernel). Every shape here is past both thresholds, so the
+blocked GEMM runs whatever the thread count."""
 import numpy as np
 import pytest
 
@@ -97,14 +94,3 @@ def test_nonfinite_operands_propagate():
     want = (torch.from_numpy(a) @ torch.from_numpy(b)).numpy()
     np.testing.assert_array_equal(got, want)   # nan where a nan or inf * 0 met, inf in row 3, 70 elsewhere
     assert np.isnan(got[:, 60]).all() and np.isinf(got[3, :60]).all() and (got[:3, :60] == 190).all()
-
-
-def test_portable_kernels():
-    """CTHTORCH_GEMM_PACKED=portable selects the plain-C tiles (cpus without AVX2/FMA): same values"""
-    code = ("import sys; sys.path.insert(0, 'tests'); import test_sgemm_blocked as t\n"
-            "for M, K, N in t.SHAPES:\n    t.test_mm_values(M, K, N, True)\n"
-            "t.test_strided_a_and_addmm(129, 257, 131)\nprint('ok')\n")
-    env = dict(os.environ, CTHTORCH_GEMM_PACKED="portable")
-    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-    r = subprocess.run([sys.executable, "-c", code], cwd=root, env=env, capture_output=True, text=True, timeout=300)
-    assert r.returncode == 0 and r.stdout.strip().endswith("ok"), r.stderr[-2000:]
