@@ -88,10 +88,13 @@ def test_nonfinite_c_and_beta_zero():
 
 
 def test_portable_kernel():
-    """CTHTORCH_GEMM_PACKED=portable selects the plain-C tiles (cpus without AVX2/FMA): same values"""
-    code = ("import sys; sys.path.insert(0, 'tests'); import test_gemm_packed as t\n"
+    """CTHTORCH_GEMM_PACKED=portable selects the plain-C tiles (cpus without AVX2/FMA), here and in the
+    blocked GEMM of mm (test_sgemm_blocked): same values"""
+    code = ("import sys; sys.path.insert(0, 'tests'); import test_gemm_packed as t, test_sgemm_blocked as s\n"
             "for M, K, N in t.SHAPES:\n    t.test_values(M, K, N, 'full')\n"
-            "t.test_transposed_and_strided(5, 17, 25)\nprint('ok')\n")
+            "t.test_transposed_and_strided(5, 17, 25)\n"
+            "for M, K, N in s.SHAPES:\n    s.test_mm_values(M, K, N, True)\n"
+            "s.test_strided_a_and_addmm(129, 257, 131)\nprint('ok')\n")
     env = dict(os.environ, CTHTORCH_GEMM_PACKED="portable")
     root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     r = subprocess.run([sys.executable, "-c", code], cwd=root, env=env, capture_output=True, text=True, timeout=300)

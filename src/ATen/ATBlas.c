@@ -53,9 +53,28 @@ static void gemm_tiny(bool dbl, bool ta, bool tb, int64_t M, int64_t N, int64_t 
     }
 }
 
+/* Which float32 products run cthtorch's own blocked GEMM (THGemm_sgemm) instead of OpenBLAS: A not
+ * transposed (it is read in place; only B is packed, once per thread's columns, where OpenBLAS packs both
+ * and, split by rows across threads, each thread packs all of B again), K at most OWN_SGEMM_K (one or two
+ * chunks: there it measured 2-7% less CPU time at one thread, the most on a Linear's x @ W^T; from
+ * K = 512 on, carrying C across more chunks, 1-4% more), and at least OWN_SGEMM_MACS multiply-adds at one
+ * thread (at 64^3 and 128^3 it was 1% slower), GEMM_SPLIT_MACS with threads (two threads: level with the
+ * row split at 256 and 512, 4% faster at 384, 10% at 128, best single calls on a loaded machine). A
+ * transposed A (a weight gradient's G^T X) stays with OpenBLAS: packing it measured 5-25% slower. So do
+ * calls made inside a parallel region (conv's per-image products): the packing workspace is cached for
+ * one call at a time. */
+#define OWN_SGEMM_K 384
+#define OWN_SGEMM_MACS (1LL << 22)
+
 void at_gemm(bool dbl, bool ta, bool tb, int64_t M, int64_t N, int64_t K, double alpha, const void *A, int64_t lda,
              const void *B, int64_t ldb, double beta, void *C, int64_t ldc) {
   int nt = omp_in_parallel() ? 1 : at_get_num_threads();
+  if (!dbl && !ta && !omp_in_parallel() && K <= OWN_SGEMM_K &&
+      M * N * K >= (nt > 1 ? GEMM_SPLIT_MACS : OWN_SGEMM_MACS)) {
+    THGemm_sgemm(tb, M, N, K, (float)alpha, A, lda, B, ldb, (float)beta, C, ldc,
+                 M * N * K >= GEMM_SPLIT_MACS ? nt : 1);
+    return;
+  }
   if (nt <= 1 || M * N * K < GEMM_SPLIT_MACS) {
     gemm1(dbl, ta, tb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
     return;

@@ -5,6 +5,7 @@
 
 #include <immintrin.h>
 #include <omp.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -100,6 +101,51 @@ __attribute__((target("avx2,fma"))) static void tile_avx2(int64_t K, const float
   merge_edge(t, c, ldc, m, n, alpha, beta);
 }
 
+/* 4 x 8 and 4 x 16 tiles for a product's last columns (and for columns split between threads at
+ * multiples of 8): the 4 x 24 tile there would spend up to two thirds of its multiply-adds on the
+ * panel's zero padding */
+__attribute__((target("avx2,fma"), always_inline)) static inline void
+tile_narrow(const int nv, int64_t K, const float *a, int64_t lda, int m, const float *bp, float *c, int64_t ldc, int n,
+            float alpha, float beta) {
+  const float *a0 = a, *a1 = a + (m > 1 ? lda : 0), *a2 = a + (m > 2 ? 2 * lda : 0),
+              *a3 = a + (m > 3 ? 3 * lda : 0);
+  __m256 c00 = _mm256_setzero_ps(), c01 = c00, c10 = c00, c11 = c00, c20 = c00, c21 = c00, c30 = c00, c31 = c00;
+  for (int64_t k = 0; k < K; k++, bp += NR) {
+    __m256 b0 = _mm256_loadu_ps(bp), b1 = nv > 1 ? _mm256_loadu_ps(bp + 8) : b0;
+    __asm__("" : "+x"(b0), "+x"(b1));
+    __m256 x = _mm256_broadcast_ss(a0 + k);
+    c00 = _mm256_fmadd_ps(x, b0, c00);
+    if (nv > 1) c01 = _mm256_fmadd_ps(x, b1, c01);
+    x = _mm256_broadcast_ss(a1 + k);
+    c10 = _mm256_fmadd_ps(x, b0, c10);
+    if (nv > 1) c11 = _mm256_fmadd_ps(x, b1, c11);
+    x = _mm256_broadcast_ss(a2 + k);
+    c20 = _mm256_fmadd_ps(x, b0, c20);
+    if (nv > 1) c21 = _mm256_fmadd_ps(x, b1, c21);
+    x = _mm256_broadcast_ss(a3 + k);
+    c30 = _mm256_fmadd_ps(x, b0, c30);
+    if (nv > 1) c31 = _mm256_fmadd_ps(x, b1, c31);
+  }
+  float t[MR * NR];
+  _mm256_storeu_ps(t, c00); _mm256_storeu_ps(t + 8, c01);
+  _mm256_storeu_ps(t + 24, c10); _mm256_storeu_ps(t + 32, c11);
+  _mm256_storeu_ps(t + 48, c20); _mm256_storeu_ps(t + 56, c21);
+  _mm256_storeu_ps(t + 72, c30); _mm256_storeu_ps(t + 80, c31);
+  merge_edge(t, c, ldc, m, n, alpha, beta);
+}
+
+__attribute__((target("avx2,fma"))) static void tile_avx2_8(int64_t K, const float *a, int64_t lda, int m,
+                                                            const float *bp, float *c, int64_t ldc, int n,
+                                                            float alpha, float beta) {
+  tile_narrow(1, K, a, lda, m, bp, c, ldc, n, alpha, beta);
+}
+
+__attribute__((target("avx2,fma"))) static void tile_avx2_16(int64_t K, const float *a, int64_t lda, int m,
+                                                             const float *bp, float *c, int64_t ldc, int n,
+                                                             float alpha, float beta) {
+  tile_narrow(2, K, a, lda, m, bp, c, ldc, n, alpha, beta);
+}
+
 static tile_fn pick_tile(void) {
   static tile_fn chosen;   /* a benign race: every thread picks the same */
   if (!chosen) {
@@ -132,6 +178,162 @@ void THGemmPacked_pack(int64_t K, int64_t N, const float *b, int64_t sk, int64_t
       }
     }
   }
+}
+
+/* ---- the general float32 GEMM (A not transposed), blocked as BLAS does ----
+ * K in chunks of at most KC; B's chunk packed into NR-column panels (at most NCP of them at a time); A's
+ * rows, in blocks of MC, read in place. A panel's chunk (24 KB) stays in L1 while the MC / MR tiles of
+ * the A block (128 KB, in L2) pass over it: there the tiles run at 98% of the FMA units' rate, and packing
+ * B is the only extra pass. Threads take columns (or rows, when there are few columns) and share nothing,
+ * so no thread waits for another before the end: on a loaded machine a wait inside the product costs a
+ * time slice. Every element of C is summed in the same order (chunk by chunk, k ascending) whatever the
+ * thread count. */
+#define MC 128
+#define NCP 128
+
+/* columns [j0, j0 + n) (n <= NR) x rows [k0, k0 + kc) of B (element (k, j) at b[k * sk + j * sn]) into one
+ * panel, kc rows of NR floats, zero past n */
+static void pack_b_panel(const float *b, int64_t sk, int64_t sn, int64_t k0, int64_t kc, int64_t j0, int n,
+                         float *dst) {
+  const float *src = b + k0 * sk + j0 * sn;
+  if (sn == 1 && n == NR) {
+    for (int64_t k = 0; k < kc; k++) {
+      const float *r = src + k * sk;
+      for (int j = 0; j < NR; j += 4) _mm_storeu_ps(dst + k * NR + j, _mm_loadu_ps(r + j));
+    }
+    return;
+  }
+  if (sk == 1 && n == NR) {   /* B transposed (a weight W read as W^T): 4 k by 4 columns, transposed in registers */
+    int64_t k = 0;
+    for (; k + 4 <= kc; k += 4)
+      for (int j = 0; j < NR; j += 4) {
+        const float *c0 = src + j * sn + k;
+        __m128 x0 = _mm_loadu_ps(c0), x1 = _mm_loadu_ps(c0 + sn), x2 = _mm_loadu_ps(c0 + 2 * sn),
+               x3 = _mm_loadu_ps(c0 + 3 * sn);
+        _MM_TRANSPOSE4_PS(x0, x1, x2, x3);
+        _mm_storeu_ps(dst + k * NR + j, x0);
+        _mm_storeu_ps(dst + (k + 1) * NR + j, x1);
+        _mm_storeu_ps(dst + (k + 2) * NR + j, x2);
+        _mm_storeu_ps(dst + (k + 3) * NR + j, x3);
+      }
+    for (; k < kc; k++)
+      for (int j = 0; j < NR; j++) dst[k * NR + j] = src[j * sn + k];
+    return;
+  }
+  THGemmPacked_pack(kc, n, src, sk, sn, dst);
+}
+
+/* The packing workspace, kept between calls: allocating and freeing a few hundred KB each call goes
+ * through mmap, and touching each fresh page again cost more than a 256 x 256 product's packing. One
+ * cached buffer for the process (its size in its first 64 bytes, so buffer and size travel together);
+ * a call that finds it taken (another thread's GEMM) allocates its own. */
+#define WS_HEAD 16
+static _Atomic(float *) ws_cache;
+
+static size_t ws_size(const float *w) {
+  size_t n;
+  memcpy(&n, w - WS_HEAD, sizeof n);
+  return n;
+}
+
+static float *ws_take(size_t n) {
+  float *w = atomic_exchange(&ws_cache, NULL);
+  if (w && ws_size(w) >= n) return w;
+  if (w) free(w - WS_HEAD);
+  float *raw = aligned_alloc(64, ((n + WS_HEAD) * sizeof(float) + 63) / 64 * 64);
+  if (!raw) return NULL;
+  memcpy(raw, &n, sizeof n);
+  return raw + WS_HEAD;
+}
+
+/* every exchange hands a buffer's ownership over: to the cache slot, or to this call, which frees it */
+static void ws_give(float *w) {
+  float *old = atomic_exchange(&ws_cache, w);
+  if (!old) return;
+  if (ws_size(old) > ws_size(w)) {   /* keep the larger: put it back, drop whatever is there now */
+    float *cur = atomic_exchange(&ws_cache, old);
+    if (cur) free(cur - WS_HEAD);
+  } else {
+    free(old - WS_HEAD);
+  }
+}
+
+typedef struct {
+  int64_t M, K, kcmax, lda, sk, sn, ldc;
+  float alpha, beta;
+  const float *a, *b;
+  float *c;
+  tile_fn tiles[3];   /* for panels of at most 8, 16 and 24 columns */
+} SgemmArgs;
+
+/* rows [i0, i1) x columns [j0, j1) of C, one thread's part; ws holds the packed panels (at most NCP) */
+static void sgemm_part(const SgemmArgs *g, int64_t i0, int64_t i1, int64_t j0, int64_t j1, float *ws) {
+  int64_t kcmax = g->kcmax;
+  float *bp = ws;
+  for (int64_t jb = j0; jb < j1; jb += NCP * NR) {
+    int64_t je = j1 - jb < NCP * NR ? j1 : jb + NCP * NR, npn = (je - jb + NR - 1) / NR;
+    for (int64_t k0 = 0; k0 < g->K; k0 += kcmax) {
+      int64_t kc = g->K - k0 < kcmax ? g->K - k0 : kcmax;
+      float bt = k0 == 0 ? g->beta : 1.f;
+      for (int64_t p = 0; p < npn; p++)
+        pack_b_panel(g->b, g->sk, g->sn, k0, kc, jb + p * NR, je - jb - p * NR < NR ? (int)(je - jb - p * NR) : NR,
+                     bp + p * kc * NR);
+      for (int64_t ib = i0; ib < i1; ib += MC) {
+        int64_t m = i1 - ib < MC ? i1 - ib : MC;
+        const float *ab = g->a + ib * g->lda + k0;
+        for (int64_t p = 0; p < npn; p++) {
+          int n = je - jb - p * NR < NR ? (int)(je - jb - p * NR) : NR;
+          tile_fn tile = g->tiles[(n - 1) / 8];
+          for (int64_t i = 0; i < m; i += MR)
+            tile(kc, ab + i * g->lda, g->lda, m - i < MR ? (int)(m - i) : MR, bp + p * kc * NR,
+                 g->c + (ib + i) * g->ldc + jb + p * NR, g->ldc, n, g->alpha, bt);
+        }
+      }
+    }
+  }
+}
+
+void THGemm_sgemm(bool tb, int64_t M, int64_t N, int64_t K, float alpha, const float *a, int64_t lda, const float *b,
+                  int64_t ldb, float beta, float *c, int64_t ldc, int nthreads) {
+  if (M <= 0 || N <= 0) return;
+  if (K <= 0) {
+    THGemmPacked_run(M, N, 0, alpha, a, lda, NULL, beta, c, ldc, 1);
+    return;
+  }
+  bool avx2 = pick_tile() == tile_avx2;
+  /* K in equal chunks of at most KC: a short last chunk would run the tiles' fixed costs for little work */
+  int64_t nk = (K + KC - 1) / KC;
+  SgemmArgs g = { .M = M, .K = K, .kcmax = (K + nk - 1) / nk, .lda = lda, .sk = tb ? 1 : ldb, .sn = tb ? ldb : 1,
+                  .ldc = ldc, .alpha = alpha, .beta = beta, .a = a, .b = b, .c = c,
+                  .tiles = { avx2 ? tile_avx2_8 : tile_portable, avx2 ? tile_avx2_16 : tile_portable,
+                             avx2 ? tile_avx2 : tile_portable } };
+  int nt = nthreads > 1 && !omp_in_parallel() ? nthreads : 1;
+  /* columns split at multiples of 8 (the narrow tiles finish them), unless there are too few */
+  bool by_rows = N < 32 * nt;
+  if (by_rows && M < 16 * nt) nt = 1;
+  int64_t np = (N + NR - 1) / NR, npt = by_rows ? np : np / nt + 2;   /* a thread's panels, at most */
+  size_t per = (size_t)((npt < NCP ? npt : NCP) * NR * g.kcmax);
+  float *ws = ws_take(per * nt);
+  if (!ws) {   /* no memory for the packed panels: the plain loops need none */
+    for (int64_t i = 0; i < M; i++)
+      for (int64_t j = 0; j < N; j++) {
+        float s = 0.f;
+        for (int64_t k = 0; k < K; k++) s += a[i * lda + k] * b[k * g.sk + j * g.sn];
+        c[i * ldc + j] = beta == 0.f ? alpha * s : alpha * s + beta * c[i * ldc + j];
+      }
+    return;
+  }
+#pragma omp parallel for num_threads(nt) if (nt > 1) schedule(static)
+  for (int t = 0; t < nt; t++) {
+    if (by_rows) {
+      int64_t i0 = M * t / nt / MR * MR, i1 = t == nt - 1 ? M : M * (t + 1) / nt / MR * MR;
+      sgemm_part(&g, i0, i1, 0, N, ws + per * t);
+    } else {
+      int64_t j0 = N * t / nt / 8 * 8, j1 = t == nt - 1 ? N : N * (t + 1) / nt / 8 * 8;
+      sgemm_part(&g, 0, M, j0, j1, ws + per * t);
+    }
+  }
+  ws_give(ws);
 }
 
 void THGemmPacked_run(int64_t M, int64_t N, int64_t K, float alpha, const float *a, int64_t lda,

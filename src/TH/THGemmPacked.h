@@ -22,6 +22,11 @@ TH_API void THGemmPacked_pack(int64_t K, int64_t N, const float *b, int64_t sk, 
  * column panels across OpenMP threads when the product is large enough. */
 TH_API void THGemmPacked_run(int64_t M, int64_t N, int64_t K, float alpha, const float *a, int64_t lda,
                              const float *packed, float beta, float *c, int64_t ldc, int nthreads);
+/* C[M, N] (row stride ldc) = alpha * A op(B) + beta * C for float32, A(i, k) = a[i * lda + k],
+ * op(B)(k, j) = b[k * ldb + j] (b[j * ldb + k] when tb): A read in place, B packed block by block on
+ * the way, nthreads splitting C's columns (its rows when it has few columns). beta == 0 never reads C. */
+TH_API void THGemm_sgemm(bool tb, int64_t M, int64_t N, int64_t K, float alpha, const float *a, int64_t lda,
+                         const float *b, int64_t ldb, float beta, float *c, int64_t ldc, int nthreads);
 /* "avx2" or "portable": the microkernel the cpu selected (or
  * CTHTORCH_GEMM_PACKED=portable forced, for tests of the fallback) */
 TH_API const char *THGemmPacked_kernel(void);
