@@ -227,3 +227,33 @@ def test_transform_of_captured_batched_value(kind):
             return F.jvp(f, (L.tensor(w),), (L.ones(3),))[1]
         return F.vmap(per_sample)(L.tensor(xs))
     check(run, rtol=1e-5)
+
+
+def test_user_error_raised_once_from_the_batched_run():
+    # func's own error is not a reason to rerun func per sample: raised once (side effects once), with
+    # torch's message (the batched operand's shape, as torch's batching rule reports it)
+    for L in (cthtorch, torch):
+        calls = []
+
+        def f(x):
+            calls.append(1)
+            return x @ L.ones(3, 3)
+        with pytest.raises(RuntimeError, match=r"mat1 and mat2 shapes cannot be multiplied \(2x4 and 3x3\)"):
+            L.func.vmap(f)(L.ones(2, 4))
+        assert len(calls) == 1
+
+
+def test_nested_vmap_batches_both_levels():
+    # the inner vmap takes the outer level's BatchedTensor as its input: func runs once for all 5 x 3 samples
+    def run(L):
+        calls = []
+
+        def f(r):
+            calls.append(1)
+            return r.sin().sum()
+        out = L.func.vmap(L.func.vmap(f), in_dims=1)(L.tensor(A))
+        return out, len(calls)
+    ours, n = run(cthtorch)
+    assert n == 1 and _vmap_mod.last_path == "batched"
+    ref, _ = run(torch)
+    np.testing.assert_allclose(ours.numpy(), ref.numpy(), rtol=1e-6, atol=1e-6)

@@ -27,7 +27,8 @@ _state = threading.local()
 
 class NeedsLoop(RuntimeError):
     """Raised where batching cannot express the computation (a transform over batched values
-    it cannot lift); the enclosing vmap then runs func once per sample."""
+    it cannot lift, a Python value read from a batched tensor); the enclosing vmap then runs func
+    once per sample. Any other error is func's own and propagates from the batched run."""
 
 
 def next_level():
@@ -115,19 +116,19 @@ class BatchedTensor:
         return self.transpose(-2, -1)
 
     def item(self):
-        raise RuntimeError("vmap: It looks like you're calling .item() on a Tensor. We don't support vmap over "
+        raise NeedsLoop("vmap: It looks like you're calling .item() on a Tensor. We don't support vmap over "
                            "calling .item() on a Tensor, please try to rewrite what you're doing with other "
                            "operations. If error is occurring somewhere inside PyTorch internals, please file a "
                            "bug report.")
 
     def tolist(self):
-        raise RuntimeError("vmap: It looks like you're calling .tolist() on a Tensor; vmap does not support "
+        raise NeedsLoop("vmap: It looks like you're calling .tolist() on a Tensor; vmap does not support "
                            "data-dependent Python values")
 
     def __bool__(self):
-        raise RuntimeError("vmap: It looks like you're attempting to use a Tensor in some data-dependent control "
-                           "flow. We don't support that yet, please shout over at "
-                           "https://github.com/pytorch/functorch/issues/257 .")
+        raise NeedsLoop("vmap: It looks like you're attempting to use a Tensor in some data-dependent control "
+                        "flow. We don't support that yet, please file an issue at "
+                        "https://github.com/pytorch/pytorch/issues .")
 
     def __repr__(self):
         return "BatchedTensor(lvl=%d, bdim=0, value=\n%r\n)" % (self._level, self._value)

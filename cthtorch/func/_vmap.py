@@ -4,11 +4,13 @@ The mapped dimension of every input moves to the front and the input is wrapped
 in a BatchedTensor of a fresh level (_batched.py); func runs once and each op
 it calls applies its batching rule (one batched kernel call) or, without one,
 loops over the samples for that op alone. The outputs are unwrapped and their
-batch dimension moved to out_dims. When the batched run cannot go through
-(func raised, consumed randomness in 'same'/'different' mode, or a transform
-inside it met batched values it cannot lift), func is run again once per
-sample, x.select(in_dim, i), and the outputs are stacked: that loop is
-always correct, only slower, and it is what raises the user's own errors.
+batch dimension moved to out_dims. When batching cannot express func
+(data-dependent Python values such as `if x.sum() > 0`, an op that refuses a
+BatchedTensor, randomness consumed in 'same'/'different' mode, or a transform
+inside it met batched values it cannot lift: NeedsLoop), func is run again
+once per sample, x.select(in_dim, i), and the outputs are stacked: that loop
+is always correct, only slower. Any other error is func's own and is raised
+from the batched run, once, as torch raises it.
 """
 import functools
 
@@ -16,7 +18,7 @@ import cthtorch
 
 from cthtorch.utils._pytree import broadcast_to_and_flatten, tree_flatten, tree_unflatten
 
-from ._batched import BatchedTensor, next_level, release_level
+from ._batched import BatchedTensor, NeedsLoop, next_level, release_level
 
 __all__ = ["vmap"]
 
@@ -67,7 +69,7 @@ def _process_inputs(in_dims, args, func):
         if not isinstance(in_dim, int) and in_dim is not None:
             raise ValueError("vmap(%s, in_dims=%s, ...)(<inputs>): Got in_dim=%s for an input but in_dim must be "
                              "either an integer dimension or None." % (name, in_dims, in_dim))
-        if isinstance(in_dim, int) and not isinstance(arg, cthtorch.Tensor):
+        if isinstance(in_dim, int) and not isinstance(arg, (cthtorch.Tensor, BatchedTensor)):
             raise ValueError("vmap(%s, in_dims=%s, ...)(<inputs>): Got in_dim=%s for an input but the input is of "
                              "type %s. We cannot vmap over non-Tensor arguments, please use None as the respective "
                              "in_dim" % (name, in_dims, in_dim, type(arg)))
@@ -185,6 +187,13 @@ def _unwrap_outputs(out, out_dims, func, level, batch_size):
 _FAILED = object()
 
 
+def _cannot_batch(e):
+    """whether an error of the batched run means batching cannot express func (the loop then runs it):
+    NeedsLoop, or an op that refused a BatchedTensor argument (it has no __torch_function__ path)"""
+    return isinstance(e, NeedsLoop) or (isinstance(e, (TypeError, AttributeError, NotImplementedError))
+                                        and "BatchedTensor" in str(e))
+
+
 def _batched_call(func, flat_in_dims, flat_args, args_spec, kwargs, out_dims, randomness, batch_size):
     """func run once on BatchedTensors; _FAILED when the loop has to do it instead."""
     rng = cthtorch.get_rng_state()
@@ -194,8 +203,10 @@ def _batched_call(func, flat_in_dims, flat_args, args_spec, kwargs, out_dims, ra
                   for a, d in zip(flat_args, flat_in_dims)]
         try:
             out = func(*tree_unflatten(inputs, args_spec), **kwargs)
-        except Exception:
+        except Exception as e:
             cthtorch.set_rng_state(rng)
+            if not _cannot_batch(e):
+                raise    # func's own error: raised once, as torch raises it (no rerun of func's side effects)
             return _FAILED
     finally:
         release_level(level)
