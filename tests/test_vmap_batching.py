@@ -257,3 +257,20 @@ def test_nested_vmap_batches_both_levels():
     assert n == 1 and _vmap_mod.last_path == "batched"
     ref, _ = run(torch)
     np.testing.assert_allclose(ours.numpy(), ref.numpy(), rtol=1e-6, atol=1e-6)
+
+
+def test_pointwise_loss_warns_as_torch():
+    # equal logical sizes, one operand unbatched: no size warning (torch gives none); differing logical
+    # sizes: the warning names the logical sizes, as torch's does
+    import warnings
+    for L in (cthtorch, torch):
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            L.func.vmap(L.nn.functional.mse_loss, in_dims=(0, None))(L.tensor(A), L.tensor(A[1]))
+    msgs = []
+    for L in (cthtorch, torch):
+        with warnings.catch_warnings(record=True) as w:
+            warnings.simplefilter("always")
+            L.func.vmap(L.nn.functional.l1_loss, in_dims=(0, None))(L.tensor(A), L.tensor(V))
+        msgs.append(sorted({str(x.message) for x in w if "target size" in str(x.message)}))
+    assert msgs[0] == msgs[1] and len(msgs[0]) == 1

@@ -751,11 +751,18 @@ def _nll_like_rule(func, level, args, kwargs):
 
 
 def _pointwise_loss_rule(func, level, args, kwargs):
-    red = _reduction_of(args, kwargs, 4 if func.__name__ in ("smooth_l1_loss", "huber_loss") else 4)
-    if "reduction" not in kwargs and len(args) > 2:
+    if len(args) != 2:    # reduction and the rest by keyword only (their positions differ between these losses)
         return NotImplemented
-    if red is None:
+    red = _reduction_of(args, kwargs, 2)
+    x, t = args
+    if red is None or not (_tensorish(x) and _tensorish(t)):
         return NotImplemented
+    if x.shape != t.shape:
+        return NotImplemented    # the loop: the loss's size-mismatch warning names the logical sizes
+    if not (_is_b(x, level) and _is_b(t, level)):
+        # an unbatched operand goes in expanded: the loss then sees equal sizes, as each sample's call does
+        B = _batch_size(args, kwargs, level)
+        args = tuple(BatchedTensor(physical(a, level, B), level) for a in args)
     k = dict(kwargs)
     k["reduction"] = "none"
     k.pop("size_average", None)
