@@ -47,6 +47,12 @@ class SparseCsrTensor(SparseTensor):
             raise NotImplementedError("cthtorch: only the sparse COO and CSR layouts are implemented")
         return SparseTensor(self._i, _named("ToSparseBackward1", self._v), self._shape, True)
 
+    def to_sparse_coo(self):
+        return self.to_sparse()
+
+    def coalesce(self):
+        self._need_coalesced("coalesce")
+
     def sum(self, dim=None, keepdim=False, *, dtype=None):
         if dim is not None:
             _nie("sum.dim_IntList")
@@ -122,7 +128,7 @@ def _unsupported_layout(name):
 for _n in ("sub", "__sub__", "__rsub__", "div", "__truediv__"):
     setattr(SparseCsrTensor, _n, _unsupported_layout(_n))
 for _n in ("__radd__", "add_", "sub_", "mul_", "pow", "__pow__",
-           "coalesce", "zero_", "zeros_like"):
+           "zero_", "zeros_like"):
     setattr(SparseCsrTensor, _n, _no_csr_kernel(_n))
 for _n in ("neg", "abs", "relu", "sqrt", "tanh", "sin", "sign"):
     setattr(SparseCsrTensor, _n, _on_values(_n))

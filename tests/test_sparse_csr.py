@@ -143,3 +143,10 @@ def test_save_load_in_torchs_format(tmp_path):
         assert repr(back) == repr(s) and str(back.crow_indices().dtype) == "torch.int32"
     torch.save(torch.load(tmp_path / "a.pt"), tmp_path / "b.pt")
     assert repr(ct.load(tmp_path / "b.pt")) == repr(s)
+
+
+def test_to_sparse_coo_and_coalesce_as_torch():
+    same_repr(lambda L: L.tensor(X).to_sparse_csr().to_sparse_coo())
+    for L in (ct, torch):
+        with pytest.raises(RuntimeError, match="^coalesce expected sparse coordinate tensor layout but got SparseCsr$"):
+            L.tensor(X).to_sparse_csr().coalesce()
