@@ -693,3 +693,15 @@ def test_linear_transformation():
     assert cthtorch.allclose(out, ((t.reshape(1, 18) - mean) @ m).reshape(2, 3, 3))
     with pytest.raises(ValueError, match="square"):
         T.LinearTransformation(cthtorch.rand(3, 4), cthtorch.rand(3))
+
+
+def test_equalize_batch_matches_pillow_per_channel():
+    """a batch of images, channels with few levels, a constant one and an empty batch: each channel as Pillow's"""
+    from PIL import ImageOps
+    rng = np.random.RandomState(7)
+    a = rng.choice([3, 40, 200], (2, 3, 9, 11)).astype(np.uint8)
+    a[1, 2] = 77
+    a[0, 1] = (rng.rand(9, 11) ** 4 * 255).astype(np.uint8)
+    ref = np.stack([np.array(ImageOps.equalize(Image.fromarray(c, "L"))) for c in a.reshape(-1, 9, 11)])
+    assert np.array_equal(F.equalize(cthtorch.from_numpy(a.copy())).numpy(), ref.reshape(a.shape))
+    assert tuple(F.equalize(cthtorch.zeros(0, 3, 4, 4, dtype=cthtorch.uint8)).shape) == (0, 3, 4, 4)

@@ -430,28 +430,22 @@ def autocontrast(img):
     return ((x - lo) * scale).clamp(0, bound).to(img.dtype)
 
 
-def _equalize_channel(a):
-    hist = np.bincount(a.ravel(), minlength=256)
-    nonzero = hist[hist > 0]
-    step = (int(nonzero.sum()) - int(nonzero[-1])) // 255 if nonzero.size else 0
-    if step == 0:
-        return a
-    lut = (np.cumsum(hist) - hist + step // 2) // step   # PIL's ImageOps.equalize table
-    return np.clip(lut, 0, 255).astype(np.uint8)[a]
-
-
 def equalize(img):
-    """Histogram equalisation of each channel of a uint8 image (PIL's table)."""
+    """Histogram equalisation of each channel of a uint8 image (PIL's table), all channels at once."""
     if _is_pil(img):
         from PIL import ImageOps
         return ImageOps.equalize(img)
     _check_tensor_image(img)
     if img.dtype != cthtorch.uint8:
         raise TypeError("Only torch.uint8 image tensors are supported, but found %s" % img.dtype)
-    a = img.contiguous().numpy()
-    flat = a.reshape(-1, a.shape[-2], a.shape[-1])
-    out = np.stack([_equalize_channel(c) for c in flat]).reshape(a.shape)
-    return cthtorch.from_numpy(out)
+    flat = img.reshape(math.prod(img.shape[:-2]), img.shape[-2] * img.shape[-1]).long()
+    hist = cthtorch.zeros(flat.shape[0], 256, dtype=cthtorch.int64).scatter_add_(1, flat, cthtorch.ones_like(flat))
+    # PIL's step: the pixels outside the last occupied bin, over 255; a channel with step 0 stays as it is
+    last_bin = 255 - (hist > 0).flip(1).int().argmax(1, keepdim=True)
+    step = (flat.shape[1] - hist.gather(1, last_bin)) // 255
+    lut = ((hist.cumsum(1) - hist + step // 2) // step.clamp(min=1)).clamp(0, 255)
+    out = cthtorch.where(step == 0, flat, lut.gather(1, flat))
+    return out.to(cthtorch.uint8).reshape(img.shape)
 
 
 def adjust_gamma(img, gamma, gain=1):
