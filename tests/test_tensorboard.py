@@ -229,9 +229,12 @@ def test_add_embedding_writes_torchs_projector_files(tmp_path):
             w.add_embedding(lib.from_numpy(mat), metadata=list("abcde"), label_img=lib.from_numpy(img),
                             global_step=3)
             w.add_embedding(lib.from_numpy(mat), metadata=[[1, "x"]] * 5, metadata_header=["n", "s"], tag="two")
+            # a tag with '/' and '%' is one percent-encoded directory; labels are written as they are
+            w.add_embedding(lib.from_numpy(mat), metadata=["a\tb", 1, 2.5, None, "e"], tag="run/1%", global_step=4)
     files = sorted(os.path.relpath(os.path.join(d, f), tmp_path / "t") for d, _, fs in os.walk(tmp_path / "t")
                    for f in fs if not f.startswith("events"))
     assert "00003/default/sprite.png" in files and "projector_config.pbtxt" in files
+    assert "00004/run%2f1%25/metadata.tsv" in files
     for f in files:
         with open(tmp_path / "t" / f, "rb") as a, open(tmp_path / "ct" / f, "rb") as b:
             if f.endswith(".png"):

@@ -12,19 +12,17 @@ import numpy as np
 from cthtorch.utils.tensorboard._summary import make_np
 
 
-def _tsv_cell(v):
-    return str(v).replace("\t", " ").replace("\n", " ")
-
-
 def write_metadata(path, metadata, header=None):
+    """one label per line, or (with a header) tab-separated columns; values are written as str() gives them,
+    as torch's writer does (a tab or newline inside a label is not escaped there either)"""
+    if header:
+        if len(header) != len(metadata[0]):
+            raise AssertionError("len of header must be equal to the number of columns in metadata")
+        lines = ["\t".join(str(v) for v in row) for row in [header] + list(metadata)]
+    else:
+        lines = [str(v) for v in metadata]
     with open(os.path.join(path, "metadata.tsv"), "w", encoding="utf8") as f:
-        if header is not None:
-            f.write("\t".join(_tsv_cell(h) for h in header) + "\n")
-            for row in metadata:
-                f.write("\t".join(_tsv_cell(v) for v in row) + "\n")
-        else:
-            for v in metadata:
-                f.write(_tsv_cell(v) + "\n")
+        f.write("\n".join(lines) + "\n")
 
 
 def write_tensors(path, mat):
@@ -53,6 +51,11 @@ def write_sprite(path, label_img):
     return h, w
 
 
+def _encode_tag(tag):
+    """the tag as one directory name: '%', '/' and backslash percent-encoded, as torch's writer does"""
+    return tag.replace("%", "%25").replace("/", "%2f").replace("\\", "%5c")
+
+
 def add_embedding(logdir, config, mat, metadata=None, label_img=None, global_step=None, tag="default",
                   metadata_header=None):
     """Write one embedding's files and append it to `config` (a ProjectorConfig), then rewrite the config."""
@@ -65,7 +68,7 @@ def add_embedding(logdir, config, mat, metadata=None, label_img=None, global_ste
         raise AssertionError("#labels should equal with #data points")
     if label_img is not None and make_np(label_img).shape[0] != n:
         raise AssertionError("#images should equal with #data points")
-    sub = os.path.join("%05d" % (global_step or 0), tag)
+    sub = os.path.join("%05d" % (global_step or 0), _encode_tag(tag))
     path = os.path.join(logdir, sub)
     os.makedirs(path, exist_ok=True)
     write_tensors(path, mat)
