@@ -20,7 +20,7 @@ import threading
 
 import cthtorch
 
-__all__ = ["BatchedTensor", "NeedsLoop", "max_level", "wrap", "physical"]
+__all__ = ["BatchedTensor", "NeedsLoop", "batch_size", "max_level", "wrap", "physical"]
 
 _state = threading.local()
 
@@ -204,8 +204,9 @@ def max_level(*trees):
     return lv
 
 
-def _batch_size(args, kwargs, level):
-    for x in _leaves((args, kwargs)):
+def batch_size(level, *trees):
+    """the size of level's batch dimension, read off the first BatchedTensor of that level in trees"""
+    for x in _leaves(trees):
         if isinstance(x, BatchedTensor) and x._level == level:
             return x._value.shape[0]
     raise AssertionError("no BatchedTensor at level %d" % level)
@@ -266,7 +267,7 @@ def _dispatch(func, args, kwargs):
 
 def _loop_rule(func, level, args, kwargs):
     """The op once per sample (torch's slow fallback)."""
-    B = _batch_size(args, kwargs, level)
+    B = batch_size(level, args, kwargs)
     name = getattr(func, "__name__", "")
     inplace = name.endswith("_") and not name.startswith("__") or name in ("__setitem__", "__iadd__", "__isub__",
                                                                            "__imul__", "__itruediv__")
@@ -547,7 +548,7 @@ def _cat_stack_rule(func, level, args, kwargs):
     d, _ = _arg(args, kwargs, 1, "dim", 0)
     if not isinstance(d, int) or not isinstance(tensors, (list, tuple)) or len(tensors) == 0:
         return NotImplemented
-    B = _batch_size(args, kwargs, level)
+    B = batch_size(level, args, kwargs)
     name = func.__name__
     if name == "cat" or name == "concat" or name == "concatenate":
         ranks = [t.dim() for t in tensors if not (t.dim() == 1 and t.shape[0] == 0)]
@@ -692,7 +693,7 @@ def _conv_rule(func, level, args, kwargs):
         return folded(lambda inp: _call(func, inp, w, bias, *extra, **rest, groups=groups), level, (x,), {})
     if isinstance(rest.get("padding", extra[1] if len(extra) > 1 else 0), str):
         return NotImplemented
-    B = _batch_size(args, kwargs, level)
+    B = batch_size(level, args, kwargs)
     unbatched_in = x.dim() == nsp + 1
     px = physical(x, level, B)                           # [B, N, C, *sp] or [B, C, *sp]
     if unbatched_in:
@@ -729,7 +730,7 @@ def _nll_like_rule(func, level, args, kwargs):
     smoothing, _ = _arg(args, kwargs, 7, "label_smoothing", 0.0)
     if red is None or _is_b(weight, level) or smoothing != 0.0 or len(args) > 3 or t.is_floating_point():
         return NotImplemented
-    B = _batch_size(args, kwargs, level)
+    B = batch_size(level, args, kwargs)
     px, pt = physical(x, level, B), physical(t, level, B)
     if x.dim() >= 2:
         N = px.shape[1]
@@ -761,7 +762,7 @@ def _pointwise_loss_rule(func, level, args, kwargs):
         return NotImplemented    # the loop: the loss's size-mismatch warning names the logical sizes
     if not (_is_b(x, level) and _is_b(t, level)):
         # an unbatched operand goes in expanded: the loss then sees equal sizes, as each sample's call does
-        B = _batch_size(args, kwargs, level)
+        B = batch_size(level, args, kwargs)
         args = tuple(BatchedTensor(physical(a, level, B), level) for a in args)
     k = dict(kwargs)
     k["reduction"] = "none"

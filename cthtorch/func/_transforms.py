@@ -32,7 +32,7 @@ import cthtorch
 
 from cthtorch.utils._pytree import tree_flatten, tree_unflatten
 
-from ._batched import BatchedTensor, NeedsLoop, max_level, physical
+from ._batched import BatchedTensor, NeedsLoop, batch_size, max_level, physical
 
 __all__ = ["grad", "grad_and_value", "vjp", "jvp", "jacrev", "jacfwd", "hessian", "linearize"]
 
@@ -155,14 +155,6 @@ def _differentiable_args(args, argnums, level, kwargs=None):
 
 # ---- lifting a transform over the batch dimension of a vmap level ----
 
-def _batch_size_at(level, *trees):
-    for t in trees:
-        for x in tree_flatten(t)[0]:
-            if isinstance(x, BatchedTensor) and x._level == level:
-                return x._value.shape[0]
-    raise AssertionError("no BatchedTensor at level %d" % level)
-
-
 def _to_physical(tree, level, B, expand):
     """(physical tree, flags): BatchedTensors of level unwrapped, other tensors expanded when expand."""
     flat, spec = tree_flatten(tree)
@@ -208,7 +200,7 @@ def _phys_tree(tree, level, B):
 
 
 def _lifted_grad_and_value(func, argnums, has_aux, level, args, kwargs, B=None):
-    B = B or _batch_size_at(level, args, kwargs)
+    B = B or batch_size(level, args, kwargs)
     wrapped = _wrap_argnums(argnums, len(args))
     idx = (wrapped,) if isinstance(wrapped, int) else wrapped
     pargs, pkw, rewrap = _lift_args(args, kwargs, level, B, idx)
@@ -232,7 +224,7 @@ def _lifted_grad_and_value(func, argnums, has_aux, level, args, kwargs, B=None):
 
 
 def _lifted_jacobian(func, argnums, has_aux, name, level, args, B=None):
-    B = B or _batch_size_at(level, args)
+    B = B or batch_size(level, args)
     wrapped = _wrap_argnums(argnums, len(args))
     idx = (wrapped,) if isinstance(wrapped, int) else wrapped
     pargs, _, rewrap = _lift_args(args, {}, level, B, idx)
@@ -269,7 +261,7 @@ def _captured_level(out):
     if lv < getattr(_state, "lifting", 0):
         raise NeedsLoop("vmap: a transform inside the lift of level %d captured a value of level %d"
                         % (_state.lifting, lv))
-    return lv, _batch_size_at(lv, out)
+    return lv, batch_size(lv, out)
 
 
 class _Lifting:
@@ -289,7 +281,7 @@ class _Lifting:
 
 def _map_over_level(fn, tree, level):
     """fn applied to every sample of level's batch in tree (one call per sample), results batched at level."""
-    B = _batch_size_at(level, tree)
+    B = batch_size(level, tree)
     flat, spec = tree_flatten(tree)
     outs = []
     for i in range(B):
@@ -424,7 +416,7 @@ def vjp(func, *primals, has_aux=False):
 
 
 def _lifted_vjp(func, primals, has_aux, level, B=None):
-    B = B or _batch_size_at(level, primals)
+    B = B or batch_size(level, primals)
     pprim, _, rewrap = _lift_args(primals, {}, level, B, range(len(primals)))
     stash = []
 
@@ -450,7 +442,7 @@ def _lifted_vjp(func, primals, has_aux, level, B=None):
 
 
 def _lifted_jvp(func, primals, tangents, strict, has_aux, level, B=None):
-    B = B or _batch_size_at(level, primals, tangents)
+    B = B or batch_size(level, primals, tangents)
     pprim = tuple(_phys_tree(p, level, B) for p in primals)
     ptan = tuple(_phys_tree(t, level, B) for t in tangents) if isinstance(tangents, tuple) else \
         _phys_tree(tangents, level, B)
