@@ -99,6 +99,11 @@ CASES = {
         L.tensor(LOGITS), L.tensor(LABELS)),
     "mse": lambda L: L.func.vmap(lambda a, b: (L.nn.functional.mse_loss(a, b), L.nn.functional.l1_loss(a, b)),
                             in_dims=(0, None))(L.tensor(A), L.tensor(A[1])),
+    # interpolate has no unbatched form: the logical rank (3-D here, 4-D below) gives its spatial dims
+    "interpolate_1d": lambda L: L.func.vmap(lambda a: L.nn.functional.interpolate(a.unsqueeze(0), scale_factor=2))(
+        L.tensor(A)),
+    "interpolate_2d": lambda L: L.func.vmap(lambda a: L.nn.functional.interpolate(a[None, None], size=(5, 6),
+                                                                                  mode="bilinear"))(L.tensor(A)),
     # nesting and chunks
     "nested": lambda L: L.func.vmap(L.func.vmap(lambda a, w: a @ w, in_dims=(0, None)), in_dims=(0, None))(
         L.tensor(A), L.tensor(W)),

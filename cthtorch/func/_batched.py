@@ -650,7 +650,7 @@ def _fold_rule(nspatial_of):
             return NotImplemented
         x = args[0]
         v = x._value
-        full = nspatial_of(func.__name__) + 2
+        full = nspatial_of(func.__name__, x) + 2
         if x.dim() == full:
             B, N = v.shape[0], v.shape[1]
             out = _call(func, v.reshape((B * N,) + tuple(v.shape[2:])), *args[1:], **kwargs)
@@ -666,7 +666,9 @@ def _fold_rule(nspatial_of):
     return rule
 
 
-def _spatial(name):
+def _spatial(name, x):
+    if name in ("interpolate", "upsample"):
+        return x.dim() - 2     # always (N, C, *spatial): the rank says how many spatial dims
     for k in ("1d", "2d", "3d"):
         if k in name:
             return int(k[0])
@@ -689,7 +691,7 @@ def _conv_rule(func, level, args, kwargs):
     groups = 1 if groups is None else groups
     nsp = w.dim() - 2
     if not _is_b(w, level) and not _is_b(bias, level):
-        folded = _fold_rule(lambda n: nsp)
+        folded = _fold_rule(lambda n, x: nsp)
         return folded(lambda inp: _call(func, inp, w, bias, *extra, **rest, groups=groups), level, (x,), {})
     if isinstance(rest.get("padding", extra[1] if len(extra) > 1 else 0), str):
         return NotImplemented
