@@ -279,3 +279,16 @@ def test_pointwise_loss_warns_as_torch():
             L.func.vmap(L.nn.functional.l1_loss, in_dims=(0, None))(L.tensor(A), L.tensor(V))
         msgs.append(sorted({str(x.message) for x in w if "target size" in str(x.message)}))
     assert msgs[0] == msgs[1] and len(msgs[0]) == 1
+
+
+@pytest.mark.parametrize("under_vmap", [False, True])
+def test_grad_of_non_scalar_output_errors_as_torch(under_vmap):
+    # the same check for grad's plain and lifted (batched) paths: torch's RuntimeError and message
+    for f in (lambda x: x * 2, lambda x: 1.0):
+        msgs = []
+        for L in (cthtorch, torch):
+            g = L.func.grad(f)
+            with pytest.raises(RuntimeError) as e:
+                (L.func.vmap(g) if under_vmap else g)(L.ones(3, 2))
+            msgs.append(str(e.value))
+        assert msgs[0] == msgs[1]

@@ -199,6 +199,15 @@ def _phys_tree(tree, level, B):
                            for x in flat], spec)
 
 
+def _check_scalar_output(out):
+    """grad's func must return one scalar Tensor (a batched one: one scalar per sample)"""
+    if not isinstance(out, (cthtorch.Tensor, BatchedTensor)):
+        raise RuntimeError("grad_and_value(f)(*args): Expected f(*args) to return a Tensor, got %s" % type(out))
+    if out.dim() != 0:
+        raise RuntimeError("grad_and_value(f)(*args): Expected f(*args) to return a scalar Tensor, got tensor "
+                           "with %d dims. Maybe you wanted to use the vjp or jacrev APIs instead?" % out.dim())
+
+
 def _lifted_grad_and_value(func, argnums, has_aux, level, args, kwargs, B=None):
     B = B or batch_size(level, args, kwargs)
     wrapped = _wrap_argnums(argnums, len(args))
@@ -209,11 +218,7 @@ def _lifted_grad_and_value(func, argnums, has_aux, level, args, kwargs, B=None):
         a, k = rewrap(pa, pk)
         out = func(*a, **k)
         out, aux = _split_aux(out, has_aux, "grad_and_value(f)(*args)")
-        if not isinstance(out, (cthtorch.Tensor, BatchedTensor)):
-            raise RuntimeError("grad_and_value(f)(*args): Expected f(*args) to return a Tensor, got %s" % type(out))
-        if out.dim() != 0:
-            raise RuntimeError("grad_and_value(f)(*args): Expected f(*args) to return a scalar Tensor, got tensor "
-                               "with %d dims. Maybe you wanted to use the vjp or jacrev APIs instead?" % out.dim())
+        _check_scalar_output(out)
         po = physical(out, level, B)
         return po.sum(), (po, _phys_tree(aux, level, B))
 
@@ -311,13 +316,7 @@ def grad_and_value(func, argnums=0, has_aux=False):
                 with level.outside():
                     return _lifted_grad_and_value(func, argnums, has_aux, lv, orig_args, kwargs, B)
             output, aux = _split_aux(output, has_aux, "grad_and_value(f)(*args)")
-            if not isinstance(output, cthtorch.Tensor):
-                raise RuntimeError("grad_and_value(f)(*args): Expected f(*args) to return a Tensor, got %s"
-                                   % type(output))
-            if output.dim() != 0:
-                raise RuntimeError("grad_and_value(f)(*args): Expected f(*args) to return a scalar Tensor, got "
-                                   "tensor with %d dims. Maybe you wanted to use the vjp or jacrev APIs instead?"
-                                   % output.dim())
+            _check_scalar_output(output)
             grads = _autograd_grad([output], flat_diff, create_graph=create_graph)
         if not create_graph:
             grads, output, aux = _detach_tree(grads), output.detach(), _detach_tree(aux)
