@@ -292,3 +292,12 @@ def test_grad_of_non_scalar_output_errors_as_torch(under_vmap):
                 (L.func.vmap(g) if under_vmap else g)(L.ones(3, 2))
             msgs.append(str(e.value))
         assert msgs[0] == msgs[1]
+
+
+def test_index_error_names_the_logical_dim():
+    msgs = []
+    for L in (cthtorch, torch):
+        with pytest.raises(IndexError) as e:
+            L.func.vmap(lambda x: x[5])(L.ones(2, 3, 5))
+        msgs.append(str(e.value))
+    assert msgs[0] == msgs[1] == "index 5 is out of bounds for dimension 0 with size 3"

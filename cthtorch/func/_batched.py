@@ -521,7 +521,10 @@ def _getitem_rule(func, level, args, kwargs):
         return NotImplemented     # separated advanced indices move to the front, past the batch dim
     if any(e is Ellipsis for e in idx) and advanced:
         return NotImplemented
-    return BatchedTensor(x._value[(slice(None),) + idx], level)
+    try:
+        return BatchedTensor(x._value[(slice(None),) + idx], level)
+    except IndexError:
+        return NotImplemented     # the per-sample loop raises it naming the logical dim, as torch does
 
 
 def _setitem_rule(func, level, args, kwargs):
