@@ -20,7 +20,7 @@ import threading
 
 import cthtorch
 
-__all__ = ["BatchedTensor", "NeedsLoop", "batch_size", "max_level", "wrap", "physical"]
+__all__ = ["BatchedTensor", "NeedsLoop", "batch_size", "max_level", "physical"]
 
 _state = threading.local()
 
@@ -168,10 +168,6 @@ BatchedTensor.__hash__ = object.__hash__
 
 
 # ---------------------------------------------------------------- helpers
-
-def wrap(x, level):
-    return BatchedTensor(x, level) if isinstance(x, (cthtorch.Tensor, BatchedTensor)) else x
-
 
 def physical(x, level, batch_size):
     """x's value with level's batch dimension in front: unwrapped, or expanded when x does not vary."""
