@@ -30,6 +30,7 @@ UTILITIES = {
 TENSOR_NON_OPS = {
     "as_subclass", "backward", "register_hook", "register_post_accumulate_grad_hook", "retain_grad",
     "is_shared", "share_memory_", "pin_memory", "is_pinned", "storage", "set_",
+    "module_load",   # load_state_dict's swap hook: a Python method of torch.Tensor, no aten op
 }
 
 
@@ -93,6 +94,7 @@ def test_registered_entries_are_what_the_namespaces_hold():
 # PNGs (histogram buckets, image bytes), as torch.utils.tensorboard does
 INTEROP = {
     "cthtorch/utils/tensorboard/_summary.py", "cthtorch/utils/data/_collate.py",
+    "cthtorch/utils/tensorboard/_embedding.py",   # the projector's sprite.png, tiled from label_img as torch's
     "cthtorch/serialization.py", "cthtorch/_legacy_storage.py", "cthtorch/utils/data/_worker.py",
     "cthtorch/vision/datasets/cifar.py", "cthtorch/vision/datasets/mnist.py",
     "cthtorch/vision/transforms/functional.py",
