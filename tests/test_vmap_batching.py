@@ -301,3 +301,20 @@ def test_index_error_names_the_logical_dim():
             L.func.vmap(lambda x: x[5])(L.ones(2, 3, 5))
         msgs.append(str(e.value))
     assert msgs[0] == msgs[1] == "index 5 is out of bounds for dimension 0 with size 3"
+
+
+def test_random_func_goes_straight_to_the_loop_after_its_first_call():
+    # 'different' mode: the first call learns (batched run, then the loop) that func draws random numbers;
+    # later calls of the same vmap object run only the per-sample loop
+    calls = []
+
+    def f(a):
+        calls.append(1)
+        return a + cthtorch.rand(3)
+    g = cthtorch.func.vmap(f, randomness="different")
+    x = cthtorch.zeros(4, 3)
+    g(x)
+    assert len(calls) == 1 + 4 and _vmap_mod.last_path == "loop"
+    calls.clear()
+    out = g(x)
+    assert len(calls) == 4 and not bool((out == out[0]).all())

@@ -185,6 +185,7 @@ def _unwrap_outputs(out, out_dims, func, level, batch_size):
 
 
 _FAILED = object()
+_RANDOM = object()    # as _FAILED, because func drew random numbers ('same' / 'different' mode)
 
 
 def _cannot_batch(e):
@@ -195,7 +196,7 @@ def _cannot_batch(e):
 
 
 def _batched_call(func, flat_in_dims, flat_args, args_spec, kwargs, out_dims, randomness, batch_size):
-    """func run once on BatchedTensors; _FAILED when the loop has to do it instead."""
+    """func run once on BatchedTensors; _FAILED or _RANDOM when the loop has to do it instead."""
     rng = cthtorch.get_rng_state()
     level = next_level()
     try:
@@ -214,7 +215,7 @@ def _batched_call(func, flat_in_dims, flat_args, args_spec, kwargs, out_dims, ra
         cthtorch.set_rng_state(rng)
         if randomness == "error":
             raise RuntimeError(_RANDOM_ERROR)
-        return _FAILED      # 'same' / 'different': the per-sample loop draws as torch's modes specify
+        return _RANDOM      # 'same' / 'different': the per-sample loop draws as torch's modes specify
     return _unwrap_outputs(out, out_dims, func, level, batch_size)
 
 
@@ -226,7 +227,7 @@ def _chunked_call(func, flat_in_dims, flat_args, args_spec, kwargs, out_dims, ra
         n = min(chunk_size, batch_size - start)
         chunk = [a if d is None else a.narrow(d, start, n) for a, d in zip(flat_args, flat_in_dims)]
         r = _batched_call(func, flat_in_dims, chunk, args_spec, kwargs, out_dims, randomness, n)
-        if r is _FAILED:
+        if r is _FAILED or r is _RANDOM:
             return r
         parts.append(r)
     flats = [tree_flatten(p) for p in parts]
@@ -266,14 +267,18 @@ def _loop_impl(func, out_dims, randomness, args_spec, flat_args, flat_in_dims, b
     return _combine(per_sample, out_dims, func, batch_size)
 
 
-def _vmap_impl(func, in_dims, out_dims, randomness, args, kwargs, chunk_size=None):
+def _vmap_impl(func, in_dims, out_dims, randomness, args, kwargs, chunk_size=None, memo=None):
+    """memo (one per vmap(func) object): 'random' once func was seen to draw random numbers, so that later
+    calls go straight to the loop instead of running func batched only to discard the result"""
     global last_path
     _check_out_dims(out_dims, func)
     batch_size, flat_in_dims, flat_args, args_spec = _process_inputs(in_dims, args, func)
-    if batch_size > 0:
+    if batch_size > 0 and not (memo and memo.get("random")):
         res = _chunked_call(func, flat_in_dims, flat_args, args_spec, kwargs, out_dims, randomness, batch_size,
                             chunk_size)
-        if res is not _FAILED:
+        if res is _RANDOM and memo is not None:
+            memo["random"] = True
+        elif res is not _FAILED and res is not _RANDOM:
             last_path = "batched"
             return res
     last_path = "loop"
@@ -298,8 +303,10 @@ def vmap(func, in_dims=0, out_dims=0, randomness="error", *, chunk_size=None):
     if not (chunk_size is None or chunk_size > 0):
         raise ValueError("vmap: chunk_size should be None or greater than 0. (got %s)" % chunk_size)
 
+    memo = {}
+
     @functools.wraps(func)
     def wrapped(*args, **kwargs):
-        return _vmap_impl(func, in_dims, out_dims, randomness, args, kwargs, chunk_size)
+        return _vmap_impl(func, in_dims, out_dims, randomness, args, kwargs, chunk_size, memo)
 
     return wrapped
