@@ -318,3 +318,11 @@ def test_random_func_goes_straight_to_the_loop_after_its_first_call():
     calls.clear()
     out = g(x)
     assert len(calls) == 4 and not bool((out == out[0]).all())
+
+
+def test_data_dependent_shapes_take_the_loop():
+    # torch refuses ops with dynamic output shapes under vmap; here the per-sample loop answers them
+    x = cthtorch.tensor([[0.5, 1.5, -0.2], [2., 0., 1.], [-1., -2., 3.]])
+    out = cthtorch.func.vmap(lambda a: a.nonzero().sum() + a[a > 0].sum())(x)
+    assert _vmap_mod.last_path == "loop"
+    assert out.tolist() == [float(r.nonzero().sum() + r[r > 0].sum()) for r in x]

@@ -293,14 +293,17 @@ def _loop_rule(func, level, args, kwargs):
 def _stack_outs(outs, level, name):
     first = outs[0]
     if _tensorish(first):
+        if any(o.shape != first.shape for o in outs[1:]):
+            # data-dependent shapes (nonzero, unique, a boolean mask): no batched value holds them
+            raise NeedsLoop("vmap: %s gives the samples results of different shapes" % name)
         return BatchedTensor(cthtorch.stack(outs), level)
     if isinstance(first, (tuple, list)):
         items = [_stack_outs([o[k] for o in outs], level, name) for k in range(len(first))]
         return items if isinstance(first, list) else _same_tuple_type(first, items)
     if all(o == first for o in outs[1:]):
         return first
-    raise RuntimeError("vmap: %s returned a Python value that differs between samples (data-dependent); vmap "
-                       "cannot batch that" % name)
+    raise NeedsLoop("vmap: %s returned a Python value that differs between samples (data-dependent); vmap "
+                    "cannot batch that" % name)
 
 
 # ---------------------------------------------------------------- rules
