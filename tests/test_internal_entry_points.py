@@ -70,6 +70,11 @@ BAD_CALLS = [
     ("_lapack_triangular_solve", (t(2, 3), t(3, 3), True, True, False)),
     ("_lapack_lu", (t(3),)),
     ("_lapack_qr", (t(3, 3), "bad")),
+    ("_lapack_orgqr", (t(3), t(2))),                   # A not a matrix
+    ("_lapack_orgqr", (t(2, 3), t(2))),                # wide A: m < n
+    ("_lapack_orgqr", (t(3, 3), t(5))),                # more reflectors than columns
+    ("_lapack_orgqr", (t(3, 3), t(2, dtype=ct.float64))),   # tau's dtype differs
+    ("_lapack_orgqr", (t(2, 3, 3), t(3, 2))),          # tau's batch differs
     ("_lapack_geqrf", (t(3),)),
     ("_lapack_geqrf", (ct.ones(2, 3, dtype=ct.int64),)),
     ("_lapack_ldl_factor", (t(2, 3),)),
