@@ -285,25 +285,31 @@ def test_adam_decoupled_weight_decay_option():
         assert opt.param_groups[0]["decoupled_weight_decay"] is want
 
 
-@pytest.mark.parametrize("kw", [{}, dict(lr=0.1, weight_decay=0.1, maximize=True), dict(eps=(1e-6, 1e-2), d=2.0),
-                                dict(beta2_decay=-0.5)])
-@pytest.mark.parametrize("dtype", ["float32", "float64"])
-def test_adafactor_matches_torch(kw, dtype):
-    """matrices (factored second moment), a 3-d tensor (factored per leading index) and a vector (full moment)"""
+def _four_steps_in_both(name, kw, dtype, shapes, seed):
+    """optim.<name>(**kw) over parameters of these shapes, four steps of the same random gradients in cthtorch
+    and torch: ([(parameters as numpy, state_dict)] for each, the initial values)"""
     import torch as T
-    rs = np.random.RandomState(1)
-    shapes = [(4, 3), (2, 3, 5), (6,)]
+    rs = np.random.RandomState(seed)
     init = [rs.randn(*s) for s in shapes]
     grads = [[rs.randn(*s) for s in shapes] for _ in range(4)]
     out = []
     for m in (ct, T):
         ps = [m.tensor(a, dtype=getattr(m, dtype), requires_grad=True) for a in init]
-        opt = m.optim.Adafactor(ps, **kw)
+        opt = getattr(m.optim, name)(ps, **kw)
         for gs in grads:
             for p, gr in zip(ps, gs):
                 p.grad = m.tensor(gr, dtype=getattr(m, dtype))
             opt.step()
         out.append(([p.detach().numpy().copy() for p in ps], opt.state_dict()))
+    return out, init
+
+
+@pytest.mark.parametrize("kw", [{}, dict(lr=0.1, weight_decay=0.1, maximize=True), dict(eps=(1e-6, 1e-2), d=2.0),
+                                dict(beta2_decay=-0.5)])
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_adafactor_matches_torch(kw, dtype):
+    """matrices (factored second moment), a 3-d tensor (factored per leading index) and a vector (full moment)"""
+    out, _ = _four_steps_in_both("Adafactor", kw, dtype, [(4, 3), (2, 3, 5), (6,)], seed=1)
     for a, b in zip(out[0][0], out[1][0]):
         np.testing.assert_allclose(a, b, rtol=1e-5 if dtype == "float32" else 1e-12, atol=1e-7)
     sc, st = out[0][1], out[1][1]
@@ -328,20 +334,7 @@ def test_adafactor_errors():
 def test_muon_matches_torch(kw, dtype):
     """square, wide and tall matrices (the tall one is orthogonalized transposed); the Newton-Schulz steps run in
     bfloat16, so a differently summed bf16 product may move an entry by an ulp of the update (lr * 2^-8)"""
-    import torch as T
-    rs = np.random.RandomState(2)
-    shapes = [(4, 3), (3, 7), (16, 16)]
-    init = [rs.randn(*s) for s in shapes]
-    grads = [[rs.randn(*s) for s in shapes] for _ in range(4)]
-    out = []
-    for m in (ct, T):
-        ps = [m.tensor(a, dtype=getattr(m, dtype), requires_grad=True) for a in init]
-        opt = m.optim.Muon(ps, **kw)
-        for gs in grads:
-            for p, gr in zip(ps, gs):
-                p.grad = m.tensor(gr, dtype=getattr(m, dtype))
-            opt.step()
-        out.append(([p.detach().numpy().copy() for p in ps], opt.state_dict()))
+    out, init = _four_steps_in_both("Muon", kw, dtype, [(4, 3), (3, 7), (16, 16)], seed=2)
     lr = kw.get("lr", 1e-3) * (0.2 * 4 if kw.get("adjust_lr_fn") == "match_rms_adamw" else 1.2)
     for a, b, a0 in zip(out[0][0], out[1][0], init):
         np.testing.assert_allclose(a, b, rtol=0, atol=lr * 2 ** -8)
