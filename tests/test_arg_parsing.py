@@ -540,3 +540,16 @@ def test_numpy_keyword_names(expr):
     theirs = eval(expr, {"torch": torch, "x": torch.tensor(vals)})
     np.testing.assert_allclose(ours.numpy(), theirs.numpy())
     assert list(ours.shape) == list(theirs.shape)
+
+
+@pytest.mark.parametrize("expr", ["torch.argmax(x, dim=0, axis=0)", "torch.argmax(x, axis=0, dim=0)",
+                                  "torch.argmax(x, 0, axis=0)", "torch.argmax(x=x, input=x)",
+                                  "torch.argmax(x, keepdims=True, keepdim=False)"])
+def test_numpy_alias_of_a_given_parameter_is_unexpected(expr):
+    """an alias is read only for a parameter not given by its own name or position: torch names the alias
+    unexpected, whichever comes first"""
+    def run(lib):
+        with pytest.raises(TypeError) as e:
+            eval(expr, {"torch": lib, "x": lib.ones(2, 2)})
+        return str(e.value)
+    assert run(cthtorch) == run(torch)

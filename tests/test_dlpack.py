@@ -385,3 +385,38 @@ def test_conjugates_export_their_values():
     assert ct.from_dlpack(x.conj().imag).tolist() == [-2.0, 3.0]
     tx = torch.tensor([1 + 2j, -3j])
     assert ct.from_dlpack(tx.conj().resolve_conj()).tolist() == [1 - 2j, 3j]
+
+
+def test_hostile_capsules_raise_instead_of_crashing():
+    """a producer's struct is not trusted: a missing shape, NULL data under elements, sizes whose product or
+    strides overflow, a negative ndim raise (torch crashes on several of these); a refused capsule stays its
+    producer's (the two that are fine are consumed and deleted)"""
+    p = _Producer()
+
+    def edited(dims, strides=None, **fields):
+        cap = p.capsule(dims, strides)
+        t = _read(cap, False).dl_tensor
+        for k, v in fields.items():
+            setattr(t, k, v)
+        return cap
+    with pytest.raises(BufferError, match="2 dimensions and no shape"):
+        ct.from_dlpack(edited([2, 2], shape=ctypes.POINTER(ctypes.c_int64)()))
+    with pytest.raises(BufferError, match=r"data is NULL but its shape \[4\] has elements"):
+        ct.from_dlpack(edited([4], data=None))
+    assert tuple(ct.from_dlpack(edited([0, 3], data=None)).shape) == (0, 3)   # no elements: no data needed
+    assert ct.from_dlpack(edited([1], shape=ctypes.POINTER(ctypes.c_int64)(), ndim=0)).item() == 0.0
+    gc.collect()
+    assert p.deleted == 2   # the two consumed above, freed with their tensors
+    p.deleted = 0
+    raises_like(lambda: ct.from_dlpack(edited([1 << 40] * 3)),
+                lambda: torch.from_dlpack(_Producer().capsule([1 << 40] * 3)))
+    # an empty tensor's compact strides overflow: the message shows every stride, none uninitialized
+    with pytest.raises(RuntimeError, match=r"sizes=\[0, 1099511627776, 1099511627776, 1099511627776\] and "
+                                           r"strides=\[0, 0, 1099511627776, 1\]"):
+        ct.from_dlpack(edited([0] + [1 << 40] * 3))
+    for strides in ([(1 << 63) - 1], [1 << 62]):   # the last byte's offset overflows
+        with pytest.raises(RuntimeError, match="Storage size calculation overflowed"):
+            ct.from_dlpack(edited([2], strides))
+    with pytest.raises(RuntimeError, match="-1 dimensions"):
+        ct.from_dlpack(edited([2], ndim=-1))
+    assert p.deleted == 0

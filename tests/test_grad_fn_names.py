@@ -476,7 +476,8 @@ def test_scalar_overload_nodes_as_torch():
 
 @pytest.mark.parametrize("pool,size,shape", [("adaptive_avg_pool2d", 1, (2, 3, 4, 5)), ("adaptive_avg_pool2d", (1, 1), (3, 4, 5)),
                                              ("adaptive_avg_pool3d", 1, (1, 2, 3, 4, 2)), ("adaptive_avg_pool1d", 1, (2, 3, 4)),
-                                             ("adaptive_avg_pool2d", (2, 1), (1, 2, 4, 4))])
+                                             ("adaptive_avg_pool2d", (2, 1), (1, 2, 4, 4)),
+                                             ("adaptive_avg_pool2d", 1, (0, 2, 4, 4))])
 def test_global_average_pool_is_torch_s_mean(pool, size, shape):
     """pooling to 1 x 1 records torch's MeanBackward1 (other sizes the pool's node); values, first and second
     derivatives equal torch's, and a trace still records the pool op (ONNX exports it as GlobalAveragePool)"""

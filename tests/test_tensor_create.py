@@ -185,6 +185,26 @@ def test_type_of_the_tensor_class_is_the_default_dtype():
             x.type(int)
 
 
+def test_type_names_are_torch_s_and_cuda_names_go_to_the_gpu():
+    """a name needs torch's "torch." prefix ("FloatTensor" and "x.Tensor" are invalid, as in torch), and a
+    torch.cuda name or class converts to the GPU: it raises where there is none instead of staying on the CPU"""
+    for lib in (ct, torch):
+        x = lib.ones(2, dtype=lib.int64)
+        for bad in ("FloatTensor", "Tensor", "x.Tensor", "x.FloatTensor", "torch.Bogus"):
+            with pytest.raises(ValueError, match="invalid type: '%s'" % bad):
+                x.type(bad)
+        assert x.type(lib.DoubleTensor).dtype == lib.float64 and x.type(lib.LongTensor) is x
+    x = ct.ones(2, dtype=ct.int64)
+    for name in ("torch.cuda.FloatTensor", "torch.cuda.Tensor", ct.cuda.FloatTensor):
+        if ct.cuda.is_available():
+            y = x.type(name)
+            assert y.is_cuda and y.dtype == ct.float32 and y.type() == "torch.cuda.FloatTensor"
+            assert y.type("torch.LongTensor").device.type == "cpu"
+        else:
+            with pytest.raises(RuntimeError):
+                x.type(name)
+
+
 def test_bad_sizes():
     with pytest.raises(RuntimeError, match="negative dimension -1"):
         ct.empty(-1, 2)

@@ -360,14 +360,22 @@ static bool match(const APSignature *sig, PyObject *self, PyObject *const *args,
     }
     out[pi++] = args[i];
   }
-  if (kwnames) {
-    Py_ssize_t nk = PyTuple_GET_SIZE(kwnames);
+  /* parameters' own names first, then NumPy's aliases for the keys left: as torch, an alias of a
+   * parameter given otherwise (dim=0, axis=0) is an unexpected keyword */
+  Py_ssize_t nk = kwnames ? PyTuple_GET_SIZE(kwnames) : 0;
+  bool left = false;
+  for (int pass = 0; pass < 2 && (pass == 0 || left); pass++)
     for (Py_ssize_t k = 0; k < nk; k++) {
       PyObject *key = PyTuple_GET_ITEM(kwnames, k), *val = args[npos + k];
       int j;
       for (j = 0; j < sig->nparams; j++)
         if (sig->params[j].py_name == key || PyUnicode_Compare(sig->params[j].py_name, key) == 0) break;
-      if (j == sig->nparams) j = numpy_alias(sig, key);
+      if (pass == 0 && j == sig->nparams) { left = true; continue; }
+      if (pass == 1) {
+        if (j < sig->nparams) continue;   /* taken in the first pass */
+        j = numpy_alias(sig, key);
+        if (j < sig->nparams && out[j]) j = sig->nparams;
+      }
       if (j == sig->nparams) {
         snprintf(why, whyn, "%s() got an unexpected keyword argument '%s'", sig->name, PyUnicode_AsUTF8(key));
         return false;
@@ -383,7 +391,6 @@ static bool match(const APSignature *sig, PyObject *self, PyObject *const *args,
       }
       out[j] = val;
     }
-  }
   for (int j = 0; j < sig->nparams; j++)
     if (!out[j] && !sig->params[j].has_default) {
       snprintf(why, whyn, "%s() missing 1 required positional arguments: \"%s\"", sig->name, sig->params[j].name);

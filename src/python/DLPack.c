@@ -226,21 +226,34 @@ static THTensor *tensor_over(const DLTensor *dl, const THAllocator *allocator, v
   }
   int ndim = dl->ndim;
   if (ndim < 0 || ndim > TH_MAX_DIMS) {
-    PyErr_Format(PyExc_RuntimeError, "cthtorch supports at most %d dimensions, got %d", TH_MAX_DIMS, ndim);
+    PyErr_Format(PyExc_RuntimeError, "from_dlpack: the capsule has %d dimensions; cthtorch supports at most %d dimensions",
+                 ndim, TH_MAX_DIMS);
     return NULL;
   }
-  int64_t strides[TH_MAX_DIMS];
+  if (ndim > 0 && !dl->shape) {   /* torch reads through it and crashes */
+    PyErr_Format(PyExc_BufferError, "from_dlpack: the capsule has %d dimensions and no shape", ndim);
+    return NULL;
+  }
+  int64_t strides[TH_MAX_DIMS] = { 0 };   /* an overflow's message prints them all */
   const int64_t *sizes = dl->shape;
   char buf[256];
-  for (int i = 0; i < ndim; i++)
+  bool empty = false;
+  for (int i = 0; i < ndim; i++) {
     if (sizes[i] < 0) {
       PyErr_Format(PyExc_RuntimeError, "Trying to create tensor with negative dimension %lld: %s",
                    (long long)sizes[i], THTensor_sizeStr(ndim, sizes, buf, sizeof buf));
       return NULL;
     }
+    empty |= sizes[i] == 0;
+  }
+  for (int64_t i = 0, numel = 1; i < ndim && !empty; i++)
+    if (__builtin_mul_overflow(numel, sizes[i], &numel)) {
+      PyErr_SetString(PyExc_RuntimeError, "numel: integer multiplication overflow");
+      return NULL;
+    }
   if (dl->strides) {
     memcpy(strides, dl->strides, ndim * sizeof(int64_t));
-  } else {   /* compact row-major */
+  } else {   /* compact row-major; only an empty tensor's can still overflow */
     int64_t s = 1;
     for (int i = ndim - 1; i >= 0; i--) {
       strides[i] = s;
@@ -250,8 +263,6 @@ static THTensor *tensor_over(const DLTensor *dl, const THAllocator *allocator, v
   /* bytes from the first element to the end of the last; tensors here have
    * no negative strides, so one is refused as torch's storage check does */
   int64_t hi = 0, nbytes = 0;
-  bool empty = false;
-  for (int i = 0; i < ndim; i++) empty |= sizes[i] == 0;
   if (!empty) {
     for (int i = 0; i < ndim; i++) {
       int64_t span;
@@ -259,8 +270,13 @@ static THTensor *tensor_over(const DLTensor *dl, const THAllocator *allocator, v
           __builtin_add_overflow(hi, span, &hi))
         return (THTensor *)overflow_error(ndim, sizes, strides);
     }
-    if (__builtin_mul_overflow(hi + 1, (int64_t)THDtype_size(dt), &nbytes))
+    if (__builtin_add_overflow(hi, 1, &hi) || __builtin_mul_overflow(hi, (int64_t)THDtype_size(dt), &nbytes))
       return (THTensor *)overflow_error(ndim, sizes, strides);
+    if (!dl->data) {   /* torch builds the tensor, and reading it crashes */
+      PyErr_Format(PyExc_BufferError, "from_dlpack: the capsule's data is NULL but its shape %s has elements",
+                   THTensor_sizeStr(ndim, sizes, buf, sizeof buf));
+      return NULL;
+    }
   }
   char *lo = dl->data ? (char *)dl->data + dl->byte_offset : NULL;   /* no elements: data may be NULL */
   int align = THDtype_isComplex(dt) ? THDtype_size(dt) / 2 : THDtype_size(dt);

@@ -262,43 +262,65 @@ static PyObject *m_cuda(PyObject *self, PyObject *args, PyObject *kw) {
   return move(self, dev, nb);
 }
 
-/* type(): the legacy name ("torch.FloatTensor"); type(dtype, legacy class or name): convert. */
+/* type(): the legacy name ("torch.FloatTensor", "torch.cuda.FloatTensor"); type(dtype, legacy class or
+ * name): convert, to the device the name gives. Names are torch's: "torch." then "cuda." for the GPU,
+ * then a legacy class name, or "Tensor" (the default dtype). The Tensor class itself is "torch.Tensor":
+ * x.type(torch.Tensor) is how old programs write "float"; its subclasses are refused, as torch does. */
 static PyObject *m_type(PyObject *self, PyObject *args, PyObject *kw) {
   static char *kwlist[] = {"dtype", "non_blocking", NULL};
   PyObject *d = NULL;
   int nb = 0;
   if (!PyArg_ParseTupleAndKeywords(args, kw, "|Op:type", kwlist, &d, &nb)) return NULL;
-  if (!d || d == Py_None) return PyUnicode_FromFormat("torch.%sTensor", THDtype_info[SELF->t->dtype].legacy);
+  bool on_gpu = THTensor_device(SELF->t) >= 0;
+  if (!d || d == Py_None)
+    return PyUnicode_FromFormat("torch.%s%sTensor", on_gpu ? "cuda." : "", THDtype_info[SELF->t->dtype].legacy);
   if (THPDtype_Check(d)) {
     THDtype dt = ((THPDtype *)d)->dtype;
     return dt == SELF->t->dtype ? Py_NewRef(self) : convert(self, dt, false);
   }
   if (ap_unimplemented_dtype_error("type", d)) return NULL;
-  PyObject *name = PyUnicode_Check(d) ? Py_NewRef(d) : PyObject_GetAttrString(d, "__name__");
-  if (!name) return NULL;
+  PyObject *name;
+  if (PyUnicode_Check(d))
+    name = Py_NewRef(d);
+  else if (d == (PyObject *)&THPTensorType)
+    name = PyUnicode_FromString("torch.Tensor");
+  else {   /* a legacy class (cthtorch.FloatTensor, cthtorch.cuda.FloatTensor) by torch's name; others by theirs */
+    PyObject *mod = PyObject_GetAttrString(d, "__module__"), *nm = mod ? PyObject_GetAttrString(d, "__name__") : NULL;
+    const char *m = nm && PyUnicode_Check(mod) ? PyUnicode_AsUTF8(mod) : NULL;
+    if (m && (!strcmp(m, "cthtorch") || !strcmp(m, "cthtorch.cuda")))
+      name = PyUnicode_FromFormat("torch.%s%U", m[8] ? "cuda." : "", nm);
+    else
+      name = m ? Py_NewRef(nm) : NULL;
+    Py_XDECREF(mod);
+    Py_XDECREF(nm);
+    if (!name) return NULL;
+  }
   const char *s = PyUnicode_AsUTF8(name);
   if (!s) { Py_DECREF(name); return NULL; }
-  const char *dot = strrchr(s, '.');
-  const char *base = dot ? dot + 1 : s;
-  /* torch.Tensor (the class or its name) is the default tensor type: x.type(torch.Tensor) is how
-   * old programs write "float" (Tensor = torch.cuda.FloatTensor if cuda else torch.Tensor) */
-  if (!strcmp(base, "Tensor") && (PyUnicode_Check(d) ||
-                                   (PyType_Check(d) && PyType_IsSubtype((PyTypeObject *)d, &THPTensorType)))) {
-    Py_DECREF(name);
-    THDtype dt = at_default_dtype();
-    return dt == SELF->t->dtype ? Py_NewRef(self) : convert(self, dt, false);
-  }
-  for (int i = 0; i < TH_NDTYPES; i++) {
-    char buf[64];
-    snprintf(buf, sizeof buf, "%sTensor", THDtype_info[i].legacy);
-    if (!strcmp(base, buf)) {
-      Py_DECREF(name);
-      return i == (int)SELF->t->dtype ? Py_NewRef(self) : convert(self, (THDtype)i, false);
+  int found = -1;
+  bool gpu = false;
+  if (!strncmp(s, "torch.", 6)) {
+    const char *base = s + 6;
+    if (!strncmp(base, "cuda.", 5)) { gpu = true; base += 5; }
+    if (!strcmp(base, "Tensor")) found = at_default_dtype();
+    for (int i = 0; i < TH_NDTYPES && found < 0; i++) {
+      char buf[64];
+      snprintf(buf, sizeof buf, "%sTensor", THDtype_info[i].legacy);
+      if (!strcmp(base, buf)) found = i;
     }
   }
-  PyErr_Format(PyExc_ValueError, "invalid type: '%s'", s);
+  if (found < 0) {
+    PyErr_Format(PyExc_ValueError, "invalid type: '%s'", s);
+    Py_DECREF(name);
+    return NULL;
+  }
   Py_DECREF(name);
-  return NULL;
+  if (found == (int)SELF->t->dtype && gpu == on_gpu) return Py_NewRef(self);
+  if (gpu == on_gpu) return convert(self, (THDtype)found, false);
+  PyObject *dv = PyUnicode_FromString(gpu ? "cuda" : "cpu");
+  PyObject *r = dv ? convert_to(self, (THDtype)found, dv, false, nb) : NULL;
+  Py_XDECREF(dv);
+  return r;
 }
 
 /* set_(source): share another tensor's storage and geometry */

@@ -341,14 +341,18 @@ PyObject *F_zeros_sized(PyObject *sizes, PyObject *like) {
   return THP_zeros_on(l.n, l.v, ((THPTensor *)like)->t);
 }
 
+/* a real Python number the call took (a wrapped number): its value, read in double by the formulas below */
+static bool real_number(PyObject *o) {
+  return THPTensor_Check(o) && ((THPTensor *)o)->t->wrapped_number && !THDtype_isComplex(((THPTensor *)o)->t->dtype);
+}
+
 /* d/dself pow(self, e) = e * self^(e-1), and 0 where e == 0 (even at self == 0) */
 PyObject *F_pow_grad_self(PyObject *grad, PyObject *self, PyObject *e) {
   /* A Python-number exponent on a real tensor (x ** 2 in a loss) needs no
    * mask and no conj: grad * (e * self^(e-1)), as torch's pow_backward,
    * with self^1 read as self (torch's pow_tensor_scalar copies for 1). Five
    * passes and a libm pow fewer than the general formula below. */
-  if (THPTensor_Check(e) && ((THPTensor *)e)->t->wrapped_number && THPTensor_Check(self) &&
-      !THDtype_isComplex(((THPTensor *)self)->t->dtype) && !THDtype_isComplex(((THPTensor *)e)->t->dtype)) {
+  if (real_number(e) && THPTensor_Check(self) && !THDtype_isComplex(((THPTensor *)self)->t->dtype)) {
     double v = at_item_double(((THPTensor *)e)->t);
     if (v == 0) return F_zeros_like(grad, NULL, NULL, NULL, NULL, NULL, NULL);
     PyObject *p = NULL;
@@ -382,8 +386,7 @@ PyObject *F_pow_grad_self(PyObject *grad, PyObject *self, PyObject *e) {
 
 PyObject *F_lerp_grad_self(PyObject *grad, PyObject *weight) {
   /* 1 - w over two numbers would be a default-dtype (float32) tensor */
-  if (THPTensor_Check(weight) && ((THPTensor *)weight)->t->wrapped_number &&
-      !THDtype_isComplex(((THPTensor *)weight)->t->dtype)) {
+  if (real_number(weight)) {
     PyObject *c = PyFloat_FromDouble(1.0 - at_item_double(((THPTensor *)weight)->t));
     PyObject *r = c ? F_mul(grad, c) : NULL;
     Py_XDECREF(c);
@@ -400,9 +403,7 @@ PyObject *F_lerp_grad_self(PyObject *grad, PyObject *weight) {
 PyObject *F_pow_grad_exponent(PyObject *grad, PyObject *self, PyObject *e, PyObject *result) {
   PyObject *zero = PyFloat_FromDouble(0.0);
   /* a real number base (2 ** x): its log in double, as a number, not the log of an int tensor (a float32) */
-  bool number = THPTensor_Check(self) && ((THPTensor *)self)->t->wrapped_number &&
-                !THDtype_isComplex(((THPTensor *)self)->t->dtype);
-  PyObject *lg = number ? PyFloat_FromDouble(log(at_item_double(((THPTensor *)self)->t))) : F_log(self);
+  PyObject *lg = real_number(self) ? PyFloat_FromDouble(log(at_item_double(((THPTensor *)self)->t))) : F_log(self);
   PyObject *rl = lg ? F_mul(result, lg) : NULL;
   PyObject *a = rl ? F__complex_conj(rl) : NULL;
   PyObject *b = a ? F_mul(grad, a) : NULL;

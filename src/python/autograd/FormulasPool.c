@@ -8,9 +8,9 @@ bool THP_pool_is_global(PyObject *self, const ATIntList *output_size) {
   if (n == 0 || (t->ndim != n + 1 && t->ndim != n + 2)) return false;
   for (int i = 0; i < n; i++)
     if (output_size->v[i] != 1 || t->sizes[t->ndim - n + i] == 0) return false;
-  for (int d = 0; d < t->ndim - n; d++)   /* torch refuses empty batch or channel dims too */
-    if (t->sizes[d] == 0) return false;
-  return true;
+  /* an empty batch is torch's mean too; an empty channel dim (torch's mean again) is left to the op,
+   * which refuses it as it refuses empty pooled dims, with or without autograd (torch gives NaNs) */
+  return t->sizes[t->ndim - n - 1] != 0;
 }
 
 PyObject *THP_global_avg_pool_graph(PyObject *self, const ATIntList *output_size) {
