@@ -414,14 +414,18 @@ def test_autograd_profiler_times_record_function(tmp_path):
                                 {"max_name_column_width": 10}, {"max_name_column_width": 14},
                                 {"max_name_column_width": 15}])
 def test_profiler_table_lays_out_like_torch(kw):
-    """torch's column widths, alignment, truncation and trailing spaces; the times themselves differ."""
+    """torch's column widths, alignment, truncation and trailing spaces; the times themselves differ. The range
+    sleeps so that its self time is surely above neg's: sort_by=self_cpu_time_total then gives one row order in
+    both libraries (on a busy machine a bare neg could take longer than the range's own bookkeeping)."""
     import re
+    import time
     tables = []
     for T in (ct, torch):
         x = T.randn(4)
         with T.autograd.profiler.profile() as prof:
             with T.autograd.profiler.record_function("abcdefghijk"):
                 T.neg(x)
+                time.sleep(0.005)
         tables.append(re.sub(r" *\d+\.\d+(%|us|ms|s)", " N", prof.key_averages().table(**kw)))
     assert tables[0] == tables[1]
 
