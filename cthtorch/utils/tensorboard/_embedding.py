@@ -7,8 +7,7 @@ black-padded to a square);
 import math
 import os
 
-import numpy as np
-
+import cthtorch
 from cthtorch.utils.tensorboard._summary import make_np
 
 
@@ -34,20 +33,20 @@ def write_tensors(path, mat):
 def write_sprite(path, label_img):
     """N x C x H x W images in [0, 1] (one channel is repeated to three) as one square sprite.png."""
     from PIL import Image
-    imgs = make_np(label_img).astype(np.float32)
-    if imgs.ndim != 4:
-        raise ValueError("label_img should be 4D (N x C x H x W), got %dD" % imgs.ndim)
+    imgs = cthtorch.as_tensor(make_np(label_img)).to(cthtorch.float32)
+    if imgs.dim() != 4:
+        raise ValueError("label_img should be 4D (N x C x H x W), got %dD" % imgs.dim())
     if imgs.shape[1] == 1:
-        imgs = np.repeat(imgs, 3, axis=1)
+        imgs = imgs.expand(-1, 3, -1, -1)
     n, c, h, w = imgs.shape
     side = int(math.ceil(math.sqrt(n)))
     edge = max(side * h, side * w)   # the sprite is square: the short side is padded with black
-    canvas = np.zeros((c, edge, edge), dtype=np.float32)
+    canvas = cthtorch.zeros(c, edge, edge)
     for i in range(n):
         r, k = divmod(i, side)
         canvas[:, r * h:(r + 1) * h, k * w:(k + 1) * w] = imgs[i]
-    arr = (np.clip(canvas, 0, 1) * 255).astype(np.uint8).transpose(1, 2, 0)   # truncated, as torch's is
-    Image.fromarray(arr).save(os.path.join(path, "sprite.png"))
+    arr = (canvas.clamp(0, 1) * 255).to(cthtorch.uint8).permute(1, 2, 0)   # truncated, as torch's is
+    Image.fromarray(arr.contiguous().numpy()).save(os.path.join(path, "sprite.png"))
     return h, w
 
 
