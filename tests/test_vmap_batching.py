@@ -196,9 +196,11 @@ def test_fallbacks_to_the_loop():
     out = cthtorch.func.vmap(lambda a: a * 2 if a.sum() > 0 else a)(x)
     assert _vmap_mod.last_path == "loop"
     assert bool(cthtorch.equal(out, cthtorch.where(x > 0, x * 2, x)))
-    # random ops in 'different' mode run per sample; values are the loop's, not torch's RNG stream
+    # a draw no batched random path sees (a reference to rand taken before vmap) runs per sample in
+    # 'different' mode; values are the loop's, not torch's RNG stream
     x = cthtorch.zeros(4, 3)
-    out = cthtorch.func.vmap(lambda a: a + cthtorch.rand(3), randomness="different")(x)
+    rand = cthtorch.rand
+    out = cthtorch.func.vmap(lambda a: a + rand(3), randomness="different")(x)
     assert _vmap_mod.last_path == "loop" and not bool((out == out[0]).all())
 
 
@@ -304,13 +306,15 @@ def test_index_error_names_the_logical_dim():
 
 
 def test_random_func_goes_straight_to_the_loop_after_its_first_call():
-    # 'different' mode: the first call learns (batched run, then the loop) that func draws random numbers;
-    # later calls of the same vmap object run only the per-sample loop
+    # 'different' mode: the first call learns (batched run, then the loop) that func draws random numbers
+    # behind batching's back (a reference to rand taken before vmap); later calls of the same vmap object run
+    # only the per-sample loop
     calls = []
+    rand = cthtorch.rand
 
     def f(a):
         calls.append(1)
-        return a + cthtorch.rand(3)
+        return a + rand(3)
     g = cthtorch.func.vmap(f, randomness="different")
     x = cthtorch.zeros(4, 3)
     g(x)

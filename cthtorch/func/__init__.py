@@ -8,12 +8,12 @@ How they work here (no functorch C++ machinery; a Python BatchedTensor for vmap)
   rule, run once per sample for that op. grad/vjp/jvp/jacrev/jacfwd over
   batched values are lifted to the physical tensors (the gradient of the
   batch-summed outputs is each sample's own). What batching cannot express
-  (data-dependent Python control flow, randomness in 'same'/'different' mode,
-  transforms whose levels would interleave) reruns func once per sample
-  (x.select(in_dim, i)) and stacks: values, shapes and dtypes match
-  torch.func.vmap either way. randomness='error' raises when func moved the
-  global random generator, 'same' replays one generator state for every
-  sample, 'different' draws fresh numbers per sample. chunk_size runs that
+  (data-dependent Python control flow, transforms whose levels would
+  interleave) reruns func once per sample (x.select(in_dim, i)) and stacks:
+  values, shapes and dtypes match torch.func.vmap either way.
+  randomness='error' raises when func draws random numbers, 'same' draws
+  once and shares the draw between samples, 'different' draws independent
+  numbers per sample, both in the batched run (_random.py). chunk_size runs that
   many samples per batched call. A mapped dimension of size 0 runs func once
   on zeros to learn the output shapes and returns empty tensors.
 * grad / grad_and_value / vjp / jacrev / hessian differentiate copies of the

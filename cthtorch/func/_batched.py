@@ -261,17 +261,20 @@ def _dispatch(func, args, kwargs):
     return _loop_rule(func, level, args, kwargs)
 
 
+# how many ops ran once per sample (tests check that a rule, not this fallback, answered an op)
+per_op_loops = 0
+
+
 def _loop_rule(func, level, args, kwargs):
     """The op once per sample (torch's slow fallback)."""
+    global per_op_loops
+    per_op_loops += 1
     B = batch_size(level, args, kwargs)
     name = getattr(func, "__name__", "")
     inplace = name.endswith("_") and not name.startswith("__") or name in ("__setitem__", "__iadd__", "__isub__",
                                                                            "__imul__", "__itruediv__")
     if inplace and args and not _is_b(args[0], level):
-        raise RuntimeError("vmap: %s(self, *extra_args) is not possible because there exists a Tensor `other` in "
-                           "extra_args that has more elements than `self`. This happened due to `other` being "
-                           "vmapped over but `self` not being vmapped over in a vmap. Please try to use out-of-place "
-                           "operators instead of %s." % (name, name))
+        raise RuntimeError(_inplace_message(name, level, args, kwargs))
 
     def pick(x, i):
         if _is_b(x, level):
@@ -288,6 +291,42 @@ def _loop_rule(func, level, args, kwargs):
     if B == 0:
         raise NeedsLoop("vmap: no sample to run %s on" % name)
     return _stack_outs(outs, level, name)
+
+
+# how torch's vmap names an in-place op writing a batched value into an unbatched self: its binary
+# arithmetic rules say "inplace arithmetic", a few ops have rules naming themselves, the rest go through the
+# boxed fallback ("aten::name ... at level n"); add_ and atan2_ reach the kernel's own broadcast check
+_INPLACE_ARITHMETIC = {"sub_", "mul_", "div_", "true_divide_", "copy_", "masked_fill_", "clamp_min_", "clamp_max_",
+                       "logical_and_", "logical_or_", "logical_xor_", "__isub__", "__imul__", "__itruediv__",
+                       "subtract_", "multiply_", "divide_"}
+_INPLACE_OWN_NAME = {"index_put_", "fill_", "index_add_", "scatter_add_"}
+_INPLACE_BROADCAST = {"add_", "__iadd__", "atan2_", "arctan2_"}
+
+
+def _shape_str(shape):
+    return "[" + ", ".join(str(s) for s in shape) + "]"
+
+
+def _inplace_message(name, level, args, kwargs):
+    if name in _INPLACE_BROADCAST:
+        shapes = [tuple(x.shape) for x in _leaves((args, kwargs)) if _tensorish(x)]
+        return "output with shape %s doesn't match the broadcast shape %s" % (
+            _shape_str(args[0].shape), _shape_str((batch_size(level, args, kwargs),)
+                                                  + tuple(cthtorch.broadcast_shapes(*shapes))))
+    where = "in a vmap"
+    if name == "__setitem__":
+        idx = args[1] if isinstance(args[1], tuple) else (args[1],)
+        shown = "index_put_" if any(_tensorish(e) or isinstance(e, list) for e in idx) else "inplace arithmetic"
+    elif name in _INPLACE_ARITHMETIC:
+        shown = "inplace arithmetic"
+    elif name in _INPLACE_OWN_NAME:
+        shown = name
+    else:
+        shown, where = "aten::" + name, "at level %d" % level
+    return ("vmap: %s(self, *extra_args) is not possible because there exists a Tensor `other` in extra_args that "
+            "has more elements than `self`. This happened due to `other` being vmapped over but `self` not being "
+            "vmapped over %s. Please try to use out-of-place operators instead of %s. If said operator is being "
+            "called inside the PyTorch framework, please file a bug report instead." % (shown, where, shown))
 
 
 def _stack_outs(outs, level, name):
@@ -508,11 +547,13 @@ def _unary_shape_rule(func, level, args, kwargs):
 
 def _getitem_rule(func, level, args, kwargs):
     x, idx = args[0], args[1]
-    if not _is_b(x, level):
-        return NotImplemented
     if not isinstance(idx, tuple):
         idx = (idx,)
+    if not _is_b(x, level):
+        return _batched_index_getitem(x, idx, level) if any(_is_b(e, level) for e in idx) else NotImplemented
     advanced = [i for i, e in enumerate(idx) if isinstance(e, (cthtorch.Tensor, BatchedTensor, list))]
+    if any(_is_b(e, level) for e in idx):
+        return _batched_index_getitem(x, idx, level)
     for e in idx:
         if isinstance(e, BatchedTensor) or (isinstance(e, cthtorch.Tensor) and e.dtype == cthtorch.bool):
             return NotImplemented
@@ -848,3 +889,122 @@ for _n in ("nll_loss", "cross_entropy"):
     _RULES[_n] = _nll_like_rule
 for _n in ("mse_loss", "l1_loss", "smooth_l1_loss", "huber_loss"):
     _RULES[_n] = _pointwise_loss_rule
+
+
+# ---- gathers and scatters with batched indices: one call on the physical tensors ----
+
+def _pad_to(v, rank):
+    """a physical [B, *logical] tensor with size-1 dims after B up to logical rank `rank`"""
+    pad = rank - (v.dim() - 1)
+    return v.reshape((v.shape[0],) + (1,) * pad + tuple(v.shape[1:])) if pad > 0 else v
+
+
+def _gather_rule(func, level, args, kwargs):
+    if kwargs or len(args) != 3:
+        return NotImplemented
+    x, d, idx = args
+    if not isinstance(d, int) or not _tensorish(idx) or x.dim() == 0 or x.dim() != idx.dim():
+        return NotImplemented
+    B = batch_size(level, args, kwargs)
+    return BatchedTensor(_call(func, physical(x, level, B), _norm_dim(d, x.dim()) + 1, physical(idx, level, B)),
+                         level)
+
+
+def _scatter_rule(func, level, args, kwargs):
+    """scatter/scatter_add (and their in-place forms into a batched self) with any of self, index, src batched"""
+    if len(args) < 4 or any(k != "reduce" for k in kwargs):
+        return NotImplemented
+    x, d, idx, src = args[:4]
+    inplace = func.__name__.endswith("_")
+    if inplace and not _is_b(x, level):
+        return NotImplemented     # the loop raises torch's in-place error
+    if not isinstance(d, int) or not _tensorish(idx) or x.dim() == 0 or x.dim() != idx.dim():
+        return NotImplemented
+    B = batch_size(level, args, kwargs)
+    psrc = physical(src, level, B) if _tensorish(src) else src
+    out = _call(func, physical(x, level, B), _norm_dim(d, x.dim()) + 1, physical(idx, level, B), psrc,
+                *args[4:], **kwargs)
+    return args[0] if inplace else BatchedTensor(out, level)
+
+
+def _take_along_dim_rule(func, level, args, kwargs):
+    x, _ = _arg(args, kwargs, 0, "input")
+    idx, _ = _arg(args, kwargs, 1, "indices")
+    d, _ = _arg(args, kwargs, 2, "dim")
+    if not _tensorish(idx) or not (d is None or isinstance(d, int)) or len(args) > 3:
+        return NotImplemented
+    B = batch_size(level, args, kwargs)
+    px, pi = physical(x, level, B), physical(idx, level, B)
+    if d is None:
+        return BatchedTensor(cthtorch.take_along_dim(px.reshape(B, -1), pi.reshape(B, -1), 1), level)
+    if x.dim() != idx.dim():
+        return NotImplemented
+    return BatchedTensor(cthtorch.take_along_dim(px, pi, _norm_dim(d, x.dim()) + 1), level)
+
+
+def _select_rows(px, dim, lin, n):
+    """px[b].index_select(dim, lin[b]) for every b, lin: [B, *ishape] in [0, n): one index_select over the
+    flattened batch; the ishape dims take dim's place"""
+    B = px.shape[0]
+    moved = px.movedim(dim + 1, 1)                                   # [B, n, *rest]
+    rest = tuple(moved.shape[2:])
+    ishape = tuple(lin.shape[1:])
+    offsets = lin + (cthtorch.arange(B) * n).reshape((B,) + (1,) * len(ishape))
+    out = moved.reshape((B * n,) + rest).index_select(0, offsets.reshape(-1))
+    out = out.reshape((B,) + ishape + rest)
+    k = len(ishape)
+    return out.movedim(tuple(range(1, 1 + k)), tuple(range(1 + dim, 1 + dim + k)))
+
+
+def _index_select_rule(func, level, args, kwargs):
+    x, _ = _arg(args, kwargs, 0, "input")
+    d, _ = _arg(args, kwargs, 1, "dim")
+    idx, _ = _arg(args, kwargs, 2, "index")
+    if not _is_b(idx, level):
+        return _DIM_INDEX_SELECT(func, level, args, kwargs)
+    if not isinstance(d, int) or x.dim() == 0 or idx.dim() > 1 or idx.dtype not in (cthtorch.int64, cthtorch.int32):
+        return NotImplemented
+    d = _norm_dim(d, x.dim())
+    n = x.shape[d]
+    pi = idx._value.reshape(idx._value.shape[0], -1).long()
+    if bool(((pi < 0) | (pi >= n)).any()):
+        return NotImplemented     # the per-sample loop raises torch's out-of-range message
+    B = pi.shape[0]
+    return BatchedTensor(_select_rows(physical(x, level, B), d, pi, n), level)
+
+
+def _batched_index_getitem(x, idx, level):
+    """x[...] whose advanced indices (consecutive integer tensors, some batched) sit among full slices:
+    the indexed dims flatten into one and the raveled index picks rows of the flattened batch"""
+    adv = [i for i, e in enumerate(idx) if _tensorish(e)]
+    if not all(_tensorish(e) or (isinstance(e, slice) and e == slice(None)) for e in idx) \
+            or adv != list(range(adv[0], adv[0] + len(adv))) or len(idx) > x.dim():
+        return NotImplemented
+    if any(idx[i].dtype not in (cthtorch.int64, cthtorch.int32) for i in adv):
+        return NotImplemented     # boolean masks: data-dependent shapes (the loop)
+    B = batch_size(level, x, idx)
+    d0, k = adv[0], len(adv)
+    sizes = tuple(x.shape)[d0:d0 + k]
+    rank = max(idx[i].dim() for i in adv)
+    pis = cthtorch.broadcast_tensors(*[_pad_to(physical(idx[i], level, B), rank).long() for i in adv])
+    lin = None
+    for p, n in zip(pis, sizes):
+        if bool(((p < -n) | (p >= n)).any()):
+            return NotImplemented     # the loop raises torch's out-of-bounds message
+        p = cthtorch.where(p < 0, p + n, p)
+        lin = p if lin is None else lin * n + p
+    N = 1
+    for n in sizes:
+        N *= n
+    px = physical(x, level, B)
+    px = px.reshape((B,) + tuple(px.shape[1:1 + d0]) + (N,) + tuple(px.shape[1 + d0 + k:]))
+    return BatchedTensor(_select_rows(px, d0, lin, N), level)
+
+
+_DIM_INDEX_SELECT = _RULES["index_select"]
+_RULES["index_select"] = _index_select_rule
+for _n in ("gather",):
+    _RULES[_n] = _gather_rule
+for _n in ("scatter", "scatter_add", "scatter_", "scatter_add_"):
+    _RULES[_n] = _scatter_rule
+_RULES["take_along_dim"] = _take_along_dim_rule

@@ -6,7 +6,8 @@ it calls applies its batching rule (one batched kernel call) or, without one,
 loops over the samples for that op alone. The outputs are unwrapped and their
 batch dimension moved to out_dims. When batching cannot express func
 (data-dependent Python values such as `if x.sum() > 0`, an op that refuses a
-BatchedTensor, randomness consumed in 'same'/'different' mode, or a transform
+BatchedTensor, a random draw that bypassed the batched random ops of
+_random.py in 'same'/'different' mode, or a transform
 inside it met batched values it cannot lift: NeedsLoop), func is run again
 once per sample, x.select(in_dim, i), and the outputs are stacked: that loop
 is always correct, only slower. Any other error is func's own and is raised
@@ -18,12 +19,12 @@ import cthtorch
 
 from cthtorch.utils._pytree import broadcast_to_and_flatten, tree_flatten, tree_unflatten
 
+from . import _random
 from ._batched import BatchedTensor, NeedsLoop, next_level, release_level
 
 __all__ = ["vmap"]
 
-_RANDOM_ERROR = ("vmap: called random operation while in randomness error mode. Please either use the 'same' or "
-                 "'different' randomness flags on vmap or perform the randomness operation out of vmap")
+_RANDOM_ERROR = _random.RANDOM_ERROR
 
 
 def _get_name(func):
@@ -203,7 +204,8 @@ def _batched_call(func, flat_in_dims, flat_args, args_spec, kwargs, out_dims, ra
         inputs = [a if d is None else BatchedTensor(a if d == 0 else a.movedim(d, 0), level)
                   for a, d in zip(flat_args, flat_in_dims)]
         try:
-            out = func(*tree_unflatten(inputs, args_spec), **kwargs)
+            with _random.frame(level, batch_size, randomness) as drawn:
+                out = func(*tree_unflatten(inputs, args_spec), **kwargs)
         except Exception as e:
             cthtorch.set_rng_state(rng)
             if not _cannot_batch(e):
@@ -211,11 +213,12 @@ def _batched_call(func, flat_in_dims, flat_args, args_spec, kwargs, out_dims, ra
             return _FAILED
     finally:
         release_level(level)
-    if not cthtorch.equal(cthtorch.get_rng_state(), rng):
+    if randomness == "error" and not cthtorch.equal(cthtorch.get_rng_state(), rng):
         cthtorch.set_rng_state(rng)
-        if randomness == "error":
-            raise RuntimeError(_RANDOM_ERROR)
-        return _RANDOM      # 'same' / 'different': the per-sample loop draws as torch's modes specify
+        raise RuntimeError(_RANDOM_ERROR)
+    if randomness != "error" and drawn.unsanctioned:
+        cthtorch.set_rng_state(rng)
+        return _RANDOM      # a draw no batched random path made: the per-sample loop draws as the mode says
     return _unwrap_outputs(out, out_dims, func, level, batch_size)
 
 
@@ -294,9 +297,9 @@ def vmap(func, in_dims=0, out_dims=0, randomness="error", *, chunk_size=None):
     a container (tuple/list/dict) matching that argument. keyword arguments
     are passed unmapped. ``out_dims`` is an int or a container matching the
     output. randomness: 'error' raises when func consumed the global random
-    generator; 'same' replays the same generator state for every sample;
-    'different' lets every sample draw fresh numbers (randomness in those
-    two modes runs the per-sample loop). ``chunk_size`` runs func on that
+    generator; 'same' draws once and shares the draw between the samples;
+    'different' lets every sample draw its own numbers (both batched, see
+    _random.py). ``chunk_size`` runs func on that
     many samples at a time.
     """
     _check_randomness_arg(randomness)

@@ -5,6 +5,7 @@
  * `_index` / `_index_put_` (declared ops) handle the advanced part with
  * PyTorch's broadcasting and placement rules. */
 #include "THP.h"
+#include "TorchFunction.h"
 #include "Dispatch.h"
 #include "ArgParser.h"
 #include "Bindings.h"
@@ -214,6 +215,8 @@ PyObject *THPTensor_getitem(PyObject *self, PyObject *index) {
     Py_XDECREF(zero); Py_XDECREF(ix);
     return r;
   }
+  if (THP_has_torch_function(&index, 1))   /* a vmap BatchedTensor index: its type's override decides */
+    return THP_torch_function_fallback("", "__getitem__", self, &index, 1, NULL);
   PyObject *tup = as_tuple(index);
   if (!tup) return NULL;
   PyObject *adv = PyList_New(0);
@@ -261,6 +264,13 @@ static PyObject *value_of(PyObject *view, PyObject *value) {
 
 int THPTensor_setitem(PyObject *self, PyObject *index, PyObject *value) {
   if (!value) { PyErr_SetString(PyExc_TypeError, "Tensor does not support deleting items"); return -1; }
+  PyObject *both[2] = {index, value};
+  if (THP_has_torch_function(both, 2)) {
+    /* a vmap BatchedTensor (or fx Proxy) as the value or an index: its type's Tensor.__setitem__ override decides */
+    PyObject *r = THP_torch_function_fallback("", "__setitem__", self, both, 2, NULL);
+    Py_XDECREF(r);
+    return r ? 0 : -1;
+  }
   PyObject *tup = as_tuple(index);
   if (!tup) return -1;
   PyObject *adv = PyList_New(0);

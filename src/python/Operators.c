@@ -5,6 +5,7 @@
 #include "THP.h"
 #include "Bindings.h"
 #include "Functions.h"
+#include "TorchFunction.h"
 
 static bool operand_ok(PyObject *o) { return THPTensor_Check(o) || ap_is_scalar(o) || PyComplex_Check(o); }
 
@@ -71,10 +72,13 @@ static PyObject *nb_pow(PyObject *a, PyObject *b, PyObject *mod) {
 }
 
 /* In-place: x += y calls add_, keeping x's identity (a sparse y goes
- * through the named method, whose parser hands it to the sparse kernels). */
+ * through the named method, whose parser hands it to the sparse kernels; so
+ * does a y overriding __torch_function__, which then takes the call as
+ * Tensor.add_: returning NotImplemented would let Python fall back to x + y
+ * and rebind x, where torch's vmap raises for a batched y). */
 #define INPLACE_SLOT(NAME, METHOD, CALL)                          \
   static PyObject *NAME(PyObject *a, PyObject *b) {               \
-    if (THPTensor_Check(a) && ap_is_sparse(b)) return PyObject_CallMethod(a, METHOD, "O", b); \
+    if (THPTensor_Check(a) && (ap_is_sparse(b) || THP_has_torch_function(&b, 1))) return PyObject_CallMethod(a, METHOD, "O", b); \
     if (!THPTensor_Check(a) || !operand_ok(b)) Py_RETURN_NOTIMPLEMENTED; \
     PyObject *tb = operand(b, a);                                  \
     if (!tb) return NULL;                                          \
