@@ -243,3 +243,45 @@ def test_batched_index_gradient_matches_torch():
 def test_batched_index_out_of_range_raises():
     with pytest.raises(IndexError, match="out of bounds"):
         cthtorch.func.vmap(lambda x, i: x[i + 5])(cthtorch.tensor(X), cthtorch.tensor(IDX))
+
+
+# ---------------------------------------------------------------- vmap of a vjp_fn
+
+def test_vmap_of_vjp_fn_is_one_batched_backward():
+    calls = []
+
+    def build(L):
+        w, b, x = (L.tensor(a) for a in (X[0, :, :5], X[1, :, 0], X[2, 0, :5]))
+
+        def f(x):
+            calls.append(1)
+            return L.nn.functional.linear(x, w, b).tanh(), (x * 2).sum()
+        _, vjp_fn, aux = L.func.vjp(f, x, has_aux=True)
+        return L.func.vmap(vjp_fn)(L.eye(5))[0]
+    ours = build(cthtorch)
+    assert len(calls) == 2      # the recording and one batched rerun, instead of five backward passes
+    ref = build(torch)
+    assert tuple(ours.shape) == tuple(ref.shape)
+    np.testing.assert_allclose(ours.numpy(), ref.numpy(), rtol=1e-5, atol=1e-6)
+
+
+def test_vmap_of_vjp_fn_matches_torch_for_several_primals():
+    def build(L):
+        w, x = L.tensor(X[0]), L.tensor(X[1, 0])
+        _, vjp_fn = L.func.vjp(lambda w, x: (w @ x).sin(), w, x)
+        return L.func.vmap(vjp_fn)(L.tensor(X[3, :, :5].T.copy()))
+    ours, ref = build(cthtorch), build(torch)
+    for o, r in zip(ours, ref):
+        assert tuple(o.shape) == tuple(r.shape)
+        np.testing.assert_allclose(o.numpy(), r.numpy(), rtol=1e-5, atol=1e-6)
+
+
+def test_vmap_of_vjp_fn_of_a_random_function_keeps_the_recorded_graph():
+    # rerunning func would draw another dropout mask: the recorded graph answers, one cotangent at a time
+    x = cthtorch.ones(6)
+    cthtorch.manual_seed(3)
+    out, vjp_fn = cthtorch.func.vjp(lambda x: cthtorch.nn.functional.dropout(x, 0.5) * 3, x)
+    rng = cthtorch.get_rng_state()
+    rows = cthtorch.func.vmap(vjp_fn)(cthtorch.eye(6))[0]
+    assert bool(cthtorch.equal(cthtorch.get_rng_state(), rng))
+    assert bool(cthtorch.equal(rows.diagonal(), out / x))

@@ -33,6 +33,7 @@ import cthtorch
 from cthtorch.utils._pytree import tree_flatten, tree_unflatten
 
 from ._batched import BatchedTensor, NeedsLoop, batch_size, max_level, physical
+from ._random import RANDOM_ERROR
 
 __all__ = ["grad", "grad_and_value", "vjp", "jvp", "jacrev", "jacfwd", "hessian", "linearize"]
 
@@ -393,13 +394,17 @@ def vjp(func, *primals, has_aux=False):
     def vjp_fn(cotangents, retain_graph=True, create_graph=None):
         if create_graph is None:
             create_graph = cthtorch.is_grad_enabled()
-        if max_level(cotangents):     # an unbatched graph, batched cotangents: one backward per sample
-            return _map_over_level(lambda c: vjp_fn(c, retain_graph=True, create_graph=create_graph),
-                                   cotangents, max_level(cotangents))
         flat_ct, ct_spec = tree_flatten(cotangents)
         if ct_spec != out_spec:
             raise RuntimeError("Expected pytree structure of cotangents to be the same as pytree structure of "
                                "outputs to the function. cotangents: %s, primal output: %s" % (ct_spec, out_spec))
+        lv = max_level(cotangents)
+        if lv:     # an unbatched graph, batched cotangents (vmap(vjp_fn), jacobians by rows)
+            res = _batched_cotangents_vjp(func, primals, has_aux, lv, cotangents, create_graph)
+            if res is not None:
+                return res
+            return _map_over_level(lambda c: vjp_fn(c, retain_graph=True, create_graph=create_graph),
+                                   cotangents, lv)
         keep = create_graph and (connected or _depth() > 0
                                  or any(isinstance(c, cthtorch.Tensor) and c.requires_grad for c in flat_ct))
         with cthtorch.enable_grad():
@@ -412,6 +417,35 @@ def vjp(func, *primals, has_aux=False):
     if has_aux:
         return results, vjp_fn, (aux if connected else _detach_tree(aux))
     return results, vjp_fn
+
+
+def _batched_cotangents_vjp(func, primals, has_aux, level, cotangents, create_graph):
+    """vjp_fn of an unbatched graph called with cotangents batched at level: the recorded graph's backward
+    nodes take one cotangent each, so func is run again once on the primals expanded over the batch and that
+    batched graph takes all the cotangents in one backward pass (B backward passes become one forward and one
+    backward of the batch). None when the rerun cannot be batched or draws random numbers (a second draw would
+    not be the graph the caller recorded): the caller then runs one backward per cotangent. Python side effects
+    of func happen once more."""
+    rng = cthtorch.get_rng_state()
+    try:
+        fn = _lifted_vjp(func, primals, has_aux, level, batch_size(level, cotangents))[1]
+        if not cthtorch.equal(cthtorch.get_rng_state(), rng):
+            cthtorch.set_rng_state(rng)
+            return None
+        return fn(cotangents, retain_graph=False, create_graph=create_graph)
+    except NeedsLoop:
+        cthtorch.set_rng_state(rng)
+        return None
+    except RuntimeError as e:
+        cthtorch.set_rng_state(rng)
+        if str(e) == RANDOM_ERROR:     # the rerun drew under an enclosing vmap in 'error' mode
+            return None
+        raise
+    except (TypeError, AttributeError, NotImplementedError) as e:
+        cthtorch.set_rng_state(rng)
+        if "BatchedTensor" in str(e):
+            return None
+        raise
 
 
 def _lifted_vjp(func, primals, has_aux, level, B=None):
