@@ -178,6 +178,7 @@ def test_random_wrappers_removed_after_the_call():
     before = (cthtorch.rand, cthtorch.dropout, cthtorch.Tensor.normal_)
     cthtorch.func.vmap(lambda a: cthtorch.rand(2) + a.normal_(), randomness="different")(cthtorch.zeros(3, 2))
     assert (cthtorch.rand, cthtorch.dropout, cthtorch.Tensor.normal_) == before
+    assert ("normal_" in vars(cthtorch.Tensor)) == ("normal_" in vars(torch.Tensor))
 
 
 def test_random_captured_reference_still_correct_by_the_loop():

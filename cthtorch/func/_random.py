@@ -332,6 +332,7 @@ def _normal_wrapper():
 
 
 _WRAPPERS = {}
+_OWN = {}     # (owner, name) -> whether owner's own __dict__ held name before the wrappers went in
 
 
 def _build_wrappers():
@@ -352,7 +353,9 @@ def _install():
         if _installed[0] == 1:
             if not _WRAPPERS:
                 _build_wrappers()
+            _OWN.clear()
             for (owner, n), w in _WRAPPERS.items():
+                _OWN[(owner, n)] = n in vars(owner)
                 setattr(owner, n, w)
 
 
@@ -361,7 +364,10 @@ def _uninstall():
         _installed[0] -= 1
         if _installed[0] == 0:
             for (owner, n) in _WRAPPERS:
-                setattr(owner, n, _ORIG[n])
+                if _OWN.get((owner, n), True):
+                    setattr(owner, n, _ORIG[n])
+                else:
+                    delattr(owner, n)     # inherited (Tensor's methods live on its C base): inherit again
 
 
 for _n in ("rand_like", "randn_like", "randint_like"):
