@@ -286,3 +286,15 @@ def test_vmap_of_vjp_fn_of_a_random_function_keeps_the_recorded_graph():
     rows = cthtorch.func.vmap(vjp_fn)(cthtorch.eye(6))[0]
     assert bool(cthtorch.equal(cthtorch.get_rng_state(), rng))
     assert bool(cthtorch.equal(rows.diagonal(), out / x))
+
+
+def test_autograd_grad_is_grads_batched_matches_torch():
+    def build(L):
+        w = L.tensor(X[0, :3, :3], requires_grad=True)
+        x = L.tensor(X[1, 0, :3], requires_grad=True)
+        y = (w @ x).tanh()
+        gw, gx = L.autograd.grad(y, (w, x), L.tensor(X[2, :2, :3]), is_grads_batched=True)
+        return gw, gx
+    for o, r in zip(build(cthtorch), build(torch)):
+        assert tuple(o.shape) == tuple(r.shape)
+        np.testing.assert_allclose(o.numpy(), r.numpy(), rtol=1e-5, atol=1e-6)

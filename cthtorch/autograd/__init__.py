@@ -83,6 +83,9 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
     for t in inputs_t:
         if not t.requires_grad:
             raise RuntimeError("One of the differentiated Tensors does not require grad")
+    if is_grads_batched:
+        return _batched_grads(outputs, inputs_t, grad_outputs, retain_graph, create_graph, allow_unused,
+                              materialize_grads)
     grads = _make_grads(outputs, grad_outputs)
     res = Variable._execution_engine.run_backward(outputs, grads, retain_graph, create_graph, inputs_t,
                                                   allow_unused, False)
@@ -96,6 +99,27 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
                                    "Set allow_unused=True if this is the desired behavior.")
         out.append(g)
     return tuple(out)
+
+
+def _batched_grads(outputs, inputs, grad_outputs, retain_graph, create_graph, allow_unused, materialize_grads):
+    """grad(..., is_grads_batched=True): every grad_output has a leading batch dim; one backward per batch entry
+    over the same graph (the recorded nodes take one cotangent each), results stacked along a new dim 0"""
+    sizes = {g.shape[0] for g in grad_outputs if isinstance(g, cthtorch.Tensor)}
+    if not sizes:
+        raise RuntimeError("grad: is_grads_batched=True needs tensor grad_outputs with a leading batch dimension")
+    if len(sizes) > 1:
+        raise RuntimeError("vmap: Expected all tensors to have the same size in the mapped dimension, got sizes %s "
+                           "for the mapped dimension" % sorted(sizes))
+    B = sizes.pop()
+    if B == 0:
+        return tuple(x.new_zeros((0,) + tuple(x.shape)) for x in inputs)
+    rows = []
+    for i in range(B):
+        gi = [g[i] if isinstance(g, cthtorch.Tensor) else g for g in grad_outputs]
+        rows.append(grad(outputs, inputs, gi, retain_graph=True if i < B - 1 else retain_graph,
+                         create_graph=create_graph, allow_unused=allow_unused, materialize_grads=materialize_grads))
+    return tuple(None if rows and rows[0][k] is None else cthtorch.stack([r[k] for r in rows])
+                 for k in range(len(inputs)))
 
 
 def _is_checkpoint_valid():
