@@ -298,3 +298,25 @@ def test_autograd_grad_is_grads_batched_matches_torch():
     for o, r in zip(build(cthtorch), build(torch)):
         assert tuple(o.shape) == tuple(r.shape)
         np.testing.assert_allclose(o.numpy(), r.numpy(), rtol=1e-5, atol=1e-6)
+
+
+def test_random_wrappers_delegate_on_other_threads():
+    # while one thread's vmap has the wrappers in place, another thread's draws stay plain
+    import threading
+    started, done, shapes = threading.Event(), threading.Event(), []
+
+    def f(a):
+        started.set()
+        done.wait(10)
+        return a + cthtorch.rand(2)
+
+    t = threading.Thread(target=lambda: cthtorch.func.vmap(f, randomness="different")(cthtorch.zeros(3, 2)))
+    t.start()
+    try:
+        assert started.wait(10)
+        shapes.append(tuple(cthtorch.rand(2).shape))
+        shapes.append(tuple(cthtorch.ones(4).normal_().shape))
+    finally:
+        done.set()
+        t.join()
+    assert shapes == [(2,), (4,)]

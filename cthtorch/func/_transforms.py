@@ -16,9 +16,11 @@ summed over the batch is every sample's own gradient: grad, vjp and jvp of
 the summed function, and jacrev/jacfwd of the batch-summed outputs (the
 Jacobian's batch dimension is then moved to the front). One batched forward
 and one batched backward per output element, as torch's vmap of vjp does.
-What cannot be lifted (a vjp_fn of an unbatched graph called with batched
-cotangents loops over them; batched values that reach autograd any other way)
-raises NeedsLoop, and the enclosing vmap runs func once per sample.
+A vjp_fn of an unbatched graph called with batched cotangents (vmap(vjp_fn))
+reruns func once on the primals expanded over the batch and takes all the
+cotangents in one backward (one backward per cotangent when that rerun cannot
+batch or draws random numbers). Batched values that reach autograd any other
+way raise NeedsLoop, and the enclosing vmap runs func once per sample.
 
 jvp uses the double-vjp trick (no forward-mode AD); jacfwd is jacrev (same
 values); both compute one vjp per output element (no vmap over the basis), or,
