@@ -90,6 +90,10 @@ INPLACE_BATCHED_TARGET = {
     "masked_fill_": lambda L, t, a: t.masked_fill_(a > 2, -1.),
     "copy_add_": lambda L, t, a: t.copy_(a * 2).add_(a),
     "unbatched_value": lambda L, t, a: t.__setitem__(1, L.tensor(7.)),
+    "index_put_accumulate": lambda L, t, a: t.index_put_((L.tensor([1, 1, 0]),), a * 2, accumulate=True),
+    "index_put_out_of_place": lambda L, t, a: t.copy_(t.index_put((L.tensor([2]),), a[:1])),
+    "setitem_mask": lambda L, t, a: t.__setitem__(L.tensor([True, False, True]), a[1]),
+    "setitem_tensor_index_scalar": lambda L, t, a: t.__setitem__(L.tensor([[0], [2]]), 5.),
 }
 
 
@@ -103,8 +107,9 @@ def test_inplace_into_batched_target_matches_torch(case):
             op(L, t, a)
             return t
         return L.func.vmap(f)(L.tensor(ROWS))
+    before = _batched.per_op_loops
     ref, ours = _both(build)
-    assert _vmap_mod.last_path == "batched"
+    assert _vmap_mod.last_path == "batched" and _batched.per_op_loops == before
     np.testing.assert_allclose(ours.numpy(), ref.numpy())
 
 

@@ -573,8 +573,11 @@ def _setitem_rule(func, level, args, kwargs):
         return NotImplemented
     if not isinstance(idx, tuple):
         idx = (idx,)
-    if any(isinstance(e, (cthtorch.Tensor, BatchedTensor, list)) for e in idx):
-        return NotImplemented
+    if any(isinstance(e, (BatchedTensor, list)) for e in idx):
+        return NotImplemented     # indices that vary by sample: the loop
+    advanced = [i for i, e in enumerate(idx) if isinstance(e, cthtorch.Tensor)]
+    if advanced and (advanced != list(range(advanced[0], advanced[-1] + 1)) or any(e is Ellipsis for e in idx)):
+        return NotImplemented     # separated advanced indices would move their dims to the front, past B
     target = x._value[(slice(None),) + idx]
     if _is_b(val, level):
         v = val._value
@@ -1008,3 +1011,33 @@ for _n in ("gather",):
 for _n in ("scatter", "scatter_add", "scatter_", "scatter_add_"):
     _RULES[_n] = _scatter_rule
 _RULES["take_along_dim"] = _take_along_dim_rule
+
+
+def _index_put_rule(func, level, args, kwargs):
+    """index_put_/index_put into a batched self with unbatched integer or mask indices: as setitem, or with
+    accumulate through one index_put_ whose first index is the batch position"""
+    x, _ = _arg(args, kwargs, 0, "input")
+    indices, _ = _arg(args, kwargs, 1, "indices")
+    val, _ = _arg(args, kwargs, 2, "values")
+    acc, _ = _arg(args, kwargs, 3, "accumulate", False)
+    if not _is_b(x, level) or not isinstance(indices, (tuple, list)) or len(args) > 4 \
+            or not all(isinstance(e, cthtorch.Tensor) for e in indices):
+        return NotImplemented
+    inplace = func.__name__.endswith("_")
+    target = x if inplace else BatchedTensor(x._value.clone(), level)
+    if not acc:
+        if _setitem_rule(func, level, (target, tuple(indices), val), {}) is NotImplemented:
+            return NotImplemented
+        return target
+    if any(e.dtype == cthtorch.bool for e in indices):
+        return NotImplemented
+    B = target._value.shape[0]
+    ix = cthtorch.broadcast_tensors(*indices)
+    bidx = cthtorch.arange(B).reshape((B,) + (1,) * ix[0].dim())
+    rest = target.dim() - len(indices)
+    pv = _pad_to(val._value, ix[0].dim() + rest) if _is_b(val, level) else val
+    target._value.index_put_((bidx,) + tuple(ix), pv, accumulate=True)
+    return target
+
+
+_RULES["index_put_"] = _RULES["index_put"] = _index_put_rule
