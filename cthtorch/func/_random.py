@@ -223,14 +223,11 @@ def _factory(name, size_pos):
             if name == "randint" and not ("size" in kwargs) and len(args) == 2:
                 pos = 1     # randint(high, size)
             size, head = _split_size(args, kwargs, pos)
-            kw = dict(kwargs)
-            kw["size"] = tuple(f.B for f in levels) + size
-            if name == "normal":
-                return _nest(orig(*head, **kw), levels)
-            if name == "randint":
-                return _nest(orig(*head, **kw), levels)
-            kw.pop("size")
-            return _nest(orig(tuple(f.B for f in levels) + size, **kw), levels)
+            batched = tuple(f.B for f in levels) + size
+            kw = {k: v for k, v in kwargs.items() if k != "size"}
+            if name in ("normal", "randint"):
+                return _nest(orig(*head, batched, **kw), levels)
+            return _nest(orig(batched, **kw), levels)
     return wrapper
 
 
