@@ -160,4 +160,5 @@ def register():
     _install_sparse_methods()
     from cthtorch import _sparse_compressed
     _sparse_compressed.register()
-    _C._set_sparse_dispatch(SparseTensor, ops.dispatch)
+    from cthtorch import _python_layouts
+    _C._set_sparse_dispatch(_python_layouts.PythonLayoutTensor, _python_layouts.dispatch)
