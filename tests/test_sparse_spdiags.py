@@ -1,4 +1,4 @@
-"""torch.sparse.spdiags against torch: entries and their order, layouts, rectangular shapes, offsets past the
+"""torch.sparse.spdiags against torch: entries and their order, layouts (COO, CSR, CSC), rectangular shapes, offsets past the
 edges, a single diagonal, gradients through the values, and the errors."""
 import pytest
 
@@ -28,6 +28,10 @@ def test_spdiags_coo_and_csr(offs, shape):
     t = torch.sparse.spdiags(_diags(torch, len(offs), torch.float64), torch.tensor(offs), shape,
                              layout=torch.sparse_csr)
     for name in ("crow_indices", "col_indices", "values"):
+        oracle.same(getattr(c, name)(), getattr(t, name)())
+    c = ct.sparse.spdiags(_diags(ct, len(offs)), ct.tensor(offs), shape, layout=ct.sparse_csc)
+    t = torch.sparse.spdiags(_diags(torch, len(offs)), torch.tensor(offs), shape, layout=torch.sparse_csc)
+    for name in ("ccol_indices", "row_indices", "values"):
         oracle.same(getattr(c, name)(), getattr(t, name)())
 
 
