@@ -6,6 +6,8 @@ row-major order, which is exactly CSR's entry order: col_indices is the second i
 and crow_indices the running count of entries per row. So the COO kernels compute the products, and the
 C parser hands a CSR operand to the same dispatcher; ops that have no CSR meaning here (elementwise
 arithmetic, reductions, indices()) raise instead of answering in the COO layout."""
+import re
+
 import cthtorch
 from cthtorch._sparse_tensor import SparseTensor, _named, _nie
 
@@ -90,11 +92,109 @@ class SparseCsrTensor(SparseTensor):
     def __reduce_ex__(self, proto):
         return (_rebuild, (self._i, self._v.detach(), tuple(self._shape), self.requires_grad, self._index_dtype))
 
-    def transpose(self, dim0, dim1):
-        _nie("transpose")   # torch answers a CSC tensor, a layout cthtorch does not have
-
     def t(self):
-        _nie("t")
+        """the transpose in the other compressed layout (CSR <-> CSC), sharing the values' order"""
+        i, v = _transposed_entries(self)
+        cls = SparseCscTensor if type(self) is SparseCsrTensor else SparseCsrTensor
+        return cls(i, _named("TBackward0", v), (self._shape[1], self._shape[0]), self._index_dtype)
+
+    def transpose(self, dim0, dim1):
+        if sorted((dim0 % 2, dim1 % 2)) != [0, 1]:
+            _nie("transpose")
+        return self.t()
+
+    def to_sparse_csc(self):
+        return to_sparse_csc(self)
+
+
+def _column_major(s):
+    """the permutation that puts s's (row-major) entries in column-major order; None when it is the identity"""
+    if s._i.shape[1] < 2:
+        return None
+    key = s._i[1] * max(s._shape[0], 1) + s._i[0]
+    order = cthtorch.argsort(key, stable=True)
+    return order
+
+
+def _transposed_entries(s):
+    """s's indices and values for its transpose, in the transpose's row-major order"""
+    order = _column_major(s)
+    if order is None:
+        return s._i.flip(0), s._v
+    return s._i[:, order].flip(0), s._v[order]
+
+
+class SparseCscTensor(SparseCsrTensor):
+    """torch.sparse_csc: 2-D, scalar values. The entries are kept as CSR keeps them (row-major COO, so the COO
+    kernels compute products and to_dense); ccol_indices/row_indices/values read them in column-major order."""
+    __slots__ = ()
+    layout = property(lambda self: cthtorch.sparse_csc)
+    is_sparse_csr = False
+
+    def _like(self, values, indices=None, coalesced=None, size=None):
+        if size is not None or coalesced is False:
+            return super()._like(values, indices, coalesced, size)
+        return SparseCscTensor(self._i if indices is None else indices, values, self._shape, self._index_dtype)
+
+    def _need_coalesced(self, what):
+        raise RuntimeError("%s expected sparse coordinate tensor layout but got SparseCsc" % what)
+
+    def crow_indices(self):
+        raise RuntimeError("crow_indices expected sparse row compressed tensor layout but got SparseCsc")
+
+    def col_indices(self):
+        raise RuntimeError("col_indices expected sparse row compressed tensor layout but got SparseCsc")
+
+    def ccol_indices(self):
+        counts = cthtorch.bincount(self._i[1], minlength=self._shape[1]) if self._i.shape[1] else \
+            cthtorch.zeros(self._shape[1], dtype=cthtorch.int64)
+        return cthtorch.cat([counts.new_zeros(1), counts.cumsum(0)]).to(self._index_dtype[0])
+
+    def row_indices(self):
+        order = _column_major(self)
+        return (self._i[0] if order is None else self._i[0][order]).to(self._index_dtype[1])
+
+    def values(self):
+        order = _column_major(self)
+        return self._v if order is None else self._v[order]
+
+    def to_sparse(self, *args, layout=None, **kwargs):
+        if layout == cthtorch.sparse_csc and not args and not kwargs:
+            return self
+        if layout == cthtorch.sparse_csr and not args and not kwargs:
+            return self.to_sparse_csr()
+        if layout not in (None, cthtorch.sparse_coo) or args or kwargs:
+            raise NotImplementedError("cthtorch: only the sparse COO, CSR and CSC layouts are implemented")
+        return SparseTensor(self._i, _named("ToSparseBackward1", self._v), self._shape, True)
+
+    def to_sparse_csr(self, dense_dim=None):
+        return SparseCsrTensor(self._i, _named("ToSparseCsrBackward0", self._v), self._shape, self._index_dtype)
+
+    def to_sparse_csc(self):
+        return self
+
+    def add(self, other, *, alpha=1):
+        if type(other) is not SparseCscTensor:
+            _nie("add.Tensor")
+        return to_sparse_csc(self.to_sparse_csr().add(other.to_sparse_csr(), alpha=alpha))
+
+    __add__ = add
+
+    def __repr__(self, *, tensor_contents=None):
+        from cthtorch._tensor_str import _sparse_str
+        return _sparse_str(self, (("ccol_indices", self.ccol_indices()), ("row_indices", self.row_indices()),
+                                  ("values", self.values().detach())))
+
+    __str__ = __repr__
+
+    def __reduce_ex__(self, proto):
+        return (_rebuild_csc, (self._i, self._v.detach(), tuple(self._shape), self.requires_grad,
+                               self._index_dtype))
+
+
+def _rebuild_csc(indices, values, size, requires_grad, index_dtype=(cthtorch.int64, cthtorch.int64)):
+    s = SparseCscTensor(indices, values, size, index_dtype)
+    return s.requires_grad_() if requires_grad else s
 
 
 def _no_csr_kernel(name):
@@ -221,9 +321,40 @@ def to_sparse_csr(self, dense_dim=None):
     return s
 
 
-def _strided_only(name):
+def sparse_csc_tensor(ccol_indices, row_indices, values, size=None, *, dtype=None, device=None, pin_memory=False,
+                      requires_grad=False, check_invariants=None):
+    """the CSR tensor of the transpose, built with the same checks (ccol for crow, row for col), transposed back"""
+    if size is not None:
+        size = tuple(size)
+        if len(size) != 2:
+            raise NotImplementedError("cthtorch: only 2-D sparse CSC tensors are implemented (size %s)" % (size,))
+        size = (size[1], size[0])
+    try:
+        t = sparse_csr_tensor(ccol_indices, row_indices, values, size, dtype=dtype, device=device,
+                              requires_grad=requires_grad, check_invariants=check_invariants)
+    except RuntimeError as e:   # the CSR checks' words, in CSC's terms
+        words = {"crow_indices": "ccol_indices", "col_indices": "row_indices", "nrows": "ncols", "ncols": "nrows"}
+        msg = re.sub("|".join(words), lambda m: words[m.group(0)], str(e))
+        raise RuntimeError(msg) from None
+    i, v = _transposed_entries(t)
+    s = SparseCscTensor(i, v, (t._shape[1], t._shape[0]), t._index_dtype)
+    return s.requires_grad_() if requires_grad else s
+
+
+def to_sparse_csc(self, dense_dim=None):
+    """dense, COO or CSR 2-D -> CSC"""
+    if dense_dim is not None:
+        raise NotImplementedError("cthtorch: sparse CSC tensors with dense dimensions are not implemented")
+    if type(self) is SparseCscTensor:
+        return self
+    csr = to_sparse_csr(self)
+    return SparseCscTensor(csr._i, _named("ToSparseCscBackward0", csr._v) if type(self) is SparseCsrTensor
+                           else csr._v, csr._shape, csr._index_dtype)
+
+
+def _strided_only(name, kind="row"):
     def f(self, *args, **kwargs):
-        raise RuntimeError("%s expected sparse row compressed tensor layout but got Strided" % name)
+        raise RuntimeError("%s expected sparse %s compressed tensor layout but got Strided" % (name, kind))
     f.__name__ = name
     return f
 
@@ -236,3 +367,8 @@ def register():
     SparseTensor.to_sparse_csr = to_sparse_csr
     for name in ("crow_indices", "col_indices"):
         _ops.op("Tensor", name, _strided_only(name), o)
+    _ops.op("torch", "sparse_csc_tensor", sparse_csc_tensor, o)
+    _ops.op("Tensor", "to_sparse_csc", to_sparse_csc, o)
+    SparseTensor.to_sparse_csc = to_sparse_csc
+    for name in ("ccol_indices", "row_indices"):
+        _ops.op("Tensor", name, _strided_only(name, "column"), o)

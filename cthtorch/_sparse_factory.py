@@ -99,7 +99,7 @@ def to_sparse(self, sparse_dim=None, *, layout=None, blocksize=None, dense_dim=N
 
 def _no_layout(layout):
     def f(self, *args, **kwargs):
-        raise NotImplementedError("cthtorch: the sparse %s layout is not implemented (only sparse COO and CSR: to_sparse(), to_sparse_csr())"
+        raise NotImplementedError("cthtorch: the sparse %s layout is not implemented (only sparse COO, CSR and CSC: to_sparse(), to_sparse_csr(), to_sparse_csc())"
                                   % layout.upper())
     f.__name__ = "to_sparse_" + layout
     return f
@@ -149,7 +149,7 @@ def register():
     _ops.op("torch", "spmm", ops.spmm, o)
     _ops.op("Tensor", "to_sparse", to_sparse, o)
     _ops.op("Tensor", "to_sparse_coo", lambda self: to_sparse(self), o, aten="to_sparse")
-    for layout in ("csc", "bsr", "bsc"):
+    for layout in ("bsr", "bsc"):
         _ops.op("Tensor", "to_sparse_" + layout, _no_layout(layout), o)
     for name in ("is_coalesced", "coalesce", "indices", "values", "_indices", "_values"):
         _ops.op("Tensor", name, _strided_only(name), o)
@@ -160,4 +160,5 @@ def register():
     _install_sparse_methods()
     from cthtorch import _sparse_compressed
     _sparse_compressed.register()
-    _C._set_sparse_dispatch(SparseTensor, ops.dispatch)
+    from cthtorch import _python_layouts
+    _C._set_sparse_dispatch(_python_layouts.PythonLayoutTensor, _python_layouts.dispatch)

@@ -388,7 +388,7 @@ _KERNELS = {
 def dispatch(name, self, args, kwargs):
     """Called from C (ap_sparse_call) when a sparse tensor made `name` fail to parse."""
     fn = _KERNELS.get(name)
-    if fn is None or (name not in CSR_KERNELS and any(type(a) is SparseCsrTensor for a in
+    if fn is None or (name not in CSR_KERNELS and any(isinstance(a, SparseCsrTensor) for a in
                                                       (self,) + tuple(args) + tuple(kwargs.values()))):
         return NotImplemented
     return fn(*args, **kwargs) if self is None else fn(self, *args, **kwargs)

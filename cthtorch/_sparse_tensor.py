@@ -21,6 +21,7 @@ dense gradient torch.mm gives a sparse leaf; see _sparse_ops._SparseMm).
 import types
 
 import cthtorch
+from cthtorch._python_layouts import PythonLayoutTensor
 from cthtorch.autograd import Function
 
 _MISSING = object()
@@ -81,7 +82,7 @@ def _nie(name):
     return cthtorch._C._sparse_kernel_missing(name)
 
 
-class SparseTensor:
+class SparseTensor(PythonLayoutTensor):
     __slots__ = ("_i", "_v", "_shape", "_coalesced", "_dense_grad", "_grad_cache", "_dense_src", "__weakref__")
 
     def __init__(self, indices, values, size, coalesced=False):
@@ -96,15 +97,9 @@ class SparseTensor:
                             self._shape if size is None else size,
                             self._coalesced if coalesced is None else coalesced)
 
-    # ---- what it is ----
-    @property
-    def __class__(self):
-        return cthtorch.Tensor
-
+    # ---- what it is (the rest: PythonLayoutTensor) ----
     layout = property(lambda self: cthtorch.sparse_coo)
     is_sparse = True
-    is_sparse_csr = is_cuda = is_meta = is_quantized = is_mkldnn = is_nested = is_mps = is_xla = False
-    is_cpu = True
     dtype = property(lambda self: self._v.dtype)
     device = property(lambda self: self._v.device)
     shape = property(lambda self: self._shape)

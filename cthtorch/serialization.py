@@ -81,8 +81,10 @@ def _rebuild_sparse_tensor(layout, data):
     """PyTorch's reconstruction of a sparse tensor (torch._utils._rebuild_sparse_tensor)."""
     if layout is cthtorch.sparse_csr:   # (crow_indices, col_indices, values, size)
         return cthtorch.sparse_csr_tensor(*data, check_invariants=False)
+    if layout is cthtorch.sparse_csc:   # (ccol_indices, row_indices, values, size)
+        return cthtorch.sparse_csc_tensor(*data, check_invariants=False)
     if layout is not cthtorch.sparse_coo:
-        raise NotImplementedError("cthtorch: loading a %s tensor is not implemented (only sparse COO and CSR)"
+        raise NotImplementedError("cthtorch: loading a %s tensor is not implemented (only sparse COO, CSR and CSC)"
                                   % layout)
     indices, values, size = data[:3]
     return cthtorch.sparse_coo_tensor(indices, values, size, check_invariants=False,
@@ -275,6 +277,9 @@ class _Pickler(pickle._Pickler):
         if isinstance(obj, cthtorch.Tensor) and obj.is_sparse:   # PyTorch's form: layout, (indices, values, size, coalesced)
             return (_TorchGlobal("torch._utils", "_rebuild_sparse_tensor"),
                     (obj.layout, (obj._indices(), obj._values(), obj.shape, obj.is_coalesced())))
+        if isinstance(obj, cthtorch.Tensor) and obj.layout is cthtorch.sparse_csc:   # layout, (ccol, row, values, size)
+            return (_TorchGlobal("torch._utils", "_rebuild_sparse_tensor"),
+                    (obj.layout, (obj.ccol_indices(), obj.row_indices(), obj.values().detach(), obj.shape)))
         if isinstance(obj, cthtorch.Tensor) and obj.is_sparse_csr:   # layout, (crow, col, values, size)
             return (_TorchGlobal("torch._utils", "_rebuild_sparse_tensor"),
                     (obj.layout, (obj.crow_indices(), obj.col_indices(), obj.values().detach(), obj.shape)))

@@ -38,14 +38,63 @@ def assert_close(actual, expected, *, allow_subclasses=True, rtol=None, atol=Non
         if a.is_floating_point() else e.detach().to(a.dtype)
     ok = cthtorch.isclose(ad, ed, rtol=rtol, atol=atol, equal_nan=equal_nan)
     if not bool(ok.all()):
-        bad = int((~ok).sum())
-        diff = (ad.double() - ed.double()).abs()
-        raise AssertionError(msg or "Tensor-likes are not close!\n\nMismatched elements: %d / %d (%.1f%%)\n"
-                             "Greatest absolute difference: %s\n" % (bad, ok.numel(), 100.0 * bad / max(ok.numel(), 1),
-                                                                      float(diff.max())))
+        raise AssertionError(msg or _mismatch_message(a.detach(), e.detach().to(a.dtype), ok, rtol, atol))
 
 
-assert_allclose = assert_close
+def _mismatch_message(a, e, ok, rtol, atol):
+    """torch's report: how many elements differ, and the greatest absolute and relative differences among
+    them with their index (and the tolerances, unless the comparison was for equality)"""
+    exact = rtol == 0 and atol == 0
+    allowed = (lambda tol: "") if exact else (lambda tol: " (up to %s allowed)" % tol)
+    if a.dim() == 0:   # one number: torch reports both values, its differences in Python floats
+        got, want = a.item(), e.item()
+        diff = abs(got - want)
+        rel = diff / abs(want) if want else float("inf") if diff else float("nan")
+        return "Scalars are not %s!\n\nExpected %s but got %s.\nAbsolute difference: %s%s\nRelative difference: " \
+               "%s%s" % ("equal" if exact else "close", want, got, diff, allowed(atol), rel, allowed(rtol))
+    bad = int((~ok).sum())
+    if a.is_floating_point():
+        diff = (a - e).abs()
+        rel = diff / e.abs()
+    else:
+        diff = (a.long() - e.long()).abs()
+        rel = diff.to(cthtorch.get_default_dtype()) / e.abs().to(cthtorch.get_default_dtype())
+    lines = ["Tensor-likes are not %s!" % ("equal" if exact else "close"), "",
+             "Mismatched elements: %d / %d (%.1f%%)" % (bad, ok.numel(), 100.0 * bad / max(ok.numel(), 1))]
+    for name, d, tol in (("absolute", diff, atol), ("relative", rel, rtol)):
+        flat, mask = d.reshape(-1), (~ok).reshape(-1)
+        nan = flat.isnan() & mask if d.is_floating_point() else mask & False
+        pos = int(nan.nonzero()[0, 0]) if bool(nan.any()) else \
+            int(cthtorch.where(mask, flat, cthtorch.zeros_like(flat)).argmax())
+        index, rest = [], pos
+        for size in reversed(tuple(a.shape)):
+            index.append(rest % size)
+            rest //= size
+        value = flat[pos].item()
+        lines.append("Greatest %s difference: %s at index %s%s" % (name, value, tuple(reversed(index)), allowed(tol)))
+    return "\n".join(lines)
+
+
+# assert_allclose's own defaults (before assert_close existed): (rtol, atol) by dtype, the larger of the two inputs'
+_ALLCLOSE_TOLERANCES = {"torch.float16": (1e-3, 1e-3), "torch.float32": (1e-4, 1e-5), "torch.float64": (1e-5, 1e-8)}
+
+
+def assert_allclose(actual, expected, rtol=None, atol=None, equal_nan=True, msg=""):
+    """Deprecated form of assert_close: dtypes need not match (expected is made in actual's dtype when it is not
+    a tensor), NaNs compare equal by default, and the tolerances are the older per-dtype ones."""
+    import warnings
+    warnings.warn("`torch.testing.assert_allclose()` is deprecated since 1.12 and will be removed in a future "
+                  "release. Please use `torch.testing.assert_close()` instead. You can find detailed upgrade "
+                  "instructions in https://github.com/pytorch/pytorch/issues/61844.", FutureWarning, stacklevel=2)
+    if not isinstance(actual, cthtorch.Tensor):
+        actual = cthtorch.tensor(actual)
+    if not isinstance(expected, cthtorch.Tensor):
+        expected = cthtorch.tensor(expected, dtype=actual.dtype)
+    if rtol is None and atol is None:
+        tols = [_ALLCLOSE_TOLERANCES.get(str(t.dtype), (0.0, 0.0)) for t in (actual, expected)]
+        rtol, atol = max(t[0] for t in tols), max(t[1] for t in tols)
+    assert_close(actual, expected, rtol=rtol, atol=atol, equal_nan=equal_nan, check_device=True,
+                 check_dtype=False, check_stride=False, msg=msg or None)
 
 
 def make_tensor(*shape, dtype, device=None, low=None, high=None, requires_grad=False, noncontiguous=False,

@@ -125,7 +125,7 @@ def test_errors_match_torch(i):
 
 def test_not_implemented_says_so():
     s = ct.tensor(X).to_sparse_csr()
-    for f in (lambda: s.t(), lambda: ct.randn(2, 3, 4).to_sparse_csr(), lambda: s @ s.to_sparse(),
+    for f in (lambda: ct.randn(2, 3, 4).to_sparse_csr(), lambda: s @ s.to_sparse(),
               lambda: s.sum(0), lambda: s.add_(s), lambda: ct.sparse_csr_tensor([[0, 1]], [[0]], [[1.]])):
         with pytest.raises(NotImplementedError, match="cthtorch|Sparse"):
             f()

@@ -661,8 +661,6 @@ def test_random_grayscale_order_and_p_transforms():
     assert cthtorch.equal(T.RandomAdjustSharpness(2, p=1.0)(t), F.adjust_sharpness(t, 2))
     assert cthtorch.equal(T.RandomAutocontrast(p=1.0)(t), F.autocontrast(t))
     assert cthtorch.equal(T.RandomEqualize(p=1.0)(t), F.equalize(t))
-    with pytest.raises(NotImplementedError, match="RandomPerspective"):
-        T.RandomPerspective()
 
 
 def test_color_jitter_draws_every_factor_before_applying():

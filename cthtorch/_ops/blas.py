@@ -36,6 +36,8 @@ def matmul(input, other, *, out=None):
         r = cthtorch.mm(a.unsqueeze(0), b).squeeze(0)
     elif da == 2 and db == 1:
         r = cthtorch.mm(a, b.unsqueeze(1)).squeeze(1)
+    elif a.is_nested or b.is_nested:   # per component (cthtorch/_nested_tensor.py)
+        r = a.matmul(b) if a.is_nested else _nested_operand()
     elif _folds(a, b, out is not None):
         if da >= db:
             r = _fold_mm(a, b)
@@ -64,6 +66,10 @@ def matmul(input, other, *, out=None):
         out.resize_(r.shape).copy_(r)
         return out
     return r
+
+
+def _nested_operand():
+    raise RuntimeError("Expected both to be nested, but got a non-nested self and nested other")
 
 
 def _folds(a, b, has_out):
@@ -183,6 +189,9 @@ def addbmm(input, batch1, batch2, *, beta=1, alpha=1, out=None):
 def linear(input, weight, bias=None):
     if input.dim() == 2 and bias is not None:
         return cthtorch.addmm(bias, input, weight.t())
+    if input.is_nested:
+        from cthtorch._nested_tensor import linear as nested_linear
+        return nested_linear(input, weight, bias)
     if bias is not None and input.dim() >= 1 and input.is_contiguous() and bias.dim() == 1:
         # torch's fused path: one addmm over the leading dims flattened (a 1-d
         # input is one row), viewed back (so grad_fn is ViewBackward0 as there)

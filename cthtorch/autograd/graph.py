@@ -59,3 +59,107 @@ def disable_saved_tensors_hooks(error_message):
         yield
     finally:
         _disabled.pop()
+
+
+def increment_version(tensor):
+    """Mark tensor (or each of an iterable of tensors) as modified in place without writing it: backward then
+    refuses the saved copies of its old value, as after a real in-place op."""
+    import cthtorch
+    for t in ((tensor,) if isinstance(tensor, cthtorch.Tensor) else tensor):
+        _C._increment_version(t)
+
+
+class GradientEdge(tuple):
+    """(node, output_nr): the graph node that receives a tensor's gradient and which of its inputs it is."""
+    __slots__ = ()
+    _fields = ("node", "output_nr", "ownership_token")
+
+    def __new__(cls, node, output_nr, ownership_token=None):
+        return tuple.__new__(cls, (node, output_nr, ownership_token))
+
+    node = property(lambda self: self[0])
+    output_nr = property(lambda self: self[1])
+    ownership_token = property(lambda self: self[2])
+
+    def __repr__(self):
+        return "GradientEdge(node=%r, output_nr=%r, ownership_token=%r)" % tuple(self)
+
+
+def get_gradient_edge(tensor):
+    """The GradientEdge of tensor: its grad_fn, or for a leaf the AccumulateGrad node that fills .grad."""
+    if not tensor.requires_grad:
+        raise RuntimeError("It is not possible to get the gradient edge for a Tensor that does not require "
+                           "gradients")
+    if tensor.grad_fn is not None:
+        return GradientEdge(tensor.grad_fn, tensor.output_nr)
+    node = tensor.view_as(tensor).grad_fn.next_functions[0][0]   # the leaf's accumulator, shared by every use
+    return GradientEdge(node, 0)
+
+
+class _MultiGradHook:
+    """One register_multi_grad_hook: the tensors' grads of the backward under way, collected by tensor hooks;
+    fn runs from a callback queued on the engine when the first of them arrives. In mode 'all' that callback
+    runs when backward finishes, so the tensors the backward never reached stay None (torch calls fn as
+    soon as the last reached one arrives: the same values, possibly before other hooks of that backward)."""
+
+    def __init__(self, tensors, fn, mode):
+        self.fn, self.mode, self.grads, self.pending = fn, mode, [None] * len(tensors), False
+
+    def hook(self, i):
+        def on_grad(grad):
+            if not self.pending:
+                self.pending = True
+                self.grads = [None] * len(self.grads)
+                from cthtorch.autograd import Variable
+                Variable._execution_engine.queue_callback(self.finish)
+                if self.mode == "any":
+                    self.fn(grad)
+                    return None
+            if self.mode == "all":
+                self.grads[i] = grad
+            return None
+        return on_grad
+
+    def finish(self):
+        self.pending = False
+        if self.mode == "all":
+            grads, self.grads = self.grads, [None] * len(self.grads)
+            self.fn(grads)
+
+
+class _MultiHandle:
+    def __init__(self, handles):
+        self.handles = handles
+
+    def remove(self):
+        for h in self.handles:
+            h.remove()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *args):
+        self.remove()
+
+
+def register_multi_grad_hook(tensors, fn, *, mode="all"):
+    """Call fn once per backward that reaches any of tensors: in mode 'all' with the list of their gradients
+    (None where that backward computed none), in mode 'any' with the first gradient computed."""
+    if mode not in ("all", "any"):
+        raise ValueError("Expects mode to be one of ('all', 'any') but got %s" % mode)
+    tensors = list(tensors)
+    state = _MultiGradHook(tensors, fn, mode)
+    return _MultiHandle([t.register_hook(state.hook(i)) for i, t in enumerate(tensors) if t.requires_grad])
+
+
+class allow_mutation_on_saved_tensors(saved_tensors_hooks):
+    """Inside the block a tensor that autograd saved may be modified in place afterwards: every saved tensor is
+    copied when saved, so backward reads the value it had then (memory is the cost, as in torch, where only
+    the mutated ones are copied)."""
+
+    def __init__(self):
+        super().__init__(lambda t: t.detach().clone(), lambda t: t)
+
+    def __enter__(self):
+        super().__enter__()
+        return self

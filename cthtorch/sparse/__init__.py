@@ -9,7 +9,7 @@ from cthtorch import _sparse_ops as _ops
 from cthtorch._sparse_factory import sparse_coo_tensor as _coo, _empty, _state
 from cthtorch._sparse_tensor import SparseTensor, _named, _linear, add_rows
 
-__all__ = ["mm", "addmm", "sum", "softmax", "log_softmax", "check_sparse_tensor_invariants"]
+__all__ = ["mm", "addmm", "sum", "softmax", "log_softmax", "check_sparse_tensor_invariants", "spdiags"]
 
 
 def mm(mat1, mat2, reduce=None):
@@ -126,3 +126,47 @@ from cthtorch._legacy import LEGACY_TYPES  # noqa: E402
 
 (FloatTensor, DoubleTensor, HalfTensor, BFloat16Tensor, LongTensor, IntTensor, ShortTensor, CharTensor, ByteTensor,
  BoolTensor) = (_legacy(n, dt) for n, dt in LEGACY_TYPES)
+
+
+def spdiags(diagonals, offsets, shape, layout=None):
+    """A 2-D sparse tensor with row d of diagonals along diagonal offsets[d] (0 the main one, > 0 above it):
+    the entry in column j of that diagonal is diagonals[d, j], as in scipy.sparse.spdiags."""
+    if layout is None:
+        layout = cthtorch.sparse_coo
+    if layout not in (cthtorch.sparse_coo, cthtorch.sparse_csr, cthtorch.sparse_csc):
+        names = {cthtorch.strided: "Strided", cthtorch.sparse_bsr: "SparseBsr", cthtorch.sparse_bsc: "SparseBsc"}
+        raise RuntimeError("Only output layouts (Sparse, SparseCsc, SparseCsr) are supported, got %s"
+                           % names.get(layout, layout))
+    if len(shape) != 2:
+        raise RuntimeError("Output shape must be 2d")
+    if offsets.dtype != cthtorch.int64:
+        from cthtorch._utils import _dtype_name
+        raise RuntimeError("Offset Tensor must have dtype Long but got %s" % _dtype_name(offsets.dtype))
+    if diagonals.dim() == 1 and offsets.dim() == 0:
+        diagonals, offsets = diagonals.unsqueeze(0), offsets.unsqueeze(0)
+    if diagonals.dim() != 2:
+        raise RuntimeError("Diagonals must be vector or matrix")
+    if offsets.dim() != 1:
+        raise RuntimeError("Offsets must be scalar or vector")
+    if diagonals.shape[0] != offsets.shape[0]:
+        raise RuntimeError("Number of diagonals (%d) does not match the number of offsets (%d)"
+                           % (diagonals.shape[0], offsets.shape[0]))
+    offs = offsets.tolist()
+    if len(set(offs)) != len(offs):
+        raise RuntimeError("Offset tensor contains duplicate values")
+    rows_n, cols_n = int(shape[0]), int(shape[1])
+    cols, picks, shifts = [], [], []
+    for d, k in enumerate(offs):
+        # column j holds row j - k; both inside the output, j inside the diagonal's row
+        j = cthtorch.arange(max(0, k), max(max(0, k), min(cols_n, rows_n + k, diagonals.shape[1])))
+        cols.append(j)
+        picks.append(j + d * diagonals.shape[1])
+        shifts.append(j - k)
+    cols, rows = cthtorch.cat(cols), cthtorch.cat(shifts)
+    values = diagonals.reshape(-1)[cthtorch.cat(picks)]
+    out = _coo(cthtorch.stack([rows, cols]), values, (rows_n, cols_n), check_invariants=False)
+    if layout == cthtorch.sparse_csr:
+        return out.to_sparse_csr()
+    if layout == cthtorch.sparse_csc:
+        return out.to_sparse_csc()
+    return out

@@ -45,6 +45,17 @@ static PyObject *set_anomaly(PyObject *m, PyObject *args) {
 static PyObject *is_anomaly(PyObject *m, PyObject *u) { return PyBool_FromLong(THP_anomaly_enabled); }
 static PyObject *is_anomaly_nan(PyObject *m, PyObject *u) { return PyBool_FromLong(THP_anomaly_check_nan); }
 
+/* torch.autograd.graph.increment_version: mark a tensor modified without writing it (its saved copies then
+ * refuse to unpack, as after an in-place op) */
+static PyObject *increment_version(PyObject *m, PyObject *t) {
+  if (!THPTensor_Check(t)) {
+    PyErr_Format(PyExc_TypeError, "increment_version(): expected a Tensor, got %s", Py_TYPE(t)->tp_name);
+    return NULL;
+  }
+  THP_bump_version(t);
+  Py_RETURN_NONE;
+}
+
 static PyObject *set_tensor_class(PyObject *m, PyObject *cls) {
   if (!PyType_Check(cls) || !PyType_IsSubtype((PyTypeObject *)cls, &THPTensorType)) {
     PyErr_SetString(PyExc_TypeError, "expected a subclass of _TensorBase");
@@ -160,6 +171,7 @@ PyMethodDef THP_module_functions[] = {
   {"_set_anomaly_enabled", set_anomaly, METH_VARARGS, NULL},
   {"is_anomaly_enabled", is_anomaly, METH_NOARGS, NULL},
   {"is_anomaly_check_nan_enabled", is_anomaly_nan, METH_NOARGS, NULL},
+  {"_increment_version", increment_version, METH_O, NULL},
   {"_set_tensor_class", set_tensor_class, METH_O, NULL},
   {"_set_return_types", set_return_types, METH_O, NULL},
   {"_set_sparse_dispatch", THP_set_sparse_dispatch, METH_VARARGS, NULL},

@@ -597,3 +597,100 @@ def affine(img, angle, translate, scale, shear, interpolation=None, fill=None, c
         return out
     out = pil_to_tensor(out)
     return convert_image_dtype(out, img.dtype) if img.is_floating_point() else out
+
+
+def _perspective_coeffs(startpoints, endpoints):
+    """The 8 coefficients (a, b, c, d, e, f, g, h) of the projective map that takes each of the four endpoints
+    to its startpoint: x_in = (a x + b y + c) / (g x + h y + 1), y_in = (d x + e y + f) / (g x + h y + 1).
+    Output pixels are pulled from the input through it (PIL's PERSPECTIVE data). Two equations per point pair,
+    solved by least squares in float64."""
+    if len(startpoints) != 4 or len(endpoints) != 4:
+        raise ValueError("Please provide only four corners for startpoints and endpoints. Got %d startpoints and "
+                         "%d endpoints." % (len(startpoints), len(endpoints)))
+    rows, rhs = [], []
+    for (xo, yo), (xi, yi) in zip(endpoints, startpoints):
+        rows.append([xo, yo, 1.0, 0.0, 0.0, 0.0, -xi * xo, -xi * yo])
+        rows.append([0.0, 0.0, 0.0, xo, yo, 1.0, -yi * xo, -yi * yo])
+        rhs += [xi, yi]
+    a = cthtorch.tensor(rows, dtype=cthtorch.float64)
+    b = cthtorch.tensor(rhs, dtype=cthtorch.float64).unsqueeze(1)
+    return cthtorch.linalg.lstsq(a, b).solution.squeeze(1).tolist()
+
+
+def _grid_sample_image(img, grid, mode, fill):
+    """img (..., C, H, W) sampled at grid (1, H', W', 2; normalized, pixel-centre convention), outside pixels
+    set to fill (0 when None). Integer images are sampled in float and rounded back."""
+    if mode not in (InterpolationMode.NEAREST, InterpolationMode.BILINEAR):
+        raise ValueError("Interpolation mode '%s' is unsupported with Tensor input" % mode.value)
+    shape = img.shape
+    x = img.reshape(-1, shape[-3] if img.dim() > 2 else 1, shape[-2], shape[-1])
+    dt = x.dtype
+    xf = x if x.is_floating_point() else x.to(cthtorch.float32)
+    grid = grid.to(xf.dtype).expand(xf.shape[0], *grid.shape[1:])
+    if fill is not None:   # sample a channel of ones too: where it comes back below 1, the pixel left the image
+        xf = cthtorch.cat([xf, cthtorch.ones_like(xf[:, :1])], dim=1)
+    out = cthtorch.nn.functional.grid_sample(xf, grid, mode=mode.value, padding_mode="zeros", align_corners=False)
+    if fill is not None:
+        out, mask = out[:, :-1], out[:, -1:]
+        fills = fill if isinstance(fill, (list, tuple)) else [fill]
+        if len(fills) not in (1, out.shape[1]):
+            raise ValueError("The number of elements in 'fill' does not match the number of channels of the "
+                             "image (%d != %d)" % (len(fills), out.shape[1]))
+        f = cthtorch.tensor(fills, dtype=out.dtype).view(1, -1, 1, 1)
+        if mode == InterpolationMode.NEAREST:
+            mask = (mask >= 0.5).to(out.dtype)
+        out = out * mask + (1.0 - mask) * f
+    if not dt.is_floating_point:
+        out = out.round().clamp(0, _max_value(dt)).to(dt)
+    return out.reshape(shape[:-2] + out.shape[-2:])
+
+
+def _pixel_grid(h, w):
+    """(1, h, w, 2) of output pixel centres (x + 0.5, y + 0.5) in pixels"""
+    ys = cthtorch.arange(h, dtype=cthtorch.float64) + 0.5
+    xs = cthtorch.arange(w, dtype=cthtorch.float64) + 0.5
+    return cthtorch.stack([xs.expand(h, w), ys[:, None].expand(h, w)], dim=-1).unsqueeze(0)
+
+
+def perspective(img, startpoints, endpoints, interpolation=InterpolationMode.BILINEAR, fill=None):
+    """Warp img so that the four startpoints (corners, [x, y] in pixels: top-left, top-right, bottom-right,
+    bottom-left) land on the endpoints."""
+    coeffs = _perspective_coeffs(startpoints, endpoints)
+    mode = _interp_mode(interpolation)
+    if _is_pil(img):
+        from PIL import Image
+        resample = {InterpolationMode.NEAREST: Image.NEAREST, InterpolationMode.BILINEAR: Image.BILINEAR,
+                    InterpolationMode.BICUBIC: Image.BICUBIC}.get(mode)
+        if resample is None:
+            raise ValueError("perspective supports nearest, bilinear and bicubic interpolation, not %s" % mode.value)
+        if isinstance(fill, (list, tuple)):
+            fill = fill[0] if len(fill) == 1 or len(img.getbands()) == 1 else tuple(int(f) for f in fill)
+        return img.transform(img.size, Image.PERSPECTIVE, coeffs, resample, fillcolor=fill)
+    _check_tensor_image(img)
+    h, w = img.shape[-2], img.shape[-1]
+    a, b, c, d, e, f, g, k = coeffs
+    p = _pixel_grid(h, w)
+    x, y = p[..., 0], p[..., 1]
+    den = g * x + k * y + 1.0
+    xin, yin = (a * x + b * y + c) / den, (d * x + e * y + f) / den
+    grid = cthtorch.stack([xin / (w * 0.5) - 1.0, yin / (h * 0.5) - 1.0], dim=-1)
+    return _grid_sample_image(img, grid, mode, fill)
+
+
+def elastic_transform(img, displacement, interpolation=InterpolationMode.BILINEAR, fill=None):
+    """Move each output pixel's sample point by displacement (1, H, W, 2: x and y offsets in grid_sample's
+    normalized [-1, 1] units) from where it would be; PIL images go through a tensor and back."""
+    if not isinstance(displacement, cthtorch.Tensor):
+        raise TypeError("Argument displacement should be a Tensor")
+    pil = _is_pil(img)
+    t = pil_to_tensor(img) if pil else img
+    if not pil:
+        _check_tensor_image(t)
+    h, w = t.shape[-2], t.shape[-1]
+    if tuple(displacement.shape) != (1, h, w, 2):
+        raise ValueError("Argument displacement shape should be (1, %d, %d, 2), but given %s"
+                         % (h, w, list(displacement.shape)))
+    base = _pixel_grid(h, w) / cthtorch.tensor([w * 0.5, h * 0.5], dtype=cthtorch.float64) - 1.0
+    grid = base + displacement.to(cthtorch.float64)
+    out = _grid_sample_image(t, grid, _interp_mode(interpolation), fill)
+    return to_pil_image(out, mode=img.mode) if pil else out

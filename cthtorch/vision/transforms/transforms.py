@@ -552,11 +552,112 @@ class RandomAffine:
         return "%s(degrees=%s)" % (self.__class__.__name__, self.degrees)
 
 
-class RandomPerspective:
-    def __init__(self, *args, **kwargs):
-        raise NotImplementedError("transforms.RandomPerspective is not implemented in cthtorch.vision")
+def _channel_fill(img, fill):
+    """a tensor image's fill as one float per channel (PIL images take fill as given)"""
+    if not isinstance(img, cthtorch.Tensor) or fill is None:
+        return fill
+    if isinstance(fill, (int, float)):
+        return [float(fill)] * F.get_dimensions(img)[0]
+    return [float(f) for f in fill]
 
 
-class ElasticTransform:
-    def __init__(self, *args, **kwargs):
-        raise NotImplementedError("transforms.ElasticTransform is not implemented in cthtorch.vision")
+def _check_fill(fill):
+    if fill is None:
+        fill = 0
+    if not isinstance(fill, (numbers.Number, tuple, list)):
+        raise TypeError("Fill should be either a sequence or a number.")
+    return fill
+
+
+class RandomPerspective(cthtorch.nn.Module):
+    """With probability p, moves each corner of the image inwards by a random amount (up to distortion_scale
+    of half the width or height) and warps the image so the corners land there."""
+
+    def __init__(self, distortion_scale=0.5, p=0.5, interpolation=InterpolationMode.BILINEAR, fill=0):
+        super().__init__()
+        self.p = p
+        if isinstance(interpolation, int):
+            interpolation = F._interp_mode(interpolation)
+        self.interpolation = interpolation
+        self.distortion_scale = distortion_scale
+        self.fill = _check_fill(fill)
+
+    def forward(self, img):
+        fill = _channel_fill(img, self.fill)
+        _, height, width = F.get_dimensions(img)
+        if cthtorch.rand(1) < self.p:
+            startpoints, endpoints = self.get_params(width, height, self.distortion_scale)
+            return F.perspective(img, startpoints, endpoints, self.interpolation, fill)
+        return img
+
+    @staticmethod
+    def get_params(width, height, distortion_scale):
+        """startpoints (the corners, clockwise from top-left) and endpoints: each corner moved inwards by a
+        uniform integer draw, x then y, corner by corner."""
+        dx, dy = int(distortion_scale * (width // 2)), int(distortion_scale * (height // 2))
+
+        def draw(low, high):
+            return int(cthtorch.randint(low, high, size=(1,)).item())
+        top_left = [draw(0, dx + 1), draw(0, dy + 1)]
+        top_right = [draw(width - dx - 1, width), draw(0, dy + 1)]
+        bot_right = [draw(width - dx - 1, width), draw(height - dy - 1, height)]
+        bot_left = [draw(0, dx + 1), draw(height - dy - 1, height)]
+        startpoints = [[0, 0], [width - 1, 0], [width - 1, height - 1], [0, height - 1]]
+        return startpoints, [top_left, top_right, bot_right, bot_left]
+
+    def __repr__(self):
+        return "%s(p=%s)" % (self.__class__.__name__, self.p)
+
+
+class ElasticTransform(cthtorch.nn.Module):
+    """Displaces every pixel by a random field: uniform noise in [-1, 1] per pixel and axis, smoothed by a
+    Gaussian of std sigma, scaled by alpha (in pixels, as a fraction of the image size)."""
+
+    def __init__(self, alpha=50.0, sigma=5.0, interpolation=InterpolationMode.BILINEAR, fill=0):
+        super().__init__()
+        self.alpha = self._pair(alpha, "alpha")
+        self.sigma = self._pair(sigma, "sigma")
+        if isinstance(interpolation, int):
+            interpolation = F._interp_mode(interpolation)
+        self.interpolation = interpolation
+        if isinstance(fill, (int, float)):
+            fill = [float(fill)]
+        elif isinstance(fill, (list, tuple)):
+            fill = [float(f) for f in fill]
+        else:
+            raise TypeError("fill should be int or float or a list or tuple of them. Got %s" % type(fill))
+        self.fill = fill
+
+    @staticmethod
+    def _pair(value, name):
+        if not isinstance(value, (float, int, list, tuple)):
+            raise TypeError("%s should be float or a sequence of floats. Got %s" % (name, type(value)))
+        if isinstance(value, (list, tuple)):
+            if len(value) not in (1, 2):
+                raise ValueError("If %s is a sequence its length should be 1 or 2. Got %d" % (name, len(value)))
+            value = list(value) * (2 // len(value))
+        else:
+            value = [value, value]
+        return [float(v) for v in value]
+
+    @staticmethod
+    def get_params(alpha, sigma, size):
+        """the (1, H, W, 2) displacement for an image of size [H, W]: x offsets, then y offsets"""
+        fields = []
+        for k in range(2):
+            d = cthtorch.rand([1, 1] + list(size)) * 2 - 1
+            if sigma[k] > 0.0:
+                ks = int(8 * sigma[k] + 1)
+                ks += 1 - ks % 2   # odd
+                d = F.gaussian_blur(d, [ks, ks], [sigma[k], sigma[k]])
+            fields.append(d * alpha[k] / size[k])
+        return cthtorch.cat(fields, 1).permute(0, 2, 3, 1)
+
+    def forward(self, img):
+        _, height, width = F.get_dimensions(img)
+        displacement = self.get_params(self.alpha, self.sigma, [height, width])
+        return F.elastic_transform(img, displacement, self.interpolation, _channel_fill(img, self.fill))
+
+    def __repr__(self):
+        return "%s(alpha=%s, sigma=%s, interpolation=%s, fill=%s)" % (
+            self.__class__.__name__, self.alpha, self.sigma, self.interpolation, self.fill)
