@@ -390,6 +390,27 @@ def test_invalid_combination_message():
         assert "\n * (*, torch.dtype dtype = None)" in msg
 
 
+# calls whose overloads cthtorch declares in torch's order, so the whole text is torch's
+FULL_TEXT_CALLS = ["x.sum('a')", "x.sum(dim='a')", "x.mean(1.5)", "torch.sum(x, 'a')", "x.squeeze('a')",
+                   "x.squeeze(True)", "x.squeeze(x)", "x.squeeze(1.5)", "x.squeeze(dim='a')", "x.squeeze(dm=1)"]
+
+
+@pytest.mark.parametrize("call", FULL_TEXT_CALLS)
+def test_invalid_combination_says_why_each_overload_failed(call):
+    """where the call has as many arguments as an overload's signature has items (the "*" counted),
+    torch adds a line under it: the keywords it lacks, or the arguments with the wrong ones between
+    "!" (by its strict reading: a number is no Tensor, a bool no int); a call of keywords only is
+    written "(name=type, )" """
+    def run(lib):
+        with pytest.raises(TypeError) as e:
+            eval(call, {"torch": lib, "x": lib.ones(2, 3)})
+        return str(e.value)
+    ours, theirs = run(cthtorch), run(torch)
+    assert ours == theirs
+    # no overload has as many items as these calls have arguments: no line under any
+    assert ("didn't match" in ours) == (call not in ("x.mean(1.5)", "torch.sum(x, 'a')", "x.sum('a')", "x.sum(dim='a')"))
+
+
 def test_anomaly_flag_refuses_a_tensor():
     # torch.set_anomaly_enabled takes bools only
     with pytest.raises(TypeError, match="must be bool, not Tensor"):

@@ -359,3 +359,22 @@ def test_muon_errors():
         opt = m.optim.Muon([p], ns_steps=100)
         with pytest.raises(ValueError, match="less than 100"):
             opt.step()
+
+
+@pytest.mark.parametrize("name", ["LambdaLR", "MultiplicativeLR", "StepLR", "MultiStepLR", "ConstantLR", "LinearLR",
+                                  "ExponentialLR", "CosineAnnealingLR", "CosineAnnealingWarmRestarts", "OneCycleLR",
+                                  "CyclicLR", "PolynomialLR", "ReduceLROnPlateau"])
+def test_scheduler_verbose_is_gone(name):
+    """torch 2.13 removed the schedulers' deprecated verbose=: passing it is a TypeError naming it"""
+    args = {"LambdaLR": (lambda e: 1.0,), "MultiplicativeLR": (lambda e: 1.0,), "StepLR": (2,), "MultiStepLR": ([2],),
+            "ExponentialLR": (0.9,), "CosineAnnealingLR": (3,), "CosineAnnealingWarmRestarts": (3,),
+            "OneCycleLR": (0.1, 10), "CyclicLR": (0.01, 0.1)}.get(name, ())
+
+    def run(lib):
+        opt = lib.optim.SGD([lib.zeros(1, requires_grad=True)], lr=0.1, momentum=0.9)
+        cls = getattr(lib.optim.lr_scheduler, name)
+        cls(opt, *args)   # without it, it constructs
+        with pytest.raises(TypeError) as e:
+            cls(opt, *args, verbose=False)
+        return str(e.value)
+    assert run(ct) == run(torch) == "%s.__init__() got an unexpected keyword argument 'verbose'" % name

@@ -159,3 +159,34 @@ def test_pool3d_specific_errors():
                  lambda L: L.nn.functional.avg_pool3d(L.zeros(2, 3, 4, 5, 6), 2, divisor_override=0),
                  lambda L: L.nn.functional.avg_pool3d(L.zeros(3, 4, 5), 2, divisor_override=0)):
         oracle.raises_like(lambda: call(ct), lambda: call(torch))
+
+
+# ---- adaptive pools over inputs with an empty dim, against torch ----
+EMPTY_DIM_CALLS = [
+    ("adaptive_avg_pool2d", (2, 3, 0, 4), 1), ("adaptive_avg_pool2d", (2, 0, 3, 4), 1), ("adaptive_avg_pool2d", (3, 0, 4), 1),
+    ("adaptive_avg_pool2d", (0, 0, 4), 1), ("adaptive_avg_pool2d", (2, 3, 0, 4), 2), ("adaptive_avg_pool2d", (2, 3, 0, 4), (1, None)),
+    ("adaptive_avg_pool2d", (2, 0, 3, 4), 2), ("adaptive_avg_pool2d", (0, 3, 4), 2), ("adaptive_avg_pool2d", (0, 3, 0, 4), 2),
+    ("adaptive_avg_pool1d", (2, 3, 0), 1), ("adaptive_avg_pool1d", (2, 3, 0), 2), ("adaptive_avg_pool1d", (2, 0, 3), 2),
+    ("adaptive_avg_pool3d", (2, 3, 0, 2, 2), 1), ("adaptive_avg_pool3d", (2, 3, 0, 2, 2), 2),
+    ("adaptive_avg_pool3d", (2, 0, 2, 2, 2), 2), ("adaptive_max_pool2d", (2, 3, 0, 4), 1),
+    ("adaptive_max_pool2d", (2, 0, 3, 4), 1), ("adaptive_max_pool1d", (2, 3, 0), 1), ("adaptive_max_pool1d", (2, 0, 3), 2),
+    ("adaptive_max_pool1d", (0, 3), 2), ("adaptive_max_pool1d", (3, 0), 2), ("adaptive_max_pool3d", (2, 0, 2, 2, 2), 1),
+]
+
+
+@pytest.mark.parametrize("fn,shape,os", EMPTY_DIM_CALLS)
+def test_adaptive_pool_empty_dims_as_torch(fn, shape, os):
+    """a one-cell average is a mean: NaN over an empty plane, empty over no channels; the other pools raise
+    torch's error naming the empty dim (the 2-d average checks only its spatial dims, the others every dim
+    after the first)"""
+    def run(lib):
+        x = lib.ones(shape, dtype=lib.float64, requires_grad=True)
+        try:
+            y = getattr(lib.nn.functional, fn)(x, os)
+        except RuntimeError as e:
+            return str(e)
+        if os != 1:   # torch's backward refuses an empty channel dim (its grad_output check): not compared
+            return tuple(y.shape), y.dtype == lib.float64
+        y.sum().backward()
+        return tuple(y.shape), y.dtype == lib.float64, np.isnan(y.detach().numpy()).all(), tuple(x.grad.shape)
+    assert run(ct) == run(torch)

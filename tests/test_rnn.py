@@ -471,9 +471,22 @@ def test_fused_layer_graph_frees_without_gc(mode):
     try:
         out = m(cthtorch.randn(5, 2, 4))[0]
         node = weakref.ref(out.grad_fn)
-        assert type(node()).__name__ == "_FusedLayerBackward"
+        assert type(node()).__name__ == {"LSTM": "MkldnnRnnLayerBackward0", "GRU": "StackBackward0"}[mode]
         del out
         assert node() is None
     finally:
         if enabled:
             gc.enable()
+
+
+@pytest.mark.parametrize("mode,kw", [("LSTM", {}), ("GRU", {}), ("RNN", {}), ("GRU", dict(num_layers=2)),
+                                     ("LSTM", dict(bidirectional=True)), ("GRU", dict(bidirectional=True))])
+def test_rnn_output_grad_fn_names_as_torch_cpu(mode, kw):
+    """the output and h_n print torch's CPU grad_fn names: an LSTM layer's output is one
+    MkldnnRnnLayerBackward0 node, a GRU's the StackBackward0 of its steps (ours: the fused layer, named so)"""
+    def run(lib):
+        lib.manual_seed(0)
+        out, h = getattr(lib.nn, mode)(3, 4, **kw)(lib.ones(2, 1, 3))
+        h = h[0] if isinstance(h, tuple) else h
+        return type(out.grad_fn).__name__, type(h.grad_fn).__name__
+    assert run(cthtorch) == run(torch)

@@ -202,3 +202,70 @@ def test_view_dtype_is_a_view_without_grad():
     assert y[0].item() == 1.0 and y._version == v._version
     with pytest.raises(TypeError):
         y.view(ct.int32, ct.int32)
+
+
+# ---- channels_last: conversion, strides, is_contiguous, and ops over such inputs, against torch ----
+def _cl_state(lib, y):
+    return (tuple(y.shape), y.stride(), y.is_contiguous(), y.is_contiguous(memory_format=lib.channels_last),
+            y.is_contiguous(memory_format=lib.channels_last_3d), y.detach().double().numpy().tolist())
+
+
+CL_CALLS = {
+    "to": lambda L, x: x.to(memory_format=L.channels_last),
+    "to_dtype": lambda L, x: x.to(L.float64, memory_format=L.channels_last),
+    "contiguous": lambda L, x: x.contiguous(memory_format=L.channels_last),
+    "clone": lambda L, x: x.clone(memory_format=L.channels_last),
+    "back": lambda L, x: x.contiguous(memory_format=L.channels_last).contiguous(),
+    "back_to": lambda L, x: x.to(memory_format=L.channels_last).to(memory_format=L.contiguous_format),
+    "clone_preserves": lambda L, x: x.contiguous(memory_format=L.channels_last).clone(),
+    "add": lambda L, x: x.contiguous(memory_format=L.channels_last) * 2 + 1,
+    "relu": lambda L, x: (x - 50).contiguous(memory_format=L.channels_last).relu(),
+    "permuted_nhwc": lambda L, x: x.permute(0, 2, 3, 1).contiguous().permute(0, 3, 1, 2),
+    "channel_one": lambda L, x: x[:, :1].contiguous(memory_format=L.channels_last),
+    "spatial_one": lambda L, x: x[:, :, :1, :1].contiguous(memory_format=L.channels_last),
+    "sliced": lambda L, x: x[:, :, ::2].contiguous(memory_format=L.channels_last),
+    "resize": lambda L, x: x.clone(memory_format=L.channels_last).resize_(x.shape, memory_format=L.channels_last),
+    "conv": lambda L, x: L.nn.functional.conv2d(x.contiguous(memory_format=L.channels_last),
+                                                L.arange(24.).view(2, 3, 2, 2)).contiguous(),
+    "sum_dims": lambda L, x: x.contiguous(memory_format=L.channels_last).sum((2, 3)),
+    "cl3d": lambda L, x: x.view(2, 3, 4, 5, 1).to(memory_format=L.channels_last_3d),
+}
+
+
+@pytest.mark.parametrize("name", sorted(CL_CALLS))
+def test_channels_last_as_torch(name):
+    def run(lib):
+        return _cl_state(lib, CL_CALLS[name](lib, lib.arange(120.).view(2, 3, 4, 5)))
+    assert run(ct) == run(torch)
+
+
+@pytest.mark.parametrize("call", [
+    "x.contiguous(memory_format=L.channels_last)", "x.to(memory_format=L.channels_last)",
+    "x.clone(memory_format=L.channels_last_3d)", "x.contiguous(memory_format=L.preserve_format)",
+    "x.is_contiguous(memory_format=1)", "x.is_contiguous(memory_format=None)",
+    "x[:, ::2].contiguous(memory_format=L.preserve_format)",
+    "x.unsqueeze(-1).expand(2, 3, 4, 2).contiguous(memory_format=L.channels_last).view(-1)",
+])
+def test_channels_last_refusals_as_torch(call):
+    """rank-3 tensors have no channels_last layout; a channels_last tensor does not view as flat"""
+    def run(lib):
+        env = {"L": lib, "x": lib.ones(2, 3, 4)}
+        try:
+            r = eval(call, env)
+        except (RuntimeError, TypeError) as e:
+            return type(e).__name__, str(e)
+        return r if isinstance(r, bool) else r.stride()
+    assert run(ct) == run(torch)
+
+
+def test_channels_last_to_keeps_one_node():
+    """to(memory_format=) is one ToCopyBackward0 over the leaf, as torch's; contiguous's is CloneBackward0;
+    both pass the gradient through unchanged"""
+    def run(lib):
+        x = lib.arange(120., requires_grad=True).view(2, 3, 4, 5)
+        out = []
+        for y in (x.to(memory_format=lib.channels_last), x.contiguous(memory_format=lib.channels_last)):
+            g, = lib.autograd.grad((y * lib.arange(120.).view(2, 3, 4, 5)).sum(), x)
+            out.append((type(y.grad_fn).__name__, g.stride(), g.numpy().tolist()))
+        return out
+    assert run(ct) == run(torch)

@@ -266,6 +266,11 @@ def adaptive_max_pool1d(input, output_size, return_indices=False):
     if _has_torch_function_unary(input):
         return _handle_with_locals(adaptive_max_pool1d, locals())
     n = output_size[0] if isinstance(output_size, (list, tuple)) else output_size
+    # torch's 1-d check, before the 2-d pool sees the extra dim: every dim after the first
+    for i in range(1, input.dim()):
+        if input.shape[i] == 0:
+            raise RuntimeError("adaptive_max_pool1d(): Expected input to have non-zero size for non-batch dimensions, "
+                               "but input has sizes %s with dimension %d being empty" % (list(input.shape), i))
     out, idx = _nn.adaptive_max_pool2d(input.unsqueeze(-2), (1, n))
     out, idx = out.squeeze(-2), idx.squeeze(-2)
     return (out, idx) if return_indices else out

@@ -9,7 +9,7 @@ from cthtorch.optim.optimizer import Optimizer
 
 
 class LRScheduler:
-    def __init__(self, optimizer, last_epoch=-1, verbose="deprecated"):
+    def __init__(self, optimizer, last_epoch=-1):
         if not isinstance(optimizer, Optimizer):
             raise TypeError("%s is not an Optimizer" % type(optimizer).__name__)
         self.optimizer = optimizer
@@ -62,7 +62,7 @@ _LRScheduler = LRScheduler
 
 
 class LambdaLR(LRScheduler):
-    def __init__(self, optimizer, lr_lambda, last_epoch=-1, verbose="deprecated"):
+    def __init__(self, optimizer, lr_lambda, last_epoch=-1):
         self.lr_lambdas = list(lr_lambda) if isinstance(lr_lambda, (list, tuple)) else [lr_lambda] * len(optimizer.param_groups)
         super().__init__(optimizer, last_epoch)
 
@@ -71,7 +71,7 @@ class LambdaLR(LRScheduler):
 
 
 class MultiplicativeLR(LRScheduler):
-    def __init__(self, optimizer, lr_lambda, last_epoch=-1, verbose="deprecated"):
+    def __init__(self, optimizer, lr_lambda, last_epoch=-1):
         self.lr_lambdas = list(lr_lambda) if isinstance(lr_lambda, (list, tuple)) else [lr_lambda] * len(optimizer.param_groups)
         super().__init__(optimizer, last_epoch)
 
@@ -82,7 +82,7 @@ class MultiplicativeLR(LRScheduler):
 
 
 class StepLR(LRScheduler):
-    def __init__(self, optimizer, step_size, gamma=0.1, last_epoch=-1, verbose="deprecated"):
+    def __init__(self, optimizer, step_size, gamma=0.1, last_epoch=-1):
         self.step_size, self.gamma = step_size, gamma
         super().__init__(optimizer, last_epoch)
 
@@ -96,7 +96,7 @@ class StepLR(LRScheduler):
 
 
 class MultiStepLR(LRScheduler):
-    def __init__(self, optimizer, milestones, gamma=0.1, last_epoch=-1, verbose="deprecated"):
+    def __init__(self, optimizer, milestones, gamma=0.1, last_epoch=-1):
         self.milestones = Counter(milestones)
         self.gamma = gamma
         super().__init__(optimizer, last_epoch)
@@ -112,7 +112,7 @@ class MultiStepLR(LRScheduler):
 
 
 class ConstantLR(LRScheduler):
-    def __init__(self, optimizer, factor=1.0 / 3, total_iters=5, last_epoch=-1, verbose="deprecated"):
+    def __init__(self, optimizer, factor=1.0 / 3, total_iters=5, last_epoch=-1):
         if factor > 1.0 or factor < 0:
             raise ValueError("Constant multiplicative factor expected to be between 0 and 1.")
         self.factor, self.total_iters = factor, total_iters
@@ -127,8 +127,8 @@ class ConstantLR(LRScheduler):
 
 
 class LinearLR(LRScheduler):
-    def __init__(self, optimizer, start_factor=1.0 / 3, end_factor=1.0, total_iters=5, last_epoch=-1,
-                 verbose="deprecated"):
+    def __init__(self, optimizer, start_factor=1.0 / 3, end_factor=1.0, total_iters=5,
+                 last_epoch=-1):
         if start_factor > 1.0 or start_factor <= 0:
             raise ValueError("Starting multiplicative factor expected to be greater than 0 and less or equal to 1.")
         if end_factor > 1.0 or end_factor < 0:
@@ -147,7 +147,7 @@ class LinearLR(LRScheduler):
 
 
 class ExponentialLR(LRScheduler):
-    def __init__(self, optimizer, gamma, last_epoch=-1, verbose="deprecated"):
+    def __init__(self, optimizer, gamma, last_epoch=-1):
         self.gamma = gamma
         super().__init__(optimizer, last_epoch)
 
@@ -161,7 +161,7 @@ class ExponentialLR(LRScheduler):
 
 
 class CosineAnnealingLR(LRScheduler):
-    def __init__(self, optimizer, T_max, eta_min=0.0, last_epoch=-1, verbose="deprecated"):
+    def __init__(self, optimizer, T_max, eta_min=0.0, last_epoch=-1):
         self.T_max, self.eta_min = T_max, eta_min
         super().__init__(optimizer, last_epoch)
 
@@ -184,7 +184,7 @@ class CosineAnnealingLR(LRScheduler):
 
 
 class CosineAnnealingWarmRestarts(LRScheduler):
-    def __init__(self, optimizer, T_0, T_mult=1, eta_min=0.0, last_epoch=-1, verbose="deprecated"):
+    def __init__(self, optimizer, T_0, T_mult=1, eta_min=0.0, last_epoch=-1):
         if T_0 <= 0 or not isinstance(T_0, int):
             raise ValueError("Expected positive integer T_0, but got %s" % T_0)
         self.T_0, self.T_i, self.T_mult, self.eta_min = T_0, T_0, T_mult, eta_min
@@ -225,7 +225,7 @@ class CosineAnnealingWarmRestarts(LRScheduler):
 class OneCycleLR(LRScheduler):
     def __init__(self, optimizer, max_lr, total_steps=None, epochs=None, steps_per_epoch=None, pct_start=0.3,
                  anneal_strategy="cos", cycle_momentum=True, base_momentum=0.85, max_momentum=0.95, div_factor=25.0,
-                 final_div_factor=1e4, three_phase=False, last_epoch=-1, verbose="deprecated"):
+                 final_div_factor=1e4, three_phase=False, last_epoch=-1):
         if total_steps is None:
             if epochs is None or steps_per_epoch is None:
                 raise ValueError("You must define either total_steps OR (epochs AND steps_per_epoch)")
@@ -303,7 +303,7 @@ class OneCycleLR(LRScheduler):
 
 
 class SequentialLR(LRScheduler):
-    def __init__(self, optimizer, schedulers, milestones, last_epoch=-1, verbose="deprecated"):
+    def __init__(self, optimizer, schedulers, milestones, last_epoch=-1):
         self._schedulers, self._milestones = schedulers, milestones
         self.last_epoch = last_epoch + 1
         self.optimizer = optimizer
@@ -327,7 +327,7 @@ class SequentialLR(LRScheduler):
 
 class ReduceLROnPlateau:
     def __init__(self, optimizer, mode="min", factor=0.1, patience=10, threshold=1e-4, threshold_mode="rel",
-                 cooldown=0, min_lr=0, eps=1e-8, verbose="deprecated"):
+                 cooldown=0, min_lr=0, eps=1e-8):
         if factor >= 1.0:
             raise ValueError("Factor should be < 1.0.")
         self.factor, self.optimizer = factor, optimizer
@@ -389,7 +389,7 @@ def _per_group(name, optimizer, value):
 
 
 class PolynomialLR(LRScheduler):
-    def __init__(self, optimizer, total_iters=5, power=1.0, last_epoch=-1, verbose="deprecated"):
+    def __init__(self, optimizer, total_iters=5, power=1.0, last_epoch=-1):
         self.total_iters, self.power = total_iters, power
         super().__init__(optimizer, last_epoch)
 
@@ -410,7 +410,7 @@ class CyclicLR(LRScheduler):
 
     def __init__(self, optimizer, base_lr, max_lr, step_size_up=2000, step_size_down=None, mode="triangular",
                  gamma=1.0, scale_fn=None, scale_mode="cycle", cycle_momentum=True, base_momentum=0.8,
-                 max_momentum=0.9, last_epoch=-1, verbose="deprecated"):
+                 max_momentum=0.9, last_epoch=-1):
         if not isinstance(optimizer, Optimizer):
             raise TypeError("%s is not an Optimizer" % type(optimizer).__name__)
         self.optimizer = optimizer

@@ -149,6 +149,76 @@ THTensor *at_contiguous(const THTensor *t) {
   return at_clone(t, false);
 }
 
+/* The channels-last formats' dims from fastest to slowest: C, the spatial dims from last to first,
+ * N. The rank they need; 0 for the other formats. */
+static int channels_last_order(ATMemoryFormat f, int order[5]) {
+  int rank = f == AT_CHANNELS_LAST ? 4 : f == AT_CHANNELS_LAST_3D ? 5 : 0;
+  if (!rank) return 0;
+  order[0] = 1;
+  for (int i = 1; i < rank - 1; i++) order[i] = rank - i;
+  order[rank - 1] = 0;
+  return rank;
+}
+
+static void channels_last_strides(const int64_t *sizes, const int *order, int rank, int64_t *strides) {
+  int64_t step = 1;
+  for (int i = 0; i < rank; i++) {   /* plain products: a size-0 channel gives the slower dims stride 0, as torch */
+    strides[order[i]] = step;
+    step *= sizes[order[i]];
+  }
+}
+
+static int check_format_rank(const THTensor *t, int rank) {
+  if (t->ndim == rank) return 0;
+  THError_set(TH_ERR_RUNTIME, "required rank %d tensor to use %s format", rank, rank == 4 ? "channels_last" : "channels_last_3d");
+  return -1;
+}
+
+int at_restride_format(THTensor *t, ATMemoryFormat f) {
+  int order[5], rank = channels_last_order(f, order);
+  if (!rank) return 0;   /* resize_ already left its sizes contiguous */
+  if (check_format_rank(t, rank) < 0) return -1;
+  channels_last_strides(t->sizes, order, rank, t->strides);
+  return 0;
+}
+
+bool at_is_contiguous_format(const THTensor *t, ATMemoryFormat f) {
+  int order[5], rank = channels_last_order(f, order);
+  if (!rank) return THTensor_isContiguous(t);
+  if (t->ndim != rank) return false;
+  /* size-1 dims may have any stride, as torch's check */
+  int64_t expected = 1;
+  for (int i = 0; i < rank; i++) {
+    int d = order[i];
+    if (t->sizes[d] == 1) continue;
+    if (t->strides[d] != expected) return false;
+    expected *= t->sizes[d];
+  }
+  return true;
+}
+
+THTensor *at_clone_format(const THTensor *t, ATMemoryFormat f) {
+  int order[5], rank = channels_last_order(f, order);
+  if (!rank) return at_clone(t, f == AT_PRESERVE_FORMAT);
+  if (check_format_rank(t, rank) < 0) return NULL;
+  int64_t strides[5];
+  channels_last_strides(t->sizes, order, rank, strides);
+  THTensor *r = at_new_on(THTensor_device(t), t->dtype, rank, t->sizes, strides);
+  if (!r) return NULL;
+  if (at_copy_(r, t) < 0) { THTensor_free(r); return NULL; }
+  return r;
+}
+
+THTensor *at_contiguous_format(const THTensor *t, ATMemoryFormat f) {
+  /* preserve reads as contiguous: torch refuses it only when a copy is needed */
+  if (at_is_contiguous_format(t, f)) return THTensor_retain((THTensor *)t);
+  if (f == AT_PRESERVE_FORMAT) {
+    THError_set(TH_ERR_RUNTIME, "preserve memory format is unsupported by the contiguous operator");
+    return NULL;
+  }
+  return at_clone_format(t, f);
+}
+
 THTensor *at_to_dtype(const THTensor *t, THDtype dtype, bool copy) {
   if (t->dtype == dtype && !copy) return THTensor_retain((THTensor *)t);
   THTensor *r = empty_like_layout(t, dtype, true);

@@ -391,12 +391,6 @@ static int adapt_geom(const THTensor *x, const ATIntList *os, int nsp, const cha
     THError_set(TH_ERR_NOTIMPL, "\"%s_cpu\" not implemented for '%s'", name, THDtype_info[x->dtype].legacy);
     return -1;
   }
-  for (int i = x->ndim - nsp - 1; i < x->ndim; i++)   /* channels and spatial dims */
-    if (x->sizes[i] == 0) {
-      THError_set(TH_ERR_RUNTIME, "%s(): Expected input to have non-zero size for non-batch dimensions, but input has "
-                  "sizes %s with dimension %d being empty", name, THTensor_sizeStr(x->ndim, x->sizes, b, 256), i);
-      return -1;
-    }
   int64_t in[3] = { 1, 1, 1 }, out[3] = { 1, 1, 1 };
   for (int i = 0; i < nsp; i++) in[3 - nsp + i] = x->sizes[x->ndim - nsp + i];
   if (nsp == 3) {
@@ -424,6 +418,15 @@ static int adapt_geom(const THTensor *x, const ATIntList *os, int nsp, const cha
     out[1] = os->v[0] >= 0 ? os->v[0] : in[1];
     out[2] = os->n > 1 ? (os->v[1] >= 0 ? os->v[1] : in[2]) : out[1];
   }
+  /* torch's emptiness check: a one-cell average is a mean (NaN over an empty plane) and checks nothing;
+   * the 2-d average checks its spatial dims; the others every dim after the first */
+  bool mean = !is_max && out[0] == 1 && out[1] == 1 && out[2] == 1;
+  for (int i = !mean ? (!is_max && nsp == 2 ? x->ndim - 2 : 1) : x->ndim; i < x->ndim; i++)
+    if (x->sizes[i] == 0) {
+      THError_set(TH_ERR_RUNTIME, "%s(): Expected input to have non-zero size for non-batch dimensions, but input has "
+                  "sizes %s with dimension %d being empty", name, THTensor_sizeStr(x->ndim, x->sizes, b, 256), i);
+      return -1;
+    }
   g->D = in[0]; g->H = in[1]; g->W = in[2];
   g->OD = out[0]; g->OH = out[1]; g->OW = out[2];
   int64_t plane = g->D * g->H * g->W;
@@ -589,6 +592,11 @@ static THTensor *adaptive_avg(const THTensor *input, const ATIntList *os, int ns
   if (adapt_geom(input, os, nsp, name, false, &g) < 0) return NULL;
   int64_t sz[5];
   adapt_out_sizes(input, nsp, &g, sz);
+  if (g.D * g.H * g.W == 0 && !at_off_host(input)) {   /* a mean over an empty plane: NaN, as torch's */
+    THTensor *y = THTensor_new(input->dtype, input->ndim, sz);
+    if (y && at_fill_(y, at_scalar_float(NAN)) < 0) { THTensor_free(y); return NULL; }
+    return y;
+  }
   if (at_off_host(input)) {   /* GPU or meta */
     int64_t geom[7] = { g.P, g.D, g.H, g.W, g.OD, g.OH, g.OW };
     return avg_pool_cuda(GPU_ADAPT, input, NULL, input->ndim, sz, input->dtype, geom, false, 0, name);

@@ -117,6 +117,15 @@ AT_API int at_fill_(THTensor *t, ATScalar value);
 AT_API int at_scalar_check_fits(ATScalar s, THDtype dt, bool cpp_names);
 AT_API THTensor *at_clone(const THTensor *t, bool preserve_layout);
 AT_API THTensor *at_contiguous(const THTensor *t);   /* returns t retained when already contiguous */
+/* torch.memory_format, in the order of the Python objects (THPMemoryFormat_objs) */
+typedef enum { AT_CONTIGUOUS_FORMAT, AT_PRESERVE_FORMAT, AT_CHANNELS_LAST, AT_CHANNELS_LAST_3D } ATMemoryFormat;
+AT_API bool at_is_contiguous_format(const THTensor *t, ATMemoryFormat f);
+/* a copy laid out in f (preserve: t's own layout when dense); channels_last wants rank 4, _3d rank 5 */
+AT_API THTensor *at_clone_format(const THTensor *t, ATMemoryFormat f);
+/* t's strides set to f's for its sizes (resize_'s memory_format); -1 when t's rank is not f's */
+AT_API int at_restride_format(THTensor *t, ATMemoryFormat f);
+/* t retained when already laid out in f, else at_clone_format; preserve is torch's error */
+AT_API THTensor *at_contiguous_format(const THTensor *t, ATMemoryFormat f);
 AT_API THTensor *at_to_dtype(const THTensor *t, THDtype dtype, bool copy);
 /* out= for ops that compute into a new tensor: out resized to res's shape and
  * filled from it; consumes res; returns out retained (res when out is NULL). */

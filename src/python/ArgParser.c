@@ -423,35 +423,110 @@ static PyObject *format_signature(const APSignature *sig, bool skip_self) {
   return acc;
 }
 
+/* Whether o is what p's type names, by the stricter reading torch's no-match message uses to mark
+ * each argument: there a Python number is no "Tensor", a bool no "int" nor "Number", a complex no
+ * "Number", a tensor no "int" (the parser itself converts all of these). */
+static bool fits_named_type(const APParam *p, PyObject *o) {
+  if (o == Py_None) return p->optional;
+  switch (p->type) {
+    case AP_TENSOR: return THPTensor_Check(o);
+    case AP_SCALAR: return (PyLong_Check(o) && !PyBool_Check(o)) || PyFloat_Check(o);
+    case AP_INT: return PyLong_Check(o) && !PyBool_Check(o);
+    case AP_BOOL: return PyBool_Check(o);
+    default: return check_param(p, o, false);
+  }
+}
+
+#define APPEND(acc, ...) do { PyObject *tmp_ = (acc) ? PyUnicode_FromFormat(__VA_ARGS__) : NULL; \
+                              Py_XDECREF(acc); acc = tmp_; } while (0)
+
+/* One keyword argument in an argument list: "name=type" after positional ones, and as torch writes
+ * them, each followed by ", " when there are none ("(dim=str, )"). marked: "!name=type!". */
+static PyObject *append_keyword(PyObject *acc, Py_ssize_t npos, PyObject *key, PyObject *val, bool marked) {
+  const char *bang = marked ? "!" : "";
+  if (npos) APPEND(acc, "%U, %s%U=%s%s", acc, bang, key, obj_label(val), bang);
+  else APPEND(acc, "%U%s%U=%s%s, ", acc, bang, key, obj_label(val), bang);
+  return acc;
+}
+
+/* Why overload sig did not take the call, as the line under it in torch's message, or "" when torch
+ * writes none: it writes one only for an overload whose signature text has as many comma-separated
+ * items as the call has arguments (the "*" counts as one, "()" as one). Then it names the keywords
+ * that overload lacks, or lists the arguments with each one of the wrong type between "!". */
+static PyObject *why_not_overload(const APSignature *sig, bool skip_self, PyObject *const *args, Py_ssize_t nargs,
+                                  PyObject *kwnames) {
+  int item_param[AP_MAX_ARGS + 1], nitems = 0;
+  bool star = false;
+  for (int j = skip_self ? 1 : 0; j < sig->nparams; j++) {
+    if (sig->params[j].kwonly && !star) { star = true; item_param[nitems++] = -1; }
+    item_param[nitems++] = j;
+  }
+  Py_ssize_t nk = kwnames ? PyTuple_GET_SIZE(kwnames) : 0;
+  if (nargs + nk != (nitems ? nitems : 1)) return PyUnicode_FromString("");
+  int kw_param[AP_MAX_ARGS * 2];
+  PyObject *unknown = PyUnicode_FromString("");
+  for (Py_ssize_t k = 0; k < nk && unknown; k++) {
+    PyObject *key = PyTuple_GET_ITEM(kwnames, k);
+    int j;
+    for (j = skip_self ? 1 : 0; j < sig->nparams; j++)
+      if (PyUnicode_Compare(sig->params[j].py_name, key) == 0) break;
+    kw_param[k] = j;
+    if (j == sig->nparams) APPEND(unknown, "%U%s%U", unknown, PyUnicode_GET_LENGTH(unknown) ? ", " : "", key);
+  }
+  if (!unknown || PyUnicode_GET_LENGTH(unknown)) {
+    PyObject *line = unknown ? PyUnicode_FromFormat("\n      didn't match because some of the keywords were incorrect: %U",
+                                                    unknown) : NULL;
+    Py_XDECREF(unknown);
+    return line;
+  }
+  Py_DECREF(unknown);
+  PyObject *desc = PyUnicode_FromString("");
+  for (Py_ssize_t i = 0; i < nargs && desc; i++) {
+    bool ok = i < nitems && item_param[i] >= 0 && fits_named_type(&sig->params[item_param[i]], args[i]);
+    const char *bang = ok ? "" : "!";
+    APPEND(desc, "%U%s%s%s%s", desc, i ? ", " : "", bang, obj_label(args[i]), bang);
+  }
+  /* keywords in the overload's parameter order */
+  for (int j = 0; j < sig->nparams && desc; j++)
+    for (Py_ssize_t k = 0; k < nk && desc; k++)
+      if (kw_param[k] == j)
+        desc = append_keyword(desc, nargs, PyTuple_GET_ITEM(kwnames, k), args[nargs + k],
+                              !fits_named_type(&sig->params[j], args[nargs + k]));
+  if (desc)
+    Py_SETREF(desc, PyUnicode_FromFormat("\n      didn't match because some of the arguments have invalid types: (%U)",
+                                         desc));
+  return desc;
+}
+
 static void raise_no_match(APParser *p, PyObject *self, PyObject *const *args, Py_ssize_t nargs,
                            PyObject *kwnames, const char *why) {
   int visible = 0;
   for (int i = 0; i < p->nsigs; i++) visible += !p->parsed[i].hidden;
   if (visible <= 1) { PyErr_SetString(PyExc_TypeError, why); return; }
-#define APPEND(acc, ...) do { PyObject *tmp_ = (acc) ? PyUnicode_FromFormat(__VA_ARGS__) : NULL; \
-                              Py_XDECREF(acc); acc = tmp_; } while (0)
   PyObject *got = PyUnicode_FromString("");
   for (Py_ssize_t i = 0; i < nargs; i++)
     APPEND(got, "%U%s%s", got, i ? ", " : "", obj_label(args[i]));
   if (kwnames)
-    for (Py_ssize_t k = 0; k < PyTuple_GET_SIZE(kwnames); k++)
-      APPEND(got, "%U%s%U=%s", got, (nargs || k) ? ", " : "", PyTuple_GET_ITEM(kwnames, k),
-             obj_label(args[nargs + k]));
+    for (Py_ssize_t k = 0; k < PyTuple_GET_SIZE(kwnames) && got; k++)
+      got = append_keyword(got, nargs, PyTuple_GET_ITEM(kwnames, k), args[nargs + k], false);
   if (!got) return;
   PyObject *msg = PyUnicode_FromFormat("%s() received an invalid combination of arguments - got (%U), but expected one of:",
                                        p->parsed[0].name, got);
   for (int i = 0; i < p->nsigs && msg; i++) {
     if (p->parsed[i].hidden) continue;
     PyObject *one = format_signature(&p->parsed[i], self != NULL);
-    if (!one) Py_CLEAR(msg);
-    else APPEND(msg, "%U\n * %U", msg, one);
+    PyObject *line = one ? why_not_overload(&p->parsed[i], self != NULL, args, nargs, kwnames) : NULL;
+    if (!line) Py_CLEAR(msg);
+    else APPEND(msg, "%U\n * %U%U", msg, one, line);   /* torch ends each line with a newline */
     Py_XDECREF(one);
+    Py_XDECREF(line);
   }
-#undef APPEND
+  APPEND(msg, "%U\n", msg);
   if (msg) PyErr_SetObject(PyExc_TypeError, msg);
   Py_XDECREF(msg);
   Py_DECREF(got);
 }
+#undef APPEND
 
 /* One int64 from o (already accepted by is_int_like). Overflow raises
  * PyTorch's ValueError; anything else, PyNumber_Index's TypeError. */

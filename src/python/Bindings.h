@@ -67,7 +67,7 @@ THDtype fa_dtype(PyObject *o);
 struct THGenerator *fa_generator(PyObject *o);
 
 /* ---- ATen-level helpers some declarations call as impl ---- */
-bool THP_preserve_format(PyObject *memory_format);                      /* TensorMethods.c */
+ATMemoryFormat THP_memory_format(PyObject *memory_format, ATMemoryFormat absent);   /* TensorMethods.c */
 THTensor *THP_copy_(const THTensor *self, const THTensor *src);         /* TensorMethods.c */
 THTensor *THP_fill_(const THTensor *self, ATScalar v);                  /* TensorMethods.c */
 THTensor *THP_fill_tensor_(const THTensor *self, const THTensor *v);    /* TensorMethods.c */

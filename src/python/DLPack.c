@@ -324,9 +324,9 @@ static PyObject *THP_from_dlpack(PyObject *m, PyObject *cap) {
   }
   return THPTensor_wrap(t);
 fail:
-  /* still named unused, so the capsule would delete the struct too: keep the memory alive
-   * by leaving the tensor's storage without its deleter (a leak, on an error that cannot happen
-   * for a valid capsule, rather than a double free) */
+  /* still named unused, so the capsule keeps owning the struct and its destructor calls the
+   * producer's deleter when it dies: the tensor's storage drops the deleter, so freeing the tensor
+   * leaves the memory to the capsule (freed once, by it; nothing leaks and nothing is freed twice) */
   t->storage->allocator = NULL;
   THTensor_free(t);
   return NULL;

@@ -54,8 +54,13 @@ static PyObject *m_is_view(PyObject *self, PyObject *u) { return PyBool_FromLong
 static PyObject *m_is_contiguous(PyObject *self, PyObject *args, PyObject *kw) {
   static char *kwlist[] = {"memory_format", NULL};
   PyObject *mf = NULL;
-  if (!PyArg_ParseTupleAndKeywords(args, kw, "|O:is_contiguous", kwlist, &mf)) return NULL;
-  return PyBool_FromLong(THTensor_isContiguous(SELF->t));
+  if (!PyArg_ParseTupleAndKeywords(args, kw, "|$O:is_contiguous", kwlist, &mf)) return NULL;
+  if (mf && Py_TYPE(mf) != Py_TYPE(THPMemoryFormat_objs[0])) {
+    PyErr_Format(PyExc_TypeError, "is_contiguous(): argument 'memory_format' must be torch.memory_format, not %s",
+                 Py_TYPE(mf)->tp_name);
+    return NULL;
+  }
+  return PyBool_FromLong(at_is_contiguous_format(SELF->t, THP_memory_format(mf, AT_CONTIGUOUS_FORMAT)));
 }
 
 /* x.contiguous() of a contiguous plain tensor is x itself, as torch's (no alias, no CloneBackward0 node);
@@ -215,12 +220,22 @@ static PyObject *m_to(PyObject *self, PyObject *const *args, Py_ssize_t nargs, P
     nb = ap_bool(&r, 2);
     copy = ap_bool(&r, 3);
   }
-  if (dt == SELF->t->dtype && dev == THTensor_device(SELF->t) && !copy) {
+  ATMemoryFormat mf = THP_memory_format(ap_object(&r, idx == 0 ? 5 : 4), AT_PRESERVE_FORMAT);
+  bool relayout = mf != AT_PRESERVE_FORMAT && !at_is_contiguous_format(SELF->t, mf);
+  if (dt == SELF->t->dtype && dev == THTensor_device(SELF->t) && !copy && !relayout) {
     res = Py_NewRef(self);
   } else {
     PyObject *dv = THPDevice_of(dev);
-    res = dv ? convert_to(self, dt, dv, copy, nb) : NULL;
+    res = dv ? convert_to(self, dt, dv, copy || relayout, nb) : NULL;
     Py_XDECREF(dv);
+    /* the copy keeps a dense input's layout; another format lays the fresh copy out again under
+     * the same tensor object, so its one node stays ToCopyBackward0, as torch's */
+    if (res && mf != AT_PRESERVE_FORMAT && !at_is_contiguous_format(((THPTensor *)res)->t, mf)) {
+      THTensor *laid = at_clone_format(((THPTensor *)res)->t, mf);
+      if (!laid) { Py_CLEAR(res); THP_raise(); goto done; }
+      THTensor_free(((THPTensor *)res)->t);
+      ((THPTensor *)res)->t = laid;
+    }
   }
 done:
   ap_release(&r);
@@ -354,7 +369,8 @@ static PyObject *m_resize_(PyObject *self, PyObject *const *args, Py_ssize_t nar
     /* torch's numel check reads sizes as unsigned, so a negative size is its overflow text
      * (torch then accepts (0, -1): a tensor with a negative dim, which we refuse the same way) */
     if (negative) PyErr_SetString(PyExc_RuntimeError, "numel: integer multiplication overflow");
-    else if (THTensor_resize(SELF->t, l->n, l->v) < 0) THP_raise();
+    else if (THTensor_resize(SELF->t, l->n, l->v) < 0 ||
+             at_restride_format(SELF->t, THP_memory_format(ap_object(&r, 2), AT_CONTIGUOUS_FORMAT)) < 0) THP_raise();
     else { THP_bump_version(self); res = Py_NewRef(self); }
   }
   ap_release(&r);
@@ -460,6 +476,9 @@ THTensor *THP_fill_tensor_(const THTensor *self, const THTensor *v) {
   ATScalar s = THDtype_isFloating(v->dtype) ? at_scalar_float(at_item_double(v)) : at_scalar_int(at_item_int(v));
   return THP_fill_(self, s);
 }
-bool THP_preserve_format(PyObject *mf) {
-  return !mf || mf == Py_None || mf == THPMemoryFormat_objs[1];
+/* a memory_format argument the parser accepted (a torch.memory_format, None or absent) */
+ATMemoryFormat THP_memory_format(PyObject *mf, ATMemoryFormat absent) {
+  for (int i = 0; i < 4; i++)
+    if (mf == THPMemoryFormat_objs[i]) return (ATMemoryFormat)i;
+  return absent;
 }

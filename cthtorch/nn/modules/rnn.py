@@ -12,6 +12,7 @@ from cthtorch.nn import init
 from cthtorch.nn.modules.module import Module
 from cthtorch.nn.parameter import Parameter
 from cthtorch.autograd import Function
+from cthtorch._sparse_tensor import name_node
 from cthtorch._C import _internal   # the fused cells' backward kernels
 from cthtorch._ops import dispatch as _dispatch
 
@@ -271,6 +272,20 @@ class _FusedLayer(Function):
         return (None, None) + tuple(res)
 
 
+# the node prints as torch's CPU graph names the layer's output: an LSTM layer is one
+# MkldnnRnnLayerBackward0, a GRU layer's output is the StackBackward0 of its steps' hidden states
+class _FusedLSTMLayer(_FusedLayer):
+    pass
+
+
+class _FusedGRULayer(_FusedLayer):
+    pass
+
+
+name_node(_FusedLSTMLayer, "MkldnnRnnLayerBackward0")
+name_node(_FusedGRULayer, "StackBackward0")
+
+
 class RNNBase(Module):
     def __init__(self, mode, input_size, hidden_size, num_layers=1, bias=True, batch_first=False, dropout=0.0,
                  bidirectional=False, proj_size=0, device=None, dtype=None, nonlinearity="tanh"):
@@ -474,7 +489,8 @@ def _run_layers(mode, x, h0, c0, params, has_biases, num_layers, dropout, train,
             w_hr = ws[-1] if per in (3, 5) else None
             hx0, cx0 = h0[idx], (c0[idx] if is_lstm else None)
             if mode in ("LSTM", "GRU") and lengths is None and w_hr is None:
-                res = _FusedLayer.apply(mode, d == 1, layer_in, hx0, cx0, w_ih, w_hh, b_ih, b_hh)
+                fused = _FusedLSTMLayer if is_lstm else _FusedGRULayer
+                res = fused.apply(mode, d == 1, layer_in, hx0, cx0, w_ih, w_hh, b_ih, b_hh)
                 out, h, c = res if is_lstm else (res[0], res[1], None)
             else:
                 nonlinearity = "relu" if mode == "RNN_RELU" else "tanh"
