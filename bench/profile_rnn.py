@@ -32,13 +32,18 @@ def cpu_ms(f, n):
 
 def gemms():
     rs = np.random.RandomState(0)
-    shapes = {"step addmm h@W_hh^T (32x256x1024)": (BATCH, HID, 4 * HID, True),
-              "step dh = dg@W_hh (32x1024x256)": (BATCH, 4 * HID, HID, False),
-              "input projection (1120x256x1024)": (SEQ * BATCH, HID, 4 * HID, True)}
-    for name, (m, k, n, transposed) in shapes.items():
+    # (M, K, N, B transposed, A transposed); the backward's all-steps products (the last three: A is the
+    # gates' gradient G, transposed for the weight gradients, or K = 4H) run OpenBLAS in cthtorch
+    shapes = {"step addmm h@W_hh^T (32x256x1024)": (BATCH, HID, 4 * HID, True, False),
+              "step dh = dg@W_hh (32x1024x256)": (BATCH, 4 * HID, HID, False, False),
+              "input projection (1120x256x1024)": (SEQ * BATCH, HID, 4 * HID, True, False),
+              "dx = G W_ih (1120x1024x256)": (SEQ * BATCH, 4 * HID, HID, False, False),
+              "dW_ih = G^T X, layer 1 (1024x1120x128)": (4 * HID, SEQ * BATCH, INP, False, True),
+              "dW_hh = G^T H (1024x1088x256)": (4 * HID, (SEQ - 1) * BATCH, HID, False, True)}
+    for name, (m, k, n, transposed, ta) in shapes.items():
         r = []
         for L in (cthtorch, torch):
-            a = L.from_numpy(rs.randn(m, k).astype(np.float32))
+            a = L.from_numpy(rs.randn(k, m).astype(np.float32)).t() if ta else L.from_numpy(rs.randn(m, k).astype(np.float32))
             w = L.from_numpy(rs.randn(n, k).astype(np.float32) if transposed else rs.randn(k, n).astype(np.float32))
             b = w.t() if transposed else w
             bias = L.zeros(m, n)

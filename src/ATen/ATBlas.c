@@ -60,7 +60,11 @@ static void gemm_tiny(bool dbl, bool ta, bool tb, int64_t M, int64_t N, int64_t 
  * K = 512 on, carrying C across more chunks, 1-4% more), and at least OWN_SGEMM_MACS multiply-adds at one
  * thread (at 64^3 and 128^3 it was 1% slower), GEMM_SPLIT_MACS with threads (two threads: level with the
  * row split at 256 and 512, 4% faster at 384, 10% at 128, best single calls on a loaded machine). A
- * transposed A (a weight gradient's G^T X) stays with OpenBLAS: packing it measured 5-25% slower. So do
+ * transposed A (a weight gradient's G^T X) stays with OpenBLAS: packing it measured 5-25% slower, and
+ * again 0-13% slower (CPU time at one thread) with A's blocks packed k-outer by 4 x 4
+ * transposes (an LSTM's G^T X and G^T H, 1024 x 1120 x 128/256, and 256^3 / 512^3), as were
+ * K = 512 and 1024 with A packed or in place (2-7%); chunks of 384 instead of 256 closed at most half
+ * the gap. So do
  * calls made inside a parallel region (conv's per-image products): the packing workspace is cached for
  * one call at a time. */
 #define OWN_SGEMM_K 384
