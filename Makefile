@@ -69,20 +69,22 @@ ASAN_CI_TESTS := tests/test_asan_canary.py tests/fuzz tests/test_nn_kernels.py t
 	tests/test_upsample.py tests/test_pool.py tests/test_sparse_grad.py tests/test_embedding_bag.py tests/test_sort.py \
 	tests/test_jit_c_interpreter.py tests/test_gemm_packed.py tests/test_half_loops.py tests/test_complex.py tests/test_fft.py
 test-asan-ci: asan
-	$(ASAN_RUN) -m pytest -q -p no:cacheprovider $(ASAN_CI_TESTS)
+	$(ASAN_RUN) tools/run_tests.py -j $(TEST_JOBS) -q $(ASAN_CI_TESTS)
 
 # a long fuzz (tools/fuzz.py): 30,000 calls, FUZZ_SEED picks them; prints reproducers
 FUZZ_CALLS ?= 30000
 fuzz: develop
 	$(PY) tools/fuzz.py --calls $(FUZZ_CALLS)
 
-# the suite, then its sanitizer leg. The sanitizer build compiles while the
-# suite runs, niced: the suite is mostly one Python thread, so the build fills
-# the other core instead of taking minutes of its own after the suite (its
-# log is shown only if it fails; test-asan-ci then finds it up to date)
+# the suite, then its sanitizer leg. The suite is mostly one Python thread,
+# so TEST_JOBS pytest processes share its files (tools/run_tests.py), one per
+# core. The sanitizer build compiles meanwhile, niced, in the cores' idle
+# moments (its log is shown only if it fails; test-asan-ci then finds it up
+# to date)
+TEST_JOBS ?= $(shell nproc 2>/dev/null || echo 1)
 test: develop
 	@mkdir -p build; (nice -n 15 $(MAKE) -s asan > build/asan-build.log 2>&1; echo $$? > build/asan-build.rc) & \
-	$(PY) -m pytest -q tests; rc=$$?; wait; \
+	$(PY) tools/run_tests.py -j $(TEST_JOBS) -q tests; rc=$$?; wait; \
 	if [ "$$(cat build/asan-build.rc)" != 0 ]; then cat build/asan-build.log; exit 1; fi; exit $$rc
 	$(MAKE) test-asan-ci
 

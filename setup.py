@@ -6,6 +6,7 @@ Steps (each a plain compiler call, so the build reads top to bottom):
   3. src/ATen/*.c            -> cthtorch/lib/libATen.so (links libTH, OpenBLAS)
   4. src/python/**.c + generated -> cthtorch/_C*.so  (rpath $ORIGIN/lib)
   5. src/THC/*.cu            -> cthtorch/lib/libTHC.so, only where nvcc and a CUDA runtime exist
+                                (tools/build_thc.py; it can compile the objects ahead, alone)
   6. headers                 -> cthtorch/include/{TH,ATen}
 Environment: CTHTORCH_DEBUG=1 (-O0 -g3), CTHTORCH_ASAN=1 (ASan+UBSan).
 """
@@ -28,6 +29,9 @@ LIB = os.path.join(PKG, "lib")
 DEBUG = os.environ.get("CTHTORCH_DEBUG") == "1"
 ASAN = os.environ.get("CTHTORCH_ASAN") == "1"
 CC = os.environ.get("CC", "gcc")
+
+sys.path.insert(0, os.path.join(ROOT, "tools"))
+from build_thc import compile_thc, link_thc, newest_header  # noqa: E402
 
 
 def flags():
@@ -54,23 +58,9 @@ def openblas():
     return scipy_openblas32.get_include_dir(), scipy_openblas32.get_lib_dir(), scipy_openblas32.get_library()
 
 
-def newest_header(layers):
-    """Newest mtime of the headers a layer's sources can include: its own and
-    the layers below it (TH < ATen < python + generated)."""
-    hs = []
-    for layer in layers:
-        if layer == "generated":
-            hs += glob.glob(os.path.join(GEN, "*.h"))
-        else:
-            hs += glob.glob(os.path.join(ROOT, "src", layer, "**", "*.h"), recursive=True)
-            hs += glob.glob(os.path.join(ROOT, "src", layer, "**", "*.cuh"), recursive=True)
-    hs += glob.glob(os.path.join(ROOT, "src", "TH", "generic", "*.c"))
-    return max(os.path.getmtime(h) for h in hs)
-
-
 def compile_all(sources, objdir, extra, layers):
     os.makedirs(objdir, exist_ok=True)
-    newest = newest_header(layers)
+    newest = newest_header(layers, GEN)
     cmds, objs = [], []
     flag_sig = " ".join(flags() + extra)
     for src in sources:
@@ -117,7 +107,9 @@ class BuildCthtorch(build_ext):
         with ThreadPoolExecutor(1) as thc_ex:
             thc = thc_ex.submit(self.compile_thc)
             self.build_c(rpath, blas_inc, blas_lib)
-            self.link_thc(*(thc.result() or ()))
+            built = thc.result()
+            if built:
+                link_thc(LIB, *built)
         self.install_headers()
         pyi = os.path.join(GEN, "_C.pyi")
         if os.path.exists(pyi):
@@ -146,59 +138,16 @@ class BuildCthtorch(build_ext):
              ["-L" + LIB, "-lATen", "-lTH", "-lm", "-ldl", "-Wl,-rpath,$ORIGIN/lib"])
 
     def compile_thc(self):
-        """libTHC's objects: nvcc per .cu (rebuilt when it or a header it can
-        include changed). Returns (nvcc, arch, objects, whether any was rebuilt),
-        or None where no libTHC is built."""
-        nvcc = shutil.which("nvcc")
-        cu = sorted(glob.glob(os.path.join(ROOT, "src", "THC", "*.cu")))
+        """libTHC's objects (tools/build_thc.py), or None where no libTHC is built."""
         # the sanitizer build instruments host code only: it reuses no GPU
-        if not nvcc or not cu or ASAN:
+        if ASAN:
             return None
         # a libTHC built elsewhere (same sources) and copied in: the GPU check
         # carries the one built here, since nvcc takes minutes over the kernels
         if os.environ.get("CTHTORCH_PREBUILT_THC") == "1" and os.path.exists(os.path.join(LIB, "libTHC.so")):
             print("libTHC.so: prebuilt (CTHTORCH_PREBUILT_THC=1)", flush=True)
             return None
-        objdir = os.path.join(BUILD, "obj_cuda")
-        os.makedirs(objdir, exist_ok=True)
-        newest = newest_header(["TH", "ATen", "THC"])
-        # Hopper machine code (H100/H200), and its PTX for newer cards to JIT (one
-        # front-end pass for both: a second virtual arch would double the build)
-        arch = ["-gencode", "arch=compute_90,code=[sm_90,compute_90]"]
-        opt = ["-O0", "-g", "-G"] if DEBUG else ["-O3", "-lineinfo"]
-        cmds, objs = [], []
-        for src in cu:
-            obj = os.path.join(objdir, os.path.basename(src) + ".o")
-            objs.append(obj)
-            if not os.path.exists(obj) or os.path.getmtime(obj) < max(os.path.getmtime(src), newest):
-                cmds.append([nvcc, "-c", "-std=c++17", "-Xcompiler", "-fPIC", "--expt-relaxed-constexpr"] + opt + arch +
-                            ["-DTH_BUILD", "-I" + os.path.join(ROOT, "src"), src, "-o", obj])
-
-        def run(cmd):
-            print("nvcc", os.path.relpath(cmd[-3], ROOT), flush=True)
-            subprocess.check_call(cmd)
-
-        # the heavy sources first (those instantiating a template header's
-        # kernels per dtype), so a long compile does not start last on a 2-core
-        # machine while the other core idles
-        def cost(cmd):
-            with open(cmd[-3]) as fh:
-                return ('.cuh"' in fh.read(), os.path.getsize(cmd[-3]))
-        cmds.sort(key=cost, reverse=True)
-        with ThreadPoolExecutor(max(2, os.cpu_count() or 2)) as ex:
-            list(ex.map(run, cmds))
-        return nvcc, arch, objs, bool(cmds)
-
-    def link_thc(self, nvcc=None, arch=None, objs=None, rebuilt=False):
-        """libTHC.so, linked with the static CUDA runtime so it needs only the
-        driver at run time; cuBLAS is opened by libTHC itself (dlopen)."""
-        if nvcc is None:
-            return
-        out = os.path.join(LIB, "libTHC.so")
-        if rebuilt or not os.path.exists(out):
-            print("link", os.path.relpath(out, ROOT), flush=True)
-            subprocess.check_call([nvcc, "-shared", "-cudart", "static"] + arch + objs +
-                                  ["-o", out, "-L" + LIB, "-lTH", "-ldl", "-lpthread", "-Xlinker", "-rpath=$ORIGIN"])
+        return compile_thc(DEBUG)
 
     def install_headers(self):
         for sub in ("TH", "ATen"):

@@ -14,3 +14,6 @@ if any(os.path.realpath(p or ".") == os.path.realpath(_ALIAS_DIR) for p in sys.p
         or getattr(sys.modules.get("torch"), "__name__", "torch") == "cthtorch":
     raise RuntimeError("the `import torch` alias (%s) is on in the test process (PYTHONPATH?): torch, the tests' "
                        "oracle, would be cthtorch itself; run the tests without it" % _ALIAS_DIR)
+
+# several pytest processes sharing one run, file by file (tools/run_tests.py)
+from suite_workers import pytest_runtest_protocol, pytest_terminal_summary  # noqa: E402,F401
