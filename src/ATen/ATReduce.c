@@ -617,7 +617,7 @@ static bool amax_empty(const THTensor *self, const ATIntList *dims, const ATRedu
  * least a vector goes as torch's: lane l keeps elements l, l + W, ..., then the lanes in order,
  * then the tail elements (torch's amax of [-1, +0, .., -0 at 8] is -0). Columns (adjacent
  * outputs) run row by row over all of them, which the compiler vectorizes. */
-#define AMAX_KERNEL(T, W, IT)                                                                    \
+#define AMAX_KERNEL(T, W, IT, ...)                                                                  \
   typedef T amax_v_##T __attribute__((vector_size(W * sizeof(T))));                             \
   typedef IT amax_m_##T __attribute__((vector_size(W * sizeof(T))));                            \
   typedef T amax_s_##T __attribute__((vector_size(16)));                                        \
@@ -640,8 +640,20 @@ static bool amax_empty(const THTensor *self, const ATIntList *dims, const ATRedu
         amax_m_##T take = (mx ? v > acc : v < acc) | (v != v);                                   \
         acc = (amax_v_##T)(((amax_m_##T)acc & ~take) | ((amax_m_##T)v & take));                 \
       }                                                                                          \
-      b = acc[0];                                                                                \
-      for (int l = 1; l < W; l++) b = amax_pick_##T(b, acc[l], mx);                            \
+      /* a pairwise tree of the lanes (NaN kept) is exact unless the best is NaN or zero,       \
+       * whose payload or sign the lanes-in-order pick decides */                               \
+      amax_v_##T t = acc;                                                                        \
+      static const amax_m_##T swap[] = { __VA_ARGS__ };   /* lane l <-> l ^ (W/2, W/4, .., 1) */ \
+      for (unsigned s = 0; s < sizeof swap / sizeof swap[0]; s++) {                              \
+        amax_v_##T u = __builtin_shuffle(t, swap[s]);                                            \
+        amax_m_##T take = (mx ? u > t : u < t) | (u != u);                                       \
+        t = (amax_v_##T)(((amax_m_##T)t & ~take) | ((amax_m_##T)u & take));                     \
+      }                                                                                          \
+      b = t[0];                                                                                  \
+      if (b != b || b == 0) {                                                                    \
+        b = acc[0];                                                                              \
+        for (int l = 1; l < W; l++) b = amax_pick_##T(b, acc[l], mx);                          \
+      }                                                                                          \
     } else k = 1;                                                                                \
     for (; k < K; k++) b = amax_pick_##T(b, x[k], mx);                                           \
     return b;                                                                                    \
@@ -665,8 +677,8 @@ static bool amax_empty(const THTensor *self, const ATIntList *dims, const ATRedu
       }                                                                                          \
     }                                                                                            \
   }
-AMAX_KERNEL(float, 8, int32_t)
-AMAX_KERNEL(double, 4, int64_t)
+AMAX_KERNEL(float, 8, int32_t, { 4, 5, 6, 7, 0, 1, 2, 3 }, { 2, 3, 0, 1, 6, 7, 4, 5 }, { 1, 0, 3, 2, 5, 4, 7, 6 })
+AMAX_KERNEL(double, 4, int64_t, { 2, 3, 0, 1 }, { 1, 0, 3, 2 })
 #undef AMAX_KERNEL
 
 THTensor *at_amax(const THTensor *self, const ATIntList *dims, bool keepdim, bool is_max) {
