@@ -1,7 +1,7 @@
-"""The transcendental unary ops (unary.yaml, gelu/silu) on 1M contiguous elements of each
+"""The transcendental unary ops (unary.yaml, gelu/silu/mish) on 1M contiguous elements of each
 float dtype, at 1 and 2 threads: cthtorch, torch and numpy timed side by side in one process
 (min of repeats, ms), with cthtorch's ratio to torch. numpy has no float16 sin etc. worth
-comparing for bfloat16 and no erf/gelu/silu: those cells show '-'.
+comparing for bfloat16 and no erf/gelu/silu/mish: those cells show '-'.
 Run: PYTHONPATH=. python bench/bench_unary.py [ops,comma,separated] [repeats]"""
 import sys
 
@@ -17,7 +17,7 @@ except ImportError:   # the cthtorch column alone still says something
 
 N = 1 << 20
 OPS = ["sin", "cos", "tan", "exp", "expm1", "log", "log1p", "log2", "tanh", "sigmoid", "erf", "erfc",
-       "atan", "asin", "sqrt", "rsqrt", "gelu", "silu"]
+       "atan", "asin", "sqrt", "rsqrt", "gelu", "silu", "mish"]
 DTYPES = ["float32", "float64", "float16", "bfloat16"]
 NUMPY = {"sin": np.sin, "cos": np.cos, "tan": np.tan, "exp": np.exp, "expm1": np.expm1, "log": np.log,
          "log1p": np.log1p, "log2": np.log2, "tanh": np.tanh, "atan": np.arctan, "asin": np.arcsin,
@@ -38,7 +38,7 @@ def domain(op, rs):
 
 
 def fn(lib, op):
-    if op in ("gelu", "silu"):
+    if op in ("gelu", "silu", "mish"):
         return getattr(lib.nn.functional, op)
     return getattr(lib, op)
 

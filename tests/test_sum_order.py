@@ -151,3 +151,21 @@ def test_strided_sums_bits(dtype, threads):
     y = mixed(rs, (300, 400), dtype)
     bits_equal(ct.from_numpy(y)[:, ::2].sum(0), torch.from_numpy(y)[:, ::2].sum(0))
     bits_equal(ct.from_numpy(y)[::2, ::3].sum(0), torch.from_numpy(y)[::2, ::3].sum(0))
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_row_sums_of_every_width_bits(dtype):
+    """rows of 1..130 and around 64 vectors (the short-row kernel's bound, 511/512 floats), of
+    mixed magnitudes and of signed zeros only (-0 + 0 is +0 where torch adds its zero upper
+    cascade level): each row's sum and mean bit-equal to torch's, contiguous and as a view
+    whose rows are apart (x[:, :K] of a wider array)"""
+    rs = np.random.RandomState(5)
+    for K in list(range(1, 131)) + [255, 256, 257, 511, 512, 513]:
+        x = mixed(rs, (6, K + 3), dtype)
+        x[1] = -0.0
+        x[2, ::2] = 0.0
+        x[2, 1::2] = -0.0
+        for arr in (np.ascontiguousarray(x[:, :K]), x[:, :K]):
+            a, b = ct.from_numpy(arr), torch.from_numpy(arr)
+            bits_equal(a.sum(1), b.sum(1))
+            bits_equal(a.mean(1), b.mean(1))

@@ -1,6 +1,6 @@
 """The AVX2 transcendental kernels of src/TH/THVecMath.c: the contiguous float32, float16 and
 bfloat16 cases of sin, cos, tan, exp, expm1, log, log1p, log2, tanh, sigmoid, erf, erfc, atan,
-asin, sqrt, rsqrt, gelu and silu. float32 is held to 2 ulp of the float64 function (torch's
+asin, sqrt, rsqrt, gelu, silu and mish. float32 is held to 2 ulp of the float64 function (torch's
 float64 kernels, correctly rounded to float32 by numpy) over a million random values of every
 magnitude plus the special ones; float16/bfloat16 must equal the float32 kernel rounded; strided
 inputs (the scalar loop), out= and in-place must agree with the contiguous call. A cpu without
@@ -14,7 +14,7 @@ import oracle
 torch = oracle.require_torch()
 
 OPS = ["sin", "cos", "tan", "exp", "expm1", "log", "log1p", "log2", "tanh", "sigmoid", "erf", "erfc",
-       "atan", "asin", "sqrt", "rsqrt", "gelu", "silu"]
+       "atan", "asin", "sqrt", "rsqrt", "gelu", "silu", "mish"]
 SPECIAL = np.array([0.0, -0.0, np.inf, -np.inf, np.nan, 1e-45, -1e-45, 1.1754944e-38, 1e-40, 3.4028235e38,
                     -3.4028235e38, 1, -1, 0.5, -0.5, 88.72, 88.73, -87.3, -103.9, -104, 16777216, 16777215,
                     -16777217, 1e30, -1e30, 1.5707964, 3.1415927, 0.99999994, -0.99999994, -0.9999999, 10.05,
@@ -26,7 +26,7 @@ SLOWER = ["exp", "sigmoid", "erf", "gelu", "sqrt"]
 
 
 def fn(lib, op):
-    return getattr(lib.nn.functional, op) if op in ("gelu", "silu") else getattr(lib, op)
+    return getattr(lib.nn.functional, op) if op in ("gelu", "silu", "mish") else getattr(lib, op)
 
 
 def inputs(n=1_000_000, seed=0):
@@ -193,9 +193,9 @@ def test_strided_out_inplace(op):
                                atol=1e-5 if op == "gelu" else 1e-38)
     if op == "gelu":   # no out= or in-place form
         return
-    if op == "silu":
+    if op in ("silu", "mish"):   # in-place, no out=
         b = a.clone()
-        assert ct.nn.functional.silu(b, inplace=True) is b
+        assert fn(ct, op)(b, inplace=True) is b
         np.testing.assert_array_equal(b.numpy(), full)
         return
     out = ct.empty_like(a)

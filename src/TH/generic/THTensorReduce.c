@@ -114,31 +114,50 @@ static int THTensor_(torch_vec_bytes)(void) {
   return bytes;
 }
 
+/* torch's sum of a contiguous row of under 64 vectors under 32-byte vectors, with the vector
+ * width a constant (a run-time width divides and loops over its lanes, which cost 1.7x torch
+ * on rows of 8-16). Under a vector: four interleaved sums (the cascade never
+ * flushes below 16 groups), the (zero) upper level added (-0 + 0 is +0), the leftover
+ * elements into the first, the sums into the first. Else: the tail elements summed, 4 vector
+ * sums, the leftover vectors into the first, the (zero) upper levels added, the sums into the
+ * first, its lanes in order into the tail's sum. */
+static inline __attribute__((always_inline)) scalar_t THTensor_(sum_row_short32)(const scalar_t *x, int64_t n) {
+  enum { W = 32 / sizeof(scalar_t) };
+  if (n < W) {
+    scalar_t a0 = 0, a1 = 0, a2 = 0, a3 = 0;
+    const int64_t g = n / 4;
+    for (int64_t i = 0; i < g; i++) { a0 += x[4 * i]; a1 += x[4 * i + 1]; a2 += x[4 * i + 2]; a3 += x[4 * i + 3]; }
+    a0 += (scalar_t)0; a1 += (scalar_t)0; a2 += (scalar_t)0; a3 += (scalar_t)0;
+    for (int64_t t = g * 4; t < n; t++) a0 += x[t];
+    a0 += a1; a0 += a2; a0 += a3;
+    return a0;
+  }
+  const int64_t nv = n / W, g = nv / 4;
+  scalar_t f = 0;
+  for (int64_t k = nv * W; k < n; k++) f += x[k];
+  const THTensor_(v32) zero = {0};
+  THTensor_(v32) a0 = zero, a1 = zero, a2 = zero, a3 = zero;
+  for (int64_t i = 0; i < g; i++) {
+    const scalar_t *b = x + i * 4 * W;
+    a0 += THTensor_(ld32)(b); a1 += THTensor_(ld32)(b + W); a2 += THTensor_(ld32)(b + 2 * W); a3 += THTensor_(ld32)(b + 3 * W);
+  }
+  a0 += zero; a1 += zero; a2 += zero; a3 += zero;
+  for (int64_t t = g * 4; t < nv; t++) a0 += THTensor_(ld32)(x + t * W);
+  a0 += a1; a0 += a2; a0 += a3;
+  for (int l = 0; l < W; l++) f += a0[l];
+  return f;
+}
+
 /* torch's sum of one reduced row of n elements at stride st */
 scalar_t THTensor_(sum_row_torch)(const scalar_t *x, int64_t n, int64_t st, bool vec) {
   const int vb = THTensor_(torch_vec_bytes)();
   const int64_t W = vb / (int64_t)sizeof(scalar_t);
   if (!vec || st != 1 || n < W) return THTensor_(cascade1)(x, st, n, 4);
   const int64_t nv = n / W;
+  /* under 16 groups of 4 vectors the cascade never flushes (its step is >= 16) */
+  if (vb == 32 && nv < 4 * 16) return THTensor_(sum_row_short32)(x, n);
   scalar_t f = 0;
   for (int64_t k = nv * W; k < n; k++) f += x[k];
-  if (vb == 32 && nv < 4 * 16) {
-    /* under 16 groups of 4 vectors the cascade never flushes (its step is >= 16): 4 vector
-     * sums, the leftover vectors into the first, the (zero) upper levels added (-0 + 0 is +0,
-     * as there), the sums into the first. The general loop's setup cost 1.8x torch on short rows. */
-    const THTensor_(v32) zero = {0};
-    THTensor_(v32) a0 = zero, a1 = zero, a2 = zero, a3 = zero;
-    const int64_t g = nv / 4;
-    for (int64_t i = 0; i < g; i++) {
-      const scalar_t *b = x + i * 4 * W;
-      a0 += THTensor_(ld32)(b); a1 += THTensor_(ld32)(b + W); a2 += THTensor_(ld32)(b + 2 * W); a3 += THTensor_(ld32)(b + 3 * W);
-    }
-    a0 += zero; a1 += zero; a2 += zero; a3 += zero;
-    for (int64_t t = g * 4; t < nv; t++) a0 += THTensor_(ld32)(x + t * W);
-    a0 += a1; a0 += a2; a0 += a3;
-    for (int64_t l = 0; l < W; l++) f += a0[l];
-    return f;
-  }
   if (vb == 64) {
     THTensor_(v64) r = THTensor_(cascade64)(x, W, nv, 4);
     for (int64_t l = 0; l < W; l++) f += r[l];
@@ -188,6 +207,10 @@ void THTensor_(sum_2d)(double *out_d, int64_t *out_i, const scalar_t *x, int64_t
                        int64_t sm, int64_t sk) {
 #if defined(TH_REAL_IS_FLOATING) && !defined(TH_REAL_IS_REDUCED)
   if (M == 1 || sk < sm || sm == 0) {   /* inner reductions: a row sum per output */
+    if (sk == 1 && K < 64 * (32 / (int64_t)sizeof(scalar_t)) && THTensor_(torch_vec_bytes)() == 32) {
+      for (int64_t m = 0; m < M; m++) out_d[m] = THTensor_(sum_row_short32)(x + m * sm, K);
+      return;
+    }
     for (int64_t m = 0; m < M; m++) out_d[m] = THTensor_(sum_row_torch)(x + m * sm, K, sk, true);
   } else {
     THTensor_(sum_cols_torch)(out_d, x, M, K, sm, sk);
