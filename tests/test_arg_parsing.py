@@ -468,6 +468,59 @@ def test_from_numpy_refusals():
     check("torch.from_numpy(np.zeros(2, dtype='>f4'))")
 
 
+# ---- tensor() from lists holding numpy arrays and scalars (graykode/nlp-tutorial's TextCNN, TextRNN, ...) ----
+
+@pytest.mark.parametrize("expr", [
+    "torch.tensor([np.eye(3)[0], np.eye(3)[2]])",                                 # float64 rows stay float64
+    "torch.LongTensor([np.asarray([1, 2]), np.asarray([3, 4])])",
+    "torch.FloatTensor([np.eye(4)[[0, 1]], np.eye(4)[[2, 3]]])",
+    "torch.tensor([np.array([1, 2], dtype=np.int32), [3, 4]])",                    # int32 and Python ints: int64
+    "torch.tensor([np.array([1, 2], dtype=np.int32), np.array([1., 2], dtype=np.float32)])",
+    "torch.tensor([np.array([[True]]), np.array([[False]])])",
+    "torch.tensor([np.arange(6.)[::2], np.arange(3.)])",                           # strided rows
+    "torch.tensor([np.zeros((2, 0))])",
+    "torch.tensor([np.array([1, 2]), np.array([1, 2, 3])])",                       # ragged: ValueError
+    "torch.tensor([[1, 2], np.array([[1, 2]])])",
+    "torch.tensor([np.float64(1.5), 2.0])",                                        # numpy scalars keep their dtype
+    "torch.tensor([np.float16(1), np.int64(2)])",
+    "torch.tensor([np.int32(3), 4])",
+    "torch.tensor([np.complex64(1), 2.0])",
+    "torch.tensor([torch.tensor(1, dtype=torch.int32)])",                           # a 0-d tensor's dtype too
+    "torch.tensor([torch.tensor(1.5, dtype=torch.float16), 2.5])",
+    "torch.tensor([1, [2]])",                                                      # a list where a scalar was: TypeError
+])
+def test_tensor_from_lists_of_numpy_values(expr):
+    """same values and dtype as torch, or the same exception type (the messages of torch's
+    refusals name its internal conversions, so only the ragged case's text is compared)"""
+    def run(lib):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")   # torch's "list of numpy.ndarrays is extremely slow"
+            try:
+                return eval(expr, {"torch": lib, "np": np}), None
+            except Exception as e:   # noqa: BLE001 - the exception is what is compared
+                return None, e
+    (rt, et), (rc, ec) = run(torch), run(cthtorch)
+    assert type(ec) is type(et), (ec, et)
+    if et is None:
+        assert rc.tolist() == rt.tolist() and str(rc.dtype) == str(rt.dtype) and rc.shape == rt.shape
+    elif isinstance(et, ValueError):
+        assert str(ec) == str(et)
+
+
+def test_tensor_from_list_of_arrays_warns_once_like_torch():
+    import os
+    import subprocess
+    import sys
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    code = ("import warnings, numpy as np; warnings.simplefilter('always'); import {0} as t\n"
+            "with warnings.catch_warnings(record=True) as w:\n"
+            "    warnings.simplefilter('always'); t.tensor([np.ones(2)]); t.tensor([np.ones(2)])\n"
+            "print(len(w), 'extremely slow' in str(w[0].message))")
+    outs = [subprocess.run([sys.executable, "-c", code.format(m)], capture_output=True, text=True,
+                           cwd=root).stdout for m in ("cthtorch", "torch")]
+    assert outs[0] == outs[1] == "1 True\n"
+
+
 def test_lerp_end_takes_tensors_only():
     # torch lists two overloads here (its "invalid combination" text); cthtorch declares one
     for lib in (cthtorch, torch):
@@ -521,8 +574,10 @@ def test_deprecated_positional_signatures():
 
 
 def test_deprecated_signature_warns_once_per_process():
+    import os
     import subprocess
     import sys
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     code = ("import warnings, {0} as t\nwarnings.simplefilter('always')\nx = t.ones(2)\n"
             "with warnings.catch_warnings(record=True) as w:\n    x.add_(2, x); x.addcmul_(1, x, x); t.add(x, 1, x)\n"
             "print(len(w), repr(str(w[0].message).split(' (Triggered')[0]))")

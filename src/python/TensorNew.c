@@ -62,6 +62,19 @@ static int unsupported_numpy_type(PyObject *obj) {
   return -1;
 }
 
+/* The dtype a buffer's format names, or a Python error (byte order, or a
+ * numpy type with no cthtorch dtype such as uint16). */
+static int buffer_dtype(PyObject *obj, const Py_buffer *v, THDtype *out) {
+  int rc = dtype_from_format(v->format ? v->format : "B", v->itemsize, out);
+  if (rc == -2) {
+    PyErr_SetString(PyExc_ValueError, "given numpy array has byte order different from the native byte order. "
+                    "Conversion between byte orders is currently not supported.");
+    return -1;
+  }
+  if (rc < 0) return unsupported_numpy_type(obj);
+  return 0;
+}
+
 /* A storage over a Py_buffer: freeing it releases the buffer (under the GIL). */
 typedef struct { Py_buffer view; } BufCtx;
 static void *buf_malloc(const THAllocator *a, size_t n, void **ctx) { (void)a; (void)n; (void)ctx; return NULL; }
@@ -119,16 +132,7 @@ static THTensor *share_buffer(PyObject *obj, bool warn_readonly) {
   Py_buffer *v = &c->view;
   THDtype dt;
   THTensor *t = NULL;
-  int fmt_rc = dtype_from_format(v->format ? v->format : "B", v->itemsize, &dt);
-  if (fmt_rc == -2) {
-    PyErr_SetString(PyExc_ValueError, "given numpy array has byte order different from the native byte order. "
-                    "Conversion between byte orders is currently not supported.");
-    goto release;
-  }
-  if (fmt_rc < 0) {
-    unsupported_numpy_type(obj);
-    goto release;
-  }
+  if (buffer_dtype(obj, v, &dt) < 0) goto release;
   if (v->ndim > TH_MAX_DIMS) {
     PyErr_Format(PyExc_ValueError, "number of dimensions cannot be greater than %d", TH_MAX_DIMS);
     goto release;
@@ -195,32 +199,64 @@ static bool is_ndarray(PyObject *o) {
 typedef struct {
   int ndim;
   int64_t sizes[TH_MAX_DIMS];
-  int kind;          /* 0 bool, 1 int, 2 float; the widest leaf */
-  THDtype tdtype;    /* promoted dtype of tensor / numpy leaves */
-  bool any_tensor;
+  bool leaf_seen;    /* a scalar fixed ndim: no sequence may sit at depth ndim */
+  THDtype dtype;     /* every leaf's dtype promoted (torch's rule); Undefined: no leaf yet */
 } Infer;
 
-static int leaf_kind(PyObject *o, Infer *inf) {
-  if (PyBool_Check(o)) return 0;
-  if (PyLong_Check(o)) return 1;
-  if (PyFloat_Check(o)) return 2;
-  if (PyComplex_Check(o)) return 3;
+static bool is_numpy_scalar(PyObject *o) {
+  return !strncmp(Py_TYPE(o)->tp_name, "numpy.", 6) && !is_ndarray(o);
+}
+
+/* A leaf's dtype: Python scalars give torch's defaults (bool, int64, the
+ * default float, its complex), numpy scalars and one-element tensors their
+ * own dtype. -1 with the error set when the leaf is no scalar. */
+static int leaf_dtype(PyObject *o, THDtype *out) {
+  if (is_numpy_scalar(o)) {   /* before PyFloat_Check: np.float64 subclasses float */
+    Py_buffer v;
+    if (PyObject_GetBuffer(o, &v, PyBUF_RECORDS_RO) < 0) {
+      PyErr_Clear();
+      PyErr_Format(PyExc_TypeError, "new(): invalid data type '%s'", Py_TYPE(o)->tp_name);
+      return -1;
+    }
+    int rc = buffer_dtype(o, &v, out);
+    PyBuffer_Release(&v);
+    return rc;
+  }
+  if (PyBool_Check(o)) { *out = TH_Bool; return 0; }
+  if (PyLong_Check(o)) { *out = TH_Int64; return 0; }
+  if (PyFloat_Check(o)) { *out = at_default_dtype(); return 0; }
+  if (PyComplex_Check(o)) { *out = THDtype_toComplex(at_default_dtype()); return 0; }
   if (THPTensor_Check(o)) {
     THTensor *t = ((THPTensor *)o)->t;
-    if (THTensor_numel(t) != 1 || t->ndim != 0) return -2;
-    if (THP_refuse_meta_value(t) < 0) return -3;   /* no value to read: the error is set */
-    inf->tdtype = at_promote_types(inf->tdtype, t->dtype);
-    inf->any_tensor = true;
-    return t->dtype == TH_Bool ? 0 : (THDtype_isComplex(t->dtype) ? 3 : (THDtype_isFloating(t->dtype) ? 2 : 1));
+    if (THTensor_numel(t) != 1 || t->ndim != 0) {
+      PyErr_SetString(PyExc_ValueError, "only one element tensors can be converted to Python scalars");
+      return -1;
+    }
+    if (THP_refuse_meta_value(t) < 0) return -1;   /* no value to read: the error is set */
+    *out = t->dtype;
+    return 0;
   }
-  const char *tn = Py_TYPE(o)->tp_name;
-  if (!strncmp(tn, "numpy.", 6)) {
-    if (strstr(tn, "bool")) return 0;
-    if (strstr(tn, "int")) return 1;
-    if (strstr(tn, "float")) return 2;
-    if (strstr(tn, "complex")) return 3;
-  }
+  PyErr_Format(PyExc_TypeError, "new(): invalid data type '%s'", Py_TYPE(o)->tp_name);
   return -1;
+}
+
+/* Records that depth holds n elements, or checks it against what an earlier
+ * sibling recorded. */
+static int note_size(Infer *inf, int depth, int64_t n) {
+  if (depth >= TH_MAX_DIMS) { PyErr_SetString(PyExc_ValueError, "too many dimensions"); return -1; }
+  if (depth == inf->ndim) {
+    if (inf->leaf_seen) {
+      PyErr_Format(PyExc_TypeError, "new(): expected a scalar at dim %d (got a sequence of length %lld)", depth,
+                   (long long)n);
+      return -1;
+    }
+    inf->sizes[inf->ndim++] = n;
+  } else if (inf->sizes[depth] != n) {
+    PyErr_Format(PyExc_ValueError, "expected sequence of length %lld at dim %d (got %lld)",
+                 (long long)inf->sizes[depth], depth, (long long)n);
+    return -1;
+  }
+  return 0;
 }
 
 static int infer(PyObject *o, int depth, Infer *inf) {
@@ -228,17 +264,29 @@ static int infer(PyObject *o, int depth, Infer *inf) {
     PyErr_SetString(PyExc_ValueError, "only one element tensors can be converted to Python scalars");
     return -1;
   }
+  if (is_ndarray(o)) {
+    /* a numpy array inside a list (torch warns that this is slow): its shape
+     * extends the list's, its dtype joins the promotion; fill copies it whole */
+    Py_buffer v;
+    if (PyObject_GetBuffer(o, &v, PyBUF_RECORDS_RO) < 0) return -1;
+    THDtype adt;
+    int rc = v.ndim == 0 ? 1 : buffer_dtype(o, &v, &adt);
+    for (int i = 0; rc == 0 && i < v.ndim; i++) rc = note_size(inf, depth + i, v.shape[i]);
+    PyBuffer_Release(&v);
+    if (rc < 0) return -1;
+    if (rc == 0) {
+      inf->dtype = at_promote_types(inf->dtype, adt);
+      return 0;
+    }
+    /* a 0-d array: not a sequence, and torch takes no scalar from it */
+    PyErr_Format(PyExc_TypeError, "new(): invalid data type '%s'", Py_TYPE(o)->tp_name);
+    return -1;
+  }
   if (PySequence_Check(o) && !PyUnicode_Check(o) && !PyBytes_Check(o) && !THPTensor_Check(o) &&
       !(Py_TYPE(o)->tp_as_number && PyIndex_Check(o))) {
     Py_ssize_t n = PySequence_Size(o);
     if (n < 0) return -1;
-    if (depth >= TH_MAX_DIMS) { PyErr_SetString(PyExc_ValueError, "too many dimensions"); return -1; }
-    if (depth == inf->ndim) { inf->sizes[inf->ndim++] = n; }
-    else if (inf->sizes[depth] != n) {
-      PyErr_Format(PyExc_ValueError, "expected sequence of length %lld at dim %d (got %zd)",
-                   (long long)inf->sizes[depth], depth, n);
-      return -1;
-    }
+    if (note_size(inf, depth, n) < 0) return -1;
     for (Py_ssize_t i = 0; i < n; i++) {
       PyObject *item = PySequence_GetItem(o, i);
       if (!item) return -1;
@@ -253,14 +301,10 @@ static int infer(PyObject *o, int depth, Infer *inf) {
                  (long long)inf->sizes[depth], depth);
     return -1;
   }
-  int k = leaf_kind(o, inf);
-  if (k == -2) { PyErr_SetString(PyExc_ValueError, "only one element tensors can be converted to Python scalars"); return -1; }
-  if (k == -3) return -1;
-  if (k < 0) {
-    PyErr_Format(PyExc_TypeError, "new(): invalid data type '%s'", Py_TYPE(o)->tp_name);
-    return -1;
-  }
-  if (k > inf->kind) inf->kind = k;
+  inf->leaf_seen = true;
+  THDtype ldt;
+  if (leaf_dtype(o, &ldt) < 0) return -1;
+  inf->dtype = at_promote_types(inf->dtype, ldt);
   return 0;
 }
 
@@ -323,7 +367,24 @@ static int store(char *p, THDtype dt, PyObject *o) {
   return 0;
 }
 
+/* Copies a numpy array (infer checked its shape) into p as dt. */
+static int fill_from_ndarray(PyObject *o, char **p, THDtype dt) {
+  THTensor *shared = share_buffer(o, false);
+  if (!shared) return -1;
+  THTensor *conv = at_to_dtype(shared, dt, false);
+  THTensor_free(shared);
+  THTensor *c = conv ? at_contiguous(conv) : NULL;
+  if (conv) THTensor_free(conv);
+  if (!c) { THP_raise(); return -1; }
+  size_t nbytes = (size_t)THTensor_numel(c) * THDtype_size(dt);
+  if (nbytes) memcpy(*p, THTensor_data(c), nbytes);
+  *p += nbytes;
+  THTensor_free(c);
+  return 0;
+}
+
 static int fill(PyObject *o, char **p, THDtype dt, int depth, int ndim) {
+  if (depth < ndim && is_ndarray(o)) return fill_from_ndarray(o, p, dt);
   if (depth == ndim) {
     if (store(*p, dt, o) < 0) return -1;
     *p += THDtype_size(dt);
@@ -354,15 +415,20 @@ PyObject *THP_tensor_from_data(PyObject *data, THDtype dtype, bool dtype_given, 
     return THPTensor_wrap(r);
   }
   Infer inf = { 0 };
-  inf.tdtype = TH_Undefined;
-  inf.kind = -1;   /* no leaf yet: an empty list gives the default float dtype */
+  inf.dtype = TH_Undefined;   /* no leaf at all (an empty list): the default float dtype */
+  if (PyList_Check(data) && PyList_GET_SIZE(data) > 0 && is_ndarray(PyList_GET_ITEM(data, 0))) {
+    static bool warned;   /* torch warns once per process */
+    if (!warned) {
+      warned = true;
+      if (PyErr_WarnEx(PyExc_UserWarning, "Creating a tensor from a list of numpy.ndarrays is extremely slow. "
+                       "Please consider converting the list to a single numpy.ndarray with numpy.array() before "
+                       "converting to a tensor.", 1) < 0)
+        return NULL;
+    }
+  }
   if (infer(data, 0, &inf) < 0) return NULL;
   THDtype dt = dtype;
-  if (!dtype_given) {
-    dt = (inf.kind == 2 || inf.kind < 0) ? at_default_dtype() : (inf.kind == 1 ? TH_Int64 : TH_Bool);
-    if (inf.kind == 3) dt = THDtype_toComplex(at_default_dtype());
-    if (inf.any_tensor && inf.tdtype != TH_Undefined) dt = at_promote_types(inf.tdtype, dt == TH_Bool ? inf.tdtype : dt);
-  }
+  if (!dtype_given) dt = inf.dtype == TH_Undefined ? at_default_dtype() : inf.dtype;
   THTensor *t = THTensor_new(dt, inf.ndim, inf.sizes);
   if (!t) return THP_raise();
   char *p = THTensor_data(t);
