@@ -177,5 +177,6 @@ def _view_of_storage(dtype, storage, storage_offset=0, size=None, stride=None, t
 
 
 def _storage(self):
-    _warn_typed_storage_removal()
+    # the warning names the caller of Tensor.storage(), as torch's does (a notebook shows that line)
+    _warn_typed_storage_removal(stacklevel=3)
     return TypedStorage(wrap_storage=self.untyped_storage(), dtype=self.dtype, _internal=True)

@@ -782,3 +782,13 @@ def test_script_input_names_are_torchs():
         assert fc.code == ft.code
     fc = _script_named(cthtorch)[2]
     assert cthtorch.equal(fc(cthtorch.zeros(2), 5), cthtorch.full((2,), 3.0))
+
+
+def test_script_method_is_refused_with_a_clear_error():
+    """weiaicunzai/pytorch-cifar100's stochasticdepth.py subclasses torch.jit.ScriptModule with
+    @torch.jit.script_method: not supported, so the decorator says so instead of the name being missing"""
+    with pytest.raises(NotImplementedError, match="script_method"):
+        class Block(cthtorch.jit.ScriptModule):
+            @cthtorch.jit.script_method
+            def forward(self, x):
+                return x + 1

@@ -490,3 +490,18 @@ def test_rnn_output_grad_fn_names_as_torch_cpu(mode, kw):
         h = h[0] if isinstance(h, tuple) else h
         return type(out.grad_fn).__name__, type(h.grad_fn).__name__
     assert run(cthtorch) == run(torch)
+
+
+@pytest.mark.parametrize("batch_first", [False, True])
+@pytest.mark.parametrize("side", ["right", "left"])
+def test_pad_sequence_is_contiguous_like_torchs(batch_first, side):
+    """bentrevett/pytorch-seq2seq calls trg[1:].view(-1) on pad_sequence's time-major result: torch's is contiguous"""
+    seqs = [np.arange(6.).reshape(3, 2), np.array([[7., 8.]])]
+    outs = []
+    for lib in (torch, cthtorch):
+        a = lib.tensor(seqs[0], requires_grad=True)
+        p = lib.nn.utils.rnn.pad_sequence([a, lib.tensor(seqs[1])], batch_first=batch_first, padding_value=-1.0,
+                                          padding_side=side)
+        (p * lib.arange(p.numel(), dtype=p.dtype).view(p.shape)).sum().backward()
+        outs.append((tuple(p.shape), p.stride(), p.is_contiguous(), p.tolist(), a.grad.tolist(), p[1:].view(-1).tolist()))
+    assert outs[1] == outs[0] and outs[0][2]

@@ -158,8 +158,13 @@ def test_legacy_storage_view_matches_torch():
             assert x[1].storage().data_ptr() == s.data_ptr()
         assert repr(cthtorch.tensor([1, 2]).storage()) == repr(torch.tensor([1, 2]).storage())
     cthtorch.storage._reset_warn_typed_storage_removal()   # torch warns once per process, as cthtorch does
-    with pytest.warns(UserWarning, match="TypedStorage is deprecated"):
+    with pytest.warns(UserWarning, match="TypedStorage is deprecated") as rec:
         cthtorch.ones(1).storage()
+    assert rec[0].filename == __file__   # names the line calling .storage() (dlwpt p1ch3 prints it), as torch's does
+    cthtorch.storage._reset_warn_typed_storage_removal()
+    with pytest.warns(UserWarning, match="TypedStorage is deprecated") as rec:
+        cthtorch.TypedStorage([1.0])
+    assert rec[0].filename == __file__
 
 
 def test_nn_attention_and_common_types():

@@ -17,15 +17,18 @@ class PackedSequence(collections.namedtuple("PackedSequence", ["data", "batch_si
 
 def pad_sequence(sequences, batch_first=False, padding_value=0.0, padding_side="right"):
     max_len = max(s.shape[0] for s in sequences)
-    trailing = sequences[0].shape[1:]
-    out = cthtorch.full((len(sequences), max_len) + tuple(trailing), padding_value, dtype=sequences[0].dtype)
+    trailing = tuple(sequences[0].shape[1:])
+    # torch returns a contiguous tensor in either layout; programs call .view on it (e.g. trg[1:].view(-1))
+    shape = (len(sequences), max_len) if batch_first else (max_len, len(sequences))
+    out = cthtorch.full(shape + trailing, padding_value, dtype=sequences[0].dtype, device=sequences[0].device)
     for i, s in enumerate(sequences):
         n = s.shape[0]
-        if padding_side == "left":
-            out[i, max_len - n:] = s
+        rows = slice(max_len - n, max_len) if padding_side == "left" else slice(0, n)
+        if batch_first:
+            out[i, rows] = s
         else:
-            out[i, :n] = s
-    return out if batch_first else out.transpose(0, 1)
+            out[rows, i] = s
+    return out
 
 
 def pack_padded_sequence(input, lengths, batch_first=False, enforce_sorted=True):
