@@ -325,3 +325,32 @@ def test_random_wrappers_delegate_on_other_threads():
         done.set()
         t.join()
     assert shapes == [(2,), (4,)]
+
+
+# random ops at an inner vmap on a value the outer vmap does not batch: the outer 'different' still gives every
+# outer sample its own draw (the op's physical call is batched again at the outer level)
+NESTED_CASES = {
+    "dropout": lambda L, x: L.nn.functional.dropout(x, 0.5),
+    "rand_like": lambda L, x: L.rand_like(x),
+    "bernoulli": lambda L, x: L.bernoulli(x * 0.5),
+    "multinomial": lambda L, x: L.multinomial(x, 2).float(),
+    "normal_mean": lambda L, x: L.normal(x, 1.0),
+    "inplace": lambda L, x: x.clone().normal_(),
+    "factory": lambda L, x: L.rand(4) + x,
+}
+
+
+@pytest.mark.parametrize("inner", ["same", "different"])
+@pytest.mark.parametrize("case", sorted(NESTED_CASES))
+def test_random_nested_inner_only_batched_value(case, inner):
+    op = NESTED_CASES[case]
+
+    def run(L):
+        X, Y = L.ones(3, 4), L.zeros(5)
+        out = L.func.vmap(lambda y: L.func.vmap(lambda x: op(L, x), randomness=inner)(X) + y,
+                          randomness="different")(Y)
+        # whether the outer samples share their draws, and whether the inner ones do
+        return (tuple(out.shape), all(bool((out[i] == out[0]).all()) for i in range(5)),
+                all(bool((out[:, j] == out[:, 0]).all()) for j in range(3)))
+    ref, ours = _both(run)
+    assert ours == ref
