@@ -2,7 +2,8 @@
 import cthtorch
 
 _TOL = {cthtorch.float16: (1e-3, 1e-5), cthtorch.bfloat16: (1.6e-2, 1e-5), cthtorch.float32: (1.3e-6, 1e-5),
-        cthtorch.float64: (1e-7, 1e-7)}
+        cthtorch.float64: (1e-7, 1e-7), cthtorch.complex32: (1e-3, 1e-5), cthtorch.complex64: (1.3e-6, 1e-5),
+        cthtorch.complex128: (1e-7, 1e-7)}
 
 
 def _as_tensor(x):
@@ -53,12 +54,12 @@ def _mismatch_message(a, e, ok, rtol, atol):
         return "Scalars are not %s!\n\nExpected %s but got %s.\nAbsolute difference: %s%s\nRelative difference: " \
                "%s%s" % ("equal" if exact else "close", want, got, diff, allowed(atol), rel, allowed(rtol))
     bad = int((~ok).sum())
-    if a.is_floating_point():
+    if a.is_floating_point() or a.is_complex():   # a complex difference is measured by its modulus
         diff = (a - e).abs()
         rel = diff / e.abs()
-    else:
+    else:   # integers and bools: exact differences (bool has no abs of its own)
         diff = (a.long() - e.long()).abs()
-        rel = diff.to(cthtorch.get_default_dtype()) / e.abs().to(cthtorch.get_default_dtype())
+        rel = diff.to(cthtorch.get_default_dtype()) / e.long().abs().to(cthtorch.get_default_dtype())
     lines = ["Tensor-likes are not %s!" % ("equal" if exact else "close"), "",
              "Mismatched elements: %d / %d (%.1f%%)" % (bad, ok.numel(), 100.0 * bad / max(ok.numel(), 1))]
     for name, d, tol in (("absolute", diff, atol), ("relative", rel, rtol)):

@@ -14,7 +14,10 @@ torch = oracle.require_torch()
 CASES = [([1.0, 2.0], [1.0, 2.1], {}), ([[1.0, 2.0], [3, 4]], [[1.0, 2.1], [3, 5]], {}), ([1, 2], [1, 3], {}),
          ([1.0, float("nan")], [1.0, float("nan")], {}), ([1.0, 2.0], [1.0, 2.1], dict(rtol=0.0, atol=0.0)),
          ([[1.0, 2.0]], [[1.5, 2.0]], dict(rtol=1e-3, atol=1e-3)), (1.0, 1.5, {}), (3, 4, {}),
-         ([1.0, 2.0], [1.0, 2.00001], {}), ([1.0, 2.0], [1.0, 2.1], dict(msg="boom"))]
+         ([1.0, 2.0], [1.0, 2.00001], {}), ([1.0, 2.0], [1.0, 2.1], dict(msg="boom")),
+         # complex: compared with their dtype's tolerances, differences by modulus; bools as integers
+         ([1 + 1j, 2j], [1 + 1j, 3j], {}), ([1 + 1j, 2j], [1 + 1j, 2j + 1e-6], {}), (1 + 1j, 1 + 2j, {}),
+         ([1 + 1j, float("nan")], [1 + 1j, 3j], {}), ([[True, False]], [[False, True]], {}), (True, False, {})]
 
 
 def _outcome(f):
