@@ -354,3 +354,21 @@ def test_random_nested_inner_only_batched_value(case, inner):
                 all(bool((out[:, j] == out[:, 0]).all()) for j in range(3)))
     ref, ours = _both(run)
     assert ours == ref
+
+
+def test_autograd_grad_is_grads_batched_unused_and_errors_match_torch():
+    def run(L, **kw):
+        w, u = L.ones(2, requires_grad=True), L.ones(2, requires_grad=True)
+        outs, gos = [(w * 2).sum(), w * 3], kw.pop("gos", [L.ones(3), L.ones(3, 2)])
+        return [None if g is None else (tuple(g.shape), g.tolist())
+                for g in L.autograd.grad(outs, (w, u), gos, is_grads_batched=True, **kw)]
+    for kw in ({"allow_unused": True}, {"materialize_grads": True},     # unused: None / the input's zeros
+               {"gos": None, "allow_unused": True},                       # nothing to map over: ValueError
+               {"gos": lambda L: [L.ones(3), L.ones(4, 2)], "allow_unused": True}):   # batch sizes differ
+        def case(L, kw=kw):
+            k = dict(kw)
+            if callable(k.get("gos")):
+                k["gos"] = k["gos"](L)
+            return run(L, **k)
+        ref, ours = _both(case)
+        assert ours == ref
