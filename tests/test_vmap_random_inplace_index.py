@@ -372,3 +372,19 @@ def test_autograd_grad_is_grads_batched_unused_and_errors_match_torch():
             return run(L, **k)
         ref, ours = _both(case)
         assert ours == ref
+
+
+def test_random_wrappers_removed_when_func_raises():
+    # nested vmaps in the batched random modes, func raising after a draw: every level's exit still puts the
+    # module functions back (a leftover wrapper would batch draws of later, unrelated code on this thread)
+    before = (cthtorch.rand, cthtorch.dropout, cthtorch.Tensor.normal_)
+
+    def bad(a):
+        cthtorch.rand(2)
+        raise KeyError("boom")
+    for inner in ("same", "different"):
+        with pytest.raises(KeyError):
+            cthtorch.func.vmap(cthtorch.func.vmap(bad, randomness=inner), randomness="different")(
+                cthtorch.zeros(2, 3, 2))
+        assert (cthtorch.rand, cthtorch.dropout, cthtorch.Tensor.normal_) == before
+        assert tuple(cthtorch.rand(3).shape) == (3,)
