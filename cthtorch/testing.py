@@ -2,11 +2,20 @@
 import cthtorch
 
 _TOL = {cthtorch.float16: (1e-3, 1e-5), cthtorch.bfloat16: (1.6e-2, 1e-5), cthtorch.float32: (1.3e-6, 1e-5),
-        cthtorch.float64: (1e-7, 1e-7)}
+        cthtorch.float64: (1e-7, 1e-7), cthtorch.complex32: (1e-3, 1e-5), cthtorch.complex64: (1.3e-6, 1e-5),
+        cthtorch.complex128: (1e-7, 1e-7)}
 
 
-def _as_tensor(x):
-    return x if isinstance(x, cthtorch.Tensor) else cthtorch.as_tensor(x)
+# Python numbers compare as torch makes them: bools, int64, float64 and complex128 (bool before int: a subclass)
+_NUMBER_DTYPES = ((bool, cthtorch.bool), (int, cthtorch.int64), (float, cthtorch.float64),
+                  (complex, cthtorch.complex128))
+
+
+def _number_dtype(x):
+    for kind, dtype in _NUMBER_DTYPES:
+        if isinstance(x, kind):
+            return dtype
+    return None
 
 
 def assert_close(actual, expected, *, allow_subclasses=True, rtol=None, atol=None, equal_nan=False,
@@ -14,31 +23,72 @@ def assert_close(actual, expected, *, allow_subclasses=True, rtol=None, atol=Non
     if (rtol is None) != (atol is None):
         raise ValueError("Both 'rtol' and 'atol' must be either specified or omitted, but got no %s."
                          % ("rtol" if rtol is None else "atol"))
+    try:
+        _compare(actual, expected, rtol, atol, equal_nan, check_dtype, "")
+    except AssertionError as err:
+        if msg is None:
+            raise
+        raise AssertionError(msg(str(err)) if callable(msg) else msg) from None
+
+
+def _compare(actual, expected, rtol, atol, equal_nan, check_dtype, path):
+    """one pair of inputs: sequences and mappings item by item (a failure names the item's path, as torch's
+    report does), anything else as tensors"""
     if isinstance(actual, (list, tuple)) and isinstance(expected, (list, tuple)):
         if len(actual) != len(expected):
-            raise AssertionError("The length of the sequences mismatch: %d != %d" % (len(actual), len(expected)))
-        for a, e in zip(actual, expected):
-            assert_close(a, e, rtol=rtol, atol=atol, equal_nan=equal_nan, check_dtype=check_dtype, msg=msg)
+            raise AssertionError(_at("The length of the sequences mismatch: %d != %d" % (len(actual), len(expected)),
+                                     path))
+        for i, (a, e) in enumerate(zip(actual, expected)):
+            _compare(a, e, rtol, atol, equal_nan, check_dtype, "%s[%d]" % (path, i))
         return
     if isinstance(actual, dict) and isinstance(expected, dict):
         if set(actual) != set(expected):
-            raise AssertionError("The keys of the mappings do not match")
+            raise AssertionError(_at("The keys of the mappings do not match", path))
         for k in actual:
-            assert_close(actual[k], expected[k], rtol=rtol, atol=atol, equal_nan=equal_nan, check_dtype=check_dtype,
-                         msg=msg)
+            _compare(actual[k], expected[k], rtol, atol, equal_nan, check_dtype, "%s[%r]" % (path, k))
         return
-    a, e = _as_tensor(actual), _as_tensor(expected)
+    try:
+        _compare_tensors(actual, expected, rtol, atol, equal_nan, check_dtype)
+    except AssertionError as err:
+        raise AssertionError(_at(str(err), path)) from None
+
+
+def _at(message, path):
+    return message + ("\n\nThe failure occurred for item %s" % path if path else "")
+
+
+def _compare_tensors(actual, expected, rtol, atol, equal_nan, check_dtype):
+    na, ne = _number_dtype(actual), _number_dtype(expected)
+    if (na is None) != (ne is None) and isinstance(actual if na is None else expected, cthtorch.Tensor):
+        raise TypeError("No comparison pair was able to handle inputs of type %s and %s."
+                        % tuple("<class 'torch.Tensor'>" if isinstance(x, cthtorch.Tensor) else type(x)
+                                for x in (actual, expected)))
+    if na is not None and ne is not None:
+        if check_dtype and type(actual) is not type(expected):
+            raise AssertionError("The (d)types do not match: %s != %s." % (type(actual), type(expected)))
+        if na == cthtorch.bool and ne == cthtorch.bool:
+            if actual is not expected:
+                raise AssertionError("Booleans mismatch: %s is not %s" % (actual, expected))
+            return
+    a = cthtorch.tensor(actual, dtype=na) if na is not None else actual
+    e = cthtorch.tensor(expected, dtype=ne) if ne is not None else expected
+    a, e = a if isinstance(a, cthtorch.Tensor) else cthtorch.as_tensor(a), \
+        e if isinstance(e, cthtorch.Tensor) else cthtorch.as_tensor(e)
     if tuple(a.shape) != tuple(e.shape):
-        raise AssertionError(msg or "The values for attribute 'shape' do not match: %s != %s." % (a.shape, e.shape))
+        raise AssertionError("The values for attribute 'shape' do not match: %s != %s." % (a.shape, e.shape))
     if check_dtype and a.dtype != e.dtype:
-        raise AssertionError(msg or "The values for attribute 'dtype' do not match: %s != %s." % (a.dtype, e.dtype))
-    if rtol is None:
-        rtol, atol = _TOL.get(a.dtype, (0.0, 0.0))
-    ad, ed = a.detach().double() if a.is_floating_point() else a.detach(), e.detach().to(a.dtype).double() \
-        if a.is_floating_point() else e.detach().to(a.dtype)
+        raise AssertionError("The values for attribute 'dtype' do not match: %s != %s." % (a.dtype, e.dtype))
+    if rtol is None:   # the looser of the two dtypes' tolerances, compared in their common dtype
+        tols = [_TOL.get(a.dtype, (0.0, 0.0)), _TOL.get(e.dtype, (0.0, 0.0))]
+        rtol, atol = max(t[0] for t in tols), max(t[1] for t in tols)
+    if a.dtype != e.dtype:
+        common = cthtorch.promote_types(a.dtype, e.dtype)
+        a, e = a.to(common), e.to(common)
+    a, e = a.detach(), e.detach()
+    ad, ed = (a.double(), e.double()) if a.is_floating_point() else (a, e)
     ok = cthtorch.isclose(ad, ed, rtol=rtol, atol=atol, equal_nan=equal_nan)
     if not bool(ok.all()):
-        raise AssertionError(msg or _mismatch_message(a.detach(), e.detach().to(a.dtype), ok, rtol, atol))
+        raise AssertionError(_mismatch_message(a, e, ok, rtol, atol))
 
 
 def _mismatch_message(a, e, ok, rtol, atol):
@@ -53,12 +103,12 @@ def _mismatch_message(a, e, ok, rtol, atol):
         return "Scalars are not %s!\n\nExpected %s but got %s.\nAbsolute difference: %s%s\nRelative difference: " \
                "%s%s" % ("equal" if exact else "close", want, got, diff, allowed(atol), rel, allowed(rtol))
     bad = int((~ok).sum())
-    if a.is_floating_point():
+    if a.is_floating_point() or a.is_complex():   # a complex difference is measured by its modulus
         diff = (a - e).abs()
         rel = diff / e.abs()
-    else:
+    else:   # integers and bools: exact differences (bool has no abs of its own)
         diff = (a.long() - e.long()).abs()
-        rel = diff.to(cthtorch.get_default_dtype()) / e.abs().to(cthtorch.get_default_dtype())
+        rel = diff.to(cthtorch.get_default_dtype()) / e.long().abs().to(cthtorch.get_default_dtype())
     lines = ["Tensor-likes are not %s!" % ("equal" if exact else "close"), "",
              "Mismatched elements: %d / %d (%.1f%%)" % (bad, ok.numel(), 100.0 * bad / max(ok.numel(), 1))]
     for name, d, tol in (("absolute", diff, atol), ("relative", rel, rtol)):

@@ -105,3 +105,16 @@ def test_elastic_transform_class():
     assert F.to_pil_image(img).size == T.ElasticTransform(alpha=5.0, sigma=2.0)(F.to_pil_image(img)).size
     with pytest.raises(TypeError):
         T.ElasticTransform(alpha="x")
+
+
+def test_elastic_get_params_blurs_both_fields_with_the_sigma_pair():
+    # torchvision's get_params: each field's kernel size from its own sigma, the blur with the (sx, sy) pair,
+    # x offsets scaled by alpha[0] / H and y offsets by alpha[1] / W
+    alpha, sigma, size = [10.0, 30.0], [1.0, 2.5], [12, 16]
+    ct.manual_seed(5)
+    disp = T.ElasticTransform.get_params(alpha, sigma, size)
+    ct.manual_seed(5)
+    dx = F.gaussian_blur(ct.rand([1, 1] + size) * 2 - 1, [9, 9], sigma) * alpha[0] / size[0]
+    dy = F.gaussian_blur(ct.rand([1, 1] + size) * 2 - 1, [21, 21], sigma) * alpha[1] / size[1]
+    assert tuple(disp.shape) == (1, 12, 16, 2)
+    assert ct.equal(disp[..., 0], dx[:, 0]) and ct.equal(disp[..., 1], dy[:, 0])

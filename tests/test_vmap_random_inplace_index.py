@@ -325,3 +325,66 @@ def test_random_wrappers_delegate_on_other_threads():
         done.set()
         t.join()
     assert shapes == [(2,), (4,)]
+
+
+# random ops at an inner vmap on a value the outer vmap does not batch: the outer 'different' still gives every
+# outer sample its own draw (the op's physical call is batched again at the outer level)
+NESTED_CASES = {
+    "dropout": lambda L, x: L.nn.functional.dropout(x, 0.5),
+    "rand_like": lambda L, x: L.rand_like(x),
+    "bernoulli": lambda L, x: L.bernoulli(x * 0.5),
+    "multinomial": lambda L, x: L.multinomial(x, 2).float(),
+    "normal_mean": lambda L, x: L.normal(x, 1.0),
+    "inplace": lambda L, x: x.clone().normal_(),
+    "factory": lambda L, x: L.rand(4) + x,
+}
+
+
+@pytest.mark.parametrize("inner", ["same", "different"])
+@pytest.mark.parametrize("case", sorted(NESTED_CASES))
+def test_random_nested_inner_only_batched_value(case, inner):
+    op = NESTED_CASES[case]
+
+    def run(L):
+        X, Y = L.ones(3, 4), L.zeros(5)
+        out = L.func.vmap(lambda y: L.func.vmap(lambda x: op(L, x), randomness=inner)(X) + y,
+                          randomness="different")(Y)
+        # whether the outer samples share their draws, and whether the inner ones do
+        return (tuple(out.shape), all(bool((out[i] == out[0]).all()) for i in range(5)),
+                all(bool((out[:, j] == out[:, 0]).all()) for j in range(3)))
+    ref, ours = _both(run)
+    assert ours == ref
+
+
+def test_autograd_grad_is_grads_batched_unused_and_errors_match_torch():
+    def run(L, **kw):
+        w, u = L.ones(2, requires_grad=True), L.ones(2, requires_grad=True)
+        outs, gos = [(w * 2).sum(), w * 3], kw.pop("gos", [L.ones(3), L.ones(3, 2)])
+        return [None if g is None else (tuple(g.shape), g.tolist())
+                for g in L.autograd.grad(outs, (w, u), gos, is_grads_batched=True, **kw)]
+    for kw in ({"allow_unused": True}, {"materialize_grads": True},     # unused: None / the input's zeros
+               {"gos": None, "allow_unused": True},                       # nothing to map over: ValueError
+               {"gos": lambda L: [L.ones(3), L.ones(4, 2)], "allow_unused": True}):   # batch sizes differ
+        def case(L, kw=kw):
+            k = dict(kw)
+            if callable(k.get("gos")):
+                k["gos"] = k["gos"](L)
+            return run(L, **k)
+        ref, ours = _both(case)
+        assert ours == ref
+
+
+def test_random_wrappers_removed_when_func_raises():
+    # nested vmaps in the batched random modes, func raising after a draw: every level's exit still puts the
+    # module functions back (a leftover wrapper would batch draws of later, unrelated code on this thread)
+    before = (cthtorch.rand, cthtorch.dropout, cthtorch.Tensor.normal_)
+
+    def bad(a):
+        cthtorch.rand(2)
+        raise KeyError("boom")
+    for inner in ("same", "different"):
+        with pytest.raises(KeyError):
+            cthtorch.func.vmap(cthtorch.func.vmap(bad, randomness=inner), randomness="different")(
+                cthtorch.zeros(2, 3, 2))
+        assert (cthtorch.rand, cthtorch.dropout, cthtorch.Tensor.normal_) == before
+        assert tuple(cthtorch.rand(3).shape) == (3,)

@@ -104,22 +104,27 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
 def _batched_grads(outputs, inputs, grad_outputs, retain_graph, create_graph, allow_unused, materialize_grads):
     """grad(..., is_grads_batched=True): every grad_output has a leading batch dim; one backward per batch entry
     over the same graph (the recorded nodes take one cotangent each), results stacked along a new dim 0"""
-    sizes = {g.shape[0] for g in grad_outputs if isinstance(g, cthtorch.Tensor)}
-    if not sizes:
-        raise RuntimeError("grad: is_grads_batched=True needs tensor grad_outputs with a leading batch dimension")
+    # torch fills in the missing grad_outputs first (an error for a non-scalar output), then maps its vjp over
+    # dim 0 of them all: vmap's errors (ValueError) for ones that have no dim 0
+    missing = [o for o, g in zip(outputs, grad_outputs) if g is None]
+    _make_grads(missing, [None] * len(missing))
+    if any(not isinstance(g, cthtorch.Tensor) or g.dim() == 0 for g in grad_outputs):
+        raise ValueError("vmap(vjp, in_dims=0, ...)(<inputs>): Got in_dim=0 for some input, but that input is a "
+                         "Tensor of dimensionality 0 so expected in_dim to satisfy 0 <= in_dim < 0.")
+    sizes = {g.shape[0] for g in grad_outputs}
     if len(sizes) > 1:
-        raise RuntimeError("vmap: Expected all tensors to have the same size in the mapped dimension, got sizes %s "
-                           "for the mapped dimension" % sorted(sizes))
+        raise ValueError("vmap: Expected all tensors to have the same size in the mapped dimension, got sizes %s "
+                         "for the mapped dimension" % sorted(sizes))
     B = sizes.pop()
     if B == 0:
         return tuple(x.new_zeros((0,) + tuple(x.shape)) for x in inputs)
     rows = []
     for i in range(B):
-        gi = [g[i] if isinstance(g, cthtorch.Tensor) else g for g in grad_outputs]
-        rows.append(grad(outputs, inputs, gi, retain_graph=True if i < B - 1 else retain_graph,
-                         create_graph=create_graph, allow_unused=allow_unused, materialize_grads=materialize_grads))
-    return tuple(None if rows and rows[0][k] is None else cthtorch.stack([r[k] for r in rows])
-                 for k in range(len(inputs)))
+        rows.append(grad(outputs, inputs, [g[i] for g in grad_outputs], retain_graph=True if i < B - 1 else
+                         retain_graph, create_graph=create_graph, allow_unused=allow_unused or materialize_grads))
+    # an unused input: None, or with materialize_grads torch's zeros of the input's own (unbatched) shape
+    return tuple(cthtorch.stack([r[k] for r in rows]) if rows[0][k] is not None
+                 else cthtorch.zeros_like(x) if materialize_grads else None for k, x in enumerate(inputs))
 
 
 def _is_checkpoint_valid():

@@ -84,7 +84,12 @@ def _mode(level):
 
 class _Draw:
     """Brackets a sanctioned draw: raises in 'error' mode, marks frames whose generator moved since their
-    last sanctioned draw (someone drew behind their back), and records the state the draw leaves."""
+    last sanctioned draw (someone drew behind their back), and records the state the draw leaves.
+    ceiling: the level whose rule draws (the ops it calls still batch the draw over the vmaps outside it,
+    levels below); 0 where the draw already accounts for every level."""
+
+    def __init__(self, ceiling=0):
+        self.ceiling = ceiling
 
     def __enter__(self):
         frames = _frames()
@@ -95,11 +100,14 @@ class _Draw:
             if not f.dirty and not cthtorch.equal(now, f.last):
                 f.dirty = True
         self.depth = getattr(_state, "in_draw", 0)
+        self.outer_ceiling = getattr(_state, "ceiling", None)
         _state.in_draw = self.depth + 1
+        _state.ceiling = self.ceiling
         return self
 
     def __exit__(self, *exc):
         _state.in_draw = self.depth
+        _state.ceiling = self.outer_ceiling
         if not self.depth:
             now = cthtorch.get_rng_state()
             for f in _frames():
@@ -107,13 +115,19 @@ class _Draw:
         return False
 
 
+def _op(name):
+    """the op as func would call it now: under a rule's draw, the wrapper batches the physical call over the
+    'different' vmaps outside the rule's level (a value unbatched there still draws per outer sample)"""
+    return getattr(cthtorch.Tensor if name in _INPLACE else cthtorch, name)
+
+
 # ---------------------------------------------------------------- rules (a batched argument)
 
 def _like_rule(func, level, args, kwargs):
     if not _only_self_batched(args, kwargs, level):
         return NotImplemented
-    x, orig = args[0], _ORIG[func.__name__]
-    with _Draw():
+    x, orig = args[0], _op(func.__name__)
+    with _Draw(level):
         if _mode(level) == "different":
             return BatchedTensor(orig(x._value, *args[1:], **kwargs), level)
         return orig(x._value[0], *args[1:], **kwargs)     # 'same': one draw, unbatched
@@ -122,8 +136,8 @@ def _like_rule(func, level, args, kwargs):
 def _inplace_rule(func, level, args, kwargs):
     if not _only_self_batched(args, kwargs, level):
         return NotImplemented
-    x, orig = args[0], _ORIG[func.__name__]
-    with _Draw():
+    x, orig = args[0], _op(func.__name__)
+    with _Draw(level):
         if _mode(level) == "different":
             orig(x._value, *args[1:], **kwargs)
         else:
@@ -141,8 +155,8 @@ def _value_rule(func, level, args, kwargs):
     if mode == "same":
         with _Draw():
             raise RuntimeError(_SAME_BATCHED_INPUT)
-    orig = _ORIG[name]
-    with _Draw():
+    orig = _op(name)
+    with _Draw(level):
         if name == "normal":
             mean, _ = _arg(args, kwargs, 0, "mean")
             std, _ = _arg(args, kwargs, 1, "std", 1.0)
@@ -175,8 +189,8 @@ def _dropout_rule(func, level, args, kwargs):
         return NotImplemented
     if not train or p == 0 or x.numel() == 0:
         return x
-    orig = _ORIG["dropout"]
-    with _Draw():
+    orig = _op("dropout")
+    with _Draw(level):
         if _mode(level) == "different":
             return BatchedTensor(orig(x._value, p, True), level)
         # 'same': one mask (already scaled by 1/(1-p)) for every sample
@@ -186,8 +200,15 @@ def _dropout_rule(func, level, args, kwargs):
 
 # ---------------------------------------------------------------- factories (no batched argument)
 
+def _below_ceiling():
+    """the vmap frames a wrapper still has to batch for: all of them, or under a rule's draw those outside it"""
+    ceiling = getattr(_state, "ceiling", None)
+    frames = _frames()
+    return frames if ceiling is None else [f for f in frames if f.level < ceiling]
+
+
 def _different_levels():
-    return [f for f in _frames() if f.mode == "different"]
+    return [f for f in _below_ceiling() if f.mode == "different"]
 
 
 def _nest(value, levels):
@@ -215,8 +236,8 @@ def _factory(name, size_pos):
     def wrapper(*args, **kwargs):
         if not _active() or any(isinstance(a, (cthtorch.Tensor, BatchedTensor)) for a in _leaves((args, kwargs))):
             return orig(*args, **kwargs)
+        levels = _different_levels()     # before the draw, which accounts for them all
         with _Draw():
-            levels = _different_levels()
             if not levels:
                 return orig(*args, **kwargs)
             pos = size_pos
@@ -239,8 +260,8 @@ def _stacked_factory(name):
     def wrapper(*args, **kwargs):
         if not _active():
             return orig(*args, **kwargs)
+        levels = _different_levels()     # before the draw, which accounts for them all
         with _Draw():
-            levels = _different_levels()
             if not levels:
                 return orig(*args, **kwargs)
             n = 1
@@ -279,16 +300,17 @@ def _inplace_method(name):
     def wrapper(self, *args, **kwargs):
         if not _active() or isinstance(self, BatchedTensor):
             return orig(self, *args, **kwargs)
+        different = _different_levels()
         with _Draw():
-            if _different_levels():
+            if different:
                 raise RuntimeError(_UNBATCHED_INPLACE)
             return orig(self, *args, **kwargs)
     return wrapper
 
 
 def _active():
-    """a batched vmap runs on this thread, and no sanctioned draw is under way (a rule's own calls delegate)"""
-    return bool(getattr(_state, "frames", None)) and not getattr(_state, "in_draw", 0)
+    """a batched vmap runs on this thread that the draw under way (if any) has not accounted for"""
+    return bool(getattr(_state, "frames", None)) and bool(_below_ceiling())
 
 
 # ---------------------------------------------------------------- the tables

@@ -649,7 +649,7 @@ class ElasticTransform(cthtorch.nn.Module):
             if sigma[k] > 0.0:
                 ks = int(8 * sigma[k] + 1)
                 ks += 1 - ks % 2   # odd
-                d = F.gaussian_blur(d, [ks, ks], [sigma[k], sigma[k]])
+                d = F.gaussian_blur(d, [ks, ks], list(sigma))   # torchvision blurs both fields with (sx, sy)
             fields.append(d * alpha[k] / size[k])
         return cthtorch.cat(fields, 1).permute(0, 2, 3, 1)
 
