@@ -269,3 +269,21 @@ def test_channels_last_to_keeps_one_node():
             out.append((type(y.grad_fn).__name__, g.stride(), g.numpy().tolist()))
         return out
     assert run(ct) == run(torch)
+
+
+@pytest.mark.parametrize("shape", [(2, 0, 3, 4), (2, 3, 0, 5), (0, 3, 4, 5), (2, 3, 4, 0)])
+@pytest.mark.parametrize("how", ["contiguous", "clone", "to"])
+def test_channels_last_of_empty_as_torch(shape, how):
+    """an empty tensor's channels_last strides can repeat (0, 1, 0, 0): nothing is written twice, so the
+    copy into it is no overlap (it raised torch's 'more than one element ... refers to a single memory location')"""
+    def run(lib):
+        y = getattr(lib.empty(shape), how)(memory_format=lib.channels_last)
+        return tuple(y.shape), y.stride(), y.is_contiguous(memory_format=lib.channels_last)
+    assert run(ct) == run(torch)
+
+
+def test_copy_into_expanded_empty_as_torch():
+    def run(lib):
+        return tuple(lib.empty(1, 0, 1).expand(5, 0, 3).copy_(lib.ones(5, 0, 3)).shape)
+    assert run(ct) == run(torch)
+
