@@ -287,3 +287,24 @@ def test_copy_into_expanded_empty_as_torch():
         return tuple(lib.empty(1, 0, 1).expand(5, 0, 3).copy_(lib.ones(5, 0, 3)).shape)
     assert run(ct) == run(torch)
 
+
+@pytest.mark.parametrize("call", [
+    "t.resize_(3, 2)", "t.resize_(2, 3)", "t.resize_(3, 2, memory_format=L.contiguous_format)",
+    "t.resize_(3, 2, memory_format=L.preserve_format)", "t.resize_(6, memory_format=L.preserve_format)",
+    "c.resize_(2, 3, 4, 5)", "c.resize_(2, 3, 4, 5, memory_format=L.contiguous_format)", "c.resize_(120)",
+    "c.resize_(2, 3, 4, 5, memory_format=L.channels_last)", "t.resize_(3, 2, 1, memory_format=L.channels_last)",
+])
+def test_resize_keeps_strides_as_torch(call):
+    """resize_ to the same sizes keeps the strides (a transposed view's values stay where they are); only a
+    memory_format given lays them out again; preserve is refused after the resize, as torch"""
+    def run(lib):
+        env = {"L": lib, "t": lib.arange(6.).view(2, 3).t(),
+               "c": lib.arange(120.).view(2, 3, 4, 5).contiguous(memory_format=lib.channels_last)}
+        x = eval(call.split(".", 1)[0], env)
+        try:
+            eval(call, env)
+            err = None
+        except RuntimeError as e:
+            err = str(e)
+        return err, tuple(x.shape), x.stride(), x.flatten().tolist()[:12]
+    assert run(ct) == run(torch)

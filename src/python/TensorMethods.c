@@ -366,11 +366,19 @@ static PyObject *m_resize_(PyObject *self, PyObject *const *args, Py_ssize_t nar
     const ATIntList *l = ap_intlist(&r, 1);
     bool negative = false;
     for (int i = 0; i < l->n; i++) negative |= l->v[i] < 0;
+    PyObject *mfo = ap_object(&r, 2);
+    bool given = mfo && mfo != Py_None;
+    ATMemoryFormat mf = THP_memory_format(mfo, AT_CONTIGUOUS_FORMAT);
+    /* as torch: the same sizes keep the strides (a transposed or channels_last tensor stays one);
+     * only a memory_format given lays them out again, after the resize (preserve: torch's error) */
+    THTensor *t = SELF->t;
+    bool same = t->ndim == l->n && (!l->n || !memcmp(t->sizes, l->v, l->n * sizeof(int64_t)));
     /* torch's numel check reads sizes as unsigned, so a negative size is its overflow text
      * (torch then accepts (0, -1): a tensor with a negative dim, which we refuse the same way) */
     if (negative) PyErr_SetString(PyExc_RuntimeError, "numel: integer multiplication overflow");
-    else if (THTensor_resize(SELF->t, l->n, l->v) < 0 ||
-             at_restride_format(SELF->t, THP_memory_format(ap_object(&r, 2), AT_CONTIGUOUS_FORMAT)) < 0) THP_raise();
+    else if (((!same || (given && mf == AT_CONTIGUOUS_FORMAT)) && THTensor_resize(t, l->n, l->v) < 0) ||
+             at_restride_format(t, mf) < 0) THP_raise();
+    else if (mf == AT_PRESERVE_FORMAT) PyErr_SetString(PyExc_RuntimeError, "Unsupported memory formatPreserve");
     else { THP_bump_version(self); res = Py_NewRef(self); }
   }
   ap_release(&r);
