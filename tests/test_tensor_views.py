@@ -242,7 +242,8 @@ def test_channels_last_as_torch(name):
 @pytest.mark.parametrize("call", [
     "x.contiguous(memory_format=L.channels_last)", "x.to(memory_format=L.channels_last)",
     "x.clone(memory_format=L.channels_last_3d)", "x.contiguous(memory_format=L.preserve_format)",
-    "x.is_contiguous(memory_format=1)", "x.is_contiguous(memory_format=None)",
+    "x.is_contiguous(memory_format=1)", "x.is_contiguous(memory_format=None)", "x.is_contiguous(L.channels_last)",
+    "x.is_contiguous(1, 2)", "x.is_contiguous(format=L.channels_last)",
     "x[:, ::2].contiguous(memory_format=L.preserve_format)",
     "x.unsqueeze(-1).expand(2, 3, 4, 2).contiguous(memory_format=L.channels_last).view(-1)",
 ])

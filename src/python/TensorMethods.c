@@ -51,16 +51,14 @@ static PyObject *m_get_device(PyObject *self, PyObject *u) {
 }
 static PyObject *m_is_view(PyObject *self, PyObject *u) { return PyBool_FromLong(SELF->base != NULL); }
 
-static PyObject *m_is_contiguous(PyObject *self, PyObject *args, PyObject *kw) {
-  static char *kwlist[] = {"memory_format", NULL};
-  PyObject *mf = NULL;
-  if (!PyArg_ParseTupleAndKeywords(args, kw, "|$O:is_contiguous", kwlist, &mf)) return NULL;
-  if (mf && Py_TYPE(mf) != Py_TYPE(THPMemoryFormat_objs[0])) {
-    PyErr_Format(PyExc_TypeError, "is_contiguous(): argument 'memory_format' must be torch.memory_format, not %s",
-                 Py_TYPE(mf)->tp_name);
-    return NULL;
-  }
-  return PyBool_FromLong(at_is_contiguous_format(SELF->t, THP_memory_format(mf, AT_CONTIGUOUS_FORMAT)));
+static PyObject *m_is_contiguous(PyObject *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames) {
+  static const char *sigs[] = { "is_contiguous(Tensor self, *, MemoryFormat memory_format=contiguous_format)", NULL };
+  static APParser p = { sigs };
+  APResult r;
+  if (ap_parse(&p, self, args, nargs, kwnames, &r) < 0) return NULL;
+  ATMemoryFormat mf = THP_memory_format(ap_object(&r, 1), AT_CONTIGUOUS_FORMAT);
+  ap_release(&r);
+  return PyBool_FromLong(at_is_contiguous_format(SELF->t, mf));
 }
 
 /* x.contiguous() of a contiguous plain tensor is x itself, as torch's (no alias, no CloneBackward0 node);
@@ -400,7 +398,7 @@ PyMethodDef THP_manual_tensor_methods[] = {
   {"element_size", m_element_size, METH_NOARGS, NULL},
   {"storage_offset", m_storage_offset, METH_NOARGS, NULL},
   {"data_ptr", m_data_ptr, METH_NOARGS, NULL},
-  {"is_contiguous", VARKW(m_is_contiguous), NULL},
+  {"is_contiguous", (PyCFunction)(void (*)(void))m_is_contiguous, METH_FASTCALL | METH_KEYWORDS, NULL},
   {"is_floating_point", m_is_floating_point, METH_NOARGS, NULL},
   {"is_signed", m_is_signed, METH_NOARGS, NULL},
   {"is_complex", m_is_complex, METH_NOARGS, NULL},
