@@ -309,3 +309,27 @@ def test_resize_keeps_strides_as_torch(call):
             err = str(e)
         return err, tuple(x.shape), x.stride(), x.flatten().tolist()[:12]
     assert run(ct) == run(torch)
+
+
+@pytest.mark.parametrize("call", [
+    "L.empty(2, 3, 4, 5, memory_format=L.channels_last)", "L.empty(2, 3, 4, 5, 6, memory_format=L.channels_last_3d)",
+    "L.empty(2, 3, memory_format=L.channels_last)", "L.empty(2, 3, 4, 5, memory_format=L.preserve_format)",
+    "L.empty(2, 0, 4, 5, memory_format=L.channels_last)", "L.empty_like(x, memory_format=L.channels_last)",
+    "L.empty_like(c)", "L.empty_like(c, memory_format=L.contiguous_format)", "L.empty_like(y, memory_format=L.channels_last)",
+    "L.zeros_like(x, memory_format=L.channels_last)", "L.zeros_like(c)", "L.zeros_like(c, memory_format=L.contiguous_format)",
+    "L.full_like(x, 3., memory_format=L.channels_last)", "L.full_like(c, 3.)", "L.ones_like(t, dtype=L.bool)",
+    "L.full_like(t.to(L.uint8), 300)",
+])
+def test_factory_memory_format_as_torch(call):
+    """empty and the *_like factories lay their result out in the memory_format given (they ignored it), and the
+    filled *_like keep a dense input's layout by default, as empty_like did"""
+    def run(lib):
+        env = {"L": lib, "x": lib.arange(120.).view(2, 3, 4, 5), "y": lib.ones(2, 3), "t": lib.arange(6).view(2, 3).t(),
+               "c": lib.arange(120.).view(2, 3, 4, 5).contiguous(memory_format=lib.channels_last)}
+        try:
+            r = eval(call, env)
+        except RuntimeError as e:
+            return str(e)
+        return tuple(r.shape), r.stride(), r.dtype == getattr(lib, str(r.dtype).split(".")[1]), \
+            None if "empty" in call else r.flatten().tolist()
+    assert run(ct) == run(torch)
