@@ -51,6 +51,22 @@ def test_increment_version_invalidates_saved_tensors():
             out.sum().backward()
 
 
+
+@pytest.mark.parametrize("call", ["g.increment_version(3)", "g.increment_version([t, 3])", "C._increment_version(t)",
+                                  "C._increment_version((t, t))", "C._increment_version(L.tensor(1.))"])
+def test_increment_version_arguments_as_torch(call):
+    """_C._increment_version takes an iterable of tensors, as torch's; anything else is its RuntimeError"""
+    def run(L):
+        t = L.ones(2)
+        v = t._version
+        try:
+            eval(call, {"g": L.autograd.graph, "C": L._C, "L": L, "t": t})
+            err = None
+        except RuntimeError as e:
+            err = str(e)
+        return err, t._version - v
+    assert run(ct) == run(torch)
+
 def test_get_gradient_edge():
     for L in (ct, torch):
         a = L.ones(2, requires_grad=True)

@@ -242,7 +242,8 @@ def test_channels_last_as_torch(name):
 @pytest.mark.parametrize("call", [
     "x.contiguous(memory_format=L.channels_last)", "x.to(memory_format=L.channels_last)",
     "x.clone(memory_format=L.channels_last_3d)", "x.contiguous(memory_format=L.preserve_format)",
-    "x.is_contiguous(memory_format=1)", "x.is_contiguous(memory_format=None)",
+    "x.is_contiguous(memory_format=1)", "x.is_contiguous(memory_format=None)", "x.is_contiguous(L.channels_last)",
+    "x.is_contiguous(1, 2)", "x.is_contiguous(format=L.channels_last)",
     "x[:, ::2].contiguous(memory_format=L.preserve_format)",
     "x.unsqueeze(-1).expand(2, 3, 4, 2).contiguous(memory_format=L.channels_last).view(-1)",
 ])
@@ -268,4 +269,67 @@ def test_channels_last_to_keeps_one_node():
             g, = lib.autograd.grad((y * lib.arange(120.).view(2, 3, 4, 5)).sum(), x)
             out.append((type(y.grad_fn).__name__, g.stride(), g.numpy().tolist()))
         return out
+    assert run(ct) == run(torch)
+
+
+@pytest.mark.parametrize("shape", [(2, 0, 3, 4), (2, 3, 0, 5), (0, 3, 4, 5), (2, 3, 4, 0)])
+@pytest.mark.parametrize("how", ["contiguous", "clone", "to"])
+def test_channels_last_of_empty_as_torch(shape, how):
+    """an empty tensor's channels_last strides can repeat (0, 1, 0, 0): nothing is written twice, so the
+    copy into it is no overlap (it raised torch's 'more than one element ... refers to a single memory location')"""
+    def run(lib):
+        y = getattr(lib.empty(shape), how)(memory_format=lib.channels_last)
+        return tuple(y.shape), y.stride(), y.is_contiguous(memory_format=lib.channels_last)
+    assert run(ct) == run(torch)
+
+
+def test_copy_into_expanded_empty_as_torch():
+    def run(lib):
+        return tuple(lib.empty(1, 0, 1).expand(5, 0, 3).copy_(lib.ones(5, 0, 3)).shape)
+    assert run(ct) == run(torch)
+
+
+@pytest.mark.parametrize("call", [
+    "t.resize_(3, 2)", "t.resize_(2, 3)", "t.resize_(3, 2, memory_format=L.contiguous_format)",
+    "t.resize_(3, 2, memory_format=L.preserve_format)", "t.resize_(6, memory_format=L.preserve_format)",
+    "c.resize_(2, 3, 4, 5)", "c.resize_(2, 3, 4, 5, memory_format=L.contiguous_format)", "c.resize_(120)",
+    "c.resize_(2, 3, 4, 5, memory_format=L.channels_last)", "t.resize_(3, 2, 1, memory_format=L.channels_last)",
+])
+def test_resize_keeps_strides_as_torch(call):
+    """resize_ to the same sizes keeps the strides (a transposed view's values stay where they are); only a
+    memory_format given lays them out again; preserve is refused after the resize, as torch"""
+    def run(lib):
+        env = {"L": lib, "t": lib.arange(6.).view(2, 3).t(),
+               "c": lib.arange(120.).view(2, 3, 4, 5).contiguous(memory_format=lib.channels_last)}
+        x = eval(call.split(".", 1)[0], env)
+        try:
+            eval(call, env)
+            err = None
+        except RuntimeError as e:
+            err = str(e)
+        return err, tuple(x.shape), x.stride(), x.flatten().tolist()[:12]
+    assert run(ct) == run(torch)
+
+
+@pytest.mark.parametrize("call", [
+    "L.empty(2, 3, 4, 5, memory_format=L.channels_last)", "L.empty(2, 3, 4, 5, 6, memory_format=L.channels_last_3d)",
+    "L.empty(2, 3, memory_format=L.channels_last)", "L.empty(2, 3, 4, 5, memory_format=L.preserve_format)",
+    "L.empty(2, 0, 4, 5, memory_format=L.channels_last)", "L.empty_like(x, memory_format=L.channels_last)",
+    "L.empty_like(c)", "L.empty_like(c, memory_format=L.contiguous_format)", "L.empty_like(y, memory_format=L.channels_last)",
+    "L.zeros_like(x, memory_format=L.channels_last)", "L.zeros_like(c)", "L.zeros_like(c, memory_format=L.contiguous_format)",
+    "L.full_like(x, 3., memory_format=L.channels_last)", "L.full_like(c, 3.)", "L.ones_like(t, dtype=L.bool)",
+    "L.full_like(t.to(L.uint8), 300)",
+])
+def test_factory_memory_format_as_torch(call):
+    """empty and the *_like factories lay their result out in the memory_format given (they ignored it), and the
+    filled *_like keep a dense input's layout by default, as empty_like did"""
+    def run(lib):
+        env = {"L": lib, "x": lib.arange(120.).view(2, 3, 4, 5), "y": lib.ones(2, 3), "t": lib.arange(6).view(2, 3).t(),
+               "c": lib.arange(120.).view(2, 3, 4, 5).contiguous(memory_format=lib.channels_last)}
+        try:
+            r = eval(call, env)
+        except RuntimeError as e:
+            return str(e)
+        return tuple(r.shape), r.stride(), r.dtype == getattr(lib, str(r.dtype).split(".")[1]), \
+            None if "empty" in call else r.flatten().tolist()
     assert run(ct) == run(torch)

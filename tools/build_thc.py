@@ -1,7 +1,7 @@
 """libTHC's build: nvcc per src/THC/*.cu, then the shared library.
 setup.py calls it; run alone (`python3 tools/build_thc.py`) it compiles the
-objects only, with the standard library alone, so CI compiles them while pip
-fills the venv (.ci/run) and setup.py then finds them up to date.
+objects only, with the standard library alone, so they can be compiled ahead
+(before the venv exists) and setup.py then finds them up to date.
 Environment: CTHTORCH_DEBUG=1 (device debug info, -G)."""
 import glob
 import os

@@ -6,10 +6,13 @@ idle. Each worker collects the same items and claims test files as it
 reaches them (tests/suite_workers.py), so a worker that finishes a file
 early takes the next free one. The first worker reports as it goes; the
 others' output is printed when all have ended. The exit status is the
-first failing worker's, else 0."""
+first failing worker's (1 for one killed by a signal, a crash, which is named
+at the end), else 0. Stopped itself (SIGTERM, SIGHUP, ^C), it stops the workers and
+removes its temporary directory."""
 import argparse
 import os
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
@@ -25,9 +28,14 @@ def main():
     if jobs == 1:
         return subprocess.call(base)
     claims = tempfile.mkdtemp(prefix="cthtorch-tests-")
+    procs, logs = [], []
+
+    def stop(signum, frame):   # a kill or hang-up: through the cleanup below, as ^C
+        raise SystemExit(128 + signum)
+    for sig in (signal.SIGTERM, signal.SIGHUP):
+        signal.signal(sig, stop)
     try:
         env = dict(os.environ, CTHTORCH_TEST_CLAIMS=claims)
-        procs, logs = [], []
         for k in range(jobs):
             # each worker its own temporary-directory root: pytest clears it at start
             cmd = base + ["--basetemp", os.path.join(claims, "tmp%d" % k)]
@@ -42,10 +50,24 @@ def main():
             log.seek(0)
             sys.stdout.write("\n==== test worker %d of %d (exit %d) ====\n" % (k + 1, jobs, codes[k]))
             sys.stdout.write(log.read())
-            log.close()
+        for k, c in enumerate(codes):
+            if c < 0:   # its own output may end mid-test: say so last
+                sys.stdout.write("\n==== test worker %d of %d was killed by %s: the run fails ====\n"
+                                 % (k + 1, jobs, signal.Signals(-c).name))
         sys.stdout.flush()
-        return next((c for c in codes if c != 0), 0)
+        return next((c if c > 0 else 1 for c in codes if c != 0), 0)
     finally:
+        for p in procs:   # still running only when this process was stopped
+            if p.poll() is None:
+                p.terminate()
+        for p in procs:
+            try:
+                p.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                p.kill()
+                p.wait()
+        for log in logs:
+            log.close()
         shutil.rmtree(claims, ignore_errors=True)
 
 

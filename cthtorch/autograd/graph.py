@@ -65,8 +65,7 @@ def increment_version(tensor):
     """Mark tensor (or each of an iterable of tensors) as modified in place without writing it: backward then
     refuses the saved copies of its old value, as after a real in-place op."""
     import cthtorch
-    for t in ((tensor,) if isinstance(tensor, cthtorch.Tensor) else tensor):
-        _C._increment_version(t)
+    _C._increment_version((tensor,) if isinstance(tensor, cthtorch.Tensor) else tensor)
 
 
 class GradientEdge(tuple):

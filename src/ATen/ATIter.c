@@ -54,7 +54,8 @@ int at_broadcast_shape(int n, const THTensor *const *ts, int *ndim, int64_t *sha
 }
 
 int at_check_no_internal_overlap(const THTensor *t) {
-  if (THTensor_isNonOverlappingAndDense(t)) return 0;
+  /* an empty tensor is written nowhere (torch copies into an empty channels_last one, strides (0, 1, 0, 0)) */
+  if (THTensor_isNonOverlappingAndDense(t) || THTensor_numel(t) == 0) return 0;
   for (int i = 0; i < t->ndim; i++)
     if (t->sizes[i] > 1 && t->strides[i] == 0) {
       THError_set(TH_ERR_RUNTIME,

@@ -629,6 +629,21 @@ static bool amax_empty(const THTensor *self, const ATIntList *dims, const ATRedu
     amax_sm_##T t = (mx ? vv > vb : vv < vb) | (vv != vv);                                       \
     return ((amax_s_##T)(((amax_sm_##T)vb & ~t) | ((amax_sm_##T)vv & t)))[0];                   \
   }                                                                                              \
+  /* which zero torch's row answers when its best is a zero: its 4 vector accumulators (vector j \
+   * of each whole group of 4) keep the last equal lane, are merged keeping the later one, then   \
+   * its lanes in order keep the first; elements after the last whole group (a row of under 4     \
+   * vectors: all) go one by one, keeping the first. So the first lane holding a zero, in its     \
+   * highest accumulator, the last zero there; else the first zero after the groups */           \
+  static T amax_zero_##T(const T *x, int64_t K) {                                                \
+    const int64_t groups = K / (4 * W);                                                          \
+    for (int l = 0; l < W; l++)                                                                  \
+      for (int j = 3; j >= 0; j--)                                                               \
+        for (int64_t i = groups - 1; i >= 0; i--)                                                \
+          if (x[(4 * i + j) * W + l] == 0) return x[(4 * i + j) * W + l];                        \
+    for (int64_t k = groups * 4 * W; k < K; k++)                                                 \
+      if (x[k] == 0) return x[k];                                                                \
+    return 0;                                                                                    \
+  }                                                                                              \
   static inline __attribute__((always_inline)) T amax_row_##T(const T *x, int64_t K, bool mx) {  \
     int64_t k = 0;                                                                               \
     T b = x[0];                                                                                  \
@@ -650,7 +665,8 @@ static bool amax_empty(const THTensor *self, const ATIntList *dims, const ATRedu
         t = (amax_v_##T)(((amax_m_##T)t & ~take) | ((amax_m_##T)u & take));                     \
       }                                                                                          \
       b = t[0];                                                                                  \
-      if (b != b || b == 0) {                                                                    \
+      if (b == 0) b = amax_zero_##T(x, K);                                                       \
+      else if (b != b) {                                                                         \
         b = acc[0];                                                                              \
         for (int l = 1; l < W; l++) b = amax_pick_##T(b, acc[l], mx);                          \
       }                                                                                          \
@@ -669,6 +685,12 @@ static bool amax_empty(const THTensor *self, const ATIntList *dims, const ATRedu
         if (mx) for (int64_t m = 0; m < M; m++) out[m] = (row[m] > out[m] || row[m] != row[m]) ? row[m] : out[m]; \
         else for (int64_t m = 0; m < M; m++) out[m] = (row[m] < out[m] || row[m] != row[m]) ? row[m] : out[m]; \
       }                                                                                          \
+      /* torch's columns in blocks of 4 vectors keep the later of equal values, the columns      \
+       * after them the first (as here): a best zero there is the column's last zero */          \
+      for (int64_t m = 0; m < M / (4 * W) * (4 * W); m++)                                        \
+        if (out[m] == 0)                                                                         \
+          for (int64_t k = K - 1; k >= 0; k--)                                                   \
+            if (x[m + k * sk] == 0) { out[m] = x[m + k * sk]; break; }                           \
     } else {                                                                                     \
       for (int64_t m = 0; m < M; m++) {                                                          \
         T b = x[m * sm];                                                                         \

@@ -3,6 +3,7 @@
 #include "Dispatch.h"
 #include "THP.h"
 #include "Bindings.h"
+#include "TorchFunction.h"
 
 #include <ctype.h>
 #include <string.h>
@@ -935,6 +936,13 @@ int ap_parse(APParser *p, PyObject *self, PyObject *const *args, Py_ssize_t narg
   PyObject *udt = unimplemented_dtype_cls ?
       find_unimplemented_dtype(args, nargs + (kwnames ? PyTuple_GET_SIZE(kwnames) : 0)) : NULL;
   if (udt && ap_unimplemented_dtype_error(p->parsed[0].name, udt)) return -1;
+  /* an argument overriding __torch_function__ (a vmap BatchedTensor, an fx Proxy) takes the call
+   * in the binding's fallback, which drops this error: every op under vmap comes here, so the
+   * list of overloads with their reasons is not built for it */
+  if (first_why[0] && THP_has_torch_function(args, nargs + (kwnames ? PyTuple_GET_SIZE(kwnames) : 0))) {
+    PyErr_SetString(PyExc_TypeError, first_why);
+    return -1;
+  }
   raise_no_match(p, self, args, nargs, kwnames, first_why);
   return -1;
 }

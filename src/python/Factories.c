@@ -31,6 +31,27 @@ static PyObject *finish(PyObject *t, bool requires_grad, int dev) {
 /* index of the first factory keyword (dtype) in a signature with k leading params */
 #define FK(k) (k)
 
+/* a fresh tensor laid out in the memory_format argument mf (absent or None: as it is; preserve:
+ * for *_like only, the input's layout it already has): its strides are set over the same storage,
+ * which holds its numel whatever the order; an empty(...)'s preserve is torch's error */
+static int lay_out(THTensor *t, PyObject *mf, bool like) {
+  if (!mf || mf == Py_None) return 0;
+  ATMemoryFormat f = THP_memory_format(mf, AT_PRESERVE_FORMAT);
+  if (f == AT_PRESERVE_FORMAT) {
+    if (like) return 0;
+    PyErr_SetString(PyExc_RuntimeError, "unsupported memory format Preserve");
+    return -1;
+  }
+  if (f == AT_CONTIGUOUS_FORMAT) {
+    int64_t sizes[TH_MAX_DIMS];
+    memcpy(sizes, t->sizes, t->ndim * sizeof(int64_t));
+    if (THTensor_resize(t, t->ndim, sizes) < 0) { THP_raise(); return -1; }
+    return 0;
+  }
+  if (at_restride_format(t, f) < 0) { THP_raise(); return -1; }
+  return 0;
+}
+
 static PyObject *make_filled(PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames, APParser *p,
                              int mode /* 0 empty, 1 zeros, 2 ones */) {
   APResult r;
@@ -63,6 +84,7 @@ static PyObject *make_filled(PyObject *const *args, Py_ssize_t nargs, PyObject *
   } else {
     t = mode ? at_full(size, at_scalar_int(mode == 2), dt) : at_empty(size, dt);
   }
+  if (t && lay_out(t, ap_object(&r, 7), false) < 0) { THTensor_free(t); goto done; }
   res = finish(THPTensor_wrap(t), ap_bool(&r, 6), dev);
 done:
   ap_release(&r);
@@ -295,8 +317,14 @@ static PyObject *like(PyObject *const *a, Py_ssize_t n, PyObject *k, APParser *p
     t = at_empty_like_on(self, dev == TH_DEVICE_META ? dev : -1, dt);
   } else {
     ATScalar v = mode == 3 ? ap_scalar(&r, 1) : at_scalar_int(mode == 2);
-    t = THP_full_like(self, v, dt);
+    if (!THTensor_isContiguous(self) && THTensor_isNonOverlappingAndDense(self)) {   /* preserved, as torch's */
+      t = at_empty_like_on(self, -1, dt);
+      if (t && at_fill_(t, v) < 0) { THTensor_free(t); t = NULL; }
+    } else {
+      t = THP_full_like(self, v, dt);
+    }
   }
+  if (t && lay_out(t, ap_object(&r, 6 + off), true) < 0) { THTensor_free(t); goto done; }
   res = finish(THPTensor_wrap(t), ap_bool(&r, 5 + off), dev);
 done:
   ap_release(&r);

@@ -45,14 +45,25 @@ static PyObject *set_anomaly(PyObject *m, PyObject *args) {
 static PyObject *is_anomaly(PyObject *m, PyObject *u) { return PyBool_FromLong(THP_anomaly_enabled); }
 static PyObject *is_anomaly_nan(PyObject *m, PyObject *u) { return PyBool_FromLong(THP_anomaly_check_nan); }
 
-/* torch.autograd.graph.increment_version: mark a tensor modified without writing it (its saved copies then
- * refuse to unpack, as after an in-place op) */
-static PyObject *increment_version(PyObject *m, PyObject *t) {
-  if (!THPTensor_Check(t)) {
-    PyErr_Format(PyExc_TypeError, "increment_version(): expected a Tensor, got %s", Py_TYPE(t)->tp_name);
+/* torch._C._increment_version(iterable of tensors), under torch.autograd.graph.increment_version: mark
+ * tensors modified without writing them (their saved copies then refuse to unpack, as after an in-place op) */
+static PyObject *increment_version(PyObject *m, PyObject *tensors) {
+  PyObject *it = PyObject_GetIter(tensors), *t;
+  if (!it) {
+    PyErr_SetString(PyExc_RuntimeError, "increment_version expect a Iterable[Tensor] as input");
     return NULL;
   }
-  THP_bump_version(t);
+  while ((t = PyIter_Next(it))) {
+    bool ok = THPTensor_Check(t);
+    if (ok) THP_bump_version(t);
+    Py_DECREF(t);
+    if (!ok) {
+      PyErr_SetString(PyExc_RuntimeError, "increment_version expects each element of the iterable to be a tensor");
+      break;
+    }
+  }
+  Py_DECREF(it);
+  if (PyErr_Occurred()) return NULL;
   Py_RETURN_NONE;
 }
 

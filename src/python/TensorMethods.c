@@ -51,16 +51,14 @@ static PyObject *m_get_device(PyObject *self, PyObject *u) {
 }
 static PyObject *m_is_view(PyObject *self, PyObject *u) { return PyBool_FromLong(SELF->base != NULL); }
 
-static PyObject *m_is_contiguous(PyObject *self, PyObject *args, PyObject *kw) {
-  static char *kwlist[] = {"memory_format", NULL};
-  PyObject *mf = NULL;
-  if (!PyArg_ParseTupleAndKeywords(args, kw, "|$O:is_contiguous", kwlist, &mf)) return NULL;
-  if (mf && Py_TYPE(mf) != Py_TYPE(THPMemoryFormat_objs[0])) {
-    PyErr_Format(PyExc_TypeError, "is_contiguous(): argument 'memory_format' must be torch.memory_format, not %s",
-                 Py_TYPE(mf)->tp_name);
-    return NULL;
-  }
-  return PyBool_FromLong(at_is_contiguous_format(SELF->t, THP_memory_format(mf, AT_CONTIGUOUS_FORMAT)));
+static PyObject *m_is_contiguous(PyObject *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames) {
+  static const char *sigs[] = { "is_contiguous(Tensor self, *, MemoryFormat memory_format=contiguous_format)", NULL };
+  static APParser p = { sigs };
+  APResult r;
+  if (ap_parse(&p, self, args, nargs, kwnames, &r) < 0) return NULL;
+  ATMemoryFormat mf = THP_memory_format(ap_object(&r, 1), AT_CONTIGUOUS_FORMAT);
+  ap_release(&r);
+  return PyBool_FromLong(at_is_contiguous_format(SELF->t, mf));
 }
 
 /* x.contiguous() of a contiguous plain tensor is x itself, as torch's (no alias, no CloneBackward0 node);
@@ -366,11 +364,19 @@ static PyObject *m_resize_(PyObject *self, PyObject *const *args, Py_ssize_t nar
     const ATIntList *l = ap_intlist(&r, 1);
     bool negative = false;
     for (int i = 0; i < l->n; i++) negative |= l->v[i] < 0;
+    PyObject *mfo = ap_object(&r, 2);
+    bool given = mfo && mfo != Py_None;
+    ATMemoryFormat mf = THP_memory_format(mfo, AT_CONTIGUOUS_FORMAT);
+    /* as torch: the same sizes keep the strides (a transposed or channels_last tensor stays one);
+     * only a memory_format given lays them out again, after the resize (preserve: torch's error) */
+    THTensor *t = SELF->t;
+    bool same = t->ndim == l->n && (!l->n || !memcmp(t->sizes, l->v, l->n * sizeof(int64_t)));
     /* torch's numel check reads sizes as unsigned, so a negative size is its overflow text
      * (torch then accepts (0, -1): a tensor with a negative dim, which we refuse the same way) */
     if (negative) PyErr_SetString(PyExc_RuntimeError, "numel: integer multiplication overflow");
-    else if (THTensor_resize(SELF->t, l->n, l->v) < 0 ||
-             at_restride_format(SELF->t, THP_memory_format(ap_object(&r, 2), AT_CONTIGUOUS_FORMAT)) < 0) THP_raise();
+    else if (((!same || (given && mf == AT_CONTIGUOUS_FORMAT)) && THTensor_resize(t, l->n, l->v) < 0) ||
+             at_restride_format(t, mf) < 0) THP_raise();
+    else if (mf == AT_PRESERVE_FORMAT) PyErr_SetString(PyExc_RuntimeError, "Unsupported memory formatPreserve");
     else { THP_bump_version(self); res = Py_NewRef(self); }
   }
   ap_release(&r);
@@ -392,7 +398,7 @@ PyMethodDef THP_manual_tensor_methods[] = {
   {"element_size", m_element_size, METH_NOARGS, NULL},
   {"storage_offset", m_storage_offset, METH_NOARGS, NULL},
   {"data_ptr", m_data_ptr, METH_NOARGS, NULL},
-  {"is_contiguous", VARKW(m_is_contiguous), NULL},
+  {"is_contiguous", (PyCFunction)(void (*)(void))m_is_contiguous, METH_FASTCALL | METH_KEYWORDS, NULL},
   {"is_floating_point", m_is_floating_point, METH_NOARGS, NULL},
   {"is_signed", m_is_signed, METH_NOARGS, NULL},
   {"is_complex", m_is_complex, METH_NOARGS, NULL},
