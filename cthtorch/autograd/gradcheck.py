@@ -85,7 +85,8 @@ def _analytical_jacobian(output, diff_inputs, check_grad_dtypes):
     jac = [cthtorch.zeros(i.numel(), output.numel(), dtype=cthtorch.float64) for i in diff_inputs]
     sizes_ok = types_ok = True
     for k in range(output.numel()):
-        go = cthtorch.zeros_like(output)
+        # contiguous, so reshape(-1) is a view to write through (zeros_like keeps a permuted output's strides)
+        go = cthtorch.zeros_like(output, memory_format=cthtorch.contiguous_format)
         go.reshape(-1)[k] = 1
         grads = cthtorch.autograd.grad(output, diff_inputs, go, retain_graph=True, allow_unused=True)
         for j, (g, inp) in enumerate(zip(grads, diff_inputs)):
@@ -163,7 +164,7 @@ def _forward_ad_jacobian(func, inputs, n_out):
             with fwAD.dual_level():
                 args = list(inputs)
                 for m in diff:
-                    t = cthtorch.zeros_like(inputs[m]).detach()
+                    t = cthtorch.zeros_like(inputs[m], memory_format=cthtorch.contiguous_format).detach()
                     if m == k:
                         t.reshape(-1)[row] = 1
                     args[m] = fwAD.make_dual(inputs[m].detach(), t)
