@@ -183,6 +183,9 @@ def test_type_of_the_tensor_class_is_the_default_dtype():
             x.type(lib.nn.Parameter)
         with pytest.raises(ValueError, match="invalid type: 'int'"):
             x.type(int)
+        odd = type("Odd", (), {"__module__": None})   # __module__ not a str: refused by its name, not a SystemError
+        with pytest.raises(ValueError, match="invalid type: 'Odd'"):
+            x.type(odd)
 
 
 def test_type_names_are_torch_s_and_cuda_names_go_to_the_gpu():

@@ -302,8 +302,8 @@ static PyObject *m_type(PyObject *self, PyObject *args, PyObject *kw) {
     const char *m = nm && PyUnicode_Check(mod) ? PyUnicode_AsUTF8(mod) : NULL;
     if (m && (!strcmp(m, "cthtorch") || !strcmp(m, "cthtorch.cuda")))
       name = PyUnicode_FromFormat("torch.%s%U", m[8] ? "cuda." : "", nm);
-    else
-      name = m ? Py_NewRef(nm) : NULL;
+    else   /* __module__ not a str: the class's own name; a failed attribute or encoding stays the error */
+      name = nm && !PyErr_Occurred() ? Py_NewRef(nm) : NULL;
     Py_XDECREF(mod);
     Py_XDECREF(nm);
     if (!name) return NULL;
