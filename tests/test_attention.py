@@ -172,6 +172,29 @@ def test_sdpa_errors_and_fallbacks():
     np.testing.assert_allclose(o.float().numpy(), to.float().numpy(), atol=2e-2)
 
 
+
+@pytest.mark.parametrize("dt", ["float16", "bfloat16"])
+def test_sdpa_reduced_dtypes_round_once(dt):
+    # torch's CPU attention accumulates half/bfloat16 in float and rounds the output once; rounding every
+    # intermediate (scores, softmax, sum) put a quarter of the outputs 1 ulp off (CLIP's fp16 text tower runs
+    # its attention this way). Its (..., L, S) math path is float exactly; its 4-d flash kernel blocks its own way.
+    a = rs.randn(4, 77, 64).astype(np.float32)
+    m = np.triu(np.full((77, 77), -np.inf, np.float32), 1)
+    ulp = 2.0 ** -8 if dt == "float16" else 2.0 ** -5   # at the outputs' magnitudes (< 4)
+    for kw in ({}, {"is_causal": True}, {"mask": True}):
+        ops, tops = [ct.tensor(a).to(getattr(ct, dt))] * 3, [torch.tensor(a).to(getattr(torch, dt))] * 3
+        cm = ct.tensor(m).to(getattr(ct, dt)) if kw.get("mask") else None
+        tmk = torch.tensor(m).to(getattr(torch, dt)) if kw.get("mask") else None
+        o = F.scaled_dot_product_attention(*ops, attn_mask=cm, is_causal=kw.get("is_causal", False))
+        to = TF.scaled_dot_product_attention(*tops, attn_mask=tmk, is_causal=kw.get("is_causal", False))
+        assert o.dtype == getattr(ct, dt)
+        o, to = o.float().numpy(), to.float().numpy()
+        assert (o != to).mean() < 0.002, kw
+        np.testing.assert_allclose(o, to, rtol=0, atol=ulp)
+    q = ct.tensor(a).to(getattr(ct, dt)).requires_grad_()
+    F.scaled_dot_product_attention(q, q, q).sum().backward()
+    assert q.grad.dtype == getattr(ct, dt) and q.grad.shape == q.shape
+
 def copy_weights(cm, tm):
     cm.load_state_dict({k: ct.tensor(v.detach().numpy()) for k, v in tm.state_dict().items()})
 

@@ -5,7 +5,7 @@ import math
 
 import cthtorch
 from cthtorch.overrides import _handle_with_locals, has_torch_function_variadic as _has_torch_function_variadic
-from cthtorch.amp._cpu_policy import lower_on_cpu
+from cthtorch.amp._cpu_policy import lower_on_cpu, outside_cpu_autocast
 
 # torch's names of the dtypes in its attention messages
 _C10_NAMES = {"float32": "float", "float64": "double", "float16": "c10::Half", "bfloat16": "c10::BFloat16"}
@@ -49,6 +49,13 @@ def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.
                            "attn_mask.dtype: %s and  query.dtype: %s instead." % (_c10(attn_mask.dtype),
                                                                                  _c10(query.dtype)))
     sc = float(scale) if scale is not None else 1.0 / math.sqrt(query.shape[-1])
+    dt = query.dtype
+    if dropout_p == 0 and dt in (cthtorch.float16, cthtorch.bfloat16) and key.dtype == dt and value.dtype == dt:
+        # torch's CPU kernel for the reduced dtypes accumulates scores, softmax and the weighted sum in float and
+        # rounds once at the end; computing in float and casting back gives its numbers (in half, rounding every
+        # intermediate left ~1 ulp off in a sixth of the outputs)
+        m = attn_mask.float() if attn_mask is not None and attn_mask.dtype != cthtorch.bool else attn_mask
+        return _sdpa_float(query.float(), key.float(), value.float(), m, 0.0, is_causal, sc, enable_gqa).to(dt)
     from cthtorch.nn.attention import _fused_allowed
     # with dropout torch's CPU dispatch picks its math backend, whose mask is dropout() over the whole (..., L, S)
     # score tensor; the composite draws that same mask from the generator, so a seeded program's dropout (and
@@ -57,6 +64,10 @@ def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.
         return cthtorch._scaled_dot_product_fused_attention(query, key, value, attn_mask, 0.0, bool(is_causal), sc,
                                                             0)[0]
     return _sdpa_composite(query, key, value, attn_mask, dropout_p, is_causal, sc, enable_gqa)
+
+
+# the float computation of a half/bfloat16 attention, with CPU autocast off so it is not lowered again
+_sdpa_float = outside_cpu_autocast(scaled_dot_product_attention.__wrapped__)
 
 
 def _grouped(query, key, value, enable_gqa):
