@@ -26,9 +26,18 @@ def _new_options(self, dtype, device, requires_grad):
                 requires_grad=requires_grad)
 
 
+def _number(x):
+    """a numpy scalar as the Python number it holds (torch takes it as a wrapped number: np.float64(2) // an
+    int64 tensor is float32, not float64); anything else unchanged"""
+    return x.item() if type(x).__module__ == "numpy" and getattr(x, "ndim", None) == 0 else x
+
+
 class Tensor(_C._TensorBase):
     # printed and pickled by reference as the package's Tensor (torch's prints <class 'torch.Tensor'>)
     __module__ = "cthtorch"
+    # numpy defers its binary operators to a higher priority operand: np.float64(2) * tensor then reaches
+    # __rmul__ and stays a tensor (whisper's sinusoids), instead of numpy converting it through __array__
+    __array_priority__ = 1000
 
     def __new__(cls, *args, **kwargs):
         # torch.Tensor(storage): a 1-D tensor of the default dtype over the storage's memory
@@ -131,13 +140,14 @@ class Tensor(_C._TensorBase):
         return cthtorch.pow(other, self)   # a number: pow.Scalar, PowBackward2 with no edge for it
 
     def __rmatmul__(self, other):
-        return other.matmul(self)
+        # a number (a numpy scalar, which defers here by __array_priority__) has no matmul: Python's TypeError
+        return other.matmul(self) if isinstance(other, Tensor) else NotImplemented
 
     def __rfloordiv__(self, other):
-        return cthtorch.floor_divide(cthtorch.tensor(other), self)
+        return cthtorch.floor_divide(cthtorch.tensor(_number(other)), self)
 
     def __rmod__(self, other):
-        return cthtorch.remainder(cthtorch.tensor(other), self)
+        return cthtorch.remainder(cthtorch.tensor(_number(other)), self)
 
     def __deepcopy__(self, memo):
         if not self.is_leaf:

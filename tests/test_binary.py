@@ -348,3 +348,24 @@ def test_number_first_gradient_and_refusals():
             getattr(torch, name)(2, xt.detach())
         with pytest.raises(TypeError):
             getattr(ct, name)(2, x.detach())
+
+
+@pytest.mark.parametrize("dtype", ["int64", "float32", "bool"])
+def test_a_numpy_scalar_on_the_left_stays_a_tensor(dtype):
+    # numpy defers to the tensor's reflected operator (Tensor.__array_priority__), so np.float64 * tensor is
+    # a tensor of torch's dtype, not an ndarray made through __array__ (whisper's sinusoids: np.log(..) * arange)
+    a, b = both([0, 1, 2], dtype)
+    for number in (np.float64(2.5), np.float32(2.0), np.int64(3)):
+        for op in ("*", "+", "-", "/", "<", "==", "**", "//", "%"):
+            env = {"n": number}
+            try:
+                want = eval("n %s t" % op, dict(env, t=b))
+            except Exception as e:   # bool - bool, ...
+                with pytest.raises(type(e)):
+                    eval("n %s t" % op, dict(env, t=a))
+                continue
+            got = eval("n %s t" % op, dict(env, t=a))
+            assert isinstance(got, ct.Tensor), (number, op)
+            same(got, want, 1e-6)
+        with pytest.raises(TypeError):   # a number has no matmul, as with torch
+            number @ a
