@@ -59,3 +59,14 @@ def test_backprop_ninja_hand_gradients_match_autograd():
     loss = [float(ours[i + 1]) for i, t in enumerate(ours) if t in ("loss", "loss_fast")]
     loss_t = [float(theirs[i + 1]) for i, t in enumerate(theirs) if t in ("loss", "loss_fast")]
     assert len(loss) == 2 and loss == pytest.approx(loss_t, rel=1e-6)
+
+
+def test_clip_prints_torchs_numbers_and_its_fp16_copy_agrees():
+    """CLIP's two vision towers and text tower (float), three Adam steps, and build_model's fp16 copy whose
+    features stay close to the float model's (fp16 attention rounds once, as torch's)"""
+    require_torch()
+    ours, theirs = run("clip_small.py", "cthtorch"), run("clip_small.py", "torch")
+    assert " ".join(ours).count("close True") == 2 and " ".join(theirs).count("close True") == 2
+    a, b = numbers(ours), numbers(theirs)
+    assert len(a) == len(b) and len(a) > 40
+    assert a == pytest.approx(b, rel=1e-4, abs=1e-5)
