@@ -11,7 +11,7 @@ import inspect
 from cthtorch import _C
 
 __all__ = ["has_torch_function", "has_torch_function_unary", "has_torch_function_variadic",
-           "handle_torch_function", "is_tensor_like"]
+           "handle_torch_function", "is_tensor_like", "get_default_nowrap_functions", "TorchFunctionMode"]
 
 has_torch_function = _C._has_torch_function
 has_torch_function_unary = _C._has_torch_function_unary
@@ -22,6 +22,30 @@ def handle_torch_function(public_api, relevant_args, *args, **kwargs):
     """Calls the __torch_function__ of the overriding types among
     relevant_args with (public_api, types, args, kwargs); their result."""
     return _C._handle_torch_function(public_api, tuple(relevant_args), args, kwargs)
+
+
+@functools.lru_cache(maxsize=None)
+def get_default_nowrap_functions():
+    """The functions whose results Tensor.__torch_function__ does not turn into the subclass: the getters
+    of .grad and ._base."""
+    import cthtorch
+    T = cthtorch.Tensor
+    return {T._base.__get__, T.grad.__get__}
+
+
+class TorchFunctionMode:
+    """torch function modes (a __torch_function__ that sees every op inside a `with` block) are not
+    implemented: only Tensor subclasses and tensor-like types take part in the protocol here."""
+
+    def __torch_function__(self, func, types, args=(), kwargs=None):
+        raise NotImplementedError("TorchFunctionMode.__torch_function__")
+
+    def __enter__(self):
+        raise NotImplementedError("cthtorch does not implement torch function modes (TorchFunctionMode); "
+                                  "Tensor subclasses overriding __torch_function__ are supported")
+
+    def __exit__(self, *exc):
+        return False
 
 
 def is_tensor_like(inp):

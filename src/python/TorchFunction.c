@@ -4,20 +4,33 @@
 #define TF_MAX_TYPES 8
 
 static PyObject *tf_name;   /* interned "__torch_function__" */
+static PyObject *tf_disabled_impl;   /* _C._disabled_torch_function_impl: a subclass assigning it opts out */
+
+int THP_tf_armed;
+/* DisableTorchFunctionSubclass blocks this thread is in: a handler running func on the plain tensors */
+static _Thread_local int tf_subclass_off;
 
 /* The types that never override: the common arguments of an op are rejected
  * by a pointer compare before any attribute lookup (cthtorch.Tensor, the most
- * common, first: the subtype walk is only for tensor subclasses). */
+ * common, first). */
 static bool plain_type(PyTypeObject *t) {
   return (PyObject *)t == THPTensorClass || t == &PyLong_Type || t == &PyFloat_Type || t == &PyBool_Type || t == Py_TYPE(Py_None) ||
          t == &PyUnicode_Type || t == &PyComplex_Type || t == &PyList_Type || t == &PyTuple_Type ||
          t == &PyDict_Type || t == &THPDtypeType || t == &THPDeviceType || t == &THPSizeType ||
-         t == &PySlice_Type || t == Py_TYPE(Py_Ellipsis) || PyType_IsSubtype(t, &THPTensorType);
+         t == &PySlice_Type || t == Py_TYPE(Py_Ellipsis);
 }
 
+/* A Tensor subclass takes the call when its __torch_function__ is not the
+ * disabled one (nn.Parameter's), unless a handler of this thread is running
+ * func itself; other types when they define __torch_function__ at all. */
 static bool overrides(PyObject *o) {
   PyTypeObject *t = Py_TYPE(o);
   if (plain_type(t)) return false;
+  if (PyType_IsSubtype(t, &THPTensorType)) {
+    if (!THP_tf_armed || tf_subclass_off) return false;
+    PyObject *f = _PyType_Lookup(t, tf_name);   /* borrowed */
+    return f && f != tf_disabled_impl;
+  }
   return _PyType_Lookup(t, tf_name) != NULL;   /* borrowed; no error set on a miss */
 }
 
@@ -36,9 +49,9 @@ static int add_type(PyTypeObject **types, int n, PyObject *o) {
   return n + 1;
 }
 
-/* The overriding types among args (and the items of list/tuple args). */
-static int collect(PyObject *const *args, Py_ssize_t n, PyTypeObject **types) {
-  int nt = 0;
+/* The overriding types among args (and the items of list/tuple args), added
+ * to the nt already in types[]. */
+static int collect_into(PyObject *const *args, Py_ssize_t n, PyTypeObject **types, int nt) {
   for (Py_ssize_t i = 0; i < n; i++) {
     PyObject *o = args[i];
     if (PyList_CheckExact(o) || PyTuple_CheckExact(o)) {
@@ -52,6 +65,8 @@ static int collect(PyObject *const *args, Py_ssize_t n, PyTypeObject **types) {
   }
   return nt;
 }
+
+static int collect(PyObject *const *args, Py_ssize_t n, PyTypeObject **types) { return collect_into(args, n, types, 0); }
 
 bool THP_has_torch_function(PyObject *const *args, Py_ssize_t n) {
   PyTypeObject *types[TF_MAX_TYPES];
@@ -166,6 +181,30 @@ static PyObject *public_function(const char *module, const char *name) {
   return f;
 }
 
+/* Hands a binding's call to the overriding types: func is Tensor.<name> for
+ * a method (self first in args), else the public function. */
+static PyObject *dispatch_binding(const char *module, const char *name, PyObject *self, PyObject *const *args,
+                                  Py_ssize_t nargs, PyObject *kwnames, PyTypeObject **types, int nt) {
+  PyObject *func = self ? PyObject_GetAttrString(THPTensorClass, name) : public_function(module, name);
+  if (!func) return NULL;
+  PyObject *targs, *kw, *res = NULL;
+  if (box_call(args, nargs, kwnames, &targs, &kw) < 0) { Py_DECREF(func); return NULL; }
+  if (self) {   /* a method: Tensor.<name>(self, *args) */
+    PyObject *full = PyTuple_New(nargs + 1);
+    if (!full) goto done;
+    PyTuple_SET_ITEM(full, 0, Py_NewRef(self));
+    for (Py_ssize_t i = 0; i < nargs; i++) PyTuple_SET_ITEM(full, i + 1, Py_NewRef(args[i]));
+    Py_SETREF(targs, full);
+  }
+  /* a binding called without keywords passes kwargs=None, as torch's */
+  res = call_overrides(func, types, nt, targs, PyDict_GET_SIZE(kw) ? kw : Py_None);
+done:
+  Py_DECREF(func);
+  Py_DECREF(targs);
+  Py_DECREF(kw);
+  return res;
+}
+
 PyObject *THP_torch_function_fallback(const char *module, const char *name, PyObject *self,
                                       PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames) {
   Py_ssize_t nkw = kwnames ? PyTuple_GET_SIZE(kwnames) : 0;
@@ -181,24 +220,86 @@ PyObject *THP_torch_function_fallback(const char *module, const char *name, PyOb
   Py_XDECREF(et);
   Py_XDECREF(ev);
   Py_XDECREF(tb);
-  PyObject *func = self ? PyObject_GetAttrString((PyObject *)Py_TYPE(self), name) : public_function(module, name);
-  if (!func) return NULL;
-  PyObject *targs, *kw, *res = NULL;
-  if (box_call(args, nargs, kwnames, &targs, &kw) < 0) { Py_DECREF(func); return NULL; }
-  if (self) {   /* a method: Tensor.<name>(self, *args) */
-    PyObject *full = PyTuple_New(nargs + 1);
-    if (!full) goto done;
-    PyTuple_SET_ITEM(full, 0, Py_NewRef(self));
-    for (Py_ssize_t i = 0; i < nargs; i++) PyTuple_SET_ITEM(full, i + 1, Py_NewRef(args[i]));
-    Py_SETREF(targs, full);
-  }
-  res = call_overrides(func, types, nt, targs, kw);
-done:
-  Py_DECREF(func);
-  Py_DECREF(targs);
-  Py_DECREF(kw);
-  return res;
+  return dispatch_binding(module, name, self, args, nargs, kwnames, types, nt);
 }
+
+int THP_tf_binding(const char *module, const char *name, PyObject *self, PyObject *const *args, Py_ssize_t nargs,
+                   PyObject *kwnames, PyObject **res) {
+  if (tf_subclass_off) return 0;
+  PyTypeObject *types[TF_MAX_TYPES];
+  int nt = self && overrides(self) ? add_type(types, 0, self) : 0;
+  nt = collect_into(args, nargs + (kwnames ? PyTuple_GET_SIZE(kwnames) : 0), types, nt);
+  if (!nt) return 0;
+  *res = dispatch_binding(module, name, self, args, nargs, kwnames, types, nt);
+  return 1;
+}
+
+int THP_tf_method_kw(const char *name, PyObject *self, PyObject *args, PyObject *kw, PyObject **res) {
+  if (tf_subclass_off || !overrides(self)) return 0;   /* these methods' arguments are never tensors */
+  Py_ssize_t n = args ? PyTuple_GET_SIZE(args) : 0, nkw = kw ? PyDict_GET_SIZE(kw) : 0;
+  PyObject **flat = PyMem_Malloc((size_t)(n + nkw + 1) * sizeof(PyObject *));
+  PyObject *kwnames = nkw ? PyTuple_New(nkw) : NULL;
+  *res = NULL;
+  if (!flat || (nkw && !kwnames)) {
+    PyMem_Free(flat);
+    Py_XDECREF(kwnames);
+    if (!PyErr_Occurred()) PyErr_NoMemory();
+    return 1;
+  }
+  for (Py_ssize_t i = 0; i < n; i++) flat[i] = PyTuple_GET_ITEM(args, i);
+  Py_ssize_t pos = 0, k = 0;
+  PyObject *key, *val;
+  while (kw && PyDict_Next(kw, &pos, &key, &val)) {
+    PyTuple_SET_ITEM(kwnames, k, Py_NewRef(key));
+    flat[n + k++] = val;
+  }
+  PyTypeObject *types[TF_MAX_TYPES];
+  int nt = add_type(types, 0, self);
+  *res = dispatch_binding(NULL, name, self, flat, n, kwnames, types, nt);
+  PyMem_Free(flat);
+  Py_XDECREF(kwnames);
+  return 1;
+}
+
+/* ---- DisableTorchFunctionSubclass / DisableTorchFunction ---- */
+typedef struct { PyObject_HEAD } TFDisable;
+
+static PyObject *tfd_enter(PyObject *self, PyObject *unused) {
+  tf_subclass_off++;
+  Py_RETURN_NONE;
+}
+
+static PyObject *tfd_exit(PyObject *self, PyObject *args) {
+  if (tf_subclass_off > 0) tf_subclass_off--;
+  Py_RETURN_FALSE;
+}
+
+static PyMethodDef tfd_methods[] = {
+  {"__enter__", tfd_enter, METH_NOARGS, NULL},
+  {"__exit__", tfd_exit, METH_VARARGS, NULL},
+  {NULL}
+};
+
+static PyTypeObject TFDisableSubclassType = {
+  PyVarObject_HEAD_INIT(NULL, 0)
+  .tp_name = "torch._C.DisableTorchFunctionSubclass",
+  .tp_basicsize = sizeof(TFDisable),
+  .tp_flags = Py_TPFLAGS_DEFAULT,
+  .tp_doc = "Within the block, Tensor subclasses' __torch_function__ is not called: ops see plain tensors.",
+  .tp_methods = tfd_methods,
+  .tp_new = PyType_GenericNew,
+};
+
+/* No torch function modes exist here, so disabling all of __torch_function__ disables the subclasses'. */
+static PyTypeObject TFDisableType = {
+  PyVarObject_HEAD_INIT(NULL, 0)
+  .tp_name = "torch._C.DisableTorchFunction",
+  .tp_basicsize = sizeof(TFDisable),
+  .tp_flags = Py_TPFLAGS_DEFAULT,
+  .tp_doc = "Within the block, __torch_function__ overrides of Tensor subclasses are not called.",
+  .tp_methods = tfd_methods,
+  .tp_new = PyType_GenericNew,
+};
 
 /* ---- Python entry points (cthtorch/overrides.py) ---- */
 
@@ -241,7 +342,46 @@ static PyObject *py_handle_torch_function(PyObject *m, PyObject *a) {
   return res;
 }
 
+/* _disabled_torch_function_impl(func, types, args=(), kwargs=None): func on the plain tensors, its result as is
+ * (a class assigning this as its __torch_function__, as nn.Parameter does, takes no part in dispatch) */
+static PyObject *py_disabled_impl(PyObject *m, PyObject *const *args, Py_ssize_t nargs) {
+  if (nargs < 2 || nargs > 4) {
+    PyErr_SetString(PyExc_TypeError, "_disabled_torch_function_impl(func, types, args=(), kwargs=None)");
+    return NULL;
+  }
+  PyObject *fargs = nargs > 2 ? args[2] : NULL, *kw = nargs > 3 && args[3] != Py_None ? args[3] : NULL;
+  if (fargs && !PyTuple_Check(fargs)) {
+    PyErr_SetString(PyExc_TypeError, "_disabled_torch_function_impl: args must be a tuple");
+    return NULL;
+  }
+  if (kw && !PyDict_Check(kw)) {
+    PyErr_SetString(PyExc_TypeError, "_disabled_torch_function_impl: kwargs must be a dict");
+    return NULL;
+  }
+  PyObject *empty = fargs ? NULL : PyTuple_New(0);
+  if (!fargs && !empty) return NULL;
+  tf_subclass_off++;
+  PyObject *r = PyObject_Call(args[0], fargs ? fargs : empty, kw);
+  tf_subclass_off--;
+  Py_XDECREF(empty);
+  return r;
+}
+
+static PyObject *py_tf_enabled(PyObject *m, PyObject *unused) { return PyBool_FromLong(!tf_subclass_off); }
+
+/* Tensor.__init_subclass__: a subclass that takes part in dispatch exists, so bindings start asking */
+static PyObject *py_tf_arm(PyObject *m, PyObject *unused) {
+  THP_tf_armed = 1;
+  Py_RETURN_NONE;
+}
+
+static PyObject *py_tf_is_armed(PyObject *m, PyObject *unused) { return PyBool_FromLong(THP_tf_armed); }
+
 static PyMethodDef tf_functions[] = {
+  {"_disabled_torch_function_impl", (PyCFunction)(void (*)(void))py_disabled_impl, METH_FASTCALL, NULL},
+  {"_is_torch_function_enabled", py_tf_enabled, METH_NOARGS, NULL},
+  {"_tf_arm", py_tf_arm, METH_NOARGS, NULL},
+  {"_tf_is_armed", py_tf_is_armed, METH_NOARGS, "Whether a Tensor subclass taking part in __torch_function__ exists."},
   {"_has_torch_function", py_has_torch_function, METH_O, "Whether an item of the sequence overrides __torch_function__."},
   {"_has_torch_function_unary", py_has_torch_function_unary, METH_O, NULL},
   {"_has_torch_function_variadic", (PyCFunction)(void (*)(void))py_has_torch_function_variadic, METH_FASTCALL, NULL},
@@ -252,5 +392,9 @@ static PyMethodDef tf_functions[] = {
 int THP_initTorchFunction(PyObject *m) {
   tf_name = PyUnicode_InternFromString("__torch_function__");
   if (!tf_name) return -1;
-  return PyModule_AddFunctions(m, tf_functions);
+  if (PyModule_AddFunctions(m, tf_functions) < 0) return -1;
+  tf_disabled_impl = PyObject_GetAttrString(m, "_disabled_torch_function_impl");
+  if (!tf_disabled_impl || PyType_Ready(&TFDisableSubclassType) < 0 || PyType_Ready(&TFDisableType) < 0) return -1;
+  if (PyModule_AddObjectRef(m, "DisableTorchFunctionSubclass", (PyObject *)&TFDisableSubclassType) < 0) return -1;
+  return PyModule_AddObjectRef(m, "DisableTorchFunction", (PyObject *)&TFDisableType);
 }
