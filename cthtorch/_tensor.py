@@ -318,7 +318,8 @@ class Tensor(_C._TensorBase):
     def as_subclass(self, cls):
         """A cls instance sharing self's data, on the autograd graph (AliasBackward0) as torch's; cls may
         declare __slots__."""
-        return _C._tensor_reclass(_C._VariableFunctions.alias(self), cls)
+        with _C.DisableTorchFunction():   # torch's is one C method: neither modes nor subclasses see the alias
+            return _C._tensor_reclass(_C._VariableFunctions.alias(self), cls)
 
     @property
     def T(self):

@@ -5,13 +5,14 @@ generated op or a `_C._Op` whose arguments include an object overriding
 __torch_function__ is handed to it. Functions written in Python
 (nn.functional) ask `has_torch_function*` first and hand the call over with
 `handle_torch_function`, so torch.fx records them under their own name."""
+import contextlib
 import functools
 import inspect
 
 from cthtorch import _C
 
 __all__ = ["has_torch_function", "has_torch_function_unary", "has_torch_function_variadic",
-           "handle_torch_function", "is_tensor_like", "get_default_nowrap_functions", "TorchFunctionMode"]
+           "handle_torch_function", "is_tensor_like"]
 
 has_torch_function = _C._has_torch_function
 has_torch_function_unary = _C._has_torch_function_unary
@@ -34,18 +35,53 @@ def get_default_nowrap_functions():
 
 
 class TorchFunctionMode:
-    """torch function modes (a __torch_function__ that sees every op inside a `with` block) are not
-    implemented: only Tensor subclasses and tensor-like types take part in the protocol here."""
+    """A __torch_function__ that sees every op called inside its `with` block (factories included), before
+    any Tensor subclass's. While it runs it is off the stack, so the ops it calls go to the next mode or run."""
+    inner = None
+
+    def __init__(self):
+        pass
 
     def __torch_function__(self, func, types, args=(), kwargs=None):
-        raise NotImplementedError("TorchFunctionMode.__torch_function__")
+        raise NotImplementedError()
 
     def __enter__(self):
-        raise NotImplementedError("cthtorch does not implement torch function modes (TorchFunctionMode); "
-                                  "Tensor subclasses overriding __torch_function__ are supported")
+        _C._push_on_torch_function_stack(self)
+        return self
 
-    def __exit__(self, *exc):
-        return False
+    def __exit__(self, exc_type, exc_val, exc_tb):
+        _C._pop_torch_function_stack()
+
+    @classmethod
+    def push(cls, *args, **kwargs):
+        import warnings
+        warnings.warn("`Mode.push()` is no longer necessary and can be replaced with just `with Mode()`")
+        return cls(*args, **kwargs)
+
+
+class BaseTorchFunctionMode(TorchFunctionMode):
+    def __torch_function__(self, func, types, args=(), kwargs=None):
+        if kwargs is None:
+            kwargs = {}
+        return func(*args, **kwargs)
+
+
+def _get_current_function_mode():
+    n = _C._len_torch_function_stack()
+    return _C._get_function_stack_at(n - 1) if n > 0 else None
+
+
+def _get_current_function_mode_stack():
+    return [_C._get_function_stack_at(i) for i in range(_C._len_torch_function_stack())]
+
+
+@contextlib.contextmanager
+def _pop_mode_temporarily():
+    old = _C._pop_torch_function_stack()
+    try:
+        yield old
+    finally:
+        _C._push_on_torch_function_stack(old)
 
 
 def is_tensor_like(inp):

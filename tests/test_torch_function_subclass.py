@@ -82,10 +82,55 @@ def test_disabled_impl_runs_func_plainly():
     assert type(r) is cthtorch.Tensor and r.tolist() == [2.0, 2.0]
 
 
-def test_torch_function_mode_says_not_implemented():
-    with pytest.raises(NotImplementedError, match="TorchFunctionMode"):
-        with cthtorch.overrides.TorchFunctionMode():
-            pass
+def _modes(lib):
+    seen = []
+
+    class Recording(lib.overrides.TorchFunctionMode):
+        def __init__(self, tag):
+            super().__init__()
+            self.tag = tag
+
+        def __torch_function__(self, func, types, args=(), kwargs=None):
+            seen.append((self.tag, func.__name__, [t.__name__ for t in types]))
+            return func(*args, **(kwargs or {}))
+
+    class Sub(lib.Tensor):
+        pass
+
+    class Twice(lib.overrides.TorchFunctionMode):
+        def __torch_function__(self, func, types, args=(), kwargs=None):
+            r = func(*args, **(kwargs or {}))
+            return r * 2 if func is lib.add else r
+
+    with Recording("outer"):
+        with Recording("inner"):
+            x = lib.ones(2)
+            y = x + 1
+            z = lib.relu(y).sum()
+        s = lib.zeros(2).as_subclass(Sub)
+        w = s * 3
+    with Twice():
+        doubled = lib.add(lib.ones(2), 1)
+    with lib._C.DisableTorchFunction():
+        with Recording("off"):
+            lib.ones(1)
+    return seen, z.item(), type(w).__name__, doubled.tolist(), lib._C._len_torch_function_stack()
+
+
+def test_torch_function_modes_match_torch():
+    torch = require_torch()
+    assert _modes(cthtorch) == _modes(torch)
+
+
+def test_mode_stack_is_restored_after_an_error():
+    class Boom(cthtorch.overrides.TorchFunctionMode):
+        def __torch_function__(self, func, types, args=(), kwargs=None):
+            raise ValueError("boom")
+    with pytest.raises(ValueError, match="boom"):
+        with Boom():
+            cthtorch.ones(2)
+    assert cthtorch._C._len_torch_function_stack() == 0
+    assert cthtorch.ones(2).tolist() == [1.0, 1.0]
 
 
 def test_the_library_itself_does_not_arm_the_hand_over():
