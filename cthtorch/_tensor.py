@@ -32,6 +32,19 @@ def _number(x):
     return x.item() if type(x).__module__ == "numpy" and getattr(x, "ndim", None) == 0 else x
 
 
+def _handles_torch_function(fn):
+    """A Tensor method written in Python hands a subclass's call to its __torch_function__ with itself as
+    func, as torch's Python methods do."""
+    import functools
+
+    @functools.wraps(fn)
+    def method(self, *args, **kwargs):
+        if _C._has_torch_function_unary(self):
+            return _C._handle_torch_function(method, (self,), (self,) + args, kwargs)
+        return fn(self, *args, **kwargs)
+    return method
+
+
 class Tensor(_C._TensorBase):
     # printed and pickled by reference as the package's Tensor (torch's prints <class 'torch.Tensor'>)
     __module__ = "cthtorch"
@@ -49,10 +62,12 @@ class Tensor(_C._TensorBase):
         return _C._TensorBase.__new__(cls, *args, **kwargs)
 
     # ---- printing ----
+    @_handles_torch_function
     def __repr__(self, *, tensor_contents=None):
         from cthtorch._tensor_str import _str
         return _str(self, tensor_contents=tensor_contents)
 
+    @_handles_torch_function
     def __format__(self, spec):
         if self.dim() == 0:
             return self.item().__format__(spec)
@@ -128,24 +143,30 @@ class Tensor(_C._TensorBase):
     def __reversed__(self):
         return self.flip(0) if self.dim() else self
 
+    @_handles_torch_function
     def __rsub__(self, other):
         return cthtorch.rsub(self, other)
 
-    def __rtruediv__(self, other):
+    @_handles_torch_function
+    def __rdiv__(self, other):
         return cthtorch.reciprocal(self) * other if not isinstance(other, Tensor) else other / self
 
-    __rdiv__ = __rtruediv__
+    __rtruediv__ = __rdiv__
 
+    @_handles_torch_function
     def __rpow__(self, other):
         return cthtorch.pow(other, self)   # a number: pow.Scalar, PowBackward2 with no edge for it
 
+    @_handles_torch_function
     def __rmatmul__(self, other):
         # a number (a numpy scalar, which defers here by __array_priority__) has no matmul: Python's TypeError
         return other.matmul(self) if isinstance(other, Tensor) else NotImplemented
 
+    @_handles_torch_function
     def __rfloordiv__(self, other):
         return cthtorch.floor_divide(cthtorch.tensor(_number(other)), self)
 
+    @_handles_torch_function
     def __rmod__(self, other):
         return cthtorch.remainder(cthtorch.tensor(_number(other)), self)
 
@@ -307,7 +328,8 @@ class Tensor(_C._TensorBase):
     def as_subclass(self, cls):
         """A cls instance sharing self's data, on the autograd graph (AliasBackward0) as torch's; cls may
         declare __slots__."""
-        return _C._tensor_reclass(_C._VariableFunctions.alias(self), cls)
+        with _C.DisableTorchFunction():   # torch's is one C method: neither modes nor subclasses see the alias
+            return _C._tensor_reclass(_C._VariableFunctions.alias(self), cls)
 
     @property
     def T(self):
@@ -341,8 +363,43 @@ class Tensor(_C._TensorBase):
     def device_type(self):
         return "cpu"
 
-    def __torch_function__(self, *args, **kwargs):
-        return NotImplemented
+    @classmethod
+    def __torch_function__(cls, func, types, args=(), kwargs=None):
+        """The default for subclasses: func runs on the plain tensors and the tensors it returns are
+        made instances of cls (as torch's), so a subclass keeps its type through ops."""
+        if kwargs is None:
+            kwargs = {}
+        if not all(issubclass(cls, t) for t in types):
+            return NotImplemented
+        with _C.DisableTorchFunctionSubclass():
+            ret = func(*args, **kwargs)
+            if func in _nowrap_functions():
+                return ret
+            return _convert(ret, cls)
+
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        # a subclass taking part in __torch_function__ makes every op ask (nn.Parameter opts out)
+        tf = next(k.__dict__["__torch_function__"] for k in cls.__mro__ if "__torch_function__" in k.__dict__)
+        if tf is not _C._disabled_torch_function_impl:
+            _C._tf_arm()
+
+
+def _convert(ret, cls):
+    if cls is Tensor:
+        return ret
+    if isinstance(ret, Tensor) and not isinstance(ret, cls):
+        ret = ret.as_subclass(cls)
+    if isinstance(ret, (tuple, list)):
+        items = [_convert(r, cls) for r in ret]
+        ret = type(ret)(*items) if hasattr(ret, "_fields") else type(ret)(items)   # named tuples take fields
+    return ret
+
+
+def _nowrap_functions():
+    """What the default __torch_function__ returns unwrapped (torch.overrides.get_default_nowrap_functions)."""
+    import cthtorch.overrides
+    return cthtorch.overrides.get_default_nowrap_functions()
 
 
 def _is_param(t):

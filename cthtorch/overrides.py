@@ -5,6 +5,7 @@ generated op or a `_C._Op` whose arguments include an object overriding
 __torch_function__ is handed to it. Functions written in Python
 (nn.functional) ask `has_torch_function*` first and hand the call over with
 `handle_torch_function`, so torch.fx records them under their own name."""
+import contextlib
 import functools
 import inspect
 
@@ -22,6 +23,65 @@ def handle_torch_function(public_api, relevant_args, *args, **kwargs):
     """Calls the __torch_function__ of the overriding types among
     relevant_args with (public_api, types, args, kwargs); their result."""
     return _C._handle_torch_function(public_api, tuple(relevant_args), args, kwargs)
+
+
+@functools.lru_cache(maxsize=None)
+def get_default_nowrap_functions():
+    """The functions whose results Tensor.__torch_function__ does not turn into the subclass: the getters
+    of .grad and ._base."""
+    import cthtorch
+    T = cthtorch.Tensor
+    return {T._base.__get__, T.grad.__get__}
+
+
+class TorchFunctionMode:
+    """A __torch_function__ that sees every op called inside its `with` block (factories included), before
+    any Tensor subclass's. While it runs it is off the stack, so the ops it calls go to the next mode or run."""
+    inner = None
+
+    def __init__(self):
+        pass
+
+    def __torch_function__(self, func, types, args=(), kwargs=None):
+        raise NotImplementedError()
+
+    def __enter__(self):
+        _C._push_on_torch_function_stack(self)
+        return self
+
+    def __exit__(self, exc_type, exc_val, exc_tb):
+        _C._pop_torch_function_stack()
+
+    @classmethod
+    def push(cls, *args, **kwargs):
+        import warnings
+        warnings.warn("`Mode.push()` is no longer necessary and can be replaced with just `with Mode()`")
+        return cls(*args, **kwargs)
+
+
+class BaseTorchFunctionMode(TorchFunctionMode):
+    def __torch_function__(self, func, types, args=(), kwargs=None):
+        if kwargs is None:
+            kwargs = {}
+        return func(*args, **kwargs)
+
+
+def _get_current_function_mode():
+    n = _C._len_torch_function_stack()
+    return _C._get_function_stack_at(n - 1) if n > 0 else None
+
+
+def _get_current_function_mode_stack():
+    return [_C._get_function_stack_at(i) for i in range(_C._len_torch_function_stack())]
+
+
+@contextlib.contextmanager
+def _pop_mode_temporarily():
+    old = _C._pop_torch_function_stack()
+    try:
+        yield old
+    finally:
+        _C._push_on_torch_function_stack(old)
 
 
 def is_tensor_like(inp):

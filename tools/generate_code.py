@@ -1159,6 +1159,9 @@ def gen_binding(pyname, entries, method, module=""):
     L.append("  static const char *sigs[] = {%s, NULL};" % ", ".join('"%s"' % s for s in sigs))
     L.append("  static APParser parser = { sigs };")
     L.append("  APResult r;")
+    # a Tensor subclass argument overriding __torch_function__ takes the call before any parse
+    L.append("  if (THP_tf_armed) { PyObject *tfr; if (THP_tf_binding(\"%s\", \"%s\", %s, args, nargs, kwnames, &tfr))"
+             " return tfr; }" % (module, pyname, "self_" if method else "NULL"))
     L.append("  int idx = ap_parse(&parser, %s, args, nargs, kwnames, &r);" % ("self_" if method else "NULL"))
     L.append("  if (idx < 0) return r.sparse ? ap_sparse_call(&parser, %s, args, nargs, kwnames)"
              " : THP_torch_function_fallback(\"%s\", \"%s\", %s, args, nargs, kwnames);"

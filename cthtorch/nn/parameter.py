@@ -3,6 +3,9 @@ import cthtorch
 
 
 class Parameter(cthtorch.Tensor):
+    # ops on a Parameter give plain tensors, and the bindings skip the __torch_function__ hand-over for it
+    __torch_function__ = cthtorch._C._disabled_torch_function_impl
+
     def __new__(cls, data=None, requires_grad=True):
         if data is None:
             data = cthtorch.empty(0)
@@ -59,6 +62,8 @@ class UninitializedParameter(UninitializedTensorMixin, Parameter):
 
 
 class UninitializedBuffer(UninitializedTensorMixin, cthtorch.Tensor):
+    __torch_function__ = cthtorch._C._disabled_torch_function_impl   # as Parameter: plain results, no hand-over
+
     cls_to_become = cthtorch.Tensor
 
     def __new__(cls, requires_grad=False, device=None, dtype=None):

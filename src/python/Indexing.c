@@ -199,6 +199,8 @@ static PyObject *index_list(PyObject *view, PyObject *adv) {
 }
 
 PyObject *THPTensor_getitem(PyObject *self, PyObject *index) {
+  PyObject *tfr;   /* a Tensor subclass overriding __torch_function__ (self or in the index) takes it */
+  if (THP_tf_armed && THP_tf_binding(NULL, "__getitem__", self, &index, 1, NULL, &tfr)) return tfr;
   /* fast path: x[i] */
   if (is_int_index(index) && !PyTuple_Check(index)) {
     THTensor *t = ((THPTensor *)self)->t;
@@ -264,7 +266,11 @@ static PyObject *value_of(PyObject *view, PyObject *value) {
 
 int THPTensor_setitem(PyObject *self, PyObject *index, PyObject *value) {
   if (!value) { PyErr_SetString(PyExc_TypeError, "Tensor does not support deleting items"); return -1; }
-  PyObject *both[2] = {index, value};
+  PyObject *both[2] = {index, value}, *tfr;
+  if (THP_tf_armed && THP_tf_binding(NULL, "__setitem__", self, both, 2, NULL, &tfr)) {
+    Py_XDECREF(tfr);
+    return tfr ? 0 : -1;
+  }
   if (THP_has_torch_function(both, 2)) {
     /* a vmap BatchedTensor (or fx Proxy) as the value or an index: its type's Tensor.__setitem__ override decides */
     PyObject *r = THP_torch_function_fallback("", "__setitem__", self, both, 2, NULL);

@@ -29,8 +29,21 @@ static PyObject *operand(PyObject *o, PyObject *other) {
   return fa_tensor(o);
 }
 
-#define BINARY_SLOT(NAME, CALL)                                   \
+/* While a Tensor subclass taking part in __torch_function__ exists, an
+ * operator on one is handed to it as Tensor.<dunder>(tensor, other), the
+ * reflected dunder when the tensor is on the right. Returns 1 with *res set
+ * when handed over. */
+static int tf_operator(const char *dunder, const char *rdunder, PyObject *a, PyObject *b, PyObject **res) {
+  if (!THP_tf_armed) return 0;
+  bool left = THPTensor_Check(a);
+  PyObject *other = left ? b : a;
+  return THP_tf_binding(NULL, left || !rdunder ? dunder : rdunder, left ? a : b, &other, 1, NULL, res);
+}
+
+#define BINARY_SLOT(NAME, LNAME, RNAME, CALL)                     \
   static PyObject *NAME(PyObject *a, PyObject *b) {               \
+    PyObject *tfr;                                                \
+    if (tf_operator(LNAME, RNAME, a, b, &tfr)) return tfr;       \
     if (!operand_ok(a) || !operand_ok(b)) Py_RETURN_NOTIMPLEMENTED; \
     PyObject *ta = operand(a, b);                                  \
     if (!ta) return NULL;                                          \
@@ -45,21 +58,23 @@ static PyObject *operand(PyObject *o, PyObject *other) {
 /* A number on the left of + or * is the second operand, as torch's __radd__/__rmul__ make it (2 * x is
  * x.mul(2)): the autograd node lists x's edge first, as torch's next_functions does. */
 #define SCALAR_LEFT (!THPTensor_Check(a) && THPTensor_Check(b))
-BINARY_SLOT(nb_add, SCALAR_LEFT ? F_add(tb, ta, NULL) : F_add(ta, tb, NULL))
-BINARY_SLOT(nb_sub, F_sub(ta, tb, NULL))
-BINARY_SLOT(nb_mul, SCALAR_LEFT ? F_mul(tb, ta) : F_mul(ta, tb))
-BINARY_SLOT(nb_truediv, F_div(ta, tb))
-BINARY_SLOT(nb_floordiv, F_floor_divide(ta, tb))
-BINARY_SLOT(nb_mod, F_remainder(ta, tb))
-BINARY_SLOT(nb_and, F_bitwise_and(ta, tb))
-BINARY_SLOT(nb_or, F_bitwise_or(ta, tb))
-BINARY_SLOT(nb_xor, F_bitwise_xor(ta, tb))
-BINARY_SLOT(nb_lshift, F_bitwise_left_shift(ta, tb))
-BINARY_SLOT(nb_rshift, F_bitwise_right_shift(ta, tb))
-BINARY_SLOT(nb_matmul, PyObject_CallMethod(ta, "matmul", "O", tb))
+BINARY_SLOT(nb_add, "add", "add", SCALAR_LEFT ? F_add(tb, ta, NULL) : F_add(ta, tb, NULL))
+BINARY_SLOT(nb_sub, "sub", "__rsub__", F_sub(ta, tb, NULL))
+BINARY_SLOT(nb_mul, "mul", "mul", SCALAR_LEFT ? F_mul(tb, ta) : F_mul(ta, tb))
+BINARY_SLOT(nb_truediv, "div", "__rdiv__", F_div(ta, tb))
+BINARY_SLOT(nb_floordiv, "__floordiv__", "__rfloordiv__", F_floor_divide(ta, tb))
+BINARY_SLOT(nb_mod, "remainder", "__rmod__", F_remainder(ta, tb))
+BINARY_SLOT(nb_and, "__and__", "bitwise_and", F_bitwise_and(ta, tb))
+BINARY_SLOT(nb_or, "__or__", "bitwise_or", F_bitwise_or(ta, tb))
+BINARY_SLOT(nb_xor, "__xor__", "bitwise_xor", F_bitwise_xor(ta, tb))
+BINARY_SLOT(nb_lshift, "__lshift__", "__rlshift__", F_bitwise_left_shift(ta, tb))
+BINARY_SLOT(nb_rshift, "__rshift__", "__rrshift__", F_bitwise_right_shift(ta, tb))
+BINARY_SLOT(nb_matmul, "matmul", "__rmatmul__", PyObject_CallMethod(ta, "matmul", "O", tb))
 
 static PyObject *nb_pow(PyObject *a, PyObject *b, PyObject *mod) {
   if (mod != Py_None) Py_RETURN_NOTIMPLEMENTED;
+  PyObject *tfr;
+  if (tf_operator("pow", "__rpow__", a, b, &tfr)) return tfr;
   if (!operand_ok(a) || !operand_ok(b)) Py_RETURN_NOTIMPLEMENTED;
   PyObject *ta = operand(a, b);
   if (!ta) return NULL;
@@ -76,8 +91,10 @@ static PyObject *nb_pow(PyObject *a, PyObject *b, PyObject *mod) {
  * does a y overriding __torch_function__, which then takes the call as
  * Tensor.add_: returning NotImplemented would let Python fall back to x + y
  * and rebind x, where torch's vmap raises for a batched y). */
-#define INPLACE_SLOT(NAME, METHOD, CALL)                          \
+#define INPLACE_SLOT(NAME, TFNAME, METHOD, CALL)                        \
   static PyObject *NAME(PyObject *a, PyObject *b) {               \
+    PyObject *tfr;                                                \
+    if (tf_operator(TFNAME, NULL, a, b, &tfr)) return tfr;      \
     if (THPTensor_Check(a) && (ap_is_sparse(b) || THP_has_torch_function(&b, 1))) return PyObject_CallMethod(a, METHOD, "O", b); \
     if (!THPTensor_Check(a) || !operand_ok(b)) Py_RETURN_NOTIMPLEMENTED; \
     PyObject *tb = operand(b, a);                                  \
@@ -86,18 +103,20 @@ static PyObject *nb_pow(PyObject *a, PyObject *b, PyObject *mod) {
     Py_DECREF(tb);                                                 \
     return r;                                                      \
   }
-INPLACE_SLOT(nb_iadd, "add_", VT_add_Tensor_(a, tb, at_scalar_int(1)))
-INPLACE_SLOT(nb_isub, "sub_", VT_sub_Tensor_(a, tb, at_scalar_int(1)))
-INPLACE_SLOT(nb_imul, "mul_", VT_mul_Tensor_(a, tb))
-INPLACE_SLOT(nb_itruediv, "div_", VT_div_Tensor_(a, tb))
-INPLACE_SLOT(nb_ifloordiv, "floor_divide_", VT_floor_divide_(a, tb))
-INPLACE_SLOT(nb_imod, "remainder_", VT_remainder_Tensor_(a, tb))
-INPLACE_SLOT(nb_iand, "bitwise_and_", VT_bitwise_and_Tensor_(a, tb))
-INPLACE_SLOT(nb_ior, "bitwise_or_", VT_bitwise_or_Tensor_(a, tb))
-INPLACE_SLOT(nb_ixor, "bitwise_xor_", VT_bitwise_xor_Tensor_(a, tb))
-INPLACE_SLOT(nb_ilshift, "bitwise_left_shift_", VT_bitwise_left_shift_Tensor_(a, tb))
-INPLACE_SLOT(nb_irshift, "bitwise_right_shift_", VT_bitwise_right_shift_Tensor_(a, tb))
+INPLACE_SLOT(nb_iadd, "add_", "add_", VT_add_Tensor_(a, tb, at_scalar_int(1)))
+INPLACE_SLOT(nb_isub, "sub_", "sub_", VT_sub_Tensor_(a, tb, at_scalar_int(1)))
+INPLACE_SLOT(nb_imul, "mul_", "mul_", VT_mul_Tensor_(a, tb))
+INPLACE_SLOT(nb_itruediv, "div_", "div_", VT_div_Tensor_(a, tb))
+INPLACE_SLOT(nb_ifloordiv, "floor_divide_", "floor_divide_", VT_floor_divide_(a, tb))
+INPLACE_SLOT(nb_imod, "remainder_", "remainder_", VT_remainder_Tensor_(a, tb))
+INPLACE_SLOT(nb_iand, "__iand__", "bitwise_and_", VT_bitwise_and_Tensor_(a, tb))
+INPLACE_SLOT(nb_ior, "__ior__", "bitwise_or_", VT_bitwise_or_Tensor_(a, tb))
+INPLACE_SLOT(nb_ixor, "__ixor__", "bitwise_xor_", VT_bitwise_xor_Tensor_(a, tb))
+INPLACE_SLOT(nb_ilshift, "__ilshift__", "bitwise_left_shift_", VT_bitwise_left_shift_Tensor_(a, tb))
+INPLACE_SLOT(nb_irshift, "__irshift__", "bitwise_right_shift_", VT_bitwise_right_shift_Tensor_(a, tb))
 static PyObject *nb_ipow(PyObject *a, PyObject *b, PyObject *mod) {
+  PyObject *tfr;
+  if (tf_operator("pow_", NULL, a, b, &tfr)) return tfr;
   if (!THPTensor_Check(a) || !operand_ok(b)) Py_RETURN_NOTIMPLEMENTED;
   PyObject *tb = operand(b, a);
   if (!tb) return NULL;
@@ -106,10 +125,15 @@ static PyObject *nb_ipow(PyObject *a, PyObject *b, PyObject *mod) {
   return r;
 }
 
-static PyObject *nb_neg(PyObject *a) { return F_neg(a); }
+/* a unary operator's hand-over to a Tensor subclass: Tensor.<dunder>(a) */
+#define TF_UNARY(DUNDER)                                                              \
+  PyObject *tfr;                                                                      \
+  if (THP_tf_armed && THP_tf_binding(NULL, DUNDER, a, NULL, 0, NULL, &tfr)) return tfr;
+static PyObject *nb_neg(PyObject *a) { TF_UNARY("neg") return F_neg(a); }
 static PyObject *nb_pos(PyObject *a) { return Py_NewRef(a); }
-static PyObject *nb_abs(PyObject *a) { return F_abs(a); }
+static PyObject *nb_abs(PyObject *a) { TF_UNARY("abs") return F_abs(a); }
 static PyObject *nb_invert(PyObject *a) {
+  TF_UNARY("__invert__")
   if (((THPTensor *)a)->t->dtype != TH_Bool && THDtype_isFloating(((THPTensor *)a)->t->dtype)) {
     PyErr_SetString(PyExc_TypeError, "~ (operator.invert) is only implemented on integer and Boolean-type tensors");
     return NULL;
@@ -150,6 +174,10 @@ void THP_fill_number_slots(PyNumberMethods *nb) {
 }
 
 PyObject *THP_tensor_richcompare(PyObject *a, PyObject *b, int op) {
+  static const char *const dunders[] = {"lt", "le", "__eq__", "ne", "gt", "ge"};   /* torch's funcs */
+  static const int swapped[] = {Py_GT, Py_GE, Py_EQ, Py_NE, Py_LT, Py_LE};
+  PyObject *tfr;   /* a tensor on the right sees the swapped comparison, as Python's reflection */
+  if (tf_operator(dunders[op], dunders[swapped[op]], a, b, &tfr)) return tfr;
   if (!operand_ok(a) || !operand_ok(b)) Py_RETURN_NOTIMPLEMENTED;
   PyObject *ta = operand(a, b);
   if (!ta) return NULL;

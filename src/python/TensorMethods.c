@@ -5,6 +5,7 @@
 #include "ArgParser.h"
 #include "Bindings.h"
 #include "Functions.h"
+#include "TorchFunction.h"
 
 #define SELF ((THPTensor *)self)
 
@@ -89,7 +90,13 @@ static PyObject *scalar_of(THTensor *t) {
   return PyLong_FromLongLong(at_item_int(t));
 }
 
+/* a Tensor subclass overriding __torch_function__ sees the hand-written methods too, as torch's */
+#define TF_METHOD(NAME, ARGS, KW) \
+  PyObject *tfr;                  \
+  if (THP_tf_armed && THP_tf_method_kw(NAME, self, ARGS, KW, &tfr)) return tfr;
+
 static PyObject *m_item(PyObject *self, PyObject *u) {
+  TF_METHOD("item", NULL, NULL)
   int64_t n = THTensor_numel(SELF->t);
   if (n != 1) {
     PyErr_Format(PyExc_RuntimeError, "a Tensor with %lld elements cannot be converted to Scalar", (long long)n);
@@ -115,6 +122,7 @@ static PyObject *tolist_rec(THTensor *t, int dim, int64_t offset) {
   return l;
 }
 static PyObject *m_tolist(PyObject *self, PyObject *u) {
+  TF_METHOD("tolist", NULL, NULL)
   if (THTensor_isMeta(SELF->t)) {
     PyErr_SetString(PyExc_NotImplementedError, "Cannot copy out of meta tensor; no data!");
     return NULL;
@@ -179,6 +187,7 @@ static PyObject *convert_to(PyObject *self, THDtype dt, PyObject *device, bool c
 static PyObject *convert(PyObject *self, THDtype dt, bool copy) { return convert_to(self, dt, NULL, copy, false); }
 #define CONV(NAME, DT) \
   static PyObject *m_##NAME(PyObject *self, PyObject *args, PyObject *kw) { \
+    TF_METHOD(#NAME, args, kw)                                             \
     if (SELF->t->dtype == DT) return Py_NewRef(self);                     \
     return convert(self, DT, false);                                       \
   }
@@ -187,6 +196,8 @@ CONV(long, TH_Int64) CONV(int, TH_Int32) CONV(short, TH_Int16) CONV(char, TH_Int
 CONV(bool, TH_Bool)
 
 static PyObject *m_to(PyObject *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames) {
+  PyObject *tfr;
+  if (THP_tf_armed && THP_tf_binding(NULL, "to", self, args, nargs, kwnames, &tfr)) return tfr;
   static const char *sigs[] = {
     "to(Tensor self, Device? device=None, ScalarType? dtype=None, bool non_blocking=False, bool copy=False, *, MemoryFormat? memory_format=None)",
     "to(Tensor self, ScalarType dtype, bool non_blocking=False, bool copy=False, *, MemoryFormat? memory_format=None)",
@@ -250,12 +261,14 @@ static PyObject *move(PyObject *self, int dev, bool nb) {
 }
 
 static PyObject *m_cpu(PyObject *self, PyObject *args, PyObject *kw) {
+  TF_METHOD("cpu", args, kw)
   static char *kwlist[] = {"memory_format", NULL};
   PyObject *mf = NULL;
   if (!PyArg_ParseTupleAndKeywords(args, kw, "|$O:cpu", kwlist, &mf)) return NULL;
   return move(self, -1, false);
 }
 static PyObject *m_cuda(PyObject *self, PyObject *args, PyObject *kw) {
+  TF_METHOD("cuda", args, kw)
   static char *kwlist[] = {"device", "non_blocking", "memory_format", NULL};
   PyObject *d = Py_None, *mf = NULL;
   int nb = 0;
@@ -280,6 +293,7 @@ static PyObject *m_cuda(PyObject *self, PyObject *args, PyObject *kw) {
  * then a legacy class name, or "Tensor" (the default dtype). The Tensor class itself is "torch.Tensor":
  * x.type(torch.Tensor) is how old programs write "float"; its subclasses are refused, as torch does. */
 static PyObject *m_type(PyObject *self, PyObject *args, PyObject *kw) {
+  TF_METHOD("type", args, kw)
   static char *kwlist[] = {"dtype", "non_blocking", NULL};
   PyObject *d = NULL;
   int nb = 0;

@@ -4,20 +4,38 @@
 #define TF_MAX_TYPES 8
 
 static PyObject *tf_name;   /* interned "__torch_function__" */
+static PyObject *tf_disabled_impl;   /* _C._disabled_torch_function_impl: a subclass assigning it opts out */
+
+int THP_tf_armed;
+/* DisableTorchFunctionSubclass blocks this thread is in: a handler running func on the plain tensors */
+static _Thread_local int tf_subclass_off;
+/* DisableTorchFunction blocks (modes off too) and this thread's TorchFunctionMode stack (a list, top last) */
+static _Thread_local int tf_all_off;
+static _Thread_local PyObject *tf_modes;
+
+static bool mode_on(void) { return tf_modes && PyList_GET_SIZE(tf_modes) > 0 && !tf_all_off; }
 
 /* The types that never override: the common arguments of an op are rejected
  * by a pointer compare before any attribute lookup (cthtorch.Tensor, the most
- * common, first: the subtype walk is only for tensor subclasses). */
+ * common, first). */
 static bool plain_type(PyTypeObject *t) {
   return (PyObject *)t == THPTensorClass || t == &PyLong_Type || t == &PyFloat_Type || t == &PyBool_Type || t == Py_TYPE(Py_None) ||
          t == &PyUnicode_Type || t == &PyComplex_Type || t == &PyList_Type || t == &PyTuple_Type ||
          t == &PyDict_Type || t == &THPDtypeType || t == &THPDeviceType || t == &THPSizeType ||
-         t == &PySlice_Type || t == Py_TYPE(Py_Ellipsis) || PyType_IsSubtype(t, &THPTensorType);
+         t == &PySlice_Type || t == Py_TYPE(Py_Ellipsis);
 }
 
+/* A Tensor subclass takes the call when its __torch_function__ is not the
+ * disabled one (nn.Parameter's), unless a handler of this thread is running
+ * func itself; other types when they define __torch_function__ at all. */
 static bool overrides(PyObject *o) {
   PyTypeObject *t = Py_TYPE(o);
   if (plain_type(t)) return false;
+  if (PyType_IsSubtype(t, &THPTensorType)) {
+    if (!THP_tf_armed || tf_subclass_off) return false;
+    PyObject *f = _PyType_Lookup(t, tf_name);   /* borrowed */
+    return f && f != tf_disabled_impl;
+  }
   return _PyType_Lookup(t, tf_name) != NULL;   /* borrowed; no error set on a miss */
 }
 
@@ -36,9 +54,9 @@ static int add_type(PyTypeObject **types, int n, PyObject *o) {
   return n + 1;
 }
 
-/* The overriding types among args (and the items of list/tuple args). */
-static int collect(PyObject *const *args, Py_ssize_t n, PyTypeObject **types) {
-  int nt = 0;
+/* The overriding types among args (and the items of list/tuple args), added
+ * to the nt already in types[]. */
+static int collect_into(PyObject *const *args, Py_ssize_t n, PyTypeObject **types, int nt) {
   for (Py_ssize_t i = 0; i < n; i++) {
     PyObject *o = args[i];
     if (PyList_CheckExact(o) || PyTuple_CheckExact(o)) {
@@ -52,6 +70,8 @@ static int collect(PyObject *const *args, Py_ssize_t n, PyTypeObject **types) {
   }
   return nt;
 }
+
+static int collect(PyObject *const *args, Py_ssize_t n, PyTypeObject **types) { return collect_into(args, n, types, 0); }
 
 bool THP_has_torch_function(PyObject *const *args, Py_ssize_t n) {
   PyTypeObject *types[TF_MAX_TYPES];
@@ -84,6 +104,19 @@ static PyObject *call_overrides(PyObject *func, PyTypeObject **types, int nt, Py
   if (!ttuple) return NULL;
   for (int i = 0; i < nt; i++) PyTuple_SET_ITEM(ttuple, i, Py_NewRef((PyObject *)types[i]));
   PyObject *res = NULL;
+  if (mode_on()) {   /* the innermost mode first, off its stack while it runs (its own ops go to the next) */
+    Py_ssize_t top = PyList_GET_SIZE(tf_modes) - 1;
+    PyObject *mode = Py_NewRef(PyList_GET_ITEM(tf_modes, top));
+    if (PyList_SetSlice(tf_modes, top, top + 1, NULL) < 0) { Py_DECREF(mode); goto done; }
+    res = PyObject_CallMethodObjArgs(mode, tf_name, func, ttuple, args, kwargs, NULL);
+    PyObject *et, *ev, *tb;
+    PyErr_Fetch(&et, &ev, &tb);
+    if (PyList_Append(tf_modes, mode) < 0) PyErr_Clear();   /* the stack only grows back: no allocation */
+    PyErr_Restore(et, ev, tb);
+    Py_DECREF(mode);
+    if (!res || res != Py_NotImplemented) goto done;
+    Py_CLEAR(res);
+  }
   for (int i = 0; i < nt; i++) {
     PyObject *tf = PyObject_GetAttr((PyObject *)types[i], tf_name);
     if (!tf) goto done;
@@ -128,7 +161,7 @@ PyObject *THP_torch_function_dispatch(PyObject *func, PyObject *const *args, siz
   Py_ssize_t nargs = PyVectorcall_NARGS(nargsf);
   PyTypeObject *types[TF_MAX_TYPES];
   int nt = collect(args, nargs + (kwnames ? PyTuple_GET_SIZE(kwnames) : 0), types);
-  if (!nt) return Py_NewRef(Py_NotImplemented);
+  if (!nt && !mode_on()) return Py_NewRef(Py_NotImplemented);
   PyObject *targs, *kw;
   if (box_call(args, nargs, kwnames, &targs, &kw) < 0) return NULL;
   PyObject *res = call_overrides(func, types, nt, targs, kw);
@@ -166,6 +199,30 @@ static PyObject *public_function(const char *module, const char *name) {
   return f;
 }
 
+/* Hands a binding's call to the overriding types: func is Tensor.<name> for
+ * a method (self first in args), else the public function. */
+static PyObject *dispatch_binding(const char *module, const char *name, PyObject *self, PyObject *const *args,
+                                  Py_ssize_t nargs, PyObject *kwnames, PyTypeObject **types, int nt) {
+  PyObject *func = self ? PyObject_GetAttrString(THPTensorClass, name) : public_function(module, name);
+  if (!func) return NULL;
+  PyObject *targs, *kw, *res = NULL;
+  if (box_call(args, nargs, kwnames, &targs, &kw) < 0) { Py_DECREF(func); return NULL; }
+  if (self) {   /* a method: Tensor.<name>(self, *args) */
+    PyObject *full = PyTuple_New(nargs + 1);
+    if (!full) goto done;
+    PyTuple_SET_ITEM(full, 0, Py_NewRef(self));
+    for (Py_ssize_t i = 0; i < nargs; i++) PyTuple_SET_ITEM(full, i + 1, Py_NewRef(args[i]));
+    Py_SETREF(targs, full);
+  }
+  /* a binding called without keywords passes kwargs=None, as torch's */
+  res = call_overrides(func, types, nt, targs, PyDict_GET_SIZE(kw) ? kw : Py_None);
+done:
+  Py_DECREF(func);
+  Py_DECREF(targs);
+  Py_DECREF(kw);
+  return res;
+}
+
 PyObject *THP_torch_function_fallback(const char *module, const char *name, PyObject *self,
                                       PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames) {
   Py_ssize_t nkw = kwnames ? PyTuple_GET_SIZE(kwnames) : 0;
@@ -181,40 +238,123 @@ PyObject *THP_torch_function_fallback(const char *module, const char *name, PyOb
   Py_XDECREF(et);
   Py_XDECREF(ev);
   Py_XDECREF(tb);
-  PyObject *func = self ? PyObject_GetAttrString((PyObject *)Py_TYPE(self), name) : public_function(module, name);
-  if (!func) return NULL;
-  PyObject *targs, *kw, *res = NULL;
-  if (box_call(args, nargs, kwnames, &targs, &kw) < 0) { Py_DECREF(func); return NULL; }
-  if (self) {   /* a method: Tensor.<name>(self, *args) */
-    PyObject *full = PyTuple_New(nargs + 1);
-    if (!full) goto done;
-    PyTuple_SET_ITEM(full, 0, Py_NewRef(self));
-    for (Py_ssize_t i = 0; i < nargs; i++) PyTuple_SET_ITEM(full, i + 1, Py_NewRef(args[i]));
-    Py_SETREF(targs, full);
-  }
-  res = call_overrides(func, types, nt, targs, kw);
-done:
-  Py_DECREF(func);
-  Py_DECREF(targs);
-  Py_DECREF(kw);
-  return res;
+  return dispatch_binding(module, name, self, args, nargs, kwnames, types, nt);
 }
+
+int THP_tf_binding(const char *module, const char *name, PyObject *self, PyObject *const *args, Py_ssize_t nargs,
+                   PyObject *kwnames, PyObject **res) {
+  PyTypeObject *types[TF_MAX_TYPES];
+  int nt = 0;
+  if (!tf_subclass_off) {
+    nt = self && overrides(self) ? add_type(types, 0, self) : 0;
+    nt = collect_into(args, nargs + (kwnames ? PyTuple_GET_SIZE(kwnames) : 0), types, nt);
+  }
+  if (!nt && !mode_on()) return 0;
+  *res = dispatch_binding(module, name, self, args, nargs, kwnames, types, nt);
+  return 1;
+}
+
+int THP_tf_method_kw(const char *name, PyObject *self, PyObject *args, PyObject *kw, PyObject **res) {
+  bool sub = !tf_subclass_off && overrides(self);   /* these methods' arguments are never tensors */
+  if (!sub && !mode_on()) return 0;
+  Py_ssize_t n = args ? PyTuple_GET_SIZE(args) : 0, nkw = kw ? PyDict_GET_SIZE(kw) : 0;
+  PyObject **flat = PyMem_Malloc((size_t)(n + nkw + 1) * sizeof(PyObject *));
+  PyObject *kwnames = nkw ? PyTuple_New(nkw) : NULL;
+  *res = NULL;
+  if (!flat || (nkw && !kwnames)) {
+    PyMem_Free(flat);
+    Py_XDECREF(kwnames);
+    if (!PyErr_Occurred()) PyErr_NoMemory();
+    return 1;
+  }
+  for (Py_ssize_t i = 0; i < n; i++) flat[i] = PyTuple_GET_ITEM(args, i);
+  Py_ssize_t pos = 0, k = 0;
+  PyObject *key, *val;
+  while (kw && PyDict_Next(kw, &pos, &key, &val)) {
+    PyTuple_SET_ITEM(kwnames, k, Py_NewRef(key));
+    flat[n + k++] = val;
+  }
+  PyTypeObject *types[TF_MAX_TYPES];
+  int nt = sub ? add_type(types, 0, self) : 0;
+  *res = dispatch_binding(NULL, name, self, flat, n, kwnames, types, nt);
+  PyMem_Free(flat);
+  Py_XDECREF(kwnames);
+  return 1;
+}
+
+/* ---- DisableTorchFunctionSubclass / DisableTorchFunction ---- */
+typedef struct { PyObject_HEAD } TFDisable;
+
+static PyObject *tfd_enter(PyObject *self, PyObject *unused) {
+  tf_subclass_off++;
+  Py_RETURN_NONE;
+}
+
+static PyObject *tfd_exit(PyObject *self, PyObject *args) {
+  if (tf_subclass_off > 0) tf_subclass_off--;
+  Py_RETURN_FALSE;
+}
+
+static PyObject *tfd_all_enter(PyObject *self, PyObject *unused) {
+  tf_all_off++;
+  tf_subclass_off++;
+  Py_RETURN_NONE;
+}
+
+static PyObject *tfd_all_exit(PyObject *self, PyObject *args) {
+  if (tf_all_off > 0) tf_all_off--;
+  if (tf_subclass_off > 0) tf_subclass_off--;
+  Py_RETURN_FALSE;
+}
+
+static PyMethodDef tfd_methods[] = {
+  {"__enter__", tfd_enter, METH_NOARGS, NULL},
+  {"__exit__", tfd_exit, METH_VARARGS, NULL},
+  {NULL}
+};
+
+static PyMethodDef tfd_all_methods[] = {
+  {"__enter__", tfd_all_enter, METH_NOARGS, NULL},
+  {"__exit__", tfd_all_exit, METH_VARARGS, NULL},
+  {NULL}
+};
+
+static PyTypeObject TFDisableSubclassType = {
+  PyVarObject_HEAD_INIT(NULL, 0)
+  .tp_name = "torch._C.DisableTorchFunctionSubclass",
+  .tp_basicsize = sizeof(TFDisable),
+  .tp_flags = Py_TPFLAGS_DEFAULT,
+  .tp_doc = "Within the block, Tensor subclasses' __torch_function__ is not called: ops see plain tensors.",
+  .tp_methods = tfd_methods,
+  .tp_new = PyType_GenericNew,
+};
+
+static PyTypeObject TFDisableType = {
+  PyVarObject_HEAD_INIT(NULL, 0)
+  .tp_name = "torch._C.DisableTorchFunction",
+  .tp_basicsize = sizeof(TFDisable),
+  .tp_flags = Py_TPFLAGS_DEFAULT,
+  .tp_doc = "Within the block, neither torch function modes nor Tensor subclasses' __torch_function__ are called.",
+  .tp_methods = tfd_all_methods,
+  .tp_new = PyType_GenericNew,
+};
 
 /* ---- Python entry points (cthtorch/overrides.py) ---- */
 
 static PyObject *py_has_torch_function(PyObject *m, PyObject *seq) {
   PyObject *fast = PySequence_Fast(seq, "has_torch_function: expected a sequence");
   if (!fast) return NULL;
-  bool r = THP_has_torch_function(PySequence_Fast_ITEMS(fast), PySequence_Fast_GET_SIZE(fast));
+  bool r = mode_on() || THP_has_torch_function(PySequence_Fast_ITEMS(fast), PySequence_Fast_GET_SIZE(fast));
   Py_DECREF(fast);
   return PyBool_FromLong(r);
 }
 
 static PyObject *py_has_torch_function_unary(PyObject *m, PyObject *o) {
-  return PyBool_FromLong(overrides(o));
+  return PyBool_FromLong(mode_on() || overrides(o));
 }
 
 static PyObject *py_has_torch_function_variadic(PyObject *m, PyObject *const *args, Py_ssize_t nargs) {
+  if (mode_on()) Py_RETURN_TRUE;
   for (Py_ssize_t i = 0; i < nargs; i++)
     if (overrides(args[i])) Py_RETURN_TRUE;
   Py_RETURN_FALSE;
@@ -230,7 +370,7 @@ static PyObject *py_handle_torch_function(PyObject *m, PyObject *a) {
   PyTypeObject *types[TF_MAX_TYPES];
   int nt = collect(PySequence_Fast_ITEMS(fast), PySequence_Fast_GET_SIZE(fast), types);
   Py_DECREF(fast);
-  if (!nt) {
+  if (!nt && !mode_on()) {
     PyErr_SetString(PyExc_TypeError, "handle_torch_function: no argument overrides __torch_function__");
     return NULL;
   }
@@ -241,7 +381,86 @@ static PyObject *py_handle_torch_function(PyObject *m, PyObject *a) {
   return res;
 }
 
+/* _disabled_torch_function_impl(func, types, args=(), kwargs=None): func on the plain tensors, its result as is
+ * (a class assigning this as its __torch_function__, as nn.Parameter does, takes no part in dispatch) */
+static PyObject *py_disabled_impl(PyObject *m, PyObject *const *args, Py_ssize_t nargs) {
+  if (nargs < 2 || nargs > 4) {
+    PyErr_SetString(PyExc_TypeError, "_disabled_torch_function_impl(func, types, args=(), kwargs=None)");
+    return NULL;
+  }
+  PyObject *fargs = nargs > 2 ? args[2] : NULL, *kw = nargs > 3 && args[3] != Py_None ? args[3] : NULL;
+  if (fargs && !PyTuple_Check(fargs)) {
+    PyErr_SetString(PyExc_TypeError, "_disabled_torch_function_impl: args must be a tuple");
+    return NULL;
+  }
+  if (kw && !PyDict_Check(kw)) {
+    PyErr_SetString(PyExc_TypeError, "_disabled_torch_function_impl: kwargs must be a dict");
+    return NULL;
+  }
+  PyObject *empty = fargs ? NULL : PyTuple_New(0);
+  if (!fargs && !empty) return NULL;
+  tf_subclass_off++;
+  PyObject *r = PyObject_Call(args[0], fargs ? fargs : empty, kw);
+  tf_subclass_off--;
+  Py_XDECREF(empty);
+  return r;
+}
+
+static PyObject *py_tf_enabled(PyObject *m, PyObject *unused) { return PyBool_FromLong(!tf_subclass_off); }
+static PyObject *py_tf_mode_enabled(PyObject *m, PyObject *unused) { return PyBool_FromLong(!tf_all_off); }
+
+/* Tensor.__init_subclass__: a subclass that takes part in dispatch exists, so bindings start asking */
+static PyObject *py_tf_arm(PyObject *m, PyObject *unused) {
+  THP_tf_armed = 1;
+  Py_RETURN_NONE;
+}
+
+/* the mode stack (TorchFunctionMode.__enter__/__exit__) */
+static PyObject *py_push_mode(PyObject *m, PyObject *mode) {
+  if (!tf_modes && !(tf_modes = PyList_New(0))) return NULL;
+  if (PyList_Append(tf_modes, mode) < 0) return NULL;
+  THP_tf_armed = 1;
+  Py_RETURN_NONE;
+}
+
+static PyObject *py_pop_mode(PyObject *m, PyObject *unused) {
+  Py_ssize_t n = tf_modes ? PyList_GET_SIZE(tf_modes) : 0;
+  if (!n) {
+    PyErr_SetString(PyExc_RuntimeError, "Trying to pop from an empty mode stack");
+    return NULL;
+  }
+  PyObject *mode = Py_NewRef(PyList_GET_ITEM(tf_modes, n - 1));
+  if (PyList_SetSlice(tf_modes, n - 1, n, NULL) < 0) { Py_DECREF(mode); return NULL; }
+  return mode;
+}
+
+static PyObject *py_len_modes(PyObject *m, PyObject *unused) {
+  return PyLong_FromSsize_t(tf_modes ? PyList_GET_SIZE(tf_modes) : 0);
+}
+
+static PyObject *py_get_mode_at(PyObject *m, PyObject *idx) {
+  Py_ssize_t i = PyLong_AsSsize_t(idx), n = tf_modes ? PyList_GET_SIZE(tf_modes) : 0;
+  if (i == -1 && PyErr_Occurred()) return NULL;
+  if (i < 0) i += n;
+  if (i < 0 || i >= n) {
+    PyErr_SetString(PyExc_IndexError, "mode stack index out of range");
+    return NULL;
+  }
+  return Py_NewRef(PyList_GET_ITEM(tf_modes, i));
+}
+
+static PyObject *py_tf_is_armed(PyObject *m, PyObject *unused) { return PyBool_FromLong(THP_tf_armed); }
+
 static PyMethodDef tf_functions[] = {
+  {"_disabled_torch_function_impl", (PyCFunction)(void (*)(void))py_disabled_impl, METH_FASTCALL, NULL},
+  {"_is_torch_function_enabled", py_tf_enabled, METH_NOARGS, NULL},
+  {"_is_torch_function_mode_enabled", py_tf_mode_enabled, METH_NOARGS, NULL},
+  {"_push_on_torch_function_stack", py_push_mode, METH_O, NULL},
+  {"_pop_torch_function_stack", py_pop_mode, METH_NOARGS, NULL},
+  {"_len_torch_function_stack", py_len_modes, METH_NOARGS, NULL},
+  {"_get_function_stack_at", py_get_mode_at, METH_O, NULL},
+  {"_tf_arm", py_tf_arm, METH_NOARGS, NULL},
+  {"_tf_is_armed", py_tf_is_armed, METH_NOARGS, "Whether a Tensor subclass taking part in __torch_function__ exists."},
   {"_has_torch_function", py_has_torch_function, METH_O, "Whether an item of the sequence overrides __torch_function__."},
   {"_has_torch_function_unary", py_has_torch_function_unary, METH_O, NULL},
   {"_has_torch_function_variadic", (PyCFunction)(void (*)(void))py_has_torch_function_variadic, METH_FASTCALL, NULL},
@@ -252,5 +471,9 @@ static PyMethodDef tf_functions[] = {
 int THP_initTorchFunction(PyObject *m) {
   tf_name = PyUnicode_InternFromString("__torch_function__");
   if (!tf_name) return -1;
-  return PyModule_AddFunctions(m, tf_functions);
+  if (PyModule_AddFunctions(m, tf_functions) < 0) return -1;
+  tf_disabled_impl = PyObject_GetAttrString(m, "_disabled_torch_function_impl");
+  if (!tf_disabled_impl || PyType_Ready(&TFDisableSubclassType) < 0 || PyType_Ready(&TFDisableType) < 0) return -1;
+  if (PyModule_AddObjectRef(m, "DisableTorchFunctionSubclass", (PyObject *)&TFDisableSubclassType) < 0) return -1;
+  return PyModule_AddObjectRef(m, "DisableTorchFunction", (PyObject *)&TFDisableType);
 }

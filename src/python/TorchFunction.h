@@ -10,8 +10,12 @@
  *   as a Tensor, so tensors pay nothing);
  * - a `_C._Op`, after a per-argument exact-type test that passes tensors and
  *   numbers at once.
- * Tensor subclasses are not dispatched on (cthtorch.Tensor's own
- * __torch_function__ is a placeholder). */
+ * - once a Tensor subclass that takes part exists (THP_tf_armed), every
+ *   binding and operator asks first: a subclass instance among the
+ *   arguments hands the call to its __torch_function__ (cthtorch.Tensor's
+ *   default runs func on the plain tensors and makes the results instances
+ *   of the subclass). nn.Parameter opts out with
+ *   _disabled_torch_function_impl, so training pays one pointer test. */
 #ifndef THP_TORCH_FUNCTION_H
 #define THP_TORCH_FUNCTION_H
 #include "THP.h"
@@ -27,6 +31,20 @@ bool THP_has_torch_function(PyObject *const *args, Py_ssize_t n);
  * overrides __torch_function__ (or the override's error). */
 PyObject *THP_torch_function_fallback(const char *module, const char *name, PyObject *self,
                                       PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames);
+
+/* Set once a Tensor subclass taking part in dispatch is defined. */
+extern int THP_tf_armed;
+
+/* Asked by bindings and operators while THP_tf_armed: when self or an
+ * argument overrides, *res is the override's result (NULL on error) and 1 is
+ * returned; else 0 and the caller goes on. name is the binding's Python name
+ * (module as for the fallback), or a dunder of Tensor with module NULL. */
+int THP_tf_binding(const char *module, const char *name, PyObject *self, PyObject *const *args, Py_ssize_t nargs,
+                   PyObject *kwnames, PyObject **res);
+
+/* The same for a hand-written method taking (args tuple, kwargs dict), asked
+ * only about self. */
+int THP_tf_method_kw(const char *name, PyObject *self, PyObject *args, PyObject *kw, PyObject **res);
 
 /* Dispatches a vectorcall of `func` to the overriding types of its
  * arguments. Returns a new reference, NULL on error, or Py_NotImplemented

@@ -1,0 +1,173 @@
+"""Tensor subclasses and __torch_function__ (torch's "Extending torch with a Tensor subclass"): results keep
+the subclass, overrides see every op (functions, methods, operators, indexing) with torch's func and types,
+nn.Parameter opts out, DisableTorchFunctionSubclass turns the hand-over off. Compared with torch 2.13."""
+import pytest
+
+import cthtorch
+from oracle import require_torch
+
+
+def _run(lib):
+    class Logged(lib.Tensor):
+        calls = []
+
+        @classmethod
+        def __torch_function__(cls, func, types, args=(), kwargs=None):
+            cls.calls.append(func.__name__)
+            return super().__torch_function__(func, types, args, kwargs)
+
+    class Plain(lib.Tensor):
+        pass
+
+    out = {}
+    x = lib.arange(6.).reshape(2, 3).as_subclass(Logged)
+    y = x + 1
+    z = lib.relu(y - 2).sum(0)
+    w = x[0] * 2
+    m = x.max(1)
+    c = lib.cat([x, x])
+    x2 = x.clone()
+    x2[0] = 5
+    x2 += 1
+    neg = -x
+    eq = x == 3
+    r = 10 - x
+    out["types"] = [type(t).__name__ for t in (y, z, w, m.values, m.indices, c, x2, neg, eq, r)]
+    out["values"] = [t.tolist() for t in (y, z, w, m.values, c, x2, neg, eq, r)]
+    out["calls"] = list(Logged.calls)
+    p = Plain(lib.ones(2)) if False else lib.ones(2).as_subclass(Plain)
+    out["plain"] = [type(p * 2).__name__, type(p.sum()).__name__, type(lib.exp(p)).__name__,
+                    repr(p + 1)]
+    prm = lib.nn.Parameter(lib.ones(2))
+    out["param"] = [type(prm * 2).__name__, type(prm.detach()).__name__, type(lib.tanh(prm)).__name__]
+    with lib._C.DisableTorchFunctionSubclass():
+        out["disabled"] = type(p + 1).__name__
+    out["enabled"] = lib._C._is_torch_function_enabled()
+    return out
+
+
+def test_subclass_results_and_calls_match_torch():
+    torch = require_torch()
+    assert _run(cthtorch) == _run(torch)
+
+
+def test_subclass_keeps_autograd():
+    class S(cthtorch.Tensor):
+        pass
+    x = cthtorch.randn(3, requires_grad=True)
+    s = x.as_subclass(S)
+    y = (s * s).sum()
+    assert type(y) is S
+    y.backward()
+    assert cthtorch.allclose(x.grad, 2 * x.detach())
+
+
+def test_override_can_replace_the_result():
+    class Const(cthtorch.Tensor):
+        @classmethod
+        def __torch_function__(cls, func, types, args=(), kwargs=None):
+            if func is cthtorch.add:
+                return "added"
+            return super().__torch_function__(func, types, args, kwargs)
+    c = cthtorch.zeros(2).as_subclass(Const)
+    assert cthtorch.add(c, 1) == "added"
+    assert type(cthtorch.mul(c, 2)) is Const
+
+
+def test_disabled_impl_runs_func_plainly():
+    class S(cthtorch.Tensor):
+        pass
+    s = cthtorch.ones(2).as_subclass(S)
+    r = cthtorch._C._disabled_torch_function_impl(cthtorch.add, (S,), (s, 1), {})
+    assert type(r) is cthtorch.Tensor and r.tolist() == [2.0, 2.0]
+
+
+def _modes(lib):
+    seen = []
+
+    class Recording(lib.overrides.TorchFunctionMode):
+        def __init__(self, tag):
+            super().__init__()
+            self.tag = tag
+
+        def __torch_function__(self, func, types, args=(), kwargs=None):
+            seen.append((self.tag, func.__name__, [t.__name__ for t in types]))
+            return func(*args, **(kwargs or {}))
+
+    class Sub(lib.Tensor):
+        pass
+
+    class Twice(lib.overrides.TorchFunctionMode):
+        def __torch_function__(self, func, types, args=(), kwargs=None):
+            r = func(*args, **(kwargs or {}))
+            return r * 2 if func is lib.add else r
+
+    with Recording("outer"):
+        with Recording("inner"):
+            x = lib.ones(2)
+            y = x + 1
+            z = lib.relu(y).sum()
+        s = lib.zeros(2).as_subclass(Sub)
+        w = s * 3
+    with Twice():
+        doubled = lib.add(lib.ones(2), 1)
+    with lib._C.DisableTorchFunction():
+        with Recording("off"):
+            lib.ones(1)
+    return seen, z.item(), type(w).__name__, doubled.tolist(), lib._C._len_torch_function_stack()
+
+
+def test_torch_function_modes_match_torch():
+    torch = require_torch()
+    assert _modes(cthtorch) == _modes(torch)
+
+
+def test_mode_stack_is_restored_after_an_error():
+    class Boom(cthtorch.overrides.TorchFunctionMode):
+        def __torch_function__(self, func, types, args=(), kwargs=None):
+            raise ValueError("boom")
+    with pytest.raises(ValueError, match="boom"):
+        with Boom():
+            cthtorch.ones(2)
+    assert cthtorch._C._len_torch_function_stack() == 0
+    assert cthtorch.ones(2).tolist() == [1.0, 1.0]
+
+
+def test_the_library_itself_does_not_arm_the_hand_over():
+    # training pays nothing until a user defines a subclass: nn.Parameter (and the lazy ones) opt out
+    import subprocess
+    import sys
+    code = ("import cthtorch, cthtorch.nn, cthtorch.optim, cthtorch.vision, cthtorch.utils.data, cthtorch.fx\n"
+            "m = cthtorch.nn.LazyLinear(3); m(cthtorch.ones(2, 4))\n"
+            "print(cthtorch._C._tf_is_armed())\n"
+            "class S(cthtorch.Tensor): pass\n"
+            "print(cthtorch._C._tf_is_armed())\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.split()
+    assert out == ["False", "True"]
+
+
+def _logging_tensor_doc_example(lib):
+    # the LoggingTensor of torch's "Extending torch" notes: logging the args reprs the subclass, whose
+    # own ops must not recurse back into the override
+    lines = []
+
+    class LoggingTensor(lib.Tensor):
+        @classmethod
+        def __torch_function__(cls, func, types, args=(), kwargs=None):
+            if func is not lib.Tensor.__repr__:
+                lines.append(f"func: {func.__name__}, args: {args!r}, kwargs: {kwargs!r}")
+            if kwargs is None:
+                kwargs = {}
+            return super().__torch_function__(func, types, args, kwargs)
+
+    t = lib.tensor([1., 2.]).as_subclass(LoggingTensor)
+    lines.append(repr(t * 2))
+    lines.append(repr(t.sum()))
+    lines.append(repr(lib.nn.functional.relu(t)))
+    lines.append(repr(1 - t))
+    return lines
+
+
+def test_logging_tensor_example_matches_torch():
+    torch = require_torch()
+    assert _logging_tensor_doc_example(cthtorch) == _logging_tensor_doc_example(torch)
