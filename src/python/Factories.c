@@ -254,9 +254,9 @@ static PyObject *f_tensor(PyObject *m, PyObject *const *a, Py_ssize_t n, PyObjec
   bool given = !ap_isnone(&r, 1);
   PyObject *data = ap_object(&r, 0);
   if (THPTensor_Check(data) &&
-      PyErr_WarnEx(PyExc_UserWarning, "To copy construct from a tensor, it is recommended to use "
+      THP_warn(PyExc_UserWarning, "To copy construct from a tensor, it is recommended to use "
                    "sourceTensor.detach().clone() or sourceTensor.detach().clone().requires_grad_(True), rather than "
-                   "torch.tensor(sourceTensor).", 1) < 0)
+                   "torch.tensor(sourceTensor).") < 0)
     goto done;
   res = THP_tensor_from_data(data, ap_dtype(&r, 1, TH_Undefined), given, true);
   res = finish(res, ap_bool(&r, 5), dev);
