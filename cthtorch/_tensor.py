@@ -336,7 +336,7 @@ class Tensor(_C._TensorBase):
         if self.dim() not in (0, 2):
             import warnings
             warnings.warn("The use of `x.T` on tensors of dimension other than 2 to reverse their shape is "
-                          "deprecated and it will throw an error in a future release.")
+                          "deprecated and it will throw an error in a future release.", stacklevel=2)
         return self.permute(tuple(reversed(range(self.dim()))))
 
     @property

@@ -97,3 +97,23 @@ def test_training_mistakes_raise_torchs_errors():
             case(torch)
         assert type(ours.value) is type(theirs.value)
         assert str(ours.value).splitlines()[0] == str(theirs.value).splitlines()[0]
+
+
+@pytest.mark.parametrize("code", [
+    "x = lib.ones(2, 3, 4)\ny = x.T",                               # Tensor.T, a Python property
+    "y = lib.FloatTensor([np.array([1., 2])])",                     # the legacy constructor over tensor()
+    "x = lib.ones(2, requires_grad=True)\ny = float(x.sum())",
+    "y = lib.tensor(lib.ones(2))",
+])
+def test_warnings_name_the_users_line_as_torch(code):
+    """a warning from under cthtorch's Python wrappers names the caller's file and line, as torch's
+    (whose wrappers are C), not the wrapper's"""
+    import warnings
+
+    def where(lib):
+        with warnings.catch_warnings(record=True) as w:
+            warnings.simplefilter("always")
+            exec(compile(code, "user_code.py", "exec"), {"lib": lib, "np": np})
+        return [(x.filename, x.lineno, x.category) for x in w]
+    ours = where(ct)
+    assert ours == where(torch) and ours

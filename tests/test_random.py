@@ -116,3 +116,27 @@ def test_normal_forms_and_like():
     with pytest.raises(RuntimeError, match="uniform_ expects to return a \\[from, to\\) range"):
         ct.empty(2).uniform_(1, 0)
     assert ct.rand(2, requires_grad=True).requires_grad
+
+
+@pytest.mark.parametrize("call", [
+    "L.rand_like(c)", "L.randn_like(c)", "L.randint_like(c, 10)", "L.randint_like(c, 3, 10)", "L.rand_like(t)",
+    "L.rand_like(x, memory_format=L.channels_last)", "L.randn_like(x, memory_format=L.channels_last)",
+    "L.randint_like(x, 5, memory_format=L.channels_last)", "L.rand_like(c, memory_format=L.contiguous_format)",
+    "L.rand_like(x[:, :, ::2])", "L.rand_like(y, memory_format=L.channels_last)",
+])
+def test_random_like_layout_and_values_as_torch(call):
+    """rand_like/randn_like/randint_like lay their result out as torch's (a dense input's strides, so
+    channels_last stays so; memory_format= honoured: it was ignored) and draw the same values in it"""
+    import oracle
+    torch = oracle.require_torch()
+
+    def run(lib):
+        env = {"L": lib, "x": lib.ones(2, 3, 4, 5), "y": lib.ones(2, 3), "t": lib.ones(3, 4).t(),
+               "c": lib.ones(2, 3, 4, 5).contiguous(memory_format=lib.channels_last)}
+        lib.manual_seed(7)
+        try:
+            r = eval(call, env)
+        except RuntimeError as e:
+            return str(e)
+        return tuple(r.shape), r.stride(), str(r.dtype), r.flatten().tolist()
+    assert run(ct) == run(torch)

@@ -393,3 +393,46 @@ def test_linspace_bits_equal_torchs(dtype, start, end, steps):
     a = ct.linspace(start, end, steps, dtype=getattr(ct, dtype))
     b = torch.linspace(start, end, steps, dtype=getattr(torch, dtype))
     np.testing.assert_array_equal(a.numpy(), b.numpy())
+
+
+def test_float_arange_is_bit_exact_with_torch():
+    """float and double ranges round as torch's CPU kernel does (a base per 32-byte vector, chunks per
+    thread past 32768 elements): start + i*step alone differs from it by an ulp in some elements"""
+    import random
+    rng = random.Random(3)
+    cases = [(0, 1, 0.1), (-1, 1, 0.07), (1.5, 10.2, 0.35), (5, -3, -0.13)]
+    cases += [(s, s + st * rng.randint(1, 300) + rng.uniform(0, st), st)
+              for s, st in ((rng.uniform(-50, 50), rng.uniform(0.0001, 3)) for _ in range(200))]
+    for args in cases:
+        for dt in ("float32", "float64"):
+            a, b = ct.arange(*args, dtype=getattr(ct, dt)), torch.arange(*args, dtype=getattr(torch, dt))
+            np.testing.assert_array_equal(a.numpy(), b.numpy(), err_msg=str((args, dt)))
+    saved = ct.get_num_threads(), torch.get_num_threads()
+    try:
+        for threads in (1, 2, 3):   # the chunks follow the thread count, as torch's
+            ct.set_num_threads(threads)
+            torch.set_num_threads(threads)
+            for n in (32767, 100003):
+                for dt in ("float32", "float64"):
+                    args = (0.3, 0.3 + n * 0.0013, 0.0013)
+                    a, b = ct.arange(*args, dtype=getattr(ct, dt)), torch.arange(*args, dtype=getattr(torch, dt))
+                    np.testing.assert_array_equal(a.numpy(), b.numpy(), err_msg=str((threads, n, dt)))
+    finally:
+        ct.set_num_threads(saved[0])
+        torch.set_num_threads(saved[1])
+
+
+@pytest.mark.parametrize("data", [
+    "[np.array([1, 2]), 3]", "[[1, 2], 3]", "[np.array([1., 2]), np.float64(3)]", "[[np.array([1, 2])], [3]]",
+    "[np.array([1, 2]), lib.tensor(3)]", "[np.array([1, 2]), 'ab']", "[np.array([1, 2]), [3, 4, 5]]",
+])
+def test_tensor_of_ragged_data_raises_as_torch(data):
+    """a scalar where the first element had a sequence: torch's TypeError 'not a sequence' (after its
+    dtype pass, so a str is an invalid data type first)"""
+    import warnings
+
+    def make(lib):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")   # the list-of-ndarrays slowness warning
+            return lib.tensor(eval(data, {"np": np, "lib": lib}))
+    oracle.raises_like(lambda: make(ct), lambda: make(torch))

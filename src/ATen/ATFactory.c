@@ -27,6 +27,40 @@ THTensor *at_full(const ATIntList *size, ATScalar value, THDtype dtype) {
 
 static double sval(ATScalar s) { return s.kind == AT_SCALAR_FLOAT ? s.d : (double)s.i; }
 
+/* A float or double range, rounded as torch's CPU kernel rounds it, so values match bit for bit
+ * (start + i*step alone is off by an ulp in some elements): torch splits the range into one chunk
+ * per thread (32768 elements at least), and in each chunk fills vectors of 32 bytes (its AVX2
+ * kernels) from a base fma(step, i, start) rounded to the dtype, lane l being fma(l, step, base)
+ * in double; the tail past the last pair of vectors is fma(step, i, start) each. */
+static void fill_linear_torch(THTensor *t, double start, double step) {
+  int64_t n = THTensor_numel(t), grain = 32768;
+  int64_t tasks = at_get_num_threads();
+  if (tasks > (n + grain - 1) / grain) tasks = (n + grain - 1) / grain;
+  if (tasks < 1) tasks = 1;
+  int64_t chunk = (n + tasks - 1) / tasks;
+  bool f32 = t->dtype == TH_Float;
+  int64_t V = f32 ? 8 : 4;
+  float *of = f32 ? (float *)THTensor_data(t) : NULL;
+  double *od = f32 ? NULL : (double *)THTensor_data(t);
+  for (int64_t b = 0; b < n; b += chunk) {
+    int64_t e = b + chunk < n ? b + chunk : n, i = b;
+    for (; i <= e - 2 * V; i += 2 * V)   /* vectors come in pairs */
+      for (int64_t g = i; g < i + 2 * V; g += V) {
+        double base = fma(step, (double)g, start);
+        if (f32) {
+          double fb = (double)(float)base;
+          for (int64_t l = 0; l < V; l++) of[g + l] = (float)fma((double)l, step, fb);
+        } else {
+          for (int64_t l = 0; l < V; l++) od[g + l] = fma((double)l, step, base);
+        }
+      }
+    for (; i < e; i++) {
+      double v = fma(step, (double)i, start);
+      if (f32) of[i] = (float)v; else od[i] = v;
+    }
+  }
+}
+
 /* Values are computed as start + i*step in double (int64 for integer
  * dtypes), then converted, as PyTorch does. */
 /* one loop per dtype (the switch once, not per element), so each vectorizes */
@@ -44,6 +78,7 @@ static void fill_linear(THTensor *t, double start, double step, int64_t istart, 
 #define AS_BOOL(v) ((v) != 0)
 #define AS_HALF(v) th_float2half((float)(v))
 #define AS_BF16(v) th_float2bf((float)(v))
+  if (!integral && (t->dtype == TH_Float || t->dtype == TH_Double)) { fill_linear_torch(t, start, step); return; }
   switch (t->dtype) {
     case TH_Bool: FILL(bool, AS_BOOL)
     case TH_UInt8: FILL(uint8_t, (uint8_t))

@@ -377,7 +377,10 @@ THTensor *at_random_(THTensor *t, int64_t from, ATOptInt to, THGenerator *g) {
   uint64_t range = (uint64_t)hi - (uint64_t)from;
   if (!to.has && t->dtype == TH_Int64) range = (1ULL << 63) - (uint64_t)from;   /* torch: val % 2^63 */
   int64_t n = THTensor_numel(t);
-  THTensor *buf = THTensor_new(TH_Int64, t->ndim, t->sizes);
+  /* the draws go in memory order, as torch's (a channels_last tensor gets them along channels):
+   * the buffer takes a dense target's strides */
+  THTensor *buf = THTensor_isNonOverlappingAndDense(t) ? THTensor_newStrided(TH_Int64, t->ndim, t->sizes, t->strides)
+                                                       : THTensor_new(TH_Int64, t->ndim, t->sizes);
   if (!buf) return NULL;
   int64_t *v = (int64_t *)THTensor_data(buf);
   pthread_mutex_lock(&g->mutex);

@@ -1005,7 +1005,7 @@ int ap_warn_deprecated(const char *text) {
   static int warned;
   if (warned) return 0;
   warned = 1;
-  return PyErr_WarnEx(PyExc_UserWarning, text, 1);
+  return THP_warn(PyExc_UserWarning, text);
 }
 
 ATScalar ap_scalar(APResult *r, int i) {

@@ -72,5 +72,7 @@ THTensor *THP_copy_(const THTensor *self, const THTensor *src);         /* Tenso
 THTensor *THP_fill_(const THTensor *self, ATScalar v);                  /* TensorMethods.c */
 THTensor *THP_fill_tensor_(const THTensor *self, const THTensor *v);    /* TensorMethods.c */
 THTensor *THP_full_like(const THTensor *self, ATScalar v, THDtype dtype);   /* Factories.c */
+/* a fresh tensor laid out in a memory_format argument (None: as it is; preserve: as it is for a *_like) */
+int THP_lay_out(THTensor *t, PyObject *memory_format, bool like);   /* Factories.c */
 
 #endif

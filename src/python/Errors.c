@@ -43,10 +43,40 @@ int THP_raise_int(void) {
   return -1;
 }
 
+/* Frames of the Python wrappers over C entry points (the legacy typed constructors, Tensor's
+ * Python methods): torch has those in C, so its warnings name the user's line, not theirs. */
+static bool wrapper_frame(PyFrameObject *f) {
+  PyCodeObject *code = PyFrame_GetCode(f);
+  const char *file = PyUnicode_AsUTF8(code->co_filename);
+  Py_DECREF(code);
+  if (!file) { PyErr_Clear(); return false; }
+  size_t n = strlen(file);
+  static const char *const wrappers[] = { "/cthtorch/_legacy.py", "/cthtorch/_tensor.py" };
+  for (size_t i = 0; i < sizeof wrappers / sizeof *wrappers; i++) {
+    size_t m = strlen(wrappers[i]);
+    if (n >= m && strcmp(file + n - m, wrappers[i]) == 0) return true;
+  }
+  return false;
+}
+
+int THP_warn(PyObject *category, const char *text) {
+  Py_ssize_t level = 1;
+  PyFrameObject *f = PyEval_GetFrame();   /* borrowed */
+  Py_XINCREF(f);
+  while (f && wrapper_frame(f)) {
+    PyFrameObject *back = PyFrame_GetBack(f);
+    Py_DECREF(f);
+    f = back;
+    if (f) level++;
+  }
+  Py_XDECREF(f);
+  return PyErr_WarnEx(category, text, level);
+}
+
 int THP_flush_warnings(void) {
   const char *w;
   while ((w = THWarn_pop()))
-    if (PyErr_WarnEx(PyExc_UserWarning, w, 1) < 0) return -1;
+    if (THP_warn(PyExc_UserWarning, w) < 0) return -1;
   return 0;
 }
 

@@ -34,7 +34,7 @@ static PyObject *finish(PyObject *t, bool requires_grad, int dev) {
 /* a fresh tensor laid out in the memory_format argument mf (absent or None: as it is; preserve:
  * for *_like only, the input's layout it already has): its strides are set over the same storage,
  * which holds its numel whatever the order; an empty(...)'s preserve is torch's error */
-static int lay_out(THTensor *t, PyObject *mf, bool like) {
+int THP_lay_out(THTensor *t, PyObject *mf, bool like) {
   if (!mf || mf == Py_None) return 0;
   ATMemoryFormat f = THP_memory_format(mf, AT_PRESERVE_FORMAT);
   if (f == AT_PRESERVE_FORMAT) {
@@ -84,7 +84,7 @@ static PyObject *make_filled(PyObject *const *args, Py_ssize_t nargs, PyObject *
   } else {
     t = mode ? at_full(size, at_scalar_int(mode == 2), dt) : at_empty(size, dt);
   }
-  if (t && lay_out(t, ap_object(&r, 7), false) < 0) { THTensor_free(t); goto done; }
+  if (t && THP_lay_out(t, ap_object(&r, 7), false) < 0) { THTensor_free(t); goto done; }
   res = finish(THPTensor_wrap(t), ap_bool(&r, 6), dev);
 done:
   ap_release(&r);
@@ -254,9 +254,9 @@ static PyObject *f_tensor(PyObject *m, PyObject *const *a, Py_ssize_t n, PyObjec
   bool given = !ap_isnone(&r, 1);
   PyObject *data = ap_object(&r, 0);
   if (THPTensor_Check(data) &&
-      PyErr_WarnEx(PyExc_UserWarning, "To copy construct from a tensor, it is recommended to use "
+      THP_warn(PyExc_UserWarning, "To copy construct from a tensor, it is recommended to use "
                    "sourceTensor.detach().clone() or sourceTensor.detach().clone().requires_grad_(True), rather than "
-                   "torch.tensor(sourceTensor).", 1) < 0)
+                   "torch.tensor(sourceTensor).") < 0)
     goto done;
   res = THP_tensor_from_data(data, ap_dtype(&r, 1, TH_Undefined), given, true);
   res = finish(res, ap_bool(&r, 5), dev);
@@ -324,7 +324,7 @@ static PyObject *like(PyObject *const *a, Py_ssize_t n, PyObject *k, APParser *p
       t = THP_full_like(self, v, dt);
     }
   }
-  if (t && lay_out(t, ap_object(&r, 6 + off), true) < 0) { THTensor_free(t); goto done; }
+  if (t && THP_lay_out(t, ap_object(&r, 6 + off), true) < 0) { THTensor_free(t); goto done; }
   res = finish(THPTensor_wrap(t), ap_bool(&r, 5 + off), dev);
 done:
   ap_release(&r);

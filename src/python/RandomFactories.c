@@ -120,12 +120,13 @@ static PyObject *like(PyObject *const *a, Py_ssize_t n, PyObject *k, APParser *p
   THTensor *self = ap_tensor(&r, 0)->t;
   if (THP_factory_device(ap_object(&r, 3 + o), &dev) < 0) goto done;
   if (ap_isnone(&r, 3 + o)) dev = THTensor_device(self);   /* *_like: the input's device (not the default one) */
-  /* rand_like/randn_like of a GPU tensor draw on the device; randint_like on the host; a meta
-   * result keeps the input's dense layout, as torch's (the draws are no-ops there) */
+  /* rand_like/randn_like of a GPU tensor draw on the device; randint_like on the host. The result
+   * is laid out as torch's empty_like(input, memory_format=): a dense input's strides by default
+   * (channels_last stays so), and the draws fill it in memory order, so values match torch's */
   THDtype dt = ap_dtype(&r, 1 + o, self->dtype);
-  THTensor *t = dev == TH_DEVICE_META ? at_empty_like_on(self, dev, dt)
-                                      : at_new_on(kind == 2 ? -1 : dev, dt, self->ndim, self->sizes, NULL);
+  THTensor *t = at_empty_like_on(self, kind == 2 && dev != TH_DEVICE_META ? -1 : dev, dt);
   if (!t) { THP_raise(); goto done; }
+  if (THP_lay_out(t, ap_object(&r, 6 + o), true) < 0) { THTensor_free(t); goto done; }
   THTensor *f;
   struct THGenerator *g = fa_generator(NULL);
   if (kind == 0) f = at_uniform_(t, 0, 1, g);

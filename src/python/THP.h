@@ -81,6 +81,7 @@ extern PyObject *THPMemoryFormat_objs[4];   /* contiguous, preserve, channels_la
 /* ---- errors: THError -> Python exception ---- */
 PyObject *THP_raise(void);            /* sets the Python error from THError; returns NULL */
 int THP_raise_int(void);              /* same, returns -1 */
+int THP_warn(PyObject *category, const char *text);   /* warns at the user's line, past cthtorch's Python wrappers */
 int THP_flush_warnings(void);         /* THWarn queue -> UserWarning; -1 if a warning became an error */
 #define THP_CHECK(t) ((t) ? (t) : (THP_raise(), (void *)NULL))
 /* torch's RuntimeError for reading the value of a meta tensor (it has none): -1 when t is

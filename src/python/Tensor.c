@@ -357,8 +357,8 @@ static PyObject *tensor_float(THPTensor *self) {
   static bool warned_grad_scalar = false;
   if (!warned_grad_scalar && THPTensor_requiresGrad((PyObject *)self)) {
     warned_grad_scalar = true;
-    if (PyErr_WarnEx(PyExc_UserWarning, "Converting a tensor with requires_grad=True to a scalar may lead to "
-                     "unexpected behavior.\nConsider using tensor.detach() first.", 1) < 0) return NULL;
+    if (THP_warn(PyExc_UserWarning, "Converting a tensor with requires_grad=True to a scalar may lead to "
+                     "unexpected behavior.\nConsider using tensor.detach() first.") < 0) return NULL;
   }
   double re; bool is;
   if (complex_real(self, "double", &re, &is) < 0) return NULL;

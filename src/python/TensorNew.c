@@ -138,11 +138,11 @@ static THTensor *share_buffer(PyObject *obj, bool warn_readonly) {
     goto release;
   }
   if (v->readonly && warn_readonly &&
-      PyErr_WarnEx(PyExc_UserWarning,
+      THP_warn(PyExc_UserWarning,
                    "The given NumPy array is not writable, and PyTorch does not support non-writable tensors. "
                    "This means writing to this tensor will result in undefined behavior. You may want to copy the "
                    "array to protect its data or make it writable before converting it to a tensor. This type of "
-                   "warning will be suppressed for the rest of this program.", 1) < 0)
+                   "warning will be suppressed for the rest of this program.") < 0)
     goto release;
   int64_t sizes[TH_MAX_DIMS], strides[TH_MAX_DIMS];
   char *lo = v->buf;
@@ -296,14 +296,13 @@ static int infer(PyObject *o, int depth, Infer *inf) {
     }
     return 0;
   }
-  if (depth != inf->ndim) {
-    PyErr_Format(PyExc_ValueError, "expected sequence of length %lld at dim %d (got a scalar)",
-                 (long long)inf->sizes[depth], depth);
+  THDtype ldt;
+  if (leaf_dtype(o, &ldt) < 0) return -1;   /* torch infers the dtype first: a str is an invalid type */
+  if (depth != inf->ndim) {   /* a scalar where the first element had a sequence: torch's words */
+    PyErr_SetString(PyExc_TypeError, "not a sequence");
     return -1;
   }
   inf->leaf_seen = true;
-  THDtype ldt;
-  if (leaf_dtype(o, &ldt) < 0) return -1;
   inf->dtype = at_promote_types(inf->dtype, ldt);
   return 0;
 }
@@ -420,9 +419,9 @@ PyObject *THP_tensor_from_data(PyObject *data, THDtype dtype, bool dtype_given, 
     static bool warned;   /* torch warns once per process */
     if (!warned) {
       warned = true;
-      if (PyErr_WarnEx(PyExc_UserWarning, "Creating a tensor from a list of numpy.ndarrays is extremely slow. "
+      if (THP_warn(PyExc_UserWarning, "Creating a tensor from a list of numpy.ndarrays is extremely slow. "
                        "Please consider converting the list to a single numpy.ndarray with numpy.array() before "
-                       "converting to a tensor.", 1) < 0)
+                       "converting to a tensor.") < 0)
         return NULL;
     }
   }
@@ -486,11 +485,11 @@ PyObject *THP_frombuffer(PyObject *m, PyObject *args) {
     goto fail;
   }
   if (c->view.readonly &&
-      PyErr_WarnEx(PyExc_UserWarning,
+      THP_warn(PyExc_UserWarning,
                    "The given buffer is not writable, and PyTorch does not support non-writable tensors. This means "
                    "you can write to the underlying (supposedly non-writable) buffer using the tensor. You may want "
                    "to copy the buffer to protect its data or make it writable before converting it to a tensor. "
-                   "This type of warning will be suppressed for the rest of this program.", 1) < 0)
+                   "This type of warning will be suppressed for the rest of this program.") < 0)
     goto fail;
   int64_t size = count, stride = 1;
   THTensor *t = tensor_over_buffer(c, lo, (size_t)(count * es), dt, 1, &size, &stride);
