@@ -419,3 +419,16 @@ def test_instance_norm_needs_more_than_one_spatial_element():
         ct.nn.InstanceNorm2d(4)(ct.rand(1, 4, 1, 1))
     m = ct.nn.InstanceNorm2d(4, track_running_stats=True).eval()   # running stats: no check, as in torch
     assert m(ct.rand(1, 4, 1, 1)).shape == (1, 4, 1, 1)
+
+
+@pytest.mark.parametrize("kw", [dict(reduce=False), dict(size_average=False), dict(size_average=True, reduce=True)])
+def test_legacy_loss_arguments_warn_as_torch(kw):
+    """SSD's MultiBoxLoss builds CrossEntropyLoss(reduce=False): torch warns which reduction= to use instead"""
+    got = []
+    for m in (ct, torch):
+        with warnings.catch_warnings(record=True) as w:
+            warnings.simplefilter("always")
+            loss = m.nn.CrossEntropyLoss(**kw)
+            m.nn.functional.mse_loss(m.ones(2), m.zeros(2), **kw)
+        got.append((loss.reduction, [(x.category, str(x.message)) for x in w]))
+    assert got[0] == got[1] and len(got[0][1]) == 2

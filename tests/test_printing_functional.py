@@ -176,6 +176,13 @@ def test_split_keyword_and_tensor_size():
     x, tx = pair(np.arange(10.0).reshape(5, 2))
     same(F.split(x, split_size_or_sections=2, dim=1), torch.split(tx, split_size_or_sections=2, dim=1))
     same(F.split(x, ct.tensor(2)), torch.split(tx, torch.tensor(2)))
+    # the method's argument is split_size (sgrvinod's Transformer calls .split(split_size=..., dim=-1))
+    same(x.split(split_size=1, dim=-1), tx.split(split_size=1, dim=-1))
+    same(x.split(split_size=[2, 3]), tx.split(split_size=[2, 3]))
+    with pytest.raises(TypeError, match=r"^Tensor\.split\(\) got an unexpected keyword argument 'split_size_or_sections'$"):
+        x.split(split_size_or_sections=2)
+    with pytest.raises(TypeError, match=r"^Tensor\.split\(\) got an unexpected keyword argument 'split_size_or_sections'$"):
+        tx.split(split_size_or_sections=2)
 
 
 def test_split_empty_dimension():

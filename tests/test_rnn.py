@@ -505,3 +505,25 @@ def test_pad_sequence_is_contiguous_like_torchs(batch_first, side):
         (p * lib.arange(p.numel(), dtype=p.dtype).view(p.shape)).sum().backward()
         outs.append((tuple(p.shape), p.stride(), p.is_contiguous(), p.tolist(), a.grad.tolist(), p[1:].view(-1).tolist()))
     assert outs[1] == outs[0] and outs[0][2]
+
+
+@pytest.mark.parametrize("kind", ["LSTM", "GRU", "RNN"])
+@pytest.mark.parametrize("bidirectional", [False, True])
+def test_packed_inter_layer_dropout_draws_torchs_masks(kind, bidirectional):
+    """a packed input's dropout between layers is drawn over its packed rows, as torch's: same outputs,
+    gradients and random stream after it at one seed (pytorch-sentiment-analysis' packed bi-LSTM)"""
+    rs = np.random.RandomState(0)
+    x, lengths = rs.randn(4, 7, 5).astype(np.float32), [7, 3, 5, 6]
+    got = []
+    for m in (torch, cthtorch):
+        m.manual_seed(3)
+        rnn = getattr(m.nn, kind)(5, 6, 3, bidirectional=bidirectional, dropout=0.5, batch_first=True)
+        xx = m.tensor(x, requires_grad=True)
+        p = m.nn.utils.rnn.pack_padded_sequence(xx, m.tensor(lengths), batch_first=True, enforce_sorted=False)
+        out, h = rnn(p)
+        h = h[0] if kind == "LSTM" else h
+        pad, _ = m.nn.utils.rnn.pad_packed_sequence(out, batch_first=True)
+        (pad.pow(2).sum() + h[-1].sum()).backward()
+        got.append([pad, h, xx.grad, rnn.weight_ih_l1.grad, m.rand(3)])
+    for a, b in zip(got[1], got[0]):
+        _close(a, b, 1e-5)

@@ -457,7 +457,7 @@ FUNCTIONS = ["hstack", "vstack", "row_stack", "dstack", "column_stack",
              "scatter_add", "scatter_reduce", "masked_fill", "nonzero",
              "where", "rot90", "tile", "broadcast_to", "broadcast_tensors"]   # broadcast_shapes: cthtorch/functional.py
 
-METHODS = ["split", "chunk", "tensor_split", "unbind", "gather", "take_along_dim", "scatter",
+METHODS = ["chunk", "tensor_split", "unbind", "gather", "take_along_dim", "scatter",
            "scatter_add", "scatter_reduce", "masked_fill", "nonzero", "rot90",
            "repeat", "tile"]   # unique: Tensor class body
 
@@ -486,10 +486,20 @@ def register():
     # self takes the result's history (a new grad_fn) as PyTorch's in-place ops do
     for name in ("scatter", "scatter_add", "masked_fill", "scatter_reduce"):
         _ops.op("Tensor", name + "_", _inplace_of(g[name], name + "_"), __name__)
+    _ops.op("Tensor", "split", _split_m, __name__)
     _ops.op("Tensor", "broadcast_to", _broadcast_to_m, __name__)
     _ops.op("Tensor", "index_add", _index_add_m, __name__)
     _ops.op("Tensor", "index_add_", _inplace_of(_index_add_m, "index_add_"), __name__)
     _ops.op("torch", "index_add", _index_add_m, __name__)
+
+
+def _split_m(self, split_size, dim=0):
+    """Tensor.split names its size argument split_size, unlike torch.split (programs pass it by keyword)"""
+    return split(self, split_size, dim)
+
+
+# argument errors name the method as torch's do ("Tensor.split() got an unexpected keyword argument ...")
+_split_m.__qualname__ = "Tensor.split"
 
 
 def _index_add_m(self, dim, index, source, *, alpha=1):

@@ -30,9 +30,10 @@ def _legacy_reduction(size_average, reduce, reduction):
         return reduction
     size_average = True if size_average is None else size_average
     reduce = True if reduce is None else reduce
-    if not reduce:
-        return "none"
-    return "mean" if size_average else "sum"
+    ret = "none" if not reduce else ("mean" if size_average else "sum")
+    # torch announces the legacy arguments' removal each time they are given
+    warnings.warn("size_average and reduce args will be deprecated, please use reduction='%s' instead." % ret)
+    return ret
 
 
 def _apply_loss_reduction(loss, reduction, node=None):

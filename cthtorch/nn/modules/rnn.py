@@ -502,7 +502,8 @@ def _run_layers(mode, x, h0, c0, params, has_biases, num_layers, dropout, train,
                 cn.append(c)
         layer_in = outs[0] if num_dir == 1 else cthtorch.cat(outs, -1)
         if dropout and train and layer < num_layers - 1:
-            layer_in = F.dropout(layer_in, dropout, True)
+            layer_in = (F.dropout(layer_in, dropout, True) if lengths is None
+                        else _packed_dropout(layer_in, lengths, dropout))
     return layer_in, cthtorch.stack(hn, 0), (cthtorch.stack(cn, 0) if is_lstm else None)
 
 
@@ -516,6 +517,23 @@ def run_sequence(mode, input, h0, c0, params, has_biases, num_layers, dropout, t
     if batch_first:
         out = out.transpose(0, 1)
     return out, h_n, c_n
+
+
+def _packed_dropout(x, lengths, p):
+    """Dropout between the layers of a packed input, drawn over its packed rows (the real steps, time-major, in
+    the sorted batch's order) as torch's packed RNNs draw it, so the masks, and the random stream after them,
+    are torch's; x is the (T, B, H) padded layout, its batch sorted by decreasing length."""
+    lens = lengths.tolist()
+    bs = [sum(1 for n in lens if n > t) for t in range(x.shape[0])]
+    data = F.dropout(cthtorch.cat([x[t, :b] for t, b in enumerate(bs)], 0), p, True)
+    rows, off, B = [], 0, x.shape[1]
+    for b in bs:
+        step = data[off:off + b]
+        off += b
+        if b < B:
+            step = cthtorch.cat([step, step.new_zeros((B - b,) + tuple(step.shape[1:]))], 0)
+        rows.append(step)
+    return cthtorch.stack(rows, 0)
 
 
 def _unpack(packed):
