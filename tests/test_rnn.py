@@ -373,6 +373,42 @@ def test_lstm_state_gradients_that_are_views():
         _close(named[n].grad, p.grad, 1e-5)
 
 
+@pytest.mark.parametrize("B,H", [(11, 5), (16, 6), (33, 130)])
+@pytest.mark.parametrize("reverse", [False, True])
+def test_lstm_layer_backward_transposed_gates_and_bias(B, H, reverse):
+    """_lstm_layer_backward's G^T (4H, T*B) and bias gradient are G's transpose and column sums, at sizes
+    that run the 8 x 8 register transposes' full blocks and both edges"""
+    from cthtorch._C import _internal
+    T = 3
+    gen = cthtorch.Generator().manual_seed(14)
+    ws = cthtorch.rand(T, B, 4 * H, generator=gen)
+    cs, c0 = cthtorch.randn(T, B, H, generator=gen), cthtorch.randn(B, H, generator=gen)
+    dout = cthtorch.randn(T, B, H, generator=gen)
+    wp = _internal._gemm_pack(cthtorch.randn(4 * H, H, generator=gen))
+    G, _, _, GT, db = _internal._lstm_layer_backward(dout, None, None, ws, cs, c0, wp, reverse, True)
+    assert tuple(GT.shape) == (4 * H, T * B) and tuple(db.shape) == (4 * H,)
+    assert GT.is_contiguous()
+    np.testing.assert_array_equal(GT.numpy(), G.flatten(0, 1).t().numpy())
+    np.testing.assert_allclose(db.numpy(), G.flatten(0, 1).numpy().astype(np.float64).sum(0), rtol=1e-5, atol=1e-5)
+
+
+@pytest.mark.parametrize("frozen", ["weight_ih_l0", "weight_hh_l0", "bias_ih_l0"])
+def test_lstm_partly_frozen_weights(frozen):
+    """one weight without grad: the other weight gradient's GEMM alone, from X | H's own columns"""
+    ref, m = _pair("LSTM", 3, 5)
+    getattr(ref, frozen).requires_grad_(False)
+    getattr(m, frozen).requires_grad_(False)
+    x = torch.randn(4, 2, 3, generator=torch.Generator().manual_seed(15))
+    ref(x)[0].pow(2).sum().backward()
+    m(_ct(x))[0].pow(2).sum().backward()
+    named = dict(m.named_parameters())
+    for n, p in ref.named_parameters():
+        if n == frozen:
+            assert p.grad is None and named[n].grad is None
+        else:
+            _close(named[n].grad, p.grad, 1e-5)
+
+
 def test_lstm_layer_op_errors():
     from cthtorch._C import _internal
     wp = _internal._gemm_pack(cthtorch.ones(2, 8))

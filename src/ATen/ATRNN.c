@@ -4,6 +4,7 @@
 #include "../TH/THKernelsRNN.h"
 #include "../TH/THGemmPacked.h"
 
+#include <immintrin.h>
 #include <omp.h>
 #include <string.h>
 
@@ -231,14 +232,65 @@ static void lstm_fwd_rows(int64_t B, int64_t H, const float *gates, const float 
   }
 }
 
+/* dst[j * ldd + i] = src[i * lds + j] for i < m, j < n: a step's dgates (B x 4H) into its B columns of G^T.
+ * 8 x 8 blocks transposed in registers; the scalar loop takes the edges (and cpus without AVX2) */
+__attribute__((target("avx2"))) static void transpose_avx2(int64_t m, int64_t n, const float *src, int64_t lds,
+                                                          float *dst, int64_t ldd) {
+  int64_t i = 0;
+  for (; i + 8 <= m; i += 8) {
+    int64_t j = 0;
+    for (; j + 8 <= n; j += 8) {
+      const float *s = src + i * lds + j;
+      __m256 r0 = _mm256_loadu_ps(s), r1 = _mm256_loadu_ps(s + lds), r2 = _mm256_loadu_ps(s + 2 * lds),
+             r3 = _mm256_loadu_ps(s + 3 * lds), r4 = _mm256_loadu_ps(s + 4 * lds), r5 = _mm256_loadu_ps(s + 5 * lds),
+             r6 = _mm256_loadu_ps(s + 6 * lds), r7 = _mm256_loadu_ps(s + 7 * lds);
+      __m256 t0 = _mm256_unpacklo_ps(r0, r1), t1 = _mm256_unpackhi_ps(r0, r1), t2 = _mm256_unpacklo_ps(r2, r3),
+             t3 = _mm256_unpackhi_ps(r2, r3), t4 = _mm256_unpacklo_ps(r4, r5), t5 = _mm256_unpackhi_ps(r4, r5),
+             t6 = _mm256_unpacklo_ps(r6, r7), t7 = _mm256_unpackhi_ps(r6, r7);
+      __m256 u0 = _mm256_shuffle_ps(t0, t2, 0x44), u1 = _mm256_shuffle_ps(t0, t2, 0xEE),
+             u2 = _mm256_shuffle_ps(t1, t3, 0x44), u3 = _mm256_shuffle_ps(t1, t3, 0xEE),
+             u4 = _mm256_shuffle_ps(t4, t6, 0x44), u5 = _mm256_shuffle_ps(t4, t6, 0xEE),
+             u6 = _mm256_shuffle_ps(t5, t7, 0x44), u7 = _mm256_shuffle_ps(t5, t7, 0xEE);
+      float *d = dst + j * ldd + i;
+      _mm256_storeu_ps(d, _mm256_permute2f128_ps(u0, u4, 0x20));
+      _mm256_storeu_ps(d + ldd, _mm256_permute2f128_ps(u1, u5, 0x20));
+      _mm256_storeu_ps(d + 2 * ldd, _mm256_permute2f128_ps(u2, u6, 0x20));
+      _mm256_storeu_ps(d + 3 * ldd, _mm256_permute2f128_ps(u3, u7, 0x20));
+      _mm256_storeu_ps(d + 4 * ldd, _mm256_permute2f128_ps(u0, u4, 0x31));
+      _mm256_storeu_ps(d + 5 * ldd, _mm256_permute2f128_ps(u1, u5, 0x31));
+      _mm256_storeu_ps(d + 6 * ldd, _mm256_permute2f128_ps(u2, u6, 0x31));
+      _mm256_storeu_ps(d + 7 * ldd, _mm256_permute2f128_ps(u3, u7, 0x31));
+    }
+    for (; j < n; j++)
+      for (int64_t k = i; k < i + 8; k++) dst[j * ldd + k] = src[k * lds + j];
+  }
+  for (; i < m; i++)
+    for (int64_t j = 0; j < n; j++) dst[j * ldd + i] = src[i * lds + j];
+}
+
+static void transpose_portable(int64_t m, int64_t n, const float *src, int64_t lds, float *dst, int64_t ldd) {
+  for (int64_t i = 0; i < m; i++)
+    for (int64_t j = 0; j < n; j++) dst[j * ldd + i] = src[i * lds + j];
+}
+
+typedef void (*transpose_fn)(int64_t, int64_t, const float *, int64_t, float *, int64_t);
+
+static transpose_fn pick_transpose(void) {
+  __builtin_cpu_init();
+  return __builtin_cpu_supports("avx2") ? transpose_avx2 : transpose_portable;
+}
+
+/* the fused backward cell over B rows, split as the single-cell ops split them; each thread also writes
+ * its rows' dgates, hot in its cache, into their columns of gT (ldt apart) */
 static void lstm_bwd_rows(int64_t B, int64_t H, const float *ghy, const float *gcy, const float *cx, const float *cy,
-                          const float *ws, float *dgates, float *dcx) {
+                          const float *ws, float *dgates, float *dcx, float *gT, int64_t ldt, transpose_fn tr) {
   int nt = row_threads(B, H);
 #pragma omp parallel for num_threads(nt) if (nt > 1) schedule(static)
   for (int t = 0; t < nt; t++) {
     ROW_RANGE(t, nt, B, lo, n);
     THFloatTensor_lstm_cell_backward(n, H, ghy + lo * H, gcy + lo * H, NULL, cx + lo * H, cy + lo * H, ws + lo * 4 * H,
                                      dgates + lo * 4 * H, dcx + lo * H);
+    tr(n, 4 * H, dgates + lo * 4 * H, 4 * H, gT + lo, ldt);
   }
 }
 
@@ -322,16 +374,20 @@ int at_lstm_layer_backward(THTensor **outs, const THTensor *dout, const THTensor
       (dh && layer_check(op, "grad_hy", dh, 2, bh) < 0) || (dc && layer_check(op, "grad_cy", dc, 2, bh) < 0) ||
       packed_check(op, packed, 4 * H, H) < 0)
     return -1;
+  int64_t gts[2] = { 4 * H, T * B }, four_h = 4 * H;
   THTensor *G = THTensor_new(TH_Float, 3, ws->sizes), *dht = THTensor_new(TH_Float, 2, bh),
-           *dct = THTensor_new(TH_Float, 2, bh);
-  if (!G || !dht || !dct) {
-    THTensor_free(G); THTensor_free(dht); THTensor_free(dct);
+           *dct = THTensor_new(TH_Float, 2, bh), *GT = THTensor_new(TH_Float, 2, gts),
+           *db = THTensor_new(TH_Float, 1, &four_h);
+  if (!G || !dht || !dct || !GT || !db) {
+    THTensor_free(G); THTensor_free(dht); THTensor_free(dct); THTensor_free(GT); THTensor_free(db);
     return -1;
   }
   float *g = (float *)THTensor_data(G), *dhb = (float *)THTensor_data(dht), *dcb = (float *)THTensor_data(dct);
+  float *gT = (float *)THTensor_data(GT);
   const float *go = (const float *)THTensor_data(dout), *w = (const float *)THTensor_data(ws);
   const float *c = (const float *)THTensor_data(cs), *wp = (const float *)THTensor_data(packed);
   int nt = omp_in_parallel() ? 1 : at_get_num_threads();
+  transpose_fn tr = pick_transpose();
   size_t row = (size_t)(B * H);
   /* the steps run in the forward's order reversed; "first" is the forward's first step */
   int64_t first = reverse ? T - 1 : 0, t0 = reverse ? 0 : T - 1;
@@ -348,7 +404,7 @@ int at_lstm_layer_backward(THTensor **outs, const THTensor *dout, const THTensor
     const float *cx = t == first ? (const float *)THTensor_data(c0) : c + p * row;
     float *gt = g + t * row * 4;
     /* dc is read and overwritten in place (each element by its own lane) */
-    lstm_bwd_rows(B, H, dhb, dcb, cx, c + t * row, w + t * row * 4, gt, dcb);
+    lstm_bwd_rows(B, H, dhb, dcb, cx, c + t * row, w + t * row * 4, gt, dcb, gT + t * B, T * B, tr);
     if (t != first) {   /* the next step's dh: its output's gradient plus dgates @ W_hh */
       memcpy(dhb, go + p * row, row * sizeof(float));
       THGemmPacked_run(B, H, 4 * H, 1.f, gt, 4 * H, wp, 1.f, dhb, H, nt);
@@ -358,8 +414,24 @@ int at_lstm_layer_backward(THTensor **outs, const THTensor *dout, const THTensor
     }
   }
   if (!dh0) memset(dhb, 0, row * sizeof(float));   /* not asked for: zeros, never a stale step's dh */
+  /* the bias gradient: G^T's rows summed, each in time order whatever the thread count */
+  float *dbp = (float *)THTensor_data(db);
+  int64_t TB = T * B;
+#pragma omp parallel for num_threads(nt) if (nt > 1 && 4 * H * TB >= (1 << 16)) schedule(static)
+  for (int64_t j = 0; j < 4 * H; j++) {
+    const float *r = gT + j * TB;
+    float acc[16] = { 0 }, s = 0.f;   /* 16 independent sums (vector lanes), not one serial chain */
+    int64_t i = 0;
+    for (; i + 16 <= TB; i += 16)
+      for (int l = 0; l < 16; l++) acc[l] += r[i + l];
+    for (; i < TB; i++) s += r[i];
+    for (int l = 0; l < 16; l++) s += acc[l];
+    dbp[j] = s;
+  }
   outs[0] = G;
   outs[1] = dht;
   outs[2] = dct;
+  outs[3] = GT;
+  outs[4] = db;
   return 0;
 }

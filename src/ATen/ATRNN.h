@@ -26,7 +26,8 @@ AT_API int at_lstm_layer_forward(THTensor **outs, THTensor *gates, const THTenso
                                  const THTensor *packed, bool reverse);
 /* Backward of the same from its saved workspace (the forward's gates) and cell states; packed is
  * _gemm_pack(W_hh). dh, dc (the last state's gradients) may be NULL. outs: the pre-activation gates'
- * gradient (T, B, 4H), dh0 (zeros unless need_h0), dc0. */
+ * gradient G (T, B, 4H), dh0 (zeros unless need_h0), dc0, G^T as (4H, T * B) (the weight gradients' one
+ * GEMM, G^T [x_t | h_{t-1}], reads it in place), and the bias gradient (4H), G's column sums. */
 AT_API int at_lstm_layer_backward(THTensor **outs, const THTensor *dout, const THTensor *dh, const THTensor *dc,
                                   const THTensor *ws, const THTensor *cs, const THTensor *c0, const THTensor *packed,
                                   bool reverse, bool need_h0);

@@ -108,6 +108,18 @@ def _packed(w):
     return _internal._gemm_pack(w)
 
 
+def _step_inputs(x, h0, out, reverse):
+    """(T, B, in + H): each step's input beside the hidden state it read, [x_t | h_{t-1}] with h0 for
+    the first step, so that both weight gradients are one GEMM, G^T [X | H], over all steps"""
+    n_in = x.shape[2]
+    xh = x.new_empty(x.shape[0], x.shape[1], n_in + out.shape[2])
+    xh[:, :, :n_in].copy_(x)
+    first, rest, shifted = (-1, slice(None, -1), out[1:]) if reverse else (0, slice(1, None), out[:-1])
+    xh[first, :, n_in:].copy_(h0)
+    xh[rest, :, n_in:].copy_(shifted)
+    return xh
+
+
 class _FusedLayer(Function):
     """One LSTM or GRU layer and direction as one autograd node: the forward
     runs _layer's GEMMs and fused cells without recording, and the backward
@@ -142,7 +154,7 @@ class _FusedLayer(Function):
             gis = gis.contiguous()
             out, cs = _internal._lstm_layer_forward(gis, h0.contiguous(), c0.contiguous(), wp, reverse)
             # ctx keeps copies: the outputs' grad_fn is this node (see below on cycles)
-            ctx.layer, ctx.ws, ctx.cs, ctx.hs = True, gis, cs, out.clone()
+            ctx.layer, ctx.ws, ctx.cs, ctx.xh = True, gis, cs, _step_inputs(x, h0, out, reverse)
             return out, out[order[-1]].clone(), cs[order[-1]].clone()
         h, c = h0, c0
         hs, cs, wss = [None] * T, [None] * T, [None] * T
@@ -232,31 +244,30 @@ class _FusedLayer(Function):
     @staticmethod
     def _layer_backward(ctx, dout, dh, dc):
         """the backward of a float32 LSTM layer whose forward ran in one C call: the recurrence in
-        one C call too, then the all-steps GEMMs. dW_hh = sum_t G_t^T h_{t-1} is one GEMM over the
-        steps after the first (whose h_{t-1} are the outputs shifted by one) plus h0's term, which
-        a zero h0 (hx=None) drops."""
+        one C call too, which also gives G^T and the bias gradient, then the all-steps GEMMs: dx = G W_ih
+        and [dW_ih | dW_hh] = G^T [X | H] as one product (G^T read in place, X | H saved by the forward)"""
         x, h0, c0, w_ih, w_hh, b_ih, b_hh = ctx.saved_tensors
         need = ctx.needs_input_grad
         # the incoming state gradients may be expanded (a sum's backward) or other views
         dh = dh.contiguous() if dh is not None else None
         dc = dc.contiguous() if dc is not None else None
-        G, dh0, dc0 = _internal._lstm_layer_backward(dout.contiguous(), dh, dc, ctx.ws, ctx.cs, c0.contiguous(),
-                                                     _packed(w_hh), ctx.reverse, need[3])
-        G2 = G.flatten(0, 1)
-        dx = G2.mm(w_ih).view(x.shape) if need[2] else None
-        dw_ih = G2.t().mm(x.flatten(0, 1)) if need[5] else None
-        dw_hh = None
-        if need[6]:
-            hs = ctx.hs
-            g_rest, h_rest, g_first = (G[:-1], hs[1:], G[-1]) if ctx.reverse else (G[1:], hs[:-1], G[0])
-            dw_hh = g_rest.flatten(0, 1).t().mm(h_rest.flatten(0, 1))
-            if h0.any():
-                dw_hh.addmm_(g_first.t(), h0)
-        db_ih = G2.sum(0) if b_ih is not None and need[7] else None
+        G, dh0, dc0, GT, db = _internal._lstm_layer_backward(dout.contiguous(), dh, dc, ctx.ws, ctx.cs,
+                                                             c0.contiguous(), _packed(w_hh), ctx.reverse, need[3])
+        dx = G.flatten(0, 1).mm(w_ih).view(x.shape) if need[2] else None
+        n_in, xh = x.shape[2], ctx.xh.flatten(0, 1)
+        dw_ih = dw_hh = None
+        if need[5] and need[6]:
+            dw = GT.mm(xh)
+            dw_ih, dw_hh = dw[:, :n_in].contiguous(), dw[:, n_in:].contiguous()
+        elif need[5]:
+            dw_ih = GT.mm(xh[:, :n_in])
+        elif need[6]:
+            dw_hh = GT.mm(xh[:, n_in:])
+        db_ih = db if b_ih is not None and need[7] else None
         if b_hh is None or not need[8]:
             db_hh = None
-        else:
-            db_hh = db_ih.clone() if db_ih is not None else G2.sum(0)
+        else:   # both biases add to the same gates
+            db_hh = db.clone() if db_ih is not None else db
         return (None, None, dx, dh0 if need[3] else None, dc0 if need[4] else None, dw_ih, dw_hh, db_ih, db_hh)
 
     @staticmethod
