@@ -85,6 +85,29 @@ def test_softmax_masked_and_underflowing_rows(dt, log):
     close(xa.grad, xb.grad, 1e-5)
 
 
+@pytest.mark.parametrize("log", [False, True])
+@pytest.mark.parametrize("D", [1, 2, 3, 7, 8, 10, 16, 17])
+def test_softmax_short_rows(D, log):
+    # float32 rows of up to 16 go eight at a time through a transposed kernel: every row count
+    # (blocks of 8 and the rows left over), masked, underflowing and NaN rows, and gradients
+    rs = np.random.RandomState(D)
+    for rows in (1, 7, 8, 9, 21, 4096):
+        x = (rs.randn(rows, D) * 4).astype(np.float32)
+        if rows >= 9:
+            x[1, :] = -np.inf
+            x[2, 0] = np.nan
+            x[3, -1] = -200.0
+            x[4, 0] = 90.0
+        name = "log_softmax" if log else "softmax"
+        xa, xb = ct.tensor(x, requires_grad=True), torch.tensor(x, requires_grad=True)
+        ya, yb = getattr(xa, name)(1), getattr(xb, name)(1)
+        np.testing.assert_allclose(ya.detach().numpy(), yb.detach().numpy(), rtol=2e-6, atol=2e-6)
+        g = rs.randn(rows, D).astype(np.float32)
+        ya.backward(ct.tensor(g))
+        yb.backward(torch.tensor(g))
+        close(xa.grad, xb.grad, 1e-5)
+
+
 @pytest.mark.parametrize("dt, gap", [(np.float32, -86.5), (np.float64, -707.5)])
 def test_softmax_keeps_tiny_normal_values(dt, gap):
     # the underflow guard zeroes only what would be subnormal: exp(gap), still a normal number,

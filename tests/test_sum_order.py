@@ -169,3 +169,18 @@ def test_row_sums_of_every_width_bits(dtype):
             a, b = ct.from_numpy(arr), torch.from_numpy(arr)
             bits_equal(a.sum(1), b.sum(1))
             bits_equal(a.mean(1), b.mean(1))
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_narrow_column_sums_bits(dtype, threads):
+    # under a vector of adjacent columns, dim 0 sums in one pass over the rows (whole groups of 4
+    # columns one cascade each, the rest four interleaved cascades): torch's bits for every width,
+    # row counts through each cascade level's flush and the tail rows, contiguous or not
+    rs = np.random.RandomState(7)
+    for M in range(1, 9):
+        for K in [1, 3, 4, 5, 17, 64, 65, 256, 257, 1029, 4100, 16387, 70001]:
+            x = mixed(rs, (K, M + 2), dtype)
+            a, b = ct.from_numpy(x), torch.from_numpy(x)
+            bits_equal(a[:, :M].contiguous().sum(0), b[:, :M].contiguous().sum(0))
+            bits_equal(a[:, 1:M + 1].sum(0), b[:, 1:M + 1].sum(0))
+            bits_equal(a[:, :M].contiguous().mean(0), b[:, :M].contiguous().mean(0))

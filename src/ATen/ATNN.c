@@ -61,6 +61,46 @@ static void split_dims(const THTensor *t, int64_t d, int64_t *outer, int64_t *D,
 SOFTMAX_ROW(float)
 SOFTMAX_ROW(double)
 
+/* short float rows (D <= 16, a classifier's logits): eight rows at a time, transposed so that
+ * every step (max, exp, sum, log, scale) is one vector over the eight rows. Row by row, each
+ * vector loop ran in its scalar remainder and every row paid a scalar log: 1.6x (softmax) and
+ * 2.5x (log_softmax) torch's time on (4096, 10). Per row the steps of softmax_row (float exp, double
+ * sum, log in double), the sum in index order; rows never span blocks, so threads do not change bits. */
+#define SOFTMAX_SHORT_D 16
+static void softmax_rows8_float(const float *x, float *y, int64_t D, bool islog) {
+  float t[SOFTMAX_SHORT_D][8], mx[8];
+  double sum[8];
+  const float lo = TH_EXP_NONPOS_LO(float);
+  for (int r = 0; r < 8; r++)
+    for (int64_t d = 0; d < D; d++) t[d][r] = x[r * D + d];
+  for (int r = 0; r < 8; r++) { mx[r] = -INFINITY; sum[r] = 0; }
+  for (int64_t d = 0; d < D; d++)
+    _Pragma("omp simd") for (int r = 0; r < 8; r++) mx[r] = t[d][r] > mx[r] ? t[d][r] : mx[r];
+  for (int r = 0; r < 8; r++) if (isinf(mx[r]) && mx[r] < 0) mx[r] = 0;
+  for (int64_t d = 0; d < D; d++)
+    _Pragma("omp simd") for (int r = 0; r < 8; r++) {
+      float e = TH_EXP_NONPOS(t[d][r] - mx[r], lo);
+      if (!islog) t[d][r] = e;
+      sum[r] += e;
+    }
+  float k[8];
+  if (islog) {
+    _Pragma("omp simd") for (int r = 0; r < 8; r++) k[r] = (float)(mx[r] + log(sum[r]));
+    for (int r = 0; r < 8; r++)
+      for (int64_t d = 0; d < D; d++) y[r * D + d] = t[d][r] - k[r];
+  } else {
+    for (int r = 0; r < 8; r++) k[r] = (float)(1.0 / sum[r]);
+    for (int r = 0; r < 8; r++)
+      for (int64_t d = 0; d < D; d++) y[r * D + d] = t[d][r] * k[r];
+  }
+}
+static void softmax_short_float(const float *x, float *y, int64_t outer, int64_t D, bool islog) {
+  const int64_t o8 = outer / 8 * 8;
+#pragma omp parallel for if (outer * D > 32768)
+  for (int64_t o = 0; o < o8; o += 8) softmax_rows8_float(x + o * D, y + o * D, D, islog);
+  for (int64_t o = o8; o < outer; o++) softmax_row_float(x + o * D, y + o * D, D, islog);
+}
+
 #define SOFTMAX_FWD(T)                                                                 \
   static void softmax_fwd_##T(const T *x, T *y, int64_t outer, int64_t D, int64_t inner, bool islog) { \
     if (inner == 1) {                                                                  \
@@ -119,7 +159,9 @@ THTensor *at_softmax(const THTensor *self, int64_t dim, THDtype dtype, bool log)
       return NULL;
     }
   } else if (THTensor_numel(x)) {
-    if (ct == TH_Float) softmax_fwd_float((float *)THTensor_data(x), (float *)THTensor_data(y), outer, D, inner, log);
+    if (ct == TH_Float && inner == 1 && D <= SOFTMAX_SHORT_D)
+      softmax_short_float((float *)THTensor_data(x), (float *)THTensor_data(y), outer, D, log);
+    else if (ct == TH_Float) softmax_fwd_float((float *)THTensor_data(x), (float *)THTensor_data(y), outer, D, inner, log);
     else softmax_fwd_double((double *)THTensor_data(x), (double *)THTensor_data(y), outer, D, inner, log);
   }
   THTensor_free(x);

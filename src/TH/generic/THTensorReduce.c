@@ -168,11 +168,76 @@ scalar_t THTensor_(sum_row_torch)(const scalar_t *x, int64_t n, int64_t st, bool
   return f;
 }
 
+/* torch's outer sum of M < one vector of adjacent columns, bit for bit, in one pass over the rows:
+ * columns [0, whole) one cascade each over the K rows (torch sums 4 such columns side by side),
+ * columns [whole, M) four interleaved cascades over the K / 4 groups of rows (its row sum), then
+ * the tail rows. Column by column (below) the pass kept one or four dependent add chains and read
+ * every row's cache line once per column: 1.5-2x torch's time on (4096, 7) and (16384, 5). Both
+ * cascades flush at group ends (their steps are multiples of 16 rows or groups). M a constant in
+ * the specialized copies, so the accumulators stay in registers. */
+static inline __attribute__((always_inline)) void THTensor_(sum_cols_narrow_k)(double *out, const scalar_t *x,
+                                                                               const int M, int64_t K, int64_t sk) {
+  const int whole = M / 4 * 4, R = M - whole;
+  const int lpa = THTensor_(cascade_power)(K), lpb = THTensor_(cascade_power)(K / 4);
+  const int64_t ma = ((int64_t)1 << lpa) - 1, mb = ((int64_t)1 << lpb) - 1;
+  scalar_t a[4][4], b[4][4][4];   /* a[level][column], b[level][cascade][column - whole] */
+  memset(a, 0, sizeof a);
+  memset(b, 0, sizeof b);
+  const int64_t G = K / 4;
+  for (int64_t g = 0; g < G; g++) {
+    const scalar_t *p = x + 4 * g * sk;
+    for (int k = 0; k < 4; k++) {
+      for (int c = 0; c < whole; c++) a[0][c] += p[k * sk + c];
+      for (int c = 0; c < R; c++) b[0][k][c] += p[k * sk + whole + c];
+    }
+    const int64_t i = 4 * (g + 1), gi = g + 1;
+    if (whole && !(i & ma))
+      for (int l = 1; l < 4; l++) {
+        for (int c = 0; c < whole; c++) { a[l][c] += a[l - 1][c]; a[l - 1][c] = 0; }
+        if (i & (ma << (l * lpa))) break;
+      }
+    if (R && !(gi & mb))
+      for (int l = 1; l < 4; l++) {
+        for (int k = 0; k < 4; k++)
+          for (int c = 0; c < R; c++) { b[l][k][c] += b[l - 1][k][c]; b[l - 1][k][c] = 0; }
+        if (gi & (mb << (l * lpb))) break;
+      }
+  }
+  for (int c = 0; c < whole; c++) {
+    scalar_t s = a[0][c];
+    for (int64_t i = 4 * G; i < K; i++) s += x[i * sk + c];
+    for (int l = 1; l < 4; l++) s += a[l][c];
+    out[c] = s;
+  }
+  for (int c = 0; c < R; c++) {
+    scalar_t s[4];
+    for (int k = 0; k < 4; k++) {
+      s[k] = b[0][k][c];
+      for (int l = 1; l < 4; l++) s[k] += b[l][k][c];
+    }
+    for (int64_t t = 4 * G; t < K; t++) s[0] += x[t * sk + whole + c];
+    for (int k = 1; k < 4; k++) s[0] += s[k];
+    out[whole + c] = s[0];
+  }
+}
+static void THTensor_(sum_cols_narrow)(double *out, const scalar_t *x, int64_t M, int64_t K, int64_t sk) {
+  switch (M) {
+  case 1: THTensor_(sum_cols_narrow_k)(out, x, 1, K, sk); break;
+  case 2: THTensor_(sum_cols_narrow_k)(out, x, 2, K, sk); break;
+  case 3: THTensor_(sum_cols_narrow_k)(out, x, 3, K, sk); break;
+  case 4: THTensor_(sum_cols_narrow_k)(out, x, 4, K, sk); break;
+  case 5: THTensor_(sum_cols_narrow_k)(out, x, 5, K, sk); break;
+  case 6: THTensor_(sum_cols_narrow_k)(out, x, 6, K, sk); break;
+  default: THTensor_(sum_cols_narrow_k)(out, x, 7, K, sk); break;
+  }
+}
+
 /* torch's outer reduction (outputs adjacent or further apart than the reduced
  * elements): the columns of whole groups (4 vectors of them when the outputs are
  * contiguous and at least a vector wide, else 4) take one cascade each, the rest a row sum */
 static void THTensor_(sum_cols_torch)(double *out, const scalar_t *x, int64_t M, int64_t K, int64_t sm, int64_t sk) {
   const int64_t W = THTensor_(torch_vec_bytes)() / (int64_t)sizeof(scalar_t);
+  if (sm == 1 && M < W && M <= 7 && sk >= M) { THTensor_(sum_cols_narrow)(out, x, M, K, sk); return; }
   const int64_t G = sm == 1 && M >= W ? 4 * W : 4, whole = M / G * G;
   int64_t m = 0;
   /* adjacent outputs: 4 vectors of W columns at a time in whole groups, then one vector,
