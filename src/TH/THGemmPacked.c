@@ -361,6 +361,30 @@ void THGemm_sgemm(bool tb, int64_t M, int64_t N, int64_t K, float alpha, const f
   ws_give(ws);
 }
 
+typedef struct {
+  int64_t M, N, K, lda, ldc, R, rows;
+  float alpha, beta;
+  const float *a, *packed;
+  float *c;
+  tile_fn tile;
+} PackedTasks;
+
+/* one panel (or its half by rows) of THGemmPacked_run */
+static void packed_task(void *ctx, int64_t task, int worker) {
+  const PackedTasks *t = ctx;
+  int64_t p = task / t->R, i0 = task % t->R * t->rows, i1 = i0 + t->rows < t->M ? i0 + t->rows : t->M;
+  int n = t->N - p * NR < NR ? (int)(t->N - p * NR) : NR;
+  const float *panel = t->packed + p * t->K * NR;
+  (void)worker;
+  for (int64_t k0 = 0; k0 < t->K; k0 += KC) {
+    int64_t kc = t->K - k0 < KC ? t->K - k0 : KC;
+    float bt = k0 == 0 ? t->beta : 1.f;
+    for (int64_t i = i0; i < i1; i += MR)
+      t->tile(kc, t->a + i * t->lda + k0, t->lda, i1 - i < MR ? (int)(i1 - i) : MR, panel + k0 * NR,
+              t->c + i * t->ldc + p * NR, t->ldc, n, t->alpha, bt);
+  }
+}
+
 void THGemmPacked_run(int64_t M, int64_t N, int64_t K, float alpha, const float *a, int64_t lda,
                       const float *packed, float beta, float *c, int64_t ldc, int nthreads) {
   if (M <= 0 || N <= 0) return;
@@ -375,17 +399,9 @@ void THGemmPacked_run(int64_t M, int64_t N, int64_t K, float alpha, const float 
   /* tasks are panels, or (when the panels do not divide evenly among few
    * threads, as 11 panels of N = 256 over 2) panel halves by rows of A */
   int64_t R = par && np % nthreads && np < 8 * nthreads && mb >= 2 ? 2 : 1, rows = (mb + R - 1) / R * MR;
-#pragma omp parallel for num_threads(nthreads) if (par) schedule(static)
-  for (int64_t task = 0; task < np * R; task++) {
-    int64_t p = task / R, i0 = task % R * rows, i1 = i0 + rows < M ? i0 + rows : M;
-    int n = N - p * NR < NR ? (int)(N - p * NR) : NR;
-    const float *panel = packed + p * K * NR;
-    for (int64_t k0 = 0; k0 < K; k0 += KC) {
-      int64_t kc = K - k0 < KC ? K - k0 : KC;
-      float bt = k0 == 0 ? beta : 1.f;
-      for (int64_t i = i0; i < i1; i += MR)
-        tile(kc, a + i * lda + k0, lda, i1 - i < MR ? (int)(i1 - i) : MR, panel + k0 * NR, c + i * ldc + p * NR, ldc,
-             n, alpha, bt);
-    }
-  }
+  PackedTasks t = { .M = M, .N = N, .K = K, .alpha = alpha, .beta = beta, .a = a, .lda = lda, .packed = packed,
+                    .c = c, .ldc = ldc, .R = R, .rows = rows, .tile = tile };
+  /* shared with the tile helpers (THTilePool.h), as THGemm_sgemm's: an OpenMP region's end waits for a
+   * thread the kernel has not given a core */
+  THTilePool_run(np * R, par ? nthreads : 1, packed_task, &t);
 }
