@@ -703,3 +703,11 @@ def test_equalize_batch_matches_pillow_per_channel():
     ref = np.stack([np.array(ImageOps.equalize(Image.fromarray(c, "L"))) for c in a.reshape(-1, 9, 11)])
     assert np.array_equal(F.equalize(cthtorch.from_numpy(a.copy())).numpy(), ref.reshape(a.shape))
     assert tuple(F.equalize(cthtorch.zeros(0, 3, 4, 4, dtype=cthtorch.uint8)).shape) == (0, 3, 4, 4)
+
+
+def test_version_is_torchvision_paired_with_torch_213():
+    # mrdbourke's notebooks print torchvision.__version__ and compare its minor number
+    import cthtorch
+    import cthtorch.vision as torchvision
+    major, minor = (int(x) for x in torchvision.__version__.split("+")[0].split(".")[:2])
+    assert (major, minor) == (0, int(cthtorch.__version__.split(".")[1]) + 15)
