@@ -14,7 +14,9 @@ ROOT = os.path.dirname(HERE)
 
 
 def run(prog, lib):
-    env = dict(os.environ, PYTHONPATH=ROOT + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    # one thread each: the suite runs two workers on two cores, where OpenMP's spin-waiting made torch's
+    # side of a program take minutes; the printed numbers do not depend on the thread count
+    env = dict(os.environ, PYTHONPATH=ROOT + os.pathsep + os.environ.get("PYTHONPATH", ""), OMP_NUM_THREADS="1")
     out = subprocess.run([sys.executable, os.path.join(HERE, "programs", prog), lib], capture_output=True,
                          text=True, env=env, timeout=300)
     assert out.returncode == 0, out.stderr[-3000:]
