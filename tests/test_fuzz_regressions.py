@@ -363,3 +363,31 @@ def test_tensor_prehook_on_a_missing_output_is_refused():
             y.grad_fn._register_tensor_prehook(nr, lambda g: g)
     y.sum().backward()
     assert x.grad.tolist() == [2.0, 2.0, 2.0]
+
+
+SET_CASES = [
+    "x.set_(torch.zeros(2, dtype=torch.float64))", "x.set_(torch.zeros(2, dtype=torch.int64))",
+    "x.set_(torch.zeros(2, dtype=torch.bool))", "x.set_(torch.zeros(2, dtype=torch.complex64))",
+    "x.set_(torch.zeros(2, dtype=torch.float16))", "x.set_(torch.zeros(2, dtype=torch.uint8))",
+    "x.set_(torch.zeros(3, device='meta'))", "x.set_(torch.zeros(3, device='meta').untyped_storage())",
+    "x.set_(torch.zeros(3, dtype=torch.int8).untyped_storage())", "x.requires_grad_().set_(torch.zeros(3))",
+    "x.requires_grad_()[:2].set_(torch.zeros(3))", "x.requires_grad_().set_()", "x.requires_grad_().detach().set_(torch.zeros(3))",
+    "x.set_(x.t())", "x = torch.zeros(2, device='meta').set_(torch.arange(3.))",
+    "x = torch.zeros(2, device='meta').set_(torch.arange(3.).untyped_storage())",
+    "x = torch.zeros(2, device='meta').set_(torch.zeros(5, device='meta'))",
+    "x.set_(torch.arange(6.).untyped_storage(), 1, (2,), (2,))",
+    "x.requires_grad_()\nwith torch.no_grad(): x.set_(torch.arange(5.))",
+]
+
+
+@pytest.mark.parametrize("code", SET_CASES)
+def test_set_refuses_another_dtype_or_device_and_grad_leaves(code):
+    # was: set_ took the source's dtype and device along (a CPU tensor became meta, float became double)
+    # and ran on a leaf that requires grad
+    def run(lib):
+        ns = {"torch": lib, "x": lib.arange(3.)}
+        exec(code, ns)
+        x = ns["x"]
+        return str(x.dtype), str(x.device), tuple(x.shape), x.detach().tolist() if x.device.type == "cpu" else None
+    got, want = (outcome(lib, run) for lib in (cthtorch, torch))
+    assert got[0] == want[0] and got[1] == want[1]
