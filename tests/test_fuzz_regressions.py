@@ -1,5 +1,12 @@
 """Regressions from tools/fuzz.py findings: each input once crashed the process,
-hung it or raised SystemError; now it raises or returns what PyTorch does."""
+hung it or raised SystemError; now it raises or returns what PyTorch does.
+Inputs that crashed run in a child interpreter (isolated), so a regression fails
+its test instead of killing pytest."""
+import json
+import os
+import subprocess
+import sys
+
 import pytest
 
 import cthtorch
@@ -269,3 +276,118 @@ def test_special_bessel_and_polynomials_on_meta(code):
         return str(v.dtype), tuple(v.shape), v.stride(), str(v.device)
     got, want = (outcome(lib, run) for lib in (cthtorch, torch))
     assert got[0] == want[0] and (got[0] != "ok" or got[1] == want[1])
+
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+ISOLATED = r"""
+import json, sys, importlib
+torch = importlib.import_module(sys.argv[1])
+out = []
+for code in json.loads(sys.argv[2]):
+    ns = {"torch": torch}
+    try:
+        exec(code, ns)
+        out.append(["ok", repr(ns.get("result"))])
+    except Exception as e:
+        out.append([type(e).__name__, str(e)])
+print(json.dumps(out))
+"""
+
+
+def isolated(lib, codes):
+    """[(exception type or 'ok', message or repr of `result`)] of each code run under lib in a fresh interpreter."""
+    p = subprocess.run([sys.executable, "-c", ISOLATED, lib, json.dumps(codes)], capture_output=True, text=True,
+                       timeout=600, cwd=ROOT, env=dict(os.environ, PYTHONPATH=ROOT))
+    assert p.returncode == 0, "%s died (%d):\n%s" % (lib, p.returncode, p.stderr[-3000:])
+    return [tuple(o) for o in json.loads(p.stdout)]
+
+
+GRAD_HOOK_RESULTS = [
+    "y.grad_fn.register_prehook(lambda g: torch.ones(4))",
+    "y.grad_fn.register_prehook(lambda g: torch.ones(3, dtype=torch.float64))",
+    "y.grad_fn.register_prehook(lambda g: (torch.ones(4),))",
+    "y.grad_fn.register_prehook(lambda g: (torch.ones(3, dtype=torch.float64),))",
+    "y.grad_fn.register_prehook(lambda g: (torch.ones(3, dtype=torch.int64),))",
+    "y.grad_fn.register_prehook(lambda g: (torch.ones(1).expand(3),))",
+    "y.grad_fn.register_prehook(lambda g: (torch.ones(3, device='meta'),))",
+    "y.grad_fn.register_prehook(lambda g: (g[0], g[0]))",
+    "y.grad_fn.register_prehook(lambda g: ())",
+    "y.grad_fn.register_prehook(lambda g: ('a',))",
+    "y.grad_fn.register_prehook(lambda g: [g[0]])",
+    "y.grad_fn.register_prehook(lambda g: 'a')",
+    "y.grad_fn.register_prehook(lambda g: (g[0] * 3,))",
+    "y.grad_fn.register_hook(lambda gi, go: (torch.ones(4),))",
+    "y.grad_fn.register_hook(lambda gi, go: torch.ones(3))",
+    "y.grad_fn.register_hook(lambda gi, go: (1, 2))",
+    "y.grad_fn.register_hook(lambda gi, go: (torch.ones(3), 'a'))",
+    "y.grad_fn.register_hook(lambda gi, go: (torch.ones(3, dtype=torch.float64), None))",
+    "y.grad_fn.register_hook(lambda gi, go: (torch.ones(2), None))",
+    "y.grad_fn.register_hook(lambda gi, go: (gi[0] * 5, None))",
+    "x.register_hook(lambda g: 'a')",
+    "x.register_hook(lambda g: (g, g))",
+    "x.register_hook(lambda g: [g])",
+    "x.register_hook(lambda g: torch.ones(4))",
+    "x.register_hook(lambda g: torch.ones(3, dtype=torch.float64))",
+    "x.register_hook(lambda g: torch.ones(3, dtype=torch.bool))",
+    "x.register_hook(lambda g: torch.ones(3, dtype=torch.complex64))",
+    "x.register_hook(lambda g: torch.ones(3, device='meta'))",
+    "x.register_hook(lambda g: g * 7)",
+    "y.register_hook(lambda g: 'a')",
+    "y.register_hook(lambda g: (g, g))",
+    "y.register_hook(lambda g: torch.ones(4))",
+    "y.register_hook(lambda g: torch.ones(3, dtype=torch.int64))",
+    "y.register_hook(lambda g: torch.ones(3, dtype=torch.bfloat16))",
+    "y.register_hook(type('H', (), {'__call__': lambda self, g: g.double()})())",
+    "x.register_post_accumulate_grad_hook(lambda t: 'a')",
+    "x.register_post_accumulate_grad_hook(lambda t: t.grad.resize_(0))",
+]
+
+
+def test_gradient_hooks_returning_the_wrong_thing_raise_torchs_errors():
+    # was: a crash (SIGSEGV) for a node prehook returning a Tensor or a dtype-changed
+    # gradient and for a leaf's hook returning a str, tuple or list; a shape-changed
+    # gradient silently became .grad
+    codes = ["x = torch.arange(3.).requires_grad_(); y = x * 2; %s; y.sum().backward(); "
+             "result = (x.grad.dtype, x.grad.tolist()) if x.grad is not None else None" % h for h in GRAD_HOOK_RESULTS]
+    got, want = isolated("cthtorch", codes), isolated("torch", codes)
+    for code, g, w in zip(GRAD_HOOK_RESULTS, got, want):
+        assert g == w, code
+
+
+def test_tensor_prehook_on_a_missing_output_is_refused():
+    # was: the engine read the gradient buffer past its end at backward (the private hook's index unchecked)
+    x = cthtorch.ones(3, requires_grad=True)
+    y = x * 2
+    for nr in (1, -1, 2**31 - 1):
+        with pytest.raises(IndexError, match="out of range"):
+            y.grad_fn._register_tensor_prehook(nr, lambda g: g)
+    y.sum().backward()
+    assert x.grad.tolist() == [2.0, 2.0, 2.0]
+
+
+SET_CASES = [
+    "x.set_(torch.zeros(2, dtype=torch.float64))", "x.set_(torch.zeros(2, dtype=torch.int64))",
+    "x.set_(torch.zeros(2, dtype=torch.bool))", "x.set_(torch.zeros(2, dtype=torch.complex64))",
+    "x.set_(torch.zeros(2, dtype=torch.float16))", "x.set_(torch.zeros(2, dtype=torch.uint8))",
+    "x.set_(torch.zeros(3, device='meta'))", "x.set_(torch.zeros(3, device='meta').untyped_storage())",
+    "x.set_(torch.zeros(3, dtype=torch.int8).untyped_storage())", "x.requires_grad_().set_(torch.zeros(3))",
+    "x.requires_grad_()[:2].set_(torch.zeros(3))", "x.requires_grad_().set_()", "x.requires_grad_().detach().set_(torch.zeros(3))",
+    "x.set_(x.t())", "x = torch.zeros(2, device='meta').set_(torch.arange(3.))",
+    "x = torch.zeros(2, device='meta').set_(torch.arange(3.).untyped_storage())",
+    "x = torch.zeros(2, device='meta').set_(torch.zeros(5, device='meta'))",
+    "x.set_(torch.arange(6.).untyped_storage(), 1, (2,), (2,))",
+    "x.requires_grad_()\nwith torch.no_grad(): x.set_(torch.arange(5.))",
+]
+
+
+@pytest.mark.parametrize("code", SET_CASES)
+def test_set_refuses_another_dtype_or_device_and_grad_leaves(code):
+    # was: set_ took the source's dtype and device along (a CPU tensor became meta, float became double)
+    # and ran on a leaf that requires grad
+    def run(lib):
+        ns = {"torch": lib, "x": lib.arange(3.)}
+        exec(code, ns)
+        x = ns["x"]
+        return str(x.dtype), str(x.device), tuple(x.shape), x.detach().tolist() if x.device.type == "cpu" else None
+    got, want = (outcome(lib, run) for lib in (cthtorch, torch))
+    assert got[0] == want[0] and got[1] == want[1]

@@ -3,7 +3,8 @@ torch.special (Bessel, Airy, zeta, orthogonal polynomials), signal.windows, svd/
 index_put_(accumulate=True), sum/mean/nansum/nanmean (every rank, 0-size, bad dims, dtype=, out=),
 number-first overloads (torch.pow(2, x)), the float32 LSTM path (odd hidden sizes, empty, NaN,
 non-contiguous or wrong-shaped h0/c0 and weights), meta tensors mixed with cpu ones, distributions
-and transforms, and the JIT's fused kernels called from C (layouts, dtypes, shapes changing between calls).
+and transforms, the JIT's fused kernels called from C (layouts, dtypes, shapes changing between calls),
+gradient hooks that return the wrong thing and set_ across dtypes and devices.
 
     python tools/fuzz_families.py [--timeout T] [--only SUBSTRING]
 
@@ -232,6 +233,21 @@ def calls():
             calls.append("[%s.f2(%s, %s) for _ in range(3)]" % (J, a, b))
     calls.append("[%s.f2(x, x) for x in [torch.randn(3), torch.randn(5), torch.randn(0), torch.randn(2,3), torch.randn(3,2).t(), torch.randn(7), torch.randn(3)]]" % J)
     calls.append("[%s.f1(x) for x in [torch.randn(n) for n in range(40)] + [torch.randn(n, 3).t() for n in range(10)]]" % J)
+    # gradient hooks returning the wrong thing, and set_ across dtypes and devices (session 36)
+    R = ["'a'", "None", "(g, g)", "[g]", "()", "torch.ones(4)", "torch.ones(3, dtype=torch.float64)", "torch.ones(3, dtype=torch.int64)",
+         "torch.ones(3, device='meta')", "torch.ones(1).expand(3)", "torch.ones(3) + 1j", "g.t()", "(torch.ones(4),)", "(None,)", "('a',)", "(g[0], g[0])"]
+    for r in R:
+        calls.append("(lambda x: (x.register_hook(lambda g: %s), (x * 2).sum().backward(), x.grad))(torch.randn(3, requires_grad=True))" % r)
+        calls.append("(lambda x: (lambda y: (y.register_hook(lambda g: %s), y.sum().backward(), x.grad))(x * 2))(torch.randn(3, requires_grad=True))" % r)
+        calls.append("(lambda x: (lambda y: (y.grad_fn.register_prehook(lambda g: %s), y.sum().backward(), x.grad))(x * 2))(torch.randn(3, requires_grad=True))" % r)
+        calls.append("(lambda x: (lambda y: (y.grad_fn.register_hook(lambda g, go: %s), y.sum().backward(), x.grad))(x * x))(torch.randn(3, requires_grad=True))" % r)
+        calls.append("(lambda x: (x.register_post_accumulate_grad_hook(lambda g: %s), (x * 2).sum().backward(), x.grad))(torch.randn(3, requires_grad=True))" % r)
+    for nr in ["1", "-1", "2**31-1"]:
+        calls.append("(lambda y: (y.grad_fn._register_tensor_prehook(%s, lambda g: g), y.sum().backward()))(torch.randn(3, requires_grad=True) * 2)" % nr)
+    for src in ["torch.zeros(2, dtype=torch.float64)", "torch.zeros(2, device='meta')", "torch.zeros(3, device='meta').untyped_storage()", "torch.zeros(3, dtype=torch.int8).untyped_storage()",
+                "torch.zeros(2, dtype=torch.bool)", "torch.arange(6.).untyped_storage()"]:
+        for x in ["torch.randn(3)", "torch.randn(3, device='meta')", "torch.randn(3, requires_grad=True)", "torch.randn(3, requires_grad=True)[:2]", "torch.randn(2, 3).t()"]:
+            calls.append("(lambda x: (x.set_(%s), repr(x), x.sum()))(%s)" % (src, x))
     return calls
 
 

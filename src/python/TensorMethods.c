@@ -350,10 +350,35 @@ static PyObject *m_type(PyObject *self, PyObject *args, PyObject *kw) {
   return r;
 }
 
-/* set_(source): share another tensor's storage and geometry */
+/* set_(source): share another tensor's storage and geometry. As torch: of the
+ * same dtype and device only (a CPU tensor over a meta storage has no data to
+ * read), and not on a leaf that requires grad. */
 static PyObject *m_set_(PyObject *self, PyObject *args) {
+  /* the C++ type names torch's error gives */
+  static const char *cxx_names[TH_NDTYPES] = {
+    [TH_Bool] = "bool", [TH_UInt8] = "unsigned char", [TH_Int8] = "signed char", [TH_Int16] = "short int",
+    [TH_Int32] = "int", [TH_Int64] = "long int", [TH_Half] = "c10::Half", [TH_BFloat16] = "c10::BFloat16",
+    [TH_Float] = "float", [TH_Double] = "double", [TH_ComplexFloat] = "c10::complex<float>",
+    [TH_ComplexDouble] = "c10::complex<double>"};
   PyObject *src = NULL;
   if (!PyArg_ParseTuple(args, "|O!:set_", &THPTensorType, &src)) return NULL;
+  if (THP_check_inplace(self) < 0) return NULL;
+  if (src) {
+    const THTensor *d = SELF->t, *o = ((THPTensor *)src)->t;
+    if (o->dtype != d->dtype) {
+      PyErr_Format(PyExc_RuntimeError, "Could not set tensor of type %s to a tensor of type %s", cxx_names[o->dtype],
+                   cxx_names[d->dtype]);
+      return NULL;
+    }
+    if (THTensor_device(o) != THTensor_device(d) || THTensor_isMeta(o) != THTensor_isMeta(d)) {
+      char a[32], b[32];
+      PyErr_Format(PyExc_RuntimeError, "Attempted to set the storage of a tensor on device \"%s\" to a storage on different "
+                   "device \"%s\".  This is no longer allowed; the devices must match.",
+                   THTensor_isMeta(d) ? "meta" : at_device_str(THTensor_device(d), a, sizeof a),
+                   THTensor_isMeta(o) ? "meta" : at_device_str(THTensor_device(o), b, sizeof b));
+      return NULL;
+    }
+  }
   if (!src) {
     THTensor *e = THTensor_new(SELF->t->dtype, 1, (int64_t[]){0});
     if (!e) return THP_raise();

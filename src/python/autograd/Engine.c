@@ -277,33 +277,40 @@ static int densify_for_formula(THPNode *n, PyObject *buf) {
   return 0;
 }
 
+/* One pre hook on a node's gradients (buf): a tensor hook (nr, fn) replaces one
+ * gradient, a node prehook all of them; what it returns is checked as torch does. */
+static int run_pre_hook(PyObject *hook, PyObject *buf) {
+  if (PyTuple_Check(hook)) {
+    Py_ssize_t nr = PyLong_AsSsize_t(PyTuple_GET_ITEM(hook, 0));
+    if (nr < 0 || nr >= PyList_GET_SIZE(buf)) return PyErr_Occurred() ? -1 : 0;   /* registration refuses it */
+    PyObject *g = PyList_GET_ITEM(buf, nr), *fn = PyTuple_GET_ITEM(hook, 1);
+    if (g == Py_None) return 0;
+    PyObject *r = PyObject_CallOneArg(fn, g);
+    if (!r || THP_check_hook_result(fn, g, r) < 0) { Py_XDECREF(r); return -1; }
+    if (r == Py_None) { Py_DECREF(r); return 0; }
+    return PyList_SetItem(buf, nr, r);
+  }
+  PyObject *t = PyList_AsTuple(buf);
+  if (!t) return -1;
+  PyObject *r = PyObject_CallOneArg(hook, t);
+  int rc = !r || (r != Py_None && THP_check_hook_results(hook, t, r) < 0) ? -1 : 0;
+  Py_DECREF(t);
+  if (rc == 0 && r != Py_None)
+    for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(r); i++) PyList_SetItem(buf, i, Py_NewRef(PyTuple_GET_ITEM(r, i)));
+  Py_XDECREF(r);
+  return rc;
+}
+
 static PyObject *run_node(RunState *s, THPNode *n, PyObject *buf) {
   if (densify_for_formula(n, buf) < 0) return NULL;
   PyObject *const *grads = &PyList_GET_ITEM(buf, 0);
-  PyObject *args = NULL;
-  /* pre hooks: tensor hooks (nr, fn) transform one gradient; node prehooks see all */
   if (n->pre_hooks) {
+    /* a hook may remove itself (or others) from the list while it runs: each is held while called */
     for (Py_ssize_t h = 0; h < PyList_GET_SIZE(n->pre_hooks); h++) {
-      PyObject *hook = PyList_GET_ITEM(n->pre_hooks, h);
-      if (PyTuple_Check(hook)) {
-        int nr = (int)PyLong_AsLong(PyTuple_GET_ITEM(hook, 0));
-        PyObject *g = PyList_GET_ITEM(buf, nr);
-        if (g == Py_None) continue;
-        PyObject *r = PyObject_CallOneArg(PyTuple_GET_ITEM(hook, 1), g);
-        if (!r) return NULL;
-        if (r != Py_None) PyList_SetItem(buf, nr, r); else Py_DECREF(r);
-      } else {
-        PyObject *t = PyList_AsTuple(buf);
-        if (!t) return NULL;
-        PyObject *r = PyObject_CallOneArg(hook, t);
-        Py_DECREF(t);
-        if (!r) return NULL;
-        if (r != Py_None) {
-          for (int i = 0; i < n->num_inputs && i < PySequence_Size(r); i++)
-            PyList_SetItem(buf, i, PySequence_GetItem(r, i));
-        }
-        Py_DECREF(r);
-      }
+      PyObject *hook = Py_NewRef(PyList_GET_ITEM(n->pre_hooks, h));
+      int rc = run_pre_hook(hook, buf);
+      Py_DECREF(hook);
+      if (rc < 0) return NULL;
     }
     grads = &PyList_GET_ITEM(buf, 0);
   }
@@ -318,20 +325,21 @@ static PyObject *run_node(RunState *s, THPNode *n, PyObject *buf) {
   if (THP_anomaly_enabled && THP_anomaly_check_nan && THP_anomaly_check(n, out) < 0) { Py_DECREF(out); return NULL; }
   if (n->post_hooks) {
     for (Py_ssize_t h = 0; h < PyList_GET_SIZE(n->post_hooks); h++) {
-      args = PyList_AsTuple(buf);
+      PyObject *args = PyList_AsTuple(buf);
       if (!args) { Py_DECREF(out); return NULL; }
-      PyObject *r = PyObject_CallFunctionObjArgs(PyList_GET_ITEM(n->post_hooks, h), out, args, NULL);
+      PyObject *hook = Py_NewRef(PyList_GET_ITEM(n->post_hooks, h));
+      PyObject *r = PyObject_CallFunctionObjArgs(hook, out, args, NULL);
       Py_DECREF(args);
-      if (!r) { Py_DECREF(out); return NULL; }
-      if (r != Py_None) { PyObject *t = PySequence_Tuple(r); Py_DECREF(r); if (!t) { Py_DECREF(out); return NULL; } Py_SETREF(out, t); }
-      else Py_DECREF(r);
+      int bad = !r || (r != Py_None && THP_check_hook_results(hook, out, r) < 0);
+      Py_DECREF(hook);
+      if (bad) { Py_XDECREF(r); Py_DECREF(out); return NULL; }
+      if (r != Py_None) Py_SETREF(out, r); else Py_DECREF(r);
     }
   }
   if (!s->keep_graph && n->release_saved && Py_TYPE(n) != &THPAccumulateGradType) {
     n->release_saved(n, false);
     n->released = true;
   }
-  (void)args;
   return out;
 }
 

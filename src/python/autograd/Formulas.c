@@ -97,6 +97,81 @@ PyObject *THP_validate_grad(PyObject *grad, const THPInputMeta *m, THPNode *from
   return r;
 }
 
+/* torch's name for a gradient's type in a hook's error: the legacy class where
+ * one exists (torch.FloatTensor), else the dispatch key's (CPUBoolType, MetaFloatType). */
+static void hook_type_name(const THTensor *t, char *buf, size_t n) {
+  const char *name = THDtype_info[t->dtype].legacy;
+  int dev = THTensor_device(t);
+  bool legacy = (t->dtype >= TH_UInt8 && t->dtype <= TH_Half) || t->dtype == TH_Float || t->dtype == TH_Double;
+  if (THTensor_isMeta(t)) snprintf(buf, n, "Meta%sType", name);
+  else if (legacy) snprintf(buf, n, "torch.%s%sTensor", dev >= 0 ? "cuda." : "", name);
+  else snprintf(buf, n, "%s%sType", dev >= 0 ? "CUDA" : "CPU", name);
+}
+
+static PyObject *hook_name(PyObject *hook) {
+  PyObject *name = PyObject_GetAttrString(hook, "__name__");
+  if (name && PyUnicode_Check(name)) return name;
+  Py_XDECREF(name);
+  PyErr_Clear();
+  return PyUnicode_FromString("<unknown>");
+}
+
+int THP_check_hook_result(PyObject *hook, PyObject *value, PyObject *result) {
+  if (result == Py_None) return 0;
+  if (value == Py_None) {
+    PyErr_SetString(PyExc_RuntimeError, "can't replace a None gradient with a non-None value");
+    return -1;
+  }
+  bool vs = ap_is_sparse(value), rs = ap_is_sparse(result);
+  if (!rs && !THPTensor_Check(result)) {
+    PyErr_Format(PyExc_TypeError, "expected Variable, but hook returned '%s'", Py_TYPE(result)->tp_name);
+    return -1;
+  }
+  if (vs || rs) {
+    if (vs && rs) return 0;     /* the sparse class checks its own sizes where it is used */
+    PyObject *name = hook_name(hook);
+    if (!name) return -1;
+    PyErr_Format(PyExc_RuntimeError, "hook '%U' has changed the type of value (was a %s tensor got a %s tensor)", name,
+                 vs ? "sparse" : "dense", rs ? "sparse" : "dense");
+    Py_DECREF(name);
+    return -1;
+  }
+  const THTensor *v = ((THPTensor *)value)->t, *r = ((THPTensor *)result)->t;
+  bool type_changed = v->dtype != r->dtype || THTensor_device(v) != THTensor_device(r) || THTensor_isMeta(v) != THTensor_isMeta(r);
+  bool size_changed = v->ndim != r->ndim || memcmp(v->sizes, r->sizes, v->ndim * sizeof(int64_t));
+  if (!type_changed && !size_changed) return 0;
+  PyObject *name = hook_name(hook);
+  if (!name) return -1;
+  if (type_changed) {
+    char was[64], got[64];
+    hook_type_name(v, was, sizeof was);
+    hook_type_name(r, got, sizeof got);
+    PyErr_Format(PyExc_RuntimeError, "hook '%U' has changed the type of value (was %s got %s)", name, was, got);
+  } else {
+    PyErr_Format(PyExc_RuntimeError, "hook '%U' has changed the size of value", name);
+  }
+  Py_DECREF(name);
+  return -1;
+}
+
+int THP_check_hook_results(PyObject *hook, PyObject *values, PyObject *result) {
+  if (!PyTuple_Check(result)) {
+    PyErr_Format(PyExc_TypeError, "expected tuple, but hook returned '%s'", Py_TYPE(result)->tp_name);
+    return -1;
+  }
+  if (PyTuple_GET_SIZE(result) != PyTuple_GET_SIZE(values)) {
+    PyObject *name = hook_name(hook);
+    if (!name) return -1;
+    PyErr_Format(PyExc_RuntimeError, "hook '%U' has returned an incorrect number of values (got %zd, but expected %zd)",
+                 name, PyTuple_GET_SIZE(result), PyTuple_GET_SIZE(values));
+    Py_DECREF(name);
+    return -1;
+  }
+  for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(result); i++)
+    if (THP_check_hook_result(hook, PyTuple_GET_ITEM(values, i), PyTuple_GET_ITEM(result, i)) < 0) return -1;
+  return 0;
+}
+
 int THP_run_tensor_hooks(PyObject *var, PyObject **g) {
   THPTensor *t = (THPTensor *)var;
   Py_INCREF(*g);
@@ -104,8 +179,9 @@ int THP_run_tensor_hooks(PyObject *var, PyObject **g) {
   PyObject *hooks = PySequence_List(t->hooks);
   if (!hooks) { Py_DECREF(*g); return -1; }
   for (Py_ssize_t i = 0; i < PyList_GET_SIZE(hooks); i++) {
-    PyObject *r = PyObject_CallOneArg(PyList_GET_ITEM(hooks, i), *g);
-    if (!r) { Py_DECREF(hooks); Py_DECREF(*g); return -1; }
+    PyObject *hook = PyList_GET_ITEM(hooks, i);
+    PyObject *r = PyObject_CallOneArg(hook, *g);
+    if (!r || THP_check_hook_result(hook, *g, r) < 0) { Py_XDECREF(r); Py_DECREF(hooks); Py_DECREF(*g); return -1; }
     if (r != Py_None) Py_SETREF(*g, r); else Py_DECREF(r);
   }
   Py_DECREF(hooks);

@@ -19,6 +19,10 @@ PyObject *THP_zeros_for(THPNode *n, int nr);          /* zeros shaped like forwa
 /* Reduces/casts a gradient to the receiving input's metadata (new ref). */
 PyObject *THP_validate_grad(PyObject *grad, const THPInputMeta *m, THPNode *from);
 int THP_run_tensor_hooks(PyObject *var, PyObject **g);  /* *g: borrowed in, new ref out */
+/* torch's checks of a hook's result: one gradient (a Tensor or None, of the value's
+ * type and size), or a tuple of them, one per value */
+int THP_check_hook_result(PyObject *hook, PyObject *value, PyObject *result);
+int THP_check_hook_results(PyObject *hook, PyObject *values, PyObject *result);
 int THP_accumulate_into_grad(THPTensor *v, PyObject *g);
 PyObject *THP_make_removable_handle(PyObject *list, PyObject *item);
 PyObject *THP_current_traceback(void);

@@ -377,8 +377,9 @@ static int run_post_accumulate_hooks(PyObject *var) {
   if (PyDict_Check(hooks) && PyDict_GET_SIZE(hooks)) {
     PyObject *fns = PyDict_Values(hooks);   /* a copy: a hook may remove itself */
     for (Py_ssize_t i = 0; fns && i < PyList_GET_SIZE(fns); i++) {
-      PyObject *r = PyObject_CallOneArg(PyList_GET_ITEM(fns, i), var);
-      if (!r) { rc = -1; break; }
+      PyObject *hook = PyList_GET_ITEM(fns, i);
+      PyObject *r = PyObject_CallOneArg(hook, var);
+      if (!r || THP_check_hook_result(hook, var, r) < 0) { Py_XDECREF(r); rc = -1; break; }
       Py_DECREF(r);
     }
     if (!fns) rc = -1;

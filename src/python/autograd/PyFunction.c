@@ -192,6 +192,10 @@ PyObject *THPNode_registerTensorPrehook(PyObject *self, PyObject *args) {
   int nr;
   PyObject *hook;
   if (!PyArg_ParseTuple(args, "iO", &nr, &hook)) return NULL;
+  if (nr < 0 || nr >= n->num_inputs) {
+    PyErr_Format(PyExc_IndexError, "output_nr %d out of range for a node of %d outputs", nr, n->num_inputs);
+    return NULL;
+  }
   if (!n->pre_hooks && !(n->pre_hooks = PyList_New(0))) return NULL;
   PyObject *entry = Py_BuildValue("(iO)", nr, hook);
   if (!entry || PyList_Append(n->pre_hooks, entry) < 0) { Py_XDECREF(entry); return NULL; }
