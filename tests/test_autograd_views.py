@@ -61,6 +61,59 @@ def _zeros_base(L, x, w):
     return y
 
 
+# ---- in-place ops through views after other in-place ops on the same base ----
+# The regenerated view history (AsStridedBackward0) keeps only the base's
+# geometry, as torch's does: later in-place ops on the base must not trip the
+# saved-version check where torch accepts them.
+
+def _mass_spring(L, x, w):
+    F = L.zeros(3, 4, dtype=x.dtype)      # forces accumulated row by row, as a physics step does
+    f = x[0] * w
+    F[0] += f
+    F[1] -= f
+    F[2] += x[2] * 2
+    F[0] -= w
+    return F
+
+
+def _copy_then_inplace(L, x, w):
+    F = L.zeros(3, 4, dtype=x.dtype)
+    F[0] += x[0] * w
+    F[1].copy_(F[0])
+    F.mul_(2)
+    F[2].copy_(F[1] + x[1])    # add saves neither operand: the view F[1] may change later
+    F[1].mul_(w)
+    return F
+
+
+def _chain_of_view_kinds(L, x, w):
+    y = x * 1
+    row, col, nar = y[0], y[:, 1:3], y.narrow(1, 2, 2)
+    diag, tr = y.diagonal(), y.t()
+    row.add_(w)                 # select
+    diag.mul_(w[:3])            # diagonal of the same base
+    col[1:].sub_(x[0, :2])      # slice, then a slice of it
+    nar.mul_(3)                 # narrow
+    tr[3].add_(row[:3] * 2)     # transpose, reading another view that is now stale
+    row.mul_(diag.sum())        # the first view again, after four other in-place ops
+    return y * 1 + nar.sum() + col[0, 0]
+
+
+def _as_strided_base_modified(L, x, w):
+    y = x * 1
+    z = y.as_strided((2, 3), (1, 2), 1) * 1    # its backward needs y's geometry only, not its values
+    y.add_(w)
+    return z + y[:2, :3]
+
+
+VIEW_CHAINS = {
+    "mass_spring": _mass_spring,
+    "copy_then_inplace": _copy_then_inplace,
+    "chain_of_view_kinds": _chain_of_view_kinds,
+    "as_strided_base_modified": _as_strided_base_modified,
+}
+
+
 def _grads(fn, create_graph=False):
     out = []
     for L in (ct, torch):
@@ -72,9 +125,9 @@ def _grads(fn, create_graph=False):
     return out
 
 
-@pytest.mark.parametrize("name", sorted(PATTERNS))
+@pytest.mark.parametrize("name", sorted(PATTERNS) + sorted(VIEW_CHAINS))
 def test_gradients_match_torch(name):
-    (rc, gc_), (rt, gt) = _grads(PATTERNS[name])
+    (rc, gc_), (rt, gt) = _grads(PATTERNS.get(name) or VIEW_CHAINS[name])
     np.testing.assert_allclose(rc.tolist(), rt.tolist(), rtol=1e-12)
     for a, b in zip(gc_, gt):
         assert (a is None) == (b is None)
@@ -85,17 +138,21 @@ def test_gradients_match_torch(name):
 @pytest.mark.parametrize("name", ["slice_mul_", "select_assign_tensor", "index_assign_tensor", "exp_saves_result",
                                   "transpose_mul_", "base_mul_tensor", "view_of_zeros_base"])
 def test_double_backward_matches_torch(name):
+    _check_double_backward(PATTERNS[name], rtol=1e-12, atol=1e-15)
+
+
+def _check_double_backward(fn, rtol, atol):
     xs = []
     for L in (ct, torch):
         x = L.tensor(X, requires_grad=True)
         w = L.tensor(W, requires_grad=True)
-        r = PATTERNS[name](L, x, w)
+        r = fn(L, x, w)
         gx, gw = L.autograd.grad((r * r).sum(), (x, w), create_graph=True, allow_unused=True)
         gg = (gx * gx).sum() + (0 if gw is None else (gw * gw).sum())
         xs.append([v.tolist() for v in L.autograd.grad(gg, (x, w), allow_unused=True) if v is not None])
     assert len(xs[0]) == len(xs[1])
     for a, b in zip(*xs):
-        np.testing.assert_allclose(a, b, rtol=1e-12, atol=1e-15)
+        np.testing.assert_allclose(a, b, rtol=rtol, atol=atol)
 
 
 def test_gradcheck_through_copy_slices():
@@ -198,3 +255,85 @@ def test_integer_view_inplace_untracked():
     y = ct.arange(6).view(2, 3)
     y[1].add_(1)
     assert y.tolist() == [[0, 1, 2], [4, 5, 6]] and y.grad_fn is None
+
+
+def test_minimal_two_inplace_views_of_zeros():
+    got = []
+    for L in (ct, torch):
+        f = L.tensor([0.5, -2.0], requires_grad=True)
+        F = L.zeros(2, 2)
+        F[0] += f
+        F[1] -= f
+        F.sum().backward()
+        got.append(f.grad.tolist())
+        f.grad = None
+        F = L.zeros(2, 2)
+        F[0] += f
+        F[1].copy_(F[0])
+        F.mul_(3)
+        (F * F).sum().backward()
+        got.append(f.grad.tolist())
+    assert got[0] == got[2] == [0.0, 0.0]
+    np.testing.assert_allclose(got[1], got[3], rtol=1e-6)
+
+
+@pytest.mark.parametrize("name", sorted(VIEW_CHAINS))
+def test_inplace_chains_through_views_double_backward(name):
+    _check_double_backward(VIEW_CHAINS[name], rtol=1e-11, atol=1e-13)
+
+
+def test_as_strided_double_backward_matches_torch():
+    got = []
+    for L in (ct, torch):
+        x = L.tensor(X, requires_grad=True)
+        y = x.as_strided((2, 3), (2, 1), 1)           # overlapping windows: positions alias
+        gx, = L.autograd.grad((y ** 3).sum(), x, create_graph=True)
+        ggx, = L.autograd.grad((gx * gx.detach().cos()).sum(), x)
+        got.append((gx.tolist(), ggx.tolist()))
+    np.testing.assert_allclose(got[0][0], got[1][0], rtol=1e-12)
+    np.testing.assert_allclose(got[0][1], got[1][1], rtol=1e-12)
+    x = ct.tensor(X, requires_grad=True)
+    assert ct.autograd.gradgradcheck(lambda x: x.as_strided((2, 3), (2, 1), 1) ** 3, (x,))
+    assert ct.autograd.gradgradcheck(lambda x: x.t().as_strided((3, 2), (1, 3)) ** 2, (x,))
+
+
+def _backward_error(L, case):
+    x = L.tensor(X, requires_grad=True)
+    with pytest.raises(RuntimeError) as e:
+        case(L, x).sum().backward()
+    return str(e.value)
+
+
+def _sigmoid_then_mul_(L, x):
+    y = x.sigmoid()           # sigmoid saves its result
+    y.mul_(2)
+    return y
+
+
+def _exp_then_view_inplace(L, x):
+    y = x.exp()               # exp saves its result; a view of it changes it
+    y[1].add_(1)
+    return y
+
+
+def _saved_view_then_other_view_inplace(L, x):
+    y = x * 1
+    v = y[0]
+    z = v * v                 # mul saves v, a view sharing y's version
+    y[2].mul_(2)
+    return z
+
+
+def _saved_view_then_copy_into_sibling(L, x):
+    F = L.zeros(3, 4, dtype=x.dtype)
+    F[0] += x[0]
+    F[2].copy_(F[1] * x[1])   # mul saves the view F[1]; the copy into F[2] moves F's version
+    return F
+
+
+def test_invalid_inplace_still_raises_torchs_error():
+    for case in (_sigmoid_then_mul_, _exp_then_view_inplace, _saved_view_then_other_view_inplace,
+                 _saved_view_then_copy_into_sibling):
+        texts = [_backward_error(L, case) for L in (ct, torch)]
+        assert "modified by an inplace operation" in texts[0]
+        assert texts[0] == texts[1]

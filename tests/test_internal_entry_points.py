@@ -145,8 +145,15 @@ BAD_CALLS = [
     ("narrow_backward", (t(2, 3), [4, 3], 0, 3, 2)),
     ("diagonal_backward", (t(5), [3, 3], 0, 0, 1)),
     ("unfold_backward", (t(4, 3, 2), [4, 3], 1, 2, 1)),
-    ("as_strided_backward", (t(5), t(4), [2, 3], [1, 1], 0)),
-    ("as_strided_backward", (t(2, 3), t(4), [2, 3], [1], 0)),
+    # (grad, input size, stride, offset, storage numel, view size, stride, offset)
+    ("as_strided_backward", (t(5), [4], [1], 0, 4, [2, 3], [1, 1], 0)),
+    ("as_strided_backward", (t(2, 3), [4], [1], 0, 4, [2, 3], [1], 0)),
+    ("as_strided_backward", (t(2), [4], [1], 0, 3, [2], [1], 0)),                 # input past the storage
+    ("as_strided_backward", (t(2), [4], [-1], 0, 4, [2], [1], 0)),                # input before element 0
+    ("as_strided_backward", (t(2), [4], [1], -1, 4, [2], [1], 0)),
+    ("as_strided_backward", (t(2), [4, 1], [1], 0, 4, [2], [1], 0)),              # input sizes != strides
+    ("as_strided_backward", (t(2), [4, 2], [1, 2 ** 62], 0, 8, [2], [1], 0)),     # extent overflows
+    ("as_strided_backward", (t(2), [0], [1], 0, -1, [2], [1], 0)),                # negative storage
     ("_lapack_svd", (t(3), False, True)),
     ("_gather_c", (t(2, 3), 1, ct.full((2, 3), 5))),
     ("_scatter_c", (t(2, 3), 1, ct.full((2, 3), 5), t(2, 3), 0, "sum")),
@@ -166,7 +173,7 @@ BAD_CALLS = [
     ("_adaptive_avg_pool3d_like", (t(2, 3), t(1, 1, 2, 2, 2))),
     ("_adaptive_avg_pool3d_like", (t(1, 1, 4, 4, 4), t(2))),                  # like has too few dims to read
     ("adaptive_avg_pool3d_backward", (t(4), t(4))),                           # grad read only once ndim is checked
-    ("as_strided_backward", (t(4), t(4), [2 ** 62 + 1, 4], [0, 0], 0)),       # the view's numel wraps to 4
+    ("as_strided_backward", (t(4), [4], [1], 0, 4, [2 ** 62 + 1, 4], [0, 0], 0)),  # the view's numel wraps to 4
     ("adaptive_avg_pool3d_backward", (t(1, 1, 2, 2), t(1, 1, 4, 4, 4))),
     ("adaptive_avg_pool3d_backward", (t(2, 1, 2, 2, 2), t(1, 1, 4, 4, 4))),
     ("adaptive_max_pool3d_backward", (t(1, 1, 2, 2, 2), t(1, 1, 4, 4, 4), ct.full((1, 1, 2, 2, 2), 64))),

@@ -35,6 +35,8 @@ An entry:
     derivatives:                   # formulas in grad, grads[i], result, inputs
       self: grad                   #   and helper calls; inputs not listed get no
       other: grad * alpha          #   gradient; `name.sizes` saves just a shape
+                                   #   (.strides, .storage_offset, .storage_numel, .numel,
+                                   #   .dtype, .device, .ndim likewise: src/python/Bindings.c)
 
 Formulas are Python expressions translated to C calls of F_<op> (one per
 declared op, recording autograd itself so double backward works) or of the

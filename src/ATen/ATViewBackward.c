@@ -76,50 +76,82 @@ THTensor *at_unfold_backward(const THTensor *g, const ATIntList *sizes, int64_t 
   return z;
 }
 
-/* as_strided: elements of the base that several view positions alias get
- * the sum of their gradients (accumulated element by element). */
-THTensor *at_as_strided_backward(const THTensor *g, const THTensor *self, const ATIntList *size,
+/* Where a strided geometry reaches in its storage: false when it reaches
+ * before element 0 or past `storage_numel` (or its extent overflows). An
+ * empty geometry reaches nothing. */
+static bool geometry_fits(const ATIntList *size, const ATIntList *stride, int64_t offset, int64_t storage_numel) {
+  int64_t lo = offset, hi = offset;
+  for (int k = 0; k < size->n; k++) {
+    if (size->v[k] < 0) return false;
+    if (size->v[k] == 0) return offset >= 0;
+  }
+  for (int k = 0; k < size->n; k++) {
+    int64_t step;
+    if (__builtin_mul_overflow(size->v[k] - 1, stride->v[k], &step)) return false;
+    if (step < 0 ? __builtin_add_overflow(lo, step, &lo) : __builtin_add_overflow(hi, step, &hi)) return false;
+  }
+  return lo >= 0 && hi < storage_numel;
+}
+
+/* as_strided: gradient of the input (geometry input_size/input_stride/
+ * input_offset over a storage of storage_numel elements) from the gradient
+ * of the view (size/stride/offset over that storage). Elements that several
+ * view positions alias get the sum of their gradients. Only the input's
+ * geometry is needed, not its values, so autograd saves no tensor (an
+ * in-place op on the base must not invalidate the view's history). A
+ * missing offset is the other geometry's: as_strided(x, size, stride) keeps
+ * x's offset, and the double backward swaps the two geometries. */
+THTensor *at_as_strided_backward(const THTensor *g, const ATIntList *input_size, const ATIntList *input_stride,
+                                 ATOptInt input_offset, int64_t storage_numel, const ATIntList *size,
                                  const ATIntList *stride, ATOptInt offset) {
   /* the walk below steps through g by the view's size */
-  int64_t vn;
+  int64_t vn, in_n;
   if (size->n != stride->n || th_numel_overflow(size->n, size->v, &vn) || THTensor_numel(g) != vn) {
     char b[256];
     THError_set(TH_ERR_RUNTIME, "as_strided_backward: grad of size %s does not match the view's size and stride",
                 THTensor_sizeStr(g->ndim, g->sizes, b, 256));
     return NULL;
   }
-  int64_t need = self->storage->nbytes / THDtype_size(self->dtype);
-  ATIntList flat = { 1, { need } };
-  THTensor *storage_grad = at_full(&flat, at_scalar_int(0), g->dtype);
-  if (!storage_grad) return NULL;
-  THTensor *gd = at_to_dtype(g, TH_Double, true);
-  THTensor *acc = at_to_dtype(storage_grad, TH_Double, true);
+  int64_t in_off = input_offset.has ? input_offset.v : offset.has ? offset.v : 0;
+  int64_t off = offset.has ? offset.v : in_off;
+  /* the input is read back from the storage-sized buffer: its geometry must lie inside it */
+  if (input_size->n != input_stride->n || storage_numel < 0 ||
+      th_numel_overflow(input_size->n, input_size->v, &in_n) ||
+      !geometry_fits(input_size, input_stride, in_off, storage_numel)) {
+    THError_set(TH_ERR_RUNTIME, "as_strided_backward: the input's geometry does not fit in a storage of %lld elements",
+                (long long)storage_numel);
+    return NULL;
+  }
+  ATIntList flat = { 1, { storage_numel } };
+  THTensor *acc = at_full(&flat, at_scalar_int(0), TH_Double);
+  THTensor *gc = at_to_dtype(g, TH_Double, true);
   THTensor *res = NULL;
-  if (!gd || !acc) goto done;
+  if (!acc || !gc) goto done;
+  if (!THTensor_isContiguous(gc)) {
+    THTensor *c = at_contiguous(gc);
+    THTensor_free(gc);
+    if (!(gc = c)) goto done;
+  }
   {
-    int64_t n = THTensor_numel(gd), idx[TH_MAX_DIMS] = {0};
-    int64_t off = offset.has ? offset.v : self->offset;
-    double *gv = (double *)THTensor_data(gd), *av = (double *)THTensor_data(acc);
-    THTensor *gc = at_contiguous(gd);
-    if (!gc) goto done;
-    gv = (double *)THTensor_data(gc);
+    int64_t n = THTensor_numel(gc), idx[TH_MAX_DIMS] = {0};
+    const double *gv = (const double *)THTensor_data(gc);
+    double *av = (double *)THTensor_data(acc);
     for (int64_t i = 0; i < n; i++) {
       int64_t pos = off;
       for (int k = 0; k < size->n; k++) pos += idx[k] * stride->v[k];
-      if (pos >= 0 && pos < need) av[pos] += gv[i];
+      if (pos >= 0 && pos < storage_numel) av[pos] += gv[i];
       for (int k = size->n - 1; k >= 0; k--) { if (++idx[k] < size->v[k]) break; idx[k] = 0; }
     }
-    THTensor_free(gc);
-    THTensor *base_view = THTensor_newWithStorage(acc->storage, TH_Double, self->offset, self->ndim, self->sizes, self->strides);
-    if (!base_view) goto done;
-    THTensor *tmp = THTensor_new(g->dtype, self->ndim, self->sizes);
-    if (tmp && at_copy_(tmp, base_view) == 0) res = tmp; else THTensor_free(tmp);
-    THTensor_free(base_view);
+    THTensor *in_view = THTensor_newWithStorage(acc->storage, TH_Double, in_off, input_size->n, input_size->v,
+                                                input_stride->v);
+    if (!in_view) goto done;
+    THTensor *tmp = THTensor_new(g->dtype, input_size->n, input_size->v);
+    if (tmp && at_copy_(tmp, in_view) == 0) res = tmp; else THTensor_free(tmp);
+    THTensor_free(in_view);
   }
 done:
-  THTensor_free(gd);
+  THTensor_free(gc);
   THTensor_free(acc);
-  THTensor_free(storage_grad);
   return res;
 }
 

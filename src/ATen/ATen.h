@@ -203,7 +203,8 @@ AT_API THTensor *at_slice_backward(const THTensor *g, const ATIntList *sizes, in
                                    ATOptInt end, int64_t step);
 AT_API THTensor *at_diagonal_backward(const THTensor *g, const ATIntList *sizes, int64_t off, int64_t d1, int64_t d2);
 AT_API THTensor *at_unfold_backward(const THTensor *g, const ATIntList *sizes, int64_t dim, int64_t size, int64_t step);
-AT_API THTensor *at_as_strided_backward(const THTensor *g, const THTensor *self, const ATIntList *size,
+AT_API THTensor *at_as_strided_backward(const THTensor *g, const ATIntList *input_size, const ATIntList *input_stride,
+                                        ATOptInt input_offset, int64_t storage_numel, const ATIntList *size,
                                         const ATIntList *stride, ATOptInt offset);
 AT_API THTensor *at_sum_to_size(const THTensor *t, const ATIntList *size);
 

@@ -51,6 +51,9 @@ PyObject *THP_tensor_attr(PyObject *o, const char *attr) {
   if (!strcmp(attr, "ndim")) return PyLong_FromLong(t->ndim);
   if (!strcmp(attr, "numel")) return PyLong_FromLongLong(THTensor_numel(t));
   if (!strcmp(attr, "strides")) return THPSize_new(t->ndim, t->strides);
+  if (!strcmp(attr, "storage_offset")) return PyLong_FromLongLong(t->offset);
+  if (!strcmp(attr, "storage_numel"))
+    return PyLong_FromLongLong(t->storage ? (int64_t)(t->storage->nbytes / THDtype_size(t->dtype)) : 0);
   if (!strcmp(attr, "device")) return THPDevice_of(THTensor_device(t));
   PyErr_Format(PyExc_SystemError, "formula attribute .%s is not recorded", attr);
   return NULL;

@@ -63,7 +63,9 @@ void THPNode_setOutput(THPNode *node, int nr, PyObject *tensor) {
  * A view records its root base; an in-place op on a view changes the base
  * too, so the base's history becomes a CopySlices node wrapping the op's
  * node, and the view's grad_fn is regenerated from the base's new history
- * as as_strided(base, view geometry), whose backward is AsStridedBackward0.
+ * as as_strided(base, view geometry), whose backward is AsStridedBackward0
+ * (it keeps the base's geometry, not the base: later in-place ops on the base
+ * leave this history valid).
  * Other views of the same base see the version counter move and regenerate
  * theirs lazily (THPTensor_gradFn). */
 
