@@ -108,6 +108,24 @@ def test_softmax_short_rows(D, log):
         close(xa.grad, xb.grad, 1e-5)
 
 
+@pytest.mark.parametrize("dt", [np.float32, np.float64])
+@pytest.mark.parametrize("D", [3, 10, 40])
+@pytest.mark.parametrize("dim", [1, 0])
+def test_log_softmax_large_logits_keep_log_sum(dt, D, dim):
+    # (x - max) - log(sum), as torch: x - (max + log(sum)) dropped log(sum) beside a large max
+    # (rows of 1e30 gave 0 where torch gives -log(D)); short rows, long rows and a strided dim
+    rs = np.random.RandomState(D)
+    x = (rs.randn(11, D) * 3).astype(dt)
+    x[0, :] = 1e30
+    x[1, :] = 1e5
+    x[2, :D // 2] = 3e4
+    x[3, :] = 4e7
+    if dim == 0:
+        x = np.ascontiguousarray(x.T)
+    ya, yb = ct.log_softmax(ct.tensor(x), dim), torch.log_softmax(torch.tensor(x), dim)
+    np.testing.assert_allclose(ya.numpy(), yb.numpy(), rtol=1e-6, atol=1e-6)
+
+
 @pytest.mark.parametrize("dt, gap", [(np.float32, -86.5), (np.float64, -707.5)])
 def test_softmax_keeps_tiny_normal_values(dt, gap):
     # the underflow guard zeroes only what would be subnormal: exp(gap), still a normal number,

@@ -140,3 +140,24 @@ def test_random_like_layout_and_values_as_torch(call):
             return str(e)
         return tuple(r.shape), r.stride(), str(r.dtype), r.flatten().tolist()
     assert run(ct) == run(torch)
+
+
+@pytest.mark.parametrize("view", [
+    "L.zeros(4, 6)[:, ::2].t()", "L.zeros(4, 6).t()", "L.zeros(2, 3, 4, 5).to(memory_format=L.channels_last)",
+    "L.zeros(5, 7, dtype=L.int32)[1::2, ::3]", "L.zeros(6, 4, dtype=L.int64).t()[::2]",
+])
+def test_random_inplace_draws_in_memory_order(view):
+    """random_ draws in the target's memory order, as torch's (and as uniform_ already did): a strided
+    view with gaps (not dense) got them in its logical order"""
+    import oracle
+    torch = oracle.require_torch()
+
+    def run(lib):
+        lib.manual_seed(3)
+        out = []
+        for args in [(0, 1000), (), (7,)]:
+            x = eval(view, {"L": lib})
+            x.random_(*args)
+            out.append(x.tolist())
+        return out
+    assert run(ct) == run(torch)

@@ -129,6 +129,18 @@ def test_split_products_agree_across_threads(kind, dtype, shape):
         np.testing.assert_array_equal(outs[0], outs[2])
 
 
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_bmm_empty_batch(dtype):
+    """a batch of no matrices (each non-empty) is an empty result, as torch's: its tiles were B matrices
+    each, a division by zero"""
+    for lib in (cthtorch, torch):
+        dt = getattr(lib, dtype)
+        a, b, c = lib.ones(0, 3, 4, dtype=dt), lib.ones(0, 4, 5, dtype=dt), lib.ones(0, 3, 5, dtype=dt)
+        assert tuple(lib.bmm(a, b).shape) == (0, 3, 5)
+        assert tuple(lib.baddbmm(c, a, b, beta=2, alpha=3).shape) == (0, 3, 5)
+        assert tuple(lib.matmul(lib.ones(0, 2, 3, 4, dtype=dt), lib.ones(4, 5, dtype=dt)).shape) == (0, 2, 3, 5)
+
+
 @pytest.mark.parametrize("B,M,K,N", [(64, 3, 3, 3), (16, 64, 64, 64), (5, 100, 90, 80)])
 def test_bmm_batch_split_agrees(B, M, K, N):
     rs = np.random.RandomState(B)

@@ -224,6 +224,8 @@ def test_bad_sizes():
     with pytest.raises(ValueError, match="expected sequence of length 2 at dim 1"):
         ct.tensor([[1, 2], [3]])
     with pytest.raises(TypeError, match="invalid data type 'str'"):
+        ct.tensor([1, "a"])
+    with pytest.raises(ValueError, match="too many dimensions 'str'"):   # torch sizes it as a sequence first
         ct.tensor(["a"])
 
 
@@ -425,6 +427,8 @@ def test_float_arange_is_bit_exact_with_torch():
 @pytest.mark.parametrize("data", [
     "[np.array([1, 2]), 3]", "[[1, 2], 3]", "[np.array([1., 2]), np.float64(3)]", "[[np.array([1, 2])], [3]]",
     "[np.array([1, 2]), lib.tensor(3)]", "[np.array([1, 2]), 'ab']", "[np.array([1, 2]), [3, 4, 5]]",
+    # a str leads the first elements: torch's sizing walks into it ("too many dimensions"), elsewhere a bad type
+    "['a']", "('ab', 1)", "[['a'], [1]]", "[[1], ['a']]", "['']", "[b'a']", "[[], 'a']", "'a'",
 ])
 def test_tensor_of_ragged_data_raises_as_torch(data):
     """a scalar where the first element had a sequence: torch's TypeError 'not a sequence' (after its

@@ -343,9 +343,10 @@ THTensor *at_baddbmm(const THTensor *self, const THTensor *a, const THTensor *b,
     /* C's shape is the result */
   } else if (dev >= 0) {
     if (gemm_cuda(a, b, C, sd(alpha), bt) < 0) { THTensor_free(C); return NULL; }
-  } else if ((a->dtype == TH_Float || a->dtype == TH_Double) && M * N * K > 0 && M * N * K < GEMM_SPLIT_MACS * 4) {
+  } else if ((a->dtype == TH_Float || a->dtype == TH_Double) && B > 0 && M * N * K > 0 && M * N * K < GEMM_SPLIT_MACS * 4) {
     /* many small products: one whole GEMM per matrix, straight from the data (a select per matrix cost
-       more than a tiny GEMM); split across threads only when the batch holds enough work to pay for waking them */
+       more than a tiny GEMM); split across threads only when the batch holds enough work to pay for waking them.
+       B > 0: an empty batch's tile size (B matrices) would divide by zero below */
     bool split = nt > 1 && B >= nt && B * M * N * K >= GEMM_SPLIT_MACS / 8 && !omp_in_parallel();
     bool ta, tb, dbl = a->dtype == TH_Double;
     int64_t lda, ldb;

@@ -35,7 +35,9 @@ static void split_dims(const THTensor *t, int64_t d, int64_t *outer, int64_t *D,
 
 /* softmax over a contiguous row (inner == 1, the common case): each pass is
  * an omp simd loop, so exp runs vectorized (libmvec); sums stay in double.
- * A NaN anywhere in the row makes the sum, and so the whole row, NaN. */
+ * A NaN anywhere in the row makes the sum, and so the whole row, NaN.
+ * log_softmax is (x - max) - log(sum), as torch's: x - (max + log(sum)) lost
+ * log(sum) beside a large max (1e30 logits gave 0 where torch gives -log(D)). */
 #define SOFTMAX_ROW(T)                                                            \
   static void softmax_row_##T(const T *xs, T *ys, int64_t D, bool islog) {            \
     T mx = -INFINITY;                                                                  \
@@ -47,9 +49,9 @@ static void split_dims(const THTensor *t, int64_t d, int64_t *outer, int64_t *D,
     if (islog) {                                                                       \
       _Pragma("omp simd reduction(+:sum)")                                             \
       for (int64_t d = 0; d < D; d++) sum += TH_EXP_NONPOS(xs[d] - mx, lo); \
-      T lse = (T)(mx + log(sum));                                                      \
+      T ls = (T)log(sum);                                                              \
       _Pragma("omp simd")                                                              \
-      for (int64_t d = 0; d < D; d++) ys[d] = xs[d] - lse;                             \
+      for (int64_t d = 0; d < D; d++) ys[d] = (xs[d] - mx) - ls;                       \
     } else {                                                                           \
       _Pragma("omp simd reduction(+:sum)")                                             \
       for (int64_t d = 0; d < D; d++) { T e = TH_EXP_NONPOS(xs[d] - mx, lo); ys[d] = e; sum += e; } \
@@ -85,9 +87,9 @@ static void softmax_rows8_float(const float *x, float *y, int64_t D, bool islog)
     }
   float k[8];
   if (islog) {
-    _Pragma("omp simd") for (int r = 0; r < 8; r++) k[r] = (float)(mx[r] + log(sum[r]));
+    _Pragma("omp simd") for (int r = 0; r < 8; r++) k[r] = (float)log(sum[r]);
     for (int r = 0; r < 8; r++)
-      for (int64_t d = 0; d < D; d++) y[r * D + d] = t[d][r] - k[r];
+      for (int64_t d = 0; d < D; d++) y[r * D + d] = (t[d][r] - mx[r]) - k[r];
   } else {
     for (int r = 0; r < 8; r++) k[r] = (float)(1.0 / sum[r]);
     for (int r = 0; r < 8; r++)
@@ -118,8 +120,8 @@ static void softmax_short_float(const float *x, float *y, int64_t outer, int64_t
         double sum = 0;                                                                \
         if (islog) {                                                                   \
           for (int64_t d = 0; d < D; d++) sum += exp((double)(xs[d * inner] - mx));   \
-          T lse = (T)(mx + log(sum));                                                  \
-          for (int64_t d = 0; d < D; d++) ys[d * inner] = xs[d * inner] - lse;         \
+          T ls = (T)log(sum);                                                          \
+          for (int64_t d = 0; d < D; d++) ys[d * inner] = (xs[d * inner] - mx) - ls;   \
         } else {                                                                       \
           for (int64_t d = 0; d < D; d++) { T e = (T)exp(xs[d * inner] - mx); ys[d * inner] = e; sum += e; } \
           T inv = (T)(1.0 / sum);                                                      \

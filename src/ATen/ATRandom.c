@@ -377,10 +377,8 @@ THTensor *at_random_(THTensor *t, int64_t from, ATOptInt to, THGenerator *g) {
   uint64_t range = (uint64_t)hi - (uint64_t)from;
   if (!to.has && t->dtype == TH_Int64) range = (1ULL << 63) - (uint64_t)from;   /* torch: val % 2^63 */
   int64_t n = THTensor_numel(t);
-  /* the draws go in memory order, as torch's (a channels_last tensor gets them along channels):
-   * the buffer takes a dense target's strides */
-  THTensor *buf = THTensor_isNonOverlappingAndDense(t) ? THTensor_newStrided(TH_Int64, t->ndim, t->sizes, t->strides)
-                                                       : THTensor_new(TH_Int64, t->ndim, t->sizes);
+  /* the draws go in t's memory order, as torch's (channels_last along channels, a strided view too) */
+  THTensor *view = NULL, *buf = memory_order_buffer(t, TH_Int64, &view);
   if (!buf) return NULL;
   int64_t *v = (int64_t *)THTensor_data(buf);
   pthread_mutex_lock(&g->mutex);
@@ -389,7 +387,8 @@ THTensor *at_random_(THTensor *t, int64_t from, ATOptInt to, THGenerator *g) {
     v[i] = from + (int64_t)(range ? r % range : r);
   }
   pthread_mutex_unlock(&g->mutex);
-  int rc = at_copy_(t, buf);
+  int rc = at_copy_(t, view);
+  THTensor_free(view);
   THTensor_free(buf);
   return rc < 0 ? NULL : THTensor_retain(t);
 }

@@ -296,6 +296,12 @@ static int infer(PyObject *o, int depth, Infer *inf) {
     }
     return 0;
   }
+  /* torch walks the first elements as sequences to size the tensor, and a str is one: a non-empty str as the
+   * first leaf under a list runs that walk out of dimensions */
+  if (PyUnicode_Check(o) && depth > 0 && depth == inf->ndim && !inf->leaf_seen && PyUnicode_GET_LENGTH(o) > 0) {
+    PyErr_SetString(PyExc_ValueError, "too many dimensions 'str'");
+    return -1;
+  }
   THDtype ldt;
   if (leaf_dtype(o, &ldt) < 0) return -1;   /* torch infers the dtype first: a str is an invalid type */
   if (depth != inf->ndim) {   /* a scalar where the first element had a sequence: torch's words */
