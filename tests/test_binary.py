@@ -406,3 +406,23 @@ def test_numpy_operands_of_every_operator_as_torch(tensor_dtype, operand):
             theirs = _operator_outcome(torch, tensor_dtype, o, op, left)
             assert ours == theirs, (op, left, ours, theirs)
 
+
+def test_unrelated_subclasses_in_an_operator_raise_pythons_type_error():
+    """every __torch_function__ declines (neither type is the other's subclass): the operator is NotImplemented on
+    both sides and Python raises its TypeError, as torch's operators do; the function names the dispatch failure"""
+    def run(lib):
+        class A(lib.Tensor):
+            @classmethod
+            def __torch_function__(cls, func, types, args=(), kwargs=None):
+                return super().__torch_function__(func, types, args, kwargs)
+
+        class C(lib.Tensor):
+            pass
+        a, c = lib.ones(1).as_subclass(A), lib.ones(1).as_subclass(C)
+        out = []
+        for f in (lambda: a + c, lambda: c * a, lambda: lib.add(a, c)):
+            with pytest.raises(TypeError) as e:
+                f()
+            out.append(str(e.value).splitlines()[0])
+        return out
+    assert run(ct) == run(torch)

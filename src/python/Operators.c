@@ -43,7 +43,14 @@ static int tf_operator(const char *dunder, const char *rdunder, PyObject *a, PyO
   if (!THP_tf_armed) return 0;
   bool left = THPTensor_Check(a);
   PyObject *other = left ? b : a;
-  return THP_tf_binding(NULL, left || !rdunder ? dunder : rdunder, left ? a : b, &other, 1, NULL, res);
+  if (!THP_tf_binding(NULL, left || !rdunder ? dunder : rdunder, left ? a : b, &other, 1, NULL, res)) return 0;
+  /* a TypeError (every handler declined: unrelated subclasses) is NotImplemented, as torch's operators make it,
+   * so Python tries the other operand and then raises its "unsupported operand type(s)" */
+  if (!*res && PyErr_ExceptionMatches(PyExc_TypeError)) {
+    PyErr_Clear();
+    *res = Py_NewRef(Py_NotImplemented);
+  }
+  return 1;
 }
 
 #define BINARY_SLOT(NAME, LNAME, RNAME, CALL)                     \
