@@ -50,17 +50,18 @@ def _handles_torch_function(fn):
 def _reflected(fn=None, *, arrays=False):
     """A reflected operator (2 - x): a subclass's call goes to its __torch_function__, and an operand it cannot
     take is NotImplemented, so Python raises its "unsupported operand type(s)" TypeError, as torch's. Unless
-    `arrays`, a numpy array is such an operand (torch's parser takes none, 0-d ones included); __rdiv__ takes
-    them, its product with the reciprocal being numpy's."""
+    `arrays`, a numpy array is such an operand (torch's parser takes none, 0-d ones too); __rdiv__ takes them,
+    its product with the reciprocal being numpy's. One wrapper: `1 - x` is common."""
     if fn is None:
         return lambda f: _reflected(f, arrays=arrays)
-    inner = _handles_torch_function(fn)
 
     def method(self, other):
         if not arrays and hasattr(type(other), "__len__") and hasattr(other, "__array_interface__"):
             return NotImplemented
         try:
-            return inner(self, other)
+            if _C._has_torch_function_unary(self):
+                return _C._handle_torch_function(method, (self,), (self, other), {})
+            return fn(self, other)
         except TypeError:
             return NotImplemented
     method.__name__, method.__qualname__, method.__doc__ = fn.__name__, fn.__qualname__, fn.__doc__
