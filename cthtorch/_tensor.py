@@ -447,6 +447,20 @@ def _rebuild_tensor(cls, arr, dt, requires_grad, state):
     return t
 
 
+def _rebuild_from_type_v2(func, new_type, args, state):
+    """torch.save's record of a Tensor subclass instance (or a tensor with attributes), torch._tensor's name:
+    the tensor func rebuilds, made a new_type, its attributes set again"""
+    ret = func(*args)
+    if type(ret) is not new_type:
+        ret = ret.as_subclass(new_type)
+    if getattr(new_type, "__setstate__", None) is not Tensor.__setstate__:
+        ret.__setstate__(state)
+    else:
+        for k, v in (state or {}).items():
+            setattr(ret, k, v)
+    return ret
+
+
 def _is_param_cls(cls):
     return any(c.__name__ == "Parameter" for c in cls.__mro__)
 

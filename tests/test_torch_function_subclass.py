@@ -171,3 +171,37 @@ def _logging_tensor_doc_example(lib):
 def test_logging_tensor_example_matches_torch():
     torch = require_torch()
     assert _logging_tensor_doc_example(cthtorch) == _logging_tensor_doc_example(torch)
+
+
+class _TaggedOurs(cthtorch.Tensor):
+    pass
+
+
+def _tagged_theirs(torch):
+    """a torch.Tensor subclass that pickle finds by name in this module (made only where torch is installed)"""
+    if "_TaggedTheirs" not in globals():
+        globals()["_TaggedTheirs"] = type("_TaggedTheirs", (torch.Tensor,), {"__module__": __name__})
+    return globals()["_TaggedTheirs"]
+
+
+def _save_load_round_trip(lib, cls):
+    import io
+    s = lib.arange(4.).as_subclass(cls)
+    s.tag = "hello"
+    plain = lib.ones(2)
+    plain.note = 3
+    buf = io.BytesIO()
+    lib.save({"s": s, "plain": plain, "view": s[1:], "bare": lib.zeros(1)}, buf)
+    buf.seek(0)
+    out = lib.load(buf, weights_only=False)
+    return [(k, type(v).__name__.replace("Ours", "").replace("Theirs", ""), getattr(v, "tag", None),
+             getattr(v, "note", None), v.tolist()) for k, v in out.items()]
+
+
+def test_save_load_keeps_the_subclass_and_its_attributes_as_torch():
+    """torch.save records a subclass instance (or a tensor with attributes) through _rebuild_from_type_v2: the
+    type and the __dict__ come back (cthtorch's came back a plain tensor without them)"""
+    torch = require_torch()
+    ours = _save_load_round_trip(cthtorch, _TaggedOurs)
+    assert ours == _save_load_round_trip(torch, _tagged_theirs(torch))
+    assert ours[0][1:3] == ("_Tagged", "hello")
