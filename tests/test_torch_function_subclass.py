@@ -205,3 +205,39 @@ def test_save_load_keeps_the_subclass_and_its_attributes_as_torch():
     ours = _save_load_round_trip(cthtorch, _TaggedOurs)
     assert ours == _save_load_round_trip(torch, _tagged_theirs(torch))
     assert ours[0][1:3] == ("_Tagged", "hello")
+
+
+def _autograd_calls(lib):
+    seen = []
+
+    class Logged(lib.Tensor):
+        @classmethod
+        def __torch_function__(cls, func, types, args=(), kwargs=None):
+            seen.append(func.__name__)
+            return super().__torch_function__(func, types, args, kwargs)
+
+    class Recording(lib.overrides.TorchFunctionMode):
+        def __torch_function__(self, func, types, args=(), kwargs=None):
+            seen.append("mode " + func.__name__)
+            return func(*args, **(kwargs or {}))
+
+    x = lib.ones(2, requires_grad=True)
+    s = x.as_subclass(Logged)
+    y = (s * s).sum()
+    del seen[:]
+    g = lib.autograd.grad(y, s, retain_graph=True)
+    y.backward()
+    out = [list(seen), type(g).__name__, [type(t).__name__ for t in g], type(x.grad).__name__, x.grad.tolist()]
+    z = lib.ones(2, requires_grad=True)
+    del seen[:]
+    with Recording():
+        (z * 2).sum().backward()
+        gz = lib.autograd.grad((z * 3).sum(), [z])
+    return out + [list(seen), z.grad.tolist(), gz[0].tolist()]
+
+
+def test_autograd_grad_and_backward_are_handed_to_subclasses_and_modes_as_torch():
+    """torch.autograd.grad/backward hand their call to a subclass's __torch_function__ or a mode (grad's results
+    then are the subclass, as torch's; they were plain tensors and the calls unseen)"""
+    torch = require_torch()
+    assert _autograd_calls(cthtorch) == _autograd_calls(torch)
