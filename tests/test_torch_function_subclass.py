@@ -241,3 +241,30 @@ def test_autograd_grad_and_backward_are_handed_to_subclasses_and_modes_as_torch(
     then are the subclass, as torch's; they were plain tensors and the calls unseen)"""
     torch = require_torch()
     assert _autograd_calls(cthtorch) == _autograd_calls(torch)
+
+
+def _data_of_subclasses(lib):
+    seen = []
+
+    class Logged(lib.Tensor):
+        @classmethod
+        def __torch_function__(cls, func, types, args=(), kwargs=None):
+            seen.append(func.__name__)
+            return super().__torch_function__(func, types, args, kwargs)
+
+    class Plain(lib.Tensor):
+        pass
+
+    class MyParam(lib.nn.Parameter):
+        pass
+    x = lib.ones(2).as_subclass(Logged)
+    d = x.data
+    return [list(seen), type(d).__name__, type(lib.ones(1).as_subclass(Plain).data).__name__,
+            type(lib.nn.Parameter(lib.ones(1)).data).__name__, type(MyParam(lib.ones(1)).data).__name__]
+
+
+def test_data_of_a_subclass_goes_through_its_torch_function_as_torch():
+    """.data hands Tensor.data.__get__ to the subclass's __torch_function__, whose default keeps the subclass
+    (it was a plain tensor); Parameters, which opt out, give plain tensors"""
+    torch = require_torch()
+    assert _data_of_subclasses(cthtorch) == _data_of_subclasses(torch)
