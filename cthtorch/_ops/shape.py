@@ -379,6 +379,10 @@ def _masked_fill_m_(self, mask, value):
     return _masked_fill_inplace(self, mask, value)
 
 
+# the method names, which vmap's rules and the aten:: names go by
+_masked_fill_m.__name__, _masked_fill_m_.__name__ = "masked_fill", "masked_fill_"
+
+
 def masked_fill(input, mask, value):
     _check_masked_fill("masked_fill", mask, value, False)
     if _needs_grad(input, value):
@@ -526,8 +530,9 @@ def _split_m(self, split_size, dim=0):
     return split(self, split_size, dim)
 
 
-# argument errors name the method as torch's do ("Tensor.split() got an unexpected keyword argument ...")
-_split_m.__qualname__ = "Tensor.split"
+# argument errors name the method as torch's do ("Tensor.split() got an unexpected keyword argument ..."); vmap
+# finds its rule by the name
+_split_m.__name__, _split_m.__qualname__ = "split", "Tensor.split"
 
 
 def _index_add_m(self, dim, index, source, *, alpha=1):

@@ -206,7 +206,7 @@ def tensor_norm(self, p="fro", dim=None, keepdim=False, dtype=None):
 
 
 # argument errors name the method as torch's do ("Tensor.norm() got an unexpected keyword argument 'out'")
-tensor_norm.__qualname__ = "Tensor.norm"
+tensor_norm.__name__, tensor_norm.__qualname__ = "norm", "Tensor.norm"   # vmap finds its rule by the name
 
 
 def frobenius_norm(input, dim=(-2, -1), keepdim=False):
