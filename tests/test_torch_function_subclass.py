@@ -207,14 +207,19 @@ def test_save_load_keeps_the_subclass_and_its_attributes_as_torch():
     assert ours[0][1:3] == ("_Tagged", "hello")
 
 
-def _autograd_calls(lib):
-    seen = []
-
+def _logged(lib, seen):
+    """a subclass whose __torch_function__ records each func's name in seen and runs the default"""
     class Logged(lib.Tensor):
         @classmethod
         def __torch_function__(cls, func, types, args=(), kwargs=None):
             seen.append(func.__name__)
             return super().__torch_function__(func, types, args, kwargs)
+    return Logged
+
+
+def _autograd_calls(lib):
+    seen = []
+    Logged = _logged(lib, seen)
 
     class Recording(lib.overrides.TorchFunctionMode):
         def __torch_function__(self, func, types, args=(), kwargs=None):
@@ -245,12 +250,7 @@ def test_autograd_grad_and_backward_are_handed_to_subclasses_and_modes_as_torch(
 
 def _data_of_subclasses(lib):
     seen = []
-
-    class Logged(lib.Tensor):
-        @classmethod
-        def __torch_function__(cls, func, types, args=(), kwargs=None):
-            seen.append(func.__name__)
-            return super().__torch_function__(func, types, args, kwargs)
+    Logged = _logged(lib, seen)
 
     class Plain(lib.Tensor):
         pass
