@@ -28,8 +28,10 @@ def _new_options(self, dtype, device, requires_grad):
 
 def _number(x):
     """a numpy scalar as the Python number it holds (torch takes it as a wrapped number: np.float64(2) // an
-    int64 tensor is float32, not float64); anything else unchanged"""
-    return x.item() if type(x).__module__ == "numpy" and getattr(x, "ndim", None) == 0 else x
+    int64 tensor is float32, not float64; a numpy bool is a float to it); anything else unchanged"""
+    if type(x).__module__ == "numpy" and getattr(x, "ndim", None) == 0:
+        return float(x) if x.dtype.kind == "b" else x.item()
+    return x
 
 
 def _handles_torch_function(fn):
@@ -42,6 +44,27 @@ def _handles_torch_function(fn):
         if _C._has_torch_function_unary(self):
             return _C._handle_torch_function(method, (self,), (self,) + args, kwargs)
         return fn(self, *args, **kwargs)
+    return method
+
+
+def _reflected(fn=None, *, arrays=False):
+    """A reflected operator (2 - x): a subclass's call goes to its __torch_function__, and an operand it cannot
+    take is NotImplemented, so Python raises its "unsupported operand type(s)" TypeError, as torch's. Unless
+    `arrays`, a numpy array is such an operand (torch's parser takes none, 0-d ones too); __rdiv__ takes them,
+    its product with the reciprocal being numpy's. One wrapper: `1 - x` is common."""
+    if fn is None:
+        return lambda f: _reflected(f, arrays=arrays)
+
+    def method(self, other):
+        if not arrays and hasattr(type(other), "__len__") and hasattr(other, "__array_interface__"):
+            return NotImplemented
+        try:
+            if _C._has_torch_function_unary(self):
+                return _C._handle_torch_function(method, (self,), (self, other), {})
+            return fn(self, other)
+        except TypeError:
+            return NotImplemented
+    method.__name__, method.__qualname__, method.__doc__ = fn.__name__, fn.__qualname__, fn.__doc__
     return method
 
 
@@ -133,7 +156,9 @@ class Tensor(_C._TensorBase):
         return a if dtype is None else a.astype(dtype, copy=False)
 
     def __array_wrap__(self, array, context=None, return_scalar=False):
-        return cthtorch.from_numpy(array)
+        # numpy's result of a ufunc over a tensor (tensor * ndarray: the operator leaves arrays to numpy);
+        # torch makes a bool array uint8
+        return cthtorch.from_numpy(array.astype("uint8") if array.dtype == bool else array)
 
     def __contains__(self, element):
         if isinstance(element, (Tensor, int, float, bool)):
@@ -143,30 +168,30 @@ class Tensor(_C._TensorBase):
     def __reversed__(self):
         return self.flip(0) if self.dim() else self
 
-    @_handles_torch_function
+    @_reflected
     def __rsub__(self, other):
         return cthtorch.rsub(self, other)
 
-    @_handles_torch_function
+    @_reflected(arrays=True)
     def __rdiv__(self, other):
         return cthtorch.reciprocal(self) * other if not isinstance(other, Tensor) else other / self
 
     __rtruediv__ = __rdiv__
 
-    @_handles_torch_function
+    @_reflected
     def __rpow__(self, other):
         return cthtorch.pow(other, self)   # a number: pow.Scalar, PowBackward2 with no edge for it
 
-    @_handles_torch_function
+    @_reflected
     def __rmatmul__(self, other):
         # a number (a numpy scalar, which defers here by __array_priority__) has no matmul: Python's TypeError
         return other.matmul(self) if isinstance(other, Tensor) else NotImplemented
 
-    @_handles_torch_function
+    @_reflected
     def __rfloordiv__(self, other):
         return cthtorch.floor_divide(cthtorch.tensor(_number(other)), self)
 
-    @_handles_torch_function
+    @_reflected
     def __rmod__(self, other):
         return cthtorch.remainder(cthtorch.tensor(_number(other)), self)
 
@@ -420,6 +445,20 @@ def _rebuild_tensor(cls, arr, dt, requires_grad, state):
     for k, v in state.items():
         setattr(t, k, v)
     return t
+
+
+def _rebuild_from_type_v2(func, new_type, args, state):
+    """torch.save's record of a Tensor subclass instance (or a tensor with attributes), torch._tensor's name:
+    the tensor func rebuilds, made a new_type, its attributes set again"""
+    ret = func(*args)
+    if type(ret) is not new_type:
+        ret = ret.as_subclass(new_type)
+    if getattr(new_type, "__setstate__", None) is not Tensor.__setstate__:
+        ret.__setstate__(state)
+    else:
+        for k, v in (state or {}).items():
+            setattr(ret, k, v)
+    return ret
 
 
 def _is_param_cls(cls):

@@ -302,9 +302,13 @@ class _Pickler(pickle._Pickler):
             if obj.is_cuda:   # the bytes are read once per storage, never through numpy or memoryview
                 ref = _StorageOf(st, dt, "cuda:%d" % obj.get_device(),
                                  None if st._key() in self._keys else _C._cuda._storage_to_host(obj))
-            return (_TorchGlobal("torch._utils", "_rebuild_tensor_v2"),
-                    (ref, obj.storage_offset(), tuple(obj.shape), obj.stride(),
-                     obj.requires_grad, collections.OrderedDict()))
+            rebuild = _TorchGlobal("torch._utils", "_rebuild_tensor_v2")
+            args = (ref, obj.storage_offset(), tuple(obj.shape), obj.stride(), obj.requires_grad,
+                    collections.OrderedDict())
+            state = {k: v for k, v in getattr(obj, "__dict__", {}).items() if k != "_retain_handle"}
+            if type(obj) is not cthtorch.Tensor or state:   # a subclass keeps its type and attributes, as torch's
+                return (_TorchGlobal("torch._tensor", "_rebuild_from_type_v2"), (rebuild, type(obj), args, state))
+            return (rebuild, args)
         if isinstance(obj, cthtorch.dtype):
             return str(obj).split(".")[1]   # a global: torch.<dtype>
         return NotImplemented

@@ -369,3 +369,60 @@ def test_a_numpy_scalar_on_the_left_stays_a_tensor(dtype):
             same(got, want, 1e-6)
         with pytest.raises(TypeError):   # a number has no matmul, as with torch
             number @ a
+
+
+_OPERATORS = ("+", "-", "*", "/", "//", "%", "**", "@", "==", "!=", "<", "<=", ">", ">=", "&", "|", "^", "<<", ">>")
+
+
+def _operator_outcome(lib, tensor_dtype, operand, op, tensor_left):
+    import warnings
+    t = lib.tensor([[1, 2], [3, 4]], dtype=getattr(lib, tensor_dtype))
+    expr = "t %s o" % op if tensor_left else "o %s t" % op
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")   # torch's __array_wrap__ has numpy 2's deprecated signature
+        try:
+            r = eval(expr, {"t": t, "o": operand})
+        except Exception as e:  # noqa: BLE001 - the exception type is what is compared
+            return type(e).__name__
+    if isinstance(r, lib.Tensor):
+        return "tensor", str(r.dtype).split(".")[1], repr(r.tolist())   # repr: nan compares equal
+    return type(r).__name__, r
+
+
+@pytest.mark.parametrize("tensor_dtype", ["float32", "int64"])
+@pytest.mark.parametrize("operand", ["array_f64", "array_i32", "array_bool", "array_0d", "np_float64", "np_float32",
+                                     "np_int64", "np_bool"])
+def test_numpy_operands_of_every_operator_as_torch(tensor_dtype, operand):
+    """tensor op ndarray leaves the array to numpy (its ufunc, the result a tensor through __array_wrap__, a bool one
+    uint8), ndarray op tensor is a TypeError, == takes the array as a tensor; numpy scalars are numbers (a numpy bool
+    a float). Every operator on either side, as torch's."""
+    o = {"array_f64": np.array([[1., 2.], [2., 1.]]), "array_i32": np.array([[1, 2], [2, 1]], dtype=np.int32),
+         "array_bool": np.array([[True, False], [False, True]]), "array_0d": np.array(2.0),
+         "np_float64": np.float64(2), "np_float32": np.float32(2), "np_int64": np.int64(2),
+         "np_bool": np.bool_(True)}[operand]
+    for op in _OPERATORS:
+        for left in (True, False):
+            ours = _operator_outcome(ct, tensor_dtype, o, op, left)
+            theirs = _operator_outcome(torch, tensor_dtype, o, op, left)
+            assert ours == theirs, (op, left, ours, theirs)
+
+
+def test_unrelated_subclasses_in_an_operator_raise_pythons_type_error():
+    """every __torch_function__ declines (neither type is the other's subclass): the operator is NotImplemented on
+    both sides and Python raises its TypeError, as torch's operators do; the function names the dispatch failure"""
+    def run(lib):
+        class A(lib.Tensor):
+            @classmethod
+            def __torch_function__(cls, func, types, args=(), kwargs=None):
+                return super().__torch_function__(func, types, args, kwargs)
+
+        class C(lib.Tensor):
+            pass
+        a, c = lib.ones(1).as_subclass(A), lib.ones(1).as_subclass(C)
+        out = []
+        for f in (lambda: a + c, lambda: c * a, lambda: lib.add(a, c)):
+            with pytest.raises(TypeError) as e:
+                f()
+            out.append(str(e.value).splitlines()[0])
+        return out
+    assert run(ct) == run(torch)

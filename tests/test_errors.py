@@ -38,7 +38,29 @@ CASES = [
     ("lib.ones(2, 2).narrow(0, 1, 5)", "exceeds dimension size"),
     ("lib.ones(2, 2).permute(0, 0)", "duplicate dims are not allowed"),
     ("lib.tensor([1, 2]) // 0", "ZeroDivisionError"),
+    # a mask or value of the wrong type: the argument parser's TypeError (not an AttributeError from inside)
+    ("lib.ones(3).masked_fill(1, 2)", "masked_fill() received an invalid combination of arguments - got (int, int)"),
+    ("lib.ones(3).masked_fill_(1, 2)", "masked_fill_() received an invalid combination of arguments - got (int, int)"),
+    ("lib.masked_fill(lib.ones(3), 1, 2)", "masked_fill() received an invalid combination of arguments - got "
+                                           "(Tensor, int, int)"),
+    ("lib.ones(3).masked_fill(lib.ones(3) > 0, 'a')", "got (Tensor, str)"),
+    ("lib.ones(3).masked_fill(lib.ones(3) > 0, np.array(2.0))", "got (Tensor, numpy.ndarray)"),
+    ("lib.ones(3).masked_fill(lib.ones(3) > 0, None)", "masked_fill() received an invalid combination"),
+    # Tensor.norm has no out= (torch.norm has)
+    ("lib.ones(3).norm(out=lib.empty(()))", "Tensor.norm() got an unexpected keyword argument 'out'"),
 ]
+
+
+def test_masked_fill_numbers_and_norm_dtype_as_torch():
+    m = [True, False, True]
+    for value in (np.float64(2.5), np.int64(3), True, ct.tensor(4.0)):
+        tv = torch.tensor(4.0) if isinstance(value, ct.Tensor) else value
+        got, want = ct.ones(3).masked_fill(ct.tensor(m), value), torch.ones(3).masked_fill(torch.tensor(m), tv)
+        assert got.tolist() == want.tolist() and str(got.dtype) == str(want.dtype)
+    # Tensor.norm's fourth positional argument is dtype
+    x = [[1.0, 2.0], [3.0, 4.0]]
+    got, want = ct.tensor(x).norm(2, 1, False, ct.float64), torch.tensor(x).norm(2, 1, False, torch.float64)
+    assert got.dtype == ct.float64 and got.tolist() == pytest.approx(want.tolist())
 
 
 def setitem_mismatch(lib):

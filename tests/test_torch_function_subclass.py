@@ -171,3 +171,100 @@ def _logging_tensor_doc_example(lib):
 def test_logging_tensor_example_matches_torch():
     torch = require_torch()
     assert _logging_tensor_doc_example(cthtorch) == _logging_tensor_doc_example(torch)
+
+
+class _TaggedOurs(cthtorch.Tensor):
+    pass
+
+
+def _tagged_theirs(torch):
+    """a torch.Tensor subclass that pickle finds by name in this module (made only where torch is installed)"""
+    if "_TaggedTheirs" not in globals():
+        globals()["_TaggedTheirs"] = type("_TaggedTheirs", (torch.Tensor,), {"__module__": __name__})
+    return globals()["_TaggedTheirs"]
+
+
+def _save_load_round_trip(lib, cls):
+    import io
+    s = lib.arange(4.).as_subclass(cls)
+    s.tag = "hello"
+    plain = lib.ones(2)
+    plain.note = 3
+    buf = io.BytesIO()
+    lib.save({"s": s, "plain": plain, "view": s[1:], "bare": lib.zeros(1)}, buf)
+    buf.seek(0)
+    out = lib.load(buf, weights_only=False)
+    return [(k, type(v).__name__.replace("Ours", "").replace("Theirs", ""), getattr(v, "tag", None),
+             getattr(v, "note", None), v.tolist()) for k, v in out.items()]
+
+
+def test_save_load_keeps_the_subclass_and_its_attributes_as_torch():
+    """torch.save records a subclass instance (or a tensor with attributes) through _rebuild_from_type_v2: the
+    type and the __dict__ come back (cthtorch's came back a plain tensor without them)"""
+    torch = require_torch()
+    ours = _save_load_round_trip(cthtorch, _TaggedOurs)
+    assert ours == _save_load_round_trip(torch, _tagged_theirs(torch))
+    assert ours[0][1:3] == ("_Tagged", "hello")
+
+
+def _logged(lib, seen):
+    """a subclass whose __torch_function__ records each func's name in seen and runs the default"""
+    class Logged(lib.Tensor):
+        @classmethod
+        def __torch_function__(cls, func, types, args=(), kwargs=None):
+            seen.append(func.__name__)
+            return super().__torch_function__(func, types, args, kwargs)
+    return Logged
+
+
+def _autograd_calls(lib):
+    seen = []
+    Logged = _logged(lib, seen)
+
+    class Recording(lib.overrides.TorchFunctionMode):
+        def __torch_function__(self, func, types, args=(), kwargs=None):
+            seen.append("mode " + func.__name__)
+            return func(*args, **(kwargs or {}))
+
+    x = lib.ones(2, requires_grad=True)
+    s = x.as_subclass(Logged)
+    y = (s * s).sum()
+    del seen[:]
+    g = lib.autograd.grad(y, s, retain_graph=True)
+    y.backward()
+    out = [list(seen), type(g).__name__, [type(t).__name__ for t in g], type(x.grad).__name__, x.grad.tolist()]
+    z = lib.ones(2, requires_grad=True)
+    del seen[:]
+    with Recording():
+        (z * 2).sum().backward()
+        gz = lib.autograd.grad((z * 3).sum(), [z])
+    return out + [list(seen), z.grad.tolist(), gz[0].tolist()]
+
+
+def test_autograd_grad_and_backward_are_handed_to_subclasses_and_modes_as_torch():
+    """torch.autograd.grad/backward hand their call to a subclass's __torch_function__ or a mode (grad's results
+    then are the subclass, as torch's; they were plain tensors and the calls unseen)"""
+    torch = require_torch()
+    assert _autograd_calls(cthtorch) == _autograd_calls(torch)
+
+
+def _data_of_subclasses(lib):
+    seen = []
+    Logged = _logged(lib, seen)
+
+    class Plain(lib.Tensor):
+        pass
+
+    class MyParam(lib.nn.Parameter):
+        pass
+    x = lib.ones(2).as_subclass(Logged)
+    d = x.data
+    return [list(seen), type(d).__name__, type(lib.ones(1).as_subclass(Plain).data).__name__,
+            type(lib.nn.Parameter(lib.ones(1)).data).__name__, type(MyParam(lib.ones(1)).data).__name__]
+
+
+def test_data_of_a_subclass_goes_through_its_torch_function_as_torch():
+    """.data hands Tensor.data.__get__ to the subclass's __torch_function__, whose default keeps the subclass
+    (it was a plain tensor); Parameters, which opt out, give plain tensors"""
+    torch = require_torch()
+    assert _data_of_subclasses(cthtorch) == _data_of_subclasses(torch)

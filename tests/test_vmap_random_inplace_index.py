@@ -388,3 +388,15 @@ def test_random_wrappers_removed_when_func_raises():
                 cthtorch.zeros(2, 3, 2))
         assert (cthtorch.rand, cthtorch.dropout, cthtorch.Tensor.normal_) == before
         assert tuple(cthtorch.rand(3).shape) == (3,)
+
+
+@pytest.mark.parametrize("method", ["split", "norm", "masked_fill"])
+def test_python_tensor_methods_keep_their_vmap_rules(method):
+    """Tensor.split/norm/masked_fill are wrappers of the torch.* composites (their own signatures and argument
+    errors); named as the op, vmap still finds the op's batching rule instead of looping per example"""
+    call = {"split": lambda L, t: L.cat(t.split(2)[::-1]), "norm": lambda L, t: t.norm(),
+            "masked_fill": lambda L, t: t.masked_fill(t > 0, 0.0)}[method]
+    before = _batched.per_op_loops
+    ref, ours = _both(lambda L: L.func.vmap(lambda t: call(L, t))(L.tensor(ROWS)))
+    assert _batched.per_op_loops == before
+    np.testing.assert_allclose(ours.numpy(), ref.numpy(), rtol=1e-6)

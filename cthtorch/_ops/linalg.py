@@ -122,7 +122,7 @@ _FUNCS = {
 _OUT = ("diag", "cross", "kron", "trace", "inverse", "det", "cholesky", "matrix_power", "pinverse", "tril_indices", "dist",
         "cholesky_solve", "cholesky_inverse", "vecdot",
         "geqrf", "orgqr", "ormqr")
-_METHODS = ("diag", "diag_embed", "diagflat", "trace", "kron", "cross", "norm", "renorm", "dist", "inverse",
+_METHODS = ("diag", "diag_embed", "diagflat", "trace", "kron", "cross", "renorm", "dist", "inverse",
             "det", "logdet", "slogdet", "cholesky", "cholesky_solve", "cholesky_inverse", "qr", "svd", "pinverse",
             "matrix_power", "matrix_exp", "lu", "lu_solve", "triangular_solve", "geqrf", "orgqr", "ormqr")
 
@@ -140,6 +140,8 @@ def register():
     for name in _METHODS:
         if not _present("Tensor", name):
             _ops.op("Tensor", name, _FUNCS[name], __name__)
+    if not _present("Tensor", "norm"):
+        _ops.op("Tensor", "norm", _norms.tensor_norm, __name__)
     if not _present("Tensor", "renorm_"):
         _ops.op("Tensor", "renorm_", renorm_, __name__)
     # torch._C._LinAlgError: what singular / non-positive-definite inputs raise

@@ -354,7 +354,37 @@ def _masked_fill_values(input, mask, value):
     return _C._VariableFunctions.where(mask, v, input)
 
 
+def _check_masked_fill(name, mask, value, method):
+    """torch's TypeError for a mask that is not a tensor or a value that is neither a tensor nor a number
+    (numpy scalars are numbers, arrays are not); the method form's signatures leave out input"""
+    vt = type(value)
+    if isinstance(mask, cthtorch.Tensor) and (isinstance(value, (cthtorch.Tensor, int, float, complex)) or (
+            vt.__module__ == "numpy" and vt.__name__ != "ndarray")):
+        return
+    labels = ["Tensor" if isinstance(a, cthtorch.Tensor) else type(a).__name__ if type(a).__module__ == "builtins"
+              else "%s.%s" % (type(a).__module__, type(a).__name__) for a in (mask, value)]
+    lead = "" if method else "Tensor input, "
+    raise TypeError("%s() received an invalid combination of arguments - got (%s%s), but expected one of:\n"
+                    " * (%sTensor mask, Tensor value)\n * (%sTensor mask, Number value)\n"
+                    % (name, "" if method else "Tensor, ", ", ".join(labels), lead, lead))
+
+
+def _masked_fill_m(self, mask, value):
+    _check_masked_fill("masked_fill", mask, value, True)
+    return masked_fill(self, mask, value)
+
+
+def _masked_fill_m_(self, mask, value):
+    _check_masked_fill("masked_fill_", mask, value, True)
+    return _masked_fill_inplace(self, mask, value)
+
+
+# the method names, which vmap's rules and the aten:: names go by
+_masked_fill_m.__name__, _masked_fill_m_.__name__ = "masked_fill", "masked_fill_"
+
+
 def masked_fill(input, mask, value):
+    _check_masked_fill("masked_fill", mask, value, False)
     if _needs_grad(input, value):
         return _MaskedFill.apply(input, mask, value)
     return _masked_fill_values(input, mask, value)
@@ -458,8 +488,8 @@ FUNCTIONS = ["hstack", "vstack", "row_stack", "dstack", "column_stack",
              "where", "rot90", "tile", "broadcast_to", "broadcast_tensors"]   # broadcast_shapes: cthtorch/functional.py
 
 METHODS = ["chunk", "tensor_split", "unbind", "gather", "take_along_dim", "scatter",
-           "scatter_add", "scatter_reduce", "masked_fill", "nonzero", "rot90",
-           "repeat", "tile"]   # unique: Tensor class body
+           "scatter_add", "scatter_reduce", "nonzero", "rot90",
+           "repeat", "tile"]   # unique: Tensor class body; masked_fill(_): their own argument errors
 
 
 # composites standing in for a generated binding: they add an overload the
@@ -484,8 +514,10 @@ def register():
             _ops.op("Tensor", name, g[name], __name__)
     # in-place variants write the out-of-place result back; copy_ records it, so
     # self takes the result's history (a new grad_fn) as PyTorch's in-place ops do
-    for name in ("scatter", "scatter_add", "masked_fill", "scatter_reduce"):
+    for name in ("scatter", "scatter_add", "scatter_reduce"):
         _ops.op("Tensor", name + "_", _inplace_of(g[name], name + "_"), __name__)
+    _ops.op("Tensor", "masked_fill", _masked_fill_m, __name__)
+    _ops.op("Tensor", "masked_fill_", _masked_fill_m_, __name__)
     _ops.op("Tensor", "split", _split_m, __name__)
     _ops.op("Tensor", "broadcast_to", _broadcast_to_m, __name__)
     _ops.op("Tensor", "index_add", _index_add_m, __name__)
@@ -498,8 +530,9 @@ def _split_m(self, split_size, dim=0):
     return split(self, split_size, dim)
 
 
-# argument errors name the method as torch's do ("Tensor.split() got an unexpected keyword argument ...")
-_split_m.__qualname__ = "Tensor.split"
+# argument errors name the method as torch's do ("Tensor.split() got an unexpected keyword argument ..."); vmap
+# finds its rule by the name
+_split_m.__name__, _split_m.__qualname__ = "split", "Tensor.split"
 
 
 def _index_add_m(self, dim, index, source, *, alpha=1):
@@ -531,6 +564,8 @@ def _inplace_of(fn, name):
     inplace.__name__ = name
     return inplace
 
+
+_masked_fill_inplace = _inplace_of(masked_fill, "masked_fill_")
 
 def _dim_index(self, dim, index, like):
     """index (k,) along dim as a scatter index shaped like `like`."""

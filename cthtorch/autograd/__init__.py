@@ -45,13 +45,18 @@ def _as_tuple(x):
 def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, grad_variables=None, inputs=None):
     """Computes the sum of gradients of `tensors` w.r.t. graph leaves (into .grad)."""
     tensors = _as_tuple(tensors)
+    given, inputs = inputs is not None, _as_tuple(inputs)
+    overridable = tuple(t for t in tensors + inputs if isinstance(t, cthtorch.Tensor))
+    if _C._has_torch_function(overridable):   # a subclass or a mode takes the call, as torch's
+        return _C._handle_torch_function(backward, overridable, (tensors,), dict(
+            grad_tensors=grad_tensors, retain_graph=retain_graph, create_graph=create_graph,
+            inputs=inputs if given else None))
     if grad_tensors is None:
         grad_tensors = [None] * len(tensors)
     else:
         grad_tensors = list(_as_tuple(grad_tensors))
     if len(grad_tensors) != len(tensors):
         raise RuntimeError("grad can be implicitly created only for scalar outputs")
-    inputs = _as_tuple(inputs)
     if inputs and any(not isinstance(i, cthtorch.Tensor) for i in inputs):
         raise TypeError("inputs must be Tensors")
     if retain_graph is None:
@@ -72,6 +77,11 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
     """Returns the gradients of outputs w.r.t. inputs (nothing is accumulated into .grad)."""
     outputs = _as_tuple(outputs)
     inputs_t = _as_tuple(inputs)
+    overridable = tuple(t for t in outputs + inputs_t if isinstance(t, cthtorch.Tensor))
+    if _C._has_torch_function(overridable):   # a subclass or a mode takes the call (its results are its type)
+        return _C._handle_torch_function(grad, overridable, (outputs, inputs_t), dict(
+            grad_outputs=grad_outputs, retain_graph=retain_graph, create_graph=create_graph, only_inputs=only_inputs,
+            allow_unused=allow_unused, is_grads_batched=is_grads_batched, materialize_grads=materialize_grads))
     if allow_unused is None:
         allow_unused = materialize_grads
     if grad_outputs is None:

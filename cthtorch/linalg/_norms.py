@@ -200,6 +200,15 @@ def torch_norm(input, p="fro", dim=None, keepdim=False, out=None, dtype=None):
     return r
 
 
+def tensor_norm(self, p="fro", dim=None, keepdim=False, dtype=None):
+    """Tensor.norm: torch.norm without out= (its fourth positional argument is dtype)"""
+    return torch_norm(self, p, dim, keepdim, dtype=dtype)
+
+
+# argument errors name the method as torch's do ("Tensor.norm() got an unexpected keyword argument 'out'")
+tensor_norm.__name__, tensor_norm.__qualname__ = "norm", "Tensor.norm"   # vmap finds its rule by the name
+
+
 def frobenius_norm(input, dim=(-2, -1), keepdim=False):
     return vector_norm(input, 2, dim, keepdim)
 

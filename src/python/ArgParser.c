@@ -658,10 +658,10 @@ static int to_scalar(PyObject *o, ATScalar *out, bool allow_uint64) {
     else *out = at_scalar_int(at_item_int(t));
     return 0;
   }
-  if (is_np_bool(o)) {
+  if (is_np_bool(o)) {   /* neither a Python bool nor an integer to torch's parser: a float scalar (t - np.True_ is t - 1.) */
     int v = PyObject_IsTrue(o);
     if (v < 0) return -1;
-    *out = at_scalar_bool(v);
+    *out = at_scalar_float(v);
     return 0;
   }
   if (PyIndex_Check(o) && !PySequence_Check(o)) {   /* numpy integer scalars */

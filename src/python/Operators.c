@@ -7,7 +7,13 @@
 #include "Functions.h"
 #include "TorchFunction.h"
 
-static bool operand_ok(PyObject *o) { return THPTensor_Check(o) || ap_is_scalar(o) || PyComplex_Check(o); }
+/* A tensor or a number. A numpy array (a sequence, 0-d ones too) is not: the operator returns NotImplemented,
+ * so numpy's reflected ufunc computes it and __array_wrap__ makes the result a tensor, as with torch. */
+static bool operand_ok(PyObject *o) {
+  return THPTensor_Check(o) || PyComplex_Check(o) || (ap_is_scalar(o) && !PySequence_Check(o));
+}
+
+PyObject *THP_as_tensor(PyObject *data, THDtype dtype, bool dtype_given);
 
 /* o as a tensor operand beside other. An int in [2**63, 2**64) beside a
  * floating tensor stands as its float value, as the argument parser takes it
@@ -37,7 +43,14 @@ static int tf_operator(const char *dunder, const char *rdunder, PyObject *a, PyO
   if (!THP_tf_armed) return 0;
   bool left = THPTensor_Check(a);
   PyObject *other = left ? b : a;
-  return THP_tf_binding(NULL, left || !rdunder ? dunder : rdunder, left ? a : b, &other, 1, NULL, res);
+  if (!THP_tf_binding(NULL, left || !rdunder ? dunder : rdunder, left ? a : b, &other, 1, NULL, res)) return 0;
+  /* a TypeError (every handler declined: unrelated subclasses) is NotImplemented, as torch's operators make it,
+   * so Python tries the other operand and then raises its "unsupported operand type(s)" */
+  if (!*res && PyErr_ExceptionMatches(PyExc_TypeError)) {
+    PyErr_Clear();
+    *res = Py_NewRef(Py_NotImplemented);
+  }
+  return 1;
 }
 
 #define BINARY_SLOT(NAME, LNAME, RNAME, CALL)                     \
@@ -69,7 +82,13 @@ BINARY_SLOT(nb_or, "__or__", "bitwise_or", F_bitwise_or(ta, tb))
 BINARY_SLOT(nb_xor, "__xor__", "bitwise_xor", F_bitwise_xor(ta, tb))
 BINARY_SLOT(nb_lshift, "__lshift__", "__rlshift__", F_bitwise_left_shift(ta, tb))
 BINARY_SLOT(nb_rshift, "__rshift__", "__rrshift__", F_bitwise_right_shift(ta, tb))
-BINARY_SLOT(nb_matmul, "matmul", "__rmatmul__", PyObject_CallMethod(ta, "matmul", "O", tb))
+static PyObject *nb_matmul(PyObject *a, PyObject *b) {
+  PyObject *tfr;
+  if (tf_operator("matmul", "__rmatmul__", a, b, &tfr)) return tfr;
+  /* a number has no matrix product: Python's TypeError, as torch's */
+  if (!THPTensor_Check(a) || !THPTensor_Check(b)) Py_RETURN_NOTIMPLEMENTED;
+  return PyObject_CallMethod(a, "matmul", "O", b);
+}
 
 static PyObject *nb_pow(PyObject *a, PyObject *b, PyObject *mod) {
   if (mod != Py_None) Py_RETURN_NOTIMPLEMENTED;
@@ -173,11 +192,31 @@ void THP_fill_number_slots(PyNumberMethods *nb) {
   nb->nb_invert = nb_invert;
 }
 
+/* tensor == ndarray (either side) compares with the array as a tensor of its dtype, as torch's __eq__ does (its
+ * other comparisons and operators leave arrays to numpy); what cannot be a tensor (a str array, a list) is
+ * NotImplemented: Python's identity comparison */
+static PyObject *eq_array(PyObject *a, PyObject *b) {
+  PyObject *arr = THPTensor_Check(a) ? b : a;
+  if (!PySequence_Check(arr) || PyList_Check(arr) || PyTuple_Check(arr) || PyUnicode_Check(arr) ||
+      !PyObject_HasAttrString(arr, "__array_interface__"))
+    Py_RETURN_NOTIMPLEMENTED;
+  PyObject *t = THP_as_tensor(arr, TH_Undefined, false);
+  if (!t) {
+    if (!PyErr_ExceptionMatches(PyExc_TypeError)) return NULL;
+    PyErr_Clear();
+    Py_RETURN_NOTIMPLEMENTED;
+  }
+  PyObject *r = arr == b ? F_eq(a, t) : F_eq(t, b);
+  Py_DECREF(t);
+  return r;
+}
+
 PyObject *THP_tensor_richcompare(PyObject *a, PyObject *b, int op) {
   static const char *const dunders[] = {"lt", "le", "__eq__", "ne", "gt", "ge"};   /* torch's funcs */
   static const int swapped[] = {Py_GT, Py_GE, Py_EQ, Py_NE, Py_LT, Py_LE};
   PyObject *tfr;   /* a tensor on the right sees the swapped comparison, as Python's reflection */
   if (tf_operator(dunders[op], dunders[swapped[op]], a, b, &tfr)) return tfr;
+  if (op == Py_EQ && (!operand_ok(a) || !operand_ok(b))) return eq_array(a, b);
   if (!operand_ok(a) || !operand_ok(b)) Py_RETURN_NOTIMPLEMENTED;
   PyObject *ta = operand(a, b);
   if (!ta) return NULL;

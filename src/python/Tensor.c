@@ -4,6 +4,7 @@
 #include "THP.h"
 #include "ArgParser.h"
 #include "Bindings.h"
+#include "TorchFunction.h"
 
 PyObject *THPTensorClass = NULL;
 
@@ -262,7 +263,10 @@ static PyObject *get_base(THPTensor *self, void *c) {
   return self->base;
 }
 static PyObject *get_data(THPTensor *self, void *c) {
-  /* .data: same storage, no history, its own version counter */
+  /* .data: same storage, no history, its own version counter; a subclass's goes through its
+   * __torch_function__ (the default one makes it that subclass, as torch's) */
+  PyObject *tfr;
+  if (THP_tf_armed && THP_tf_getter("data", (PyObject *)self, &tfr)) return tfr;
   THTensor *t = at_alias(self->t);
   return THPTensor_wrapType(Py_TYPE(self) == &THPTensorType || !THPTensorClass ? Py_TYPE(self) : (PyTypeObject *)THPTensorClass, t);
 }

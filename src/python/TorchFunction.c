@@ -282,6 +282,19 @@ int THP_tf_method_kw(const char *name, PyObject *self, PyObject *args, PyObject 
   return 1;
 }
 
+int THP_tf_getter(const char *name, PyObject *self, PyObject **res) {
+  if (tf_subclass_off || !overrides(self)) return 0;
+  PyTypeObject *types[1] = {Py_TYPE(self)};
+  PyObject *desc = PyObject_GetAttrString(THPTensorClass, name);
+  PyObject *func = desc ? PyObject_GetAttrString(desc, "__get__") : NULL;
+  PyObject *args = func ? PyTuple_Pack(1, self) : NULL;
+  *res = args ? call_overrides(func, types, 1, args, Py_None) : NULL;
+  Py_XDECREF(args);
+  Py_XDECREF(func);
+  Py_XDECREF(desc);
+  return 1;
+}
+
 /* ---- DisableTorchFunctionSubclass / DisableTorchFunction ---- */
 typedef struct { PyObject_HEAD } TFDisable;
 

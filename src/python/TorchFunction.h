@@ -46,6 +46,10 @@ int THP_tf_binding(const char *module, const char *name, PyObject *self, PyObjec
  * only about self. */
 int THP_tf_method_kw(const char *name, PyObject *self, PyObject *args, PyObject *kw, PyObject **res);
 
+/* A property getter's hand-over (Tensor.data): when self is a subclass taking part, its __torch_function__ gets
+ * Tensor.<name>.__get__ and (self,), as torch's getters. Returns 1 with *res set (NULL: an error) when handed. */
+int THP_tf_getter(const char *name, PyObject *self, PyObject **res);
+
 /* Dispatches a vectorcall of `func` to the overriding types of its
  * arguments. Returns a new reference, NULL on error, or Py_NotImplemented
  * (new reference) when no argument overrides: the caller then runs func. */

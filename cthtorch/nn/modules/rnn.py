@@ -533,18 +533,10 @@ def run_sequence(mode, input, h0, c0, params, has_biases, num_layers, dropout, t
 def _packed_dropout(x, lengths, p):
     """Dropout between the layers of a packed input, drawn over its packed rows (the real steps, time-major, in
     the sorted batch's order) as torch's packed RNNs draw it, so the masks, and the random stream after them,
-    are torch's; x is the (T, B, H) padded layout, its batch sorted by decreasing length."""
-    lens = lengths.tolist()
-    bs = [sum(1 for n in lens if n > t) for t in range(x.shape[0])]
-    data = F.dropout(cthtorch.cat([x[t, :b] for t, b in enumerate(bs)], 0), p, True)
-    rows, off, B = [], 0, x.shape[1]
-    for b in bs:
-        step = data[off:off + b]
-        off += b
-        if b < B:
-            step = cthtorch.cat([step, step.new_zeros((B - b,) + tuple(step.shape[1:]))], 0)
-        rows.append(step)
-    return cthtorch.stack(rows, 0)
+    are torch's; x is the (T, B, H) padded layout, its batch sorted by decreasing length, so the (T, B) mask of
+    real steps selects the rows in packed order."""
+    steps = cthtorch.arange(x.shape[0]).unsqueeze(1) < lengths.unsqueeze(0)
+    return x.new_zeros(x.shape).index_put((steps,), F.dropout(x[steps], p, True))
 
 
 def _unpack(packed):
