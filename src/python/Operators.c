@@ -90,19 +90,11 @@ static PyObject *nb_matmul(PyObject *a, PyObject *b) {
   return PyObject_CallMethod(a, "matmul", "O", b);
 }
 
+/* ** is binary here: a three-argument pow(x, y, mod) is not a tensor operation */
+BINARY_SLOT(nb_pow2, "pow", "__rpow__", F_pow(ta, tb))
 static PyObject *nb_pow(PyObject *a, PyObject *b, PyObject *mod) {
   if (mod != Py_None) Py_RETURN_NOTIMPLEMENTED;
-  PyObject *tfr;
-  if (tf_operator("pow", "__rpow__", a, b, &tfr)) return tfr;
-  if (!operand_ok(a) || !operand_ok(b)) Py_RETURN_NOTIMPLEMENTED;
-  PyObject *ta = operand(a, b);
-  if (!ta) return NULL;
-  PyObject *tb = operand(b, a);
-  if (!tb) { Py_DECREF(ta); return NULL; }
-  PyObject *r = F_pow(ta, tb);
-  Py_DECREF(ta);
-  Py_DECREF(tb);
-  return r;
+  return nb_pow2(a, b);
 }
 
 /* In-place: x += y calls add_, keeping x's identity (a sparse y goes
@@ -133,16 +125,8 @@ INPLACE_SLOT(nb_ior, "__ior__", "bitwise_or_", VT_bitwise_or_Tensor_(a, tb))
 INPLACE_SLOT(nb_ixor, "__ixor__", "bitwise_xor_", VT_bitwise_xor_Tensor_(a, tb))
 INPLACE_SLOT(nb_ilshift, "__ilshift__", "bitwise_left_shift_", VT_bitwise_left_shift_Tensor_(a, tb))
 INPLACE_SLOT(nb_irshift, "__irshift__", "bitwise_right_shift_", VT_bitwise_right_shift_Tensor_(a, tb))
-static PyObject *nb_ipow(PyObject *a, PyObject *b, PyObject *mod) {
-  PyObject *tfr;
-  if (tf_operator("pow_", NULL, a, b, &tfr)) return tfr;
-  if (!THPTensor_Check(a) || !operand_ok(b)) Py_RETURN_NOTIMPLEMENTED;
-  PyObject *tb = operand(b, a);
-  if (!tb) return NULL;
-  PyObject *r = VT_pow_Tensor_Tensor_(a, tb);
-  Py_DECREF(tb);
-  return r;
-}
+INPLACE_SLOT(nb_ipow2, "pow_", "pow_", VT_pow_Tensor_Tensor_(a, tb))
+static PyObject *nb_ipow(PyObject *a, PyObject *b, PyObject *mod) { return nb_ipow2(a, b); }
 
 /* a unary operator's hand-over to a Tensor subclass: Tensor.<dunder>(a) */
 #define TF_UNARY(DUNDER)                                                              \
