@@ -96,111 +96,12 @@ def test_nonfinite_operands_propagate():
     assert np.isnan(got[:, 60]).all() and np.isinf(got[3, :60]).all() and (got[:3, :60] == 190).all()
 
 
-# Products that threads split run as tiles shared by the caller and helper threads (src/TH/THTilePool.c):
-# the blocked GEMM's panel tiles, OpenBLAS's slabs (transposed A, K > 384, float64) and bmm's batch.
-SPLIT_CASES = [("nn", np.float32, (256, 256, 256)), ("tn", np.float32, (300, 200, 260)),
-               ("nn", np.float32, (200, 512, 300)), ("nn", np.float64, (260, 200, 300)),
-               ("tn", np.float64, (40, 300, 1000))]
-
-
-def _split_operands(kind, dtype, M, K, N, seed=7):
-    rs = np.random.RandomState(seed)
-    a = rs.randn(K, M).astype(dtype).T if kind == "tn" else rs.randn(M, K).astype(dtype)
-    b = rs.randn(K, N).astype(dtype)
-    return a, b
-
-
-@pytest.mark.parametrize("kind,dtype,shape", SPLIT_CASES)
-def test_split_products_agree_across_threads(kind, dtype, shape):
-    """the values are numpy's at 1, 2 and 3 threads; the blocked GEMM's tiles and OpenBLAS's float64 slabs
-    give the same bits whatever the count. OpenBLAS's float32 sgemm on a slab of rows may not sum as it
-    does on the whole (its kernels differ with M): those were not bit-equal before the tiles either"""
-    a, b = _split_operands(kind, dtype, *shape)
-    ca, cb = cthtorch.from_numpy(a), cthtorch.from_numpy(b)
-    outs = []
-    for n in (1, 2, 3):
-        cthtorch.set_num_threads(n)
-        outs.append((ca @ cb).numpy())
-    want = a.astype(np.float64) @ b.astype(np.float64)
-    for o in outs:
-        _check(o, want, shape[1])
-    if dtype == np.float64 or (kind == "nn" and shape[1] <= 384):
-        np.testing.assert_array_equal(outs[0], outs[1])
-        np.testing.assert_array_equal(outs[0], outs[2])
-
-
 @pytest.mark.parametrize("dtype", ["float32", "float64"])
 def test_bmm_empty_batch(dtype):
-    """a batch of no matrices (each non-empty) is an empty result, as torch's: its tiles were B matrices
-    each, a division by zero"""
+    """a batch of no matrices (each non-empty) is an empty result, as torch's"""
     for lib in (cthtorch, torch):
         dt = getattr(lib, dtype)
         a, b, c = lib.ones(0, 3, 4, dtype=dt), lib.ones(0, 4, 5, dtype=dt), lib.ones(0, 3, 5, dtype=dt)
         assert tuple(lib.bmm(a, b).shape) == (0, 3, 5)
         assert tuple(lib.baddbmm(c, a, b, beta=2, alpha=3).shape) == (0, 3, 5)
         assert tuple(lib.matmul(lib.ones(0, 2, 3, 4, dtype=dt), lib.ones(4, 5, dtype=dt)).shape) == (0, 2, 3, 5)
-
-
-@pytest.mark.parametrize("B,M,K,N", [(64, 3, 3, 3), (16, 64, 64, 64), (5, 100, 90, 80)])
-def test_bmm_batch_split_agrees(B, M, K, N):
-    rs = np.random.RandomState(B)
-    a, b = rs.randn(B, M, K).astype(np.float32), rs.randn(B, K, N).astype(np.float32)
-    outs = []
-    for n in (1, 2, 3):
-        cthtorch.set_num_threads(n)
-        outs.append(cthtorch.bmm(cthtorch.from_numpy(a), cthtorch.from_numpy(b)).numpy())
-    _check(outs[0], np.matmul(a.astype(np.float64), b.astype(np.float64)), K)
-    np.testing.assert_array_equal(outs[0], outs[1])
-    np.testing.assert_array_equal(outs[0], outs[2])
-
-
-def _child_products(q):
-    try:
-        cthtorch.set_num_threads(2)
-        errs = []
-        for kind, dtype, shape in SPLIT_CASES:
-            a, b = _split_operands(kind, dtype, *shape)
-            got = (cthtorch.from_numpy(a) @ cthtorch.from_numpy(b)).numpy()
-            errs.append(float(np.abs(got - a.astype(np.float64) @ b.astype(np.float64)).max()))
-        q.put(max(errs))
-    except BaseException as e:   # the parent reports it
-        q.put(repr(e))
-
-
-def test_split_products_after_fork():
-    """a forked child has none of the parent's helper threads: its first split product starts its own
-    (it would wait forever for the parent's)"""
-    import multiprocessing
-    a, b = _split_operands("nn", np.float32, 256, 256, 256)
-    (cthtorch.from_numpy(a) @ cthtorch.from_numpy(b))   # the parent's helpers exist now
-    ctx = multiprocessing.get_context("fork")
-    q = ctx.Queue()
-    p = ctx.Process(target=_child_products, args=(q,))
-    p.start()
-    p.join(120)
-    if p.is_alive():
-        p.kill()
-        p.join()
-        pytest.fail("split products hung in a forked child")
-    assert p.exitcode == 0
-    err = q.get(timeout=10)
-    assert isinstance(err, float) and err < 1e-2, err
-
-
-def test_split_products_from_two_python_threads():
-    """two callers at once: one holds the helpers, the other runs its tiles alone; both right"""
-    import threading
-    res = {}
-
-    def run(i):
-        a, b = _split_operands("nn" if i % 2 else "tn", np.float32, 300, 200, 260, seed=i)
-        want = a.astype(np.float64) @ b.astype(np.float64)
-        ca, cb = cthtorch.from_numpy(a), cthtorch.from_numpy(b)
-        res[i] = max(float(np.abs((ca @ cb).numpy() - want).max()) for _ in range(20))
-
-    ths = [threading.Thread(target=run, args=(i,)) for i in range(4)]
-    for t in ths:
-        t.start()
-    for t in ths:
-        t.join(120)
-    assert len(res) == 4 and max(res.values()) < 1e-2, res

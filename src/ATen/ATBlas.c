@@ -2,16 +2,14 @@
 #include "ATBlas.h"
 #include "ATCuda.h"
 #include "../TH/THGemmPacked.h"
-#include "../TH/THTilePool.h"
 
 #include <cblas.h>
 #include <omp.h>
 #include <string.h>
 
-/* OpenBLAS always runs single-threaded and cthtorch splits large GEMMs itself
- * (at_gemm) over the tile helpers of TH/THTilePool.h, which sleep when idle.
- * OpenBLAS's own pthreads beside OpenMP's, both spinning, oversubscribed the
- * cores and stalled under load. */
+/* One thread pool: OpenBLAS always runs single-threaded and cthtorch splits
+ * large GEMMs across its own OpenMP threads (at_gemm). Two pools (OpenBLAS's
+ * pthreads beside OpenMP) oversubscribed the cores and stalled under load. */
 void at_blas_set_threads(int n) { (void)n; scipy_openblas_set_num_threads(1); }
 
 /* below this many multiply-adds a GEMM stays on one thread: waking the
@@ -72,29 +70,6 @@ static void gemm_tiny(bool dbl, bool ta, bool tb, int64_t M, int64_t N, int64_t 
 #define OWN_SGEMM_K 384
 #define OWN_SGEMM_MACS (1LL << 22)
 
-typedef struct {
-  bool dbl, ta, tb, by_rows;
-  int64_t M, N, K, lda, ldb, ldc, part;
-  double alpha, beta;
-  const void *A, *B;
-  void *C;
-} GemmSlabs;
-
-static void gemm_slab(void *ctx, int64_t tile, int worker) {
-  const GemmSlabs *s = ctx;
-  int es = s->dbl ? 8 : 4;
-  int64_t lo = tile * s->part, len = s->by_rows ? s->M : s->N, n = len - lo < s->part ? len - lo : s->part;
-  (void)worker;
-  if (s->by_rows)   /* rows lo.. of A (and C) */
-    gemm1(s->dbl, s->ta, s->tb, n, s->N, s->K, s->alpha, (const char *)s->A + (s->ta ? lo : lo * s->lda) * es, s->lda,
-          s->B, s->ldb, s->beta, (char *)s->C + lo * s->ldc * es, s->ldc);
-  else              /* columns lo.. of B (and C) */
-    gemm1(s->dbl, s->ta, s->tb, s->M, n, s->K, s->alpha, s->A, s->lda,
-          (const char *)s->B + (s->tb ? lo * s->ldb : lo) * es, s->ldb, s->beta, (char *)s->C + lo * es, s->ldc);
-}
-
-#define SLABS_PER_THREAD 2
-
 void at_gemm(bool dbl, bool ta, bool tb, int64_t M, int64_t N, int64_t K, double alpha, const void *A, int64_t lda,
              const void *B, int64_t ldb, double beta, void *C, int64_t ldc) {
   int nt = omp_in_parallel() ? 1 : at_get_num_threads();
@@ -108,14 +83,20 @@ void at_gemm(bool dbl, bool ta, bool tb, int64_t M, int64_t N, int64_t K, double
     gemm1(dbl, ta, tb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
     return;
   }
-  /* OpenBLAS on slabs of C's longer side (multiples of 16), SLABS_PER_THREAD per thread, shared as tiles
-   * (TH/THTilePool.h) so a thread the kernel keeps off its core has its slabs taken by the others. Every
-   * slab packs the whole of the other operand again: more slabs balance better and pack more */
-  GemmSlabs s = { .dbl = dbl, .ta = ta, .tb = tb, .M = M, .N = N, .K = K, .alpha = alpha, .A = A, .lda = lda,
-                  .B = B, .ldb = ldb, .beta = beta, .C = C, .ldc = ldc, .by_rows = M >= N };
-  int64_t len = s.by_rows ? M : N, slabs = (int64_t)nt * SLABS_PER_THREAD;
-  s.part = ((len + slabs - 1) / slabs + 15) / 16 * 16;
-  THTilePool_run((len + s.part - 1) / s.part, nt, gemm_slab, &s);
+  int es = dbl ? 8 : 4;
+  bool by_rows = M >= N;   /* split the longer side of C into nt slabs (multiples of 16) */
+  int64_t len = by_rows ? M : N, part = ((len + nt - 1) / nt + 15) / 16 * 16;
+#pragma omp parallel for num_threads(nt) schedule(static)
+  for (int t = 0; t < nt; t++) {
+    int64_t lo = t * part, n = len - lo < part ? len - lo : part;
+    if (n <= 0) continue;
+    if (by_rows)   /* rows lo.. of A (and C) */
+      gemm1(dbl, ta, tb, n, N, K, alpha, (const char *)A + (ta ? lo : lo * lda) * es, lda, B, ldb, beta,
+            (char *)C + lo * ldc * es, ldc);
+    else           /* columns lo.. of B (and C) */
+      gemm1(dbl, ta, tb, M, n, K, alpha, A, lda, (const char *)B + (tb ? lo * ldb : lo) * es, ldb, beta,
+            (char *)C + lo * es, ldc);
+  }
 }
 
 /* How to hand t (rows x cols) to row-major GEMM: as is (trans=0, ld = row
@@ -296,25 +277,6 @@ THTensor *at_mm(const THTensor *a, const THTensor *b, THTensor *out) {
   return at_addmm(NULL, a, b, at_scalar_int(0), at_scalar_int(1), out);
 }
 
-/* bmm's batch, in tiles of `per` matrices shared among the threads (TH/THTilePool.h) */
-typedef struct {
-  bool dbl, ta, tb;
-  int64_t M, N, K, lda, ldb, sa, sb, B, per;   /* sa, sb: bytes between matrices */
-  double alpha, beta;
-  const char *pa, *pb;
-  char *pc;
-} BmmTiles;
-
-static void bmm_tile(void *ctx, int64_t tile, int worker) {
-  const BmmTiles *t = ctx;
-  int64_t es = t->dbl ? 8 : 4, end = (tile + 1) * t->per < t->B ? (tile + 1) * t->per : t->B;
-  (void)worker;
-  for (int64_t i = tile * t->per; i < end; i++)
-    (t->M * t->N * t->K <= GEMM_TINY_MACS ? gemm_tiny : gemm1)(t->dbl, t->ta, t->tb, t->M, t->N, t->K, t->alpha,
-                                                               t->pa + i * t->sa, t->lda, t->pb + i * t->sb, t->ldb,
-                                                               t->beta, t->pc + i * t->M * t->N * es, t->N);
-}
-
 THTensor *at_baddbmm(const THTensor *self, const THTensor *a, const THTensor *b, ATScalar beta, ATScalar alpha,
                      THTensor *out) {
   if (a->ndim != 3 || b->ndim != 3) {
@@ -358,10 +320,10 @@ THTensor *at_baddbmm(const THTensor *self, const THTensor *a, const THTensor *b,
     int es = dbl ? 8 : 4;
     char *pc = THTensor_data(C);
     double al = sd(alpha);
-    BmmTiles bt_ = { .dbl = dbl, .ta = ta, .tb = tb, .M = M, .N = N, .K = K, .alpha = al, .beta = bt, .pa = pa,
-                     .pb = pb, .pc = pc, .lda = lda, .ldb = ldb, .sa = sa * es, .sb = sb * es, .B = B,
-                     .per = split ? (B + 8 * nt - 1) / (8 * nt) : B };
-    THTilePool_run((B + bt_.per - 1) / bt_.per, split ? nt : 1, bmm_tile, &bt_);
+#pragma omp parallel for num_threads(nt) schedule(static) if (split)
+    for (int64_t i = 0; i < B; i++)
+      (M * N * K <= GEMM_TINY_MACS ? gemm_tiny : gemm1)(dbl, ta, tb, M, N, K, al, pa + i * sa * es, lda,
+                                                        pb + i * sb * es, ldb, bt, pc + i * M * N * es, N);
     THTensor_free(ha);
     THTensor_free(hb);
   } else

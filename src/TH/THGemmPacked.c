@@ -2,7 +2,6 @@
  * B's column panels, K in chunks of KC so a panel's chunk (KC x NR floats,
  * 24 KB) stays in L1 while every row block of A passes over it. */
 #include "THGemmPacked.h"
-#include "THTilePool.h"
 
 #include <immintrin.h>
 #include <omp.h>
@@ -185,17 +184,12 @@ void THGemmPacked_pack(int64_t K, int64_t N, const float *b, int64_t sk, int64_t
  * K in chunks of at most KC; B's chunk packed into NR-column panels (at most NCP of them at a time); A's
  * rows, in blocks of MC, read in place. A panel's chunk (24 KB) stays in L1 while the MC / MR tiles of
  * the A block (128 KB, in L2) pass over it: there the tiles run at 98% of the FMA units' rate, and packing
- * B is the only extra pass. With threads, C is cut into tiles (panel groups x row blocks) that the caller
- * and helper threads share with stealing (THTilePool.h): no thread waits for another inside the product,
- * and none for one that the kernel has not given a core. Tiles start at panel bounds, so every element of
- * C meets the same microkernel and is summed in the same order (chunk by chunk, k ascending) whatever the
+ * B is the only extra pass. Threads take columns (or rows, when there are few columns) and share nothing,
+ * so no thread waits for another before the end: on a loaded machine a wait inside the product costs a
+ * time slice. Every element of C is summed in the same order (chunk by chunk, k ascending) whatever the
  * thread count. */
 #define MC 128
 #define NCP 128
-/* with threads, the product is cut into about TILES_PER_THREAD tiles a thread (so one the kernel keeps off
- * its core leaves little for the others to take over), of at least MIN_TILE_MR row tiles */
-#define TILES_PER_THREAD 4
-#define MIN_TILE_MR 8
 
 /* columns [j0, j0 + n) (n <= NR) x rows [k0, k0 + kc) of B (element (k, j) at b[k * sk + j * sn]) into one
  * panel, kc rows of NR floats, zero past n */
@@ -265,7 +259,7 @@ static void ws_give(float *w) {
 }
 
 typedef struct {
-  int64_t M, N, K, kcmax, lda, sk, sn, ldc;
+  int64_t M, K, kcmax, lda, sk, sn, ldc;
   float alpha, beta;
   const float *a, *b;
   float *c;
@@ -299,22 +293,6 @@ static void sgemm_part(const SgemmArgs *g, int64_t i0, int64_t i1, int64_t j0, i
   }
 }
 
-/* one tile of the split product: a group of tw column panels x a block of rows */
-typedef struct {
-  const SgemmArgs *g;
-  int64_t tw, R, rows;
-  float *ws;
-  size_t per;   /* floats of packing workspace per worker */
-} SgemmTiles;
-
-static void sgemm_tile(void *ctx, int64_t tile, int worker) {
-  const SgemmTiles *t = ctx;
-  int64_t M = t->g->M, N = t->g->N;
-  int64_t cg = tile / t->R, i0 = tile % t->R * t->rows, i1 = i0 + t->rows < M ? i0 + t->rows : M;
-  int64_t j0 = cg * t->tw * NR, j1 = j0 + t->tw * NR < N ? j0 + t->tw * NR : N;
-  if (i0 < i1) sgemm_part(t->g, i0, i1, j0, j1, t->ws + t->per * (size_t)worker);
-}
-
 void THGemm_sgemm(bool tb, int64_t M, int64_t N, int64_t K, float alpha, const float *a, int64_t lda, const float *b,
                   int64_t ldb, float beta, float *c, int64_t ldc, int nthreads) {
   if (M <= 0 || N <= 0) return;
@@ -325,27 +303,16 @@ void THGemm_sgemm(bool tb, int64_t M, int64_t N, int64_t K, float alpha, const f
   bool avx2 = pick_tile() == tile_avx2;
   /* K in equal chunks of at most KC: a short last chunk would run the tiles' fixed costs for little work */
   int64_t nk = (K + KC - 1) / KC;
-  SgemmArgs g = { .M = M, .N = N, .K = K, .kcmax = (K + nk - 1) / nk, .lda = lda, .sk = tb ? 1 : ldb, .sn = tb ? ldb : 1,
+  SgemmArgs g = { .M = M, .K = K, .kcmax = (K + nk - 1) / nk, .lda = lda, .sk = tb ? 1 : ldb, .sn = tb ? ldb : 1,
                   .ldc = ldc, .alpha = alpha, .beta = beta, .a = a, .b = b, .c = c,
                   .tiles = { avx2 ? tile_avx2_8 : tile_portable, avx2 ? tile_avx2_16 : tile_portable,
                              avx2 ? tile_avx2 : tile_portable } };
   int nt = nthreads > 1 && !omp_in_parallel() ? nthreads : 1;
-  if (nt > 64) nt = 64;
-  int64_t np = (N + NR - 1) / NR, mb = (M + MR - 1) / MR;
-  /* tiles: tw panels (columns start at panel bounds whatever the thread count, so every element meets the
-   * same microkernel) x rows in R blocks (multiples of MR); one thread: the whole product in one */
-  int64_t tw = np, R = 1;
-  if (nt > 1) {
-    int64_t want = TILES_PER_THREAD * nt;
-    tw = np / want > 1 ? np / want : 1;
-    int64_t nc = (np + tw - 1) / tw;
-    R = nc >= want ? 1 : (want + nc - 1) / nc;
-    if (R > mb / MIN_TILE_MR) R = mb / MIN_TILE_MR > 1 ? mb / MIN_TILE_MR : 1;
-    if (nc * R < 2) nt = 1;
-  }
-  if (tw > NCP) tw = NCP;
-  int64_t nc = (np + tw - 1) / tw, ntiles = nc * R, rows = (mb + R - 1) / R * MR;
-  size_t per = (size_t)(tw * NR * g.kcmax);
+  /* columns split at multiples of 8 (the narrow tiles finish them), unless there are too few */
+  bool by_rows = N < 32 * nt;
+  if (by_rows && M < 16 * nt) nt = 1;
+  int64_t np = (N + NR - 1) / NR, npt = by_rows ? np : np / nt + 2;   /* a thread's panels, at most */
+  size_t per = (size_t)((npt < NCP ? npt : NCP) * NR * g.kcmax);
   float *ws = ws_take(per * nt);
   if (!ws) {   /* no memory for the packed panels: the plain loops need none */
     for (int64_t i = 0; i < M; i++)
@@ -356,33 +323,17 @@ void THGemm_sgemm(bool tb, int64_t M, int64_t N, int64_t K, float alpha, const f
       }
     return;
   }
-  SgemmTiles st = { .g = &g, .tw = tw, .R = R, .rows = rows, .ws = ws, .per = per };
-  THTilePool_run(ntiles, nt, sgemm_tile, &st);
-  ws_give(ws);
-}
-
-typedef struct {
-  int64_t M, N, K, lda, ldc, R, rows;
-  float alpha, beta;
-  const float *a, *packed;
-  float *c;
-  tile_fn tile;
-} PackedTasks;
-
-/* one panel (or its half by rows) of THGemmPacked_run */
-static void packed_task(void *ctx, int64_t task, int worker) {
-  const PackedTasks *t = ctx;
-  int64_t p = task / t->R, i0 = task % t->R * t->rows, i1 = i0 + t->rows < t->M ? i0 + t->rows : t->M;
-  int n = t->N - p * NR < NR ? (int)(t->N - p * NR) : NR;
-  const float *panel = t->packed + p * t->K * NR;
-  (void)worker;
-  for (int64_t k0 = 0; k0 < t->K; k0 += KC) {
-    int64_t kc = t->K - k0 < KC ? t->K - k0 : KC;
-    float bt = k0 == 0 ? t->beta : 1.f;
-    for (int64_t i = i0; i < i1; i += MR)
-      t->tile(kc, t->a + i * t->lda + k0, t->lda, i1 - i < MR ? (int)(i1 - i) : MR, panel + k0 * NR,
-              t->c + i * t->ldc + p * NR, t->ldc, n, t->alpha, bt);
+#pragma omp parallel for num_threads(nt) if (nt > 1) schedule(static)
+  for (int t = 0; t < nt; t++) {
+    if (by_rows) {
+      int64_t i0 = M * t / nt / MR * MR, i1 = t == nt - 1 ? M : M * (t + 1) / nt / MR * MR;
+      sgemm_part(&g, i0, i1, 0, N, ws + per * t);
+    } else {
+      int64_t j0 = N * t / nt / 8 * 8, j1 = t == nt - 1 ? N : N * (t + 1) / nt / 8 * 8;
+      sgemm_part(&g, 0, M, j0, j1, ws + per * t);
+    }
   }
+  ws_give(ws);
 }
 
 void THGemmPacked_run(int64_t M, int64_t N, int64_t K, float alpha, const float *a, int64_t lda,
@@ -399,9 +350,17 @@ void THGemmPacked_run(int64_t M, int64_t N, int64_t K, float alpha, const float 
   /* tasks are panels, or (when the panels do not divide evenly among few
    * threads, as 11 panels of N = 256 over 2) panel halves by rows of A */
   int64_t R = par && np % nthreads && np < 8 * nthreads && mb >= 2 ? 2 : 1, rows = (mb + R - 1) / R * MR;
-  PackedTasks t = { .M = M, .N = N, .K = K, .alpha = alpha, .beta = beta, .a = a, .lda = lda, .packed = packed,
-                    .c = c, .ldc = ldc, .R = R, .rows = rows, .tile = tile };
-  /* shared with the tile helpers (THTilePool.h), as THGemm_sgemm's: an OpenMP region's end waits for a
-   * thread the kernel has not given a core */
-  THTilePool_run(np * R, par ? nthreads : 1, packed_task, &t);
+#pragma omp parallel for num_threads(nthreads) if (par) schedule(static)
+  for (int64_t task = 0; task < np * R; task++) {
+    int64_t p = task / R, i0 = task % R * rows, i1 = i0 + rows < M ? i0 + rows : M;
+    int n = N - p * NR < NR ? (int)(N - p * NR) : NR;
+    const float *panel = packed + p * K * NR;
+    for (int64_t k0 = 0; k0 < K; k0 += KC) {
+      int64_t kc = K - k0 < KC ? K - k0 : KC;
+      float bt = k0 == 0 ? beta : 1.f;
+      for (int64_t i = i0; i < i1; i += MR)
+        tile(kc, a + i * lda + k0, lda, i1 - i < MR ? (int)(i1 - i) : MR, panel + k0 * NR, c + i * ldc + p * NR, ldc,
+             n, alpha, bt);
+    }
+  }
 }
