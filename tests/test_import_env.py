@@ -1,0 +1,31 @@
+"""`import cthtorch` sets OPENBLAS_NUM_THREADS and libgomp's GOMP_SPINCOUNT only
+while its C libraries load (they read them once), then puts the environment
+back as the user had it, and never overrides a wait policy the user chose.
+Checked in a fresh interpreter."""
+import json
+import os
+import subprocess
+import sys
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+KEYS = ["OPENBLAS_NUM_THREADS", "GOMP_SPINCOUNT", "OMP_WAIT_POLICY"]
+
+
+def _env_after_import(**user):
+    env = {k: v for k, v in os.environ.items() if k not in KEYS}
+    env.update(user)
+    prog = "import os, json, cthtorch\nprint(json.dumps({k: os.environ.get(k) for k in %r}))" % (KEYS,)
+    r = subprocess.run([sys.executable, "-c", prog], cwd=ROOT, env=env, capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0, r.stderr
+    return json.loads(r.stdout.strip().splitlines()[-1])
+
+
+def test_environment_unchanged_when_unset():
+    assert _env_after_import() == {k: None for k in KEYS}
+
+
+def test_user_values_kept():
+    user = {"OPENBLAS_NUM_THREADS": "3", "GOMP_SPINCOUNT": "42", "OMP_WAIT_POLICY": "active"}
+    assert _env_after_import(**user) == user
+    assert _env_after_import(OMP_WAIT_POLICY="passive") == {"OPENBLAS_NUM_THREADS": None, "GOMP_SPINCOUNT": None,
+                                                            "OMP_WAIT_POLICY": "passive"}
