@@ -840,3 +840,91 @@ def test_pytree_key_paths_match_torch():
 def test_storage_module_names():
     from cthtorch.storage import TypedStorage, UntypedStorage
     assert UntypedStorage is cthtorch.UntypedStorage and TypedStorage is cthtorch.TypedStorage
+
+
+# ---- torch.backends submodules, torch._dynamo, torch.types ----
+
+@pytest.mark.parametrize("name", ["cuda", "cudnn", "mkl", "mkldnn", "mps", "openmp", "cpu", "opt_einsum"])
+def test_backends_submodules_import_like_torch(name):
+    mod = importlib.import_module("cthtorch.backends." + name)
+    assert getattr(cthtorch.backends, name) is mod
+    ref = importlib.import_module("torch.backends." + name)
+    assert hasattr(mod, "is_available") == hasattr(ref, "is_available")
+
+
+def test_backends_flags_default_like_torch():
+    for name in ("allow_tf32", "allow_fp16_reduced_precision_reduction", "allow_bf16_reduced_precision_reduction"):
+        assert getattr(cthtorch.backends.cuda.matmul, name) == getattr(torch.backends.cuda.matmul, name)
+    for name in ("flash_sdp_enabled", "mem_efficient_sdp_enabled", "math_sdp_enabled", "cudnn_sdp_enabled"):
+        assert getattr(cthtorch.backends.cuda, name)() == getattr(torch.backends.cuda, name)()
+    assert cthtorch.backends.opt_einsum.enabled == torch.backends.opt_einsum.enabled
+    assert cthtorch.backends.opt_einsum.strategy == torch.backends.opt_einsum.strategy
+    assert cthtorch.backends.openmp.is_available() is True
+    assert cthtorch.backends.cpu.get_cpu_capability() in ("AVX512", "AVX2", "DEFAULT")
+    assert cthtorch.backends.mkldnn.enabled == torch.backends.mkldnn.enabled
+
+
+def test_backends_cuda_matmul_refuses_unknown_names_like_torch():
+    for lib in (cthtorch, torch):
+        with pytest.raises(AttributeError, match="Unknown attribute foo"):
+            lib.backends.cuda.matmul.foo = 1
+        with pytest.raises(AttributeError, match="Unknown attribute foo"):
+            lib.backends.cuda.matmul.foo
+    old = cthtorch.backends.cuda.matmul.allow_tf32
+    cthtorch.backends.cuda.matmul.allow_tf32 = True
+    assert cthtorch.backends.cuda.matmul.allow_tf32 is True
+    cthtorch.backends.cuda.matmul.allow_tf32 = old
+
+
+def test_sdp_switches_share_sdpa_kernel_state_like_torch():
+    from cthtorch.nn.attention import SDPBackend, sdpa_kernel
+    from torch.nn.attention import SDPBackend as TB, sdpa_kernel as tk
+    for lib, kernel, B in ((cthtorch, sdpa_kernel, SDPBackend), (torch, tk, TB)):
+        c = lib.backends.cuda
+        with kernel(B.MATH):
+            assert (c.flash_sdp_enabled(), c.math_sdp_enabled()) == (False, True)
+        with pytest.warns(FutureWarning, match="sdp_kernel"):
+            with c.sdp_kernel(enable_flash=False, enable_mem_efficient=False):
+                assert (c.flash_sdp_enabled(), c.mem_efficient_sdp_enabled(), c.math_sdp_enabled()) == \
+                    (False, False, True)
+        assert c.flash_sdp_enabled()
+        c.enable_flash_sdp(False)
+        try:
+            assert not c.flash_sdp_enabled()
+        finally:
+            c.enable_flash_sdp(True)
+    # turning the fused backend off sends sdpa to the math path, values unchanged
+    q = cthtorch.randn(2, 3, 5, 8)
+    fused = cthtorch.nn.functional.scaled_dot_product_attention(q, q, q)
+    cthtorch.backends.cuda.enable_flash_sdp(False)
+    try:
+        math = cthtorch.nn.functional.scaled_dot_product_attention(q, q, q)
+    finally:
+        cthtorch.backends.cuda.enable_flash_sdp(True)
+    np.testing.assert_allclose(fused.numpy(), math.numpy(), rtol=1e-5, atol=1e-6)
+
+
+def test_dynamo_config_like_torch():
+    import cthtorch._dynamo
+    import torch._dynamo
+    for name in ("suppress_errors", "cache_size_limit", "recompile_limit", "verbose", "optimize_ddp",
+                 "capture_scalar_outputs", "automatic_dynamic_shapes", "assume_static_by_default"):
+        assert getattr(cthtorch._dynamo.config, name) == getattr(torch._dynamo.config, name), name
+    for lib in (cthtorch, torch):
+        with pytest.raises(AttributeError, match="torch._dynamo.config.no_such_knob does not exist"):
+            lib._dynamo.config.no_such_knob = 1
+        with pytest.raises(AttributeError, match="torch._dynamo.config.no_such_knob does not exist"):
+            lib._dynamo.config.no_such_knob
+        assert lib._dynamo.is_compiling() is False
+        lib._dynamo.reset()
+    with pytest.raises(NotImplementedError):
+        cthtorch._dynamo.explain(lambda x: x)(cthtorch.ones(1))
+
+
+def test_types_aliases_like_torch():
+    import torch.types as tt
+    import cthtorch.types as ct
+    assert ct._Number == tt._Number
+    assert str(ct.Number) == str(tt.Number)
+    assert str(ct.Device) == str(tt.Device)
+    assert isinstance(cthtorch.ones(1), ct.Tensor)

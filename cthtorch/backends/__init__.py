@@ -1,22 +1,14 @@
 """torch.backends: switches a program may read or set. Only the CPU backend
-exists here; the CUDA/cuDNN/MPS ones report unavailable, and their flags are
-plain attributes so programs that set them (cudnn.benchmark = True) run."""
-import types as _types
+exists here; the CUDA/cuDNN/MPS ones report unavailable unless libTHC was
+built, and their flags are plain attributes so programs that set them
+(cudnn.benchmark = True) run. Each is a submodule, as in torch, imported on
+first use."""
+import importlib as _importlib
 
-from . import cudnn, mps  # noqa: F401
-
-
-class _Flags(_types.SimpleNamespace):
-    pass
+__all__ = ["cpu", "cuda", "cudnn", "mkl", "mkldnn", "mps", "openmp", "opt_einsum"]
 
 
-mkldnn = _Flags(is_available=lambda: False, enabled=False)
-mkl = _Flags(is_available=lambda: False)
-openmp = _Flags(is_available=lambda: True)
-cuda = _Flags(is_built=lambda: False,
-              matmul=_Flags(allow_tf32=False, allow_fp16_reduced_precision_reduction=True,
-                            allow_bf16_reduced_precision_reduction=True),
-              flash_sdp_enabled=lambda: False, mem_efficient_sdp_enabled=lambda: False,
-              math_sdp_enabled=lambda: True)
-cpu = _Flags(get_cpu_capability=lambda: "AVX2")
-opt_einsum = _Flags(is_available=lambda: False, enabled=False, strategy=None)
+def __getattr__(name):
+    if name in __all__:
+        return _importlib.import_module("." + name, __name__)
+    raise AttributeError("module %r has no attribute %r" % (__name__, name))

@@ -1,0 +1,43 @@
+"""torch.backends.mkldnn: oneDNN is not part of cthtorch (its CPU kernels are
+its own), so it reports unavailable; enabled/deterministic stay settable flags
+so programs that set them run."""
+import contextlib
+
+VERBOSE_OFF = 0
+VERBOSE_ON = 1
+VERBOSE_ON_CREATION = 2
+enabled = True
+deterministic = False
+allow_tf32 = False
+
+
+def is_available():
+    return False
+
+
+def is_acl_available():
+    return False
+
+
+class verbose:
+    """oneDNN's on-demand logging: nothing to log without oneDNN."""
+
+    def __init__(self, level):
+        self.level = level
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        return False
+
+
+@contextlib.contextmanager
+def flags(enabled=False, deterministic=False):
+    g = globals()
+    old = g["enabled"], g["deterministic"]
+    g["enabled"], g["deterministic"] = enabled, deterministic
+    try:
+        yield
+    finally:
+        g["enabled"], g["deterministic"] = old
