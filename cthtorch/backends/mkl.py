@@ -8,7 +8,7 @@ def is_available():
 
 
 class verbose:
-    """MKL's on-demand logging: nothing to log without MKL."""
+    """MKL's (and oneDNN's) on-demand logging: nothing to log without them."""
 
     def __init__(self, enable):
         self.enable = enable

@@ -3,6 +3,8 @@ its own), so it reports unavailable; enabled/deterministic stay settable flags
 so programs that set them run."""
 import contextlib
 
+from .mkl import verbose  # noqa: F401 - the same do-nothing logging switch
+
 VERBOSE_OFF = 0
 VERBOSE_ON = 1
 VERBOSE_ON_CREATION = 2
@@ -17,19 +19,6 @@ def is_available():
 
 def is_acl_available():
     return False
-
-
-class verbose:
-    """oneDNN's on-demand logging: nothing to log without oneDNN."""
-
-    def __init__(self, level):
-        self.level = level
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        return False
 
 
 @contextlib.contextmanager
