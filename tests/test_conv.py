@@ -30,8 +30,9 @@ CASES = [
     (9, 4, 6, 6, 5, 3, 1, 1, 1, 1),          # odd batch: shares of 5 and 4
     (3, 4, 6, 6, 5, 3, 1, 1, 1, 1),          # batch too small to share: one thread drives
     (16, 1024, 4, 4, 8, 3, 1, 1, 1, 1),      # columns past the cap: several chunks per thread
-    # stride 1 with rows of 12+ outputs: the AVX-512 direct kernel (forward,
-    # and grad_input as a convolution with the flipped weights)
+    # stride 1 with rows of 12+ outputs (AVX-512) or whose 8-wide segments
+    # are 3/4 full (AVX2): the direct kernel (forward, and grad_input as a
+    # convolution with the flipped weights)
     (3, 5, 14, 30, 13, 3, 1, 1, 1, 1),       # O and C not multiples of 8, a part-filled segment
     (2, 16, 12, 20, 9, 3, 1, 2, 2, 1),       # dilation
     (2, 7, 16, 16, 3, (1, 3), 1, (0, 1), 1, 1),
@@ -42,6 +43,7 @@ CASES = [
     (16, 32, 4, 4, 48, 3, 1, 1, 1, 1),       # 4x4 outputs: two images' im2col rows per tile
     (9, 8, 8, 8, 12, 3, 2, 1, 1, 1),         # stride 2 to 4x4, an odd image left over
     (6, 8, 7, 5, 12, 3, 1, (1, 0), 1, 1),    # 7x3 = 21 outputs: too many for one vector
+    (2, 40, 10, 30, 6, 3, 1, 1, 1, 1),       # AVX2: 40 channels summed in two chunks, 6-wide last segments
 ]
 
 

@@ -403,7 +403,7 @@ THTensor *at_conv2d(const THTensor *input, const THTensor *weight, const THTenso
   if (at_conv_depthwise_ok(&g)) {
     at_conv_depthwise_fwd(dbl, xd, wd, od, &g);
   } else if (!dbl && at_conv_direct_ok(&g) && (nt > 1 || omp_get_max_threads() == 1)) {
-    /* stride 1, wide rows: the AVX-512 direct kernel, images shared out across threads */
+    /* stride 1, wide rows: the direct kernel (AVX-512 or AVX2), images shared out across threads */
     if (at_conv_direct_run((const float *)xd, (const float *)wd, (float *)od, &g, NULL, nt) < 0) goto fail;
   } else if (at_conv_shift_ok(&g) && L >= 256) {
     /* stride 1: shifted GEMMs over a padded copy, one image per thread */

@@ -36,8 +36,9 @@ AT_API void at_conv_shift_fwd(bool dbl, const void *x, const void *wt, void *out
 AT_API void at_conv_shift_bwd(bool dbl, const void *x, const void *w, const void *wt, const void *gy, void *gi,
                               void *gwt, void *xp, void *ext, const ConvGeom *g);
 
-/* Direct stride-1 float32 convolution, AVX-512 register-blocked
- * (ATConvDirect.c; at_conv_direct_ok is false without AVX-512).
+/* Direct stride-1 float32 convolution, register-blocked for AVX-512 (when
+ * built for it) or AVX2+FMA (chosen at run time) (ATConvDirect.c;
+ * at_conv_direct_ok is false on other CPUs or with CTHTORCH_CONV_DIRECT=off).
  * at_conv_direct_run computes out for all g->N images of x on nt threads
  * (a contiguous share each), with weight w of g's shape, or, when wg is
  * given, w of wg's shape flipped and transposed: grad_input of wg, whose
