@@ -36,6 +36,20 @@ def test_layer_norm_matches_torch(dt, tol, shape, norm, affine):
             close(c.grad, t.grad, 100 * tol)
 
 
+@pytest.mark.parametrize("offset,scale,m", [(0, 1, 1061), (1e4, 1, 768), (100, 1e-2, 4099), (-2, 5, 37)])
+def test_layer_norm_float32_rows_as_accurate_as_torch(offset, scale, m):
+    # float32 rows sum in float vector lanes emptied into double every 1024
+    # elements: against a float64 reference, no worse than torch's float32
+    x = (rs.randn(9, m) * scale + offset).astype(np.float32)
+    w, b = rs.randn(m).astype(np.float32), rs.randn(m).astype(np.float32)
+    ref = torch.nn.functional.layer_norm(torch.tensor(x, dtype=torch.float64), (m,),
+                                         torch.tensor(w, dtype=torch.float64), torch.tensor(b, dtype=torch.float64))
+    mine = ct.nn.functional.layer_norm(ct.tensor(x), (m,), ct.tensor(w), ct.tensor(b))
+    theirs = torch.nn.functional.layer_norm(torch.tensor(x), (m,), torch.tensor(w), torch.tensor(b))
+    err = np.abs(mine.numpy() - ref.numpy()).max()
+    assert err <= 1.5 * np.abs(theirs.numpy() - ref.numpy()).max() + 1e-6
+
+
 def test_layer_norm_gradcheck_and_weight_dtype():
     x = ct.tensor(rs.randn(3, 4, 5), requires_grad=True)
     w, b = ct.tensor(rs.randn(5), requires_grad=True), ct.tensor(rs.randn(5), requires_grad=True)
