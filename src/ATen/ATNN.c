@@ -1044,8 +1044,54 @@ static void ln_fwd_float(const float *x, const float *w, const float *b, float *
       }                                                                                            \
     }                                                                                              \
   }
-LN_BWD(float)
 LN_BWD(double)
+
+/* float rows: the row sums in float over LN_BLOCK elements at a time, and
+ * each thread's dw/db terms in a pair of float rows emptied into its double
+ * rows every LN_BWD_ROWS rows (part holds both: 2M doubles then 2M floats
+ * per thread), instead of widening every term to double. */
+#define LN_BWD_ROWS 16
+static void ln_bwd_float(const float *g, const float *x, const float *mean, const float *rstd, const float *w,
+                         float *dx, double *part, int nt, int64_t R, int64_t M) {
+#pragma omp parallel num_threads(nt)
+  {
+    int tid = omp_get_thread_num();
+    double *pw = part + 2 * M * tid, *pb = pw + M;
+    float *fw = (float *)(part + 2 * M * nt) + 2 * M * tid, *fb = fw + M;
+    int rows = 0;
+#pragma omp for schedule(static)
+    for (int64_t r = 0; r < R; r++) {
+      const float *xr = x + r * M, *gr = g + r * M;
+      float *dr = dx + r * M, m = mean[r], is = rstd[r];
+      double a = 0, bsum = 0;
+      for (int64_t j0 = 0; j0 < M; j0 += LN_BLOCK) {
+        int64_t j1 = j0 + LN_BLOCK < M ? j0 + LN_BLOCK : M;
+        float fa = 0, fbs = 0;
+#pragma omp simd reduction(+:fa, fbs)
+        for (int64_t j = j0; j < j1; j++) {
+          float xh = (xr[j] - m) * is, dxh = gr[j] * (w ? w[j] : 1.0f);
+          fa += dxh;
+          fbs += dxh * xh;
+          fw[j] += gr[j] * xh;
+          fb[j] += gr[j];
+        }
+        a += fa;
+        bsum += fbs;
+      }
+      if (++rows == LN_BWD_ROWS) {
+        for (int64_t j = 0; j < M; j++) { pw[j] += fw[j]; pb[j] += fb[j]; fw[j] = fb[j] = 0; }
+        rows = 0;
+      }
+      float ca = (float)(a / (double)M), cb = (float)(bsum / (double)M);
+#pragma omp simd
+      for (int64_t j = 0; j < M; j++) {
+        float xh = (xr[j] - m) * is;
+        dr[j] = is * (gr[j] * (w ? w[j] : 1.0f) - ca - xh * cb);
+      }
+    }
+    for (int64_t j = 0; j < M; j++) { pw[j] += fw[j]; pb[j] += fb[j]; }
+  }
+}
 
 /* mean and rstd keep input's leading dims, 1 for the normalized ones */
 static void ln_stat_sizes(const THTensor *input, const ATIntList *shape, int64_t *rs) {
@@ -1169,7 +1215,8 @@ int at_layer_norm_backward(THTensor **outs, const THTensor *grad, const THTensor
   THTensor *x = as_compute(input, &ct), *g = NULL, *mt = NULL, *st = NULL, *wt = NULL, *dx = NULL;
   int nt = R * M > 32768 ? at_get_num_threads() : 1;
   if (nt > R) nt = R > 0 ? (int)R : 1;
-  double *part = calloc(2 * (M ? M : 1) * nt, sizeof(double)), *dw = NULL, *db = NULL;
+  /* per thread: dw and db rows in double, and (float kernel) in float */
+  double *part = calloc(3 * (M ? M : 1) * nt, sizeof(double)), *dw = NULL, *db = NULL;
   int rc = -1;
   if (!x || !part) goto done;
   if (!(g = as_type(grad, ct)) || !(mt = as_type(mean, ct)) || !(st = as_type(rstd, ct))) goto done;
