@@ -36,6 +36,26 @@ def test_layer_norm_matches_torch(dt, tol, shape, norm, affine):
             close(c.grad, t.grad, 100 * tol)
 
 
+@pytest.mark.parametrize("offset,scale,m", [(0, 1, 1061), (1e4, 1, 768), (100, 1e-2, 4099), (-2, 5, 37)])
+def test_layer_norm_float32_rows_as_accurate_as_torch(offset, scale, m):
+    # float32 rows sum in float vector lanes emptied into double every 1024
+    # elements, and the backward's dw/db terms in float rows emptied into
+    # double every 16 rows: against a float64 reference, no worse than
+    # torch's float32 (37 rows: two flushes and a partial one)
+    x = (rs.randn(37, m) * scale + offset).astype(np.float32)
+    w, b, g = rs.randn(m).astype(np.float32), rs.randn(m).astype(np.float32), rs.randn(37, m).astype(np.float32)
+
+    def run(lib, dt):
+        ts = [lib.tensor(a, dtype=dt, requires_grad=True) for a in (x, w, b)]
+        y = lib.nn.functional.layer_norm(ts[0], (m,), ts[1], ts[2])
+        y.backward(lib.tensor(g, dtype=dt))
+        return [y.detach().double().numpy()] + [t.grad.double().numpy() for t in ts]
+
+    ref, mine, theirs = run(torch, torch.float64), run(ct, ct.float32), run(torch, torch.float32)
+    for r, a, t in zip(ref, mine, theirs):
+        assert np.abs(a - r).max() <= 1.5 * np.abs(t - r).max() + 1e-6 * np.abs(r).max()
+
+
 def test_layer_norm_gradcheck_and_weight_dtype():
     x = ct.tensor(rs.randn(3, 4, 5), requires_grad=True)
     w, b = ct.tensor(rs.randn(5), requires_grad=True), ct.tensor(rs.randn(5), requires_grad=True)

@@ -78,7 +78,8 @@ def test_sgd_fused_step_bumps_versions_and_keeps_state():
 
 
 ADAM = [("Adam", {}), ("Adam", {"weight_decay": 0.1}), ("AdamW", {}), ("AdamW", {"weight_decay": 0.3, "amsgrad": True}),
-        ("Adam", {"amsgrad": True, "maximize": True}), ("Adam", {"betas": (0.6, 0.9), "eps": 1e-3})]
+        ("Adam", {"amsgrad": True, "maximize": True}), ("Adam", {"betas": (0.6, 0.9), "eps": 1e-3}),
+        ("Adam", {"betas": (0.3, 0.99)})]   # 1 - beta1 > 0.5: lerp's other formula
 
 
 def _run_adam(lib, name, kwargs, dtype, **extra):
@@ -118,3 +119,34 @@ def test_addcdiv_rounds_as_torch():
         mine = ct.tensor(a).addcdiv_(ct.tensor(b), ct.tensor(c), value=-0.0123456789).numpy()
         ref = torch.tensor(a).addcdiv_(torch.tensor(b), torch.tensor(c), value=-0.0123456789).numpy()
         np.testing.assert_array_equal(mine, ref)
+
+
+def _run_large(name, kwargs, dtype, threads, **extra):
+    """a parameter past the fused kernels' threading threshold (65536), of a
+    size that leaves a partial vector at each thread's end"""
+    rs = np.random.RandomState(5)
+    w0 = rs.randn(301, 257).astype(dtype)
+    grads = [rs.randn(301, 257).astype(dtype) for _ in range(3)]
+    old = ct.get_num_threads()
+    ct.set_num_threads(threads)
+    try:
+        w = ct.tensor(w0, requires_grad=True)
+        opt = getattr(ct.optim, name)([w], lr=0.05, **kwargs, **extra)
+        for g in grads:
+            w.grad = ct.tensor(g)
+            opt.step()
+    finally:
+        ct.set_num_threads(old)
+    st = opt.state[w]
+    return [w.detach().numpy()] + [v.numpy() for k, v in sorted(st.items()) if k != "step"]
+
+
+@pytest.mark.parametrize("name,kwargs", [("SGD", k) for k in OPTIONS] + ADAM)
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_fused_step_on_large_parameters_matches_unfused_at_any_thread_count(name, kwargs, dtype):
+    one, two = _run_large(name, kwargs, dtype, 1), _run_large(name, kwargs, dtype, 2)
+    unfused = _run_large(name, kwargs, dtype, 1, differentiable=True)
+    assert len(one) == len(two) == len(unfused) > 0
+    for a, b, c in zip(one, two, unfused):
+        np.testing.assert_array_equal(a, b)
+        np.testing.assert_array_equal(a, c)

@@ -952,8 +952,66 @@ static int ln_rows(const THTensor *input, const ATIntList *shape, int64_t *R, in
       }                                                                                            \
     }                                                                                              \
   }
-LN_FWD(float)
 LN_FWD(double)
+
+/* float rows: the same two passes and output, each sum in four 8-float
+ * vector accumulators (so no add waits on the one before) that are emptied
+ * into double every LN_BLOCK elements, so no float chain is longer than
+ * LN_BLOCK / 32 terms: half the work of widening every element to double. */
+#define LN_BLOCK 1024
+typedef float ln_v8f __attribute__((vector_size(32), aligned(4)));   /* unaligned loads */
+static inline double ln_v8f_sum(ln_v8f a) {
+  double s = 0;
+  for (int k = 0; k < 8; k++) s += a[k];
+  return s;
+}
+/* sum of (x[j] - c)^2 (square) or of x[j] (c unused) over [0, n) */
+static inline __attribute__((always_inline)) double ln_row_sum_float(const float *x, int64_t n, float c,
+                                                                     const bool square) {
+  double s = 0;
+  const ln_v8f cv = { c, c, c, c, c, c, c, c };
+  for (int64_t j0 = 0; j0 < n; j0 += LN_BLOCK) {
+    int64_t j1 = j0 + LN_BLOCK < n ? j0 + LN_BLOCK : n, j = j0;
+    ln_v8f a0 = { 0 }, a1 = { 0 }, a2 = { 0 }, a3 = { 0 };
+    for (; j + 32 <= j1; j += 32) {
+      ln_v8f v0 = *(const ln_v8f *)(x + j), v1 = *(const ln_v8f *)(x + j + 8);
+      ln_v8f v2 = *(const ln_v8f *)(x + j + 16), v3 = *(const ln_v8f *)(x + j + 24);
+      if (square) {
+        v0 -= cv; v1 -= cv; v2 -= cv; v3 -= cv;
+        a0 += v0 * v0; a1 += v1 * v1; a2 += v2 * v2; a3 += v3 * v3;
+      } else {
+        a0 += v0; a1 += v1; a2 += v2; a3 += v3;
+      }
+    }
+    for (; j + 8 <= j1; j += 8) {
+      ln_v8f v = *(const ln_v8f *)(x + j);
+      if (square) { v -= cv; a0 += v * v; } else a0 += v;
+    }
+    float t = 0;
+    for (; j < j1; j++) t += square ? (x[j] - c) * (x[j] - c) : x[j];
+    s += ln_v8f_sum((a0 + a1) + (a2 + a3)) + t;
+  }
+  return s;
+}
+static void ln_fwd_float(const float *x, const float *w, const float *b, float *y, float *mean, float *rstd,
+                         int64_t R, int64_t M, double eps) {
+#pragma omp parallel for if (R * M > 32768)
+  for (int64_t r = 0; r < R; r++) {
+    const float *xr = x + r * M;
+    float *yr = y + r * M;
+    float m = (float)(ln_row_sum_float(xr, M, 0, false) / (double)M);
+    float is = (float)(1.0 / sqrt(ln_row_sum_float(xr, M, m, true) / (double)M + eps));
+    mean[r] = m;
+    rstd[r] = is;
+    if (w && b) {
+#pragma omp simd
+      for (int64_t j = 0; j < M; j++) yr[j] = (xr[j] - m) * is * w[j] + b[j];
+    } else {
+#pragma omp simd
+      for (int64_t j = 0; j < M; j++) yr[j] = (xr[j] - m) * is * (w ? w[j] : 1.0f) + (b ? b[j] : 0.0f);
+    }
+  }
+}
 
 /* dx = rstd * (dxh - mean(dxh) - xhat * mean(dxh * xhat)), dxh = g * w, per row;
  * dw = sum_rows g * xhat, db = sum_rows g: each thread sums its rows into its
@@ -986,8 +1044,54 @@ LN_FWD(double)
       }                                                                                            \
     }                                                                                              \
   }
-LN_BWD(float)
 LN_BWD(double)
+
+/* float rows: the row sums in float over LN_BLOCK elements at a time, and
+ * each thread's dw/db terms in a pair of float rows emptied into its double
+ * rows every LN_BWD_ROWS rows (part holds both: 2M doubles then 2M floats
+ * per thread), instead of widening every term to double. */
+#define LN_BWD_ROWS 16
+static void ln_bwd_float(const float *g, const float *x, const float *mean, const float *rstd, const float *w,
+                         float *dx, double *part, int nt, int64_t R, int64_t M) {
+#pragma omp parallel num_threads(nt)
+  {
+    int tid = omp_get_thread_num();
+    double *pw = part + 2 * M * tid, *pb = pw + M;
+    float *fw = (float *)(part + 2 * M * nt) + 2 * M * tid, *fb = fw + M;
+    int rows = 0;
+#pragma omp for schedule(static)
+    for (int64_t r = 0; r < R; r++) {
+      const float *xr = x + r * M, *gr = g + r * M;
+      float *dr = dx + r * M, m = mean[r], is = rstd[r];
+      double a = 0, bsum = 0;
+      for (int64_t j0 = 0; j0 < M; j0 += LN_BLOCK) {
+        int64_t j1 = j0 + LN_BLOCK < M ? j0 + LN_BLOCK : M;
+        float fa = 0, fbs = 0;
+#pragma omp simd reduction(+:fa, fbs)
+        for (int64_t j = j0; j < j1; j++) {
+          float xh = (xr[j] - m) * is, dxh = gr[j] * (w ? w[j] : 1.0f);
+          fa += dxh;
+          fbs += dxh * xh;
+          fw[j] += gr[j] * xh;
+          fb[j] += gr[j];
+        }
+        a += fa;
+        bsum += fbs;
+      }
+      if (++rows == LN_BWD_ROWS) {
+        for (int64_t j = 0; j < M; j++) { pw[j] += fw[j]; pb[j] += fb[j]; fw[j] = fb[j] = 0; }
+        rows = 0;
+      }
+      float ca = (float)(a / (double)M), cb = (float)(bsum / (double)M);
+#pragma omp simd
+      for (int64_t j = 0; j < M; j++) {
+        float xh = (xr[j] - m) * is;
+        dr[j] = is * (gr[j] * (w ? w[j] : 1.0f) - ca - xh * cb);
+      }
+    }
+    for (int64_t j = 0; j < M; j++) { pw[j] += fw[j]; pb[j] += fb[j]; }
+  }
+}
 
 /* mean and rstd keep input's leading dims, 1 for the normalized ones */
 static void ln_stat_sizes(const THTensor *input, const ATIntList *shape, int64_t *rs) {
@@ -1111,7 +1215,8 @@ int at_layer_norm_backward(THTensor **outs, const THTensor *grad, const THTensor
   THTensor *x = as_compute(input, &ct), *g = NULL, *mt = NULL, *st = NULL, *wt = NULL, *dx = NULL;
   int nt = R * M > 32768 ? at_get_num_threads() : 1;
   if (nt > R) nt = R > 0 ? (int)R : 1;
-  double *part = calloc(2 * (M ? M : 1) * nt, sizeof(double)), *dw = NULL, *db = NULL;
+  /* per thread: dw and db rows in double, and (float kernel) in float */
+  double *part = calloc(3 * (M ? M : 1) * nt, sizeof(double)), *dw = NULL, *db = NULL;
   int rc = -1;
   if (!x || !part) goto done;
   if (!(g = as_type(grad, ct)) || !(mt = as_type(mean, ct)) || !(st = as_type(rstd, ct))) goto done;

@@ -8,6 +8,7 @@
 #include "ATCuda.h"
 
 #include <math.h>
+#include <omp.h>
 
 /* elements per zero test of the plain SGD step: a 128-wide embedding row is two */
 #define SGD_BLOCK 64
@@ -15,14 +16,25 @@
 typedef uint32_t __attribute__((may_alias)) bits_float;
 typedef uint64_t __attribute__((may_alias)) bits_double;
 
+/* [*b, *e): this thread's share of n elements, whole cache lines each */
+static inline void thread_range(int64_t n, int64_t *b, int64_t *e) {
+  int tid = omp_get_thread_num(), nth = omp_get_num_threads();
+  int64_t chunk = ((n + nth - 1) / nth + 15) & ~(int64_t)15;
+  *b = tid * chunk < n ? tid * chunk : n;
+  *e = *b + chunk < n ? *b + chunk : n;
+}
+
 /* One loop per variant, the flags compile-time constants inside it (a
- * branch per element keeps the loop from vectorizing). */
+ * branch per element keeps the loop from vectorizing). The parallel region
+ * is the caller's, around the choice of variant: a region inside the
+ * inlined loop is outlined once with the flags as runtime values, which
+ * left every variant scalar. */
 #define DEFINE_SGD(T, FMA)                                                                        \
   static inline __attribute__((always_inline)) void sgd_loop_##T(                                 \
-      T *restrict p, const T *restrict g, T *restrict buf, int64_t n, T lr, T mom, T damp1, T wd,  \
+      T *restrict p, const T *restrict g, T *restrict buf, int64_t i0, int64_t i1, T lr, T mom, T damp1, T wd, \
       const bool neg, const bool decay, const bool has_buf, const bool first, const bool nesterov) { \
-    _Pragma("omp parallel for simd if (n > 65536)")                                                \
-    for (int64_t i = 0; i < n; i++) {                                                              \
+    _Pragma("omp simd")                                                                            \
+    for (int64_t i = i0; i < i1; i++) {                                                            \
       T d = neg ? -g[i] : g[i];                                                                    \
       if (decay) d = FMA(wd, p[i], d);                                                             \
       if (has_buf) {                                                                               \
@@ -54,19 +66,27 @@ typedef uint64_t __attribute__((may_alias)) bits_double;
   static void sgd_##T(T *p, const T *g, T *buf, int64_t n, T lr, T mom, T damp1, T wd, bool nesterov, \
                       bool maximize, bool first) {                                                 \
     bool decay = wd != 0;                                                                          \
-    if (!buf) {                                                                                    \
-      if (maximize) sgd_loop_##T(p, g, buf, n, lr, mom, damp1, wd, true, decay, false, false, false); \
-      else if (decay) sgd_loop_##T(p, g, buf, n, lr, mom, damp1, wd, false, true, false, false, false); \
-      else if (lr >= 0 && isfinite(lr)) sgd_plain_##T(p, g, n, lr); /* inf * 0 is nan */            \
-      else sgd_loop_##T(p, g, buf, n, lr, mom, damp1, wd, false, false, false, false, false);      \
-    } else if (first)                                                                              \
-      sgd_loop_##T(p, g, buf, n, lr, mom, damp1, wd, maximize, decay, true, true, nesterov);       \
-    else if (maximize || nesterov)                                                                 \
-      sgd_loop_##T(p, g, buf, n, lr, mom, damp1, wd, maximize, decay, true, false, nesterov);      \
-    else if (decay) /* the common case: momentum + weight decay */                                 \
-      sgd_loop_##T(p, g, buf, n, lr, mom, damp1, wd, false, true, true, false, false);             \
-    else                                                                                           \
-      sgd_loop_##T(p, g, buf, n, lr, mom, damp1, wd, false, false, true, false, false);            \
+    if (!buf && !maximize && !decay && lr >= 0 && isfinite(lr)) { /* inf * 0 is nan */             \
+      sgd_plain_##T(p, g, n, lr);                                                                  \
+      return;                                                                                      \
+    }                                                                                              \
+    _Pragma("omp parallel if (n > 65536)")                                                         \
+    {                                                                                              \
+      int64_t b, e;                                                                                \
+      thread_range(n, &b, &e);                                                                     \
+      if (!buf) {                                                                                  \
+        if (maximize) sgd_loop_##T(p, g, buf, b, e, lr, mom, damp1, wd, true, decay, false, false, false); \
+        else if (decay) sgd_loop_##T(p, g, buf, b, e, lr, mom, damp1, wd, false, true, false, false, false); \
+        else sgd_loop_##T(p, g, buf, b, e, lr, mom, damp1, wd, false, false, false, false, false);  \
+      } else if (first)                                                                            \
+        sgd_loop_##T(p, g, buf, b, e, lr, mom, damp1, wd, maximize, decay, true, true, nesterov);  \
+      else if (maximize || nesterov)                                                               \
+        sgd_loop_##T(p, g, buf, b, e, lr, mom, damp1, wd, maximize, decay, true, false, nesterov); \
+      else if (decay) /* the common case: momentum + weight decay */                               \
+        sgd_loop_##T(p, g, buf, b, e, lr, mom, damp1, wd, false, true, true, false, false);        \
+      else                                                                                         \
+        sgd_loop_##T(p, g, buf, b, e, lr, mom, damp1, wd, false, false, true, false, false);       \
+    }                                                                                              \
   }
 DEFINE_SGD(float, fmaf)
 DEFINE_SGD(double, fma)
@@ -101,13 +121,12 @@ int at_sgd_step(THTensor *p, const THTensor *grad, THTensor *buf, double lr, dou
 
 #define DEFINE_ADAM(T, FMA, SQRT)                                                                 \
   static inline __attribute__((always_inline)) void adam_loop_##T(                                \
-      T *restrict p, const T *restrict gr, T *restrict m, T *restrict v, T *restrict vmax, int64_t n, \
-      T w1, T beta2, T c2, T wd, T pdecay, T bc2s, T eps, T neg_step, const bool neg, const bool l2,  \
-      const bool decay_p, const bool ams) {                                                        \
-    bool small = w1 < (T)0.5 && w1 > (T)-0.5;                                                      \
+      T *restrict p, const T *restrict gr, T *restrict m, T *restrict v, T *restrict vmax, int64_t i0, \
+      int64_t i1, T w1, T beta2, T c2, T wd, T pdecay, T bc2s, T eps, T neg_step, const bool neg,  \
+      const bool l2, const bool decay_p, const bool ams, const bool small) {                      \
     T coef = small ? w1 : w1 - 1;                                                                  \
-    _Pragma("omp parallel for simd if (n > 65536)")                                                \
-    for (int64_t i = 0; i < n; i++) {                                                              \
+    _Pragma("omp simd")                                                                            \
+    for (int64_t i = i0; i < i1; i++) {                                                            \
       T g = neg ? -gr[i] : gr[i], pi = p[i];                                                       \
       if (l2) g = FMA(wd, pi, g);                                                                  \
       if (decay_p) pi = pi * pdecay;                                                               \
@@ -123,14 +142,25 @@ int at_sgd_step(THTensor *p, const THTensor *grad, THTensor *buf, double lr, dou
   }                                                                                                \
   static void adam_##T(T *p, const T *g, T *m, T *v, T *vmax, int64_t n, T w1, T beta2, T c2, T wd, T pdecay, \
                        T bc2s, T eps, T neg_step, bool neg, bool l2, bool decay_p) {                  \
-    if (vmax || neg)                                                                               \
-      adam_loop_##T(p, g, m, v, vmax, n, w1, beta2, c2, wd, pdecay, bc2s, eps, neg_step, neg, l2, decay_p, vmax != NULL); \
-    else if (l2)                                                                                   \
-      adam_loop_##T(p, g, m, v, vmax, n, w1, beta2, c2, wd, pdecay, bc2s, eps, neg_step, false, true, false, false); \
-    else if (decay_p)                                                                              \
-      adam_loop_##T(p, g, m, v, vmax, n, w1, beta2, c2, wd, pdecay, bc2s, eps, neg_step, false, false, true, false); \
-    else                                                                                           \
-      adam_loop_##T(p, g, m, v, vmax, n, w1, beta2, c2, wd, pdecay, bc2s, eps, neg_step, false, false, false, false); \
+    /* lerp's two formulas (torch's), chosen by weight as in its kernel */                       \
+    bool small = w1 < (T)0.5 && w1 > (T)-0.5;                                                      \
+    _Pragma("omp parallel if (n > 65536)")                                                         \
+    {                                                                                              \
+      int64_t b, e;                                                                                \
+      thread_range(n, &b, &e);                                                                     \
+      if (vmax || neg || !small)                                                                   \
+        adam_loop_##T(p, g, m, v, vmax, b, e, w1, beta2, c2, wd, pdecay, bc2s, eps, neg_step, neg, l2, decay_p, \
+                      vmax != NULL, small);                                                        \
+      else if (l2)                                                                                 \
+        adam_loop_##T(p, g, m, v, vmax, b, e, w1, beta2, c2, wd, pdecay, bc2s, eps, neg_step, false, true, false, \
+                      false, true);                                                                \
+      else if (decay_p)                                                                            \
+        adam_loop_##T(p, g, m, v, vmax, b, e, w1, beta2, c2, wd, pdecay, bc2s, eps, neg_step, false, false, true, \
+                      false, true);                                                                \
+      else                                                                                         \
+        adam_loop_##T(p, g, m, v, vmax, b, e, w1, beta2, c2, wd, pdecay, bc2s, eps, neg_step, false, false, false, \
+                      false, true);                                                                \
+    }                                                                                              \
   }
 DEFINE_ADAM(float, fmaf, sqrtf)
 DEFINE_ADAM(double, fma, sqrt)
