@@ -257,7 +257,7 @@ case("broadcast_to_fn_varargs", lambda l, x: l.broadcast_to(x, 2, 3, 4))
 
 KNOWN_DIFFERENT = {
     "diag", "rot90",
-    "matmul12", "matmul21", "matmul31", "matmul13",
+    "matmul12", "matmul31", "matmul13",
     "inner", "addmv", "addr", "addbmm",
     "repeat", "tile", "repeat_interleave", "unbind",
     "split", "chunk", "cross",
@@ -524,3 +524,14 @@ def _products(lib, dtype):
 @pytest.mark.parametrize("dtype", ["real", "complex"])
 def test_dot_vdot_mv_values_and_gradients_match_torch(dtype):
     assert _products(cthtorch, dtype) == _products(torch, dtype)
+
+
+@pytest.mark.parametrize("call", [lambda l: l.mv(l.ones(3, 4), l.ones(5)), lambda l: l.matmul(l.ones(3, 4), l.ones(5)),
+                                  lambda l: l.ones(3, 4) @ l.ones(5, requires_grad=True)])
+def test_mv_size_mismatch_message_matches_torch(call):
+    msgs = []
+    for lib in (cthtorch, torch):
+        with pytest.raises(RuntimeError) as e:
+            call(lib)
+        msgs.append(str(e.value))
+    assert msgs[0] == msgs[1]

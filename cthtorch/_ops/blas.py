@@ -35,8 +35,8 @@ def matmul(input, other, *, out=None):
         r = cthtorch.mm(a, b)
     elif da == 1 and db == 2:
         r = cthtorch.mm(a.unsqueeze(0), b).squeeze(0)
-    elif da == 2 and db == 1:
-        r = cthtorch.mm(a, b.unsqueeze(1)).squeeze(1)
+    elif da == 2 and db == 1:   # torch's matmul is mv here: its node and its size message
+        r = mv(a, b)
     elif a.is_nested or b.is_nested:   # per component (cthtorch/_nested_tensor.py)
         r = a.matmul(b) if a.is_nested else _nested_operand()
     elif _folds(a, b, out is not None):
@@ -179,6 +179,9 @@ def mv(input, vec, *, out=None):
         raise IndexError("Dimension specified as 0 but tensor has no dimensions")
     if input.dim() != 2 or vec.dim() != 1:
         raise RuntimeError("vector + matrix @ vector expected, got %d, %d, %d" % (1, input.dim(), vec.dim()))
+    if input.shape[1] != vec.shape[0]:
+        raise RuntimeError("size mismatch, got input (%d), mat (%dx%d), vec (%d)"
+                           % (input.shape[0], input.shape[0], input.shape[1], vec.shape[0]))
     if _records_graph(input, vec):
         return _Mv.apply(input, vec)
     return _mv_value(input, vec)
