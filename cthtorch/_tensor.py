@@ -6,6 +6,11 @@ from cthtorch import _C, _ops
 from cthtorch._utils import _int_list
 
 
+DEEPCOPY_SUBCLASS = ("The default implementation of __deepcopy__() for non-wrapper subclasses only works for subclass "
+                     "types that implement new_empty() and for which that function returns another instance of the "
+                     "same subclass. You should either properly implement new_empty() for your subclass or override "
+                     "__deepcopy__() if it is intended behavior for new_empty() to return an instance of a different "
+                     "type.")
 DEEPCOPY_NON_LEAF = ("Only Tensors created explicitly by the user (graph leaves) support the deepcopy protocol at "
                      "the moment.  If you were attempting to deepcopy a module, this may be because of a "
                      "torch.nn.utils.weight_norm usage, see https://github.com/pytorch/pytorch/pull/103001")
@@ -91,9 +96,11 @@ class Tensor(_C._TensorBase):
         return _str(self, tensor_contents=tensor_contents)
 
     @_handles_torch_function
+    @_handles_torch_function
     def __format__(self, spec):
-        if self.dim() == 0:
-            return self.item().__format__(spec)
+        # only a plain 0-d tensor formats as its number: a subclass's (even a 0-d one) is object's, as in torch
+        if type(self) is Tensor and self.dim() == 0 and not self.is_meta:
+            return self.detach().item().__format__(spec)
         return object.__format__(self, spec)
 
     # ---- autograd ----
@@ -200,6 +207,12 @@ class Tensor(_C._TensorBase):
             raise RuntimeError(DEEPCOPY_NON_LEAF)
         if id(self) in memo:
             return memo[id(self)]
+        if type(self) is not Tensor and not _is_param_cls(type(self)):
+            # torch copies a subclass through new_empty() run with its __torch_function__ off: unless the
+            # subclass's own new_empty keeps the type, that is a plain tensor and the copy is refused
+            with _C.DisableTorchFunctionSubclass():
+                if type(self.new_empty([])) is not type(self):
+                    raise RuntimeError(DEEPCOPY_SUBCLASS)
         with cthtorch.no_grad():
             new = self.clone()
             if type(self) is not Tensor:

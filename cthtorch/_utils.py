@@ -96,3 +96,21 @@ def _int_list(fname, argname, pos, value, varargs=False):
                             % (fname, argname, i + 1, why))
         out.append(v)
     return out
+
+
+# ---- the reconstruction functions pickles made by torch name (torch._utils._rebuild_tensor_v2, ...): a tensor
+# pickled with pickle.dumps, and old checkpoints, call them by these names (the code is in serialization)
+
+def _rebuild_tensor_v2(storage, storage_offset, size, stride, requires_grad=False, backward_hooks=None, metadata=None):
+    from cthtorch import serialization
+    return serialization._rebuild_tensor_v2(storage, storage_offset, size, stride, requires_grad, backward_hooks,
+                                            metadata)
+
+
+def _rebuild_tensor(storage, storage_offset, size, stride):
+    return _rebuild_tensor_v2(storage, storage_offset, size, stride)
+
+
+def _rebuild_parameter(data, requires_grad, backward_hooks=None):
+    from cthtorch import serialization
+    return serialization._rebuild_parameter(data, requires_grad, backward_hooks)

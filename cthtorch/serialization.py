@@ -92,9 +92,17 @@ def _rebuild_sparse_tensor(layout, data):
 
 
 def _rebuild_tensor_v2(storage, storage_offset, size, stride, requires_grad=False, backward_hooks=None, metadata=None):
-    """PyTorch's reconstruction (torch._utils._rebuild_tensor_v2): offsets in elements."""
-    return _rebuild_tensor(storage.storage, storage_offset, size, stride, storage.dtype_name, requires_grad,
-                           storage.device)
+    """PyTorch's reconstruction (torch._utils._rebuild_tensor_v2): offsets in elements. The storage is what a
+    checkpoint's storage record resolved to, or a TypedStorage (a tensor pickled by torch's pickle.dumps
+    carries one, made by torch.storage._load_from_bytes)."""
+    if isinstance(storage, _TypedStorageRef):
+        return _rebuild_tensor(storage.storage, storage_offset, size, stride, storage.dtype_name, requires_grad,
+                               storage.device)
+    from cthtorch.storage import TypedStorage
+    if not isinstance(storage, TypedStorage):
+        raise TypeError("_rebuild_tensor_v2(): storage must be a TypedStorage, not %s" % type(storage).__name__)
+    return _rebuild_tensor(storage.untyped(), storage_offset, size, stride, str(storage.dtype).split(".")[1],
+                           requires_grad)
 
 
 class _Unsafe(pickle.UnpicklingError):
@@ -448,6 +456,8 @@ def load(f, map_location=None, pickle_module=None, *, weights_only=True, mmap=No
                 data = fh.read()
         else:
             data = f.read()
+        if not zipfile.is_zipfile(io.BytesIO(data)) and _is_legacy(data):
+            return _legacy_load(data, weights_only, map_location)
         zf = zipfile.ZipFile(io.BytesIO(data))
         names = zf.namelist()
         pkls = [n for n in names if n.endswith("/data.pkl") or n == "data.pkl"]
@@ -468,10 +478,80 @@ def load(f, map_location=None, pickle_module=None, *, weights_only=True, mmap=No
 
 
 def _fix_refs(obj):
-    # a bare _TypedStorageRef can only appear in malformed files
+    """torch.save(storage) loads as a TypedStorage, as in torch (storages inside containers are not unwrapped)."""
     if isinstance(obj, _TypedStorageRef):
-        raise RuntimeError("corrupted file: a storage appears outside a tensor")
+        from cthtorch.storage import TypedStorage
+        return TypedStorage(wrap_storage=obj.storage, dtype=getattr(cthtorch, obj.dtype_name), _internal=True)
     return obj
+
+
+# ---- the format before the zip archive (torch.save(..., _use_new_zipfile_serialization=False), checkpoints
+# from torch < 1.6, and the bytes inside a tensor that torch's pickle.dumps wrote): pickles of a magic number,
+# the protocol version and system info, then the object pickled with ("storage", type, key, location, numel,
+# view) references, then the sorted list of storage keys, then each storage as an int64 element count and its
+# raw bytes.
+_LEGACY_MAGIC = 0x1950a86a20f9469cfc6c
+_LEGACY_PROTOCOL = 1001
+
+
+class _PlainUnpickler(pickle.Unpickler):
+    """The legacy header and key list: plain values only, no globals."""
+
+    def find_class(self, module, name):
+        raise pickle.UnpicklingError("unexpected global %s.%s in a checkpoint header" % (module, name))
+
+
+def _is_legacy(data):
+    try:
+        return _PlainUnpickler(io.BytesIO(data)).load() == _LEGACY_MAGIC
+    except Exception:  # noqa: BLE001 - anything unreadable is simply not the legacy format
+        return False
+
+
+class _LegacyUnpickler(_Unpickler):
+    def __init__(self, f, weights_only, map_location):
+        super().__init__(f, None, "", weights_only, map_location)
+
+    def persistent_load(self, pid):
+        if not isinstance(pid, tuple) or len(pid) != 6 or pid[0] != "storage":
+            raise pickle.UnpicklingError("unsupported persistent id %r" % (pid,))
+        _, stype, key, location, numel, view = pid
+        if view is not None:
+            raise NotImplementedError("cthtorch.load: storage views of the pre-0.4 checkpoint format are not "
+                                      "supported; load and re-save the file with a newer torch")
+        dtype_name = stype if isinstance(stype, str) else str(stype).split(".")[-1]
+        key = str(key)
+        if key not in self.loaded:
+            if not isinstance(numel, int) or numel < 0:
+                raise RuntimeError("corrupted file: storage %s has element count %r" % (key, numel))
+            self.loaded[key] = (_C.UntypedStorage(numel * getattr(cthtorch, dtype_name).itemsize), dtype_name)
+        return _TypedStorageRef(self.loaded[key][0], dtype_name, _target_device(location, self.map_location))
+
+
+def _legacy_load(data, weights_only, map_location):
+    f = io.BytesIO(data)
+    header = _PlainUnpickler(f)
+    header.load()
+    version = header.load()
+    if version != _LEGACY_PROTOCOL:
+        raise RuntimeError("Invalid protocol version: %s" % (version,))
+    header.load()    # sys info: byte order and C type sizes, which only matter to other platforms
+    up = _LegacyUnpickler(f, weights_only, map_location)
+    obj = up.load()
+    keys = _PlainUnpickler(f).load()
+    for key in keys:
+        if str(key) not in up.loaded:
+            raise RuntimeError("corrupted file: storage %s is listed but never used" % key)
+        st, dtype_name = up.loaded[str(key)]
+        head = f.read(8)
+        itemsize = getattr(cthtorch, dtype_name).itemsize
+        if len(head) != 8 or int.from_bytes(head, "little") * itemsize != st.nbytes():
+            raise RuntimeError("corrupted file: storage %s has the wrong size" % key)
+        raw = f.read(st.nbytes())
+        if len(raw) != st.nbytes():
+            raise RuntimeError("corrupted file: storage %s is truncated" % key)
+        st.copy_from_buffer(raw)
+    return _fix_refs(obj)    # a storage alone: torch.save(storage), and the bytes inside a pickled tensor
 
 
 _NO_CUDA_LOAD = ("Attempting to deserialize object on a CUDA device but cthtorch.cuda.is_available() is "

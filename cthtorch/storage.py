@@ -180,3 +180,10 @@ def _storage(self):
     # the warning names the caller of Tensor.storage(), as torch's does (a notebook shows that line)
     _warn_typed_storage_removal(stacklevel=3)
     return TypedStorage(wrap_storage=self.untyped_storage(), dtype=self.dtype, _internal=True)
+
+
+def _load_from_bytes(b):
+    """torch.storage._load_from_bytes: the storage inside a tensor or storage that torch's pickle.dumps wrote
+    (torch.save's pre-zip format, in bytes)."""
+    import io
+    return cthtorch.load(io.BytesIO(b), weights_only=False)

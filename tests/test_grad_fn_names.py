@@ -257,8 +257,8 @@ case("broadcast_to_fn_varargs", lambda l, x: l.broadcast_to(x, 2, 3, 4))
 
 KNOWN_DIFFERENT = {
     "diag", "rot90",
-    "matmul12", "matmul21", "matmul11", "matmul31", "matmul13", "mv",
-    "dot", "vdot", "inner", "addmv", "addr", "addbmm",
+    "matmul12", "matmul31", "matmul13",
+    "inner", "addmv", "addr", "addbmm",
     "repeat", "tile", "repeat_interleave", "unbind",
     "split", "chunk", "cross",
     "bce_logits", "pad", "einsum",
@@ -495,3 +495,43 @@ def test_global_average_pool_is_torch_s_mean(pool, size, shape):
     assert a[:2] == b[:2]
     for u, v in zip(a[2], b[2]):
         np.testing.assert_allclose(u, v, rtol=1e-10, atol=1e-12)
+
+
+def _products(lib, dtype):
+    """dot / vdot / mv (one node each, as torch's) with their values, first and second gradients"""
+    g = np.random.RandomState(0)
+    mk_ = lambda *shape: lib.tensor(g.randn(*shape) + (1j * g.randn(*shape) if dtype == "complex" else 0),  # noqa: E731
+                                    dtype=lib.complex128 if dtype == "complex" else lib.float64, requires_grad=True)
+    a, b, m = mk_(4), mk_(4), mk_(3, 4)
+    out = []
+    calls = [lambda: lib.dot(a, b), lambda: lib.vdot(a, b), lambda: lib.mv(m, b)]
+    if dtype == "real":   # complex matmul runs on the real parts here (one node more than torch's)
+        calls.append(lambda: a @ b)
+    for f in calls:
+        r = f()
+        loss = (r * r.conj()).real.sum() if dtype == "complex" else (r * r).sum()
+        grads = lib.autograd.grad(loss, (a, b, m), create_graph=True, allow_unused=True)
+        used = [t for t in grads if t is not None]
+        second = lib.autograd.grad(sum((t.abs() ** 2).sum() for t in used), b, allow_unused=True)[0]
+        out.append((type(r.grad_fn).__name__, np.round(np.asarray(r.detach().tolist()), 8).tolist(),
+                    [None if t is None else np.round(np.asarray(t.detach().tolist()), 8).tolist() for t in grads],
+                    None if second is None else np.round(np.asarray(second.tolist()), 8).tolist()))
+    with lib.no_grad():
+        out.append(lib.vdot(a, b).tolist())
+    return out
+
+
+@pytest.mark.parametrize("dtype", ["real", "complex"])
+def test_dot_vdot_mv_values_and_gradients_match_torch(dtype):
+    assert _products(cthtorch, dtype) == _products(torch, dtype)
+
+
+@pytest.mark.parametrize("call", [lambda l: l.mv(l.ones(3, 4), l.ones(5)), lambda l: l.matmul(l.ones(3, 4), l.ones(5)),
+                                  lambda l: l.ones(3, 4) @ l.ones(5, requires_grad=True)])
+def test_mv_size_mismatch_message_matches_torch(call):
+    msgs = []
+    for lib in (cthtorch, torch):
+        with pytest.raises(RuntimeError) as e:
+            call(lib)
+        msgs.append(str(e.value))
+    assert msgs[0] == msgs[1]

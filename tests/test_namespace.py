@@ -383,6 +383,42 @@ def test_set_storage_matches_torch(quiet, call):
     assert a == b
 
 
+def _int16_bytes(t):
+    return t.arange(3, dtype=t.int16)
+
+
+@pytest.mark.parametrize("call", [
+    lambda t: repr(_int16_bytes(t).untyped_storage()),
+    lambda t: repr(t.UntypedStorage(0)),
+    lambda t: repr(t.empty(2, device="meta").untyped_storage()),
+    lambda t: _int16_bytes(t).untyped_storage().tolist(),
+    lambda t: list(_int16_bytes(t).untyped_storage()),
+    lambda t: [_int16_bytes(t).untyped_storage()[i] for i in (2, -1, -6)],
+    lambda t: _int16_bytes(t).untyped_storage()[6],
+    lambda t: _int16_bytes(t).untyped_storage()[-7],
+    lambda t: _int16_bytes(t).untyped_storage()[1.5],
+    lambda t: _int16_bytes(t).untyped_storage()[True],
+    lambda t: (lambda x: (x.untyped_storage().fill_(300), x.tolist())[1])(_int16_bytes(t)),
+    lambda t: (lambda x: (x.untyped_storage().fill_(-1), x.tolist())[1])(_int16_bytes(t)),
+    lambda t: (lambda x: (x.untyped_storage().__setitem__(1, 257), x.tolist())[1])(_int16_bytes(t)),
+    lambda t: _int16_bytes(t).untyped_storage().__setitem__(0, 1.5),
+    lambda t: t.zeros(3, dtype=t.int16).untyped_storage().copy_(_int16_bytes(t).untyped_storage()).tolist(),
+    lambda t: t.UntypedStorage(2).copy_(t.UntypedStorage(3)),
+    lambda t: t.UntypedStorage(2).copy_(t.ones(2)),
+    lambda t: (lambda s: (s.clone().tolist(), s.clone().data_ptr() != s.data_ptr()))(_int16_bytes(t).untyped_storage()),
+    lambda t: (lambda s: s.cpu() is s)(_int16_bytes(t).untyped_storage()),
+    lambda t: (lambda s: (s.type(), s.element_size(), s.is_pinned(), repr(s.new())))(_int16_bytes(t).untyped_storage()),
+    lambda t: (lambda x: (x.untyped_storage()._cdata == x[1:].untyped_storage()._cdata,
+                          x.untyped_storage()._cdata == x.clone().untyped_storage()._cdata))(_int16_bytes(t)),
+    lambda t: (lambda x: x.untyped_storage().data_ptr() == x[1:].untyped_storage().data_ptr())(_int16_bytes(t)),
+])
+def test_untyped_storage_api_matches_torch(call):
+    """torch.UntypedStorage as programs use it: bytes read and written by index, fill_/copy_/clone, its
+    printing, and sharing detection through data_ptr() and _cdata."""
+    a, b = _storage_outcome(call)
+    assert a == b
+
+
 def test_storage_warns_once_like_torch():
     import warnings
     cthtorch.storage._reset_warn_typed_storage_removal()

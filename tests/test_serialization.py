@@ -4,6 +4,7 @@ import io
 import os
 import pickle
 import random
+import warnings
 import zipfile
 
 import numpy as np
@@ -175,3 +176,70 @@ def test_device_in_checkpoint_uses_torch_names(tmp_path):
     b.seek(0)
     got = torch.load(b, weights_only=True)
     assert got["d"] == torch.device("cuda:1") and got["s"] == torch.Size([2])
+
+
+class _TorchNamesToCthtorch(pickle.Unpickler):
+    """Resolves torch.* globals to cthtorch.*, as `import torch` does with cthtorch's alias on the path."""
+
+    def find_class(self, module, name):
+        if module == "torch" or module.startswith("torch."):
+            module = "cthtorch" + module[len("torch"):]
+        return super().find_class(module, name)
+
+
+def test_plain_pickle_of_torch_tensors_loads():
+    """pickle.dumps of torch tensors names torch._utils._rebuild_tensor_v2 / _rebuild_parameter and
+    torch.storage._load_from_bytes (the pre-zip torch.save format in bytes): each tensor comes back with its
+    dtype, geometry, values and Parameter-ness."""
+    torch = oracle.require_torch()
+    base = torch.arange(12.0).reshape(3, 4)
+    obj = {"view": base[1:, 1:3], "t": base.t(), "p": torch.nn.Parameter(torch.ones(2)),
+           "i16": torch.tensor([1, -2], dtype=torch.int16), "h": torch.tensor([0.5, 1.5]).half(),
+           "bf": torch.tensor([2.0]).bfloat16(), "b": torch.tensor([True, False]), "e": torch.zeros(0, 3)}
+    for proto in (2, pickle.HIGHEST_PROTOCOL):
+        r = _TorchNamesToCthtorch(io.BytesIO(pickle.dumps(obj, protocol=proto))).load()
+        for k, ref in obj.items():
+            got = r[k]
+            assert str(got.dtype) == str(ref.dtype) and tuple(got.shape) == tuple(ref.shape), k
+            assert got.stride() == ref.stride() and got.storage_offset() == ref.storage_offset(), k
+            assert got.float().tolist() == ref.float().tolist(), k
+            assert type(got).__name__ == type(ref).__name__ and got.requires_grad == ref.requires_grad, k
+    assert ct._utils._rebuild_tensor_v2 is not None and ct.storage._load_from_bytes is not None
+
+
+def test_loads_torchs_pre_zip_checkpoints():
+    """torch.save(..., _use_new_zipfile_serialization=False) (and every checkpoint before torch 1.6): views of
+    one storage share it again, weights_only loads work, a saved storage comes back as a TypedStorage."""
+    torch = oracle.require_torch()
+    base = torch.arange(6.0)
+    lin = torch.nn.Linear(2, 3)
+    b = io.BytesIO()
+    torch.save({"w": base.view(2, 3), "v": base[2:], "n": 3, "sd": lin.state_dict(),
+                "l": torch.tensor([7], dtype=torch.int64)}, b, _use_new_zipfile_serialization=False)
+    for weights_only in (True, False):
+        r = ct.load(io.BytesIO(b.getvalue()), weights_only=weights_only)
+        assert r["w"].tolist() == base.view(2, 3).tolist() and r["v"].tolist() == base[2:].tolist()
+        assert r["v"].storage_offset() == 2 and r["n"] == 3 and r["l"].dtype == ct.int64
+        assert r["w"].untyped_storage().data_ptr() == r["v"].untyped_storage().data_ptr()
+        assert list(r["sd"]) == ["weight", "bias"] and r["sd"]["weight"].tolist() == lin.weight.tolist()
+    for zipped in (False, True):
+        b = io.BytesIO()
+        with warnings.catch_warnings():   # torch's TypedStorage deprecation warning
+            warnings.simplefilter("ignore")
+            torch.save(base[1:].storage(), b, _use_new_zipfile_serialization=zipped)
+        st = ct.load(io.BytesIO(b.getvalue()), weights_only=False)
+        assert type(st).__name__ == "TypedStorage" and st.dtype == ct.float32 and st.tolist() == base.tolist()
+
+
+def test_pre_zip_checkpoint_corruption_is_an_error():
+    torch = oracle.require_torch()
+    b = io.BytesIO()
+    torch.save({"w": torch.arange(6.0)}, b, _use_new_zipfile_serialization=False)
+    data = b.getvalue()
+    for bad in (data[:-3], data[:-24 - 8]):
+        with pytest.raises(RuntimeError):
+            ct.load(io.BytesIO(bad))
+    with pytest.raises(pickle.UnpicklingError, match="Weights only load failed"):
+        b = io.BytesIO()
+        torch.save({"f": collections.Counter("ab")}, b, _use_new_zipfile_serialization=False)
+        ct.load(io.BytesIO(b.getvalue()))

@@ -268,3 +268,126 @@ def test_data_of_a_subclass_goes_through_its_torch_function_as_torch():
     (it was a plain tensor); Parameters, which opt out, give plain tensors"""
     torch = require_torch()
     assert _data_of_subclasses(cthtorch) == _data_of_subclasses(torch)
+
+
+def _size_queries(lib):
+    """what a subclass and a mode see of the size/metadata queries: torch hands the methods over by name,
+    len() as Tensor.__len__ with kwargs {}, and the properties as their __get__"""
+    seen = []
+    Logged = _logged(lib, seen)
+    s = lib.ones(2, 3).as_subclass(Logged)
+    del seen[:]
+    values = [s.dim(), tuple(s.size()), s.size(1), len(s), tuple(s.shape), s.numel(), s.stride(), s.ndim,
+              str(s.dtype), str(s.device), s.requires_grad, s.is_leaf, s.grad, s.grad_fn, s.data_ptr() != 0]
+    out = [values, list(seen), type(s.shape).__name__]
+    log = []
+
+    class Recording(lib.overrides.TorchFunctionMode):
+        def __torch_function__(self, func, types, args=(), kwargs=None):
+            log.append((func.__name__, kwargs))
+            return func(*args, **(kwargs or {}))
+
+    x = lib.ones(2, 3)
+    with Recording():
+        x.dim(), x.size(), len(x), x.shape, x.numel(), x.dtype, x.grad, x.data_ptr()
+    return out + [log]
+
+
+def test_size_and_metadata_queries_are_handed_over_as_torch():
+    torch = require_torch()
+    assert _size_queries(cthtorch) == _size_queries(torch)
+
+
+def _functional_calls(lib):
+    """a mode's log of common nn.functional calls on plain tensors: the library's own size queries inside
+    them stay unseen, as torch's C++ ones are"""
+    log = []
+
+    class Recording(lib.overrides.TorchFunctionMode):
+        def __torch_function__(self, func, types, args=(), kwargs=None):
+            log.append(func.__name__)
+            return func(*args, **(kwargs or {}))
+
+    F = lib.nn.functional
+    x, w, t, img = lib.ones(2, 3), lib.ones(4, 3), lib.tensor([0, 1]), lib.ones(1, 1, 4, 4)
+    k = lib.ones(1, 1, 2, 2)
+    out = []
+    with Recording():
+        for f in (lambda: F.linear(x, w), lambda: F.relu(x), lambda: F.softmax(x, dim=1),
+                  lambda: F.cross_entropy(x, t), lambda: F.conv2d(img, k), lambda: F.max_pool2d(img, 2),
+                  lambda: F.layer_norm(x, (3,)), lambda: F.mse_loss(x, x), lambda: F.dropout(x, 0.5, False),
+                  lambda: lib.flatten(img, 1)):
+            del log[:]
+            f()
+            out.append(list(log))
+    return out
+
+
+def test_functional_calls_do_not_show_internal_size_queries():
+    torch = require_torch()
+    assert _functional_calls(cthtorch) == _functional_calls(torch)
+
+
+def _format_and_deepcopy(lib):
+    import copy
+
+    class Plain(lib.Tensor):
+        pass
+
+    class Off(lib.Tensor):
+        __torch_function__ = lib._C._disabled_torch_function_impl
+
+    class KeepsType(lib.Tensor):
+        def new_empty(self, *args, **kwargs):
+            return super().new_empty(*args, **kwargs).as_subclass(KeepsType)
+
+    def outcome(f):
+        try:
+            r = f()
+            return "ok", (type(r).__name__, r.tolist()) if isinstance(r, lib.Tensor) else r
+        except Exception as e:  # noqa: BLE001 - comparing what each library raises
+            return type(e).__name__, str(e)
+    calls = [lambda: "{:.2f}".format(lib.tensor(1.5).as_subclass(Plain)),
+             lambda: "{:.2f}".format(lib.tensor(1.5).as_subclass(Off)),
+             lambda: "{:.2f}".format(lib.tensor(1.5, requires_grad=True)),
+             lambda: "{:.2f}".format(lib.ones(2)),
+             lambda: format(lib.tensor(7), "03d")]
+    calls += [(lambda c: lambda: copy.deepcopy(lib.ones(2).as_subclass(c)))(c) for c in (Plain, Off, KeepsType)]
+    calls += [lambda: copy.deepcopy(lib.nn.Parameter(lib.ones(2)))]
+    return [outcome(f) for f in calls]
+
+
+def test_format_and_deepcopy_of_subclasses_match_torch():
+    """a 0-d subclass formats as an object (torch raises for a numeric spec); deepcopy of a non-wrapper subclass
+    needs a new_empty that keeps the subclass, else torch's RuntimeError"""
+    torch = require_torch()
+    ours = _format_and_deepcopy(cthtorch)
+    assert ours == _format_and_deepcopy(torch)
+    assert ours[0][0] == "TypeError" and ours[5][0] == "RuntimeError" and ours[7][0] == "ok"
+
+
+def _kwargs_handed_over(lib):
+    """kwargs a mode's handler gets: None from a call without keywords to what torch writes in C (factories,
+    linear, matmul, methods), the dict where keywords were given, {} from torch's Python functions"""
+    log = []
+
+    class Recording(lib.overrides.TorchFunctionMode):
+        def __torch_function__(self, func, types, args=(), kwargs=None):
+            log.append((func.__name__, None if kwargs is None else {k: str(v) for k, v in kwargs.items()}))
+            return func(*args, **(kwargs or {}))
+
+    x, w = lib.ones(2, 3), lib.ones(4, 3)
+    F = lib.nn.functional    # imported before the mode: its import makes tensors
+    with Recording():
+        F.linear(x, w)
+        lib.zeros(2, dtype=lib.float64)
+        lib.matmul(x, w.t())
+        lib.arange(3)
+        lib.einsum("ij->j", x)
+        len(x)
+    return log
+
+
+def test_kwargs_of_bindings_are_none_as_torch():
+    torch = require_torch()
+    assert _kwargs_handed_over(cthtorch) == _kwargs_handed_over(torch)

@@ -468,9 +468,125 @@ def test_random_choice_passes_several_arguments():
 def test_autoaugment_names_exist_and_say_they_are_missing():
     from cthtorch.vision.transforms import autoaugment
     assert autoaugment.AutoAugmentPolicy("imagenet") is T.AutoAugmentPolicy.IMAGENET
-    for cls in (T.AutoAugment, T.RandAugment, T.TrivialAugmentWide, T.AugMix):
+    for cls in (T.AutoAugment, T.AugMix):
         with pytest.raises(NotImplementedError, match=cls.__name__ + " is not implemented"):
             cls(interpolation=F.InterpolationMode.BILINEAR)
+
+
+_TRIVIAL_OPS = ["Identity", "ShearX", "ShearY", "TranslateX", "TranslateY", "Rotate", "Brightness", "Color",
+                "Contrast", "Sharpness", "Posterize", "Solarize", "AutoContrast", "Equalize"]
+
+
+def _trivial_draw(torch, seed, num_bins=31):
+    """The op, bin and sign torchvision's TrivialAugmentWide draws after manual_seed(seed): op, then bin (ops
+    with bins), then sign (signed ops), each a randint(n, (1,)) on the global generator."""
+    torch.manual_seed(seed)
+    name = _TRIVIAL_OPS[int(torch.randint(14, (1,)).item())]
+    has_bins = name not in ("Identity", "AutoContrast", "Equalize")
+    b = int(torch.randint(num_bins, (1,)).item()) if has_bins else None
+    negative = name not in ("Posterize", "Solarize") and has_bins and bool(torch.randint(2, (1,)))
+    return name, b, negative
+
+
+def test_trivial_augment_wide_draws_and_applies_torchvisions_ops():
+    """Against torchvision's documented space (31 bins: shear 0..0.99, translate 0..32 px, rotate 0..135 deg,
+    colour ops 1 +- 0..0.99, posterize 8..2 bits, solarize 255..0): for each seed the op and magnitude are
+    those torch's generator picks, and the output is that op applied by hand."""
+    from oracle import require_torch
+    torch = require_torch()
+    x = cthtorch.from_numpy(np.random.RandomState(0).randint(0, 256, (3, 16, 20)).astype(np.uint8))
+    xi = x.numpy().astype(np.int64)
+    seen = set()
+    for seed in range(40):
+        name, b, negative = _trivial_draw(torch, seed)
+        cthtorch.manual_seed(seed)
+        out = T.TrivialAugmentWide()(x)
+        assert out.dtype == cthtorch.uint8 and out.shape == x.shape
+        sign = -1.0 if negative else 1.0
+        seen.add(name)
+        if name == "Identity":
+            expect = xi
+        elif name == "Posterize":
+            bits = 8 - round(b / 5)
+            expect = xi & ((0xFF << (8 - bits)) & 0xFF)
+        elif name == "Solarize":
+            thr = 255.0 - 255.0 * b / 30
+            expect = np.where(xi >= thr, 255 - xi, xi)
+        elif name == "Brightness":
+            expect = np.clip((1.0 + sign * 0.99 * b / 30) * xi, 0, 255).astype(np.int64)
+        elif name in ("TranslateX", "TranslateY"):
+            shift = int(sign * 32.0 * b / 30)
+            expect = np.zeros_like(xi)
+            ax = 2 if name == "TranslateX" else 1
+            n = xi.shape[ax]
+            src = [slice(None)] * 3
+            dst = [slice(None)] * 3
+            if shift >= 0:
+                src[ax], dst[ax] = slice(0, max(n - shift, 0)), slice(min(shift, n), n)
+            else:
+                src[ax], dst[ax] = slice(min(-shift, n), n), slice(0, max(n + shift, 0))
+            expect[tuple(dst)] = xi[tuple(src)]
+        else:
+            m = {"ShearX": 0.99, "ShearY": 0.99, "Rotate": 135.0, "Color": 0.99, "Contrast": 0.99,
+                 "Sharpness": 0.99}.get(name, 0.0) * b / 30 * sign if b is not None else 0.0
+            from cthtorch.vision.transforms.autoaugment import _apply_op
+            expect = _apply_op(x, name, m, F.InterpolationMode.NEAREST, None).numpy().astype(np.int64)
+            if name not in ("AutoContrast", "Equalize"):
+                assert not np.array_equal(expect, xi) or b == 0
+        np.testing.assert_allclose(out.numpy().astype(np.int64), expect, atol=1, err_msg="%s bin %s" % (name, b))
+    assert len(seen) >= 10    # the seeds cover most of the space
+
+
+def test_trivial_augment_wide_on_float_images_and_fill():
+    """Float tensors go through the same ops; the uint8-only ones (posterize, equalize) and solarize's
+    0..255 thresholds raise TypeError on them as torchvision's v1 ops do. A number fill fills each channel."""
+    from oracle import require_torch
+    torch = require_torch()
+    x = cthtorch.from_numpy(np.random.RandomState(1).rand(3, 12, 10).astype(np.float32))
+    for seed in range(40):
+        name, b, negative = _trivial_draw(torch, seed)
+        cthtorch.manual_seed(seed)
+        if name in ("Posterize", "Equalize") or (name == "Solarize" and b < 30):
+            with pytest.raises(TypeError):
+                T.TrivialAugmentWide()(x)
+            continue
+        out = T.TrivialAugmentWide()(x)
+        assert out.dtype == cthtorch.float32 and out.shape == x.shape
+        if name == "Brightness":
+            f = 1.0 + (-1.0 if negative else 1.0) * 0.99 * b / 30
+            np.testing.assert_allclose(out.numpy(), np.clip(f * x.numpy(), 0, 1), rtol=1e-6)
+        if name == "Identity":
+            assert out is x
+    seed = next(s for s in range(100) if _trivial_draw(torch, s)[0] == "TranslateX" and _trivial_draw(torch, s)[1])
+    name, b, negative = _trivial_draw(torch, seed)
+    u8 = cthtorch.full((3, 4, 40), 9, dtype=cthtorch.uint8)
+    cthtorch.manual_seed(seed)
+    out = T.TrivialAugmentWide(fill=200)(u8)
+    shift = int(32.0 * b / 30)
+    cols = slice(0, shift) if not negative else slice(40 - shift, 40)
+    assert (out[:, :, cols] == 200).all() and (out == 9).sum() == 3 * 4 * (40 - shift)
+
+
+def test_rand_augment_uses_one_bin_for_every_op():
+    """RandAugment(num_ops, magnitude): num_ops draws of (op, sign), all at bin `magnitude`; magnitude 0 leaves
+    the geometric and colour ops at identity, so only posterize 8 bits (identity), solarize 255, autocontrast
+    and equalize can change a uint8 image there."""
+    from oracle import require_torch
+    torch = require_torch()
+    x = cthtorch.from_numpy(np.random.RandomState(2).randint(0, 255, (3, 9, 11)).astype(np.uint8))
+    ops = ["Identity"] + _TRIVIAL_OPS[1:]
+    for seed in range(10):
+        torch.manual_seed(seed)
+        names = []
+        for _ in range(2):
+            names.append(ops[int(torch.randint(14, (1,)).item())])
+            if names[-1] not in ("Identity", "Posterize", "Solarize", "AutoContrast", "Equalize"):
+                torch.randint(2, (1,))
+        cthtorch.manual_seed(seed)
+        out = T.RandAugment(magnitude=0)(x)
+        if not set(names) & {"AutoContrast", "Equalize"}:
+            assert cthtorch.equal(out, x), names
+    assert "RandAugment(num_ops=2, magnitude=9" in repr(T.RandAugment())
 
 
 def test_io_read_image_and_write_png(tmp_path):

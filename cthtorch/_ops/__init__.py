@@ -48,6 +48,16 @@ def _generated(namespace, name):
     return False
 
 
+# ops that torch writes in Python (torch.functional, _tensor.py): their __torch_function__ hand-over passes
+# kwargs {} where torch's C bindings pass None
+_PYTHON_IN_TORCH = {("torch", n) for n in (
+    "stft", "split", "broadcast_tensors", "einsum", "norm", "cdist", "lu", "broadcast_shapes", "meshgrid",
+    "atleast_1d", "atleast_2d", "atleast_3d", "cartesian_prod", "block_diag", "unravel_index", "tensordot",
+    "chain_matmul", "unique", "unique_consecutive")} | {("Tensor", n) for n in (
+        "unique", "unique_consecutive", "stft", "istft", "split", "dim_order", "resize", "resize_as",
+        "storage_type", "lu", "norm", "to_sparse_coo")}
+
+
 def _add(namespace, name, obj, origin, extends=False):
     key = (namespace, name)
     if key in _entries:
@@ -60,6 +70,8 @@ def _add(namespace, name, obj, origin, extends=False):
         raise RuntimeError("op registry: %s.%s (from %s) is already a generated binding; remove one of them"
                            % (namespace, name, origin))
     _entries[key] = (obj, origin)
+    if key in _PYTHON_IN_TORCH and isinstance(obj, _C._Op):
+        obj._kwargs_as_dict = True
     target = _TARGETS.get(namespace)
     if target is not None:
         _install_one(target, name, obj)

@@ -9,6 +9,7 @@ from cthtorch._ops.shape import _broadcast_pair
 from cthtorch.amp import _cpu_policy
 from cthtorch.amp._cpu_policy import lower_on_cpu, outside_cpu_autocast
 from cthtorch._utils import _tensor_arg
+from cthtorch.autograd.function import Function
 
 
 def matmul(input, other, *, out=None):
@@ -34,8 +35,8 @@ def matmul(input, other, *, out=None):
         r = cthtorch.mm(a, b)
     elif da == 1 and db == 2:
         r = cthtorch.mm(a.unsqueeze(0), b).squeeze(0)
-    elif da == 2 and db == 1:
-        r = cthtorch.mm(a, b.unsqueeze(1)).squeeze(1)
+    elif da == 2 and db == 1:   # torch's matmul is mv here: its node and its size message
+        r = mv(a, b)
     elif a.is_nested or b.is_nested:   # per component (cthtorch/_nested_tensor.py)
         r = a.matmul(b) if a.is_nested else _nested_operand()
     elif _folds(a, b, out is not None):
@@ -121,6 +122,13 @@ def _fold_mm(t1, t2):
 def dot(input, other, *, out=None):
     _tensor_arg("dot", "input", input, 1)
     _tensor_arg("dot", "tensor", other, 1)
+    _check_dot(input, other)
+    if _records_graph(input, other):
+        return _Dot.apply(input, other)
+    return _dot_value(input, other)
+
+
+def _check_dot(input, other):
     if input.dim() != 1 or other.dim() != 1:
         raise RuntimeError("1D tensors expected, but got %dD and %dD tensors" % (input.dim(), other.dim()))
     if input.shape[0] != other.shape[0]:
@@ -130,13 +138,27 @@ def dot(input, other, *, out=None):
     if input.dtype != other.dtype:
         raise RuntimeError("dot : expected both vectors to have same dtype, but found %s and %s"
                            % (str(input.dtype).split(".")[1].capitalize(), str(other.dtype).split(".")[1].capitalize()))
-    return cthtorch.mm(input.unsqueeze(0), other.unsqueeze(1)).reshape(())
+
+
+def _dot_value(a, b):
+    return cthtorch.mm(a.unsqueeze(0), b.unsqueeze(1)).reshape(())
+
+
+def _records_graph(*ts):
+    return cthtorch.is_grad_enabled() and any(t.requires_grad for t in ts)
+
+
+
+
 
 
 def vdot(input, other, *, out=None):
     _tensor_arg("vdot", "input", input, 1)
     _tensor_arg("vdot", "other", other, 1)
-    return dot(input, other)
+    _check_dot(input, other)
+    if _records_graph(input, other):
+        return _Vdot.apply(input, other)
+    return _dot_value(input.conj() if input.is_complex() else input, other)
 
 
 @outside_cpu_autocast
@@ -157,7 +179,46 @@ def mv(input, vec, *, out=None):
         raise IndexError("Dimension specified as 0 but tensor has no dimensions")
     if input.dim() != 2 or vec.dim() != 1:
         raise RuntimeError("vector + matrix @ vector expected, got %d, %d, %d" % (1, input.dim(), vec.dim()))
-    return cthtorch.mm(input, vec.unsqueeze(1)).squeeze(1)
+    if input.shape[1] != vec.shape[0]:
+        raise RuntimeError("size mismatch, got input (%d), mat (%dx%d), vec (%d)"
+                           % (input.shape[0], input.shape[0], input.shape[1], vec.shape[0]))
+    if _records_graph(input, vec):
+        return _Mv.apply(input, vec)
+    return _mv_value(input, vec)
+
+
+def _mv_value(m, v):
+    return cthtorch.mm(m, v.unsqueeze(1)).squeeze(1)
+
+
+
+
+
+def _product_node(name, value, grad_a, grad_b):
+    """a product of two tensors as one graph node named as torch's: value(a, b) forward, grad_a/grad_b(g, a, b)
+    the gradients (written with differentiable ops, so they differentiate again)"""
+    class Node(Function):
+        @staticmethod
+        def forward(ctx, a, b):
+            ctx.save_for_backward(a, b)
+            return value(a, b)
+
+        @staticmethod
+        def backward(ctx, g):
+            a, b = ctx.saved_tensors
+            return (grad_a(g, a, b) if ctx.needs_input_grad[0] else None,
+                    grad_b(g, a, b) if ctx.needs_input_grad[1] else None)
+    from cthtorch._sparse_tensor import name_node
+    return name_node(Node, name)
+
+
+# dot: d/da = g conj(b), d/db = g conj(a); vdot = sum(conj(a) b): d/da = conj(g) b, d/db = g a;
+# mv: d/dM = outer(g, conj(v)), d/dv = M^H g
+_Dot = _product_node("DotBackward0", _dot_value, lambda g, a, b: g * b.conj(), lambda g, a, b: g * a.conj())
+_Vdot = _product_node("VdotBackward0", lambda a, b: _dot_value(a.conj() if a.is_complex() else a, b),
+                      lambda g, a, b: g.conj() * b, lambda g, a, b: g * a)
+_Mv = _product_node("MvBackward0", _mv_value, lambda g, m, v: g.unsqueeze(1) * v.conj(),
+                    lambda g, m, v: mv(m.conj().t(), g))
 
 
 def outer(input, vec2, *, out=None):

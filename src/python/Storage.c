@@ -77,6 +77,183 @@ static PyObject *st_copy_from(THPStorage *o, PyObject *buf) {
   Py_RETURN_NONE;
 }
 
+/* ---- the storage read and written as bytes (torch.UntypedStorage's element is one uint8) ---- */
+/* host memory is read and written in place; CUDA storages refuse the in-place writers (NotImplementedError) */
+static int refuse_device(const THStorage *s, const char *what) {
+  if (refuse_meta(s) < 0) return -1;
+  if (s->device < 0) return 0;
+  PyErr_Format(PyExc_NotImplementedError, "UntypedStorage.%s of a CUDA storage is not supported in cthtorch; "
+               "use the tensor ops on the device", what);
+  return -1;
+}
+
+static PyObject *st_tolist(THPStorage *o, PyObject *u) {
+  PyObject *b = st_tobytes(o, NULL);
+  if (!b) return NULL;
+  PyObject *l = PySequence_List(b);   /* iterating bytes gives ints */
+  Py_DECREF(b);
+  return l;
+}
+
+/* an index into the storage, wrapped and checked with torch's messages; -1 with an error set */
+static Py_ssize_t st_index(THPStorage *o, PyObject *key) {
+  if (!PyLong_Check(key) || PyBool_Check(key)) {
+    PyErr_Format(PyExc_TypeError, "can't index a torch.UntypedStorage with %s", Py_TYPE(key)->tp_name);
+    return -1;
+  }
+  Py_ssize_t n = (Py_ssize_t)o->s->nbytes, i = PyLong_AsSsize_t(key);
+  if (i == -1 && PyErr_Occurred()) return -1;
+  if (i < -n || i >= n) {   /* torch names a negative index after adding the size once */
+    PyErr_Format(PyExc_IndexError, "index %zd out of range for storage of size %zd", i < 0 ? i + n : i, n);
+    return -1;
+  }
+  return i < 0 ? i + n : i;
+}
+
+static PyObject *st_item(THPStorage *o, Py_ssize_t i) {
+  if (refuse_meta(o->s) < 0) return NULL;
+  if (i < 0 || (size_t)i >= o->s->nbytes) { PyErr_SetString(PyExc_IndexError, "storage index out of range"); return NULL; }
+  unsigned char v;
+  if (o->s->device >= 0) {
+    if (at_cuda->memcpy(&v, (char *)o->s->data + i, 1, AT_D2H, false) < 0) return THP_raise();
+  } else {
+    v = ((unsigned char *)o->s->data)[i];
+  }
+  return PyLong_FromLong(v);
+}
+
+static PyObject *st_subscript(THPStorage *o, PyObject *key) {
+  if (PySlice_Check(key)) {   /* torch's slice aliases the bytes: a storage view THStorage has no room for */
+    PyErr_SetString(PyExc_NotImplementedError, "slicing a torch.UntypedStorage is not supported in cthtorch; "
+                    "take a view of the tensor instead");
+    return NULL;
+  }
+  Py_ssize_t i = st_index(o, key);
+  return i < 0 ? NULL : st_item(o, i);
+}
+
+/* a byte value as torch stores it: an int taken modulo 256 (300 -> 44, -1 -> 255) */
+static int st_byte(PyObject *v, unsigned char *out) {
+  if (!PyLong_Check(v)) {
+    PyErr_Format(PyExc_RuntimeError, "can only set storage content with a int types, but got %s instead",
+                 Py_TYPE(v)->tp_name);
+    return -1;
+  }
+  int overflow;
+  long long x = PyLong_AsLongLongAndOverflow(v, &overflow);
+  if (x == -1 && PyErr_Occurred()) return -1;
+  if (overflow) {   /* only the low byte matters: take it from the value mod 256 */
+    PyObject *m = PyLong_FromLong(256), *r = m ? PyNumber_Remainder(v, m) : NULL;
+    Py_XDECREF(m);
+    if (!r) return -1;
+    x = PyLong_AsLongLong(r);
+    Py_DECREF(r);
+  }
+  *out = (unsigned char)(x & 0xff);
+  return 0;
+}
+
+static int st_ass_subscript(THPStorage *o, PyObject *key, PyObject *v) {
+  if (!v) { PyErr_SetString(PyExc_TypeError, "storage items cannot be deleted"); return -1; }
+  if (refuse_device(o->s, "__setitem__") < 0) return -1;
+  if (PySlice_Check(key)) {
+    PyErr_SetString(PyExc_NotImplementedError, "slice assignment to a torch.UntypedStorage is not supported in "
+                    "cthtorch; assign through a tensor over it");
+    return -1;
+  }
+  Py_ssize_t i = st_index(o, key);
+  unsigned char b;
+  if (i < 0 || st_byte(v, &b) < 0) return -1;
+  ((unsigned char *)o->s->data)[i] = b;
+  return 0;
+}
+
+static PyObject *st_fill(THPStorage *o, PyObject *v) {
+  unsigned char b;
+  if (refuse_device(o->s, "fill_") < 0 || st_byte(v, &b) < 0) return NULL;
+  if (o->s->nbytes) memset(o->s->data, b, o->s->nbytes);
+  return Py_NewRef((PyObject *)o);
+}
+
+static PyObject *st_copy(THPStorage *o, PyObject *args, PyObject *kw) {
+  static char *names[] = {"src", "non_blocking", NULL};
+  PyObject *src, *nb = NULL;
+  if (!PyArg_ParseTupleAndKeywords(args, kw, "O|O:copy_", names, &src, &nb)) return NULL;
+  if (Py_TYPE(src) != &THPStorageType) {
+    PyErr_Format(PyExc_TypeError, "copy_(): argument 'src' (position 1) must be torch.Storage, not %s",
+                 Py_TYPE(src)->tp_name);
+    return NULL;
+  }
+  THStorage *from = ((THPStorage *)src)->s;
+  if (refuse_device(o->s, "copy_") < 0 || refuse_device(from, "copy_") < 0) return NULL;
+  if (from->nbytes != o->s->nbytes) {
+    PyErr_Format(PyExc_RuntimeError, "size does not match, self was %zu bytes but src was %zu bytes",
+                 o->s->nbytes, from->nbytes);
+    return NULL;
+  }
+  if (o->s->nbytes && from->data != o->s->data) memmove(o->s->data, from->data, o->s->nbytes);
+  return Py_NewRef((PyObject *)o);
+}
+
+/* a new host storage holding a copy of these bytes (clone() of a CPU storage, cpu() of a CUDA one) */
+static PyObject *st_host_copy(THPStorage *o) {
+  if (refuse_meta(o->s) < 0) return NULL;
+  THStorage *c = THStorage_new(o->s->nbytes, NULL);
+  if (!c) return THP_raise();
+  int rc = 0;
+  if (!o->s->nbytes) rc = 0;
+  else if (o->s->device >= 0) rc = at_cuda->memcpy(c->data, o->s->data, o->s->nbytes, AT_D2H, false);
+  else memcpy(c->data, o->s->data, o->s->nbytes);
+  if (rc < 0) { THStorage_free(c); return THP_raise(); }
+  return wrap_storage(c);
+}
+static PyObject *st_clone(THPStorage *o, PyObject *u) {
+  return refuse_device(o->s, "clone") < 0 ? NULL : st_host_copy(o);
+}
+/* on the host already: the storage itself, as torch returns it */
+static PyObject *st_cpu(THPStorage *o, PyObject *u) {
+  return o->s->device < 0 ? Py_NewRef((PyObject *)o) : st_host_copy(o);
+}
+static PyObject *st_new(THPStorage *o, PyObject *u) {
+  THStorage *s = THStorage_new(0, NULL);
+  return s ? wrap_storage(s) : THP_raise();
+}
+static PyObject *st_element_size(THPStorage *o, PyObject *u) { return PyLong_FromLong(1); }
+static PyObject *st_type(THPStorage *o, PyObject *args) { return PyUnicode_FromString("torch.storage.UntypedStorage"); }
+static PyObject *st_false(THPStorage *o, PyObject *args) { Py_RETURN_FALSE; }
+
+/* torch's layout: one byte a line, each after a space, then the type line */
+static PyObject *st_repr(THPStorage *o) {
+  PyObject *dev = THPDevice_of(o->s->device);
+  PyObject *dev_s = dev ? PyObject_Str(dev) : NULL;
+  Py_XDECREF(dev);
+  if (!dev_s) return NULL;
+  PyObject *tail = PyUnicode_FromFormat("[torch.storage.UntypedStorage(device=%U) of size %zu]", dev_s, o->s->nbytes);
+  Py_DECREF(dev_s);
+  if (!tail) return NULL;
+  if (o->s->device == TH_DEVICE_META) {   /* no bytes to show */
+    PyObject *r = PyUnicode_FromFormat("...\n%U", tail);
+    Py_DECREF(tail);
+    return r;
+  }
+  PyObject *b = st_tobytes(o, NULL);
+  if (!b) { Py_DECREF(tail); return NULL; }
+  Py_ssize_t n = PyBytes_GET_SIZE(b);
+  const unsigned char *p = (const unsigned char *)PyBytes_AS_STRING(b);
+  char *buf = PyMem_Malloc((size_t)(n ? n * 5 : 2) + 1);   /* " 255\n" at most per byte */
+  if (!buf) { Py_DECREF(b); Py_DECREF(tail); return PyErr_NoMemory(); }
+  size_t k = 0;
+  if (!n) { buf[k++] = ' '; buf[k++] = '\n'; }
+  for (Py_ssize_t i = 0; i < n; i++) k += (size_t)sprintf(buf + k, " %u\n", p[i]);
+  PyObject *head = PyUnicode_FromStringAndSize(buf, (Py_ssize_t)k);
+  PyMem_Free(buf);
+  Py_DECREF(b);
+  PyObject *r = head ? PyUnicode_Concat(head, tail) : NULL;
+  Py_XDECREF(head);
+  Py_DECREF(tail);
+  return r;
+}
+
 static int st_getbuffer(PyObject *self, Py_buffer *view, int flags) {
   THStorage *s = ((THPStorage *)self)->s;
   if (s->device == TH_DEVICE_META) { PyErr_SetString(PyExc_BufferError, "a meta storage has no data to export"); return -1; }
@@ -96,10 +273,26 @@ static PyMethodDef st_methods[] = {
   {"tobytes", (PyCFunction)st_tobytes, METH_NOARGS, NULL},
   {"_key", (PyCFunction)st_key, METH_NOARGS, "Identity of the underlying THStorage (shared by views)."},
   {"copy_from_buffer", (PyCFunction)st_copy_from, METH_O, NULL},
+  {"tolist", (PyCFunction)st_tolist, METH_NOARGS, NULL},
+  {"fill_", (PyCFunction)st_fill, METH_O, NULL},
+  {"copy_", (PyCFunction)(void (*)(void))st_copy, METH_VARARGS | METH_KEYWORDS, NULL},
+  {"clone", (PyCFunction)st_clone, METH_NOARGS, NULL},
+  {"cpu", (PyCFunction)st_cpu, METH_NOARGS, NULL},
+  {"new", (PyCFunction)st_new, METH_NOARGS, NULL},
+  {"element_size", (PyCFunction)st_element_size, METH_NOARGS, NULL},
+  {"type", (PyCFunction)st_type, METH_VARARGS, NULL},
+  {"is_pinned", (PyCFunction)st_false, METH_VARARGS, NULL},
   {NULL}
 };
-static PyGetSetDef st_getset[] = { {"device", (getter)st_device, NULL, NULL, NULL}, {NULL} };
-static PySequenceMethods st_as_sequence = { .sq_length = (lenfunc)st_len };
+static PyObject *st_cdata(THPStorage *o, void *c) { return PyLong_FromVoidPtr(o->s); }
+static PyGetSetDef st_getset[] = {
+  {"device", (getter)st_device, NULL, NULL, NULL},
+  {"_cdata", (getter)st_cdata, NULL, "the THStorage's address: equal for every view of one storage", NULL},
+  {NULL}
+};
+static PySequenceMethods st_as_sequence = { .sq_length = (lenfunc)st_len, .sq_item = (ssizeargfunc)st_item };
+static PyMappingMethods st_as_mapping = { .mp_length = (lenfunc)st_len, .mp_subscript = (binaryfunc)st_subscript,
+                                          .mp_ass_subscript = (objobjargproc)st_ass_subscript };
 
 static PyTypeObject THPStorageType = {
   PyVarObject_HEAD_INIT(NULL, 0)
@@ -111,6 +304,8 @@ static PyTypeObject THPStorageType = {
   .tp_methods = st_methods,
   .tp_getset = st_getset,
   .tp_as_sequence = &st_as_sequence,
+  .tp_as_mapping = &st_as_mapping,
+  .tp_repr = (reprfunc)st_repr,
   .tp_as_buffer = &st_as_buffer,
   .tp_hash = (hashfunc)st_hash,
   .tp_richcompare = st_richcompare,

@@ -140,12 +140,31 @@ done:
 }
 
 /* ---- properties ---- */
-static PyObject *get_shape(THPTensor *self, void *c) { return THPSize_new(self->t->ndim, self->t->sizes); }
-static PyObject *get_dtype(THPTensor *self, void *c) { PyObject *d = THPDtype_get(self->t->dtype); Py_INCREF(d); return d; }
-static PyObject *get_device(THPTensor *self, void *c) { return THPDevice_of(THTensor_device(self->t)); }
+/* the properties a subclass's __torch_function__ or a mode sees, as torch hands over their __get__ */
+#define TF_GETTER(NAME) \
+  PyObject *tfr;        \
+  if (THP_tf_armed && THP_tf_getter(NAME, (PyObject *)self, &tfr)) return tfr;
+
+static PyObject *get_shape(THPTensor *self, void *c) {
+  TF_GETTER("shape")
+  return THPSize_new(self->t->ndim, self->t->sizes);
+}
+static PyObject *get_dtype(THPTensor *self, void *c) {
+  TF_GETTER("dtype")
+  PyObject *d = THPDtype_get(self->t->dtype);
+  Py_INCREF(d);
+  return d;
+}
+static PyObject *get_device(THPTensor *self, void *c) {
+  TF_GETTER("device")
+  return THPDevice_of(THTensor_device(self->t));
+}
 static PyObject *get_is_cuda(THPTensor *self, void *c) { return PyBool_FromLong(THTensor_device(self->t) >= 0); }
 static PyObject *get_is_meta(THPTensor *self, void *c) { return PyBool_FromLong(THTensor_isMeta(self->t)); }
-static PyObject *get_ndim(THPTensor *self, void *c) { return PyLong_FromLong(self->t->ndim); }
+static PyObject *get_ndim(THPTensor *self, void *c) {
+  TF_GETTER("ndim")
+  return PyLong_FromLong(self->t->ndim);
+}
 static PyObject *get_false(THPTensor *self, void *c) { Py_RETURN_FALSE; }
 static PyObject *get_true(THPTensor *self, void *c) { Py_RETURN_TRUE; }
 static PyObject *get_layout(THPTensor *self, void *c) { Py_INCREF(THPLayout_strided); return THPLayout_strided; }
@@ -154,7 +173,10 @@ static PyObject *get_itemsize(THPTensor *self, void *c) { return PyLong_FromLong
 static PyObject *get_nbytes(THPTensor *self, void *c) {
   return PyLong_FromLongLong(THTensor_numel(self->t) * THDtype_size(self->t->dtype));
 }
-static PyObject *get_requires_grad(THPTensor *self, void *c) { return PyBool_FromLong(THPTensor_requiresGrad((PyObject *)self)); }
+static PyObject *get_requires_grad(THPTensor *self, void *c) {
+  TF_GETTER("requires_grad")
+  return PyBool_FromLong(THPTensor_requiresGrad((PyObject *)self));
+}
 static int set_requires_grad(THPTensor *self, PyObject *v, void *c) {
   if (!v || !PyBool_Check(v)) { PyErr_SetString(PyExc_TypeError, "requires_grad must be a bool"); return -1; }
   bool rg = v == Py_True;
@@ -173,6 +195,7 @@ static int set_requires_grad(THPTensor *self, PyObject *v, void *c) {
   return 0;
 }
 static PyObject *get_grad(THPTensor *self, void *c) {
+  TF_GETTER("grad")
   if (!self->grad) Py_RETURN_NONE;
   Py_INCREF(self->grad);
   return self->grad;
@@ -250,11 +273,15 @@ static int set_grad(THPTensor *self, PyObject *v, void *c) {
   return 0;
 }
 static PyObject *get_grad_fn(THPTensor *self, void *c) {
+  TF_GETTER("grad_fn")
   PyObject *fn = THPTensor_gradFn(self);
   if (!fn) { if (PyErr_Occurred()) return NULL; Py_RETURN_NONE; }
   return Py_NewRef(fn);
 }
-static PyObject *get_is_leaf(THPTensor *self, void *c) { return PyBool_FromLong(self->grad_fn == NULL); }
+static PyObject *get_is_leaf(THPTensor *self, void *c) {
+  TF_GETTER("is_leaf")
+  return PyBool_FromLong(self->grad_fn == NULL);
+}
 static PyObject *get_output_nr(THPTensor *self, void *c) { return PyLong_FromLong(self->output_nr); }
 static PyObject *get_retains_grad(THPTensor *self, void *c) { return PyBool_FromLong(self->retains_grad); }
 static PyObject *get_base(THPTensor *self, void *c) {
@@ -265,8 +292,7 @@ static PyObject *get_base(THPTensor *self, void *c) {
 static PyObject *get_data(THPTensor *self, void *c) {
   /* .data: same storage, no history, its own version counter; a subclass's goes through its
    * __torch_function__ (the default one makes it that subclass, as torch's) */
-  PyObject *tfr;
-  if (THP_tf_armed && THP_tf_getter("data", (PyObject *)self, &tfr)) return tfr;
+  TF_GETTER("data")
   THTensor *t = at_alias(self->t);
   return THPTensor_wrapType(Py_TYPE(self) == &THPTensorType || !THPTensorClass ? Py_TYPE(self) : (PyTypeObject *)THPTensorClass, t);
 }
@@ -392,6 +418,8 @@ static PyObject *tensor_index(THPTensor *self) {
 }
 
 static Py_ssize_t tensor_len(THPTensor *self) {
+  Py_ssize_t n;
+  if (THP_tf_armed && THP_tf_len((PyObject *)self, &n)) return n;
   if (self->t->ndim == 0) {
     PyErr_SetString(PyExc_TypeError, "len() of a 0-d tensor");
     return -1;

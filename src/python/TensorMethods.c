@@ -9,7 +9,14 @@
 
 #define SELF ((THPTensor *)self)
 
+/* a Tensor subclass overriding __torch_function__, or a TorchFunctionMode, sees the hand-written methods too
+ * (the size queries included), as torch's */
+#define TF_METHOD(NAME, ARGS, KW) \
+  PyObject *tfr;                  \
+  if (THP_tf_armed && THP_tf_method_kw(NAME, self, ARGS, KW, &tfr)) return tfr;
+
 static PyObject *m_size(PyObject *self, PyObject *args) {
+  TF_METHOD("size", args, NULL)
   PyObject *d = NULL;
   if (!PyArg_ParseTuple(args, "|O:size", &d)) return NULL;
   if (!d || d == Py_None) return THPSize_new(SELF->t->ndim, SELF->t->sizes);
@@ -20,6 +27,7 @@ static PyObject *m_size(PyObject *self, PyObject *args) {
 }
 
 static PyObject *m_stride(PyObject *self, PyObject *args) {
+  TF_METHOD("stride", args, NULL)
   PyObject *d = NULL;
   if (!PyArg_ParseTuple(args, "|O:stride", &d)) return NULL;
   THTensor *t = SELF->t;
@@ -35,11 +43,18 @@ static PyObject *m_stride(PyObject *self, PyObject *args) {
   return PyLong_FromLongLong(t->ndim ? t->strides[w] : 1);
 }
 
-static PyObject *m_dim(PyObject *self, PyObject *u) { return PyLong_FromLong(SELF->t->ndim); }
-static PyObject *m_numel(PyObject *self, PyObject *u) { return PyLong_FromLongLong(THTensor_numel(SELF->t)); }
+static PyObject *m_dim(PyObject *self, PyObject *u) {
+  TF_METHOD("dim", NULL, NULL)
+  return PyLong_FromLong(SELF->t->ndim);
+}
+static PyObject *m_numel(PyObject *self, PyObject *u) {
+  TF_METHOD("numel", NULL, NULL)
+  return PyLong_FromLongLong(THTensor_numel(SELF->t));
+}
 static PyObject *m_element_size(PyObject *self, PyObject *u) { return PyLong_FromLong(THDtype_size(SELF->t->dtype)); }
 static PyObject *m_storage_offset(PyObject *self, PyObject *u) { return PyLong_FromLongLong(SELF->t->offset); }
 static PyObject *m_data_ptr(PyObject *self, PyObject *u) {
+  TF_METHOD("data_ptr", NULL, NULL)
   if (THTensor_isMeta(SELF->t)) return PyLong_FromLong(0);   /* torch's answer: no memory, whatever the offset */
   return PyLong_FromVoidPtr(THTensor_data(SELF->t));
 }
@@ -90,10 +105,6 @@ static PyObject *scalar_of(THTensor *t) {
   return PyLong_FromLongLong(at_item_int(t));
 }
 
-/* a Tensor subclass overriding __torch_function__ sees the hand-written methods too, as torch's */
-#define TF_METHOD(NAME, ARGS, KW) \
-  PyObject *tfr;                  \
-  if (THP_tf_armed && THP_tf_method_kw(NAME, self, ARGS, KW, &tfr)) return tfr;
 
 static PyObject *m_item(PyObject *self, PyObject *u) {
   TF_METHOD("item", NULL, NULL)

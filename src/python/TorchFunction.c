@@ -4,6 +4,7 @@
 #define TF_MAX_TYPES 8
 
 static PyObject *tf_name;   /* interned "__torch_function__" */
+static PyObject *kwargs_as_dict_name;   /* interned "_kwargs_as_dict" */
 static PyObject *tf_disabled_impl;   /* _C._disabled_torch_function_impl: a subclass assigning it opts out */
 
 int THP_tf_armed;
@@ -164,7 +165,14 @@ PyObject *THP_torch_function_dispatch(PyObject *func, PyObject *const *args, siz
   if (!nt && !mode_on()) return Py_NewRef(Py_NotImplemented);
   PyObject *targs, *kw;
   if (box_call(args, nargs, kwnames, &targs, &kw) < 0) return NULL;
-  PyObject *res = call_overrides(func, types, nt, targs, kw);
+  /* called without keywords, an op that is a C binding in torch passes kwargs=None; one that is a Python
+   * function there (marked _kwargs_as_dict) passes {} */
+  PyObject *as_dict = NULL;
+  int has = PyDict_GET_SIZE(kw) ? 1 : _PyObject_LookupAttr(func, kwargs_as_dict_name, &as_dict);
+  if (has < 0) { Py_DECREF(targs); Py_DECREF(kw); return NULL; }
+  bool dict = PyDict_GET_SIZE(kw) || (as_dict && PyObject_IsTrue(as_dict) == 1);
+  Py_XDECREF(as_dict);
+  PyObject *res = call_overrides(func, types, nt, targs, dict ? kw : Py_None);
   Py_DECREF(targs);
   Py_DECREF(kw);
   return res;
@@ -283,15 +291,36 @@ int THP_tf_method_kw(const char *name, PyObject *self, PyObject *args, PyObject 
 }
 
 int THP_tf_getter(const char *name, PyObject *self, PyObject **res) {
-  if (tf_subclass_off || !overrides(self)) return 0;
+  bool sub = !tf_subclass_off && overrides(self);
+  if (!sub && !mode_on()) return 0;
   PyTypeObject *types[1] = {Py_TYPE(self)};
   PyObject *desc = PyObject_GetAttrString(THPTensorClass, name);
   PyObject *func = desc ? PyObject_GetAttrString(desc, "__get__") : NULL;
   PyObject *args = func ? PyTuple_Pack(1, self) : NULL;
-  *res = args ? call_overrides(func, types, 1, args, Py_None) : NULL;
+  *res = args ? call_overrides(func, types, sub ? 1 : 0, args, Py_None) : NULL;
   Py_XDECREF(args);
   Py_XDECREF(func);
   Py_XDECREF(desc);
+  return 1;
+}
+
+/* len(t): torch's Tensor.__len__ is Python, so its handler gets kwargs {} (the bindings' get None) */
+int THP_tf_len(PyObject *self, Py_ssize_t *n) {
+  bool sub = !tf_subclass_off && overrides(self);
+  if (!sub && !mode_on()) return 0;
+  PyTypeObject *types[1] = {Py_TYPE(self)};
+  *n = -1;
+  PyObject *func = PyObject_GetAttrString(THPTensorClass, "__len__");
+  PyObject *args = func ? PyTuple_Pack(1, self) : NULL, *kw = args ? PyDict_New() : NULL;
+  PyObject *r = kw ? call_overrides(func, types, sub ? 1 : 0, args, kw) : NULL;
+  if (r) {
+    *n = PyNumber_AsSsize_t(r, PyExc_OverflowError);
+    if (*n < 0 && !PyErr_Occurred()) PyErr_SetString(PyExc_ValueError, "__len__() should return >= 0");
+  }
+  Py_XDECREF(r);
+  Py_XDECREF(kw);
+  Py_XDECREF(args);
+  Py_XDECREF(func);
   return 1;
 }
 
@@ -483,6 +512,8 @@ static PyMethodDef tf_functions[] = {
 
 int THP_initTorchFunction(PyObject *m) {
   tf_name = PyUnicode_InternFromString("__torch_function__");
+  kwargs_as_dict_name = PyUnicode_InternFromString("_kwargs_as_dict");
+  if (!kwargs_as_dict_name) return -1;
   if (!tf_name) return -1;
   if (PyModule_AddFunctions(m, tf_functions) < 0) return -1;
   tf_disabled_impl = PyObject_GetAttrString(m, "_disabled_torch_function_impl");

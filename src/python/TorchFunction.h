@@ -49,6 +49,8 @@ int THP_tf_method_kw(const char *name, PyObject *self, PyObject *args, PyObject 
 /* A property getter's hand-over (Tensor.data): when self is a subclass taking part, its __torch_function__ gets
  * Tensor.<name>.__get__ and (self,), as torch's getters. Returns 1 with *res set (NULL: an error) when handed. */
 int THP_tf_getter(const char *name, PyObject *self, PyObject **res);
+/* len(self) handed over (1, *n set; -1 with an error) or not (0) */
+int THP_tf_len(PyObject *self, Py_ssize_t *n);
 
 /* Dispatches a vectorcall of `func` to the overriding types of its
  * arguments. Returns a new reference, NULL on error, or Py_NotImplemented
