@@ -414,16 +414,19 @@ def test_lstm_layer_op_errors():
     wp = _internal._gemm_pack(cthtorch.ones(2, 8))
     z = cthtorch.zeros(3, 2)
     with pytest.raises(RuntimeError, match="float32"):
-        _internal._lstm_layer_forward(cthtorch.ones(4, 3, 8, dtype=cthtorch.float64), z, z, wp, False)
+        _internal._lstm_layer_forward(cthtorch.ones(4, 3, 8, dtype=cthtorch.float64), z, z, wp, None, False)
     with pytest.raises(RuntimeError, match="h0 has the wrong size"):
-        _internal._lstm_layer_forward(cthtorch.ones(4, 3, 8), cthtorch.zeros(3, 3), z, wp, False)
+        _internal._lstm_layer_forward(cthtorch.ones(4, 3, 8), cthtorch.zeros(3, 3), z, wp, None, False)
     with pytest.raises(RuntimeError, match="packed"):
-        _internal._lstm_layer_forward(cthtorch.ones(4, 3, 8), z, z, _internal._gemm_pack(cthtorch.ones(3, 8)), False)
+        _internal._lstm_layer_forward(cthtorch.ones(4, 3, 8), z, z, _internal._gemm_pack(cthtorch.ones(3, 8)), None,
+                                       False)
+    with pytest.raises(RuntimeError, match="bias has the wrong size"):
+        _internal._lstm_layer_forward(cthtorch.ones(4, 3, 8), z, z, wp, cthtorch.ones(4), False)
     with pytest.raises(RuntimeError, match="at least one step"):   # the first step's gradient is read
         _internal._lstm_layer_backward(cthtorch.ones(0, 3, 2), None, None, cthtorch.ones(0, 3, 8),
                                        cthtorch.ones(0, 3, 2), z, wp, False, True)
     with pytest.raises(RuntimeError, match="at least one step"):
-        _internal._lstm_layer_forward(cthtorch.ones(0, 3, 8), z, z, wp, False)
+        _internal._lstm_layer_forward(cthtorch.ones(0, 3, 8), z, z, wp, None, False)
     with pytest.raises(RuntimeError, match="workspace"):
         _internal._lstm_layer_backward(cthtorch.ones(4, 3, 2), None, None, cthtorch.ones(4, 3, 7),
                                        cthtorch.ones(4, 3, 2), z, wp, False, True)

@@ -223,11 +223,18 @@ int at_fused_gru_cell_backward(THTensor **outs, const THTensor *grad_hy, const T
 /* ---- a float32 LSTM layer's steps in one call (the recurrence of _FusedLayer) ---- */
 
 /* the fused cell over B rows, split as the single-cell ops split them */
-static void lstm_fwd_rows(int64_t B, int64_t H, const float *gates, const float *cx, float *hy, float *cy, float *ws) {
+/* bias (4H, or NULL) is added to each of the thread's rows first, while the step's GEMM left them in cache */
+static void lstm_fwd_rows(int64_t B, int64_t H, float *gates, const float *bias, const float *cx, float *hy, float *cy,
+                          float *ws) {
   int nt = row_threads(B, H);
 #pragma omp parallel for num_threads(nt) if (nt > 1) schedule(static)
   for (int t = 0; t < nt; t++) {
     ROW_RANGE(t, nt, B, lo, n);
+    if (bias)
+      for (int64_t b = lo; b < lo + n; b++) {
+        float *g = gates + b * 4 * H;
+        for (int64_t j = 0; j < 4 * H; j++) g[j] += bias[j];
+      }
     THFloatTensor_lstm_cell_forward(n, H, gates + lo * 4 * H, cx + lo * H, hy + lo * H, cy + lo * H, ws + lo * 4 * H);
   }
 }
@@ -320,7 +327,7 @@ static bool all_zero(const float *x, int64_t n) {
 }
 
 int at_lstm_layer_forward(THTensor **outs, THTensor *gates, const THTensor *h0, const THTensor *c0,
-                          const THTensor *packed, bool reverse) {
+                          const THTensor *packed, const THTensor *bias, bool reverse) {
   const char *op = "_lstm_layer_forward";
   if (gates->ndim != 3 || gates->sizes[2] % 4) {
     THError_set(TH_ERR_RUNTIME, "%s: expected gates of size [T, B, 4 * H]", op);
@@ -332,7 +339,8 @@ int at_lstm_layer_forward(THTensor **outs, THTensor *gates, const THTensor *h0, 
     return -1;
   }
   if (layer_check(op, "gates", gates, 3, gates->sizes) < 0 || layer_check(op, "h0", h0, 2, bh) < 0 ||
-      layer_check(op, "c0", c0, 2, bh) < 0 || packed_check(op, packed, H, 4 * H) < 0)
+      layer_check(op, "c0", c0, 2, bh) < 0 || packed_check(op, packed, H, 4 * H) < 0 ||
+      (bias && layer_check(op, "bias", bias, 1, gates->sizes + 2) < 0))
     return -1;
   int64_t s[3] = { T, B, H };
   if (!(outs[0] = THTensor_new(TH_Float, 3, s))) return -1;
@@ -349,7 +357,7 @@ int at_lstm_layer_forward(THTensor **outs, THTensor *gates, const THTensor *h0, 
     float *gt = g + t * B * 4 * H;
     if (k > 0 || !skip) THGemmPacked_run(B, 4 * H, H, 1.f, h, H, wp, 1.f, gt, 4 * H, nt);
     /* the activated gates (the backward's workspace) overwrite the pre-activations they come from */
-    lstm_fwd_rows(B, H, gt, c, out + t * B * H, cs + t * B * H, gt);
+    lstm_fwd_rows(B, H, gt, bias ? (const float *)THTensor_data(bias) : NULL, c, out + t * B * H, cs + t * B * H, gt);
     h = out + t * B * H;
     c = cs + t * B * H;
   }

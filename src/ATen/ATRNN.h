@@ -19,11 +19,11 @@ AT_API int at_fused_gru_cell(THTensor **outs, const THTensor *input_gates, const
 AT_API int at_fused_gru_cell_backward(THTensor **outs, const THTensor *grad_hy, const THTensor *grad_workspace,
                                       const THTensor *hx, const THTensor *workspace);
 /* A float32 LSTM layer's recurrence (one direction) in one call. Forward: gates (T, B, 4H), the input
- * projection with both biases, contiguous; each step adds h @ W_hh^T (packed: _gemm_pack(W_hh^T)) and
- * runs the fused cell. gates is overwritten with each step's workspace. outs: out (T, B, H), the cell
- * states cs (T, B, H). */
+ * projection, contiguous; each step adds h @ W_hh^T (packed: _gemm_pack(W_hh^T)) and bias (4H, both
+ * biases summed; NULL: none) and runs the fused cell. gates is overwritten with each step's workspace.
+ * outs: out (T, B, H), the cell states cs (T, B, H). */
 AT_API int at_lstm_layer_forward(THTensor **outs, THTensor *gates, const THTensor *h0, const THTensor *c0,
-                                 const THTensor *packed, bool reverse);
+                                 const THTensor *packed, const THTensor *bias, bool reverse);
 /* Backward of the same from its saved workspace (the forward's gates) and cell states; packed is
  * _gemm_pack(W_hh). dh, dc (the last state's gradients) may be NULL. outs: the pre-activation gates'
  * gradient G (T, B, 4H), dh0 (zeros unless need_h0), dc0, G^T as (4H, T * B) (the weight gradients' one

@@ -137,25 +137,27 @@ class _FusedLayer(Function):
         T = x.shape[0]
         is_lstm = mode == "LSTM"
         bias = b_ih + b_hh if is_lstm and b_ih is not None else b_ih
-        if bias is not None and not _dispatch._observers:
-            # one addmm over the (T*B, in) rows: the bias rides in the GEMM's C, where F.linear of a 3-D
-            # input adds it in a second pass over the (T, B, k*H) projection
-            gis = cthtorch.addmm(bias, x.reshape(T * x.shape[1], x.shape[2]), w_ih.t()).view(T, x.shape[1], -1)
-        else:
-            gis = F.linear(x, w_ih, bias)
         w_hh_t = w_hh.t()
         # each step's h @ W_hh^T reads W_hh^T packed once here (OpenBLAS would pack it again every step)
         wp, n = _packed(w_hh_t), w_hh.shape[0]
         order = range(T - 1, -1, -1) if reverse else range(T)
         ctx.mode, ctx.reverse, ctx.layer = mode, reverse, False
         ctx.save_for_backward(x, h0, c0, w_ih, w_hh, b_ih, b_hh)
+        x2d = x.reshape(T * x.shape[1], x.shape[2])
         if is_lstm and wp is not None:
-            # the whole recurrence in one C call (src/ATen/ATRNN.c); gis becomes the workspace
-            gis = gis.contiguous()
-            out, cs = _internal._lstm_layer_forward(gis, h0.contiguous(), c0.contiguous(), wp, reverse)
+            # the whole recurrence in one C call (src/ATen/ATRNN.c), which adds the bias step by step
+            # (the projection is a plain mm); gis becomes the workspace
+            gis = x2d.mm(w_ih.t()).view(T, x.shape[1], -1)
+            out, cs = _internal._lstm_layer_forward(gis, h0.contiguous(), c0.contiguous(), wp, bias, reverse)
             # ctx keeps copies: the outputs' grad_fn is this node (see below on cycles)
             ctx.layer, ctx.ws, ctx.cs, ctx.xh = True, gis, cs, _step_inputs(x, h0, out, reverse)
             return out, out[order[-1]].clone(), cs[order[-1]].clone()
+        if bias is not None and not _dispatch._observers:
+            # one addmm over the (T*B, in) rows: the bias rides in the GEMM's C, where F.linear of a 3-D
+            # input adds it in a second pass over the (T, B, k*H) projection
+            gis = cthtorch.addmm(bias, x2d, w_ih.t()).view(T, x.shape[1], -1)
+        else:
+            gis = F.linear(x, w_ih, bias)
         h, c = h0, c0
         hs, cs, wss = [None] * T, [None] * T, [None] * T
         for t in order:
