@@ -933,15 +933,21 @@ THTensor *at_logsumexp(const THTensor *self, const ATIntList *dims, bool keepdim
   if (at_reduce_prepare(wd, dims, keepdim, &r) < 0) { THTensor_free(wd); return NULL; }
   THTensor *out = THTensor_new(TH_Double, r.out_ndim, r.out_sizes), *res = NULL;
   if (out) {
+    /* rows independent and each in a fixed order, so threads do not change bits; both passes
+     * are simd loops (exp through the vector math library) */
+#pragma omp parallel for if (r.M > 1 && r.M * r.K > 65536)
     for (int64_t m = 0; m < r.M; m++) {
       const double *p = (const double *)(r.data + m * r.sm * 8);
+      const int64_t sk = r.sk, K = r.K;
       double mx = -INFINITY;
-      bool nan = false;
-      for (int64_t k = 0; k < r.K; k++) { if (p[k * r.sk] > mx) mx = p[k * r.sk]; nan |= isnan(p[k * r.sk]); }
+      int nan = 0;
+#pragma omp simd reduction(max:mx) reduction(|:nan)
+      for (int64_t k = 0; k < K; k++) { double v = p[k * sk]; mx = v > mx ? v : mx; nan |= v != v; }
       /* a NaN anywhere wins, even beside an inf (PyTorch's max propagates it) */
       if (nan || isinf(mx)) { ((double *)THTensor_data(out))[m] = nan ? NAN : mx; continue; }
       double s = 0;
-      for (int64_t k = 0; k < r.K; k++) s += exp(p[k * r.sk] - mx);
+#pragma omp simd reduction(+:s)
+      for (int64_t k = 0; k < K; k++) s += exp(p[k * sk] - mx);
       ((double *)THTensor_data(out))[m] = mx + log(s);
     }
     res = at_to_dtype(out, THDtype_isFloating(self->dtype) ? self->dtype : at_default_dtype(), false);
