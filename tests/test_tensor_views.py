@@ -357,3 +357,16 @@ def test_contiguous_copy_of_transposed_views(dtype):
         sq = L.tensor(np.arange(256, dtype=dtype).reshape(16, 16))
         with pytest.raises(RuntimeError, match="refer to a single memory location"):
             sq.copy_(sq.t())
+
+
+def test_float_to_half_bits_match_torch():
+    # contiguous float32 -> float16 goes eight at a time: every rounding case (ties, overflow to inf,
+    # subnormals, NaN, signed zero) gives torch's bits, in blocks of 8 and in the tail
+    rs = np.random.RandomState(0)
+    a = np.concatenate([rs.randn(1000).astype(np.float32) * 1e3, rs.randn(1000).astype(np.float32) * 1e-6,
+                        np.array([np.nan, np.inf, -np.inf, 65504, 65519.99, 65520, 1e-8, -6e-8, 0.0, -0.0,
+                                  1 + 2 ** -11, 1 + 3 * 2 ** -11], dtype=np.float32)])
+    for lo in (0, 3):
+        got = ct.tensor(a[lo:]).half().numpy().view(np.uint16)
+        want = torch.tensor(a[lo:]).half().numpy().view(np.uint16)
+        np.testing.assert_array_equal(got, want)
