@@ -36,6 +36,10 @@ static int th_fft_factor(int64_t n, int *r, int *nst) {
   *nst = 0;
   for (size_t i = 0; i < sizeof rad / sizeof rad[0]; i++)
     while (n % rad[i] == 0) { r[(*nst)++] = rad[i]; n /= rad[i]; }
+  /* the one radix-2 stage (if any) first: it runs at stride 1, so every radix-4 stage after it
+   * has an even stride, pairs of columns for the vector butterfly */
+  for (int k = 1; k < *nst; k++)
+    if (r[k] == 2) { memmove(r + 1, r, sizeof(int) * k); r[0] = 2; break; }
   return n == 1;
 }
 
@@ -114,12 +118,52 @@ int64_t THFFT_work_size(const THFFTPlan *p) {
 #define TH_CMUL(or_, oi, ar, ai, w) do { double _r = (ar), _i = (ai); \
   (or_) = _r * (w)[0] - _i * (w)[1]; (oi) = _r * (w)[1] + _i * (w)[0]; } while (0)
 
+#ifdef __AVX2__
+#include <immintrin.h>
+/* the radix-4 stage at an even stride: two columns (q, q + 1) per 256-bit vector of (re, im, re, im);
+ * one twiddle per p, broadcast. The same operations in the same order as the scalar butterfly. */
+static void th_fft_r4_avx2(int64_t m, int64_t s, const double *a, double *b, const double *tw, int sign) {
+  const int64_t is = 2 * s * m, os = 2 * s;
+  /* sign i (re, im) = (-sign im, sign re): swap the halves, negate the even (sign +1) or odd lanes */
+  const __m256d flip = sign > 0 ? _mm256_set_pd(0.0, -0.0, 0.0, -0.0) : _mm256_set_pd(-0.0, 0.0, -0.0, 0.0);
+  for (int64_t p = 0; p < m; p++) {
+    const double *w = tw + 6 * p, *ai = a + 2 * s * p;
+    double *bo = b + 2 * s * 4 * p;
+    const __m256d w1r = _mm256_set1_pd(w[0]), w1i = _mm256_set1_pd(w[1]), w2r = _mm256_set1_pd(w[2]),
+                  w2i = _mm256_set1_pd(w[3]), w3r = _mm256_set1_pd(w[4]), w3i = _mm256_set1_pd(w[5]);
+    for (int64_t q = 0; q < 2 * s; q += 4) {
+      const double *x = ai + q;
+      __m256d x0 = _mm256_loadu_pd(x), x1 = _mm256_loadu_pd(x + is), x2 = _mm256_loadu_pd(x + 2 * is),
+              x3 = _mm256_loadu_pd(x + 3 * is);
+      __m256d t0 = _mm256_add_pd(x0, x2), t1 = _mm256_sub_pd(x0, x2), t2 = _mm256_add_pd(x1, x3),
+              t3 = _mm256_sub_pd(x1, x3);
+      __m256d u = _mm256_xor_pd(_mm256_permute_pd(t3, 0x5), flip);
+      __m256d y0 = _mm256_add_pd(t0, t2), y1 = _mm256_add_pd(t1, u), y2 = _mm256_sub_pd(t0, t2),
+              y3 = _mm256_sub_pd(t1, u);
+      double *y = bo + q;
+      _mm256_storeu_pd(y, y0);
+      if (p) {   /* (re, im) w: re wr - im wi, im wr + re wi */
+        y1 = _mm256_addsub_pd(_mm256_mul_pd(y1, w1r), _mm256_mul_pd(_mm256_permute_pd(y1, 0x5), w1i));
+        y2 = _mm256_addsub_pd(_mm256_mul_pd(y2, w2r), _mm256_mul_pd(_mm256_permute_pd(y2, 0x5), w2i));
+        y3 = _mm256_addsub_pd(_mm256_mul_pd(y3, w3r), _mm256_mul_pd(_mm256_permute_pd(y3, 0x5), w3i));
+      }
+      _mm256_storeu_pd(y + os, y1);
+      _mm256_storeu_pd(y + 2 * os, y2);
+      _mm256_storeu_pd(y + 3 * os, y3);
+    }
+  }
+}
+#endif
+
 /* One Stockham stage: input a, n_cur = r m, stride s (= n / n_cur); out b.
  * b[q + s (r p + u)] = W^(p u) sum_t a[q + s (p + t m)] w_r^(t u). */
 static void th_fft_stage(const THFFTPlan *P, int k, int64_t s, const double *a, double *b) {
   const int r = P->r[k];
   const int64_t m = P->m[k], is = 2 * s * m, os = 2 * s;
   const double sg = P->sign;
+#ifdef __AVX2__
+  if (r == 4 && s % 2 == 0) { th_fft_r4_avx2(m, s, a, b, P->tw[k], P->sign); return; }
+#endif
   for (int64_t p = 0; p < m; p++) {
     const double *w = P->tw[k] + 2 * p * (r - 1);
     const double *ai = a + 2 * s * p;
