@@ -3,6 +3,7 @@
 #include "ATComplex.h"
 #include "ATArgChecks.h"
 #include "../TH/THKernels.h"
+#include "../TH/THMath.h"   /* libmvec declarations: the simd exp in logsumexp */
 #include "ATCuda.h"
 #include "ATScatter.h"
 
@@ -942,12 +943,17 @@ THTensor *at_logsumexp(const THTensor *self, const ATIntList *dims, bool keepdim
       double mx = -INFINITY;
       int nan = 0;
 #pragma omp simd reduction(max:mx) reduction(|:nan)
-      for (int64_t k = 0; k < K; k++) { double v = p[k * sk]; mx = v > mx ? v : mx; nan |= v != v; }
+      for (int64_t k = 0; k < K; k++) { double v = p[sk == 1 ? k : k * sk]; mx = v > mx ? v : mx; nan |= v != v; }
       /* a NaN anywhere wins, even beside an inf (PyTorch's max propagates it) */
       if (nan || isinf(mx)) { ((double *)THTensor_data(out))[m] = nan ? NAN : mx; continue; }
       double s = 0;
+      if (sk == 1) {   /* unit stride spelled out: a runtime stride keeps gcc from vectorizing exp */
 #pragma omp simd reduction(+:s)
-      for (int64_t k = 0; k < K; k++) s += exp(p[k * sk] - mx);
+        for (int64_t k = 0; k < K; k++) s += exp(p[k] - mx);
+      } else {
+#pragma omp simd reduction(+:s)
+        for (int64_t k = 0; k < K; k++) s += exp(p[k * sk] - mx);
+      }
       ((double *)THTensor_data(out))[m] = mx + log(s);
     }
     res = at_to_dtype(out, THDtype_isFloating(self->dtype) ? self->dtype : at_default_dtype(), false);
