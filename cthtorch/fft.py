@@ -134,8 +134,50 @@ def _rfft1(input, n, dim, norm, name="rfft"):
     if n is not None:
         _check_n(n)
         x = _resize(x, n, d)
+    _check_norm(norm)
+    if x.dim() > 0 and x.shape[d] % 2 == 0 and x.dtype in (_ct().float32, _ct().float64):
+        return _rfft_even(x, d, norm)
     full = _fft1(x, None, d, norm, True)
     return full.narrow(d, 0, full.shape[d] // 2 + 1)
+
+
+def _rfft_even(x, d, norm):
+    """rfft of an even length n through a complex transform of length n/2: the even and odd
+    samples as the real and imaginary parts z = x[0::2] + i x[1::2] (a view of the real pairs),
+    Z = DFT(z), then for k <= n/2 (Z[n/2] = Z[0], w = exp(-2 pi i k/n))
+      X[k] = (Z[k] + conj(Z[n/2-k])) / 2 + w (Z[k] - conj(Z[n/2-k])) / 2i
+           = Z[k] a[k] + conj(Z[n/2-k]) b[k],  a = (1 - i w) / 2, b = (1 + i w) / 2 (times the norm's scale).
+    Half the transform work of the full complex one; declared ops throughout, so autograd holds."""
+    ct = _ct()
+    n = x.shape[d]
+    m = n // 2
+    xl = x.movedim(d, -1).contiguous()
+    z = ct.view_as_complex(xl.reshape(*xl.shape[:-1], m, 2))
+    zf = _c2c(z, z.dim() - 1, True, None)
+    zr = ct.cat([zf, zf.narrow(-1, 0, 1)], -1)
+    a, b = _rfft_weights(n, zf.dtype, _norm_scale(norm, n, True))
+    out = zr * a + zr.flip(-1).conj() * b
+    return out.movedim(-1, d)
+
+
+_RFFT_WEIGHTS = {}
+
+
+def _rfft_weights(n, dtype, scale):
+    """(a, b) of _rfft_even for one length, dtype and scale, computed in double once (a few
+    lengths recur in a program: stft frames, one signal length)"""
+    key = (n, str(dtype), scale)
+    got = _RFFT_WEIGHTS.get(key)
+    if got is None:
+        ct = _ct()
+        with ct.no_grad():
+            ang = ct.arange(n // 2 + 1, dtype=ct.float64) * (-2.0 * math.pi / n)
+            iw = ct.complex(-ang.sin(), ang.cos())   # i w
+            got = ((1 - iw) * (0.5 * scale)).to(dtype), ((1 + iw) * (0.5 * scale)).to(dtype)
+        if len(_RFFT_WEIGHTS) >= 64:
+            _RFFT_WEIGHTS.clear()
+        _RFFT_WEIGHTS[key] = got
+    return got
 
 
 def _irfft1(input, n, dim, norm):

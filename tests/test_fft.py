@@ -27,6 +27,22 @@ def cplx(shape, dtype="complex128"):
     return (RS.randn(*shape) + 1j * RS.randn(*shape)).astype(dtype)
 
 
+@pytest.mark.parametrize("dtype", ["complex64", "complex128"])
+def test_every_radix_and_bluestein_vs_numpy(dtype):
+    # lengths 1..70 (radix 4, 2, 3, 5, 7, 11, 13 stages and Bluestein for 17, 19, 23, ...), a
+    # product of all the direct radices, large powers and primes; both directions, every norm
+    tol = 2e-6 if dtype == "complex64" else 1e-12
+    for n in list(range(1, 71)) + [3 * 5 * 7 * 11 * 13, 4096, 4099, 17 * 19, 2 * 1013]:
+        x = cplx((2, n), dtype)
+        for norm in NORMS:
+            for f in ("fft", "ifft"):
+                got = getattr(ct.fft, f)(ct.from_numpy(x), norm=norm).numpy()
+                want = getattr(np.fft, f)(x.astype("complex128"), norm=norm)
+                assert got.dtype == np.dtype(dtype)
+                np.testing.assert_allclose(got, want, rtol=0, atol=tol * max(1.0, np.abs(want).max()),
+                                           err_msg="%s n=%d norm=%s" % (f, n, norm))
+
+
 @pytest.mark.parametrize("n", SIZES)
 def test_fft_ifft_sizes_vs_numpy_and_torch(n):
     x = cplx((3, n))

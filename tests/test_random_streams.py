@@ -53,6 +53,9 @@ CASES = [
     ("multinomial_replacement", lambda T: T.multinomial(T.tensor([[0.1, 0.2, 0.3, 0.4], [0.5, 0.1, 0.1, 0.3]]), 12,
                                                           replacement=True), 0),
     ("multinomial_no_replacement", lambda T: T.multinomial(T.rand(3, 10), 4), 0),
+    # up to 32 samples keep the best keys by insertion, more sort them all: both sides of the switch
+    ("multinomial_no_replacement_32", lambda T: T.multinomial(T.rand(5, 300) ** 4, 32), 0),
+    ("multinomial_no_replacement_33", lambda T: T.multinomial(T.rand(5, 300) ** 4, 33), 0),
     ("multinomial_one", lambda T: T.multinomial(T.rand(10), 1), 0),
     ("linear_init", lambda T: T.nn.Linear(20, 7).weight, 1e-6),
     ("conv_init", lambda T: T.nn.Conv2d(3, 4, 3).bias, 1e-6),

@@ -333,3 +333,40 @@ def test_factory_memory_format_as_torch(call):
         return tuple(r.shape), r.stride(), r.dtype == getattr(lib, str(r.dtype).split(".")[1]), \
             None if "empty" in call else r.flatten().tolist()
     assert run(ct) == run(torch)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "int32", "float64"])
+def test_contiguous_copy_of_transposed_views(dtype):
+    # 4-byte dtypes copy a transposed view through 8 x 8 register transposes: edges that are not a
+    # multiple of 8, batched (and stride-0 batch) views, offset views, copy_ into a transposed view
+    rs = np.random.RandomState(0)
+    for shape in ((8, 8), (9, 17), (256, 512), (300, 7), (3, 13, 40)):
+        a = (rs.randn(*shape) * 100).astype(dtype)
+        c, t = ct.tensor(a), torch.tensor(a)
+        for f in (lambda x: x.transpose(-1, -2), lambda x: x.transpose(-1, -2)[1:, 2:],
+                  lambda x: x[..., 1:, :].mT, lambda x: x.mT.unsqueeze(0).expand(2, *x.mT.shape)):
+            got, want = f(c).contiguous(), f(t).contiguous()
+            assert got.is_contiguous() and tuple(got.shape) == tuple(want.shape)
+            np.testing.assert_array_equal(got.numpy(), want.numpy())
+        dc, dt = ct.zeros(*shape[:-2], shape[-1], shape[-2], dtype=c.dtype), torch.zeros(
+            *shape[:-2], shape[-1], shape[-2], dtype=t.dtype)
+        dc.copy_(c.mT)
+        dt.copy_(t.mT)
+        np.testing.assert_array_equal(dc.numpy(), dt.numpy())
+    for L in (ct, torch):   # a source overlapping the destination still raises torch's error
+        sq = L.tensor(np.arange(256, dtype=dtype).reshape(16, 16))
+        with pytest.raises(RuntimeError, match="refer to a single memory location"):
+            sq.copy_(sq.t())
+
+
+def test_float_to_half_bits_match_torch():
+    # contiguous float32 -> float16 goes eight at a time: every rounding case (ties, overflow to inf,
+    # subnormals, NaN, signed zero) gives torch's bits, in blocks of 8 and in the tail
+    rs = np.random.RandomState(0)
+    a = np.concatenate([rs.randn(1000).astype(np.float32) * 1e3, rs.randn(1000).astype(np.float32) * 1e-6,
+                        np.array([np.nan, np.inf, -np.inf, 65504, 65519.99, 65520, 1e-8, -6e-8, 0.0, -0.0,
+                                  1 + 2 ** -11, 1 + 3 * 2 ** -11], dtype=np.float32)])
+    for lo in (0, 3):
+        got = ct.tensor(a[lo:]).half().numpy().view(np.uint16)
+        want = torch.tensor(a[lo:]).half().numpy().view(np.uint16)
+        np.testing.assert_array_equal(got, want)

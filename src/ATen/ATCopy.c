@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "../TH/THKernelsComplex.h"
+#include "../TH/THTranspose.h"
 static const THLoopFn copy_loops[TH_NDTYPES] = { TH_BOOL_ENTRIES(copy_loop), TH_INTEGRAL_ENTRIES(copy_loop),
                                                  TH_FLOATING_ENTRIES(copy_loop), TH_COMPLEX_ENTRIES(copy_loop) };
 static const THLoopFn fill_loops[TH_NDTYPES] = { TH_BOOL_ENTRIES(fill_loop), TH_INTEGRAL_ENTRIES(fill_loop),
@@ -39,6 +40,32 @@ static int copy_meta(THTensor *dst, const THTensor *src) {
   return 0;
 }
 
+/* A same-dtype copy of 4-byte elements from a view whose last two dims are transposed
+ * (x.t().contiguous(), x.transpose(1, 2).contiguous()) into a contiguous dst that shares no
+ * bytes with it: 8 x 8 register transposes (TH/THTranspose.c) instead of the elementwise loop's
+ * strided reads. Strips of 8 dst columns split over threads. false when it does not apply. */
+static bool copy_transposed(THTensor *dst, const THTensor *src) {
+  const int nd = dst->ndim;
+  if (dst->dtype != src->dtype || THDtype_size(dst->dtype) != 4 || nd < 2 || nd > 3 || src->ndim != nd ||
+      memcmp(dst->sizes, src->sizes, nd * sizeof(int64_t)) || !THTensor_isContiguous(dst))
+    return false;
+  const int64_t A = dst->sizes[nd - 2], B = dst->sizes[nd - 1], nb = nd == 3 ? dst->sizes[0] : 1;
+  const int64_t lds = src->strides[nd - 1], bs = nd == 3 ? src->strides[0] : 0;
+  if (src->strides[nd - 2] != 1 || A < 8 || B < 8 || lds < A || bs < 0) return false;
+  const char *sp = THTensor_data(src), *dp = THTensor_data(dst);
+  const char *se = sp + 4 * ((A - 1) + (B - 1) * lds + (nb - 1) * bs) + 4, *de = dp + 4 * nb * A * B;
+  if (!(se <= dp || de <= sp)) return false;
+  const float *S = (const float *)sp;
+  float *D = (float *)dp;
+  const int64_t strips = (B + 7) / 8;
+#pragma omp parallel for if (nb * A * B > 65536)
+  for (int64_t t = 0; t < nb * strips; t++) {
+    const int64_t b = t / strips, i0 = t % strips * 8, m = B - i0 < 8 ? B - i0 : 8;
+    THTranspose_f32(m, A, S + b * bs + i0 * lds, lds, D + b * A * B + i0, B);
+  }
+  return true;
+}
+
 int at_copy_(THTensor *dst, const THTensor *src) {
   if (dst == src) return 0;
   if (THTensor_isMeta(dst) || THTensor_isMeta(src)) return copy_meta(dst, src);
@@ -62,6 +89,7 @@ int at_copy_(THTensor *dst, const THTensor *src) {
     memmove(THTensor_data(dst), THTensor_data(src), THTensor_numel(dst) * THDtype_size(dst->dtype));
     return 0;
   }
+  if (dd < 0 && copy_transposed(dst, src)) return 0;
   if (THDtype_isComplex(src->dtype) && !THDtype_isComplex(dst->dtype))
     THWarn("Casting complex values to real discards the imaginary part");
   ATIterSpec spec = { .out = dst, .out_dtype = dst->dtype, .common_dtype = src->dtype, .inplace = true, .name = "copy_" };

@@ -103,6 +103,7 @@ static void softmax_short_float(const float *x, float *y, int64_t outer, int64_t
   for (int64_t o = o8; o < outer; o++) softmax_row_float(x + o * D, y + o * D, D, islog);
 }
 
+#define SOFTMAX_COLS 256
 #define SOFTMAX_FWD(T)                                                                 \
   static void softmax_fwd_##T(const T *x, T *y, int64_t outer, int64_t D, int64_t inner, bool islog) { \
     if (inner == 1) {                                                                  \
@@ -110,24 +111,46 @@ static void softmax_short_float(const float *x, float *y, int64_t outer, int64_t
       for (int64_t o = 0; o < outer; o++) softmax_row_##T(x + o * D, y + o * D, D, islog); \
       return;                                                                          \
     }                                                                                  \
+    /* a column per inner index: tiles of SOFTMAX_COLS columns, each step one simd pass \
+     * along the contiguous inner dim (per column the row path's steps, in d order) */  \
+    const int64_t nt = (inner + SOFTMAX_COLS - 1) / SOFTMAX_COLS;                      \
+    const T lo = TH_EXP_NONPOS_LO(T);                                                  \
     _Pragma("omp parallel for if (outer * inner * D > 32768)")                        \
-    for (int64_t o = 0; o < outer; o++)                                                \
-      for (int64_t i = 0; i < inner; i++) {                                            \
-        const T *xs = x + o * D * inner + i; T *ys = y + o * D * inner + i;           \
-        T mx = -INFINITY;                                                              \
-        for (int64_t d = 0; d < D; d++) if (xs[d * inner] > mx || isnan(xs[d * inner])) mx = xs[d * inner]; \
-        if (isinf(mx) && mx < 0) mx = 0;                                               \
-        double sum = 0;                                                                \
+    for (int64_t ot = 0; ot < outer * nt; ot++) {                                      \
+      const int64_t o = ot / nt, i0 = ot % nt * SOFTMAX_COLS;                          \
+      const int64_t w = inner - i0 < SOFTMAX_COLS ? inner - i0 : SOFTMAX_COLS;         \
+      const T *xs = x + o * D * inner + i0; T *ys = y + o * D * inner + i0;           \
+      T mx[SOFTMAX_COLS], k[SOFTMAX_COLS];                                             \
+      double sum[SOFTMAX_COLS];                                                        \
+      for (int64_t i = 0; i < w; i++) { mx[i] = -INFINITY; sum[i] = 0; }               \
+      for (int64_t d = 0; d < D; d++) {                                                \
+        const T *xr = xs + d * inner;                                                  \
+        _Pragma("omp simd")                                                            \
+        for (int64_t i = 0; i < w; i++) mx[i] = (xr[i] > mx[i] || isnan(xr[i])) ? xr[i] : mx[i]; \
+      }                                                                                \
+      for (int64_t i = 0; i < w; i++) if (isinf(mx[i]) && mx[i] < 0) mx[i] = 0;        \
+      for (int64_t d = 0; d < D; d++) {                                                \
+        const T *xr = xs + d * inner; T *yr = ys + d * inner;                          \
         if (islog) {                                                                   \
-          for (int64_t d = 0; d < D; d++) sum += exp((double)(xs[d * inner] - mx));   \
-          T ls = (T)log(sum);                                                          \
-          for (int64_t d = 0; d < D; d++) ys[d * inner] = (xs[d * inner] - mx) - ls;   \
+          _Pragma("omp simd")                                                          \
+          for (int64_t i = 0; i < w; i++) sum[i] += TH_EXP_NONPOS(xr[i] - mx[i], lo);  \
         } else {                                                                       \
-          for (int64_t d = 0; d < D; d++) { T e = (T)exp(xs[d * inner] - mx); ys[d * inner] = e; sum += e; } \
-          T inv = (T)(1.0 / sum);                                                      \
-          for (int64_t d = 0; d < D; d++) ys[d * inner] *= inv;                        \
+          _Pragma("omp simd")                                                          \
+          for (int64_t i = 0; i < w; i++) { T e = TH_EXP_NONPOS(xr[i] - mx[i], lo); yr[i] = e; sum[i] += e; } \
         }                                                                              \
       }                                                                                \
+      for (int64_t i = 0; i < w; i++) k[i] = islog ? (T)log(sum[i]) : (T)(1.0 / sum[i]); \
+      for (int64_t d = 0; d < D; d++) {                                                \
+        const T *xr = xs + d * inner; T *yr = ys + d * inner;                          \
+        if (islog) {                                                                   \
+          _Pragma("omp simd")                                                          \
+          for (int64_t i = 0; i < w; i++) yr[i] = (xr[i] - mx[i]) - k[i];              \
+        } else {                                                                       \
+          _Pragma("omp simd")                                                          \
+          for (int64_t i = 0; i < w; i++) yr[i] *= k[i];                               \
+        }                                                                              \
+      }                                                                                \
+    }                                                                                  \
   }
 SOFTMAX_FWD(float)
 SOFTMAX_FWD(double)

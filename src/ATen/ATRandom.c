@@ -453,6 +453,7 @@ THTensor *at_randperm(int64_t n, THDtype dtype, THGenerator *g) {
 
 /* torch's multinomial, draw for draw. Without replacement (or one sample):
  * q ~ Exp(1) per category, then the largest p / q (the Gumbel trick). */
+#define MULTINOMIAL_TOP_INSERT 32
 typedef struct { double key; int64_t i; } Keyed;
 static int by_key_desc(const void *x, const void *y) {
   const Keyed *a = x, *b = y;
@@ -481,8 +482,21 @@ static int multinomial_exp_trick(double *pv, int64_t rows, int64_t k, int64_t ns
       ov[r] = best;
       continue;
     }
-    for (int64_t i = 0; i < k; i++) kv[i] = (Keyed){ w[i], i };
-    qsort(kv, (size_t)k, sizeof *kv, by_key_desc);
+    if (ns <= MULTINOMIAL_TOP_INSERT) {
+      /* a few samples: the best ns kept sorted by insertion, the sort's order (key descending,
+       * index ascending); most keys fail against the current ns-th and cost one compare */
+      int64_t cnt = 0;
+      for (int64_t i = 0; i < k; i++) {
+        Keyed c = { w[i], i };
+        if (cnt == ns && by_key_desc(&c, &kv[ns - 1]) > 0) continue;
+        int64_t j = cnt < ns ? cnt++ : ns - 1;
+        for (; j > 0 && by_key_desc(&c, &kv[j - 1]) < 0; j--) kv[j] = kv[j - 1];
+        kv[j] = c;
+      }
+    } else {
+      for (int64_t i = 0; i < k; i++) kv[i] = (Keyed){ w[i], i };
+      qsort(kv, (size_t)k, sizeof *kv, by_key_desc);
+    }
     for (int64_t s = 0; s < ns; s++) ov[r * ns + s] = kv[s].i;
   }
   free(kv);

@@ -3,6 +3,7 @@
 #include "ATComplex.h"
 #include "ATArgChecks.h"
 #include "../TH/THKernels.h"
+#include "../TH/THMath.h"   /* libmvec declarations: the simd exp in logsumexp */
 #include "ATCuda.h"
 #include "ATScatter.h"
 
@@ -933,15 +934,25 @@ THTensor *at_logsumexp(const THTensor *self, const ATIntList *dims, bool keepdim
   if (at_reduce_prepare(wd, dims, keepdim, &r) < 0) { THTensor_free(wd); return NULL; }
   THTensor *out = THTensor_new(TH_Double, r.out_ndim, r.out_sizes), *res = NULL;
   if (out) {
+    /* both passes are simd loops (exp through the vector math library). Serial, as before: with
+     * rows split over two threads it ran 1.35x slower than one thread at load 9 on 2 cores */
     for (int64_t m = 0; m < r.M; m++) {
       const double *p = (const double *)(r.data + m * r.sm * 8);
+      const int64_t sk = r.sk, K = r.K;
       double mx = -INFINITY;
-      bool nan = false;
-      for (int64_t k = 0; k < r.K; k++) { if (p[k * r.sk] > mx) mx = p[k * r.sk]; nan |= isnan(p[k * r.sk]); }
+      int nan = 0;
+#pragma omp simd reduction(max:mx) reduction(|:nan)
+      for (int64_t k = 0; k < K; k++) { double v = p[sk == 1 ? k : k * sk]; mx = v > mx ? v : mx; nan |= v != v; }
       /* a NaN anywhere wins, even beside an inf (PyTorch's max propagates it) */
       if (nan || isinf(mx)) { ((double *)THTensor_data(out))[m] = nan ? NAN : mx; continue; }
       double s = 0;
-      for (int64_t k = 0; k < r.K; k++) s += exp(p[k * r.sk] - mx);
+      if (sk == 1) {   /* unit stride spelled out: a runtime stride keeps gcc from vectorizing exp */
+#pragma omp simd reduction(+:s)
+        for (int64_t k = 0; k < K; k++) s += exp(p[k] - mx);
+      } else {
+#pragma omp simd reduction(+:s)
+        for (int64_t k = 0; k < K; k++) s += exp(p[k * sk] - mx);
+      }
       ((double *)THTensor_data(out))[m] = mx + log(s);
     }
     res = at_to_dtype(out, THDtype_isFloating(self->dtype) ? self->dtype : at_default_dtype(), false);

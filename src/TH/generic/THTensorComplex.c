@@ -88,118 +88,26 @@ TH_TO_PART_LOOP(abs_loop, sizeof(part_t) == sizeof(float) ? cabsf(x) : cabs(x))
 TH_TO_PART_LOOP(angle_loop, sizeof(part_t) == sizeof(float) ? cargf(x) : carg(x))
 #undef TH_TO_PART_LOOP
 
-/* ---- the DFT: mixed radix 2/3/5 (recursive decimation in time), Bluestein
- * (a chirp convolution through a power-of-two transform) for lengths with
- * other prime factors. Both dtypes compute in double, so float rows lose no
- * accuracy to the twiddles; the core is shared, so it is written once. */
-#ifndef TH_FFT_CORE
-#define TH_FFT_CORE
+/* ---- the DFT rows: each row widened to double, run through the plan
+ * (THFFT.c), scaled and narrowed back. */
+#ifndef TH_FFT_ROWS_INCLUDED
+#define TH_FFT_ROWS_INCLUDED
 #include <stdlib.h>
-typedef double _Complex th_cd;
-
-static bool th_fft_smooth(int64_t n) {
-  while (n % 2 == 0) n /= 2;
-  while (n % 3 == 0) n /= 3;
-  while (n % 5 == 0) n /= 5;
-  return n == 1;
-}
-
-/* out[0..n) = DFT of in[0], in[s], ... ; root[e] = exp(sign 2 pi i e / N),
- * rs = N / n (this level's twiddle step in the root table). tmp: n values. */
-static void th_fft_rec(const th_cd *in, int64_t s, th_cd *out, int64_t n, const th_cd *root, int64_t rs, th_cd *tmp) {
-  if (n == 1) { out[0] = in[0]; return; }
-  int p = n % 2 == 0 ? 2 : (n % 3 == 0 ? 3 : 5);
-  int64_t m = n / p;
-  for (int r = 0; r < p; r++) th_fft_rec(in + r * s, s * p, out + r * m, m, root, rs * p, tmp);
-  /* butterfly: X[k + q m] = sum_r w^(r (k + q m)) Y_r[k], w = root^rs */
-  for (int64_t k = 0; k < m; k++) {
-    th_cd y[5];
-    for (int r = 0; r < p; r++) y[r] = out[r * m + k];
-    for (int q = 0; q < p; q++) {
-      int64_t e = k + q * m;
-      th_cd acc = y[0];
-      for (int r = 1; r < p; r++) acc += y[r] * root[((r * e) % n) * rs];
-      tmp[e] = acc;
-    }
-  }
-  for (int64_t e = 0; e < n; e++) out[e] = tmp[e];
-}
-
-static void th_fft_roots(th_cd *root, int64_t n, int sign) {
-  for (int64_t e = 0; e < n; e++) {
-    double a = sign * 2.0 * M_PI * (double)e / (double)n;
-    root[e] = cos(a) + sin(a) * I;
-  }
-}
-
-/* One row, in place, in double. work: see th_fft_work_size. */
-typedef struct { int64_t n, m; int sign; th_cd *root, *chirp, *bconv; } th_fft_plan;
-
-static int th_fft_plan_make(th_fft_plan *p, int64_t n, int sign) {
-  p->n = n; p->sign = sign; p->root = p->chirp = p->bconv = NULL; p->m = n;
-  if (th_fft_smooth(n)) {
-    p->root = malloc(sizeof(th_cd) * n);
-    if (!p->root) return -1;
-    th_fft_roots(p->root, n, sign);
-    return 0;
-  }
-  int64_t m = 1;
-  while (m < 2 * n - 1) m *= 2;
-  p->m = m;
-  p->root = malloc(sizeof(th_cd) * m);
-  p->chirp = malloc(sizeof(th_cd) * n);
-  p->bconv = malloc(sizeof(th_cd) * m);
-  th_cd *tmp = malloc(sizeof(th_cd) * 2 * m);
-  if (!p->root || !p->chirp || !p->bconv || !tmp) { free(tmp); return -1; }
-  th_fft_roots(p->root, m, -1);
-  for (int64_t k = 0; k < n; k++) {   /* chirp w_k = exp(sign pi i k^2 / n), k^2 taken mod 2n */
-    int64_t e = (int64_t)(((unsigned __int128)k * k) % (unsigned __int128)(2 * n));
-    double a = sign * M_PI * (double)e / (double)n;
-    p->chirp[k] = cos(a) + sin(a) * I;
-  }
-  for (int64_t j = 0; j < m; j++) tmp[j] = 0;
-  for (int64_t k = 0; k < n; k++) {
-    tmp[k] = conj(p->chirp[k]);
-    if (k) tmp[m - k] = conj(p->chirp[k]);
-  }
-  th_fft_rec(tmp, 1, p->bconv, m, p->root, 1, tmp + m);   /* B = FFT(b) once per plan */
-  free(tmp);
-  return 0;
-}
-static void th_fft_plan_free(th_fft_plan *p) { free(p->root); free(p->chirp); free(p->bconv); }
-static int64_t th_fft_work_size(const th_fft_plan *p) { return p->chirp ? 3 * p->m : 2 * p->n; }
-
-static void th_fft_row(const th_fft_plan *p, th_cd *x, th_cd *work) {
-  int64_t n = p->n, m = p->m;
-  if (!p->chirp) {
-    th_fft_rec(x, 1, work, n, p->root, 1, work + n);
-    for (int64_t k = 0; k < n; k++) x[k] = work[k];
-    return;
-  }
-  th_cd *a = work, *A = work + m, *tmp = work + 2 * m;
-  for (int64_t k = 0; k < m; k++) a[k] = k < n ? x[k] * p->chirp[k] : 0;
-  th_fft_rec(a, 1, A, m, p->root, 1, tmp);
-  for (int64_t k = 0; k < m; k++) A[k] *= p->bconv[k];
-  /* inverse power-of-two transform by conjugation: ifft(v) = conj(fft(conj v)) / m */
-  for (int64_t k = 0; k < m; k++) A[k] = conj(A[k]);
-  th_fft_rec(A, 1, a, m, p->root, 1, tmp);
-  for (int64_t k = 0; k < n; k++) x[k] = conj(a[k]) / (double)m * p->chirp[k];
-}
+#include "../THFFT.h"
 #endif
 
 int THTensor_(fft_rows)(scalar_t *x, int64_t n, int64_t batch, int sign, double scale) {
   if (n <= 0 || batch <= 0) return 0;
-  th_fft_plan plan;
-  if (th_fft_plan_make(&plan, n, sign) < 0) {
-    th_fft_plan_free(&plan);
+  THFFTPlan *plan = THFFT_plan(n, sign);
+  if (!plan) {
     THError_set(TH_ERR_MEMORY, "fft: out of memory planning a transform of length %lld", (long long)n);
     return -1;
   }
-  int64_t ws = th_fft_work_size(&plan) + n;
+  const int64_t ws = THFFT_work_size(plan) + 2 * n;
   int failed = 0;
 #pragma omp parallel if (batch > 1 && batch * n > 32768)
   {
-    th_cd *w = malloc(sizeof(th_cd) * ws);
+    double *w = malloc(sizeof(double) * ws);
     if (!w) {
 #pragma omp atomic write
       failed = 1;
@@ -208,14 +116,19 @@ int THTensor_(fft_rows)(scalar_t *x, int64_t n, int64_t batch, int sign, double 
     for (int64_t b = 0; b < batch; b++) {
       if (!w) continue;
       scalar_t *row = x + b * n;
-      th_cd *v = w + th_fft_work_size(&plan);
-      for (int64_t k = 0; k < n; k++) v[k] = row[k];
-      th_fft_row(&plan, v, w);
-      for (int64_t k = 0; k < n; k++) row[k] = (scalar_t)(v[k] * scale);
+      double *v = w + THFFT_work_size(plan);
+      for (int64_t k = 0; k < n; k++) { v[2 * k] = __real__ row[k]; v[2 * k + 1] = __imag__ row[k]; }
+      THFFT_run(plan, v, w);
+      for (int64_t k = 0; k < n; k++) {
+        scalar_t z;
+        __real__ z = (part_t)(v[2 * k] * scale);
+        __imag__ z = (part_t)(v[2 * k + 1] * scale);
+        row[k] = z;
+      }
     }
     free(w);
   }
-  th_fft_plan_free(&plan);
+  THFFT_plan_free(plan);
   if (failed) { THError_set(TH_ERR_MEMORY, "fft: out of memory"); return -1; }
   return 0;
 }
