@@ -43,6 +43,26 @@ def test_grad_second_order():
     np.testing.assert_allclose(h.tolist(), [6 * 1.5, 6 * -2.0])
 
 
+def test_gradient_penalty_reaches_weights_whose_forward_node_gets_none():
+    """A WGAN-GP penalty through conv -> leaky_relu -> conv, by backward() (every leaf): the first conv's weight
+    is reached through the second-order node and through its forward node, whose gradient is None; it still gets
+    torch's gradient (it was left None when the None path stopped at the forward node)"""
+    x0 = np.random.RandomState(0).randn(2, 3, 6, 6).astype(np.float32)
+    grads = []
+    for lib in (ct, torch):
+        lib.manual_seed(0)
+        m = lib.nn.Sequential(lib.nn.Conv2d(3, 4, 3), lib.nn.LeakyReLU(0.2), lib.nn.Conv2d(4, 1, 3))
+        x = lib.tensor(x0, requires_grad=True)
+        y = m(x)
+        (g,) = lib.autograd.grad(y, x, lib.ones_like(y), create_graph=True)
+        ((g.flatten(1).norm(2, dim=1) - 1) ** 2).mean().backward()
+        grads.append([None if p.grad is None else p.grad.numpy().copy() for p in m.parameters()])
+    ours, theirs = grads
+    assert [a is None for a in ours] == [b is None for b in theirs] == [False, False, False, True]
+    for a, b in zip(ours[:3], theirs[:3]):
+        np.testing.assert_allclose(a, b, rtol=1e-4, atol=1e-6)
+
+
 def test_next_functions_and_accumulate_grad():
     x = ct.ones(2, requires_grad=True)
     y = x * 2

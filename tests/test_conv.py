@@ -125,6 +125,21 @@ def test_conv_transpose2d_matches_torch(groups):
         np.testing.assert_allclose(_np(a.grad), _np(bb.grad), rtol=1e-4, atol=1e-3)
 
 
+@pytest.mark.parametrize("xs, ws, groups", [((3, 512, 2, 2), (32, 32, 3, 3), 1), ((512, 2, 2), (32, 32, 3, 3), 1),
+                                            ((3, 8, 5), (4, 2, 3), 1), ((3, 8, 5, 5), (4, 2, 3, 3), 2),
+                                            ((3, 8, 5, 5, 5), (4, 2, 3, 3, 3), 1)])
+def test_conv_transpose_channel_mismatch_gives_torchs_message(xs, ws, groups):
+    """a decoder fed the wrong channel count (PyTorch-VAE's MIWAE/HVAE at other sizes) names the transposed
+    weight and the input, as torch's; it named conv2d_backward's grad_output before"""
+    msgs = []
+    for lib in (ct, torch):
+        fn = getattr(lib.nn.functional, "conv_transpose%dd" % (len(ws) - 2))
+        with pytest.raises(RuntimeError) as e:
+            fn(lib.zeros(xs), lib.zeros(ws), groups=groups)
+        msgs.append(str(e.value))
+    assert msgs[0] == msgs[1] and msgs[0].startswith("Given transposed=1")
+
+
 def test_conv1d_and_modules_match_torch():
     rs = np.random.RandomState(3)
     x = rs.randn(4, 3, 50).astype("float32")

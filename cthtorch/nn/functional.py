@@ -147,6 +147,7 @@ name_node(_Conv1d, "ConvolutionBackward0")
 def conv_transpose2d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1, dilation=1):
     if _has_torch_function_unary(input):
         return _handle_with_locals(conv_transpose2d, locals(), cthtorch.conv_transpose2d)
+    _check_transposed_channels(input, weight, 2)
     s, p, op, d = _pair(stride), _pair(padding), _pair(output_padding), _pair(dilation)
     batched = input.dim() == 4
     x = input if batched else input.unsqueeze(0)
@@ -190,6 +191,7 @@ class _ConvT(cthtorch.autograd.Function):
 def conv_transpose1d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1, dilation=1):
     if _has_torch_function_unary(input):
         return _handle_with_locals(conv_transpose1d, locals(), cthtorch.conv_transpose1d)
+    _check_transposed_channels(input, weight, 1)
     one = lambda v: v[0] if isinstance(v, (list, tuple)) else v
     out = conv_transpose2d(input.unsqueeze(-2), weight.unsqueeze(-2), bias, (1, one(stride)), (0, one(padding)),
                            (0, one(output_padding)), groups, (1, one(dilation)))
@@ -1105,6 +1107,7 @@ from cthtorch.nn._functional.pooling import (  # noqa: E402,F401
     adaptive_max_pool3d_with_indices,
 )
 from cthtorch.nn._functional.conv import conv3d, conv_transpose3d  # noqa: E402,F401
+from cthtorch.nn._functional.conv import _check_transposed_channels  # noqa: E402
 from cthtorch.nn._functional.loss import (  # noqa: E402,F401
     multi_margin_loss, multilabel_margin_loss, triplet_margin_with_distance_loss, ctc_loss, linear_cross_entropy,
 )

@@ -6,6 +6,18 @@ from cthtorch.nn.modules.utils import _triple
 from cthtorch.amp._cpu_policy import lower_on_cpu
 
 
+def _check_transposed_channels(input, weight, nd):
+    """torch's message for a transposed conv whose input channels are not the weight's first dim (the weight is
+    (Cin, Cout/groups, k...)); the transposed forward runs as a conv backward here, whose own check named
+    conv2d_backward's grad_output instead. An unbatched input shows as a batch of one, as in torch's."""
+    if input.dim() not in (nd + 1, nd + 2) or weight.dim() != nd + 2:
+        return
+    shape = list(input.shape) if input.dim() == nd + 2 else [1] + list(input.shape)
+    if shape[1] != weight.shape[0]:
+        raise RuntimeError("Given transposed=1, weight of size %s, expected input%s to have %d channels, but got %d "
+                           "channels instead" % (list(weight.shape), shape, weight.shape[0], shape[1]))
+
+
 @lower_on_cpu
 def conv3d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
     if _has_torch_function_unary(input):
@@ -55,6 +67,7 @@ def conv3d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
 def conv_transpose3d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1, dilation=1):
     if _has_torch_function_unary(input):
         return _handle_with_locals(conv_transpose3d, locals(), cthtorch.conv_transpose3d)
+    _check_transposed_channels(input, weight, 3)
     batched = input.dim() == 5
     x = input if batched else input.unsqueeze(0)
     s, p, op, d = _triple(stride), _triple(padding), _triple(output_padding), _triple(dilation)

@@ -263,6 +263,48 @@ static int deliver(RunState *s, THPNode *from, PyObject *fn, int nr, PyObject *g
   return 0;
 }
 
+/* A None gradient along an edge still counts as delivered, so the receiver
+ * can become ready. A receiver whose gradients were all None never runs, and
+ * passes None on along its own edges: otherwise a node below it that also
+ * gets a real gradient by another path (a weight's AccumulateGrad reached
+ * both through a double-backward node and through the forward node whose
+ * gradient is None) would wait for it forever. */
+static int deliver_none(RunState *s, PyObject *first) {
+  PyObject *stack = PyList_New(0);
+  if (!stack || PyList_Append(stack, first) < 0) { Py_XDECREF(stack); return -1; }
+  while (PyList_GET_SIZE(stack)) {
+    Py_ssize_t last = PyList_GET_SIZE(stack) - 1;
+    PyObject *fn = Py_NewRef(PyList_GET_ITEM(stack, last));
+    PyList_SetSlice(stack, last, last + 1, NULL);
+    PyObject *c = PyDict_GetItemWithError(s->deps, fn);
+    long left = c ? PyLong_AsLong(c) - 1 : 0;
+    PyObject *nv = PyLong_FromLong(left);
+    if (!nv || PyDict_SetItem(s->deps, fn, nv) < 0) { Py_XDECREF(nv); goto fail; }
+    Py_DECREF(nv);
+    if (left == 0) {
+      int has = PyDict_Contains(s->buffers, fn);
+      if (has < 0) goto fail;
+      if (has) {
+        int need = s->needed ? mark_needed(s, fn) : 1;
+        if (need < 0) goto fail;
+        if (need && !(!s->accumulate && Py_TYPE(fn) == &THPAccumulateGradType) && push_ready(s, fn) < 0) goto fail;
+      } else {
+        THPNode *n = (THPNode *)fn;
+        for (int i = 0; i < n->num_edges; i++)
+          if (n->edges[i].fn && PyList_Append(stack, n->edges[i].fn) < 0) goto fail;
+      }
+    }
+    Py_DECREF(fn);
+    continue;
+  fail:
+    Py_DECREF(fn);
+    Py_DECREF(stack);
+    return -1;
+  }
+  Py_DECREF(stack);
+  return 0;
+}
+
 /* A sparse gradient reaching a C formula node (a weight computed from others
  * before embedding(sparse=True)) goes on dense: the formulas are dense ops.
  * AccumulateGrad and custom Functions (heap types) take it as it is. */
@@ -437,18 +479,7 @@ static PyObject *engine_run_backward(PyObject *self, PyObject *args, PyObject *k
       PyObject *fn = n->edges[i].fn, *g = PyTuple_GET_ITEM(out, i);
       if (!fn) continue;
       if (g == Py_None) {
-        /* still counts as delivered so the receiver can become ready */
-        PyObject *c = PyDict_GetItemWithError(s.deps, fn);
-        long left = c ? PyLong_AsLong(c) - 1 : 0;
-        PyObject *nv = PyLong_FromLong(left);
-        if (!nv || PyDict_SetItem(s.deps, fn, nv) < 0) { Py_XDECREF(nv); Py_DECREF(out); Py_DECREF(node); goto done; }
-        Py_DECREF(nv);
-        if (left == 0 && PyDict_Contains(s.buffers, fn) == 1) {
-          int need = s.needed ? mark_needed(&s, fn) : 1;
-          if (need && !(!s.accumulate && Py_TYPE(fn) == &THPAccumulateGradType) && push_ready(&s, fn) < 0) {
-            Py_DECREF(out); Py_DECREF(node); goto done;
-          }
-        }
+        if (deliver_none(&s, fn) < 0) { Py_DECREF(out); Py_DECREF(node); goto done; }
         continue;
       }
       if (deliver(&s, n, fn, n->edges[i].input_nr, g) < 0) { Py_DECREF(out); Py_DECREF(node); goto done; }
