@@ -58,6 +58,10 @@ static PyObject *st_richcompare(PyObject *a, PyObject *b, int op) {
   return PyBool_FromLong(op == Py_EQ ? eq : !eq);
 }
 static PyObject *st_key(THPStorage *o, PyObject *u) { return PyLong_FromVoidPtr(o->s); }
+/* sys.getsizeof counts the bytes the storage holds, as torch's does (torchinfo sums it as "Input size") */
+static PyObject *st_sizeof(THPStorage *o, PyObject *u) {
+  return PyLong_FromSize_t((size_t)Py_TYPE(o)->tp_basicsize + o->s->nbytes);
+}
 
 /* storage.copy_from_buffer(buf): fills the storage from a bytes-like object of the same size */
 static PyObject *st_copy_from(THPStorage *o, PyObject *buf) {
@@ -96,6 +100,7 @@ static PyMethodDef st_methods[] = {
   {"tobytes", (PyCFunction)st_tobytes, METH_NOARGS, NULL},
   {"_key", (PyCFunction)st_key, METH_NOARGS, "Identity of the underlying THStorage (shared by views)."},
   {"copy_from_buffer", (PyCFunction)st_copy_from, METH_O, NULL},
+  {"__sizeof__", (PyCFunction)st_sizeof, METH_NOARGS, NULL},
   {NULL}
 };
 static PyGetSetDef st_getset[] = { {"device", (getter)st_device, NULL, NULL, NULL}, {NULL} };
