@@ -60,6 +60,10 @@ class TypedStorage:
     def nbytes(self):
         return self._untyped_storage.nbytes()
 
+    def __sizeof__(self):
+        # the object plus the bytes it views, as torch counts it
+        return super().__sizeof__() + self.nbytes()
+
     def data_ptr(self):
         return self._untyped_storage.data_ptr()
 

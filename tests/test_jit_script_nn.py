@@ -403,6 +403,29 @@ def test_embedding_compiles_from_source_and_max_norm_renormalizes():
     assert_same(m.weight, ref.weight)
 
 
+@pytest.mark.parametrize("name,shape", [("Dropout1d", (2, 3, 4)), ("Dropout1d", (3, 4)), ("Dropout2d", (2, 3, 4, 4)),
+                                        ("Dropout3d", (2, 3, 2, 2, 2))])
+@pytest.mark.parametrize("inplace", [False, True])
+def test_channel_dropout_compiles_from_source_like_torch(name, shape, inplace):
+    # torch compiles F.dropoutNd from source (torchinfo's PartialJITModel scripts a Dropout2d)
+    sm = cthtorch.jit.script(getattr(nn, name)(0.5, inplace=inplace))
+    assert "__torch__.torch.nn.functional.%s(" % name.lower() in sm.code
+    st = torch.jit.script(getattr(torch.nn, name)(0.5, inplace=inplace))
+    cthtorch.manual_seed(0)
+    torch.manual_seed(0)
+    xc, xt = cthtorch.ones(*shape), torch.ones(*shape)
+    yc, yt = sm(xc), st(xt)
+    np.testing.assert_array_equal(yc.numpy(), yt.numpy())
+    np.testing.assert_array_equal(xc.numpy(), xt.numpy())     # inplace wrote through, as torch's
+    assert 0 < float((yc == 0).sum()) < yc.numel()
+    sm.eval()
+    assert bool((sm(cthtorch.ones(*shape)) == 1).all())
+    bad = getattr(nn, name)(0.5)
+    bad.p = 1.5     # past the constructor's check: the compiled function checks p itself
+    with pytest.raises(ValueError, match="dropout probability has to be between 0 and 1, but got 1.5"):
+        cthtorch.jit.script(bad)(cthtorch.ones(*shape))
+
+
 def test_conv_transpose_output_size():
     c, t = pair("ConvTranspose2d", 2, 3, 3, stride=2)
     sc, st = cthtorch.jit.script(c), torch.jit.script(t)

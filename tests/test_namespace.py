@@ -359,6 +359,16 @@ def test_storage_conversions_and_writes(quiet):
         assert not s.is_pinned()
 
 
+def test_storage_sizeof_counts_its_bytes(quiet):
+    """sys.getsizeof of a storage grows with the bytes it holds, as torch's (torchinfo reports it as Input size)"""
+    import sys
+    for lib in (cthtorch, torch):
+        small, big = lib.zeros(6).untyped_storage(), lib.zeros(1006).untyped_storage()
+        assert sys.getsizeof(big) - sys.getsizeof(small) == 4000
+        small, big = lib.zeros(6).storage(), lib.zeros(1006).storage()
+        assert sys.getsizeof(big) - sys.getsizeof(small) == 4000
+
+
 def test_legacy_tensor_from_storage_shares_memory(quiet):
     for lib in (cthtorch, torch):
         s = lib.FloatStorage([1, 2, 3])

@@ -378,3 +378,46 @@ def test_scheduler_verbose_is_gone(name):
             cls(opt, *args, verbose=False)
         return str(e.value)
     assert run(ct) == run(torch) == "%s.__init__() got an unexpected keyword argument 'verbose'" % name
+
+
+def _scheduler_warnings(L, script):
+    import warnings
+    p = [L.nn.Parameter(L.ones(2))]
+    opt = L.optim.SGD(p, 0.1)
+    with warnings.catch_warnings(record=True) as w:
+        warnings.simplefilter("always")
+        script(L, opt, p)
+    return [(str(x.message)[:60], x.filename == __file__) for x in w]
+
+
+@pytest.mark.parametrize("script", [
+    # pytorch-made: scheduler.step(epoch) before any optimizer.step()
+    lambda L, opt, p: L.optim.lr_scheduler.StepLR(opt, 2).step(0),
+    lambda L, opt, p: (opt.step(), L.optim.lr_scheduler.StepLR(opt, 2).step()),
+    lambda L, opt, p: (L.optim.lr_scheduler.LambdaLR(opt, lambda e: 1.0), opt.step(), opt.step()),
+    lambda L, opt, p: [s.step() for s in [L.optim.lr_scheduler.ExponentialLR(opt, 0.5)] for _ in range(2)],
+    # an optimizer whose step was replaced after the scheduler wrapped it
+    lambda L, opt, p: [s.step() for s in [L.optim.lr_scheduler.StepLR(opt, 2)] if setattr(opt, "step", len) is None],
+    lambda L, opt, p: L.optim.lr_scheduler.ReduceLROnPlateau(opt).step(1.0, 3),
+    # SequentialLR restarts the next scheduler at its milestone without the epoch warning
+    lambda L, opt, p: [(opt.step(), s.step()) for s in [L.optim.lr_scheduler.SequentialLR(
+        opt, [L.optim.lr_scheduler.ConstantLR(opt, 0.5, 2), L.optim.lr_scheduler.ExponentialLR(opt, 0.9)], [2])]
+        for _ in range(4)],
+    # a second scheduler does not wrap the step twice; both see the optimizer's step
+    lambda L, opt, p: [(opt.step(), s.step()) for s in [L.optim.lr_scheduler.StepLR(opt, 2),
+                                                          L.optim.lr_scheduler.StepLR(opt, 3)]],
+])
+def test_scheduler_step_order_and_epoch_warnings_as_torch(script):
+    ours, theirs = _scheduler_warnings(ct, script), _scheduler_warnings(torch, script)
+    assert ours == theirs
+
+
+def test_scheduler_wrapped_step_still_steps_and_pickles():
+    import pickle
+    p = ct.nn.Parameter(ct.ones(2))
+    opt = ct.optim.SGD([p], 0.5)
+    ct.optim.lr_scheduler.StepLR(opt, 2)
+    p.grad = ct.ones(2)
+    opt.step()
+    assert p.tolist() == [0.5, 0.5] and opt._opt_called and opt.step.__name__ == "step"
+    assert pickle.loads(pickle.dumps(opt)).param_groups[0]["lr"] == 0.5

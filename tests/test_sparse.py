@@ -364,6 +364,43 @@ def test_check_sparse_tensor_invariants_context():
         assert not L.sparse.check_sparse_tensor_invariants.is_enabled()
 
 
+_LEGACY_WARNINGS = """
+import sys, warnings
+import {lib} as L
+warnings.simplefilter("always")
+with warnings.catch_warnings(record=True) as w:
+    L.sparse.FloatTensor(L.tensor([[0, 1]]), L.tensor([1., 2.]), L.Size([3]))
+    legacy = [str(x.message)[:40] for x in w]
+with warnings.catch_warnings(record=True) as w:
+    L.sparse_coo_tensor(L.tensor([[0, 1]]), L.tensor([1., 2.]), (3,))
+    modern = [str(x.message)[:40] for x in w]
+print(legacy, modern)
+"""
+
+
+@pytest.mark.parametrize("lib", ["cthtorch", "torch"])
+def test_legacy_constructor_never_warns_invariants_unset(lib):
+    """pygcn's torch.sparse.FloatTensor gives only the deprecation warning; sparse_coo_tensor then gives the
+    invariant one (once per process, so each library runs in a fresh interpreter)"""
+    import os
+    import subprocess
+    import sys
+    if lib == "torch":
+        oracle.require_torch()
+    env = dict(os.environ, PYTHONPATH=os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    out = subprocess.run([sys.executable, "-c", _LEGACY_WARNINGS.format(lib=lib)], capture_output=True, text=True,
+                         env=env, timeout=120)
+    assert out.returncode == 0, out.stderr[-2000:]
+    assert out.stdout.strip() == "['torch.sparse.SparseTensor(indices, value'] ['Sparse invariant checks are implicitly d']"
+
+
+def test_legacy_constructor_checks_under_the_global_flag():
+    for L in (ct, oracle.require_torch()):
+        with L.sparse.check_sparse_tensor_invariants():
+            with pytest.raises(RuntimeError, match="size is inconsistent"):
+                L.sparse.FloatTensor(L.tensor([[0, 5]]), L.tensor([1., 2.]), L.Size([3]))
+
+
 def test_sparse_buffer_in_module():
     def run(L):
         m = L.nn.Linear(3, 2)

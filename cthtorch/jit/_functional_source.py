@@ -10,7 +10,7 @@ import cthtorch
 from cthtorch import Tensor
 from cthtorch.nn._functional.sparse import embedding_padding_idx
 
-__all__ = ["embedding", "_adaptive_max_pool1d", "_adaptive_max_pool2d", "_adaptive_max_pool3d",
+__all__ = ["embedding", "dropout1d", "dropout2d", "dropout3d", "_adaptive_max_pool1d", "_adaptive_max_pool2d", "_adaptive_max_pool3d",
            "adaptive_max_pool1d_with_indices", "adaptive_max_pool2d_with_indices", "adaptive_max_pool3d_with_indices"]
 
 # torch's annotation for an int list that one int fills (`2` is [2, 2]); the frontend reads the N
@@ -24,6 +24,41 @@ def embedding(input: Tensor, weight: Tensor, padding_idx: Optional[int] = None, 
         input = input.contiguous()
         cthtorch.embedding_renorm_(weight.detach(), input, max_norm, norm_type)
     return cthtorch.embedding(weight, input, idx, scale_grad_by_freq, sparse)
+
+
+def _check_dropout_p(p: float):
+    if p < 0.0 or p > 1.0:
+        raise ValueError("dropout probability has to be between 0 and 1, but got {}".format(p))
+
+
+def _channel_dropout(input: Tensor, p: float, training: bool, inplace: bool, batched: bool) -> Tensor:
+    # feature dropout over (N, C, *spatial); unbatched input gains N = 1 for the op
+    x = input if batched else input.unsqueeze(0)
+    if inplace:
+        cthtorch.feature_dropout_(x, p, training)
+        return input
+    r = cthtorch.feature_dropout(x, p, training)
+    return r if batched else r.squeeze(0)
+
+
+# F.dropoutNd: torch compiles these from source (a prim::CallFunction, not one builtin)
+def dropout1d(input: Tensor, p: float = 0.5, training: bool = True, inplace: bool = False) -> Tensor:
+    _check_dropout_p(p)
+    if input.dim() != 2 and input.dim() != 3:
+        raise RuntimeError("dropout1d: Expected 2D or 3D input, but received a {}D input. Note that dropout1d exists "
+                           "to provide channel-wise dropout on inputs with 1 spatial dimension, a channel dimension, "
+                           "and an optional batch dimension (i.e. 2D or 3D inputs).".format(input.dim()))
+    return _channel_dropout(input, p, training, inplace, input.dim() == 3)
+
+
+def dropout2d(input: Tensor, p: float = 0.5, training: bool = True, inplace: bool = False) -> Tensor:
+    _check_dropout_p(p)
+    return _channel_dropout(input, p, training, inplace, True)
+
+
+def dropout3d(input: Tensor, p: float = 0.5, training: bool = True, inplace: bool = False) -> Tensor:
+    _check_dropout_p(p)
+    return _channel_dropout(input, p, training, inplace, input.dim() == 5)
 
 
 # F.adaptive_max_poolNd: return_indices (a constant) picks one of two functions, as torch's boolean_dispatch does;
@@ -103,6 +138,6 @@ BOOLEAN_DISPATCH = {"adaptive_max_pool%dd" % n: (globals()["_adaptive_max_pool%d
                                                  globals()["adaptive_max_pool%dd_with_indices" % n])
                     for n in (1, 2, 3)}
 
-for _fn in (embedding, _adaptive_max_pool1d, _adaptive_max_pool2d, _adaptive_max_pool3d,
+for _fn in (embedding, dropout1d, dropout2d, dropout3d, _adaptive_max_pool1d, _adaptive_max_pool2d, _adaptive_max_pool3d,
             adaptive_max_pool1d_with_indices, adaptive_max_pool2d_with_indices, adaptive_max_pool3d_with_indices):
     _fn.__module__ = "cthtorch.nn.functional"

@@ -199,14 +199,15 @@ def _scalar_arith_schemas():
             "aten::all.bool(bool[] self) -> bool", "aten::all.int(int[] self) -> bool",
             "aten::any.bool(bool[] self) -> bool", "aten::any.int(int[] self) -> bool",
             "aten::is_floating_point(Tensor self) -> bool",
-            "aten::dropout_(Tensor(a!) self, float p, bool train) -> Tensor(a!)"]
+            "aten::dropout_(Tensor(a!) self, float p, bool train) -> Tensor(a!)",
+            "aten::feature_dropout_(Tensor(a!) self, float p, bool train) -> Tensor(a!)"]
     return out
 
 
 _NONDETERMINISTIC = {"aten::rand", "aten::randn", "aten::randint", "aten::randperm", "aten::rand_like",
                      "aten::randn_like", "aten::randint_like", "aten::bernoulli", "aten::bernoulli_",
                      "aten::normal", "aten::normal_", "aten::uniform_", "aten::multinomial", "aten::poisson",
-                     "aten::dropout", "aten::feature_dropout", "aten::alpha_dropout", "aten::rrelu",
+                     "aten::dropout", "aten::feature_dropout", "aten::feature_dropout_", "aten::alpha_dropout", "aten::rrelu",
                      "aten::exponential_", "aten::geometric_", "aten::cauchy_", "aten::log_normal_",
                      "aten::random_", "aten::native_dropout"}
 

@@ -1,11 +1,36 @@
 """Learning-rate schedulers (PyTorch's closed forms and recursions)."""
+import functools
 import math
 import types
 import warnings
+import weakref
 from bisect import bisect_right
 from collections import Counter
 
 from cthtorch.optim.optimizer import Optimizer
+
+
+_EPOCH_DEPRECATION = (
+    "The epoch parameter in `scheduler.step()` was not necessary and is being deprecated where possible. Please use "
+    "`scheduler.step()` to step the scheduler. During the deprecation, if epoch is different from None, the closed "
+    "form is used instead of the new chainable form, where available. Please open an issue if you are unable to "
+    "replicate your use case: https://github.com/pytorch/pytorch/issues/new/choose.")
+
+
+def _track_step_calls(optimizer):
+    """Wraps this optimizer's step (once, on the instance, as torch does) so a scheduler can tell whether
+    optimizer.step() ran before its own first step(); the optimizer is held weakly (no cycle)."""
+    if hasattr(optimizer.step, "_wrapped_by_lr_sched"):
+        return
+    opt_ref, func = weakref.ref(optimizer), optimizer.step.__func__
+
+    @functools.wraps(func)
+    def wrapper(*args, **kwargs):
+        opt = opt_ref()
+        opt._opt_called = True
+        return func.__get__(opt, opt.__class__)(*args, **kwargs)
+    wrapper._wrapped_by_lr_sched = True
+    optimizer.step = wrapper
 
 
 class LRScheduler:
@@ -23,6 +48,7 @@ class LRScheduler:
         self.base_lrs = [group["initial_lr"] for group in optimizer.param_groups]
         self.last_epoch = last_epoch
         self._get_lr_called_within_step = False
+        _track_step_calls(optimizer)
         self._initial_step()
 
     def _initial_step(self):
@@ -42,6 +68,25 @@ class LRScheduler:
         raise NotImplementedError
 
     def step(self, epoch=None):
+        if self._step_count == 1:   # the first call after the constructor's: the pre-1.1 order warns
+            if not hasattr(self.optimizer.step, "_wrapped_by_lr_sched"):
+                warnings.warn("Seems like `optimizer.step()` has been overridden after learning rate scheduler "
+                              "initialization. Please, make sure to call `optimizer.step()` before "
+                              "`lr_scheduler.step()`. See more details at "
+                              "https://pytorch.org/docs/stable/optim.html#how-to-adjust-learning-rate", UserWarning,
+                              stacklevel=2)
+            elif not getattr(self.optimizer, "_opt_called", False):
+                warnings.warn("Detected call of `lr_scheduler.step()` before `optimizer.step()`. In PyTorch 1.1.0 "
+                              "and later, you should call them in the opposite order: `optimizer.step()` before "
+                              "`lr_scheduler.step()`.  Failure to do this will result in PyTorch skipping the first "
+                              "value of the learning rate schedule. See more details at "
+                              "https://pytorch.org/docs/stable/optim.html#how-to-adjust-learning-rate", UserWarning,
+                              stacklevel=2)
+        if epoch is not None:
+            warnings.warn(_EPOCH_DEPRECATION, UserWarning, stacklevel=2)
+        self._advance(epoch)
+
+    def _advance(self, epoch):
         self._step_count += 1
         self._get_lr_called_within_step = True   # get_lr outside step() warns (SWALR)
         try:
@@ -319,7 +364,8 @@ class SequentialLR(LRScheduler):
         idx = bisect_right(self._milestones, self.last_epoch)
         s = self._schedulers[idx]
         if idx > 0 and self._milestones[idx - 1] == self.last_epoch:
-            s.step(0)
+            # the next scheduler restarts at its epoch 0: torch gives no epoch-deprecation warning for it
+            s._advance(0) if type(s).step is LRScheduler.step else s.step(0)
         else:
             s.step()
         self._last_lr = s.get_last_lr()
@@ -349,6 +395,8 @@ class ReduceLROnPlateau:
 
     def step(self, metrics, epoch=None):
         current = float(metrics)
+        if epoch is not None:
+            warnings.warn(_EPOCH_DEPRECATION, UserWarning, stacklevel=2)
         self.last_epoch = self.last_epoch + 1 if epoch is None else epoch
         if self.is_better(current, self.best):
             self.best = current

@@ -118,7 +118,8 @@ def _legacy(name, dt):
                           "dtype=, device=)." % (form, form.split(", *")[0]), UserWarning, stacklevel=2)
         if shape_only:
             return _empty(args[0] if len(args) == 1 and not isinstance(args[0], int) else args, dt)
-        return _coo(*args, device=device)
+        # torch's legacy constructor checks only when the global flag is on, and never warns that it is unset
+        return _coo(*args, device=device, check_invariants=bool(_state["check"]))
     return _LegacySparseMeta(name, (object,), {"__new__": __new__, "dtype": dt, "__module__": "torch.sparse"})
 
 

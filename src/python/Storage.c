@@ -58,6 +58,10 @@ static PyObject *st_richcompare(PyObject *a, PyObject *b, int op) {
   return PyBool_FromLong(op == Py_EQ ? eq : !eq);
 }
 static PyObject *st_key(THPStorage *o, PyObject *u) { return PyLong_FromVoidPtr(o->s); }
+/* sys.getsizeof counts the bytes the storage holds, as torch's does (torchinfo sums it as "Input size") */
+static PyObject *st_sizeof(THPStorage *o, PyObject *u) {
+  return PyLong_FromSize_t((size_t)Py_TYPE(o)->tp_basicsize + o->s->nbytes);
+}
 
 /* storage.copy_from_buffer(buf): fills the storage from a bytes-like object of the same size */
 static PyObject *st_copy_from(THPStorage *o, PyObject *buf) {
@@ -282,6 +286,7 @@ static PyMethodDef st_methods[] = {
   {"element_size", (PyCFunction)st_element_size, METH_NOARGS, NULL},
   {"type", (PyCFunction)st_type, METH_VARARGS, NULL},
   {"is_pinned", (PyCFunction)st_false, METH_VARARGS, NULL},
+  {"__sizeof__", (PyCFunction)st_sizeof, METH_NOARGS, NULL},
   {NULL}
 };
 static PyObject *st_cdata(THPStorage *o, void *c) { return PyLong_FromVoidPtr(o->s); }
