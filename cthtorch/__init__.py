@@ -8,32 +8,20 @@ import math as _math
 import os as _os
 import sys as _sys
 
-# Settings the C libraries read once, when they load, put back afterwards so
-# a numpy (or anything else) imported later keeps its own defaults.
-# - cthtorch threads GEMMs itself (one OpenMP pool), so its OpenBLAS needs no
-#   thread pool of its own: two pools oversubscribed the cores (with libgomp's
-#   default spin-wait, conv/matmul steps ran ~10x slower on 2 cores).
-# - libgomp's default spin-wait (300,000 polls before a thread sleeps) lets a
-#   thread that finished its share, or waits for the next region, hold a core
-#   that the pool's other thread needs when anything else runs on the machine:
-#   every region then lasts a scheduler time slice. A short spin keeps
-#   back-to-back regions cheap and yields under load. Only when the user set
-#   neither OMP_WAIT_POLICY nor GOMP_SPINCOUNT; a libgomp already loaded
-#   (torch imported first: both then share it) keeps its setting.
-_load_env = {"OPENBLAS_NUM_THREADS": "1"}
-if "OMP_WAIT_POLICY" not in _os.environ and "GOMP_SPINCOUNT" not in _os.environ:
-    _load_env["GOMP_SPINCOUNT"] = "1000"
-_saved_env = {k: _os.environ.get(k) for k in _load_env}
-_os.environ.update(_load_env)
+# cthtorch threads GEMMs itself (one OpenMP pool), so its OpenBLAS needs no
+# thread pool of its own: two pools oversubscribed the cores (with libgomp's
+# default spin-wait, conv/matmul steps ran ~10x slower on 2 cores). OpenBLAS
+# reads the variable once, when it loads; it is put back afterwards so a numpy
+# imported later keeps its own default.
+_blas_env = _os.environ.get("OPENBLAS_NUM_THREADS")
+_os.environ["OPENBLAS_NUM_THREADS"] = "1"
 try:
     from . import _C
 finally:
-    for _k, _v in _saved_env.items():
-        if _v is None:
-            del _os.environ[_k]
-        else:
-            _os.environ[_k] = _v
-    del _k, _v, _saved_env, _load_env
+    if _blas_env is None:
+        del _os.environ["OPENBLAS_NUM_THREADS"]
+    else:
+        _os.environ["OPENBLAS_NUM_THREADS"] = _blas_env
 from ._C import (  # noqa: F401
     Size, dtype, device, layout, memory_format, Generator, default_generator,
     get_default_dtype, is_grad_enabled, set_num_threads, get_num_threads,
