@@ -17,6 +17,18 @@ def _dtype_name(dtype):
     return _LEGACY_NAMES.get(name, name)   # the rarer ones (float8 kinds) as their dtype name
 
 
+_CPP_NAMES = {"float32": "float", "float64": "double", "float16": "c10::Half", "bfloat16": "c10::BFloat16",
+              "int64": "long int", "int32": "int", "int16": "short int", "int8": "signed char",
+              "uint8": "unsigned char", "bool": "bool", "complex64": "c10::complex<float>",
+              "complex128": "c10::complex<double>"}
+
+
+def _cpp_dtype_name(dtype):
+    """C++'s name of a dtype ('long int' for torch.int64), as some of torch's messages print it."""
+    name = str(dtype).replace("torch.", "")
+    return _CPP_NAMES.get(name, name)
+
+
 def _wrap_dim(dim, ndim):
     """dim in [-ndim, ndim) -> [0, ndim); a 0-d tensor takes dims -1 and 0."""
     n = max(ndim, 1)

@@ -210,3 +210,50 @@ def test_non_tensor_arguments_are_the_parser_s_type_error(call):
             return type(e).__name__, str(e)
         return None
     assert run(ct) == run(torch)
+
+
+_OUT_CALLS = {
+    "dot": (lambda L: (L.ones(3), L.arange(3.0)), lambda L, a, b, o: L.dot(a, b, out=o)),
+    "vdot": (lambda L: (L.ones(3), L.arange(3.0)), lambda L, a, b, o: L.vdot(a, b, out=o)),
+    "inner": (lambda L: (L.ones(2, 3), L.arange(3.0)), lambda L, a, b, o: L.inner(a, b, out=o)),
+    "mv": (lambda L: (L.ones(2, 3), L.arange(3.0)), lambda L, a, b, o: L.mv(a, b, out=o)),
+    "addmv": (lambda L: (L.ones(2, 3), L.arange(3.0)), lambda L, a, b, o: L.addmv(L.ones(2), a, b, out=o)),
+    "addbmm": (lambda L: (L.ones(2, 2, 3), L.ones(2, 3, 2)), lambda L, a, b, o: L.addbmm(L.ones(2, 2), a, b, out=o)),
+    "matmul11": (lambda L: (L.ones(3), L.arange(3.0)), lambda L, a, b, o: L.matmul(a, b, out=o)),
+    "matmul21": (lambda L: (L.ones(2, 3), L.arange(3.0)), lambda L, a, b, o: L.matmul(a, b, out=o)),
+    "matmul33": (lambda L: (L.ones(2, 2, 3), L.ones(2, 3, 2)), lambda L, a, b, o: L.matmul(a, b, out=o)),
+}
+
+
+def _out_outcome(lib, name, out_dtype, grad):
+    make, call = _OUT_CALLS[name]
+    a, b = make(lib)
+    a.requires_grad_(grad)
+    o = lib.zeros(0, dtype=getattr(lib, out_dtype))
+    try:
+        r = call(lib, a, b, o)
+    except RuntimeError as e:
+        return "RuntimeError", str(e)
+    return r is o, o.tolist()
+
+
+@pytest.mark.parametrize("name", sorted(_OUT_CALLS))
+@pytest.mark.parametrize("out_dtype,grad", [("float32", False), ("float64", False), ("int64", False),
+                                            ("float32", True)])
+def test_product_out_is_written_like_torch(name, out_dtype, grad):
+    """out= of the composite products holds the result (it was left untouched), a wrong dtype and inputs
+    needing grad raise torch's messages"""
+    assert _out_outcome(ct, name, out_dtype, grad) == _out_outcome(torch, name, out_dtype, grad)
+
+
+@pytest.mark.parametrize("call", [lambda L: L.dot(L.ones(2, dtype=L.int32), L.ones(2, dtype=L.float16)),
+                                  lambda L: L.vdot(L.ones(2, dtype=L.float64), L.ones(2)),
+                                  lambda L: L.mv(L.ones(2, 3, dtype=L.float64), L.ones(3)),
+                                  lambda L: L.ones(2, 3, requires_grad=True) @ L.ones(3, dtype=L.float64)])
+def test_product_dtype_mismatch_messages_like_torch(call):
+    msgs = []
+    for lib in (ct, torch):
+        with pytest.raises(RuntimeError) as e:
+            call(lib)
+        msgs.append(str(e.value))
+    assert msgs[0] == msgs[1]

@@ -8,8 +8,37 @@ import cthtorch
 from cthtorch._ops.shape import _broadcast_pair
 from cthtorch.amp import _cpu_policy
 from cthtorch.amp._cpu_policy import lower_on_cpu, outside_cpu_autocast
-from cthtorch._utils import _tensor_arg
+from cthtorch._utils import _cpp_dtype_name, _dtype_name, _tensor_arg
 from cthtorch.autograd.function import Function
+
+
+def _refuse_out_grad(name, out, *inputs):
+    if out is not None and cthtorch.is_grad_enabled() and any(t.requires_grad for t in inputs):
+        raise RuntimeError("%s(): functions with out=... arguments don't support automatic differentiation, but one "
+                           "of the arguments requires grad." % name)
+
+
+def _into(out, r, dtype_message):
+    """out= of a product computed into the fresh r: out must have r's dtype (dtype_message(out.dtype, r.dtype)
+    is the op's own wording in torch), is resized to r's shape and filled; r itself without out"""
+    if out is None:
+        return r
+    if out.dtype != r.dtype:
+        raise RuntimeError(dtype_message(out.dtype, r.dtype))
+    if tuple(out.shape) != tuple(r.shape):
+        out.resize_(r.shape)
+    with cthtorch.no_grad():
+        out.copy_(r)
+    return out
+
+
+def _result_dtype_message(out_dtype, dtype):    # dot, vdot
+    return "result dtype %s does not match input dtype %s" % (_dtype_name(out_dtype), _dtype_name(dtype))
+
+
+def _out_dtype_message(out_dtype, dtype):   # the GEMM family (mm, mv, addmv, matmul)
+    return "Expected out tensor to have dtype %s, but got %s instead" % (_cpp_dtype_name(dtype),
+                                                                         _cpp_dtype_name(out_dtype))
 
 
 def matmul(input, other, *, out=None):
@@ -19,16 +48,15 @@ def matmul(input, other, *, out=None):
     if not isinstance(b, cthtorch.Tensor) or not isinstance(a, cthtorch.Tensor):
         _tensor_arg("matmul", "input", a, 1)
         _tensor_arg("matmul", "other", b, 1)
+    if out is not None:
+        _refuse_out_grad("matmul", out, a, b)
     da, db = a.dim(), b.dim()
     if da == 0 or db == 0:
         raise RuntimeError("both arguments to matmul need to be at least 1D, but they are %dD and %dD" % (da, db))
     if a.is_complex() or b.is_complex():   # real GEMMs on the parts (cthtorch/_ops/complex.py)
         from cthtorch._ops.complex import complex_matmul
-        r = complex_matmul(matmul, a, b)
-        if out is not None:
-            out.resize_(r.shape).copy_(r)
-            return out
-        return r
+        return _into(out, complex_matmul(matmul, a, b),
+                     _result_dtype_message if da == 1 and db == 1 else _out_dtype_message)
     if da == 1 and db == 1:
         r = dot(a, b)
     elif da == 2 and db == 2:
@@ -64,8 +92,7 @@ def matmul(input, other, *, out=None):
             r = r.squeeze(-1)
         r = cthtorch._C._internal._unsafe_view(r, shape)
     if out is not None:
-        out.resize_(r.shape).copy_(r)
-        return out
+        return _into(out, r, _result_dtype_message if da == 1 and db == 1 else _out_dtype_message)
     return r
 
 
@@ -123,9 +150,10 @@ def dot(input, other, *, out=None):
     _tensor_arg("dot", "input", input, 1)
     _tensor_arg("dot", "tensor", other, 1)
     _check_dot(input, other)
+    _refuse_out_grad("dot", out, input, other)
     if _records_graph(input, other):
         return _Dot.apply(input, other)
-    return _dot_value(input, other)
+    return _into(out, _dot_value(input, other), _result_dtype_message)
 
 
 def _check_dot(input, other):
@@ -137,7 +165,7 @@ def _check_dot(input, other):
                            % (input.shape[0], other.shape[0], input.shape[0], other.shape[0]))
     if input.dtype != other.dtype:
         raise RuntimeError("dot : expected both vectors to have same dtype, but found %s and %s"
-                           % (str(input.dtype).split(".")[1].capitalize(), str(other.dtype).split(".")[1].capitalize()))
+                           % (_dtype_name(input.dtype), _dtype_name(other.dtype)))
 
 
 def _dot_value(a, b):
@@ -148,17 +176,14 @@ def _records_graph(*ts):
     return cthtorch.is_grad_enabled() and any(t.requires_grad for t in ts)
 
 
-
-
-
-
 def vdot(input, other, *, out=None):
     _tensor_arg("vdot", "input", input, 1)
     _tensor_arg("vdot", "other", other, 1)
     _check_dot(input, other)
+    _refuse_out_grad("vdot", out, input, other)
     if _records_graph(input, other):
         return _Vdot.apply(input, other)
-    return _dot_value(input.conj() if input.is_complex() else input, other)
+    return _into(out, _dot_value(input.conj() if input.is_complex() else input, other), _result_dtype_message)
 
 
 @outside_cpu_autocast
@@ -166,9 +191,13 @@ def inner(input, other, *, out=None):
     _tensor_arg("inner", "input", input, 1)
     _tensor_arg("inner", "other", other, 1)
     if input.dim() == 0 or other.dim() == 0:
-        return input * other
-    return matmul(input, other.movedim(-1, 0) if other.dim() > 1 else other) if other.dim() <= 2 else \
-        cthtorch.tensordot(input, other, ([-1], [-1]))
+        r = input * other
+    elif other.dim() <= 2:
+        r = matmul(input, other.movedim(-1, 0) if other.dim() > 1 else other)
+    else:
+        r = cthtorch.tensordot(input, other, ([-1], [-1]))
+    return _into(out, r, lambda o, d: "tensordot: Expected the output tensor to have dtype %s, but got an output "
+                                      "tensor with dtype %s" % (_dtype_name(d), _dtype_name(o)))
 
 
 @outside_cpu_autocast
@@ -182,16 +211,17 @@ def mv(input, vec, *, out=None):
     if input.shape[1] != vec.shape[0]:
         raise RuntimeError("size mismatch, got input (%d), mat (%dx%d), vec (%d)"
                            % (input.shape[0], input.shape[0], input.shape[1], vec.shape[0]))
+    if input.dtype != vec.dtype:   # torch's mv is addmv into a result of vec's dtype
+        v, m = _dtype_name(vec.dtype), _dtype_name(input.dtype)
+        raise RuntimeError("addmv input tensors must have the same dtype, but got %s, %s, and %s" % (v, m, v))
+    _refuse_out_grad("mv", out, input, vec)
     if _records_graph(input, vec):
         return _Mv.apply(input, vec)
-    return _mv_value(input, vec)
+    return _into(out, _mv_value(input, vec), _out_dtype_message)
 
 
 def _mv_value(m, v):
     return cthtorch.mm(m, v.unsqueeze(1)).squeeze(1)
-
-
-
 
 
 def _product_node(name, value, grad_a, grad_b):
@@ -238,13 +268,18 @@ def ger(input, vec2, *, out=None):
 
 @outside_cpu_autocast
 def addmv(input, mat, vec, *, beta=1, alpha=1, out=None):
-    return cthtorch.addmm(input.unsqueeze(1) if input.dim() == 1 else input, mat, vec.unsqueeze(1),
-                          beta=beta, alpha=alpha).squeeze(1)
+    _refuse_out_grad("addmv", out, input, mat, vec)
+    r = cthtorch.addmm(input.unsqueeze(1) if input.dim() == 1 else input, mat, vec.unsqueeze(1),
+                       beta=beta, alpha=alpha).squeeze(1)
+    return _into(out, r, _out_dtype_message)
 
 
 @lower_on_cpu
 def addbmm(input, batch1, batch2, *, beta=1, alpha=1, out=None):
-    return input * beta + cthtorch.bmm(batch1, batch2).sum(0) * alpha
+    _refuse_out_grad("addbmm", out, input, batch1, batch2)
+    r = input * beta + cthtorch.bmm(batch1, batch2).sum(0) * alpha
+    return _into(out, r, lambda o, d: "self and mat2 must have the same dtype, but got %s and %s"
+                 % (_dtype_name(o), _dtype_name(d)))
 
 
 def linear(input, weight, bias=None):

@@ -4,6 +4,7 @@ so autograd follows from the real ops and view_as_real/view_as_complex).
 The elementwise math, the views and the DFT are C (src/ATen/ATComplex.c)."""
 import cthtorch
 from cthtorch import _ops
+from cthtorch._utils import _cpp_dtype_name
 
 _V = None
 
@@ -69,17 +70,12 @@ def complex_matmul(fn, a, b):
     (ar + i ai)(br + i bi) = (ar br - ai bi) + i (ar bi + ai br)."""
     if a.is_complex() != b.is_complex() or a.dtype != b.dtype:
         raise RuntimeError("expected m1 and m2 to have the same dtype, but got: %s != %s"
-                           % (_cpp(a.dtype), _cpp(b.dtype)))
+                           % (_cpp_dtype_name(a.dtype), _cpp_dtype_name(b.dtype)))
     ar, ai = _parts(a)
     br, bi = _parts(b)
     re = fn(ar, br) - fn(ai, bi)
     im = fn(ar, bi) + fn(ai, br)
     return _vf().view_as_complex(cthtorch.stack([re, im], -1))
-
-
-def _cpp(dt):
-    return {"complex64": "c10::complex<float>", "complex128": "c10::complex<double>", "float32": "float",
-            "float64": "double"}.get(repr(dt)[len("torch."):], repr(dt))
 
 
 _ops.op("torch", "complex", complex, __name__)

@@ -14,7 +14,7 @@ from cthtorch._ops import reduce as _red
 from cthtorch._ops import view as _shp
 from cthtorch._ops.shape import _inplace_of
 from cthtorch._ops import stats as _st
-from cthtorch._utils import _dtype_name
+from cthtorch._utils import _cpp_dtype_name, _dtype_name
 
 
 # ---------------------------------------------------------------- in-place forms
@@ -36,18 +36,13 @@ def logical_not_(self):
     return self.copy_(cthtorch.logical_not(self))
 
 
-_CPP_NAMES = {"float32": "float", "float64": "double", "float16": "c10::Half", "bfloat16": "c10::BFloat16",
-              "int64": "long int", "int32": "int", "int16": "short int", "int8": "signed char",
-              "uint8": "unsigned char", "bool": "bool"}
-
-
 def _cum_inplace(fn):
     write = _make_inplace(fn.__name__ + "_", fn)
 
     def op(self, dim, *, dtype=None):
         if dtype is not None and dtype != self.dtype:
             raise RuntimeError("Bad in-place call: input tensor dtype %s and output tensor dtype %s should match"
-                               % (_CPP_NAMES[str(self.dtype)[6:]], _CPP_NAMES[str(dtype)[6:]]))
+                               % (_cpp_dtype_name(self.dtype), _cpp_dtype_name(dtype)))
         return write(self, dim)
     op.__name__ = fn.__name__ + "_"
     return op
