@@ -96,7 +96,6 @@ class Tensor(_C._TensorBase):
         return _str(self, tensor_contents=tensor_contents)
 
     @_handles_torch_function
-    @_handles_torch_function
     def __format__(self, spec):
         # only a plain 0-d tensor formats as its number: a subclass's (even a 0-d one) is object's, as in torch
         if type(self) is Tensor and self.dim() == 0 and not self.is_meta:

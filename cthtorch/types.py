@@ -3,10 +3,12 @@
 names are the plain Python types they stand for at run time."""
 import builtins
 import os
-from typing import IO, Any, Sequence, TypeAlias, Union  # noqa: F401
+from typing import IO, Any, Sequence, Union
 
 from . import Size, Tensor, device as _device, dtype as _dtype, layout as _layout  # noqa: F401
 from ._C import UntypedStorage as Storage  # noqa: F401
+
+__all__ = ["Number", "Device", "FileLike", "Storage"]
 
 _bool = builtins.bool
 _complex = builtins.complex
@@ -35,4 +37,3 @@ _Number = (builtins.int, builtins.float, builtins.bool)
 Number = int | float | bool
 Device = _device | str | int | None
 FileLike = Union[str, os.PathLike[str], IO[bytes]]
-

@@ -971,6 +971,7 @@ def test_types_aliases_like_torch():
     import torch.types as tt
     import cthtorch.types as ct
     assert ct._Number == tt._Number
+    assert ct.__all__ == tt.__all__
     assert str(ct.Number) == str(tt.Number)
     assert str(ct.Device) == str(tt.Device)
     assert isinstance(cthtorch.ones(1), ct.Tensor)
