@@ -975,3 +975,34 @@ def test_types_aliases_like_torch():
     assert str(ct.Number) == str(tt.Number)
     assert str(ct.Device) == str(tt.Device)
     assert isinstance(cthtorch.ones(1), ct.Tensor)
+
+
+def _dynamo_config_use(lib):
+    c = lib._dynamo.config
+    out = [c.guard_nn_modules, c.accumulated_cache_size_limit, hasattr(c, "cache_size_limit_warning")]
+    with c.patch("recompile_limit", 3):
+        out.append(c.cache_size_limit)
+        with c.patch({"verbose": True, "cache_size_limit": 5}):
+            out.append((c.verbose, c.recompile_limit))
+        out.append((c.verbose, c.recompile_limit))
+    out.append(c.cache_size_limit)
+
+    @c.patch(suppress_errors=True)
+    def f():
+        return c.suppress_errors
+    out.append((f(), c.suppress_errors))
+    for bad in (lambda: c.patch({"verbose": True}, suppress_errors=True), lambda: c.patch("verbose"),
+                lambda: c.patch(no_such_knob=1).__enter__()):
+        try:
+            bad()
+        except (AssertionError, AttributeError) as e:
+            out.append((type(e).__name__, str(e)))
+    out.append(c.verbose)
+    return out
+
+
+def test_dynamo_config_aliases_and_patch_like_torch():
+    """guard_nn_modules' default, cache_size_limit as recompile_limit's alias, patch() as a context manager and
+    decorator (nested, restored, its argument checks), no knob torch lacks"""
+    import torch._dynamo  # noqa: F401
+    assert _dynamo_config_use(cthtorch) == _dynamo_config_use(torch)
