@@ -1006,3 +1006,21 @@ def test_dynamo_config_aliases_and_patch_like_torch():
     decorator (nested, restored, its argument checks), no knob torch lacks"""
     import torch._dynamo  # noqa: F401
     assert _dynamo_config_use(cthtorch) == _dynamo_config_use(torch)
+
+
+def _mkldnn_switches(lib):
+    m = lib.backends.mkldnn
+    out = [(m.enabled, m.deterministic, m.fp32_precision)]
+    with m.flags(enabled=False, deterministic=True, allow_tf32=False, fp32_precision="none"):
+        out.append((m.enabled, m.deterministic, m.fp32_precision))
+    out.append((m.enabled, m.deterministic, m.fp32_precision))
+    for mod, kw in ((m, "level"), (lib.backends.mkl, "enable")):
+        with mod.verbose(**{kw: mod.VERBOSE_OFF}) as v:
+            out.append(v)
+    return out
+
+
+def test_mkldnn_flags_and_verbose_take_torchs_arguments():
+    """mkldnn.flags(enabled, deterministic, allow_tf32, fp32_precision) restores on exit; mkldnn.verbose(level)
+    and mkl.verbose(enable) give None at VERBOSE_OFF, as torch's"""
+    assert _mkldnn_switches(cthtorch) == _mkldnn_switches(torch)

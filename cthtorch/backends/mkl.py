@@ -14,7 +14,7 @@ class verbose:
         self.enable = enable
 
     def __enter__(self):
-        return self
+        return None if self.enable == VERBOSE_OFF else self
 
     def __exit__(self, *exc):
         return False
