@@ -63,8 +63,8 @@ def matmul(input, other, *, out=None):
         r = cthtorch.mm(a, b)
     elif da == 1 and db == 2:
         r = cthtorch.mm(a.unsqueeze(0), b).squeeze(0)
-    elif da == 2 and db == 1:   # torch's matmul is mv here: its node and its size message
-        r = mv(a, b)
+    elif da == 2 and db == 1:   # torch's matmul is mv here: its node and its messages
+        r = _mv(a, b)
     elif a.is_nested or b.is_nested:   # per component (cthtorch/_nested_tensor.py)
         r = a.matmul(b) if a.is_nested else _nested_operand()
     elif _folds(a, b, out is not None):
@@ -208,16 +208,27 @@ def mv(input, vec, *, out=None):
         raise IndexError("Dimension specified as 0 but tensor has no dimensions")
     if input.dim() != 2 or vec.dim() != 1:
         raise RuntimeError("vector + matrix @ vector expected, got %d, %d, %d" % (1, input.dim(), vec.dim()))
-    if input.shape[1] != vec.shape[0]:
-        raise RuntimeError("size mismatch, got input (%d), mat (%dx%d), vec (%d)"
-                           % (input.shape[0], input.shape[0], input.shape[1], vec.shape[0]))
-    if input.dtype != vec.dtype:   # torch's mv is addmv into a result of vec's dtype
-        v, m = _dtype_name(vec.dtype), _dtype_name(input.dtype)
-        raise RuntimeError("addmv input tensors must have the same dtype, but got %s, %s, and %s" % (v, m, v))
     _refuse_out_grad("mv", out, input, vec)
-    if _records_graph(input, vec):
-        return _Mv.apply(input, vec)
-    return _into(out, _mv_value(input, vec), _out_dtype_message)
+    return _into(out, _mv(input, vec), _out_dtype_message)
+
+
+def _mv(m, v):
+    """m @ v of a matrix and a vector, checked (torch's messages), as one MvBackward0 node where it records
+    (matmul's path: the checks are written for speed)"""
+    if m.shape[1] != v.shape[0] or m.dtype != v.dtype:
+        _mv_error(m, v)
+    if (m.requires_grad or v.requires_grad) and cthtorch.is_grad_enabled():
+        return _Mv.apply(m, v)
+    return _mv_value(m, v)
+
+
+def _mv_error(m, v):
+    if m.shape[1] != v.shape[0]:
+        raise RuntimeError("size mismatch, got input (%d), mat (%dx%d), vec (%d)"
+                           % (m.shape[0], m.shape[0], m.shape[1], v.shape[0]))
+    # torch's mv is addmv into a result of vec's dtype
+    raise RuntimeError("addmv input tensors must have the same dtype, but got %s, %s, and %s"
+                       % (_dtype_name(v.dtype), _dtype_name(m.dtype), _dtype_name(v.dtype)))
 
 
 def _mv_value(m, v):
@@ -248,7 +259,7 @@ _Dot = _product_node("DotBackward0", _dot_value, lambda g, a, b: g * b.conj(), l
 _Vdot = _product_node("VdotBackward0", lambda a, b: _dot_value(a.conj() if a.is_complex() else a, b),
                       lambda g, a, b: g.conj() * b, lambda g, a, b: g * a)
 _Mv = _product_node("MvBackward0", _mv_value, lambda g, m, v: g.unsqueeze(1) * v.conj(),
-                    lambda g, m, v: mv(m.conj().t(), g))
+                    lambda g, m, v: _mv(m.conj().t(), g))
 
 
 def outer(input, vec2, *, out=None):
