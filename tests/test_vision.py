@@ -827,3 +827,19 @@ def test_version_is_torchvision_paired_with_torch_213():
     import cthtorch.vision as torchvision
     major, minor = (int(x) for x in torchvision.__version__.split("+")[0].split(".")[:2])
     assert (major, minor) == (0, int(cthtorch.__version__.split(".")[1]) + 15)
+
+
+def test_rand_augment_space_takes_height_then_width():
+    """_augmentation_space(num_bins, (height, width)) as torchvision calls it (a subclass may override it):
+    TranslateX spans 150/331 of the width, TranslateY of the height"""
+    space = T.RandAugment()._augmentation_space(31, (331, 662))
+    assert float(space["TranslateX"][0][-1]) == pytest.approx(300.0)
+    assert float(space["TranslateY"][0][-1]) == pytest.approx(150.0)
+    seen = []
+
+    class Logged(T.RandAugment):
+        def _augmentation_space(self, num_bins, image_size):
+            seen.append(tuple(image_size))
+            return super()._augmentation_space(num_bins, image_size)
+    Logged(num_ops=1)(cthtorch.zeros(3, 4, 7, dtype=cthtorch.uint8))
+    assert seen == [(4, 7)]

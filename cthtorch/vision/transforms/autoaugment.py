@@ -93,7 +93,7 @@ class RandAugment(cthtorch.nn.Module):
         self.fill = fill
 
     def _augmentation_space(self, num_bins, image_size):
-        width, height = image_size
+        height, width = image_size   # (height, width), as torchvision passes it to an overriding subclass
         lin = lambda hi: cthtorch.linspace(0.0, hi, num_bins)  # noqa: E731
         return {
             "Identity": (cthtorch.tensor(0.0), False),
@@ -115,7 +115,8 @@ class RandAugment(cthtorch.nn.Module):
     def forward(self, img):
         fill = _fill_list(img, self.fill)
         for _ in range(self.num_ops):
-            space = self._augmentation_space(self.num_magnitude_bins, F.get_image_size(img))
+            _, height, width = F.get_dimensions(img)
+            space = self._augmentation_space(self.num_magnitude_bins, (height, width))
             img = _draw_and_apply(img, space, lambda n: self.magnitude, self.interpolation, fill)
         return img
 
