@@ -56,6 +56,30 @@ def test_layer_norm_float32_rows_as_accurate_as_torch(offset, scale, m):
         assert np.abs(a - r).max() <= 1.5 * np.abs(t - r).max() + 1e-6 * np.abs(r).max()
 
 
+def test_layer_norm_float32_backward_same_bits_at_one_and_two_threads():
+    # past the threading threshold the rows are shared out; dw/db gather each thread's partial
+    # sums, which must not depend on how the rows were split (row counts that are not a multiple
+    # of the float kernel's 16-row blocks, or of the thread count). float64 sums its terms in
+    # double per thread, so its last bits follow the split
+    dt = np.float32
+    r = np.random.RandomState(3)
+    for R, M in ((100, 768), (37, 1061), (1001, 64), (333, 257)):
+        x, g = r.randn(R, M).astype(dt), r.randn(R, M).astype(dt)
+        w, b = r.randn(M).astype(dt), r.randn(M).astype(dt)
+        runs = []
+        old = ct.get_num_threads()
+        try:
+            for nt in (1, 2):
+                ct.set_num_threads(nt)
+                ts = [ct.tensor(a, requires_grad=True) for a in (x, w, b)]
+                ct.nn.functional.layer_norm(ts[0], (M,), ts[1], ts[2]).backward(ct.tensor(g))
+                runs.append([t.grad.numpy() for t in ts])
+        finally:
+            ct.set_num_threads(old)
+        for one, two in zip(*runs):
+            np.testing.assert_array_equal(one, two, err_msg="R=%d M=%d" % (R, M))
+
+
 def test_layer_norm_gradcheck_and_weight_dtype():
     x = ct.tensor(rs.randn(3, 4, 5), requires_grad=True)
     w, b = ct.tensor(rs.randn(5), requires_grad=True), ct.tensor(rs.randn(5), requires_grad=True)

@@ -1071,8 +1071,11 @@ LN_BWD(double)
 
 /* float rows: the row sums in float over LN_BLOCK elements at a time, and
  * each thread's dw/db terms in a pair of float rows emptied into its double
- * rows every LN_BWD_ROWS rows (part holds both: 2M doubles then 2M floats
- * per thread), instead of widening every term to double. */
+ * rows at the end of each block of LN_BWD_ROWS rows (part holds both: 2M
+ * doubles then 2M floats per thread), instead of widening every term to
+ * double. The blocks are fixed by row index and handed out whole, so every
+ * float partial is the same at any thread count and dw/db keep their bits
+ * (only whole floats meet in double, where their sums are exact). */
 #define LN_BWD_ROWS 16
 static void ln_bwd_float(const float *g, const float *x, const float *mean, const float *rstd, const float *w,
                          float *dx, double *part, int nt, int64_t R, int64_t M) {
@@ -1081,8 +1084,7 @@ static void ln_bwd_float(const float *g, const float *x, const float *mean, cons
     int tid = omp_get_thread_num();
     double *pw = part + 2 * M * tid, *pb = pw + M;
     float *fw = (float *)(part + 2 * M * nt) + 2 * M * tid, *fb = fw + M;
-    int rows = 0;
-#pragma omp for schedule(static)
+#pragma omp for schedule(static, LN_BWD_ROWS)
     for (int64_t r = 0; r < R; r++) {
       const float *xr = x + r * M, *gr = g + r * M;
       float *dr = dx + r * M, m = mean[r], is = rstd[r];
@@ -1101,10 +1103,8 @@ static void ln_bwd_float(const float *g, const float *x, const float *mean, cons
         a += fa;
         bsum += fbs;
       }
-      if (++rows == LN_BWD_ROWS) {
+      if ((r + 1) % LN_BWD_ROWS == 0 || r == R - 1)
         for (int64_t j = 0; j < M; j++) { pw[j] += fw[j]; pb[j] += fb[j]; fw[j] = fb[j] = 0; }
-        rows = 0;
-      }
       float ca = (float)(a / (double)M), cb = (float)(bsum / (double)M);
 #pragma omp simd
       for (int64_t j = 0; j < M; j++) {
@@ -1112,7 +1112,6 @@ static void ln_bwd_float(const float *g, const float *x, const float *mean, cons
         dr[j] = is * (gr[j] * (w ? w[j] : 1.0f) - ca - xh * cb);
       }
     }
-    for (int64_t j = 0; j < M; j++) { pw[j] += fw[j]; pb[j] += fb[j]; }
   }
 }
 

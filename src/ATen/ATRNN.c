@@ -240,22 +240,17 @@ static void lstm_fwd_rows(int64_t B, int64_t H, float *gates, const float *bias,
   }
 }
 
-/* a step's dgates (B x 4H) into its B columns of G^T (TH/THTranspose.c) */
-typedef void (*transpose_fn)(int64_t, int64_t, const float *, int64_t, float *, int64_t);
-
-static transpose_fn pick_transpose(void) { return THTranspose_f32; }
-
 /* the fused backward cell over B rows, split as the single-cell ops split them; each thread also writes
- * its rows' dgates, hot in its cache, into their columns of gT (ldt apart) */
+ * its rows' dgates, hot in its cache, into their columns of gT (ldt apart; TH/THTranspose.c) */
 static void lstm_bwd_rows(int64_t B, int64_t H, const float *ghy, const float *gcy, const float *cx, const float *cy,
-                          const float *ws, float *dgates, float *dcx, float *gT, int64_t ldt, transpose_fn tr) {
+                          const float *ws, float *dgates, float *dcx, float *gT, int64_t ldt) {
   int nt = row_threads(B, H);
 #pragma omp parallel for num_threads(nt) if (nt > 1) schedule(static)
   for (int t = 0; t < nt; t++) {
     ROW_RANGE(t, nt, B, lo, n);
     THFloatTensor_lstm_cell_backward(n, H, ghy + lo * H, gcy + lo * H, NULL, cx + lo * H, cy + lo * H, ws + lo * 4 * H,
                                      dgates + lo * 4 * H, dcx + lo * H);
-    tr(n, 4 * H, dgates + lo * 4 * H, 4 * H, gT + lo, ldt);
+    THTranspose_f32(n, 4 * H, dgates + lo * 4 * H, 4 * H, gT + lo, ldt);
   }
 }
 
@@ -353,7 +348,6 @@ int at_lstm_layer_backward(THTensor **outs, const THTensor *dout, const THTensor
   const float *go = (const float *)THTensor_data(dout), *w = (const float *)THTensor_data(ws);
   const float *c = (const float *)THTensor_data(cs), *wp = (const float *)THTensor_data(packed);
   int nt = omp_in_parallel() ? 1 : at_get_num_threads();
-  transpose_fn tr = pick_transpose();
   size_t row = (size_t)(B * H);
   /* the steps run in the forward's order reversed; "first" is the forward's first step */
   int64_t first = reverse ? T - 1 : 0, t0 = reverse ? 0 : T - 1;
@@ -370,7 +364,7 @@ int at_lstm_layer_backward(THTensor **outs, const THTensor *dout, const THTensor
     const float *cx = t == first ? (const float *)THTensor_data(c0) : c + p * row;
     float *gt = g + t * row * 4;
     /* dc is read and overwritten in place (each element by its own lane) */
-    lstm_bwd_rows(B, H, dhb, dcb, cx, c + t * row, w + t * row * 4, gt, dcb, gT + t * B, T * B, tr);
+    lstm_bwd_rows(B, H, dhb, dcb, cx, c + t * row, w + t * row * 4, gt, dcb, gT + t * B, T * B);
     if (t != first) {   /* the next step's dh: its output's gradient plus dgates @ W_hh */
       memcpy(dhb, go + p * row, row * sizeof(float));
       THGemmPacked_run(B, H, 4 * H, 1.f, gt, 4 * H, wp, 1.f, dhb, H, nt);

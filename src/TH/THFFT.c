@@ -10,7 +10,6 @@
 #include <string.h>
 
 #define TH_FFT_MAXST 64
-#define TH_FFT_MAXR 13
 
 struct THFFTPlan {
   int64_t n;
