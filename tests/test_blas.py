@@ -257,3 +257,28 @@ def test_product_dtype_mismatch_messages_like_torch(call):
             call(lib)
         msgs.append(str(e.value))
     assert msgs[0] == msgs[1]
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_matrix_vector_products_through_gemv_match_numpy(dtype):
+    # products with one output row or column go to BLAS gemv (no packing of the matrix); every operand layout
+    rng = np.random.default_rng(7)
+    A = rng.standard_normal((37, 53)).astype(dtype)
+    x = rng.standard_normal(53).astype(dtype)
+    y = rng.standard_normal(37).astype(dtype)
+    tol = 1e-5 if dtype == np.float32 else 1e-12
+    At, AtT = ct.tensor(A), ct.tensor(A.T.copy()).t()
+    for M in (At, AtT):
+        np.testing.assert_allclose((M @ ct.tensor(x)).numpy(), A @ x, rtol=tol, atol=tol)
+        np.testing.assert_allclose((ct.tensor(y) @ M).numpy(), y @ A, rtol=tol, atol=tol)
+        np.testing.assert_allclose(ct.mm(M, ct.tensor(x).view(53, 1)).numpy()[:, 0], A @ x, rtol=tol,
+                                   atol=tol)
+        np.testing.assert_allclose(ct.mm(ct.tensor(y).view(1, 37), M).numpy()[0], y @ A, rtol=tol,
+                                   atol=tol)
+        out = ct.addmm(ct.tensor(y).view(37, 1), M, ct.tensor(x).view(53, 1), beta=0.5, alpha=2)
+        np.testing.assert_allclose(out.numpy()[:, 0], 0.5 * y + 2 * (A @ x), rtol=tol, atol=tol)
+    # a strided vector and a column of a wider matrix
+    W = rng.standard_normal((53, 4)).astype(dtype)
+    np.testing.assert_allclose(ct.mm(At, ct.tensor(W)[:, 1:2]).numpy()[:, 0], A @ W[:, 1], rtol=tol,
+                               atol=tol)
+    np.testing.assert_allclose((At @ ct.tensor(W)[:, 2]).numpy(), A @ W[:, 2], rtol=tol, atol=tol)

@@ -16,8 +16,30 @@ void at_blas_set_threads(int n) { (void)n; scipy_openblas_set_num_threads(1); }
  * others costs more than it saves */
 #define GEMM_SPLIT_MACS (1LL << 21)
 
+/* y = alpha op(W) x + beta y through BLAS's gemv: a matrix-vector product (N == 1: A times a column of B;
+ * M == 1: a row of A times B) given to gemm packs the whole matrix first, which at 512 x 512 took 3x
+ * torch's time (the copy ran longer than the arithmetic). */
+static void gemv1(bool dbl, bool tw, int64_t rows, int64_t cols, double alpha, const char *W, int64_t ldw,
+                  const char *x, int64_t incx, double beta, char *y, int64_t incy) {
+  enum CBLAS_TRANSPOSE t = tw ? CblasTrans : CblasNoTrans;
+  if (dbl)
+    scipy_cblas_dgemv(CblasRowMajor, t, (int)rows, (int)cols, alpha, (const double *)W, (int)ldw,
+                      (const double *)x, (int)incx, beta, (double *)y, (int)incy);
+  else
+    scipy_cblas_sgemv(CblasRowMajor, t, (int)rows, (int)cols, (float)alpha, (const float *)W, (int)ldw,
+                      (const float *)x, (int)incx, (float)beta, (float *)y, (int)incy);
+}
+
 static void gemm1(bool dbl, bool ta, bool tb, int64_t M, int64_t N, int64_t K, double alpha, const char *A,
                   int64_t lda, const char *B, int64_t ldb, double beta, char *C, int64_t ldc) {
+  if (N == 1 && M > 1 && K > 1) {   /* C[:, 0] = op(A) B[:, 0]; A is stored M x K, or K x M when ta */
+    gemv1(dbl, ta, ta ? K : M, ta ? M : K, alpha, A, lda, B, tb ? 1 : ldb, beta, C, ldc);
+    return;
+  }
+  if (M == 1 && N > 1 && K > 1) {   /* C[0, :] = A[0, :] op(B) = op(B)^T A[0, :]; B is stored K x N, or N x K when tb */
+    gemv1(dbl, !tb, tb ? N : K, tb ? K : N, alpha, B, ldb, A, ta ? lda : 1, beta, C, 1);
+    return;
+  }
   if (dbl)
     scipy_cblas_dgemm(CblasRowMajor, ta ? CblasTrans : CblasNoTrans, tb ? CblasTrans : CblasNoTrans, (int)M, (int)N,
                       (int)K, alpha, (const double *)A, (int)lda, (const double *)B, (int)ldb, beta, (double *)C,
