@@ -88,12 +88,13 @@ def test_softmax_masked_and_underflowing_rows(dt, log):
 @pytest.mark.parametrize("dt", [np.float32, np.float64])
 @pytest.mark.parametrize("log", [False, True])
 def test_softmax_over_a_leading_dim(dt, log):
-    # a non-last dim goes through the column kernel in tiles of 256 columns: widths below, at and
-    # past a tile, masked / NaN / all -inf columns, values and gradients, and the same bits at 1 and
-    # 2 threads
+    # a non-last dim goes through the column kernel in tiles of 256 columns (fewer than 8 columns: one
+    # at a time): widths below 8, below, at and past a tile, masked / NaN / all -inf columns, values and
+    # gradients, and the same bits at 1 and 2 threads
     rs = np.random.RandomState(1)
     name = "log_softmax" if log else "softmax"
-    for shape, dim in (((37, 5), 0), ((9, 256), 0), ((6, 600), 0), ((3, 11, 300), 1), ((2, 7, 3), 0)):
+    for shape, dim in (((37, 5), 0), ((9, 256), 0), ((6, 600), 0), ((3, 11, 300), 1), ((2, 7, 3), 0),
+                       ((5, 40, 3), 1), ((3, 9, 7), 1), ((4, 6, 8), 1)):
         x = (rs.randn(*shape) * 5).astype(dt)
         x2 = x.reshape(x.shape[0], -1) if dim == 0 else x.reshape(-1, x.shape[-1])
         x2[:, 1] = -np.inf
