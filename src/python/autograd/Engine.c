@@ -228,6 +228,32 @@ static int buffer_add(RunState *s, PyObject *node, int nr, PyObject *grad) {
   return PyList_SetItem(buf, nr, sum);
 }
 
+/* One more of fn's incoming edges has delivered (a gradient or None): its count of edges still to come,
+ * or DEP_ERROR. A node outside the graph being run has no count and never becomes ready. */
+#define DEP_ERROR (-1000000000L)
+static long dep_delivered(RunState *s, PyObject *fn) {
+  PyObject *c = PyDict_GetItemWithError(s->deps, fn);
+  if (!c && PyErr_Occurred()) return DEP_ERROR;
+  long left = c ? PyLong_AsLong(c) - 1 : 0;
+  if (left == -2 && PyErr_Occurred()) return DEP_ERROR;
+  PyObject *nv = PyLong_FromLong(left);
+  if (!nv || PyDict_SetItem(s->deps, fn, nv) < 0) { Py_XDECREF(nv); return DEP_ERROR; }
+  Py_DECREF(nv);
+  return left;
+}
+
+/* fn has all its gradients: queue it, unless autograd.grad(inputs=...) does not need it or it is an
+ * AccumulateGrad that this run must not write */
+static int push_if_needed(RunState *s, PyObject *fn) {
+  if (s->needed) {
+    int need = mark_needed(s, fn);
+    if (need < 0) return -1;
+    if (!need) return 0;
+  }
+  if (!s->accumulate && Py_TYPE(fn) == &THPAccumulateGradType) return 0;
+  return push_ready(s, fn);
+}
+
 static int deliver(RunState *s, THPNode *from, PyObject *fn, int nr, PyObject *grad) {
   THPNode *to = (THPNode *)fn;
   PyObject *g = THP_validate_grad(grad, &to->meta[nr], from);
@@ -246,20 +272,9 @@ static int deliver(RunState *s, THPNode *from, PyObject *fn, int nr, PyObject *g
   int rc = buffer_add(s, fn, nr, g);
   Py_DECREF(g);
   if (rc < 0) return -1;
-  PyObject *c = PyDict_GetItemWithError(s->deps, fn);
-  long left = c ? PyLong_AsLong(c) - 1 : 0;
-  PyObject *nv = PyLong_FromLong(left);
-  if (!nv || PyDict_SetItem(s->deps, fn, nv) < 0) { Py_XDECREF(nv); return -1; }
-  Py_DECREF(nv);
-  if (left == 0) {
-    if (s->needed) {
-      int need = mark_needed(s, fn);
-      if (need < 0) return -1;
-      if (!need) return 0;
-      if (!s->accumulate && Py_TYPE(fn) == &THPAccumulateGradType) return 0;
-    }
-    return push_ready(s, fn);
-  }
+  long left = dep_delivered(s, fn);
+  if (left == DEP_ERROR) return -1;
+  if (left == 0) return push_if_needed(s, fn);
   return 0;
 }
 
@@ -276,18 +291,13 @@ static int deliver_none(RunState *s, PyObject *first) {
     Py_ssize_t last = PyList_GET_SIZE(stack) - 1;
     PyObject *fn = Py_NewRef(PyList_GET_ITEM(stack, last));
     PyList_SetSlice(stack, last, last + 1, NULL);
-    PyObject *c = PyDict_GetItemWithError(s->deps, fn);
-    long left = c ? PyLong_AsLong(c) - 1 : 0;
-    PyObject *nv = PyLong_FromLong(left);
-    if (!nv || PyDict_SetItem(s->deps, fn, nv) < 0) { Py_XDECREF(nv); goto fail; }
-    Py_DECREF(nv);
+    long left = dep_delivered(s, fn);
+    if (left == DEP_ERROR) goto fail;
     if (left == 0) {
       int has = PyDict_Contains(s->buffers, fn);
       if (has < 0) goto fail;
       if (has) {
-        int need = s->needed ? mark_needed(s, fn) : 1;
-        if (need < 0) goto fail;
-        if (need && !(!s->accumulate && Py_TYPE(fn) == &THPAccumulateGradType) && push_ready(s, fn) < 0) goto fail;
+        if (push_if_needed(s, fn) < 0) goto fail;
       } else {
         THPNode *n = (THPNode *)fn;
         for (int i = 0; i < n->num_edges; i++)
