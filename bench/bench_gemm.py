@@ -7,7 +7,12 @@ _gemm_packed, the weight packed once outside the loop) runs beside mm.
 Rounds alternate between the libraries so a load change on a shared machine
 hits all three alike; each cell is the best of 5 rounds' mean rate.
 OpenBLAS's OPENBLAS_CORETYPE / OPENBLAS_L2_SIZE caps are lifted for all as
-bench_rnn.py does. Run: PYTHONPATH=. python bench/bench_gemm.py [threads]"""
+bench_rnn.py does. After numpy's round the bench waits (_settle): numpy's
+OpenBLAS worker threads keep polling for about 0.1 s after each call, and a
+library timed in that window gets half the cores (at 2 threads, 1024^3, right
+after a numpy product: cthtorch 68-89 GF/s and torch 55-78, against 130-168
+after a pause; this made cthtorch's 1024 row, which followed numpy's, drop
+to half now and then). Run: PYTHONPATH=. python bench/bench_gemm.py [threads]"""
 import os
 import sys
 
@@ -39,6 +44,12 @@ def _rate(fn, n, round_s):
         reps *= 2
 
 
+def _settle(key):
+    """after numpy's round: let its OpenBLAS workers stop polling before the next library's round"""
+    if key == "numpy":
+        time.sleep(0.25)
+
+
 def main():
     threads = int(sys.argv[1]) if len(sys.argv) > 1 else cthtorch.get_num_threads()
     try:   # numpy's own OpenBLAS at the same thread count (this sets every OpenBLAS loaded...)
@@ -61,6 +72,7 @@ def main():
         for _ in range(5):
             for k, f in fns.items():
                 best[k] = max(best[k], _rate(f, n, round_s))
+                _settle(k)
         print("%-12s %9.1f %10.1f %10.1f %8.2fx %8.2fx" % (n, best["ct"], best["torch"], best["numpy"],
                                                           best["ct"] / best["torch"], best["ct"] / best["numpy"]))
     small_m(rs)
@@ -80,6 +92,7 @@ def small_m(rs):
         for _ in range(5):
             for key, f in fns.items():
                 best[key] = max(best[key], _rate(f, (m * k * n) ** (1 / 3), 0.05))
+                _settle(key)
         print("%-16s %9.1f %10.1f %10.1f %10.1f %8.2fx" % ("%dx%dx%d" % (m, k, n), best["pk"], best["ct"],
                                                            best["torch"], best["numpy"], best["pk"] / best["torch"]))
 
