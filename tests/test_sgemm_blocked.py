@@ -13,10 +13,11 @@ from oracle import require_torch
 
 torch = require_torch()
 
-# (M, K, N): N % 24 = 21, 11 (the 16-column tile), 17, 8 (the 8-column tile); K in two chunks (257, 300,
-# 384); N past one block of 128 panels (3100 > 3072); few columns, which the threads split by rows
+# (M, K, N): N % 24 = 21, 11 (the 16-column tile), 17, 8 (the last 32 columns as two 16-column panels);
+# K in two chunks (257, 300, 384); N past one block of 128 panels (3100 > 3072); few columns, which the
+# threads split by rows, down to 6 (the 8-column tile)
 SHAPES = [(100, 130, 333), (129, 257, 131), (256, 256, 256), (37, 300, 1001), (5, 300, 3100), (400, 200, 56),
-          (97, 384, 120), (2000, 64, 40)]
+          (97, 384, 120), (2000, 64, 40), (130, 64, 200), (11000, 64, 6)]
 
 
 @pytest.fixture(autouse=True, params=[1, 2])
@@ -84,6 +85,24 @@ def test_threads_agree_bitwise(M, K, N):
     cthtorch.set_num_threads(3)
     three = a @ b
     assert cthtorch.equal(one, two) and cthtorch.equal(one, three)
+
+
+# N = 200 and 128 leave 8 columns after the full panels (cut into two panels of 16 and 16, not 24 + 8);
+# 256 at 2 threads gives each thread 128 columns (the same cut), 520 at 3 threads shares that are no
+# multiple of 16 (the split rounds to whole 64-byte lines of C); M = 130 ends on a 2-row tile
+@pytest.mark.parametrize("M,K,N", [(256, 256, 256), (130, 64, 200), (1024, 64, 128), (96, 300, 520)])
+def test_addmm_threads_agree_bitwise(M, K, N):
+    """with beta != 0 too every element is rounded the same whichever tile (24, 16 or 8 columns wide, whole or
+    at an edge) and thread computes it, and no element is left out or added twice"""
+    rs = np.random.RandomState(3)
+    a, b, c = _mat(rs, M, K), _mat(rs, K, N), _mat(rs, M, N)
+    outs = []
+    for nt in (1, 2, 3, 4):
+        cthtorch.set_num_threads(nt)
+        outs.append(cthtorch.addmm(cthtorch.from_numpy(c), cthtorch.from_numpy(a), cthtorch.from_numpy(b),
+                                   beta=0.75, alpha=1.5))
+    _check(outs[0].numpy(), 0.75 * c.astype(np.float64) + 1.5 * (a.astype(np.float64) @ b.astype(np.float64)), K)
+    assert all(cthtorch.equal(outs[0], o) for o in outs[1:])
 
 
 def test_nonfinite_operands_propagate():
