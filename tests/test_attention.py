@@ -106,6 +106,44 @@ def test_sdpa_strided_inputs():
         close(x.grad, y.grad, 1e-10)
 
 
+def test_sdpa_output_and_gradients_follow_the_inputs_layout():
+    """q, k, v as (N, H, L, D) views of (L, N, H*D) projections (MultiheadAttention's): the output and the
+    kernel's dq, dk, dv come in that (L, N, H, D) order, so MHA's (L, N, E) reshapes of them are views; contiguous
+    inputs keep contiguous results; values and gradients are torch's, and gradcheck passes on such views"""
+    x = rs.randn(6, 3, 3 * 8)
+    qkv = ct.tensor(x, requires_grad=True)
+    q, k, v = (t.reshape(6, 3, 2, 4).permute(1, 2, 0, 3) for t in qkv.chunk(3, -1))
+    out, lse = ct._scaled_dot_product_fused_attention(q, k, v, None, 0.0, False, 0.5, 0)
+    assert out.permute(2, 0, 1, 3).is_contiguous()
+    g = ct.tensor(rs.randn(6, 3, 8)).reshape(6, 3, 2, 4).permute(1, 2, 0, 3)
+    grads = ct._scaled_dot_product_fused_attention_backward(g, q, k, v, None, out, lse, 0.0, False, 0.5, 0)
+    for t in grads[:3]:
+        assert t.shape == (3, 2, 6, 4) and t.permute(2, 0, 1, 3).is_contiguous()
+    c = ct.randn(2, 3, 5, 4)
+    o2, _ = ct._scaled_dot_product_fused_attention(c, c, c, None, 0.0, False, 0.5, 0)
+    assert o2.is_contiguous()
+    assert all(t.is_contiguous() for t in ct._scaled_dot_product_fused_attention_backward(
+        ct.ones_like(o2), c, c, c, None, o2, _, 0.0, False, 0.5, 0)[:3])
+    tqkv = torch.tensor(x, requires_grad=True)
+    tq, tk, tv = (t.reshape(6, 3, 2, 4).permute(1, 2, 0, 3) for t in tqkv.chunk(3, -1))
+    w = rs.randn(6, 3, 8)
+    for causal in (False, True):
+        o = F.scaled_dot_product_attention(q, k, v, is_causal=causal).permute(2, 0, 1, 3).reshape(6, 3, 8)
+        to = TF.scaled_dot_product_attention(tq, tk, tv, is_causal=causal).permute(2, 0, 1, 3).reshape(6, 3, 8)
+        close(o, to, 1e-10)
+        qkv.grad = tqkv.grad = None
+        (o * ct.tensor(w)).sum().backward()
+        (to * torch.tensor(w)).sum().backward()
+        close(qkv.grad, tqkv.grad, 1e-10)
+    f = lambda t: F.scaled_dot_product_attention(   # noqa: E731
+        *(u.reshape(6, 3, 2, 4).permute(1, 2, 0, 3) for u in t.chunk(3, -1)), is_causal=True)
+    assert ct.autograd.gradcheck(f, (qkv,))
+    # the saved output is read through its strides: one of another shape is refused
+    with pytest.raises(RuntimeError, match="do not match"):
+        ct._scaled_dot_product_fused_attention_backward(g, q, k, v, None, out.reshape(3, 2, 4, 6), lse, 0.0, False,
+                                                        0.5, 0)
+
+
 def test_sdpa_gradcheck_and_gradgradcheck():
     q, k, v = (ct.tensor(rs.randn(*s), requires_grad=True) for s in ((1, 2, 4, 3), (1, 2, 5, 3), (1, 2, 5, 2)))
     m = ct.tensor(rs.randn(4, 5), requires_grad=True)

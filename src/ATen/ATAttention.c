@@ -62,6 +62,31 @@ static THTensor *gemm_ready(const THTensor *t) {
   return ok ? THTensor_retain((THTensor *)t) : at_contiguous(t);
 }
 
+/* a new tensor of the given sizes laid out in like's dimension order (its dims sorted by stride, the last
+ * dim kept innermost): MHA's q, k, v are (N, H, L, D) views of (L, N, H*D) projections, and an output or
+ * gradient in that order makes the (L, N, E) view MHA takes back a view instead of a copy */
+static THTensor *new_in_order(THDtype dtype, int n, const int64_t *sizes, const THTensor *like) {
+  int order[4], m = 0;
+  for (int d = 0; d < n - 1; d++) {   /* insertion sort by stride, descending; ties keep logical order */
+    int j = m++;
+    while (j > 0 && like->strides[order[j - 1]] < like->strides[d]) { order[j] = order[j - 1]; j--; }
+    order[j] = d;
+  }
+  order[m] = n - 1;
+  int64_t st[4], acc = 1;
+  for (int i = n - 1; i >= 0; i--) {
+    st[order[i]] = acc;
+    acc *= sizes[order[i]] > 1 ? sizes[order[i]] : 1;
+  }
+  return THTensor_newStrided(dtype, n, sizes, st);
+}
+
+/* batch, head and row strides of a 3-d or 4-d tensor (head 0 for 3-d) */
+static void bhl_strides(const THTensor *t, int64_t *s) {
+  int n = t->ndim;
+  s[0] = t->strides[0]; s[1] = n == 4 ? t->strides[1] : 0; s[2] = t->strides[n - 2];
+}
+
 /* row stride for GEMM: a single row's stride can be anything, GEMM wants >= cols */
 static int64_t row_stride(const THTensor *t) {
   int n = t->ndim;
@@ -161,7 +186,9 @@ int at_sdpa_fused(THTensor **outs, const THTensor *q, const THTensor *k, const T
   memcpy(osz, q->sizes, n * sizeof(int64_t));
   osz[n - 1] = g.Ev;
   memcpy(lsz, q->sizes, (n - 1) * sizeof(int64_t));
-  if (!(out = THTensor_new(q->dtype, n, osz)) || !(lse = THTensor_new(q->dtype, n - 1, lsz))) goto done;
+  if (!(out = new_in_order(q->dtype, n, osz, hold[0])) || !(lse = THTensor_new(q->dtype, n - 1, lsz))) goto done;
+  int64_t os[3];
+  bhl_strides(out, os);
   int64_t nblk = (g.L + ROWS - 1) / ROWS, ntask = g.B * g.Hq * nblk;
   int64_t nbmax = g.L < ROWS ? g.L : ROWS;
   bool dbl = q->dtype == TH_Double;
@@ -173,8 +200,8 @@ int at_sdpa_fused(THTensor **outs, const THTensor *q, const THTensor *k, const T
   for (int64_t t = 0; t < ntask; t++) {
     void *s = scratch + per * omp_get_thread_num();
     int64_t blk = t % nblk, bh = t / nblk, i0 = blk * ROWS, nb = g.L - i0 < ROWS ? g.L - i0 : ROWS;
-    if (dbl) fwd_block_f64(&g, bh / g.Hq, bh % g.Hq, i0, nb, s, (double *)THTensor_data(out), (double *)THTensor_data(lse));
-    else fwd_block_f32(&g, bh / g.Hq, bh % g.Hq, i0, nb, s, (float *)THTensor_data(out), (float *)THTensor_data(lse));
+    if (dbl) fwd_block_f64(&g, bh / g.Hq, bh % g.Hq, i0, nb, s, (double *)THTensor_data(out), os, (double *)THTensor_data(lse));
+    else fwd_block_f32(&g, bh / g.Hq, bh % g.Hq, i0, nb, s, (float *)THTensor_data(out), os, (float *)THTensor_data(lse));
   }
   free(scratch);
   outs[0] = out; outs[1] = lse;
@@ -192,6 +219,7 @@ int at_sdpa_fused_backward(THTensor **outs, const THTensor *grad, const THTensor
                            const ATIntList *output_mask) {
   AttnGeo g;
   THTensor *hold[3] = { NULL, NULL, NULL }, *go = NULL, *oc = NULL, *lc = NULL, *r[4] = { NULL, NULL, NULL, NULL };
+  int64_t st[5][3];   /* batch, head, row strides of dq, dk, dv, the output and grad */
   int rc = -1, n = q->ndim;
   if (geo_init(&g, q, k, v, attn_mask, dropout_p, is_causal, scale, seed, hold) < 0) goto done;
   /* grad is read through its own strides: all of its sizes must be the output's (B, [Hq,] L, Ev) */
@@ -202,17 +230,26 @@ int at_sdpa_fused_backward(THTensor **outs, const THTensor *grad, const THTensor
     THError_set(TH_ERR_RUNTIME, "scaled_dot_product_attention backward: grad, output or logsumexp do not match");
     goto done;
   }
-  if (!(go = gemm_ready(grad)) || !(oc = at_contiguous(out)) || !(lc = at_contiguous(lse))) goto done;
+  /* the output is read through its strides too: its sizes must be grad's */
+  if (out->ndim != n || memcmp(out->sizes, grad->sizes, n * sizeof(int64_t))) {
+    THError_set(TH_ERR_RUNTIME, "scaled_dot_product_attention backward: grad, output or logsumexp do not match");
+    goto done;
+  }
+  if (!(go = gemm_ready(grad)) || !(oc = gemm_ready(out)) || !(lc = at_contiguous(lse))) goto done;
   bool want_mask = attn_mask && attn_mask->dtype != TH_Bool && (!output_mask || output_mask->n < 4 || output_mask->v[3]);
   int64_t ksz[4], vsz[4], msz[4];
   memcpy(ksz, k->sizes, n * sizeof(int64_t));
   memcpy(vsz, v->sizes, n * sizeof(int64_t));
   memcpy(msz, q->sizes, n * sizeof(int64_t));
   msz[n - 1] = g.S;
-  if (!(r[0] = THTensor_new(q->dtype, n, q->sizes)) || !(r[1] = THTensor_new(q->dtype, n, ksz)) ||
-      !(r[2] = THTensor_new(q->dtype, n, vsz)) || (want_mask && !(r[3] = THTensor_new(q->dtype, n, msz))))
+  if (!(r[0] = new_in_order(q->dtype, n, q->sizes, hold[0])) || !(r[1] = new_in_order(q->dtype, n, ksz, hold[1])) ||
+      !(r[2] = new_in_order(q->dtype, n, vsz, hold[2])) || (want_mask && !(r[3] = THTensor_new(q->dtype, n, msz))))
     goto done;
-  int64_t gb = go->strides[0], gh = n == 4 ? go->strides[1] : 0, gl = row_stride(go);
+  for (int i = 0; i < 3; i++) bhl_strides(r[i], st[i]);
+  bhl_strides(oc, st[3]);
+  st[3][2] = row_stride(oc);
+  bhl_strides(go, st[4]);
+  st[4][2] = row_stride(go);
   int64_t nbmax = g.L < ROWS ? (g.L ? g.L : 1) : ROWS, ntask = g.B * g.Hk;
   bool dbl = q->dtype == TH_Double;
   int nt = at_get_num_threads();
@@ -223,13 +260,13 @@ int at_sdpa_fused_backward(THTensor **outs, const THTensor *grad, const THTensor
   for (int64_t t = 0; t < ntask; t++) {
     char *s = scratch + per * omp_get_thread_num();
     if (dbl)
-      bwd_head_f64(&g, t / g.Hk, t % g.Hk, (const double *)THTensor_data(go), gb, gh, gl,
-                   (const double *)THTensor_data(oc), (const double *)THTensor_data(lc),
+      bwd_head_f64(&g, t / g.Hk, t % g.Hk, (const double *)THTensor_data(go), (const double *)THTensor_data(oc),
+                   (const double *)THTensor_data(lc), st,
                    (double *)THTensor_data(r[0]), (double *)THTensor_data(r[1]), (double *)THTensor_data(r[2]),
                    r[3] ? (double *)THTensor_data(r[3]) : NULL, nbmax, (double *)s, (double *)s + nbmax * g.S + 1);
     else
-      bwd_head_f32(&g, t / g.Hk, t % g.Hk, (const float *)THTensor_data(go), gb, gh, gl,
-                   (const float *)THTensor_data(oc), (const float *)THTensor_data(lc),
+      bwd_head_f32(&g, t / g.Hk, t % g.Hk, (const float *)THTensor_data(go), (const float *)THTensor_data(oc),
+                   (const float *)THTensor_data(lc), st,
                    (float *)THTensor_data(r[0]), (float *)THTensor_data(r[1]), (float *)THTensor_data(r[2]),
                    r[3] ? (float *)THTensor_data(r[3]) : NULL, nbmax, (float *)s, (float *)s + nbmax * g.S + 1);
   }
@@ -305,12 +342,14 @@ static void FN(scores)(const AttnGeo *g, int64_t b, int64_t h, int64_t i0, int64
   }
 }
 
-static void FN(fwd_block)(const AttnGeo *g, int64_t b, int64_t h, int64_t i0, int64_t nb, T *s, T *out, T *lse) {
+/* os: the output's batch, head and row strides */
+static void FN(fwd_block)(const AttnGeo *g, int64_t b, int64_t h, int64_t i0, int64_t nb, T *s, T *out,
+                          const int64_t *os, T *lse) {
   int64_t S = g->S, Ev = g->Ev, Sc = g->causal ? (i0 + nb < S ? i0 + nb : S) : S;
-  int64_t row0 = (b * g->Hq + h) * g->L + i0;
-  T *o = out + row0 * Ev, *ls = lse + row0;
+  int64_t row0 = (b * g->Hq + h) * g->L + i0, ol = os[2];
+  T *o = out + b * os[0] + h * os[1] + i0 * ol, *ls = lse + row0;
   if (Sc == 0) {   /* no keys: nothing to attend to */
-    memset(o, 0, nb * Ev * sizeof(T));
+    for (int64_t r = 0; r < nb; r++) memset(o + r * ol, 0, Ev * sizeof(T));
     for (int64_t r = 0; r < nb; r++) ls[r] = -INFINITY;
     return;
   }
@@ -338,17 +377,22 @@ static void FN(fwd_block)(const AttnGeo *g, int64_t b, int64_t h, int64_t i0, in
     }
   }
   const T *v = (const T *)g->v + b * g->vb + (h / (g->Hq / g->Hk)) * g->vh;
-  at_gemm(DBL, false, false, nb, Ev, Sc, 1.0, s, Sc, v, g->vl, 0.0, o, Ev);
+  at_gemm(DBL, false, false, nb, Ev, Sc, 1.0, s, Sc, v, g->vl, 0.0, o, ol > Ev ? ol : Ev);
 }
 
 /* one (batch, key head): dK and dV of that head, dQ (and the mask's gradient) of its query heads.
- * s, d: scratch of nb x S each; go: dO, row stride gl; out: the forward's output (contiguous) */
-static void FN(bwd_head)(const AttnGeo *g, int64_t b, int64_t hk, const T *go, int64_t gb, int64_t gh, int64_t gl,
-                         const T *out, const T *lse, T *dq, T *dk, T *dv, T *gm, int64_t nbmax, T *s, T *d) {
+ * s, d: scratch of nb x S each; go: dO; out: the forward's output; st: the batch, head and row strides of
+ * dq, dk, dv, out and go (each with a unit last stride) */
+static void FN(bwd_head)(const AttnGeo *g, int64_t b, int64_t hk, const T *go, const T *out, const T *lse,
+                         const int64_t (*st)[3], T *dq, T *dk, T *dv, T *gm, int64_t nbmax, T *s, T *d) {
   int64_t S = g->S, E = g->E, Ev = g->Ev, L = g->L, grp = g->Hq / g->Hk;
-  T *dkh = dk + (b * g->Hk + hk) * S * E, *dvh = dv + (b * g->Hk + hk) * S * Ev;
-  memset(dkh, 0, S * E * sizeof(T));
-  memset(dvh, 0, S * Ev * sizeof(T));
+  int64_t dql = st[0][2] > E ? st[0][2] : E, dkl = st[1][2] > E ? st[1][2] : E, dvl = st[2][2] > Ev ? st[2][2] : Ev;
+  int64_t ol = st[3][2], gl = st[4][2];
+  T *dkh = dk + b * st[1][0] + hk * st[1][1], *dvh = dv + b * st[2][0] + hk * st[2][1];
+  for (int64_t j = 0; j < S; j++) {
+    memset(dkh + j * dkl, 0, E * sizeof(T));
+    memset(dvh + j * dvl, 0, Ev * sizeof(T));
+  }
   const T *k = (const T *)g->k + b * g->kb + hk * g->kh, *v = (const T *)g->v + b * g->vb + hk * g->vh;
   T rs = (T)(1.0 / (1.0 - g->p)), lo = TH_EXP_NONPOS_LO(T);
   for (int64_t h = hk * grp; h < (hk + 1) * grp; h++)
@@ -356,10 +400,11 @@ static void FN(bwd_head)(const AttnGeo *g, int64_t b, int64_t hk, const T *go, i
       int64_t nb = L - i0 < nbmax ? L - i0 : nbmax, Sc = g->causal ? (i0 + nb < S ? i0 + nb : S) : S;
       int64_t row0 = (b * g->Hq + h) * L + i0;
       const T *q = (const T *)g->q + b * g->qb + h * g->qh + i0 * g->ql;
-      const T *gob = go + b * gb + h * gh + i0 * gl, *ob = out + row0 * Ev, *ls = lse + row0;
-      T *dqb = dq + row0 * E;
+      const T *gob = go + b * st[4][0] + h * st[4][1] + i0 * gl, *ob = out + b * st[3][0] + h * st[3][1] + i0 * ol;
+      const T *ls = lse + row0;
+      T *dqb = dq + b * st[0][0] + h * st[0][1] + i0 * dql;
       if (Sc == 0) {
-        memset(dqb, 0, nb * E * sizeof(T));
+        for (int64_t r = 0; r < nb; r++) memset(dqb + r * dql, 0, E * sizeof(T));
         if (gm) memset(gm + row0 * S, 0, nb * S * sizeof(T));
         continue;
       }
@@ -377,11 +422,11 @@ static void FN(bwd_head)(const AttnGeo *g, int64_t b, int64_t hk, const T *go, i
           for (int64_t j = 0; j < Sc; j++) d[r * Sc + j] = attn_keep(g, b, h, i0 + r, j) ? s[r * Sc + j] * rs : 0;
         pd = d;
       }
-      at_gemm(DBL, true, false, Sc, Ev, nb, 1.0, pd, Sc, gob, gl, 1.0, dvh, Ev);
+      at_gemm(DBL, true, false, Sc, Ev, nb, 1.0, pd, Sc, gob, gl, 1.0, dvh, dvl);
       at_gemm(DBL, false, true, nb, Sc, Ev, 1.0, gob, gl, v, g->vl, 0.0, d, Sc);
       for (int64_t r = 0; r < nb; r++) {   /* dS = P * (dP - D) */
         T D = 0, *row = s + r * Sc, *dp = d + r * Sc;
-        const T *gr = gob + r * gl, *orow = ob + r * Ev;
+        const T *gr = gob + r * gl, *orow = ob + r * ol;
 #pragma omp simd reduction(+:D)
         for (int64_t c = 0; c < Ev; c++) D += gr[c] * orow[c];
         if (g->p > 0)
@@ -394,8 +439,8 @@ static void FN(bwd_head)(const AttnGeo *g, int64_t b, int64_t hk, const T *go, i
           memset(gmr + Sc, 0, (S - Sc) * sizeof(T));
         }
       }
-      at_gemm(DBL, false, false, nb, E, Sc, g->scale, s, Sc, k, g->kl, 0.0, dqb, E);
-      at_gemm(DBL, true, false, Sc, E, nb, g->scale, s, Sc, q, g->ql, 1.0, dkh, E);
+      at_gemm(DBL, false, false, nb, E, Sc, g->scale, s, Sc, k, g->kl, 0.0, dqb, dql);
+      at_gemm(DBL, true, false, Sc, E, nb, g->scale, s, Sc, q, g->ql, 1.0, dkh, dkl);
     }
 }
 

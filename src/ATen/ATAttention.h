@@ -11,11 +11,12 @@
 
 #include "ATen.h"
 
-/* outs: output (B, Hq, L, Ev) contiguous, logsumexp (B, Hq, L) of each row's scores */
+/* outs: output (B, Hq, L, Ev) laid out in q's dimension order, logsumexp (B, Hq, L) of each row's scores
+ * (contiguous) */
 AT_API int at_sdpa_fused(THTensor **outs, const THTensor *q, const THTensor *k, const THTensor *v,
                          const THTensor *attn_mask, double dropout_p, bool is_causal, double scale, int64_t seed);
-/* outs: grad q, grad k, grad v, grad attn_mask (of the broadcast shape (B, Hq, L, S); NULL unless the mask
- * is a float one and output_mask, when given, asks for it) */
+/* outs: grad q, grad k, grad v (each in its input's dimension order), grad attn_mask (of the broadcast shape
+ * (B, Hq, L, S); NULL unless the mask is a float one and output_mask, when given, asks for it) */
 AT_API int at_sdpa_fused_backward(THTensor **outs, const THTensor *grad, const THTensor *q, const THTensor *k,
                                   const THTensor *v, const THTensor *attn_mask, const THTensor *out,
                                   const THTensor *lse, double dropout_p, bool is_causal, double scale, int64_t seed,

@@ -1,6 +1,7 @@
-"""pytorch/examples word_language_model in small: an LSTM and a Transformer language model (its RNNModel and
+"""pytorch/examples word_language_model in small: LSTM, GRU and Transformer language models (its RNNModel and
 TransformerModel, tied embedding, dropout) trained by hand-written SGD with clip_grad_norm_ on a seeded
-synthetic corpus; prints each model's per-step losses and its evaluation loss. Usage: word_lm_small.py cthtorch|torch"""
+synthetic corpus for 20 steps; prints each model's per-step losses and its evaluation loss.
+Usage: word_lm_small.py cthtorch|torch"""
 import importlib
 import math
 import random
@@ -13,11 +14,11 @@ warnings.simplefilter("ignore")
 
 
 class RNNModel(nn.Module):
-    def __init__(self, ntoken, ninp, nhid, nlayers, dropout=0.2):
+    def __init__(self, rnn_type, ntoken, ninp, nhid, nlayers, dropout=0.2):
         super().__init__()
         self.drop = nn.Dropout(dropout)
         self.encoder = nn.Embedding(ntoken, ninp)
-        self.rnn = nn.LSTM(ninp, nhid, nlayers, dropout=dropout)
+        self.rnn = getattr(nn, rnn_type)(ninp, nhid, nlayers, dropout=dropout)
         self.decoder = nn.Linear(nhid, ntoken)
         self.decoder.weight = self.encoder.weight   # tied
         nn.init.uniform_(self.encoder.weight, -0.1, 0.1)
@@ -46,20 +47,27 @@ class TransformerModel(nn.Transformer):
 
 
 rng = random.Random(0)
-ids = torch.tensor([rng.randrange(40) if rng.random() < 0.7 else 7 for _ in range(1200)])
-data = ids.narrow(0, 0, 1200 // 8 * 8).view(8, -1).t().contiguous()
-for kind in ("LSTM", "Transformer"):
+ids = torch.tensor([rng.randrange(40) if rng.random() < 0.7 else 7 for _ in range(3400)])
+data = ids.narrow(0, 0, 3400 // 8 * 8).view(8, -1).t().contiguous()
+
+
+def init_hidden(kind):
+    h = torch.zeros(2, 8, 16)
+    return (h, torch.zeros(2, 8, 16)) if kind == "LSTM" else h
+
+
+for kind in ("LSTM", "GRU", "Transformer"):
     torch.manual_seed(1111)
-    model = RNNModel(40, 16, 16, 2) if kind == "LSTM" else TransformerModel(40, 16, 2, 32, 2)
-    lr = 5.0 if kind == "LSTM" else 1.0
-    hidden = (torch.zeros(2, 8, 16), torch.zeros(2, 8, 16))
+    model = RNNModel(kind, 40, 16, 16, 2) if kind != "Transformer" else TransformerModel(40, 16, 2, 32, 2)
+    lr = 5.0 if kind != "Transformer" else 1.0
+    hidden = init_hidden(kind)
     model.train()
-    for step, i in enumerate(range(0, data.size(0) - 1, 20)):
+    for step, i in enumerate(range(0, 20 * 20, 20)):
         x, y = data[i:i + 20], data[i + 1:i + 21].reshape(-1)
         x = x[:len(y) // 8]
         model.zero_grad()
-        if kind == "LSTM":
-            hidden = tuple(h.detach() for h in hidden)
+        if kind != "Transformer":
+            hidden = tuple(h.detach() for h in hidden) if kind == "LSTM" else hidden.detach()
             out, hidden = model(x, hidden)
         else:
             out = model(x)
@@ -72,5 +80,5 @@ for kind in ("LSTM", "Transformer"):
     model.eval()
     with torch.no_grad():
         x = data[:40]
-        out = model(x, (torch.zeros(2, 8, 16), torch.zeros(2, 8, 16)))[0] if kind == "LSTM" else model(x)
+        out = model(x, init_hidden(kind))[0] if kind != "Transformer" else model(x)
         print(kind, "eval", "%.6f" % F.nll_loss(out, data[1:41].reshape(-1)).item())
