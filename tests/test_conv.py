@@ -49,6 +49,9 @@ CASES = [
     (2, 16, 9, 9, 6, 5, 1, 0, 1, 1),
     (2, 5, 11, 13, 7, 3, 1, (1, 0), 1, 1),
     (2, 4, 17, 17, 5, 3, 1, 1, 1, 1),
+    # an image's columns past 1 MB: the forward runs blocks of output rows (35 + 15 rows here)
+    (1, 3, 100, 100, 4, 7, 2, 3, 1, 1),      # ResNet's stem, smaller
+    (1, 3, 101, 99, 5, (7, 5), (2, 1), (3, 2), 1, 1),
 ]
 
 
