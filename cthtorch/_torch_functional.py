@@ -12,7 +12,7 @@ from cthtorch._ops.nn import alpha_dropout as _alpha_dropout, feature_dropout_  
 from cthtorch._utils import _dtype_name as _scalar_name, _tensor_arg
 
 __all__ = ["kl_div", "margin_ranking_loss", "triplet_margin_loss", "poisson_nll_loss", "hinge_embedding_loss",
-           "cosine_embedding_loss", "binary_cross_entropy_with_logits", "instance_norm", "constant_pad_nd",
+           "cosine_embedding_loss", "instance_norm", "constant_pad_nd",
            "native_dropout", "grid_sampler", "lstm_cell", "gru_cell", "rnn_tanh_cell", "rnn_relu_cell",
            "feature_alpha_dropout", "feature_alpha_dropout_", "alpha_dropout_", "feature_dropout_",
            "ctc_loss", "get_device", "binomial", "affine_grid_generator", "grid_sampler_2d",
@@ -59,11 +59,6 @@ def hinge_embedding_loss(input, target, margin=1.0, reduction=0):
 def cosine_embedding_loss(input1, input2, target, margin=0.0, reduction=0):
     return F.cosine_embedding_loss(input1, input2, target, margin,
                                    reduction=_reduction("cosine_embedding_loss", reduction, 5))
-
-
-def binary_cross_entropy_with_logits(input, target, weight=None, pos_weight=None, reduction=0):
-    return F.binary_cross_entropy_with_logits(input, target, weight, pos_weight=pos_weight,
-                                              reduction=_reduction("binary_cross_entropy_with_logits", reduction))
 
 
 def ctc_loss(log_probs, targets, input_lengths, target_lengths, blank=0, reduction=0, zero_infinity=False):

@@ -44,6 +44,14 @@ CASES = [
     (9, 8, 8, 8, 12, 3, 2, 1, 1, 1),         # stride 2 to 4x4, an odd image left over
     (6, 8, 7, 5, 12, 3, 1, (1, 0), 1, 1),    # 7x3 = 21 outputs: too many for one vector
     (2, 40, 10, 30, 6, 3, 1, 1, 1, 1),       # AVX2: 40 channels summed in two chunks, 6-wide last segments
+    # AVX2 rows whose 8-wide segments are 5/8 full: 10 (LeNet's conv2), 5, 11 and 17 outputs wide
+    (3, 6, 14, 14, 16, 5, 1, 0, 1, 1),
+    (2, 16, 9, 9, 6, 5, 1, 0, 1, 1),
+    (2, 5, 11, 13, 7, 3, 1, (1, 0), 1, 1),
+    (2, 4, 17, 17, 5, 3, 1, 1, 1, 1),
+    # an image's columns past 1 MB: the forward runs blocks of output rows (35 + 15 rows here)
+    (1, 3, 100, 100, 4, 7, 2, 3, 1, 1),      # ResNet's stem, smaller
+    (1, 3, 101, 99, 5, (7, 5), (2, 1), (3, 2), 1, 1),
 ]
 
 

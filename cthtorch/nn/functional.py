@@ -745,9 +745,11 @@ def smooth_l1_loss(input, target, size_average=None, reduce=None, reduction="mea
         return _handle_with_locals(smooth_l1_loss, locals())
     _warn_target_size(input, target)
     reduction = _legacy_reduction(size_average, reduce, reduction)
+    if beta == 0:   # torch's l1_loss then
+        return _apply_loss_reduction((input - target).abs(), reduction)
+    if input.is_cpu and target.is_cpu:   # one fused pass each way (src/ATen/ATLoss.c)
+        return _nn.smooth_l1_loss(input, target, _reduction_enum(reduction), beta)
     d = (input - target).abs()
-    if beta == 0:
-        return _apply_loss_reduction(d, reduction)
     loss = cthtorch.where(d < beta, 0.5 * d * d / beta, d - 0.5 * beta)
     return _apply_loss_reduction(loss, reduction, "SmoothL1LossBackward0")
 
@@ -757,6 +759,8 @@ def huber_loss(input, target, reduction="mean", delta=1.0, weight=None):
     if _has_torch_function_variadic(input, target, weight):
         return _handle_with_locals(huber_loss, locals())
     _warn_target_size(input, target)
+    if weight is None and input.is_cpu and target.is_cpu:   # one fused pass each way (src/ATen/ATLoss.c)
+        return _nn.huber_loss(input, target, _reduction_enum(reduction), delta)
     d = (input - target).abs()
     loss = cthtorch.where(d < delta, 0.5 * d * d, delta * (d - 0.5 * delta))
     if weight is not None:
@@ -785,6 +789,14 @@ def binary_cross_entropy_with_logits(input, target, weight=None, size_average=No
     reduction = _legacy_reduction(size_average, reduce, reduction)
     if target.shape != input.shape:
         raise ValueError("Target size (%s) must be the same as input size (%s)" % (target.size(), input.size()))
+    if input.is_cpu and target.is_cpu and (weight is None or weight.is_cpu) and \
+            (pos_weight is None or pos_weight.is_cpu):   # one fused pass each way (src/ATen/ATLoss.c)
+        if cthtorch.is_grad_enabled():
+            for name, t in (("weight", weight), ("pos_weight", pos_weight)):
+                if t is not None and t.requires_grad:   # torch's kernel has no derivative for them
+                    raise RuntimeError("The function 'binary_cross_entropy_with_logits' is not differentiable with "
+                                       "respect to argument '%s'. This input cannot have requires_grad True." % name)
+        return cthtorch.binary_cross_entropy_with_logits(input, target, weight, pos_weight, _reduction_enum(reduction))
     log_sig = _nn.log_sigmoid(input)
     log_one_minus = _nn.log_sigmoid(-input)
     if pos_weight is not None:

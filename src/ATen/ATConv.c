@@ -313,6 +313,8 @@ static void *alloc_or_fail(size_t n) {
   return p;
 }
 
+#define ROWBLOCK_BYTES (1 << 20)
+
 /* Forward of images [n0, n1) in chunks of up to nbmax images, with columns
  * col (K x nbmax*L) and, when nbmax > 1, ybuf (Og x nbmax*L). */
 static void fwd_images(bool dbl, const ConvGeom *g, const char *xd, const char *wd, char *od, int64_t n0, int64_t n1,
@@ -325,11 +327,26 @@ static void fwd_images(bool dbl, const ConvGeom *g, const char *xd, const char *
     int64_t nb = n1 - n0 < nbmax ? n1 - n0 : nbmax;
     for (int64_t gr = 0; gr < g->G; gr++) {
       const char *xs0 = xd + (n0 * xs + gr * Cg * g->H * g->W) * es;
-      const void *src = xs0;
-      if (!(pw && nb == 1)) { im2col(dbl, xs0, xs, nb, col, g, Cg); src = col; }
+      const void *src = pw && nb == 1 ? (const void *)xs0 : col;
       char *o0 = od + (n0 * os + gr * Og * L) * es;
-      if (nb == 1) gemm(dbl, false, false, Og, L, K, wd + gr * Og * K * es, K, src, L, 0.0, o0, L);
-      else {
+      if (nb == 1 && src == col && (int64_t)K * L * es > ROWBLOCK_BYTES) {
+        /* an image's columns past the L2 (ResNet's 7x7 stem: 7.4 MB): blocks of output rows, each
+         * one's columns written and read back by the GEMM while they are still in cache */
+        int64_t rb = ROWBLOCK_BYTES / ((int64_t)K * g->OW * es);
+        if (rb < 1) rb = 1;
+        for (int64_t oh0 = 0; oh0 < g->OH; oh0 += rb) {
+          ConvGeom sub = *g;   /* output rows oh0.. as a geometry of their own: padding shifted up */
+          sub.OH = g->OH - oh0 < rb ? g->OH - oh0 : rb;
+          sub.PH = g->PH - oh0 * g->SH;
+          int64_t Ls = sub.OH * g->OW;
+          im2col(dbl, xs0, xs, 1, col, &sub, Cg);
+          gemm(dbl, false, false, Og, Ls, K, wd + gr * Og * K * es, K, col, Ls, 0.0, o0 + oh0 * g->OW * es, L);
+        }
+      } else if (nb == 1) {
+        if (src == col) im2col(dbl, xs0, xs, nb, col, g, Cg);
+        gemm(dbl, false, false, Og, L, K, wd + gr * Og * K * es, K, src, L, 0.0, o0, L);
+      } else {
+        im2col(dbl, xs0, xs, nb, col, g, Cg);
         gemm(dbl, false, false, Og, nb * L, K, wd + gr * Og * K * es, K, src, nb * L, 0.0, ybuf, nb * L);
         relayout(false, ybuf, o0, os, nb, Og, L, es);
       }

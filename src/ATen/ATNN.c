@@ -386,7 +386,7 @@ static int nll_prepare(NLL *n, const THTensor *self, const THTensor *target, con
 
 static void nll_free(NLL *n) { THTensor_free(n->x); THTensor_free(n->t); THTensor_free(n->w); }
 
-static int check_reduction(ATReduction reduction) {
+int at_check_reduction(ATReduction reduction) {
   if (reduction >= AT_REDUCTION_NONE && reduction <= AT_REDUCTION_SUM) return 0;
   THError_set(TH_ERR_VALUE, "%lld is not a valid value for reduction", (long long)reduction);
   return -1;
@@ -394,7 +394,7 @@ static int check_reduction(ATReduction reduction) {
 
 /* nll_loss on the GPU: the result in the compute type n->ct (new ref) */
 static THTensor *nll_cuda(const NLL *n, const THTensor *target, ATReduction reduction, int64_t ignore_index) {
-  if (check_reduction(reduction) < 0) return NULL;
+  if (at_check_reduction(reduction) < 0) return NULL;
   THTensor *out = reduction == AT_REDUCTION_NONE ? at_new_on(n->dev, n->ct, target->ndim, target->sizes, NULL)
                                                  : at_new_on(n->dev, n->ct, 0, NULL, NULL);
   if (out && n->dev != TH_DEVICE_META && at_cuda->nll_loss(n->ct, THTensor_data(n->x), (const int64_t *)THTensor_data(n->t),
@@ -408,7 +408,7 @@ static THTensor *nll_cuda(const NLL *n, const THTensor *target, ATReduction redu
 
 static THTensor *nll_backward_cuda(const NLL *n, const THTensor *grad, const THTensor *self, ATReduction reduction,
                                    int64_t ignore_index) {
-  if (check_reduction(reduction) < 0) return NULL;
+  if (at_check_reduction(reduction) < 0) return NULL;
   if (THTensor_numel(grad) != (reduction == AT_REDUCTION_NONE ? n->N * n->S : 1)) {
     char b[256];
     THError_set(TH_ERR_RUNTIME, "nll_loss_backward: grad_output of size %s does not match reduction %s",

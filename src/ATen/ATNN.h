@@ -11,6 +11,8 @@ AT_API THTensor *at_softmax(const THTensor *self, int64_t dim, THDtype dtype, bo
 AT_API THTensor *at_softmax_backward(const THTensor *grad, const THTensor *output, int64_t dim, bool log);
 /* A loss's reduction, numbered as PyTorch's (the int the Python side passes). */
 typedef enum { AT_REDUCTION_NONE = 0, AT_REDUCTION_MEAN = 1, AT_REDUCTION_SUM = 2 } ATReduction;
+/* -1 with torch's ValueError for a number that is not a reduction */
+AT_API int at_check_reduction(ATReduction reduction);
 AT_API THTensor *at_nll_loss(const THTensor *self, const THTensor *target, const THTensor *weight, ATReduction reduction,
                              int64_t ignore_index);
 AT_API THTensor *at_nll_loss_backward(const THTensor *grad, const THTensor *self, const THTensor *target,

@@ -1,0 +1,140 @@
+"""The fused pointwise losses (src/ATen/ATLoss.c: smooth_l1_loss, huber_loss, binary_cross_entropy_with_logits)
+against torch: values, dtypes, shapes, first and second derivatives for every reduction, broadcasting, weight and
+pos_weight, float32/float64, grad_fn names, errors, and the same bits at 1 and 2 threads."""
+import warnings
+
+import numpy as np
+import pytest
+
+import cthtorch as ct
+import oracle
+from oracle import raises_like, same
+
+torch = oracle.require_torch()
+
+
+def _both(a, rg=True):
+    return ct.tensor(a, requires_grad=rg), torch.tensor(a, requires_grad=rg)
+
+
+def _run(L, name, x, t, reduction, kw):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")   # the broadcast-target warning
+        out = getattr(L.nn.functional, name)(x, t, reduction=reduction, **kw)
+    go = L.ones_like(out) * 0.7 if reduction == "none" else L.tensor(0.7, dtype=out.dtype)
+    gx, gt = L.autograd.grad(out, (x, t), go, create_graph=True)
+    ggx, ggt = L.autograd.grad((gx * gx).sum() + (gt * gx).sum() + gt.sum(), (x, t), allow_unused=True)
+    return out, gx, gt, ggx, ggt
+
+
+SL1_CASES = [("smooth_l1_loss", {}), ("smooth_l1_loss", {"beta": 0.5}), ("huber_loss", {}),
+             ("huber_loss", {"delta": 0.3})]
+
+
+@pytest.mark.parametrize("name,kw", SL1_CASES)
+@pytest.mark.parametrize("reduction", ["none", "mean", "sum"])
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("shapes", [((4, 5), (4, 5)), ((3, 4), (4,)), ((2, 1, 3), (4, 1)), ((), ())])
+def test_smooth_l1_huber(name, kw, reduction, dtype, shapes):
+    rs = np.random.RandomState(1)
+    x, t = np.asarray(rs.randn(*shapes[0]), dtype=dtype), np.asarray(rs.randn(*shapes[1]), dtype=dtype)
+    (xc, xt), (tc, tt) = _both(x), _both(t)
+    rc, rt = _run(ct, name, xc, tc, reduction, kw), _run(torch, name, xt, tt, reduction, kw)
+    tol = 1e-5 if dtype == "float32" else 1e-12
+    for a, b in zip(rc, rt):
+        same(a, b, tol)
+    assert type(rc[0].grad_fn).__name__ == type(rt[0].grad_fn).__name__
+
+
+BCE_CASES = [{}, {"pos_weight": (5,)}, {"weight": (5,)}, {"weight": (4, 5), "pos_weight": (5,)}, {"weight": ()}]
+
+
+@pytest.mark.parametrize("kw", BCE_CASES)
+@pytest.mark.parametrize("reduction", ["none", "mean", "sum"])
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_bce_with_logits(kw, reduction, dtype):
+    rs = np.random.RandomState(2)
+    x = (rs.randn(4, 5) * 3).astype(dtype)
+    t = rs.rand(4, 5).astype(dtype)
+    x[0, :3] = [40.0, -40.0, 0.0]   # far tails: exp(-|x|) near its floor
+    (xc, xt), (tc, tt) = _both(x), _both(t)
+    kc, kt = {}, {}
+    for k, shape in kw.items():
+        v = np.asarray(rs.rand(*shape) + 0.5, dtype=dtype)
+        kc[k], kt[k] = ct.tensor(v), torch.tensor(v)
+    rc = _run(ct, "binary_cross_entropy_with_logits", xc, tc, reduction, kc)
+    rt = _run(torch, "binary_cross_entropy_with_logits", xt, tt, reduction, kt)
+    tol = 1e-5 if dtype == "float32" else 1e-12
+    for a, b in zip(rc, rt):
+        same(a, b, tol)
+    assert type(rc[0].grad_fn).__name__ == "BinaryCrossEntropyWithLogitsBackward0"
+
+
+def test_gradgradcheck():
+    rs = np.random.RandomState(3)
+    x, t, p = (ct.tensor(rs.randn(3, 4), requires_grad=True) for _ in range(3))
+    w = ct.tensor(rs.rand(4) + 0.5)
+    F = ct.nn.functional
+    for red in ("none", "mean", "sum"):
+        assert ct.autograd.gradgradcheck(lambda a, b: F.smooth_l1_loss(a, b, reduction=red, beta=0.7), (x, t))
+        assert ct.autograd.gradgradcheck(lambda a, b: F.huber_loss(a, b, reduction=red, delta=0.6), (x, t))
+        assert ct.autograd.gradgradcheck(
+            lambda a, b: F.binary_cross_entropy_with_logits(a, b.sigmoid(), w, reduction=red, pos_weight=w * 2),
+            (x, p))
+
+
+def test_large_threads_same_bits():
+    """past the kernels' 32768-element chunks: the sum is added chunk by chunk in order at any thread count"""
+    rs = np.random.RandomState(4)
+    x, t = rs.randn(300, 517).astype("float32"), rs.rand(300, 517).astype("float32")
+    F = ct.nn.functional
+    res = {}
+    old = ct.get_num_threads()
+    try:
+        for n in (1, 2):
+            ct.set_num_threads(n)
+            xc = ct.tensor(x, requires_grad=True)
+            out = F.binary_cross_entropy_with_logits(xc, ct.tensor(t)) + F.smooth_l1_loss(xc, ct.tensor(t))
+            out.backward()
+            res[n] = (out.item(), xc.grad.numpy().copy())
+    finally:
+        ct.set_num_threads(old)
+    assert res[1][0] == res[2][0] and np.array_equal(res[1][1], res[2][1])
+    xt = torch.tensor(x, requires_grad=True)
+    ref = torch.nn.functional.binary_cross_entropy_with_logits(xt, torch.tensor(t)) + \
+        torch.nn.functional.smooth_l1_loss(xt, torch.tensor(t))
+    ref.backward()
+    assert abs(res[1][0] - ref.item()) < 1e-5
+    np.testing.assert_allclose(res[1][1], xt.grad.numpy(), rtol=1e-5, atol=1e-9)
+
+
+def test_half_and_empty():
+    rs = np.random.RandomState(5)
+    x, t = rs.randn(3, 4).astype("float32"), rs.rand(3, 4).astype("float32")
+    same(ct.nn.functional.smooth_l1_loss(ct.tensor(x).half(), ct.tensor(t).half()),
+         torch.nn.functional.smooth_l1_loss(torch.tensor(x).half(), torch.tensor(t).half()), 1e-3)
+    same(ct.nn.functional.binary_cross_entropy_with_logits(ct.tensor(x).bfloat16(), ct.tensor(t).bfloat16()),
+         torch.nn.functional.binary_cross_entropy_with_logits(torch.tensor(x).bfloat16(), torch.tensor(t).bfloat16()),
+         1e-2)
+    for red in ("none", "mean", "sum"):
+        same(ct.nn.functional.huber_loss(ct.zeros(0, 3), ct.zeros(0, 3), reduction=red),
+             torch.nn.functional.huber_loss(torch.zeros(0, 3), torch.zeros(0, 3), reduction=red))
+
+
+def test_errors():
+    x = np.ones((3, 4), dtype="float32")
+
+    def both(fn):
+        return lambda: fn(ct, ct.tensor(x)), lambda: fn(torch, torch.tensor(x))
+    for fn in (lambda L, a: L.nn.functional.smooth_l1_loss(a, a, beta=-1.0),
+               lambda L, a: L.nn.functional.huber_loss(a, a, delta=0.0),
+               lambda L, a: L.nn.functional.huber_loss(a, a, delta=-2.0),
+               lambda L, a: L.nn.functional.smooth_l1_loss(a.long(), a.long()),
+               lambda L, a: L.nn.functional.huber_loss(a.long(), a.long()),
+               lambda L, a: L.nn.functional.smooth_l1_loss(a, a, reduction="foo"),
+               lambda L, a: L.nn.functional.binary_cross_entropy_with_logits(a, a[0]),
+               lambda L, a: L.nn.functional.binary_cross_entropy_with_logits(
+                   a, a, weight=a[0].clone().requires_grad_()),
+               lambda L, a: L.nn.functional.binary_cross_entropy_with_logits(
+                   a, a, pos_weight=a[0].clone().requires_grad_())):
+        raises_like(*both(fn))
