@@ -181,3 +181,35 @@ def test_amax_amin_zero_sign_as_torch(dt):
                 want = getattr(torch, f)(torch.from_numpy(arr), dim).numpy()
                 np.testing.assert_array_equal(got, want)
                 assert np.array_equal(np.signbit(got), np.signbit(want)), (f, K, dim)
+
+
+@pytest.mark.parametrize("dt", ["float32", "float64", "int32", "int64"])
+def test_logsumexp_over_a_leading_dim_like_torch(dt):
+    # outputs adjacent in memory, elements a row apart (dim 0 of a matrix): walked a block of
+    # columns at a time; 300 columns cross a block edge. NaN wins over inf, all -inf stays -inf
+    rs = np.random.RandomState(5)
+    x = (rs.randn(9, 300, 3) * 4).astype(dt)
+    if dt.startswith("float"):
+        x[0, 3, 2] = np.nan; x[:, 1, 1] = np.inf; x[:, 2, 0] = -np.inf; x[4, 5, 0] = np.inf; x[6, 5, 0] = np.nan
+        x[2, 299, 1] = np.inf
+    tol = 1e-12 if dt == "float64" else 1e-5   # integers give float32
+    for d in (0, 1, (0, 2), (0, 1)):
+        same(ct.tensor(x).logsumexp(d), torch.tensor(x).logsumexp(d), tol=tol)
+        same(ct.tensor(x).logsumexp(d, keepdim=True), torch.tensor(x).logsumexp(d, keepdim=True), tol=tol)
+    # a transposed view: its dim 1 is the strided one
+    same(ct.tensor(x[:, :, 0]).t().logsumexp(1), torch.tensor(x[:, :, 0]).t().logsumexp(1), tol=tol)
+    same(ct.zeros(0, 4).logsumexp(0), torch.zeros(0, 4).logsumexp(0))
+    g = rs.randn(6, 7)
+    a = [L.tensor(g, requires_grad=True) for L in (ct, torch)]
+    for t in a:
+        t.logsumexp(0).sum().backward()
+    np.testing.assert_allclose(a[0].grad.numpy(), a[1].grad.numpy(), rtol=1e-12)
+    big = ct.tensor(rs.randn(64, 3000).astype("float32"))
+    n0 = ct.get_num_threads()
+    try:   # bit-equal at one and two threads
+        ct.set_num_threads(1)
+        r1 = big.logsumexp(0).numpy()
+        ct.set_num_threads(2)
+        assert np.array_equal(r1, big.logsumexp(0).numpy())
+    finally:
+        ct.set_num_threads(n0)
