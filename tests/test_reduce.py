@@ -107,6 +107,28 @@ def test_max_min_over_rows_nan_and_ties_match_torch(dt):
             np.testing.assert_array_equal(ci.numpy(), ti.numpy())
     np.testing.assert_array_equal(x.argmax(1).numpy(), y.argmax(1).numpy())
     np.testing.assert_array_equal(x.argmin(1).numpy(), y.argmin(1).numpy())
+    # over a leading dim (inner > 1): columns walked a row at a time, the same rules
+    a3 = a[:296].reshape(4, 74, 257)
+    a3[1, 9, 3] = np.nan   # a NaN after the column's extreme, and one before a larger value
+    a3[2, 0, 5] = np.nan
+    a3[2, 50, 5] = 99
+    x3, y3 = ct.tensor(a3).to(getattr(ct, dt)), torch.tensor(a3).to(getattr(torch, dt))
+    for name in ("max", "min"):
+        for d in (0, 1, -2):
+            (cv, ci), (tv, ti) = getattr(x3, name)(d), getattr(y3, name)(d)
+            np.testing.assert_array_equal(cv.numpy(), tv.numpy())
+            np.testing.assert_array_equal(ci.numpy(), ti.numpy())
+        n0 = ct.get_num_threads()
+        try:   # the same at one and two threads
+            ct.set_num_threads(2)
+            (cv2, ci2) = getattr(x3, name)(1)
+        finally:
+            ct.set_num_threads(n0)
+        np.testing.assert_array_equal(cv2.numpy(), getattr(y3, name)(1)[0].numpy())
+        np.testing.assert_array_equal(ci2.numpy(), getattr(y3, name)(1)[1].numpy())
+    (cv, ci), (tv, ti) = x3.transpose(0, 2).max(1), y3.transpose(0, 2).max(1)   # not contiguous: the generic path
+    np.testing.assert_array_equal(cv.numpy(), tv.numpy())
+    np.testing.assert_array_equal(ci.numpy(), ti.numpy())
 
 
 @pytest.mark.parametrize("dt", ["float32", "float64"])

@@ -520,6 +520,33 @@ static inline bool better(double a, double b, bool is_max) {
 MAX_ROWS(float)
 MAX_ROWS(double)
 
+/* The same over a dim with inner > 1 (x.max(0)): for each of the outer blocks, the D rows of inner
+ * elements are read in memory order, each compared into the running values and indices of its column
+ * (the first NaN wins: a column that met one compares no more, as its v > NaN and v < NaN stay false
+ * and the NaN test comes first). The per-column walk a row apart, over a double copy, took 1.9x
+ * torch's time at (256, 512) over dim 0. */
+#define MAX_COLS(T)                                                                            \
+  static void max_cols_##T(const T *x, T *vals, int64_t *iv, int64_t outer, int64_t D, int64_t inner, bool is_max) { \
+    _Pragma("omp parallel for if (outer * D * inner > 32768 && outer > 1)")                    \
+    for (int64_t o = 0; o < outer; o++) {                                                      \
+      const T *blk = x + o * D * inner;                                                        \
+      T *bv = vals + o * inner;                                                                \
+      int64_t *bi = iv + o * inner;                                                            \
+      for (int64_t i = 0; i < inner; i++) { bv[i] = blk[i]; bi[i] = 0; }                       \
+      for (int64_t k = 1; k < D; k++) {                                                        \
+        const T *row = blk + k * inner;                                                        \
+        for (int64_t i = 0; i < inner; i++) {                                                  \
+          T v = row[i], b = bv[i];                                                             \
+          bool take = b == b && (v != v || (is_max ? v > b : v < b));                          \
+          bv[i] = take ? v : b;                                                                \
+          bi[i] = take ? k : bi[i];                                                            \
+        }                                                                                      \
+      }                                                                                        \
+    }                                                                                          \
+  }
+MAX_COLS(float)
+MAX_COLS(double)
+
 static int max_rows(THTensor **outs, const THTensor *self, int64_t outer, int64_t D, int nd, const int64_t *sz,
                     bool is_max) {
   THTensor *vals = THTensor_new(self->dtype, nd, sz), *idx = THTensor_new(TH_Int64, nd, sz);
@@ -555,6 +582,19 @@ int at_max_dim(THTensor **outs, const THTensor *self, int64_t dim, bool keepdim,
   around(self, d, &outer, &D, &inner);
   if ((self->dtype == TH_Float || self->dtype == TH_Double) && inner == 1 && THTensor_isContiguous(self))
     return max_rows(outs, self, outer, D, nd, sz, is_max);
+  if ((self->dtype == TH_Float || self->dtype == TH_Double) && THTensor_isContiguous(self)) {
+    THTensor *vals = THTensor_new(self->dtype, nd, sz), *idx = THTensor_new(TH_Int64, nd, sz);
+    if (!vals || !idx) { THTensor_free(vals); THTensor_free(idx); return -1; }
+    if (self->dtype == TH_Float)
+      max_cols_float((const float *)THTensor_data(self), (float *)THTensor_data(vals), (int64_t *)THTensor_data(idx),
+                     outer, D, inner, is_max);
+    else
+      max_cols_double((const double *)THTensor_data(self), (double *)THTensor_data(vals),
+                      (int64_t *)THTensor_data(idx), outer, D, inner, is_max);
+    outs[0] = vals;
+    outs[1] = idx;
+    return 0;
+  }
   THTensor *w = work_copy(self);
   if (!w) return -1;
   THTensor *vals = THTensor_new(w->dtype, nd, sz), *idx = THTensor_new(TH_Int64, nd, sz);
