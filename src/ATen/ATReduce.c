@@ -1071,7 +1071,7 @@ THTensor *at_scatter_grad(const THTensor *grad, int64_t dim, const THTensor *ind
     THTensor *z = at_new_on(THTensor_device(grad), grad->dtype, sizes->n, sizes->v, NULL), *r = NULL;
     if (z && at_fill_(z, at_scalar_int(0)) == 0 &&
         (sizes->n == 0 || along_dim_check(z, g, d, "scatter_grad", "sizes", "grad_output") == 0))
-      r = at_scatter_c(z, d, ix, g, at_scalar_int(0), "sum");
+      r = at_scatter_c(z, d, ix, g, at_scalar_int(0), "sum", NULL);
     THTensor_free(z); THTensor_free(gu); THTensor_free(iu);
     return r;
   }

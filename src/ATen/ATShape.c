@@ -779,7 +779,7 @@ THTensor *at_repeat_interleave_backward(const THTensor *grad, const ATIntList *s
   ATIntList z3 = {3, {outer, n, inner}};
   THTensor *g3 = idx ? at_reshape(grad, &v3) : NULL;
   THTensor *zeros = g3 ? at_full(&z3, at_scalar_int(0), grad->dtype) : NULL;
-  THTensor *acc = zeros ? at_index_add_c(zeros, 1, idx, g3, at_scalar_int(1)) : NULL;
+  THTensor *acc = zeros ? at_index_add_c(zeros, 1, idx, g3, at_scalar_int(1), NULL) : NULL;
   r = acc ? at_reshape(acc, &shape) : NULL;
   THTensor_free(ar);
   THTensor_free(idx);
