@@ -261,7 +261,7 @@ KNOWN_DIFFERENT = {
     "inner", "addmv", "addr", "addbmm",
     "repeat", "tile", "repeat_interleave", "unbind",
     "split", "chunk", "cross",
-    "bce_logits", "pad", "einsum",
+    "bce_logits", "einsum",
     "cdist", "trapezoid",
     "diag_embed", "kron", "block_diag", "std_mean", "var_mean",
     "polar", "complex",
