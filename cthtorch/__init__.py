@@ -191,7 +191,7 @@ _NN_ALIASES = frozenset((
 
 _TORCH_FUNCTIONAL = frozenset((
     "kl_div", "margin_ranking_loss", "triplet_margin_loss", "poisson_nll_loss", "hinge_embedding_loss",
-    "cosine_embedding_loss", "instance_norm", "constant_pad_nd", "native_dropout",
+    "cosine_embedding_loss", "instance_norm", "native_dropout",
     "grid_sampler", "lstm_cell", "gru_cell", "rnn_tanh_cell", "rnn_relu_cell", "feature_alpha_dropout",
     "feature_alpha_dropout_", "alpha_dropout_", "feature_dropout_", "ctc_loss", "get_device",
     "binomial", "affine_grid_generator", "grid_sampler_2d", "norm_except_dim", "segment_reduce",

@@ -12,7 +12,7 @@ from cthtorch._ops.nn import alpha_dropout as _alpha_dropout, feature_dropout_  
 from cthtorch._utils import _dtype_name as _scalar_name, _tensor_arg
 
 __all__ = ["kl_div", "margin_ranking_loss", "triplet_margin_loss", "poisson_nll_loss", "hinge_embedding_loss",
-           "cosine_embedding_loss", "instance_norm", "constant_pad_nd",
+           "cosine_embedding_loss", "instance_norm",
            "native_dropout", "grid_sampler", "lstm_cell", "gru_cell", "rnn_tanh_cell", "rnn_relu_cell",
            "feature_alpha_dropout", "feature_alpha_dropout_", "alpha_dropout_", "feature_dropout_",
            "ctc_loss", "get_device", "binomial", "affine_grid_generator", "grid_sampler_2d",
@@ -69,12 +69,6 @@ def ctc_loss(log_probs, targets, input_lengths, target_lengths, blank=0, reducti
 # ---------------------------------------------------------------- normalization, padding
 def instance_norm(input, weight, bias, running_mean, running_var, use_input_stats, momentum, eps, cudnn_enabled):
     return F.instance_norm(input, running_mean, running_var, weight, bias, use_input_stats, momentum, eps)
-
-
-def constant_pad_nd(input, pad, value=0):
-    if len(pad) % 2:
-        raise RuntimeError("Length of pad must be even but instead it equals %d" % len(pad))
-    return F.pad(input, list(pad), "constant", value)
 
 
 # ---------------------------------------------------------------- dropout

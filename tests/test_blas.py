@@ -282,3 +282,31 @@ def test_matrix_vector_products_through_gemv_match_numpy(dtype):
     np.testing.assert_allclose(ct.mm(At, ct.tensor(W)[:, 1:2]).numpy()[:, 0], A @ W[:, 1], rtol=tol,
                                atol=tol)
     np.testing.assert_allclose((At @ ct.tensor(W)[:, 2]).numpy(), A @ W[:, 2], rtol=tol, atol=tol)
+
+
+@pytest.mark.parametrize("dt", ["bfloat16", "float16"])
+def test_half_products_accumulate_in_float32_like_torch(dt):
+    # half types widen to float32 for one float GEMM, rounded once: torch's CPU GEMM does the same,
+    # so the results agree to about one rounding of the half type
+    rs = np.random.RandomState(3)
+    a, b, c = rs.randn(37, 70).astype("float32"), rs.randn(70, 45).astype("float32"), rs.randn(37, 45).astype("float32")
+    eps = 2 ** -7 if dt == "bfloat16" else 2 ** -10
+    for L in (ct, torch):
+        L.A, L.B, L.C = (L.tensor(v).to(getattr(L, dt)) for v in (a, b, c))
+    cases = [lambda L: L.A @ L.B, lambda L: L.B.t() @ L.A.t(), lambda L: L.A[:, ::2] @ L.B[::2],
+             lambda L: L.addmm(L.C, L.A, L.B, beta=0.5, alpha=2), lambda L: L.A @ L.B[:, :1],
+             lambda L: L.bmm(L.A[None].expand(3, 37, 70), L.B[None].expand(3, 70, 45).transpose(1, 2).contiguous().transpose(1, 2)),
+             lambda L: L.baddbmm(L.C[None], L.A.view(1, 37, 70), L.B.view(1, 70, 45), beta=-1),
+             lambda L: L.A[:0] @ L.B, lambda L: L.A[:, :0] @ L.B[:0]]
+    for f in cases:
+        x, y = f(ct), f(torch)
+        assert str(x.dtype) == str(y.dtype) and tuple(x.shape) == tuple(y.shape)
+        xv, yv = x.float().numpy(), y.float().numpy()
+        np.testing.assert_allclose(xv, yv, rtol=2 * eps, atol=2 * eps * max(1.0, np.abs(yv).max(initial=0)))
+        # most entries land on the same half value
+        assert xv.size == 0 or (xv == yv).mean() > 0.97
+    ta = ct.tensor(a[:5, :6]).to(getattr(ct, dt)).requires_grad_()
+    ra = torch.tensor(a[:5, :6]).to(getattr(torch, dt)).requires_grad_()
+    (ta @ ta.t()).sum().backward()
+    (ra @ ra.t()).sum().backward()
+    np.testing.assert_allclose(ta.grad.float().numpy(), ra.grad.float().numpy(), rtol=2 * eps, atol=2 * eps * 8)

@@ -261,7 +261,7 @@ KNOWN_DIFFERENT = {
     "inner", "addmv", "addr", "addbmm",
     "repeat", "tile", "repeat_interleave", "unbind",
     "split", "chunk", "cross",
-    "pad", "einsum",
+    "einsum",
     "cdist", "trapezoid",
     "diag_embed", "kron", "block_diag", "std_mean", "var_mean",
     "polar", "complex",

@@ -432,3 +432,51 @@ def test_legacy_loss_arguments_warn_as_torch(kw):
             m.nn.functional.mse_loss(m.ones(2), m.zeros(2), **kw)
         got.append((loss.reduction, [(x.category, str(x.message)) for x in w]))
     assert got[0] == got[1] and len(got[0][1]) == 2
+
+
+@pytest.mark.parametrize("dt", ["float32", "float64", "int64", "int16", "uint8", "bool", "float16"])
+def test_constant_pad_is_one_op_like_torch(dt):
+    # F.pad(mode="constant") and torch.constant_pad_nd: one C op (fill, then the input's cropped
+    # interior copied in); negative pads crop, grad_fn and gradients as torch's
+    a = (rs.randn(2, 3, 5, 6) * 4).astype(dt)
+    pads = [(1, 2), (1, 1, 2, 0), (0, 0, 0, 0, 1, 1), (-1, 2, 3, -2), (-1, -2), (2, 1, 1, 1, 1, 1, 1, 1), (-1, -1), ()]
+    for p in pads:
+        for L in (ct, torch):
+            x = L.tensor(a)
+            L.r = [L.nn.functional.pad(x, p), L.nn.functional.pad(x.transpose(1, 3), p, value=1),
+                   L.constant_pad_nd(x[:, :, ::2], p, 1)]
+        for u, v in zip(ct.r, torch.r):
+            assert str(u.dtype) == str(v.dtype) and u.is_contiguous()
+            np.testing.assert_array_equal(u.numpy(), v.numpy())
+    if dt.startswith("float"):
+        g = rs.randn(2, 3, 5, 6)
+        for p in pads[:5]:
+            for L in (ct, torch):
+                x = L.tensor(a.astype("float64"), requires_grad=True)
+                y = L.nn.functional.pad(x, p, value=2.5)
+                (y * L.ones(y.shape, dtype=L.float64).cumsum(-1)).sum().backward()
+                L.gr, L.name = x.grad.numpy(), type(y.grad_fn).__name__
+            np.testing.assert_array_equal(ct.gr, torch.gr)
+            assert ct.name == torch.name == "ConstantPadNdBackward0"
+        x = ct.tensor(g[0, 0], requires_grad=True)
+        assert ct.autograd.gradcheck(lambda t: ct.nn.functional.pad(t, (1, -2, 2, 1)), (x,))
+        assert ct.autograd.gradgradcheck(lambda t: ct.nn.functional.pad(t, (1, -2, 2, 1)) ** 2, (x,))
+
+
+def test_constant_pad_edges_and_errors_like_torch():
+    assert ct.constant_pad_nd(ct.tensor(5.0), []).item() == 5.0
+    assert tuple(ct.nn.functional.pad(ct.zeros(0, 3), (1, 1)).shape) == (0, 5)
+    assert ct.nn.functional.pad(ct.zeros(2, 3), (1, 0, 1, 0), value=float("nan")).isnan().sum().item() == 6
+    assert tuple(ct.nn.functional.pad(ct.zeros(2, 3), (-3, 0)).shape) == (2, 0)
+    for call in (lambda L: L.constant_pad_nd(L.zeros(2, 3), [1]),
+                 lambda L: L.constant_pad_nd(L.zeros(2, 3), [1, 1, 1, 1, 1, 1]),
+                 lambda L: L.constant_pad_nd(L.zeros(2, 3), [-2, -2]),
+                 lambda L: L.nn.functional.pad(L.zeros(2, 3, dtype=L.uint8), [1, 1], value=300),
+                 lambda L: L.nn.functional.pad(L.zeros(2, 3), [1, 1, 1]),
+                 lambda L: L.nn.functional.pad(L.zeros(2, 3), [1, 1, 1, 1, 1, 1])):
+        msgs = []
+        for L in (ct, torch):
+            with pytest.raises(Exception) as e:
+                call(L)
+            msgs.append((type(e.value).__name__, str(e.value)))
+        assert msgs[0] == msgs[1]

@@ -333,3 +333,32 @@ def test_half_conversions_bit_exact_with_torch():
     np.testing.assert_array_equal(mine.numpy().view(np.uint16), ref.numpy().view(np.uint16))
     np.testing.assert_array_equal(mine.float().numpy(), ref.float().numpy())
     assert np.isnan(ct.tensor([np.nan]).half().float().numpy()).all()
+
+
+@pytest.mark.parametrize("dt", ["float32", "float64", "float16", "bfloat16", "int64", "int32", "uint8"])
+def test_ternary_ops_contiguous_and_strided_bits_like_torch(dt):
+    # lerp / addcmul / addcdiv: the contiguous branches (third operand contiguous or one value) and
+    # the byte-stride branch give torch's bits; 1000 elements take the vectorized body and a tail
+    rs = np.random.RandomState(7)
+    a, b, c = ((rs.rand(3, 1000) * 8 - 4) for _ in range(3))
+    c = np.where(np.abs(c) < 0.5, 1.5, c)
+    if dt.startswith(("int", "uint")):
+        a, b, c = (np.abs(v).astype(dt) + 1 for v in (a, b, c))
+    else:
+        a, b, c = (v.astype("float32") for v in (a, b, c))
+    for L in (ct, torch):
+        L.A, L.B, L.C = (L.tensor(v).to(getattr(L, dt)) for v in (a, b, c))
+    cases = [lambda L: L.addcmul(L.A, L.B, L.C, value=2), lambda L: L.addcmul(L.A, L.B, L.C[:, :1]),
+             lambda L: L.addcmul(L.A[:, ::2], L.B[:, 1::2], L.C[:, ::2], value=3),
+             lambda L: L.A.t().addcmul(L.B.t(), L.C.t())]
+    if not dt.startswith(("int", "uint")):
+        cases += [lambda L: L.lerp(L.A, L.B, 0.3), lambda L: L.lerp(L.A, L.B, 0.7),
+                  lambda L: L.lerp(L.A, L.B, L.C / 8), lambda L: L.lerp(L.A[:, ::3], L.B[:, ::3], L.C[:, ::3] / 8),
+                  lambda L: L.addcdiv(L.A, L.B, L.C, value=0.5), lambda L: L.addcdiv(L.A, L.B[:1], L.C[:, 5:6]),
+                  lambda L: L.A.clone().lerp_(L.B, 0.25)]
+    for f in cases:
+        x, y = f(ct), f(torch)
+        assert str(x.dtype) == str(y.dtype) and tuple(x.shape) == tuple(y.shape)
+        xv = x.float().numpy() if dt == "bfloat16" else x.numpy()
+        yv = y.float().numpy() if dt == "bfloat16" else y.numpy()
+        np.testing.assert_array_equal(xv, yv)

@@ -107,6 +107,28 @@ def test_max_min_over_rows_nan_and_ties_match_torch(dt):
             np.testing.assert_array_equal(ci.numpy(), ti.numpy())
     np.testing.assert_array_equal(x.argmax(1).numpy(), y.argmax(1).numpy())
     np.testing.assert_array_equal(x.argmin(1).numpy(), y.argmin(1).numpy())
+    # over a leading dim (inner > 1): columns walked a row at a time, the same rules
+    a3 = a[:296].reshape(4, 74, 257)
+    a3[1, 9, 3] = np.nan   # a NaN after the column's extreme, and one before a larger value
+    a3[2, 0, 5] = np.nan
+    a3[2, 50, 5] = 99
+    x3, y3 = ct.tensor(a3).to(getattr(ct, dt)), torch.tensor(a3).to(getattr(torch, dt))
+    for name in ("max", "min"):
+        for d in (0, 1, -2):
+            (cv, ci), (tv, ti) = getattr(x3, name)(d), getattr(y3, name)(d)
+            np.testing.assert_array_equal(cv.numpy(), tv.numpy())
+            np.testing.assert_array_equal(ci.numpy(), ti.numpy())
+        n0 = ct.get_num_threads()
+        try:   # the same at one and two threads
+            ct.set_num_threads(2)
+            (cv2, ci2) = getattr(x3, name)(1)
+        finally:
+            ct.set_num_threads(n0)
+        np.testing.assert_array_equal(cv2.numpy(), getattr(y3, name)(1)[0].numpy())
+        np.testing.assert_array_equal(ci2.numpy(), getattr(y3, name)(1)[1].numpy())
+    (cv, ci), (tv, ti) = x3.transpose(0, 2).max(1), y3.transpose(0, 2).max(1)   # not contiguous: the generic path
+    np.testing.assert_array_equal(cv.numpy(), tv.numpy())
+    np.testing.assert_array_equal(ci.numpy(), ti.numpy())
 
 
 @pytest.mark.parametrize("dt", ["float32", "float64"])
@@ -181,3 +203,35 @@ def test_amax_amin_zero_sign_as_torch(dt):
                 want = getattr(torch, f)(torch.from_numpy(arr), dim).numpy()
                 np.testing.assert_array_equal(got, want)
                 assert np.array_equal(np.signbit(got), np.signbit(want)), (f, K, dim)
+
+
+@pytest.mark.parametrize("dt", ["float32", "float64", "int32", "int64"])
+def test_logsumexp_over_a_leading_dim_like_torch(dt):
+    # outputs adjacent in memory, elements a row apart (dim 0 of a matrix): walked a block of
+    # columns at a time; 300 columns cross a block edge. NaN wins over inf, all -inf stays -inf
+    rs = np.random.RandomState(5)
+    x = (rs.randn(9, 300, 3) * 4).astype(dt)
+    if dt.startswith("float"):
+        x[0, 3, 2] = np.nan; x[:, 1, 1] = np.inf; x[:, 2, 0] = -np.inf; x[4, 5, 0] = np.inf; x[6, 5, 0] = np.nan
+        x[2, 299, 1] = np.inf
+    tol = 1e-12 if dt == "float64" else 1e-5   # integers give float32
+    for d in (0, 1, (0, 2), (0, 1)):
+        same(ct.tensor(x).logsumexp(d), torch.tensor(x).logsumexp(d), tol=tol)
+        same(ct.tensor(x).logsumexp(d, keepdim=True), torch.tensor(x).logsumexp(d, keepdim=True), tol=tol)
+    # a transposed view: its dim 1 is the strided one
+    same(ct.tensor(x[:, :, 0]).t().logsumexp(1), torch.tensor(x[:, :, 0]).t().logsumexp(1), tol=tol)
+    same(ct.zeros(0, 4).logsumexp(0), torch.zeros(0, 4).logsumexp(0))
+    g = rs.randn(6, 7)
+    a = [L.tensor(g, requires_grad=True) for L in (ct, torch)]
+    for t in a:
+        t.logsumexp(0).sum().backward()
+    np.testing.assert_allclose(a[0].grad.numpy(), a[1].grad.numpy(), rtol=1e-12)
+    big = ct.tensor(rs.randn(64, 3000).astype("float32"))
+    n0 = ct.get_num_threads()
+    try:   # bit-equal at one and two threads
+        ct.set_num_threads(1)
+        r1 = big.logsumexp(0).numpy()
+        ct.set_num_threads(2)
+        assert np.array_equal(r1, big.logsumexp(0).numpy())
+    finally:
+        ct.set_num_threads(n0)

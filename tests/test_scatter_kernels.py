@@ -296,3 +296,68 @@ def test_large_duplicates_exact_integers():
     for d in (0, 1):
         _same(ct.zeros(4, 100000, dtype=ct.int64).scatter_add(d, jc, wc),
               torch.zeros(4, 100000, dtype=torch.int64).scatter_add(d, jt, wt))
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "int64", "int32", "bool", "float16"])
+def test_in_place_forms_write_into_self_like_torch(dtype):
+    # without autograd scatter_, scatter_add_ and index_add_ write into self in C: same values, self
+    # returned, the version counter bumped, strided selves, and operands sharing self's memory read
+    # before the writes
+    xt, xc = _pair((6, 7), dtype)
+    st, sc = _pair((6, 7), dtype, seed=5)
+    it, ic = _index((6, 4), 7)
+    jt, jc = _index((5,), 6, seed=3)
+    calls = [lambda x, s, i, j: x.scatter_(1, i, s), lambda x, s, i, j: x.scatter_(1, i, 1),
+             lambda x, s, i, j: x.scatter_(0, i[:, :3] % 6, s, reduce="add"),
+             lambda x, s, i, j: x.scatter_add_(1, i, s), lambda x, s, i, j: x.index_add_(0, j, s[:5]),
+             lambda x, s, i, j: x.t().scatter_add_(0, i.t(), s.t()),   # a transposed self
+             lambda x, s, i, j: x.scatter_(1, i[:0], s)]   # an empty index
+    if dtype == "bool":   # index_add_ and scatter reduce="add" of bool: skip those torch refuses as well
+        calls = [calls[k] for k in (0, 1, 3, 5, 6)]
+    for f in calls:
+        a, b = xt.clone(), xc.clone()
+        v = b._version
+        rt, rc = f(a, st, it, jt), f(b, sc, ic, jc)
+        assert b._version > v
+        _same(rc, rt)
+        _same(b, a)
+    # an operand inside self is read as it was before the writes (torch reads such non-dense views as
+    # the writes go, an order it does not define)
+    y = xc.clone()
+    y[:, 1:6].scatter_add_(1, ic % 5, y[:, :4])
+    z = xc.clone()
+    z[:, 1:6] = z[:, 1:6].clone().scatter_add_(1, ic % 5, z[:, :4].clone())
+    _same(y, z)
+    if dtype != "bool":
+        y = xc.clone()
+        y.index_add_(1, jc, y[:, :5])
+        _same(y, xc.clone().index_add_(1, jc, xc[:, :5].clone()))
+    assert xc.clone().scatter_add_(1, ic, sc).data_ptr() != xc.data_ptr()
+    y = xc.clone()
+    assert y.scatter_(1, ic, sc) is y and y.index_add_(0, jc, sc[:5]) is y
+
+
+def test_in_place_forms_keep_torch_s_errors():
+    x = ct.zeros(3, 4)
+    with pytest.raises(RuntimeError, match="more than one element of the written-to tensor"):
+        ct.zeros(1, 4).expand(3, 4).scatter_(1, ct.zeros(3, 1, dtype=ct.int64), 1.0)
+    with pytest.raises(RuntimeError, match="index 4 is out of bounds for dimension 1 with size 4"):
+        x.scatter_add_(1, ct.tensor([[4]]), ct.ones(1, 1))
+    with pytest.raises(RuntimeError, match="index 3 is out of bounds for dimension 0 with size 3"):
+        x.index_add_(0, ct.tensor([3]), ct.ones(1, 4))
+    assert x.abs().sum().item() == 0   # index_add_ checks every index before writing
+    with pytest.raises(RuntimeError, match="Expected self.dtype to be equal to src.dtype"):
+        x.scatter_(1, ct.zeros(3, 1, dtype=ct.int64), ct.ones(3, 1, dtype=ct.float64))
+    w = ct.zeros(3, requires_grad=True)
+    with pytest.raises(RuntimeError, match="a leaf Variable that requires grad"):
+        w.scatter_(0, ct.tensor([0]), 1.0)
+    with ct.no_grad():
+        w.scatter_(0, ct.tensor([1]), 2.0)
+    assert w.tolist() == [0.0, 2.0, 0.0]
+    # with autograd the in-place forms still record: gradients as torch's
+    for L in (ct, torch):
+        s = L.ones(3, 2, requires_grad=True)
+        y = L.zeros(3, 4).scatter_add_(1, L.tensor([[0, 1], [2, 3], [1, 1]]), s * 2)
+        (y * L.arange(12.0).view(3, 4)).sum().backward()
+        L.g = s.grad.tolist()
+    assert ct.g == torch.g

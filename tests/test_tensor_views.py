@@ -370,3 +370,45 @@ def test_float_to_half_bits_match_torch():
         got = ct.tensor(a[lo:]).half().numpy().view(np.uint16)
         want = torch.tensor(a[lo:]).half().numpy().view(np.uint16)
         np.testing.assert_array_equal(got, want)
+
+
+@pytest.mark.parametrize("dt", ["float32", "float64", "int64", "int16", "uint8", "bool", "complex64"])
+def test_copies_with_a_tiny_innermost_dim_like_numpy(dt):
+    # the loop driver runs a 2-4 long innermost dim under a longer one as the outer loop (fewer kernel
+    # calls): pixel_shuffle's permuted copy, broadcasting over a 3-column matrix, writes into strided views
+    rs = np.random.RandomState(2)
+    a = (rs.randn(2, 12, 5, 7) * 50).astype(dt)
+    x = ct.tensor(a)
+    for r in (2, 3):   # r = 3: an innermost dim of 3
+        y = x[:, :9 if r == 3 else 12].reshape(2, -1, r, r, 5, 7).permute(0, 1, 4, 2, 5, 3).contiguous()
+        ref = a[:, :9 if r == 3 else 12].reshape(2, -1, r, r, 5, 7).transpose(0, 1, 4, 2, 5, 3)
+        assert y.is_contiguous() and np.array_equal(y.numpy(), ref)
+    if dt not in ("bool", "complex64"):
+        np.testing.assert_array_equal(ct.nn.functional.pixel_shuffle(x, 2).numpy(),
+                                      torch.nn.functional.pixel_shuffle(torch.tensor(a), 2).numpy())
+        np.testing.assert_array_equal(ct.nn.functional.pixel_unshuffle(x[:, :, :4, :6], 2).numpy(),
+                                      torch.nn.functional.pixel_unshuffle(torch.tensor(a)[:, :, :4, :6], 2).numpy())
+    m, c = a.reshape(-1, 3)[:140], a.reshape(-1, 1)[:140]
+    if dt != "bool":
+        np.testing.assert_array_equal((ct.tensor(m) + ct.tensor(c)).numpy(), m + c)
+    z = ct.zeros(140, 8, dtype=getattr(ct, dt))
+    z[:, 1:4] = ct.tensor(m)            # a strided destination, 3 wide
+    ref = np.zeros((140, 8), dt)
+    ref[:, 1:4] = m
+    assert np.array_equal(z.numpy(), ref)
+    w = ct.tensor(a).transpose(2, 3)[..., :2]   # inner dim 2 of a transposed view
+    assert np.array_equal(w.contiguous().numpy(), a.transpose(0, 1, 3, 2)[..., :2])
+    assert np.array_equal(ct.empty(0, 2, 3).permute(2, 0, 1).contiguous().numpy(), np.empty((3, 0, 2)))
+
+
+def test_tiny_innermost_copy_is_the_same_at_one_and_two_threads():
+    big = ct.tensor(np.random.RandomState(0).randn(8, 128, 40, 40).astype("float32"))
+    n0 = ct.get_num_threads()
+    try:
+        ct.set_num_threads(1)
+        one = ct.nn.functional.pixel_shuffle(big, 2)
+        ct.set_num_threads(2)
+        two = ct.nn.functional.pixel_shuffle(big, 2)
+    finally:
+        ct.set_num_threads(n0)
+    assert ct.equal(one, two) and ct.equal(ct.nn.functional.pixel_unshuffle(two, 2), big)

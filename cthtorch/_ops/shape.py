@@ -514,14 +514,15 @@ def register():
             _ops.op("Tensor", name, g[name], __name__)
     # in-place variants write the out-of-place result back; copy_ records it, so
     # self takes the result's history (a new grad_fn) as PyTorch's in-place ops do
-    for name in ("scatter", "scatter_add", "scatter_reduce"):
-        _ops.op("Tensor", name + "_", _inplace_of(g[name], name + "_"), __name__)
+    _ops.op("Tensor", "scatter_", _scatter_m_, __name__)
+    _ops.op("Tensor", "scatter_add_", _scatter_add_m_, __name__)
+    _ops.op("Tensor", "scatter_reduce_", _inplace_of(scatter_reduce, "scatter_reduce_"), __name__)
     _ops.op("Tensor", "masked_fill", _masked_fill_m, __name__)
     _ops.op("Tensor", "masked_fill_", _masked_fill_m_, __name__)
     _ops.op("Tensor", "split", _split_m, __name__)
     _ops.op("Tensor", "broadcast_to", _broadcast_to_m, __name__)
     _ops.op("Tensor", "index_add", _index_add_m, __name__)
-    _ops.op("Tensor", "index_add_", _inplace_of(_index_add_m, "index_add_"), __name__)
+    _ops.op("Tensor", "index_add_", _index_add_m_, __name__)
     _ops.op("torch", "index_add", _index_add_m, __name__)
 
 
@@ -566,6 +567,37 @@ def _inplace_of(fn, name):
 
 
 _masked_fill_inplace = _inplace_of(masked_fill, "masked_fill_")
+
+# Without autograd, scatter_, scatter_add_ and index_add_ write into self in C (the kernels' in-place
+# forms) instead of computing a copy and writing it back
+_scatter_slow_ = _inplace_of(scatter, "scatter_")
+_scatter_add_slow_ = _inplace_of(scatter_add, "scatter_add_")
+_index_add_slow_ = _inplace_of(_index_add_m, "index_add_")
+
+
+def _scatter_m_(self, dim, index, src=None, *, value=None, reduce=None):
+    if src is None:
+        src = value
+    if _needs_grad(self, src) or (reduce is not None and reduce not in ("add", "multiply")):
+        return _scatter_slow_(self, dim, index, src, value=None, reduce=reduce)
+    dim = _wrap_dim(dim, self.dim())
+    reduce = "none" if reduce is None else reduce
+    if isinstance(src, cthtorch.Tensor):
+        return _C._internal._scatter_c(self, dim, _d(index), src, 0, reduce, out=self)
+    return _C._internal._scatter_c(self, dim, _d(index), None, src, reduce, out=self)
+
+
+def _scatter_add_m_(self, dim, index, src):
+    if _needs_grad(self, src):
+        return _scatter_add_slow_(self, dim, index, src)
+    return _C._internal._scatter_c(self, _wrap_dim(dim, self.dim()), _d(index), src, 0, "sum", out=self)
+
+
+def _index_add_m_(self, dim, index, source, *, alpha=1):
+    if _needs_grad(self, source):
+        return _index_add_slow_(self, dim, index, source, alpha=alpha)
+    return _C._internal._index_add_c(self, dim, _d(index), source, alpha, out=self)
+
 
 def _dim_index(self, dim, index, like):
     """index (k,) along dim as a scatter index shaped like `like`."""

@@ -915,6 +915,8 @@ def pad_(input, pad, mode="constant", value=None):
     if len(pad) // 2 > input.dim():
         raise RuntimeError("Padding length should be less than or equal to two times the input dimension but got "
                          "padding length %d and input of dimension %d" % (len(pad), input.dim()))
+    if mode == "constant":   # one C op (constant_pad_nd), negative pads included
+        return cthtorch.constant_pad_nd(input, pad, 0.0 if value is None else value)
     out = input
     for i in range(len(pad) // 2):
         d = input.dim() - 1 - i

@@ -145,6 +145,20 @@ static const char *operand(const THTensor *t, int64_t rows, int64_t cols, bool *
   return THTensor_data(*holder);
 }
 
+static int gemm2d(THDtype dt, const THTensor *A, const THTensor *B, THTensor *C, double alpha, double beta);
+
+/* float16 / bfloat16: the operands widened to float32 and one float GEMM, rounded once into C (PyTorch's CPU
+ * GEMM for these types also accumulates in float32). The double triple loop it replaces took 4x torch's
+ * time at 256 x 512 x 256. */
+static int gemm2d_half(const THTensor *A, const THTensor *B, THTensor *C, double alpha, double beta) {
+  THTensor *af = at_to_dtype(A, TH_Float, false), *bf = af ? at_to_dtype(B, TH_Float, false) : NULL;
+  THTensor *cf = bf ? (beta != 0 ? at_to_dtype(C, TH_Float, true) : THTensor_new(TH_Float, 2, C->sizes)) : NULL;
+  int rc = -1;
+  if (cf && gemm2d(TH_Float, af, bf, cf, alpha, beta) == 0) rc = at_copy_(C, cf);   /* C and cf: contiguous */
+  THTensor_free(af); THTensor_free(bf); THTensor_free(cf);
+  return rc;
+}
+
 /* C[M,N] = alpha * A[M,K] @ B[K,N] + beta * C, C contiguous */
 static int gemm2d(THDtype dt, const THTensor *A, const THTensor *B, THTensor *C, double alpha, double beta) {
   int64_t M = A->sizes[A->ndim - 2], K = A->sizes[A->ndim - 1], N = B->sizes[B->ndim - 1];
@@ -158,6 +172,7 @@ static int gemm2d(THDtype dt, const THTensor *A, const THTensor *B, THTensor *C,
     }
     return 0;
   }
+  if (dt == TH_Half || dt == TH_BFloat16) return gemm2d_half(A, B, C, alpha, beta);
   bool ta, tb;
   int64_t lda, ldb;
   THTensor *ha, *hb;

@@ -779,7 +779,7 @@ THTensor *at_repeat_interleave_backward(const THTensor *grad, const ATIntList *s
   ATIntList z3 = {3, {outer, n, inner}};
   THTensor *g3 = idx ? at_reshape(grad, &v3) : NULL;
   THTensor *zeros = g3 ? at_full(&z3, at_scalar_int(0), grad->dtype) : NULL;
-  THTensor *acc = zeros ? at_index_add_c(zeros, 1, idx, g3, at_scalar_int(1)) : NULL;
+  THTensor *acc = zeros ? at_index_add_c(zeros, 1, idx, g3, at_scalar_int(1), NULL) : NULL;
   r = acc ? at_reshape(acc, &shape) : NULL;
   THTensor_free(ar);
   THTensor_free(idx);
@@ -923,4 +923,54 @@ THTensor *at_col2im(const THTensor *self, const ATIntList *output_size, const AT
   if (r && THTensor_numel(r) > 0) at_col2im_images(ct == TH_Double, THTensor_data(col), THTensor_data(r), &g);
   THTensor_free(col);
   return as_input_dtype(r, self->dtype);
+}
+
+/* One output filled with value and the (cropped) input copied into its interior: the composite it
+ * replaces built a cat of two full() blocks per padded dim, 1.7-2x torch's time. */
+THTensor *at_constant_pad_nd(const THTensor *self, const ATIntList *pad, ATScalar value) {
+  if (pad->n % 2) {
+    THError_set(TH_ERR_RUNTIME, "Length of pad must be even but instead it equals %d", pad->n);
+    return NULL;
+  }
+  if (pad->n / 2 > self->ndim) {   /* torch's message, its missing spaces included */
+    THError_set(TH_ERR_RUNTIME, "Length of pad should be no more than twice the number of dimensions of the input. "
+                "Pad length is %dwhile the input has %ddimensions.", pad->n, self->ndim);
+    return NULL;
+  }
+  int nd = self->ndim;
+  int64_t osz[TH_MAX_DIMS], isz[TH_MAX_DIMS], ioff = self->offset, ooff = 0;
+  bool grows = false;
+  for (int d = 0; d < nd; d++) osz[d] = isz[d] = self->sizes[d];
+  for (int i = 0; i < pad->n / 2; i++) {
+    int d = nd - 1 - i;
+    int64_t lo = pad->v[2 * i], hi = pad->v[2 * i + 1];
+    int64_t kept = self->sizes[d] + (lo < 0 ? lo : 0) + (hi < 0 ? hi : 0);
+    if (kept < 0) {
+      THError_set(TH_ERR_RUNTIME, "narrow(): length must be non-negative.");
+      return NULL;
+    }
+    isz[d] = kept;
+    osz[d] = self->sizes[d] + lo + hi;
+    if (lo < 0) ioff += -lo * self->strides[d];
+    grows |= lo > 0 || hi > 0;
+  }
+  THTensor *out = at_new_on(THTensor_device(self), self->dtype, nd, osz, NULL);
+  if (!out) return NULL;
+  for (int i = 0; i < pad->n / 2; i++) {
+    int64_t lo = pad->v[2 * i];
+    if (lo > 0) ooff += lo * out->strides[nd - 1 - i];
+  }
+  THTensor *src = THTensor_newView(self, nd, isz, self->strides, ioff);
+  THTensor *dst = src ? THTensor_newView(out, nd, isz, out->strides, out->offset + ooff) : NULL;
+  int rc = dst && (!grows || at_fill_(out, value) == 0) ? at_copy_(dst, src) : -1;
+  THTensor_free(src);
+  THTensor_free(dst);
+  if (rc < 0) { THTensor_free(out); return NULL; }
+  return out;
+}
+
+THTensor *at_constant_pad_nd_backward(const THTensor *grad, const ATIntList *pad) {
+  ATIntList neg = *pad;
+  for (int i = 0; i < neg.n; i++) neg.v[i] = -neg.v[i];
+  return at_constant_pad_nd(grad, &neg, at_scalar_int(0));
 }

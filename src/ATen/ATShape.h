@@ -32,4 +32,8 @@ AT_API THTensor *at_im2col(const THTensor *self, const ATIntList *kernel_size, c
                            const ATIntList *padding, const ATIntList *stride);
 AT_API THTensor *at_col2im(const THTensor *self, const ATIntList *output_size, const ATIntList *kernel_size,
                            const ATIntList *dilation, const ATIntList *padding, const ATIntList *stride);
+/* F.pad's constant mode: pad holds (before, after) pairs from the last dim back; negative ones crop */
+AT_API THTensor *at_constant_pad_nd(const THTensor *self, const ATIntList *pad, ATScalar value);
+/* its gradient: grad cropped (or zero-padded) back by the negated pads */
+AT_API THTensor *at_constant_pad_nd_backward(const THTensor *grad, const ATIntList *pad);
 #endif
