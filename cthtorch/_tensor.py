@@ -151,6 +151,18 @@ class Tensor(_C._TensorBase):
     def retains_grad(self):
         return getattr(self, "_retain_handle", None) is not None
 
+    # pre-0.4 programs still read or set .volatile; torch warns and keeps it False
+    @property
+    def volatile(self):
+        import warnings
+        warnings.warn("volatile was removed (Variable.volatile is always False)", stacklevel=2)
+        return False
+
+    @volatile.setter
+    def volatile(self, value):
+        import warnings
+        warnings.warn("volatile was removed and now has no effect. Use `with torch.no_grad():` instead.", stacklevel=2)
+
     # ---- Python protocols ----
     def __iter__(self):
         if self.dim() == 0:

@@ -674,3 +674,32 @@ def test_saved_leaf_under_hooks_keeps_its_double_backward():
         gg, = L.autograd.grad(g.sum(), x, allow_unused=True)
         got.append((g.tolist(), None if gg is None else gg.tolist()))
     assert got[0] == got[1] and got[0][1] is not None
+
+
+# ---- legacy Variable ----
+
+def test_variable_volatile_warns_and_checks_like_torch():
+    """pre-0.4 programs (Variable(x, volatile=True) at test time, t.volatile) warn as torch does"""
+    for lib in (ct, torch):
+        V = lib.autograd.Variable
+        with warnings.catch_warnings(record=True) as w:
+            warnings.simplefilter("always")
+            v = V(lib.ones(2), volatile=True)
+            assert not v.requires_grad and v.volatile is False
+            v.volatile = True
+        assert [str(x.message) for x in w] == [
+            "volatile was removed and now has no effect. Use `with torch.no_grad():` instead.",
+            "volatile was removed (Variable.volatile is always False)",
+            "volatile was removed and now has no effect. Use `with torch.no_grad():` instead."]
+        assert w[0].filename == __file__
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            with pytest.raises(ValueError, match="can't be volatile and require_grad at the same time"):
+                V(lib.ones(2), requires_grad=True, volatile=True)
+        with pytest.raises(TypeError, match="cannot be interpreted as an integer"):
+            V(lib.ones(2), volatile=None)
+        with pytest.raises(TypeError, match="Variable data has to be a tensor, but got list"):
+            V([1.0])
+        with pytest.raises(TypeError, match="_grad_fn has to be a Function object or None, but got int"):
+            V(lib.ones(2), True, False, 1)
+        assert V(lib.ones(2), requires_grad=1).requires_grad and V().shape == (0,)

@@ -621,3 +621,19 @@ def test_half_precision_vector_norm_sums_in_float(dt):
             assert ct.linalg.vector_norm(c, p).dtype == getattr(ct, dt)
             assert ct.linalg.vector_norm(c, p).float().item() == T.linalg.vector_norm(t, p).float().item()
             assert c.norm(p, dim=1).float().numpy().tolist() == t.norm(p, dim=1).float().numpy().tolist()
+
+
+def test_legacy_lu_warns_once_per_process_like_torch():
+    """torch.lu / Tensor.lu warn their deprecation once per process (Glow's 1x1 conv calls it every step)"""
+    import subprocess
+    import sys
+    code = ("import warnings, {0} as t\nwarnings.simplefilter('always')\nA = t.randn(3, 3)\n"
+            "with warnings.catch_warnings(record=True) as w:\n"
+            "    warnings.simplefilter('always')\n    A.lu(); t.lu(A); t.lu(A, get_infos=True)\n"
+            "print(len(w)); print(str(w[0].message).split(' (Triggered')[0])")
+    import os
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    env = dict(os.environ, PYTHONPATH=root + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    outs = [subprocess.run([sys.executable, "-c", code.format(m)], capture_output=True, text=True, check=True,
+                           env=env).stdout for m in ("cthtorch", "torch")]
+    assert outs[0] == outs[1] and outs[0].startswith("1\ntorch.lu is deprecated in favor of torch.linalg.lu_factor")

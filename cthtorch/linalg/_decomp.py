@@ -351,7 +351,20 @@ def lu_solve(LU, pivots, B, *, left=True, adjoint=False):
     return _VF._lapack_lu_solve(LU2, piv, B2, adjoint)
 
 
+_LU_DEPRECATED = (
+    "torch.lu is deprecated in favor of torch.linalg.lu_factor / torch.linalg.lu_factor_ex and will be removed in a "
+    "future PyTorch release.\nLU, pivots = torch.lu(A, compute_pivots)\nshould be replaced with\n"
+    "LU, pivots = torch.linalg.lu_factor(A, compute_pivots)\nand\n"
+    "LU, pivots, info = torch.lu(A, compute_pivots, get_infos=True)\nshould be replaced with\n"
+    "LU, pivots, info = torch.linalg.lu_factor_ex(A, compute_pivots)")
+_lu_warned = []
+
+
 def lu_legacy(A, pivot=True, get_infos=False):
+    # torch warns once per process (Glow's Invertible1x1Conv calls Tensor.lu every step)
+    if not _lu_warned:
+        _lu_warned.append(True)
+        warnings.warn(_LU_DEPRECATED, stacklevel=2)
     LU, piv, info = lu_factor_ex(A, pivot=pivot)
     return (LU, piv, info) if get_infos else (LU, piv)
 
