@@ -121,6 +121,25 @@ def test_training_mistakes_raise_torchs_errors():
         assert str(ours.value).splitlines()[0] == str(theirs.value).splitlines()[0]
 
 
+@pytest.mark.parametrize("case", [
+    "F.cross_entropy(None, y)", "F.cross_entropy(t, None)", "F.cross_entropy(t, y, weight=3)", "F.nll_loss(None, y)",
+    "F.kl_div(None, t, reduction='batchmean')", "F.poisson_nll_loss(None, t)", "F.soft_margin_loss(None, t)",
+    "F.triplet_margin_loss(t, None, t)", "F.cosine_embedding_loss(None, t, y)", "F.multilabel_margin_loss(None, y)",
+    "F.relu(None)", "F.dropout(None)", "F.linear(None, t)", "lib.nn.Linear(3, 3)(None)", "F.pad(None, (1, 1))",
+    "F.layer_norm(None, (3,))", "F.one_hot(None)", "F.pixel_shuffle(None, 2)", "F.cosine_similarity(None, t)",
+    "F.scaled_dot_product_attention(t, None, t)", "F.grid_sample(None, t, align_corners=False)",
+])
+def test_a_forward_that_returned_none_gets_torchs_parser_error(case):
+    """a model whose forward forgot its `return` (senet.pytorch's CifarSEPreActResNet) hands None to the loss
+    or the next layer: torch's argument parser raises TypeError naming the op, never AttributeError"""
+    def err(lib):
+        env = {"lib": lib, "F": lib.nn.functional, "t": lib.randn(4, 3), "y": lib.tensor([0, 1, 2, 0])}
+        with pytest.raises(Exception) as e:
+            eval(case, env)
+        return type(e.value), str(e.value).splitlines()[0]
+    assert err(ct) == err(torch)
+
+
 @pytest.mark.parametrize("code", [
     "x = lib.ones(2, 3, 4)\ny = x.T",                               # Tensor.T, a Python property
     "y = lib.FloatTensor([np.array([1., 2])])",                     # the legacy constructor over tensor()
