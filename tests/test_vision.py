@@ -892,3 +892,18 @@ def test_ops_boxes_geometry_and_nms_against_numpy():
     assert ops.nms(boxes, scores, 0.3).tolist() == [1, 2]
     assert ops.batched_nms(boxes, scores, cthtorch.tensor([0, 1, 0, 0]), 0.5).tolist() == [1, 0, 2, 3]
     assert ops.nms(cthtorch.zeros(0, 4), cthtorch.zeros(0), 0.5).tolist() == []
+
+
+def test_is_tracing_follows_jit_trace():
+    """torchvision._is_tracing() (DETR's nested_tensor_from_tensor_list asks it): false in eager code, true
+    while torch.jit.trace records"""
+    import cthtorch
+    import cthtorch.vision as torchvision
+    seen = []
+
+    def f(x):
+        seen.append(bool(torchvision._is_tracing()))
+        return x * 2
+    f(cthtorch.ones(2))
+    cthtorch.jit.trace(f, (cthtorch.ones(2),))
+    assert seen[0] is False and seen[1] is True
