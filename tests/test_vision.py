@@ -907,3 +907,5 @@ def test_is_tracing_follows_jit_trace():
     f(cthtorch.ones(2))
     cthtorch.jit.trace(f, (cthtorch.ones(2),))
     assert seen[0] is False and seen[1] is True
+    # DETR's util.misc.interpolate goes through torchvision.ops.misc.interpolate, F.interpolate under that name
+    assert torchvision.ops.misc.interpolate is cthtorch.nn.functional.interpolate
