@@ -126,3 +126,21 @@ def _rebuild_tensor(storage, storage_offset, size, stride):
 def _rebuild_parameter(data, requires_grad, backward_hooks=None):
     from cthtorch import serialization
     return serialization._rebuild_parameter(data, requires_grad, backward_hooks)
+
+
+def _flatten_dense_tensors(tensors):
+    """The tensors' elements one after another in a single contiguous 1-D buffer (fp16 master weights, bucketed
+    all-reduce); a lone tensor comes back as a flat view of itself when it is contiguous, as torch's."""
+    import cthtorch
+    if len(tensors) == 1:
+        return tensors[0].contiguous().view(-1)
+    return cthtorch.cat([t.contiguous().view(-1) for t in tensors])
+
+
+def _unflatten_dense_tensors(flat, tensors):
+    """Views of `flat` shaped as each of `tensors` in turn (the inverse of _flatten_dense_tensors)."""
+    out, offset = [], 0
+    for t in tensors:
+        out.append(flat.narrow(0, offset, t.numel()).view_as(t))
+        offset += t.numel()
+    return tuple(out)

@@ -121,6 +121,44 @@ def test_training_mistakes_raise_torchs_errors():
         assert str(ours.value).splitlines()[0] == str(theirs.value).splitlines()[0]
 
 
+@pytest.mark.parametrize("case", [
+    "F.conv2d(x, w.half(), b.half())", "F.conv2d(x, w.half())", "F.conv2d(x.half(), w, b)", "F.conv2d(x, w, b.half())",
+    "F.conv2d(x.double(), w)", "F.conv2d(x, w.double(), b.double())", "lib.nn.Conv2d(2, 3, 3).half()(x)",
+    "F.conv1d(x[0], w[..., 0].half(), b.half())",
+])
+def test_conv_dtype_mismatch_as_torch(case):
+    """a half model fed float input (guided-diffusion's convert_to_fp16 then a float32 batch): torch's CPU
+    convolution names a mismatched bias first, in C++ type names, then the weight; a bias of another dtype
+    alone is refused too"""
+    def err(lib):
+        lib.manual_seed(0)
+        env = {"lib": lib, "F": lib.nn.functional, "x": lib.randn(1, 2, 5, 5), "w": lib.randn(3, 2, 3, 3),
+               "b": lib.randn(3)}
+        with pytest.raises(Exception) as e:
+            eval(case, env)
+        return type(e.value), str(e.value).splitlines()[0]
+    assert err(ct) == err(torch)
+
+
+@pytest.mark.parametrize("case", [
+    "F.cross_entropy(None, y)", "F.cross_entropy(t, None)", "F.cross_entropy(t, y, weight=3)", "F.nll_loss(None, y)",
+    "F.kl_div(None, t, reduction='batchmean')", "F.poisson_nll_loss(None, t)", "F.soft_margin_loss(None, t)",
+    "F.triplet_margin_loss(t, None, t)", "F.cosine_embedding_loss(None, t, y)", "F.multilabel_margin_loss(None, y)",
+    "F.relu(None)", "F.dropout(None)", "F.linear(None, t)", "lib.nn.Linear(3, 3)(None)", "F.pad(None, (1, 1))",
+    "F.layer_norm(None, (3,))", "F.one_hot(None)", "F.pixel_shuffle(None, 2)", "F.cosine_similarity(None, t)",
+    "F.scaled_dot_product_attention(t, None, t)", "F.grid_sample(None, t, align_corners=False)",
+])
+def test_a_forward_that_returned_none_gets_torchs_parser_error(case):
+    """a model whose forward forgot its `return` (senet.pytorch's CifarSEPreActResNet) hands None to the loss
+    or the next layer: torch's argument parser raises TypeError naming the op, never AttributeError"""
+    def err(lib):
+        env = {"lib": lib, "F": lib.nn.functional, "t": lib.randn(4, 3), "y": lib.tensor([0, 1, 2, 0])}
+        with pytest.raises(Exception) as e:
+            eval(case, env)
+        return type(e.value), str(e.value).splitlines()[0]
+    assert err(ct) == err(torch)
+
+
 @pytest.mark.parametrize("code", [
     "x = lib.ones(2, 3, 4)\ny = x.T",                               # Tensor.T, a Python property
     "y = lib.FloatTensor([np.array([1., 2])])",                     # the legacy constructor over tensor()

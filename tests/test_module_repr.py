@@ -18,6 +18,12 @@ ctors = ['Linear(3, 4)', 'Linear(3, 4, bias=False)', 'Conv2d(3, 8, 3, stride=2, 
 ctors += ['RNNCell(3, 4, nonlinearity="relu")', 'GRUCell(3, 4, bias=False)', 'RReLU(0.1, 0.3, inplace=True)',
           'Softshrink(0.3)', 'LayerNorm(4, bias=False)', 'GroupNorm(2, 4, bias=False)', 'InstanceNorm1d(3)',
           'FeatureAlphaDropout(0.2)', 'ParameterDict({"a": Parameter(ones(2))})']
+# a ModuleList prints a run of alike children once, "(0-2): 3 x Block(...)" (EfficientNet-PyTorch's _blocks,
+# a TransformerEncoder's layers), and only consecutive ones
+ctors += ['ModuleList()', 'ModuleList([Linear(2, 2), Linear(2, 2), ReLU(), Linear(2, 2), ReLU(), ReLU()])',
+          'ModuleList([ModuleList([ReLU(), ReLU()]), ModuleList([ReLU(), ReLU()]), Sequential(ReLU(), ReLU())])',
+          'TransformerEncoder(TransformerEncoderLayer(8, 2, 16), 3, enable_nested_tensor=False)',
+          'TransformerDecoder(TransformerDecoderLayer(8, 2, 16), 2)']
 
 
 def _make(lib, expr):

@@ -311,3 +311,32 @@ def test_init_deprecated_aliases_warn_like_torch(old, new, args):
     if old in ("eye", "dirac"):
         ref = getattr(torch.nn.init, new)(torch.empty(*args))
         close(out, ref, 0)
+
+
+def test_flatten_dense_tensors_as_torch():
+    """torch._utils._flatten_dense_tensors/_unflatten_dense_tensors (improved-diffusion's fp16_util keeps its
+    master weights with them): one flat buffer, a lone contiguous tensor viewed not copied, views back out"""
+    from cthtorch._utils import _flatten_dense_tensors as flat_c, _unflatten_dense_tensors as unflat_c
+    from torch._utils import _flatten_dense_tensors as flat_t, _unflatten_dense_tensors as unflat_t
+    shapes = [(2, 3), (4,), (1, 2, 2)]
+    ts = [rs.randn(*s).astype(np.float32) for s in shapes]
+    c = flat_c([ct.tensor(a).t() if a.ndim == 2 else ct.tensor(a) for a in ts])
+    t = flat_t([torch.tensor(a).t() if a.ndim == 2 else torch.tensor(a) for a in ts])
+    assert c.shape == t.shape and np.array_equal(c.numpy(), t.numpy())
+    a = ct.ones(2, 2)
+    assert flat_c([a])._base is a and flat_t([torch.ones(2, 2)])._base is not None
+    parts = unflat_c(c, [ct.zeros(*s) for s in shapes])
+    assert isinstance(parts, tuple) and [tuple(p.shape) for p in parts] == shapes
+    assert all(p._base is c for p in parts)
+    assert np.array_equal(parts[1].numpy(), unflat_t(t, [torch.zeros(*s) for s in shapes])[1].numpy())
+    parts[0].fill_(7)          # views: writing one writes the buffer
+    assert c[:6].eq(7).all()
+    x = ct.ones(2, requires_grad=True)
+    assert type(flat_c([x, x * 2]).grad_fn).__name__ == "CatBackward0"
+    with pytest.raises(RuntimeError, match=r"start \(2\) \+ length \(3\) exceeds dimension size \(4\)"):
+        unflat_c(ct.arange(4.), [ct.zeros(2), ct.zeros(3)])
+    with pytest.raises(ValueError) as e:
+        flat_c([])
+    with pytest.raises(ValueError) as e_t:
+        flat_t([])
+    assert str(e.value) == str(e_t.value)

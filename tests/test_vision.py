@@ -843,3 +843,69 @@ def test_rand_augment_space_takes_height_then_width():
             return super()._augmentation_space(num_bins, image_size)
     Logged(num_ops=1)(cthtorch.zeros(3, 4, 7, dtype=cthtorch.uint8))
     assert seen == [(4, 7)]
+
+
+def test_ops_boxes_geometry_and_nms_against_numpy():
+    """vision.ops.boxes (DETR's box_ops imports box_area from it): areas, pairwise IoU and generalized IoU
+    against a numpy computation, format round trips, clipping, small-box removal, masks to boxes, and greedy
+    (batched) NMS on a hand-made case"""
+    import numpy as np
+    import cthtorch
+    from cthtorch.vision.ops import boxes as B
+    from cthtorch.vision import ops
+    rs = np.random.RandomState(0)
+    xy = rs.rand(5, 2) * 10
+    a = np.concatenate([xy, xy + rs.rand(5, 2) * 5 + 0.1], 1)
+    xy = rs.rand(3, 2) * 10
+    b = np.concatenate([xy, xy + rs.rand(3, 2) * 5 + 0.1], 1)
+    area = lambda x: (x[:, 2] - x[:, 0]) * (x[:, 3] - x[:, 1])
+    lt, rb = np.maximum(a[:, None, :2], b[:, :2]), np.minimum(a[:, None, 2:], b[:, 2:])
+    inter = np.clip(rb - lt, 0, None).prod(-1)
+    union = area(a)[:, None] + area(b) - inter
+    lt, rb = np.minimum(a[:, None, :2], b[:, :2]), np.maximum(a[:, None, 2:], b[:, 2:])
+    enc = (rb - lt).prod(-1)
+    ta, tb = cthtorch.tensor(a), cthtorch.tensor(b)
+    np.testing.assert_allclose(B.box_area(ta).numpy(), area(a), rtol=1e-12)
+    np.testing.assert_allclose(ops.box_iou(ta, tb).numpy(), inter / union, rtol=1e-12)
+    np.testing.assert_allclose(ops.generalized_box_iou(ta, tb).numpy(), inter / union - (enc - union) / enc, rtol=1e-12)
+    assert B.box_area(cthtorch.tensor([[0, 0, 300, 300]], dtype=cthtorch.int16)).tolist() == [90000]
+    for fmt in ("xywh", "cxcywh"):
+        assert cthtorch.allclose(ops.box_convert(ops.box_convert(ta, "xyxy", fmt), fmt, "xyxy"), ta)
+    assert ops.box_convert(ta, "xyxy", "cxcywh")[0].tolist() == pytest.approx(
+        [(a[0, 0] + a[0, 2]) / 2, (a[0, 1] + a[0, 3]) / 2, a[0, 2] - a[0, 0], a[0, 3] - a[0, 1]])
+    with pytest.raises(ValueError, match="Unsupported Bounding Box Conversions"):
+        ops.box_convert(ta, "xyxy", "yxyx")
+    clip = ops.clip_boxes_to_image(cthtorch.tensor([[-1.0, 2.0, 12.0, 30.0]]), (20, 10))
+    assert clip.tolist() == [[0.0, 2.0, 10.0, 20.0]]
+    small = cthtorch.tensor([[0.0, 0, 1, 5], [0, 0, 3, 3], [0, 0, 5, 1]])
+    assert ops.remove_small_boxes(small, 2).tolist() == [1]
+    m = cthtorch.zeros(2, 6, 7)
+    m[0, 1:4, 2:6] = 1
+    m[1, 5, 0] = 1
+    assert ops.masks_to_boxes(m).tolist() == [[2.0, 1.0, 5.0, 3.0], [0.0, 5.0, 0.0, 5.0]]
+    assert ops.masks_to_boxes(cthtorch.zeros(0, 3, 3)).shape == (0, 4)
+    # box 1 overlaps box 0 (IoU 0.81) and goes; box 2 is apart; box 3 overlaps box 2 by exactly 1/3
+    boxes = cthtorch.tensor([[0.0, 0, 10, 10], [0, 0, 9, 9], [20, 20, 30, 30], [25, 20, 35, 30]])
+    scores = cthtorch.tensor([0.9, 0.95, 0.5, 0.4])
+    keep = ops.nms(boxes, scores, 0.5)
+    assert keep.dtype == cthtorch.int64 and keep.tolist() == [1, 2, 3]
+    assert ops.nms(boxes, scores, 0.3).tolist() == [1, 2]
+    assert ops.batched_nms(boxes, scores, cthtorch.tensor([0, 1, 0, 0]), 0.5).tolist() == [1, 0, 2, 3]
+    assert ops.nms(cthtorch.zeros(0, 4), cthtorch.zeros(0), 0.5).tolist() == []
+
+
+def test_is_tracing_follows_jit_trace():
+    """torchvision._is_tracing() (DETR's nested_tensor_from_tensor_list asks it): false in eager code, true
+    while torch.jit.trace records"""
+    import cthtorch
+    import cthtorch.vision as torchvision
+    seen = []
+
+    def f(x):
+        seen.append(bool(torchvision._is_tracing()))
+        return x * 2
+    f(cthtorch.ones(2))
+    cthtorch.jit.trace(f, (cthtorch.ones(2),))
+    assert seen[0] is False and seen[1] is True
+    # DETR's util.misc.interpolate goes through torchvision.ops.misc.interpolate, F.interpolate under that name
+    assert torchvision.ops.misc.interpolate is cthtorch.nn.functional.interpolate

@@ -285,3 +285,26 @@ def test_weights_transforms_preset():
     ref = TF.normalize(TF.center_crop(TF.resize(img, [232]), [224]), [0.485, 0.456, 0.406], [0.229, 0.224, 0.225])
     assert cthtorch.allclose(out, ref)
     assert models.ResNet18_Weights.DEFAULT.transforms().resize_size == [256]
+
+
+def test_intermediate_layer_getter_returns_the_named_children_outputs():
+    """torchvision.models._utils.IntermediateLayerGetter (DETR's backbone): keeps the children up to the last
+    one asked for, returns their outputs under the new names, refuses a name the model has no child for"""
+    import cthtorch
+    from cthtorch.vision.models import resnet18
+    from cthtorch.vision.models._utils import IntermediateLayerGetter
+    cthtorch.manual_seed(0)
+    m = resnet18().eval()
+    g = IntermediateLayerGetter(m, return_layers={"layer2": "0", "layer4": "feat"})
+    assert list(g.keys()) == ["conv1", "bn1", "relu", "maxpool", "layer1", "layer2", "layer3", "layer4"]
+    x = cthtorch.randn(1, 3, 64, 64)
+    with cthtorch.no_grad():
+        out = g(x)
+        h = m.maxpool(m.relu(m.bn1(m.conv1(x))))
+        l2 = m.layer2(m.layer1(h))
+        l4 = m.layer4(m.layer3(l2))
+    assert list(out) == ["0", "feat"]
+    assert cthtorch.equal(out["0"], l2) and cthtorch.equal(out["feat"], l4)
+    assert isinstance(g, cthtorch.nn.ModuleDict) and g.return_layers == {"layer2": "0", "layer4": "feat"}
+    with pytest.raises(ValueError, match="return_layers are not present in model"):
+        IntermediateLayerGetter(m, return_layers={"layer5": "x"})

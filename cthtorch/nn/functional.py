@@ -10,7 +10,7 @@ from cthtorch.overrides import has_torch_function_variadic as _has_torch_functio
 from cthtorch import _C
 from cthtorch._ops.nn import _check_p
 from cthtorch.nn.modules.utils import _pair
-from cthtorch._utils import _int_arg, _int_list
+from cthtorch._utils import _int_arg, _int_list, _tensor_arg
 from cthtorch._sparse_tensor import name_node
 from cthtorch.amp._cpu_policy import fp32_on_cpu, lower_on_cpu, outside_cpu_autocast
 
@@ -55,6 +55,8 @@ def _apply_loss_reduction(loss, reduction, node=None):
 
 # ---------------------------------------------------------------- linear / conv
 def linear(input, weight, bias=None):
+    if not isinstance(input, cthtorch.Tensor) and not hasattr(input, "__torch_function__"):
+        _tensor_arg("linear", "input", input, 1)   # a forward that forgot its return: torch's parser TypeError
     return _nn.linear(input, weight, bias)
 
 
@@ -283,6 +285,7 @@ def adaptive_max_pool1d(input, output_size, return_indices=False):
 def relu(input, inplace=False):
     if _has_torch_function_unary(input):
         return _handle_with_locals(relu, locals())
+    _tensor_arg("relu", "input", input, 1)
     return input.relu_() if inplace else input.relu()
 
 
@@ -503,6 +506,7 @@ def instance_norm(input, running_mean=None, running_var=None, weight=None, bias=
 def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):
     if _has_torch_function_variadic(input, weight, bias):
         return _handle_with_locals(layer_norm, locals())
+    _tensor_arg("layer_norm", "input", input, 1)
     if isinstance(normalized_shape, int):
         normalized_shape = (normalized_shape,)
     return cthtorch.layer_norm(input, list(normalized_shape), weight, bias, eps)
@@ -524,6 +528,7 @@ def normalize(input, p=2.0, dim=1, eps=1e-12, out=None):
 def dropout(input, p=0.5, training=True, inplace=False):
     if _has_torch_function_unary(input):
         return _handle_with_locals(dropout, locals())
+    _tensor_arg("dropout", "input", input, 1)
     _check_p(p)
     if _dropout_is_identity(input, p, training):
         return input
@@ -615,6 +620,7 @@ def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0, sca
 def one_hot(tensor, num_classes=-1):
     if _has_torch_function_unary(tensor):
         return _handle_with_locals(one_hot, locals())
+    _tensor_arg("one_hot", "input", tensor, 1)
     if tensor.dtype != cthtorch.int64:
         raise RuntimeError("one_hot is only applicable to index tensor of type LongTensor.")
     num_classes = _int_arg("one_hot", "num_classes", 2, num_classes)
@@ -633,6 +639,15 @@ def one_hot(tensor, num_classes=-1):
 
 
 # ---------------------------------------------------------------- losses
+def _loss_tensor_args(fname, input, target, weight=None):
+    """torch's parser names the loss's aten op when a model's forward returned None (or a list) instead of a
+    tensor; an optional class weight must be a tensor too"""
+    _tensor_arg(fname, "input", input, 1)
+    _tensor_arg(fname, "target", target, 2)
+    if weight is not None:
+        _tensor_arg(fname, "weight", weight, 3)
+
+
 def _check_class_weight(weight, target):
     # torch's nll_loss has no derivative for its class weights
     if weight is not None and weight.requires_grad and cthtorch.is_grad_enabled() and \
@@ -645,6 +660,7 @@ def _check_class_weight(weight, target):
 def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, reduce=None, reduction="mean"):
     if _has_torch_function_variadic(input, target, weight):
         return _handle_with_locals(nll_loss, locals())
+    _loss_tensor_args("nll_loss_nd", input, target, weight)
     reduction = _legacy_reduction(size_average, reduce, reduction)
     _check_class_weight(weight, target)
     from cthtorch._ops.nn import nll_loss_nd
@@ -656,6 +672,7 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-1
                   label_smoothing=0.0):
     if _has_torch_function_variadic(input, target, weight):
         return _handle_with_locals(cross_entropy, locals())
+    _loss_tensor_args("cross_entropy_loss", input, target, weight)
     reduction = _legacy_reduction(size_average, reduce, reduction)
     _check_class_weight(weight, target)
     return _nn.cross_entropy_loss(input, target, weight, _reduction_enum(reduction), ignore_index, label_smoothing)
@@ -812,6 +829,7 @@ def binary_cross_entropy_with_logits(input, target, weight=None, size_average=No
 def kl_div(input, target, size_average=None, reduce=None, reduction="mean", log_target=False):
     if _has_torch_function_variadic(input, target):
         return _handle_with_locals(kl_div, locals())
+    _loss_tensor_args("kl_div", input, target)
     reduction = _legacy_reduction(size_average, reduce, reduction)
     if log_target:
         loss = target.exp() * (target - input)
@@ -827,6 +845,7 @@ def poisson_nll_loss(input, target, log_input=True, full=False, size_average=Non
                      reduction="mean"):
     if _has_torch_function_variadic(input, target):
         return _handle_with_locals(poisson_nll_loss, locals())
+    _loss_tensor_args("poisson_nll_loss", input, target)
     loss = input.exp() - target * input if log_input else input - target * (input + eps).log()
     if full:
         stirling = target * target.log() - target + 0.5 * (2 * math.pi * target).log()
@@ -838,6 +857,8 @@ def poisson_nll_loss(input, target, log_input=True, full=False, size_average=Non
 def cosine_embedding_loss(input1, input2, target, margin=0.0, size_average=None, reduce=None, reduction="mean"):
     if _has_torch_function_variadic(input1, input2, target):
         return _handle_with_locals(cosine_embedding_loss, locals())
+    for pos, (name, t) in enumerate((("input1", input1), ("input2", input2), ("target", target)), 1):
+        _tensor_arg("cosine_embedding_loss", name, t, pos)
     cos = cosine_similarity(input1, input2, dim=-1)
     loss = cthtorch.where(target == 1, 1 - cos, (cos - margin).clamp_min(0))
     return _apply_loss_reduction(loss, reduction)
@@ -863,6 +884,8 @@ def triplet_margin_loss(anchor, positive, negative, margin=1.0, p=2, eps=1e-6, s
                         reduce=None, reduction="mean"):
     if _has_torch_function_variadic(anchor, positive, negative):
         return _handle_with_locals(triplet_margin_loss, locals())
+    for pos, (name, t) in enumerate((("anchor", anchor), ("positive", positive), ("negative", negative)), 1):
+        _tensor_arg("triplet_margin_loss", name, t, pos)
     d_pos = pairwise_distance(anchor, positive, p, eps)
     d_neg = pairwise_distance(anchor, negative, p, eps)
     if swap:
@@ -874,6 +897,7 @@ def triplet_margin_loss(anchor, positive, negative, margin=1.0, p=2, eps=1e-6, s
 def soft_margin_loss(input, target, size_average=None, reduce=None, reduction="mean"):
     if _has_torch_function_variadic(input, target):
         return _handle_with_locals(soft_margin_loss, locals())
+    _loss_tensor_args("soft_margin_loss", input, target)
     return _apply_loss_reduction((1 + (-target * input).exp()).log(), reduction, "SoftMarginLossBackward0")
 
 
@@ -902,6 +926,7 @@ def pad(input, pad, mode="constant", value=None):
         return _handle_with_locals(_pad_fn, locals())
     if _has_torch_function_unary(input):
         return _handle_with_locals(pad, locals())
+    _tensor_arg("pad", "input", input, 1)
     return pad_(input, pad, mode, value)
 
 
@@ -1072,6 +1097,7 @@ def upsample_bilinear(input, size=None, scale_factor=None):
 def pixel_shuffle(input, upscale_factor):
     if _has_torch_function_unary(input):
         return _handle_with_locals(pixel_shuffle, locals(), cthtorch.pixel_shuffle)
+    _tensor_arg("pixel_shuffle", "input", input, 1)
     *b, c, h, w = input.shape
     r = upscale_factor
     oc = c // (r * r)

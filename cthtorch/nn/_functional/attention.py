@@ -4,6 +4,7 @@ on given weights)."""
 import math
 
 import cthtorch
+from cthtorch._utils import _tensor_arg
 from cthtorch.overrides import _handle_with_locals, has_torch_function_variadic as _has_torch_function_variadic
 from cthtorch.amp._cpu_policy import lower_on_cpu, outside_cpu_autocast
 
@@ -44,6 +45,9 @@ def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.
                                  enable_gqa=False):
     if _has_torch_function_variadic(query, key, value):   # an fx Proxy: recorded as this function
         return _handle_with_locals(scaled_dot_product_attention, locals())
+    _tensor_arg("scaled_dot_product_attention", "query", query, 1)
+    _tensor_arg("scaled_dot_product_attention", "key", key, 2)
+    _tensor_arg("scaled_dot_product_attention", "value", value, 3)
     if attn_mask is not None and attn_mask.dtype != cthtorch.bool and attn_mask.dtype != query.dtype:
         raise RuntimeError("Expected attn_mask dtype to be bool or float or to match query dtype, but got "
                            "attn_mask.dtype: %s and  query.dtype: %s instead." % (_c10(attn_mask.dtype),

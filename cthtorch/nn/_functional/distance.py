@@ -1,6 +1,7 @@
 """Distances: cosine_similarity and pairwise_distance as composites over
 linalg.vector_norm; pdist through its C kernel (src/ATen/ATDistance.c)."""
 import cthtorch
+from cthtorch._utils import _tensor_arg
 from cthtorch.overrides import _handle_with_locals, has_torch_function_unary as _has_torch_function_unary
 
 
@@ -13,6 +14,8 @@ def _vector_norm(x, p=2.0, dim=-1, keepdim=False):
 def cosine_similarity(x1, x2, dim=1, eps=1e-8):
     if _has_torch_function_unary(x1):
         return _handle_with_locals(cosine_similarity, locals(), cthtorch.cosine_similarity)
+    _tensor_arg("cosine_similarity", "x1", x1, 1)
+    _tensor_arg("cosine_similarity", "x2", x2, 2)
     # each side divided by its own (clamped) norm first, as torch does: keeps results in [-1, 1];
     # the clamp is invisible to autograd
     x1, x2 = cthtorch.broadcast_tensors(x1, x2)

@@ -3,6 +3,7 @@ triplet_margin_with_distance_loss, ctc_loss (the CTC forward recursion in log sp
 import math
 
 import cthtorch
+from cthtorch._utils import _tensor_arg
 from cthtorch.overrides import _handle_with_locals, has_torch_function_variadic as _has_torch_function_variadic
 from cthtorch.nn._functional import _F
 from cthtorch.amp._cpu_policy import fp32_on_cpu
@@ -46,6 +47,8 @@ def multi_margin_loss(input, target, p=1, margin=1.0, weight=None, size_average=
 def multilabel_margin_loss(input, target, size_average=None, reduce=None, reduction="mean"):
     if _has_torch_function_variadic(input, target):
         return _handle_with_locals(multilabel_margin_loss, locals())
+    _tensor_arg("multilabel_margin_loss", "input", input, 1)
+    _tensor_arg("multilabel_margin_loss", "target", target, 2)
     reduction = _F()._legacy_reduction(size_average, reduce, reduction)
     x = input.unsqueeze(0) if input.dim() <= 1 else input
     t = target.reshape(x.shape)

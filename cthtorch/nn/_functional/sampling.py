@@ -3,6 +3,7 @@ as gathers of the four neighbours, so autograd reaches both the input and the gr
 import warnings
 
 import cthtorch
+from cthtorch._utils import _tensor_arg
 from cthtorch.overrides import _handle_with_locals, has_torch_function_unary as _has_torch_function_unary
 from cthtorch.overrides import has_torch_function_variadic as _has_torch_function_variadic
 
@@ -74,6 +75,8 @@ def _source_coord(c, size, padding_mode, align_corners):
 def grid_sample(input, grid, mode="bilinear", padding_mode="zeros", align_corners=None):
     if _has_torch_function_variadic(input, grid):
         return _handle_with_locals(grid_sample, locals())
+    _tensor_arg("grid_sampler", "input", input, 1)
+    _tensor_arg("grid_sampler", "grid", grid, 2)
     if mode not in ("bilinear", "nearest", "bicubic"):
         raise ValueError("nn.functional.grid_sample(): expected mode to be 'bilinear', 'nearest' or 'bicubic', but "
                          "got: '%s'" % mode)

@@ -169,9 +169,22 @@ class ModuleList(Module):
         return self
 
     def __repr__(self):
-        if not self._modules:
-            return "ModuleList()"
-        return super().__repr__()
+        """a run of consecutive children that print alike prints once, as "(i-j): n x child" (torch's form: a
+        stack of identical blocks is one entry); extra_repr is not shown"""
+        from cthtorch.nn.modules.module import _addindent
+        reprs = [repr(m) for m in self]
+        if not reprs:
+            return self._get_name() + "()"
+        lines = []
+        start = 0
+        while start < len(reprs):
+            end = start
+            while end + 1 < len(reprs) and reprs[end + 1] == reprs[start]:
+                end += 1
+            key = "(%d)" % start if end == start else "(%d-%d): %d x" % (start, end, end - start + 1)
+            lines.append(("%s: " % key if end == start else key + " ") + _addindent(reprs[start], 2))
+            start = end + 1
+        return self._get_name() + "(\n  " + "\n  ".join(lines) + "\n)"
 
 
 class ModuleDict(Module):

@@ -114,3 +114,35 @@ def _transform_input(x):
     channels = [cthtorch.unsqueeze(x[:, c], 1) * (s / 0.5) + (m - 0.5) / 0.5
                 for c, (m, s) in enumerate(((0.485, 0.229), (0.456, 0.224), (0.406, 0.225)))]
     return cthtorch.cat(channels, 1)
+
+
+class IntermediateLayerGetter(cthtorch.nn.ModuleDict):
+    """The model's direct children, in registration order, up to the last one named in `return_layers`; forward
+    runs them in that order and returns {new_name: output} for the named ones (DETR's and the segmentation
+    models' backbones). Children used out of order or nested deeper cannot be asked for."""
+
+    _version = 2
+
+    def __init__(self, model, return_layers):
+        if not set(return_layers).issubset(name for name, _ in model.named_children()):
+            raise ValueError("return_layers are not present in model")
+        orig_return_layers = return_layers
+        return_layers = {str(k): str(v) for k, v in return_layers.items()}
+        wanted = set(return_layers)
+        kept = {}
+        for name, module in model.named_children():
+            kept[name] = module
+            wanted.discard(name)
+            if not wanted:
+                break
+        super().__init__(kept)
+        self.return_layers = orig_return_layers
+
+    def forward(self, x):
+        from collections import OrderedDict
+        out = OrderedDict()
+        for name, module in self.items():
+            x = module(x)
+            if name in self.return_layers:
+                out[self.return_layers[name]] = x
+        return out

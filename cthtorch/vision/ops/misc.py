@@ -5,6 +5,9 @@ import warnings
 import cthtorch
 from cthtorch import nn
 
+# kept by torchvision from when F.interpolate refused empty batches; DETR's util.misc.interpolate calls it
+interpolate = nn.functional.interpolate
+
 
 class FrozenBatchNorm2d(nn.Module):
     """BatchNorm2d with statistics and affine parameters fixed as buffers (detection backbones)."""
