@@ -344,8 +344,8 @@ static THTensor *meta_result(const THTensor *input, THDtype dt, int ndim, const 
   return at_new_on(TH_DEVICE_META, dt, unbatched ? 3 : ndim, unbatched ? sizes + 1 : sizes, NULL);
 }
 
-THTensor *at_conv2d(const THTensor *input, const THTensor *weight, const THTensor *bias, const ATIntList *stride,
-                    const ATIntList *padding, const ATIntList *dilation, int64_t groups) {
+static THTensor *conv2d_nchw(const THTensor *input, const THTensor *weight, const THTensor *bias, const ATIntList *stride,
+                               const ATIntList *padding, const ATIntList *dilation, int64_t groups) {
   if (input->dtype != weight->dtype) {
     THError_set(TH_ERR_RUNTIME, "Input type (%s) and weight type (%s) should be the same",
                 THDtype_info[input->dtype].legacy, THDtype_info[weight->dtype].legacy);
@@ -460,6 +460,15 @@ fail:
   THTensor_free(out);
   out = NULL;
   goto done;
+}
+
+/* the result is laid out channels-last when the input or the weight is, as torch's */
+THTensor *at_conv2d(const THTensor *input, const THTensor *weight, const THTensor *bias, const ATIntList *stride,
+                    const ATIntList *padding, const ATIntList *dilation, int64_t groups) {
+  THTensor *out = conv2d_nchw(input, weight, bias, stride, padding, dilation, groups);
+  if (!out || out->ndim != 4) return out;
+  const THTensor *like = at_suggest_format(input) == AT_CHANNELS_LAST ? input : weight;
+  return at_keep_format(like, &out) < 0 ? NULL : out;
 }
 
 static bool mask_at(const ATIntList *m, int i) { return !m || (i < m->n && m->v[i]); }
