@@ -177,6 +177,12 @@ static PyObject *m_make_subclass(PyObject *unused, PyObject *args, PyObject *kw)
   THTensor *t = at_alias(((THPTensor *)data)->t);
   PyObject *r = THPTensor_wrapType((PyTypeObject *)cls, t);
   if (!r) return NULL;
+  ((THPTensor *)r)->is_inference = ((THPTensor *)data)->is_inference;   /* the same data: an nn.Parameter too */
+  if (rg && ((THPTensor *)r)->is_inference && !THP_inference_mode) {
+    Py_DECREF(r);
+    PyErr_SetString(PyExc_RuntimeError, "Setting requires_grad=True on inference tensor outside InferenceMode is not allowed.");
+    return NULL;
+  }
   if (rg && !THDtype_isFloating(((THPTensor *)r)->t->dtype) && !THDtype_isComplex(((THPTensor *)r)->t->dtype)) {
     Py_DECREF(r);
     PyErr_SetString(PyExc_RuntimeError, "Only Tensors of floating point and complex dtype can require gradients");
