@@ -263,7 +263,7 @@ KNOWN_DIFFERENT = {
     "split", "chunk",
     "bce_logits", "pad", "einsum",
     "cdist", "trapezoid",
-    "diag_embed", "block_diag", "std_mean", "var_mean",
+    "diag_embed", "block_diag",
     "polar", "complex",
 }
 
