@@ -262,7 +262,7 @@ KNOWN_DIFFERENT = {
     "repeat_interleave", "unbind",
     "split", "chunk",
     "bce_logits", "pad", "einsum",
-    "cdist", "trapezoid",
+    "trapezoid",
     "diag_embed", "block_diag",
     "polar", "complex",
 }
