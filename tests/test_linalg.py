@@ -637,3 +637,20 @@ def test_legacy_lu_warns_once_per_process_like_torch():
     outs = [subprocess.run([sys.executable, "-c", code.format(m)], capture_output=True, text=True, check=True,
                            env=env).stdout for m in ("cthtorch", "torch")]
     assert outs[0] == outs[1] and outs[0].startswith("1\ntorch.lu is deprecated in favor of torch.linalg.lu_factor")
+
+
+@pytest.mark.parametrize("p", [2.0, 1.0, 3.0, 0.0, float("inf")])
+def test_cdist_direct_path_node_and_grads_match_torch(p):
+    """the direct (non-GEMM) path: one CdistBackward0 node over both inputs, its gradients torch's"""
+    res = []
+    for L in (torch, ct):
+        a = L.tensor(np.random.RandomState(1).randn(2, 4, 3), requires_grad=True)
+        b = L.tensor(np.random.RandomState(2).randn(2, 5, 3), requires_grad=True)
+        y = L.cdist(a, b, p=p)
+        y.backward(L.tensor(np.random.RandomState(3).randn(*y.shape)))
+        one = L.cdist(L.ones(3, 2, requires_grad=True), L.zeros(2, 2))
+        res.append((type(y.grad_fn).__name__, [type(f).__name__ if f else None for f, _ in one.grad_fn.next_functions],
+                    y.detach().numpy(), a.grad.numpy(), b.grad.numpy()))
+    assert res[1][:2] == res[0][:2]
+    for x, y in zip(res[0][2:], res[1][2:]):
+        np.testing.assert_allclose(y, x, rtol=1e-5, atol=1e-6)

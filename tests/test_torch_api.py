@@ -543,3 +543,22 @@ def test_as_subclass_with_slots_like_torch():
     assert got[0] == got[1]
     for bad in (int, 3):
         oracle.raises_like(lambda: ct.ones(1).as_subclass(bad), lambda: torch.ones(1).as_subclass(bad))
+
+
+@pytest.mark.parametrize("fn", ["std_mean", "var_mean"])
+@pytest.mark.parametrize("args", [dict(dim=1), dict(dim=(0, 1), correction=0, keepdim=True), dict()])
+def test_spread_mean_grads_and_double_grads_match_torch(fn, args):
+    """one node for both outputs (StdMeanBackward0/VarMeanBackward0); first and second derivatives as torch's"""
+    res = []
+    for L in (torch, ct):
+        x = L.tensor(np.random.RandomState(1).randn(4, 5), requires_grad=True)
+        s, m = getattr(L, fn)(x, **args)
+        gs = L.tensor(np.random.RandomState(2).randn(*s.shape), requires_grad=True)
+        gm = L.tensor(np.random.RandomState(3).randn(*m.shape))
+        gx, = L.autograd.grad((s, m), x, (gs, gm), create_graph=True)
+        gx.pow(2).sum().backward()
+        res.append((s.grad_fn is m.grad_fn, type(s.grad_fn).__name__, gx.detach().numpy(), x.grad.numpy(),
+                    gs.grad.numpy()))
+    assert res[1][:2] == res[0][:2]
+    for a, b in zip(res[0][2:], res[1][2:]):
+        np.testing.assert_allclose(b, a, rtol=1e-6, atol=1e-9)

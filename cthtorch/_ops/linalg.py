@@ -91,7 +91,8 @@ def kron(input, other):
     # a[i] * b[j] laid out as index i * len(b) + j in every dim
     a2 = a.reshape([x for s in a.shape for x in (s, 1)])
     b2 = b.reshape([x for s in b.shape for x in (1, s)])
-    return (a2 * b2).reshape([sa * sb for sa, sb in zip(a.shape, b.shape)])
+    # the product is a fresh contiguous tensor: torch folds it with _unsafe_view (UnsafeViewBackward0)
+    return cthtorch._C._internal._unsafe_view(a2 * b2, [sa * sb for sa, sb in zip(a.shape, b.shape)])
 
 
 def cross(input, other, dim=None):

@@ -154,6 +154,9 @@ class _OpNamespace:
         if p is None:
             fn = _aten_callable(op_name) if self.name == "aten" else \
                 _PROFILER_OPS.get(op_name) if self.name == "profiler" else None
+            if fn is None and self.name != "aten":   # a program's own op (torch.library)
+                from cthtorch import library
+                fn = library._op_callable(self.name, op_name)
             if fn is None:
                 raise AttributeError("'_OpNamespace' '%s' object has no attribute '%s'" % (self.name, op_name))
             p = self._packets[op_name] = OpOverloadPacket(self.name, op_name, fn)

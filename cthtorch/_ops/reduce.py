@@ -101,8 +101,7 @@ def var_mean(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
         dim, unbiased = None, dim
     c = _correction(unbiased, correction)
     dims = list(range(input.dim())) if dim is None else dim
-    return (cthtorch.var(input, dims, correction=c, keepdim=keepdim),
-            cthtorch.mean(input, dims, keepdim=keepdim))
+    return _spread_and_mean(_VarMean, cthtorch.var, input, dims, c, keepdim)
 
 
 def std_mean(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
@@ -112,8 +111,47 @@ def std_mean(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
         dim, unbiased = None, dim
     c = _correction(unbiased, correction)
     dims = list(range(input.dim())) if dim is None else dim
-    return (cthtorch.std(input, dims, correction=c, keepdim=keepdim),
-            cthtorch.mean(input, dims, keepdim=keepdim))
+    return _spread_and_mean(_StdMean, cthtorch.std, input, dims, c, keepdim)
+
+
+def _spread_and_mean(fn_cls, spread, input, dims, c, keepdim):
+    """(var or std, mean): one node for both when input needs grad, as torch's VarMeanBackward0/StdMeanBackward0"""
+    if cthtorch.is_grad_enabled() and input.requires_grad:
+        return fn_cls.apply(input, dims, c, keepdim)
+    return spread(input, dims, correction=c, keepdim=keepdim), cthtorch.mean(input, dims, keepdim=keepdim)
+
+
+class _SpreadMean(Function):
+    spread = None
+
+    @classmethod
+    def forward(cls, ctx, input, dims, c, keepdim):
+        ctx.save_for_backward(input)
+        ctx.args = (dims, c, keepdim)
+        x = input.detach()
+        return cls.spread(x, dims, correction=c, keepdim=keepdim), cthtorch.mean(x, dims, keepdim=keepdim)
+
+    @classmethod
+    def backward(cls, ctx, g_spread, g_mean):
+        # the two reductions' own formulas, differentiated through again (create_graph keeps them on x's graph)
+        (x,) = ctx.saved_tensors
+        dims, c, keepdim = ctx.args
+        create = cthtorch.is_grad_enabled()
+        with cthtorch.enable_grad():
+            xs = x if create else x.detach().requires_grad_()
+            outs = (cls.spread(xs, dims, correction=c, keepdim=keepdim), cthtorch.mean(xs, dims, keepdim=keepdim))
+            pairs = [(o, g) for o, g in zip(outs, (g_spread, g_mean)) if g is not None]
+            gx = cthtorch.autograd.grad([o for o, _ in pairs], xs, [g for _, g in pairs], create_graph=create,
+                                        allow_unused=True)[0]
+        return gx, None, None, None
+
+
+class _VarMean(_SpreadMean):
+    spread = staticmethod(cthtorch.var)
+
+
+class _StdMean(_SpreadMean):
+    spread = staticmethod(cthtorch.std)
 
 
 def aminmax(input, *, dim=None, keepdim=False):
@@ -130,3 +168,5 @@ def aminmax(input, *, dim=None, keepdim=False):
 
 from cthtorch._sparse_tensor import name_node  # noqa: E402
 name_node(_Nansum, "NansumBackward0")
+name_node(_VarMean, "VarMeanBackward0")
+name_node(_StdMean, "StdMeanBackward0")

@@ -434,9 +434,37 @@ def repeat(input, *sizes):
     for n in target:   # torch creates the result first: its text for a negative repeat
         if n < 0:
             raise RuntimeError("Trying to create tensor with negative dimension %d: %s" % (n, target))
-    # the copy comes before the fold: torch's result never shares memory with the input (a fold of the expanded
-    # view can itself be a view, stride 0 or the input itself, and an in-place op on it then failed or wrote through)
-    return x.reshape(shape).expand(exp).clone(memory_format=cthtorch.contiguous_format).reshape(target)
+    if _needs_grad(input):   # one RepeatBackward0 node, as torch's
+        return _Repeat.apply(input, tuple(sizes))
+    return _repeat_values(x, shape, exp, target)
+
+
+def _repeat_values(x, shape, exp, target):
+    # a fresh tensor filled through its unfolded view: torch's result never shares memory with the input, and is no
+    # view (an in-place op on it is recorded as itself, not through a base)
+    out = cthtorch.empty(target, dtype=x.dtype, device=x.device)
+    out.view(exp).copy_(x.reshape(shape).expand(exp))
+    return out
+
+
+class _Repeat(Function):
+    @staticmethod
+    def forward(ctx, input, sizes):
+        ctx.in_shape = tuple(input.shape)
+        ctx.sizes = sizes
+        return repeat(input.detach(), *sizes)
+
+    @staticmethod
+    def backward(ctx, g):
+        # each repeated axis split off before its dim and summed away
+        lead = len(ctx.sizes) - len(ctx.in_shape)
+        full = (1,) * lead + ctx.in_shape
+        split, axes = [], []
+        for i, (r, s) in enumerate(zip(ctx.sizes, full)):
+            split += [r, s]
+            axes.append(2 * i)
+        gi = g.reshape(split).sum(axes) if split else g
+        return gi.reshape(ctx.in_shape), None
 
 
 def tile(input, *args, dims=None):
@@ -639,6 +667,7 @@ def _index_add(self, dim, index, source, alpha):
 
 # torch's grad_fn names for the nodes of these Functions
 name_node(_Gather, "GatherBackward0")
+name_node(_Repeat, "RepeatBackward0")
 name_node(_MaskedFill, "MaskedFillBackward0")
 name_node(_ScatterSrc, "ScatterBackward0")
 name_node(_ScatterValue, "ScatterBackward1")

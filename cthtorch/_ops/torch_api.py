@@ -110,7 +110,7 @@ def is_neg(input):
 
 
 def is_inference(input):
-    return False   # inference tensors are not tracked separately
+    return cthtorch._C._is_inference(input)   # made under inference_mode, or a view of such a tensor
 
 
 def conj(input):

@@ -1,6 +1,5 @@
 """Grad-mode switches used until the full grad_mode module lands."""
 import functools
-import threading
 
 from cthtorch import _C
 
@@ -54,26 +53,24 @@ class enable_grad(_Mode):
     mode = True
 
 
-_inference = threading.local()
-
-
 def is_inference_mode_enabled():
-    return getattr(_inference, "on", False)
+    return _C._is_inference_mode_enabled()
 
 
 class inference_mode(_Mode):
-    """Runs as no_grad (cthtorch has no separate inference tensors)."""
+    """no_grad, and the tensors made meanwhile are inference tensors (no in-place update outside the mode,
+    never saved for backward)"""
     def __init__(self, mode=True):
         self.inference = bool(mode)
         self.mode = not mode
 
     def __enter__(self):
         self.prev_inf = is_inference_mode_enabled()
-        _inference.on = self.inference
+        _C._set_inference_mode(self.inference)
         return super().__enter__()
 
     def __exit__(self, *a):
-        _inference.on = self.prev_inf
+        _C._set_inference_mode(self.prev_inf)
         super().__exit__(*a)
 
     def __call__(self, fn):

@@ -261,4 +261,34 @@ def cdist(x1, x2, p=2.0, compute_mode="use_mm_for_euclid_dist_if_necessary"):
         n2 = (x2 * x2).sum(-1, keepdim=True)
         d2 = n1 - 2 * cthtorch.matmul(x1, x2.mT) + n2.mT
         return d2.clamp_min(1e-30).sqrt()
+    if cthtorch.is_grad_enabled() and (x1.requires_grad or x2.requires_grad):
+        return _Cdist.apply(x1, x2, p)   # one CdistBackward0 node, as torch's direct (non-GEMM) path
+    return _cdist_direct(x1, x2, p)
+
+
+def _cdist_direct(x1, x2, p):
     return vector_norm(x1.unsqueeze(-2) - x2.unsqueeze(-3), p, -1)
+
+
+class _Cdist(Function):
+    @staticmethod
+    def forward(ctx, x1, x2, p):
+        ctx.save_for_backward(x1, x2)
+        ctx.p = p
+        return _cdist_direct(x1.detach(), x2.detach(), p)
+
+    @staticmethod
+    def backward(ctx, g):
+        # the norm of differences differentiated again (create_graph keeps the result on the inputs' graph)
+        x1, x2 = ctx.saved_tensors
+        create = cthtorch.is_grad_enabled()
+        with cthtorch.enable_grad():
+            a = x1 if create else x1.detach().requires_grad_(ctx.needs_input_grad[0])
+            b = x2 if create else x2.detach().requires_grad_(ctx.needs_input_grad[1])
+            wrt = [t for t, need in zip((a, b), ctx.needs_input_grad[:2]) if need]
+            gs = list(cthtorch.autograd.grad(_cdist_direct(a, b, ctx.p), wrt, g, create_graph=create,
+                                             allow_unused=True))
+        return (gs.pop(0) if ctx.needs_input_grad[0] else None), (gs.pop(0) if ctx.needs_input_grad[1] else None), None
+
+
+name_node(_Cdist, "CdistBackward0")

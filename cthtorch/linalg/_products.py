@@ -3,6 +3,7 @@ multi_dot, vecdot, matrix_power, matrix_exp."""
 import math
 
 import cthtorch
+from cthtorch._sparse_tensor import name_node
 from cthtorch.linalg import _checks, _functions
 from cthtorch.amp._cpu_policy import lower_on_cpu
 
@@ -14,9 +15,31 @@ def cross_(input, other, dim, name="linalg.cross"):
     if a.shape[dim] != 3:
         raise RuntimeError("%s: inputs dimension %d must have length 3. Got %d and %d"
                            % (name, dim, input.shape[dim], other.shape[dim]))
+    if cthtorch.is_grad_enabled() and (input.requires_grad or other.requires_grad):
+        return _Cross.apply(input, other, dim)   # one LinalgCrossBackward0 node, as torch's
+    return _cross_values(a, b, dim)
+
+
+def _cross_values(a, b, dim):
     a0, a1, a2 = a.unbind(dim)
     b0, b1, b2 = b.unbind(dim)
     return cthtorch.stack([a1 * b2 - a2 * b1, a2 * b0 - a0 * b2, a0 * b1 - a1 * b0], dim)
+
+
+class _Cross(cthtorch.autograd.Function):
+    @staticmethod
+    def forward(ctx, input, other, dim):
+        ctx.save_for_backward(input, other)
+        ctx.dim = dim
+        return _cross_values(*cthtorch.broadcast_tensors(input.detach(), other.detach()), dim)
+
+    @staticmethod
+    def backward(ctx, g):
+        a, b = ctx.saved_tensors
+        # d(a x b) = da x b + a x db: <g, da x b> = <b x g, da>, <g, a x db> = <g x a, db>
+        ga = cross_(b.expand_as(g), g, ctx.dim).sum_to_size(a.shape) if ctx.needs_input_grad[0] else None
+        gb = cross_(g, a.expand_as(g), ctx.dim).sum_to_size(b.shape) if ctx.needs_input_grad[1] else None
+        return ga, gb, None
 
 
 def cross(input, other, *, dim=-1):
@@ -123,3 +146,6 @@ def tensorsolve(A, B, dims=None):
         raise RuntimeError("Expected self to satisfy the requirement prod(self.shape[other.ndim:]) == "
                            "prod(self.shape[:other.ndim]), but got %d != %d" % (math.prod(rest), B.numel()))
     return cthtorch.linalg.solve(A.reshape(math.prod(lead), -1), B.reshape(-1)).reshape(rest)
+
+
+name_node(_Cross, "LinalgCrossBackward0")

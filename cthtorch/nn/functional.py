@@ -161,12 +161,26 @@ def conv_transpose2d(input, weight, bias=None, stride=1, padding=0, output_paddi
     # (a conv weight (Cin, Cout/groups, kh, kw) maps Cout channels to Cin, so groups carry over)
     cout = weight.shape[1] * groups
     zeros = cthtorch.zeros(n, cout, oh, ow, dtype=x.dtype, device=x.device)
-    gi = cthtorch._C._internal.conv2d_backward(x, zeros, weight, list(s), list(p), list(d), groups, [1, 0, 0])[0] \
-        if not x.requires_grad and not weight.requires_grad else _ConvT.apply(x, weight, (n, cout, oh, ow), s, p, d,
-                                                                               groups)
+    gi = _channels_last_like(
+        cthtorch._C._internal.conv2d_backward(x, zeros, weight, list(s), list(p), list(d), groups, [1, 0, 0])[0],
+        x, weight) if not x.requires_grad and not weight.requires_grad else \
+        _ConvT.apply(x, weight, (n, cout, oh, ow), s, p, d, groups)
     if bias is not None:
         gi = gi + bias.reshape(1, -1, 1, 1)
     return gi if batched else gi.squeeze(0)
+
+
+def _reads_channels_last(t):
+    # a (N, 1, H, W) tensor is contiguous in both layouts: its strides decide (torch's suggest_memory_format)
+    return t.dim() == 4 and t.is_contiguous(memory_format=cthtorch.channels_last) and \
+        (not t.is_contiguous() or t.stride(1) < t.stride(3) * t.shape[3])
+
+
+def _channels_last_like(out, x, weight):
+    """out laid out channels_last when the input or the weight is, as torch's convolutions"""
+    if _reads_channels_last(x) or _reads_channels_last(weight):
+        return out.contiguous(memory_format=cthtorch.channels_last)
+    return out
 
 
 class _ConvT(cthtorch.autograd.Function):
@@ -175,7 +189,8 @@ class _ConvT(cthtorch.autograd.Function):
         ctx.save_for_backward(x, weight)
         ctx.cfg = (out_shape, s, p, d, groups)
         z = cthtorch.zeros(out_shape, dtype=x.dtype, device=x.device)
-        return cthtorch._C._internal.conv2d_backward(x, z, weight, list(s), list(p), list(d), groups, [1, 0, 0])[0]
+        gi = cthtorch._C._internal.conv2d_backward(x, z, weight, list(s), list(p), list(d), groups, [1, 0, 0])[0]
+        return _channels_last_like(gi, x, weight)
 
     @staticmethod
     def backward(ctx, g):

@@ -371,8 +371,8 @@ static const char *conv_cpp_type_name(THDtype dt) {
   }
 }
 
-THTensor *at_conv2d(const THTensor *input, const THTensor *weight, const THTensor *bias, const ATIntList *stride,
-                    const ATIntList *padding, const ATIntList *dilation, int64_t groups) {
+static THTensor *conv2d_nchw(const THTensor *input, const THTensor *weight, const THTensor *bias, const ATIntList *stride,
+                               const ATIntList *padding, const ATIntList *dilation, int64_t groups) {
   /* torch's CPU convolution looks at a bias of another dtype first (naming the C++ types), then the weight */
   if (bias && bias->dtype != input->dtype) {
     THError_set(TH_ERR_RUNTIME, "Input type (%s) and bias type (%s) should be the same",
@@ -493,6 +493,15 @@ fail:
   THTensor_free(out);
   out = NULL;
   goto done;
+}
+
+/* the result is laid out channels-last when the input or the weight is, as torch's */
+THTensor *at_conv2d(const THTensor *input, const THTensor *weight, const THTensor *bias, const ATIntList *stride,
+                    const ATIntList *padding, const ATIntList *dilation, int64_t groups) {
+  THTensor *out = conv2d_nchw(input, weight, bias, stride, padding, dilation, groups);
+  if (!out || out->ndim != 4) return out;
+  const THTensor *like = at_suggest_format(input) == AT_CHANNELS_LAST ? input : weight;
+  return at_keep_format(like, &out) < 0 ? NULL : out;
 }
 
 static bool mask_at(const ATIntList *m, int i) { return !m || (i < m->n && m->v[i]); }

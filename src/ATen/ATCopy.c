@@ -247,6 +247,36 @@ THTensor *at_contiguous_format(const THTensor *t, ATMemoryFormat f) {
   return at_clone_format(t, f);
 }
 
+ATMemoryFormat at_suggest_format(const THTensor *t) {
+  ATMemoryFormat f = t->ndim == 4 ? AT_CHANNELS_LAST : t->ndim == 5 ? AT_CHANNELS_LAST_3D : AT_CONTIGUOUS_FORMAT;
+  int order[5], rank = channels_last_order(f, order);
+  if (!rank || t->strides[1] == 0) return AT_CONTIGUOUS_FORMAT;
+  /* each dim's stride at least the span of the faster ones; N must not merely repeat C's stride (an (N,1,..,1)
+   * tensor reads as contiguous) */
+  int64_t span = 0;
+  for (int i = 0; i < rank; i++) {
+    int d = order[i];
+    if (t->sizes[d] == 0 || t->strides[d] < span) return AT_CONTIGUOUS_FORMAT;
+    if (d == 0 && span == t->strides[1]) return AT_CONTIGUOUS_FORMAT;
+    span = t->sizes[d] > 1 ? t->strides[d] * t->sizes[d] : t->strides[d];
+  }
+  return f;
+}
+
+int at_keep_format(const THTensor *like, THTensor **out) {
+  ATMemoryFormat f = at_suggest_format(like);
+  if (f == AT_CONTIGUOUS_FORMAT || !*out || (*out)->ndim != like->ndim) return 0;
+  /* torch's exact strides, those of size-1 dims too */
+  int order[5], rank = channels_last_order(f, order);
+  int64_t strides[5];
+  channels_last_strides((*out)->sizes, order, rank, strides);
+  if (!memcmp(strides, (*out)->strides, sizeof(int64_t) * rank)) return 0;
+  THTensor *r = at_clone_format(*out, f);
+  THTensor_free(*out);
+  *out = r;
+  return r ? 0 : -1;
+}
+
 THTensor *at_to_dtype(const THTensor *t, THDtype dtype, bool copy) {
   if (t->dtype == dtype && !copy) return THTensor_retain((THTensor *)t);
   THTensor *r = empty_like_layout(t, dtype, true);

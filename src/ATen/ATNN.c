@@ -694,9 +694,9 @@ done:
   return rc;
 }
 
-int at_batch_norm(THTensor **outs, const THTensor *input, const THTensor *weight, const THTensor *bias,
-                  const THTensor *running_mean, const THTensor *running_var, bool training, double momentum,
-                  double eps) {
+static int batch_norm_nchw(THTensor **outs, const THTensor *input, const THTensor *weight, const THTensor *bias,
+                           const THTensor *running_mean, const THTensor *running_var, bool training,
+                           double momentum, double eps) {
   if (input->ndim < 2) {
     THError_set(TH_ERR_VALUE, "Expected 2D or more input to batch_norm (got %dD input)", input->ndim);
     return -1;
@@ -802,6 +802,19 @@ done:
   THTensor_free(x);
   THTensor_free(y);
   return rc;
+}
+
+/* the result keeps a channels-last input's layout, as torch's */
+int at_batch_norm(THTensor **outs, const THTensor *input, const THTensor *weight, const THTensor *bias,
+                  const THTensor *running_mean, const THTensor *running_var, bool training, double momentum,
+                  double eps) {
+  if (batch_norm_nchw(outs, input, weight, bias, running_mean, running_var, training, momentum, eps) < 0) return -1;
+  if (at_keep_format(input, &outs[0]) < 0) {
+    THTensor_free(outs[1]); THTensor_free(outs[2]);
+    outs[1] = outs[2] = NULL;
+    return -1;
+  }
+  return 0;
 }
 
 /* The norm backwards read grad_output (and the saved statistics) in the

@@ -165,8 +165,8 @@ static int max_pool2d_cuda(THTensor **outs, const THTensor *input, const PoolGeo
   return 0;
 }
 
-int at_max_pool2d(THTensor **outs, const THTensor *input, const ATIntList *k, const ATIntList *s, const ATIntList *p,
-                  const ATIntList *d, bool ceil_mode) {
+static int max_pool2d_nchw(THTensor **outs, const THTensor *input, const ATIntList *k, const ATIntList *s,
+                           const ATIntList *p, const ATIntList *d, bool ceil_mode) {
   PoolGeom g;
   if (pool_geom(input, k, s, p, d, ceil_mode, &g, "max_pool2d") < 0) return -1;
   if (at_off_host(input)) return max_pool2d_cuda(outs, input, &g);   /* GPU or meta */
@@ -335,8 +335,24 @@ static void avg_geom_vec(const PoolGeom *g, int64_t *v) {
   memcpy(v, a, sizeof a);
 }
 
-THTensor *at_avg_pool2d(const THTensor *input, const ATIntList *k, const ATIntList *s, const ATIntList *p,
-                        bool ceil_mode, bool cip, ATOptInt divisor) {
+/* pooling keeps a channels-last input's layout in its results (the indices too), as torch's */
+static int keep_format2(const THTensor *input, THTensor **outs) {
+  if (at_keep_format(input, &outs[0]) < 0 || at_keep_format(input, &outs[1]) < 0) {
+    THTensor_free(outs[0]); THTensor_free(outs[1]);
+    outs[0] = outs[1] = NULL;
+    return -1;
+  }
+  return 0;
+}
+
+int at_max_pool2d(THTensor **outs, const THTensor *input, const ATIntList *k, const ATIntList *s, const ATIntList *p,
+                  const ATIntList *d, bool ceil_mode) {
+  if (max_pool2d_nchw(outs, input, k, s, p, d, ceil_mode) < 0) return -1;
+  return keep_format2(input, outs);
+}
+
+static THTensor *avg_pool2d_nchw(const THTensor *input, const ATIntList *k, const ATIntList *s, const ATIntList *p,
+                                 bool ceil_mode, bool cip, ATOptInt divisor) {
   PoolGeom g;
   if (pool_geom(input, k, s, p, NULL, ceil_mode, &g, "avg_pool2d") < 0) return NULL;
   if (divisor.has && divisor.v == 0) { THError_set(TH_ERR_RUNTIME, "divisor must be not zero"); return NULL; }
@@ -349,6 +365,12 @@ THTensor *at_avg_pool2d(const THTensor *input, const ATIntList *k, const ATIntLi
   }
   const Pool3Geom g3 = pool_geom_as_3d(&g);
   return avg_pool_run(input, input, &g3, 2, cip, divisor, false);
+}
+
+THTensor *at_avg_pool2d(const THTensor *input, const ATIntList *k, const ATIntList *s, const ATIntList *p,
+                        bool ceil_mode, bool cip, ATOptInt divisor) {
+  THTensor *out = avg_pool2d_nchw(input, k, s, p, ceil_mode, cip, divisor);
+  return at_keep_format(input, &out) < 0 ? NULL : out;
 }
 
 THTensor *at_avg_pool2d_backward(const THTensor *grad, const THTensor *input, const ATIntList *k, const ATIntList *s,
@@ -712,13 +734,15 @@ static THTensor *adaptive_avg_like(const THTensor *self, const THTensor *like, i
 /* the public entries of N = 2 and 3 spatial dims: one body each */
 #define ADAPTIVE_ENTRIES(N)                                                                     \
   THTensor *at_adaptive_avg_pool##N##d(const THTensor *input, const ATIntList *os) {            \
-    return adaptive_avg(input, os, N, "adaptive_avg_pool" #N "d");                              \
+    THTensor *out = adaptive_avg(input, os, N, "adaptive_avg_pool" #N "d");                     \
+    return at_keep_format(input, &out) < 0 ? NULL : out;                                        \
   }                                                                                             \
   THTensor *at_adaptive_avg_pool##N##d_backward(const THTensor *grad, const THTensor *input) {  \
     return adaptive_avg_bwd(grad, input, N, "adaptive_avg_pool" #N "d");                        \
   }                                                                                             \
   int at_adaptive_max_pool##N##d(THTensor **outs, const THTensor *input, const ATIntList *os) { \
-    return adaptive_max(outs, input, os, N, "adaptive_max_pool" #N "d");                        \
+    if (adaptive_max(outs, input, os, N, "adaptive_max_pool" #N "d") < 0) return -1;           \
+    return keep_format2(input, outs);                                                           \
   }                                                                                             \
   THTensor *at_max_pool##N##d_take(const THTensor *self, const THTensor *indices) {             \
     return plane_take(self, indices, N, "_max_pool" #N "d_take");                               \

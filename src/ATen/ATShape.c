@@ -220,8 +220,13 @@ THTensor *at_cat(const ATTensorList *ts, int64_t dim_, THTensor *out) {
       }
     if (THTensor_resize(out, nd, sizes) < 0) return NULL;
     r = THTensor_retain(out);
-  } else if (!(r = at_new_on(dev, dt, nd, sizes, NULL))) {
-    return NULL;
+  } else {
+    if (!(r = at_new_on(dev, dt, nd, sizes, NULL))) return NULL;
+    /* channels-last when every input is, as torch's (one contiguous input makes it contiguous) */
+    ATMemoryFormat f = ref ? at_suggest_format(ref) : AT_CONTIGUOUS_FORMAT;
+    for (int i = 0; i < ts->n && f != AT_CONTIGUOUS_FORMAT; i++)
+      if (!legacy_empty(ts->v[i]) && at_suggest_format(ts->v[i]) != f) f = AT_CONTIGUOUS_FORMAT;
+    if (f != AT_CONTIGUOUS_FORMAT && at_restride_format(r, f) < 0) { THTensor_free(r); return NULL; }
   }
   if (!ref || THTensor_numel(r) == 0) return r;
   bool fast = dev == -1 && THTensor_isContiguous(r);   /* host memory only (not GPU, not meta) */

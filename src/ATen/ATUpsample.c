@@ -679,8 +679,8 @@ static THTensor *up_cuda(bool backward, const THTensor *src, int ndim, const int
   return r;
 }
 
-THTensor *at_upsample(const THTensor *self, int mode, int nsp, const ATIntList *output_size, bool align,
-                      ATOptDouble scales_d, ATOptDouble scales_h, ATOptDouble scales_w, const char *name) {
+static THTensor *upsample_nchw(const THTensor *self, int mode, int nsp, const ATIntList *output_size, bool align,
+                               ATOptDouble scales_d, ATOptDouble scales_h, ATOptDouble scales_w, const char *name) {
   UpGeom g;
   if (up_common_check(nsp, output_size, self->ndim, self->sizes, &g) < 0) return NULL;
   int64_t rest = 1;
@@ -712,6 +712,13 @@ THTensor *at_upsample(const THTensor *self, int mode, int nsp, const ATIntList *
   }
   THTensor_free(x); THTensor_free(y);
   return r;
+}
+
+/* the result keeps a channels-last input's layout, as torch's */
+THTensor *at_upsample(const THTensor *self, int mode, int nsp, const ATIntList *output_size, bool align,
+                      ATOptDouble scales_d, ATOptDouble scales_h, ATOptDouble scales_w, const char *name) {
+  THTensor *out = upsample_nchw(self, mode, nsp, output_size, align, scales_d, scales_h, scales_w, name);
+  return at_keep_format(self, &out) < 0 ? NULL : out;
 }
 
 THTensor *at_upsample_backward(const THTensor *grad, int mode, int nsp, const ATIntList *output_size,

@@ -126,6 +126,12 @@ AT_API THTensor *at_clone_format(const THTensor *t, ATMemoryFormat f);
 AT_API int at_restride_format(THTensor *t, ATMemoryFormat f);
 /* t retained when already laid out in f, else at_clone_format; preserve is torch's error */
 AT_API THTensor *at_contiguous_format(const THTensor *t, ATMemoryFormat f);
+/* torch's suggest_memory_format: channels_last(_3d) when t's strides run C, the spatial dims from last to
+ * first, then N (a slice of such a tensor too), else contiguous */
+AT_API ATMemoryFormat at_suggest_format(const THTensor *t);
+/* the ops that keep their input's layout (conv, pooling, batch_norm, upsample): *out replaced by a copy laid
+ * out in `like`'s suggested format when that is channels-last and *out has its rank; 0, or -1 (and *out freed) */
+AT_API int at_keep_format(const THTensor *like, THTensor **out);
 AT_API THTensor *at_to_dtype(const THTensor *t, THDtype dtype, bool copy);
 /* out= for ops that compute into a new tensor: out resized to res's shape and
  * filled from it; consumes res; returns out retained (res when out is NULL). */

@@ -7,6 +7,7 @@
 #include "../ATen/ATBlas.h"
 
 _Thread_local bool THP_grad_enabled_off = false;
+_Thread_local bool THP_inference_mode = false;
 bool THP_anomaly_enabled = false;
 bool THP_anomaly_check_nan = true;   /* detect_anomaly(check_nan=False) skips the NaN scan */
 
@@ -26,6 +27,22 @@ static PyObject *set_grad_enabled(PyObject *m, PyObject *arg) {
   Py_RETURN_NONE;
 }
 static PyObject *is_grad_enabled(PyObject *m, PyObject *u) { return PyBool_FromLong(THP_grad_enabled()); }
+static PyObject *set_inference_mode(PyObject *m, PyObject *arg) {
+  int v = PyObject_IsTrue(arg);
+  if (v < 0) return NULL;
+  THP_inference_mode = v;
+  Py_RETURN_NONE;
+}
+static PyObject *is_inference_mode(PyObject *m, PyObject *u) { return PyBool_FromLong(THP_inference_mode); }
+/* _is_inference(t): Tensor.is_inference() */
+static PyObject *tensor_is_inference(PyObject *m, PyObject *t) {
+  if (!THPTensor_Check(t)) {
+    PyErr_Format(PyExc_TypeError, "is_inference(): argument 'input' (position 1) must be Tensor, not %s",
+                 Py_TYPE(t)->tp_name);
+    return NULL;
+  }
+  return PyBool_FromLong(((THPTensor *)t)->is_inference);
+}
 /* set_anomaly_enabled(bool enabled, bool check_nan=True): PyTorch takes bools only */
 static PyObject *set_anomaly(PyObject *m, PyObject *args) {
   PyObject *v, *nan = Py_True;
@@ -175,6 +192,9 @@ PyMethodDef THP_module_functions[] = {
   {"_set_autocast_cpu", THP_set_autocast_cpu, METH_VARARGS, NULL},
   {"_mark_multi_output_views", THP_mark_multi_output_views, METH_VARARGS, NULL},
   {"_set_grad_enabled", set_grad_enabled, METH_O, NULL},
+  {"_set_inference_mode", set_inference_mode, METH_O, NULL},
+  {"_is_inference_mode_enabled", is_inference_mode, METH_NOARGS, NULL},
+  {"_is_inference", tensor_is_inference, METH_O, NULL},
   {"_push_saved_tensors_hooks", THP_push_saved_tensors_hooks, METH_VARARGS, NULL},
   {"_pop_saved_tensors_hooks", THP_pop_saved_tensors_hooks, METH_NOARGS, NULL},
   {"_saved_tensors_hooks_top", THP_saved_tensors_hooks_top, METH_NOARGS, NULL},

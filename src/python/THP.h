@@ -30,6 +30,7 @@ typedef struct THPTensor {
   bool requires_grad;      /* meaningful for leaves */
   bool retains_grad;
   bool view_multi;         /* one of several views one op returned (unbind, split): no in-place */
+  bool is_inference;       /* made under inference_mode (or a view of such a tensor) */
 } THPTensor;
 
 extern PyTypeObject THPTensorType;
@@ -95,6 +96,7 @@ static inline int THP_refuse_meta_value(const THTensor *t) {
 /* ---- grad mode (thread-local) ---- */
 extern _Thread_local bool THP_grad_enabled_off;   /* inverted so zero-init means enabled */
 static inline bool THP_grad_enabled(void) { return !THP_grad_enabled_off; }
+extern _Thread_local bool THP_inference_mode;   /* torch.inference_mode() is on */
 extern bool THP_anomaly_enabled;
 extern bool THP_anomaly_check_nan;
 

@@ -14,6 +14,7 @@ static PyObject *alloc_of(PyTypeObject *type, THTensor *t) {
   self->t = t;
   self->version = NULL;
   self->output_nr = 0;
+  self->is_inference = THP_inference_mode;   /* a view takes its base's flag instead */
   return (PyObject *)self;
 }
 
@@ -39,6 +40,7 @@ PyObject *THPTensor_wrapView(THTensor *t, PyObject *base) {
   Py_INCREF(root);
   self->base = root;
   self->view_version = self->version->version;
+  self->is_inference = b->is_inference;
   return (PyObject *)self;
 }
 
@@ -185,6 +187,10 @@ static int set_requires_grad(THPTensor *self, PyObject *v, void *c) {
     PyErr_SetString(PyExc_RuntimeError,
                     "you can only change requires_grad flags of leaf variables. If you want to use a computed "
                     "variable in a subgraph that doesn't require differentiation use var_no_grad = var.detach().");
+    return -1;
+  }
+  if (rg && self->is_inference && !THP_inference_mode) {
+    PyErr_SetString(PyExc_RuntimeError, "Setting requires_grad=True on inference tensor outside InferenceMode is not allowed.");
     return -1;
   }
   if (rg && !THDtype_isFloating(self->t->dtype) && !THDtype_isComplex(self->t->dtype)) {
@@ -564,5 +570,6 @@ PyObject *THP_tensor_reclass(PyObject *m, PyObject *args) {
   dst->requires_grad = src->requires_grad;
   dst->retains_grad = src->retains_grad;
   dst->view_multi = src->view_multi;
+  dst->is_inference = src->is_inference;
   return (PyObject *)dst;
 }

@@ -177,6 +177,12 @@ static PyObject *m_make_subclass(PyObject *unused, PyObject *args, PyObject *kw)
   THTensor *t = at_alias(((THPTensor *)data)->t);
   PyObject *r = THPTensor_wrapType((PyTypeObject *)cls, t);
   if (!r) return NULL;
+  ((THPTensor *)r)->is_inference = ((THPTensor *)data)->is_inference;   /* the same data: an nn.Parameter too */
+  if (rg && ((THPTensor *)r)->is_inference && !THP_inference_mode) {
+    Py_DECREF(r);
+    PyErr_SetString(PyExc_RuntimeError, "Setting requires_grad=True on inference tensor outside InferenceMode is not allowed.");
+    return NULL;
+  }
   if (rg && !THDtype_isFloating(((THPTensor *)r)->t->dtype) && !THDtype_isComplex(((THPTensor *)r)->t->dtype)) {
     Py_DECREF(r);
     PyErr_SetString(PyExc_RuntimeError, "Only Tensors of floating point and complex dtype can require gradients");
@@ -205,6 +211,14 @@ static PyObject *convert(PyObject *self, THDtype dt, bool copy) { return convert
 CONV(float, TH_Float) CONV(double, TH_Double) CONV(half, TH_Half) CONV(bfloat16, TH_BFloat16)
 CONV(long, TH_Int64) CONV(int, TH_Int32) CONV(short, TH_Int16) CONV(char, TH_Int8) CONV(byte, TH_UInt8)
 CONV(bool, TH_Bool)
+
+/* to(memory_format=) copies unless t is laid out in mf and reads as mf (torch's suggest_memory_format): a
+ * (N, 1, H, W) tensor is contiguous in both formats, but only one set of strides reads as channels_last */
+static bool laid_out_as(const THTensor *t, ATMemoryFormat mf) {
+  if (!at_is_contiguous_format(t, mf)) return false;
+  if (t->ndim != 4 && t->ndim != 5) return true;
+  return at_suggest_format(t) == (mf == AT_CONTIGUOUS_FORMAT ? AT_CONTIGUOUS_FORMAT : mf);
+}
 
 static PyObject *m_to(PyObject *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames) {
   PyObject *tfr;
@@ -241,7 +255,7 @@ static PyObject *m_to(PyObject *self, PyObject *const *args, Py_ssize_t nargs, P
     copy = ap_bool(&r, 3);
   }
   ATMemoryFormat mf = THP_memory_format(ap_object(&r, idx == 0 ? 5 : 4), AT_PRESERVE_FORMAT);
-  bool relayout = mf != AT_PRESERVE_FORMAT && !at_is_contiguous_format(SELF->t, mf);
+  bool relayout = mf != AT_PRESERVE_FORMAT && !laid_out_as(SELF->t, mf);
   if (dt == SELF->t->dtype && dev == THTensor_device(SELF->t) && !copy && !relayout) {
     res = Py_NewRef(self);
   } else {
@@ -250,7 +264,7 @@ static PyObject *m_to(PyObject *self, PyObject *const *args, Py_ssize_t nargs, P
     Py_XDECREF(dv);
     /* the copy keeps a dense input's layout; another format lays the fresh copy out again under
      * the same tensor object, so its one node stays ToCopyBackward0, as torch's */
-    if (res && mf != AT_PRESERVE_FORMAT && !at_is_contiguous_format(((THPTensor *)res)->t, mf)) {
+    if (res && mf != AT_PRESERVE_FORMAT && !laid_out_as(((THPTensor *)res)->t, mf)) {
       THTensor *laid = at_clone_format(((THPTensor *)res)->t, mf);
       if (!laid) { Py_CLEAR(res); THP_raise(); goto done; }
       THTensor_free(((THPTensor *)res)->t);

@@ -407,12 +407,15 @@ class Module:
             cthtorch.empty(0).to(device)   # raises clearly when CUDA is absent
         if dtype is not None and not dtype.is_floating_point:
             raise TypeError("nn.Module.to only accepts floating point or complex dtypes, but got desired dtype=%s" % dtype)
-        if dtype is None and device is None:
+        memory_format = kwargs.get("memory_format")
+        if dtype is None and device is None and memory_format is None:
             return self
 
         def convert(t):
             if dtype is not None and t.is_floating_point():
                 t = t.to(dtype)
+            if memory_format is not None and t.dim() in (4, 5):   # torch lays out only the 4-d and 5-d tensors
+                t = t.to(memory_format=memory_format)
             return t if device is None else t.to(device, non_blocking=non_blocking)
         return self._apply(convert)
 

@@ -23,5 +23,13 @@ PyObject *THP_global_avg_pool_graph(PyObject *self, const ATIntList *output_size
   }
   PyObject *r = F_mean_dim(self, dims, Py_True, NULL);
   Py_DECREF(dims);
-  return r;
+  const THTensor *t = ((THPTensor *)self)->t;
+  if (!r || t->ndim != 4 || at_suggest_format(t) != AT_CHANNELS_LAST) return r;
+  /* torch restrides the mean of a channels-last input to channels_last's strides (an AsStridedBackward1 node) */
+  int64_t C = t->sizes[1];
+  PyObject *size = Py_BuildValue("(LLLL)", (long long)t->sizes[0], (long long)C, 1LL, 1LL);
+  PyObject *stride = Py_BuildValue("(LLLL)", (long long)C, 1LL, (long long)C, (long long)C);
+  PyObject *v = size && stride ? F_as_strided(r, size, stride, Py_None) : NULL;
+  Py_XDECREF(size); Py_XDECREF(stride); Py_DECREF(r);
+  return v;
 }

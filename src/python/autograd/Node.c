@@ -517,6 +517,15 @@ int THPSavedVar_save(THPSavedVar *sv, PyObject *tensor, bool is_output) {
   sv->packed = sv->unpack_hook = NULL;
   if (sv->was_none) { sv->data = NULL; return 0; }
   THPTensor *t = (THPTensor *)tensor;
+  if (t->is_inference) {
+    sv->was_none = true;   /* nothing held: the node's release skips it */
+    PyErr_SetString(PyExc_RuntimeError,
+                    "Inference tensors cannot be saved for backward. Please do not use Tensors created in inference "
+                    "mode in computation tracked by autograd. To work around this, you can make a clone to get a "
+                    "normal tensor and use it in autograd, or use `torch.no_grad()` instead of "
+                    "`torch.inference_mode()`.");
+    return -1;
+  }
   sv->version = t->version->version;
   sv->is_output = is_output;
   sv->output_nr = t->output_nr;
@@ -640,6 +649,13 @@ bool THP_any_requires_grad(int n, PyObject *const *ts) {
 
 int THP_check_inplace(PyObject *o) {
   THPTensor *t = (THPTensor *)o;
+  if (t->is_inference && !THP_inference_mode) {
+    PyErr_SetString(PyExc_RuntimeError,
+                    "Inplace update to inference tensor outside InferenceMode is not allowed.You can make a clone to "
+                    "get a normal tensor before doing inplace update.See https://github.com/pytorch/rfcs/pull/17 for "
+                    "more details.");
+    return -1;
+  }
   if (THP_grad_enabled() && t->view_multi && t->grad_fn) {
     /* torch names the op and the output: "Output 1 of Unbind"; composites
      * (split, unbind over select/narrow) recorded theirs in the tensor's
