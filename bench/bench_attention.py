@@ -1,4 +1,4 @@
-"""Transformer workloads: cthtorch and torch side by side in one process (median of 5 rounds, ms); the
+"""Transformer workloads: cthtorch and torch side by side in one process (median of 9 alternating rounds, ms); the
 sgemm rates beside torch and numpy are bench/bench_gemm.py's.
 Run: PYTHONPATH=. python bench/bench_attention.py [threads]
 
@@ -15,7 +15,7 @@ import numpy as np  # noqa: E402
 import torch  # noqa: E402
 
 import cthtorch  # noqa: E402
-from bench_scatter import median_time  # noqa: E402 (bench/ is on the path when run as a script)
+from bench_scatter import median_times_interleaved  # noqa: E402 (bench/ is on the path when run as a script)
 
 
 def cases(L):
@@ -67,7 +67,7 @@ def main():
     for name in ct:
         if only and only not in name:
             continue
-        a, b = median_time(ct[name]), median_time(tt[name])
+        a, b = median_times_interleaved(ct[name], tt[name])
         print("%-42s %8.3fms %8.3fms %8.2fx" % (name, a, b, a / b), flush=True)
 
 

@@ -2,7 +2,7 @@
 cthtorch and torch side by side in one process (issue 22's rows).
 
 Each row is one SGD step (zero_grad, forward, loss, backward, step), the
-median of 5 rounds after a warm-up. OpenBLAS's OPENBLAS_CORETYPE and
+median of 9 rounds after a warm-up, the two libraries' rounds alternating. OpenBLAS's OPENBLAS_CORETYPE and
 OPENBLAS_L2_SIZE caps are lifted for both libraries the same way
 ../shared/bench/peer_bench.py does: this script re-executes itself without
 them (they are read when OpenBLAS loads, so they must be unset at exec).
@@ -22,7 +22,7 @@ import cthtorch  # noqa: E402
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import bench_engine  # noqa: E402
-from bench_scatter import median_time  # noqa: E402
+from bench_scatter import median_times_interleaved  # noqa: E402
 
 
 def _copy_params(src, dst):
@@ -89,11 +89,10 @@ def main():
         if only and only not in name:
             continue
         try:
-            a = median_time(cases(cthtorch)[name])
+            a, b = median_times_interleaved(cases(cthtorch)[name], cases(torch)[name])
         except Exception as e:  # a row that cthtorch cannot run yet says why
             print("%-34s %s: %s" % (name, type(e).__name__, str(e)[:60]))
             continue
-        b = median_time(cases(torch)[name])
         print("%-34s %8.3fms %8.3fms %8.2fx" % (name, a, b, a / b))
 
 

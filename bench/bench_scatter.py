@@ -45,9 +45,8 @@ def timeit(f, reps=15):
 
 
 
-def median_time(fn, round_s=0.05, rounds=5):
-    """median over `rounds` of the mean time of one call (ms), a round being as many calls
-    (a power of two) as last round_s seconds; for cases too fast for timeit's single calls"""
+def _calls_per_round(fn, round_s):
+    """a power of two calls lasting at least round_s seconds (after one warm-up call)"""
     fn()
     n = 1
     while True:
@@ -55,15 +54,33 @@ def median_time(fn, round_s=0.05, rounds=5):
         for _ in range(n):
             fn()
         if time.perf_counter() - t0 > round_s:
-            break
+            return n
         n *= 2
-    ts = []
+
+
+def _round(fn, n):
+    t0 = time.perf_counter()
+    for _ in range(n):
+        fn()
+    return (time.perf_counter() - t0) / n
+
+
+def median_time(fn, round_s=0.05, rounds=5):
+    """median over `rounds` of the mean time of one call (ms), a round being as many calls
+    (a power of two) as last round_s seconds; for cases too fast for timeit's single calls"""
+    n = _calls_per_round(fn, round_s)
+    return 1e3 * statistics.median([_round(fn, n) for _ in range(rounds)])
+
+
+def median_times_interleaved(fa, fb, round_s=0.05, rounds=9):
+    """median_time of fa and of fb with their rounds alternating (a, b, a, b, ...), so that a
+    burst of load on the shared machine falls on both libraries' rounds alike"""
+    na, nb = _calls_per_round(fa, round_s), _calls_per_round(fb, round_s)
+    ta, tb = [], []
     for _ in range(rounds):
-        t0 = time.perf_counter()
-        for _ in range(n):
-            fn()
-        ts.append((time.perf_counter() - t0) / n)
-    return 1e3 * statistics.median(ts)
+        ta.append(_round(fa, na))
+        tb.append(_round(fb, nb))
+    return 1e3 * statistics.median(ta), 1e3 * statistics.median(tb)
 
 
 def main(make_cases=cases):
