@@ -198,9 +198,20 @@ def _lookup(qualname):
 
 
 def _op_callable(namespace, name):
-    """torch.ops.<namespace>.<name> for an op defined here; None when there is none"""
-    e = _OPS.get("%s::%s" % (namespace, name))
-    return None if e is None else (lambda *a, **k: e(*a, **k))
+    """torch.ops.<namespace>.<name> for an op defined here; None when there is none. The op is looked up at each
+    call: a packet kept past Library._destroy raises instead of running the destroyed op's kernels."""
+    qualname = "%s::%s" % (namespace, name)
+    return None if qualname not in _OPS else (lambda *a, **k: _lookup(qualname)(*a, **k))
+
+
+def _forget_packet(qualname):
+    # torch deletes its cached torch.ops.<ns>.<name> when the op goes: the name then raises AttributeError, and a
+    # later definition of the same name is found afresh
+    from cthtorch._ops.overloads import ops
+    ns, name = qualname.split("::")
+    space = ops._namespaces.get(ns)
+    if space is not None:
+        space._packets.pop(name, None)
 
 
 def _define(qualname, schema):
@@ -266,6 +277,7 @@ class Library:
         for q in self._defined:
             _OPS.pop(q, None)
             _FUNCTIONS.pop(q, None)
+            _forget_packet(q)
         for q, key in self._impls:
             if q in _OPS:
                 _OPS[q].kernels.pop(key, None)

@@ -129,3 +129,24 @@ def test_infer_schema_matches_torch():
             pass
         return lib.library.infer_schema(f, mutates_args=("x",)), lib.library.infer_schema(g, mutates_args=())
     assert run(cthtorch) == run(torch)
+
+
+def test_destroyed_library_op_is_gone_and_a_new_definition_is_found_like_torch():
+    """Library._destroy drops torch.ops.<ns>.<name> (a test fixture's library, then the same op defined again):
+    the name raises AttributeError, and a new definition's kernel runs, not the destroyed one's"""
+    res = {}
+    for lib in (torch, cthtorch):
+        ns = _ns("gone")
+        L = lib.library.Library(ns, "DEF")
+        L.define("f(Tensor x) -> Tensor")
+        L.impl("f", lambda x: x + 1, "CPU")
+        first = getattr(lib.ops, ns).f(lib.zeros(2)).tolist()
+        L._destroy()
+        gone = hasattr(getattr(lib.ops, ns), "f")
+        L2 = lib.library.Library(ns, "DEF")
+        L2.define("f(Tensor x) -> Tensor")
+        L2.impl("f", lambda x: x * 0 + 5, "CPU")
+        second = getattr(lib.ops, ns).f(lib.zeros(2)).tolist()
+        L2._destroy()
+        res[lib] = (first, gone, second)
+    assert res[cthtorch] == res[torch] == ([1.0, 1.0], False, [5.0, 5.0])
