@@ -300,7 +300,7 @@ def adaptive_max_pool1d(input, output_size, return_indices=False):
 def relu(input, inplace=False):
     if _has_torch_function_unary(input):
         return _handle_with_locals(relu, locals())
-    _tensor_arg("relu", "input", input, 1)
+    _tensor_arg("relu_" if inplace else "relu", "input", input, 1)
     return input.relu_() if inplace else input.relu()
 
 
