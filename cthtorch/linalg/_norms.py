@@ -65,10 +65,10 @@ class _VectorNorm(Function):
         if p == 1:
             return x.sign() * g, None, None, None
         if p == 2:
-            gx = x * (g / r)
-        else:
-            gx = x * x.abs().pow(p - 2) * (g / r.pow(p - 1))
-        return cthtorch.where(r == 0, cthtorch.zeros((), dtype=x.dtype), gx), None, None, None
+            return cthtorch.where(r == 0, cthtorch.zeros((), dtype=x.dtype), x * (g / r)), None, None, None
+        # |x|^(p-2) is infinite at a zero element for p < 2: torch's gradient there is 0, not 0 * inf
+        gx = x * x.abs().pow(p - 2) * (g / r.pow(p - 1))
+        return cthtorch.where((r == 0) | (x == 0), cthtorch.zeros((), dtype=x.dtype), gx), None, None, None
 
 
 class _Dist(Function):
