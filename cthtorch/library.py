@@ -19,9 +19,10 @@ _DEF_NAMESPACES = {}   # ns -> where its Library("ns", "DEF") was made (torch al
 
 
 class _Arg:
-    def __init__(self, type_, name, default, has_default, kwarg_only):
+    def __init__(self, type_, name, default, has_default, kwarg_only, quoted=False):
         self.type, self.name, self.default, self.has_default, self.kwarg_only = \
             type_, name, default, has_default, kwarg_only
+        self.quoted = quoted   # a string default, printed in double quotes as torch's schemas
 
 
 def _default_value(text):
@@ -49,7 +50,8 @@ def _parse_schema(schema):
             kwarg_only = True
             continue
         type_, aname, dflt = split_arg(part)
-        args.append(_Arg(type_, aname, None if dflt is None else _default_value(dflt), dflt is not None, kwarg_only))
+        args.append(_Arg(type_, aname, None if dflt is None else _default_value(dflt), dflt is not None, kwarg_only,
+                         dflt is not None and dflt.strip()[:1] in ("'", '"')))
     return parts[0], args, parts[2]
 
 
@@ -72,15 +74,16 @@ class _OpEntry:
             if a.kwarg_only and not star:
                 out.append("*")
                 star = True
-            out.append("%s %s" % (a.type, a.name) + ("=%s" % _fmt_default(a.default) if a.has_default else ""))
+            dflt = ('"%s"' % a.default) if a.quoted else _fmt_default(a.default)
+            out.append("%s %s" % (a.type, a.name) + ("=%s" % dflt if a.has_default else ""))
         return ", ".join(out)
 
     def bind(self, args, kwargs):
         """the arguments in schema order, defaults filled, with torch's errors for wrong ones"""
         pos = [a for a in self.args if not a.kwarg_only]
         if len(args) > len(pos):
-            raise TypeError("%s() expected at most %d argument(s) but received %d argument(s). Declaration: %s"
-                            % (self.qualname, len(pos), len(args), self.schema))
+            raise RuntimeError("%s() takes %d positional argument(s) but %d was/were given.  Declaration: %s"
+                               % (self.qualname, len(pos), len(args), self.schema))
         vals, kwargs = list(args), dict(kwargs)
         for a in self.args[len(args):]:
             if a.name in kwargs:
@@ -88,17 +91,18 @@ class _OpEntry:
             elif a.has_default:
                 vals.append(a.default)
             else:
-                raise TypeError("%s() is missing value for argument '%s'. Declaration: %s"
-                                % (self.qualname, a.name, self.schema))
+                raise RuntimeError("%s() is missing value for argument '%s'. Declaration: %s"
+                                   % (self.qualname, a.name, self.schema))
         if kwargs:
-            raise TypeError("%s() got an unexpected keyword argument '%s'. Declaration: %s"
-                            % (self.qualname, next(iter(kwargs)), self.schema))
+            raise RuntimeError("Unknown keyword argument '%s' for operator '%s'. Schema: %s"
+                               % (next(iter(kwargs)), self.qualname, self.schema))
         for i, (a, v) in enumerate(zip(self.args, vals)):
-            want_tensor = a.type.startswith("Tensor") and not a.type.startswith("Tensor[")
-            if want_tensor and not isinstance(v, cthtorch.Tensor) and not (a.type.startswith("Tensor?") and v is None):
-                raise RuntimeError("%s() Expected a value of type 'Tensor' for argument '%s' but instead found type "
+            base = _base_type(a.type)
+            if not (v is None and a.type.endswith("?")) and not _accepts(base, v):
+                raise RuntimeError("%s() Expected a value of type '%s' for argument '%s' but instead found type "
                                    "'%s'.\nPosition: %d\nValue: %r\nDeclaration: %s"
-                                   % (self.qualname, a.name, type(v).__name__, i, v, self.schema))
+                                   % (self.qualname, "int" if base == "SymInt" else base, a.name, type(v).__name__,
+                                      i, v, self.schema))
         return vals
 
     def _kernel(self, vals):
@@ -130,6 +134,30 @@ class _OpEntry:
         """the kernel called as torch calls a Python kernel: keyword-only arguments by name"""
         n = sum(not a.kwarg_only for a in self.args)
         return kernel(*vals[:n], **{a.name: v for a, v in zip(self.args[n:], vals[n:])})
+
+
+def _base_type(type_):
+    """'Tensor' of 'Tensor(a0!)?': the alias annotation and the optional mark dropped (lists keep their [])"""
+    i = type_.find("(")
+    if i >= 0:
+        type_ = type_[:i] + type_[type_.index(")", i) + 1:]
+    return type_.rstrip("?")
+
+
+def _accepts(base, v):
+    # what torch's argument conversion takes for a scalar type: an int or a one-element tensor for int, a bool or
+    # an int for bool; list types are left to the kernel
+    if base == "Tensor":   # torch hands None on to the kernel as an undefined tensor
+        return v is None or isinstance(v, cthtorch.Tensor)
+    if base in ("int", "SymInt"):
+        return isinstance(v, (int, cthtorch.Tensor))
+    if base == "float":
+        return isinstance(v, (int, float, cthtorch.Tensor))
+    if base == "bool":
+        return isinstance(v, int)
+    if base == "str":
+        return isinstance(v, str)
+    return True
 
 
 def _fmt_default(v):
@@ -198,9 +226,20 @@ def _lookup(qualname):
 
 
 def _op_callable(namespace, name):
-    """torch.ops.<namespace>.<name> for an op defined here; None when there is none"""
-    e = _OPS.get("%s::%s" % (namespace, name))
-    return None if e is None else (lambda *a, **k: e(*a, **k))
+    """torch.ops.<namespace>.<name> for an op defined here; None when there is none. The op is looked up at each
+    call: a packet kept past Library._destroy raises instead of running the destroyed op's kernels."""
+    qualname = "%s::%s" % (namespace, name)
+    return None if qualname not in _OPS else (lambda *a, **k: _lookup(qualname)(*a, **k))
+
+
+def _forget_packet(qualname):
+    # torch deletes its cached torch.ops.<ns>.<name> when the op goes: the name then raises AttributeError, and a
+    # later definition of the same name is found afresh
+    from cthtorch._ops.overloads import ops
+    ns, name = qualname.split("::")
+    space = ops._namespaces.get(ns)
+    if space is not None:
+        space._packets.pop(name, None)
 
 
 def _define(qualname, schema):
@@ -216,9 +255,9 @@ class Library:
 
     def __init__(self, ns, kind, dispatch_key=""):
         if kind not in ("IMPL", "DEF", "FRAGMENT"):
-            raise ValueError("Unsupported kind: ", kind)
-        if ns in ("aten", "prim", "prims") and kind == "DEF":
-            raise ValueError(ns, " is a reserved namespace. Please try creating a library with another name.")
+            raise ValueError("Unsupported kind: %s" % kind)
+        if ns == "prim" and kind in ("DEF", "FRAGMENT"):   # torch reserves only prim
+            raise ValueError("%s is a reserved namespace. Please try creating a library with another name." % ns)
         frame = inspect.stack()[1]
         where = "%s:%d" % (frame.filename, frame.lineno)
         if kind == "DEF":
@@ -266,6 +305,7 @@ class Library:
         for q in self._defined:
             _OPS.pop(q, None)
             _FUNCTIONS.pop(q, None)
+            _forget_packet(q)
         for q, key in self._impls:
             if q in _OPS:
                 _OPS[q].kernels.pop(key, None)
@@ -337,10 +377,10 @@ def get_ctx():
 
 
 # ---------------------------------------------------------------- custom_op
-def _type_name(ann, name, mutated):
+def _type_name(ann, name):
     origin, targs = typing.get_origin(ann), typing.get_args(ann)
     if ann is cthtorch.Tensor:
-        return "Tensor(a%d!)" % mutated if mutated is not None else "Tensor"
+        return "Tensor"
     simple = {int: "SymInt", float: "float", bool: "bool", str: "str", cthtorch.dtype: "ScalarType",
               cthtorch.device: "Device"}
     if ann in simple:
@@ -348,7 +388,7 @@ def _type_name(ann, name, mutated):
     if origin in (typing.Union, getattr(__import__("types"), "UnionType", None)) and type(None) in targs:
         rest = [a for a in targs if a is not type(None)]
         if len(rest) == 1:
-            return _type_name(rest[0], name, mutated) + "?"
+            return _type_name(rest[0], name) + "?"
     if origin in (list, typing.List, typing.Sequence) or str(origin) == "<class 'collections.abc.Sequence'>":
         if len(targs) == 1:
             inner = {cthtorch.Tensor: "Tensor", int: "SymInt", float: "float", bool: "bool"}.get(targs[0])
@@ -357,32 +397,62 @@ def _type_name(ann, name, mutated):
     raise ValueError("infer_schema(func): Parameter %s has unsupported type %s." % (name, ann))
 
 
+def _infer_default(v, name, fail):
+    # as infer_schema writes a default: Python's str of a number, bool or None, quotes round a str or device, a
+    # dtype by its bare name; anything else (a tuple, a list) is refused
+    if v is None or isinstance(v, (int, float, bool)):
+        return str(v)
+    if isinstance(v, (str, cthtorch.device)):
+        return '"%s"' % v
+    if isinstance(v, cthtorch.dtype):
+        return str(v).replace("torch.", "", 1)
+    fail("Parameter %s has an unsupported default value type %s. Please file an issue on GitHub so we can "
+         "prioritize this." % (name, type(v)))
+
+
 def infer_schema(prototype_function, /, *, mutates_args, op_name=None):
-    """the schema text of a type-annotated function, as torch's"""
+    """the schema text of a type-annotated function, as torch's: a mutated Tensor argument is aliased by its
+    position (Tensor(a1!) for the second parameter); mutates_args="unknown" marks every Tensor argument"""
     sig = inspect.signature(prototype_function)
+
+    def fail(what):
+        raise ValueError("infer_schema(func): %s Got func with signature %s)" % (what, sig))
+    if isinstance(mutates_args, str) and mutates_args != "unknown":
+        raise ValueError("mutates_args must either be a sequence of the names of the arguments that are mutated or "
+                         "the string 'unknown'. ")
     hints = typing.get_type_hints(prototype_function)
-    muts = () if mutates_args == "unknown" else tuple(mutates_args)
-    parts, kw, n_mut = [], False, 0
-    for p in sig.parameters.values():
+    parts, kw = [], False
+    for idx, p in enumerate(sig.parameters.values()):
+        if p.kind in (p.POSITIONAL_ONLY, p.VAR_POSITIONAL, p.VAR_KEYWORD):
+            fail("We do not support positional-only args, varargs, or varkwargs.")
         if p.kind == p.KEYWORD_ONLY and not kw:
             parts.append("*")
             kw = True
         if p.name not in hints:
-            raise ValueError("infer_schema(func): Parameter %s must have a type annotation." % p.name)
-        m = None
-        if p.name in muts:
-            m, n_mut = n_mut, n_mut + 1
-        text = "%s %s" % (_type_name(hints[p.name], p.name, m), p.name)
+            fail("Parameter %s must have a type annotation." % p.name)
+        type_ = _type_name(hints[p.name], p.name)
+        if type_.startswith("Tensor") if mutates_args == "unknown" else p.name in mutates_args:
+            if not type_.startswith("Tensor"):
+                fail("Parameter %s is in mutable_args but only Tensors or collections of Tensors can be mutated"
+                     % p.name)
+            type_ = "Tensor(a%d!)%s" % (idx, type_[len("Tensor"):])
+        text = "%s %s" % (type_, p.name)
         if p.default is not p.empty:
-            text += "=%s" % _fmt_default(p.default)
+            text += "=%s" % _infer_default(p.default, p.name, fail)
         parts.append(text)
+    if mutates_args != "unknown":
+        missing = set(mutates_args) - set(sig.parameters)
+        if missing:
+            fail("%s in mutates_args were not found in the custom op's signature. mutates_args should contain the "
+                 "names of all args that the custom op mutates, or just the string 'unknown' if you don't know."
+                 % missing)
     ret = hints.get("return", None)
     if ret is None or ret is type(None):
         rtext = "()"
     elif typing.get_origin(ret) is tuple:
-        rtext = "(%s)" % ", ".join(_type_name(a, "return", None) for a in typing.get_args(ret))
+        rtext = "(%s)" % ", ".join(_type_name(a, "return") for a in typing.get_args(ret))
     else:
-        rtext = _type_name(ret, "return", None)
+        rtext = _type_name(ret, "return")
     text = "(%s) -> %s" % (", ".join(parts), rtext)
     return (op_name + text) if op_name else text
 
@@ -418,9 +488,6 @@ class CustomOpDef:
 
 def custom_op(name, fn=None, /, *, mutates_args, device_types=None, schema=None, tags=None):
     """@torch.library.custom_op("ns::name", mutates_args=()) on a type-annotated function"""
-    if mutates_args != "unknown" and isinstance(mutates_args, str):
-        raise ValueError("mutates_args must be a tuple of argument names or 'unknown', got %r" % (mutates_args,))
-
     def wrap(f):
         text = schema if schema is not None else infer_schema(f, mutates_args=mutates_args)
         e = _define(name, text)

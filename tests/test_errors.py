@@ -144,7 +144,7 @@ def test_conv_dtype_mismatch_as_torch(case):
     "F.cross_entropy(None, y)", "F.cross_entropy(t, None)", "F.cross_entropy(t, y, weight=3)", "F.nll_loss(None, y)",
     "F.kl_div(None, t, reduction='batchmean')", "F.poisson_nll_loss(None, t)", "F.soft_margin_loss(None, t)",
     "F.triplet_margin_loss(t, None, t)", "F.cosine_embedding_loss(None, t, y)", "F.multilabel_margin_loss(None, y)",
-    "F.relu(None)", "F.dropout(None)", "F.linear(None, t)", "lib.nn.Linear(3, 3)(None)", "F.pad(None, (1, 1))",
+    "F.relu(None)", "F.relu(None, True)", "F.dropout(None)", "F.linear(None, t)", "lib.nn.Linear(3, 3)(None)", "F.pad(None, (1, 1))",
     "F.layer_norm(None, (3,))", "F.one_hot(None)", "F.pixel_shuffle(None, 2)", "F.cosine_similarity(None, t)",
     "F.scaled_dot_product_attention(t, None, t)", "F.grid_sample(None, t, align_corners=False)",
 ])

@@ -129,3 +129,87 @@ def test_infer_schema_matches_torch():
             pass
         return lib.library.infer_schema(f, mutates_args=("x",)), lib.library.infer_schema(g, mutates_args=())
     assert run(cthtorch) == run(torch)
+
+
+def test_destroyed_library_op_is_gone_and_a_new_definition_is_found_like_torch():
+    """Library._destroy drops torch.ops.<ns>.<name> (a test fixture's library, then the same op defined again):
+    the name raises AttributeError, and a new definition's kernel runs, not the destroyed one's"""
+    res = {}
+    for lib in (torch, cthtorch):
+        ns = _ns("gone")
+        L = lib.library.Library(ns, "DEF")
+        L.define("f(Tensor x) -> Tensor")
+        L.impl("f", lambda x: x + 1, "CPU")
+        first = getattr(lib.ops, ns).f(lib.zeros(2)).tolist()
+        L._destroy()
+        gone = hasattr(getattr(lib.ops, ns), "f")
+        L2 = lib.library.Library(ns, "DEF")
+        L2.define("f(Tensor x) -> Tensor")
+        L2.impl("f", lambda x: x * 0 + 5, "CPU")
+        second = getattr(lib.ops, ns).f(lib.zeros(2)).tolist()
+        L2._destroy()
+        res[lib] = (first, gone, second)
+    assert res[cthtorch] == res[torch] == ([1.0, 1.0], False, [5.0, 5.0])
+
+
+def test_infer_schema_aliases_defaults_and_errors_match_torch():
+    """a mutated argument is aliased by its position, "unknown" marks every Tensor, defaults print as torch's
+    (1.0, "a", a dtype's bare name), and unsupported defaults / bad mutates_args raise torch's ValueErrors"""
+    import typing
+
+    def run(lib):
+        T = lib.Tensor
+
+        def f(a: int, y: T, z: typing.Optional[T], w: float = 1.0, *, s: str = "a", d: lib.dtype = lib.float64,
+              b: bool = True) -> T:
+            pass
+
+        def g(n: T, unk: T) -> None:
+            pass
+
+        def h(a: T, r: typing.List[float] = (1.5, 2.0)) -> T:
+            pass
+        out = []
+        for fn, m in ((f, ("y",)), (f, ("z",)), (g, "unknown"), (g, ("unk",)), (h, ()), (f, "x"), (f, ("q",)),
+                      (f, ("a",))):
+            try:
+                out.append(lib.library.infer_schema(fn, mutates_args=m))
+            except ValueError as e:
+                out.append(str(e).split(" Got func")[0])
+        return out
+    assert run(cthtorch) == run(torch)
+
+
+def test_custom_op_argument_errors_match_torch():
+    """wrong arguments to a custom op: torch's RuntimeErrors (count, missing, unknown keyword, a str for an int,
+    an int for a str) and the schema printed with its string default quoted"""
+    res = {}
+    for lib in (torch, cthtorch):
+        ns = _ns("args")
+        Tensor = lib.Tensor
+
+        @lib.library.custom_op(ns + "::foo", mutates_args=())
+        def foo(x: Tensor, n: int = 2, f: float = 1.0, b: bool = False, *, s: str = "a") -> Tensor:
+            return x * n * f
+
+        out = []
+        for args, kw in (((lib.ones(2),), {"n": True}), ((lib.ones(2),), {"f": 2}), ((lib.ones(2),), {"b": 1}),
+                         ((lib.ones(2),), {"n": lib.tensor(3)}), ((lib.ones(2),), {"s": 1}),
+                         ((lib.ones(2),), {"n": "3"}), ((lib.ones(2),), {"n": 2.5}), ((), {}),
+                         ((lib.ones(2),), {"zz": 1}), ((lib.ones(2), 1, 2.0, True, "x"), {}), ((None,), {})):
+            try:
+                out.append(getattr(lib.ops, ns).foo(*args, **kw).tolist())
+            except Exception as e:
+                # torch's pybind11 adds a line on its failed cast
+                out.append((type(e).__name__, str(e).replace(ns, "NS").split("\nCast error details")[0]))
+        res[lib] = out
+    assert res[cthtorch] == res[torch]
+
+
+def test_library_kind_and_reserved_namespace_errors_match_torch():
+    def err(lib, *a):
+        with pytest.raises(ValueError) as e:
+            lib.library.Library(*a)
+        return str(e.value)
+    for args in (("cttest_kind", "BAD"), ("prim", "DEF"), ("prim", "FRAGMENT")):
+        assert err(cthtorch, *args) == err(torch, *args)

@@ -654,3 +654,20 @@ def test_cdist_direct_path_node_and_grads_match_torch(p):
     assert res[1][:2] == res[0][:2]
     for x, y in zip(res[0][2:], res[1][2:]):
         np.testing.assert_allclose(y, x, rtol=1e-5, atol=1e-6)
+
+
+@pytest.mark.parametrize("p", [0.5, 1.5, 3.0])
+def test_vector_norm_grad_at_a_zero_element_matches_torch(p):
+    """|x|^(p-2) is infinite at 0 for p < 2: the gradient there is torch's 0, not NaN (cdist with p=1.5 of points
+    sharing a coordinate met it)"""
+    got = []
+    for L in (ct, torch):
+        v = L.tensor([[0.0, 1.0, -2.0], [0.0, 0.0, 0.0]], dtype=L.float64, requires_grad=True)
+        a = L.tensor([[1.0, 2.0, 3.0]], dtype=L.float64, requires_grad=True)
+        b = L.tensor([[1.0, 0.0, 5.0]], dtype=L.float64)
+        g1, = L.autograd.grad(L.linalg.vector_norm(v, p, dim=1).sum(), v)
+        g2, = L.autograd.grad(L.cdist(a, b, p=p).sum(), a)
+        got.append((g1.numpy(), g2.numpy()))
+    for c, t in zip(*got):
+        assert not np.isnan(c).any()
+        np.testing.assert_allclose(c, t, rtol=1e-12, atol=1e-12)

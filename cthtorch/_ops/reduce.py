@@ -3,7 +3,7 @@ var_mean/std_mean, aminmax (sort, median, kthvalue, mode: src/ATen/ATSort.c;
 cummax/cummin/logcumsumexp: src/ATen/ATScan.c)."""
 import cthtorch
 from cthtorch import return_types as _rt
-from cthtorch.autograd.function import Function
+from cthtorch.autograd.function import Function, _recomputed_grads
 
 from cthtorch._utils import _dtype_name, _wrap_dim
 
@@ -133,16 +133,11 @@ class _SpreadMean(Function):
 
     @classmethod
     def backward(cls, ctx, g_spread, g_mean):
-        # the two reductions' own formulas, differentiated through again (create_graph keeps them on x's graph)
-        (x,) = ctx.saved_tensors
+        # the two reductions' own formulas, differentiated through again
         dims, c, keepdim = ctx.args
-        create = cthtorch.is_grad_enabled()
-        with cthtorch.enable_grad():
-            xs = x if create else x.detach().requires_grad_()
-            outs = (cls.spread(xs, dims, correction=c, keepdim=keepdim), cthtorch.mean(xs, dims, keepdim=keepdim))
-            pairs = [(o, g) for o, g in zip(outs, (g_spread, g_mean)) if g is not None]
-            gx = cthtorch.autograd.grad([o for o, _ in pairs], xs, [g for _, g in pairs], create_graph=create,
-                                        allow_unused=True)[0]
+        gx, = _recomputed_grads(lambda x: (cls.spread(x, dims, correction=c, keepdim=keepdim),
+                                           cthtorch.mean(x, dims, keepdim=keepdim)),
+                                ctx.saved_tensors, (True,), (g_spread, g_mean))
         return gx, None, None, None
 
 

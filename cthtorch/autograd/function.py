@@ -206,6 +206,20 @@ def once_differentiable(fn):
     return wrapper
 
 
+def _recomputed_grads(fn, inputs, needs, grads):
+    """The backward of a Function whose forward is a composite: fn(*inputs) run again under grad mode and
+    differentiated, one gradient per input (None where needs is false). Under create_graph the saved inputs
+    themselves are used, so the gradients stay on their graph."""
+    create = cthtorch.is_grad_enabled()
+    with cthtorch.enable_grad():
+        xs = [x if create else x.detach().requires_grad_(n) for x, n in zip(inputs, needs)]
+        outs = fn(*xs)
+        pairs = [(o, g) for o, g in zip(outs if isinstance(outs, tuple) else (outs,), grads) if g is not None]
+        got = iter(cthtorch.autograd.grad([o for o, _ in pairs], [x for x, n in zip(xs, needs) if n],
+                                          [g for _, g in pairs], create_graph=create, allow_unused=True))
+    return tuple(next(got) if n else None for n in needs)
+
+
 class InplaceFunction(Function):
     def __init__(self, inplace=False):
         super().__init__()

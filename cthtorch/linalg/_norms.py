@@ -4,6 +4,7 @@ import math
 
 import cthtorch
 from cthtorch.autograd import Function
+from cthtorch.autograd.function import _recomputed_grads
 from cthtorch._utils import _dtype_name
 from cthtorch.linalg import _checks
 from cthtorch._sparse_tensor import name_node
@@ -64,10 +65,10 @@ class _VectorNorm(Function):
         if p == 1:
             return x.sign() * g, None, None, None
         if p == 2:
-            gx = x * (g / r)
-        else:
-            gx = x * x.abs().pow(p - 2) * (g / r.pow(p - 1))
-        return cthtorch.where(r == 0, cthtorch.zeros((), dtype=x.dtype), gx), None, None, None
+            return cthtorch.where(r == 0, cthtorch.zeros((), dtype=x.dtype), x * (g / r)), None, None, None
+        # |x|^(p-2) is infinite at a zero element for p < 2: torch's gradient there is 0, not 0 * inf
+        gx = x * x.abs().pow(p - 2) * (g / r.pow(p - 1))
+        return cthtorch.where((r == 0) | (x == 0), cthtorch.zeros((), dtype=x.dtype), gx), None, None, None
 
 
 class _Dist(Function):
@@ -279,16 +280,9 @@ class _Cdist(Function):
 
     @staticmethod
     def backward(ctx, g):
-        # the norm of differences differentiated again (create_graph keeps the result on the inputs' graph)
-        x1, x2 = ctx.saved_tensors
-        create = cthtorch.is_grad_enabled()
-        with cthtorch.enable_grad():
-            a = x1 if create else x1.detach().requires_grad_(ctx.needs_input_grad[0])
-            b = x2 if create else x2.detach().requires_grad_(ctx.needs_input_grad[1])
-            wrt = [t for t, need in zip((a, b), ctx.needs_input_grad[:2]) if need]
-            gs = list(cthtorch.autograd.grad(_cdist_direct(a, b, ctx.p), wrt, g, create_graph=create,
-                                             allow_unused=True))
-        return (gs.pop(0) if ctx.needs_input_grad[0] else None), (gs.pop(0) if ctx.needs_input_grad[1] else None), None
+        # the norm of differences differentiated again
+        return _recomputed_grads(lambda a, b: _cdist_direct(a, b, ctx.p), ctx.saved_tensors,
+                                 ctx.needs_input_grad[:2], (g,)) + (None,)
 
 
 name_node(_Cdist, "CdistBackward0")

@@ -300,7 +300,7 @@ def adaptive_max_pool1d(input, output_size, return_indices=False):
 def relu(input, inplace=False):
     if _has_torch_function_unary(input):
         return _handle_with_locals(relu, locals())
-    _tensor_arg("relu", "input", input, 1)
+    _tensor_arg("relu_" if inplace else "relu", "input", input, 1)
     return input.relu_() if inplace else input.relu()
 
 
@@ -939,14 +939,12 @@ def gaussian_nll_loss(input, target, var, full=False, eps=1e-6, reduction="mean"
 def pad(input, pad, mode="constant", value=None):
     if _has_torch_function_unary(input):
         return _handle_with_locals(_pad_fn, locals())
-    if _has_torch_function_unary(input):
-        return _handle_with_locals(pad, locals())
     _tensor_arg("pad", "input", input, 1)
     return pad_(input, pad, mode, value)
 
 
-
 _pad_fn = pad   # its parameter `pad` hides the name
+
 
 def pad_(input, pad, mode="constant", value=None):
     pad = _int_list("pad", "pad", 2, pad)
@@ -970,15 +968,7 @@ def pad_(input, pad, mode="constant", value=None):
         if lo == 0 and hi == 0:
             continue
         n = out.shape[d]
-        if mode == "constant":
-            shape_lo = list(out.shape)
-            shape_lo[d] = lo
-            shape_hi = list(out.shape)
-            shape_hi[d] = hi
-            fill = 0.0 if value is None else value
-            out = cthtorch.cat([cthtorch.full(shape_lo, fill, dtype=out.dtype, device=out.device), out,
-                                cthtorch.full(shape_hi, fill, dtype=out.dtype, device=out.device)], d)
-        elif mode == "reflect":
+        if mode == "reflect":
             if lo >= n or hi >= n:
                 raise RuntimeError("Argument #4: Padding size should be less than the corresponding input dimension, "
                                    "but got: padding (%d, %d) at dimension %d of input %s" % (lo, hi, d, list(input.shape)))
