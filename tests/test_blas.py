@@ -310,3 +310,21 @@ def test_half_products_accumulate_in_float32_like_torch(dt):
     (ta @ ta.t()).sum().backward()
     (ra @ ra.t()).sum().backward()
     np.testing.assert_allclose(ta.grad.float().numpy(), ra.grad.float().numpy(), rtol=2 * eps, atol=2 * eps * 8)
+
+
+@pytest.mark.parametrize("sa,sb", [((2, 4, 0, 4), (2, 4, 4, 5)), ((2, 4, 3, 0), (2, 4, 0, 5)), ((2, 4, 3, 4), (4, 0)),
+                                   ((0, 3, 4), (2, 1, 4, 5)), ((3, 0), (2, 0, 5)), ((2, 1, 3, 4), (4,))])
+def test_batched_matmul_with_empty_dims_like_torch(sa, sb):
+    """batched matmul where the product has no elements or sums over none: torch's shapes, zeros and gradients
+    (the operands' batch was folded with -1, which no element count can fix)"""
+    rs = np.random.RandomState(0)
+    a, b = rs.randn(*sa), rs.randn(*sb)
+    res = []
+    for L in (ct, torch):
+        x, y = L.tensor(a, requires_grad=True), L.tensor(b, requires_grad=True)
+        r = L.matmul(x, y)
+        r.sum().backward()
+        res.append((r.detach().numpy(), x.grad.numpy(), y.grad.numpy()))
+    for got, want in zip(*res):
+        assert got.shape == want.shape
+        np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-12)

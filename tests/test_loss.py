@@ -70,6 +70,30 @@ def test_bce_with_logits(kw, reduction, dtype):
     assert type(rc[0].grad_fn).__name__ == "BinaryCrossEntropyWithLogitsBackward0"
 
 
+@pytest.mark.parametrize("name,kw", SL1_CASES + [("binary_cross_entropy_with_logits", {"pos_weight": (6,)})])
+@pytest.mark.parametrize("reduction", ["none", "sum"])
+def test_nonfinite(name, kw, reduction):
+    """NaN and +-inf inputs and targets: the loss and its gradients carry NaN/inf where torch's do (a NaN
+    difference has a NaN smooth L1 / Huber gradient; a logit of -inf an infinite target gradient), and only there"""
+    vals = [0.0, 0.5, -2.0, float("nan"), float("inf"), float("-inf")]
+    x = np.array([[a for _ in vals] for a in vals])
+    t = np.array([[b for b in vals] for _ in vals])
+    if name.startswith("binary"):   # targets in [0, 1] or NaN (an infinite probability has no meaning)
+        t = np.where(np.isfinite(t), np.abs(t) / 2, np.where(np.isnan(t), t, 1.0))
+    (xc, xt), (tc, tt) = _both(x), _both(t)
+    kc, kt = dict(kw), dict(kw)
+    if name.startswith("binary"):   # kw: tensor shapes
+        for k, shape in kw.items():
+            kc[k], kt[k] = ct.tensor(np.linspace(0.5, 2.0, shape[0])), torch.tensor(np.linspace(0.5, 2.0, shape[0]))
+    outs = []
+    for L, xi, ti, k in ((ct, xc, tc, kc), (torch, xt, tt, kt)):
+        out = getattr(L.nn.functional, name)(xi, ti, reduction=reduction, **k)
+        go = L.ones_like(out) * 0.7 if reduction == "none" else L.tensor(0.7, dtype=out.dtype)
+        outs.append((out,) + L.autograd.grad(out, (xi, ti), go))
+    for a, b in zip(*outs):
+        same(a, b, 1e-12)
+
+
 def test_gradgradcheck():
     rs = np.random.RandomState(3)
     x, t, p = (ct.tensor(rs.randn(3, 4), requires_grad=True) for _ in range(3))

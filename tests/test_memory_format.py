@@ -41,6 +41,8 @@ OPS = {
     "cat_dim1": lambda l, x: l.cat([x, x * 2], 1),
     "cat_dim0": lambda l, x: l.cat([x, x], 0),
     "cat_mixed": lambda l, x: l.cat([x, x.contiguous()], 1),   # one contiguous input: contiguous
+    "cat_legacy_empty": lambda l, x: l.cat([x, l.empty(0)], 1),   # so does a legacy empty (0,) one
+    "cat_legacy_empty_first": lambda l, x: l.cat([l.empty(0), x * 2], 1),
     "contiguous": lambda l, x: x.contiguous(),
     "contiguous_cl": lambda l, x: x.contiguous(memory_format=l.channels_last),
 }

@@ -362,3 +362,20 @@ def test_ternary_ops_contiguous_and_strided_bits_like_torch(dt):
         xv = x.float().numpy() if dt == "bfloat16" else x.numpy()
         yv = y.float().numpy() if dt == "bfloat16" else y.numpy()
         np.testing.assert_array_equal(xv, yv)
+
+
+@pytest.mark.parametrize("dt", ["float16", "bfloat16"])
+def test_lerp_number_weight_half_in_place_like_torch(dt):
+    """a Python-number weight stays float for float16/bfloat16 (torch's math type) in place too, and an in-place
+    lerp whose broadcast shape is not self's raises torch's error"""
+    a, b = (np.random.RandomState(s).randn(3, 40).astype("float32") for s in (0, 1))
+    res = []
+    for L in (ct, torch):
+        x, y = L.tensor(a).to(getattr(L, dt)), L.tensor(b).to(getattr(L, dt))
+        x2 = x.clone()
+        x2.lerp_(y, 0.3)
+        res.append((x2.float().numpy(), L.lerp(x[:, ::3], y[0, ::3], 0.7).float().numpy()))
+        with pytest.raises(RuntimeError, match="doesn't match the broadcast shape"):
+            x[0].clone().lerp_(y, 0.3)
+    for got, want in zip(*res):
+        np.testing.assert_array_equal(got, want)

@@ -80,12 +80,12 @@ def matmul(input, other, *, out=None):
         n, k = aa.shape[-2], aa.shape[-1]
         k2, m = bb.shape[-2], bb.shape[-1]
         batch = _broadcast_pair(list(aa.shape[:-2]), list(bb.shape[:-2]))
+        nb = math.prod(batch)   # not -1: with n or k 0 the batch cannot be inferred from no elements
         if k != k2:   # bmm's check, on the operands expanded to the common batch
-            nb = math.prod(batch)
             raise RuntimeError("Expected size for first two dimensions of batch2 tensor to be: [%d, %d] but got: [%d, %d]."
                                % (nb, k, nb, k2))
-        ae = _fold_reshape(aa.expand(batch + [n, k]), [-1, n, k])
-        be = _fold_reshape(bb.expand(batch + [k, m]), [-1, k, m])
+        ae = _fold_reshape(aa.expand(batch + [n, k]), [nb, n, k])
+        be = _fold_reshape(bb.expand(batch + [k, m]), [nb, k, m])
         shape = batch + ([n] if da > 1 else []) + ([m] if db > 1 else [])
         r = cthtorch.bmm(ae, be)
         if db == 1:   # torch drops a vector's column before the final view (SqueezeBackward1)

@@ -194,16 +194,17 @@ typedef struct { double beta, scale; } SL1Par;
   const T hib = (T)(sp->beta > 0 ? 0.5 / sp->beta : 0), ib = (T)(sp->beta > 0 ? 1 / sp->beta : 0); \
   (void)hb; (void)hib; (void)ib; (void)beta;
 #define SL1_D const T d = xi - ti, a = d < 0 ? -d : d;
+/* the derivative tests |d| >= beta, so a NaN difference takes the d / beta branch: a NaN gradient, as torch's */
 
 #undef T
 #define T float
 LOSS_FN(sl1_fwd, float, SL1_PRE, ({ SL1_D sc * (a < beta ? hib * d * d : a - hb); }))
-LOSS_FN(sl1_bwd, float, SL1_PRE, ({ SL1_D sc * s * gi * (a < beta ? d * ib : (d > 0 ? (T)1 : (d < 0 ? (T)-1 : (T)0))); }))
+LOSS_FN(sl1_bwd, float, SL1_PRE, ({ SL1_D sc * s * gi * (a >= beta ? (d > 0 ? (T)1 : (d < 0 ? (T)-1 : (T)0)) : d * ib); }))
 LOSS_FN(sl1_second, float, SL1_PRE, ({ SL1_D sc * s * gi * (a < beta ? ib : (T)0); }))
 #undef T
 #define T double
 LOSS_FN(sl1_fwd, double, SL1_PRE, ({ SL1_D sc * (a < beta ? hib * d * d : a - hb); }))
-LOSS_FN(sl1_bwd, double, SL1_PRE, ({ SL1_D sc * s * gi * (a < beta ? d * ib : (d > 0 ? (T)1 : (d < 0 ? (T)-1 : (T)0))); }))
+LOSS_FN(sl1_bwd, double, SL1_PRE, ({ SL1_D sc * s * gi * (a >= beta ? (d > 0 ? (T)1 : (d < 0 ? (T)-1 : (T)0)) : d * ib); }))
 LOSS_FN(sl1_second, double, SL1_PRE, ({ SL1_D sc * s * gi * (a < beta ? ib : (T)0); }))
 #undef T
 
@@ -262,18 +263,21 @@ THTensor *at_smooth_l1_loss_second(const THTensor *grad, const THTensor *self, c
   const T sneg = xi >= 0 ? e / (1 + e) : 1 / (1 + e);                                          \
   (void)lw; (void)sneg;
 #define BCE_SP (TH_LOG1P(e) + (xi < 0 ? -xi : (T)0))
+/* softplus(x): d loss / d target = pos_weight softplus(-x) - softplus(x) (= (pos_weight - 1) softplus(-x) - x,
+ * which is inf - inf at x = -inf where torch's is inf) */
+#define BCE_SPP (TH_LOG1P(e) + (xi > 0 ? xi : (T)0))
 
 #define T float
 LOSS_FN(bce_fwd, float, BCE_PRE, ({ BCE_E wi * ((1 - ti) * xi + lw * BCE_SP); }))
 LOSS_FN(bce_dx, float, BCE_PRE, ({ BCE_E s * gi * wi * ((1 - ti) - lw * sneg); }))
-LOSS_FN(bce_dt, float, BCE_PRE, ({ BCE_E s * gi * wi * ((pi - 1) * BCE_SP - xi); }))
+LOSS_FN(bce_dt, float, BCE_PRE, ({ BCE_E s * gi * wi * (pi * BCE_SP - BCE_SPP); }))
 LOSS_FN(bce_hxx, float, BCE_PRE, ({ BCE_E s * gi * wi * lw * (e / ((1 + e) * (1 + e))); }))
 LOSS_FN(bce_hxt, float, BCE_PRE, ({ BCE_E -s * gi * wi * (1 + (pi - 1) * sneg); }))
 #undef T
 #define T double
 LOSS_FN(bce_fwd, double, BCE_PRE, ({ BCE_E wi * ((1 - ti) * xi + lw * BCE_SP); }))
 LOSS_FN(bce_dx, double, BCE_PRE, ({ BCE_E s * gi * wi * ((1 - ti) - lw * sneg); }))
-LOSS_FN(bce_dt, double, BCE_PRE, ({ BCE_E s * gi * wi * ((pi - 1) * BCE_SP - xi); }))
+LOSS_FN(bce_dt, double, BCE_PRE, ({ BCE_E s * gi * wi * (pi * BCE_SP - BCE_SPP); }))
 LOSS_FN(bce_hxx, double, BCE_PRE, ({ BCE_E s * gi * wi * lw * (e / ((1 + e) * (1 + e))); }))
 LOSS_FN(bce_hxt, double, BCE_PRE, ({ BCE_E -s * gi * wi * (1 + (pi - 1) * sneg); }))
 #undef T

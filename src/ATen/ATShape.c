@@ -222,10 +222,11 @@ THTensor *at_cat(const ATTensorList *ts, int64_t dim_, THTensor *out) {
     r = THTensor_retain(out);
   } else {
     if (!(r = at_new_on(dev, dt, nd, sizes, NULL))) return NULL;
-    /* channels-last when every input is, as torch's (one contiguous input makes it contiguous) */
+    /* channels-last when every input is, as torch's (one contiguous input makes it contiguous, a legacy
+     * empty (0,) one too: torch asks every input, the ones it skips in the copy included) */
     ATMemoryFormat f = ref ? at_suggest_format(ref) : AT_CONTIGUOUS_FORMAT;
     for (int i = 0; i < ts->n && f != AT_CONTIGUOUS_FORMAT; i++)
-      if (!legacy_empty(ts->v[i]) && at_suggest_format(ts->v[i]) != f) f = AT_CONTIGUOUS_FORMAT;
+      if (at_suggest_format(ts->v[i]) != f) f = AT_CONTIGUOUS_FORMAT;
     if (f != AT_CONTIGUOUS_FORMAT && at_restride_format(r, f) < 0) { THTensor_free(r); return NULL; }
   }
   if (!ref || THTensor_numel(r) == 0) return r;
