@@ -366,6 +366,7 @@ THTensor *at_clamp_tensor(const THTensor *self, const THTensor *min, const THTen
 }
 
 static const THLoopFn lerp_loops[TH_NDTYPES] = TH_FLOATING_TABLE(lerp_loop);
+static const THLoopFn lerp_scalar_loops[TH_NDTYPES] = TH_FLOATING_TABLE(lerp_scalar_loop);
 THTensor *at_lerp(const THTensor *self, const THTensor *end, const THTensor *weight, THTensor *out) {
   const THTensor *in[3] = { self, end, weight };
   THDtype dt = at_result_type(2, in);
@@ -374,6 +375,12 @@ THTensor *at_lerp(const THTensor *self, const THTensor *end, const THTensor *wei
     return NULL;
   }
   ATIterSpec spec = { .out = out, .out_dtype = dt, .common_dtype = dt, .inplace = out == self, .check_cast = true, .name = "lerp" };
+  if (weight->wrapped_number && (dt == TH_Half || dt == TH_BFloat16) && self->storage->device == -1) {
+    /* lerp(a, b, 0.3) on half/bfloat16: the weight stays a float, not rounded to the tensors' dtype (torch's) */
+    THOpArgs a = {{0}};
+    a.d[0] = at_item_double(weight);
+    return at_iter_run(&spec, 2, in, lerp_scalar_loops[dt], &a);
+  }
   return at_iter_run(&spec, 3, in, lerp_loops[dt], NULL);
 }
 
