@@ -430,3 +430,30 @@ def test_float_of_a_tensor_requiring_grad_warns_once_per_process():
         outs.append([l.split("UserWarning: ")[1] for l in lines])
     assert outs[0] == outs[1] == ["Converting a tensor with requires_grad=True to a scalar may lead to unexpected "
                                   "behavior."]
+
+
+def test_gradients_summed_in_place_only_where_nothing_else_sees_them():
+    """the engine sums a slot's later gradients into its first in place when only the buffer holds it (chunk's
+    three narrow backwards into one base): the values stay torch's, and a gradient that retain_grad exposes or
+    that create_graph records is never written. A gradient a node hook kept is not written either (torch's
+    InputBuffer does write into it here: it sums into the first gradient whatever else holds it)"""
+    got = []
+    for L in (ct, torch):
+        x = L.tensor(np.arange(24.0).reshape(2, 12), requires_grad=True)
+        y = x * 1
+        a, b, c = y.chunk(3, dim=-1)
+        kept = []
+        b.grad_fn.register_hook(lambda gi, go: kept.append(gi[0]))
+        (a * 2 + b * 3 + c * 4).sum().backward()
+        z = L.tensor([1.0, 2.0, 3.0], requires_grad=True)
+        w = z * 2
+        w.retain_grad()
+        u = w * 1
+        (u * u + u * 3).sum().backward()
+        q = L.tensor([0.5, 1.5], requires_grad=True)
+        (g,) = L.autograd.grad((q * q + q.exp()).sum(), q, create_graph=True)
+        (gg,) = L.autograd.grad(g.sum(), q)
+        got.append((x.grad.tolist(), w.grad.tolist(), z.grad.tolist(), g.tolist(), gg.tolist()))
+        if L is ct:
+            assert kept[0].tolist() == [[0.0] * 4 + [3.0] * 4 + [0.0] * 4] * 2
+    assert got[0] == got[1]

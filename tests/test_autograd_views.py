@@ -222,6 +222,28 @@ def test_copies_that_share_the_version_are_not_views():
     np.testing.assert_allclose(got[0], got[1])
 
 
+def test_detach_shares_the_version_but_is_not_a_view():
+    """torch's detach() is not _is_view(): writing a grad-requiring value into it records CopySlices on it
+    (pytorch-beginner's backward.py: Variable(zeros) then item assignment), and in-place writes into it still
+    bump the version that the original's saved tensors check"""
+    got = []
+    for L in (ct, torch):
+        n = L.zeros(1, 2).detach()
+        m = L.tensor([2.0, 3.0], requires_grad=True)
+        n[0, 0] = m[0] ** 2
+        n[0, 1] = m[1] ** 3
+        n.sum().backward()
+        a = L.ones(3, requires_grad=True)
+        b = a.exp()
+        d = b.detach()
+        d.zero_()
+        with pytest.raises(RuntimeError) as e:
+            b.sum().backward()
+        got.append((n._is_view(), n._base is None, n.requires_grad, type(n.grad_fn).__name__, m.grad.tolist(),
+                     b._version, d._version, "modified by an inplace operation" in str(e.value)))
+    assert got[0] == got[1]
+
+
 def _err(fn):
     with pytest.raises(RuntimeError) as e:
         fn()

@@ -27,7 +27,8 @@ An entry:
     module: nn                     # lives in _C._nn instead of _VariableFunctions
     internal: true                 # a backward/LAPACK helper: only in _C._internal
                                    #   (no method, not cthtorch.<name>, not _C._nn)
-    view: true                     # result is a view of self (shares version)
+    view: true                     # result is a view of self (shares version); `alias`: shares
+                                   #   the version counter only (detach)
     deprecated: [[self, alpha, other]]   # torch's deprecated positional orders (bindings only)
     grad_composite: THP_f(self, n) # under autograd the call is this C function's instead,
                                    #   which records torch's composite graph (other ops' nodes)
@@ -119,7 +120,10 @@ class Decl:
         if self.internal:
             self.module = "internal"
             self.variants = ["function"]
-        self.view = bool(d.get("view", False))
+        # view: alias (detach) shares self's version counter without being a view of it: torch's
+        # detach() is not _is_view(), so in-place writes into it record history on it, not on self
+        self.alias = d.get("view") == "alias"
+        self.view = d.get("view") is True
         self.grad_composite = d.get("grad_composite")
         # a C condition over the parameters: the composite records only where it holds (global pooling's mean)
         self.grad_composite_when = d.get("grad_composite_when")
@@ -521,6 +525,15 @@ def impl_call(d, argvars):
     return head + "(" + "".join(out)
 
 
+def wrap_result(d, first_t):
+    """the C expression wrapping a fresh result r_: a view of, an alias of, or independent of its first tensor"""
+    if d.view:
+        return "THPTensor_wrapView(r_, %s)" % first_t
+    if d.alias:
+        return "THPTensor_wrapAlias(r_, %s)" % first_t
+    return "THPTensor_wrap(r_)"
+
+
 def gen_vt(d, out, inplace):
     """One VT function: the op's dispatch point. Every caller of the op (its
     Python binding, the operator slots, indexing, backward formulas through
@@ -737,9 +750,9 @@ def _gen_vt_body(d, out, inplace):
             else:
                 L.append("  if (out_) { THTensor_free(r_); THP_bump_version(out_); result = Py_NewRef(out_); }")
             L.append("  else if (!(result = %s)) return NULL;" % (
-                "THPTensor_wrapView(r_, %s)" % first_t if d.view else "THPTensor_wrap(r_)"))
+                wrap_result(d, first_t)))
         else:
-            L.append("  PyObject *result = %s;" % ("THPTensor_wrapView(r_, %s)" % first_t if d.view else "THPTensor_wrap(r_)"))
+            L.append("  PyObject *result = %s;" % wrap_result(d, first_t))
             L.append("  if (!result) return NULL;")
         if not tparams and any(p.name == "requires_grad" and p.base == "bool" for p in params):
             # a factory: the new leaf requires grad when asked (floating dtypes only, as torch)

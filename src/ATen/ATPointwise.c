@@ -366,24 +366,7 @@ THTensor *at_clamp_tensor(const THTensor *self, const THTensor *min, const THTen
 }
 
 static const THLoopFn lerp_loops[TH_NDTYPES] = TH_FLOATING_TABLE(lerp_loop);
-/* float16 / bfloat16 lerp with a Python-number weight: torch keeps the weight in float (the math type),
- * where the iterator would round it to the tensors' type first (lerp(a, b, 0.3) then differed from torch's
- * by an ulp in a quarter of the elements). Runs on float copies, rounded once into dt (into self in place). */
-static THTensor *lerp_float_weight(const THTensor *self, const THTensor *end, const THTensor *weight, THDtype dt,
-                                   THTensor *out) {
-  THTensor *sf = at_to_dtype(self, TH_Float, false), *ef = sf ? at_to_dtype(end, TH_Float, false) : NULL;
-  THTensor *wf = ef ? at_to_dtype(weight, TH_Float, false) : NULL, *rf = wf ? at_lerp(sf, ef, wf, NULL) : NULL;
-  THTensor *r = NULL;
-  THTensor_free(sf); THTensor_free(ef); THTensor_free(wf);
-  if (rf && out) {   /* copy_'s check: the broadcast shape must be self's */
-    r = at_copy_(out, rf) < 0 ? NULL : THTensor_retain(out);
-  } else if (rf) {
-    r = at_to_dtype(rf, dt, false);
-  }
-  THTensor_free(rf);
-  return r;
-}
-
+static const THLoopFn lerp_scalar_loops[TH_NDTYPES] = TH_FLOATING_TABLE(lerp_scalar_loop);
 THTensor *at_lerp(const THTensor *self, const THTensor *end, const THTensor *weight, THTensor *out) {
   const THTensor *in[3] = { self, end, weight };
   THDtype dt = at_result_type(2, in);
@@ -391,10 +374,13 @@ THTensor *at_lerp(const THTensor *self, const THTensor *end, const THTensor *wei
     THError_set(TH_ERR_NOTIMPL, "\"lerp_kernel_scalar\" not implemented for '%s'", THDtype_info[dt].legacy);
     return NULL;
   }
-  if ((dt == TH_Half || dt == TH_BFloat16) && weight->wrapped_number && !at_off_host(self) && !at_off_host(end) &&
-      (!out || out == self))
-    return lerp_float_weight(self, end, weight, dt, out);
   ATIterSpec spec = { .out = out, .out_dtype = dt, .common_dtype = dt, .inplace = out == self, .check_cast = true, .name = "lerp" };
+  if (weight->wrapped_number && (dt == TH_Half || dt == TH_BFloat16) && !at_off_host(self) && !at_off_host(end)) {
+    /* lerp(a, b, 0.3) on half/bfloat16: the weight stays a float, not rounded to the tensors' dtype (torch's) */
+    THOpArgs a = {{0}};
+    a.d[0] = at_item_double(weight);
+    return at_iter_run(&spec, 2, in, lerp_scalar_loops[dt], &a);
+  }
   return at_iter_run(&spec, 3, in, lerp_loops[dt], NULL);
 }
 

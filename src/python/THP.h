@@ -41,6 +41,7 @@ extern PyObject *THPTensorClass;   /* cthtorch.Tensor, set by _set_tensor_class;
 PyObject *THPTensor_wrap(THTensor *t);
 /* Same, for a view of `base`: shares base's version counter. */
 PyObject *THPTensor_wrapView(THTensor *t, PyObject *base);
+PyObject *THPTensor_wrapAlias(THTensor *t, PyObject *of);
 PyObject *THPTensor_wrapType(PyTypeObject *type, THTensor *t);
 static inline bool THPTensor_requiresGrad(PyObject *o) {
   THPTensor *t = (THPTensor *)o;

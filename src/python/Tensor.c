@@ -44,6 +44,17 @@ PyObject *THPTensor_wrapView(THTensor *t, PyObject *base) {
   return (PyObject *)self;
 }
 
+/* detach(): the same storage and version counter as `of`, but not a view of it (no base), as torch's */
+PyObject *THPTensor_wrapAlias(THTensor *t, PyObject *of) {
+  if (!t) return THP_raise();
+  THPTensor *self = (THPTensor *)alloc_of(THPTensorClass ? (PyTypeObject *)THPTensorClass : &THPTensorType, t);
+  if (!self) return NULL;
+  THPTensor *o = (THPTensor *)of;
+  self->version = THPVersion_retain(o->version);
+  self->is_inference = o->is_inference;
+  return (PyObject *)self;
+}
+
 static int tensor_traverse(THPTensor *self, visitproc visit, void *arg) {
   Py_VISIT(self->grad);
   Py_VISIT(self->grad_fn);

@@ -41,6 +41,8 @@ void THTensor_(clamp_loop)(char **data, const int64_t *st, int64_t n, const void
 #if defined(TH_REAL_IS_FLOATING)
 /* the math is THScalarOps.h's, shared with the CUDA kernels */
 TH_TERNARY_LOOP(lerp_loop, TH_OP_LERP(a, b, c))
+/* a Python number weight, held in the compute type (float for half/bfloat16) as torch's opmath */
+TH_BINARY_LOOP(lerp_scalar_loop, TH_OP_LERP(a, b, TH_ARG(0)))
 TH_TERNARY_LOOP(addcdiv_loop, TH_OP_ADDCDIV(a, b, c, TH_ARG(0)))
 TH_UNARY_LOOP(nan_to_num_loop, TH_OP_NAN_TO_NUM(x, TH_ARG(0), TH_ARG(1), TH_ARG(2)))
 TH_UNARY_LOOP(logit_loop, TH_OP_LOGIT(x, TH_ARG(0), ARGS->i[3]))

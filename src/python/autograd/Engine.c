@@ -209,7 +209,26 @@ static PyObject *grad_sum(PyObject *a, PyObject *b) {
   return F_add(a, b, NULL);
 }
 
-/* Adds grad into node's buffer slot nr (summing out of place). */
+/* The gradient already in a slot can take the next one in place when nothing else can see it or its
+ * memory (only the buffer holds it, its storage is its own, dense and on the host) and neither records
+ * history: as torch's InputBuffer does. Several views' backwards into one base (chunk, split, unbind),
+ * each a full-size gradient, then cost one pass each instead of a fresh sum each. The sum's bits are
+ * those of old + grad. */
+static bool can_sum_in_place(PyObject *old, PyObject *grad) {
+  PyTypeObject *cls = THPTensorClass ? (PyTypeObject *)THPTensorClass : &THPTensorType;
+  if (Py_REFCNT(old) != 1 || Py_TYPE(old) != cls || Py_TYPE(grad) != cls) return false;
+  THPTensor *o = (THPTensor *)old, *g = (THPTensor *)grad;
+  if (o->grad_fn || g->grad_fn || o->requires_grad || g->requires_grad || o->base || o->hooks) return false;
+  const THTensor *a = o->t, *b = g->t;
+  if (atomic_load(&a->refcount) != 1 || atomic_load(&a->storage->refcount) != 1 || a->storage->device != -1 ||
+      b->storage->device != -1 || a->dtype != b->dtype || a->ndim != b->ndim || !THTensor_isContiguous(a))
+    return false;
+  for (int d = 0; d < a->ndim; d++)
+    if (a->sizes[d] != b->sizes[d]) return false;
+  return true;
+}
+
+/* Adds grad into node's buffer slot nr: in place where can_sum_in_place allows, else out of place. */
 static int buffer_add(RunState *s, PyObject *node, int nr, PyObject *grad) {
   THPNode *n = (THPNode *)node;
   PyObject *buf = PyDict_GetItemWithError(s->buffers, node);
@@ -223,6 +242,12 @@ static int buffer_add(RunState *s, PyObject *node, int nr, PyObject *grad) {
   }
   PyObject *old = PyList_GET_ITEM(buf, nr);
   if (old == Py_None) return PyList_SetItem(buf, nr, Py_NewRef(grad));
+  if (can_sum_in_place(old, grad)) {
+    THTensor *r = at_add(((THPTensor *)old)->t, ((THPTensor *)grad)->t, at_scalar_int(1), ((THPTensor *)old)->t);
+    if (!r) return THP_raise_int();
+    THTensor_free(r);
+    return 0;
+  }
   PyObject *sum = grad_sum(old, grad);
   if (!sum) return -1;
   return PyList_SetItem(buf, nr, sum);
