@@ -213,6 +213,15 @@ BAD_CALLS = [
     ("_fused_gru_cell_backward", (t(2, 3), None, t(2, 3), t(2, 5))),
     ("_fused_gru_cell_backward", (t(5, 3), None, t(2, 3), t(2, 12))),
     ("_unsafe_view", (t(2, 3), (7,))),                                                 # another element count
+    # the fused losses' backward and second-derivative helpers: operands that do not broadcast
+    ("smooth_l1_loss_backward", (t(5), t(3), t(3), 1, 1.0)),
+    ("huber_loss_backward", (t(3), t(3), t(4), 1, 1.0)),
+    ("_smooth_l1_loss_second", (t(5), t(3), t(3), 1, 1.0, 1.0)),
+    ("binary_cross_entropy_with_logits_backward", (t(5), t(3), t(3), None, None, 1)),
+    ("binary_cross_entropy_with_logits_target_backward", (t(3), t(3), t(3), t(4), None, 0)),   # weight
+    ("_binary_cross_entropy_with_logits_second", (t(3), t(3), t(3), None, t(7), 0, 0)),        # pos_weight
+    ("constant_pad_nd_backward", (t(2, 3), [2, 2])),                                   # crops past the grad
+    ("constant_pad_nd_backward", (t(2, 3), [1, 1, 1, 1, 1, 1])),                       # more pads than dims
 ]
 # the activation backwards are elementwise over grad_output and self: their
 # shapes must broadcast to the one they compute

@@ -443,7 +443,8 @@ def _repeat_values(x, shape, exp, target):
     # a fresh tensor filled through its unfolded view: torch's result never shares memory with the input, and is no
     # view (an in-place op on it is recorded as itself, not through a base)
     out = cthtorch.empty(target, dtype=x.dtype, device=x.device)
-    out.view(exp).copy_(x.reshape(shape).expand(exp))
+    if out.numel():   # an empty result (empty(0).repeat(-1) is tensor([]) in torch) has nothing to fill
+        out.view(exp).copy_(x.reshape(shape).expand(exp))
     return out
 
 
@@ -625,6 +626,11 @@ def _index_add_m_(self, dim, index, source, *, alpha=1):
     if _needs_grad(self, source):
         return _index_add_slow_(self, dim, index, source, alpha=alpha)
     return _C._internal._index_add_c(self, dim, _d(index), source, alpha, out=self)
+
+
+# vmap finds its batching rule (and names the op in its errors) by the method's name, as for split above
+for _f, _n in ((_scatter_m_, "scatter_"), (_scatter_add_m_, "scatter_add_"), (_index_add_m_, "index_add_")):
+    _f.__name__ = _n
 
 
 def _dim_index(self, dim, index, like):

@@ -13,10 +13,12 @@ def test_generation_is_deterministic_and_typed():
     a = fuzz.Program(7).calls(300)
     assert a == fuzz.Program(7).calls(300)
     assert a != fuzz.Program(8).calls(300)
-    # the declarations drive most calls: the generated bindings and the methods all appear
-    assert sum(c.startswith("_C._VariableFunctions.") for c in a) > 10
+    # the declarations drive most calls: the generated bindings and the methods all appear (over 1000 calls:
+    # _C._nn holds ~4% of the callables, so 300 calls of one seed can miss it when the op set changes)
+    a = fuzz.Program(7).calls(1000)
+    assert sum(c.startswith("_C._VariableFunctions.") for c in a) > 30
     assert sum(c.startswith("_C._nn.") for c in a) > 0
-    assert sum(c.startswith("F.") for c in a) > 10
+    assert sum(c.startswith("F.") for c in a) > 30
 
 
 def test_a_crash_is_found_and_bisected_to_one_call():
