@@ -30,20 +30,6 @@ PyObject *THPTensor_wrap(THTensor *t) {
   return THPTensor_wrapType(THPTensorClass ? (PyTypeObject *)THPTensorClass : &THPTensorType, t);
 }
 
-PyObject *THPTensor_wrapView(THTensor *t, PyObject *base) {
-  if (!t) return THP_raise();
-  THPTensor *self = (THPTensor *)alloc_of(THPTensorClass ? (PyTypeObject *)THPTensorClass : &THPTensorType, t);
-  if (!self) return NULL;
-  THPTensor *b = (THPTensor *)base;
-  self->version = THPVersion_retain(b->version);
-  PyObject *root = b->base ? b->base : base;
-  Py_INCREF(root);
-  self->base = root;
-  self->view_version = self->version->version;
-  self->is_inference = b->is_inference;
-  return (PyObject *)self;
-}
-
 /* detach(): the same storage and version counter as `of`, but not a view of it (no base), as torch's */
 PyObject *THPTensor_wrapAlias(THTensor *t, PyObject *of) {
   if (!t) return THP_raise();
@@ -52,6 +38,16 @@ PyObject *THPTensor_wrapAlias(THTensor *t, PyObject *of) {
   THPTensor *o = (THPTensor *)of;
   self->version = THPVersion_retain(o->version);
   self->is_inference = o->is_inference;
+  return (PyObject *)self;
+}
+
+/* a view: an alias that also records its root base (a view of a view points at the first base) */
+PyObject *THPTensor_wrapView(THTensor *t, PyObject *base) {
+  THPTensor *self = (THPTensor *)THPTensor_wrapAlias(t, base);
+  if (!self) return NULL;
+  THPTensor *b = (THPTensor *)base;
+  self->base = Py_NewRef(b->base ? b->base : base);
+  self->view_version = self->version->version;
   return (PyObject *)self;
 }
 

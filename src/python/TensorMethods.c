@@ -217,7 +217,7 @@ CONV(bool, TH_Bool)
 static bool laid_out_as(const THTensor *t, ATMemoryFormat mf) {
   if (!at_is_contiguous_format(t, mf)) return false;
   if (t->ndim != 4 && t->ndim != 5) return true;
-  return at_suggest_format(t) == (mf == AT_CONTIGUOUS_FORMAT ? AT_CONTIGUOUS_FORMAT : mf);
+  return at_suggest_format(t) == mf;
 }
 
 static PyObject *m_to(PyObject *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames) {
