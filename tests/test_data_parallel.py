@@ -43,3 +43,20 @@ def test_data_parallel_one_gpu_runs_there():
         assert y.device.type == "cuda"
         ref = _model(ct)(ct.ones(5, 4))
         np.testing.assert_allclose(y.cpu().detach().numpy(), ref.detach().numpy(), rtol=1e-5, atol=1e-6)
+
+
+@pytest.mark.skipif(ct.cuda.is_available(), reason="the no-GPU behaviour")
+def test_parallel_helpers_import_and_refuse_cpu_like_torch():
+    """wide-residual-networks' utils imports Broadcast, scatter, parallel_apply and gather; on the CPU
+    they refuse the same way torch's do"""
+    from cthtorch.nn.parallel import gather, parallel_apply, scatter
+    from cthtorch.nn.parallel._functions import Broadcast, Gather, Scatter  # noqa: F401
+    from cthtorch.nn.parallel.scatter_gather import scatter_kwargs  # noqa: F401
+    xc, xt = ct.ones(2, 3), torch.ones(2, 3)
+    oracle.raises_like(lambda: Broadcast.apply([0], xc), lambda: torch.nn.parallel._functions.Broadcast.apply([0], xt))
+    oracle.raises_like(lambda: gather([xc, xc], -1), lambda: torch.nn.parallel.gather([xt, xt], -1))
+    oracle.raises_like(lambda: scatter((xc, 1), ["cpu"]), lambda: torch.nn.parallel.scatter((xt, 1), ["cpu"]))
+    oracle.raises_like(lambda: parallel_apply([_model(ct)], [xc]),
+                       lambda: torch.nn.parallel.parallel_apply([_model(torch)], [xt]))
+    assert scatter((), [0]) == torch.nn.parallel.scatter((), [0]) == [()]
+    assert scatter(5, [0, 1]) == torch.nn.parallel.scatter(5, [0, 1]) == [5, 5]

@@ -160,6 +160,9 @@ COMPOSITE_SCHEMAS = [
     "Tensor qkv_bias, Tensor proj_weight, Tensor proj_bias, bool use_gelu, bool norm_first, float eps, "
     "Tensor norm_weight_1, Tensor norm_bias_1, Tensor norm_weight_2, Tensor norm_bias_2, Tensor ffn_weight_1, "
     "Tensor ffn_bias_1, Tensor ffn_weight_2, Tensor ffn_bias_2, Tensor? mask=None, int? mask_type=None) -> Tensor",
+] + [  # `a & b` on tensors (masks in scripted activations' backward, e.g. hard_sigmoid's (x >= -3.) & (x <= 3.))
+    "aten::%s.%s(Tensor self, %s other) -> Tensor" % (op, ovl, ovl)
+    for op in ("__and__", "__or__", "__xor__") for ovl in ("Tensor", "Scalar")
 ]
 
 

@@ -1,8 +1,10 @@
 """nn.parallel: DataParallel (one process) and DistributedDataParallel (one
 process per replica, gradients all-reduced through torch.distributed)."""
 from cthtorch.nn.parallel.data_parallel import DataParallel, data_parallel
+from cthtorch.nn.parallel.parallel_apply import parallel_apply
+from cthtorch.nn.parallel.scatter_gather import gather, scatter
 
-__all__ = ["DataParallel", "DistributedDataParallel", "data_parallel"]
+__all__ = ["DataParallel", "DistributedDataParallel", "data_parallel", "gather", "parallel_apply", "scatter"]
 
 
 def __getattr__(name):
