@@ -214,14 +214,15 @@ def test_control_flow_matches_torch():
 def tensor_bit_ops(x, grad_output):
     # gen-efficientnet's scripted hard_sigmoid backward: a mask from `&` of two comparisons
     m = torch.ones_like(x) * ((x >= -3.) & (x <= 3.)) / 6.
-    return grad_output * m, (x > 0) | (x < -1), (x > 0) ^ (x < 1), (x > 0) & True
+    return grad_output * m, (x > 0) | (x < -1), (x > 0) ^ (x < 1)
 
 
 def test_tensor_and_or_xor_operators_match_torch():
     x = np.array([-4., -1.5, 0., 2., 4.], np.float32)
     s_ct, s_t = both(tensor_bit_ops)
-    close(s_ct(cthtorch.tensor(x), cthtorch.tensor(x)), s_t(torch.tensor(x), torch.tensor(x)))
-    assert "aten::__and__" in kinds(s_ct.graph) and "aten::__xor__" in kinds(s_ct.graph)
+    for _ in range(3):   # the profiled first run and the optimized ones after it
+        close(s_ct(cthtorch.tensor(x), cthtorch.tensor(x)), s_t(torch.tensor(x), torch.tensor(x)))
+    assert {"aten::__and__", "aten::__or__", "aten::__xor__"} <= kinds(s_ct.graph)
 
 
 def comprehensions(xs: List[torch.Tensor], ns: List[int]):

@@ -98,6 +98,8 @@ class OpOverloadPacket:
 
 def _aten_callable(name):
     for holder in (_C._VariableFunctions, _C._nn, _C._internal):
+        if name.startswith("__") and name not in vars(holder):
+            continue   # a holder class's own dunders (type.__or__ makes unions) are not ops: aten::__or__ is Tensor's
         f = getattr(holder, name, None)
         if f is not None:
             return f
