@@ -342,6 +342,19 @@ def _is_path(f):
     return isinstance(f, (str, os.PathLike))
 
 
+def _new_file_mode():
+    try:
+        with open("/proc/self/status") as st:   # reads the umask without setting it (os.umask's swap races threads)
+            for line in st:
+                if line.startswith("Umask:"):
+                    return 0o666 & ~int(line.split()[1], 8)
+    except OSError:
+        pass
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return 0o666 & ~mask
+
+
 def save(obj, f, pickle_module=pickle, pickle_protocol=DEFAULT_PROTOCOL, _use_new_zipfile_serialization=True,
          _disable_byteorder_record=False):
     """Saves obj (tensors, state dicts, containers) to a path or a binary file object."""
@@ -354,6 +367,8 @@ def save(obj, f, pickle_module=pickle, pickle_protocol=DEFAULT_PROTOCOL, _use_ne
         d = os.path.dirname(os.path.abspath(path))
         fd, tmp = tempfile.mkstemp(prefix=".tmp-", suffix=".cthtorch", dir=d)
         try:
+            # mkstemp's file is private (0600); the saved file gets the mode open(path, "wb") would give, as torch's
+            os.fchmod(fd, _new_file_mode())
             with os.fdopen(fd, "wb") as out:
                 _write_zip(out, buf.getvalue(), storages)
                 out.flush()

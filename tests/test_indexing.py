@@ -337,3 +337,18 @@ def test_python_bool_index_is_a_zero_d_mask(ix):
         y[ix] = 5
         return tuple(r.shape), type(r.grad_fn).__name__, r.tolist(), x.grad.tolist(), y.tolist()
     assert run(ct) == run(torch)
+
+
+def test_numpy_arrays_index_like_tensors():
+    """stargan's label2onehot: out[np.arange(n), labels.long()] = 1. A numpy array with a length is an
+    advanced index (it has __index__, which only its 0-d form can answer); a 0-d one is an int."""
+    def put(L):
+        out = L.zeros(4, 5)
+        out[np.arange(4), L.tensor([0, 3, 1, 3])] = 1
+        out[np.array(2)] = 7
+        return out
+    check(put)
+    check(lambda L: L.arange(20.).view(4, 5)[np.arange(2)])
+    check(lambda L: L.arange(20.).view(4, 5)[np.array(1)])
+    check(lambda L: L.arange(20.).view(4, 5)[np.array([[1, 3]]), np.int64(2)])
+    check(lambda L: L.arange(20.).view(4, 5)[:, np.array([True, False, True, False, True])])

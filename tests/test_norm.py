@@ -122,3 +122,10 @@ def test_batchnorm_state_dict_version_fills_num_batches_tracked():
             lib.nn.BatchNorm2d(3).load_state_dict(old)
         res = lib.nn.BatchNorm2d(3).load_state_dict(old, strict=False)
         assert list(res.missing_keys) == ["num_batches_tracked"]
+
+
+def test_group_norm_indivisible_channels_message_names_both():
+    """DETR's mask head with a small hidden_dim: torch's ValueError says which counts do not divide"""
+    for L in (ct, torch):
+        with pytest.raises(ValueError, match=r"^num_channels \(4\) must be divisible by num_groups \(8\)$"):
+            L.nn.GroupNorm(8, 4)

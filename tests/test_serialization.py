@@ -113,6 +113,23 @@ def test_atomic_save_keeps_old_file_on_failure(tmp_path):
     assert [x.name for x in tmp_path.iterdir()] == ["ckpt.pt"]
 
 
+
+def test_saved_file_mode_follows_the_umask_like_torchs(tmp_path):
+    """the atomic save's temporary file is private (0600) until renamed; the checkpoint it becomes has the
+    mode torch's open(path, "wb") gives (0644 under umask 022), so other users can read it as with torch"""
+    torch = oracle.require_torch()
+    old = os.umask(0o022)
+    try:
+        ct.save({"v": ct.ones(2)}, tmp_path / "c.pt")
+        torch.save({"v": torch.ones(2)}, tmp_path / "t.pt")
+        os.umask(0o077)
+        ct.save({"v": 1}, tmp_path / "c2.pt")
+    finally:
+        os.umask(old)
+    mode = lambda n: os.stat(tmp_path / n).st_mode & 0o777
+    assert mode("c.pt") == mode("t.pt") == 0o644
+    assert mode("c2.pt") == 0o600
+
 def test_map_location():
     t = roundtrip(ct.ones(2), map_location="cpu")
     assert t.tolist() == [1.0, 1.0]

@@ -308,3 +308,19 @@ def test_intermediate_layer_getter_returns_the_named_children_outputs():
     assert isinstance(g, cthtorch.nn.ModuleDict) and g.return_layers == {"layer2": "0", "layer4": "feat"}
     with pytest.raises(ValueError, match="return_layers are not present in model"):
         IntermediateLayerGetter(m, return_layers={"layer5": "x"})
+
+
+def test_resnet_dilation_replaces_strides_and_basic_block_refuses_it():
+    """DETR's --dilation with --backbone resnet18: torchvision raises NotImplementedError from BasicBlock
+    (a bottleneck resnet dilates its 3x3 conv instead); groups / a width are refused as torchvision's ValueError"""
+    with pytest.raises(NotImplementedError, match="Dilation > 1 not supported in BasicBlock"):
+        models.resnet18(replace_stride_with_dilation=[False, False, True])
+    with pytest.raises(ValueError, match="BasicBlock only supports groups=1 and base_width=64"):
+        models.resnet34(groups=2)
+    with pytest.raises(ValueError, match="3-element tuple"):
+        models.resnet50(replace_stride_with_dilation=[True])
+    m = models.resnet50(replace_stride_with_dilation=[False, False, True], num_classes=4).eval()
+    assert m.layer4[0].conv2.dilation == (1, 1) and m.layer4[0].conv2.stride == (1, 1)
+    assert m.layer4[1].conv2.dilation == (2, 2)
+    with cthtorch.no_grad():
+        assert tuple(m.layer4(m.layer3(m.layer2(m.layer1(cthtorch.randn(1, 64, 8, 8))))).shape) == (1, 2048, 2, 2)   # layer4 keeps layer3's 2x2

@@ -26,7 +26,12 @@ static bool is_int_index(PyObject *o) {
   if (PyBool_Check(o)) return false;
   if (PyLong_Check(o)) return true;
   if (THPTensor_Check(o)) return false;
-  return PyIndex_Check(o);
+  if (!PyIndex_Check(o)) return false;
+  /* a numpy array has __index__ too, but only its 0-d form is an int; one with a length is advanced */
+  if (!PySequence_Check(o)) return true;
+  Py_ssize_t n = PySequence_Size(o);
+  if (n < 0) PyErr_Clear();
+  return n < 0;
 }
 
 static bool is_advanced(PyObject *o) {
