@@ -37,7 +37,7 @@ def numbers(tokens):
                                   "char_rnn_classify_small.py", "cifar_shufflenetv2_small.py", "pytorch_gan_small.py",
                                   "textcnn_small.py", "seq2seq_attention_small.py", "whisper_small.py",
                                   "sentiment_rnn_small.py", "d2l_transformer_small.py",
-                                  "cyclegan_networks_small.py", "gat_small.py", "dino_vit_small.py"])
+                                  "cyclegan_networks_small.py", "gat_small.py", "dino_vit_small.py", "s4d_small.py"])
 def test_program_prints_torchs_numbers(prog):
     require_torch()
     ours, theirs = numbers(run(prog, "cthtorch")), numbers(run(prog, "torch"))
