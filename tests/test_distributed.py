@@ -411,3 +411,37 @@ main(1)
     assert data["message"]["message"] == "ValueError: rank failed"
     extra = data["message"]["extraInfo"]
     assert "in main\nValueError: rank failed" in extra["py_callstack"] and extra["timestamp"].isdigit()
+
+
+def test_zero_redundancy_optimizer_two_ranks_step_like_a_plain_optimizer(tmp_path):
+    """ZeroRedundancyOptimizer (llm.c's train_gpt2.py --zero_stage 1): each of 2 ranks keeps AdamW state for
+    its share of the parameters only, and after the owner's step and broadcast every rank holds the
+    parameters a plain AdamW over all of them gives (a scheduler's lr change reaches the shards)"""
+    prog = tmp_path / "zero.py"
+    prog.write_text(
+        "import os, sys\n"
+        "import cthtorch as torch, cthtorch.distributed as dist\n"
+        "from cthtorch.distributed.optim import ZeroRedundancyOptimizer\n"
+        "dist.init_process_group('gloo')\n"
+        "r = dist.get_rank()\n"
+        "def model():\n"
+        "    torch.manual_seed(0)\n"
+        "    return torch.nn.Sequential(torch.nn.Linear(4, 8), torch.nn.Tanh(), torch.nn.Linear(8, 3))\n"
+        "a, b = model(), model()\n"
+        "za = ZeroRedundancyOptimizer(a.parameters(), optimizer_class=torch.optim.AdamW, lr=0.1, weight_decay=0.1)\n"
+        "ob = torch.optim.AdamW(b.parameters(), lr=0.1, weight_decay=0.1)\n"
+        "sa, sb = (torch.optim.lr_scheduler.StepLR(o, 1, 0.5) for o in (za, ob))\n"
+        "x = torch.randn(5, 4)\n"
+        "for _ in range(3):\n"
+        "    for m, o, s in ((a, za, sa), (b, ob, sb)):\n"
+        "        o.zero_grad(); m(x).pow(2).sum().backward(); o.step(); s.step()\n"
+        "owned = sum(p.numel() for g in za.optim.param_groups for p in g['params'])\n"
+        "assert 0 < owned < sum(p.numel() for p in a.parameters()), owned\n"
+        "assert len(za.optim.state) < 4 and za.param_groups[0]['lr'] == 0.1 * 0.5 ** 3\n"
+        "for p, q in zip(a.parameters(), b.parameters()):\n"
+        "    assert torch.allclose(p, q, atol=1e-6), (r, p, q)\n"
+        "dist.destroy_process_group()\n"
+        "open(os.path.join(sys.argv[1], 'ok%d' % r), 'w').close()\n")
+    r = _launch([str(prog), str(tmp_path)])
+    assert r.returncode == 0, r.stdout[-3000:] + r.stderr[-3000:]
+    assert os.path.exists(tmp_path / "ok0") and os.path.exists(tmp_path / "ok1"), r.stdout[-3000:]

@@ -35,3 +35,27 @@ def _make(lib, expr):
 @pytest.mark.parametrize("expr", ctors)
 def test_repr_matches_torch(expr):
     assert repr(_make(cthtorch, expr)) == repr(_make(torch, expr))
+
+
+def test_blank_extra_repr_lines_stay_empty_when_nested():
+    """dragen1860/MAML-Pytorch's Learner returns an extra_repr ending in a newline; torch leaves that blank line
+    empty when the Learner is indented as a child (no trailing spaces), at top level it keeps two"""
+    def build(lib):
+        class Learner(lib.nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.vars = lib.nn.ParameterList([lib.nn.Parameter(lib.ones(2))])
+
+            def extra_repr(self):
+                return "conv2d:(ch_in:1)\nrelu:(True,)\n"
+
+        class Meta(lib.nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.net = Learner()
+                self.seq = lib.nn.Sequential(Learner())
+        return Meta()
+    ours, theirs = repr(build(cthtorch)), repr(build(torch))
+    assert "\n\n" in theirs
+    assert ours == theirs
+    assert repr(build(cthtorch).net) == repr(build(torch).net)

@@ -967,6 +967,28 @@ def test_dynamo_config_like_torch():
         cthtorch._dynamo.explain(lambda x: x)(cthtorch.ones(1))
 
 
+def test_inductor_config_like_torch():
+    """llm.c's train_gpt2.py imports torch._inductor.config and sets coordinate_descent_tuning; the knobs keep
+    torch's defaults, nested ones (triton, cpp) included, and misspelt ones are refused with torch's message"""
+    import cthtorch._inductor.config as cc
+    import torch._inductor.config as tc
+    for name in ("coordinate_descent_tuning", "max_autotune", "freezing", "fx_graph_cache", "epilogue_fusion",
+                 "shape_padding", "debug", "fallback_random"):
+        assert getattr(cc, name) == getattr(tc, name), name
+    assert (cc.triton.cudagraphs, cc.triton.unique_kernel_names) == (tc.triton.cudagraphs, tc.triton.unique_kernel_names)
+    assert cc.cpp.threads == tc.cpp.threads
+    for c, lib in ((cc, "torch"), (tc, "torch")):
+        assert hasattr(c, "coordinate_descent_tuning")
+        with c.patch(coordinate_descent_tuning=True):
+            assert c.coordinate_descent_tuning is True
+        assert c.coordinate_descent_tuning is False
+        with pytest.raises(AttributeError, match="torch._inductor.config.no_such_knob does not exist"):
+            c.no_such_knob = 1
+        with pytest.raises(AttributeError, match="torch._inductor.config.triton.no_such_knob does not exist"):
+            c.triton.no_such_knob = 1
+    assert cthtorch._inductor.config is cc
+
+
 def test_types_aliases_like_torch():
     import torch.types as tt
     import cthtorch.types as ct

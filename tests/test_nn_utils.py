@@ -33,6 +33,22 @@ def step(cm, tm, x):
     yb.pow(2).sum().backward()
 
 
+def test_weight_norm_warns_from_apply_like_torch():
+    """torch deprecates WeightNorm.apply, so the FutureWarning is raised there and names one line inside the
+    library (a program building many weight-normed layers prints it once), and direct apply calls warn too"""
+    for lib in (ct, torch):
+        with warnings.catch_warnings(record=True) as w:
+            warnings.simplefilter("always")
+            lib.nn.utils.weight_norm(lib.nn.Linear(3, 2))
+            lib.nn.utils.weight_norm(lib.nn.Linear(3, 2))
+            lib.nn.utils.weight_norm.__globals__["WeightNorm"].apply(lib.nn.Linear(3, 2), "weight", 0)
+        assert [x.category for x in w] == [FutureWarning] * 3, lib
+        assert "parametrizations.weight_norm" in str(w[0].message)
+        # the first two name the same library line, not this test's two call sites
+        assert (w[0].filename, w[0].lineno) == (w[1].filename, w[1].lineno), lib
+        assert w[0].filename.endswith("weight_norm.py") and w[2].filename == __file__, lib
+
+
 @pytest.mark.parametrize("dim", [0, 1, None])
 def test_weight_norm_hook(dim):
     cm, tm = pair_linear()

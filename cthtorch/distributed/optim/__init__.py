@@ -6,7 +6,9 @@ import threading
 from cthtorch.distributed import autograd as dist_autograd
 from cthtorch.distributed import rpc
 
-__all__ = ["DistributedOptimizer"]
+from .zero_redundancy_optimizer import ZeroRedundancyOptimizer  # noqa: E402
+
+__all__ = ["DistributedOptimizer", "ZeroRedundancyOptimizer"]
 
 
 class _LocalOptimizer:

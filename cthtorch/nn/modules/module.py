@@ -25,7 +25,8 @@ def _addindent(s_, numSpaces):
     if len(s) == 1:
         return s_
     first = s.pop(0)
-    s = [(numSpaces * " ") + line for line in s]
+    # blank lines (an extra_repr ending in a newline) stay empty, as torch 2.x prints them
+    s = [(numSpaces * " ") + line if line.strip() else "" for line in s]
     return first + "\n" + "\n".join(s)
 
 

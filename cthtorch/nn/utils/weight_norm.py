@@ -17,6 +17,10 @@ class WeightNorm:
 
     @staticmethod
     def apply(module, name, dim):
+        # torch deprecates apply itself, so the warning names weight_norm's line (one place: shown once per program
+        # under the default filters) and direct WeightNorm.apply calls warn too
+        warnings.warn("`torch.nn.utils.weight_norm` is deprecated in favor of "
+                      "`torch.nn.utils.parametrizations.weight_norm`.", FutureWarning, stacklevel=2)
         for hook in module._forward_pre_hooks.values():
             if isinstance(hook, WeightNorm) and hook.name == name:
                 raise RuntimeError("Cannot register two weight_norm hooks on the same parameter %s" % name)
@@ -44,8 +48,6 @@ class WeightNorm:
 
 
 def weight_norm(module, name="weight", dim=0):
-    warnings.warn("`torch.nn.utils.weight_norm` is deprecated in favor of "
-                  "`torch.nn.utils.parametrizations.weight_norm`.", FutureWarning, stacklevel=2)
     WeightNorm.apply(module, name, dim)
     return module
 
