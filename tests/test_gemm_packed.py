@@ -77,6 +77,18 @@ def test_threads_agree():
     _check(a, b)
 
 
+@pytest.mark.parametrize("N", [256, 250, 245])
+def test_narrow_last_panel_bits(N):
+    """a last panel of at most 16 columns runs the narrow 4 x 8 / 4 x 16 tiles; they sum each element in the
+    4 x 24 tile's order, so its columns are bit-equal to the same columns of a product of full panels"""
+    rs = np.random.RandomState(3)
+    a, b = cthtorch.from_numpy(_mat(rs, 33, 300)), cthtorch.from_numpy(_mat(rs, 300, 264))
+    c = cthtorch.from_numpy(_mat(rs, 33, 264))
+    full = _internal._gemm_packed(a, _internal._gemm_pack(b), 264, c)
+    part = _internal._gemm_packed(a, _internal._gemm_pack(b[:, :N].contiguous()), N, c[:, :N].contiguous())
+    assert cthtorch.equal(part, full[:, :N].contiguous())
+
+
 def test_nonfinite_c_and_beta_zero():
     """without c, the output's uninitialised memory is never read (beta = 0); c's inf/nan propagate"""
     a, b = cthtorch.ones(5, 3), cthtorch.ones(3, 26)

@@ -385,11 +385,34 @@ def test_lstm_layer_backward_transposed_gates_and_bias(B, H, reverse):
     cs, c0 = cthtorch.randn(T, B, H, generator=gen), cthtorch.randn(B, H, generator=gen)
     dout = cthtorch.randn(T, B, H, generator=gen)
     wp = _internal._gemm_pack(cthtorch.randn(4 * H, H, generator=gen))
-    G, _, _, GT, db = _internal._lstm_layer_backward(dout, None, None, ws, cs, c0, wp, reverse, True)
+    G, _, _, GT, db = _internal._lstm_layer_backward(dout, None, None, ws, cs, c0, wp, None, 0, reverse, True)
     assert tuple(GT.shape) == (4 * H, T * B) and tuple(db.shape) == (4 * H,)
     assert GT.is_contiguous()
     np.testing.assert_array_equal(GT.numpy(), G.flatten(0, 1).t().numpy())
     np.testing.assert_allclose(db.numpy(), G.flatten(0, 1).numpy().astype(np.float64).sum(0), rtol=1e-5, atol=1e-5)
+
+
+@pytest.mark.parametrize("B,H,n_in", [(11, 5, 3), (33, 130, 40), (4, 6, 17)])
+@pytest.mark.parametrize("reverse", [False, True])
+def test_lstm_layer_backward_dx_per_step(B, H, n_in, reverse):
+    """with W_ih packed, _lstm_layer_backward's first output is dx = G W_ih, formed step by step (n_in of 3,
+    40 and 17 columns: a narrow last panel, one and two panels); the other outputs are bit-equal to the
+    call that returns G"""
+    from cthtorch._C import _internal
+    T = 4
+    gen = cthtorch.Generator().manual_seed(16)
+    ws = cthtorch.rand(T, B, 4 * H, generator=gen)
+    cs, c0 = cthtorch.randn(T, B, H, generator=gen), cthtorch.randn(B, H, generator=gen)
+    dout = cthtorch.randn(T, B, H, generator=gen)
+    w_hh, w_ih = cthtorch.randn(4 * H, H, generator=gen), cthtorch.randn(4 * H, n_in, generator=gen)
+    wp, wpi = _internal._gemm_pack(w_hh), _internal._gemm_pack(w_ih)
+    G, *rest = _internal._lstm_layer_backward(dout, None, None, ws, cs, c0, wp, None, 0, reverse, True)
+    dx, *rest2 = _internal._lstm_layer_backward(dout, None, None, ws, cs, c0, wp, wpi, n_in, reverse, True)
+    assert tuple(dx.shape) == (T, B, n_in)
+    ref = G.numpy().astype(np.float64).reshape(T * B, 4 * H) @ w_ih.numpy().astype(np.float64)
+    np.testing.assert_allclose(dx.numpy().reshape(T * B, n_in), ref, rtol=1e-4, atol=1e-4)
+    for a, b in zip(rest, rest2):
+        np.testing.assert_array_equal(a.numpy(), b.numpy())
 
 
 @pytest.mark.parametrize("frozen", ["weight_ih_l0", "weight_hh_l0", "bias_ih_l0"])
@@ -424,12 +447,12 @@ def test_lstm_layer_op_errors():
         _internal._lstm_layer_forward(cthtorch.ones(4, 3, 8), z, z, wp, cthtorch.ones(4), False)
     with pytest.raises(RuntimeError, match="at least one step"):   # the first step's gradient is read
         _internal._lstm_layer_backward(cthtorch.ones(0, 3, 2), None, None, cthtorch.ones(0, 3, 8),
-                                       cthtorch.ones(0, 3, 2), z, wp, False, True)
+                                       cthtorch.ones(0, 3, 2), z, wp, None, 0, False, True)
     with pytest.raises(RuntimeError, match="at least one step"):
         _internal._lstm_layer_forward(cthtorch.ones(0, 3, 8), z, z, wp, None, False)
     with pytest.raises(RuntimeError, match="workspace"):
         _internal._lstm_layer_backward(cthtorch.ones(4, 3, 2), None, None, cthtorch.ones(4, 3, 7),
-                                       cthtorch.ones(4, 3, 2), z, wp, False, True)
+                                       cthtorch.ones(4, 3, 2), z, wp, None, 0, False, True)
 
 
 def test_fused_cell_errors():

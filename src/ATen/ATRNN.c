@@ -319,7 +319,7 @@ int at_lstm_layer_forward(THTensor **outs, THTensor *gates, const THTensor *h0, 
 
 int at_lstm_layer_backward(THTensor **outs, const THTensor *dout, const THTensor *dh, const THTensor *dc,
                            const THTensor *ws, const THTensor *cs, const THTensor *c0, const THTensor *packed,
-                           bool reverse, bool need_h0) {
+                           const THTensor *packed_ih, int64_t input_size, bool reverse, bool need_h0) {
   const char *op = "_lstm_layer_backward";
   if (ws->ndim != 3 || ws->sizes[2] % 4) {
     THError_set(TH_ERR_RUNTIME, "%s: expected workspace of size [T, B, 4 * H]", op);
@@ -335,18 +335,34 @@ int at_lstm_layer_backward(THTensor **outs, const THTensor *dout, const THTensor
       (dh && layer_check(op, "grad_hy", dh, 2, bh) < 0) || (dc && layer_check(op, "grad_cy", dc, 2, bh) < 0) ||
       packed_check(op, packed, 4 * H, H) < 0)
     return -1;
-  int64_t gts[2] = { 4 * H, T * B }, four_h = 4 * H;
-  THTensor *G = THTensor_new(TH_Float, 3, ws->sizes), *dht = THTensor_new(TH_Float, 2, bh),
+  if (packed_ih && input_size < 1) {
+    THError_set(TH_ERR_RUNTIME, "%s: expected input_size >= 1 with packed_ih, got %lld", op, (long long)input_size);
+    return -1;
+  }
+  if (packed_ih && packed_check(op, packed_ih, 4 * H, input_size) < 0) return -1;
+  /* with W_ih packed, each step's dgates @ W_ih is its rows of dx, taken while they are in cache: G is then
+   * one step's scratch instead of a (T, B, 4H) output for a separate all-steps GEMM */
+  int64_t gts[2] = { 4 * H, T * B }, four_h = 4 * H, dxs[3] = { T, B, input_size }, gs[2] = { B, 4 * H };
+  THTensor *G = packed_ih ? THTensor_new(TH_Float, 2, gs) : THTensor_new(TH_Float, 3, ws->sizes);
+  THTensor *dX = packed_ih ? THTensor_new(TH_Float, 3, dxs) : NULL;
+  if (packed_ih && !dX) {
+    THTensor_free(G);
+    return -1;
+  }
+  THTensor *dht = THTensor_new(TH_Float, 2, bh),
            *dct = THTensor_new(TH_Float, 2, bh), *GT = THTensor_new(TH_Float, 2, gts),
            *db = THTensor_new(TH_Float, 1, &four_h);
   if (!G || !dht || !dct || !GT || !db) {
     THTensor_free(G); THTensor_free(dht); THTensor_free(dct); THTensor_free(GT); THTensor_free(db);
+    THTensor_free(dX);
     return -1;
   }
   float *g = (float *)THTensor_data(G), *dhb = (float *)THTensor_data(dht), *dcb = (float *)THTensor_data(dct);
   float *gT = (float *)THTensor_data(GT);
   const float *go = (const float *)THTensor_data(dout), *w = (const float *)THTensor_data(ws);
   const float *c = (const float *)THTensor_data(cs), *wp = (const float *)THTensor_data(packed);
+  const float *wpi = packed_ih ? (const float *)THTensor_data(packed_ih) : NULL;
+  float *dx = dX ? (float *)THTensor_data(dX) : NULL;
   int nt = omp_in_parallel() ? 1 : at_get_num_threads();
   size_t row = (size_t)(B * H);
   /* the steps run in the forward's order reversed; "first" is the forward's first step */
@@ -362,9 +378,10 @@ int at_lstm_layer_backward(THTensor **outs, const THTensor *dout, const THTensor
   for (int64_t k = 0; k < T; k++) {
     int64_t t = reverse ? k : T - 1 - k, p = reverse ? t + 1 : t - 1;
     const float *cx = t == first ? (const float *)THTensor_data(c0) : c + p * row;
-    float *gt = g + t * row * 4;
+    float *gt = dx ? g : g + t * row * 4;
     /* dc is read and overwritten in place (each element by its own lane) */
     lstm_bwd_rows(B, H, dhb, dcb, cx, c + t * row, w + t * row * 4, gt, dcb, gT + t * B, T * B);
+    if (dx) THGemmPacked_run(B, input_size, 4 * H, 1.f, gt, 4 * H, wpi, 0.f, dx + t * B * input_size, input_size, nt);
     if (t != first) {   /* the next step's dh: its output's gradient plus dgates @ W_hh */
       memcpy(dhb, go + p * row, row * sizeof(float));
       THGemmPacked_run(B, H, 4 * H, 1.f, gt, 4 * H, wp, 1.f, dhb, H, nt);
@@ -388,7 +405,8 @@ int at_lstm_layer_backward(THTensor **outs, const THTensor *dout, const THTensor
     for (int l = 0; l < 16; l++) s += acc[l];
     dbp[j] = s;
   }
-  outs[0] = G;
+  if (dX) THTensor_free(G);
+  outs[0] = dX ? dX : G;
   outs[1] = dht;
   outs[2] = dct;
   outs[3] = GT;

@@ -401,6 +401,10 @@ void THGemmPacked_run(int64_t M, int64_t N, int64_t K, float alpha, const float 
     return;
   }
   tile_fn tile = pick_tile();
+  /* a last panel of at most 16 columns (N = 256: 10 panels and 16 columns) on the narrow tiles, which
+   * skip the padding's multiply-adds and sum each element in the same order */
+  tile_fn last = tile == tile_avx2 ? (N % NR && N % NR <= 8 ? tile_avx2_8 : N % NR && N % NR <= 16 ? tile_avx2_16 : tile)
+                                   : tile;
   int64_t np = (N + NR - 1) / NR, mb = (M + MR - 1) / MR;
   bool par = nthreads > 1 && M * N * K >= SPLIT_MACS && !omp_in_parallel();
   /* tasks are panels, or (when the panels do not divide evenly among few
@@ -411,11 +415,12 @@ void THGemmPacked_run(int64_t M, int64_t N, int64_t K, float alpha, const float 
     int64_t p = task / R, i0 = task % R * rows, i1 = i0 + rows < M ? i0 + rows : M;
     int n = N - p * NR < NR ? (int)(N - p * NR) : NR;
     const float *panel = packed + p * K * NR;
+    tile_fn tp = p == np - 1 ? last : tile;
     for (int64_t k0 = 0; k0 < K; k0 += KC) {
       int64_t kc = K - k0 < KC ? K - k0 : KC;
       float bt = k0 == 0 ? beta : 1.f;
       for (int64_t i = i0; i < i1; i += MR)
-        tile(kc, a + i * lda + k0, lda, i1 - i < MR ? (int)(i1 - i) : MR, panel + k0 * NR, c + i * ldc + p * NR, ldc,
+        tp(kc, a + i * lda + k0, lda, i1 - i < MR ? (int)(i1 - i) : MR, panel + k0 * NR, c + i * ldc + p * NR, ldc,
              n, alpha, bt);
     }
   }

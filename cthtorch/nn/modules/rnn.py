@@ -246,17 +246,20 @@ class _FusedLayer(Function):
     @staticmethod
     def _layer_backward(ctx, dout, dh, dc):
         """the backward of a float32 LSTM layer whose forward ran in one C call: the recurrence in
-        one C call too, which also gives G^T and the bias gradient, then the all-steps GEMMs: dx = G W_ih
-        and [dW_ih | dW_hh] = G^T [X | H] as one product (G^T read in place, X | H saved by the forward)"""
+        one C call too, which also gives dx (each step's dgates W_ih), G^T and the bias gradient, then
+        [dW_ih | dW_hh] = G^T [X | H] as one product (G^T read in place, X | H saved by the forward)"""
         x, h0, c0, w_ih, w_hh, b_ih, b_hh = ctx.saved_tensors
         need = ctx.needs_input_grad
         # the incoming state gradients may be expanded (a sum's backward) or other views
         dh = dh.contiguous() if dh is not None else None
         dc = dc.contiguous() if dc is not None else None
-        G, dh0, dc0, GT, db = _internal._lstm_layer_backward(dout.contiguous(), dh, dc, ctx.ws, ctx.cs,
-                                                             c0.contiguous(), _packed(w_hh), ctx.reverse, need[3])
-        dx = G.flatten(0, 1).mm(w_ih).view(x.shape) if need[2] else None
+        # with W_ih packed, the recurrence forms dx step by step from each step's dgates while in cache
+        # (no all-steps G for a separate G W_ih)
         n_in, xh = x.shape[2], ctx.xh.flatten(0, 1)
+        dx, dh0, dc0, GT, db = _internal._lstm_layer_backward(
+            dout.contiguous(), dh, dc, ctx.ws, ctx.cs, c0.contiguous(), _packed(w_hh),
+            _packed(w_ih) if need[2] else None, n_in, ctx.reverse, need[3])
+        dx = dx if need[2] else None
         dw_ih = dw_hh = None
         if need[5] and need[6]:
             dw = GT.mm(xh)
