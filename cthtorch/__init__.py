@@ -194,7 +194,7 @@ _TORCH_FUNCTIONAL = frozenset((
     "cosine_embedding_loss", "instance_norm", "native_dropout",
     "grid_sampler", "lstm_cell", "gru_cell", "rnn_tanh_cell", "rnn_relu_cell", "feature_alpha_dropout",
     "feature_alpha_dropout_", "alpha_dropout_", "feature_dropout_", "ctc_loss", "get_device",
-    "binomial", "affine_grid_generator", "grid_sampler_2d", "norm_except_dim", "segment_reduce",
+    "binomial", "affine_grid_generator", "norm_except_dim", "segment_reduce",
     "lstm", "gru", "rnn_tanh", "rnn_relu", "embedding_renorm_"))
 _REMOVED_OPS = frozenset(("matrix_rank", "eig", "symeig", "lstsq", "solve"))
 

@@ -15,7 +15,7 @@ __all__ = ["kl_div", "margin_ranking_loss", "triplet_margin_loss", "poisson_nll_
            "cosine_embedding_loss", "instance_norm",
            "native_dropout", "grid_sampler", "lstm_cell", "gru_cell", "rnn_tanh_cell", "rnn_relu_cell",
            "feature_alpha_dropout", "feature_alpha_dropout_", "alpha_dropout_", "feature_dropout_",
-           "ctc_loss", "get_device", "binomial", "affine_grid_generator", "grid_sampler_2d",
+           "ctc_loss", "get_device", "binomial", "affine_grid_generator",
            "norm_except_dim", "segment_reduce", "lstm", "gru", "rnn_tanh", "rnn_relu",
            "embedding_renorm_"]
 
@@ -104,24 +104,8 @@ def feature_alpha_dropout_(input, p, train):
 
 
 # ---------------------------------------------------------------- sampling
-_INTERPOLATION = ("bilinear", "nearest", "bicubic")
-_PADDING = ("zeros", "border", "reflection")
-
-
 def grid_sampler(input, grid, interpolation_mode, padding_mode, align_corners):
-    if not 0 <= interpolation_mode < len(_INTERPOLATION):
-        raise RuntimeError("grid_sampler(): unknown interpolation mode %d" % interpolation_mode)
-    if not 0 <= padding_mode < len(_PADDING):
-        raise RuntimeError("grid_sampler(): unknown padding mode %d" % padding_mode)
-    return _sampling_fns.grid_sample(input, grid, _INTERPOLATION[interpolation_mode], _PADDING[padding_mode],
-                                   bool(align_corners))
-
-
-def grid_sampler_2d(input, grid, interpolation_mode, padding_mode, align_corners):
-    if input.dim() != 4:
-        raise RuntimeError("grid_sampler(): expected 4D input and grid with same number of dimensions, but got input "
-                           "with sizes %s and grid with sizes %s" % (list(input.shape), list(grid.shape)))
-    return grid_sampler(input, grid, interpolation_mode, padding_mode, align_corners)
+    return _sampling_fns._grid_sampler(input, grid, interpolation_mode, padding_mode, align_corners)
 
 
 def affine_grid_generator(theta, size, align_corners):

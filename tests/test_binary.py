@@ -426,3 +426,26 @@ def test_unrelated_subclasses_in_an_operator_raise_pythons_type_error():
             out.append(str(e.value).splitlines()[0])
         return out
     assert run(ct) == run(torch)
+
+
+def test_atan2_gradients_like_torch():
+    """atan2's fused pair of gradients (FormulasBinary.c): broadcast, one side only, 0-d, float32/float64, twice"""
+    rs = np.random.RandomState(0)
+    for sa, sb, dt in [((3, 4), (3, 4), np.float64), ((3, 1), (1, 4), np.float32), ((5,), (), np.float64)]:
+        a, b = np.asarray(rs.randn(*sa)).astype(dt), np.asarray(rs.randn(*sb)).astype(dt)
+        for ra, rb in ((True, True), (True, False), (False, True)):
+            got = []
+            for lib in (ct, torch):
+                x, y = lib.tensor(a, requires_grad=ra), lib.tensor(b, requires_grad=rb)
+                out = lib.atan2(x, y)
+                out.backward(lib.ones_like(out) * 0.7)
+                got.append(([None if t.grad is None else t.grad.numpy() for t in (x, y)], out.grad_fn.name()))
+            assert got[0][1] == got[1][1]
+            for u, v in zip(got[0][0], got[1][0]):
+                assert (u is None) == (v is None)
+                if u is not None:
+                    np.testing.assert_allclose(u, v, rtol=1e-5 if dt == np.float32 else 1e-12,
+                                               atol=1e-6 if dt == np.float32 else 0)
+    x, y = ct.tensor(rs.randn(3, 4), requires_grad=True), ct.tensor(rs.randn(3, 4), requires_grad=True)
+    assert ct.autograd.gradgradcheck(ct.atan2, (x, y))
+    assert ct.autograd.gradgradcheck(ct.arctan2, (x, y))

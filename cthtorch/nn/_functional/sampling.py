@@ -1,5 +1,7 @@
-"""affine_grid and grid_sample for 4-d inputs (bilinear/nearest; zeros/border/reflection padding),
-as gathers of the four neighbours, so autograd reaches both the input and the grid."""
+"""affine_grid, and grid_sample over 4-d and 5-d inputs (bilinear/nearest; zeros/border/reflection padding).
+grid_sample runs the fused kernels (torch.grid_sampler_2d/3d, src/ATen/ATSampling.c) on the CPU; a composite of
+gathers of the 2**d neighbours, which autograd differentiates through, serves other devices and the
+create_graph backward of the kernels (src/python/autograd/FormulasSampling.c)."""
 import warnings
 
 import cthtorch
@@ -72,47 +74,96 @@ def _source_coord(c, size, padding_mode, align_corners):
     return c
 
 
+_MODES = ("bilinear", "nearest", "bicubic")
+_PADDINGS = ("zeros", "border", "reflection")
+
+
+def _grid_sample_composite(input, grid, mode, padding_mode, align_corners):
+    """grid_sample as gathers of the neighbours of each source point (input and grid already checked)"""
+    if mode == "bicubic":
+        raise NotImplementedError("grid_sample(mode='bicubic') is not implemented in cthtorch")
+    nsp = input.dim() - 2
+    n, c = input.shape[0], input.shape[1]
+    sizes = list(input.shape[2:])[::-1]          # coordinate d of the grid indexes sizes[d]: x (W), y (H), z (D)
+    out_sp = list(grid.shape[1:-1])
+    npts, strides, q = 1, [], 1
+    for s in out_sp:
+        npts *= s
+    for s in sizes:
+        strides.append(q)
+        q *= s
+    coords = [_source_coord(grid[..., d], sizes[d], padding_mode, align_corners) for d in range(nsp)]
+    flat = input.reshape(n, c, q)
+
+    def tap(idx):
+        """input values at integer positions idx (one tensor per coordinate); zero where outside"""
+        inside, lin = None, 0
+        for i, s, st in zip(idx, sizes, strides):
+            ok = (i >= 0) & (i <= s - 1)
+            inside = ok if inside is None else inside & ok
+            lin = lin + i.clamp(0, s - 1) * st
+        lin = lin.to(cthtorch.int64).reshape(n, 1, npts).expand(n, c, npts)
+        vals = flat.gather(2, lin).reshape([n, c] + out_sp)
+        return cthtorch.where(inside.unsqueeze(1), vals, 0.0)
+
+    if mode == "nearest":
+        out = tap([x.detach().round() for x in coords])
+        # torch's grid gradient is defined (zeros) for nearest sampling
+        return out + grid.sum() * 0 if grid.requires_grad else out
+    lo = [x.detach().floor() for x in coords]
+    hi_w = [(x - f).unsqueeze(1) for x, f in zip(coords, lo)]
+    lo_w = [1 - w for w in hi_w]
+    out = None
+    for k in range(1 << nsp):
+        bits = [(k >> d) & 1 for d in range(nsp)]
+        term = tap([f + b for f, b in zip(lo, bits)])
+        for d in range(nsp):
+            term = term * (hi_w[d] if bits[d] else lo_w[d])
+        out = term if out is None else out + term
+    return out
+
+
+def _grid_sampler_grad_composite(grad, input, grid, interpolation_mode, padding_mode, align_corners, output_mask):
+    """the fused backward's (grad_input, grad_grid), recorded through the composite, for create_graph"""
+    want = [output_mask is None or bool(output_mask[i]) for i in range(2)]
+    wrt = [t for t, w in zip((input, grid), want) if w and t.requires_grad]
+    if not wrt:
+        return None, None
+    with cthtorch.enable_grad():
+        out = _grid_sample_composite(input, grid, _MODES[interpolation_mode], _PADDINGS[padding_mode],
+                                     align_corners)
+        got = list(cthtorch.autograd.grad(out, wrt, grad, create_graph=True, allow_unused=True))
+    res = []
+    for t, w in zip((input, grid), want):
+        g = got.pop(0) if w and t.requires_grad else None
+        res.append(cthtorch.zeros_like(t) if g is None and w and t.requires_grad else g)
+    return tuple(res)
+
+
+def _grid_sampler(input, grid, interpolation_mode, padding_mode, align_corners):
+    """torch.grid_sampler: the 2-d or 3-d kernel by the input's dims"""
+    if not 0 <= interpolation_mode < len(_MODES):
+        raise RuntimeError("grid_sampler(): unknown interpolation mode %d" % interpolation_mode)
+    if not 0 <= padding_mode < len(_PADDINGS):
+        raise RuntimeError("grid_sampler(): unknown padding mode %d" % padding_mode)
+    if input.device.type != "cpu" and input.dim() in (4, 5) and grid.dim() == input.dim() \
+            and grid.shape[-1] == input.dim() - 2 and input.shape[0] == grid.shape[0]:
+        return _grid_sample_composite(input, grid, _MODES[interpolation_mode], _PADDINGS[padding_mode],
+                                      bool(align_corners))
+    kernel = cthtorch.grid_sampler_3d if input.dim() == 5 else cthtorch.grid_sampler_2d
+    return kernel(input, grid, interpolation_mode, padding_mode, bool(align_corners))
+
+
 def grid_sample(input, grid, mode="bilinear", padding_mode="zeros", align_corners=None):
     if _has_torch_function_variadic(input, grid):
         return _handle_with_locals(grid_sample, locals())
     _tensor_arg("grid_sampler", "input", input, 1)
     _tensor_arg("grid_sampler", "grid", grid, 2)
-    if mode not in ("bilinear", "nearest", "bicubic"):
+    if mode not in _MODES:
         raise ValueError("nn.functional.grid_sample(): expected mode to be 'bilinear', 'nearest' or 'bicubic', but "
                          "got: '%s'" % mode)
-    if padding_mode not in ("zeros", "border", "reflection"):
+    if padding_mode not in _PADDINGS:
         raise ValueError("nn.functional.grid_sample(): expected padding_mode to be 'zeros', 'border', or "
                          "'reflection', but got: '%s'" % padding_mode)
     align_corners = _align_default(align_corners)
-    if input.dim() == 5:
-        raise NotImplementedError("grid_sample for 5-D (volumetric) input is not implemented in cthtorch")
-    if mode == "bicubic":
-        raise NotImplementedError("grid_sample(mode='bicubic') is not implemented in cthtorch")
-    if input.dim() != 4 or grid.dim() != 4 or grid.shape[-1] != 2:
-        raise RuntimeError("grid_sampler(): expected 4D input and grid with same number of dimensions, but got "
-                           "input with sizes %s and grid with sizes %s" % (list(input.shape), list(grid.shape)))
-    if input.shape[0] != grid.shape[0]:
-        raise RuntimeError("grid_sampler(): expected grid and input to have same batch size, but got input with sizes "
-                           "%s and grid with sizes %s" % (list(input.shape), list(grid.shape)))
-    n, c, h, w = input.shape
-    oh, ow = grid.shape[1], grid.shape[2]
-    x = _source_coord(grid[..., 0], w, padding_mode, align_corners)     # (n, oh, ow)
-    y = _source_coord(grid[..., 1], h, padding_mode, align_corners)
-    flat = input.reshape(n, c, h * w)
-
-    def tap(xi, yi):
-        """Input values at integer positions (xi, yi); zero where outside."""
-        inside = ((xi >= 0) & (xi <= w - 1) & (yi >= 0) & (yi <= h - 1)).to(input.dtype)
-        idx = (yi.clamp(0, h - 1) * w + xi.clamp(0, w - 1)).to(cthtorch.int64).reshape(n, 1, oh * ow)
-        vals = flat.gather(2, idx.expand(n, c, oh * ow)).reshape(n, c, oh, ow)
-        return vals * inside.unsqueeze(1)
-
-    if mode == "nearest":
-        out = tap(x.detach().round(), y.detach().round())
-        # torch's grid gradient is defined (zeros) for nearest sampling
-        return out + grid.sum() * 0 if grid.requires_grad else out
-    x0, y0 = x.detach().floor(), y.detach().floor()
-    wx1, wy1 = (x - x0).unsqueeze(1), (y - y0).unsqueeze(1)
-    wx0, wy0 = 1 - wx1, 1 - wy1
-    return (tap(x0, y0) * wx0 * wy0 + tap(x0 + 1, y0) * wx1 * wy0 + tap(x0, y0 + 1) * wx0 * wy1
-            + tap(x0 + 1, y0 + 1) * wx1 * wy1)
+    return _grid_sampler(input, grid, _MODES.index(mode), _PADDINGS.index(padding_mode), align_corners)
