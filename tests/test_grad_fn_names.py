@@ -262,7 +262,7 @@ KNOWN_DIFFERENT = {
     "repeat_interleave",
     "einsum",
     "trapezoid",
-    "diag_embed", "block_diag",
+    "block_diag",
     "polar", "complex",
 }
 

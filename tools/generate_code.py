@@ -817,10 +817,11 @@ def _gen_vt_body(d, out, inplace):
                      % (cname, cname, cname))
             for i, p in enumerate(kept):
                 src = p.name + "_"
+                # an edge fails for a multi-output view whose base changed in place (torch's error)
                 if list_diff:
-                    C.append("THP_set_edges_from_seq((THPNode *)n, %s);" % src)
+                    C.append("if (THP_set_edges_from_seq((THPNode *)n, %s) < 0) %s" % (src, save_fail))
                 else:
-                    C.append("THPNode_setEdgeFor((THPNode *)n, %d, %s);" % (i, src))
+                    C.append("if (THPNode_setEdgeFor((THPNode *)n, %d, %s) < 0) %s" % (i, src, save_fail))
 
             def save_if(nm, src):
                 """As torch: a tensor only the gradients of inputs that need none
