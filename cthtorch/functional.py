@@ -107,34 +107,13 @@ def split(tensor, split_size_or_sections, dim=0):
             split_size_or_sections = int(split_size_or_sections)
         except (ValueError, RuntimeError):
             pass
-    if tensor.dim() == 0:
-        raise RuntimeError("split expects at least a 1-dimensional tensor")
-    d = _wrap_dim(dim, tensor.dim())
-    n = tensor.size(d)
+    # the C ops check sizes and dim with torch's messages
     if isinstance(split_size_or_sections, int) and not isinstance(split_size_or_sections, bool):
-        size = split_size_or_sections
-        if not -2**63 <= size < 2**63:
+        if not -2**63 <= split_size_or_sections < 2**63:
             raise ValueError("Overflow when unpacking long long")
-        if size < 0:
-            raise RuntimeError("split expects split_size be non-negative, but got split_size=%d" % size)
-        if size == 0 and n != 0:
-            raise RuntimeError("split_size can only be 0 if dimension size is 0, but got dimension size of %d" % n)
-        sizes = [size] * (n // size) + ([n % size] if n % size else []) if size else [0]
-    else:
-        sizes = _int_list("split_with_sizes", "split_sizes", 2, split_size_or_sections)
-        if any(s < 0 for s in sizes):
-            raise RuntimeError("split_with_sizes expects split_sizes have only non-negative entries, "
-                               "but got split_sizes=%s" % sizes)
-        if sum(sizes) != n:
-            raise RuntimeError("split_with_sizes expects split_sizes to sum exactly to %d (input tensor's size at "
-                               "dimension %d), but got split_sizes=%s" % (n, d, sizes))
-    out, start = [], 0
-    for s in sizes:
-        out.append(tensor.narrow(d, start, s))
-        start += s
-    # torch's split is one op with several view outputs: none may be modified in place
-    op = "Split" if isinstance(split_size_or_sections, int) else "SplitWithSizes"
-    return cthtorch._C._mark_multi_output_views(tuple(out), op)
+        return cthtorch._C._internal._split_views(tensor, split_size_or_sections, dim)
+    sizes = _int_list("split_with_sizes", "split_sizes", 2, split_size_or_sections)
+    return cthtorch._C._internal._split_with_sizes_views(tensor, sizes, dim)
 
 
 # ---------------------------------------------------------------- at-least-N-d

@@ -388,3 +388,106 @@ def test_invalid_inplace_still_raises_torchs_error():
         texts = [_backward_error(L, case) for L in (ct, torch)]
         assert "modified by an inplace operation" in texts[0]
         assert texts[0] == texts[1]
+
+
+# ---- split / chunk / split_with_sizes / unbind: one node holding every piece, as torch's
+MULTI_VIEW_OPS = {
+    "chunk": lambda x: x.chunk(3, -1),
+    "chunk_uneven": lambda x: x.chunk(3, 0),
+    "split": lambda x: x.split(2, 1),
+    "split_sizes": lambda x: x.split([1, 3], 1),
+    "split_with_sizes": lambda x: x.split_with_sizes([2, 1], 0),
+    "unbind": lambda x: x.unbind(1),
+    "unbind_neg": lambda x: x.unbind(-2),
+    "functional_split": lambda x: x.split(10, 1),
+}
+
+
+def _x(L, shape=(3, 4)):
+    return L.tensor(np.arange(float(np.prod(shape))).reshape(shape) / 7 - 0.5, dtype=L.float64, requires_grad=True)
+
+
+def _node_desc(pieces):
+    return [(type(p.grad_fn).__name__, p.output_nr, p._is_view(), [type(f).__name__ for f, _ in p.grad_fn.next_functions])
+            for p in pieces]
+
+
+@pytest.mark.parametrize("name", sorted(MULTI_VIEW_OPS))
+def test_multi_view_ops_share_one_node_like_torch(name):
+    f = MULTI_VIEW_OPS[name]
+    got = []
+    for L in (ct, torch):
+        x = _x(L)
+        pieces = f(x * 1)
+        assert all(p.grad_fn is pieces[0].grad_fn for p in pieces)   # one node, whatever the number of pieces
+        desc = _node_desc(pieces)
+        # only some pieces used: the others' gradient is zeros, the input's is built once
+        (pieces[0] * 2).sum().backward(retain_graph=True)
+        g1 = x.grad.tolist()
+        x.grad = None
+        sum((p * (i + 1)) ** 2 for i, p in enumerate(pieces)).sum().backward()
+        got.append((desc, g1, x.grad.tolist()))
+    assert got[0] == got[1]
+
+
+@pytest.mark.parametrize("name", sorted(MULTI_VIEW_OPS))
+def test_multi_view_ops_double_backward_and_gradcheck(name):
+    f = MULTI_VIEW_OPS[name]
+    got = []
+    for L in (ct, torch):
+        x = _x(L)
+        s = sum((p ** 3 * (i + 1)).sum() for i, p in enumerate(f(x)))
+        (g,) = L.autograd.grad(s, x, create_graph=True)
+        (gg,) = L.autograd.grad((g * g).sum(), x)
+        got.append(np.round(gg.numpy(), 10).tolist())
+    assert got[0] == got[1]
+    x = _x(ct)
+    assert ct.autograd.gradcheck(lambda t: f(t)[-1] * 3, (x,))
+    assert ct.autograd.gradgradcheck(lambda t: [p * p for p in f(t)], (x,))
+
+
+def test_multi_view_base_changed_in_place_like_torch():
+    """a piece's history cannot be rebuilt once its base (or another piece) changed in place: torch's error on
+    grad_fn and on use; nothing changed, or no grad needed, leaves them usable"""
+    texts = []
+    for L in (ct, torch):
+        y = _x(L, (4, 2)) * 1
+        a, b = y.split(2)
+        y.mul_(2)
+        texts.append(_err(lambda: a.grad_fn))
+        texts.append(_err(lambda: b * 2))
+        y = _x(L, (4, 2)) * 1
+        a, b, c, d = y.unbind()
+        with L.no_grad():
+            a.add_(1)
+        texts.append(_err(lambda: b.grad_fn))
+        texts.append(_err(lambda: c.sum().backward()))
+        z = L.zeros(4)
+        p, q = z.split(2)
+        p.add_(1)
+        texts.append(z.tolist())
+    assert texts[:5] == texts[5:]
+    assert "Output 0 of Split is a view and its base or another view of its base has been modified inplace" in texts[0]
+
+
+def test_multi_view_pieces_are_views_with_one_version():
+    x = _x(ct, (4, 3))
+    pieces = x.split([1, 3])
+    assert all(p._base is x and p._is_view() and not p.is_leaf for p in pieces)
+    assert ct.empty(0, 3, requires_grad=True).chunk(3)[2].grad_fn.name() == "SplitWithSizesBackward0"
+    assert ct.empty(0, 3).unbind(0) == ()
+    r = ct.empty(0, 3, requires_grad=True).unbind(1)
+    assert [t.shape for t in r] == [(0,)] * 3 and r[0].grad_fn.name() == "UnbindBackward0"
+
+
+def test_multi_view_forward_ad_and_vmap():
+    fwAD = ct.autograd.forward_ad
+    with fwAD.dual_level():
+        d = fwAD.make_dual(ct.arange(6.0), ct.ones(6))
+        assert fwAD.unpack_dual(d.split(3)[1] ** 2).tangent.tolist() == [6.0, 8.0, 10.0]
+        assert fwAD.unpack_dual(d.unbind()[2] * 4).tangent.tolist() == 4.0
+    assert ct.func.vmap(lambda t: t.chunk(2)[1].sum())(ct.arange(12.0).reshape(3, 4)).tolist() == [5.0, 13.0, 21.0]
+    g = ct.func.grad(lambda t: (t.unbind(0)[1] ** 2).sum())(ct.arange(6.0).reshape(2, 3))
+    assert g.tolist() == [[0.0, 0.0, 0.0], [6.0, 8.0, 10.0]]
+    assert ct.func.jacrev(lambda t: t.split([1, 2])[1] * 2)(ct.arange(3.0)).tolist() == [[0.0, 2.0, 0.0],
+                                                                                         [0.0, 0.0, 2.0]]

@@ -259,11 +259,10 @@ KNOWN_DIFFERENT = {
     "diag", "rot90",
     "matmul12", "matmul31", "matmul13",
     "inner", "addmv", "addr", "addbmm",
-    "repeat_interleave", "unbind",
-    "split", "chunk",
+    "repeat_interleave",
     "einsum",
     "trapezoid",
-    "diag_embed", "block_diag",
+    "block_diag",
     "polar", "complex",
 }
 

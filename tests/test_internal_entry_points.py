@@ -244,6 +244,13 @@ for _name, _nd, _interp in [("upsample_nearest1d_backward", 1, False), ("upsampl
                             ("_upsample_bicubic2d_aa_backward", 2, True)]:
     BAD_CALLS.append((_name, (t(1, 2, *[3] * _nd), [4] * _nd, [1, 2] + [2] * _nd) + ((False,) if _interp else ())))
 BAD_CALLS += [
+    ("_split_views", (t(4, 3), -1, 0)),                                             # negative split_size
+    ("_split_views", (t(4, 3), 0, 1)),                                              # 0 over a non-empty dim
+    ("_split_views", (t(4, 3), 2, 2)),                                              # dim out of range
+    ("_split_with_sizes_views", (t(4, 3), [1, 2], 0)),                              # sizes do not sum to 4
+    ("_split_with_sizes_views", (t(4, 3), [5, -1], 0)),                             # a negative size
+    ("_unbind_views", (t(), 0)),                                                    # 0-d
+    ("_unbind_views", (t(4, 3), -3)),                                               # dim out of range
     ("_complex_conj", (None,)),                                                     # no tensor
     ("_fft_c2c_forward", (t(4), 0, 1.0)),                                           # real input
     ("_fft_c2c_backward", (t(4, dtype=ct.complex64), 3, 1.0)),                       # dim out of range

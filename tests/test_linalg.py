@@ -111,6 +111,21 @@ def test_diag_embed(k, d1, d2):
     check(lambda x: ct.diag_embed(x, k, d1, d2), lambda x: torch.diag_embed(x, k, d1, d2), rand(2, 3))
 
 
+def test_diag_embed_node_double_backward_and_errors():
+    """one DiagEmbedBackward0 node (torch's), differentiable again; torch's errors for bad dims and sizes"""
+    got = []
+    for L in (ct, torch):
+        x = L.tensor(rand(2, 3), requires_grad=True)
+        y = L.diag_embed(x * x, 1, 0, 2)
+        (g,) = L.autograd.grad((y * y).sum(), x, create_graph=True)
+        (gg,) = L.autograd.grad(g.sum(), x)
+        got.append((y.grad_fn.name(), y.shape, np.round(g.detach().numpy(), 10).tolist(), np.round(gg.numpy(), 10).tolist()))
+    assert got[0] == got[1]
+    for args in [(0, 1, 1), (0, 3, 1), (2**63 - 1,), (-2**63,)]:
+        raises_like(lambda: ct.ones(2).diag_embed(*args), lambda: torch.ones(2).diag_embed(*args))
+    raises_like(lambda: ct.tensor(1.0).diag_embed(), lambda: torch.tensor(1.0).diag_embed())
+
+
 def test_diagflat_trace_indices():
     check(lambda x: ct.diagflat(x, 1), lambda x: torch.diagflat(x, 1), rand(2, 2))
     check(ct.trace, torch.trace, rand(3, 4))

@@ -785,7 +785,7 @@ def _gen_vt_body(d, out, inplace):
         L.append("  if (rc_ < 0) return THP_raise();")
         L.append("  PyObject *result = THP_wrap_tensorlist(&r_, %s);" % (first_t if d.view else "NULL"))
         L.append("  if (!result) return NULL;")
-        outputs = None
+        outputs = None   # one node output per list item (split, unbind): counted at run time
     else:
         L.append("  THError_clear();")
         L.append("  %sv_ = %s;%s" % (ret_c, call, free_lists))
@@ -800,13 +800,16 @@ def _gen_vt_body(d, out, inplace):
     if differentiable and (diff_inputs or inplace_self):
         node = node_name(d)
         nout = len(outputs) if outputs else 1
-        drop_outs = "Py_DECREF(result);" if outputs == ["result"] else "for (int i = 0; i < %d; i++) Py_DECREF(outs_[i]);" % nout
+        if kind == "tensorlist" and saved_outs:
+            raise SystemExit("%s: a Tensor[] result cannot be saved for backward" % d.full)
+        drop_outs = "Py_DECREF(result);" if outputs in (["result"], None) else "for (int i = 0; i < %d; i++) Py_DECREF(outs_[i]);" % nout
 
         def creation(cname, kept, sv_in, sv_out, conditional, numbers=()):
             """the lines making node type cname with an edge per kept input and the named saves"""
             C = []
             nedges = "%s_list.n" % rg_list[0] if list_diff else str(len(kept))
-            C.append("%s *n = (%s *)THPNode_new(&%s_Type, %s, %d);" % (cname, cname, cname, nedges, nout))
+            nin = "(int)PyTuple_GET_SIZE(result)" if kind == "tensorlist" else str(nout)
+            C.append("%s *n = (%s *)THPNode_new(&%s_Type, %s, %s);" % (cname, cname, cname, nedges, nin))
             C.append("if (!n) { %s %sreturn NULL; }" % (drop_outs, fail_extra))
             # a saved_tensors_hooks pack hook may raise
             save_fail = "{ Py_DECREF(n); %s %sreturn NULL; }" % (drop_outs, fail_extra)
@@ -814,10 +817,11 @@ def _gen_vt_body(d, out, inplace):
                      % (cname, cname, cname))
             for i, p in enumerate(kept):
                 src = p.name + "_"
+                # an edge fails for a multi-output view whose base changed in place (torch's error)
                 if list_diff:
-                    C.append("THP_set_edges_from_seq((THPNode *)n, %s);" % src)
+                    C.append("if (THP_set_edges_from_seq((THPNode *)n, %s) < 0) %s" % (src, save_fail))
                 else:
-                    C.append("THPNode_setEdgeFor((THPNode *)n, %d, %s);" % (i, src))
+                    C.append("if (THPNode_setEdgeFor((THPNode *)n, %d, %s) < 0) %s" % (i, src, save_fail))
 
             def save_if(nm, src):
                 """As torch: a tensor only the gradients of inputs that need none
@@ -851,6 +855,9 @@ def _gen_vt_body(d, out, inplace):
                 C.append("n->attr_%s_%s = THP_tensor_attr(%s, \"%s\");" % (nm, attr, nm + "_", attr))
             if inplace_self:
                 C.append("THP_rebase_history(self_, (THPNode *)n);")
+            elif kind == "tensorlist":
+                C.append("for (int i = 0; i < (int)PyTuple_GET_SIZE(result); i++) "
+                         "THPNode_setOutput((THPNode *)n, i, PyTuple_GET_ITEM(result, i));")
             else:
                 for i, o in enumerate(outputs):
                     if d.output_diff is None or d.output_diff[i]:
@@ -899,7 +906,7 @@ def _gen_vt_body(d, out, inplace):
     if node:
         infos.insert(0, dict(name=node, decl=d, diff_inputs=diff_inputs, saved_inputs=sorted(saved_inputs),
                              saved_outs=sorted(saved_outs), scalars=sorted(scalars), attrs=sorted(attrs),
-                             nout=len(outputs) if outputs else 1))
+                             nout=len(outputs) if outputs else 1, list_out=kind == "tensorlist"))
     return proto, "\n".join(L), infos
 
 
@@ -964,6 +971,9 @@ def gen_node(info):
         names["result0"] = "u_result"
     for nm in info["scalars"]:
         names[nm] = "n->arg_" + nm
+    if info.get("list_out"):
+        # `grads`: every piece's gradient as a tuple, zeros (of the piece's recorded shape) where none came
+        names["grads"] = "gl_"
     body = []
     ntemps = 0
     groups = {}   # input name -> (formula key, position) for "a, b: f(...)" tuple formulas
@@ -1033,9 +1043,19 @@ def gen_node(info):
     A.append("  PyObject *tmp[%d] = {0};" % max(ntemps, 1))
     for nm in unpack:
         A.append("  PyObject *u_%s = NULL;" % nm)
+    if info.get("list_out"):
+        A.append("  PyObject *gl_ = NULL;")
     A.append("  bool any_grad = false;")
     A.append("  for (int i = 0; i < n_->num_inputs; i++) if (grads[i] != Py_None) any_grad = true;")
     A.append("  if (!any_grad) return out;")
+    if info.get("list_out"):
+        A.append("  gl_ = PyTuple_New(n_->num_inputs);")
+        A.append("  if (!gl_) goto fail;")
+        A.append("  for (int i = 0; i < n_->num_inputs; i++) {")
+        A.append("    PyObject *g_ = grads[i] != Py_None ? Py_NewRef(grads[i]) : THP_zeros_for(n_, i);")
+        A.append("    if (!g_) goto fail;")
+        A.append("    PyTuple_SET_ITEM(gl_, i, g_);")
+        A.append("  }")
     if info["nout"] > 1:
         A.append("  PyObject *gz_ = NULL;")
         A.append("  if (grad == Py_None) { gz_ = THP_zeros_for(n_, 0); if (!gz_) goto fail; grad = gz_; }")
@@ -1046,6 +1066,8 @@ def gen_node(info):
         A.append("  Py_XDECREF(u_%s);" % nm)
     if info["nout"] > 1:
         A.append("  Py_XDECREF(gz_);")
+    if info.get("list_out"):
+        A.append("  Py_XDECREF(gl_);")
     A.append("  return out;")
     A.append("  goto fail;   /* keeps the label used when no formula can fail */")
     A.append("fail:")
@@ -1054,6 +1076,8 @@ def gen_node(info):
         A.append("  Py_XDECREF(u_%s);" % nm)
     if info["nout"] > 1:
         A.append("  Py_XDECREF(gz_);")
+    if info.get("list_out"):
+        A.append("  Py_XDECREF(gl_);")
     A.append("  Py_DECREF(out);")
     A.append("  return NULL;")
     A.append("}")

@@ -1,5 +1,5 @@
 """torch.<name> linear-algebra functions that are compositions of other ops
-(diag, diag_embed, trace, kron, cross, einsum, ...), the legacy torch.<name>
+(diag, trace, kron, cross, einsum, ...), the legacy torch.<name>
 spellings of torch.linalg ops, and their Tensor methods. install() wires
 them into the cthtorch namespace."""
 import warnings
@@ -14,27 +14,9 @@ from cthtorch._utils import _dtype_name
 from cthtorch.linalg import _decomp, _norms, _products
 
 
-def diag_embed(input, offset=0, dim1=-2, dim2=-1):
-    nd = input.dim() + 1
-    d1, d2 = dim1 % nd if -nd <= dim1 < nd else dim1, dim2 % nd if -nd <= dim2 < nd else dim2
-    if not (0 <= d1 < nd and 0 <= d2 < nd):
-        bad = dim1 if not 0 <= d1 < nd else dim2
-        raise IndexError("Dimension out of range (expected to be in range of [%d, %d], but got %d)" % (-nd, nd - 1, bad))
-    if d1 == d2:
-        raise RuntimeError("diagonal dimensions cannot be identical %d, %d" % (dim1, dim2))
-    if not -2**63 <= offset < 2**63:
-        raise ValueError("Overflow when unpacking long long")
-    n = input.shape[-1] + abs(offset)
-    if n >= 2**63:   # PyTorch's error for a size beyond int64
-        raise RuntimeError("IntArrayRef contains an int that cannot be represented as a SymInt: %d" % (n - 2**64))
-    # diagonal_backward scatters a diagonal into zeros (and is differentiable itself)
-    r = cthtorch._C._internal.diagonal_backward(input, list(input.shape[:-1]) + [n, n], offset, nd - 2, nd - 1)
-    return r.movedim((nd - 2, nd - 1), (d1, d2))
-
-
 def diag(input, diagonal=0):
     if input.dim() == 1:
-        r = diag_embed(input, diagonal)
+        r = cthtorch.diag_embed(input, diagonal)
     elif input.dim() == 2:
         r = cthtorch.diagonal(input, diagonal).clone()
     else:
@@ -43,7 +25,7 @@ def diag(input, diagonal=0):
 
 
 def diagflat(input, offset=0):
-    return diag_embed(input.reshape(-1), offset)
+    return cthtorch.diag_embed(input.reshape(-1), offset)
 
 
 def trace(input):
@@ -107,7 +89,7 @@ def cross(input, other, dim=None):
 
 # ---------------------------------------------------------------- install
 _FUNCS = {
-    "diag": diag, "diag_embed": diag_embed, "diagflat": diagflat, "trace": trace, "tril_indices": tril_indices,
+    "diag": diag, "diagflat": diagflat, "trace": trace, "tril_indices": tril_indices,
     "triu_indices": triu_indices, "kron": kron, "cross": cross, "einsum": einsum,
     "norm": _norms.torch_norm, "renorm": _norms.renorm, "dist": _norms.dist, "cdist": _norms.cdist,
     "frobenius_norm": _norms.frobenius_norm, "nuclear_norm": _norms.nuclear_norm,
@@ -123,7 +105,7 @@ _FUNCS = {
 _OUT = ("diag", "cross", "kron", "trace", "inverse", "det", "cholesky", "matrix_power", "pinverse", "tril_indices", "dist",
         "cholesky_solve", "cholesky_inverse", "vecdot",
         "geqrf", "orgqr", "ormqr")
-_METHODS = ("diag", "diag_embed", "diagflat", "trace", "kron", "cross", "renorm", "dist", "inverse",
+_METHODS = ("diag", "diagflat", "trace", "kron", "cross", "renorm", "dist", "inverse",
             "det", "logdet", "slogdet", "cholesky", "cholesky_solve", "cholesky_inverse", "qr", "svd", "pinverse",
             "matrix_power", "matrix_exp", "lu", "lu_solve", "triangular_solve", "geqrf", "orgqr", "ormqr")
 

@@ -59,8 +59,9 @@ def chunk(input, chunks, dim=0):
         raise RuntimeError("chunk expects at least a 1-dimensional tensor")
     dim = _wrap_dim(dim, input.dim())
     n = input.shape[dim]
-    size = -(-n // chunks) if n else 0
-    return split(input, size if size else 1, dim) if n else tuple(input.narrow(dim, 0, 0) for _ in range(1))
+    if n == 0:   # chunks empty pieces, as torch's (its chunk splits with sizes there)
+        return _C._internal._split_with_sizes_views(input, [0] * chunks, dim)
+    return _C._internal._split_views(input, -(-n // chunks), dim)
 
 
 def tensor_split(input, indices_or_sections, dim=0):
@@ -81,9 +82,8 @@ def tensor_split(input, indices_or_sections, dim=0):
 
 
 def unbind(input, dim=0):
-    dim = _wrap_dim(dim, input.dim())
-    # one op with several view outputs in torch: none may be modified in place
-    return _C._mark_multi_output_views(tuple(input.select(dim, i) for i in range(input.shape[dim])), "Unbind")
+    # one op with several view outputs and one backward node (UnbindBackward0), as torch's
+    return _C._internal._unbind_views(input, dim)
 
 
 # ---------------------------------------------------------------- gathers and scatters

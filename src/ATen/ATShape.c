@@ -471,6 +471,29 @@ THTensor *at_flipud(const THTensor *self) {
 
 /* ---------------------------------------------------------------- roll */
 
+THTensor *at_diag_embed(const THTensor *self, int64_t offset, int64_t dim1, int64_t dim2) {
+  int nd = self->ndim + 1;
+  int64_t d1, d2;
+  if (nd > TH_MAX_DIMS) { THError_set(TH_ERR_RUNTIME, "diag_embed: too many dimensions"); return NULL; }
+  if (at_wrap_dim(dim1, nd, &d1) < 0 || at_wrap_dim(dim2, nd, &d2) < 0) return NULL;
+  if (d1 == d2) {
+    THError_set(TH_ERR_RUNTIME, "diagonal dimensions cannot be identical %lld, %lld", (long long)dim1, (long long)dim2);
+    return NULL;
+  }
+  uint64_t un = (uint64_t)self->sizes[self->ndim - 1] + (offset < 0 ? -(uint64_t)offset : (uint64_t)offset);
+  if (un > (uint64_t)INT64_MAX) {   /* torch's words for a size beyond int64 (shown wrapped, as it does) */
+    THError_set(TH_ERR_RUNTIME, "IntArrayRef contains an int that cannot be represented as a SymInt: %lld",
+                (long long)(int64_t)un);
+    return NULL;
+  }
+  int64_t n = (int64_t)un;
+  /* the result's dims: self's leading dims in order, with the two diagonal dims (n each) at d1 and d2; the
+   * diagonal of those is self (diagonal() puts the diagonal last), so diagonal's backward builds it */
+  ATIntList sizes = { nd, {0} };
+  for (int i = 0, k = 0; i < nd; i++) sizes.v[i] = (i == d1 || i == d2) ? n : self->sizes[k++];
+  return at_diagonal_backward(self, &sizes, offset, d1, d2);
+}
+
 THTensor *at_roll(const THTensor *self, const ATIntList *shifts, const ATIntList *dims) {
   int nshift = shifts ? shifts->n : 0, ndims = dims ? dims->n : 0;
   if (nshift == 0) {

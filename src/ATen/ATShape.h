@@ -15,6 +15,8 @@ AT_API THTensor *at_fliplr(const THTensor *self);   /* flip dim 1 */
 AT_API THTensor *at_flipud(const THTensor *self);   /* flip dim 0 */
 /* dims NULL or empty: roll the flattened tensor by shifts[0] */
 AT_API THTensor *at_roll(const THTensor *self, const ATIntList *shifts, const ATIntList *dims);
+/* diag_embed: self's last dim laid on the diagonal (offset) of dims dim1, dim2 of a new zero tensor */
+AT_API THTensor *at_diag_embed(const THTensor *self, int64_t offset, int64_t dim1, int64_t dim2);
 /* Each slice i of self along dim repeated repeats[i] times (repeats a 0-d/1-d
  * int32/int64 tensor) or `repeat` times when repeats is NULL. dim absent:
  * over the flattened input. */

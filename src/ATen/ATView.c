@@ -2,6 +2,8 @@
  * (except reshape, which copies only when no view can express it). */
 #include "ATen.h"
 
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 int at_wrap_dim(int64_t dim, int ndim, int64_t *out) {
@@ -304,6 +306,110 @@ THTensor *at_slice(const THTensor *t, int64_t dim, ATOptInt start, ATOptInt end,
   /* a step beyond the dim leaves one element, whose stride never matters */
   if (th_mul_overflow(t->strides[d], step, &strides[d])) strides[d] = t->strides[d];
   return THTensor_newView(t, t->ndim, sizes, strides, t->offset + s * t->strides[d]);
+}
+
+/* ---- multi-output views: one op, several views of t (one autograd node holds them all) ---- */
+
+/* n views of t along d, the i-th starting at starts[i] with length lens[i] (select when lens is NULL) */
+static int views_along(ATTensorList *out, const THTensor *t, int64_t d, int64_t n, const int64_t *starts,
+                       const int64_t *lens) {
+  out->n = 0;
+  out->v = malloc((n ? n : 1) * sizeof(THTensor *));
+  if (!out->v) { THError_set(TH_ERR_MEMORY, "out of memory"); return -1; }
+  for (int64_t i = 0; i < n; i++) {
+    THTensor *v = lens ? at_narrow(t, d, starts[i], lens[i]) : at_select(t, d, starts[i]);
+    if (!v) {
+      for (int j = 0; j < out->n; j++) THTensor_free(out->v[j]);
+      free(out->v);
+      out->v = NULL;
+      out->n = 0;
+      return -1;
+    }
+    out->v[out->n++] = v;
+  }
+  return 0;
+}
+
+int at_split_views(ATTensorList *out, const THTensor *t, int64_t split_size, int64_t dim) {
+  int64_t d;
+  if (t->ndim == 0) { THError_set(TH_ERR_RUNTIME, "split expects at least a 1-dimensional tensor"); return -1; }
+  if (at_wrap_dim(dim, t->ndim, &d) < 0) return -1;
+  int64_t len = t->sizes[d];
+  if (split_size < 0) {
+    THError_set(TH_ERR_RUNTIME, "split expects split_size be non-negative, but got split_size=%lld", (long long)split_size);
+    return -1;
+  }
+  if (split_size == 0 && len != 0) {
+    THError_set(TH_ERR_RUNTIME, "split_size can only be 0 if dimension size is 0, but got dimension size of %lld",
+                (long long)len);
+    return -1;
+  }
+  /* a split_size of 0 (over an empty dim) still gives one (empty) piece, as torch's */
+  int64_t n = split_size ? (len + split_size - 1) / split_size : 1;
+  if (n == 0) n = 1;
+  int64_t *starts = malloc(2 * n * sizeof(int64_t));
+  if (!starts) { THError_set(TH_ERR_MEMORY, "out of memory"); return -1; }
+  int64_t *lens = starts + n;
+  for (int64_t i = 0; i < n; i++) {
+    starts[i] = i * split_size;
+    lens[i] = split_size < len - starts[i] ? split_size : len - starts[i];
+  }
+  int rc = views_along(out, t, d, n, starts, lens);
+  free(starts);
+  return rc;
+}
+
+static void format_sizes(char *buf, size_t cap, const ATIntList *l) {
+  size_t k = (size_t)snprintf(buf, cap, "[");
+  for (int i = 0; i < l->n && k < cap; i++)
+    k += (size_t)snprintf(buf + k, cap - k, "%s%lld", i ? ", " : "", (long long)l->v[i]);
+  if (k < cap) snprintf(buf + k, cap - k, "]");
+}
+
+int at_split_with_sizes_views(ATTensorList *out, const THTensor *t, const ATIntList *split_sizes, int64_t dim) {
+  int64_t d;
+  if (t->ndim == 0) { THError_set(TH_ERR_RUNTIME, "split expects at least a 1-dimensional tensor"); return -1; }
+  if (at_wrap_dim(dim, t->ndim, &d) < 0) return -1;
+  int64_t sum = 0;
+  char buf[512];
+  for (int i = 0; i < split_sizes->n; i++) {
+    if (split_sizes->v[i] < 0) {
+      format_sizes(buf, sizeof buf, split_sizes);
+      THError_set(TH_ERR_RUNTIME, "split_with_sizes expects split_sizes have only non-negative entries, but got "
+                  "split_sizes=%s", buf);
+      return -1;
+    }
+    sum += split_sizes->v[i];
+  }
+  if (sum != t->sizes[d]) {
+    format_sizes(buf, sizeof buf, split_sizes);
+    THError_set(TH_ERR_RUNTIME, "split_with_sizes expects split_sizes to sum exactly to %lld (input tensor's size at "
+                "dimension %lld), but got split_sizes=%s", (long long)t->sizes[d], (long long)d, buf);
+    return -1;
+  }
+  int64_t n = split_sizes->n > 0 ? split_sizes->n : 0;
+  int64_t *starts = malloc((size_t)(n ? n : 1) * sizeof(int64_t));
+  if (!starts) { THError_set(TH_ERR_MEMORY, "out of memory"); return -1; }
+  for (int64_t i = 0, s = 0; i < n; s += split_sizes->v[i], i++) starts[i] = s;
+  int rc = views_along(out, t, d, n, starts, split_sizes->v);
+  free(starts);
+  return rc;
+}
+
+int at_unbind_views(ATTensorList *out, const THTensor *t, int64_t dim) {
+  int64_t d;
+  if (t->ndim == 0) {
+    THError_set(TH_ERR_INDEX, "Dimension specified as %lld but tensor has no dimensions", (long long)dim);
+    return -1;
+  }
+  if (at_wrap_dim(dim, t->ndim, &d) < 0) return -1;
+  int64_t n = t->sizes[d];
+  int64_t *idx = malloc((n ? n : 1) * sizeof(int64_t));
+  if (!idx) { THError_set(TH_ERR_MEMORY, "out of memory"); return -1; }
+  for (int64_t i = 0; i < n; i++) idx[i] = i;
+  int rc = views_along(out, t, d, n, idx, NULL);
+  free(idx);
+  return rc;
 }
 
 THTensor *at_squeeze(const THTensor *t) {

@@ -163,6 +163,10 @@ AT_API THTensor *at_expand(const THTensor *t, const ATIntList *size);
 AT_API THTensor *at_narrow(const THTensor *t, int64_t dim, int64_t start, int64_t length);
 AT_API THTensor *at_select(const THTensor *t, int64_t dim, int64_t index);
 AT_API THTensor *at_slice(const THTensor *t, int64_t dim, ATOptInt start, ATOptInt end, int64_t step);
+/* Multi-output views (split, split_with_sizes, unbind): out->v is a malloc'd array of new views of t */
+AT_API int at_split_views(ATTensorList *out, const THTensor *t, int64_t split_size, int64_t dim);
+AT_API int at_split_with_sizes_views(ATTensorList *out, const THTensor *t, const ATIntList *split_sizes, int64_t dim);
+AT_API int at_unbind_views(ATTensorList *out, const THTensor *t, int64_t dim);
 AT_API THTensor *at_squeeze(const THTensor *t);
 AT_API THTensor *at_squeeze_dims(const THTensor *t, const ATIntList *dims);
 AT_API THTensor *at_unsqueeze(const THTensor *t, int64_t dim);

@@ -182,7 +182,6 @@ static PyObject *asan_canary(PyObject *m, PyObject *u) {
 }
 #endif
 
-PyObject *THP_mark_multi_output_views(PyObject *m, PyObject *args);
 PyObject *THP_swap_tensors(PyObject *m, PyObject *args);
 PyObject *THP_tensor_reclass(PyObject *m, PyObject *args);
 PyObject *THP_set_autocast_cpu(PyObject *m, PyObject *args);
@@ -190,7 +189,6 @@ PyMethodDef THP_module_functions[] = {
   {"_swap_tensors", THP_swap_tensors, METH_VARARGS, NULL},
   {"_tensor_reclass", THP_tensor_reclass, METH_VARARGS, NULL},
   {"_set_autocast_cpu", THP_set_autocast_cpu, METH_VARARGS, NULL},
-  {"_mark_multi_output_views", THP_mark_multi_output_views, METH_VARARGS, NULL},
   {"_set_grad_enabled", set_grad_enabled, METH_O, NULL},
   {"_set_inference_mode", set_inference_mode, METH_O, NULL},
   {"_is_inference_mode_enabled", is_inference_mode, METH_NOARGS, NULL},

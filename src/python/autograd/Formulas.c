@@ -16,12 +16,14 @@ bool THP_seq_requires_grad(PyObject *seq) {
   return r;
 }
 
-void THP_set_edges_from_seq(THPNode *n, PyObject *seq) {
+int THP_set_edges_from_seq(THPNode *n, PyObject *seq) {
   PyObject *f = PySequence_Fast(seq, "expected a sequence of tensors");
-  if (!f) { PyErr_Clear(); return; }
-  for (Py_ssize_t i = 0; i < PySequence_Fast_GET_SIZE(f) && i < n->num_edges; i++)
-    THPNode_setEdgeFor(n, (int)i, PySequence_Fast_GET_ITEM(f, i));
+  if (!f) { PyErr_Clear(); return 0; }
+  int rc = 0;
+  for (Py_ssize_t i = 0; rc == 0 && i < PySequence_Fast_GET_SIZE(f) && i < n->num_edges; i++)
+    rc = THPNode_setEdgeFor(n, (int)i, PySequence_Fast_GET_ITEM(f, i));
   Py_DECREF(f);
+  return rc;
 }
 
 /* ---- engine support ---- */

@@ -11,7 +11,7 @@
 
 /* ---- Tensor[] inputs of differentiable ops ---- */
 bool THP_seq_requires_grad(PyObject *seq);   /* grad mode on and any item of a Tensor[] requires grad */
-void THP_set_edges_from_seq(THPNode *n, PyObject *seq);   /* edge i <- item i of a Tensor[] */
+int THP_set_edges_from_seq(THPNode *n, PyObject *seq);   /* edge i <- item i of a Tensor[]; -1 with an error set */
 
 /* ---- engine support ---- */
 PyObject *THP_ones_like(PyObject *t);

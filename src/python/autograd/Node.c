@@ -33,6 +33,8 @@ int THPNode_setEdgeFor(THPNode *node, int i, PyObject *tensor) {
   if (fn) {
     e->fn = Py_NewRef(fn);
     e->input_nr = t->output_nr;
+  } else if (PyErr_Occurred()) {
+    return -1;
   } else if (t->requires_grad) {
     e->fn = THPAccumulateGrad_get(tensor);
     if (!e->fn) return -1;
@@ -118,10 +120,18 @@ static int regenerate_view_grad_fn(THPTensor *v) {
   return 0;
 }
 
+static int multi_view_error(THPTensor *t, const char *what);
+
 PyObject *THPTensor_gradFn(THPTensor *t) {
-  if (t->base && t->grad_fn && t->view_version != t->version->version && is_diff_view(t) &&
-      regenerate_view_grad_fn(t) < 0)
-    PyErr_Clear();   /* only memory can fail here: the old history still describes the view's values' origin */
+  if (t->base && t->grad_fn && t->view_version != t->version->version && is_diff_view(t)) {
+    /* one of several views one op returned (split, unbind): its history cannot be rebuilt, as torch's */
+    if (t->view_multi) {
+      multi_view_error(t, "its base or another view of its base has been modified inplace");
+      return NULL;
+    }
+    if (regenerate_view_grad_fn(t) < 0)
+      PyErr_Clear();   /* only memory can fail here: the old history still describes the view's values' origin */
+  }
   return t->grad_fn;
 }
 
@@ -647,6 +657,21 @@ bool THP_any_requires_grad(int n, PyObject *const *ts) {
   return false;
 }
 
+/* torch's error for a view one of several an op returned: "Output 1 of Unbind is a view and <what>. ..."
+ * (the op's name is its grad_fn's, UnbindBackward0, less "Backward0") */
+static int multi_view_error(THPTensor *t, const char *what) {
+  const char *name = Py_TYPE(t->grad_fn)->tp_name, *end = strstr(name, "Backward");
+  int len = end ? (int)(end - name) : (int)strlen(name), nr = t->output_nr;
+  PyObject *op = PyUnicode_FromStringAndSize(name, len);
+  if (!op) return -1;
+  PyErr_Format(PyExc_RuntimeError,
+               "Output %d of %U is a view and %s. This view is the output of a function that returns multiple views. "
+               "Such functions do not allow the output views to be modified inplace. You should replace the inplace "
+               "operation by an out-of-place one.", nr, op, what);
+  Py_DECREF(op);
+  return -1;
+}
+
 int THP_check_inplace(PyObject *o) {
   THPTensor *t = (THPTensor *)o;
   if (t->is_inference && !THP_inference_mode) {
@@ -656,29 +681,7 @@ int THP_check_inplace(PyObject *o) {
                     "more details.");
     return -1;
   }
-  if (THP_grad_enabled() && t->view_multi && t->grad_fn) {
-    /* torch names the op and the output: "Output 1 of Unbind"; composites
-     * (split, unbind over select/narrow) recorded theirs in the tensor's
-     * dict, generated ops have it in their grad_fn (UnbindBackward0). */
-    PyObject *mark = t->dict ? PyDict_GetItemString(t->dict, "_multi_output_view") : NULL;
-    const char *name = Py_TYPE(t->grad_fn)->tp_name, *end = strstr(name, "Backward");
-    int len = end ? (int)(end - name) : (int)strlen(name), nr = t->output_nr;
-    if (mark && PyTuple_Check(mark) && PyTuple_GET_SIZE(mark) == 2) {
-      Py_ssize_t l;
-      name = PyUnicode_AsUTF8AndSize(PyTuple_GET_ITEM(mark, 0), &l);
-      if (!name) return -1;
-      len = (int)l;
-      nr = (int)PyLong_AsLong(PyTuple_GET_ITEM(mark, 1));
-    }
-    PyObject *op = PyUnicode_FromStringAndSize(name, len);
-    if (!op) return -1;
-    PyErr_Format(PyExc_RuntimeError,
-                 "Output %d of %U is a view and is being modified inplace. This view is the output of a function "
-                 "that returns multiple views. Such functions do not allow the output views to be modified inplace. "
-                 "You should replace the inplace operation by an out-of-place one.", nr, op);
-    Py_DECREF(op);
-    return -1;
-  }
+  if (THP_grad_enabled() && t->view_multi && t->grad_fn) return multi_view_error(t, "is being modified inplace");
   if (THP_grad_enabled() && is_diff_view(t) && t->grad_fn && ((THPTensor *)t->base)->requires_grad &&
       !((THPTensor *)t->base)->grad_fn) {
     PyErr_SetString(PyExc_RuntimeError, "a view of a leaf Variable that requires grad is being used in an in-place operation.");
@@ -690,23 +693,6 @@ int THP_check_inplace(PyObject *o) {
     return -1;
   }
   return 0;
-}
-
-/* _C._mark_multi_output_views(views, op_name): the views a Python composite
- * (split, unbind) returned may not be modified in place, as torch's. */
-PyObject *THP_mark_multi_output_views(PyObject *m, PyObject *args) {
-  PyObject *views, *name;
-  if (!PyArg_ParseTuple(args, "O!U", &PyTuple_Type, &views, &name)) return NULL;
-  for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(views); i++) {
-    PyObject *v = PyTuple_GET_ITEM(views, i);
-    if (!THPTensor_Check(v)) continue;
-    PyObject *mark = Py_BuildValue("(On)", name, i), *d = mark ? PyObject_GenericGetDict(v, NULL) : NULL;
-    int rc = d ? PyDict_SetItemString(d, "_multi_output_view", mark) : -1;
-    Py_XDECREF(mark); Py_XDECREF(d);
-    if (rc < 0) return NULL;
-    ((THPTensor *)v)->view_multi = true;
-  }
-  return Py_NewRef(views);
 }
 
 void THP_bump_version(PyObject *o) { ((THPTensor *)o)->version->version++; }
