@@ -4,7 +4,8 @@
  * A row is copied into (key, index) pairs, the key in compute_t, and ordered
  * there. Which index torch reports among equal values depends on the
  * algorithm it runs, so the pickers copy torch's algorithms step for step:
- *   sort / topk   any order of distinct keys: ties break by index (stable)
+ *   sort          any order of distinct keys: ties break by index (stable)
+ *   topk          libstdc++'s partial_sort, or nth_element and sort (TOPK below)
  *   kthvalue      torch's quick_select_template (SortingUtils.h)
  *   median(dim)   std::nth_element of libstdc++ (introselect), ties by index
  *   mode          std::sort of libstdc++ (introsort) by value, then a scan
