@@ -629,3 +629,22 @@ def test_numpy_alias_of_a_given_parameter_is_unexpected(expr):
             eval(expr, {"torch": lib, "x": lib.ones(2, 2)})
         return str(e.value)
     assert run(cthtorch) == run(torch)
+
+
+# None where a Tensor goes: torch names the argument when exactly one overload
+# could take that many arguments, and lists the overloads when several could
+NONE_FOR_TENSOR = [
+    "torch.add(None, torch.ones(2))", "torch.mul(None, torch.ones(2))", "torch.div(None, torch.ones(2))",
+    "torch.sum(None)", "torch.mean(None)", "torch.max(None)", "torch.min(None)", "torch.exp(None)",
+    "torch.squeeze(None)", "torch.sort(None)", "torch.topk(None, 1)", "torch.mm(None, torch.ones(2, 2))",
+    "torch.matmul(None, torch.ones(2))", "torch.cat(None)", "torch.stack(None)", "torch.transpose(None, 0, 1)",
+    "torch.clamp(None, 0.0)", "torch.abs(None)", "torch.argmax(None)", "torch.softmax(None, 0)",
+    "torch.reshape(None, (1,))", "torch.flatten(None)", "torch.unsqueeze(None, 0)", "torch.zeros_like(None)",
+    "F.linear(None, torch.ones(2, 2))", "F.relu(None)",
+    "torch.ones(2).add(None)", "torch.ones(2).sum(None, None)",
+]
+
+
+@pytest.mark.parametrize("expr", NONE_FOR_TENSOR)
+def test_none_for_a_tensor_names_the_argument_like_torch(expr):
+    check(expr)

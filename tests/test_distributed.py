@@ -32,6 +32,19 @@ def _free_port():
         return s.getsockname()[1]
 
 
+def _free_ports(n):
+    """n distinct free ports (as strings), all held until each is known, so
+    none repeats."""
+    socks = [socket.socket() for _ in range(n)]
+    try:
+        for s in socks:
+            s.bind(("127.0.0.1", 0))
+        return [str(s.getsockname()[1]) for s in socks]
+    finally:
+        for s in socks:
+            s.close()
+
+
 def _launch(args, timeout=120, **kw):
     return subprocess.run([sys.executable, "-m", "cthtorch.distributed.run", "--nproc_per_node=2", "--standalone"]
                           + args, env=ENV, capture_output=True, text=True, timeout=timeout, cwd=ROOT, **kw)
@@ -232,7 +245,7 @@ def test_a_rank_killed_while_a_peer_all_reduces_ddps_last_bucket_on_its_own_thre
 
 
 def test_spawn_runs_one_mpi_job_with_torch_error_semantics():
-    r = subprocess.run([sys.executable, os.path.join(PROGRAMS, "dist_spawn.py"), str(_free_port())], env=ENV,
+    r = subprocess.run([sys.executable, os.path.join(PROGRAMS, "dist_spawn.py")] + _free_ports(4), env=ENV,
                        capture_output=True, text=True, timeout=180, cwd=ROOT)
     assert r.returncode == 0, r.stdout + r.stderr
     got = {d["mode"]: d for d in (json.loads(line[6:]) for line in r.stdout.splitlines() if line.startswith("SPAWN "))}

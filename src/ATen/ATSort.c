@@ -92,7 +92,7 @@ static THTensor *moved_contiguous(const THTensor *t, int64_t a, int64_t b) {
  * shape with size k at d; reductions (k == 1) drop d unless keepdim. Without
  * want_vals only outs[1], the indices, is made (outs[0] NULL). */
 static int run_rows(THTensor **outs, const THTensor *self, int64_t d, THSortOp op, int64_t k, int64_t kth,
-                    bool reduce, bool keepdim, bool want_vals) {
+                    bool reduce, bool keepdim, bool want_vals, bool sorted) {
   if (at_no_complex(self, "sort") < 0) return -1;
   int nd = self->ndim;
   int64_t last = nd ? nd - 1 : 0, n = nd ? self->sizes[d] : 1, rows = 1, sz[TH_MAX_DIMS];
@@ -118,11 +118,12 @@ static int run_rows(THTensor **outs, const THTensor *self, int64_t d, THSortOp o
     return -1;
   }
   bool ok;
-  if (dev >= 0) {
-    ok = rows * k == 0 || sort_rows_cuda(x, rows, n, op, k, kth, vals, idx) == 0;
+  if (dev >= 0) {   /* the GPU's topk is a sort cut to k (torch's tie order there is not fixed either) */
+    THSortOp gop = op == TH_SORT_TOPK_MAX ? TH_SORT_DESC : op == TH_SORT_TOPK_MIN ? TH_SORT_ASC : op;
+    ok = rows * k == 0 || sort_rows_cuda(x, rows, n, gop, k, kth, vals, idx) == 0;
   } else {
     THSortRows s = { op, THTensor_data(x), vals ? THTensor_data(vals) : NULL, (int64_t *)THTensor_data(idx),
-                     rows, n, k, kth };
+                     rows, n, k, kth, sorted };
     ok = rows * k == 0 || row_fns[self->dtype](&s);
     if (!ok) oom();
   }
@@ -150,7 +151,7 @@ int at_sort(THTensor **outs, const THTensor *self, int64_t dim, bool descending,
   int64_t d;
   if (at_wrap_dim(dim, self->ndim, &d) < 0) return -1;
   int64_t n = self->ndim ? self->sizes[d] : 1;
-  return run_rows(outs, self, d, descending ? TH_SORT_DESC : TH_SORT_ASC, n, 0, false, false, true);
+  return run_rows(outs, self, d, descending ? TH_SORT_DESC : TH_SORT_ASC, n, 0, false, false, true, true);
 }
 
 THTensor *at_argsort(const THTensor *self, int64_t dim, bool descending) {
@@ -158,7 +159,7 @@ THTensor *at_argsort(const THTensor *self, int64_t dim, bool descending) {
   THTensor *o[2];
   if (at_wrap_dim(dim, self->ndim, &d) < 0) return NULL;
   int64_t n = self->ndim ? self->sizes[d] : 1;
-  return run_rows(o, self, d, descending ? TH_SORT_DESC : TH_SORT_ASC, n, 0, false, false, false) < 0 ? NULL : o[1];
+  return run_rows(o, self, d, descending ? TH_SORT_DESC : TH_SORT_ASC, n, 0, false, false, false, true) < 0 ? NULL : o[1];
 }
 
 THTensor *at_msort(const THTensor *self) {
@@ -169,13 +170,12 @@ THTensor *at_msort(const THTensor *self) {
 }
 
 int at_topk(THTensor **outs, const THTensor *self, int64_t k, int64_t dim, bool largest, bool sorted) {
-  (void)sorted;   /* the k are always returned in order */
   int64_t d;
   if (at_wrap_dim(dim, self->ndim, &d) < 0) return -1;
   int64_t n = self->ndim ? self->sizes[d] : 1;
   if (k < 0 || k > n) { THError_set(TH_ERR_RUNTIME, "selected index k out of range"); return -1; }
   if (self->dtype == TH_Bool) { THError_set(TH_ERR_RUNTIME, "topk does not support bool dtypes on CPU"); return -1; }
-  return run_rows(outs, self, d, largest ? TH_SORT_DESC : TH_SORT_ASC, k, 0, false, false, true);
+  return run_rows(outs, self, d, largest ? TH_SORT_TOPK_MAX : TH_SORT_TOPK_MIN, k, 0, false, false, true, sorted);
 }
 
 /* ---------------------------------------------------------------- order statistics along a dim */
@@ -201,14 +201,14 @@ int at_kthvalue(THTensor **outs, const THTensor *self, int64_t k, int64_t dim, b
     THError_set(TH_ERR_RUNTIME, "kthvalue(): selected number k out of range for dimension %lld", (long long)d);
     return -1;
   }
-  return run_rows(outs, self, d, TH_SORT_KTH, 1, k - 1, true, keepdim, true);
+  return run_rows(outs, self, d, TH_SORT_KTH, 1, k - 1, true, keepdim, true, true);
 }
 
 int at_median_dim(THTensor **outs, const THTensor *self, int64_t dim, bool keepdim, bool ignore_nan) {
   int64_t d;
   /* torch names median() in the empty-dim message of both */
   if (stat_dim(self, dim, "median", ignore_nan ? "nanmedian_out" : "median_out", &d) < 0) return -1;
-  return run_rows(outs, self, d, ignore_nan ? TH_SORT_NANMEDIAN : TH_SORT_MEDIAN, 1, 0, true, keepdim, true);
+  return run_rows(outs, self, d, ignore_nan ? TH_SORT_NANMEDIAN : TH_SORT_MEDIAN, 1, 0, true, keepdim, true, true);
 }
 
 THTensor *at_median_all(const THTensor *self, bool ignore_nan) {
@@ -225,7 +225,7 @@ THTensor *at_median_all(const THTensor *self, bool ignore_nan) {
   }
   THTensor *flat = at_reshape(self, &(ATIntList){ 1, { -1 } }), *o[2];
   if (!flat) return NULL;
-  int rc = run_rows(o, flat, 0, ignore_nan ? TH_SORT_NANMEDIAN : TH_SORT_MEDIAN, 1, 0, true, false, true);
+  int rc = run_rows(o, flat, 0, ignore_nan ? TH_SORT_NANMEDIAN : TH_SORT_MEDIAN, 1, 0, true, false, true, true);
   THTensor_free(flat);
   if (rc < 0) return NULL;
   THTensor_free(o[1]);
@@ -239,7 +239,7 @@ int at_mode(THTensor **outs, const THTensor *self, int64_t dim, bool keepdim) {
     THError_set(TH_ERR_INDEX, "mode(): Expected reduction dim %lld to have non-zero size.", (long long)d);
     return -1;
   }
-  return run_rows(outs, self, d, TH_SORT_MODE, 1, 0, true, keepdim, true);
+  return run_rows(outs, self, d, TH_SORT_MODE, 1, 0, true, keepdim, true, true);
 }
 
 /* ---------------------------------------------------------------- unique, isin */

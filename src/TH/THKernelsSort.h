@@ -15,7 +15,9 @@ typedef enum {
   TH_SORT_KTH,        /* k = 1: the k_th smallest, picked as torch's quick select picks it */
   TH_SORT_MEDIAN,     /* k = 1: the lower median (the first NaN when there is one), torch's pick */
   TH_SORT_NANMEDIAN,  /* k = 1: the lower median of the non-NaN values, torch's pick */
-  TH_SORT_MODE        /* k = 1: the most frequent value, torch's pick */
+  TH_SORT_MODE,       /* k = 1: the most frequent value, torch's pick */
+  TH_SORT_TOPK_MAX,   /* the k largest (NaN above all), picked and ordered among ties as torch's CPU topk */
+  TH_SORT_TOPK_MIN    /* the k smallest (NaN above all), likewise */
 } THSortOp;
 
 typedef struct {
@@ -25,6 +27,7 @@ typedef struct {
   int64_t *idx;
   int64_t rows, n, k; /* k: outputs per row (sorts and top-k) */
   int64_t kth;        /* TH_SORT_KTH: which order statistic, 0-based */
+  bool sorted;        /* TH_SORT_TOPK_*: the k in order (else in the selection's order, as torch leaves them) */
 } THSortRows;
 
 typedef bool (*THSortRowsFn)(const THSortRows *s);

@@ -499,11 +499,25 @@ static PyObject *why_not_overload(const APSignature *sig, bool skip_self, PyObje
   return desc;
 }
 
+/* Whether sig could take this many arguments (positional and keyword
+ * together, self apart): torch names the one overload that could as the
+ * culprit ("sum(): argument 'input' (position 1) must be Tensor, not
+ * NoneType") and lists them all only when several could. */
+static bool plausible(const APSignature *sig, bool method, Py_ssize_t nargs) {
+  int lo = 0, hi = 0;
+  for (int j = method ? 1 : 0; j < sig->nparams; j++) {
+    lo += !sig->params[j].has_default;
+    hi++;
+  }
+  return !sig->hidden && nargs >= lo && nargs <= hi;
+}
+
 static void raise_no_match(APParser *p, PyObject *self, PyObject *const *args, Py_ssize_t nargs,
-                           PyObject *kwnames, const char *why) {
+                           PyObject *kwnames, const char *why, const char *plausible_why, int nplausible) {
   int visible = 0;
   for (int i = 0; i < p->nsigs; i++) visible += !p->parsed[i].hidden;
   if (visible <= 1) { PyErr_SetString(PyExc_TypeError, why); return; }
+  if (nplausible == 1) { PyErr_SetString(PyExc_TypeError, plausible_why); return; }
   PyObject *got = PyUnicode_FromString("");
   for (Py_ssize_t i = 0; i < nargs; i++)
     APPEND(got, "%U%s%s", got, i ? ", " : "", obj_label(args[i]));
@@ -910,7 +924,9 @@ static PyObject *find_unimplemented_dtype(PyObject *const *args, Py_ssize_t n) {
 
 int ap_parse(APParser *p, PyObject *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames,
              APResult *r) {
-  char why[512], first_why[512] = "";
+  char why[512], first_why[512] = "", plausible_why[512] = "";
+  int nplausible = 0;
+  Py_ssize_t nall = nargs + (kwnames ? PyTuple_GET_SIZE(kwnames) : 0);
   r->sparse = false;
   if (ensure_ready(p) < 0) return -1;
   r->nowned = 0;
@@ -927,6 +943,7 @@ int ap_parse(APParser *p, PyObject *self, PyObject *const *args, Py_ssize_t narg
       return i;
     }
     if (!first_why[0]) memcpy(first_why, why, sizeof why);
+    if (plausible(&p->parsed[i], self != NULL, nall) && nplausible++ == 0) memcpy(plausible_why, why, sizeof why);
   }
   if (sparse_cls && any_sparse(args, nargs + (kwnames ? PyTuple_GET_SIZE(kwnames) : 0))) {
     r->sparse = true;
@@ -943,7 +960,7 @@ int ap_parse(APParser *p, PyObject *self, PyObject *const *args, Py_ssize_t narg
     PyErr_SetString(PyExc_TypeError, first_why);
     return -1;
   }
-  raise_no_match(p, self, args, nargs, kwnames, first_why);
+  raise_no_match(p, self, args, nargs, kwnames, first_why, plausible_why, nplausible);
   return -1;
 }
 

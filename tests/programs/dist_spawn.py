@@ -1,7 +1,12 @@
 """torch.multiprocessing.spawn cases for tests/test_distributed.py: prints
 one JSON line per case with what spawn returned or raised.
 
-    dist_spawn.py PORT
+    dist_spawn.py PORT PORT PORT PORT
+
+One free port per case, each found free by the caller: port + i was never
+checked, and when another process held it (an ephemeral client port of a
+busy machine) rank 0's store could not listen, so a case ended with that
+DistNetworkError (ProcessRaisedException) instead of its own failure.
 """
 import json
 import os
@@ -28,12 +33,12 @@ def child(rank, mode, port, shared):
 
 
 if __name__ == "__main__":
-    port = int(sys.argv[1])
+    ports = [int(p) for p in sys.argv[1:5]]
     for i, mode in enumerate(["ok", "raise", "exit", "kill"]):
         shared = torch.zeros(2)
         shared.share_memory_()
         try:
-            r = mp.spawn(child, args=(mode, port + i, shared), nprocs=2)
+            r = mp.spawn(child, args=(mode, ports[i], shared), nprocs=2)
             out = {"mode": mode, "returned": r, "shared": shared.tolist()}
         except Exception as e:   # noqa: BLE001 -- the error is the result
             out = {"mode": mode, "type": type(e).__name__, "msg": str(e), "index": e.error_index,

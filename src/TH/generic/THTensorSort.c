@@ -4,7 +4,8 @@
  * A row is copied into (key, index) pairs, the key in compute_t, and ordered
  * there. Which index torch reports among equal values depends on the
  * algorithm it runs, so the pickers copy torch's algorithms step for step:
- *   sort / topk   any order of distinct keys: ties break by index (stable)
+ *   sort          any order of distinct keys: ties break by index (stable)
+ *   topk          libstdc++'s partial_sort, or nth_element and sort (TOPK below)
  *   kthvalue      torch's quick_select_template (SortingUtils.h)
  *   median(dim)   std::nth_element of libstdc++ (introselect), ties by index
  *   mode          std::sort of libstdc++ (introsort) by value, then a scan
@@ -36,6 +37,8 @@ typedef struct { compute_t v; int64_t i; } Pair;
 #define LT_DESC(a, b) ((a).v > (b).v || ((a).v == (b).v && (a).i < (b).i))
 /* a value below b in torch's gt_or_nan sense: b > a or b is a NaN and a is not */
 #define GT_OR_NAN(a, b) ((SNAN((a).v) && !SNAN((b).v)) || (a).v > (b).v)
+/* torch's topk(largest=False) order: a before b when a < b or b alone is a NaN */
+#define LT_OR_NAN(a, b) ((!SNAN((a).v) && SNAN((b).v)) || (a).v < (b).v)
 
 static inline int64_t THTensor_(lg)(int64_t n) { return 63 - __builtin_clzll((unsigned long long)n); }
 
@@ -146,6 +149,27 @@ SORT_ALGOS(val, LT_VAL)
 SORT_ALGOS(nanmed, LT_NANMED)
 SORT_ALGOS(asc, LT_ASC)
 SORT_ALGOS(desc, LT_DESC)
+/* topk's orders have ties (no index in them): which of equal values it
+ * reports, and in what order, is what these algorithms make of them */
+SORT_ALGOS(tmax, GT_OR_NAN)
+SORT_ALGOS(tmin, LT_OR_NAN)
+
+/* torch's CPU topk of one row, step for step: libstdc++'s partial_sort
+ * (heap select, then heap sort) when k * 64 <= n, else its nth_element at
+ * k - 1 followed, when sorted, by its sort of the k - 1 before it */
+#define TOPK(S)                                                                             \
+  static void THTensor_(topk_##S)(Pair *f, int64_t n, int64_t k, bool sorted) {            \
+    if (k <= 0) return;                                                                     \
+    if (k * 64 <= n) {                                                                      \
+      THTensor_(heap_select_##S)(f, k, n);                                                  \
+      for (int64_t l = k; l > 1;) { l--; Pair v = f[l]; f[l] = f[0]; THTensor_(adjust_heap_##S)(f, 0, l, v); } \
+    } else {                                                                                \
+      THTensor_(nth_##S)(f, k - 1, n);                                                      \
+      if (sorted) THTensor_(sort_##S)(f, k - 1);                                            \
+    }                                                                                       \
+  }
+TOPK(tmax)
+TOPK(tmin)
 
 /* torch's quick_select_template: the k-th smallest at p[k], NaN above all */
 static void THTensor_(quick_select)(Pair *p, int64_t n, int64_t k) {
@@ -238,6 +262,12 @@ static void THTensor_(row)(const THSortRows *s, Pair *p, int64_t nnan, int64_t *
       return;
     case TH_SORT_DESC:   /* NaNs first */
       THTensor_(first_desc)(p + nnan, n - nnan, k - nnan);
+      return;
+    case TH_SORT_TOPK_MAX:
+      THTensor_(topk_tmax)(p, n, k, s->sorted);
+      return;
+    case TH_SORT_TOPK_MIN:
+      THTensor_(topk_tmin)(p, n, k, s->sorted);
       return;
     case TH_SORT_KTH:
       THTensor_(quick_select)(p, n, s->kth);
