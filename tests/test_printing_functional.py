@@ -160,7 +160,9 @@ def test_meshgrid_errors(case):
 
 # ---------------------------------------------------------------- split
 
-SPLIT_OK = [(2, 0), (5, 0), (6, 0), (1, 1), ([1, 4], 0), ((2, 3), 0), (2, -1), ([0, 5], 0), ([1, 1], 1)]
+# split sizes near 2**63: the piece count's ceiling must not wrap (one piece, as torch's; 2**63 - 4 was 'out of memory')
+SPLIT_OK = [(2, 0), (5, 0), (6, 0), (1, 1), ([1, 4], 0), ((2, 3), 0), (2, -1), ([0, 5], 0), ([1, 1], 1),
+            (2**63 - 4, 0), (2**63 - 3, 0), (2**63 - 1, 1)]
 
 
 @pytest.mark.parametrize("size,dim", SPLIT_OK)

@@ -345,7 +345,8 @@ int at_split_views(ATTensorList *out, const THTensor *t, int64_t split_size, int
     return -1;
   }
   /* a split_size of 0 (over an empty dim) still gives one (empty) piece, as torch's */
-  int64_t n = split_size ? (len + split_size - 1) / split_size : 1;
+  /* the ceiling without len + split_size - 1, which wraps for a split_size near INT64_MAX (one piece) */
+  int64_t n = split_size ? len / split_size + (len % split_size != 0) : 1;
   if (n == 0) n = 1;
   int64_t *starts = malloc(2 * n * sizeof(int64_t));
   if (!starts) { THError_set(TH_ERR_MEMORY, "out of memory"); return -1; }
