@@ -2,7 +2,6 @@
  * (except reshape, which copies only when no view can express it). */
 #include "ATen.h"
 
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -360,13 +359,6 @@ int at_split_views(ATTensorList *out, const THTensor *t, int64_t split_size, int
   return rc;
 }
 
-static void format_sizes(char *buf, size_t cap, const ATIntList *l) {
-  size_t k = (size_t)snprintf(buf, cap, "[");
-  for (int i = 0; i < l->n && k < cap; i++)
-    k += (size_t)snprintf(buf + k, cap - k, "%s%lld", i ? ", " : "", (long long)l->v[i]);
-  if (k < cap) snprintf(buf + k, cap - k, "]");
-}
-
 int at_split_with_sizes_views(ATTensorList *out, const THTensor *t, const ATIntList *split_sizes, int64_t dim) {
   int64_t d;
   if (t->ndim == 0) { THError_set(TH_ERR_RUNTIME, "split expects at least a 1-dimensional tensor"); return -1; }
@@ -375,7 +367,7 @@ int at_split_with_sizes_views(ATTensorList *out, const THTensor *t, const ATIntL
   char buf[512];
   for (int i = 0; i < split_sizes->n; i++) {
     if (split_sizes->v[i] < 0) {
-      format_sizes(buf, sizeof buf, split_sizes);
+      THTensor_sizeStr(split_sizes->n, split_sizes->v, buf, sizeof buf);
       THError_set(TH_ERR_RUNTIME, "split_with_sizes expects split_sizes have only non-negative entries, but got "
                   "split_sizes=%s", buf);
       return -1;
@@ -383,7 +375,7 @@ int at_split_with_sizes_views(ATTensorList *out, const THTensor *t, const ATIntL
     sum += split_sizes->v[i];
   }
   if (sum != t->sizes[d]) {
-    format_sizes(buf, sizeof buf, split_sizes);
+    THTensor_sizeStr(split_sizes->n, split_sizes->v, buf, sizeof buf);
     THError_set(TH_ERR_RUNTIME, "split_with_sizes expects split_sizes to sum exactly to %lld (input tensor's size at "
                 "dimension %lld), but got split_sizes=%s", (long long)t->sizes[d], (long long)d, buf);
     return -1;
