@@ -449,3 +449,25 @@ def test_atan2_gradients_like_torch():
     x, y = ct.tensor(rs.randn(3, 4), requires_grad=True), ct.tensor(rs.randn(3, 4), requires_grad=True)
     assert ct.autograd.gradgradcheck(ct.atan2, (x, y))
     assert ct.autograd.gradgradcheck(ct.arctan2, (x, y))
+
+
+def test_atan2_gradients_have_torchs_bits():
+    """torch's steps (1 / (a*a + b*b), then grad * b * recip, grad * -a * recip): an fma in the denominator or a
+    division by it moved about half the gradients by an ulp"""
+    rs = np.random.RandomState(5)
+    for dt in (np.float32, np.float64):
+        a, b, g = (rs.randn(4096).astype(dt) for _ in range(3))
+        got = []
+        for lib in (ct, torch):
+            x, y = lib.tensor(a, requires_grad=True), lib.tensor(b[:1], requires_grad=True)
+            lib.atan2(x, y).backward(lib.tensor(g))
+            got.append((x.grad.numpy(), y.grad.numpy()))
+        np.testing.assert_array_equal(got[0][0], got[1][0])
+        # other's gradient is a sum over the broadcast: its order is the reduction's, compare closely
+        np.testing.assert_allclose(got[0][1], got[1][1], rtol=1e-5 if dt == np.float32 else 1e-12)
+        x, y = ct.tensor(a, requires_grad=True), ct.tensor(b, requires_grad=True)
+        xt, yt = torch.tensor(a, requires_grad=True), torch.tensor(b, requires_grad=True)
+        ct.atan2(x, y).backward(ct.tensor(g))
+        torch.atan2(xt, yt).backward(torch.tensor(g))
+        np.testing.assert_array_equal(x.grad.numpy(), xt.grad.numpy())
+        np.testing.assert_array_equal(y.grad.numpy(), yt.grad.numpy())
