@@ -193,6 +193,8 @@ def _errors(lib):
             lambda: F.grid_sample(x, g, mode="linear", align_corners=False),
             lambda: F.grid_sample(x, g, padding_mode="circular", align_corners=False),
             lambda: lib.grid_sampler_3d(x, g, 0, 0, False),
+            lambda: lib.grid_sampler_2d(lib.tensor(1.0), lib.tensor(1.0), 0, 0, False),
+            lambda: lib.grid_sampler_2d(x, lib.tensor(1.0), 0, 0, False),
             lambda: lib.grid_sampler_3d(lib.randn(1, 2, 2, 2, 2).int(), lib.rand(1, 2, 2, 2, 3).int(), 0, 0, False)]
 
 

@@ -59,7 +59,11 @@ static int gs_check(const THTensor *input, const THTensor *grid, int64_t mode, i
   char a[256], b[256];
   int dev;
   if (at_common_device(2, (const THTensor *[]){ input, grid }, "grid_sampler", &dev) < 0) return -1;
-  if (input->ndim < 1 || grid->ndim < 1 || input->sizes[0] != grid->sizes[0]) {
+  if (input->ndim < 1 || grid->ndim < 1) {   /* torch reads size(0) of both first */
+    THError_set(TH_ERR_INDEX, "Dimension specified as 0 but tensor has no dimensions");
+    return -1;
+  }
+  if (input->sizes[0] != grid->sizes[0]) {
     THError_set(TH_ERR_RUNTIME, "grid_sampler(): expected grid and input to have same batch size, but got input with "
                 "sizes %s and grid with sizes %s", THTensor_sizeStr(input->ndim, input->sizes, a, sizeof a),
                 THTensor_sizeStr(grid->ndim, grid->sizes, b, sizeof b));
