@@ -507,3 +507,17 @@ def test_views_of_multi_view_pieces_keep_the_no_inplace_rule_like_torch():
                 case(y)
         assert texts[0] == texts[1]
         assert "returns multiple views" in texts[0][0]
+
+
+def test_detach_inplace_refuses_every_view_like_torch():
+    """torch refuses detach_() on any view, one without history too (a split piece, a slice of a plain tensor),
+    with its full message; an inference-mode slice is no view there"""
+    cases = [lambda L: L.ones(2)[:1], lambda L: (L.ones(2, requires_grad=True) * 1)[:1],
+             lambda L: L.ones(2, requires_grad=True)[:1], lambda L: L.ones(2).split(1)[0]]
+    for case in cases:
+        assert _err(lambda: case(ct).detach_()) == _err(lambda: case(torch).detach_())
+    for L in (ct, torch):
+        with L.inference_mode():
+            assert L.ones(3)[:1].detach_().shape == (1,)
+        w = L.ones(2, requires_grad=True) * 1
+        assert w.detach_() is w and not w.requires_grad
