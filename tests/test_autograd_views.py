@@ -491,3 +491,33 @@ def test_multi_view_forward_ad_and_vmap():
     assert g.tolist() == [[0.0, 0.0, 0.0], [6.0, 8.0, 10.0]]
     assert ct.func.jacrev(lambda t: t.split([1, 2])[1] * 2)(ct.arange(3.0)).tolist() == [[0.0, 2.0, 0.0],
                                                                                          [0.0, 0.0, 2.0]]
+
+
+def test_views_of_multi_view_pieces_keep_the_no_inplace_rule_like_torch():
+    """a view of a split/unbind piece (select, slice, view) may not be modified in place either: torch's
+    'Output 0 of Select is a view ... returns multiple views' error, and the base is left unchanged"""
+    cases = [lambda y: y.split(2)[0][0].add_(1), lambda y: y.split(2)[0].view(-1).add_(1),
+             lambda y: y.unbind(0)[1][:1].mul_(3), lambda y: y.chunk(2, 1)[1].t().zero_()]
+    for case in cases:
+        texts = []
+        for L in (ct, torch):
+            y = _x(L, (4, 2)) * 1
+            texts.append((_err(lambda: case(y)), y.tolist()))
+            with L.no_grad():   # no history to protect: allowed
+                case(y)
+        assert texts[0] == texts[1]
+        assert "returns multiple views" in texts[0][0]
+
+
+def test_detach_inplace_refuses_every_view_like_torch():
+    """torch refuses detach_() on any view, one without history too (a split piece, a slice of a plain tensor),
+    with its full message; an inference-mode slice is no view there"""
+    cases = [lambda L: L.ones(2)[:1], lambda L: (L.ones(2, requires_grad=True) * 1)[:1],
+             lambda L: L.ones(2, requires_grad=True)[:1], lambda L: L.ones(2).split(1)[0]]
+    for case in cases:
+        assert _err(lambda: case(ct).detach_()) == _err(lambda: case(torch).detach_())
+    for L in (ct, torch):
+        with L.inference_mode():
+            assert L.ones(3)[:1].detach_().shape == (1,)
+        w = L.ones(2, requires_grad=True) * 1
+        assert w.detach_() is w and not w.requires_grad

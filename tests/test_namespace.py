@@ -986,6 +986,14 @@ def test_inductor_config_like_torch():
             c.no_such_knob = 1
         with pytest.raises(AttributeError, match="torch._inductor.config.triton.no_such_knob does not exist"):
             c.triton.no_such_knob = 1
+        # dotted names reach the nested knobs, as torch's patch({"triton.cudagraphs": True}) does
+        with c.patch({"triton.cudagraphs": True, "cpp.threads": 3}):
+            assert (c.triton.cudagraphs, getattr(c, "cpp.threads")) == (True, 3)
+        assert (c.triton.cudagraphs, c.cpp.threads) == (False, -1)
+        with pytest.raises(AttributeError, match="torch._inductor.config.triton.no_such_knob does not exist"):
+            with c.patch("triton.no_such_knob", 1):
+                pass
+        assert c.triton.cudagraphs is False
     assert cthtorch._inductor.config is cc
 
 

@@ -8,16 +8,30 @@ import types
 
 
 class ConfigModule(types.ModuleType):
+    def _nested(self, name):
+        """(sub-config, rest) for a dotted name ("triton.cudagraphs", as torch's patch and getattr take it)"""
+        head, _, rest = name.partition(".")
+        sub = self.__dict__.get(head)
+        if rest and isinstance(sub, ConfigModule):
+            return sub, rest
+        return None, None
+
     def __getattr__(self, name):
         aliases = self.__dict__.get("_aliases", {})
         if name in aliases:
             return getattr(self, aliases[name])
+        sub, rest = self._nested(name)
+        if sub is not None:
+            return getattr(sub, rest)
         if name.startswith("__"):
             raise AttributeError(name)
         raise AttributeError("%s.%s does not exist" % (self._public_name, name))
 
     def __setattr__(self, name, value):
         name = self.__dict__.get("_aliases", {}).get(name, name)
+        sub, rest = self._nested(name)
+        if sub is not None:
+            return setattr(sub, rest, value)
         if not name.startswith("_") and name not in self._defaults:
             raise AttributeError("%s.%s does not exist" % (self._public_name, name))
         super().__setattr__(name, value)

@@ -48,6 +48,8 @@ PyObject *THPTensor_wrapView(THTensor *t, PyObject *base) {
   THPTensor *b = (THPTensor *)base;
   self->base = Py_NewRef(b->base ? b->base : base);
   self->view_version = self->version->version;
+  /* a view of one of split/unbind's pieces keeps its no-in-place rule, as torch propagates the creation meta */
+  self->view_multi = b->view_multi;
   return (PyObject *)self;
 }
 

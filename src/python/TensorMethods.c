@@ -150,8 +150,12 @@ static PyObject *m_requires_grad_(PyObject *self, PyObject *args, PyObject *kw) 
 }
 
 static PyObject *m_detach_(PyObject *self, PyObject *u) {
-  if (SELF->base && SELF->grad_fn) {
-    PyErr_SetString(PyExc_RuntimeError, "Can't detach views in-place. Use detach() instead.");
+  if (SELF->base && !SELF->is_inference) {   /* any view, as torch (inference tensors are none there) */
+    PyErr_SetString(PyExc_RuntimeError,
+                    "Can't detach views in-place. Use detach() instead. If you are using DistributedDataParallel "
+                    "(DDP) for training, and gradient_as_bucket_view is set as True, gradients are views of DDP "
+                    "buckets, and hence detach_() cannot be called on these gradients. To fix this error, please "
+                    "refer to the Optimizer.zero_grad() function in torch/optim/optimizer.py as the solution.");
     return NULL;
   }
   Py_CLEAR(SELF->grad_fn);
