@@ -257,6 +257,9 @@ BAD_CALLS += [
     ("angle_backward", (t(2), t(3, dtype=ct.complex64))),                           # shapes do not broadcast
     ("max_pool3d_with_indices_backward", (t(1, 1, 2, 2, 2), t(1, 1, 4, 4, 4), ct.full((1, 1, 2, 2, 2), 64))),
     ("avg_pool3d_backward", (t(1, 1, 3, 2, 2), t(1, 1, 4, 4, 4), [2], [2], [0], False, True, None)),
+    ("grid_sampler_2d_backward", (t(1, 2, 5, 5), t(1, 2, 4, 4), t(1, 3, 3, 2), 0, 0, False)),  # grad's size != output's
+    ("grid_sampler_2d_backward", (t(1, 2, 3, 3), t(1, 2, 4, 4), t(1, 3, 3, 2), 7, 0, False)),  # no such mode
+    ("grid_sampler_3d_backward", (t(1, 2, 2, 2, 2), t(1, 2, 4, 4, 4), t(1, 2, 2, 2, 2), 0, 0, False)),  # grid's last dim
 ]
 
 
