@@ -391,3 +391,24 @@ def test_set_refuses_another_dtype_or_device_and_grad_leaves(code):
         return str(x.dtype), str(x.device), tuple(x.shape), x.detach().tolist() if x.device.type == "cpu" else None
     got, want = (outcome(lib, run) for lib in (cthtorch, torch))
     assert got[0] == want[0] and got[1] == want[1]
+
+
+def test_norms_with_zero_channels_match_torch():
+    # fuzz seed 20261126: batch_norm over 0 channels copied its running stats from a NULL data pointer
+    # (UB that UBSan stops at; torch's own backward there raises an IndexError from a select, so only ours
+    # is checked); layer_norm over an empty normalized shape counted 0 rows and refused its own backward
+    torch = require_torch()
+    x = cthtorch.ones(2, 0, 3, requires_grad=True)
+    y = cthtorch.batch_norm(x, cthtorch.ones(0), cthtorch.ones(0), cthtorch.ones(0), cthtorch.zeros(0), False, 0.1,
+                            1e-5, False)
+    y.sum().backward()
+    assert tuple(y.shape) == (2, 0, 3) and tuple(x.grad.shape) == (2, 0, 3)
+    for shape, ns in (((3, 0), (0,)), ((2, 0, 3), (0, 3)), ((0, 4), (4,))):
+        outs = []
+        for lib in (cthtorch, torch):
+            x = lib.ones(*shape, requires_grad=True)
+            w, b = lib.ones(*ns, requires_grad=True), lib.zeros(*ns, requires_grad=True)
+            o = lib.native_layer_norm(x, ns, w, b, 1e-5)
+            o[0].sum().backward()
+            outs.append(([tuple(t.shape) for t in o + (x.grad, w.grad, b.grad)], repr(o[1].tolist()), repr(o[2].tolist())))
+        assert outs[0] == outs[1]

@@ -589,7 +589,7 @@ static int vec_double(const THTensor *t, int64_t C, double *out, double dflt) {
   }
   THTensor *d = at_to_dtype(t, TH_Double, true);
   if (!d) return -1;
-  memcpy(out, THTensor_data(d), C * sizeof(double));
+  if (C) memcpy(out, THTensor_data(d), C * sizeof(double));   /* an empty tensor's data is NULL */
   THTensor_free(d);
   return 0;
 }
@@ -597,7 +597,7 @@ static int vec_double(const THTensor *t, int64_t C, double *out, double dflt) {
 static THTensor *vec_tensor(const double *v, int64_t C, THDtype dt) {
   THTensor *d = THTensor_new(TH_Double, 1, &C);
   if (!d) return NULL;
-  memcpy(THTensor_data(d), v, C * sizeof(double));
+  if (C) memcpy(THTensor_data(d), v, C * sizeof(double));
   THTensor *r = at_to_dtype(d, dt, false);
   THTensor_free(d);
   return r;
@@ -985,7 +985,8 @@ static int ln_rows(const THTensor *input, const ATIntList *shape, int64_t *R, in
   }
   *M = 1;
   for (int i = 0; i < k; i++) *M *= shape->v[i];
-  *R = *M ? THTensor_numel(input) / *M : 0;
+  *R = 1;   /* the leading dims' product (not numel / M: M may be 0 with rows left) */
+  for (int i = 0; i < input->ndim - k; i++) *R *= input->sizes[i];
   return 0;
 }
 
@@ -1247,7 +1248,9 @@ int at_layer_norm(THTensor **outs, const THTensor *input, const ATIntList *shape
   rstd = THTensor_new(ct, input->ndim, rs);
   if (!y || !mean || !rstd) goto done;
   const void *wd = wt ? THTensor_data(wt) : NULL, *bd = bt ? THTensor_data(bt) : NULL;
-  if (ct == TH_Float)
+  if (M == 0) {   /* rows of nothing: torch's statistics, mean 0 and rstd NaN (the output is empty) */
+    if (at_fill_(mean, at_scalar_int(0)) < 0 || at_fill_(rstd, at_scalar_float(NAN)) < 0) goto done;
+  } else if (ct == TH_Float)
     ln_fwd_float((const float *)THTensor_data(x), wd, bd, (float *)THTensor_data(y), (float *)THTensor_data(mean),
                  (float *)THTensor_data(rstd), R, M, eps);
   else
@@ -1306,8 +1309,8 @@ int at_layer_norm_backward(THTensor **outs, const THTensor *grad, const THTensor
     ATIntList s = *shape;
     THTensor *dwt = THTensor_new(TH_Double, s.n, s.v), *dbt = THTensor_new(TH_Double, s.n, s.v);
     if (dwt && dbt) {
-      memcpy(THTensor_data(dwt), dw, M * sizeof(double));
-      memcpy(THTensor_data(dbt), db, M * sizeof(double));
+      if (M) memcpy(THTensor_data(dwt), dw, M * sizeof(double));
+      if (M) memcpy(THTensor_data(dbt), db, M * sizeof(double));
       outs[1] = at_to_dtype(dwt, weight ? weight->dtype : input->dtype, false);
       outs[2] = at_to_dtype(dbt, weight ? weight->dtype : input->dtype, false);
     }
