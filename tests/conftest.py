@@ -1,6 +1,12 @@
 import os
 import sys
 
+# Cache bytecode, here and in the subprocesses tests start (programs, ranks, workers): these machines set
+# PYTHONDONTWRITEBYTECODE and the venv's packages are installed --no-compile, so every process that
+# imported torch compiled its ~1,800 modules again (10-20 s a process under the suite's load).
+os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
+sys.dont_write_bytecode = False
+
 # Tests import the in-place build of this checkout, whatever the cwd.
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
