@@ -924,9 +924,7 @@ static PyObject *find_unimplemented_dtype(PyObject *const *args, Py_ssize_t n) {
 
 int ap_parse(APParser *p, PyObject *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames,
              APResult *r) {
-  char why[512], first_why[512] = "", plausible_why[512] = "";
-  int nplausible = 0;
-  Py_ssize_t nall = nargs + (kwnames ? PyTuple_GET_SIZE(kwnames) : 0);
+  char why[512], first_why[512] = "";
   r->sparse = false;
   if (ensure_ready(p) < 0) return -1;
   r->nowned = 0;
@@ -943,7 +941,6 @@ int ap_parse(APParser *p, PyObject *self, PyObject *const *args, Py_ssize_t narg
       return i;
     }
     if (!first_why[0]) memcpy(first_why, why, sizeof why);
-    if (plausible(&p->parsed[i], self != NULL, nall) && nplausible++ == 0) memcpy(plausible_why, why, sizeof why);
   }
   if (sparse_cls && any_sparse(args, nargs + (kwnames ? PyTuple_GET_SIZE(kwnames) : 0))) {
     r->sparse = true;
@@ -960,7 +957,15 @@ int ap_parse(APParser *p, PyObject *self, PyObject *const *args, Py_ssize_t narg
     PyErr_SetString(PyExc_TypeError, first_why);
     return -1;
   }
-  raise_no_match(p, self, args, nargs, kwnames, first_why, plausible_why, nplausible);
+  /* the error path only (a failed overload is routine when a later one matches): the one overload that
+   * could take this many arguments, if just one could, is parsed again for its reason */
+  Py_ssize_t nall = nargs + (kwnames ? PyTuple_GET_SIZE(kwnames) : 0);
+  int nplausible = 0, which = -1;
+  for (int i = 0; i < p->nsigs; i++)
+    if (plausible(&p->parsed[i], self != NULL, nall)) { nplausible++; which = i; }
+  if (nplausible == 1 && match(&p->parsed[which], self, args, nargs, kwnames, r->obj, why, sizeof why))
+    nplausible = 0;   /* cannot happen (it failed above); the list of overloads then */
+  raise_no_match(p, self, args, nargs, kwnames, first_why, why, nplausible);
   return -1;
 }
 
