@@ -185,8 +185,8 @@ int at_grid_sampler_backward(THTensor **outs, const THTensor *grad_output, const
   if (!(x = at_contiguous_as(input, ct)) || !(gr = at_contiguous_as(grid, ct)) ||
       !(go = at_contiguous_as(grad_output, ct)))
     goto done;
-  if (gi) memset(THTensor_data(gi), 0, THTensor_numel(gi) * THDtype_size(ct));
-  if (gg) memset(THTensor_data(gg), 0, THTensor_numel(gg) * THDtype_size(ct));
+  /* the kernels add into both; at_fill_ also spares an empty result's NULL data from memset */
+  if ((gi && at_fill_(gi, at_scalar_int(0)) < 0) || (gg && at_fill_(gg, at_scalar_int(0)) < 0)) goto done;
   rc = ct == TH_Double
            ? gs_backward_double(&g, THTensor_data(go), THTensor_data(x), THTensor_data(gr),
                                 gi ? THTensor_data(gi) : NULL, gg ? THTensor_data(gg) : NULL)
