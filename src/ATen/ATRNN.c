@@ -345,14 +345,10 @@ int at_lstm_layer_backward(THTensor **outs, const THTensor *dout, const THTensor
   int64_t gts[2] = { 4 * H, T * B }, four_h = 4 * H, dxs[3] = { T, B, input_size }, gs[2] = { B, 4 * H };
   THTensor *G = packed_ih ? THTensor_new(TH_Float, 2, gs) : THTensor_new(TH_Float, 3, ws->sizes);
   THTensor *dX = packed_ih ? THTensor_new(TH_Float, 3, dxs) : NULL;
-  if (packed_ih && !dX) {
-    THTensor_free(G);
-    return -1;
-  }
   THTensor *dht = THTensor_new(TH_Float, 2, bh),
            *dct = THTensor_new(TH_Float, 2, bh), *GT = THTensor_new(TH_Float, 2, gts),
            *db = THTensor_new(TH_Float, 1, &four_h);
-  if (!G || !dht || !dct || !GT || !db) {
+  if (!G || (packed_ih && !dX) || !dht || !dct || !GT || !db) {
     THTensor_free(G); THTensor_free(dht); THTensor_free(dct); THTensor_free(GT); THTensor_free(db);
     THTensor_free(dX);
     return -1;
