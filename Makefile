@@ -63,12 +63,12 @@ test-asan: asan
 # CI's sanitizer leg: the tests that drive kernels with hostile shapes and
 # indices, the fuzz smoke, the canary that proves ASan is live, and the newest
 # C kernels' families (upsample, 3-d pooling, sparse, embedding_bag, sort, the JIT's C
-# interpreter, the packed GEMM, float16 loops, complex and FFT, DLPack capsules from hostile producers, grid sampling)
+# interpreter, the packed GEMM, float16 loops, complex and FFT, DLPack capsules from hostile producers)
 ASAN_CI_TESTS := tests/test_asan_canary.py tests/fuzz tests/test_nn_kernels.py tests/test_indexing.py \
 	tests/test_conv.py tests/test_serialization.py tests/test_fuzz_regressions.py \
 	tests/test_upsample.py tests/test_pool.py tests/test_sparse_grad.py tests/test_embedding_bag.py tests/test_sort.py \
 	tests/test_jit_c_interpreter.py tests/test_gemm_packed.py tests/test_half_loops.py tests/test_complex.py tests/test_fft.py \
-	tests/test_dlpack.py tests/test_sampling.py
+	tests/test_dlpack.py
 test-asan-ci: asan
 	$(ASAN_RUN) tools/run_tests.py -j $(TEST_JOBS) -q $(ASAN_CI_TESTS)
 
