@@ -61,6 +61,23 @@ def test_transposed_and_strided(M, K, N):
     _check(row.expand(M, K), cthtorch.from_numpy(_mat(rs, K, N)))                         # a's rows overlap (stride 0)
 
 
+
+@pytest.mark.parametrize("transposed", [False, True])
+def test_pack_layout(transposed):
+    """the packed form itself, for every width of the last panel (the vector copies take widths that are
+    multiples of 4, the rest the scalar loops) and K off the 4 x 4 transposes: panel p, row k holds
+    B[k, 24p .. 24p + 23], zero past N"""
+    rs = np.random.RandomState(5)
+    for N in list(range(1, 50)) + [96, 100]:
+        for K in (1, 3, 4, 6, 9):
+            bn = _mat(rs, K, N)
+            b = cthtorch.from_numpy(np.ascontiguousarray(bn.T)).t() if transposed else cthtorch.from_numpy(bn)
+            want = np.zeros(((N + 23) // 24, K, 24), np.float32)
+            for q in range(want.shape[0]):
+                w = min(24, N - 24 * q)
+                want[q, :, :w] = bn[:, 24 * q:24 * q + w]
+            np.testing.assert_array_equal(_internal._gemm_pack(b).numpy(), want, err_msg="N=%d K=%d" % (N, K))
+
 def test_threads_agree():
     rs = np.random.RandomState(2)
     a, b = cthtorch.from_numpy(_mat(rs, 48, 512)), cthtorch.from_numpy(_mat(rs, 512, 1000))

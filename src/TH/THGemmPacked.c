@@ -183,24 +183,6 @@ const char *THGemmPacked_kernel(void) { return pick_tile() == tile_avx2 ? "avx2"
 
 int64_t THGemmPacked_size(int64_t K, int64_t N) { return (N + NR - 1) / NR * NR * K; }
 
-void THGemmPacked_pack(int64_t K, int64_t N, const float *b, int64_t sk, int64_t sn, float *packed) {
-  int64_t np = (N + NR - 1) / NR;
-  for (int64_t p = 0; p < np; p++) {
-    float *dst = packed + p * K * NR;
-    int64_t j0 = p * NR, n = N - j0 < NR ? N - j0 : NR;
-    if (n < NR)
-      memset(dst, 0, (size_t)(K * NR) * sizeof(float));
-    if (sn == 1) {   /* rows of B are contiguous: copy row pieces */
-      for (int64_t k = 0; k < K; k++) memcpy(dst + k * NR, b + k * sk + j0, (size_t)n * sizeof(float));
-    } else {         /* read along B's columns (a transposed weight), write within the L1-sized panel */
-      for (int64_t j = 0; j < n; j++) {
-        const float *col = b + (j0 + j) * sn;
-        for (int64_t k = 0; k < K; k++) dst[k * NR + j] = col[k * sk];
-      }
-    }
-  }
-}
-
 /* ---- the general float32 GEMM (A not transposed), blocked as BLAS does ----
  * K in chunks of at most KC; B's chunk packed into NR-column panels (at most NCP of them at a time); A's
  * rows, in blocks of MC, read in place. A panel's chunk (24 KB) stays in L1 while the MC / MR tiles of
@@ -213,21 +195,24 @@ void THGemmPacked_pack(int64_t K, int64_t N, const float *b, int64_t sk, int64_t
 #define NCP 128
 
 /* columns [j0, j0 + n) (n <= NR) x rows [k0, k0 + kc) of B (element (k, j) at b[k * sk + j * sn]) into one
- * panel, kc rows of NR floats, zero past n */
+ * panel, kc rows of NR floats, zero past n. Full panels copy by vectors: row pieces when B's rows are
+ * contiguous, 4 x 4 blocks transposed in registers when its columns are (a weight W read as W^T); a
+ * memcpy or a scalar gather per row or column took 2x the time of packing a recurrent layer's weight. */
 static void pack_b_panel(const float *b, int64_t sk, int64_t sn, int64_t k0, int64_t kc, int64_t j0, int n,
                          float *dst) {
   const float *src = b + k0 * sk + j0 * sn;
-  if (sn == 1 && n == NR) {
+  if (n < NR && kc > 0) memset(dst, 0, (size_t)(kc * NR) * sizeof(float));   /* kc = 0: dst may be an empty tensor's NULL */
+  if (sn == 1 && n % 4 == 0) {
     for (int64_t k = 0; k < kc; k++) {
       const float *r = src + k * sk;
-      for (int j = 0; j < NR; j += 4) _mm_storeu_ps(dst + k * NR + j, _mm_loadu_ps(r + j));
+      for (int j = 0; j < n; j += 4) _mm_storeu_ps(dst + k * NR + j, _mm_loadu_ps(r + j));
     }
     return;
   }
-  if (sk == 1 && n == NR) {   /* B transposed (a weight W read as W^T): 4 k by 4 columns, transposed in registers */
+  if (sk == 1 && n % 4 == 0) {
     int64_t k = 0;
     for (; k + 4 <= kc; k += 4)
-      for (int j = 0; j < NR; j += 4) {
+      for (int j = 0; j < n; j += 4) {
         const float *c0 = src + j * sn + k;
         __m128 x0 = _mm_loadu_ps(c0), x1 = _mm_loadu_ps(c0 + sn), x2 = _mm_loadu_ps(c0 + 2 * sn),
                x3 = _mm_loadu_ps(c0 + 3 * sn);
@@ -238,10 +223,23 @@ static void pack_b_panel(const float *b, int64_t sk, int64_t sn, int64_t k0, int
         _mm_storeu_ps(dst + (k + 3) * NR + j, x3);
       }
     for (; k < kc; k++)
-      for (int j = 0; j < NR; j++) dst[k * NR + j] = src[j * sn + k];
+      for (int j = 0; j < n; j++) dst[k * NR + j] = src[j * sn + k];
     return;
   }
-  THGemmPacked_pack(kc, n, src, sk, sn, dst);
+  /* other widths or strides: row pieces, or a gather along B's columns written within the panel */
+  if (sn == 1) {
+    for (int64_t k = 0; k < kc; k++) memcpy(dst + k * NR, src + k * sk, (size_t)n * sizeof(float));
+  } else {
+    for (int j = 0; j < n; j++) {
+      const float *col = src + j * sn;
+      for (int64_t k = 0; k < kc; k++) dst[k * NR + j] = col[k * sk];
+    }
+  }
+}
+
+void THGemmPacked_pack(int64_t K, int64_t N, const float *b, int64_t sk, int64_t sn, float *packed) {
+  for (int64_t p = 0, np = (N + NR - 1) / NR; p < np; p++)
+    pack_b_panel(b, sk, sn, 0, K, p * NR, N - p * NR < NR ? (int)(N - p * NR) : NR, packed + p * K * NR);
 }
 
 /* The packing workspace, kept between calls: allocating and freeing a few hundred KB each call goes
