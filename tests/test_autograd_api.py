@@ -430,6 +430,63 @@ def test_profiler_table_lays_out_like_torch(kw):
     assert tables[0] == tables[1]
 
 
+def _profile_mm_relu_view(T, **kw):
+    x = T.randn(64, 64)
+    with T.profiler.profile(activities=[T.profiler.ProfilerActivity.CPU], **kw) as prof:
+        z = T.mm(x, x).relu()
+        z.view(-1)
+    return prof
+
+
+def test_profiler_memory_columns_and_bytes_as_torch():
+    """profile_memory=True: torch's CPU Mem / Self CPU Mem columns, and each op's net bytes (mm and relu allocate
+    64*64 floats, a view nothing); torch lists relu's allocation under its clamp_min child, so relu's self is 0
+    there: compare the totals per op and the self bytes of the op that allocates"""
+    import re
+    ours, theirs = (_profile_mm_relu_view(T, profile_memory=True) for T in (ct, torch))
+    heads = [re.split(r"\s{2,}", t.key_averages().table().splitlines()[1].strip()) for t in (ours, theirs)]
+    assert heads[0] == heads[1] and "Self CPU Mem" in heads[0]
+    mem = [{e.key: (e.cpu_memory_usage, e.self_cpu_memory_usage) for e in p.key_averages()} for p in (ours, theirs)]
+    for k in ("aten::mm", "aten::view"):
+        assert mem[0][k] == mem[1][k]
+    assert mem[0]["aten::relu"][0] == mem[1]["aten::relu"][0] == 64 * 64 * 4
+    assert "16.00 KB" in ours.key_averages().table(sort_by="self_cpu_memory_usage")
+    assert "CPU Mem" not in _profile_mm_relu_view(ct).key_averages().table()
+
+
+def test_profiler_groups_by_input_shape_as_torch():
+    """record_shapes + key_averages(group_by_input_shape=True): the Input Shapes column (torch's width) and each
+    average's shapes; without grouping the averages' shapes are blank and the column is gone"""
+    tabs, shapes = [], []
+    for T in (ct, torch):
+        prof = _profile_mm_relu_view(T, record_shapes=True)
+        grouped = prof.key_averages(group_by_input_shape=True)
+        shapes.append({e.key: e.input_shapes for e in grouped if e.key in ("aten::mm", "aten::view")})
+        lines = grouped.table().splitlines()
+        # the name column's width follows the longest op name, and torch records more ops (resolve_conj)
+        tabs.append([lines[0].split("  ", 1)[1], lines[1].split("Name", 1)[1],
+                     [r for r in lines if "aten::mm" in r][0][-28:]])
+        assert "Input Shapes" not in prof.key_averages().table()
+        assert all(e.input_shapes == "" for e in prof.key_averages())
+    assert shapes[0] == shapes[1] and tabs[0] == tabs[1]
+
+
+def test_experimental_config_is_torch_c_profiler():
+    """torch._C._profiler._ExperimentalConfig(verbose=True) goes to profile(experimental_config=...) in the
+    profiler recipe; torch.profiler.ProfilerActivity is the _C._profiler enum"""
+    assert ct.profiler.ProfilerActivity is ct._C._profiler.ProfilerActivity
+    cfg = ct._C._profiler._ExperimentalConfig(verbose=True)
+    with ct.profiler.profile(with_stack=True, experimental_config=cfg) as prof:
+        ct.ones(2).neg()
+    assert [e.key for e in prof.key_averages()] == ["aten::ones", "aten::neg"] or "aten::neg" in \
+        [e.key for e in prof.key_averages()]
+    from cthtorch._C._profiler import _ExperimentalConfig  # noqa: F401
+    with pytest.raises(TypeError):
+        ct._C._profiler._ExperimentalConfig(verbos=True)
+    with pytest.raises(TypeError):
+        torch._C._profiler._ExperimentalConfig(verbos=True)
+
+
 def test_torch_profiler_schedule_and_handler(tmp_path):
     import cthtorch.profiler as P
     import torch.profiler as TP

@@ -4,11 +4,22 @@ A profile observes the dispatch point (cthtorch/_ops/dispatch.py): every op
 call, C op or registered composite, becomes an event named as PyTorch names it
 (aten::add, aten::linear), nested under the op or record_function range that
 was open when it ran, with wall-clock CPU times and, with record_shapes=True,
-its input shapes. Tables, averages and Chrome traces are built from those
-events."""
+its input shapes. With profile_memory=True an event also carries the net bytes
+the CPU allocator handed out while it ran (allocations minus frees, children
+included), as torch's memory records add up per op. Tables, averages and
+Chrome traces are built from those events."""
 import functools
 import threading
 import time
+
+import sys
+
+from cthtorch import _C
+from cthtorch.autograd import _profiler_config
+
+# torch._C._profiler: the extension's profiler submodule is these Python types here
+_C._profiler = _profiler_config
+sys.modules.setdefault("cthtorch._C._profiler", _profiler_config)
 
 __all__ = ["profile", "record_function", "emit_nvtx", "emit_itt", "EventList", "FunctionEvent", "kineto_available"]
 
@@ -37,6 +48,7 @@ class FunctionEvent:
         self.cpu_children = []
         self.cpu_parent = None
         self.count = 1
+        self.cpu_memory_usage = 0
 
     @property
     def key(self):
@@ -54,7 +66,12 @@ class FunctionEvent:
     def cpu_time(self):
         return self.cpu_time_total
 
+    @property
+    def self_cpu_memory_usage(self):
+        return self.cpu_memory_usage - sum(c.cpu_memory_usage for c in self.cpu_children)
+
     device_time_total = self_device_time_total = cuda_time_total = self_cuda_time_total = 0.0
+    device_memory_usage = self_device_memory_usage = 0
 
     def __repr__(self):
         return "<FunctionEvent id=%d name=%s cpu_time=%.3fus>" % (self.id, self.name, self.cpu_time_total)
@@ -69,10 +86,16 @@ class FunctionEventAvg:
         self.cpu_time_total = 0.0
         self.self_cpu_time_total = 0.0
         self.input_shapes = None
+        self.cpu_memory_usage = self.self_cpu_memory_usage = 0
+        self.device_memory_usage = self.self_device_memory_usage = 0
         self.device_time_total = self.self_device_time_total = self.cuda_time_total = self.self_cuda_time_total = 0.0
 
     def add(self, ev):
+        if not self.count:
+            self.input_shapes = ev.input_shapes
         self.count += ev.count
+        self.cpu_memory_usage += ev.cpu_memory_usage
+        self.self_cpu_memory_usage += ev.self_cpu_memory_usage
         self.cpu_time_total += ev.cpu_time_total
         self.self_cpu_time_total += ev.self_cpu_time_total
         return self
@@ -94,13 +117,32 @@ def _fmt_us(us):
     return "%.3fus" % us
 
 
+def _fmt_memory(nbytes):
+    for unit, size in (("GB", 1 << 30), ("MB", 1 << 20), ("KB", 1 << 10)):
+        if abs(nbytes) >= size:
+            return "%.2f %s" % (nbytes / size, unit)
+    return "%d B" % nbytes
+
+
 class EventList(list):
+    def __init__(self, *args, use_device=None, profile_memory=False, with_flops=False):
+        super().__init__(*args)
+        self._use_device = use_device
+        self._profile_memory = profile_memory
+        self._with_flops = with_flops
+
     def key_averages(self, group_by_input_shapes=False, group_by_stack_n=0, group_by_overload_name=False):
         avgs = {}
         for ev in self:
             key = (ev.key, str(ev.input_shapes)) if group_by_input_shapes else ev.key
             avgs.setdefault(key, FunctionEventAvg(ev.key)).add(ev)
-        return EventList(avgs.values())
+        out = EventList(avgs.values(), use_device=self._use_device, profile_memory=self._profile_memory,
+                        with_flops=self._with_flops)
+        if not group_by_input_shapes:
+            # torch blanks the shapes of averages that were not grouped by them (no Input Shapes column)
+            for avg in out:
+                avg.input_shapes = ""
+        return out
 
     def total_average(self):
         total = FunctionEventAvg("Total")
@@ -122,17 +164,28 @@ class EventList(list):
         if row_limit is not None and row_limit >= 0:
             rows = rows[:row_limit]
         total_self = self.self_cpu_time_total or 1.0
-        heads = ["Name", "Self CPU %", "Self CPU", "CPU total %", "CPU total", "CPU time avg", "# of Calls"]
+        memory = self._profile_memory
+        shapes = any(r.input_shapes for r in self)
+        heads = ["Name", "Self CPU %", "Self CPU", "CPU total %", "CPU total", "CPU time avg"]
+        heads += ["CPU Mem", "Self CPU Mem"] * memory + ["# of Calls"] + ["Input Shapes"] * shapes
         # torch's layout: the name column is 4 wider than the longest key (at most max_name_column_width; a key
         # that does not fit ends in '...'), the others 12 wide; every cell is right-aligned and followed by 2 spaces
         name_w = min(max([len(r.key) for r in self] or [0]) + 4, max_name_column_width)
 
         def name(key):
             return key[:name_w - 3] + "..." if len(key) >= name_w - 3 else key
-        body = [[name(r.key), "%.2f%%" % (100.0 * r.self_cpu_time_total / total_self),
-                 _fmt_us(r.self_cpu_time_total), "%.2f%%" % (100.0 * r.cpu_time_total / total_self),
-                 _fmt_us(r.cpu_time_total), _fmt_us(r.cpu_time_total / max(r.count, 1)), str(r.count)] for r in rows]
-        widths = [name_w] + [12] * (len(heads) - 1)
+        # torch's shapes column: 4 wider than the longest shapes text, at most max_shapes_column_width
+        shapes_w = min(max(len(str(r.input_shapes)) for r in self) + 4, max_shapes_column_width) if shapes else 0
+
+        def row(r):
+            cells = [name(r.key), "%.2f%%" % (100.0 * r.self_cpu_time_total / total_self),
+                     _fmt_us(r.self_cpu_time_total), "%.2f%%" % (100.0 * r.cpu_time_total / total_self),
+                     _fmt_us(r.cpu_time_total), _fmt_us(r.cpu_time_total / max(r.count, 1))]
+            if memory:
+                cells += [_fmt_memory(r.cpu_memory_usage), _fmt_memory(r.self_cpu_memory_usage)]
+            return cells + [str(r.count)] + [str(r.input_shapes)[:shapes_w]] * shapes
+        body = [row(r) for r in rows]
+        widths = [name_w] + [12] * (len(heads) - 1 - shapes) + [shapes_w] * shapes
 
         def fmt(cells):
             return "".join(c.rjust(w) + "  " for c, w in zip(cells, widths))
@@ -185,11 +238,15 @@ class _OpObserver:
         now = _now_us()
         ev = FunctionEvent(next(record_function._ids), name, threading.get_ident(), now, now)
         ev.cpu_parent = stack[-1] if stack else None
+        if self.prof.profile_memory:
+            ev.cpu_memory_usage = _C._live_bytes()
         stack.append(ev)
         return ev
 
     def exit(self, ev, name, schema, args, kwargs, result):
         ev.time_range_end = _now_us()
+        if self.prof.profile_memory:
+            ev.cpu_memory_usage = _C._live_bytes() - ev.cpu_memory_usage
         stack = _open_stack()
         if stack and stack[-1] is ev:
             stack.pop()
@@ -210,6 +267,7 @@ class profile:
                  experimental_config=None, acc_events=False, custom_trace_id_callback=None, **kwargs):
         self.enabled = enabled
         self.record_shapes = record_shapes
+        self.profile_memory = profile_memory
         self.function_events = None
         self._events = []
         self._entered = False
@@ -232,7 +290,8 @@ class profile:
             dispatch.remove_observer(self._observer)
             _state.profilers = [p for p in _active() if p is not self]
         self._entered = False
-        self.function_events = EventList(sorted(self._events, key=lambda e: e.time_range_start))
+        self.function_events = EventList(sorted(self._events, key=lambda e: e.time_range_start),
+                                         profile_memory=self.profile_memory)
 
     def __enter__(self):
         self._start()
@@ -297,6 +356,9 @@ class record_function:
             self._event = FunctionEvent(next(record_function._ids), self.name, threading.get_ident(),
                                         self._start_us, self._start_us)
             self._event.cpu_parent = stack[-1] if stack else None
+            self._memory = any(p.profile_memory for p in profs)
+            if self._memory:
+                self._event.cpu_memory_usage = _C._live_bytes()
             stack.append(self._event)
         return self
 
@@ -305,6 +367,8 @@ class record_function:
             return False
         ev = self._event
         ev.time_range_end = _now_us()
+        if self._memory:
+            ev.cpu_memory_usage = _C._live_bytes() - ev.cpu_memory_usage
         _state.open.remove(ev)
         if ev.cpu_parent is not None:
             ev.cpu_parent.cpu_children.append(ev)
