@@ -412,7 +412,8 @@ def test_autograd_profiler_times_record_function(tmp_path):
 
 @pytest.mark.parametrize("kw", [{}, {"sort_by": "self_cpu_time_total", "row_limit": 5},
                                 {"max_name_column_width": 10}, {"max_name_column_width": 14},
-                                {"max_name_column_width": 15}])
+                                {"max_name_column_width": 15}, {"header": "MY HEADER"},
+                                {"top_level_events_only": True}, {"time_unit": "ms"}])
 def test_profiler_table_lays_out_like_torch(kw):
     """torch's column widths, alignment, truncation and trailing spaces; the times themselves differ. The range
     sleeps so that its self time is surely above neg's: sort_by=self_cpu_time_total then gives one row order in
@@ -469,6 +470,25 @@ def test_profiler_groups_by_input_shape_as_torch():
         assert "Input Shapes" not in prof.key_averages().table()
         assert all(e.input_shapes == "" for e in prof.key_averages())
     assert shapes[0] == shapes[1] and tabs[0] == tabs[1]
+
+
+def test_profiler_event_reprs_as_torch():
+    """FunctionEvent / FunctionEventAvg reprs carry torch's fields (times formatted as torch's; the event ids and
+    thread numbers are the library's own)"""
+    import re
+    reprs = []
+    for T in (ct, torch):
+        with T.autograd.profiler.profile() as prof:
+            with T.autograd.profiler.record_function("abc"):
+                T.neg(T.ones(2))
+
+        def norm(text):
+            return re.sub(r"\d+\.\d+(us|ms|s)", "T", re.sub(r"(id|start_us|end_us|thread)=[\d.]+", r"\1=N",
+                                                             re.sub(r"cpu_children=\[[\d, ]+\]", "C", text)))
+        reprs.append([norm(repr(prof.function_events[0])), norm(repr(prof.key_averages()[0])),
+                      norm(repr(prof.total_average()))])
+    assert reprs[0][:2] == reprs[1][:2]
+    assert reprs[0][2].split(" input_shapes")[0] == reprs[1][2].split(" input_shapes")[0]
 
 
 def test_experimental_config_is_torch_c_profiler():

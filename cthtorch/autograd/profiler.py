@@ -74,7 +74,13 @@ class FunctionEvent:
     device_memory_usage = self_device_memory_usage = 0
 
     def __repr__(self):
-        return "<FunctionEvent id=%d name=%s cpu_time=%.3fus>" % (self.id, self.name, self.cpu_time_total)
+        # torch's fields; there is no device here, which torch names "None"
+        return ("<FunctionEvent id=%d name=%s overload_name= device_type=DeviceType.CPU node_id=-1 cpu_time=%s "
+                "start_us=%s end_us=%s cpu_children=%s None_time=%s name=%s thread=%s input_shapes=%s "
+                "cpu_memory_usage=%d None_memory_usage=0 is_async=False is_remote=False seq_nr=-1 is_legacy=False>"
+                % (self.id, self.name, _fmt_us(self.cpu_time_total), self.time_range_start, self.time_range_end,
+                   [c.id for c in self.cpu_children], _fmt_us(0.0), self.name, self.thread,
+                   self.input_shapes if self.input_shapes is not None else [], self.cpu_memory_usage))
 
 
 class FunctionEventAvg:
@@ -86,13 +92,16 @@ class FunctionEventAvg:
         self.cpu_time_total = 0.0
         self.self_cpu_time_total = 0.0
         self.input_shapes = None
+        self.cpu_parent = None
         self.cpu_memory_usage = self.self_cpu_memory_usage = 0
         self.device_memory_usage = self.self_device_memory_usage = 0
         self.device_time_total = self.self_device_time_total = self.cuda_time_total = self.self_cuda_time_total = 0.0
 
     def add(self, ev):
         if not self.count:
+            # the first event's place in the tree, as torch's (top_level_events_only reads cpu_parent)
             self.input_shapes = ev.input_shapes
+            self.cpu_parent = getattr(ev, "cpu_parent", None)
         self.count += ev.count
         self.cpu_memory_usage += ev.cpu_memory_usage
         self.self_cpu_memory_usage += ev.self_cpu_memory_usage
@@ -105,8 +114,10 @@ class FunctionEventAvg:
         return self.cpu_time_total / self.count if self.count else 0.0
 
     def __repr__(self):
-        return "<FunctionEventAvg key=%s self_cpu_time=%.3fus cpu_time=%.3fus count=%d>" % (
-            self.key, self.self_cpu_time_total, self.cpu_time_total, self.count)
+        return ("<FunctionEventAvg key=%s self_cpu_time=%s cpu_time=%s  self_cuda_time=%s cuda_time=%s input_shapes=%s "
+                "cpu_memory_usage=%d cuda_memory_usage=0>"
+                % (self.key, _fmt_us(self.self_cpu_time_total), _fmt_us(self.cpu_time), _fmt_us(0.0), _fmt_us(0.0),
+                   self.input_shapes if self.input_shapes is not None else [], self.cpu_memory_usage))
 
 
 def _fmt_us(us):
@@ -190,7 +201,10 @@ class EventList(list):
         def fmt(cells):
             return "".join(c.rjust(w) + "  " for c, w in zip(cells, widths))
         line = fmt(["-" * w for w in widths])
-        out = ([header] if header else []) + [line, fmt(heads), line] + [fmt(b) for b in body] + [line]
+        banner = "=" * (sum(widths) + 2 * len(widths) - 2)
+        out = ([banner, header] if header is not None else [])
+        out += [banner, "This report only display top-level ops statistics"] if top_level_events_only else []
+        out += [line, fmt(heads), line] + [fmt(b) for b in body] + [line]
         out.append("Self CPU time total: %s" % _fmt_us(self.self_cpu_time_total))
         return "\n".join(out) + "\n"
 
