@@ -472,6 +472,29 @@ def test_profiler_groups_by_input_shape_as_torch():
     assert shapes[0] == shapes[1] and tabs[0] == tabs[1]
 
 
+def test_profiler_with_flops_as_torch():
+    """with_flops=True: torch's counts for conv2d (stride, padding, groups), addmm, mm, bmm, baddbmm, mul and add,
+    0 for the rest, and the table's auto-scaled Total FLOPs column"""
+    import re
+    counts, heads = [], []
+    for T in (ct, torch):
+        T.manual_seed(0)
+        x, w, w2 = T.randn(2, 4, 9, 9), T.randn(6, 2, 3, 3), T.randn(6, 4, 3, 3)
+        with T.profiler.profile(with_flops=True) as prof:
+            T.nn.functional.conv2d(x, w, None, 2, 1, 1, 2)
+            T.nn.functional.conv2d(x, w2, stride=(1, 2), padding=(0, 1))
+            T.nn.functional.linear(T.ones(3, 5), T.ones(4, 5), T.ones(4))
+            T.mm(T.ones(2, 3), T.ones(3, 7))
+            T.baddbmm(T.ones(2, 3, 5), T.ones(2, 3, 4), T.ones(2, 4, 5))
+            T.ones(3, 4) * T.ones(4)
+            T.ones(5).add(1).relu()
+        counts.append(sorted((e.name, e.flops) for e in prof.events() if e.flops))
+        lines = prof.key_averages().table(sort_by="flops").splitlines()
+        heads.append([lines[1].split()[-2:]] + [re.split(r"\s{2,}", r.strip())[-1] for r in lines[3:7]])
+    assert counts[0] == counts[1] and len(counts[0]) == 7
+    assert heads[0] == heads[1] and heads[0][0] == ["Total", "FLOPs"]
+
+
 def test_profiler_event_reprs_as_torch():
     """FunctionEvent / FunctionEventAvg reprs carry torch's fields (times formatted as torch's; the event ids and
     thread numbers are the library's own)"""

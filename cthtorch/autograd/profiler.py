@@ -49,6 +49,7 @@ class FunctionEvent:
         self.cpu_parent = None
         self.count = 1
         self.cpu_memory_usage = 0
+        self.flops = 0
 
     @property
     def key(self):
@@ -93,6 +94,7 @@ class FunctionEventAvg:
         self.self_cpu_time_total = 0.0
         self.input_shapes = None
         self.cpu_parent = None
+        self.flops = None
         self.cpu_memory_usage = self.self_cpu_memory_usage = 0
         self.device_memory_usage = self.self_device_memory_usage = 0
         self.device_time_total = self.self_device_time_total = self.cuda_time_total = self.self_cuda_time_total = 0.0
@@ -103,6 +105,7 @@ class FunctionEventAvg:
             self.input_shapes = ev.input_shapes
             self.cpu_parent = getattr(ev, "cpu_parent", None)
         self.count += ev.count
+        self.flops = ev.flops if self.flops is None else self.flops + (ev.flops or 0)
         self.cpu_memory_usage += ev.cpu_memory_usage
         self.self_cpu_memory_usage += ev.self_cpu_memory_usage
         self.cpu_time_total += ev.cpu_time_total
@@ -126,6 +129,50 @@ def _fmt_us(us):
     if us >= 1e3:
         return "%.3fms" % (us / 1e3)
     return "%.3fus" % us
+
+
+def _flops(name, args, kwargs):
+    """torch's estimate of an op's floating-point operations (profile(with_flops=True)), for the ops it counts:
+    2*M*K*N for the matrix products, 2 * output positions * weight size for conv2d, the first input's size for
+    mul/add; 0 for every other op."""
+    from cthtorch import Tensor
+    shapes = [tuple(a.shape) for a in args if isinstance(a, Tensor)]
+    if name in ("aten::mm", "aten::addmm") and len(shapes) >= 2:
+        a, b = shapes[-2:]
+        if len(a) == 2 and len(b) == 2:
+            return 2 * a[0] * a[1] * b[1]
+    elif name in ("aten::bmm", "aten::baddbmm") and len(shapes) >= 2:
+        a, b = shapes[-2:]
+        if len(a) == 3 and len(b) == 3:
+            return 2 * a[0] * a[1] * a[2] * b[2]
+    elif name == "aten::conv2d" and len(shapes) >= 2 and len(shapes[0]) == 4 and len(shapes[1]) == 4:
+        (n, _, h, w), weight = shapes[0], shapes[1]
+        given = [args[i] if len(args) > i else (kwargs or {}).get(k, d)
+                 for i, k, d in ((3, "stride", 1), (4, "padding", 0), (5, "dilation", 1))]
+        if isinstance(given[1], str):   # padding='same' / 'valid'
+            return 0
+        stride, padding, dilation = ([int(v) for v in (a if isinstance(a, (list, tuple)) else (a, a))]
+                                     for a in given)
+        out_h = (h + 2 * padding[0] - dilation[0] * (weight[2] - 1) - 1) // stride[0] + 1
+        out_w = (w + 2 * padding[1] - dilation[1] * (weight[3] - 1) - 1) // stride[1] + 1
+        return 2 * n * out_h * out_w * weight[0] * weight[1] * weight[2] * weight[3]
+    elif name in ("aten::mul", "aten::add") and shapes:
+        size = 1
+        for d in shapes[0]:
+            size *= d
+        return size
+    return 0
+
+
+def _flops_header(events):
+    """torch's auto-scaled flops column: the unit that suits the smallest count, or None when nothing counted"""
+    import math
+    counted = [e.flops for e in events if e.flops and e.flops > 0]
+    if not counted:
+        return None, None
+    units = ["FLOPs", "KFLOPs", "MFLOPs", "GFLOPs", "TFLOPs", "PFLOPs"]
+    level = int(max(0, min(math.log10(min(counted)) / 3, float(len(units) - 1))))
+    return 10 ** (level * -3.0), "Total " + units[level]
 
 
 def _fmt_memory(nbytes):
@@ -179,6 +226,8 @@ class EventList(list):
         shapes = any(r.input_shapes for r in self)
         heads = ["Name", "Self CPU %", "Self CPU", "CPU total %", "CPU total", "CPU time avg"]
         heads += ["CPU Mem", "Self CPU Mem"] * memory + ["# of Calls"] + ["Input Shapes"] * shapes
+        flops_scale, flops_head = _flops_header(self) if self._with_flops else (None, None)
+        heads += [flops_head] * (flops_head is not None)
         # torch's layout: the name column is 4 wider than the longest key (at most max_name_column_width; a key
         # that does not fit ends in '...'), the others 12 wide; every cell is right-aligned and followed by 2 spaces
         name_w = min(max([len(r.key) for r in self] or [0]) + 4, max_name_column_width)
@@ -194,9 +243,13 @@ class EventList(list):
                      _fmt_us(r.cpu_time_total), _fmt_us(r.cpu_time_total / max(r.count, 1))]
             if memory:
                 cells += [_fmt_memory(r.cpu_memory_usage), _fmt_memory(r.self_cpu_memory_usage)]
-            return cells + [str(r.count)] + [str(r.input_shapes)[:shapes_w]] * shapes
+            cells += [str(r.count)] + [str(r.input_shapes)[:shapes_w]] * shapes
+            if flops_head is not None:
+                cells.append("--" if not r.flops or r.flops <= 0 else "%8.3f" % (r.flops * flops_scale))
+            return cells
         body = [row(r) for r in rows]
-        widths = [name_w] + [12] * (len(heads) - 1 - shapes) + [shapes_w] * shapes
+        widths = [name_w] + [12] * (len(heads) - 1 - shapes - (flops_head is not None)) + [shapes_w] * shapes
+        widths += [12] * (flops_head is not None)
 
         def fmt(cells):
             return "".join(c.rjust(w) + "  " for c, w in zip(cells, widths))
@@ -268,6 +321,8 @@ class _OpObserver:
             stack.remove(ev)
         if self.prof.record_shapes:
             ev.input_shapes = _shapes(args)
+        if self.prof.with_flops:
+            ev.flops = _flops(name, args, kwargs)
         if ev.cpu_parent is not None:
             ev.cpu_parent.cpu_children.append(ev)
         self.prof._events.append(ev)
@@ -282,6 +337,7 @@ class profile:
         self.enabled = enabled
         self.record_shapes = record_shapes
         self.profile_memory = profile_memory
+        self.with_flops = with_flops
         self.function_events = None
         self._events = []
         self._entered = False
@@ -305,7 +361,7 @@ class profile:
             _state.profilers = [p for p in _active() if p is not self]
         self._entered = False
         self.function_events = EventList(sorted(self._events, key=lambda e: e.time_range_start),
-                                         profile_memory=self.profile_memory)
+                                         profile_memory=self.profile_memory, with_flops=self.with_flops)
 
     def __enter__(self):
         self._start()

@@ -81,7 +81,7 @@ class profile(_ap.profile):
                  profile_memory=False, with_stack=False, with_flops=False, with_modules=False,
                  experimental_config=None, execution_trace_observer=None, acc_events=False, use_cuda=None,
                  custom_trace_id_callback=None, **kwargs):
-        super().__init__(record_shapes=record_shapes, profile_memory=profile_memory)
+        super().__init__(record_shapes=record_shapes, profile_memory=profile_memory, with_flops=with_flops)
         self.activities = set(activities) if activities else supported_activities()
         self.schedule = schedule or _always_record
         self.on_trace_ready = on_trace_ready
