@@ -495,6 +495,18 @@ def test_profiler_with_flops_as_torch():
     assert heads[0] == heads[1] and heads[0][0] == ["Total", "FLOPs"]
 
 
+def test_disabled_profile_binds_none_and_empty_tables_are_empty():
+    """the tuning guide's profile(enabled=False): `as prof` binds None, as torch's; a profile that saw no op
+    prints an empty table ('' as torch's, not a header with no rows)"""
+    for T in (ct, torch):
+        with T.autograd.profiler.profile(enabled=False) as p:
+            T.ones(2).neg()
+        assert p is None
+        with T.profiler.profile() as prof:
+            pass
+        assert prof.key_averages().table() == "" and str(prof.key_averages()) == ""
+
+
 def test_profiler_event_reprs_as_torch():
     """FunctionEvent / FunctionEventAvg reprs carry torch's fields (times formatted as torch's; the event ids and
     thread numbers are the library's own)"""

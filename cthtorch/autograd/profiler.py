@@ -214,6 +214,8 @@ class EventList(list):
 
     def table(self, sort_by=None, row_limit=100, max_src_column_width=75, max_name_column_width=55,
               max_shapes_column_width=80, header=None, top_level_events_only=False, time_unit=None):
+        if not self:
+            return ""   # torch's table of no events
         rows = list(self)
         if top_level_events_only:
             rows = [r for r in rows if getattr(r, "cpu_parent", None) is None]
@@ -364,11 +366,14 @@ class profile:
                                          profile_memory=self.profile_memory, with_flops=self.with_flops)
 
     def __enter__(self):
+        if not self.enabled:
+            return None   # torch's: `with profile(enabled=False) as prof` binds None
         self._start()
         return self
 
     def __exit__(self, *args):
-        self._stop()
+        if self.enabled:
+            self._stop()
         return False
 
     def _check_finish(self):
