@@ -16,7 +16,7 @@ from tensorboard.backend.event_processing.event_accumulator import EventAccumula
 
 
 def _read(path):
-    acc = EventAccumulator(str(path), size_guidance={"scalars": 0, "images": 0, "histograms": 0, "tensors": 0})
+    acc = EventAccumulator(str(path), size_guidance={"scalars": 0, "images": 0, "histograms": 0, "tensors": 0, "audio": 0})
     acc.Reload()
     return acc
 
@@ -275,3 +275,18 @@ def test_pr_curves_custom_scalars_and_raw_histograms_match_torch(tmp_path):
         assert ct.SummaryMetadata(tag) == t.SummaryMetadata(tag), tag
     assert [(h.step, h.histogram_value) for h in ct.Histograms("hr")] == \
         [(h.step, h.histogram_value) for h in t.Histograms("hr")]
+
+
+def test_audio_matches_torch(tmp_path):
+    """add_audio: 16-bit mono WAV at the given rate, byte for byte as torch's (a loud clip clipped to [-1, 1])"""
+    rs = np.random.RandomState(1)
+    clip = rs.rand(1, 400) * 2 - 1
+
+    def log(w, lib):
+        w.add_audio("a", lib.tensor(clip), 3, sample_rate=8000)
+        w.add_audio("loud", clip[0] * 3, 4)
+    ct, t = _both(tmp_path, log)
+    for tag in ("a", "loud"):
+        a, b = ct.Audio(tag), t.Audio(tag)
+        assert [(e.step, e.encoded_audio_string, e.sample_rate, e.length_frames) for e in a] == \
+            [(e.step, e.encoded_audio_string, e.sample_rate, e.length_frames) for e in b]

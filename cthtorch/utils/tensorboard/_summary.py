@@ -268,3 +268,24 @@ def custom_scalars(layout):
     t = TensorProto(dtype="DT_STRING", string_val=[layout_pb2.Layout(category=categories).SerializeToString()],
                     tensor_shape=TensorShapeProto())
     return Summary(value=[Summary.Value(tag="custom_scalars__config__", tensor=t, metadata=_plugin("custom_scalars"))])
+
+
+def audio(tag, tensor, sample_rate=44100):
+    """A mono clip in [-1, 1] (louder is clipped, as torch's writer warns) as 16-bit WAV."""
+    import wave
+    array = make_np(tensor).squeeze()
+    if abs(array).max() > 1:
+        print("warning: audio amplitude out of range, auto clipped.")
+        array = array.clip(-1, 1)
+    if array.ndim != 1:
+        raise AssertionError("input tensor should be 1 dimensional.")
+    array = (array * np.iinfo(np.int16).max).astype("<i2")
+    buf = io.BytesIO()
+    with wave.open(buf, "wb") as w:
+        w.setnchannels(1)
+        w.setsampwidth(2)
+        w.setframerate(sample_rate)
+        w.writeframes(array.data)
+    proto = Summary.Audio(sample_rate=sample_rate, num_channels=1, length_frames=array.shape[-1],
+                          encoded_audio_string=buf.getvalue(), content_type="audio/wav")
+    return Summary(value=[Summary.Value(tag=tag, audio=proto)])

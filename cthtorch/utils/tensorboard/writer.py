@@ -153,8 +153,8 @@ class SummaryWriter:
     def add_video(self, *args, **kwargs):
         _not_yet("add_video", "video summaries are not written yet")
 
-    def add_audio(self, *args, **kwargs):
-        _not_yet("add_audio", "audio summaries are not written yet")
+    def add_audio(self, tag, snd_tensor, global_step=None, sample_rate=44100, walltime=None):
+        self._write(_summary.audio(tag, snd_tensor, sample_rate=sample_rate), global_step, walltime)
 
     def add_pr_curve(self, tag, labels, predictions, global_step=None, num_thresholds=127, weights=None,
                      walltime=None):
