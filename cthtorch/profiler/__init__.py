@@ -134,5 +134,6 @@ class profile(_ap.profile):
                 f.write("%s %d\n" % (ev.name, int(getattr(ev, metric))))
 
     def export_memory_timeline(self, path, device=None):
-        raise NotImplementedError("export_memory_timeline: cthtorch's profiler does not record memory")
+        raise NotImplementedError("export_memory_timeline: cthtorch's profiler records each op's net memory "
+                                  "(profile_memory=True), not the allocation timeline this plots")
 
