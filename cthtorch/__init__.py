@@ -175,11 +175,30 @@ def get_device_module(device=None):
     return _lazy(name) if name != "cuda" else cuda
 
 
-def compile(model=None, *args, **kwargs):
-    """No compiler here: returns the function or module unchanged."""
+_COMPILE_MODES = ("default", "lite", "reduce-overhead", "max-autotune-no-cudagraphs", "max-autotune")
+
+
+def compile(model=None, *, fullgraph=False, dynamic=None, backend="inductor", mode=None, options=None,
+            disable=False, **kwargs):
+    """No compiler here: a function comes back unchanged and runs eagerly; a module comes back wrapped in
+    torch's OptimizedModule (its `_orig_mod`, which it runs eagerly), with torch's checks of mode/options."""
     if model is None:
-        return lambda m: m
-    return model
+        def fn(model):
+            if model is None:
+                raise RuntimeError("Model can't be None")
+            return compile(model, fullgraph=fullgraph, dynamic=dynamic, backend=backend, mode=mode,
+                           options=options, disable=disable, **kwargs)
+        return fn
+    if mode is not None and options is not None:
+        raise RuntimeError("Either mode or options can be specified, but both can't be specified at the same time.")
+    if mode is not None and mode not in _COMPILE_MODES:
+        raise RuntimeError("Unrecognized mode=%s, should be one of: %s" % (mode, ", ".join(_COMPILE_MODES)))
+    from cthtorch.nn import Module
+    if disable or not isinstance(model, Module):
+        return model
+    from cthtorch._dynamo.eval_frame import OptimizedModule, OptimizeContext
+    return OptimizedModule(model, OptimizeContext(backend, mode=mode or "default", options=options,
+                                                  fullgraph=fullgraph, dynamic=dynamic))
 
 
 _NN_ALIASES = frozenset((
@@ -217,7 +236,7 @@ def __getattr__(name):
     if name in ("nn", "optim", "utils", "vision", "linalg", "special", "fft", "multiprocessing",
                 "distributed", "jit", "testing", "backends", "hub", "onnx", "distributions", "amp", "random", "accelerator", "cpu",
                 "func", "xpu", "mps", "mtia", "compiler", "sparse", "serialization", "fx", "overrides", "futures",
-                "__future__", "signal", "masked", "nested", "types", "_dynamo", "_inductor", "library"):
+                "__future__", "signal", "masked", "nested", "types", "_dynamo", "_inductor", "library", "_logging"):
         try:
             mod = _lazy(name)
         except ModuleNotFoundError as e:

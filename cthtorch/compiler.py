@@ -1,6 +1,7 @@
 """torch.compiler without a compiler: cthtorch always runs eagerly, so code
 is never being compiled, the decorators return their function unchanged and
-compile() is cthtorch.compile (which returns its input)."""
+compile() is cthtorch.compile (a function as given, a module in torch's
+OptimizedModule, both run eagerly)."""
 import contextlib
 
 __all__ = ["compile", "reset", "allow_in_graph", "assume_constant_result", "disable", "set_stance", "is_compiling",

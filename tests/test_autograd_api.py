@@ -412,7 +412,8 @@ def test_autograd_profiler_times_record_function(tmp_path):
 
 @pytest.mark.parametrize("kw", [{}, {"sort_by": "self_cpu_time_total", "row_limit": 5},
                                 {"max_name_column_width": 10}, {"max_name_column_width": 14},
-                                {"max_name_column_width": 15}])
+                                {"max_name_column_width": 15}, {"header": "MY HEADER"},
+                                {"top_level_events_only": True}, {"time_unit": "ms"}])
 def test_profiler_table_lays_out_like_torch(kw):
     """torch's column widths, alignment, truncation and trailing spaces; the times themselves differ. The range
     sleeps so that its self time is surely above neg's: sort_by=self_cpu_time_total then gives one row order in
@@ -428,6 +429,117 @@ def test_profiler_table_lays_out_like_torch(kw):
                 time.sleep(0.005)
         tables.append(re.sub(r" *\d+\.\d+(%|us|ms|s)", " N", prof.key_averages().table(**kw)))
     assert tables[0] == tables[1]
+
+
+def _profile_mm_relu_view(T, **kw):
+    x = T.randn(64, 64)
+    with T.profiler.profile(activities=[T.profiler.ProfilerActivity.CPU], **kw) as prof:
+        z = T.mm(x, x).relu()
+        z.view(-1)
+    return prof
+
+
+def test_profiler_memory_columns_and_bytes_as_torch():
+    """profile_memory=True: torch's CPU Mem / Self CPU Mem columns, and each op's net bytes (mm and relu allocate
+    64*64 floats, a view nothing); torch lists relu's allocation under its clamp_min child, so relu's self is 0
+    there: compare the totals per op and the self bytes of the op that allocates"""
+    import re
+    ours, theirs = (_profile_mm_relu_view(T, profile_memory=True) for T in (ct, torch))
+    heads = [re.split(r"\s{2,}", t.key_averages().table().splitlines()[1].strip()) for t in (ours, theirs)]
+    assert heads[0] == heads[1] and "Self CPU Mem" in heads[0]
+    mem = [{e.key: (e.cpu_memory_usage, e.self_cpu_memory_usage) for e in p.key_averages()} for p in (ours, theirs)]
+    for k in ("aten::mm", "aten::view"):
+        assert mem[0][k] == mem[1][k]
+    assert mem[0]["aten::relu"][0] == mem[1]["aten::relu"][0] == 64 * 64 * 4
+    assert "16.00 KB" in ours.key_averages().table(sort_by="self_cpu_memory_usage")
+    assert "CPU Mem" not in _profile_mm_relu_view(ct).key_averages().table()
+
+
+def test_profiler_groups_by_input_shape_as_torch():
+    """record_shapes + key_averages(group_by_input_shape=True): the Input Shapes column (torch's width) and each
+    average's shapes; without grouping the averages' shapes are blank and the column is gone"""
+    tabs, shapes = [], []
+    for T in (ct, torch):
+        prof = _profile_mm_relu_view(T, record_shapes=True)
+        grouped = prof.key_averages(group_by_input_shape=True)
+        shapes.append({e.key: e.input_shapes for e in grouped if e.key in ("aten::mm", "aten::view")})
+        lines = grouped.table().splitlines()
+        # the name column's width follows the longest op name, and torch records more ops (resolve_conj)
+        tabs.append([lines[0].split("  ", 1)[1], lines[1].split("Name", 1)[1],
+                     [r for r in lines if "aten::mm" in r][0][-28:]])
+        assert "Input Shapes" not in prof.key_averages().table()
+        assert all(e.input_shapes == "" for e in prof.key_averages())
+    assert shapes[0] == shapes[1] and tabs[0] == tabs[1]
+
+
+def test_profiler_with_flops_as_torch():
+    """with_flops=True: torch's counts for conv2d (stride, padding, groups), addmm, mm, bmm, baddbmm, mul and add,
+    0 for the rest, and the table's auto-scaled Total FLOPs column"""
+    import re
+    counts, heads = [], []
+    for T in (ct, torch):
+        T.manual_seed(0)
+        x, w, w2 = T.randn(2, 4, 9, 9), T.randn(6, 2, 3, 3), T.randn(6, 4, 3, 3)
+        with T.profiler.profile(with_flops=True) as prof:
+            T.nn.functional.conv2d(x, w, None, 2, 1, 1, 2)
+            T.nn.functional.conv2d(x, w2, stride=(1, 2), padding=(0, 1))
+            T.nn.functional.linear(T.ones(3, 5), T.ones(4, 5), T.ones(4))
+            T.mm(T.ones(2, 3), T.ones(3, 7))
+            T.baddbmm(T.ones(2, 3, 5), T.ones(2, 3, 4), T.ones(2, 4, 5))
+            T.ones(3, 4) * T.ones(4)
+            T.ones(5).add(1).relu()
+        counts.append(sorted((e.name, e.flops) for e in prof.events() if e.flops))
+        lines = prof.key_averages().table(sort_by="flops").splitlines()
+        heads.append([lines[1].split()[-2:]] + [re.split(r"\s{2,}", r.strip())[-1] for r in lines[3:7]])
+    assert counts[0] == counts[1] and len(counts[0]) == 7
+    assert heads[0] == heads[1] and heads[0][0] == ["Total", "FLOPs"]
+
+
+def test_disabled_profile_binds_none_and_empty_tables_are_empty():
+    """the tuning guide's profile(enabled=False): `as prof` binds None, as torch's; a profile that saw no op
+    prints an empty table ('' as torch's, not a header with no rows)"""
+    for T in (ct, torch):
+        with T.autograd.profiler.profile(enabled=False) as p:
+            T.ones(2).neg()
+        assert p is None
+        with T.profiler.profile() as prof:
+            pass
+        assert prof.key_averages().table() == "" and str(prof.key_averages()) == ""
+
+
+def test_profiler_event_reprs_as_torch():
+    """FunctionEvent / FunctionEventAvg reprs carry torch's fields (times formatted as torch's; the event ids and
+    thread numbers are the library's own)"""
+    import re
+    reprs = []
+    for T in (ct, torch):
+        with T.autograd.profiler.profile() as prof:
+            with T.autograd.profiler.record_function("abc"):
+                T.neg(T.ones(2))
+
+        def norm(text):
+            return re.sub(r"\d+\.\d+(us|ms|s)", "T", re.sub(r"(id|start_us|end_us|thread)=[\d.]+", r"\1=N",
+                                                             re.sub(r"cpu_children=\[[\d, ]+\]", "C", text)))
+        reprs.append([norm(repr(prof.function_events[0])), norm(repr(prof.key_averages()[0])),
+                      norm(repr(prof.total_average()))])
+    assert reprs[0][:2] == reprs[1][:2]
+    assert reprs[0][2].split(" input_shapes")[0] == reprs[1][2].split(" input_shapes")[0]
+
+
+def test_experimental_config_is_torch_c_profiler():
+    """torch._C._profiler._ExperimentalConfig(verbose=True) goes to profile(experimental_config=...) in the
+    profiler recipe; torch.profiler.ProfilerActivity is the _C._profiler enum"""
+    assert ct.profiler.ProfilerActivity is ct._C._profiler.ProfilerActivity
+    cfg = ct._C._profiler._ExperimentalConfig(verbose=True)
+    with ct.profiler.profile(with_stack=True, experimental_config=cfg) as prof:
+        ct.ones(2).neg()
+    assert [e.key for e in prof.key_averages()] == ["aten::ones", "aten::neg"] or "aten::neg" in \
+        [e.key for e in prof.key_averages()]
+    from cthtorch._C._profiler import _ExperimentalConfig  # noqa: F401
+    with pytest.raises(TypeError):
+        ct._C._profiler._ExperimentalConfig(verbos=True)
+    with pytest.raises(TypeError):
+        torch._C._profiler._ExperimentalConfig(verbos=True)
 
 
 def test_torch_profiler_schedule_and_handler(tmp_path):

@@ -390,3 +390,34 @@ def test_worker_number_warning():
 
 def test_get_worker_info_in_main_process_is_none():
     assert D.get_worker_info() is None
+
+
+def test_data_utils_modules_under_torchs_paths():
+    """torch.utils.data._utils.collate / worker / pin_memory, which programs import by path (default_collate,
+    default_convert, the collate_fn_map extension point, get_worker_info): the same functions the DataLoader
+    uses, collating as torch's"""
+    import importlib
+    for lib in ("cthtorch", "torch"):
+        u = importlib.import_module(lib + ".utils.data._utils")
+        c = importlib.import_module(lib + ".utils.data._utils.collate")
+        assert u.collate is c and isinstance(u.MP_STATUS_CHECK_INTERVAL, float) and u.HAS_NUMPY is True
+        assert u.IS_WINDOWS is False and u.worker.get_worker_info() is None
+        assert c.default_collate is importlib.import_module(lib + ".utils.data").default_collate
+        for name in ("collate", "default_convert", "default_collate_fn_map", "collate_tensor_fn",
+                     "np_str_obj_array_pattern", "default_collate_err_msg_format"):
+            assert hasattr(c, name), (lib, name)
+        assert callable(u.pin_memory.pin_memory) and callable(u.ExceptionWrapper)
+    Pt = collections.namedtuple("Pt", "x y")
+    batch = [{"a": Pt(1.5, np.array([1, 2])), "b": "s"}, {"a": Pt(2.5, np.array([3, 4])), "b": "t"}]
+    from cthtorch.utils.data._utils.collate import default_collate, collate, default_collate_fn_map
+    from torch.utils.data._utils.collate import default_collate as t_collate
+    ours, theirs = default_collate(batch), t_collate(batch)
+    assert ours["b"] == theirs["b"] and type(ours["a"]).__name__ == "Pt"
+    assert ours["a"].x.tolist() == theirs["a"].x.tolist() and str(ours["a"].x.dtype) == str(theirs["a"].x.dtype)
+    assert ours["a"].y.tolist() == theirs["a"].y.tolist()
+    # the extension point: a type's collate function added to a copy of the default map
+    fn_map = dict(default_collate_fn_map)
+    fn_map[range] = lambda b, *, collate_fn_map=None: [len(r) for r in b]
+    assert collate([range(2), range(3)], collate_fn_map=fn_map) == [2, 3]
+    from cthtorch.utils.data import dataloader
+    assert dataloader._pin is D._utils.pin_memory.pin_memory   # what pin_memory=True applies to each batch

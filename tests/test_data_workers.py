@@ -192,7 +192,7 @@ def test_get_worker_info_and_seeds():
 
 
 def test_worker_info_is_read_only():
-    info = D._worker.WorkerInfo(id=0, num_workers=1, seed=1, dataset=None)
+    info = D._utils.worker.WorkerInfo(id=0, num_workers=1, seed=1, dataset=None)
     with pytest.raises(RuntimeError, match="Cannot assign attributes to WorkerInfo objects"):
         info.id = 3
     assert repr(info).startswith("WorkerInfo(id=0, num_workers=1, seed=1")

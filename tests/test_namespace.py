@@ -735,9 +735,42 @@ def test_error_classes_and_compiler_module():
     with cthtorch.compiler.set_stance("force_eager"):
         assert cthtorch.compiler.list_backends() == []
     lin = cthtorch.nn.Linear(2, 2)
-    assert cthtorch.compiler.compile(lin) is lin
+    assert cthtorch.compiler.compile(lin)._orig_mod is lin
     with pytest.raises(RuntimeError, match="at start of device string: foo"):
         cthtorch.get_device_module("foo")
+
+
+def test_compile_wraps_a_module_as_torchs_optimized_module(tmp_path):
+    """torch.compile(module) is torch._dynamo.eval_frame.OptimizedModule around it (run eagerly here): the
+    '_orig_mod.' state_dict prefix, attribute reads and writes passed through, train/eval shared, repr, the
+    module's own results and gradients, pickling; a function and disable=True come back as given; torch's
+    mode/options errors; torch._logging.set_logs"""
+    seen = []
+    for lib in (cthtorch, torch):
+        lib.manual_seed(0)
+        lin = lib.nn.Linear(3, 2)
+        opt = lib.compile(lin, mode="max-autotune-no-cudagraphs")
+        x = lib.ones(4, 3)
+        opt(x).sum().backward()
+        opt.foo = 1
+        opt.eval()
+        path = str(tmp_path / ("m_%s.pt" % lib.__name__))
+        lib.save(opt, path)
+        back = lib.load(path, weights_only=False)
+        seen.append([type(opt).__name__, type(opt).__module__.split(".", 1)[1], opt._orig_mod is lin,
+                     opt.weight is lin.weight, list(opt.state_dict()), lin.foo, "foo" in opt.__dict__,
+                     opt.training, lin.training, repr(opt), lin.weight.grad.tolist(), type(back).__name__,
+                     type(back._orig_mod).__name__, lib.compile(lin, disable=True) is lin,
+                     lib.compile(len) is len or lib.compile(len)([1]) == 1, lib.compile()(lin)._orig_mod is lin])
+        with pytest.raises(RuntimeError, match="^Unrecognized mode=bad, should be one of: default, lite, "
+                                               "reduce-overhead, max-autotune-no-cudagraphs, max-autotune$"):
+            lib.compile(lin, mode="bad")
+        with pytest.raises(RuntimeError, match="Either mode or options can be specified"):
+            lib.compile(lin, mode="default", options={})
+        lib._logging.set_logs(graph_breaks=False, dynamo=30)
+        with pytest.raises(TypeError):
+            lib._logging.set_logs(not_a_log=True)
+    assert seen[0] == seen[1]
 
 
 def test_deprecated_autocast_setters_like_torch():

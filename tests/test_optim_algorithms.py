@@ -158,6 +158,76 @@ def test_scheduler_state_dicts_and_errors():
             lib.optim.lr_scheduler.ChainedScheduler([])
 
 
+STATE_SCHEDS = dict(SCHEDS, **{
+    "step": lambda S, o: S.StepLR(o, 2, 0.5),
+    "lambda": lambda S, o: S.LambdaLR(o, lambda e: 0.9 ** e),
+    "onecycle": lambda S, o: S.OneCycleLR(o, max_lr=0.5, total_steps=30),
+    "onecycle_linear": lambda S, o: S.OneCycleLR(o, max_lr=0.5, epochs=3, steps_per_epoch=10,
+                                                 anneal_strategy="linear", three_phase=True),
+    "plateau": lambda S, o: S.ReduceLROnPlateau(o, "max", patience=1, factor=0.5, min_lr=0.001),
+})
+
+
+def _plain(v):
+    # what a state_dict value compares as across the libraries: nested states recursively, no callables
+    if isinstance(v, dict):
+        return {k: _plain(x) for k, x in v.items() if not callable(x)}
+    if isinstance(v, list):
+        return [_plain(x) for x in v]
+    return v
+
+
+@pytest.mark.parametrize("name", sorted(STATE_SCHEDS))
+def test_scheduler_state_dict_is_torchs_and_loads_weights_only(name, tmp_path):
+    """state_dict() has torch's keys in torch's order and values (lambdas saved as None, OneCycleLR's strategy as
+    its name, wrapped schedulers as nested dicts), so a checkpoint holding it saves and loads with torch.load's
+    default weights_only=True, into a fresh scheduler that then steps on as the original"""
+    states = []
+    for lib in (ct, torch):
+        p = lib.zeros(2, requires_grad=True)
+        opt = lib.optim.SGD([p], lr=0.1, momentum=0.9)
+        sched = STATE_SCHEDS[name](lib.optim.lr_scheduler, opt)
+        for i in range(5):
+            opt.step()
+            sched.step(*([float(i % 2)] if name == "plateau" else []))
+        sd = sched.state_dict()
+        states.append((list(sd), _plain(sd)))
+        if lib is ct:
+            path = str(tmp_path / "ckpt.pt")
+            ct.save({"optimizer": opt.state_dict(), "scheduler": sd}, path)
+            ck = ct.load(path)
+            p2 = ct.zeros(2, requires_grad=True)
+            opt2 = ct.optim.SGD([p2], lr=0.1, momentum=0.9)
+            sched2 = STATE_SCHEDS[name](ct.optim.lr_scheduler, opt2)
+            opt2.load_state_dict(ck["optimizer"])
+            sched2.load_state_dict(ck["scheduler"])
+            assert list(ck["scheduler"]) == list(sd)   # load_state_dict leaves the caller's dict whole
+            for s_, o_ in ((sched, opt), (sched2, opt2)):
+                o_.step()
+                s_.step(*([1.0] if name == "plateau" else []))
+            assert sched2.get_last_lr() == sched.get_last_lr()
+    assert states[0] == states[1]
+
+
+def test_scheduler_classes_and_checks_as_torch():
+    """ReduceLROnPlateau is an LRScheduler; torch's errors for OneCycleLR's strategy, a negative restart epoch,
+    SequentialLR's milestone count and a plateau scheduler inside SequentialLR"""
+    for lib in (ct, torch):
+        S = lib.optim.lr_scheduler
+        opt = lib.optim.SGD([lib.zeros(1, requires_grad=True)], lr=0.1, momentum=0.9)
+        assert isinstance(S.ReduceLROnPlateau(opt), S.LRScheduler)
+        with pytest.raises(ValueError, match="anneal_strategy must be one of 'cos' or 'linear', instead got cosine"):
+            S.OneCycleLR(opt, max_lr=0.1, total_steps=10, anneal_strategy="cosine")
+        with pytest.raises(ValueError, match="^Expected non-negative epoch, but got -1$"):
+            S.CosineAnnealingWarmRestarts(opt, T_0=2).step(-1)
+        with pytest.raises(ValueError, match="number of schedulers 2 and the number of milestones to be equal to 2"):
+            S.SequentialLR(opt, [S.StepLR(opt, 2), S.StepLR(opt, 2)], milestones=[1, 2])
+        with pytest.raises(ValueError, match="does not support `ReduceLROnPlateau` scheduler"):
+            S.SequentialLR(opt, [S.StepLR(opt, 2), S.ReduceLROnPlateau(opt)], milestones=[1])
+        with pytest.raises(ValueError, match="^threshold mode bad is unknown!$"):
+            S.ReduceLROnPlateau(opt, threshold_mode="bad")
+
+
 # ---- swa_utils ----
 
 def _net(lib):

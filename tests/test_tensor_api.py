@@ -114,6 +114,32 @@ def test_global_switches():
         assert isinstance(L.set_flush_denormal(False), bool)
 
 
+def test_float32_matmul_precision_is_allow_tf32_and_warns_on_bad_names_as_torch():
+    """backends.cuda.matmul.allow_tf32 reads and writes the float32 matmul precision (True unless 'highest');
+    an unknown name warns and changes nothing (an error here stopped a program torch runs on), a non-str raises"""
+    import torch as T
+    for L in (ct, T):
+        prev = L.get_float32_matmul_precision()
+        try:
+            seen = []
+            for p in ("high", "medium", "highest"):
+                L.set_float32_matmul_precision(p)
+                seen.append(L.backends.cuda.matmul.allow_tf32)
+            L.backends.cuda.matmul.allow_tf32 = True
+            seen.append(L.get_float32_matmul_precision())
+            L.backends.cuda.matmul.allow_tf32 = False
+            seen.append(L.get_float32_matmul_precision())
+            with pytest.warns(UserWarning, match="^bad is not one of 'highest', 'high', or 'medium'; the "
+                                                 "currentsetFloat32MatmulPrecision call has no effect."):
+                L.set_float32_matmul_precision("bad")
+            seen.append(L.get_float32_matmul_precision())
+            with pytest.raises(RuntimeError, match="^set_float32_matmul_precision expects a str, but got int$"):
+                L.set_float32_matmul_precision(3)
+            assert seen == [True, True, False, "high", "highest", "highest"]
+        finally:
+            L.set_float32_matmul_precision(prev)
+
+
 def test_module_load_matches_torch():
     import torch as T
     for L in (ct, T):

@@ -16,7 +16,7 @@ from tensorboard.backend.event_processing.event_accumulator import EventAccumula
 
 
 def _read(path):
-    acc = EventAccumulator(str(path), size_guidance={"scalars": 0, "images": 0, "histograms": 0, "tensors": 0})
+    acc = EventAccumulator(str(path), size_guidance={"scalars": 0, "images": 0, "histograms": 0, "tensors": 0, "audio": 0})
     acc.Reload()
     return acc
 
@@ -245,3 +245,48 @@ def test_add_embedding_writes_torchs_projector_files(tmp_path):
     with SummaryWriter(str(tmp_path / "bad")) as w:
         with pytest.raises(AssertionError, match="#labels should equal with #data points"):
             w.add_embedding(cthtorch.rand(3, 2), metadata=["a"])
+
+
+def test_pr_curves_custom_scalars_and_raw_histograms_match_torch(tmp_path):
+    """add_pr_curve (TensorBoard's threshold buckets, precision, recall), add_pr_curve_raw, add_histogram_raw and
+    the custom_scalars layouts (multiline, margin) write torch's tensors, histograms and plugin data"""
+    rs = np.random.RandomState(0)
+    labels, preds = rs.randint(0, 2, 50), rs.rand(50)
+
+    def log(w, lib):
+        w.add_pr_curve("pr", lib.tensor(labels), lib.tensor(preds), 3)
+        w.add_pr_curve("pr_w", labels, preds, 4, num_thresholds=200, weights=np.linspace(0.5, 1.5, 50))
+        w.add_pr_curve_raw("raw", [5, 3, 0], [4, 1, 0], [0, 3, 4], [0, 2, 5], [0.55, 0.75, 0.0], [1.0, 0.6, 0.0],
+                           1, num_thresholds=3)
+        w.add_histogram_raw("hr", min=0.0, max=3.0, num=6, sum=9.0, sum_squares=19.0, bucket_limits=[1, 2, 3],
+                            bucket_counts=[1, 2, 3], global_step=2)
+        w.add_custom_scalars({"Taiwan": {"twse": ["Multiline", ["twse/0050", "twse/2330"]]},
+                              "USA": {"dow": ["Margin", ["dow/aaa", "dow/bbb", "dow/ccc"]]}})
+        w.add_custom_scalars_multilinechart(["loss/train", "loss/val"], category="c", title="t")
+        w.add_custom_scalars_marginchart(["a", "b", "c"])
+        with pytest.raises(AssertionError, match="Expected 3 tags, got 2."):
+            w.add_custom_scalars_marginchart(["a", "b"])
+        with pytest.raises(ValueError, match="len\\(bucket_limits\\) != len\\(bucket_counts\\)"):
+            w.add_histogram_raw("bad", 0, 1, 1, 1, 1, [1, 2], [1])
+    ct, t = _both(tmp_path, log)
+    for tag in ("pr", "pr_w", "raw", "custom_scalars__config__"):
+        a, b = ct.Tensors(tag), t.Tensors(tag)
+        assert [(e.step, e.tensor_proto) for e in a] == [(e.step, e.tensor_proto) for e in b], tag
+        assert ct.SummaryMetadata(tag) == t.SummaryMetadata(tag), tag
+    assert [(h.step, h.histogram_value) for h in ct.Histograms("hr")] == \
+        [(h.step, h.histogram_value) for h in t.Histograms("hr")]
+
+
+def test_audio_matches_torch(tmp_path):
+    """add_audio: 16-bit mono WAV at the given rate, byte for byte as torch's (a loud clip clipped to [-1, 1])"""
+    rs = np.random.RandomState(1)
+    clip = rs.rand(1, 400) * 2 - 1
+
+    def log(w, lib):
+        w.add_audio("a", lib.tensor(clip), 3, sample_rate=8000)
+        w.add_audio("loud", clip[0] * 3, 4)
+    ct, t = _both(tmp_path, log)
+    for tag in ("a", "loud"):
+        a, b = ct.Audio(tag), t.Audio(tag)
+        assert [(e.step, e.encoded_audio_string, e.sample_rate, e.length_frames) for e in a] == \
+            [(e.step, e.encoded_audio_string, e.sample_rate, e.length_frames) for e in b]

@@ -5,7 +5,8 @@ compiled. What needs a real graph capture (explain, export) raises
 NotImplementedError."""
 from ..compiler import (allow_in_graph, assume_constant_result, disable, is_compiling,  # noqa: F401
                         list_backends, reset)
-from . import config  # noqa: F401
+from . import config, eval_frame  # noqa: F401
+from .eval_frame import OptimizedModule  # noqa: F401
 
 
 def is_dynamo_supported():
@@ -18,8 +19,10 @@ def is_inductor_supported():
 
 def optimize(backend="inductor", *, nopython=False, guard_export_fn=None, guard_fail_fn=None, disable=False,
              dynamic=None):
-    """The decorator torch.compile builds on: here it leaves the function to run eagerly."""
-    return lambda fn: fn
+    """The decorator torch.compile builds on: a function runs eagerly as it is, a module comes back in
+    torch's OptimizedModule (see cthtorch.compile)."""
+    import cthtorch
+    return lambda fn: cthtorch.compile(fn, backend=backend, fullgraph=nopython, dynamic=dynamic, disable=disable)
 
 
 def mark_dynamic(t, index, *, min=None, max=None, specialize_on=None):

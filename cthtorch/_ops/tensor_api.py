@@ -150,9 +150,16 @@ def get_deterministic_debug_mode():
 
 
 def set_float32_matmul_precision(precision):
+    # float32 matmul is always full precision here; the setting is kept for the getter and for
+    # torch.backends.cuda.matmul.allow_tf32, which reads and writes this same state as torch's
+    if not isinstance(precision, str):
+        raise RuntimeError("set_float32_matmul_precision expects a str, but got %s" % type(precision).__name__)
     if precision not in ("highest", "high", "medium"):
-        raise RuntimeError("Invalid precision %s" % precision)
-    _state["matmul_precision"] = precision   # float32 matmul is always full precision here
+        import warnings
+        warnings.warn("%s is not one of 'highest', 'high', or 'medium'; the currentsetFloat32MatmulPrecision call "
+                      "has no effect." % precision, UserWarning, stacklevel=2)
+        return
+    _state["matmul_precision"] = precision
 
 
 def get_float32_matmul_precision():

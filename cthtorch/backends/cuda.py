@@ -1,7 +1,7 @@
 """torch.backends.cuda: the CUDA switches a program reads or sets.
 
-matmul.allow_tf32 and friends are plain flags (cuBLAS keeps TF32 off, as in
-PyTorch). The scaled_dot_product_attention switches (enable_flash_sdp ...) are
+matmul.allow_tf32 is the float32 matmul precision setting (off by default, as in
+PyTorch); its friends are plain flags. The scaled_dot_product_attention switches (enable_flash_sdp ...) are
 the same state torch.nn.attention.sdpa_kernel narrows, so either way of
 turning a backend off is seen by the CPU kernels too, as in PyTorch."""
 import contextlib
@@ -26,18 +26,25 @@ def is_built():
 
 
 class cuBLASModule:
-    """torch.backends.cuda.matmul: allow_tf32 (False), the reduced-precision reductions (True), fp16 accumulation
-    (False); any other name is refused as torch refuses it."""
-    _defaults = {"allow_tf32": False, "allow_fp16_reduced_precision_reduction": True,
+    """torch.backends.cuda.matmul: allow_tf32, the reduced-precision reductions (True), fp16 accumulation
+    (False); any other name is refused as torch refuses it. allow_tf32 is torch.get_float32_matmul_precision()
+    seen as a flag, as torch's: True unless 'highest'; setting it sets the precision to 'high' or 'highest'."""
+    _defaults = {"allow_fp16_reduced_precision_reduction": True,
                  "allow_bf16_reduced_precision_reduction": True, "allow_fp16_accumulation": False}
 
     def __init__(self):
         self.__dict__.update(self._defaults)
 
     def __getattr__(self, name):
+        if name == "allow_tf32":
+            from .._ops.tensor_api import get_float32_matmul_precision
+            return get_float32_matmul_precision() != "highest"
         raise AttributeError("Unknown attribute " + name)
 
     def __setattr__(self, name, value):
+        if name == "allow_tf32":
+            from .._ops.tensor_api import set_float32_matmul_precision
+            return set_float32_matmul_precision("high" if value else "highest")
         if name not in self._defaults:
             raise AttributeError("Unknown attribute " + name)
         self.__dict__[name] = value

@@ -34,6 +34,11 @@ def _track_step_calls(optimizer):
 
 
 class LRScheduler:
+    # class-level defaults, as torch's: an instance sets them when it first steps, so state_dict()'s keys
+    # (and their order) are torch's
+    _get_lr_called_within_step = False
+    _is_initial = False
+
     def __init__(self, optimizer, last_epoch=-1):
         if not isinstance(optimizer, Optimizer):
             raise TypeError("%s is not an Optimizer" % type(optimizer).__name__)
@@ -47,13 +52,16 @@ class LRScheduler:
                     raise KeyError("param 'initial_lr' is not specified in param_groups[%d] when resuming an optimizer" % i)
         self.base_lrs = [group["initial_lr"] for group in optimizer.param_groups]
         self.last_epoch = last_epoch
-        self._get_lr_called_within_step = False
         _track_step_calls(optimizer)
         self._initial_step()
 
     def _initial_step(self):
         self._step_count = 0
-        self.step()
+        self._is_initial = True
+        try:
+            self.step()
+        finally:
+            self._is_initial = False
 
     def state_dict(self):
         return {k: v for k, v in self.__dict__.items() if k != "optimizer"}
@@ -84,10 +92,11 @@ class LRScheduler:
                               stacklevel=2)
         if epoch is not None:
             warnings.warn(_EPOCH_DEPRECATION, UserWarning, stacklevel=2)
+        self._step_count += 1
         self._advance(epoch)
 
     def _advance(self, epoch):
-        self._step_count += 1
+        # torch's _update_lr: SequentialLR's milestone restart runs it without counting a step
         self._get_lr_called_within_step = True   # get_lr outside step() warns (SWALR)
         try:
             if epoch is None:
@@ -106,8 +115,40 @@ class LRScheduler:
 _LRScheduler = LRScheduler
 
 
-class LambdaLR(LRScheduler):
+class _NestedState:
+    """state_dict of the schedulers with one attribute that is not plain data (_nested, a list): its items are
+    saved through _save_item, as torch's, so the dict goes through torch.save and a weights_only load"""
+
+    def state_dict(self):
+        state = {k: v for k, v in self.__dict__.items() if k not in ("optimizer", self._nested)}
+        state[self._nested] = [self._save_item(x) for x in getattr(self, self._nested)]
+        return state
+
+    def load_state_dict(self, state_dict):
+        saved = state_dict.pop(self._nested)
+        self.__dict__.update(state_dict)
+        state_dict[self._nested] = saved   # the caller's dict is left as it was
+        for item, item_state in zip(getattr(self, self._nested), saved):
+            self._load_item(item, item_state)
+
+
+class _LambdaState(_NestedState):
+    """plain functions and lambdas are not saved (None: they need not pickle), a callable object's __dict__ is"""
+    _nested = "lr_lambdas"
+
+    @staticmethod
+    def _save_item(fn):
+        return None if isinstance(fn, types.FunctionType) else fn.__dict__.copy()
+
+    @staticmethod
+    def _load_item(fn, saved):
+        if saved is not None:
+            fn.__dict__.update(saved)
+
+
+class LambdaLR(_LambdaState, LRScheduler):
     def __init__(self, optimizer, lr_lambda, last_epoch=-1):
+        self.optimizer = optimizer
         self.lr_lambdas = list(lr_lambda) if isinstance(lr_lambda, (list, tuple)) else [lr_lambda] * len(optimizer.param_groups)
         super().__init__(optimizer, last_epoch)
 
@@ -115,8 +156,9 @@ class LambdaLR(LRScheduler):
         return [base * lmbda(self.last_epoch) for lmbda, base in zip(self.lr_lambdas, self.base_lrs)]
 
 
-class MultiplicativeLR(LRScheduler):
+class MultiplicativeLR(_LambdaState, LRScheduler):
     def __init__(self, optimizer, lr_lambda, last_epoch=-1):
+        self.optimizer = optimizer
         self.lr_lambdas = list(lr_lambda) if isinstance(lr_lambda, (list, tuple)) else [lr_lambda] * len(optimizer.param_groups)
         super().__init__(optimizer, last_epoch)
 
@@ -250,6 +292,8 @@ class CosineAnnealingWarmRestarts(LRScheduler):
                 self.T_cur = self.T_cur - self.T_i
                 self.T_i = self.T_i * self.T_mult
         else:
+            if epoch < 0:
+                raise ValueError("Expected non-negative epoch, but got %s" % epoch)
             if epoch >= self.T_0:
                 if self.T_mult == 1:
                     self.T_cur = epoch % self.T_0
@@ -261,8 +305,13 @@ class CosineAnnealingWarmRestarts(LRScheduler):
                 self.T_i = self.T_0
                 self.T_cur = epoch
         self.last_epoch = math.floor(epoch)
-        self._step_count = getattr(self, "_step_count", 0) + 1
-        for g, lr in zip(self.optimizer.param_groups, self.get_lr()):
+        # torch's override does not count steps (_step_count stays the constructor's 0)
+        self._get_lr_called_within_step = True
+        try:
+            values = self.get_lr()
+        finally:
+            self._get_lr_called_within_step = False
+        for g, lr in zip(self.optimizer.param_groups, values):
             g["lr"] = lr
         self._last_lr = [g["lr"] for g in self.optimizer.param_groups]
 
@@ -296,7 +345,10 @@ class OneCycleLR(LRScheduler):
                 g["initial_lr"] = lr / div_factor
                 g["max_lr"] = lr
                 g["min_lr"] = g["initial_lr"] / final_div_factor
-        self.anneal_func = self._annealing_cos if anneal_strategy == "cos" else self._annealing_linear
+        if anneal_strategy not in ("cos", "linear"):
+            raise ValueError("anneal_strategy must be one of 'cos' or 'linear', instead got %s" % anneal_strategy)
+        # the strategy's name, not the function, is state: state_dict() then loads with weights_only
+        self._anneal_func_type = anneal_strategy
         self.cycle_momentum = cycle_momentum
         if cycle_momentum:
             self.use_beta1 = "betas" in optimizer.defaults
@@ -311,6 +363,11 @@ class OneCycleLR(LRScheduler):
                     g["max_momentum"] = mm
                     g["base_momentum"] = bm
         super().__init__(optimizer, last_epoch)
+
+    def _anneal_func(self, *args):
+        if hasattr(self, "_anneal_func_type"):
+            return (self._annealing_cos if self._anneal_func_type == "cos" else self._annealing_linear)(*args)
+        return self.anneal_func(*args)   # a state_dict saved by torch before 2.2 restores anneal_func
 
     @staticmethod
     def _annealing_cos(start, end, pct):
@@ -333,9 +390,9 @@ class OneCycleLR(LRScheduler):
                 end_step = phase["end_step"]
                 if step_num <= end_step or i == len(self._schedule_phases) - 1:
                     pct = (step_num - start_step) / (end_step - start_step)
-                    lr = self.anneal_func(g[phase["start_lr"]], g[phase["end_lr"]], pct)
+                    lr = self._anneal_func(g[phase["start_lr"]], g[phase["end_lr"]], pct)
                     if self.cycle_momentum:
-                        m = self.anneal_func(g[phase["start_momentum"]], g[phase["end_momentum"]], pct)
+                        m = self._anneal_func(g[phase["start_momentum"]], g[phase["end_momentum"]], pct)
                     break
                 start_step = phase["end_step"]
             lrs.append(lr)
@@ -347,17 +404,61 @@ class OneCycleLR(LRScheduler):
         return lrs
 
 
-class SequentialLR(LRScheduler):
+class _WrappedState(_NestedState):
+    """the wrapped schedulers' states nested as dicts, not the scheduler objects (which hold the optimizer)"""
+    _nested = "_schedulers"
+
+    @staticmethod
+    def _save_item(sched):
+        return sched.state_dict()
+
+    @staticmethod
+    def _load_item(sched, saved):
+        sched.load_state_dict(saved)
+
+
+def _check_wrapped(name, optimizer, schedulers):
+    for i, s in enumerate(schedulers):
+        if not hasattr(s, "optimizer"):
+            raise TypeError("%s at index %d should have `optimizer` as its attribute." % (name, i))
+        if isinstance(s, ReduceLROnPlateau):
+            raise ValueError("%s does not support `ReduceLROnPlateau` scheduler as it requires additional kwargs "
+                             "to be specified when calling `step`, but got one at index %d in the given "
+                             "schedulers sequence." % (name, i))
+        if optimizer != s.optimizer:
+            raise ValueError("%s expects all schedulers to belong to the same optimizer, but got scheduler %s at "
+                             "index %d has %s, which is different from %s."
+                             % (name, type(s).__name__, i, s.optimizer, type(optimizer).__name__))
+
+
+class SequentialLR(_WrappedState, LRScheduler):
     def __init__(self, optimizer, schedulers, milestones, last_epoch=-1):
+        name = type(self).__name__
+        if len(schedulers) < 1:
+            raise ValueError("%s expects at least one scheduler, but got no scheduler." % name)
+        _check_wrapped(name, optimizer, schedulers)
+        if len(milestones) != len(schedulers) - 1:
+            raise ValueError("Sequential Schedulers expects number of schedulers provided to be one more than the "
+                             "number of milestone points, but got number of schedulers %d and the number of "
+                             "milestones to be equal to %d" % (len(schedulers), len(milestones)))
         self._schedulers, self._milestones = schedulers, milestones
         self.last_epoch = last_epoch + 1
         self.optimizer = optimizer
         for g in optimizer.param_groups:
             g["lr"] = g["initial_lr"]
-        for s in schedulers:
-            s.last_epoch -= 1
-        schedulers[0]._initial_step()
-        self._last_lr = schedulers[0].get_last_lr()
+        self.recursive_undo()
+        idx = bisect_right(self._milestones, 0)
+        schedulers[idx]._initial_step()
+        self._last_lr = schedulers[idx].get_last_lr()
+
+    def recursive_undo(self, sched=None):
+        """Undoes the step each wrapped scheduler's constructor made (nested wrappers included)."""
+        scheds = self if sched is None else sched
+        if hasattr(scheds, "_schedulers"):
+            for s in scheds._schedulers:
+                self.recursive_undo(s)
+        elif hasattr(scheds, "last_epoch"):
+            scheds.last_epoch -= 1
 
     def step(self):
         self.last_epoch += 1
@@ -371,20 +472,49 @@ class SequentialLR(LRScheduler):
         self._last_lr = s.get_last_lr()
 
 
-class ReduceLROnPlateau:
+class ReduceLROnPlateau(LRScheduler):
+    """Lowers the lr when a metric stops improving. An LRScheduler as torch's (its __init__ is not run: no
+    initial step), with torch's attributes, so state_dict() and isinstance checks agree."""
+
     def __init__(self, optimizer, mode="min", factor=0.1, patience=10, threshold=1e-4, threshold_mode="rel",
                  cooldown=0, min_lr=0, eps=1e-8):
         if factor >= 1.0:
             raise ValueError("Factor should be < 1.0.")
-        self.factor, self.optimizer = factor, optimizer
-        self.min_lrs = list(min_lr) if isinstance(min_lr, (list, tuple)) else [min_lr] * len(optimizer.param_groups)
-        self.patience, self.cooldown, self.cooldown_counter = patience, cooldown, 0
-        self.mode, self.threshold, self.threshold_mode = mode, threshold, threshold_mode
-        self.best = math.inf if mode == "min" else -math.inf
-        self.num_bad_epochs, self.eps, self.last_epoch = 0, eps, 0
+        self.factor = factor
+        if not isinstance(optimizer, Optimizer):
+            raise TypeError("%s is not an Optimizer" % type(optimizer).__name__)
+        self.optimizer = optimizer
+        if isinstance(min_lr, (list, tuple)):
+            if len(min_lr) != len(optimizer.param_groups):
+                raise ValueError("expected %d min_lrs, got %d" % (len(optimizer.param_groups), len(min_lr)))
+            self.default_min_lr = None
+            self.min_lrs = list(min_lr)
+        else:
+            self.default_min_lr = min_lr
+            self.min_lrs = [min_lr] * len(optimizer.param_groups)
+        self.patience, self.cooldown, self.eps, self.last_epoch = patience, cooldown, eps, 0
         self._last_lr = [g["lr"] for g in optimizer.param_groups]
+        self._init_is_better(mode=mode, threshold=threshold, threshold_mode=threshold_mode)
+        self._reset()
 
-    def is_better(self, a, best):
+    def _reset(self):
+        self.best = self.mode_worse
+        self.cooldown_counter = 0
+        self.num_bad_epochs = 0
+
+    def _init_is_better(self, mode, threshold, threshold_mode):
+        if mode not in {"min", "max"}:
+            raise ValueError("mode " + mode + " is unknown!")
+        if threshold_mode not in {"rel", "abs"}:
+            raise ValueError("threshold mode " + threshold_mode + " is unknown!")
+        self.mode_worse = math.inf if mode == "min" else -math.inf
+        self.mode, self.threshold, self.threshold_mode = mode, threshold, threshold_mode
+
+    @property
+    def in_cooldown(self):
+        return self.cooldown_counter > 0
+
+    def _is_better(self, a, best):
         if self.mode == "min" and self.threshold_mode == "rel":
             return a < best * (1.0 - self.threshold)
         if self.mode == "min" and self.threshold_mode == "abs":
@@ -395,36 +525,43 @@ class ReduceLROnPlateau:
 
     def step(self, metrics, epoch=None):
         current = float(metrics)
-        if epoch is not None:
+        if epoch is None:
+            epoch = self.last_epoch + 1
+        else:
             warnings.warn(_EPOCH_DEPRECATION, UserWarning, stacklevel=2)
-        self.last_epoch = self.last_epoch + 1 if epoch is None else epoch
-        if self.is_better(current, self.best):
+        self.last_epoch = epoch
+        if self._is_better(current, self.best):
             self.best = current
             self.num_bad_epochs = 0
         else:
             self.num_bad_epochs += 1
-        if self.cooldown_counter > 0:
+        if self.in_cooldown:
             self.cooldown_counter -= 1
             self.num_bad_epochs = 0
         if self.num_bad_epochs > self.patience:
-            for i, g in enumerate(self.optimizer.param_groups):
-                old = float(g["lr"])
-                new = max(old * self.factor, self.min_lrs[i])
-                if old - new > self.eps:
-                    g["lr"] = new
+            self._reduce_lr(epoch)
             self.cooldown_counter = self.cooldown
             self.num_bad_epochs = 0
         self._last_lr = [g["lr"] for g in self.optimizer.param_groups]
 
-    def get_last_lr(self):
-        return self._last_lr
-
-    def state_dict(self):
-        return {k: v for k, v in self.__dict__.items() if k != "optimizer"}
+    def _reduce_lr(self, epoch):
+        if len(self.optimizer.param_groups) != len(self.min_lrs):
+            if self.default_min_lr is None:
+                raise RuntimeError(
+                    "The number of param groups in the `optimizer` (%d) differs from when `ReduceLROnPlateau` was "
+                    "initialized (%d), usually due to a new param group being added to the optimizer. Please modify "
+                    "the `min_lrs` field to match the length of the `optimizer` param groups."
+                    % (len(self.optimizer.param_groups), len(self.min_lrs)))
+            self.min_lrs = [self.default_min_lr] * len(self.optimizer.param_groups)
+        for i, g in enumerate(self.optimizer.param_groups):
+            old = float(g["lr"])
+            new = max(old * self.factor, self.min_lrs[i])
+            if old - new > self.eps:
+                g["lr"] = new
 
     def load_state_dict(self, state_dict):
         self.__dict__.update(state_dict)
-
+        self._init_is_better(mode=self.mode, threshold=self.threshold, threshold_mode=self.threshold_mode)
 
 
 def _per_group(name, optimizer, value):
@@ -542,7 +679,7 @@ class CyclicLR(LRScheduler):
         self._init_scale_fn()
 
 
-class ChainedScheduler(LRScheduler):
+class ChainedScheduler(_WrappedState, LRScheduler):
     """Steps every scheduler in turn on each step()."""
 
     def __init__(self, schedulers, optimizer=None):
@@ -550,17 +687,7 @@ class ChainedScheduler(LRScheduler):
         if len(schedulers) < 1:
             raise ValueError("%s expects at least one scheduler to be chained, but got no scheduler." % name)
         optimizer = optimizer or schedulers[0].optimizer
-        for i, s in enumerate(schedulers):
-            if not hasattr(s, "optimizer"):
-                raise TypeError("%s at index %d should have `optimizer` as its attribute." % (name, i))
-            if isinstance(s, ReduceLROnPlateau):
-                raise ValueError("%s does not support `ReduceLROnPlateau` scheduler as it requires additional kwargs "
-                                 "to be specified when calling `step`, but got one at index %d in the given "
-                                 "schedulers sequence." % (name, i))
-            if optimizer != s.optimizer:
-                raise ValueError("%s expects all schedulers to belong to the same optimizer, but got scheduler %s at "
-                                 "index %d has %s, which is different from %s."
-                                 % (name, type(s).__name__, i, s.optimizer, type(optimizer).__name__))
+        _check_wrapped(name, optimizer, schedulers)
         self._schedulers = schedulers
         self.optimizer = optimizer
         self._last_lr = [g["lr"] for g in schedulers[-1].optimizer.param_groups]
@@ -570,14 +697,3 @@ class ChainedScheduler(LRScheduler):
             s.step()
         self._last_lr = [g["lr"] for g in self._schedulers[-1].optimizer.param_groups]
 
-    def state_dict(self):
-        state = {k: v for k, v in self.__dict__.items() if k not in ("optimizer", "_schedulers")}
-        state["_schedulers"] = [s.state_dict() for s in self._schedulers]
-        return state
-
-    def load_state_dict(self, state_dict):
-        state_dict = dict(state_dict)
-        subs = state_dict.pop("_schedulers")
-        self.__dict__.update(state_dict)
-        for s, sd in zip(self._schedulers, subs):
-            s.load_state_dict(sd)

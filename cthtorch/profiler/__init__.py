@@ -9,17 +9,10 @@ import time
 
 from cthtorch.autograd import profiler as _ap
 from cthtorch.autograd.profiler import record_function, kineto_available  # noqa: F401
+from cthtorch.autograd._profiler_config import ProfilerActivity, _ExperimentalConfig  # noqa: F401
 
 __all__ = ["ProfilerActivity", "ProfilerAction", "schedule", "profile", "record_function",
            "tensorboard_trace_handler", "supported_activities", "kineto_available"]
-
-
-class ProfilerActivity(enum.Enum):
-    CPU = 0
-    CUDA = 2
-    XPU = 3
-    MTIA = 4
-    PrivateUse1 = 5
 
 
 class ProfilerAction(enum.Enum):
@@ -88,7 +81,7 @@ class profile(_ap.profile):
                  profile_memory=False, with_stack=False, with_flops=False, with_modules=False,
                  experimental_config=None, execution_trace_observer=None, acc_events=False, use_cuda=None,
                  custom_trace_id_callback=None, **kwargs):
-        super().__init__(record_shapes=record_shapes)
+        super().__init__(record_shapes=record_shapes, profile_memory=profile_memory, with_flops=with_flops)
         self.activities = set(activities) if activities else supported_activities()
         self.schedule = schedule or _always_record
         self.on_trace_ready = on_trace_ready
@@ -141,5 +134,6 @@ class profile(_ap.profile):
                 f.write("%s %d\n" % (ev.name, int(getattr(ev, metric))))
 
     def export_memory_timeline(self, path, device=None):
-        raise NotImplementedError("export_memory_timeline: cthtorch's profiler does not record memory")
+        raise NotImplementedError("export_memory_timeline: cthtorch's profiler records each op's net memory "
+                                  "(profile_memory=True), not the allocation timeline this plots")
 

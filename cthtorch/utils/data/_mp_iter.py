@@ -18,7 +18,7 @@ import signal
 import time
 import weakref
 
-from cthtorch.utils.data._worker import (ExceptionWrapper, _IterableDatasetStopIteration, _ResumeIteration,
+from cthtorch.utils.data._utils.worker import (ExceptionWrapper, _IterableDatasetStopIteration, _ResumeIteration,
                                          worker_loop)
 from cthtorch.utils.data.dataloader import _BaseDataLoaderIter
 

@@ -1,13 +1,14 @@
 """DataLoader: batches from a dataset, in this process or in worker processes
-(the worker side is _worker.py, the multi-process iterator _mp_iter.py)."""
+(the worker side is _utils/worker.py, the multi-process iterator _mp_iter.py)."""
 import math
 import multiprocessing as python_multiprocessing
 import os
 import warnings
 
 import cthtorch
-from cthtorch.utils.data._collate import default_collate, default_convert
-from cthtorch.utils.data._worker import WorkerInfo, create_fetcher, get_worker_info  # noqa: F401
+from cthtorch.utils.data._utils.collate import default_collate, default_convert
+from cthtorch.utils.data._utils.pin_memory import pin_memory as _pin
+from cthtorch.utils.data._utils.worker import WorkerInfo, create_fetcher, get_worker_info  # noqa: F401
 from cthtorch.utils.data.dataset import IterableDataset
 from cthtorch.utils.data.sampler import BatchSampler, RandomSampler, Sampler, SequentialSampler
 
@@ -18,23 +19,6 @@ class _InfiniteConstantSampler(Sampler):
     def __iter__(self):
         while True:
             yield None
-
-
-def _pin(data):
-    """torch.utils.data._utils.pin_memory.pin_memory: tensors in the batch, at any depth, pinned."""
-    if isinstance(data, cthtorch.Tensor):
-        return data.pin_memory()
-    if isinstance(data, (str, bytes)):
-        return data
-    if isinstance(data, dict):
-        return type(data)({k: _pin(v) for k, v in data.items()})
-    if isinstance(data, tuple) and hasattr(data, "_fields"):   # namedtuple
-        return type(data)(*(_pin(v) for v in data))
-    if isinstance(data, (list, tuple)):
-        return type(data)(_pin(v) for v in data)
-    if hasattr(data, "pin_memory"):
-        return data.pin_memory()
-    return data
 
 
 class _BaseDataLoaderIter:

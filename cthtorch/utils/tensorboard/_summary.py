@@ -203,3 +203,89 @@ def hparams(hparam_dict, metric_dict, hparam_domain_discrete=None):
     return (summary("_hparams_/experiment", experiment=exp),
             summary("_hparams_/session_start_info", session_start_info=start),
             summary("_hparams_/session_end_info", session_end_info=end))
+
+
+def histogram_raw(tag, min, max, num, sum, sum_squares, bucket_limits, bucket_counts):
+    proto = HistogramProto(min=min, max=max, num=num, sum=sum, sum_squares=sum_squares, bucket_limit=bucket_limits,
+                           bucket=bucket_counts)
+    return Summary(value=[Summary.Value(tag=tag, histo=proto)])
+
+
+def compute_curve(labels, predictions, num_thresholds, weights=None):
+    """TensorBoard's pr_curve data: per threshold bucket, the reverse cumulative true/false positives, the
+    negatives they leave, and precision and recall (6 x num_thresholds)."""
+    weights = 1.0 if weights is None else weights
+    buckets = np.int32(np.floor(predictions * (num_thresholds - 1)))
+    labels = labels.astype(np.float64)
+    tp_buckets, _ = np.histogram(buckets, bins=num_thresholds, range=(0, num_thresholds - 1), weights=labels * weights)
+    fp_buckets, _ = np.histogram(buckets, bins=num_thresholds, range=(0, num_thresholds - 1),
+                                 weights=(1.0 - labels) * weights)
+    tp = np.cumsum(tp_buckets[::-1])[::-1]
+    fp = np.cumsum(fp_buckets[::-1])[::-1]
+    return _curve(tp, fp, fp[0] - fp, tp[0] - tp)
+
+
+def _curve(tp, fp, tn, fn):
+    precision = tp / np.maximum(1e-7, tp + fp)
+    recall = tp / np.maximum(1e-7, tp + fn)
+    return np.stack((tp, fp, tn, fn, precision, recall))
+
+
+def _pr_curve_summary(tag, data, num_thresholds):
+    from tensorboard.plugins.pr_curve.plugin_data_pb2 import PrCurvePluginData
+    content = PrCurvePluginData(version=0, num_thresholds=num_thresholds).SerializeToString()
+    t = TensorProto(dtype="DT_FLOAT", float_val=data.reshape(-1).tolist(),
+                    tensor_shape=TensorShapeProto(dim=[TensorShapeProto.Dim(size=data.shape[0]),
+                                                       TensorShapeProto.Dim(size=data.shape[1])]))
+    return Summary(value=[Summary.Value(tag=tag, metadata=_plugin("pr_curves", content), tensor=t)])
+
+
+def pr_curve(tag, labels, predictions, num_thresholds=127, weights=None):
+    num_thresholds = min(num_thresholds, 127)   # the plugin's protobuf holds at most 127 thresholds
+    return _pr_curve_summary(tag, compute_curve(labels, predictions, num_thresholds, weights), num_thresholds)
+
+
+def pr_curve_raw(tag, tp, fp, tn, fn, precision, recall, num_thresholds=127, weights=None):
+    num_thresholds = min(num_thresholds, 127)
+    return _pr_curve_summary(tag, np.stack((tp, fp, tn, fn, precision, recall)), num_thresholds)
+
+
+def custom_scalars(layout):
+    """The custom_scalars plugin's layout: {category: {chart: ['Multiline', tags] or ['Margin', [v, lo, hi]]}}"""
+    from tensorboard.plugins.custom_scalar import layout_pb2
+    categories = []
+    for category, charts in layout.items():
+        protos = []
+        for title, (kind, tags) in charts.items():
+            if kind == "Margin":
+                if len(tags) != 3:
+                    raise AssertionError("len(tags) != 3")
+                series = layout_pb2.MarginChartContent.Series(value=tags[0], lower=tags[1], upper=tags[2])
+                protos.append(layout_pb2.Chart(title=title, margin=layout_pb2.MarginChartContent(series=[series])))
+            else:
+                protos.append(layout_pb2.Chart(title=title, multiline=layout_pb2.MultilineChartContent(tag=tags)))
+        categories.append(layout_pb2.Category(title=category, chart=protos))
+    t = TensorProto(dtype="DT_STRING", string_val=[layout_pb2.Layout(category=categories).SerializeToString()],
+                    tensor_shape=TensorShapeProto())
+    return Summary(value=[Summary.Value(tag="custom_scalars__config__", tensor=t, metadata=_plugin("custom_scalars"))])
+
+
+def audio(tag, tensor, sample_rate=44100):
+    """A mono clip in [-1, 1] (louder is clipped, as torch's writer warns) as 16-bit WAV."""
+    import wave
+    array = make_np(tensor).squeeze()
+    if abs(array).max() > 1:
+        print("warning: audio amplitude out of range, auto clipped.")
+        array = array.clip(-1, 1)
+    if array.ndim != 1:
+        raise AssertionError("input tensor should be 1 dimensional.")
+    array = (array * np.iinfo(np.int16).max).astype("<i2")
+    buf = io.BytesIO()
+    with wave.open(buf, "wb") as w:
+        w.setnchannels(1)
+        w.setsampwidth(2)
+        w.setframerate(sample_rate)
+        w.writeframes(array.data)
+    proto = Summary.Audio(sample_rate=sample_rate, num_channels=1, length_frames=array.shape[-1],
+                          encoded_audio_string=buf.getvalue(), content_type="audio/wav")
+    return Summary(value=[Summary.Value(tag=tag, audio=proto)])

@@ -153,17 +153,41 @@ class SummaryWriter:
     def add_video(self, *args, **kwargs):
         _not_yet("add_video", "video summaries are not written yet")
 
-    def add_audio(self, *args, **kwargs):
-        _not_yet("add_audio", "audio summaries are not written yet")
+    def add_audio(self, tag, snd_tensor, global_step=None, sample_rate=44100, walltime=None):
+        self._write(_summary.audio(tag, snd_tensor, sample_rate=sample_rate), global_step, walltime)
 
-    def add_pr_curve(self, *args, **kwargs):
-        _not_yet("add_pr_curve", "precision-recall summaries are not written yet")
+    def add_pr_curve(self, tag, labels, predictions, global_step=None, num_thresholds=127, weights=None,
+                     walltime=None):
+        labels, predictions = _summary.make_np(labels), _summary.make_np(predictions)
+        self._write(_summary.pr_curve(tag, labels, predictions, num_thresholds, weights), global_step, walltime)
+
+    def add_pr_curve_raw(self, tag, true_positive_counts, false_positive_counts, true_negative_counts,
+                         false_negative_counts, precision, recall, global_step=None, num_thresholds=127,
+                         weights=None, walltime=None):
+        self._write(_summary.pr_curve_raw(tag, true_positive_counts, false_positive_counts, true_negative_counts,
+                                          false_negative_counts, precision, recall, num_thresholds, weights),
+                    global_step, walltime)
+
+    def add_histogram_raw(self, tag, min, max, num, sum, sum_squares, bucket_limits, bucket_counts,
+                          global_step=None, walltime=None):
+        if len(bucket_limits) != len(bucket_counts):
+            raise ValueError("len(bucket_limits) != len(bucket_counts), see the document.")
+        self._write(_summary.histogram_raw(tag, min, max, num, sum, sum_squares, bucket_limits, bucket_counts),
+                    global_step, walltime)
 
     def add_mesh(self, *args, **kwargs):
         _not_yet("add_mesh", "mesh summaries are not written yet")
 
-    def add_custom_scalars(self, *args, **kwargs):
-        _not_yet("add_custom_scalars", "custom scalar layouts are not written yet")
+    def add_custom_scalars(self, layout):
+        self._write(_summary.custom_scalars(layout), None, None)
+
+    def add_custom_scalars_multilinechart(self, tags, category="default", title="untitled"):
+        self.add_custom_scalars({category: {title: ["Multiline", tags]}})
+
+    def add_custom_scalars_marginchart(self, tags, category="default", title="untitled"):
+        if len(tags) != 3:
+            raise AssertionError("Expected 3 tags, got %d." % len(tags))
+        self.add_custom_scalars({category: {title: ["Margin", tags]}})
 
     def flush(self):
         if self.all_writers is None:
