@@ -34,6 +34,11 @@ def _track_step_calls(optimizer):
 
 
 class LRScheduler:
+    _get_lr_called_within_step = False
+    # True during the constructor's step only: a scheduler resumed with last_epoch >= 0 keeps the
+    # optimizer's lr there rather than stepping it once more (torch's _initial_mode)
+    _is_initial = False
+
     def __init__(self, optimizer, last_epoch=-1):
         if not isinstance(optimizer, Optimizer):
             raise TypeError("%s is not an Optimizer" % type(optimizer).__name__)
@@ -47,13 +52,16 @@ class LRScheduler:
                     raise KeyError("param 'initial_lr' is not specified in param_groups[%d] when resuming an optimizer" % i)
         self.base_lrs = [group["initial_lr"] for group in optimizer.param_groups]
         self.last_epoch = last_epoch
-        self._get_lr_called_within_step = False
         _track_step_calls(optimizer)
         self._initial_step()
 
     def _initial_step(self):
         self._step_count = 0
-        self.step()
+        self._is_initial = True
+        try:
+            self.step()
+        finally:
+            self._is_initial = False
 
     def state_dict(self):
         return {k: v for k, v in self.__dict__.items() if k != "optimizer"}
@@ -106,7 +114,26 @@ class LRScheduler:
 _LRScheduler = LRScheduler
 
 
-class LambdaLR(LRScheduler):
+class _LambdasState:
+    """LambdaLR/MultiplicativeLR state: a plain function or lambda is saved as None (it does not pickle, and
+    torch.save of the state_dict must work), a callable object as its __dict__, as torch's"""
+
+    def state_dict(self):
+        sd = {k: v for k, v in self.__dict__.items() if k not in ("optimizer", "lr_lambdas")}
+        sd["lr_lambdas"] = [None if isinstance(fn, types.FunctionType) else fn.__dict__.copy()
+                            for fn in self.lr_lambdas]
+        return sd
+
+    def load_state_dict(self, state_dict):
+        lr_lambdas = state_dict.pop("lr_lambdas")
+        self.__dict__.update(state_dict)
+        state_dict["lr_lambdas"] = lr_lambdas   # the caller's dict is left as it was
+        for fn, saved in zip(self.lr_lambdas, lr_lambdas):
+            if saved is not None:
+                fn.__dict__.update(saved)
+
+
+class LambdaLR(_LambdasState, LRScheduler):
     def __init__(self, optimizer, lr_lambda, last_epoch=-1):
         self.lr_lambdas = list(lr_lambda) if isinstance(lr_lambda, (list, tuple)) else [lr_lambda] * len(optimizer.param_groups)
         super().__init__(optimizer, last_epoch)
@@ -115,13 +142,13 @@ class LambdaLR(LRScheduler):
         return [base * lmbda(self.last_epoch) for lmbda, base in zip(self.lr_lambdas, self.base_lrs)]
 
 
-class MultiplicativeLR(LRScheduler):
+class MultiplicativeLR(_LambdasState, LRScheduler):
     def __init__(self, optimizer, lr_lambda, last_epoch=-1):
         self.lr_lambdas = list(lr_lambda) if isinstance(lr_lambda, (list, tuple)) else [lr_lambda] * len(optimizer.param_groups)
         super().__init__(optimizer, last_epoch)
 
     def get_lr(self):
-        if self.last_epoch > 0:
+        if not self._is_initial:
             return [g["lr"] * l(self.last_epoch) for l, g in zip(self.lr_lambdas, self.optimizer.param_groups)]
         return [g["lr"] for g in self.optimizer.param_groups]
 
@@ -184,7 +211,7 @@ class LinearLR(LRScheduler):
     def get_lr(self):
         if self.last_epoch == 0:
             return [g["lr"] * self.start_factor for g in self.optimizer.param_groups]
-        if self.last_epoch > self.total_iters:
+        if self._is_initial or self.last_epoch > self.total_iters:
             return [g["lr"] for g in self.optimizer.param_groups]
         return [g["lr"] * (1.0 + (self.end_factor - self.start_factor) /
                            (self.total_iters * self.start_factor + (self.last_epoch - 1) *
@@ -197,7 +224,7 @@ class ExponentialLR(LRScheduler):
         super().__init__(optimizer, last_epoch)
 
     def get_lr(self):
-        if self.last_epoch == 0:
+        if self._is_initial:
             return [g["lr"] for g in self.optimizer.param_groups]
         return [g["lr"] * self.gamma for g in self.optimizer.param_groups]
 
@@ -211,7 +238,7 @@ class CosineAnnealingLR(LRScheduler):
         super().__init__(optimizer, last_epoch)
 
     def get_lr(self):
-        if self.last_epoch == 0:
+        if self._is_initial:
             return [g["lr"] for g in self.optimizer.param_groups]
         if self._step_count == 1 and self.last_epoch > 0:
             return [self.eta_min + (base - self.eta_min) * (1 + math.cos(self.last_epoch * math.pi / self.T_max)) / 2
@@ -262,7 +289,12 @@ class CosineAnnealingWarmRestarts(LRScheduler):
                 self.T_cur = epoch
         self.last_epoch = math.floor(epoch)
         self._step_count = getattr(self, "_step_count", 0) + 1
-        for g, lr in zip(self.optimizer.param_groups, self.get_lr()):
+        self._get_lr_called_within_step = True
+        try:
+            values = self.get_lr()
+        finally:
+            self._get_lr_called_within_step = False
+        for g, lr in zip(self.optimizer.param_groups, values):
             g["lr"] = lr
         self._last_lr = [g["lr"] for g in self.optimizer.param_groups]
 
@@ -296,7 +328,10 @@ class OneCycleLR(LRScheduler):
                 g["initial_lr"] = lr / div_factor
                 g["max_lr"] = lr
                 g["min_lr"] = g["initial_lr"] / final_div_factor
-        self.anneal_func = self._annealing_cos if anneal_strategy == "cos" else self._annealing_linear
+        if anneal_strategy not in ("cos", "linear"):
+            raise ValueError("anneal_strategy must be one of 'cos' or 'linear', instead got %s" % anneal_strategy)
+        # the strategy's name, not the function: the state_dict stays loadable with weights_only (torch's key)
+        self._anneal_func_type = anneal_strategy
         self.cycle_momentum = cycle_momentum
         if cycle_momentum:
             self.use_beta1 = "betas" in optimizer.defaults
@@ -311,6 +346,15 @@ class OneCycleLR(LRScheduler):
                     g["max_momentum"] = mm
                     g["base_momentum"] = bm
         super().__init__(optimizer, last_epoch)
+
+    def _anneal_func(self, *args):
+        if not hasattr(self, "_anneal_func_type"):   # a state_dict from before torch 2.x kept the function
+            return self.anneal_func(*args)
+        if self._anneal_func_type == "cos":
+            return self._annealing_cos(*args)
+        if self._anneal_func_type == "linear":
+            return self._annealing_linear(*args)
+        raise ValueError("Unknown _anneal_func_type: %s" % self._anneal_func_type)
 
     @staticmethod
     def _annealing_cos(start, end, pct):
@@ -333,9 +377,9 @@ class OneCycleLR(LRScheduler):
                 end_step = phase["end_step"]
                 if step_num <= end_step or i == len(self._schedule_phases) - 1:
                     pct = (step_num - start_step) / (end_step - start_step)
-                    lr = self.anneal_func(g[phase["start_lr"]], g[phase["end_lr"]], pct)
+                    lr = self._anneal_func(g[phase["start_lr"]], g[phase["end_lr"]], pct)
                     if self.cycle_momentum:
-                        m = self.anneal_func(g[phase["start_momentum"]], g[phase["end_momentum"]], pct)
+                        m = self._anneal_func(g[phase["start_momentum"]], g[phase["end_momentum"]], pct)
                     break
                 start_step = phase["end_step"]
             lrs.append(lr)
@@ -442,7 +486,7 @@ class PolynomialLR(LRScheduler):
         super().__init__(optimizer, last_epoch)
 
     def get_lr(self):
-        if self.last_epoch == 0 or self.last_epoch > self.total_iters:
+        if self._is_initial or self.last_epoch > self.total_iters:
             return [g["lr"] for g in self.optimizer.param_groups]
         decay = ((1.0 - self.last_epoch / self.total_iters) /
                  (1.0 - (self.last_epoch - 1) / self.total_iters)) ** self.power
