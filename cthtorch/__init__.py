@@ -175,10 +175,23 @@ def get_device_module(device=None):
     return _lazy(name) if name != "cuda" else cuda
 
 
-def compile(model=None, *args, **kwargs):
-    """No compiler here: returns the function or module unchanged."""
+def compile(model=None, *, fullgraph=False, dynamic=None, backend="inductor", mode=None, options=None,
+            disable=False, **kwargs):
+    """No compiler here: a module comes back wrapped as torch's OptimizedModule (its state_dict keys read
+    `_orig_mod.`), running eagerly; a function comes back unchanged."""
     if model is None:
-        return lambda m: m
+        def fn(model):
+            if model is None:
+                raise RuntimeError("Model can't be None")
+            return compile(model, fullgraph=fullgraph, dynamic=dynamic, backend=backend, mode=mode,
+                           options=options, disable=disable, **kwargs)
+        return fn
+    if mode is not None and options is not None:
+        raise RuntimeError("Either mode or options can be specified, but both can't be specified at the same time.")
+    from .nn import Module
+    if isinstance(model, Module) and not disable:
+        from ._dynamo.eval_frame import OptimizedModule
+        return OptimizedModule(model)
     return model
 
 
