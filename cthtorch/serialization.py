@@ -421,10 +421,11 @@ class _Unpickler(pickle.Unpickler):
             if found is not None:
                 return found
         if self.weights_only:
-            raise pickle.UnpicklingError(
-                "Weights only load failed: unsupported global %s.%s. Only tensors, containers of them, numbers, "
-                "strings and numpy arrays load with weights_only=True; pass weights_only=False only for a file "
-                "you trust." % (module, name))
+            raise pickle.UnpicklingError(_weights_only_text(
+                "Unsupported global: GLOBAL {0} was not an allowed global by default. Please use "
+                "`torch.serialization.add_safe_globals([{0}])` or the `torch.serialization.safe_globals([{0}])` "
+                "context manager to allowlist this global if you trust this class/function.".format(
+                    "%s.%s" % (module, name))))
         return super().find_class(module, name)
 
     def persistent_load(self, pid):
@@ -458,6 +459,20 @@ class _Unpickler(pickle.Unpickler):
         if not dtype_name:
             return st
         return _TypedStorageRef(st, dtype_name, _target_device(location, self.map_location))
+
+
+def _weights_only_text(why):
+    """torch.load's message for a weights_only refusal, word for word (a program that saved a whole
+    module, as spinningup's logger does, sees it on a plain torch.load)"""
+    return ("Weights only load failed. This file can still be loaded, to do so you have two options, "
+            "\x1b[1mdo those steps only if you trust the source of the checkpoint\x1b[0m. \n\t(1) In PyTorch 2.6, "
+            "we changed the default value of the `weights_only` argument in `torch.load` from `False` to `True`. "
+            "Re-running `torch.load` with `weights_only` set to `False` will likely succeed, but it can result in "
+            "arbitrary code execution. Do it only if you got the file from a trusted source.\n\t(2) Alternatively, "
+            "to load with `weights_only=True` please check the recommended steps in the following error message."
+            "\n\tWeightsUnpickler error: %s\n\nCheck the documentation of torch.load to learn more about types "
+            "accepted by default with weights_only https://pytorch.org/docs/stable/generated/torch.load.html."
+            % why)
 
 
 def load(f, map_location=None, pickle_module=None, *, weights_only=True, mmap=None, **pickle_load_args):

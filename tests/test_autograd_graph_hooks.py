@@ -91,3 +91,21 @@ def test_allow_mutation_on_saved_tensors():
             (q.sum() + p.sum()).backward()
         grads.append(w.grad)
     oracle.same(*grads)
+
+
+def test_node_post_hook_sees_gradients_summed_to_the_inputs_shapes():
+    """torch validates a node's outputs before its post hooks: addmm's bias gradient (broadcast over the
+    batch in the forward) reaches the hook as [out], and what the hook returns flows on"""
+    got = []
+    for lib in (ct, torch):
+        lib.manual_seed(0)
+        lin = lib.nn.Linear(3, 2)
+        x = lib.randn(4, 3, requires_grad=True)
+        y = x * 2 + lib.ones(1, 3)
+        seen = []
+        out = lin(y)
+        out.grad_fn.register_hook(lambda gi, go: seen.append([tuple(g.shape) for g in gi]))
+        y.grad_fn.register_hook(lambda gi, go: (gi[0] * 10, gi[1]))
+        out.sum().backward()
+        got.append((seen, x.grad.tolist(), lin.bias.grad.tolist()))
+    assert got[0] == got[1] and got[0][0] == [[(2,), (4, 3), (3, 2)]]

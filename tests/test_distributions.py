@@ -684,3 +684,17 @@ def test_generalized_pareto_uniform_case_matches_torch():
     for c, t in zip(*vals):
         same(c, t)
     assert float(vals[0][2][0]) == pytest.approx(-np.log(2.0))
+
+
+def test_sample_n_warns_as_torchs_deprecation():
+    """torch marks sample_n @deprecated(FutureWarning): the warning points at the caller's line"""
+    import warnings
+    got = {}
+    for lib in (ct, torch):
+        lib.manual_seed(0)
+        with warnings.catch_warnings(record=True) as w:
+            warnings.simplefilter("always")
+            s = lib.distributions.Normal(lib.zeros(2), 1.0).sample_n(3)
+        got[lib.__name__] = ([(x.category, str(x.message), x.filename) for x in w], tuple(s.shape))
+    assert got["cthtorch"] == got["torch"]
+    assert got["torch"][0][0][2] == __file__

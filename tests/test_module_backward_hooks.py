@@ -82,3 +82,35 @@ def test_hook_handles_remove():
     h2.remove()
     lin(ct.ones(1, 2, requires_grad=True)).sum().backward()
     assert calls == [2, 1]
+
+
+def _non_full(L):
+    """the deprecated register_backward_hook: it hooks the node that made the output (grad_input is that
+    node's), gives torch's FutureWarnings, can replace grad_input (guided backprop on ReLU), and refuses
+    to mix with full hooks on one module"""
+    L.manual_seed(0)
+    out = []
+    for mod in (L.nn.Sequential(L.nn.Linear(3, 4), L.nn.ReLU()), L.nn.ReLU(), L.nn.Conv2d(1, 2, 3)):
+        seen = []
+        h = mod.register_backward_hook(lambda m, gi, go: seen.append(
+            ([None if t is None else tuple(t.shape) for t in gi], [_r(t) for t in go])))
+        x = L.randn(2, 1, 5, 5, requires_grad=True) if isinstance(mod, L.nn.Conv2d) else L.randn(4, 3, requires_grad=True)
+        with warnings.catch_warnings(record=True) as w:
+            warnings.simplefilter("always")
+            y = mod(x)
+        (y * L.arange(y.numel()).view_as(y)).sum().backward()
+        out.append(([(c.category, str(c.message)) for c in w], seen, mod._is_full_backward_hook))
+        with pytest.raises(RuntimeError) as e:
+            mod.register_full_backward_hook(lambda *a: None)
+        out.append(str(e.value))
+        h.remove()
+    relu = L.nn.ReLU()
+    relu.register_backward_hook(lambda m, gi, go: (L.clamp(gi[0], min=0.0),))
+    x = L.tensor([1.0, -2.0, 3.0, 0.5], requires_grad=True)
+    (relu(x * 2) * L.tensor([1.0, -1.0, -2.0, 3.0])).sum().backward()
+    out.append(x.grad.tolist())
+    return out
+
+
+def test_non_full_backward_hook_as_torchs():
+    assert _non_full(ct) == _non_full(torch)

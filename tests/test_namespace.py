@@ -1087,3 +1087,28 @@ def test_mkldnn_flags_and_verbose_take_torchs_arguments():
     """mkldnn.flags(enabled, deterministic, allow_tf32, fp32_precision) restores on exit; mkldnn.verbose(level)
     and mkl.verbose(enable) give None at VERBOSE_OFF, as torch's"""
     assert _mkldnn_switches(cthtorch) == _mkldnn_switches(torch)
+
+
+def test_compile_wraps_a_module_as_torchs_optimized_module():
+    """torch.compile(module) gives an OptimizedModule holding it as _orig_mod: state_dict keys and
+    parameter names carry the `_orig_mod.` prefix programs strip (nanoGPT), the repr nests the original,
+    attributes and train/eval pass through, deepcopy keeps the wrapper; functions come back callable"""
+    import copy
+    torch = oracle.require_torch()
+
+    def run(lib):
+        lib.manual_seed(0)
+        m = lib.nn.Sequential(lib.nn.Linear(3, 4), lib.nn.Dropout(0.5), lib.nn.Linear(4, 2))
+        cm = lib.compile(m)
+        out = [type(cm).__name__, cm._orig_mod is m, repr(cm), list(cm.state_dict()),
+               [n for n, _ in cm.named_parameters()], len(cm)]
+        cm.eval()
+        out += [cm.training, m.training, m[1].training]
+        cm.note = 3
+        out += [m.note, cm(lib.ones(2, 3)).tolist(), type(copy.deepcopy(cm)).__name__,
+                type(lib.compile(m, disable=True)).__name__, lib.compile(lambda x: x * 2)(lib.ones(2)).tolist(),
+                lib.compile(mode="max-autotune")(lambda x: x + 1)(lib.ones(1)).tolist()]
+        with pytest.raises(RuntimeError) as e:
+            lib.compile(m, mode="default", options={})
+        return out + [str(e.value)]
+    assert run(cthtorch) == run(torch)

@@ -356,3 +356,15 @@ def test_flatten_dense_tensors_as_torch():
     with pytest.raises(ValueError) as e_t:
         flat_t([])
     assert str(e.value) == str(e_t.value)
+
+
+def test_clip_grad_norm_without_underscore_warns_as_torchs_deprecation():
+    got = []
+    for lib in (ct, torch):
+        p = lib.nn.Parameter(lib.ones(3))
+        p.grad = lib.full((3,), 4.0)
+        with warnings.catch_warnings(record=True) as w:
+            warnings.simplefilter("always")
+            n = lib.nn.utils.clip_grad_norm(p, 1.0)
+        got.append(([(x.category, str(x.message), x.filename) for x in w], float(n), p.grad.tolist()))
+    assert got[0] == got[1] and got[0][0][0][2] == __file__

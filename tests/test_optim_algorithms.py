@@ -491,3 +491,66 @@ def test_scheduler_wrapped_step_still_steps_and_pickles():
     opt.step()
     assert p.tolist() == [0.5, 0.5] and opt._opt_called and opt.step.__name__ == "step"
     assert pickle.loads(pickle.dumps(opt)).param_groups[0]["lr"] == 0.5
+
+
+RESUMED = {
+    "lambda": lambda S, o, e: S.LambdaLR(o, lambda ep: 0.9 ** ep, last_epoch=e),
+    "multiplicative": lambda S, o, e: S.MultiplicativeLR(o, lambda ep: 0.9, last_epoch=e),
+    "step": lambda S, o, e: S.StepLR(o, 2, 0.5, last_epoch=e),
+    "constant": lambda S, o, e: S.ConstantLR(o, 0.5, 3, last_epoch=e),
+    "linear": lambda S, o, e: S.LinearLR(o, 0.5, 1.0, 6, last_epoch=e),
+    "exponential": lambda S, o, e: S.ExponentialLR(o, 0.9, last_epoch=e),
+    "polynomial": lambda S, o, e: S.PolynomialLR(o, 8, 2.0, last_epoch=e),
+    "cosine": lambda S, o, e: S.CosineAnnealingLR(o, 10, 0.01, last_epoch=e),
+    "warm_restarts": lambda S, o, e: S.CosineAnnealingWarmRestarts(o, 3, 2, 0.01, last_epoch=e),
+    "onecycle": lambda S, o, e: S.OneCycleLR(o, 0.1, total_steps=20, anneal_strategy="linear", last_epoch=e),
+}
+
+
+@pytest.mark.parametrize("name", sorted(RESUMED))
+def test_a_resumed_scheduler_keeps_the_optimizers_lr_at_construction(name):
+    """scheduler(opt, ..., last_epoch=k) when resuming: the constructor's step is the initial one (torch's
+    _is_initial), so Multiplicative/Linear/Exponential/Polynomial/CosineAnnealing do not step the lr once
+    more; state_dict keys are torch's (OneCycleLR keeps the strategy's name, which weights_only loads)"""
+    def trace(lib):
+        out = []
+        for e in (-1, 3):
+            p = lib.nn.Parameter(lib.zeros(1))
+            o = lib.optim.SGD([{"params": [p], "lr": 0.1, "initial_lr": 0.1, "max_lr": 0.1, "min_lr": 0.01,
+                                "max_momentum": 0.95, "base_momentum": 0.85}], lr=0.1, momentum=0.9)
+            s = RESUMED[name](lib.optim.lr_scheduler, o, e)
+            lrs = [o.param_groups[0]["lr"]]
+            for _ in range(4):
+                o.step()
+                s.step()
+                lrs.append(o.param_groups[0]["lr"])
+            out.append((lrs, sorted(s.state_dict())))
+        return out, s.state_dict()
+    (ours, sd), (theirs, _) = trace(ct), trace(torch)
+    for (a, ka), (b, kb) in zip(ours, theirs):
+        assert a == pytest.approx(b, rel=1e-12, abs=1e-15)
+        assert ka == kb
+    import io
+    buf = io.BytesIO()
+    ct.save(sd, buf)
+    buf.seek(0)
+    assert sorted(ct.load(buf)) == sorted(sd)
+
+
+def test_lambda_scheduler_state_saves_callable_objects_and_drops_functions():
+    class Warmup:
+        def __init__(self, n):
+            self.n = n
+
+        def __call__(self, e):
+            return min(1.0, (e + 1) / self.n)
+    for lib in (ct, torch):
+        p = lib.nn.Parameter(lib.zeros(1))
+        o = lib.optim.SGD([p, lib.nn.Parameter(lib.zeros(1))], lr=0.1)
+        o.add_param_group({"params": [lib.nn.Parameter(lib.zeros(1))], "lr": 0.2})
+        s = lib.optim.lr_scheduler.LambdaLR(o, [Warmup(4), lambda e: 0.5])
+        sd = s.state_dict()
+        assert sd["lr_lambdas"] == [{"n": 4}, None]
+        sd["lr_lambdas"][0] = {"n": 8}
+        s.load_state_dict(sd)
+        assert s.lr_lambdas[0].n == 8 and sd["lr_lambdas"] == [{"n": 8}, None]

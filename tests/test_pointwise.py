@@ -379,3 +379,27 @@ def test_lerp_number_weight_half_in_place_like_torch(dt):
             x[0].clone().lerp_(y, 0.3)
     for got, want in zip(*res):
         np.testing.assert_array_equal(got, want)
+
+
+def test_clamp_min_max_take_tensor_bounds_and_a_0dim_bound_keeps_its_gradient():
+    """x.clamp_min(t) / clamp_max(t) broadcast a tensor bound (torch's .Tensor overloads, which
+    _foreach_clamp_min's list form uses); a 0-dim tensor bound of clamp/clip/clamp_min reaches the
+    Tensor overload as in torch (ClampBackward0, a gradient for the bound), a number the Scalar one"""
+    def run(lib):
+        x = lib.tensor(XF, requires_grad=True)
+        lo = lib.tensor(YF[:1], requires_grad=True)
+        b = lib.tensor(0.3, requires_grad=True)
+        outs = [x.clamp_min(lo), lib.clamp_max(x, lo), lib.clamp(x, b), x.clip(max=b), lib.clamp_min(x, b),
+                lib.clamp_max(x, 0.5)]
+        names = [o.grad_fn.name() for o in outs]
+        sum(o.sum() * (i + 1) for i, o in enumerate(outs)).backward()
+        y = lib.tensor(XF)
+        y.clamp_max_(lib.tensor(YF))
+        z = lib.clamp_min(lib.arange(4), lib.tensor(1.5))
+        o = lib.empty(3, 4)
+        lib.clamp_min(lib.tensor(XF), lib.tensor(YF), out=o)
+        return outs, names, (x.grad, lo.grad, b.grad), y, z, o
+    ours, theirs = run(ct), run(torch)
+    assert ours[1] == theirs[1]
+    for a, b in zip(ours[0] + list(ours[2]) + list(ours[3:]), theirs[0] + list(theirs[2]) + list(theirs[3:])):
+        same(a.detach(), b.detach())

@@ -65,6 +65,26 @@ def test_weights_only_refuses_arbitrary_globals():
         ct.load(b)
 
 
+class Box:
+    pass
+
+
+def test_weights_only_refusal_reads_as_torchs():
+    """a whole object saved (spinningup's logger saves the module) and loaded with the default weights_only"""
+    torch = oracle.require_torch()
+
+    def attempt(lib):
+        b = io.BytesIO()
+        lib.save({"box": Box()}, b)
+        b.seek(0)
+        lib.load(b)
+    oracle.raises_like(lambda: attempt(ct), lambda: attempt(torch))
+    b = io.BytesIO()
+    ct.save({"box": Box()}, b)
+    b.seek(0)
+    assert isinstance(ct.load(b, weights_only=False)["box"], Box)
+
+
 def test_corrupted_and_truncated_files(tmp_path):
     p = tmp_path / "m.pt"
     ct.save({"w": ct.randn(20, 20), "b": ct.arange(5)}, p)

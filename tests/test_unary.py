@@ -127,3 +127,20 @@ def test_frexp_errors_and_grad():
         (m * 3).sum().backward()
         res.append(x.grad.tolist())
     assert res[0] == res[1]
+
+
+def test_relu_gradient_is_a_positive_zero_where_the_input_is_not_positive():
+    """torch's relu backward is threshold_backward (a select), not grad * mask: a negative upstream
+    gradient gives 0., never -0., which prints differently"""
+    import math
+    got = []
+    for lib in (ct, torch):
+        x = lib.tensor([-1.0, 2.0, -0.5, 0.0, 7.0], requires_grad=True)
+        y = lib.relu(x)
+        g, = lib.autograd.grad(y, x, lib.tensor([-3.0, 1.0, -2.0, -4.0, -1.0]), create_graph=True)
+        gg, = lib.autograd.grad(g.sum(), x, allow_unused=True, materialize_grads=True)
+        z = x.detach().clone().requires_grad_()
+        lib.relu_(z * 1).backward(lib.tensor([-3.0, 1.0, -2.0, -4.0, -1.0]))
+        got.append(([math.copysign(1.0, v) * (abs(v) + 1) for v in g.tolist()], gg.tolist(),
+                    [math.copysign(1.0, v) for v in z.grad.tolist()], str(g.detach())))
+    assert got[0] == got[1]

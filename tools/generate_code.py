@@ -1179,6 +1179,32 @@ def entry_sig(d, method, inplace, out, order):
     return python_sig(d, method, inplace, out) if order is None else deprecated_sig(d, order, method, inplace, out)
 
 
+def _takes_tensors_first(a, b):
+    """a's overload is tried before b's, as torch sorts them: the same parameters except where a takes a
+    Tensor that refuses numbers (tensor_only) and b a Scalar. So a 0-dim tensor reaches the Tensor overload
+    (clamp(x, min=t) keeps t's gradient) and a number still the Scalar one."""
+    if len(a.params) != len(b.params):
+        return False
+    differs = False
+    for pa, pb in zip(a.params, b.params):
+        if pa.base == pb.base:
+            continue
+        if pa.base == "Tensor" and pb.base == "Scalar" and pa.name in a.tensor_only:
+            differs = True
+            continue
+        return False
+    return differs
+
+
+def tensor_overloads_first(entries):
+    """A binding's entries in declaration order, each moved before the first one it must precede."""
+    out = []
+    for e in entries:
+        at = next((i for i, o in enumerate(out) if e[1] == o[1] and _takes_tensors_first(e[0], o[0])), len(out))
+        out.insert(at, e)
+    return out
+
+
 def sig_flags(d, order=None):
     """The parser's per-signature flags after the parameter list (src/python/ArgParser.c). A deprecated
     order is hidden: it parses, but torch leaves it out of its invalid-arguments messages."""
@@ -1393,6 +1419,8 @@ def main():
             groups.setdefault(("", "m", d.name + "_"), []).append((d, True, False, None))
             if "function" in d.variants:
                 groups.setdefault((d.module or "", "f", d.name + "_"), []).append((d, True, False, None))
+    for key in groups:
+        groups[key] = tensor_overloads_first(groups[key])
     # deprecated orders after every usual signature of the name, so they parse only what those reject
     for d in decls:
         for order in ([] if d.manual_python else d.deprecated):

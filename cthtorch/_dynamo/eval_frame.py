@@ -59,6 +59,21 @@ class OptimizedModule(Module):
             return super().__setattr__(name, value)
         return setattr(self._orig_mod, name, value)
 
+    def __delattr__(self, name):
+        if hasattr(type(self), name) or name in OptimizedModule._opt_mod_attributes:
+            return super().__delattr__(name)
+        return delattr(self._orig_mod, name)
+
+    def __dir__(self):
+        orig = self._orig_mod.__dir__()
+        return orig + [a for a in super().__dir__() if a not in orig]
+
+    def __len__(self):
+        try:
+            return len(self._orig_mod)
+        except TypeError:
+            raise TypeError("%s does not support len()" % type(self._orig_mod).__name__) from None
+
     def __reduce__(self):
         return (self.__class__, (self._orig_mod, self.dynamo_ctx))
 

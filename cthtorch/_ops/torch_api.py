@@ -10,6 +10,7 @@ import cthtorch
 from cthtorch._ops import factory as _factory
 from cthtorch._ops import tensor_api as _misc
 from cthtorch._ops import pointwise as _pw
+from cthtorch._ops import foreach as _fe
 from cthtorch._ops import reduce as _red
 from cthtorch._ops import view as _shp
 from cthtorch._ops.shape import _inplace_of
@@ -295,6 +296,7 @@ for _mod, _names in (
                 "dsplit", "ravel"))):
     for _n in _names:
         _FUNCS[_n] = _misc.COPY_OPS[_n] if _n in _misc.COPY_OPS else getattr(_mod, _n)
+_FUNCS.update(_fe.FUNCTIONS)
 for _n, _f in (("asarray", _factory.asarray), ("frombuffer", _factory.frombuffer),
                ("empty_permuted", _factory.empty_permuted)):
     _FUNCS[_n] = _f

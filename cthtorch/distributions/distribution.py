@@ -94,7 +94,7 @@ class Distribution:
         raise NotImplementedError
 
     def sample_n(self, n):
-        warnings.warn("sample_n will be deprecated. Use .sample((n,)) instead", UserWarning)
+        warnings.warn("`sample_n(n)` will be deprecated. Use `sample((n,))` instead.", FutureWarning, stacklevel=2)
         return self.sample(torch.Size((n,)))
 
     def log_prob(self, value):

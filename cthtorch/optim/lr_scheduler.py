@@ -163,7 +163,7 @@ class MultiplicativeLR(_LambdaState, LRScheduler):
         super().__init__(optimizer, last_epoch)
 
     def get_lr(self):
-        if self.last_epoch > 0:
+        if not self._is_initial:
             return [g["lr"] * l(self.last_epoch) for l, g in zip(self.lr_lambdas, self.optimizer.param_groups)]
         return [g["lr"] for g in self.optimizer.param_groups]
 
@@ -226,7 +226,7 @@ class LinearLR(LRScheduler):
     def get_lr(self):
         if self.last_epoch == 0:
             return [g["lr"] * self.start_factor for g in self.optimizer.param_groups]
-        if self.last_epoch > self.total_iters:
+        if self._is_initial or self.last_epoch > self.total_iters:
             return [g["lr"] for g in self.optimizer.param_groups]
         return [g["lr"] * (1.0 + (self.end_factor - self.start_factor) /
                            (self.total_iters * self.start_factor + (self.last_epoch - 1) *
@@ -239,7 +239,7 @@ class ExponentialLR(LRScheduler):
         super().__init__(optimizer, last_epoch)
 
     def get_lr(self):
-        if self.last_epoch == 0:
+        if self._is_initial:
             return [g["lr"] for g in self.optimizer.param_groups]
         return [g["lr"] * self.gamma for g in self.optimizer.param_groups]
 
@@ -253,7 +253,7 @@ class CosineAnnealingLR(LRScheduler):
         super().__init__(optimizer, last_epoch)
 
     def get_lr(self):
-        if self.last_epoch == 0:
+        if self._is_initial:
             return [g["lr"] for g in self.optimizer.param_groups]
         if self._step_count == 1 and self.last_epoch > 0:
             return [self.eta_min + (base - self.eta_min) * (1 + math.cos(self.last_epoch * math.pi / self.T_max)) / 2
@@ -579,7 +579,7 @@ class PolynomialLR(LRScheduler):
         super().__init__(optimizer, last_epoch)
 
     def get_lr(self):
-        if self.last_epoch == 0 or self.last_epoch > self.total_iters:
+        if self._is_initial or self.last_epoch > self.total_iters:
             return [g["lr"] for g in self.optimizer.param_groups]
         decay = ((1.0 - self.last_epoch / self.total_iters) /
                  (1.0 - (self.last_epoch - 1) / self.total_iters)) ** self.power

@@ -73,6 +73,7 @@ class Module:
         d["_forward_pre_hooks"] = collections.OrderedDict()
         d["_forward_pre_hooks_with_kwargs"] = collections.OrderedDict()
         d["_backward_hooks"] = collections.OrderedDict()
+        d["_is_full_backward_hook"] = None
         d["_backward_pre_hooks"] = collections.OrderedDict()
         d["_state_dict_hooks"] = collections.OrderedDict()
         d["_load_state_dict_pre_hooks"] = collections.OrderedDict()
@@ -599,14 +600,46 @@ class Module:
             self._forward_hooks.move_to_end(handle.id, last=False)
         return handle
 
+    def _backward_hook_kind(self, full):
+        if self.__dict__.get("_is_full_backward_hook") is (not full):
+            raise RuntimeError("Cannot use both regular backward hooks and full backward hooks on a single Module. "
+                               "Please use only one of them.")
+        self.__dict__["_is_full_backward_hook"] = full
+
     def register_full_backward_hook(self, hook, prepend=False):
+        self._backward_hook_kind(True)
         handle = RemovableHandle(self._backward_hooks)
         self._backward_hooks[handle.id] = hook
         if prepend:
             self._backward_hooks.move_to_end(handle.id, last=False)
         return handle
 
-    register_backward_hook = register_full_backward_hook
+    def register_backward_hook(self, hook):
+        """The deprecated non-full hook: hook(module, grad_input, grad_output) on the autograd node that made
+        the module's (first) output, so grad_input is that node's, as torch's (see _non_full_backward_hooks)."""
+        self._backward_hook_kind(False)
+        handle = RemovableHandle(self._backward_hooks)
+        self._backward_hooks[handle.id] = hook
+        return handle
+
+    def _full_backward_hooks(self):
+        own = list(self._backward_hooks.values()) if self.__dict__.get("_is_full_backward_hook") else []
+        return (list(_global_backward_hooks.values()) if _global_is_full_backward_hook else []) + own
+
+    def _non_full_backward_hooks(self, args, result):
+        hooks = (list(_global_backward_hooks.values()) if _global_is_full_backward_hook is False else []) + (
+            list(self._backward_hooks.values()) if self.__dict__.get("_is_full_backward_hook") is False else [])
+        if not hooks:
+            return
+        var = result
+        while not isinstance(var, cthtorch.Tensor):
+            var = next(v for v in var.values() if isinstance(v, cthtorch.Tensor)) if isinstance(var, dict) else var[0]
+        grad_fn = var.grad_fn
+        if grad_fn is None:
+            return
+        for hook in hooks:
+            grad_fn.register_hook(functools.partial(hook, self))
+        _warn_non_full_backward_hook(args, result, grad_fn)
 
     def register_full_backward_pre_hook(self, hook, prepend=False):
         if "_backward_pre_hooks" not in self.__dict__:
@@ -686,7 +719,7 @@ class Module:
                 if r is not None:
                     args = r if isinstance(r, tuple) else (r,)
         bw = None
-        if (self._backward_hooks or self.__dict__.get("_backward_pre_hooks") or _global_backward_hooks
+        if (self._full_backward_hooks() or self.__dict__.get("_backward_pre_hooks")
                 or _global_backward_pre_hooks) and cthtorch.is_grad_enabled():
             bw = _BackwardHookState(self)
             args = bw.wrap_inputs(args)
@@ -700,6 +733,8 @@ class Module:
                 result = r
         if bw is not None:
             result = bw.wrap_outputs(result)
+        elif cthtorch.is_grad_enabled():
+            self._non_full_backward_hooks(args, result)
         return result
 
     __call__ = _call_impl
@@ -735,6 +770,36 @@ class Module:
 _EXTRA_STATE_KEY_SUFFIX = "_extra_state"
 
 
+_NON_FULL = "Using a non-full backward hook when "
+
+
+def _warn_non_full_backward_hook(inputs, result, grad_fn):
+    """torch's FutureWarnings for where a non-full hook's grad_input is not the module's inputs' gradient"""
+    T = cthtorch.Tensor
+    seqs = []
+    for value, what, part in ((result, "return", "grad_output"), (inputs, "take as input", "grad_input")):
+        if not isinstance(value, T) and not (isinstance(value, tuple) and all(isinstance(v, T) for v in value)):
+            warnings.warn("Using non-full backward hooks on a Module that does not %s a single Tensor or a tuple of "
+                          "Tensors is deprecated and will be removed in future versions. This hook will be missing "
+                          "some of the %s. Please use register_full_backward_hook to get the documented behavior."
+                          % (what, part), FutureWarning, stacklevel=3)
+            return
+        seqs.append((value,) if isinstance(value, T) else value)
+    result, inputs = seqs
+    out_fns = {r.grad_fn for r in result if r.grad_fn is not None}
+    if not out_fns or (len(out_fns) == 1 and grad_fn not in out_fns):
+        warnings.warn(_NON_FULL + "outputs are nested in python data structure is deprecated and will be removed "
+                      "in future versions. This hook will be missing some grad_output.", FutureWarning, stacklevel=3)
+    elif len(out_fns) > 1:
+        warnings.warn(_NON_FULL + "outputs are generated by different autograd Nodes is deprecated and will be "
+                      "removed in future versions. This hook will be missing some grad_output. Please use "
+                      "register_full_backward_hook to get the documented behavior.", FutureWarning, stacklevel=3)
+    elif {i.grad_fn for i in inputs if i.grad_fn is not None} != {n[0] for n in grad_fn.next_functions}:
+        warnings.warn(_NON_FULL + "the forward contains multiple autograd Nodes is deprecated and will be removed "
+                      "in future versions. This hook will be missing some grad_input. Please use "
+                      "register_full_backward_hook to get the documented behavior.", FutureWarning, stacklevel=3)
+
+
 class _BackwardHookFunction(cthtorch.autograd.Function):
     """Identity on a module's tensor inputs or outputs whose backward hands the
     gradients to a callback (which may replace them): as torch's
@@ -765,7 +830,7 @@ class _BackwardHookState:
         self.input_hooked = False
 
     def _hooks(self):
-        return list(_global_backward_hooks.values()) + list(self.module._backward_hooks.values())
+        return self.module._full_backward_hooks()
 
     def _fire(self, grad_inputs):
         for hook in self._hooks():

@@ -378,6 +378,22 @@ static int run_pre_hook(PyObject *hook, PyObject *buf) {
   return rc;
 }
 
+/* out (a node's gradients) with each one bound for an edge checked and summed to that input's shape */
+static PyObject *validate_outputs(THPNode *n, PyObject *out) {
+  Py_ssize_t k = PyTuple_GET_SIZE(out);
+  PyObject *r = PyTuple_New(k);
+  if (!r) return NULL;
+  for (Py_ssize_t i = 0; i < k; i++) {
+    PyObject *g = PyTuple_GET_ITEM(out, i);
+    PyObject *fn = i < n->num_edges ? n->edges[i].fn : NULL;
+    PyObject *v = (fn && g != Py_None) ? THP_validate_grad(g, &((THPNode *)fn)->meta[n->edges[i].input_nr], n)
+                                       : Py_NewRef(g);
+    if (!v) { Py_DECREF(r); return NULL; }
+    PyTuple_SET_ITEM(r, i, v);
+  }
+  return r;
+}
+
 static PyObject *run_node(RunState *s, THPNode *n, PyObject *buf) {
   if (densify_for_formula(n, buf) < 0) return NULL;
   PyObject *const *grads = &PyList_GET_ITEM(buf, 0);
@@ -400,6 +416,14 @@ static PyObject *run_node(RunState *s, THPNode *n, PyObject *buf) {
     return NULL;
   }
   if (THP_anomaly_enabled && THP_anomaly_check_nan && THP_anomaly_check(n, out) < 0) { Py_DECREF(out); return NULL; }
+  if (n->post_hooks && PyList_GET_SIZE(n->post_hooks)) {
+    /* torch validates a node's outputs before its post hooks: a gradient broadcast in the forward is
+     * already summed to its input's shape there (addmm's bias gradient a hook sees is [out], not [N, out]) */
+    PyObject *valid = validate_outputs(n, out);
+    Py_DECREF(out);
+    if (!valid) return NULL;
+    out = valid;
+  }
   if (n->post_hooks) {
     for (Py_ssize_t h = 0; h < PyList_GET_SIZE(n->post_hooks); h++) {
       PyObject *args = PyList_AsTuple(buf);
