@@ -315,3 +315,50 @@ def test_scalar_conversions_and_fills_match_torch(expr):
             same(va, vb)
         else:
             assert type(va) is type(vb) and va == vb
+
+
+def _ternary_cases(L, a, b, c, w):
+    """lerp (number and tensor weight), addcmul and addcdiv with their in-place forms, and their gradients"""
+    A, B, C = (L.tensor(v, requires_grad=True) for v in (a, b, c))
+    W = L.tensor(w, requires_grad=True)
+    outs = [A.lerp(B, 0.3), A.lerp(B, 0.8), A.lerp(B, W), L.addcmul(A, B, C, value=0.5), L.addcdiv(A, B, C, value=-2)]
+    loss = sum(((o * o.conj()).real * (k + 1)).sum() + o.imag.sum() for k, o in enumerate(outs))
+    grads = L.autograd.grad(loss, (A, B, C, W))
+    inplace = [A.detach().clone().lerp_(B.detach(), 0.6), A.detach().clone().addcmul_(B.detach(), C.detach()),
+               A.detach().clone().addcdiv_(B.detach(), C.detach(), value=0.25)]
+    return [o.detach().numpy() for o in outs + inplace] + [g.numpy() for g in grads]
+
+
+@pytest.mark.parametrize("dtype", [np.complex64, np.complex128])
+def test_lerp_addcmul_addcdiv_on_complex_match_torch(dtype):
+    """the Adam family's update ops on complex tensors (torch computes them; they raised here), with torch's
+    conjugate gradients"""
+    a, b, c, w = cnp((3, 4), dtype), cnp((3, 4), dtype), cnp((3, 4), dtype), cnp((3, 4), dtype) * 0.4
+    tol = 1e-5 if dtype == np.complex64 else 1e-12
+    for ours, theirs in zip(_ternary_cases(ct, a, b, c, w), _ternary_cases(torch, a, b, c, w)):
+        assert ours.dtype == theirs.dtype
+        np.testing.assert_allclose(ours, theirs, rtol=tol, atol=tol)
+
+
+def test_ordered_ops_refuse_complex_as_torch():
+    x = ct.ones(2, dtype=ct.cfloat)
+    xt = torch.ones(2, dtype=torch.cfloat)
+    for name in ("maximum", "minimum", "fmax", "fmin"):
+        oracle.raises_like(lambda: getattr(ct, name)(x, x), lambda: getattr(torch, name)(xt, xt))
+    oracle.raises_like(lambda: x.clamp(min=0), lambda: xt.clamp(min=0))
+
+
+def test_lerp_checks_end_and_weight_dtypes_as_torch():
+    """end and a weight tensor have self's dtype (a real weight for complex inputs is refused, by C++ type names);
+    a 0-d weight converts as a Scalar does"""
+    for a, e, w in [("complex64", "complex64", "float32"), ("float32", "float32", "float64"),
+                    ("float64", "float64", "float32"), ("float16", "float16", "float32"),
+                    ("complex128", "complex128", "complex64"), ("float32", "float64", "float32"),
+                    ("float32", "float32", "complex64")]:
+        oracle.raises_like(lambda: ct.ones(2, dtype=getattr(ct, a)).lerp(ct.ones(2, dtype=getattr(ct, e)),
+                                                                         ct.ones(2, dtype=getattr(ct, w))),
+                           lambda: torch.ones(2, dtype=getattr(torch, a)).lerp(torch.ones(2, dtype=getattr(torch, e)),
+                                                                               torch.ones(2, dtype=getattr(torch, w))))
+    r = ct.ones(2).lerp(ct.zeros(2), ct.tensor(0.25, dtype=ct.float64))
+    assert r.dtype == ct.float32 and r.tolist() == torch.ones(2).lerp(torch.zeros(2), torch.tensor(0.25,
+                                                                      dtype=torch.float64)).tolist()
