@@ -362,3 +362,30 @@ def test_lerp_checks_end_and_weight_dtypes_as_torch():
     r = ct.ones(2).lerp(ct.zeros(2), ct.tensor(0.25, dtype=ct.float64))
     assert r.dtype == ct.float32 and r.tolist() == torch.ones(2).lerp(torch.zeros(2), torch.tensor(0.25,
                                                                       dtype=torch.float64)).tolist()
+
+
+@pytest.mark.parametrize("dtype", CDT)
+def test_vector_norms_of_complex_tensors_match_torch(dtype):
+    """p-norms of complex tensors are the moduli's (real results: torch.norm, Tensor.norm, linalg.vector_norm and
+    linalg.norm over vectors), with torch's gradients"""
+    x = cnp((3, 4), dtype)
+    got = []
+    for L in (ct, torch):
+        X = L.tensor(x, requires_grad=True)
+        outs = [L.norm(X), X.norm(2, 1), X.norm(1), X.norm(float("inf"), 0, keepdim=True),
+                L.linalg.vector_norm(X, 3, dim=(0, 1)), L.linalg.norm(X, dim=1), L.linalg.vector_norm(X, 0),
+                L.linalg.vector_norm(X, dtype=getattr(L, "complex128"))]
+        loss = sum(o.sum() * (k + 1) for k, o in enumerate(outs[:6]))
+        got.append([o.detach().numpy() for o in outs] + [L.autograd.grad(loss, X)[0].numpy()])
+    tol = 1e-5 if dtype == "complex64" else 1e-12
+    for ours, theirs in zip(*got):
+        assert ours.dtype == theirs.dtype and ours.shape == theirs.shape
+        np.testing.assert_allclose(ours, theirs, rtol=tol, atol=tol)
+
+
+def test_complex_linalg_solvers_say_they_are_not_implemented():
+    """what cthtorch has no complex LAPACK path for says so (not "Expected a floating point or complex tensor")"""
+    a = ct.tensor(cnp((3, 3)))
+    for fn in (ct.linalg.det, ct.linalg.inv, ct.linalg.svdvals, ct.linalg.qr):
+        with pytest.raises(NotImplementedError, match="not implemented for complex tensors"):
+            fn(a)
