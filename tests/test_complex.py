@@ -389,3 +389,19 @@ def test_complex_linalg_solvers_say_they_are_not_implemented():
     for fn in (ct.linalg.det, ct.linalg.inv, ct.linalg.svdvals, ct.linalg.qr):
         with pytest.raises(NotImplementedError, match="not implemented for complex tensors"):
             fn(a)
+
+
+def test_mse_loss_and_cosine_similarity_refuse_complex_as_torch():
+    """torch's mse kernel has no complex case (the weight= path computes) and cosine_similarity wants a floating
+    common dtype, integers included; cthtorch computed complex numbers for both"""
+    a, at = pair(cnp((2, 3), "complex64"))
+    r, rt = ct.ones(2, 3), torch.ones(2, 3)
+    F, Ft = ct.nn.functional, torch.nn.functional
+    for fn in (lambda L, x, y: L.nn.functional.mse_loss(x, y), lambda L, x, y: L.nn.MSELoss(reduction="none")(x, y),
+               lambda L, x, y: L.nn.functional.cosine_similarity(x, y)):
+        oracle.raises_like(lambda: fn(ct, a, r), lambda: fn(torch, at, rt))
+        oracle.raises_like(lambda: fn(ct, r, a), lambda: fn(torch, rt, at))
+    i, it = ct.ones(2, 3, dtype=ct.long), torch.ones(2, 3, dtype=torch.long)
+    oracle.raises_like(lambda: F.cosine_similarity(i, i), lambda: Ft.cosine_similarity(it, it))
+    assert F.cosine_similarity(i, r).tolist() == Ft.cosine_similarity(it, rt).tolist()
+    same(F.mse_loss(a, a * 0.5, weight=ct.full((2, 3), 2.0)), Ft.mse_loss(at, at * 0.5, weight=torch.full((2, 3), 2.0)))

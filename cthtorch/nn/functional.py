@@ -10,7 +10,7 @@ from cthtorch.overrides import has_torch_function_variadic as _has_torch_functio
 from cthtorch import _C
 from cthtorch._ops.nn import _check_p
 from cthtorch.nn.modules.utils import _pair
-from cthtorch._utils import _int_arg, _int_list, _tensor_arg
+from cthtorch._utils import _dtype_name, _int_arg, _int_list, _tensor_arg
 from cthtorch._sparse_tensor import name_node
 from cthtorch.amp._cpu_policy import fp32_on_cpu, lower_on_cpu, outside_cpu_autocast
 
@@ -727,6 +727,9 @@ def mse_loss(input, target, size_average=None, reduce=None, reduction="mean", we
         return _weighted_loss((input - target).pow(2), weight, input, reduction)
     if reduction not in ("mean", "sum", "none"):
         raise ValueError("%s is not a valid value for reduction" % reduction)
+    if input.is_complex() or target.is_complex():   # torch's kernel has no complex case (the weighted path does)
+        raise NotImplementedError("\"mse_cpu\" not implemented for '%s'"
+                                  % _dtype_name(cthtorch.promote_types(input.dtype, target.dtype)))
     if (input.requires_grad or target.requires_grad) and cthtorch.is_grad_enabled():
         return _MseLoss.apply(input, target, reduction)
     d = input - target
