@@ -405,3 +405,23 @@ def test_mse_loss_and_cosine_similarity_refuse_complex_as_torch():
     oracle.raises_like(lambda: F.cosine_similarity(i, i), lambda: Ft.cosine_similarity(it, it))
     assert F.cosine_similarity(i, r).tolist() == Ft.cosine_similarity(it, rt).tolist()
     same(F.mse_loss(a, a * 0.5, weight=ct.full((2, 3), 2.0)), Ft.mse_loss(at, at * 0.5, weight=torch.full((2, 3), 2.0)))
+
+
+@pytest.mark.parametrize("dtype", CDT)
+def test_cumsum_of_complex_tensors_matches_torch(dtype):
+    """cumsum along any dim of complex tensors (strided, 0-d, a complex dtype= for a real input), its gradient,
+    and out= (cthtorch refused complex scans)"""
+    x = cnp((3, 4), dtype)
+    got = []
+    for L in (ct, torch):
+        X = L.tensor(x, requires_grad=True)
+        outs = [X.cumsum(0), X.cumsum(-1), L.cumsum(X.t(), 1), X[0, 0].cumsum(0),
+                L.cumsum(X, 1, dtype=L.complex128), L.cumsum(L.tensor(x.real), 0, dtype=getattr(L, dtype))]
+        loss = sum(((o * o.conj()).real * (k + 1)).sum() for k, o in enumerate(outs[:5]))
+        o = L.empty(0, dtype=getattr(L, dtype))
+        L.cumsum(X.detach(), 0, out=o)
+        got.append([v.detach().numpy() for v in outs] + [L.autograd.grad(loss, X)[0].numpy(), o.numpy()])
+    tol = 1e-5 if dtype == "complex64" else 1e-12
+    for ours, theirs in zip(*got):
+        assert ours.dtype == theirs.dtype and ours.shape == theirs.shape
+        np.testing.assert_allclose(ours, theirs, rtol=tol, atol=tol)
