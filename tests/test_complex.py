@@ -425,3 +425,22 @@ def test_cumsum_of_complex_tensors_matches_torch(dtype):
     for ours, theirs in zip(*got):
         assert ours.dtype == theirs.dtype and ours.shape == theirs.shape
         np.testing.assert_allclose(ours, theirs, rtol=tol, atol=tol)
+
+
+@pytest.mark.parametrize("dtype", CDT)
+def test_var_and_std_of_complex_tensors_match_torch(dtype):
+    """var/std (and var_mean/std_mean) of complex tensors are real (the parts' variances added) over all, one
+    or several dims, with corrections and keepdim, and torch's (complex) gradients; cthtorch refused them"""
+    x = cnp((3, 4, 2), dtype)
+    got = []
+    for L in (ct, torch):
+        X = L.tensor(x, requires_grad=True)
+        outs = [X.var(), X.std(), X.var(1), X.std(-1, keepdim=True), L.var(X, (0, 2), correction=0),
+                L.std(X, dim=[0, -1], unbiased=False), X.var(dim=None, keepdim=True), L.var_mean(X, 1)[0],
+                L.std_mean(X, (0, 1))[0]]
+        loss = sum(o.sum() * (k + 1) for k, o in enumerate(outs))
+        got.append([o.detach().numpy() for o in outs] + [L.autograd.grad(loss, X)[0].numpy()])
+    tol = 1e-5 if dtype == "complex64" else 1e-12
+    for ours, theirs in zip(*got):
+        assert ours.dtype == theirs.dtype and ours.shape == theirs.shape
+        np.testing.assert_allclose(ours, theirs, rtol=tol, atol=tol)
