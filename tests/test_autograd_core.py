@@ -415,11 +415,13 @@ def test_engine_error_mid_backward_frees_queue():
 
 
 def test_float_of_a_tensor_requiring_grad_warns_once_per_process():
-    """float(loss) / '%.4f' % loss warn once per process, as torch; item(), int() and bool() do not"""
+    """float(loss) / '%.4f' % loss warn once per process where grad mode is on, as torch; item(), int() and
+    bool() do not"""
     import os
     import subprocess
     root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     prog = ("import sys, importlib; m = importlib.import_module(sys.argv[1]); a = m.ones((), requires_grad=True) * 2\n"
+            "with m.no_grad(): float(a)\n"   # not under no_grad (LBFGS's float(closure())), nor using up the once
             "a.item(); int(a); bool(a); print('before', flush=True); float(a); '%.3f' % a; float(a.detach())\n")
     outs = []
     for lib in ("cthtorch", "torch"):

@@ -315,3 +315,132 @@ def test_scalar_conversions_and_fills_match_torch(expr):
             same(va, vb)
         else:
             assert type(va) is type(vb) and va == vb
+
+
+def _ternary_cases(L, a, b, c, w):
+    """lerp (number and tensor weight), addcmul and addcdiv with their in-place forms, and their gradients"""
+    A, B, C = (L.tensor(v, requires_grad=True) for v in (a, b, c))
+    W = L.tensor(w, requires_grad=True)
+    outs = [A.lerp(B, 0.3), A.lerp(B, 0.8), A.lerp(B, W), L.addcmul(A, B, C, value=0.5), L.addcdiv(A, B, C, value=-2)]
+    loss = sum(((o * o.conj()).real * (k + 1)).sum() + o.imag.sum() for k, o in enumerate(outs))
+    grads = L.autograd.grad(loss, (A, B, C, W))
+    inplace = [A.detach().clone().lerp_(B.detach(), 0.6), A.detach().clone().addcmul_(B.detach(), C.detach()),
+               A.detach().clone().addcdiv_(B.detach(), C.detach(), value=0.25)]
+    return [o.detach().numpy() for o in outs + inplace] + [g.numpy() for g in grads]
+
+
+@pytest.mark.parametrize("dtype", [np.complex64, np.complex128])
+def test_lerp_addcmul_addcdiv_on_complex_match_torch(dtype):
+    """the Adam family's update ops on complex tensors (torch computes them; they raised here), with torch's
+    conjugate gradients"""
+    a, b, c, w = cnp((3, 4), dtype), cnp((3, 4), dtype), cnp((3, 4), dtype), cnp((3, 4), dtype) * 0.4
+    tol = 1e-5 if dtype == np.complex64 else 1e-12
+    for ours, theirs in zip(_ternary_cases(ct, a, b, c, w), _ternary_cases(torch, a, b, c, w)):
+        assert ours.dtype == theirs.dtype
+        np.testing.assert_allclose(ours, theirs, rtol=tol, atol=tol)
+
+
+def test_ordered_ops_refuse_complex_as_torch():
+    x = ct.ones(2, dtype=ct.cfloat)
+    xt = torch.ones(2, dtype=torch.cfloat)
+    for name in ("maximum", "minimum", "fmax", "fmin"):
+        oracle.raises_like(lambda: getattr(ct, name)(x, x), lambda: getattr(torch, name)(xt, xt))
+    oracle.raises_like(lambda: x.clamp(min=0), lambda: xt.clamp(min=0))
+
+
+def test_lerp_checks_end_and_weight_dtypes_as_torch():
+    """end and a weight tensor have self's dtype (a real weight for complex inputs is refused, by C++ type names);
+    a 0-d weight converts as a Scalar does"""
+    for a, e, w in [("complex64", "complex64", "float32"), ("float32", "float32", "float64"),
+                    ("float64", "float64", "float32"), ("float16", "float16", "float32"),
+                    ("complex128", "complex128", "complex64"), ("float32", "float64", "float32"),
+                    ("float32", "float32", "complex64")]:
+        oracle.raises_like(lambda: ct.ones(2, dtype=getattr(ct, a)).lerp(ct.ones(2, dtype=getattr(ct, e)),
+                                                                         ct.ones(2, dtype=getattr(ct, w))),
+                           lambda: torch.ones(2, dtype=getattr(torch, a)).lerp(torch.ones(2, dtype=getattr(torch, e)),
+                                                                               torch.ones(2, dtype=getattr(torch, w))))
+    r = ct.ones(2).lerp(ct.zeros(2), ct.tensor(0.25, dtype=ct.float64))
+    assert r.dtype == ct.float32 and r.tolist() == torch.ones(2).lerp(torch.zeros(2), torch.tensor(0.25,
+                                                                      dtype=torch.float64)).tolist()
+
+
+@pytest.mark.parametrize("dtype", CDT)
+def test_vector_norms_of_complex_tensors_match_torch(dtype):
+    """p-norms of complex tensors are the moduli's (real results: torch.norm, Tensor.norm, linalg.vector_norm and
+    linalg.norm over vectors), with torch's gradients"""
+    x = cnp((3, 4), dtype)
+    got = []
+    for L in (ct, torch):
+        X = L.tensor(x, requires_grad=True)
+        outs = [L.norm(X), X.norm(2, 1), X.norm(1), X.norm(float("inf"), 0, keepdim=True),
+                L.linalg.vector_norm(X, 3, dim=(0, 1)), L.linalg.norm(X, dim=1), L.linalg.vector_norm(X, 0),
+                L.linalg.vector_norm(X, dtype=getattr(L, "complex128"))]
+        loss = sum(o.sum() * (k + 1) for k, o in enumerate(outs[:6]))
+        got.append([o.detach().numpy() for o in outs] + [L.autograd.grad(loss, X)[0].numpy()])
+    tol = 1e-5 if dtype == "complex64" else 1e-12
+    for ours, theirs in zip(*got):
+        assert ours.dtype == theirs.dtype and ours.shape == theirs.shape
+        np.testing.assert_allclose(ours, theirs, rtol=tol, atol=tol)
+
+
+def test_complex_linalg_solvers_say_they_are_not_implemented():
+    """what cthtorch has no complex LAPACK path for says so (not "Expected a floating point or complex tensor")"""
+    a = ct.tensor(cnp((3, 3)))
+    for fn in (ct.linalg.det, ct.linalg.inv, ct.linalg.svdvals, ct.linalg.qr):
+        with pytest.raises(NotImplementedError, match="not implemented for complex tensors"):
+            fn(a)
+
+
+def test_mse_loss_and_cosine_similarity_refuse_complex_as_torch():
+    """torch's mse kernel has no complex case (the weight= path computes) and cosine_similarity wants a floating
+    common dtype, integers included; cthtorch computed complex numbers for both"""
+    a, at = pair(cnp((2, 3), "complex64"))
+    r, rt = ct.ones(2, 3), torch.ones(2, 3)
+    F, Ft = ct.nn.functional, torch.nn.functional
+    for fn in (lambda L, x, y: L.nn.functional.mse_loss(x, y), lambda L, x, y: L.nn.MSELoss(reduction="none")(x, y),
+               lambda L, x, y: L.nn.functional.cosine_similarity(x, y)):
+        oracle.raises_like(lambda: fn(ct, a, r), lambda: fn(torch, at, rt))
+        oracle.raises_like(lambda: fn(ct, r, a), lambda: fn(torch, rt, at))
+    i, it = ct.ones(2, 3, dtype=ct.long), torch.ones(2, 3, dtype=torch.long)
+    oracle.raises_like(lambda: F.cosine_similarity(i, i), lambda: Ft.cosine_similarity(it, it))
+    assert F.cosine_similarity(i, r).tolist() == Ft.cosine_similarity(it, rt).tolist()
+    same(F.mse_loss(a, a * 0.5, weight=ct.full((2, 3), 2.0)), Ft.mse_loss(at, at * 0.5, weight=torch.full((2, 3), 2.0)))
+
+
+@pytest.mark.parametrize("dtype", CDT)
+def test_cumsum_of_complex_tensors_matches_torch(dtype):
+    """cumsum along any dim of complex tensors (strided, 0-d, a complex dtype= for a real input), its gradient,
+    and out= (cthtorch refused complex scans)"""
+    x = cnp((3, 4), dtype)
+    got = []
+    for L in (ct, torch):
+        X = L.tensor(x, requires_grad=True)
+        outs = [X.cumsum(0), X.cumsum(-1), L.cumsum(X.t(), 1), X[0, 0].cumsum(0),
+                L.cumsum(X, 1, dtype=L.complex128), L.cumsum(L.tensor(x.real), 0, dtype=getattr(L, dtype))]
+        loss = sum(((o * o.conj()).real * (k + 1)).sum() for k, o in enumerate(outs[:5]))
+        o = L.empty(0, dtype=getattr(L, dtype))
+        L.cumsum(X.detach(), 0, out=o)
+        got.append([v.detach().numpy() for v in outs] + [L.autograd.grad(loss, X)[0].numpy(), o.numpy()])
+    tol = 1e-5 if dtype == "complex64" else 1e-12
+    for ours, theirs in zip(*got):
+        assert ours.dtype == theirs.dtype and ours.shape == theirs.shape
+        np.testing.assert_allclose(ours, theirs, rtol=tol, atol=tol)
+
+
+@pytest.mark.parametrize("dtype", CDT)
+def test_var_and_std_of_complex_tensors_match_torch(dtype):
+    """var/std (and var_mean/std_mean) of complex tensors are real (the parts' variances added) over all, one
+    or several dims, with corrections and keepdim, and torch's (complex) gradients; cthtorch refused them"""
+    x = cnp((3, 4, 2), dtype)
+    got = []
+    for L in (ct, torch):
+        X = L.tensor(x, requires_grad=True)
+        outs = [X.var(), X.std(), X.var(1), X.std(-1, keepdim=True), L.var(X, (0, 2), correction=0),
+                L.std(X, dim=[0, -1], unbiased=False), X.var(dim=None, keepdim=True), L.var_mean(X, 1)[0],
+                L.std_mean(X, (0, 1))[0]]
+        loss = sum(o.sum() * (k + 1) for k, o in enumerate(outs))
+        got.append([o.detach().numpy() for o in outs] + [L.autograd.grad(loss, X)[0].numpy()])
+    tol = 1e-5 if dtype == "complex64" else 1e-12
+    for ours, theirs in zip(*got):
+        assert ours.dtype == theirs.dtype and ours.shape == theirs.shape
+        np.testing.assert_allclose(ours, theirs, rtol=tol, atol=tol)

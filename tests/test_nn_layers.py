@@ -480,3 +480,28 @@ def test_constant_pad_edges_and_errors_like_torch():
                 call(L)
             msgs.append((type(e.value).__name__, str(e.value)))
         assert msgs[0] == msgs[1]
+
+
+def test_kl_div_mean_reduction_warns_as_torch():
+    """reduction='mean' (KLDivLoss's default) warns that it is not the KL divergence's batchmean, pointing at the
+    caller; batchmean, sum, none and the legacy size_average/reduce do not"""
+    rs = np.random.RandomState(0)
+    x, t = rs.randn(3, 4), rs.rand(3, 4)
+    got = []
+    for L in (ct, torch):
+        xi, ti = L.tensor(x).log_softmax(1), L.tensor(t).softmax(1)
+        calls = [lambda: L.nn.functional.kl_div(xi, ti), lambda: L.nn.KLDivLoss()(xi, ti),
+                 lambda: L.nn.functional.kl_div(xi, ti, reduction="batchmean"),
+                 lambda: L.nn.KLDivLoss(reduction="sum", log_target=True)(xi, ti.log()),
+                 lambda: L.nn.functional.kl_div(xi, ti, size_average=False)]
+        row = []
+        for call in calls:
+            with warnings.catch_warnings(record=True) as w:
+                warnings.simplefilter("always")
+                v = call().item()
+            row.append((round(v, 12), [(str(m.message), m.category) for m in w], [m.filename for m in w]))
+        got.append(row)
+    for ours, theirs in zip(*got):
+        assert ours[0] == pytest.approx(theirs[0], rel=1e-12)
+        assert ours[1] == theirs[1]
+    assert got[0][0][2] == [__file__] and len(got[0][1][1]) == 1 and got[0][2][1] == []

@@ -554,3 +554,24 @@ def test_lambda_scheduler_state_saves_callable_objects_and_drops_functions():
         sd["lr_lambdas"][0] = {"n": 8}
         s.load_state_dict(sd)
         assert s.lr_lambdas[0].n == 8 and sd["lr_lambdas"] == [{"n": 8}, None]
+def _complex_steps(lib, opt_name, kwargs):
+    """three steps on a complex parameter: torch steps its (real, imag) pairs, with state kept complex"""
+    w = lib.tensor(np.array([[1 + 2j, -0.5 + 0.25j], [0.3 - 1j, 2j]], dtype=np.complex64), requires_grad=True)
+    c = lib.tensor(np.array([[0.5 + 1j, 2 - 1j], [1j, 1]], dtype=np.complex64))
+    opt = getattr(lib.optim, opt_name)([w], **kwargs)
+    for _ in range(3):
+        opt.zero_grad()
+        ((w * c).abs().pow(2).sum() + w.real.sum()).backward()
+        opt.step()
+    st = opt.state[w]
+    return w.detach().numpy(), {k: str(v.dtype) for k, v in st.items() if lib.is_tensor(v)}
+
+
+@pytest.mark.parametrize("name,kwargs", [
+    ("Adam", {}), ("Adam", {"amsgrad": True, "weight_decay": 0.1}), ("AdamW", {"maximize": True}),
+    ("Adagrad", {}), ("RMSprop", {"centered": True, "momentum": 0.9}), ("Adadelta", {}), ("Adamax", {}),
+    ("NAdam", {}), ("RAdam", {}), ("ASGD", {}), ("Rprop", {}), ("SGD", {"lr": 0.1, "momentum": 0.9})])
+def test_complex_parameters_step_as_torchs(name, kwargs):
+    ours, theirs = _complex_steps(ct, name, kwargs), _complex_steps(torch, name, kwargs)
+    np.testing.assert_allclose(ours[0], theirs[0], rtol=1e-6, atol=1e-7)
+    assert ours[1] == theirs[1]

@@ -125,3 +125,20 @@ def test_cummax_cummin_large_rows_streamed(dtype):
         (cv, ci), (tv, ti) = getattr(ct, name)(c, 1), getattr(torch, name)(t, 1)
         np.testing.assert_array_equal(np.asarray(cv.tolist()), tv.numpy())
         assert ci.tolist() == ti.tolist()
+
+
+def test_cumsum_and_cumprod_write_out_as_torch():
+    """torch.cumsum/cumprod take out= (resized from empty; dtype= and out's dtype must agree, torch's error)"""
+    x = np.arange(1.0, 7.0).reshape(2, 3)
+    for name in ("cumsum", "cumprod"):
+        for L in (ct, torch):
+            o = L.empty(0, dtype=L.float64)
+            r = getattr(L, name)(L.tensor(x), 1, out=o)
+            assert r is o
+        o2 = ct.empty(0, dtype=ct.float64)
+        getattr(ct, name)(ct.tensor(x), 0, out=o2)
+        np.testing.assert_allclose(o2.numpy(), getattr(np, name)(x, 0))
+        oracle.raises_like(lambda: getattr(ct, name)(ct.tensor(x), 0, dtype=ct.float32,
+                                                    out=ct.empty(0, dtype=ct.float64)),
+                    lambda: getattr(torch, name)(torch.tensor(x), 0, dtype=torch.float32,
+                                                 out=torch.empty(0, dtype=torch.float64)))

@@ -87,3 +87,25 @@ def test_reentrant_warns_when_no_input_requires_grad():
             seen.append([str(m.message) for m in w])
         return seen
     assert run(ct) == run(torch)
+
+
+def test_checkpoint_sequential_warns_and_refuses_unknown_keywords_as_torch():
+    """without use_reentrant it warns as torch 2.13 does (from the caller's line); preserve_rng_state passes on,
+    any other keyword is a ValueError before anything runs"""
+    got = []
+    for L in (ct, torch):
+        seq = L.nn.Sequential(L.nn.Linear(3, 3), L.nn.Tanh(), L.nn.Linear(3, 1))
+        x = L.ones(2, 3, requires_grad=True)
+        with warnings.catch_warnings(record=True) as w:
+            warnings.simplefilter("always")
+            L.utils.checkpoint.checkpoint_sequential(seq, 2, x)
+        got.append([(str(m.message), m.filename) for m in w])
+        with warnings.catch_warnings(record=True) as w:
+            warnings.simplefilter("always")
+            y = L.utils.checkpoint.checkpoint_sequential(seq, 2, x, use_reentrant=False, preserve_rng_state=False)
+        assert w == [] and y.shape == (2, 1)
+    assert got[0] == got[1] and len(got[0]) == 1 and got[0][0][1] == __file__
+    raises_like(lambda: ct.utils.checkpoint.checkpoint_sequential(ct.nn.Sequential(), 1, ct.ones(1), use_reentrant=True,
+                                                                  foo=1, bar=2),
+                lambda: torch.utils.checkpoint.checkpoint_sequential(torch.nn.Sequential(), 1, torch.ones(1),
+                                                                     use_reentrant=True, foo=1, bar=2))

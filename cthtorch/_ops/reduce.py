@@ -95,7 +95,7 @@ def _correction(unbiased, correction):
 
 
 def var_mean(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
-    if not _is_float(input):
+    if not (_is_float(input) or input.is_complex()):
         raise RuntimeError("var_mean only support floating point and complex dtypes")
     if isinstance(dim, bool):     # var_mean(x, unbiased)
         dim, unbiased = None, dim
@@ -105,7 +105,7 @@ def var_mean(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
 
 
 def std_mean(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
-    if not _is_float(input):
+    if not (_is_float(input) or input.is_complex()):
         raise RuntimeError("std_mean only support floating point and complex dtypes")
     if isinstance(dim, bool):
         dim, unbiased = None, dim

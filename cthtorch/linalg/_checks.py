@@ -4,6 +4,9 @@ from cthtorch._utils import _dtype_name
 
 
 def floating(A, name):
+    if A.is_complex():   # torch's message would read "Expected a floating point or complex tensor ... Got ComplexFloat"
+        raise NotImplementedError("cthtorch: %s is not implemented for complex tensors (%s)"
+                                  % (name, _dtype_name(A.dtype)))
     if not A.dtype.is_floating_point:
         raise RuntimeError("%s: Expected a floating point or complex tensor as input. Got %s"
                            % (name, _dtype_name(A.dtype)))

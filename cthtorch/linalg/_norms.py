@@ -102,7 +102,8 @@ name_node(_Dist, "DistBackward0")
 
 
 def vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None):
-    _checks.floating(x, "linalg.vector_norm")
+    if not x.is_complex():
+        _checks.floating(x, "linalg.vector_norm")
     if dtype is not None:
         if cthtorch.promote_types(x.dtype, dtype) != dtype:
             raise RuntimeError("linalg.vector_norm: the dtype of the input (%s) should be convertible without "
@@ -111,6 +112,8 @@ def vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None):
         x = x.to(dtype)
     if isinstance(ord, str):
         raise RuntimeError("linalg.vector_norm: ord must be a number")
+    if x.is_complex():   # a complex vector's p-norm is its moduli's (a real result, torch's dtype)
+        x = x.abs()
     dims = _dims(x, dim)
     if ord in (math.inf, -math.inf) and x.numel() == 0:
         if dim is None:

@@ -10,7 +10,7 @@ from cthtorch.overrides import has_torch_function_variadic as _has_torch_functio
 from cthtorch import _C
 from cthtorch._ops.nn import _check_p
 from cthtorch.nn.modules.utils import _pair
-from cthtorch._utils import _int_arg, _int_list, _tensor_arg
+from cthtorch._utils import _dtype_name, _int_arg, _int_list, _tensor_arg
 from cthtorch._sparse_tensor import name_node
 from cthtorch.amp._cpu_policy import fp32_on_cpu, lower_on_cpu, outside_cpu_autocast
 
@@ -727,6 +727,9 @@ def mse_loss(input, target, size_average=None, reduce=None, reduction="mean", we
         return _weighted_loss((input - target).pow(2), weight, input, reduction)
     if reduction not in ("mean", "sum", "none"):
         raise ValueError("%s is not a valid value for reduction" % reduction)
+    if input.is_complex() or target.is_complex():   # torch's kernel has no complex case (the weighted path does)
+        raise NotImplementedError("\"mse_cpu\" not implemented for '%s'"
+                                  % _dtype_name(cthtorch.promote_types(input.dtype, target.dtype)))
     if (input.requires_grad or target.requires_grad) and cthtorch.is_grad_enabled():
         return _MseLoss.apply(input, target, reduction)
     d = input - target
@@ -845,6 +848,11 @@ def kl_div(input, target, size_average=None, reduce=None, reduction="mean", log_
     if _has_torch_function_variadic(input, target):
         return _handle_with_locals(kl_div, locals())
     _loss_tensor_args("kl_div", input, target)
+    if size_average is None and reduce is None and reduction == "mean":
+        warnings.warn("reduction: 'mean' divides the total loss by both the batch size and the support size."
+                      "'batchmean' divides only by the batch size, and aligns with the KL div math definition."
+                      "'mean' will be changed to behave the same as 'batchmean' in the next major release.",
+                      stacklevel=3)   # the caller's line, past fp32_on_cpu's wrapper
     reduction = _legacy_reduction(size_average, reduce, reduction)
     if log_target:
         loss = target.exp() * (target - input)

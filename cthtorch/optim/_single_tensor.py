@@ -19,6 +19,17 @@ def _grads(group, name):
         yield p, (p.grad if not group.get("maximize") else -p.grad)
 
 
+def _real_views(p, grad, st):
+    """A complex parameter steps as torch steps it: its grad and its state
+    (kept complex, as torch keeps it) seen as (real, imag) float pairs, so the
+    element-wise rules (squares, sqrt, max, sign) act on each part alone."""
+    if not p.is_complex():
+        return p, grad, st
+    real = cthtorch.view_as_real
+    return real(p), real(grad), {k: real(v) if isinstance(v, cthtorch.Tensor) and v.is_complex() else v
+                                 for k, v in st.items()}
+
+
 def _adam_state(st, p, **extra):
     """First-step state of the Adam family (step, moments, plus extra scalars); then counts the step."""
     if len(st) == 0:

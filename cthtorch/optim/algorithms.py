@@ -5,6 +5,7 @@ import math
 import cthtorch
 from cthtorch import _C
 from cthtorch.optim.optimizer import Optimizer, required
+from cthtorch.optim._single_tensor import _real_views
 
 
 def _check(lr=None, eps=None, betas=None, wd=None, momentum=None):
@@ -98,7 +99,6 @@ class Adam(Optimizer):
                 for p in g["params"]:
                     if p.grad is None:
                         continue
-                    grad = p.grad if not g["maximize"] else -p.grad
                     st = self.state[p]
                     if len(st) == 0:
                         st["step"] = cthtorch.tensor(0.0)
@@ -108,8 +108,10 @@ class Adam(Optimizer):
                             st["max_exp_avg_sq"] = cthtorch.zeros_like(p)
                     st["step"] += 1
                     step = st["step"].item()
+                    p, raw_grad, st = _real_views(p, p.grad, st)
+                    grad = raw_grad if not g["maximize"] else -raw_grad
                     if not g["differentiable"] and _C._adam_step(
-                            p, p.grad, st["exp_avg"], st["exp_avg_sq"], st.get("max_exp_avg_sq"), g["lr"], beta1,
+                            p, raw_grad, st["exp_avg"], st["exp_avg_sq"], st.get("max_exp_avg_sq"), g["lr"], beta1,
                             beta2, g["eps"], g["weight_decay"], step, g["maximize"], g["decoupled_weight_decay"]):
                         continue   # the update below in one pass, with torch's kernels' rounding
                     if g["weight_decay"] != 0:
@@ -163,6 +165,8 @@ class Adagrad(Optimizer):
                     st = self.state[p]
                     st["step"] += 1
                     step = st["step"].item()
+                    if not grad.is_sparse:
+                        p, grad, st = _real_views(p, grad, st)
                     if g["weight_decay"] != 0:
                         if grad.is_sparse:
                             raise RuntimeError("weight_decay option is not compatible with sparse gradients")
@@ -215,6 +219,7 @@ class RMSprop(Optimizer):
                         if g["centered"]:
                             st["grad_avg"] = cthtorch.zeros_like(p)
                     st["step"] += 1
+                    p, grad, st = _real_views(p, grad, st)
                     if g["weight_decay"] != 0:
                         grad = grad.add(p, alpha=g["weight_decay"])
                     sq = st["square_avg"]
@@ -258,6 +263,7 @@ class Adadelta(Optimizer):
                         st["square_avg"] = cthtorch.zeros_like(p)
                         st["acc_delta"] = cthtorch.zeros_like(p)
                     st["step"] += 1
+                    p, grad, st = _real_views(p, grad, st)
                     if g["weight_decay"] != 0:
                         grad = grad.add(p, alpha=g["weight_decay"])
                     sq, acc = st["square_avg"], st["acc_delta"]
@@ -292,6 +298,7 @@ class Adamax(Optimizer):
                         st["exp_avg"] = cthtorch.zeros_like(p)
                         st["exp_inf"] = cthtorch.zeros_like(p)
                     st["step"] += 1
+                    p, grad, st = _real_views(p, grad, st)
                     if g["weight_decay"] != 0:
                         grad = grad.add(p, alpha=g["weight_decay"])
                     st["exp_avg"].lerp_(grad, 1 - b1)

@@ -1,7 +1,7 @@
 """torch.optim.asgd: ASGD, PyTorch's single-tensor update rule."""
 import cthtorch
 from cthtorch.optim.algorithms import _check
-from cthtorch.optim._single_tensor import _scalar, _grads
+from cthtorch.optim._single_tensor import _real_views, _scalar, _grads
 from cthtorch.optim.optimizer import Optimizer
 
 
@@ -25,6 +25,7 @@ class ASGD(Optimizer):
                         st["mu"] = _scalar(1.0)
                         st["ax"] = cthtorch.zeros_like(p)
                     st["step"] += 1
+                    p, grad, st = _real_views(p, grad, st)
                     if g["weight_decay"] != 0:
                         grad = grad.add(p, alpha=g["weight_decay"])
                     eta = st["eta"].item()

@@ -4,6 +4,10 @@ from cthtorch.optim._line_search import strong_wolfe
 from cthtorch.optim.optimizer import Optimizer
 
 
+def _real(t):
+    return cthtorch.view_as_real(t) if t.is_complex() else t
+
+
 class LBFGS(Optimizer):
     def __init__(self, params, lr=1, max_iter=20, max_eval=None, tolerance_grad=1e-7, tolerance_change=1e-9,
                  history_size=100, line_search_fn=None):
@@ -19,11 +23,14 @@ class LBFGS(Optimizer):
         self._params = self.param_groups[0]["params"]
 
     def _gather_flat_grad(self):
-        return cthtorch.cat([(p.grad if p.grad is not None else cthtorch.zeros_like(p)).reshape(-1) for p in self._params])
+        # a complex parameter is searched as its (real, imag) pairs, as torch's
+        return cthtorch.cat([_real(p.grad if p.grad is not None else cthtorch.zeros_like(p)).reshape(-1)
+                             for p in self._params])
 
     def _add_grad(self, step_size, update):
         offset = 0
         for p in self._params:
+            p = _real(p)
             n = p.numel()
             p.add_(update[offset:offset + n].view_as(p), alpha=step_size)
             offset += n
@@ -36,10 +43,10 @@ class LBFGS(Optimizer):
         state.setdefault("n_iter", 0)
         with cthtorch.enable_grad():
             orig_loss = closure()
-        loss = float(orig_loss)
         current_evals = 1   # max_eval bounds the evaluations of this call, as in torch
         state["func_evals"] += 1
-        with cthtorch.no_grad():
+        with cthtorch.no_grad():   # float() of a loss needing grad warns only where grad mode is on
+            loss = float(orig_loss)
             flat_grad = self._gather_flat_grad()
             if flat_grad.abs().max().item() <= tol_grad:
                 return orig_loss
@@ -68,7 +75,7 @@ class LBFGS(Optimizer):
                         ro.append(1.0 / ys)
                         H_diag = ys / y.dot(y).item()
                     q = flat_grad.neg()
-                    al = [0.0] * len(old_dirs)
+                    al = state.setdefault("al", [None] * hist)
                     for i in range(len(old_dirs) - 1, -1, -1):
                         al[i] = old_stps[i].dot(q).item() * ro[i]
                         q.add_(old_dirs[i], alpha=-al[i])
@@ -88,7 +95,8 @@ class LBFGS(Optimizer):
                     def evaluate(step):
                         self._add_grad(step, d)
                         with cthtorch.enable_grad():
-                            f_t = float(closure())
+                            f_t = closure()
+                        f_t = float(f_t)
                         g_t = self._gather_flat_grad()
                         for p, v in zip(self._params, x0):
                             p.copy_(v)
@@ -101,7 +109,8 @@ class LBFGS(Optimizer):
                     self._add_grad(t, d)
                     if n_iter != max_iter:
                         with cthtorch.enable_grad():
-                            loss = float(closure())
+                            loss = closure()
+                        loss = float(loss)
                         flat_grad = self._gather_flat_grad()
                         state["func_evals"] += 1
                         current_evals += 1

@@ -1,6 +1,6 @@
 """torch.optim.nadam: NAdam, PyTorch's single-tensor update rule."""
 from cthtorch.optim.algorithms import _check
-from cthtorch.optim._single_tensor import _grads, _adam_state, _weight_decay
+from cthtorch.optim._single_tensor import _real_views, _grads, _adam_state, _weight_decay
 from cthtorch.optim.optimizer import Optimizer
 
 
@@ -24,6 +24,7 @@ class NAdam(Optimizer):
                 for p, grad in _grads(g, "NAdam"):
                     st = self.state[p]
                     step = _adam_state(st, p, mu_product=1.0)
+                    p, grad, st = _real_views(p, grad, st)
                     bc2 = 1 - beta2 ** step
                     grad = _weight_decay(p, grad, g)
                     mu = beta1 * (1.0 - 0.5 * 0.96 ** (step * g["momentum_decay"]))

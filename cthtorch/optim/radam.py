@@ -1,6 +1,6 @@
 """torch.optim.radam: RAdam, PyTorch's single-tensor update rule."""
 from cthtorch.optim.algorithms import _check
-from cthtorch.optim._single_tensor import _grads, _adam_state, _weight_decay
+from cthtorch.optim._single_tensor import _real_views, _grads, _adam_state, _weight_decay
 from cthtorch.optim.optimizer import Optimizer
 
 
@@ -20,6 +20,7 @@ class RAdam(Optimizer):
                 for p, grad in _grads(g, "RAdam"):
                     st = self.state[p]
                     step = _adam_state(st, p)
+                    p, grad, st = _real_views(p, grad, st)
                     grad = _weight_decay(p, grad, g)
                     exp_avg, exp_avg_sq = st["exp_avg"], st["exp_avg_sq"]
                     exp_avg.lerp_(grad, 1 - beta1)

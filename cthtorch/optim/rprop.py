@@ -1,7 +1,7 @@
 """torch.optim.rprop: Rprop, PyTorch's single-tensor update rule."""
 import cthtorch
 from cthtorch.optim.algorithms import _check
-from cthtorch.optim._single_tensor import _scalar, _grads
+from cthtorch.optim._single_tensor import _real_views, _scalar, _grads
 from cthtorch.optim.optimizer import Optimizer
 
 
@@ -24,8 +24,11 @@ class Rprop(Optimizer):
                     if len(st) == 0:
                         st["step"] = _scalar(0.0)
                         st["prev"] = cthtorch.zeros_like(p)
-                        st["step_size"] = cthtorch.full_like(grad, g["lr"])
+                        # a complex step size starts at lr in both parts, as torch's (the imaginary part too steps)
+                        lr = complex(g["lr"], g["lr"]) if p.is_complex() else g["lr"]
+                        st["step_size"] = cthtorch.empty_like(grad).fill_(lr)
                     st["step"] += 1
+                    p, grad, st = _real_views(p, grad, st)
                     # same sign as last step: grow the step; flipped: shrink it and skip this update
                     s = grad.mul(st["prev"]).sign()
                     factor = cthtorch.ones_like(s).masked_fill_(s.gt(0), etaplus).masked_fill_(s.lt(0), etaminus)

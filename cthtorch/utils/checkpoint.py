@@ -191,10 +191,20 @@ def checkpoint(function, *args, use_reentrant=None, context_fn=noop_context_fn, 
 
 
 def checkpoint_sequential(functions, segments, input, use_reentrant=None, **kwargs):
+    if use_reentrant is None:
+        warnings.warn("torch.utils.checkpoint.checkpoint_sequential: the use_reentrant parameter should be passed "
+                      "explicitly. In version 2.9 we will raise an exception if use_reentrant is not passed. "
+                      "use_reentrant=False is recommended, but if you need to preserve the current default behavior, "
+                      "you can pass use_reentrant=True. Refer to docs for more details on the differences between "
+                      "the two variants.", stacklevel=2)
+        use_reentrant = True
+    preserve = kwargs.pop("preserve_rng_state", True)
+    if kwargs:
+        raise ValueError("Unexpected keyword arguments: " + ",".join(arg for arg in kwargs))
     if isinstance(functions, cthtorch.nn.Sequential):
         functions = list(functions.children())
     functions = list(functions)
-    size = len(functions) // segments if segments else len(functions)
+    size = len(functions) // segments
 
     def run(start, end):
         def forward(x):
@@ -205,6 +215,5 @@ def checkpoint_sequential(functions, segments, input, use_reentrant=None, **kwar
     end = -1
     for start in range(0, size * (segments - 1), size):
         end = start + size - 1
-        input = checkpoint(run(start, end), input, use_reentrant=True if use_reentrant is None else use_reentrant,
-                           **kwargs)
+        input = checkpoint(run(start, end), input, use_reentrant=use_reentrant, preserve_rng_state=preserve)
     return run(end + 1, len(functions) - 1)(input)

@@ -169,10 +169,19 @@ THTensor *at_hypot(const THTensor *a, const THTensor *b, THTensor *out) {
   return run_binary(&op_hypot, a, b, out, NULL);
 }
 BIN(copysign, "copysign", R_FLOAT, TH_FLOATING_TABLE(copysign_loop))
-BIN(maximum, "maximum", R_SAME, TH_ALL_TABLE(maximum_loop))
-BIN(minimum, "minimum", R_SAME, TH_ALL_TABLE(minimum_loop))
-BIN(fmax, "fmax", R_SAME, { TH_INTEGRAL_ENTRIES(maximum_loop), TH_BOOL_ENTRIES(maximum_loop), TH_FLOATING_ENTRIES(fmax_loop) })
-BIN(fmin, "fmin", R_SAME, { TH_INTEGRAL_ENTRIES(minimum_loop), TH_BOOL_ENTRIES(minimum_loop), TH_FLOATING_ENTRIES(fmin_loop) })
+/* the ordered ones: complex numbers have none (torch's error, before any dtype dispatch) */
+#define BIN_ORDERED(NAME, RULE, ...) \
+  static const OpDef op_##NAME = { #NAME, RULE, __VA_ARGS__ }; \
+  THTensor *at_##NAME(const THTensor *a, const THTensor *b, THTensor *out) { \
+    if (THDtype_isComplex(a->dtype) || THDtype_isComplex(b->dtype)) { \
+      THError_set(TH_ERR_RUNTIME, #NAME " not implemented for complex tensors."); \
+      return NULL; \
+    } \
+    return run_binary(&op_##NAME, a, b, out, NULL); }
+BIN_ORDERED(maximum, R_SAME, TH_ALL_TABLE(maximum_loop))
+BIN_ORDERED(minimum, R_SAME, TH_ALL_TABLE(minimum_loop))
+BIN_ORDERED(fmax, R_SAME, { TH_INTEGRAL_ENTRIES(maximum_loop), TH_BOOL_ENTRIES(maximum_loop), TH_FLOATING_ENTRIES(fmax_loop) })
+BIN_ORDERED(fmin, R_SAME, { TH_INTEGRAL_ENTRIES(minimum_loop), TH_BOOL_ENTRIES(minimum_loop), TH_FLOATING_ENTRIES(fmin_loop) })
 BIN(bitwise_and, "bitwise_and", R_INTEGRAL, TH_INTEGRAL_BOOL_TABLE(bitwise_and_loop))
 BIN(bitwise_or, "bitwise_or", R_INTEGRAL, TH_INTEGRAL_BOOL_TABLE(bitwise_or_loop))
 BIN(bitwise_xor, "bitwise_xor", R_INTEGRAL, TH_INTEGRAL_BOOL_TABLE(bitwise_xor_loop))
@@ -330,6 +339,10 @@ THTensor *at_clamp(const THTensor *self, ATOptScalar min, ATOptScalar max, THTen
     THError_set(TH_ERR_RUNTIME, "torch.clamp: At least one of 'min' or 'max' must not be None");
     return NULL;
   }
+  if (THDtype_isComplex(self->dtype)) {
+    THError_set(TH_ERR_NOTIMPL, "clamp is not supported for complex types");
+    return NULL;
+  }
   /* a float bound on an integer tensor promotes, as clamp's result_type does */
   THTensor *wrapped[2] = { NULL, NULL };
   const THTensor *ops[3] = { self, NULL, NULL };
@@ -365,12 +378,19 @@ THTensor *at_clamp_tensor(const THTensor *self, const THTensor *min, const THTen
   return cur;
 }
 
-static const THLoopFn lerp_loops[TH_NDTYPES] = TH_FLOATING_TABLE(lerp_loop);
+static const THLoopFn lerp_loops[TH_NDTYPES] = { TH_FLOATING_ENTRIES(lerp_loop), TH_COMPLEX_ENTRIES(lerp_loop) };
 static const THLoopFn lerp_scalar_loops[TH_NDTYPES] = TH_FLOATING_TABLE(lerp_scalar_loop);
 THTensor *at_lerp(const THTensor *self, const THTensor *end, const THTensor *weight, THTensor *out) {
   const THTensor *in[3] = { self, end, weight };
+  /* end and a weight tensor have self's dtype (torch's check); a number or 0-d weight converts, as a Scalar */
+  const char *which = end->dtype != self->dtype ? "end" : (weight->ndim > 0 && weight->dtype != self->dtype ? "weight" : NULL);
+  if (which) {
+    THError_set(TH_ERR_RUNTIME, "expected dtype %s for `%s` but got dtype %s", at_cpp_dtype_name(self->dtype), which,
+                at_cpp_dtype_name(which[0] == 'e' ? end->dtype : weight->dtype));
+    return NULL;
+  }
   THDtype dt = at_result_type(2, in);
-  if (!THDtype_isFloating(dt)) {
+  if (!THDtype_isFloating(dt) && !THDtype_isComplex(dt)) {
     THError_set(TH_ERR_NOTIMPL, "\"lerp_kernel_scalar\" not implemented for '%s'", THDtype_info[dt].legacy);
     return NULL;
   }
@@ -392,7 +412,8 @@ static THTensor *addc(const THTensor *self, const THTensor *t1, const THTensor *
     THError_set(TH_ERR_NOTIMPL, "\"%s_cpu\" not implemented for '%s'", name, THDtype_info[dt].legacy);
     return NULL;
   }
-  if (!strcmp(name, "addcdiv") && !THDtype_isFloating(t1->dtype) && !THDtype_isFloating(t2->dtype)) {
+  if (!strcmp(name, "addcdiv") && !THDtype_isFloating(t1->dtype) && !THDtype_isFloating(t2->dtype) &&
+      !THDtype_isComplex(t1->dtype) && !THDtype_isComplex(t2->dtype)) {
     THError_set(TH_ERR_RUNTIME, "Integer division with addcdiv is no longer supported, and in a future release "
                 "addcdiv will perform a true division of tensor1 and tensor2. The historic addcdiv behavior can be "
                 "implemented as (input + value * torch.trunc(tensor1 / tensor2)).to(input.dtype) for integer inputs "
@@ -405,8 +426,9 @@ static THTensor *addc(const THTensor *self, const THTensor *t1, const THTensor *
   ATIterSpec spec = { .out = out, .out_dtype = dt, .common_dtype = dt, .inplace = out == self, .check_cast = true, .name = name };
   return at_iter_run(&spec, 3, in, loops[dt], &a);
 }
-static const THLoopFn addcmul_loops[TH_NDTYPES] = TH_NUMERIC_TABLE(addcmul_loop);
-static const THLoopFn addcdiv_loops[TH_NDTYPES] = TH_FLOATING_TABLE(addcdiv_loop);
+static const THLoopFn addcmul_loops[TH_NDTYPES] = { TH_INTEGRAL_ENTRIES(addcmul_loop), TH_FLOATING_ENTRIES(addcmul_loop),
+                                                    TH_COMPLEX_ENTRIES(addcmul_loop) };
+static const THLoopFn addcdiv_loops[TH_NDTYPES] = { TH_FLOATING_ENTRIES(addcdiv_loop), TH_COMPLEX_ENTRIES(addcdiv_loop) };
 THTensor *at_addcmul(const THTensor *self, const THTensor *t1, const THTensor *t2, ATScalar v, THTensor *out) {
   return addc(self, t1, t2, v, out, addcmul_loops, "addcmul");
 }

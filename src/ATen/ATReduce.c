@@ -914,7 +914,33 @@ THTensor *at_prod(const THTensor *self, const ATIntList *dims, bool keepdim, THD
   return res;
 }
 
+/* a complex tensor's variance is the mean |x - mean|^2: its real and imaginary parts' variances added, taken
+ * over the same dims of view_as_real's pairs (a real result, as torch's) */
+static THTensor *complex_var(const THTensor *self, const ATIntList *dims, double correction, bool keepdim,
+                             bool take_sqrt) {
+  ATIntList d = { 0 };
+  if (!dims || dims->n == 0) {   /* all of self's dims, not the pairs' */
+    for (int i = 0; i < self->ndim; i++) d.v[d.n++] = i;
+  } else {
+    for (int i = 0; i < dims->n; i++) {
+      int64_t w;
+      if (at_wrap_dim(dims->v[i], self->ndim, &w) < 0) return NULL;
+      d.v[d.n++] = w;
+    }
+  }
+  ATIntList last = { 1, { -1 } };
+  THTensor *pairs = at_view_as_real(self);
+  THTensor *parts = pairs ? at_var(pairs, &d, correction, keepdim, false) : NULL;
+  THTensor *v = parts ? at_sum(parts, &last, false, TH_Undefined, NULL) : NULL;
+  THTensor *res = v && take_sqrt ? at_sqrt(v, NULL) : (v ? THTensor_retain(v) : NULL);
+  THTensor_free(pairs);
+  THTensor_free(parts);
+  THTensor_free(v);
+  return res;
+}
+
 THTensor *at_var(const THTensor *self, const ATIntList *dims, double correction, bool keepdim, bool take_sqrt) {
+  if (THDtype_isComplex(self->dtype) && self->ndim > 0) return complex_var(self, dims, correction, keepdim, take_sqrt);
   if (at_no_complex(self, "var_cpu") < 0) return NULL;
   if (!THDtype_isFloating(self->dtype)) {
     THError_set(TH_ERR_RUNTIME, "std and var only support floating point and complex dtypes");

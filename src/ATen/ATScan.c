@@ -72,7 +72,34 @@ static THTensor *scan_into_new(const THTensor *self, int64_t d, THDtype dt, THSc
   return res;
 }
 
+/* cumsum of complex numbers: the real and imaginary parts add up apart, so the scan runs over
+ * view_as_real's pairs along the same dim (a 0-d input has only itself to add) */
+static THTensor *complex_sum_scan(const THTensor *self, int64_t d, THDtype dt, THScanOp op) {
+  if (self->ndim == 0) return at_to_dtype(self, dt, true);
+  THTensor *c = at_to_dtype(self, dt, false);
+  if (!c) return NULL;
+  THTensor *pairs = at_view_as_real(c);
+  THTensor *sums = pairs ? scan_into_new(pairs, d, THDtype_toReal(dt), op, NULL) : NULL;
+  THTensor *res = sums ? at_view_as_complex(sums) : NULL;
+  THTensor_free(c);
+  THTensor_free(pairs);
+  THTensor_free(sums);
+  return res;
+}
+
 THTensor *at_cumulative(const THTensor *self, int64_t dim, THDtype dtype, THScanOp op, THTensor *out) {
+  if (out && dtype != TH_Undefined && out->dtype != dtype) {   /* without dtype=, out's dtype is taken */
+    THError_set(TH_ERR_RUNTIME, "Expected out tensor to have dtype %s, but got %s instead", at_cpp_dtype_name(dtype),
+                at_cpp_dtype_name(out->dtype));
+    return NULL;
+  }
+  THDtype want = dtype != TH_Undefined ? dtype : self->dtype;
+  if ((op == TH_SCAN_SUM || op == TH_SCAN_SUM_REVERSE) && THDtype_isComplex(want)) {
+    int64_t d;
+    if (at_wrap_dim(dim, self->ndim, &d) < 0) return NULL;
+    THTensor *res = complex_sum_scan(self, d, want, op);
+    return res ? at_into_out(res, out) : NULL;
+  }
   if (at_no_complex(self, "cumsum_cpu") < 0) return NULL;
   int64_t d;
   if (at_wrap_dim(dim, self->ndim, &d) < 0) return NULL;

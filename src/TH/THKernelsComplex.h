@@ -10,6 +10,7 @@ TH_DECLARE_COMPLEX(exp_loop) TH_DECLARE_COMPLEX(log_loop) TH_DECLARE_COMPLEX(sqr
 TH_DECLARE_COMPLEX(sin_loop) TH_DECLARE_COMPLEX(cos_loop) TH_DECLARE_COMPLEX(tanh_loop)
 TH_DECLARE_COMPLEX(reciprocal_loop) TH_DECLARE_COMPLEX(sgn_loop) TH_DECLARE_COMPLEX(pow_loop)
 TH_DECLARE_COMPLEX(abs_loop) TH_DECLARE_COMPLEX(angle_loop)
+TH_DECLARE_COMPLEX(lerp_loop) TH_DECLARE_COMPLEX(addcmul_loop) TH_DECLARE_COMPLEX(addcdiv_loop)
 TH_DECLARE_COMPLEX(where_loop) TH_DECLARE_COMPLEX(eq_loop) TH_DECLARE_COMPLEX(ne_loop) TH_DECLARE_COMPLEX(isclose_loop)
 
 /* In-place DFT of `batch` contiguous rows of n values each:

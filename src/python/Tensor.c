@@ -398,9 +398,10 @@ static int tensor_bool(THPTensor *self) {
 }
 static PyObject *tensor_float(THPTensor *self) {
   if (require_one(self, "float") < 0) return NULL;
-  /* torch warns once per process (float(loss) in a training loop would otherwise repeat it) */
+  /* torch warns once per process (float(loss) in a training loop would otherwise repeat it), and not
+   * under no_grad (LBFGS's float(closure()) runs there) */
   static bool warned_grad_scalar = false;
-  if (!warned_grad_scalar && THPTensor_requiresGrad((PyObject *)self)) {
+  if (!warned_grad_scalar && THP_grad_enabled() && THPTensor_requiresGrad((PyObject *)self)) {
     warned_grad_scalar = true;
     if (THP_warn(PyExc_UserWarning, "Converting a tensor with requires_grad=True to a scalar may lead to "
                      "unexpected behavior.\nConsider using tensor.detach() first.") < 0) return NULL;

@@ -1,7 +1,7 @@
 """Distances: cosine_similarity and pairwise_distance as composites over
 linalg.vector_norm; pdist through its C kernel (src/ATen/ATDistance.c)."""
 import cthtorch
-from cthtorch._utils import _tensor_arg
+from cthtorch._utils import _dtype_name, _tensor_arg
 from cthtorch.overrides import _handle_with_locals, has_torch_function_unary as _has_torch_function_unary
 
 
@@ -16,9 +16,12 @@ def cosine_similarity(x1, x2, dim=1, eps=1e-8):
         return _handle_with_locals(cosine_similarity, locals(), cthtorch.cosine_similarity)
     _tensor_arg("cosine_similarity", "x1", x1, 1)
     _tensor_arg("cosine_similarity", "x2", x2, 2)
+    common = cthtorch.promote_types(x1.dtype, x2.dtype)
+    if not common.is_floating_point:   # integers and complex numbers alike (torch's check)
+        raise RuntimeError("expected common dtype to be floating point, yet common dtype is %s" % _dtype_name(common))
     # each side divided by its own (clamped) norm first, as torch does: keeps results in [-1, 1];
     # the clamp is invisible to autograd
-    x1, x2 = cthtorch.broadcast_tensors(x1, x2)
+    x1, x2 = cthtorch.broadcast_tensors(x1.to(common), x2.to(common))
     n1 = _vector_norm(x1, 2, dim, True)
     n2 = _vector_norm(x2, 2, dim, True)
     with cthtorch.no_grad():

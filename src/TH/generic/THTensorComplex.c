@@ -56,6 +56,11 @@ TH_UNARY_LOOP(cos_loop, ccos(x))
 TH_UNARY_LOOP(tanh_loop, ctanh(x))
 TH_UNARY_LOOP(reciprocal_loop, (compute_t)1 / x)
 TH_UNARY_LOOP(sgn_loop, x == 0 ? (compute_t)0 : x / cabs(x))
+/* torch's complex lerp, addcmul and addcdiv: the weight's modulus picks lerp's side (so weight 1 gives end
+ * exactly); value (real here: a Scalar holds no imaginary part) scales the product or quotient */
+TH_TERNARY_LOOP(lerp_loop, cabs(c) < 0.5 ? a + c * (b - a) : b - (b - a) * ((compute_t)1 - c))
+TH_TERNARY_LOOP(addcmul_loop, a + (part_t)TH_CARG(0) * b * c)
+TH_TERNARY_LOOP(addcdiv_loop, a + (part_t)TH_CARG(0) * b / c)
 
 /* out = cond ? a : b (data[1] the bool condition) */
 void THTensor_(where_loop)(char **data, const int64_t *st, int64_t n, const void *extra) {

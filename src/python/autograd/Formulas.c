@@ -472,8 +472,9 @@ PyObject *F_lerp_grad_self(PyObject *grad, PyObject *weight) {
   }
   PyObject *one = PyLong_FromLong(1);
   PyObject *c = one ? F_rsub(weight, one, NULL) : NULL;
-  PyObject *r = c ? F_mul(grad, c) : NULL;
-  Py_XDECREF(one); Py_XDECREF(c);
+  PyObject *cc = c ? F__complex_conj(c) : NULL;   /* conj(1 - w) for a complex weight, torch's convention */
+  PyObject *r = cc ? F_mul(grad, cc) : NULL;
+  Py_XDECREF(one); Py_XDECREF(c); Py_XDECREF(cc);
   return r;
 }
 
