@@ -234,6 +234,11 @@ def max_pool1d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
         return _handle_with_locals(max_pool1d, locals())
     one = lambda v: v[0] if isinstance(v, (list, tuple)) else v
     st = one(stride) if stride is not None else one(kernel_size)
+    if not return_indices and input.device.type == "cpu" and \
+            not (input.requires_grad and cthtorch.is_grad_enabled()):   # the values alone (torch's shortcut too)
+        lst = lambda v: list(v) if isinstance(v, (list, tuple)) else [v]   # noqa: E731
+        return _C._internal._max_pool1d_values(input, lst(kernel_size), [] if stride is None else lst(stride),
+                                               lst(padding), lst(dilation), ceil_mode)
     out, idx = _nn.max_pool2d_with_indices(input.unsqueeze(-2), (1, one(kernel_size)), (1, st), (0, one(padding)),
                                            (1, one(dilation)), ceil_mode)
     out, idx = out.squeeze(-2), idx.squeeze(-2)
