@@ -404,3 +404,13 @@ def test_pad_modes_gradcheck_and_double_backward(mode):
     fn = lambda a: CF.pad(a, (2, 1, 1, 2), mode=mode)   # noqa: E731
     assert ct.autograd.gradcheck(fn, (x,))
     assert ct.autograd.gradgradcheck(fn, (x,))
+
+
+def test_pad_backward_ops_check_their_arguments():
+    g, x = ct.zeros(2, 3, 6), ct.zeros(2, 3, 4)
+    for op in (ct._C._nn.reflection_pad1d_backward, ct._C._nn.replication_pad1d_backward):
+        assert op(g, x, [1, 1]).shape == x.shape
+        with pytest.raises(RuntimeError, match="expected grad_output of sizes"):
+            op(ct.zeros(2, 3, 5), x, [1, 1])
+        with pytest.raises(NotImplementedError):
+            op(g.long(), x.long(), [1, 1])

@@ -1035,7 +1035,7 @@ static int pad_check(const THTensor *self, const ATIntList *pad, int mode, int n
   }
   nsp = pad->n / 2;
   int nd = self->ndim;
-  if (nsp < 1 || nsp > 3) {
+  if (nsp < 1 || nsp > 3 || pad->n % 2) {
     THError_set(TH_ERR_RUNTIME, "_pad_circular: expected 2, 4 or 6 padding values, but got %d", pad->n);
     return -1;
   }
