@@ -46,7 +46,7 @@ def _sum_out(t, labels, keep):
 
 
 def _contract(a, la, b, lb, keep):
-    """a[la] * b[lb] summed over the shared labels not in keep, as one bmm."""
+    """a[la] * b[lb] summed over the shared labels not in keep, as one bmm (a mul when none is summed)."""
     batch = [x for x in la if x in lb and x in keep]
     contr = [x for x in la if x in lb and x not in keep]
     ao = [x for x in la if x not in lb]
@@ -64,7 +64,9 @@ def _contract(a, la, b, lb, keep):
         return p
     nb, m, k, n = prod(batch), prod(ao), prod(contr), prod(bo)
     x, y = pa.reshape(nb, m, k), pb.reshape(nb, k, n)
-    if x.is_complex() or y.is_complex():   # complex operands: matmul's real-part GEMMs; mixed ones promote first
+    if not contr:   # nothing summed: an outer product is a broadcast mul (torch's too: it promotes), not a k=1 bmm
+        r = x * y
+    elif x.is_complex() or y.is_complex():   # complex operands: matmul's real-part GEMMs; mixed ones promote first
         dt = cthtorch.promote_types(x.dtype, y.dtype)
         r = cthtorch.matmul(x.to(dt), y.to(dt))
     else:

@@ -352,3 +352,27 @@ def test_numpy_arrays_index_like_tensors():
     check(lambda L: L.arange(20.).view(4, 5)[np.array(1)])
     check(lambda L: L.arange(20.).view(4, 5)[np.array([[1, 3]]), np.int64(2)])
     check(lambda L: L.arange(20.).view(4, 5)[:, np.array([True, False, True, False, True])])
+
+
+@pytest.mark.parametrize("dtype", DTYPES + ["complex64", "complex128"])
+def test_single_element_gathers_along_last_dim(dtype):
+    """index_select along the last dim and x[:, idx] (single-element gathers, indices checked once)"""
+    rs = np.random.RandomState(5)
+    a = rs.randn(6, 9) * 4
+    xt = torch.tensor(a).to(getattr(torch, dtype))
+    xc = ct.tensor(a).to(getattr(ct, dtype))
+    idx = rs.randint(0, 9, 13)
+    for t, c in ((xt, xc), (xt.t().contiguous().t(), xc.t().contiguous().t()), (xt[::2, 1:], xc[::2, 1:])):
+        i = idx[idx < t.shape[1]]
+        for e, r in ((torch.index_select(t, 1, torch.tensor(i)), ct.index_select(c, 1, ct.tensor(i))),
+                     (torch.index_select(t, -1, torch.tensor(i, dtype=torch.int32)),
+                      ct.index_select(c, -1, ct.tensor(i, dtype=ct.int32))),
+                     (t[:, torch.tensor(i - 3)], c[:, ct.tensor(i - 3)]),
+                     (t[:, torch.tensor([], dtype=torch.int64)], c[:, ct.tensor([], dtype=ct.int64)])):
+            assert str(r.dtype) == str(e.dtype) and tuple(r.shape) == tuple(e.shape)
+            assert np.array_equal(r.to(ct.complex128).numpy(), e.to(torch.complex128).numpy())
+    for bad in ([1, 9, 2], [1, -1], [-10]):
+        oracle.raises_like(lambda: ct.index_select(xc, 1, ct.tensor(bad)),
+                           lambda: torch.index_select(xt, 1, torch.tensor(bad)))
+        if bad != [1, -1]:   # x[:, idx] wraps negative indices, index_select does not
+            oracle.raises_like(lambda: xc[:, ct.tensor(bad)], lambda: xt[:, torch.tensor(bad)])

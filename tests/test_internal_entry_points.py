@@ -260,6 +260,12 @@ BAD_CALLS += [
     ("grid_sampler_2d_backward", (t(1, 2, 5, 5), t(1, 2, 4, 4), t(1, 3, 3, 2), 0, 0, False)),  # grad's size != output's
     ("grid_sampler_2d_backward", (t(1, 2, 3, 3), t(1, 2, 4, 4), t(1, 3, 3, 2), 7, 0, False)),  # no such mode
     ("grid_sampler_3d_backward", (t(1, 2, 2, 2, 2), t(1, 2, 4, 4, 4), t(1, 2, 2, 2, 2), 0, 0, False)),  # grid's last dim
+    ("_max_pool1d_values", (t(2, 3, 4), [0], [], [0], [1], False)),                  # kernel 0
+    ("_max_pool1d_values", (t(2, 3, 4), [2], [], [0], [1, 1], False)),               # dilation of two values
+    ("_max_pool1d_values", (t(2, 3, 4, 5), [2], [], [0], [1], False)),               # 4-d input
+    ("_pad_circular_backward", (t(2, 3, 5), t(2, 3, 4), [1, 1])),                   # grad's size != output's
+    ("_pad_circular_backward", (t(2, 3, 6), t(2, 3, 4), [1, 1, 1])),                # odd padding length
+    ("_pad_circular_backward", (t(2, 3, 6), t(2, 3, 4), [5, 1])),                   # wraps more than once
 ]
 
 

@@ -147,7 +147,17 @@ EINSUM = [
     ("i,j->ij", [(3,), (4,)]), ("...ij,...jk->...ik", [(2, 3, 4), (4, 5)]), ("bhqd,bhkd->bhqk", [(2, 3, 4, 5)] * 2),
     ("b i d, b j d -> b i j", [(2, 3, 4), (2, 5, 4)]), ("ijk,ikl,j->il", [(2, 3, 4), (2, 4, 5), (3,)]),
     ("...i,...i", [(2, 3), (3,)]), ("i...->...", [(3, 2, 4)]), ("iij->j", [(3, 3, 2)]), ("ab,ab->a", [(1, 3), (4, 3)]),
+    # outer products (nothing summed: a broadcast mul), batched, with a size-1 label and permuted outputs
+    ("bi,bj->bij", [(3, 4), (3, 5)]), ("bi,bj->bji", [(3, 4), (1, 5)]), ("i,j,k->kij", [(2,), (3,), (4,)]),
+    ("ij,k->ikj", [(2, 3), (4,)]),
 ]
+
+
+def test_einsum_outer_promotes_like_torch():
+    for lib in (ct, torch):
+        a, b = lib.ones(3, dtype=lib.float32), lib.ones(2, dtype=lib.float64)
+        assert str(lib.einsum("i,j->ij", a, b).dtype).endswith("float64")
+        assert str(lib.einsum("i,j->ij", a.bool(), a.bool()).dtype).endswith("bool")
 
 
 @pytest.mark.parametrize("eq,shapes", EINSUM)

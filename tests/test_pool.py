@@ -190,3 +190,44 @@ def test_adaptive_pool_empty_dims_as_torch(fn, shape, os):
         y.sum().backward()
         return tuple(y.shape), y.dtype == lib.float64, np.isnan(y.detach().numpy()).all(), tuple(x.grad.shape)
     assert run(ct) == run(torch)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "float16", "bfloat16"])
+def test_max_pool1d_values_only(dtype):
+    """F.max_pool1d with no indices or gradient wanted runs the values-only kernel: torch's values, NaN and -inf
+    picks, geometry (stride, padding, dilation, ceil_mode), 2-d input, non-contiguous input"""
+    rs = np.random.RandomState(4)
+    a = rs.randn(3, 4, 23)
+    a[0, 0, 3] = np.nan
+    a[1, 2, :] = -np.inf
+    a[2, 1, 5:9] = np.nan
+    for xt, xc in ((torch.tensor(a), ct.tensor(a)), (torch.tensor(a).transpose(0, 1), ct.tensor(a).transpose(0, 1)),
+                   (torch.tensor(a[0]), ct.tensor(a[0]))):
+        xt, xc = xt.to(getattr(torch, dtype)), xc.to(getattr(ct, dtype))
+        for kw in ({"kernel_size": 3}, {"kernel_size": 2, "stride": 1}, {"kernel_size": [4], "stride": (3,), "padding": 2},
+                   {"kernel_size": 3, "stride": 2, "padding": 1, "dilation": 2, "ceil_mode": True},
+                   {"kernel_size": 5, "stride": 4, "ceil_mode": True}):
+            e = torch.nn.functional.max_pool1d(xt, **kw)
+            r = ct.nn.functional.max_pool1d(xc, **kw)
+            assert str(r.dtype) == str(e.dtype) and tuple(r.shape) == tuple(e.shape)
+            np.testing.assert_array_equal(r.float().numpy(), e.float().numpy())
+            # the indexed (gradient) path agrees
+            g = ct.nn.functional.max_pool1d(xc.float().detach().clone().requires_grad_(), **kw)
+            np.testing.assert_array_equal(g.detach().numpy(), r.float().numpy())
+
+
+def _max_pool1d_errors(lib):
+    F = lib.nn.functional
+    x = lib.zeros(2, 3, 4)
+    return [lambda: F.max_pool1d(lib.zeros(4), 2), lambda: F.max_pool1d(lib.zeros(2, 0, 4), 2),
+            lambda: F.max_pool1d(x, 0), lambda: F.max_pool1d(x, 2, stride=0), lambda: F.max_pool1d(x, 3, padding=-1),
+            lambda: F.max_pool1d(x, 3, padding=2), lambda: F.max_pool1d(x, 2, dilation=0), lambda: F.max_pool1d(x, 5),
+            lambda: F.max_pool1d(x, (2, 2)), lambda: F.max_pool1d(x.int(), 2), lambda: F.max_pool1d(x.bool(), 2)]
+
+
+@pytest.mark.parametrize("case", range(11))
+def test_max_pool1d_values_only_errors(case):
+    oracle.raises_like(_max_pool1d_errors(ct)[case], _max_pool1d_errors(torch)[case])
+    F = ct.nn.functional
+    assert tuple(F.max_pool1d(ct.zeros(0, 3, 4), 2).shape) == tuple(torch.nn.functional.max_pool1d(
+        torch.zeros(0, 3, 4), 2).shape)

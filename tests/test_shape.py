@@ -1,6 +1,6 @@
 """The shape family in C (src/ATen/ATShape.c, declarations/shape.yaml):
 cat/concat/concatenate/stack (+ the hstack family over cat), flip/fliplr/
-flipud/roll/rot90, repeat_interleave and F.unfold/F.fold against PyTorch:
+flipud/roll/rot90, repeat_interleave, F.unfold/F.fold and F.pad's reflect/replicate/circular against PyTorch:
 values, dtypes, promotion, non-contiguous inputs, out=, errors, gradients."""
 import numpy as np
 import pytest
@@ -326,3 +326,91 @@ def test_broadcast_tensors_and_matmul_batch_mismatch():
         got = ct.broadcast_tensors(*[ct.ones(s) for s in shapes])
         want = torch.broadcast_tensors(*[torch.ones(s) for s in shapes])
         assert [tuple(g.shape) for g in got] == [tuple(w.shape) for w in want]
+
+
+# ---------------------------------------------------------------- F.pad's reflect / replicate / circular
+PAD_MODES = ["reflect", "replicate", "circular"]
+PAD_CASES = [((5,), (2, 1)), ((3, 5), (2, 4)), ((2, 3, 5), (-1, 3)), ((2, 3, 5), (0, 0)), ((3, 4, 5), (1, -2, 3, 0)),
+             ((2, 3, 4, 5), (3, 2, 1, 1)), ((2, 3, 4, 5), (-3, -2, 1, 1)), ((2, 4, 5, 6), (1, 2, 0, 3, 2, 1)),
+             ((2, 3, 4, 5, 6), (2, -1, 1, 3, -1, 2)), ((0, 3, 4, 5), (1, 1, 1, 1)), ((2, 0, 4, 5), (1, 1, 1, 1))]
+
+
+@pytest.mark.parametrize("mode", PAD_MODES)
+@pytest.mark.parametrize("shape, pad", PAD_CASES)
+def test_pad_modes_values_grads_and_errors(mode, shape, pad):
+    rs = np.random.RandomState(3)
+    x = rs.randn(*shape)
+    xc, xt = ct.tensor(x, requires_grad=True), torch.tensor(x, requires_grad=True)
+    try:
+        b = TF.pad(xt, pad, mode=mode)
+    except (RuntimeError, NotImplementedError):
+        oracle.raises_like(lambda: CF.pad(xc, pad, mode=mode), lambda: TF.pad(xt, pad, mode=mode))
+        return
+    a = CF.pad(xc, pad, mode=mode)
+    _same(a.detach(), b.detach())
+    if mode != "circular":   # torch's circular is a CopySlices of copies
+        assert a.grad_fn.name() == b.grad_fn.name()
+    w = rs.randn(*b.shape)
+    a.backward(ct.tensor(w))
+    b.backward(torch.tensor(w))
+    np.testing.assert_allclose(xc.grad.numpy(), xt.grad.numpy(), rtol=1e-12, atol=1e-12)
+
+
+@pytest.mark.parametrize("mode", PAD_MODES)
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_pad_modes_dtypes_and_non_contiguous(mode, dtype):
+    t, c = _pair((2, 5, 4, 6), dtype)
+    t, c = t.transpose(1, 3), c.transpose(1, 3)   # (2, 6, 4, 5), strided
+    for pad in ((2, 1), (1, 2, 3, 0), (1, 1, 2, 3, 1, 1)):
+        if pad and len(pad) == 6:
+            t, c = t[None], c[None]
+        try:
+            e = TF.pad(t, pad, mode=mode)
+        except NotImplementedError:   # torch's reflect/replicate take no bool
+            oracle.raises_like(lambda: CF.pad(c, pad, mode=mode), lambda: TF.pad(t, pad, mode=mode))
+            continue
+        _same(CF.pad(c, pad, mode=mode), e)
+    x = np.random.RandomState(1).randn(2, 3, 5)
+    for cd, td in ((ct.complex64, torch.complex64), (ct.float16, torch.float16)):
+        xc, xt = ct.tensor(x).to(cd).requires_grad_(), torch.tensor(x).to(td).requires_grad_()
+        a, b = CF.pad(xc, (3, 2), mode=mode), TF.pad(xt, (3, 2), mode=mode)
+        np.testing.assert_allclose(a.detach().to(ct.complex128).numpy(), b.detach().to(torch.complex128).numpy())
+        a.abs().sum().backward()
+        b.abs().sum().backward()
+        assert str(xc.grad.dtype) == str(xt.grad.dtype)
+        np.testing.assert_allclose(xc.grad.to(ct.complex128).numpy(), xt.grad.to(torch.complex128).numpy(),
+                                   rtol=2e-3, atol=2e-3)
+
+
+def _pad_errors(lib):
+    F = lib.nn.functional
+    x = lib.zeros(2, 3, 4)
+    return [lambda: F.pad(x, (1, 1, 1), mode="reflect"), lambda: F.pad(x[0, 0], (1, 1), mode="replicate"),
+            lambda: F.pad(x, (1, 1, 1, 1, 1, 1), mode="circular"), lambda: F.pad(x, (1, 1), mode="foo"),
+            lambda: F.pad(x, (1, 1), mode="reflect", value=2.0), lambda: F.pad(x, (4, 1), mode="reflect"),
+            lambda: F.pad(x, (5, 1), mode="circular"), lambda: F.pad(x, (-2, -2), mode="replicate"),
+            lambda: F.pad(x, (-3, -2), mode="circular"), lambda: F.pad(x.bool(), (1, 1), mode="reflect"),
+            lambda: lib._C._nn.reflection_pad2d(x, (1, 1)), lambda: F.pad(lib.zeros(2, 3, 0), (1, 1), mode="reflect")]
+
+
+@pytest.mark.parametrize("case", range(12))
+def test_pad_modes_errors(case):
+    oracle.raises_like(_pad_errors(ct)[case], _pad_errors(torch)[case])
+
+
+@pytest.mark.parametrize("mode", PAD_MODES)
+def test_pad_modes_gradcheck_and_double_backward(mode):
+    x = ct.tensor(np.random.RandomState(2).randn(1, 2, 3, 4), requires_grad=True)
+    fn = lambda a: CF.pad(a, (2, 1, 1, 2), mode=mode)   # noqa: E731
+    assert ct.autograd.gradcheck(fn, (x,))
+    assert ct.autograd.gradgradcheck(fn, (x,))
+
+
+def test_pad_backward_ops_check_their_arguments():
+    g, x = ct.zeros(2, 3, 6), ct.zeros(2, 3, 4)
+    for op in (ct._C._nn.reflection_pad1d_backward, ct._C._nn.replication_pad1d_backward):
+        assert op(g, x, [1, 1]).shape == x.shape
+        with pytest.raises(RuntimeError, match="expected grad_output of sizes"):
+            op(ct.zeros(2, 3, 5), x, [1, 1])
+        with pytest.raises(NotImplementedError):
+            op(g.long(), x.long(), [1, 1])

@@ -234,6 +234,11 @@ def max_pool1d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
         return _handle_with_locals(max_pool1d, locals())
     one = lambda v: v[0] if isinstance(v, (list, tuple)) else v
     st = one(stride) if stride is not None else one(kernel_size)
+    if not return_indices and input.device.type == "cpu" and \
+            not (input.requires_grad and cthtorch.is_grad_enabled()):   # the values alone (torch's shortcut too)
+        lst = lambda v: list(v) if isinstance(v, (list, tuple)) else [v]   # noqa: E731
+        return _C._internal._max_pool1d_values(input, lst(kernel_size), [] if stride is None else lst(stride),
+                                               lst(padding), lst(dilation), ceil_mode)
     out, idx = _nn.max_pool2d_with_indices(input.unsqueeze(-2), (1, one(kernel_size)), (1, st), (0, one(padding)),
                                            (1, one(dilation)), ceil_mode)
     out, idx = out.squeeze(-2), idx.squeeze(-2)
@@ -952,6 +957,7 @@ def pad(input, pad, mode="constant", value=None):
 
 
 _pad_fn = pad   # its parameter `pad` hides the name
+_PAD_OPS = {"reflect": "reflection_pad", "replicate": "replication_pad", "circular": "_pad_circular"}
 
 
 def pad_(input, pad, mode="constant", value=None):
@@ -963,6 +969,20 @@ def pad_(input, pad, mode="constant", value=None):
                          "padding length %d and input of dimension %d" % (len(pad), input.dim()))
     if mode == "constant":   # one C op (constant_pad_nd), negative pads included
         return cthtorch.constant_pad_nd(input, pad, 0.0 if value is None else value)
+    if value is not None and value != 0:
+        raise RuntimeError('Padding mode "%s" doesn\'t take in value argument' % mode)
+    if mode not in _PAD_OPS:
+        raise NotImplementedError("Unrecognised padding mode %s" % mode)
+    nsp = len(pad) // 2
+    if nsp == 0 or input.dim() not in (nsp + 1, nsp + 2) or nsp > 3:
+        raise NotImplementedError(
+            "Padding size %d is not supported for %dD input tensor.\nSupported combinations for non-constant padding:"
+            "\n  - 2D or 3D input: padding size = 2 (pads last dimension)\n  - 3D or 4D input: padding size = 4 "
+            "(pads last 2 dimensions)\n  - 4D or 5D input: padding size = 6 (pads last 3 dimensions)"
+            % (len(pad), input.dim()))
+    if input.device.type == "cpu":   # one gather kernel per mode (src/ATen/ATShape.c)
+        op = _PAD_OPS[mode]
+        return getattr(_nn, op if mode == "circular" else "%s%dd" % (op, nsp))(input, pad)
     out = input
     for i in range(len(pad) // 2):
         d = input.dim() - 1 - i

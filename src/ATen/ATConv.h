@@ -85,6 +85,9 @@ AT_API int at_conv2d_double_backward(THTensor **outs, const THTensor *ggI, const
 AT_API int at_max_pool2d(THTensor **outs, const THTensor *input, const ATIntList *kernel, const ATIntList *stride,
                          const ATIntList *padding, const ATIntList *dilation, bool ceil_mode);
 AT_API THTensor *at_max_pool2d_backward(const THTensor *grad, const THTensor *input, const THTensor *indices);
+/* F.max_pool1d's values alone (no indices, no gradient; torch's max_pool1d_impl): one-element lists, stride may be empty */
+AT_API THTensor *at_max_pool1d_values(const THTensor *input, const ATIntList *kernel, const ATIntList *stride,
+                                      const ATIntList *padding, const ATIntList *dilation, bool ceil_mode);
 AT_API THTensor *at_avg_pool2d(const THTensor *input, const ATIntList *kernel, const ATIntList *stride,
                                const ATIntList *padding, bool ceil_mode, bool count_include_pad, ATOptInt divisor);
 AT_API THTensor *at_avg_pool2d_backward(const THTensor *grad, const THTensor *input, const ATIntList *kernel,

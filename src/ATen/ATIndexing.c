@@ -432,6 +432,27 @@ done:
     default: MOVE_LOOP(at_bytes16, OFF) break;   /* complex128 */                                 \
   }
 
+/* rows[p * nb + j] = slots[pre[p] + o[j]] */
+#define GATHER1(T)                                                                                \
+  {                                                                                               \
+    const T *S = (const T *)slots;                                                                \
+    T *R = (T *)rows;                                                                             \
+    _Pragma("omp parallel for num_threads(nt) schedule(static) if (nt > 1)")                      \
+    for (int64_t p = 0; p < npre; p++) {                                                          \
+      const T *s = S + pre[p];                                                                    \
+      T *r = R + p * nb;                                                                          \
+      for (int64_t j = 0; j < nb; j++) r[j] = s[o[j]];                                            \
+    }                                                                                             \
+  }
+#define GATHER1_SIZES                                                                             \
+  switch (es) {                                                                                   \
+    case 1: GATHER1(uint8_t) break;                                                               \
+    case 2: GATHER1(uint16_t) break;                                                              \
+    case 4: GATHER1(uint32_t) break;                                                              \
+    case 8: GATHER1(uint64_t) break;                                                              \
+    default: GATHER1(at_bytes16) break;                                                           \
+  }
+
 /* -1 with the error of the first bad index (one-index plans check here) */
 static int plan_move(const Plan *P, char *slots, char *rows, int es, bool to_self, int64_t vstep) {
   int64_t nb = P->nb, npost = P->npost, npre = P->npre, badj = INT64_MAX;
@@ -445,6 +466,22 @@ static int plan_move(const Plan *P, char *slots, char *rows, int es, bool to_sel
   /* puts run serially when indices may repeat, so the last write wins as in PyTorch's serial loop */
   int nt = threads_for(npre * nb * npost);
   if (!npre || !nb || !npost) {   /* nothing moves: PyTorch checks no index either */
+  } else if (iv && npost == 1 && !to_self) {
+    /* single elements (index_select along the last dim, x[:, idx]): the index checked and made offsets once,
+     * then one tight gather per leading slice, where the general loop paid the checks per element */
+    int64_t *o = malloc(nb * sizeof(int64_t));
+    if (!o) {
+      THError_set(TH_ERR_MEMORY, "index: out of memory");
+      return -1;
+    }
+    for (int64_t j = 0; j < nb && badj == INT64_MAX; j++) {
+      int64_t v = iv[j];
+      if (v < 0 && wrap) v += isize;
+      if ((uint64_t)v >= (uint64_t)isize) badj = j;
+      o[j] = v * istride;
+    }
+    if (badj == INT64_MAX) GATHER1_SIZES
+    free(o);
   } else if (iv) {
     MOVE_SIZES(OFF_CHECKED)
   } else {

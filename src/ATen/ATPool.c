@@ -16,7 +16,7 @@
 #define POOL_CT(t) ((t)->dtype == TH_Double ? TH_Double : TH_Float)
 static int64_t pool_out(int64_t in, int64_t k, int64_t s, int64_t p, int64_t d, bool ceil_mode) {
   int64_t num = in + 2 * p - d * (k - 1) - 1 + (ceil_mode ? s - 1 : 0);
-  int64_t out = num / s + 1;
+  int64_t out = num / s - (num % s != 0 && num < 0) + 1;   /* floor division (torch's div_rtn), s > 0 */
   if (ceil_mode && (out - 1) * s >= in + p) out--;
   return out;
 }
@@ -349,6 +349,102 @@ int at_max_pool2d(THTensor **outs, const THTensor *input, const ATIntList *k, co
                   const ATIntList *d, bool ceil_mode) {
   if (max_pool2d_nchw(outs, input, k, s, p, d, ceil_mode) < 0) return -1;
   return keep_format2(input, outs);
+}
+
+/* F.max_pool1d when neither indices nor a gradient are wanted: the values
+ * only (torch's max_pool1d_impl, with its checks and texts), tap by tap along
+ * each row as maxpool_plane does, without an int64 index per output to build
+ * and write, which cost the indexed kernel 2-3.7x torch's time. NaN and
+ * first-pick rules are maxpool_plane's; every output has a valid tap
+ * (pad <= kernel / 2). */
+typedef struct { int64_t W, OW, K, S, P, D; } Pool1Geom;
+
+#define MAXPOOL_ROW(T)                                                                                 \
+  static void maxpool_row_##T(const T *x, T *y, const Pool1Geom *g) {                                  \
+    for (int64_t ow = 0; ow < g->OW; ow++) y[ow] = -INFINITY;                                          \
+    for (int64_t kw = 0; kw < g->K; kw++) {                                                            \
+      int64_t iw0 = kw * g->D - g->P, lo, hi, sw = g->S;                                               \
+      at_window_cols(iw0, g->W, sw, g->OW, &lo, &hi);                                                  \
+      for (int64_t ow = lo; ow < hi; ow++) {                                                           \
+        T v = x[iw0 + ow * sw];                                                                        \
+        y[ow] = (v > y[ow]) | (v != v) ? v : y[ow];                                                    \
+      }                                                                                                \
+    }                                                                                                  \
+  }
+MAXPOOL_ROW(float)
+MAXPOOL_ROW(double)
+
+THTensor *at_max_pool1d_values(const THTensor *input, const ATIntList *k, const ATIntList *s, const ATIntList *p,
+                               const ATIntList *d, bool ceil_mode) {
+  char b[256];
+  int nd = input->ndim;
+  bool ok = nd == 2 || nd == 3;
+  for (int i = nd - 2; ok && i < nd; i++) ok = input->sizes[i] != 0;
+  if (!ok) {
+    THError_set(TH_ERR_RUNTIME, "max_pool1d: Expected 2D or 3D (batch mode) tensor with optional 0 dim batch size "
+                "for input, but got:%s", THTensor_sizeStr(nd, input->sizes, b, sizeof b));
+    return NULL;
+  }
+  const char *what[4] = { "kernel_size must be an int, list of ints or tuple of ints",
+                          "stride must be None, an int, list of ints, or tuple of ints",
+                          "padding must be an int, list of ints or tuple of ints",
+                          "dilation must be an int, list of ints or tuple of ints" };
+  const ATIntList *lists[4] = { k, s, p, d };
+  for (int i = 0; i < 4; i++)
+    if (lists[i]->n != 1 && !(i == 1 && lists[i]->n == 0)) {
+      THError_set(TH_ERR_RUNTIME, "max_pool1d() %s of size 1 but got size %d", what[i], lists[i]->n);
+      return NULL;
+    }
+  Pool1Geom g = { input->sizes[nd - 1], 0, k->v[0], s->n ? s->v[0] : k->v[0], p->v[0], d->v[0] };
+  const char *bad = g.K <= 0 ? "kernel_size must be greater than zero" : g.S <= 0 ? "stride must be greater than zero"
+                    : g.P < 0 ? "padding must be non-negative" : NULL;
+  if (bad) {
+    THError_set(TH_ERR_RUNTIME, "max_pool1d() %s, but got %lld", bad,
+                (long long)(g.K <= 0 ? g.K : g.S <= 0 ? g.S : g.P));
+    return NULL;
+  }
+  if (g.P > g.K / 2) {
+    THError_set(TH_ERR_RUNTIME, "max_pool1d() padding should be at most half of kernel size, but got padding=%lld "
+                "and kernel_size=%lld", (long long)g.P, (long long)g.K);
+    return NULL;
+  }
+  if (g.D <= 0) {
+    THError_set(TH_ERR_RUNTIME, "max_pool1d() dilation must be greater than zero, but got %lld", (long long)g.D);
+    return NULL;
+  }
+  g.OW = pool_out(g.W, g.K, g.S, g.P, g.D, ceil_mode);
+  if (g.OW <= 0) {
+    THError_set(TH_ERR_RUNTIME, "max_pool1d() Invalid computed output size: %lld", (long long)g.OW);
+    return NULL;
+  }
+  if (!THDtype_isFloating(input->dtype)) {
+    THError_set(TH_ERR_NOTIMPL, "\"max_pool1d_impl\" not implemented for '%s'", THDtype_info[input->dtype].legacy);
+    return NULL;
+  }
+  THDtype ct = input->dtype == TH_Double ? TH_Double : TH_Float;
+  THTensor *x = at_contiguous_as(input, ct);
+  if (!x) return NULL;
+  int64_t osz[3], P = THTensor_numel(input) / g.W;
+  memcpy(osz, input->sizes, nd * sizeof(int64_t));
+  osz[nd - 1] = g.OW;
+  THTensor *y = THTensor_new(ct, nd, osz);
+  if (!y) { THTensor_free(x); return NULL; }
+  if (ct == TH_Double) {
+    const double *xd = (const double *)(void *)THTensor_data(x);
+    double *yd = (double *)(void *)THTensor_data(y);
+#pragma omp parallel for if (P * g.OW > 16384)
+    for (int64_t pl = 0; pl < P; pl++) maxpool_row_double(xd + pl * g.W, yd + pl * g.OW, &g);
+  } else {
+    const float *xd = (const float *)(void *)THTensor_data(x);
+    float *yd = (float *)(void *)THTensor_data(y);
+#pragma omp parallel for if (P * g.OW > 16384)
+    for (int64_t pl = 0; pl < P; pl++) maxpool_row_float(xd + pl * g.W, yd + pl * g.OW, &g);
+  }
+  THTensor_free(x);
+  if (ct == input->dtype) return y;
+  THTensor *r = at_to_dtype(y, input->dtype, false);
+  THTensor_free(y);
+  return r;
 }
 
 static THTensor *avg_pool2d_nchw(const THTensor *input, const ATIntList *k, const ATIntList *s, const ATIntList *p,

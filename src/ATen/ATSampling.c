@@ -11,6 +11,8 @@
  * Coordinates and weights are computed in the tensor's type (float for
  * float16/bfloat16), as torch's CPU kernels do, so nearest sampling rounds
  * the same ties. A corner outside the input contributes 0 (it is not read).
+ * Bicubic reads 16 taps (2-d only): as torch's, padding moves each integer
+ * tap, not the coordinate, and the grid's gradient ignores the padding.
  * Every output element, grad_input plane and grad_grid point is summed in one
  * fixed order whatever the thread count.
  *
@@ -92,11 +94,7 @@ static int gs_check(const THTensor *input, const THTensor *grid, int64_t mode, i
     THError_set(TH_ERR_RUNTIME, "grid_sampler(): bicubic interpolation only supports 4D input");
     return -1;
   }
-  if (mode == GS_BICUBIC) {
-    THError_set(TH_ERR_NOTIMPL, "grid_sampler_2d with bicubic interpolation is not implemented in cthtorch");
-    return -1;
-  }
-  if (mode != GS_BILINEAR && mode != GS_NEAREST) {
+  if (mode != GS_BILINEAR && mode != GS_NEAREST && mode != GS_BICUBIC) {
     THError_set(TH_ERR_RUNTIME, "grid_sampler(): unknown interpolation mode %lld", (long long)mode);
     return -1;
   }
@@ -126,7 +124,7 @@ static int gs_check(const THTensor *input, const THTensor *grid, int64_t mode, i
     g->P *= grid->sizes[grid->ndim - 2 - d];
   }
   g->mode = (int)mode;
-  g->K = mode == GS_NEAREST ? 1 : 1 << nsp;
+  g->K = mode == GS_NEAREST ? 1 : mode == GS_BICUBIC ? 16 : 1 << nsp;
   return 0;
 }
 
@@ -279,6 +277,72 @@ static inline T GS_(gs_coord)(T v, int64_t S, int pad, bool align, T *mult) {
   return c;
 }
 
+/* bicubic: the tap at (integer-valued) coordinate c after padding, or -1 when it reads nothing */
+static inline int64_t GS_(gs_tap)(T c, int64_t S, int pad, bool align) {
+  T m;
+  if (pad == GS_BORDER)
+    c = GS_(gs_clip)(c, S, &m);
+  else if (pad == GS_REFLECTION)
+    c = GS_(gs_clip)(align ? GS_(gs_reflect)(c, 0, 2 * (S - 1), &m) : GS_(gs_reflect)(c, -1, 2 * S - 1, &m), S, &m);
+  if (!(fabs((double)c) < 2147483647.0)) return -1;   /* NaN, infinite, huge: torch's int conversion misses */
+  int64_t k = (int64_t)c;
+  return k >= 0 && k < S ? k : -1;
+}
+
+/* the cubic convolution weights (A = -0.75, torch's) of the taps at -1, 0, 1, 2 from floor, at fraction t;
+ * dc: their derivatives along t (NULL: not wanted) */
+static inline void GS_(gs_cubic)(T t, T *c, T *dc) {
+  const T A = (T)-0.75;
+  T x = t + 1;
+  c[0] = ((A * x - 5 * A) * x + 8 * A) * x - 4 * A;
+  c[1] = ((A + 2) * t - (A + 3)) * t * t + 1;
+  x = 1 - t;
+  c[2] = ((A + 2) * x - (A + 3)) * x * x + 1;
+  x = 2 - t;
+  c[3] = ((A * x - 5 * A) * x + 8 * A) * x - 4 * A;
+  if (!dc) return;
+  x = t + 1;
+  dc[0] = (3 * A * x - 10 * A) * x + 8 * A;
+  dc[1] = (3 * (A + 2) * t - 2 * (A + 3)) * t;
+  x = 1 - t;
+  dc[2] = -(3 * (A + 2) * x - 2 * (A + 3)) * x;
+  x = 2 - t;
+  dc[3] = -((3 * A * x - 10 * A) * x + 8 * A);
+}
+
+/* the bicubic tables of point i: tap k = 4*r + q (q along x, r along y) at j = k*GS_BLOCK + i;
+ * cub[q*GS_BLOCK + i] the x weights, cub[(4 + r)*GS_BLOCK + i] the y weights */
+static void GS_(gs_tables_bicubic)(const GsGeom *g, const T *grid, int64_t i, int64_t *off, int32_t *inb, T *w,
+                                   T *dw, T *mult, T *cub) {
+  T cw[2][4], dcw[2][4];
+  int64_t tap[2][4];
+  for (int d = 0; d < 2; d++) {
+    int64_t S = g->in[d];
+    T v = grid[i * 2 + d];
+    T c = g->align ? ((v + 1) / 2) * (T)(S - 1) : ((v + 1) * (T)S - 1) / 2;
+    if (mult) mult[i * 2 + d] = g->align ? (T)(S - 1) / 2 : (T)S / 2;
+    T f = floor(c);
+    GS_(gs_cubic)(c - f, cw[d], dw ? dcw[d] : NULL);
+    for (int q = 0; q < 4; q++) tap[d][q] = GS_(gs_tap)(f + (T)(q - 1), S, g->pad, g->align);
+  }
+  for (int q = 0; q < 4; q++) {
+    cub[q * GS_BLOCK + i] = cw[0][q];
+    cub[(4 + q) * GS_BLOCK + i] = cw[1][q];
+  }
+  for (int r = 0; r < 4; r++)
+    for (int q = 0; q < 4; q++) {
+      int64_t j = (int64_t)(4 * r + q) * GS_BLOCK + i;
+      bool in = tap[0][q] >= 0 && tap[1][r] >= 0;
+      off[j] = in ? tap[0][q] + tap[1][r] * g->instride[1] : 0;
+      inb[j] = in;
+      w[j] = cw[0][q] * cw[1][r];
+      if (dw) {
+        dw[j * 2] = dcw[0][q] * cw[1][r];
+        dw[j * 2 + 1] = cw[0][q] * dcw[1][r];
+      }
+    }
+}
+
 /* The tables of points [p0, p0 + np) of one batch item, corner-major so the
  * channel loops run over points with unit stride (and vectorize as gathers):
  * for point i and corner k at j = k*GS_BLOCK + i, off[j] (0 when outside),
@@ -287,10 +351,14 @@ static inline T GS_(gs_coord)(T v, int64_t S, int pad, bool align, T *mult) {
  * dw[j*nsp + d] = d(w)/d(coordinate d); mult[i*nsp + d] = d(coordinate
  * d)/d(grid value d). grid points at this block's first point. */
 static void GS_(gs_tables)(const GsGeom *g, const T *grid, int64_t np, int64_t *off, int32_t *inb, T *w, T *dw,
-                           T *mult) {
+                           T *mult, T *cub) {
   int nsp = g->nsp, K = g->K;
   for (int64_t i = 0; i < np; i++) {
     T c[3], t[3], u[3];
+    if (g->mode == GS_BICUBIC) {
+      GS_(gs_tables_bicubic)(g, grid, i, off, inb, w, dw, mult, cub);
+      continue;
+    }
     int64_t i0[3];
     for (int d = 0; d < nsp; d++) {
       T m;
@@ -347,11 +415,11 @@ static void GS_(gs_tables)(const GsGeom *g, const T *grid, int64_t np, int64_t *
   }
 }
 
-/* the scratch of one block: offsets, weights, weight derivatives, multipliers */
+/* the scratch of one block: offsets, weights, weight derivatives, multipliers, bicubic's per-axis weights */
 typedef struct {
   int64_t *off;
   int32_t *in;
-  T *w, *dw, *mult;
+  T *w, *dw, *mult, *cub;
 } GS_(GsScratch);
 
 static int GS_(gs_scratch)(const GsGeom *g, bool grads, GS_(GsScratch) *s) {
@@ -361,8 +429,9 @@ static int GS_(gs_scratch)(const GsGeom *g, bool grads, GS_(GsScratch) *s) {
   s->w = malloc(n * sizeof(T));
   s->dw = grads ? malloc(n * g->nsp * sizeof(T)) : NULL;
   s->mult = grads ? malloc((int64_t)GS_BLOCK * g->nsp * sizeof(T)) : NULL;
-  if (!s->off || !s->in || !s->w || (grads && (!s->dw || !s->mult))) {
-    free(s->off); free(s->in); free(s->w); free(s->dw); free(s->mult);
+  s->cub = g->mode == GS_BICUBIC ? malloc((int64_t)GS_BLOCK * 8 * sizeof(T)) : NULL;
+  if (!s->off || !s->in || !s->w || (grads && (!s->dw || !s->mult)) || (g->mode == GS_BICUBIC && !s->cub)) {
+    free(s->off); free(s->in); free(s->w); free(s->dw); free(s->mult); free(s->cub);
     THError_set(TH_ERR_MEMORY, "grid_sampler: out of memory");
     return -1;
   }
@@ -370,7 +439,7 @@ static int GS_(gs_scratch)(const GsGeom *g, bool grads, GS_(GsScratch) *s) {
 }
 
 static void GS_(gs_scratch_free)(GS_(GsScratch) *s) {
-  free(s->off); free(s->in); free(s->w); free(s->dw); free(s->mult);
+  free(s->off); free(s->in); free(s->w); free(s->dw); free(s->mult); free(s->cub);
 }
 
 static int GS_(gs_forward)(const GsGeom *g, const char *xd, const char *gd, char *yd) {
@@ -384,10 +453,10 @@ static int GS_(gs_forward)(const GsGeom *g, const char *xd, const char *gd, char
   for (int64_t n = 0; n < g->N; n++)
     for (int64_t p0 = 0; p0 < P; p0 += GS_BLOCK) {
       int64_t np = P - p0 < GS_BLOCK ? P - p0 : GS_BLOCK;
-      GS_(gs_tables)(g, grid + (n * P + p0) * nsp, np, s.off, s.in, s.w, NULL, NULL);
+      GS_(gs_tables)(g, grid + (n * P + p0) * nsp, np, s.off, s.in, s.w, NULL, NULL, s.cub);
       const int64_t *off = s.off;
       const int32_t *in = s.in;
-      const T *w = s.w;
+      const T *w = s.w, *cub = s.cub;
 #pragma omp parallel for if (C * np * K > GS_PAR_WORK)
       for (int64_t c = 0; c < C; c++) {
         const T *pl = x + (n * C + c) * Q;
@@ -400,6 +469,22 @@ static int GS_(gs_forward)(const GsGeom *g, const char *xd, const char *gd, char
             out[i] = (in[i] ? v0 : (T)0) * w[i] + (in[GS_BLOCK + i] ? v1 : (T)0) * w[GS_BLOCK + i] +
                      (in[2 * GS_BLOCK + i] ? v2 : (T)0) * w[2 * GS_BLOCK + i] +
                      (in[3 * GS_BLOCK + i] ? v3 : (T)0) * w[3 * GS_BLOCK + i];
+          }
+          continue;
+        }
+        if (K == 16) {   /* bicubic: each row along x, then the rows along y, as torch sums them */
+          for (int64_t i = 0; i < np; i++) {
+            T rows[4];
+            for (int r = 0; r < 4; r++) {
+              const int64_t *o = off + 4 * r * GS_BLOCK + i;
+              const int32_t *b = in + 4 * r * GS_BLOCK + i;
+              T v0 = pl[o[0]], v1 = pl[o[GS_BLOCK]], v2 = pl[o[2 * GS_BLOCK]], v3 = pl[o[3 * GS_BLOCK]];
+              rows[r] = cub[i] * (b[0] ? v0 : (T)0) + cub[GS_BLOCK + i] * (b[GS_BLOCK] ? v1 : (T)0) +
+                        cub[2 * GS_BLOCK + i] * (b[2 * GS_BLOCK] ? v2 : (T)0) +
+                        cub[3 * GS_BLOCK + i] * (b[3 * GS_BLOCK] ? v3 : (T)0);
+            }
+            out[i] = cub[4 * GS_BLOCK + i] * rows[0] + cub[5 * GS_BLOCK + i] * rows[1] +
+                     cub[6 * GS_BLOCK + i] * rows[2] + cub[7 * GS_BLOCK + i] * rows[3];
           }
           continue;
         }
@@ -433,7 +518,7 @@ static int GS_(gs_backward)(const GsGeom *g, const char *god, const char *xd, co
   for (int64_t n = 0; n < g->N; n++)
     for (int64_t p0 = 0; p0 < P; p0 += GS_BLOCK) {
       int64_t np = P - p0 < GS_BLOCK ? P - p0 : GS_BLOCK;
-      GS_(gs_tables)(g, grid + (n * P + p0) * nsp, np, s.off, s.in, s.w, s.dw, s.mult);
+      GS_(gs_tables)(g, grid + (n * P + p0) * nsp, np, s.off, s.in, s.w, s.dw, s.mult, s.cub);
       const int64_t *off = s.off;
       const int32_t *in = s.in;
       const T *w = s.w, *dw = s.dw, *mult = s.mult;

@@ -6,7 +6,7 @@
 #define AT_SAMPLING_H
 #include "ATen.h"
 
-/* interpolation_mode 0 bilinear, 1 nearest, 2 bicubic (not implemented);
+/* interpolation_mode 0 bilinear, 1 nearest, 2 bicubic (4-d only);
  * padding_mode 0 zeros, 1 border, 2 reflection; nsp: 2 or 3 spatial dims */
 AT_API THTensor *at_grid_sampler(const THTensor *input, const THTensor *grid, int64_t interpolation_mode,
                                  int64_t padding_mode, bool align_corners, int nsp);

@@ -38,4 +38,10 @@ AT_API THTensor *at_col2im(const THTensor *self, const ATIntList *output_size, c
 AT_API THTensor *at_constant_pad_nd(const THTensor *self, const ATIntList *pad, ATScalar value);
 /* its gradient: grad cropped (or zero-padded) back by the negated pads */
 AT_API THTensor *at_constant_pad_nd_backward(const THTensor *grad, const ATIntList *pad);
+/* F.pad's other modes over the last nsp dims (1-3) of a (nsp+1)- or (nsp+2)-d input: mode 0 reflect
+ * (reflection_pad{nsp}d), 1 replicate (replication_pad{nsp}d), 2 circular (_pad_circular, nsp from the
+ * padding's length); and their backward (self: the forward's input, for its sizes) */
+AT_API THTensor *at_pad_mode(const THTensor *self, const ATIntList *padding, int mode, int nsp);
+AT_API THTensor *at_pad_mode_backward(const THTensor *grad_output, const THTensor *self, const ATIntList *padding,
+                                      int mode, int nsp);
 #endif

@@ -1,6 +1,6 @@
-"""affine_grid, and grid_sample over 4-d and 5-d inputs (bilinear/nearest; zeros/border/reflection padding).
-grid_sample runs the fused kernels (torch.grid_sampler_2d/3d, src/ATen/ATSampling.c) on the CPU; a composite of
-gathers of the 2**d neighbours, which autograd differentiates through, serves other devices and the
+"""affine_grid, and grid_sample over 4-d and 5-d inputs (bilinear/nearest, bicubic on 4-d; zeros/border/reflection
+padding). grid_sample runs the fused kernels (torch.grid_sampler_2d/3d, src/ATen/ATSampling.c) on the CPU; a composite
+of gathers of the 2**d neighbours (4x4 for bicubic), which autograd differentiates through, serves other devices and the
 create_graph backward of the kernels (src/python/autograd/FormulasSampling.c)."""
 import warnings
 
@@ -78,10 +78,31 @@ _MODES = ("bilinear", "nearest", "bicubic")
 _PADDINGS = ("zeros", "border", "reflection")
 
 
+def _cubic_weights(t):
+    """the cubic convolution weights (A = -0.75, torch's) of the taps at -1, 0, 1, 2 from floor, at fraction t"""
+    a = -0.75
+
+    def near(x):
+        return ((a + 2) * x - (a + 3)) * x * x + 1
+
+    def far(x):
+        return ((a * x - 5 * a) * x + 8 * a) * x - 4 * a
+
+    return [far(t + 1), near(t), near(1 - t), far(2 - t)]
+
+
+def _tap_index(i, size, padding_mode, align_corners):
+    """bicubic: padding moves each integer tap (detached), not the coordinate, as torch's"""
+    if padding_mode == "border":
+        i = i.clamp(0, size - 1)
+    elif padding_mode == "reflection":
+        i = _reflect(i, 0, 2 * (size - 1)) if align_corners else _reflect(i, -1, 2 * size - 1)
+        i = i.clamp(0, size - 1).trunc()
+    return i
+
+
 def _grid_sample_composite(input, grid, mode, padding_mode, align_corners):
     """grid_sample as gathers of the neighbours of each source point (input and grid already checked)"""
-    if mode == "bicubic":
-        raise NotImplementedError("grid_sample(mode='bicubic') is not implemented in cthtorch")
     nsp = input.dim() - 2
     n, c = input.shape[0], input.shape[1]
     sizes = list(input.shape[2:])[::-1]          # coordinate d of the grid indexes sizes[d]: x (W), y (H), z (D)
@@ -92,7 +113,10 @@ def _grid_sample_composite(input, grid, mode, padding_mode, align_corners):
     for s in sizes:
         strides.append(q)
         q *= s
-    coords = [_source_coord(grid[..., d], sizes[d], padding_mode, align_corners) for d in range(nsp)]
+    if mode == "bicubic":
+        coords = [_unnormalize(grid[..., d], sizes[d], align_corners) for d in range(nsp)]
+    else:
+        coords = [_source_coord(grid[..., d], sizes[d], padding_mode, align_corners) for d in range(nsp)]
     flat = input.reshape(n, c, q)
 
     def tap(idx):
@@ -110,6 +134,20 @@ def _grid_sample_composite(input, grid, mode, padding_mode, align_corners):
         out = tap([x.detach().round() for x in coords])
         # torch's grid gradient is defined (zeros) for nearest sampling
         return out + grid.sum() * 0 if grid.requires_grad else out
+    if mode == "bicubic":
+        lo = [x.detach().floor() for x in coords]
+        cw = [[w.unsqueeze(1) for w in _cubic_weights(x - f)] for x, f in zip(coords, lo)]
+        taps = [[_tap_index(f + (q - 1), s, padding_mode, align_corners) for q in range(4)]
+                for f, s in zip(lo, sizes)]
+        out = None
+        for r in range(4):
+            row = None
+            for q in range(4):
+                term = tap([taps[0][q], taps[1][r]]) * cw[0][q]
+                row = term if row is None else row + term
+            row = row * cw[1][r]
+            out = row if out is None else out + row
+        return out
     lo = [x.detach().floor() for x in coords]
     hi_w = [(x - f).unsqueeze(1) for x, f in zip(coords, lo)]
     lo_w = [1 - w for w in hi_w]
