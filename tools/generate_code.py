@@ -167,7 +167,13 @@ class Decl:
         self.scalar_nodes = dict(d.get("scalar_nodes") or {})
         # per output: False keeps it out of the graph (lu_unpack's P, as in PyTorch)
         self.output_diff = d.get("output_differentiability")
+        # Tensor parameters torch's kernel has no derivative for (loss weights): with grad mode on, one that
+        # requires grad is torch's RuntimeError (its check_no_requires_grad), whatever the other inputs
+        self.no_grad_args = list(d.get("no_grad_args") or [])
         self.cname = self.full.replace(".", "_")
+        for n in self.no_grad_args:
+            if not any(p.name == n and p.is_tensor for p in self.params):
+                raise SystemExit("%s: no_grad_args names %r, which is not a Tensor parameter" % (self.full, n))
         for n in self.tensor_only:
             if not any(p.name == n and p.is_tensor for p in self.params):
                 raise SystemExit("%s: tensor_only names %r, which is not a Tensor parameter" % (self.full, n))
@@ -667,6 +673,11 @@ def _gen_vt_body(d, out, inplace):
         L.append("  bool rg_ = THP_any_requires_grad(%d, rg_in_);" % len(rg_list))
     else:
         L.append("  bool rg_ = false; (void)rg_;")
+    for n in d.no_grad_args:
+        L.append('  if (%s && %s != Py_None && THPTensor_requiresGrad(%s) && THP_grad_enabled()) { '
+                 'PyErr_SetString(PyExc_RuntimeError, "The function \'%s\' is not differentiable with respect to '
+                 'argument \'%s\'. This input cannot have requires_grad True."); return NULL; }'
+                 % (n + "_", n + "_", n + "_", d.name, n))
     if out and kind == "tuple":
         # out=(a, b): a sequence of tensors (the parser checked), of the right length
         L.append("  if (out_ == Py_None) out_ = NULL;")

@@ -663,12 +663,18 @@ def _loss_tensor_args(fname, input, target, weight=None):
         _tensor_arg(fname, "weight", weight, 3)
 
 
+def _no_grad_arg(fname, name, t):
+    """torch's error for a tensor argument its kernel has no derivative for (loss weights), raised while grad
+    mode is on, whether or not the other inputs require grad"""
+    if t is not None and t.requires_grad and cthtorch.is_grad_enabled():
+        raise RuntimeError("The function '%s' is not differentiable with respect to argument '%s'. "
+                           "This input cannot have requires_grad True." % (fname, name))
+
+
 def _check_class_weight(weight, target):
     # torch's nll_loss has no derivative for its class weights
-    if weight is not None and weight.requires_grad and cthtorch.is_grad_enabled() and \
-            not target.dtype.is_floating_point:
-        raise RuntimeError("The function 'nll_loss_forward' is not differentiable with respect to argument 'weight'. "
-                           "This input cannot have requires_grad True.")
+    if not target.dtype.is_floating_point:
+        _no_grad_arg("nll_loss_forward", "weight", weight)
 
 
 @fp32_on_cpu
@@ -807,6 +813,12 @@ def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=N
     if target.shape != input.shape:
         raise ValueError("Using a target size (%s) that is different to the input size (%s) is deprecated. Please "
                          "ensure they have the same size." % (target.size(), input.size()))
+    if weight is not None:   # torch's steps: broadcast to target, its kernel's check, the loss's shape
+        weight = weight.expand(cthtorch.broadcast_shapes(target.size(), weight.size()))
+        _no_grad_arg("binary_cross_entropy", "weight", weight)
+        if weight.shape != input.shape:
+            raise RuntimeError("output with shape %s doesn't match the broadcast shape %s"
+                               % (list(input.shape), list(weight.shape)))
     loss = -(target * input.log().clamp(min=-100) + (1 - target) * (1 - input).log().clamp(min=-100))
     if weight is not None:
         loss = loss * weight
@@ -823,11 +835,8 @@ def binary_cross_entropy_with_logits(input, target, weight=None, size_average=No
         raise ValueError("Target size (%s) must be the same as input size (%s)" % (target.size(), input.size()))
     if input.is_cpu and target.is_cpu and (weight is None or weight.is_cpu) and \
             (pos_weight is None or pos_weight.is_cpu):   # one fused pass each way (src/ATen/ATLoss.c)
-        if cthtorch.is_grad_enabled():
-            for name, t in (("weight", weight), ("pos_weight", pos_weight)):
-                if t is not None and t.requires_grad:   # torch's kernel has no derivative for them
-                    raise RuntimeError("The function 'binary_cross_entropy_with_logits' is not differentiable with "
-                                       "respect to argument '%s'. This input cannot have requires_grad True." % name)
+        for name, t in (("weight", weight), ("pos_weight", pos_weight)):
+            _no_grad_arg("binary_cross_entropy_with_logits", name, t)
         return cthtorch.binary_cross_entropy_with_logits(input, target, weight, pos_weight, _reduction_enum(reduction))
     log_sig = _nn.log_sigmoid(input)
     log_one_minus = _nn.log_sigmoid(-input)
