@@ -285,8 +285,7 @@ for _n in ("is_same_size", "is_signed", "is_complex", "is_conj", "is_neg", "is_i
 # Tensor methods that are the function with self first
 _METHODS = ("count_nonzero", "nansum", "nanmean", "aminmax", "quantile", "nanquantile", "diff", "histogram",
             "cov", "corrcoef", "mvlgamma", "isneginf", "isposinf", "isreal", "select_scatter", "slice_scatter",
-            "diagonal_scatter", "as_strided_scatter", "split_with_sizes", "unsafe_split", "unsafe_chunk",
-            "unsafe_split_with_sizes", "narrow_copy", "hsplit", "vsplit", "dsplit", "ravel", "is_same_size",
+            "diagonal_scatter", "as_strided_scatter", "split_with_sizes", "unsafe_split_with_sizes", "narrow_copy", "hsplit", "vsplit", "dsplit", "ravel", "is_same_size",
             "is_conj", "is_neg", "is_inference", "conj", "resolve_conj", "resolve_neg", "conj_physical",
             "index_reduce")
 
@@ -319,6 +318,9 @@ def register():
     for name in _METHODS:
         if not _present("Tensor", name):
             _ops.op("Tensor", name, _FUNCS[name], origin)
+    for name, fn in _shp.UNSAFE_METHODS.items():
+        if not _present("Tensor", name):
+            _ops.op("Tensor", name, fn, origin)
     for name in _misc.METHODS:
         if not _present("Tensor", name):
             _ops.op("Tensor", name, getattr(_misc, name), origin)
