@@ -578,3 +578,65 @@ def test_unsafe_split_without_grad_and_arg_errors():
               lambda L: L.unsafe_split(L.arange(6.0), 0), lambda L: L.unsafe_chunk(L.arange(6.0), 0),
               lambda L: L.unsafe_split_with_sizes(L.arange(6.0), [1, 2])):
         oracle.raises_like(lambda: f(ct), lambda: f(torch))
+
+
+def _nograd_view_case(L, k):
+    """case k of a view made in no_grad (or inference) mode and what follows it outside"""
+    x = L.tensor(X, requires_grad=True)
+    y = x * 2
+    ctx = L.inference_mode if k == 9 else L.no_grad
+    with ctx():
+        v = y[:2] if k != 6 else y.unbind(0)[0]
+        if k == 3:
+            v.mul_(2)       # inside the block: allowed; its history is refused later
+    if k in (0, 6, 9):      # an in-place op on it where autograd records
+        v.mul_(2)
+    elif k == 1:            # the base changed in place: reading the view's history is refused
+        y.add_(1)
+        return v * 2
+    elif k == 2:            # a view of it made with grad on
+        v[:1].mul_(2)
+    elif k == 3:
+        return v * 2
+    elif k == 4:            # the base needs no grad but the other operand does
+        z = L.tensor(X)
+        with L.no_grad():
+            u = z[:2]
+        u.mul_(L.tensor(X[:2], requires_grad=True))
+    elif k == 5:            # used out of place: it requires grad, a leaf with no accumulator
+        out = (v * 3).sum()
+        info = (v.requires_grad, v.is_leaf, v.grad_fn, out.requires_grad,
+                tuple(f[0] for f in out.grad_fn.next_functions[0][0].next_functions))
+        out.backward()
+        return info, x.grad, v.grad
+    elif k == 7:            # an in-place op inside and nothing after that reads its history
+        with L.no_grad():
+            v.mul_(2)
+        return y.detach(), v.requires_grad
+    elif k == 8:            # a view made with grad on, changed in no_grad: allowed, as before
+        w = y[1:]
+        with L.no_grad():
+            w.mul_(2)
+        return y.detach(), w.grad_fn.name()
+    return "no error"
+
+
+@pytest.mark.parametrize("k", range(10))
+def test_view_made_in_no_grad_mode_like_torch(k):
+    """torch's creation-mode rule for views: one made in no_grad (inference) mode of a tensor that requires
+    grad, modified in place where autograd records, or read for its history after its base changed in
+    place, is torch's RuntimeError (texts compared, views of such views and multi-output views included);
+    used out of place it requires grad yet passes no gradient; the inverse case stays allowed"""
+    try:
+        want = _nograd_view_case(torch, k)
+    except RuntimeError:
+        oracle.raises_like(lambda: _nograd_view_case(ct, k), lambda: _nograd_view_case(torch, k))
+        return
+    got = _nograd_view_case(ct, k)
+    if k == 5:
+        assert got[0] == want[0] and got[1:] == (None, None) and want[1:] == (None, None)
+    elif k in (7, 8):
+        oracle.same(got[0], want[0], 1e-12)
+        assert got[1] == want[1]
+    else:
+        assert got == want

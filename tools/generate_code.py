@@ -693,8 +693,8 @@ def _gen_vt_body(d, out, inplace):
         when = " && (%s)" % args(d.grad_composite_when) if d.grad_composite_when else ""
         L.append("  if (rg_%s%s) return %s;" % (" && !out_" if out else "", when, args(d.grad_composite)))
     if inplace_self:
-        L.append("  if (THP_check_inplace(self_) < 0) return NULL;")
         L.append("  if (!rg_ && THPTensor_requiresGrad(self_) && THP_grad_enabled()) rg_ = true;")
+        L.append("  if (THP_check_inplace_rg(self_, rg_) < 0) return NULL;")
 
     # saved inputs for in-place ops must be taken before the op overwrites self
     first_t = tparams[0].name + "_" if tparams else None
