@@ -236,7 +236,8 @@ def __getattr__(name):
     if name in ("nn", "optim", "utils", "vision", "linalg", "special", "fft", "multiprocessing",
                 "distributed", "jit", "testing", "backends", "hub", "onnx", "distributions", "amp", "random", "accelerator", "cpu",
                 "func", "xpu", "mps", "mtia", "compiler", "sparse", "serialization", "fx", "overrides", "futures",
-                "__future__", "signal", "masked", "nested", "types", "_dynamo", "_inductor", "library", "_logging"):
+                "__future__", "signal", "masked", "nested", "types", "_dynamo", "_inductor", "library", "_logging",
+                "quasirandom"):
         try:
             mod = _lazy(name)
         except ModuleNotFoundError as e:

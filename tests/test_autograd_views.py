@@ -521,3 +521,122 @@ def test_detach_inplace_refuses_every_view_like_torch():
             assert L.ones(3)[:1].detach_().shape == (1,)
         w = L.ones(2, requires_grad=True) * 1
         assert w.detach_() is w and not w.requires_grad
+
+
+def _unsafe_case(L, k):
+    """case k of the unsafe splits: the pieces (or what they give) after in-place changes torch allows"""
+    x = L.tensor(X, requires_grad=True)
+    y = x * 2
+    if k == 0:    # an in-place op on a piece
+        p = L.unsafe_split(y, 2)
+        p[0].mul_(3)
+        out = p[0].sum() * 2 + (p[1] ** 2).sum()
+    elif k == 1:  # a piece of the method form, along dim 1
+        p = y.unsafe_chunk(2, 1)
+        p[1].sub_(1)
+        out = (p[1] * p[0]).sum()
+    elif k == 2:  # the sizes form, one piece unused
+        p = L.unsafe_split_with_sizes(y, [1, 2], 0)
+        p[1].add_(1)
+        out = p[1].pow(2).sum()
+    else:         # the base changed in place after the split: the pieces' history stays valid
+        p = y.unsafe_split(1, 0)
+        y.add_(1)
+        out = (p[0] * p[2]).sum()
+    names = [q.grad_fn.name() for q in p]
+    flags = [(q._base is None, q._is_view(), q._version) for q in p]
+    g, = L.autograd.grad(out, x, create_graph=True)
+    gg, = L.autograd.grad(g.sum(), x, allow_unused=True)
+    return names, flags, y.detach(), g.detach(), gg
+
+
+@pytest.mark.parametrize("k", range(4))
+def test_unsafe_split_pieces_are_not_multi_output_views(k):
+    """torch.unsafe_split/unsafe_chunk/unsafe_split_with_sizes: pieces on the input's memory that autograd
+    does not count as views (no _base, version counters of their own), so in-place ops on them or on the
+    input after are allowed, where split's raise; grad_fn names, values, gradients and double gradients"""
+    nc, fc, yc, gc, ggc = _unsafe_case(ct, k)
+    nt, ft, yt, gt, ggt = _unsafe_case(torch, k)
+    assert nc == nt and fc == ft
+    oracle.same(yc, yt, 1e-12)
+    oracle.same(gc, gt, 1e-12)
+    assert (ggc is None) == (ggt is None)
+    if ggt is not None:
+        oracle.same(ggc, ggt, 1e-12)
+
+
+def test_unsafe_split_without_grad_and_arg_errors():
+    """no grad: still pieces of the input's memory, not views; torch's parser errors for the size arguments
+    (the method counts its arguments after self) and split's own errors"""
+    for L in (ct, torch):
+        y = L.arange(6.0)
+        p = L.unsafe_split(y, 4)
+        p[1].mul_(10)
+        assert y.tolist() == [0, 1, 2, 3, 40, 50] and p[1]._base is None and not p[1]._is_view()
+    for f in (lambda L: L.arange(6.0).unsafe_split([2, 4]), lambda L: L.unsafe_split(L.arange(6.0), 2.5),
+              lambda L: L.unsafe_chunk(L.arange(6.0), [2]), lambda L: L.arange(6.0).unsafe_chunk(True),
+              lambda L: L.unsafe_split(L.arange(6.0), 0), lambda L: L.unsafe_chunk(L.arange(6.0), 0),
+              lambda L: L.unsafe_split_with_sizes(L.arange(6.0), [1, 2])):
+        oracle.raises_like(lambda: f(ct), lambda: f(torch))
+
+
+def _nograd_view_case(L, k):
+    """case k of a view made in no_grad (or inference) mode and what follows it outside"""
+    x = L.tensor(X, requires_grad=True)
+    y = x * 2
+    ctx = L.inference_mode if k == 9 else L.no_grad
+    with ctx():
+        v = y[:2] if k != 6 else y.unbind(0)[0]
+        if k == 3:
+            v.mul_(2)       # inside the block: allowed; its history is refused later
+    if k in (0, 6, 9):      # an in-place op on it where autograd records
+        v.mul_(2)
+    elif k == 1:            # the base changed in place: reading the view's history is refused
+        y.add_(1)
+        return v * 2
+    elif k == 2:            # a view of it made with grad on
+        v[:1].mul_(2)
+    elif k == 3:
+        return v * 2
+    elif k == 4:            # the base needs no grad but the other operand does
+        z = L.tensor(X)
+        with L.no_grad():
+            u = z[:2]
+        u.mul_(L.tensor(X[:2], requires_grad=True))
+    elif k == 5:            # used out of place: it requires grad, a leaf with no accumulator
+        out = (v * 3).sum()
+        info = (v.requires_grad, v.is_leaf, v.grad_fn, out.requires_grad,
+                tuple(f[0] for f in out.grad_fn.next_functions[0][0].next_functions))
+        out.backward()
+        return info, x.grad, v.grad
+    elif k == 7:            # an in-place op inside and nothing after that reads its history
+        with L.no_grad():
+            v.mul_(2)
+        return y.detach(), v.requires_grad
+    elif k == 8:            # a view made with grad on, changed in no_grad: allowed, as before
+        w = y[1:]
+        with L.no_grad():
+            w.mul_(2)
+        return y.detach(), w.grad_fn.name()
+    return "no error"
+
+
+@pytest.mark.parametrize("k", range(10))
+def test_view_made_in_no_grad_mode_like_torch(k):
+    """torch's creation-mode rule for views: one made in no_grad (inference) mode of a tensor that requires
+    grad, modified in place where autograd records, or read for its history after its base changed in
+    place, is torch's RuntimeError (texts compared, views of such views and multi-output views included);
+    used out of place it requires grad yet passes no gradient; the inverse case stays allowed"""
+    try:
+        want = _nograd_view_case(torch, k)
+    except RuntimeError:
+        oracle.raises_like(lambda: _nograd_view_case(ct, k), lambda: _nograd_view_case(torch, k))
+        return
+    got = _nograd_view_case(ct, k)
+    if k == 5:
+        assert got[0] == want[0] and got[1:] == (None, None) and want[1:] == (None, None)
+    elif k in (7, 8):
+        oracle.same(got[0], want[0], 1e-12)
+        assert got[1] == want[1]
+    else:
+        assert got == want

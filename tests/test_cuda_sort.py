@@ -1,6 +1,6 @@
 """sort/argsort/msort/topk/kthvalue/median on CUDA (src/THC/THCSort.cu)
-against cthtorch's CPU path: values, indices (both sorts are stable, so tied
-indices agree too), dtypes, any dim, non-contiguous inputs, NaN and -0.0, and
+against cthtorch's CPU path: values, indices (the GPU sorts stably, so tied
+indices agree with the CPU's stable sort), dtypes, any dim, non-contiguous inputs, NaN and -0.0, and
 the gradients through scatter_grad. Skipped without a GPU."""
 import pytest
 
@@ -32,7 +32,8 @@ def test_sort_noncontiguous_and_shapes():
     for shape in [(), (0,), (3, 0), (1,), (1000,), (3, 2049)]:
         y = _x(shape, torch.float32) if shape != () else torch.tensor(2.5)
         same(torch.sort(y.to(DEV))[0], torch.sort(y)[0])
-        same(torch.sort(y.to(DEV))[1], torch.sort(y)[1])
+        # the CPU's default (unstable) sort moves ties past 16 elements, as torch's does
+        same(torch.sort(y.to(DEV))[1], torch.sort(y, stable=True)[1])
     same(torch.msort(x.to(DEV)), torch.msort(x))
     same(x.to(DEV).sort(0, True).values, x.sort(0, True).values)
 

@@ -806,3 +806,23 @@ def test_script_method_is_refused_with_a_clear_error():
             @cthtorch.jit.script_method
             def forward(self, x):
                 return x + 1
+
+
+def _bool_ops(a: bool, b: bool, x: int):
+    c = True
+    c &= a
+    d = False
+    d |= b
+    d ^= True
+    return a & True, a | b, a ^ b, True & a, a & b, c, d, a & (x > 2), x & 3, a & x
+
+
+@pytest.mark.parametrize("a,b,x", [(True, False, 6), (False, True, 1), (True, True, 3)])
+def test_scripted_bool_ops_on_python_bools_give_bools(a, b, x):
+    """TorchScript's &, |, ^ (and their augmented forms) on Python bools give bools, on ints ints, and
+    a bool with an int an int, as torch's scripted function returns them"""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        want = torch.jit.script(_bool_ops)(a, b, x)
+    got = cthtorch.jit.script(_bool_ops)(a, b, x)
+    assert [(type(v).__name__, v) for v in got] == [(type(v).__name__, v) for v in want]

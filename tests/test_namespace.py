@@ -1112,3 +1112,19 @@ def test_compile_wraps_a_module_as_torchs_optimized_module():
             lib.compile(m, mode="default", options={})
         return out + [str(e.value)]
     assert run(cthtorch) == run(torch)
+def test_quasirandom_sobol_engine_imports_and_refuses_clearly():
+    """torch.quasirandom.SobolEngine: importable under both names, its constants and dimension check as
+    torch's; drawing is not implemented (the Sobol direction-number table is not carried), so constructing
+    one is a NotImplementedError naming why, never other numbers"""
+    from cthtorch.quasirandom import SobolEngine
+    assert SobolEngine is cthtorch.quasirandom.SobolEngine
+    assert (SobolEngine.MAXBIT, SobolEngine.MAXDIM) == (torch.quasirandom.SobolEngine.MAXBIT,
+                                                         torch.quasirandom.SobolEngine.MAXDIM)
+    for d in (0, 21202):
+        with pytest.raises(ValueError) as ec:
+            SobolEngine(d)
+        with pytest.raises(ValueError) as et:
+            torch.quasirandom.SobolEngine(d)
+        assert str(ec.value) == str(et.value)
+    with pytest.raises(NotImplementedError, match="direction numbers"):
+        SobolEngine(3, scramble=True, seed=1)

@@ -505,3 +505,43 @@ def test_kl_div_mean_reduction_warns_as_torch():
         assert ours[0] == pytest.approx(theirs[0], rel=1e-12)
         assert ours[1] == theirs[1]
     assert got[0][0][2] == [__file__] and len(got[0][1][1]) == 1 and got[0][2][1] == []
+def _pad_cases():
+    cases = []
+    for nd in range(1, 6):
+        shape = [2, 3] + [4] * nd
+        for mode in ("reflect", "replicate", "circular"):
+            for npad in (2, 4, 6, 8):
+                pad = tuple((i + 1) % 3 for i in range(npad))
+                cases.append((shape, pad, mode, None))
+                cases.append((shape, (-1,) + pad[1:], mode, None))
+        cases.append((shape, (1, 1), "replicate", 2.0))
+        cases.append((shape, (1, 1), "reflect", 0.0))
+        cases.append((shape, (5, 0), "circular", None))
+        cases.append((shape, (4, 0), "circular", None))
+        cases.append((shape, (4, 0), "reflect", None))
+        cases.append((shape, (1, 2, 3), "reflect", None))
+        cases.append((shape, (1, 1), "bogus", None))
+    cases.append(([4], (1, 1), "reflect", None))
+    cases.append(([3, 4], (1, 2), "circular", None))
+    cases.append(([2, 2, 2, 2, 2, 2], (1, 1, 1, 1, 1, 1), "replicate", None))
+    return cases
+
+
+@pytest.mark.parametrize("shape,pad,mode,value", _pad_cases())
+def test_pad_modes_and_their_supported_ranks_like_torch(shape, pad, mode, value):
+    """F.pad's reflect/replicate/circular exist for 1-3 padded dims on inputs with or without a batch dim
+    (torch's kernels): other combinations are torch's NotImplementedError (its text), a value is refused
+    unless 0, circular wraps at most once, unknown modes are refused first; results and gradients as torch's"""
+    def call(L):
+        x = L.arange(float(np.prod(shape)), dtype=L.float64).reshape(shape).requires_grad_()
+        y = L.nn.functional.pad(x, pad, mode=mode, value=value)
+        y.pow(2).sum().backward()
+        return y.detach(), x.grad
+    try:
+        want = call(torch)
+    except Exception:
+        oracle.raises_like(lambda: call(ct), lambda: call(torch))
+        return
+    got = call(ct)
+    oracle.same(got[0], want[0], 1e-12)
+    oracle.same(got[1], want[1], 1e-12)

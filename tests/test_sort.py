@@ -538,3 +538,50 @@ def test_reductions_along_each_dim_of_3d(name):
         for keepdim in (False, True):
             args = (2, dim, keepdim) if name == "kthvalue" else (dim, keepdim)
             same(getattr(ct, name)(c, *args), getattr(torch, name)(t, *args))
+
+
+def _unstable_rows(n):
+    """rows of length n where an unstable sort reorders ties: few distinct
+    values, NaNs among them, and the patterns that steer introsort's pivots
+    (sorted, reversed, organ pipe, sawtooth, constant)"""
+    few = RS.randint(0, 3, n).astype(np.float64)
+    withnan = few.copy()
+    withnan[withnan == 2] = np.nan
+    organ = np.minimum(np.arange(n), n - 1 - np.arange(n)).astype(np.float64) % 5
+    return [few, withnan, np.sort(few), np.sort(few)[::-1].copy(), organ, np.arange(n, dtype=np.float64) % 7,
+            np.zeros(n)]
+
+
+@pytest.mark.parametrize("dtype", DTYPES + ["bool"])
+def test_unstable_sort_tie_order_matches_torch(dtype):
+    """torch's CPU sort(stable=False), the default of sort and argsort, runs
+    std::sort: past 16 elements it moves ties; the indices match torch's,
+    along either dim, both directions, stable=None as False"""
+    for n in (5, 16, 17, 18, 40, 300, 2000):
+        for r in _unstable_rows(n):
+            if not dtype.startswith(("float", "bf")):
+                r = np.nan_to_num(r, nan=3.0)
+            if dtype == "bool":
+                r = r % 2
+            c, t = pair(np.stack([r, r[::-1]]), dtype)
+            for desc in (False, True):
+                for f in (lambda L, x: L.sort(x, descending=desc), lambda L, x: x.sort(stable=False, descending=desc),
+                          lambda L, x: L.sort(x, stable=None, descending=desc),
+                          lambda L, x: L.argsort(x, descending=desc), lambda L, x: x.t().argsort(0, desc),
+                          lambda L, x: L.argsort(x.t(), dim=0, descending=desc, stable=False),
+                          lambda L, x: L.sort(x.t().contiguous(), 0, desc)):
+                    same(f(ct, c), f(torch, t))
+
+
+def test_unstable_sort_cases_torch_sorts_stably():
+    """torch keeps ties in order, stable=False or not, for a dim of stride 0
+    and for 1-d integer ascending sorts of 32768 elements and more (its radix
+    sort); the descending one and float ones of that size move them"""
+    x = RS.randint(0, 3, 40000)
+    for dtype in ("int64", "int32", "uint8", "float32"):
+        c, t = pair(x, dtype)
+        for desc in (False, True):
+            same(ct.sort(c, descending=desc), torch.sort(t, descending=desc))
+    c, t = pair([2.0], "float32")
+    same(ct.sort(c.expand(4, 40), dim=1), torch.sort(t.expand(4, 40), dim=1))
+    same(ct.argsort(c.expand(40, 3), dim=0), torch.argsort(t.expand(40, 3), dim=0))

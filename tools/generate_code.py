@@ -167,7 +167,13 @@ class Decl:
         self.scalar_nodes = dict(d.get("scalar_nodes") or {})
         # per output: False keeps it out of the graph (lu_unpack's P, as in PyTorch)
         self.output_diff = d.get("output_differentiability")
+        # Tensor parameters torch's kernel has no derivative for (loss weights): with grad mode on, one that
+        # requires grad is torch's RuntimeError (its check_no_requires_grad), whatever the other inputs
+        self.no_grad_args = list(d.get("no_grad_args") or [])
         self.cname = self.full.replace(".", "_")
+        for n in self.no_grad_args:
+            if not any(p.name == n and p.is_tensor for p in self.params):
+                raise SystemExit("%s: no_grad_args names %r, which is not a Tensor parameter" % (self.full, n))
         for n in self.tensor_only:
             if not any(p.name == n and p.is_tensor for p in self.params):
                 raise SystemExit("%s: tensor_only names %r, which is not a Tensor parameter" % (self.full, n))
@@ -667,6 +673,11 @@ def _gen_vt_body(d, out, inplace):
         L.append("  bool rg_ = THP_any_requires_grad(%d, rg_in_);" % len(rg_list))
     else:
         L.append("  bool rg_ = false; (void)rg_;")
+    for n in d.no_grad_args:
+        L.append('  if (%s && %s != Py_None && THPTensor_requiresGrad(%s) && THP_grad_enabled()) { '
+                 'PyErr_SetString(PyExc_RuntimeError, "The function \'%s\' is not differentiable with respect to '
+                 'argument \'%s\'. This input cannot have requires_grad True."); return NULL; }'
+                 % (n + "_", n + "_", n + "_", d.name, n))
     if out and kind == "tuple":
         # out=(a, b): a sequence of tensors (the parser checked), of the right length
         L.append("  if (out_ == Py_None) out_ = NULL;")
@@ -682,8 +693,8 @@ def _gen_vt_body(d, out, inplace):
         when = " && (%s)" % args(d.grad_composite_when) if d.grad_composite_when else ""
         L.append("  if (rg_%s%s) return %s;" % (" && !out_" if out else "", when, args(d.grad_composite)))
     if inplace_self:
-        L.append("  if (THP_check_inplace(self_) < 0) return NULL;")
         L.append("  if (!rg_ && THPTensor_requiresGrad(self_) && THP_grad_enabled()) rg_ = true;")
+        L.append("  if (THP_check_inplace_rg(self_, rg_) < 0) return NULL;")
 
     # saved inputs for in-place ops must be taken before the op overwrites self
     first_t = tparams[0].name + "_" if tparams else None

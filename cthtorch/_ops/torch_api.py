@@ -198,31 +198,10 @@ def storage_type(self):
 
 
 def _standard_gamma(input, generator=None):
-    """Gamma(input, 1) draws, differentiable in input (the distributions' sampler). The draws follow cthtorch's
-    Marsaglia-Tsang stream, not torch's, so seeded values differ from torch's while their law is the same."""
+    """Gamma(input, 1) draws (torch's for a seed, from the binding this extends), differentiable in input
+    (the distributions' sampler)."""
     from cthtorch.distributions._samplers import standard_gamma
-    if generator is not None:
-        raise NotImplementedError("torch._standard_gamma: a generator= argument is not supported in cthtorch; "
-                                  "seed the default generator with torch.manual_seed instead")
-    _floating_only("gamma_cpu", input)
-    return standard_gamma(input)
-
-
-def _floating_only(kernel, input):
-    if not input.is_floating_point():
-        from cthtorch._utils import _dtype_name
-        raise NotImplementedError("\"%s\" not implemented for '%s'" % (kernel, _dtype_name(input.dtype)))
-
-
-def _sample_dirichlet(input, generator=None):
-    """Dirichlet(input) draws over the last dimension: normalized gamma draws (not differentiable, as torch's)."""
-    from cthtorch.distributions._samplers import dirichlet
-    if generator is not None:
-        raise NotImplementedError("torch._sample_dirichlet: a generator= argument is not supported in cthtorch; "
-                                  "seed the default generator with torch.manual_seed instead")
-    _floating_only("dirichlet", input)
-    with cthtorch.no_grad():
-        return dirichlet(input)
+    return standard_gamma(input, generator)
 
 
 def _has_compatible_shallow_copy_type(input, from_):
@@ -308,8 +287,7 @@ for _n in ("is_same_size", "is_signed", "is_complex", "is_conj", "is_neg", "is_i
 # Tensor methods that are the function with self first
 _METHODS = ("count_nonzero", "nansum", "nanmean", "aminmax", "quantile", "nanquantile", "diff", "histogram",
             "cov", "corrcoef", "mvlgamma", "isneginf", "isposinf", "isreal", "select_scatter", "slice_scatter",
-            "diagonal_scatter", "as_strided_scatter", "split_with_sizes", "unsafe_split", "unsafe_chunk",
-            "unsafe_split_with_sizes", "narrow_copy", "hsplit", "vsplit", "dsplit", "ravel", "is_same_size",
+            "diagonal_scatter", "as_strided_scatter", "split_with_sizes", "unsafe_split_with_sizes", "narrow_copy", "hsplit", "vsplit", "dsplit", "ravel", "is_same_size",
             "is_conj", "is_neg", "is_inference", "conj", "resolve_conj", "resolve_neg", "conj_physical",
             "index_reduce")
 
@@ -342,6 +320,9 @@ def register():
     for name in _METHODS:
         if not _present("Tensor", name):
             _ops.op("Tensor", name, _FUNCS[name], origin)
+    for name, fn in _shp.UNSAFE_METHODS.items():
+        if not _present("Tensor", name):
+            _ops.op("Tensor", name, fn, origin)
     for name in _misc.METHODS:
         if not _present("Tensor", name):
             _ops.op("Tensor", name, getattr(_misc, name), origin)
@@ -371,8 +352,7 @@ def register():
             _ops.op("Tensor", name, fn, origin)
     _ops.op("torch", "is_nonzero", is_nonzero, origin)
     _ops.op("torch", "_assert", _assert, origin)
-    _ops.op("torch", "_standard_gamma", _standard_gamma, origin)
-    _ops.op("torch", "_sample_dirichlet", _sample_dirichlet, origin)
+    _ops.extend("torch", "_standard_gamma", _standard_gamma, origin)
     if not _present("torch", "as_strided_"):
         _ops.op("torch", "as_strided_", T.as_strided_, origin)
     # device predicates of other backends, all False on this CPU build

@@ -77,16 +77,61 @@ def split_with_sizes(input, split_sizes, dim=0):
     return cthtorch.split(input, list(split_sizes), d)
 
 
-def unsafe_split(input, split_size, dim=0):
-    return cthtorch.split(input, split_size, dim)
+class _UnsafeSplit(Function):
+    """torch's unsafe splits: the pieces share input's memory but are no views to autograd (no _base, each its
+    own version counter from 0: .data of split's views), so in-place changes of them or of input are not
+    refused as split's multi-output views are; one graph node for all, whose gradient is the pieces'
+    gradients concatenated (zeros for the pieces that got none)"""
+    @staticmethod
+    def forward(ctx, input, pieces, dim):
+        ctx.dim, ctx.shapes = dim, [tuple(q.shape) for q in pieces]
+        return tuple(q.data for q in pieces)
+
+    @staticmethod
+    def backward(ctx, *grads):
+        return cthtorch.cat(list(grads), ctx.dim), None, None
 
 
-def unsafe_chunk(input, chunks, dim=0):
-    return cthtorch.chunk(input, chunks, dim)
+def _unsafe(node, input, pieces, dim):
+    d = _wrap_dim(dim, input.dim())
+    if not _needs_grad(input):
+        return tuple(q.data for q in pieces)
+    cls = _UNSAFE_NODES.get(node)
+    if cls is None:
+        from cthtorch._sparse_tensor import name_node
+        cls = _UNSAFE_NODES[node] = name_node(type(node, (_UnsafeSplit,), {}), node)
+    return cls.apply(input, pieces, d)
+
+
+_UNSAFE_NODES = {}
+
+
+def _int_arg(fname, name, v, pos):
+    """v as torch's argument parser takes an int, else its TypeError"""
+    if isinstance(v, bool) or isinstance(v, float) or not hasattr(v, "__index__"):
+        raise TypeError("%s(): argument '%s' (position %d) must be int, not %s" % (fname, name, pos,
+                                                                                  type(v).__name__))
+    return v.__index__()
+
+
+def unsafe_split(input, split_size, dim=0, _pos=2):
+    split_size = _int_arg("unsafe_split", "split_size", split_size, _pos)
+    return _unsafe("UnsafeSplitBackward0", input, cthtorch.split(input, split_size, dim), dim)
+
+
+def unsafe_chunk(input, chunks, dim=0, _pos=2):
+    # torch's unsafe_chunk is unsafe_split by the chunk size
+    chunks = _int_arg("unsafe_chunk", "chunks", chunks, _pos)
+    return _unsafe("UnsafeSplitBackward0", input, cthtorch.chunk(input, chunks, dim), dim)
+
+
+# the methods: torch's parser counts their arguments after self
+UNSAFE_METHODS = {"unsafe_split": lambda self, split_size, dim=0: unsafe_split(self, split_size, dim, 1),
+                  "unsafe_chunk": lambda self, chunks, dim=0: unsafe_chunk(self, chunks, dim, 1)}
 
 
 def unsafe_split_with_sizes(input, split_sizes, dim=0):
-    return split_with_sizes(input, split_sizes, dim)
+    return _unsafe("UnsafeSplitWithSizesBackward0", input, split_with_sizes(input, split_sizes, dim), dim)
 
 
 def narrow_copy(input, dim, start, length):

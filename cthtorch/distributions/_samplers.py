@@ -1,33 +1,13 @@
-"""Samplers cthtorch has no C op for: gamma (with an implicit
-reparameterization gradient, so Gamma/Beta/Dirichlet.rsample differentiate)
-and binomial. Written with cthtorch ops on whole tensors."""
+"""Samplers of the distributions: gamma and Dirichlet draws from their C ops
+(torch's streams) with an implicit reparameterization gradient, so
+Gamma/Beta/Dirichlet.rsample differentiate; binomial, written with
+cthtorch ops on whole tensors."""
 import cthtorch as torch
 
 
-def _gamma_draw(alpha):
-    """Marsaglia-Tsang on every element at once, redrawing the rejected ones;
-    alpha < 1 uses Gamma(a) = Gamma(a + 1) * U^(1/a). An alpha that is not
-    positive and finite (no draw would ever be accepted) gives 0 (the caller
-    clamps it to tiny, as torch gives) and inf gives inf."""
-    usable = (alpha > 0) & torch.isfinite(alpha)
-    alpha_u = torch.where(usable, alpha, torch.ones_like(alpha))
-    boost = alpha_u < 1
-    a = torch.where(boost, alpha_u + 1, alpha_u)
-    d = a - 1.0 / 3
-    c = 1.0 / torch.sqrt(9 * d)
-    out = torch.where(alpha == float("inf"), alpha, torch.zeros_like(alpha))
-    done = ~usable
-    while not bool(done.all()):
-        x = torch.randn(alpha.shape, dtype=alpha.dtype)
-        v = (1 + c * x) ** 3
-        u = torch.rand(alpha.shape, dtype=alpha.dtype)
-        ok = (v > 0) & (torch.log(u) < 0.5 * x * x + d - d * v + d * torch.log(v.clamp(min=1e-300)))
-        out = torch.where(ok & ~done, d * v, out)
-        done = done | ok
-    if bool(boost.any()):
-        u = torch.rand(alpha.shape, dtype=alpha.dtype)
-        out = torch.where(boost, out * u.pow(1.0 / alpha_u), out)
-    return out
+def _draws(name):
+    """the C binding of torch.<name> (src/ATen/ATRandom.c): torch's draws for a seed, without gradient"""
+    return getattr(torch._C._VariableFunctions, name)
 
 
 def _gamma_dsample_dalpha(x, alpha):
@@ -43,29 +23,31 @@ def _gamma_dsample_dalpha(x, alpha):
 
 class _StandardGamma(torch.autograd.Function):
     @staticmethod
-    def forward(ctx, alpha):
-        with torch.no_grad():
-            x = _gamma_draw(alpha.double()).to(alpha.dtype)
-            x = x.clamp(min=torch.finfo(alpha.dtype).tiny)
+    def forward(ctx, alpha, generator=None):
+        x = _draws("_standard_gamma")(alpha, generator)
         ctx.save_for_backward(x, alpha)
         return x
 
     @staticmethod
     def backward(ctx, grad):
         x, alpha = ctx.saved_tensors
-        return grad * _gamma_dsample_dalpha(x, alpha).to(grad.dtype)
+        return grad * _gamma_dsample_dalpha(x, alpha).to(grad.dtype), None
 
 
-def standard_gamma(alpha):
-    """Gamma(alpha, 1) samples of alpha's shape; differentiable in alpha."""
-    return _StandardGamma.apply(alpha)
+def standard_gamma(alpha, generator=None):
+    """Gamma(alpha, 1) samples of alpha's shape (torch's draws); differentiable in alpha."""
+    return _StandardGamma.apply(alpha, generator)
 
 
-def dirichlet(alpha):
-    """Dirichlet(alpha) samples over the last dim, differentiable in alpha: gamma draws normalized in
-    float64, since a small concentration's float32 draws underflow to tiny and would normalize to uniform"""
-    g = standard_gamma(alpha.double())
-    return (g / g.sum(-1, keepdim=True)).to(alpha.dtype).clamp(min=torch.finfo(alpha.dtype).tiny)
+def dirichlet(alpha, generator=None):
+    """Dirichlet(alpha) samples over the last dim, torch's draws. Differentiable in alpha: the same
+    gamma draws (float64, as torch's, which keeps a small concentration's draws from underflowing)
+    normalized by cthtorch ops, kept within [tiny, the float below 1] as torch keeps them."""
+    if not (torch.is_grad_enabled() and alpha.requires_grad):
+        return _draws("_sample_dirichlet")(alpha, generator)
+    g = standard_gamma(alpha.double(), generator)
+    fi = torch.finfo(alpha.dtype)
+    return (g / g.sum(-1, keepdim=True)).to(alpha.dtype).clamp(min=fi.tiny, max=1 - fi.eps / 2)
 
 
 def binomial(count, prob):

@@ -668,12 +668,18 @@ def _loss_tensor_args(fname, input, target, weight=None):
         _tensor_arg(fname, "weight", weight, 3)
 
 
+def _no_grad_arg(fname, name, t):
+    """torch's error for a tensor argument its kernel has no derivative for (loss weights), raised while grad
+    mode is on, whether or not the other inputs require grad"""
+    if t is not None and t.requires_grad and cthtorch.is_grad_enabled():
+        raise RuntimeError("The function '%s' is not differentiable with respect to argument '%s'. "
+                           "This input cannot have requires_grad True." % (fname, name))
+
+
 def _check_class_weight(weight, target):
     # torch's nll_loss has no derivative for its class weights
-    if weight is not None and weight.requires_grad and cthtorch.is_grad_enabled() and \
-            not target.dtype.is_floating_point:
-        raise RuntimeError("The function 'nll_loss_forward' is not differentiable with respect to argument 'weight'. "
-                           "This input cannot have requires_grad True.")
+    if not target.dtype.is_floating_point:
+        _no_grad_arg("nll_loss_forward", "weight", weight)
 
 
 @fp32_on_cpu
@@ -815,6 +821,12 @@ def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=N
     if target.shape != input.shape:
         raise ValueError("Using a target size (%s) that is different to the input size (%s) is deprecated. Please "
                          "ensure they have the same size." % (target.size(), input.size()))
+    if weight is not None:   # torch's steps: broadcast to target, its kernel's check, the loss's shape
+        weight = weight.expand(cthtorch.broadcast_shapes(target.size(), weight.size()))
+        _no_grad_arg("binary_cross_entropy", "weight", weight)
+        if weight.shape != input.shape:
+            raise RuntimeError("output with shape %s doesn't match the broadcast shape %s"
+                               % (list(input.shape), list(weight.shape)))
     loss = -(target * input.log().clamp(min=-100) + (1 - target) * (1 - input).log().clamp(min=-100))
     if weight is not None:
         loss = loss * weight
@@ -831,11 +843,8 @@ def binary_cross_entropy_with_logits(input, target, weight=None, size_average=No
         raise ValueError("Target size (%s) must be the same as input size (%s)" % (target.size(), input.size()))
     if input.is_cpu and target.is_cpu and (weight is None or weight.is_cpu) and \
             (pos_weight is None or pos_weight.is_cpu):   # one fused pass each way (src/ATen/ATLoss.c)
-        if cthtorch.is_grad_enabled():
-            for name, t in (("weight", weight), ("pos_weight", pos_weight)):
-                if t is not None and t.requires_grad:   # torch's kernel has no derivative for them
-                    raise RuntimeError("The function 'binary_cross_entropy_with_logits' is not differentiable with "
-                                       "respect to argument '%s'. This input cannot have requires_grad True." % name)
+        for name, t in (("weight", weight), ("pos_weight", pos_weight)):
+            _no_grad_arg("binary_cross_entropy_with_logits", name, t)
         return cthtorch.binary_cross_entropy_with_logits(input, target, weight, pos_weight, _reduction_enum(reduction))
     log_sig = _nn.log_sigmoid(input)
     log_one_minus = _nn.log_sigmoid(-input)
@@ -962,6 +971,8 @@ _PAD_OPS = {"reflect": "reflection_pad", "replicate": "replication_pad", "circul
 
 def pad_(input, pad, mode="constant", value=None):
     pad = _int_list("pad", "pad", 2, pad)
+    if mode not in ("constant", "reflect", "replicate", "circular"):
+        raise NotImplementedError("Unrecognised padding mode %s" % mode)
     if len(pad) % 2:
         raise RuntimeError("Padding length must be divisible by 2")
     if len(pad) // 2 > input.dim():
@@ -980,6 +991,8 @@ def pad_(input, pad, mode="constant", value=None):
             "\n  - 2D or 3D input: padding size = 2 (pads last dimension)\n  - 3D or 4D input: padding size = 4 "
             "(pads last 2 dimensions)\n  - 4D or 5D input: padding size = 6 (pads last 3 dimensions)"
             % (len(pad), input.dim()))
+    if mode == "circular" and any(p > input.shape[input.dim() - 1 - i // 2] for i, p in enumerate(pad)):
+        raise RuntimeError("Padding value causes wrapping around more than once.")
     if input.device.type == "cpu":   # one gather kernel per mode (src/ATen/ATShape.c)
         op = _PAD_OPS[mode]
         return getattr(_nn, op if mode == "circular" else "%s%dd" % (op, nsp))(input, pad)
@@ -1007,12 +1020,10 @@ def pad_(input, pad, mode="constant", value=None):
             left = out.narrow(d, 0, 1).expand(*[lo if k == d else -1 for k in range(out.dim())]) if lo else None
             right = out.narrow(d, n - 1, 1).expand(*[hi if k == d else -1 for k in range(out.dim())]) if hi else None
             out = cthtorch.cat([t for t in (left, out, right) if t is not None], d)
-        elif mode == "circular":
+        else:   # circular
             left = out.narrow(d, n - lo, lo) if lo else None
             right = out.narrow(d, 0, hi) if hi else None
             out = cthtorch.cat([t for t in (left, out, right) if t is not None], d)
-        else:
-            raise NotImplementedError("Unrecognised padding mode %s" % mode)
     return out
 
 

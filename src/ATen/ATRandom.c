@@ -617,3 +617,103 @@ THTensor *at_poisson(const THTensor *rates, THGenerator *g) {
   THTensor_free(rc);
   return out;
 }
+
+/* One Gamma(alpha, 1) draw as torch's CPU sample_gamma makes it, step for
+ * step, so a seed gives torch's numbers: alpha < 1 is boosted by
+ * (1 - U)^(1/alpha) drawn first, then Marsaglia and Tsang's rejection loop
+ * draws a normal (Box-Muller, its second value cached in g as torch's
+ * generator caches it) and a uniform per try. With `single` the boost and d
+ * are computed in float, as torch's float32 kernel does on alpha; the rest is
+ * double. 1/3 and 0.0331 are torch's float literals. No contraction: torch's
+ * build of this code rounds each product. */
+__attribute__((optimize("fp-contract=off")))
+static double gamma_draw(THGenerator *g, double alpha, bool single) {
+  double scale = 1.0;
+  if (alpha < 1.0) {
+    if (alpha == 0.0) return 0.0;
+    double inv = single ? (double)(1.0f / (float)alpha) : 1.0 / alpha;
+    scale *= pow(1 - THRandom_uniform(g), inv);
+    alpha = single ? (double)((float)alpha + 1.0f) : alpha + 1.0;
+  }
+  const double d = single ? (double)((float)alpha - 1.0f / 3.0f) : alpha - (double)(1.0f / 3.0f);
+  const double c = 1.0 / sqrt(9.0 * d);
+  for (;;) {
+    double x, y;
+    do {
+      x = THRandom_normal(g);
+      y = 1.0 + c * x;
+    } while (y <= 0);
+    const double v = y * y * y, u = 1 - THRandom_uniform(g), xx = x * x;
+    if (u < 1.0 - (double)0.0331f * xx * xx) return scale * d * v;
+    if (log(u) < 0.5 * xx + d * (1.0 - v + log(v))) return scale * d * v;
+  }
+}
+
+/* alpha's values in double, contiguous in C order: the order torch's
+ * TensorIterator draws in (its output is a fresh contiguous tensor) */
+static THTensor *gamma_alphas(const THTensor *alpha, const char *kernel) {
+  if (alpha->dtype != TH_Float && alpha->dtype != TH_Double) {
+    THError_set(TH_ERR_NOTIMPL, "\"%s\" not implemented for '%s'", kernel, THDtype_info[alpha->dtype].legacy);
+    return NULL;
+  }
+  THTensor *a = at_to_dtype(alpha, TH_Double, true);
+  if (!a) return NULL;
+  THTensor *ac = at_contiguous(a);
+  THTensor_free(a);
+  return ac;
+}
+
+/* a[i] becomes its gamma draw, floored at the smallest normal of the
+ * sampling precision (torch's std::max(min, sample), which a NaN sample
+ * also gives) */
+static void gamma_fill(THGenerator *g, double *a, int64_t n, bool single) {
+  pthread_mutex_lock(&g->mutex);
+  for (int64_t i = 0; i < n; i++) {
+    double s = gamma_draw(g, single ? (double)(float)a[i] : a[i], single);
+    if (single) {
+      float f = (float)s;
+      a[i] = FLT_MIN < f ? f : FLT_MIN;
+    } else {
+      a[i] = DBL_MIN < s ? s : DBL_MIN;
+    }
+  }
+  pthread_mutex_unlock(&g->mutex);
+}
+
+THTensor *at_standard_gamma(const THTensor *alpha, THGenerator *g) {
+  THTensor *a = gamma_alphas(alpha, "gamma_cpu");
+  if (!a) return NULL;
+  gamma_fill(g, (double *)THTensor_data(a), THTensor_numel(a), alpha->dtype == TH_Float);
+  THTensor *out = at_to_dtype(a, alpha->dtype, false);
+  THTensor_free(a);
+  return out;
+}
+
+/* torch's _sample_dirichlet: gamma draws in double (of alpha cast to double),
+ * each divided by its row's sum over the last dim, cast to alpha's dtype and
+ * kept within [smallest normal, the float below 1] */
+THTensor *at_sample_dirichlet(const THTensor *alpha, THGenerator *g) {
+  THTensor *a = gamma_alphas(alpha, "dirichlet");
+  if (!a) return NULL;
+  gamma_fill(g, (double *)THTensor_data(a), THTensor_numel(a), false);
+  THTensor *sum = at_sum(a, &(ATIntList){ 1, { -1 } }, true, TH_Undefined, NULL);
+  THTensor *q = sum ? at_div(a, sum, NULL, NULL) : NULL;
+  THTensor_free(a);
+  THTensor_free(sum);
+  if (!q) return NULL;
+  THTensor *out = at_to_dtype(q, alpha->dtype, false);
+  THTensor_free(q);
+  if (!out) return NULL;
+  bool single = alpha->dtype == TH_Float;
+  int64_t n = THTensor_numel(out);
+  for (int64_t i = 0; i < n; i++) {   /* std::min(hi, std::max(lo, v)): a NaN becomes lo */
+    if (single) {
+      float *o = (float *)THTensor_data(out), lo = FLT_MIN, hi = nextafterf(1.0f, 0.0f), w = lo < o[i] ? o[i] : lo;
+      o[i] = w < hi ? w : hi;
+    } else {
+      double *o = (double *)THTensor_data(out), lo = DBL_MIN, hi = nextafter(1.0, 0.0), w = lo < o[i] ? o[i] : lo;
+      o[i] = w < hi ? w : hi;
+    }
+  }
+  return out;
+}

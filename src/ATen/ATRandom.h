@@ -30,5 +30,8 @@ AT_API THTensor *at_normal_tensors(const THTensor *mean, const THTensor *std, TH
 AT_API THTensor *at_randperm(int64_t n, THDtype dtype, THGenerator *g);
 AT_API THTensor *at_multinomial(const THTensor *probs, int64_t n, bool replacement, THGenerator *g);
 AT_API THTensor *at_poisson(const THTensor *rates, THGenerator *g);
+/* torch's _standard_gamma and _sample_dirichlet (CPU): its draws for a seed */
+AT_API THTensor *at_standard_gamma(const THTensor *alpha, THGenerator *g);
+AT_API THTensor *at_sample_dirichlet(const THTensor *alpha, THGenerator *g);
 
 #endif

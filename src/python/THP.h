@@ -30,6 +30,8 @@ typedef struct THPTensor {
   bool requires_grad;      /* meaningful for leaves */
   bool retains_grad;
   bool view_multi;         /* one of several views one op returned (unbind, split): no in-place */
+  uint8_t view_mode;       /* a view made with grad mode off (or a view of one): torch's creation meta,
+                              THP_VIEW_NO_GRAD / THP_VIEW_INFERENCE, else 0 */
   bool is_inference;       /* made under inference_mode (or a view of such a tensor) */
 } THPTensor;
 
@@ -43,9 +45,15 @@ PyObject *THPTensor_wrap(THTensor *t);
 PyObject *THPTensor_wrapView(THTensor *t, PyObject *base);
 PyObject *THPTensor_wrapAlias(THTensor *t, PyObject *of);
 PyObject *THPTensor_wrapType(PyTypeObject *type, THTensor *t);
+enum { THP_VIEW_NO_GRAD = 1, THP_VIEW_INFERENCE = 2 };
+/* A view made in no_grad mode requires grad when its (root) base does, as torch's, though it has neither
+ * history nor an accumulator: gradients through it go nowhere. */
 static inline bool THPTensor_requiresGrad(PyObject *o) {
   THPTensor *t = (THPTensor *)o;
-  return t->requires_grad || t->grad_fn;
+  if (t->requires_grad || t->grad_fn) return true;
+  if (!t->view_mode || !t->base) return false;
+  THPTensor *b = (THPTensor *)t->base;
+  return b->requires_grad || b->grad_fn;
 }
 
 /* ---- dtype, device, Size, Generator, layout ---- */
@@ -176,6 +184,9 @@ void THPSavedVar_release(THPSavedVar *sv);
 /* Autograd recording helpers for generated code. */
 bool THP_any_requires_grad(int n, PyObject *const *tensors);   /* grad mode on and any requires */
 int THP_check_inplace(PyObject *self_tensor);                    /* leaf-requires-grad error */
+/* the same, told whether the op records (rg: some input requires grad, grad mode on): torch's error for a
+ * view made in no_grad mode modified in place where the op records */
+int THP_check_inplace_rg(PyObject *self_tensor, bool rg);
 void THP_bump_version(PyObject *tensor);
 /* After an in-place op recorded `node`: self's history now ends at node. */
 void THP_rebase_history(PyObject *self_tensor, THPNode *node);

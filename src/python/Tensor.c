@@ -48,8 +48,11 @@ PyObject *THPTensor_wrapView(THTensor *t, PyObject *base) {
   THPTensor *b = (THPTensor *)base;
   self->base = Py_NewRef(b->base ? b->base : base);
   self->view_version = self->version->version;
-  /* a view of one of split/unbind's pieces keeps its no-in-place rule, as torch propagates the creation meta */
+  /* a view of one of split/unbind's pieces keeps its no-in-place rule, as torch propagates the creation meta;
+   * so does a view of a view made with grad mode off (that mode's rule wins, as torch's) */
   self->view_multi = b->view_multi;
+  self->view_mode = b->view_mode ? b->view_mode
+                  : THP_inference_mode ? THP_VIEW_INFERENCE : !THP_grad_enabled() ? THP_VIEW_NO_GRAD : 0;
   return (PyObject *)self;
 }
 
@@ -580,6 +583,7 @@ PyObject *THP_tensor_reclass(PyObject *m, PyObject *args) {
   dst->requires_grad = src->requires_grad;
   dst->retains_grad = src->retains_grad;
   dst->view_multi = src->view_multi;
+  dst->view_mode = src->view_mode;
   dst->is_inference = src->is_inference;
   return (PyObject *)dst;
 }

@@ -258,11 +258,13 @@ def pad(img, padding, fill=0, padding_mode="constant"):
             out = out.index_select(dim, cthtorch.tensor(idx, dtype=cthtorch.int64))
         return out
     mode = {"constant": "constant", "edge": "replicate", "reflect": "reflect"}[padding_mode]
-    x = img.unsqueeze(0) if img.dim() == 3 else img
+    # a batch dim below 4 dims, as torchvision adds: nn.functional.pad's non-constant modes take 3-d or 4-d
+    # input for two padded dims
+    x = img.unsqueeze(0) if img.dim() < 4 else img
     out = cthtorch.nn.functional.pad(x.float() if mode != "constant" and not x.is_floating_point() else x,
                                      [left, right, top, bottom], mode=mode, value=fill if mode == "constant" else None)
     out = out.to(img.dtype)
-    return out.squeeze(0) if img.dim() == 3 else out
+    return out.squeeze(0) if img.dim() < 4 else out
 
 
 def hflip(img):

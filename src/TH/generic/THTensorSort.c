@@ -4,7 +4,7 @@
  * A row is copied into (key, index) pairs, the key in compute_t, and ordered
  * there. Which index torch reports among equal values depends on the
  * algorithm it runs, so the pickers copy torch's algorithms step for step:
- *   sort          any order of distinct keys: ties break by index (stable)
+ *   sort          stable: ties break by index; unstable: libstdc++'s std::sort (introsort)
  *   topk          libstdc++'s partial_sort, or nth_element and sort (TOPK below)
  *   kthvalue      torch's quick_select_template (SortingUtils.h)
  *   median(dim)   std::nth_element of libstdc++ (introselect), ties by index
@@ -365,6 +365,17 @@ bool THTensor_(sort_rows)(const THSortRows *s) {
       if (!p) continue;
       const scalar_t *row = x + r * n;
       bool sorts = s->op == TH_SORT_ASC || s->op == TH_SORT_DESC;
+      if (sorts && s->unstable && k == n && n > 16) {
+        /* torch's std::sort with its NaN-aware comparators (tmin / tmax); up to 16 elements it is an
+         * insertion sort, which keeps ties in order, so the stable paths give the same there */
+        THTensor_(load)(p, row, n, false, false);
+        if (s->op == TH_SORT_ASC) THTensor_(sort_tmin)(p, n); else THTensor_(sort_tmax)(p, n);
+        for (int64_t j = 0; j < n; j++) {
+          if (vals) vals[r * n + j] = row[p[j].i];
+          s->idx[r * n + j] = p[j].i;
+        }
+        continue;
+      }
       if (sorts && (k == n || k > 16)) {   /* small k: select_ below is linear */
         uint64_t *key = (uint64_t *)p;      /* p holds 2n keys: the keys and the merge buffer */
         int b = THTensor_(pack)(key, row, n, s->op == TH_SORT_DESC);

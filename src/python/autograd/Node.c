@@ -81,6 +81,12 @@ static bool is_diff_view(THPTensor *t) {
   return t->grad_fn || !THPTensor_requiresGrad(t->base);
 }
 
+/* a view autograd could differentiate through: of a floating or complex dtype, on its base's memory */
+static bool is_float_view(THPTensor *t) {
+  return t->base && t->t->storage == ((THPTensor *)t->base)->t->storage &&
+         (THDtype_isFloating(t->t->dtype) || THDtype_isComplex(t->t->dtype));
+}
+
 static PyObject *int_tuple(int n, const int64_t *v) {
   PyObject *r = PyTuple_New(n);
   for (int i = 0; r && i < n; i++) {
@@ -122,7 +128,16 @@ static int regenerate_view_grad_fn(THPTensor *v) {
 
 static int multi_view_error(THPTensor *t, const char *what);
 
+static int view_mode_error(THPTensor *t, const char *what);
+
 PyObject *THPTensor_gradFn(THPTensor *t) {
+  /* a view made with grad mode off whose base (or another view of it) changed in place since: torch refuses
+   * its history at every read, whatever the mode of the change */
+  if (t->view_mode && t->base && t->view_version != t->version->version &&
+      (t->grad_fn || THPTensor_requiresGrad(t->base)) && is_float_view(t)) {
+    view_mode_error(t, "its base or another view of its base has been modified inplace");
+    return NULL;
+  }
   if (t->base && t->grad_fn && t->view_version != t->version->version && is_diff_view(t)) {
     /* one of several views one op returned (split, unbind): its history cannot be rebuilt, as torch's */
     if (t->view_multi) {
@@ -672,8 +687,39 @@ static int multi_view_error(THPTensor *t, const char *what) {
   return -1;
 }
 
+/* torch's error for a view made in no_grad (or inference) mode modified in place where autograd records:
+ * "A view was created in no_grad mode and <what> with grad mode enabled. ...", or for a view of such a view
+ * made with history, "Output 0 of Slice is a view of a view which was created in no_grad mode ..." */
+static int view_mode_error(THPTensor *t, const char *what) {
+  PyObject *prefix;
+  if (t->grad_fn) {
+    const char *name = Py_TYPE(t->grad_fn)->tp_name, *end = strstr(name, "Backward");
+    PyObject *op = PyUnicode_FromStringAndSize(name, end ? end - name : (Py_ssize_t)strlen(name));
+    if (!op) return -1;
+    prefix = PyUnicode_FromFormat("Output %d of %U is a view of a view which was created in", t->output_nr, op);
+    Py_DECREF(op);
+  } else {
+    prefix = PyUnicode_FromString("A view was created in");
+  }
+  if (!prefix) return -1;
+  bool inf = t->view_mode == THP_VIEW_INFERENCE;
+  PyErr_Format(PyExc_RuntimeError,
+               "%U %s mode and %s %s. Given that this use case is ambiguous and error-prone, it is forbidden. You "
+               "can clarify your code by moving both the view and the inplace either both inside the %s block (if "
+               "you don't want the inplace to be tracked) or both outside (if you want the inplace to be tracked).",
+               prefix, inf ? "inference" : "no_grad", what, inf ? "in normal mode" : "with grad mode enabled",
+               inf ? "inference_mode" : "no_grad");
+  Py_DECREF(prefix);
+  return -1;
+}
+
 int THP_check_inplace(PyObject *o) {
+  return THP_check_inplace_rg(o, THP_grad_enabled() && THPTensor_requiresGrad(o));
+}
+
+int THP_check_inplace_rg(PyObject *o, bool rg) {
   THPTensor *t = (THPTensor *)o;
+  if (rg && THP_grad_enabled() && t->view_mode && is_float_view(t)) return view_mode_error(t, "is being modified inplace");
   if (t->is_inference && !THP_inference_mode) {
     PyErr_SetString(PyExc_RuntimeError,
                     "Inplace update to inference tensor outside InferenceMode is not allowed.You can make a clone to "
