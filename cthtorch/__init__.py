@@ -175,6 +175,7 @@ def get_device_module(device=None):
     return _lazy(name) if name != "cuda" else cuda
 
 
+_dynamo_patched = False
 _COMPILE_MODES = ("default", "lite", "reduce-overhead", "max-autotune-no-cudagraphs", "max-autotune")
 
 
@@ -194,7 +195,16 @@ def compile(model=None, *, fullgraph=False, dynamic=None, backend="inductor", mo
     if mode is not None and mode not in _COMPILE_MODES:
         raise RuntimeError("Unrecognized mode=%s, should be one of: %s" % (mode, ", ".join(_COMPILE_MODES)))
     from cthtorch.nn import Module
-    if disable or not isinstance(model, Module):
+    if disable:
+        return model
+    # torch's dynamo patches torch once, when it first compiles (TorchPatcher.patch): distributions stop
+    # validating their arguments by default, process-wide, for compiled and eager code alike
+    global _dynamo_patched
+    if not _dynamo_patched:
+        _dynamo_patched = True
+        from cthtorch.distributions import Distribution
+        Distribution.set_default_validate_args(False)
+    if not isinstance(model, Module):
         return model
     from cthtorch._dynamo.eval_frame import OptimizedModule, OptimizeContext
     return OptimizedModule(model, OptimizeContext(backend, mode=mode or "default", options=options,

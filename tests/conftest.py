@@ -23,3 +23,18 @@ if any(os.path.realpath(p or ".") == os.path.realpath(_ALIAS_DIR) for p in sys.p
 
 # several pytest processes sharing one run, file by file (tools/run_tests.py)
 from suite_workers import pytest_runtest_protocol, pytest_terminal_summary  # noqa: E402,F401
+
+
+import pytest  # noqa: E402
+
+
+@pytest.fixture(autouse=True)
+def _distribution_validation_restored():
+    """torch.compile turns distributions' argument validation off process-wide (torch's dynamo patch, which
+    cthtorch.compile mirrors); a test that compiles must not change what later tests in its process see"""
+    mods = [sys.modules.get(m + ".distributions.distribution") for m in ("torch", "cthtorch")]
+    saved = [m.Distribution._validate_args if m else None for m in mods]
+    yield
+    for m, v in zip(mods, saved):
+        if m is not None:
+            m.Distribution._validate_args = v

@@ -3,6 +3,7 @@ the absent-accelerator modules, legacy storage classes, torch-level
 functional aliases, utils._pytree, utils.benchmark and GradScaler; each
 checked against torch."""
 import importlib
+import os
 import subprocess
 import sys
 
@@ -1089,7 +1090,7 @@ def test_mkldnn_flags_and_verbose_take_torchs_arguments():
     assert _mkldnn_switches(cthtorch) == _mkldnn_switches(torch)
 
 
-def test_compile_wraps_a_module_as_torchs_optimized_module():
+def test_compiled_module_passes_len_train_flags_and_deepcopy_through():
     """torch.compile(module) gives an OptimizedModule holding it as _orig_mod: state_dict keys and
     parameter names carry the `_orig_mod.` prefix programs strip (nanoGPT), the repr nests the original,
     attributes and train/eval pass through, deepcopy keeps the wrapper; functions come back callable"""
@@ -1128,3 +1129,27 @@ def test_quasirandom_sobol_engine_imports_and_refuses_clearly():
         assert str(ec.value) == str(et.value)
     with pytest.raises(NotImplementedError, match="direction numbers"):
         SobolEngine(3, scramble=True, seed=1)
+
+
+def test_compile_turns_distribution_validation_off_as_torchs_dynamo_patch():
+    """the first torch.compile of a process (a module or a function, not disable=True) sets Distribution's
+    default validate_args to False for the whole process, as torch's TorchPatcher.patch does, once: a later
+    set_default_validate_args(True) stays (each library in a fresh process)"""
+    script = """if 1:
+        import sys, importlib
+        lib = importlib.import_module(sys.argv[1])
+        D = lib.distributions.Distribution
+        row = [D._validate_args]
+        lib.compile(lib.nn.Linear(2, 2), disable=True)
+        row.append(D._validate_args)
+        lib.compile(lambda x: x)
+        row.append(D._validate_args)
+        row.append(lib.distributions.Normal(0.0, -1.0).scale.item())
+        D.set_default_validate_args(True)
+        lib.compile(lib.nn.Linear(2, 2))
+        print(row + [D._validate_args])
+    """
+    out = [subprocess.run([sys.executable, "-c", script, name], capture_output=True, text=True, check=True,
+                          cwd=os.path.dirname(os.path.dirname(os.path.abspath(__file__)))).stdout
+           for name in ("cthtorch", "torch")]
+    assert out[0] == out[1] == "[True, True, False, -1.0, True]\n"
