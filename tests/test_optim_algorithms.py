@@ -421,3 +421,15 @@ def test_scheduler_wrapped_step_still_steps_and_pickles():
     opt.step()
     assert p.tolist() == [0.5, 0.5] and opt._opt_called and opt.step.__name__ == "step"
     assert pickle.loads(pickle.dumps(opt)).param_groups[0]["lr"] == 0.5
+
+
+@pytest.mark.parametrize("name", ["SGD", "AdamW", "RMSprop"])
+def test_optimizer_repr_matches_torch(name):
+    """print(optimizer) as torch: each group opens and ends with a newline, so groups stand a blank line apart"""
+    texts = []
+    for lib in (ct, torch):
+        w, b = lib.zeros(2, requires_grad=True), lib.zeros(1, requires_grad=True)
+        one = getattr(lib.optim, name)([w], lr=0.1)
+        two = getattr(lib.optim, name)([{"params": [w]}, {"params": [b], "weight_decay": 0.0}], lr=0.1)
+        texts.append((repr(one), str(two)))
+    assert texts[0] == texts[1]
