@@ -92,7 +92,7 @@ static THTensor *moved_contiguous(const THTensor *t, int64_t a, int64_t b) {
  * shape with size k at d; reductions (k == 1) drop d unless keepdim. Without
  * want_vals only outs[1], the indices, is made (outs[0] NULL). */
 static int run_rows(THTensor **outs, const THTensor *self, int64_t d, THSortOp op, int64_t k, int64_t kth,
-                    bool reduce, bool keepdim, bool want_vals, bool sorted) {
+                    bool reduce, bool keepdim, bool want_vals, bool sorted, bool introsort) {
   if (at_no_complex(self, "sort") < 0) return -1;
   int nd = self->ndim;
   int64_t last = nd ? nd - 1 : 0, n = nd ? self->sizes[d] : 1, rows = 1, sz[TH_MAX_DIMS];
@@ -123,7 +123,7 @@ static int run_rows(THTensor **outs, const THTensor *self, int64_t d, THSortOp o
     ok = rows * k == 0 || sort_rows_cuda(x, rows, n, gop, k, kth, vals, idx) == 0;
   } else {
     THSortRows s = { op, THTensor_data(x), vals ? THTensor_data(vals) : NULL, (int64_t *)THTensor_data(idx),
-                     rows, n, k, kth, sorted };
+                     rows, n, k, kth, sorted, introsort };
     ok = rows * k == 0 || row_fns[self->dtype](&s);
     if (!ok) oom();
   }
@@ -146,25 +146,36 @@ static int run_rows(THTensor **outs, const THTensor *self, int64_t d, THSortOp o
 }
 
 /* ---------------------------------------------------------------- sort, topk */
+/* Whether an unstable sort along d orders ties as torch's CPU sort_kernel does, by
+ * libstdc++'s std::sort, rather than by index. torch keeps index order where it takes
+ * other paths: a dim of stride 0 (all equal: the indices are left as filled) and fbgemm's
+ * radix sort, stable, of 1-D integer tensors of GRAIN_SIZE (32768) or more ascending. */
+static bool sorts_ties_as_introsort(const THTensor *self, int64_t d, bool descending, bool stable) {
+  if (stable || !self->ndim || THTensor_device(self) >= 0 || self->strides[d] == 0) return false;
+  return !(self->ndim == 1 && !descending && THDtype_isIntegral(self->dtype, false) && self->sizes[0] >= 32768);
+}
+
 int at_sort(THTensor **outs, const THTensor *self, int64_t dim, bool descending, bool stable) {
-  (void)stable;   /* ties always keep their order: keys break ties by index */
   int64_t d;
   if (at_wrap_dim(dim, self->ndim, &d) < 0) return -1;
   int64_t n = self->ndim ? self->sizes[d] : 1;
-  return run_rows(outs, self, d, descending ? TH_SORT_DESC : TH_SORT_ASC, n, 0, false, false, true, true);
+  return run_rows(outs, self, d, descending ? TH_SORT_DESC : TH_SORT_ASC, n, 0, false, false, true, true,
+                  sorts_ties_as_introsort(self, d, descending, stable));
 }
 
-THTensor *at_argsort(const THTensor *self, int64_t dim, bool descending) {
+THTensor *at_argsort(const THTensor *self, int64_t dim, bool descending, bool stable) {
   int64_t d;
   THTensor *o[2];
   if (at_wrap_dim(dim, self->ndim, &d) < 0) return NULL;
   int64_t n = self->ndim ? self->sizes[d] : 1;
-  return run_rows(o, self, d, descending ? TH_SORT_DESC : TH_SORT_ASC, n, 0, false, false, false, true) < 0 ? NULL : o[1];
+  return run_rows(o, self, d, descending ? TH_SORT_DESC : TH_SORT_ASC, n, 0, false, false, false, true,
+                  sorts_ties_as_introsort(self, d, descending, stable)) < 0 ? NULL : o[1];
 }
 
+/* torch's msort is sort(self, 0), unstable */
 THTensor *at_msort(const THTensor *self) {
   THTensor *o[2];
-  if (at_sort(o, self, 0, false, true) < 0) return NULL;
+  if (at_sort(o, self, 0, false, false) < 0) return NULL;
   THTensor_free(o[1]);
   return o[0];
 }
@@ -175,7 +186,7 @@ int at_topk(THTensor **outs, const THTensor *self, int64_t k, int64_t dim, bool 
   int64_t n = self->ndim ? self->sizes[d] : 1;
   if (k < 0 || k > n) { THError_set(TH_ERR_RUNTIME, "selected index k out of range"); return -1; }
   if (self->dtype == TH_Bool) { THError_set(TH_ERR_RUNTIME, "topk does not support bool dtypes on CPU"); return -1; }
-  return run_rows(outs, self, d, largest ? TH_SORT_TOPK_MAX : TH_SORT_TOPK_MIN, k, 0, false, false, true, sorted);
+  return run_rows(outs, self, d, largest ? TH_SORT_TOPK_MAX : TH_SORT_TOPK_MIN, k, 0, false, false, true, sorted, false);
 }
 
 /* ---------------------------------------------------------------- order statistics along a dim */
@@ -201,14 +212,14 @@ int at_kthvalue(THTensor **outs, const THTensor *self, int64_t k, int64_t dim, b
     THError_set(TH_ERR_RUNTIME, "kthvalue(): selected number k out of range for dimension %lld", (long long)d);
     return -1;
   }
-  return run_rows(outs, self, d, TH_SORT_KTH, 1, k - 1, true, keepdim, true, true);
+  return run_rows(outs, self, d, TH_SORT_KTH, 1, k - 1, true, keepdim, true, true, false);
 }
 
 int at_median_dim(THTensor **outs, const THTensor *self, int64_t dim, bool keepdim, bool ignore_nan) {
   int64_t d;
   /* torch names median() in the empty-dim message of both */
   if (stat_dim(self, dim, "median", ignore_nan ? "nanmedian_out" : "median_out", &d) < 0) return -1;
-  return run_rows(outs, self, d, ignore_nan ? TH_SORT_NANMEDIAN : TH_SORT_MEDIAN, 1, 0, true, keepdim, true, true);
+  return run_rows(outs, self, d, ignore_nan ? TH_SORT_NANMEDIAN : TH_SORT_MEDIAN, 1, 0, true, keepdim, true, true, false);
 }
 
 THTensor *at_median_all(const THTensor *self, bool ignore_nan) {
@@ -225,7 +236,7 @@ THTensor *at_median_all(const THTensor *self, bool ignore_nan) {
   }
   THTensor *flat = at_reshape(self, &(ATIntList){ 1, { -1 } }), *o[2];
   if (!flat) return NULL;
-  int rc = run_rows(o, flat, 0, ignore_nan ? TH_SORT_NANMEDIAN : TH_SORT_MEDIAN, 1, 0, true, false, true, true);
+  int rc = run_rows(o, flat, 0, ignore_nan ? TH_SORT_NANMEDIAN : TH_SORT_MEDIAN, 1, 0, true, false, true, true, false);
   THTensor_free(flat);
   if (rc < 0) return NULL;
   THTensor_free(o[1]);
@@ -239,7 +250,7 @@ int at_mode(THTensor **outs, const THTensor *self, int64_t dim, bool keepdim) {
     THError_set(TH_ERR_INDEX, "mode(): Expected reduction dim %lld to have non-zero size.", (long long)d);
     return -1;
   }
-  return run_rows(outs, self, d, TH_SORT_MODE, 1, 0, true, keepdim, true, true);
+  return run_rows(outs, self, d, TH_SORT_MODE, 1, 0, true, keepdim, true, true, false);
 }
 
 /* ---------------------------------------------------------------- unique, isin */

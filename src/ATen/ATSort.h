@@ -8,7 +8,7 @@
 #include "ATen.h"
 
 AT_API int at_sort(THTensor **outs, const THTensor *self, int64_t dim, bool descending, bool stable);
-AT_API THTensor *at_argsort(const THTensor *self, int64_t dim, bool descending);
+AT_API THTensor *at_argsort(const THTensor *self, int64_t dim, bool descending, bool stable);
 AT_API THTensor *at_msort(const THTensor *self);
 AT_API int at_topk(THTensor **outs, const THTensor *self, int64_t k, int64_t dim, bool largest, bool sorted);
 AT_API int at_kthvalue(THTensor **outs, const THTensor *self, int64_t k, int64_t dim, bool keepdim);

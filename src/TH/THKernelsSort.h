@@ -28,6 +28,8 @@ typedef struct {
   int64_t rows, n, k; /* k: outputs per row (sorts and top-k) */
   int64_t kth;        /* TH_SORT_KTH: which order statistic, 0-based */
   bool sorted;        /* TH_SORT_TOPK_*: the k in order (else in the selection's order, as torch leaves them) */
+  bool introsort;     /* TH_SORT_ASC/DESC of whole rows: equal values in the order libstdc++'s std::sort leaves
+                       * them, as torch's sort(stable=False) on the CPU (else by index) */
 } THSortRows;
 
 typedef bool (*THSortRowsFn)(const THSortRows *s);

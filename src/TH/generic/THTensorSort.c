@@ -4,7 +4,9 @@
  * A row is copied into (key, index) pairs, the key in compute_t, and ordered
  * there. Which index torch reports among equal values depends on the
  * algorithm it runs, so the pickers copy torch's algorithms step for step:
- *   sort          any order of distinct keys: ties break by index (stable)
+ *   sort          ties break by index (stable); sort(stable=False) of a row
+ *                 with ties: libstdc++'s std::sort with torch's NaN-aware
+ *                 comparators (torch's sort_kernel_impl)
  *   topk          libstdc++'s partial_sort, or nth_element and sort (TOPK below)
  *   kthvalue      torch's quick_select_template (SortingUtils.h)
  *   median(dim)   std::nth_element of libstdc++ (introselect), ties by index
@@ -348,6 +350,34 @@ static int THTensor_(pack)(uint64_t *key, const scalar_t *row, int64_t n, bool d
   return b;
 }
 
+/* whether the sorted row (its elements at idx[0..n)) has two equivalent neighbours: equal
+ * values, -0.0 and 0.0, or two NaNs (neither is below the other in torch's comparators) */
+static bool THTensor_(has_ties)(const scalar_t *row, const int64_t *idx, int64_t n) {
+  for (int64_t j = 1; j < n; j++) {
+    compute_t a = TOC(row[idx[j - 1]]), b = TOC(row[idx[j]]);
+    if (a == b || (SNAN(a) && SNAN(b))) return true;
+  }
+  return false;
+}
+
+/* torch's sort(stable=False) of one row: std::sort of (value, index) pairs that start in
+ * index order, comparing values alone (KeyValueCompAsc/Desc), so ties land where
+ * introsort's partitions leave them. Rows of up to 16 take its insertion sort, which is
+ * stable, as do rows without ties (then every order is the stable one): both keep the
+ * stable result already written. */
+static void THTensor_(introsort_row)(const THSortRows *s, Pair *p, const scalar_t *row, scalar_t *vals,
+                                     int64_t *idx) {
+  int64_t n = s->n;
+  if (n <= 16 || !THTensor_(has_ties)(row, idx, n)) return;
+  THTensor_(load)(p, row, n, false, false);
+  if (s->op == TH_SORT_DESC) THTensor_(sort_tmax)(p, n);
+  else THTensor_(sort_tmin)(p, n);
+  for (int64_t j = 0; j < n; j++) {
+    if (vals) vals[j] = row[p[j].i];
+    idx[j] = p[j].i;
+  }
+}
+
 bool THTensor_(sort_rows)(const THSortRows *s) {
   const scalar_t *x = (const scalar_t *)s->x;
   scalar_t *vals = (scalar_t *)s->vals;
@@ -365,6 +395,7 @@ bool THTensor_(sort_rows)(const THSortRows *s) {
       if (!p) continue;
       const scalar_t *row = x + r * n;
       bool sorts = s->op == TH_SORT_ASC || s->op == TH_SORT_DESC;
+      bool intro = sorts && s->introsort && k == n;
       if (sorts && (k == n || k > 16)) {   /* small k: select_ below is linear */
         uint64_t *key = (uint64_t *)p;      /* p holds 2n keys: the keys and the merge buffer */
         int b = THTensor_(pack)(key, row, n, s->op == TH_SORT_DESC);
@@ -375,6 +406,7 @@ bool THTensor_(sort_rows)(const THSortRows *s) {
             if (vals) vals[r * k + j] = row[at];
             s->idx[r * k + j] = at;
           }
+          if (intro) THTensor_(introsort_row)(s, p, row, vals ? vals + r * n : NULL, s->idx + r * n);
           continue;
         }
       }
@@ -409,6 +441,7 @@ bool THTensor_(sort_rows)(const THSortRows *s) {
         if (vals) vals[r * k + j] = row[at];
         s->idx[r * k + j] = at;
       }
+      if (intro) THTensor_(introsort_row)(s, p, row, vals ? vals + r * n : NULL, s->idx + r * n);
     }
     free(p);
   }
