@@ -16,7 +16,9 @@
 #define POOL_CT(t) ((t)->dtype == TH_Double ? TH_Double : TH_Float)
 static int64_t pool_out(int64_t in, int64_t k, int64_t s, int64_t p, int64_t d, bool ceil_mode) {
   int64_t num = in + 2 * p - d * (k - 1) - 1 + (ceil_mode ? s - 1 : 0);
-  int64_t out = num / s + 1;
+  /* torch's div_rtn: rounded down, so a kernel wider than the padded input gives a size <= 0 (an error),
+   * where C's division toward zero made it 1 */
+  int64_t out = (num >= 0 ? num / s : -((-num + s - 1) / s)) + 1;
   if (ceil_mode && (out - 1) * s >= in + p) out--;
   return out;
 }
