@@ -129,3 +129,14 @@ def test_group_norm_indivisible_channels_message_names_both():
     for L in (ct, torch):
         with pytest.raises(ValueError, match=r"^num_channels \(4\) must be divisible by num_groups \(8\)$"):
             L.nn.GroupNorm(8, 4)
+
+
+def test_layer_norm_shape_error_names_the_input_size_as_torch():
+    for shape, ns in (((1, 2, 3, 4), [5]), ((2, 3), [2, 3, 4]), ((4, 5, 6), [4, 6])):
+        msgs = []
+        for L in (ct, torch):
+            with pytest.raises(RuntimeError) as e:
+                L.nn.functional.layer_norm(L.zeros(shape), ns)
+            msgs.append(str(e.value))
+        assert msgs[0] == msgs[1]
+        assert "[*, %s]," % ", ".join(map(str, ns)) in msgs[0]

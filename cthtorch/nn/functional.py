@@ -953,8 +953,19 @@ def pad_(input, pad, mode="constant", value=None):
     if len(pad) // 2 > input.dim():
         raise RuntimeError("Padding length should be less than or equal to two times the input dimension but got "
                          "padding length %d and input of dimension %d" % (len(pad), input.dim()))
+    if mode not in ("constant", "reflect", "replicate", "circular"):
+        raise NotImplementedError("Unrecognised padding mode %s" % mode)
     if mode == "constant":   # one C op (constant_pad_nd), negative pads included
         return cthtorch.constant_pad_nd(input, pad, 0.0 if value is None else value)
+    if value is not None and value != 0:
+        raise RuntimeError('Padding mode "%s" doesn\'t take in value argument' % mode)
+    # torch pads 1, 2 or 3 trailing dims of an input with one or two dims before them (a batch and channels)
+    if len(pad) not in (2, 4, 6) or input.dim() - len(pad) // 2 not in (1, 2):
+        raise NotImplementedError(
+            "Padding size %d is not supported for %dD input tensor.\nSupported combinations for non-constant "
+            "padding:\n  - 2D or 3D input: padding size = 2 (pads last dimension)\n  - 3D or 4D input: padding "
+            "size = 4 (pads last 2 dimensions)\n  - 4D or 5D input: padding size = 6 (pads last 3 dimensions)"
+            % (len(pad), input.dim()))
     out = input
     for i in range(len(pad) // 2):
         d = input.dim() - 1 - i
@@ -979,12 +990,10 @@ def pad_(input, pad, mode="constant", value=None):
             left = out.narrow(d, 0, 1).expand(*[lo if k == d else -1 for k in range(out.dim())]) if lo else None
             right = out.narrow(d, n - 1, 1).expand(*[hi if k == d else -1 for k in range(out.dim())]) if hi else None
             out = cthtorch.cat([t for t in (left, out, right) if t is not None], d)
-        elif mode == "circular":
+        else:   # circular
             left = out.narrow(d, n - lo, lo) if lo else None
             right = out.narrow(d, 0, hi) if hi else None
             out = cthtorch.cat([t for t in (left, out, right) if t is not None], d)
-        else:
-            raise NotImplementedError("Unrecognised padding mode %s" % mode)
     return out
 
 

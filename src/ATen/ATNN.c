@@ -973,14 +973,18 @@ done:
 
 /* ---- layer norm: rows of M = prod(normalized_shape) elements ---- */
 static int ln_rows(const THTensor *input, const ATIntList *shape, int64_t *R, int64_t *M) {
-  char b1[256], b2[256];
+  char b1[256], b2[256], b3[256];
   int k = shape->n;
   bool ok = k <= input->ndim;
   for (int i = 0; ok && i < k; i++) ok = input->sizes[input->ndim - k + i] == shape->v[i];
   if (!ok) {
+    /* b2: the shape's list without its brackets, as torch's [*, 5, 6] */
+    THTensor_sizeStr(shape->n, shape->v, b2, 256);
+    size_t len = strlen(b2);
+    if (len >= 2) b2[len - 1] = '\0';
     THError_set(TH_ERR_RUNTIME, "Given normalized_shape=%s, expected input with shape [*, %s], but got input of size%s",
-                THTensor_sizeStr(shape->n, shape->v, b1, 256), THTensor_sizeStr(shape->n, shape->v, b2, 256) + 1,
-                "...");
+                THTensor_sizeStr(shape->n, shape->v, b1, 256), b2 + 1,
+                THTensor_sizeStr(input->ndim, input->sizes, b3, 256));
     return -1;
   }
   *M = 1;
