@@ -325,7 +325,8 @@ int64_t at_item_int(const THTensor *t) { AT_READ(int64_t, 0) }
 
 const char *at_cpp_dtype_name(THDtype t) {
   static const char *names[TH_NDTYPES] = { "bool", "unsigned char", "signed char", "short int", "int", "long int",
-                                           "c10::Half", "c10::BFloat16", "float", "double" };
+                                           "c10::Half", "c10::BFloat16", "float", "double",
+                                           "c10::complex<float>", "c10::complex<double>" };
   return t >= 0 && t < TH_NDTYPES ? names[t] : "?";
 }
 
