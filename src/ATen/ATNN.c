@@ -305,18 +305,24 @@ done:
 }
 
 /* ---- nll_loss: input [N, C, *] or [C], target [N, *] ---- */
-static int nll_shapes(const THTensor *self, const THTensor *target, int64_t *N, int64_t *C, int64_t *S) {
-  char b1[128], b2[128];
-  if (self->ndim < 1) { THError_set(TH_ERR_VALUE, "Expected 1 or more dimensions (got 0)"); return -1; }
+/* torch's kernels look at the target's dtype after its rank and batch size, before the sizes of the rest */
+static int nll_target_dtype(const THTensor *target) {
   if (target->dtype != TH_Int64 && target->dtype != TH_UInt8) {
     THError_set(TH_ERR_RUNTIME, "expected target dtype to be Long or Byte, but got %s", THDtype_info[target->dtype].legacy);
     return -1;
   }
+  return 0;
+}
+
+static int nll_shapes(const THTensor *self, const THTensor *target, int64_t *N, int64_t *C, int64_t *S) {
+  char b1[128], b2[128];
+  if (self->ndim < 1) { THError_set(TH_ERR_VALUE, "Expected 1 or more dimensions (got 0)"); return -1; }
   if (self->ndim == 1) {
     if (target->ndim > 1) {
       THError_set(TH_ERR_RUNTIME, "0D or 1D target tensor expected, multi-target not supported");
       return -1;
     }
+    if (nll_target_dtype(target) < 0) return -1;
     if (target->ndim == 1 && target->sizes[0] != 1) {
       THError_set(TH_ERR_VALUE, "For 1D input, 1D target must have size 1, but got target size: %lld",
                   (long long)target->sizes[0]);
@@ -342,6 +348,7 @@ static int nll_shapes(const THTensor *self, const THTensor *target, int64_t *N, 
                   THTensor_sizeStr(self->ndim, self->sizes, b2, sizeof b2));
     return -1;
   }
+  if (nll_target_dtype(target) < 0) return -1;
   for (int i = 2; i < self->ndim; i++)
     if (target->sizes[i - 1] != self->sizes[i]) {
       THError_set(TH_ERR_RUNTIME, "size mismatch (got input: %s, target: %s)",
