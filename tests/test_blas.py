@@ -328,3 +328,26 @@ def test_batched_matmul_with_empty_dims_like_torch(sa, sb):
     for got, want in zip(*res):
         assert got.shape == want.shape
         np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-12)
+
+
+@pytest.mark.parametrize("call", [
+    lambda L, a, w, b: L.mm(a, w.double()), lambda L, a, w, b: L.mm(a[None], w.double()),
+    lambda L, a, w, b: L.mm(a, w[None]), lambda L, a, w, b: L.mm(a.half(), w),
+    lambda L, a, w, b: L.addmm(b, a, w.double()), lambda L, a, w, b: L.addmm(b.double(), a, w),
+    lambda L, a, w, b: L.addmm(b, a.double(), w), lambda L, a, w, b: L.addmm(b, a[None], w),
+    lambda L, a, w, b: L.addmm(b, a, w[None]), lambda L, a, w, b: L.addmm(b, a[:, :2], w),
+    lambda L, a, w, b: L.nn.functional.linear(a.double(), w.t(), b),
+    lambda L, a, w, b: L.nn.functional.linear(a.double()[None], w.t(), b),
+    lambda L, a, w, b: L.nn.functional.linear(a.double(), w.t()),
+    lambda L, a, w, b: L.nn.Linear(3, 4)(a.double())])
+def test_dtype_and_rank_errors_as_torch(call):
+    """addmm (and Linear with a bias) checks the dtypes first and names them as ScalarTypes ('mat1 and mat2
+    must have the same dtype, but got Double and Float'); mm checks ranks and shapes first and names C++ types
+    ('double != float'): the text a model fed float64 input meets"""
+    msgs = []
+    for L in (ct, torch):
+        L.manual_seed(0)
+        with pytest.raises(RuntimeError) as e:
+            call(L, L.ones(2, 3), L.ones(3, 4), L.ones(4))
+        msgs.append(str(e.value))
+    assert msgs[0] == msgs[1]

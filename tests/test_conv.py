@@ -270,3 +270,20 @@ def test_depthwise_conv2d_matches_torch(N, C, m, H, W, K, S, P, D, dt):
     for got, want in ((cy, y), (cx.grad, x.grad), (cw.grad, w.grad), (cb.grad, b.grad)):
         assert str(got.dtype) == str(want.dtype) and tuple(got.shape) == tuple(want.shape)
         np.testing.assert_allclose(got.detach().numpy(), want.detach().numpy(), rtol=tol, atol=tol)
+
+
+def test_dtype_mismatch_errors_name_cpp_types_as_torch():
+    """a bias of another dtype is named by C++ type for every input dtype (long int, int, c10::Half), then a
+    weight of another dtype by ScalarType, as torch's CPU convolution"""
+    calls = [lambda L, x: L.nn.Conv2d(3, 4, 3)(x.long()), lambda L, x: L.nn.Conv2d(3, 4, 3)(x.int()),
+             lambda L, x: L.nn.Conv2d(3, 4, 3, bias=False)(x.long()),
+             lambda L, x: L.nn.functional.conv2d(x, L.ones(4, 3, 3, 3).long()),
+             lambda L, x: L.nn.Conv2d(3, 4, 3).double()(x), lambda L, x: L.nn.Conv2d(3, 4, 3)(x.half()),
+             lambda L, x: L.nn.Conv1d(3, 4, 3)(x[0].to(L.int16))]
+    for call in calls:
+        msgs = []
+        for L in (ct, torch):
+            with pytest.raises(RuntimeError) as e:
+                call(L, L.ones(1, 3, 8, 8))
+            msgs.append(str(e.value))
+        assert msgs[0] == msgs[1]

@@ -162,3 +162,26 @@ def test_errors():
                lambda L, a: L.nn.functional.binary_cross_entropy_with_logits(
                    a, a, pos_weight=a[0].clone().requires_grad_())):
         raises_like(*both(fn))
+
+
+@pytest.mark.parametrize("call", [
+    lambda L, x: L.nn.functional.cross_entropy(x, L.tensor([0.0])),
+    lambda L, x: L.nn.functional.cross_entropy(x, L.rand(2, 4)),
+    lambda L, x: L.nn.functional.cross_entropy(x, L.rand(3, 3)),
+    lambda L, x: L.nn.functional.cross_entropy(x, L.tensor([0.5, 1.0])),
+    lambda L, x: L.nn.functional.cross_entropy(x, L.tensor([[0, 1, 2], [1, 1, 1]])),
+    lambda L, x: L.nn.functional.cross_entropy(x, L.rand(2, 3), ignore_index=1),
+    lambda L, x: L.nn.functional.nll_loss(L.randn(2, 3, 4, 4), L.zeros(2, 4, 4)),
+    lambda L, x: L.nn.functional.nll_loss(L.randn(2, 3, 4, 4), L.zeros(2, 4, 5)),
+    lambda L, x: L.nn.functional.nll_loss(L.randn(3), L.zeros(2)),
+    lambda L, x: L.nn.functional.nll_loss(x, L.zeros(2, dtype=L.int32))])
+def test_cross_entropy_target_kind_and_check_order_as_torch(call):
+    """a target of the input's shape is class probabilities (a long one is an error, as ignore_index is);
+    any other is class indices, checked as torch: rank and batch size, then dtype, then the other sizes"""
+    msgs = []
+    for L in (ct, torch):
+        L.manual_seed(0)
+        with pytest.raises((RuntimeError, ValueError)) as e:
+            call(L, L.randn(2, 3))
+        msgs.append((type(e.value).__name__, str(e.value)))
+    assert msgs[0] == msgs[1]

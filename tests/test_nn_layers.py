@@ -463,6 +463,15 @@ def test_constant_pad_is_one_op_like_torch(dt):
         assert ct.autograd.gradgradcheck(lambda t: ct.nn.functional.pad(t, (1, -2, 2, 1)) ** 2, (x,))
 
 
+def _same_error(call):
+    msgs = []
+    for L in (ct, torch):
+        with pytest.raises(Exception) as e:
+            call(L)
+        msgs.append((type(e.value).__name__, str(e.value)))
+    assert msgs[0] == msgs[1]
+
+
 def test_constant_pad_edges_and_errors_like_torch():
     assert ct.constant_pad_nd(ct.tensor(5.0), []).item() == 5.0
     assert tuple(ct.nn.functional.pad(ct.zeros(0, 3), (1, 1)).shape) == (0, 5)
@@ -545,3 +554,22 @@ def test_pad_modes_and_their_supported_ranks_like_torch(shape, pad, mode, value)
     got = call(ct)
     oracle.same(got[0], want[0], 1e-12)
     oracle.same(got[1], want[1], 1e-12)
+        _same_error(call)
+
+
+
+def test_non_constant_pad_ranks_and_value_like_torch():
+    """reflect/replicate/circular pad 1, 2 or 3 trailing dims of an input with one or two dims before them;
+    other pairings raise torch's NotImplementedError (pad=[1, 1] of a 4-d image used to pad its width), a
+    value raises as torch's, an unknown mode is named"""
+    for shape, n in (((1, 2, 3, 4), 2), ((3, 4), 4), ((4,), 2), ((1, 1, 2, 3, 4), 2), ((1, 1, 2, 3, 4), 4),
+                     ((2, 3, 4), 6), ((1, 2, 3, 4), 8), ((2, 3, 4), 0)):
+        for mode in ("reflect", "replicate", "circular"):
+            _same_error(lambda L: L.nn.functional.pad(L.zeros(shape), [1] * n, mode=mode))
+    _same_error(lambda L: L.nn.functional.pad(L.zeros(1, 2, 3, 4), [1, 1, 1, 1], mode="reflect", value=1.0))
+    _same_error(lambda L: L.nn.functional.pad(L.zeros(1, 2, 3, 4), [1, 1, 1, 1], mode="foo"))
+    for shape, n in (((2, 3, 4), 2), ((2, 3, 4), 4), ((1, 2, 3, 4), 4), ((1, 2, 3, 4), 6), ((1, 1, 2, 3, 4), 6)):
+        x = rs.randn(*shape)
+        for mode in ("reflect", "replicate", "circular"):
+            close(ct.nn.functional.pad(ct.tensor(x), [1, 2, 2, 1, 1, 0][:n], mode=mode, value=0.0),
+                  torch.nn.functional.pad(torch.tensor(x), [1, 2, 2, 1, 1, 0][:n], mode=mode, value=0.0))

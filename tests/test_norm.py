@@ -129,3 +129,38 @@ def test_group_norm_indivisible_channels_message_names_both():
     for L in (ct, torch):
         with pytest.raises(ValueError, match=r"^num_channels \(4\) must be divisible by num_groups \(8\)$"):
             L.nn.GroupNorm(8, 4)
+
+
+def test_layer_norm_shape_error_names_the_input_size_as_torch():
+    for shape, ns in (((1, 2, 3, 4), [5]), ((2, 3), [2, 3, 4]), ((4, 5, 6), [4, 6])):
+        msgs = []
+        for L in (ct, torch):
+            with pytest.raises(RuntimeError) as e:
+                L.nn.functional.layer_norm(L.zeros(shape), ns)
+            msgs.append(str(e.value))
+        assert msgs[0] == msgs[1]
+        assert "[*, %s]," % ", ".join(map(str, ns)) in msgs[0]
+
+
+def test_mixed_parameter_dtypes_as_torch():
+    """batch_norm and layer_norm take parameters of the input's dtype, or float32 ones for a half/bfloat16
+    input; other pairings raise torch's 'mixed dtype (CPU)' errors (a float64 batch through a float32 model
+    used to run in float64)"""
+    names = ["float32", "float64", "float16", "bfloat16"]
+    calls = [lambda L, x, w: L.nn.functional.batch_norm(x, L.zeros(3, dtype=w), L.ones(3, dtype=w),
+                                                        L.ones(3, dtype=w), L.zeros(3, dtype=w), True),
+             lambda L, x, w: L.nn.functional.batch_norm(x, L.zeros(3, dtype=w), L.ones(3, dtype=w)),
+             lambda L, x, w: L.nn.functional.batch_norm(x, None, None, L.ones(3, dtype=w), None, True),
+             lambda L, x, w: L.nn.functional.layer_norm(x, (4,), L.ones(4, dtype=w), L.zeros(4, dtype=w)),
+             lambda L, x, w: L.nn.functional.layer_norm(x, (4,), None, L.zeros(4, dtype=w))]
+    data = rs.randn(2, 3, 4, 4)
+    for call in calls:
+        for a in names:
+            for w in names:
+                got = []
+                for L in (ct, torch):
+                    try:
+                        got.append(str(call(L, L.tensor(data).to(getattr(L, a)), getattr(L, w)).dtype))
+                    except RuntimeError as e:
+                        got.append(str(e))
+                assert got[0].replace("cthtorch", "torch") == got[1], (a, w)

@@ -575,3 +575,13 @@ def test_complex_parameters_step_as_torchs(name, kwargs):
     ours, theirs = _complex_steps(ct, name, kwargs), _complex_steps(torch, name, kwargs)
     np.testing.assert_allclose(ours[0], theirs[0], rtol=1e-6, atol=1e-7)
     assert ours[1] == theirs[1]
+@pytest.mark.parametrize("name", ["SGD", "AdamW", "RMSprop"])
+def test_optimizer_repr_matches_torch(name):
+    """print(optimizer) as torch: each group opens and ends with a newline, so groups stand a blank line apart"""
+    texts = []
+    for lib in (ct, torch):
+        w, b = lib.zeros(2, requires_grad=True), lib.zeros(1, requires_grad=True)
+        one = getattr(lib.optim, name)([w], lr=0.1)
+        two = getattr(lib.optim, name)([{"params": [w]}, {"params": [b], "weight_decay": 0.0}], lr=0.1)
+        texts.append((repr(one), str(two)))
+    assert texts[0] == texts[1]

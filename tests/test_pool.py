@@ -231,3 +231,22 @@ def test_max_pool1d_values_only_errors(case):
     F = ct.nn.functional
     assert tuple(F.max_pool1d(ct.zeros(0, 3, 4), 2).shape) == tuple(torch.nn.functional.max_pool1d(
         torch.zeros(0, 3, 4), 2).shape)
+@pytest.mark.parametrize("call", [
+    lambda L, x: L.nn.functional.max_pool2d(x, 5), lambda L, x: L.nn.MaxPool2d(5, return_indices=True)(x),
+    lambda L, x: L.nn.functional.avg_pool2d(x, 5), lambda L, x: L.nn.functional.max_pool2d(x[0], 5),
+    lambda L, x: L.nn.functional.avg_pool1d(x[0], 5), lambda L, x: L.nn.functional.lp_pool2d(x, 2, 5),
+    lambda L, x: L.nn.functional.max_pool2d(x, (5, 1)), lambda L, x: L.nn.functional.avg_pool2d(x, 6, 2, 1)])
+def test_kernel_wider_than_input_is_an_error_as_torch(call):
+    """the output size rounds down as torch's div_rtn: a kernel wider than the padded input gives a size of 0 or
+    less, torch's 'Output size is too small' (C's division toward zero made it 1 and pooled anyway)"""
+    x = np.arange(24.0).reshape(1, 2, 3, 4)
+    msgs = []
+    for L in (ct, torch):
+        with pytest.raises(RuntimeError) as e:
+            call(L, L.tensor(x))
+        msgs.append(str(e.value))
+    assert msgs[0] == msgs[1]
+    for k, s, p, ceil in ((4, 3, 2, True), (3, 2, 1, False), (3, 2, 1, True), (4, 4, 0, True)):   # sizes that stay
+        c, t = both(x)
+        assert ct.nn.functional.max_pool2d(c, k, s, p, ceil_mode=ceil).shape == \
+            torch.nn.functional.max_pool2d(t, k, s, p, ceil_mode=ceil).shape

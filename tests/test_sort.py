@@ -585,3 +585,43 @@ def test_unstable_sort_cases_torch_sorts_stably():
     c, t = pair([2.0], "float32")
     same(ct.sort(c.expand(4, 40), dim=1), torch.sort(t.expand(4, 40), dim=1))
     same(ct.argsort(c.expand(40, 3), dim=0), torch.argsort(t.expand(40, 3), dim=0))
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_unstable_sorts_order_ties_as_torch(dtype):
+    """sort/argsort(stable=False or None) and msort leave equal values where
+    torch's CPU build does (libstdc++'s std::sort with its NaN-aware
+    comparators): rows over 16 with ties, NaNs and -0.0 beside 0.0, both
+    directions, along either dim, on the packed-key and the pair paths; index
+    order where torch sorts otherwise (stride-0 rows, 1-D integer radix sort)"""
+    fl = dtype.startswith(("float", "bf"))
+    for shape, hi in (((3, 17), 2), ((4, 40), 3), ((2, 200), 4), ((3, 1000), 7), ((1, 33), 1)):
+        a = ties(shape, hi)
+        if fl:
+            a[0, ::5] = np.nan
+            a[-1] = np.where(a[-1] == 0, -0.0, a[-1])
+        elif dtype == "uint8":
+            a += 1
+        c, t = pair(a, dtype)
+        for desc in (False, True):
+            same(ct.sort(c, descending=desc), torch.sort(t, descending=desc))
+            same(ct.sort(c, stable=None, descending=desc), torch.sort(t, stable=None, descending=desc))
+            same(c.argsort(descending=desc), t.argsort(descending=desc))
+            same(ct.argsort(c.t(), dim=0, descending=desc, stable=False), torch.argsort(t.t(), dim=0, descending=desc, stable=False))
+            same(ct.sort(c, dim=1, descending=desc, stable=True), torch.sort(t, dim=1, descending=desc, stable=True))
+        same(ct.msort(c.t()), torch.msort(t.t()))
+    c, t = pair(np.full((1, 40), 5.0), dtype)
+    same(c.expand(3, 40).argsort(), t.expand(3, 40).argsort())   # stride 0 along the sorted dim
+    same(c.t().expand(40, 2).argsort(0), t.t().expand(40, 2).argsort(0))
+    same(c[0].argsort(), t[0].argsort())
+    c, t = pair(ties(40000, 9)[None][0], dtype)
+    same(c.argsort(), t.argsort())                     # a 1-D integer row this long: radix sort, stable
+    same(c.argsort(descending=True), t.argsort(descending=True))
+    same(c[::2].argsort(), t[::2].argsort())
+
+
+def test_unstable_sort_ties_with_wide_int64_and_double_rows():
+    """rows whose values span too many bits for packed keys take the pair sort, then torch's tie order"""
+    r = np.array([2 ** 62 + 5, -2 ** 62, 2 ** 62 + 5, 0, -2 ** 62] * 9, dtype=np.int64)
+    d = np.array([1e300, -1e300, np.nan, 1e300, 0.0, -0.0, np.nan] * 7)
+    for c, t in ((ct.tensor(r.tolist()), torch.tensor(r.tolist())), (ct.tensor(d), torch.tensor(d))):
+        for desc in (False, True):
+            same(ct.sort(c, descending=desc), torch.sort(t, descending=desc))

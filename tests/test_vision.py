@@ -892,6 +892,10 @@ def test_ops_boxes_geometry_and_nms_against_numpy():
     assert ops.nms(boxes, scores, 0.3).tolist() == [1, 2]
     assert ops.batched_nms(boxes, scores, cthtorch.tensor([0, 1, 0, 0]), 0.5).tolist() == [1, 0, 2, 3]
     assert ops.nms(cthtorch.zeros(0, 4), cthtorch.zeros(0), 0.5).tolist() == []
+    # torchvision sorts the scores stably: 20 apart boxes of one score are kept in index order (an unstable
+    # sort, as torch.argsort's, would permute them)
+    apart = cthtorch.arange(20.0)[:, None] * 10 + cthtorch.tensor([0.0, 0, 5, 5])
+    assert ops.nms(apart, cthtorch.full((20,), 0.5), 0.5).tolist() == list(range(20))
 
 
 def test_is_tracing_follows_jit_trace():

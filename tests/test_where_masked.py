@@ -74,3 +74,17 @@ def test_masked_fill_overflow_and_grad():
     (cw.masked_fill(cw > 0, 0.0) * 3).sum().backward()
     (tw.masked_fill(tw > 0, 0.0) * 3).sum().backward()
     np.testing.assert_array_equal(cw.grad.numpy(), tw.grad.numpy())
+
+
+@pytest.mark.parametrize("dtype", ["uint8", "int8", "int16", "int32", "int64", "float16", "bfloat16", "float32",
+                                   "float64", "complex64"])
+def test_non_bool_mask_errors_name_the_dtype_as_torch(dtype):
+    """masked_fill prints the mask's C++ type (float, long int, c10::Half), masked_scatter its ScalarType (Float)"""
+    for f in (lambda L, m: L.zeros(3).masked_fill(m, 0), lambda L, m: L.zeros(3).masked_fill_(m, 1.0),
+              lambda L, m: L.zeros(3).masked_scatter(m, L.zeros(3))):
+        msgs = []
+        for L in (ct, torch):
+            with pytest.raises(RuntimeError) as e:
+                f(L, L.ones(3, dtype=getattr(L, dtype)))
+            msgs.append(str(e.value))
+        assert msgs[0] == msgs[1]

@@ -7,6 +7,7 @@ import math
 import cthtorch
 from cthtorch import _C
 from cthtorch.autograd.function import Function
+from cthtorch._utils import _dtype_name
 
 _nn = _C._nn
 
@@ -133,9 +134,14 @@ def cross_entropy_loss(input, target, weight=None, reduction=1, ignore_index=-10
     """log_softmax + nll, or soft targets (class probabilities), with label smoothing."""
     class_dim = 0 if input.dim() == 1 else 1
     logp = input.log_softmax(class_dim)
-    if target.is_floating_point():
-        if target.shape != input.shape:
-            raise RuntimeError("Expected target size %s, got %s" % (list(input.shape), list(target.shape)))
+    # torch reads a target of the input's shape as class probabilities, any other as class indices (whose
+    # checks then name a wrong batch size or dtype)
+    if target.shape == input.shape:
+        if not target.is_floating_point():
+            raise RuntimeError("Expected floating point type for target with class probabilities, got %s"
+                               % _dtype_name(target.dtype))
+        if ignore_index >= 0:
+            raise RuntimeError("ignore_index is not supported for floating point target")
         c = input.shape[class_dim]
         t = target * (1 - label_smoothing) + label_smoothing / c if label_smoothing > 0 else target
         if weight is not None:

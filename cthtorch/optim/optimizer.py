@@ -42,13 +42,14 @@ class Optimizer:
         self.__dict__.setdefault("_optimizer_step_post_hooks", collections.OrderedDict())
 
     def __repr__(self):
+        # each group opens and closes with a newline, as torch's: two groups have a blank line between them
         s = self.__class__.__name__ + " ("
         for i, group in enumerate(self.param_groups):
-            s += "\nParameter Group %d" % i
+            s += "\nParameter Group %d\n" % i
             for key in sorted(group.keys()):
                 if key != "params":
-                    s += "\n    %s: %s" % (key, group[key])
-        s += "\n)"
+                    s += "    %s: %s\n" % (key, group[key])
+        s += ")"
         return s
 
     def add_param_group(self, param_group):

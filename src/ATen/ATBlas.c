@@ -268,8 +268,22 @@ static int gemm_cuda(const THTensor *A, const THTensor *B, THTensor *C, double a
 
 static double sd(ATScalar s) { return s.kind == AT_SCALAR_FLOAT ? s.d : (double)s.i; }
 
-static int check_mm(const THTensor *a, const THTensor *b, const char *name) {
-  if (a->ndim != 2 || b->ndim != 2) {
+/* torch's checks of mm(a, b), and of addmm(self, a, b) when self is given: addmm compares the dtypes first
+ * (ScalarType names), then the ranks and shapes; mm the ranks, the shapes, then the dtypes (C++ names) */
+static int check_mm(const THTensor *self, const THTensor *a, const THTensor *b) {
+  if (self) {
+    if (self->dtype != b->dtype || a->dtype != b->dtype) {
+      bool s = self->dtype != b->dtype;
+      THError_set(TH_ERR_RUNTIME, "%s and mat2 must have the same dtype, but got %s and %s", s ? "self" : "mat1",
+                  THDtype_info[s ? self->dtype : a->dtype].legacy, THDtype_info[b->dtype].legacy);
+      return -1;
+    }
+    if (a->ndim != 2 || b->ndim != 2) {
+      THError_set(TH_ERR_RUNTIME, "%s must be a matrix, got %d-D tensor", a->ndim != 2 ? "mat1" : "mat2",
+                  a->ndim != 2 ? a->ndim : b->ndim);
+      return -1;
+    }
+  } else if (a->ndim != 2 || b->ndim != 2) {
     THError_set(TH_ERR_RUNTIME, "%s must be a matrix", a->ndim != 2 ? "self" : "mat2");
     return -1;
   }
@@ -280,16 +294,15 @@ static int check_mm(const THTensor *a, const THTensor *b, const char *name) {
   }
   if (a->dtype != b->dtype) {
     THError_set(TH_ERR_RUNTIME, "expected m1 and m2 to have the same dtype, but got: %s != %s",
-                THDtype_info[a->dtype].name, THDtype_info[b->dtype].name);
+                at_cpp_dtype_name(a->dtype), at_cpp_dtype_name(b->dtype));
     return -1;
   }
-  (void)name;
   return 0;
 }
 
 THTensor *at_addmm(const THTensor *self, const THTensor *m1, const THTensor *m2, ATScalar beta, ATScalar alpha,
                    THTensor *out) {
-  if (check_mm(m1, m2, "addmm") < 0) return NULL;
+  if (check_mm(self, m1, m2) < 0) return NULL;
   int dev;
   if (at_common_device(4, (const THTensor *[]){ self, m1, m2, out }, "addmm", &dev) < 0) return NULL;
   int64_t M = m1->sizes[0], N = m2->sizes[1];

@@ -361,22 +361,12 @@ static THTensor *meta_result(const THTensor *input, THDtype dt, int ndim, const 
   return at_new_on(TH_DEVICE_META, dt, unbatched ? 3 : ndim, unbatched ? sizes + 1 : sizes, NULL);
 }
 
-static const char *conv_cpp_type_name(THDtype dt) {
-  switch (dt) {
-    case TH_Float: return "float";
-    case TH_Double: return "double";
-    case TH_Half: return "c10::Half";
-    case TH_BFloat16: return "c10::BFloat16";
-    default: return THDtype_info[dt].legacy;
-  }
-}
-
 static THTensor *conv2d_nchw(const THTensor *input, const THTensor *weight, const THTensor *bias, const ATIntList *stride,
                                const ATIntList *padding, const ATIntList *dilation, int64_t groups) {
   /* torch's CPU convolution looks at a bias of another dtype first (naming the C++ types), then the weight */
   if (bias && bias->dtype != input->dtype) {
     THError_set(TH_ERR_RUNTIME, "Input type (%s) and bias type (%s) should be the same",
-                conv_cpp_type_name(input->dtype), conv_cpp_type_name(bias->dtype));
+                at_cpp_dtype_name(input->dtype), at_cpp_dtype_name(bias->dtype));
     return NULL;
   }
   if (input->dtype != weight->dtype) {

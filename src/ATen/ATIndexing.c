@@ -910,7 +910,7 @@ THTensor *at_masked_select(const THTensor *self, const THTensor *mask, THTensor 
 THTensor *at_masked_scatter(const THTensor *self, const THTensor *mask, const THTensor *source, THTensor *out) {
   if (mask->dtype != TH_Bool) {
     THError_set(TH_ERR_RUNTIME, "masked_scatter_ only supports boolean masks, but got mask with dtype %s",
-                THDtype_info[mask->dtype].name);
+                THDtype_info[mask->dtype].legacy);   /* torch prints the ScalarType here: Float, Long */
     return NULL;
   }
   if (source->dtype != self->dtype) {

@@ -305,18 +305,24 @@ done:
 }
 
 /* ---- nll_loss: input [N, C, *] or [C], target [N, *] ---- */
-static int nll_shapes(const THTensor *self, const THTensor *target, int64_t *N, int64_t *C, int64_t *S) {
-  char b1[128], b2[128];
-  if (self->ndim < 1) { THError_set(TH_ERR_VALUE, "Expected 1 or more dimensions (got 0)"); return -1; }
+/* torch's kernels look at the target's dtype after its rank and batch size, before the sizes of the rest */
+static int nll_target_dtype(const THTensor *target) {
   if (target->dtype != TH_Int64 && target->dtype != TH_UInt8) {
     THError_set(TH_ERR_RUNTIME, "expected target dtype to be Long or Byte, but got %s", THDtype_info[target->dtype].legacy);
     return -1;
   }
+  return 0;
+}
+
+static int nll_shapes(const THTensor *self, const THTensor *target, int64_t *N, int64_t *C, int64_t *S) {
+  char b1[128], b2[128];
+  if (self->ndim < 1) { THError_set(TH_ERR_VALUE, "Expected 1 or more dimensions (got 0)"); return -1; }
   if (self->ndim == 1) {
     if (target->ndim > 1) {
       THError_set(TH_ERR_RUNTIME, "0D or 1D target tensor expected, multi-target not supported");
       return -1;
     }
+    if (nll_target_dtype(target) < 0) return -1;
     if (target->ndim == 1 && target->sizes[0] != 1) {
       THError_set(TH_ERR_VALUE, "For 1D input, 1D target must have size 1, but got target size: %lld",
                   (long long)target->sizes[0]);
@@ -342,6 +348,7 @@ static int nll_shapes(const THTensor *self, const THTensor *target, int64_t *N, 
                   THTensor_sizeStr(self->ndim, self->sizes, b2, sizeof b2));
     return -1;
   }
+  if (nll_target_dtype(target) < 0) return -1;
   for (int i = 2; i < self->ndim; i++)
     if (target->sizes[i - 1] != self->sizes[i]) {
       THError_set(TH_ERR_RUNTIME, "size mismatch (got input: %s, target: %s)",
@@ -694,9 +701,29 @@ done:
   return rc;
 }
 
+/* torch's CPU norms take parameters of the input's dtype, or float32 ones for a half/bfloat16 input
+ * (its mixed-type kernels); any other pairing is an error, in torch's words */
+static int norm_dtype_check(const THTensor *input, int n, const THTensor *const *params) {
+  bool mixed = false;
+  if (at_off_host(input)) return 0;
+  for (int i = 0; i < n; i++) mixed |= params[i] && params[i]->dtype != input->dtype;
+  if (!mixed) return 0;
+  for (int i = 0; i < n; i++)
+    if (params[i] && params[i]->dtype != TH_Float) {
+      THError_set(TH_ERR_RUNTIME, "mixed dtype (CPU): expect parameter to have scalar type of Float");
+      return -1;
+    }
+  if (input->dtype != TH_Half && input->dtype != TH_BFloat16) {
+    THError_set(TH_ERR_RUNTIME, "mixed dtype (CPU): all inputs must share same datatype.");
+    return -1;
+  }
+  return 0;
+}
+
 static int batch_norm_nchw(THTensor **outs, const THTensor *input, const THTensor *weight, const THTensor *bias,
                            const THTensor *running_mean, const THTensor *running_var, bool training,
                            double momentum, double eps) {
+  if (norm_dtype_check(input, 4, (const THTensor *[]){ weight, bias, running_mean, running_var }) < 0) return -1;
   if (input->ndim < 2) {
     THError_set(TH_ERR_VALUE, "Expected 2D or more input to batch_norm (got %dD input)", input->ndim);
     return -1;
@@ -973,14 +1000,18 @@ done:
 
 /* ---- layer norm: rows of M = prod(normalized_shape) elements ---- */
 static int ln_rows(const THTensor *input, const ATIntList *shape, int64_t *R, int64_t *M) {
-  char b1[256], b2[256];
+  char b1[256], b2[256], b3[256];
   int k = shape->n;
   bool ok = k <= input->ndim;
   for (int i = 0; ok && i < k; i++) ok = input->sizes[input->ndim - k + i] == shape->v[i];
   if (!ok) {
+    /* b2: the shape's list without its brackets, as torch's [*, 5, 6] */
+    THTensor_sizeStr(shape->n, shape->v, b2, 256);
+    size_t len = strlen(b2);
+    if (len >= 2) b2[len - 1] = '\0';
     THError_set(TH_ERR_RUNTIME, "Given normalized_shape=%s, expected input with shape [*, %s], but got input of size%s",
-                THTensor_sizeStr(shape->n, shape->v, b1, 256), THTensor_sizeStr(shape->n, shape->v, b2, 256) + 1,
-                "...");
+                THTensor_sizeStr(shape->n, shape->v, b1, 256), b2 + 1,
+                THTensor_sizeStr(input->ndim, input->sizes, b3, 256));
     return -1;
   }
   *M = 1;
@@ -1234,6 +1265,7 @@ int at_layer_norm(THTensor **outs, const THTensor *input, const ATIntList *shape
   int64_t R, M;
   if (ln_param_check(weight, shape, "weight") < 0 || ln_param_check(bias, shape, "bias") < 0) return -1;
   if (ln_rows(input, shape, &R, &M) < 0) return -1;
+  if (norm_dtype_check(input, 2, (const THTensor *[]){ weight, bias }) < 0) return -1;
   if (at_off_host(input)) return layer_norm_cuda(outs, input, shape, weight, bias, eps, R, M);   /* GPU or meta */
   THDtype ct;
   THTensor *x = as_compute(input, &ct), *wt = NULL, *bt = NULL, *y = NULL, *mean = NULL, *rstd = NULL;

@@ -84,7 +84,7 @@ def remove_small_boxes(boxes, min_size):
 def nms(boxes, scores, iou_threshold):
     """greedy non-maximum suppression: from the highest score down, keep a box unless it overlaps an already
     kept one by IoU > iou_threshold; the kept indices, by decreasing score"""
-    order = scores.argsort(descending=True)
+    order = scores.argsort(descending=True, stable=True)   # torchvision's CPU kernel sorts stably: ties by index
     if order.numel() == 0:
         return order
     iou = box_iou(boxes[order], boxes[order]).tolist()

@@ -258,13 +258,12 @@ def pad(img, padding, fill=0, padding_mode="constant"):
             out = out.index_select(dim, cthtorch.tensor(idx, dtype=cthtorch.int64))
         return out
     mode = {"constant": "constant", "edge": "replicate", "reflect": "reflect"}[padding_mode]
-    # a batch dim below 4 dims, as torchvision adds: nn.functional.pad's non-constant modes take 3-d or 4-d
+    # every leading dim as a batch of one-channel images: nn.functional.pad's non-constant modes take 3-d or 4-d
     # input for two padded dims
-    x = img.unsqueeze(0) if img.dim() < 4 else img
+    x = img.reshape(-1, 1, img.shape[-2], img.shape[-1])
     out = cthtorch.nn.functional.pad(x.float() if mode != "constant" and not x.is_floating_point() else x,
                                      [left, right, top, bottom], mode=mode, value=fill if mode == "constant" else None)
-    out = out.to(img.dtype)
-    return out.squeeze(0) if img.dim() < 4 else out
+    return out.to(img.dtype).reshape(tuple(img.shape[:-2]) + tuple(out.shape[-2:]))
 
 
 def hflip(img):
