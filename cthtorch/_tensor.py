@@ -480,9 +480,23 @@ def _rebuild_from_type_v2(func, new_type, args, state):
     if getattr(new_type, "__setstate__", None) is not Tensor.__setstate__:
         ret.__setstate__(state)
     else:
-        for k, v in (state or {}).items():
-            setattr(ret, k, v)
+        _set_obj_state(ret, state)
     return ret
+
+
+def _set_obj_state(obj, state):
+    """torch._utils._set_obj_state: a saved state is the __dict__, or (__dict__, slots); either may be None
+    (Python 3.11 pickles an instance that never had a __dict__ as None)"""
+    if isinstance(state, tuple):
+        if len(state) != 2:
+            raise RuntimeError("Invalid serialized state: %s" % (state,))
+        dict_state, slots_state = state
+    else:
+        dict_state, slots_state = state, None
+    for part in (dict_state, slots_state):
+        for k, v in (part or {}).items():
+            setattr(obj, k, v)
+    return obj
 
 
 def _is_param_cls(cls):
