@@ -798,11 +798,84 @@ def test_script_input_names_are_torchs():
     assert cthtorch.equal(fc(cthtorch.zeros(2), 5), cthtorch.full((2,), 3.0))
 
 
-def test_script_method_is_refused_with_a_clear_error():
-    """weiaicunzai/pytorch-cifar100's stochasticdepth.py subclasses torch.jit.ScriptModule with
-    @torch.jit.script_method: not supported, so the decorator says so instead of the name being missing"""
-    with pytest.raises(NotImplementedError, match="script_method"):
-        class Block(cthtorch.jit.ScriptModule):
-            @cthtorch.jit.script_method
-            def forward(self, x):
-                return x + 1
+def _legacy_script_modules(lib):
+    """weiaicunzai/pytorch-cifar100's stochasticdepth.py block and RWKV_in_150_lines' RNN: torch.jit.ScriptModule
+    subclasses whose @torch.jit.script_method methods compile when an instance is made"""
+    class BasicBlock(lib.jit.ScriptModule):
+        __constants__ = ["p"]
+
+        def __init__(self, c, p):
+            super().__init__()
+            self.residual = lib.nn.Sequential(lib.nn.Conv2d(c, c, 3, padding=1, bias=False), lib.nn.BatchNorm2d(c))
+            self.p = p
+
+        @lib.jit.script_method
+        def survival(self):
+            var = lib.bernoulli(lib.tensor(self.p).float())
+            return lib.equal(var, lib.tensor(1).float().to(var.device))
+
+        @lib.jit.script_method
+        def forward(self, x):
+            if self.training:
+                if self.survival():
+                    x = self.residual(x) + x
+            else:
+                x = self.residual(x) * self.p + x
+            return x
+
+    class RNN(lib.jit.ScriptModule):
+        def __init__(self, w):
+            super().__init__()
+            self.w = {"k": w}          # a plain attribute no script method reads
+
+        @lib.jit.script_method
+        def mix(self, x, state, i: int, k):
+            state[2 * i] = x
+            return lib.sigmoid(k @ x) + self.scale(state[2 * i + 1])
+
+        def scale(self, s):
+            return s * 2
+
+        def forward(self, x, state):
+            return self.mix(x, state, 1, self.w["k"])
+
+    return BasicBlock, RNN
+
+
+def test_legacy_script_methods_compile_and_run_as_torchs():
+    outs = []
+    for lib in (cthtorch, torch):
+        BasicBlock, RNN = _legacy_script_modules(lib)
+        lib.manual_seed(0)
+        b = BasicBlock(2, 0.5)
+        x = lib.randn(1, 2, 4, 4)
+        train = [b(x).sum().item() for _ in range(6)]    # survival draws as torch's bernoulli does
+        b.eval()
+        r = RNN(lib.arange(9.0).view(3, 3) / 10)
+        state = lib.ones(4, 3)
+        y = r(lib.ones(3), state)
+        outs.append((train, b(x).sum().item(), type(b.residual).__name__, sorted(b.state_dict()),
+                     type(b.survival).__name__, b.survival.graph is not None, y.tolist(), state.tolist(),
+                     isinstance(b, lib.jit.ScriptModule), hasattr(r, "scale")))
+    (ours, theirs) = outs
+    assert ours[0] == pytest.approx(theirs[0], rel=1e-5) and len(set(ours[0])) > 1
+    assert ours[1] == pytest.approx(theirs[1], rel=1e-5)
+    assert ours[2:] == theirs[2:]
+
+
+def _tensor_and_casts(x, n: int):
+    a = torch.tensor(1)
+    b = torch.tensor(n, dtype=torch.float64)
+    return a, b, x.float().double().half().int().long().short().char().byte(), x.to(x.device), x.cfloat()
+
+
+def test_script_tensor_of_a_number_and_dtype_casts():
+    """torch.tensor(1) in TorchScript is a 0-d int64 (not a list of one, not a float); x.float(), x.long()...
+    are aten::to casts; x.to(device) takes TorchScript's to.prim_Device"""
+    fs, ft = both(_tensor_and_casts)
+    x = np.array([1.5, -2.0, 300.0], dtype=np.float32)
+    for o, t in zip(fs(cthtorch.from_numpy(x), 3), ft(torch.from_numpy(x), 3)):
+        assert o.dtype.__repr__().replace("cthtorch", "torch") == repr(t.dtype) and tuple(o.shape) == tuple(t.shape)
+        assert o.tolist() == t.tolist()
+    assert [n.kind() for n in fs.graph.nodes() if n.kind() == "aten::to"] == \
+        [n.kind() for n in ft.graph.nodes() if n.kind() == "aten::to"]

@@ -475,6 +475,31 @@ class PyModuleSugar(Sugar):
         return em.sugar_python(obj, "%s.%s" % (self.name, name), loc)
 
 
+# the Tensor methods named for a dtype that TorchScript knows (torch's builtin_cast_method_to_scalar_type)
+_CAST_METHODS = {"byte": "uint8", "char": "int8", "double": "float64", "float": "float32", "cfloat": "complex64",
+                 "cdouble": "complex128", "int": "int32", "long": "int64", "short": "int16", "half": "float16"}
+
+
+class _CastMethodSugar(Sugar):
+    """x.float() and the other dtype-named casts: aten::to(x, dtype, False, False, None), as torch emits them"""
+
+    def __init__(self, x, name):
+        self.x = x
+        self.name = name
+
+    def describe(self):
+        return "Tensor.%s" % self.name
+
+    def call(self, em, args, kwargs, loc):
+        import cthtorch
+        if args or kwargs:
+            raise em.error(loc, "Expected 0 arguments in call to %s(), but got %d"
+                           % (self.name, len(args) + len(kwargs)))
+        dtype = getattr(cthtorch, _CAST_METHODS[self.name])
+        no = em.const(False, loc)
+        return em.emit_op("to", [self.x, em.const(dtype, loc), no, no, em.const(None, loc)], {}, loc)
+
+
 class BuiltinSugar(Sugar):
     """An aten op: `torch.add`, `F.relu`, a Tensor method bound to self_value."""
 
@@ -1617,6 +1642,8 @@ class Emitter:
         if name in simple:
             k, t = simple[name]
             return self.node(k, [x], [t], loc).output()
+        if name in _CAST_METHODS:
+            return _CastMethodSugar(x, name)
         return BuiltinSugar(name, self_value=x)
 
     def expr_Tuple(self, node, env, hint=None):
