@@ -176,10 +176,14 @@ def get_device_module(device=None):
 
 
 def compile(model=None, *args, **kwargs):
-    """No compiler here: returns the function or module unchanged."""
+    """No compiler here: a function comes back unchanged, a module as torch's OptimizedModule wrapper
+    (state_dict keys '_orig_mod.'...) that runs it eagerly; disable=True returns the module itself."""
     if model is None:
-        return lambda m: m
-    return model
+        return lambda m: compile(m, *args, **kwargs)
+    if kwargs.get("disable"):
+        return model
+    from cthtorch._dynamo.eval_frame import _wrap
+    return _wrap(model)
 
 
 _NN_ALIASES = frozenset((
