@@ -5,7 +5,8 @@ compiled. What needs a real graph capture (explain, export) raises
 NotImplementedError."""
 from ..compiler import (allow_in_graph, assume_constant_result, disable, is_compiling,  # noqa: F401
                         list_backends, reset)
-from . import config  # noqa: F401
+from . import config, eval_frame  # noqa: F401
+from .eval_frame import OptimizedModule  # noqa: F401
 
 
 def is_dynamo_supported():
