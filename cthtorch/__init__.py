@@ -125,8 +125,8 @@ def set_default_tensor_type(t):
 
 
 def is_inference_mode_enabled():
-    from .autograd import _grad_mode_min
-    return _grad_mode_min.is_inference_mode_enabled()
+    from .autograd import grad_mode
+    return grad_mode.is_inference_mode_enabled()
 
 
 def is_storage(obj):
