@@ -879,3 +879,35 @@ def test_script_tensor_of_a_number_and_dtype_casts():
         assert o.tolist() == t.tolist()
     assert [n.kind() for n in fs.graph.nodes() if n.kind() == "aten::to"] == \
         [n.kind() for n in ft.graph.nodes() if n.kind() == "aten::to"]
+
+
+def _script_calling_script_functions(lib):
+    """ChatRWKV's pattern: @torch.jit.script helpers (MyStatic) called by name from script methods and from
+    a scripted module's forward"""
+    @lib.jit.script
+    def helper(x, k: int):
+        return x * k + 1
+
+    @lib.jit.script
+    def matmul_double(a, b):
+        return (a @ b).double()
+
+    class Mix(lib.jit.ScriptModule):
+        @lib.jit.script_method
+        def forward(self, x, w):
+            return lib.sigmoid(matmul_double(x, w)) + helper(x, 2).sum()
+
+    class M(lib.nn.Module):
+        def forward(self, x):
+            return helper(x, 3).relu()
+
+    s = lib.jit.script(M())
+    x = lib.tensor([1.0, -2.0])
+    mix = Mix()
+    out = mix(x, lib.ones(2, 2))
+    return (s(x).tolist(), [n.kind() for n in s.graph.nodes()], out.tolist(), str(out.dtype).split(".")[-1],
+            [n.kind() for n in mix.graph.nodes()])
+
+
+def test_script_functions_called_by_name_from_script_code():
+    assert _script_calling_script_functions(cthtorch) == _script_calling_script_functions(torch)

@@ -1569,6 +1569,9 @@ class Emitter:
                     name not in ("torch." + short, "cthtorch." + short):     # torch.adaptive_max_pool1d: the op
                 return _BooleanDispatchSugar(short, *_functional_source.BOOLEAN_DISPATCH[short])
             return FunctionalSugar(obj, _F_OPS.get(short, short), _F_RENAMES.get(short))
+        from ._module import ScriptFunction
+        if isinstance(obj, ScriptFunction) and obj._original is not None:
+            return FunctionSugar(obj._original)     # a @torch.jit.script function called by name: CallFunction
         if callable(obj) and (name.startswith(("torch.", "cthtorch.")) or getattr(obj, "__module__", "") and
                               str(getattr(obj, "__module__", "")).startswith("cthtorch")
                               and not inspect.isfunction(obj)):
