@@ -911,3 +911,13 @@ def _script_calling_script_functions(lib):
 
 def test_script_functions_called_by_name_from_script_code():
     assert _script_calling_script_functions(cthtorch) == _script_calling_script_functions(torch)
+
+
+def test_annotation_naming_an_unseen_variable_is_torchs_error():
+    """an annotation through a name the function cannot resolve (a closure's variable) is torch's
+    'Unknown type name' RuntimeError, not a KeyError out of the resolver"""
+    for lib in (cthtorch, torch):
+        with pytest.raises(RuntimeError, match="Unknown type name 'lib.dtype'"):
+            @lib.jit.script
+            def f(a, d: lib.dtype):
+                return a.to(d)

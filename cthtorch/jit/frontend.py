@@ -287,7 +287,10 @@ def type_from_annotation(node, sr_ctx, resolver=None):
             return _TYPE_NAMES[last]() if last in _TYPE_NAMES else bad()
         if resolver is not None:             # a class reached through modules: torch.nn.utils.rnn.PackedSequence
             parts = name.split(".")
-            obj = resolver(parts[0])
+            try:
+                obj = resolver(parts[0])
+            except KeyError:       # a name the function cannot see (a closure's variable): torch's error
+                raise script_error(SourceRange(sr_ctx, node), "Unknown type name '%s'" % name) from None
             for p in parts[1:]:
                 obj = getattr(obj, p, None)
             t = type_from_python(obj) if obj is not None else None
