@@ -845,6 +845,11 @@ def kl_div(input, target, size_average=None, reduce=None, reduction="mean", log_
     if _has_torch_function_variadic(input, target):
         return _handle_with_locals(kl_div, locals())
     _loss_tensor_args("kl_div", input, target)
+    if size_average is None and reduce is None and reduction == "mean":
+        warnings.warn("reduction: 'mean' divides the total loss by both the batch size and the support size."
+                      "'batchmean' divides only by the batch size, and aligns with the KL div math definition."
+                      "'mean' will be changed to behave the same as 'batchmean' in the next major release.",
+                      stacklevel=3)   # the caller's line, past fp32_on_cpu's wrapper
     reduction = _legacy_reduction(size_average, reduce, reduction)
     if log_target:
         loss = target.exp() * (target - input)
