@@ -2,7 +2,6 @@
 its steps (first send, later sends, throws, close) inside the context, as torch's _wrap_generator does, so
 @torch.no_grad() on a streaming generate() yields tokens computed without grad."""
 import functools
-import inspect
 import sys
 import warnings
 
@@ -36,6 +35,7 @@ def _wrap_generator(ctx_factory, func):
 
 def context_decorator(ctx, func):
     """func run inside a fresh ctx() per call (ctx: a factory, or a context manager used as it is)."""
+    import inspect     # here: `import cthtorch` loads no inspect (tests/test_lazy_imports.py)
     if inspect.isclass(func):
         raise RuntimeError("Cannot decorate classes; it is ambiguous whether or not only the constructor or all "
                            "methods should have the context manager applied; additionally, decorating a class at "
@@ -60,7 +60,7 @@ class _DecoratorContextManager:
     """A context manager usable as a decorator: each call runs in self.clone()."""
 
     def __call__(self, orig_func):
-        if inspect.isclass(orig_func):
+        if isinstance(orig_func, type):
             warnings.warn("Decorating classes is deprecated and will be disabled in future versions. You should "
                           "only decorate functions or methods. To preserve the current behavior of class "
                           "decoration, you can directly decorate the `__init__` method and nothing else.",
