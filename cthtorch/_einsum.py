@@ -74,10 +74,33 @@ def _contract(a, la, b, lb, keep):
     return r.reshape([size[x] for x in batch + ao + bo]), batch + ao + bo
 
 
+def _subscript(n):
+    if n is Ellipsis:
+        return _ELL
+    if isinstance(n, int) and 0 <= n < 26:
+        return chr(ord("A") + n)
+    if isinstance(n, int) and 26 <= n < 52:
+        return chr(ord("a") + n - 26)
+    raise ValueError("einsum(): subscript in subscript list is not within the valid range [0, 52)")
+
+
+def _from_sublists(args):
+    """einsum(op0, [0, 1], op1, [1, 2], [0, 2]): each operand followed by its subscripts as integers (0-25 are
+    A-Z, 26-51 a-z, Ellipsis ...), an optional output list last; as torch.functional turns it to an equation"""
+    equation = ",".join("".join(_subscript(s) for s in sub) for sub in args[1::2])
+    if len(args) % 2 == 1:
+        return (equation + "->" + "".join(_subscript(s) for s in args[-1]),) + tuple(args[:-1:2])
+    return (equation,) + tuple(args[::2])
+
+
 def einsum(*args):
-    if len(args) < 1 or not isinstance(args[0], str):
-        raise TypeError("einsum(): must specify the equation string and at least one operand, or at least one "
-                        "operand and its subscripts list")
+    if len(args) < 2:
+        raise ValueError("einsum(): must specify the equation string and at least one operand, or at least one "
+                         "operand and its subscripts list")
+    if isinstance(args[0], cthtorch.Tensor):
+        args = _from_sublists(args)
+    if not isinstance(args[0], str):
+        raise TypeError("einsum(): argument 'equation' (position 1) must be str, not %s" % type(args[0]).__name__)
     equation, operands = args[0], args[1:]
     if len(operands) == 1 and isinstance(operands[0], (list, tuple)):
         operands = tuple(operands[0])

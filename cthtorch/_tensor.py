@@ -73,6 +73,9 @@ def _reflected(fn=None, *, arrays=False):
     return method
 
 
+_warned_T = []   # x.T's deprecation warning was given
+
+
 class Tensor(_C._TensorBase):
     # printed and pickled by reference as the package's Tensor (torch's prints <class 'torch.Tensor'>)
     __module__ = "cthtorch"
@@ -382,10 +385,13 @@ class Tensor(_C._TensorBase):
 
     @property
     def T(self):
-        if self.dim() not in (0, 2):
+        if self.dim() not in (0, 2) and not _warned_T:
+            _warned_T.append(True)    # once per process, as torch's TORCH_WARN_ONCE
             import warnings
             warnings.warn("The use of `x.T` on tensors of dimension other than 2 to reverse their shape is "
-                          "deprecated and it will throw an error in a future release.", stacklevel=2)
+                          "deprecated and it will throw an error in a future release. Consider `x.mT` to transpose "
+                          "batches of matrices or `x.permute(*torch.arange(x.ndim - 1, -1, -1))` to reverse the "
+                          "dimensions of a tensor.", stacklevel=2)
         return self.permute(tuple(reversed(range(self.dim()))))
 
     @property
@@ -480,9 +486,23 @@ def _rebuild_from_type_v2(func, new_type, args, state):
     if getattr(new_type, "__setstate__", None) is not Tensor.__setstate__:
         ret.__setstate__(state)
     else:
-        for k, v in (state or {}).items():
-            setattr(ret, k, v)
+        _set_obj_state(ret, state)
     return ret
+
+
+def _set_obj_state(obj, state):
+    """torch._utils._set_obj_state: a saved state is the __dict__, or (__dict__, slots); either may be None
+    (Python 3.11 pickles an instance that never had a __dict__ as None)"""
+    if isinstance(state, tuple):
+        if len(state) != 2:
+            raise RuntimeError("Invalid serialized state: %s" % (state,))
+        dict_state, slots_state = state
+    else:
+        dict_state, slots_state = state, None
+    for part in (dict_state, slots_state):
+        for k, v in (part or {}).items():
+            setattr(obj, k, v)
+    return obj
 
 
 def _is_param_cls(cls):

@@ -15,6 +15,7 @@ overflow-checked arithmetic); truncated or corrupted files raise RuntimeError.
 save is atomic for paths: it writes a temporary file beside the target and
 renames it into place.
 """
+import _compat_pickle
 import codecs
 import collections
 import io
@@ -51,6 +52,22 @@ def _rebuild_tensor(storage, storage_offset, size, stride, dtype_name, requires_
 def _rebuild_parameter(data, requires_grad, backward_hooks=None):
     from cthtorch.nn import Parameter
     return Parameter(data, requires_grad)
+
+
+def _rebuild_parameter_with_state(data, requires_grad, backward_hooks, state):
+    """torch._utils' record of a Parameter that has Python attributes: they are set again"""
+    from cthtorch._tensor import _set_obj_state
+    return _set_obj_state(_rebuild_parameter(data, requires_grad), state)
+
+
+def _rebuild_from_type_v2(func, new_type, args, state):
+    from cthtorch._tensor import _rebuild_from_type_v2 as rebuild
+    return rebuild(func, new_type, args, state)
+
+
+def _parameter_class():
+    from cthtorch.nn import Parameter
+    return Parameter
 
 
 def _dtype(name):
@@ -109,44 +126,55 @@ class _Unsafe(pickle.UnpicklingError):
     pass
 
 
+class _WeightsOnlyRefused(pickle.UnpicklingError):
+    """find_class's refusal; load() words it as torch.load does (_wo_message)"""
+
+
+def _unsupported_global(module, name):
+    full = "%s.%s" % (module, name)
+    if module == "builtins":   # torch names a builtin bare: GLOBAL frozenset
+        full = name
+    return _WeightsOnlyRefused(
+        "Unsupported global: GLOBAL %s was not an allowed global by default. Please use "
+        "`torch.serialization.add_safe_globals([%s])` or the `torch.serialization.safe_globals([%s])` context "
+        "manager to allowlist this global if you trust this class/function." % (full, full, full))
+
+
+_UNSAFE_MESSAGE = (
+    "In PyTorch 2.6, we changed the default value of the `weights_only` argument in `torch.load` from `False` to "
+    "`True`. Re-running `torch.load` with `weights_only` set to `False` will likely succeed, but it can result in "
+    "arbitrary code execution. Do it only if you got the file from a trusted source.")
+
+
+def _wo_message(message):
+    """torch.load's text for a refused weights_only load (torch/serialization.py's _get_wo_message)."""
+    return ("Weights only load failed. This file can still be loaded, to do so you have two options, "
+            "\033[1mdo those steps only if you trust the source of the checkpoint\033[0m. "
+            "\n\t(1) %s\n\t(2) Alternatively, to load with `weights_only=True` please check the recommended "
+            "steps in the following error message.\n\tWeightsUnpickler error: %s"
+            "\n\nCheck the documentation of torch.load to learn more about types accepted by default with "
+            "weights_only https://pytorch.org/docs/stable/generated/torch.load.html." % (_UNSAFE_MESSAGE, message))
+
+
+# torch's weights_only allowlist (torch/_weights_only_unpickler.py's _get_allowed_globals): numpy, frozenset,
+# slice, range and defaultdict are refused there, so here too (add_safe_globals allows them in both)
 _ALLOWED = {
-    ("collections", "OrderedDict"): collections.OrderedDict,
-    ("builtins", "set"): set, ("builtins", "frozenset"): frozenset, ("builtins", "slice"): slice,
-    ("builtins", "complex"): complex, ("_codecs", "encode"): codecs.encode, ("builtins", "bytearray"): bytearray, ("builtins", "range"): range,
+    ("collections", "OrderedDict"): collections.OrderedDict, ("collections", "Counter"): collections.Counter,
+    ("builtins", "set"): set, ("builtins", "complex"): complex, ("_codecs", "encode"): codecs.encode,
+    ("builtins", "bytearray"): bytearray,
     ("cthtorch.serialization", "_rebuild_tensor"): _rebuild_tensor,
     ("cthtorch.serialization", "_rebuild_parameter"): _rebuild_parameter,
     ("cthtorch.serialization", "_dtype"): _dtype,
     ("torch._utils", "_rebuild_tensor_v2"): _rebuild_tensor_v2,
     ("torch._utils", "_rebuild_parameter"): _rebuild_parameter,
+    ("torch._utils", "_rebuild_parameter_with_state"): _rebuild_parameter_with_state,
+    ("torch._tensor", "_rebuild_from_type_v2"): _rebuild_from_type_v2,
+    ("torch", "Tensor"): cthtorch.Tensor,
     ("torch._utils", "_rebuild_sparse_tensor"): _rebuild_sparse_tensor,
     ("torch.serialization", "_get_layout"): _get_layout,
     ("torch", "Size"): cthtorch.Size,
     ("torch", "device"): cthtorch.device,   # torch's weights_only unpickler allows it too
 }
-
-
-def _numpy_allowed():
-    try:
-        import numpy as np
-        try:
-            from numpy._core import multiarray
-        except ImportError:
-            from numpy.core import multiarray
-    except Exception:  # noqa: BLE001 - numpy is optional for loading
-        return {}
-    out = {("numpy.core.multiarray", "_reconstruct"): multiarray._reconstruct,
-           ("numpy._core.multiarray", "_reconstruct"): multiarray._reconstruct,
-           ("numpy", "ndarray"): np.ndarray, ("numpy", "dtype"): np.dtype,
-           ("numpy.core.multiarray", "scalar"): multiarray.scalar,
-           ("numpy._core.multiarray", "scalar"): multiarray.scalar}
-    for name in ("float64", "float32", "float16", "int64", "int32", "int16", "int8", "uint8", "bool_", "complex64",
-                 "complex128"):
-        out[("numpy", name)] = getattr(np, name)
-    for name in ("Float64DType", "Float32DType", "Float16DType", "Int64DType", "Int32DType", "Int16DType",
-                 "Int8DType", "UInt8DType", "BoolDType"):
-        if hasattr(np, "dtypes") and hasattr(np.dtypes, name):
-            out[("numpy.dtypes", name)] = getattr(np.dtypes, name)
-    return out
 
 
 _extra_safe = {}    # (module, name) -> object, under both its cthtorch.* and torch.* spelling
@@ -302,6 +330,10 @@ class _Pickler(pickle._Pickler):
                 raise RuntimeError("Can't serialize a non-leaf tensor that requires grad: detach() it first")
             if type(obj).__name__ == "Parameter" and not self.parameters_as_tensors:
                 base = cthtorch.Tensor._make_subclass(cthtorch.Tensor, obj.detach(), False)
+                state = {k: v for k, v in getattr(obj, "__dict__", {}).items() if k != "_retain_handle"}
+                if state:   # its Python attributes, as torch's Parameter.__reduce_ex__ writes them
+                    return (_TorchGlobal("torch._utils", "_rebuild_parameter_with_state"),
+                            (base, obj.requires_grad, collections.OrderedDict(), state))
                 return (_TorchGlobal("torch._utils", "_rebuild_parameter"),
                         (base, obj.requires_grad, collections.OrderedDict()))
             dt = str(obj.dtype).split(".")[1]
@@ -401,12 +433,15 @@ class _Unpickler(pickle.Unpickler):
         self.weights_only = weights_only
         self.loaded = {}
         self.allowed = dict(_ALLOWED)
-        self.allowed.update(_numpy_allowed())
+        self.allowed[("torch.nn.parameter", "Parameter")] = _parameter_class()
         self.allowed.update(_extra_safe)
 
     def find_class(self, module, name):
-        if module == "__builtin__":    # protocol 2 (torch.save's) spells builtins the Python 2 way
-            module = "builtins"
+        # protocol 2 (torch.save's) spells builtins the Python 2 way (__builtin__.xrange): pickle's own renames
+        if (module, name) in _compat_pickle.NAME_MAPPING:
+            module, name = _compat_pickle.NAME_MAPPING[(module, name)]
+        elif module in _compat_pickle.IMPORT_MAPPING:
+            module = _compat_pickle.IMPORT_MAPPING[module]
         if (module, name) in self.allowed:
             return self.allowed[(module, name)]
         if module == "torch" and name in _DTYPE_OF_STORAGE:
@@ -421,11 +456,7 @@ class _Unpickler(pickle.Unpickler):
             if found is not None:
                 return found
         if self.weights_only:
-            raise pickle.UnpicklingError(_weights_only_text(
-                "Unsupported global: GLOBAL {0} was not an allowed global by default. Please use "
-                "`torch.serialization.add_safe_globals([{0}])` or the `torch.serialization.safe_globals([{0}])` "
-                "context manager to allowlist this global if you trust this class/function.".format(
-                    "%s.%s" % (module, name))))
+            raise _unsupported_global(module, name)
         return super().find_class(module, name)
 
     def persistent_load(self, pid):
@@ -461,20 +492,6 @@ class _Unpickler(pickle.Unpickler):
         return _TypedStorageRef(st, dtype_name, _target_device(location, self.map_location))
 
 
-def _weights_only_text(why):
-    """torch.load's message for a weights_only refusal, word for word (a program that saved a whole
-    module, as spinningup's logger does, sees it on a plain torch.load)"""
-    return ("Weights only load failed. This file can still be loaded, to do so you have two options, "
-            "\x1b[1mdo those steps only if you trust the source of the checkpoint\x1b[0m. \n\t(1) In PyTorch 2.6, "
-            "we changed the default value of the `weights_only` argument in `torch.load` from `False` to `True`. "
-            "Re-running `torch.load` with `weights_only` set to `False` will likely succeed, but it can result in "
-            "arbitrary code execution. Do it only if you got the file from a trusted source.\n\t(2) Alternatively, "
-            "to load with `weights_only=True` please check the recommended steps in the following error message."
-            "\n\tWeightsUnpickler error: %s\n\nCheck the documentation of torch.load to learn more about types "
-            "accepted by default with weights_only https://pytorch.org/docs/stable/generated/torch.load.html."
-            % why)
-
-
 def load(f, map_location=None, pickle_module=None, *, weights_only=True, mmap=None, **pickle_load_args):
     """Loads what save wrote (or PyTorch's torch.save). Safe by default; see the module docstring."""
     if weights_only is None:
@@ -501,8 +518,8 @@ def load(f, map_location=None, pickle_module=None, *, weights_only=True, mmap=No
                            "not a checkpoint)" % e) from None
     except (pickle.UnpicklingError, EOFError, ValueError, KeyError, IndexError, TypeError, AttributeError,
             zipfile.LargeZipFile, OverflowError, MemoryError, UnicodeDecodeError) as e:
-        if isinstance(e, pickle.UnpicklingError) and "Weights only load failed" in str(e):
-            raise pickle.UnpicklingError(str(e)) from None
+        if isinstance(e, _WeightsOnlyRefused):
+            raise pickle.UnpicklingError(_wo_message(e)) from None
         raise RuntimeError("failed to load the file: %s: %s" % (type(e).__name__, e)) from None
     return _fix_refs(obj)
 

@@ -442,14 +442,36 @@ def test_from_numpy_subclass():
     assert str(cthtorch.from_numpy(a).dtype) == str(torch.from_numpy(a).dtype) == "torch.float64"
 
 
-def test_from_numpy_readonly_warns_and_shares():
-    a = np.arange(3.0)
-    a.flags.writeable = False
-    with warnings.catch_warnings(record=True) as w:
-        warnings.simplefilter("always")
-        t = cthtorch.from_numpy(a)
-    assert any(issubclass(x.category, UserWarning) and "not writable" in str(x.message) for x in w)
-    assert t.data_ptr() == a.ctypes.data
+_READONLY_WARNINGS = """
+import sys, warnings, importlib
+import numpy as np
+torch = importlib.import_module(sys.argv[1])
+a = np.arange(3.0)
+a.flags.writeable = False
+b = bytes(8)
+with warnings.catch_warnings(record=True) as w:
+    warnings.simplefilter("always")
+    t = torch.from_numpy(a)
+    torch.as_tensor(a)
+    torch.from_numpy(a[1:])
+    torch.frombuffer(b, dtype=torch.uint8)
+    torch.frombuffer(b, dtype=torch.int16)
+print(t.data_ptr() == a.ctypes.data, [str(x.message).split(" (Triggered")[0] for x in w])
+"""
+
+
+def test_from_numpy_readonly_warns_once_per_process_and_shares():
+    """a read-only array's (and a read-only buffer's) warning says it is suppressed for the rest of the
+    program, and is: torch's TORCH_WARN_ONCE, each checked in a fresh process"""
+    import os
+    import subprocess
+    import sys
+    require_torch()
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))   # this checkout's cthtorch
+    env = dict(os.environ, PYTHONPATH=root + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    outs = [subprocess.run([sys.executable, "-c", _READONLY_WARNINGS, lib], capture_output=True, text=True,
+                           timeout=120, env=env).stdout for lib in ("cthtorch", "torch")]
+    assert outs[0] == outs[1] and outs[0].startswith("True [") and outs[0].count("not writable") == 2
 
 
 def test_from_numpy_unaligned_copies():

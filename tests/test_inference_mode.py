@@ -87,3 +87,68 @@ def _outcome(lib, f):
 @pytest.mark.parametrize("name", sorted(CASES))
 def test_inference_tensor_rules_match_torch(name):
     assert _outcome(cthtorch, CASES[name]) == _outcome(torch, CASES[name])
+
+
+def _decorated_generators(lib):
+    """What a generation loop decorated with a grad mode sees at each step (torch.utils._contextlib)."""
+    G = lib.is_grad_enabled
+    seen = []
+
+    @lib.no_grad()
+    def stream():
+        for _ in range(2):
+            got = yield G()
+            seen.append((got, G()))
+        return "done"
+
+    g = stream()
+    seen += [next(g), G(), g.send(5), G()]
+    with pytest.raises(StopIteration) as stop:
+        g.send(6)
+    seen += [stop.value.value, G()]
+    g = stream()
+    next(g)
+    with pytest.raises(ValueError):
+        g.throw(ValueError("x"))
+    g = stream()
+    next(g)
+    g.close()
+
+    @lib.no_grad
+    def bare():
+        return G()
+
+    @lib.inference_mode
+    def bare_inference():
+        return lib.is_inference_mode_enabled(), G(), lib.ones(1).is_inference()
+
+    @lib.inference_mode()
+    def inference_stream():
+        yield lib.ones(1).is_inference(), G()
+
+    @lib.enable_grad()
+    def grad_stream():
+        yield G()
+
+    @lib.set_grad_enabled(False)
+    def switched_off():
+        return G()
+
+    with lib.no_grad():
+        seen += [list(grad_stream()), G()]
+    with lib.inference_mode():
+        with lib.inference_mode(False):
+            seen += [G(), lib.is_inference_mode_enabled()]
+        seen += [G(), lib.is_inference_mode_enabled()]
+    seen += [bare(), bare.__name__, bare_inference(), list(inference_stream()), G(), switched_off(), G(),
+             type(lib.no_grad()).__mro__[1].__name__, lib.no_grad.__module__.replace("cthtorch", "torch"),
+             lib.inference_mode(False).clone().mode]
+    with pytest.warns(FutureWarning, match="Decorating classes is deprecated"):
+        seen.append(lib.no_grad()(type("C", (), {}))().__class__.__name__)
+    return seen
+
+
+def test_grad_modes_decorate_generators_and_bare_functions_as_torch():
+    """@torch.no_grad() on a generator runs every step without grad (a streaming generate); @torch.no_grad and
+    @torch.inference_mode also work bare; inference_mode(False) turns grad back on inside inference mode"""
+    assert _decorated_generators(cthtorch) == _decorated_generators(torch)

@@ -798,16 +798,6 @@ def test_script_input_names_are_torchs():
     assert cthtorch.equal(fc(cthtorch.zeros(2), 5), cthtorch.full((2,), 3.0))
 
 
-def test_script_method_is_refused_with_a_clear_error():
-    """weiaicunzai/pytorch-cifar100's stochasticdepth.py subclasses torch.jit.ScriptModule with
-    @torch.jit.script_method: not supported, so the decorator says so instead of the name being missing"""
-    with pytest.raises(NotImplementedError, match="script_method"):
-        class Block(cthtorch.jit.ScriptModule):
-            @cthtorch.jit.script_method
-            def forward(self, x):
-                return x + 1
-
-
 def _bool_ops(a: bool, b: bool, x: int):
     c = True
     c &= a
@@ -826,3 +816,128 @@ def test_scripted_bool_ops_on_python_bools_give_bools(a, b, x):
         want = torch.jit.script(_bool_ops)(a, b, x)
     got = cthtorch.jit.script(_bool_ops)(a, b, x)
     assert [(type(v).__name__, v) for v in got] == [(type(v).__name__, v) for v in want]
+
+
+def _legacy_script_modules(lib):
+    """weiaicunzai/pytorch-cifar100's stochasticdepth.py block and RWKV_in_150_lines' RNN: torch.jit.ScriptModule
+    subclasses whose @torch.jit.script_method methods compile when an instance is made"""
+    class BasicBlock(lib.jit.ScriptModule):
+        __constants__ = ["p"]
+
+        def __init__(self, c, p):
+            super().__init__()
+            self.residual = lib.nn.Sequential(lib.nn.Conv2d(c, c, 3, padding=1, bias=False), lib.nn.BatchNorm2d(c))
+            self.p = p
+
+        @lib.jit.script_method
+        def survival(self):
+            var = lib.bernoulli(lib.tensor(self.p).float())
+            return lib.equal(var, lib.tensor(1).float().to(var.device))
+
+        @lib.jit.script_method
+        def forward(self, x):
+            if self.training:
+                if self.survival():
+                    x = self.residual(x) + x
+            else:
+                x = self.residual(x) * self.p + x
+            return x
+
+    class RNN(lib.jit.ScriptModule):
+        def __init__(self, w):
+            super().__init__()
+            self.w = {"k": w}          # a plain attribute no script method reads
+
+        @lib.jit.script_method
+        def mix(self, x, state, i: int, k):
+            state[2 * i] = x
+            return lib.sigmoid(k @ x) + self.scale(state[2 * i + 1])
+
+        def scale(self, s):
+            return s * 2
+
+        def forward(self, x, state):
+            return self.mix(x, state, 1, self.w["k"])
+
+    return BasicBlock, RNN
+
+
+def test_legacy_script_methods_compile_and_run_as_torchs():
+    outs = []
+    for lib in (cthtorch, torch):
+        BasicBlock, RNN = _legacy_script_modules(lib)
+        lib.manual_seed(0)
+        b = BasicBlock(2, 0.5)
+        x = lib.randn(1, 2, 4, 4)
+        train = [b(x).sum().item() for _ in range(6)]    # survival draws as torch's bernoulli does
+        b.eval()
+        r = RNN(lib.arange(9.0).view(3, 3) / 10)
+        state = lib.ones(4, 3)
+        y = r(lib.ones(3), state)
+        outs.append((train, b(x).sum().item(), type(b.residual).__name__, sorted(b.state_dict()),
+                     type(b.survival).__name__, b.survival.graph is not None, y.tolist(), state.tolist(),
+                     isinstance(b, lib.jit.ScriptModule), hasattr(r, "scale")))
+    (ours, theirs) = outs
+    assert ours[0] == pytest.approx(theirs[0], rel=1e-5) and len(set(ours[0])) > 1
+    assert ours[1] == pytest.approx(theirs[1], rel=1e-5)
+    assert ours[2:] == theirs[2:]
+
+
+def _tensor_and_casts(x, n: int):
+    a = torch.tensor(1)
+    b = torch.tensor(n, dtype=torch.float64)
+    return a, b, x.float().double().half().int().long().short().char().byte(), x.to(x.device), x.cfloat()
+
+
+def test_script_tensor_of_a_number_and_dtype_casts():
+    """torch.tensor(1) in TorchScript is a 0-d int64 (not a list of one, not a float); x.float(), x.long()...
+    are aten::to casts; x.to(device) takes TorchScript's to.prim_Device"""
+    fs, ft = both(_tensor_and_casts)
+    x = np.array([1.5, -2.0, 300.0], dtype=np.float32)
+    for o, t in zip(fs(cthtorch.from_numpy(x), 3), ft(torch.from_numpy(x), 3)):
+        assert o.dtype.__repr__().replace("cthtorch", "torch") == repr(t.dtype) and tuple(o.shape) == tuple(t.shape)
+        assert o.tolist() == t.tolist()
+    assert [n.kind() for n in fs.graph.nodes() if n.kind() == "aten::to"] == \
+        [n.kind() for n in ft.graph.nodes() if n.kind() == "aten::to"]
+
+
+def _script_calling_script_functions(lib):
+    """ChatRWKV's pattern: @torch.jit.script helpers (MyStatic) called by name from script methods and from
+    a scripted module's forward"""
+    @lib.jit.script
+    def helper(x, k: int):
+        return x * k + 1
+
+    @lib.jit.script
+    def matmul_double(a, b):
+        return (a @ b).double()
+
+    class Mix(lib.jit.ScriptModule):
+        @lib.jit.script_method
+        def forward(self, x, w):
+            return lib.sigmoid(matmul_double(x, w)) + helper(x, 2).sum()
+
+    class M(lib.nn.Module):
+        def forward(self, x):
+            return helper(x, 3).relu()
+
+    s = lib.jit.script(M())
+    x = lib.tensor([1.0, -2.0])
+    mix = Mix()
+    out = mix(x, lib.ones(2, 2))
+    return (s(x).tolist(), [n.kind() for n in s.graph.nodes()], out.tolist(), str(out.dtype).split(".")[-1],
+            [n.kind() for n in mix.graph.nodes()])
+
+
+def test_script_functions_called_by_name_from_script_code():
+    assert _script_calling_script_functions(cthtorch) == _script_calling_script_functions(torch)
+
+
+def test_annotation_naming_an_unseen_variable_is_torchs_error():
+    """an annotation through a name the function cannot resolve (a closure's variable) is torch's
+    'Unknown type name' RuntimeError, not a KeyError out of the resolver"""
+    for lib in (cthtorch, torch):
+        with pytest.raises(RuntimeError, match="Unknown type name 'lib.dtype'"):
+            @lib.jit.script
+            def f(a, d: lib.dtype):
+                return a.to(d)

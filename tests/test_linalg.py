@@ -178,6 +178,20 @@ def test_einsum_list_int_and_errors():
     raises_like(lambda: ct.einsum("ijk->ik", ct.ones(2, 3)), lambda: torch.einsum("ijk->ik", torch.ones(2, 3)))
 
 
+def test_einsum_sublist_format_and_argument_errors():
+    """einsum(op, [0, 1], op2, [1, 2], [0, 2]): operands with integer subscripts (Ellipsis for ...), the output
+    list optional; too few arguments and out-of-range subscripts raise torch's ValueError"""
+    a, b = rand(2, 3, 4), rand(2, 5, 4, seed=1)
+    check(lambda x, y: ct.einsum(x, [0, 1, 3], y, [0, 2, 3], [0, 1, 2]),
+          lambda x, y: torch.einsum(x, [0, 1, 3], y, [0, 2, 3], [0, 1, 2]), a, b)
+    check(lambda x, y: ct.einsum(x, [Ellipsis, 30], y, [Ellipsis, 30]),
+          lambda x, y: torch.einsum(x, [Ellipsis, 30], y, [Ellipsis, 30]), a, a)
+    check(lambda x: ct.einsum(x, [0, 1, 2], [Ellipsis]), lambda x: torch.einsum(x, [0, 1, 2], [Ellipsis]), a)
+    for args in ((), ("ij",), (5, "m"), ("m", [0, 60]), ("m", [0, -1])):
+        raises_like(lambda: ct.einsum(*[ct.ones(2, 2) if x == "m" else x for x in args]),
+                    lambda: torch.einsum(*[torch.ones(2, 2) if x == "m" else x for x in args]))
+
+
 # ---------------------------------------------------------------- kron, cross, cdist, dist
 @pytest.mark.parametrize("sa,sb", [((2,), (3,)), ((2, 3), (3, 2)), ((2, 1, 2), (3, 2)), ((2,), (2, 3))])
 def test_kron(sa, sb):

@@ -185,3 +185,19 @@ def test_cross_entropy_target_kind_and_check_order_as_torch(call):
             call(L, L.randn(2, 3))
         msgs.append((type(e.value).__name__, str(e.value)))
     assert msgs[0] == msgs[1]
+def _kl_div_warnings(lib):
+    x, t = lib.zeros(2, 3).log_softmax(-1), lib.full((2, 3), 1 / 3)
+    with warnings.catch_warnings(record=True) as w:
+        warnings.simplefilter("always")
+        values = [lib.nn.functional.kl_div(x, t).item(), lib.nn.KLDivLoss()(x, t).item(),
+                  lib.nn.functional.kl_div(x, t, reduction="batchmean").item(),
+                  lib.nn.KLDivLoss(reduction="sum")(x, t).item()]
+    return values, [(type(m.message).__name__, str(m.message)) for m in w], w[0].filename
+
+
+def test_kl_div_mean_reduction_warns_as_torch():
+    """annotated-transformer's LabelSmoothing uses KLDivLoss(reduction='sum'): silent; the default 'mean'
+    warns, as torch's, that it is not 'batchmean' (from the caller's line for F.kl_div)"""
+    ours, theirs = _kl_div_warnings(ct), _kl_div_warnings(torch)
+    assert ours[0] == pytest.approx(theirs[0], abs=1e-6) and ours[1] == theirs[1] and len(ours[1]) == 2
+    assert ours[2] == theirs[2] == __file__

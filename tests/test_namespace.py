@@ -736,7 +736,7 @@ def test_error_classes_and_compiler_module():
     with cthtorch.compiler.set_stance("force_eager"):
         assert cthtorch.compiler.list_backends() == []
     lin = cthtorch.nn.Linear(2, 2)
-    assert cthtorch.compiler.compile(lin)._orig_mod is lin
+    assert cthtorch.compiler.compile(lin)._orig_mod is lin and cthtorch.compile(lin, disable=True) is lin
     with pytest.raises(RuntimeError, match="at start of device string: foo"):
         cthtorch.get_device_module("foo")
 
@@ -999,6 +999,34 @@ def test_dynamo_config_like_torch():
         lib._dynamo.reset()
     with pytest.raises(NotImplementedError):
         cthtorch._dynamo.explain(lambda x: x)(cthtorch.ones(1))
+
+
+def _compiled_module_facts(lib):
+    import copy
+    import pickle
+    lib.manual_seed(0)
+    m = lib.nn.Sequential(lib.nn.Linear(2, 3), lib.nn.ReLU())
+    c = lib.compile(m)
+    c.tag = 5                                   # attribute writes reach the wrapped module
+    c.train(False)
+    facts = [type(c).__name__, type(c).__module__.replace("cthtorch", "torch"), c._orig_mod is m, m.tag,
+             "tag" in c.__dict__, m.training, c.training, repr(c), len(c), c[0] if False else None,
+             list(c.state_dict()), [n for n, _ in c.named_parameters()], [n for n, _ in c.named_modules()],
+             isinstance(c, lib._dynamo.eval_frame.OptimizedModule), c(lib.ones(1, 2)).tolist(),
+             type(copy.deepcopy(c)).__name__, list(pickle.loads(pickle.dumps(c)).state_dict()),
+             type(lib.compile(m, mode="reduce-overhead")).__name__, lib.compile(len)([1, 2])]
+    with pytest.raises(TypeError, match="Linear does not support len()"):
+        len(lib.compile(lib.nn.Linear(1, 1)))
+    with pytest.raises(TypeError, match="'OptimizedModule' object is not subscriptable"):
+        c[0]
+    return facts
+
+
+def test_compile_wraps_a_module_as_torchs_optimized_module():
+    """torch.compile(module) is an OptimizedModule around it (run eagerly here): state_dict keys carry
+    '_orig_mod.' as nanoGPT's and llm.c's checkpoints do, model._orig_mod is the module, other attributes,
+    train/eval and len go to it; a function comes back callable as itself"""
+    assert _compiled_module_facts(cthtorch) == _compiled_module_facts(torch)
 
 
 def test_inductor_config_like_torch():

@@ -368,3 +368,47 @@ def test_clip_grad_norm_without_underscore_warns_as_torchs_deprecation():
             n = lib.nn.utils.clip_grad_norm(p, 1.0)
         got.append(([(x.category, str(x.message), x.filename) for x in w], float(n), p.grad.tolist()))
     assert got[0] == got[1] and got[0][0][0][2] == __file__
+def _deprecation_warnings(lib):
+    calls = [lambda: lib.nn.utils.clip_grad_norm(lib.nn.Linear(2, 2).parameters(), 1.0),
+             lambda: lib.nn.functional.upsample(lib.ones(1, 1, 2, 2), scale_factor=2),
+             lambda: lib.nn.functional.upsample_nearest(lib.ones(1, 1, 2, 2), scale_factor=2),
+             lambda: lib.nn.functional.upsample_bilinear(lib.ones(1, 1, 2, 2), scale_factor=2)]
+    out = []
+    for call in calls:
+        with warnings.catch_warnings(record=True) as w:
+            warnings.simplefilter("always")
+            call()
+        out.append([(x.category.__name__, str(x.message).split(" (Triggered")[0], x.filename) for x in w])
+    return out
+
+
+def test_deprecated_spellings_warn_as_torch():
+    """clip_grad_norm (FutureWarning), F.upsample/upsample_nearest/upsample_bilinear: torch's category and text,
+    from the caller's line"""
+    assert _deprecation_warnings(ct) == _deprecation_warnings(torch)
+
+
+_ONCE_WARNINGS = """
+import sys, warnings, importlib
+torch = importlib.import_module(sys.argv[1])
+with warnings.catch_warnings(record=True) as w:
+    warnings.simplefilter("always")
+    torch.ones(2, 3, 4).T
+    torch.ones(2, 3, 4).T
+    torch.set_default_tensor_type(torch.FloatTensor)
+    torch.set_default_tensor_type(torch.FloatTensor)
+print([str(x.message).split(" (Triggered")[0] for x in w])
+"""
+
+
+def test_once_per_process_deprecations_as_torch():
+    """x.T beyond 2-D and set_default_tensor_type warn once per process (torch's TORCH_WARN_ONCE), each run
+    in a fresh process"""
+    import os
+    import subprocess
+    import sys
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    env = dict(os.environ, PYTHONPATH=root + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    outs = [subprocess.run([sys.executable, "-c", _ONCE_WARNINGS, lib], capture_output=True, text=True, timeout=120,
+                           env=env).stdout for lib in ("cthtorch", "torch")]
+    assert outs[0] == outs[1] and outs[0].count("deprecated") == 2

@@ -27,7 +27,7 @@ def test_tensors_and_containers(tmp_path):
            "n": np.arange(4), "h": ct.tensor([1.5]).half(), "bf": ct.tensor([2.0]).bfloat16(), "dt": ct.float64}
     p = tmp_path / "x.pt"
     ct.save(obj, p)
-    r = ct.load(p)
+    r = ct.load(p, weights_only=False)   # numpy arrays load only so, as in torch (below)
     assert r["a"].tolist() == obj["a"].tolist() and r["a"].dtype == ct.float32
     assert r["b"][0].dtype == ct.int32 and r["b"][1:] == [3, "s", 2.5]
     assert r["c"][0].tolist() == [True, True] and r["c"][1] is None
@@ -278,5 +278,52 @@ def test_pre_zip_checkpoint_corruption_is_an_error():
             ct.load(io.BytesIO(bad))
     with pytest.raises(pickle.UnpicklingError, match="Weights only load failed"):
         b = io.BytesIO()
-        torch.save({"f": collections.Counter("ab")}, b, _use_new_zipfile_serialization=False)
+        torch.save({"f": collections.defaultdict(list)}, b, _use_new_zipfile_serialization=False)
         ct.load(io.BytesIO(b.getvalue()))
+
+
+def _load_outcome(lib, data):
+    try:
+        return lib.load(io.BytesIO(data))
+    except Exception as e:  # noqa: BLE001 - the refusal itself is compared
+        return type(e), str(e).replace("cthtorch", "torch")
+
+
+@pytest.mark.parametrize("legacy", [False, True])
+def test_weights_only_allowlist_and_refusal_text_are_torchs(legacy):
+    """torch.load's default allowlist: Counter, tensors with Python attributes (_rebuild_from_type_v2) and
+    parameters with them (_rebuild_parameter_with_state) load; numpy arrays, frozenset, range (pickled as
+    Python 2's xrange), defaultdict and modules are refused, each with torch's whole message"""
+    torch = oracle.require_torch()
+    t = torch.arange(3.0)
+    t.tag = "kept"
+    p = torch.nn.Parameter(torch.ones(2))
+    p.tag = 7
+    b = io.BytesIO()
+    torch.save({"c": collections.Counter("abca"), "t": t, "p": p}, b, _use_new_zipfile_serialization=not legacy)
+    r = ct.load(io.BytesIO(b.getvalue()))
+    assert r["c"] == collections.Counter("abca") and type(r["c"]) is collections.Counter
+    assert r["t"].tolist() == [0.0, 1.0, 2.0] and r["t"].tag == "kept" and type(r["t"]) is ct.Tensor
+    assert type(r["p"]) is ct.nn.Parameter and r["p"].tag == 7 and r["p"].requires_grad
+    for obj in (np.arange(3), np.float64(2.0), frozenset([1]), range(3), collections.defaultdict(list),
+                torch.nn.Linear(2, 2)):
+        b = io.BytesIO()
+        torch.save({"x": obj}, b, _use_new_zipfile_serialization=not legacy)
+        ours, theirs = _load_outcome(ct, b.getvalue()), _load_outcome(torch, b.getvalue())
+        assert ours[0] is pickle.UnpicklingError and ours == theirs
+
+
+def test_parameter_attributes_survive_save_and_pickle():
+    """a Parameter's Python attributes are written as torch writes them (torch.load reads them back) and
+    travel through pickle too; a tensor's likewise"""
+    torch = oracle.require_torch()
+    p = ct.nn.Parameter(ct.ones(2))
+    p.tag = "w"
+    t = ct.zeros(2)
+    t.note = 3
+    b = io.BytesIO()
+    ct.save({"p": p, "t": t}, b)
+    for r in (ct.load(io.BytesIO(b.getvalue())), torch.load(io.BytesIO(b.getvalue()))):
+        assert r["p"].tag == "w" and r["p"].requires_grad and r["t"].note == 3
+    q = pickle.loads(pickle.dumps(p))
+    assert type(q) is ct.nn.Parameter and q.tag == "w" and q.tolist() == [1.0, 1.0]

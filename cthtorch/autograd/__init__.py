@@ -5,10 +5,7 @@ from cthtorch import _C
 from .function import Function, FunctionCtx, once_differentiable  # noqa: F401
 from .variable import Variable  # noqa: F401
 
-try:   # grad-mode context managers (their own branch); a minimal fallback until it lands
-    from .grad_mode import no_grad, enable_grad, set_grad_enabled, inference_mode  # noqa: F401
-except ImportError:
-    from ._grad_mode_min import no_grad, enable_grad, set_grad_enabled, inference_mode  # noqa: F401
+from .grad_mode import no_grad, enable_grad, set_grad_enabled, inference_mode  # noqa: F401
 from .anomaly_mode import detect_anomaly, set_detect_anomaly  # noqa: F401,E402
 from .gradcheck import gradcheck, gradgradcheck  # noqa: F401,E402
 from . import graph, functional, forward_ad, profiler  # noqa: F401,E402

@@ -181,11 +181,10 @@ def script(obj=None, optimize=None, _frames_up=0, _rcb=None, example_inputs=None
 
 
 def script_method(fn):
-    """The legacy API (a ScriptModule subclass whose decorated methods are compiled when it is constructed)
-    is not implemented: refused where the class is defined, rather than the name being missing."""
-    raise NotImplementedError("torch.jit.script_method is not supported by cthtorch: the methods of a "
-                              "torch.jit.ScriptModule subclass are not compiled at construction. Define an "
-                              "nn.Module and call torch.jit.script(module) instead")
+    """The legacy API: marks a method of a torch.jit.ScriptModule subclass, compiled (with the methods it
+    calls) when an instance's __init__ is done (ScriptModule.__init_subclass__)."""
+    fn._cthtorch_script_method = True
+    return fn
 
 # ---- jitarch: TorchScript archives (jit/_serialization.py, imported on first use: it needs cthtorch.nn) ----
 def save(m, f, _extra_files=None):

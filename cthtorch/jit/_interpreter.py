@@ -135,8 +135,19 @@ def _no_nested_tensors(kind):
     return raise_not_implemented
 
 
+def _to_prim(self, device=None, dtype=None, non_blocking=False, copy=False):
+    """aten::to.prim_Device / prim_dtype / prim_other: the dtype arrives as its int"""
+    return self.to(device=device, dtype=_convert_arg(dtype, "ScalarType"), non_blocking=non_blocking, copy=copy)
+
+
+def _to_prim_dtype(self, dtype=None, non_blocking=False, copy=False):
+    return _to_prim(self, None, dtype, non_blocking, copy)
+
+
 # ops graphs name that no binding or composite serves under that name; `kind.overload` keys serve one overload
-_BUILTIN_IMPLS = {"aten::_convolution": _convolution, "aten::pad": _pad,
+_BUILTIN_IMPLS = {"aten::to.prim_Device": _to_prim, "aten::to.prim_dtype": _to_prim_dtype,
+                  "aten::to.prim_other": _to_prim_dtype,
+"aten::_convolution": _convolution, "aten::pad": _pad,
                   "aten::scaled_dot_product_attention": _sdpa, "aten::__interpolate": _interpolate,
                   "aten::adaptive_max_pool1d": _adaptive_max_pool1d,
                   "aten::_nested_tensor_from_mask_left_aligned": _nested_tensor_from_mask_left_aligned,

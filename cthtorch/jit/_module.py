@@ -8,6 +8,8 @@ per method, a Graph whose first input is `self`; attribute reads are
 prim::GetAttr and submodule calls prim::CallMethod, as in torch's graphs.
 Methods run through jit/_interpreter.py.
 """
+import functools
+
 import cthtorch
 from cthtorch import nn
 from cthtorch.nn.modules import module as _M
@@ -206,6 +208,31 @@ class ScriptModule(nn.Module):
         object.__setattr__(self, "_methods", {})
         object.__setattr__(self, "_type", None)
         object.__setattr__(self, "original_name", type(self).__name__)
+
+    def __init_subclass__(cls, **kwargs):
+        # the legacy API (torch's ScriptMeta): a subclass's @torch.jit.script_method methods leave the class
+        # (calls find the compiled ones in _methods) and compile when the most derived __init__ returns
+        super().__init_subclass__(**kwargs)
+        own = {k: v for k, v in vars(cls).items() if getattr(v, "_cthtorch_script_method", False)}
+        stubs = {}
+        for base in reversed(cls.__mro__[1:]):
+            stubs.update(vars(base).get("_script_method_stubs", {}))
+        if not own and not stubs:
+            return
+        for k in own:
+            delattr(cls, k)
+        stubs.update(own)
+        cls._script_method_stubs = stubs
+        original_init = cls.__init__
+
+        @functools.wraps(original_init)
+        def init_then_script(self, *args, **kw):
+            original_init(self, *args, **kw)
+            if type(self) is cls:
+                from ._recursive import compile_script_methods
+                compile_script_methods(self)
+
+        cls.__init__ = init_then_script
 
     # -- methods
     def _define_method(self, name, graph):

@@ -23,14 +23,15 @@ def _modifier(fn):
 class ModuleInfo:
     """What the compiler knows of one module instance."""
 
-    def __init__(self, mod, infos):
+    def __init__(self, mod, infos, script_methods=None):
         from ._module import class_type_name
         from . import _ir
         from ._module import ScriptModule
         self.mod = mod
         self.infos = infos
         infos[id(mod)] = self
-        self.prebuilt = isinstance(mod, ScriptModule)       # scripted or traced already: use its graphs
+        # scripted or traced already: use its graphs; a legacy ScriptModule's @script_method methods compile
+        self.prebuilt = isinstance(mod, ScriptModule) and script_methods is None
         self.py_name = getattr(mod, "original_name", type(mod).__name__)
         self.qualified_name = class_type_name(type(mod))
         self.class_type = mod._type if self.prebuilt and mod._type is not None else _ir.ClassType(self.qualified_name)
@@ -47,6 +48,7 @@ class ModuleInfo:
         if not self.prebuilt and builtin:
             from ._rnn_packed import packed_methods
             self.extra_methods.update(packed_methods(mod))
+        self.extra_methods.update(script_methods or {})
         self.ignored = {}           # name -> Python function left to Python
         self.compiling = set()
         self.constants = self._constants()
@@ -219,6 +221,24 @@ def create_script_module(mod):
     sm = RecursiveScriptModule()._construct_from(mod, root.qualified_name)
     _attach(sm, root, infos)
     return sm
+
+
+def compile_script_methods(mod):
+    """A legacy torch.jit.ScriptModule subclass instance, its __init__ done: its plain submodules are scripted
+    (as torch's are), then its @script_method methods and the methods they call compile onto it."""
+    from ._module import ScriptModule
+    for k, m in list(mod._modules.items()):
+        if m is not None and not isinstance(m, ScriptModule):
+            mod._modules[k] = create_script_module(m)
+    infos = {}
+    stubs = type(mod)._script_method_stubs
+    info = ModuleInfo(mod, infos, script_methods=stubs)
+    compiler = frontend.Compiler()
+    for name in sorted(stubs):
+        info.compile_method(compiler, name)
+    _attach(mod, info, infos)
+    for name in stubs:   # m.forward is the ScriptMethod (with .graph, .code), not ScriptModule's forward
+        object.__setattr__(mod, name, mod._methods[name])
 
 
 def _attach(sm, info, infos):

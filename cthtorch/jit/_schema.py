@@ -67,6 +67,11 @@ COMPOSITE_SCHEMAS = [
     "MemoryFormat? memory_format=None) -> Tensor(a)",
     "aten::to.other(Tensor(a) self, Tensor other, bool non_blocking=False, bool copy=False, "
     "MemoryFormat? memory_format=None) -> Tensor(a)",
+    # x.to(device), x.to(None, dtype): TorchScript's own overloads, their dtype an int
+    "aten::to.prim_Device(Tensor(a) self, Device? device, int? dtype=None, bool non_blocking=False, "
+    "bool copy=False) -> Tensor(a|b)",
+    "aten::to.prim_dtype(Tensor(a) self, int? dtype=None, bool non_blocking=False, bool copy=False) -> Tensor(a|b)",
+    "aten::to.prim_other(Tensor(a) self, bool non_blocking=False, bool copy=False) -> Tensor(a|b)",
     "aten::detach(Tensor(a) self) -> Tensor(a)",
     "aten::repeat(Tensor self, SymInt[] repeats) -> Tensor",
     "aten::split.sizes(Tensor(a -> *) self, SymInt[] split_size, int dim=0) -> Tensor(a)[]",
@@ -476,13 +481,14 @@ def _declared_schema_texts():
 # for a composite it meets with none, so chunk traced before any script typed
 # a scripted chunk's list as one Tensor.
 FRONTEND_SCHEMAS = [
-    # torch spells tensor() with a type variable (`t[] data`); one line per element type here
+    # torch spells tensor() with a type variable (`t[] data`); one line per element type here, the ints
+    # first (an int also fits float and, as for int[N], `int[]`): torch.tensor(1) is a 0-d int64
+    "aten::tensor.int(int t, *, ScalarType? dtype=None, Device? device=None, bool requires_grad=False) -> Tensor",
+    "aten::tensor.float(float t, *, ScalarType? dtype=None, Device? device=None, bool requires_grad=False) -> Tensor",
     "aten::tensor.int_list(int[] data, *, ScalarType? dtype=None, Device? device=None, bool requires_grad=False) "
     "-> Tensor",
     "aten::tensor.float_list(float[] data, *, ScalarType? dtype=None, Device? device=None, "
     "bool requires_grad=False) -> Tensor",
-    "aten::tensor.float(float t, *, ScalarType? dtype=None, Device? device=None, bool requires_grad=False) -> Tensor",
-    "aten::tensor.int(int t, *, ScalarType? dtype=None, Device? device=None, bool requires_grad=False) -> Tensor",
     "aten::scalar_tensor(Scalar s, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, "
     "bool? pin_memory=None) -> Tensor",
     "aten::ones_like(Tensor self, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, "

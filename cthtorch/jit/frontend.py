@@ -287,7 +287,10 @@ def type_from_annotation(node, sr_ctx, resolver=None):
             return _TYPE_NAMES[last]() if last in _TYPE_NAMES else bad()
         if resolver is not None:             # a class reached through modules: torch.nn.utils.rnn.PackedSequence
             parts = name.split(".")
-            obj = resolver(parts[0])
+            try:
+                obj = resolver(parts[0])
+            except KeyError:       # a name the function cannot see (a closure's variable): torch's error
+                raise script_error(SourceRange(sr_ctx, node), "Unknown type name '%s'" % name) from None
             for p in parts[1:]:
                 obj = getattr(obj, p, None)
             t = type_from_python(obj) if obj is not None else None
@@ -473,6 +476,31 @@ class PyModuleSugar(Sugar):
         if obj is None and not hasattr(self.mod, name):
             raise em.error(loc, "Module '%s' has no attribute '%s'" % (self.name, name))
         return em.sugar_python(obj, "%s.%s" % (self.name, name), loc)
+
+
+# the Tensor methods named for a dtype that TorchScript knows (torch's builtin_cast_method_to_scalar_type)
+_CAST_METHODS = {"byte": "uint8", "char": "int8", "double": "float64", "float": "float32", "cfloat": "complex64",
+                 "cdouble": "complex128", "int": "int32", "long": "int64", "short": "int16", "half": "float16"}
+
+
+class _CastMethodSugar(Sugar):
+    """x.float() and the other dtype-named casts: aten::to(x, dtype, False, False, None), as torch emits them"""
+
+    def __init__(self, x, name):
+        self.x = x
+        self.name = name
+
+    def describe(self):
+        return "Tensor.%s" % self.name
+
+    def call(self, em, args, kwargs, loc):
+        import cthtorch
+        if args or kwargs:
+            raise em.error(loc, "Expected 0 arguments in call to %s(), but got %d"
+                           % (self.name, len(args) + len(kwargs)))
+        dtype = getattr(cthtorch, _CAST_METHODS[self.name])
+        no = em.const(False, loc)
+        return em.emit_op("to", [self.x, em.const(dtype, loc), no, no, em.const(None, loc)], {}, loc)
 
 
 class BuiltinSugar(Sugar):
@@ -1544,6 +1572,9 @@ class Emitter:
                     name not in ("torch." + short, "cthtorch." + short):     # torch.adaptive_max_pool1d: the op
                 return _BooleanDispatchSugar(short, *_functional_source.BOOLEAN_DISPATCH[short])
             return FunctionalSugar(obj, _F_OPS.get(short, short), _F_RENAMES.get(short))
+        from ._module import ScriptFunction
+        if isinstance(obj, ScriptFunction) and obj._original is not None:
+            return FunctionSugar(obj._original)     # a @torch.jit.script function called by name: CallFunction
         if callable(obj) and (name.startswith(("torch.", "cthtorch.")) or getattr(obj, "__module__", "") and
                               str(getattr(obj, "__module__", "")).startswith("cthtorch")
                               and not inspect.isfunction(obj)):
@@ -1617,6 +1648,8 @@ class Emitter:
         if name in simple:
             k, t = simple[name]
             return self.node(k, [x], [t], loc).output()
+        if name in _CAST_METHODS:
+            return _CastMethodSugar(x, name)
         return BuiltinSugar(name, self_value=x)
 
     def expr_Tuple(self, node, env, hint=None):

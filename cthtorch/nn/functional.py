@@ -1128,15 +1128,22 @@ _UPSAMPLE_AA_KERNELS = {"bilinear": _C._nn._upsample_bilinear2d_aa, "bicubic": _
 _UPSAMPLE_NEEDS = {"linear": 3, "bilinear": 4, "trilinear": 5}
 
 
+def _upsample_deprecated(name):
+    warnings.warn("`nn.functional.%s` is deprecated. Use `nn.functional.interpolate` instead." % name, stacklevel=3)
+
+
 def upsample(input, size=None, scale_factor=None, mode="nearest", align_corners=None):
+    _upsample_deprecated("upsample")
     return interpolate(input, size, scale_factor, mode, align_corners)
 
 
 def upsample_nearest(input, size=None, scale_factor=None):
+    _upsample_deprecated("upsample_nearest")
     return interpolate(input, size, scale_factor, "nearest")
 
 
 def upsample_bilinear(input, size=None, scale_factor=None):
+    _upsample_deprecated("upsample_bilinear")
     return interpolate(input, size, scale_factor, "bilinear", align_corners=True)
 
 

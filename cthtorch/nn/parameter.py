@@ -25,11 +25,14 @@ class Parameter(cthtorch.Tensor):
         return r
 
     def __reduce_ex__(self, proto):
-        return (_rebuild_parameter, (self.data.clone(), self.requires_grad))
+        # attributes set on a parameter travel with it, as torch's _rebuild_parameter_with_state keeps them
+        state = {k: v for k, v in getattr(self, "__dict__", {}).items() if k != "_retain_handle"}
+        return (_rebuild_parameter, (self.data.clone(), self.requires_grad, state))
 
 
-def _rebuild_parameter(data, requires_grad):
-    return Parameter(data, requires_grad)
+def _rebuild_parameter(data, requires_grad, state=None):
+    from cthtorch._tensor import _set_obj_state
+    return _set_obj_state(Parameter(data, requires_grad), state)
 
 
 class UninitializedTensorMixin:

@@ -123,6 +123,16 @@ static void copy_unaligned(char *dst, const char *src, int ndim, const int64_t *
   }
 }
 
+/* A read-only array's or buffer's warning, once per process as PyTorch's TORCH_WARN_ONCE (its text says
+   so): *warned records that it was given. */
+static int warn_readonly_once(int *warned, const char *msg) {
+  if (*warned) return 0;
+  *warned = 1;
+  return THP_warn(PyExc_UserWarning, msg);
+}
+
+static int warned_readonly_array, warned_readonly_buffer;
+
 /* Shares the memory of obj (buffer protocol). warn_readonly: PyTorch's
  * warning for non-writable numpy arrays (the tensor can write anyway). */
 static THTensor *share_buffer(PyObject *obj, bool warn_readonly) {
@@ -138,7 +148,7 @@ static THTensor *share_buffer(PyObject *obj, bool warn_readonly) {
     goto release;
   }
   if (v->readonly && warn_readonly &&
-      THP_warn(PyExc_UserWarning,
+      warn_readonly_once(&warned_readonly_array,
                    "The given NumPy array is not writable, and PyTorch does not support non-writable tensors. "
                    "This means writing to this tensor will result in undefined behavior. You may want to copy the "
                    "array to protect its data or make it writable before converting it to a tensor. This type of "
@@ -491,7 +501,7 @@ PyObject *THP_frombuffer(PyObject *m, PyObject *args) {
     goto fail;
   }
   if (c->view.readonly &&
-      THP_warn(PyExc_UserWarning,
+      warn_readonly_once(&warned_readonly_buffer,
                    "The given buffer is not writable, and PyTorch does not support non-writable tensors. This means "
                    "you can write to the underlying (supposedly non-writable) buffer using the tensor. You may want "
                    "to copy the buffer to protect its data or make it writable before converting it to a tensor. "
