@@ -112,8 +112,17 @@ def set_default_dtype(d):
     _C._set_default_dtype(d)
 
 
+_warned_default_tensor_type = []
+
+
 def set_default_tensor_type(t):
-    """Deprecated in PyTorch; accepts the CPU float types (a type or its name)."""
+    """Deprecated in PyTorch (warned once, as torch's C++ warning); accepts the CPU float types (a type or
+    its name)."""
+    if not _warned_default_tensor_type:
+        _warned_default_tensor_type.append(True)
+        import warnings
+        warnings.warn("torch.set_default_tensor_type() is deprecated as of PyTorch 2.1, please use "
+                      "torch.set_default_dtype() and torch.set_default_device() as alternatives.")
     name = t if isinstance(t, str) else getattr(t, "__name__", str(t))
     name = name.split(".")[-1]
     if "cuda" in str(t):
@@ -125,8 +134,8 @@ def set_default_tensor_type(t):
 
 
 def is_inference_mode_enabled():
-    from .autograd import _grad_mode_min
-    return _grad_mode_min.is_inference_mode_enabled()
+    from .autograd import grad_mode
+    return grad_mode.is_inference_mode_enabled()
 
 
 def is_storage(obj):

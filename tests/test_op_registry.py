@@ -94,7 +94,7 @@ def test_registered_entries_are_what_the_namespaces_hold():
 # PNGs (histogram buckets, image bytes), as torch.utils.tensorboard does
 INTEROP = {
     "cthtorch/utils/tensorboard/_summary.py", "cthtorch/utils/data/_utils/collate.py",
-    "cthtorch/serialization.py", "cthtorch/_legacy_storage.py", "cthtorch/utils/data/_utils/worker.py",
+    "cthtorch/_legacy_storage.py", "cthtorch/utils/data/_utils/worker.py",
     "cthtorch/vision/datasets/cifar.py", "cthtorch/vision/datasets/mnist.py",
     "cthtorch/vision/transforms/functional.py",
     "cthtorch/distributed/_mpi.py",   # zero-copy views of tensor memory handed to MPI (mpi4py's buffer interface)
