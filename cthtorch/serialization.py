@@ -106,7 +106,19 @@ def _rebuild_tensor_v2(storage, storage_offset, size, stride, requires_grad=Fals
 
 
 class _Unsafe(pickle.UnpicklingError):
-    pass
+    """A global that weights_only=True refuses; load() words it as torch.load does."""
+
+
+# torch.load's text (2.6 made weights_only=True the default, so old whole-module checkpoints land here)
+_WO_MESSAGE = (
+    "Weights only load failed. This file can still be loaded, to do so you have two options, "
+    "\033[1mdo those steps only if you trust the source of the checkpoint\033[0m. \n\t(1) In PyTorch 2.6, we "
+    "changed the default value of the `weights_only` argument in `torch.load` from `False` to `True`. Re-running "
+    "`torch.load` with `weights_only` set to `False` will likely succeed, but it can result in arbitrary code "
+    "execution. Do it only if you got the file from a trusted source.\n\t(2) Alternatively, to load with "
+    "`weights_only=True` please check the recommended steps in the following error message.\n\tWeightsUnpickler "
+    "error: %s\n\nCheck the documentation of torch.load to learn more about types accepted by default with "
+    "weights_only https://pytorch.org/docs/stable/generated/torch.load.html.")
 
 
 _ALLOWED = {
@@ -421,10 +433,14 @@ class _Unpickler(pickle.Unpickler):
             if found is not None:
                 return found
         if self.weights_only:
-            raise pickle.UnpicklingError(
-                "Weights only load failed: unsupported global %s.%s. Only tensors, containers of them, numbers, "
-                "strings and numpy arrays load with weights_only=True; pass weights_only=False only for a file "
-                "you trust." % (module, name))
+            # torch's weights-only unpickler's text; load() wraps it in torch.load's two options
+            full = "%s.%s" % (module, name)
+            if full.startswith("builtins."):
+                full = full[len("builtins."):]
+            raise _Unsafe(
+                "Unsupported global: GLOBAL %s was not an allowed global by default. Please use "
+                "`torch.serialization.add_safe_globals([%s])` or the `torch.serialization.safe_globals([%s])` "
+                "context manager to allowlist this global if you trust this class/function." % (full, full, full))
         return super().find_class(module, name)
 
     def persistent_load(self, pid):
@@ -486,8 +502,8 @@ def load(f, map_location=None, pickle_module=None, *, weights_only=True, mmap=No
                            "not a checkpoint)" % e) from None
     except (pickle.UnpicklingError, EOFError, ValueError, KeyError, IndexError, TypeError, AttributeError,
             zipfile.LargeZipFile, OverflowError, MemoryError, UnicodeDecodeError) as e:
-        if isinstance(e, pickle.UnpicklingError) and "Weights only load failed" in str(e):
-            raise pickle.UnpicklingError(str(e)) from None
+        if isinstance(e, _Unsafe):
+            raise pickle.UnpicklingError(_WO_MESSAGE % e) from None
         raise RuntimeError("failed to load the file: %s: %s" % (type(e).__name__, e)) from None
     return _fix_refs(obj)
 

@@ -352,3 +352,31 @@ def test_numpy_arrays_index_like_tensors():
     check(lambda L: L.arange(20.).view(4, 5)[np.array(1)])
     check(lambda L: L.arange(20.).view(4, 5)[np.array([[1, 3]]), np.int64(2)])
     check(lambda L: L.arange(20.).view(4, 5)[:, np.array([True, False, True, False, True])])
+
+
+def test_uint8_masks_warn_and_refuse_as_torch():
+    """pre-1.2 byte masks: indexing and index_put with a tensor value work with torch's deprecation warning;
+    x[byte_mask] = scalar (one-element value) goes to masked_fill_ in torch, which refuses a byte mask"""
+    import warnings
+    got = []
+    for m in (ct, torch):
+        u = m.tensor([1, 0, 1], dtype=m.uint8)
+        x = m.arange(6.0).reshape(3, 2)
+        with warnings.catch_warnings(record=True) as w:
+            warnings.simplefilter("always")
+            sel = x[u]
+            x[u] = m.ones(2, 2) * 7
+            y = m.zeros(3).index_put_((u,), m.tensor([1.0, 2.0]))
+        errs = []
+        for f in (lambda: x.__setitem__(u, 0), lambda: x.index_put_((u,), m.tensor(1.0)),
+                  lambda: x.masked_fill(u[:, None], 1.0), lambda: x.masked_fill(m.ones(3, 2), 1.0),
+                  lambda: x.masked_fill(m.ones(3, 2, dtype=m.int64), 1.0),
+                  lambda: x.masked_scatter(m.ones(3, 2), m.ones(6))):
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                with pytest.raises(RuntimeError) as e:
+                    f()
+            errs.append(str(e.value))
+        got.append((sel.tolist(), x.tolist(), y.tolist(), errs,
+                    [(r.category, str(r.message).split(" (Triggered internally")[0]) for r in w]))
+    assert got[0] == got[1] and len(got[0][4]) == 3

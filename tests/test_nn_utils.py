@@ -356,3 +356,17 @@ def test_flatten_dense_tensors_as_torch():
     with pytest.raises(ValueError) as e_t:
         flat_t([])
     assert str(e.value) == str(e_t.value)
+
+
+def test_clip_grad_norm_without_underscore_warns_and_clips_as_torch():
+    """the pre-0.4 name still clips in place and returns the total norm, with torch's FutureWarning"""
+    got = []
+    for m in (ct, torch):
+        p = m.nn.Parameter(m.tensor([3.0, 4.0]))
+        p.grad = m.tensor([3.0, 4.0])
+        with warnings.catch_warnings(record=True) as w:
+            warnings.simplefilter("always")
+            total = m.nn.utils.clip_grad_norm([p], 1.0)
+            m.nn.utils.clip_grad_norm_([p], 1.0)
+        got.append((float(total), p.grad.tolist(), [(x.category.__name__, str(x.message)) for x in w]))
+    assert got[0] == got[1] and len(got[0][2]) == 1

@@ -440,3 +440,19 @@ def test_tensor_of_ragged_data_raises_as_torch(data):
             warnings.simplefilter("ignore")   # the list-of-ndarrays slowness warning
             return lib.tensor(eval(data, {"np": np, "lib": lib}))
     oracle.raises_like(lambda: make(ct), lambda: make(torch))
+
+
+def test_range_warns_on_every_call_as_torch():
+    """torch.range (end inclusive) still works in 2.13, with a UserWarning each call; an error filter makes it raise"""
+    import warnings
+    got = []
+    for m in (ct, torch):
+        with warnings.catch_warnings(record=True) as w:
+            warnings.simplefilter("always")
+            vals = [m.range(0, 3).tolist(), m.range(1, 2, 0.5).tolist(), m.range(0, 4, 2, dtype=m.int64).tolist()]
+        got.append((vals, [(x.category, str(x.message)) for x in w]))
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            with pytest.raises(UserWarning):
+                m.range(0, 1)
+    assert got[0] == got[1] and len(got[0][1]) == 3

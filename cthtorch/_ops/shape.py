@@ -8,7 +8,7 @@ import math
 import cthtorch
 from cthtorch import _C
 from cthtorch.autograd.function import Function
-from cthtorch._utils import _int_arg, _int_list, _wrap_dim
+from cthtorch._utils import _cpp_dtype_name, _int_arg, _int_list, _wrap_dim
 from cthtorch._sparse_tensor import name_node
 
 
@@ -341,7 +341,8 @@ class _MaskedFill(Function):
 
 def _masked_fill_values(input, mask, value):
     if mask.dtype != cthtorch.bool:
-        raise RuntimeError("masked_fill_ only supports boolean masks, but got mask with dtype %s" % str(mask.dtype)[6:])
+        raise RuntimeError("masked_fill_ only supports boolean masks, but got mask with dtype %s"
+                           % _cpp_dtype_name(mask.dtype))   # torch prints the C++ type: 'unsigned char'
     if isinstance(value, cthtorch.Tensor):
         if value.dim() != 0:
             raise RuntimeError("masked_fill_ only supports a 0-dimensional value tensor, but got tensor with %d "

@@ -845,6 +845,10 @@ def kl_div(input, target, size_average=None, reduce=None, reduction="mean", log_
     if _has_torch_function_variadic(input, target):
         return _handle_with_locals(kl_div, locals())
     _loss_tensor_args("kl_div", input, target)
+    if size_average is None and reduce is None and reduction == "mean":
+        warnings.warn("reduction: 'mean' divides the total loss by both the batch size and the support size."
+                      "'batchmean' divides only by the batch size, and aligns with the KL div math definition."
+                      "'mean' will be changed to behave the same as 'batchmean' in the next major release.")
     reduction = _legacy_reduction(size_average, reduce, reduction)
     if log_target:
         loss = target.exp() * (target - input)
@@ -860,6 +864,7 @@ def poisson_nll_loss(input, target, log_input=True, full=False, size_average=Non
                      reduction="mean"):
     if _has_torch_function_variadic(input, target):
         return _handle_with_locals(poisson_nll_loss, locals())
+    reduction = _legacy_reduction(size_average, reduce, reduction)
     _loss_tensor_args("poisson_nll_loss", input, target)
     loss = input.exp() - target * input if log_input else input - target * (input + eps).log()
     if full:
@@ -872,6 +877,7 @@ def poisson_nll_loss(input, target, log_input=True, full=False, size_average=Non
 def cosine_embedding_loss(input1, input2, target, margin=0.0, size_average=None, reduce=None, reduction="mean"):
     if _has_torch_function_variadic(input1, input2, target):
         return _handle_with_locals(cosine_embedding_loss, locals())
+    reduction = _legacy_reduction(size_average, reduce, reduction)
     for pos, (name, t) in enumerate((("input1", input1), ("input2", input2), ("target", target)), 1):
         _tensor_arg("cosine_embedding_loss", name, t, pos)
     cos = cosine_similarity(input1, input2, dim=-1)
@@ -883,6 +889,7 @@ def cosine_embedding_loss(input1, input2, target, margin=0.0, size_average=None,
 def margin_ranking_loss(input1, input2, target, margin=0, size_average=None, reduce=None, reduction="mean"):
     if _has_torch_function_variadic(input1, input2, target):
         return _handle_with_locals(margin_ranking_loss, locals())
+    reduction = _legacy_reduction(size_average, reduce, reduction)
     return _apply_loss_reduction((-target * (input1 - input2) + margin).clamp_min(0), reduction)
 
 
@@ -890,6 +897,7 @@ def margin_ranking_loss(input1, input2, target, margin=0, size_average=None, red
 def hinge_embedding_loss(input, target, margin=1.0, size_average=None, reduce=None, reduction="mean"):
     if _has_torch_function_variadic(input, target):
         return _handle_with_locals(hinge_embedding_loss, locals())
+    reduction = _legacy_reduction(size_average, reduce, reduction)
     loss = cthtorch.where(target == 1, input, (margin - input).clamp_min(0))
     return _apply_loss_reduction(loss, reduction)
 
@@ -899,6 +907,7 @@ def triplet_margin_loss(anchor, positive, negative, margin=1.0, p=2, eps=1e-6, s
                         reduce=None, reduction="mean"):
     if _has_torch_function_variadic(anchor, positive, negative):
         return _handle_with_locals(triplet_margin_loss, locals())
+    reduction = _legacy_reduction(size_average, reduce, reduction)
     for pos, (name, t) in enumerate((("anchor", anchor), ("positive", positive), ("negative", negative)), 1):
         _tensor_arg("triplet_margin_loss", name, t, pos)
     d_pos = pairwise_distance(anchor, positive, p, eps)
@@ -912,6 +921,7 @@ def triplet_margin_loss(anchor, positive, negative, margin=1.0, p=2, eps=1e-6, s
 def soft_margin_loss(input, target, size_average=None, reduce=None, reduction="mean"):
     if _has_torch_function_variadic(input, target):
         return _handle_with_locals(soft_margin_loss, locals())
+    reduction = _legacy_reduction(size_average, reduce, reduction)
     _loss_tensor_args("soft_margin_loss", input, target)
     return _apply_loss_reduction((1 + (-target * input).exp()).log(), reduction, "SoftMarginLossBackward0")
 
@@ -919,6 +929,7 @@ def soft_margin_loss(input, target, size_average=None, reduce=None, reduction="m
 def multilabel_soft_margin_loss(input, target, weight=None, size_average=None, reduce=None, reduction="mean"):
     if _has_torch_function_variadic(input, target, weight):
         return _handle_with_locals(multilabel_soft_margin_loss, locals())
+    reduction = _legacy_reduction(size_average, reduce, reduction)
     loss = -(target * _nn.log_sigmoid(input) + (1 - target) * _nn.log_sigmoid(-input))
     if weight is not None:
         loss = loss * weight
@@ -1087,15 +1098,23 @@ _UPSAMPLE_AA_KERNELS = {"bilinear": _C._nn._upsample_bilinear2d_aa, "bicubic": _
 _UPSAMPLE_NEEDS = {"linear": 3, "bilinear": 4, "trilinear": 5}
 
 
+def _upsample_deprecated(name):
+    # torch's UserWarning (not DeprecationWarning, which Python hides by default), on every call
+    warnings.warn("`nn.functional.%s` is deprecated. Use `nn.functional.interpolate` instead." % name, stacklevel=3)
+
+
 def upsample(input, size=None, scale_factor=None, mode="nearest", align_corners=None):
+    _upsample_deprecated("upsample")
     return interpolate(input, size, scale_factor, mode, align_corners)
 
 
 def upsample_nearest(input, size=None, scale_factor=None):
+    _upsample_deprecated("upsample_nearest")
     return interpolate(input, size, scale_factor, "nearest")
 
 
 def upsample_bilinear(input, size=None, scale_factor=None):
+    _upsample_deprecated("upsample_bilinear")
     return interpolate(input, size, scale_factor, "bilinear", align_corners=True)
 
 
