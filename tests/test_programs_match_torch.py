@@ -39,7 +39,7 @@ def numbers(tokens):
                                   "sentiment_rnn_small.py", "d2l_transformer_small.py",
                                   "cyclegan_networks_small.py", "gat_small.py", "dino_vit_small.py",
                                   "wrn_functional_small.py", "stargan_small.py", "s4d_small.py",
-                                  "vqvae2_small.py", "pytorch_vae_zoo_small.py"])
+                                  "vqvae2_small.py", "pytorch_vae_zoo_small.py", "lstnet_small.py", "nbeats_small.py"])
 def test_program_prints_torchs_numbers(prog):
     require_torch()
     ours, theirs = numbers(run(prog, "cthtorch")), numbers(run(prog, "torch"))
