@@ -328,3 +328,26 @@ def test_batched_matmul_with_empty_dims_like_torch(sa, sb):
     for got, want in zip(*res):
         assert got.shape == want.shape
         np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-12)
+
+
+@pytest.mark.parametrize("call", [
+    "m.addmm(2, m.ones(2, 2), 3, m.ones(2, 2), m.ones(2, 2))",
+    "m.addmm(2, m.ones(2, 2), m.ones(2, 2), m.ones(2, 2))",
+    "m.ones(1, 2, 2).baddbmm_(2, 3, m.ones(1, 2, 2), m.ones(1, 2, 2))",
+    "m.zeros(3).add_(2, m.ones(3))",
+    "m.addcmul(m.zeros(3), 2, m.ones(3), m.ones(3))"])
+def test_deprecated_scalar_first_overloads_warn_once_with_torchs_text(call):
+    """pre-1.0 code passes beta/alpha/value positionally: the overload still computes, and the first call in a
+    process warns with torch's text (its signatures print an optional Tensor as Tensor, defaults as ' = ')"""
+    import subprocess
+    import sys
+    code = ("import importlib, sys, warnings\nm = importlib.import_module(sys.argv[1])\n"
+            "with warnings.catch_warnings(record=True) as w:\n    warnings.simplefilter('always')\n"
+            "    r = %s\n    %s\n"
+            "print(r.tolist(), len(w))\nfor x in w: print(str(x.message).split(' (Triggered')[0])\n" % (call, call))
+    outs = [subprocess.run([sys.executable, "-c", code, lib], capture_output=True, text=True, check=True).stdout
+            for lib in ("cthtorch", "torch")]
+    # torch's addmm lists a third overload (out_dtype=) that cthtorch does not have
+    strip = (lambda s: s.split("\n\taddmm(Tensor input, Tensor mat1, Tensor mat2, torch.dtype out_dtype")[0]
+             .rstrip("\n"))
+    assert strip(outs[0]) == strip(outs[1])

@@ -421,3 +421,31 @@ def test_scheduler_wrapped_step_still_steps_and_pickles():
     opt.step()
     assert p.tolist() == [0.5, 0.5] and opt._opt_called and opt.step.__name__ == "step"
     assert pickle.loads(pickle.dumps(opt)).param_groups[0]["lr"] == 0.5
+
+
+@pytest.mark.parametrize("make", [
+    "m.optim.lr_scheduler.StepLR(o, 2, gamma=0.5)", "m.optim.lr_scheduler.MultiStepLR(o, [1, 3])",
+    "m.optim.lr_scheduler.ExponentialLR(o, 0.9)", "m.optim.lr_scheduler.LambdaLR(o, lambda e: 0.9 ** e)",
+    "m.optim.lr_scheduler.CosineAnnealingLR(o, 5)", "m.optim.lr_scheduler.CosineAnnealingWarmRestarts(o, 2)",
+    "m.optim.lr_scheduler.OneCycleLR(o, 1.0, total_steps=10)", "m.optim.lr_scheduler.CyclicLR(o, 0.01, 0.1)",
+    "m.optim.lr_scheduler.PolynomialLR(o, 4)", "m.optim.lr_scheduler.LinearLR(o)",
+    "m.optim.lr_scheduler.ConstantLR(o)", "m.optim.lr_scheduler.MultiplicativeLR(o, lambda e: 0.9)"])
+def test_scheduler_get_lr_outside_step_warns_as_torch(make):
+    """2019-era loops print scheduler.get_lr()[0]: torch returns it with a warning pointing at get_last_lr();
+    the scheduler's own steps stay quiet"""
+    import warnings
+    got = []
+    for m in (ct, torch):
+        p = m.nn.Parameter(m.ones(2))
+        o = m.optim.SGD([p], lr=0.1, momentum=0.9)
+        with warnings.catch_warnings(record=True) as w:
+            warnings.simplefilter("always")
+            s = eval(make)
+            lrs = []
+            for _ in range(3):
+                o.step()
+                s.step()
+                lrs.append(s.get_lr()[0])
+        got.append((lrs, s.get_last_lr(), [(x.category, str(x.message)) for x in w]))
+    assert got[0][2] == got[1][2] and len(got[0][2]) == 3
+    assert got[0][0] == pytest.approx(got[1][0]) and got[0][1] == pytest.approx(got[1][1])

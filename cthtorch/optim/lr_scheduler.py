@@ -106,12 +106,20 @@ class LRScheduler:
 _LRScheduler = LRScheduler
 
 
+def _warn_get_lr_called_within_step(sched):
+    """get_lr() called by user code (2019-era loops print scheduler.get_lr()[0]): torch points at get_last_lr()"""
+    if not sched._get_lr_called_within_step:
+        warnings.warn("To get the last learning rate computed by the scheduler, please use `get_last_lr()`.",
+                      UserWarning, stacklevel=3)
+
+
 class LambdaLR(LRScheduler):
     def __init__(self, optimizer, lr_lambda, last_epoch=-1):
         self.lr_lambdas = list(lr_lambda) if isinstance(lr_lambda, (list, tuple)) else [lr_lambda] * len(optimizer.param_groups)
         super().__init__(optimizer, last_epoch)
 
     def get_lr(self):
+        _warn_get_lr_called_within_step(self)
         return [base * lmbda(self.last_epoch) for lmbda, base in zip(self.lr_lambdas, self.base_lrs)]
 
 
@@ -121,6 +129,7 @@ class MultiplicativeLR(LRScheduler):
         super().__init__(optimizer, last_epoch)
 
     def get_lr(self):
+        _warn_get_lr_called_within_step(self)
         if self.last_epoch > 0:
             return [g["lr"] * l(self.last_epoch) for l, g in zip(self.lr_lambdas, self.optimizer.param_groups)]
         return [g["lr"] for g in self.optimizer.param_groups]
@@ -132,6 +141,7 @@ class StepLR(LRScheduler):
         super().__init__(optimizer, last_epoch)
 
     def get_lr(self):
+        _warn_get_lr_called_within_step(self)
         if self.last_epoch == 0 or self.last_epoch % self.step_size != 0:
             return [g["lr"] for g in self.optimizer.param_groups]
         return [g["lr"] * self.gamma for g in self.optimizer.param_groups]
@@ -147,6 +157,7 @@ class MultiStepLR(LRScheduler):
         super().__init__(optimizer, last_epoch)
 
     def get_lr(self):
+        _warn_get_lr_called_within_step(self)
         if self.last_epoch not in self.milestones:
             return [g["lr"] for g in self.optimizer.param_groups]
         return [g["lr"] * self.gamma ** self.milestones[self.last_epoch] for g in self.optimizer.param_groups]
@@ -164,6 +175,7 @@ class ConstantLR(LRScheduler):
         super().__init__(optimizer, last_epoch)
 
     def get_lr(self):
+        _warn_get_lr_called_within_step(self)
         if self.last_epoch == 0:
             return [g["lr"] * self.factor for g in self.optimizer.param_groups]
         if self.last_epoch != self.total_iters:
@@ -182,6 +194,7 @@ class LinearLR(LRScheduler):
         super().__init__(optimizer, last_epoch)
 
     def get_lr(self):
+        _warn_get_lr_called_within_step(self)
         if self.last_epoch == 0:
             return [g["lr"] * self.start_factor for g in self.optimizer.param_groups]
         if self.last_epoch > self.total_iters:
@@ -197,6 +210,7 @@ class ExponentialLR(LRScheduler):
         super().__init__(optimizer, last_epoch)
 
     def get_lr(self):
+        _warn_get_lr_called_within_step(self)
         if self.last_epoch == 0:
             return [g["lr"] for g in self.optimizer.param_groups]
         return [g["lr"] * self.gamma for g in self.optimizer.param_groups]
@@ -211,6 +225,7 @@ class CosineAnnealingLR(LRScheduler):
         super().__init__(optimizer, last_epoch)
 
     def get_lr(self):
+        _warn_get_lr_called_within_step(self)
         if self.last_epoch == 0:
             return [g["lr"] for g in self.optimizer.param_groups]
         if self._step_count == 1 and self.last_epoch > 0:
@@ -237,6 +252,7 @@ class CosineAnnealingWarmRestarts(LRScheduler):
         super().__init__(optimizer, last_epoch)
 
     def get_lr(self):
+        _warn_get_lr_called_within_step(self)
         return [self.eta_min + (base - self.eta_min) * (1 + math.cos(math.pi * self.T_cur / self.T_i)) / 2
                 for base in self.base_lrs]
 
@@ -262,7 +278,12 @@ class CosineAnnealingWarmRestarts(LRScheduler):
                 self.T_cur = epoch
         self.last_epoch = math.floor(epoch)
         self._step_count = getattr(self, "_step_count", 0) + 1
-        for g, lr in zip(self.optimizer.param_groups, self.get_lr()):
+        self._get_lr_called_within_step = True
+        try:
+            values = self.get_lr()
+        finally:
+            self._get_lr_called_within_step = False
+        for g, lr in zip(self.optimizer.param_groups, values):
             g["lr"] = lr
         self._last_lr = [g["lr"] for g in self.optimizer.param_groups]
 
@@ -321,6 +342,7 @@ class OneCycleLR(LRScheduler):
         return (end - start) * pct + start
 
     def get_lr(self):
+        _warn_get_lr_called_within_step(self)
         lrs = []
         step_num = self.last_epoch
         if step_num > self.total_steps:
@@ -442,6 +464,7 @@ class PolynomialLR(LRScheduler):
         super().__init__(optimizer, last_epoch)
 
     def get_lr(self):
+        _warn_get_lr_called_within_step(self)
         if self.last_epoch == 0 or self.last_epoch > self.total_iters:
             return [g["lr"] for g in self.optimizer.param_groups]
         decay = ((1.0 - self.last_epoch / self.total_iters) /
@@ -515,6 +538,7 @@ class CyclicLR(LRScheduler):
         return self.gamma ** x
 
     def get_lr(self):
+        _warn_get_lr_called_within_step(self)
         cycle = math.floor(1 + self.last_epoch / self.total_size)
         x = 1.0 + self.last_epoch / self.total_size - cycle
         factor = x / self.step_ratio if x <= self.step_ratio else (x - 1) / (self.step_ratio - 1)
