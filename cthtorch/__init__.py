@@ -7,6 +7,7 @@ this package adds the Python-level API on top, as torch/__init__.py does.
 import math as _math
 import os as _os
 import sys as _sys
+import warnings as _warnings
 
 # cthtorch threads GEMMs itself (one OpenMP pool), so its OpenBLAS needs no
 # thread pool of its own: two pools oversubscribed the cores (with libgomp's
@@ -112,8 +113,16 @@ def set_default_dtype(d):
     _C._set_default_dtype(d)
 
 
+_default_tensor_type_warned = False
+
+
 def set_default_tensor_type(t):
     """Deprecated in PyTorch; accepts the CPU float types (a type or its name)."""
+    global _default_tensor_type_warned
+    if not _default_tensor_type_warned:   # torch's TORCH_WARN_ONCE
+        _default_tensor_type_warned = True
+        _warnings.warn("torch.set_default_tensor_type() is deprecated as of PyTorch 2.1, please use "
+                       "torch.set_default_dtype() and torch.set_default_device() as alternatives.", stacklevel=2)
     name = t if isinstance(t, str) else getattr(t, "__name__", str(t))
     name = name.split(".")[-1]
     if "cuda" in str(t):

@@ -211,6 +211,23 @@ static int set_requires_grad(THPTensor *self, PyObject *v, void *c) {
 }
 static PyObject *get_grad(THPTensor *self, void *c) {
   TF_GETTER("grad")
+  /* torch's Tensor::grad() warns each time (an old loop printing an intermediate's .grad); retain_grad()
+   * lives in cthtorch.Tensor (a hook), so its retains_grad property says whether one is set */
+  int retains = 0;
+  if (!self->grad && self->grad_fn) {
+    PyObject *r = PyObject_GetAttrString((PyObject *)self, "retains_grad");
+    if (!r) return NULL;
+    retains = PyObject_IsTrue(r);
+    Py_DECREF(r);
+    if (retains < 0) return NULL;
+  }
+  if (!self->grad && self->grad_fn && !retains &&
+      THP_warn(PyExc_UserWarning, "The .grad attribute of a Tensor that is not a leaf Tensor is being accessed. Its "
+               ".grad attribute won't be populated during autograd.backward(). If you indeed want the .grad field to "
+               "be populated for a non-leaf Tensor, use .retain_grad() on the non-leaf Tensor. If you access the "
+               "non-leaf Tensor by mistake, make sure you access the leaf Tensor instead. See "
+               "github.com/pytorch/pytorch/pull/30531 for more information.") < 0)
+    return NULL;
   if (!self->grad) Py_RETURN_NONE;
   Py_INCREF(self->grad);
   return self->grad;
