@@ -339,14 +339,11 @@ def test_batched_matmul_with_empty_dims_like_torch(sa, sb):
 def test_deprecated_scalar_first_overloads_warn_once_with_torchs_text(call):
     """pre-1.0 code passes beta/alpha/value positionally: the overload still computes, and the first call in a
     process warns with torch's text (its signatures print an optional Tensor as Tensor, defaults as ' = ')"""
-    import subprocess
-    import sys
     code = ("import importlib, sys, warnings\nm = importlib.import_module(sys.argv[1])\n"
             "with warnings.catch_warnings(record=True) as w:\n    warnings.simplefilter('always')\n"
             "    r = %s\n    %s\n"
             "print(r.tolist(), len(w))\nfor x in w: print(str(x.message).split(' (Triggered')[0])\n" % (call, call))
-    outs = [subprocess.run([sys.executable, "-c", code, lib], capture_output=True, text=True, check=True).stdout
-            for lib in ("cthtorch", "torch")]
+    outs = oracle.fresh_process_outputs(code)
     # torch's addmm lists a third overload (out_dtype=) that cthtorch does not have
     strip = (lambda s: s.split("\n\taddmm(Tensor input, Tensor mat1, Tensor mat2, torch.dtype out_dtype")[0]
              .rstrip("\n"))

@@ -690,13 +690,10 @@ def test_vector_norm_grad_at_a_zero_element_matches_torch(p):
 
 def test_legacy_qr_warns_once_per_process_as_torch():
     """torch.qr / Tensor.qr (some=) warn the first time in a process (TORCH_WARN_ONCE), then stay quiet"""
-    import subprocess
-    import sys
     code = ("import importlib, sys, warnings\nm = importlib.import_module(sys.argv[1])\n"
             "with warnings.catch_warnings(record=True) as w:\n    warnings.simplefilter('always')\n"
             "    a = m.tensor([[1.0, 2.0], [3.0, 4.0], [0.5, 1.0]])\n"
             "    q, r = m.qr(a); m.qr(a, some=False); a.qr()\n"
             "print(len(w), [str(x.message).split(' (Triggered')[0] for x in w], q.shape, r.shape)\n")
-    outs = [subprocess.run([sys.executable, "-c", code, lib], capture_output=True, text=True, check=True).stdout
-            for lib in ("cthtorch", "torch")]
+    outs = oracle.fresh_process_outputs(code)
     assert outs[0] == outs[1] and outs[0].startswith("1 ")

@@ -6,6 +6,7 @@ import multiprocessing as _mp
 import pytest
 
 import cthtorch
+import oracle
 from oracle import require_torch
 
 
@@ -185,8 +186,6 @@ def test_nn_attention_and_common_types():
 
 def test_set_default_tensor_type_warns_once_per_process_as_torch():
     """torch 2.1 deprecated it with a TORCH_WARN_ONCE: the first call in a process warns, later ones do not"""
-    import subprocess
-    import sys
     require_torch()
     code = ("import importlib, sys, warnings\nm = importlib.import_module(sys.argv[1])\n"
             "with warnings.catch_warnings(record=True) as w:\n    warnings.simplefilter('always')\n"
@@ -194,6 +193,5 @@ def test_set_default_tensor_type_warns_once_per_process_as_torch():
             "    m.set_default_tensor_type('torch.FloatTensor')\n"
             "print(str(d).split('.')[-1], m.ones(1).dtype is m.float32, len(w), w[0].category.__name__,\n"
             "      str(w[0].message).split(' (Triggered')[0])\n")
-    outs = [subprocess.run([sys.executable, "-c", code, lib], capture_output=True, text=True, check=True).stdout
-            for lib in ("cthtorch", "torch")]
+    outs = oracle.fresh_process_outputs(code)
     assert outs[0] == outs[1] and outs[0].startswith("float64 True 1 UserWarning")
