@@ -703,3 +703,24 @@ def test_variable_volatile_warns_and_checks_like_torch():
         with pytest.raises(TypeError, match="_grad_fn has to be a Function object or None, but got int"):
             V(lib.ones(2), True, False, 1)
         assert V(lib.ones(2), requires_grad=1).requires_grad and V().shape == (0,)
+
+
+def test_legacy_function_instance_warns_and_call_raises_as_torch():
+    """pre-0.4 Functions were instantiated and called: torch warns (DeprecationWarning) on instantiation and
+    refuses the call with its text"""
+    import warnings
+    got = []
+    for m in (ct, torch):
+        class Double(m.autograd.Function):
+            def forward(self, a):
+                return a * 2
+
+            def backward(self, g):
+                return g * 2
+        with warnings.catch_warnings(record=True) as w:
+            warnings.simplefilter("always")
+            f = Double()
+        with pytest.raises(RuntimeError) as e:
+            f(m.ones(2))
+        got.append(([(r.category, str(r.message)) for r in w], str(e.value)))
+    assert got[0] == got[1] and len(got[0][0]) == 1

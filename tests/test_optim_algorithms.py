@@ -449,3 +449,13 @@ def test_scheduler_get_lr_outside_step_warns_as_torch(make):
         got.append((lrs, s.get_last_lr(), [(x.category, str(x.message)) for x in w]))
     assert got[0][2] == got[1][2] and len(got[0][2]) == 3
     assert got[0][0] == pytest.approx(got[1][0]) and got[0][1] == pytest.approx(got[1][1])
+
+
+def test_adam_stores_betas_as_a_tuple_as_torch():
+    """Adam(betas=[0.5, 0.999]) (a list from an argparse nargs=2) keeps a tuple in defaults and param_groups"""
+    got = []
+    for m in (ct, torch):
+        p = m.nn.Parameter(m.ones(2))
+        o = m.optim.AdamW([p], betas=[0.5, 0.999])
+        got.append((m.optim.Adam([p], betas=[0.5, 0.9]).defaults["betas"], o.param_groups[0]["betas"]))
+    assert got[0] == got[1] and type(got[0][1]) is tuple

@@ -456,3 +456,23 @@ def test_range_warns_on_every_call_as_torch():
             with pytest.raises(UserWarning):
                 m.range(0, 1)
     assert got[0] == got[1] and len(got[0][1]) == 3
+
+
+@pytest.mark.parametrize("call", [
+    "m.FloatTensor(3.5)", "m.LongTensor(True)", "m.DoubleTensor(np.float64(2))", "m.FloatTensor(None)",
+    "m.FloatTensor('a')", "m.FloatTensor(m.tensor(3))", "m.FloatTensor(2, 3.0)",
+    "m.FloatTensor(size=(2,)).shape", "m.FloatTensor(np.int64(2)).shape", "m.LongTensor(2, 3).shape",
+    "m.FloatTensor(2, device='cpu').shape", "m.FloatTensor(m.Size([2, 1])).shape", "m.FloatTensor().shape",
+    "m.LongTensor([2 ** 40 + 1]).tolist()", "m.FloatTensor(np.array([1.5, 2])).tolist()",
+    "m.ByteTensor((1, 0)).tolist()", "m.FloatTensor(m.ones(2)).tolist()", "m.Tensor(size=[2, 3]).shape",
+    "m.FloatTensor(np.array([[1, 2]])).dtype"])
+def test_legacy_typed_constructors_as_torch(call):
+    """2017-era torch.FloatTensor(...) calls: sizes (also size=, a numpy int), data (lists, numpy arrays, the
+    exact int64s a LongTensor holds), and torch's refusals (a float or None is not a sequence, another dtype's
+    tensor is not converted)"""
+    def run(m):
+        try:
+            return repr(eval(call)).replace("cthtorch", "torch")
+        except Exception as e:  # noqa: BLE001 - the refusal is the result compared
+            return "%s: %s" % (type(e).__name__, e)
+    assert run(ct) == run(torch)

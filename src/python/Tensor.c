@@ -101,7 +101,7 @@ static PyObject *tensor_new(PyTypeObject *type, PyObject *args, PyObject *kwargs
   APResult r;
   /* Tensor(2, 3) and Tensor(torch.Size) are sizes; Tensor([2, 3]) is data */
   Py_ssize_t na = args ? PyTuple_GET_SIZE(args) : 0;
-  if (na == 1 && (PyList_Check(PyTuple_GET_ITEM(args, 0)) ||
+  if (na == 1 && (!kwargs || !PyDict_GET_SIZE(kwargs)) && (PyList_Check(PyTuple_GET_ITEM(args, 0)) ||
                   (PyTuple_Check(PyTuple_GET_ITEM(args, 0)) && !PyObject_TypeCheck(PyTuple_GET_ITEM(args, 0), &THPSizeType)))) {
     PyObject *data = PyTuple_GET_ITEM(args, 0);
     PyObject *made = THP_tensor_from_data(data, at_default_dtype(), true, true);
