@@ -162,3 +162,26 @@ def test_errors():
                lambda L, a: L.nn.functional.binary_cross_entropy_with_logits(
                    a, a, pos_weight=a[0].clone().requires_grad_())):
         raises_like(*both(fn))
+
+
+@pytest.mark.parametrize("shapes", [((2, 3), "f", (2,)), ((2, 3), "i", (2,)), ((2, 3), "l", (2, 3)),
+                                    ((2, 3), "f", (2, 4)), ((2, 3), "f", (3,)), ((3,), "f", (2,)),
+                                    ((2, 3, 4), "f", (2, 4)), ((2, 3), "f", (2, 3)), ((2, 3), "l", (2,))])
+@pytest.mark.parametrize("smoothing", [0.0, 0.1])
+def test_cross_entropy_reads_probabilities_only_from_a_same_shaped_target(shapes, smoothing):
+    """as torch: a target shaped like the input holds class probabilities (and must be floating), any other
+    target holds class indices, whose dtype and shape nll_loss checks in torch's order (a float index target
+    from old code: 'expected target dtype to be Long or Byte')"""
+    ishape, kind, tshape = shapes
+    x = np.random.RandomState(0).standard_normal(ishape)
+    t = np.zeros(tshape)
+    dt = {"f": "float32", "i": "int32", "l": "int64"}[kind]
+    raises_or_same = []
+    for m in (ct, torch):
+        try:
+            out = m.nn.functional.cross_entropy(m.tensor(x, dtype=m.float32), m.tensor(t, dtype=getattr(m, dt)),
+                                                label_smoothing=smoothing)
+            raises_or_same.append(round(out.item(), 5))
+        except (RuntimeError, ValueError) as e:
+            raises_or_same.append((type(e).__name__, str(e)))
+    assert raises_or_same[0] == raises_or_same[1]

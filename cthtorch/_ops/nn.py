@@ -133,9 +133,12 @@ def cross_entropy_loss(input, target, weight=None, reduction=1, ignore_index=-10
     """log_softmax + nll, or soft targets (class probabilities), with label smoothing."""
     class_dim = 0 if input.dim() == 1 else 1
     logp = input.log_softmax(class_dim)
-    if target.is_floating_point():
-        if target.shape != input.shape:
-            raise RuntimeError("Expected target size %s, got %s" % (list(input.shape), list(target.shape)))
+    # as torch: equal shapes mean class probabilities, anything else class indices (whose dtype nll checks)
+    if target.shape == input.shape:
+        if not target.is_floating_point():
+            from cthtorch._utils import _dtype_name
+            raise RuntimeError("Expected floating point type for target with class probabilities, got %s"
+                               % _dtype_name(target.dtype))
         c = input.shape[class_dim]
         t = target * (1 - label_smoothing) + label_smoothing / c if label_smoothing > 0 else target
         if weight is not None:

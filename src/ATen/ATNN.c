@@ -308,7 +308,9 @@ done:
 static int nll_shapes(const THTensor *self, const THTensor *target, int64_t *N, int64_t *C, int64_t *S) {
   char b1[128], b2[128];
   if (self->ndim < 1) { THError_set(TH_ERR_VALUE, "Expected 1 or more dimensions (got 0)"); return -1; }
-  if (target->dtype != TH_Int64 && target->dtype != TH_UInt8) {
+  bool bad_dtype = target->dtype != TH_Int64 && target->dtype != TH_UInt8;
+  /* torch checks a 2-d input's target shape first, the others' target dtype first */
+  if (bad_dtype && self->ndim != 2) {
     THError_set(TH_ERR_RUNTIME, "expected target dtype to be Long or Byte, but got %s", THDtype_info[target->dtype].legacy);
     return -1;
   }
@@ -340,6 +342,10 @@ static int nll_shapes(const THTensor *self, const THTensor *target, int64_t *N, 
     else
       THError_set(TH_ERR_RUNTIME, "expected target of shape %s for input of shape %s", "...",
                   THTensor_sizeStr(self->ndim, self->sizes, b2, sizeof b2));
+    return -1;
+  }
+  if (bad_dtype) {
+    THError_set(TH_ERR_RUNTIME, "expected target dtype to be Long or Byte, but got %s", THDtype_info[target->dtype].legacy);
     return -1;
   }
   for (int i = 2; i < self->ndim; i++)
