@@ -1,4 +1,5 @@
 """Legacy typed constructors: cthtorch.FloatTensor(2, 3), isinstance(x, cthtorch.LongTensor)."""
+import collections.abc
 import operator
 
 import cthtorch
@@ -35,8 +36,8 @@ def _make(name, dt):
                 return data.detach()
             if cthtorch.is_storage(data):
                 return _from_storage(name, dt, data)
-            if (isinstance(data, (list, tuple)) and not isinstance(data, cthtorch.Size)) or \
-                    (hasattr(data, "__array_interface__") and getattr(data, "ndim", 0) > 0):
+            if (isinstance(data, collections.abc.Sequence) and not isinstance(data, (str, cthtorch.Size))) or \
+                    (hasattr(data, "__array_interface__") and getattr(data, "ndim", 0) > 0):   # lists, ranges
                 return cthtorch.tensor(data, dtype=dt)
             if not isinstance(data, bool):
                 try:
