@@ -73,6 +73,9 @@ def _reflected(fn=None, *, arrays=False):
     return method
 
 
+_T_WARNED = False   # x.T on a tensor of other than 2 dims has warned (torch warns once per process)
+
+
 class Tensor(_C._TensorBase):
     # printed and pickled by reference as the package's Tensor (torch's prints <class 'torch.Tensor'>)
     __module__ = "cthtorch"
@@ -382,7 +385,9 @@ class Tensor(_C._TensorBase):
 
     @property
     def T(self):
-        if self.dim() not in (0, 2):
+        global _T_WARNED
+        if self.dim() not in (0, 2) and not _T_WARNED:   # torch's TORCH_WARN_ONCE: once per process
+            _T_WARNED = True
             import warnings
             warnings.warn("The use of `x.T` on tensors of dimension other than 2 to reverse their shape is "
                           "deprecated and it will throw an error in a future release.", stacklevel=2)
