@@ -7,6 +7,7 @@ this package adds the Python-level API on top, as torch/__init__.py does.
 import math as _math
 import os as _os
 import sys as _sys
+import warnings as _warnings
 
 # cthtorch threads GEMMs itself (one OpenMP pool), so its OpenBLAS needs no
 # thread pool of its own: two pools oversubscribed the cores (with libgomp's

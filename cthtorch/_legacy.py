@@ -1,4 +1,7 @@
 """Legacy typed constructors: cthtorch.FloatTensor(2, 3), isinstance(x, cthtorch.LongTensor)."""
+import collections.abc
+import operator
+
 import cthtorch
 
 
@@ -17,16 +20,40 @@ def _from_storage(name, dt, storage):
     return _view_of_storage(dt, storage, type_name=name[:-len("Tensor")])
 
 
+def _options_text(dt):
+    from cthtorch._utils import _cpp_dtype_name
+    return ("TensorOptions(dtype=%s, device=cpu, layout=Strided, requires_grad=false (default), pinned_memory=false "
+            "(default), memory_format=(nullopt))" % _cpp_dtype_name(dt))
+
+
 def _make(name, dt):
     def __new__(cls, *args, **kwargs):
-        if len(args) == 1 and not isinstance(args[0], int) and not isinstance(args[0], cthtorch.Size):
+        if len(args) == 1 and not kwargs:
             data = args[0]
             if isinstance(data, cthtorch.Tensor):
-                return data.to(dt)
+                if data.dtype != dt:   # torch converts nothing here: FloatTensor(long_tensor) is an error
+                    raise TypeError("expected %s (got %s)" % (_options_text(dt), _options_text(data.dtype)))
+                return data.detach()
             if cthtorch.is_storage(data):
                 return _from_storage(name, dt, data)
-            return cthtorch.tensor(data, dtype=dt)
-        return cthtorch.empty(*args, dtype=dt) if args else cthtorch.empty(0, dtype=dt)
+            if (isinstance(data, collections.abc.Sequence) and not isinstance(data, (str, cthtorch.Size))) or \
+                    (hasattr(data, "__array_interface__") and getattr(data, "ndim", 0) > 0):   # lists, ranges
+                return cthtorch.tensor(data, dtype=dt)
+            if not isinstance(data, bool):
+                try:
+                    return cthtorch.empty(operator.index(data), dtype=dt)   # an int, numpy's too: a size
+                except TypeError:
+                    pass
+            if isinstance(data, str):
+                raise TypeError("new(): invalid data type 'str'")
+            if not isinstance(data, cthtorch.Size):   # a float, a bool, None, a numpy float: torch's text
+                t = type(data)
+                raise TypeError("new(): data must be a sequence (got %s)"
+                                % (t.__name__ if t.__module__ == "builtins" else t.__module__ + "." + t.__name__))
+        # sizes (FloatTensor(2, 3), size=, device=), no arguments, and the refusals (a float, None, two lists):
+        # torch.Tensor's own parser and texts; only the dtype differs
+        shape = cthtorch.Tensor(*args, **kwargs).shape
+        return cthtorch.empty(shape, dtype=dt)
     return _LegacyMeta(name, (object,), {"__new__": __new__, "dtype": dt, "__module__": "cthtorch"})
 
 

@@ -44,3 +44,14 @@ def same(a, b, tol=1e-6):
     assert tuple(a.shape) == tuple(b.shape), (a.shape, b.shape)
     np.testing.assert_allclose(np.asarray(a.tolist(), dtype=float), np.asarray(b.tolist(), dtype=float), rtol=tol,
                                atol=tol, equal_nan=True)
+
+
+def fresh_process_outputs(code):
+    """stdout of code run in a new interpreter with sys.argv[1] = 'cthtorch', then 'torch': for what happens
+    once per process (TORCH_WARN_ONCE warnings), which an earlier test in this process may have used up."""
+    import subprocess
+    import sys
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))   # this checkout's cthtorch
+    env = dict(os.environ, PYTHONPATH=root + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    return [subprocess.run([sys.executable, "-c", code, lib], capture_output=True, text=True, check=True,
+                           env=env).stdout for lib in ("cthtorch", "torch")]

@@ -414,6 +414,8 @@ def test_autograd_profiler_times_record_function(tmp_path):
                                 {"max_name_column_width": 10}, {"max_name_column_width": 14},
                                 {"max_name_column_width": 15}, {"header": "MY HEADER"},
                                 {"top_level_events_only": True}, {"time_unit": "ms"}])
+
+
 def test_profiler_table_lays_out_like_torch(kw):
     """torch's column widths, alignment, truncation and trailing spaces; the times themselves differ. The range
     sleeps so that its self time is surely above neg's: sort_by=self_cpu_time_total then gives one row order in
@@ -815,3 +817,24 @@ def test_variable_volatile_warns_and_checks_like_torch():
         with pytest.raises(TypeError, match="_grad_fn has to be a Function object or None, but got int"):
             V(lib.ones(2), True, False, 1)
         assert V(lib.ones(2), requires_grad=1).requires_grad and V().shape == (0,)
+
+
+def test_legacy_function_instance_warns_and_call_raises_as_torch():
+    """pre-0.4 Functions were instantiated and called: torch warns (DeprecationWarning) on instantiation and
+    refuses the call with its text"""
+    import warnings
+    got = []
+    for m in (ct, torch):
+        class Double(m.autograd.Function):
+            def forward(self, a):
+                return a * 2
+
+            def backward(self, g):
+                return g * 2
+        with warnings.catch_warnings(record=True) as w:
+            warnings.simplefilter("always")
+            f = Double()
+        with pytest.raises(RuntimeError) as e:
+            f(m.ones(2))
+        got.append(([(r.category, str(r.message)) for r in w], str(e.value)))
+    assert got[0] == got[1] and len(got[0][0]) == 1

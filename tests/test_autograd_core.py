@@ -323,6 +323,8 @@ def test_grad_mode_is_thread_local():
     "(a.maximum(b) + a.minimum(b)).sum()", "a.clone().mean(1).sum()", "a.unsqueeze(0).squeeze().sum()",
     "(a.pow(b)).sum()", "ct_or_t.where(a > b, a, b).sum()",
 ])
+
+
 def test_gradients_match_torch(expr):
     an = np.random.RandomState(0).rand(3, 3) + 0.5
     bn = np.random.RandomState(1).rand(3, 3) + 0.5
@@ -459,3 +461,22 @@ def test_gradients_summed_in_place_only_where_nothing_else_sees_them():
         if L is ct:
             assert kept[0].tolist() == [[0.0] * 4 + [3.0] * 4 + [0.0] * 4] * 2
     assert got[0] == got[1]
+
+
+def test_grad_of_a_non_leaf_warns_as_torch():
+    """reading .grad of an intermediate (old loops printing it) returns None with torch's UserWarning each time;
+    leaves, tensors that retain_grad(), and tensors not requiring grad stay quiet"""
+    import warnings
+    got = []
+    for m in (ct, torch):
+        x = m.ones(2, requires_grad=True)
+        y = x * 2
+        z = x * 3
+        z.retain_grad()
+        with warnings.catch_warnings(record=True) as w:
+            warnings.simplefilter("always")
+            seen = [y.grad, y.grad, x.grad, z.grad, m.ones(2).grad]
+            (y.sum() + z.sum()).backward()
+            seen += [y.grad, x.grad.tolist(), z.grad.tolist()]
+        got.append((seen, [(r.category, str(r.message).split(" (Triggered")[0]) for r in w]))
+    assert got[0] == got[1] and len(got[0][1]) == 3

@@ -323,6 +323,8 @@ def test_bool_bytes_other_than_0_1():
 
 @pytest.mark.parametrize("ix", [True, False, (None, True), (True, 0), (Ellipsis, True), (0, True), (True, True),
                                 (False, slice(None)), (True, [0, 1]), (slice(1, None), True), (True, Ellipsis, False)])
+
+
 def test_python_bool_index_is_a_zero_d_mask(ix):
     """x[True] / x[False] are torch's 0-d bool masks: a new dim of 1 or 0, recorded as IndexBackward0; two of
     them share that one dim, and a list beside them broadcasts with it. Reading, the gradient and writing"""
@@ -376,3 +378,31 @@ def test_single_element_gathers_along_last_dim(dtype):
                            lambda: torch.index_select(xt, 1, torch.tensor(bad)))
         if bad != [1, -1]:   # x[:, idx] wraps negative indices, index_select does not
             oracle.raises_like(lambda: xc[:, ct.tensor(bad)], lambda: xt[:, torch.tensor(bad)])
+
+
+def test_uint8_masks_warn_and_refuse_as_torch():
+    """pre-1.2 byte masks: indexing and index_put with a tensor value work with torch's deprecation warning;
+    x[byte_mask] = scalar (one-element value) goes to masked_fill_ in torch, which refuses a byte mask"""
+    import warnings
+    got = []
+    for m in (ct, torch):
+        u = m.tensor([1, 0, 1], dtype=m.uint8)
+        x = m.arange(6.0).reshape(3, 2)
+        with warnings.catch_warnings(record=True) as w:
+            warnings.simplefilter("always")
+            sel = x[u]
+            x[u] = m.ones(2, 2) * 7
+            y = m.zeros(3).index_put_((u,), m.tensor([1.0, 2.0]))
+        errs = []
+        for f in (lambda: x.__setitem__(u, 0), lambda: x.index_put_((u,), m.tensor(1.0)),
+                  lambda: x.masked_fill(u[:, None], 1.0), lambda: x.masked_fill(m.ones(3, 2), 1.0),
+                  lambda: x.masked_fill(m.ones(3, 2, dtype=m.int64), 1.0),
+                  lambda: x.masked_scatter(m.ones(3, 2), m.ones(6))):
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                with pytest.raises(RuntimeError) as e:
+                    f()
+            errs.append(str(e.value))
+        got.append((sel.tolist(), x.tolist(), y.tolist(), errs,
+                    [(r.category, str(r.message).split(" (Triggered internally")[0]) for r in w]))
+    assert got[0] == got[1] and len(got[0][4]) == 3

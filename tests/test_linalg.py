@@ -323,6 +323,8 @@ def test_linalg_errors():
 @pytest.mark.parametrize("dt", ["float32", "float64"])
 @pytest.mark.parametrize("sa,sb", [((4, 4), (4, 2)), ((4, 4), (4,)), ((2, 4, 4), (4, 3)), ((3, 3), (2, 3, 1)),
                                    ((2, 3, 3), (2, 3))])
+
+
 def test_solve(dt, sa, sb):
     check(ct.linalg.solve, torch.linalg.solve, rand(*sa, dt=dt), rand(*sb, dt=dt, seed=1))
 
@@ -519,6 +521,8 @@ def _lu_pair(m, shape, dtype="float64", seed=0):
 
 @pytest.mark.parametrize("shape", [(4, 4), (5, 3), (3, 5), (2, 3, 4, 4), (3, 6, 2), (0, 3, 3), (1, 1), (40, 70),
                                    (70, 40)])
+
+
 @pytest.mark.parametrize("dtype", ["float64", "float32", "float16", "bfloat16", "int32", "bool"])
 def test_lu_unpack_values(shape, dtype):
     LUc, pc = _lu_pair(ct, shape, dtype)
@@ -710,3 +714,14 @@ def test_vector_norm_grad_at_a_zero_element_matches_torch(p):
     for c, t in zip(*got):
         assert not np.isnan(c).any()
         np.testing.assert_allclose(c, t, rtol=1e-12, atol=1e-12)
+
+
+def test_legacy_qr_warns_once_per_process_as_torch():
+    """torch.qr / Tensor.qr (some=) warn the first time in a process (TORCH_WARN_ONCE), then stay quiet"""
+    code = ("import importlib, sys, warnings\nm = importlib.import_module(sys.argv[1])\n"
+            "with warnings.catch_warnings(record=True) as w:\n    warnings.simplefilter('always')\n"
+            "    a = m.tensor([[1.0, 2.0], [3.0, 4.0], [0.5, 1.0]])\n"
+            "    q, r = m.qr(a); m.qr(a, some=False); a.qr()\n"
+            "print(len(w), [str(x.message).split(' (Triggered')[0] for x in w], q.shape, r.shape)\n")
+    outs = oracle.fresh_process_outputs(code)
+    assert outs[0] == outs[1] and outs[0].startswith("1 ")

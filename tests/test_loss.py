@@ -175,6 +175,8 @@ def test_errors():
     lambda L, x: L.nn.functional.nll_loss(L.randn(2, 3, 4, 4), L.zeros(2, 4, 5)),
     lambda L, x: L.nn.functional.nll_loss(L.randn(3), L.zeros(2)),
     lambda L, x: L.nn.functional.nll_loss(x, L.zeros(2, dtype=L.int32))])
+
+
 def test_cross_entropy_target_kind_and_check_order_as_torch(call):
     """a target of the input's shape is class probabilities (a long one is an error, as ignore_index is);
     any other is class indices, checked as torch: rank and batch size, then dtype, then the other sizes"""
@@ -185,6 +187,8 @@ def test_cross_entropy_target_kind_and_check_order_as_torch(call):
             call(L, L.randn(2, 3))
         msgs.append((type(e.value).__name__, str(e.value)))
     assert msgs[0] == msgs[1]
+
+
 def _kl_div_warnings(lib):
     x, t = lib.zeros(2, 3).log_softmax(-1), lib.full((2, 3), 1 / 3)
     with warnings.catch_warnings(record=True) as w:
@@ -201,3 +205,28 @@ def test_kl_div_mean_reduction_warns_as_torch():
     ours, theirs = _kl_div_warnings(ct), _kl_div_warnings(torch)
     assert ours[0] == pytest.approx(theirs[0], abs=1e-6) and ours[1] == theirs[1] and len(ours[1]) == 2
     assert ours[2] == theirs[2] == __file__
+
+
+@pytest.mark.parametrize("shapes", [((2, 3), "f", (2,)), ((2, 3), "i", (2,)), ((2, 3), "l", (2, 3)),
+                                    ((2, 3), "f", (2, 4)), ((2, 3), "f", (3,)), ((3,), "f", (2,)),
+                                    ((2, 3, 4), "f", (2, 4)), ((2, 3), "f", (2, 3)), ((2, 3), "l", (2,))])
+
+
+@pytest.mark.parametrize("smoothing", [0.0, 0.1])
+def test_cross_entropy_reads_probabilities_only_from_a_same_shaped_target(shapes, smoothing):
+    """as torch: a target shaped like the input holds class probabilities (and must be floating), any other
+    target holds class indices, whose dtype and shape nll_loss checks in torch's order (a float index target
+    from old code: 'expected target dtype to be Long or Byte')"""
+    ishape, kind, tshape = shapes
+    x = np.random.RandomState(0).standard_normal(ishape)
+    t = np.zeros(tshape)
+    dt = {"f": "float32", "i": "int32", "l": "int64"}[kind]
+    raises_or_same = []
+    for m in (ct, torch):
+        try:
+            out = m.nn.functional.cross_entropy(m.tensor(x, dtype=m.float32), m.tensor(t, dtype=getattr(m, dt)),
+                                                label_smoothing=smoothing)
+            raises_or_same.append(round(out.item(), 5))
+        except (RuntimeError, ValueError) as e:
+            raises_or_same.append((type(e).__name__, str(e)))
+    assert raises_or_same[0] == raises_or_same[1]

@@ -68,6 +68,8 @@ X4 = rs.randn(2, 3, 5, 6)
     ("CircularPad1d", (2,), rs.randn(2, 3, 5)), ("CircularPad2d", ((1, 2, 2, 1),), X4),
     ("CircularPad3d", (1,), rs.randn(1, 2, 3, 4, 5)),
 ])
+
+
 def test_padding_modules(name, args, x):
     run_module(name, args, x)
 
@@ -116,6 +118,8 @@ def test_norms():
     ("AdaptiveAvgPool3d", ((2, 3, None),), rs.randn(2, 2, 5, 7, 4)),
     ("AdaptiveMaxPool3d", (2,), rs.randn(2, 2, 5, 7, 4)),
 ])
+
+
 def test_pool_modules(name, args, x):
     run_module(name, args, x)
 
@@ -154,6 +158,8 @@ def test_max_unpool(nd):
 
 @pytest.mark.parametrize("kw", [{}, {"stride": 2, "padding": 1}, {"dilation": (2, 1, 1), "groups": 2},
                                 {"padding": "same", "bias": False}, {"padding": 1, "padding_mode": "circular"}])
+
+
 def test_conv3d(kw):
     run_module("Conv3d", (4, 6, (3, 2, 3)), rs.randn(2, 4, 5, 6, 7).astype(np.float32), kw, tol=1e-4)
 
@@ -514,6 +520,8 @@ def test_kl_div_mean_reduction_warns_as_torch():
         assert ours[0] == pytest.approx(theirs[0], rel=1e-12)
         assert ours[1] == theirs[1]
     assert got[0][0][2] == [__file__] and len(got[0][1][1]) == 1 and got[0][2][1] == []
+
+
 def _pad_cases():
     cases = []
     for nd in range(1, 6):
@@ -571,3 +579,47 @@ def test_non_constant_pad_ranks_and_value_like_torch():
         for mode in ("reflect", "replicate", "circular"):
             close(ct.nn.functional.pad(ct.tensor(x), [1, 2, 2, 1, 1, 0][:n], mode=mode, value=0.0),
                   torch.nn.functional.pad(torch.tensor(x), [1, 2, 2, 1, 1, 0][:n], mode=mode, value=0.0))
+
+
+def _loss_calls(m):
+    a, b, y = m.tensor([[0.5, -1.0], [2.0, 0.3]]), m.tensor([[0.1, 0.4], [-0.7, 1.2]]), m.tensor([1.0, -1.0])
+    F = m.nn.functional
+    return {"poisson_nll_loss": lambda kw: F.poisson_nll_loss(a, b.abs(), **kw),
+            "cosine_embedding_loss": lambda kw: F.cosine_embedding_loss(a, b, y, **kw),
+            "margin_ranking_loss": lambda kw: F.margin_ranking_loss(a[0], b[0], y, **kw),
+            "hinge_embedding_loss": lambda kw: F.hinge_embedding_loss(a, m.tensor([[1.0, -1.0], [-1.0, 1.0]]), **kw),
+            "triplet_margin_loss": lambda kw: F.triplet_margin_loss(a, b, b.flip(0), **kw),
+            "soft_margin_loss": lambda kw: F.soft_margin_loss(a, m.tensor([[1.0, -1.0], [-1.0, 1.0]]), **kw),
+            "multilabel_soft_margin_loss": lambda kw: F.multilabel_soft_margin_loss(a, (b > 0).float(), **kw),
+            "PoissonNLLLoss": lambda kw: m.nn.PoissonNLLLoss(**kw)(a, b.abs()),
+            "SoftMarginLoss": lambda kw: m.nn.SoftMarginLoss(**kw)(a, m.tensor([[1.0, -1.0], [-1.0, 1.0]]))}
+
+
+@pytest.mark.parametrize("name", sorted(_loss_calls(ct)))
+@pytest.mark.parametrize("kw", [dict(size_average=False), dict(reduce=False), dict(size_average=True)])
+def test_every_loss_maps_legacy_size_average_and_reduce_as_torch(name, kw):
+    """2017-era code passes size_average=/reduce= to every loss: torch maps them onto reduction= (a sum, or the
+    unreduced losses) and warns which reduction to use; the maths must follow, not silently take the mean"""
+    got = []
+    for m in (ct, torch):
+        with warnings.catch_warnings(record=True) as w:
+            warnings.simplefilter("always")
+            out = _loss_calls(m)[name](kw)
+        got.append((out.detach().numpy(), [(x.category, str(x.message)) for x in w]))
+    assert got[0][1] == got[1][1] and len(got[0][1]) == 1
+    close(got[0][0], got[1][0])
+
+
+def test_kl_div_mean_warns_as_torch():
+    """reduction='mean' (the default) warns that it divides by the support size too; batchmean and the legacy
+    arguments do not"""
+    for kw, n in ((dict(), 1), (dict(reduction="batchmean"), 0), (dict(size_average=False), 1)):
+        got = []
+        for m in (ct, torch):
+            x = m.log_softmax(m.tensor([[0.2, 0.5, 0.3]]), 1)
+            with warnings.catch_warnings(record=True) as w:
+                warnings.simplefilter("always")
+                m.nn.functional.kl_div(x, x.exp(), **kw)
+                m.nn.KLDivLoss(**kw)(x, x.exp())
+            got.append([(x.category, str(x.message)) for x in w])
+        assert got[0] == got[1] and len(got[0]) == 2 * n

@@ -314,6 +314,8 @@ def test_convert_conv2d_weight_memory_format_keeps_values():
 
 @pytest.mark.parametrize("old,new,args", [("eye", "eye_", (3, 4)), ("dirac", "dirac_", (4, 2, 3)),
                                           ("uniform", "uniform_", (3,)), ("sparse", "sparse_", (4, 3))])
+
+
 def test_init_deprecated_aliases_warn_like_torch(old, new, args):
     extra = (0.5,) if old == "sparse" else ()
     with warnings.catch_warnings(record=True) as cw:
@@ -368,6 +370,8 @@ def test_clip_grad_norm_without_underscore_warns_as_torchs_deprecation():
             n = lib.nn.utils.clip_grad_norm(p, 1.0)
         got.append(([(x.category, str(x.message), x.filename) for x in w], float(n), p.grad.tolist()))
     assert got[0] == got[1] and got[0][0][0][2] == __file__
+
+
 def _deprecation_warnings(lib):
     calls = [lambda: lib.nn.utils.clip_grad_norm(lib.nn.Linear(2, 2).parameters(), 1.0),
              lambda: lib.nn.functional.upsample(lib.ones(1, 1, 2, 2), scale_factor=2),
@@ -412,3 +416,17 @@ def test_once_per_process_deprecations_as_torch():
     outs = [subprocess.run([sys.executable, "-c", _ONCE_WARNINGS, lib], capture_output=True, text=True, timeout=120,
                            env=env).stdout for lib in ("cthtorch", "torch")]
     assert outs[0] == outs[1] and outs[0].count("deprecated") == 2
+
+
+def test_clip_grad_norm_without_underscore_warns_and_clips_as_torch():
+    """the pre-0.4 name still clips in place and returns the total norm, with torch's FutureWarning"""
+    got = []
+    for m in (ct, torch):
+        p = m.nn.Parameter(m.tensor([3.0, 4.0]))
+        p.grad = m.tensor([3.0, 4.0])
+        with warnings.catch_warnings(record=True) as w:
+            warnings.simplefilter("always")
+            total = m.nn.utils.clip_grad_norm([p], 1.0)
+            m.nn.utils.clip_grad_norm_([p], 1.0)
+        got.append((float(total), p.grad.tolist(), [(x.category.__name__, str(x.message)) for x in w]))
+    assert got[0] == got[1] and len(got[0][2]) == 1

@@ -376,6 +376,8 @@ def _four_steps_in_both(name, kw, dtype, shapes, seed):
 
 @pytest.mark.parametrize("kw", [{}, dict(lr=0.1, weight_decay=0.1, maximize=True), dict(eps=(1e-6, 1e-2), d=2.0),
                                 dict(beta2_decay=-0.5)])
+
+
 @pytest.mark.parametrize("dtype", ["float32", "float64"])
 def test_adafactor_matches_torch(kw, dtype):
     """matrices (factored second moment), a 3-d tensor (factored per leading index) and a vector (full moment)"""
@@ -400,6 +402,8 @@ def test_adafactor_errors():
 
 @pytest.mark.parametrize("kw", [{}, dict(nesterov=False, lr=0.02, adjust_lr_fn="match_rms_adamw"),
                                 dict(weight_decay=0.0, momentum=0.5, ns_steps=3, adjust_lr_fn="original")])
+
+
 @pytest.mark.parametrize("dtype", ["float32", "float64"])
 def test_muon_matches_torch(kw, dtype):
     """square, wide and tall matrices (the tall one is orthogonalized transposed); the Newton-Schulz steps run in
@@ -434,6 +438,8 @@ def test_muon_errors():
 @pytest.mark.parametrize("name", ["LambdaLR", "MultiplicativeLR", "StepLR", "MultiStepLR", "ConstantLR", "LinearLR",
                                   "ExponentialLR", "CosineAnnealingLR", "CosineAnnealingWarmRestarts", "OneCycleLR",
                                   "CyclicLR", "PolynomialLR", "ReduceLROnPlateau"])
+
+
 def test_scheduler_verbose_is_gone(name):
     """torch 2.13 removed the schedulers' deprecated verbose=: passing it is a TypeError naming it"""
     args = {"LambdaLR": (lambda e: 1.0,), "MultiplicativeLR": (lambda e: 1.0,), "StepLR": (2,), "MultiStepLR": ([2],),
@@ -477,6 +483,8 @@ def _scheduler_warnings(L, script):
     lambda L, opt, p: [(opt.step(), s.step()) for s in [L.optim.lr_scheduler.StepLR(opt, 2),
                                                           L.optim.lr_scheduler.StepLR(opt, 3)]],
 ])
+
+
 def test_scheduler_step_order_and_epoch_warnings_as_torch(script):
     ours, theirs = _scheduler_warnings(ct, script), _scheduler_warnings(torch, script)
     assert ours == theirs
@@ -554,6 +562,8 @@ def test_lambda_scheduler_state_saves_callable_objects_and_drops_functions():
         sd["lr_lambdas"][0] = {"n": 8}
         s.load_state_dict(sd)
         assert s.lr_lambdas[0].n == 8 and sd["lr_lambdas"] == [{"n": 8}, None]
+
+
 def _complex_steps(lib, opt_name, kwargs):
     """three steps on a complex parameter: torch steps its (real, imag) pairs, with state kept complex"""
     w = lib.tensor(np.array([[1 + 2j, -0.5 + 0.25j], [0.3 - 1j, 2j]], dtype=np.complex64), requires_grad=True)
@@ -571,10 +581,14 @@ def _complex_steps(lib, opt_name, kwargs):
     ("Adam", {}), ("Adam", {"amsgrad": True, "weight_decay": 0.1}), ("AdamW", {"maximize": True}),
     ("Adagrad", {}), ("RMSprop", {"centered": True, "momentum": 0.9}), ("Adadelta", {}), ("Adamax", {}),
     ("NAdam", {}), ("RAdam", {}), ("ASGD", {}), ("Rprop", {}), ("SGD", {"lr": 0.1, "momentum": 0.9})])
+
+
 def test_complex_parameters_step_as_torchs(name, kwargs):
     ours, theirs = _complex_steps(ct, name, kwargs), _complex_steps(torch, name, kwargs)
     np.testing.assert_allclose(ours[0], theirs[0], rtol=1e-6, atol=1e-7)
     assert ours[1] == theirs[1]
+
+
 @pytest.mark.parametrize("name", ["SGD", "AdamW", "RMSprop"])
 def test_optimizer_repr_matches_torch(name):
     """print(optimizer) as torch: each group opens and ends with a newline, so groups stand a blank line apart"""
@@ -585,3 +599,43 @@ def test_optimizer_repr_matches_torch(name):
         two = getattr(lib.optim, name)([{"params": [w]}, {"params": [b], "weight_decay": 0.0}], lr=0.1)
         texts.append((repr(one), str(two)))
     assert texts[0] == texts[1]
+
+
+@pytest.mark.parametrize("make", [
+    "m.optim.lr_scheduler.StepLR(o, 2, gamma=0.5)", "m.optim.lr_scheduler.MultiStepLR(o, [1, 3])",
+    "m.optim.lr_scheduler.ExponentialLR(o, 0.9)", "m.optim.lr_scheduler.LambdaLR(o, lambda e: 0.9 ** e)",
+    "m.optim.lr_scheduler.CosineAnnealingLR(o, 5)", "m.optim.lr_scheduler.CosineAnnealingWarmRestarts(o, 2)",
+    "m.optim.lr_scheduler.OneCycleLR(o, 1.0, total_steps=10)", "m.optim.lr_scheduler.CyclicLR(o, 0.01, 0.1)",
+    "m.optim.lr_scheduler.PolynomialLR(o, 4)", "m.optim.lr_scheduler.LinearLR(o)",
+    "m.optim.lr_scheduler.ConstantLR(o)", "m.optim.lr_scheduler.MultiplicativeLR(o, lambda e: 0.9)"])
+
+
+def test_scheduler_get_lr_outside_step_warns_as_torch(make):
+    """2019-era loops print scheduler.get_lr()[0]: torch returns it with a warning pointing at get_last_lr();
+    the scheduler's own steps stay quiet"""
+    import warnings
+    got = []
+    for m in (ct, torch):
+        p = m.nn.Parameter(m.ones(2))
+        o = m.optim.SGD([p], lr=0.1, momentum=0.9)
+        with warnings.catch_warnings(record=True) as w:
+            warnings.simplefilter("always")
+            s = eval(make)
+            lrs = []
+            for _ in range(3):
+                o.step()
+                s.step()
+                lrs.append(s.get_lr()[0])
+        got.append((lrs, s.get_last_lr(), [(x.category, str(x.message)) for x in w]))
+    assert got[0][2] == got[1][2] and len(got[0][2]) == 3
+    assert got[0][0] == pytest.approx(got[1][0]) and got[0][1] == pytest.approx(got[1][1])
+
+
+def test_adam_stores_betas_as_a_tuple_as_torch():
+    """Adam(betas=[0.5, 0.999]) (a list from an argparse nargs=2) keeps a tuple in defaults and param_groups"""
+    got = []
+    for m in (ct, torch):
+        p = m.nn.Parameter(m.ones(2))
+        o = m.optim.AdamW([p], betas=[0.5, 0.999])
+        got.append((m.optim.Adam([p], betas=[0.5, 0.9]).defaults["betas"], o.param_groups[0]["betas"]))
+    assert got[0] == got[1] and type(got[0][1]) is tuple

@@ -327,3 +327,20 @@ def test_parameter_attributes_survive_save_and_pickle():
         assert r["p"].tag == "w" and r["p"].requires_grad and r["t"].note == 3
     q = pickle.loads(pickle.dumps(p))
     assert type(q) is ct.nn.Parameter and q.tag == "w" and q.tolist() == [1.0, 1.0]
+
+
+def test_whole_module_checkpoint_refused_by_default_with_torchs_text(tmp_path):
+    """torch.save(model, path) then torch.load(path) (2017-era code): weights_only=True, the default since 2.6,
+    refuses the module's class with torch.load's two-options message, naming the class under its torch.* path;
+    weights_only=False loads it"""
+    torch = oracle.require_torch()
+    msgs = []
+    for m in (ct, torch):
+        p = tmp_path / ("%s.pt" % m.__name__)
+        m.save(m.nn.Sequential(m.nn.Linear(2, 3), m.nn.ReLU()), p)
+        with pytest.raises(pickle.UnpicklingError) as e:
+            m.load(p)
+        msgs.append(str(e.value))
+        back = m.load(p, weights_only=False)
+        assert type(back).__name__ == "Sequential" and back[0].weight.shape == (3, 2)
+    assert msgs[0] == msgs[1] and "GLOBAL torch.nn.modules.container.Sequential" in msgs[0]

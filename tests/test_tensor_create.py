@@ -26,6 +26,8 @@ def same(a, b):
     [1, 2, 3], [1.0, 2, 3], [True, False], [[1, 2], [3, 4]], 3, 2.5, True, [], [[]],
     [[1.5, 2], [3, 4]], [1, 2.0, True], [[[1]], [[2]]],
 ])
+
+
 def test_tensor_infers_like_torch(data):
     same(ct.tensor(data), torch.tensor(data))
 
@@ -259,6 +261,8 @@ def test_device_objects():
 
 @pytest.mark.parametrize("make", [lambda i: ct.device(i), lambda i: ct.device("cuda", i),
                                   lambda i: ct.device("cuda:%d" % i)])
+
+
 def test_device_index_range(make):
     """Every way of naming a device index keeps it in PyTorch's DeviceIndex
     (int8) range: out of range raises, it never wraps or truncates."""
@@ -393,6 +397,8 @@ def test_frombuffer_shares_memory_and_raises_as_torch():
 @pytest.mark.parametrize("dtype", ["float32", "float64"])
 @pytest.mark.parametrize("start,end,steps", [(-3.141592653589793, 3.141592653589793, 2000), (0, 1, 25), (-1, 1, 7),
                                              (0, 10, 1000), (-3.3, 7.1, 101), (5, -2.5, 33), (2.5, 9, 1), (1, 1, 4)])
+
+
 def test_linspace_bits_equal_torchs(dtype, start, end, steps):
     # the tutorials' x = torch.linspace(-math.pi, math.pi, 2000) feeds every printed loss: one ulp moves them
     a = ct.linspace(start, end, steps, dtype=getattr(ct, dtype))
@@ -433,6 +439,8 @@ def test_float_arange_is_bit_exact_with_torch():
     # a str leads the first elements: torch's sizing walks into it ("too many dimensions"), elsewhere a bad type
     "['a']", "('ab', 1)", "[['a'], [1]]", "[[1], ['a']]", "['']", "[b'a']", "[[], 'a']", "'a'",
 ])
+
+
 def test_tensor_of_ragged_data_raises_as_torch(data):
     """a scalar where the first element had a sequence: torch's TypeError 'not a sequence' (after its
     dtype pass, so a str is an invalid data type first)"""
@@ -443,3 +451,41 @@ def test_tensor_of_ragged_data_raises_as_torch(data):
             warnings.simplefilter("ignore")   # the list-of-ndarrays slowness warning
             return lib.tensor(eval(data, {"np": np, "lib": lib}))
     oracle.raises_like(lambda: make(ct), lambda: make(torch))
+
+
+def test_range_warns_on_every_call_as_torch():
+    """torch.range (end inclusive) still works in 2.13, with a UserWarning each call; an error filter makes it raise"""
+    import warnings
+    got = []
+    for m in (ct, torch):
+        with warnings.catch_warnings(record=True) as w:
+            warnings.simplefilter("always")
+            vals = [m.range(0, 3).tolist(), m.range(1, 2, 0.5).tolist(), m.range(0, 4, 2, dtype=m.int64).tolist()]
+        got.append((vals, [(x.category, str(x.message)) for x in w]))
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            with pytest.raises(UserWarning):
+                m.range(0, 1)
+    assert got[0] == got[1] and len(got[0][1]) == 3
+
+
+@pytest.mark.parametrize("call", [
+    "m.FloatTensor(3.5)", "m.LongTensor(True)", "m.DoubleTensor(np.float64(2))", "m.FloatTensor(None)",
+    "m.FloatTensor('a')", "m.FloatTensor(m.tensor(3))", "m.FloatTensor(2, 3.0)",
+    "m.FloatTensor(size=(2,)).shape", "m.FloatTensor(np.int64(2)).shape", "m.LongTensor(2, 3).shape",
+    "m.FloatTensor(2, device='cpu').shape", "m.FloatTensor(m.Size([2, 1])).shape", "m.FloatTensor().shape",
+    "m.LongTensor([2 ** 40 + 1]).tolist()", "m.FloatTensor(np.array([1.5, 2])).tolist()",
+    "m.ByteTensor((1, 0)).tolist()", "m.FloatTensor(m.ones(2)).tolist()", "m.Tensor(size=[2, 3]).shape",
+    "m.FloatTensor(np.array([[1, 2]])).dtype", "m.LongTensor(range(3)).tolist()"])
+
+
+def test_legacy_typed_constructors_as_torch(call):
+    """2017-era torch.FloatTensor(...) calls: sizes (also size=, a numpy int), data (lists, numpy arrays, the
+    exact int64s a LongTensor holds), and torch's refusals (a float or None is not a sequence, another dtype's
+    tensor is not converted)"""
+    def run(m):
+        try:
+            return repr(eval(call)).replace("cthtorch", "torch")
+        except Exception as e:  # noqa: BLE001 - the refusal is the result compared
+            return "%s: %s" % (type(e).__name__, e)
+    assert run(ct) == run(torch)

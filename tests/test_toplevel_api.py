@@ -6,6 +6,7 @@ import multiprocessing as _mp
 import pytest
 
 import cthtorch
+import oracle
 from oracle import require_torch
 
 
@@ -181,3 +182,16 @@ def test_nn_attention_and_common_types():
     with pytest.raises(AssertionError, match="must be an instance of SDPBackend"):
         with sdpa_kernel(3):
             pass
+
+
+def test_set_default_tensor_type_warns_once_per_process_as_torch():
+    """torch 2.1 deprecated it with a TORCH_WARN_ONCE: the first call in a process warns, later ones do not"""
+    require_torch()
+    code = ("import importlib, sys, warnings\nm = importlib.import_module(sys.argv[1])\n"
+            "with warnings.catch_warnings(record=True) as w:\n    warnings.simplefilter('always')\n"
+            "    m.set_default_tensor_type(m.DoubleTensor); d = m.ones(1).dtype\n"
+            "    m.set_default_tensor_type('torch.FloatTensor')\n"
+            "print(str(d).split('.')[-1], m.ones(1).dtype is m.float32, len(w), w[0].category.__name__,\n"
+            "      str(w[0].message).split(' (Triggered')[0])\n")
+    outs = oracle.fresh_process_outputs(code)
+    assert outs[0] == outs[1] and outs[0].startswith("float64 True 1 UserWarning")

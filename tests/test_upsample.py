@@ -155,6 +155,8 @@ def test_align_corners_gradients_and_float32_backward():
     lambda L, x: L.nn.functional.interpolate(x(2, 3, 4, 5, 6), size=(3, 3, 3), mode="trilinear", antialias=True),
     lambda L, x: L.nn.functional.interpolate(x(2, 3, 4, 5), size=(3, 3), mode="nearest", antialias=True),
 ])
+
+
 def test_errors_match_torch(call):
     oracle.raises_like(lambda: call(ct, ct.zeros), lambda: call(torch, torch.zeros))
 
@@ -282,3 +284,24 @@ def test_antialias_gradients_match_torch_and_gradcheck(mode, kw):
     F.interpolate(c32, **kw).pow(2).sum().backward()
     TF.interpolate(t32, **kw).pow(2).sum().backward()
     oracle.same(c32.grad, t32.grad, 1e-5)
+
+
+@pytest.mark.parametrize("name,kw", [("upsample", dict(scale_factor=2)), ("upsample", dict(size=5, mode="bilinear")),
+                                     ("upsample_nearest", dict(scale_factor=2)),
+                                     ("upsample_bilinear", dict(size=(3, 5)))])
+
+
+def test_deprecated_upsample_functions_warn_as_torch(name, kw):
+    """F.upsample/upsample_nearest/upsample_bilinear (pre-0.4 code) warn on every call with torch's UserWarning and
+    give interpolate's values (upsample_bilinear with align_corners=True)"""
+    import warnings
+    x = RS.standard_normal((1, 2, 3, 4)).astype("float32")
+    got = []
+    for m in (ct, torch):
+        with warnings.catch_warnings(record=True) as w:
+            warnings.simplefilter("always")
+            for _ in range(2):
+                out = getattr(m.nn.functional, name)(m.tensor(x), **kw)
+        got.append((out.numpy(), [(r.category, str(r.message)) for r in w]))
+    assert got[0][1] == got[1][1] and len(got[0][1]) == 2
+    np.testing.assert_allclose(got[0][0], got[1][0], rtol=1e-6, atol=1e-6)

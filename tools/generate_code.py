@@ -1174,8 +1174,10 @@ def deprecated_params(d, order, method):
     return [by_name[n] for n in order], [p for p in d.params if p.name not in order]
 
 
-def deprecated_sig(d, order, method, inplace, out):
+def deprecated_sig(d, order, method, inplace, out, listed_only=False):
     pos, rest = deprecated_params(d, order, method)
+    if listed_only:
+        rest = []
     parts = ["%s %s" % (p.type, "input" if (p.name == "self" and not method) else p.name) for p in pos]
     if rest or (out and not method and not inplace):
         parts.append("*")
@@ -1261,9 +1263,13 @@ def gen_binding(pyname, entries, method, module=""):
         if order is not None:   # torch's deprecation warning (once per process)
             usual = [python_sig(e[0], method, e[1], e[2]).replace("(Tensor self, ", "(") for e in entries
                      if e[3] is None]
+            # torch's parser prints an optional Tensor as Tensor and every default as " = "
+            # and lists only the deprecated order's own parameters (the keyword-only rest parses, unlisted)
+            dep = re.sub(r" ?= ?", " = ", deprecated_sig(d, order, method, inplace, out, listed_only=True)
+                         .replace("(Tensor self, ", "("))
             text = ("This overload of %s is deprecated:\\n\\t%s\\nConsider using one of the following signatures "
-                    "instead:\\n\\t%s" % (pyname, sigs[k].split("|")[0].replace("(Tensor self, ", "("),
-                                             "\\n\\t".join(u.replace("=", " = ") for u in usual)))
+                    "instead:\\n\\t%s" % (pyname, dep, "\\n\\t".join(u.replace("=", " = ") for u in usual)))
+            text = text.replace("Tensor? ", "Tensor ")
             guard += "if (ap_warn_deprecated(\"%s\") < 0) break; " % text.replace("Scalar", "Number")
         L.append("    case %d: %sres = %s(%s); break;" % (k, guard, vt, ", ".join(args)))
     L.append("  }")

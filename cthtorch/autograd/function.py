@@ -102,12 +102,16 @@ class Function(FunctionCtx, metaclass=FunctionMeta):
     """Subclass with @staticmethod forward(ctx, ...) and backward(ctx, *grads); call .apply(...)."""
 
     def __init__(self, *args, **kwargs):
+        # torch's texts: pre-0.4 code instantiates its Function subclasses and calls them
         import warnings
-        warnings.warn("Legacy autograd function with non-static forward method is deprecated.")
+        warnings.warn("%s should not be instantiated. Methods on autograd functions are all static, so you should "
+                      "invoke them on the class itself. Instantiating an autograd function will raise an error in a "
+                      "future version of PyTorch." % (self.__class__,), DeprecationWarning, stacklevel=2)
 
     def __call__(self, *args, **kwargs):
         raise RuntimeError("Legacy autograd function with non-static forward method is deprecated. Please use new-style "
-                           "autograd function with static forward method.")
+                           "autograd function with static forward method. "
+                           "(Example: https://pytorch.org/docs/stable/autograd.html#torch.autograd.Function)")
 
     @staticmethod
     def forward(ctx, *args, **kwargs):

@@ -215,7 +215,17 @@ def qr(A, mode="reduced"):
     return return_types.linalg_qr(A.new_zeros(0) if mode == "r" else Q, R)
 
 
+_qr_warned = False
+
+
 def qr_legacy(input, some=True):
+    global _qr_warned
+    if not _qr_warned:   # torch's TORCH_WARN_ONCE: the first call in a process
+        _qr_warned = True
+        warnings.warn("torch.qr is deprecated in favor of torch.linalg.qr and will be removed in a future PyTorch "
+                      "release.\nThe boolean parameter 'some' has been replaced with a string parameter 'mode'.\n"
+                      "Q, R = torch.qr(A, some)\nshould be replaced with\n"
+                      "Q, R = torch.linalg.qr(A, 'reduced' if some else 'complete')", stacklevel=2)
     return return_types.qr(*qr(input, "reduced" if some else "complete"))
 
 

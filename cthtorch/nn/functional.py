@@ -882,6 +882,7 @@ def poisson_nll_loss(input, target, log_input=True, full=False, size_average=Non
                      reduction="mean"):
     if _has_torch_function_variadic(input, target):
         return _handle_with_locals(poisson_nll_loss, locals())
+    reduction = _legacy_reduction(size_average, reduce, reduction)
     _loss_tensor_args("poisson_nll_loss", input, target)
     loss = input.exp() - target * input if log_input else input - target * (input + eps).log()
     if full:
@@ -894,6 +895,7 @@ def poisson_nll_loss(input, target, log_input=True, full=False, size_average=Non
 def cosine_embedding_loss(input1, input2, target, margin=0.0, size_average=None, reduce=None, reduction="mean"):
     if _has_torch_function_variadic(input1, input2, target):
         return _handle_with_locals(cosine_embedding_loss, locals())
+    reduction = _legacy_reduction(size_average, reduce, reduction)
     for pos, (name, t) in enumerate((("input1", input1), ("input2", input2), ("target", target)), 1):
         _tensor_arg("cosine_embedding_loss", name, t, pos)
     cos = cosine_similarity(input1, input2, dim=-1)
@@ -905,6 +907,7 @@ def cosine_embedding_loss(input1, input2, target, margin=0.0, size_average=None,
 def margin_ranking_loss(input1, input2, target, margin=0, size_average=None, reduce=None, reduction="mean"):
     if _has_torch_function_variadic(input1, input2, target):
         return _handle_with_locals(margin_ranking_loss, locals())
+    reduction = _legacy_reduction(size_average, reduce, reduction)
     return _apply_loss_reduction((-target * (input1 - input2) + margin).clamp_min(0), reduction)
 
 
@@ -912,6 +915,7 @@ def margin_ranking_loss(input1, input2, target, margin=0, size_average=None, red
 def hinge_embedding_loss(input, target, margin=1.0, size_average=None, reduce=None, reduction="mean"):
     if _has_torch_function_variadic(input, target):
         return _handle_with_locals(hinge_embedding_loss, locals())
+    reduction = _legacy_reduction(size_average, reduce, reduction)
     loss = cthtorch.where(target == 1, input, (margin - input).clamp_min(0))
     return _apply_loss_reduction(loss, reduction)
 
@@ -921,6 +925,7 @@ def triplet_margin_loss(anchor, positive, negative, margin=1.0, p=2, eps=1e-6, s
                         reduce=None, reduction="mean"):
     if _has_torch_function_variadic(anchor, positive, negative):
         return _handle_with_locals(triplet_margin_loss, locals())
+    reduction = _legacy_reduction(size_average, reduce, reduction)
     for pos, (name, t) in enumerate((("anchor", anchor), ("positive", positive), ("negative", negative)), 1):
         _tensor_arg("triplet_margin_loss", name, t, pos)
     d_pos = pairwise_distance(anchor, positive, p, eps)
@@ -934,6 +939,7 @@ def triplet_margin_loss(anchor, positive, negative, margin=1.0, p=2, eps=1e-6, s
 def soft_margin_loss(input, target, size_average=None, reduce=None, reduction="mean"):
     if _has_torch_function_variadic(input, target):
         return _handle_with_locals(soft_margin_loss, locals())
+    reduction = _legacy_reduction(size_average, reduce, reduction)
     _loss_tensor_args("soft_margin_loss", input, target)
     return _apply_loss_reduction((1 + (-target * input).exp()).log(), reduction, "SoftMarginLossBackward0")
 
@@ -941,6 +947,7 @@ def soft_margin_loss(input, target, size_average=None, reduce=None, reduction="m
 def multilabel_soft_margin_loss(input, target, weight=None, size_average=None, reduce=None, reduction="mean"):
     if _has_torch_function_variadic(input, target, weight):
         return _handle_with_locals(multilabel_soft_margin_loss, locals())
+    reduction = _legacy_reduction(size_average, reduce, reduction)
     loss = -(target * _nn.log_sigmoid(input) + (1 - target) * _nn.log_sigmoid(-input))
     if weight is not None:
         loss = loss * weight

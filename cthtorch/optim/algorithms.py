@@ -82,6 +82,8 @@ class Adam(Optimizer):
                  foreach=None, maximize=False, capturable=False, differentiable=False, fused=None,
                  decoupled_weight_decay=False):
         _check(lr=lr, eps=eps, betas=betas, wd=weight_decay)
+        # torch stores a tuple (betas=[0.5, 0.999] too), a 1-element tensor beta squeezed to 0-d
+        betas = tuple(b.squeeze() if isinstance(b, cthtorch.Tensor) and b.dim() != 0 else b for b in betas)
         super().__init__(params, dict(lr=lr, betas=betas, eps=eps, weight_decay=weight_decay, amsgrad=amsgrad,
                                       maximize=maximize, foreach=foreach, capturable=capturable,
                                       differentiable=differentiable, fused=fused,

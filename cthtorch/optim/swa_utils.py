@@ -2,13 +2,12 @@
 the averaging functions (torch.optim.swa_utils)."""
 import itertools
 import math
-import warnings
 from copy import deepcopy
 
 import cthtorch
 from cthtorch.nn import Module
 from cthtorch.optim.lr_scheduler import LRScheduler
-from cthtorch.optim.lr_scheduler import _per_group
+from cthtorch.optim.lr_scheduler import _per_group, _warn_get_lr_called_within_step
 
 __all__ = ["AveragedModel", "update_bn", "SWALR", "get_ema_multi_avg_fn", "get_swa_multi_avg_fn", "get_ema_avg_fn",
            "get_swa_avg_fn"]
@@ -165,9 +164,7 @@ class SWALR(LRScheduler):
         self.anneal_func = self._cosine_anneal if strategy == "cos" else self._linear_anneal
 
     def get_lr(self):
-        if not self._get_lr_called_within_step:
-            warnings.warn("To get the last learning rate computed by the scheduler, please use `get_last_lr()`.",
-                          UserWarning, stacklevel=2)
+        _warn_get_lr_called_within_step(self)
         step = self._step_count - 1
         if self.anneal_epochs == 0:
             step = max(1, step)

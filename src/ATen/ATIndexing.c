@@ -261,6 +261,7 @@ static int plan_build(const THTensor *self, int n, THTensor *const *indices, Err
     const THTensor *e = indices[i];
     if (!e) { d++; continue; }
     if (e->dtype == TH_Bool || e->dtype == TH_UInt8) {
+      if (e->dtype == TH_UInt8) THWarn("indexing with dtype torch.uint8 is now deprecated, please use a dtype torch.bool instead.");
       int span = e->ndim ? e->ndim : 1;   /* a 0-d mask indexes a size-1 dim (getitem unsqueezes it) */
       if (d + span > self->ndim) {
         THError_set(TH_ERR_INDEX, "too many indices for tensor of dimension %d", self->ndim);
@@ -611,6 +612,18 @@ THTensor *at_index_put(const THTensor *self, const ATTensorList *indices, const 
   if (values->dtype != self->dtype) {
     THError_set(TH_ERR_RUNTIME, "Index put requires the source and destination dtypes match, got %s for the "
                 "destination and %s for the source.", legacy(self->dtype), legacy(values->dtype));
+    return NULL;
+  }
+  /* torch sends a lone mask with a one-element value to masked_fill_, which refuses a uint8 mask
+   * (x[byte_mask] = 0 in old code raises there) */
+  int nmask = 0, nidx = 0;
+  for (int i = 0; i < indices->n; i++)
+    if (indices->v[i]) {
+      nidx++;
+      nmask += indices->v[i]->dtype == TH_UInt8;
+    }
+  if (!accumulate && nidx == 1 && nmask == 1 && THTensor_numel(values) == 1) {
+    THError_set(TH_ERR_RUNTIME, "masked_fill_ only supports boolean masks, but got mask with dtype unsigned char");
     return NULL;
   }
   THTensor *dst = put_target(self, out);

@@ -185,6 +185,13 @@ static PyObject *f_range(PyObject *m, PyObject *const *a, Py_ssize_t n, PyObject
   APResult r;
   if (ap_parse(&p, NULL, a, n, k, &r) < 0) return NULL;
   PyObject *res = NULL;
+  /* torch warns on every call (an error filter turns it into the exception) */
+  if (THP_warn(PyExc_UserWarning, "torch.range is deprecated and will be removed in a future release because its "
+               "behavior is inconsistent with Python's range builtin. Instead, use torch.arange, which produces "
+               "values in [start, end).") < 0) {
+    ap_release(&r);
+    return NULL;
+  }
   ATScalar start = ap_scalar(&r, 0), end = ap_scalar(&r, 1), step = ap_scalar(&r, 2);
   double st = step.kind == AT_SCALAR_FLOAT ? step.d : (double)step.i;
   ATScalar e2 = at_scalar_float((end.kind == AT_SCALAR_FLOAT ? end.d : (double)end.i) + st * 0.5);

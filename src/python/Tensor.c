@@ -104,7 +104,7 @@ static PyObject *tensor_new(PyTypeObject *type, PyObject *args, PyObject *kwargs
   APResult r;
   /* Tensor(2, 3) and Tensor(torch.Size) are sizes; Tensor([2, 3]) is data */
   Py_ssize_t na = args ? PyTuple_GET_SIZE(args) : 0;
-  if (na == 1 && (PyList_Check(PyTuple_GET_ITEM(args, 0)) ||
+  if (na == 1 && (!kwargs || !PyDict_GET_SIZE(kwargs)) && (PyList_Check(PyTuple_GET_ITEM(args, 0)) ||
                   (PyTuple_Check(PyTuple_GET_ITEM(args, 0)) && !PyObject_TypeCheck(PyTuple_GET_ITEM(args, 0), &THPSizeType)))) {
     PyObject *data = PyTuple_GET_ITEM(args, 0);
     PyObject *made = THP_tensor_from_data(data, at_default_dtype(), true, true);
@@ -214,6 +214,23 @@ static int set_requires_grad(THPTensor *self, PyObject *v, void *c) {
 }
 static PyObject *get_grad(THPTensor *self, void *c) {
   TF_GETTER("grad")
+  /* torch's Tensor::grad() warns each time (an old loop printing an intermediate's .grad); retain_grad()
+   * lives in cthtorch.Tensor (a hook), so its retains_grad property says whether one is set */
+  int retains = 0;
+  if (!self->grad && self->grad_fn) {
+    PyObject *r = PyObject_GetAttrString((PyObject *)self, "retains_grad");
+    if (!r) return NULL;
+    retains = PyObject_IsTrue(r);
+    Py_DECREF(r);
+    if (retains < 0) return NULL;
+  }
+  if (!self->grad && self->grad_fn && !retains &&
+      THP_warn(PyExc_UserWarning, "The .grad attribute of a Tensor that is not a leaf Tensor is being accessed. Its "
+               ".grad attribute won't be populated during autograd.backward(). If you indeed want the .grad field to "
+               "be populated for a non-leaf Tensor, use .retain_grad() on the non-leaf Tensor. If you access the "
+               "non-leaf Tensor by mistake, make sure you access the leaf Tensor instead. See "
+               "github.com/pytorch/pytorch/pull/30531 for more information.") < 0)
+    return NULL;
   if (!self->grad) Py_RETURN_NONE;
   Py_INCREF(self->grad);
   return self->grad;
