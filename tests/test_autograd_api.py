@@ -414,8 +414,6 @@ def test_autograd_profiler_times_record_function(tmp_path):
                                 {"max_name_column_width": 10}, {"max_name_column_width": 14},
                                 {"max_name_column_width": 15}, {"header": "MY HEADER"},
                                 {"top_level_events_only": True}, {"time_unit": "ms"}])
-
-
 def test_profiler_table_lays_out_like_torch(kw):
     """torch's column widths, alignment, truncation and trailing spaces; the times themselves differ. The range
     sleeps so that its self time is surely above neg's: sort_by=self_cpu_time_total then gives one row order in

@@ -84,8 +84,6 @@ def test_addmm_baddbmm_linear():
 @pytest.mark.parametrize("shape,contig,bias", [((4,), True, True), ((4,), True, False), ((2, 3, 4), True, True),
                                                 ((2, 3, 4), False, True), ((2, 1, 3, 4), True, True), ((0, 3, 4), True, True),
                                                 ((3, 4), True, True), ((2, 3, 4), True, False)])
-
-
 def test_linear_like_torch(shape, contig, bias):
     """Values, gradients and the grad_fn torch's linear leaves (its fused
     flattened addmm for contiguous input with a bias is ViewBackward0)."""
@@ -201,8 +199,6 @@ def test_matmul_fold_errors_like_torch():
 
 @pytest.mark.parametrize("call", ["v.dot('a')", "v.vdot(1)", "v.inner(1)", "v.outer(1)", "v.ger(None)", "m.mv(1)",
                                   "m.matmul(1)", "m.mm(1)", "L.dot(1, v)", "L.matmul([1], m)", "L.mv('a', v)"])
-
-
 def test_non_tensor_arguments_are_the_parser_s_type_error(call):
     """a number or string where the matrix products take a Tensor: torch's TypeError naming the argument (the
     method form's positions), not an AttributeError from inside"""
@@ -244,8 +240,6 @@ def _out_outcome(lib, name, out_dtype, grad):
 @pytest.mark.parametrize("name", sorted(_OUT_CALLS))
 @pytest.mark.parametrize("out_dtype,grad", [("float32", False), ("float64", False), ("int64", False),
                                             ("float32", True)])
-
-
 def test_product_out_is_written_like_torch(name, out_dtype, grad):
     """out= of the composite products holds the result (it was left untouched), a wrong dtype and inputs
     needing grad raise torch's messages"""
@@ -256,8 +250,6 @@ def test_product_out_is_written_like_torch(name, out_dtype, grad):
                                   lambda L: L.vdot(L.ones(2, dtype=L.float64), L.ones(2)),
                                   lambda L: L.mv(L.ones(2, 3, dtype=L.float64), L.ones(3)),
                                   lambda L: L.ones(2, 3, requires_grad=True) @ L.ones(3, dtype=L.float64)])
-
-
 def test_product_dtype_mismatch_messages_like_torch(call):
     msgs = []
     for lib in (ct, torch):
@@ -322,8 +314,6 @@ def test_half_products_accumulate_in_float32_like_torch(dt):
 
 @pytest.mark.parametrize("sa,sb", [((2, 4, 0, 4), (2, 4, 4, 5)), ((2, 4, 3, 0), (2, 4, 0, 5)), ((2, 4, 3, 4), (4, 0)),
                                    ((0, 3, 4), (2, 1, 4, 5)), ((3, 0), (2, 0, 5)), ((2, 1, 3, 4), (4,))])
-
-
 def test_batched_matmul_with_empty_dims_like_torch(sa, sb):
     """batched matmul where the product has no elements or sums over none: torch's shapes, zeros and gradients
     (the operands' batch was folded with -1, which no element count can fix)"""
@@ -350,8 +340,6 @@ def test_batched_matmul_with_empty_dims_like_torch(sa, sb):
     lambda L, a, w, b: L.nn.functional.linear(a.double()[None], w.t(), b),
     lambda L, a, w, b: L.nn.functional.linear(a.double(), w.t()),
     lambda L, a, w, b: L.nn.Linear(3, 4)(a.double())])
-
-
 def test_dtype_and_rank_errors_as_torch(call):
     """addmm (and Linear with a bias) checks the dtypes first and names them as ScalarTypes ('mat1 and mat2
     must have the same dtype, but got Double and Float'); mm checks ranks and shapes first and names C++ types
@@ -363,13 +351,14 @@ def test_dtype_and_rank_errors_as_torch(call):
             call(L, L.ones(2, 3), L.ones(3, 4), L.ones(4))
         msgs.append(str(e.value))
     assert msgs[0] == msgs[1]
+
+
+@pytest.mark.parametrize("call", [
     "m.addmm(2, m.ones(2, 2), 3, m.ones(2, 2), m.ones(2, 2))",
     "m.addmm(2, m.ones(2, 2), m.ones(2, 2), m.ones(2, 2))",
     "m.ones(1, 2, 2).baddbmm_(2, 3, m.ones(1, 2, 2), m.ones(1, 2, 2))",
     "m.zeros(3).add_(2, m.ones(3))",
     "m.addcmul(m.zeros(3), 2, m.ones(3), m.ones(3))"])
-
-
 def test_deprecated_scalar_first_overloads_warn_once_with_torchs_text(call):
     """pre-1.0 code passes beta/alpha/value positionally: the overload still computes, and the first call in a
     process warns with torch's text (its signatures print an optional Tensor as Tensor, defaults as ' = ')"""

@@ -126,8 +126,6 @@ def test_training_mistakes_raise_torchs_errors():
     "F.conv2d(x.double(), w)", "F.conv2d(x, w.double(), b.double())", "lib.nn.Conv2d(2, 3, 3).half()(x)",
     "F.conv1d(x[0], w[..., 0].half(), b.half())",
 ])
-
-
 def test_conv_dtype_mismatch_as_torch(case):
     """a half model fed float input (guided-diffusion's convert_to_fp16 then a float32 batch): torch's CPU
     convolution names a mismatched bias first, in C++ type names, then the weight; a bias of another dtype
@@ -150,8 +148,6 @@ def test_conv_dtype_mismatch_as_torch(case):
     "F.layer_norm(None, (3,))", "F.one_hot(None)", "F.pixel_shuffle(None, 2)", "F.cosine_similarity(None, t)",
     "F.scaled_dot_product_attention(t, None, t)", "F.grid_sample(None, t, align_corners=False)",
 ])
-
-
 def test_a_forward_that_returned_none_gets_torchs_parser_error(case):
     """a model whose forward forgot its `return` (senet.pytorch's CifarSEPreActResNet) hands None to the loss
     or the next layer: torch's argument parser raises TypeError naming the op, never AttributeError"""
@@ -169,8 +165,6 @@ def test_a_forward_that_returned_none_gets_torchs_parser_error(case):
     "x = lib.ones(2, requires_grad=True)\ny = float(x.sum())",
     "y = lib.tensor(lib.ones(2))",
 ])
-
-
 def test_warnings_name_the_users_line_as_torch(code):
     """a warning from under cthtorch's Python wrappers names the caller's file and line, as torch's
     (whose wrappers are C), not the wrapper's"""

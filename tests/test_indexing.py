@@ -323,8 +323,6 @@ def test_bool_bytes_other_than_0_1():
 
 @pytest.mark.parametrize("ix", [True, False, (None, True), (True, 0), (Ellipsis, True), (0, True), (True, True),
                                 (False, slice(None)), (True, [0, 1]), (slice(1, None), True), (True, Ellipsis, False)])
-
-
 def test_python_bool_index_is_a_zero_d_mask(ix):
     """x[True] / x[False] are torch's 0-d bool masks: a new dim of 1 or 0, recorded as IndexBackward0; two of
     them share that one dim, and a list beside them broadcasts with it. Reading, the gradient and writing"""

@@ -323,8 +323,6 @@ def test_linalg_errors():
 @pytest.mark.parametrize("dt", ["float32", "float64"])
 @pytest.mark.parametrize("sa,sb", [((4, 4), (4, 2)), ((4, 4), (4,)), ((2, 4, 4), (4, 3)), ((3, 3), (2, 3, 1)),
                                    ((2, 3, 3), (2, 3))])
-
-
 def test_solve(dt, sa, sb):
     check(ct.linalg.solve, torch.linalg.solve, rand(*sa, dt=dt), rand(*sb, dt=dt, seed=1))
 

@@ -175,8 +175,6 @@ def test_errors():
     lambda L, x: L.nn.functional.nll_loss(L.randn(2, 3, 4, 4), L.zeros(2, 4, 5)),
     lambda L, x: L.nn.functional.nll_loss(L.randn(3), L.zeros(2)),
     lambda L, x: L.nn.functional.nll_loss(x, L.zeros(2, dtype=L.int32))])
-
-
 def test_cross_entropy_target_kind_and_check_order_as_torch(call):
     """a target of the input's shape is class probabilities (a long one is an error, as ignore_index is);
     any other is class indices, checked as torch: rank and batch size, then dtype, then the other sizes"""

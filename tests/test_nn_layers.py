@@ -68,8 +68,6 @@ X4 = rs.randn(2, 3, 5, 6)
     ("CircularPad1d", (2,), rs.randn(2, 3, 5)), ("CircularPad2d", ((1, 2, 2, 1),), X4),
     ("CircularPad3d", (1,), rs.randn(1, 2, 3, 4, 5)),
 ])
-
-
 def test_padding_modules(name, args, x):
     run_module(name, args, x)
 
@@ -118,8 +116,6 @@ def test_norms():
     ("AdaptiveAvgPool3d", ((2, 3, None),), rs.randn(2, 2, 5, 7, 4)),
     ("AdaptiveMaxPool3d", (2,), rs.randn(2, 2, 5, 7, 4)),
 ])
-
-
 def test_pool_modules(name, args, x):
     run_module(name, args, x)
 
@@ -158,8 +154,6 @@ def test_max_unpool(nd):
 
 @pytest.mark.parametrize("kw", [{}, {"stride": 2, "padding": 1}, {"dilation": (2, 1, 1), "groups": 2},
                                 {"padding": "same", "bias": False}, {"padding": 1, "padding_mode": "circular"}])
-
-
 def test_conv3d(kw):
     run_module("Conv3d", (4, 6, (3, 2, 3)), rs.randn(2, 4, 5, 6, 7).astype(np.float32), kw, tol=1e-4)
 

@@ -314,8 +314,6 @@ def test_convert_conv2d_weight_memory_format_keeps_values():
 
 @pytest.mark.parametrize("old,new,args", [("eye", "eye_", (3, 4)), ("dirac", "dirac_", (4, 2, 3)),
                                           ("uniform", "uniform_", (3,)), ("sparse", "sparse_", (4, 3))])
-
-
 def test_init_deprecated_aliases_warn_like_torch(old, new, args):
     extra = (0.5,) if old == "sparse" else ()
     with warnings.catch_warnings(record=True) as cw:

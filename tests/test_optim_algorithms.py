@@ -438,8 +438,6 @@ def test_muon_errors():
 @pytest.mark.parametrize("name", ["LambdaLR", "MultiplicativeLR", "StepLR", "MultiStepLR", "ConstantLR", "LinearLR",
                                   "ExponentialLR", "CosineAnnealingLR", "CosineAnnealingWarmRestarts", "OneCycleLR",
                                   "CyclicLR", "PolynomialLR", "ReduceLROnPlateau"])
-
-
 def test_scheduler_verbose_is_gone(name):
     """torch 2.13 removed the schedulers' deprecated verbose=: passing it is a TypeError naming it"""
     args = {"LambdaLR": (lambda e: 1.0,), "MultiplicativeLR": (lambda e: 1.0,), "StepLR": (2,), "MultiStepLR": ([2],),
@@ -483,8 +481,6 @@ def _scheduler_warnings(L, script):
     lambda L, opt, p: [(opt.step(), s.step()) for s in [L.optim.lr_scheduler.StepLR(opt, 2),
                                                           L.optim.lr_scheduler.StepLR(opt, 3)]],
 ])
-
-
 def test_scheduler_step_order_and_epoch_warnings_as_torch(script):
     ours, theirs = _scheduler_warnings(ct, script), _scheduler_warnings(torch, script)
     assert ours == theirs
@@ -581,8 +577,6 @@ def _complex_steps(lib, opt_name, kwargs):
     ("Adam", {}), ("Adam", {"amsgrad": True, "weight_decay": 0.1}), ("AdamW", {"maximize": True}),
     ("Adagrad", {}), ("RMSprop", {"centered": True, "momentum": 0.9}), ("Adadelta", {}), ("Adamax", {}),
     ("NAdam", {}), ("RAdam", {}), ("ASGD", {}), ("Rprop", {}), ("SGD", {"lr": 0.1, "momentum": 0.9})])
-
-
 def test_complex_parameters_step_as_torchs(name, kwargs):
     ours, theirs = _complex_steps(ct, name, kwargs), _complex_steps(torch, name, kwargs)
     np.testing.assert_allclose(ours[0], theirs[0], rtol=1e-6, atol=1e-7)
@@ -608,8 +602,6 @@ def test_optimizer_repr_matches_torch(name):
     "m.optim.lr_scheduler.OneCycleLR(o, 1.0, total_steps=10)", "m.optim.lr_scheduler.CyclicLR(o, 0.01, 0.1)",
     "m.optim.lr_scheduler.PolynomialLR(o, 4)", "m.optim.lr_scheduler.LinearLR(o)",
     "m.optim.lr_scheduler.ConstantLR(o)", "m.optim.lr_scheduler.MultiplicativeLR(o, lambda e: 0.9)"])
-
-
 def test_scheduler_get_lr_outside_step_warns_as_torch(make):
     """2019-era loops print scheduler.get_lr()[0]: torch returns it with a warning pointing at get_last_lr();
     the scheduler's own steps stay quiet"""

@@ -26,8 +26,6 @@ def same(a, b):
     [1, 2, 3], [1.0, 2, 3], [True, False], [[1, 2], [3, 4]], 3, 2.5, True, [], [[]],
     [[1.5, 2], [3, 4]], [1, 2.0, True], [[[1]], [[2]]],
 ])
-
-
 def test_tensor_infers_like_torch(data):
     same(ct.tensor(data), torch.tensor(data))
 
@@ -261,8 +259,6 @@ def test_device_objects():
 
 @pytest.mark.parametrize("make", [lambda i: ct.device(i), lambda i: ct.device("cuda", i),
                                   lambda i: ct.device("cuda:%d" % i)])
-
-
 def test_device_index_range(make):
     """Every way of naming a device index keeps it in PyTorch's DeviceIndex
     (int8) range: out of range raises, it never wraps or truncates."""
@@ -397,8 +393,6 @@ def test_frombuffer_shares_memory_and_raises_as_torch():
 @pytest.mark.parametrize("dtype", ["float32", "float64"])
 @pytest.mark.parametrize("start,end,steps", [(-3.141592653589793, 3.141592653589793, 2000), (0, 1, 25), (-1, 1, 7),
                                              (0, 10, 1000), (-3.3, 7.1, 101), (5, -2.5, 33), (2.5, 9, 1), (1, 1, 4)])
-
-
 def test_linspace_bits_equal_torchs(dtype, start, end, steps):
     # the tutorials' x = torch.linspace(-math.pi, math.pi, 2000) feeds every printed loss: one ulp moves them
     a = ct.linspace(start, end, steps, dtype=getattr(ct, dtype))
@@ -439,8 +433,6 @@ def test_float_arange_is_bit_exact_with_torch():
     # a str leads the first elements: torch's sizing walks into it ("too many dimensions"), elsewhere a bad type
     "['a']", "('ab', 1)", "[['a'], [1]]", "[[1], ['a']]", "['']", "[b'a']", "[[], 'a']", "'a'",
 ])
-
-
 def test_tensor_of_ragged_data_raises_as_torch(data):
     """a scalar where the first element had a sequence: torch's TypeError 'not a sequence' (after its
     dtype pass, so a str is an invalid data type first)"""
@@ -477,8 +469,6 @@ def test_range_warns_on_every_call_as_torch():
     "m.LongTensor([2 ** 40 + 1]).tolist()", "m.FloatTensor(np.array([1.5, 2])).tolist()",
     "m.ByteTensor((1, 0)).tolist()", "m.FloatTensor(m.ones(2)).tolist()", "m.Tensor(size=[2, 3]).shape",
     "m.FloatTensor(np.array([[1, 2]])).dtype", "m.LongTensor(range(3)).tolist()"])
-
-
 def test_legacy_typed_constructors_as_torch(call):
     """2017-era torch.FloatTensor(...) calls: sizes (also size=, a numpy int), data (lists, numpy arrays, the
     exact int64s a LongTensor holds), and torch's refusals (a float or None is not a sequence, another dtype's

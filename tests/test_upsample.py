@@ -155,8 +155,6 @@ def test_align_corners_gradients_and_float32_backward():
     lambda L, x: L.nn.functional.interpolate(x(2, 3, 4, 5, 6), size=(3, 3, 3), mode="trilinear", antialias=True),
     lambda L, x: L.nn.functional.interpolate(x(2, 3, 4, 5), size=(3, 3), mode="nearest", antialias=True),
 ])
-
-
 def test_errors_match_torch(call):
     oracle.raises_like(lambda: call(ct, ct.zeros), lambda: call(torch, torch.zeros))
 
@@ -289,8 +287,6 @@ def test_antialias_gradients_match_torch_and_gradcheck(mode, kw):
 @pytest.mark.parametrize("name,kw", [("upsample", dict(scale_factor=2)), ("upsample", dict(size=5, mode="bilinear")),
                                      ("upsample_nearest", dict(scale_factor=2)),
                                      ("upsample_bilinear", dict(size=(3, 5)))])
-
-
 def test_deprecated_upsample_functions_warn_as_torch(name, kw):
     """F.upsample/upsample_nearest/upsample_bilinear (pre-0.4 code) warn on every call with torch's UserWarning and
     give interpolate's values (upsample_bilinear with align_corners=True)"""
