@@ -452,7 +452,7 @@ def test_biject_to():
 
 def test_private_gamma_and_dirichlet_samplers():
     """torch._standard_gamma / torch._sample_dirichlet (mixup in torchvision's reference scripts): the same
-    shapes, dtypes and law as torch's; the streams differ (cthtorch's gamma sampler is its own)."""
+    shapes, dtypes and law as torch's (large draws are vectorized: their streams differ from torch's)."""
     ct.manual_seed(0)
     alpha = ct.tensor([0.2, 0.2])
     s = ct._sample_dirichlet(alpha)
@@ -474,6 +474,23 @@ def test_private_gamma_and_dirichlet_samplers():
     assert abs(a.grad.mean().item() - 1.0) < 0.05
     with pytest.raises(NotImplementedError, match="generator"):
         ct._standard_gamma(a, generator=ct.Generator())
+
+
+def test_small_gamma_and_beta_draws_take_torchs_stream():
+    """a few elements (MixUp's Beta(a, a), a < 1 boosted included) are drawn one at a time as torch's serial
+    kernel draws them: the seeded values equal torch's"""
+    for alpha in ([0.3], [0.3, 0.3, 2.0], [1.0, 5.0]):
+        ct.manual_seed(1)
+        torch.manual_seed(1)
+        got = ct._standard_gamma(ct.tensor(alpha, dtype=ct.float64))
+        want = torch._standard_gamma(torch.tensor(alpha, dtype=torch.float64))
+        np.testing.assert_allclose(got.numpy(), want.numpy(), rtol=1e-6)
+    for a in (0.2, 0.4, 1.0):
+        ct.manual_seed(7)
+        torch.manual_seed(7)
+        got = ct.distributions.Beta(ct.tensor([a]), ct.tensor([a])).sample(())
+        want = torch.distributions.Beta(torch.tensor([a]), torch.tensor([a])).sample(())
+        np.testing.assert_allclose(got.numpy(), want.numpy(), rtol=1e-6)
 
 
 def test_standard_gamma_and_dirichlet_edge_inputs_like_torch():

@@ -4,11 +4,19 @@ and binomial. Written with cthtorch ops on whole tensors."""
 import cthtorch as torch
 
 
+_SERIAL_MAX = 64
+
+
 def _gamma_draw(alpha):
     """Marsaglia-Tsang on every element at once, redrawing the rejected ones;
-    alpha < 1 uses Gamma(a) = Gamma(a + 1) * U^(1/a). An alpha that is not
+    alpha < 1 uses Gamma(a) = Gamma(a + 1) * (1 - U)^(1/a). An alpha that is not
     positive and finite (no draw would ever be accepted) gives 0 (the caller
-    clamps it to tiny, as torch gives) and inf gives inf."""
+    clamps it to tiny, as torch gives) and inf gives inf.
+    A few elements are drawn one at a time, as torch's serial kernel draws them, so a seeded small draw
+    (MixUp's Beta(a, a)) takes torch's values; many go at once."""
+    if 1 < alpha.numel() <= _SERIAL_MAX:
+        flat = alpha.reshape(-1)
+        return torch.cat([_gamma_draw(flat[i:i + 1]) for i in range(flat.numel())]).reshape(alpha.shape)
     usable = (alpha > 0) & torch.isfinite(alpha)
     alpha_u = torch.where(usable, alpha, torch.ones_like(alpha))
     boost = alpha_u < 1
@@ -17,6 +25,10 @@ def _gamma_draw(alpha):
     c = 1.0 / torch.sqrt(9 * d)
     out = torch.where(alpha == float("inf"), alpha, torch.zeros_like(alpha))
     done = ~usable
+    scale = None
+    if bool(boost.any()):   # torch draws the boost's uniform before the Marsaglia-Tsang draws, as 1 - u
+        u = torch.rand(alpha.shape, dtype=alpha.dtype)
+        scale = torch.where(boost, (1 - u).pow(1.0 / alpha_u), torch.ones_like(alpha))
     while not bool(done.all()):
         x = torch.randn(alpha.shape, dtype=alpha.dtype)
         v = (1 + c * x) ** 3
@@ -24,10 +36,7 @@ def _gamma_draw(alpha):
         ok = (v > 0) & (torch.log(u) < 0.5 * x * x + d - d * v + d * torch.log(v.clamp(min=1e-300)))
         out = torch.where(ok & ~done, d * v, out)
         done = done | ok
-    if bool(boost.any()):
-        u = torch.rand(alpha.shape, dtype=alpha.dtype)
-        out = torch.where(boost, out * u.pow(1.0 / alpha_u), out)
-    return out
+    return out if scale is None else out * scale
 
 
 def _gamma_dsample_dalpha(x, alpha):

@@ -1,0 +1,119 @@
+"""The v2 Transform base: a transform takes any nested structure (tuples, lists, dicts) of images (PIL images,
+tensors, tv_tensors.Image), masks, bounding boxes and other values, draws its random parameters once per call
+and applies them to every leaf by its kind, passing the leaves it does not transform through."""
+import cthtorch
+from cthtorch.utils import _pytree
+from cthtorch.vision import tv_tensors
+from cthtorch.vision.transforms import functional as F
+
+
+def _is_pure_tensor(x):
+    return isinstance(x, cthtorch.Tensor) and not isinstance(x, tv_tensors.TVTensor)
+
+
+def _kind(x):
+    """'image' (PIL, tv_tensors.Image/Video or a tensor taken as the image), 'mask', 'boxes' or None"""
+    if isinstance(x, tv_tensors.BoundingBoxes):
+        return "boxes"
+    if isinstance(x, tv_tensors.Mask):
+        return "mask"
+    if F._is_pil(x) or isinstance(x, cthtorch.Tensor):
+        return "image"
+    return None
+
+
+def _needs_transform_list(flat_inputs):
+    # as torchvision: a plain tensor is the image only when no PIL/Image/Video is present, and only the first one
+    transform_pure = not any(F._is_pil(x) or isinstance(x, (tv_tensors.Image, tv_tensors.Video))
+                             for x in flat_inputs)
+    needs = []
+    for x in flat_inputs:
+        need = _kind(x) is not None
+        if need and _is_pure_tensor(x):
+            need, transform_pure = transform_pure, False
+        needs.append(need)
+    return needs
+
+
+def query_size(flat_inputs):
+    """(height, width) shared by the images, masks and boxes of a sample"""
+    sizes = set()
+    for x in flat_inputs:
+        if isinstance(x, tv_tensors.BoundingBoxes):
+            sizes.add(tuple(x.canvas_size))
+        elif _kind(x) is not None:
+            sizes.add(tuple(F._size_of(x)))
+    if not sizes:
+        raise TypeError("No image, video, mask or bounding box was found in the sample")
+    if len(sizes) > 1:
+        raise ValueError("Found multiple HxW dimensions in the sample: %s" % ", ".join(sorted(map(str, sizes))))
+    return sizes.pop()
+
+
+def _plain(x):
+    return x.as_subclass(cthtorch.Tensor) if isinstance(x, tv_tensors.TVTensor) else x
+
+
+class Transform(cthtorch.nn.Module):
+    """Subclasses set make_params (one draw per call) and _image / _mask / _boxes (what happens to each kind;
+    by default masks are treated as images and boxes pass through)."""
+
+    def forward(self, *inputs):
+        flat, spec = _pytree.tree_flatten(inputs if len(inputs) > 1 else inputs[0])
+        needs = _needs_transform_list(flat)
+        params = self.make_params([x for x, n in zip(flat, needs) if n])
+        out = [self.transform(x, params) if n else x for x, n in zip(flat, needs)]
+        return _pytree.tree_unflatten(out, spec)
+
+    def make_params(self, flat_inputs):
+        return {}
+
+    def transform(self, inpt, params):
+        kind = _kind(inpt)
+        if kind == "boxes":
+            return self._boxes(inpt, params)
+        if kind == "mask":
+            squeeze = inpt.ndim == 2   # a (H, W) mask goes through the image kernels as (1, H, W)
+            x = _plain(inpt)
+            out = self._mask(x.unsqueeze(0) if squeeze else x, params)
+            return tv_tensors.wrap(out.squeeze(0) if squeeze else out, like=inpt)
+        out = self._image(_plain(inpt), params)
+        if isinstance(inpt, tv_tensors.TVTensor) and isinstance(out, cthtorch.Tensor):
+            out = tv_tensors.wrap(out, like=inpt)
+        return out
+
+    def _image(self, img, params):
+        return img
+
+    def _mask(self, mask, params):
+        return self._image(mask, params)
+
+    def _boxes(self, boxes, params):
+        return boxes
+
+    def extra_repr(self):
+        skip = {"training"}
+        return ", ".join("%s=%s" % (k, v) for k, v in vars(self).items() if not k.startswith("_") and k not in skip)
+
+
+class _RandomApplyTransform(Transform):
+    """Applied with probability p (one draw per call, before any parameter)"""
+
+    def __init__(self, p=0.5):
+        if not 0.0 <= p <= 1.0:
+            raise ValueError("`p` should be a floating point value in the interval [0.0, 1.0].")
+        super().__init__()
+        self.p = p
+
+    def forward(self, *inputs):
+        sample = inputs if len(inputs) > 1 else inputs[0]
+        if cthtorch.rand(1) >= self.p:
+            return sample
+        return super().forward(*inputs)
+
+
+class _ColorTransform(Transform):
+    """Colour transforms leave masks and boxes as they are"""
+
+    def _mask(self, mask, params):
+        return mask
