@@ -185,3 +185,28 @@ def test_affine_rotation_boxes_follow_marked_pixels():
     oi, ob = v2.RandomAffine(0, translate=(0.2, 0.2))(img, boxes)
     ys, xs = np.nonzero(oi.numpy()[0])
     np.testing.assert_allclose(ob.numpy()[0], [xs.min(), ys.min(), xs.max() + 1, ys.max() + 1])
+
+
+def test_sanitize_clamp_and_convert_boxes():
+    b = tv_tensors.BoundingBoxes([[0, 0, 5, 5], [2, 2, 2.5, 8], [10, 10, 40, 12], [-1, 0, 3, 3]], format="XYXY",
+                                 canvas_size=(20, 30))
+    masks = tv_tensors.Mask(ct.arange(4).reshape(4, 1, 1).expand(4, 20, 30).contiguous())
+    img = tv_tensors.Image(ct.zeros(3, 20, 30))
+    labels = ct.tensor([1, 2, 3, 4])
+    oi, target = v2.SanitizeBoundingBoxes()(img, {"boxes": b, "masks": masks, "labels": labels, "id": 9})
+    # too narrow (0.5 wide), past the right edge, left of 0: only the first box stays, with its label and mask
+    np.testing.assert_array_equal(target["boxes"].numpy(), [[0, 0, 5, 5]])
+    assert target["labels"].tolist() == [1] and target["masks"].shape == (1, 20, 30)
+    assert float(target["masks"].max()) == 0 and target["id"] == 9 and oi is img
+    assert type(target["boxes"]) is tv_tensors.BoundingBoxes and target["boxes"].canvas_size == (20, 30)
+    with pytest.raises(ValueError, match="Could not infer where the labels are"):
+        v2.SanitizeBoundingBoxes()(img, {"boxes": b})
+    kept = v2.SanitizeBoundingBoxes(labels_getter=None)(b)
+    assert kept.shape == (1, 4)
+    clamped = v2.ClampBoundingBoxes()(b)
+    np.testing.assert_allclose(clamped.numpy()[2:], [[10, 10, 30, 12], [0, 0, 3, 3]])
+    c = v2.ConvertBoundingBoxFormat("CXCYWH")(b)
+    assert c.format is tv_tensors.BoundingBoxFormat.CXCYWH
+    np.testing.assert_allclose(c.numpy()[0], [2.5, 2.5, 5, 5])
+    back = v2.functional.convert_bounding_box_format(c.as_subclass(ct.Tensor), "CXCYWH", "XYXY")
+    np.testing.assert_allclose(back.numpy(), b.numpy())

@@ -15,3 +15,5 @@ from cthtorch.vision.transforms.v2._color import (ColorJitter, Grayscale, Random
 from cthtorch.vision.transforms.v2._augment import RandomErasing, CutMix, MixUp  # noqa: F401
 from cthtorch.vision.transforms.v2._auto_augment import (AutoAugmentPolicy, AutoAugment, RandAugment,  # noqa: F401
                                                          TrivialAugmentWide, AugMix)
+from cthtorch.vision.transforms.v2._bounding_boxes import (ConvertBoundingBoxFormat, ClampBoundingBoxes,  # noqa: F401
+                                                           SanitizeBoundingBoxes)

@@ -7,7 +7,8 @@ import cthtorch
 from cthtorch.vision import tv_tensors
 from cthtorch.vision.transforms import functional as F
 from cthtorch.vision.transforms import transforms as v1
-from cthtorch.vision.transforms.v2._transform import (Transform, _RandomApplyTransform, _is_pure_tensor,
+from cthtorch.vision.transforms.v2._transform import (Transform, _RandomApplyTransform,
+                                                      _find_labels_default_heuristic, _is_pure_tensor,
                                                       _needs_transform_list, _plain, query_size)
 from cthtorch.utils import _pytree
 
@@ -39,22 +40,6 @@ class RandomErasing(_RandomApplyTransform):
         return mask
 
 
-def _default_labels(inputs):
-    """the labels of (images, labels) or of a dict's "labels" key, as torchvision's default labels_getter"""
-    if isinstance(inputs, (tuple, list)):
-        inputs = inputs[1]
-        if isinstance(inputs, cthtorch.Tensor):
-            return inputs
-    if isinstance(inputs, dict):
-        keys = [k for k in inputs if isinstance(k, str) and k.lower() == "labels"]
-        if keys:
-            return inputs[keys[0]]
-        raise ValueError("Could not infer where the labels are in the sample. Try passing a callable as the "
-                         "labels_getter parameter?If there are no labels in the sample by design, pass "
-                         "labels_getter=None.")
-    return inputs
-
-
 class _BaseMixUpCutMix(Transform):
     def __init__(self, *, alpha=1.0, num_classes=None, labels_getter="default"):
         super().__init__()
@@ -62,7 +47,7 @@ class _BaseMixUpCutMix(Transform):
         self._dist = cthtorch.distributions.Beta(cthtorch.tensor([alpha]), cthtorch.tensor([alpha]))
         self.num_classes = num_classes
         if labels_getter == "default":
-            labels_getter = _default_labels
+            labels_getter = _find_labels_default_heuristic
         elif not callable(labels_getter):
             raise ValueError("labels_getter should either be 'default', a callable, or None, but got %s."
                              % labels_getter)

@@ -50,6 +50,27 @@ def query_size(flat_inputs):
     return sizes.pop()
 
 
+def _find_labels_default_heuristic(inputs):
+    """the labels of (image, labels) or (image, {"labels": ...}), or a dict's "labels" key (else the first key
+    holding "label"), as torchvision's default labels_getter finds them"""
+    if isinstance(inputs, (tuple, list)):
+        inputs = inputs[1]
+    if isinstance(inputs, cthtorch.Tensor):
+        return inputs
+    if not isinstance(inputs, dict):
+        raise ValueError("When using the default labels_getter, the input passed to forward must be a dictionary "
+                         "or a two-tuple whose second item is a dictionary or a tensor, but got %s instead."
+                         % (inputs,))
+    key = next((k for k in inputs if isinstance(k, str) and k.lower() == "labels"), None)
+    if key is None:
+        key = next((k for k in inputs if isinstance(k, str) and "label" in k.lower()), None)
+    if key is None:
+        raise ValueError("Could not infer where the labels are in the sample. Try passing a callable as the "
+                         "labels_getter parameter?If there are no labels in the sample by design, pass "
+                         "labels_getter=None.")
+    return inputs[key]
+
+
 def _plain(x):
     return x.as_subclass(cthtorch.Tensor) if isinstance(x, tv_tensors.TVTensor) else x
 
