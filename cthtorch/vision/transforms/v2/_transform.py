@@ -1,6 +1,8 @@
 """The v2 Transform base: a transform takes any nested structure (tuples, lists, dicts) of images (PIL images,
 tensors, tv_tensors.Image), masks, bounding boxes and other values, draws its random parameters once per call
 and applies them to every leaf by its kind, passing the leaves it does not transform through."""
+from enum import Enum
+
 import cthtorch
 from cthtorch.utils import _pytree
 from cthtorch.vision import tv_tensors
@@ -113,8 +115,10 @@ class Transform(cthtorch.nn.Module):
         return boxes
 
     def extra_repr(self):
-        skip = {"training"}
-        return ", ".join("%s=%s" % (k, v) for k, v in vars(self).items() if not k.startswith("_") and k not in skip)
+        # torchvision shows only the plain-valued attributes (a dtype or a callable is left out)
+        return ", ".join("%s=%s" % (k, v) for k, v in vars(self).items()
+                         if not k.startswith("_") and k != "training"
+                         and isinstance(v, (bool, int, float, str, tuple, list, Enum)))
 
 
 class _RandomApplyTransform(Transform):
