@@ -210,3 +210,36 @@ def test_sanitize_clamp_and_convert_boxes():
     np.testing.assert_allclose(c.numpy()[0], [2.5, 2.5, 5, 5])
     back = v2.functional.convert_bounding_box_format(c.as_subclass(ct.Tensor), "CXCYWH", "XYXY")
     np.testing.assert_allclose(back.numpy(), b.numpy())
+
+
+def test_detection_pipeline_zoom_out_iou_crop_photometric():
+    ct.manual_seed(0)
+    img = tv_tensors.Image(ct.randint(0, 256, (3, 60, 80), dtype=ct.uint8))
+    # zoom out: the image sits unchanged inside a canvas of the per-channel fill, the boxes shifted with it
+    boxes = tv_tensors.BoundingBoxes([[10, 10, 40, 50]], format="XYXY", canvas_size=(60, 80))
+    oi, ob = v2.RandomZoomOut(fill={tv_tensors.Image: (123, 117, 104), "others": 0}, p=1.0)(img, boxes)
+    h, w = oi.shape[-2:]
+    assert ob.canvas_size == (h, w) and h >= 60 and w >= 80
+    x1, y1 = int(ob[0, 0]) - 10, int(ob[0, 1]) - 10
+    np.testing.assert_array_equal(oi.numpy()[:, y1:y1 + 60, x1:x1 + 80], img.numpy())
+    corner = oi.numpy()[:, 0, 0] if (x1, y1) != (0, 0) else oi.numpy()[:, -1, -1]
+    if (h, w) != (60, 80):
+        assert corner.tolist() == [123, 117, 104]
+    # IoU crop: image and boxes cut at the same place; a box whose centre left the crop is zeroed
+    for seed in range(6):
+        ct.manual_seed(seed)
+        pos = np.zeros((1, 60, 80), np.uint8)
+        pos[0, 10:50, 10:40] = 255
+        boxes = tv_tensors.BoundingBoxes([[10, 10, 40, 50], [50, 5, 70, 30]], format="XYXY", canvas_size=(60, 80))
+        oi, ob = v2.RandomIoUCrop()(tv_tensors.Image(ct.from_numpy(pos)), boxes)
+        ys, xs = np.nonzero(oi.numpy()[0])
+        b = ob.numpy()[0]
+        if b.any():
+            np.testing.assert_array_equal(b, [xs.min(), ys.min(), xs.max() + 1, ys.max() + 1])
+        assert ob.canvas_size == tuple(oi.shape[-2:])
+    with pytest.raises(TypeError, match="requires input sample to contain tensor or PIL images and bounding"):
+        v2.RandomIoUCrop()(img)
+    # photometric distortion with every op on: a colour change, shapes kept, masks untouched
+    mask = tv_tensors.Mask(ct.ones(60, 80, dtype=ct.uint8))
+    oi, om = v2.RandomPhotometricDistort(p=1.0)(img, mask)
+    assert oi.shape == img.shape and oi.dtype == ct.uint8 and not ct.equal(oi, img) and ct.equal(om, mask)

@@ -17,3 +17,5 @@ from cthtorch.vision.transforms.v2._auto_augment import (AutoAugmentPolicy, Auto
                                                          TrivialAugmentWide, AugMix)
 from cthtorch.vision.transforms.v2._bounding_boxes import (ConvertBoundingBoxFormat, ClampBoundingBoxes,  # noqa: F401
                                                            SanitizeBoundingBoxes)
+from cthtorch.vision.transforms.v2._detection import (RandomIoUCrop, RandomZoomOut,  # noqa: F401
+                                                      RandomPhotometricDistort)

@@ -98,10 +98,23 @@ def _affine_boxes(angle, translate, scale, shear, center):
     return fn
 
 
-def _fill_for(img, fill):
+def _fill_for(params, fill):
+    """fill, or a {type: fill, "others": fill} dict's entry for the input's type"""
     if isinstance(fill, dict):
-        fill = fill.get(type(img), fill.get("others", 0))
+        fill = fill.get(params["input_type"], fill.get("others", 0))
     return fill
+
+
+def _pad(img, padding, fill, padding_mode="constant"):
+    """F.pad, also with one fill value per channel for a tensor (v2 takes them; F.pad's tensor path a scalar)"""
+    if padding_mode != "constant" or F._is_pil(img) or not isinstance(fill, (list, tuple)):
+        return F.pad(img, padding, fill, padding_mode)
+    left, top, right, bottom = padding
+    h, w = img.shape[-2:]
+    values = cthtorch.tensor([float(f) for f in fill]).to(img.dtype)
+    canvas = values.view(-1, 1, 1).expand(*img.shape[:-2], h + top + bottom, w + left + right).clone()
+    canvas[..., top:top + h, left:left + w] = img
+    return canvas
 
 
 # ---- transforms ----
@@ -214,10 +227,10 @@ class RandomCrop(_CropThenMaybeResize):
         return dict(pad=pad, top=i, left=j, height=ch, width=cw)
 
     def _padded(self, img, params, fill):
-        return F.pad(img, params["pad"], fill, self.padding_mode) if any(params["pad"]) else img
+        return _pad(img, params["pad"], fill, self.padding_mode) if any(params["pad"]) else img
 
     def _image(self, img, params):
-        return self._crop(self._padded(img, params, _fill_for(img, self.fill)), params, None)
+        return self._crop(self._padded(img, params, _fill_for(params, self.fill)), params, None)
 
     def _mask(self, mask, params):
         return self._crop(self._padded(mask, params, 0), params, None)
@@ -262,7 +275,7 @@ class Pad(Transform):
         return p * 4 if len(p) == 1 else (p * 2 if len(p) == 2 else p)
 
     def _image(self, img, params):
-        return F.pad(img, self._ltrb(), _fill_for(img, self.fill), self.padding_mode)
+        return _pad(img, self._ltrb(), _fill_for(params, self.fill), self.padding_mode)
 
     def _mask(self, mask, params):
         return F.pad(mask, self._ltrb(), 0, self.padding_mode)
@@ -291,7 +304,7 @@ class RandomAffine(Transform):
                         interpolation=interpolation, fill=v1._channel_fill(img, fill), center=self.center)
 
     def _image(self, img, params):
-        return self._warp(img, params, self.interpolation, _fill_for(img, self.fill))
+        return self._warp(img, params, self.interpolation, _fill_for(params, self.fill))
 
     def _mask(self, mask, params):
         return self._warp(mask, params, InterpolationMode.NEAREST, 0)
@@ -312,7 +325,7 @@ class RandomRotation(Transform):
 
     def _image(self, img, params):
         return F.rotate(img, params["angle"], self.interpolation, self.expand, self.center,
-                        _fill_for(img, self.fill))
+                        _fill_for(params, self.fill))
 
     def _mask(self, mask, params):
         return F.rotate(mask, params["angle"], InterpolationMode.NEAREST, self.expand, self.center, 0)

@@ -93,6 +93,7 @@ class Transform(cthtorch.nn.Module):
 
     def transform(self, inpt, params):
         kind = _kind(inpt)
+        params = dict(params, input_type=type(inpt))   # the kernels see plain tensors; a fill dict is by type
         if kind == "boxes":
             return self._boxes(inpt, params)
         if kind == "mask":
