@@ -243,3 +243,16 @@ def test_detection_pipeline_zoom_out_iou_crop_photometric():
     mask = tv_tensors.Mask(ct.ones(60, 80, dtype=ct.uint8))
     oi, om = v2.RandomPhotometricDistort(p=1.0)(img, mask)
     assert oi.shape == img.shape and oi.dtype == ct.uint8 and not ct.equal(oi, img) and ct.equal(om, mask)
+
+
+def test_integer_resize_rounds_as_torchvision():
+    torch = oracle.require_torch()
+    a = _img(9, 13)
+    for mode in ("bilinear", "bicubic"):
+        out = v2.Resize((5, 7), interpolation=getattr(v2.InterpolationMode, mode.upper()))(ct.from_numpy(a))
+        ref = torch.nn.functional.interpolate(torch.from_numpy(a)[None].float(), size=(5, 7), mode=mode,
+                                              align_corners=False, antialias=True)[0]
+        if mode == "bicubic":
+            ref = ref.clamp(0, 255)
+        assert out.dtype == ct.uint8
+        np.testing.assert_array_equal(out.numpy(), ref.round().to(torch.uint8).numpy())

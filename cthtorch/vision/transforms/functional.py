@@ -194,7 +194,10 @@ def resize(img, size, interpolation=None, max_size=None, antialias=True):
     out = cthtorch.nn.functional.interpolate(x.float() if not x.is_floating_point() else x, size=(oh, ow), mode=mode,
                                              align_corners=False if smooth else None,
                                              antialias=bool(antialias) and smooth)
-    out = out.to(img.dtype) if not img.is_floating_point() else out
+    if not img.is_floating_point():   # torchvision rounds back to integers (bicubic's overshoot clamped for uint8)
+        if mode == "bicubic" and img.dtype == cthtorch.uint8:
+            out = out.clamp(0, 255)
+        out = out.round().to(img.dtype)
     return out.squeeze(0) if img.dim() == 3 else out
 
 
