@@ -87,3 +87,24 @@ def test_intermediate_layer_getter():
     x = ct.rand(1, 3, 64, 64)
     out = getter(x)
     assert list(out) == ["a", "out"] and out["out"].shape == (1, 512, 2, 2)
+
+
+def test_transformers_trace():
+    """vit's size checks and swin's window attention trace (the latter a wrapped leaf, as torchvision wraps it):
+    the extracted features equal the model's own stages"""
+    ct.manual_seed(0)
+    m = models.swin_t().eval()
+    _, ev = get_graph_node_names(m)
+    assert "features.1.0.attn.shifted_window_attention" in ev
+    fe = create_feature_extractor(m, return_nodes=["features.3", "norm"])
+    x = ct.rand(1, 3, 64, 64)
+    with ct.no_grad():
+        out = fe(x)
+        assert out["features.3"].shape == (1, 8, 8, 192)
+        assert ct.allclose(out["norm"], m.norm(m.features(x)), atol=1e-5)
+    v = models.vit_b_16(image_size=32).eval()
+    fe = create_feature_extractor(v, return_nodes={"encoder.ln": "tokens"})
+    x = ct.rand(1, 3, 32, 32)
+    with ct.no_grad():
+        assert ct.allclose(fe(x)["tokens"], v.encoder(ct.cat([v.class_token.expand(1, -1, -1),
+                                                              v._process_input(x)], dim=1)), atol=1e-5)
