@@ -24,10 +24,8 @@ class Compose(cthtorch.nn.Module):
         return sample
 
     def extra_repr(self):
+        # nn.Module's repr indents this by two more spaces, as torchvision's v2 containers print
         return "\n".join("    %s" % t for t in self.transforms)
-
-    def __repr__(self):
-        return "%s(\n%s\n)" % (type(self).__name__, self.extra_repr())
 
 
 class RandomApply(Compose):
@@ -48,8 +46,8 @@ class RandomApply(Compose):
             sample = _call(t, sample, several)
         return sample
 
-    def __repr__(self):
-        return "%s(\n    p=%s\n%s\n)" % (type(self).__name__, self.p, self.extra_repr())
+    def extra_repr(self):
+        return "\n".join(["    p=%s" % self.p] + ["    %s" % t for t in self.transforms])
 
 
 class RandomChoice(Compose):
