@@ -256,3 +256,20 @@ def test_integer_resize_rounds_as_torchvision():
             ref = ref.clamp(0, 255)
         assert out.dtype == ct.uint8
         np.testing.assert_array_equal(out.numpy(), ref.round().to(torch.uint8).numpy())
+
+
+def test_functional_dispatches_on_type():
+    from cthtorch.vision.transforms.v2 import functional as F2
+    boxes = tv_tensors.BoundingBoxes([[2, 3, 10, 12]], format="XYXY", canvas_size=(20, 30))
+    ob = F2.horizontal_flip(boxes)
+    assert type(ob) is tv_tensors.BoundingBoxes and ob.tolist() == [[20, 3, 28, 12]]
+    assert F2.resize(boxes, [10, 15]).tolist() == [[1, 2, 5, 6]] and F2.resize(boxes, [10, 15]).canvas_size == (10, 15)
+    assert F2.crop(boxes, 2, 1, 8, 8).tolist() == [[1, 1, 8, 8]]
+    assert F2.pad(boxes, [1, 2]).tolist() == [[3, 5, 11, 14]] and F2.pad(boxes, [1, 2]).canvas_size == (24, 32)
+    mask = tv_tensors.Mask((ct.arange(20 * 30) % 3).reshape(20, 30).to(ct.uint8))
+    om = F2.resize(mask, [10, 15])
+    assert type(om) is tv_tensors.Mask and set(om.unique().tolist()) <= {0, 1, 2}
+    img = tv_tensors.Image(ct.from_numpy(_img()))
+    oi = F2.vertical_flip(img)
+    assert type(oi) is tv_tensors.Image and np.array_equal(oi.numpy(), _img()[:, ::-1])
+    assert F2.get_size(boxes) == [20, 30] and F2.get_size(img) == [20, 30]
