@@ -273,3 +273,19 @@ def test_functional_dispatches_on_type():
     oi = F2.vertical_flip(img)
     assert type(oi) is tv_tensors.Image and np.array_equal(oi.numpy(), _img()[:, ::-1])
     assert F2.get_size(boxes) == [20, 30] and F2.get_size(img) == [20, 30]
+
+
+def test_random_crop_draws_only_along_longer_sides():
+    torch = oracle.require_torch()
+    a = _img(20, 30)
+    ct.manual_seed(11)
+    out = v2.RandomCrop((20, 18))(ct.from_numpy(a))   # full height: only the left offset is drawn
+    torch.manual_seed(11)
+    left = int(torch.randint(0, 30 - 18 + 1, size=()))
+    np.testing.assert_array_equal(out.numpy(), a[:, :, left:left + 18])
+    ct.manual_seed(4)
+    out = v2.RandomCrop(24, padding=2, fill=7)(ct.from_numpy(a))
+    torch.manual_seed(4)
+    top, left = 0, int(torch.randint(0, 34 - 24 + 1, size=()))   # padded to 24 x 34: no draw for the height
+    padded = np.pad(a, ((0, 0), (2, 2), (2, 2)), constant_values=7)
+    np.testing.assert_array_equal(out.numpy(), padded[:, top:top + 24, left:left + 24])

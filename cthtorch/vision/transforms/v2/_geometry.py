@@ -223,8 +223,12 @@ class RandomCrop(_CropThenMaybeResize):
             pad[0] += extra
             pad[2] += extra
             w += 2 * extra
-        i, j, ch, cw = v1.RandomCrop.get_params(cthtorch.empty(0, h, w), (th, tw))
-        return dict(pad=pad, top=i, left=j, height=ch, width=cw)
+        if h < th or w < tw:
+            raise ValueError("Required crop size %s is larger than input image size %s" % ((th, tw), (h, w)))
+        # v2 draws an offset only along a side longer than the crop (v1 draws both unless both fit exactly)
+        top = int(cthtorch.randint(0, h - th + 1, size=())) if h > th else 0
+        left = int(cthtorch.randint(0, w - tw + 1, size=())) if w > tw else 0
+        return dict(pad=pad, top=top, left=left, height=th, width=tw)
 
     def _padded(self, img, params, fill):
         return _pad(img, params["pad"], fill, self.padding_mode) if any(params["pad"]) else img
