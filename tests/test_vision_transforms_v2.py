@@ -289,3 +289,13 @@ def test_random_crop_draws_only_along_longer_sides():
     top, left = 0, int(torch.randint(0, 34 - 24 + 1, size=()))   # padded to 24 x 34: no draw for the height
     padded = np.pad(a, ((0, 0), (2, 2), (2, 2)), constant_values=7)
     np.testing.assert_array_equal(out.numpy(), padded[:, top:top + 24, left:left + 24])
+
+
+def test_v2_to_tensor_warns_and_identity():
+    pil = PILImage.fromarray(_img().transpose(1, 2, 0))
+    with pytest.warns(UserWarning, match=r"The transform `ToTensor\(\)` is deprecated"):
+        t = v2.ToTensor()
+    out = t({"img": pil, "y": 1})
+    assert type(out["img"]) is ct.Tensor and out["img"].dtype == ct.float32 and out["y"] == 1
+    np.testing.assert_allclose(out["img"].numpy(), _img() / 255.0, rtol=1e-6)
+    assert v2.Identity()((pil, 3))[1] == 3

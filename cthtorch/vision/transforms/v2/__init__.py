@@ -4,8 +4,8 @@ from cthtorch.vision.transforms.functional import InterpolationMode  # noqa: F40
 from cthtorch.vision.transforms.v2._transform import Transform  # noqa: F401
 from cthtorch.vision.transforms.v2._container import Compose, RandomApply, RandomChoice, RandomOrder  # noqa: F401
 from cthtorch.vision.transforms.v2._type_conversion import (ToImage, PILToTensor, ToPureTensor,  # noqa: F401
-                                                            ToPILImage, ToDtype, ConvertImageDtype, Normalize,
-                                                            Lambda)
+                                                            ToPILImage, ToTensor, Identity, ToDtype,
+                                                            ConvertImageDtype, Normalize, Lambda)
 from cthtorch.vision.transforms.v2._geometry import (Resize, CenterCrop, RandomCrop, RandomResizedCrop,  # noqa: F401
                                                      RandomHorizontalFlip, RandomVerticalFlip, Pad, RandomAffine,
                                                      RandomRotation)

@@ -27,6 +27,26 @@ class ToImage(Transform):
         return to_image(inpt)
 
 
+class ToTensor(Transform):
+    """v1's to_tensor (a float tensor in [0, 1]) on PIL images and arrays; deprecated in v2, with its warning"""
+
+    def __init__(self):
+        import warnings
+        warnings.warn("The transform `ToTensor()` is deprecated and will be removed in a future release. Instead, "
+                      "please use `v2.Compose([v2.ToImage(), v2.ToDtype(torch.float32, scale=True)])`.Output is "
+                      "equivalent up to float precision.")
+        super().__init__()
+
+    def transform(self, inpt, params):
+        import numpy as np
+        return F.to_tensor(inpt) if F._is_pil(inpt) or isinstance(inpt, np.ndarray) else inpt
+
+
+class Identity(Transform):
+    def transform(self, inpt, params):
+        return inpt
+
+
 class PILToTensor(Transform):
     def transform(self, inpt, params):
         return F.pil_to_tensor(inpt) if F._is_pil(inpt) else inpt
