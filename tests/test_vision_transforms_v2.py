@@ -299,3 +299,25 @@ def test_v2_to_tensor_warns_and_identity():
     assert type(out["img"]) is ct.Tensor and out["img"].dtype == ct.float32 and out["y"] == 1
     np.testing.assert_allclose(out["img"].numpy(), _img() / 255.0, rtol=1e-6)
     assert v2.Identity()((pil, 3))[1] == 3
+
+
+def test_user_subclasses_new_and_old_names():
+    class AddOne(v2.Transform):
+        def make_params(self, flat_inputs):
+            return {"k": len(flat_inputs)}
+
+        def transform(self, inpt, params):
+            return inpt + params["k"] if isinstance(inpt, ct.Tensor) else inpt
+
+    class AddTwoOld(v2.Transform):
+        def _get_params(self, flat_inputs):
+            return {"k": 2}
+
+        def _transform(self, inpt, params):
+            return inpt + params["k"]
+
+    img = tv_tensors.Image(ct.zeros(1, 2, 2))
+    mask = tv_tensors.Mask(ct.zeros(2, 2))
+    oi, om, s = AddOne()(img, mask, "s")
+    assert float(oi.max()) == 2 and float(om.max()) == 2 and s == "s"   # params see the two transformed leaves
+    assert float(AddTwoOld()(ct.zeros(3)).max()) == 2

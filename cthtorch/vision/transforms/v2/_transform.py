@@ -84,8 +84,11 @@ class Transform(cthtorch.nn.Module):
     def forward(self, *inputs):
         flat, spec = _pytree.tree_flatten(inputs if len(inputs) > 1 else inputs[0])
         needs = _needs_transform_list(flat)
-        params = self.make_params([x for x, n in zip(flat, needs) if n])
-        out = [self.transform(x, params) if n else x for x, n in zip(flat, needs)]
+        # subclasses written for torchvision < 0.21 override the private names
+        make = self._get_params if hasattr(self, "_get_params") else self.make_params
+        apply = self._transform if hasattr(self, "_transform") else self.transform
+        params = make([x for x, n in zip(flat, needs) if n])
+        out = [apply(x, params) if n else x for x, n in zip(flat, needs)]
         return _pytree.tree_unflatten(out, spec)
 
     def make_params(self, flat_inputs):
