@@ -509,6 +509,23 @@ def test_gamma_family_follows_torchs_stream(k, dtype):
         assert ct.randn(3, dtype=ct.float64).tolist() == torch.randn(3, dtype=torch.float64).tolist()
 
 
+def test_small_gamma_and_beta_draws_take_torchs_stream():
+    """a few elements (MixUp's Beta(a, a), a < 1 boosted included) are drawn one at a time as torch's serial
+    kernel draws them: the seeded values equal torch's"""
+    for alpha in ([0.3], [0.3, 0.3, 2.0], [1.0, 5.0]):
+        ct.manual_seed(1)
+        torch.manual_seed(1)
+        got = ct._standard_gamma(ct.tensor(alpha, dtype=ct.float64))
+        want = torch._standard_gamma(torch.tensor(alpha, dtype=torch.float64))
+        np.testing.assert_allclose(got.numpy(), want.numpy(), rtol=1e-6)
+    for a in (0.2, 0.4, 1.0):
+        ct.manual_seed(7)
+        torch.manual_seed(7)
+        got = ct.distributions.Beta(ct.tensor([a]), ct.tensor([a])).sample(())
+        want = torch.distributions.Beta(torch.tensor([a]), torch.tensor([a])).sample(())
+        np.testing.assert_allclose(got.numpy(), want.numpy(), rtol=1e-6)
+
+
 def test_standard_gamma_and_dirichlet_edge_inputs_like_torch():
     """Integer input is torch's NotImplementedError; an alpha that is not
     positive (no draw is ever accepted) gives the smallest normal, as torch

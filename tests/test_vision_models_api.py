@@ -11,12 +11,13 @@ from cthtorch.vision import models, ops
 
 
 def test_list_models_filters():
-    names = models.list_models()
-    assert len(names) == 80 and names == sorted(names)
+    everything = models.list_models()   # the 80 classification models and the 6 segmentation ones
+    assert len(everything) == 86 and everything == sorted(everything)
+    names = [n for n in everything if n not in models.list_models(module=models.segmentation)]
     assert {"resnet50", "vit_b_16", "convnext_tiny", "regnet_y_128gf", "mnasnet0_75", "googlenet", "swin_v2_b"} <= set(names)
     assert models.list_models(include="regnet_y*", exclude="*gf") == ["regnet_y_400mf", "regnet_y_800mf"]
     assert models.list_models(include=["vit_b*", "vit_l_16"]) == ["vit_b_16", "vit_b_32", "vit_l_16"]
-    assert models.list_models(exclude=["*_bn", "vgg1?"]) == [n for n in names if not n.startswith("vgg")]
+    assert models.list_models(exclude=["*_bn", "vgg1?"]) == [n for n in everything if not n.startswith("vgg")]
     assert models.list_models(module=models) == names
 
 

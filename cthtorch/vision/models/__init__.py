@@ -34,3 +34,4 @@ from cthtorch.vision.models.regnet import *  # noqa: F401,F403,E402
 from cthtorch.vision.models.shufflenetv2 import *  # noqa: F401,F403,E402
 from cthtorch.vision.models.swin_transformer import *  # noqa: F401,F403,E402
 from cthtorch.vision.models.vision_transformer import *  # noqa: F401,F403,E402
+from cthtorch.vision.models import segmentation  # noqa: F401,E402

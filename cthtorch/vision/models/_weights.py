@@ -35,6 +35,30 @@ class ImageClassification(cthtorch.nn.Module):
                 % (type(self).__name__, self.crop_size, self.resize_size, self.mean, self.std, self.interpolation))
 
 
+class SemanticSegmentation(cthtorch.nn.Module):
+    """torchvision.transforms._presets.SemanticSegmentation: resize (the shorter side), float in [0, 1],
+    normalize."""
+
+    def __init__(self, *, resize_size, mean=(0.485, 0.456, 0.406), std=(0.229, 0.224, 0.225),
+                 interpolation=TF.InterpolationMode.BILINEAR, antialias=True):
+        super().__init__()
+        self.resize_size = [resize_size] if resize_size is not None else None
+        self.mean, self.std = list(mean), list(std)
+        self.interpolation, self.antialias = interpolation, antialias
+
+    def forward(self, img):
+        if isinstance(self.resize_size, list):
+            img = TF.resize(img, self.resize_size, interpolation=self.interpolation, antialias=self.antialias)
+        if not isinstance(img, cthtorch.Tensor):
+            img = TF.pil_to_tensor(img)
+        img = TF.convert_image_dtype(img, cthtorch.float)
+        return TF.normalize(img, mean=self.mean, std=self.std)
+
+    def __repr__(self):
+        return ("%s(\n    resize_size=%s\n    mean=%s\n    std=%s\n    interpolation=%s\n)"
+                % (type(self).__name__, self.resize_size, self.mean, self.std, self.interpolation))
+
+
 IMAGENET_CLASSES = 1000
 _REF = "https://github.com/pytorch/vision/tree/main/references/classification"
 _NEW = "https://github.com/pytorch/vision/issues/3995"  # torchvision's "new training recipe" issue

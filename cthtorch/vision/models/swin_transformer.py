@@ -7,7 +7,7 @@ from functools import partial
 from typing import Optional
 
 import cthtorch
-from cthtorch import nn
+from cthtorch import fx, nn
 from cthtorch.nn import functional as F
 from cthtorch.vision.models import _weights
 from cthtorch.vision.models._api import WeightsEnum, register_model
@@ -28,6 +28,10 @@ def _merge_quadrants(x):
     x = F.pad(x, (0, 0, 0, W % 2, 0, H % 2))
     return cthtorch.cat([x[..., 0::2, 0::2, :], x[..., 1::2, 0::2, :], x[..., 0::2, 1::2, :],
                          x[..., 1::2, 1::2, :]], -1)
+
+
+# leaves of fx tracing, as torchvision wraps them: their shape arithmetic and padding are not traceable
+fx.wrap("_merge_quadrants")
 
 
 class PatchMerging(nn.Module):
@@ -117,6 +121,9 @@ def shifted_window_attention(input, qkv_weight, proj_weight, relative_position_b
     if shifted:
         x = cthtorch.roll(x, shifts=(shift_size[0], shift_size[1]), dims=(1, 2))
     return x[:, :H, :W, :].contiguous()
+
+
+fx.wrap("shifted_window_attention")
 
 
 def _relative_position_index(window_size):

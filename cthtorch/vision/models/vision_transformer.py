@@ -148,8 +148,8 @@ class VisionTransformer(nn.Module):
         """(n, c, h, w) images to (n, patches, hidden_dim) tokens."""
         n, c, h, w = x.shape
         p = self.patch_size
-        cthtorch._assert(h == self.image_size, "Wrong image height! Expected %d but got %d!" % (self.image_size, h))
-        cthtorch._assert(w == self.image_size, "Wrong image width! Expected %d but got %d!" % (self.image_size, w))
+        cthtorch._assert(h == self.image_size, "Wrong image height! Expected %s but got %s!" % (self.image_size, h))
+        cthtorch._assert(w == self.image_size, "Wrong image width! Expected %s but got %s!" % (self.image_size, w))
         x = self.conv_proj(x)
         return x.reshape(n, self.hidden_dim, (h // p) * (w // p)).permute(0, 2, 1)
 

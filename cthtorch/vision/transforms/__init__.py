@@ -3,3 +3,4 @@ from cthtorch.vision.transforms import functional  # noqa: F401
 from cthtorch.vision.transforms.autoaugment import (AutoAugmentPolicy, AutoAugment, RandAugment,  # noqa: F401
                                                     TrivialAugmentWide, AugMix)
 from cthtorch.vision.transforms import autoaugment  # noqa: F401
+from cthtorch.vision.transforms import v2  # noqa: F401

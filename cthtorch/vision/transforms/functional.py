@@ -165,8 +165,8 @@ def _size_of(img):
     return img.shape[-2], img.shape[-1]
 
 
-def resize(img, size, interpolation=None, max_size=None, antialias=True):
-    h, w = _size_of(img)
+def _resize_output_size(h, w, size, max_size=None):
+    """(height, width) after resize: an int (or 1-list) sets the shorter side, keeping the aspect ratio"""
     if isinstance(size, int) or (isinstance(size, (list, tuple)) and len(size) == 1):
         s = size if isinstance(size, int) else size[0]
         if h <= w:
@@ -176,8 +176,13 @@ def resize(img, size, interpolation=None, max_size=None, antialias=True):
         if max_size is not None and max(oh, ow) > max_size:
             r = max_size / max(oh, ow)
             oh, ow = int(oh * r), int(ow * r)
-    else:
-        oh, ow = size
+        return oh, ow
+    return tuple(size)
+
+
+def resize(img, size, interpolation=None, max_size=None, antialias=True):
+    h, w = _size_of(img)
+    oh, ow = _resize_output_size(h, w, size, max_size)
     if _is_pil(img):
         return img.resize((ow, oh), _pil_interp(interpolation))
     x = img.unsqueeze(0) if img.dim() == 3 else img
@@ -189,7 +194,10 @@ def resize(img, size, interpolation=None, max_size=None, antialias=True):
     out = cthtorch.nn.functional.interpolate(x.float() if not x.is_floating_point() else x, size=(oh, ow), mode=mode,
                                              align_corners=False if smooth else None,
                                              antialias=bool(antialias) and smooth)
-    out = out.to(img.dtype) if not img.is_floating_point() else out
+    if not img.is_floating_point():   # torchvision rounds back to integers (bicubic's overshoot clamped for uint8)
+        if mode == "bicubic" and img.dtype == cthtorch.uint8:
+            out = out.clamp(0, 255)
+        out = out.round().to(img.dtype)
     return out.squeeze(0) if img.dim() == 3 else out
 
 

@@ -276,6 +276,19 @@ class RandomErasing:
             raise ValueError("Random erasing probability should be between 0 and 1")
         self.p, self.scale, self.ratio, self.value, self.inplace = p, scale, ratio, value, inplace
 
+    def _fill_values(self, channels):
+        """value as a list of floats (None for "random"), checked against the image's channels"""
+        if isinstance(self.value, (int, float)):
+            value = [float(self.value)]
+        elif isinstance(self.value, str):
+            value = None
+        else:
+            value = [float(v) for v in self.value]
+        if value is not None and len(value) not in (1, channels):
+            raise ValueError("If value is a sequence, it should have either a single value or %d (number of "
+                             "input channels)" % channels)
+        return value
+
     @staticmethod
     def get_params(img, scale, ratio, value=None):
         img_c, img_h, img_w = img.shape[-3], img.shape[-2], img.shape[-1]
@@ -299,15 +312,7 @@ class RandomErasing:
 
     def __call__(self, img):
         if cthtorch.rand(1) < self.p:
-            if isinstance(self.value, (int, float)):
-                value = [float(self.value)]
-            elif isinstance(self.value, str):
-                value = None
-            else:
-                value = [float(v) for v in self.value]
-            if value is not None and len(value) not in (1, img.shape[-3]):
-                raise ValueError("If value is a sequence, it should have either a single value or %d (number of "
-                                 "input channels)" % img.shape[-3])
+            value = self._fill_values(img.shape[-3])
             i, j, h, w, v = self.get_params(img, scale=self.scale, ratio=self.ratio, value=value)
             return F.erase(img, i, j, h, w, v, self.inplace)
         return img

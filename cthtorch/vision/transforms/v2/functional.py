@@ -1,0 +1,67 @@
+"""torchvision.transforms.v2.functional: the v1 kernels under their v1 and v2 names, with v2's to_image,
+to_dtype and the bounding box format conversion. The flips, resize, crop and pad dispatch on the input's
+type as v2's do: boxes move (their canvas with them), masks resize with nearest interpolation, other
+tv_tensors keep their type."""
+import cthtorch
+from cthtorch.vision.transforms import functional as _v1
+from cthtorch.vision.transforms.functional import *  # noqa: F401,F403
+from cthtorch.vision.transforms.functional import (InterpolationMode, to_pil_image,  # noqa: F401
+                                                   pil_to_tensor, get_dimensions, get_image_size, _size_of)
+from cthtorch.vision.transforms.v2._geometry import (_crop_boxes, _hflip_boxes, _move_boxes,  # noqa: F401
+                                                     _pad_boxes, _resize_boxes, _vflip_boxes,
+                                                     convert_bounding_box_format)
+from cthtorch.vision.transforms.v2._type_conversion import to_image, to_dtype  # noqa: F401
+
+
+def _by_type(inpt, image_fn, boxes_fn):
+    from cthtorch.vision import tv_tensors
+    if isinstance(inpt, tv_tensors.BoundingBoxes):
+        return _move_boxes(inpt, boxes_fn)
+    if isinstance(inpt, tv_tensors.TVTensor):
+        return tv_tensors.wrap(image_fn(inpt.as_subclass(cthtorch.Tensor)), like=inpt)
+    return image_fn(inpt)
+
+
+def hflip(inpt):
+    return _by_type(inpt, _v1.hflip, _hflip_boxes)
+
+
+def vflip(inpt):
+    return _by_type(inpt, _v1.vflip, _vflip_boxes)
+
+
+horizontal_flip = hflip
+vertical_flip = vflip
+
+
+def resize(inpt, size, interpolation=InterpolationMode.BILINEAR, max_size=None, antialias=True):
+    from cthtorch.vision import tv_tensors
+    if isinstance(inpt, tv_tensors.Mask):
+        interpolation = InterpolationMode.NEAREST
+    new = None
+    if isinstance(inpt, tv_tensors.BoundingBoxes):
+        new = _v1._resize_output_size(inpt.canvas_size[0], inpt.canvas_size[1], size, max_size)
+
+    def image_fn(x):
+        squeeze = isinstance(inpt, tv_tensors.Mask) and x.ndim == 2
+        out = _v1.resize(x.unsqueeze(0) if squeeze else x, size, interpolation, max_size, antialias)
+        return out.squeeze(0) if squeeze else out
+    return _by_type(inpt, image_fn, _resize_boxes(new) if new is not None else None)
+
+
+def crop(inpt, top, left, height, width):
+    return _by_type(inpt, lambda x: _v1.crop(x, top, left, height, width), _crop_boxes(top, left, height, width))
+
+
+def pad(inpt, padding, fill=0, padding_mode="constant"):
+    p = [padding] if isinstance(padding, int) else list(padding)
+    ltrb = p * 4 if len(p) == 1 else (p * 2 if len(p) == 2 else p)
+    return _by_type(inpt, lambda x: _v1.pad(x, padding, fill, padding_mode), _pad_boxes(*ltrb))
+
+
+def get_size(inpt):
+    """[height, width] of an image, mask or boxes (their canvas)"""
+    from cthtorch.vision import tv_tensors
+    if isinstance(inpt, tv_tensors.BoundingBoxes):
+        return list(inpt.canvas_size)
+    return list(_size_of(inpt))
