@@ -6,3 +6,5 @@ from cthtorch.vision.ops.boxes import (batched_nms, box_area, box_convert, box_i
 from cthtorch.vision.ops.misc import (Conv2dNormActivation, Conv3dNormActivation, FrozenBatchNorm2d,  # noqa: F401
                                       MLP, Permute, SqueezeExcitation)
 from cthtorch.vision.ops.stochastic_depth import StochasticDepth, stochastic_depth  # noqa: F401
+from cthtorch.vision.ops.roi_align import RoIAlign, roi_align  # noqa: F401
+from cthtorch.vision.ops.roi_pool import RoIPool, roi_pool  # noqa: F401
