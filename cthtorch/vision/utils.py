@@ -4,8 +4,6 @@ draw_keypoints, flow_to_image)."""
 import math
 import warnings
 
-import numpy as np
-
 import cthtorch
 
 
@@ -112,11 +110,9 @@ def _to_pil_uint8(image):
 
 
 def _from_pil(img, dtype):
-    out = cthtorch.from_numpy(np.array(img)).permute(2, 0, 1).contiguous()
-    if dtype.is_floating_point:
-        from cthtorch.vision.transforms.functional import convert_image_dtype
-        out = convert_image_dtype(out, dtype)
-    return out
+    from cthtorch.vision.transforms.functional import convert_image_dtype, pil_to_tensor
+    out = pil_to_tensor(img)
+    return convert_image_dtype(out, dtype) if dtype.is_floating_point else out
 
 
 @cthtorch.no_grad()
