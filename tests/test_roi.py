@@ -185,3 +185,50 @@ def test_roi_bad_boxes():
         ops.roi_align(x, ct.zeros(1, 5, dtype=ct.float64), 2)
     with pytest.raises(RuntimeError):
         ops.roi_pool(x.long(), ct.zeros(1, 5, dtype=ct.int64), 2)
+
+
+def test_ps_roi_align_is_roi_align_per_bin_channel():
+    # position-sensitive: output channel c, bin (ph, pw) equals aligned roi_align's bin of input channel
+    # (c * PH + ph) * PW + pw
+    PH, PW, Co = 2, 3, 2
+    xn = rs.randn(2, Co * PH * PW, 7, 8)
+    rois = ct.tensor(rand_rois(4, 2, 7, 8))
+    got = ops.ps_roi_align(ct.tensor(xn), rois, (PH, PW), 1.0, 2)
+    full = ops.roi_align(ct.tensor(xn), rois, (PH, PW), 1.0, 2, aligned=True)
+    assert got.shape == (4, Co, PH, PW)
+    for c in range(Co):
+        for ph in range(PH):
+            for pw in range(PW):
+                assert ct.equal(got[:, c, ph, pw], full[:, (c * PH + ph) * PW + pw, ph, pw])
+    x = ct.tensor(rs.randn(1, 4, 5, 5), requires_grad=True)
+    r = ct.tensor(rand_rois(3, 1, 5, 5))
+    assert ct.autograd.gradcheck(lambda t: ops.ps_roi_align(t, r, 2, 0.8, -1), (x,))
+    assert repr(ops.PSRoIAlign(2, 1.0, 2)) == "PSRoIAlign(output_size=2, spatial_scale=1.0, sampling_ratio=2)"
+    with pytest.raises(RuntimeError, match="input channels must be a multiple of pooling height \\* pooling width"):
+        ops.ps_roi_align(ct.zeros(1, 3, 4, 4), ct.zeros(1, 5), 2)
+
+
+def test_ps_roi_pool_bin_means():
+    PH, PW, Co = 2, 2, 3
+    xn = rs.randn(2, Co * PH * PW, 8, 9)
+    rois = rand_rois(5, 2, 8, 9, lo=-3.0, spread=1.5)
+    got = ops.ps_roi_pool(ct.tensor(xn), ct.tensor(rois), (PH, PW), 1.0)
+    x = torch.tensor(xn)
+    want = torch.zeros(5, Co, PH, PW, dtype=torch.float64)
+    for k, r in enumerate(rois.tolist()):
+        sw, sh, ew, eh = (int(math.floor(abs(v) + 0.5)) * (1 if v >= 0 else -1) for v in r[1:])
+        rw, rh = max(ew - sw, 1), max(eh - sh, 1)
+        for ph in range(PH):
+            for pw in range(PW):
+                hs = min(max(math.floor(ph * rh / PH) + sh, 0), 8)
+                he = min(max(math.ceil((ph + 1) * rh / PH) + sh, 0), 8)
+                ws = min(max(math.floor(pw * rw / PW) + sw, 0), 9)
+                we = min(max(math.ceil((pw + 1) * rw / PW) + sw, 0), 9)
+                if he > hs and we > ws:
+                    for c in range(Co):
+                        want[k, c, ph, pw] = x[int(r[0]), (c * PH + ph) * PW + pw, hs:he, ws:we].mean()
+    np.testing.assert_allclose(got.numpy(), want.numpy(), rtol=1e-12, atol=1e-14)
+    xg = ct.tensor(xn, requires_grad=True)
+    assert ct.autograd.gradcheck(lambda t: ops.ps_roi_pool(t, ct.tensor(rois), (PH, PW), 1.0), (xg,))
+    assert ct.autograd.gradgradcheck(lambda t: ops.ps_roi_pool(t, ct.tensor(rois), (PH, PW), 1.0), (xg,))
+    assert repr(ops.PSRoIPool(3, 0.5)) == "PSRoIPool(output_size=3, spatial_scale=0.5)"

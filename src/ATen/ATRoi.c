@@ -17,11 +17,17 @@
 #include <omp.h>
 #include <stdlib.h>
 
+/* C input channels, Co output channels: C for roi_align/roi_pool; C / (PH * PW) for the position-sensitive
+ * ps_ variants (ps), whose output channel c reads bin (ph, pw) from input channel (c * PH + ph) * PW + pw */
 typedef struct {
-  int64_t N, C, H, W, K, PH, PW, ratio;
+  int64_t N, C, Co, H, W, K, PH, PW, ratio;
   double scale;
-  bool aligned;
+  bool aligned, ps;
 } RoiGeom;
+
+static inline int64_t roi_in_channel(const RoiGeom *g, int64_t c, int64_t ph, int64_t pw) {
+  return g->ps ? (c * g->PH + ph) * g->PW + pw : c;
+}
 
 /* bilinear corners and weights of (y, x), torchvision's bilinear_interpolate:
  * a point more than one pixel outside reads nothing, one on the border clamps */
@@ -79,15 +85,25 @@ static int roi_check(const THTensor *input, const THTensor *rois, const char *op
   }
   g->N = input->sizes[0]; g->C = input->sizes[1]; g->H = input->sizes[2]; g->W = input->sizes[3];
   g->K = rois->sizes[0];
+  g->Co = g->C;
+  g->ps = false;
   return 0;
 }
 
-static int roi_pooled(int64_t ph, int64_t pw, RoiGeom *g) {
+static int roi_pooled(int64_t ph, int64_t pw, bool ps, RoiGeom *g) {
   if (ph <= 0 || pw <= 0) {
     THError_set(TH_ERR_RUNTIME, "output_size must be positive, got (%lld, %lld)", (long long)ph, (long long)pw);
     return -1;
   }
   g->PH = ph; g->PW = pw;
+  g->ps = ps;
+  if (ps) {
+    if (g->C % (ph * pw) != 0) {
+      THError_set(TH_ERR_RUNTIME, "input channels must be a multiple of pooling height * pooling width");
+      return -1;
+    }
+    g->Co = g->C / (ph * pw);
+  }
   return 0;
 }
 
@@ -117,7 +133,7 @@ static double *roi_boxes(const THTensor *rois, int64_t N) {
 }
 
 static int roi_grad_geom(const THTensor *grad_output, const THTensor *rois, const ATIntList *input_sizes,
-                         const char *op, RoiGeom *g) {
+                         const char *op, bool ps, RoiGeom *g) {
   if (!input_sizes || input_sizes->n != 4) {
     THError_set(TH_ERR_RUNTIME, "%s: input size must have 4 entries (N, C, H, W)", op);
     return -1;
@@ -131,7 +147,9 @@ static int roi_grad_geom(const THTensor *grad_output, const THTensor *rois, cons
     THError_set(TH_ERR_RUNTIME, "rois must have shape as Tensor[K, 5]");
     return -1;
   }
-  if (grad_output->ndim != 4 || grad_output->sizes[0] != rois->sizes[0] || grad_output->sizes[1] != input_sizes->v[1]) {
+  int64_t bins = grad_output->ndim == 4 ? grad_output->sizes[2] * grad_output->sizes[3] : 0;
+  if (grad_output->ndim != 4 || grad_output->sizes[0] != rois->sizes[0] || bins == 0 ||
+      grad_output->sizes[1] * (ps ? bins : 1) != input_sizes->v[1]) {
     THError_set(TH_ERR_RUNTIME, "%s: grad_output must be [K, C, pooled_height, pooled_width]", op);
     return -1;
   }
@@ -141,6 +159,8 @@ static int roi_grad_geom(const THTensor *grad_output, const THTensor *rois, cons
   }
   g->N = input_sizes->v[0]; g->C = input_sizes->v[1]; g->H = input_sizes->v[2]; g->W = input_sizes->v[3];
   g->K = rois->sizes[0]; g->PH = grad_output->sizes[2]; g->PW = grad_output->sizes[3];
+  g->Co = grad_output->sizes[1];
+  g->ps = ps;
   return 0;
 }
 
@@ -149,31 +169,54 @@ static THTensor *roi_result(THTensor *y, THDtype dt) {
   return y->dtype == dt ? THTensor_retain(y) : at_to_dtype(y, dt, false);
 }
 
-THTensor *at_roi_align(const THTensor *input, const THTensor *rois, double spatial_scale, int64_t pooled_height,
-                       int64_t pooled_width, int64_t sampling_ratio, bool aligned) {
+/* the bilinear-mean kernels (roi_align, ps_roi_align) and the bin-mean one (ps_roi_pool) */
+enum { RK_ALIGN, RK_PS_POOL };
+
+static void roi_run_fwd(int kind, const RoiGeom *g, bool dbl, const void *x, const double *b, void *y) {
+  if (kind == RK_ALIGN) {
+    if (dbl) roi_align_fwd_double(g, x, b, y);
+    else roi_align_fwd_float(g, x, b, y);
+  } else {
+    if (dbl) ps_roi_pool_fwd_double(g, x, b, y);
+    else ps_roi_pool_fwd_float(g, x, b, y);
+  }
+}
+
+static void roi_run_bwd(int kind, const RoiGeom *g, bool dbl, const void *go, const double *b, void *gi) {
+  if (kind == RK_ALIGN) {
+    if (dbl) roi_align_bwd_double(g, go, b, gi);
+    else roi_align_bwd_float(g, go, b, gi);
+  } else {
+    if (dbl) ps_roi_pool_bwd_double(g, go, b, gi);
+    else ps_roi_pool_bwd_float(g, go, b, gi);
+  }
+}
+
+static THTensor *roi_forward(int kind, const char *name, const THTensor *input, const THTensor *rois,
+                             double spatial_scale, int64_t pooled_height, int64_t pooled_width,
+                             int64_t sampling_ratio, bool aligned, bool ps) {
   RoiGeom g;
-  if (roi_check(input, rois, "roi_align", &g) < 0 || roi_pooled(pooled_height, pooled_width, &g) < 0) return NULL;
+  if (roi_check(input, rois, name, &g) < 0 || roi_pooled(pooled_height, pooled_width, ps, &g) < 0) return NULL;
   g.ratio = sampling_ratio; g.scale = spatial_scale; g.aligned = aligned;
   THDtype ct = input->dtype == TH_Double ? TH_Double : TH_Float;
-  int64_t sz[4] = { g.K, g.C, g.PH, g.PW };
+  int64_t sz[4] = { g.K, g.Co, g.PH, g.PW };
   THTensor *y = THTensor_new(ct, 4, sz), *x = NULL, *r = NULL;
   double *b = NULL;
   if (y && (x = at_contiguous_as(input, ct)) && (b = roi_boxes(rois, g.N))) {
-    if (ct == TH_Double) roi_align_fwd_double(&g, (void *)THTensor_data(x), b, (void *)THTensor_data(y));
-    else roi_align_fwd_float(&g, (void *)THTensor_data(x), b, (void *)THTensor_data(y));
+    roi_run_fwd(kind, &g, ct == TH_Double, THTensor_data(x), b, THTensor_data(y));
     r = roi_result(y, input->dtype);
   }
   free(b); THTensor_free(x); THTensor_free(y);
   return r;
 }
 
-THTensor *at_roi_align_backward(const THTensor *grad_output, const THTensor *rois, double spatial_scale,
-                                int64_t pooled_height, int64_t pooled_width, const ATIntList *input_sizes,
-                                int64_t sampling_ratio, bool aligned) {
+static THTensor *roi_backward(int kind, const char *name, const THTensor *grad_output, const THTensor *rois,
+                              double spatial_scale, int64_t pooled_height, int64_t pooled_width,
+                              const ATIntList *input_sizes, int64_t sampling_ratio, bool aligned, bool ps) {
   RoiGeom g;
-  if (roi_grad_geom(grad_output, rois, input_sizes, "roi_align_backward", &g) < 0) return NULL;
+  if (roi_grad_geom(grad_output, rois, input_sizes, name, ps, &g) < 0) return NULL;
   if (g.PH != pooled_height || g.PW != pooled_width) {
-    THError_set(TH_ERR_RUNTIME, "roi_align_backward: grad_output must be [K, C, pooled_height, pooled_width]");
+    THError_set(TH_ERR_RUNTIME, "%s: grad_output must be [K, C, pooled_height, pooled_width]", name);
     return NULL;
   }
   g.ratio = sampling_ratio; g.scale = spatial_scale; g.aligned = aligned;
@@ -183,19 +226,57 @@ THTensor *at_roi_align_backward(const THTensor *grad_output, const THTensor *roi
   /* the kernel adds into gi; at_fill_ also spares an empty result's NULL data from memset */
   if (gi && at_fill_(gi, at_scalar_int(0)) == 0 && (go = at_contiguous_as(grad_output, ct)) &&
       (b = roi_boxes(rois, g.N))) {
-    if (ct == TH_Double) roi_align_bwd_double(&g, (void *)THTensor_data(go), b, (void *)THTensor_data(gi));
-    else roi_align_bwd_float(&g, (void *)THTensor_data(go), b, (void *)THTensor_data(gi));
+    roi_run_bwd(kind, &g, ct == TH_Double, THTensor_data(go), b, THTensor_data(gi));
     r = roi_result(gi, grad_output->dtype);
   }
   free(b); THTensor_free(go); THTensor_free(gi);
   return r;
 }
 
+THTensor *at_roi_align(const THTensor *input, const THTensor *rois, double spatial_scale, int64_t pooled_height,
+                       int64_t pooled_width, int64_t sampling_ratio, bool aligned) {
+  return roi_forward(RK_ALIGN, "roi_align", input, rois, spatial_scale, pooled_height, pooled_width,
+                     sampling_ratio, aligned, false);
+}
+
+THTensor *at_roi_align_backward(const THTensor *grad_output, const THTensor *rois, double spatial_scale,
+                                int64_t pooled_height, int64_t pooled_width, const ATIntList *input_sizes,
+                                int64_t sampling_ratio, bool aligned) {
+  return roi_backward(RK_ALIGN, "roi_align_backward", grad_output, rois, spatial_scale, pooled_height,
+                      pooled_width, input_sizes, sampling_ratio, aligned, false);
+}
+
+/* ps_roi_align always uses the half-pixel offset (aligned) */
+THTensor *at_ps_roi_align(const THTensor *input, const THTensor *rois, double spatial_scale, int64_t pooled_height,
+                          int64_t pooled_width, int64_t sampling_ratio) {
+  return roi_forward(RK_ALIGN, "ps_roi_align", input, rois, spatial_scale, pooled_height, pooled_width,
+                     sampling_ratio, true, true);
+}
+
+THTensor *at_ps_roi_align_backward(const THTensor *grad_output, const THTensor *rois, double spatial_scale,
+                                   int64_t pooled_height, int64_t pooled_width, const ATIntList *input_sizes,
+                                   int64_t sampling_ratio) {
+  return roi_backward(RK_ALIGN, "ps_roi_align_backward", grad_output, rois, spatial_scale, pooled_height,
+                      pooled_width, input_sizes, sampling_ratio, true, true);
+}
+
+THTensor *at_ps_roi_pool(const THTensor *input, const THTensor *rois, double spatial_scale, int64_t pooled_height,
+                         int64_t pooled_width) {
+  return roi_forward(RK_PS_POOL, "ps_roi_pool", input, rois, spatial_scale, pooled_height, pooled_width, 0, false,
+                     true);
+}
+
+THTensor *at_ps_roi_pool_backward(const THTensor *grad_output, const THTensor *rois, double spatial_scale,
+                                  int64_t pooled_height, int64_t pooled_width, const ATIntList *input_sizes) {
+  return roi_backward(RK_PS_POOL, "ps_roi_pool_backward", grad_output, rois, spatial_scale, pooled_height,
+                      pooled_width, input_sizes, 0, false, true);
+}
+
 int at_roi_pool(THTensor **outs, const THTensor *input, const THTensor *rois, double spatial_scale,
                 int64_t pooled_height, int64_t pooled_width) {
   outs[0] = outs[1] = NULL;
   RoiGeom g;
-  if (roi_check(input, rois, "roi_pool", &g) < 0 || roi_pooled(pooled_height, pooled_width, &g) < 0) return -1;
+  if (roi_check(input, rois, "roi_pool", &g) < 0 || roi_pooled(pooled_height, pooled_width, false, &g) < 0) return -1;
   g.scale = spatial_scale;
   THDtype ct = input->dtype == TH_Double ? TH_Double : TH_Float;
   int64_t sz[4] = { g.K, g.C, g.PH, g.PW };
@@ -217,7 +298,7 @@ int at_roi_pool(THTensor **outs, const THTensor *input, const THTensor *rois, do
 THTensor *at_roi_pool_backward(const THTensor *grad_output, const THTensor *rois, const THTensor *argmax,
                                const ATIntList *input_sizes) {
   RoiGeom g;
-  if (roi_grad_geom(grad_output, rois, input_sizes, "roi_pool_backward", &g) < 0) return NULL;
+  if (roi_grad_geom(grad_output, rois, input_sizes, "roi_pool_backward", false, &g) < 0) return NULL;
   if (argmax->dtype != TH_Int64 || at_check_shape(argmax, 4, grad_output->sizes, "roi_pool_backward", "argmax") < 0) {
     if (THError_kind() == TH_ERR_NONE) THError_set(TH_ERR_RUNTIME, "roi_pool_backward: argmax must be int64");
     return NULL;
@@ -280,16 +361,16 @@ static inline double RA_(sample_x)(const RA_(RoiBox) *bx, int64_t pw, int64_t ix
 
 static void RA_(roi_align_fwd)(const RoiGeom *g, const RA_T *x, const double *boxes, RA_T *y) {
   int64_t plane = g->H * g->W;
-#pragma omp parallel for if (g->K * g->C * g->PH * g->PW > 4096)
+#pragma omp parallel for if (g->K * g->Co * g->PH * g->PW > 4096)
   for (int64_t k = 0; k < g->K; k++) {
     RA_(RoiBox) bx;
     RA_(roi_box)(g, boxes + k * 5, &bx);
     const RA_T *xb = x + (int64_t)boxes[k * 5] * g->C * plane;
-    for (int64_t c = 0; c < g->C; c++) {
-      const RA_T *xp = xb + c * plane;
-      RA_T *yp = y + (k * g->C + c) * g->PH * g->PW;
+    for (int64_t c = 0; c < g->Co; c++) {
+      RA_T *yp = y + (k * g->Co + c) * g->PH * g->PW;
       for (int64_t ph = 0; ph < g->PH; ph++)
         for (int64_t pw = 0; pw < g->PW; pw++) {
+          const RA_T *xp = xb + roi_in_channel(g, c, ph, pw) * plane;
           RA_T acc = 0;
           for (int64_t iy = 0; iy < bx.gh; iy++) {
             double sy = RA_(sample_y)(&bx, ph, iy);
@@ -306,17 +387,19 @@ static void RA_(roi_align_fwd)(const RoiGeom *g, const RA_T *x, const double *bo
   }
 }
 
+/* parallel over output channels: each writes its own input planes (one, or its PH * PW for ps) */
 static void RA_(roi_align_bwd)(const RoiGeom *g, const RA_T *go, const double *boxes, RA_T *gi) {
   int64_t plane = g->H * g->W;
-#pragma omp parallel for if (g->K * g->C * g->PH * g->PW > 4096)
-  for (int64_t c = 0; c < g->C; c++)
+#pragma omp parallel for if (g->K * g->Co * g->PH * g->PW > 4096)
+  for (int64_t c = 0; c < g->Co; c++)
     for (int64_t k = 0; k < g->K; k++) {
       RA_(RoiBox) bx;
       RA_(roi_box)(g, boxes + k * 5, &bx);
-      RA_T *gp = gi + ((int64_t)boxes[k * 5] * g->C + c) * plane;
-      const RA_T *op = go + (k * g->C + c) * g->PH * g->PW;
+      RA_T *gb = gi + (int64_t)boxes[k * 5] * g->C * plane;
+      const RA_T *op = go + (k * g->Co + c) * g->PH * g->PW;
       for (int64_t ph = 0; ph < g->PH; ph++)
         for (int64_t pw = 0; pw < g->PW; pw++) {
+          RA_T *gp = gb + roi_in_channel(g, c, ph, pw) * plane;
           RA_T gv = op[ph * g->PW + pw] / (RA_T)bx.count;
           for (int64_t iy = 0; iy < bx.gh; iy++) {
             double sy = RA_(sample_y)(&bx, ph, iy);
@@ -373,6 +456,58 @@ static void RA_(roi_pool_bwd)(const RoiGeom *g, const RA_T *go, const double *bo
       const int64_t *ap = am + (k * g->C + c) * bins;
       for (int64_t i = 0; i < bins; i++)
         if (ap[i] >= 0) gp[ap[i]] += op[i];
+    }
+}
+/* ps_roi_pool's bin [hs, he) x [ws, we) of box r, bin (ph, pw): torchvision rounds the scaled corners and,
+ * unlike roi_pool, takes the box's size without the +1 */
+static bool RA_(ps_bin)(const RoiGeom *g, const double *r, int64_t ph, int64_t pw, int64_t *hs, int64_t *he,
+                        int64_t *ws, int64_t *we) {
+  int64_t sw = (int64_t)round((RA_T)r[1] * (RA_T)g->scale), sh = (int64_t)round((RA_T)r[2] * (RA_T)g->scale);
+  int64_t ew = (int64_t)round((RA_T)r[3] * (RA_T)g->scale), eh = (int64_t)round((RA_T)r[4] * (RA_T)g->scale);
+  int64_t rw = ew - sw > 1 ? ew - sw : 1, rh = eh - sh > 1 ? eh - sh : 1;
+  RA_T bh = (RA_T)rh / (RA_T)g->PH, bw = (RA_T)rw / (RA_T)g->PW;
+  int64_t a = (int64_t)floor((RA_T)ph * bh) + sh, b = (int64_t)ceil((RA_T)(ph + 1) * bh) + sh;
+  int64_t c = (int64_t)floor((RA_T)pw * bw) + sw, d = (int64_t)ceil((RA_T)(pw + 1) * bw) + sw;
+  *hs = a < 0 ? 0 : a > g->H ? g->H : a; *he = b < 0 ? 0 : b > g->H ? g->H : b;
+  *ws = c < 0 ? 0 : c > g->W ? g->W : c; *we = d < 0 ? 0 : d > g->W ? g->W : d;
+  return *he > *hs && *we > *ws;
+}
+
+static void RA_(ps_roi_pool_fwd)(const RoiGeom *g, const RA_T *x, const double *boxes, RA_T *y) {
+  int64_t plane = g->H * g->W;
+#pragma omp parallel for if (g->K * g->Co * g->PH * g->PW > 4096)
+  for (int64_t k = 0; k < g->K; k++) {
+    const RA_T *xb = x + (int64_t)boxes[k * 5] * g->C * plane;
+    for (int64_t ph = 0; ph < g->PH; ph++)
+      for (int64_t pw = 0; pw < g->PW; pw++) {
+        int64_t hs, he, ws, we;
+        bool full = RA_(ps_bin)(g, boxes + k * 5, ph, pw, &hs, &he, &ws, &we);
+        for (int64_t c = 0; c < g->Co; c++) {
+          const RA_T *xp = xb + roi_in_channel(g, c, ph, pw) * plane;
+          RA_T sum = 0;
+          for (int64_t h = hs; h < he; h++)
+            for (int64_t w = ws; w < we; w++) sum += xp[h * g->W + w];
+          y[((k * g->Co + c) * g->PH + ph) * g->PW + pw] = full ? sum / (RA_T)((he - hs) * (we - ws)) : 0;
+        }
+      }
+  }
+}
+
+static void RA_(ps_roi_pool_bwd)(const RoiGeom *g, const RA_T *go, const double *boxes, RA_T *gi) {
+  int64_t plane = g->H * g->W;
+#pragma omp parallel for if (g->K * g->Co * g->PH * g->PW > 4096)
+  for (int64_t c = 0; c < g->Co; c++)
+    for (int64_t k = 0; k < g->K; k++) {
+      RA_T *gb = gi + (int64_t)boxes[k * 5] * g->C * plane;
+      for (int64_t ph = 0; ph < g->PH; ph++)
+        for (int64_t pw = 0; pw < g->PW; pw++) {
+          int64_t hs, he, ws, we;
+          if (!RA_(ps_bin)(g, boxes + k * 5, ph, pw, &hs, &he, &ws, &we)) continue;
+          RA_T *gp = gb + roi_in_channel(g, c, ph, pw) * plane;
+          RA_T gv = go[((k * g->Co + c) * g->PH + ph) * g->PW + pw] / (RA_T)((he - hs) * (we - ws));
+          for (int64_t h = hs; h < he; h++)
+            for (int64_t w = ws; w < we; w++) gp[h * g->W + w] += gv;
+        }
     }
 }
 #endif

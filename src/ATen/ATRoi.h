@@ -18,4 +18,16 @@ AT_API int at_roi_pool(THTensor **outs, const THTensor *input, const THTensor *r
                        int64_t pooled_height, int64_t pooled_width);
 AT_API THTensor *at_roi_pool_backward(const THTensor *grad_output, const THTensor *rois, const THTensor *argmax,
                                       const ATIntList *input_sizes);
+/* the position-sensitive variants (R-FCN): input channels C = Co * PH * PW, output [K, Co, PH, PW] whose
+ * bin (ph, pw) of channel c reads input channel (c * PH + ph) * PW + pw; ps_roi_align samples as roi_align
+ * with aligned=True, ps_roi_pool averages each bin */
+AT_API THTensor *at_ps_roi_align(const THTensor *input, const THTensor *rois, double spatial_scale,
+                                 int64_t pooled_height, int64_t pooled_width, int64_t sampling_ratio);
+AT_API THTensor *at_ps_roi_align_backward(const THTensor *grad_output, const THTensor *rois, double spatial_scale,
+                                          int64_t pooled_height, int64_t pooled_width, const ATIntList *input_sizes,
+                                          int64_t sampling_ratio);
+AT_API THTensor *at_ps_roi_pool(const THTensor *input, const THTensor *rois, double spatial_scale,
+                                int64_t pooled_height, int64_t pooled_width);
+AT_API THTensor *at_ps_roi_pool_backward(const THTensor *grad_output, const THTensor *rois, double spatial_scale,
+                                         int64_t pooled_height, int64_t pooled_width, const ATIntList *input_sizes);
 #endif

@@ -13,6 +13,8 @@ from cthtorch.vision.ops.feature_pyramid_network import FeaturePyramidNetwork  #
 from cthtorch.vision.ops.misc import (Conv2dNormActivation, Conv3dNormActivation, FrozenBatchNorm2d,  # noqa: F401
                                       MLP, Permute, SqueezeExcitation)
 from cthtorch.vision.ops.poolers import MultiScaleRoIAlign  # noqa: F401
+from cthtorch.vision.ops.ps_roi_align import PSRoIAlign, ps_roi_align  # noqa: F401
+from cthtorch.vision.ops.ps_roi_pool import PSRoIPool, ps_roi_pool  # noqa: F401
 from cthtorch.vision.ops.roi_align import RoIAlign, roi_align  # noqa: F401
 from cthtorch.vision.ops.roi_pool import RoIPool, roi_pool  # noqa: F401
 from cthtorch.vision.ops.stochastic_depth import StochasticDepth, stochastic_depth  # noqa: F401
