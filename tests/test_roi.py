@@ -232,3 +232,19 @@ def test_ps_roi_pool_bin_means():
     assert ct.autograd.gradcheck(lambda t: ops.ps_roi_pool(t, ct.tensor(rois), (PH, PW), 1.0), (xg,))
     assert ct.autograd.gradgradcheck(lambda t: ops.ps_roi_pool(t, ct.tensor(rois), (PH, PW), 1.0), (xg,))
     assert repr(ops.PSRoIPool(3, 0.5)) == "PSRoIPool(output_size=3, spatial_scale=0.5)"
+
+
+def test_roi_bad_coordinates_and_empty_maps():
+    # NaN / inf / huge boxes and empty feature maps give finite zeros or NaN-free results, never a crash
+    x = ct.tensor(rs.randn(1, 2, 5, 5))
+    bad = ct.tensor([[0, float("nan"), 0, 2, 2], [0, 0, 0, float("inf"), 3], [0, -1e30, -1e30, 1e30, 1e30]],
+                    dtype=ct.float64)
+    for fn in (ops.roi_align, ops.roi_pool):
+        assert fn(x, bad, 2).shape == (3, 2, 2, 2)
+    assert ops.ps_roi_pool(ct.zeros(1, 4, 5, 5, dtype=ct.float64), bad, 2).shape == (3, 1, 2, 2)
+    empty = ops.roi_align(ct.zeros(1, 2, 0, 0, dtype=ct.float64), ct.tensor([[0., 0, 0, 3, 3]], dtype=ct.float64), 2)
+    assert ct.equal(empty, ct.zeros(1, 2, 2, 2, dtype=ct.float64))
+    # a non-contiguous input gives what its contiguous copy gives
+    xt = ct.tensor(rs.randn(1, 2, 6, 7)).transpose(2, 3)
+    r = ct.tensor([[0., 0.5, 1, 4, 5]], dtype=ct.float64)
+    assert ct.equal(ops.roi_align(xt, r, 3, 1.0, 2), ops.roi_align(xt.contiguous(), r, 3, 1.0, 2))

@@ -29,6 +29,21 @@ static inline int64_t roi_in_channel(const RoiGeom *g, int64_t c, int64_t ph, in
   return g->ps ? (c * g->PH + ph) * g->PW + pw : c;
 }
 
+/* box coordinates as integers: NaN reads as 0 and the magnitude is capped (a cast of NaN, inf or a huge value
+ * is undefined, and no map is 2^40 pixels wide), so bad boxes give zeros instead of undefined behaviour */
+static int64_t roi_to_i64(double v) {
+  if (!(v == v)) return 0;
+  const double cap = (double)((int64_t)1 << 40);
+  return (int64_t)(v < -cap ? -cap : v > cap ? cap : v);
+}
+
+/* roi_align's samples per bin side when sampling_ratio <= 0: ceil(bin size), 0 for NaN, capped so that an
+ * absurd box cannot run for ever */
+static int64_t roi_grid(double v) {
+  if (!(v > 0)) return 0;
+  return v > 4096.0 ? 4096 : (int64_t)v;
+}
+
 /* bilinear corners and weights of (y, x), torchvision's bilinear_interpolate:
  * a point more than one pixel outside reads nothing, one on the border clamps */
 typedef struct {
@@ -37,7 +52,9 @@ typedef struct {
 } RoiSample;
 
 static bool roi_sample(int64_t H, int64_t W, double y, double x, RoiSample *s) {
-  if (y < -1.0 || y > (double)H || x < -1.0 || x > (double)W) return false;
+  if (H <= 0 || W <= 0) return false;   /* an empty plane has no border pixel to clamp to */
+  /* written as a test that NaN fails too */
+  if (!(y >= -1.0 && y <= (double)H && x >= -1.0 && x <= (double)W)) return false;
   if (y <= 0) y = 0;
   if (x <= 0) x = 0;
   int64_t yl = (int64_t)y, xl = (int64_t)x, yh, xh;
@@ -346,8 +363,8 @@ static void RA_(roi_box)(const RoiGeom *g, const double *r, RA_(RoiBox) *bx) {
   }
   bx->y0 = sh; bx->x0 = sw;
   bx->bh = (RA_T)(rh / (RA_T)g->PH); bx->bw = (RA_T)(rw / (RA_T)g->PW);
-  bx->gh = g->ratio > 0 ? g->ratio : (int64_t)ceil((double)(RA_T)(rh / (RA_T)g->PH));
-  bx->gw = g->ratio > 0 ? g->ratio : (int64_t)ceil((double)(RA_T)(rw / (RA_T)g->PW));
+  bx->gh = g->ratio > 0 ? g->ratio : roi_grid(ceil((double)(RA_T)(rh / (RA_T)g->PH)));
+  bx->gw = g->ratio > 0 ? g->ratio : roi_grid(ceil((double)(RA_T)(rw / (RA_T)g->PW)));
   int64_t c = bx->gh * bx->gw;
   bx->count = (double)(c > 1 ? c : 1);
 }
@@ -419,15 +436,15 @@ static void RA_(roi_pool_fwd)(const RoiGeom *g, const RA_T *x, const double *box
   for (int64_t k = 0; k < g->K; k++) {
     const double *r = boxes + k * 5;
     /* torchvision rounds the scaled corners half away from zero, in the input's type */
-    int64_t sw = (int64_t)round((RA_T)r[1] * (RA_T)g->scale), sh = (int64_t)round((RA_T)r[2] * (RA_T)g->scale);
-    int64_t ew = (int64_t)round((RA_T)r[3] * (RA_T)g->scale), eh = (int64_t)round((RA_T)r[4] * (RA_T)g->scale);
+    int64_t sw = roi_to_i64(round((RA_T)r[1] * (RA_T)g->scale)), sh = roi_to_i64(round((RA_T)r[2] * (RA_T)g->scale));
+    int64_t ew = roi_to_i64(round((RA_T)r[3] * (RA_T)g->scale)), eh = roi_to_i64(round((RA_T)r[4] * (RA_T)g->scale));
     int64_t rw = ew - sw + 1 > 1 ? ew - sw + 1 : 1, rh = eh - sh + 1 > 1 ? eh - sh + 1 : 1;
     RA_T bh = (RA_T)rh / (RA_T)g->PH, bw = (RA_T)rw / (RA_T)g->PW;
     const RA_T *xb = x + (int64_t)r[0] * g->C * plane;
     for (int64_t ph = 0; ph < g->PH; ph++)
       for (int64_t pw = 0; pw < g->PW; pw++) {
-        int64_t hs = (int64_t)floor((RA_T)ph * bh) + sh, he = (int64_t)ceil((RA_T)(ph + 1) * bh) + sh;
-        int64_t ws = (int64_t)floor((RA_T)pw * bw) + sw, we = (int64_t)ceil((RA_T)(pw + 1) * bw) + sw;
+        int64_t hs = roi_to_i64(floor((RA_T)ph * bh)) + sh, he = roi_to_i64(ceil((RA_T)(ph + 1) * bh)) + sh;
+        int64_t ws = roi_to_i64(floor((RA_T)pw * bw)) + sw, we = roi_to_i64(ceil((RA_T)(pw + 1) * bw)) + sw;
         hs = hs < 0 ? 0 : hs > g->H ? g->H : hs; he = he < 0 ? 0 : he > g->H ? g->H : he;
         ws = ws < 0 ? 0 : ws > g->W ? g->W : ws; we = we < 0 ? 0 : we > g->W ? g->W : we;
         bool empty = he <= hs || we <= ws;
@@ -462,12 +479,12 @@ static void RA_(roi_pool_bwd)(const RoiGeom *g, const RA_T *go, const double *bo
  * unlike roi_pool, takes the box's size without the +1 */
 static bool RA_(ps_bin)(const RoiGeom *g, const double *r, int64_t ph, int64_t pw, int64_t *hs, int64_t *he,
                         int64_t *ws, int64_t *we) {
-  int64_t sw = (int64_t)round((RA_T)r[1] * (RA_T)g->scale), sh = (int64_t)round((RA_T)r[2] * (RA_T)g->scale);
-  int64_t ew = (int64_t)round((RA_T)r[3] * (RA_T)g->scale), eh = (int64_t)round((RA_T)r[4] * (RA_T)g->scale);
+  int64_t sw = roi_to_i64(round((RA_T)r[1] * (RA_T)g->scale)), sh = roi_to_i64(round((RA_T)r[2] * (RA_T)g->scale));
+  int64_t ew = roi_to_i64(round((RA_T)r[3] * (RA_T)g->scale)), eh = roi_to_i64(round((RA_T)r[4] * (RA_T)g->scale));
   int64_t rw = ew - sw > 1 ? ew - sw : 1, rh = eh - sh > 1 ? eh - sh : 1;
   RA_T bh = (RA_T)rh / (RA_T)g->PH, bw = (RA_T)rw / (RA_T)g->PW;
-  int64_t a = (int64_t)floor((RA_T)ph * bh) + sh, b = (int64_t)ceil((RA_T)(ph + 1) * bh) + sh;
-  int64_t c = (int64_t)floor((RA_T)pw * bw) + sw, d = (int64_t)ceil((RA_T)(pw + 1) * bw) + sw;
+  int64_t a = roi_to_i64(floor((RA_T)ph * bh)) + sh, b = roi_to_i64(ceil((RA_T)(ph + 1) * bh)) + sh;
+  int64_t c = roi_to_i64(floor((RA_T)pw * bw)) + sw, d = roi_to_i64(ceil((RA_T)(pw + 1) * bw)) + sw;
   *hs = a < 0 ? 0 : a > g->H ? g->H : a; *he = b < 0 ? 0 : b > g->H ? g->H : b;
   *ws = c < 0 ? 0 : c > g->W ? g->W : c; *we = d < 0 ? 0 : d > g->W ? g->W : d;
   return *he > *hs && *we > *ws;
