@@ -266,6 +266,15 @@ BAD_CALLS += [
     ("_pad_circular_backward", (t(2, 3, 5), t(2, 3, 4), [1, 1])),                   # grad's size != output's
     ("_pad_circular_backward", (t(2, 3, 6), t(2, 3, 4), [1, 1, 1])),                # odd padding length
     ("_pad_circular_backward", (t(2, 3, 6), t(2, 3, 4), [5, 1])),                   # wraps more than once
+    ("roi_align", (t(1, 2, 4, 4), t(2, 4), 1.0, 2, 2, -1, False)),                  # rois not [K, 5]
+    ("roi_align", (t(1, 2, 4, 4), ct.tensor([[5., 0, 0, 1, 1]]), 1.0, 2, 2, -1, False)),  # batch index out of range
+    ("roi_align_backward", (t(1, 3, 2, 2), ct.zeros(1, 5), 1.0, 2, 2, [1, 2, 4, 4], -1, False)),  # channels differ
+    ("roi_pool", (t(1, 2, 4, 4), ct.zeros(1, 5), 1.0, 0, 2)),                       # empty output size
+    ("roi_pool_backward", (t(1, 2, 2, 2), ct.zeros(1, 5), ct.full((1, 2, 2, 2), 99), [1, 2, 4, 4])),  # argmax range
+    ("ps_roi_align", (t(1, 3, 4, 4), ct.zeros(1, 5), 1.0, 2, 2, -1)),               # channels not a multiple of 4
+    ("ps_roi_align_backward", (t(1, 2, 2, 2), ct.zeros(1, 5), 1.0, 2, 2, [1, 4, 4, 4], -1)),  # 2 * 4 != 4 channels
+    ("ps_roi_pool", (t(1, 4, 4, 4), ct.zeros(1, 5, dtype=ct.float64), 1.0, 2, 2)),  # rois' dtype differs
+    ("ps_roi_pool_backward", (t(1, 1, 2, 2), ct.zeros(1, 5), 1.0, 2, 2, [1, 4, -4, 4])),  # negative size
 ]
 
 

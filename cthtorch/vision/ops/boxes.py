@@ -120,3 +120,36 @@ def masks_to_boxes(masks):
         boxes[i, 0], boxes[i, 1] = cthtorch.min(x), cthtorch.min(y)
         boxes[i, 2], boxes[i, 3] = cthtorch.max(x), cthtorch.max(y)
     return boxes
+
+
+def _box_diou_iou(boxes1, boxes2, eps=1e-7):
+    # pairwise IoU less the squared centre distance over the enclosing box's squared diagonal
+    iou = box_iou(boxes1, boxes2)
+    lti = cthtorch.min(boxes1[:, None, :2], boxes2[:, :2])
+    rbi = cthtorch.max(boxes1[:, None, 2:], boxes2[:, 2:])
+    whi = _upcast(rbi - lti).clamp(min=0)
+    diagonal_distance_squared = (whi[:, :, 0] ** 2) + (whi[:, :, 1] ** 2) + eps
+    x_p, y_p = (boxes1[:, 0] + boxes1[:, 2]) / 2, (boxes1[:, 1] + boxes1[:, 3]) / 2
+    x_g, y_g = (boxes2[:, 0] + boxes2[:, 2]) / 2, (boxes2[:, 1] + boxes2[:, 3]) / 2
+    centers_distance_squared = (_upcast(x_p[:, None] - x_g[None, :]) ** 2) + (_upcast(y_p[:, None] - y_g[None, :]) ** 2)
+    return iou - (centers_distance_squared / diagonal_distance_squared), iou
+
+
+def distance_box_iou(boxes1, boxes2, eps=1e-7):
+    """[N, M] distance IoU (DIoU) of every pair"""
+    diou, _ = _box_diou_iou(_upcast(boxes1), _upcast(boxes2), eps=eps)
+    return diou
+
+
+def complete_box_iou(boxes1, boxes2, eps=1e-7):
+    """[N, M] complete IoU (CIoU): DIoU less an aspect-ratio consistency term"""
+    boxes1, boxes2 = _upcast(boxes1), _upcast(boxes2)
+    diou, iou = _box_diou_iou(boxes1, boxes2, eps)
+    w_pred = boxes1[:, None, 2] - boxes1[:, None, 0]
+    h_pred = boxes1[:, None, 3] - boxes1[:, None, 1]
+    w_gt = boxes2[:, 2] - boxes2[:, 0]
+    h_gt = boxes2[:, 3] - boxes2[:, 1]
+    v = (4 / (cthtorch.pi ** 2)) * cthtorch.pow(cthtorch.atan(w_pred / h_pred) - cthtorch.atan(w_gt / h_gt), 2)
+    with cthtorch.no_grad():
+        alpha = v / (1 - iou + v + eps)
+    return diou - alpha * v
