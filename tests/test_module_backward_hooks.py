@@ -114,3 +114,22 @@ def _non_full(L):
 
 def test_non_full_backward_hook_as_torchs():
     assert _non_full(ct) == _non_full(torch)
+
+
+def _non_full_beside_pre_hook(L):
+    """a non-full hook still fires when the module also has a full backward pre-hook (torch's _call_impl
+    hooks the output's node whether or not it also set up the full hooks' wrapper)"""
+    lin = L.nn.Linear(3, 2)
+    calls = []
+    lin.register_full_backward_pre_hook(lambda m, go: calls.append(("pre", [tuple(g.shape) for g in go])))
+    lin.register_backward_hook(lambda m, gi, go: calls.append(
+        ("non-full", [None if t is None else tuple(t.shape) for t in gi], [tuple(t.shape) for t in go])))
+    with warnings.catch_warnings(record=True) as w:
+        warnings.simplefilter("always")
+        y = lin(L.ones(4, 3, requires_grad=True))
+    y.sum().backward()
+    return calls, [(c.category, str(c.message)) for c in w]
+
+
+def test_non_full_hook_beside_a_full_pre_hook_fires_as_torchs():
+    assert _non_full_beside_pre_hook(ct) == _non_full_beside_pre_hook(torch)

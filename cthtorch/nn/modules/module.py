@@ -733,7 +733,7 @@ class Module:
                 result = r
         if bw is not None:
             result = bw.wrap_outputs(result)
-        elif cthtorch.is_grad_enabled():
+        if cthtorch.is_grad_enabled():   # beside full hooks or pre-hooks too, as torch's _call_impl
             self._non_full_backward_hooks(args, result)
         return result
 
