@@ -75,11 +75,12 @@ def _contract(a, la, b, lb, keep):
 
 
 def _subscript(n):
+    # compared and added as torch.functional does, so numpy integers (a sublist from np.arange) serve too
     if n is Ellipsis:
         return _ELL
-    if isinstance(n, int) and 0 <= n < 26:
+    if 0 <= n < 26:
         return chr(ord("A") + n)
-    if isinstance(n, int) and 26 <= n < 52:
+    if 26 <= n < 52:
         return chr(ord("a") + n - 26)
     raise ValueError("einsum(): subscript in subscript list is not within the valid range [0, 52)")
 

@@ -187,6 +187,9 @@ def test_einsum_sublist_format_and_argument_errors():
     check(lambda x, y: ct.einsum(x, [Ellipsis, 30], y, [Ellipsis, 30]),
           lambda x, y: torch.einsum(x, [Ellipsis, 30], y, [Ellipsis, 30]), a, a)
     check(lambda x: ct.einsum(x, [0, 1, 2], [Ellipsis]), lambda x: torch.einsum(x, [0, 1, 2], [Ellipsis]), a)
+    # numpy integers as subscripts (a sublist from np.arange), as torch takes them
+    check(lambda x: ct.einsum(x, list(np.arange(3)), [np.int64(2), np.int32(0)]),
+          lambda x: torch.einsum(x, list(np.arange(3)), [np.int64(2), np.int32(0)]), a)
     for args in ((), ("ij",), (5, "m"), ("m", [0, 60]), ("m", [0, -1])):
         raises_like(lambda: ct.einsum(*[ct.ones(2, 2) if x == "m" else x for x in args]),
                     lambda: torch.einsum(*[torch.ones(2, 2) if x == "m" else x for x in args]))
