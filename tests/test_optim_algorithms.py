@@ -575,7 +575,7 @@ def _complex_steps(lib, opt_name, kwargs):
 
 @pytest.mark.parametrize("name,kwargs", [
     ("Adam", {}), ("Adam", {"amsgrad": True, "weight_decay": 0.1}), ("AdamW", {"maximize": True}),
-    ("Adagrad", {}), ("RMSprop", {"centered": True, "momentum": 0.9}), ("Adadelta", {}), ("Adamax", {}),
+    ("Adagrad", {}), ("Adagrad", {"initial_accumulator_value": 0.1}), ("RMSprop", {"centered": True, "momentum": 0.9}), ("Adadelta", {}), ("Adamax", {}),
     ("NAdam", {}), ("RAdam", {}), ("ASGD", {}), ("Rprop", {}), ("SGD", {"lr": 0.1, "momentum": 0.9})])
 def test_complex_parameters_step_as_torchs(name, kwargs):
     ours, theirs = _complex_steps(ct, name, kwargs), _complex_steps(torch, name, kwargs)

@@ -155,7 +155,9 @@ class Adagrad(Optimizer):
             for p in g["params"]:
                 st = self.state[p]
                 st["step"] = cthtorch.tensor(0.0)
-                st["sum"] = cthtorch.full_like(p, initial_accumulator_value)
+                # a complex parameter's sum starts at the value in both parts, as torch's (each part steps alone)
+                v = initial_accumulator_value
+                st["sum"] = cthtorch.empty_like(p).fill_(complex(v, v) if p.is_complex() else v)
 
     def step(self, closure=None):
         def impl():
