@@ -901,6 +901,22 @@ def test_script_tensor_of_a_number_and_dtype_casts():
         [n.kind() for n in ft.graph.nodes() if n.kind() == "aten::to"]
 
 
+def _device_strings_and_bool_tensor(x, flag: bool):
+    return x.to("cpu"), torch.zeros(2, device="cpu"), x.to(device="cpu", dtype=torch.float64), torch.tensor(flag), \
+        torch.tensor(True, dtype=torch.float32)
+
+
+def test_script_device_strings_and_a_bool_tensor():
+    """a str where a Device is expected converts as torch's (aten::device): x.to('cpu'), zeros(device='cpu');
+    torch.tensor(True) is a 0-d bool (tensor.bool)"""
+    fs, ft = both(_device_strings_and_bool_tensor)
+    x = np.array([1.5, -2.0], dtype=np.float32)
+    for o, t in zip(fs(cthtorch.from_numpy(x), False), ft(torch.from_numpy(x), False)):
+        assert o.dtype.__repr__().replace("cthtorch", "torch") == repr(t.dtype) and tuple(o.shape) == tuple(t.shape)
+        assert o.tolist() == t.tolist()
+    assert fs.code == ft.code
+
+
 def _script_calling_script_functions(lib):
     """ChatRWKV's pattern: @torch.jit.script helpers (MyStatic) called by name from script methods and from
     a scripted module's forward"""

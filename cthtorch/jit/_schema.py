@@ -485,6 +485,7 @@ FRONTEND_SCHEMAS = [
     # first (an int also fits float and, as for int[N], `int[]`): torch.tensor(1) is a 0-d int64
     "aten::tensor.int(int t, *, ScalarType? dtype=None, Device? device=None, bool requires_grad=False) -> Tensor",
     "aten::tensor.float(float t, *, ScalarType? dtype=None, Device? device=None, bool requires_grad=False) -> Tensor",
+    "aten::tensor.bool(bool t, *, ScalarType? dtype=None, Device? device=None, bool requires_grad=False) -> Tensor",
     "aten::tensor.int_list(int[] data, *, ScalarType? dtype=None, Device? device=None, bool requires_grad=False) "
     "-> Tensor",
     "aten::tensor.float_list(float[] data, *, ScalarType? dtype=None, Device? device=None, "

@@ -2364,6 +2364,8 @@ class Emitter:
             return self.try_convert(v, t.getElementType(), spelling.rstrip("?"), loc, lenient)
         if is_subtype(vt, t):
             return v
+        if kt in ("DeviceObjType", "DeviceType") and kv == "StringType":   # implicit str -> Device, as torch's
+            return self.node("aten::device", [v], [T_device()], loc).output()
         if kt == "FloatType" and kv == "IntType":       # implicit int -> float
             if self.is_const(v):
                 return self.const(float(v.toIValue()), loc)
