@@ -26,6 +26,12 @@ def _options_text(dt):
             "(default), memory_format=(nullopt))" % _cpp_dtype_name(dt))
 
 
+def _is_data(x):
+    """lists, tuples, ranges and arrays of one or more dims are data; ints and Sizes are sizes"""
+    return (isinstance(x, collections.abc.Sequence) and not isinstance(x, (str, cthtorch.Size))) or \
+        (hasattr(x, "__array_interface__") and getattr(x, "ndim", 0) > 0)
+
+
 def _make(name, dt):
     def __new__(cls, *args, **kwargs):
         if len(args) == 1 and not kwargs:
@@ -36,8 +42,7 @@ def _make(name, dt):
                 return data.detach()
             if cthtorch.is_storage(data):
                 return _from_storage(name, dt, data)
-            if (isinstance(data, collections.abc.Sequence) and not isinstance(data, (str, cthtorch.Size))) or \
-                    (hasattr(data, "__array_interface__") and getattr(data, "ndim", 0) > 0):   # lists, ranges
+            if _is_data(data):
                 return cthtorch.tensor(data, dtype=dt)
             if not isinstance(data, bool):
                 try:
@@ -52,8 +57,10 @@ def _make(name, dt):
                                 % (t.__name__ if t.__module__ == "builtins" else t.__module__ + "." + t.__name__))
         # sizes (FloatTensor(2, 3), size=, device=), no arguments, and the refusals (a float, None, two lists):
         # torch.Tensor's own parser and texts; only the dtype differs
-        shape = cthtorch.Tensor(*args, **kwargs).shape
-        return cthtorch.empty(shape, dtype=dt)
+        made = cthtorch.Tensor(*args, **kwargs)
+        if len(args) == 1 and _is_data(args[0]):   # data with device=: made from it in this dtype, as torch's
+            return cthtorch.tensor(args[0], dtype=dt)
+        return cthtorch.empty(made.shape, dtype=dt)
     return _LegacyMeta(name, (object,), {"__new__": __new__, "dtype": dt, "__module__": "cthtorch"})
 
 

@@ -92,6 +92,15 @@ static void tensor_dealloc(THPTensor *self) {
 
 /* ---- legacy constructor: Tensor(), Tensor(*sizes), Tensor(sequence), Tensor(tensor) ---- */
 extern PyObject *THP_tensor_from_data(PyObject *data, THDtype dtype, bool dtype_given, bool copy_tensor);
+/* a new reference to the tensor made from a sequence/buffer/array of data, or NULL with the error set */
+static THTensor *legacy_from_data(PyObject *data, THDtype dt) {
+  PyObject *made = THP_tensor_from_data(data, dt, true, true);
+  if (!made) return NULL;
+  THTensor *t = THTensor_retain(((THPTensor *)made)->t);
+  Py_DECREF(made);
+  return t;
+}
+
 static PyObject *tensor_new(PyTypeObject *type, PyObject *args, PyObject *kwargs) {
   static const char *sigs[] = {
     "new(*, Device? device=None)",
@@ -104,14 +113,11 @@ static PyObject *tensor_new(PyTypeObject *type, PyObject *args, PyObject *kwargs
   APResult r;
   /* Tensor(2, 3) and Tensor(torch.Size) are sizes; Tensor([2, 3]) is data */
   Py_ssize_t na = args ? PyTuple_GET_SIZE(args) : 0;
-  if (na == 1 && (!kwargs || !PyDict_GET_SIZE(kwargs)) && (PyList_Check(PyTuple_GET_ITEM(args, 0)) ||
-                  (PyTuple_Check(PyTuple_GET_ITEM(args, 0)) && !PyObject_TypeCheck(PyTuple_GET_ITEM(args, 0), &THPSizeType)))) {
-    PyObject *data = PyTuple_GET_ITEM(args, 0);
-    PyObject *made = THP_tensor_from_data(data, at_default_dtype(), true, true);
-    if (!made) return NULL;
-    PyObject *res = THPTensor_wrapType(type, THTensor_retain(((THPTensor *)made)->t));
-    Py_DECREF(made);
-    return res;
+  bool one_sequence = na == 1 && (PyList_Check(PyTuple_GET_ITEM(args, 0)) ||
+                  (PyTuple_Check(PyTuple_GET_ITEM(args, 0)) && !PyObject_TypeCheck(PyTuple_GET_ITEM(args, 0), &THPSizeType)));
+  if (one_sequence && (!kwargs || !PyDict_GET_SIZE(kwargs))) {
+    THTensor *t = legacy_from_data(PyTuple_GET_ITEM(args, 0), at_default_dtype());
+    return t ? THPTensor_wrapType(type, t) : NULL;
   }
   int idx = ap_parse_tuple(&parser, NULL, args, kwargs, &r);
   if (idx < 0) return NULL;
@@ -121,7 +127,11 @@ static PyObject *tensor_new(PyTypeObject *type, PyObject *args, PyObject *kwargs
   if (idx != 2 && ap_device_check(&r, idx == 0 ? 0 : 1) < 0) goto done;
   switch (idx) {
     case 0: { ATIntList z = { 1, {0} }; t = at_empty(&z, dt); break; }
-    case 1: t = at_empty(ap_intlist(&r, 0), dt); break;
+    case 1:
+      /* a list or tuple given with device= binds the sizes signature; torch takes it as data (unlike a Size) */
+      if (!one_sequence) t = at_empty(ap_intlist(&r, 0), dt);
+      else if (!(t = legacy_from_data(PyTuple_GET_ITEM(args, 0), dt))) goto done;   /* its error is set */
+      break;
     case 2: {
       THPTensor *o = ap_tensor(&r, 0);
       t = at_alias(o->t);
@@ -140,10 +150,7 @@ static PyObject *tensor_new(PyTypeObject *type, PyObject *args, PyObject *kwargs
         PyErr_Format(PyExc_TypeError, "new(): data must be a sequence (got %s)", Py_TYPE(data)->tp_name);
         goto done;
       }
-      PyObject *made = THP_tensor_from_data(data, dt, true, true);
-      if (!made) goto done;
-      t = THTensor_retain(((THPTensor *)made)->t);
-      Py_DECREF(made);
+      if (!(t = legacy_from_data(data, dt))) goto done;
       break;
     }
   }
