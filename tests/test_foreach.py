@@ -152,7 +152,14 @@ def test_errors_are_torchs():
                lambda L: L._foreach_sub([L.ones(2, dtype=L.bool)], 1),
                lambda L: L._foreach_lerp(lists(L), lists(L, n=2), 0.5),
                lambda L: L._foreach_addcmul(lists(L), lists(L), lists(L), [1.0]),
-               lambda L: L._foreach_mul_([L.ones(2, requires_grad=True)], 2.0)):
+               lambda L: L._foreach_mul_([L.ones(2, requires_grad=True)], 2.0),
+               # empty tensors and packed scalars: the foreach ops' own texts
+               lambda L: L._foreach_norm([L.ones(2), L.ones(0)], float("inf")),
+               lambda L: L._foreach_norm([L.ones(0)], float("-inf")),
+               lambda L: L._foreach_max([L.ones(2), L.ones(0)]),
+               lambda L: L._foreach_addcmul([L.ones(2)], [L.ones(2)], [L.ones(2)], L.ones(1, 1)),
+               lambda L: L._foreach_addcdiv([L.ones(2)], [L.ones(2)], [L.ones(2)], L.ones(2)),
+               lambda L: L._foreach_addcmul([L.ones(2)], [L.ones(2)], [L.ones(2)], L.tensor(2.0))):
         raises_like(lambda: mk(cthtorch), lambda: mk(torch))
     for mk in (lambda L: L._foreach_add(lists(L), "x"), lambda L: L._foreach_add(L.ones(2), 1)):
         raises_like(lambda: mk(cthtorch), lambda: mk(torch), first_line=True)

@@ -158,7 +158,11 @@ def _pointwise3(op):
             _check_lists(self, tensor1, tensor2)
             if isinstance(value, cthtorch.Tensor):
                 if value.dim() != 1:
-                    raise RuntimeError("Expected scalars to be of dimension 1, but got %d" % value.dim())
+                    raise RuntimeError("Expected packed scalar Tensor to be of dimension 1. Got %d instead."
+                                       % value.dim())
+                if value.numel() != len(self):
+                    raise RuntimeError("Expected length of scalars to match input of length %d but got %d instead."
+                                       % (len(self), value.numel()))
                 value = value.tolist()
             values = _spread(self, value, name, args, expected, tensors=False)
             f = op + ("_" if inplace else "")
@@ -211,6 +215,9 @@ def _pow_impl(inplace):
 
 def _foreach_norm(self, ord=2, dtype=None):
     _check_self("_foreach_norm", self, (self, ord), ["tuple of Tensors self, Number ord = 2, ScalarType dtype = None"])
+    if ord == float("inf") and any(t.numel() == 0 for t in self):   # torch's own text (-inf: vector_norm's)
+        raise RuntimeError("_foreach_norm cannot compute the infinity norm on an empty tensor because the operation "
+                           "does not have an identity")
     return tuple(cthtorch.linalg.vector_norm(t, ord, dtype=dtype) for t in self)
 
 
@@ -222,6 +229,9 @@ def _foreach_powsum(self, ord=2, dtype=None):
 
 def _foreach_max(self):
     _check_self("_foreach_max", self, (self,), ["tuple of Tensors self"])
+    if any(t.numel() == 0 for t in self):
+        raise RuntimeError("_foreach_max cannot compute the maximum of an empty tensor; max over zero elements is "
+                           "undefined.")
     return tuple(t.max() for t in self)
 
 
