@@ -39,7 +39,7 @@ def _make(name, dt):
             if isinstance(data, cthtorch.Tensor):
                 if data.dtype != dt:   # torch converts nothing here: FloatTensor(long_tensor) is an error
                     raise TypeError("expected %s (got %s)" % (_options_text(dt), _options_text(data.dtype)))
-                return data.detach()
+                return data.view_as(data)   # torch's alias: the same data, gradients flow back to data
             if cthtorch.is_storage(data):
                 return _from_storage(name, dt, data)
             if _is_data(data):

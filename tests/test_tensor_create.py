@@ -484,3 +484,13 @@ def test_legacy_typed_constructors_as_torch(call):
         except Exception as e:  # noqa: BLE001 - the refusal is the result compared
             return "%s: %s" % (type(e).__name__, e)
     assert run(ct) == run(torch)
+
+
+def test_legacy_typed_constructor_of_its_own_dtype_aliases_as_torch():
+    """torch.FloatTensor(x) of a float32 x is an alias of x: the same data, and gradients reach x"""
+    def run(m):
+        x = m.tensor([1.0, 2.0], requires_grad=True)
+        y = m.FloatTensor(x)
+        (y * 3).sum().backward()
+        return y.requires_grad, y._base is x, y is x, y.data_ptr() == x.data_ptr(), x.grad.tolist()
+    assert run(ct) == run(torch)
