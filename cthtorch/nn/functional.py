@@ -985,14 +985,10 @@ def pad_(input, pad, mode="constant", value=None):
     if len(pad) // 2 > input.dim():
         raise RuntimeError("Padding length should be less than or equal to two times the input dimension but got "
                          "padding length %d and input of dimension %d" % (len(pad), input.dim()))
-    if mode not in ("constant", "reflect", "replicate", "circular"):
-        raise NotImplementedError("Unrecognised padding mode %s" % mode)
     if mode == "constant":   # one C op (constant_pad_nd), negative pads included
         return cthtorch.constant_pad_nd(input, pad, 0.0 if value is None else value)
     if value is not None and value != 0:
         raise RuntimeError('Padding mode "%s" doesn\'t take in value argument' % mode)
-    if mode not in _PAD_OPS:
-        raise NotImplementedError("Unrecognised padding mode %s" % mode)
     nsp = len(pad) // 2
     if nsp == 0 or input.dim() not in (nsp + 1, nsp + 2) or nsp > 3:
         raise NotImplementedError(
