@@ -468,7 +468,12 @@ def test_range_warns_on_every_call_as_torch():
     "m.FloatTensor(2, device='cpu').shape", "m.FloatTensor(m.Size([2, 1])).shape", "m.FloatTensor().shape",
     "m.LongTensor([2 ** 40 + 1]).tolist()", "m.FloatTensor(np.array([1.5, 2])).tolist()",
     "m.ByteTensor((1, 0)).tolist()", "m.FloatTensor(m.ones(2)).tolist()", "m.Tensor(size=[2, 3]).shape",
-    "m.FloatTensor(np.array([[1, 2]])).dtype", "m.LongTensor(range(3)).tolist()"])
+    "m.FloatTensor(np.array([[1, 2]])).dtype", "m.LongTensor(range(3)).tolist()",
+    # a lone list or tuple is data with a keyword too; a Size or separate ints are sizes
+    "m.Tensor([1, 2], device='cpu').tolist()", "m.Tensor((3, 4), device='cpu').tolist()",
+    "m.FloatTensor([1, 2], device='cpu').tolist()", "m.LongTensor([[1], [2]], device='cpu').tolist()",
+    "m.Tensor(m.Size([2]), device='cpu').shape", "m.Tensor(2, 3, device='cpu').shape",
+    "m.Tensor([], device='cpu').shape"])
 def test_legacy_typed_constructors_as_torch(call):
     """2017-era torch.FloatTensor(...) calls: sizes (also size=, a numpy int), data (lists, numpy arrays, the
     exact int64s a LongTensor holds), and torch's refusals (a float or None is not a sequence, another dtype's

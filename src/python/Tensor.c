@@ -102,10 +102,13 @@ static PyObject *tensor_new(PyTypeObject *type, PyObject *args, PyObject *kwargs
   };
   static APParser parser = { sigs };
   APResult r;
-  /* Tensor(2, 3) and Tensor(torch.Size) are sizes; Tensor([2, 3]) is data */
+  /* Tensor(2, 3) and Tensor(torch.Size) are sizes; Tensor([2, 3]) is data, with keywords too (the list
+   * binds to the sizes there, and torch's legacy constructor then takes it as data) */
   Py_ssize_t na = args ? PyTuple_GET_SIZE(args) : 0;
-  if (na == 1 && (!kwargs || !PyDict_GET_SIZE(kwargs)) && (PyList_Check(PyTuple_GET_ITEM(args, 0)) ||
-                  (PyTuple_Check(PyTuple_GET_ITEM(args, 0)) && !PyObject_TypeCheck(PyTuple_GET_ITEM(args, 0), &THPSizeType)))) {
+  bool lone_seq = na == 1 && (PyList_Check(PyTuple_GET_ITEM(args, 0)) ||
+                              (PyTuple_Check(PyTuple_GET_ITEM(args, 0)) &&
+                               !PyObject_TypeCheck(PyTuple_GET_ITEM(args, 0), &THPSizeType)));
+  if (lone_seq && (!kwargs || !PyDict_GET_SIZE(kwargs))) {
     PyObject *data = PyTuple_GET_ITEM(args, 0);
     PyObject *made = THP_tensor_from_data(data, at_default_dtype(), true, true);
     if (!made) return NULL;
@@ -121,14 +124,19 @@ static PyObject *tensor_new(PyTypeObject *type, PyObject *args, PyObject *kwargs
   if (idx != 2 && ap_device_check(&r, idx == 0 ? 0 : 1) < 0) goto done;
   switch (idx) {
     case 0: { ATIntList z = { 1, {0} }; t = at_empty(&z, dt); break; }
-    case 1: t = at_empty(ap_intlist(&r, 0), dt); break;
     case 2: {
       THPTensor *o = ap_tensor(&r, 0);
       t = at_alias(o->t);
       break;
     }
+    case 1:
+      if (!lone_seq) {
+        t = at_empty(ap_intlist(&r, 0), dt);
+        break;
+      }
+      /* fall through - the lone list or tuple is data */
     case 3: {
-      PyObject *data = ap_object(&r, 0);
+      PyObject *data = idx == 1 ? PyTuple_GET_ITEM(args, 0) : ap_object(&r, 0);
       if (PyLong_Check(data)) {
         ATIntList l = { 1, { 0 } };
         if (ap_to_intlist(data, &l, "new", "size") < 0) goto done;
