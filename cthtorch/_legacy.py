@@ -34,6 +34,11 @@ def _is_data(x):
 
 def _make(name, dt):
     def __new__(cls, *args, **kwargs):
+        if len(args) == 1 and list(kwargs) == ["device"] and isinstance(args[0], (list, tuple)) and \
+                not isinstance(args[0], cthtorch.Size):
+            # a lone list or tuple is data with device= too (torch.Tensor's parser checks the device)
+            cthtorch.Tensor(**kwargs)
+            return cthtorch.tensor(args[0], dtype=dt)
         if len(args) == 1 and not kwargs:
             data = args[0]
             if isinstance(data, cthtorch.Tensor):

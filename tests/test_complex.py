@@ -444,3 +444,30 @@ def test_var_and_std_of_complex_tensors_match_torch(dtype):
     for ours, theirs in zip(*got):
         assert ours.dtype == theirs.dtype and ours.shape == theirs.shape
         np.testing.assert_allclose(ours, theirs, rtol=tol, atol=tol)
+
+
+def test_var_and_std_of_a_0d_complex_tensor_match_torch():
+    """a 0-d complex tensor's var/std reduce its one element (NaN at the default correction, 0 with
+    correction=0), over all dims or dim 0 / -1, with torch's gradient; cthtorch raised NotImplementedError.
+    (torch's 'degrees of freedom is <= 0' warning is given by no cthtorch var, real or complex.)"""
+    got = []
+    for L in (ct, torch):
+        X = L.tensor(1.5 - 2j, requires_grad=True)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            outs = [X.var(), X.std(), X.var(0), X.std(-1, keepdim=True), L.var(X, correction=0),
+                    L.std(X, dim=0, unbiased=False)]
+        loss = outs[4] + outs[5] * 2
+        got.append([o.detach().numpy() for o in outs] + [L.autograd.grad(loss, X)[0].numpy()])
+    for ours, theirs in zip(*got):
+        assert ours.dtype == theirs.dtype and ours.shape == theirs.shape
+        np.testing.assert_allclose(ours, theirs, rtol=1e-6, atol=1e-7)
+
+
+def test_sum_and_mean_of_a_0d_complex_tensor_over_dim_0_match_torch():
+    """dim 0 / -1 of a 0-d complex tensor is the tensor itself (cthtorch reduced view_as_real's pair dim)"""
+    for L in (ct, torch):
+        X = L.tensor(1.5 - 2j)
+        got = [X.sum(0), X.mean(-1), X.sum(0, keepdim=True), L.mean(X, [0], keepdim=True)]
+        assert [(complex(o), tuple(o.shape), str(o.dtype).split(".")[-1]) for o in got] == \
+            [(1.5 - 2j, (), "complex64")] * 4

@@ -235,3 +235,17 @@ def test_logsumexp_over_a_leading_dim_like_torch(dt):
         assert np.array_equal(r1, big.logsumexp(0).numpy())
     finally:
         ct.set_num_threads(n0)
+
+
+def test_std_gradient_where_the_std_is_zero_is_zero_as_torch():
+    """torch's std_backward masks a zero std: a constant row's gradient is 0, not 0 / 0 = NaN"""
+    torch = oracle.require_torch()
+    got = []
+    for L in (ct, torch):
+        x = L.tensor([[1.0, 1.0, 1.0], [1.0, 2.0, 4.0]], requires_grad=True)
+        s = L.tensor(2.5, requires_grad=True)
+        loss = x.std(1).sum() + L.std_mean(x, 1)[0].sum() * 2 + s.std(unbiased=False) + x.std(1, keepdim=True).sum()
+        loss.backward()
+        got.append((x.grad.numpy(), s.grad.numpy()))
+    for ours, theirs in zip(*got):
+        np.testing.assert_allclose(ours, theirs, rtol=1e-6, atol=1e-7)

@@ -208,30 +208,55 @@ def test_ps_roi_align_is_roi_align_per_bin_channel():
         ops.ps_roi_align(ct.zeros(1, 3, 4, 4), ct.zeros(1, 5), 2)
 
 
-def test_ps_roi_pool_bin_means():
-    PH, PW, Co = 2, 2, 3
-    xn = rs.randn(2, Co * PH * PW, 8, 9)
-    rois = rand_rois(5, 2, 8, 9, lo=-3.0, spread=1.5)
-    got = ops.ps_roi_pool(ct.tensor(xn), ct.tensor(rois), (PH, PW), 1.0)
-    x = torch.tensor(xn)
-    want = torch.zeros(5, Co, PH, PW, dtype=torch.float64)
+def ps_roi_pool_bins(rois, PH, PW, H, W, clip_h, clip_w):
+    # torchvision's ps_roi_pool bins: corners rounded half away from zero, sizes without roi_pool's +1, ends
+    # clipped to clip_h / clip_w (its CPU forward clips to H - 1 and W - 1, its backward to H and W)
     for k, r in enumerate(rois.tolist()):
         sw, sh, ew, eh = (int(math.floor(abs(v) + 0.5)) * (1 if v >= 0 else -1) for v in r[1:])
         rw, rh = max(ew - sw, 1), max(eh - sh, 1)
         for ph in range(PH):
             for pw in range(PW):
-                hs = min(max(math.floor(ph * rh / PH) + sh, 0), 8)
-                he = min(max(math.ceil((ph + 1) * rh / PH) + sh, 0), 8)
-                ws = min(max(math.floor(pw * rw / PW) + sw, 0), 9)
-                we = min(max(math.ceil((pw + 1) * rw / PW) + sw, 0), 9)
+                hs = min(max(math.floor(ph * rh / PH) + sh, 0), clip_h)
+                he = min(max(math.ceil((ph + 1) * rh / PH) + sh, 0), clip_h)
+                ws = min(max(math.floor(pw * rw / PW) + sw, 0), clip_w)
+                we = min(max(math.ceil((pw + 1) * rw / PW) + sw, 0), clip_w)
                 if he > hs and we > ws:
-                    for c in range(Co):
-                        want[k, c, ph, pw] = x[int(r[0]), (c * PH + ph) * PW + pw, hs:he, ws:we].mean()
+                    yield k, int(r[0]), ph, pw, slice(hs, he), slice(ws, we)
+
+
+def test_ps_roi_pool_bin_means():
+    PH, PW, Co = 2, 2, 3
+    xn = rs.randn(2, Co * PH * PW, 8, 9)
+    rois = rand_rois(5, 2, 8, 9, lo=-3.0, spread=1.5)
+    # a box over the whole map: its last bins end at the map's last row and column
+    rois = np.concatenate([rois, [[1, 0, 0, 9, 8], [0, 2, 3, 9.4, 8.2]]])
+    got = ops.ps_roi_pool(ct.tensor(xn), ct.tensor(rois), (PH, PW), 1.0)
+    x = torch.tensor(xn)
+    want = torch.zeros(len(rois), Co, PH, PW, dtype=torch.float64)
+    for k, b, ph, pw, hsl, wsl in ps_roi_pool_bins(rois, PH, PW, 8, 9, 7, 8):
+        for c in range(Co):
+            want[k, c, ph, pw] = x[b, (c * PH + ph) * PW + pw, hsl, wsl].mean()
     np.testing.assert_allclose(got.numpy(), want.numpy(), rtol=1e-12, atol=1e-14)
+    # the backward spreads each bin's gradient over the bin clipped to the map's sizes, as torchvision's
+    gon = rs.randn(len(rois), Co, PH, PW)
     xg = ct.tensor(xn, requires_grad=True)
-    assert ct.autograd.gradcheck(lambda t: ops.ps_roi_pool(t, ct.tensor(rois), (PH, PW), 1.0), (xg,))
+    ops.ps_roi_pool(xg, ct.tensor(rois), (PH, PW), 1.0).backward(ct.tensor(gon))
+    gwant = torch.zeros(xn.shape, dtype=torch.float64)
+    for k, b, ph, pw, hsl, wsl in ps_roi_pool_bins(rois, PH, PW, 8, 9, 8, 9):
+        for c in range(Co):
+            area = (hsl.stop - hsl.start) * (wsl.stop - wsl.start)
+            gwant[b, (c * PH + ph) * PW + pw, hsl, wsl] += gon[k, c, ph, pw] / area
+    np.testing.assert_allclose(xg.grad.numpy(), gwant.numpy(), rtol=1e-12, atol=1e-14)
+    # boxes inside the map (no bin reaches its last row or column): the backward is the forward's gradient
+    inner = ct.tensor([[0, 0.2, 0.6, 5.3, 4.9], [1, 2.0, 1.0, 7.4, 6.2], [0, 3.0, 2.0, 3.2, 2.4]], dtype=ct.float64)
+    assert ct.autograd.gradcheck(lambda t: ops.ps_roi_pool(t, inner, (PH, PW), 1.0), (xg,))
     assert ct.autograd.gradgradcheck(lambda t: ops.ps_roi_pool(t, ct.tensor(rois), (PH, PW), 1.0), (xg,))
     assert repr(ops.PSRoIPool(3, 0.5)) == "PSRoIPool(output_size=3, spatial_scale=0.5)"
+    # an output size whose bin count overflows int64 is refused, not a division by zero
+    with pytest.raises(RuntimeError, match="input channels must be a multiple of pooling height \\* pooling width"):
+        ops.ps_roi_pool(ct.tensor(xn), ct.tensor(rois), (2 ** 32, 2 ** 32), 1.0)
+    with pytest.raises(RuntimeError, match="input channels must be a multiple of pooling height \\* pooling width"):
+        ops.ps_roi_align(ct.tensor(xn), ct.tensor(rois), (2 ** 32, 2 ** 32), 1.0)
 
 
 def test_roi_bad_coordinates_and_empty_maps():

@@ -473,7 +473,11 @@ def test_range_warns_on_every_call_as_torch():
     "m.FloatTensor([1, 2], device='cpu').tolist()", "m.LongTensor([2 ** 40 + 1], device='cpu').tolist()",
     "m.Tensor([1.5, 2], device='cpu').tolist()", "m.Tensor((1, 2), device='cpu').tolist()",
     "m.IntTensor(range(3), device='cpu').tolist()", "m.Tensor(m.Size([2]), device='cpu').shape",
-    "m.Tensor([[1, 2], [3]], device='cpu')"])
+    "m.Tensor([[1, 2], [3]], device='cpu')",
+    "m.Tensor([1, 2], device='cpu').tolist()", "m.Tensor((3, 4), device='cpu').tolist()",
+    "m.FloatTensor([1, 2], device='cpu').tolist()", "m.LongTensor([[1], [2]], device='cpu').tolist()",
+    "m.Tensor(m.Size([2]), device='cpu').shape", "m.Tensor(2, 3, device='cpu').shape",
+    "m.Tensor([], device='cpu').shape"])
 def test_legacy_typed_constructors_as_torch(call):
     """2017-era torch.FloatTensor(...) calls: sizes (also size=, a numpy int), data (lists, numpy arrays, the
     exact int64s a LongTensor holds), and torch's refusals (a float or None is not a sequence, another dtype's

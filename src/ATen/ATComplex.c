@@ -154,7 +154,7 @@ THTensor *at_complex_sum(const THTensor *self, const ATIntList *dims, bool keepd
   THTensor *src = odt == self->dtype ? THTensor_retain((THTensor *)self) : at_to_dtype(self, odt, false);
   THTensor *rv = src ? at_view_as_real(src) : NULL;
   THTensor *s = NULL, *c = NULL, *res = NULL;
-  if (rv && d.n == 0 && self->ndim == 0) s = at_clone(rv, false);
+  if (rv && self->ndim == 0) s = at_clone(rv, false);   /* dims 0 / -1 (checked above) name no dim of the pair */
   else if (rv) s = mean ? at_mean(rv, &d, keepdim, TH_Undefined, NULL) : at_sum(rv, &d, keepdim, TH_Undefined, NULL);
   if (s) c = at_contiguous(s);
   if (c) res = at_view_as_complex(c);

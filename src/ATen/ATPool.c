@@ -412,6 +412,14 @@ THTensor *at_max_pool1d_values(const THTensor *input, const ATIntList *k, const 
     THError_set(TH_ERR_RUNTIME, "max_pool1d() dilation must be greater than zero, but got %lld", (long long)g.D);
     return NULL;
   }
+  /* the window's extent past int64 (torch's check fails there on its wrapped value): refused, where pool_out's
+   * wrapped size would run a loop over the 2^62 taps */
+  int64_t ext;
+  if (th_mul_overflow(g.K - 1, g.D, &ext) || ext > INT64_MAX - 2 * g.P - g.W) {
+    THError_set(TH_ERR_RUNTIME, "pad should be at most half of effective kernel size, but got pad=%lld, "
+                "kernel_size=%lld and dilation=%lld", (long long)g.P, (long long)g.K, (long long)g.D);
+    return NULL;
+  }
   g.OW = pool_out(g.W, g.K, g.S, g.P, g.D, ceil_mode);
   if (g.OW <= 0) {
     THError_set(TH_ERR_RUNTIME, "max_pool1d() Invalid computed output size: %lld", (long long)g.OW);

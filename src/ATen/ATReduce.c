@@ -940,7 +940,18 @@ static THTensor *complex_var(const THTensor *self, const ATIntList *dims, double
 }
 
 THTensor *at_var(const THTensor *self, const ATIntList *dims, double correction, bool keepdim, bool take_sqrt) {
-  if (THDtype_isComplex(self->dtype) && self->ndim > 0) return complex_var(self, dims, correction, keepdim, take_sqrt);
+  if (THDtype_isComplex(self->dtype) && self->ndim == 0) {
+    /* its one element, as a 1-element vector reduced whole (dims 0 and -1 name that one dim) */
+    for (int i = 0; dims && i < dims->n; i++) {
+      int64_t w;
+      if (at_wrap_dim(dims->v[i], 0, &w) < 0) return NULL;
+    }
+    THTensor *v = at_reshape(self, &(ATIntList){ 1, { 1 } });
+    THTensor *r = v ? complex_var(v, NULL, correction, false, take_sqrt) : NULL;
+    THTensor_free(v);
+    return r;
+  }
+  if (THDtype_isComplex(self->dtype)) return complex_var(self, dims, correction, keepdim, take_sqrt);
   if (at_no_complex(self, "var_cpu") < 0) return NULL;
   if (!THDtype_isFloating(self->dtype)) {
     THError_set(TH_ERR_RUNTIME, "std and var only support floating point and complex dtypes");

@@ -23,6 +23,7 @@ typedef struct {
   int64_t N, C, Co, H, W, K, PH, PW, ratio;
   double scale;
   bool aligned, ps;
+  bool clip_last;   /* ps_roi_pool's bins end before the last row and column (torchvision's CPU forward) */
 } RoiGeom;
 
 static inline int64_t roi_in_channel(const RoiGeom *g, int64_t c, int64_t ph, int64_t pw) {
@@ -104,6 +105,7 @@ static int roi_check(const THTensor *input, const THTensor *rois, const char *op
   g->K = rois->sizes[0];
   g->Co = g->C;
   g->ps = false;
+  g->clip_last = false;
   return 0;
 }
 
@@ -115,11 +117,12 @@ static int roi_pooled(int64_t ph, int64_t pw, bool ps, RoiGeom *g) {
   g->PH = ph; g->PW = pw;
   g->ps = ps;
   if (ps) {
-    if (g->C % (ph * pw) != 0) {
+    int64_t bins;   /* a product past int64 (an absurd output_size) would be undefined, or 0 and a division by 0 */
+    if (th_mul_overflow(ph, pw, &bins) || g->C % bins != 0) {
       THError_set(TH_ERR_RUNTIME, "input channels must be a multiple of pooling height * pooling width");
       return -1;
     }
-    g->Co = g->C / (ph * pw);
+    g->Co = g->C / bins;
   }
   return 0;
 }
@@ -178,6 +181,7 @@ static int roi_grad_geom(const THTensor *grad_output, const THTensor *rois, cons
   g->K = rois->sizes[0]; g->PH = grad_output->sizes[2]; g->PW = grad_output->sizes[3];
   g->Co = grad_output->sizes[1];
   g->ps = ps;
+  g->clip_last = false;
   return 0;
 }
 
@@ -211,10 +215,10 @@ static void roi_run_bwd(int kind, const RoiGeom *g, bool dbl, const void *go, co
 
 static THTensor *roi_forward(int kind, const char *name, const THTensor *input, const THTensor *rois,
                              double spatial_scale, int64_t pooled_height, int64_t pooled_width,
-                             int64_t sampling_ratio, bool aligned, bool ps) {
+                             int64_t sampling_ratio, bool aligned, bool ps, bool clip_last) {
   RoiGeom g;
   if (roi_check(input, rois, name, &g) < 0 || roi_pooled(pooled_height, pooled_width, ps, &g) < 0) return NULL;
-  g.ratio = sampling_ratio; g.scale = spatial_scale; g.aligned = aligned;
+  g.ratio = sampling_ratio; g.scale = spatial_scale; g.aligned = aligned; g.clip_last = clip_last;
   THDtype ct = input->dtype == TH_Double ? TH_Double : TH_Float;
   int64_t sz[4] = { g.K, g.Co, g.PH, g.PW };
   THTensor *y = THTensor_new(ct, 4, sz), *x = NULL, *r = NULL;
@@ -253,7 +257,7 @@ static THTensor *roi_backward(int kind, const char *name, const THTensor *grad_o
 THTensor *at_roi_align(const THTensor *input, const THTensor *rois, double spatial_scale, int64_t pooled_height,
                        int64_t pooled_width, int64_t sampling_ratio, bool aligned) {
   return roi_forward(RK_ALIGN, "roi_align", input, rois, spatial_scale, pooled_height, pooled_width,
-                     sampling_ratio, aligned, false);
+                     sampling_ratio, aligned, false, false);
 }
 
 THTensor *at_roi_align_backward(const THTensor *grad_output, const THTensor *rois, double spatial_scale,
@@ -267,7 +271,7 @@ THTensor *at_roi_align_backward(const THTensor *grad_output, const THTensor *roi
 THTensor *at_ps_roi_align(const THTensor *input, const THTensor *rois, double spatial_scale, int64_t pooled_height,
                           int64_t pooled_width, int64_t sampling_ratio) {
   return roi_forward(RK_ALIGN, "ps_roi_align", input, rois, spatial_scale, pooled_height, pooled_width,
-                     sampling_ratio, true, true);
+                     sampling_ratio, true, true, false);
 }
 
 THTensor *at_ps_roi_align_backward(const THTensor *grad_output, const THTensor *rois, double spatial_scale,
@@ -278,9 +282,9 @@ THTensor *at_ps_roi_align_backward(const THTensor *grad_output, const THTensor *
 }
 
 THTensor *at_ps_roi_pool(const THTensor *input, const THTensor *rois, double spatial_scale, int64_t pooled_height,
-                         int64_t pooled_width) {
+                         int64_t pooled_width, bool clip_last) {
   return roi_forward(RK_PS_POOL, "ps_roi_pool", input, rois, spatial_scale, pooled_height, pooled_width, 0, false,
-                     true);
+                     true, clip_last);
 }
 
 THTensor *at_ps_roi_pool_backward(const THTensor *grad_output, const THTensor *rois, double spatial_scale,
@@ -485,8 +489,11 @@ static bool RA_(ps_bin)(const RoiGeom *g, const double *r, int64_t ph, int64_t p
   RA_T bh = (RA_T)rh / (RA_T)g->PH, bw = (RA_T)rw / (RA_T)g->PW;
   int64_t a = roi_to_i64(floor((RA_T)ph * bh)) + sh, b = roi_to_i64(ceil((RA_T)(ph + 1) * bh)) + sh;
   int64_t c = roi_to_i64(floor((RA_T)pw * bw)) + sw, d = roi_to_i64(ceil((RA_T)(pw + 1) * bw)) + sw;
-  *hs = a < 0 ? 0 : a > g->H ? g->H : a; *he = b < 0 ? 0 : b > g->H ? g->H : b;
-  *ws = c < 0 ? 0 : c > g->W ? g->W : c; *we = d < 0 ? 0 : d > g->W ? g->W : d;
+  /* torchvision's CPU forward clips to the last row and column's index, so a bin never takes them; its
+   * backward clips to the sizes */
+  int64_t H = g->clip_last ? g->H - 1 : g->H, W = g->clip_last ? g->W - 1 : g->W;
+  *hs = a < 0 ? 0 : a > H ? H : a; *he = b < 0 ? 0 : b > H ? H : b;
+  *ws = c < 0 ? 0 : c > W ? W : c; *we = d < 0 ? 0 : d > W ? W : d;
   return *he > *hs && *we > *ws;
 }
 

@@ -26,8 +26,10 @@ AT_API THTensor *at_ps_roi_align(const THTensor *input, const THTensor *rois, do
 AT_API THTensor *at_ps_roi_align_backward(const THTensor *grad_output, const THTensor *rois, double spatial_scale,
                                           int64_t pooled_height, int64_t pooled_width, const ATIntList *input_sizes,
                                           int64_t sampling_ratio);
+/* clip_last: the bins stop before the last row and column, as torchvision's CPU forward clips them (its
+ * backward does not; false gives the transpose of that backward, for the double backward) */
 AT_API THTensor *at_ps_roi_pool(const THTensor *input, const THTensor *rois, double spatial_scale,
-                                int64_t pooled_height, int64_t pooled_width);
+                                int64_t pooled_height, int64_t pooled_width, bool clip_last);
 AT_API THTensor *at_ps_roi_pool_backward(const THTensor *grad_output, const THTensor *rois, double spatial_scale,
                                          int64_t pooled_height, int64_t pooled_width, const ATIntList *input_sizes);
 #endif

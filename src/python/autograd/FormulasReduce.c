@@ -69,8 +69,12 @@ static PyObject *centered(PyObject *grad, PyObject *self, PyObject *dims, PyObje
   q = den ? F_div(prod, den) : NULL;
   Py_XDECREF(den);
   if (q && divide_by) {
+    /* torch's std_backward: where the std is 0 its gradient is 0, not 0 / 0 (a constant row) */
     dexp = F_reduce_grad_expand(divide_by, sizes, d, keepdim);
-    r = dexp ? F_div(q, dexp) : NULL;
+    PyObject *quot = dexp ? F_div(q, dexp) : NULL, *zero = quot ? PyFloat_FromDouble(0.0) : NULL;
+    PyObject *flat = zero ? F_eq(dexp, zero) : NULL;
+    r = flat ? F_where(flat, zero, quot) : NULL;
+    Py_XDECREF(quot); Py_XDECREF(zero); Py_XDECREF(flat);
   } else if (q) {
     r = Py_NewRef(q);
   }
