@@ -321,3 +321,58 @@ def test_user_subclasses_new_and_old_names():
     oi, om, s = AddOne()(img, mask, "s")
     assert float(oi.max()) == 2 and float(om.max()) == 2 and s == "s"   # params see the two transformed leaves
     assert float(AddTwoOld()(ct.zeros(3)).max()) == 2
+
+
+def test_random_crop_one_element_padding_and_error_texts():
+    torch = oracle.require_torch()
+    a = _img(20, 30)
+    ct.manual_seed(4)
+    out = v2.RandomCrop(24, padding=[2], fill=7)(ct.from_numpy(a))   # [2] pads every side, as torchvision's
+    torch.manual_seed(4)
+    left = int(torch.randint(0, 34 - 24 + 1, size=()))
+    padded = np.pad(a, ((0, 0), (2, 2), (2, 2)), constant_values=7)
+    np.testing.assert_array_equal(out.numpy(), padded[:, :24, left:left + 24])
+    with pytest.raises(ValueError, match=r"^Required crop size \(40, 40\) is larger than padded input image size "
+                                         r"\(24, 34\)\.$"):
+        v2.RandomCrop(40, padding=2)(ct.from_numpy(a))
+    with pytest.raises(ValueError, match=r"^Required crop size \(40, 40\) is larger than input image size "
+                                         r"\(20, 30\)\.$"):
+        v2.RandomCrop(40)(ct.from_numpy(a))
+
+
+@pytest.mark.parametrize("make", [
+    lambda fill: v2.Pad(3, fill=fill),
+    lambda fill: v2.RandomCrop(24, padding=3, fill=fill),
+    lambda fill: v2.RandomZoomOut(fill=fill, side_range=(2.0, 2.0), p=1.0),
+    lambda fill: v2.RandomAffine(degrees=(30, 30), fill=fill),
+    lambda fill: v2.RandomRotation(degrees=(40, 40), fill=fill),
+])
+def test_masks_take_the_transforms_fill(make):
+    # torchvision fills a mask with the transform's fill as well (fill=... applies to every type), unless a
+    # {type: fill} dict gives the mask its own; a non-scalar fill on a mask is refused
+    ones = ct.ones(1, 20, 30, dtype=ct.uint8)
+    ct.manual_seed(0)
+    img, mask = make(5)(tv_tensors.Image(ones), tv_tensors.Mask(ones[0]))
+    assert type(mask) is tv_tensors.Mask and mask.shape == img.shape[1:]
+    assert (img == 5).any()
+    np.testing.assert_array_equal(mask.numpy(), img[0].numpy())   # nearest sampling: the same pixels filled
+    ct.manual_seed(0)
+    img, mask = make({tv_tensors.Image: 5, tv_tensors.Mask: 0})(tv_tensors.Image(ones), tv_tensors.Mask(ones[0]))
+    np.testing.assert_array_equal(mask.numpy(), np.where(img[0].numpy() == 5, 0, 1))
+    with pytest.raises(ValueError, match="Non-scalar fill value is not supported"):
+        make((5, 5, 5))(tv_tensors.Image(ct.ones(3, 20, 30, dtype=ct.uint8)), tv_tensors.Mask(ones[0]))
+
+
+def test_deepcopy_is_a_detached_leaf():
+    import copy
+    torch = oracle.require_torch()
+    want = copy.deepcopy(torch.ones(2, 3, requires_grad=True))
+    img = tv_tensors.Image(ct.ones(3, 2, 3), requires_grad=True)
+    got = copy.deepcopy(img)
+    assert type(got) is tv_tensors.Image and got.requires_grad == want.requires_grad
+    assert got.is_leaf == want.is_leaf and got.grad_fn is None
+    boxes = tv_tensors.BoundingBoxes(ct.tensor([[1.0, 2, 3, 4]]), format="XYWH", canvas_size=(8, 9))
+    c = copy.deepcopy(boxes)
+    assert c.format is boxes.format and c.canvas_size == (8, 9) and not c.requires_grad
+    c[0, 0] = 7
+    assert boxes[0, 0].item() == 1.0

@@ -32,7 +32,8 @@ class TVTensor(cthtorch.Tensor):
         return output
 
     def __deepcopy__(self, memo):
-        return wrap(cthtorch.Tensor.clone(self.as_subclass(cthtorch.Tensor)), like=self)
+        # as torchvision's and a plain tensor's deepcopy: a new leaf, outside the graph (a bare clone is not)
+        return self.detach().clone().requires_grad_(self.requires_grad)
 
 
 class Image(TVTensor):
