@@ -263,7 +263,8 @@ def test_functional_dispatches_on_type():
     boxes = tv_tensors.BoundingBoxes([[2, 3, 10, 12]], format="XYXY", canvas_size=(20, 30))
     ob = F2.horizontal_flip(boxes)
     assert type(ob) is tv_tensors.BoundingBoxes and ob.tolist() == [[20, 3, 28, 12]]
-    assert F2.resize(boxes, [10, 15]).tolist() == [[1, 2, 5, 6]] and F2.resize(boxes, [10, 15]).canvas_size == (10, 15)
+    # torchvision: boxes.mul(ratios).to(int64), so 1.5 truncates to 1
+    assert F2.resize(boxes, [10, 15]).tolist() == [[1, 1, 5, 6]] and F2.resize(boxes, [10, 15]).canvas_size == (10, 15)
     assert F2.crop(boxes, 2, 1, 8, 8).tolist() == [[1, 1, 8, 8]]
     assert F2.pad(boxes, [1, 2]).tolist() == [[3, 5, 11, 14]] and F2.pad(boxes, [1, 2]).canvas_size == (24, 32)
     mask = tv_tensors.Mask((ct.arange(20 * 30) % 3).reshape(20, 30).to(ct.uint8))
@@ -376,3 +377,15 @@ def test_deepcopy_is_a_detached_leaf():
     assert c.format is boxes.format and c.canvas_size == (8, 9) and not c.requires_grad
     c[0, 0] = 7
     assert boxes[0, 0].item() == 1.0
+
+
+def test_integer_boxes_truncate_as_torchvision():
+    # torchvision's box kernels compute in float and go back with .to(dtype), which truncates (resize:
+    # boxes.mul(ratios).to(boxes.dtype)); they rounded to the nearest pixel
+    torch = oracle.require_torch()
+    raw = [[1, 1, 3, 3], [0, 3, 5, 7], [2, 0, 9, 1]]
+    boxes = tv_tensors.BoundingBoxes(ct.tensor(raw), format="XYXY", canvas_size=(10, 10))
+    out = v2.Resize(15)(boxes, tv_tensors.Image(ct.zeros(1, 10, 10)))[0]
+    want = torch.tensor(raw).mul(torch.tensor([1.5, 1.5, 1.5, 1.5])).to(torch.int64)
+    assert out.dtype == ct.int64 and out.canvas_size == (15, 15)
+    np.testing.assert_array_equal(out.numpy(), want.numpy())

@@ -44,7 +44,7 @@ def _move_boxes(boxes, fn):
     xyxy, canvas = fn(xyxy, tuple(boxes.canvas_size))
     out = convert_bounding_box_format(xyxy, "XYXY", boxes.format)
     if not plain.is_floating_point():
-        out = out.round_()   # integer boxes round to the nearest pixel
+        out = out.trunc_()   # integer boxes truncate, as torchvision's box kernels' .to(dtype)
     return tv_tensors.wrap(out.to(plain.dtype), like=boxes, canvas_size=canvas)
 
 
