@@ -30,6 +30,18 @@ def test_tv_tensor_types_and_unwrapping():
     assert tv_tensors.Image(pil).shape == (3, 20, 30)
 
 
+def test_tv_tensor_unwraps_as_torchvision():
+    # torchvision keeps the subclass only for the Tensor methods clone/to/detach/requires_grad_/pin_memory, and
+    # unwraps a tv_tensor that an op hands back as itself (in-place ops, a no-op dtype conversion)
+    img = tv_tensors.Image(ct.zeros(1, 2, 2))
+    assert type(ct.clone(img)) is ct.Tensor and type(ct.detach(img)) is ct.Tensor
+    assert type(img.float()) is ct.Tensor
+    out = img.add_(1)
+    assert type(out) is ct.Tensor and type(img) is tv_tensors.Image and float(img.max()) == 1.0
+    assert type(img.detach()) is tv_tensors.Image and type(img.to(ct.float64)) is tv_tensors.Image
+    assert type(img.requires_grad_(False)) is tv_tensors.Image
+
+
 def test_flip_crop_normalize_equal_the_torch_ops():
     torch = oracle.require_torch()
     a = _img()
