@@ -401,3 +401,18 @@ def test_integer_boxes_truncate_as_torchvision():
     want = torch.tensor(raw).mul(torch.tensor([1.5, 1.5, 1.5, 1.5])).to(torch.int64)
     assert out.dtype == ct.int64 and out.canvas_size == (15, 15)
     np.testing.assert_array_equal(out.numpy(), want.numpy())
+
+
+def test_to_image_and_to_tensor_take_numpy_arrays():
+    # numpy arrays are among ToImage's and ToTensor's transformed types in torchvision (they passed through)
+    torch = oracle.require_torch()
+    a = _img().transpose(1, 2, 0).copy()   # H, W, C
+    out = v2.ToImage()({"img": a, "y": 1})
+    assert type(out["img"]) is tv_tensors.Image and out["y"] == 1
+    np.testing.assert_array_equal(out["img"].numpy(), torch.from_numpy(a).permute(2, 0, 1).numpy())
+    with pytest.warns(UserWarning):
+        t = v2.ToTensor()
+    got = t(a)
+    assert type(got) is ct.Tensor and got.dtype == ct.float32
+    np.testing.assert_allclose(got.numpy(), torch.from_numpy(a).permute(2, 0, 1).float().div(255).numpy(), rtol=1e-6)
+    assert type(v2.RandomHorizontalFlip(1.0)(a)) is np.ndarray   # other transforms pass arrays through
