@@ -416,3 +416,18 @@ def test_to_image_and_to_tensor_take_numpy_arrays():
     assert type(got) is ct.Tensor and got.dtype == ct.float32
     np.testing.assert_allclose(got.numpy(), torch.from_numpy(a).permute(2, 0, 1).float().div(255).numpy(), rtol=1e-6)
     assert type(v2.RandomHorizontalFlip(1.0)(a)) is np.ndarray   # other transforms pass arrays through
+
+
+def test_sanitize_filters_a_tuple_of_labels():
+    # torchvision's labels_getter may return several per-box tensors (labels, scores): each is filtered like the
+    # boxes; a non-tensor entry is refused
+    b = tv_tensors.BoundingBoxes([[0, 0, 5, 5], [2, 2, 2.5, 8], [1, 1, 9, 9]], format="XYXY", canvas_size=(20, 30))
+    sample = {"boxes": b, "labels": ct.tensor([1, 2, 3]), "scores": ct.tensor([0.5, 0.6, 0.7]), "id": 4}
+    out = v2.SanitizeBoundingBoxes(labels_getter=lambda s: (s["labels"], s["scores"]))(sample)
+    assert out["labels"].tolist() == [1, 3] and out["id"] == 4
+    np.testing.assert_allclose(out["scores"].numpy(), [0.5, 0.7])
+    np.testing.assert_array_equal(out["boxes"].numpy(), [[0, 0, 5, 5], [1, 1, 9, 9]])
+    with pytest.raises(ValueError, match="must be a tensor or None, got <class 'list'> instead"):
+        v2.SanitizeBoundingBoxes(labels_getter=lambda s: (s["labels"], [1, 2, 3]))(sample)
+    with pytest.raises(ValueError, match="and must match the number of labels"):
+        v2.SanitizeBoundingBoxes(labels_getter=lambda s: (s["labels"], ct.zeros(2)))(sample)
