@@ -273,3 +273,18 @@ def test_roi_bad_coordinates_and_empty_maps():
     xt = ct.tensor(rs.randn(1, 2, 6, 7)).transpose(2, 3)
     r = ct.tensor([[0., 0.5, 1, 4, 5]], dtype=ct.float64)
     assert ct.equal(ops.roi_align(xt, r, 3, 1.0, 2), ops.roi_align(xt.contiguous(), r, 3, 1.0, 2))
+
+
+def test_roi_align_huge_sampling_ratio_is_capped():
+    # an explicit sampling_ratio is capped at 4096 samples per bin side, as the adaptive one is: 2**40 ran
+    # 2**80 samples per bin (and overflowed their int64 count). Run apart, so that a hang fails the test
+    import os
+    import subprocess
+    import sys
+    code = ("import cthtorch as ct\nfrom cthtorch.vision import ops\nct.manual_seed(0)\n"
+            "x = ct.rand(1, 1, 5, 6)\nb = ct.tensor([[0, 0.5, 1, 4, 4.5]])\n"
+            "print(ct.equal(ops.roi_align(x, b, 1, sampling_ratio=2**40), ops.roi_align(x, b, 1, sampling_ratio=4096)))")
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    env = dict(os.environ, PYTHONPATH=root + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, env=env)
+    assert out.returncode == 0 and out.stdout.strip() == "True", out.stderr

@@ -88,6 +88,15 @@ def test_sigmoid_focal_loss(alpha, gamma, reduction):
     np.testing.assert_allclose(got.numpy(), w.numpy(), rtol=1e-10)
 
 
+def test_sigmoid_focal_loss_empty_mean_is_nan():
+    # torchvision's focal loss takes a plain mean (the box losses guard an empty one with 0.0 * sum): torch's
+    # mean of nothing is nan
+    want = torch.zeros(0, 3).mean()
+    got = ops.sigmoid_focal_loss(ct.zeros(0, 3), ct.zeros(0, 3), reduction="mean")
+    assert math.isnan(got.item()) and math.isnan(want.item()) and got.dtype == ct.float32
+    assert ops.sigmoid_focal_loss(ct.zeros(0, 3), ct.zeros(0, 3), reduction="sum").item() == 0.0
+
+
 def test_module_paths():
     from cthtorch.vision.ops.focal_loss import sigmoid_focal_loss
     from cthtorch.vision.ops.giou_loss import generalized_box_iou_loss

@@ -73,6 +73,22 @@ def test_train_and_eval_graphs_and_leaf_ops():
     assert list(fe(x)) == ["mul", "b"]
 
 
+def test_extractor_of_an_eval_model_runs_the_eval_graph():
+    # built from a model in eval mode, the extractor starts in eval mode with the eval graph (it ran the train
+    # graph until train()/eval() was called)
+    m = _Branchy().eval()
+    fe = create_feature_extractor(m, train_return_nodes=["mul", "b"], eval_return_nodes=["a", "b"],
+                                  suppress_diff_warning=True)
+    assert not fe.training and not m.training
+    x = ct.rand(3, 4)
+    out = fe(x)
+    assert list(out) == ["a", "b"] and ct.allclose(out["b"], m(x))
+    fe.train()
+    assert list(fe(x)) == ["mul", "b"]
+    fe.eval()
+    assert list(fe(x)) == ["a", "b"]
+
+
 def test_errors():
     m = models.resnet18()
     with pytest.raises(ValueError, match="Either `return_nodes` or"):

@@ -30,6 +30,18 @@ def test_tv_tensor_types_and_unwrapping():
     assert tv_tensors.Image(pil).shape == (3, 20, 30)
 
 
+def test_tv_tensor_unwraps_as_torchvision():
+    # torchvision keeps the subclass only for the Tensor methods clone/to/detach/requires_grad_/pin_memory, and
+    # unwraps a tv_tensor that an op hands back as itself (in-place ops, a no-op dtype conversion)
+    img = tv_tensors.Image(ct.zeros(1, 2, 2))
+    assert type(ct.clone(img)) is ct.Tensor and type(ct.detach(img)) is ct.Tensor
+    assert type(img.float()) is ct.Tensor
+    out = img.add_(1)
+    assert type(out) is ct.Tensor and type(img) is tv_tensors.Image and float(img.max()) == 1.0
+    assert type(img.detach()) is tv_tensors.Image and type(img.to(ct.float64)) is tv_tensors.Image
+    assert type(img.requires_grad_(False)) is tv_tensors.Image
+
+
 def test_flip_crop_normalize_equal_the_torch_ops():
     torch = oracle.require_torch()
     a = _img()
@@ -263,7 +275,8 @@ def test_functional_dispatches_on_type():
     boxes = tv_tensors.BoundingBoxes([[2, 3, 10, 12]], format="XYXY", canvas_size=(20, 30))
     ob = F2.horizontal_flip(boxes)
     assert type(ob) is tv_tensors.BoundingBoxes and ob.tolist() == [[20, 3, 28, 12]]
-    assert F2.resize(boxes, [10, 15]).tolist() == [[1, 2, 5, 6]] and F2.resize(boxes, [10, 15]).canvas_size == (10, 15)
+    # torchvision: boxes.mul(ratios).to(int64), so 1.5 truncates to 1
+    assert F2.resize(boxes, [10, 15]).tolist() == [[1, 1, 5, 6]] and F2.resize(boxes, [10, 15]).canvas_size == (10, 15)
     assert F2.crop(boxes, 2, 1, 8, 8).tolist() == [[1, 1, 8, 8]]
     assert F2.pad(boxes, [1, 2]).tolist() == [[3, 5, 11, 14]] and F2.pad(boxes, [1, 2]).canvas_size == (24, 32)
     mask = tv_tensors.Mask((ct.arange(20 * 30) % 3).reshape(20, 30).to(ct.uint8))
@@ -321,3 +334,100 @@ def test_user_subclasses_new_and_old_names():
     oi, om, s = AddOne()(img, mask, "s")
     assert float(oi.max()) == 2 and float(om.max()) == 2 and s == "s"   # params see the two transformed leaves
     assert float(AddTwoOld()(ct.zeros(3)).max()) == 2
+
+
+def test_random_crop_one_element_padding_and_error_texts():
+    torch = oracle.require_torch()
+    a = _img(20, 30)
+    ct.manual_seed(4)
+    out = v2.RandomCrop(24, padding=[2], fill=7)(ct.from_numpy(a))   # [2] pads every side, as torchvision's
+    torch.manual_seed(4)
+    left = int(torch.randint(0, 34 - 24 + 1, size=()))
+    padded = np.pad(a, ((0, 0), (2, 2), (2, 2)), constant_values=7)
+    np.testing.assert_array_equal(out.numpy(), padded[:, :24, left:left + 24])
+    with pytest.raises(ValueError, match=r"^Required crop size \(40, 40\) is larger than padded input image size "
+                                         r"\(24, 34\)\.$"):
+        v2.RandomCrop(40, padding=2)(ct.from_numpy(a))
+    with pytest.raises(ValueError, match=r"^Required crop size \(40, 40\) is larger than input image size "
+                                         r"\(20, 30\)\.$"):
+        v2.RandomCrop(40)(ct.from_numpy(a))
+
+
+@pytest.mark.parametrize("make", [
+    lambda fill: v2.Pad(3, fill=fill),
+    lambda fill: v2.RandomCrop(24, padding=3, fill=fill),
+    lambda fill: v2.RandomZoomOut(fill=fill, side_range=(2.0, 2.0), p=1.0),
+    lambda fill: v2.RandomAffine(degrees=(30, 30), fill=fill),
+    lambda fill: v2.RandomRotation(degrees=(40, 40), fill=fill),
+])
+def test_masks_take_the_transforms_fill(make):
+    # torchvision fills a mask with the transform's fill as well (fill=... applies to every type), unless a
+    # {type: fill} dict gives the mask its own; a non-scalar fill on a mask is refused
+    ones = ct.ones(1, 20, 30, dtype=ct.uint8)
+    ct.manual_seed(0)
+    img, mask = make(5)(tv_tensors.Image(ones), tv_tensors.Mask(ones[0]))
+    assert type(mask) is tv_tensors.Mask and mask.shape == img.shape[1:]
+    assert (img == 5).any()
+    np.testing.assert_array_equal(mask.numpy(), img[0].numpy())   # nearest sampling: the same pixels filled
+    ct.manual_seed(0)
+    img, mask = make({tv_tensors.Image: 5, tv_tensors.Mask: 0})(tv_tensors.Image(ones), tv_tensors.Mask(ones[0]))
+    np.testing.assert_array_equal(mask.numpy(), np.where(img[0].numpy() == 5, 0, 1))
+    with pytest.raises(ValueError, match="Non-scalar fill value is not supported"):
+        make((5, 5, 5))(tv_tensors.Image(ct.ones(3, 20, 30, dtype=ct.uint8)), tv_tensors.Mask(ones[0]))
+
+
+def test_deepcopy_is_a_detached_leaf():
+    import copy
+    torch = oracle.require_torch()
+    want = copy.deepcopy(torch.ones(2, 3, requires_grad=True))
+    img = tv_tensors.Image(ct.ones(3, 2, 3), requires_grad=True)
+    got = copy.deepcopy(img)
+    assert type(got) is tv_tensors.Image and got.requires_grad == want.requires_grad
+    assert got.is_leaf == want.is_leaf and got.grad_fn is None
+    boxes = tv_tensors.BoundingBoxes(ct.tensor([[1.0, 2, 3, 4]]), format="XYWH", canvas_size=(8, 9))
+    c = copy.deepcopy(boxes)
+    assert c.format is boxes.format and c.canvas_size == (8, 9) and not c.requires_grad
+    c[0, 0] = 7
+    assert boxes[0, 0].item() == 1.0
+
+
+def test_integer_boxes_truncate_as_torchvision():
+    # torchvision's box kernels compute in float and go back with .to(dtype), which truncates (resize:
+    # boxes.mul(ratios).to(boxes.dtype)); they rounded to the nearest pixel
+    torch = oracle.require_torch()
+    raw = [[1, 1, 3, 3], [0, 3, 5, 7], [2, 0, 9, 1]]
+    boxes = tv_tensors.BoundingBoxes(ct.tensor(raw), format="XYXY", canvas_size=(10, 10))
+    out = v2.Resize(15)(boxes, tv_tensors.Image(ct.zeros(1, 10, 10)))[0]
+    want = torch.tensor(raw).mul(torch.tensor([1.5, 1.5, 1.5, 1.5])).to(torch.int64)
+    assert out.dtype == ct.int64 and out.canvas_size == (15, 15)
+    np.testing.assert_array_equal(out.numpy(), want.numpy())
+
+
+def test_to_image_and_to_tensor_take_numpy_arrays():
+    # numpy arrays are among ToImage's and ToTensor's transformed types in torchvision (they passed through)
+    torch = oracle.require_torch()
+    a = _img().transpose(1, 2, 0).copy()   # H, W, C
+    out = v2.ToImage()({"img": a, "y": 1})
+    assert type(out["img"]) is tv_tensors.Image and out["y"] == 1
+    np.testing.assert_array_equal(out["img"].numpy(), torch.from_numpy(a).permute(2, 0, 1).numpy())
+    with pytest.warns(UserWarning):
+        t = v2.ToTensor()
+    got = t(a)
+    assert type(got) is ct.Tensor and got.dtype == ct.float32
+    np.testing.assert_allclose(got.numpy(), torch.from_numpy(a).permute(2, 0, 1).float().div(255).numpy(), rtol=1e-6)
+    assert type(v2.RandomHorizontalFlip(1.0)(a)) is np.ndarray   # other transforms pass arrays through
+
+
+def test_sanitize_filters_a_tuple_of_labels():
+    # torchvision's labels_getter may return several per-box tensors (labels, scores): each is filtered like the
+    # boxes; a non-tensor entry is refused
+    b = tv_tensors.BoundingBoxes([[0, 0, 5, 5], [2, 2, 2.5, 8], [1, 1, 9, 9]], format="XYXY", canvas_size=(20, 30))
+    sample = {"boxes": b, "labels": ct.tensor([1, 2, 3]), "scores": ct.tensor([0.5, 0.6, 0.7]), "id": 4}
+    out = v2.SanitizeBoundingBoxes(labels_getter=lambda s: (s["labels"], s["scores"]))(sample)
+    assert out["labels"].tolist() == [1, 3] and out["id"] == 4
+    np.testing.assert_allclose(out["scores"].numpy(), [0.5, 0.7])
+    np.testing.assert_array_equal(out["boxes"].numpy(), [[0, 0, 5, 5], [1, 1, 9, 9]])
+    with pytest.raises(ValueError, match="must be a tensor or None, got <class 'list'> instead"):
+        v2.SanitizeBoundingBoxes(labels_getter=lambda s: (s["labels"], [1, 2, 3]))(sample)
+    with pytest.raises(ValueError, match="and must match the number of labels"):
+        v2.SanitizeBoundingBoxes(labels_getter=lambda s: (s["labels"], ct.zeros(2)))(sample)

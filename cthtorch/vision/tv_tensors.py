@@ -7,8 +7,11 @@ import cthtorch
 
 __all__ = ["TVTensor", "Image", "Video", "Mask", "BoundingBoxes", "BoundingBoxFormat", "wrap"]
 
-# the methods whose result is the same data, so it keeps the subclass (torchvision's _FORCE_TORCHFUNCTION_SUBCLASS)
-_KEEP_SUBCLASS = {"clone", "to", "detach", "requires_grad_", "pin_memory"}
+# the Tensor methods whose result is the same data, so it keeps the subclass (torchvision's
+# _FORCE_TORCHFUNCTION_SUBCLASS); matched by identity, so torch.clone(img) or img.float() give plain tensors as
+# torchvision's do
+_KEEP_SUBCLASS = {cthtorch.Tensor.clone, cthtorch.Tensor.to, cthtorch.Tensor.detach, cthtorch.Tensor.requires_grad_,
+                  cthtorch.Tensor.pin_memory}
 
 
 class TVTensor(cthtorch.Tensor):
@@ -26,13 +29,17 @@ class TVTensor(cthtorch.Tensor):
     def __torch_function__(cls, func, types, args=(), kwargs=None):
         with cthtorch._C.DisableTorchFunctionSubclass():
             output = func(*args, **(kwargs or {}))
-        name = getattr(func, "__name__", "")
-        if name in _KEEP_SUBCLASS and args and isinstance(args[0], cls) and isinstance(output, cthtorch.Tensor):
+        if func in _KEEP_SUBCLASS and args and isinstance(args[0], cls) and isinstance(output, cthtorch.Tensor):
             return wrap(output, like=args[0])
+        if isinstance(output, cls):
+            # an in-place op or a no-op conversion (add_, float() of a float image) hands back the tv_tensor
+            # itself; torchvision unwraps it
+            return output.as_subclass(cthtorch.Tensor)
         return output
 
     def __deepcopy__(self, memo):
-        return wrap(cthtorch.Tensor.clone(self.as_subclass(cthtorch.Tensor)), like=self)
+        # as torchvision's and a plain tensor's deepcopy: a new leaf, outside the graph (a bare clone is not)
+        return self.detach().clone().requires_grad_(self.requires_grad)
 
 
 class Image(TVTensor):

@@ -38,8 +38,8 @@ static int64_t roi_to_i64(double v) {
   return (int64_t)(v < -cap ? -cap : v > cap ? cap : v);
 }
 
-/* roi_align's samples per bin side when sampling_ratio <= 0: ceil(bin size), 0 for NaN, capped so that an
- * absurd box cannot run for ever */
+/* roi_align's samples per bin side: sampling_ratio, or ceil(bin size) when it is <= 0; 0 for NaN, capped so
+ * that an absurd box or ratio cannot run for ever (nor overflow the per-bin sample count) */
 static int64_t roi_grid(double v) {
   if (!(v > 0)) return 0;
   return v > 4096.0 ? 4096 : (int64_t)v;
@@ -367,8 +367,8 @@ static void RA_(roi_box)(const RoiGeom *g, const double *r, RA_(RoiBox) *bx) {
   }
   bx->y0 = sh; bx->x0 = sw;
   bx->bh = (RA_T)(rh / (RA_T)g->PH); bx->bw = (RA_T)(rw / (RA_T)g->PW);
-  bx->gh = g->ratio > 0 ? g->ratio : roi_grid(ceil((double)(RA_T)(rh / (RA_T)g->PH)));
-  bx->gw = g->ratio > 0 ? g->ratio : roi_grid(ceil((double)(RA_T)(rw / (RA_T)g->PW)));
+  bx->gh = roi_grid(g->ratio > 0 ? (double)g->ratio : ceil((double)(RA_T)(rh / (RA_T)g->PH)));
+  bx->gw = roi_grid(g->ratio > 0 ? (double)g->ratio : ceil((double)(RA_T)(rw / (RA_T)g->PW)));
   int64_t c = bx->gh * bx->gw;
   bx->count = (double)(c > 1 ? c : 1);
 }

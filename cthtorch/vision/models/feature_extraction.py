@@ -123,6 +123,10 @@ class DualGraphModule(fx.GraphModule):
                 _copy_path(root, self, node.target)
         self.train_graph = train_graph
         self.eval_graph = eval_graph
+        # train mode with the train graph, as torchvision's: GraphModule took the root's mode, which would
+        # pair eval mode with the train graph and make the caller's train(False) a no-op
+        nn.Module.train(self, True)
+        self.graph = train_graph
 
     def train(self, mode=True):
         if mode and not self.training:

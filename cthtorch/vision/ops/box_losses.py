@@ -90,4 +90,6 @@ def sigmoid_focal_loss(inputs, targets, alpha=0.25, gamma=2, reduction="none"):
     if alpha >= 0:
         alpha_t = alpha * targets + (1 - alpha) * (1 - targets)
         loss = alpha_t * loss
+    if reduction == "mean":
+        return loss.mean()   # torchvision's focal loss has no empty-input guard: an empty mean is nan
     return _reduce(loss, reduction)

@@ -54,18 +54,26 @@ class SanitizeBoundingBoxes(Transform):
     def forward(self, *inputs):
         inputs = inputs if len(inputs) > 1 else inputs[0]
         labels = self.labels_getter(inputs) if self.labels_getter is not None else None
-        if labels is not None and not isinstance(labels, (cthtorch.Tensor, tuple)):
-            raise ValueError("The labels in the input to forward() must be a tensor or None, got %s instead."
-                             % type(labels))
+        # the getter may give one tensor or a tuple/list of them (labels, scores, ...), each filtered alike
+        msg = "The labels in the input to forward() must be a tensor or None, got %s instead."
+        if isinstance(labels, cthtorch.Tensor):
+            labels = (labels,)
+        elif isinstance(labels, (tuple, list)):
+            for entry in labels:
+                if not isinstance(entry, cthtorch.Tensor):
+                    raise ValueError(msg % type(entry))
+        elif labels is not None:
+            raise ValueError(msg % type(labels))
         flat, spec = _pytree.tree_flatten(inputs)
         boxes = [x for x in flat if isinstance(x, tv_tensors.BoundingBoxes)]
         if len(boxes) != 1:
             raise ValueError("Found multiple bounding boxes instances in the sample" if boxes else
                              "No bounding boxes were found in the sample")
         boxes = boxes[0]
-        if labels is not None and boxes.shape[0] != labels.shape[0]:
-            raise ValueError("Number of boxes (shape=%s) and must match the number of labels.Found labels with "
-                             "shape=%s)." % (boxes.shape, labels.shape))
+        for label in labels or ():
+            if boxes.shape[0] != label.shape[0]:
+                raise ValueError("Number of boxes (shape=%s) and must match the number of labels.Found labels with "
+                                 "shape=%s)." % (boxes.shape, label.shape))
         plain = boxes.as_subclass(cthtorch.Tensor)
         xyxy = convert_bounding_box_format(plain, boxes.format, "XYXY")
         ws, hs = xyxy[:, 2] - xyxy[:, 0], xyxy[:, 3] - xyxy[:, 1]
@@ -74,7 +82,7 @@ class SanitizeBoundingBoxes(Transform):
         valid &= (xyxy[:, 0] <= w) & (xyxy[:, 2] <= w) & (xyxy[:, 1] <= h) & (xyxy[:, 3] <= h)
         out = []
         for x in flat:
-            if x is labels or isinstance(x, (tv_tensors.BoundingBoxes, tv_tensors.Mask)):
+            if any(x is label for label in labels or ()) or isinstance(x, (tv_tensors.BoundingBoxes, tv_tensors.Mask)):
                 kept = (x.as_subclass(cthtorch.Tensor) if isinstance(x, tv_tensors.TVTensor) else x)[valid]
                 x = tv_tensors.wrap(kept, like=x) if isinstance(x, tv_tensors.TVTensor) else kept
             out.append(x)

@@ -86,9 +86,6 @@ class RandomZoomOut(_RandomApplyTransform):
     def _image(self, img, params):
         return _pad(img, params["padding"], _fill_for(params, self.fill))
 
-    def _mask(self, mask, params):
-        return F.pad(mask, params["padding"], 0)
-
     def _boxes(self, boxes, params):
         return _move_boxes(boxes, _pad_boxes(*params["padding"]))
 

@@ -44,7 +44,7 @@ def _move_boxes(boxes, fn):
     xyxy, canvas = fn(xyxy, tuple(boxes.canvas_size))
     out = convert_bounding_box_format(xyxy, "XYXY", boxes.format)
     if not plain.is_floating_point():
-        out = out.round_()   # integer boxes round to the nearest pixel
+        out = out.trunc_()   # integer boxes truncate, as torchvision's box kernels' .to(dtype)
     return tv_tensors.wrap(out.to(plain.dtype), like=boxes, canvas_size=canvas)
 
 
@@ -99,10 +99,19 @@ def _affine_boxes(angle, translate, scale, shear, center):
 
 
 def _fill_for(params, fill):
-    """fill, or a {type: fill, "others": fill} dict's entry for the input's type"""
+    """fill, or a {type: fill, "others": fill} dict's entry for the input's type; as torchvision's, a mask is
+    filled with the same value as the image unless the dict gives it its own"""
     if isinstance(fill, dict):
         fill = fill.get(params["input_type"], fill.get("others", 0))
+    if isinstance(fill, (list, tuple)) and issubclass(params["input_type"], tv_tensors.Mask):
+        raise ValueError("Non-scalar fill value is not supported")
     return fill
+
+
+def _parse_padding(padding):
+    """an int or a 1, 2 or 4 element sequence as [left, top, right, bottom]"""
+    p = [padding] if isinstance(padding, int) else list(padding)
+    return p * 4 if len(p) == 1 else (p * 2 if len(p) == 2 else p)
 
 
 def _pad(img, padding, fill, padding_mode="constant"):
@@ -208,10 +217,8 @@ class RandomCrop(_CropThenMaybeResize):
         h, w = query_size(flat_inputs)
         pad = [0, 0, 0, 0]   # left, top, right, bottom
         if self.padding is not None:
-            p = self.padding
-            p = [p] * 4 if isinstance(p, int) else (list(p) * 2 if len(p) == 2 else list(p))
-            pad = [p[0], p[1], p[2], p[3]]
-            h, w = h + p[1] + p[3], w + p[0] + p[2]
+            pad = _parse_padding(self.padding)
+            h, w = h + pad[1] + pad[3], w + pad[0] + pad[2]
         th, tw = self.crop_size
         if self.pad_if_needed and h < th:
             extra = th - h
@@ -224,7 +231,8 @@ class RandomCrop(_CropThenMaybeResize):
             pad[2] += extra
             w += 2 * extra
         if h < th or w < tw:
-            raise ValueError("Required crop size %s is larger than input image size %s" % ((th, tw), (h, w)))
+            raise ValueError("Required crop size %s is larger than %sinput image size %s."
+                             % ((th, tw), "padded " if self.padding is not None else "", (h, w)))
         # v2 draws an offset only along a side longer than the crop (v1 draws both unless both fit exactly)
         top = int(cthtorch.randint(0, h - th + 1, size=())) if h > th else 0
         left = int(cthtorch.randint(0, w - tw + 1, size=())) if w > tw else 0
@@ -236,8 +244,7 @@ class RandomCrop(_CropThenMaybeResize):
     def _image(self, img, params):
         return self._crop(self._padded(img, params, _fill_for(params, self.fill)), params, None)
 
-    def _mask(self, mask, params):
-        return self._crop(self._padded(mask, params, 0), params, None)
+    _mask = _image   # padded with the fill too, and never resized
 
     def _boxes(self, boxes, params):
         if any(params["pad"]):
@@ -274,15 +281,10 @@ class Pad(Transform):
         self.padding, self.fill, self.padding_mode = padding, fill, padding_mode
 
     def _ltrb(self):
-        p = self.padding
-        p = [p] if isinstance(p, int) else list(p)
-        return p * 4 if len(p) == 1 else (p * 2 if len(p) == 2 else p)
+        return _parse_padding(self.padding)
 
     def _image(self, img, params):
         return _pad(img, self._ltrb(), _fill_for(params, self.fill), self.padding_mode)
-
-    def _mask(self, mask, params):
-        return F.pad(mask, self._ltrb(), 0, self.padding_mode)
 
     def _boxes(self, boxes, params):
         return _move_boxes(boxes, _pad_boxes(*self._ltrb()))
@@ -311,7 +313,7 @@ class RandomAffine(Transform):
         return self._warp(img, params, self.interpolation, _fill_for(params, self.fill))
 
     def _mask(self, mask, params):
-        return self._warp(mask, params, InterpolationMode.NEAREST, 0)
+        return self._warp(mask, params, InterpolationMode.NEAREST, _fill_for(params, self.fill))
 
     def _boxes(self, boxes, params):
         return _move_boxes(boxes, _affine_boxes(params["angle"], params["translate"], params["scale"],
@@ -332,7 +334,8 @@ class RandomRotation(Transform):
                         _fill_for(params, self.fill))
 
     def _mask(self, mask, params):
-        return F.rotate(mask, params["angle"], InterpolationMode.NEAREST, self.expand, self.center, 0)
+        return F.rotate(mask, params["angle"], InterpolationMode.NEAREST, self.expand, self.center,
+                        _fill_for(params, self.fill))
 
     def _boxes(self, boxes, params):
         if self.expand:

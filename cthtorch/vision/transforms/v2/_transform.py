@@ -1,6 +1,7 @@
 """The v2 Transform base: a transform takes any nested structure (tuples, lists, dicts) of images (PIL images,
 tensors, tv_tensors.Image), masks, bounding boxes and other values, draws its random parameters once per call
 and applies them to every leaf by its kind, passing the leaves it does not transform through."""
+import sys
 from enum import Enum
 
 import cthtorch
@@ -24,13 +25,20 @@ def _kind(x):
     return None
 
 
-def _needs_transform_list(flat_inputs):
-    # as torchvision: a plain tensor is the image only when no PIL/Image/Video is present, and only the first one
+def _is_array(x):
+    # a numpy array (numpy is not imported for it: if it is not loaded, x is no array)
+    np = sys.modules.get("numpy")
+    return np is not None and isinstance(x, np.ndarray)
+
+
+def _needs_transform_list(flat_inputs, arrays=False):
+    # as torchvision: a plain tensor is the image only when no PIL/Image/Video is present, and only the first one;
+    # numpy arrays only for the transforms that take them (arrays=True: ToImage, ToTensor)
     transform_pure = not any(F._is_pil(x) or isinstance(x, (tv_tensors.Image, tv_tensors.Video))
                              for x in flat_inputs)
     needs = []
     for x in flat_inputs:
-        need = _kind(x) is not None
+        need = _kind(x) is not None or (arrays and _is_array(x))
         if need and _is_pure_tensor(x):
             need, transform_pure = transform_pure, False
         needs.append(need)
@@ -81,9 +89,11 @@ class Transform(cthtorch.nn.Module):
     """Subclasses set make_params (one draw per call) and _image / _mask / _boxes (what happens to each kind;
     by default masks are treated as images and boxes pass through)."""
 
+    _transforms_arrays = False   # whether numpy arrays are inputs to transform (torchvision's _transformed_types)
+
     def forward(self, *inputs):
         flat, spec = _pytree.tree_flatten(inputs if len(inputs) > 1 else inputs[0])
-        needs = _needs_transform_list(flat)
+        needs = _needs_transform_list(flat, self._transforms_arrays)
         # subclasses written for torchvision < 0.21 override the private names
         make = self._get_params if hasattr(self, "_get_params") else self.make_params
         apply = self._transform if hasattr(self, "_transform") else self.transform

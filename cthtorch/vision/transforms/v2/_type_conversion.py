@@ -2,7 +2,7 @@
 import cthtorch
 from cthtorch.vision import tv_tensors
 from cthtorch.vision.transforms import functional as F
-from cthtorch.vision.transforms.v2._transform import Transform, _ColorTransform, _kind, _plain
+from cthtorch.vision.transforms.v2._transform import Transform, _ColorTransform, _is_array, _kind, _plain
 
 
 def to_image(inpt):
@@ -21,8 +21,10 @@ def to_image(inpt):
 
 
 class ToImage(Transform):
+    _transforms_arrays = True
+
     def transform(self, inpt, params):
-        if _kind(inpt) != "image":
+        if _kind(inpt) != "image" and not _is_array(inpt):
             return inpt
         return to_image(inpt)
 
@@ -37,9 +39,10 @@ class ToTensor(Transform):
                       "equivalent up to float precision.")
         super().__init__()
 
+    _transforms_arrays = True
+
     def transform(self, inpt, params):
-        import numpy as np
-        return F.to_tensor(inpt) if F._is_pil(inpt) or isinstance(inpt, np.ndarray) else inpt
+        return F.to_tensor(inpt) if F._is_pil(inpt) or _is_array(inpt) else inpt
 
 
 class Identity(Transform):

@@ -8,7 +8,7 @@ from cthtorch.vision.transforms.functional import *  # noqa: F401,F403
 from cthtorch.vision.transforms.functional import (InterpolationMode, to_pil_image,  # noqa: F401
                                                    pil_to_tensor, get_dimensions, get_image_size, _size_of)
 from cthtorch.vision.transforms.v2._geometry import (_crop_boxes, _hflip_boxes, _move_boxes,  # noqa: F401
-                                                     _pad_boxes, _resize_boxes, _vflip_boxes,
+                                                     _pad_boxes, _parse_padding, _resize_boxes, _vflip_boxes,
                                                      convert_bounding_box_format)
 from cthtorch.vision.transforms.v2._type_conversion import to_image, to_dtype  # noqa: F401
 
@@ -54,9 +54,7 @@ def crop(inpt, top, left, height, width):
 
 
 def pad(inpt, padding, fill=0, padding_mode="constant"):
-    p = [padding] if isinstance(padding, int) else list(padding)
-    ltrb = p * 4 if len(p) == 1 else (p * 2 if len(p) == 2 else p)
-    return _by_type(inpt, lambda x: _v1.pad(x, padding, fill, padding_mode), _pad_boxes(*ltrb))
+    return _by_type(inpt, lambda x: _v1.pad(x, padding, fill, padding_mode), _pad_boxes(*_parse_padding(padding)))
 
 
 def get_size(inpt):
