@@ -228,3 +228,30 @@ def test_cross_entropy_reads_probabilities_only_from_a_same_shaped_target(shapes
         except (RuntimeError, ValueError) as e:
             raises_or_same.append((type(e).__name__, str(e)))
     assert raises_or_same[0] == raises_or_same[1]
+
+
+@pytest.mark.parametrize("fn", ["binary_cross_entropy", "binary_cross_entropy_with_logits"])
+@pytest.mark.parametrize("in_dt,t_dt", [("float32", "float64"), ("float32", "int64"), ("float32", "int32"),
+                                        ("float32", "bool"), ("float32", "float16"), ("float32", "bfloat16"),
+                                        ("float64", "float32"), ("float32", "float32")])
+def test_bce_target_dtypes_as_torch(fn, in_dt, t_dt):
+    """binary_cross_entropy wants every operand in the input's dtype ('Found dtype Long but expected Float');
+    the logits form computes (1 - target).mul_(input)...: an integer target can't hold the result, a bool one
+    can't be subtracted from, and a floating target's dtype is the loss's dtype"""
+    out = []
+    for L in (ct, torch):
+        x = L.tensor([0.2, 0.5, 0.9], dtype=getattr(L, in_dt), requires_grad=True)
+        t = L.tensor([0, 1, 1]).to(getattr(L, t_dt))
+        try:
+            r = getattr(L.nn.functional, fn)(x, t)
+        except RuntimeError as e:
+            out.append(("error", str(e)))
+            continue
+        g, = L.autograd.grad(r, x)
+        out.append((str(r.dtype), r.item(), str(g.dtype), g.tolist()))
+    if out[1][0] == "error":
+        assert out[0] == out[1]
+    else:
+        assert out[0][0] == out[1][0] and out[0][2] == out[1][2]
+        assert out[0][1] == pytest.approx(out[1][1], rel=2e-3)
+        assert out[0][3] == pytest.approx(out[1][3], rel=1e-5)

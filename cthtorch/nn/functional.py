@@ -827,6 +827,9 @@ def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=N
         if weight.shape != input.shape:
             raise RuntimeError("output with shape %s doesn't match the broadcast shape %s"
                                % (list(input.shape), list(weight.shape)))
+    for t in (target, weight):   # torch's kernel takes every operand in the input's dtype
+        if t is not None and t.dtype != input.dtype:
+            raise RuntimeError("Found dtype %s but expected %s" % (_dtype_name(t.dtype), _dtype_name(input.dtype)))
     loss = -(target * input.log().clamp(min=-100) + (1 - target) * (1 - input).log().clamp(min=-100))
     if weight is not None:
         loss = loss * weight
@@ -841,6 +844,18 @@ def binary_cross_entropy_with_logits(input, target, weight=None, size_average=No
     reduction = _legacy_reduction(size_average, reduce, reduction)
     if target.shape != input.shape:
         raise ValueError("Target size (%s) must be the same as input size (%s)" % (target.size(), input.size()))
+    # torch computes (1 - target).mul_(input)...: the loss takes the target's dtype, which an integer or
+    # bool target cannot be
+    if target.dtype == cthtorch.bool:
+        raise RuntimeError("Subtraction, the `-` operator, with two bool tensors is not supported. Use the `^` or "
+                           "`logical_xor()` operator instead.")
+    if not target.is_floating_point():
+        raise RuntimeError("result type %s can't be cast to the desired output type %s"
+                           % (_dtype_name(cthtorch.result_type(input, target)), _dtype_name(target.dtype)))
+    if target.dtype != input.dtype:
+        wide = cthtorch.result_type(input, target)
+        return binary_cross_entropy_with_logits(input.to(wide), target.to(wide), weight, None, None, reduction,
+                                                pos_weight).to(target.dtype)
     if input.is_cpu and target.is_cpu and (weight is None or weight.is_cpu) and \
             (pos_weight is None or pos_weight.is_cpu):   # one fused pass each way (src/ATen/ATLoss.c)
         for name, t in (("weight", weight), ("pos_weight", pos_weight)):
