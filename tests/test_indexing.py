@@ -404,3 +404,18 @@ def test_uint8_masks_warn_and_refuse_as_torch():
         got.append((sel.tolist(), x.tolist(), y.tolist(), errs,
                     [(r.category, str(r.message).split(" (Triggered internally")[0]) for r in w]))
     assert got[0] == got[1] and len(got[0][4]) == 3
+
+
+@pytest.mark.parametrize("key", ["[:, []]", "[[]]", "[[], 0]", "[..., []]", "[:, [[]]]", "[[1.0]]",
+                                 "[:, [0.7, 2.2]]", "[[True, False]]", "[[1, 0], [2.9, 0.1]]"])
+def test_list_indices_index_as_int64_like_torch(key):
+    """torch turns an index list that is not a mask into an int64 tensor (indexing_tensor_from_data): an empty
+    list selects nothing (x[:, []] is (N, 0)) and floats truncate; reads and writes alike"""
+    out = []
+    for L in (ct, torch):
+        x = L.arange(6.0).view(2, 3)
+        got = eval("x" + key)
+        y = x.clone()
+        exec("y" + key + " = -1")
+        out.append((tuple(got.shape), got.tolist(), y.tolist()))
+    assert out[0] == out[1]

@@ -194,6 +194,14 @@ static PyObject *index_list(PyObject *view, PyObject *adv) {
         if (!strcmp(d->ml_name, "tensor"))
           t = ((PyObject *(*)(PyObject *, PyObject *const *, Py_ssize_t, PyObject *))(void (*)(void))d->ml_meth)(NULL, args, 1, NULL);
       if (!t) { Py_DECREF(l); return NULL; }
+      /* torch's indexing_tensor_from_data: a list that is not a mask indexes as int64, even an empty one
+       * (x[:, []]) or one of floats (truncated) */
+      THDtype dt = ((THPTensor *)t)->t->dtype;
+      if (dt != TH_Bool && dt != TH_UInt8 && dt != TH_Int64) {
+        PyObject *as_long = PyObject_CallMethod(t, "long", NULL);
+        Py_DECREF(t);
+        if (!(t = as_long)) { Py_DECREF(l); return NULL; }
+      }
     }
     if (!(t = on_device_of(view, t))) { Py_DECREF(l); return NULL; }
     if (PyList_Append(l, t) < 0) { Py_DECREF(t); Py_DECREF(l); return NULL; }
