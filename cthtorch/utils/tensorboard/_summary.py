@@ -5,6 +5,8 @@ import io
 import math
 
 import numpy as np
+
+import cthtorch
 from tensorboard.compat.proto.summary_pb2 import HistogramProto, Summary, SummaryMetadata
 from tensorboard.compat.proto.tensor_pb2 import TensorProto
 from tensorboard.compat.proto.tensor_shape_pb2 import TensorShapeProto
@@ -213,22 +215,23 @@ def histogram_raw(tag, min, max, num, sum, sum_squares, bucket_limits, bucket_co
 
 def compute_curve(labels, predictions, num_thresholds, weights=None):
     """TensorBoard's pr_curve data: per threshold bucket, the reverse cumulative true/false positives, the
-    negatives they leave, and precision and recall (6 x num_thresholds)."""
-    weights = 1.0 if weights is None else weights
-    buckets = np.int32(np.floor(predictions * (num_thresholds - 1)))
-    labels = labels.astype(np.float64)
-    tp_buckets, _ = np.histogram(buckets, bins=num_thresholds, range=(0, num_thresholds - 1), weights=labels * weights)
-    fp_buckets, _ = np.histogram(buckets, bins=num_thresholds, range=(0, num_thresholds - 1),
-                                 weights=(1.0 - labels) * weights)
-    tp = np.cumsum(tp_buckets[::-1])[::-1]
-    fp = np.cumsum(fp_buckets[::-1])[::-1]
-    return _curve(tp, fp, fp[0] - fp, tp[0] - tp)
+    negatives they leave, and precision and recall (6 x num_thresholds), in float64 as TensorBoard's numpy
+    code computes it. Bucketing is a weighted bincount; predictions outside [0, 1] fall in no bucket."""
+    f64 = cthtorch.float64
+    labels = cthtorch.as_tensor(labels).to(f64).reshape(-1)
+    weights = cthtorch.as_tensor(1.0 if weights is None else weights, dtype=f64)
+    buckets = (cthtorch.as_tensor(predictions).to(f64).reshape(-1) * (num_thresholds - 1)).floor()
+    inside = (buckets >= 0) & (buckets <= num_thresholds - 1)
+    buckets = buckets.clamp(0, num_thresholds - 1).long()
+    w = cthtorch.broadcast_to(weights, labels.shape) * inside
 
-
-def _curve(tp, fp, tn, fn):
-    precision = tp / np.maximum(1e-7, tp + fp)
-    recall = tp / np.maximum(1e-7, tp + fn)
-    return np.stack((tp, fp, tn, fn, precision, recall))
+    def reverse_cumsum(bucket_weights):
+        return cthtorch.bincount(buckets, bucket_weights, num_thresholds).flip(0).cumsum(0).flip(0)
+    tp, fp = reverse_cumsum(labels * w), reverse_cumsum((1.0 - labels) * w)
+    tn, fn = fp[0] - fp, tp[0] - tp
+    precision = tp / (tp + fp).clamp(min=1e-7)
+    recall = tp / (tp + fn).clamp(min=1e-7)
+    return cthtorch.stack((tp, fp, tn, fn, precision, recall))
 
 
 def _pr_curve_summary(tag, data, num_thresholds):
