@@ -80,6 +80,37 @@ print('names ok')
     assert r.stdout.strip() == "names ok"
 
 
+def test_torchvision_names_resolve_to_cthtorch_vision(tmp_path):
+    # programs import torchvision beside torch; a real torchvision would load a real torch under it
+    code = """
+import sys
+import torchvision
+import torchvision.transforms as T
+from torchvision import datasets, models, ops
+from torchvision.models import resnet18
+import torch, cthtorch, cthtorch.vision
+assert torch is cthtorch and torchvision is cthtorch.vision
+assert T is cthtorch.vision.transforms and datasets is cthtorch.vision.datasets and ops is cthtorch.vision.ops
+assert resnet18 is cthtorch.vision.models.resnet18
+import torchvision.transforms.v2 as v2
+assert v2 is sys.modules['cthtorch.vision.transforms.v2']
+for name, mod in list(sys.modules.items()):
+    if name.startswith('torchvision.'):
+        assert mod is sys.modules['cthtorch.vision' + name[11:]], name
+try:
+    import torchvision.no_such_module
+except ModuleNotFoundError as e:
+    assert str(e) == "No module named 'torchvision.no_such_module'", str(e)
+else:
+    raise AssertionError('imported a module that does not exist')
+x = T.Normalize((0.5,), (0.5,))(torch.ones(1, 2, 2))
+print('vision ok', x.sum().item())
+"""
+    r = _run(["-c", code], tmp_path)
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert r.stdout.strip() == "vision ok 4.0"
+
+
 def test_alias_is_off_by_default(tmp_path):
     # without the alias path, `import torch` finds whatever torch is installed (or nothing), never cthtorch
     code = ("import importlib.util, cthtorch, cthtorch.alias_path\n"

@@ -4,6 +4,10 @@ every `torch.X` (torch.nn.functional, torch.distributed.run, ...) the module
 cthtorch.X, the same object under both names: one process group, one
 autograd engine, one set of classes.
 
+`import torchvision` beside it gives cthtorch.vision the same way (the
+torchvision package in this directory), since a real torchvision would load
+a real torch under it.
+
 Nothing imports this directory by default, so a real PyTorch installed beside
 cthtorch (the tests' oracle) is never shadowed.
 
@@ -22,11 +26,15 @@ import importlib.util
 import os
 import sys
 
-_PREFIX = "torch."
+# alias name -> the cthtorch module it stands for; the longest match wins
+_ROOTS = {"torch": "cthtorch", "torchvision": "cthtorch.vision"}
 
 
 def _target(fullname):
-    return "cthtorch" + fullname[len("torch"):]
+    root = fullname.split(".", 1)[0]
+    if root not in _ROOTS or fullname == root:
+        return None   # the roots themselves are this directory's packages
+    return _ROOTS[root] + fullname[len(root):]
 
 
 class _AliasLoader(importlib.abc.Loader):
@@ -55,9 +63,10 @@ class _AliasLoader(importlib.abc.Loader):
 
 class _AliasFinder(importlib.abc.MetaPathFinder):
     def find_spec(self, fullname, path=None, target=None):
-        if not fullname.startswith(_PREFIX):
+        target = _target(fullname)
+        if target is None:
             return None
-        real = importlib.util.find_spec(_target(fullname))
+        real = importlib.util.find_spec(target)
         if real is None:
             return None
         spec = importlib.machinery.ModuleSpec(fullname, _AliasLoader(real), origin=real.origin,
