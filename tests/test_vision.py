@@ -465,12 +465,13 @@ def test_random_choice_passes_several_arguments():
     assert T.RandomChoice([lambda a: a + 1], p=[1.0])(1) == 2
 
 
-def test_autoaugment_names_exist_and_say_they_are_missing():
+def test_autoaugment_names_and_argument_errors():
     from cthtorch.vision.transforms import autoaugment
     assert autoaugment.AutoAugmentPolicy("imagenet") is T.AutoAugmentPolicy.IMAGENET
-    for cls in (T.AutoAugment, T.AugMix):
-        with pytest.raises(NotImplementedError, match=cls.__name__ + " is not implemented"):
-            cls(interpolation=F.InterpolationMode.BILINEAR)
+    with pytest.raises(ValueError, match="The provided policy imagenet is not recognized."):
+        T.AutoAugment("imagenet")
+    with pytest.raises(ValueError, match=r"The severity must be between \[1, 10\]. Got 11 instead."):
+        T.AugMix(severity=11)
 
 
 _TRIVIAL_OPS = ["Identity", "ShearX", "ShearY", "TranslateX", "TranslateY", "Rotate", "Brightness", "Color",

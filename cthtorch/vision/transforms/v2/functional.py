@@ -6,7 +6,8 @@ import cthtorch
 from cthtorch.vision.transforms import functional as _v1
 from cthtorch.vision.transforms.functional import *  # noqa: F401,F403
 from cthtorch.vision.transforms.functional import (InterpolationMode, to_pil_image,  # noqa: F401
-                                                   pil_to_tensor, get_dimensions, get_image_size, _size_of)
+                                                   pil_to_tensor, get_dimensions, get_image_size, _size_of,
+                                                   _bound, _interp_mode)
 from cthtorch.vision.transforms.v2._geometry import (_crop_boxes, _hflip_boxes, _move_boxes,  # noqa: F401
                                                      _pad_boxes, _parse_padding, _resize_boxes, _vflip_boxes,
                                                      convert_bounding_box_format)
@@ -63,3 +64,20 @@ def get_size(inpt):
     if isinstance(inpt, tv_tensors.BoundingBoxes):
         return list(inpt.canvas_size)
     return list(_size_of(inpt))
+
+
+def posterize(inpt, bits):
+    """v1's on uint8 and PIL images; a float image is cut to 2**bits levels of [0, 1] as v2's is"""
+    if isinstance(inpt, cthtorch.Tensor) and inpt.is_floating_point():
+        if not 0 <= bits <= 8:
+            raise ValueError("The number if bits should be between 0 and 8. Got %s" % bits)
+        levels = 1 << bits
+        return inpt.mul(levels).floor_().clamp_(0, levels - 1).mul_(1.0 / levels)
+    return _v1.posterize(inpt, bits)
+
+
+def equalize(inpt):
+    """v1's on uint8 and PIL images; a float image is equalized as uint8 and scaled back, as v2's is"""
+    if isinstance(inpt, cthtorch.Tensor) and inpt.is_floating_point():
+        return _v1.convert_image_dtype(_v1.equalize(_v1.convert_image_dtype(inpt, cthtorch.uint8)), inpt.dtype)
+    return _v1.equalize(inpt)
