@@ -8,11 +8,14 @@ from cthtorch.vision.transforms.v2._type_conversion import (ToImage, PILToTensor
                                                             ConvertImageDtype, Normalize, Lambda)
 from cthtorch.vision.transforms.v2._geometry import (Resize, CenterCrop, RandomCrop, RandomResizedCrop,  # noqa: F401
                                                      RandomHorizontalFlip, RandomVerticalFlip, Pad, RandomAffine,
-                                                     RandomRotation)
+                                                     RandomRotation, RandomPerspective, ElasticTransform,
+                                                     ScaleJitter, RandomShortestSize, RandomResize, FiveCrop,
+                                                     TenCrop)
 from cthtorch.vision.transforms.v2._color import (ColorJitter, Grayscale, RandomGrayscale, GaussianBlur,  # noqa: F401
                                                   RandomInvert, RandomAutocontrast, RandomEqualize,
-                                                  RandomPosterize, RandomSolarize, RandomAdjustSharpness)
-from cthtorch.vision.transforms.v2._augment import RandomErasing, CutMix, MixUp  # noqa: F401
+                                                  RandomPosterize, RandomSolarize, RandomAdjustSharpness,
+                                                  RandomChannelPermutation)
+from cthtorch.vision.transforms.v2._augment import RandomErasing, CutMix, MixUp, JPEG  # noqa: F401
 from cthtorch.vision.transforms.v2._auto_augment import (AutoAugmentPolicy, AutoAugment, RandAugment,  # noqa: F401
                                                          TrivialAugmentWide, AugMix)
 from cthtorch.vision.transforms.v2._bounding_boxes import (ConvertBoundingBoxFormat, ClampBoundingBoxes,  # noqa: F401

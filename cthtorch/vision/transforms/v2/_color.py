@@ -1,6 +1,9 @@
 """Colour transforms of v2 (masks and boxes pass through), drawing as the v1 classes do."""
+import cthtorch
+from cthtorch.vision import tv_tensors
 from cthtorch.vision.transforms import functional as F
 from cthtorch.vision.transforms import transforms as v1
+from cthtorch.vision.transforms.v2.functional import permute_channels
 from cthtorch.vision.transforms.v2._transform import _ColorTransform, _RandomApplyTransform
 
 
@@ -81,3 +84,15 @@ for _cls in (RandomInvert, RandomAutocontrast, RandomEqualize, RandomPosterize, 
     _cls.__module__ = __name__
 del _cls
 
+
+
+class RandomChannelPermutation(_ColorTransform):
+    """The image's channels in a random order (one permutation per call)"""
+
+    def make_params(self, flat_inputs):
+        channels = next(F.get_dimensions(x)[0] for x in flat_inputs
+                        if not isinstance(x, (tv_tensors.BoundingBoxes, tv_tensors.Mask)))
+        return dict(permutation=cthtorch.randperm(channels))
+
+    def _image(self, img, params):
+        return permute_channels(img, params["permutation"])

@@ -81,3 +81,46 @@ def equalize(inpt):
     if isinstance(inpt, cthtorch.Tensor) and inpt.is_floating_point():
         return _v1.convert_image_dtype(_v1.equalize(_v1.convert_image_dtype(inpt, cthtorch.uint8)), inpt.dtype)
     return _v1.equalize(inpt)
+
+
+def permute_channels(inpt, permutation):
+    """the channels of an image in the order permutation gives (a PIL image through a tensor and back)"""
+    if _v1._is_pil(inpt):
+        return to_pil_image(pil_to_tensor(inpt)[permutation])
+    return inpt[..., permutation, :, :]
+
+
+def jpeg(inpt, quality):
+    """An encode/decode round trip through JPEG at quality (1 to 100), with Pillow's libjpeg codec; a uint8
+    tensor (..., 1 or 3, H, W) is coded one image at a time. torchvision codes tensors with its own libjpeg
+    build, so a tensor's pixels may differ from its by the codecs' rounding."""
+    if not 1 <= quality <= 100:
+        raise ValueError("quality must be an integer from 1 to 100, got quality =%s" % quality)
+    try:
+        from PIL import Image
+    except ImportError:
+        raise NotImplementedError("JPEG needs a JPEG codec: cthtorch.vision codes through Pillow, which is not "
+                                  "installed") from None
+    import io
+
+    def round_trip(img):
+        buffer = io.BytesIO()
+        img.save(buffer, format="JPEG", quality=quality)
+        buffer.seek(0)
+        out = Image.open(buffer)
+        out.load()
+        return out
+    if _v1._is_pil(inpt):
+        return round_trip(inpt)
+    if inpt.dtype != cthtorch.uint8:
+        raise TypeError("Input tensor dtype should be uint8, but got %s." % inpt.dtype)
+    if inpt.dim() < 3 or inpt.shape[-3] not in (1, 3):
+        raise ValueError("The number of channels should be 1 or 3, got: %s" % (tuple(inpt.shape),))
+    flat = inpt.reshape(-1, *inpt.shape[-3:])
+    coded = [pil_to_tensor(round_trip(to_pil_image(x))) for x in flat]
+    if not coded:
+        return inpt.clone()
+    return cthtorch.stack(coded).reshape(inpt.shape)
+
+
+elastic = elastic_transform   # v2's name for it
