@@ -154,7 +154,12 @@ def test_image_folder(tmp_path):
     x, y = ds[4]
     assert tuple(x.shape) == (3, 4, 5) and y == 1
     assert np.allclose(x.numpy(), arr(rgb(4, 5, seed=1)).transpose(2, 0, 1) / 255.0)
-    folder = datasets.DatasetFolder(str(tmp_path), loader=lambda p: open(p).read(), extensions=(".txt",))
+    # a class without a valid file is an error unless allow_empty, as torchvision's make_dataset has it
+    with pytest.raises(FileNotFoundError, match="Found no valid file for the classes dog. Supported extensions "
+                                                "are: .txt"):
+        datasets.DatasetFolder(str(tmp_path), loader=lambda p: open(p).read(), extensions=(".txt",))
+    folder = datasets.DatasetFolder(str(tmp_path), loader=lambda p: open(p).read(), extensions=(".txt",),
+                                    allow_empty=True)
     assert folder.samples == [(str(tmp_path / "cat" / "notes.txt"), 0)]
     with pytest.raises(FileNotFoundError):
         datasets.DatasetFolder(str(tmp_path), loader=None, extensions=(".jpg",))

@@ -5,3 +5,11 @@ from cthtorch.vision.datasets.fakedata import FakeData  # noqa: F401
 from cthtorch.vision.datasets.vision import VisionDataset  # noqa: F401
 from cthtorch.vision.datasets.stl10 import STL10  # noqa: F401
 from cthtorch.vision.datasets.svhn import SVHN  # noqa: F401
+from cthtorch.vision.datasets.omniglot import Omniglot  # noqa: F401
+from cthtorch.vision.datasets.caltech import Caltech101, Caltech256  # noqa: F401
+from cthtorch.vision.datasets.flowers102 import Flowers102  # noqa: F401
+from cthtorch.vision.datasets.food101 import Food101  # noqa: F401
+from cthtorch.vision.datasets.oxford_iiit_pet import OxfordIIITPet  # noqa: F401
+from cthtorch.vision.datasets.voc import VOCSegmentation, VOCDetection  # noqa: F401
+from cthtorch.vision.datasets.coco import CocoDetection, CocoCaptions  # noqa: F401
+from cthtorch.vision.datasets.video_clips import Kinetics, UCF101, HMDB51  # noqa: F401
