@@ -321,3 +321,20 @@ def test_v2_posterize_and_equalize_take_float_images():
     want = F.convert_image_dtype(F.equalize(F.convert_image_dtype(x.float() / 255, cthtorch.uint8)), cthtorch.float32)
     assert eq.dtype == cthtorch.float32
     np.testing.assert_array_equal(eq.numpy(), want.numpy())
+
+
+def test_one_channel_images_take_every_policy():
+    """A one-channel tensor has no colour: saturation leaves it and grayscale copies it, as torchvision's
+    tensor ops do, so the policies that draw Color run on it"""
+    g = _u8(10, (1, 12, 12))
+    assert F.adjust_saturation(g, 0.3) is g
+    gray = F.rgb_to_grayscale(g)
+    assert gray.shape == g.shape and cthtorch.equal(gray, g) and gray.data_ptr() != g.data_ptr()
+    assert F.rgb_to_grayscale(g, 3).shape == (3, 12, 12)
+    with pytest.raises(TypeError, match="permitted channel values are \\[1, 3\\], but found 2"):
+        F.rgb_to_grayscale(_u8(1, (2, 4, 4)))
+    from cthtorch.vision.transforms import v2
+    for seed in range(8):
+        cthtorch.manual_seed(seed)
+        for t in (T.AugMix(), T.AutoAugment(T.AutoAugmentPolicy.CIFAR10), v2.AugMix(), v2.RandAugment()):
+            assert t(g).shape == g.shape

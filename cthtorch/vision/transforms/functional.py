@@ -309,8 +309,17 @@ def rgb_to_grayscale(img, num_output_channels=1):
             from PIL import Image
             g = Image.merge("RGB", [g, g, g])
         return g
-    r, g, b = img[..., 0, :, :], img[..., 1, :, :], img[..., 2, :, :]
-    l_img = (0.2989 * r + 0.587 * g + 0.114 * b).to(img.dtype).unsqueeze(-3)
+    if img.dim() < 3:
+        raise TypeError("Input image tensor should have at least 3 dimensions, but found %d" % img.dim())
+    if img.shape[-3] not in (1, 3):
+        raise TypeError("Input image tensor permitted channel values are [1, 3], but found %d" % img.shape[-3])
+    if num_output_channels not in (1, 3):
+        raise ValueError("num_output_channels should be either 1 or 3")
+    if img.shape[-3] == 3:
+        r, g, b = img[..., 0, :, :], img[..., 1, :, :], img[..., 2, :, :]
+        l_img = (0.2989 * r + 0.587 * g + 0.114 * b).to(img.dtype).unsqueeze(-3)
+    else:   # already one channel
+        l_img = img.clone()
     return l_img.expand(*img.shape[:-3], num_output_channels, *img.shape[-2:]) if num_output_channels == 3 else l_img
 
 
@@ -342,6 +351,8 @@ def adjust_saturation(img, saturation_factor):
     if _is_pil(img):
         from PIL import ImageEnhance
         return ImageEnhance.Color(img).enhance(saturation_factor)
+    if get_dimensions(img)[0] == 1:   # no colour to saturate, as PIL leaves an "L" image
+        return img
     return _blend(img, rgb_to_grayscale(img), saturation_factor)
 
 
