@@ -207,3 +207,118 @@ def test_folder_helpers_follow_torchvision(tmp_path):
             return ["b"], {"b": 0}
     ds = OnlyB(str(tmp_path))
     assert ds.classes == ["b"] and ds.samples == [(str(tmp_path / "b" / "x.png"), 0)]
+
+
+def test_celeba_lists_splits_and_targets(tmp_path):
+    base = tmp_path / "celeba"
+    names = ["000001.jpg", "000002.jpg", "000003.jpg"]
+    for k, n in enumerate(names):
+        _save(str(base / "img_align_celeba" / n), k)
+    (base / "list_eval_partition.txt").write_text("000001.jpg 0\n000002.jpg 2\n000003.jpg 0\n")
+    (base / "identity_CelebA.txt").write_text("000001.jpg 17\n000002.jpg 4\n000003.jpg 17\n")
+    (base / "list_bbox_celeba.txt").write_text("3\nimage_id x_1 y_1 width height\n000001.jpg    95  71 226 313\n"
+                                               "000002.jpg 72 94 221 306\n000003.jpg 216 59 91 126\n")
+    (base / "list_landmarks_align_celeba.txt").write_text(
+        "3\nlefteye_x lefteye_y\n000001.jpg 69  109\n000002.jpg 69 110\n000003.jpg 76 112\n")
+    (base / "list_attr_celeba.txt").write_text("3\nSmiling Young \n000001.jpg -1  1\n000002.jpg  1 -1\n"
+                                               "000003.jpg  1  1\n")
+    train = datasets.CelebA(str(tmp_path), target_type=["attr", "identity", "bbox", "landmarks"])
+    assert len(train) == 2 and train.filename == ["000001.jpg", "000003.jpg"]
+    assert train.attr_names[:2] == ["Smiling", "Young"]
+    img, (attr, ident, bbox, marks) = train[1]
+    assert attr.tolist() == [1, 1] and int(ident) == 17 and bbox.tolist() == [216, 59, 91, 126]
+    assert marks.tolist() == [76, 112] and attr.dtype.is_floating_point is False and img.size == (5, 4)
+    assert train[0][1][0].tolist() == [0, 1]          # -1 -> 0, 1 -> 1
+    test = datasets.CelebA(str(tmp_path), split="test", target_type="identity")
+    assert len(test) == 1 and int(test[0][1]) == 4
+    assert len(datasets.CelebA(str(tmp_path), split="all")) == 3
+    assert datasets.CelebA(str(tmp_path), target_type=[])[0][1] is None
+    with pytest.raises(ValueError, match='Target type "eyes" is not recognized.'):
+        datasets.CelebA(str(tmp_path), target_type="eyes")[0]
+    with pytest.raises(RuntimeError, match="target_transform is specified but target_type is empty"):
+        datasets.CelebA(str(tmp_path), target_type=[], target_transform=int)
+
+
+def test_imagenet_from_meta_file_and_class_folders(tmp_path):
+    import cthtorch
+    for w, n in (("n01440764", 2), ("n01443537", 1)):
+        for i in range(n):
+            _save(str(tmp_path / "val" / w / ("ILSVRC2012_val_%08d.JPEG" % (i + len(w)))), i)
+    cthtorch.save(({"n01440764": ("tench", "Tinca tinca"), "n01443537": ("goldfish", "Carassius auratus")},
+                   ["n01440764", "n01440764", "n01443537"]), str(tmp_path / "meta.bin"))
+    ds = datasets.ImageNet(str(tmp_path), split="val")
+    assert ds.wnids == ["n01440764", "n01443537"] and ds.classes[1] == ("goldfish", "Carassius auratus")
+    assert ds.class_to_idx["Tinca tinca"] == 0 and ds.wnid_to_idx["n01443537"] == 1
+    assert len(ds) == 3 and ds[2][1] == 1 and ds.root == str(tmp_path)
+    with pytest.raises(RuntimeError, match="ILSVRC2012_img_train.tar is not present in the root directory"):
+        datasets.ImageNet(str(tmp_path), split="train")
+    (tmp_path / "ILSVRC2012_img_train.tar").write_bytes(b"")
+    with pytest.raises(NotImplementedError, match="unpacking ILSVRC2012_img_train.tar is not implemented"):
+        datasets.ImageNet(str(tmp_path), split="train")
+
+
+def test_stanford_cars_eurosat_dtd_gtsrb_fgvc(tmp_path):
+    import scipy.io
+    base = tmp_path / "stanford_cars"
+    for k, n in enumerate(("00001.jpg", "00002.jpg")):
+        _save(str(base / "cars_train" / n), k)
+    os.makedirs(base / "devkit")
+    annos = np.array([("00001.jpg", 2), ("00002.jpg", 1)], dtype=[("fname", "O"), ("class", "O")])
+    scipy.io.savemat(str(base / "devkit" / "cars_train_annos.mat"), {"annotations": annos})
+    scipy.io.savemat(str(base / "devkit" / "cars_meta.mat"),
+                     {"class_names": np.array(["AM General Hummer SUV 2000", "Acura RL Sedan 2012"], dtype=object)})
+    cars = datasets.StanfordCars(str(tmp_path))
+    assert cars.classes == ["AM General Hummer SUV 2000", "Acura RL Sedan 2012"] and len(cars) == 2
+    assert cars[0][1] == 1 and cars[1][1] == 0 and cars[0][0].mode == "RGB"
+    with pytest.raises(RuntimeError, match="Dataset not found."):
+        datasets.StanfordCars(str(tmp_path), split="test")
+
+    for cls in ("Forest", "AnnualCrop"):
+        _save(str(tmp_path / "eurosat" / "2750" / cls / (cls + "_1.jpg")), 3)
+    euro = datasets.EuroSAT(str(tmp_path))
+    assert euro.classes == ["AnnualCrop", "Forest"] and euro.root == str(tmp_path) and len(euro) == 2
+
+    dtd = tmp_path / "dtd" / "dtd"
+    for rel in ("banded/banded_0002.jpg", "zigzagged/zigzagged_0001.jpg", "banded/banded_0004.jpg"):
+        _save(str(dtd / "images" / rel), len(rel))
+    os.makedirs(dtd / "labels")
+    (dtd / "labels" / "train1.txt").write_text("zigzagged/zigzagged_0001.jpg\nbanded/banded_0004.jpg\n")
+    d = datasets.DTD(str(tmp_path))
+    assert d.classes == ["banded", "zigzagged"] and d._labels == [1, 0] and d[1][1] == 0
+    assert "split=train, partition=1" in repr(d)
+
+    g = tmp_path / "gtsrb"
+    for c in ("00000", "00002"):
+        _save(str(g / "GTSRB" / "Training" / c / "00000_00000.ppm"), 4)
+    os.makedirs(g / "GTSRB" / "Final_Test" / "Images")
+    _save(str(g / "GTSRB" / "Final_Test" / "Images" / "00000.ppm"), 5)
+    (g / "GT-final_test.csv").write_text("Filename;Width;Height;ClassId\n00000.ppm;5;4;16\n")
+    train = datasets.GTSRB(str(tmp_path))
+    assert [t for _, t in train._samples] == [0, 1] and train[1][0].mode == "RGB"
+    assert datasets.GTSRB(str(tmp_path), split="test")[0][1] == 16
+
+    data = tmp_path / "fgvc-aircraft-2013b" / "data"
+    for i in ("0034309", "1340192"):
+        _save(str(data / "images" / (i + ".jpg")), 6)
+    (data / "variants.txt").write_text("707-320\nA300B4\n")
+    (data / "images_variant_trainval.txt").write_text("0034309 A300B4\n1340192 707-320\n")
+    air = datasets.FGVCAircraft(str(tmp_path))
+    assert air.classes == ["707-320", "A300B4"] and air._labels == [1, 0] and air[0][0].size == (5, 4)
+
+
+def test_usps_from_bz2_libsvm(tmp_path):
+    import bz2
+    rs = np.random.RandomState(0)
+    rows = rs.uniform(-1, 1, (3, 256))
+    labels = [10, 1, 5]
+    text = "".join("%d %s\n" % (lab, " ".join("%d:%.6f" % (j + 1, v) for j, v in enumerate(r)))
+                   for lab, r in zip(labels, rows))
+    (tmp_path / "usps.t.bz2").write_bytes(bz2.compress(text.encode()))
+    ds = datasets.USPS(str(tmp_path), train=False)
+    assert len(ds) == 3 and ds.targets == [9, 0, 4]
+    img, target = ds[0]
+    assert img.mode == "L" and img.size == (16, 16) and target == 9
+    want = ((rows[0].astype(np.float32).reshape(16, 16) + 1) / 2 * 255).astype(np.uint8)
+    np.testing.assert_array_equal(np.asarray(img), want)
+    with pytest.raises(RuntimeError, match="Dataset not found or corrupted"):
+        datasets.USPS(str(tmp_path))

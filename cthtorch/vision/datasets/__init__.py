@@ -13,3 +13,11 @@ from cthtorch.vision.datasets.oxford_iiit_pet import OxfordIIITPet  # noqa: F401
 from cthtorch.vision.datasets.voc import VOCSegmentation, VOCDetection  # noqa: F401
 from cthtorch.vision.datasets.coco import CocoDetection, CocoCaptions  # noqa: F401
 from cthtorch.vision.datasets.video_clips import Kinetics, UCF101, HMDB51  # noqa: F401
+from cthtorch.vision.datasets.celeba import CelebA  # noqa: F401
+from cthtorch.vision.datasets.imagenet import ImageNet  # noqa: F401
+from cthtorch.vision.datasets.stanford_cars import StanfordCars  # noqa: F401
+from cthtorch.vision.datasets.eurosat import EuroSAT  # noqa: F401
+from cthtorch.vision.datasets.dtd import DTD  # noqa: F401
+from cthtorch.vision.datasets.gtsrb import GTSRB  # noqa: F401
+from cthtorch.vision.datasets.fgvc_aircraft import FGVCAircraft  # noqa: F401
+from cthtorch.vision.datasets.usps import USPS  # noqa: F401
