@@ -3,7 +3,7 @@ import cthtorch
 from cthtorch.vision import tv_tensors
 from cthtorch.vision.transforms import functional as F
 from cthtorch.vision.transforms import transforms as v1
-from cthtorch.vision.transforms.v2.functional import permute_channels
+from cthtorch.vision.transforms.v2.functional import gaussian_noise, grayscale_to_rgb, permute_channels
 from cthtorch.vision.transforms.v2._transform import _ColorTransform, _RandomApplyTransform
 
 
@@ -96,3 +96,23 @@ class RandomChannelPermutation(_ColorTransform):
 
     def _image(self, img, params):
         return permute_channels(img, params["permutation"])
+
+
+class RGB(_ColorTransform):
+    """One-channel images repeated to three channels"""
+
+    def _image(self, img, params):
+        return grayscale_to_rgb(img)
+
+
+class GaussianNoise(_ColorTransform):
+    """Adds N(mean, sigma) noise to float images (clamped to [0, 1] when clip)"""
+
+    def __init__(self, mean=0.0, sigma=0.1, clip=True):
+        super().__init__()
+        self.mean, self.sigma, self.clip = mean, sigma, clip
+
+    def _image(self, img, params):
+        if F._is_pil(img):   # torchvision has no PIL kernel for it and passes PIL images through
+            return img
+        return gaussian_noise(img, self.mean, self.sigma, self.clip)

@@ -124,3 +124,31 @@ def jpeg(inpt, quality):
 
 
 elastic = elastic_transform   # v2's name for it
+
+
+def grayscale_to_rgb(inpt):
+    """a one-channel image repeated to three channels (an image with three or more is returned as it is)"""
+    if _v1._is_pil(inpt):
+        return inpt.convert(mode="RGB")
+    if inpt.shape[-3] >= 3:
+        return inpt
+    return _v1.rgb_to_grayscale(inpt, num_output_channels=3)
+
+
+def gaussian_noise(inpt, mean=0.0, sigma=0.1, clip=True):
+    """inpt plus N(mean, sigma) noise (one randn_like draw), clamped to [0, 1] when clip; float images only"""
+    if not isinstance(inpt, cthtorch.Tensor):
+        raise TypeError("GaussianNoise only supports tensor images, got %s" % type(inpt).__name__)
+    if not inpt.is_floating_point():
+        raise ValueError("Input tensor is expected to be in float dtype, got dtype=%s" % inpt.dtype)
+    if sigma < 0:
+        raise ValueError("sigma shouldn't be negative. Got %s" % sigma)
+    out = inpt + (mean + cthtorch.randn_like(inpt) * sigma)
+    return out.clamp(0, 1) if clip else out
+
+
+def uniform_temporal_subsample(inpt, num_samples):
+    """num_samples frames of a (..., T, C, H, W) video at evenly spaced indices"""
+    t_max = inpt.shape[-4] - 1
+    indices = cthtorch.linspace(0, t_max, num_samples).long()
+    return cthtorch.index_select(inpt, -4, indices)
