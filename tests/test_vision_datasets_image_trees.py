@@ -322,3 +322,85 @@ def test_usps_from_bz2_libsvm(tmp_path):
     np.testing.assert_array_equal(np.asarray(img), want)
     with pytest.raises(RuntimeError, match="Dataset not found or corrupted"):
         datasets.USPS(str(tmp_path))
+
+
+def test_cityscapes_targets_and_label_table(tmp_path):
+    for city, frames in (("aachen", ["000000_000019"]), ("bochum", ["000001_000019", "000002_000019"])):
+        for f in frames:
+            stem = "%s_%s" % (city, f)
+            _save(str(tmp_path / "leftImg8bit" / "train" / city / (stem + "_leftImg8bit.png")), len(stem))
+            gt = tmp_path / "gtFine" / "train" / city
+            _save(str(gt / (stem + "_gtFine_labelIds.png")), 1, mode="L")
+            _save(str(gt / (stem + "_gtFine_instanceIds.png")), 2, mode="L")
+            os.makedirs(gt, exist_ok=True)
+            (gt / (stem + "_gtFine_polygons.json")).write_text(json.dumps({"imgHeight": 4, "objects": []}))
+    ds = datasets.Cityscapes(str(tmp_path), target_type=["semantic", "polygon"])
+    assert len(ds) == 3
+    img, (sem, poly) = ds[0]
+    assert img.mode == "RGB" and sem.mode == "L" and poly == {"imgHeight": 4, "objects": []}
+    assert ds.targets[0][0].endswith("_gtFine_labelIds.png") and "Mode: gtFine" in repr(ds)
+    table = datasets.Cityscapes.classes
+    assert len(table) == 35 and [c.id for c in table[:34]] == list(range(34))
+    train_ids = sorted(c.train_id for c in table if not c.ignore_in_eval)
+    assert train_ids == list(range(19))          # the 19 evaluated classes
+    assert table[26].name == "car" and table[26].color == (0, 0, 142) and table[26].has_instances
+    with pytest.raises(ValueError, match="Unknown value 'test' for argument split if mode is 'coarse'"):
+        datasets.Cityscapes(str(tmp_path), split="test", mode="coarse")
+    with pytest.raises(RuntimeError, match="Dataset not found or incomplete"):
+        datasets.Cityscapes(str(tmp_path), split="val")
+
+
+def test_kitti_imagenette_sun397_country211(tmp_path):
+    raw = tmp_path / "Kitti" / "raw" / "training"
+    _save(str(raw / "image_2" / "000007.png"), 1)
+    os.makedirs(raw / "label_2")
+    (raw / "label_2" / "000007.txt").write_text(
+        "Car 0.00 0 -1.56 564.62 174.59 616.43 224.74 1.61 1.66 3.20 -0.69 1.69 25.01 -1.59\n"
+        "DontCare -1 -1 -10 5.00 229.89 214.12 367.61 -1 -1 -1 -1000 -1000 -1000 -10\n")
+    k = datasets.Kitti(str(tmp_path))
+    img, target = k[0]
+    assert len(k) == 1 and len(target) == 2 and target[0]["type"] == "Car" and target[0]["occluded"] == 0
+    assert target[0]["bbox"] == [564.62, 174.59, 616.43, 224.74] and target[1]["rotation_y"] == -10.0
+    with pytest.raises(RuntimeError, match="Dataset not found. You may use download=True"):
+        datasets.Kitti(str(tmp_path), train=False)
+
+    for w in ("n03445777", "n01440764"):
+        _save(str(tmp_path / "imagenette2-160" / "val" / w / ("ILSVRC2012_val_%s.JPEG" % w)), 2)
+    nette = datasets.Imagenette(str(tmp_path), split="val", size="160px")
+    assert nette.wnids == ["n01440764", "n03445777"] and nette.classes[1] == ("golf ball",)
+    assert nette.class_to_idx["Tinca tinca"] == 0 and nette[1][1] == 1 and len(nette) == 2
+
+    sun = tmp_path / "SUN397"
+    os.makedirs(sun)
+    (sun / "ClassName.txt").write_text("/a/abbey\n/b/bedroom\n/o/office_building/outdoor\n")
+    _save(str(sun / "b" / "bedroom" / "sun_aaa.jpg"), 3)
+    _save(str(sun / "o" / "office_building" / "outdoor" / "sun_bbb.jpg"), 4)
+    s = datasets.SUN397(str(tmp_path))
+    assert s.classes == ["abbey", "bedroom", "office_building/outdoor"]
+    assert sorted(zip([os.path.basename(p) for p in s._image_files], s._labels)) == [("sun_aaa.jpg", 1),
+                                                                                       ("sun_bbb.jpg", 2)]
+
+    for c in ("AD", "AE"):
+        _save(str(tmp_path / "country211" / "valid" / c / "1.jpg"), 5)
+    country = datasets.Country211(str(tmp_path), split="valid")
+    assert country.classes == ["AD", "AE"] and country.root == str(tmp_path) and len(country) == 2
+
+
+def test_semeion_and_moving_mnist(tmp_path):
+    rs = np.random.RandomState(1)
+    pixels = rs.randint(0, 2, (3, 256)).astype(float)
+    onehot = np.eye(10)[[4, 0, 9]]
+    np.savetxt(str(tmp_path / "semeion.data"), np.hstack([pixels, onehot]), fmt="%.4f")
+    sem = datasets.SEMEION(str(tmp_path))
+    img, label = sem[2]
+    assert len(sem) == 3 and label == 9 and img.mode == "L"
+    np.testing.assert_array_equal(np.asarray(img), (pixels[2] * 255).astype(np.uint8).reshape(16, 16))
+    os.makedirs(tmp_path / "MovingMNIST")
+    seq = rs.randint(0, 256, (20, 4, 64, 64)).astype(np.uint8)
+    np.save(str(tmp_path / "MovingMNIST" / "mnist_test_seq.npy"), seq)
+    mm = datasets.MovingMNIST(str(tmp_path), split="train", split_ratio=5)
+    assert len(mm) == 4 and tuple(mm[1].shape) == (5, 1, 64, 64)
+    np.testing.assert_array_equal(mm[1].numpy()[:, 0], seq[:5, 1])
+    assert tuple(datasets.MovingMNIST(str(tmp_path), split="test", split_ratio=5)[0].shape) == (15, 1, 64, 64)
+    with pytest.raises(ValueError, match="`split_ratio` should be `1 <= split_ratio <= 19`, but got 20 instead."):
+        datasets.MovingMNIST(str(tmp_path), split_ratio=20)

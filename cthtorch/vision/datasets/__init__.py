@@ -21,3 +21,10 @@ from cthtorch.vision.datasets.dtd import DTD  # noqa: F401
 from cthtorch.vision.datasets.gtsrb import GTSRB  # noqa: F401
 from cthtorch.vision.datasets.fgvc_aircraft import FGVCAircraft  # noqa: F401
 from cthtorch.vision.datasets.usps import USPS  # noqa: F401
+from cthtorch.vision.datasets.cityscapes import Cityscapes  # noqa: F401
+from cthtorch.vision.datasets.kitti import Kitti  # noqa: F401
+from cthtorch.vision.datasets.imagenette import Imagenette  # noqa: F401
+from cthtorch.vision.datasets.sun397 import SUN397  # noqa: F401
+from cthtorch.vision.datasets.country211 import Country211  # noqa: F401
+from cthtorch.vision.datasets.semeion import SEMEION  # noqa: F401
+from cthtorch.vision.datasets.moving_mnist import MovingMNIST  # noqa: F401
