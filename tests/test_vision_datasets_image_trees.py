@@ -140,7 +140,7 @@ _VOC_OBJ = "<object><name>{name}</name><difficult>0</difficult><bndbox><xmin>1</
            "<xmax>3</xmax><ymax>2</ymax></bndbox></object>"
 
 
-def test_voc_segmentation_and_detection(tmp_path):
+def _voc_tree(tmp_path):
     voc = tmp_path / "VOCdevkit" / "VOC2012"
     ids = ["2008_000001", "2008_000002"]
     for k, i in enumerate(ids):
@@ -157,6 +157,10 @@ def test_voc_segmentation_and_detection(tmp_path):
     for sub in ("Segmentation", "Main"):
         os.makedirs(voc / "ImageSets" / sub)
         (voc / "ImageSets" / sub / "train.txt").write_text("\n".join(ids) + "\n")
+
+
+def test_voc_segmentation_and_detection(tmp_path):
+    _voc_tree(tmp_path)
     seg = datasets.VOCSegmentation(str(tmp_path))
     assert len(seg) == 2 and seg.masks[1].endswith("2008_000002.png")
     img, mask = seg[1]
@@ -404,3 +408,43 @@ def test_semeion_and_moving_mnist(tmp_path):
     assert tuple(datasets.MovingMNIST(str(tmp_path), split="test", split_ratio=5)[0].shape) == (15, 1, 64, 64)
     with pytest.raises(ValueError, match="`split_ratio` should be `1 <= split_ratio <= 19`, but got 20 instead."):
         datasets.MovingMNIST(str(tmp_path), split_ratio=20)
+
+
+def test_wrap_dataset_for_transforms_v2(tmp_path):
+    import cthtorch
+    from cthtorch.vision import tv_tensors
+    from cthtorch.vision.transforms import v2
+    _voc_tree(tmp_path)
+    det = datasets.VOCDetection(str(tmp_path), transforms=v2.RandomHorizontalFlip(p=1.0))
+    wrapped = datasets.wrap_dataset_for_transforms_v2(det)
+    assert isinstance(wrapped, datasets.VOCDetection) and len(wrapped) == 2 and wrapped.year == "2012"
+    img, target = wrapped[1]
+    assert set(target) == {"boxes", "labels"} and type(target["boxes"]) is tv_tensors.BoundingBoxes
+    # dog and cat (VOC indices 12 and 8), their boxes [1, 1, 3, 2] flipped on a 5 wide canvas by the dataset's
+    # own transforms, which now run after the wrapping
+    assert target["labels"].tolist() == [12, 8] and target["boxes"].canvas_size == (4, 5)
+    assert target["boxes"].tolist() == [[2, 1, 4, 2], [2, 1, 4, 2]]
+    assert "annotation" in datasets.wrap_dataset_for_transforms_v2(datasets.VOCDetection(str(tmp_path)), "all")[0][1]
+    seg = datasets.wrap_dataset_for_transforms_v2(datasets.VOCSegmentation(str(tmp_path)))
+    mask = seg[1][1]
+    assert type(mask) is tv_tensors.Mask and mask.shape == (4, 5) and int(mask.max()) == 2
+    raw = tmp_path / "Kitti" / "raw" / "training"
+    _save(str(raw / "image_2" / "000001.png"), 1, size=(30, 20))
+    os.makedirs(raw / "label_2")
+    (raw / "label_2" / "000001.txt").write_text("Van 0 0 0 1 2 11 12 1 1 1 1 1 1 0\n")
+    kitti = datasets.wrap_dataset_for_transforms_v2(datasets.Kitti(str(tmp_path)), ["boxes", "labels", "alpha"])
+    _, t = kitti[0]
+    assert t["labels"].tolist() == [1] and t["boxes"].tolist() == [[1, 2, 11, 12]] and t["alpha"] == [0.0]
+    assert t["boxes"].canvas_size == (20, 30)
+    for c in ("a", "b"):
+        _save(str(tmp_path / "folder" / c / "1.png"), 2)
+    plain = datasets.wrap_dataset_for_transforms_v2(datasets.ImageFolder(str(tmp_path / "folder")))
+    assert plain[1][1] == 1 and plain.classes == ["a", "b"]
+    with pytest.raises(ValueError, match="Target keys \\['mask'\\] are not available"):
+        datasets.wrap_dataset_for_transforms_v2(det, ["mask"])
+    with pytest.raises(TypeError, match="meant for subclasses of `torchvision.datasets.VisionDataset`"):
+        datasets.wrap_dataset_for_transforms_v2(cthtorch.utils.data.TensorDataset(cthtorch.zeros(2)))
+    with pytest.raises(TypeError, match="MovingMNIST is currently not supported by this wrapper"):
+        os.makedirs(tmp_path / "MovingMNIST")
+        np.save(str(tmp_path / "MovingMNIST" / "mnist_test_seq.npy"), np.zeros((20, 1, 64, 64), np.uint8))
+        datasets.wrap_dataset_for_transforms_v2(datasets.MovingMNIST(str(tmp_path)))

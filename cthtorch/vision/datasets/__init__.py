@@ -28,3 +28,9 @@ from cthtorch.vision.datasets.sun397 import SUN397  # noqa: F401
 from cthtorch.vision.datasets.country211 import Country211  # noqa: F401
 from cthtorch.vision.datasets.semeion import SEMEION  # noqa: F401
 from cthtorch.vision.datasets.moving_mnist import MovingMNIST  # noqa: F401
+
+
+def wrap_dataset_for_transforms_v2(dataset, target_keys=None):
+    # loads tv_tensors (and the wrappers) on first use, as transforms.v2 does
+    from cthtorch.vision.datasets.transforms_v2_wrapper import wrap_dataset_for_transforms_v2 as wrap
+    return wrap(dataset, target_keys)
