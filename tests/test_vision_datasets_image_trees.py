@@ -195,6 +195,11 @@ def test_coco_and_video_datasets_say_what_they_need(tmp_path):
     for cls in (datasets.Kinetics, datasets.UCF101, datasets.HMDB51):
         with pytest.raises(NotImplementedError, match=cls.__name__ + " decodes video files"):
             cls(str(tmp_path), frames_per_clip=4)
+    # every name of torchvision's datasets.__all__ is there; the ones not read yet say so when built
+    assert all(hasattr(datasets, name) for name in datasets.__all__) and len(set(datasets.__all__)) == 73
+    for cls in (datasets.LSUN, datasets.Places365, datasets.WIDERFace, datasets.Sintel):
+        with pytest.raises(NotImplementedError, match="torchvision.datasets.%s is not implemented" % cls.__name__):
+            cls(str(tmp_path))
 
 
 def test_folder_helpers_follow_torchvision(tmp_path):
@@ -448,3 +453,35 @@ def test_wrap_dataset_for_transforms_v2(tmp_path):
         os.makedirs(tmp_path / "MovingMNIST")
         np.save(str(tmp_path / "MovingMNIST" / "mnist_test_seq.npy"), np.zeros((20, 1, 64, 64), np.uint8))
         datasets.wrap_dataset_for_transforms_v2(datasets.MovingMNIST(str(tmp_path)))
+
+
+def test_lfw_people_pairs_and_fer2013(tmp_path):
+    base = tmp_path / "lfw-py"
+    for name, n in (("Aaron_Eckhart", 1), ("Abel_Pacheco", 2)):
+        for i in range(1, n + 1):
+            _save(str(base / "lfw_funneled" / name / ("%s_%04d.jpg" % (name, i))), i)
+    (base / "lfw-names.txt").write_text("Aaron_Eckhart\t1\nAbel_Pacheco\t2\n")
+    (base / "peopleDevTrain.txt").write_text("2\nAbel_Pacheco\t2\nAaron_Eckhart\t1\n")
+    people = datasets.LFWPeople(str(tmp_path), split="train")
+    assert people.targets == [1, 1, 0] and people.data[1].endswith("Abel_Pacheco_0002.jpg")
+    assert people[2][0].mode == "RGB" and "Classes (identities): 2" in repr(people)
+    (base / "pairsDevTest.txt").write_text("1\nAbel_Pacheco\t1\t2\nAbel_Pacheco\t1\tAaron_Eckhart\t1\n")
+    pairs = datasets.LFWPairs(str(tmp_path), split="test")
+    assert pairs.targets == [1, 0] and pairs.pair_names == [("Abel_Pacheco", "Abel_Pacheco"),
+                                                            ("Abel_Pacheco", "Aaron_Eckhart")]
+    a, b, same = pairs[1]
+    assert a.size == (5, 4) and b.size == (5, 4) and same == 0
+    with pytest.raises(RuntimeError, match="Dataset not found or corrupted"):
+        datasets.LFWPeople(str(tmp_path), split="test")
+    fer = tmp_path / "fer2013"
+    os.makedirs(fer)
+    rs = np.random.RandomState(0)
+    px = rs.randint(0, 256, (2, 48 * 48))
+    (fer / "train.csv").write_text("emotion,pixels\n" + "".join("%d,%s\n" % (e, " ".join(map(str, p)))
+                                                                for e, p in zip((3, 6), px)))
+    (fer / "test.csv").write_text("pixels\n%s\n" % " ".join(map(str, px[0])))
+    train = datasets.FER2013(str(tmp_path))
+    img, label = train[1]
+    assert len(train) == 2 and label == 6 and img.mode == "L"
+    np.testing.assert_array_equal(np.asarray(img), px[1].reshape(48, 48))
+    assert datasets.FER2013(str(tmp_path), split="test")[0][1] is None
