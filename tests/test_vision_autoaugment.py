@@ -338,3 +338,22 @@ def test_one_channel_images_take_every_policy():
         cthtorch.manual_seed(seed)
         for t in (T.AugMix(), T.AutoAugment(T.AutoAugmentPolicy.CIFAR10), v2.AugMix(), v2.RandAugment()):
             assert t(g).shape == g.shape
+
+
+def test_v2_fill_dict_is_looked_up_by_the_sample_type(monkeypatch):
+    from cthtorch.vision.transforms import v2
+    from cthtorch.vision.transforms.v2 import _auto_augment as V2A
+    seen = []
+    lookup = V2A._fill_for_type
+    monkeypatch.setattr(V2A, "_fill_for_type", lambda fill, t: seen.append(lookup(fill, t)) or seen[-1])
+    fill = {tv_tensors.Image: 7, "others": 3}
+    t = v2.RandAugment(num_ops=6, fill=fill)
+    cthtorch.manual_seed(0)
+    t(tv_tensors.Image(_u8(0)))
+    assert seen == [7] * 6
+    cthtorch.manual_seed(0)
+    t(_u8(0))
+    assert seen[6:] == [3] * 6
+    cthtorch.manual_seed(1)
+    v2.AugMix(fill=fill)(tv_tensors.Image(_u8(0)))     # AugMix works on the plain tensor it mixes
+    assert len(seen) > 12 and set(seen[12:]) == {3}

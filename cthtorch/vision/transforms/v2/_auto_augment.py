@@ -25,9 +25,10 @@ def _v2_space(space, num_bins):
     return out
 
 
-def _fill_for_type(fill, image):
+def _fill_for_type(fill, input_type):
+    """fill, or a {type: fill, "others": fill} dict's entry for input_type"""
     if isinstance(fill, dict):
-        for cls in type(image).__mro__:
+        for cls in input_type.__mro__:
             if cls in fill:
                 return fill[cls]
         return fill.get("others")
@@ -35,6 +36,8 @@ def _fill_for_type(fill, image):
 
 
 class _AutoAugmentBase(Transform):
+    _input_type = cthtorch.Tensor   # the type of the sample's image, set by forward
+
     def __init__(self, *, interpolation=InterpolationMode.NEAREST, fill=None):
         super().__init__()
         self.interpolation = F._interp_mode(interpolation)
@@ -66,7 +69,8 @@ class _AutoAugmentBase(Transform):
         return flat, spec, found[0]
 
     def _apply(self, image, name, magnitude):
-        fill = _fill_for_type(self.fill, image)
+        # a fill dict is looked up by the sample's image type (AugMix's by the plain tensor it mixes)
+        fill = _fill_for_type(self.fill, cthtorch.Tensor if isinstance(self, AugMix) else self._input_type)
         if name == "Solarize":   # the fraction of the image's maximum (255 for PIL images)
             bound = F._bound(image) if isinstance(image, cthtorch.Tensor) else 255.0
             return F.solarize(image, bound * magnitude)
@@ -79,6 +83,7 @@ class _AutoAugmentBase(Transform):
     def forward(self, *inputs):
         flat, spec, idx = self._extract(inputs)
         original = flat[idx]
+        self._input_type = type(original)
         image = _plain(original)
         height, width = F.get_size(image)
         out = self._augment(image, height, width)
