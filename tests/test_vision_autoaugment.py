@@ -357,3 +357,67 @@ def test_v2_fill_dict_is_looked_up_by_the_sample_type(monkeypatch):
     cthtorch.manual_seed(1)
     v2.AugMix(fill=fill)(tv_tensors.Image(_u8(0)))     # AugMix works on the plain tensor it mixes
     assert len(seen) > 12 and set(seen[12:]) == {3}
+
+
+def _torch_photometric(torch, name, img, arg):
+    """torchvision's tensor algorithms, written here with torch ops"""
+    floating = img.is_floating_point()
+    bound = 1.0 if floating else 255.0
+    if name == "sharpness":
+        dt = img.dtype if floating else torch.float32
+        k = torch.ones(3, 3, dtype=dt)
+        k[1, 1] = 5.0
+        k = (k / k.sum()).expand(img.shape[-3], 1, 3, 3)
+        blurred = torch.nn.functional.conv2d(img.unsqueeze(0).to(dt), k, groups=img.shape[-3])[0]
+        if not floating:
+            blurred = blurred.round().to(img.dtype)
+        degenerate = img.clone()
+        degenerate[..., 1:-1, 1:-1] = blurred
+        return (arg * img + (1.0 - arg) * degenerate).clamp(0, bound).to(img.dtype)
+    if name == "autocontrast":
+        dt = img.dtype if floating else torch.float32
+        lo = img.amin(dim=(-2, -1), keepdim=True).to(dt)
+        hi = img.amax(dim=(-2, -1), keepdim=True).to(dt)
+        scale = bound / (hi - lo)
+        bad = ~torch.isfinite(scale)
+        lo[bad] = 0
+        scale[bad] = 1
+        return ((img - lo) * scale).clamp(0, bound).to(img.dtype)
+    if name == "equalize":
+        out = []
+        for ch in img:
+            hist = torch.bincount(ch.flatten().long(), minlength=256)
+            nonzero = hist[hist != 0]
+            step = nonzero[:-1].sum() // 255
+            if step == 0:
+                out.append(ch)
+                continue
+            lut = (torch.cumsum(hist, 0) + step // 2) // step
+            lut = torch.nn.functional.pad(lut, [1, 0])[:-1].clamp(0, 255)
+            out.append(lut[ch.long()].to(torch.uint8))
+        return torch.stack(out)
+    if name == "posterize":
+        return img & (0xFF << (8 - arg)) & 0xFF
+    if name == "solarize":
+        return torch.where(img >= arg, bound - img, img).to(img.dtype)
+
+
+@pytest.mark.parametrize("name,arg", [("sharpness", 0.3), ("sharpness", 1.8), ("autocontrast", None),
+                                      ("equalize", None), ("posterize", 3), ("solarize", 100)])
+def test_photometric_primitives_match_torchvisions_tensor_algorithms(name, arg):
+    from oracle import require_torch
+    torch = require_torch()
+    a = np.random.RandomState(7).randint(20, 200, (3, 9, 11)).astype(np.uint8)
+    a[1] = 77        # a constant channel: autocontrast and equalize leave it
+    fns = {"sharpness": lambda x: F.adjust_sharpness(x, arg), "autocontrast": F.autocontrast,
+           "equalize": F.equalize, "posterize": lambda x: F.posterize(x, arg),
+           "solarize": lambda x: F.solarize(x, arg)}
+    got = fns[name](cthtorch.from_numpy(a))
+    want = _torch_photometric(torch, name, torch.from_numpy(a), arg)
+    assert got.dtype == cthtorch.uint8
+    np.testing.assert_array_equal(got.numpy(), want.numpy())
+    if name in ("sharpness", "autocontrast"):
+        f = (a / 255.0).astype(np.float32)
+        got = fns[name](cthtorch.from_numpy(f))
+        want = _torch_photometric(torch, name, torch.from_numpy(f), arg)
+        np.testing.assert_allclose(got.numpy(), want.numpy(), atol=1e-6)
