@@ -153,3 +153,32 @@ def test_random_channel_permutation_and_jpeg():
         v2.JPEG((0, 50))
     with pytest.raises(TypeError, match="quality can't be bool"):
         v2.JPEG(True)
+
+
+def test_functional_geometry_dispatches_on_boxes_and_masks():
+    from cthtorch.vision.transforms.v2 import functional as F2
+    boxes = tv_tensors.BoundingBoxes([[1.0, 2.0, 3.0, 5.0]], format="XYXY", canvas_size=(10, 10))
+    # 90 degrees counter-clockwise about the centre: (x, y) -> (y, 10 - x)
+    np.testing.assert_allclose(F2.rotate(boxes, 90.0).numpy(), [[2, 7, 5, 9]], atol=1e-5)
+    np.testing.assert_allclose(F2.affine(boxes, 0.0, [2, 1], 1.0, [0.0, 0.0]).numpy(), [[3, 3, 5, 6]], atol=1e-5)
+    cropped = F2.center_crop(boxes, 4)
+    assert cropped.canvas_size == (4, 4)
+    np.testing.assert_allclose(cropped.numpy(), [[0, 0, 0, 2]])
+    resized = F2.resized_crop(boxes, 2, 1, 4, 4, [8, 8])
+    assert resized.canvas_size == (8, 8)
+    np.testing.assert_allclose(resized.numpy(), [[0, 0, 4, 6]])
+    mask = tv_tensors.Mask((_img(10, 10, 2)[0] > 100).to(ct.uint8))
+    rot = F2.rotate(mask, 90.0)
+    assert type(rot) is tv_tensors.Mask and rot.shape == (10, 10)
+    np.testing.assert_array_equal(rot.numpy(), np.rot90(mask.numpy()))
+    start = [[0, 0], [9, 0], [9, 9], [0, 9]]
+    end = [[1, 1], [8, 0], [9, 9], [0, 8]]
+    warped = F2.perspective(mask, start, end)
+    assert type(warped) is tv_tensors.Mask and set(np.unique(warped.numpy())) <= {0, 1}
+    img = _img(10, 10)
+    np.testing.assert_array_equal(F2.perspective(tv_tensors.Image(img), start, end).numpy(),
+                                  F1.perspective(img, start, end).numpy())
+    d = ct.zeros(1, 10, 10, 2)
+    assert ct.equal(F2.elastic(boxes, d), boxes) and F2.elastic_transform is F2.elastic
+    with pytest.raises(NotImplementedError, match="expand=True"):
+        F2.rotate(boxes, 30.0, expand=True)

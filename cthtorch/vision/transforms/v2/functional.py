@@ -1,15 +1,16 @@
 """torchvision.transforms.v2.functional: the v1 kernels under their v1 and v2 names, with v2's to_image,
-to_dtype and the bounding box format conversion. The flips, resize, crop and pad dispatch on the input's
-type as v2's do: boxes move (their canvas with them), masks resize with nearest interpolation, other
-tv_tensors keep their type."""
+to_dtype and the bounding box format conversion. The geometric ops (flips, resize, crops, pad, affine,
+rotate, perspective, elastic) dispatch on the input's type as v2's do: boxes move (their canvas with them),
+masks are resampled with nearest interpolation, other tv_tensors keep their type."""
 import cthtorch
 from cthtorch.vision.transforms import functional as _v1
 from cthtorch.vision.transforms.functional import *  # noqa: F401,F403
 from cthtorch.vision.transforms.functional import (InterpolationMode, to_pil_image,  # noqa: F401
                                                    pil_to_tensor, get_dimensions, get_image_size, _size_of,
                                                    _bound, _interp_mode)
-from cthtorch.vision.transforms.v2._geometry import (_crop_boxes, _hflip_boxes, _move_boxes,  # noqa: F401
-                                                     _pad_boxes, _parse_padding, _resize_boxes, _vflip_boxes,
+from cthtorch.vision.transforms.v2._geometry import (_affine_boxes, _crop_boxes, _elastic_boxes,  # noqa: F401
+                                                     _hflip_boxes, _move_boxes, _pad_boxes, _parse_padding,
+                                                     _perspective_boxes, _resize_boxes, _vflip_boxes,
                                                      convert_bounding_box_format)
 from cthtorch.vision.transforms.v2._type_conversion import to_image, to_dtype  # noqa: F401
 
@@ -123,7 +124,64 @@ def jpeg(inpt, quality):
     return cthtorch.stack(coded).reshape(inpt.shape)
 
 
-elastic = elastic_transform   # v2's name for it
+def _warp_by_type(inpt, kernel, interpolation, boxes_fn):
+    """kernel(image, interpolation) for images; masks through it with nearest interpolation (a (H, W) mask as
+    (1, H, W)); boxes through boxes_fn"""
+    from cthtorch.vision import tv_tensors
+    if isinstance(inpt, tv_tensors.Mask):
+        x = inpt.as_subclass(cthtorch.Tensor)
+        squeeze = x.ndim == 2
+        out = kernel(x.unsqueeze(0) if squeeze else x, InterpolationMode.NEAREST)
+        return tv_tensors.wrap(out.squeeze(0) if squeeze else out, like=inpt)
+    return _by_type(inpt, lambda x: kernel(x, interpolation), boxes_fn)
+
+
+def affine(inpt, angle, translate, scale, shear, interpolation=InterpolationMode.NEAREST, fill=None, center=None):
+    return _warp_by_type(inpt, lambda x, i: _v1.affine(x, angle, translate, scale, shear, i, fill, center),
+                         interpolation, _affine_boxes(angle, translate, scale, shear, center))
+
+
+def rotate(inpt, angle, interpolation=InterpolationMode.NEAREST, expand=False, center=None, fill=None):
+    from cthtorch.vision import tv_tensors
+    if expand and isinstance(inpt, tv_tensors.BoundingBoxes):
+        raise NotImplementedError("rotate(expand=True) on bounding boxes is not implemented in cthtorch.vision yet")
+    # rotate turns counter-clockwise; the affine map's angle is clockwise
+    return _warp_by_type(inpt, lambda x, i: _v1.rotate(x, angle, i, expand, center, fill), interpolation,
+                         _affine_boxes(-angle, (0, 0), 1.0, (0.0, 0.0), center))
+
+
+def perspective(inpt, startpoints, endpoints, interpolation=InterpolationMode.BILINEAR, fill=None,
+                coefficients=None):
+    if coefficients is not None or startpoints is None or endpoints is None:
+        raise NotImplementedError("perspective from coefficients is not implemented in cthtorch.vision; pass "
+                                  "startpoints and endpoints")
+    return _warp_by_type(inpt, lambda x, i: _v1.perspective(x, startpoints, endpoints, i, fill), interpolation,
+                         _perspective_boxes(startpoints, endpoints))
+
+
+def elastic(inpt, displacement, interpolation=InterpolationMode.BILINEAR, fill=None):
+    return _warp_by_type(inpt, lambda x, i: _v1.elastic_transform(x, displacement, i, fill), interpolation,
+                         _elastic_boxes(displacement))
+
+
+elastic_transform = elastic
+
+
+def center_crop(inpt, output_size):
+    ch, cw = _v1._crop_size(output_size)
+
+    def boxes_fn(xyxy, canvas):
+        top, left = int(round((canvas[0] - ch) / 2.0)), int(round((canvas[1] - cw) / 2.0))
+        return _crop_boxes(top, left, ch, cw)(xyxy, canvas)
+    return _by_type(inpt, lambda x: _v1.center_crop(x, [ch, cw]), boxes_fn)
+
+
+def resized_crop(inpt, top, left, height, width, size, interpolation=InterpolationMode.BILINEAR, antialias=True):
+    def boxes_fn(xyxy, canvas):
+        xyxy, canvas = _crop_boxes(top, left, height, width)(xyxy, canvas)
+        return _resize_boxes(_v1._resize_output_size(height, width, size))(xyxy, canvas)
+    return _warp_by_type(inpt, lambda x, i: _v1.resized_crop(x, top, left, height, width, size, i, antialias),
+                         interpolation, boxes_fn)
 
 
 def grayscale_to_rgb(inpt):
