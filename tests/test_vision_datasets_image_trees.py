@@ -197,7 +197,7 @@ def test_coco_and_video_datasets_say_what_they_need(tmp_path):
             cls(str(tmp_path), frames_per_clip=4)
     # every name of torchvision's datasets.__all__ is there; the ones not read yet say so when built
     assert all(hasattr(datasets, name) for name in datasets.__all__) and len(set(datasets.__all__)) == 73
-    for cls in (datasets.LSUN, datasets.Places365, datasets.WIDERFace, datasets.Sintel):
+    for cls in (datasets.LSUN, datasets.SBDataset, datasets.Flickr8k, datasets.Sintel):
         with pytest.raises(NotImplementedError, match="torchvision.datasets.%s is not implemented" % cls.__name__):
             cls(str(tmp_path))
 
@@ -485,3 +485,45 @@ def test_lfw_people_pairs_and_fer2013(tmp_path):
     assert len(train) == 2 and label == 6 and img.mode == "L"
     np.testing.assert_array_equal(np.asarray(img), px[1].reshape(48, 48))
     assert datasets.FER2013(str(tmp_path), split="test")[0][1] is None
+
+
+def test_places365_widerface_flickr30k(tmp_path):
+    (tmp_path / "categories_places365.txt").write_text("/b/bedroom 1\n/a/airfield 0\n")
+    (tmp_path / "places365_val.txt").write_text("Places365_val_00000001.jpg 1\nPlaces365_val_00000002.jpg 0\n")
+    (tmp_path / "places365_train_standard.txt").write_text("/a/airfield/00000001.jpg 0\n")
+    for name in ("Places365_val_00000001.jpg", "Places365_val_00000002.jpg"):
+        _save(str(tmp_path / "val_256" / name), 1)
+    _save(str(tmp_path / "data_256_standard" / "a" / "airfield" / "00000001.jpg"), 2)
+    val = datasets.Places365(str(tmp_path), split="val", small=True)
+    assert val.classes == ["/a/airfield", "/b/bedroom"] and val.targets == [1, 0] and val[0][1] == 1
+    assert val[1][0].mode == "RGB" and "Small: True" in repr(val)
+    train = datasets.Places365(str(tmp_path), small=True)
+    assert train.imgs[0][0] == os.path.join(str(tmp_path), "data_256_standard", "a", "airfield", "00000001.jpg")
+    assert train[0][0].size == (5, 4)
+    with pytest.raises(RuntimeError, match="places365_train_challenge.txt does not exist or is corrupted"):
+        datasets.Places365(str(tmp_path), split="train-challenge")
+
+    base = tmp_path / "widerface"
+    _save(str(base / "WIDER_val" / "images" / "0--Parade" / "a.jpg"), 3)
+    _save(str(base / "WIDER_val" / "images" / "1--Handshaking" / "b.jpg"), 4)
+    os.makedirs(base / "wider_face_split")
+    (base / "wider_face_split" / "wider_face_val_bbx_gt.txt").write_text(
+        "0--Parade/a.jpg\n2\n78 221 7 8 2 0 0 0 0 0 \n78 238 14 17 2 0 0 0 0 1 \n"
+        "1--Handshaking/b.jpg\n0\n0 0 0 0 0 0 0 0 0 0 \n")
+    wf = datasets.WIDERFace(str(tmp_path), split="val")
+    assert len(wf) == 2
+    img, ann = wf[0]
+    assert ann["bbox"].tolist() == [[78, 221, 7, 8], [78, 238, 14, 17]] and ann["invalid"].tolist() == [0, 1]
+    assert ann["blur"].tolist() == [2, 2] and wf[1][1]["bbox"].tolist() == [[0, 0, 0, 0]]
+    with pytest.raises(RuntimeError, match="Dataset not found or corrupted"):
+        datasets.WIDERFace(str(tmp_path), split="train")
+
+    for name in ("1000092795.jpg", "10002456.jpg"):
+        _save(str(tmp_path / "flickr" / name), 5)
+    ann_file = tmp_path / "results.token"
+    ann_file.write_text("1000092795.jpg#0\tTwo young guys .\n10002456.jpg#0\tSeveral men .\n"
+                        "1000092795.jpg#1\tTwo men outside .\n")
+    fl = datasets.Flickr30k(str(tmp_path / "flickr"), str(ann_file))
+    assert fl.ids == ["1000092795.jpg", "10002456.jpg"]
+    img, caps = fl[0]
+    assert caps == ["Two young guys .", "Two men outside ."] and img.mode == "RGB"

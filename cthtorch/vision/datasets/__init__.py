@@ -30,9 +30,11 @@ from cthtorch.vision.datasets.semeion import SEMEION  # noqa: F401
 from cthtorch.vision.datasets.moving_mnist import MovingMNIST  # noqa: F401
 from cthtorch.vision.datasets.lfw import LFWPeople, LFWPairs  # noqa: F401
 from cthtorch.vision.datasets.fer2013 import FER2013  # noqa: F401
-from cthtorch.vision.datasets.unsupported import (LSUN, LSUNClass, SBU, Flickr8k, Flickr30k,  # noqa: F401
-                                                  WIDERFace, SBDataset, Places365, INaturalist, PhotoTour,
-                                                  PCAM, RenderedSST2, CLEVRClassification, KittiFlow, Sintel,
+from cthtorch.vision.datasets.places365 import Places365  # noqa: F401
+from cthtorch.vision.datasets.widerface import WIDERFace  # noqa: F401
+from cthtorch.vision.datasets.flickr import Flickr30k  # noqa: F401
+from cthtorch.vision.datasets.unsupported import (LSUN, LSUNClass, SBU, Flickr8k,  # noqa: F401
+                                                  SBDataset, INaturalist, PhotoTour, PCAM, RenderedSST2, CLEVRClassification, KittiFlow, Sintel,
                                                   FlyingChairs, FlyingThings3D, HD1K, Kitti2012Stereo,
                                                   Kitti2015Stereo, CarlaStereo, Middlebury2014Stereo, CREStereo,
                                                   FallingThingsStereo, SceneFlowStereo, SintelStereo, InStereo2k,

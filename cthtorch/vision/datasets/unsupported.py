@@ -13,11 +13,11 @@ def _named(*names):
     return [type(name, (_NotReadYet,), {"__module__": __name__}) for name in names]
 
 
-(LSUN, LSUNClass, SBU, Flickr8k, Flickr30k, WIDERFace, SBDataset, Places365, INaturalist, PhotoTour, PCAM,
+(LSUN, LSUNClass, SBU, Flickr8k, SBDataset, INaturalist, PhotoTour, PCAM,
  RenderedSST2, CLEVRClassification, KittiFlow, Sintel, FlyingChairs, FlyingThings3D, HD1K, Kitti2012Stereo,
  Kitti2015Stereo, CarlaStereo, Middlebury2014Stereo, CREStereo, FallingThingsStereo, SceneFlowStereo, SintelStereo,
  InStereo2k, ETH3DStereo) = _named(
-    "LSUN", "LSUNClass", "SBU", "Flickr8k", "Flickr30k", "WIDERFace", "SBDataset", "Places365", "INaturalist",
+    "LSUN", "LSUNClass", "SBU", "Flickr8k", "SBDataset", "INaturalist",
     "PhotoTour", "PCAM", "RenderedSST2", "CLEVRClassification", "KittiFlow", "Sintel", "FlyingChairs",
     "FlyingThings3D", "HD1K", "Kitti2012Stereo", "Kitti2015Stereo", "CarlaStereo", "Middlebury2014Stereo",
     "CREStereo", "FallingThingsStereo", "SceneFlowStereo", "SintelStereo", "InStereo2k", "ETH3DStereo")
