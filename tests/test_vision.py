@@ -154,7 +154,12 @@ def test_image_folder(tmp_path):
     x, y = ds[4]
     assert tuple(x.shape) == (3, 4, 5) and y == 1
     assert np.allclose(x.numpy(), arr(rgb(4, 5, seed=1)).transpose(2, 0, 1) / 255.0)
-    folder = datasets.DatasetFolder(str(tmp_path), loader=lambda p: open(p).read(), extensions=(".txt",))
+    # a class without a valid file is an error unless allow_empty, as torchvision's make_dataset has it
+    with pytest.raises(FileNotFoundError, match="Found no valid file for the classes dog. Supported extensions "
+                                                "are: .txt"):
+        datasets.DatasetFolder(str(tmp_path), loader=lambda p: open(p).read(), extensions=(".txt",))
+    folder = datasets.DatasetFolder(str(tmp_path), loader=lambda p: open(p).read(), extensions=(".txt",),
+                                    allow_empty=True)
     assert folder.samples == [(str(tmp_path / "cat" / "notes.txt"), 0)]
     with pytest.raises(FileNotFoundError):
         datasets.DatasetFolder(str(tmp_path), loader=None, extensions=(".jpg",))
@@ -465,12 +470,13 @@ def test_random_choice_passes_several_arguments():
     assert T.RandomChoice([lambda a: a + 1], p=[1.0])(1) == 2
 
 
-def test_autoaugment_names_exist_and_say_they_are_missing():
+def test_autoaugment_names_and_argument_errors():
     from cthtorch.vision.transforms import autoaugment
     assert autoaugment.AutoAugmentPolicy("imagenet") is T.AutoAugmentPolicy.IMAGENET
-    for cls in (T.AutoAugment, T.AugMix):
-        with pytest.raises(NotImplementedError, match=cls.__name__ + " is not implemented"):
-            cls(interpolation=F.InterpolationMode.BILINEAR)
+    with pytest.raises(ValueError, match="The provided policy imagenet is not recognized."):
+        T.AutoAugment("imagenet")
+    with pytest.raises(ValueError, match=r"The severity must be between \[1, 10\]. Got 11 instead."):
+        T.AugMix(severity=11)
 
 
 _TRIVIAL_OPS = ["Identity", "ShearX", "ShearY", "TranslateX", "TranslateY", "Rotate", "Brightness", "Color",

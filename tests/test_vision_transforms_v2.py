@@ -179,8 +179,7 @@ def test_containers_and_color_leave_masks():
     oi = v2.RandomChoice([v2.Lambda(lambda x: x * 0)])(img)
     assert float(oi.abs().sum()) == 0.0
     assert v2.TrivialAugmentWide()(ct.randint(0, 256, (3, 8, 8), dtype=ct.uint8)).shape == (3, 8, 8)
-    with pytest.raises(NotImplementedError):
-        v2.AutoAugment()
+    assert v2.AutoAugment()(ct.randint(0, 256, (3, 8, 8), dtype=ct.uint8)).shape == (3, 8, 8)
 
 
 def test_affine_rotation_boxes_follow_marked_pixels():
@@ -431,3 +430,37 @@ def test_sanitize_filters_a_tuple_of_labels():
         v2.SanitizeBoundingBoxes(labels_getter=lambda s: (s["labels"], [1, 2, 3]))(sample)
     with pytest.raises(ValueError, match="and must match the number of labels"):
         v2.SanitizeBoundingBoxes(labels_getter=lambda s: (s["labels"], ct.zeros(2)))(sample)
+
+
+def test_rgb_gaussian_noise_linear_transformation_and_temporal_subsample():
+    torch = oracle.require_torch()
+    g = ct.from_numpy(_img(4, 5)[:1])
+    rgb = v2.RGB()(tv_tensors.Image(g))
+    assert type(rgb) is tv_tensors.Image and rgb.shape == (3, 4, 5)
+    np.testing.assert_array_equal(rgb.numpy(), np.repeat(g.numpy(), 3, 0))
+    three = ct.from_numpy(_img(4, 5))
+    assert ct.equal(v2.RGB()(three), three)
+    assert v2.RGB()(PILImage.fromarray(_img(4, 5)[0])).mode == "RGB"
+    x = np.random.RandomState(3).rand(3, 6, 6).astype(np.float32)
+    torch.manual_seed(11)
+    want = (torch.from_numpy(x) + (0.2 + torch.randn(3, 6, 6) * 0.5)).clamp(0, 1)
+    ct.manual_seed(11)
+    got = v2.GaussianNoise(mean=0.2, sigma=0.5)(ct.from_numpy(x))
+    np.testing.assert_allclose(got.numpy(), want.numpy(), rtol=1e-6, atol=1e-7)
+    with pytest.raises(ValueError, match="Input tensor is expected to be in float dtype, got dtype=torch.uint8"):
+        v2.GaussianNoise()(three)
+    with pytest.raises(ValueError, match="sigma shouldn't be negative. Got -1"):
+        v2.GaussianNoise(sigma=-1)(ct.from_numpy(x))
+    m = np.random.RandomState(4).rand(12, 12).astype(np.float32)
+    mean = np.random.RandomState(5).rand(12).astype(np.float32)
+    img = np.random.RandomState(6).rand(2, 3, 2, 2).astype(np.float32)
+    out = v2.LinearTransformation(ct.from_numpy(m), ct.from_numpy(mean))(tv_tensors.Image(ct.from_numpy(img)))
+    assert type(out) is tv_tensors.Image
+    np.testing.assert_allclose(out.numpy(), ((img.reshape(2, 12) - mean) @ m).reshape(img.shape), rtol=1e-5)
+    with pytest.raises(TypeError, match="does not support PIL images"):
+        v2.LinearTransformation(ct.from_numpy(m), ct.from_numpy(mean))(PILImage.fromarray(_img(2, 2)[0]))
+    video = tv_tensors.Video(ct.arange(8 * 3 * 2 * 2).reshape(8, 3, 2, 2))
+    sub = v2.UniformTemporalSubsample(3)(video)
+    idx = torch.linspace(0, 7, 3).long().tolist()
+    assert type(sub) is tv_tensors.Video and idx == [0, 3, 7]
+    np.testing.assert_array_equal(sub.numpy(), video.numpy()[idx])

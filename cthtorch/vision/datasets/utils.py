@@ -1,5 +1,20 @@
-"""torchvision.datasets.utils: the argument check datasets share (downloading and archive helpers are not here:
-nothing is fetched at run time)."""
+"""torchvision.datasets.utils: the argument check and directory listings datasets share (downloading and
+archive helpers are not here: nothing is fetched at run time)."""
+import os
+
+
+def list_dir(root, prefix=False):
+    """the directories in root, in os.listdir's order (as torchvision lists them), joined to root if prefix"""
+    root = os.path.expanduser(root)
+    directories = [p for p in os.listdir(root) if os.path.isdir(os.path.join(root, p))]
+    return [os.path.join(root, d) for d in directories] if prefix else directories
+
+
+def list_files(root, suffix, prefix=False):
+    """the files in root ending with suffix (a str or tuple), in os.listdir's order"""
+    root = os.path.expanduser(root)
+    files = [p for p in os.listdir(root) if os.path.isfile(os.path.join(root, p)) and p.endswith(suffix)]
+    return [os.path.join(root, d) for d in files] if prefix else files
 
 
 def iterable_to_str(iterable):

@@ -11,11 +11,15 @@ class VisionDataset(Dataset):
         if isinstance(root, str):
             root = os.path.expanduser(root)
         self.root = root
+        if transforms is not None and (transform is not None or target_transform is not None):
+            raise ValueError("Only transforms or transform/target_transform can be passed as argument")
         self.transform = transform
         self.target_transform = target_transform
         self.transforms = transforms
 
     def _apply(self, img, target):
+        if self.transforms is not None:   # a joint transform of (image, target), as VOC's and COCO's take
+            return self.transforms(img, target)
         if self.transform is not None:
             img = self.transform(img)
         if self.target_transform is not None:
@@ -35,6 +39,21 @@ class VisionDataset(Dataset):
 
     def extra_repr(self):
         return ""
+
+
+class LabelledImageFiles(VisionDataset):
+    """A split's RGB images (self._image_files) and their labels (self._labels), as Flowers102 and Food101
+    keep them"""
+
+    def __len__(self):
+        return len(self._image_files)
+
+    def __getitem__(self, idx):
+        from PIL import Image
+        return self._apply(Image.open(self._image_files[idx]).convert("RGB"), self._labels[idx])
+
+    def extra_repr(self):
+        return "split=%s" % self._split
 
 
 def no_download(name, where):

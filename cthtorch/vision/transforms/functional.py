@@ -289,11 +289,17 @@ def vflip(img):
 
 
 def rotate(img, angle, interpolation=None, expand=False, center=None, fill=None):
+    """Rotate counter-clockwise by angle degrees about center (the image centre by default). Tensors are
+    resampled through grid_sample on torchvision's affine grid, so they keep their dtype and values."""
+    mode = _interp_mode(interpolation if interpolation is not None else InterpolationMode.NEAREST)
     if _is_pil(img):
-        return img.rotate(angle, expand=expand, center=center, fillcolor=fill)
-    pil = to_pil_image(img)
-    out = pil_to_tensor(pil.rotate(angle, expand=expand, center=center, fillcolor=fill))
-    return convert_image_dtype(out, img.dtype) if img.is_floating_point() else out
+        fill = _pil_fill(img, fill)
+        return img.rotate(angle, _pil_resample(mode, "rotate"), expand=expand, center=center, fillcolor=fill)
+    h, w = img.shape[-2], img.shape[-1]
+    center_f = [0.0, 0.0] if center is None else [1.0 * (c - s * 0.5) for c, s in zip(center, [w, h])]
+    matrix = _inverse_affine(center_f, -angle, [0.0, 0.0], 1.0, [0.0, 0.0])
+    ow, oh = _affine_output_size(matrix, w, h) if expand else (w, h)
+    return _grid_sample_image(img, _affine_grid(matrix, w, h, ow, oh, img.dtype), mode, fill)
 
 
 def rgb_to_grayscale(img, num_output_channels=1):
@@ -303,8 +309,17 @@ def rgb_to_grayscale(img, num_output_channels=1):
             from PIL import Image
             g = Image.merge("RGB", [g, g, g])
         return g
-    r, g, b = img[..., 0, :, :], img[..., 1, :, :], img[..., 2, :, :]
-    l_img = (0.2989 * r + 0.587 * g + 0.114 * b).to(img.dtype).unsqueeze(-3)
+    if img.dim() < 3:
+        raise TypeError("Input image tensor should have at least 3 dimensions, but found %d" % img.dim())
+    if img.shape[-3] not in (1, 3):
+        raise TypeError("Input image tensor permitted channel values are [1, 3], but found %d" % img.shape[-3])
+    if num_output_channels not in (1, 3):
+        raise ValueError("num_output_channels should be either 1 or 3")
+    if img.shape[-3] == 3:
+        r, g, b = img[..., 0, :, :], img[..., 1, :, :], img[..., 2, :, :]
+        l_img = (0.2989 * r + 0.587 * g + 0.114 * b).to(img.dtype).unsqueeze(-3)
+    else:   # already one channel
+        l_img = img.clone()
     return l_img.expand(*img.shape[:-3], num_output_channels, *img.shape[-2:]) if num_output_channels == 3 else l_img
 
 
@@ -336,6 +351,8 @@ def adjust_saturation(img, saturation_factor):
     if _is_pil(img):
         from PIL import ImageEnhance
         return ImageEnhance.Color(img).enhance(saturation_factor)
+    if get_dimensions(img)[0] == 1:   # no colour to saturate, as PIL leaves an "L" image
+        return img
     return _blend(img, rgb_to_grayscale(img), saturation_factor)
 
 
@@ -554,7 +571,9 @@ def ten_crop(img, size, vertical_flip=False):
 
 def _inverse_affine(center, angle, translate, scale, shear):
     """The matrix taking output pixel coordinates back to input ones for the forward map
-    p -> C + T + R(angle) Sh(shear) * scale (p - C), angle and shear in degrees (clockwise on screen)."""
+    p -> C + T + R(angle) Sh(shear) * scale (p - C), angle and shear in degrees (clockwise on screen).
+    The rotation-shear part has determinant 1, so its inverse is its adjugate; the arithmetic is in
+    torchvision's order so the float32 grids built from it agree bit for bit."""
     rot, sx, sy = math.radians(angle), math.radians(shear[0]), math.radians(shear[1])
     cx, cy = center
     tx, ty = translate
@@ -563,15 +582,67 @@ def _inverse_affine(center, angle, translate, scale, shear):
     b = -math.cos(rot - sy) * math.tan(sx) / math.cos(sy) - math.sin(rot)
     c = math.sin(rot - sy) / math.cos(sy)
     d = -math.sin(rot - sy) * math.tan(sx) / math.cos(sy) + math.cos(rot)
-    det = a * d - b * c
-    ia, ib, ic, id_ = d / det / scale, -b / det / scale, -c / det / scale, a / det / scale
+    m = [x / scale for x in (d, -b, 0.0, -c, a, 0.0)]
     # p = C + M^-1 (p' - C - T)
-    return [ia, ib, cx - ia * (cx + tx) - ib * (cy + ty), ic, id_, cy - ic * (cx + tx) - id_ * (cy + ty)]
+    m[2] += m[0] * (-cx - tx) + m[1] * (-cy - ty) + cx
+    m[5] += m[3] * (-cx - tx) + m[4] * (-cy - ty) + cy
+    return m
+
+
+def _affine_grid(matrix, w, h, ow, oh, img_dtype):
+    """(1, oh, ow, 2) grid_sample grid for an inverse affine matrix in pixels about the image centre: output
+    pixel centres (centred on 0) times the matrix, scaled to [-1, 1] by the input size (torchvision's
+    _gen_affine_grid, in the image's float dtype, float32 for integer images)."""
+    dtype = img_dtype if img_dtype.is_floating_point else cthtorch.float32
+    theta = cthtorch.tensor(matrix, dtype=dtype).reshape(1, 2, 3)
+    base = cthtorch.empty(1, oh, ow, 3, dtype=dtype)
+    base[..., 0].copy_(cthtorch.linspace(-ow * 0.5 + 0.5, ow * 0.5 - 0.5, steps=ow))
+    base[..., 1].copy_(cthtorch.linspace(-oh * 0.5 + 0.5, oh * 0.5 - 0.5, steps=oh).unsqueeze_(-1))
+    base[..., 2].fill_(1)
+    rescaled = theta.transpose(1, 2) / cthtorch.tensor([0.5 * w, 0.5 * h], dtype=dtype)
+    return base.view(1, oh * ow, 3).bmm(rescaled).view(1, oh, ow, 2)
+
+
+def _affine_output_size(matrix, w, h):
+    """(width, height) enclosing the input's corners moved by the forward map (rotate's expand=True);
+    bounds are cut to 1e-4 first so float noise does not add a pixel"""
+    pts = cthtorch.tensor([[-0.5 * w, -0.5 * h, 1.0], [-0.5 * w, 0.5 * h, 1.0],
+                           [0.5 * w, 0.5 * h, 1.0], [0.5 * w, -0.5 * h, 1.0]])
+    theta = cthtorch.tensor(matrix, dtype=cthtorch.float32).view(2, 3)
+    moved = cthtorch.matmul(pts, theta.T)
+    lo, hi = moved.min(dim=0)[0], moved.max(dim=0)[0]
+    tol = 1e-4
+    size = cthtorch.ceil((hi / tol).trunc_() * tol) - cthtorch.floor((lo / tol).trunc_() * tol)
+    return int(size[0]), int(size[1])
+
+
+def _pil_fill(img, fill):
+    """fill as PIL's fillcolor: one int per band (a number or a 1-list for every band), 0 when None"""
+    if fill is None:
+        return None
+    bands = len(img.getbands())
+    fills = list(fill) if isinstance(fill, (list, tuple)) else [fill]
+    if len(fills) == 1:
+        fills = fills * bands
+    if len(fills) != bands:
+        raise ValueError("The number of elements in 'fill' does not match the number of bands of the image "
+                         "(%d != %d)" % (len(fills), bands))
+    fills = [f if img.mode == "F" else int(f) for f in fills]
+    return fills[0] if bands == 1 else tuple(fills)
+
+
+def _pil_resample(mode, what):
+    from PIL import Image
+    resample = {InterpolationMode.NEAREST: Image.NEAREST, InterpolationMode.BILINEAR: Image.BILINEAR,
+                InterpolationMode.BICUBIC: Image.BICUBIC}.get(mode)
+    if resample is None:
+        raise ValueError("%s supports nearest, bilinear and bicubic interpolation, not %s" % (what, mode.value))
+    return resample
 
 
 def affine(img, angle, translate, scale, shear, interpolation=None, fill=None, center=None):
     """Rotate (clockwise, degrees), translate (pixels), scale and shear (degrees) about the centre.
-    Tensor images go through PIL as rotate's do, so they are resampled as 8-bit images."""
+    Tensor images are resampled through grid_sample as rotate's are."""
     if not isinstance(angle, (int, float)):
         raise TypeError("Argument angle should be int or float")
     if not isinstance(translate, (list, tuple)) or len(translate) != 2:
@@ -585,27 +656,19 @@ def affine(img, angle, translate, scale, shear, interpolation=None, fill=None, c
         shear = [shear[0], shear[0]]
     if len(shear) != 2:
         raise ValueError("Shear should be a sequence containing two values. Got %s" % shear)
-    from PIL import Image
-    pil = img if _is_pil(img) else to_pil_image(img)
-    w, h = pil.size
-    c = (w * 0.5, h * 0.5) if center is None else tuple(center)
-    matrix = _inverse_affine(c, angle, translate, scale, shear)
     mode = _interp_mode(interpolation if interpolation is not None else InterpolationMode.NEAREST)
-    resample = {InterpolationMode.NEAREST: Image.NEAREST, InterpolationMode.BILINEAR: Image.BILINEAR,
-                InterpolationMode.BICUBIC: Image.BICUBIC}.get(mode)
-    if resample is None:
-        raise ValueError("affine supports nearest, bilinear and bicubic interpolation, not %s" % mode.value)
-    if not _is_pil(img) and img.is_floating_point() and fill is not None:   # tensor fills are in [0, 1]
-        fill = [f * 255 for f in fill] if isinstance(fill, (list, tuple)) else fill * 255
-    if isinstance(fill, (list, tuple)) and (len(fill) == 1 or len(pil.getbands()) == 1):
-        fill = fill[0]
-    fill = tuple(int(round(f)) for f in fill) if isinstance(fill, (list, tuple)) else \
-        (None if fill is None else int(round(fill)))
-    out = pil.transform((w, h), Image.AFFINE, matrix, resample, fillcolor=fill)
     if _is_pil(img):
-        return out
-    out = pil_to_tensor(out)
-    return convert_image_dtype(out, img.dtype) if img.is_floating_point() else out
+        from PIL import Image
+        w, h = img.size
+        c = (w * 0.5, h * 0.5) if center is None else tuple(center)
+        matrix = _inverse_affine(c, angle, translate, scale, shear)
+        fill = _pil_fill(img, fill)
+        return img.transform((w, h), Image.AFFINE, matrix, _pil_resample(mode, "affine"), fillcolor=fill)
+    h, w = img.shape[-2], img.shape[-1]
+    # the tensor path works about the image centre, as its grid does
+    center_f = [0.0, 0.0] if center is None else [1.0 * (c - s * 0.5) for c, s in zip(center, [w, h])]
+    matrix = _inverse_affine(center_f, angle, [1.0 * t for t in translate], scale, shear)
+    return _grid_sample_image(img, _affine_grid(matrix, w, h, w, h, img.dtype), mode, fill)
 
 
 def _perspective_coeffs(startpoints, endpoints):
@@ -643,8 +706,8 @@ def _grid_sample_image(img, grid, mode, fill):
         out, mask = out[:, :-1], out[:, -1:]
         fills = fill if isinstance(fill, (list, tuple)) else [fill]
         if len(fills) not in (1, out.shape[1]):
-            raise ValueError("The number of elements in 'fill' does not match the number of channels of the "
-                             "image (%d != %d)" % (len(fills), out.shape[1]))
+            raise ValueError("The number of elements in 'fill' cannot broadcast to match the number of channels "
+                             "of the image (%d != %d)" % (len(fills), out.shape[1]))
         f = cthtorch.tensor(fills, dtype=out.dtype).view(1, -1, 1, 1)
         if mode == InterpolationMode.NEAREST:
             mask = (mask >= 0.5).to(out.dtype)
@@ -668,12 +731,8 @@ def perspective(img, startpoints, endpoints, interpolation=InterpolationMode.BIL
     mode = _interp_mode(interpolation)
     if _is_pil(img):
         from PIL import Image
-        resample = {InterpolationMode.NEAREST: Image.NEAREST, InterpolationMode.BILINEAR: Image.BILINEAR,
-                    InterpolationMode.BICUBIC: Image.BICUBIC}.get(mode)
-        if resample is None:
-            raise ValueError("perspective supports nearest, bilinear and bicubic interpolation, not %s" % mode.value)
-        if isinstance(fill, (list, tuple)):
-            fill = fill[0] if len(fill) == 1 or len(img.getbands()) == 1 else tuple(int(f) for f in fill)
+        resample = _pil_resample(mode, "perspective")
+        fill = _pil_fill(img, fill)
         return img.transform(img.size, Image.PERSPECTIVE, coeffs, resample, fillcolor=fill)
     _check_tensor_image(img)
     h, w = img.shape[-2], img.shape[-1]

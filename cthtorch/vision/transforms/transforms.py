@@ -188,11 +188,13 @@ class RandomVerticalFlip(RandomHorizontalFlip):
 class RandomRotation:
     def __init__(self, degrees, interpolation=None, expand=False, center=None, fill=0):
         self.degrees = (-degrees, degrees) if isinstance(degrees, numbers.Number) else tuple(degrees)
+        self.interpolation = F.InterpolationMode.NEAREST if interpolation is None else interpolation
         self.expand, self.center, self.fill = expand, center, fill
 
     def __call__(self, img):
         angle = cthtorch.empty(1).uniform_(self.degrees[0], self.degrees[1]).item()
-        return F.rotate(img, angle, expand=self.expand, center=self.center, fill=self.fill)
+        return F.rotate(img, angle, self.interpolation, expand=self.expand, center=self.center,
+                        fill=_channel_fill(img, self.fill))
 
 
 class ColorJitter:

@@ -7,6 +7,7 @@ import cthtorch
 from cthtorch.vision import tv_tensors
 from cthtorch.vision.transforms import functional as F
 from cthtorch.vision.transforms import transforms as v1
+from cthtorch.vision.transforms.v2.functional import jpeg
 from cthtorch.vision.transforms.v2._transform import (Transform, _RandomApplyTransform,
                                                       _find_labels_default_heuristic, _is_pure_tensor,
                                                       _needs_transform_list, _plain, query_size)
@@ -139,3 +140,28 @@ class CutMix(_BaseMixUpCutMix):
         out = img.clone()
         out[..., y1:y2, x1:x2] = rolled[..., y1:y2, x1:x2]
         return out
+
+
+class JPEG(Transform):
+    """A JPEG encode/decode round trip at a quality drawn from quality (an int, or a [low, high] range)"""
+
+    def __init__(self, quality):
+        super().__init__()
+        if isinstance(quality, int):
+            if isinstance(quality, bool):
+                raise TypeError("quality can't be bool")
+            quality = [quality, quality]
+        elif not isinstance(quality, (list, tuple)) or len(quality) != 2:
+            raise ValueError("quality should be a sequence of length 2.")
+        if not (isinstance(quality[0], int) and isinstance(quality[1], int) and 1 <= quality[0] <= quality[1] <= 100):
+            raise ValueError("quality must be an integer from 1 to 100, got quality =%s" % (list(quality),))
+        self.quality = list(quality)
+
+    def make_params(self, flat_inputs):
+        return dict(quality=int(cthtorch.randint(self.quality[0], self.quality[1] + 1, ()).item()))
+
+    def _image(self, img, params):
+        return jpeg(img, params["quality"])
+
+    def _mask(self, mask, params):
+        return mask

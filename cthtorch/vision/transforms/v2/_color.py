@@ -1,6 +1,9 @@
 """Colour transforms of v2 (masks and boxes pass through), drawing as the v1 classes do."""
+import cthtorch
+from cthtorch.vision import tv_tensors
 from cthtorch.vision.transforms import functional as F
 from cthtorch.vision.transforms import transforms as v1
+from cthtorch.vision.transforms.v2.functional import gaussian_noise, grayscale_to_rgb, permute_channels
 from cthtorch.vision.transforms.v2._transform import _ColorTransform, _RandomApplyTransform
 
 
@@ -81,3 +84,35 @@ for _cls in (RandomInvert, RandomAutocontrast, RandomEqualize, RandomPosterize, 
     _cls.__module__ = __name__
 del _cls
 
+
+
+class RandomChannelPermutation(_ColorTransform):
+    """The image's channels in a random order (one permutation per call)"""
+
+    def make_params(self, flat_inputs):
+        channels = next(F.get_dimensions(x)[0] for x in flat_inputs
+                        if not isinstance(x, (tv_tensors.BoundingBoxes, tv_tensors.Mask)))
+        return dict(permutation=cthtorch.randperm(channels))
+
+    def _image(self, img, params):
+        return permute_channels(img, params["permutation"])
+
+
+class RGB(_ColorTransform):
+    """One-channel images repeated to three channels"""
+
+    def _image(self, img, params):
+        return grayscale_to_rgb(img)
+
+
+class GaussianNoise(_ColorTransform):
+    """Adds N(mean, sigma) noise to float images (clamped to [0, 1] when clip)"""
+
+    def __init__(self, mean=0.0, sigma=0.1, clip=True):
+        super().__init__()
+        self.mean, self.sigma, self.clip = mean, sigma, clip
+
+    def _image(self, img, params):
+        if F._is_pil(img):   # torchvision has no PIL kernel for it and passes PIL images through
+            return img
+        return gaussian_noise(img, self.mean, self.sigma, self.clip)

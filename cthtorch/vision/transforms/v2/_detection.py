@@ -6,6 +6,7 @@ from cthtorch.vision.ops.boxes import box_iou
 from cthtorch.vision.transforms import functional as F
 from cthtorch.vision.transforms.v2._geometry import (_CropThenMaybeResize, _fill_for, _move_boxes, _pad,
                                                      _pad_boxes, convert_bounding_box_format)
+from cthtorch.vision.transforms.v2.functional import permute_channels
 from cthtorch.vision.transforms.v2._transform import Transform, _RandomApplyTransform, query_size
 
 
@@ -123,9 +124,7 @@ class RandomPhotometricDistort(Transform):
         if params["contrast"] is not None and not params["contrast_before"]:
             img = F.adjust_contrast(img, params["contrast"])
         if params["channel_permutation"] is not None:
-            if F._is_pil(img):
-                return F.to_pil_image(F.pil_to_tensor(img)[params["channel_permutation"]])
-            img = img[..., params["channel_permutation"], :, :]
+            img = permute_channels(img, params["channel_permutation"])
         return img
 
     def _mask(self, mask, params):

@@ -7,7 +7,8 @@ from cthtorch.vision import tv_tensors
 from cthtorch.vision.transforms import functional as F
 from cthtorch.vision.transforms import transforms as v1
 from cthtorch.vision.transforms.functional import InterpolationMode
-from cthtorch.vision.transforms.v2._transform import Transform, _RandomApplyTransform, query_size
+from cthtorch.utils import _pytree
+from cthtorch.vision.transforms.v2._transform import Transform, _RandomApplyTransform, _plain, query_size
 
 
 # ---- bounding box kernels: each maps XYXY float boxes and returns (boxes, new canvas size) ----
@@ -344,3 +345,188 @@ class RandomRotation(Transform):
         # rotate turns counter-clockwise; the affine map's angle is clockwise
         return _move_boxes(boxes, _affine_boxes(-params["angle"], (0, 0), 1.0, (0.0, 0.0), self.center))
 
+
+
+def _enclosing(px, py, canvas):
+    """the boxes enclosing each row of moved corners (x's px, y's py), clamped to the canvas"""
+    return _clamp(cthtorch.stack([px.amin(-1), py.amin(-1), px.amax(-1), py.amax(-1)], -1), canvas)
+
+
+def _perspective_boxes(startpoints, endpoints):
+    """box corners carried by the forward projective map (startpoints to endpoints), the enclosing box kept
+    and clamped to the canvas"""
+    a, b, c, d, e, f, g, k = F._perspective_coeffs(endpoints, startpoints)
+
+    def fn(xyxy, canvas):
+        x1, y1, x2, y2 = xyxy.unbind(-1)
+        xs = cthtorch.stack([x1, x2, x1, x2], -1)
+        ys = cthtorch.stack([y1, y1, y2, y2], -1)
+        den = g * xs + k * ys + 1.0
+        px, py = (a * xs + b * ys + c) / den, (d * xs + e * ys + f) / den
+        return _enclosing(px, py, canvas), canvas
+    return fn
+
+
+def _elastic_boxes(displacement):
+    """box corners moved by the approximate inverse of the elastic grid (identity minus the displacement, as
+    torchvision approximates it), the enclosing box kept and clamped"""
+    def fn(xyxy, canvas):
+        h, w = canvas
+        disp = displacement.to(xyxy.dtype)
+        x1, y1, x2, y2 = xyxy.unbind(-1)
+        # corners rounded up to the pixel whose displacement they take (kept on the canvas)
+        xs = cthtorch.stack([x1, x2, x2, x1], -1).ceil().long().clamp(0, w - 1)
+        ys = cthtorch.stack([y1, y1, y2, y2], -1).ceil().long().clamp(0, h - 1)
+        # identity grid at the pixel centres, in [-1, 1]; back to pixels after moving
+        gx = (xs.to(xyxy.dtype) + 0.5) / (w * 0.5) - 1.0 - disp[0, ys, xs, 0]
+        gy = (ys.to(xyxy.dtype) + 0.5) / (h * 0.5) - 1.0 - disp[0, ys, xs, 1]
+        px, py = (gx + 1.0) * (0.5 * w) - 0.5, (gy + 1.0) * (0.5 * h) - 0.5
+        return _enclosing(px, py, canvas), canvas
+    return fn
+
+
+class _FilledWarp:
+    """images warped (self._warp) with self.interpolation, masks with nearest, each filled with the fill for
+    its type"""
+
+    def _image(self, img, params):
+        return self._warp(img, params, self.interpolation, v1._channel_fill(img, _fill_for(params, self.fill)))
+
+    def _mask(self, mask, params):
+        return self._warp(mask, params, InterpolationMode.NEAREST, v1._channel_fill(mask, _fill_for(params, self.fill)))
+
+
+class RandomPerspective(_FilledWarp, _RandomApplyTransform):
+    def __init__(self, distortion_scale=0.5, p=0.5, interpolation=InterpolationMode.BILINEAR, fill=0):
+        super().__init__(p=p)
+        if not (0 <= distortion_scale <= 1):
+            raise ValueError("Argument distortion_scale value should be between 0 and 1")
+        self.distortion_scale = distortion_scale
+        self.interpolation = F._interp_mode(interpolation)
+        self.fill = fill
+
+    def make_params(self, flat_inputs):
+        h, w = query_size(flat_inputs)
+        # v2 draws the corners as v1 does
+        startpoints, endpoints = v1.RandomPerspective.get_params(w, h, self.distortion_scale)
+        return dict(startpoints=startpoints, endpoints=endpoints)
+
+    def _warp(self, img, params, interpolation, fill):
+        return F.perspective(img, params["startpoints"], params["endpoints"], interpolation, fill)
+
+    def _boxes(self, boxes, params):
+        return _move_boxes(boxes, _perspective_boxes(params["startpoints"], params["endpoints"]))
+
+
+class ElasticTransform(_FilledWarp, Transform):
+    def __init__(self, alpha=50.0, sigma=5.0, interpolation=InterpolationMode.BILINEAR, fill=0):
+        super().__init__()
+        self.alpha = v1.ElasticTransform._pair(alpha, "alpha")
+        self.sigma = v1.ElasticTransform._pair(sigma, "sigma")
+        self.interpolation = F._interp_mode(interpolation)
+        self.fill = fill
+
+    def make_params(self, flat_inputs):
+        size = list(query_size(flat_inputs))
+        return dict(displacement=v1.ElasticTransform.get_params(self.alpha, self.sigma, size))
+
+    def _warp(self, img, params, interpolation, fill):
+        return F.elastic_transform(img, params["displacement"], interpolation, fill)
+
+    def _boxes(self, boxes, params):
+        return _move_boxes(boxes, _elastic_boxes(params["displacement"]))
+
+
+class _ResizeToDrawnSize(Transform):
+    """resizes images (masks with nearest interpolation) and boxes to make_params' size"""
+
+    def _image(self, img, params):
+        return F.resize(img, list(params["size"]), self.interpolation, antialias=self.antialias)
+
+    def _mask(self, mask, params):
+        return F.resize(mask, list(params["size"]), InterpolationMode.NEAREST)
+
+    def _boxes(self, boxes, params):
+        new = F._resize_output_size(boxes.canvas_size[0], boxes.canvas_size[1], list(params["size"]))
+        return _move_boxes(boxes, _resize_boxes(new))
+
+
+class ScaleJitter(_ResizeToDrawnSize):
+    """Large Scale Jitter: the sample scaled to fit target_size, times a factor drawn from scale_range"""
+
+    def __init__(self, target_size, scale_range=(0.1, 2.0), interpolation=InterpolationMode.BILINEAR,
+                 antialias=True):
+        super().__init__()
+        self.target_size, self.scale_range = target_size, scale_range
+        self.interpolation, self.antialias = F._interp_mode(interpolation), antialias
+
+    def make_params(self, flat_inputs):
+        orig_h, orig_w = query_size(flat_inputs)
+        scale = self.scale_range[0] + cthtorch.rand(1) * (self.scale_range[1] - self.scale_range[0])
+        r = min(self.target_size[1] / orig_h, self.target_size[0] / orig_w) * scale
+        return dict(size=(int(orig_h * r), int(orig_w * r)))
+
+
+class RandomShortestSize(_ResizeToDrawnSize):
+    """The shorter side resized to one of min_size (drawn), the longer side kept within max_size"""
+
+    def __init__(self, min_size, max_size=None, interpolation=InterpolationMode.BILINEAR, antialias=True):
+        super().__init__()
+        self.min_size = [min_size] if isinstance(min_size, int) else list(min_size)
+        self.max_size = max_size
+        self.interpolation, self.antialias = F._interp_mode(interpolation), antialias
+
+    def make_params(self, flat_inputs):
+        orig_h, orig_w = query_size(flat_inputs)
+        min_size = self.min_size[int(cthtorch.randint(len(self.min_size), ()))]
+        r = min_size / min(orig_h, orig_w)
+        if self.max_size is not None:
+            r = min(r, self.max_size / max(orig_h, orig_w))
+        return dict(size=(int(orig_h * r), int(orig_w * r)))
+
+
+class RandomResize(_ResizeToDrawnSize):
+    """The shorter side resized to a size drawn from [min_size, max_size)"""
+
+    def __init__(self, min_size, max_size, interpolation=InterpolationMode.BILINEAR, antialias=True):
+        super().__init__()
+        self.min_size, self.max_size = min_size, max_size
+        self.interpolation, self.antialias = F._interp_mode(interpolation), antialias
+
+    def make_params(self, flat_inputs):
+        return dict(size=[int(cthtorch.randint(self.min_size, self.max_size, ()))])
+
+
+class _MultiCrop(Transform):
+    """Each image becomes a tuple of crops; boxes and masks are refused, as torchvision refuses them"""
+
+    def forward(self, *inputs):
+        flat, _ = _pytree.tree_flatten(inputs if len(inputs) > 1 else inputs[0])
+        if any(isinstance(x, (tv_tensors.BoundingBoxes, tv_tensors.Mask)) for x in flat):
+            raise TypeError("BoundingBoxes'es and Mask's are not supported by %s()" % type(self).__name__)
+        return super().forward(*inputs)
+
+    def transform(self, inpt, params):
+        crops = self._crops(_plain(inpt))
+        if isinstance(inpt, tv_tensors.TVTensor):
+            crops = tuple(tv_tensors.wrap(c, like=inpt) for c in crops)
+        return crops
+
+
+class FiveCrop(_MultiCrop):
+    def __init__(self, size):
+        super().__init__()
+        self.size = F._crop_size(size)
+
+    def _crops(self, img):
+        return F.five_crop(img, self.size)
+
+
+class TenCrop(_MultiCrop):
+    def __init__(self, size, vertical_flip=False):
+        super().__init__()
+        self.size = F._crop_size(size)
+        self.vertical_flip = vertical_flip
+
+    def _crops(self, img):
+        return F.ten_crop(img, self.size, self.vertical_flip)

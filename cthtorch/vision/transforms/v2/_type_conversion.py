@@ -2,6 +2,7 @@
 import cthtorch
 from cthtorch.vision import tv_tensors
 from cthtorch.vision.transforms import functional as F
+from cthtorch.vision.transforms import transforms as v1
 from cthtorch.vision.transforms.v2._transform import Transform, _ColorTransform, _is_array, _kind, _plain
 
 
@@ -153,3 +154,26 @@ class Lambda(Transform):
 
     def extra_repr(self):
         return "%s, types=%s" % (getattr(self.lambd, "__name__", self.lambd), [t.__name__ for t in self.types])
+
+
+class LinearTransformation(Transform):
+    """v1's whitening (flatten, subtract mean_vector, multiply by transformation_matrix) on tensor images;
+    PIL images are refused, boxes and masks pass through"""
+
+    def __init__(self, transformation_matrix, mean_vector):
+        super().__init__()
+        self._v1 = v1.LinearTransformation(transformation_matrix, mean_vector)   # its argument checks
+        self.transformation_matrix, self.mean_vector = transformation_matrix, mean_vector
+
+    def forward(self, *inputs):
+        from cthtorch.utils import _pytree
+        flat, _ = _pytree.tree_flatten(inputs if len(inputs) > 1 else inputs[0])
+        if any(F._is_pil(x) for x in flat):
+            raise TypeError("LinearTransformation() does not support PIL images.")
+        return super().forward(*inputs)
+
+    def _image(self, img, params):
+        return self._v1(img)
+
+    def _mask(self, mask, params):
+        return mask
