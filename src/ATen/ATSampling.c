@@ -569,66 +569,98 @@ static int GS_(gs_forward)(const GsGeom *g, const char *xd, const char *gd, char
   return 0;
 }
 
+/* one block's share of the backward: points [p0, p0 + np) of batch item n into gi's planes and gg's
+ * points (either NULL when not wanted); par splits its channels / point chunks across the threads */
+static void GS_(gs_backward_block)(const GsGeom *g, const T *go, const T *x, const T *grid, T *gi, T *gg,
+                                   bool grid_grads, const GS_(GsScratch) *s, int64_t n, int64_t p0, int64_t np,
+                                   bool par) {
+  const int K = g->K, nsp = g->nsp;
+  const int64_t C = g->C, P = g->P, Q = g->Q;
+  GS_(gs_tables)(g, grid + (n * P + p0) * nsp, np, s->off, s->in, s->w, s->dw, s->mult, s->cub);
+  const int64_t *off = s->off;
+  const int32_t *in = s->in;
+  const T *w = s->w, *dw = s->dw, *mult = s->mult;
+  if (gi) {
+    /* one plane per thread: each plane's sums run in point order */
+#pragma omp parallel for if (par)
+    for (int64_t c = 0; c < C; c++) {
+      T *pl = gi + (n * C + c) * Q;
+      const T *gop = go + (n * C + c) * P + p0;
+      for (int64_t i = 0; i < np; i++)
+        for (int k = 0; k < K; k++) {
+          int64_t j = (int64_t)k * GS_BLOCK + i;
+          if (in[j]) pl[off[j]] += gop[i] * w[j];
+        }
+    }
+  }
+  if (grid_grads) {
+    /* chunks of points per thread; within one, channel-major (unit-stride reads of grad_output),
+     * each point's sums over channels and corners in one fixed order */
+#pragma omp parallel for if (par)
+    for (int64_t i0 = 0; i0 < np; i0 += GS_CHUNK) {
+      int64_t i1 = i0 + GS_CHUNK < np ? i0 + GS_CHUNK : np;
+      T acc[3][GS_CHUNK];
+      for (int d = 0; d < nsp; d++)
+        for (int64_t i = i0; i < i1; i++) acc[d][i - i0] = 0;
+      for (int64_t c = 0; c < C; c++) {
+        const T *pl = x + (n * C + c) * Q, *gop = go + (n * C + c) * P + p0;
+        for (int64_t i = i0; i < i1; i++) {
+          T gv = gop[i];
+          for (int k = 0; k < K; k++) {
+            int64_t j = (int64_t)k * GS_BLOCK + i;
+            if (!in[j]) continue;
+            T v = pl[off[j]] * gv;
+            for (int d = 0; d < nsp; d++) acc[d][i - i0] += v * dw[j * nsp + d];
+          }
+        }
+      }
+      for (int64_t i = i0; i < i1; i++) {
+        T *out = gg + (n * P + p0 + i) * nsp;
+        for (int d = 0; d < nsp; d++) out[d] = acc[d][i - i0] * mult[i * nsp + d];
+      }
+    }
+  }
+}
+
 /* gi (grad_input) and gg (grad_grid), either NULL when not wanted, start zeroed */
 static int GS_(gs_backward)(const GsGeom *g, const char *god, const char *xd, const char *gd, char *gid,
                             char *ggd) {
   const T *go = (const T *)god, *x = (const T *)xd, *grid = (const T *)gd;
   T *gi = (T *)gid, *gg = (T *)ggd;
-  int K = g->K, nsp = g->nsp;
-  int64_t C = g->C, P = g->P, Q = g->Q;
+  int K = g->K;
+  int64_t C = g->C, P = g->P;
   /* nearest sampling's grid gradient is zero */
   bool grid_grads = gg && g->mode != GS_NEAREST;
   if (g->N == 0 || C == 0 || P == 0 || (!gi && !grid_grads)) return 0;
+  int nt = omp_in_parallel() ? 1 : omp_get_max_threads();
+  /* Few channels (see gs_forward): the threads take whole batch items, whose grad_input planes no
+   * other item touches, each summed in the serial order */
+  if (nt > 1 && C * GS_BLOCK * K <= GS_PAR_WORK && g->N > 1 && g->N * P * K * (C + 4) > GS_PAR_WORK) {
+    if (nt > g->N) nt = (int)g->N;
+    GS_(GsScratch) *sc = malloc((size_t)nt * sizeof *sc);
+    int made = 0;   /* a failing gs_scratch frees its own part and sets the error */
+    while (sc && made < nt && GS_(gs_scratch)(g, grid_grads, &sc[made]) == 0) made++;
+    if (made < nt) {
+      for (int t = 0; t < made; t++) GS_(gs_scratch_free)(&sc[t]);
+      if (!sc) THError_set(TH_ERR_MEMORY, "grid_sampler: out of memory");
+      free(sc);
+      return -1;
+    }
+#pragma omp parallel for num_threads(nt) schedule(static)
+    for (int64_t n = 0; n < g->N; n++)
+      for (int64_t p0 = 0; p0 < P; p0 += GS_BLOCK)
+        GS_(gs_backward_block)(g, go, x, grid, gi, gg, grid_grads, &sc[omp_get_thread_num()], n, p0,
+                               P - p0 < GS_BLOCK ? P - p0 : GS_BLOCK, false);
+    for (int t = 0; t < nt; t++) GS_(gs_scratch_free)(&sc[t]);
+    free(sc);
+    return 0;
+  }
   GS_(GsScratch) s;
   if (GS_(gs_scratch)(g, grid_grads, &s) < 0) return -1;
   for (int64_t n = 0; n < g->N; n++)
     for (int64_t p0 = 0; p0 < P; p0 += GS_BLOCK) {
       int64_t np = P - p0 < GS_BLOCK ? P - p0 : GS_BLOCK;
-      GS_(gs_tables)(g, grid + (n * P + p0) * nsp, np, s.off, s.in, s.w, s.dw, s.mult, s.cub);
-      const int64_t *off = s.off;
-      const int32_t *in = s.in;
-      const T *w = s.w, *dw = s.dw, *mult = s.mult;
-      bool par = C * np * K > GS_PAR_WORK;
-      if (gi) {
-        /* one plane per thread: each plane's sums run in point order */
-#pragma omp parallel for if (par)
-        for (int64_t c = 0; c < C; c++) {
-          T *pl = gi + (n * C + c) * Q;
-          const T *gop = go + (n * C + c) * P + p0;
-          for (int64_t i = 0; i < np; i++)
-            for (int k = 0; k < K; k++) {
-              int64_t j = (int64_t)k * GS_BLOCK + i;
-              if (in[j]) pl[off[j]] += gop[i] * w[j];
-            }
-        }
-      }
-      if (grid_grads) {
-        /* chunks of points per thread; within one, channel-major (unit-stride reads of grad_output),
-         * each point's sums over channels and corners in one fixed order */
-#pragma omp parallel for if (par)
-        for (int64_t i0 = 0; i0 < np; i0 += GS_CHUNK) {
-          int64_t i1 = i0 + GS_CHUNK < np ? i0 + GS_CHUNK : np;
-          T acc[3][GS_CHUNK];
-          for (int d = 0; d < nsp; d++)
-            for (int64_t i = i0; i < i1; i++) acc[d][i - i0] = 0;
-          for (int64_t c = 0; c < C; c++) {
-            const T *pl = x + (n * C + c) * Q, *gop = go + (n * C + c) * P + p0;
-            for (int64_t i = i0; i < i1; i++) {
-              T gv = gop[i];
-              for (int k = 0; k < K; k++) {
-                int64_t j = (int64_t)k * GS_BLOCK + i;
-                if (!in[j]) continue;
-                T v = pl[off[j]] * gv;
-                for (int d = 0; d < nsp; d++) acc[d][i - i0] += v * dw[j * nsp + d];
-              }
-            }
-          }
-          for (int64_t i = i0; i < i1; i++) {
-            T *out = gg + (n * P + p0 + i) * nsp;
-            for (int d = 0; d < nsp; d++) out[d] = acc[d][i - i0] * mult[i * nsp + d];
-          }
-        }
-      }
+      GS_(gs_backward_block)(g, go, x, grid, gi, gg, grid_grads, &s, n, p0, np, C * np * K > GS_PAR_WORK);
     }
   GS_(gs_scratch_free)(&s);
   return 0;
