@@ -473,6 +473,23 @@ static void GS_(gs_scratch_free)(GS_(GsScratch) *s) {
   free(s->off); free(s->in); free(s->w); free(s->dw); free(s->mult); free(s->cub);
 }
 
+/* one scratch per thread (NULL, the error set, when memory runs out) */
+static GS_(GsScratch) *GS_(gs_scratch_n)(const GsGeom *g, bool grads, int nt) {
+  GS_(GsScratch) *sc = malloc((size_t)nt * sizeof *sc);
+  int made = 0;   /* a failing gs_scratch frees its own part and sets the error */
+  while (sc && made < nt && GS_(gs_scratch)(g, grads, &sc[made]) == 0) made++;
+  if (made == nt) return sc;
+  for (int t = 0; t < made; t++) GS_(gs_scratch_free)(&sc[t]);
+  if (!sc) THError_set(TH_ERR_MEMORY, "grid_sampler: out of memory");
+  free(sc);
+  return NULL;
+}
+
+static void GS_(gs_scratch_free_n)(GS_(GsScratch) *sc, int nt) {
+  for (int t = 0; t < nt; t++) GS_(gs_scratch_free)(&sc[t]);
+  free(sc);
+}
+
 /* channels [c0, c1) of one block's points [p0, p0 + np) of batch item n, from its tables in s */
 static void GS_(gs_forward_block)(const GsGeom *g, const T *x, T *y, const GS_(GsScratch) *sc, int64_t n, int64_t p0,
                                   int64_t np, int64_t c0, int64_t c1) {
@@ -536,15 +553,8 @@ static int GS_(gs_forward)(const GsGeom *g, const char *xd, const char *gd, char
    * the work there. Otherwise the channels of each block are split. */
   if (nt > 1 && C * GS_BLOCK * K <= GS_PAR_WORK && tasks > 1 && tasks * GS_BLOCK * K * (C + 4) > GS_PAR_WORK) {
     if (nt > tasks) nt = (int)tasks;
-    GS_(GsScratch) *sc = malloc((size_t)nt * sizeof *sc);
-    int made = 0;   /* a failing gs_scratch frees its own part and sets the error */
-    while (sc && made < nt && GS_(gs_scratch)(g, false, &sc[made]) == 0) made++;
-    if (made < nt) {
-      for (int t = 0; t < made; t++) GS_(gs_scratch_free)(&sc[t]);
-      if (!sc) THError_set(TH_ERR_MEMORY, "grid_sampler: out of memory");
-      free(sc);
-      return -1;
-    }
+    GS_(GsScratch) *sc = GS_(gs_scratch_n)(g, false, nt);
+    if (!sc) return -1;
 #pragma omp parallel for num_threads(nt) schedule(static)
     for (int64_t task = 0; task < tasks; task++) {
       GS_(GsScratch) *s = &sc[omp_get_thread_num()];
@@ -552,8 +562,7 @@ static int GS_(gs_forward)(const GsGeom *g, const char *xd, const char *gd, char
       GS_(gs_tables_fwd)(g, grid + (n * P + p0) * nsp, np, s->off, s->in, s->w, s->cub);
       GS_(gs_forward_block)(g, x, y, s, n, p0, np, 0, C);
     }
-    for (int t = 0; t < nt; t++) GS_(gs_scratch_free)(&sc[t]);
-    free(sc);
+    GS_(gs_scratch_free_n)(sc, nt);
     return 0;
   }
   GS_(GsScratch) s;
@@ -637,22 +646,14 @@ static int GS_(gs_backward)(const GsGeom *g, const char *god, const char *xd, co
    * other item touches, each summed in the serial order */
   if (nt > 1 && C * GS_BLOCK * K <= GS_PAR_WORK && g->N > 1 && g->N * P * K * (C + 4) > GS_PAR_WORK) {
     if (nt > g->N) nt = (int)g->N;
-    GS_(GsScratch) *sc = malloc((size_t)nt * sizeof *sc);
-    int made = 0;   /* a failing gs_scratch frees its own part and sets the error */
-    while (sc && made < nt && GS_(gs_scratch)(g, grid_grads, &sc[made]) == 0) made++;
-    if (made < nt) {
-      for (int t = 0; t < made; t++) GS_(gs_scratch_free)(&sc[t]);
-      if (!sc) THError_set(TH_ERR_MEMORY, "grid_sampler: out of memory");
-      free(sc);
-      return -1;
-    }
+    GS_(GsScratch) *sc = GS_(gs_scratch_n)(g, grid_grads, nt);
+    if (!sc) return -1;
 #pragma omp parallel for num_threads(nt) schedule(static)
     for (int64_t n = 0; n < g->N; n++)
       for (int64_t p0 = 0; p0 < P; p0 += GS_BLOCK)
         GS_(gs_backward_block)(g, go, x, grid, gi, gg, grid_grads, &sc[omp_get_thread_num()], n, p0,
                                P - p0 < GS_BLOCK ? P - p0 : GS_BLOCK, false);
-    for (int t = 0; t < nt; t++) GS_(gs_scratch_free)(&sc[t]);
-    free(sc);
+    GS_(gs_scratch_free_n)(sc, nt);
     return 0;
   }
   GS_(GsScratch) s;
