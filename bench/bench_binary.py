@@ -1,4 +1,4 @@
-"""igamma / igammac (special.gammainc / gammaincc): cthtorch and torch timed
+"""igamma / igammac (special.gammainc / gammaincc) and atan2: cthtorch and torch timed
 side by side in one process (min of repeats, ms).
 Run: PYTHONPATH=. python bench/bench_binary.py [threads]"""
 import numpy as np
@@ -12,6 +12,7 @@ def cases(L):
     x = L.from_numpy(rs.uniform(0, 25, 1_000_000))
     af, xf = a.float(), x.float()
     xg = x[:100_000].clone().requires_grad_()
+    yn, xn = L.from_numpy(rs.randn(1_000_000).astype(np.float32)), L.from_numpy(rs.randn(1_000_000).astype(np.float32))
 
     def grad():
         L.igamma(a[:100_000], xg).sum().backward()
@@ -20,6 +21,8 @@ def cases(L):
         "igammac 1M float64": lambda: L.igammac(a, x),
         "igamma 1M float32": lambda: L.igamma(af, xf),
         "igamma fwd+bwd 100k float64": grad,
+        "atan2 1M float32": lambda: L.atan2(yn, xn),
+        "atan2 1M float32, x broadcast": lambda: L.atan2(yn, xn[:1]),
     }
 
 

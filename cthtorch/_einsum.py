@@ -1,6 +1,8 @@
 """torch.einsum: the equation becomes diagonals, sums, permutes, reshapes and
 batched matmuls (bmm), so it runs at GEMM speed and is differentiable through
 those ops. Operands are contracted left to right."""
+import functools
+
 import cthtorch
 
 _ELL = "..."
@@ -94,27 +96,20 @@ def _from_sublists(args):
     return (equation,) + tuple(args[::2])
 
 
-def einsum(*args):
-    if len(args) < 2:
-        raise ValueError("einsum(): must specify the equation string and at least one operand, or at least one "
-                         "operand and its subscripts list")
-    if isinstance(args[0], cthtorch.Tensor):
-        args = _from_sublists(args)
-    if not isinstance(args[0], str):
-        raise TypeError("einsum(): argument 'equation' (position 1) must be str, not %s" % type(args[0]).__name__)
-    equation, operands = args[0], args[1:]
-    if len(operands) == 1 and isinstance(operands[0], (list, tuple)):
-        operands = tuple(operands[0])
+@functools.lru_cache(maxsize=256)
+def _parse(equation, ndims):
+    """The labels of each operand and of the result, from the equation and the operands' ranks: cached, since
+    parsing took most of a small product's time (an error is raised again each call: lru_cache keeps none)"""
     eq = equation.replace(" ", "")
     lhs, arrow, rhs = eq.partition("->")
     terms = lhs.split(",")
-    if len(terms) > len(operands):
+    if len(terms) > len(ndims):
         raise RuntimeError("einsum(): fewer operands were provided than specified in the equation")
-    if len(terms) < len(operands):
+    if len(terms) < len(ndims):
         raise RuntimeError("einsum(): more operands were provided than specified in the equation")
-    n_ell = max([op.dim() - len(t.replace(_ELL, "")) for t, op in zip(terms, operands) if _ELL in t] or [0])
+    n_ell = max([nd - len(t.replace(_ELL, "")) for t, nd in zip(terms, ndims) if _ELL in t] or [0])
     ell_labels = ["\0%d" % i for i in range(n_ell)]   # internal labels, never letters
-    labels = [_parse_term(t, op.dim(), k, n_ell, ell_labels) for k, (t, op) in enumerate(zip(terms, operands))]
+    labels = [_parse_term(t, nd, k, n_ell, ell_labels) for k, (t, nd) in enumerate(zip(terms, ndims))]
     for t in terms + ([rhs] if arrow else []):
         for c in t.replace(_ELL, ""):
             if not c.isalpha():
@@ -130,6 +125,30 @@ def einsum(*args):
     else:
         flat = [x for ls in labels for x in ls if not x.startswith("\0")]
         out = ell_labels + sorted(x for x in set(flat) if flat.count(x) == 1)
+    # nothing summed and no diagonal, two operands or more: an outer (or batched outer) product, one broadcast
+    # mul of the operands' dims laid out in the result's order, as torch's (MulBackward0, a contiguous result).
+    # Each operand: the permutation of its dims into that order and their places in the result.
+    outer = None
+    if len(labels) > 1 and all(len(set(ls)) == len(ls) and set(ls) <= set(out) for ls in labels):
+        outer = tuple((tuple(sorted(range(len(ls)), key=lambda d: out.index(ls[d]))),
+                       tuple(sorted(out.index(x) for x in ls))) for ls in labels)
+    return tuple(tuple(ls) for ls in labels), tuple(out), outer
+
+
+def einsum(*args):
+    if len(args) < 2:
+        raise ValueError("einsum(): must specify the equation string and at least one operand, or at least one "
+                         "operand and its subscripts list")
+    if isinstance(args[0], cthtorch.Tensor):
+        args = _from_sublists(args)
+    if not isinstance(args[0], str):
+        raise TypeError("einsum(): argument 'equation' (position 1) must be str, not %s" % type(args[0]).__name__)
+    equation, operands = args[0], args[1:]
+    if len(operands) == 1 and isinstance(operands[0], (list, tuple)):
+        operands = tuple(operands[0])
+    labels, out, outer = _parse(equation, tuple(op.dim() for op in operands))
+    labels = [list(ls) for ls in labels]
+    out = list(out)
     # sizes must agree (or be 1, which broadcasts)
     seen = {}
     for k, (ls, op) in enumerate(zip(labels, operands)):
@@ -139,6 +158,16 @@ def einsum(*args):
                                    "previously seen size %d" % (lab, s, k, seen[lab]))
             if lab not in seen or seen[lab] == 1:
                 seen[lab] = s
+    if outer is not None:
+        r = None
+        for op, (perm, places) in zip(operands, outer):
+            shape = [1] * len(out)
+            for p, d in zip(places, perm):
+                shape[p] = op.shape[d]
+            v = op.permute(perm).reshape(shape)
+            r = v if r is None else r * v
+        want = [seen[x] for x in out]
+        return r.expand(want) if list(r.shape) != want else r
     ts = []
     for op, ls in zip(operands, labels):
         t, ls = _take_diagonals(op, ls)

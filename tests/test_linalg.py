@@ -160,6 +160,26 @@ def test_einsum_outer_promotes_like_torch():
         assert str(lib.einsum("i,j->ij", a.bool(), a.bool()).dtype).endswith("bool")
 
 
+@pytest.mark.parametrize("eq,shapes", [
+    ("i,j->ij", [(3,), (4,)]), ("i,j->ji", [(3,), (4,)]), ("bi,bj->bij", [(3, 4), (3, 5)]),
+    ("bi,bj->bji", [(3, 4), (1, 5)]), ("i,j,k->kij", [(2,), (3,), (4,)]), ("ij,k->ikj", [(2, 3), (4,)]),
+    ("i,j", [(3,), (4,)]), ("...i,j->...ij", [(2, 5, 3), (4,)]), ("i,i->i", [(3,), (3,)]), ("ij,j->ij", [(2, 3), (3,)])])
+def test_einsum_outer_is_one_mul_like_torch(eq, shapes):
+    """a product with nothing summed is one broadcast mul of the operands laid out in the result's order, as
+    torch's: MulBackward0, the same (contiguous) strides, the values and gradients"""
+    arrays = [rand(*s, seed=i) for i, s in enumerate(shapes)]
+    got = []
+    for lib in (ct, torch):
+        xs = [lib.tensor(a, requires_grad=True) for a in arrays]
+        r = lib.einsum(eq, *xs)
+        r.backward(lib.ones_like(r))
+        got.append((type(r.grad_fn).__name__, tuple(r.stride()), r.detach().numpy(), [x.grad.numpy() for x in xs]))
+    assert got[0][:2] == got[1][:2]
+    np.testing.assert_allclose(got[0][2], got[1][2], rtol=1e-6)
+    for u, v in zip(got[0][3], got[1][3]):
+        np.testing.assert_allclose(u, v, rtol=1e-5)
+
+
 @pytest.mark.parametrize("eq,shapes", EINSUM)
 def test_einsum(eq, shapes):
     arrays = [rand(*s, seed=i) for i, s in enumerate(shapes)]

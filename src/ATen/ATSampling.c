@@ -255,7 +255,7 @@ static inline T GS_(gs_reflect)(T c, int64_t twice_lo, int64_t twice_hi, T *m) {
 
 /* the input coordinate (in elements) of normalized grid value v along a dim
  * of size S, after padding; *mult: d(coordinate)/d(v) */
-static inline T GS_(gs_coord)(T v, int64_t S, int pad, bool align, T *mult) {
+static inline __attribute__((always_inline)) T GS_(gs_coord)(T v, int64_t S, int pad, bool align, T *mult) {
   T c, m, pm;
   if (align) {
     c = ((v + 1) / 2) * (T)(S - 1);
@@ -350,30 +350,39 @@ static void GS_(gs_tables_bicubic)(const GsGeom *g, const T *grid, int64_t i, in
  * read as 0 * x, which an inf would make NaN), w[j], and where dw is not NULL
  * dw[j*nsp + d] = d(w)/d(coordinate d); mult[i*nsp + d] = d(coordinate
  * d)/d(grid value d). grid points at this block's first point. */
-static void GS_(gs_tables)(const GsGeom *g, const T *grid, int64_t np, int64_t *off, int32_t *inb, T *w, T *dw,
-                           T *mult, T *cub) {
-  int nsp = g->nsp, K = g->K;
+/* bilinear/trilinear and nearest tables with the dimension count, padding and alignment constants
+ * (gs_tables instantiates each): with them read from g, the loops over dimensions and corners and
+ * the padding's branches took 4x the time of the sampling itself (2-d, 2 channels) */
+static inline __attribute__((always_inline)) void GS_(gs_tables_lin)(const GsGeom *g, const T *grid, int64_t np,
+                                                                     int64_t *off, int32_t *inb, T *w, T *dw,
+                                                                     T *mult, const int nsp, const int pad,
+                                                                     const bool align) {
+  const int K = 1 << nsp;
+  /* the geometry in locals: the table stores (int64, int32, T) could alias *g, so read through g
+   * each of its fields was loaded again after every store (3-d trilinear took 1.7x the time) */
+  const bool nearest = g->mode == GS_NEAREST;
+  int64_t size[3], stride[3];
+  for (int d = 0; d < nsp; d++) {
+    size[d] = g->in[d];
+    stride[d] = g->instride[d];
+  }
   for (int64_t i = 0; i < np; i++) {
     T c[3], t[3], u[3];
-    if (g->mode == GS_BICUBIC) {
-      GS_(gs_tables_bicubic)(g, grid, i, off, inb, w, dw, mult, cub);
-      continue;
-    }
     int64_t i0[3];
     for (int d = 0; d < nsp; d++) {
       T m;
-      c[d] = GS_(gs_coord)(grid[i * nsp + d], g->in[d], g->pad, g->align, &m);
+      c[d] = GS_(gs_coord)(grid[i * nsp + d], size[d], pad, align, &m);
       if (mult) mult[i * nsp + d] = m;
     }
-    if (g->mode == GS_NEAREST) {
+    if (nearest) {
       int64_t o = 0;
       bool in = true;
       for (int d = 0; d < nsp; d++) {
         /* ties to even, as torch; a NaN, infinite or huge coordinate reads nothing */
         bool ok = isfinite(c[d]) && fabs((double)c[d]) < 2147483647.0;
         int64_t k = ok ? (int64_t)nearbyint(c[d]) : -1;
-        in = in && k >= 0 && k < g->in[d];
-        o += k * g->instride[d];
+        in = in && k >= 0 && k < size[d];
+        o += k * stride[d];
       }
       off[i] = in ? o : 0;
       inb[i] = in;
@@ -396,8 +405,8 @@ static void GS_(gs_tables)(const GsGeom *g, const T *grid, int64_t np, int64_t *
       for (int d = 0; d < nsp; d++) {
         int b = (k >> d) & 1;
         int64_t idx = i0[d] + b;
-        in = in && idx >= 0 && idx < g->in[d];
-        o += idx * g->instride[d];
+        in = in && idx >= 0 && idx < size[d];
+        o += idx * stride[d];
         wk *= b ? t[d] : u[d];
       }
       int64_t j = (int64_t)k * GS_BLOCK + i;
@@ -413,6 +422,28 @@ static void GS_(gs_tables)(const GsGeom *g, const T *grid, int64_t np, int64_t *
         }
     }
   }
+}
+
+static inline __attribute__((always_inline)) void GS_(gs_tables)(const GsGeom *g, const T *grid, int64_t np,
+                                                                  int64_t *off, int32_t *inb, T *w, T *dw, T *mult,
+                                                                  T *cub) {
+  if (g->mode == GS_BICUBIC) {
+    for (int64_t i = 0; i < np; i++) GS_(gs_tables_bicubic)(g, grid, i, off, inb, w, dw, mult, cub);
+    return;
+  }
+#define GS_LIN(NSP, PAD)                                                                                   \
+  (g->align ? GS_(gs_tables_lin)(g, grid, np, off, inb, w, dw, mult, NSP, PAD, true)                        \
+            : GS_(gs_tables_lin)(g, grid, np, off, inb, w, dw, mult, NSP, PAD, false))
+  if (g->nsp == 2)
+    g->pad == GS_ZEROS ? GS_LIN(2, GS_ZEROS) : g->pad == GS_BORDER ? GS_LIN(2, GS_BORDER) : GS_LIN(2, GS_REFLECTION);
+  else
+    g->pad == GS_ZEROS ? GS_LIN(3, GS_ZEROS) : g->pad == GS_BORDER ? GS_LIN(3, GS_BORDER) : GS_LIN(3, GS_REFLECTION);
+#undef GS_LIN
+}
+
+/* the forward's tables: gs_tables inlined once with no derivatives, whose loops then drop them */
+static void GS_(gs_tables_fwd)(const GsGeom *g, const T *grid, int64_t np, int64_t *off, int32_t *inb, T *w, T *cub) {
+  GS_(gs_tables)(g, grid, np, off, inb, w, NULL, NULL, cub);
 }
 
 /* the scratch of one block: offsets, weights, weight derivatives, multipliers, bicubic's per-axis weights */
@@ -442,65 +473,162 @@ static void GS_(gs_scratch_free)(GS_(GsScratch) *s) {
   free(s->off); free(s->in); free(s->w); free(s->dw); free(s->mult); free(s->cub);
 }
 
+/* one scratch per thread (NULL, the error set, when memory runs out) */
+static GS_(GsScratch) *GS_(gs_scratch_n)(const GsGeom *g, bool grads, int nt) {
+  GS_(GsScratch) *sc = malloc((size_t)nt * sizeof *sc);
+  int made = 0;   /* a failing gs_scratch frees its own part and sets the error */
+  while (sc && made < nt && GS_(gs_scratch)(g, grads, &sc[made]) == 0) made++;
+  if (made == nt) return sc;
+  for (int t = 0; t < made; t++) GS_(gs_scratch_free)(&sc[t]);
+  if (!sc) THError_set(TH_ERR_MEMORY, "grid_sampler: out of memory");
+  free(sc);
+  return NULL;
+}
+
+static void GS_(gs_scratch_free_n)(GS_(GsScratch) *sc, int nt) {
+  for (int t = 0; t < nt; t++) GS_(gs_scratch_free)(&sc[t]);
+  free(sc);
+}
+
+/* channels [c0, c1) of one block's points [p0, p0 + np) of batch item n, from its tables in s */
+static void GS_(gs_forward_block)(const GsGeom *g, const T *x, T *y, const GS_(GsScratch) *sc, int64_t n, int64_t p0,
+                                  int64_t np, int64_t c0, int64_t c1) {
+  const int K = g->K;
+  const int64_t C = g->C, P = g->P, Q = g->Q;
+  const int64_t *off = sc->off;
+  const int32_t *in = sc->in;
+  const T *w = sc->w, *cub = sc->cub;
+  for (int64_t c = c0; c < c1; c++) {
+    const T *pl = x + (n * C + c) * Q;
+    T *out = y + (n * C + c) * P + p0;
+    /* each output sums its corners in torch's order (nw, ne, sw, se, ...) */
+    if (K == 4) {   /* bilinear: the corners unrolled */
+      for (int64_t i = 0; i < np; i++) {
+        T v0 = pl[off[i]], v1 = pl[off[GS_BLOCK + i]], v2 = pl[off[2 * GS_BLOCK + i]],
+          v3 = pl[off[3 * GS_BLOCK + i]];
+        out[i] = (in[i] ? v0 : (T)0) * w[i] + (in[GS_BLOCK + i] ? v1 : (T)0) * w[GS_BLOCK + i] +
+                 (in[2 * GS_BLOCK + i] ? v2 : (T)0) * w[2 * GS_BLOCK + i] +
+                 (in[3 * GS_BLOCK + i] ? v3 : (T)0) * w[3 * GS_BLOCK + i];
+      }
+      continue;
+    }
+    if (K == 16) {   /* bicubic: each row along x, then the rows along y, as torch sums them */
+      for (int64_t i = 0; i < np; i++) {
+        T rows[4];
+        for (int r = 0; r < 4; r++) {
+          const int64_t *o = off + 4 * r * GS_BLOCK + i;
+          const int32_t *b = in + 4 * r * GS_BLOCK + i;
+          T v0 = pl[o[0]], v1 = pl[o[GS_BLOCK]], v2 = pl[o[2 * GS_BLOCK]], v3 = pl[o[3 * GS_BLOCK]];
+          rows[r] = cub[i] * (b[0] ? v0 : (T)0) + cub[GS_BLOCK + i] * (b[GS_BLOCK] ? v1 : (T)0) +
+                    cub[2 * GS_BLOCK + i] * (b[2 * GS_BLOCK] ? v2 : (T)0) +
+                    cub[3 * GS_BLOCK + i] * (b[3 * GS_BLOCK] ? v3 : (T)0);
+        }
+        out[i] = cub[4 * GS_BLOCK + i] * rows[0] + cub[5 * GS_BLOCK + i] * rows[1] +
+                 cub[6 * GS_BLOCK + i] * rows[2] + cub[7 * GS_BLOCK + i] * rows[3];
+      }
+      continue;
+    }
+    for (int64_t i = 0; i < np; i++) {
+      T acc = 0;
+      for (int k = 0; k < K; k++) {
+        int64_t j = (int64_t)k * GS_BLOCK + i;
+        T v = pl[off[j]];
+        acc += (in[j] ? v : (T)0) * w[j];
+      }
+      out[i] = acc;
+    }
+  }
+}
+
 static int GS_(gs_forward)(const GsGeom *g, const char *xd, const char *gd, char *yd) {
   const T *x = (const T *)xd, *grid = (const T *)gd;
   T *y = (T *)yd;
   int K = g->K, nsp = g->nsp;
-  int64_t C = g->C, P = g->P, Q = g->Q;
+  int64_t C = g->C, P = g->P;
   if (g->N == 0 || C == 0 || P == 0) return 0;
+  int64_t nb = (P + GS_BLOCK - 1) / GS_BLOCK, tasks = g->N * nb;
+  int nt = omp_in_parallel() ? 1 : omp_get_max_threads();
+  /* Few channels (a block's channel loop below GS_PAR_WORK corner reads, one thread): the threads
+   * take whole blocks, tables and all, each with its own scratch; building the tables is most of
+   * the work there. Otherwise the channels of each block are split. */
+  if (nt > 1 && C * GS_BLOCK * K <= GS_PAR_WORK && tasks > 1 && tasks * GS_BLOCK * K * (C + 4) > GS_PAR_WORK) {
+    if (nt > tasks) nt = (int)tasks;
+    GS_(GsScratch) *sc = GS_(gs_scratch_n)(g, false, nt);
+    if (!sc) return -1;
+#pragma omp parallel for num_threads(nt) schedule(static)
+    for (int64_t task = 0; task < tasks; task++) {
+      GS_(GsScratch) *s = &sc[omp_get_thread_num()];
+      int64_t n = task / nb, p0 = task % nb * GS_BLOCK, np = P - p0 < GS_BLOCK ? P - p0 : GS_BLOCK;
+      GS_(gs_tables_fwd)(g, grid + (n * P + p0) * nsp, np, s->off, s->in, s->w, s->cub);
+      GS_(gs_forward_block)(g, x, y, s, n, p0, np, 0, C);
+    }
+    GS_(gs_scratch_free_n)(sc, nt);
+    return 0;
+  }
   GS_(GsScratch) s;
   if (GS_(gs_scratch)(g, false, &s) < 0) return -1;
   for (int64_t n = 0; n < g->N; n++)
     for (int64_t p0 = 0; p0 < P; p0 += GS_BLOCK) {
       int64_t np = P - p0 < GS_BLOCK ? P - p0 : GS_BLOCK;
-      GS_(gs_tables)(g, grid + (n * P + p0) * nsp, np, s.off, s.in, s.w, NULL, NULL, s.cub);
-      const int64_t *off = s.off;
-      const int32_t *in = s.in;
-      const T *w = s.w, *cub = s.cub;
+      GS_(gs_tables_fwd)(g, grid + (n * P + p0) * nsp, np, s.off, s.in, s.w, s.cub);
 #pragma omp parallel for if (C * np * K > GS_PAR_WORK)
-      for (int64_t c = 0; c < C; c++) {
-        const T *pl = x + (n * C + c) * Q;
-        T *out = y + (n * C + c) * P + p0;
-        /* each output sums its corners in torch's order (nw, ne, sw, se, ...) */
-        if (K == 4) {   /* bilinear: the corners unrolled */
-          for (int64_t i = 0; i < np; i++) {
-            T v0 = pl[off[i]], v1 = pl[off[GS_BLOCK + i]], v2 = pl[off[2 * GS_BLOCK + i]],
-              v3 = pl[off[3 * GS_BLOCK + i]];
-            out[i] = (in[i] ? v0 : (T)0) * w[i] + (in[GS_BLOCK + i] ? v1 : (T)0) * w[GS_BLOCK + i] +
-                     (in[2 * GS_BLOCK + i] ? v2 : (T)0) * w[2 * GS_BLOCK + i] +
-                     (in[3 * GS_BLOCK + i] ? v3 : (T)0) * w[3 * GS_BLOCK + i];
-          }
-          continue;
-        }
-        if (K == 16) {   /* bicubic: each row along x, then the rows along y, as torch sums them */
-          for (int64_t i = 0; i < np; i++) {
-            T rows[4];
-            for (int r = 0; r < 4; r++) {
-              const int64_t *o = off + 4 * r * GS_BLOCK + i;
-              const int32_t *b = in + 4 * r * GS_BLOCK + i;
-              T v0 = pl[o[0]], v1 = pl[o[GS_BLOCK]], v2 = pl[o[2 * GS_BLOCK]], v3 = pl[o[3 * GS_BLOCK]];
-              rows[r] = cub[i] * (b[0] ? v0 : (T)0) + cub[GS_BLOCK + i] * (b[GS_BLOCK] ? v1 : (T)0) +
-                        cub[2 * GS_BLOCK + i] * (b[2 * GS_BLOCK] ? v2 : (T)0) +
-                        cub[3 * GS_BLOCK + i] * (b[3 * GS_BLOCK] ? v3 : (T)0);
-            }
-            out[i] = cub[4 * GS_BLOCK + i] * rows[0] + cub[5 * GS_BLOCK + i] * rows[1] +
-                     cub[6 * GS_BLOCK + i] * rows[2] + cub[7 * GS_BLOCK + i] * rows[3];
-          }
-          continue;
-        }
-        for (int64_t i = 0; i < np; i++) {
-          T acc = 0;
-          for (int k = 0; k < K; k++) {
-            int64_t j = (int64_t)k * GS_BLOCK + i;
-            T v = pl[off[j]];
-            acc += (in[j] ? v : (T)0) * w[j];
-          }
-          out[i] = acc;
-        }
-      }
+      for (int64_t c = 0; c < C; c++) GS_(gs_forward_block)(g, x, y, &s, n, p0, np, c, c + 1);
     }
   GS_(gs_scratch_free)(&s);
   return 0;
+}
+
+/* one block's share of the backward: points [p0, p0 + np) of batch item n into gi's planes and gg's
+ * points (either NULL when not wanted); par splits its channels / point chunks across the threads */
+static void GS_(gs_backward_block)(const GsGeom *g, const T *go, const T *x, const T *grid, T *gi, T *gg,
+                                   bool grid_grads, const GS_(GsScratch) *s, int64_t n, int64_t p0, int64_t np,
+                                   bool par) {
+  const int K = g->K, nsp = g->nsp;
+  const int64_t C = g->C, P = g->P, Q = g->Q;
+  GS_(gs_tables)(g, grid + (n * P + p0) * nsp, np, s->off, s->in, s->w, s->dw, s->mult, s->cub);
+  const int64_t *off = s->off;
+  const int32_t *in = s->in;
+  const T *w = s->w, *dw = s->dw, *mult = s->mult;
+  if (gi) {
+    /* one plane per thread: each plane's sums run in point order */
+#pragma omp parallel for if (par)
+    for (int64_t c = 0; c < C; c++) {
+      T *pl = gi + (n * C + c) * Q;
+      const T *gop = go + (n * C + c) * P + p0;
+      for (int64_t i = 0; i < np; i++)
+        for (int k = 0; k < K; k++) {
+          int64_t j = (int64_t)k * GS_BLOCK + i;
+          if (in[j]) pl[off[j]] += gop[i] * w[j];
+        }
+    }
+  }
+  if (grid_grads) {
+    /* chunks of points per thread; within one, channel-major (unit-stride reads of grad_output),
+     * each point's sums over channels and corners in one fixed order */
+#pragma omp parallel for if (par)
+    for (int64_t i0 = 0; i0 < np; i0 += GS_CHUNK) {
+      int64_t i1 = i0 + GS_CHUNK < np ? i0 + GS_CHUNK : np;
+      T acc[3][GS_CHUNK];
+      for (int d = 0; d < nsp; d++)
+        for (int64_t i = i0; i < i1; i++) acc[d][i - i0] = 0;
+      for (int64_t c = 0; c < C; c++) {
+        const T *pl = x + (n * C + c) * Q, *gop = go + (n * C + c) * P + p0;
+        for (int64_t i = i0; i < i1; i++) {
+          T gv = gop[i];
+          for (int k = 0; k < K; k++) {
+            int64_t j = (int64_t)k * GS_BLOCK + i;
+            if (!in[j]) continue;
+            T v = pl[off[j]] * gv;
+            for (int d = 0; d < nsp; d++) acc[d][i - i0] += v * dw[j * nsp + d];
+          }
+        }
+      }
+      for (int64_t i = i0; i < i1; i++) {
+        T *out = gg + (n * P + p0 + i) * nsp;
+        for (int d = 0; d < nsp; d++) out[d] = acc[d][i - i0] * mult[i * nsp + d];
+      }
+    }
+  }
 }
 
 /* gi (grad_input) and gg (grad_grid), either NULL when not wanted, start zeroed */
@@ -508,61 +636,32 @@ static int GS_(gs_backward)(const GsGeom *g, const char *god, const char *xd, co
                             char *ggd) {
   const T *go = (const T *)god, *x = (const T *)xd, *grid = (const T *)gd;
   T *gi = (T *)gid, *gg = (T *)ggd;
-  int K = g->K, nsp = g->nsp;
-  int64_t C = g->C, P = g->P, Q = g->Q;
+  int K = g->K;
+  int64_t C = g->C, P = g->P;
   /* nearest sampling's grid gradient is zero */
   bool grid_grads = gg && g->mode != GS_NEAREST;
   if (g->N == 0 || C == 0 || P == 0 || (!gi && !grid_grads)) return 0;
+  int nt = omp_in_parallel() ? 1 : omp_get_max_threads();
+  /* Few channels (see gs_forward): the threads take whole batch items, whose grad_input planes no
+   * other item touches, each summed in the serial order */
+  if (nt > 1 && C * GS_BLOCK * K <= GS_PAR_WORK && g->N > 1 && g->N * P * K * (C + 4) > GS_PAR_WORK) {
+    if (nt > g->N) nt = (int)g->N;
+    GS_(GsScratch) *sc = GS_(gs_scratch_n)(g, grid_grads, nt);
+    if (!sc) return -1;
+#pragma omp parallel for num_threads(nt) schedule(static)
+    for (int64_t n = 0; n < g->N; n++)
+      for (int64_t p0 = 0; p0 < P; p0 += GS_BLOCK)
+        GS_(gs_backward_block)(g, go, x, grid, gi, gg, grid_grads, &sc[omp_get_thread_num()], n, p0,
+                               P - p0 < GS_BLOCK ? P - p0 : GS_BLOCK, false);
+    GS_(gs_scratch_free_n)(sc, nt);
+    return 0;
+  }
   GS_(GsScratch) s;
   if (GS_(gs_scratch)(g, grid_grads, &s) < 0) return -1;
   for (int64_t n = 0; n < g->N; n++)
     for (int64_t p0 = 0; p0 < P; p0 += GS_BLOCK) {
       int64_t np = P - p0 < GS_BLOCK ? P - p0 : GS_BLOCK;
-      GS_(gs_tables)(g, grid + (n * P + p0) * nsp, np, s.off, s.in, s.w, s.dw, s.mult, s.cub);
-      const int64_t *off = s.off;
-      const int32_t *in = s.in;
-      const T *w = s.w, *dw = s.dw, *mult = s.mult;
-      bool par = C * np * K > GS_PAR_WORK;
-      if (gi) {
-        /* one plane per thread: each plane's sums run in point order */
-#pragma omp parallel for if (par)
-        for (int64_t c = 0; c < C; c++) {
-          T *pl = gi + (n * C + c) * Q;
-          const T *gop = go + (n * C + c) * P + p0;
-          for (int64_t i = 0; i < np; i++)
-            for (int k = 0; k < K; k++) {
-              int64_t j = (int64_t)k * GS_BLOCK + i;
-              if (in[j]) pl[off[j]] += gop[i] * w[j];
-            }
-        }
-      }
-      if (grid_grads) {
-        /* chunks of points per thread; within one, channel-major (unit-stride reads of grad_output),
-         * each point's sums over channels and corners in one fixed order */
-#pragma omp parallel for if (par)
-        for (int64_t i0 = 0; i0 < np; i0 += GS_CHUNK) {
-          int64_t i1 = i0 + GS_CHUNK < np ? i0 + GS_CHUNK : np;
-          T acc[3][GS_CHUNK];
-          for (int d = 0; d < nsp; d++)
-            for (int64_t i = i0; i < i1; i++) acc[d][i - i0] = 0;
-          for (int64_t c = 0; c < C; c++) {
-            const T *pl = x + (n * C + c) * Q, *gop = go + (n * C + c) * P + p0;
-            for (int64_t i = i0; i < i1; i++) {
-              T gv = gop[i];
-              for (int k = 0; k < K; k++) {
-                int64_t j = (int64_t)k * GS_BLOCK + i;
-                if (!in[j]) continue;
-                T v = pl[off[j]] * gv;
-                for (int d = 0; d < nsp; d++) acc[d][i - i0] += v * dw[j * nsp + d];
-              }
-            }
-          }
-          for (int64_t i = i0; i < i1; i++) {
-            T *out = gg + (n * P + p0 + i) * nsp;
-            for (int d = 0; d < nsp; d++) out[d] = acc[d][i - i0] * mult[i * nsp + d];
-          }
-        }
-      }
+      GS_(gs_backward_block)(g, go, x, grid, gi, gg, grid_grads, &s, n, p0, np, C * np * K > GS_PAR_WORK);
     }
   GS_(gs_scratch_free)(&s);
   return 0;

@@ -206,17 +206,20 @@ INLINE D v_tan(D x) {
 /* atan of |x|: 1/|x| above 1, then tan(pi/12) < t <= 1 shifted by pi/6 to
  * (t sqrt3 - 1) / (t + sqrt3), so |t| <= tan(pi/12) and the Taylor series to t^27 (next
  * term < 1e-17) converges */
-INLINE D v_atan_abs(D a) {
+static const double ATAN_SQRT3 = 1.7320508075688772, ATAN_TAN_PI_12 = 0.2679491924311227;
+/* atan(t) + (shift ? pi/6 : 0) for the reduced |t| <= tan(pi/12) */
+INLINE D atan_reduced(D t, D shift) {
   static const double C[14] = { 1.0, -1.0 / 3, 1.0 / 5, -1.0 / 7, 1.0 / 9, -1.0 / 11, 1.0 / 13, -1.0 / 15,
                                 1.0 / 17, -1.0 / 19, 1.0 / 21, -1.0 / 23, 1.0 / 25, -1.0 / 27 };
-  const double SQRT3 = 1.7320508075688772, PI_6 = 0.5235987755982989;
+  D v = MUL(t, poly(MUL(t, t), C, 14));
+  return ADD(v, _mm256_and_pd(shift, K(0.5235987755982989)));
+}
+INLINE D v_atan_abs(D a) {
   D inv = GT(a, K(1.0));
   D t = BLEND(a, DIV(K(1.0), a), inv);
-  D shift = GT(t, K(0.2679491924311227));
-  t = BLEND(t, DIV(FMA(t, K(SQRT3), K(-1.0)), ADD(t, K(SQRT3))), shift);
-  D v = MUL(t, poly(MUL(t, t), C, 14));
-  v = ADD(v, _mm256_and_pd(shift, K(PI_6)));
-  return BLEND(v, SUB(K(M_PI_2), v), inv);
+  D shift = GT(t, K(ATAN_TAN_PI_12));
+  t = BLEND(t, DIV(FMA(t, K(ATAN_SQRT3), K(-1.0)), ADD(t, K(ATAN_SQRT3))), shift);
+  return BLEND(atan_reduced(t, shift), SUB(K(M_PI_2), atan_reduced(t, shift)), inv);
 }
 INLINE D v_atan(D x) { return with_sign(v_atan_abs(vabs(x)), x); }
 /* asin x = atan(x / sqrt((1-x)(1+x))) for |x| <= 1: the product is exact for a float x */
@@ -452,6 +455,59 @@ static void bf16_run(kernel_fn k, THBFloat16 *o, const THBFloat16 *a, int64_t n)
     for (; i < m; i++) o[i0 + i] = th_float2bf(buf[i]);
   }
 }
+/* atan2(y, x) of floats in double: atan of the ratio min/max of |y|, |x| (<= 1, the quotient
+ * good to 1e-16), then pi/2 - v when |y| > |x|, pi - v when x is negative (its sign bit, so x = -0
+ * counts: atan2(1, -0) is pi/2 either way), y's sign last. A block with a non-finite lane or both
+ * zero (atan2(+-0, -0) = +-pi) is computed lane by lane with double libm, as the scalar loop. */
+INLINE D v_atan2(D y, D x) {
+  D ay = vabs(y), ax = vabs(x), a = _mm256_min_pd(ay, ax), b = _mm256_max_pd(ay, ax);
+  /* v_atan_abs's shift by pi/6 on the ratio r = a / b, (r sqrt3 - 1) / (r + sqrt3), taken as
+   * (a sqrt3 - b) / (a + b sqrt3): one division */
+  D shift = GT(a, MUL(b, K(ATAN_TAN_PI_12)));
+  D t = DIV(BLEND(a, FMA(a, K(ATAN_SQRT3), _mm256_xor_pd(b, SIGNBIT)), shift), BLEND(b, FMA(b, K(ATAN_SQRT3), a), shift));
+  D v = atan_reduced(t, shift);
+  v = BLEND(v, SUB(K(M_PI_2), v), GT(ay, ax));
+  v = BLEND(v, SUB(K(M_PI), v), _mm256_and_pd(x, SIGNBIT));   /* blendv reads the sign bit alone */
+  return with_sign(v, y);
+}
+static void atan2_run(float *o, const float *y, int64_t incy, const float *x, int64_t incx, int64_t n) {
+  const F fmax = _mm256_set1_ps(3.4028235e38f), fsign = _mm256_set1_ps(-0.0f), zero = _mm256_setzero_ps();
+  float ty[8], tx[8];
+  for (int64_t i = 0; i < n; i += 8) {
+    const int m = n - i < 8 ? (int)(n - i) : 8;
+    F vy, vx;
+    if (m == 8) {   /* a broadcast side (inc 0) as one value in every lane */
+      vy = incy ? _mm256_loadu_ps(y + i) : _mm256_set1_ps(*y);
+      vx = incx ? _mm256_loadu_ps(x + i) : _mm256_set1_ps(*x);
+    } else {
+      for (int k = 0; k < 8; k++) {   /* the tail (and a broadcast side) padded with 1 */
+        ty[k] = k < m ? y[(i + k) * incy] : 1.f;
+        tx[k] = k < m ? x[(i + k) * incx] : 1.f;
+      }
+      vy = _mm256_loadu_ps(ty);
+      vx = _mm256_loadu_ps(tx);
+    }
+    F ay = _mm256_andnot_ps(fsign, vy), ax = _mm256_andnot_ps(fsign, vx);
+    F ok = _mm256_and_ps(_mm256_and_ps(_mm256_cmp_ps(ay, fmax, _CMP_LE_OQ), _mm256_cmp_ps(ax, fmax, _CMP_LE_OQ)),
+                         _mm256_or_ps(_mm256_cmp_ps(ay, zero, _CMP_NEQ_OQ), _mm256_cmp_ps(ax, zero, _CMP_NEQ_OQ)));
+    if (_mm256_movemask_ps(ok) != 0xff) {
+      _mm256_storeu_ps(ty, vy);
+      _mm256_storeu_ps(tx, vx);
+      for (int k = 0; k < m; k++) o[i + k] = (float)atan2((double)ty[k], (double)tx[k]);
+      continue;
+    }
+    D lo = v_atan2(_mm256_cvtps_pd(_mm256_castps256_ps128(vy)), _mm256_cvtps_pd(_mm256_castps256_ps128(vx)));
+    D hi = v_atan2(_mm256_cvtps_pd(_mm256_extractf128_ps(vy, 1)), _mm256_cvtps_pd(_mm256_extractf128_ps(vx, 1)));
+    F r = _mm256_set_m128(_mm256_cvtpd_ps(hi), _mm256_cvtpd_ps(lo));
+    if (m == 8) {
+      _mm256_storeu_ps(o + i, r);
+    } else {
+      float t[8];
+      _mm256_storeu_ps(t, r);
+      memcpy(o + i, t, (size_t)m * sizeof(float));
+    }
+  }
+}
 #pragma GCC pop_options
 
 int th_vec_unary_float(THVecOp op, float *o, const float *a, int64_t n) {
@@ -470,10 +526,19 @@ int th_vec_unary_bf16(THVecOp op, THBFloat16 *o, const THBFloat16 *a, int64_t n)
   return 1;
 }
 const char *th_vec_math_kernel(void) { return use_vec() ? "avx2" : "scalar"; }
+int th_vec_atan2_float(float *o, const float *y, int64_t incy, const float *x, int64_t incx, int64_t n) {
+  if (!use_vec()) return 0;
+  atan2_run(o, y, incy, x, incx, n);
+  return 1;
+}
 
 #else   /* not x86-64: the callers keep their scalar loops */
 int th_vec_unary_float(THVecOp op, float *o, const float *a, int64_t n) { (void)op; (void)o; (void)a; (void)n; return 0; }
 int th_vec_unary_half(THVecOp op, THHalf *o, const THHalf *a, int64_t n) { (void)op; (void)o; (void)a; (void)n; return 0; }
 int th_vec_unary_bf16(THVecOp op, THBFloat16 *o, const THBFloat16 *a, int64_t n) { (void)op; (void)o; (void)a; (void)n; return 0; }
 const char *th_vec_math_kernel(void) { (void)scalar_op; return "scalar"; }
+int th_vec_atan2_float(float *o, const float *y, int64_t incy, const float *x, int64_t incx, int64_t n) {
+  (void)o; (void)y; (void)incy; (void)x; (void)incx; (void)n;
+  return 0;
+}
 #endif

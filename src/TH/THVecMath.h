@@ -25,6 +25,9 @@ static inline int th_vec_unary_none(THVecOp op, void *o, const void *a, int64_t 
   (void)op; (void)o; (void)a; (void)n;
   return 0;
 }
+/* o[i] = atan2(y[i * incy], x[i * incx]) for float32 (inc 1, or 0 for a broadcast value), within
+ * 1 ulp of double libm's; returns 0 (writing nothing) where the unary calls above would */
+int th_vec_atan2_float(float *o, const float *y, int64_t incy, const float *x, int64_t incx, int64_t n);
 /* "avx2" or "scalar": which path the calls above take */
 const char *th_vec_math_kernel(void);
 
