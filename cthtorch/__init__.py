@@ -238,6 +238,12 @@ _TORCH_FUNCTIONAL = frozenset((
 _REMOVED_OPS = frozenset(("matrix_rank", "eig", "symeig", "lstsq", "solve"))
 
 
+_QUANTIZATION = frozenset((
+    "qscheme", "per_tensor_affine", "per_channel_affine", "per_tensor_symmetric", "per_channel_symmetric",
+    "per_channel_affine_float_qparams", "quantize_per_tensor", "quantize_per_channel", "dequantize",
+    "fake_quantize_per_tensor_affine", "fake_quantize_per_channel_affine"))
+
+
 def _lazy(name):
     import importlib
     return importlib.import_module("." + name, __name__)
@@ -257,7 +263,7 @@ def __getattr__(name):
                 "distributed", "jit", "testing", "backends", "hub", "onnx", "distributions", "amp", "random", "accelerator", "cpu",
                 "func", "xpu", "mps", "mtia", "compiler", "sparse", "serialization", "fx", "overrides", "futures",
                 "__future__", "signal", "masked", "nested", "types", "_dynamo", "_inductor", "library", "_logging",
-                "quasirandom"):
+                "quasirandom", "ao", "quantization"):
         try:
             mod = _lazy(name)
         except ModuleNotFoundError as e:
@@ -266,6 +272,12 @@ def __getattr__(name):
             raise AttributeError("module 'cthtorch' has no attribute '%s'" % name) from None
         globals()[name] = mod
         return mod
+    if name in _QUANTIZATION:   # loaded on first use: a quantized tensor's type makes every op ask it
+        from . import _qscheme, _quantized_tensor, _fake_quantize
+        for mod in (_qscheme, _quantized_tensor, _fake_quantize):
+            if name in mod.__all__:
+                globals()[name] = getattr(mod, name)
+                return globals()[name]
     if name in ("svd_lowrank", "pca_lowrank"):
         fn = getattr(_lazy("_lowrank"), name)
         globals()[name] = fn

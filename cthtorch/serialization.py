@@ -325,6 +325,8 @@ class _Pickler(pickle._Pickler):
             return (_TorchGlobal("torch", "Size"), (tuple(obj),))
         if type(obj) is cthtorch.device:   # torch's name, not _copyreg's plain-pickle rebuild
             return (_TorchGlobal("torch", "device"), (str(obj),))
+        if isinstance(obj, cthtorch.Tensor) and obj.is_quantized:   # its integers and quantization parameters
+            return obj.__reduce_ex__(self.proto)
         if isinstance(obj, cthtorch.Tensor):
             if obj.requires_grad and not obj.is_leaf:
                 raise RuntimeError("Can't serialize a non-leaf tensor that requires grad: detach() it first")
