@@ -6,3 +6,5 @@ from cthtorch.ao.quantization.fake_quantize import *  # noqa: F401,F403
 from cthtorch.ao.quantization.qconfig import *  # noqa: F401,F403
 from cthtorch.ao.quantization.stubs import *  # noqa: F401,F403
 from cthtorch.ao.quantization.utils import *  # noqa: F401,F403
+from cthtorch.ao.quantization.quantization_mappings import *  # noqa: F401,F403
+from cthtorch.ao.quantization.quantize import *  # noqa: F401,F403
