@@ -8,3 +8,5 @@ from cthtorch.ao.quantization.stubs import *  # noqa: F401,F403
 from cthtorch.ao.quantization.utils import *  # noqa: F401,F403
 from cthtorch.ao.quantization.quantization_mappings import *  # noqa: F401,F403
 from cthtorch.ao.quantization.quantize import *  # noqa: F401,F403
+from cthtorch.ao.quantization.fuse_modules import *  # noqa: F401,F403
+from cthtorch.ao.quantization.fuser_method_mappings import *  # noqa: F401,F403

@@ -2,8 +2,13 @@
 import cthtorch
 from cthtorch import nn
 from cthtorch.ao.nn.quantized.modules.linear import Linear, LinearPackedParams  # noqa: F401
+from cthtorch.ao.nn.quantized.modules.conv import Conv2d  # noqa: F401
+from cthtorch.ao.nn.quantized.modules.activation import ReLU6, Dropout  # noqa: F401
+from cthtorch.ao.nn.quantized.modules.functional_modules import (  # noqa: F401
+    FloatFunctional, FXFloatFunctional, QFunctional)
 
-__all__ = ["Quantize", "DeQuantize", "Linear", "LinearPackedParams"]
+__all__ = ["Quantize", "DeQuantize", "Linear", "LinearPackedParams", "Conv2d", "ReLU6", "Dropout",
+           "FloatFunctional", "FXFloatFunctional", "QFunctional"]
 
 
 class Quantize(nn.Module):

@@ -4,6 +4,7 @@ import cthtorch
 from cthtorch import nn
 from cthtorch._quantized_tensor import _make
 from cthtorch.ao.nn.quantized import _integer_kernels as K
+from cthtorch.ao.nn.quantized.modules.utils import _OutputQParams
 
 __all__ = ["LinearPackedParams", "Linear"]
 
@@ -79,7 +80,7 @@ def _quantize_weight(float_wt, observer):
                               "not with %s" % observer.qscheme)
 
 
-class Linear(nn.Module):
+class Linear(_OutputQParams, nn.Module):
     """Quantized linear layer: quint8 input (a QuantStub's output), quint8 output with scale/zero_point."""
     _version = 3
     _FLOAT_MODULE = (nn.Linear,)
@@ -109,20 +110,6 @@ class Linear(nn.Module):
 
     _relu = False
 
-    def _save_to_state_dict(self, destination, prefix, keep_vars):
-        super()._save_to_state_dict(destination, prefix, keep_vars)
-        destination[prefix + "scale"] = cthtorch.tensor(self.scale)
-        destination[prefix + "zero_point"] = cthtorch.tensor(self.zero_point)
-
-    def _load_from_state_dict(self, state_dict, prefix, local_metadata, strict, missing_keys, unexpected_keys,
-                              error_msgs):
-        if prefix + "scale" in state_dict:
-            self.scale = float(state_dict.pop(prefix + "scale"))
-        if prefix + "zero_point" in state_dict:
-            self.zero_point = int(state_dict.pop(prefix + "zero_point"))
-        super()._load_from_state_dict(state_dict, prefix, local_metadata, False, missing_keys, unexpected_keys,
-                                      error_msgs)
-
     def _weight_bias(self):
         return self._packed_params._weight_bias()
 
@@ -148,8 +135,8 @@ class Linear(nn.Module):
                 raise AssertionError("Input float module must have qconfig defined")
             weight_post_process = mod.qconfig.weight()
         activation_post_process = mod.activation_post_process
-        if type(mod).__name__ == "LinearReLU":
-            mod = mod[0]
+        if type(mod).__name__ == "LinearReLU" and not hasattr(mod, "weight_fake_quant"):
+            mod = mod[0]   # the float fused module: its Linear
         if not use_precomputed_fake_quant:
             weight_post_process(mod.weight)
         act_scale, act_zp = activation_post_process.calculate_qparams()
