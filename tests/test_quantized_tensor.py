@@ -146,6 +146,24 @@ def test_save_load_keeps_integers_and_is_smaller():
     np.testing.assert_array_equal(back.int_repr().numpy(), qc.int_repr().numpy())
 
 
+def test_save_load_is_torchs_format_both_ways():
+    x = np.random.default_rng(0).standard_normal((3, 4)).astype(np.float32)
+    made = {}
+    for lib in (ct, torch):
+        made[lib] = {"a": lib.quantize_per_tensor(lib.tensor(x), 0.05, 3, lib.quint8),
+                     "b": lib.quantize_per_channel(lib.tensor(x), lib.tensor([0.1, 0.2, 0.3]),
+                                                   lib.tensor([0, 1, 2]), 0, lib.qint8),
+                     "dtype": lib.qint8}
+    for writer, reader in ((ct, torch), (torch, ct), (ct, ct)):
+        buf = io.BytesIO()
+        writer.save(made[writer], buf)
+        buf.seek(0)
+        back = reader.load(buf)   # weights_only, torch's default
+        for k in "ab":
+            assert repr(back[k]) == repr(made[torch][k])
+        assert str(back["dtype"]) == "torch.qint8"
+
+
 def test_qschemes():
     for name in ("per_tensor_affine", "per_channel_affine", "per_tensor_symmetric", "per_channel_symmetric",
                  "per_channel_affine_float_qparams"):
