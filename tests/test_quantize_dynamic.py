@@ -104,3 +104,20 @@ def test_unsupported_rnns_say_so():
     model = ct.nn.Sequential(ct.nn.GRU(4, 4))
     with pytest.raises(NotImplementedError, match="GRU"):
         ct.ao.quantization.quantize_dynamic(model, {ct.nn.GRU})
+
+
+def test_quantized_engine_switch_and_qnnpack_numerics():
+    assert ct.backends.quantized.engine == torch.backends.quantized.engine == "x86"
+    assert sorted(ct.backends.quantized.supported_engines) == sorted(torch.backends.quantized.supported_engines)
+    oracle.raises_like(lambda: setattr(ct.backends.quantized, "engine", "foo"),
+                       lambda: setattr(torch.backends.quantized, "engine", "foo"))
+    mt, mc = twin(lambda lib: lib.nn.Sequential(lib.nn.Linear(64, 32)))
+    xc, xt = data((16, 64))
+    try:
+        torch.backends.quantized.engine = ct.backends.quantized.engine = "qnnpack"
+        qt = torch.ao.quantization.quantize_dynamic(mt, {torch.nn.Linear}, dtype=torch.qint8)
+        qc = ct.ao.quantization.quantize_dynamic(mc, {ct.nn.Linear}, dtype=ct.qint8)
+        rc, rt = run(qc, qt, xc, xt)
+    finally:
+        torch.backends.quantized.engine = ct.backends.quantized.engine = "x86"
+    np.testing.assert_array_equal(rc.detach().numpy(), rt.numpy())

@@ -8,10 +8,11 @@ from cthtorch.nn.parallel import DataParallel  # noqa: F401,E402
 
 
 def __getattr__(name):
-    # torch.nn.quantized (and .dynamic): loaded on first use, as they pull in torch.ao.quantization
-    if name == "quantized":
+    # torch.nn.quantized (and .dynamic), .intrinsic, .qat: loaded on first use, as they pull in
+    # torch.ao.quantization
+    if name in ("quantized", "intrinsic", "qat"):
         import importlib
-        mod = importlib.import_module(".quantized", __name__)
+        mod = importlib.import_module("." + name, __name__)
         globals()[name] = mod
         return mod
     raise AttributeError("module 'cthtorch.nn' has no attribute '%s'" % name)

@@ -4,7 +4,8 @@ quantized::conv2d), emulated with cthtorch ops so results match torch's CPU kern
 The int32 accumulations sum((xq - x_zp) * (wq - w_zp)) are exact in float64 (every partial sum is an
 integer far below 2**53), so they run as float64 matmul / conv2d on the integer values. What fbgemm does
 with the accumulator afterwards is reproduced in its own float32 steps:
-  * dynamic: out = fma(float(acc), x_scale * w_scale, bias), one rounding (ReQuantizeForFloat);
+  * dynamic: out = fma(float(acc), x_scale * w_scale, bias), one rounding (ReQuantizeForFloat; qnnpack
+    rounds the product and the sum separately);
   * static: y = nearbyint((float(acc) + bias / (x_scale * w_scale)) * (x_scale * w_scale / y_scale)) + y_zp,
     clamped to [0, 255], or to [y_zp, 255] when a ReLU is fused (ReQuantizeOutput).
 """
@@ -51,11 +52,16 @@ def _fma_out(acc, multiplier, bias):
 
 
 def linear_dynamic(x, qweight, wc, bias, reduce_range=True):
-    """quantized::linear_dynamic: x float, qweight qint8 (wc its centered integers, float64, (out, in))."""
-    xq, x_scale = _quantize_activation(x, reduce_range)
+    """quantized::linear_dynamic: x float, qweight qint8 (wc its centered integers, float64, (out, in)).
+    qnnpack ignores reduce_range and multiplies, then adds the bias, in two float32 steps."""
+    qnnpack = cthtorch.backends.quantized.engine == "qnnpack"
+    xq, x_scale = _quantize_activation(x, reduce_range and not qnnpack)
     acc = cthtorch.matmul(xq.double(), wc.t())
     w_scale = weight_scales(qweight, [-1])
     multiplier = (w_scale * _f32(x_scale)).float()
+    if qnnpack:
+        out = acc.float() * multiplier
+        return out + bias.detach() if bias is not None else out
     return _fma_out(acc, multiplier, bias)
 
 
