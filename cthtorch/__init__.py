@@ -76,6 +76,9 @@ from . import functional as _functional  # noqa: E402
 for _name in ("broadcast_shapes", "meshgrid", "atleast_1d", "atleast_2d", "atleast_3d", "cartesian_prod", "block_diag",
               "unravel_index", "tensordot", "chain_matmul", "unique"):
     _ops.op("torch", _name, getattr(_functional, _name), "cthtorch.functional")
+from . import _fake_quantize  # noqa: E402
+for _name in _fake_quantize.__all__:   # composites of declared ops, with the straight-through gradient
+    _ops.op("torch", _name, getattr(_fake_quantize, _name), "cthtorch._fake_quantize")
 # picks the outputs asked for from the binding's (values, inverse, counts)
 _ops.extend("torch", "unique_consecutive", _functional.unique_consecutive, "cthtorch.functional")
 from ._random import (  # noqa: E402,F401
@@ -240,8 +243,7 @@ _REMOVED_OPS = frozenset(("matrix_rank", "eig", "symeig", "lstsq", "solve"))
 
 _QUANTIZATION = frozenset((
     "qscheme", "per_tensor_affine", "per_channel_affine", "per_tensor_symmetric", "per_channel_symmetric",
-    "per_channel_affine_float_qparams", "quantize_per_tensor", "quantize_per_channel", "dequantize",
-    "fake_quantize_per_tensor_affine", "fake_quantize_per_channel_affine"))
+    "per_channel_affine_float_qparams", "quantize_per_tensor", "quantize_per_channel", "dequantize"))
 
 
 def _lazy(name):
@@ -273,11 +275,12 @@ def __getattr__(name):
         globals()[name] = mod
         return mod
     if name in _QUANTIZATION:   # loaded on first use: a quantized tensor's type makes every op ask it
-        from . import _qscheme, _quantized_tensor, _fake_quantize
-        for mod in (_qscheme, _quantized_tensor, _fake_quantize):
-            if name in mod.__all__:
-                globals()[name] = getattr(mod, name)
-                return globals()[name]
+        from . import _qscheme, _quantized_tensor
+        if name in _qscheme.__all__:
+            globals()[name] = getattr(_qscheme, name)
+            return globals()[name]
+        # registered composites, as every public function (installed here by the registry)
+        return _ops.op("torch", name, getattr(_quantized_tensor, name), "cthtorch._quantized_tensor")
     if name in ("svd_lowrank", "pca_lowrank"):
         fn = getattr(_lazy("_lowrank"), name)
         globals()[name] = fn

@@ -6,7 +6,6 @@ after rounding, unlike quantize_per_tensor), out = (clamp(q, quant_min, quant_ma
 the gradient passes where quant_min <= q <= quant_max and is zero elsewhere.
 """
 import cthtorch
-from cthtorch.autograd import Function
 
 __all__ = ["fake_quantize_per_tensor_affine", "fake_quantize_per_channel_affine"]
 
@@ -18,17 +17,29 @@ def _fake_quant(x, inv_scale, scale, zero_point, quant_min, quant_max):
     return q.clamp_(quant_min, quant_max).sub_(zero_point).mul_(scale), mask
 
 
-class FakeQuantizePerTensorAffineCachemask(Function):
-    @staticmethod
-    def forward(ctx, x, inv_scale, scale, zero_point, quant_min, quant_max):
-        out, mask = _fake_quant(x, inv_scale, scale, zero_point, quant_min, quant_max)
-        ctx.save_for_backward(mask)
-        return out
+_functions = {}
 
-    @staticmethod
-    def backward(ctx, grad):
-        mask, = ctx.saved_tensors
-        return grad * mask, None, None, None, None, None
+
+def _forward(ctx, x, inv_scale, scale, zero_point, quant_min, quant_max):
+    out, mask = _fake_quant(x, inv_scale, scale, zero_point, quant_min, quant_max)
+    ctx.save_for_backward(mask)
+    return out
+
+
+def _backward(ctx, grad):
+    mask, = ctx.saved_tensors
+    return grad * mask, None, None, None, None, None
+
+
+def _function(per_channel):
+    """The autograd Function (made on first use: cthtorch registers these ops while it imports, before
+    cthtorch.autograd is loaded); its class name is what grad_fn reports."""
+    if per_channel not in _functions:
+        from cthtorch.autograd import Function
+        name = "FakeQuantizePer%sAffineCachemask" % ("Channel" if per_channel else "Tensor")
+        _functions[per_channel] = type(name, (Function,), {"forward": staticmethod(_forward),
+                                                           "backward": staticmethod(_backward)})
+    return _functions[per_channel]
 
 
 def _check_range(quant_min, quant_max):
@@ -48,8 +59,7 @@ def fake_quantize_per_tensor_affine(input, scale, zero_point, quant_min, quant_m
     if isinstance(zero_point, cthtorch.Tensor):
         zero_point = zero_point.detach().reshape(-1)[0].item()
     s = _f32(float(scale))
-    return FakeQuantizePerTensorAffineCachemask.apply(input, s.reciprocal(), s, float(int(zero_point)),
-                                                      quant_min, quant_max)
+    return _function(False).apply(input, s.reciprocal(), s, float(int(zero_point)), quant_min, quant_max)
 
 
 def fake_quantize_per_channel_affine(input, scale, zero_point, axis, quant_min, quant_max):
@@ -67,8 +77,4 @@ def fake_quantize_per_channel_affine(input, scale, zero_point, axis, quant_min, 
     shape[axis] = -1
     s = scale.detach().float().reshape(shape)
     z = zero_point.detach().float().round().reshape(shape)
-    return FakeQuantizePerChannelAffineCachemask.apply(input, s.reciprocal(), s, z, quant_min, quant_max)
-
-
-class FakeQuantizePerChannelAffineCachemask(FakeQuantizePerTensorAffineCachemask):
-    """The same rounding with per-channel parameters (its own class: the grad_fn names it)."""
+    return _function(True).apply(input, s.reciprocal(), s, z, quant_min, quant_max)
