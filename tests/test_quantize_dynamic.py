@@ -100,12 +100,6 @@ def test_state_dict_is_smaller_and_loads_back():
     np.testing.assert_array_equal(fresh(xc).detach().numpy(), qc(xc).detach().numpy())
 
 
-def test_unsupported_rnns_say_so():
-    model = ct.nn.Sequential(ct.nn.GRU(4, 4))
-    with pytest.raises(NotImplementedError, match="GRU"):
-        ct.ao.quantization.quantize_dynamic(model, {ct.nn.GRU})
-
-
 def test_quantized_engine_switch_and_qnnpack_numerics():
     assert ct.backends.quantized.engine == torch.backends.quantized.engine == "x86"
     assert sorted(ct.backends.quantized.supported_engines) == sorted(torch.backends.quantized.supported_engines)
@@ -121,3 +115,36 @@ def test_quantized_engine_switch_and_qnnpack_numerics():
     finally:
         torch.backends.quantized.engine = ct.backends.quantized.engine = "x86"
     np.testing.assert_array_equal(rc.detach().numpy(), rt.numpy())
+
+
+@pytest.mark.parametrize("kw", [dict(num_layers=2), dict(batch_first=True, bidirectional=True)])
+def test_dynamic_gru_matches_torch(kw):
+    mt, mc = twin(lambda lib: lib.nn.GRU(12, 16, **kw))
+    qt = torch.ao.quantization.quantize_dynamic(mt, {torch.nn.GRU}, dtype=torch.qint8)
+    qc = ct.ao.quantization.quantize_dynamic(mc, {ct.nn.GRU}, dtype=ct.qint8)
+    assert repr(qc) == repr(qt)
+    xc, xt = data((5, 3, 12), seed=4)
+    rc, rt = run(qc, qt, xc, xt)
+    for a, b in zip(rc, rt):
+        np.testing.assert_allclose(a.detach().numpy(), b.numpy(), atol=1e-5)
+
+
+def test_dynamic_cells_match_torch():
+    def build(lib):
+        return lib.nn.ModuleList([lib.nn.LSTMCell(6, 5), lib.nn.GRUCell(6, 5), lib.nn.RNNCell(6, 5),
+                                  lib.nn.RNNCell(6, 5, nonlinearity="relu")])
+    mt, mc = twin(build)
+    spec_t = {torch.nn.LSTMCell, torch.nn.GRUCell, torch.nn.RNNCell}
+    qt = torch.ao.quantization.quantize_dynamic(mt, spec_t, dtype=torch.qint8)
+    qc = ct.ao.quantization.quantize_dynamic(mc, {ct.nn.LSTMCell, ct.nn.GRUCell, ct.nn.RNNCell}, dtype=ct.qint8)
+    assert repr(qc) == repr(qt)
+    assert list(qc.state_dict()) == list(qt.state_dict())
+    xc, xt = data((3, 6), seed=5)
+    hc, ht = data((3, 5), seed=6)
+    with torch.no_grad():
+        outs_t = [qt[0](xt, (ht, ht)), qt[1](xt, ht), qt[2](xt, ht), qt[3](xt), qt[0](xt)]
+    outs_c = [qc[0](xc, (hc, hc)), qc[1](xc, hc), qc[2](xc, hc), qc[3](xc), qc[0](xc)]
+    oracle.raises_like(lambda: qc[1](xc[0]), lambda: qt[1](xt[0]))
+    for a, b in zip(outs_c, outs_t):
+        for u, v in zip(a if isinstance(a, tuple) else (a,), b if isinstance(b, tuple) else (b,)):
+            np.testing.assert_allclose(u.detach().numpy(), v.numpy(), atol=1e-6)

@@ -1,8 +1,10 @@
-"""torch.ao.nn.quantized.dynamic.LSTM: an LSTM whose gate matmuls are dynamic int8 linears.
+"""torch.ao.nn.quantized.dynamic LSTM, GRU and the cells: recurrent layers whose gate matmuls are dynamic
+int8 linears.
 
-As torch's CPU path (aten/src/ATen/native/quantized/cpu/qrnn / RNN.cpp FullLayer): the input-to-hidden
-linear runs once over the whole sequence (one activation quantization for all time steps), the
-hidden-to-hidden linear once per step on that step's hidden state; the gates then follow nn.LSTM."""
+As torch's CPU path (aten/src/ATen/native/RNN.cpp FullLayer): the input-to-hidden linear runs once over
+the whole sequence (one activation quantization for all time steps), the hidden-to-hidden linear once
+per step on that step's hidden state; the gates then follow torch's cells. A cell module quantizes its
+input and its hidden state on each call."""
 import cthtorch
 from cthtorch import nn
 from cthtorch.ao.nn.quantized import _integer_kernels as K
@@ -24,14 +26,52 @@ class _QuantizedLinearWeight:
         return K.linear_dynamic(x, self.qweight, self.centered, self.bias, reduce_range=True)
 
 
-class LSTM(nn.Module):
-    """DynamicQuantizedLSTM."""
-    _FLOAT_MODULE = nn.LSTM
+def _lstm_step(gates_ih, state, hh):
+    h, c = state
+    i, f, g, o = (gates_ih + hh(h)).chunk(4, 1)
+    c = cthtorch.sigmoid(f) * c + cthtorch.sigmoid(i) * cthtorch.tanh(g)
+    return cthtorch.sigmoid(o) * cthtorch.tanh(c), c
+
+
+def _gru_step(gates_ih, h, hh):
+    r_i, z_i, n_i = gates_ih.chunk(3, 1)
+    r_h, z_h, n_h = hh(h).chunk(3, 1)
+    reset, update = cthtorch.sigmoid(r_h + r_i), cthtorch.sigmoid(z_h + z_i)
+    new = cthtorch.tanh(n_i + n_h * reset)
+    return (h - new) * update + new
+
+
+def _weight_quantizer(mod):
+    """A function quantizing one float weight as the module's qconfig says, and the dtype it gives."""
+    if not hasattr(mod, "qconfig"):
+        raise AssertionError("Input float module must have qconfig defined")
+    if mod.qconfig is not None and mod.qconfig.weight is not None:
+        weight_observer_method = mod.qconfig.weight
+    else:
+        from cthtorch.ao.quantization.qconfig import default_dynamic_qconfig
+        weight_observer_method = default_dynamic_qconfig.weight
+    dtype = weight_observer_method().dtype
+    if dtype not in (cthtorch.qint8, cthtorch.float16):
+        raise NotImplementedError(f"Unsupported dtype for dynamic RNN quantization: {dtype}")
+
+    def quantized(w):
+        if dtype == cthtorch.float16:
+            return w.detach().half().float()
+        observer = weight_observer_method()
+        observer(w)
+        return _quantize_weight(w.float(), observer)
+    return quantized, dtype
+
+
+class _DynamicRNNBase(nn.Module):
+    """A multi-layer (bi)directional LSTM or GRU over dynamic int8 linears."""
+    _FLOAT_MODULE = None
+    _step = None
 
     def __init__(self, input_size, hidden_size, num_layers=1, bias=True, batch_first=False, dropout=0.0,
                  bidirectional=False, dtype=cthtorch.qint8):
         super().__init__()
-        self.mode = "LSTM"
+        self.mode = type(self).__name__
         self.input_size, self.hidden_size, self.num_layers = input_size, hidden_size, num_layers
         self.bias, self.batch_first, self.dropout = bias, batch_first, float(dropout)
         self.bidirectional, self.dtype = bidirectional, dtype
@@ -41,9 +81,9 @@ class LSTM(nn.Module):
         self._cells = []   # per layer, per direction: (ih, hh) _QuantizedLinearWeight pairs
 
     def _get_name(self):
-        return "DynamicQuantizedLSTM"
+        return "DynamicQuantized" + self.mode
 
-    extra_repr = nn.modules.rnn.RNNBase.extra_repr   # the float LSTM's text (proj_size is always 0 here)
+    extra_repr = nn.modules.rnn.RNNBase.extra_repr   # the float module's text (proj_size is always 0 here)
 
     def _save_to_state_dict(self, destination, prefix, keep_vars):
         # torch saves packed cell parameters (ScriptObjects); here each cell's weights and biases
@@ -63,79 +103,59 @@ class LSTM(nn.Module):
         super()._load_from_state_dict(state_dict, prefix, local_metadata, False, missing_keys, unexpected_keys,
                                       error_msgs)
 
-    def _layer(self, x, h, c, ih, hh, reverse):
-        gates_ih = ih(x)   # (T, B, 4H): the whole sequence at once
+    def _layer(self, x, state, ih, hh, reverse):
+        gates_ih = ih(x)   # (T, B, gates): the whole sequence at once
         steps = range(x.shape[0] - 1, -1, -1) if reverse else range(x.shape[0])
         outs = [None] * x.shape[0]
         for t in steps:
-            gates = gates_ih[t] + hh(h)
-            i, f, g, o = gates.chunk(4, 1)
-            c = cthtorch.sigmoid(f) * c + cthtorch.sigmoid(i) * cthtorch.tanh(g)
-            h = cthtorch.sigmoid(o) * cthtorch.tanh(c)
-            outs[t] = h
-        return cthtorch.stack(outs), h, c
+            state = type(self)._step(gates_ih[t], state, hh)
+            outs[t] = state[0] if isinstance(state, tuple) else state
+        return cthtorch.stack(outs), state
 
     def forward(self, input, hx=None):
         if isinstance(input, nn.utils.rnn.PackedSequence):
-            raise NotImplementedError("cthtorch's DynamicQuantizedLSTM takes padded tensors, not PackedSequence")
+            raise NotImplementedError("cthtorch's dynamically quantized %s takes padded tensors, not "
+                                      "PackedSequence" % self.mode)
+        lstm = self.mode == "LSTM"
         unbatched = input.dim() == 2
         if unbatched:
             input = input.unsqueeze(1)
+            if hx is not None:
+                hx = tuple(h.unsqueeze(1) for h in hx) if lstm else hx.unsqueeze(1)
         elif self.batch_first:
             input = input.transpose(0, 1)
         ndir = 2 if self.bidirectional else 1
-        batch = input.shape[1]
         if hx is None:
-            zeros = cthtorch.zeros(self.num_layers * ndir, batch, self.hidden_size, dtype=input.dtype)
-            hx = (zeros, zeros)
-        elif unbatched:
-            hx = (hx[0].unsqueeze(1), hx[1].unsqueeze(1))
-        h_n, c_n = [], []
-        x = input
+            zeros = cthtorch.zeros(self.num_layers * ndir, input.shape[1], self.hidden_size, dtype=input.dtype)
+            hx = (zeros, zeros) if lstm else zeros
+        finals, x = [], input
         for layer in range(self.num_layers):
             outs = []
             for d in range(ndir):
                 k = layer * ndir + d
-                ih, hh = self._cells[k]
-                out, h, c = self._layer(x, hx[0][k], hx[1][k], ih, hh, reverse=d == 1)
+                out, state = self._layer(x, (hx[0][k], hx[1][k]) if lstm else hx[k], *self._cells[k], reverse=d == 1)
                 outs.append(out)
-                h_n.append(h)
-                c_n.append(c)
+                finals.append(state)
             x = cthtorch.cat(outs, 2) if ndir == 2 else outs[0]
             if self.dropout and self.training and layer < self.num_layers - 1:
                 x = cthtorch.nn.functional.dropout(x, self.dropout, True)
-        h_n, c_n = cthtorch.stack(h_n), cthtorch.stack(c_n)
+        if lstm:
+            h_n = (cthtorch.stack([f[0] for f in finals]), cthtorch.stack([f[1] for f in finals]))
+        else:
+            h_n = cthtorch.stack(finals)
         if unbatched:
-            return x.squeeze(1), (h_n.squeeze(1), c_n.squeeze(1))
-        if self.batch_first:
-            x = x.transpose(0, 1)
-        return x, (h_n, c_n)
+            return x.squeeze(1), (tuple(h.squeeze(1) for h in h_n) if lstm else h_n.squeeze(1))
+        return (x.transpose(0, 1) if self.batch_first else x), h_n
 
     @classmethod
     def from_float(cls, mod, use_precomputed_fake_quant=False):
-        if type(mod) is not nn.LSTM:
+        if type(mod) is not cls._FLOAT_MODULE:
             raise AssertionError("nn.quantized.dynamic.RNNBase.from_float only works for nn.LSTM and nn.GRU")
-        if not hasattr(mod, "qconfig"):
-            raise AssertionError("Input float module must have qconfig defined")
-        if mod.qconfig is not None and mod.qconfig.weight is not None:
-            weight_observer_method = mod.qconfig.weight
-        else:
-            from cthtorch.ao.quantization.qconfig import default_dynamic_qconfig
-            weight_observer_method = default_dynamic_qconfig.weight
-        dtype = weight_observer_method().dtype
-        if dtype not in (cthtorch.qint8, cthtorch.float16):
-            raise NotImplementedError(f"Unsupported dtype for dynamic RNN quantization: {dtype}")
         if getattr(mod, "proj_size", 0):
             raise NotImplementedError("cthtorch's DynamicQuantizedLSTM has no proj_size")
+        quantized, dtype = _weight_quantizer(mod)
         qmod = cls(mod.input_size, mod.hidden_size, mod.num_layers, mod.bias, mod.batch_first, mod.dropout,
                    mod.bidirectional, dtype)
-
-        def quantized(w):
-            if dtype == cthtorch.float16:
-                return w.detach().half().float()
-            observer = weight_observer_method()
-            observer(w)
-            return _quantize_weight(w.float(), observer)
         for layer in range(mod.num_layers):
             for suffix in ("", "_reverse")[:2 if mod.bidirectional else 1]:
                 names = ["weight_ih_l%d%s", "weight_hh_l%d%s", "bias_ih_l%d%s", "bias_hh_l%d%s"]
@@ -145,20 +165,89 @@ class LSTM(nn.Module):
         return qmod
 
 
-def _not_here(name):
-    class Unsupported(nn.Module):
-        def __init__(self, *args, **kwargs):
-            raise NotImplementedError("cthtorch has no dynamically quantized %s yet; quantize_dynamic leaves "
-                                      "it out unless you name it" % name)
-
-        @classmethod
-        def from_float(cls, mod, use_precomputed_fake_quant=False):
-            cls()
-    Unsupported.__name__ = Unsupported.__qualname__ = name
-    return Unsupported
+class LSTM(_DynamicRNNBase):
+    """DynamicQuantizedLSTM."""
+    _FLOAT_MODULE = nn.LSTM
+    _step = staticmethod(_lstm_step)
 
 
-GRU = _not_here("GRU")
-LSTMCell = _not_here("LSTMCell")
-GRUCell = _not_here("GRUCell")
-RNNCell = _not_here("RNNCell")
+class GRU(_DynamicRNNBase):
+    """DynamicQuantizedGRU."""
+    _FLOAT_MODULE = nn.GRU
+    _step = staticmethod(_gru_step)
+
+
+class _DynamicCellBase(nn.Module):
+    """One recurrent step per call, with dynamic int8 input and hidden linears."""
+    _FLOAT_MODULE = None
+
+    def __init__(self, input_size, hidden_size, bias=True, num_chunks=1, dtype=cthtorch.qint8):
+        super().__init__()
+        self.input_size, self.hidden_size, self.bias, self.weight_dtype = input_size, hidden_size, bias, dtype
+        self._ih = self._hh = None
+
+    def _get_name(self):
+        return "DynamicQuantized" + type(self).__name__
+
+    extra_repr = nn.modules.rnn.RNNCellBase.extra_repr
+
+    def _save_to_state_dict(self, destination, prefix, keep_vars):
+        super()._save_to_state_dict(destination, prefix, keep_vars)
+        destination[prefix + "_packed_weight_ih"] = (self._ih.qweight, self._ih.bias)
+        destination[prefix + "_packed_weight_hh"] = (self._hh.qweight, self._hh.bias)
+
+    def _load_from_state_dict(self, state_dict, prefix, local_metadata, strict, missing_keys, unexpected_keys,
+                              error_msgs):
+        for name in ("_ih", "_hh"):
+            key = prefix + "_packed_weight" + name
+            if key in state_dict:
+                setattr(self, name, _QuantizedLinearWeight(*state_dict.pop(key)))
+        super()._load_from_state_dict(state_dict, prefix, local_metadata, False, missing_keys, unexpected_keys,
+                                      error_msgs)
+
+    def forward(self, input, hx=None):
+        # batched input only, as torch's quantized cells (a 1-d input fails torch's size(1) check)
+        if input.size(1) != self.input_size:
+            raise RuntimeError(f"input has inconsistent input_size: got {input.size(1)} expected {self.input_size}")
+        if hx is None:
+            zeros = cthtorch.zeros(input.shape[0], self.hidden_size, dtype=input.dtype)
+            hx = (zeros, zeros) if isinstance(self, LSTMCell) else zeros
+        return self._cell(self._ih(input), hx)
+
+    @classmethod
+    def from_float(cls, mod, use_precomputed_fake_quant=False):
+        if type(mod) is not cls._FLOAT_MODULE:
+            raise AssertionError("nn.quantized.dynamic.RNNCellBase.from_float only works for nn.LSTMCell, "
+                                 "nn.GRUCell and nn.RNNCell")
+        quantized, dtype = _weight_quantizer(mod)
+        kwargs = {"nonlinearity": mod.nonlinearity} if cls is RNNCell else {}
+        qmod = cls(mod.input_size, mod.hidden_size, bias=mod.bias, dtype=dtype, **kwargs)
+        qmod._ih = _QuantizedLinearWeight(quantized(mod.weight_ih), mod.bias_ih)
+        qmod._hh = _QuantizedLinearWeight(quantized(mod.weight_hh), mod.bias_hh)
+        return qmod
+
+
+class LSTMCell(_DynamicCellBase):
+    _FLOAT_MODULE = nn.LSTMCell
+
+    def _cell(self, gates_ih, hx):
+        return _lstm_step(gates_ih, hx, self._hh)
+
+
+class GRUCell(_DynamicCellBase):
+    _FLOAT_MODULE = nn.GRUCell
+
+    def _cell(self, gates_ih, hx):
+        return _gru_step(gates_ih, hx, self._hh)
+
+
+class RNNCell(_DynamicCellBase):
+    _FLOAT_MODULE = nn.RNNCell
+
+    def __init__(self, input_size, hidden_size, bias=True, nonlinearity="tanh", dtype=cthtorch.qint8):
+        super().__init__(input_size, hidden_size, bias, dtype=dtype)
+        self.nonlinearity = nonlinearity
+
+    def _cell(self, gates_ih, hx):
+        pre = gates_ih + self._hh(hx)
+        return cthtorch.tanh(pre) if self.nonlinearity == "tanh" else cthtorch.relu(pre)
