@@ -243,7 +243,8 @@ _REMOVED_OPS = frozenset(("matrix_rank", "eig", "symeig", "lstsq", "solve"))
 
 _QUANTIZATION = frozenset((
     "qscheme", "per_tensor_affine", "per_channel_affine", "per_tensor_symmetric", "per_channel_symmetric",
-    "per_channel_affine_float_qparams", "quantize_per_tensor", "quantize_per_channel", "dequantize"))
+    "per_channel_affine_float_qparams", "quantize_per_tensor", "quantize_per_channel", "dequantize",
+    "quantize_per_tensor_dynamic"))
 
 
 def _lazy(name):

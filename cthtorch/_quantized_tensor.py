@@ -18,7 +18,7 @@ from cthtorch._tensor import Tensor
 from cthtorch._qscheme import (per_tensor_affine, per_channel_affine, per_tensor_symmetric,
                                per_channel_symmetric, per_channel_affine_float_qparams)
 
-__all__ = ["quantize_per_tensor", "quantize_per_channel", "dequantize"]
+__all__ = ["quantize_per_tensor", "quantize_per_channel", "dequantize", "quantize_per_tensor_dynamic"]
 
 # quantized dtype name -> (integer dtype holding it, qmin, qmax)
 _STORAGE = {
@@ -104,6 +104,21 @@ def quantize_per_tensor(input, scale, zero_point, dtype):
     return _make(_round_clamp(v, dtype, lo, hi, store), dtype, per_tensor_affine, scale, zero_point)
 
 
+def quantize_per_tensor_dynamic(input, dtype, reduce_range):
+    """torch.quantize_per_tensor_dynamic: parameters from input's own min/max by fbgemm's
+    ChooseQuantizationParams (the dtype's range, halved with reduce_range), then quantize_per_tensor."""
+    if _qname(dtype) not in ("quint8", "qint8"):
+        raise RuntimeError("dtype %snot supported" % {"qint32": "QInt32", "quint4x2": "QUInt4x2"}.get(
+            _qname(dtype), _qname(dtype)))
+    from cthtorch.ao.quantization.fake_quantize import _choose_qparams
+    _, lo, hi = _STORAGE[_qname(dtype)]
+    if reduce_range:
+        lo, hi = lo // 2, hi // 2
+    x_min, x_max = cthtorch.aminmax(input.detach()) if input.numel() else (cthtorch.tensor(0.), cthtorch.tensor(0.))
+    scale, zero_point = _choose_qparams(x_min.item(), x_max.item(), lo, hi, False)
+    return quantize_per_tensor(input, scale, zero_point, dtype)
+
+
 def _channel_shape(x, axis):
     shape = [1] * x.dim()
     shape[axis] = -1
@@ -178,6 +193,8 @@ _ON_GRID = frozenset((
     "adaptive_avg_pool2d", "adaptive_avg_pool3d", "mean", "interpolate", "upsample", "upsample_nearest",
     "upsample_bilinear", "dropout", "leaky_relu", "leaky_relu_", "_max_pool2d", "channel_shuffle",
     "pixel_shuffle", "pixel_unshuffle"))
+# ops returning values of the input (and maybe indices): torch's quantized max/min/sort/topk
+_ON_GRID_VALUES = frozenset(("max", "min", "amax", "amin", "sort", "topk", "kthvalue", "median"))
 # read-only questions about the tensor
 _META = frozenset((
     "size", "dim", "numel", "nelement", "__len__", "stride", "is_contiguous", "storage_offset", "data_ptr",
@@ -270,6 +287,11 @@ class QuantizedTensor(Tensor):
     def dequantize(self):
         return _dequantize(self)
 
+    def numpy(self, *, force=False):
+        # the integers are not the values: torch refuses too
+        raise TypeError("Got unsupported ScalarType %s" % {"quint8": "QUInt8", "qint8": "QInt8",
+                                                            "qint32": "QInt32"}[_qname(self.dtype)])
+
     def element_size(self):
         return _plain(self).element_size()
 
@@ -323,7 +345,13 @@ class QuantizedTensor(Tensor):
                     _plain(first).copy_(_plain(out))
                     return first
                 return out
-            if name in ("float", "double", "half", "to", "type", "numpy", "tolist", "item"):
+            if name in _ON_GRID_VALUES and args and args[0] is first and first._qparams[4] is None:
+                # (values, indices) results: the values stay on the input's grid
+                ret = func(first.dequantize(), *args[1:], **kwargs)
+                if isinstance(ret, Tensor):
+                    return _requantize(ret, first)
+                return type(ret)(_requantize(ret[0], first), *ret[1:])
+            if name in ("float", "double", "half", "to", "type", "tolist", "item"):
                 raise RuntimeError("Creation of quantized tensor requires quantized dtype like torch.quint8"
                                    if name in ("float", "double", "half", "to", "type")
                                    else "load_scalar: invalid type")

@@ -205,3 +205,27 @@ def test_fake_quantize_per_channel_values_and_gradient():
         lambda: torch.fake_quantize_per_channel_affine(xt, torch.tensor(sc), torch.tensor(zp), 0, 0, 255))
     oracle.raises_like(lambda: ct.fake_quantize_per_tensor_affine(xc, 0.1, 0, 5, 2),
                        lambda: torch.fake_quantize_per_tensor_affine(xt, 0.1, 0, 5, 2))
+
+
+@pytest.mark.parametrize("qd", ["quint8", "qint8"])
+@pytest.mark.parametrize("reduce_range", [False, True])
+def test_quantize_per_tensor_dynamic(qd, reduce_range):
+    xc, xt = pair((300,), seed=8)
+    xc, xt = xc + 1, xt + 1
+    qc = ct.quantize_per_tensor_dynamic(xc, getattr(ct, qd), reduce_range)
+    qt = torch.quantize_per_tensor_dynamic(xt, getattr(torch, qd), reduce_range)
+    assert repr(qc) == repr(qt)
+    oracle.raises_like(lambda: ct.quantize_per_tensor_dynamic(xc, ct.qint32, False),
+                       lambda: torch.quantize_per_tensor_dynamic(xt, torch.qint32, False))
+
+
+def test_value_ops_and_numpy_error():
+    xc, xt = pair((4, 6), seed=9)
+    qc = ct.quantize_per_tensor(xc, 0.1, 3, ct.quint8)
+    qt = torch.quantize_per_tensor(xt, 0.1, 3, torch.quint8)
+    assert repr(qc.max()) == repr(qt.max())
+    for fn in (lambda m, q: m.max(q, 1), lambda m, q: m.sort(q, 1), lambda m, q: m.topk(q, 2)):
+        rc, rt = fn(ct, qc), fn(torch, qt)
+        assert repr(rc[0]) == repr(rt[0])
+        np.testing.assert_array_equal(rc[1].numpy(), rt[1].numpy())
+    oracle.raises_like(lambda: qc.numpy(), lambda: qt.numpy())
