@@ -142,3 +142,16 @@ def test_quantized_module_needs_quantized_input():
     with pytest.raises(NotImplementedError, match="quantized tensor"):
         qlinear(ct.randn(3, 4))
     assert repr(qlinear) == repr(torch.ao.nn.quantized.Linear(4, 2))
+
+
+def test_scripting_a_quantized_model_says_it_cannot():
+    model = ct.nn.Sequential(ct.ao.quantization.QuantStub(), ct.nn.Linear(4, 2), ct.ao.quantization.DeQuantStub())
+    model.qconfig = ct.ao.quantization.default_qconfig
+    prepared = ct.ao.quantization.prepare(model.eval())
+    prepared(ct.randn(3, 4))
+    quantized = ct.ao.quantization.convert(prepared)
+    with pytest.raises(NotImplementedError, match="submodule '0'.*TorchScript"):
+        ct.jit.script(quantized)
+    with pytest.raises(NotImplementedError, match="DynamicQuantizedLinear|Linear"):
+        ct.jit.script(ct.ao.quantization.quantize_dynamic(ct.nn.Sequential(ct.nn.Linear(4, 2))))
+    ct.jit.script(model)   # the float model still compiles

@@ -1,5 +1,6 @@
 """torch.ao.nn.quantized.modules: modules that take and return quantized tensors."""
 import cthtorch
+from cthtorch.ao.nn.quantized.modules.utils import JIT_UNSUPPORTED
 from cthtorch import nn
 from cthtorch.ao.nn.quantized.modules.linear import Linear, LinearPackedParams  # noqa: F401
 from cthtorch.ao.nn.quantized.modules.conv import Conv2d  # noqa: F401
@@ -13,6 +14,7 @@ __all__ = ["Quantize", "DeQuantize", "Linear", "LinearPackedParams", "Conv2d", "
 
 class Quantize(nn.Module):
     """Quantizes its float input with fixed (scale, zero_point, dtype): what convert() makes a QuantStub."""
+    _jit_unsupported = JIT_UNSUPPORTED
 
     def __init__(self, scale, zero_point, dtype, factory_kwargs=None):
         super().__init__()
@@ -36,6 +38,7 @@ class Quantize(nn.Module):
 
 class DeQuantize(nn.Module):
     """Dequantizes its input: what convert() makes a DeQuantStub."""
+    _jit_unsupported = JIT_UNSUPPORTED
 
     def forward(self, Xq):
         return Xq.dequantize()

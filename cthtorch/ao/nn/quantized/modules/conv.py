@@ -5,7 +5,7 @@ from cthtorch import nn
 from cthtorch.nn.modules.utils import _pair
 from cthtorch.nn.utils.fusion import fuse_conv_bn_weights
 from cthtorch.ao.nn.quantized import _integer_kernels as K
-from cthtorch.ao.nn.quantized.modules.utils import _OutputQParams
+from cthtorch.ao.nn.quantized.modules.utils import JIT_UNSUPPORTED, _OutputQParams
 from cthtorch.ao.nn.quantized.modules.linear import _empty_qweight, _quantize_weight
 
 __all__ = ["Conv2d"]
@@ -13,6 +13,7 @@ __all__ = ["Conv2d"]
 
 class Conv2d(_OutputQParams, nn.Module):
     """QuantizedConv2d."""
+    _jit_unsupported = JIT_UNSUPPORTED
     _FLOAT_MODULE = nn.Conv2d
     _relu = False
 

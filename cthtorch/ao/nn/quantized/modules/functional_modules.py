@@ -3,7 +3,7 @@
 quantized version the output's scale and zero point."""
 import cthtorch
 from cthtorch import nn
-from cthtorch.ao.nn.quantized.modules.utils import _OutputQParams
+from cthtorch.ao.nn.quantized.modules.utils import JIT_UNSUPPORTED, _OutputQParams
 
 __all__ = ["FloatFunctional", "FXFloatFunctional", "QFunctional"]
 
@@ -63,6 +63,7 @@ class FXFloatFunctional(FloatFunctional):
 class QFunctional(_OutputQParams, nn.Module):
     """The quantized arithmetic: the real results requantized to (scale, zero_point), as torch's
     quantized::add / mul / cat compute them in float and round."""
+    _jit_unsupported = JIT_UNSUPPORTED
 
     def __init__(self):
         super().__init__()

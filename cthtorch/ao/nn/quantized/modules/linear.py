@@ -4,7 +4,7 @@ import cthtorch
 from cthtorch import nn
 from cthtorch._quantized_tensor import _make
 from cthtorch.ao.nn.quantized import _integer_kernels as K
-from cthtorch.ao.nn.quantized.modules.utils import _OutputQParams
+from cthtorch.ao.nn.quantized.modules.utils import JIT_UNSUPPORTED, _OutputQParams
 
 __all__ = ["LinearPackedParams", "Linear"]
 
@@ -18,6 +18,7 @@ def _empty_qweight(shape, dtype=None):
 class LinearPackedParams(nn.Module):
     """Holds the quantized weight and float bias (torch keeps them packed for fbgemm); its state_dict
     entry is the (weight, bias) pair, as torch's."""
+    _jit_unsupported = JIT_UNSUPPORTED
     _version = 3
     _hidden_in_repr = True   # torch prints a quantized layer on one line, without this child
 
@@ -82,6 +83,7 @@ def _quantize_weight(float_wt, observer):
 
 class Linear(_OutputQParams, nn.Module):
     """Quantized linear layer: quint8 input (a QuantStub's output), quint8 output with scale/zero_point."""
+    _jit_unsupported = JIT_UNSUPPORTED
     _version = 3
     _FLOAT_MODULE = (nn.Linear,)
 

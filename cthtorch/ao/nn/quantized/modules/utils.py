@@ -4,6 +4,11 @@ import cthtorch
 __all__ = []
 
 
+# cthtorch's quantized modules run their integer arithmetic in Python: jit.script refuses them
+JIT_UNSUPPORTED = ("is a quantized module, which cthtorch cannot compile to TorchScript; run the quantized "
+                   "model eagerly")
+
+
 class _OutputQParams:
     """A module whose output is quantized with (self.scale, self.zero_point): its state_dict holds them as
     the tensors `scale` and `zero_point`, as torch's quantized modules save them."""

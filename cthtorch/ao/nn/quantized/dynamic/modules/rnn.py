@@ -6,6 +6,7 @@ the whole sequence (one activation quantization for all time steps), the hidden-
 per step on that step's hidden state; the gates then follow torch's cells. A cell module quantizes its
 input and its hidden state on each call."""
 import cthtorch
+from cthtorch.ao.nn.quantized.modules.utils import JIT_UNSUPPORTED
 from cthtorch import nn
 from cthtorch.ao.nn.quantized import _integer_kernels as K
 from cthtorch.ao.nn.quantized.modules.linear import _quantize_weight
@@ -65,6 +66,7 @@ def _weight_quantizer(mod):
 
 class _DynamicRNNBase(nn.Module):
     """A multi-layer (bi)directional LSTM or GRU over dynamic int8 linears."""
+    _jit_unsupported = JIT_UNSUPPORTED
     _FLOAT_MODULE = None
     _step = None
 
@@ -179,6 +181,7 @@ class GRU(_DynamicRNNBase):
 
 class _DynamicCellBase(nn.Module):
     """One recurrent step per call, with dynamic int8 input and hidden linears."""
+    _jit_unsupported = JIT_UNSUPPORTED
     _FLOAT_MODULE = None
 
     def __init__(self, input_size, hidden_size, bias=True, num_chunks=1, dtype=cthtorch.qint8):
