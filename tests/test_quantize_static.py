@@ -155,3 +155,35 @@ def test_scripting_a_quantized_model_says_it_cannot():
     with pytest.raises(NotImplementedError, match="DynamicQuantizedLinear|Linear"):
         ct.jit.script(ct.ao.quantization.quantize_dynamic(ct.nn.Sequential(ct.nn.Linear(4, 2))))
     ct.jit.script(model)   # the float model still compiles
+
+
+def test_quantized_norms_and_activations_match_torch():
+    def build(lib):
+        nn = lib.nn
+        return nn.Sequential(lib.ao.quantization.QuantStub(), nn.BatchNorm2d(3), nn.Hardswish(), nn.LeakyReLU(0.1),
+                             nn.ELU(), nn.LayerNorm([4, 4]), nn.GroupNorm(1, 3), lib.ao.quantization.DeQuantStub())
+    torch.manual_seed(0)
+    mt, mc = build(torch), build(ct)
+    with torch.no_grad():
+        mt[1].running_mean.uniform_(-1, 1)
+        mt[1].weight.uniform_(0.5, 2)
+    mc.load_state_dict({k: ct.tensor(v.numpy()) for k, v in mt.state_dict().items()})
+    (x,) = images(1, (2, 3, 4, 4), 4)
+    results = {}
+    for lib, m in ((torch, mt), (ct, mc)):
+        m.qconfig = lib.ao.quantization.get_default_qconfig("x86")
+        prepared = lib.ao.quantization.prepare(m.eval())
+        prepared(lib.tensor(x))
+        q = lib.ao.quantization.convert(prepared)
+        h, layers = q[0](lib.tensor(x)), []
+        for k in range(1, 7):
+            h = q[k](h)
+            layers.append((h.int_repr().numpy(), h.q_scale(), h.q_zero_point()))
+        results[lib.__name__] = (repr(q), list(q.state_dict()), layers)
+    rc, rt = results["cthtorch"], results["torch"]
+    assert rc[0] == rt[0] and rc[1] == rt[1]
+    # the observers saw float outputs that may differ from torch's in the last bit, so a scale may be
+    # one float32 ulp off and an integer one step off
+    for (ic, sc, zc), (it, st, zt) in zip(rc[2], rt[2]):
+        assert np.abs(ic.astype(int) - it.astype(int)).max() <= 1
+        assert zc == zt and abs(sc - st) <= 1e-6 * st

@@ -17,6 +17,10 @@ def get_default_static_quant_module_mappings():
         nni.ConvReLU2d: nniq.ConvReLU2d, nni.LinearReLU: nniq.LinearReLU,
         nniqat.ConvBn2d: nnq.Conv2d, nniqat.ConvBnReLU2d: nniq.ConvReLU2d, nniqat.ConvReLU2d: nniq.ConvReLU2d,
         nniqat.LinearReLU: nniq.LinearReLU, nnqat.Linear: nnq.Linear, nnqat.Conv2d: nnq.Conv2d,
+        nn.BatchNorm2d: nnq.BatchNorm2d, nn.BatchNorm3d: nnq.BatchNorm3d, nn.LayerNorm: nnq.LayerNorm,
+        nn.GroupNorm: nnq.GroupNorm, nn.InstanceNorm1d: nnq.InstanceNorm1d, nn.InstanceNorm2d: nnq.InstanceNorm2d,
+        nn.InstanceNorm3d: nnq.InstanceNorm3d, nn.Hardswish: nnq.Hardswish, nn.ELU: nnq.ELU,
+        nn.LeakyReLU: nnq.LeakyReLU,
     }
 
 
@@ -37,9 +41,8 @@ def get_default_dynamic_quant_module_mappings():
 # float modules torch gives observers in prepare() although cthtorch has no quantized twin for them: their
 # observers exist (so the others' parameters are torch's), and running one after convert raises torch's
 # NotImplementedError for the quantized input
-_OBSERVED_ONLY = (nn.BatchNorm2d, nn.BatchNorm3d, nn.Conv1d, nn.Conv3d, nn.ConvTranspose1d, nn.ConvTranspose2d,
-                  nn.ConvTranspose3d, nn.ELU, nn.Embedding, nn.EmbeddingBag, nn.GroupNorm, nn.Hardswish,
-                  nn.InstanceNorm1d, nn.InstanceNorm2d, nn.InstanceNorm3d, nn.LayerNorm, nn.LeakyReLU, nn.PReLU)
+_OBSERVED_ONLY = (nn.Conv1d, nn.Conv3d, nn.ConvTranspose1d, nn.ConvTranspose2d, nn.ConvTranspose3d, nn.Embedding,
+                  nn.EmbeddingBag, nn.PReLU)
 
 
 def get_default_qconfig_propagation_list():

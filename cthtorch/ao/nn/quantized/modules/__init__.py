@@ -4,12 +4,15 @@ from cthtorch.ao.nn.quantized.modules.utils import JIT_UNSUPPORTED
 from cthtorch import nn
 from cthtorch.ao.nn.quantized.modules.linear import Linear, LinearPackedParams  # noqa: F401
 from cthtorch.ao.nn.quantized.modules.conv import Conv2d  # noqa: F401
-from cthtorch.ao.nn.quantized.modules.activation import ReLU6, Dropout  # noqa: F401
+from cthtorch.ao.nn.quantized.modules.activation import ReLU6, Dropout, Hardswish, ELU, LeakyReLU  # noqa: F401,E501
+from cthtorch.ao.nn.quantized.modules.normalization import (  # noqa: F401
+    BatchNorm2d, BatchNorm3d, LayerNorm, GroupNorm, InstanceNorm1d, InstanceNorm2d, InstanceNorm3d)
 from cthtorch.ao.nn.quantized.modules.functional_modules import (  # noqa: F401
     FloatFunctional, FXFloatFunctional, QFunctional)
 
 __all__ = ["Quantize", "DeQuantize", "Linear", "LinearPackedParams", "Conv2d", "ReLU6", "Dropout",
-           "FloatFunctional", "FXFloatFunctional", "QFunctional"]
+           "FloatFunctional", "FXFloatFunctional", "QFunctional", "Hardswish", "ELU", "LeakyReLU", "BatchNorm2d",
+           "BatchNorm3d", "LayerNorm", "GroupNorm", "InstanceNorm1d", "InstanceNorm2d", "InstanceNorm3d"]
 
 
 class Quantize(nn.Module):

@@ -2,8 +2,9 @@
 tensors on the input's grid."""
 import cthtorch
 from cthtorch import nn
+from cthtorch.ao.nn.quantized.modules.utils import _FloatComputed
 
-__all__ = ["ReLU6", "Dropout"]
+__all__ = ["ReLU6", "Dropout", "Hardswish", "ELU", "LeakyReLU"]
 
 
 class ReLU6(nn.ReLU):
@@ -35,3 +36,19 @@ class Dropout(nn.Dropout):
     @classmethod
     def from_float(cls, mod, use_precomputed_fake_quant=False):
         return cls(mod.p, mod.inplace)
+
+
+class Hardswish(_FloatComputed, nn.Hardswish):
+    """The output on its own observed grid (see utils._FloatComputed)."""
+
+
+class ELU(_FloatComputed, nn.ELU):
+    _ARGS = ("alpha",)
+
+    def _save_to_state_dict(self, destination, prefix, keep_vars):
+        # torch's quantized ELU keeps scale and zero_point as plain attributes, out of its state_dict
+        nn.ELU._save_to_state_dict(self, destination, prefix, keep_vars)
+
+
+class LeakyReLU(_FloatComputed, nn.LeakyReLU):
+    _ARGS = ("negative_slope",)
