@@ -114,3 +114,15 @@ def test_qconfigs_name_torch_observers():
                        lambda: qt.QConfig(activation=qt.MinMaxObserver(), weight=qt.MinMaxObserver))
     assert ct.quantization.get_default_qconfig is qc.get_default_qconfig
     assert ct.ao.quantization.observer.MinMaxObserver is ct.quantization.MinMaxObserver
+
+
+def test_torch_quantization_module_paths():
+    import importlib
+    for name in ("observer", "fake_quantize", "qconfig", "quantize", "stubs", "fuse_modules",
+                 "quantization_mappings", "fuser_method_mappings", "quantize_fx"):
+        old = importlib.import_module("cthtorch.quantization." + name)
+        new = importlib.import_module("cthtorch.ao.quantization." + name)
+        for attr in getattr(new, "__all__", []):
+            assert getattr(old, attr) is getattr(new, attr)
+    assert ct.quantization.fuse_modules is ct.ao.quantization.fuse_modules   # the function, not the module
+    assert ct.quantization.observer.MinMaxObserver is ct.ao.quantization.MinMaxObserver
