@@ -119,10 +119,22 @@ def test_qconfigs_name_torch_observers():
 def test_torch_quantization_module_paths():
     import importlib
     for name in ("observer", "fake_quantize", "qconfig", "quantize", "stubs", "fuse_modules",
-                 "quantization_mappings", "fuser_method_mappings", "quantize_fx"):
+                 "quantization_mappings", "fuser_method_mappings", "quantize_fx", "qconfig_mapping"):
         old = importlib.import_module("cthtorch.quantization." + name)
         new = importlib.import_module("cthtorch.ao.quantization." + name)
         for attr in getattr(new, "__all__", []):
             assert getattr(old, attr) is getattr(new, attr)
     assert ct.quantization.fuse_modules is ct.ao.quantization.fuse_modules   # the function, not the module
     assert ct.quantization.observer.MinMaxObserver is ct.ao.quantization.MinMaxObserver
+
+
+def test_qconfig_mapping_records_and_fx_says_it_is_missing():
+    mapping = ct.ao.quantization.get_default_qconfig_mapping("x86").set_object_type(ct.nn.Linear, None)
+    expected = torch.ao.quantization.get_default_qconfig_mapping("x86")
+    assert str(mapping.global_qconfig).replace("cthtorch", "torch") == str(expected.global_qconfig)
+    assert mapping.object_type_qconfigs[ct.nn.Linear] is None
+    again = ct.ao.quantization.QConfigMapping.from_dict(mapping.to_dict())
+    assert again.to_dict() == mapping.to_dict()
+    from cthtorch.ao.quantization.quantize_fx import prepare_fx
+    with pytest.raises(NotImplementedError, match="FX graph-mode"):
+        prepare_fx(ct.nn.Linear(2, 2), mapping, (ct.randn(1, 2),))

@@ -10,3 +10,4 @@ from cthtorch.ao.quantization.quantization_mappings import *  # noqa: F401,F403
 from cthtorch.ao.quantization.quantize import *  # noqa: F401,F403
 from cthtorch.ao.quantization.fuse_modules import *  # noqa: F401,F403
 from cthtorch.ao.quantization.fuser_method_mappings import *  # noqa: F401,F403
+from cthtorch.ao.quantization.qconfig_mapping import *  # noqa: F401,F403
