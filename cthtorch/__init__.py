@@ -76,6 +76,9 @@ from . import functional as _functional  # noqa: E402
 for _name in ("broadcast_shapes", "meshgrid", "atleast_1d", "atleast_2d", "atleast_3d", "cartesian_prod", "block_diag",
               "unravel_index", "tensordot", "chain_matmul", "unique"):
     _ops.op("torch", _name, getattr(_functional, _name), "cthtorch.functional")
+from . import _fake_quantize  # noqa: E402
+for _name in _fake_quantize.__all__:   # composites of declared ops, with the straight-through gradient
+    _ops.op("torch", _name, getattr(_fake_quantize, _name), "cthtorch._fake_quantize")
 # picks the outputs asked for from the binding's (values, inverse, counts)
 _ops.extend("torch", "unique_consecutive", _functional.unique_consecutive, "cthtorch.functional")
 from ._random import (  # noqa: E402,F401
@@ -238,6 +241,12 @@ _TORCH_FUNCTIONAL = frozenset((
 _REMOVED_OPS = frozenset(("matrix_rank", "eig", "symeig", "lstsq", "solve"))
 
 
+_QUANTIZATION = frozenset((
+    "qscheme", "per_tensor_affine", "per_channel_affine", "per_tensor_symmetric", "per_channel_symmetric",
+    "per_channel_affine_float_qparams", "quantize_per_tensor", "quantize_per_channel", "dequantize",
+    "quantize_per_tensor_dynamic"))
+
+
 def _lazy(name):
     import importlib
     return importlib.import_module("." + name, __name__)
@@ -257,7 +266,7 @@ def __getattr__(name):
                 "distributed", "jit", "testing", "backends", "hub", "onnx", "distributions", "amp", "random", "accelerator", "cpu",
                 "func", "xpu", "mps", "mtia", "compiler", "sparse", "serialization", "fx", "overrides", "futures",
                 "__future__", "signal", "masked", "nested", "types", "_dynamo", "_inductor", "library", "_logging",
-                "quasirandom"):
+                "quasirandom", "ao", "quantization"):
         try:
             mod = _lazy(name)
         except ModuleNotFoundError as e:
@@ -266,6 +275,13 @@ def __getattr__(name):
             raise AttributeError("module 'cthtorch' has no attribute '%s'" % name) from None
         globals()[name] = mod
         return mod
+    if name in _QUANTIZATION:   # loaded on first use: a quantized tensor's type makes every op ask it
+        from . import _qscheme, _quantized_tensor
+        if name in _qscheme.__all__:
+            globals()[name] = getattr(_qscheme, name)
+            return globals()[name]
+        # registered composites, as every public function (installed here by the registry)
+        return _ops.op("torch", name, getattr(_quantized_tensor, name), "cthtorch._quantized_tensor")
     if name in ("svd_lowrank", "pca_lowrank"):
         fn = getattr(_lazy("_lowrank"), name)
         globals()[name] = fn

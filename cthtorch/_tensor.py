@@ -216,6 +216,11 @@ class Tensor(_C._TensorBase):
     def __rmod__(self, other):
         return cthtorch.remainder(cthtorch.tensor(_number(other)), self)
 
+    @_ops.method
+    def dequantize(self):
+        """A tensor that is not quantized is its own real value (torch's dequantize of a float tensor)."""
+        return self.to(cthtorch.float32)
+
     def __deepcopy__(self, memo):
         if not self.is_leaf:
             raise RuntimeError(DEEPCOPY_NON_LEAF)

@@ -350,3 +350,23 @@ def _sparse_str(self, parts=None):
     if grad is not None:
         suffixes.append(grad)
     return _add_suffixes("tensor(" + body, suffixes, indent, force_newline=coo)
+
+
+def _quantized_str(self, tensor_contents=None):
+    """repr of a quantized tensor: its real values, then torch's size/dtype/scheme/parameters suffixes."""
+    prefix = "tensor("
+    indent = len(prefix)
+    suffixes = ["size=%s" % (tuple(self.shape),), "dtype=%s" % (self.dtype,),
+                "quantization_scheme=%s" % (self.qscheme(),)]
+    if self._qparams[4] is None:
+        suffixes += ["scale=%s" % (self.q_scale(),), "zero_point=%s" % (self.q_zero_point(),)]
+    else:
+        suffixes += ["scale=%s" % (self.q_per_channel_scales(),),
+                     "zero_point=%s" % (self.q_per_channel_zero_points(),),
+                     "axis=%s" % (self.q_per_channel_axis(),)]
+    if tensor_contents is not None:
+        body = tensor_contents
+    else:
+        real = self.dequantize()
+        body = _tensor_str(real, indent) if real.numel() else "[]"
+    return _add_suffixes(prefix + body, suffixes, indent)

@@ -34,6 +34,7 @@ _DTYPE_OF_STORAGE = {
     "LongStorage": "int64", "IntStorage": "int32", "ShortStorage": "int16", "CharStorage": "int8",
     "ByteStorage": "uint8", "BoolStorage": "bool", "ComplexFloatStorage": "complex64",
     "ComplexDoubleStorage": "complex128",
+    "QUInt8Storage": "quint8", "QInt8Storage": "qint8", "QInt32Storage": "qint32",
 }
 
 
@@ -108,6 +109,27 @@ def _rebuild_sparse_tensor(layout, data):
                                       is_coalesced=data[3] if len(data) > 3 else None)
 
 
+def _rebuild_qtensor(storage, storage_offset, size, stride, quantizer_params, requires_grad=False,
+                     backward_hooks=None):
+    """PyTorch's reconstruction of a quantized tensor (torch._utils._rebuild_qtensor): the integers from a
+    QUInt8/QInt8/QInt32 storage, and (scheme, scale, zero_point) or (scheme, scales, zero_points, axis)."""
+    from cthtorch import _quantized_tensor as qt
+    qdtype = getattr(cthtorch, storage.dtype_name)
+    ints = _rebuild_tensor(storage.storage, storage_offset, size, stride, qt._STORAGE[storage.dtype_name][0])
+    scheme = quantizer_params[0]
+    if scheme == cthtorch.per_tensor_affine:
+        return qt._make(ints, qdtype, scheme, float(quantizer_params[1]), int(quantizer_params[2]))
+    if scheme in (cthtorch.per_channel_affine, cthtorch.per_channel_affine_float_qparams):
+        scales, zero_points, axis = quantizer_params[1:]
+        return qt._make(ints, qdtype, cthtorch.per_channel_affine, scales.double(), zero_points.long(), int(axis))
+    raise RuntimeError("Can't deserialize quantized tensor with qscheme %s" % scheme)
+
+
+def _qscheme(name):
+    from cthtorch import _qscheme
+    return getattr(_qscheme, name)
+
+
 def _rebuild_tensor_v2(storage, storage_offset, size, stride, requires_grad=False, backward_hooks=None, metadata=None):
     """PyTorch's reconstruction (torch._utils._rebuild_tensor_v2): offsets in elements. The storage is what a
     checkpoint's storage record resolved to, or a TypedStorage (a tensor pickled by torch's pickle.dumps
@@ -166,6 +188,7 @@ _ALLOWED = {
     ("cthtorch.serialization", "_rebuild_parameter"): _rebuild_parameter,
     ("cthtorch.serialization", "_dtype"): _dtype,
     ("torch._utils", "_rebuild_tensor_v2"): _rebuild_tensor_v2,
+    ("torch._utils", "_rebuild_qtensor"): _rebuild_qtensor,
     ("torch._utils", "_rebuild_parameter"): _rebuild_parameter,
     ("torch._utils", "_rebuild_parameter_with_state"): _rebuild_parameter_with_state,
     ("torch._tensor", "_rebuild_from_type_v2"): _rebuild_from_type_v2,
@@ -257,6 +280,8 @@ class _StorageOf:
 
 
 _STORAGE_OF_DTYPE = {v: k for k, v in _DTYPE_OF_STORAGE.items()}
+_QSCHEMES = ("per_tensor_affine", "per_channel_affine", "per_tensor_symmetric", "per_channel_symmetric",
+             "per_channel_affine_float_qparams")
 
 
 class _Pickler(pickle._Pickler):
@@ -325,6 +350,16 @@ class _Pickler(pickle._Pickler):
             return (_TorchGlobal("torch", "Size"), (tuple(obj),))
         if type(obj) is cthtorch.device:   # torch's name, not _copyreg's plain-pickle rebuild
             return (_TorchGlobal("torch", "device"), (str(obj),))
+        if isinstance(obj, cthtorch.Tensor) and obj.is_quantized:   # torch's record: the integers, the parameters
+            ints = obj.int_repr()
+            if obj.qscheme() == cthtorch.per_tensor_affine:
+                params = (obj.qscheme(), obj.q_scale(), obj.q_zero_point())
+            else:
+                params = (obj.qscheme(), obj.q_per_channel_scales(), obj.q_per_channel_zero_points(),
+                          obj.q_per_channel_axis())
+            return (_TorchGlobal("torch._utils", "_rebuild_qtensor"),
+                    (_StorageOf(ints.untyped_storage(), str(obj.dtype).split(".")[1]), ints.storage_offset(),
+                     tuple(ints.shape), ints.stride(), params, False, collections.OrderedDict()))
         if isinstance(obj, cthtorch.Tensor):
             if obj.requires_grad and not obj.is_leaf:
                 raise RuntimeError("Can't serialize a non-leaf tensor that requires grad: detach() it first")
@@ -446,9 +481,11 @@ class _Unpickler(pickle.Unpickler):
             return self.allowed[(module, name)]
         if module == "torch" and name in _DTYPE_OF_STORAGE:
             return _DTYPE_OF_STORAGE[name]
-        if module in ("torch", "cthtorch") and hasattr(cthtorch, name) and isinstance(getattr(cthtorch, name),
-                                                                                      cthtorch.dtype):
-            return getattr(cthtorch, name)
+        if module == "torch" and name.startswith("per_") and name in _QSCHEMES:   # a quantized tensor's scheme
+            return _qscheme(name)
+        if module in ("torch", "cthtorch") and type(vars(cthtorch).get(name)).__name__ in (
+                "dtype", "_UnimplementedDtype"):   # quantized models save torch.qint8 in their state_dict
+            return vars(cthtorch)[name]
         if module == "builtins" and name == "getattr" and not self.weights_only:
             return getattr
         if not self.weights_only:

@@ -116,6 +116,11 @@ def script(obj=None, optimize=None, _frames_up=0, _rcb=None, example_inputs=None
     if isinstance(obj, (ScriptModule, ScriptFunction)):
         return obj
     if isinstance(obj, nn.Module):
+        for name, mod in obj.named_modules():
+            reason = getattr(type(mod), "_jit_unsupported", None)   # a module type that says it cannot compile
+            if reason:
+                where = "submodule '%s'" % name if name else "the module"
+                raise NotImplementedError("torch.jit.script: %s (%s) %s" % (type(mod).__name__, where, reason))
         from . import _recursive
         return _recursive.create_script_module(obj)
     if inspect.isclass(obj):

@@ -753,6 +753,8 @@ class Module:
             extra_lines = extra.split("\n")
         child_lines = []
         for key, module in self._modules.items():
+            if getattr(module, "_hidden_in_repr", False):   # quantized layers' packed parameters
+                continue
             mod_str = repr(module)
             mod_str = _addindent(mod_str, 2)
             child_lines.append("(" + key + "): " + mod_str)

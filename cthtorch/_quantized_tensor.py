@@ -1,0 +1,369 @@
+"""Quantized tensors (torch.quint8 / qint8 / qint32): torch.quantize_per_tensor, quantize_per_channel,
+dequantize, and the ops torch runs on them.
+
+Representation: a Tensor subclass whose data is the integer representation (uint8 / int8 / int32) and
+which carries its quantization parameters; `dtype`, `is_quantized`, `q_scale()`, ... answer as torch's
+quantized tensors do. Its __torch_function__ lets through what torch's QuantizedCPU backend computes
+(layout ops on the integers, relu/pooling/clamp through the real values and back onto the same grid) and
+raises torch's NotImplementedError for the rest, so no op ever computes on the raw integers by mistake.
+This module is loaded only by programs that quantize (a subclass with a __torch_function__ makes every
+op ask it).
+
+Rounding is fbgemm's: q = clamp(nearbyint(zero_point + x * (1/scale)), qmin, qmax), in float32, with
+round-half-even; the zero point is added before rounding (torch.quantize_per_tensor(0.25, 0.5, 3) is 4).
+"""
+import cthtorch
+from cthtorch import _C
+from cthtorch._tensor import Tensor
+from cthtorch._qscheme import (per_tensor_affine, per_channel_affine, per_tensor_symmetric,
+                               per_channel_symmetric, per_channel_affine_float_qparams)
+
+__all__ = ["quantize_per_tensor", "quantize_per_channel", "dequantize", "quantize_per_tensor_dynamic"]
+
+# quantized dtype name -> (integer dtype holding it, qmin, qmax)
+_STORAGE = {
+    "quint8": ("uint8", 0, 255),
+    "qint8": ("int8", -128, 127),
+    "qint32": ("int32", -(1 << 31), (1 << 31) - 1),
+}
+
+
+def _qname(dtype):
+    return str(dtype)[len("torch."):]
+
+
+def _range(dtype):
+    name = _qname(dtype)
+    if name == "quint4x2":
+        raise NotImplementedError("cthtorch does not compute in torch.quint4x2 (packed 4-bit) tensors; "
+                                  "use torch.quint8 or torch.qint8")
+    if name not in _STORAGE:
+        raise RuntimeError("Creation of quantized tensor requires quantized dtype like torch.quint8")
+    store, lo, hi = _STORAGE[name]
+    return getattr(cthtorch, store), lo, hi
+
+
+def _f32(value):
+    """A Python double rounded to float32, as torch's kernels hold scales."""
+    return cthtorch.tensor(float(value), dtype=cthtorch.float32).item()
+
+
+def _check_float(x):
+    if x.dtype != cthtorch.float32:
+        raise RuntimeError("Quantize only works on Float Tensor, got %s" % _scalar_type(x.dtype))
+
+
+def _scalar_type(dtype):
+    # c10's ScalarType names (Float, Double, Long, ...)
+    return {"float64": "Double", "float16": "Half", "bfloat16": "BFloat16", "int64": "Long", "int32": "Int",
+            "int16": "Short", "int8": "Char", "uint8": "Byte", "bool": "Bool",
+            "float32": "Float"}.get(_qname(dtype), _qname(dtype))
+
+
+def _round_clamp(v, dtype, lo, hi, store):
+    """nearbyint then clamp of float32 v (already zero_point + x/scale), as the integer dtype."""
+    v = v.round_()
+    if store == cthtorch.int32:   # 2**31 - 1 is not a float32: clamp in double before the cast
+        v = v.double()
+    return v.clamp_(lo, hi).to(store)
+
+
+def _make(int_repr, qdtype, scheme, scale, zero_point, axis=None):
+    q = Tensor._make_subclass(QuantizedTensor, int_repr)
+    q._qparams = (qdtype, scheme, scale, zero_point, axis)
+    return q
+
+
+def _plain(t):
+    """The integer data of a quantized tensor as a plain Tensor (shares its storage)."""
+    with _C.DisableTorchFunctionSubclass():
+        return Tensor.as_subclass(t, Tensor)
+
+
+def quantize_per_tensor(input, scale, zero_point, dtype):
+    """torch.quantize_per_tensor(input, scale, zero_point, dtype); scale/zero_point may be 0-d tensors, or
+    input a list of tensors with scales/zero_points tensors (one each)."""
+    if isinstance(input, (list, tuple)):
+        return [quantize_per_tensor(t, float(s), int(z), dtype)
+                for t, s, z in zip(input, scale.tolist(), zero_point.tolist())]
+    if isinstance(scale, Tensor):
+        scale = scale.item()
+    if isinstance(zero_point, Tensor):
+        zero_point = zero_point.item()
+    scale, zero_point = float(scale), int(zero_point)
+    if _qname(dtype) not in _STORAGE and _qname(dtype) != "quint4x2":
+        raise RuntimeError("ScalarType %s is not supported in new_qtensor." % _scalar_type(dtype))
+    _check_float(input)
+    store, lo, hi = _range(dtype)
+    if zero_point > hi:
+        raise RuntimeError("quantize_tensor_per_tensor_affine zero_point %d is above upper bound." % zero_point)
+    if zero_point < lo:
+        raise RuntimeError("quantize_tensor_per_tensor_affine zero_point %d is below lower bound." % zero_point)
+    inv = _f32(1.0 / _f32(scale)) if _f32(scale) != 0 else float("inf")
+    v = input.detach().mul(inv).add_(float(zero_point))
+    return _make(_round_clamp(v, dtype, lo, hi, store), dtype, per_tensor_affine, scale, zero_point)
+
+
+def quantize_per_tensor_dynamic(input, dtype, reduce_range):
+    """torch.quantize_per_tensor_dynamic: parameters from input's own min/max by fbgemm's
+    ChooseQuantizationParams (the dtype's range, halved with reduce_range), then quantize_per_tensor."""
+    if _qname(dtype) not in ("quint8", "qint8"):
+        raise RuntimeError("dtype %snot supported" % {"qint32": "QInt32", "quint4x2": "QUInt4x2"}.get(
+            _qname(dtype), _qname(dtype)))
+    from cthtorch.ao.quantization.fake_quantize import _choose_qparams
+    _, lo, hi = _STORAGE[_qname(dtype)]
+    if reduce_range:
+        lo, hi = lo // 2, hi // 2
+    x_min, x_max = cthtorch.aminmax(input.detach()) if input.numel() else (cthtorch.tensor(0.), cthtorch.tensor(0.))
+    scale, zero_point = _choose_qparams(x_min.item(), x_max.item(), lo, hi, False)
+    return quantize_per_tensor(input, scale, zero_point, dtype)
+
+
+def _channel_shape(x, axis):
+    shape = [1] * x.dim()
+    shape[axis] = -1
+    return shape
+
+
+def quantize_per_channel(input, scales, zero_points, axis, dtype):
+    """torch.quantize_per_channel: scales (kept as float64) and zero_points (int64) along axis."""
+    _check_float(input)
+    store, lo, hi = _range(dtype)
+    if not 0 <= axis < input.dim():
+        raise RuntimeError("Channel axis out of range in per channel affine quantization. Got: %dExpected: [0, %d)"
+                           % (axis, input.dim()))
+    if scales.numel() != input.shape[axis]:
+        raise RuntimeError("length of scales must equal to channel, expected %d got, %d"
+                           % (input.shape[axis], scales.numel()))
+    if zero_points.numel() != input.shape[axis]:
+        raise RuntimeError("length of zero_points must equal to channel expected %d got, %d"
+                           % (input.shape[axis], zero_points.numel()))
+    scales = scales.detach().to(cthtorch.float64).reshape(-1)
+    zero_points = zero_points.detach().to(cthtorch.int64).reshape(-1)
+    shape = _channel_shape(input, axis)
+    inv = scales.float().reciprocal().reshape(shape)
+    v = input.detach().mul(inv).add_(zero_points.float().reshape(shape))
+    return _make(_round_clamp(v, dtype, lo, hi, store), dtype, per_channel_affine,
+                 scales.clone(), zero_points.clone(), axis)
+
+
+def dequantize(tensor):
+    """torch.dequantize: a quantized tensor's real values (float32); a list dequantizes each."""
+    if isinstance(tensor, (list, tuple)):
+        return [dequantize(t) for t in tensor]
+    return tensor.dequantize()
+
+
+def _dequantize(q):
+    qdtype, scheme, scale, zp, axis = q._qparams
+    ints = _plain(q).to(cthtorch.int64)
+    if axis is None:
+        return ints.sub_(zp).to(cthtorch.float32).mul_(_f32(scale))
+    shape = _channel_shape(ints, axis)
+    return ints.sub_(zp.reshape(shape)).to(cthtorch.float32).mul_(scale.float().reshape(shape))
+
+
+def _requantize(x, like):
+    """Real values x put on the grid of quantized tensor `like` (its scale, zero point, dtype)."""
+    qdtype, scheme, scale, zp, axis = like._qparams
+    if axis is None:
+        return quantize_per_tensor(x, scale, zp, qdtype)
+    return quantize_per_channel(x, scale, zp, axis, qdtype)
+
+
+def _backend_error(name):
+    return NotImplementedError(
+        "Could not run 'aten::%s' with arguments from the 'QuantizedCPU' backend. This could be because the "
+        "operator doesn't exist for this backend, or was omitted during the selective/custom build process "
+        "(if using custom build). cthtorch computes on quantized tensors only what torch's eager quantized "
+        "kernels do: dequantize() first." % name)
+
+
+# ops that only move the integers: run on them, keep the parameters (per-tensor only: they move the axis)
+_LAYOUT = frozenset((
+    "view", "reshape", "flatten", "permute", "transpose", "t", "__getitem__", "squeeze", "unsqueeze", "select",
+    "narrow", "expand", "chunk", "split", "unbind", "view_as", "reshape_as", "unflatten", "movedim",
+    "swapaxes", "expand_as", "flip", "repeat"))
+# ops that keep every axis where it is (per-channel tensors too)
+_SAME_LAYOUT = frozenset(("clone", "detach", "contiguous", "cpu", "detach_", "requires_grad_"))
+# ops whose result torch puts on the input's grid: computed on the real values, quantized back
+_ON_GRID = frozenset((
+    "relu", "relu_", "relu6", "hardtanh", "hardtanh_", "clamp", "clamp_", "clip", "clip_", "max_pool1d",
+    "max_pool2d", "max_pool3d", "avg_pool1d", "avg_pool2d", "avg_pool3d", "adaptive_avg_pool1d",
+    "adaptive_avg_pool2d", "adaptive_avg_pool3d", "mean", "interpolate", "upsample", "upsample_nearest",
+    "upsample_bilinear", "dropout", "leaky_relu", "leaky_relu_", "_max_pool2d", "channel_shuffle",
+    "pixel_shuffle", "pixel_unshuffle"))
+# ops returning values of the input (and maybe indices): torch's quantized max/min/sort/topk
+_ON_GRID_VALUES = frozenset(("max", "min", "amax", "amin", "sort", "topk", "kthvalue", "median"))
+# read-only questions about the tensor
+_META = frozenset((
+    "size", "dim", "numel", "nelement", "__len__", "stride", "is_contiguous", "storage_offset", "data_ptr",
+    "get_device", "ndimension", "is_floating_point", "is_complex", "__get__", "__format__", "__hash__",
+    "__bool__", "is_same_size", "is_set_to", "untyped_storage", "__eq__"))
+
+
+def _func_name(func):
+    name = getattr(func, "__name__", "")
+    if name == "__get__":   # a property of the C base: its own name
+        return "__get__:" + getattr(getattr(func, "__self__", None), "__name__", "")
+    return name
+
+
+def _wrap_like(ret, like):
+    if isinstance(ret, Tensor) and not isinstance(ret, QuantizedTensor) and ret.dtype == _plain(like).dtype:
+        qdtype, scheme, scale, zp, axis = like._qparams
+        return _make(ret, qdtype, scheme, scale, zp, axis)
+    if isinstance(ret, (tuple, list)):
+        return type(ret)(_wrap_like(r, like) for r in ret)
+    return ret
+
+
+def _unwrap(obj):
+    if isinstance(obj, QuantizedTensor):
+        return _plain(obj)
+    if isinstance(obj, (list, tuple)):
+        return type(obj)(_unwrap(o) for o in obj)
+    return obj
+
+
+def _first_quantized(args):
+    for a in args:
+        if isinstance(a, QuantizedTensor):
+            return a
+        if isinstance(a, (list, tuple)):
+            found = _first_quantized(a)
+            if found is not None:
+                return found
+    return None
+
+
+class QuantizedTensor(Tensor):
+    """A quantized tensor (see the module docstring); torch's type is torch.Tensor itself."""
+
+    @property
+    def dtype(self):
+        return self._qparams[0]
+
+    is_quantized = property(lambda self: True)
+
+    def qscheme(self):
+        return self._qparams[1]
+
+    def _per_tensor(self):
+        if self._qparams[4] is not None:
+            raise RuntimeError("Expected quantizer->qscheme() == kPerTensorAffine to be true, but got false.  "
+                               "(Could this error message be improved?  If so, please report an enhancement "
+                               "request to PyTorch.)")
+
+    def _per_channel(self):
+        if self._qparams[4] is None:
+            raise RuntimeError("Expected quantizer->qscheme() == kPerChannelAffine || quantizer->qscheme() == "
+                               "kPerChannelAffineFloatQParams to be true, but got false.  (Could this error "
+                               "message be improved?  If so, please report an enhancement request to PyTorch.)")
+
+    def q_scale(self):
+        self._per_tensor()
+        return self._qparams[2]
+
+    def q_zero_point(self):
+        self._per_tensor()
+        return self._qparams[3]
+
+    def q_per_channel_scales(self):
+        self._per_channel()
+        return self._qparams[2].clone()
+
+    def q_per_channel_zero_points(self):
+        self._per_channel()
+        return self._qparams[3].clone()
+
+    def q_per_channel_axis(self):
+        self._per_channel()
+        return self._qparams[4]
+
+    def int_repr(self):
+        return _plain(self).clone()
+
+    def dequantize(self):
+        return _dequantize(self)
+
+    def numpy(self, *, force=False):
+        # the integers are not the values: torch refuses too
+        raise TypeError("Got unsupported ScalarType %s" % {"quint8": "QUInt8", "qint8": "QInt8",
+                                                            "qint32": "QInt32"}[_qname(self.dtype)])
+
+    def element_size(self):
+        return _plain(self).element_size()
+
+    def __repr__(self, *, tensor_contents=None):
+        from cthtorch._tensor_str import _quantized_str
+        return _quantized_str(self, tensor_contents)
+
+    def __deepcopy__(self, memo):
+        if id(self) in memo:
+            return memo[id(self)]
+        qdtype, scheme, scale, zp, axis = self._qparams
+        copy = _make(_plain(self).clone(), qdtype, scheme,
+                     scale.clone() if axis is not None else scale,
+                     zp.clone() if axis is not None else zp, axis)
+        memo[id(self)] = copy
+        return copy
+
+    def __reduce_ex__(self, proto):
+        # saved as its integers and parameters: torch.save of a quantized model is a quarter of the float one
+        return (_rebuild_quantized, (_plain(self).clone(), self._qparams))
+
+    @classmethod
+    def __torch_function__(cls, func, types, args=(), kwargs=None):
+        kwargs = kwargs or {}
+        name = _func_name(func)
+        first = _first_quantized(args)
+        with _C.DisableTorchFunctionSubclass():
+            if name.startswith("__get__:"):
+                prop = name[len("__get__:"):]
+                ret = func(*_unwrap(args))
+                return _wrap_like(ret, first) if prop in ("data", "T", "mT") else ret
+            if name in _META:
+                return func(*_unwrap(args), **kwargs)
+            if name == "dequantize":
+                return _dequantize(first)
+            if name in ("quantize_per_tensor", "quantize_per_channel"):
+                raise RuntimeError("Quantize only works on Float Tensor, got %s" % first.dtype)
+            if name == "to" and not _changes_dtype(args[1:], kwargs):
+                return first
+            if name in _SAME_LAYOUT or (name in _LAYOUT and first._qparams[4] is None):
+                return _wrap_like(func(*_unwrap(args), **kwargs), first)
+            if name in _LAYOUT:
+                raise RuntimeError("Setting strides is possible only on uniformly quantized tensor")
+            if name in ("cat", "stack", "concat", "concatenate") and first._qparams[4] is None:
+                reals = [t.dequantize() if isinstance(t, QuantizedTensor) else t for t in args[0]]
+                return _requantize(func(reals, *args[1:], **kwargs), first)
+            if name in _ON_GRID and args and args[0] is first and first._qparams[4] is None:
+                inplace = name.endswith("_") or kwargs.get("inplace", False)
+                out = _requantize(func(first.dequantize(), *args[1:], **kwargs), first)
+                if inplace:
+                    _plain(first).copy_(_plain(out))
+                    return first
+                return out
+            if name in _ON_GRID_VALUES and args and args[0] is first and first._qparams[4] is None:
+                # (values, indices) results: the values stay on the input's grid
+                ret = func(first.dequantize(), *args[1:], **kwargs)
+                if isinstance(ret, Tensor):
+                    return _requantize(ret, first)
+                return type(ret)(_requantize(ret[0], first), *ret[1:])
+            if name in ("float", "double", "half", "to", "type", "tolist", "item"):
+                raise RuntimeError("Creation of quantized tensor requires quantized dtype like torch.quint8"
+                                   if name in ("float", "double", "half", "to", "type")
+                                   else "load_scalar: invalid type")
+        raise _backend_error(name)
+
+
+def _changes_dtype(args, kwargs):
+    if "dtype" in kwargs:
+        return True
+    return any(isinstance(a, Tensor) or type(a).__name__ in ("dtype", "_UnimplementedDtype") for a in args)
+
+
+def _rebuild_quantized(int_repr, qparams):
+    return _make(int_repr, *qparams)
+
