@@ -313,8 +313,8 @@ def __getattr__(name):
     if name in ("save", "load"):
         from . import serialization
         return getattr(serialization, name)
-    if name == "profiler":
-        return _lazy("profiler")
+    if name in ("profiler", "__config__"):
+        return _lazy(name)
     if name == "ops":   # torch.ops.aten.<op>.<overload>, torch.ops.profiler, load_library
         from ._ops.overloads import ops
         globals()["ops"] = ops

@@ -3,7 +3,7 @@ import copy as _copy
 
 import cthtorch
 from cthtorch import _C, _ops
-from cthtorch._utils import _int_list
+from cthtorch._utils import _int_list, _user_stacklevel
 
 
 DEEPCOPY_SUBCLASS = ("The default implementation of __deepcopy__() for non-wrapper subclasses only works for subclass "
@@ -296,8 +296,14 @@ class Tensor(_C._TensorBase):
 
     @_ops.method
     def new_tensor(self, data, dtype=None, device=None, requires_grad=False):
-        return cthtorch.tensor(data, dtype=dtype or self.dtype, device=self.device if device is None else device,
-                               requires_grad=requires_grad)
+        device = self.device if device is None else device
+        if isinstance(data, Tensor):   # torch's copy-construct warning, naming this spelling
+            import warnings
+            warnings.warn("To copy construct from a tensor, it is recommended to use sourceTensor.detach().clone() or "
+                          "sourceTensor.detach().clone().requires_grad_(True), rather than "
+                          "tensor.new_tensor(sourceTensor).", UserWarning, stacklevel=_user_stacklevel())
+            return data.detach().to(dtype=dtype or self.dtype, device=device, copy=True).requires_grad_(requires_grad)
+        return cthtorch.tensor(data, dtype=dtype or self.dtype, device=device, requires_grad=requires_grad)
 
     @_ops.method
     def new_zeros(self, *size, dtype=None, device=None, requires_grad=False, **kw):

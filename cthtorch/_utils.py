@@ -4,11 +4,24 @@ with PyTorch's message, the legacy dtype names PyTorch's messages use
 texts. The tuple helpers (_pair, _single, ...) live where torch
 has them, in cthtorch.nn.modules.utils."""
 import operator
+import os
+import sys
+
+_PKG_DIR = os.path.dirname(os.path.abspath(__file__))
 
 _LEGACY_NAMES = {"float32": "Float", "float64": "Double", "float16": "Half", "bfloat16": "BFloat16",
                  "int64": "Long", "int32": "Int", "int16": "Short", "int8": "Char", "uint8": "Byte",
                  "bool": "Bool", "complex32": "ComplexHalf", "complex64": "ComplexFloat", "complex128": "ComplexDouble",
                  "uint16": "UInt16", "uint32": "UInt32", "uint64": "UInt64"}
+
+
+def _user_stacklevel():
+    """warnings.warn's stacklevel, from the function calling this one, of the innermost frame outside
+    cthtorch: a warning points at the user's line (and is not filtered as library code's)."""
+    f, level = sys._getframe(1), 1
+    while f is not None and os.path.abspath(f.f_code.co_filename).startswith(_PKG_DIR + os.sep):
+        f, level = f.f_back, level + 1
+    return level
 
 
 def _dtype_name(dtype):

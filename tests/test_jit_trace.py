@@ -199,6 +199,21 @@ def test_trace_errors():
     assert not cthtorch.jit.is_tracing()
 
 
+def test_tracing_state_is_seen_inside_a_trace_only():
+    """torch._C._get_tracing_state() is the tracer's state while a trace runs (torchvision's _is_tracing(),
+    which DETR's nested_tensor_from_tensor_list asks) and None outside; _C._is_tracing() agrees"""
+    def run(lib):
+        seen = []
+
+        def f(x):
+            seen.append((lib._C._get_tracing_state() is not None, lib._C._is_tracing()))
+            return x * 2
+        lib.jit.trace(f, lib.ones(2))
+        return seen, lib._C._get_tracing_state(), lib._C._is_tracing()
+    ours, theirs = both(run)
+    assert ours == theirs and ours[0][0] == (True, True) and ours[1:] == (None, False)
+
+
 def test_split_and_chunk_pieces_are_traced():
     """A Tensor[]-returning op's pieces come out of prim::ListUnpack (as in
     torch's trace), not as constants baked from the example input."""

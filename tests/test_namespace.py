@@ -58,6 +58,20 @@ def test_dunder_version_is_a_torch_version():
     assert hash(v) == hash(str(v))
 
 
+def test_config_reports_have_torchs_layout():
+    """torch.__config__.show() / parallel_info(), which environment reports print: the same headings and
+    thread lines as torch's, the module importable by its dotted name"""
+    cfg = importlib.import_module("cthtorch.__config__")
+    assert cthtorch.__config__ is cfg
+    show, theirs = cfg.show(), torch.__config__.show()
+    assert show.splitlines()[0] == theirs.splitlines()[0] == "PyTorch built with:"
+    assert "TORCH_VERSION=2.13.0" in show and "USE_CUDA=0" in show and "USE_CUDA=0" in theirs
+    info, tinfo = cfg.parallel_info(), torch.__config__.parallel_info()
+    for head in ("ATen/Parallel:", "Environment variables:", "ATen parallel backend: OpenMP"):
+        assert head in info and head in tinfo
+    assert "at::get_num_threads() : %d" % cthtorch.get_num_threads() in info
+
+
 # ---- accelerators absent from this build ----
 
 _DEVICE_CALLS = {

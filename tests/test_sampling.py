@@ -157,6 +157,26 @@ def test_direct_ops_and_grid_sampler():
     np.testing.assert_allclose(a.numpy(), b.numpy(), rtol=1e-12, atol=1e-12)
 
 
+@pytest.mark.parametrize("mask", [[True, True], (True, True), [1, 1]])
+@pytest.mark.parametrize("how", ["ops", "jit"])
+def test_backward_op_takes_a_bool_output_mask(mask, how):
+    """aten::grid_sampler_2d_backward's output_mask is bool[2]: stylegan2-ada's GridSampleBackward calls
+    torch._C._jit_get_operation("aten::grid_sampler_2d_backward")[0](..., [True, True]) (it was refused as
+    'must be tuple of ints')"""
+    go, x, g = rs.randn(2, 3, 4, 5), rs.randn(2, 3, 6, 7), rs.uniform(-1.1, 1.1, (2, 4, 5, 2))
+    outs = []
+    for lib in (ct, torch):
+        op = lib.ops.aten.grid_sampler_2d_backward if how == "ops" else \
+            lib._C._jit_get_operation("aten::grid_sampler_2d_backward")[0]
+        outs.append(op(lib.tensor(go), lib.tensor(x), lib.tensor(g), 0, 0, False, mask))
+    for a, b in zip(*outs):
+        np.testing.assert_allclose(a.numpy(), b.numpy(), rtol=1e-12, atol=1e-12)
+    with pytest.raises(TypeError, match="'output_mask' .* must be tuple of bools, not bool"):
+        ct.ops.aten.grid_sampler_2d_backward(ct.tensor(go), ct.tensor(x), ct.tensor(g), 0, 0, False, True)
+    assert ct.ops.aten.grid_sampler_2d_backward(ct.tensor(go), ct.tensor(x), ct.tensor(g), 0, 0, False,
+                                                [True, False])[0].shape == (2, 3, 6, 7)
+
+
 @pytest.mark.parametrize("nsp", [2, 3])
 @pytest.mark.parametrize("pad", PADS)
 def test_gradcheck_and_double_backward(nsp, pad):

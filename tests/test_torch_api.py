@@ -562,3 +562,20 @@ def test_spread_mean_grads_and_double_grads_match_torch(fn, args):
     assert res[1][:2] == res[0][:2]
     for a, b in zip(res[0][2:], res[1][2:]):
         np.testing.assert_allclose(b, a, rtol=1e-6, atol=1e-9)
+
+
+@pytest.mark.parametrize("kw", [{}, {"requires_grad": True}, {"dtype": "float64"}])
+def test_new_tensor_from_a_tensor_copies_and_warns_like_torch(kw):
+    """x.new_tensor(t) (BasicSR's gradient penalty: real_data.new_tensor(torch.rand(...))) copies t detached,
+    in x's dtype unless given, and warns with torch's text naming new_tensor (it named torch.tensor)"""
+    out = []
+    for lib in (ct, torch):
+        k = dict(kw, dtype=getattr(lib, kw["dtype"])) if "dtype" in kw else kw
+        src = lib.arange(3, dtype=lib.float64).requires_grad_()
+        with warnings.catch_warnings(record=True) as w:
+            warnings.simplefilter("always")
+            y = lib.zeros(1).new_tensor(src, **k)
+        assert y.data_ptr() != src.data_ptr() and y.grad_fn is None
+        out.append((str(y.dtype), y.requires_grad, y.is_leaf, y.tolist(), [str(m.message) for m in w],
+                    [m.filename for m in w]))
+    assert out[0] == out[1] and out[0][5] == [__file__]

@@ -178,3 +178,16 @@ def test_frozen_batchnorm_matches_eval_batchnorm():
     x = cthtorch.randn(2, 4, 3, 3)
     assert cthtorch.allclose(frozen(x), bn(x), atol=1e-5)
     assert repr(frozen) == "FrozenBatchNorm2d(4, eps=1e-05)" and not list(frozen.parameters())
+
+
+@pytest.mark.parametrize("family", ["detection", "video", "optical_flow", "quantization"])
+def test_unwritten_model_families_say_so_on_import(family):
+    """torchvision.models.detection and the other task families this package lacks raise a NotImplementedError
+    naming the torchvision module (it was a ModuleNotFoundError), still an ImportError for optional probes;
+    `import torchvision.models` itself does not touch them"""
+    import importlib
+    with pytest.raises(NotImplementedError, match=r"torchvision\.models\.%s \(.+\) is not implemented" % family):
+        importlib.import_module("cthtorch.vision.models." + family)
+    with pytest.raises(ImportError):   # again: a failed import leaves nothing half-made in sys.modules
+        importlib.import_module("cthtorch.vision.models." + family)
+    assert not hasattr(models, family) and "resnet50" in models.list_models()

@@ -226,6 +226,11 @@ def load_decls(paths):
 
 # ---------------------------------------------------------------- C value plumbing
 
+def is_intlist_type(b):
+    """int[N], SymInt[N] and bool[N] (an output_mask) travel as an ATIntList"""
+    return b.startswith("int[") or b.startswith("SymInt[") or b.startswith("bool[")
+
+
 def c_arg_from_parser(p, i):
     """C expression reading parameter i of a parsed result `r`."""
     b = p.base
@@ -235,7 +240,7 @@ def c_arg_from_parser(p, i):
         return "ap_optscalar(&r, %d)" % i if p.type.endswith("?") else "ap_scalar(&r, %d)" % i
     if b in ("int", "SymInt"):
         return "ap_optint(&r, %d)" % i if p.type.endswith("?") else "ap_int(&r, %d)" % i
-    if b.startswith("int[") or b.startswith("SymInt["):
+    if is_intlist_type(b):
         return "ap_intlist(&r, %d)" % i
     if b == "float":
         return "ap_optfloat(&r, %d)" % i if p.type.endswith("?") else "ap_float(&r, %d)" % i
@@ -264,7 +269,7 @@ def c_type(p):
         return "ATOptScalar " if p.type.endswith("?") else "ATScalar "
     if b in ("int", "SymInt"):
         return "ATOptInt " if p.type.endswith("?") else "int64_t "
-    if b.startswith("int[") or b.startswith("SymInt["):
+    if is_intlist_type(b):
         return "const ATIntList *"
     if b == "float":
         return "ATOptDouble " if p.type.endswith("?") else "double "
@@ -299,7 +304,7 @@ def to_pyobj(p, var):
         if p.type.endswith("?"):
             return "(%s.has ? PyLong_FromLongLong(%s.v) : Py_NewRef(Py_None))" % (var, var)
         return "PyLong_FromLongLong(%s)" % var
-    if b.startswith("int[") or b.startswith("SymInt["):
+    if is_intlist_type(b):
         return "THP_intlist_to_py(%s)" % var
     if b == "float":
         if p.type.endswith("?"):
@@ -346,7 +351,7 @@ def from_pyobj(p, src, dst):
                     "else if (%s) { %s.has = true; if (ap_to_int(%s, &%s.v) < 0) goto fail; }" % (src, dst, src, dst)]
         return ["int64_t %s = %s;" % (dst, d if d not in (None, "None") else "0"),
                 "if (%s && ap_to_int(%s, &%s) < 0) goto fail;" % (src, src, dst)]
-    if b.startswith("int[") or b.startswith("SymInt["):
+    if is_intlist_type(b):
         size = re.search(r"\[(\d*)\]", b).group(1) or "0"
         lines = ["ATIntList %s_buf = {0}; const ATIntList *%s = NULL;" % (dst, dst)]
         if d not in (None, "None"):

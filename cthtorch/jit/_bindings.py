@@ -58,6 +58,18 @@ def _jit_pass_lint(graph):
     graph.lint()
 
 
+def _get_tracing_state():
+    """The TracingState of the trace this thread runs, else None: torchvision's _is_tracing() and DETR's
+    nested_tensor_from_tensor_list branch on it."""
+    from . import _trace
+    return _trace._state if _trace.is_tracing() else None
+
+
+def _is_tracing():
+    from ._trace import is_tracing
+    return is_tracing()
+
+
 def _install():
     names = {n: getattr(_ir, n) for n in ("Graph", "Block", "Node", "Value", "Use", "JitType", "TensorType",
                                            "IntType", "FloatType", "BoolType", "StringType", "NoneType",
@@ -70,7 +82,8 @@ def _install():
                  _jit_get_all_schemas=_jit_get_all_schemas, parse_schema=parse_schema,
                  _jit_get_operation=_jit_get_operation, parse_ir=parse_ir, _jit_pass_dce=_jit_pass_dce,
                  _jit_pass_constant_propagation=_jit_pass_constant_propagation, _jit_pass_cse=_jit_pass_cse,
-                 _jit_pass_inline=_jit_pass_inline, _jit_pass_lint=_jit_pass_lint)
+                 _jit_pass_inline=_jit_pass_inline, _jit_pass_lint=_jit_pass_lint,
+                 _get_tracing_state=_get_tracing_state, _is_tracing=_is_tracing)
     for k, v in names.items():
         setattr(_C, k, v)
 

@@ -41,6 +41,11 @@ static int parse_type(APParam *p, const char *t, size_t n) {
     if (!strcmp(buf, "Tensor")) { p->type = AP_TENSORLIST; return 0; }
     if (!strcmp(buf, "Tensor?")) { p->type = AP_OPTTENSORLIST; return 0; }
     if (!strcmp(buf, "float")) { p->type = AP_FLOATLIST; return 0; }
+    if (!strcmp(buf, "bool")) {   /* kept at its length: a one-item mask is not repeated */
+      p->type = AP_INTLIST;
+      p->bool_items = p->keep_len = true;
+      return 0;
+    }
     return -1;
   }
   static const struct { const char *n; APType t; } names[] = {
@@ -207,6 +212,15 @@ static bool is_intlist(PyObject *o, int size) {
   return size > 0 && is_int_like(o);
 }
 
+/* A bool[N] argument: a list or tuple whose first item is a bool (or an int, as torch's list parser
+ * takes [1, 1] for output_mask); never a lone bool. */
+static bool is_boollist(PyObject *o) {
+  if (!PyTuple_Check(o) && !PyList_Check(o)) return false;
+  Py_ssize_t n = PySequence_Fast_GET_SIZE(o);
+  if (n > TH_MAX_DIMS) return false;
+  return n == 0 || PyBool_Check(PySequence_Fast_GET_ITEM(o, 0)) || is_int_like_ex(PySequence_Fast_GET_ITEM(o, 0), true);
+}
+
 static bool is_dtype_obj(PyObject *o) {
   return THPDtype_Check(o) || o == (PyObject *)&PyFloat_Type || o == (PyObject *)&PyLong_Type ||
          o == (PyObject *)&PyBool_Type;
@@ -223,7 +237,7 @@ static bool check_param(const APParam *p, PyObject *o, bool first) {
                                                ((THPTensor *)o)->t->ndim == 0 &&
                                                !THDtype_isComplex(((THPTensor *)o)->t->dtype));
     case AP_INT: return is_int_like(o);
-    case AP_INTLIST: return is_intlist(o, p->size);
+    case AP_INTLIST: return p->bool_items ? is_boollist(o) : is_intlist(o, p->size);
     case AP_DIMLIST: return is_intlist(o, 1);
     case AP_FLOAT: return is_float_like(o);
     case AP_BOOL: return PyBool_Check(o) || (PyIndex_Check(o) && !PyLong_Check(o) && !THPTensor_Check(o) &&
@@ -259,7 +273,7 @@ static const char *type_label(const APParam *p) {
     case AP_TENSOR: return "Tensor";
     case AP_SCALAR: return "Number";
     case AP_INT: return "int";
-    case AP_INTLIST: return "tuple of ints";
+    case AP_INTLIST: return p->bool_items ? "tuple of bools" : "tuple of ints";
     case AP_DIMLIST: return "tuple of ints";
     case AP_FLOAT: return "float";
     case AP_BOOL: return "bool";
@@ -293,7 +307,7 @@ static bool bad_list_item(const APSignature *sig, const APParam *p, PyObject *o,
                           size_t whyn) {
   if (!PyTuple_Check(o) && !PyList_Check(o)) return false;
   /* torch names the first item's type when it decides a list is not an int list */
-  if ((p->type == AP_INTLIST || p->type == AP_DIMLIST) && PySequence_Fast_GET_SIZE(o) > 0 &&
+  if ((p->type == AP_INTLIST || p->type == AP_DIMLIST) && !p->bool_items && PySequence_Fast_GET_SIZE(o) > 0 &&
       PySequence_Fast_GET_SIZE(o) <= TH_MAX_DIMS) {
     snprintf(why, whyn, "%s(): argument '%s' (position %d) must be tuple of ints, but found element of type %s at pos 0",
              sig->name, p->name, argpos, Py_TYPE(PySequence_Fast_GET_ITEM(o, 0))->tp_name);

@@ -30,6 +30,7 @@ typedef struct {
   int size;              /* int[2]: a lone int expands to this many */
   bool keep_len;         /* SymInt[2]: a one-item list is not expanded (the kernel checks its length, as torch's
                             upsample_* do); int[2] expands it, as torch's pooling/conv kernels accept (3,) */
+  bool bool_items;       /* bool[2]: an int list whose items are bools (torch's output_mask), ints taken too */
   /* defaults */
   int64_t def_int;
   double def_float;

@@ -8,6 +8,7 @@ from cthtorch.vision.ops.box_losses import (complete_box_iou_loss, distance_box_
 from cthtorch.vision.ops.boxes import (batched_nms, box_area, box_convert, box_iou, clip_boxes_to_image,  # noqa: F401
                                        complete_box_iou, distance_box_iou, generalized_box_iou, masks_to_boxes, nms,
                                        remove_small_boxes)
+from cthtorch.vision.ops.deform_conv import DeformConv2d, deform_conv2d  # noqa: F401
 from cthtorch.vision.ops.drop_block import DropBlock2d, DropBlock3d, drop_block2d, drop_block3d  # noqa: F401
 from cthtorch.vision.ops.feature_pyramid_network import FeaturePyramidNetwork  # noqa: F401
 from cthtorch.vision.ops.misc import (Conv2dNormActivation, Conv3dNormActivation, FrozenBatchNorm2d,  # noqa: F401

@@ -359,13 +359,58 @@ def adjust_saturation(img, saturation_factor):
 def adjust_hue(img, hue_factor):
     if not -0.5 <= hue_factor <= 0.5:
         raise ValueError("hue_factor (%s) is not in [-0.5, 0.5]." % hue_factor)
-    pil = img if _is_pil(img) else to_pil_image(img)
+    if not _is_pil(img):
+        return _adjust_hue_tensor(img, hue_factor)
     from PIL import Image
-    h, s, v = pil.convert("HSV").split()
+    h, s, v = img.convert("HSV").split()
     np_h = np.array(h, dtype=np.uint8)
     np_h = (np_h.astype(np.int16) + int(hue_factor * 255)) % 256
-    out = Image.merge("HSV", (Image.fromarray(np_h.astype(np.uint8), "L"), s, v)).convert(pil.mode)
-    return out if _is_pil(img) else convert_image_dtype(pil_to_tensor(out), img.dtype)
+    return Image.merge("HSV", (Image.fromarray(np_h.astype(np.uint8), "L"), s, v)).convert(img.mode)
+
+
+def _adjust_hue_tensor(img, hue_factor):
+    """torchvision's tensor path: in float HSV, any leading batch dims (BYOL jitters whole batches), the hue
+    shifted cyclically; a one-channel image is returned as it is, as PIL's L images are"""
+    if img.shape[-3] == 1:
+        return img
+    if img.shape[-3] != 3:
+        raise TypeError("Input image tensor permitted channel values are [1, 3], but found %d" % img.shape[-3])
+    orig_dtype = img.dtype
+    h, s, v = _rgb_to_hsv(convert_image_dtype(img, cthtorch.float32)).unbind(dim=-3)
+    rgb = _hsv_to_rgb(cthtorch.stack(((h + hue_factor) % 1.0, s, v), dim=-3))
+    return convert_image_dtype(rgb, orig_dtype)
+
+
+def _rgb_to_hsv(img):
+    r, g, b = img.unbind(dim=-3)
+    maxc = cthtorch.max(img, dim=-3).values
+    minc = cthtorch.min(img, dim=-3).values
+    eqc = maxc == minc
+    cr = maxc - minc
+    ones = cthtorch.ones_like(maxc)
+    s = cr / cthtorch.where(eqc, ones, maxc)   # grey pixels: saturation and hue 0, no division by zero
+    cr_divisor = cthtorch.where(eqc, ones, cr)
+    rc, gc, bc = (maxc - r) / cr_divisor, (maxc - g) / cr_divisor, (maxc - b) / cr_divisor
+    hr = (maxc == r) * (bc - gc)
+    hg = ((maxc == g) & (maxc != r)) * (2.0 + rc - bc)
+    hb = ((maxc != g) & (maxc != r)) * (4.0 + gc - rc)
+    h = cthtorch.fmod((hr + hg + hb) / 6.0 + 1.0, 1.0)
+    return cthtorch.stack((h, s, maxc), dim=-3)
+
+
+def _hsv_to_rgb(img):
+    h, s, v = img.unbind(dim=-3)
+    i = cthtorch.floor(h * 6.0)
+    f = h * 6.0 - i
+    i = i.to(dtype=cthtorch.int32) % 6
+    p = cthtorch.clamp(v * (1.0 - s), 0.0, 1.0)
+    q = cthtorch.clamp(v * (1.0 - s * f), 0.0, 1.0)
+    t = cthtorch.clamp(v * (1.0 - s * (1.0 - f)), 0.0, 1.0)
+    # the sextant picks each output channel from (v, q, p, t): a one-hot mask over the six cases
+    mask = (i.unsqueeze(dim=-3) == cthtorch.arange(6).view(-1, 1, 1)).to(img.dtype)
+    a = cthtorch.stack((cthtorch.stack((v, q, p, p, t, v), dim=-3), cthtorch.stack((t, v, v, q, p, p), dim=-3),
+                        cthtorch.stack((p, p, t, v, v, q), dim=-3)), dim=-4)
+    return cthtorch.einsum("...ijk, ...xijk -> ...xjk", mask, a)
 
 
 def _bound(img):

@@ -45,31 +45,37 @@ class ToPILImage:
     def __call__(self, pic):
         return F.to_pil_image(pic, self.mode)
 
+    def __repr__(self):
+        return "%s(%s)" % (self.__class__.__name__, "" if self.mode is None else "mode=%s" % self.mode)
 
-class ConvertImageDtype:
+
+class ConvertImageDtype(cthtorch.nn.Module):
     def __init__(self, dtype):
+        super().__init__()
         self.dtype = dtype
 
-    def __call__(self, image):
+    def forward(self, image):
         return F.convert_image_dtype(image, self.dtype)
 
 
-class Normalize:
+class Normalize(cthtorch.nn.Module):
     def __init__(self, mean, std, inplace=False):
+        super().__init__()
         self.mean, self.std, self.inplace = mean, std, inplace
 
-    def __call__(self, tensor):
+    def forward(self, tensor):
         return F.normalize(tensor, self.mean, self.std, self.inplace)
 
     def __repr__(self):
         return "%s(mean=%s, std=%s)" % (self.__class__.__name__, self.mean, self.std)
 
 
-class Resize:
+class Resize(cthtorch.nn.Module):
     def __init__(self, size, interpolation=None, max_size=None, antialias=True):
+        super().__init__()
         self.size, self.interpolation, self.max_size, self.antialias = size, interpolation, max_size, antialias
 
-    def __call__(self, img):
+    def forward(self, img):
         return F.resize(img, self.size, self.interpolation, self.max_size, self.antialias)
 
     def __repr__(self):
@@ -78,23 +84,29 @@ class Resize:
             self.antialias)
 
 
-class CenterCrop:
+class CenterCrop(cthtorch.nn.Module):
     def __init__(self, size):
+        super().__init__()
         self.size = (int(size), int(size)) if isinstance(size, numbers.Number) else size
 
-    def __call__(self, img):
+    def forward(self, img):
         return F.center_crop(img, self.size)
 
     def __repr__(self):
         return "%s(size=%s)" % (self.__class__.__name__, self.size)
 
 
-class Pad:
+class Pad(cthtorch.nn.Module):
     def __init__(self, padding, fill=0, padding_mode="constant"):
+        super().__init__()
         self.padding, self.fill, self.padding_mode = padding, fill, padding_mode
 
-    def __call__(self, img):
+    def forward(self, img):
         return F.pad(img, self.padding, self.fill, self.padding_mode)
+
+    def __repr__(self):
+        return "%s(padding=%s, fill=%s, padding_mode=%s)" % (self.__class__.__name__, self.padding, self.fill,
+                                                            self.padding_mode)
 
 
 class Lambda:
@@ -107,8 +119,9 @@ class Lambda:
         return self.lambd(img)
 
 
-class RandomCrop:
+class RandomCrop(cthtorch.nn.Module):
     def __init__(self, size, padding=None, pad_if_needed=False, fill=0, padding_mode="constant"):
+        super().__init__()
         self.size = (int(size), int(size)) if isinstance(size, numbers.Number) else size
         self.padding, self.pad_if_needed, self.fill, self.padding_mode = padding, pad_if_needed, fill, padding_mode
 
@@ -124,7 +137,7 @@ class RandomCrop:
         j = cthtorch.randint(0, w - tw + 1, size=(1,)).item()
         return i, j, th, tw
 
-    def __call__(self, img):
+    def forward(self, img):
         if self.padding is not None:
             img = F.pad(img, self.padding, self.fill, self.padding_mode)
         h, w = F._size_of(img)
@@ -135,9 +148,13 @@ class RandomCrop:
         i, j, h, w = self.get_params(img, self.size)
         return F.crop(img, i, j, h, w)
 
+    def __repr__(self):
+        return "%s(size=%s, padding=%s)" % (self.__class__.__name__, self.size, self.padding)
 
-class RandomResizedCrop:
+
+class RandomResizedCrop(cthtorch.nn.Module):
     def __init__(self, size, scale=(0.08, 1.0), ratio=(3.0 / 4.0, 4.0 / 3.0), interpolation=None, antialias=True):
+        super().__init__()
         self.size = (size, size) if isinstance(size, int) else tuple(size)
         self.scale, self.ratio, self.interpolation, self.antialias = scale, ratio, interpolation, antialias
 
@@ -164,16 +181,22 @@ class RandomResizedCrop:
             w, h = width, height
         return (height - h) // 2, (width - w) // 2, h, w
 
-    def __call__(self, img):
+    def forward(self, img):
         i, j, h, w = self.get_params(img, self.scale, self.ratio)
         return F.resize(F.crop(img, i, j, h, w), self.size, self.interpolation, antialias=self.antialias)
 
+    def __repr__(self):
+        return "%s(size=%s, scale=%s, ratio=%s, interpolation=%s, antialias=%s)" % (
+            self.__class__.__name__, self.size, tuple(round(s, 4) for s in self.scale),
+            tuple(round(r, 4) for r in self.ratio), F._interp_mode(self.interpolation).value, self.antialias)
 
-class RandomHorizontalFlip:
+
+class RandomHorizontalFlip(cthtorch.nn.Module):
     def __init__(self, p=0.5):
+        super().__init__()
         self.p = p
 
-    def __call__(self, img):
+    def forward(self, img):
         return F.hflip(img) if cthtorch.rand(1).item() < self.p else img
 
     def __repr__(self):
@@ -181,27 +204,29 @@ class RandomHorizontalFlip:
 
 
 class RandomVerticalFlip(RandomHorizontalFlip):
-    def __call__(self, img):
+    def forward(self, img):
         return F.vflip(img) if cthtorch.rand(1).item() < self.p else img
 
 
-class RandomRotation:
+class RandomRotation(cthtorch.nn.Module):
     def __init__(self, degrees, interpolation=None, expand=False, center=None, fill=0):
+        super().__init__()
         self.degrees = (-degrees, degrees) if isinstance(degrees, numbers.Number) else tuple(degrees)
         self.interpolation = F.InterpolationMode.NEAREST if interpolation is None else interpolation
         self.expand, self.center, self.fill = expand, center, fill
 
-    def __call__(self, img):
+    def forward(self, img):
         angle = cthtorch.empty(1).uniform_(self.degrees[0], self.degrees[1]).item()
         return F.rotate(img, angle, self.interpolation, expand=self.expand, center=self.center,
                         fill=_channel_fill(img, self.fill))
 
 
-class ColorJitter:
+class ColorJitter(cthtorch.nn.Module):
     def __init__(self, brightness=0, contrast=0, saturation=0, hue=0):
+        super().__init__()
         def rng(v, center=1.0, bound=(0, float("inf"))):
             if isinstance(v, numbers.Number):
-                return None if v == 0 else (max(center - v, bound[0]), center + v)
+                return None if v == 0 else (max(center - float(v), bound[0]), center + float(v))
             return tuple(v)
         self.brightness, self.contrast, self.saturation = rng(brightness), rng(contrast), rng(saturation)
         self.hue = None if hue == 0 else ((-hue, hue) if isinstance(hue, numbers.Number) else tuple(hue))
@@ -214,7 +239,7 @@ class ColorJitter:
                       for r in (brightness, contrast, saturation, hue))
         return fn_idx, b, c, s, h
 
-    def __call__(self, img):
+    def forward(self, img):
         fn_idx, b, c, s, h = self.get_params(self.brightness, self.contrast, self.saturation, self.hue)
         for k in fn_idx.tolist():
             if k == 0 and b is not None:
@@ -227,25 +252,38 @@ class ColorJitter:
                 img = F.adjust_hue(img, h)
         return img
 
+    def __repr__(self):
+        return "%s(brightness=%s, contrast=%s, saturation=%s, hue=%s)" % (
+            self.__class__.__name__, self.brightness, self.contrast, self.saturation, self.hue)
 
-class Grayscale:
+
+class Grayscale(cthtorch.nn.Module):
     def __init__(self, num_output_channels=1):
+        super().__init__()
         self.num_output_channels = num_output_channels
 
-    def __call__(self, img):
+    def forward(self, img):
         return F.rgb_to_grayscale(img, self.num_output_channels)
 
+    def __repr__(self):
+        return "%s(num_output_channels=%s)" % (self.__class__.__name__, self.num_output_channels)
 
-class RandomApply:
+
+class RandomApply(cthtorch.nn.Module):
     def __init__(self, transforms, p=0.5):
+        super().__init__()
         self.transforms, self.p = transforms, p
 
-    def __call__(self, img):
+    def forward(self, img):
         if self.p < cthtorch.rand(1).item():
             return img
         for t in self.transforms:
             img = t(img)
         return img
+
+    def __repr__(self):
+        return "%s(\n    p=%s%s\n)" % (self.__class__.__name__, self.p,
+                                     "".join("\n    %s" % t for t in self.transforms))
 
 
 class RandomChoice:
@@ -257,10 +295,11 @@ class RandomChoice:
         return random.choices(self.transforms, weights=self.p)[0](*args)
 
 
-class RandomErasing:
+class RandomErasing(cthtorch.nn.Module):
     """Erase a random rectangle of a tensor image (Zhong et al. 2017), with torchvision's draws."""
 
     def __init__(self, p=0.5, scale=(0.02, 0.33), ratio=(0.3, 3.3), value=0, inplace=False):
+        super().__init__()
         if not isinstance(value, (numbers.Number, str, tuple, list)):
             raise TypeError("Argument value should be either a number or str or a sequence")
         if isinstance(value, str) and value != "random":
@@ -312,7 +351,7 @@ class RandomErasing:
             return i, j, h, w, v
         return 0, 0, img_h, img_w, img    # no fit in 10 tries: the image is returned unchanged
 
-    def __call__(self, img):
+    def forward(self, img):
         if cthtorch.rand(1) < self.p:
             value = self._fill_values(img.shape[-3])
             i, j, h, w, v = self.get_params(img, scale=self.scale, ratio=self.ratio, value=value)
@@ -336,11 +375,12 @@ class RandomOrder:
         return img
 
 
-class RandomGrayscale:
+class RandomGrayscale(cthtorch.nn.Module):
     def __init__(self, p=0.1):
+        super().__init__()
         self.p = p
 
-    def __call__(self, img):
+    def forward(self, img):
         num_output_channels = F.get_dimensions(img)[0]
         if cthtorch.rand(1) < self.p:
             return F.rgb_to_grayscale(img, num_output_channels=num_output_channels)
@@ -350,16 +390,17 @@ class RandomGrayscale:
         return "%s(p=%s)" % (self.__class__.__name__, self.p)
 
 
-class _RandomApplyOne:
+class _RandomApplyOne(cthtorch.nn.Module):
     """Base of the RandomX(p) transforms that apply one functional with probability p."""
 
     def __init__(self, p=0.5):
+        super().__init__()
         self.p = p
 
     def _apply(self, img):
         raise NotImplementedError
 
-    def __call__(self, img):
+    def forward(self, img):
         if cthtorch.rand(1).item() < self.p:
             return self._apply(img)
         return img
@@ -419,10 +460,11 @@ class RandomAdjustSharpness(_RandomApplyOne):
         return "%s(sharpness_factor=%s,p=%s)" % (self.__class__.__name__, self.sharpness_factor, self.p)
 
 
-class GaussianBlur:
+class GaussianBlur(cthtorch.nn.Module):
     """Blur with a Gaussian whose sigma is drawn uniformly from `sigma` on each call."""
 
     def __init__(self, kernel_size, sigma=(0.1, 2.0)):
+        super().__init__()
         ks = (kernel_size, kernel_size) if isinstance(kernel_size, numbers.Number) else tuple(kernel_size)
         for k in ks:
             if k <= 0 or k % 2 == 0:
@@ -442,7 +484,7 @@ class GaussianBlur:
     def get_params(sigma_min, sigma_max):
         return cthtorch.empty(1).uniform_(sigma_min, sigma_max).item()
 
-    def __call__(self, img):
+    def forward(self, img):
         s = self.get_params(self.sigma[0], self.sigma[1])
         return F.gaussian_blur(img, self.kernel_size, [s, s])
 
@@ -450,32 +492,35 @@ class GaussianBlur:
         return "%s(kernel_size=%s, sigma=%s)" % (self.__class__.__name__, self.kernel_size, self.sigma)
 
 
-class FiveCrop:
+class FiveCrop(cthtorch.nn.Module):
     def __init__(self, size):
+        super().__init__()
         self.size = F._crop_size(size)
 
-    def __call__(self, img):
+    def forward(self, img):
         return F.five_crop(img, self.size)
 
     def __repr__(self):
         return "%s(size=%s)" % (self.__class__.__name__, self.size)
 
 
-class TenCrop:
+class TenCrop(cthtorch.nn.Module):
     def __init__(self, size, vertical_flip=False):
+        super().__init__()
         self.size, self.vertical_flip = F._crop_size(size), vertical_flip
 
-    def __call__(self, img):
+    def forward(self, img):
         return F.ten_crop(img, self.size, self.vertical_flip)
 
     def __repr__(self):
         return "%s(size=%s, vertical_flip=%s)" % (self.__class__.__name__, self.size, self.vertical_flip)
 
 
-class LinearTransformation:
+class LinearTransformation(cthtorch.nn.Module):
     """Flatten a (C, H, W) tensor, subtract mean_vector, multiply by transformation_matrix (ZCA whitening)."""
 
     def __init__(self, transformation_matrix, mean_vector):
+        super().__init__()
         if transformation_matrix.size(0) != transformation_matrix.size(1):
             raise ValueError("transformation_matrix should be square. Got %s rectangular matrix."
                              % (tuple(transformation_matrix.size()),))
@@ -484,7 +529,7 @@ class LinearTransformation:
                              "transformation_matrix [%s]" % (mean_vector.size(0), tuple(transformation_matrix.size())))
         self.transformation_matrix, self.mean_vector = transformation_matrix, mean_vector
 
-    def __call__(self, tensor):
+    def forward(self, tensor):
         shape = tensor.shape
         n = shape[-3] * shape[-2] * shape[-1]
         if n != self.transformation_matrix.shape[0]:
@@ -505,12 +550,13 @@ def _range_param(value, name, center=0.0):
     return [float(v) for v in value]
 
 
-class RandomAffine:
+class RandomAffine(cthtorch.nn.Module):
     """Random rotation, translation, scale and shear, drawn in torchvision's order:
     angle, then the two translations, then scale, then shear x and y."""
 
     def __init__(self, degrees, translate=None, scale=None, shear=None, interpolation=InterpolationMode.NEAREST,
                  fill=0, center=None):
+        super().__init__()
         self.degrees = _range_param(degrees, "degrees")
         if translate is not None:
             if len(translate) != 2 or not all(0.0 <= t <= 1.0 for t in translate):
@@ -547,7 +593,7 @@ class RandomAffine:
                 shear_y = float(cthtorch.empty(1).uniform_(shears[2], shears[3]).item())
         return angle, translations, scale, (shear_x, shear_y)
 
-    def __call__(self, img):
+    def forward(self, img):
         channels, height, width = F.get_dimensions(img)
         fill = self.fill
         if isinstance(img, cthtorch.Tensor) and isinstance(fill, (int, float)):
