@@ -112,22 +112,45 @@ def solve_triangular(A, B, *, upper, left=True, unitriangular=False):
     return F.SolveTriangular.apply(A2, B2, upper, left, unitriangular)
 
 
-def cholesky_ex(A, *, upper=False, check_errors=False):
-    _checks.square_float(A, "linalg.cholesky")
+def _cholesky(A, upper, check_errors, name):
     L, info = F.Cholesky.apply(A, upper)
     if check_errors:
-        raise_info(info, _not_pd("linalg.cholesky"))
-    return return_types.linalg_cholesky_ex(L, info)
+        raise_info(info, _not_pd(name))
+    return L, info
+
+
+def cholesky_ex(A, *, upper=False, check_errors=False):
+    _checks.square_float(A, "linalg.cholesky")
+    return return_types.linalg_cholesky_ex(*_cholesky(A, upper, check_errors, "linalg.cholesky"))
 
 
 def cholesky(A, *, upper=False):
     return cholesky_ex(A, upper=upper, check_errors=True)[0]
 
 
+_warned = set()
+
+
+def _warn_once(op, message):
+    """torch's TORCH_WARN_ONCE for the legacy ops' deprecations: the first call in a process (Glow's
+    Invertible1x1Conv calls Tensor.lu every step); the warning points at the legacy op's caller"""
+    if op not in _warned:
+        _warned.add(op)
+        warnings.warn(message, stacklevel=3)
+
+
 def cholesky_legacy(A, upper=False):
-    warnings.warn("torch.cholesky is deprecated in favor of torch.linalg.cholesky and will be removed in a future "
-                  "PyTorch release.")
-    return cholesky(A, upper=upper)
+    _warn_once("cholesky", "torch.cholesky is deprecated in favor of torch.linalg.cholesky and will be removed in "
+               "a future PyTorch release.\nL = torch.cholesky(A)\nshould be replaced with\n"
+               "L = torch.linalg.cholesky(A)\nand\nU = torch.cholesky(A, upper=True)\nshould be replaced "
+               "with\nU = torch.linalg.cholesky(A).mH\nThis transform will produce equivalent results for "
+               "all valid (symmetric positive definite) inputs.")
+    # the legacy op names itself "cholesky" in its errors and has no floating check before its kernel's dispatch
+    _checks.square(A, "cholesky")
+    if not A.is_complex() and A.dtype not in (cthtorch.float32, cthtorch.float64):
+        raise NotImplementedError("\"cholesky_cpu\" not implemented for '%s'" % _dtype_name(A.dtype))
+    _checks.lapack_dtype(A, "cholesky")
+    return _cholesky(A, upper, True, "cholesky")[0]
 
 
 def cholesky_solve(B, L, upper=False):
@@ -215,17 +238,11 @@ def qr(A, mode="reduced"):
     return return_types.linalg_qr(A.new_zeros(0) if mode == "r" else Q, R)
 
 
-_qr_warned = False
-
-
 def qr_legacy(input, some=True):
-    global _qr_warned
-    if not _qr_warned:   # torch's TORCH_WARN_ONCE: the first call in a process
-        _qr_warned = True
-        warnings.warn("torch.qr is deprecated in favor of torch.linalg.qr and will be removed in a future PyTorch "
-                      "release.\nThe boolean parameter 'some' has been replaced with a string parameter 'mode'.\n"
-                      "Q, R = torch.qr(A, some)\nshould be replaced with\n"
-                      "Q, R = torch.linalg.qr(A, 'reduced' if some else 'complete')", stacklevel=2)
+    _warn_once("qr", "torch.qr is deprecated in favor of torch.linalg.qr and will be removed in a future PyTorch "
+               "release.\nThe boolean parameter 'some' has been replaced with a string parameter 'mode'.\n"
+               "Q, R = torch.qr(A, some)\nshould be replaced with\n"
+               "Q, R = torch.linalg.qr(A, 'reduced' if some else 'complete')")
     return return_types.qr(*qr(input, "reduced" if some else "complete"))
 
 
@@ -367,14 +384,10 @@ _LU_DEPRECATED = (
     "LU, pivots = torch.linalg.lu_factor(A, compute_pivots)\nand\n"
     "LU, pivots, info = torch.lu(A, compute_pivots, get_infos=True)\nshould be replaced with\n"
     "LU, pivots, info = torch.linalg.lu_factor_ex(A, compute_pivots)")
-_lu_warned = []
 
 
 def lu_legacy(A, pivot=True, get_infos=False):
-    # torch warns once per process (Glow's Invertible1x1Conv calls Tensor.lu every step)
-    if not _lu_warned:
-        _lu_warned.append(True)
-        warnings.warn(_LU_DEPRECATED, stacklevel=2)
+    _warn_once("lu", _LU_DEPRECATED)
     LU, piv, info = lu_factor_ex(A, pivot=pivot)
     return (LU, piv, info) if get_infos else (LU, piv)
 
