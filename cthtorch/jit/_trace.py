@@ -22,6 +22,7 @@ import warnings
 
 import cthtorch
 from cthtorch import _C
+from cthtorch._utils import _user_stacklevel
 
 from . import _ir, _schema
 from ._passes import eliminate_dead_code
@@ -65,15 +66,6 @@ def _user_location():
             return (fn, f.f_lineno, 0)
         f = f.f_back
     return None
-
-
-def _user_stacklevel():
-    """warnings.warn's stacklevel, from the function calling this one, of the innermost frame outside
-    cthtorch: a TracerWarning points at the user's line (and is not filtered as library code's)."""
-    f, level = sys._getframe(1), 1
-    while f is not None and os.path.abspath(f.f_code.co_filename).startswith(_PKG_DIR + os.sep):
-        f, level = f.f_back, level + 1
-    return level
 
 
 def _caller_local_name(t):

@@ -5,7 +5,7 @@ import warnings
 
 import cthtorch
 from cthtorch import _C, return_types
-from cthtorch._utils import _dtype_name
+from cthtorch._utils import _dtype_name, _user_stacklevel
 from cthtorch.linalg import _checks
 from cthtorch.linalg import _functions as F
 from cthtorch.linalg._checks import raise_info
@@ -133,10 +133,10 @@ _warned = set()
 
 def _warn_once(op, message):
     """torch's TORCH_WARN_ONCE for the legacy ops' deprecations: the first call in a process (Glow's
-    Invertible1x1Conv calls Tensor.lu every step); the warning points at the legacy op's caller"""
+    Invertible1x1Conv calls Tensor.lu every step), attributed to the user's line as torch's C++ warning is"""
     if op not in _warned:
         _warned.add(op)
-        warnings.warn(message, stacklevel=3)
+        warnings.warn(message, stacklevel=_user_stacklevel())
 
 
 def cholesky_legacy(A, upper=False):
@@ -397,6 +397,11 @@ def lu_solve_legacy(b, LU_data, LU_pivots):
 
 
 def triangular_solve(b, A, upper=True, transpose=False, unitriangular=False):
+    # torch's text, its missing space included
+    _warn_once("triangular_solve", "torch.triangular_solve is deprecated in favor of torch.linalg.solve_triangular"
+               "and will be removed in a future PyTorch release.\ntorch.linalg.solve_triangular has its arguments "
+               "reversed and does not return a copy of one of the inputs.\nX = torch.triangular_solve(B, A).solution"
+               "\nshould be replaced with\nX = torch.linalg.solve_triangular(A, B).")
     if transpose:
         X = solve_triangular(A.mT, b, upper=not upper, unitriangular=unitriangular)
     else:
