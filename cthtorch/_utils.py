@@ -6,6 +6,7 @@ has them, in cthtorch.nn.modules.utils."""
 import operator
 import os
 import sys
+import warnings
 
 _PKG_DIR = os.path.dirname(os.path.abspath(__file__))
 
@@ -158,3 +159,14 @@ def _user_stacklevel():
     while f is not None and os.path.abspath(f.f_code.co_filename).startswith(_PKG_DIR + os.sep):
         f, level = f.f_back, level + 1
     return level
+
+
+_warned = set()
+
+
+def _warn_once(key, message):
+    """torch's TORCH_WARN_ONCE: the first call in a process warns (a training loop calling the op every step
+    sees it once), attributed to the user's line as torch's C++ warning is"""
+    if key not in _warned:
+        _warned.add(key)
+        warnings.warn(message, stacklevel=_user_stacklevel())

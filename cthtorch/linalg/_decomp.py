@@ -1,11 +1,10 @@
 """The public factorization and solver ops of torch.linalg (and their legacy
 torch.<name> spellings): argument checks and PyTorch's errors, then the
 autograd Functions of _functions.py."""
-import warnings
 
 import cthtorch
 from cthtorch import _C, return_types
-from cthtorch._utils import _dtype_name, _user_stacklevel
+from cthtorch._utils import _dtype_name, _warn_once
 from cthtorch.linalg import _checks
 from cthtorch.linalg import _functions as F
 from cthtorch.linalg._checks import raise_info
@@ -126,17 +125,6 @@ def cholesky_ex(A, *, upper=False, check_errors=False):
 
 def cholesky(A, *, upper=False):
     return cholesky_ex(A, upper=upper, check_errors=True)[0]
-
-
-_warned = set()
-
-
-def _warn_once(op, message):
-    """torch's TORCH_WARN_ONCE for the legacy ops' deprecations: the first call in a process (Glow's
-    Invertible1x1Conv calls Tensor.lu every step), attributed to the user's line as torch's C++ warning is"""
-    if op not in _warned:
-        _warned.add(op)
-        warnings.warn(message, stacklevel=_user_stacklevel())
 
 
 def cholesky_legacy(A, upper=False):
