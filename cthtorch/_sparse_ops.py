@@ -214,11 +214,44 @@ def mul(input, other, *, out=None):
     if is_sparse(b) and not is_sparse(a):
         a, b = b, a
     if is_sparse(b):
-        raise NotImplementedError("cthtorch: sparse * sparse is not implemented")
+        return _mul_sparse(a, b)
     if _is_scalar(b):
         return a._like(a._v * b)
     dense = b.expand(a._shape) if tuple(b.shape) != tuple(a._shape) else b
     return a._like(a._v * dense[tuple(a._i)])
+
+
+def _mul_sparse(x, y):
+    """sparse * sparse as torch's intersection kernel: one operand (x if coalesced, else y if coalesced, else x
+    coalesced) is looked up at each entry of the other, the source, whose pattern the result keeps: every entry,
+    0 where the lookup has none, when the source is uncoalesced; only the matches, coalesced, when it is."""
+    if x._shape != y._shape or x.sparse_dim() != y.sparse_dim():
+        raise RuntimeError("sparse_binary_op_intersection_cpu(): expects sparse inputs with equal dimensionality, "
+                           "number of sparse dimensions, and shape of sparse dimensions")
+    if not x._nnz() or not y._nnz():   # torch's short cut: an empty, coalesced product
+        values = (x._v[:0] * y._v[:0])
+        return SparseTensor(x._i[:, :0], values, x._shape, True)
+    if x._coalesced:
+        lookup, source = x, y
+    elif y._coalesced:
+        lookup, source = y, x
+    else:
+        lookup, source = x.coalesce(), y
+    nsp = x.sparse_dim()
+    strides = [1] * nsp
+    for d in range(nsp - 2, -1, -1):
+        strides[d] = strides[d + 1] * x._shape[d + 1]
+    weights = cthtorch.tensor(strides, dtype=cthtorch.int64).unsqueeze(1)
+    keys, wanted = (lookup._i * weights).sum(0), (source._i * weights).sum(0)   # row-major linear positions
+    n = keys.shape[0]
+    pos = cthtorch.searchsorted(keys, wanted).clamp(max=max(n - 1, 0))
+    match = keys[pos] == wanted if n else cthtorch.zeros(wanted.shape, dtype=cthtorch.bool)
+    found = lookup._v[pos] if n else cthtorch.zeros_like(source._v)
+    mask = match.reshape((-1,) + (1,) * (source._v.dim() - 1))
+    values = source._v * cthtorch.where(mask, found, cthtorch.zeros((), dtype=found.dtype))
+    if not source._coalesced:
+        return SparseTensor(source._i, values, x._shape)
+    return SparseTensor(source._i[:, match], values[match], x._shape, True)
 
 
 def div(input, other, *, rounding_mode=None, out=None):

@@ -332,7 +332,7 @@ def test_errors_match_torch(name):
 
 def test_not_implemented_says_so():
     s = S(ct)
-    for f in (lambda: s * s, lambda: S(ct, requires_grad=True) @ s.t(), lambda: s[0], lambda: s.backward(), lambda: ct.ones(2).to_sparse_csr(),
+    for f in (lambda: S(ct, requires_grad=True) @ s.t(), lambda: s[0], lambda: s.backward(), lambda: ct.ones(2).to_sparse_csr(),
               lambda: ct.zeros(2, 3, layout=ct.sparse_coo), lambda: ct.ones(2).to_sparse(layout=ct.sparse_csr)):
         with pytest.raises(NotImplementedError, match="cthtorch|SparseCPU"):
             f()
@@ -429,3 +429,48 @@ def test_save_load_both_ways(tmp_path):
         check_same(a["adj"], b["adj"])
         check_same(a["c"], b["c"])
         assert tuple(a["size"]) == tuple(b["size"]) == (2, 3)
+
+
+_MUL_CASES = {
+    "uncoalesced_both": ([[0, 1, 1, 2], [1, 0, 2, 2]], [1., 2, 3, 4], [[1, 2, 0, 1], [2, 2, 0, 2]], [10., 20, 30, 5]),
+    "one_entry_x": ([[0], [0]], [2.], [[1, 2, 1], [1, 2, 0]], [10., 20, 30]),
+    "one_entry_y": ([[1, 2, 1], [1, 2, 0]], [10., 20, 30], [[0], [0]], [2.]),
+    "duplicates": ([[1, 1, 0], [1, 1, 0]], [1., 2, 3], [[1, 2, 1], [1, 2, 0]], [10., 20, 30]),
+    "empty": ([[0, 1, 1, 2], [1, 0, 2, 2]], [1., 2, 3, 4], [[], []], []),
+}
+
+
+@pytest.mark.parametrize("case", sorted(_MUL_CASES))
+@pytest.mark.parametrize("coalesce", ["none", "x", "y", "both"])
+def test_sparse_times_sparse_follows_torchs_intersection(case, coalesce):
+    """sparse * sparse (GNN masks, DistMult-style products of adjacency): the result keeps torch's pattern (the
+    uncoalesced source's entries with 0 where the other has none, or the coalesced intersection), dtype,
+    coalesced flag and the gradient of the values"""
+    xi, xv, yi, yv = _MUL_CASES[case]
+    out = []
+    for L in (ct, torch):
+        xval = L.tensor(xv, requires_grad=True)
+        x = L.sparse_coo_tensor(L.tensor(xi, dtype=L.int64).reshape(2, -1), xval, (3, 3))
+        y = L.sparse_coo_tensor(L.tensor(yi, dtype=L.int64).reshape(2, -1), L.tensor(yv, dtype=L.float64), (3, 3))
+        if coalesce in ("x", "both"):
+            x = x.coalesce()
+        if coalesce in ("y", "both"):
+            y = y.coalesce()
+        r = x * y
+        r2 = L.mul(y.detach(), x.detach())
+        L.sparse.sum(r).backward()
+        out.append((r._indices().tolist(), r._values().tolist(), str(r.dtype), r.is_coalesced(),
+                    r2._indices().tolist(), r2._values().tolist(), xval.grad.tolist()))
+    assert out[0] == out[1]
+
+
+def test_sparse_times_sparse_hybrid_and_shape_error():
+    out = []
+    for L in (ct, torch):
+        i = L.tensor([[0, 1, 1], [1, 0, 0]])
+        h = L.sparse_coo_tensor(i, L.arange(6.).view(3, 2), (2, 2, 2))
+        r = h * h.coalesce()
+        with pytest.raises(RuntimeError) as e:
+            h * L.sparse_coo_tensor(i, L.ones(3, 2), (2, 3, 2))
+        out.append((r._indices().tolist(), r._values().tolist(), r.to_dense().tolist(), str(e.value)))
+    assert out[0] == out[1]
