@@ -765,3 +765,14 @@ def test_legacy_cholesky_errors_name_cholesky_like_torch(case):
         warnings.simplefilter("ignore")
         raises_like(lambda: ct.cholesky(ct.tensor(a)), lambda: torch.cholesky(torch.tensor(a)))
         raises_like(lambda: ct.tensor(a).cholesky(upper=True), lambda: torch.tensor(a).cholesky(upper=True))
+
+
+def test_cdist_refuses_an_unknown_compute_mode_like_torch():
+    a, b = rand(5, 2), rand(4, 2, seed=1)
+    raises_like(lambda: ct.cdist(ct.tensor(a), ct.tensor(b), compute_mode="bad"),
+                lambda: torch.cdist(torch.tensor(a), torch.tensor(b), compute_mode="bad"))
+    raises_like(lambda: ct.cdist(ct.tensor(a[0]), ct.tensor(b), compute_mode="fast"),
+                lambda: torch.cdist(torch.tensor(a[0]), torch.tensor(b), compute_mode="fast"))
+    for mode in ("use_mm_for_euclid_dist", "donot_use_mm_for_euclid_dist"):
+        np.testing.assert_allclose(ct.cdist(ct.tensor(a), ct.tensor(b), compute_mode=mode).numpy(),
+                                   torch.cdist(torch.tensor(a), torch.tensor(b), compute_mode=mode).numpy(), 1e-9)
