@@ -142,7 +142,7 @@ def _install_sparse_methods():
     S.__rtruediv__ = lambda self, other: _nie("reciprocal")
     S.__eq__ = lambda self, other: _nie("eq.Tensor")
     S.zeros_like = ops.zeros_like
-    for name in ("neg", "abs", "relu", "sqrt", "pow", "tanh", "sin", "sign"):
+    for name in ("neg", "abs", "relu", "sqrt", "pow", "tanh", "sin", "sign", "index_select", "select", "unsqueeze"):
         setattr(S, name, K[name])
     S.__neg__, S.__abs__, S.__pow__ = K["neg"], K["abs"], K["pow"]
 

@@ -405,12 +405,63 @@ def cat(tensors, dim=0, *, out=None):
     return SparseTensor(cthtorch.cat(idx, 1), cthtorch.cat([t._v for t in tensors]), size)
 
 
+def index_select(s, dim, index, *, out=None):
+    """entries whose coordinate along a sparse dim is index[k], in k order then entry order (torch's), that
+    coordinate renumbered k; along a dense dim the values' own index_select"""
+    d = _dims(dim, s.dim())[0]
+    if index.dim() > 1 or index.dtype not in (cthtorch.int64, cthtorch.int32) or is_sparse(index):
+        raise IndexError("index_select() argument index must be 1-D strided (non-sparse) long-tensor.")
+    if index.numel() and (int(index.min()) < 0 or int(index.max()) >= s._shape[d]):
+        bad = int(index.max()) if int(index.max()) >= s._shape[d] else int(index.min())
+        raise IndexError("index_select(): index contains %d that is out of range for tensor of size %s at "
+                         "dimension %d" % (bad, list(s._shape), d))
+    size = list(s._shape)
+    size[d] = index.numel()
+    if d >= s.sparse_dim():
+        return SparseTensor(s._i, s._v.index_select(d - s.sparse_dim() + 1, index), size, s._coalesced)
+    k, e = (index.reshape(-1, 1).long() == s._i[d].unsqueeze(0)).nonzero().unbind(1)
+    idx = s._i[:, e].clone()
+    idx[d] = k
+    return SparseTensor(idx, s._v[e], size, k.numel() < 2)   # torch's flag: fewer than two entries are coalesced
+
+
+def select(s, dim, i):
+    """index_select of the one coordinate with that dim dropped (torch leaves the result uncoalesced)"""
+    d = _dims(dim, s.dim())[0]
+    n = s._shape[d]
+    if not -n <= i < n:
+        raise IndexError("select(): index %d out of range for tensor of size %s at dimension %d"
+                         % (i, list(s._shape), d))
+    r = index_select(s, d, cthtorch.tensor([i % n]))
+    size = [x for j, x in enumerate(s._shape) if j != d]
+    if d >= s.sparse_dim():
+        return SparseTensor(r._i, r._v.squeeze(d - s.sparse_dim() + 1), size, s._coalesced)
+    return SparseTensor(cthtorch.cat([r._i[:d], r._i[d + 1:]]), r._v, size, r._coalesced)
+
+
+def unsqueeze(s, dim):
+    """a size-1 sparse dim (coordinate 0) where it falls among the sparse dims, else a dense one"""
+    d = _dims(dim, s.dim() + 1)[0]
+    size = list(s._shape)
+    size.insert(d, 1)
+    if d > s.sparse_dim():
+        return SparseTensor(s._i, s._v.unsqueeze(d - s.sparse_dim() + 1), size, s._coalesced)
+    idx = cthtorch.cat([s._i[:d], s._i.new_zeros((1, s._i.shape[1])), s._i[d:]])
+    return SparseTensor(idx, s._v, size, s._nnz() < 2)
+
+
+def stack(tensors, dim=0, *, out=None):
+    tensors = list(tensors)
+    return cat([unsqueeze(t, dim) if is_sparse(t) else t for t in tensors], dim)
+
+
 _KERNELS = {
     "mm": mm, "matmul": matmul, "addmm": addmm, "add": add, "sub": sub, "mul": mul, "div": div, "sum": sum,
     "add_": add_, "sub_": lambda self, other, *, alpha=1: add_(self, other, alpha=-alpha),
     "mul_": _into_dense("mul_"),
     "div_": lambda self, other, **kwargs: div(self, other),
-    "zeros_like": zeros_like, "cat": cat,
+    "zeros_like": zeros_like, "cat": cat, "stack": stack, "index_select": index_select, "select": select,
+    "unsqueeze": unsqueeze,
     "t": lambda s: s.t(), "transpose": lambda s, d0, d1: s.transpose(d0, d1),
     "clone": lambda s, **kw: s.clone(), "detach": lambda s: s.detach(),
     "neg": _unary("neg", False), "abs": _unary("abs"), "relu": _unary("relu"), "sqrt": _unary("sqrt"),

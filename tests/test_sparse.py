@@ -332,7 +332,7 @@ def test_errors_match_torch(name):
 
 def test_not_implemented_says_so():
     s = S(ct)
-    for f in (lambda: S(ct, requires_grad=True) @ s.t(), lambda: s[0], lambda: s.backward(), lambda: ct.ones(2).to_sparse_csr(),
+    for f in (lambda: S(ct, requires_grad=True) @ s.t(), lambda: s[0, 1], lambda: s.backward(), lambda: ct.ones(2).to_sparse_csr(),
               lambda: ct.zeros(2, 3, layout=ct.sparse_coo), lambda: ct.ones(2).to_sparse(layout=ct.sparse_csr)):
         with pytest.raises(NotImplementedError, match="cthtorch|SparseCPU"):
             f()
@@ -474,3 +474,42 @@ def test_sparse_times_sparse_hybrid_and_shape_error():
             h * L.sparse_coo_tensor(i, L.ones(3, 2), (2, 3, 2))
         out.append((r._indices().tolist(), r._values().tolist(), r.to_dense().tolist(), str(e.value)))
     assert out[0] == out[1]
+
+
+_SELECT_CASES = [
+    lambda L, B, h: B.index_select(0, L.tensor([2, 1, 2])),
+    lambda L, B, h: B.coalesce().index_select(1, L.tensor([1, 0])),
+    lambda L, B, h: L.index_select(B, 1, L.tensor([3])),
+    lambda L, B, h: h.index_select(2, L.tensor([0, 0])),
+    lambda L, B, h: B.unsqueeze(0),
+    lambda L, B, h: B.coalesce().unsqueeze(1),
+    lambda L, B, h: h.unsqueeze(3),
+    lambda L, B, h: h.unsqueeze(2),
+    lambda L, B, h: L.stack([B, B], 1),
+    lambda L, B, h: L.stack([B, B.coalesce()]),
+    lambda L, B, h: B.select(0, 1),
+    lambda L, B, h: B.coalesce().select(1, 1),
+    lambda L, B, h: B[1],
+    lambda L, B, h: B[-1],
+    lambda L, B, h: h.select(2, 1),
+]
+
+
+@pytest.mark.parametrize("k", range(len(_SELECT_CASES)))
+def test_sparse_index_select_select_unsqueeze_stack_like_torch(k):
+    """GNN subgraph code (adj.index_select(0, nodes), adj[i], torch.stack of adjacencies): entries in torch's
+    order, its coalesced flag (fewer than two entries count as coalesced), hybrid values"""
+    out = []
+    for L in (ct, torch):
+        ei = L.tensor([[0, 1, 1, 2, 3], [1, 0, 2, 1, 3]])
+        B = L.sparse_coo_tensor(ei, L.arange(5.), (4, 4))
+        h = L.sparse_coo_tensor(ei, L.arange(15.).view(5, 3), (4, 4, 3))
+        r = _SELECT_CASES[k](L, B, h)
+        out.append((r._indices().tolist(), r._values().tolist(), tuple(r.shape), r.is_coalesced()))
+    assert out[0] == out[1]
+
+
+def test_sparse_index_select_and_select_errors_like_torch():
+    for f in (lambda L, B: B.index_select(0, L.tensor([[0]])), lambda L, B: B.index_select(0, L.tensor([5])),
+              lambda L, B: B.index_select(2, L.tensor([0]))):
+        oracle.raises_like(lambda: f(ct, S(ct)), lambda: f(torch, S(torch)))
