@@ -1,6 +1,6 @@
 """cthtorch.autograd: the Python API over the C engine (_C._ImperativeEngine)."""
 import cthtorch
-torch = cthtorch   # torch's submodules expose the package as .torch; old code writes torch.sparse.torch.eye(n)
+torch = cthtorch   # as torch's modules have it: old code writes torch.sparse.torch.eye(n)
 from cthtorch import _C
 
 from .function import Function, FunctionCtx, once_differentiable  # noqa: F401

@@ -3,7 +3,7 @@ import math
 import warnings
 
 import cthtorch
-torch = cthtorch   # torch's submodules expose the package as .torch; old code writes torch.sparse.torch.eye(n)
+torch = cthtorch   # as torch's modules have it: old code writes torch.sparse.torch.eye(n)
 
 
 def calculate_gain(nonlinearity, param=None):
