@@ -7,9 +7,23 @@ and crow_indices the running count of entries per row. So the COO kernels comput
 C parser hands a CSR operand to the same dispatcher; ops that have no CSR meaning here (elementwise
 arithmetic, reductions, indices()) raise instead of answering in the COO layout."""
 import re
+import warnings
 
 import cthtorch
 from cthtorch._sparse_tensor import SparseTensor, _named, _nie
+from cthtorch._utils import _user_stacklevel
+
+_beta_warned = []
+
+
+def _warn_beta(layout):
+    """torch's compressed-tensor constructor warns once per process, naming the first layout built; the CSC
+    paths warn before the CSR tensor they go through"""
+    if not _beta_warned:
+        _beta_warned.append(True)
+        warnings.warn("Sparse %s tensor support is in beta state. If you miss a functionality in the sparse tensor "
+                      "support, please submit a feature request to https://github.com/pytorch/pytorch/issues."
+                      % layout, stacklevel=_user_stacklevel())
 
 
 class SparseCsrTensor(SparseTensor):
@@ -18,6 +32,7 @@ class SparseCsrTensor(SparseTensor):
     def __init__(self, indices, values, size, index_dtype=(cthtorch.int64, cthtorch.int64)):
         super().__init__(indices, values, size, coalesced=True)
         self._index_dtype = index_dtype   # crow's and col's, int32 or int64 each, as given: torch keeps them
+        _warn_beta("CSC" if isinstance(self, SparseCscTensor) else "CSR")
 
     def _like(self, values, indices=None, coalesced=None, size=None):
         if size is not None or coalesced is False:
@@ -272,8 +287,8 @@ def sparse_csr_tensor(crow_indices, col_indices, values, size=None, *, dtype=Non
     size = tuple(int(s) for s in size)
     if len(size) != 2:
         raise NotImplementedError("cthtorch: only 2-D sparse CSR tensors are implemented (size %s)" % (size,))
-    from cthtorch._sparse_factory import _state
-    check = _state["check"] if check_invariants is None else check_invariants
+    from cthtorch._sparse_factory import _invariants_flag
+    check = _invariants_flag(check_invariants)
     if crow.shape[0] != size[0] + 1:
         raise RuntimeError("crow_indices.size(-1) == nrows + 1 is not satisfied.")
     if crow.numel() and (int(crow[0]) != 0 or int(crow[-1]) != col.shape[0]):
@@ -329,6 +344,9 @@ def sparse_csc_tensor(ccol_indices, row_indices, values, size=None, *, dtype=Non
         if len(size) != 2:
             raise NotImplementedError("cthtorch: only 2-D sparse CSC tensors are implemented (size %s)" % (size,))
         size = (size[1], size[0])
+    from cthtorch._sparse_factory import _invariants_flag
+    check_invariants = _invariants_flag(check_invariants)
+    _warn_beta("CSC")
     try:
         t = sparse_csr_tensor(ccol_indices, row_indices, values, size, dtype=dtype, device=device,
                               requires_grad=requires_grad, check_invariants=check_invariants)
@@ -347,6 +365,7 @@ def to_sparse_csc(self, dense_dim=None):
         raise NotImplementedError("cthtorch: sparse CSC tensors with dense dimensions are not implemented")
     if type(self) is SparseCscTensor:
         return self
+    _warn_beta("CSC")
     csr = to_sparse_csr(self)
     return SparseCscTensor(csr._i, _named("ToSparseCscBackward0", csr._v) if type(self) is SparseCsrTensor
                            else csr._v, csr._shape, csr._index_dtype)

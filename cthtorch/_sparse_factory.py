@@ -6,12 +6,12 @@ import cthtorch
 from cthtorch import _C
 from cthtorch import _sparse_ops as ops
 from cthtorch._sparse_tensor import SparseTensor, _named, _nie
-from cthtorch._utils import _int_list
+from cthtorch._utils import _int_list, _user_stacklevel
 
 _INVARIANT_WARNING = (
     "Sparse invariant checks are implicitly disabled. Memory errors (e.g. SEGFAULT) will occur when operating on "
     "a sparse tensor which violates the invariants, but checks incur performance overhead. To silence this warning, "
-    "explicitly opt in or out. See `torch.sparse.check_sparse_tensor_invariants.__doc__` for guidance.")
+    "explicitly opt in or out. See `torch.sparse.check_sparse_tensor_invariants.__doc__` for guidance. ")   # torch's trailing space
 _state = {"check": None, "warned": False}   # torch.sparse.check_sparse_tensor_invariants' global flag
 
 
@@ -43,11 +43,7 @@ def sparse_coo_tensor(indices=None, values=None, size=None, *, dtype=None, devic
     if idx.shape[1] != vals.shape[0]:
         raise RuntimeError("indices and values must have same nnz, but got nnz from indices: %d, nnz from values: %d"
                            % (idx.shape[1], vals.shape[0]))
-    if check_invariants is None:
-        check_invariants = _state["check"]
-    if check_invariants is None and not _state["warned"]:
-        _state["warned"] = True
-        warnings.warn(_INVARIANT_WARNING, UserWarning, stacklevel=2)
+    check_invariants = _invariants_flag(check_invariants)
     if check_invariants and idx.shape[1]:
         _check_bounds(idx, size)
     if requires_grad and not vals.is_floating_point():
@@ -55,6 +51,17 @@ def sparse_coo_tensor(indices=None, values=None, size=None, *, dtype=None, devic
     v = _named("SparseCooTensorWithDimsAndTensorsBackward0", vals) if vals.requires_grad else vals.detach()
     s = SparseTensor(idx, v, size, bool(is_coalesced) if is_coalesced is not None else idx.shape[1] < 2)
     return s.requires_grad_() if requires_grad else s
+
+
+def _invariants_flag(check_invariants):
+    """The constructor's check_invariants, else the global flag; unset both ways, torch's warning once per
+    process (one flag for every sparse layout's constructor), at the user's line"""
+    if check_invariants is None:
+        check_invariants = _state["check"]
+    if check_invariants is None and not _state["warned"]:
+        _state["warned"] = True
+        warnings.warn(_INVARIANT_WARNING, UserWarning, stacklevel=_user_stacklevel())
+    return check_invariants
 
 
 def _check_bounds(idx, size):
@@ -135,7 +142,7 @@ def _install_sparse_methods():
     S.__rtruediv__ = lambda self, other: _nie("reciprocal")
     S.__eq__ = lambda self, other: _nie("eq.Tensor")
     S.zeros_like = ops.zeros_like
-    for name in ("neg", "abs", "relu", "sqrt", "pow", "tanh", "sin", "sign"):
+    for name in ("neg", "abs", "relu", "sqrt", "pow", "tanh", "sin", "sign", "index_select", "select", "unsqueeze"):
         setattr(S, name, K[name])
     S.__neg__, S.__abs__, S.__pow__ = K["neg"], K["abs"], K["pow"]
 

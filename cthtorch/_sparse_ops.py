@@ -214,11 +214,44 @@ def mul(input, other, *, out=None):
     if is_sparse(b) and not is_sparse(a):
         a, b = b, a
     if is_sparse(b):
-        raise NotImplementedError("cthtorch: sparse * sparse is not implemented")
+        return _mul_sparse(a, b)
     if _is_scalar(b):
         return a._like(a._v * b)
     dense = b.expand(a._shape) if tuple(b.shape) != tuple(a._shape) else b
     return a._like(a._v * dense[tuple(a._i)])
+
+
+def _mul_sparse(x, y):
+    """sparse * sparse as torch's intersection kernel: one operand (x if coalesced, else y if coalesced, else x
+    coalesced) is looked up at each entry of the other, the source, whose pattern the result keeps: every entry,
+    0 where the lookup has none, when the source is uncoalesced; only the matches, coalesced, when it is."""
+    if x._shape != y._shape or x.sparse_dim() != y.sparse_dim():
+        raise RuntimeError("sparse_binary_op_intersection_cpu(): expects sparse inputs with equal dimensionality, "
+                           "number of sparse dimensions, and shape of sparse dimensions")
+    if not x._nnz() or not y._nnz():   # torch's short cut: an empty, coalesced product
+        values = (x._v[:0] * y._v[:0])
+        return SparseTensor(x._i[:, :0], values, x._shape, True)
+    if x._coalesced:
+        lookup, source = x, y
+    elif y._coalesced:
+        lookup, source = y, x
+    else:
+        lookup, source = x.coalesce(), y
+    nsp = x.sparse_dim()
+    strides = [1] * nsp
+    for d in range(nsp - 2, -1, -1):
+        strides[d] = strides[d + 1] * x._shape[d + 1]
+    weights = cthtorch.tensor(strides, dtype=cthtorch.int64).unsqueeze(1)
+    keys, wanted = (lookup._i * weights).sum(0), (source._i * weights).sum(0)   # row-major linear positions
+    n = keys.shape[0]
+    pos = cthtorch.searchsorted(keys, wanted).clamp(max=max(n - 1, 0))
+    match = keys[pos] == wanted if n else cthtorch.zeros(wanted.shape, dtype=cthtorch.bool)
+    found = lookup._v[pos] if n else cthtorch.zeros_like(source._v)
+    mask = match.reshape((-1,) + (1,) * (source._v.dim() - 1))
+    values = source._v * cthtorch.where(mask, found, cthtorch.zeros((), dtype=found.dtype))
+    if not source._coalesced:
+        return SparseTensor(source._i, values, x._shape)
+    return SparseTensor(source._i[:, match], values[match], x._shape, True)
 
 
 def div(input, other, *, rounding_mode=None, out=None):
@@ -372,12 +405,63 @@ def cat(tensors, dim=0, *, out=None):
     return SparseTensor(cthtorch.cat(idx, 1), cthtorch.cat([t._v for t in tensors]), size)
 
 
+def index_select(s, dim, index, *, out=None):
+    """entries whose coordinate along a sparse dim is index[k], in k order then entry order (torch's), that
+    coordinate renumbered k; along a dense dim the values' own index_select"""
+    d = _dims(dim, s.dim())[0]
+    if index.dim() > 1 or index.dtype not in (cthtorch.int64, cthtorch.int32) or is_sparse(index):
+        raise IndexError("index_select() argument index must be 1-D strided (non-sparse) long-tensor.")
+    if index.numel() and (int(index.min()) < 0 or int(index.max()) >= s._shape[d]):
+        bad = int(index.max()) if int(index.max()) >= s._shape[d] else int(index.min())
+        raise IndexError("index_select(): index contains %d that is out of range for tensor of size %s at "
+                         "dimension %d" % (bad, list(s._shape), d))
+    size = list(s._shape)
+    size[d] = index.numel()
+    if d >= s.sparse_dim():
+        return SparseTensor(s._i, s._v.index_select(d - s.sparse_dim() + 1, index), size, s._coalesced)
+    k, e = (index.reshape(-1, 1).long() == s._i[d].unsqueeze(0)).nonzero().unbind(1)
+    idx = s._i[:, e].clone()
+    idx[d] = k
+    return SparseTensor(idx, s._v[e], size, k.numel() < 2)   # torch's flag: fewer than two entries are coalesced
+
+
+def select(s, dim, i):
+    """index_select of the one coordinate with that dim dropped (torch leaves the result uncoalesced)"""
+    d = _dims(dim, s.dim())[0]
+    n = s._shape[d]
+    if not -n <= i < n:
+        raise IndexError("select(): index %d out of range for tensor of size %s at dimension %d"
+                         % (i, list(s._shape), d))
+    r = index_select(s, d, cthtorch.tensor([i % n]))
+    size = [x for j, x in enumerate(s._shape) if j != d]
+    if d >= s.sparse_dim():
+        return SparseTensor(r._i, r._v.squeeze(d - s.sparse_dim() + 1), size, s._coalesced)
+    return SparseTensor(cthtorch.cat([r._i[:d], r._i[d + 1:]]), r._v, size, r._coalesced)
+
+
+def unsqueeze(s, dim):
+    """a size-1 sparse dim (coordinate 0) where it falls among the sparse dims, else a dense one"""
+    d = _dims(dim, s.dim() + 1)[0]
+    size = list(s._shape)
+    size.insert(d, 1)
+    if d > s.sparse_dim():
+        return SparseTensor(s._i, s._v.unsqueeze(d - s.sparse_dim() + 1), size, s._coalesced)
+    idx = cthtorch.cat([s._i[:d], s._i.new_zeros((1, s._i.shape[1])), s._i[d:]])
+    return SparseTensor(idx, s._v, size, s._nnz() < 2)
+
+
+def stack(tensors, dim=0, *, out=None):
+    tensors = list(tensors)
+    return cat([unsqueeze(t, dim) if is_sparse(t) else t for t in tensors], dim)
+
+
 _KERNELS = {
     "mm": mm, "matmul": matmul, "addmm": addmm, "add": add, "sub": sub, "mul": mul, "div": div, "sum": sum,
     "add_": add_, "sub_": lambda self, other, *, alpha=1: add_(self, other, alpha=-alpha),
     "mul_": _into_dense("mul_"),
     "div_": lambda self, other, **kwargs: div(self, other),
-    "zeros_like": zeros_like, "cat": cat,
+    "zeros_like": zeros_like, "cat": cat, "stack": stack, "index_select": index_select, "select": select,
+    "unsqueeze": unsqueeze,
     "t": lambda s: s.t(), "transpose": lambda s, d0, d1: s.transpose(d0, d1),
     "clone": lambda s, **kw: s.clone(), "detach": lambda s: s.detach(),
     "neg": _unary("neg", False), "abs": _unary("abs"), "relu": _unary("relu"), "sqrt": _unary("sqrt"),

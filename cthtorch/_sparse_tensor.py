@@ -182,8 +182,10 @@ class SparseTensor(PythonLayoutTensor):
         raise RuntimeError("unsupported memory format option Contiguous")
 
     def __getitem__(self, index):
-        raise NotImplementedError("cthtorch: indexing a sparse tensor is not implemented; index s.to_dense() "
-                                  "or use s.coalesce().indices()/.values()")
+        if isinstance(index, int) and not isinstance(index, bool) and self.layout == cthtorch.sparse_coo:
+            return self.select(0, index)   # s[i]: torch's select on a sparse tensor
+        raise NotImplementedError("cthtorch: indexing a sparse tensor is not implemented (except s[i]); index "
+                                  "s.to_dense() or use s.coalesce().indices()/.values()")
 
     def __len__(self):
         if not self._shape:

@@ -1,11 +1,12 @@
 """Small helpers the Python side shares (one copy each): dimension wrapping
 with PyTorch's message, the legacy dtype names PyTorch's messages use
 ("Float", "Long"), and int / int-list arguments checked with torch's parser
-texts. The tuple helpers (_pair, _single, ...) live where torch
+texts, and the stack level of the user's frame for warnings. The tuple helpers (_pair, _single, ...) live where torch
 has them, in cthtorch.nn.modules.utils."""
 import operator
 import os
 import sys
+import warnings
 
 _PKG_DIR = os.path.dirname(os.path.abspath(__file__))
 
@@ -17,7 +18,8 @@ _LEGACY_NAMES = {"float32": "Float", "float64": "Double", "float16": "Half", "bf
 
 def _user_stacklevel():
     """warnings.warn's stacklevel, from the function calling this one, of the innermost frame outside
-    cthtorch: a warning points at the user's line (and is not filtered as library code's)."""
+    cthtorch: a warning torch raises in C++ is attributed to the user's line calling the op, however many
+    package frames lie between (and is not filtered as library code's)."""
     f, level = sys._getframe(1), 1
     while f is not None and os.path.abspath(f.f_code.co_filename).startswith(_PKG_DIR + os.sep):
         f, level = f.f_back, level + 1
@@ -157,3 +159,14 @@ def _unflatten_dense_tensors(flat, tensors):
         out.append(flat.narrow(0, offset, t.numel()).view_as(t))
         offset += t.numel()
     return tuple(out)
+
+
+_warned = set()
+
+
+def _warn_once(key, message):
+    """torch's TORCH_WARN_ONCE: the first call in a process warns (a training loop calling the op every step
+    sees it once), attributed to the user's line as torch's C++ warning is"""
+    if key not in _warned:
+        _warned.add(key)
+        warnings.warn(message, stacklevel=_user_stacklevel())

@@ -14,6 +14,8 @@ and the real<->complex steps go through view_as_real/view_as_complex.
 """
 import math
 
+import cthtorch as torch   # as torch's modules have it: old code writes torch.sparse.torch.eye(n)
+
 __all__ = ["fft", "ifft", "fft2", "ifft2", "fftn", "ifftn", "rfft", "irfft", "rfft2", "irfft2", "rfftn", "irfftn",
            "hfft", "ihfft", "hfft2", "ihfft2", "hfftn", "ihfftn", "fftfreq", "rfftfreq", "fftshift", "ifftshift"]
 

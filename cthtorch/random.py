@@ -1,6 +1,8 @@
 """torch.random: the default generator's seeding and state, and fork_rng."""
 import contextlib
 
+import cthtorch as torch   # as torch's modules have it: old code writes torch.sparse.torch.eye(n)
+
 from cthtorch._random import get_rng_state, initial_seed, manual_seed, seed, set_rng_state  # noqa: F401
 from cthtorch._C import default_generator  # noqa: F401
 

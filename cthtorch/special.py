@@ -3,6 +3,7 @@ on the core ops (so they differentiate where the core op does)."""
 import warnings
 
 import cthtorch as _t
+torch = _t   # as torch's modules have it: old code writes torch.sparse.torch.eye(n)
 from cthtorch._utils import _dtype_name
 
 

@@ -421,3 +421,14 @@ def test_data_utils_modules_under_torchs_paths():
     assert collate([range(2), range(3)], collate_fn_map=fn_map) == [2, 3]
     from cthtorch.utils.data import dataloader
     assert dataloader._pin is D._utils.pin_memory.pin_memory   # what pin_memory=True applies to each batch
+
+
+def test_default_collate_refuses_sparse_and_nested_batches_like_torch():
+    """a dataset of sparse adjacencies needs its own collate_fn, as under torch (default_collate stacked them
+    once sparse stack existed); nested tensors likewise"""
+    def batches(L):
+        adj = L.sparse_coo_tensor(L.tensor([[0, 1], [1, 0]]), L.ones(2), (2, 2))
+        return ([adj, adj], [adj.to_sparse_csr()] * 2,
+                [L.nested.nested_tensor([L.ones(2), L.ones(3)])] * 2)
+    for ours, theirs in zip(batches(cthtorch), batches(torch)):
+        oracle.raises_like(lambda: D.default_collate(ours), lambda: TD.default_collate(theirs))

@@ -88,10 +88,8 @@ def test_same_exception_as_torch(expr, msg):
 
 
 def test_setitem_shape_mismatch():
-    with pytest.raises(RuntimeError, match="shape mismatch: value tensor of shape \\[4\\] cannot be broadcast"):
-        setitem_mismatch(ct)
-    with pytest.raises(RuntimeError):
-        setitem_mismatch(torch)
+    """a basic-index write reports the value's expand error, as torch's copy_to does"""
+    oracle.raises_like(lambda: setitem_mismatch(ct), lambda: setitem_mismatch(torch))
 
 
 def test_numpy_misaligned_and_readonly():

@@ -188,3 +188,55 @@ def test_stft_istft_method_forms(pad_mode):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         oracle.raises_like(lambda: c.istft(16), lambda: t.istft(16))
+
+
+_STFT_ERRORS = [
+    lambda L, x, w: L.stft(x, 2000, window=L.ones(2000), center=False, return_complex=True),
+    lambda L, x, w: L.stft(x, 256, hop_length=0, window=w, return_complex=True),
+    lambda L, x, w: L.stft(x, 0, return_complex=True, center=False),
+    lambda L, x, w: L.stft(L.ones(2, 2, 100), 16, return_complex=True),
+    lambda L, x, w: L.stft(x, 256, window=w.view(16, 16), return_complex=True),
+    lambda L, x, w: L.stft(x, 256, window=w, return_complex=True, align_to_window=True),
+    lambda L, x, w: L.stft(x.int(), 256, window=w, return_complex=True),
+    lambda L, x, w: L.stft(x, 256, window=w),
+    lambda L, x, w: L.stft(x[0], 256, win_length=300, return_complex=True, normalized=True, onesided=False),
+    lambda L, x, w: L.stft(x, 2000, return_complex=True),
+    lambda L, x, w: L.stft(x.double(), 256, window=L.hann_window(100, dtype=L.float64), return_complex=True),
+    lambda L, x, w: L.stft(x.to(L.cfloat), 256, window=L.hann_window(100), return_complex=True),
+    lambda L, x, w: L.istft(L.stft(x, 256, window=w, return_complex=True), 256, window=L.hann_window(100)),
+    lambda L, x, w: L.istft(L.stft(x, 256, window=w, return_complex=True), 256, win_length=300, onesided=True),
+]
+
+
+@pytest.mark.parametrize("k", range(len(_STFT_ERRORS)))
+def test_stft_istft_errors_describe_the_call_like_torch(k):
+    """stft's checks name the call (the centre-padded input, resolved hop and win lengths, the window) as torch's
+    C++ does; a centre pad larger than the signal is F.pad's error on torch's 3-D view; istft words its own"""
+    x = np.random.RandomState(0).randn(2, 1000).astype(np.float32)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        oracle.raises_like(lambda: _STFT_ERRORS[k](ct, ct.tensor(x), ct.hann_window(256)),
+                           lambda: _STFT_ERRORS[k](torch, torch.tensor(x), torch.hann_window(256)))
+
+
+_STFT_WARNINGS = """
+import warnings, {lib} as L
+x, w = L.ones(2, 600), L.hann_window(256)
+with warnings.catch_warnings(record=True) as ws:
+    warnings.simplefilter("always")
+    L.stft(x, 256, return_complex=False); L.stft(x, 256, window=w, return_complex=False)
+    s = L.stft(x, 256, return_complex=True); L.istft(s, 256); L.istft(s, 256)
+for m in ws:
+    print(m.category.__name__, str(m.message).split(" (Triggered")[0])
+"""
+
+
+def test_stft_istft_warnings_once_per_process_like_torch():
+    """no window (stft's and istft's own texts) and return_complex=False warn once per process each"""
+    import os
+    import subprocess
+    import sys
+    env = dict(os.environ, PYTHONPATH=os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    outs = [subprocess.run([sys.executable, "-c", _STFT_WARNINGS.format(lib=lib)], capture_output=True, text=True,
+                           env=env, timeout=120, check=True).stdout for lib in ("cthtorch", "torch")]
+    assert outs[0] == outs[1] and outs[0].count("UserWarning") == 3

@@ -419,3 +419,51 @@ def test_list_indices_index_as_int64_like_torch(key):
         exec("y" + key + " = -1")
         out.append((tuple(got.shape), got.tolist(), y.tolist()))
     assert out[0] == out[1]
+
+
+@pytest.mark.parametrize("case", range(8))
+def test_setitem_with_basic_indices_reports_the_expand_error_like_torch(case):
+    """x[slices] = value copies the value, stripped of leading size-1 dims, expanded to the slice (torch's
+    copy_to): a mismatch is expand's "The expanded size of the tensor ..." text, or its too-many-dims one;
+    advanced indices keep index_put's "shape mismatch" text"""
+    idx, shape = [((slice(None), slice(0, 3)), (2, 6)), (0, (3, 6)), ((0, slice(1, 3)), (5,)), (Ellipsis, (2, 2)),
+                  ((slice(None), None, 0), (4, 2, 6)), ((slice(0, 2), 1, slice(None)), (3, 6)),
+                  ((slice(None), slice(None), slice(0, 2)), (4, 5, 3, 1)),
+                  ((slice(None), [0, 1]), (3, 5, 6))][case]
+    out = []
+    for L in (ct, torch):
+        x = L.zeros(4, 5, 6)
+        i = tuple(L.tensor(k) if isinstance(k, list) else k for k in idx) if isinstance(idx, tuple) else idx
+        with pytest.raises(RuntimeError) as e:
+            x[i] = L.ones(*shape)
+        out.append(str(e.value))
+    assert out[0] == out[1]
+
+
+def test_setitem_value_with_leading_ones_keeps_its_gradient():
+    """the value's leading size-1 dims are dropped by an autograd view: y of shape (1, 1, 6) written into a row
+    gets its gradient (the dropped dims were a raw view before, and y.grad stayed None)"""
+    out = []
+    for L in (ct, torch):
+        x = L.zeros(2, 6).requires_grad_().clone()
+        y = L.randn(1, 1, 6).requires_grad_()
+        x[0] = y
+        x[1, None] = y * 2
+        (x * L.arange(12.).view(2, 6)).sum().backward()
+        out.append((y.grad.tolist(), type(x.grad_fn).__name__))
+    assert out[0] == out[1]
+
+
+@pytest.mark.parametrize("dst,src,dt", [((5, 6), (3, 6), "float32"), ((5, 6), (3, 6), "float64"),
+                                        ((1, 6), (3, 6), "float32"), ((5, 6), (2, 5, 6), "float32")])
+def test_copy_shape_errors_broadcast_the_destination_first_like_torch(dst, src, dt):
+    """copy_ broadcasts its destination with the source first, as torch's TensorIterator: sizes that cannot
+    broadcast are "The size of tensor a ..."; ones that broadcast past the destination "output with shape ..." """
+    out = []
+    for L in (ct, torch):
+        with pytest.raises(RuntimeError) as e:
+            L.zeros(*dst).copy_(L.ones(*src, dtype=getattr(L, dt)))
+        with pytest.raises(RuntimeError) as e2:
+            L.zeros(*dst)[:] = L.ones(*src)[None]
+        out.append((str(e.value), str(e2.value)))
+    assert out[0] == out[1]

@@ -687,20 +687,32 @@ def test_half_precision_vector_norm_sums_in_float(dt):
             assert c.norm(p, dim=1).float().numpy().tolist() == t.norm(p, dim=1).float().numpy().tolist()
 
 
-def test_legacy_lu_warns_once_per_process_like_torch():
-    """torch.lu / Tensor.lu warn their deprecation once per process (Glow's 1x1 conv calls it every step)"""
+@pytest.mark.parametrize("calls,prefix", [("A.lu(); t.lu(A); t.lu(A, get_infos=True)",
+                                           "torch.lu is deprecated in favor of torch.linalg.lu_factor"),
+                                          ("A.cholesky(); t.cholesky(A); t.cholesky(A, upper=True)",
+                                           "torch.cholesky is deprecated in favor of torch.linalg.cholesky"),
+                                          ("A.qr(); t.qr(A); t.qr(A, some=False)",
+                                           "torch.qr is deprecated in favor of torch.linalg.qr"),
+                                          ("t.triangular_solve(A, A); A.triangular_solve(A, upper=False)",
+                                           "torch.triangular_solve is deprecated in favor of")])
+def test_legacy_decompositions_warn_once_per_process_like_torch(calls, prefix):
+    """torch.lu / cholesky / qr / triangular_solve and their methods warn their deprecation once per process
+    (Glow's 1x1 conv calls lu every step), at the user's line (the file that called, the first call's line)"""
+    import os
     import subprocess
     import sys
-    code = ("import warnings, {0} as t\nwarnings.simplefilter('always')\nA = t.randn(3, 3)\n"
+    code = ("import warnings, {0} as t\nwarnings.simplefilter('always')\nA = t.eye(3) * 2\n"
             "with warnings.catch_warnings(record=True) as w:\n"
-            "    warnings.simplefilter('always')\n    A.lu(); t.lu(A); t.lu(A, get_infos=True)\n"
-            "print(len(w)); print(str(w[0].message).split(' (Triggered')[0])")
-    import os
+            "    warnings.simplefilter('always')\n    %s\n"
+            "print(len(w)); print(str(w[0].message).split(' (Triggered')[0]); print(w[0].filename, w[0].lineno)"
+            % calls)
     root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     env = dict(os.environ, PYTHONPATH=root + os.pathsep + os.environ.get("PYTHONPATH", ""))
     outs = [subprocess.run([sys.executable, "-c", code.format(m)], capture_output=True, text=True, check=True,
                            env=env).stdout for m in ("cthtorch", "torch")]
-    assert outs[0] == outs[1] and outs[0].startswith("1\ntorch.lu is deprecated in favor of torch.linalg.lu_factor")
+    assert outs[0].startswith("1\n" + prefix) and outs[0].startswith(outs[1].rsplit("\n", 2)[0])
+    # torch.lu is Python in torch (its warning names torch/functional.py); the C++ ones name the caller's line
+    assert outs[0].endswith("<string> 6\n") and (outs[1] == outs[0] or "lu" in prefix)
 
 
 @pytest.mark.parametrize("p", [2.0, 1.0, 3.0, 0.0, float("inf")])
@@ -746,3 +758,41 @@ def test_legacy_qr_warns_once_per_process_as_torch():
             "print(len(w), [str(x.message).split(' (Triggered')[0] for x in w], q.shape, r.shape)\n")
     outs = oracle.fresh_process_outputs(code)
     assert outs[0] == outs[1] and outs[0].startswith("1 ")
+
+
+def test_tril_triu_results_are_contiguous_whatever_the_input_layout():
+    """torch allocates tril/triu contiguous: a column-major Cholesky factor's L.tril() is row-major, so
+    distributions' lower-Cholesky check (L.tril() == L).view(..., -1) works on linalg.cholesky's output"""
+    a = spd(4, dt="float32")
+    strides = []
+    for L in (torch, ct):
+        chol = L.linalg.cholesky(L.tensor(a))
+        t = L.tensor(rand(2, 3, 4)).transpose(-1, -2)
+        strides.append([chol.stride(), chol.tril().stride(), chol.triu(1).stride(), (chol.tril() == chol).stride(),
+                        t.tril().stride(), t.triu().stride(), t.tril(-1).stride()])
+        mvn = L.distributions.MultivariateNormal(L.zeros(4), scale_tril=chol, validate_args=True)
+        strides[-1].append(round(mvn.log_prob(L.ones(4)).item(), 4))
+    assert strides[1] == strides[0]
+
+
+@pytest.mark.parametrize("case", ["nonsquare", "long", "half", "not_pd_batch", "vector"])
+def test_legacy_cholesky_errors_name_cholesky_like_torch(case):
+    """torch.cholesky's errors say "cholesky:", not linalg.cholesky's name; integer and half inputs are its
+    kernel's dispatch error"""
+    a = {"nonsquare": rand(2, 3), "long": np.ones((2, 2), dtype="int64"), "half": np.eye(2, dtype="float16"),
+         "not_pd_batch": -np.stack([np.eye(2)] * 3), "vector": rand(3)}[case]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        raises_like(lambda: ct.cholesky(ct.tensor(a)), lambda: torch.cholesky(torch.tensor(a)))
+        raises_like(lambda: ct.tensor(a).cholesky(upper=True), lambda: torch.tensor(a).cholesky(upper=True))
+
+
+def test_cdist_refuses_an_unknown_compute_mode_like_torch():
+    a, b = rand(5, 2), rand(4, 2, seed=1)
+    raises_like(lambda: ct.cdist(ct.tensor(a), ct.tensor(b), compute_mode="bad"),
+                lambda: torch.cdist(torch.tensor(a), torch.tensor(b), compute_mode="bad"))
+    raises_like(lambda: ct.cdist(ct.tensor(a[0]), ct.tensor(b), compute_mode="fast"),
+                lambda: torch.cdist(torch.tensor(a[0]), torch.tensor(b), compute_mode="fast"))
+    for mode in ("use_mm_for_euclid_dist", "donot_use_mm_for_euclid_dist"):
+        np.testing.assert_allclose(ct.cdist(ct.tensor(a), ct.tensor(b), compute_mode=mode).numpy(),
+                                   torch.cdist(torch.tensor(a), torch.tensor(b), compute_mode=mode).numpy(), 1e-9)

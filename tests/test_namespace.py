@@ -1195,3 +1195,17 @@ def test_compile_turns_distribution_validation_off_as_torchs_dynamo_patch():
                           cwd=os.path.dirname(os.path.dirname(os.path.abspath(__file__)))).stdout
            for name in ("cthtorch", "torch")]
     assert out[0] == out[1] == "[True, True, False, -1.0, True]\n"
+
+
+def test_submodules_expose_the_package_as_torch_like_torch():
+    """torch.sparse.torch (and functional's, fft's, ...) is the package: capsule-network code builds one-hot
+    labels with torch.sparse.torch.eye(n).index_select(0, labels)"""
+    import cthtorch.nn.functional as CF
+    names = ["sparse", "fft", "special", "autograd", "random"]
+    assert all(getattr(getattr(torch, n), "torch") is torch for n in names) and torch.nn.functional.torch is torch
+    assert all(getattr(getattr(cthtorch, n), "torch") is cthtorch for n in names) and CF.torch is cthtorch
+    assert cthtorch.nn.init.torch is cthtorch
+    labels = [2, 0, 1]
+    ours = cthtorch.sparse.torch.eye(3).index_select(dim=0, index=cthtorch.tensor(labels))
+    theirs = torch.sparse.torch.eye(3).index_select(dim=0, index=torch.tensor(labels))
+    assert ours.tolist() == theirs.tolist()

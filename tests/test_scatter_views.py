@@ -189,3 +189,30 @@ def test_lu_unpack_bad_pivots():
         bad[1] = 7
         with pytest.raises(RuntimeError, match="pivots passed to lu_unpack must be between 1 and LU.size"):
             L.lu_unpack(LU, bad)
+
+
+_ONCE_WARNINGS = """
+import warnings, {lib} as L
+warnings.simplefilter("always")
+i = L.tensor([0, 1, 0])
+with warnings.catch_warnings(record=True) as w:
+    warnings.simplefilter("always")
+    L.zeros(3).scatter(0, i, 1.0, reduce="add")
+    L.zeros(3).scatter(0, i, L.ones(3), reduce="add"); L.zeros(3).scatter_(0, i, L.ones(3), reduce="multiply")
+    L.zeros(3).index_reduce(0, i, L.ones(3), "amax"); L.zeros(3).index_reduce_(0, i, L.ones(3), "mean")
+    L.index_reduce(L.zeros(3), 0, i, L.ones(3), "prod")
+for x in w:
+    print(x.category.__name__, x.filename, x.lineno, str(x.message).split(" (Triggered")[0])
+"""
+
+
+def test_scatter_reduce_argument_and_index_reduce_warn_once_like_torch():
+    """scatter(reduce=...) with a Tensor src warns its deprecation (a number src does not) and index_reduce its
+    beta state, each once per process (GNN aggregations call them every layer), at the user's line"""
+    import os
+    import subprocess
+    import sys
+    env = dict(os.environ, PYTHONPATH=os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    outs = [subprocess.run([sys.executable, "-c", _ONCE_WARNINGS.format(lib=lib)], capture_output=True, text=True,
+                           env=env, timeout=120, check=True).stdout for lib in ("cthtorch", "torch")]
+    assert outs[0] == outs[1] and outs[0].count("\n") == 2 and "index_reduce() is in beta" in outs[0]

@@ -332,7 +332,7 @@ def test_errors_match_torch(name):
 
 def test_not_implemented_says_so():
     s = S(ct)
-    for f in (lambda: s * s, lambda: S(ct, requires_grad=True) @ s.t(), lambda: s[0], lambda: s.backward(), lambda: ct.ones(2).to_sparse_csr(),
+    for f in (lambda: S(ct, requires_grad=True) @ s.t(), lambda: s[0, 1], lambda: s.backward(), lambda: ct.ones(2).to_sparse_csr(),
               lambda: ct.zeros(2, 3, layout=ct.sparse_coo), lambda: ct.ones(2).to_sparse(layout=ct.sparse_csr)):
         with pytest.raises(NotImplementedError, match="cthtorch|SparseCPU"):
             f()
@@ -429,3 +429,87 @@ def test_save_load_both_ways(tmp_path):
         check_same(a["adj"], b["adj"])
         check_same(a["c"], b["c"])
         assert tuple(a["size"]) == tuple(b["size"]) == (2, 3)
+
+
+_MUL_CASES = {
+    "uncoalesced_both": ([[0, 1, 1, 2], [1, 0, 2, 2]], [1., 2, 3, 4], [[1, 2, 0, 1], [2, 2, 0, 2]], [10., 20, 30, 5]),
+    "one_entry_x": ([[0], [0]], [2.], [[1, 2, 1], [1, 2, 0]], [10., 20, 30]),
+    "one_entry_y": ([[1, 2, 1], [1, 2, 0]], [10., 20, 30], [[0], [0]], [2.]),
+    "duplicates": ([[1, 1, 0], [1, 1, 0]], [1., 2, 3], [[1, 2, 1], [1, 2, 0]], [10., 20, 30]),
+    "empty": ([[0, 1, 1, 2], [1, 0, 2, 2]], [1., 2, 3, 4], [[], []], []),
+}
+
+
+@pytest.mark.parametrize("case", sorted(_MUL_CASES))
+@pytest.mark.parametrize("coalesce", ["none", "x", "y", "both"])
+def test_sparse_times_sparse_follows_torchs_intersection(case, coalesce):
+    """sparse * sparse (GNN masks, DistMult-style products of adjacency): the result keeps torch's pattern (the
+    uncoalesced source's entries with 0 where the other has none, or the coalesced intersection), dtype,
+    coalesced flag and the gradient of the values"""
+    xi, xv, yi, yv = _MUL_CASES[case]
+    out = []
+    for L in (ct, torch):
+        xval = L.tensor(xv, requires_grad=True)
+        x = L.sparse_coo_tensor(L.tensor(xi, dtype=L.int64).reshape(2, -1), xval, (3, 3))
+        y = L.sparse_coo_tensor(L.tensor(yi, dtype=L.int64).reshape(2, -1), L.tensor(yv, dtype=L.float64), (3, 3))
+        if coalesce in ("x", "both"):
+            x = x.coalesce()
+        if coalesce in ("y", "both"):
+            y = y.coalesce()
+        r = x * y
+        r2 = L.mul(y.detach(), x.detach())
+        L.sparse.sum(r).backward()
+        out.append((r._indices().tolist(), r._values().tolist(), str(r.dtype), r.is_coalesced(),
+                    r2._indices().tolist(), r2._values().tolist(), xval.grad.tolist()))
+    assert out[0] == out[1]
+
+
+def test_sparse_times_sparse_hybrid_and_shape_error():
+    out = []
+    for L in (ct, torch):
+        i = L.tensor([[0, 1, 1], [1, 0, 0]])
+        h = L.sparse_coo_tensor(i, L.arange(6.).view(3, 2), (2, 2, 2))
+        r = h * h.coalesce()
+        with pytest.raises(RuntimeError) as e:
+            h * L.sparse_coo_tensor(i, L.ones(3, 2), (2, 3, 2))
+        out.append((r._indices().tolist(), r._values().tolist(), r.to_dense().tolist(), str(e.value)))
+    assert out[0] == out[1]
+
+
+_SELECT_CASES = [
+    lambda L, B, h: B.index_select(0, L.tensor([2, 1, 2])),
+    lambda L, B, h: B.coalesce().index_select(1, L.tensor([1, 0])),
+    lambda L, B, h: L.index_select(B, 1, L.tensor([3])),
+    lambda L, B, h: h.index_select(2, L.tensor([0, 0])),
+    lambda L, B, h: B.unsqueeze(0),
+    lambda L, B, h: B.coalesce().unsqueeze(1),
+    lambda L, B, h: h.unsqueeze(3),
+    lambda L, B, h: h.unsqueeze(2),
+    lambda L, B, h: L.stack([B, B], 1),
+    lambda L, B, h: L.stack([B, B.coalesce()]),
+    lambda L, B, h: B.select(0, 1),
+    lambda L, B, h: B.coalesce().select(1, 1),
+    lambda L, B, h: B[1],
+    lambda L, B, h: B[-1],
+    lambda L, B, h: h.select(2, 1),
+]
+
+
+@pytest.mark.parametrize("k", range(len(_SELECT_CASES)))
+def test_sparse_index_select_select_unsqueeze_stack_like_torch(k):
+    """GNN subgraph code (adj.index_select(0, nodes), adj[i], torch.stack of adjacencies): entries in torch's
+    order, its coalesced flag (fewer than two entries count as coalesced), hybrid values"""
+    out = []
+    for L in (ct, torch):
+        ei = L.tensor([[0, 1, 1, 2, 3], [1, 0, 2, 1, 3]])
+        B = L.sparse_coo_tensor(ei, L.arange(5.), (4, 4))
+        h = L.sparse_coo_tensor(ei, L.arange(15.).view(5, 3), (4, 4, 3))
+        r = _SELECT_CASES[k](L, B, h)
+        out.append((r._indices().tolist(), r._values().tolist(), tuple(r.shape), r.is_coalesced()))
+    assert out[0] == out[1]
+
+
+def test_sparse_index_select_and_select_errors_like_torch():
+    for f in (lambda L, B: B.index_select(0, L.tensor([[0]])), lambda L, B: B.index_select(0, L.tensor([5])),
+              lambda L, B: B.index_select(2, L.tensor([0]))):
+        oracle.raises_like(lambda: f(ct, S(ct)), lambda: f(torch, S(torch)))

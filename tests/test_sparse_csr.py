@@ -150,3 +150,33 @@ def test_to_sparse_coo_and_coalesce_as_torch():
     for L in (ct, torch):
         with pytest.raises(RuntimeError, match="^coalesce expected sparse coordinate tensor layout but got SparseCsr$"):
             L.tensor(X).to_sparse_csr().coalesce()
+
+
+_COMPRESSED_WARNINGS = """
+import warnings, {lib} as L
+warnings.simplefilter("always")
+with warnings.catch_warnings(record=True) as w:
+    warnings.simplefilter("always")
+    L.eye(3).to_sparse_csc(); L.eye(3).to_sparse_csr()
+    L.sparse_csr_tensor(L.tensor([0, 1]), L.tensor([0]), L.tensor([1.]))
+    L.sparse_coo_tensor(L.tensor([[0]]), L.tensor([1.]), (2,))
+for x in w:
+    print(x.category.__name__, x.filename, x.lineno, str(x.message).split(" (Triggered")[0])
+"""
+
+
+def test_compressed_constructors_warn_beta_and_invariants_once_like_torch():
+    """the first compressed tensor of a process warns that the layout (here CSC) is in beta, once for every
+    compressed layout; sparse_csr_tensor warns the unset invariant checks, once, shared with sparse_coo_tensor;
+    both at the user's line"""
+    import os
+    import subprocess
+    import sys
+    env = dict(os.environ, PYTHONPATH=os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    outs = []
+    for lib in ("cthtorch", "torch"):
+        out = subprocess.run([sys.executable, "-c", _COMPRESSED_WARNINGS.format(lib=lib)], capture_output=True,
+                             text=True, env=env, timeout=120)
+        assert out.returncode == 0, out.stderr[-2000:]
+        outs.append(out.stdout)
+    assert outs[0] == outs[1] and outs[0].count("\n") == 2 and "Sparse CSC tensor support is in beta" in outs[0]

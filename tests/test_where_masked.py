@@ -88,3 +88,21 @@ def test_non_bool_mask_errors_name_the_dtype_as_torch(dtype):
                 f(L, L.ones(3, dtype=getattr(L, dtype)))
             msgs.append(str(e.value))
         assert msgs[0] == msgs[1]
+
+
+def test_tensor_where_method_binds_self_as_the_values_not_the_condition():
+    """x.where(cond, y) is torch.where(cond, x, y): the schema lists condition first, but the method binds self
+    (it raised "where expected condition to be a boolean tensor" with a float x); numbers and tensors as y,
+    keywords, gradients through x, and the signature errors"""
+    outs = []
+    for L in (ct, torch):
+        x = L.arange(6.).view(2, 3).requires_grad_()
+        a = x.where(x > 2, 0.0)
+        b = x.where(condition=x < 4, other=L.tensor(-1.))
+        (a * 2 + b).sum().backward()
+        try:
+            x.where(x > 2, L.ones(3, 2))
+        except RuntimeError as e:
+            err = str(e)
+        outs.append((a.tolist(), b.tolist(), str(a.dtype), x.grad.tolist(), err))
+    assert outs[0] == outs[1]

@@ -1153,8 +1153,14 @@ def gen_node(info):
     return "\n\n".join(S)
 
 
+def self_first(params):
+    """A method's parameters: the one named self first, where the Tensor method binds (where.self's schema
+    starts with condition, but x.where(cond, y) is torch.where(cond, x, y))."""
+    return sorted(params, key=lambda p: p.name != "self")
+
+
 def python_sig(d, method, inplace, out):
-    params = d.params   # methods bind self as the first parameter
+    params = self_first(d.params) if method else d.params   # methods bind self as the first parameter
     parts = []
     kw = False
     for p in params:
@@ -1253,7 +1259,8 @@ def gen_binding(pyname, entries, method, module=""):
     L.append("  switch (idx) {")
     for k, (d, inplace, out, order) in enumerate(entries):
         # each parameter's index in the parsed signature (a deprecated order moves them)
-        pos, rest = deprecated_params(d, order, method) if order is not None else (d.params, [])
+        pos, rest = (deprecated_params(d, order, method) if order is not None
+                     else (self_first(d.params) if method else d.params, []))
         where = {p.name: i for i, p in enumerate(pos + rest)}
         args = [c_arg_from_parser(p, where[p.name]) for p in d.params]
         dev_checks = ["ap_device_check(&r, %d) < 0" % where[p.name] for p in d.params if p.base == "Device"]

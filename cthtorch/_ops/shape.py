@@ -8,7 +8,7 @@ import math
 import cthtorch
 from cthtorch import _C
 from cthtorch.autograd.function import Function
-from cthtorch._utils import _cpp_dtype_name, _int_arg, _int_list, _wrap_dim
+from cthtorch._utils import _cpp_dtype_name, _int_arg, _int_list, _warn_once, _wrap_dim
 from cthtorch._sparse_tensor import name_node
 
 
@@ -189,11 +189,19 @@ def scatter(input, dim, index, src=None, *, value=None, reduce=None, out=None):
     if reduce is not None:
         if reduce not in ("add", "multiply"):
             raise RuntimeError("reduce argument must be either add or multiply.")
+        _warn_reduce_with_tensor_src(src)
         return _to_out(_scatter_values(input, dim, index, src, reduce), out)
     if _needs_grad(input, src):
         fn = _ScatterSrc if isinstance(src, cthtorch.Tensor) else _ScatterValue
         return _to_out(fn.apply(input, dim, index, src, False), out)
     return _to_out(_scatter_values(input, dim, index, src), out)
+
+
+def _warn_reduce_with_tensor_src(src):
+    if isinstance(src, cthtorch.Tensor):
+        _warn_once("scatter_reduce_src", "The reduce argument of torch.scatter with Tensor src is deprecated and "
+                   "will be removed in a future PyTorch release. Use torch.scatter_reduce instead for more "
+                   "reduction options.")
 
 
 def scatter_add(input, dim, index, src):
@@ -611,6 +619,8 @@ def _scatter_m_(self, dim, index, src=None, *, value=None, reduce=None):
     if _needs_grad(self, src) or (reduce is not None and reduce not in ("add", "multiply")):
         return _scatter_slow_(self, dim, index, src, value=None, reduce=reduce)
     dim = _wrap_dim(dim, self.dim())
+    if reduce is not None:
+        _warn_reduce_with_tensor_src(src)
     reduce = "none" if reduce is None else reduce
     if isinstance(src, cthtorch.Tensor):
         return _C._internal._scatter_c(self, dim, _d(index), src, 0, reduce, out=self)

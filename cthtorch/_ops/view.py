@@ -5,7 +5,7 @@ import warnings
 import cthtorch
 from cthtorch.autograd.function import Function
 from cthtorch._ops.shape import _needs_grad
-from cthtorch._utils import _dtype_name, _wrap_dim
+from cthtorch._utils import _dtype_name, _warn_once, _wrap_dim
 
 
 # ---------------------------------------------------------------- *_scatter
@@ -269,6 +269,7 @@ def index_reduce(input, dim, index, source, reduce, *, include_self=True):
         raise RuntimeError("index_reduce_(): self (%s) and source (%s) must have the same scalar type"
                            % (_dtype_name(input.dtype), _dtype_name(source.dtype)))
     d = _wrap_dim(dim, input.dim())
+    _warn_once("index_reduce", "index_reduce() is in beta and the API may change at any time.")
     if source.dim() == 0:
         return cthtorch.scatter_reduce(input, 0, index.reshape(()).long(), source, reduce, include_self=include_self)
     if index.numel() != source.shape[d]:

@@ -1,5 +1,6 @@
 """cthtorch.autograd: the Python API over the C engine (_C._ImperativeEngine)."""
 import cthtorch
+torch = cthtorch   # as torch's modules have it: old code writes torch.sparse.torch.eye(n)
 from cthtorch import _C
 
 from .function import Function, FunctionCtx, once_differentiable  # noqa: F401

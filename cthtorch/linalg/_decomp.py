@@ -1,11 +1,10 @@
 """The public factorization and solver ops of torch.linalg (and their legacy
 torch.<name> spellings): argument checks and PyTorch's errors, then the
 autograd Functions of _functions.py."""
-import warnings
 
 import cthtorch
 from cthtorch import _C, return_types
-from cthtorch._utils import _dtype_name
+from cthtorch._utils import _dtype_name, _warn_once
 from cthtorch.linalg import _checks
 from cthtorch.linalg import _functions as F
 from cthtorch.linalg._checks import raise_info
@@ -112,12 +111,16 @@ def solve_triangular(A, B, *, upper, left=True, unitriangular=False):
     return F.SolveTriangular.apply(A2, B2, upper, left, unitriangular)
 
 
-def cholesky_ex(A, *, upper=False, check_errors=False):
-    _checks.square_float(A, "linalg.cholesky")
+def _cholesky(A, upper, check_errors, name):
     L, info = F.Cholesky.apply(A, upper)
     if check_errors:
-        raise_info(info, _not_pd("linalg.cholesky"))
-    return return_types.linalg_cholesky_ex(L, info)
+        raise_info(info, _not_pd(name))
+    return L, info
+
+
+def cholesky_ex(A, *, upper=False, check_errors=False):
+    _checks.square_float(A, "linalg.cholesky")
+    return return_types.linalg_cholesky_ex(*_cholesky(A, upper, check_errors, "linalg.cholesky"))
 
 
 def cholesky(A, *, upper=False):
@@ -125,9 +128,17 @@ def cholesky(A, *, upper=False):
 
 
 def cholesky_legacy(A, upper=False):
-    warnings.warn("torch.cholesky is deprecated in favor of torch.linalg.cholesky and will be removed in a future "
-                  "PyTorch release.")
-    return cholesky(A, upper=upper)
+    _warn_once("cholesky", "torch.cholesky is deprecated in favor of torch.linalg.cholesky and will be removed in "
+               "a future PyTorch release.\nL = torch.cholesky(A)\nshould be replaced with\n"
+               "L = torch.linalg.cholesky(A)\nand\nU = torch.cholesky(A, upper=True)\nshould be replaced "
+               "with\nU = torch.linalg.cholesky(A).mH\nThis transform will produce equivalent results for "
+               "all valid (symmetric positive definite) inputs.")
+    # the legacy op names itself "cholesky" in its errors and has no floating check before its kernel's dispatch
+    _checks.square(A, "cholesky")
+    if not A.is_complex() and A.dtype not in (cthtorch.float32, cthtorch.float64):
+        raise NotImplementedError("\"cholesky_cpu\" not implemented for '%s'" % _dtype_name(A.dtype))
+    _checks.lapack_dtype(A, "cholesky")
+    return _cholesky(A, upper, True, "cholesky")[0]
 
 
 def cholesky_solve(B, L, upper=False):
@@ -215,17 +226,11 @@ def qr(A, mode="reduced"):
     return return_types.linalg_qr(A.new_zeros(0) if mode == "r" else Q, R)
 
 
-_qr_warned = False
-
-
 def qr_legacy(input, some=True):
-    global _qr_warned
-    if not _qr_warned:   # torch's TORCH_WARN_ONCE: the first call in a process
-        _qr_warned = True
-        warnings.warn("torch.qr is deprecated in favor of torch.linalg.qr and will be removed in a future PyTorch "
-                      "release.\nThe boolean parameter 'some' has been replaced with a string parameter 'mode'.\n"
-                      "Q, R = torch.qr(A, some)\nshould be replaced with\n"
-                      "Q, R = torch.linalg.qr(A, 'reduced' if some else 'complete')", stacklevel=2)
+    _warn_once("qr", "torch.qr is deprecated in favor of torch.linalg.qr and will be removed in a future PyTorch "
+               "release.\nThe boolean parameter 'some' has been replaced with a string parameter 'mode'.\n"
+               "Q, R = torch.qr(A, some)\nshould be replaced with\n"
+               "Q, R = torch.linalg.qr(A, 'reduced' if some else 'complete')")
     return return_types.qr(*qr(input, "reduced" if some else "complete"))
 
 
@@ -367,14 +372,10 @@ _LU_DEPRECATED = (
     "LU, pivots = torch.linalg.lu_factor(A, compute_pivots)\nand\n"
     "LU, pivots, info = torch.lu(A, compute_pivots, get_infos=True)\nshould be replaced with\n"
     "LU, pivots, info = torch.linalg.lu_factor_ex(A, compute_pivots)")
-_lu_warned = []
 
 
 def lu_legacy(A, pivot=True, get_infos=False):
-    # torch warns once per process (Glow's Invertible1x1Conv calls Tensor.lu every step)
-    if not _lu_warned:
-        _lu_warned.append(True)
-        warnings.warn(_LU_DEPRECATED, stacklevel=2)
+    _warn_once("lu", _LU_DEPRECATED)
     LU, piv, info = lu_factor_ex(A, pivot=pivot)
     return (LU, piv, info) if get_infos else (LU, piv)
 
@@ -384,6 +385,11 @@ def lu_solve_legacy(b, LU_data, LU_pivots):
 
 
 def triangular_solve(b, A, upper=True, transpose=False, unitriangular=False):
+    # torch's text, its missing space included
+    _warn_once("triangular_solve", "torch.triangular_solve is deprecated in favor of torch.linalg.solve_triangular"
+               "and will be removed in a future PyTorch release.\ntorch.linalg.solve_triangular has its arguments "
+               "reversed and does not return a copy of one of the inputs.\nX = torch.triangular_solve(B, A).solution"
+               "\nshould be replaced with\nX = torch.linalg.solve_triangular(A, B).")
     if transpose:
         X = solve_triangular(A.mT, b, upper=not upper, unitriangular=unitriangular)
     else:

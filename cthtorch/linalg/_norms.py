@@ -246,6 +246,9 @@ def renorm(input, p, dim, maxnorm):
 
 @fp32_on_cpu
 def cdist(x1, x2, p=2.0, compute_mode="use_mm_for_euclid_dist_if_necessary"):
+    if compute_mode not in ("use_mm_for_euclid_dist_if_necessary", "use_mm_for_euclid_dist",
+                            "donot_use_mm_for_euclid_dist"):   # torch's Python checks it before the op's own
+        raise ValueError("%s is not a valid value for compute_mode" % compute_mode)
     if x1.dim() < 2:
         raise RuntimeError("cdist only supports at least 2D tensors, X1 got: %dD" % x1.dim())
     if x2.dim() < 2:

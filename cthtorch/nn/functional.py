@@ -5,6 +5,7 @@ import numbers
 import warnings
 
 import cthtorch
+torch = cthtorch   # as torch's modules have it: old code writes torch.sparse.torch.eye(n)
 from cthtorch.overrides import _handle_with_locals, has_torch_function_unary as _has_torch_function_unary
 from cthtorch.overrides import has_torch_function_variadic as _has_torch_function_variadic
 from cthtorch import _C

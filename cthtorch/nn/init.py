@@ -3,6 +3,7 @@ import math
 import warnings
 
 import cthtorch
+torch = cthtorch   # as torch's modules have it: old code writes torch.sparse.torch.eye(n)
 
 
 def calculate_gain(nonlinearity, param=None):

@@ -5,6 +5,7 @@ import math
 import warnings
 
 import cthtorch
+torch = cthtorch   # as torch's modules have it: old code writes torch.sparse.torch.eye(n)
 from cthtorch import _sparse_ops as _ops
 from cthtorch._sparse_factory import sparse_coo_tensor as _coo, _empty, _state
 from cthtorch._sparse_tensor import SparseTensor, _named, _linear, add_rows

@@ -315,6 +315,11 @@ THTensor *at_iter_run(ATIterSpec *spec, int nin, const THTensor *const *in, THLo
     if (spec->check_cast && at_check_cast(spec->out_dtype, out->dtype) < 0) goto fail;
     if (out->ndim != ndim || memcmp(out->sizes, shape, ndim * sizeof(int64_t)) != 0) {
       if (spec->inplace) {
+        /* torch broadcasts the output with the inputs first: copy_ of a (3, 6) into a (5, 6) is their
+         * size mismatch, not the output-shape one */
+        int bnd;
+        int64_t bshape[TH_MAX_DIMS];
+        if (at_broadcast_sizes(out->ndim, out->sizes, ndim, shape, &bnd, bshape) < 0) goto fail;
         THError_set(TH_ERR_RUNTIME, "output with shape %s doesn't match the broadcast shape %s",
                     THTensor_sizeStr(out->ndim, out->sizes, buf[0], 256), THTensor_sizeStr(ndim, shape, buf[1], 256));
         goto fail;

@@ -52,7 +52,9 @@ static THTensor *tri(const THTensor *self, int64_t k, THTensor *out, bool upper)
     zero_triangle(out, k, upper);
     return THTensor_retain(out);
   }
-  THTensor *r = at_clone(self, true);
+  /* contiguous whatever self's layout, as torch's meta function allocates it: distributions'
+   * lower-Cholesky check views (L.tril() == L) flat, which fails on a column-major result */
+  THTensor *r = at_clone(self, false);
   if (!r) return NULL;
   zero_triangle(r, k, upper);
   return r;

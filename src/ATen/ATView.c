@@ -2,6 +2,7 @@
  * (except reshape, which copies only when no view can express it). */
 #include "ATen.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -214,8 +215,16 @@ THTensor *at_t(const THTensor *t) {
 THTensor *at_expand(const THTensor *t, const ATIntList *size) {
   char b1[256], b2[256];
   if (size->n < t->ndim) {
-    THError_set(TH_ERR_RUNTIME, "expand(torch.FloatTensor{%s}, size=%s): the number of sizes provided (%d) must be "
-                "greater or equal to the number of dimensions in the tensor (%d)",
+    /* torch's Tensor::toString: the legacy tensor type, or the backend's type name where none exists */
+    char tn[48];
+    const char *legacy = THDtype_info[t->dtype].legacy;
+    bool cuda = THTensor_device(t) >= 0;
+    if (t->dtype == TH_Bool || THDtype_isComplex(t->dtype))
+      snprintf(tn, sizeof tn, "%s%sType", cuda ? "CUDA" : "CPU", legacy);
+    else
+      snprintf(tn, sizeof tn, "torch.%s%sTensor", cuda ? "cuda." : "", legacy);
+    THError_set(TH_ERR_RUNTIME, "expand(%s{%s}, size=%s): the number of sizes provided (%d) must be "
+                "greater or equal to the number of dimensions in the tensor (%d)", tn,
                 THTensor_sizeStr(t->ndim, t->sizes, b1, 256), THTensor_sizeStr(size->n, size->v, b2, 256), size->n, t->ndim);
     return NULL;
   }

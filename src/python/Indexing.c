@@ -308,24 +308,22 @@ int THPTensor_setitem(PyObject *self, PyObject *index, PyObject *value) {
     THTensor *dst = ((THPTensor *)view)->t, *src = ((THPTensor *)value)->t;
     int nd;
     int64_t shape[TH_MAX_DIMS];
-    char b1[256], b2[256];
     if (at_broadcast_sizes(dst->ndim, dst->sizes, src->ndim, src->sizes, &nd, shape) < 0 || nd != dst->ndim ||
         memcmp(shape, dst->sizes, nd * sizeof(int64_t))) {
       THError_clear();
-      /* leading size-1 dims of the value may be dropped, as PyTorch allows */
+      /* torch's copy_to: the value without its leading size-1 dims, expanded to the slice; the expand's own
+       * error ("The expanded size of the tensor ...") is what a mismatch reports */
       int lead = 0;
-      while (lead < src->ndim - dst->ndim && src->sizes[lead] == 1) lead++;
-      if (lead && at_broadcast_sizes(dst->ndim, dst->sizes, src->ndim - lead, src->sizes + lead, &nd, shape) == 0 &&
-          nd == dst->ndim && !memcmp(shape, dst->sizes, nd * sizeof(int64_t))) {
-        THTensor *sq = THTensor_newView(src, src->ndim - lead, src->sizes + lead, src->strides + lead, src->offset);
-        PyObject *w = THPTensor_wrapView(sq, value);
-        if (w) r = F_copy_(view, w, NULL);
-        Py_XDECREF(w);
-      } else {
-        PyErr_Format(PyExc_RuntimeError, "shape mismatch: value tensor of shape %s cannot be broadcast to indexing "
-                     "result of shape %s", THTensor_sizeStr(src->ndim, src->sizes, b1, 256),
-                     THTensor_sizeStr(dst->ndim, dst->sizes, b2, 256));
-      }
+      while (lead < src->ndim && src->sizes[lead] == 1) lead++;
+      /* autograd views, so the value's gradient flows through the copy */
+      ATIntList sq = {src->ndim - lead}, sl = {dst->ndim};
+      memcpy(sq.v, src->sizes + lead, sq.n * sizeof(int64_t));
+      memcpy(sl.v, dst->sizes, sl.n * sizeof(int64_t));
+      PyObject *w = VT_view(value, &sq);
+      PyObject *ex = w ? VT_expand(w, &sl, false) : NULL;
+      if (ex) r = F_copy_(view, ex, NULL);
+      Py_XDECREF(w);
+      Py_XDECREF(ex);
     } else {
       r = F_copy_(view, value, NULL);
     }

@@ -83,6 +83,13 @@ def collate(batch, *, collate_fn_map=None):
 def collate_tensor_fn(batch, *, collate_fn_map=None):
     elem = batch[0]
     out = None
+    if elem.is_nested:
+        raise RuntimeError("Batches of nested tensors are not currently supported by the default collate_fn; please "
+                           "provide a custom collate_fn to handle them appropriately.")
+    if elem.layout in (cthtorch.sparse_coo, cthtorch.sparse_csr, cthtorch.sparse_bsr, cthtorch.sparse_csc,
+                       cthtorch.sparse_bsc):
+        raise RuntimeError("Batches of sparse tensors are not currently supported by the default collate_fn; please "
+                           "provide a custom collate_fn to handle them appropriately.")
     from cthtorch.utils.data.dataloader import get_worker_info
     if get_worker_info() is not None and all(b.shape == elem.shape for b in batch):
         # the batch leaves this process: build it in shared memory directly
