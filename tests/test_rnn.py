@@ -415,6 +415,20 @@ def test_lstm_layer_backward_dx_per_step(B, H, n_in, reverse):
         np.testing.assert_array_equal(a.numpy(), b.numpy())
 
 
+@pytest.mark.parametrize("layers", [1, 2])
+def test_lstm_output_changed_in_place_raises_as_torch(layers):
+    """the layer's backward reads its output (the hidden states of dW_hh): changed in place before the
+    backward, it raises torch's error for a saved output instead of differentiating other values"""
+    def run(lib):
+        lib.manual_seed(0)
+        out, _ = lib.nn.LSTM(4, 5, num_layers=layers)(lib.ones(3, 2, 4))
+        out.mul_(2)
+        with pytest.raises(RuntimeError) as e:
+            out.sum().backward()
+        return str(e.value)
+    assert run(cthtorch) == run(torch)
+
+
 @pytest.mark.parametrize("frozen", ["weight_ih_l0", "weight_hh_l0", "bias_ih_l0"])
 def test_lstm_partly_frozen_weights(frozen):
     """one weight without grad: the other weight gradient's GEMM alone, from X | H's own columns"""
