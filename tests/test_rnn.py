@@ -375,9 +375,11 @@ def test_lstm_state_gradients_that_are_views():
 
 @pytest.mark.parametrize("B,H", [(11, 5), (16, 6), (33, 130)])
 @pytest.mark.parametrize("reverse", [False, True])
-def test_lstm_layer_backward_transposed_gates_and_bias(B, H, reverse):
-    """_lstm_layer_backward's G^T (4H, T*B) and bias gradient are G's transpose and column sums, at sizes
-    that run the 8 x 8 register transposes' full blocks and both edges"""
+@pytest.mark.parametrize("threads", [1, 2])
+def test_lstm_layer_backward_gates_and_bias(B, H, reverse, threads):
+    """_lstm_layer_backward's G (T, B, 4H) is the steps' dgates (the fused cell's, step by step), G^T its
+    transpose (at sizes that run the 8 x 8 register transposes' full blocks and both edges) and the bias
+    gradient its column sums, the same bits at 1 and 2 threads (each thread sums its own columns over all rows)"""
     from cthtorch._C import _internal
     T = 3
     gen = cthtorch.Generator().manual_seed(14)
@@ -385,11 +387,24 @@ def test_lstm_layer_backward_transposed_gates_and_bias(B, H, reverse):
     cs, c0 = cthtorch.randn(T, B, H, generator=gen), cthtorch.randn(B, H, generator=gen)
     dout = cthtorch.randn(T, B, H, generator=gen)
     wp = _internal._gemm_pack(cthtorch.randn(4 * H, H, generator=gen))
-    G, _, _, GT, db = _internal._lstm_layer_backward(dout, None, None, ws, cs, c0, wp, None, 0, reverse, True)
-    assert tuple(GT.shape) == (4 * H, T * B) and tuple(db.shape) == (4 * H,)
-    assert GT.is_contiguous()
+    old = cthtorch.get_num_threads()
+    try:
+        res = {}
+        for n in (1, threads):
+            cthtorch.set_num_threads(n)
+            res[n] = _internal._lstm_layer_backward(dout, None, None, ws, cs, c0, wp, None, 0, reverse, True)
+    finally:
+        cthtorch.set_num_threads(old)
+    G, _, _, GT, db = res[threads]
+    assert tuple(GT.shape) == (4 * H, T * B) and tuple(db.shape) == (4 * H,) and GT.is_contiguous()
     np.testing.assert_array_equal(GT.numpy(), G.flatten(0, 1).t().numpy())
+    # the forward's last step's dgates from the single-cell kernel (the first step the backward runs)
+    last, prev_c = (0, cs[1]) if reverse else (T - 1, cs[T - 2])
+    dg, _ = _internal._fused_lstm_cell_backward(dout[last], None, None, prev_c, cs[last], ws[last])
+    np.testing.assert_array_equal(G[last].numpy(), dg.numpy())
     np.testing.assert_allclose(db.numpy(), G.flatten(0, 1).numpy().astype(np.float64).sum(0), rtol=1e-5, atol=1e-5)
+    for a, b in zip(res[1], res[threads]):
+        np.testing.assert_array_equal(a.numpy(), b.numpy())
 
 
 @pytest.mark.parametrize("B,H,n_in", [(11, 5, 3), (33, 130, 40), (4, 6, 17)])
