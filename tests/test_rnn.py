@@ -383,16 +383,18 @@ def test_lstm_layer_backward_gates_and_bias(B, H, reverse, threads):
     from cthtorch._C import _internal
     T = 3
     gen = cthtorch.Generator().manual_seed(14)
-    ws = cthtorch.rand(T, B, 4 * H, generator=gen)
-    cs, c0 = cthtorch.randn(T, B, H, generator=gen), cthtorch.randn(B, H, generator=gen)
+    ws = cthtorch.randn(T, B, 4 * H, generator=gen)   # the input projection, the workspace after the forward
+    h0, c0 = cthtorch.randn(B, H, generator=gen), cthtorch.randn(B, H, generator=gen)
     dout = cthtorch.randn(T, B, H, generator=gen)
-    wp = _internal._gemm_pack(cthtorch.randn(4 * H, H, generator=gen))
+    w_hh = cthtorch.randn(4 * H, H, generator=gen) * 0.3
+    _, cs, tcs = _internal._lstm_layer_forward(ws, h0, c0, _internal._gemm_pack(w_hh.t()), None, reverse)
+    wp = _internal._gemm_pack(w_hh)
     old = cthtorch.get_num_threads()
     try:
         res = {}
         for n in (1, threads):
             cthtorch.set_num_threads(n)
-            res[n] = _internal._lstm_layer_backward(dout, None, None, ws, cs, c0, wp, None, 0, reverse, True)
+            res[n] = _internal._lstm_layer_backward(dout, None, None, ws, cs, tcs, c0, wp, None, 0, reverse, True)
     finally:
         cthtorch.set_num_threads(old)
     G, _, _, GT, db = res[threads]
@@ -421,8 +423,9 @@ def test_lstm_layer_backward_dx_per_step(B, H, n_in, reverse):
     dout = cthtorch.randn(T, B, H, generator=gen)
     w_hh, w_ih = cthtorch.randn(4 * H, H, generator=gen), cthtorch.randn(4 * H, n_in, generator=gen)
     wp, wpi = _internal._gemm_pack(w_hh), _internal._gemm_pack(w_ih)
-    G, *rest = _internal._lstm_layer_backward(dout, None, None, ws, cs, c0, wp, None, 0, reverse, True)
-    dx, *rest2 = _internal._lstm_layer_backward(dout, None, None, ws, cs, c0, wp, wpi, n_in, reverse, True)
+    G, *rest = _internal._lstm_layer_backward(dout, None, None, ws, cs, cs.tanh(), c0, wp, None, 0, reverse, True)
+    dx, *rest2 = _internal._lstm_layer_backward(dout, None, None, ws, cs, cs.tanh(), c0, wp, wpi, n_in, reverse,
+                                                True)
     assert tuple(dx.shape) == (T, B, n_in)
     ref = G.numpy().astype(np.float64).reshape(T * B, 4 * H) @ w_ih.numpy().astype(np.float64)
     np.testing.assert_allclose(dx.numpy().reshape(T * B, n_in), ref, rtol=1e-4, atol=1e-4)
@@ -476,12 +479,12 @@ def test_lstm_layer_op_errors():
         _internal._lstm_layer_forward(cthtorch.ones(4, 3, 8), z, z, wp, cthtorch.ones(4), False)
     with pytest.raises(RuntimeError, match="at least one step"):   # the first step's gradient is read
         _internal._lstm_layer_backward(cthtorch.ones(0, 3, 2), None, None, cthtorch.ones(0, 3, 8),
-                                       cthtorch.ones(0, 3, 2), z, wp, None, 0, False, True)
+                                       cthtorch.ones(0, 3, 2), cthtorch.ones(0, 3, 2), z, wp, None, 0, False, True)
     with pytest.raises(RuntimeError, match="at least one step"):
         _internal._lstm_layer_forward(cthtorch.ones(0, 3, 8), z, z, wp, None, False)
     with pytest.raises(RuntimeError, match="workspace"):
         _internal._lstm_layer_backward(cthtorch.ones(4, 3, 2), None, None, cthtorch.ones(4, 3, 7),
-                                       cthtorch.ones(4, 3, 2), z, wp, None, 0, False, True)
+                                       cthtorch.ones(4, 3, 2), cthtorch.ones(4, 3, 2), z, wp, None, 0, False, True)
 
 
 def test_fused_cell_errors():

@@ -4,8 +4,10 @@
 #include "../TH/THKernelsRNN.h"
 #include "../TH/THGemmPacked.h"
 #include "../TH/THTranspose.h"
+#include "../TH/THVecRNN.h"
 
 #include <immintrin.h>
+#include <math.h>
 #include <omp.h>
 #include <string.h>
 
@@ -223,20 +225,22 @@ int at_fused_gru_cell_backward(THTensor **outs, const THTensor *grad_hy, const T
 
 /* ---- a float32 LSTM layer's steps in one call (the recurrence of _FusedLayer) ---- */
 
-/* the fused cell over B rows, split as the single-cell ops split them */
-/* bias (4H, or NULL) is added to each of the thread's rows first, while the step's GEMM left them in cache */
+/* the fused cell over B rows, split as the single-cell ops split them; bias (4H, or NULL) is added to the
+ * gates as the cell reads them (the step's GEMM left them in cache), and tc receives tanh(cy) for the backward */
 static void lstm_fwd_rows(int64_t B, int64_t H, float *gates, const float *bias, const float *cx, float *hy, float *cy,
-                          float *ws) {
+                          float *ws, float *tc) {
   int nt = row_threads(B, H);
 #pragma omp parallel for num_threads(nt) if (nt > 1) schedule(static)
   for (int t = 0; t < nt; t++) {
     ROW_RANGE(t, nt, B, lo, n);
+    float *g = gates + lo * 4 * H, *c1 = cy + lo * H, *t1 = tc + lo * H;
+    if (th_vec_lstm_cell_forward(n, H, g, bias, cx + lo * H, hy + lo * H, c1, ws + lo * 4 * H, t1)) continue;
+    /* no AVX2: the generic cell (whose backward computes tanh(cy) itself) */
     if (bias)
-      for (int64_t b = lo; b < lo + n; b++) {
-        float *g = gates + b * 4 * H;
-        for (int64_t j = 0; j < 4 * H; j++) g[j] += bias[j];
-      }
-    THFloatTensor_lstm_cell_forward(n, H, gates + lo * 4 * H, cx + lo * H, hy + lo * H, cy + lo * H, ws + lo * 4 * H);
+      for (int64_t b = 0; b < n; b++)
+        for (int64_t j = 0; j < 4 * H; j++) g[b * 4 * H + j] += bias[j];
+    THFloatTensor_lstm_cell_forward(n, H, g, cx + lo * H, hy + lo * H, c1, ws + lo * 4 * H);
+    for (int64_t i = 0; i < n * H; i++) t1[i] = tanhf(c1[i]);
   }
 }
 
@@ -244,14 +248,16 @@ static void lstm_fwd_rows(int64_t B, int64_t H, float *gates, const float *bias,
  * thread adds the step's dgates into its own columns of the bias gradient db, row by row, so every db[j]
  * sums in one order (steps as they run, rows ascending) whatever the thread count */
 static void lstm_bwd_rows(int64_t B, int64_t H, const float *ghy, const float *gcy, const float *cx, const float *cy,
-                          const float *ws, float *dgates, float *dcx, float *db) {
+                          const float *tc, const float *ws, float *dgates, float *dcx, float *db) {
   int nt = row_threads(B, H);
 #pragma omp parallel num_threads(nt) if (nt > 1)
   {
     int t = omp_get_thread_num(), n_t = omp_get_num_threads();
     ROW_RANGE(t, n_t, B, lo, n);
-    THFloatTensor_lstm_cell_backward(n, H, ghy + lo * H, gcy + lo * H, NULL, cx + lo * H, cy + lo * H, ws + lo * 4 * H,
-                                     dgates + lo * 4 * H, dcx + lo * H);
+    if (!th_vec_lstm_cell_backward(n, H, ghy + lo * H, gcy + lo * H, cx + lo * H, cy + lo * H, tc + lo * H,
+                                   ws + lo * 4 * H, dgates + lo * 4 * H, dcx + lo * H))
+      THFloatTensor_lstm_cell_backward(n, H, ghy + lo * H, gcy + lo * H, NULL, cx + lo * H, cy + lo * H,
+                                       ws + lo * 4 * H, dgates + lo * 4 * H, dcx + lo * H);
 #pragma omp barrier
     int64_t j0 = 4 * H * t / n_t, j1 = 4 * H * (t + 1) / n_t;
     for (int64_t b = 0; b < B; b++) {
@@ -303,10 +309,14 @@ int at_lstm_layer_forward(THTensor **outs, THTensor *gates, const THTensor *h0, 
       (bias && layer_check(op, "bias", bias, 1, gates->sizes + 2) < 0))
     return -1;
   int64_t s[3] = { T, B, H };
-  if (!(outs[0] = THTensor_new(TH_Float, 3, s))) return -1;
-  if (!(outs[1] = THTensor_new(TH_Float, 3, s))) { THTensor_free(outs[0]); outs[0] = NULL; return -1; }
+  /* the outputs, the cell states and their tanh (which the backward reads instead of computing again) */
+  for (int k = 0; k < 3; k++)
+    if (!(outs[k] = THTensor_new(TH_Float, 3, s))) {
+      for (int j = 0; j < k; j++) { THTensor_free(outs[j]); outs[j] = NULL; }
+      return -1;
+    }
   float *g = (float *)THTensor_data(gates), *out = (float *)THTensor_data(outs[0]);
-  float *cs = (float *)THTensor_data(outs[1]);
+  float *cs = (float *)THTensor_data(outs[1]), *tcs = (float *)THTensor_data(outs[2]);
   const float *h = (const float *)THTensor_data(h0), *c = (const float *)THTensor_data(c0);
   const float *wp = (const float *)THTensor_data(packed);
   int nt = omp_in_parallel() ? 1 : at_get_num_threads();
@@ -317,7 +327,8 @@ int at_lstm_layer_forward(THTensor **outs, THTensor *gates, const THTensor *h0, 
     float *gt = g + t * B * 4 * H;
     if (k > 0 || !skip) THGemmPacked_run(B, 4 * H, H, 1.f, h, H, wp, 1.f, gt, 4 * H, nt);
     /* the activated gates (the backward's workspace) overwrite the pre-activations they come from */
-    lstm_fwd_rows(B, H, gt, bias ? (const float *)THTensor_data(bias) : NULL, c, out + t * B * H, cs + t * B * H, gt);
+    lstm_fwd_rows(B, H, gt, bias ? (const float *)THTensor_data(bias) : NULL, c, out + t * B * H, cs + t * B * H, gt,
+                  tcs + t * B * H);
     h = out + t * B * H;
     c = cs + t * B * H;
   }
@@ -325,8 +336,9 @@ int at_lstm_layer_forward(THTensor **outs, THTensor *gates, const THTensor *h0, 
 }
 
 int at_lstm_layer_backward(THTensor **outs, const THTensor *dout, const THTensor *dh, const THTensor *dc,
-                           const THTensor *ws, const THTensor *cs, const THTensor *c0, const THTensor *packed,
-                           const THTensor *packed_ih, int64_t input_size, bool reverse, bool need_h0) {
+                           const THTensor *ws, const THTensor *cs, const THTensor *tcs, const THTensor *c0,
+                           const THTensor *packed, const THTensor *packed_ih, int64_t input_size, bool reverse,
+                           bool need_h0) {
   const char *op = "_lstm_layer_backward";
   if (ws->ndim != 3 || ws->sizes[2] % 4) {
     THError_set(TH_ERR_RUNTIME, "%s: expected workspace of size [T, B, 4 * H]", op);
@@ -338,7 +350,8 @@ int at_lstm_layer_backward(THTensor **outs, const THTensor *dout, const THTensor
     return -1;
   }
   if (layer_check(op, "workspace", ws, 3, ws->sizes) < 0 || layer_check(op, "grad_output", dout, 3, tbh) < 0 ||
-      layer_check(op, "cs", cs, 3, tbh) < 0 || layer_check(op, "c0", c0, 2, bh) < 0 ||
+      layer_check(op, "cs", cs, 3, tbh) < 0 || layer_check(op, "tanh_cs", tcs, 3, tbh) < 0 ||
+      layer_check(op, "c0", c0, 2, bh) < 0 ||
       (dh && layer_check(op, "grad_hy", dh, 2, bh) < 0) || (dc && layer_check(op, "grad_cy", dc, 2, bh) < 0) ||
       packed_check(op, packed, 4 * H, H) < 0)
     return -1;
@@ -365,6 +378,7 @@ int at_lstm_layer_backward(THTensor **outs, const THTensor *dout, const THTensor
   float *dbp = (float *)THTensor_data(db);
   const float *go = (const float *)THTensor_data(dout), *w = (const float *)THTensor_data(ws);
   const float *c = (const float *)THTensor_data(cs), *wp = (const float *)THTensor_data(packed);
+  const float *tc = (const float *)THTensor_data(tcs);
   const float *wpi = packed_ih ? (const float *)THTensor_data(packed_ih) : NULL;
   float *dx = dX ? (float *)THTensor_data(dX) : NULL;
   int nt = omp_in_parallel() ? 1 : at_get_num_threads();
@@ -385,7 +399,7 @@ int at_lstm_layer_backward(THTensor **outs, const THTensor *dout, const THTensor
     const float *cx = t == first ? (const float *)THTensor_data(c0) : c + p * row;
     float *gt = g + t * row * 4;
     /* dc is read and overwritten in place (each element by its own lane) */
-    lstm_bwd_rows(B, H, dhb, dcb, cx, c + t * row, w + t * row * 4, gt, dcb, dbp);
+    lstm_bwd_rows(B, H, dhb, dcb, cx, c + t * row, tc + t * row, w + t * row * 4, gt, dcb, dbp);
     if (dx) THGemmPacked_run(B, input_size, 4 * H, 1.f, gt, 4 * H, wpi, 0.f, dx + t * B * input_size, input_size, nt);
     if (t != first) {   /* the next step's dh: its output's gradient plus dgates @ W_hh */
       memcpy(dhb, go + p * row, row * sizeof(float));

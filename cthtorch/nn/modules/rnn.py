@@ -137,11 +137,11 @@ class _FusedLayer(Function):
             # the whole recurrence in one C call (src/ATen/ATRNN.c), which adds the bias step by step
             # (the projection is a plain mm); gis becomes the workspace
             gis = x2d.mm(w_ih.t()).view(T, x.shape[1], -1)
-            out, cs = _internal._lstm_layer_forward(gis, h0.contiguous(), c0.contiguous(), wp, bias, reverse)
+            out, cs, tcs = _internal._lstm_layer_forward(gis, h0.contiguous(), c0.contiguous(), wp, bias, reverse)
             # the backward reads the outputs as the hidden states the steps read (dW_hh = G^T H): ctx keeps
             # the C call's tensor and the output is a detached alias of it (one version counter, checked as torch
             # checks its saved output), so ctx holds no tensor whose grad_fn is this node (see below on cycles)
-            ctx.layer, ctx.ws, ctx.cs, ctx.out, ctx.out_version = True, gis, cs, out, out._version
+            ctx.layer, ctx.ws, ctx.cs, ctx.tcs, ctx.out, ctx.out_version = True, gis, cs, tcs, out, out._version
             ctx.h0_zero = not h0.any().item()   # hx=None: the first step read zeros, nothing to add to dW_hh
             return out.detach(), out[order[-1]].clone(), cs[order[-1]].clone()
         if bias is not None and not _dispatch._observers:
@@ -252,7 +252,7 @@ class _FusedLayer(Function):
         # (no all-steps G for a separate G W_ih)
         T, B, n_in = x.shape
         dx, dh0, dc0, GT, db = _internal._lstm_layer_backward(
-            dout.contiguous(), dh, dc, ctx.ws, ctx.cs, c0.contiguous(), _packed(w_hh),
+            dout.contiguous(), dh, dc, ctx.ws, ctx.cs, ctx.tcs, c0.contiguous(), _packed(w_hh),
             _packed(w_ih) if need[2] else None, n_in, ctx.reverse, need[3])
         dx = dx if need[2] else None
         dw_ih = GT.mm(x.reshape(T * B, n_in)) if need[5] else None
