@@ -85,7 +85,41 @@ static void lstm_forward_rows(int64_t B, int64_t H, const float *gates, const fl
   for (int64_t b = 0; b < B; b++) {
     const float *g = gates + b * 4 * H, *c0 = cx + b * H;
     float *w = ws + b * 4 * H, *h1 = hy + b * H, *c1 = cy + b * H, *t1 = tcy ? tcy + b * H : NULL;
-    for (int64_t j = 0; j < H; j += 8) {
+    int64_t j = 0;
+    /* two blocks of 8 cells at a time, stage by stage: one block's chain (the gates' exp, then c, then
+     * tanh c) is longer than the out-of-order window reaches past, so a second independent chain next to it
+     * in program order fills the latency (same operations per lane, same bits) */
+    for (; j + 16 <= H; j += 16) {
+      V pi[2], pf[2], pg[2], po[2], c[2], tc[2];
+      for (int u = 0; u < 2; u++) {
+        const float *gu = g + j + 8 * u;
+        pi[u] = _mm256_loadu_ps(gu), pf[u] = _mm256_loadu_ps(gu + H);
+        pg[u] = _mm256_loadu_ps(gu + 2 * H), po[u] = _mm256_loadu_ps(gu + 3 * H);
+        if (bias) {
+          const float *bu = bias + j + 8 * u;
+          pi[u] = _mm256_add_ps(pi[u], _mm256_loadu_ps(bu));
+          pf[u] = _mm256_add_ps(pf[u], _mm256_loadu_ps(bu + H));
+          pg[u] = _mm256_add_ps(pg[u], _mm256_loadu_ps(bu + 2 * H));
+          po[u] = _mm256_add_ps(po[u], _mm256_loadu_ps(bu + 3 * H));
+        }
+      }
+      for (int u = 0; u < 2; u++) {
+        pi[u] = v_sigmoid(pi[u]), pf[u] = v_sigmoid(pf[u]), pg[u] = v_tanh(pg[u]), po[u] = v_sigmoid(po[u]);
+        c[u] = _mm256_fmadd_ps(pf[u], _mm256_loadu_ps(c0 + j + 8 * u), _mm256_mul_ps(pi[u], pg[u]));
+      }
+      for (int u = 0; u < 2; u++) tc[u] = v_tanh(c[u]);
+      for (int u = 0; u < 2; u++) {
+        int64_t k = j + 8 * u;
+        _mm256_storeu_ps(c1 + k, c[u]);
+        _mm256_storeu_ps(h1 + k, _mm256_mul_ps(po[u], tc[u]));
+        if (t1) _mm256_storeu_ps(t1 + k, tc[u]);
+        _mm256_storeu_ps(w + k, pi[u]);
+        _mm256_storeu_ps(w + H + k, pf[u]);
+        _mm256_storeu_ps(w + 2 * H + k, pg[u]);
+        _mm256_storeu_ps(w + 3 * H + k, po[u]);
+      }
+    }
+    for (; j < H; j += 8) {
       bool full = j + 8 <= H;
       __m256i m = lanes(H - j);
       /* all loads before the stores: ws may be gates itself */
