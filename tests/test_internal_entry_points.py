@@ -208,11 +208,11 @@ BAD_CALLS = [
     ("_gemm_packed", (t(3, 8), t(2, 8, 24), 30, t(2, 30))),                            # c rows != a rows
     ("_lstm_layer_forward", (t(4, 3, 7), t(3, 2), t(3, 2), ct.zeros(1, 2, 24), False)),  # gates not (T, B, 4H)
     ("_lstm_layer_forward", (t(4, 3, 8), t(3, 5), t(3, 2), ct.zeros(1, 2, 24), False)),  # h0 of another H
-    ("_lstm_layer_backward", (t(4, 3, 2), None, None, t(4, 3, 8), t(4, 3, 2), t(3, 2), ct.zeros(1, 2, 24), None, 0,
+    ("_lstm_layer_backward", (t(4, 3, 2), None, None, t(4, 3, 8), t(4, 3, 2), t(4, 3, 2), t(3, 2), ct.zeros(1, 2, 24), None, 0,
                               False, True)),                                         # packed for K=2, not 4H=8
-    ("_lstm_layer_backward", (t(4, 3, 2), None, None, t(4, 3, 8), t(4, 3, 2), t(3, 2), ct.zeros(1, 8, 24),
+    ("_lstm_layer_backward", (t(4, 3, 2), None, None, t(4, 3, 8), t(4, 3, 2), t(4, 3, 2), t(3, 2), ct.zeros(1, 8, 24),
                               ct.zeros(1, 2, 24), 5, False, True)),                  # packed_ih for K=2, not 4H=8
-    ("_lstm_layer_backward", (t(4, 3, 2), None, None, t(4, 3, 8), t(4, 3, 2), t(3, 2), ct.zeros(1, 8, 24),
+    ("_lstm_layer_backward", (t(4, 3, 2), None, None, t(4, 3, 8), t(4, 3, 2), t(4, 3, 2), t(3, 2), ct.zeros(1, 8, 24),
                               ct.zeros(1, 8, 24), 0, False, True)),                  # no input columns
     ("_fused_gru_cell_backward", (t(2, 3), None, t(2, 3), t(2, 5))),
     ("_fused_gru_cell_backward", (t(5, 3), None, t(2, 3), t(2, 12))),

@@ -375,21 +375,38 @@ def test_lstm_state_gradients_that_are_views():
 
 @pytest.mark.parametrize("B,H", [(11, 5), (16, 6), (33, 130)])
 @pytest.mark.parametrize("reverse", [False, True])
-def test_lstm_layer_backward_transposed_gates_and_bias(B, H, reverse):
-    """_lstm_layer_backward's G^T (4H, T*B) and bias gradient are G's transpose and column sums, at sizes
-    that run the 8 x 8 register transposes' full blocks and both edges"""
+@pytest.mark.parametrize("threads", [1, 2])
+def test_lstm_layer_backward_gates_and_bias(B, H, reverse, threads):
+    """_lstm_layer_backward's G (T, B, 4H) is the steps' dgates (the fused cell's, step by step), G^T its
+    transpose (at sizes that run the 8 x 8 register transposes' full blocks and both edges) and the bias
+    gradient its column sums, the same bits at 1 and 2 threads (each thread sums its own columns over all rows)"""
     from cthtorch._C import _internal
     T = 3
     gen = cthtorch.Generator().manual_seed(14)
-    ws = cthtorch.rand(T, B, 4 * H, generator=gen)
-    cs, c0 = cthtorch.randn(T, B, H, generator=gen), cthtorch.randn(B, H, generator=gen)
+    ws = cthtorch.randn(T, B, 4 * H, generator=gen)   # the input projection, the workspace after the forward
+    h0, c0 = cthtorch.randn(B, H, generator=gen), cthtorch.randn(B, H, generator=gen)
     dout = cthtorch.randn(T, B, H, generator=gen)
-    wp = _internal._gemm_pack(cthtorch.randn(4 * H, H, generator=gen))
-    G, _, _, GT, db = _internal._lstm_layer_backward(dout, None, None, ws, cs, c0, wp, None, 0, reverse, True)
-    assert tuple(GT.shape) == (4 * H, T * B) and tuple(db.shape) == (4 * H,)
-    assert GT.is_contiguous()
+    w_hh = cthtorch.randn(4 * H, H, generator=gen) * 0.3
+    _, cs, tcs = _internal._lstm_layer_forward(ws, h0, c0, _internal._gemm_pack(w_hh.t()), None, reverse)
+    wp = _internal._gemm_pack(w_hh)
+    old = cthtorch.get_num_threads()
+    try:
+        res = {}
+        for n in (1, threads):
+            cthtorch.set_num_threads(n)
+            res[n] = _internal._lstm_layer_backward(dout, None, None, ws, cs, tcs, c0, wp, None, 0, reverse, True)
+    finally:
+        cthtorch.set_num_threads(old)
+    G, _, _, GT, db = res[threads]
+    assert tuple(GT.shape) == (4 * H, T * B) and tuple(db.shape) == (4 * H,) and GT.is_contiguous()
     np.testing.assert_array_equal(GT.numpy(), G.flatten(0, 1).t().numpy())
+    # the forward's last step's dgates from the single-cell kernel (the first step the backward runs)
+    last, prev_c = (0, cs[1]) if reverse else (T - 1, cs[T - 2])
+    dg, _ = _internal._fused_lstm_cell_backward(dout[last], None, None, prev_c, cs[last], ws[last])
+    np.testing.assert_array_equal(G[last].numpy(), dg.numpy())
     np.testing.assert_allclose(db.numpy(), G.flatten(0, 1).numpy().astype(np.float64).sum(0), rtol=1e-5, atol=1e-5)
+    for a, b in zip(res[1], res[threads]):
+        np.testing.assert_array_equal(a.numpy(), b.numpy())
 
 
 @pytest.mark.parametrize("B,H,n_in", [(11, 5, 3), (33, 130, 40), (4, 6, 17)])
@@ -406,13 +423,28 @@ def test_lstm_layer_backward_dx_per_step(B, H, n_in, reverse):
     dout = cthtorch.randn(T, B, H, generator=gen)
     w_hh, w_ih = cthtorch.randn(4 * H, H, generator=gen), cthtorch.randn(4 * H, n_in, generator=gen)
     wp, wpi = _internal._gemm_pack(w_hh), _internal._gemm_pack(w_ih)
-    G, *rest = _internal._lstm_layer_backward(dout, None, None, ws, cs, c0, wp, None, 0, reverse, True)
-    dx, *rest2 = _internal._lstm_layer_backward(dout, None, None, ws, cs, c0, wp, wpi, n_in, reverse, True)
+    G, *rest = _internal._lstm_layer_backward(dout, None, None, ws, cs, cs.tanh(), c0, wp, None, 0, reverse, True)
+    dx, *rest2 = _internal._lstm_layer_backward(dout, None, None, ws, cs, cs.tanh(), c0, wp, wpi, n_in, reverse,
+                                                True)
     assert tuple(dx.shape) == (T, B, n_in)
     ref = G.numpy().astype(np.float64).reshape(T * B, 4 * H) @ w_ih.numpy().astype(np.float64)
     np.testing.assert_allclose(dx.numpy().reshape(T * B, n_in), ref, rtol=1e-4, atol=1e-4)
     for a, b in zip(rest, rest2):
         np.testing.assert_array_equal(a.numpy(), b.numpy())
+
+
+@pytest.mark.parametrize("layers", [1, 2])
+def test_lstm_output_changed_in_place_raises_as_torch(layers):
+    """the layer's backward reads its output (the hidden states of dW_hh): changed in place before the
+    backward, it raises torch's error for a saved output instead of differentiating other values"""
+    def run(lib):
+        lib.manual_seed(0)
+        out, _ = lib.nn.LSTM(4, 5, num_layers=layers)(lib.ones(3, 2, 4))
+        out.mul_(2)
+        with pytest.raises(RuntimeError) as e:
+            out.sum().backward()
+        return str(e.value)
+    assert run(cthtorch) == run(torch)
 
 
 @pytest.mark.parametrize("frozen", ["weight_ih_l0", "weight_hh_l0", "bias_ih_l0"])
@@ -447,12 +479,12 @@ def test_lstm_layer_op_errors():
         _internal._lstm_layer_forward(cthtorch.ones(4, 3, 8), z, z, wp, cthtorch.ones(4), False)
     with pytest.raises(RuntimeError, match="at least one step"):   # the first step's gradient is read
         _internal._lstm_layer_backward(cthtorch.ones(0, 3, 2), None, None, cthtorch.ones(0, 3, 8),
-                                       cthtorch.ones(0, 3, 2), z, wp, None, 0, False, True)
+                                       cthtorch.ones(0, 3, 2), cthtorch.ones(0, 3, 2), z, wp, None, 0, False, True)
     with pytest.raises(RuntimeError, match="at least one step"):
         _internal._lstm_layer_forward(cthtorch.ones(0, 3, 8), z, z, wp, None, False)
     with pytest.raises(RuntimeError, match="workspace"):
         _internal._lstm_layer_backward(cthtorch.ones(4, 3, 2), None, None, cthtorch.ones(4, 3, 7),
-                                       cthtorch.ones(4, 3, 2), z, wp, None, 0, False, True)
+                                       cthtorch.ones(4, 3, 2), cthtorch.ones(4, 3, 2), z, wp, None, 0, False, True)
 
 
 def test_fused_cell_errors():

@@ -8,6 +8,18 @@ from cthtorch import _C
 from cthtorch.autograd import forward_ad as _forward_ad
 
 
+def _modified_inplace_error(t, expected, output_nr, node):
+    """torch's error for a saved tensor t changed in place since it was saved at version expected; node
+    names what made it (output output_nr of node), None for a leaf"""
+    which = "" if node is None else ", which is output %d of %s," % (output_nr, node)
+    return RuntimeError("one of the variables needed for gradient computation has been modified by an inplace "
+                        "operation: [torch.%sTensor %s]%s is at version %d; expected version %d instead. Hint: "
+                        "enable anomaly detection to find the operation that failed to compute its gradient, with "
+                        "torch.autograd.set_detect_anomaly(True, check_nan=False)." % (
+                            t.type().split(".")[-1].replace("Tensor", ""), list(t.shape), which, t._version,
+                            expected))
+
+
 class FunctionCtx:
     # no __dict__ of its own: ctx objects are _FunctionBase nodes, whose dict is in C
     __slots__ = ()
@@ -44,14 +56,8 @@ class FunctionCtx:
                                     "type %s" % type(t).__name__)
             elif t is not None and t._version != v:
                 fn = t.grad_fn   # as torch: the node named without "Backward0"; none for a leaf
-                which = "" if fn is None else ", which is output %d of %s," % (
-                    t.output_nr, re.sub(r"Backward\d*$", "", type(fn).__name__))
-                raise RuntimeError("one of the variables needed for gradient computation has been modified by an "
-                                   "inplace operation: [torch.%sTensor %s]%s is at version %d; expected version %d "
-                                   "instead. Hint: enable anomaly detection to find the operation that failed to "
-                                   "compute its gradient, with torch.autograd.set_detect_anomaly(True, "
-                                   "check_nan=False)." % (t.type().split(".")[-1].replace("Tensor", ""),
-                                                          list(t.shape), which, t._version, v))
+                raise _modified_inplace_error(t, v, t.output_nr,
+                                              None if fn is None else re.sub(r"Backward\d*$", "", type(fn).__name__))
             out.append(t)
         return tuple(out)
 

@@ -4,8 +4,10 @@
 #include "../TH/THKernelsRNN.h"
 #include "../TH/THGemmPacked.h"
 #include "../TH/THTranspose.h"
+#include "../TH/THVecRNN.h"
 
 #include <immintrin.h>
+#include <math.h>
 #include <omp.h>
 #include <string.h>
 
@@ -223,34 +225,45 @@ int at_fused_gru_cell_backward(THTensor **outs, const THTensor *grad_hy, const T
 
 /* ---- a float32 LSTM layer's steps in one call (the recurrence of _FusedLayer) ---- */
 
-/* the fused cell over B rows, split as the single-cell ops split them */
-/* bias (4H, or NULL) is added to each of the thread's rows first, while the step's GEMM left them in cache */
+/* the fused cell over B rows, split as the single-cell ops split them; bias (4H, or NULL) is added to the
+ * gates as the cell reads them (the step's GEMM left them in cache), and tc receives tanh(cy) for the backward */
 static void lstm_fwd_rows(int64_t B, int64_t H, float *gates, const float *bias, const float *cx, float *hy, float *cy,
-                          float *ws) {
+                          float *ws, float *tc) {
   int nt = row_threads(B, H);
 #pragma omp parallel for num_threads(nt) if (nt > 1) schedule(static)
   for (int t = 0; t < nt; t++) {
     ROW_RANGE(t, nt, B, lo, n);
+    float *g = gates + lo * 4 * H, *c1 = cy + lo * H, *t1 = tc + lo * H;
+    if (th_vec_lstm_cell_forward(n, H, g, bias, cx + lo * H, hy + lo * H, c1, ws + lo * 4 * H, t1)) continue;
+    /* no AVX2: the generic cell (whose backward computes tanh(cy) itself) */
     if (bias)
-      for (int64_t b = lo; b < lo + n; b++) {
-        float *g = gates + b * 4 * H;
-        for (int64_t j = 0; j < 4 * H; j++) g[j] += bias[j];
-      }
-    THFloatTensor_lstm_cell_forward(n, H, gates + lo * 4 * H, cx + lo * H, hy + lo * H, cy + lo * H, ws + lo * 4 * H);
+      for (int64_t b = 0; b < n; b++)
+        for (int64_t j = 0; j < 4 * H; j++) g[b * 4 * H + j] += bias[j];
+    THFloatTensor_lstm_cell_forward(n, H, g, cx + lo * H, hy + lo * H, c1, ws + lo * 4 * H);
+    for (int64_t i = 0; i < n * H; i++) t1[i] = tanhf(c1[i]);
   }
 }
 
-/* the fused backward cell over B rows, split as the single-cell ops split them; each thread also writes
- * its rows' dgates, hot in its cache, into their columns of gT (ldt apart; TH/THTranspose.c) */
+/* the fused backward cell over B rows, split as the single-cell ops split them; then, all rows done, each
+ * thread adds the step's dgates into its own columns of the bias gradient db, row by row, so every db[j]
+ * sums in one order (steps as they run, rows ascending) whatever the thread count */
 static void lstm_bwd_rows(int64_t B, int64_t H, const float *ghy, const float *gcy, const float *cx, const float *cy,
-                          const float *ws, float *dgates, float *dcx, float *gT, int64_t ldt) {
+                          const float *tc, const float *ws, float *dgates, float *dcx, float *db) {
   int nt = row_threads(B, H);
-#pragma omp parallel for num_threads(nt) if (nt > 1) schedule(static)
-  for (int t = 0; t < nt; t++) {
-    ROW_RANGE(t, nt, B, lo, n);
-    THFloatTensor_lstm_cell_backward(n, H, ghy + lo * H, gcy + lo * H, NULL, cx + lo * H, cy + lo * H, ws + lo * 4 * H,
-                                     dgates + lo * 4 * H, dcx + lo * H);
-    THTranspose_f32(n, 4 * H, dgates + lo * 4 * H, 4 * H, gT + lo, ldt);
+#pragma omp parallel num_threads(nt) if (nt > 1)
+  {
+    int t = omp_get_thread_num(), n_t = omp_get_num_threads();
+    ROW_RANGE(t, n_t, B, lo, n);
+    if (!th_vec_lstm_cell_backward(n, H, ghy + lo * H, gcy + lo * H, cx + lo * H, cy + lo * H, tc + lo * H,
+                                   ws + lo * 4 * H, dgates + lo * 4 * H, dcx + lo * H))
+      THFloatTensor_lstm_cell_backward(n, H, ghy + lo * H, gcy + lo * H, NULL, cx + lo * H, cy + lo * H,
+                                       ws + lo * 4 * H, dgates + lo * 4 * H, dcx + lo * H);
+#pragma omp barrier
+    int64_t j0 = 4 * H * t / n_t, j1 = 4 * H * (t + 1) / n_t;
+    for (int64_t b = 0; b < B; b++) {
+      const float *d = dgates + b * 4 * H;
+      for (int64_t j = j0; j < j1; j++) db[j] += d[j];
+    }
   }
 }
 
@@ -296,10 +309,14 @@ int at_lstm_layer_forward(THTensor **outs, THTensor *gates, const THTensor *h0, 
       (bias && layer_check(op, "bias", bias, 1, gates->sizes + 2) < 0))
     return -1;
   int64_t s[3] = { T, B, H };
-  if (!(outs[0] = THTensor_new(TH_Float, 3, s))) return -1;
-  if (!(outs[1] = THTensor_new(TH_Float, 3, s))) { THTensor_free(outs[0]); outs[0] = NULL; return -1; }
+  /* the outputs, the cell states and their tanh (which the backward reads instead of computing again) */
+  for (int k = 0; k < 3; k++)
+    if (!(outs[k] = THTensor_new(TH_Float, 3, s))) {
+      for (int j = 0; j < k; j++) { THTensor_free(outs[j]); outs[j] = NULL; }
+      return -1;
+    }
   float *g = (float *)THTensor_data(gates), *out = (float *)THTensor_data(outs[0]);
-  float *cs = (float *)THTensor_data(outs[1]);
+  float *cs = (float *)THTensor_data(outs[1]), *tcs = (float *)THTensor_data(outs[2]);
   const float *h = (const float *)THTensor_data(h0), *c = (const float *)THTensor_data(c0);
   const float *wp = (const float *)THTensor_data(packed);
   int nt = omp_in_parallel() ? 1 : at_get_num_threads();
@@ -310,7 +327,8 @@ int at_lstm_layer_forward(THTensor **outs, THTensor *gates, const THTensor *h0, 
     float *gt = g + t * B * 4 * H;
     if (k > 0 || !skip) THGemmPacked_run(B, 4 * H, H, 1.f, h, H, wp, 1.f, gt, 4 * H, nt);
     /* the activated gates (the backward's workspace) overwrite the pre-activations they come from */
-    lstm_fwd_rows(B, H, gt, bias ? (const float *)THTensor_data(bias) : NULL, c, out + t * B * H, cs + t * B * H, gt);
+    lstm_fwd_rows(B, H, gt, bias ? (const float *)THTensor_data(bias) : NULL, c, out + t * B * H, cs + t * B * H, gt,
+                  tcs + t * B * H);
     h = out + t * B * H;
     c = cs + t * B * H;
   }
@@ -318,8 +336,9 @@ int at_lstm_layer_forward(THTensor **outs, THTensor *gates, const THTensor *h0, 
 }
 
 int at_lstm_layer_backward(THTensor **outs, const THTensor *dout, const THTensor *dh, const THTensor *dc,
-                           const THTensor *ws, const THTensor *cs, const THTensor *c0, const THTensor *packed,
-                           const THTensor *packed_ih, int64_t input_size, bool reverse, bool need_h0) {
+                           const THTensor *ws, const THTensor *cs, const THTensor *tcs, const THTensor *c0,
+                           const THTensor *packed, const THTensor *packed_ih, int64_t input_size, bool reverse,
+                           bool need_h0) {
   const char *op = "_lstm_layer_backward";
   if (ws->ndim != 3 || ws->sizes[2] % 4) {
     THError_set(TH_ERR_RUNTIME, "%s: expected workspace of size [T, B, 4 * H]", op);
@@ -331,7 +350,8 @@ int at_lstm_layer_backward(THTensor **outs, const THTensor *dout, const THTensor
     return -1;
   }
   if (layer_check(op, "workspace", ws, 3, ws->sizes) < 0 || layer_check(op, "grad_output", dout, 3, tbh) < 0 ||
-      layer_check(op, "cs", cs, 3, tbh) < 0 || layer_check(op, "c0", c0, 2, bh) < 0 ||
+      layer_check(op, "cs", cs, 3, tbh) < 0 || layer_check(op, "tanh_cs", tcs, 3, tbh) < 0 ||
+      layer_check(op, "c0", c0, 2, bh) < 0 ||
       (dh && layer_check(op, "grad_hy", dh, 2, bh) < 0) || (dc && layer_check(op, "grad_cy", dc, 2, bh) < 0) ||
       packed_check(op, packed, 4 * H, H) < 0)
     return -1;
@@ -340,23 +360,25 @@ int at_lstm_layer_backward(THTensor **outs, const THTensor *dout, const THTensor
     return -1;
   }
   if (packed_ih && packed_check(op, packed_ih, 4 * H, input_size) < 0) return -1;
-  /* with W_ih packed, each step's dgates @ W_ih is its rows of dx, taken while they are in cache: G is then
-   * one step's scratch instead of a (T, B, 4H) output for a separate all-steps GEMM */
-  int64_t gts[2] = { 4 * H, T * B }, four_h = 4 * H, dxs[3] = { T, B, input_size }, gs[2] = { B, 4 * H };
-  THTensor *G = packed_ih ? THTensor_new(TH_Float, 2, gs) : THTensor_new(TH_Float, 3, ws->sizes);
+  /* G holds all steps' dgates; with W_ih packed, each step's dgates @ W_ih is also its rows of dx, taken
+   * while they are in cache. The weight gradients read G^T (GT), one transpose of all steps at the end: it
+   * measured faster than each step writing its columns of GT (strided stores of lines long evicted), and
+   * than OpenBLAS reading G through its transpose flag */
+  int64_t four_h = 4 * H, dxs[3] = { T, B, input_size }, gts[2] = { 4 * H, T * B };
+  THTensor *G = THTensor_new(TH_Float, 3, ws->sizes), *GT = THTensor_new(TH_Float, 2, gts);
   THTensor *dX = packed_ih ? THTensor_new(TH_Float, 3, dxs) : NULL;
-  THTensor *dht = THTensor_new(TH_Float, 2, bh),
-           *dct = THTensor_new(TH_Float, 2, bh), *GT = THTensor_new(TH_Float, 2, gts),
+  THTensor *dht = THTensor_new(TH_Float, 2, bh), *dct = THTensor_new(TH_Float, 2, bh),
            *db = THTensor_new(TH_Float, 1, &four_h);
-  if (!G || (packed_ih && !dX) || !dht || !dct || !GT || !db) {
-    THTensor_free(G); THTensor_free(dht); THTensor_free(dct); THTensor_free(GT); THTensor_free(db);
+  if (!G || !GT || (packed_ih && !dX) || !dht || !dct || !db) {
+    THTensor_free(G); THTensor_free(GT); THTensor_free(dht); THTensor_free(dct); THTensor_free(db);
     THTensor_free(dX);
     return -1;
   }
   float *g = (float *)THTensor_data(G), *dhb = (float *)THTensor_data(dht), *dcb = (float *)THTensor_data(dct);
-  float *gT = (float *)THTensor_data(GT);
+  float *dbp = (float *)THTensor_data(db);
   const float *go = (const float *)THTensor_data(dout), *w = (const float *)THTensor_data(ws);
   const float *c = (const float *)THTensor_data(cs), *wp = (const float *)THTensor_data(packed);
+  const float *tc = (const float *)THTensor_data(tcs);
   const float *wpi = packed_ih ? (const float *)THTensor_data(packed_ih) : NULL;
   float *dx = dX ? (float *)THTensor_data(dX) : NULL;
   int nt = omp_in_parallel() ? 1 : at_get_num_threads();
@@ -370,13 +392,14 @@ int at_lstm_layer_backward(THTensor **outs, const THTensor *dout, const THTensor
   }
   if (dc) memcpy(dcb, THTensor_data(dc), row * sizeof(float));
   else memset(dcb, 0, row * sizeof(float));
+  if (four_h) memset(dbp, 0, (size_t)four_h * sizeof(float));   /* no memset of an empty tensor's NULL data */
   bool dh0 = false;
   for (int64_t k = 0; k < T; k++) {
     int64_t t = reverse ? k : T - 1 - k, p = reverse ? t + 1 : t - 1;
     const float *cx = t == first ? (const float *)THTensor_data(c0) : c + p * row;
-    float *gt = dx ? g : g + t * row * 4;
+    float *gt = g + t * row * 4;
     /* dc is read and overwritten in place (each element by its own lane) */
-    lstm_bwd_rows(B, H, dhb, dcb, cx, c + t * row, w + t * row * 4, gt, dcb, gT + t * B, T * B);
+    lstm_bwd_rows(B, H, dhb, dcb, cx, c + t * row, tc + t * row, w + t * row * 4, gt, dcb, dbp);
     if (dx) THGemmPacked_run(B, input_size, 4 * H, 1.f, gt, 4 * H, wpi, 0.f, dx + t * B * input_size, input_size, nt);
     if (t != first) {   /* the next step's dh: its output's gradient plus dgates @ W_hh */
       memcpy(dhb, go + p * row, row * sizeof(float));
@@ -387,19 +410,14 @@ int at_lstm_layer_backward(THTensor **outs, const THTensor *dout, const THTensor
     }
   }
   if (!dh0) memset(dhb, 0, row * sizeof(float));   /* not asked for: zeros, never a stale step's dh */
-  /* the bias gradient: G^T's rows summed, each in time order whatever the thread count */
-  float *dbp = (float *)THTensor_data(db);
+  /* each thread transposes its own rows of G into its own columns of GT */
+  float *gT = (float *)THTensor_data(GT);
   int64_t TB = T * B;
-#pragma omp parallel for num_threads(nt) if (nt > 1 && 4 * H * TB >= (1 << 16)) schedule(static)
-  for (int64_t j = 0; j < 4 * H; j++) {
-    const float *r = gT + j * TB;
-    float acc[16] = { 0 }, s = 0.f;   /* 16 independent sums (vector lanes), not one serial chain */
-    int64_t i = 0;
-    for (; i + 16 <= TB; i += 16)
-      for (int l = 0; l < 16; l++) acc[l] += r[i + l];
-    for (; i < TB; i++) s += r[i];
-    for (int l = 0; l < 16; l++) s += acc[l];
-    dbp[j] = s;
+  int tn = nt > 1 && 4 * H * TB >= (1 << 16) ? nt : 1;
+#pragma omp parallel for num_threads(tn) if (tn > 1) schedule(static)
+  for (int i = 0; i < tn; i++) {
+    ROW_RANGE(i, tn, TB, lo, n);
+    THTranspose_f32(n, 4 * H, g + lo * 4 * H, 4 * H, gT + lo, TB);
   }
   if (dX) THTensor_free(G);
   outs[0] = dX ? dX : G;

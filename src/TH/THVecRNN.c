@@ -78,21 +78,64 @@ static inline __m256i lanes(int64_t n) {
 #define LD(p, m) (full ? _mm256_loadu_ps(p) : _mm256_maskload_ps((p), (m)))
 #define ST(p, m, v) (full ? _mm256_storeu_ps((p), (v)) : _mm256_maskstore_ps((p), (m), (v)))
 
-static void lstm_forward_rows(int64_t B, int64_t H, const float *gates, const float *cx, float *hy, float *cy,
-                              float *ws) {
+/* bias (4H, or NULL) is added to the gates as they are read; tc (or NULL) keeps tanh(cy) for the backward */
+static void lstm_forward_rows(int64_t B, int64_t H, const float *gates, const float *bias, const float *cx, float *hy,
+                              float *cy, float *ws, float *tcy) {
 #pragma omp parallel for if (B * H > 16384)
   for (int64_t b = 0; b < B; b++) {
     const float *g = gates + b * 4 * H, *c0 = cx + b * H;
-    float *w = ws + b * 4 * H, *h1 = hy + b * H, *c1 = cy + b * H;
-    for (int64_t j = 0; j < H; j += 8) {
+    float *w = ws + b * 4 * H, *h1 = hy + b * H, *c1 = cy + b * H, *t1 = tcy ? tcy + b * H : NULL;
+    int64_t j = 0;
+    /* two blocks of 8 cells at a time, stage by stage: one block's chain (the gates' exp, then c, then
+     * tanh c) is longer than the out-of-order window reaches past, so a second independent chain next to it
+     * in program order fills the latency (same operations per lane, same bits) */
+    for (; j + 16 <= H; j += 16) {
+      V pi[2], pf[2], pg[2], po[2], c[2], tc[2];
+      for (int u = 0; u < 2; u++) {
+        const float *gu = g + j + 8 * u;
+        pi[u] = _mm256_loadu_ps(gu), pf[u] = _mm256_loadu_ps(gu + H);
+        pg[u] = _mm256_loadu_ps(gu + 2 * H), po[u] = _mm256_loadu_ps(gu + 3 * H);
+        if (bias) {
+          const float *bu = bias + j + 8 * u;
+          pi[u] = _mm256_add_ps(pi[u], _mm256_loadu_ps(bu));
+          pf[u] = _mm256_add_ps(pf[u], _mm256_loadu_ps(bu + H));
+          pg[u] = _mm256_add_ps(pg[u], _mm256_loadu_ps(bu + 2 * H));
+          po[u] = _mm256_add_ps(po[u], _mm256_loadu_ps(bu + 3 * H));
+        }
+      }
+      for (int u = 0; u < 2; u++) {
+        pi[u] = v_sigmoid(pi[u]), pf[u] = v_sigmoid(pf[u]), pg[u] = v_tanh(pg[u]), po[u] = v_sigmoid(po[u]);
+        c[u] = _mm256_fmadd_ps(pf[u], _mm256_loadu_ps(c0 + j + 8 * u), _mm256_mul_ps(pi[u], pg[u]));
+      }
+      for (int u = 0; u < 2; u++) tc[u] = v_tanh(c[u]);
+      for (int u = 0; u < 2; u++) {
+        int64_t k = j + 8 * u;
+        _mm256_storeu_ps(c1 + k, c[u]);
+        _mm256_storeu_ps(h1 + k, _mm256_mul_ps(po[u], tc[u]));
+        if (t1) _mm256_storeu_ps(t1 + k, tc[u]);
+        _mm256_storeu_ps(w + k, pi[u]);
+        _mm256_storeu_ps(w + H + k, pf[u]);
+        _mm256_storeu_ps(w + 2 * H + k, pg[u]);
+        _mm256_storeu_ps(w + 3 * H + k, po[u]);
+      }
+    }
+    for (; j < H; j += 8) {
       bool full = j + 8 <= H;
       __m256i m = lanes(H - j);
       /* all loads before the stores: ws may be gates itself */
-      V i = v_sigmoid(LD(g + j, m)), f = v_sigmoid(LD(g + H + j, m));
-      V gg = v_tanh(LD(g + 2 * H + j, m)), o = v_sigmoid(LD(g + 3 * H + j, m));
+      V pi = LD(g + j, m), pf = LD(g + H + j, m), pg = LD(g + 2 * H + j, m), po = LD(g + 3 * H + j, m);
+      if (bias) {
+        pi = _mm256_add_ps(pi, LD(bias + j, m));
+        pf = _mm256_add_ps(pf, LD(bias + H + j, m));
+        pg = _mm256_add_ps(pg, LD(bias + 2 * H + j, m));
+        po = _mm256_add_ps(po, LD(bias + 3 * H + j, m));
+      }
+      V i = v_sigmoid(pi), f = v_sigmoid(pf), gg = v_tanh(pg), o = v_sigmoid(po);
       V c = _mm256_fmadd_ps(f, LD(c0 + j, m), _mm256_mul_ps(i, gg));
+      V tc = v_tanh(c);
       ST(c1 + j, m, c);
-      ST(h1 + j, m, _mm256_mul_ps(o, v_tanh(c)));
+      ST(h1 + j, m, _mm256_mul_ps(o, tc));
+      if (t1) ST(t1 + j, m, tc);
       ST(w + j, m, i);
       ST(w + H + j, m, f);
       ST(w + 2 * H + j, m, gg);
@@ -101,18 +144,20 @@ static void lstm_forward_rows(int64_t B, int64_t H, const float *gates, const fl
   }
 }
 
+/* tcy: tanh(cy) as the forward kept it, or NULL to compute it again */
 static void lstm_backward_rows(int64_t B, int64_t H, const float *ghy, const float *gcy, const float *cx,
-                               const float *cy, const float *ws, float *dgates, float *dcx) {
+                               const float *cy, const float *tcy, const float *ws, float *dgates, float *dcx) {
 #pragma omp parallel for if (B * H > 16384)
   for (int64_t b = 0; b < B; b++) {
     const float *w = ws + b * 4 * H, *c0 = cx + b * H, *c1 = cy + b * H, *dh1 = ghy + b * H, *dc1 = gcy + b * H;
+    const float *t1 = tcy ? tcy + b * H : NULL;
     float *d = dgates + b * 4 * H, *dc0 = dcx + b * H;
     for (int64_t j = 0; j < H; j += 8) {
       bool full = j + 8 <= H;
       __m256i m = lanes(H - j);
       V one = K(1.f);
       V i = LD(w + j, m), f = LD(w + H + j, m), gg = LD(w + 2 * H + j, m), o = LD(w + 3 * H + j, m);
-      V tc = v_tanh(LD(c1 + j, m)), dh = LD(dh1 + j, m);
+      V tc = t1 ? LD(t1 + j, m) : v_tanh(LD(c1 + j, m)), dh = LD(dh1 + j, m);
       /* dcx may be gcy itself: dc is read before dc0 is stored */
       V dc = _mm256_fmadd_ps(_mm256_mul_ps(dh, o), _mm256_fnmadd_ps(tc, tc, one), LD(dc1 + j, m));
       ST(d + j, m, _mm256_mul_ps(_mm256_mul_ps(_mm256_mul_ps(dc, gg), i), _mm256_sub_ps(one, i)));
@@ -126,29 +171,29 @@ static void lstm_backward_rows(int64_t B, int64_t H, const float *ghy, const flo
 
 #pragma GCC pop_options
 
-int th_vec_lstm_cell_forward(int64_t B, int64_t H, const float *gates, const float *cx, float *hy, float *cy,
-                             float *ws) {
+int th_vec_lstm_cell_forward(int64_t B, int64_t H, const float *gates, const float *bias, const float *cx, float *hy,
+                             float *cy, float *ws, float *tcy) {
   if (!use_vec()) return 0;
-  lstm_forward_rows(B, H, gates, cx, hy, cy, ws);
+  lstm_forward_rows(B, H, gates, bias, cx, hy, cy, ws, tcy);
   return 1;
 }
 
 int th_vec_lstm_cell_backward(int64_t B, int64_t H, const float *ghy, const float *gcy, const float *cx,
-                              const float *cy, const float *ws, float *dgates, float *dcx) {
+                              const float *cy, const float *tcy, const float *ws, float *dgates, float *dcx) {
   if (!use_vec()) return 0;
-  lstm_backward_rows(B, H, ghy, gcy, cx, cy, ws, dgates, dcx);
+  lstm_backward_rows(B, H, ghy, gcy, cx, cy, tcy, ws, dgates, dcx);
   return 1;
 }
 
 #else   /* not x86-64: the generic loops */
-int th_vec_lstm_cell_forward(int64_t B, int64_t H, const float *gates, const float *cx, float *hy, float *cy,
-                             float *ws) {
-  (void)B; (void)H; (void)gates; (void)cx; (void)hy; (void)cy; (void)ws;
+int th_vec_lstm_cell_forward(int64_t B, int64_t H, const float *gates, const float *bias, const float *cx, float *hy,
+                             float *cy, float *ws, float *tcy) {
+  (void)B; (void)H; (void)gates; (void)bias; (void)cx; (void)hy; (void)cy; (void)ws; (void)tcy;
   return 0;
 }
 int th_vec_lstm_cell_backward(int64_t B, int64_t H, const float *ghy, const float *gcy, const float *cx,
-                              const float *cy, const float *ws, float *dgates, float *dcx) {
-  (void)B; (void)H; (void)ghy; (void)gcy; (void)cx; (void)cy; (void)ws; (void)dgates; (void)dcx;
+                              const float *cy, const float *tcy, const float *ws, float *dgates, float *dcx) {
+  (void)B; (void)H; (void)ghy; (void)gcy; (void)cx; (void)cy; (void)tcy; (void)ws; (void)dgates; (void)dcx;
   return 0;
 }
 #endif

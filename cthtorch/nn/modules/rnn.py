@@ -12,6 +12,7 @@ from cthtorch.nn import init
 from cthtorch.nn.modules.module import Module
 from cthtorch.nn.parameter import Parameter
 from cthtorch.autograd import Function
+from cthtorch.autograd.function import _modified_inplace_error
 from cthtorch._sparse_tensor import name_node
 from cthtorch._C import _internal   # the fused cells' backward kernels
 from cthtorch._ops import dispatch as _dispatch
@@ -108,18 +109,6 @@ def _packed(w):
     return _internal._gemm_pack(w)
 
 
-def _step_inputs(x, h0, out, reverse):
-    """(T, B, in + H): each step's input beside the hidden state it read, [x_t | h_{t-1}] with h0 for
-    the first step, so that both weight gradients are one GEMM, G^T [X | H], over all steps"""
-    n_in = x.shape[2]
-    xh = x.new_empty(x.shape[0], x.shape[1], n_in + out.shape[2])
-    xh[:, :, :n_in].copy_(x)
-    first, rest, shifted = (-1, slice(None, -1), out[1:]) if reverse else (0, slice(1, None), out[:-1])
-    xh[first, :, n_in:].copy_(h0)
-    xh[rest, :, n_in:].copy_(shifted)
-    return xh
-
-
 class _FusedLayer(Function):
     """One LSTM or GRU layer and direction as one autograd node: the forward
     runs _layer's GEMMs and fused cells without recording, and the backward
@@ -148,10 +137,13 @@ class _FusedLayer(Function):
             # the whole recurrence in one C call (src/ATen/ATRNN.c), which adds the bias step by step
             # (the projection is a plain mm); gis becomes the workspace
             gis = x2d.mm(w_ih.t()).view(T, x.shape[1], -1)
-            out, cs = _internal._lstm_layer_forward(gis, h0.contiguous(), c0.contiguous(), wp, bias, reverse)
-            # ctx keeps copies: the outputs' grad_fn is this node (see below on cycles)
-            ctx.layer, ctx.ws, ctx.cs, ctx.xh = True, gis, cs, _step_inputs(x, h0, out, reverse)
-            return out, out[order[-1]].clone(), cs[order[-1]].clone()
+            out, cs, tcs = _internal._lstm_layer_forward(gis, h0.contiguous(), c0.contiguous(), wp, bias, reverse)
+            # the backward reads the outputs as the hidden states the steps read (dW_hh = G^T H): ctx keeps
+            # the C call's tensor and the output is a detached alias of it (one version counter, checked as torch
+            # checks its saved output), so ctx holds no tensor whose grad_fn is this node (see below on cycles)
+            ctx.layer, ctx.ws, ctx.cs, ctx.tcs, ctx.out, ctx.out_version = True, gis, cs, tcs, out, out._version
+            ctx.h0_zero = not h0.any().item()   # hx=None: the first step read zeros, nothing to add to dW_hh
+            return out.detach(), out[order[-1]].clone(), cs[order[-1]].clone()
         if bias is not None and not _dispatch._observers:
             # one addmm over the (T*B, in) rows: the bias rides in the GEMM's C, where F.linear of a 3-D
             # input adds it in a second pass over the (T, B, k*H) projection
@@ -247,27 +239,33 @@ class _FusedLayer(Function):
     def _layer_backward(ctx, dout, dh, dc):
         """the backward of a float32 LSTM layer whose forward ran in one C call: the recurrence in
         one C call too, which also gives dx (each step's dgates W_ih), G^T and the bias gradient, then
-        [dW_ih | dW_hh] = G^T [X | H] as one product (G^T read in place, X | H saved by the forward)"""
+        dW_ih = G^T X and dW_hh = G^T H, read in place from the input and the output (no copies)"""
         x, h0, c0, w_ih, w_hh, b_ih, b_hh = ctx.saved_tensors
         need = ctx.needs_input_grad
         # the incoming state gradients may be expanded (a sum's backward) or other views
         dh = dh.contiguous() if dh is not None else None
         dc = dc.contiguous() if dc is not None else None
+        out = ctx.out
+        if out._version != ctx.out_version:
+            raise _modified_inplace_error(out, ctx.out_version, 0, "MkldnnRnnLayer")
         # with W_ih packed, the recurrence forms dx step by step from each step's dgates while in cache
         # (no all-steps G for a separate G W_ih)
-        n_in, xh = x.shape[2], ctx.xh.flatten(0, 1)
+        T, B, n_in = x.shape
         dx, dh0, dc0, GT, db = _internal._lstm_layer_backward(
-            dout.contiguous(), dh, dc, ctx.ws, ctx.cs, c0.contiguous(), _packed(w_hh),
+            dout.contiguous(), dh, dc, ctx.ws, ctx.cs, ctx.tcs, c0.contiguous(), _packed(w_hh),
             _packed(w_ih) if need[2] else None, n_in, ctx.reverse, need[3])
         dx = dx if need[2] else None
-        dw_ih = dw_hh = None
-        if need[5] and need[6]:
-            dw = GT.mm(xh)
-            dw_ih, dw_hh = dw[:, :n_in].contiguous(), dw[:, n_in:].contiguous()
-        elif need[5]:
-            dw_ih = GT.mm(xh[:, :n_in])
-        elif need[6]:
-            dw_hh = GT.mm(xh[:, n_in:])
+        dw_ih = GT.mm(x.reshape(T * B, n_in)) if need[5] else None
+        dw_hh = None
+        if need[6]:
+            # the steps after the first read the outputs shifted by one step, contiguous rows of out; the
+            # first step read h0 (GT's columns are in time order, so the forward's first step is at an end)
+            H, first = out.shape[2], (T - 1) * B if ctx.reverse else 0
+            rest = slice(0, (T - 1) * B) if ctx.reverse else slice(B, T * B)
+            hs = out[1:] if ctx.reverse else out[:-1]
+            dw_hh = GT[:, rest].mm(hs.reshape((T - 1) * B, H)) if T > 1 else GT.new_zeros(GT.shape[0], H)
+            if not ctx.h0_zero:
+                dw_hh.addmm_(GT[:, first:first + B], h0)
         db_ih = db if b_ih is not None and need[7] else None
         if b_hh is None or not need[8]:
             db_hh = None

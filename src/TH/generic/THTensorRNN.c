@@ -32,7 +32,7 @@ void THTensor_(lstm_cell_forward)(int64_t B, int64_t H, const void *gates_, cons
                                   void *ws_) {
   const scalar_t *gates = gates_, *cx = cx_;
   scalar_t *hy = hy_, *cy = cy_, *ws = ws_;
-  if (TH_DTYPE == TH_Float && th_vec_lstm_cell_forward(B, H, gates_, cx_, hy_, cy_, ws_)) return;
+  if (TH_DTYPE == TH_Float && th_vec_lstm_cell_forward(B, H, gates_, NULL, cx_, hy_, cy_, ws_, NULL)) return;
 #pragma omp parallel for if (B * H > 16384)
   for (int64_t b = 0; b < B; b++) {
     const scalar_t *g = gates + b * 4 * H, *c0 = cx + b * H;
@@ -87,7 +87,7 @@ void THTensor_(lstm_cell_backward)(int64_t B, int64_t H, const void *ghy_, const
                                    const void *cx_, const void *cy_, const void *ws_, void *dgates_, void *dcx_) {
   const scalar_t *ghy = ghy_, *gcy = gcy_, *gws = gws_, *cx = cx_, *cy = cy_, *ws = ws_;
   scalar_t *dgates = dgates_, *dcx = dcx_;
-  if (TH_DTYPE == TH_Float && !gws && th_vec_lstm_cell_backward(B, H, ghy_, gcy_, cx_, cy_, ws_, dgates_, dcx_))
+  if (TH_DTYPE == TH_Float && !gws && th_vec_lstm_cell_backward(B, H, ghy_, gcy_, cx_, cy_, NULL, ws_, dgates_, dcx_))
     return;
   RNN_BWD_RUN(LSTM_BWD_BODY)
 }
