@@ -383,3 +383,40 @@ def test_transformer_encoder_fast_path_warning_and_flags_match_torch(kw):
         res.append(([str(x.message) for x in w], enc.use_nested_tensor, enc.enable_nested_tensor, enc.mask_check,
                     enc.layers[0].activation_relu_or_gelu))
     assert res[0] == res[1]
+
+
+@pytest.mark.parametrize("need_weights", [False, True])
+def test_functional_mha_separate_weights_for_self_attention(need_weights):
+    """fairseq's MultiheadAttention calls F.multi_head_attention_forward with use_separate_proj_weight=True,
+    torch.empty([0]) as in_proj_weight and the packed bias, query is key is value: the separate weights
+    project (the empty packed weight was used and raised), with a bool key_padding_mask"""
+    E, H = 8, 2
+    ws = [rs.randn(E, E) * 0.3 for _ in range(4)]
+    b = rs.randn(3 * E)
+    xa = rs.randn(5, 3, E)
+    kpm = np.zeros((3, 5), bool)
+    kpm[1, 3:] = True
+    res = []
+    for lib, fn in ((ct, F), (torch, TF)):
+        x = lib.tensor(xa, requires_grad=True)
+        q, k, v, o = (lib.tensor(w, requires_grad=True) for w in ws)
+        out, attn = fn.multi_head_attention_forward(
+            x, x, x, E, H, lib.empty([0], dtype=lib.float64), lib.tensor(b), None, None, False, 0.0, o, None, training=False,
+            key_padding_mask=lib.tensor(kpm), need_weights=need_weights, use_separate_proj_weight=True,
+            q_proj_weight=q, k_proj_weight=k, v_proj_weight=v)
+        out.square().sum().backward()
+        res.append((out, attn, x.grad, q.grad, k.grad, v.grad))
+    for a, t in zip(*res):
+        if t is None:
+            assert a is None
+        else:
+            close(a, t, 1e-10)
+
+
+def test_functional_mha_separate_weights_missing():
+    x, tx = pair((4, 2, 8), np.float32, grad=False)
+    w, tw = pair((8, 8), np.float32, grad=False)
+    raises_like(lambda: F.multi_head_attention_forward(x, x, x, 8, 2, None, None, None, None, False, 0.0, w, None,
+                                                       use_separate_proj_weight=True, q_proj_weight=w),
+                lambda: TF.multi_head_attention_forward(tx, tx, tx, 8, 2, None, None, None, None, False, 0.0, tw,
+                                                        None, use_separate_proj_weight=True, q_proj_weight=tw))

@@ -148,6 +148,12 @@ def multi_head_attention_forward(query, key, value, embed_dim_to_check, num_head
     head_dim = embed_dim_to_check // num_heads
     if head_dim * num_heads != embed_dim_to_check:
         raise AssertionError("embed_dim %d not divisible by num_heads %d" % (embed_dim_to_check, num_heads))
+    if use_separate_proj_weight:
+        for name, w in (("q", q_proj_weight), ("k", k_proj_weight), ("v", v_proj_weight)):
+            if w is None:
+                raise AssertionError("use_separate_proj_weight is True but %s_proj_weight is None" % name)
+        # the separate weights are the projections: fairseq passes torch.empty([0]) as in_proj_weight here
+        in_proj_weight = None
     shim = types.SimpleNamespace(
         _qkv_same_embed_dim=not use_separate_proj_weight, in_proj_weight=in_proj_weight, in_proj_bias=in_proj_bias,
         q_proj_weight=q_proj_weight, k_proj_weight=k_proj_weight, v_proj_weight=v_proj_weight, num_heads=num_heads,
