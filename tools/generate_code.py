@@ -1148,8 +1148,14 @@ def gen_node(info):
     return "\n\n".join(S)
 
 
+def method_params(d):
+    """A method binds self as its first parameter, wherever the schema puts it (where.self(condition, self,
+    other): x.where(condition, y) is torch.where(condition, x, y))."""
+    return [p for p in d.params if p.name == "self"] + [p for p in d.params if p.name != "self"]
+
+
 def python_sig(d, method, inplace, out):
-    params = d.params   # methods bind self as the first parameter
+    params = method_params(d) if method else d.params
     parts = []
     kw = False
     for p in params:
@@ -1248,7 +1254,8 @@ def gen_binding(pyname, entries, method, module=""):
     L.append("  switch (idx) {")
     for k, (d, inplace, out, order) in enumerate(entries):
         # each parameter's index in the parsed signature (a deprecated order moves them)
-        pos, rest = deprecated_params(d, order, method) if order is not None else (d.params, [])
+        pos, rest = deprecated_params(d, order, method) if order is not None else \
+            (method_params(d) if method else d.params, [])
         where = {p.name: i for i, p in enumerate(pos + rest)}
         args = [c_arg_from_parser(p, where[p.name]) for p in d.params]
         dev_checks = ["ap_device_check(&r, %d) < 0" % where[p.name] for p in d.params if p.base == "Device"]
