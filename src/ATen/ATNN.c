@@ -487,6 +487,9 @@ THTensor *at_nll_loss(const THTensor *self, const THTensor *target, const THTens
    * under its mask (level_power = max(4, ceil(log2(N*S)) / 8)), the levels then added up
    * from 0; targets equal to ignore_index count out of the unweighted mean */
   const bool isf = n.ct == TH_Float;
+  /* half/bfloat16: torch's cascade adds in the dtype itself, each step rounded (its levels are scalar_t) */
+  const THDtype rd = self->dtype == TH_Half || self->dtype == TH_BFloat16 ? self->dtype : TH_Undefined;
+#define RND(v) (rd != TH_Undefined ? round_to((float)(v), rd) : (v))
   const int64_t NS = n.N * n.S;
   const int clog2 = NS <= 1 ? 0 : 64 - __builtin_clzll((uint64_t)(NS - 1));
   const int lp = clog2 / 8 > 4 ? clog2 / 8 : 4;
@@ -513,12 +516,12 @@ THTensor *at_nll_loss(const THTensor *self, const THTensor *target, const THTens
           goto done;                                                                     \
         }                                                                                \
         T p = xd[(b * n.C + c) * n.S + s];                                               \
-        if (w) { p *= (T)w[c]; W[0] += (T)w[c]; }                                        \
-        L[0] -= p;                                                                       \
+        if (w) { p = RND(p * (T)w[c]); W[0] = RND(W[0] + (T)w[c]); }                     \
+        L[0] = RND(L[0] - p);                                                            \
         if (nv) nv[k] = -(double)p;                                                      \
         if (!(k & lmask))                                                                \
           for (int j = 0; j + 1 < 8 && !(k & (lmask << (j * lp))); j++) {                \
-            L[j + 1] += L[j]; W[j + 1] += W[j]; L[j] = W[j] = 0;                         \
+            L[j + 1] = RND(L[j + 1] + L[j]); W[j + 1] = RND(W[j + 1] + W[j]); L[j] = W[j] = 0; \
           }                                                                              \
       }                                                                                  \
   } while (0)
@@ -532,8 +535,8 @@ THTensor *at_nll_loss(const THTensor *self, const THTensor *target, const THTens
     double r;
     if (isf) {
       float tl = 0, tw = 0;
-      for (int j = 0; j < 8; j++) { tl += fl[j]; tw += fw[j]; }
-      if (!w) tw = (float)(NS - ignored);
+      for (int j = 0; j < 8; j++) { tl = RND(tl + fl[j]); tw = RND(tw + fw[j]); }
+      if (!w) tw = RND((float)(NS - ignored));
       r = reduction == AT_REDUCTION_MEAN ? tl / tw : tl;
     } else {
       double tl = 0, tw = 0;
@@ -543,6 +546,7 @@ THTensor *at_nll_loss(const THTensor *self, const THTensor *target, const THTens
     }
     out = at_scalar_tensor(at_scalar_float(r), self->dtype);
   }
+#undef RND
 done:
   nll_free(&n);
   return out;
