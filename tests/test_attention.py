@@ -383,3 +383,121 @@ def test_transformer_encoder_fast_path_warning_and_flags_match_torch(kw):
         res.append(([str(x.message) for x in w], enc.use_nested_tensor, enc.enable_nested_tensor, enc.mask_check,
                     enc.layers[0].activation_relu_or_gelu))
     assert res[0] == res[1]
+
+
+@pytest.mark.parametrize("need_weights", [False, True])
+def test_functional_mha_separate_weights_for_self_attention(need_weights):
+    """fairseq's MultiheadAttention calls F.multi_head_attention_forward with use_separate_proj_weight=True,
+    torch.empty([0]) as in_proj_weight and the packed bias, query is key is value: the separate weights
+    project (the empty packed weight was used and raised), with a bool key_padding_mask"""
+    E, H = 8, 2
+    ws = [rs.randn(E, E) * 0.3 for _ in range(4)]
+    b = rs.randn(3 * E)
+    xa = rs.randn(5, 3, E)
+    kpm = np.zeros((3, 5), bool)
+    kpm[1, 3:] = True
+    res = []
+    for lib, fn in ((ct, F), (torch, TF)):
+        x = lib.tensor(xa, requires_grad=True)
+        q, k, v, o = (lib.tensor(w, requires_grad=True) for w in ws)
+        out, attn = fn.multi_head_attention_forward(
+            x, x, x, E, H, lib.empty([0], dtype=lib.float64), lib.tensor(b), None, None, False, 0.0, o, None, training=False,
+            key_padding_mask=lib.tensor(kpm), need_weights=need_weights, use_separate_proj_weight=True,
+            q_proj_weight=q, k_proj_weight=k, v_proj_weight=v)
+        out.square().sum().backward()
+        res.append((out, attn, x.grad, q.grad, k.grad, v.grad))
+    for a, t in zip(*res):
+        if t is None:
+            assert a is None
+        else:
+            close(a, t, 1e-10)
+
+
+def test_functional_mha_separate_weights_missing():
+    x, tx = pair((4, 2, 8), np.float32, grad=False)
+    w, tw = pair((8, 8), np.float32, grad=False)
+    raises_like(lambda: F.multi_head_attention_forward(x, x, x, 8, 2, None, None, None, None, False, 0.0, w, None,
+                                                       use_separate_proj_weight=True, q_proj_weight=w),
+                lambda: TF.multi_head_attention_forward(tx, tx, tx, 8, 2, None, None, None, None, False, 0.0, tw,
+                                                        None, use_separate_proj_weight=True, q_proj_weight=tw))
+
+
+@pytest.mark.parametrize("kw", [dict(add_bias_kv=True), dict(add_zero_attn=True),
+                                dict(add_bias_kv=True, add_zero_attn=True, kdim=6, vdim=5, batch_first=True)])
+@pytest.mark.parametrize("need_weights", [False, True])
+def test_multihead_attention_bias_kv_and_zero_attn(kw, need_weights):
+    """add_bias_kv appends a learned key/value (xavier_normal_, after out_proj's init, so seeded modules agree)
+    and add_zero_attn a zero one; both masks gain an attended column. A bool key_padding_mask beside a float
+    attn_mask: torch's deprecation warning. Values, weights and gradients (bias_k/bias_v included) vs torch"""
+    res = []
+    for lib in (ct, torch):
+        lib.manual_seed(0)
+        m = lib.nn.MultiheadAttention(8, 2, **kw)
+        bf = kw.get("batch_first", False)
+        x = lib.tensor(rs_fixed(1, (3, 5, 8) if bf else (5, 3, 8)), requires_grad=True)
+        kv = x if "kdim" not in kw else lib.tensor(rs_fixed(2, (3, 4, 6))), lib.tensor(rs_fixed(3, (3, 4, 5)))
+        k, v = (x, x) if "kdim" not in kw else kv
+        S = k.shape[1] if bf else k.shape[0]
+        kpm = lib.zeros(3, S, dtype=lib.bool)
+        kpm[1, -2:] = True
+        am = lib.zeros(5, S)
+        am[0, 1] = float("-inf")
+        with warnings.catch_warnings(record=True) as w:
+            warnings.simplefilter("always")
+            o, a = m(x, k, v, key_padding_mask=kpm, attn_mask=am, need_weights=need_weights)
+        assert [str(x.message) for x in w] == ["Support for mismatched key_padding_mask and attn_mask is "
+                                               "deprecated. Use same type for both instead."]
+        o.square().sum().backward()
+        grads = [p.grad for p in m.parameters()]
+        res.append(([o, a, x.grad] if need_weights else [o, x.grad]) + grads + list(m.state_dict().values()))
+        assert (m.bias_k is not None) == kw.get("add_bias_kv", False) and m.add_zero_attn == kw.get("add_zero_attn", False)
+    assert len(res[0]) == len(res[1])
+    for a, t in zip(*res):
+        close(a, t, 2e-5)
+
+
+def rs_fixed(seed, shape):
+    return np.random.RandomState(seed).randn(*shape).astype(np.float32)
+
+
+def test_functional_mha_bias_kv_and_zero_attn():
+    """F.multi_head_attention_forward's bias_k/bias_v and add_zero_attn arguments, as torch's"""
+    E = 8
+    arrs = [rs_fixed(i, s) for i, s in enumerate([(6, 2, E), (3 * E, E), (3 * E,), (1, 1, E), (1, 1, E), (E, E)])]
+    res = []
+    for lib, fn in ((ct, F), (torch, TF)):
+        x, w, b, bk, bv, ow = (lib.tensor(a, requires_grad=True) for a in arrs)
+        out, attn = fn.multi_head_attention_forward(x, x, x, E, 2, w, b, bk, bv, True, 0.0, ow, None,
+                                                    training=False, need_weights=True)
+        out.sum().backward()
+        res.append((out, attn, x.grad, w.grad, bk.grad, bv.grad))
+    for a, t in zip(*res):
+        close(a, t, 2e-5)
+
+
+def test_canonical_mask_as_torch():
+    """F._canonical_mask / F._none_or_dtype (called by code copied from torch's transformer modules): bool to an
+    additive float mask, integer masks refused, the mismatch warning; TransformerEncoder gives the warning too"""
+    m = np.array([[True, False], [False, False]])
+    close(F._canonical_mask(ct.tensor(m), "m", None, "", ct.float64),
+          TF._canonical_mask(torch.tensor(m), "m", None, "", torch.float64), 0)
+    assert F._none_or_dtype(ct.ones(1, dtype=ct.float16)) == ct.float16 and F._none_or_dtype(None) is None
+    raises_like(lambda: F._none_or_dtype(3), lambda: TF._none_or_dtype(3))
+    raises_like(lambda: F._canonical_mask(ct.tensor([1]), "key_padding_mask", None, "", ct.float32),
+                lambda: TF._canonical_mask(torch.tensor([1]), "key_padding_mask", None, "", torch.float32))
+    mha, tmha = ct.nn.MultiheadAttention(8, 2), torch.nn.MultiheadAttention(8, 2)
+    raises_like(lambda: mha(ct.ones(4, 2, 8), ct.ones(4, 2, 8), ct.ones(4, 2, 8), key_padding_mask=ct.zeros(2, 4).long()),
+                lambda: tmha(torch.ones(4, 2, 8), torch.ones(4, 2, 8), torch.ones(4, 2, 8),
+                             key_padding_mask=torch.zeros(2, 4).long()))
+    msgs = []
+    for lib in (ct, torch):
+        lib.manual_seed(0)
+        enc = lib.nn.TransformerEncoder(lib.nn.TransformerEncoderLayer(8, 2, 16, dropout=0.0), 2,
+                                        enable_nested_tensor=False)
+        with warnings.catch_warnings(record=True) as w:
+            warnings.simplefilter("always")
+            enc(lib.ones(5, 3, 8), mask=lib.nn.Transformer.generate_square_subsequent_mask(5),
+                src_key_padding_mask=lib.zeros(3, 5, dtype=lib.bool))
+        msgs.append([str(x.message) for x in w])
+    assert msgs[0] == msgs[1] == ["Support for mismatched src_key_padding_mask and mask is deprecated. Use same "
+                                  "type for both instead."]

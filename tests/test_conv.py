@@ -287,3 +287,22 @@ def test_dtype_mismatch_errors_name_cpp_types_as_torch():
                 call(L, L.ones(1, 3, 8, 8))
             msgs.append(str(e.value))
         assert msgs[0] == msgs[1]
+
+
+@pytest.mark.parametrize("cls,shape,mode", [("Conv1d", (2, 4, 9), "zeros"), ("Conv1d", (2, 4, 9), "circular"),
+                                            ("Conv2d", (2, 4, 6, 5), "reflect"), ("Conv3d", (1, 4, 4, 5, 3), "zeros")])
+def test_conv_forward_with_other_weights(cls, shape, mode):
+    """_conv_forward(input, weight, bias) convolves with given weights under the module's settings (loralib's
+    ConvLoRA adds its low-rank update this way); Conv1d lacked it. Values and gradients vs torch"""
+    res = []
+    x = np.random.RandomState(0).randn(*shape)
+    for lib in (ct, torch):
+        lib.manual_seed(0)
+        m = getattr(lib.nn, cls)(4, 6, 3, padding=1, padding_mode=mode, dtype=lib.float64)
+        delta = lib.ones(m.weight.shape, dtype=lib.float64, requires_grad=True)
+        xi = lib.tensor(x, requires_grad=True)
+        out = m._conv_forward(xi, m.weight + 0.1 * delta, None)
+        out.square().sum().backward()
+        res.append((out, xi.grad, delta.grad, m.weight.grad))
+    for a, b in zip(*res):
+        np.testing.assert_allclose(a.detach().numpy(), b.detach().numpy(), rtol=1e-10, atol=1e-10)

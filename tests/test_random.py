@@ -161,3 +161,41 @@ def test_random_inplace_draws_in_memory_order(view):
             out.append(x.tolist())
         return out
     assert run(ct) == run(torch)
+
+
+def test_rng_state_is_torchs_byte_image():
+    """get_rng_state is torch's CPUGeneratorImplState byte for byte (5056 bytes: seed, left/next of the
+    mt19937, the words widened to 64 bits, the cached Box-Muller normal), after seeding and after uniform,
+    small normal (which caches) and large normal draws; a state from either library continues the other's
+    stream (checkpoints save torch.get_rng_state()); torch's errors for a wrong size or a bad mt19937 state"""
+    import oracle
+    torch = oracle.require_torch()
+    steps = [lambda m: None, lambda m: m.rand(3), lambda m: m.randn(1), lambda m: m.randn(1, dtype=m.float64),
+             lambda m: m.randn(1000), lambda m: m.randint(0, 9, (700,))]
+    ct.manual_seed(3)
+    torch.manual_seed(3)
+    for step in steps:
+        step(ct)
+        step(torch)
+        s, ts = ct.get_rng_state(), torch.get_rng_state()
+        assert s.dtype == ct.uint8 and s.shape == (5056,)
+        np.testing.assert_array_equal(s.numpy(), ts.numpy())
+    torch.manual_seed(11)
+    torch.randn(5)
+    ct.set_rng_state(ct.tensor(torch.get_rng_state().numpy()))
+    assert ct.randn(7).tolist() == torch.randn(7).tolist()
+    ct.manual_seed(12)
+    ct.rand(100)
+    torch.set_rng_state(torch.tensor(ct.get_rng_state().numpy()))
+    assert ct.rand(9).tolist() == torch.rand(9).tolist()
+    g, tg = ct.Generator(), torch.Generator()
+    g.set_state(ct.tensor(tg.get_state().numpy()))
+    assert ct.rand(4, generator=g).tolist() == torch.rand(4, generator=tg).tolist()
+    oracle.raises_like(lambda: g.set_state(ct.zeros(5048, dtype=ct.uint8)),
+                       lambda: tg.set_state(torch.zeros(5048, dtype=torch.uint8)))
+    bad = ct.get_rng_state()
+    bad[8:12] = 0   # left = 0: torch's check of the mt19937 state
+    tbad = torch.get_rng_state()
+    tbad[8:12] = 0
+    oracle.raises_like(lambda: ct.set_rng_state(bad), lambda: torch.set_rng_state(tbad))
+    oracle.raises_like(lambda: ct.set_rng_state(bad[:100]), lambda: torch.set_rng_state(tbad[:100]))

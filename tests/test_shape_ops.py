@@ -108,3 +108,25 @@ def test_repeat_returns_new_memory_like_torch(reps):
     np.testing.assert_allclose(z.numpy(), t.numpy() / 2, rtol=1e-6)
     y.sum().backward()
     np.testing.assert_allclose(x.grad.numpy(), np.full((3, 4, 5), float(np.prod(reps))), rtol=1e-6)
+
+
+def test_onnx_operators_shape_helpers():
+    """torch.onnx.operators (fairseq's SinusoidalPositionalEmbedding calls shape_as_tensor):
+    torch._shape_as_tensor gives int64 sizes, torch._reshape_from_tensor views by them, with torch's errors"""
+    import cthtorch.onnx.operators as ops
+    import torch.onnx.operators as tops
+    for shape in [(2, 3), (), (0, 4, 1)]:
+        same(ops.shape_as_tensor(ct.ones(shape)), tops.shape_as_tensor(torch.ones(shape)))
+    x, tx = ct.tensor(X, requires_grad=True), torch.tensor(X, requires_grad=True)
+    r, tr = ops.reshape_from_tensor_shape(x, ct.tensor([4, 6])), tops.reshape_from_tensor_shape(tx, torch.tensor([4, 6]))
+    same(r, tr)
+    (r * ct.arange(24.).view(4, 6)).sum().backward()
+    (tr * torch.arange(24.).view(4, 6)).sum().backward()
+    same(x.grad, tx.grad)
+    assert ct._reshape_from_tensor is ops.reshape_from_tensor_shape
+    for bad in ([[4, 6]], [4., 6.], [4, 5]):
+        oracle.raises_like(lambda: ct._reshape_from_tensor(x, ct.tensor(bad)),
+                           lambda: torch._reshape_from_tensor(tx, torch.tensor(bad)))
+    oracle.raises_like(lambda: ct._reshape_from_tensor(x, ct.tensor([4, 6], dtype=ct.int32)),
+                       lambda: torch._reshape_from_tensor(tx, torch.tensor([4, 6], dtype=torch.int32)))
+    oracle.raises_like(lambda: ct._reshape_from_tensor(x, [4, 6]), lambda: torch._reshape_from_tensor(tx, [4, 6]))

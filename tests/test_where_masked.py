@@ -106,3 +106,45 @@ def test_tensor_where_method_binds_self_as_the_values_not_the_condition():
             err = str(e)
         outs.append((a.tolist(), b.tolist(), str(a.dtype), x.grad.tolist(), err))
     assert outs[0] == outs[1]
+def test_tensor_where_binds_self_as_the_input():
+    """x.where(condition, y) is torch.where(condition, x, y): the method's self is the schema's second
+    parameter (it was bound as the condition), by position and by keyword, with the gradient to x"""
+    rs = np.random.RandomState(3)
+    a, b, m = rs.randn(4, 5), rs.randn(4, 5), rs.rand(4, 5) > 0.5
+    for lib, out in ((ct, []), (torch, [])):
+        x = lib.tensor(a, requires_grad=True)
+        y, cond = lib.tensor(b), lib.tensor(m)
+        r = x.where(cond, y) * 2 + x.where(cond, 1.5) + x.where(condition=cond, other=y)
+        r.sum().backward()
+        out += [r.detach().numpy(), x.grad.numpy()]
+        if lib is ct:
+            ours = out
+        else:
+            theirs = out
+    for o, t in zip(ours, theirs):
+        np.testing.assert_array_equal(o, t)
+
+
+def test_uint8_condition_warns_once_at_the_callers_line():
+    """torch.where with a uint8 condition selects as with bool and warns torch's deprecation once per
+    process (TORCH_WARN_ONCE), naming the program's line, not cthtorch's composite"""
+    import os
+    import subprocess
+    import sys
+    code = ("import warnings, {lib} as torch\n"
+            "warnings.simplefilter('always')\n"
+            "m = torch.tensor([1, 0, 1], dtype=torch.uint8)\n"
+            "x = torch.tensor([1., 2., 3.])\n"
+            "print(torch.where(m, x, 0.).tolist(), x.where(m, -x).tolist())\n"
+            "print(torch.where(m, x, 5.).tolist())\n")
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    env = dict(os.environ, PYTHONPATH=root)
+    res = []
+    for lib in ("cthtorch", "torch"):
+        r = subprocess.run([sys.executable, "-c", code.format(lib=lib)], capture_output=True, text=True, env=env,
+                           timeout=120)
+        assert r.returncode == 0, r.stderr
+        # torch appends the C++ source location of its warning; cthtorch has none to name
+        res.append((r.stdout, r.stderr.split(" (Triggered internally")[0].strip()))
+    assert res[0] == res[1]
+    assert res[0][1].startswith("<string>:5: UserWarning: where received a uint8 condition tensor.")

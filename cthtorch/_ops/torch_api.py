@@ -133,6 +133,26 @@ def _assert(condition, message):
     assert condition, message
 
 
+def _shape_as_tensor(input):
+    """torch._shape_as_tensor (torch.onnx.operators.shape_as_tensor, which fairseq's positional embeddings
+    call): the sizes as an int64 vector."""
+    return cthtorch.tensor(list(input.shape), dtype=cthtorch.int64)
+
+
+def _reshape_from_tensor(input, shape):
+    """torch._reshape_from_tensor (torch.onnx.operators.reshape_from_tensor_shape): a view shaped by a 1-D
+    int64 tensor of sizes."""
+    if not isinstance(shape, cthtorch.Tensor):
+        raise TypeError("_reshape_from_tensor(): argument 'shape' (position 2) must be Tensor, not %s"
+                        % type(shape).__name__)
+    if shape.dim() != 1:
+        raise RuntimeError("Expected shape_tensor.dim() == 1 to be true, but got false.  (Could this error message "
+                           "be improved?  If so, please report an enhancement request to PyTorch.)")
+    if shape.dtype != cthtorch.int64:
+        raise RuntimeError("expected scalar type Long but found %s" % _dtype_name(shape.dtype))
+    return input.reshape(shape.tolist())
+
+
 def conj_physical(input):
     return cthtorch._C._internal._complex_conj(input) if input.is_complex() else input.clone()
 
@@ -352,6 +372,8 @@ def register():
             _ops.op("Tensor", name, fn, origin)
     _ops.op("torch", "is_nonzero", is_nonzero, origin)
     _ops.op("torch", "_assert", _assert, origin)
+    _ops.op("torch", "_shape_as_tensor", _shape_as_tensor, origin)
+    _ops.op("torch", "_reshape_from_tensor", _reshape_from_tensor, origin)
     _ops.extend("torch", "_standard_gamma", _standard_gamma, origin)
     if not _present("torch", "as_strided_"):
         _ops.op("torch", "as_strided_", T.as_strided_, origin)

@@ -1211,6 +1211,7 @@ from cthtorch.nn._functional.activation import (  # noqa: E402,F401
     elu_, selu_, celu_, leaky_relu_, hardtanh_, threshold_, rrelu_,
 )
 from cthtorch.nn._functional.attention import multi_head_attention_forward, scaled_dot_product_attention  # noqa: E402,F401,E501
+from cthtorch.nn._functional.attention import _canonical_mask, _none_or_dtype  # noqa: E402,F401
 from cthtorch.nn._functional.pooling import (  # noqa: E402,F401
     lp_pool1d, lp_pool2d, lp_pool3d, max_pool1d_with_indices, adaptive_max_pool1d_with_indices,
     adaptive_max_pool2d_with_indices, fractional_max_pool2d, fractional_max_pool2d_with_indices,

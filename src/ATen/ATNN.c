@@ -184,6 +184,28 @@ SOFTMAX_COLUMN(double)
 SOFTMAX_FWD(float)
 SOFTMAX_FWD(double)
 
+/* torch's log_softmax over the last dim of a half/bfloat16 tensor keeps each row's sum of exps and its log in
+ * that dtype (its kernel stores them as scalar_t) before subtracting in float: rounded the same way here, the
+ * results are torch's to the bit (exact rounding differed by an ulp in a third of the elements, and a bf16
+ * cross-entropy loss by an ulp). Other dims and dtypes are exact, as torch's. */
+static float round_to(float v, THDtype dt) {
+  return dt == TH_Half ? th_half2float(th_float2half(v)) : th_bf2float(th_float2bf(v));
+}
+
+static void log_softmax_rows_reduced(const float *x, float *y, int64_t outer, int64_t D, THDtype dt) {
+  for (int64_t o = 0; o < outer; o++) {
+    const float *xs = x + o * D;
+    float *ys = y + o * D;
+    float mx = -INFINITY;
+    for (int64_t d = 0; d < D; d++) mx = xs[d] > mx ? xs[d] : mx;
+    if (isinf(mx) && mx < 0) mx = 0;
+    double sum = 0;
+    for (int64_t d = 0; d < D; d++) sum += expf(xs[d] - mx);
+    const float ls = round_to(logf(round_to((float)sum, dt)), dt);
+    for (int64_t d = 0; d < D; d++) ys[d] = (xs[d] - mx) - ls;
+  }
+}
+
 THTensor *at_softmax(const THTensor *self, int64_t dim, THDtype dtype, bool log) {
   int64_t d;
   if (at_wrap_dim(dim, self->ndim, &d) < 0) return NULL;
@@ -213,7 +235,10 @@ THTensor *at_softmax(const THTensor *self, int64_t dim, THDtype dtype, bool log)
       return NULL;
     }
   } else if (THTensor_numel(x)) {
-    if (ct == TH_Float && inner == 1 && D <= SOFTMAX_SHORT_D)
+    if (log && (out_dt == TH_Half || out_dt == TH_BFloat16) && ct == TH_Float && d == x->ndim - 1 &&
+        THTensor_isContiguous(x))
+      log_softmax_rows_reduced((float *)THTensor_data(x), (float *)THTensor_data(y), outer, D, out_dt);
+    else if (ct == TH_Float && inner == 1 && D <= SOFTMAX_SHORT_D)
       softmax_short_float((float *)THTensor_data(x), (float *)THTensor_data(y), outer, D, log);
     else if (ct == TH_Float) softmax_fwd_float((float *)THTensor_data(x), (float *)THTensor_data(y), outer, D, inner, log);
     else softmax_fwd_double((double *)THTensor_data(x), (double *)THTensor_data(y), outer, D, inner, log);
@@ -462,6 +487,9 @@ THTensor *at_nll_loss(const THTensor *self, const THTensor *target, const THTens
    * under its mask (level_power = max(4, ceil(log2(N*S)) / 8)), the levels then added up
    * from 0; targets equal to ignore_index count out of the unweighted mean */
   const bool isf = n.ct == TH_Float;
+  /* half/bfloat16: torch's cascade adds in the dtype itself, each step rounded (its levels are scalar_t) */
+  const THDtype rd = self->dtype == TH_Half || self->dtype == TH_BFloat16 ? self->dtype : TH_Undefined;
+#define RND(v) (rd != TH_Undefined ? round_to((float)(v), rd) : (v))
   const int64_t NS = n.N * n.S;
   const int clog2 = NS <= 1 ? 0 : 64 - __builtin_clzll((uint64_t)(NS - 1));
   const int lp = clog2 / 8 > 4 ? clog2 / 8 : 4;
@@ -488,12 +516,12 @@ THTensor *at_nll_loss(const THTensor *self, const THTensor *target, const THTens
           goto done;                                                                     \
         }                                                                                \
         T p = xd[(b * n.C + c) * n.S + s];                                               \
-        if (w) { p *= (T)w[c]; W[0] += (T)w[c]; }                                        \
-        L[0] -= p;                                                                       \
+        if (w) { p = RND(p * (T)w[c]); W[0] = RND(W[0] + (T)w[c]); }                     \
+        L[0] = RND(L[0] - p);                                                            \
         if (nv) nv[k] = -(double)p;                                                      \
         if (!(k & lmask))                                                                \
           for (int j = 0; j + 1 < 8 && !(k & (lmask << (j * lp))); j++) {                \
-            L[j + 1] += L[j]; W[j + 1] += W[j]; L[j] = W[j] = 0;                         \
+            L[j + 1] = RND(L[j + 1] + L[j]); W[j + 1] = RND(W[j + 1] + W[j]); L[j] = W[j] = 0; \
           }                                                                              \
       }                                                                                  \
   } while (0)
@@ -507,8 +535,8 @@ THTensor *at_nll_loss(const THTensor *self, const THTensor *target, const THTens
     double r;
     if (isf) {
       float tl = 0, tw = 0;
-      for (int j = 0; j < 8; j++) { tl += fl[j]; tw += fw[j]; }
-      if (!w) tw = (float)(NS - ignored);
+      for (int j = 0; j < 8; j++) { tl = RND(tl + fl[j]); tw = RND(tw + fw[j]); }
+      if (!w) tw = RND((float)(NS - ignored));
       r = reduction == AT_REDUCTION_MEAN ? tl / tw : tl;
     } else {
       double tl = 0, tw = 0;
@@ -518,6 +546,7 @@ THTensor *at_nll_loss(const THTensor *self, const THTensor *target, const THTens
     }
     out = at_scalar_tensor(at_scalar_float(r), self->dtype);
   }
+#undef RND
 done:
   nll_free(&n);
   return out;

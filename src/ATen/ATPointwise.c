@@ -305,6 +305,11 @@ THTensor *at_where(const THTensor *cond, const THTensor *a, const THTensor *b, T
                 THDtype_info[cond->dtype].legacy);
     return NULL;
   }
+  /* a uint8 condition still selects; torch says so once per process (TORCH_WARN_ONCE) */
+  static int warned_uint8;
+  if (cond->dtype == TH_UInt8 && !__atomic_exchange_n(&warned_uint8, 1, __ATOMIC_RELAXED))
+    THWarn("where received a uint8 condition tensor. This behavior is deprecated and will be removed in a future "
+           "version of PyTorch. Use a boolean condition instead.");
   ATIterSpec spec = { .out = out, .out_dtype = common, .common_dtype = common, .check_cast = true, .name = "where", .in_dtypes = dts };
   return at_iter_run(&spec, 3, in, where_loops[common], NULL);
 }

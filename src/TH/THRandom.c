@@ -47,24 +47,43 @@ uint64_t THGenerator_seedRandomly(THGenerator *g) {
   return s;
 }
 
+_Static_assert(sizeof(THGeneratorStateLegacy) == 5048 && sizeof(THGeneratorState) == 5056,
+               "the state image must be torch's byte layout");
+
+/* Our g->left words remain before a regeneration (0: regenerate on the next draw); torch's left is one more
+ * (it decrements before drawing and regenerates at 0), and its next is the count of words drawn. */
+/* whether g's words are still those seeding made (torch's next is 0 there, not TH_MT_N: both regenerate next) */
+static bool freshly_seeded(const THGenerator *g) {
+  if (g->left != 0 || g->state[0] != (uint32_t)(g->seed & 0xffffffffu)) return false;
+  for (int j = 1; j < TH_MT_N; j++)
+    if (g->state[j] != 1812433253u * (g->state[j - 1] ^ (g->state[j - 1] >> 30)) + (uint32_t)j) return false;
+  return true;
+}
+
 void THGenerator_getState(THGenerator *g, THGeneratorState *out) {
-  out->seed = g->seed;
-  memcpy(out->state, g->state, sizeof g->state);
-  out->left = g->left;
-  out->has_next_normal = g->has_next_normal;
-  out->next_normal = g->next_normal;
+  memset(out, 0, sizeof *out);   /* the padding bytes too: the image is returned as a tensor */
+  THGeneratorStateLegacy *p = &out->legacy_pod;
+  p->the_initial_seed = g->seed;
+  p->left = g->left + 1;
+  p->seeded = 1;
+  p->next = freshly_seeded(g) ? 0 : (uint64_t)(TH_MT_N - g->left);
+  for (int i = 0; i < TH_MT_N; i++) p->state[i] = g->state[i];
+  p->normal_is_valid = g->has_next_normal;
+  p->normal_y = g->has_next_normal ? g->next_normal : 0.0;
 }
 
 int THGenerator_setState(THGenerator *g, const THGeneratorState *in) {
-  if (in->left < 0 || in->left > TH_MT_N) {
+  const THGeneratorStateLegacy *p = &in->legacy_pod;
+  /* torch's mt19937 validity check */
+  if (!p->seeded || p->left < 1 || p->left > TH_MT_N || p->next > TH_MT_N) {
     THError_set(TH_ERR_RUNTIME, "Invalid mt19937 state");
     return -1;
   }
-  g->seed = in->seed;
-  memcpy(g->state, in->state, sizeof g->state);
-  g->left = in->left;
-  g->has_next_normal = in->has_next_normal != 0;
-  g->next_normal = in->next_normal;
+  g->seed = p->the_initial_seed;
+  for (int i = 0; i < TH_MT_N; i++) g->state[i] = (uint32_t)p->state[i];
+  g->left = p->left - 1;
+  g->has_next_normal = p->normal_is_valid != 0;
+  g->next_normal = p->normal_y;
   return 0;
 }
 

@@ -17,13 +17,26 @@ typedef struct THGenerator {
   pthread_mutex_t mutex;    /* ops that draw hold it for their whole fill */
 } THGenerator;
 
-/* The serialized state (get_rng_state / set_rng_state): a flat byte image. */
+/* The serialized state (get_rng_state / set_rng_state), byte for byte PyTorch's CPU generator state, so a
+ * state saved by either library restores in the other: its legacy THGeneratorState (mt19937 words widened to
+ * 64 bits; `left` counts down to 1 before a regeneration and `next` is the next word's index; the cached
+ * Box-Muller double in normal_y) inside CPUGeneratorImplState, which adds a float normal cache. */
 typedef struct {
-  uint64_t seed;
-  uint32_t state[TH_MT_N];
+  uint64_t the_initial_seed;
   int32_t left;
-  int32_t has_next_normal;
-  double next_normal;
+  int32_t seeded;
+  uint64_t next;
+  uint64_t state[TH_MT_N];
+  double normal_x;
+  double normal_y;
+  double normal_rho;
+  int32_t normal_is_valid;
+} THGeneratorStateLegacy;
+
+typedef struct {
+  THGeneratorStateLegacy legacy_pod;
+  float next_float_normal_sample;   /* torch's float normal cache; cthtorch draws none (always invalid) */
+  bool is_next_float_normal_sample_valid;
 } THGeneratorState;
 
 TH_API THGenerator *THGenerator_new(void);

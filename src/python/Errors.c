@@ -44,14 +44,16 @@ int THP_raise_int(void) {
 }
 
 /* Frames of the Python wrappers over C entry points (the legacy typed constructors, Tensor's
- * Python methods): torch has those in C, so its warnings name the user's line, not theirs. */
+ * Python methods, the shape/indexing composites such as torch.where): torch has those in C, so its
+ * warnings name the user's line, not theirs. */
 static bool wrapper_frame(PyFrameObject *f) {
   PyCodeObject *code = PyFrame_GetCode(f);
   const char *file = PyUnicode_AsUTF8(code->co_filename);
   Py_DECREF(code);
   if (!file) { PyErr_Clear(); return false; }
   size_t n = strlen(file);
-  static const char *const wrappers[] = { "/cthtorch/_legacy.py", "/cthtorch/_tensor.py" };
+  static const char *const wrappers[] = { "/cthtorch/_legacy.py", "/cthtorch/_tensor.py",
+                                               "/cthtorch/_ops/shape.py" };
   for (size_t i = 0; i < sizeof wrappers / sizeof *wrappers; i++) {
     size_t m = strlen(wrappers[i]);
     if (n >= m && strcmp(file + n - m, wrappers[i]) == 0) return true;

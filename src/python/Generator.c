@@ -70,13 +70,22 @@ static PyObject *gen_set_state(THPGenerator *g, PyObject *state) {
     return NULL;
   }
   THTensor *t = ((THPTensor *)state)->t;
-  if (THTensor_numel(t) != (int64_t)sizeof(THGeneratorState) || !THTensor_isContiguous(t)) {
-    PyErr_SetString(PyExc_RuntimeError, "Expected either a THGeneratorState of size 5056 or a THGeneratorStateNew "
-                                        "of size 5064 but found the input RNG state size to be wrong");
+  int64_t n = THTensor_numel(t);
+  if (n != (int64_t)sizeof(THGeneratorState)) {
+    PyErr_Format(PyExc_RuntimeError, "Expected a CPUGeneratorImplState of size %d but found the input RNG state "
+                 "size to be %lld", (int)sizeof(THGeneratorState), (long long)n);
     return NULL;
   }
   THGeneratorState st;
-  memcpy(&st, THTensor_data(t), sizeof st);
+  if (THTensor_isContiguous(t)) {
+    memcpy(&st, THTensor_data(t), sizeof st);
+  } else if (t->ndim == 1) {   /* a strided slice of a saved buffer */
+    const uint8_t *src = THTensor_data(t);
+    for (int64_t i = 0; i < n; i++) ((uint8_t *)&st)[i] = src[i * t->strides[0]];
+  } else {
+    PyErr_SetString(PyExc_RuntimeError, "set_rng_state: expected a contiguous state tensor");
+    return NULL;
+  }
   pthread_mutex_lock(&g->gen->mutex);
   int rc = THGenerator_setState(g->gen, &st);
   pthread_mutex_unlock(&g->gen->mutex);

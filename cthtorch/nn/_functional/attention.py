@@ -2,8 +2,11 @@
 kernel does not take and for double backward) and multi_head_attention_forward (MultiheadAttention.forward's math
 on given weights)."""
 import math
+import warnings
+from typing import Optional
 
 import cthtorch
+from cthtorch import Tensor
 from cthtorch._utils import _tensor_arg
 from cthtorch.overrides import _handle_with_locals, has_torch_function_variadic as _has_torch_function_variadic
 from cthtorch.amp._cpu_policy import lower_on_cpu, outside_cpu_autocast
@@ -129,6 +132,33 @@ def _sdpa_backward_composite(grad, query, key, value, attn_mask, dropout_p, is_c
     return dq, dk, dv, dm
 
 
+def _canonical_mask(mask: Optional[Tensor], mask_name: str, other_type: Optional[cthtorch.dtype], other_name: str,
+                    target_type: cthtorch.dtype, check_other: bool = True) -> Optional[Tensor]:
+    """torch's F._canonical_mask (the transformer modules call it, and code copied from them does): a bool mask
+    becomes an additive float one (-inf where True), an integer one is refused, and a bool mask beside a float
+    one (or the reverse) gives torch's deprecation warning."""
+    if mask is not None:
+        _mask_dtype = mask.dtype
+        _mask_is_float = cthtorch.is_floating_point(mask)
+        if _mask_dtype != cthtorch.bool and not _mask_is_float:
+            raise AssertionError(f"only bool and floating types of {mask_name} are supported")
+        if check_other and other_type is not None:
+            if _mask_dtype != other_type:
+                warnings.warn(f"Support for mismatched {mask_name} and {other_name} is deprecated. Use same type "
+                              "for both instead.", stacklevel=2)
+        if not _mask_is_float:
+            mask = cthtorch.zeros_like(mask, dtype=target_type).masked_fill_(mask, float("-inf"))
+    return mask
+
+
+def _none_or_dtype(input: Optional[Tensor]) -> Optional[cthtorch.dtype]:
+    if input is None:
+        return None
+    elif isinstance(input, cthtorch.Tensor):
+        return input.dtype
+    raise RuntimeError("input to _none_or_dtype() must be None or torch.Tensor")
+
+
 def multi_head_attention_forward(query, key, value, embed_dim_to_check, num_heads, in_proj_weight, in_proj_bias,
                                  bias_k, bias_v, add_zero_attn, dropout_p, out_proj_weight, out_proj_bias,
                                  training=True, key_padding_mask=None, need_weights=True, attn_mask=None,
@@ -139,19 +169,27 @@ def multi_head_attention_forward(query, key, value, embed_dim_to_check, num_head
     import types
     from cthtorch.nn import functional as F
     from cthtorch.nn.modules.activation import MultiheadAttention
-    if bias_k is not None or bias_v is not None or add_zero_attn or static_k is not None or static_v is not None:
-        raise NotImplementedError("multi_head_attention_forward: bias_k/bias_v, add_zero_attn and static_k/static_v "
-                                  "are not implemented in cthtorch")
+    if static_k is not None or static_v is not None:
+        raise NotImplementedError("multi_head_attention_forward: static_k/static_v are not implemented in cthtorch")
+    if (bias_k is None) != (bias_v is None):
+        raise AssertionError()
     if query.shape[-1] != embed_dim_to_check:
         raise AssertionError("was expecting embedding dimension of %d, but got %d"
                              % (embed_dim_to_check, query.shape[-1]))
     head_dim = embed_dim_to_check // num_heads
     if head_dim * num_heads != embed_dim_to_check:
         raise AssertionError("embed_dim %d not divisible by num_heads %d" % (embed_dim_to_check, num_heads))
+    if use_separate_proj_weight:
+        for name, w in (("q", q_proj_weight), ("k", k_proj_weight), ("v", v_proj_weight)):
+            if w is None:
+                raise AssertionError("use_separate_proj_weight is True but %s_proj_weight is None" % name)
+        # the separate weights are the projections: fairseq passes torch.empty([0]) as in_proj_weight here
+        in_proj_weight = None
     shim = types.SimpleNamespace(
         _qkv_same_embed_dim=not use_separate_proj_weight, in_proj_weight=in_proj_weight, in_proj_bias=in_proj_bias,
         q_proj_weight=q_proj_weight, k_proj_weight=k_proj_weight, v_proj_weight=v_proj_weight, num_heads=num_heads,
-        head_dim=head_dim, dropout=dropout_p, training=training, batch_first=False,
+        head_dim=head_dim, dropout=dropout_p, training=training, batch_first=False, bias_k=bias_k, bias_v=bias_v,
+        add_zero_attn=add_zero_attn,
         out_proj=lambda x: F.linear(x, out_proj_weight, out_proj_bias))
     return MultiheadAttention.forward(shim, query, key, value, key_padding_mask, need_weights, attn_mask,
                                       average_attn_weights, is_causal)

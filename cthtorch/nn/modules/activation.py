@@ -301,6 +301,25 @@ def _mha_mask(attn_mask: Optional[Tensor], key_padding_mask: Optional[Tensor], L
     return mask
 
 
+def _canonical_masks(padding_mask, mask, padding_name, mask_name, dtype):
+    """torch's transformer modules' first step: both masks made additive floats (F._canonical_mask), with its
+    warning when one is bool and the other float"""
+    padding_mask = F._canonical_mask(mask=padding_mask, mask_name=padding_name, other_type=F._none_or_dtype(mask),
+                                     other_name=mask_name, target_type=dtype)
+    mask = F._canonical_mask(mask=mask, mask_name=mask_name, other_type=None, other_name="", target_type=dtype,
+                             check_other=False)
+    return padding_mask, mask
+
+
+def _mha_mask_extend(mask: Optional[Tensor]) -> Optional[Tensor]:
+    """a (float) mask with one more key column, attended (torch pads with 0 for bias_k and the zero key)"""
+    if mask is None:
+        return mask
+    size = list(mask.shape)
+    size[-1] = 1
+    return cthtorch.cat([mask, mask.new_zeros(size)], -1)
+
+
 def _mha_attention(q: Tensor, k: Tensor, v: Tensor, L: int, S: int, N: int, H: int, attn_mask: Optional[Tensor],
                    key_padding_mask: Optional[Tensor], is_causal: bool, dropout_p: float) -> Tensor:
     """F.scaled_dot_product_attention over the heads of projected (seq, batch, embed) q, k, v"""
@@ -340,8 +359,6 @@ class MultiheadAttention(Module):
     def __init__(self, embed_dim, num_heads, dropout=0.0, bias=True, add_bias_kv=False, add_zero_attn=False,
                  kdim=None, vdim=None, batch_first=False, device=None, dtype=None):
         super().__init__()
-        if add_bias_kv or add_zero_attn:
-            raise NotImplementedError("MultiheadAttention add_bias_kv/add_zero_attn are not implemented in cthtorch")
         if embed_dim % num_heads:
             raise AssertionError("embed_dim must be divisible by num_heads")
         self.embed_dim, self.num_heads, self.dropout, self.batch_first = embed_dim, num_heads, dropout, batch_first
@@ -364,8 +381,12 @@ class MultiheadAttention(Module):
         else:
             self.register_parameter("in_proj_bias", None)
         self.out_proj = NonDynamicallyQuantizableLinear(embed_dim, embed_dim, bias=bias, dtype=dtype)
-        self.bias_k = self.bias_v = None
-        self.add_zero_attn = False
+        if add_bias_kv:
+            self.bias_k = Parameter(cthtorch.empty((1, 1, embed_dim), dtype=dtype))
+            self.bias_v = Parameter(cthtorch.empty((1, 1, embed_dim), dtype=dtype))
+        else:
+            self.bias_k = self.bias_v = None
+        self.add_zero_attn = add_zero_attn
         self._reset_parameters()
 
     def _reset_parameters(self):
@@ -378,6 +399,10 @@ class MultiheadAttention(Module):
         if self.in_proj_bias is not None:
             init.constant_(self.in_proj_bias, 0.0)
             init.constant_(self.out_proj.bias, 0.0)
+        if self.bias_k is not None:
+            init.xavier_normal_(self.bias_k)
+        if self.bias_v is not None:
+            init.xavier_normal_(self.bias_v)
 
     def forward(self, query: Tensor, key: Tensor, value: Tensor, key_padding_mask: Optional[Tensor] = None,
                 need_weights: bool = True, attn_mask: Optional[Tensor] = None, average_attn_weights: bool = True,
@@ -389,9 +414,21 @@ class MultiheadAttention(Module):
         elif self.batch_first:
             query, key, value = query.transpose(0, 1), key.transpose(0, 1), value.transpose(0, 1)
         L, N, E = query.shape
-        S = key.shape[0]
+        if not cthtorch.jit.is_scripting():   # (TorchScript takes either mask dtype as it comes)
+            key_padding_mask, attn_mask = _canonical_masks(key_padding_mask, attn_mask, "key_padding_mask",
+                                                           "attn_mask", query.dtype)
         q, k, v = _mha_in_projection(query, key, value, self_attention, self.in_proj_weight, self.in_proj_bias,
                                      self.q_proj_weight, self.k_proj_weight, self.v_proj_weight)
+        bias_k, bias_v = self.bias_k, self.bias_v
+        if bias_k is not None and bias_v is not None:   # one learned key/value more for every query
+            k = cthtorch.cat([k, bias_k.repeat(1, N, 1)])
+            v = cthtorch.cat([v, bias_v.repeat(1, N, 1)])
+            attn_mask, key_padding_mask = _mha_mask_extend(attn_mask), _mha_mask_extend(key_padding_mask)
+        if self.add_zero_attn:   # and a zero key/value, so a query can attend to nothing
+            k = cthtorch.cat([k, k.new_zeros((1, N, E))])
+            v = cthtorch.cat([v, v.new_zeros((1, N, E))])
+            attn_mask, key_padding_mask = _mha_mask_extend(attn_mask), _mha_mask_extend(key_padding_mask)
+        S = k.shape[0]
         H, D = self.num_heads, self.head_dim
         if not need_weights:   # torch's path too: the fused attention kernel, no weights formed
             p = self.dropout if self.training else 0.0

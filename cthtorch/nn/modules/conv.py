@@ -102,11 +102,15 @@ class Conv1d(_ConvNd):
         super().__init__(in_channels, out_channels, kernel_size, stride, padding, dilation, False, 0, groups, bias,
                          padding_mode, dtype, _single)
 
-    def forward(self, input):
+    def _conv_forward(self, input: cthtorch.Tensor, weight: cthtorch.Tensor, bias: Optional[cthtorch.Tensor]):
+        # torch's hook for a convolution with other weights (loralib's ConvLoRA, weight-standardised convs)
         if self.padding_mode != "zeros":
-            x = F.pad(input, self._reversed_padding_repeated_twice, mode=self.padding_mode)
-            return F.conv1d(x, self.weight, self.bias, self.stride, 0, self.dilation, self.groups)
-        return F.conv1d(input, self.weight, self.bias, self.stride, self.padding, self.dilation, self.groups)
+            return F.conv1d(F.pad(input, self._reversed_padding_repeated_twice, mode=self.padding_mode), weight, bias,
+                            self.stride, 0, self.dilation, self.groups)
+        return F.conv1d(input, weight, bias, self.stride, self.padding, self.dilation, self.groups)
+
+    def forward(self, input):
+        return self._conv_forward(input, self.weight, self.bias)
 
 
 class Conv2d(_ConvNd):

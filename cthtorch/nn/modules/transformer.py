@@ -6,7 +6,7 @@ from typing import Optional
 import cthtorch
 from cthtorch import Tensor
 from cthtorch.nn import functional as F
-from cthtorch.nn.modules.activation import GELU, MultiheadAttention, ReLU
+from cthtorch.nn.modules.activation import GELU, MultiheadAttention, ReLU, _canonical_masks
 from cthtorch.nn.modules.container import ModuleList
 from cthtorch.nn.modules.dropout import Dropout
 from cthtorch.nn.modules.linear import Linear
@@ -57,6 +57,9 @@ class TransformerEncoderLayer(Module):
 
     def forward(self, src: Tensor, src_mask: Optional[Tensor] = None, src_key_padding_mask: Optional[Tensor] = None,
                 is_causal: bool = False) -> Tensor:
+        if not cthtorch.jit.is_scripting():   # torch's mask checks and warning (MultiheadAttention.forward's)
+            src_key_padding_mask, src_mask = _canonical_masks(src_key_padding_mask, src_mask, "src_key_padding_mask",
+                                                              "src_mask", src.dtype)
         x = src
         if self.norm_first:
             x = x + self._sa_block(self.norm1(x), src_mask, src_key_padding_mask, is_causal)
@@ -153,6 +156,9 @@ class TransformerEncoder(Module):
 
     def forward(self, src: Tensor, mask: Optional[Tensor] = None, src_key_padding_mask: Optional[Tensor] = None,
                 is_causal: Optional[bool] = None) -> Tensor:
+        if not cthtorch.jit.is_scripting():   # torch's mask checks and warning (MultiheadAttention.forward's)
+            src_key_padding_mask, mask = _canonical_masks(src_key_padding_mask, mask, "src_key_padding_mask", "mask",
+                                                          src.dtype)
         causal = is_causal is not None and is_causal
         out = src
         for mod in self.layers:
