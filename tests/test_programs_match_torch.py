@@ -42,7 +42,8 @@ def numbers(tokens):
                                   "vqvae2_small.py", "pytorch_vae_zoo_small.py", "pytorch_template_small.py",
                                   "training_recipes_small.py", "normalizing_flows_small.py", "cleanrl_small.py",
                                   "fno_small.py", "pinn_small.py", "swin_small.py", "yolov5_small.py",
-                                  "rwkv_small.py", "llama_complex_small.py", "lstnet_small.py", "nbeats_small.py"])
+                                  "rwkv_small.py", "llama_complex_small.py", "lstnet_small.py", "nbeats_small.py",
+                                  "custom_function_conv_bn_small.py"])
 def test_program_prints_torchs_numbers(prog):
     require_torch()
     ours, theirs = numbers(run(prog, "cthtorch")), numbers(run(prog, "torch"))
