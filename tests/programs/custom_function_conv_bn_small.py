@@ -140,23 +140,28 @@ def batch_norm_backward(grad_out, X, sum, sqrt_var, N, eps):
     grad_input += grad_out
     grad_input /= unsqueeze_all(sqrt_var + eps)
     return grad_input
+def batch_norm_forward(ctx, X, eps):
+    # the tutorial writes this body out in both Functions; here once
+    sum = X.sum(dim=(0, 2, 3))
+    var = X.var(unbiased=True, dim=(0, 2, 3))
+    N = X.numel() / X.size(1)
+    sqrt_var = torch.sqrt(var)
+    ctx.eps = eps
+    ctx.sum = sum
+    ctx.N = N
+    ctx.sqrt_var = sqrt_var
+    mean = sum / N
+    denom = sqrt_var + eps
+    out = X - unsqueeze_all(mean)
+    out /= unsqueeze_all(denom)
+    return out
+
+
 class BatchNorm(torch.autograd.Function):
     @staticmethod
     def forward(ctx, X, eps=1e-3):
-        sum = X.sum(dim=(0, 2, 3))
-        var = X.var(unbiased=True, dim=(0, 2, 3))
-        N = X.numel() / X.size(1)
-        sqrt_var = torch.sqrt(var)
         ctx.save_for_backward(X)
-        ctx.eps = eps
-        ctx.sum = sum
-        ctx.N = N
-        ctx.sqrt_var = sqrt_var
-        mean = sum / N
-        denom = sqrt_var + eps
-        out = X - unsqueeze_all(mean)
-        out /= unsqueeze_all(denom)
-        return out
+        return batch_norm_forward(ctx, X, eps)
     @staticmethod
     def backward(ctx, grad_out):
         X, = ctx.saved_tensors
@@ -168,20 +173,7 @@ class FusedConvBN2DFunction(torch.autograd.Function):
     def forward(ctx, X, conv_weight, eps=1e-3):
         assert X.ndim == 4
         ctx.save_for_backward(X, conv_weight)
-        X = F.conv2d(X, conv_weight)
-        sum = X.sum(dim=(0, 2, 3))
-        var = X.var(unbiased=True, dim=(0, 2, 3))
-        N = X.numel() / X.size(1)
-        sqrt_var = torch.sqrt(var)
-        ctx.eps = eps
-        ctx.sum = sum
-        ctx.N = N
-        ctx.sqrt_var = sqrt_var
-        mean = sum / N
-        denom = sqrt_var + eps
-        out = X - unsqueeze_all(mean)
-        out /= unsqueeze_all(denom)
-        return out
+        return batch_norm_forward(ctx, F.conv2d(X, conv_weight), eps)
     @staticmethod
     @once_differentiable
     def backward(ctx, grad_out):
