@@ -162,3 +162,20 @@ def test_multihead_attention_fast_path_on_nested_inputs_is_not_implemented():
     m = ct.nn.MultiheadAttention(4, 2, batch_first=True).eval()
     with ct.no_grad(), pytest.raises(NotImplementedError, match="nested tensors"):
         m(q, q, q, need_weights=False)
+
+
+def test_prototype_warning_once_per_process_as_torch():
+    """the first strided nested tensor of a process warns that the API is a prototype (torch's TORCH_WARN_ONCE
+    in NestedTensorImpl); later ones do not"""
+    code = """
+import importlib, sys, warnings
+L = importlib.import_module(sys.argv[1])
+with warnings.catch_warnings(record=True) as w:
+    warnings.simplefilter('always')
+    a = L.nested.nested_tensor([L.ones(2, 3), L.ones(1, 3)])
+    b = L.nested.as_nested_tensor([L.ones(2, 3)])
+    c = a + 1
+print(len(w), [(x.category.__name__, str(x.message).split(' (Triggered')[0]) for x in w])
+"""
+    ours, ref = oracle.fresh_process_outputs(code)
+    assert ours == ref and ref.startswith("1 [('UserWarning', 'The PyTorch API of nested tensors is in prototype")
