@@ -7,6 +7,7 @@ leaf; as_nested_tensor keeps its inputs' history), and to_padded_tensor pads eac
 Ops with no nested meaning here raise PyTorch's NotImplementedError for the NestedTensorCPU backend; the jagged
 layout is not implemented."""
 import numbers
+import warnings
 
 import cthtorch
 from cthtorch._python_layouts import PythonLayoutTensor
@@ -26,10 +27,20 @@ def _is_nested(x):
     return isinstance(x, NestedTensor)
 
 
+_prototype_warned = False
+
+
 class NestedTensor(PythonLayoutTensor):
     __slots__ = ("_ts", "__weakref__")
 
     def __init__(self, components):
+        global _prototype_warned
+        if not _prototype_warned:   # torch's NestedTensorImpl warns once per process (TORCH_WARN_ONCE)
+            _prototype_warned = True
+            warnings.warn("The PyTorch API of nested tensors is in prototype stage and will change in the near "
+                          "future. We recommend specifying layout=torch.jagged when constructing a nested tensor, "
+                          "as this layout receives active development, has better operator coverage, and works "
+                          "with torch.compile.", UserWarning, stacklevel=3)
         self._ts = tuple(components)
 
     # ---- what it is (the rest: PythonLayoutTensor) ----

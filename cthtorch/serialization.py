@@ -361,8 +361,6 @@ class _Pickler(pickle._Pickler):
                     (_StorageOf(ints.untyped_storage(), str(obj.dtype).split(".")[1]), ints.storage_offset(),
                      tuple(ints.shape), ints.stride(), params, False, collections.OrderedDict()))
         if isinstance(obj, cthtorch.Tensor):
-            if obj.requires_grad and not obj.is_leaf:
-                raise RuntimeError("Can't serialize a non-leaf tensor that requires grad: detach() it first")
             if type(obj).__name__ == "Parameter" and not self.parameters_as_tensors:
                 base = cthtorch.Tensor._make_subclass(cthtorch.Tensor, obj.detach(), False)
                 state = {k: v for k, v in getattr(obj, "__dict__", {}).items() if k != "_retain_handle"}

@@ -46,6 +46,17 @@ def same(a, b, tol=1e-6):
                                atol=tol, equal_nan=True)
 
 
+def runs_match(ours, ref, rtol=1e-5, atol=1e-6):
+    """Two lists a test run built once per library: numpy arrays close, everything else equal."""
+    import numpy as np
+    assert len(ours) == len(ref)
+    for o, r in zip(ours, ref):
+        if isinstance(r, np.ndarray):
+            np.testing.assert_allclose(o, r, rtol=rtol, atol=atol)
+        else:
+            assert o == r
+
+
 def fresh_process_outputs(code):
     """stdout of code run in a new interpreter with sys.argv[1] = 'cthtorch', then 'torch': for what happens
     once per process (TORCH_WARN_ONCE warnings), which an earlier test in this process may have used up."""

@@ -765,13 +765,7 @@ def _saved_hooks_run(L):
 
 
 def test_saved_tensors_hooks_match_torch():
-    ours, ref = _saved_hooks_run(ct), _saved_hooks_run(torch)
-    assert len(ours) == len(ref)
-    for o, r in zip(ours, ref):
-        if isinstance(r, np.ndarray):
-            np.testing.assert_allclose(o, r, rtol=1e-5, atol=1e-6)
-        else:
-            assert o == r
+    oracle.runs_match(_saved_hooks_run(ct), _saved_hooks_run(torch))
 
 
 def test_saved_leaf_under_hooks_keeps_its_double_backward():
@@ -786,6 +780,44 @@ def test_saved_leaf_under_hooks_keeps_its_double_backward():
         gg, = L.autograd.grad(g.sum(), x, allow_unused=True)
         got.append((g.tolist(), None if gg is None else gg.tolist()))
     assert got[0] == got[1] and got[0][1] is not None
+
+
+def _raw_saved_run(L):
+    """grad_fn._raw_saved_<name> (SavedTensor) and its register_hooks, as the saved tensors hooks tutorial uses
+    them: hooks on one saved tensor of one node, the repeated and the freed cases' errors"""
+    out, log = [], []
+    x = L.tensor([1.0, -2.0, 3.0], requires_grad=True)
+    y = x.pow(2)
+    raw = y.grad_fn._raw_saved_self
+    out.append(type(raw).__module__ + "." + type(raw).__name__ if type(raw).__module__ != "builtins"
+               else type(raw).__name__)
+    raw.register_hooks(lambda t: (log.append(("pack", t.tolist())), t * 1)[1],
+                       lambda p: (log.append(("unpack", p.tolist())), p)[1])
+    with pytest.raises(RuntimeError) as e:
+        raw.register_hooks(lambda t: t, lambda t: t)
+    out.append(str(e.value))
+    out.append(y.grad_fn._saved_self.tolist())
+    y.sum().backward()
+    out += [x.grad.tolist(), list(log)]
+    with pytest.raises(RuntimeError) as e:
+        raw.register_hooks(lambda t: t, lambda t: t)
+    out.append(str(e.value))
+    e2 = x.exp()
+    e2.sum().backward()
+    with pytest.raises(RuntimeError) as e:
+        e2.grad_fn._raw_saved_result.register_hooks(lambda t: t, lambda t: t)
+    out.append(str(e.value))
+    # an output's raw handle: the unpacked result keeps the node as its grad_fn (double backward works)
+    z = x.exp()
+    z.grad_fn._raw_saved_result.register_hooks(lambda t: t.detach().clone(), lambda t: t)
+    g, = L.autograd.grad(z.sum(), x, create_graph=True)
+    out.append(L.autograd.grad(g.sum(), x)[0].tolist())
+    return out
+
+
+def test_raw_saved_tensor_register_hooks_matches_torch():
+    ours, ref = _raw_saved_run(ct), _raw_saved_run(torch)
+    assert ours == ref
 
 
 # ---- legacy Variable ----

@@ -464,3 +464,43 @@ def test_no_warnings_from_transforms():
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         cthtorch.func.hessian(lambda a: (a ** 3).sum())(cthtorch.ones(3))
+
+
+def _functorch_api_run(L):
+    """functorch's make_functional(_with_buffers) and combine_state_for_ensemble (torch._functorch), with the
+    deprecation warnings its names give: shapes, values, requires_grad and the errors, as torch's"""
+    import importlib
+    dep = importlib.import_module(L.__name__ + "._functorch.deprecated")
+    nn, out = L.nn, []
+    L.manual_seed(0)
+    model = nn.Sequential(nn.Linear(4, 6), nn.Tanh(), nn.Linear(6, 2))
+    x = L.randn(5, 4)
+    with warnings.catch_warnings(record=True) as w:
+        warnings.simplefilter("always")
+        f, params = dep.make_functional(model)
+        dep.vmap(lambda a: a * 2)(x)
+    out.append([(c.category.__name__, str(c.message)) for c in w])
+    warnings.simplefilter("ignore")
+    out += [type(f).__name__, [tuple(p.shape) for p in params], params[0].requires_grad,
+            f(params, x).detach().numpy(), model(x).detach().numpy()]
+    g = dep.vmap(dep.grad(lambda p, xi: f(p, xi).pow(2).sum()), in_dims=(None, 0))(params, x)
+    out += [t.detach().numpy() for t in g]
+    bn = nn.Sequential(nn.Linear(4, 4), nn.BatchNorm1d(4)).eval()
+    with pytest.raises(RuntimeError) as e:
+        dep.make_functional(bn)
+    out.append(str(e.value))
+    f2, p2, b2 = dep.make_functional_with_buffers(bn, disable_autograd_tracking=True)
+    out += [len(p2), [tuple(b.shape) for b in b2], p2[0].requires_grad, f2(p2, b2, x).detach().numpy()]
+    models = [nn.Linear(4, 3) for _ in range(3)]
+    fm, ps, bs = dep.combine_state_for_ensemble(models)
+    out += [[tuple(p.shape) for p in ps], bs, ps[0].requires_grad,
+            dep.vmap(fm, in_dims=(0, 0, None))(ps, bs, x).detach().numpy()]
+    with pytest.raises(RuntimeError) as e:
+        dep.combine_state_for_ensemble([nn.Linear(2, 2), nn.Linear(2, 2).eval()])
+    out.append(str(e.value))
+    return out
+
+
+def test_functorch_make_functional_and_ensembles_match_torch():
+    with warnings.catch_warnings():
+        oracle.runs_match(_functorch_api_run(cthtorch), _functorch_api_run(torch), rtol=1e-5, atol=1e-6)

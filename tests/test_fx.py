@@ -15,6 +15,7 @@ import pytest
 
 import cthtorch
 import cthtorch.fx as cfx
+import oracle
 from oracle import require_torch
 
 torch = require_torch()
@@ -855,3 +856,52 @@ def test_functional_forms_traced(name):
     torch.manual_seed(3)
     x = torch.randn(2, 4, 4, 4)
     assert_same_outputs(cg(cthtorch.tensor(x.numpy())), tg(x))
+
+
+def _fx_optimization_run(L):
+    """torch.fx.experimental.optimization on one seeded module: fuse folds each eval batch norm into the
+    conv/linear before it (not a conv whose output is used twice, nor a BN without running stats), remove_dropout
+    drops dropouts, extract_subgraph runs a slice of the graph; the code, node lists and outputs are returned"""
+    import importlib
+    opt = importlib.import_module(L.__name__ + ".fx.experimental.optimization")
+    nn = L.nn
+
+    class M(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.conv1, self.bn1 = nn.Conv2d(2, 3, 3), nn.BatchNorm2d(3)
+            self.conv2, self.bn2 = nn.Conv2d(3, 3, 1), nn.BatchNorm2d(3, track_running_stats=False)
+            self.conv3, self.bn3 = nn.Conv1d(3, 4, 1), nn.BatchNorm1d(4)
+            self.fc, self.bn4, self.drop = nn.Linear(4, 5), nn.BatchNorm1d(5), nn.Dropout(0.5)
+
+        def forward(self, x):
+            x = self.bn1(self.conv1(x))
+            y = self.conv2(x)
+            x = self.bn2(y) + y
+            x = self.bn3(self.conv3(x.flatten(2))).mean(-1)
+            return self.drop(self.bn4(self.fc(x)))
+
+    L.manual_seed(0)
+    m = M()
+    with L.no_grad():
+        for bn in (m.bn1, m.bn3, m.bn4):
+            bn.running_mean.uniform_(-1, 1)
+            bn.running_var.uniform_(0.5, 2)
+    m.eval()
+    x = L.randn(2, 2, 6, 6)
+    fused = opt.fuse(m)
+    out = [fused.code, [(n.op, str(n.target)) for n in fused.graph.nodes], fused(x).detach().numpy(),
+           m(x).detach().numpy(),
+           type(fused.conv1).__name__, isinstance(m.bn1, nn.BatchNorm2d)]
+    nodrop = opt.remove_dropout(m.train())
+    out += [nodrop.code, [(n.op, str(n.target)) for n in nodrop.graph.nodes]]
+    nodes = list(fused.graph.nodes)
+    sub = opt.extract_subgraph(fused, nodes[1:3], [nodes[0]], [nodes[2]])
+    out += [sub.code, sub(x)[0].detach().numpy()]
+    out.append(opt.matches_module_pattern((nn.Conv2d, nn.BatchNorm2d), list(L.fx.symbolic_trace(m).graph.nodes)[2],
+                                          dict(m.named_modules())))
+    return out
+
+
+def test_fx_experimental_optimization_matches_torch():
+    oracle.runs_match(_fx_optimization_run(cthtorch), _fx_optimization_run(torch), rtol=1e-4, atol=1e-5)

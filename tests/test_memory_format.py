@@ -43,6 +43,11 @@ OPS = {
     "cat_mixed": lambda l, x: l.cat([x, x.contiguous()], 1),   # one contiguous input: contiguous
     "cat_legacy_empty": lambda l, x: l.cat([x, l.empty(0)], 1),   # so does a legacy empty (0,) one
     "cat_legacy_empty_first": lambda l, x: l.cat([l.empty(0), x * 2], 1),
+    "pad_constant": lambda l, x: F(l).pad(x, (1, 2)),
+    "pad_constant_2d": lambda l, x: F(l).pad(x, (1, 1, 0, 2), value=0.5),
+    "pad_negative": lambda l, x: F(l).pad(x, (-1, 1, 1, -2)),
+    "group_norm": lambda l, x: F(l).group_norm(x, 3),
+    "group_norm_affine": lambda l, x: F(l).group_norm(x, 1, _w(l, (3,)), _w(l, (3,))),
     "contiguous": lambda l, x: x.contiguous(),
     "contiguous_cl": lambda l, x: x.contiguous(memory_format=l.channels_last),
 }

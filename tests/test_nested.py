@@ -118,3 +118,64 @@ def test_inplace_and_unbind_share_components():
     t.mul_(2)
     oracle.same(c.to_padded_tensor(0), t.to_padded_tensor(0))
     assert c.unbind()[0].data_ptr() == c.unbind()[0].data_ptr()
+
+
+def _mha_nested_refusals(L):
+    """nn.MultiheadAttention takes nested inputs only on torch's inference fast path: every other call raises
+    torch's AssertionError naming the first reason (in torch's order), torch.backends.mha's switch included"""
+    L.manual_seed(0)
+    q = nt(L, (RS.randn(3, 8).astype(np.float32), RS.randn(5, 8).astype(np.float32)))
+    texts = []
+
+    def attempt(m, *args, **kw):
+        try:
+            m(*args, need_weights=False, **kw)
+        except AssertionError as e:
+            texts.append(str(e))
+
+    for kw, train in [({}, True), ({"batch_first": True}, False), ({"batch_first": True}, True), ({}, False)]:
+        m = L.nn.MultiheadAttention(8, 2, **kw).train(train)
+        attempt(m, q, q, q)
+        attempt(m, q, q.clone(), q)
+    m = L.nn.MultiheadAttention(8, 2, batch_first=True).eval()
+    with L.no_grad():
+        attempt(m, q, q, q, key_padding_mask=L.zeros(2, 5, dtype=L.bool))
+        q6 = L.nested.nested_tensor([L.ones(2, 6), L.ones(3, 6)])
+        attempt(L.nn.MultiheadAttention(6, 3, batch_first=True).eval(), q6, q6, q6)
+        L.backends.mha.set_fastpath_enabled(False)
+        try:
+            attempt(m, q, q, q)
+            texts.append(L.backends.mha.get_fastpath_enabled())
+        finally:
+            L.backends.mha.set_fastpath_enabled(True)
+    return texts
+
+
+def test_multihead_attention_refuses_nested_inputs_as_torch():
+    ours, ref = _mha_nested_refusals(ct), _mha_nested_refusals(torch)
+    assert len(ref) == 12 and ours == ref
+
+
+def test_multihead_attention_fast_path_on_nested_inputs_is_not_implemented():
+    """where torch would run its fused inference kernel on nested inputs, cthtorch says it has none"""
+    q = ct.nested.nested_tensor([ct.ones(2, 4), ct.ones(3, 4)])
+    m = ct.nn.MultiheadAttention(4, 2, batch_first=True).eval()
+    with ct.no_grad(), pytest.raises(NotImplementedError, match="nested tensors"):
+        m(q, q, q, need_weights=False)
+
+
+def test_prototype_warning_once_per_process_as_torch():
+    """the first strided nested tensor of a process warns that the API is a prototype (torch's TORCH_WARN_ONCE
+    in NestedTensorImpl); later ones do not"""
+    code = """
+import importlib, sys, warnings
+L = importlib.import_module(sys.argv[1])
+with warnings.catch_warnings(record=True) as w:
+    warnings.simplefilter('always')
+    a = L.nested.nested_tensor([L.ones(2, 3), L.ones(1, 3)])
+    b = L.nested.as_nested_tensor([L.ones(2, 3)])
+    c = a + 1
+print(len(w), [(x.category.__name__, str(x.message).split(' (Triggered')[0]) for x in w])
+"""
+    ours, ref = oracle.fresh_process_outputs(code)
+    assert ours == ref and ref.startswith("1 [('UserWarning', 'The PyTorch API of nested tensors is in prototype")

@@ -227,6 +227,27 @@ def test_orthogonal_parametrization_matches_torch(shape, orthogonal_map):
                                + (tall.shape[-1],)), atol=1e-5)
 
 
+@pytest.mark.parametrize("shape", [(5, 5), (6, 3), (3, 6), (2, 4, 3)])
+def test_householder_without_trivialization_matches_torch(shape):
+    """orthogonal(..., 'householder', use_trivialization=False) stores the weight's QR reflectors (geqrf, R's
+    diagonal signs on the diagonal), so the weight at registration is the weight's orthogonal factor; the
+    reflectors, the weight, a gradient and an assigned orthogonal matrix read back, all as torch's"""
+    out = []
+    for lib in (torch, ct):
+        lib.manual_seed(0)
+        m = lib.nn.Module()
+        m.weight = lib.nn.Parameter(lib.randn(*shape))
+        lib.nn.utils.parametrizations.orthogonal(m, orthogonal_map="householder", use_trivialization=False)
+        orig = m.parametrizations.weight.original
+        W0 = m.weight.detach().clone()
+        m.weight.pow(3).sum().backward()
+        Q = lib.linalg.qr(lib.randn(*shape) if shape[-2] >= shape[-1] else lib.randn(*shape).mT).Q
+        m.weight = Q if shape[-2] >= shape[-1] else Q.mT
+        out.append((orig.detach().clone(), W0, orig.grad, m.weight.detach()))
+    for t, c in zip(*out):
+        np.testing.assert_allclose(c.numpy(), t.numpy(), rtol=1e-4, atol=1e-5)
+
+
 def test_orthogonal_errors_match_torch():
     for bad in (lambda lib: lib.nn.utils.parametrizations.orthogonal(lib.nn.Linear(3, 3), orthogonal_map="qr"),
                 lambda lib: lib.nn.utils.parametrizations.orthogonal(lib.nn.Linear(3, 3), name="bias"),

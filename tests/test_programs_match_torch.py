@@ -45,7 +45,8 @@ def numbers(tokens):
                                   "rwkv_small.py", "llama_complex_small.py", "lstnet_small.py", "nbeats_small.py",
                                   "detr_small.py", "stylegan2_small.py",
                                   "nerf_small.py", "m5_audio_small.py",
-                                  "fairseq_modules_small.py", "allennlp_crf_small.py"])
+                                  "fairseq_modules_small.py", "allennlp_crf_small.py",
+                                  "custom_function_conv_bn_small.py"])
 def test_program_prints_torchs_numbers(prog):
     require_torch()
     ours, theirs = numbers(run(prog, "cthtorch")), numbers(run(prog, "torch"))

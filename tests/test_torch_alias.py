@@ -184,3 +184,24 @@ def test_torch_named_ddp_program_under_torch_distributed_run(tmp_path):
 def test_torch_named_ddp_program_with_torch_multiprocessing_spawn(tmp_path):
     script = os.path.join(PROGRAMS, "ddp_torch_names.py")
     _check_ddp_names_job(_run([script, "--spawn", str(_free_port())], tmp_path, ALIAS="1"))
+
+
+def test_functorch_resolves_to_cthtorch_transforms(tmp_path):
+    # 2022-era programs `from functorch import make_functional, vmap, grad`; the real functorch package
+    # imports a real torch's internals, so the alias directory has its own
+    code = """
+import warnings
+import torch, cthtorch, cthtorch.alias_path, cthtorch._functorch.make_functional, functorch
+from functorch import make_functional, vmap, grad
+assert functorch.__file__.startswith(cthtorch.alias_path.ALIAS_DIR), functorch.__file__
+assert functorch.FunctionalModule is cthtorch._functorch.make_functional.FunctionalModule
+with warnings.catch_warnings(record=True) as w:
+    warnings.simplefilter('always')
+    f, params = make_functional(torch.nn.Linear(3, 2))
+assert w[0].category is FutureWarning and '`functorch.make_functional` is deprecated' in str(w[0].message)
+g = vmap(grad(lambda p, x: f(p, x).sum()), in_dims=(None, 0))(params, torch.ones(4, 3))
+print('functorch ok', [tuple(t.shape) for t in g])
+"""
+    r = _run(["-c", code], tmp_path)
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert r.stdout.strip() == "functorch ok [(4, 2, 3), (4, 2)]"

@@ -1130,6 +1130,9 @@ def gen_node(info):
         G.append("static PyObject *%s_get_saved_%s(PyObject *o, void *c) { %s *n = (%s *)o; "
                  "return THPSavedVar_unpack(&n->sv_%s, (THPNode *)o); }" % (name, nm, name, name, nm))
         getsets.append('  {"_saved_%s", %s_get_saved_%s, NULL, NULL, NULL},' % (nm, name, nm))
+        G.append("static PyObject *%s_get_raw_saved_%s(PyObject *o, void *c) { %s *n = (%s *)o; "
+                 "return THPSavedVar_raw(&n->sv_%s, o); }" % (name, nm, name, name, nm))
+        getsets.append('  {"_raw_saved_%s", %s_get_raw_saved_%s, NULL, NULL, NULL},' % (nm, name, nm))
     # recorded shapes as torch names them (self.sizes: _saved_self_sym_sizes, a tuple of ints)
     attr_names = {"sizes": "sym_sizes", "strides": "sym_strides", "numel": "sym_numel"}
     list_params = {p.name for p in d.params if p.base in ("Tensor[]", "Tensor?[]")}

@@ -5,7 +5,7 @@ built, and their flags are plain attributes so programs that set them
 first use."""
 import importlib as _importlib
 
-__all__ = ["cpu", "cuda", "cudnn", "mkl", "mkldnn", "mps", "openmp", "opt_einsum", "quantized"]
+__all__ = ["cpu", "cuda", "cudnn", "mha", "mkl", "mkldnn", "mps", "openmp", "opt_einsum", "quantized"]
 
 
 def __getattr__(name):

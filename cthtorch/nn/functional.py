@@ -177,9 +177,10 @@ def _reads_channels_last(t):
         (not t.is_contiguous() or t.stride(1) < t.stride(3) * t.shape[3])
 
 
-def _channels_last_like(out, x, weight):
-    """out laid out channels_last when the input or the weight is, as torch's convolutions"""
-    if _reads_channels_last(x) or _reads_channels_last(weight):
+def _channels_last_like(out, *tensors):
+    """out laid out channels_last when one of tensors (the input, a conv's weight) is, as torch's convolutions,
+    constant padding and group norm (their suggest_memory_format)"""
+    if out.dim() == 4 and any(t is not None and _reads_channels_last(t) for t in tensors):
         return out.contiguous(memory_format=cthtorch.channels_last)
     return out
 
@@ -536,7 +537,7 @@ def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):
 def group_norm(input, num_groups, weight=None, bias=None, eps=1e-5):
     if _has_torch_function_variadic(input, weight, bias):
         return _handle_with_locals(group_norm, locals())
-    return cthtorch.group_norm(input, num_groups, weight, bias, eps)
+    return _channels_last_like(cthtorch.group_norm(input, num_groups, weight, bias, eps), input)
 
 
 def normalize(input, p=2.0, dim=1, eps=1e-12, out=None):
@@ -1002,7 +1003,7 @@ def pad_(input, pad, mode="constant", value=None):
         raise RuntimeError("Padding length should be less than or equal to two times the input dimension but got "
                          "padding length %d and input of dimension %d" % (len(pad), input.dim()))
     if mode == "constant":   # one C op (constant_pad_nd), negative pads included
-        return cthtorch.constant_pad_nd(input, pad, 0.0 if value is None else value)
+        return _channels_last_like(cthtorch.constant_pad_nd(input, pad, 0.0 if value is None else value), input)
     if value is not None and value != 0:
         raise RuntimeError('Padding mode "%s" doesn\'t take in value argument' % mode)
     nsp = len(pad) // 2

@@ -180,6 +180,8 @@ PyObject *THP_saved_tensors_hooks_top(PyObject *m, PyObject *noargs);
  * a second time" error. */
 PyObject *THPSavedVar_unpack(THPSavedVar *sv, THPNode *owner);
 void THPSavedVar_release(THPSavedVar *sv);
+/* grad_fn._raw_saved_X: a SavedTensor handle on sv, which lives inside owner (a node; new ref) */
+PyObject *THPSavedVar_raw(THPSavedVar *sv, PyObject *owner);
 
 /* Autograd recording helpers for generated code. */
 bool THP_any_requires_grad(int n, PyObject *const *tensors);   /* grad mode on and any requires */

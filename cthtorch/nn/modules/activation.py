@@ -389,6 +389,40 @@ class MultiheadAttention(Module):
         self.add_zero_attn = add_zero_attn
         self._reset_parameters()
 
+    def _why_not_fast_path(self, query, key, value, key_padding_mask, attn_mask):
+        """torch's reason, in its order, for not taking the inference fast path (the only path where torch
+        accepts nested inputs); '' when it would be taken"""
+        tensors = (query, key, value, self.in_proj_weight, self.in_proj_bias, self.out_proj.weight,
+                   self.out_proj.bias)
+        if (attn_mask is not None and cthtorch.is_floating_point(attn_mask)) or \
+                (key_padding_mask is not None and cthtorch.is_floating_point(key_padding_mask)):
+            return "floating-point masks are not supported for fast path."
+        checks = (
+            (not cthtorch.backends.mha.get_fastpath_enabled(), "torch.backends.mha.get_fastpath_enabled() was not True"),
+            (query.dim() != 3, "input not batched; expected query.dim() of 3 but got %d" % query.dim()),
+            (query is not key or key is not value,
+             "non-self attention was used (query, key, and value are not the same Tensor)"),
+            (self.in_proj_bias is not None and query.dtype != self.in_proj_bias.dtype,
+             "dtypes of query (%s) and self.in_proj_bias (%s) don't match"
+             % (query.dtype, getattr(self.in_proj_bias, "dtype", None))),
+            (self.in_proj_weight is None, "in_proj_weight was None"),
+            (self.in_proj_weight is not None and query.dtype != self.in_proj_weight.dtype,
+             "dtypes of query (%s) and self.in_proj_weight (%s) don't match"
+             % (query.dtype, getattr(self.in_proj_weight, "dtype", None))),
+            (self.training, "training is enabled"),
+            (self.num_heads % 2 != 0, "self.num_heads is not even"),
+            (not self.batch_first, "batch_first was not True"),
+            (not self._qkv_same_embed_dim, "_qkv_same_embed_dim was not True"),
+            (query.is_nested and (key_padding_mask is not None or attn_mask is not None),
+             "supplying both src_key_padding_mask and src_mask at the same time                                  "
+             "is not supported with NestedTensor input"),
+            (cthtorch.is_autocast_enabled(), "autocast is enabled"),
+            (cthtorch.is_grad_enabled() and any(t is not None and t.requires_grad for t in tensors),
+             "grad is enabled and at least one of query or the input/output projection weights or biases "
+             "requires_grad"),
+        )
+        return next((why for failed, why in checks if failed), "")
+
     def _reset_parameters(self):
         if self._qkv_same_embed_dim:
             init.xavier_uniform_(self.in_proj_weight)
@@ -407,6 +441,13 @@ class MultiheadAttention(Module):
     def forward(self, query: Tensor, key: Tensor, value: Tensor, key_padding_mask: Optional[Tensor] = None,
                 need_weights: bool = True, attn_mask: Optional[Tensor] = None, average_attn_weights: bool = True,
                 is_causal: bool = False) -> Tuple[Tensor, Optional[Tensor]]:
+        if query.is_nested or key.is_nested or value.is_nested:
+            why = self._why_not_fast_path(query, key, value, key_padding_mask, attn_mask)
+            if why:
+                raise AssertionError("MultiheadAttention does not support NestedTensor outside of its fast path. "
+                                     "The fast path was not hit because " + why)
+            raise NotImplementedError("cthtorch: MultiheadAttention on nested tensors (torch's inference fast path, "
+                                      "_native_multi_head_attention) is not implemented")
         unbatched = query.dim() == 2
         self_attention = query is key and key is value
         if unbatched:

@@ -131,15 +131,20 @@ class _Orthogonal(Module):
                                  % (self.shape, Q.shape))
             Q_init = Q
             n, k = Q.shape[-2], Q.shape[-1]
-            if n < k:
+            transposed = n < k
+            if transposed:
                 Q = Q.mT
                 n, k = k, n
             if not hasattr(self, "base"):
                 if self.orthogonal_map in ("matrix_exp", "cayley"):
                     raise NotImplementedError("It is not possible to assign to the matrix exponential or the Cayley "
                                               "parametrizations when use_trivialization=False.")
-                raise NotImplementedError("orthogonal(orthogonal_map='householder', use_trivialization=False): "
-                                          "assigning needs torch.geqrf, not implemented in cthtorch")
+                # the inverse of the Householder map: Q's QR reflectors, with R's diagonal signs on the diagonal
+                # (so Q = (-Q) @ (-Id) is not a second answer); a zero tau is a reflection LAPACK skipped
+                A, tau = cthtorch.geqrf(Q)
+                A.diagonal(dim1=-2, dim2=-1).sign_()
+                A.diagonal(dim1=-2, dim2=-1)[tau == 0.0] *= -1
+                return A.mT if transposed else A
             if n == k:
                 Q = Q.clone() if _is_orthogonal(Q) else _make_orthogonal(Q)
             else:   # completed to a square orthogonal matrix with random columns

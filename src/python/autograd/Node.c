@@ -509,32 +509,36 @@ PyObject *THP_saved_tensors_hooks_top(PyObject *m, PyObject *noargs) {
   return Py_NewRef(n ? PyList_GET_ITEM(saved_hooks, n - 1) : Py_None);
 }
 
+/* tensor through pack (sv->data is NULL): 0, or -1 with the hook's error and nothing held */
+static int pack_into(THPSavedVar *sv, PyObject *tensor, PyObject *pack, PyObject *unpack) {
+  PyObject *packed = PyObject_CallOneArg(pack, tensor);
+  if (!packed) return -1;
+  sv->packed = packed;
+  sv->unpack_hook = Py_NewRef(unpack);
+  PyObject *fn = ((THPTensor *)tensor)->grad_fn;
+  if (!sv->is_output && fn) {
+    sv->data = Py_NewRef(fn);
+  } else if (!sv->is_output && sv->requires_grad) {
+    /* a leaf: its accumulator, so the unpacked tensor's history reaches the leaf (double backward) */
+    if (!(sv->data = THPAccumulateGrad_get(tensor))) {
+      Py_CLEAR(sv->packed);
+      Py_CLEAR(sv->unpack_hook);
+      return -1;
+    }
+  }
+  return 0;
+}
+
 /* tensor through the innermost pack hook: 1 when packed, 0 without hooks, -1 on error */
 static int pack_with_hooks(THPSavedVar *sv, PyObject *tensor) {
   Py_ssize_t n = saved_hooks ? PyList_GET_SIZE(saved_hooks) : 0;
   /* a Python scalar an op wrapped as a tensor is an argument, not a saved tensor, in torch */
   if (n == 0 || ((THPTensor *)tensor)->t->wrapped_number) return 0;
   PyObject *pair = PyList_GET_ITEM(saved_hooks, n - 1);
-  PyObject *pack = PyTuple_GET_ITEM(pair, 0), *unpack = PyTuple_GET_ITEM(pair, 1);
   Py_INCREF(pair);   /* the hook may pop the stack */
-  PyObject *packed = PyObject_CallOneArg(pack, tensor);
-  if (packed) {
-    sv->packed = packed;
-    sv->unpack_hook = Py_NewRef(unpack);
-    PyObject *fn = ((THPTensor *)tensor)->grad_fn;
-    if (!sv->is_output && fn) {
-      sv->data = Py_NewRef(fn);
-    } else if (!sv->is_output && sv->requires_grad) {
-      /* a leaf: its accumulator, so the unpacked tensor's history reaches the leaf (double backward) */
-      if (!(sv->data = THPAccumulateGrad_get(tensor))) {
-        Py_CLEAR(sv->packed);
-        Py_CLEAR(sv->unpack_hook);
-        packed = NULL;
-      }
-    }
-  }
+  int rc = pack_into(sv, tensor, PyTuple_GET_ITEM(pair, 0), PyTuple_GET_ITEM(pair, 1));
   Py_DECREF(pair);
-  return packed ? 1 : -1;
+  return rc < 0 ? -1 : 1;
 }
 
 int THPSavedVar_save(THPSavedVar *sv, PyObject *tensor, bool is_output) {
@@ -664,6 +668,98 @@ void THPSavedVar_release(THPSavedVar *sv) {
   Py_CLEAR(sv->unpack_hook);
 }
 
+/* grad_fn._raw_saved_<name>: torch._C._autograd.SavedTensor, a handle on one saved variable of a node (which
+ * it keeps alive) whose register_hooks packs that one tensor as saved_tensors_hooks would have */
+typedef struct {
+  PyObject_HEAD
+  PyObject *owner;
+  THPSavedVar *sv;   /* inside owner */
+} THPSavedTensor;
+
+static void SavedTensor_dealloc(THPSavedTensor *self) {
+  PyObject_GC_UnTrack(self);
+  Py_CLEAR(self->owner);
+  Py_TYPE(self)->tp_free((PyObject *)self);
+}
+
+static int SavedTensor_traverse(THPSavedTensor *self, visitproc visit, void *arg) {
+  Py_VISIT(self->owner);
+  return 0;
+}
+
+static int SavedTensor_clear(THPSavedTensor *self) {
+  Py_CLEAR(self->owner);
+  return 0;
+}
+
+static PyObject *SavedTensor_register_hooks(THPSavedTensor *self, PyObject *args) {
+  PyObject *pack, *unpack;
+  if (!PyArg_ParseTuple(args, "OO:register_hooks", &pack, &unpack)) return NULL;
+  if (!PyCallable_Check(pack) || !PyCallable_Check(unpack)) {
+    PyErr_SetString(PyExc_TypeError, "Expected pack_hook and unpack_hook to be callable");
+    return NULL;
+  }
+  THPSavedVar *sv = self->sv;
+  if (!self->owner) {
+    PyErr_SetString(PyExc_RuntimeError, "Calling register_hooks on a saved tensor that no longer exists");
+    return NULL;
+  }
+  if (!sv->packed && !sv->data && !sv->was_none) {   /* released by a backward */
+    PyErr_SetString(PyExc_RuntimeError, "Calling register_hooks on a saved tensor after it has been freed. Saved "
+                    "intermediate values of the graph are freed when you call .backward() or autograd.grad(). Specify "
+                    "retain_graph=True if you need to backward through the graph a second time or if you need to "
+                    "access saved variables after calling backward.");
+    return NULL;
+  }
+  if (sv->packed) {
+    PyErr_SetString(PyExc_RuntimeError, "Calling register_hooks on a saved tensor whose hooks have already been "
+                    "set. Hint: only one pair of hooks is allowed at a time.");
+    return NULL;
+  }
+  if (sv->was_none) {
+    PyErr_SetString(PyExc_RuntimeError, "Calling register_hooks on a saved tensor with value None is forbidden");
+    return NULL;
+  }
+  /* the tensor as unpacking gives it (version-checked; the backward-twice error once released) */
+  PyObject *tensor = THPSavedVar_unpack(sv, (THPNode *)self->owner);
+  if (!tensor) return NULL;
+  PyObject *old = sv->data;
+  sv->data = NULL;
+  if (pack_into(sv, tensor, pack, unpack) < 0) {
+    sv->data = old;
+    Py_DECREF(tensor);
+    return NULL;
+  }
+  Py_XDECREF(old);
+  Py_DECREF(tensor);
+  Py_RETURN_NONE;
+}
+
+static PyMethodDef SavedTensor_methods[] = {
+  {"register_hooks", (PyCFunction)SavedTensor_register_hooks, METH_VARARGS, NULL},
+  {NULL}
+};
+
+static PyTypeObject THPSavedTensorType = {
+  PyVarObject_HEAD_INIT(NULL, 0)
+  .tp_name = "torch._C._autograd.SavedTensor",
+  .tp_basicsize = sizeof(THPSavedTensor),
+  .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_GC,
+  .tp_dealloc = (destructor)SavedTensor_dealloc,
+  .tp_traverse = (traverseproc)SavedTensor_traverse,
+  .tp_clear = (inquiry)SavedTensor_clear,
+  .tp_methods = SavedTensor_methods,
+};
+
+PyObject *THPSavedVar_raw(THPSavedVar *sv, PyObject *owner) {
+  THPSavedTensor *r = PyObject_GC_New(THPSavedTensor, &THPSavedTensorType);
+  if (!r) return NULL;
+  r->owner = Py_NewRef(owner);
+  r->sv = sv;
+  PyObject_GC_Track(r);
+  return (PyObject *)r;
+}
+
 /* ---- recording helpers ---- */
 bool THP_any_requires_grad(int n, PyObject *const *ts) {
   if (!THP_grad_enabled()) return false;
@@ -751,6 +847,7 @@ int THP_initNodes(PyObject *m) {
   if (PyType_Ready(&THPAccumulateGradType) < 0) return -1;
   THPCopySlicesType.tp_base = &THPNodeType;
   if (PyType_Ready(&THPCopySlicesType) < 0) return -1;
+  if (PyType_Ready(&THPSavedTensorType) < 0) return -1;
   extern PyTypeObject *THP_generated_node_types[];
   extern void THP_generated_init_nodes(void);
   THP_generated_init_nodes();
