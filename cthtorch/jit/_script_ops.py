@@ -89,7 +89,7 @@ SCRIPT_OPS = {
     "prim::layout": lambda t: 0,
     "prim::is_sparse": lambda t: t.is_sparse,
     "prim::is_meta": lambda t: t.is_meta,
-    "prim::is_nested": lambda t: False,   # cthtorch has no nested tensors
+    "prim::is_nested": lambda t: t.is_nested,
     "prim::type": lambda d: d.type,       # a Device's type string
 }
 

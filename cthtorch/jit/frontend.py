@@ -1643,7 +1643,8 @@ class Emitter:
                   "requires_grad": ("prim::requires_grad", T_bool()), "ndim": ("aten::dim", T_int()),
                   "T": ("aten::numpy_T", T_tensor()), "mT": ("aten::mT", T_tensor()),
                   "grad": ("prim::grad", T_opt(T_tensor())), "data": ("prim::data", T_tensor()),
-                  "is_sparse": ("prim::is_sparse", T_bool()), "is_meta": ("prim::is_meta", T_bool()), "layout": ("prim::layout", T_int()),
+                  "is_sparse": ("prim::is_sparse", T_bool()), "is_meta": ("prim::is_meta", T_bool()),
+                  "is_nested": ("prim::is_nested", T_bool()), "layout": ("prim::layout", T_int()),
                   "names": ("prim::names", T_list(T_str()))}
         if name in simple:
             k, t = simple[name]

@@ -441,7 +441,8 @@ class MultiheadAttention(Module):
     def forward(self, query: Tensor, key: Tensor, value: Tensor, key_padding_mask: Optional[Tensor] = None,
                 need_weights: bool = True, attn_mask: Optional[Tensor] = None, average_attn_weights: bool = True,
                 is_causal: bool = False) -> Tuple[Tensor, Optional[Tensor]]:
-        if query.is_nested or key.is_nested or value.is_nested:
+        # (TorchScript has no nested tensors: the check is eager-only, so scripting never compiles it)
+        if not cthtorch.jit.is_scripting() and (query.is_nested or key.is_nested or value.is_nested):
             why = self._why_not_fast_path(query, key, value, key_padding_mask, attn_mask)
             if why:
                 raise AssertionError("MultiheadAttention does not support NestedTensor outside of its fast path. "
