@@ -419,3 +419,16 @@ def test_list_indices_index_as_int64_like_torch(key):
         exec("y" + key + " = -1")
         out.append((tuple(got.shape), got.tolist(), y.tolist()))
     assert out[0] == out[1]
+
+
+@pytest.mark.parametrize("shape,dim,idx", [((0, 3), 0, [0]), ((3, 0), 1, [2]), ((0, 3), 0, [-1]), ((2, 0), 0, [5]),
+                                           ((2, 0), 0, [-1]), ((2, 0), 0, [1]), ((2, 0, 3), 2, [3]), ((0, 2), 0, []),
+                                           ((0,), 0, [0]), ((2, 3), 0, [5])])
+@pytest.mark.parametrize("itype", ["int64", "int32"])
+def test_index_select_of_a_tensor_without_elements_checks_its_indices_as_torch(shape, dim, idx, itype):
+    def run(L):
+        try:
+            return L.zeros(*shape).index_select(dim, L.tensor(idx, dtype=getattr(L, itype))).shape
+        except Exception as e:   # noqa: BLE001 - type and text compared
+            return type(e).__name__, str(e)
+    assert tuple(run(ct)) == tuple(run(torch))
