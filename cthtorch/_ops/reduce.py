@@ -48,6 +48,8 @@ def count_nonzero(input, dim=None):
 
 
 def nansum(input, dim=None, keepdim=False, *, dtype=None):
+    if input.is_complex():
+        raise RuntimeError("nansum on CPU does not support complex inputs")
     if input.requires_grad and cthtorch.is_grad_enabled() and _is_float(input):
         return _Nansum.apply(input, dim, keepdim, dtype)
     return _nansum_values(input, dim, keepdim, dtype)

@@ -2,6 +2,7 @@
  * [outer, D, inner] (softmax) or [N, C, S] (batch norm) so loops are plain. */
 #include "ATNN.h"
 #include "ATArgChecks.h"
+#include "ATComplex.h"
 #include "ATCuda.h"
 #include "ATEmbedding.h"   /* the GPU embedding */
 #include "../TH/THMath.h"   /* simd declarations of expf/logf */
@@ -1284,6 +1285,7 @@ done:
 int at_layer_norm(THTensor **outs, const THTensor *input, const ATIntList *shape, const THTensor *weight,
                   const THTensor *bias, double eps) {
   int64_t R, M;
+  if (at_no_complex(input, "LayerNormKernelImpl") < 0) return -1;   /* computed in a real dtype, it dropped the imaginary part */
   if (ln_param_check(weight, shape, "weight") < 0 || ln_param_check(bias, shape, "bias") < 0) return -1;
   if (ln_rows(input, shape, &R, &M) < 0) return -1;
   if (at_norm_dtype_check(input, 2, (const THTensor *[]){ weight, bias }) < 0) return -1;

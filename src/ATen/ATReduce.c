@@ -800,8 +800,11 @@ THTensor *at_amax(const THTensor *self, const ATIntList *dims, bool keepdim, boo
 }
 
 THTensor *at_argmax(const THTensor *self, ATOptInt dim, bool keepdim, bool is_max) {
-  if (at_no_complex(self, is_max ? "argmax_cpu" : "argmin_cpu") < 0) return NULL;
   const char *name = is_max ? "argmax" : "argmin";
+  if (THDtype_isComplex(self->dtype)) {
+    THError_set(TH_ERR_RUNTIME, "%s(): does not support complex input", name);
+    return NULL;
+  }
   if (self->dtype == TH_Bool) { THError_set(TH_ERR_RUNTIME, "%s(): does not support bool input", name); return NULL; }
   if (!dim.has) {
     if (THTensor_numel(self) == 0) {
