@@ -35,6 +35,7 @@ void THGenerator_manualSeed(THGenerator *g, uint64_t seed) {
   for (int j = 1; j < TH_MT_N; j++)
     g->state[j] = 1812433253u * (g->state[j - 1] ^ (g->state[j - 1] >> 30)) + j;
   g->left = 0;
+  g->read_out = false;
   g->has_next_normal = false;
 }
 
@@ -48,23 +49,28 @@ uint64_t THGenerator_seedRandomly(THGenerator *g) {
 }
 
 void THGenerator_getState(THGenerator *g, THGeneratorState *out) {
-  out->seed = g->seed;
-  memcpy(out->state, g->state, sizeof g->state);
-  out->left = g->left;
-  out->has_next_normal = g->has_next_normal;
-  out->next_normal = g->next_normal;
+  memset(out, 0, sizeof *out);
+  out->the_initial_seed = g->seed;
+  out->left = g->left + 1;
+  out->seeded = 1;
+  out->next = g->left || g->read_out ? (uint64_t)(TH_MT_N - g->left) : 0;   /* torch's fresh seed: left 1, next 0 */
+  for (int i = 0; i < TH_MT_N; i++) out->state[i] = g->state[i];
+  out->normal_is_valid = g->has_next_normal;
+  out->normal_y = g->has_next_normal ? g->next_normal : 0.0;
 }
 
 int THGenerator_setState(THGenerator *g, const THGeneratorState *in) {
-  if (in->left < 0 || in->left > TH_MT_N) {
+  /* torch's engine reads state[next] after --left; ours reads state[N - left] after checking left */
+  if (in->left < 1 || in->left > TH_MT_N + 1 || (in->left > 1 && in->next != (uint64_t)(TH_MT_N + 1 - in->left))) {
     THError_set(TH_ERR_RUNTIME, "Invalid mt19937 state");
     return -1;
   }
-  g->seed = in->seed;
-  memcpy(g->state, in->state, sizeof g->state);
-  g->left = in->left;
-  g->has_next_normal = in->has_next_normal != 0;
-  g->next_normal = in->next_normal;
+  g->seed = in->the_initial_seed;
+  for (int i = 0; i < TH_MT_N; i++) g->state[i] = (uint32_t)in->state[i];
+  g->left = in->left - 1;
+  g->read_out = g->left == 0 && in->next != 0;
+  g->has_next_normal = in->normal_is_valid != 0;
+  g->next_normal = in->normal_y;
   return 0;
 }
 
@@ -83,6 +89,7 @@ static void regenerate(THGenerator *g) {
   uint32_t y = (s[TH_MT_N - 1] & 0x80000000u) | (s[0] & 0x7fffffffu);
   s[TH_MT_N - 1] = s[396] ^ (y >> 1) ^ mag[y & 1];
   g->left = TH_MT_N;
+  g->read_out = true;   /* from now on a left of 0 means every word was read */
 }
 
 uint32_t THRandom_random(THGenerator *g) {

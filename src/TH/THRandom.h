@@ -12,19 +12,33 @@ typedef struct THGenerator {
   uint64_t seed;
   uint32_t state[TH_MT_N];
   int left;                 /* words left before the state is regenerated */
+  bool read_out;            /* left is 0 because every word was read (not a fresh seed): torch's next is N */
   bool has_next_normal;     /* Box-Muller makes normals in pairs */
   double next_normal;
   pthread_mutex_t mutex;    /* ops that draw hold it for their whole fill */
 } THGenerator;
 
-/* The serialized state (get_rng_state / set_rng_state): a flat byte image. */
+/* The serialized state (get_rng_state / set_rng_state): torch's CPUGeneratorImplState byte for byte (5056
+ * bytes), so a state saved by either library restores in the other. Its mt19937 counts as torch's engine
+ * does: `left` is the words not yet read plus one (1 when freshly seeded), `next` the index of the next word;
+ * the words are stored as uint64. torch's cached double normal (normal_y, with normal_is_valid) carries ours;
+ * normal_x/normal_rho and the float normal are torch's and kept as zero/false. */
 typedef struct {
-  uint64_t seed;
-  uint32_t state[TH_MT_N];
+  uint64_t the_initial_seed;
   int32_t left;
-  int32_t has_next_normal;
-  double next_normal;
+  int32_t seeded;
+  uint64_t next;
+  uint64_t state[TH_MT_N];
+  double normal_x;
+  double normal_y;
+  double normal_rho;
+  int32_t normal_is_valid;
+  int32_t pad_;                    /* the end of torch's legacy struct (8-byte aligned) */
+  float next_float_normal_sample;
+  uint8_t is_next_float_normal_sample_valid;
+  uint8_t tail_pad_[3];
 } THGeneratorState;
+_Static_assert(sizeof(THGeneratorState) == 5056, "torch's CPUGeneratorImplState is 5056 bytes");
 
 TH_API THGenerator *THGenerator_new(void);
 TH_API void THGenerator_free(THGenerator *g);
