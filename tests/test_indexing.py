@@ -467,3 +467,14 @@ def test_copy_shape_errors_broadcast_the_destination_first_like_torch(dst, src, 
             L.zeros(*dst)[:] = L.ones(*src)[None]
         out.append((str(e.value), str(e2.value)))
     assert out[0] == out[1]
+@pytest.mark.parametrize("shape,dim,idx", [((0, 3), 0, [0]), ((3, 0), 1, [2]), ((0, 3), 0, [-1]), ((2, 0), 0, [5]),
+                                           ((2, 0), 0, [-1]), ((2, 0), 0, [1]), ((2, 0, 3), 2, [3]), ((0, 2), 0, []),
+                                           ((0,), 0, [0]), ((2, 3), 0, [5])])
+@pytest.mark.parametrize("itype", ["int64", "int32"])
+def test_index_select_of_a_tensor_without_elements_checks_its_indices_as_torch(shape, dim, idx, itype):
+    def run(L):
+        try:
+            return L.zeros(*shape).index_select(dim, L.tensor(idx, dtype=getattr(L, itype))).shape
+        except Exception as e:   # noqa: BLE001 - type and text compared
+            return type(e).__name__, str(e)
+    assert tuple(run(ct)) == tuple(run(torch))

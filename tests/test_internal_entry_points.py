@@ -119,6 +119,7 @@ BAD_CALLS = [
     ("layer_norm_double_backward", (t(2, 5), None, None, t(2, 3), t(2, 5), [5], t(2), t(2), None)),
     ("layer_norm_double_backward", (t(2, 5), None, None, t(2, 5), t(2, 5), [5], t(1), t(2), None)),
     ("layer_norm_double_backward", (None, t(3), None, t(2, 5), t(2, 5), [5], t(2), t(2), t(5))),
+    ("_group_norm_check", (t(2, 4, 3, dtype=ct.float64), t(4), None)),                # float32 weight, float64 input
     ("batch_norm_double_backward", (t(2, 3), None, None, t(2, 3), t(2, 3), None, None, None, t(1), t(3), True,
                                     1e-5)),
     ("batch_norm_double_backward", (t(4, 3), None, None, t(2, 3), t(2, 3), None, None, None, t(3), t(3), True,

@@ -325,3 +325,18 @@ def test_script_and_loaded_archives_read_is_meta():
         for m in (sc, loaded):
             got = m(ct.ones(2, device=dev))
             assert (tuple(got.shape), got.device.type) == (tuple(want.shape), want.device.type)
+
+
+@pytest.mark.parametrize("make", [lambda L: L.Tensor(device="meta"), lambda L: L.Tensor(2, 3, device="meta"),
+                                  lambda L: L.FloatTensor(2, device="meta"),
+                                  lambda L: L.Tensor([1., 2.], device=L.device("meta")),
+                                  lambda L: L.ones(2).new(2, device="meta")])
+def test_legacy_constructors_refuse_meta_as_torch(make):
+    """torch.Tensor(...) is a CPU type: device='meta' is torch's error, not a CPU tensor asked for on meta"""
+    got = []
+    for L in (ct, torch):
+        with pytest.raises(RuntimeError) as e:
+            make(L)
+        got.append(str(e.value))
+    assert got[0] == got[1] == "legacy constructor expects device type: cpu but device type: meta was passed"
+    assert ct.Tensor(2, device="cpu").device.type == "cpu"

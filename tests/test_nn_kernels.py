@@ -279,7 +279,7 @@ ACTS = [
     ("mish", lambda a: ct._C._nn.mish(a), F.mish), ("log_sigmoid", lambda a: ct._C._nn.log_sigmoid(a), F.logsigmoid),
     ("threshold", lambda a: ct.threshold(a, 0.1, -2.0), lambda b: F.threshold(b, 0.1, -2.0)),
     ("relu", lambda a: a.relu(), lambda b: b.relu()),
-    ("prelu", lambda a: ct.prelu(a, ct.tensor([0.25])), lambda b: F.prelu(b, torch.tensor([0.25], dtype=b.dtype))),
+    ("prelu", lambda a: ct.prelu(a, ct.tensor([0.25], dtype=a.dtype)), lambda b: F.prelu(b, torch.tensor([0.25], dtype=b.dtype))),
 ]
 
 

@@ -199,3 +199,32 @@ def test_rng_state_is_torchs_byte_image():
     tbad[8:12] = 0
     oracle.raises_like(lambda: ct.set_rng_state(bad), lambda: torch.set_rng_state(tbad))
     oracle.raises_like(lambda: ct.set_rng_state(bad[:100]), lambda: torch.set_rng_state(tbad[:100]))
+@pytest.mark.parametrize("seed,warm", [(0, 0), (123, 5), (7, 700), (2**40 + 3, 624)])
+def test_rng_state_is_torchs_layout_both_ways(seed, warm):
+    """get_rng_state is torch's 5056-byte CPUGeneratorImplState, byte for byte, and a state saved by torch
+    restores in cthtorch to torch's next numbers (and the reverse)"""
+    torch_ = __import__("oracle").require_torch()
+    torch_.manual_seed(seed)
+    ct.manual_seed(seed)
+    torch_.rand(warm)
+    ct.rand(warm)
+    ts, cs = torch_.get_rng_state(), ct.get_rng_state()
+    assert cs.dtype == ct.uint8 and tuple(cs.shape) == (5056,)
+    np.testing.assert_array_equal(cs.numpy(), ts.numpy())
+    ct.manual_seed(999)
+    ct.set_rng_state(ct.from_numpy(ts.numpy().copy()))
+    np.testing.assert_array_equal(ct.randn(7).numpy(), torch_.randn(7).numpy())
+    assert ct.randint(0, 100, (4,)).tolist() == torch_.randint(0, 100, (4,)).tolist()
+    assert ct.initial_seed() == torch_.initial_seed() == seed
+    torch_.manual_seed(1)
+    torch_.set_rng_state(torch_.from_numpy(ct.get_rng_state().numpy().copy()))
+    np.testing.assert_array_equal(ct.rand(9).numpy(), torch_.rand(9).numpy())
+
+
+def test_a_state_of_another_size_is_refused():
+    with pytest.raises(RuntimeError):
+        ct.set_rng_state(ct.zeros(2520, dtype=ct.uint8))
+    bad = ct.get_rng_state().clone()
+    bad[8:12] = ct.tensor([0, 0, 0, 0], dtype=ct.uint8)   # left = 0: not a state torch's engine can be in
+    with pytest.raises(RuntimeError, match="Invalid mt19937 state"):
+        ct.set_rng_state(bad)

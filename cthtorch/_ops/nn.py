@@ -32,14 +32,21 @@ def group_norm(input, num_groups, weight=None, bias=None, eps=1e-5, cudnn_enable
     if c % num_groups:
         raise RuntimeError("Expected number of channels in input to be divisible by num_groups, but got input of "
                            "shape %s and num_groups=%d" % (list(input.shape), num_groups))
-    x = input.reshape(n, num_groups, -1)
+    for name, t in (("weight", weight), ("bias", bias)):
+        if t is not None and (t.dim() != 1 or t.numel() != c):
+            raise RuntimeError("Expected %s to be a vector of size equal to the number of channels in input, but got "
+                               "%s of shape %s and input of shape %s" % (name, name, list(t.shape), list(input.shape)))
+    _C._internal._group_norm_check(input, weight, bias)
+    # float32 parameters of a half/bfloat16 input: torch's mixed kernel computes in float32, rounding once at the end
+    mixed = any(t is not None and t.dtype != input.dtype for t in (weight, bias))
+    x = (input.float() if mixed else input).reshape(n, num_groups, -1)
     y = cthtorch.native_layer_norm(x, [x.shape[-1]], None, None, eps)[0].reshape(input.shape)
     shape = [1, c] + [1] * (input.dim() - 2)
     if weight is not None:
         y = y * weight.reshape(shape)
     if bias is not None:
         y = y + bias.reshape(shape)
-    return y
+    return y.to(input.dtype) if mixed else y
 
 
 def _check_p(p):
@@ -197,6 +204,11 @@ def celu_(input, alpha=1.0):
 
 
 def prelu(input, weight):
+    if weight.dtype != input.dtype:   # torch's prelu kernel does not promote
+        raise RuntimeError("prelu: Type promoting not supported. Got %s and %s"
+                           % (_dtype_name(input.dtype), _dtype_name(weight.dtype)))
+    if not input.is_floating_point():
+        raise NotImplementedError("\"prelu_cpu\" not implemented for '%s'" % _dtype_name(input.dtype))
     if weight.numel() != 1 and input.dim() >= 2:
         shape = [1] * input.dim()
         shape[1] = weight.numel()

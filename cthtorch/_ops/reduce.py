@@ -1,6 +1,8 @@
 """Reductions composed from declared ops: count_nonzero, nansum/nanmean,
 var_mean/std_mean, aminmax (sort, median, kthvalue, mode: src/ATen/ATSort.c;
 cummax/cummin/logcumsumexp: src/ATen/ATScan.c)."""
+import warnings
+
 import cthtorch
 from cthtorch import return_types as _rt
 from cthtorch.autograd.function import Function, _recomputed_grads
@@ -46,6 +48,8 @@ def count_nonzero(input, dim=None):
 
 
 def nansum(input, dim=None, keepdim=False, *, dtype=None):
+    if input.is_complex():
+        raise RuntimeError("nansum on CPU does not support complex inputs")
     if input.requires_grad and cthtorch.is_grad_enabled() and _is_float(input):
         return _Nansum.apply(input, dim, keepdim, dtype)
     return _nansum_values(input, dim, keepdim, dtype)
@@ -115,10 +119,21 @@ def std_mean(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
 
 
 def _spread_and_mean(fn_cls, spread, input, dims, c, keepdim):
-    """(var or std, mean): one node for both when input needs grad, as torch's VarMeanBackward0/StdMeanBackward0"""
-    if cthtorch.is_grad_enabled() and input.requires_grad:
-        return fn_cls.apply(input, dims, c, keepdim)
-    return spread(input, dims, correction=c, keepdim=keepdim), cthtorch.mean(input, dims, keepdim=keepdim)
+    """(var or std, mean): one node for both when input needs grad, as torch's VarMeanBackward0/StdMeanBackward0.
+    The spread's warnings (degrees of freedom <= 0) are torch's var_mean()/std_mean() ones, at the caller's line."""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        if cthtorch.is_grad_enabled() and input.requires_grad:
+            res = fn_cls.apply(input, dims, c, keepdim)
+        else:
+            res = spread(input, dims, correction=c, keepdim=keepdim), cthtorch.mean(input, dims, keepdim=keepdim)
+    name = spread.__name__
+    for w in caught:
+        text = str(w.message)
+        if text.startswith(name + "(): "):
+            text = name + "_mean" + text[len(name):]
+        warnings.warn(w.category(text), stacklevel=4)   # past var_mean and torch_api's wrapper: the caller
+    return res
 
 
 class _SpreadMean(Function):

@@ -196,6 +196,9 @@ def map_(self, tensor, callable):
 def new(self, *args, **kwargs):
     """Legacy Tensor.new: new(*sizes) is uninitialized, new(sequence) copies data, new() is empty."""
     if kwargs.get("device") not in (None, "cpu") and str(kwargs.get("device")) != "cpu":
+        kind = cthtorch.device(kwargs["device"]).type
+        if self.device.type == "cpu":   # torch's legacy constructor of a CPU tensor's type
+            raise RuntimeError("legacy constructor expects device type: cpu but device type: %s was passed" % kind)
         raise NotImplementedError("cthtorch: Tensor.new only supports the cpu device")
     if not args:
         return cthtorch.empty(0, dtype=self.dtype)

@@ -151,6 +151,7 @@ def conv_transpose2d(input, weight, bias=None, stride=1, padding=0, output_paddi
     if _has_torch_function_unary(input):
         return _handle_with_locals(conv_transpose2d, locals(), cthtorch.conv_transpose2d)
     _check_transposed_channels(input, weight, 2)
+    _check_dtype_as_input(input, weight)
     s, p, op, d = _pair(stride), _pair(padding), _pair(output_padding), _pair(dilation)
     batched = input.dim() == 4
     x = input if batched else input.unsqueeze(0)
@@ -166,8 +167,8 @@ def conv_transpose2d(input, weight, bias=None, stride=1, padding=0, output_paddi
         cthtorch._C._internal.conv2d_backward(x, zeros, weight, list(s), list(p), list(d), groups, [1, 0, 0])[0],
         x, weight) if not x.requires_grad and not weight.requires_grad else \
         _ConvT.apply(x, weight, (n, cout, oh, ow), s, p, d, groups)
-    if bias is not None:
-        gi = gi + bias.reshape(1, -1, 1, 1)
+    if bias is not None:   # in place, as torch's: the output keeps the input's dtype whatever the bias's
+        gi = gi.add_(bias.reshape(1, -1, 1, 1))
     return gi if batched else gi.squeeze(0)
 
 
@@ -1221,7 +1222,7 @@ from cthtorch.nn._functional.pooling import (  # noqa: E402,F401
     adaptive_max_pool3d_with_indices,
 )
 from cthtorch.nn._functional.conv import conv3d, conv_transpose3d  # noqa: E402,F401
-from cthtorch.nn._functional.conv import _check_transposed_channels  # noqa: E402
+from cthtorch.nn._functional.conv import _check_transposed_channels, _check_dtype_as_input  # noqa: E402
 from cthtorch.nn._functional.loss import (  # noqa: E402,F401
     multi_margin_loss, multilabel_margin_loss, triplet_margin_with_distance_loss, ctc_loss, linear_cross_entropy,
 )

@@ -106,22 +106,38 @@ THTensor *at_angle(const THTensor *t, THTensor *out) {
   return r;
 }
 
-static const struct { const char *name; THLoopFn loops[TH_NDTYPES]; } unary_table[] = {
+/* predicate: a bool result (isnan...), else the input's complex dtype */
+static const struct { const char *name; THLoopFn loops[TH_NDTYPES]; bool predicate; } unary_table[] = {
   { "exp", { TH_COMPLEX_ENTRIES(exp_loop) } }, { "log", { TH_COMPLEX_ENTRIES(log_loop) } },
   { "sqrt", { TH_COMPLEX_ENTRIES(sqrt_loop) } }, { "sin", { TH_COMPLEX_ENTRIES(sin_loop) } },
   { "cos", { TH_COMPLEX_ENTRIES(cos_loop) } }, { "tanh", { TH_COMPLEX_ENTRIES(tanh_loop) } },
   { "reciprocal", { TH_COMPLEX_ENTRIES(reciprocal_loop) } }, { "neg", { TH_COMPLEX_ENTRIES(neg_loop) } },
-  { "sgn", { TH_COMPLEX_ENTRIES(sgn_loop) } },
+  { "sgn", { TH_COMPLEX_ENTRIES(sgn_loop) } }, { "tan", { TH_COMPLEX_ENTRIES(tan_loop) } },
+  { "sinh", { TH_COMPLEX_ENTRIES(sinh_loop) } }, { "cosh", { TH_COMPLEX_ENTRIES(cosh_loop) } },
+  { "asin", { TH_COMPLEX_ENTRIES(asin_loop) } }, { "acos", { TH_COMPLEX_ENTRIES(acos_loop) } },
+  { "atan", { TH_COMPLEX_ENTRIES(atan_loop) } }, { "asinh", { TH_COMPLEX_ENTRIES(asinh_loop) } },
+  { "acosh", { TH_COMPLEX_ENTRIES(acosh_loop) } }, { "atanh", { TH_COMPLEX_ENTRIES(atanh_loop) } },
+  { "log10", { TH_COMPLEX_ENTRIES(log10_loop) } }, { "log2", { TH_COMPLEX_ENTRIES(log2_loop) } },
+  { "log1p", { TH_COMPLEX_ENTRIES(log1p_loop) } }, { "expm1", { TH_COMPLEX_ENTRIES(expm1_loop) } },
+  { "exp2", { TH_COMPLEX_ENTRIES(exp2_loop) } }, { "rsqrt", { TH_COMPLEX_ENTRIES(rsqrt_loop) } },
+  { "sigmoid", { TH_COMPLEX_ENTRIES(sigmoid_loop) } },
+  { "isnan", { TH_COMPLEX_ENTRIES(isnan_loop) }, true }, { "isinf", { TH_COMPLEX_ENTRIES(isinf_loop) }, true },
+  { "isfinite", { TH_COMPLEX_ENTRIES(isfinite_loop) }, true },
 };
 
 THTensor *at_complex_unary(const char *name, const THTensor *a, THTensor *out) {
+  if (!strcmp(name, "relu")) {   /* torch's relu is clamp_min(0), which refuses complex */
+    THError_set(TH_ERR_NOTIMPL, "clamp is not supported for complex types");
+    return NULL;
+  }
   if (!strcmp(name, "sign")) {
     THError_set(TH_ERR_NOTIMPL, "Unlike NumPy, torch.sign is not intended to support complex numbers. Please use "
                 "torch.sgn instead.");
     return NULL;
   }
   for (size_t k = 0; k < sizeof unary_table / sizeof *unary_table; k++)
-    if (!strcmp(unary_table[k].name, name)) return run1(a, out, a->dtype, unary_table[k].loops[a->dtype], name);
+    if (!strcmp(unary_table[k].name, name))
+      return run1(a, out, unary_table[k].predicate ? TH_Bool : a->dtype, unary_table[k].loops[a->dtype], name);
   THError_set(TH_ERR_NOTIMPL, "\"%s_cpu\" not implemented for '%s'", name, THDtype_info[a->dtype].legacy);
   return NULL;
 }

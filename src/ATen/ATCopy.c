@@ -134,12 +134,39 @@ int at_scalar_check_fits(ATScalar s, THDtype dt, bool cpp_names) {
   return -1;
 }
 
+static int fill_with(THTensor *t, THOpArgs *args);
+
 int at_fill_(THTensor *t, ATScalar value) {
   if (at_scalar_check_fits(value, t->dtype, true) < 0) return -1;
   THOpArgs args;
   scalar_args(&args, 0, value);
   args.d[1] = 0.0;   /* a complex fill's imaginary part */
   if (t->dtype == TH_Bool) args.i[0] = value.kind == AT_SCALAR_FLOAT ? value.d != 0 : value.i != 0;
+  return fill_with(t, &args);
+}
+
+/* A complex number (torch's complex Scalar; ATScalar is real): a real dtype takes it only without an
+ * imaginary part (c10's overflow check names the C++ type), bool takes any as its truth */
+int at_fill_complex_(THTensor *t, double re, double im) {
+  static const char *cpp[TH_NDTYPES] = { [TH_UInt8] = "uint8_t", [TH_Int8] = "int8_t", [TH_Int16] = "int16_t",
+                                         [TH_Int32] = "int", [TH_Int64] = "int64_t", [TH_Half] = "c10::Half",
+                                         [TH_BFloat16] = "c10::BFloat16", [TH_Float] = "float", [TH_Double] = "double" };
+  if (t->dtype == TH_Bool) return at_fill_(t, at_scalar_bool(re != 0 || im != 0));
+  if (!THDtype_isComplex(t->dtype)) {
+    if (im != 0) {
+      THError_set(TH_ERR_RUNTIME, "value cannot be converted to type %s without overflow",
+                  cpp[t->dtype] ? cpp[t->dtype] : THDtype_info[t->dtype].name);
+      return -1;
+    }
+    return at_fill_(t, at_scalar_float(re));
+  }
+  THOpArgs args;
+  scalar_args(&args, 0, at_scalar_float(re));
+  args.d[1] = im;
+  return fill_with(t, &args);
+}
+
+static int fill_with(THTensor *t, THOpArgs *args) {
   /* torch fills a tensor whose elements alias (an expanded view): every
    * location gets the one value, so the dims of stride 0 are cut to size 1 */
   int64_t sizes[TH_MAX_DIMS];
@@ -152,7 +179,7 @@ int at_fill_(THTensor *t, ATScalar value) {
   if (!target) return -1;
   int rc = at_check_no_internal_overlap(target);
   ATIterSpec spec = { .out = target, .out_dtype = t->dtype, .common_dtype = t->dtype, .inplace = true, .name = "fill_" };
-  THTensor *r = rc < 0 ? NULL : at_iter_run(&spec, 0, NULL, fill_loops[t->dtype], &args);
+  THTensor *r = rc < 0 ? NULL : at_iter_run(&spec, 0, NULL, fill_loops[t->dtype], args);
   THTensor_free(target);
   if (!r) return -1;
   THTensor_free(r);
@@ -322,6 +349,29 @@ THTensor *at_scalar_tensor(ATScalar s, THDtype dtype) {
   }
 double at_item_double(const THTensor *t) { AT_READ(double, 0) }
 int64_t at_item_int(const THTensor *t) { AT_READ(int64_t, 0) }
+
+int at_item_complex(const THTensor *t, double *re, double *im) {
+  _Alignas(16) char dev_copy[16];
+  if (THTensor_isMeta(t)) {
+    THError_set(TH_ERR_RUNTIME, "Tensor.item() cannot be called on meta tensors");
+    return -1;
+  }
+  const char *p = THTensor_data(t);
+  if (THTensor_device(t) >= 0) {
+    if (at_cuda->memcpy(dev_copy, p, THDtype_size(t->dtype), AT_D2H, false) < 0) return -1;
+    p = dev_copy;
+  }
+  if (t->dtype == TH_ComplexFloat) {
+    float v[2];
+    memcpy(v, p, sizeof v);
+    *re = v[0]; *im = v[1];
+  } else {
+    double v[2];
+    memcpy(v, p, sizeof v);
+    *re = v[0]; *im = v[1];
+  }
+  return 0;
+}
 
 const char *at_cpp_dtype_name(THDtype t) {
   static const char *names[TH_NDTYPES] = { "bool", "unsigned char", "signed char", "short int", "int", "long int",

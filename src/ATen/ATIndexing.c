@@ -665,6 +665,29 @@ static THTensor *into_out(THTensor *r, THTensor *out) {
   return THTensor_retain(out);
 }
 
+/* torch's index_select of a tensor with no elements (and more than one dim) still checks the indices, in its
+ * own words: an empty indexed axis cannot take any, and the others go against the axis's size */
+static int empty_select_check(const THTensor *self, int64_t dim, const THTensor *index) {
+  int64_t d;
+  if (at_wrap_dim(dim, self->ndim, &d) < 0) return -1;
+  int64_t size = self->sizes[d];
+  if (size == 0) {
+    THError_set(TH_ERR_RUNTIME, "index_select(): self indexing axis dim should be positive");
+    return -1;
+  }
+  for (int64_t i = 0, n = THTensor_numel(index); i < n; i++) {
+    int64_t off = index->ndim ? i * index->strides[0] : 0;
+    int64_t v = index->dtype == TH_Int64 ? ((const int64_t *)THTensor_data(index))[off]
+                                         : ((const int32_t *)THTensor_data(index))[off];
+    if (v < 0 || v >= size) {
+      THError_set(TH_ERR_RUNTIME, "INDICES element is out of DATA bounds, id=%lld axis_dim=%lld", (long long)v,
+                  (long long)size);
+      return -1;
+    }
+  }
+  return 0;
+}
+
 THTensor *at_index_select(const THTensor *self, int64_t dim, const THTensor *index, THTensor *out) {
   if (index->ndim > 1) {
     THError_set(TH_ERR_INDEX, "index_select(): Index is supposed to be a vector");
@@ -679,6 +702,9 @@ THTensor *at_index_select(const THTensor *self, int64_t dim, const THTensor *ind
                 (long long)THTensor_numel(index));
     return NULL;
   }
+  if (self->ndim > 1 && THTensor_numel(self) == 0 && THTensor_numel(index) > 0 && !at_off_host(index) &&
+      empty_select_check(self, dim, index) < 0)
+    return NULL;
   Plan P;
   THTensor *s1;
   if (dim_plan(self, dim, index, ERR_SELECT, &P, &s1) < 0) return NULL;

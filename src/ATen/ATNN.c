@@ -2,6 +2,7 @@
  * [outer, D, inner] (softmax) or [N, C, S] (batch norm) so loops are plain. */
 #include "ATNN.h"
 #include "ATArgChecks.h"
+#include "ATComplex.h"
 #include "ATCuda.h"
 #include "ATEmbedding.h"   /* the GPU embedding */
 #include "../TH/THMath.h"   /* simd declarations of expf/logf */
@@ -730,13 +731,23 @@ done:
   return rc;
 }
 
-/* torch's CPU norms take parameters of the input's dtype, or float32 ones for a half/bfloat16 input
- * (its mixed-type kernels); any other pairing is an error, in torch's words */
-static int norm_dtype_check(const THTensor *input, int n, const THTensor *const *params) {
-  bool mixed = false;
+/* torch's CPU norms (its mixed_data_type.h): the first parameter given decides. Of the input's dtype, every
+ * other one must match too (its kernels' "expected scalar type"); of another dtype, it is the mixed-type kernel,
+ * which takes float32 parameters for a half/bfloat16 input only. Any other pairing is an error, in torch's words */
+int at_norm_dtype_check(const THTensor *input, int n, const THTensor *const *params) {
+  const THTensor *first = NULL;
   if (at_off_host(input)) return 0;
-  for (int i = 0; i < n; i++) mixed |= params[i] && params[i]->dtype != input->dtype;
-  if (!mixed) return 0;
+  for (int i = 0; i < n && !first; i++) first = params[i];
+  if (!first) return 0;
+  if (first->dtype == input->dtype) {
+    for (int i = 0; i < n; i++)
+      if (params[i] && params[i]->dtype != input->dtype) {
+        THError_set(TH_ERR_RUNTIME, "expected scalar type %s but found %s", THDtype_info[input->dtype].legacy,
+                    THDtype_info[params[i]->dtype].legacy);
+        return -1;
+      }
+    return 0;
+  }
   for (int i = 0; i < n; i++)
     if (params[i] && params[i]->dtype != TH_Float) {
       THError_set(TH_ERR_RUNTIME, "mixed dtype (CPU): expect parameter to have scalar type of Float");
@@ -749,10 +760,21 @@ static int norm_dtype_check(const THTensor *input, int n, const THTensor *const 
   return 0;
 }
 
+/* group_norm is a composite over layer_norm (cthtorch/_ops/nn.py); its parameters and input pass torch's
+ * native_group_norm checks here first, so the pairings torch refuses do not promote. 1 when they pass */
+int at_group_norm_check(const THTensor *input, const THTensor *weight, const THTensor *bias) {
+  if (at_norm_dtype_check(input, 2, (const THTensor *[]){ weight, bias }) < 0) return -1;
+  if (!at_off_host(input) && !THDtype_isFloating(input->dtype)) {
+    THError_set(TH_ERR_NOTIMPL, "\"GroupNormKernelImpl\" not implemented for '%s'", THDtype_info[input->dtype].legacy);
+    return -1;
+  }
+  return 1;
+}
+
 static int batch_norm_nchw(THTensor **outs, const THTensor *input, const THTensor *weight, const THTensor *bias,
                            const THTensor *running_mean, const THTensor *running_var, bool training,
                            double momentum, double eps) {
-  if (norm_dtype_check(input, 4, (const THTensor *[]){ weight, bias, running_mean, running_var }) < 0) return -1;
+  if (at_norm_dtype_check(input, 4, (const THTensor *[]){ weight, bias, running_mean, running_var }) < 0) return -1;
   if (input->ndim < 2) {
     THError_set(TH_ERR_VALUE, "Expected 2D or more input to batch_norm (got %dD input)", input->ndim);
     return -1;
@@ -1292,9 +1314,10 @@ done:
 int at_layer_norm(THTensor **outs, const THTensor *input, const ATIntList *shape, const THTensor *weight,
                   const THTensor *bias, double eps) {
   int64_t R, M;
+  if (at_no_complex(input, "LayerNormKernelImpl") < 0) return -1;   /* computed in a real dtype, it dropped the imaginary part */
   if (ln_param_check(weight, shape, "weight") < 0 || ln_param_check(bias, shape, "bias") < 0) return -1;
   if (ln_rows(input, shape, &R, &M) < 0) return -1;
-  if (norm_dtype_check(input, 2, (const THTensor *[]){ weight, bias }) < 0) return -1;
+  if (at_norm_dtype_check(input, 2, (const THTensor *[]){ weight, bias }) < 0) return -1;
   if (at_off_host(input)) return layer_norm_cuda(outs, input, shape, weight, bias, eps, R, M);   /* GPU or meta */
   THDtype ct;
   THTensor *x = as_compute(input, &ct), *wt = NULL, *bt = NULL, *y = NULL, *mean = NULL, *rstd = NULL;

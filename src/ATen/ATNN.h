@@ -26,6 +26,10 @@ AT_API int at_batch_norm_backward(THTensor **outs, const THTensor *grad, const T
                                   const THTensor *weight, const THTensor *running_mean,
                                   const THTensor *running_var, const THTensor *save_mean,
                                   const THTensor *save_invstd, bool training, double eps);
+/* torch's parameter dtype rules of the CPU norms: 0, or -1 with its error */
+AT_API int at_norm_dtype_check(const THTensor *input, int n, const THTensor *const *params);
+/* group_norm's checks of dtypes (returns 1, or -1 with the error): the op itself is a composite over layer_norm */
+AT_API int at_group_norm_check(const THTensor *input, const THTensor *weight, const THTensor *bias);
 /* outs: output, mean, rstd (one per normalized row) */
 AT_API int at_layer_norm(THTensor **outs, const THTensor *input, const ATIntList *shape, const THTensor *weight,
                          const THTensor *bias, double eps);

@@ -495,6 +495,10 @@ static const THLoopFn xlogy_loops[TH_NDTYPES] = TH_FLOATING_TABLE(xlogy_loop);
 THTensor *at_xlogy(const THTensor *self, const THTensor *other, THTensor *out) {
   const THTensor *in[2] = { self, other };
   THDtype dt = at_result_type(2, in);
+  if (THDtype_isComplex(dt)) {   /* torch's xlogy has no complex kernel */
+    THError_set(TH_ERR_NOTIMPL, "\"xlogy_cpu\" not implemented for '%s'", THDtype_info[dt].legacy);
+    return NULL;
+  }
   if (!THDtype_isFloating(dt)) dt = at_default_dtype();
   ATIterSpec spec = { .out = out, .out_dtype = dt, .common_dtype = dt, .inplace = out == self, .check_cast = true, .name = "xlogy" };
   return at_iter_run(&spec, 2, in, xlogy_loops[dt], NULL);

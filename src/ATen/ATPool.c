@@ -2,6 +2,7 @@
  * (2-d, and 3-d over NCDHW).
  * Loops run over planes in parallel. */
 #include "ATArgChecks.h"
+#include "ATComplex.h"
 #include "ATConv.h"
 #include "ATCuda.h"
 
@@ -473,6 +474,7 @@ static THTensor *avg_pool2d_nchw(const THTensor *input, const ATIntList *k, cons
 
 THTensor *at_avg_pool2d(const THTensor *input, const ATIntList *k, const ATIntList *s, const ATIntList *p,
                         bool ceil_mode, bool cip, ATOptInt divisor) {
+  if (at_no_complex(input, "avg_pool2d") < 0) return NULL;   /* the kernel would cast the imaginary part away */
   THTensor *out = avg_pool2d_nchw(input, k, s, p, ceil_mode, cip, divisor);
   return at_keep_format(input, &out) < 0 ? NULL : out;
 }

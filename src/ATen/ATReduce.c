@@ -800,8 +800,11 @@ THTensor *at_amax(const THTensor *self, const ATIntList *dims, bool keepdim, boo
 }
 
 THTensor *at_argmax(const THTensor *self, ATOptInt dim, bool keepdim, bool is_max) {
-  if (at_no_complex(self, is_max ? "argmax_cpu" : "argmin_cpu") < 0) return NULL;
   const char *name = is_max ? "argmax" : "argmin";
+  if (THDtype_isComplex(self->dtype)) {
+    THError_set(TH_ERR_RUNTIME, "%s(): does not support complex input", name);
+    return NULL;
+  }
   if (self->dtype == TH_Bool) { THError_set(TH_ERR_RUNTIME, "%s(): does not support bool input", name); return NULL; }
   if (!dim.has) {
     if (THTensor_numel(self) == 0) {
@@ -916,6 +919,9 @@ THTensor *at_prod(const THTensor *self, const ATIntList *dims, bool keepdim, THD
 
 /* a complex tensor's variance is the mean |x - mean|^2: its real and imaginary parts' variances added, taken
  * over the same dims of view_as_real's pairs (a real result, as torch's) */
+static THTensor *var_of(const THTensor *self, const ATIntList *dims, double correction, bool keepdim,
+                         bool take_sqrt, const char *name);
+
 static THTensor *complex_var(const THTensor *self, const ATIntList *dims, double correction, bool keepdim,
                              bool take_sqrt) {
   ATIntList d = { 0 };
@@ -930,7 +936,7 @@ static THTensor *complex_var(const THTensor *self, const ATIntList *dims, double
   }
   ATIntList last = { 1, { -1 } };
   THTensor *pairs = at_view_as_real(self);
-  THTensor *parts = pairs ? at_var(pairs, &d, correction, keepdim, false) : NULL;
+  THTensor *parts = pairs ? var_of(pairs, &d, correction, keepdim, false, take_sqrt ? "std" : "var") : NULL;
   THTensor *v = parts ? at_sum(parts, &last, false, TH_Undefined, NULL) : NULL;
   THTensor *res = v && take_sqrt ? at_sqrt(v, NULL) : (v ? THTensor_retain(v) : NULL);
   THTensor_free(pairs);
@@ -952,6 +958,12 @@ THTensor *at_var(const THTensor *self, const ATIntList *dims, double correction,
     return r;
   }
   if (THDtype_isComplex(self->dtype)) return complex_var(self, dims, correction, keepdim, take_sqrt);
+  return var_of(self, dims, correction, keepdim, take_sqrt, take_sqrt ? "std" : "var");
+}
+
+/* a real tensor's var (or std); name: the op torch's degrees-of-freedom warning names */
+static THTensor *var_of(const THTensor *self, const ATIntList *dims, double correction, bool keepdim,
+                        bool take_sqrt, const char *name) {
   if (at_no_complex(self, "var_cpu") < 0) return NULL;
   if (!THDtype_isFloating(self->dtype)) {
     THError_set(TH_ERR_RUNTIME, "std and var only support floating point and complex dtypes");
@@ -963,6 +975,11 @@ THTensor *at_var(const THTensor *self, const ATIntList *dims, double correction,
   if (!w) return NULL;
   ATReduce2D r;
   if (at_reduce_prepare(w, dims, keepdim, &r) < 0) { THTensor_free(w); return NULL; }
+  /* torch divides by max(0, K - correction): 0/0 is nan, a spread over no degrees of freedom inf */
+  const double dof = (double)r.K - correction > 0 ? (double)r.K - correction : 0;
+  if (dof <= 0)
+    THWarn("%s(): degrees of freedom is <= 0. Correction should be strictly less than the reduction factor (input "
+           "numel divided by output numel).", name);
   THTensor *out = THTensor_new(TH_Double, r.out_ndim, r.out_sizes), *res = NULL;
   if (out) {
 #pragma omp parallel for if (r.M > 1 && r.M * r.K > 65536)
@@ -981,9 +998,7 @@ THTensor *at_var(const THTensor *self, const ATIntList *dims, double correction,
       for (int64_t k = 0; k < K; k++) { double d = p[k * sk] - mean; m2 += d * d; dsum += d; }
       if (K) m2 -= dsum * dsum / (double)K;
       if (m2 < 0) m2 = 0;
-      double dof = (double)r.K - correction;
-      double v = dof > 0 ? m2 / dof : (r.K ? INFINITY * 0 + NAN : NAN);
-      if (dof <= 0 && r.K > 0) v = m2 > 0 || m2 == 0 ? (m2 / dof) : NAN;
+      double v = m2 / dof;
       ((double *)THTensor_data(out))[m] = take_sqrt ? sqrt(v) : v;
     }
     res = at_to_dtype(out, self->dtype, false);

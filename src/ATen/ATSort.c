@@ -91,9 +91,27 @@ static THTensor *moved_contiguous(const THTensor *t, int64_t a, int64_t b) {
 /* Runs `op` along dim d of self. Sorts (reduce false) give outs of self's
  * shape with size k at d; reductions (k == 1) drop d unless keepdim. Without
  * want_vals only outs[1], the indices, is made (outs[0] NULL). */
+/* complex values have no order: torch's sort and topk refuse them in their own words (a leading space
+ * included), the selections name their CPU kernels */
+static int refuse_complex(const THTensor *self, THSortOp op) {
+  if (!THDtype_isComplex(self->dtype)) return 0;
+  switch (op) {
+    case TH_SORT_TOPK_MAX: case TH_SORT_TOPK_MIN:
+      THError_set(TH_ERR_RUNTIME, " topk does not support complex dtypes on CPU");
+      return -1;
+    case TH_SORT_KTH: return at_no_complex(self, "kthvalue_cpu");
+    case TH_SORT_MEDIAN: return at_no_complex(self, "median_cpu");
+    case TH_SORT_NANMEDIAN: return at_no_complex(self, "nanmedian_cpu");
+    case TH_SORT_MODE: return at_no_complex(self, "mode_cpu");
+    default:
+      THError_set(TH_ERR_RUNTIME, " Sort does not support complex dtypes on CPU");
+      return -1;
+  }
+}
+
 static int run_rows(THTensor **outs, const THTensor *self, int64_t d, THSortOp op, int64_t k, int64_t kth,
                     bool reduce, bool keepdim, bool want_vals, bool sorted, bool unstable) {
-  if (at_no_complex(self, "sort") < 0) return -1;
+  if (refuse_complex(self, op) < 0) return -1;
   int nd = self->ndim;
   int64_t last = nd ? nd - 1 : 0, n = nd ? self->sizes[d] : 1, rows = 1, sz[TH_MAX_DIMS];
   int on = 0;
@@ -301,7 +319,7 @@ static int runs_result(THTensor **outs, const THTensor *self, const THTensor *x,
 /* a new array: the positions of contiguous x's elements in stable ascending
  * order; sorted (NULL: not wanted) gets the values in that order */
 static int64_t *sorted_order(const THTensor *x, void *sorted) {
-  if (at_no_complex(x, "sort") < 0) return NULL;
+  if (at_no_complex(x, "unique") < 0) return NULL;
   int64_t n = THTensor_numel(x), *order = malloc((n ? n : 1) * sizeof(int64_t));
   if (!order) return oom();
   if (!flat_fns[x->dtype](THTensor_data(x), n, order, sorted)) { free(order); return oom(); }

@@ -3,6 +3,10 @@
 #include "../TH/THKernelsUnary.h"
 
 static THTensor *run_float(const char *name, const THLoopFn *loops, const THTensor *a, THTensor *out) {
+  if (THDtype_isComplex(a->dtype)) {   /* no complex kernels: a real one would drop the imaginary part */
+    THError_set(TH_ERR_NOTIMPL, "\"%s_cpu\" not implemented for '%s'", name, THDtype_info[a->dtype].legacy);
+    return NULL;
+  }
   THDtype dt = THDtype_isFloating(a->dtype) ? a->dtype : at_default_dtype();
   ATIterSpec spec = { .out = out, .out_dtype = dt, .common_dtype = dt, .inplace = out == a, .check_cast = true, .name = name };
   const THTensor *in[1] = { a };

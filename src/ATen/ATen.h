@@ -97,6 +97,8 @@ AT_API int at_check_kernel_error(void);
 AT_API THTensor *at_scalar_tensor(ATScalar s, THDtype dtype);
 /* Reads element 0 of t as double / int64. */
 AT_API double at_item_double(const THTensor *t);
+/* the value of a one-element complex tensor; -1 with the error (a meta tensor) */
+AT_API int at_item_complex(const THTensor *t, double *re, double *im);
 AT_API int64_t at_item_int(const THTensor *t);
 
 /* ---- factories (ATFactory.c) ---- */
@@ -112,6 +114,8 @@ AT_API THTensor *at_eye(int64_t n, int64_t m, THDtype dtype);
 /* dst[...] = src broadcast to dst's shape, converting dtype. */
 AT_API int at_copy_(THTensor *dst, const THTensor *src);
 AT_API int at_fill_(THTensor *t, ATScalar value);
+/* fills t with re + im*i (a Python complex fill value); -1 with torch's error where t's dtype cannot hold it */
+AT_API int at_fill_complex_(THTensor *t, double re, double im);
 /* -1 with torch's "value cannot be converted to type X without overflow"
  * when s doesn't fit dt (c10's rule; see ATCopy.c). */
 AT_API int at_scalar_check_fits(ATScalar s, THDtype dt, bool cpp_names);

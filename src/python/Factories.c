@@ -109,18 +109,63 @@ static PyObject *f_ones(PyObject *m, PyObject *const *a, Py_ssize_t n, PyObject 
   return make_filled(a, n, k, &p, 2);
 }
 
+/* torch's Scalar holds complex numbers; ATScalar does not, so a complex fill value (a Python complex, a 0-d
+ * complex tensor) takes a hidden Tensor overload of full/full_like, whose parser wraps a number as a 0-d
+ * tensor: its value is read here. Any other tensor there is the Scalar parameter's TypeError, as torch's. */
+static int complex_fill_value(APResult *r, int i, const char *fn, double *re, double *im) {
+  THTensor *v = ap_tensor(r, i)->t;
+  if (v->ndim != 0 || !THDtype_isComplex(v->dtype)) {
+    PyErr_Format(PyExc_TypeError, "%s(): argument 'fill_value' (position 2) must be Number, not Tensor", fn);
+    return -1;
+  }
+  return at_item_complex(v, re, im) < 0 ? (THP_raise(), -1) : 0;
+}
+
+static int fill_value_into(THTensor *t, bool cplx, ATScalar v, double re, double im) {
+  return cplx ? at_fill_complex_(t, re, im) : at_fill_(t, v);
+}
+
 static PyObject *f_full(PyObject *m, PyObject *const *a, Py_ssize_t n, PyObject *k) {
-  static const char *s[] = { "full(int[] size, Scalar fill_value, *, Tensor? out=None, " FACTORY_KW ")", NULL };
+  static const char *s[] = { "full(int[] size, Scalar fill_value, *, Tensor? out=None, " FACTORY_KW ")",
+                             "full(int[] size, Tensor fill_value, *, Tensor? out=None, " FACTORY_KW ")|hidden", NULL };
   static APParser p = { s };
   APResult r;
-  if (ap_parse(&p, NULL, a, n, k, &r) < 0) return NULL;
+  int idx = ap_parse(&p, NULL, a, n, k, &r);
+  if (idx < 0) return NULL;
   PyObject *res = NULL;
   int dev;
+  double re = 0, im = 0;
+  bool cplx = idx == 1;
+  if (cplx && complex_fill_value(&r, 1, "full", &re, &im) < 0) goto done;
   if (THP_factory_device(ap_object(&r, 5), &dev) < 0) goto done;
-  ATScalar v = ap_scalar(&r, 1);
-  THDtype dt = ap_dtype(&r, 3, v.kind == AT_SCALAR_FLOAT ? at_default_dtype() : (v.kind == AT_SCALAR_INT ? TH_Int64 : TH_Bool));
+  ATScalar v = cplx ? at_scalar_float(re) : ap_scalar(&r, 1);
+  /* the dtype a number infers: complex -> the default complex dtype */
+  THDtype dt = ap_dtype(&r, 3, cplx ? THDtype_toComplex(at_default_dtype()) :
+                               v.kind == AT_SCALAR_FLOAT ? at_default_dtype() : (v.kind == AT_SCALAR_INT ? TH_Int64 : TH_Bool));
   const ATIntList *size = ap_intlist(&r, 0);
-  THTensor *t = dev == TH_DEVICE_META ? at_new_on(dev, dt, size->n, size->v, NULL) : at_full(size, v, dt);
+  THPTensor *out = ap_tensor(&r, 2);
+  if (out) {   /* filled in place, in its own dtype unless dtype= names another (torch's check) */
+    if (!ap_isnone(&r, 3) && dt != out->t->dtype) {
+      PyErr_Format(PyExc_RuntimeError, "dtype %s does not match dtype of out parameter (%s)",
+                   THDtype_info[dt].legacy, THDtype_info[out->t->dtype].legacy);
+      goto done;
+    }
+    if (at_resize_out(out->t, size->n, size->v) < 0 || fill_value_into(out->t, cplx, v, re, im) < 0) {
+      THP_raise();
+      goto done;
+    }
+    res = Py_NewRef((PyObject *)out);
+    goto done;
+  }
+  THTensor *t;
+  if (dev == TH_DEVICE_META) {
+    t = at_new_on(dev, dt, size->n, size->v, NULL);
+  } else if (cplx) {
+    t = at_empty(size, dt);
+    if (t && at_fill_complex_(t, re, im) < 0) { THTensor_free(t); t = NULL; }
+  } else {
+    t = at_full(size, v, dt);
+  }
   res = finish(THPTensor_wrap(t), ap_bool(&r, 7), dev);
 done:
   ap_release(&r);
@@ -319,17 +364,22 @@ static PyObject *like(PyObject *const *a, Py_ssize_t n, PyObject *k, APParser *p
   THTensor *self = ap_tensor(&r, 0)->t;
   if (ap_isnone(&r, 3 + off)) dev = THTensor_device(self);   /* *_like: the input's device (not the default one) */
   THDtype dt = ap_dtype(&r, 1 + off, self->dtype);
+  double re = 0, im = 0;
+  bool cplx = mode == 3 && r.idx == 1;   /* full_like's hidden overload: a complex fill value */
+  if (cplx && complex_fill_value(&r, 1, "full_like", &re, &im) < 0) goto done;
   THTensor *t;
   if (dev == TH_DEVICE_META || mode == 0) {   /* the layout alone (a meta result is never filled) */
     t = at_empty_like_on(self, dev == TH_DEVICE_META ? dev : -1, dt);
   } else {
-    ATScalar v = mode == 3 ? ap_scalar(&r, 1) : at_scalar_int(mode == 2);
+    ATScalar v = mode == 3 && !cplx ? ap_scalar(&r, 1) : at_scalar_int(mode == 2);
     if (!THTensor_isContiguous(self) && THTensor_isNonOverlappingAndDense(self)) {   /* preserved, as torch's */
       t = at_empty_like_on(self, -1, dt);
-      if (t && at_fill_(t, v) < 0) { THTensor_free(t); t = NULL; }
     } else {
-      t = THP_full_like(self, v, dt);
+      ATIntList l = { self->ndim };
+      memcpy(l.v, self->sizes, self->ndim * sizeof(int64_t));
+      t = at_empty(&l, dt);
     }
+    if (t && fill_value_into(t, cplx, v, re, im) < 0) { THTensor_free(t); t = NULL; }
   }
   if (t && THP_lay_out(t, ap_object(&r, 6 + off), true) < 0) { THTensor_free(t); goto done; }
   res = finish(THPTensor_wrap(t), ap_bool(&r, 5 + off), dev);
@@ -353,7 +403,8 @@ static PyObject *f_ones_like(PyObject *m, PyObject *const *a, Py_ssize_t n, PyOb
   return like(a, n, k, &p, 2);
 }
 static PyObject *f_full_like(PyObject *m, PyObject *const *a, Py_ssize_t n, PyObject *k) {
-  static const char *s[] = { "full_like(Tensor input, Scalar fill_value, *, " LIKE_KW ")", NULL };
+  static const char *s[] = { "full_like(Tensor input, Scalar fill_value, *, " LIKE_KW ")",
+                             "full_like(Tensor input, Tensor fill_value, *, " LIKE_KW ")|hidden", NULL };
   static APParser p = { s };
   return like(a, n, k, &p, 3);
 }

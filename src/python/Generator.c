@@ -80,7 +80,7 @@ static PyObject *gen_set_state(THPGenerator *g, PyObject *state) {
   if (THTensor_isContiguous(t)) {
     memcpy(&st, THTensor_data(t), sizeof st);
   } else if (t->ndim == 1) {   /* a strided slice of a saved buffer */
-    const uint8_t *src = THTensor_data(t);
+    const uint8_t *src = (const uint8_t *)THTensor_data(t);
     for (int64_t i = 0; i < n; i++) ((uint8_t *)&st)[i] = src[i * t->strides[0]];
   } else {
     PyErr_SetString(PyExc_RuntimeError, "set_rng_state: expected a contiguous state tensor");

@@ -256,12 +256,23 @@ PyObject *THPTensor_getitem(PyObject *self, PyObject *index) {
 /* The value of x[idx] = value as a tensor: numbers and sequences take x's
  * dtype, so do 0-d tensors (a bigger tensor keeps its own, and index_put_
  * checks it). New ref. */
+/* a Python complex number written into dtype dt: fill_'s rules for torch's complex Scalar (a real dtype
+ * takes it only without an imaginary part), not a cast that warns and drops it */
+static PyObject *complex_value_as(PyObject *value, THDtype dt) {
+  Py_complex c = PyComplex_AsCComplex(value);
+  if (PyErr_Occurred()) return NULL;
+  THTensor *t = THTensor_new(dt, 0, NULL);
+  if (!t) return THP_raise();
+  if (at_fill_complex_(t, c.real, c.imag) < 0) { THTensor_free(t); return THP_raise(); }
+  return THPTensor_wrap(t);
+}
+
 static PyObject *value_of(PyObject *view, PyObject *value) {
   THDtype dt = ((THPTensor *)view)->t->dtype;
   /* a 0-d tensor value is cast like a number, as PyTorch does */
   if (THPTensor_Check(value) && !((THPTensor *)value)->t->wrapped_number && ((THPTensor *)value)->t->ndim)
     return on_device_of(view, Py_NewRef(value));
-  PyObject *v = fa_tensor(value);
+  PyObject *v = PyComplex_Check(value) ? complex_value_as(value, dt) : fa_tensor(value);
   if (!v && PyErr_ExceptionMatches(PyExc_TypeError)) {   /* a list / nested sequence */
     PyErr_Clear();
     extern PyMethodDef THP_factory_functions[];
@@ -329,6 +340,9 @@ int THPTensor_setitem(PyObject *self, PyObject *index, PyObject *value) {
     }
   } else if (ap_is_scalar(value)) {
     r = F_fill__Scalar(view, value);
+  } else if (PyComplex_Check(value)) {
+    PyObject *v = value_of(view, value);
+    if (v) { r = F_copy_(view, v, NULL); Py_DECREF(v); }
   } else {
     PyObject *v = NULL;
     extern PyMethodDef THP_factory_functions[];

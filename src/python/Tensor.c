@@ -101,6 +101,17 @@ static THTensor *legacy_from_data(PyObject *data, THDtype dt) {
   return t;
 }
 
+/* torch.Tensor/FloatTensor(...) make CPU tensors only: another device is torch's error, not a CPU tensor
+ * that was asked for elsewhere */
+static int legacy_device_check(APResult *r, int i) {
+  int type, index;
+  if (THPDevice_parse(ap_object(r, i), &type, &index) < 0) return -1;
+  if (type == 0) return 0;
+  PyErr_Format(PyExc_RuntimeError, "legacy constructor expects device type: cpu but device type: %s was passed",
+               type == 1 ? "cuda" : "meta");
+  return -1;
+}
+
 static PyObject *tensor_new(PyTypeObject *type, PyObject *args, PyObject *kwargs) {
   static const char *sigs[] = {
     "new(*, Device? device=None)",
@@ -124,7 +135,7 @@ static PyObject *tensor_new(PyTypeObject *type, PyObject *args, PyObject *kwargs
   THDtype dt = at_default_dtype();
   PyObject *res = NULL;
   THTensor *t = NULL;
-  if (idx != 2 && ap_device_check(&r, idx == 0 ? 0 : 1) < 0) goto done;
+  if (idx != 2 && legacy_device_check(&r, idx == 0 ? 0 : 1) < 0) goto done;
   switch (idx) {
     case 0: { ATIntList z = { 1, {0} }; t = at_empty(&z, dt); break; }
     case 1:

@@ -534,16 +534,12 @@ THTensor *THP_fill_tensor_(const THTensor *self, const THTensor *v) {
   if (THTensor_isMeta(self) || THTensor_isMeta(v))   /* no value to read, or nowhere to write it */
     return at_copy_((THTensor *)self, v) < 0 ? NULL : THTensor_retain((THTensor *)self);
   if (THDtype_isComplex(v->dtype)) {
-    /* a complex value: copied (broadcast), so both parts reach a complex self; a real self
-     * takes the real part, except from a Python complex number with an imaginary part */
-    if (v->wrapped_number && !THDtype_isComplex(self->dtype)) {
-      double im = v->dtype == TH_ComplexFloat ? ((const float *)THTensor_data(v))[1] : ((const double *)THTensor_data(v))[1];
-      if (im != 0) {
-        THError_set(TH_ERR_RUNTIME, "value cannot be converted to type %s without overflow",
-                    self->dtype == TH_Double ? "double" : "float");
-        return NULL;
-      }
-    }
+    /* a Python complex number is torch's complex Scalar (fill_.Scalar's rules); a complex tensor is
+     * copied (broadcast), so a real self takes its real part with copy's warning */
+    double re, im;
+    if (v->wrapped_number)
+      return at_item_complex(v, &re, &im) < 0 || at_fill_complex_((THTensor *)self, re, im) < 0 ? NULL
+             : THTensor_retain((THTensor *)self);
     if (at_copy_((THTensor *)self, v) < 0) return NULL;
     return THTensor_retain((THTensor *)self);
   }

@@ -4,6 +4,7 @@ from cthtorch.overrides import _handle_with_locals, has_torch_function_unary as 
 from cthtorch.nn._functional import _F
 from cthtorch.nn.modules.utils import _triple
 from cthtorch.amp._cpu_policy import lower_on_cpu
+from cthtorch._utils import _dtype_name
 
 
 def _check_transposed_channels(input, weight, nd):
@@ -16,6 +17,13 @@ def _check_transposed_channels(input, weight, nd):
     if shape[1] != weight.shape[0]:
         raise RuntimeError("Given transposed=1, weight of size %s, expected input%s to have %d channels, but got %d "
                            "channels instead" % (list(weight.shape), shape, weight.shape[0], shape[1]))
+
+
+def _check_dtype_as_input(input, t):
+    """the transposed convolutions run as conv backwards here, which would promote: torch's kernels take a weight
+    (and for 3-d a bias) of the input's dtype only"""
+    if t is not None and t.dtype != input.dtype:
+        raise RuntimeError("expected scalar type %s but found %s" % (_dtype_name(input.dtype), _dtype_name(t.dtype)))
 
 
 @lower_on_cpu
@@ -55,11 +63,10 @@ def conv3d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
     for t in range(kd):
         sl = x[:, :, t * d[0]: t * d[0] + s[0] * (od - 1) + 1: s[0]]            # (n, c, od, H, W)
         sl = sl.transpose(1, 2).reshape(n * od, c, *x.shape[3:])
-        y = cthtorch.conv2d(sl, weight[:, :, t].contiguous(), None, s[1:], p[1:], d[1:], groups)
+        # the bias rides on the first tap: conv2d checks its dtype against the input's as torch's conv3d does
+        y = cthtorch.conv2d(sl, weight[:, :, t].contiguous(), bias if t == 0 else None, s[1:], p[1:], d[1:], groups)
         out = y if out is None else out + y
     out = out.reshape(n, od, *out.shape[1:]).transpose(1, 2)
-    if bias is not None:
-        out = out + bias.reshape(1, -1, 1, 1, 1)
     return out if batched else out.squeeze(0)
 
 
@@ -68,6 +75,8 @@ def conv_transpose3d(input, weight, bias=None, stride=1, padding=0, output_paddi
     if _has_torch_function_unary(input):
         return _handle_with_locals(conv_transpose3d, locals(), cthtorch.conv_transpose3d)
     _check_transposed_channels(input, weight, 3)
+    _check_dtype_as_input(input, weight)
+    _check_dtype_as_input(input, bias)
     batched = input.dim() == 5
     x = input if batched else input.unsqueeze(0)
     s, p, op, d = _triple(stride), _triple(padding), _triple(output_padding), _triple(dilation)

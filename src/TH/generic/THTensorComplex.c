@@ -56,6 +56,38 @@ TH_UNARY_LOOP(cos_loop, ccos(x))
 TH_UNARY_LOOP(tanh_loop, ctanh(x))
 TH_UNARY_LOOP(reciprocal_loop, (compute_t)1 / x)
 TH_UNARY_LOOP(sgn_loop, x == 0 ? (compute_t)0 : x / cabs(x))
+/* the rest of torch's complex unary math: C99's complex functions, and the compositions torch's own
+ * kernels use (log10/log2 as log scaled, exp2 as exp(x ln 2), sigmoid as 1 / (1 + exp(-x))) */
+TH_UNARY_LOOP(tan_loop, ctan(x))
+TH_UNARY_LOOP(sinh_loop, csinh(x))
+TH_UNARY_LOOP(cosh_loop, ccosh(x))
+TH_UNARY_LOOP(asin_loop, casin(x))
+TH_UNARY_LOOP(acos_loop, cacos(x))
+TH_UNARY_LOOP(atan_loop, catan(x))
+TH_UNARY_LOOP(asinh_loop, casinh(x))
+TH_UNARY_LOOP(acosh_loop, cacosh(x))
+TH_UNARY_LOOP(atanh_loop, catanh(x))
+TH_UNARY_LOOP(log10_loop, clog(x) / 2.302585092994045684)
+TH_UNARY_LOOP(log2_loop, clog(x) / 0.693147180559945309)
+TH_UNARY_LOOP(log1p_loop, clog(1 + x))
+TH_UNARY_LOOP(expm1_loop, cexp(x) - 1)
+TH_UNARY_LOOP(exp2_loop, cexp(x * 0.693147180559945309))
+TH_UNARY_LOOP(rsqrt_loop, 1 / csqrt(x))
+TH_UNARY_LOOP(sigmoid_loop, 1 / (1 + cexp(-x)))
+
+/* the predicates: a complex number is nan (inf) when either part is; finite when both are */
+#define TH_CPRED_LOOP(NAME, EXPR)                                                       \
+  void THTensor_(NAME)(char **data, const int64_t *st, int64_t n, const void *extra) {  \
+    (void)extra;                                                                        \
+    for (int64_t i = 0; i < n; i++) {                                                   \
+      const compute_t x = TH_AT(data[1], st[1], i);                                     \
+      *(bool *)(data[0] + st[0] * i) = (EXPR);                                          \
+    }                                                                                   \
+  }
+TH_CPRED_LOOP(isnan_loop, isnan(creal(x)) || isnan(cimag(x)))
+TH_CPRED_LOOP(isinf_loop, isinf(creal(x)) || isinf(cimag(x)))
+TH_CPRED_LOOP(isfinite_loop, isfinite(creal(x)) && isfinite(cimag(x)))
+#undef TH_CPRED_LOOP
 /* torch's complex lerp, addcmul and addcdiv: the weight's modulus picks lerp's side (so weight 1 gives end
  * exactly); value (real here: a Scalar holds no imaginary part) scales the product or quotient */
 TH_TERNARY_LOOP(lerp_loop, cabs(c) < 0.5 ? a + c * (b - a) : b - (b - a) * ((compute_t)1 - c))
