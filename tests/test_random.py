@@ -199,6 +199,8 @@ def test_rng_state_is_torchs_byte_image():
     tbad[8:12] = 0
     oracle.raises_like(lambda: ct.set_rng_state(bad), lambda: torch.set_rng_state(tbad))
     oracle.raises_like(lambda: ct.set_rng_state(bad[:100]), lambda: torch.set_rng_state(tbad[:100]))
+
+
 @pytest.mark.parametrize("seed,warm", [(0, 0), (123, 5), (7, 700), (2**40 + 3, 624)])
 def test_rng_state_is_torchs_layout_both_ways(seed, warm):
     """get_rng_state is torch's 5056-byte CPUGeneratorImplState, byte for byte, and a state saved by torch
@@ -228,3 +230,29 @@ def test_a_state_of_another_size_is_refused():
     bad[8:12] = ct.tensor([0, 0, 0, 0], dtype=ct.uint8)   # left = 0: not a state torch's engine can be in
     with pytest.raises(RuntimeError, match="Invalid mt19937 state"):
         ct.set_rng_state(bad)
+
+
+@pytest.mark.parametrize("case", ["float", "strided", "meta", "list", "two_d"])
+def test_set_rng_state_checks_the_tensor_like_torch(case):
+    """set_state checks the state tensor as torch's check_rng_state does, before its size: a uint8 CPU tensor
+    (TypeError otherwise; a meta state has no bytes and crashed), contiguous (a strided state is refused, as
+    torch refuses it), then any shape of 5056 bytes"""
+    import oracle
+    torch = oracle.require_torch()
+
+    def state(L):
+        s = L.get_rng_state()
+        return {"float": lambda: s.float(), "strided": lambda: L.stack([s, s], 1)[:, 0],
+                "meta": lambda: L.empty(5056, dtype=L.uint8, device="meta"), "list": lambda: s.tolist(),
+                "two_d": lambda: s.view(2, 2528)}[case]()
+    if case == "two_d":
+        ct.manual_seed(5)
+        torch.manual_seed(5)
+        s, ts = state(ct), state(torch)
+        ct.rand(3)
+        torch.rand(3)
+        ct.set_rng_state(s)
+        torch.set_rng_state(ts)
+        assert ct.rand(4).tolist() == torch.rand(4).tolist()
+        return
+    oracle.raises_like(lambda: ct.set_rng_state(state(ct)), lambda: torch.set_rng_state(state(torch)))

@@ -65,11 +65,20 @@ static PyObject *gen_get_state(THPGenerator *g, PyObject *u) {
 }
 
 static PyObject *gen_set_state(THPGenerator *g, PyObject *state) {
-  if (!THPTensor_Check(state) || ((THPTensor *)state)->t->dtype != TH_UInt8) {
+  if (!THPTensor_Check(state)) {
     PyErr_Format(PyExc_TypeError, "expected a torch.ByteTensor, but got %s", Py_TYPE(state)->tp_name);
     return NULL;
   }
   THTensor *t = ((THPTensor *)state)->t;
+  /* torch's check_rng_state, before the size: a meta or CUDA state has no host bytes to read */
+  if (t->dtype != TH_UInt8 || THTensor_device(t) != -1) {
+    PyErr_SetString(PyExc_TypeError, "RNG state must be a torch.ByteTensor");
+    return NULL;
+  }
+  if (!THTensor_isContiguous(t)) {
+    PyErr_SetString(PyExc_RuntimeError, "RNG state must be contiguous");
+    return NULL;
+  }
   int64_t n = THTensor_numel(t);
   if (n != (int64_t)sizeof(THGeneratorState)) {
     PyErr_Format(PyExc_RuntimeError, "Expected a CPUGeneratorImplState of size %d but found the input RNG state "
@@ -77,15 +86,7 @@ static PyObject *gen_set_state(THPGenerator *g, PyObject *state) {
     return NULL;
   }
   THGeneratorState st;
-  if (THTensor_isContiguous(t)) {
-    memcpy(&st, THTensor_data(t), sizeof st);
-  } else if (t->ndim == 1) {   /* a strided slice of a saved buffer */
-    const uint8_t *src = (const uint8_t *)THTensor_data(t);
-    for (int64_t i = 0; i < n; i++) ((uint8_t *)&st)[i] = src[i * t->strides[0]];
-  } else {
-    PyErr_SetString(PyExc_RuntimeError, "set_rng_state: expected a contiguous state tensor");
-    return NULL;
-  }
+  memcpy(&st, THTensor_data(t), sizeof st);
   pthread_mutex_lock(&g->gen->mutex);
   int rc = THGenerator_setState(g->gen, &st);
   pthread_mutex_unlock(&g->gen->mutex);
