@@ -414,9 +414,10 @@ def test_tiny_innermost_copy_is_the_same_at_one_and_two_threads():
     assert ct.equal(one, two) and ct.equal(ct.nn.functional.pixel_unshuffle(two, 2), big)
 
 
-@pytest.mark.parametrize("dt", ["float32", "float64", "int64", "uint8", "bool", "complex64", "float16"])
+@pytest.mark.parametrize("dt", ["float32", "float64", "int64", "uint8", "bool", "complex64", "float16", "bfloat16"])
 def test_expand_to_fewer_dims_names_the_tensor_type_like_torch(dt):
     """expand's too-few-sizes error prints torch's Tensor::toString: torch.DoubleTensor, torch.LongTensor, and
-    CPUBoolType / CPUComplexFloatType where no legacy type exists (it said torch.FloatTensor for every dtype)"""
+    CPUBoolType / CPUComplexFloatType / CPUBFloat16Type where no legacy type exists (it said torch.FloatTensor for
+    every dtype)"""
     oracle.raises_like(lambda: ct.ones(2, 3, dtype=getattr(ct, dt)).expand(3),
                        lambda: torch.ones(2, 3, dtype=getattr(torch, dt)).expand(3))

@@ -219,7 +219,7 @@ THTensor *at_expand(const THTensor *t, const ATIntList *size) {
     char tn[48];
     const char *legacy = THDtype_info[t->dtype].legacy;
     bool cuda = THTensor_device(t) >= 0;
-    if (t->dtype == TH_Bool || THDtype_isComplex(t->dtype))
+    if (t->dtype == TH_Bool || t->dtype == TH_BFloat16 || THDtype_isComplex(t->dtype))
       snprintf(tn, sizeof tn, "%s%sType", cuda ? "CUDA" : "CPU", legacy);
     else
       snprintf(tn, sizeof tn, "torch.%s%sTensor", cuda ? "cuda." : "", legacy);
