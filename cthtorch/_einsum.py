@@ -118,7 +118,9 @@ def _parse(equation, ndims):
     if arrow:
         out = list(rhs.replace(_ELL, "\1"))
         out = [x for c in out for x in (ell_labels if c == "\1" else [c])]
-        for c in out:
+        for k, c in enumerate(out):
+            if c in out[:k] and not c.startswith("\0"):
+                raise RuntimeError("einsum(): output subscript %s appears more than once in the output" % c)
             if not any(c in ls for ls in labels):
                 raise RuntimeError("einsum(): output subscript %s does not appear in the equation for any input "
                                    "operand" % c)

@@ -196,6 +196,10 @@ def test_einsum_list_int_and_errors():
                 lambda: torch.einsum("ij,jk", torch.ones(2, 3), torch.ones(4, 3)))
     raises_like(lambda: ct.einsum("ij,jk->ik", ct.ones(2, 3)), lambda: torch.einsum("ij,jk->ik", torch.ones(2, 3)))
     raises_like(lambda: ct.einsum("ijk->ik", ct.ones(2, 3)), lambda: torch.einsum("ijk->ik", torch.ones(2, 3)))
+    # a label twice in the output: the outer-product path computed a wrong result instead of torch's error
+    for eq, shapes in (("i,j->iij", [(2,), (3,)]), ("ij->ii", [(2, 2)]), ("bi,bj->bijb", [(2, 3), (2, 4)])):
+        raises_like(lambda: ct.einsum(eq, *[ct.ones(*s) for s in shapes]),
+                    lambda: torch.einsum(eq, *[torch.ones(*s) for s in shapes]))
 
 
 def test_einsum_sublist_format_and_argument_errors():
