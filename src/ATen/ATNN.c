@@ -194,6 +194,8 @@ static float round_to(float v, THDtype dt) {
 }
 
 static void log_softmax_rows_reduced(const float *x, float *y, int64_t outer, int64_t D, THDtype dt) {
+  /* rows are independent, as in the float kernels (a bf16 LM's logits over its vocabulary ran on one thread) */
+#pragma omp parallel for if (outer * D > 32768)
   for (int64_t o = 0; o < outer; o++) {
     const float *xs = x + o * D;
     float *ys = y + o * D;
