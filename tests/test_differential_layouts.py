@@ -105,7 +105,6 @@ KNOWN = {
                                                          "integer softmax; we refuse the dtype",
     r"test_dim_ops\[cummax-.*-empty-(2|-3|1099511627776)\]": "torch skips the dim check for an empty cummax",
     r"test_shape_ops\[squeeze_tuple-.*-scalar\]": "a 0-d tensor's dim named twice in squeeze: torch raises",
-    r"test_index_ops\[index_select-.*-empty-(neg|far)\]": "torch checks the index against an empty source too",
     r"test_inplace_on_views\[(abs_-bool|bitwise_not_-float32|bitwise_not_-float16|floor_-bool)-expanded\]":
         "torch reports the aliasing output before the dtype it lacks",
     r"test_inplace_on_views\[masked_fill_-.*-expanded\]": "torch's masked_fill_ writes an expanded tensor; "
