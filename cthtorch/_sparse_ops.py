@@ -409,17 +409,19 @@ def index_select(s, dim, index, *, out=None):
     """entries whose coordinate along a sparse dim is index[k], in k order then entry order (torch's), that
     coordinate renumbered k; along a dense dim the values' own index_select"""
     d = _dims(dim, s.dim())[0]
-    if index.dim() > 1 or index.dtype not in (cthtorch.int64, cthtorch.int32) or is_sparse(index):
+    if is_sparse(index) or index.dim() != 1 or index.dtype != cthtorch.int64:   # torch's kernel takes only these
         raise IndexError("index_select() argument index must be 1-D strided (non-sparse) long-tensor.")
-    if index.numel() and (int(index.min()) < 0 or int(index.max()) >= s._shape[d]):
-        bad = int(index.max()) if int(index.max()) >= s._shape[d] else int(index.min())
-        raise IndexError("index_select(): index contains %d that is out of range for tensor of size %s at "
-                         "dimension %d" % (bad, list(s._shape), d))
     size = list(s._shape)
     size[d] = index.numel()
     if d >= s.sparse_dim():
         return SparseTensor(s._i, s._v.index_select(d - s.sparse_dim() + 1, index), size, s._coalesced)
-    k, e = (index.reshape(-1, 1).long() == s._i[d].unsqueeze(0)).nonzero().unbind(1)
+    n = s._shape[d]
+    bad = ((index < -n) | (index >= n)).nonzero()
+    if bad.numel():   # the first one, as torch's loop meets it
+        raise IndexError("index_select(): index contains %d that is out of range for tensor of size %s at "
+                         "dimension %d" % (int(index[bad[0, 0]]), list(s._shape), d))
+    index = cthtorch.where(index < 0, index + n, index)   # negative indices wrap, as torch's kernel does
+    k, e = (index.reshape(-1, 1) == s._i[d].unsqueeze(0)).nonzero().unbind(1)
     idx = s._i[:, e].clone()
     idx[d] = k
     return SparseTensor(idx, s._v[e], size, k.numel() < 2)   # torch's flag: fewer than two entries are coalesced

@@ -120,11 +120,8 @@ def test_inplace_and_unbind_share_components():
     assert c.unbind()[0].data_ptr() == c.unbind()[0].data_ptr()
 
 
-def _mha_nested_refusals(L):
-    """nn.MultiheadAttention takes nested inputs only on torch's inference fast path: every other call raises
-    torch's AssertionError naming the first reason (in torch's order), torch.backends.mha's switch included"""
-    L.manual_seed(0)
-    q = nt(L, (RS.randn(3, 8).astype(np.float32), RS.randn(5, 8).astype(np.float32)))
+def _recorder():
+    """(texts, attempt): attempt(m, *args, **kw) calls m without weights and keeps the AssertionError's text"""
     texts = []
 
     def attempt(m, *args, **kw):
@@ -132,6 +129,15 @@ def _mha_nested_refusals(L):
             m(*args, need_weights=False, **kw)
         except AssertionError as e:
             texts.append(str(e))
+    return texts, attempt
+
+
+def _mha_nested_refusals(L):
+    """nn.MultiheadAttention takes nested inputs only on torch's inference fast path: every other call raises
+    torch's AssertionError naming the first reason (in torch's order), torch.backends.mha's switch included"""
+    L.manual_seed(0)
+    q = nt(L, (RS.randn(3, 8).astype(np.float32), RS.randn(5, 8).astype(np.float32)))
+    texts, attempt = _recorder()
 
     for kw, train in [({}, True), ({"batch_first": True}, False), ({"batch_first": True}, True), ({}, False)]:
         m = L.nn.MultiheadAttention(8, 2, **kw).train(train)
@@ -154,6 +160,27 @@ def _mha_nested_refusals(L):
 def test_multihead_attention_refuses_nested_inputs_as_torch():
     ours, ref = _mha_nested_refusals(ct), _mha_nested_refusals(torch)
     assert len(ref) == 12 and ours == ref
+
+
+def _mha_nested_later_reasons(L):
+    """torch's reasons past batch_first (a learned bias key/value, the zero key), a floating-point mask, which
+    every later reason overrides, and an integer mask, refused by the mask canonicalisation that comes first"""
+    q = nt(L, (RS.randn(3, 8).astype(np.float32), RS.randn(5, 8).astype(np.float32)))
+    texts, attempt = _recorder()
+
+    with L.no_grad():
+        for kw in ({"add_bias_kv": True}, {"add_zero_attn": True}):
+            attempt(L.nn.MultiheadAttention(8, 2, batch_first=True, **kw).eval(), q, q, q)
+        m = L.nn.MultiheadAttention(8, 2, batch_first=True)
+        attempt(m.train(), q, q, q, key_padding_mask=L.zeros(2, 5))
+        attempt(m.eval(), q, q, q, attn_mask=L.zeros(5, 5))
+        attempt(m, q, q, q, key_padding_mask=L.zeros(2, 5, dtype=L.int64))
+    return texts
+
+
+def test_multihead_attention_nested_reasons_in_torchs_order():
+    ours, ref = _mha_nested_later_reasons(ct), _mha_nested_later_reasons(torch)
+    assert len(ref) == 5 and ours == ref
 
 
 def test_multihead_attention_fast_path_on_nested_inputs_is_not_implemented():

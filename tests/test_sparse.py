@@ -513,3 +513,21 @@ def test_sparse_index_select_and_select_errors_like_torch():
     for f in (lambda L, B: B.index_select(0, L.tensor([[0]])), lambda L, B: B.index_select(0, L.tensor([5])),
               lambda L, B: B.index_select(2, L.tensor([0]))):
         oracle.raises_like(lambda: f(ct, S(ct)), lambda: f(torch, S(torch)))
+
+
+def test_sparse_index_select_wraps_negative_indices_like_torch():
+    """along a sparse dim torch's kernel wraps negative indices (adj.index_select(0, torch.tensor([-1])))"""
+    out = []
+    for L in (ct, torch):
+        B = L.sparse_coo_tensor(L.tensor([[0, 1, 1, 2, 3], [1, 0, 2, 1, 3]]), L.arange(5.), (4, 4))
+        r = B.index_select(0, L.tensor([-1, 1, -4]))
+        out.append((r._indices().tolist(), r._values().tolist(), tuple(r.shape), r.is_coalesced()))
+    assert out[0] == out[1]
+
+
+def test_sparse_index_select_index_errors_like_torch():
+    """torch's sparse kernel takes only a 1-D int64 index and names the first index out of range"""
+    for f in (lambda L, B: B.index_select(0, L.tensor([0], dtype=L.int32)),
+              lambda L, B: B.index_select(0, L.tensor(0)), lambda L, B: B.index_select(0, L.tensor([0.])),
+              lambda L, B: B.index_select(1, L.tensor([-4])), lambda L, B: B.index_select(1, L.tensor([1, 7, -9]))):
+        oracle.raises_like(lambda: f(ct, S(ct)), lambda: f(torch, S(torch)))

@@ -89,6 +89,15 @@ def test_rotate_direction_expand_and_fill_errors():
     assert (shifted[0, :, :2] == 7).all() and (shifted[1, :, :2] == 9).all()
     with pytest.raises(ValueError, match="cannot broadcast to match the number of channels of the image \\(3 != 2\\)"):
         F.rotate(x, 10.0, fill=[1.0, 2.0, 3.0])
+    from PIL import Image   # PIL images: torchvision's _parse_fill text
+    rgb = Image.fromarray(_u8(3).permute(1, 2, 0).contiguous().numpy())
+    for warp in (lambda f: F.rotate(rgb, 10.0, fill=f), lambda f: F.affine(rgb, 0.0, [1, 0], 1.0, [0.0, 0.0], fill=f),
+                 lambda f: F.perspective(rgb, [[0, 0], [17, 0], [17, 13], [0, 13]],
+                                         [[1, 0], [17, 1], [16, 13], [0, 12]], fill=f)):
+        with pytest.raises(ValueError, match="^The number of elements in 'fill' does not match the number of "
+                                             "channels of the image \\(2 != 3\\)$"):
+            warp([1, 2])
+        assert warp([5]).size == rgb.size
     # a float image keeps its values (it is not resampled as 8-bit)
     xf = cthtorch.from_numpy(np.random.RandomState(2).rand(1, 5, 5).astype(np.float32))
     np.testing.assert_array_equal(F.rotate(xf, 180.0).numpy(), xf.numpy()[:, ::-1, ::-1])

@@ -218,6 +218,38 @@ def test_folder_helpers_follow_torchvision(tmp_path):
     assert ds.classes == ["b"] and ds.samples == [(str(tmp_path / "b" / "x.png"), 0)]
 
 
+def test_vision_dataset_standard_transform_and_repr(tmp_path):
+    """torchvision wraps transform/target_transform into self.transforms (a StandardTransform), which datasets
+    written after torchvision's own call as self.transforms(img, target), and prints it under the dataset: its
+    first line indented, the rest as StandardTransform's repr lays them out"""
+    from cthtorch.vision.datasets.vision import StandardTransform, VisionDataset
+    from cthtorch.vision import transforms as T
+
+    class Pairs(VisionDataset):
+        def __getitem__(self, i):
+            return self.transforms(i, -i) if self.transforms is not None else (i, -i)
+
+        def __len__(self):
+            return 3
+
+    ds = Pairs(str(tmp_path), transform=lambda x: x * 10, target_transform=lambda y: y - 1)
+    assert isinstance(ds.transforms, StandardTransform) and ds[2] == (20, -3)
+    assert Pairs(str(tmp_path)).transforms is None and Pairs(str(tmp_path))[1] == (1, -1)
+    ds = Pairs(str(tmp_path), transform=T.Compose([T.ToTensor(), T.Normalize((0.5,), (0.5,))]))
+    assert repr(ds) == ("Dataset Pairs\n    Number of datapoints: 3\n    Root location: %s\n    StandardTransform\n"
+                        "Transform: Compose(\n               ToTensor()\n"
+                        "               Normalize(mean=(0.5,), std=(0.5,))\n           )" % tmp_path)
+    ds = Pairs(None, target_transform=T.ToTensor())
+    assert repr(ds) == "Dataset Pairs\n    Number of datapoints: 3\n    StandardTransform\nTarget transform: ToTensor()"
+
+    class KeywordsOnly(datasets.DatasetFolder):   # torchvision calls make_dataset with keywords
+        @staticmethod
+        def make_dataset(directory, **kwargs):
+            return [(directory, kwargs["class_to_idx"]["a"])]
+    _save(str(tmp_path / "a" / "x.png"), 1)
+    assert KeywordsOnly(str(tmp_path), loader=None, extensions=".png").samples == [(str(tmp_path), 0)]
+
+
 def test_celeba_lists_splits_and_targets(tmp_path):
     base = tmp_path / "celeba"
     names = ["000001.jpg", "000002.jpg", "000003.jpg"]
@@ -246,6 +278,15 @@ def test_celeba_lists_splits_and_targets(tmp_path):
         datasets.CelebA(str(tmp_path), target_type="eyes")[0]
     with pytest.raises(RuntimeError, match="target_transform is specified but target_type is empty"):
         datasets.CelebA(str(tmp_path), target_type=[], target_transform=int)
+    # wrapped for transforms.v2: the boxes in XYXY (as torchvision converts them); attr and landmarks refused
+    from cthtorch.vision import tv_tensors
+    wrapped = datasets.wrap_dataset_for_transforms_v2(datasets.CelebA(str(tmp_path), target_type=["identity", "bbox"]))
+    ident, box = wrapped[1][1]
+    assert int(ident) == 17 and type(box) is tv_tensors.BoundingBoxes and box.format.value == "XYXY"
+    assert box.tolist() == [[216, 59, 307, 185]] and box.canvas_size == (4, 5)   # one box a row
+    with pytest.raises(RuntimeError, match="^`CelebA` dataset with `target_type=\\['attr', 'landmarks', ...\\]` is "
+                                           "currently not supported by this wrapper"):
+        datasets.wrap_dataset_for_transforms_v2(datasets.CelebA(str(tmp_path), target_type=["bbox", "landmarks"]))
 
 
 def test_imagenet_from_meta_file_and_class_folders(tmp_path):
@@ -432,7 +473,7 @@ def test_wrap_dataset_for_transforms_v2(tmp_path):
     assert "annotation" in datasets.wrap_dataset_for_transforms_v2(datasets.VOCDetection(str(tmp_path)), "all")[0][1]
     seg = datasets.wrap_dataset_for_transforms_v2(datasets.VOCSegmentation(str(tmp_path)))
     mask = seg[1][1]
-    assert type(mask) is tv_tensors.Mask and mask.shape == (4, 5) and int(mask.max()) == 2
+    assert type(mask) is tv_tensors.Mask and mask.shape == (1, 4, 5) and int(mask.max()) == 2   # pil_to_tensor's
     raw = tmp_path / "Kitti" / "raw" / "training"
     _save(str(raw / "image_2" / "000001.png"), 1, size=(30, 20))
     os.makedirs(raw / "label_2")

@@ -56,6 +56,30 @@ def test_reprs_are_torchvisions():
     assert repr(nn.Sequential(T.RandomHorizontalFlip())) == "Sequential(\n  (0): RandomHorizontalFlip(p=0.5)\n)"
 
 
+def test_color_jitter_ranges_as_torchvision():
+    """torchvision's _check_input: pairs become floats, a range that is only the centre is no factor at all
+    (nothing drawn for it), and bad ranges raise its errors"""
+    assert repr(T.ColorJitter(brightness=(2, 3), hue=[0, 0])) == \
+        "ColorJitter(brightness=(2.0, 3.0), contrast=None, saturation=None, hue=None)"
+    img = cthtorch.rand(3, 4, 5, generator=cthtorch.Generator().manual_seed(1))
+    cthtorch.manual_seed(0)
+    out = T.ColorJitter(brightness=(1, 1), contrast=[1.0, 1.0], saturation=0)(img)
+    after = cthtorch.rand(3)
+    cthtorch.manual_seed(0)
+    cthtorch.randperm(4)   # the order is the only draw
+    assert cthtorch.equal(out, img) and cthtorch.equal(after, cthtorch.rand(3))
+    for kw, err, text in [({"brightness": -0.1}, ValueError,
+                           "If brightness is a single number, it must be non negative."),
+                          ({"hue": 0.6}, ValueError, "hue values should be between (-0.5, 0.5), but got [-0.6, 0.6]."),
+                          ({"contrast": (2, 1)}, ValueError,
+                           "contrast values should be between (0, inf), but got [2.0, 1.0]."),
+                          ({"saturation": [1, 2, 3]}, TypeError,
+                           "saturation should be a single number or a list/tuple with length 2.")]:
+        with pytest.raises(err) as e:
+            T.ColorJitter(**kw)
+        assert str(e.value) == text
+
+
 def _hue_reference(img, factor):
     """colorsys per pixel: RGB -> HSV, hue shifted cyclically, back"""
     a = img.reshape(-1, 3, img.shape[-2] * img.shape[-1])

@@ -72,7 +72,7 @@ class Mask(TVTensor):
     def __new__(cls, data, *, dtype=None, device=None, requires_grad=None):
         from cthtorch.vision.transforms import functional as F
         if F._is_pil(data):
-            data = F.pil_to_tensor(data)[0]
+            data = F.pil_to_tensor(data)   # (1, H, W), as torchvision's
         return cls._to_tensor(data, dtype=dtype, device=device, requires_grad=requires_grad).as_subclass(cls)
 
 

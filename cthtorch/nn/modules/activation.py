@@ -389,14 +389,12 @@ class MultiheadAttention(Module):
         self.add_zero_attn = add_zero_attn
         self._reset_parameters()
 
-    def _why_not_fast_path(self, query, key, value, key_padding_mask, attn_mask):
+    def _why_not_fast_path(self, query, key, value, key_padding_mask, attn_mask, float_masks):
         """torch's reason, in its order, for not taking the inference fast path (the only path where torch
-        accepts nested inputs); '' when it would be taken"""
+        accepts nested inputs); '' when it would be taken. The masks are the canonical ones; float_masks says
+        whether one was given as floats, a reason every other one but the grad check overrides in torch."""
         tensors = (query, key, value, self.in_proj_weight, self.in_proj_bias, self.out_proj.weight,
                    self.out_proj.bias)
-        if (attn_mask is not None and cthtorch.is_floating_point(attn_mask)) or \
-                (key_padding_mask is not None and cthtorch.is_floating_point(key_padding_mask)):
-            return "floating-point masks are not supported for fast path."
         checks = (
             (not cthtorch.backends.mha.get_fastpath_enabled(), "torch.backends.mha.get_fastpath_enabled() was not True"),
             (query.dim() != 3, "input not batched; expected query.dim() of 3 but got %d" % query.dim()),
@@ -412,16 +410,34 @@ class MultiheadAttention(Module):
             (self.training, "training is enabled"),
             (self.num_heads % 2 != 0, "self.num_heads is not even"),
             (not self.batch_first, "batch_first was not True"),
+            (self.bias_k is not None, "self.bias_k was not None"),
+            (self.bias_v is not None, "self.bias_v was not None"),
+            (self.add_zero_attn, "add_zero_attn was enabled"),
             (not self._qkv_same_embed_dim, "_qkv_same_embed_dim was not True"),
             (query.is_nested and (key_padding_mask is not None or attn_mask is not None),
              "supplying both src_key_padding_mask and src_mask at the same time                                  "
              "is not supported with NestedTensor input"),
             (cthtorch.is_autocast_enabled(), "autocast is enabled"),
+            (float_masks, "floating-point masks are not supported for fast path."),
             (cthtorch.is_grad_enabled() and any(t is not None and t.requires_grad for t in tensors),
              "grad is enabled and at least one of query or the input/output projection weights or biases "
              "requires_grad"),
         )
         return next((why for failed, why in checks if failed), "")
+
+    def _refuse_nested(self, query, key, value, key_padding_mask, attn_mask):
+        """nested inputs: torch's AssertionError naming why its fast path (the only path taking them) was not
+        taken, after canonicalising the masks as torch does first (an integer mask is refused there); where
+        torch would take it, NotImplementedError"""
+        float_masks = any(m is not None and cthtorch.is_floating_point(m) for m in (attn_mask, key_padding_mask))
+        key_padding_mask, attn_mask = _canonical_masks(key_padding_mask, attn_mask, "key_padding_mask", "attn_mask",
+                                                       query.dtype)
+        why = self._why_not_fast_path(query, key, value, key_padding_mask, attn_mask, float_masks)
+        if why:
+            raise AssertionError("MultiheadAttention does not support NestedTensor outside of its fast path. "
+                                 "The fast path was not hit because " + why)
+        raise NotImplementedError("cthtorch: MultiheadAttention on nested tensors (torch's inference fast path, "
+                                  "_native_multi_head_attention) is not implemented")
 
     def _reset_parameters(self):
         if self._qkv_same_embed_dim:
@@ -443,12 +459,7 @@ class MultiheadAttention(Module):
                 is_causal: bool = False) -> Tuple[Tensor, Optional[Tensor]]:
         # (TorchScript has no nested tensors: the check is eager-only, so scripting never compiles it)
         if not cthtorch.jit.is_scripting() and (query.is_nested or key.is_nested or value.is_nested):
-            why = self._why_not_fast_path(query, key, value, key_padding_mask, attn_mask)
-            if why:
-                raise AssertionError("MultiheadAttention does not support NestedTensor outside of its fast path. "
-                                     "The fast path was not hit because " + why)
-            raise NotImplementedError("cthtorch: MultiheadAttention on nested tensors (torch's inference fast path, "
-                                      "_native_multi_head_attention) is not implemented")
+            self._refuse_nested(query, key, value, key_padding_mask, attn_mask)
         unbatched = query.dim() == 2
         self_attention = query is key and key is value
         if unbatched:

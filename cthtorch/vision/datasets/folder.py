@@ -69,7 +69,8 @@ class DatasetFolder(VisionDataset):
                  allow_empty=False):
         super().__init__(root, transform=transform, target_transform=target_transform)
         classes, class_to_idx = self.find_classes(self.root)
-        samples = self.make_dataset(self.root, class_to_idx, extensions, is_valid_file, allow_empty)
+        samples = self.make_dataset(self.root, class_to_idx=class_to_idx, extensions=extensions,
+                                    is_valid_file=is_valid_file, allow_empty=allow_empty)
         self.loader, self.extensions = loader, extensions
         self.classes, self.class_to_idx = classes, class_to_idx
         self.samples = samples

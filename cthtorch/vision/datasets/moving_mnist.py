@@ -13,7 +13,7 @@ class MovingMNIST(VisionDataset):
     _filename = "mnist_test_seq.npy"
 
     def __init__(self, root, split=None, split_ratio=10, download=False, transform=None):
-        super().__init__(root)
+        super().__init__(root, transform=transform)
         self._base_folder = os.path.join(self.root, type(self).__name__)
         if split is not None:
             verify_str_arg(split, "split", ("train", "test"))
@@ -23,7 +23,6 @@ class MovingMNIST(VisionDataset):
         if not 1 <= split_ratio <= 19:
             raise ValueError("`split_ratio` should be `1 <= split_ratio <= 19`, but got %s instead." % split_ratio)
         self.split_ratio = split_ratio
-        self.transform = transform
         path = os.path.join(self._base_folder, self._filename)
         if not os.path.isfile(path):
             if download:

@@ -12,6 +12,7 @@ from cthtorch.vision.datasets import (CIFAR10, CIFAR100, MNIST, FashionMNIST, GT
                                       VOCDetection, VOCSegmentation)
 from cthtorch.vision.datasets.vision import VisionDataset
 from cthtorch.vision.transforms import functional as F
+from cthtorch.vision.transforms.v2._geometry import convert_bounding_box_format
 
 VOC_DETECTION_CATEGORIES = ["__background__", "aeroplane", "bicycle", "bird", "boat", "bottle", "bus", "car",
                             "cat", "chair", "cow", "diningtable", "dog", "horse", "motorbike", "person",
@@ -110,9 +111,21 @@ def _per_target_type(convert):
     return factory
 
 
+def _not_supported(description):
+    raise RuntimeError("%s is currently not supported by this wrapper. If this would be helpful for you, please open "
+                       "an issue at https://github.com/pytorch/vision/issues." % description)
+
+
+def _celeba(dataset, target_keys):
+    if any(kind in dataset.target_type for kind in ("attr", "landmarks")):
+        _not_supported("`CelebA` dataset with `target_type=['attr', 'landmarks', ...]`")
+    return _per_target_type(_celeba_part)(dataset, target_keys, "target_type")
+
+
 def _celeba_part(kind, value, image):
-    if kind == "bbox":
-        return tv_tensors.BoundingBoxes(value, format=tv_tensors.BoundingBoxFormat.XYWH, canvas_size=_size(image))
+    if kind == "bbox":   # CelebA's (x, y, width, height), given in XYXY as torchvision converts it
+        xyxy = convert_bounding_box_format(cthtorch.as_tensor(value), "XYWH", "XYXY")
+        return tv_tensors.BoundingBoxes(xyxy, format=tv_tensors.BoundingBoxFormat.XYXY, canvas_size=_size(image))
     return value
 
 
@@ -122,7 +135,7 @@ def _pet_part(kind, value, image):
 
 _FACTORIES = [
     (VOCDetection, _voc_detection), (VOCSegmentation, _segmentation), (Kitti, _kitti),
-    (CelebA, lambda d, k: _per_target_type(_celeba_part)(d, k, "target_type")),
+    (CelebA, _celeba),
     (OxfordIIITPet, lambda d, k: _per_target_type(_pet_part)(d, k, "_target_types")),
     (Caltech256, _classification), (CIFAR10, _classification), (CIFAR100, _classification),
     (ImageNet, _classification), (MNIST, _classification), (FashionMNIST, _classification),

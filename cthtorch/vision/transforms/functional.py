@@ -670,7 +670,7 @@ def _pil_fill(img, fill):
     if len(fills) == 1:
         fills = fills * bands
     if len(fills) != bands:
-        raise ValueError("The number of elements in 'fill' does not match the number of bands of the image "
+        raise ValueError("The number of elements in 'fill' does not match the number of channels of the image "
                          "(%d != %d)" % (len(fills), bands))
     fills = [f if img.mode == "F" else int(f) for f in fills]
     return fills[0] if bands == 1 else tuple(fills)

@@ -224,12 +224,27 @@ class RandomRotation(cthtorch.nn.Module):
 class ColorJitter(cthtorch.nn.Module):
     def __init__(self, brightness=0, contrast=0, saturation=0, hue=0):
         super().__init__()
-        def rng(v, center=1.0, bound=(0, float("inf"))):
-            if isinstance(v, numbers.Number):
-                return None if v == 0 else (max(center - float(v), bound[0]), center + float(v))
-            return tuple(v)
-        self.brightness, self.contrast, self.saturation = rng(brightness), rng(contrast), rng(saturation)
-        self.hue = None if hue == 0 else ((-hue, hue) if isinstance(hue, numbers.Number) else tuple(hue))
+        self.brightness = self._check_input(brightness, "brightness")
+        self.contrast = self._check_input(contrast, "contrast")
+        self.saturation = self._check_input(saturation, "saturation")
+        self.hue = self._check_input(hue, "hue", center=0, bound=(-0.5, 0.5), clip_first_on_zero=False)
+
+    def _check_input(self, value, name, center=1, bound=(0, float("inf")), clip_first_on_zero=True):
+        """torchvision's range of a factor: a number v is [center - v, center + v] (the low end clipped at 0),
+        a pair is taken as floats; checked against bound, with torchvision's errors. A range that is only the
+        centre is None: that factor is neither drawn nor applied."""
+        if isinstance(value, numbers.Number):
+            if value < 0:
+                raise ValueError(f"If {name} is a single number, it must be non negative.")
+            lo, hi = center - float(value), center + float(value)
+            lo = max(lo, 0.0) if clip_first_on_zero else lo
+        elif isinstance(value, (tuple, list)) and len(value) == 2:
+            lo, hi = float(value[0]), float(value[1])
+        else:
+            raise TypeError(f"{name} should be a single number or a list/tuple with length 2.")
+        if not bound[0] <= lo <= hi <= bound[1]:
+            raise ValueError(f"{name} values should be between {bound}, but got {[lo, hi]}.")
+        return None if lo == hi == center else (lo, hi)
 
     @staticmethod
     def get_params(brightness, contrast, saturation, hue):
