@@ -187,3 +187,34 @@ def test_quantized_norms_and_activations_match_torch():
     for (ic, sc, zc), (it, st, zt) in zip(rc[2], rt[2]):
         assert np.abs(ic.astype(int) - it.astype(int)).max() <= 1
         assert zc == zt and abs(sc - st) <= 1e-6 * st
+
+
+def test_qfunctional_mul_and_mul_scalar_match_torch():
+    # a converted model's FloatFunctional.mul runs QFunctional.mul (it was missing: AttributeError)
+    rng = np.random.default_rng(7)
+    a, b = rng.standard_normal((3, 5)).astype(np.float32), rng.standard_normal((5,)).astype(np.float32) * 4
+    out = {}
+    for lib in (torch, ct):
+        f = lib.ao.nn.quantized.QFunctional()
+        f.scale, f.zero_point = 0.037, 61
+        qa = lib.quantize_per_tensor(lib.tensor(a), 0.02, 120, lib.quint8)
+        qb = lib.quantize_per_tensor(lib.tensor(b), 0.05, 128, lib.quint8)
+        sa = lib.quantize_per_tensor(lib.tensor(a), 0.02, -3, lib.qint8)
+        res = [f.mul(qa, qb), f.mul(qa, qa)]
+        res += [f.mul_scalar(q, y) for q in (qa, sa) for y in (2.5, 0.0, -1.5, 3)]
+        out[lib.__name__] = [(r.int_repr().numpy(), r.q_scale(), r.q_zero_point(), str(r.dtype)) for r in res]
+    for (ic, sc, zc, dc), (it, st, zt, dt) in zip(out["cthtorch"], out["torch"]):
+        np.testing.assert_array_equal(ic, it)
+        assert (sc, zc, dc) == (st, zt, dt)
+
+
+def test_prepare_leaves_dropout_unobserved():
+    # torch's prepare() skips nn.Dropout children (its quantized twin needs no parameters)
+    reprs = []
+    for lib in (torch, ct):
+        m = lib.nn.Sequential(lib.ao.quantization.QuantStub(), lib.nn.Linear(4, 4), lib.nn.Dropout(0.2),
+                              lib.ao.quantization.DeQuantStub()).eval()
+        m.qconfig = lib.ao.quantization.default_qconfig
+        p = lib.ao.quantization.prepare(m)
+        reprs.append((list(p.state_dict()), hasattr(p[2], "activation_post_process")))
+    assert reprs[0] == reprs[1]

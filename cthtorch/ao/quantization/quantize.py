@@ -55,6 +55,8 @@ def _add_observer_(module, qconfig_propagation_list=None, non_leaf_module_list=N
     if qconfig_propagation_list is None:
         qconfig_propagation_list = get_default_qconfig_propagation_list()
     for name, child in module.named_children():
+        if type(child) is nn.Dropout:   # torch skips it: quantized Dropout needs no parameters
+            continue
         if type(child) in (FloatFunctional, QFunctional):
             if getattr(child, "qconfig", None) is not None:
                 child.activation_post_process = child.qconfig.activation()
