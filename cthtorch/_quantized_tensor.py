@@ -199,7 +199,10 @@ _ON_GRID_VALUES = frozenset(("max", "min", "amax", "amin", "sort", "topk", "kthv
 _META = frozenset((
     "size", "dim", "numel", "nelement", "__len__", "stride", "is_contiguous", "storage_offset", "data_ptr",
     "get_device", "ndimension", "is_floating_point", "is_complex", "__get__", "__format__", "__hash__",
-    "__bool__", "is_same_size", "is_set_to", "untyped_storage", "__eq__"))
+    "is_same_size", "is_set_to", "untyped_storage", "is_tensor"))
+# torch's quantized comparisons (qcomparison.cpp) compare the real values: every tensor argument dequantized
+_COMPARE = frozenset(("eq", "ne", "lt", "le", "gt", "ge", "__eq__", "__ne__", "__lt__", "__le__", "__gt__",
+                      "__ge__"))
 
 
 def _func_name(func):
@@ -299,6 +302,20 @@ class QuantizedTensor(Tensor):
         from cthtorch._tensor_str import _quantized_str
         return _quantized_str(self, tensor_contents)
 
+    def __bool__(self):
+        return bool(_dequantize(self))   # torch's is_nonzero reads the real value
+
+    def requires_grad_(self, requires_grad=True):
+        if requires_grad:
+            raise RuntimeError("only Tensors of floating point dtype can require gradients")
+        return self
+
+    def __format__(self, format_spec):
+        # torch's Tensor.__format__: a 0-d tensor formats its (real) value, any other its repr
+        if self.dim() == 0:
+            return self.item().__format__(format_spec)
+        return object.__format__(self, format_spec)
+
     def __deepcopy__(self, memo):
         if id(self) in memo:
             return memo[id(self)]
@@ -318,6 +335,8 @@ class QuantizedTensor(Tensor):
         kwargs = kwargs or {}
         name = _func_name(func)
         first = _first_quantized(args)
+        if first is None:   # passed by keyword only (torch.clone(input=q))
+            first = _first_quantized(tuple(kwargs.values()))
         with _C.DisableTorchFunctionSubclass():
             if name.startswith("__get__:"):
                 prop = name[len("__get__:"):]
@@ -326,7 +345,15 @@ class QuantizedTensor(Tensor):
             if name in _META:
                 return func(*_unwrap(args), **kwargs)
             if name == "dequantize":
+                if args and isinstance(args[0], (list, tuple)):   # torch.dequantize(tensors): a tuple
+                    return tuple(t.dequantize() for t in args[0])
                 return _dequantize(first)
+            if name in _COMPARE:
+                return func(*[a.dequantize() if isinstance(a, Tensor) else a for a in args], **kwargs)
+            if name == "equal":
+                return _equal(*args, **kwargs)
+            if name == "item":   # the real value, as torch's item() of a quantized tensor
+                return func(_dequantize(first))
             if name in ("quantize_per_tensor", "quantize_per_channel"):
                 raise RuntimeError("Quantize only works on Float Tensor, got %s" % first.dtype)
             if name == "to" and not _changes_dtype(args[1:], kwargs):
@@ -336,7 +363,8 @@ class QuantizedTensor(Tensor):
             if name in _LAYOUT:
                 raise RuntimeError("Setting strides is possible only on uniformly quantized tensor")
             if name in ("cat", "stack", "concat", "concatenate") and first._qparams[4] is None:
-                reals = [t.dequantize() if isinstance(t, QuantizedTensor) else t for t in args[0]]
+                tensors = args[0] if args else kwargs.pop("tensors")
+                reals = [t.dequantize() if isinstance(t, QuantizedTensor) else t for t in tensors]
                 return _requantize(func(reals, *args[1:], **kwargs), first)
             if name in _ON_GRID and args and args[0] is first and first._qparams[4] is None:
                 inplace = name.endswith("_") or kwargs.get("inplace", False)
@@ -351,11 +379,27 @@ class QuantizedTensor(Tensor):
                 if isinstance(ret, Tensor):
                     return _requantize(ret, first)
                 return type(ret)(_requantize(ret[0], first), *ret[1:])
-            if name in ("float", "double", "half", "to", "type", "tolist", "item"):
+            if name in ("float", "double", "half", "to", "type", "tolist"):
                 raise RuntimeError("Creation of quantized tensor requires quantized dtype like torch.quint8"
                                    if name in ("float", "double", "half", "to", "type")
                                    else "load_scalar: invalid type")
         raise _backend_error(name)
+
+
+def _equal(a, b):
+    """torch.equal of quantized tensors (equal_quantized_cpu): same quantizer, sizes and integers."""
+    for t in (a, b):
+        if not isinstance(t, QuantizedTensor):
+            raise RuntimeError("Expected both arguments to be quantized, got: %s" % _scalar_type(t.dtype))
+    pa, pb = a._qparams, b._qparams
+    if pa[:2] != pb[:2] or pa[4] != pb[4]:
+        return False
+    if pa[4] is None:
+        if (pa[2], pa[3]) != (pb[2], pb[3]):
+            return False
+    elif not (Tensor.equal(pa[2], pb[2]) and Tensor.equal(pa[3], pb[3])):
+        return False
+    return a.shape == b.shape and Tensor.equal(_plain(a), _plain(b))
 
 
 def _changes_dtype(args, kwargs):

@@ -229,3 +229,24 @@ def test_value_ops_and_numpy_error():
         assert repr(rc[0]) == repr(rt[0])
         np.testing.assert_array_equal(rc[1].numpy(), rt[1].numpy())
     oracle.raises_like(lambda: qc.numpy(), lambda: qt.numpy())
+
+
+def test_python_protocols_and_comparisons_read_the_real_values():
+    # format, item, bool, comparisons and torch.equal: torch reads a quantized tensor's real values (the
+    # integers were used: f"{q}" printed them, q == 0.3 compared them, bool(q) of a zero was True)
+    def build(lib):
+        return (lib.quantize_per_tensor(lib.tensor([0.3, -1.2, 2.5, 0.0]), 0.1, 10, lib.quint8),
+                lib.quantize_per_tensor(lib.tensor([0.3, -1.2, 2.5, 0.0]), 0.2, 3, lib.quint8))
+    cases = [
+        lambda L, q, r: f"{q}", lambda L, q, r: f"{q[2]:.3f}", lambda L, q, r: q[0].item(),
+        lambda L, q, r: bool(q[3]), lambda L, q, r: bool(q[0]), lambda L, q, r: q == r, lambda L, q, r: q == 0.3,
+        lambda L, q, r: q != r, lambda L, q, r: q < r, lambda L, q, r: q >= 0.3, lambda L, q, r: L.eq(q, r),
+        lambda L, q, r: L.equal(q, q.clone()), lambda L, q, r: L.equal(q, r), lambda L, q, r: L.is_tensor(q),
+        lambda L, q, r: L.dequantize([q, r]), lambda L, q, r: L.clone(input=q), lambda L, q, r: L.cat(tensors=[q, q]),
+    ]
+    qc, rc = build(ct)
+    qt, rt = build(torch)
+    for case in cases:
+        assert repr(case(ct, qc, rc)) == repr(case(torch, qt, rt))
+    for fn in (lambda L, q, r: bool(q), lambda L, q, r: q.requires_grad_()):
+        oracle.raises_like(lambda: fn(ct, qc, rc), lambda: fn(torch, qt, rt))
