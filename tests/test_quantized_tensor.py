@@ -250,3 +250,29 @@ def test_python_protocols_and_comparisons_read_the_real_values():
         assert repr(case(ct, qc, rc)) == repr(case(torch, qt, rt))
     for fn in (lambda L, q, r: bool(q), lambda L, q, r: q.requires_grad_()):
         oracle.raises_like(lambda: fn(ct, qc, rc), lambda: fn(torch, qt, rt))
+
+
+def test_fake_quantize_argument_errors_match_torch():
+    # the zero point's range and the axis were not checked (a negative axis counted from the end)
+    def calls(L):
+        x, i32 = L.ones(2, 3), L.int32
+        s3, z3 = L.tensor([0.1, 0.2, 0.3]), L.tensor([0, 0, 0], dtype=i32)
+        return [
+            lambda: L.fake_quantize_per_tensor_affine(x, 0.1, 300, 0, 255),
+            lambda: L.fake_quantize_per_tensor_affine(x, 0.1, -1, 0, 255),
+            lambda: L.fake_quantize_per_tensor_affine(x, 0.1, 300, 5, 2),
+            lambda: L.fake_quantize_per_channel_affine(x, s3, z3, -1, 0, 255),
+            lambda: L.fake_quantize_per_channel_affine(x, s3, z3, 5, 0, 255),
+            lambda: L.fake_quantize_per_channel_affine(x, s3, L.tensor([0, 0, 300], dtype=i32), 1, 0, 255),
+            lambda: L.fake_quantize_per_channel_affine(x, s3.double(), z3, 1, 0, 255),
+            lambda: L.fake_quantize_per_channel_affine(x, s3, z3[:2], 1, 0, 255),
+            lambda: L.fake_quantize_per_channel_affine(x, s3[None], z3, 1, 0, 255),
+            lambda: L.fake_quantize_per_channel_affine(x, s3, z3, 1, 5, 2),
+        ]
+    for fc, ft in zip(calls(ct), calls(torch)):
+        oracle.raises_like(fc, ft)
+    # the tensor-parameter overload does not check the zero point, nor does a float zero point
+    for L in (ct, torch):
+        L.fake_quantize_per_tensor_affine(L.ones(3), L.tensor([0.1]), L.tensor([300], dtype=L.int32), 0, 255)
+        L.fake_quantize_per_channel_affine(L.ones(2, 3), L.tensor([0.1, 0.2, 0.3]), L.tensor([0, 0, 300.]), 1,
+                                           0, 255)
