@@ -218,3 +218,28 @@ def test_prepare_leaves_dropout_unobserved():
         p = lib.ao.quantization.prepare(m)
         reprs.append((list(p.state_dict()), hasattr(p[2], "activation_post_process")))
     assert reprs[0] == reprs[1]
+
+
+def test_prepare_qat_gives_known_range_activations_fixed_fake_quant():
+    # in training mode torch gives Sigmoid / Hardsigmoid / Softmax / Tanh children fixed-parameter fake
+    # quantization (their output range is known); they had no observer, so QAT trained on other numbers
+    def build(lib):
+        nn = lib.nn
+        return nn.Sequential(lib.ao.quantization.QuantStub(), nn.Linear(6, 6), nn.Sigmoid(), nn.Linear(6, 6),
+                             nn.Tanh(), nn.Linear(6, 4), nn.Softmax(dim=1), nn.Hardsigmoid(),
+                             lib.ao.quantization.DeQuantStub())
+    torch.manual_seed(0)
+    mt, mc = build(torch), build(ct)
+    mc.load_state_dict({k: ct.tensor(v.numpy()) for k, v in mt.state_dict().items()})
+    (x,) = images(1, (5, 6), 3)
+    out = {}
+    for lib, m in ((torch, mt), (ct, mc)):
+        m.train()
+        m.qconfig = lib.ao.quantization.get_default_qat_qconfig("x86")
+        p = lib.ao.quantization.prepare_qat(m)
+        y = p(lib.tensor(x))
+        kinds = [(name, type(mod).__name__) for name, mod in p.named_modules()]
+        out[lib.__name__] = (kinds, list(p.state_dict()), y.detach().numpy())
+    assert out["cthtorch"][:2] == out["torch"][:2]
+    # the linear layers' float32 sums may differ in the last bit: one step of the last fixed grid at most
+    np.testing.assert_allclose(out["cthtorch"][2], out["torch"][2], atol=1.01 / 256)

@@ -8,7 +8,8 @@ from cthtorch import nn
 from cthtorch.ao.quantization.qconfig import default_dynamic_qconfig, float16_dynamic_qconfig
 from cthtorch.ao.quantization.quantization_mappings import (
     get_default_dynamic_quant_module_mappings, get_default_qat_module_mappings,
-    get_default_qconfig_propagation_list, get_default_static_quant_module_mappings)
+    get_default_qconfig_propagation_list, get_default_static_quant_module_mappings,
+    _get_special_act_post_process, _has_special_act_post_process)
 from cthtorch.ao.quantization.stubs import DeQuantStub, QuantWrapper
 
 __all__ = ["get_default_custom_config_dict", "propagate_qconfig_", "add_quant_dequant", "prepare", "quantize",
@@ -43,9 +44,10 @@ def _is_fused(module):
     return isinstance(module, _FusedModule)
 
 
-def _insert_activation_post_process(m):
+def _insert_activation_post_process(m, special_act_post_process=None):
     if getattr(m, "qconfig", None) is not None and not isinstance(m, DeQuantStub):
-        m.add_module("activation_post_process", m.qconfig.activation())
+        m.add_module("activation_post_process", m.qconfig.activation() if special_act_post_process is None
+                     else special_act_post_process())
         m._forward_hooks_observer = m.register_forward_hook(_observer_forward_hook)
 
 
@@ -64,6 +66,8 @@ def _add_observer_(module, qconfig_propagation_list=None, non_leaf_module_list=N
             _insert_activation_post_process(child)
         elif non_leaf_module_list is not None and type(child) in non_leaf_module_list:
             _insert_activation_post_process(child)
+        elif _has_special_act_post_process(child):   # sigmoid, tanh, ... in training: fixed parameters
+            _insert_activation_post_process(child, _get_special_act_post_process(child))
         else:
             _add_observer_(child, qconfig_propagation_list, non_leaf_module_list, device, custom_module_class_mapping)
     if (not list(module.children()) and not isinstance(module, nn.Sequential)
