@@ -101,6 +101,8 @@ def quantize_per_tensor(input, scale, zero_point, dtype):
         raise RuntimeError("quantize_tensor_per_tensor_affine zero_point %d is below lower bound." % zero_point)
     inv = _f32(1.0 / _f32(scale)) if _f32(scale) != 0 else float("inf")
     v = input.detach().mul(inv).add_(float(zero_point))
+    if store != cthtorch.int32:   # fbgemm's 8-bit kernel clamps NaN (x NaN, or 0 * 1/0) to qmax
+        v = v.nan_to_num_(nan=float(hi), posinf=float("inf"), neginf=float("-inf"))
     return _make(_round_clamp(v, dtype, lo, hi, store), dtype, per_tensor_affine, scale, zero_point)
 
 

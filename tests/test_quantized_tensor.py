@@ -276,3 +276,13 @@ def test_fake_quantize_argument_errors_match_torch():
         L.fake_quantize_per_tensor_affine(L.ones(3), L.tensor([0.1]), L.tensor([300], dtype=L.int32), 0, 255)
         L.fake_quantize_per_channel_affine(L.ones(2, 3), L.tensor([0.1, 0.2, 0.3]), L.tensor([0, 0, 300.]), 1,
                                            0, 255)
+
+
+def test_quantize_nan_and_zero_scale_as_torch():
+    # torch's 8-bit per-tensor kernel clamps NaN to the top of the range (NaN inputs, 0 * (1 / 0)); it gave 0
+    x = [float("nan"), 1.0, float("inf"), -float("inf"), 0.0, -2.0] * 3
+    for scale in (0.1, 0.0):
+        for qd in ("quint8", "qint8", "qint32"):
+            qc = ct.quantize_per_tensor(ct.tensor(x), scale, 3, getattr(ct, qd))
+            qt = torch.quantize_per_tensor(torch.tensor(x), scale, 3, getattr(torch, qd))
+            np.testing.assert_array_equal(qc.int_repr().numpy(), qt.int_repr().numpy())
