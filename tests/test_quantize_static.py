@@ -243,3 +243,26 @@ def test_prepare_qat_gives_known_range_activations_fixed_fake_quant():
     assert out["cthtorch"][:2] == out["torch"][:2]
     # the linear layers' float32 sums may differ in the last bit: one step of the last fixed grid at most
     np.testing.assert_allclose(out["cthtorch"][2], out["torch"][2], atol=1.01 / 256)
+
+
+def test_convert_with_a_users_mapping_class():
+    # a mapping entry whose from_float takes only the module (as older user code writes it) raised TypeError
+    out = []
+    for lib in (torch, ct):
+        class Doubled(lib.nn.Module):
+            def __init__(s, lin):
+                super().__init__()
+                s.lin = lin
+
+            def forward(s, x):
+                return s.lin(x) * 2
+
+            @classmethod
+            def from_float(cls, mod):
+                return cls(lib.nn.Linear(mod.in_features, mod.out_features))
+        m = lib.nn.Sequential(lib.nn.Linear(3, 2))
+        m[0].qconfig = lib.ao.quantization.default_qconfig
+        q = lib.ao.quantization.convert(m, mapping={lib.nn.Linear: Doubled})
+        out.append([type(x).__name__ for x in q.modules()])
+    assert out[0] == ["Sequential", "Doubled", "Linear"]
+    assert out[0] == out[1]

@@ -1,6 +1,7 @@
 """Eager-mode quantization flows (torch.ao.quantization.quantize): propagate_qconfig_, prepare / convert
 (static), prepare_qat, quantize, quantize_qat and quantize_dynamic."""
 import copy
+import inspect
 import warnings
 
 import cthtorch
@@ -218,7 +219,12 @@ def swap_module(mod, mapping, custom_module_class_mapping, use_precomputed_fake_
     """mod's quantized counterpart from mapping (keeping its user hooks), or mod itself."""
     new_mod = mod
     if getattr(mod, "qconfig", None) is not None and type(mod) in mapping:
-        new_mod = mapping[type(mod)].from_float(mod, use_precomputed_fake_quant=use_precomputed_fake_quant)
+        qmod = mapping[type(mod)]
+        # a user's class in the mapping may have the older from_float(mod) (torch asks the signature)
+        if "use_precomputed_fake_quant" in inspect.signature(qmod.from_float).parameters:
+            new_mod = qmod.from_float(mod, use_precomputed_fake_quant=use_precomputed_fake_quant)
+        else:
+            new_mod = qmod.from_float(mod)
         observer_hook = mod.__dict__.get("_forward_hooks_observer")
         for hook_id, hook in mod._forward_pre_hooks.items():
             new_mod.register_forward_pre_hook(hook)
