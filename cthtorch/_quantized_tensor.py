@@ -194,7 +194,7 @@ _ON_GRID = frozenset((
     "max_pool2d", "max_pool3d", "avg_pool1d", "avg_pool2d", "avg_pool3d", "adaptive_avg_pool1d",
     "adaptive_avg_pool2d", "adaptive_avg_pool3d", "mean", "interpolate", "upsample", "upsample_nearest",
     "upsample_bilinear", "dropout", "leaky_relu", "leaky_relu_", "_max_pool2d", "channel_shuffle",
-    "pixel_shuffle", "pixel_unshuffle"))
+    "pixel_shuffle", "pixel_unshuffle", "pad"))
 # ops returning values of the input (and maybe indices): torch's quantized max/min/sort/topk
 _ON_GRID_VALUES = frozenset(("max", "min", "amax", "amin", "sort", "topk", "kthvalue", "median"))
 # read-only questions about the tensor
@@ -368,6 +368,8 @@ class QuantizedTensor(Tensor):
                 tensors = args[0] if args else kwargs.pop("tensors")
                 reals = [t.dequantize() if isinstance(t, QuantizedTensor) else t for t in tensors]
                 return _requantize(func(reals, *args[1:], **kwargs), first)
+            if name == "pad" and (args[2] if len(args) > 2 else kwargs.get("mode", "constant")) == "replicate":
+                raise _backend_error("replication_pad%dd.out" % (len(args[1] if len(args) > 1 else kwargs["pad"]) // 2))
             if name in _ON_GRID and args and args[0] is first and first._qparams[4] is None:
                 inplace = name.endswith("_") or kwargs.get("inplace", False)
                 out = _requantize(func(first.dequantize(), *args[1:], **kwargs), first)

@@ -286,3 +286,19 @@ def test_quantize_nan_and_zero_scale_as_torch():
             qc = ct.quantize_per_tensor(ct.tensor(x), scale, 3, getattr(ct, qd))
             qt = torch.quantize_per_tensor(torch.tensor(x), scale, 3, getattr(torch, qd))
             np.testing.assert_array_equal(qc.int_repr().numpy(), qt.int_repr().numpy())
+
+
+def test_pad_of_a_quantized_tensor():
+    # F.pad (constant, reflect) runs on torch's quantized tensors, padding with the real value
+    # on the input's grid; it raised NotImplementedError. Replicate padding has no quantized kernel in torch
+    xc, xt = pair((2, 3, 4, 4), seed=11)
+    qc = ct.quantize_per_tensor(xc, 0.05, 100, ct.quint8)
+    qt = torch.quantize_per_tensor(xt, 0.05, 100, torch.quint8)
+    for args in [((1, 1),), ((1, 2, 0, 1),), ((1, 1), "constant", 0.5), ((2, 1, 1, 2), "reflect")]:
+        rc, rt = ct.nn.functional.pad(qc, *args), torch.nn.functional.pad(qt, *args)
+        assert repr(rc) == repr(rt)
+        np.testing.assert_array_equal(rc.int_repr().numpy(), rt.int_repr().numpy())
+    with pytest.raises(NotImplementedError, match="replication_pad2d"):
+        torch.nn.functional.pad(qt, (1, 1, 1, 1), "replicate")
+    with pytest.raises(NotImplementedError, match="replication_pad2d"):
+        ct.nn.functional.pad(qc, (1, 1, 1, 1), "replicate")
