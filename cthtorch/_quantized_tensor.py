@@ -128,7 +128,9 @@ def _channel_shape(x, axis):
 
 
 def quantize_per_channel(input, scales, zero_points, axis, dtype):
-    """torch.quantize_per_channel: scales (kept as float64) and zero_points (int64) along axis."""
+    """torch.quantize_per_channel: scales (kept as float64) and zero_points (int64) along axis; float
+    zero points make torch's per_channel_affine_float_qparams tensor (float32 parameters, embedding
+    weights), q = nearbyint(x * (1 / scale) + zero_point)."""
     _check_float(input)
     store, lo, hi = _range(dtype)
     if not 0 <= axis < input.dim():
@@ -140,9 +142,16 @@ def quantize_per_channel(input, scales, zero_points, axis, dtype):
     if zero_points.numel() != input.shape[axis]:
         raise RuntimeError("length of zero_points must equal to channel expected %d got, %d"
                            % (input.shape[axis], zero_points.numel()))
+    shape = _channel_shape(input, axis)
+    if zero_points.is_floating_point():
+        scales = scales.detach().float().reshape(-1)
+        zero_points = zero_points.detach().float().reshape(-1)
+        inv = cthtorch.where(scales == 0, cthtorch.ones_like(scales), scales.reciprocal()).reshape(shape)
+        v = input.detach().mul(inv).add_(zero_points.reshape(shape))
+        return _make(_round_clamp(v, dtype, lo, hi, store), dtype, per_channel_affine_float_qparams,
+                     scales.clone(), zero_points.clone(), axis)
     scales = scales.detach().to(cthtorch.float64).reshape(-1)
     zero_points = zero_points.detach().to(cthtorch.int64).reshape(-1)
-    shape = _channel_shape(input, axis)
     inv = scales.float().reciprocal().reshape(shape)
     v = input.detach().mul(inv).add_(zero_points.float().reshape(shape))
     return _make(_round_clamp(v, dtype, lo, hi, store), dtype, per_channel_affine,
@@ -152,7 +161,7 @@ def quantize_per_channel(input, scales, zero_points, axis, dtype):
 def dequantize(tensor):
     """torch.dequantize: a quantized tensor's real values (float32); a list dequantizes each."""
     if isinstance(tensor, (list, tuple)):
-        return [dequantize(t) for t in tensor]
+        return tuple(dequantize(t) for t in tensor)
     return tensor.dequantize()
 
 
@@ -162,6 +171,8 @@ def _dequantize(q):
     if axis is None:
         return ints.sub_(zp).to(cthtorch.float32).mul_(_f32(scale))
     shape = _channel_shape(ints, axis)
+    if zp.is_floating_point():   # float qparams: (q - zero_point) * scale, in float32
+        return ints.to(cthtorch.float32).sub_(zp.reshape(shape)).mul_(scale.reshape(shape))
     return ints.sub_(zp.reshape(shape)).to(cthtorch.float32).mul_(scale.float().reshape(shape))
 
 

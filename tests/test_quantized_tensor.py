@@ -302,3 +302,24 @@ def test_pad_of_a_quantized_tensor():
         torch.nn.functional.pad(qt, (1, 1, 1, 1), "replicate")
     with pytest.raises(NotImplementedError, match="replication_pad2d"):
         ct.nn.functional.pad(qc, (1, 1, 1, 1), "replicate")
+
+
+def test_quantize_per_channel_float_zero_points():
+    # float zero points make torch's per_channel_affine_float_qparams tensor; they were truncated to integers
+    x = np.random.default_rng(12).standard_normal((3, 5)).astype(np.float32) * 2
+    sc, zp = [0.1, 0.05, 0.0], [3.7, -2.2, 0.5]
+    made = {}
+    for lib in (ct, torch):
+        made[lib] = lib.quantize_per_channel(lib.tensor(x), lib.tensor(sc, dtype=lib.float64), lib.tensor(zp), 0,
+                                             lib.quint8)
+    qc, qt = made[ct], made[torch]
+    assert repr(qc) == repr(qt) and str(qc.qscheme()) == str(qt.qscheme())
+    np.testing.assert_array_equal(qc.int_repr().numpy(), qt.int_repr().numpy())
+    np.testing.assert_array_equal(qc.dequantize().numpy(), qt.dequantize().numpy())
+    oracle.same(qc.q_per_channel_scales(), qt.q_per_channel_scales())
+    oracle.same(qc.q_per_channel_zero_points(), qt.q_per_channel_zero_points())
+    for writer, reader in ((ct, torch), (torch, ct), (ct, ct)):
+        buf = io.BytesIO()
+        writer.save(made[writer], buf)
+        buf.seek(0)
+        assert repr(reader.load(buf)) == repr(qt)
