@@ -206,6 +206,10 @@ _ON_GRID = frozenset((
     "adaptive_avg_pool2d", "adaptive_avg_pool3d", "mean", "interpolate", "upsample", "upsample_nearest",
     "upsample_bilinear", "dropout", "leaky_relu", "leaky_relu_", "_max_pool2d", "channel_shuffle",
     "pixel_shuffle", "pixel_unshuffle", "pad"))
+# ops whose output range is known: torch quantizes the real result with fixed parameters, by dtype
+_SIGMOID_GRID = (2.0 ** -8, {"quint8": 0, "qint8": -128}, 2.0 ** -32)
+_FIXED_GRID = {"sigmoid": _SIGMOID_GRID, "hardsigmoid": _SIGMOID_GRID,
+               "tanh": (2.0 ** -7, {"quint8": 128, "qint8": 0}, 2.0 ** -31)}
 # ops returning values of the input (and maybe indices): torch's quantized max/min/sort/topk
 _ON_GRID_VALUES = frozenset(("max", "min", "amax", "amin", "sort", "topk", "kthvalue", "median"))
 # read-only questions about the tensor
@@ -388,6 +392,12 @@ class QuantizedTensor(Tensor):
                     _plain(first).copy_(_plain(out))
                     return first
                 return out
+            if name in _FIXED_GRID and args and args[0] is first and first._qparams[4] is None:
+                scale, zero_points, scale32 = _FIXED_GRID[name]
+                qname = _qname(first.dtype)
+                out = func(first.dequantize(), *args[1:], **kwargs)
+                return quantize_per_tensor(out, scale32 if qname == "qint32" else scale, zero_points.get(qname, 0),
+                                           first.dtype)
             if name in _ON_GRID_VALUES and args and args[0] is first and first._qparams[4] is None:
                 # (values, indices) results: the values stay on the input's grid
                 ret = func(first.dequantize(), *args[1:], **kwargs)
