@@ -42,6 +42,14 @@ def _function(per_channel):
     return _functions[per_channel]
 
 
+_ZP_RANGE = "`zero_point` must be between `quant_min` and `quant_max`."
+
+
+def _type_name(dtype):
+    return {"torch.int64": "Long", "torch.float64": "Double", "torch.float16": "Half", "torch.int16": "Short",
+            "torch.int8": "Char", "torch.uint8": "Byte"}.get(str(dtype), str(dtype))
+
+
 def _check_range(quant_min, quant_max):
     if quant_min > quant_max:
         raise RuntimeError("`quant_min` should be less than or         equal to `quant_max`.")
@@ -58,21 +66,33 @@ def fake_quantize_per_tensor_affine(input, scale, zero_point, quant_min, quant_m
         scale = scale.detach().reshape(-1)[0].item()
     if isinstance(zero_point, cthtorch.Tensor):
         zero_point = zero_point.detach().reshape(-1)[0].item()
+    elif not quant_min <= zero_point <= quant_max:   # the number overload checks it (the tensor one does not)
+        raise RuntimeError(_ZP_RANGE)
     s = _f32(float(scale))
     return _function(False).apply(input, s.reciprocal(), s, float(int(zero_point)), quant_min, quant_max)
 
 
 def fake_quantize_per_channel_affine(input, scale, zero_point, axis, quant_min, quant_max):
     """scale: float tensor, zero_point: int32/float/half tensor, one per slice of axis."""
-    _check_range(quant_min, quant_max)
+    # torch's checks, in its order
+    if scale.dtype not in (cthtorch.float32, cthtorch.bfloat16):
+        raise RuntimeError("Scale must be Float or BFloat16, found %s" % _type_name(scale.dtype))
     if zero_point.dtype not in (cthtorch.int32, cthtorch.float32, cthtorch.float16):
-        raise RuntimeError("Zero-point must be Int32, Float or Half, found %s"
-                           % {"torch.int64": "Long", "torch.float64": "Double"}.get(str(zero_point.dtype),
-                                                                                    str(zero_point.dtype)))
-    if axis < 0:
-        axis += input.dim()
-    if scale.numel() != input.shape[axis]:
+        raise RuntimeError("Zero-point must be Int32, Float or Half, found %s" % _type_name(zero_point.dtype))
+    if scale.dim() != 1:
+        raise RuntimeError("scale should be a 1-D tensor")
+    if zero_point.dim() != 1:
+        raise RuntimeError("zero point should be a 1-D tensor")
+    if scale.numel() != zero_point.numel():
+        raise RuntimeError("scale and zero-point need to have the same dimensions")
+    if scale.numel() != input.size(axis):
         raise RuntimeError("dimensions of scale and zero-point are not consistent with input tensor")
+    _check_range(quant_min, quant_max)
+    if not zero_point.is_floating_point() and zero_point.numel() and (
+            zero_point.min().item() < quant_min or zero_point.max().item() > quant_max):
+        raise RuntimeError(_ZP_RANGE)
+    if not 0 <= axis <= input.dim():
+        raise RuntimeError("`axis` must be between 0 and number of dimensions of input")
     shape = [1] * input.dim()
     shape[axis] = -1
     s = scale.detach().float().reshape(shape)

@@ -101,6 +101,8 @@ def quantize_per_tensor(input, scale, zero_point, dtype):
         raise RuntimeError("quantize_tensor_per_tensor_affine zero_point %d is below lower bound." % zero_point)
     inv = _f32(1.0 / _f32(scale)) if _f32(scale) != 0 else float("inf")
     v = input.detach().mul(inv).add_(float(zero_point))
+    if store != cthtorch.int32:   # fbgemm's 8-bit kernel clamps NaN (x NaN, or 0 * 1/0) to qmax
+        v = v.nan_to_num_(nan=float(hi), posinf=float("inf"), neginf=float("-inf"))
     return _make(_round_clamp(v, dtype, lo, hi, store), dtype, per_tensor_affine, scale, zero_point)
 
 
@@ -126,7 +128,9 @@ def _channel_shape(x, axis):
 
 
 def quantize_per_channel(input, scales, zero_points, axis, dtype):
-    """torch.quantize_per_channel: scales (kept as float64) and zero_points (int64) along axis."""
+    """torch.quantize_per_channel: scales (kept as float64) and zero_points (int64) along axis; float
+    zero points make torch's per_channel_affine_float_qparams tensor (float32 parameters, embedding
+    weights), q = nearbyint(x * (1 / scale) + zero_point)."""
     _check_float(input)
     store, lo, hi = _range(dtype)
     if not 0 <= axis < input.dim():
@@ -138,9 +142,16 @@ def quantize_per_channel(input, scales, zero_points, axis, dtype):
     if zero_points.numel() != input.shape[axis]:
         raise RuntimeError("length of zero_points must equal to channel expected %d got, %d"
                            % (input.shape[axis], zero_points.numel()))
+    shape = _channel_shape(input, axis)
+    if zero_points.is_floating_point():
+        scales = scales.detach().float().reshape(-1)
+        zero_points = zero_points.detach().float().reshape(-1)
+        inv = cthtorch.where(scales == 0, cthtorch.ones_like(scales), scales.reciprocal()).reshape(shape)
+        v = input.detach().mul(inv).add_(zero_points.reshape(shape))
+        return _make(_round_clamp(v, dtype, lo, hi, store), dtype, per_channel_affine_float_qparams,
+                     scales.clone(), zero_points.clone(), axis)
     scales = scales.detach().to(cthtorch.float64).reshape(-1)
     zero_points = zero_points.detach().to(cthtorch.int64).reshape(-1)
-    shape = _channel_shape(input, axis)
     inv = scales.float().reciprocal().reshape(shape)
     v = input.detach().mul(inv).add_(zero_points.float().reshape(shape))
     return _make(_round_clamp(v, dtype, lo, hi, store), dtype, per_channel_affine,
@@ -150,7 +161,7 @@ def quantize_per_channel(input, scales, zero_points, axis, dtype):
 def dequantize(tensor):
     """torch.dequantize: a quantized tensor's real values (float32); a list dequantizes each."""
     if isinstance(tensor, (list, tuple)):
-        return [dequantize(t) for t in tensor]
+        return tuple(dequantize(t) for t in tensor)
     return tensor.dequantize()
 
 
@@ -160,6 +171,8 @@ def _dequantize(q):
     if axis is None:
         return ints.sub_(zp).to(cthtorch.float32).mul_(_f32(scale))
     shape = _channel_shape(ints, axis)
+    if zp.is_floating_point():   # float qparams: (q - zero_point) * scale, in float32
+        return ints.to(cthtorch.float32).sub_(zp.reshape(shape)).mul_(scale.reshape(shape))
     return ints.sub_(zp.reshape(shape)).to(cthtorch.float32).mul_(scale.float().reshape(shape))
 
 
@@ -192,14 +205,21 @@ _ON_GRID = frozenset((
     "max_pool2d", "max_pool3d", "avg_pool1d", "avg_pool2d", "avg_pool3d", "adaptive_avg_pool1d",
     "adaptive_avg_pool2d", "adaptive_avg_pool3d", "mean", "interpolate", "upsample", "upsample_nearest",
     "upsample_bilinear", "dropout", "leaky_relu", "leaky_relu_", "_max_pool2d", "channel_shuffle",
-    "pixel_shuffle", "pixel_unshuffle"))
+    "pixel_shuffle", "pixel_unshuffle", "pad"))
+# ops whose output range is known: torch quantizes the real result with fixed parameters, by dtype
+_SIGMOID_GRID = (2.0 ** -8, {"quint8": 0, "qint8": -128}, 2.0 ** -32)
+_FIXED_GRID = {"sigmoid": _SIGMOID_GRID, "hardsigmoid": _SIGMOID_GRID,
+               "tanh": (2.0 ** -7, {"quint8": 128, "qint8": 0}, 2.0 ** -31)}
 # ops returning values of the input (and maybe indices): torch's quantized max/min/sort/topk
 _ON_GRID_VALUES = frozenset(("max", "min", "amax", "amin", "sort", "topk", "kthvalue", "median"))
 # read-only questions about the tensor
 _META = frozenset((
     "size", "dim", "numel", "nelement", "__len__", "stride", "is_contiguous", "storage_offset", "data_ptr",
     "get_device", "ndimension", "is_floating_point", "is_complex", "__get__", "__format__", "__hash__",
-    "__bool__", "is_same_size", "is_set_to", "untyped_storage", "__eq__"))
+    "is_same_size", "is_set_to", "untyped_storage", "is_tensor"))
+# torch's quantized comparisons (qcomparison.cpp) compare the real values: every tensor argument dequantized
+_COMPARE = frozenset(("eq", "ne", "lt", "le", "gt", "ge", "__eq__", "__ne__", "__lt__", "__le__", "__gt__",
+                      "__ge__"))
 
 
 def _func_name(func):
@@ -299,6 +319,20 @@ class QuantizedTensor(Tensor):
         from cthtorch._tensor_str import _quantized_str
         return _quantized_str(self, tensor_contents)
 
+    def __bool__(self):
+        return bool(_dequantize(self))   # torch's is_nonzero reads the real value
+
+    def requires_grad_(self, requires_grad=True):
+        if requires_grad:
+            raise RuntimeError("only Tensors of floating point dtype can require gradients")
+        return self
+
+    def __format__(self, format_spec):
+        # torch's Tensor.__format__: a 0-d tensor formats its (real) value, any other its repr
+        if self.dim() == 0:
+            return self.item().__format__(format_spec)
+        return object.__format__(self, format_spec)
+
     def __deepcopy__(self, memo):
         if id(self) in memo:
             return memo[id(self)]
@@ -318,6 +352,8 @@ class QuantizedTensor(Tensor):
         kwargs = kwargs or {}
         name = _func_name(func)
         first = _first_quantized(args)
+        if first is None:   # passed by keyword only (torch.clone(input=q))
+            first = _first_quantized(tuple(kwargs.values()))
         with _C.DisableTorchFunctionSubclass():
             if name.startswith("__get__:"):
                 prop = name[len("__get__:"):]
@@ -326,7 +362,15 @@ class QuantizedTensor(Tensor):
             if name in _META:
                 return func(*_unwrap(args), **kwargs)
             if name == "dequantize":
+                if args and isinstance(args[0], (list, tuple)):   # torch.dequantize(tensors): a tuple
+                    return tuple(t.dequantize() for t in args[0])
                 return _dequantize(first)
+            if name in _COMPARE:
+                return func(*[a.dequantize() if isinstance(a, Tensor) else a for a in args], **kwargs)
+            if name == "equal":
+                return _equal(*args, **kwargs)
+            if name == "item":   # the real value, as torch's item() of a quantized tensor
+                return func(_dequantize(first))
             if name in ("quantize_per_tensor", "quantize_per_channel"):
                 raise RuntimeError("Quantize only works on Float Tensor, got %s" % first.dtype)
             if name == "to" and not _changes_dtype(args[1:], kwargs):
@@ -336,8 +380,11 @@ class QuantizedTensor(Tensor):
             if name in _LAYOUT:
                 raise RuntimeError("Setting strides is possible only on uniformly quantized tensor")
             if name in ("cat", "stack", "concat", "concatenate") and first._qparams[4] is None:
-                reals = [t.dequantize() if isinstance(t, QuantizedTensor) else t for t in args[0]]
+                tensors = args[0] if args else kwargs.pop("tensors")
+                reals = [t.dequantize() if isinstance(t, QuantizedTensor) else t for t in tensors]
                 return _requantize(func(reals, *args[1:], **kwargs), first)
+            if name == "pad" and (args[2] if len(args) > 2 else kwargs.get("mode", "constant")) == "replicate":
+                raise _backend_error("replication_pad%dd.out" % (len(args[1] if len(args) > 1 else kwargs["pad"]) // 2))
             if name in _ON_GRID and args and args[0] is first and first._qparams[4] is None:
                 inplace = name.endswith("_") or kwargs.get("inplace", False)
                 out = _requantize(func(first.dequantize(), *args[1:], **kwargs), first)
@@ -345,17 +392,39 @@ class QuantizedTensor(Tensor):
                     _plain(first).copy_(_plain(out))
                     return first
                 return out
+            if name in _FIXED_GRID and args and args[0] is first and first._qparams[4] is None:
+                scale, zero_points, scale32 = _FIXED_GRID[name]
+                qname = _qname(first.dtype)
+                out = func(first.dequantize(), *args[1:], **kwargs)
+                return quantize_per_tensor(out, scale32 if qname == "qint32" else scale, zero_points.get(qname, 0),
+                                           first.dtype)
             if name in _ON_GRID_VALUES and args and args[0] is first and first._qparams[4] is None:
                 # (values, indices) results: the values stay on the input's grid
                 ret = func(first.dequantize(), *args[1:], **kwargs)
                 if isinstance(ret, Tensor):
                     return _requantize(ret, first)
                 return type(ret)(_requantize(ret[0], first), *ret[1:])
-            if name in ("float", "double", "half", "to", "type", "tolist", "item"):
+            if name in ("float", "double", "half", "to", "type", "tolist"):
                 raise RuntimeError("Creation of quantized tensor requires quantized dtype like torch.quint8"
                                    if name in ("float", "double", "half", "to", "type")
                                    else "load_scalar: invalid type")
         raise _backend_error(name)
+
+
+def _equal(a, b):
+    """torch.equal of quantized tensors (equal_quantized_cpu): same quantizer, sizes and integers."""
+    for t in (a, b):
+        if not isinstance(t, QuantizedTensor):
+            raise RuntimeError("Expected both arguments to be quantized, got: %s" % _scalar_type(t.dtype))
+    pa, pb = a._qparams, b._qparams
+    if pa[:2] != pb[:2] or pa[4] != pb[4]:
+        return False
+    if pa[4] is None:
+        if (pa[2], pa[3]) != (pb[2], pb[3]):
+            return False
+    elif not (Tensor.equal(pa[2], pb[2]) and Tensor.equal(pa[3], pb[3])):
+        return False
+    return a.shape == b.shape and Tensor.equal(_plain(a), _plain(b))
 
 
 def _changes_dtype(args, kwargs):

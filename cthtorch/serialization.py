@@ -121,6 +121,9 @@ def _rebuild_qtensor(storage, storage_offset, size, stride, quantizer_params, re
         return qt._make(ints, qdtype, scheme, float(quantizer_params[1]), int(quantizer_params[2]))
     if scheme in (cthtorch.per_channel_affine, cthtorch.per_channel_affine_float_qparams):
         scales, zero_points, axis = quantizer_params[1:]
+        if zero_points.is_floating_point():   # torch records float-qparams tensors as per_channel_affine too
+            return qt._make(ints, qdtype, cthtorch.per_channel_affine_float_qparams, scales.float(),
+                            zero_points.float(), int(axis))
         return qt._make(ints, qdtype, cthtorch.per_channel_affine, scales.double(), zero_points.long(), int(axis))
     raise RuntimeError("Can't deserialize quantized tensor with qscheme %s" % scheme)
 
@@ -355,7 +358,7 @@ class _Pickler(pickle._Pickler):
             if obj.qscheme() == cthtorch.per_tensor_affine:
                 params = (obj.qscheme(), obj.q_scale(), obj.q_zero_point())
             else:
-                params = (obj.qscheme(), obj.q_per_channel_scales(), obj.q_per_channel_zero_points(),
+                params = (cthtorch.per_channel_affine, obj.q_per_channel_scales(), obj.q_per_channel_zero_points(),
                           obj.q_per_channel_axis())
             return (_TorchGlobal("torch._utils", "_rebuild_qtensor"),
                     (_StorageOf(ints.untyped_storage(), str(obj.dtype).split(".")[1]), ints.storage_offset(),

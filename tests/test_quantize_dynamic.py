@@ -148,3 +148,20 @@ def test_dynamic_cells_match_torch():
     for a, b in zip(outs_c, outs_t):
         for u, v in zip(a if isinstance(a, tuple) else (a,), b if isinstance(b, tuple) else (b,)):
             np.testing.assert_allclose(u.detach().numpy(), v.numpy(), atol=1e-6)
+
+
+@pytest.mark.parametrize("dtype", ["qint8", "float16"])
+def test_dynamic_layers_refuse_what_torch_kernels_refuse(dtype):
+    # fbgemm's dynamic linear takes float32 inputs of two or more dimensions; a 1-d or double input
+    # gave a result here
+    def layers(L):
+        L.manual_seed(0)
+        m = L.nn.Sequential(L.nn.Linear(4, 3), L.nn.LSTM(4, 3), L.nn.GRUCell(4, 3))
+        return L.ao.quantization.quantize_dynamic(m, {L.nn.Linear, L.nn.LSTM, L.nn.GRUCell},
+                                                  dtype=getattr(L, dtype))
+    mc, mt = layers(ct), layers(torch)
+    cases = [lambda L, m: m[0](L.ones(4)), lambda L, m: m[0](L.ones(2, 4, dtype=L.float64)),
+             lambda L, m: m[0](L.ones(2, 4, dtype=L.float16)),
+             lambda L, m: m[1](L.ones(2, 1, 4, dtype=L.float64)), lambda L, m: m[2](L.ones(2, 4, dtype=L.float64))]
+    for case in cases:
+        oracle.raises_like(lambda: case(ct, mc), lambda: case(torch, mt))

@@ -187,3 +187,82 @@ def test_quantized_norms_and_activations_match_torch():
     for (ic, sc, zc), (it, st, zt) in zip(rc[2], rt[2]):
         assert np.abs(ic.astype(int) - it.astype(int)).max() <= 1
         assert zc == zt and abs(sc - st) <= 1e-6 * st
+
+
+def test_qfunctional_mul_and_mul_scalar_match_torch():
+    # a converted model's FloatFunctional.mul runs QFunctional.mul (it was missing: AttributeError)
+    rng = np.random.default_rng(7)
+    a, b = rng.standard_normal((3, 5)).astype(np.float32), rng.standard_normal((5,)).astype(np.float32) * 4
+    out = {}
+    for lib in (torch, ct):
+        f = lib.ao.nn.quantized.QFunctional()
+        f.scale, f.zero_point = 0.037, 61
+        qa = lib.quantize_per_tensor(lib.tensor(a), 0.02, 120, lib.quint8)
+        qb = lib.quantize_per_tensor(lib.tensor(b), 0.05, 128, lib.quint8)
+        sa = lib.quantize_per_tensor(lib.tensor(a), 0.02, -3, lib.qint8)
+        res = [f.mul(qa, qb), f.mul(qa, qa)]
+        res += [f.mul_scalar(q, y) for q in (qa, sa) for y in (2.5, 0.0, -1.5, 3)]
+        out[lib.__name__] = [(r.int_repr().numpy(), r.q_scale(), r.q_zero_point(), str(r.dtype)) for r in res]
+    for (ic, sc, zc, dc), (it, st, zt, dt) in zip(out["cthtorch"], out["torch"]):
+        np.testing.assert_array_equal(ic, it)
+        assert (sc, zc, dc) == (st, zt, dt)
+
+
+def test_prepare_leaves_dropout_unobserved():
+    # torch's prepare() skips nn.Dropout children (its quantized twin needs no parameters)
+    reprs = []
+    for lib in (torch, ct):
+        m = lib.nn.Sequential(lib.ao.quantization.QuantStub(), lib.nn.Linear(4, 4), lib.nn.Dropout(0.2),
+                              lib.ao.quantization.DeQuantStub()).eval()
+        m.qconfig = lib.ao.quantization.default_qconfig
+        p = lib.ao.quantization.prepare(m)
+        reprs.append((list(p.state_dict()), hasattr(p[2], "activation_post_process")))
+    assert reprs[0] == reprs[1]
+
+
+def test_prepare_qat_gives_known_range_activations_fixed_fake_quant():
+    # in training mode torch gives Sigmoid / Hardsigmoid / Softmax / Tanh children fixed-parameter fake
+    # quantization (their output range is known); they had no observer, so QAT trained on other numbers
+    def build(lib):
+        nn = lib.nn
+        return nn.Sequential(lib.ao.quantization.QuantStub(), nn.Linear(6, 6), nn.Sigmoid(), nn.Linear(6, 6),
+                             nn.Tanh(), nn.Linear(6, 4), nn.Softmax(dim=1), nn.Hardsigmoid(),
+                             lib.ao.quantization.DeQuantStub())
+    torch.manual_seed(0)
+    mt, mc = build(torch), build(ct)
+    mc.load_state_dict({k: ct.tensor(v.numpy()) for k, v in mt.state_dict().items()})
+    (x,) = images(1, (5, 6), 3)
+    out = {}
+    for lib, m in ((torch, mt), (ct, mc)):
+        m.train()
+        m.qconfig = lib.ao.quantization.get_default_qat_qconfig("x86")
+        p = lib.ao.quantization.prepare_qat(m)
+        y = p(lib.tensor(x))
+        kinds = [(name, type(mod).__name__) for name, mod in p.named_modules()]
+        out[lib.__name__] = (kinds, list(p.state_dict()), y.detach().numpy())
+    assert out["cthtorch"][:2] == out["torch"][:2]
+    # the linear layers' float32 sums may differ in the last bit: one step of the last fixed grid at most
+    np.testing.assert_allclose(out["cthtorch"][2], out["torch"][2], atol=1.01 / 256)
+
+
+def test_convert_with_a_users_mapping_class():
+    # a mapping entry whose from_float takes only the module (as older user code writes it) raised TypeError
+    out = []
+    for lib in (torch, ct):
+        class Doubled(lib.nn.Module):
+            def __init__(s, lin):
+                super().__init__()
+                s.lin = lin
+
+            def forward(s, x):
+                return s.lin(x) * 2
+
+            @classmethod
+            def from_float(cls, mod):
+                return cls(lib.nn.Linear(mod.in_features, mod.out_features))
+        m = lib.nn.Sequential(lib.nn.Linear(3, 2))
+        m[0].qconfig = lib.ao.quantization.default_qconfig
+        q = lib.ao.quantization.convert(m, mapping={lib.nn.Linear: Doubled})
+        out.append([type(x).__name__ for x in q.modules()])
+    assert out[0] == ["Sequential", "Doubled", "Linear"]
+    assert out[0] == out[1]

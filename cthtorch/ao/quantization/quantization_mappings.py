@@ -51,6 +51,24 @@ def get_default_qconfig_propagation_list():
             | set(get_default_dynamic_quant_module_mappings()) | set(_OBSERVED_ONLY) | {nn.Sequential})
 
 
+def _module_to_act_post_process():
+    """Activations whose output range is known: in training mode they get fixed-parameter fake quantization
+    instead of the qconfig's observer (torch's DEFAULT_MODULE_TO_ACT_POST_PROCESS)."""
+    from cthtorch.ao.quantization import fake_quantize as fq
+    return {nn.Hardsigmoid: fq.default_fixed_qparams_range_0to1_fake_quant,
+            nn.Sigmoid: fq.default_fixed_qparams_range_0to1_fake_quant,
+            nn.Softmax: fq.default_fixed_qparams_range_0to1_fake_quant,
+            nn.Tanh: fq.default_fixed_qparams_range_neg1to1_fake_quant}
+
+
+def _get_special_act_post_process(module):
+    return _module_to_act_post_process().get(type(module), None)
+
+
+def _has_special_act_post_process(module):
+    return module.training and type(module) in _module_to_act_post_process()
+
+
 def no_observer_set():
     """Modules whose observer lives elsewhere (none among cthtorch's)."""
     return set()

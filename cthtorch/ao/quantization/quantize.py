@@ -1,6 +1,7 @@
 """Eager-mode quantization flows (torch.ao.quantization.quantize): propagate_qconfig_, prepare / convert
 (static), prepare_qat, quantize, quantize_qat and quantize_dynamic."""
 import copy
+import inspect
 import warnings
 
 import cthtorch
@@ -8,7 +9,8 @@ from cthtorch import nn
 from cthtorch.ao.quantization.qconfig import default_dynamic_qconfig, float16_dynamic_qconfig
 from cthtorch.ao.quantization.quantization_mappings import (
     get_default_dynamic_quant_module_mappings, get_default_qat_module_mappings,
-    get_default_qconfig_propagation_list, get_default_static_quant_module_mappings)
+    get_default_qconfig_propagation_list, get_default_static_quant_module_mappings,
+    _get_special_act_post_process, _has_special_act_post_process)
 from cthtorch.ao.quantization.stubs import DeQuantStub, QuantWrapper
 
 __all__ = ["get_default_custom_config_dict", "propagate_qconfig_", "add_quant_dequant", "prepare", "quantize",
@@ -43,9 +45,10 @@ def _is_fused(module):
     return isinstance(module, _FusedModule)
 
 
-def _insert_activation_post_process(m):
+def _insert_activation_post_process(m, special_act_post_process=None):
     if getattr(m, "qconfig", None) is not None and not isinstance(m, DeQuantStub):
-        m.add_module("activation_post_process", m.qconfig.activation())
+        m.add_module("activation_post_process", m.qconfig.activation() if special_act_post_process is None
+                     else special_act_post_process())
         m._forward_hooks_observer = m.register_forward_hook(_observer_forward_hook)
 
 
@@ -55,6 +58,8 @@ def _add_observer_(module, qconfig_propagation_list=None, non_leaf_module_list=N
     if qconfig_propagation_list is None:
         qconfig_propagation_list = get_default_qconfig_propagation_list()
     for name, child in module.named_children():
+        if type(child) is nn.Dropout:   # torch skips it: quantized Dropout needs no parameters
+            continue
         if type(child) in (FloatFunctional, QFunctional):
             if getattr(child, "qconfig", None) is not None:
                 child.activation_post_process = child.qconfig.activation()
@@ -62,6 +67,8 @@ def _add_observer_(module, qconfig_propagation_list=None, non_leaf_module_list=N
             _insert_activation_post_process(child)
         elif non_leaf_module_list is not None and type(child) in non_leaf_module_list:
             _insert_activation_post_process(child)
+        elif _has_special_act_post_process(child):   # sigmoid, tanh, ... in training: fixed parameters
+            _insert_activation_post_process(child, _get_special_act_post_process(child))
         else:
             _add_observer_(child, qconfig_propagation_list, non_leaf_module_list, device, custom_module_class_mapping)
     if (not list(module.children()) and not isinstance(module, nn.Sequential)
@@ -212,7 +219,12 @@ def swap_module(mod, mapping, custom_module_class_mapping, use_precomputed_fake_
     """mod's quantized counterpart from mapping (keeping its user hooks), or mod itself."""
     new_mod = mod
     if getattr(mod, "qconfig", None) is not None and type(mod) in mapping:
-        new_mod = mapping[type(mod)].from_float(mod, use_precomputed_fake_quant=use_precomputed_fake_quant)
+        qmod = mapping[type(mod)]
+        # a user's class in the mapping may have the older from_float(mod) (torch asks the signature)
+        if "use_precomputed_fake_quant" in inspect.signature(qmod.from_float).parameters:
+            new_mod = qmod.from_float(mod, use_precomputed_fake_quant=use_precomputed_fake_quant)
+        else:
+            new_mod = qmod.from_float(mod)
         observer_hook = mod.__dict__.get("_forward_hooks_observer")
         for hook_id, hook in mod._forward_pre_hooks.items():
             new_mod.register_forward_pre_hook(hook)

@@ -10,10 +10,10 @@ with the accumulator afterwards is reproduced in its own float32 steps:
     clamped to [0, 255], or to [y_zp, 255] when a ReLU is fused (ReQuantizeOutput).
 """
 import cthtorch
-from cthtorch._quantized_tensor import _make
+from cthtorch._quantized_tensor import _make, _scalar_type
 from cthtorch.ao.quantization.fake_quantize import _choose_qparams, _f32
 
-__all__ = ["linear_dynamic", "linear", "conv2d", "weight_scales", "centered_weight"]
+__all__ = ["linear_dynamic", "linear", "conv2d", "weight_scales", "centered_weight", "check_dynamic_input"]
 
 
 def weight_scales(qweight, out_dim_shape):
@@ -43,6 +43,16 @@ def _quantize_activation(x, reduce_range):
     return xq, scale
 
 
+def check_dynamic_input(x, fp16=False):
+    """torch's dynamic linear kernels (int8 and float16) take a float32 input of at least two dimensions."""
+    if x.dim() < 2:
+        raise RuntimeError("Expected input.dim() >= 2 to be true, but got false.  (Could this error message be "
+                           "improved?  If so, please report an enhancement request to PyTorch.)" if fp16 else
+                           "The dimension of input tensor should be larger than or equal to 2")
+    if x.dtype != cthtorch.float32:
+        raise RuntimeError("expected scalar type Float but found %s" % _scalar_type(x.dtype))
+
+
 def _fma_out(acc, multiplier, bias):
     """float32(acc) * multiplier + bias with one rounding, as fbgemm's fused multiply-add."""
     out = acc.float().double() * multiplier.double()
@@ -54,6 +64,7 @@ def _fma_out(acc, multiplier, bias):
 def linear_dynamic(x, qweight, wc, bias, reduce_range=True):
     """quantized::linear_dynamic: x float, qweight qint8 (wc its centered integers, float64, (out, in)).
     qnnpack ignores reduce_range and multiplies, then adds the bias, in two float32 steps."""
+    check_dynamic_input(x)
     qnnpack = cthtorch.backends.quantized.engine == "qnnpack"
     xq, x_scale = _quantize_activation(x, reduce_range and not qnnpack)
     acc = cthtorch.matmul(xq.double(), wc.t())

@@ -3,7 +3,9 @@
 quantized version the output's scale and zero point."""
 import cthtorch
 from cthtorch import nn
+from cthtorch._quantized_tensor import _make, _plain, _range
 from cthtorch.ao.nn.quantized.modules.utils import JIT_UNSUPPORTED, _OutputQParams
+from cthtorch.ao.quantization.fake_quantize import _f32
 
 __all__ = ["FloatFunctional", "FXFloatFunctional", "QFunctional"]
 
@@ -89,12 +91,28 @@ class QFunctional(_OutputQParams, nn.Module):
         raise NotImplementedError("cthtorch's QFunctional has no add_scalar (torch moves the zero point to fit "
                                   "the sum); add a quantized tensor instead")
 
+    def mul(self, x, y):
+        # torch's quantized::mul: the product of the centred integers times one float32 multiplier
+        # x_scale * y_scale * (1 / scale), rounded half to even, plus the output zero point
+        store, lo, hi = _range(x.dtype)
+        prod = ((_plain(x).to(cthtorch.int64) - x.q_zero_point())
+                * (_plain(y).to(cthtorch.int64) - y.q_zero_point()))
+        multiplier = _f32(_f32(_f32(x.q_scale()) * _f32(y.q_scale())) * _f32(1.0 / _f32(self.scale)))
+        out = prod.float().mul_(multiplier).round_().add_(float(self.zero_point)).clamp_(lo, hi).to(store)
+        r = _make(out, x.dtype, cthtorch.per_tensor_affine, self.scale, self.zero_point)
+        return self.activation_post_process(r)
+
     def mul_scalar(self, x, y):
-        if y < 0:
-            raise NotImplementedError("cthtorch's QFunctional.mul_scalar takes a non-negative scalar")
-        # the integers stay; the scale takes the factor (torch's quantized::mul_scalar for y >= 0)
-        from cthtorch._quantized_tensor import _make, _plain
-        return _make(_plain(x).clone(), x.dtype, x.qscheme(), x.q_scale() * y, x.q_zero_point())
+        # torch's quantized::mul_scalar moves the parameters, not the integers: y > 0 scales the scale,
+        # y == 0 gives zeros with scale 1 and zero point 0, y < 0 mirrors the integers in the dtype's range
+        store, lo, hi = _range(x.dtype)
+        ints, scale, zp = _plain(x).clone(), x.q_scale(), x.q_zero_point()
+        if y > 0:
+            return _make(ints, x.dtype, x.qscheme(), y * scale, zp)
+        if y == 0:
+            return _make(ints.zero_(), x.dtype, x.qscheme(), 1.0, 0)
+        mirrored = (lo + hi - ints.to(cthtorch.int64)).to(store)
+        return _make(mirrored, x.dtype, x.qscheme(), abs(y) * scale, hi - (zp - lo))
 
     def cat(self, x, dim=0):
         return self._out(cthtorch.cat([t.dequantize() for t in x], dim=dim), x[0])

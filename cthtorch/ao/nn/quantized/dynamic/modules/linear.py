@@ -21,7 +21,8 @@ class Linear(nnq_linear.Linear):
         if self._packed_params.dtype == cthtorch.qint8:
             y = K.linear_dynamic(x, w, self._packed_params._centered, b, reduce_range=True)
         elif self._packed_params.dtype == cthtorch.float16:
-            y = cthtorch.nn.functional.linear(x.float(), w, b)
+            K.check_dynamic_input(x, fp16=True)
+            y = cthtorch.nn.functional.linear(x, w, b)
         else:
             raise RuntimeError("Unsupported dtype on dynamic quantized linear!")
         return y.to(x.dtype)

@@ -23,6 +23,7 @@ class _QuantizedLinearWeight:
 
     def __call__(self, x):
         if self.centered is None:   # float16 weights: torch computes in float with half-rounded weights
+            K.check_dynamic_input(x, fp16=True)
             return cthtorch.nn.functional.linear(x, self.qweight, self.bias)
         return K.linear_dynamic(x, self.qweight, self.centered, self.bias, reduce_range=True)
 
