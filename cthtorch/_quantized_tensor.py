@@ -375,6 +375,14 @@ class QuantizedTensor(Tensor):
                 raise RuntimeError("Quantize only works on Float Tensor, got %s" % first.dtype)
             if name == "to" and not _changes_dtype(args[1:], kwargs):
                 return first
+            if name == "__setitem__" and args and args[0] is first:
+                _setitem(first, *args[1:])
+                return None
+            if first._qparams[4] is not None and first._qparams[3].dtype == cthtorch.int64:
+                if name in _RESHAPE:   # torch keeps the per-channel quantizer as it is (axis included)
+                    return _wrap_like(func(*_unwrap(args), **kwargs), first)
+                if name in ("__getitem__", "select", "narrow") and args and args[0] is first:
+                    return _channel_getitem(first, _as_index(name, first, args[1:], kwargs))
             if name in _SAME_LAYOUT or (name in _LAYOUT and first._qparams[4] is None):
                 return _wrap_like(func(*_unwrap(args), **kwargs), first)
             if name in _LAYOUT:
@@ -409,6 +417,92 @@ class QuantizedTensor(Tensor):
                                    if name in ("float", "double", "half", "to", "type")
                                    else "load_scalar: invalid type")
         raise _backend_error(name)
+
+
+# reshapes torch allows on per-channel tensors, keeping scales, zero points and axis unchanged
+_RESHAPE = frozenset(("view", "reshape", "flatten", "view_as", "reshape_as"))
+
+
+def _as_index(name, q, args, kwargs):
+    """select(dim, i) / narrow(dim, start, length) as the __getitem__ index that does the same."""
+    if name == "__getitem__":
+        return args[0]
+    dim = args[0] if args else kwargs["dim"]
+    dim = dim + q.dim() if dim < 0 else dim
+    if name == "select":
+        return (slice(None),) * dim + (args[1] if len(args) > 1 else kwargs["index"],)
+    start = args[1] if len(args) > 1 else kwargs["start"]
+    start = start + q.shape[dim] if start < 0 else start
+    return (slice(None),) * dim + (slice(start, start + (args[2] if len(args) > 2 else kwargs["length"])),)
+
+
+def _basic_index(index):
+    """index as a tuple of ints / slices / None / Ellipsis, or None when it holds tensors or lists."""
+    items = index if isinstance(index, tuple) else (index,)
+    for it in items:
+        if not (it is None or it is Ellipsis or isinstance(it, slice)
+                or (isinstance(it, int) and not isinstance(it, bool))):
+            return None
+    return items
+
+
+def _channel_getitem(q, index):
+    """Indexing a per-channel tensor as torch's create_subtensor_quantizer: selecting a channel gives a
+    per-tensor tensor with that channel's scale and zero point, slicing the axis slices the parameters, and
+    (torch's quirk, kept) selecting any other dim lowers the axis by one."""
+    items = _basic_index(index)
+    if items is None:
+        raise RuntimeError(
+            "self.qscheme() == c10::kPerTensorAffine || self.qscheme() == c10::kPerTensorSymmetric INTERNAL "
+            "ASSERT FAILED at \"/__w/pytorch/pytorch/aten/src/ATen/native/TensorAdvancedIndexing.cpp\":732, "
+            "please report a bug to PyTorch. Indexing is only supported for per-Tensor quantized Tensors.")
+    ints = _plain(q)[index]
+    qdtype, scheme, scales, zps, axis = q._qparams
+    used = sum(1 for it in items if it is not None and it is not Ellipsis)
+    if Ellipsis in items:
+        at = items.index(Ellipsis)
+        items = items[:at] + (slice(None),) * (q.dim() - used) + items[at + 1:]
+    pos = 0
+    for it in items:
+        if it is None:
+            axis += pos <= axis
+            pos += 1
+        elif isinstance(it, slice):
+            if pos == axis:
+                scales, zps = scales[it], zps[it]
+            pos += 1
+        elif pos == axis:
+            c = it + scales.shape[0] if it < 0 else it
+            return _make(ints, qdtype, per_tensor_affine, float(scales[c]), int(zps[c]))
+        else:
+            axis -= 1
+    return _make(ints, qdtype, scheme, scales.clone(), zps.clone(), axis)
+
+
+def _setitem(q, index, value):
+    """q[index] = value as torch's: the value quantized with the parameters of the part written (a quantized
+    value's integers copied as they are); torch's copy needs that part and the value contiguous."""
+    if _basic_index(index) is None:   # advanced indexing: index_put_, per-tensor only
+        if q._qparams[4] is not None:
+            raise RuntimeError("index_put for quantized tensors is currently only supported for per tensor "
+                               "quantized tensors")
+        if not isinstance(value, QuantizedTensor):
+            value = _requantize(cthtorch.as_tensor(value, dtype=cthtorch.float32).detach(), q)
+        _plain(q)[index] = _plain(value)
+        return
+    sub = _channel_getitem(q, index) if q._qparams[4] is not None else _make(_plain(q)[index], *q._qparams)
+    if not isinstance(value, QuantizedTensor):
+        if isinstance(value, Tensor) and value.dim() > 0:
+            if value.dtype != cthtorch.float32:
+                raise RuntimeError("Quantized copy only works with kFloat as source Tensor")
+            value = value.detach().expand(sub.shape)
+        else:
+            value = cthtorch.full(sub.shape, float(value), dtype=cthtorch.float32)
+            if not _plain(sub).is_contiguous():
+                value = value.expand(sub.shape)
+    if not (_plain(sub).is_contiguous() and value.is_contiguous()):
+        raise RuntimeError("Quantized copy only works with contiguous and NHWC Tensors")
+    _plain(sub).copy_(_plain(value) if isinstance(value, QuantizedTensor) else _plain(_requantize(value, sub)))
 
 
 def _equal(a, b):

@@ -343,3 +343,57 @@ def test_sigmoid_tanh_hardsigmoid_on_fixed_grids(qd):
             continue
         diff = np.abs(rc.int_repr().numpy().astype(np.int64) - rt.int_repr().numpy().astype(np.int64))
         assert diff.max() <= 1 and (diff > 0).mean() < 0.02
+
+
+def _qstate(q, lib):
+    """A quantized tensor's shape, scheme, parameters and integers, comparable across libraries."""
+    if q.qscheme() == lib.per_tensor_affine:
+        params = (q.q_scale(), q.q_zero_point())
+    else:
+        params = (q.q_per_channel_scales().tolist(), q.q_per_channel_zero_points().tolist(), q.q_per_channel_axis())
+    return tuple(q.shape), str(q.qscheme()), params, q.int_repr().tolist()
+
+
+def _per_channel_3d(lib):
+    x = lib.arange(24, dtype=lib.float32).reshape(2, 3, 4) / 4
+    return lib.quantize_per_channel(x, lib.tensor([0.1, 0.2, 0.3]), lib.tensor([0, 1, 2]), 1, lib.quint8)
+
+
+@pytest.mark.parametrize("expr", [
+    "q[:, 1]", "q[:, -1]", "q[1, 2]", "q.select(1, 1)", "q[:, 1:]", "q[:, ::2]", "q.narrow(1, 1, 2)",
+    # torch's quirk: selecting another dim lowers the axis by one whatever side it is on
+    "q[0]", "q.select(2, 1)", "q[..., 1]", "q[0, :, 1]", "q[None]",
+    "q.view(6, 4)", "q.view(-1)", "q.reshape(-1)", "q.flatten()"])
+def test_per_channel_indexing_and_views_as_torch(expr):
+    got = _qstate(eval(expr, {"q": _per_channel_3d(ct)}), ct)
+    assert got == _qstate(eval(expr, {"q": _per_channel_3d(torch)}), torch)
+
+
+def test_per_channel_advanced_indexing_and_transpose_refused_as_torch():
+    for expr in ("q[lib.tensor([0, 1])]", "q.transpose(0, 1)"):
+        oracle.raises_like(lambda: eval(expr, {"q": _per_channel_3d(ct), "lib": ct}),
+                           lambda: eval(expr, {"q": _per_channel_3d(torch), "lib": torch}))
+
+
+SETITEM = ["q[0] = lib.ones(4)", "q[1:] = 0.5", "q[0] = 2", "q[0] = lib.tensor(1.0)", "q[0, 1:3] = lib.ones(2)",
+           "q[0] = lib.ones(4, requires_grad=True)", "q[1, 2] = 0.55",
+           "q[0] = lib.quantize_per_tensor(lib.full((4,), 1.5), 0.5, 0, lib.quint8)",
+           "q[lib.tensor([0, 2])] = 0.5", "q[q.dequantize() > 1] = 0.75",
+           # torch's refusals: non-contiguous target or source, a double source, a wrong shape
+           "q[:, 1] = 0.5", "q[:] = lib.ones(4)", "q[0] = lib.ones(4, dtype=lib.float64)", "q[0] = lib.ones(3)"]
+
+
+@pytest.mark.parametrize("per_channel", [False, True])
+@pytest.mark.parametrize("stmt", SETITEM)
+def test_setitem_quantizes_the_value_as_torch(stmt, per_channel):
+    def run(lib):
+        x = lib.arange(12, dtype=lib.float32).reshape(3, 4) / 4
+        q = (lib.quantize_per_channel(x, lib.tensor([0.1, 0.2, 0.3]), lib.tensor([0, 1, 2]), 0, lib.quint8)
+             if per_channel else lib.quantize_per_tensor(x, 0.1, 3, lib.quint8))
+        exec(stmt, {"q": q, "lib": lib})
+        return _qstate(q, lib)
+    try:
+        want = run(torch)
+    except RuntimeError:
+        return oracle.raises_like(lambda: run(ct), lambda: run(torch))
+    assert run(ct) == want
