@@ -138,3 +138,36 @@ def test_qconfig_mapping_records_and_fx_says_it_is_missing():
     from cthtorch.ao.quantization.quantize_fx import prepare_fx
     with pytest.raises(NotImplementedError, match="FX graph-mode"):
         prepare_fx(ct.nn.Linear(2, 2), mapping, (ct.randn(1, 2),))
+
+
+@pytest.mark.parametrize("expr", [
+    "q.get_default_qconfig('fbgemm')", "q.get_default_qconfig('qnnpack')", "q.get_default_qat_qconfig('fbgemm')",
+    "q.get_default_qat_qconfig('x86')", "q.default_dynamic_qconfig", "q.float16_dynamic_qconfig",
+    "q.default_qconfig", "q.HistogramObserver", "q.FakeQuantize"])
+def test_qconfig_and_observer_classes_print_torch_paths(expr):
+    assert repr(eval(expr, {"q": ct.ao.quantization})) == repr(eval(expr, {"q": torch.ao.quantization}))
+
+
+def test_observers_printed_as_torch_still_pickle_as_cthtorch():
+    import io
+    import pickle
+
+    class MyObserver(ct.ao.quantization.MinMaxObserver):
+        pass
+
+    # only cthtorch's own classes take torch's printed path; a user's subclass prints where it lives
+    assert repr(MyObserver) == "<class '%s.%s'>" % (__name__, MyObserver.__qualname__)
+    obs = ct.ao.quantization.HistogramObserver(reduce_range=True)
+    obs(ct.tensor([[0.5, -1.0, 2.0]]))
+    fq = ct.ao.quantization.FakeQuantize()
+    for m in (obs, fq):
+        back = pickle.loads(pickle.dumps(m))
+        buf = io.BytesIO()
+        ct.save(m, buf)
+        buf.seek(0)
+        loaded = ct.load(buf, weights_only=False)
+        assert type(back) is type(m) and type(loaded) is type(m)
+        assert back.state_dict().keys() == loaded.state_dict().keys() == m.state_dict().keys()
+        for k, v in m.state_dict().items():
+            assert back.state_dict()[k].tolist() == loaded.state_dict()[k].tolist() == v.tolist()
+    assert (obs.min_val.item(), obs.max_val.item()) == (-1.0, 2.0)

@@ -5,7 +5,7 @@ import struct
 import cthtorch
 from cthtorch.nn import Module
 from cthtorch.ao.quantization.observer import (
-    _with_args, MovingAverageMinMaxObserver, MovingAveragePerChannelMinMaxObserver, HistogramObserver,
+    _with_args, _TorchNamedClass, MovingAverageMinMaxObserver, MovingAveragePerChannelMinMaxObserver, HistogramObserver,
     FixedQParamsObserver, default_fixed_qparams_range_neg1to1_observer, default_fixed_qparams_range_0to1_observer)
 from cthtorch.ao.quantization.utils import is_per_channel, is_per_tensor, _resize_to_saved
 
@@ -22,7 +22,7 @@ _INT_LIMITS = {"quint8": (0, 255), "qint8": (-128, 127), "qint32": (-(1 << 31), 
                "quint4x2": (0, 15), "uint8": (0, 255), "int8": (-128, 127), "int32": (-(1 << 31), (1 << 31) - 1)}
 
 
-class FakeQuantizeBase(Module):
+class FakeQuantizeBase(Module, metaclass=_TorchNamedClass):
     """fake_quant_enabled / observer_enabled switches shared by the fake-quantize modules."""
 
     def __init__(self):

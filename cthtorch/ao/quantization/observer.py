@@ -56,7 +56,19 @@ def _with_callable_args(cls_or_self, **kwargs):
     return _PartialWrapper(partial(cls_or_self)).with_callable_args(**kwargs)
 
 
-class ObserverBase(nn.Module):
+class _TorchNamedClass(type):
+    """Metaclass of the observers and fake-quantize modules: the class prints under torch's module path
+    (<class 'torch.ao.quantization.observer.HistogramObserver'>), as qconfigs show it; only the printed
+    name changes, so pickles still name (and load) the cthtorch class. A user's subclass prints its own."""
+
+    def __repr__(cls):
+        module = cls.__module__
+        if module.startswith("cthtorch."):
+            return "<class 'torch.%s.%s'>" % (module[len("cthtorch."):], cls.__qualname__)
+        return super().__repr__()
+
+
+class ObserverBase(nn.Module, metaclass=_TorchNamedClass):
     """Base observer: forward records statistics, calculate_qparams turns them into (scale, zero_point)."""
 
     def __init__(self, dtype, is_dynamic=False):
