@@ -257,7 +257,20 @@ def _first_quantized(args):
     return None
 
 
-class QuantizedTensor(Tensor):
+class _PrintedAsTensor(type):
+    """torch's quantized tensors are plain torch.Tensor: type(q) here prints and names itself as Tensor
+    (print(type(q)), type(q).__name__). __qualname__ and __module__ stay true, so pickling the class and
+    dispatch are unchanged; `type(q) is torch.Tensor` stays False (a Python subclass cannot fake type())."""
+
+    def __repr__(cls):
+        return repr(Tensor)
+
+    @property
+    def __name__(cls):
+        return Tensor.__name__
+
+
+class QuantizedTensor(Tensor, metaclass=_PrintedAsTensor):
     """A quantized tensor (see the module docstring); torch's type is torch.Tensor itself."""
 
     @property

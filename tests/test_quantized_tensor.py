@@ -397,3 +397,14 @@ def test_setitem_quantizes_the_value_as_torch(stmt, per_channel):
     except RuntimeError:
         return oracle.raises_like(lambda: run(ct), lambda: run(torch))
     assert run(ct) == want
+
+
+def test_type_of_a_quantized_tensor_prints_as_torch():
+    qc = ct.quantize_per_tensor(ct.tensor([1.0, 2.0]), 0.1, 0, ct.quint8)
+    qt = torch.quantize_per_tensor(torch.tensor([1.0, 2.0]), 0.1, 0, torch.quint8)
+    # torch's is torch.Tensor itself: ours prints and names itself as a plain tensor's type does
+    assert repr(type(qc)) == repr(type(ct.tensor([1.0]))) == repr(ct.Tensor)
+    assert type(qc).__name__ == type(qt).__name__ == "Tensor"
+    assert isinstance(qc, ct.Tensor)
+    import pickle
+    assert pickle.loads(pickle.dumps(type(qc))) is type(qc)
