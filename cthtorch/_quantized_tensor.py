@@ -391,7 +391,7 @@ class QuantizedTensor(Tensor, metaclass=_PrintedAsTensor):
             if name == "__setitem__" and args and args[0] is first:
                 _setitem(first, *args[1:])
                 return None
-            if first._qparams[4] is not None and first._qparams[3].dtype == cthtorch.int64:
+            if first._qparams[4] is not None:
                 if name in _RESHAPE:   # torch keeps the per-channel quantizer as it is (axis included)
                     return _wrap_like(func(*_unwrap(args), **kwargs), first)
                 if name in ("__getitem__", "select", "narrow") and args and args[0] is first:
@@ -477,6 +477,9 @@ def _channel_getitem(q, index):
         items = items[:at] + (slice(None),) * (q.dim() - used) + items[at + 1:]
     pos = 0
     for it in items:
+        if zps.is_floating_point() and not (it == slice(None) or (isinstance(it, int) and pos == axis)):
+            # float-qparams tensors (embedding weights) take only a select of a channel
+            raise RuntimeError("Setting strides is possible only on uniformly or per channel quantized tensors")
         if it is None:
             axis += pos <= axis
             pos += 1

@@ -408,3 +408,21 @@ def test_type_of_a_quantized_tensor_prints_as_torch():
     assert isinstance(qc, ct.Tensor)
     import pickle
     assert pickle.loads(pickle.dumps(type(qc))) is type(qc)
+
+
+@pytest.mark.parametrize("stmt", ["r = q[0]", "r = q[2]", "r = q[1, 2]", "r = q.select(0, 1)", "r = q[:, 1]", "r = q[1:]",
+                                  "r = q[..., 1]", "q[2] = 1.0; r = q", "q[1] = lib.ones(4); r = q", "q[:, 1] = 1.0; r = q"])
+def test_float_qparams_per_channel_select_a_channel_only_as_torch(stmt):
+    # torch gives a per-tensor tensor whose zero point is the channel's float zero point truncated
+    def run(lib):
+        x = lib.arange(12, dtype=lib.float32).reshape(3, 4) / 4
+        q = lib.quantize_per_channel(x, lib.tensor([0.1, 0.2, 0.3]), lib.tensor([0.5, 1.5, 2.7]), 0, lib.quint8)
+        scope = {"q": q, "lib": lib}
+        exec(stmt, scope)
+        r = scope["r"]
+        return _qstate(r, lib), r.dequantize().tolist()
+    try:
+        want = run(torch)
+    except RuntimeError:
+        return oracle.raises_like(lambda: run(ct), lambda: run(torch))
+    assert run(ct) == want
