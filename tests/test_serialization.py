@@ -354,3 +354,69 @@ def test_whole_module_checkpoint_refused_by_default_with_torchs_text(tmp_path):
         back = m.load(p, weights_only=False)
         assert type(back).__name__ == "Sequential" and back[0].weight.shape == (3, 2)
     assert msgs[0] == msgs[1] and "GLOBAL torch.nn.modules.container.Sequential" in msgs[0]
+
+
+def _saved_bytes(lib, obj, path=None):
+    if path is None:
+        b = io.BytesIO()
+        lib.save(obj, b)
+        return b.getvalue()
+    lib.save(obj, path)
+    with open(path, "rb") as fh:
+        return fh.read()
+
+
+def _same_but_serialization_id(a, b):
+    """b with a's random serialization id (and its CRC) put in is a, byte for byte"""
+    def sid(d):
+        z = zipfile.ZipFile(io.BytesIO(d))
+        info = [i for i in z.infolist() if i.filename.endswith("/.data/serialization_id")][0]
+        return z.read(info), info.CRC.to_bytes(4, "little")
+    (ida, crca), (idb, crcb) = sid(a), sid(b)
+    return b.replace(idb, ida).replace(crcb, crca) == a
+
+
+def _checkpoints(lib):
+    lib.manual_seed(0)
+    nn = lib.nn
+    base = lib.arange(24.0).reshape(4, 6)
+    return {
+        "conv": nn.Sequential(nn.Conv2d(3, 4, 3), nn.ReLU()).state_dict(),
+        "linear": nn.Linear(5, 3).state_dict(), "linear_nobias": nn.Linear(5, 3, bias=False).state_dict(),
+        "batchnorm": nn.BatchNorm2d(4).state_dict(), "lstm": nn.LSTM(4, 5, 2).state_dict(),
+        "dtypes": {str(d): lib.arange(5).to(d) for d in (lib.float32, lib.float64, lib.float16, lib.bfloat16,
+                                                         lib.int64, lib.int32, lib.int16, lib.int8, lib.uint8,
+                                                         lib.bool, lib.complex64)},
+        "views": [base, base[1:], base.t(), base[:, 2]], "tensor": lib.ones(3, 3),
+    }
+
+
+@pytest.mark.parametrize("to_path", [False, True], ids=["buffer", "path"])
+def test_saved_file_is_torchs_byte_for_byte(tmp_path, to_path):
+    # programs print model sizes from saved files: the layout (records, order, 64-byte alignment, zip64 end
+    # records, archive folder named after the file) and data.pkl's opcodes must be torch's
+    torch = oracle.require_torch()
+    ours, theirs = _checkpoints(ct), _checkpoints(torch)
+    (tmp_path / "ct").mkdir()
+    for name in ours:
+        a = _saved_bytes(torch, theirs[name], tmp_path / "temp.p" if to_path else None)
+        b = _saved_bytes(ct, ours[name], tmp_path / "ct" / "temp.p" if to_path else None)
+        assert len(a) == len(b), name
+        assert zipfile.ZipFile(io.BytesIO(b)).namelist() == zipfile.ZipFile(io.BytesIO(a)).namelist(), name
+        assert _same_but_serialization_id(a, b), name
+        r = torch.load(io.BytesIO(b))
+        back = ct.load(io.BytesIO(a))
+        if isinstance(r, dict):
+            assert list(r) == list(theirs[name]) and list(back) == list(ours[name])
+            for k in r:
+                assert r[k].dtype == theirs[name][k].dtype and torch.equal(r[k], theirs[name][k])
+                assert back[k].tolist() == ours[name][k].tolist()
+
+
+def test_saved_file_without_byteorder_record_is_torchs():
+    torch = oracle.require_torch()
+    a, b = io.BytesIO(), io.BytesIO()
+    torch.save({"w": torch.arange(3.0)}, a, _disable_byteorder_record=True)
+    ct.save({"w": ct.arange(3.0)}, b, _disable_byteorder_record=True)
+    assert zipfile.ZipFile(b).namelist()[-3:-1] == ["archive/version", "archive/byteorder"]
+    assert _same_but_serialization_id(a.getvalue(), b.getvalue())
