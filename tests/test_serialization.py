@@ -388,9 +388,14 @@ def _checkpoints(lib):
                                                          lib.int64, lib.int32, lib.int16, lib.int8, lib.uint8,
                                                          lib.bool, lib.complex64)},
         "views": [base, base[1:], base.t(), base[:, 2]], "tensor": lib.ones(3, 3),
+        "whole_module": nn.Sequential(nn.Linear(3, 2), nn.ReLU(), nn.BatchNorm1d(2)),
+        "quantized": lib.ao.quantization.quantize_dynamic(
+            nn.Sequential(nn.Linear(4, 3), nn.ReLU(), nn.Linear(3, 2)), {nn.Linear}, dtype=lib.qint8).state_dict(),
+        "qtensor": lib.quantize_per_tensor(lib.arange(6.0).reshape(2, 3), 0.1, 3, lib.quint8),
     }
 
 
+@pytest.mark.filterwarnings("ignore::DeprecationWarning", "ignore::UserWarning")
 @pytest.mark.parametrize("to_path", [False, True], ids=["buffer", "path"])
 def test_saved_file_is_torchs_byte_for_byte(tmp_path, to_path):
     # programs print model sizes from saved files: the layout (records, order, 64-byte alignment, zip64 end
@@ -404,9 +409,13 @@ def test_saved_file_is_torchs_byte_for_byte(tmp_path, to_path):
         assert len(a) == len(b), name
         assert zipfile.ZipFile(io.BytesIO(b)).namelist() == zipfile.ZipFile(io.BytesIO(a)).namelist(), name
         assert _same_but_serialization_id(a, b), name
-        r = torch.load(io.BytesIO(b))
-        back = ct.load(io.BytesIO(a))
-        if isinstance(r, dict):
+        weights_only = name != "whole_module"
+        r = torch.load(io.BytesIO(b), weights_only=weights_only)
+        back = ct.load(io.BytesIO(a), weights_only=weights_only)
+        if name == "whole_module":
+            assert type(back).__name__ == "Sequential" and back[0].weight.tolist() == theirs[name][0].weight.tolist()
+            assert torch.equal(r[0].weight, theirs[name][0].weight)
+        elif name in ("linear", "conv", "batchnorm", "lstm", "dtypes"):
             assert list(r) == list(theirs[name]) and list(back) == list(ours[name])
             for k in r:
                 assert r[k].dtype == theirs[name][k].dtype and torch.equal(r[k], theirs[name][k])
