@@ -302,21 +302,28 @@ class _Pickler(pickle._Pickler):
     # TorchScript archives (torch.jit.save) record parameters as plain tensors that require grad
     parameters_as_tensors = False
 
-    def __init__(self, f, protocol, storages):
+    def __init__(self, f, protocol, storages, legacy=False):
         super().__init__(f, protocol)
         self.storages = storages   # key -> storage
         self._keys = {}
+        # the format before the zip archive keys a storage by its address and adds a view_metadata slot
+        self.legacy = legacy
+        self.itemsizes = {}   # key -> bytes per element of the dtype it was saved as
 
     def persistent_id(self, obj):
         if isinstance(obj, _StorageOf):
             st = obj.storage
             key = self._keys.get(st._key())
             if key is None:
-                key = self._keys[st._key()] = str(len(self.storages))
+                key = self._keys[st._key()] = str(st._key()) if self.legacy else str(len(self.storages))
                 self.storages[key] = st if obj.host_bytes is None else obj.host_bytes
             itemsize = getattr(cthtorch, obj.dtype_name).itemsize
-            return ("storage", _TorchGlobal("torch", _STORAGE_OF_DTYPE[obj.dtype_name]), key, obj.location,
-                    st.nbytes() // itemsize)
+            self.itemsizes.setdefault(key, itemsize)
+            record = ("storage", _TorchGlobal("torch", _STORAGE_OF_DTYPE[obj.dtype_name]), key, obj.location,
+                      st.nbytes() // itemsize)
+            if self.legacy:   # torch formats the address anew for every tensor: the pickle repeats it, unmemoized
+                return record[:2] + (str(st._key()),) + record[3:] + (None,)
+            return record
         return None
 
     def save_global(self, obj, name=None):
@@ -442,8 +449,14 @@ def save(obj, f, pickle_module=pickle, pickle_protocol=DEFAULT_PROTOCOL, _use_ne
     """Saves obj (tensors, state dicts, containers) to a path or a binary file object."""
     buf = io.BytesIO()
     storages = {}
-    p = _Pickler(buf, pickle_protocol, storages)
+    p = _Pickler(buf, pickle_protocol, storages, legacy=not _use_new_zipfile_serialization)
     p.dump(obj)
+
+    def write(out, archive="archive"):
+        if p.legacy:
+            _write_legacy(out, buf.getvalue(), storages, p.itemsizes, pickle_protocol)
+        else:
+            _write_zip(out, buf.getvalue(), storages, archive, not _disable_byteorder_record)
     if _is_path(f):
         path = os.fspath(f)
         d = os.path.dirname(os.path.abspath(path))
@@ -452,7 +465,7 @@ def save(obj, f, pickle_module=pickle, pickle_protocol=DEFAULT_PROTOCOL, _use_ne
             # mkstemp's file is private (0600); the saved file gets the mode open(path, "wb") would give, as torch's
             os.fchmod(fd, _new_file_mode())
             with os.fdopen(fd, "wb") as out:
-                _write_zip(out, buf.getvalue(), storages, _archive_name(f), not _disable_byteorder_record)
+                write(out, _archive_name(f))
                 out.flush()
                 os.fsync(out.fileno())
             os.replace(tmp, path)
@@ -461,7 +474,7 @@ def save(obj, f, pickle_module=pickle, pickle_protocol=DEFAULT_PROTOCOL, _use_ne
                 os.unlink(tmp)
             raise
     else:
-        _write_zip(f, buf.getvalue(), storages, byteorder_first=not _disable_byteorder_record)
+        write(f)
 
 
 _ALIGNMENT = 64   # torch's kFieldAlignment: every record's bytes start at a multiple of it inside the file
@@ -525,6 +538,22 @@ def _write_zip(out, pkl, storages, archive="archive", byteorder_first=True):
     out.write(struct.pack("<IQHHIIQQQQ", 0x06064B50, 44, 0x031E, 0x002D, 0, 0, n, n, len(cd), pos))
     out.write(struct.pack("<IIQI", 0x07064B50, 0, eocd64, 1))
     out.write(struct.pack("<IHHHHIIH", 0x06054B50, 0, 0, n, n, len(cd), pos, 0))
+
+
+def _write_legacy(out, pkl, storages, itemsizes, protocol):
+    """torch's _legacy_save: pickles of the magic number, the protocol version and the system's sizes, the
+    object, the sorted storage keys, then each storage as its element count (int64) and its bytes."""
+    import struct
+    for header in (_LEGACY_MAGIC, _LEGACY_PROTOCOL, {"protocol_version": _LEGACY_PROTOCOL,
+                   "little_endian": sys.byteorder == "little", "type_sizes": {"short": 2, "int": 4, "long": 4}}):
+        pickle.dump(header, out, protocol=protocol)
+    out.write(pkl)
+    keys = sorted(storages)
+    pickle.dump(keys, out, protocol=protocol)
+    for key in keys:
+        data = memoryview(storages[key]).cast("B")
+        out.write(struct.pack("=q", len(data) // itemsizes[key]))
+        out.write(data)
 
 
 class _Unpickler(pickle.Unpickler):
