@@ -463,3 +463,31 @@ def _legacy_bytes(lib, obj):
     lib.save(obj, b, _use_new_zipfile_serialization=False)
     b.seek(0)
     return b
+
+
+_RNN_SAVE_SIZES = """
+import io, sys
+lib = __import__(sys.argv[1])
+nn = lib.nn
+lib.manual_seed(0)
+sizes = []
+for m in (nn.LSTM(4, 5, 2), nn.GRU(3, 4), nn.RNN(3, 4, nonlinearity="relu"),
+          nn.LSTM(3, 4, 2, bidirectional=True, proj_size=2), nn.Sequential(nn.LSTM(2, 3), nn.GRU(3, 3))):
+    b = io.BytesIO()
+    lib.save(m, b)
+    sizes.append(len(b.getvalue()))
+print(sizes)
+"""
+
+
+def test_whole_recurrent_modules_save_to_torchs_size():
+    # each library in its own process: a module's parameter names are the strings setattr interned, so which
+    # of them the pickle repeats by reference depends on what the process interned before (torch's too)
+    import subprocess
+    import sys
+    oracle.require_torch()
+    root = os.path.dirname(os.path.dirname(os.path.abspath(ct.__file__)))
+    env = dict(os.environ, PYTHONPATH=root + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    out = [subprocess.run([sys.executable, "-c", _RNN_SAVE_SIZES, lib], env=env, capture_output=True, text=True,
+                          check=True, timeout=300).stdout for lib in ("torch", "cthtorch")]
+    assert out[0] == out[1] and out[0].startswith("[")
