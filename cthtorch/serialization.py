@@ -266,8 +266,16 @@ class _TorchGlobal:
     torch._utils._rebuild_tensor_v2 or torch.FloatStorage: written as a bare
     module/name reference, so files saved here load in PyTorch too."""
 
-    def __init__(self, module, name):
-        self.module, self.name = module, name
+    _interned = {}
+
+    def __new__(cls, module, name):
+        # one object per name, so the pickler's memo writes each global once and BINGETs it after, as torch's
+        # pickler does for the function/class objects it names
+        obj = cls._interned.get((module, name))
+        if obj is None:
+            obj = cls._interned[(module, name)] = super().__new__(cls)
+            obj.module, obj.name = module, name
+        return obj
 
     def __call__(self, *args, **kwargs):   # pickle's save_reduce insists on a callable
         raise TypeError("%s.%s is a name written for the loader, not a function" % (self.module, self.name))
@@ -294,24 +302,32 @@ class _Pickler(pickle._Pickler):
     # TorchScript archives (torch.jit.save) record parameters as plain tensors that require grad
     parameters_as_tensors = False
 
-    def __init__(self, f, protocol, storages):
+    def __init__(self, f, protocol, storages, legacy=False):
         super().__init__(f, protocol)
         self.storages = storages   # key -> storage
         self._keys = {}
+        # the format before the zip archive keys a storage by its address and adds a view_metadata slot
+        self.legacy = legacy
+        self.itemsizes = {}   # key -> bytes per element of the dtype it was saved as
 
     def persistent_id(self, obj):
         if isinstance(obj, _StorageOf):
             st = obj.storage
             key = self._keys.get(st._key())
             if key is None:
-                key = self._keys[st._key()] = str(len(self.storages))
+                key = self._keys[st._key()] = str(st._key()) if self.legacy else str(len(self.storages))
                 self.storages[key] = st if obj.host_bytes is None else obj.host_bytes
             itemsize = getattr(cthtorch, obj.dtype_name).itemsize
-            return ("storage", _TorchGlobal("torch", _STORAGE_OF_DTYPE[obj.dtype_name]), key, obj.location,
-                    st.nbytes() // itemsize)
+            self.itemsizes.setdefault(key, itemsize)
+            record = ("storage", _TorchGlobal("torch", _STORAGE_OF_DTYPE[obj.dtype_name]), key, obj.location,
+                      st.nbytes() // itemsize)
+            if self.legacy:   # torch formats the address anew for every tensor: the pickle repeats it, unmemoized
+                return record[:2] + (str(st._key()),) + record[3:] + (None,)
+            return record
         return None
 
     def save_global(self, obj, name=None):
+        orig = obj
         if isinstance(obj, cthtorch.dtype):
             obj = _TorchGlobal("torch", str(obj).split(".")[1])
         if not isinstance(obj, _TorchGlobal):
@@ -327,12 +343,17 @@ class _Pickler(pickle._Pickler):
             if found is not obj:
                 return super().save_global(obj, name)
             obj = _TorchGlobal(_torch_module_name(module), qualname)
+        memo = self.memo.get(id(orig))
+        if memo is not None:   # reached by a direct call (TorchScript's typed lists), not through save()
+            self.write(self.get(memo[0]))
+            return
         if self.proto >= 4:
             self.save(obj.module)
             self.save(obj.name)
             self.write(pickle.STACK_GLOBAL)
         else:
             self.write(pickle.GLOBAL + obj.module.encode("utf-8") + b"\n" + obj.name.encode("utf-8") + b"\n")
+        self.memoize(orig)
 
     dispatch = dict(pickle._Pickler.dispatch)
     dispatch[_TorchGlobal] = save_global
@@ -428,8 +449,14 @@ def save(obj, f, pickle_module=pickle, pickle_protocol=DEFAULT_PROTOCOL, _use_ne
     """Saves obj (tensors, state dicts, containers) to a path or a binary file object."""
     buf = io.BytesIO()
     storages = {}
-    p = _Pickler(buf, pickle_protocol, storages)
+    p = _Pickler(buf, pickle_protocol, storages, legacy=not _use_new_zipfile_serialization)
     p.dump(obj)
+
+    def write(out, archive="archive"):
+        if p.legacy:
+            _write_legacy(out, buf.getvalue(), storages, p.itemsizes, pickle_protocol)
+        else:
+            _write_zip(out, buf.getvalue(), storages, archive, not _disable_byteorder_record)
     if _is_path(f):
         path = os.fspath(f)
         d = os.path.dirname(os.path.abspath(path))
@@ -438,7 +465,7 @@ def save(obj, f, pickle_module=pickle, pickle_protocol=DEFAULT_PROTOCOL, _use_ne
             # mkstemp's file is private (0600); the saved file gets the mode open(path, "wb") would give, as torch's
             os.fchmod(fd, _new_file_mode())
             with os.fdopen(fd, "wb") as out:
-                _write_zip(out, buf.getvalue(), storages)
+                write(out, _archive_name(f))
                 out.flush()
                 os.fsync(out.fileno())
             os.replace(tmp, path)
@@ -447,16 +474,86 @@ def save(obj, f, pickle_module=pickle, pickle_protocol=DEFAULT_PROTOCOL, _use_ne
                 os.unlink(tmp)
             raise
     else:
-        _write_zip(f, buf.getvalue(), storages)
+        write(f)
 
 
-def _write_zip(out, pkl, storages):
-    with zipfile.ZipFile(out, "w", zipfile.ZIP_STORED) as z:
-        z.writestr("archive/data.pkl", pkl)
-        z.writestr("archive/byteorder", sys.byteorder)
-        for key, st in storages.items():
-            z.writestr("archive/data/%s" % key, bytes(memoryview(st)))
-        z.writestr("archive/version", "3\n")
+_ALIGNMENT = 64   # torch's kFieldAlignment: every record's bytes start at a multiple of it inside the file
+
+
+def _archive_name(f):
+    """The archive's root folder as torch's PyTorchStreamWriter names it: the file's name without its folder
+    and last extension for a path ('temp.p' -> 'temp'), 'archive' for a file object."""
+    if not _is_path(f):
+        return "archive"
+    name = os.fspath(f)
+    if isinstance(name, bytes):
+        name = os.fsdecode(name)
+    base = name.replace("\\", "/").rsplit("/", 1)[-1]
+    stem = base.rpartition(".")[0] if "." in base else base
+    return stem or "archive"
+
+
+def _write_zip(out, pkl, storages, archive="archive", byteorder_first=True):
+    """Writes the records as torch.save does (caffe2's PyTorchStreamWriter over miniz): the same records in
+    the same order, stored uncompressed with zeroed times, each local header padded by an 'FB' extra field so
+    the bytes start 64-aligned, a data descriptor after each, and zip64 end records; so a file is the size
+    torch's is and every record but the random serialization id has torch's bytes."""
+    import random
+    import struct
+    import zlib
+    records = [("data.pkl", pkl), (".format_version", b"1"), (".storage_alignment", b"%d" % _ALIGNMENT)]
+    if byteorder_first:
+        records.append(("byteorder", sys.byteorder.encode()))
+    records += [("data/%s" % key, memoryview(st).cast("B")) for key, st in storages.items()]
+    serialization_id = "%020d%020d" % (random.getrandbits(64), random.getrandbits(64))
+    records.append(("version", b"3\n"))
+    if not byteorder_first:   # torch's writer still adds the record when it closes the archive, after version
+        records.append(("byteorder", sys.byteorder.encode()))
+    records.append((".data/serialization_id", serialization_id.encode()))
+    if sum(len(data) + 200 for _, data in records) >= 0xFFFFFFFF:
+        # past 4 GiB torch's headers grow zip64 extras; Python's zipfile writes those (without the alignment)
+        with zipfile.ZipFile(out, "w", zipfile.ZIP_STORED, allowZip64=True) as z:
+            for name, data in records:
+                z.writestr("%s/%s" % (archive, name), bytes(data))
+        return
+    central = []
+    pos = 0
+    for name, data in records:
+        fname = ("%s/%s" % (archive, name)).encode("utf-8")
+        start = pos + 30 + len(fname) + 4
+        pad = -start % _ALIGNMENT
+        crc = zlib.crc32(data) & 0xFFFFFFFF
+        size = len(data)
+        header = struct.pack("<IHHHHHIIIHH", 0x04034B50, 0, 0x0808, 0, 0, 0, 0, 0, 0, len(fname), pad + 4)
+        out.write(header + fname + b"FB" + struct.pack("<H", pad) + b"Z" * pad)
+        out.write(data)
+        out.write(struct.pack("<IIII", 0x08074B50, crc, size, size))
+        central.append(struct.pack("<IHHHHHHIIIHHHHHII", 0x02014B50, 0, 0, 0x0808, 0, 0, 0, crc, size, size,
+                                   len(fname), 0, 0, 0, 0, 0, pos) + fname)
+        pos = start + pad + size + 16
+    cd = b"".join(central)
+    n = len(records)
+    out.write(cd)
+    eocd64 = pos + len(cd)
+    out.write(struct.pack("<IQHHIIQQQQ", 0x06064B50, 44, 0x031E, 0x002D, 0, 0, n, n, len(cd), pos))
+    out.write(struct.pack("<IIQI", 0x07064B50, 0, eocd64, 1))
+    out.write(struct.pack("<IHHHHIIH", 0x06054B50, 0, 0, n, n, len(cd), pos, 0))
+
+
+def _write_legacy(out, pkl, storages, itemsizes, protocol):
+    """torch's _legacy_save: pickles of the magic number, the protocol version and the system's sizes, the
+    object, the sorted storage keys, then each storage as its element count (int64) and its bytes."""
+    import struct
+    for header in (_LEGACY_MAGIC, _LEGACY_PROTOCOL, {"protocol_version": _LEGACY_PROTOCOL,
+                   "little_endian": sys.byteorder == "little", "type_sizes": {"short": 2, "int": 4, "long": 4}}):
+        pickle.dump(header, out, protocol=protocol)
+    out.write(pkl)
+    keys = sorted(storages)
+    pickle.dump(keys, out, protocol=protocol)
+    for key in keys:
+        data = memoryview(storages[key]).cast("B")
+        out.write(struct.pack("=q", len(data) // itemsizes[key]))
+        out.write(data)
 
 
 class _Unpickler(pickle.Unpickler):

@@ -354,3 +354,140 @@ def test_whole_module_checkpoint_refused_by_default_with_torchs_text(tmp_path):
         back = m.load(p, weights_only=False)
         assert type(back).__name__ == "Sequential" and back[0].weight.shape == (3, 2)
     assert msgs[0] == msgs[1] and "GLOBAL torch.nn.modules.container.Sequential" in msgs[0]
+
+
+def _saved_bytes(lib, obj, path=None):
+    if path is None:
+        b = io.BytesIO()
+        lib.save(obj, b)
+        return b.getvalue()
+    lib.save(obj, path)
+    with open(path, "rb") as fh:
+        return fh.read()
+
+
+def _same_but_serialization_id(a, b):
+    """b with a's random serialization id (and its CRC) put in is a, byte for byte"""
+    def sid(d):
+        z = zipfile.ZipFile(io.BytesIO(d))
+        info = [i for i in z.infolist() if i.filename.endswith("/.data/serialization_id")][0]
+        return z.read(info), info.CRC.to_bytes(4, "little")
+    (ida, crca), (idb, crcb) = sid(a), sid(b)
+    return b.replace(idb, ida).replace(crcb, crca) == a
+
+
+def _checkpoints(lib):
+    lib.manual_seed(0)
+    nn = lib.nn
+    base = lib.arange(24.0).reshape(4, 6)
+    return {
+        "conv": nn.Sequential(nn.Conv2d(3, 4, 3), nn.ReLU()).state_dict(),
+        "linear": nn.Linear(5, 3).state_dict(), "linear_nobias": nn.Linear(5, 3, bias=False).state_dict(),
+        "batchnorm": nn.BatchNorm2d(4).state_dict(), "lstm": nn.LSTM(4, 5, 2).state_dict(),
+        "dtypes": {str(d): lib.arange(5).to(d) for d in (lib.float32, lib.float64, lib.float16, lib.bfloat16,
+                                                         lib.int64, lib.int32, lib.int16, lib.int8, lib.uint8,
+                                                         lib.bool, lib.complex64)},
+        "views": [base, base[1:], base.t(), base[:, 2]], "tensor": lib.ones(3, 3),
+        "whole_module": nn.Sequential(nn.Linear(3, 2), nn.ReLU(), nn.BatchNorm1d(2)),
+        "quantized": lib.ao.quantization.quantize_dynamic(
+            nn.Sequential(nn.Linear(4, 3), nn.ReLU(), nn.Linear(3, 2)), {nn.Linear}, dtype=lib.qint8).state_dict(),
+        "qtensor": lib.quantize_per_tensor(lib.arange(6.0).reshape(2, 3), 0.1, 3, lib.quint8),
+    }
+
+
+@pytest.mark.filterwarnings("ignore::DeprecationWarning", "ignore::UserWarning")
+@pytest.mark.parametrize("to_path", [False, True], ids=["buffer", "path"])
+def test_saved_file_is_torchs_byte_for_byte(tmp_path, to_path):
+    # programs print model sizes from saved files: the layout (records, order, 64-byte alignment, zip64 end
+    # records, archive folder named after the file) and data.pkl's opcodes must be torch's
+    torch = oracle.require_torch()
+    ours, theirs = _checkpoints(ct), _checkpoints(torch)
+    (tmp_path / "ct").mkdir()
+    for name in ours:
+        a = _saved_bytes(torch, theirs[name], tmp_path / "temp.p" if to_path else None)
+        b = _saved_bytes(ct, ours[name], tmp_path / "ct" / "temp.p" if to_path else None)
+        assert len(a) == len(b), name
+        assert zipfile.ZipFile(io.BytesIO(b)).namelist() == zipfile.ZipFile(io.BytesIO(a)).namelist(), name
+        assert _same_but_serialization_id(a, b), name
+        weights_only = name != "whole_module"
+        r = torch.load(io.BytesIO(b), weights_only=weights_only)
+        back = ct.load(io.BytesIO(a), weights_only=weights_only)
+        if name == "whole_module":
+            assert type(back).__name__ == "Sequential" and back[0].weight.tolist() == theirs[name][0].weight.tolist()
+            assert torch.equal(r[0].weight, theirs[name][0].weight)
+        elif name in ("linear", "conv", "batchnorm", "lstm", "dtypes"):
+            assert list(r) == list(theirs[name]) and list(back) == list(ours[name])
+            for k in r:
+                assert r[k].dtype == theirs[name][k].dtype and torch.equal(r[k], theirs[name][k])
+                assert back[k].tolist() == ours[name][k].tolist()
+
+
+def test_saved_file_without_byteorder_record_is_torchs():
+    torch = oracle.require_torch()
+    a, b = io.BytesIO(), io.BytesIO()
+    torch.save({"w": torch.arange(3.0)}, a, _disable_byteorder_record=True)
+    ct.save({"w": ct.arange(3.0)}, b, _disable_byteorder_record=True)
+    assert zipfile.ZipFile(b).namelist()[-3:-1] == ["archive/version", "archive/byteorder"]
+    assert _same_but_serialization_id(a.getvalue(), b.getvalue())
+
+
+@pytest.mark.filterwarnings("ignore::DeprecationWarning", "ignore::UserWarning")
+def test_pre_zip_format_is_torchs_size_and_loads_both_ways():
+    # _use_new_zipfile_serialization=False: torch's legacy stream; storage keys are addresses (random, so
+    # only the sizes can be compared, and they agree while both addresses have as many digits)
+    torch = oracle.require_torch()
+    ours, theirs = _checkpoints(ct), _checkpoints(torch)
+    for name in ours:
+        if name == "whole_module":   # torch records a module's class with its source text (not done here)
+            continue
+        a, b = io.BytesIO(), io.BytesIO()
+        torch.save(theirs[name], a, _use_new_zipfile_serialization=False)
+        ct.save(ours[name], b, _use_new_zipfile_serialization=False)
+        assert not zipfile.is_zipfile(b)
+        assert len(a.getvalue()) == len(b.getvalue()), name
+        r = torch.load(io.BytesIO(b.getvalue()))
+        back = ct.load(io.BytesIO(a.getvalue()))
+        if name in ("linear", "conv", "batchnorm", "lstm", "dtypes"):
+            assert list(r) == list(theirs[name]) and list(back) == list(ours[name])
+            for k in r:
+                assert r[k].dtype == theirs[name][k].dtype and torch.equal(r[k], theirs[name][k])
+                assert back[k].tolist() == ours[name][k].tolist()
+    base = ct.arange(6.0)
+    r = ct.load(_legacy_bytes(ct, [base, base[2:]]))
+    r[1][0] = 100.0   # the view still shares its storage
+    assert r[0][2].item() == 100.0 and r[0].shape == (6,)
+
+
+def _legacy_bytes(lib, obj):
+    b = io.BytesIO()
+    lib.save(obj, b, _use_new_zipfile_serialization=False)
+    b.seek(0)
+    return b
+
+
+_RNN_SAVE_SIZES = """
+import io, sys
+lib = __import__(sys.argv[1])
+nn = lib.nn
+lib.manual_seed(0)
+sizes = []
+for m in (nn.LSTM(4, 5, 2), nn.GRU(3, 4), nn.RNN(3, 4, nonlinearity="relu"),
+          nn.LSTM(3, 4, 2, bidirectional=True, proj_size=2), nn.Sequential(nn.LSTM(2, 3), nn.GRU(3, 3))):
+    b = io.BytesIO()
+    lib.save(m, b)
+    sizes.append(len(b.getvalue()))
+print(sizes)
+"""
+
+
+def test_whole_recurrent_modules_save_to_torchs_size():
+    # each library in its own process: a module's parameter names are the strings setattr interned, so which
+    # of them the pickle repeats by reference depends on what the process interned before (torch's too)
+    import subprocess
+    import sys
+    oracle.require_torch()
+    root = os.path.dirname(os.path.dirname(os.path.abspath(ct.__file__)))
+    env = dict(os.environ, PYTHONPATH=root + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    out = [subprocess.run([sys.executable, "-c", _RNN_SAVE_SIZES, lib], env=env, capture_output=True, text=True,
+                          check=True, timeout=300).stdout for lib in ("torch", "cthtorch")]
+    assert out[0] == out[1] and out[0].startswith("[")

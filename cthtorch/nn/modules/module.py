@@ -63,20 +63,19 @@ class Module:
         if args or kwargs:
             raise TypeError("%s.__init__() got an unexpected argument" % type(self).__name__)
         d = self.__dict__
+        # torch's attributes in torch's order and types: a pickled module (torch.save(model)) is torch's bytes
         d["training"] = True
-        d["_parameters"] = collections.OrderedDict()
-        d["_buffers"] = collections.OrderedDict()
+        d["_parameters"] = {}
+        d["_buffers"] = {}
         d["_non_persistent_buffers_set"] = set()
-        d["_modules"] = collections.OrderedDict()
-        d["_forward_hooks"] = collections.OrderedDict()
-        d["_forward_hooks_with_kwargs"] = collections.OrderedDict()
-        d["_forward_pre_hooks"] = collections.OrderedDict()
-        d["_forward_pre_hooks_with_kwargs"] = collections.OrderedDict()
-        d["_backward_hooks"] = collections.OrderedDict()
+        for k in ("_backward_pre_hooks", "_backward_hooks"):
+            d[k] = collections.OrderedDict()
         d["_is_full_backward_hook"] = None
-        d["_backward_pre_hooks"] = collections.OrderedDict()
-        d["_state_dict_hooks"] = collections.OrderedDict()
-        d["_load_state_dict_pre_hooks"] = collections.OrderedDict()
+        for k in ("_forward_hooks", "_forward_hooks_with_kwargs", "_forward_hooks_always_called", "_forward_pre_hooks",
+                  "_forward_pre_hooks_with_kwargs", "_state_dict_hooks", "_state_dict_pre_hooks",
+                  "_load_state_dict_pre_hooks", "_load_state_dict_post_hooks"):
+            d[k] = collections.OrderedDict()
+        d["_modules"] = {}
 
     forward = _forward_unimplemented
 

@@ -302,7 +302,7 @@ name_node(_FusedGRULayer, "StackBackward0")
 
 class RNNBase(Module):
     def __init__(self, mode, input_size, hidden_size, num_layers=1, bias=True, batch_first=False, dropout=0.0,
-                 bidirectional=False, proj_size=0, device=None, dtype=None, nonlinearity="tanh"):
+                 bidirectional=False, proj_size=0, device=None, dtype=None):
         super().__init__()
         if proj_size < 0:
             raise ValueError("proj_size should be a positive integer or zero to disable projections")
@@ -319,10 +319,12 @@ class RNNBase(Module):
         self.mode, self.input_size, self.hidden_size = mode, input_size, hidden_size
         self.num_layers, self.bias, self.batch_first = num_layers, bias, batch_first
         self.dropout, self.bidirectional, self.proj_size = float(dropout), bidirectional, proj_size
-        self.nonlinearity = nonlinearity
         gate = {"LSTM": 4, "GRU": 3}.get(mode, 1)
         num_dir = 2 if bidirectional else 1
+        # torch's attributes: _all_weights holds each layer's names, the same strings as _flat_weights_names
+        # (a pickled module repeats them by reference, as torch's)
         self._flat_weights_names = []
+        self._all_weights = []
         real_hidden = proj_size if proj_size > 0 else hidden_size
         for layer in range(num_layers):
             for direction in range(num_dir):
@@ -339,6 +341,7 @@ class RNNBase(Module):
                 for n, s in zip(names, shapes):
                     setattr(self, n, Parameter(cthtorch.empty(s, dtype=dtype)))
                 self._flat_weights_names.extend(names)
+                self._all_weights.append(names)
         self._init_flat_weights()
         self.reset_parameters()
 
@@ -563,7 +566,8 @@ class RNN(RNNBase):
         nonlinearity = kwargs.pop("nonlinearity", "tanh")
         if nonlinearity not in ("tanh", "relu"):
             raise ValueError("Unknown nonlinearity '%s'. Select from 'tanh' or 'relu'." % nonlinearity)
-        super().__init__("RNN_" + nonlinearity.upper(), *args, nonlinearity=nonlinearity, **kwargs)
+        self.nonlinearity = nonlinearity   # set before Module.__init__, first in __dict__ as torch's
+        super().__init__("RNN_" + nonlinearity.upper(), *args, **kwargs)
     # repr as torch's: RNNBase's fields only (nonlinearity is not shown)
 
     def forward(self, input: Tensor, hx: Optional[Tensor] = None) -> Tuple[Tensor, Tensor]:
