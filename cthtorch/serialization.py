@@ -498,14 +498,14 @@ def _write_zip(out, pkl, storages, archive="archive", byteorder_first=True):
     the same order, stored uncompressed with zeroed times, each local header padded by an 'FB' extra field so
     the bytes start 64-aligned, a data descriptor after each, and zip64 end records; so a file is the size
     torch's is and every record but the random serialization id has torch's bytes."""
-    import random
     import struct
     import zlib
     records = [("data.pkl", pkl), (".format_version", b"1"), (".storage_alignment", b"%d" % _ALIGNMENT)]
     if byteorder_first:
         records.append(("byteorder", sys.byteorder.encode()))
     records += [("data/%s" % key, memoryview(st).cast("B")) for key, st in storages.items()]
-    serialization_id = "%020d%020d" % (random.getrandbits(64), random.getrandbits(64))
+    # from the OS, never the random module: a save must not move a program's seeded Python stream
+    serialization_id = "%020d%020d" % tuple(int.from_bytes(os.urandom(8), "little") for _ in range(2))
     records.append(("version", b"3\n"))
     if not byteorder_first:   # torch's writer still adds the record when it closes the archive, after version
         records.append(("byteorder", sys.byteorder.encode()))

@@ -491,3 +491,16 @@ def test_whole_recurrent_modules_save_to_torchs_size():
     out = [subprocess.run([sys.executable, "-c", _RNN_SAVE_SIZES, lib], env=env, capture_output=True, text=True,
                           check=True, timeout=300).stdout for lib in ("torch", "cthtorch")]
     assert out[0] == out[1] and out[0].startswith("[")
+
+
+def test_save_leaves_pythons_random_stream_alone(tmp_path):
+    """torch.save draws its archive's serialization id from the OS: a program seeding Python's random module
+    and shuffling after a checkpoint gets the order it gets under torch (the N-BEATS trainer does this)"""
+    import random
+    random.seed(5)
+    expected = [random.random() for _ in range(3)]
+    random.seed(5)
+    ct.save({"w": ct.ones(3)}, str(tmp_path / "a.pt"))
+    buf = io.BytesIO()
+    ct.save(ct.zeros(2), buf)
+    assert [random.random() for _ in range(3)] == expected
