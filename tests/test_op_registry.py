@@ -97,9 +97,7 @@ INTEROP = {
     "cthtorch/_legacy_storage.py", "cthtorch/utils/data/_utils/worker.py",
     "cthtorch/vision/datasets/cifar.py", "cthtorch/vision/datasets/mnist.py",
     "cthtorch/vision/datasets/stl10.py", "cthtorch/vision/datasets/svhn.py",   # raw bytes / loadmat arrays
-    # text, csv and .npy files read into the pixel arrays PIL images are made from
-    "cthtorch/vision/datasets/usps.py", "cthtorch/vision/datasets/semeion.py",
-    "cthtorch/vision/datasets/moving_mnist.py", "cthtorch/vision/datasets/fer2013.py",
+    "cthtorch/vision/datasets/moving_mnist.py",   # an .npy file read with np.load
     "cthtorch/vision/transforms/functional.py", "cthtorch/vision/transforms/v2/_type_conversion.py",
     "cthtorch/distributed/_mpi.py",   # zero-copy views of tensor memory handed to MPI (mpi4py's buffer interface)
     # the benchmark Fuzzer draws its parameters from a numpy RandomState, as torch's does: same seed, same shapes

@@ -3,8 +3,7 @@ string per row, the emotion (0-6) in the train file (absent from the test file: 
 import csv
 import os
 
-import numpy as np
-
+import cthtorch
 from cthtorch.vision.datasets.utils import verify_str_arg
 from cthtorch.vision.datasets.vision import VisionDataset
 
@@ -23,8 +22,9 @@ class FER2013(VisionDataset):
                                "challenges-in-representation-learning-facial-expression-recognition-challenge"
                                % (file_name, base_folder))
         with open(data_file, "r", newline="") as f:
-            self._samples = [(np.array([int(v) for v in row["pixels"].split()], dtype=np.uint8).reshape(48, 48),
-                              int(row["emotion"]) if "emotion" in row else None) for row in csv.DictReader(f)]
+            self._samples = [(cthtorch.tensor([int(v) for v in row["pixels"].split()], dtype=cthtorch.uint8)
+                              .reshape(48, 48), int(row["emotion"]) if "emotion" in row else None)
+                             for row in csv.DictReader(f)]
 
     def __len__(self):
         return len(self._samples)
@@ -32,7 +32,7 @@ class FER2013(VisionDataset):
     def __getitem__(self, idx):
         from PIL import Image
         pixels, target = self._samples[idx]
-        image = Image.fromarray(pixels)
+        image = Image.fromarray(pixels.numpy())
         if self.transform is not None:
             image = self.transform(image)
         if self.target_transform is not None:

@@ -1,8 +1,7 @@
 """SEMEION handwritten digits from root/semeion.data: 256 pixel values (0/1) and a one-hot label of 10 a line."""
 import os
 
-import numpy as np
-
+import cthtorch
 from cthtorch.vision.datasets.vision import VisionDataset, no_download
 
 
@@ -16,9 +15,12 @@ class SEMEION(VisionDataset):
             if download:
                 no_download(type(self).__name__, self.root)
             raise RuntimeError("Dataset not found or corrupted. You can use download=True to download it")
-        data = np.loadtxt(path)
-        self.data = np.reshape((data[:, :256] * 255).astype("uint8"), (-1, 16, 16))
-        self.labels = np.nonzero(data[:, 256:])[1]
+        with open(path) as f:
+            data = cthtorch.tensor([[float(v) for v in line.split()] for line in f if line.strip()],
+                                   dtype=cthtorch.float64)
+        # torchvision's .data and .labels are numpy arrays: converted once computed
+        self.data = (data[:, :256] * 255).to(cthtorch.uint8).reshape(-1, 16, 16).numpy()
+        self.labels = (data[:, 256:] != 0).nonzero()[:, 1].numpy()
 
     def __getitem__(self, index):
         from PIL import Image

@@ -3,8 +3,7 @@
 import bz2
 import os
 
-import numpy as np
-
+import cthtorch
 from cthtorch.vision.datasets.vision import VisionDataset, no_download
 
 
@@ -22,8 +21,8 @@ class USPS(VisionDataset):
         with bz2.open(full_path) as fp:
             raw = [line.decode().split() for line in fp.readlines()]
         values = [[x.split(":")[-1] for x in row[1:]] for row in raw]
-        imgs = np.asarray(values, dtype=np.float32).reshape((-1, 16, 16))
-        self.data = ((imgs + 1) / 2 * 255).astype(dtype=np.uint8)
+        imgs = cthtorch.tensor([[float(v) for v in row] for row in values], dtype=cthtorch.float32).reshape(-1, 16, 16)
+        self.data = ((imgs + 1) / 2 * 255).to(cthtorch.uint8).numpy()   # torchvision's .data is a numpy array
         self.targets = [int(row[0]) - 1 for row in raw]
 
     def __getitem__(self, index):
